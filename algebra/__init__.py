@@ -1,0 +1,24 @@
+"""netfibers.algebra — exact objects: rationals, matrices and polynomials over Q, ReLU networks
+with rational parameters, blocks, symmetry actions and conservation laws.
+
+This package never imports ``semialgebraic``.
+"""
+
+from .exceptions import (AlgebraError, DimensionMismatchError, IncompatibleRingError,
+                         InexactInputError, InputError, MissingDependencyError, ParseError,
+                         SingularMatrixError)
+from .rationals import Q, from_float, q_json, q_str, to_q
+from .matrices import QMatrix
+from .polynomials import Polynomial, Ring, parameter_ring
+from .network import Network
+from .io import load, save
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "AlgebraError", "DimensionMismatchError", "IncompatibleRingError", "InexactInputError",
+    "InputError", "MissingDependencyError", "ParseError", "SingularMatrixError",
+    "Q", "from_float", "q_json", "q_str", "to_q",
+    "QMatrix", "Polynomial", "Ring", "parameter_ring", "Network", "load", "save",
+    "__version__",
+]

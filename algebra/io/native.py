@@ -1,0 +1,152 @@
+"""Native JSON format ``netfibers.network`` (see ARCHITECTURE.md, Formats).
+
+Numbers: JSON integers, strings ``"p/q"``/``"-3"``/``"0.125"``/``"1e-3"``, or JSON float literals,
+which mean the exact decimal they spell (the parser keeps the literal's text).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from decimal import Decimal
+from pathlib import Path
+
+from ..exceptions import AlgebraError, InputError
+from ..network import Network
+from ..rationals import to_q
+
+__all__ = ["load_json", "save_json", "read_json_text", "network_from_dict", "network_to_dict",
+           "parse_number", "parse_matrix", "parse_vector", "write_atomic"]
+
+KNOWN_ACTIVATIONS_NETWORK = {"relu"}
+
+
+def read_json_text(path: Path) -> object:
+    """Parse a JSON file exactly: float literals become ``Decimal`` (their spelled value)."""
+    try:
+        text = Path(path).read_text(encoding="utf-8")
+    except UnicodeDecodeError:
+        raise InputError("not a UTF-8 text file", source=str(path)) from None
+    except OSError as exc:
+        raise InputError(f"cannot read: {exc.strerror}", source=str(path)) from None
+    try:
+        return json.loads(text, parse_float=Decimal, parse_constant=_bad_constant)
+    except _ConstantError as exc:
+        raise InputError(f"{exc.args[0]} is not a number netfibers accepts", source=str(path)) from None
+    except json.JSONDecodeError as exc:
+        raise InputError(f"malformed JSON at line {exc.lineno}, column {exc.colno}: {exc.msg}",
+                         source=str(path)) from None
+
+
+class _ConstantError(ValueError):
+    pass
+
+
+def _bad_constant(name: str):
+    raise _ConstantError(name)
+
+
+def parse_number(x: object, where: str, source: str | None = None):
+    """One exact number from JSON (int, Decimal from a float literal, or string)."""
+    if isinstance(x, bool) or not isinstance(x, (int, str, Decimal)):
+        raise InputError(f"expected a number, got {type(x).__name__} {str(x)[:30]}", source, where)
+    try:
+        return to_q(x)
+    except AlgebraError as exc:
+        raise InputError(str(exc), source, where) from None
+
+
+def parse_vector(v: object, where: str, source: str | None = None, length: int | None = None):
+    if not isinstance(v, list):
+        raise InputError("expected a list of numbers", source, where)
+    if length is not None and len(v) != length:
+        raise InputError(f"expected {length} entries, got {len(v)}", source, where)
+    return [parse_number(x, f"{where}[{i}]", source) for i, x in enumerate(v)]
+
+
+def parse_matrix(m: object, where: str, source: str | None = None, shape: tuple[int | None, int | None] = (None, None)):
+    if not isinstance(m, list) or not all(isinstance(r, list) for r in m):
+        raise InputError("expected a list of rows (a matrix)", source, where)
+    if shape[0] is not None and len(m) != shape[0]:
+        raise InputError(f"expected {shape[0]} rows, got {len(m)}", source, where)
+    ncols = shape[1] if shape[1] is not None else (len(m[0]) if m else 0)
+    rows = []
+    for i, r in enumerate(m):
+        if len(r) != ncols:
+            raise InputError(f"row {i} has {len(r)} entries, expected {ncols}", source, where)
+        rows.append([parse_number(x, f"{where}[{i},{j}]", source) for j, x in enumerate(r)])
+    return rows
+
+
+def network_from_dict(data: object, source: str | None = None) -> Network:
+    """Build a :class:`Network` from the native JSON structure, with exact error messages."""
+    if not isinstance(data, dict):
+        raise InputError("expected a JSON object with 'layers'", source)
+    fmt = data.get("format", "netfibers.network")
+    if fmt != "netfibers.network":
+        raise InputError(f"format is {fmt!r}, expected 'netfibers.network'", source)
+    version = data.get("version", 1)
+    if version != 1:
+        raise InputError(f"unsupported version {version!r} (this netfibers reads version 1)", source)
+    act = data.get("activation", "relu")
+    if act not in KNOWN_ACTIVATIONS_NETWORK:
+        raise InputError(f"unknown activation {act!r} for a network (supported: relu)", source)
+    layers = data.get("layers")
+    if not isinstance(layers, list) or not layers:
+        raise InputError("'layers' must be a non-empty list", source)
+    ws, bs = [], []
+    prev = None
+    for l, layer in enumerate(layers, start=1):
+        if not isinstance(layer, dict) or "weight" not in layer:
+            raise InputError("each layer needs 'weight' (and optionally 'bias')", source, f"layer {l}")
+        w = parse_matrix(layer["weight"], f"layer {l} weight", source, (None, prev))
+        if not w or not w[0]:
+            raise InputError("empty weight matrix", source, f"layer {l} weight")
+        b = parse_vector(layer.get("bias", [0] * len(w)), f"layer {l} bias", source, len(w))
+        ws.append(w)
+        bs.append(b)
+        prev = len(w)
+    try:
+        return Network(ws, bs)
+    except InputError as exc:
+        raise InputError(exc.problem, source, exc.where) from None
+
+
+def network_to_dict(net: Network) -> dict:
+    return net.to_dict()
+
+
+def load_json(path: Path, **options):
+    """Read a native JSON file: a network, or (``format: netfibers.block``) a block."""
+    data = read_json_text(path)
+    if isinstance(data, dict) and data.get("format") == "netfibers.block":
+        try:
+            from ..blocks import block_from_dict  # blocks module (absorption issue)
+        except ImportError:
+            raise InputError("blocks are not supported by this build", source=str(path)) from None
+        return block_from_dict(data, source=str(path))
+    return network_from_dict(data, source=str(path))
+
+
+def write_atomic(path: Path, text: str) -> None:
+    """Write *text* to *path* atomically (nothing is left behind on failure)."""
+    path = Path(path)
+    fd, tmp = tempfile.mkstemp(dir=str(path.parent or "."), prefix=".nf-", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            fh.write(text)
+        os.replace(tmp, path)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise
+
+
+def save_json(obj, path: Path) -> None:
+    """Write a Network (or any object with ``to_dict()``) as native JSON."""
+    if not hasattr(obj, "to_dict"):
+        raise InputError(f"cannot save a {type(obj).__name__}", source=str(path))
+    write_atomic(Path(path), json.dumps(obj.to_dict(), indent=1) + "\n")

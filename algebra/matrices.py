@@ -1,0 +1,406 @@
+"""Exact matrices over Q on ``flint.fmpq_mat`` (STYLE C3, C4, C15).
+
+Conventions, decided once:
+
+* A matrix has shape ``(nrows, ncols)``; weight matrices are (out, in) like ``torch.nn.Linear``.
+* **Bases are returned as rows**, in reduced row echelon form (a canonical form that does not
+  depend on FLINT's algorithm): :meth:`QMatrix.nullspace` returns a matrix whose rows span
+  ``{x : A x = 0}``; :meth:`QMatrix.left_nullspace` one whose rows span ``{y : y A = 0}``.
+* Vectors are tuples of ``fmpq``; :meth:`QMatrix.from_rows` / :meth:`QMatrix.to_rows` convert.
+* Backend errors are translated: ``ZeroDivisionError`` from FLINT becomes
+  :class:`~algebra.exceptions.SingularMatrixError`, shape errors become
+  :class:`~algebra.exceptions.DimensionMismatchError`.
+
+>>> A = QMatrix.from_rows([[1, 2, 3], [2, 4, "13/2"]])
+>>> A.rank(), A.nullspace()
+(2, QMatrix([[1, -1/2, 0]]))
+>>> A @ QMatrix.column([1, 1, 1])
+QMatrix([[6], [25/2]])
+"""
+
+from __future__ import annotations
+
+from typing import Iterable, Sequence
+
+from flint import fmpq, fmpq_mat, fmpz, fmpz_mat
+
+from .exceptions import DimensionMismatchError, SingularMatrixError
+from .rationals import q_json, q_str, to_q
+
+__all__ = ["QMatrix", "IntMatrix", "common_denominator"]
+
+
+class QMatrix:
+    """Immutable matrix over Q, backed by ``flint.fmpq_mat``."""
+
+    __slots__ = ("_rep", "_hash")
+
+    # -- construction -----------------------------------------------------------------------
+    def __init__(self, rows: Sequence[Sequence[object]] | None = None):
+        if rows is None:
+            rows = []
+        m = QMatrix.from_rows(rows)
+        self._rep, self._hash = m._rep, None
+
+    @classmethod
+    def _from_rep(cls, rep: fmpq_mat) -> "QMatrix":
+        obj = object.__new__(cls)
+        obj._rep, obj._hash = rep, None
+        return obj
+
+    @classmethod
+    def from_rows(cls, rows: Sequence[Sequence[object]], ncols: int | None = None) -> "QMatrix":
+        """Build from a list of rows; every entry is coerced with :func:`~algebra.rationals.to_q`.
+
+        *ncols* fixes the width of an empty list of rows.
+        """
+        rows = [list(r) for r in rows]
+        n = len(rows)
+        if n == 0:
+            return cls._from_rep(fmpq_mat(0, ncols or 0))
+        c = len(rows[0])
+        for i, r in enumerate(rows):
+            if len(r) != c:
+                raise DimensionMismatchError(f"from_rows: row {i} has {len(r)} entries, row 0 has {c}")
+        return cls._from_rep(fmpq_mat(n, c, [to_q(x) for r in rows for x in r]))
+
+    @classmethod
+    def from_flat(cls, nrows: int, ncols: int, entries: Iterable[object]) -> "QMatrix":
+        """Build from a row-major flat list of ``nrows * ncols`` entries."""
+        entries = [to_q(x) for x in entries]
+        if len(entries) != nrows * ncols:
+            raise DimensionMismatchError("from_flat", (nrows, ncols), len(entries))
+        return cls._from_rep(fmpq_mat(nrows, ncols, entries))
+
+    @classmethod
+    def column(cls, vec: Sequence[object]) -> "QMatrix":
+        """A column vector (n x 1)."""
+        vec = [to_q(x) for x in vec]
+        return cls._from_rep(fmpq_mat(len(vec), 1, vec))
+
+    @classmethod
+    def row(cls, vec: Sequence[object]) -> "QMatrix":
+        """A row vector (1 x n)."""
+        vec = [to_q(x) for x in vec]
+        return cls._from_rep(fmpq_mat(1, len(vec), vec))
+
+    @classmethod
+    def zeros(cls, nrows: int, ncols: int) -> "QMatrix":
+        return cls._from_rep(fmpq_mat(nrows, ncols))
+
+    @classmethod
+    def identity(cls, n: int) -> "QMatrix":
+        rep = fmpq_mat(n, n)
+        for i in range(n):
+            rep[i, i] = 1
+        return cls._from_rep(rep)
+
+    @classmethod
+    def diagonal(cls, entries: Sequence[object]) -> "QMatrix":
+        entries = [to_q(x) for x in entries]
+        rep = fmpq_mat(len(entries), len(entries))
+        for i, x in enumerate(entries):
+            rep[i, i] = x
+        return cls._from_rep(rep)
+
+    @classmethod
+    def from_int_matrix(cls, num: fmpz_mat, den: int | fmpz = 1) -> "QMatrix":
+        """``num / den`` for an integer matrix (the fast route of batched products)."""
+        rep = fmpq_mat(num)
+        if den != 1:
+            rep = rep / fmpq(den)
+        return cls._from_rep(rep)
+
+    @classmethod
+    def hstack(cls, blocks: Sequence["QMatrix"]) -> "QMatrix":
+        blocks = list(blocks)
+        if not blocks:
+            return cls.zeros(0, 0)
+        n = blocks[0].nrows
+        if any(b.nrows != n for b in blocks):
+            raise DimensionMismatchError("hstack", *(b.shape for b in blocks))
+        rows = [sum((b.row_at(i) for b in blocks), ()) for i in range(n)]
+        return cls.from_rows(rows, ncols=sum(b.ncols for b in blocks))
+
+    @classmethod
+    def vstack(cls, blocks: Sequence["QMatrix"]) -> "QMatrix":
+        blocks = list(blocks)
+        if not blocks:
+            return cls.zeros(0, 0)
+        c = blocks[0].ncols
+        if any(b.ncols != c for b in blocks):
+            raise DimensionMismatchError("vstack", *(b.shape for b in blocks))
+        entries: list = []
+        for b in blocks:
+            entries.extend(b._rep.entries())
+        return cls._from_rep(fmpq_mat(sum(b.nrows for b in blocks), c, entries))
+
+    # -- access -----------------------------------------------------------------------------
+    @property
+    def nrows(self) -> int:
+        return self._rep.nrows()
+
+    @property
+    def ncols(self) -> int:
+        return self._rep.ncols()
+
+    @property
+    def shape(self) -> tuple[int, int]:
+        return (self._rep.nrows(), self._rep.ncols())
+
+    def __getitem__(self, ij: tuple[int, int]) -> fmpq:
+        i, j = ij
+        return self._rep[i, j]
+
+    def row_at(self, i: int) -> tuple[fmpq, ...]:
+        """Row *i* as a tuple."""
+        c = self.ncols
+        return tuple(self._rep[i, j] for j in range(c))
+
+    def col_at(self, j: int) -> tuple[fmpq, ...]:
+        """Column *j* as a tuple."""
+        return tuple(self._rep[i, j] for i in range(self.nrows))
+
+    def to_rows(self) -> list[list[fmpq]]:
+        """Entries as a list of rows of ``fmpq``."""
+        return [list(r) for r in self._rep.tolist()] if self.nrows else []
+
+    def to_tuples(self) -> tuple[tuple[fmpq, ...], ...]:
+        return tuple(tuple(r) for r in self._rep.tolist()) if self.nrows else ()
+
+    def entries(self) -> list[fmpq]:
+        """Row-major flat list of entries."""
+        return list(self._rep.entries())
+
+    def to_json(self) -> list[list[int | str]]:
+        """Rows with each entry a JSON integer or ``"p/q"`` string."""
+        return [[q_json(x) for x in r] for r in self.to_rows()]
+
+    def submatrix(self, rows: Sequence[int] | None = None, cols: Sequence[int] | None = None) -> "QMatrix":
+        """Rows *rows* and columns *cols* (all when None), in the given order."""
+        rows = range(self.nrows) if rows is None else list(rows)
+        cols = range(self.ncols) if cols is None else list(cols)
+        rep = self._rep
+        return QMatrix._from_rep(fmpq_mat(len(rows), len(cols), [rep[i, j] for i in rows for j in cols]))
+
+    def with_entry(self, i: int, j: int, value: object) -> "QMatrix":
+        """A copy with entry (i, j) replaced."""
+        rep = fmpq_mat(self._rep)
+        rep[i, j] = to_q(value)
+        return QMatrix._from_rep(rep)
+
+    def numer_denom(self) -> tuple[fmpz_mat, fmpz]:
+        """``(N, D)`` with self = N / D, N an integer matrix and D the least common denominator."""
+        if self.nrows == 0 or self.ncols == 0:
+            return fmpz_mat(self.nrows, self.ncols), fmpz(1)
+        return self._rep.numer_denom()
+
+    # -- arithmetic -------------------------------------------------------------------------
+    def __matmul__(self, other: "QMatrix") -> "QMatrix":
+        if not isinstance(other, QMatrix):
+            return NotImplemented
+        if self.ncols != other.nrows:
+            raise DimensionMismatchError("matmul", self.shape, other.shape)
+        return QMatrix._from_rep(self._rep * other._rep)
+
+    def __add__(self, other: "QMatrix") -> "QMatrix":
+        if not isinstance(other, QMatrix):
+            return NotImplemented
+        if self.shape != other.shape:
+            raise DimensionMismatchError("add", self.shape, other.shape)
+        return QMatrix._from_rep(self._rep + other._rep)
+
+    def __sub__(self, other: "QMatrix") -> "QMatrix":
+        if not isinstance(other, QMatrix):
+            return NotImplemented
+        if self.shape != other.shape:
+            raise DimensionMismatchError("sub", self.shape, other.shape)
+        return QMatrix._from_rep(self._rep - other._rep)
+
+    def __neg__(self) -> "QMatrix":
+        return QMatrix._from_rep(-self._rep)
+
+    def scale(self, c: object) -> "QMatrix":
+        """``c * self`` for a rational scalar c."""
+        return QMatrix._from_rep(self._rep * to_q(c))
+
+    def __mul__(self, c: object) -> "QMatrix":
+        if isinstance(c, QMatrix):
+            return NotImplemented
+        return self.scale(c)
+
+    __rmul__ = __mul__
+
+    def apply(self, vec: Sequence[object]) -> tuple[fmpq, ...]:
+        """``self @ vec`` for a vector given as a sequence; returns a tuple."""
+        if len(vec) != self.ncols:
+            raise DimensionMismatchError("apply", self.shape, len(vec))
+        v = fmpq_mat(len(vec), 1, [to_q(x) for x in vec])
+        return tuple((self._rep * v).entries())
+
+    def add_to_rows(self, vec: Sequence[object]) -> "QMatrix":
+        """``self + 1 vecᵀ``: add the vector *vec* to every row (bias broadcast)."""
+        vec = [to_q(x) for x in vec]
+        if len(vec) != self.ncols:
+            raise DimensionMismatchError("add_to_rows", self.shape, len(vec))
+        if self.nrows == 0 or self.ncols == 0:
+            return self
+        ones = fmpq_mat(self.nrows, 1, [1] * self.nrows)
+        return QMatrix._from_rep(self._rep + ones * fmpq_mat(1, len(vec), vec))
+
+    def relu(self) -> "QMatrix":
+        """Entrywise max(·, 0)."""
+        zero = fmpq(0)
+        return QMatrix._from_rep(fmpq_mat(self.nrows, self.ncols,
+                                          [x if x > zero else zero for x in self._rep.entries()]))
+
+    @property
+    def T(self) -> "QMatrix":
+        return QMatrix._from_rep(self._rep.transpose())
+
+    def transpose(self) -> "QMatrix":
+        return self.T
+
+    # -- linear algebra ---------------------------------------------------------------------
+    def rank(self) -> int:
+        """Exact rank (one FLINT call)."""
+        if self.nrows == 0 or self.ncols == 0:
+            return 0
+        return self._rep.rank()
+
+    def rref(self) -> tuple["QMatrix", tuple[int, ...]]:
+        """Reduced row echelon form and the pivot columns.
+
+        >>> QMatrix.from_rows([[2, 4], [1, 3]]).rref()
+        (QMatrix([[1, 0], [0, 1]]), (0, 1))
+        """
+        if self.nrows == 0 or self.ncols == 0:
+            return self, ()
+        R, r = self._rep.rref()
+        pivots = []
+        j = 0
+        for i in range(r):
+            while R[i, j] == 0:
+                j += 1
+            pivots.append(j)
+        return QMatrix._from_rep(R), tuple(pivots)
+
+    def row_space(self) -> "QMatrix":
+        """Canonical basis (rows, RREF, zero rows removed) of the row space."""
+        R, piv = self.rref()
+        return R.submatrix(rows=range(len(piv)))
+
+    def nullspace(self) -> "QMatrix":
+        """Basis of ``{x : self @ x = 0}`` as the rows of a matrix, in RREF.
+
+        >>> QMatrix.from_rows([[1, 1]]).nullspace()
+        QMatrix([[1, -1]])
+        """
+        n = self.ncols
+        if self.nrows == 0:
+            return QMatrix.identity(n)
+        if n == 0:
+            return QMatrix.zeros(0, 0)
+        R, piv = self.rref()
+        free = [j for j in range(n) if j not in set(piv)]
+        rows = []
+        for f in free:
+            v = [fmpq(0)] * n
+            v[f] = fmpq(1)
+            for i, p in enumerate(piv):
+                v[p] = -R[i, f]
+            rows.append(v)
+        return QMatrix.from_rows(rows, ncols=n).row_space() if rows else QMatrix.zeros(0, n)
+
+    def left_nullspace(self) -> "QMatrix":
+        """Basis of ``{y : y @ self = 0}`` as rows, in RREF."""
+        return self.T.nullspace()
+
+    def det(self) -> fmpq:
+        if self.nrows != self.ncols:
+            raise DimensionMismatchError("det", self.shape)
+        if self.nrows == 0:
+            return fmpq(1)
+        return self._rep.det()
+
+    def solve(self, rhs: "QMatrix") -> "QMatrix":
+        """Unique solution X of ``self @ X = rhs`` for square non-singular ``self``."""
+        if self.nrows != self.ncols or self.nrows != rhs.nrows:
+            raise DimensionMismatchError("solve", self.shape, rhs.shape)
+        if self.nrows == 0:
+            return QMatrix.zeros(0, rhs.ncols)
+        try:
+            return QMatrix._from_rep(self._rep.solve(rhs._rep))
+        except ZeroDivisionError:
+            raise SingularMatrixError(self.shape) from None
+
+    def solve_general(self, rhs: Sequence[object]) -> tuple[tuple[fmpq, ...], "QMatrix"] | None:
+        """All solutions of ``self @ x = rhs`` for any shape.
+
+        Returns ``(x0, N)`` with every solution ``x0 + z @ N`` (N's rows span the nullspace;
+        x0 has zeros on the free coordinates), or None if the system is inconsistent.
+
+        >>> QMatrix.from_rows([[1, 1]]).solve_general([2])
+        ((2, 0), QMatrix([[1, -1]]))
+        """
+        rhs = [to_q(x) for x in rhs]
+        if len(rhs) != self.nrows:
+            raise DimensionMismatchError("solve_general", self.shape, len(rhs))
+        n = self.ncols
+        aug = QMatrix.hstack([self, QMatrix.column(rhs)]) if self.nrows else QMatrix.zeros(0, n + 1)
+        R, piv = aug.rref()
+        if n in piv:
+            return None
+        x0 = [fmpq(0)] * n
+        for i, p in enumerate(piv):
+            x0[p] = R[i, n]
+        return tuple(x0), self.nullspace()
+
+    def inverse(self) -> "QMatrix":
+        """Exact inverse of a square non-singular matrix (slow from n ~ 200; prefer solve)."""
+        if self.nrows != self.ncols:
+            raise DimensionMismatchError("inverse", self.shape)
+        try:
+            return QMatrix._from_rep(self._rep.inv())
+        except ZeroDivisionError:
+            raise SingularMatrixError(self.shape) from None
+
+    def is_zero(self) -> bool:
+        return all(x == 0 for x in self._rep.entries())
+
+    # -- identity ---------------------------------------------------------------------------
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, QMatrix):
+            return NotImplemented
+        return self.shape == other.shape and self._rep == other._rep
+
+    def __hash__(self) -> int:
+        if self._hash is None:
+            self._hash = hash((self.shape, tuple(self._rep.entries())))
+        return self._hash
+
+    def __repr__(self) -> str:
+        return "QMatrix([" + ", ".join("[" + ", ".join(q_str(x) for x in r) + "]" for r in self.to_rows()) + "])"
+
+    def __reduce__(self):
+        return (QMatrix.from_flat, (self.nrows, self.ncols, [q_str(x) for x in self.entries()]))
+
+
+def common_denominator(values: Iterable[fmpq]) -> fmpz:
+    """Least common denominator of rationals (1 for an empty input)."""
+    from math import lcm
+    d = 1
+    for v in values:
+        d = lcm(d, int(v.q))
+    return fmpz(d)
+
+
+class IntMatrix:
+    """Namespace for integer-matrix helpers (``fmpz_mat``) used in hot paths."""
+
+    @staticmethod
+    def from_rows(rows: Sequence[Sequence[int]]) -> fmpz_mat:
+        rows = [list(r) for r in rows]
+        if not rows:
+            return fmpz_mat(0, 0)
+        return fmpz_mat(len(rows), len(rows[0]), [int(x) for r in rows for x in r])

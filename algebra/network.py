@@ -1,0 +1,274 @@
+"""ReLU networks with rational parameters.
+
+``f = A_L ∘ σ ∘ A_{L-1} ∘ … ∘ σ ∘ A_1`` with affine maps ``A_l(x) = W_l x + b_l`` over Q and
+σ = ReLU applied entrywise between layers, never after the last.  Weights have shape (out, in)
+like ``torch.nn.Linear.weight``.
+
+Flat parameter order (documented once, used everywhere): for l = 1..L, the entries of ``W_l``
+row by row, then ``b_l``.  Display names are ``W1[0,2]`` and ``b2[1]`` (layers counted from 1,
+neurons and inputs from 0).
+
+>>> net = Network.from_rows([[[1], [-1]], [[1, 1]]], [[0, 1], [0]])
+>>> net.widths, net.n_parameters
+((1, 2, 1), 7)
+>>> net([3]), net(["-1/2"])
+((3,), (3/2,))
+>>> net.parameter_names()[:3]
+('W1[0,0]', 'W1[1,0]', 'b1[0]')
+>>> net.activation_pattern([1])
+(1, 0)
+"""
+
+from __future__ import annotations
+
+from typing import Iterable, Sequence
+
+from .exceptions import DimensionMismatchError, InputError
+from .matrices import QMatrix
+from .rationals import Q as fmpq, q_json, q_str, to_q
+
+__all__ = ["Network", "relu"]
+
+
+def relu(q: fmpq) -> fmpq:
+    """max(q, 0) for an exact rational."""
+    return q if q > 0 else fmpq(0)
+
+
+class Network:
+    """Immutable ReLU network with rational parameters.
+
+    Parameters
+    ----------
+    weights : sequence of QMatrix or nested lists
+        ``W_1 … W_L`` with shapes (n_l, n_{l-1}).
+    biases : sequence of vectors
+        ``b_1 … b_L`` with lengths n_l.
+    """
+
+    __slots__ = ("_weights", "_biases", "_hash")
+
+    def __init__(self, weights: Sequence[object], biases: Sequence[Sequence[object]]):
+        ws = tuple(w if isinstance(w, QMatrix) else QMatrix.from_rows(w) for w in weights)
+        bs = tuple(tuple(to_q(x) for x in b) for b in biases)
+        if len(ws) == 0:
+            raise InputError("a network needs at least one layer")
+        if len(ws) != len(bs):
+            raise InputError(f"{len(ws)} weight matrices but {len(bs)} bias vectors")
+        for l, (w, b) in enumerate(zip(ws, bs), start=1):
+            if w.nrows != len(b):
+                raise InputError(f"W{l} has {w.nrows} rows but b{l} has {len(b)} entries",
+                                 where=f"layer {l}")
+            if l > 1 and w.ncols != ws[l - 2].nrows:
+                raise InputError(f"W{l} has {w.ncols} columns but layer {l - 1} has "
+                                 f"{ws[l - 2].nrows} outputs", where=f"layer {l}")
+        self._weights, self._biases, self._hash = ws, bs, None
+
+    @classmethod
+    def from_rows(cls, weights: Sequence[Sequence[Sequence[object]]],
+                  biases: Sequence[Sequence[object]]) -> "Network":
+        """Build from nested lists (weights row by row)."""
+        return cls(weights, biases)
+
+    @classmethod
+    def from_layers(cls, layers: Iterable[tuple[object, Sequence[object]]]) -> "Network":
+        """Build from ``[(W1, b1), (W2, b2), …]``."""
+        layers = list(layers)
+        return cls([w for w, _ in layers], [b for _, b in layers])
+
+    @classmethod
+    def from_parameters(cls, widths: Sequence[int], params: Sequence[object]) -> "Network":
+        """Inverse of :meth:`parameters` for the architecture *widths* = (d, n1, …, m)."""
+        params = [to_q(x) for x in params]
+        need = sum(widths[l + 1] * (widths[l] + 1) for l in range(len(widths) - 1))
+        if len(params) != need:
+            raise DimensionMismatchError("from_parameters", tuple(widths), len(params))
+        ws, bs, k = [], [], 0
+        for l in range(len(widths) - 1):
+            n_in, n_out = widths[l], widths[l + 1]
+            ws.append(QMatrix.from_flat(n_out, n_in, params[k:k + n_out * n_in]))
+            k += n_out * n_in
+            bs.append(params[k:k + n_out])
+            k += n_out
+        return cls(ws, bs)
+
+    # -- architecture ------------------------------------------------------------------------
+    @property
+    def weights(self) -> tuple[QMatrix, ...]:
+        return self._weights
+
+    @property
+    def biases(self) -> tuple[tuple[fmpq, ...], ...]:
+        return self._biases
+
+    @property
+    def depth(self) -> int:
+        """Number of affine layers L (hidden layers: L - 1)."""
+        return len(self._weights)
+
+    @property
+    def widths(self) -> tuple[int, ...]:
+        """(d, n_1, …, n_{L-1}, m)."""
+        return (self._weights[0].ncols,) + tuple(w.nrows for w in self._weights)
+
+    @property
+    def hidden_widths(self) -> tuple[int, ...]:
+        return self.widths[1:-1]
+
+    @property
+    def n_hidden(self) -> int:
+        return sum(self.hidden_widths)
+
+    @property
+    def n_inputs(self) -> int:
+        return self._weights[0].ncols
+
+    @property
+    def n_outputs(self) -> int:
+        return self._weights[-1].nrows
+
+    @property
+    def signature(self) -> tuple[int, int]:
+        return (self.n_inputs, self.n_outputs)
+
+    @property
+    def n_parameters(self) -> int:
+        w = self.widths
+        return sum(w[l + 1] * (w[l] + 1) for l in range(len(w) - 1))
+
+    @property
+    def activation(self) -> str:
+        return "relu"
+
+    def layer(self, l: int) -> tuple[QMatrix, tuple[fmpq, ...]]:
+        """``(W, b)`` of affine layer *l* (0-based)."""
+        return self._weights[l], self._biases[l]
+
+    def parameter_names(self) -> tuple[str, ...]:
+        names = []
+        for l, w in enumerate(self._weights, start=1):
+            names += [f"W{l}[{i},{j}]" for i in range(w.nrows) for j in range(w.ncols)]
+            names += [f"b{l}[{i}]" for i in range(w.nrows)]
+        return tuple(names)
+
+    def parameters(self) -> tuple[fmpq, ...]:
+        """Flat parameter vector in the documented order."""
+        out: list[fmpq] = []
+        for w, b in zip(self._weights, self._biases):
+            out += w.entries()
+            out += b
+        return tuple(out)
+
+    def replace_layer(self, l: int, weight: object | None = None, bias: Sequence[object] | None = None) -> "Network":
+        """A copy with layer *l* (0-based) replaced (None keeps the current part)."""
+        ws, bs = list(self._weights), list(self._biases)
+        if weight is not None:
+            ws[l] = weight if isinstance(weight, QMatrix) else QMatrix.from_rows(weight)
+        if bias is not None:
+            bs[l] = bias
+        return Network(ws, bs)
+
+    def with_parameter(self, key: int | str, value: object) -> "Network":
+        """A copy with one parameter (flat index or display name) replaced."""
+        params = list(self.parameters())
+        idx = self.parameter_names().index(key) if isinstance(key, str) else key
+        params[idx] = to_q(value)
+        return Network.from_parameters(self.widths, params)
+
+    # -- evaluation --------------------------------------------------------------------------
+    def _check_input(self, x: Sequence[object]) -> list[fmpq]:
+        x = [to_q(v) for v in x]
+        if len(x) != self.n_inputs:
+            raise DimensionMismatchError("evaluate", f"input of length {len(x)}",
+                                         f"network with {self.n_inputs} inputs")
+        return x
+
+    def preactivations(self, x: Sequence[object]) -> tuple[tuple[fmpq, ...], ...]:
+        """Pre-activations of every layer (hidden layers, then the output) at *x*."""
+        h = self._check_input(x)
+        out = []
+        L = self.depth
+        for l, (w, b) in enumerate(zip(self._weights, self._biases)):
+            z = w.apply(h)
+            vals = tuple(zi + bi for zi, bi in zip(z, b))
+            out.append(vals)
+            if l < L - 1:
+                h = [relu(v) for v in vals]
+        return tuple(out)
+
+    def evaluate(self, x: Sequence[object]) -> tuple[fmpq, ...]:
+        """Exact output at one input."""
+        return self.preactivations(x)[-1]
+
+    __call__ = evaluate
+
+    def evaluate_batch(self, X: QMatrix | Sequence[Sequence[object]]) -> QMatrix:
+        """Exact outputs for a batch: rows of *X* are inputs; returns (batch x m).
+
+        Works with integer matrices and one common denominator per layer, so the heavy work is
+        one FLINT integer product per layer.
+        """
+        X = X if isinstance(X, QMatrix) else QMatrix.from_rows(X, ncols=self.n_inputs)
+        if X.ncols != self.n_inputs:
+            raise DimensionMismatchError("evaluate_batch", X.shape, f"{self.n_inputs} inputs")
+        H = X
+        L = self.depth
+        for l, (w, b) in enumerate(zip(self._weights, self._biases)):
+            Z = (H @ w.T).add_to_rows(b)
+            H = Z.relu() if l < L - 1 else Z
+        return H
+
+    def activation_pattern(self, x: Sequence[object]) -> tuple[int, ...]:
+        """Signs (-1/0/1) of all hidden pre-activations at *x*, in layer order."""
+        pre = self.preactivations(x)[:-1]
+        return tuple((v > 0) - (v < 0) for layer in pre for v in layer)
+
+    def affine_map(self, pattern: Sequence[int]) -> tuple[QMatrix, tuple[fmpq, ...]]:
+        """The affine map ``x ↦ J x + c`` computed on the region with this activation pattern.
+
+        *pattern* has one entry per hidden neuron (layer order); entries > 0 mean active.
+        """
+        if len(pattern) != self.n_hidden:
+            raise DimensionMismatchError("affine_map", len(pattern), f"{self.n_hidden} hidden neurons")
+        J = QMatrix.identity(self.n_inputs)
+        c = QMatrix.zeros(self.n_inputs, 1)
+        k = 0
+        L = self.depth
+        for l, (w, b) in enumerate(zip(self._weights, self._biases)):
+            J = w @ J
+            c = w @ c + QMatrix.column(b)
+            if l < L - 1:
+                n = w.nrows
+                D = QMatrix.diagonal([1 if pattern[k + i] > 0 else 0 for i in range(n)])
+                k += n
+                J, c = D @ J, D @ c
+        return J, c.col_at(0)
+
+    # -- identity ----------------------------------------------------------------------------
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Network):
+            return NotImplemented
+        return self._weights == other._weights and self._biases == other._biases
+
+    def __hash__(self) -> int:
+        if self._hash is None:
+            self._hash = hash((self._weights, self._biases))
+        return self._hash
+
+    def __repr__(self) -> str:
+        ws = ", ".join(repr(w)[len("QMatrix("):-1] for w in self._weights)
+        bs = ", ".join("[" + ", ".join(q_str(x) for x in b) + "]" for b in self._biases)
+        return f"Network.from_rows([{ws}], [{bs}])"
+
+    def __reduce__(self):
+        return (Network.from_parameters, (self.widths, [q_str(x) for x in self.parameters()]))
+
+    def to_dict(self) -> dict:
+        """Native JSON form (``netfibers.network``, version 1)."""
+        return {
+            "format": "netfibers.network",
+            "version": 1,
+            "activation": "relu",
+            "layers": [{"weight": w.to_json(), "bias": [q_json(x) for x in b]}
+                       for w, b in zip(self._weights, self._biases)],
+        }

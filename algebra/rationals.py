@@ -1,0 +1,202 @@
+"""Exact rational numbers: the one door through which numbers enter netfibers (STYLE C2).
+
+Scalars are ``flint.fmpq`` throughout the library.  :func:`to_q` parses every exact input
+(int, Fraction, Decimal, fmpq, fmpz, ``"p/q"``, decimal strings such as ``"-2.5e-3"``) and
+refuses floats; :func:`from_float` is used only by readers of binary weight files and returns the
+exact rational a stored binary float denotes.
+
+>>> to_q("0.1") + to_q(Fraction(1, 5))
+3/10
+>>> to_q("-2.5e-3")
+-1/400
+>>> from_float(0.1)
+3602879701896397/36028797018963968
+"""
+
+from __future__ import annotations
+
+import math
+import operator
+import re
+from decimal import Decimal
+from fractions import Fraction
+
+from flint import fmpq, fmpz
+
+from .exceptions import InexactInputError, ParseError
+
+__all__ = [
+    "Q",
+    "MAX_DIGITS",
+    "to_q",
+    "to_q_vector",
+    "from_float",
+    "to_fraction",
+    "q_str",
+    "q_json",
+    "q_latex",
+    "is_q",
+    "bit_size",
+    "lead",
+    "sign",
+]
+
+Q = fmpq
+"""The scalar type of netfibers (``flint.fmpq``)."""
+
+MAX_DIGITS = 10_000
+"""Largest number of digits (and largest decimal exponent) accepted by :func:`to_q`."""
+
+_DECIMAL = re.compile(r"^([+-]?)(\d*)(?:\.(\d*))?(?:[eE]([+-]?\d+))?$")
+_RATIO = re.compile(r"^([+-]?\d+)\s*/\s*([+-]?\d+)$")
+
+
+def to_q(x: object) -> fmpq:
+    """Return *x* as an exact rational ``fmpq``.
+
+    Accepts int, Fraction, Decimal (finite), fmpq, fmpz and strings: integers (``"-3"``),
+    ratios (``"p/q"``) and decimals with optional exponent (``"0.125"``, ``"1e-3"``), read as
+    the exact decimal they spell.  Floats, bools, NaN/Inf, empty strings and numbers with more
+    than :data:`MAX_DIGITS` digits are refused.
+
+    >>> to_q(3), to_q("7/-14"), to_q(" 1.5 ")
+    (3, -1/2, 3/2)
+    >>> to_q(0.5)
+    Traceback (most recent call last):
+        ...
+    algebra.exceptions.InexactInputError: 0.5 is a float, not an exact rational; pass "0.5" or Fraction(1, 2)
+    """
+    if isinstance(x, fmpq):
+        return x
+    if isinstance(x, bool):
+        raise ParseError(x, "a boolean is not a number")
+    if isinstance(x, int):
+        if x.bit_length() > 4 * MAX_DIGITS:
+            raise ParseError(x, f"integer with more than {MAX_DIGITS} digits")
+        return fmpq(x)
+    if isinstance(x, fmpz):
+        return fmpq(x)
+    if isinstance(x, Fraction):
+        return fmpq(x.numerator, x.denominator)
+    if isinstance(x, float):
+        if math.isfinite(x):
+            hint = f'pass "{x!r}" or {Fraction(x).limit_denominator(10**6)!r}'
+        else:
+            hint = "NaN and infinities have no exact value"
+        raise InexactInputError(x, hint)
+    if isinstance(x, Decimal):
+        if not x.is_finite():
+            raise ParseError(str(x), "NaN and infinities have no exact value")
+        return _parse_str(str(x))
+    if isinstance(x, str):
+        return _parse_str(x)
+    if type(x).__name__.startswith(("float", "bfloat", "longdouble")):
+        raise InexactInputError(x, "binary floats are exact only when read from a weight file; "
+                                   "use algebra.rationals.from_float for that")
+    if hasattr(x, "__index__"):  # numpy integer scalars
+        return to_q(operator.index(x))
+    raise ParseError(x, f"cannot read a {type(x).__name__} as a rational number")
+
+
+def _parse_str(s: str) -> fmpq:
+    t = s.strip()
+    if not t:
+        raise ParseError(s, "empty string is not a number")
+    if len(t) > MAX_DIGITS + 32:
+        raise ParseError(s, f"more than {MAX_DIGITS} characters")
+    low = t.lower().lstrip("+-")
+    if low in {"nan", "inf", "infinity", "snan"}:
+        raise ParseError(s, "NaN and infinities have no exact value")
+    m = _RATIO.match(t)
+    if m:
+        p, q = int(m.group(1)), int(m.group(2))
+        if q == 0:
+            raise ParseError(s, "zero denominator")
+        return fmpq(p, q)
+    m = _DECIMAL.match(t)
+    if not m or not (m.group(2) or m.group(3)):
+        raise ParseError(s, "not a number (expected an integer, 'p/q' or a decimal like 0.125)")
+    sgn, whole, frac, exp = m.group(1), m.group(2) or "", m.group(3) or "", m.group(4)
+    e = int(exp) if exp else 0
+    if abs(e) > MAX_DIGITS:
+        raise ParseError(s, f"exponent larger than {MAX_DIGITS}")
+    digits = int(whole + frac) if (whole + frac) else 0
+    e -= len(frac)
+    value = fmpq(digits) * fmpq(10) ** e if e >= 0 else fmpq(digits, 10 ** (-e))
+    return -value if sgn == "-" else value
+
+
+def to_q_vector(xs) -> tuple[fmpq, ...]:
+    """Return a tuple of exact rationals, coercing each entry with :func:`to_q`."""
+    return tuple(to_q(x) for x in xs)
+
+
+def from_float(x: object) -> fmpq:
+    """Return the exact rational denoted by a binary float value.
+
+    Works for Python floats and numpy float16/float32/float64 scalars (and bfloat16 values
+    already widened to float32).  Every such value is a dyadic rational; NaN and infinities are
+    refused.
+
+    >>> from_float(0.75), from_float(-1e-3) == to_q(Fraction(-1e-3))
+    (3/4, True)
+    """
+    try:
+        f = float(x)
+    except (TypeError, ValueError):
+        raise ParseError(x, "not a floating-point value") from None
+    if not math.isfinite(f):
+        raise ParseError(x, "NaN or infinity has no exact value")
+    n, d = f.as_integer_ratio()
+    return fmpq(n, d)
+
+
+def to_fraction(q: fmpq) -> Fraction:
+    """Return *q* as a ``fractions.Fraction`` (never compare fmpq with Fraction directly)."""
+    q = to_q(q)
+    return Fraction(int(q.p), int(q.q))
+
+
+def q_str(q: fmpq) -> str:
+    """Canonical text of a rational: ``"3"``, ``"-1/2"``."""
+    q = to_q(q)
+    return str(int(q.p)) if q.q == 1 else f"{int(q.p)}/{int(q.q)}"
+
+
+def q_json(q: fmpq) -> int | str:
+    """JSON form of a rational: a JSON integer when integral, else the string ``"p/q"``."""
+    q = to_q(q)
+    return int(q.p) if q.q == 1 else f"{int(q.p)}/{int(q.q)}"
+
+
+def q_latex(q: fmpq) -> str:
+    r"""LaTeX of a rational: ``3``, ``-\frac{1}{2}``."""
+    q = to_q(q)
+    if q.q == 1:
+        return str(int(q.p))
+    sgn = "-" if q < 0 else ""
+    return rf"{sgn}\frac{{{abs(int(q.p))}}}{{{int(q.q)}}}"
+
+
+def is_q(x: object) -> bool:
+    """True if *x* is already an ``fmpq``."""
+    return isinstance(x, fmpq)
+
+
+def bit_size(q: fmpq) -> tuple[int, int]:
+    """Bits of numerator and denominator of *q*."""
+    q = to_q(q)
+    return int(q.p).bit_length(), int(q.q).bit_length()
+
+
+def lead(vec) -> fmpq | None:
+    """First non-zero entry of a vector, or None when the vector is zero."""
+    for v in vec:
+        if v != 0:
+            return v
+    return None
+
+
+def sign(q: fmpq) -> int:
+    """Sign of *q* as -1, 0 or 1."""
+    return (q > 0) - (q < 0)

@@ -1,0 +1,84 @@
+"""Budgets and progress for long computations.
+
+A :class:`Budget` carries a wall-clock ``timeout`` (seconds) and a ``max_regions`` count.
+Long loops call :meth:`Budget.exhausted` (cheap) and stop with a *partial* result when it says
+so; they never hang silently.  :class:`Progress` prints a one-line progress bar to stderr when
+stderr is a terminal (and nothing otherwise).
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+
+__all__ = ["Budget", "Progress"]
+
+
+class Budget:
+    """Time and size limits of one computation.
+
+    >>> b = Budget(timeout=None, max_regions=2)
+    >>> b.count(); b.count(); b.exhausted()
+    True
+    """
+
+    __slots__ = ("timeout", "max_regions", "start", "regions", "reason", "interrupted")
+
+    def __init__(self, timeout: float | None = None, max_regions: int | None = None):
+        self.timeout, self.max_regions = timeout, max_regions
+        self.start = time.monotonic()
+        self.regions = 0
+        self.reason: str | None = None
+        self.interrupted = False
+
+    def count(self, n: int = 1) -> None:
+        self.regions += n
+
+    def elapsed(self) -> float:
+        return time.monotonic() - self.start
+
+    def exhausted(self) -> bool:
+        """True (and ``reason`` set) once a limit is reached."""
+        if self.reason is not None:
+            return True
+        if self.max_regions is not None and self.regions >= self.max_regions:
+            self.reason = f"max_regions={self.max_regions} reached"
+        elif self.timeout is not None and self.elapsed() >= self.timeout:
+            self.reason = f"timeout of {self.timeout:g} s reached"
+        return self.reason is not None
+
+    def interrupt(self) -> None:
+        """Record a Ctrl-C: the computation stops with its partial result."""
+        self.interrupted = True
+        self.reason = "interrupted (Ctrl-C)"
+
+    def remaining(self) -> float | None:
+        if self.timeout is None:
+            return None
+        return max(0.0, self.timeout - self.elapsed())
+
+
+class Progress:
+    """A minimal progress line on stderr, shown only when stderr is a terminal."""
+
+    def __init__(self, label: str, total: int | None = None, enabled: bool | None = None):
+        self.label, self.total, self.done = label, total, 0
+        self.enabled = sys.stderr.isatty() if enabled is None else enabled
+        self._last = 0.0
+
+    def update(self, n: int = 1, note: str = "") -> None:
+        self.done += n
+        if not self.enabled:
+            return
+        now = time.monotonic()
+        if now - self._last < 0.1:
+            return
+        self._last = now
+        tot = f"/{self.total}" if self.total else ""
+        sys.stderr.write(f"\r{self.label}: {self.done}{tot} {note}\x1b[K")
+        sys.stderr.flush()
+
+    def close(self) -> None:
+        if self.enabled:
+            sys.stderr.write("\r\x1b[K")
+            sys.stderr.flush()

@@ -1,0 +1,106 @@
+"""The ``netfibers`` command.
+
+Thin layer over the public functions.  Each command family lives in
+``semialgebraic/commands/<family>.py`` and exposes ``register(subparsers, parent)``; this module
+only builds the parser, runs the command and turns errors into one line on stderr:
+
+* exit 2: usage or input error (bad file, wrong shape, NaN/Inf, unknown activation, …);
+* exit 0/1/3: the command's answer (see ARCHITECTURE.md, exit codes);
+* exit 4: an internal error (a bug in netfibers; ``--debug`` shows the traceback).
+
+``netfibers --help`` imports no sympy and no optional package.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import json
+import sys
+
+from algebra import __version__
+from algebra.exceptions import AlgebraError
+from .exceptions import SemialgebraicError
+
+__all__ = ["main", "COMMAND_MODULES", "emit", "fail"]
+
+COMMAND_MODULES = ("core", "regions", "shallow", "bottleneck", "absorb", "conserved", "general",
+                   "analyze")
+
+
+class CLIError(Exception):
+    """A usage/input problem found by a command: printed as one line, exit 2."""
+
+
+def fail(message: str) -> None:
+    """Abort the current command with an input error (exit 2)."""
+    raise CLIError(message)
+
+
+def emit(args: argparse.Namespace, data: dict, text: str) -> None:
+    """Print *data* as JSON with ``--json``, else *text*."""
+    if getattr(args, "json", False):
+        from .certificates import jsonable
+        print(json.dumps(jsonable(data), indent=1))
+    else:
+        print(text)
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str):  # one line, exit 2
+        self.exit(2, f"netfibers: error: {message}\n")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = _Parser(prog="netfibers",
+                     description="Exact fibers, symmetries, equivalence and skip absorption of "
+                                 "ReLU networks, over the rationals, with certificates.")
+    parser.add_argument("--version", action="version", version=f"netfibers {__version__}")
+    parser.add_argument("--debug", action="store_true", help="show tracebacks of internal errors")
+    parent = _Parser(add_help=False)
+    parent.add_argument("--json", action="store_true", help="machine-readable JSON output")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
+    for name in COMMAND_MODULES:
+        try:
+            module = importlib.import_module(f"semialgebraic.commands.{name}")
+        except ImportError as exc:  # a family not built yet must not break the others
+            if getattr(exc, "name", "") and "semialgebraic.commands" in str(exc.name):
+                continue
+            raise
+        if hasattr(module, "register"):
+            module.register(sub, parent)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if not getattr(args, "command", None):
+        parser.print_help()
+        return 2
+    try:
+        code = args.func(args)
+    except CLIError as exc:
+        print(f"netfibers: error: {exc}", file=sys.stderr)
+        return 2
+    except (AlgebraError, SemialgebraicError) as exc:
+        if isinstance(exc, (ValueError, TypeError, ImportError, OSError)):
+            print(f"netfibers: error: {exc}", file=sys.stderr)
+            return 2
+        raise
+    except KeyboardInterrupt:
+        print("netfibers: interrupted", file=sys.stderr)
+        return 3
+    except BrokenPipeError:
+        return 0
+    except Exception as exc:  # a bug: one line unless --debug
+        if args.debug:
+            raise
+        print(f"netfibers: internal error ({type(exc).__name__}: {exc}); rerun with --debug "
+              "and report it", file=sys.stderr)
+        return 4
+    return int(code or 0)
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

@@ -1,0 +1,1 @@
+"""Command families of the ``netfibers`` CLI; each module exposes ``register(sub, parent)``."""

@@ -1,0 +1,60 @@
+"""Answers of yes/no questions: :class:`Verdict` with checked hypotheses and a certificate.
+
+A ``Verdict`` has ``answer`` (True, False or None = undecided), ``method`` (which procedure
+decided), ``reason`` (one readable line), ``hypotheses`` (each checked condition with whether it
+holds and a witness), ``certificate`` (a self-contained JSON-able dict with a ``type``, checked by
+:func:`semialgebraic.verify.verify`) and ``details`` (method-specific extras).
+
+>>> v = Verdict(True, "shallow-canonical", "canonical forms are equal",
+...             (Hypothesis("one hidden layer", True),))
+>>> v.to_json()["answer"], v.exit_code()
+(True, 0)
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from .certificates import jsonable
+
+__all__ = ["Hypothesis", "Verdict"]
+
+
+@dataclass(frozen=True)
+class Hypothesis:
+    """A checked condition: ``holds`` is True/False (None when it could not be checked)."""
+
+    name: str
+    holds: bool | None
+    witness: Any = None
+
+    def to_json(self) -> dict:
+        return {"name": self.name, "holds": self.holds, "witness": jsonable(self.witness)}
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """Answer of a decision procedure, with its evidence."""
+
+    answer: bool | None
+    method: str
+    reason: str
+    hypotheses: tuple[Hypothesis, ...] = ()
+    certificate: dict | None = None
+    details: dict = field(default_factory=dict)
+
+    def __bool__(self) -> bool:  # avoid silent truthiness of an undecided verdict
+        raise TypeError("use verdict.answer (True/False/None), not bool(verdict)")
+
+    def exit_code(self) -> int:
+        """0 yes, 1 no, 3 undecided (ARCHITECTURE.md exit codes)."""
+        return {True: 0, False: 1, None: 3}[self.answer]
+
+    def to_json(self) -> dict:
+        out = {"answer": self.answer, "method": self.method, "reason": self.reason,
+               "hypotheses": [h.to_json() for h in self.hypotheses],
+               "certificate": jsonable(self.certificate)}
+        for k, v in self.details.items():
+            out.setdefault(k, jsonable(v))
+        return out
