@@ -1,0 +1,480 @@
+r"""One hidden layer: canonical form, exact equivalence with certificates, positive factor rank.
+
+A one-hidden-layer ReLU network computes ``f(x) = V σ(W x + b) + c`` (``W`` is n×d, ``V`` is
+m×n).  Write ``w_i`` for row *i* of ``W``, ``V_i`` for column *i* of ``V`` and
+``h_i(x) = w_i·x + b_i``.
+
+**Canonical form on R^d** (skip-absorption §6, with biases; three-layer-fibers §3.3).  Two
+identities suffice: ``σ(s) = s + σ(−s)`` and ``σ(λ s) = λ σ(s)`` for ``λ > 0``.
+
+* ``w_i = 0``: the neuron is the constant ``V_i σ(b_i)``; it goes to the affine part.
+* ``w_i ≠ 0``: put ``λ = lead(w_i)`` (first non-zero entry) and ``(u, β) = (w_i, b_i)/λ``, so that
+  ``lead(u) = 1`` (no square roots).  If ``λ > 0``: ``V_i σ(h_i) = λ V_i σ(u·x + β)``.  If
+  ``λ < 0``: ``V_i σ(h_i) = |λ| V_i σ(u·x + β) + V_i h_i(x)`` (the flip remainder goes to the
+  affine part).  Either way the neuron adds the *kink vector* ``|λ| V_i`` to hyperplane ``(u, β)``.
+* Kink vectors are summed per hyperplane; hyperplanes whose total is 0 are dropped.
+
+The canonical form is the sorted tuple of ``((u, β), K)`` with ``K ≠ 0`` plus the affine part
+``(A, c')``, so that ``f(x) = Σ_k K_k σ(u_k·x + β_k) + A x + c'``.
+
+**Theorem.** Two one-hidden-layer nets compute the same function on R^d iff their canonical
+forms are equal.
+
+*Proof.* "If": each form is obtained by identities, so it computes the net's function.  "Only
+if": let ``f = Σ_k K_k σ(h_k) + A x + c'`` with pairwise distinct normalised hyperplanes
+``H_k`` (distinct ``(u_k, β_k)`` with ``lead(u_k) = 1`` are distinct hyperplanes) and
+``K_k ≠ 0``.  Off ``∪ H_k`` the function is locally affine, hence differentiable.  On ``H_k``,
+pick ``x0`` on no other ``H_j`` (``H_k ∩ H_j`` is a proper affine subspace of ``H_k`` or empty,
+and finitely many cannot cover ``H_k``); near ``x0`` only the term ``K_k σ(h_k)`` is not affine,
+and the Jacobian jumps by ``K_k u_kᵀ ≠ 0`` across ``H_k``: f is not differentiable there.  So the
+non-differentiability set of f is exactly ``∪ H_k``; a finite union of hyperplanes determines
+its hyperplanes (a hyperplane inside a finite union of hyperplanes is one of them), the
+normalisation then determines ``(u_k, β_k)``, and the jump ``K_k u_kᵀ`` read at the
+coordinate ``lead(u_k) = 1`` determines ``K_k``.  Then ``f − Σ K_k σ(h_k) = A x + c'`` determines
+``(A, c')``.  ∎
+
+**Orthant variant** (three-layer-fibers R2, R3, R7): the domain is the closed orthant
+``z ≥ 0``.  A neuron with ``h ≤ 0`` on it (``w ≤ 0`` and ``b ≤ 0`` entrywise) is *dead* (0); with
+``h ≥ 0`` on it (``w ≥ 0``, ``b ≥ 0``) it is *linear* and adds ``V_i h_i`` to the affine part;
+otherwise ``h`` takes both signs on the *open* orthant (exactly: ``(b > 0 or some w_j > 0)`` and
+``(b < 0 or some w_j < 0)``) and the neuron is *switching* with a kink as above.  A hyperplane
+touching the orthant only in its boundary (``w = (1, 0), b = 0``) is linear, not a kink.  The
+same proof on the open orthant (open, connected; each switching hyperplane meets it in an open
+piece of the hyperplane) shows: two nets agree on the closed orthant iff their orthant forms are
+equal (continuity extends equality from the open to the closed orthant).
+
+>>> from algebra.network import Network
+>>> a = Network.from_rows([[[1], [-1]], [[1, 1]]], [[0, 1], [0]])      # σ(x) + σ(1 - x)
+>>> cf = canonical_form(a)
+>>> cf.kinks
+(((1,), -1, (1,)), ((1,), 0, (1,)))
+>>> cf.linear, cf.offset
+(QMatrix([[-1]]), (1,))
+>>> b = Network.from_rows([[[2], ["-1/3"]], [["1/2", 3]]], [[0, "1/3"], [0]])
+>>> canonical_form(b) == cf
+True
+>>> len(cf.fingerprint())
+16
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import dataclass
+from itertools import combinations
+from fractions import Fraction
+from typing import Sequence
+
+from algebra.exceptions import InputError
+from algebra.matrices import QMatrix
+from algebra.network import Network
+from algebra.rationals import Q, q_json, to_q
+
+from .exceptions import NotApplicableError
+
+__all__ = ["CanonicalForm", "canonical_form", "positive_factor_rank", "neuron_types",
+           "is_switching_on_orthant", "hyperplane_key"]
+
+
+# -- neuron classification ---------------------------------------------------------------------
+
+def hyperplane_key(w: Sequence[Q], b: Q) -> tuple[tuple[Q, ...], Q, Q] | None:
+    """``(u, β, λ)`` with ``(u, β) = (w, b)/λ`` and ``λ = lead(w)``; None when ``w = 0``.
+
+    >>> hyperplane_key([0, -2, 4], 6)
+    ((0, 1, -2), -3, -2)
+    """
+    lam = next((x for x in w if x != 0), None)
+    if lam is None:
+        return None
+    inv = 1 / Q(lam)
+    return tuple(Q(x) * inv for x in w), Q(b) * inv, Q(lam)
+
+
+def is_switching_on_orthant(w: Sequence[Q], b: Q) -> bool:
+    """True iff ``h(z) = w·z + b`` is positive somewhere and negative somewhere on the open
+    orthant ``z > 0`` (exact sign test, three-layer-fibers R3).
+
+    >>> is_switching_on_orthant([1, 0], 0), is_switching_on_orthant([1, -1], 0)
+    (False, True)
+    >>> is_switching_on_orthant([1, 2], -1), is_switching_on_orthant([-1, -2], 1)
+    (True, True)
+    """
+    pos = b > 0 or any(x > 0 for x in w)
+    neg = b < 0 or any(x < 0 for x in w)
+    return pos and neg
+
+
+def neuron_types(net: Network, *, orthant: bool = False) -> tuple[str, ...]:
+    """Type of every hidden neuron of a one-hidden-layer net.
+
+    On R^d: ``"zero"`` (zero output column), ``"constant"`` (zero input row), ``"kink"``.
+    On the orthant: ``"zero"``, ``"dead"`` (``w ≤ 0, b ≤ 0``), ``"linear"`` (``w ≥ 0, b ≥ 0``),
+    ``"switching"`` (R3; exact sign tests, zero entries handled).
+
+    >>> net = Network.from_rows([[[1, 1], [-1, -1], [1, -1], [0, 0]], [[1, 1, 1, 0]]],
+    ...                         [[1, 0, 0, 2], [0]])
+    >>> neuron_types(net, orthant=True)
+    ('linear', 'dead', 'switching', 'zero')
+    >>> neuron_types(net)
+    ('kink', 'kink', 'kink', 'zero')
+    """
+    W, b, V, _ = _parts(net)
+    rows, cols = W.to_rows(), V.T.to_rows()
+    out = []
+    for w, bi, v in zip(rows, b, cols):
+        if all(x == 0 for x in v):
+            out.append("zero")
+        elif not orthant:
+            out.append("constant" if all(x == 0 for x in w) else "kink")
+        elif is_switching_on_orthant(w, bi):
+            out.append("switching")
+        elif bi <= 0 and all(x <= 0 for x in w):
+            out.append("dead")
+        else:
+            out.append("linear")
+    return tuple(out)
+
+
+# -- canonical form ----------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class CanonicalForm:
+    """Canonical form of the function of a one-hidden-layer net (see the module docstring).
+
+    ``kinks``: sorted tuple of ``(u, β, K)`` (``u`` with ``lead(u) = 1``, ``K ≠ 0`` in Q^m);
+    ``linear``: ``A`` (m×d QMatrix); ``offset``: ``c'``; ``domain``: ``"R^d"`` or ``"orthant"``.
+    ``f(x) = Σ K σ(u·x + β) + A x + c'`` on the domain.
+    """
+
+    n_inputs: int
+    n_outputs: int
+    domain: str
+    kinks: tuple[tuple[tuple[Q, ...], Q, tuple[Q, ...]], ...]
+    linear: QMatrix
+    offset: tuple[Q, ...]
+
+    @property
+    def number_of_kinks(self) -> int:
+        return len(self.kinks)
+
+    def to_json(self) -> dict:
+        return {"domain": self.domain, "n_inputs": self.n_inputs, "n_outputs": self.n_outputs,
+                "kinks": [{"normal": [q_json(x) for x in u], "offset": q_json(beta),
+                           "kink": [q_json(x) for x in K]} for u, beta, K in self.kinks],
+                "linear": self.linear.to_json(), "bias": [q_json(x) for x in self.offset]}
+
+    def fingerprint(self) -> str:
+        """First 16 hex digits of the SHA-256 of the canonical JSON (stable across runs)."""
+        text = json.dumps(self.to_json(), sort_keys=True, separators=(",", ":"))
+        return hashlib.sha256(text.encode()).hexdigest()[:16]
+
+    def __call__(self, x: Sequence[object]) -> tuple[Q, ...]:
+        """Exact value ``Σ K σ(u·x + β) + A x + c'`` (equals the net on its domain)."""
+        x = [to_q(v) for v in x]
+        out = list(a + c for a, c in zip(self.linear.apply(x), self.offset))
+        for u, beta, K in self.kinks:
+            h = sum((ui * xi for ui, xi in zip(u, x)), Q(0)) + beta
+            if h > 0:
+                out = [o + k * h for o, k in zip(out, K)]
+        return tuple(out)
+
+    def representative(self) -> Network:
+        """The canonical representative network (one neuron per kink, then the affine part).
+
+        R^d: ``A = C R`` (``R`` the non-zero rows of rref(A), ``C = A[:, pivots]``), each rank-one
+        term ``C_r R_r x`` carried by the antiparallel pair ``(R_r, 0; C_r)``, ``(−R_r, 0; −C_r)``.
+        Orthant: ``R_r = p − q`` with ``p, q ≥ 0``, carried by the linear neurons
+        ``(p, 0; C_r)`` and ``(q, 0; −C_r)`` (linear on the orthant).  A net with nothing to carry
+        gets one zero neuron (widths are ≥ 1).
+        """
+        rows, outs = [], []
+        for u, beta, K in self.kinks:
+            rows.append((list(u), beta))
+            outs.append(list(K))
+        for w, bb, v in _affine_neurons(self.linear, orthant=self.domain == "orthant"):
+            rows.append((w, bb))
+            outs.append(v)
+        if not rows:
+            rows.append(([Q(0)] * self.n_inputs, Q(0)))
+            outs.append([Q(0)] * self.n_outputs)
+        return _build(rows, outs, self.offset, self.n_inputs, self.n_outputs)
+
+    def summary(self) -> str:
+        return (f"{self.number_of_kinks} kink hyperplane(s), affine part of rank "
+                f"{self.linear.rank()} on {self.domain}; fingerprint {self.fingerprint()}")
+
+
+def canonical_form(net: Network, *, orthant: bool = False) -> CanonicalForm:
+    """Canonical form of a one-hidden-layer net on R^d, or on the closed orthant.
+
+    Any rational weights are accepted (zero rows, zero output columns, parallel, antiparallel
+    and duplicated neurons).  Two nets have equal forms iff they compute the same function on
+    the domain (module docstring).
+
+    Raises
+    ------
+    NotApplicableError
+        If *net* does not have exactly one hidden layer.
+
+    >>> net = Network.from_rows([[[1, 0], [0, 1]], [[1, 1]]], [[0, -1], [0]])
+    >>> canonical_form(net, orthant=True).kinks       # x1 = 0 is a facet: linear on the orthant
+    (((0, 1), -1, (1,)),)
+    >>> canonical_form(net).kinks
+    (((0, 1), -1, (1,)), ((1, 0), 0, (1,)))
+    """
+    W, b, V, c = _parts(net)
+    d, m = net.n_inputs, net.n_outputs
+    rows, cols = W.to_rows(), V.T.to_rows()
+    groups: dict[tuple, list[Q]] = {}
+    full: list[int] = []              # neurons whose whole affine map h_i goes to the affine part
+    offset = list(c)
+    zero = Q(0)
+    for i, (w, bi, v) in enumerate(zip(rows, b, cols)):
+        if all(x == 0 for x in v):
+            continue
+        if orthant and not is_switching_on_orthant(w, bi):
+            if bi >= 0 and all(x >= 0 for x in w):
+                full.append(i)                          # linear on the orthant
+            continue                                    # dead: contributes 0
+        key = hyperplane_key(w, bi)
+        if key is None:                                 # constant neuron V σ(b)
+            if bi > 0:
+                offset = [o + x * bi for o, x in zip(offset, v)]
+            continue
+        u, beta, lam = key
+        if lam < 0:
+            full.append(i)                              # σ(h) = σ(−h) + h
+        s = abs(lam)
+        k = (u, beta)
+        acc = groups.get(k)
+        if acc is None:
+            groups[k] = [x * s for x in v]
+        else:
+            groups[k] = [a + x * s for a, x in zip(acc, v)]
+    if full:
+        Vf = V.submatrix(cols=full)
+        A = Vf @ W.submatrix(rows=full)
+        offset = [o + x for o, x in zip(offset, Vf.apply([b[i] for i in full]))]
+    else:
+        A = QMatrix.zeros(m, d)
+    kinks = tuple(sorted((u, beta, tuple(K)) for (u, beta), K in groups.items()
+                         if any(x != zero for x in K)))
+    return CanonicalForm(d, m, "orthant" if orthant else "R^d", kinks, A, tuple(offset))
+
+
+# -- positive factor rank (R6) -----------------------------------------------------------------
+
+def positive_factor_rank(Gamma: QMatrix) -> tuple[int, dict]:
+    r"""κ₊(Γ): least k with ``Γ = V W``, ``W`` (k×n) entrywise > 0 (three-layer-fibers R6).
+
+    ``κ₊(0) = 0``; otherwise ``κ₊ = ρ = rank Γ`` if the row space of Γ contains a vector with
+    all coordinates > 0, else ``ρ + 1``.  Decided exactly by Gordan's alternative: the row space
+    meets the open orthant iff there is no ``y ≥ 0, y ≠ 0`` with ``Γ y = 0``.
+
+    Returns ``(k, witness)``; the witness holds ``rank``, either ``positive_vector`` (in the row
+    space) or ``gordan_y`` (``y ≥ 0``, ``Σ y = 1``, ``Γ y = 0``), and an exact factorisation
+    ``V`` (m×k), ``W`` (k×n, entries > 0) with ``V W = Γ``.
+
+    >>> k, wit = positive_factor_rank(QMatrix.from_rows([[-2, 1]]))      # example T2
+    >>> k, wit["gordan_y"]
+    (2, (1/3, 2/3))
+    >>> wit["V"] @ wit["W"] == QMatrix.from_rows([[-2, 1]])
+    True
+    >>> positive_factor_rank(QMatrix.from_rows([[4, 3]]))[0]
+    1
+    """
+    m, n = Gamma.shape
+    rho = Gamma.rank()
+    if rho == 0:
+        return 0, {"rank": 0, "positive_vector": None, "gordan_y": None,
+                   "V": QMatrix.zeros(m, 0), "W": QMatrix.zeros(0, n)}
+    R = Gamma.row_space()
+    p = _positive_in_rowspace(R)
+    y = None
+    if p is None:
+        y = _gordan_vector(Gamma)
+        if y is None:  # pragma: no cover - the two searches are complementary
+            raise NotApplicableError("positive_factor_rank", "Gordan's alternative not decided")
+        base, extra = [Q(1)] * n, True
+    else:
+        base, extra = list(p), False
+    # positive basis: p (or 1) together with R_t + λ p for the other rows
+    basis_rows = R.to_rows()
+    if not extra:
+        coeffs = _coordinates(R, p)
+        r = next(t for t, x in enumerate(coeffs) if x != 0)
+        others = [basis_rows[t] for t in range(len(basis_rows)) if t != r]
+    else:
+        others = basis_rows
+    Wrows = [base]
+    for row in others:
+        lam = max([(-x / pj) for x, pj in zip(row, base)] + [Q(0)]) + 1
+        Wrows.append([x + lam * pj for x, pj in zip(row, base)])
+    Wm = QMatrix.from_rows(Wrows)
+    G = Wm @ Wm.T
+    Vm = (G.solve(Wm @ Gamma.T)).T
+    if Vm @ Wm != Gamma:  # pragma: no cover - internal consistency
+        raise AssertionError("positive factorisation failed")
+    k = rho + (1 if extra else 0)
+    return k, {"rank": rho, "positive_vector": None if extra else tuple(p),
+               "gordan_y": None if y is None else tuple(y), "V": Vm, "W": Wm}
+
+
+# -- private helpers ---------------------------------------------------------------------------
+
+def _parts(net: Network):
+    if net.depth != 2:
+        raise NotApplicableError("shallow", f"needs exactly one hidden layer, got {net.depth - 1}")
+    (W, b), (V, c) = net.layer(0), net.layer(1)
+    return W, b, V, c
+
+
+def _build(rows, outs, offset, d, m) -> Network:
+    W = QMatrix.from_rows([list(w) for w, _ in rows], ncols=d)
+    bvec = [bb for _, bb in rows]
+    V = QMatrix.from_rows(outs, ncols=m).T if outs else QMatrix.from_rows([[]] * m)
+    return Network([W, V], [bvec, list(offset)])
+
+
+def _affine_neurons(A: QMatrix, *, orthant: bool):
+    """Neurons ``(w, b, v)`` carrying ``x ↦ A x`` (R^d pairs, or orthant linear neurons)."""
+    if A.is_zero():
+        return []
+    R, piv = A.rref()
+    C = A.submatrix(cols=piv)
+    out = []
+    for r in range(len(piv)):
+        g = list(R.row_at(r))
+        h = list(C.col_at(r))
+        if not orthant:
+            out.append((g, Q(0), h))
+            out.append(([-x for x in g], Q(0), [-x for x in h]))
+        else:
+            p = [x if x > 0 else Q(0) for x in g]
+            q = [-x if x < 0 else Q(0) for x in g]
+            if any(x != 0 for x in p):
+                out.append((p, Q(0), h))
+            if any(x != 0 for x in q):
+                out.append((q, Q(0), [-x for x in h]))
+    return out
+
+
+def _coordinates(R: QMatrix, p: Sequence[Q]) -> list[Q]:
+    """Coefficients c with ``c R = p`` (R with independent rows)."""
+    sol = R.T.solve_general(list(p))
+    if sol is None:  # pragma: no cover
+        raise AssertionError("vector not in the row space")
+    return list(sol[0])
+
+
+def _positive_in_rowspace(R: QMatrix) -> tuple[Q, ...] | None:
+    """An exact vector ``c R`` with all entries > 0, or None when a float LP says there is none
+    (the caller then finds an exact Gordan vector, which proves it)."""
+    rho, n = R.shape
+    guess = _highs_positive(R)
+    cands = []
+    if guess is not None:
+        cands.append(guess)
+    # cheap exact candidates: sums of rows with signs, row itself
+    for sgn in (1, -1):
+        cands.append([sgn] * rho)
+    for c in cands:
+        for den in (10 ** 3, 10 ** 6, 10 ** 9, 10 ** 12):
+            cc = [to_q(Fraction(x).limit_denominator(den)) if isinstance(x, float) else to_q(x)
+                  for x in c]
+            vals = (QMatrix.row(cc) @ R).row_at(0)
+            if all(v > 0 for v in vals):
+                return vals
+    return None
+
+
+def _gordan_vector(Gamma: QMatrix) -> tuple[Q, ...] | None:
+    """Exact ``y ≥ 0``, ``Σ y = 1``, ``Γ y = 0``: a vertex found from a float LP's support, with
+    an exact subset search as fallback (small n)."""
+    m, n = Gamma.shape
+    aug = QMatrix.vstack([Gamma, QMatrix.row([1] * n)])
+    rhs = [Q(0)] * m + [Q(1)]
+    supports = []
+    guess = _highs_gordan(Gamma)
+    if guess is not None:
+        supports.append([j for j, v in enumerate(guess) if v > 1e-9])
+    for S in supports:
+        y = _solve_support(aug, rhs, S, n)
+        if y is not None:
+            return y
+    pool = supports[0] if supports and len(supports[0]) <= 14 else list(range(n))
+    if len(pool) > 14:  # pragma: no cover
+        return None
+    for k in range(1, len(pool) + 1):
+        for S in combinations(pool, k):
+            y = _solve_support(aug, rhs, list(S), n)
+            if y is not None:
+                return y
+    return None
+
+
+def _solve_support(aug: QMatrix, rhs, S, n):
+    if not S:
+        return None
+    sol = aug.submatrix(cols=S).solve_general(rhs)
+    if sol is None:
+        return None
+    x0, _ = sol          # basic solution (free coordinates 0); a vertex when unique
+    if any(v < 0 for v in x0):
+        return None
+    y = [Q(0)] * n
+    for j, v in zip(S, x0):
+        y[j] = v
+    if aug.apply(y) != tuple(rhs):  # pragma: no cover
+        return None
+    return tuple(y)
+
+
+def _highs_positive(R: QMatrix):
+    """Float LP: max t s.t. (c R)_j ≥ t, t ≤ 1 (a guess only)."""
+    try:
+        import highspy
+        import numpy as np
+    except ImportError:  # pragma: no cover
+        return None
+    rho, n = R.shape
+    Rf = np.array([[float(x) for x in r] for r in R.to_rows()])
+    h = highspy.Highs()
+    h.setOptionValue("output_flag", False)
+    inf = highspy.kHighsInf
+    for _ in range(rho):
+        h.addVar(-1e6, 1e6)
+    h.addVar(-inf, 1.0)
+    h.changeColCost(rho, -1.0)
+    for j in range(n):
+        idx = list(range(rho)) + [rho]
+        vals = list(Rf[:, j]) + [-1.0]
+        h.addRow(0.0, inf, len(idx), np.array(idx, dtype=np.int32), np.array(vals))
+    h.run()
+    if h.getModelStatus() != highspy.HighsModelStatus.kOptimal:
+        return None
+    sol = list(h.getSolution().col_value)
+    return sol[:rho] if sol[rho] > 1e-12 else None
+
+
+def _highs_gordan(Gamma: QMatrix):
+    try:
+        import highspy
+        import numpy as np
+    except ImportError:  # pragma: no cover
+        return None
+    m, n = Gamma.shape
+    G = np.array([[float(x) for x in r] for r in Gamma.to_rows()])
+    h = highspy.Highs()
+    h.setOptionValue("output_flag", False)
+    for _ in range(n):
+        h.addVar(0.0, highspy.kHighsInf)
+    for i in range(m):
+        h.addRow(0.0, 0.0, n, np.arange(n, dtype=np.int32), G[i])
+    h.addRow(1.0, 1.0, n, np.arange(n, dtype=np.int32), np.ones(n))
+    h.run()
+    if h.getModelStatus() != highspy.HighsModelStatus.kOptimal:
+        return None
+    return list(h.getSolution().col_value)
