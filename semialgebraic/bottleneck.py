@@ -26,7 +26,7 @@ Public functions
 >>> s.types, s.masked, s.s6_interval
 (('switching', 'dead'), 0, (-1, 3/2))
 >>> dimension_formula(net).value, jacobian_dimension(net)
-(9, 9)
+(8, 8)
 >>> identifiability(net).answer
 False
 """
