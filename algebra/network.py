@@ -24,7 +24,7 @@ from __future__ import annotations
 from typing import Iterable, Sequence
 
 from .exceptions import DimensionMismatchError, InputError
-from .matrices import QMatrix
+from .matrices import AffineReluChain, QMatrix
 from .rationals import Q as fmpq, q_json, q_str, to_q
 
 __all__ = ["Network", "relu"]
@@ -46,7 +46,7 @@ class Network:
         ``b_1 … b_L`` with lengths n_l.
     """
 
-    __slots__ = ("_weights", "_biases", "_hash")
+    __slots__ = ("_weights", "_biases", "_hash", "_chain")
 
     def __init__(self, weights: Sequence[object], biases: Sequence[Sequence[object]]):
         ws = tuple(w if isinstance(w, QMatrix) else QMatrix.from_rows(w) for w in weights)
@@ -62,7 +62,7 @@ class Network:
             if l > 1 and w.ncols != ws[l - 2].nrows:
                 raise InputError(f"W{l} has {w.ncols} columns but layer {l - 1} has "
                                  f"{ws[l - 2].nrows} outputs", where=f"layer {l}")
-        self._weights, self._biases, self._hash = ws, bs, None
+        self._weights, self._biases, self._hash, self._chain = ws, bs, None, None
 
     @classmethod
     def from_rows(cls, weights: Sequence[Sequence[Sequence[object]]],
@@ -202,21 +202,28 @@ class Network:
 
     __call__ = evaluate
 
-    def evaluate_batch(self, X: QMatrix | Sequence[Sequence[object]]) -> QMatrix:
+    def evaluate_batch(self, X: QMatrix | Sequence[Sequence[object]], *,
+                       method: str = "auto") -> QMatrix:
         """Exact outputs for a batch: rows of *X* are inputs; returns (batch x m).
 
-        Works with integer matrices and one common denominator per layer, so the heavy work is
-        one FLINT integer product per layer.
+        Each layer is one integer matrix product with one common denominator per layer, and
+        ReLU is a sign test on integers (:class:`~algebra.matrices.AffineReluChain`; *method* is
+        ``"auto"``, ``"flint"`` or ``"limbs"``, all exact).  The integer form of the layers is
+        computed once per network and cached.
+
+        >>> net = Network.from_rows([[[1], [-1]], [[1, 1]]], [[0, 1], [0]])
+        >>> net.evaluate_batch([[3], ["-1/2"], [0]])
+        QMatrix([[3], [3/2], [1]])
         """
         X = X if isinstance(X, QMatrix) else QMatrix.from_rows(X, ncols=self.n_inputs)
         if X.ncols != self.n_inputs:
             raise DimensionMismatchError("evaluate_batch", X.shape, f"{self.n_inputs} inputs")
-        H = X
-        L = self.depth
-        for l, (w, b) in enumerate(zip(self._weights, self._biases)):
-            Z = (H @ w.T).add_to_rows(b)
-            H = Z.relu() if l < L - 1 else Z
-        return H
+        return self._integer_chain()(X, method=method)
+
+    def _integer_chain(self) -> AffineReluChain:
+        if self._chain is None:
+            self._chain = AffineReluChain(list(zip(self._weights, self._biases)))
+        return self._chain
 
     def activation_pattern(self, x: Sequence[object]) -> tuple[int, ...]:
         """Signs (-1/0/1) of all hidden pre-activations at *x*, in layer order."""

@@ -2,7 +2,8 @@
 
 ``load(path)`` picks the reader by file suffix: ``.json`` (native, exact), ``.npz``,
 ``.safetensors``, ``.pt``/``.pth``/``.bin`` (torch state_dict, ``weights_only=True``), ``.onnx``.
-``save(obj, path)`` writes native JSON.  Every stored binary float becomes the exact rational it
+``save(obj, path)`` writes native JSON, or (``.npz``/``.safetensors``) float weights that
+represent the network exactly.  Every stored binary float becomes the exact rational it
 denotes; a JSON number literal means the decimal it spells.
 """
 
@@ -42,13 +43,21 @@ def load(path: str | Path, **options):
                      ".safetensors, .pt/.pth/.bin or .onnx", source=str(p))
 
 
-def save(obj, path: str | Path) -> None:
-    """Write *obj* (Network or block) as native JSON; nothing is written on failure."""
+def save(obj, path: str | Path, **options) -> None:
+    """Write *obj* as native JSON (Network or block), or a Network as ``.npz``/``.safetensors``.
+
+    Binary writers take ``dtype="float32"`` (default) or ``"float64"`` and refuse, naming the
+    first offender, any parameter that is not exactly representable.  Nothing is written on
+    failure.
+    """
     p = Path(path)
     suffix = p.suffix.lower()
     if suffix == ".json":
+        if options:
+            raise InputError(f"options {sorted(options)} do not apply to JSON", source=str(p))
         return save_json(obj, p)
     if suffix in {".npz", ".safetensors"}:
         from . import binary
-        return binary.save_binary(obj, p)
-    raise InputError(f"cannot write {suffix or '(no suffix)'!r}; use .json", source=str(p))
+        return binary.save_binary(obj, p, **options)
+    raise InputError(f"cannot write {suffix or '(no suffix)'!r}; use .json, .npz or .safetensors",
+                     source=str(p))

@@ -129,19 +129,29 @@ def load_json(path: Path, **options):
     return network_from_dict(data, source=str(path))
 
 
-def write_atomic(path: Path, text: str) -> None:
-    """Write *text* to *path* atomically (nothing is left behind on failure)."""
+def write_atomic(path: Path, text: str | bytes) -> None:
+    """Write *text* (str, as UTF-8, or bytes) to *path* atomically (nothing is left behind on
+    failure)."""
     path = Path(path)
-    fd, tmp = tempfile.mkstemp(dir=str(path.parent or "."), prefix=".nf-", suffix=".tmp")
     try:
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+        fd, tmp = tempfile.mkstemp(dir=str(path.parent or "."), prefix=".nf-", suffix=".tmp")
+    except OSError as exc:
+        raise InputError(f"cannot write: {exc.strerror}", source=str(path)) from None
+    try:
+        with (os.fdopen(fd, "wb") if isinstance(text, bytes)
+              else os.fdopen(fd, "w", encoding="utf-8")) as fh:
             fh.write(text)
+        umask = os.umask(0)
+        os.umask(umask)
+        os.chmod(tmp, 0o666 & ~umask)  # mkstemp makes 0600; give the usual permissions
         os.replace(tmp, path)
-    except BaseException:
+    except BaseException as exc:
         try:
             os.unlink(tmp)
         except OSError:
             pass
+        if isinstance(exc, OSError):
+            raise InputError(f"cannot write: {exc.strerror or exc}", source=str(path)) from None
         raise
 
 

@@ -1,34 +1,69 @@
-"""Commands ``convert``, ``info``, ``eval``."""
+"""Commands ``convert``, ``info``, ``eval``.
+
+* ``netfibers convert IN -o OUT`` reads any supported weight file (JSON, ``.npz``,
+  ``.safetensors``, torch, ONNX) exactly and writes native ``.json`` (every number the exact
+  rational the stored float denotes) or, with ``-o OUT.npz``/``OUT.safetensors``, float weights
+  (``--dtype float32|float64``) that represent the network exactly (else exit 2, naming the first
+  parameter that is not representable; nothing written).
+* ``netfibers info NET``: widths, depth, parameter count, largest numerator/denominator bits.
+* ``netfibers eval NET --x 1,1/2,-3`` (or ``--data FILE.json``): exact outputs.
+"""
 
 from __future__ import annotations
 
+import re
+from pathlib import Path
+
 from algebra import save
 from algebra.exceptions import AlgebraError
-from algebra.rationals import bit_size, q_str
+from algebra.rationals import bit_size, q_json, q_str
 
 from ..cli import emit, fail
-from .common import load_any, load_network, parse_point
+from .common import load_any, load_data, load_network, parse_point
 
-__all__ = ["register"]
+__all__ = ["register", "info_dict"]
+
+_OUTPUT_SUFFIXES = (".json", ".npz", ".safetensors")
 
 
 def register(sub, parent) -> None:
-    p = sub.add_parser("convert", parents=[parent], help="convert a weight file to exact JSON")
-    p.add_argument("input")
-    p.add_argument("-o", "--output", required=True, help="output .json file")
+    p = sub.add_parser("convert", parents=[parent],
+                       help="convert a weight file to exact JSON (or exactly representable floats)",
+                       description="Read NET (.json, .npz, .safetensors, .pt/.pth/.bin, .onnx) "
+                                   "exactly and write OUT: native .json, or .npz/.safetensors "
+                                   "when every parameter is exactly representable in --dtype.")
+    p.add_argument("input", metavar="IN")
+    p.add_argument("-o", "--output", required=True, metavar="OUT",
+                   help="output file: .json (exact), .npz or .safetensors")
+    p.add_argument("--dtype", choices=("float32", "float64"), default="float32",
+                   help="float type of .npz/.safetensors output (default float32)")
     p.set_defaults(func=cmd_convert)
 
-    p = sub.add_parser("info", parents=[parent], help="architecture and sizes of a network")
-    p.add_argument("net")
+    p = sub.add_parser("info", parents=[parent], help="architecture and sizes of a network",
+                       description="Widths, depth, number of parameters and the largest "
+                                   "numerator/denominator (in bits) among the parameters. JSON "
+                                   "keys: widths, depth, hidden_widths, n_parameters, activation, "
+                                   "max_numerator_bits, max_denominator_bits.")
+    p.add_argument("net", metavar="NET")
     p.set_defaults(func=cmd_info)
 
-    p = sub.add_parser("eval", parents=[parent], help="exact output at one input")
-    p.add_argument("net")
-    p.add_argument("--x", required=True, help="input, comma separated, e.g. 1,1/2,-3")
+    p = sub.add_parser("eval", parents=[parent], help="exact output at one input or a batch",
+                       description="Exact output of NET. JSON keys: x and output (one input), or "
+                                   "inputs and outputs (--data); rationals as \"p/q\" strings.")
+    p.add_argument("net", metavar="NET")
+    group = p.add_mutually_exclusive_group(required=True)
+    group.add_argument("--x", metavar="X",
+                       help="input, comma separated exact numbers, e.g. 1,1/2,-3e-2 (write "
+                            "--x=-1,2 when the first coordinate is negative)")
+    group.add_argument("--data", metavar="FILE",
+                       help='batch of inputs: JSON {"inputs": [[x1, ...], ...]}')
     p.set_defaults(func=cmd_eval)
+    if hasattr(p, "_negative_number_matcher"):  # let "--x -1,2" through as a value
+        p._negative_number_matcher = re.compile(r"^-\.?\d[\d,./eE+\- ]*$")
 
 
 def info_dict(net) -> dict:
+    """The facts ``netfibers info`` prints."""
     params = net.parameters()
     num = max((bit_size(q)[0] for q in params), default=0)
     den = max((bit_size(q)[1] for q in params), default=0)
@@ -38,14 +73,23 @@ def info_dict(net) -> dict:
 
 
 def cmd_convert(args) -> int:
+    out = Path(args.output)
+    if out.suffix.lower() not in _OUTPUT_SUFFIXES:
+        fail(f"{args.output}: convert writes {', '.join(_OUTPUT_SUFFIXES)}, not "
+             f"{out.suffix or '(no suffix)'!r}")
+    if out.is_dir():
+        fail(f"{args.output}: is a directory")
     obj = load_any(args.input)
-    if not args.output.lower().endswith(".json"):
-        fail(f"{args.output}: convert writes native .json")
+    options = {} if out.suffix.lower() == ".json" else {"dtype": args.dtype}
     try:
-        save(obj, args.output)
+        save(obj, out, **options)
     except AlgebraError as exc:
-        fail(str(exc))
-    emit(args, {"input": args.input, "output": args.output}, f"wrote {args.output}")
+        msg = str(exc)
+        fail(msg if str(out) in msg else f"{out}: {msg}")
+    data = {"input": args.input, "output": args.output}
+    if hasattr(obj, "widths"):
+        data.update(widths=list(obj.widths), n_parameters=obj.n_parameters)
+    emit(args, data, f"wrote {args.output}")
     return 0
 
 
@@ -61,7 +105,18 @@ def cmd_info(args) -> int:
 
 def cmd_eval(args) -> int:
     net = load_network(args.net)
-    x = parse_point(args.x, net.n_inputs)
+    if args.data is not None:
+        xs = load_data(args.data, net.n_inputs)
+        ys = net.evaluate_batch(xs).to_rows() if xs else []
+        emit(args, {"inputs": [[q_json(v) for v in x] for x in xs],
+                    "outputs": [[q_json(v) for v in y] for y in ys]},
+             "\n".join(", ".join(q_str(v) for v in y) for y in ys))
+        return 0
+    text = args.x.strip()
+    if len(text) >= 2 and text[0] + text[-1] in ("[]", "()"):
+        text = text[1:-1]
+    x = parse_point(text, net.n_inputs)
     y = net(x)
-    emit(args, {"x": list(x), "output": list(y)}, ", ".join(q_str(v) for v in y))
+    emit(args, {"x": [q_json(v) for v in x], "output": [q_json(v) for v in y]},
+         ", ".join(q_str(v) for v in y))
     return 0

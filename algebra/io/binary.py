@@ -1,0 +1,654 @@
+"""Binary weight files: ``.npz``, ``.safetensors``, torch ``state_dict`` and ONNX (exact).
+
+Every stored binary float (float16, bfloat16, float32, float64) becomes the exact rational it
+denotes (a dyadic rational, see :func:`~algebra.rationals.from_float`); integer tensors are exact
+integers.  NaN, infinities, malformed or truncated files, wrong shapes and anything that is not
+plain tensor data are refused with one :class:`~algebra.exceptions.InputError` naming the file,
+and where it applies the tensor and the index.
+
+Key layouts of a dict of tensors (``.npz``, ``.safetensors``, ``.pt``/``.pth``/``.bin``):
+
+* ``nn.Sequential``: ``0.weight``, ``0.bias``, ``2.weight``, … (any prefix, e.g. ``net.0.weight``);
+* named layers: ``fc1.weight``, ``fc2.bias``, ``layers.0.weight``, … and a lone ``weight``/``bias``;
+* ``W1, b1, W2, b2, …`` (also ``w1``/``B1``, numbered from 0 or 1).
+
+Layers are ordered by their key prefix in natural order (``fc2`` before ``fc10``).  Weights have
+shape (out, in) like ``torch.nn.Linear.weight``; a missing bias is zero; any other tensor is
+refused (it would change the function).  ONNX graphs may be a chain of ``Gemm`` or
+``MatMul`` (+ ``Add``) layers with ``Relu`` between them, optionally after a leading ``Flatten``.
+
+The decoders of ``.safetensors`` (a JSON header followed by raw little-endian data) and
+``.npz`` (``allow_pickle=False``) need only numpy; torch files are opened with
+``torch.load(..., weights_only=True)``, so a pickled object is refused, never executed.
+
+>>> import tempfile, pathlib
+>>> from algebra.network import Network
+>>> net = Network.from_rows([[[1, "1/2"], [0, -3]], [["-1/4", 2]]], [[0, 1], [5]])
+>>> path = pathlib.Path(tempfile.mkdtemp()) / "net.safetensors"
+>>> save_binary(net, path)
+>>> load_binary(path) == net
+True
+>>> sorted(read_tensors(path))
+['0.bias', '0.weight', '2.bias', '2.weight']
+>>> save_binary(net.with_parameter("W2[0,1]", "1/3"), path)
+Traceback (most recent call last):
+    ...
+algebra.exceptions.InputError: ...net.safetensors: W2[0,1] = 1/3 is not exactly representable as float32
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+import struct
+import warnings
+import zipfile
+from pathlib import Path
+
+from ..exceptions import AlgebraError, InputError, MissingDependencyError
+from ..matrices import QMatrix
+from ..network import Network
+from ..rationals import Q, q_str
+from .native import write_atomic
+
+__all__ = ["load_binary", "save_binary", "read_tensors", "network_from_tensors",
+           "BINARY_SUFFIXES", "WRITABLE_SUFFIXES"]
+
+BINARY_SUFFIXES = (".npz", ".safetensors", ".pt", ".pth", ".bin", ".onnx")
+"""File suffixes read by :func:`load_binary`."""
+
+WRITABLE_SUFFIXES = (".npz", ".safetensors")
+"""File suffixes written by :func:`save_binary`."""
+
+_MAX_HEADER = 100 * 2 ** 20  # largest safetensors JSON header accepted (the format's own limit)
+
+_SAFETENSORS_DTYPES = {  # name -> (numpy dtype string, itemsize)
+    "F64": ("<f8", 8), "F32": ("<f4", 4), "F16": ("<f2", 2), "BF16": ("<u2", 2),
+    "I64": ("<i8", 8), "I32": ("<i4", 4), "I16": ("<i2", 2), "I8": ("i1", 1),
+    "U64": ("<u8", 8), "U32": ("<u4", 4), "U16": ("<u2", 2), "U8": ("u1", 1),
+}
+
+_PRECISION = {2: 11, 4: 24, 8: 53}  # float itemsize -> significand bits (bfloat16 is widened to float32)
+
+
+def load_binary(path: str | Path, **options) -> Network:
+    """Read a ReLU network from a ``.npz``, ``.safetensors``, torch or ``.onnx`` file, exactly.
+
+    Parameters
+    ----------
+    path : str or Path
+        The weight file; its suffix selects the reader.
+    **options
+        Reserved for block readers (``activation``, ``skip``, …); a network takes none.
+
+    Returns
+    -------
+    Network
+        Every weight is the exact rational the stored value denotes.
+
+    Raises
+    ------
+    InputError
+        Unknown suffix, unreadable/truncated/corrupt file, NaN or infinity (named with tensor and
+        index), unsupported tensor or layout, shapes that do not chain, a torch file that
+        ``weights_only=True`` refuses, an ONNX graph with other operators.
+    MissingDependencyError
+        numpy (``netfibers[io]``), onnx (``netfibers[io]``) or torch (``netfibers[torch]``) is
+        not installed.
+    """
+    p = Path(path)
+    if options:
+        raise InputError(f"unexpected options {sorted(options)} for a network weight file",
+                         source=str(p))
+    suffix = p.suffix.lower()
+    if suffix == ".onnx":
+        return _load_onnx(p)
+    return network_from_tensors(_read_arrays(p), source=str(p))
+
+
+def read_tensors(path: str | Path) -> dict[str, tuple[tuple[int, ...], list]]:
+    """All tensors of a weight file as ``{name: (shape, flat row-major list of exact Q)}``.
+
+    For ``.onnx`` files the initializers are returned.
+
+    >>> import tempfile, pathlib, numpy as np
+    >>> path = pathlib.Path(tempfile.mkdtemp()) / "t.npz"
+    >>> np.savez(path, a=np.array([[0.5, -0.1]], dtype=np.float32), n=np.array([3], dtype=np.int8))
+    >>> t = read_tensors(path)
+    >>> t["a"][0], t["a"][1][0], t["n"]
+    ((1, 2), 1/2, ((1,), [3]))
+    >>> t["a"][1][1] == Q(-13421773, 134217728)   # float32(-0.1), exactly
+    True
+    """
+    p = Path(path)
+    arrays = _onnx_initializers(p) if p.suffix.lower() == ".onnx" else _read_arrays(p)
+    out = {}
+    for name, arr in arrays.items():
+        shape = tuple(int(n) for n in arr.shape)
+        flat = arr.reshape(1, -1) if arr.size else arr.reshape(0, 0)
+        out[name] = (shape, _exact_matrix(flat, name, str(p)).entries())
+    return out
+
+
+def network_from_tensors(arrays: dict, source: str | None = None) -> Network:
+    """Build a :class:`Network` from a dict of numpy arrays in one of the supported key layouts.
+
+    Raises
+    ------
+    InputError
+        Unknown keys, a bias without weight, wrong ranks or shapes, layers that do not chain.
+    """
+    if not arrays:
+        raise InputError("the file holds no tensors", source)
+    layers = _layers_from_keys(list(arrays), source)
+    ws, bs = [], []
+    prev_out, prev_name = None, None
+    for wkey, bkey in layers:
+        w = arrays[wkey]
+        if w.ndim != 2:
+            raise InputError(f"a weight must be 2-D (out, in), got shape {tuple(w.shape)}", source, wkey)
+        n_out, n_in = (int(n) for n in w.shape)
+        if n_out == 0 or n_in == 0:
+            raise InputError(f"empty weight of shape {tuple(w.shape)}", source, wkey)
+        if prev_out is not None and n_in != prev_out:
+            raise InputError(f"has {n_in} input columns but the previous layer {prev_name!r} has "
+                             f"{prev_out} outputs (layers are ordered by key: "
+                             f"{', '.join(k for k, _ in layers)})", source, wkey)
+        W = _exact_matrix(w, wkey, source)
+        if bkey is None:
+            b = [Q(0)] * n_out
+        else:
+            bias = arrays[bkey]
+            if bias.ndim != 1 or int(bias.shape[0]) != n_out:
+                raise InputError(f"a bias of {wkey!r} must have shape ({n_out},), got "
+                                 f"{tuple(bias.shape)}", source, bkey)
+            b = _exact_matrix(bias.reshape(1, -1), bkey, source).entries()
+        ws.append(W)
+        bs.append(b)
+        prev_out, prev_name = n_out, wkey
+    return Network(ws, bs)
+
+
+def save_binary(net: Network, path: str | Path, *, dtype: str = "float32") -> None:
+    """Write *net* as ``.npz`` or ``.safetensors`` in the ``nn.Sequential`` layout.
+
+    Keys are ``0.weight``, ``0.bias``, ``2.weight``, … (a ReLU sits at the odd indices), so the
+    file loads into ``torch.nn.Sequential(Linear, ReLU, Linear, …)``.
+
+    Parameters
+    ----------
+    net : Network
+    path : str or Path
+        Ends in ``.npz`` or ``.safetensors``.
+    dtype : {"float32", "float64"}
+        Every parameter must be exactly representable in it.
+
+    Raises
+    ------
+    InputError
+        A parameter is not exactly representable (the first one is named, e.g.
+        ``W2[3,1] = 1/3 is not exactly representable as float32``), or the suffix/dtype is not
+        supported.  Nothing is written then.
+    """
+    p = Path(path)
+    suffix = p.suffix.lower()
+    if suffix not in WRITABLE_SUFFIXES:
+        raise InputError(f"cannot write {suffix or '(no suffix)'!r} weights; use .npz or .safetensors",
+                         source=str(p))
+    if dtype not in ("float32", "float64"):
+        raise InputError(f"unsupported dtype {dtype!r}; use float32 or float64", source=str(p))
+    if not isinstance(net, Network):
+        raise InputError(f"cannot write a {type(net).__name__} as weights", source=str(p))
+    np = _numpy()
+    tensors = {}
+    for l, (w, b) in enumerate(zip(net.weights, net.biases)):
+        tensors[f"{2 * l}.weight"] = _float_array(np, w.entries(), w.shape, dtype,
+                                                  f"W{l + 1}", w.ncols, str(p))
+        tensors[f"{2 * l}.bias"] = _float_array(np, b, (len(b),), dtype, f"b{l + 1}", None, str(p))
+    if suffix == ".npz":
+        import io
+        buf = io.BytesIO()
+        np.savez(buf, **tensors)
+        data = buf.getvalue()
+    else:
+        data = _safetensors_bytes(tensors)
+    write_atomic(p, data)
+
+
+# -- readers -------------------------------------------------------------------------------------
+def _read_arrays(p: Path) -> dict:
+    """``{name: numpy array}`` of a dict-of-tensors file (float arrays widened exactly)."""
+    if not p.exists():
+        raise InputError("no such file", source=str(p))
+    suffix = p.suffix.lower()
+    if suffix == ".npz":
+        arrays = _read_npz(p)
+    elif suffix == ".safetensors":
+        arrays = _read_safetensors(p)
+    elif suffix in (".pt", ".pth", ".bin"):
+        arrays = _read_torch(p)
+    else:
+        raise InputError(f"unknown weight file type {suffix or '(no suffix)'!r}; expected one of "
+                         f"{', '.join(BINARY_SUFFIXES)}", source=str(p))
+    return arrays
+
+
+def _read_npz(p: Path) -> dict:
+    np = _numpy()
+    try:
+        data = np.load(p, allow_pickle=False)
+        if not hasattr(data, "files"):
+            raise InputError("a single array (.npy data), not an .npz archive of named arrays",
+                             source=str(p))
+        with data:
+            out = {}
+            for name in data.files:
+                try:
+                    arr = data[name]
+                except ValueError as exc:  # object arrays need pickle: refused
+                    raise InputError(f"cannot be read without unpickling ({_first_line(exc)}); "
+                                     "netfibers never unpickles", source=str(p), where=name) from None
+                out[name] = _check_dtype(np, arr, name, str(p))
+            return out
+    except InputError:
+        raise
+    except (zipfile.BadZipFile, EOFError, OSError, ValueError, KeyError, zipfile.LargeZipFile) as exc:
+        raise InputError(f"not a readable .npz archive (truncated or corrupt?): {_first_line(exc)}",
+                         source=str(p)) from None
+
+
+def _read_safetensors(p: Path) -> dict:
+    np = _numpy()
+    src = str(p)
+    try:
+        raw = p.read_bytes()
+    except OSError as exc:
+        raise InputError(f"cannot read: {exc.strerror}", source=src) from None
+    if len(raw) < 8:
+        raise InputError("not a .safetensors file (shorter than its 8-byte header length)", source=src)
+    (n,) = struct.unpack("<Q", raw[:8])
+    if n > _MAX_HEADER or 8 + n > len(raw):
+        raise InputError(f"not a .safetensors file or truncated (header of {n} bytes, file of "
+                         f"{len(raw)} bytes)", source=src)
+    try:
+        header = json.loads(raw[8:8 + n].decode("utf-8"))
+    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise InputError(f"corrupt .safetensors header: {_first_line(exc)}", source=src) from None
+    if not isinstance(header, dict):
+        raise InputError("corrupt .safetensors header: not a JSON object", source=src)
+    data = memoryview(raw)[8 + n:]
+    out = {}
+    for name, info in header.items():
+        if name == "__metadata__":
+            continue
+        if not isinstance(info, dict) or not {"dtype", "shape", "data_offsets"} <= set(info):
+            raise InputError("corrupt .safetensors header entry", source=src, where=name)
+        dtype, shape, offsets = info["dtype"], info["shape"], info["data_offsets"]
+        if dtype not in _SAFETENSORS_DTYPES:
+            raise InputError(f"unsupported dtype {dtype!r} (supported: "
+                             f"{', '.join(_SAFETENSORS_DTYPES)})", source=src, where=name)
+        if (not isinstance(shape, list) or not all(type(s) is int and s >= 0 for s in shape)
+                or not isinstance(offsets, list) or len(offsets) != 2
+                or not all(type(o) is int for o in offsets)):
+            raise InputError("corrupt .safetensors header entry (shape or data_offsets)",
+                             source=src, where=name)
+        npdtype, size = _SAFETENSORS_DTYPES[dtype]
+        begin, end = offsets
+        count = math.prod(shape)
+        if not 0 <= begin <= end or end - begin != count * size:
+            raise InputError(f"corrupt .safetensors header: data_offsets {offsets} do not fit shape "
+                             f"{shape} of {dtype}", source=src, where=name)
+        if end > len(data):
+            raise InputError(f"truncated .safetensors file (tensor needs bytes up to {end}, the data "
+                             f"section has {len(data)})", source=src, where=name)
+        arr = np.frombuffer(data[begin:end], dtype=npdtype).reshape(shape)
+        if dtype == "BF16":  # widen exactly: bfloat16 is the top half of a float32
+            arr = (arr.astype(np.uint32) << 16).view(np.float32)
+        out[name] = arr
+    return out
+
+
+def _read_torch(p: Path) -> dict:
+    try:
+        import torch
+    except ImportError:
+        raise MissingDependencyError("torch", "torch", f"reading {p.name} (a torch file)") from None
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            obj = torch.load(str(p), map_location="cpu", weights_only=True)
+    except Exception as exc:  # weights_only refusals, truncated zips, not a torch file at all
+        raise InputError(f"refused by torch.load(weights_only=True), nothing was executed: "
+                         f"{_torch_reason(exc)}; save model.state_dict() (a dict of tensors)",
+                         source=str(p)) from None
+    if isinstance(obj, dict):
+        for key in ("state_dict", "model_state_dict", "model"):
+            if isinstance(obj.get(key), dict) and len(obj) <= 4:
+                obj = obj[key]
+                break
+    if not isinstance(obj, dict):
+        raise InputError(f"expected a state_dict (a dict of tensors), got a {type(obj).__name__}",
+                         source=str(p))
+    np = _numpy()
+    out = {}
+    for name, t in obj.items():
+        if not isinstance(t, torch.Tensor):
+            raise InputError(f"expected a tensor, got a {type(t).__name__}", source=str(p),
+                             where=str(name))
+        t = t.detach().cpu()
+        if t.dtype == torch.bfloat16:
+            t = t.to(torch.float32)  # exact widening
+        if t.is_complex() or t.dtype == torch.bool or t.is_quantized:
+            raise InputError(f"unsupported tensor dtype {t.dtype}", source=str(p), where=str(name))
+        try:
+            arr = t.contiguous().numpy()
+        except (TypeError, RuntimeError) as exc:
+            raise InputError(f"unsupported tensor ({_first_line(exc)})", source=str(p),
+                             where=str(name)) from None
+        out[str(name)] = _check_dtype(np, arr, str(name), str(p))
+    return out
+
+
+def _load_onnx(p: Path) -> Network:
+    model = _onnx_model(p)
+    src = str(p)
+    graph = model.graph
+    inits = _onnx_initializers(p, model)
+    names_init = set(inits)
+    inputs = [i.name for i in graph.input if i.name not in names_init]
+    if len(inputs) != 1 or len(graph.output) != 1:
+        raise InputError(f"expected one graph input and one output, got {len(inputs)} inputs and "
+                         f"{len(graph.output)} outputs", source=src)
+    current = inputs[0]
+    ws, bs = [], []
+    state = "start"  # start | flattened | affine (an affine layer just ended) | relu
+    for node in graph.node:
+        op = node.op_type
+        label = f"node {node.name or op} ({op})"
+        if op == "Constant":
+            continue
+        data_inputs = [i for i in node.input if i and i not in names_init]
+        if data_inputs != [current]:
+            raise InputError("only a chain of layers is supported: this node does not take the "
+                             "previous layer's output", source=src, where=label)
+        attrs = {a.name: _onnx_attr(a) for a in node.attribute}
+        if op == "Flatten":
+            if state != "start" or attrs.get("axis", 1) != 1:
+                raise InputError("Flatten is supported only first, with axis=1", source=src, where=label)
+            state = "flattened"
+        elif op in ("Gemm", "MatMul"):
+            if state == "affine":
+                raise InputError("two affine layers without a Relu between them", source=src, where=label)
+            ws_, b_ = _onnx_affine(node, attrs, inits, src, label)
+            ws.append(ws_)
+            bs.append(b_)
+            state = "affine"
+        elif op == "Add":
+            if state != "affine" or not ws or len(node.input) != 2:
+                raise InputError("Add is supported only as the bias of a MatMul", source=src, where=label)
+            bname = [i for i in node.input if i in names_init]
+            if len(bname) != 1:
+                raise InputError("Add needs one initializer (the bias)", source=src, where=label)
+            bias = inits[bname[0]].reshape(-1) if inits[bname[0]].size == ws[-1].shape[0] else None
+            if bias is None:
+                raise InputError(f"bias shape {tuple(inits[bname[0]].shape)} does not fit "
+                                 f"{ws[-1].shape[0]} outputs", source=src, where=bname[0])
+            if bs[-1] is not None:
+                raise InputError("a second bias on the same layer", source=src, where=label)
+            bs[-1] = bias
+        elif op == "Relu":
+            if state != "affine":
+                raise InputError("Relu must follow an affine layer", source=src, where=label)
+            state = "relu"
+        elif op in ("Identity", "Dropout"):
+            pass
+        else:
+            raise InputError(f"unsupported operator {op!r} (supported: Flatten, Gemm, MatMul, Add, "
+                             "Relu)", source=src, where=label)
+        current = node.output[0]
+    if current != graph.output[0].name:
+        raise InputError("the graph output is not the end of the layer chain", source=src)
+    if state != "affine":
+        raise InputError("the graph must end with an affine layer (Gemm or MatMul + Add), not "
+                         f"{'Relu' if state == 'relu' else 'nothing'}", source=src)
+    arrays, keys = {}, []
+    for l, (w, b) in enumerate(zip(ws, bs)):
+        arrays[f"{l}.weight"] = w
+        keys.append(f"{l}.weight")
+        if b is not None:
+            arrays[f"{l}.bias"] = b
+    return network_from_tensors(arrays, source=src)
+
+
+def _onnx_affine(node, attrs, inits, src, label):
+    """(W as (out, in) numpy array, bias array or None) of a Gemm/MatMul node."""
+    np = _numpy()
+    params = [i for i in node.input[1:] if i]
+    if not params or params[0] not in inits:
+        raise InputError("the weight must be an initializer", source=src, where=label)
+    B = inits[params[0]]
+    if B.ndim != 2:
+        raise InputError(f"weight must be 2-D, got shape {tuple(B.shape)}", source=src, where=params[0])
+    if node.op_type == "MatMul":
+        if len(params) != 1:
+            raise InputError("MatMul takes two inputs", source=src, where=label)
+        return np.ascontiguousarray(B.T), None
+    for key, want in (("alpha", 1.0), ("beta", 1.0), ("transA", 0)):
+        if attrs.get(key, want) != want:
+            raise InputError(f"Gemm with {key}={attrs[key]} is not supported (only alpha=beta=1, "
+                             "transA=0)", source=src, where=label)
+    W = B if attrs.get("transB", 0) else B.T
+    bias = None
+    if len(params) > 1:
+        if params[1] not in inits:
+            raise InputError("the bias must be an initializer", source=src, where=label)
+        C = inits[params[1]]
+        if C.size != W.shape[0] or (C.ndim == 2 and C.shape[0] != 1):
+            raise InputError(f"bias shape {tuple(C.shape)} does not fit {W.shape[0]} outputs",
+                             source=src, where=params[1])
+        bias = C.reshape(-1)
+    return np.ascontiguousarray(W), bias
+
+
+def _onnx_attr(a):
+    import onnx
+    return onnx.helper.get_attribute_value(a)
+
+
+def _onnx_model(p: Path):
+    try:
+        import onnx
+    except ImportError:
+        raise MissingDependencyError("onnx", "io", f"reading {p.name} (an ONNX file)") from None
+    if not p.exists():
+        raise InputError("no such file", source=str(p))
+    try:
+        return onnx.load(str(p))
+    except Exception as exc:  # protobuf DecodeError, missing external data, …
+        raise InputError(f"not a readable ONNX model (truncated or corrupt?): {_first_line(exc)}",
+                         source=str(p)) from None
+
+
+def _onnx_initializers(p: Path, model=None) -> dict:
+    np = _numpy()
+    model = model if model is not None else _onnx_model(p)
+    from onnx import numpy_helper
+    out = {}
+    tensors = [(t.name, t) for t in model.graph.initializer]
+    for node in model.graph.node:
+        if node.op_type == "Constant":
+            for a in node.attribute:
+                if a.name == "value":
+                    tensors.append((node.output[0], a.t))
+    for name, t in tensors:
+        try:
+            arr = numpy_helper.to_array(t)
+        except Exception as exc:
+            raise InputError(f"unreadable initializer ({_first_line(exc)})", source=str(p),
+                             where=name) from None
+        if arr.dtype.name == "bfloat16":
+            arr = arr.astype(np.float32)
+        out[name] = _check_dtype(np, np.asarray(arr), name, str(p))
+    return out
+
+
+# -- exact conversion ------------------------------------------------------------------------------
+def _check_dtype(np, arr, name: str, source: str):
+    """Accept real float and integer arrays; bfloat16 (ml_dtypes) is widened to float32 exactly."""
+    if arr.dtype.name == "bfloat16":
+        arr = arr.astype(np.float32)
+    if arr.dtype.kind not in "fiu" or arr.dtype.itemsize > 8:
+        raise InputError(f"unsupported dtype {arr.dtype} (expected float16/32/64, bfloat16 or an "
+                         "integer type)", source, name)
+    return arr
+
+
+def _exact_matrix(arr, name: str, source: str | None) -> QMatrix:
+    """The exact rational matrix of a 2-D float or integer array (no per-entry ``fmpq`` work).
+
+    A float array is split as ``M * 2**E`` with integer significands ``M`` (numpy ``frexp``) and
+    rewritten over one power of two; the integers then go to FLINT in one call.
+    """
+    np = _numpy()
+    n, m = (int(s) for s in arr.shape)
+    if arr.size == 0:
+        return QMatrix.zeros(n, m)
+    kind = arr.dtype.kind
+    if kind in "iu":
+        return QMatrix.from_integers(n, m, arr.reshape(-1).tolist())
+    if kind != "f":
+        raise InputError(f"unsupported dtype {arr.dtype}", source, name)
+    bad = ~np.isfinite(arr)
+    if bad.any():
+        idx = tuple(int(i) for i in np.argwhere(bad)[0])
+        value = arr[idx]
+        raise InputError(f"{'NaN' if value != value else 'infinity'} at index "
+                         f"[{','.join(map(str, idx))}] has no exact value", source, name)
+    precision = _PRECISION.get(arr.dtype.itemsize)
+    if precision is None:
+        raise InputError(f"unsupported float dtype {arr.dtype}", source, name)
+    mant, expo = np.frexp(arr.astype(np.float64).reshape(-1))
+    M = np.ldexp(mant, precision).astype(np.int64)  # exact: |M| < 2**precision
+    E = expo.astype(np.int64) - precision
+    nonzero = M != 0
+    if not nonzero.any():
+        return QMatrix.zeros(n, m)
+    # strip trailing zero bits (M & -M is the lowest set bit, a power of two, exact in float64)
+    low = np.frexp(np.where(nonzero, M & -M, 1).astype(np.float64))[1].astype(np.int64) - 1
+    M, E = M >> low, E + low
+    bits = int(np.frexp(float(np.abs(M).max()))[1])
+    emin = int(E[nonzero].min())
+    shift = np.where(nonzero, E - emin, 0)
+    if int(shift.max()) + bits <= 62:
+        ints = (M << shift).tolist()
+    else:  # huge exponent range: Python integers
+        ints = [int(a) << int(s) for a, s in zip(M.tolist(), shift.tolist())]
+    if emin >= 0:
+        return QMatrix.from_integers(n, m, [v << emin for v in ints])
+    return QMatrix.from_integers(n, m, ints, den=1 << -emin)
+
+
+def _float_array(np, values, shape, dtype, label, ncols, source):
+    """Numpy array of *values* in *dtype*, refusing (naming the entry) any inexact one."""
+    target = np.float32 if dtype == "float32" else np.float64
+    floats = []
+    for k, q in enumerate(values):
+        p_, d_ = int(q.p), int(q.q)
+        ok = d_ & (d_ - 1) == 0  # a binary float is a dyadic rational
+        f = 0.0
+        if ok:
+            try:
+                f = p_ / d_  # correctly rounded
+                ok = f.as_integer_ratio() == (p_, d_) and (dtype == "float64" or
+                                                            float(np.float32(f)) == f)
+            except OverflowError:
+                ok = False
+        if not ok:
+            where = f"{label}[{k // ncols},{k % ncols}]" if ncols else f"{label}[{k}]"
+            raise InputError(f"{where} = {q_str(q)} is not exactly representable as {dtype}",
+                             source=source)
+        floats.append(f)
+    with np.errstate(over="ignore"):
+        return np.array(floats, dtype=target).reshape(shape)
+
+
+def _safetensors_bytes(tensors: dict) -> bytes:
+    """The ``.safetensors`` encoding of float arrays (header padded to 8 bytes, as the reference)."""
+    header, offset, chunks = {}, 0, []
+    for name, arr in tensors.items():
+        data = arr.astype(arr.dtype.newbyteorder("<")).tobytes()
+        header[name] = {"dtype": "F32" if arr.dtype.itemsize == 4 else "F64",
+                        "shape": list(arr.shape), "data_offsets": [offset, offset + len(data)]}
+        offset += len(data)
+        chunks.append(data)
+    text = json.dumps(header, separators=(",", ":")).encode()
+    text += b" " * (-len(text) % 8)
+    return struct.pack("<Q", len(text)) + text + b"".join(chunks)
+
+
+# -- key layouts ------------------------------------------------------------------------------------
+_WB = re.compile(r"^([WwBb])(\d+)$")
+
+
+def _layers_from_keys(keys: list[str], source: str | None) -> list[tuple[str, str | None]]:
+    """``[(weight_key, bias_key or None), …]`` in layer order."""
+    wb = [k for k in keys if _WB.match(k)]
+    if wb:
+        other = [k for k in keys if not _WB.match(k)]
+        if other:
+            raise InputError("mixes W1/b1 keys with other keys", source, other[0])
+        ws = {int(_WB.match(k).group(2)): k for k in keys if k[0] in "Ww"}
+        bs = {int(_WB.match(k).group(2)): k for k in keys if k[0] in "Bb"}
+        if len(ws) + len(bs) != len(keys):
+            raise InputError("duplicate layer numbers (e.g. both W1 and w1)", source)
+        for i, k in bs.items():
+            if i not in ws:
+                raise InputError("a bias without its weight", source, k)
+        order = sorted(ws)
+        if order != list(range(order[0], order[0] + len(order))) or order[0] not in (0, 1):
+            raise InputError(f"weights must be numbered consecutively from 0 or 1, got "
+                             f"{', '.join(ws[i] for i in order)}", source)
+        return [(ws[i], bs.get(i)) for i in order]
+    weights, biases = {}, {}
+    for k in keys:
+        if k == "weight" or k.endswith(".weight"):
+            weights[k[:-len("weight")].rstrip(".")] = k
+        elif k == "bias" or k.endswith(".bias"):
+            biases[k[:-len("bias")].rstrip(".")] = k
+        else:
+            raise InputError("unsupported tensor: expected the .weight/.bias of linear layers "
+                             "(nn.Sequential '0.weight', named 'fc1.weight') or W1, b1, …",
+                             source, k)
+    for prefix, k in biases.items():
+        if prefix not in weights:
+            raise InputError("a bias without its weight", source, k)
+    order = sorted(weights, key=_natural_key)
+    return [(weights[p], biases.get(p)) for p in order]
+
+
+def _natural_key(text: str) -> tuple:
+    return tuple((0, int(t), "") if t.isdigit() else (1, 0, t) for t in re.split(r"(\d+)", text) if t)
+
+
+# -- helpers ------------------------------------------------------------------------------------------
+def _numpy():
+    try:
+        import numpy
+    except ImportError:
+        raise MissingDependencyError("numpy", "io", "reading and writing binary weight files") from None
+    return numpy
+
+
+def _torch_reason(exc: BaseException) -> str:
+    """The informative part of a ``torch.load`` error (its messages run over many lines)."""
+    text = str(exc)
+    m = re.search(r"WeightsUnpickler error:\s*(.+?)(?:\s+Please use|\n\s*\n\s*Check|$)", text, re.S)
+    reason = (" ".join(m.group(1).split()) if m else _first_line(exc)).rstrip(".")
+    return reason if len(reason) <= 200 else reason[:197] + "..."
+
+
+def _first_line(exc: BaseException) -> str:
+    text = str(exc).strip().splitlines()
+    line = text[0] if text else type(exc).__name__
+    return line if len(line) <= 200 else line[:197] + "..."
