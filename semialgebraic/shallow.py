@@ -61,20 +61,26 @@ from __future__ import annotations
 
 import hashlib
 import json
+import random
 from dataclasses import dataclass
 from itertools import combinations
 from fractions import Fraction
 from typing import Sequence
 
-from algebra.exceptions import InputError
 from algebra.matrices import QMatrix
 from algebra.network import Network
 from algebra.rationals import Q, q_json, to_q
+from algebra.symmetries import apply_path, path_to_json
+from algebra.symmetries.generators import (LinearRefactor, Permute, Regroup, Scale,
+                                           hidden_neurons)
 
-from .exceptions import NotApplicableError
+from .certificates import CERTIFICATE_FORMAT, counterexample_certificate, jsonable
+from .exceptions import CertificateError, NotApplicableError
+from .verdict import Hypothesis, Verdict
 
-__all__ = ["CanonicalForm", "canonical_form", "positive_factor_rank", "neuron_types",
-           "is_switching_on_orthant", "hyperplane_key"]
+__all__ = ["CanonicalForm", "canonical_form", "equivalent_shallow", "symmetry_path",
+           "separating_point", "positive_factor_rank", "neuron_types", "is_switching_on_orthant",
+           "hyperplane_key"]
 
 
 # -- neuron classification ---------------------------------------------------------------------
@@ -264,6 +270,276 @@ def canonical_form(net: Network, *, orthant: bool = False) -> CanonicalForm:
     return CanonicalForm(d, m, "orthant" if orthant else "R^d", kinks, A, tuple(offset))
 
 
+# -- equivalence with certificates -------------------------------------------------------------
+
+def equivalent_shallow(a: Network, b: Network, *, orthant: bool = False) -> Verdict:
+    """Decide whether two one-hidden-layer nets compute the same function (on R^d, or on the
+    closed orthant), exactly, with a certificate.
+
+    * equal canonical forms → ``answer=True`` with a ``symmetry_path`` certificate (steps from
+      ``algebra.symmetries`` carrying *a* to the canonical representative, then the inverses of
+      *b*'s steps);
+    * different forms → ``answer=False`` with a ``counterexample`` certificate at an exact point
+      built from the first difference (:func:`separating_point`; no sampling, so differences
+      confined to thin slabs are found);
+    * not one hidden layer each → ``answer=None`` with the failed hypothesis.
+
+    >>> a = Network.from_rows([[[1], [-1]], [[1, 1]]], [[0, 1], [0]])
+    >>> b = Network.from_rows([[[2], ["-1/3"]], [["1/2", 3]]], [[0, "1/3"], [0]])
+    >>> v = equivalent_shallow(a, b)
+    >>> v.answer, v.certificate["type"]
+    (True, 'symmetry_path')
+    >>> w = equivalent_shallow(a, b.with_parameter("b2[0]", "1/1000000"))
+    >>> w.answer, w.certificate["type"]
+    (False, 'counterexample')
+    """
+    method = "shallow-canonical" + ("-orthant" if orthant else "")
+    hyps = [Hypothesis("a has one hidden layer", a.depth == 2, {"hidden_layers": a.depth - 1}),
+            Hypothesis("b has one hidden layer", b.depth == 2, {"hidden_layers": b.depth - 1})]
+    if a.depth != 2 or b.depth != 2:
+        return Verdict(None, method, "the shallow method needs one hidden layer in both nets",
+                       tuple(hyps))
+    same = a.signature == b.signature
+    hyps.append(Hypothesis("same input and output dimensions", same,
+                           {"a": list(a.signature), "b": list(b.signature)}))
+    if not same:
+        cert = {"format": CERTIFICATE_FORMAT, "type": "counterexample", "claim": "a(x) != b(x)",
+                "a": a.to_dict(), "b": b.to_dict(), "x": [0] * a.n_inputs,
+                "a_x": jsonable(list(a([0] * a.n_inputs))), "b_x": [0] * b.n_outputs}
+        return Verdict(False, method, "the networks have different signatures", tuple(hyps), cert)
+    ca, cb = canonical_form(a, orthant=orthant), canonical_form(b, orthant=orthant)
+    details = {"fingerprint_a": ca.fingerprint(), "fingerprint_b": cb.fingerprint()}
+    if ca == cb:
+        cert = symmetry_path(a, b, orthant=orthant, forms=(ca, cb))
+        return Verdict(True, method, "canonical forms are equal", tuple(hyps), cert, details)
+    x = separating_point(ca, cb)
+    cert = counterexample_certificate(a, b, x, domain={"orthant": True} if orthant else None)
+    return Verdict(False, method, "canonical forms differ; the point separates the functions",
+                   tuple(hyps), cert, details)
+
+
+def symmetry_path(a: Network, b: Network, *, orthant: bool = False, forms=None) -> dict:
+    """``symmetry_path`` certificate carrying *a* to *b* (their canonical forms must be equal).
+
+    The path is *a* → canonical representative ← *b*: :func:`_path_to_representative` for
+    both, then the inverses of *b*'s steps in reverse order.  The path is replayed here before it
+    is returned (a failure raises :class:`CertificateError`: a bug).
+    """
+    ca, cb = forms or (canonical_form(a, orthant=orthant), canonical_form(b, orthant=orthant))
+    if ca != cb:
+        raise ValueError("the canonical forms differ: no symmetry path exists")
+    steps_a, rep = _path_to_representative(a, ca)
+    steps_b, rep_b = _path_to_representative(b, cb)
+    if rep != rep_b:  # pragma: no cover
+        raise CertificateError("symmetry_path", "representatives differ")
+    inverses, cur = [], b
+    for s in steps_b:
+        inverses.append(s.inverse(cur))
+        cur = s._apply(cur)
+    steps = steps_a + list(reversed(inverses))
+    if apply_path(a, steps) != b:  # pragma: no cover
+        raise CertificateError("symmetry_path", "replaying the path does not give b")
+    return {"format": CERTIFICATE_FORMAT, "type": "symmetry_path",
+            "claim": "a and b compute the same function" + (" on the closed orthant" if orthant else ""),
+            "domain": {"orthant": True} if orthant else None,
+            "a": a.to_dict(), "b": b.to_dict(), "representative": rep.to_dict(),
+            "steps": path_to_json(steps)}
+
+
+def separating_point(ca: CanonicalForm, cb: CanonicalForm) -> tuple[Q, ...]:
+    """An exact point (in the domain) where the functions of two different canonical forms
+    differ.
+
+    If the kink sets differ, let ``H`` be the first hyperplane whose kink vectors differ: pick
+    ``x0`` on ``H`` (in the open orthant for the orthant form) off every other hyperplane, and
+    ``x± = x0 ± ε e`` along the coordinate ``e`` with ``u·e = 1``, with ``ε`` so small that no other
+    hyperplane (nor the orthant boundary) is crossed.  The difference ``D = f_a − f_b`` satisfies
+    ``D(x+) + D(x−) − 2 D(x0) = ε ΔK ≠ 0``, so one of the three points separates.  If only the
+    affine parts differ, ``D`` is affine on the domain and ``0`` or a unit vector separates.
+    """
+    if ca.n_inputs != cb.n_inputs or ca.domain != cb.domain:
+        raise ValueError("forms of different input spaces")
+    d = ca.n_inputs
+    orthant = ca.domain == "orthant"
+    ka = {(u, beta): K for u, beta, K in ca.kinks}
+    kb = {(u, beta): K for u, beta, K in cb.kinks}
+    diff = sorted(k for k in set(ka) | set(kb) if ka.get(k) != kb.get(k))
+    cands: list[tuple[Q, ...]] = []
+    if diff:
+        u, beta = diff[0]
+        others = [k for k in set(ka) | set(kb) if k != (u, beta)]
+        x0 = _point_on_hyperplane(u, beta, others, orthant)
+        j = next(i for i, x in enumerate(u) if x != 0)
+        eps = Q(1)
+        for uo, bo in others:
+            h = sum((p * q for p, q in zip(uo, x0)), Q(0)) + bo
+            if uo[j] != 0:
+                eps = min(eps, abs(h) / abs(uo[j]) / 2)
+        if orthant:
+            eps = min(eps, x0[j] / 2)
+        xp = list(x0)
+        xm = list(x0)
+        xp[j] += eps
+        xm[j] -= eps
+        cands += [tuple(x0), tuple(xp), tuple(xm)]
+    cands.append(tuple([Q(0)] * d))
+    for j in range(d):
+        e = [Q(0)] * d
+        e[j] = Q(1)
+        cands.append(tuple(e))
+    for x in cands:
+        if ca(x) != cb(x):
+            return x
+    raise AssertionError("no separating point found for different canonical forms")  # pragma: no cover
+
+
+# -- path to the canonical representative ------------------------------------------------------
+
+def _path_to_representative(net: Network, cf: CanonicalForm):
+    """Steps carrying *net* to ``cf.representative()``: S2 scaling to ``|lead(w)| = 1``, one
+    ``regroup`` of every hyperplane not already holding a single positively oriented neuron into
+    (kink neuron, antiparallel pair for the flip remainder), one ``linear_refactor`` of every
+    non-kink neuron into the representative's affine neurons (output bias included), and one
+    permutation into canonical order.  Returns ``(steps, representative)``."""
+    orthant = cf.domain == "orthant"
+    dom = "orthant" if orthant else None
+    rep = cf.representative()
+    steps = []
+    cur = net
+    neurons, _ = hidden_neurons(cur, 0)
+    m = net.n_outputs
+
+    def is_kinky(w, bb, v):
+        if all(x == 0 for x in v) or all(x == 0 for x in w):
+            return False
+        return is_switching_on_orthant(w, bb) if orthant else True
+
+    kinky = [is_kinky(*nu) for nu in neurons]
+    factors = []
+    for (w, bb, v), k in zip(neurons, kinky):
+        lam = next((x for x in w if x != 0), None)
+        factors.append(1 / abs(lam) if k else Q(1))
+    if any(f != 1 for f in factors):
+        s = Scale(0, factors)
+        cur = s.apply(cur)
+        steps.append(s)
+    neurons, _ = hidden_neurons(cur, 0)
+    groups: dict = {}
+    for i, (w, bb, v) in enumerate(neurons):
+        if kinky[i]:
+            u, beta, lam = hyperplane_key(w, bb)
+            groups.setdefault((u, beta), []).append((i, lam))
+    regroups = []
+    for (u, beta), members in sorted(groups.items()):
+        if len(members) == 1 and members[0][1] > 0:
+            continue
+        K, M = [Q(0)] * m, [Q(0)] * m
+        for i, t in members:
+            v = neurons[i][2]
+            K = [a + abs(t) * x for a, x in zip(K, v)]
+            if t < 0:
+                M = [a + abs(t) * x for a, x in zip(M, v)]
+        new = []
+        if any(x != 0 for x in K):
+            new.append((Q(1), K))
+        if any(x != 0 for x in M):
+            new += [(Q(1), [-x for x in M]), (Q(-1), M)]
+        regroups.append(([i for i, _ in members], u, beta, new))
+    if regroups:
+        s = Regroup(0, regroups)
+        cur = s.apply(cur)
+        steps.append(s)
+    neurons, c = hidden_neurons(cur, 0)
+    labels = _label_kinks(neurons, cf)
+    others = [i for i, lab in enumerate(labels) if not lab]
+    rep_neurons, rep_c = hidden_neurons(rep, 0)
+    n_k = len(cf.kinks)
+    new_aff = rep_neurons[n_k:]
+    dc = [x - y for x, y in zip(rep_c, c)]
+    if others or new_aff or any(x != 0 for x in dc):
+        s = LinearRefactor(0, others, new_aff, dc, dom)
+        cur = s.apply(cur)
+        steps.append(s)
+    neurons, _ = hidden_neurons(cur, 0)
+    pos = {(w, bb): i for i, (w, bb, _) in enumerate(neurons[:n_k])}
+    perm = [pos[(u, beta)] for u, beta, _ in cf.kinks] + list(range(n_k, len(neurons)))
+    if perm != list(range(len(neurons))):
+        s = Permute(0, perm)
+        cur = s.apply(cur)
+        steps.append(s)
+    if cur != rep:  # pragma: no cover
+        raise CertificateError("symmetry_path", "path does not reach the representative")
+    return steps, rep
+
+
+def _label_kinks(neurons, cf):
+    """True for the neurons that are exactly a kink neuron of the representative; each kink is
+    claimed once."""
+    want = {(u, beta): K for u, beta, K in cf.kinks}
+    seen = set()
+    out = []
+    for w, bb, v in neurons:
+        key = (w, bb)
+        if key in want and key not in seen and want[key] == v:
+            seen.add(key)
+            out.append(True)
+        else:
+            out.append(False)
+    return out
+
+
+def _point_on_hyperplane(u, beta, others, orthant):
+    """Exact point on ``u·x + β = 0`` (in the open orthant if asked) off every other hyperplane."""
+    d = len(u)
+    j = next(i for i, x in enumerate(u) if x != 0)
+    rng = random.Random(12345)
+    if orthant:
+        x0 = _orthant_point(u, beta)
+        basis = [e for e in QMatrix.row(list(u)).nullspace().to_rows()]
+    for attempt in range(200):
+        R = 10 ** (3 + attempt // 20)
+        if orthant:
+            if not basis:
+                x = list(x0)
+            else:
+                coef = [Q(rng.randint(-R, R)) for _ in basis]
+                y = [sum((a * e[k] for a, e in zip(coef, basis)), Q(0)) for k in range(d)]
+                lim = min([x0[k] / (2 * abs(y[k])) for k in range(d) if y[k] != 0] + [Q(1)])
+                tau = lim / (1 + attempt)
+                x = [x0[k] + tau * y[k] for k in range(d)]
+        else:
+            x = [Q(rng.randint(-R, R)) for _ in range(d)]
+            x[j] = Q(0)
+            x[j] = -(sum((p * q for p, q in zip(u, x)), Q(0)) + beta) / u[j]
+        if all(sum((p * q for p, q in zip(uo, x)), Q(0)) + bo != 0 for uo, bo in others):
+            return tuple(x)
+    raise AssertionError("no generic point found on the hyperplane")  # pragma: no cover
+
+
+def _orthant_point(u, beta):
+    """A point z > 0 with ``u·z + β = 0`` (the hyperplane meets the open orthant)."""
+    d = len(u)
+    z = [Q(1)] * d
+    v = sum(u, Q(0)) + beta
+    P = [j for j in range(d) if u[j] > 0]
+    N = [j for j in range(d) if u[j] < 0]
+    if v > 0:
+        if N:
+            z[N[0]] += v / -u[N[0]]
+        else:
+            lam = -beta / sum((u[j] for j in P), Q(0))
+            for j in P:
+                z[j] = lam
+    elif v < 0:
+        if P:
+            z[P[0]] += -v / u[P[0]]
+        else:
+            lam = beta / sum((-u[j] for j in N), Q(0))
+            for j in N:
+                z[j] = lam
+    return z
+
+
 # -- positive factor rank (R6) -----------------------------------------------------------------
 
 def positive_factor_rank(Gamma: QMatrix) -> tuple[int, dict]:
@@ -441,8 +717,7 @@ def _highs_positive(R: QMatrix):
         return None
     rho, n = R.shape
     Rf = np.array([[float(x) for x in r] for r in R.to_rows()])
-    h = highspy.Highs()
-    h.setOptionValue("output_flag", False)
+    h = _quiet_highs(highspy)
     inf = highspy.kHighsInf
     for _ in range(rho):
         h.addVar(-1e6, 1e6)
@@ -467,8 +742,7 @@ def _highs_gordan(Gamma: QMatrix):
         return None
     m, n = Gamma.shape
     G = np.array([[float(x) for x in r] for r in Gamma.to_rows()])
-    h = highspy.Highs()
-    h.setOptionValue("output_flag", False)
+    h = _quiet_highs(highspy)
     for _ in range(n):
         h.addVar(0.0, highspy.kHighsInf)
     for i in range(m):
@@ -478,3 +752,21 @@ def _highs_gordan(Gamma: QMatrix):
     if h.getModelStatus() != highspy.HighsModelStatus.kOptimal:
         return None
     return list(h.getSolution().col_value)
+
+
+def _quiet_highs(highspy):
+    """A silent ``Highs`` object; the banner HiGHS prints (C-level stdout) on first use is
+    swallowed so that ``--json`` output stays clean."""
+    import os
+    import sys
+    sys.stdout.flush()
+    saved = os.dup(1)
+    try:
+        with open(os.devnull, "w") as null:
+            os.dup2(null.fileno(), 1)
+            h = highspy.Highs()
+            h.setOptionValue("output_flag", False)
+    finally:
+        os.dup2(saved, 1)
+        os.close(saved)
+    return h

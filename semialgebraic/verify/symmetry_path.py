@@ -1,0 +1,72 @@
+"""Checker of ``symmetry_path`` certificates: replay exact symmetry steps from a to b.
+
+Format::
+
+    {"format": "netfibers.certificate", "type": "symmetry_path",
+     "claim": "a and b compute the same function [on the closed orthant]",
+     "a": <network>, "b": <network>, "domain": null | {"orthant": true},
+     "steps": [{"step": NAME, ...}, ...],            # algebra.symmetries JSON forms
+     "representative": <network>                      (optional, informative)}
+
+The checker rebuilds every step with :func:`algebra.symmetries.step_from_json`, replays the path
+from ``a`` (each step's ``check`` must pass at its own intermediate network; the steps carry
+their witnesses, so no LP is needed) and compares the result with ``b`` exactly.  A step that
+claims the orthant domain at hidden layer 0 (valid on the orthant only) is refused unless the
+certificate's domain is the orthant.  Imports ``algebra`` only.
+"""
+
+from __future__ import annotations
+
+from algebra.exceptions import InputError, InvalidStepError
+from algebra.io.native import network_from_dict
+from algebra.symmetries import apply_path, path_from_json
+
+__all__ = ["check"]
+
+
+def check(cert: dict) -> tuple[bool, str]:
+    for key in ("a", "b", "steps"):
+        if key not in cert:
+            raise InputError(f"symmetry_path certificate lacks {key!r}")
+    a = network_from_dict(cert["a"], source="certificate[a]")
+    b = network_from_dict(cert["b"], source="certificate[b]")
+    domain = cert.get("domain")
+    if domain is not None and domain != {"orthant": True}:
+        raise InputError(f"unknown domain {domain!r} (expected null or {{'orthant': true}})")
+    orthant = domain is not None
+    steps = path_from_json(cert["steps"])
+    if not orthant:
+        bad = _orthant_step(cert["steps"])
+        if bad is not None:
+            return False, (f"step {bad} is valid on the orthant only, but the certificate claims "
+                           "equality on all of R^d")
+    if a.signature != b.signature:
+        return False, f"a and b have different signatures {a.signature} and {b.signature}"
+    try:
+        end = apply_path(a, steps)
+    except InvalidStepError as exc:
+        return False, f"invalid step: {exc}"
+    except (IndexError, ValueError, ZeroDivisionError) as exc:
+        return False, f"a step cannot be applied: {exc}"
+    if end != b:
+        if end.widths != b.widths:
+            return False, f"the path ends at widths {end.widths}, b has widths {b.widths}"
+        names = end.parameter_names()
+        for name, x, y in zip(names, end.parameters(), b.parameters()):
+            if x != y:
+                return False, f"the path ends at a network differing from b at {name} ({x} != {y})"
+    where = " on the closed orthant" if orthant else ""
+    return True, f"{len(steps)} valid step(s) carry a exactly to b: same function{where}"
+
+
+def _orthant_step(steps, prefix=""):
+    for k, s in enumerate(steps):
+        if not isinstance(s, dict):
+            continue
+        if s.get("domain") == "orthant" and s.get("layer", 0) == 0:
+            return f"#{prefix}{k} ({s.get('step')})"
+        if isinstance(s.get("steps"), list):
+            sub = _orthant_step(s["steps"], f"{prefix}{k}.")
+            if sub is not None:
+                return sub
+    return None
