@@ -63,8 +63,6 @@ import hashlib
 import json
 import random
 from dataclasses import dataclass
-from itertools import combinations
-from fractions import Fraction
 from typing import Sequence
 
 from algebra.matrices import QMatrix
@@ -75,6 +73,7 @@ from algebra.symmetries.generators import (LinearRefactor, Permute, Regroup, Sca
                                            hidden_neurons)
 
 from .certificates import CERTIFICATE_FORMAT, counterexample_certificate, jsonable
+from . import lp
 from .exceptions import CertificateError, NotApplicableError
 from .verdict import Hypothesis, Verdict
 
@@ -567,14 +566,17 @@ def positive_factor_rank(Gamma: QMatrix) -> tuple[int, dict]:
         return 0, {"rank": 0, "positive_vector": None, "gordan_y": None,
                    "V": QMatrix.zeros(m, 0), "W": QMatrix.zeros(0, n)}
     R = Gamma.row_space()
-    p = _positive_in_rowspace(R)
-    y = None
-    if p is None:
-        y = _gordan_vector(Gamma)
-        if y is None:  # pragma: no cover - the two searches are complementary
-            raise NotApplicableError("positive_factor_rank", "Gordan's alternative not decided")
+    # Gordan: y >= 0, sum y = 1, Gamma y = 0 (exact LP) — else a positive vector c R > 0 exists
+    gordan = lp.feasible(A_eq=QMatrix.vstack([Gamma, QMatrix.row([1] * n)]),
+                         b_eq=[0] * m + [1], A_le=(-QMatrix.identity(n)), b_le=[0] * n, n=n)
+    if gordan.feasible:
+        y, p = gordan.point, None
         base, extra = [Q(1)] * n, True
     else:
+        pos = lp.feasible(A_lt=-R.T, b_lt=[0] * n, n=rho)
+        if not pos.feasible:  # pragma: no cover - Gordan's alternative
+            raise NotApplicableError("positive_factor_rank", "Gordan's alternative failed")
+        y, p = None, (QMatrix.row(list(pos.point)) @ R).row_at(0)
         base, extra = list(p), False
     # positive basis: p (or 1) together with R_t + λ p for the other rows
     basis_rows = R.to_rows()
@@ -643,130 +645,3 @@ def _coordinates(R: QMatrix, p: Sequence[Q]) -> list[Q]:
     if sol is None:  # pragma: no cover
         raise AssertionError("vector not in the row space")
     return list(sol[0])
-
-
-def _positive_in_rowspace(R: QMatrix) -> tuple[Q, ...] | None:
-    """An exact vector ``c R`` with all entries > 0, or None when a float LP says there is none
-    (the caller then finds an exact Gordan vector, which proves it)."""
-    rho, n = R.shape
-    guess = _highs_positive(R)
-    cands = []
-    if guess is not None:
-        cands.append(guess)
-    # cheap exact candidates: sums of rows with signs, row itself
-    for sgn in (1, -1):
-        cands.append([sgn] * rho)
-    for c in cands:
-        for den in (10 ** 3, 10 ** 6, 10 ** 9, 10 ** 12):
-            cc = [to_q(Fraction(x).limit_denominator(den)) if isinstance(x, float) else to_q(x)
-                  for x in c]
-            vals = (QMatrix.row(cc) @ R).row_at(0)
-            if all(v > 0 for v in vals):
-                return vals
-    return None
-
-
-def _gordan_vector(Gamma: QMatrix) -> tuple[Q, ...] | None:
-    """Exact ``y ≥ 0``, ``Σ y = 1``, ``Γ y = 0``: a vertex found from a float LP's support, with
-    an exact subset search as fallback (small n)."""
-    m, n = Gamma.shape
-    aug = QMatrix.vstack([Gamma, QMatrix.row([1] * n)])
-    rhs = [Q(0)] * m + [Q(1)]
-    supports = []
-    guess = _highs_gordan(Gamma)
-    if guess is not None:
-        supports.append([j for j, v in enumerate(guess) if v > 1e-9])
-    for S in supports:
-        y = _solve_support(aug, rhs, S, n)
-        if y is not None:
-            return y
-    pool = supports[0] if supports and len(supports[0]) <= 14 else list(range(n))
-    if len(pool) > 14:  # pragma: no cover
-        return None
-    for k in range(1, len(pool) + 1):
-        for S in combinations(pool, k):
-            y = _solve_support(aug, rhs, list(S), n)
-            if y is not None:
-                return y
-    return None
-
-
-def _solve_support(aug: QMatrix, rhs, S, n):
-    if not S:
-        return None
-    sol = aug.submatrix(cols=S).solve_general(rhs)
-    if sol is None:
-        return None
-    x0, _ = sol          # basic solution (free coordinates 0); a vertex when unique
-    if any(v < 0 for v in x0):
-        return None
-    y = [Q(0)] * n
-    for j, v in zip(S, x0):
-        y[j] = v
-    if aug.apply(y) != tuple(rhs):  # pragma: no cover
-        return None
-    return tuple(y)
-
-
-def _highs_positive(R: QMatrix):
-    """Float LP: max t s.t. (c R)_j ≥ t, t ≤ 1 (a guess only)."""
-    try:
-        import highspy
-        import numpy as np
-    except ImportError:  # pragma: no cover
-        return None
-    rho, n = R.shape
-    Rf = np.array([[float(x) for x in r] for r in R.to_rows()])
-    h = _quiet_highs(highspy)
-    inf = highspy.kHighsInf
-    for _ in range(rho):
-        h.addVar(-1e6, 1e6)
-    h.addVar(-inf, 1.0)
-    h.changeColCost(rho, -1.0)
-    for j in range(n):
-        idx = list(range(rho)) + [rho]
-        vals = list(Rf[:, j]) + [-1.0]
-        h.addRow(0.0, inf, len(idx), np.array(idx, dtype=np.int32), np.array(vals))
-    h.run()
-    if h.getModelStatus() != highspy.HighsModelStatus.kOptimal:
-        return None
-    sol = list(h.getSolution().col_value)
-    return sol[:rho] if sol[rho] > 1e-12 else None
-
-
-def _highs_gordan(Gamma: QMatrix):
-    try:
-        import highspy
-        import numpy as np
-    except ImportError:  # pragma: no cover
-        return None
-    m, n = Gamma.shape
-    G = np.array([[float(x) for x in r] for r in Gamma.to_rows()])
-    h = _quiet_highs(highspy)
-    for _ in range(n):
-        h.addVar(0.0, highspy.kHighsInf)
-    for i in range(m):
-        h.addRow(0.0, 0.0, n, np.arange(n, dtype=np.int32), G[i])
-    h.addRow(1.0, 1.0, n, np.arange(n, dtype=np.int32), np.ones(n))
-    h.run()
-    if h.getModelStatus() != highspy.HighsModelStatus.kOptimal:
-        return None
-    return list(h.getSolution().col_value)
-
-
-def _quiet_highs(highspy):
-    """A silent ``Highs`` object; the banner HiGHS prints (C-level stdout) on first use is
-    swallowed so that ``--json`` output stays clean."""
-    import os
-    import sys
-    sys.stdout.flush()
-    saved = os.dup(1)
-    try:
-        with open(os.devnull, "w") as null:
-            os.dup2(null.fileno(), 1)
-            h = highspy.Highs()
-            h.setOptionValue("output_flag", False)
-    finally:
-        os.dup2(saved, 1)
-        os.close(saved)
-    return h
