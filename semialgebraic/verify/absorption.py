@@ -1,0 +1,502 @@
+"""Checker of ``absorption`` certificates (skip-absorption.md §7), independent of the deciding code.
+
+Format::
+
+    {"format": "netfibers.certificate", "type": "absorption",
+     "claim": "absorbable" | "not absorbable", "competitor": "<text>",
+     "block": <netfibers.block dict: Block, stack ("blocks") or Hyper-Connection ("streams")>,
+     "witness": {"kind": ..., ...}}
+
+Witness kinds and what is re-checked here (imports ``algebra`` only):
+
+``skip_zero``        (yes) every skip is zero: the block is residual-free already.
+``flip``             (yes) ``S``, ``absorbing_block``: the block is exactly the flip D_S of R9/R19
+                     (W'_up = D_S W_up, W'_down = W_down, b'_up = D_S b_up, b'_down = b_down +
+                     W_down[:,S] b_up[S]), the activation has σ(z) − σ(−z) = z, and
+                     W_down[:,S] W_up[S,:] = −M exactly; ReLU/GELU: canonical forms equal (small
+                     blocks); ReLU: exact values agree at a few points.
+``general``          (yes) ``absorbing_block`` (ReLU, GELU without biases): canonical forms (R14,
+                     recomputed here; ReLU with biases: affine classes) are equal.
+``degree``           (no) p, j, f(e_j), f(2e_j): exact values, f(2e_j) − 2^p f(e_j) ≠ 0 (R5).
+``jacobian``         (no) an entry of M (stack: of M_L ⋯ M_1) ≠ 0, every gate flat or p > 1 (R6/R7).
+``bounded``          (no) an entry of M (or of the product) ≠ 0, bounded activations (R18).
+``left_null``        (no, nondegenerate ReLU/GELU) Y (sparse ``[i, j, value]``, over Q or mod
+                     ``modulus``) with a_iᵀ Y w_i = 0 for all i and ⟨Y, −M⟩ ≠ 0.  Mod p this rules
+                     out every p-integral solution, in particular every 0/1 vector.
+``linear_system``    (no, nondegenerate) the solution space x0 + span(basis) of A ξ = vec(−M)
+                     (over Q, or mod p on the listed ``rows``), its rank re-computed, and every
+                     0/1 assignment of the ``free`` coordinates failing (``rejected`` candidates
+                     fail exactly over Q).
+``exhausted_search`` (no, ReLU/GELU) the canonical form is recomputed and the R15 search over
+                     {+1, −1, pair}^c re-run.
+"""
+
+from __future__ import annotations
+
+import itertools
+
+from algebra.blocks import Block, BlockStack, HyperConnectionBlock, block_from_dict
+from algebra.exceptions import InputError
+from algebra.io.native import parse_number
+from algebra.matrices import QMatrix, nmod_rank, residues
+from algebra.rationals import Q
+
+__all__ = ["check"]
+
+_MAX_FREE = 22
+
+
+def check(cert: dict) -> tuple[bool, str]:
+    for key in ("claim", "block", "witness"):
+        if key not in cert:
+            raise InputError(f"absorption certificate lacks {key!r}")
+    claim = cert["claim"]
+    if claim not in ("absorbable", "not absorbable"):
+        raise InputError(f"claim must be 'absorbable' or 'not absorbable', got {claim!r}")
+    obj = block_from_dict(cert["block"], source="certificate[block]")
+    w = cert["witness"]
+    if not isinstance(w, dict) or "kind" not in w:
+        raise InputError("witness must be an object with a 'kind'")
+    kind = w["kind"]
+    if isinstance(obj, BlockStack) and obj.depth == 1:
+        obj = obj.blocks[0]
+    if isinstance(obj, HyperConnectionBlock):
+        obj = obj.vectorized()
+    yes = {"skip_zero", "flip", "general"}
+    no = {"degree", "jacobian", "bounded", "left_null", "linear_system", "exhausted_search"}
+    if kind not in yes | no:
+        raise InputError(f"unknown witness kind {kind!r}")
+    if (kind in yes) != (claim == "absorbable"):
+        return False, f"witness kind {kind!r} cannot support the claim {claim!r}"
+    if isinstance(obj, BlockStack):
+        return _check_stack(obj, kind, w)
+    return _CHECKS[kind](obj, w)
+
+
+# -- helpers ------------------------------------------------------------------------------------
+def _skip(b: Block) -> QMatrix:
+    if b.skip == "identity":
+        return QMatrix.identity(b.d)
+    if b.skip == "none":
+        return QMatrix.zeros(b.d, b.d)
+    return b.skip
+
+
+def _nonzero_bias(b: Block) -> bool:
+    return any(v is not None and any(x != 0 for x in v) for v in (b.b_up, b.b_down, b.b_gate))
+
+
+def _entry(w, m: QMatrix) -> tuple[bool, str]:
+    i, j = w.get("entry", [None, None])
+    if not isinstance(i, int) or not isinstance(j, int) or not (0 <= i < m.nrows and 0 <= j < m.ncols):
+        raise InputError("witness 'entry' must be [i, j] inside the skip matrix")
+    val = parse_number(w.get("value"), "witness.value")
+    if m[i, j] != val:
+        return False, f"skip entry ({i}, {j}) is {m[i, j]}, not the claimed {val}"
+    if val == 0:
+        return False, "the claimed skip entry is zero"
+    return True, ""
+
+
+def _canon(b: Block, affine: bool | None = None):
+    """Own canonical form: (2M + W_down W_up, constant or None, {class: coefficient})."""
+    name = b.activation.name
+    biased = _nonzero_bias(b) if affine is None else affine
+    if name not in ("relu", "gelu") or (biased and name == "gelu"):
+        raise InputError(f"no canonical form for {name}{' with biases' if biased else ''}")
+    d, k = b.d, b.k
+    lin = _skip(b).scale(2) + b.w_down @ b.w_up
+    bu = list(b.b_up) if b.b_up is not None else [Q(0)] * k
+    const = [2 * x for x in (b.b_down or [Q(0)] * d)] if biased else None
+    classes: dict = {}
+    W, A = b.w_up.to_rows(), b.w_down.T.to_rows()
+    for i in range(k):
+        nz = [x for x in W[i] if x != 0]
+        if not any(x != 0 for x in A[i]):
+            continue
+        if not nz:
+            if biased and bu[i] > 0:
+                const = [c + 2 * a * bu[i] for c, a in zip(const, A[i])]
+            continue
+        if biased:
+            const = [c + a * bu[i] for c, a in zip(const, A[i])]
+        l0 = nz[0]
+        if name == "relu":
+            key, scale = tuple(x / l0 for x in W[i]) + (bu[i] / l0,), abs(l0)
+        else:
+            key, scale = tuple(x if l0 > 0 else -x for x in W[i]) + (Q(0),), Q(1)
+        old = classes.get(key, [Q(0)] * d)
+        classes[key] = [o + scale * a for o, a in zip(old, A[i])]
+    classes = {key: tuple(v) for key, v in classes.items() if any(x != 0 for x in v)}
+    return lin, None if const is None else tuple(const), classes
+
+
+def _points(d: int):
+    pts = [[Q(1) if i == j else Q(0) for i in range(d)] for j in range(d)]
+    pts += [[-x for x in p] for p in pts]
+    pts.append([Q(i + 1, 3) * (-1) ** i for i in range(d)])
+    pts.append([Q(2 * i - 5, 7) for i in range(d)])
+    return pts
+
+
+# -- yes ----------------------------------------------------------------------------------------
+def _check_skip_zero(b: Block, w) -> tuple[bool, str]:
+    if not _skip(b).is_zero():
+        return False, "the skip is not zero"
+    return True, "the skip is zero: the block is residual-free"
+
+
+def _check_flip(b: Block, w) -> tuple[bool, str]:
+    if b.activation.is_gated or not b.activation.is_odd_identity:
+        return False, f"{b.activation.name} lacks sigma(z) - sigma(-z) = z: the flip does not apply"
+    S = w.get("S")
+    if not isinstance(S, list) or not all(isinstance(i, int) and not isinstance(i, bool) for i in S):
+        raise InputError("witness 'S' must be a list of unit indices")
+    if len(set(S)) != len(S) or any(not 0 <= i < b.k for i in S):
+        return False, "S has repeated or out-of-range indices"
+    g = block_from_dict(w.get("absorbing_block"), source="certificate[witness.absorbing_block]")
+    if not isinstance(g, Block):
+        raise InputError("absorbing_block must be a single block")
+    if g.activation.name != b.activation.name or g.k != b.k or g.d != b.d:
+        return False, "absorbing block differs in activation or shape"
+    if not _skip(g).is_zero():
+        return False, "absorbing block has a skip"
+    d, k = b.d, b.k
+    sgn = [Q(-1) if i in set(S) else Q(1) for i in range(k)]
+    if g.w_up != QMatrix.diagonal(sgn) @ b.w_up or g.w_down != b.w_down:
+        return False, "absorbing block is not the flip D_S of the block"
+    bu = list(b.b_up) if b.b_up is not None else [Q(0)] * k
+    gbu = list(g.b_up) if g.b_up is not None else [Q(0)] * k
+    if gbu != [s * x for s, x in zip(sgn, bu)]:
+        return False, "b'_up is not D_S b_up"
+    bd = list(b.b_down) if b.b_down is not None else [Q(0)] * d
+    corr = [sum((b.w_down[r, i] * bu[i] for i in S), Q(0)) for r in range(d)]
+    gbd = list(g.b_down) if g.b_down is not None else [Q(0)] * d
+    if gbd != [x + y for x, y in zip(bd, corr)]:
+        return False, "b'_down is not b_down + W_down[:,S] b_up[S]"
+    prod = (b.w_down.submatrix(cols=S) @ b.w_up.submatrix(rows=S)) if S else QMatrix.zeros(d, d)
+    if prod != -_skip(b):
+        return False, "W_down[:,S] W_up[S,:] != -M"
+    if b.activation.name in ("relu", "gelu") and d * k <= 20000 and not (b.activation.name == "gelu" and _nonzero_bias(b)):
+        aff = _nonzero_bias(b) or _nonzero_bias(g)
+        if _canon(b, aff) != _canon(g, aff):
+            return False, "canonical forms differ"  # cannot happen when the identity holds
+    if b.activation.name == "relu" and d * k <= 20000:
+        for x in _points(d):
+            if b(x) != g(x):
+                return False, f"values differ at {x}"
+    return True, f"flip of S = {S}: W_down[:,S] W_up[S,:] = -M (R9)"
+
+
+def _check_general(b: Block, w) -> tuple[bool, str]:
+    g = block_from_dict(w.get("absorbing_block"), source="certificate[witness.absorbing_block]")
+    if not isinstance(g, Block):
+        raise InputError("absorbing_block must be a single block")
+    if g.activation.name != b.activation.name or g.k != b.k or g.d != b.d or g.activation.is_gated:
+        return False, "absorbing block differs in activation or shape"
+    if not _skip(g).is_zero():
+        return False, "absorbing block has a skip"
+    if b.activation.name not in ("relu", "gelu") or (b.activation.name == "gelu" and (_nonzero_bias(b) or _nonzero_bias(g))):
+        return False, "canonical forms decide only ReLU blocks and bias-free GELU blocks"
+    aff = _nonzero_bias(b) or _nonzero_bias(g)
+    if _canon(b, aff) != _canon(g, aff):
+        return False, "canonical forms differ"
+    if b.activation.name == "relu":
+        for x in _points(b.d):
+            if b(x) != g(x):
+                return False, f"values differ at {x}"
+    return True, "canonical forms (R14) are equal"
+
+
+# -- no -----------------------------------------------------------------------------------------
+def _check_degree(b: Block, w) -> tuple[bool, str]:
+    p = b.activation.homogeneity
+    if _nonzero_bias(b):
+        return False, "the degree obstruction needs a block without biases"
+    if p is None or p == 1 or w.get("p") != p:
+        return False, f"{b.activation.name} is not homogeneous of the claimed degree {w.get('p')} != 1"
+    j = w.get("j")
+    if not isinstance(j, int) or not 0 <= j < b.d:
+        raise InputError("witness 'j' must be an input index")
+    e = [Q(1) if i == j else Q(0) for i in range(b.d)]
+    fe, f2e = b(e), b([2 * x for x in e])
+    ce = [parse_number(x, "witness.f_e") for x in w.get("f_e", [])]
+    c2 = [parse_number(x, "witness.f_2e") for x in w.get("f_2e", [])]
+    if list(fe) != ce or list(f2e) != c2:
+        return False, "claimed values f(e_j), f(2e_j) are not the exact values"
+    if all(y == 2 ** p * x for x, y in zip(fe, f2e)):
+        return False, "f(2e_j) = 2^p f(e_j): no obstruction at e_j"
+    return True, f"f(2e_{j}) - 2^{p} f(e_{j}) != 0 while degree-{p} blocks give 0 (R5)"
+
+
+def _check_jacobian(b: Block, w) -> tuple[bool, str]:
+    a = b.activation
+    if _nonzero_bias(b):
+        return False, "the linearization obstruction needs a block without biases"
+    if not (a.is_gate_flat or (a.homogeneity is not None and a.homogeneity > 1)):
+        return False, f"{a.name}: the residual-free Jacobian at 0 need not vanish"
+    ok, why = _entry(w, _skip(b))
+    return (ok, why) if not ok else (True, "J_f(0) = M != 0 while every competitor has J(0) = 0 (R6)")
+
+
+def _check_bounded(b: Block, w) -> tuple[bool, str]:
+    if not b.activation.is_bounded:
+        return False, f"{b.activation.name} is not bounded"
+    ok, why = _entry(w, _skip(b))
+    return (ok, why) if not ok else (True, "bounded activation and M != 0 (R18)")
+
+
+def _nondegenerate(b: Block) -> tuple[bool, str]:
+    name = b.activation.name
+    biased = _nonzero_bias(b)
+    if name not in ("relu", "gelu") or b.activation.is_gated or (name == "gelu" and biased):
+        return False, f"the criterion is an iff only for ReLU and bias-free GELU blocks, not {name}"
+    seen = set()
+    for i, r in enumerate(b.w_up.to_rows()):
+        nz = [x for x in r if x != 0]
+        if not nz:
+            return False, f"(N1) fails: row {i} of W_up is zero"
+        key = tuple(x / nz[0] for x in r)
+        if biased and b.b_up is not None:
+            key += (b.b_up[i] / nz[0],)
+        if key in seen:
+            return False, f"(N2) fails: row {i} of W_up is collinear with an earlier row"
+        seen.add(key)
+    for i, c in enumerate(b.w_down.T.to_rows()):
+        if all(x == 0 for x in c):
+            return False, f"(N3) fails: column {i} of W_down is zero"
+    return True, ""
+
+
+def _modulus(w):
+    p = w.get("modulus")
+    if p is None:
+        return None
+    if not isinstance(p, int) or isinstance(p, bool) or p < 2 or p >= 2 ** 31:
+        raise InputError("modulus must be an integer 2 <= p < 2^31")
+    if not _is_prime(p):
+        raise InputError(f"modulus {p} is not a prime")
+    return p
+
+
+def _is_prime(n: int) -> bool:
+    """Deterministic Miller-Rabin for n < 3.4e14 (bases 2, 3, 5, 7, 11, 13, 17)."""
+    if n < 2:
+        return False
+    for q in (2, 3, 5, 7, 11, 13, 17):
+        if n % q == 0:
+            return n == q
+    dd, s = n - 1, 0
+    while dd % 2 == 0:
+        dd, s = dd // 2, s + 1
+    for a in (2, 3, 5, 7, 11, 13, 17):
+        x = pow(a, dd, n)
+        if x in (1, n - 1):
+            continue
+        for _ in range(s - 1):
+            x = x * x % n
+            if x == n - 1:
+                break
+        else:
+            return False
+    return True
+
+
+def _check_left_null(b: Block, w) -> tuple[bool, str]:
+    ok, why = _nondegenerate(b)
+    if not ok:
+        return False, why
+    p = _modulus(w)
+    d, k = b.d, b.k
+    entries = w.get("Y")
+    if not isinstance(entries, list) or not entries:
+        raise InputError("witness 'Y' must be a non-empty list of [i, j, value]")
+    Z = -_skip(b)
+    if p is None:
+        Y = [[Q(0)] * d for _ in range(d)]
+        for e in entries:
+            i, j, v = _triple(e, d)
+            Y[i][j] += parse_number(v, "witness.Y")
+        Ym = QMatrix.from_rows(Y)
+        T = (b.w_down.T @ Ym).to_rows()
+        U = b.w_up.to_rows()
+        for i in range(k):
+            if sum((x * y for x, y in zip(T[i], U[i])), Q(0)) != 0:
+                return False, f"a_{i}^T Y w_{i} != 0"
+        inner = sum((Ym[i, j] * Z[i, j] for i in range(d) for j in range(d)), Q(0))
+        if inner == 0:
+            return False, "<Y, -M> = 0"
+        return True, f"a_i^T Y w_i = 0 for all i and <Y, -M> = {inner} != 0: A xi = vec(-M) is inconsistent"
+    try:
+        V = residues(b.w_down, p)
+        U = residues(b.w_up, p)
+        Zr = residues(Z, p)
+    except ZeroDivisionError:
+        return False, f"a weight's denominator is divisible by {p}"
+    Y = {}
+    for e in entries:
+        i, j, v = _triple(e, d)
+        if not isinstance(v, int) or isinstance(v, bool):
+            raise InputError("modular Y entries must be integers")
+        Y[(i, j)] = (Y.get((i, j), 0) + v) % p
+    acc = [0] * k
+    for (i, j), v in Y.items():
+        if v:
+            vi = V[i * k:(i + 1) * k]
+            for u in range(k):
+                acc[u] = (acc[u] + v * vi[u] * U[u * d + j]) % p
+    bad = next((u for u in range(k) if acc[u]), None)
+    if bad is not None:
+        return False, f"a_{bad}^T Y w_{bad} != 0 mod {p}"
+    inner = sum(v * Zr[i * d + j] for (i, j), v in Y.items()) % p
+    if inner == 0:
+        return False, f"<Y, -M> = 0 mod {p}"
+    return True, (f"a_i^T Y w_i = 0 mod {p} for all i and <Y, -M> != 0 mod {p}: no p-integral, "
+                  "hence no 0/1, solution")
+
+
+def _triple(e, d):
+    if not isinstance(e, list) or len(e) != 3 or not all(isinstance(t, int) for t in e[:2]):
+        raise InputError("Y entries are [i, j, value]")
+    i, j, v = e
+    if not (0 <= i < d and 0 <= j < d):
+        raise InputError("Y entry index out of range")
+    return i, j, v
+
+
+def _check_linear_system(b: Block, w) -> tuple[bool, str]:
+    ok, why = _nondegenerate(b)
+    if not ok:
+        return False, why
+    p = _modulus(w)
+    d, k = b.d, b.k
+    free, basis, rank = w.get("free"), w.get("basis"), w.get("rank")
+    if not isinstance(free, list) or not isinstance(basis, list) or not isinstance(rank, int):
+        raise InputError("linear_system witness needs 'free', 'basis', 'rank'")
+    if len(free) > _MAX_FREE:
+        return False, f"{len(free)} free variables: too many to re-enumerate"
+    if len(set(free)) != len(free) or any(not isinstance(f, int) or not 0 <= f < k for f in free):
+        raise InputError("'free' must list distinct unit indices")
+    if len(basis) != len(free) or rank + len(free) != k:
+        return False, "rank + number of free variables != k"
+    Z = -_skip(b)
+    pairs = w.get("rows")
+    if pairs is None:
+        pairs = [[i, j] for i in range(d) for j in range(d)]
+    V, U = b.w_down.to_rows(), b.w_up.to_rows()
+    A = [[V[i][u] * U[u][j] for u in range(k)] for i, j in pairs]
+    rhs = [Z[i, j] for i, j in pairs]
+    if p is None:
+        x0 = [parse_number(x, "witness.x0") for x in w.get("x0", [])]
+        vecs = [[parse_number(x, "witness.basis") for x in v] for v in basis]
+        reduce = lambda x: x  # noqa: E731
+        if QMatrix.from_rows(A, ncols=k).rank() != rank:
+            return False, f"rank A != {rank}"
+    else:
+        try:
+            A = [[_mod(x, p) for x in row] for row in A]
+            rhs = [_mod(x, p) for x in rhs]
+        except ZeroDivisionError:
+            return False, f"a weight's denominator is divisible by {p}"
+        x0 = [int(x) % p for x in w.get("x0", [])]
+        vecs = [[int(x) % p for x in v] for v in basis]
+        reduce = lambda x: x % p  # noqa: E731
+        if nmod_rank(len(A), k, [x for row in A for x in row], p) != rank:
+            return False, f"rank of the selected rows mod {p} != {rank}"
+    if len(x0) != k or any(len(v) != k for v in vecs):
+        raise InputError("x0 and basis vectors must have k entries")
+    for fi, v in enumerate(vecs):
+        if any(reduce(v[f] - (1 if f == free[fi] else 0)) != 0 for f in free):
+            return False, "basis is not the identity on the free coordinates"
+    zero = Q(0) if p is None else 0
+    for row, r in zip(A, rhs):
+        if reduce(sum((a * x for a, x in zip(row, x0)), zero) - r) != 0:
+            return False, "A x0 != vec(-M)"
+        for v in vecs:
+            if reduce(sum((a * x for a, x in zip(row, v)), zero)) != 0:
+                return False, "a basis vector is not in the kernel of A"
+    rejected = {tuple(sorted(s)) for s in w.get("rejected", [])}
+    for z in itertools.product((0, 1), repeat=len(free)):
+        xi = [reduce(x0[u] + sum((zz * v[u] for zz, v in zip(z, vecs)), zero)) for u in range(k)]
+        if all(x == 0 or x == 1 for x in xi):
+            S = tuple(u for u in range(k) if xi[u] == 1)
+            if p is None:
+                return False, f"S = {list(S)} solves the system: the block is absorbable"
+            if S not in rejected:
+                return False, f"candidate S = {list(S)} (mod {p}) is not accounted for"
+            prod = (b.w_down.submatrix(cols=S) @ b.w_up.submatrix(rows=S)) if S else QMatrix.zeros(d, d)
+            if prod == Z:
+                return False, f"S = {list(S)} is valid: the block is absorbable"
+    where = "over Q" if p is None else f"mod {p}"
+    return True, f"the solutions {where} form x0 + span(basis); none of the 2^{len(free)} 0/1 assignments works"
+
+
+def _mod(x, p):
+    return int(x.p) % p * pow(int(x.q) % p, -1, p) % p
+
+
+def _check_exhausted(b: Block, w) -> tuple[bool, str]:
+    name = b.activation.name
+    if name not in ("relu", "gelu") or b.activation.is_gated or (name == "gelu" and _nonzero_bias(b)):
+        return False, f"the exhaustive search decides ReLU and bias-free GELU blocks, not {name}"
+    lin, const, classes = _canon(b)
+    rec = w.get("canonical_form")
+    if not isinstance(rec, dict):
+        raise InputError("exhausted_search needs the recorded 'canonical_form'")
+    try:
+        rlin = QMatrix.from_rows([[parse_number(x, "canonical_form.linear") for x in r] for r in rec["linear"]])
+        rcls = {tuple(parse_number(x, "u") for x in c["u"]) + (parse_number(c["beta"], "beta"),):
+                tuple(parse_number(x, "v") for x in c["v"]) for c in rec["classes"]}
+    except (KeyError, TypeError):
+        raise InputError("malformed canonical_form") from None
+    if rlin != lin or rcls != classes:
+        return False, "the recorded canonical form is not the block's"
+    keys = sorted(classes, key=str)
+    c, k, d = len(keys), b.k, b.d
+    for tau in itertools.product((1, -1, 0), repeat=c):
+        T = [q for q in range(c) if tau[q] == 0]
+        if c + len(T) > k:
+            continue
+        fp = (k - c - len(T)) // 2
+        R = lin
+        for q in range(c):
+            if tau[q]:
+                u = keys[q][:d]
+                R = R - QMatrix.column(classes[keys[q]]) @ QMatrix.row(u).scale(tau[q])
+        if T:
+            N = QMatrix.from_rows([list(keys[q][:d]) for q in T]).nullspace()
+            RN = R @ N.T if N.nrows else QMatrix.zeros(d, 0)
+        else:
+            RN = R
+        if RN.rank() <= fp:
+            return False, f"assignment {tau} fits width {k}: the block is absorbable"
+    return True, f"none of the 3^{c} sign/pair assignments fits width {k} (R15)"
+
+
+def _check_stack(s: BlockStack, kind, w) -> tuple[bool, str]:
+    if kind == "skip_zero":
+        if all(_skip(b).is_zero() for b in s.blocks):
+            return True, "every skip is zero"
+        return False, "a skip is not zero"
+    if kind not in ("jacobian", "bounded"):
+        return False, f"witness kind {kind!r} does not apply to a stack of {s.depth} blocks"
+    P = QMatrix.identity(s.d)
+    for b in s.blocks:
+        P = _skip(b) @ P
+    acts = [b.activation for b in s.blocks]
+    if kind == "bounded":
+        if not all(a.is_bounded for a in acts):
+            return False, "not every activation is bounded"
+    else:
+        if any(_nonzero_bias(b) for b in s.blocks):
+            return False, "the linearization obstruction needs blocks without biases"
+        if not all(a.is_gate_flat or (a.homogeneity is not None and a.homogeneity > 1) for a in acts):
+            return False, "some block's Jacobian at 0 need not vanish"
+    ok, why = _entry(w, P)
+    return (ok, why) if not ok else (True, f"M_L ... M_1 != 0 ({kind}, R7/R18)")
+
+
+_CHECKS = {"skip_zero": _check_skip_zero, "flip": _check_flip, "general": _check_general,
+           "degree": _check_degree, "jacobian": _check_jacobian, "bounded": _check_bounded,
+           "left_null": _check_left_null, "linear_system": _check_linear_system,
+           "exhausted_search": _check_exhausted}
