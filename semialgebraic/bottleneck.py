@@ -52,7 +52,7 @@ from .verdict import Hypothesis, Verdict
 __all__ = ["Structure", "Canon", "genericity", "is_generic", "structure", "identifiability",
            "canonical_form", "equivalent_bottleneck", "counterexample", "dimension_formula",
            "jacobian_dimension", "positive_factor_rank", "symmetry_path", "non_localizability_example",
-           "is_bottleneck"]
+           "is_bottleneck", "fiber_bottleneck", "BottleneckFiber", "FiberComponent"]
 
 DEAD, LINEAR, SWITCHING = "dead", "linear", "switching"
 
@@ -713,7 +713,7 @@ def dimension_formula(net: Network) -> Dimension:
 
 
 def jacobian_dimension(net: Network, *, points_per_pattern: int | None = None,
-                       samples: int = 400, seed: int = 0) -> int:
+                       samples: int = 2000, seed: int = 0) -> int:
     """FIBDIM (R22): ``N − rank`` of the exact Jacobian of θ ↦ (f_θ(x))_x.
 
     Inputs: one interior point per activation pattern (from ``semialgebraic.regions`` when
@@ -730,6 +730,414 @@ def jacobian_dimension(net: Network, *, points_per_pattern: int | None = None,
     if not rows:
         return net.n_parameters
     return net.n_parameters - QMatrix.from_rows(rows).rank()
+
+
+# =============================================================================================
+# explicit fiber (R16, R17)
+# =============================================================================================
+
+class FiberComponent:
+    """One component of the fiber up to permutations (R16): a basic semi-algebraic set
+    ``{θ' : p(θ') = 0 for p in equalities, q(θ') > 0 for q in positive}`` in the parameter ring
+    (polynomials over Q in the names ``W1[0,0]``, …), with its discrete label (S5 flips, S7
+    flips, S8 choice), the continuous generators at its representative and their span's rank.
+    """
+
+    def __init__(self, ring, equalities, positive, label, dimension, representative=None,
+                 generators=None, generator_rank=None):
+        self.ring, self.equalities, self.positive = ring, list(equalities), list(positive)
+        self.label, self.representative = label, representative
+        self._dim = dimension
+        self.generators = generators or {}
+        self.generator_rank = generator_rank
+        self.basic_set = _basic_set(ring, self.equalities, self.positive)
+
+    @property
+    def dimension(self) -> Dimension:
+        return self._dim
+
+    def contains(self, point) -> bool:
+        """Exact membership of a parameter vector or a Network (no permutation applied)."""
+        if isinstance(point, Network):
+            point = point.parameters()
+        pt = [to_q(x) for x in point]
+        return all(p(pt) == 0 for p in self.equalities) and all(q(pt) > 0 for q in self.positive)
+
+    def sample(self):
+        return None if self.representative is None else self.representative.parameters()
+
+    def to_json(self) -> dict:
+        return jsonable({"label": self.label, "dimension": self._dim.value,
+                         "equalities": [str(p) for p in self.equalities],
+                         "inequalities": [f"{q} > 0" for q in self.positive],
+                         "sample": None if self.representative is None else list(self.sample()),
+                         "generators": {k: len(v) for k, v in self.generators.items()},
+                         "generator_rank": self.generator_rank})
+
+    def to_latex(self) -> str:
+        eqs = [p.to_latex() + " = 0" for p in self.equalities]
+        ins = [q.to_latex() + " > 0" for q in self.positive]
+        return r"\left\{\theta : " + r",\ ".join(eqs + ins) + r"\right\}"
+
+
+class BottleneckFiber:
+    """The fiber of a generic three-layer bottleneck network (R16, R17); the interface of
+    ``semialgebraic.fiber.Fiber``: components (up to permutations), dimension (R17, checked
+    against FIBDIM where computed), numbers of components and orbits, symmetry graph,
+    ``contains`` (CANON), JSON and LaTeX."""
+
+    def __init__(self, net, components, dimension, number_of_components, number_of_orbits,
+                 graph=None, fibdim=None, notes=()):
+        self.net, self.components, self.dimension = net, components, dimension
+        self.number_of_components, self.number_of_orbits = number_of_components, number_of_orbits
+        self.graph, self.fibdim, self.notes = graph, fibdim, list(notes)
+
+    def contains(self, theta: Network) -> bool:
+        """Does *theta* realise the same function?  Generic θ': CANON equality (R20, with a
+        verified certificate); otherwise the exact equivalence dispatcher."""
+        v = equivalent_bottleneck(self.net, theta)
+        if v.answer is None:
+            try:
+                from .equivalence import equivalent  # optional sibling (general method)
+                v = equivalent(self.net, theta)
+            except ImportError:
+                pass
+        if v.answer is None:
+            raise NonGenericError("fiber membership undecided", v.reason)
+        return v.answer
+
+    def to_json(self) -> dict:
+        return jsonable({"network": self.net.to_dict(), "dimension": self.dimension.value,
+                         "dimension_detail": self.dimension.to_json(),
+                         "jacobian_dimension": self.fibdim,
+                         "number_of_components": self.number_of_components,
+                         "number_of_orbits": self.number_of_orbits,
+                         "components": [c.to_json() for c in self.components],
+                         "symmetries": _symmetry_names(self), "notes": self.notes})
+
+    def to_latex(self) -> str:
+        parts = [c.to_latex() for c in self.components]
+        return (r"\mathrm{Fib}(\theta) = \bigcup_{\pi \in S} \pi\cdot\left(" + r" \cup ".join(parts)
+                + r"\right)")
+
+
+def fiber_bottleneck(net: Network, *, jacobian: bool | None = None,
+                     max_enumerated_flips: int = 8) -> BottleneckFiber:
+    """Explicit fiber of a generic three-layer bottleneck network (R16, R17).
+
+    Components up to permutations are indexed by the discrete choices (S5 flip sets that the
+    linear neurons can absorb, n_L ≥ κ₊(Γ'); S7 flip sets; S8).  Each is a basic semi-algebraic
+    set given by polynomial equalities (first-layer directions, ridge directions and output
+    weights up to S2, the linear block carrying (Γ', γ')) and strict sign conditions (positive
+    scalings, dead cones, masking pattern = S6 interval, positive linear rows).  The dimension
+    is R17; *jacobian* (default: when N ≤ 60) also computes FIBDIM (R22) and the two must agree,
+    else NonGenericError (P5).  The rank of the span of the continuous generators (S2, S3, S4,
+    S6) at the representative is computed exactly and must agree as well.
+    """
+    from .symmetry_graph import symmetry_graph, count_components
+    bad = next((h for h in genericity(net) if not h.holds), None)
+    if bad is not None:
+        raise NonGenericError(bad.name, jsonable(bad.witness))
+    dim = dimension_formula(net)
+    fd = None
+    if jacobian is None:
+        jacobian = net.n_parameters <= 60
+    if jacobian:
+        fd = jacobian_dimension(net)
+        if fd != dim.value:
+            raise NonGenericError("R17 formula = FIBDIM", {"formula": dim.value, "jacobian": fd})
+    P = _Parts.of(net)
+    types = _types(P)
+    ring = _ring(net)
+    labels, notes = _discrete_labels(net, P, types, max_enumerated_flips)
+    comps = []
+    for lab in labels:
+        rep = _representative(net, lab)
+        eqs, pos = _component_system(ring, rep if rep is not None else net, lab, P, types)
+        gens, grank = _generators(rep if rep is not None else net)
+        if grank != dim.value:
+            notes.append(f"component {lab}: generator span rank {grank} != {dim.value}")
+        comps.append(FiberComponent(ring, eqs, pos, lab, dim, rep, gens, grank))
+    F = BottleneckFiber(net, comps, dim, 0, 0, None, fd, notes)
+    F.graph = symmetry_graph(F)
+    F.number_of_components, F.number_of_orbits = count_components(F)
+    return F
+
+
+def _ring(net: Network):
+    from algebra.polynomials import Ring
+    return Ring.get(net.parameter_names())
+
+
+def _basic_set(ring, equalities, positive):
+    try:
+        from .sets import BasicSet          # the sets helper's class, when available
+    except ImportError:
+        return None
+    try:
+        return BasicSet(ring, equalities=tuple(equalities), positive=tuple(positive))
+    except Exception:
+        return None
+
+
+def _symmetry_names(F) -> list:
+    s = structure(F.net)
+    out = ["S1", "S2"]
+    if s.count(DEAD):
+        out.append("S3")
+    if s.linear:
+        out.append("S4")
+    if any(c.label.get("flips") for c in F.components):
+        out.append("S5")
+    if s.masked is not None:
+        out.append("S6")
+    if s.s7_applies:
+        out.append("S7")
+    if s.s8_applies:
+        out.append("S8")
+    return out
+
+
+def _discrete_labels(net, P, types, cap) -> tuple[list, list]:
+    """Labels {flips: S5 set, s7: S7 set, s8: bool} of the components up to permutation."""
+    s = structure(net)
+    notes = []
+    A = [j for j, t in enumerate(types) if t == SWITCHING]
+    L = list(s.linear)
+    flip_sets = [()]
+    if L and A:
+        if len(A) <= cap:
+            flip_sets = []
+            from itertools import combinations
+            for k in range(len(A) + 1):
+                for S in combinations(A, k):
+                    G = _flipped_gamma(P, L, S)[0]
+                    if len(L) >= positive_factor_rank(G)[0]:
+                        flip_sets.append(S)
+        else:
+            notes.append(f"{len(A)} switching neurons: S5 flip sets not enumerated")
+    s7_sets = [()]
+    if s.s7_applies:
+        from itertools import combinations
+        others = [k for k in range(P.n1) if k != s.masked]
+        s7_sets = [S for k in range(len(others) + 1) for S in combinations(others, k)]
+        if len(s7_sets) > 2 ** cap:
+            s7_sets = [()]
+            notes.append("S7 flip sets not enumerated")
+    s8 = [False, True] if s.s8_applies else [False]
+    labels = [{"flips": list(f), "s7": list(g), "s8": h} for f in flip_sets for g in s7_sets for h in s8]
+    return labels, notes
+
+
+def _flipped_gamma(P, L, S):
+    rows = list(L) + list(S)
+    if not rows:
+        return QMatrix.zeros(P.m, P.n1), tuple(P.b3)
+    VL = QMatrix.from_rows([P.V[j] for j in rows]).T
+    WL = QMatrix.from_rows([P.R2[j] for j in rows])
+    prod = VL @ WL
+    return prod.submatrix(cols=range(P.n1)), tuple(P.b3[o] + prod[o, P.n1] for o in range(P.m))
+
+
+def _representative(net: Network, lab: dict) -> Network | None:
+    """A parameter in the component *lab* (S7/S8 moves, S5 flips with an explicit positive
+    factorisation of the new linear block); None when no explicit point is constructed."""
+    cur = net
+    s = structure(net)
+    if lab["s7"]:
+        cur = SignFlip(s.masked, lab["s7"]).apply(cur)
+    if lab["s8"]:
+        cur = KinkSwap().apply(cur)
+    if lab["flips"]:
+        P = _Parts.of(cur)
+        L = list(s.linear)
+        G, g = _flipped_gamma(P, L, lab["flips"])
+        fac = _positive_factorization(G, len(L))
+        if fac is None:
+            return None
+        Vn, Wn = fac
+        rep = {j: (tuple(-x for x in P.R2[j]), P.V[j]) for j in lab["flips"]}
+        for k, j in enumerate(L):
+            row = tuple(Wn[k]) + (Q(1),)
+            rep[j] = (row, tuple(Vn[o][k] for o in range(P.m)))
+        b3 = tuple(g[o] - sum((Vn[o][k] for k in range(len(L))), Q(0)) for o in range(P.m))
+        try:
+            cur = TailRefactor(rep, b3).apply(cur)
+        except ValueError:
+            return None
+    return cur
+
+
+def _positive_factorization(G: QMatrix, nL: int):
+    """Γ = V W with W > 0 entrywise and nL rows (R6 construction), or None."""
+    m, n1 = G.shape
+    rho = G.rank()
+    basis = G.row_space()
+    p = None
+    if rho:
+        # a positive vector in the row space (exact, z3) or outside it (κ₊ = ρ + 1)
+        p = _positive_in_rowspace(basis)
+    rows = [list(basis.row_at(t)) for t in range(rho)]
+    extra = []
+    if p is None:
+        p = [Q(1)] * n1
+        extra = [p]
+    need = len(rows) + len(extra)
+    if need > nL:
+        return None
+    W = []
+    for r in rows:
+        lam = max([Q(0)] + [(-x) / pi + 1 for x, pi in zip(r, p) if x <= 0])
+        W.append([x + lam * pi for x, pi in zip(r, p)])
+    W += extra
+    while len(W) < nL:
+        W.append([Q(1)] * n1)
+    Wm = QMatrix.from_rows(W)
+    # solve V Wm = G for V (least structure: use the first `need` rows, others get 0)
+    sub = QMatrix.from_rows(W[:need]) if need else None
+    V = [[Q(0)] * nL for _ in range(m)]
+    if need:
+        for o in range(m):
+            sol = sub.T.solve_general(list(G.row_at(o)))
+            if sol is None:
+                return None
+            for k, x in enumerate(sol[0]):
+                V[o][k] = x
+    if [[sum((V[o][k] * W[k][i] for k in range(nL)), Q(0)) for i in range(n1)] for o in range(m)] \
+            != G.to_rows():
+        return None
+    return V, W
+
+
+def _positive_in_rowspace(B: QMatrix):
+    import z3
+    n = B.ncols
+    cs = [z3.Real(f"c{t}") for t in range(B.nrows)]
+    s = z3.Solver()
+    s.set("timeout", 20000)
+    for i in range(n):
+        s.add(z3.Sum([z3.RatVal(int(B[t, i].p), int(B[t, i].q)) * cs[t] for t in range(B.nrows)]) >= 1)
+    if s.check() != z3.sat:
+        return None
+    mod = s.model()
+    c = []
+    for v in cs:
+        val = mod.eval(v, model_completion=True)
+        c.append(Q(val.numerator_as_long(), val.denominator_as_long()))
+    p = [sum((c[t] * B[t, i] for t in range(B.nrows)), Q(0)) for i in range(n)]
+    return p if all(x > 0 for x in p) else None
+
+
+def _component_system(ring, rep: Network, lab, P0, types):
+    """Polynomial equalities and strict inequalities of one component around *rep*."""
+    P = _Parts.of(rep)
+    g = {n: ring.gen(n) for n in ring.names}
+    n1, n2, m, d = P.n1, P.n2, P.m, P.d
+    W1 = lambda i, c: g[f"W1[{i},{c}]"] if c < d else g[f"b1[{i}]"]
+    W2 = lambda j, i: g[f"W2[{j},{i}]"] if i < n1 else g[f"b2[{j}]"]
+    W3 = lambda o, j: g[f"W3[{o},{j}]"]
+    b3 = lambda o: g[f"b3[{o}]"]
+    eqs, pos = [], []
+    istar = _masked(P0, types)
+    if all(t == DEAD for t in types):
+        for j in range(n2):
+            pos += [-W2(j, i) for i in range(n1 + 1)]
+        eqs += [b3(o) - P.b3[o] for o in range(m)]
+        return eqs, pos
+    piv = []
+    for i in range(n1):
+        r = P.R1[i]
+        p = next(c for c in range(d) if r[c] != 0)
+        piv.append(p)
+        cols = [c for c in range(d + 1) if c != p and (i != istar or c < d)]
+        eqs += [W1(i, c) * r[p] - W1(i, p) * r[c] for c in cols]
+        pos.append(W1(i, p) * (1 if r[p] > 0 else -1))
+    lam = lambda i: W1(i, piv[i]) / P.R1[i][piv[i]]       # λ_i as a polynomial
+    flips = set(lab["flips"])
+    for j, t in enumerate(types):
+        r, V = P.R2[j], P.V[j]
+        if t == DEAD:
+            pos += [-W2(j, i) for i in range(n1 + 1)]
+        elif t == SWITCHING and istar is None:
+            # μ_j = b2'_j / r_b ; W2'[j,i] λ_i = μ_j r_i ; V'_j μ_j = V_j
+            eqs += [W2(j, i) * lam(i) * r[-1] - W2(j, n1) * r[i] for i in range(n1)]
+            eqs += [W3(o, j) * W2(j, n1) - V[o] * r[-1] for o in range(m)]
+            pos.append(W2(j, n1) * (1 if r[-1] > 0 else -1))
+        elif t == SWITCHING:
+            bt = r[-1] + r[istar] * P.R1[istar][-1]             # b̃2_j (invariant)
+            mu = W2(j, istar) * lam(istar)                       # = μ_j r[istar]
+            eqs += [W2(j, i) * lam(i) * r[istar] - mu * r[i] for i in range(n1) if i != istar]
+            eqs.append((W2(j, n1) + W2(j, istar) * W1(istar, d)) * r[istar] - mu * bt)
+            eqs += [W3(o, j) * mu - V[o] * r[istar] for o in range(m)]
+            pos.append(W2(j, istar))
+            pos.append(-W2(j, n1))
+        else:
+            pos += [W2(j, i) for i in range(n1 + 1)]
+    L = [j for j, t in enumerate(types) if t == LINEAR]
+    if istar is None:
+        G, gm = _flipped_gamma(P, L, ())
+        for o in range(m):
+            for i in range(n1):
+                e = sum((W3(o, j) * W2(j, i) for j in L), ring.zero()) * lam(i) - G[o, i]
+                if L or G[o, i] != 0:
+                    eqs.append(e)
+            eqs.append(sum((W3(o, j) * W2(j, n1) for j in L), ring.zero()) + b3(o) - gm[o])
+    else:
+        eqs += [b3(o) - P.b3[o] for o in range(m)]
+    return [e for e in eqs if not e.is_zero()], pos
+
+
+def _generators(net: Network) -> tuple[dict, int]:
+    """Tangent vectors of S2, S3, S4, S6 at *net* (flat order) and the exact rank of their span."""
+    P = _Parts.of(net)
+    types = _types(P)
+    names = net.parameter_names()
+    idx = {n: k for k, n in enumerate(names)}
+    N = len(names)
+    gens = {"S2": [], "S3": [], "S4": [], "S6": []}
+    if all(t == DEAD for t in types):        # P12: constant function, the first layer is free
+        for c in names:
+            if c.startswith("W1[") or c.startswith("b1["):
+                v = [Q(0)] * N
+                v[idx[c]] = Q(1)
+                gens["S3"].append(tuple(v))
+    else:
+        for i in range(P.n1):
+            gens["S2"] += RescaleHidden(1, i, 2).generator(net)
+    for j, t in enumerate(types):
+        if t == SWITCHING:
+            gens["S2"] += RescaleHidden(2, j, 2).generator(net)
+        elif t == DEAD:
+            for c in [f"W2[{j},{i}]" for i in range(P.n1)] + [f"b2[{j}]"] + \
+                    [f"W3[{o},{j}]" for o in range(P.m)]:
+                v = [Q(0)] * N
+                v[idx[c]] = Q(1)
+                gens["S3"].append(tuple(v))
+    L = [j for j, t in enumerate(types) if t == LINEAR]
+    if L:
+        coords = [f"W2[{j},{i}]" for j in L for i in range(P.n1)] + [f"b2[{j}]" for j in L] + \
+                 [f"W3[{o},{j}]" for o in range(P.m) for j in L] + [f"b3[{o}]" for o in range(P.m)]
+        ring = _ring(net)
+        g = {n: ring.gen(n) for n in coords}
+        eqs = []
+        for o in range(P.m):
+            for i in range(P.n1):
+                eqs.append(sum((g[f"W3[{o},{j}]"] * g[f"W2[{j},{i}]"] for j in L), ring.zero()))
+            eqs.append(sum((g[f"W3[{o},{j}]"] * g[f"b2[{j}]"] for j in L), ring.zero()) + g[f"b3[{o}]"])
+        pt = net.parameters()
+        J = QMatrix.from_rows([[e.diff(c)(pt) for c in coords] for e in eqs])
+        K = J.nullspace()
+        for t in range(K.nrows):
+            v = [Q(0)] * N
+            for c, x in zip(coords, K.row_at(t)):
+                v[idx[c]] = x
+            gens["S4"].append(tuple(v))
+    istar = _masked(P, types)
+    if istar is not None:
+        gens["S6"] += TranslateMasked(istar, 0).generator(net)
+    allv = [v for vs in gens.values() for v in vs]
+    rank = QMatrix.from_rows(allv).rank() if allv else 0
+    return gens, rank
 
 
 # =============================================================================================
@@ -1078,8 +1486,8 @@ def _pattern_points(net: Network, P: _Parts, rng: random.Random, samples: int) -
         W1 = P.W1
         kern = W1.nullspace()
         for t in range(samples):
-            sc = [1, 2, 4, 8, 16][t % 5]
-            u = [Q(rng.randint(-16 * sc, 16 * sc), rng.randint(1, 16)) for _ in range(P.n1)]
+            u = [Q(rng.choice((-1, 1)) * rng.randint(1, 64) * 2 ** rng.randint(0, 8), 16)
+                 for _ in range(P.n1)]
             x = list(x_of(u))
             for kr in range(kern.nrows):
                 c = Q(rng.randint(-8, 8), rng.randint(1, 4))
