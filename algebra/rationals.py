@@ -47,8 +47,8 @@ Q = fmpq
 MAX_DIGITS = 10_000
 """Largest number of digits (and largest decimal exponent) accepted by :func:`to_q`."""
 
-_DECIMAL = re.compile(r"^([+-]?)(\d*)(?:\.(\d*))?(?:[eE]([+-]?\d+))?$")
-_RATIO = re.compile(r"^([+-]?\d+)\s*/\s*([+-]?\d+)$")
+_DECIMAL = re.compile(r"^([+-]?)(\d*)(?:\.(\d*))?(?:[eE]([+-]?\d+))?$", re.ASCII)
+_RATIO = re.compile(r"^([+-]?\d+)\s*/\s*([+-]?\d+)$", re.ASCII)
 
 
 def to_q(x: object) -> fmpq:
@@ -71,12 +71,14 @@ def to_q(x: object) -> fmpq:
     if isinstance(x, bool):
         raise ParseError(x, "a boolean is not a number")
     if isinstance(x, int):
-        if x.bit_length() > 4 * MAX_DIGITS:
-            raise ParseError(x, f"integer with more than {MAX_DIGITS} digits")
+        _check_digits(x, x)
         return fmpq(x)
     if isinstance(x, fmpz):
+        _check_digits(int(x), x)
         return fmpq(x)
     if isinstance(x, Fraction):
+        _check_digits(x.numerator, x)
+        _check_digits(x.denominator, x)
         return fmpq(x.numerator, x.denominator)
     if isinstance(x, float):
         if math.isfinite(x):
@@ -98,6 +100,15 @@ def to_q(x: object) -> fmpq:
     raise ParseError(x, f"cannot read a {type(x).__name__} as a rational number")
 
 
+_LIMIT = 10 ** MAX_DIGITS
+
+
+def _check_digits(n: int, shown: object) -> None:
+    """Refuse integers with more than :data:`MAX_DIGITS` decimal digits."""
+    if n.bit_length() > 33_000 and abs(n) >= _LIMIT:  # 10**10000 has 33220 bits
+        raise ParseError(f"<integer of {n.bit_length()} bits>", f"more than {MAX_DIGITS} digits")
+
+
 def _parse_str(s: str) -> fmpq:
     t = s.strip()
     if not t:
@@ -109,7 +120,9 @@ def _parse_str(s: str) -> fmpq:
         raise ParseError(s, "NaN and infinities have no exact value")
     m = _RATIO.match(t)
     if m:
-        p, q = int(m.group(1)), int(m.group(2))
+        if max(len(m.group(1).lstrip("+-")), len(m.group(2).lstrip("+-"))) > MAX_DIGITS:
+            raise ParseError(s, f"more than {MAX_DIGITS} digits")
+        p, q = fmpz(m.group(1).lstrip("+")), fmpz(m.group(2).lstrip("+"))  # no str->int limit
         if q == 0:
             raise ParseError(s, "zero denominator")
         return fmpq(p, q)
@@ -117,10 +130,14 @@ def _parse_str(s: str) -> fmpq:
     if not m or not (m.group(2) or m.group(3)):
         raise ParseError(s, "not a number (expected an integer, 'p/q' or a decimal like 0.125)")
     sgn, whole, frac, exp = m.group(1), m.group(2) or "", m.group(3) or "", m.group(4)
+    if len(whole) + len(frac) > MAX_DIGITS:
+        raise ParseError(s, f"more than {MAX_DIGITS} digits")
+    if exp and len(exp.lstrip("+-")) > 6:
+        raise ParseError(s, f"exponent larger than {MAX_DIGITS}")
     e = int(exp) if exp else 0
     if abs(e) > MAX_DIGITS:
         raise ParseError(s, f"exponent larger than {MAX_DIGITS}")
-    digits = int(whole + frac) if (whole + frac) else 0
+    digits = fmpz(whole + frac) if (whole + frac) else fmpz(0)
     e -= len(frac)
     value = fmpq(digits) * fmpq(10) ** e if e >= 0 else fmpq(digits, 10 ** (-e))
     return -value if sgn == "-" else value
@@ -160,22 +177,27 @@ def to_fraction(q: fmpq) -> Fraction:
 def q_str(q: fmpq) -> str:
     """Canonical text of a rational: ``"3"``, ``"-1/2"``."""
     q = to_q(q)
-    return str(int(q.p)) if q.q == 1 else f"{int(q.p)}/{int(q.q)}"
+    return str(q.p) if q.q == 1 else f"{q.p}/{q.q}"
 
 
 def q_json(q: fmpq) -> int | str:
-    """JSON form of a rational: a JSON integer when integral, else the string ``"p/q"``."""
+    """JSON form of a rational: a JSON integer when integral, else the string ``"p/q"``.
+
+    Integers of more than about 4200 digits are strings too (``json`` refuses to write them).
+    """
     q = to_q(q)
-    return int(q.p) if q.q == 1 else f"{int(q.p)}/{int(q.q)}"
+    if q.q == 1 and q.p.bit_length() < 14_000:  # json.dumps refuses ints of more than 4300 digits
+        return int(q.p)
+    return q_str(q)
 
 
 def q_latex(q: fmpq) -> str:
     r"""LaTeX of a rational: ``3``, ``-\frac{1}{2}``."""
     q = to_q(q)
     if q.q == 1:
-        return str(int(q.p))
+        return str(q.p)
     sgn = "-" if q < 0 else ""
-    return rf"{sgn}\frac{{{abs(int(q.p))}}}{{{int(q.q)}}}"
+    return rf"{sgn}\frac{{{abs(q.p)}}}{{{q.q}}}"
 
 
 def is_q(x: object) -> bool:
