@@ -1,0 +1,301 @@
+r"""Checker of ``region_cover`` certificates: a(x) = b(x) for every x in a domain.
+
+Format
+------
+::
+
+    {"format": "netfibers.certificate", "type": "region_cover",
+     "claim": "a(x) == b(x) for all x in the domain",
+     "a": <network>, "b": <network>,
+     "domain": null | {"box": [lo, hi]} | {"orthant": true},
+     "regions": [
+       {"pattern": [s_0, ..., s_{n-1}],      # -1/0/1 per hidden neuron of a, then of b (layer order)
+        "point": [x_0, ..., x_{d-1}],        # exact interior point
+        "inequalities": [[a_0..a_{d-1}, c], ...],   # g_k(x) = a.x + c > 0 on the region (see below)
+        "facets": [k, ...],                  # indices into "inequalities": the region's facets
+        "neighbours": [r, ...],              # aligned with "facets": region index across it,
+                                             #   null for a facet of the domain
+        "redundant": {"k": [l_0, [l_f for f in facets]]}  # every other inequality k (see below)
+       }, ...]}
+
+Inequality ``k`` for ``k < n`` belongs to hidden neuron ``k`` of the combined network (a's
+neurons, then b's): with the region's pattern fixed, every pre-activation is an affine function
+``p_k(x)`` (masked products of the weights); ``g_k = s_k p_k``.  A neuron with ``s_k = 0`` has
+``p_k`` identically zero on the region and its row is ``[0, …, 0, 0]`` (it is not a constraint).
+Rows ``k >= n`` are the domain's: for a box ``[lo, hi]^d``, ``x_i - lo`` then ``hi - x_i`` for
+each i; for the orthant ``x_i``; none for R^d.  The checker recomputes every row from the
+networks and the pattern and rejects any difference.
+
+What is checked (all exact, over Q; code imports ``algebra`` only)
+------------------------------------------------------------------
+1. Each region: the rows are as recomputed; ``g_k(point) > 0`` for every non-zero row, so the
+   point is interior and, layer by layer, the networks' activation pattern at the point is the
+   pattern (also re-evaluated directly); zero rows are identically zero.
+2. a − b is zero on each region: the affine maps of a and b on their parts of the pattern are
+   equal (Network.affine_map).
+3. Facet lists are complete: for every non-zero row k that is not a listed facet the certificate
+   gives ``l_0 >= 0, l_f >= 0`` with ``g_k = l_0 + Σ_f l_f g_f`` as affine functions (Farkas);
+   hence the closed region is ``{g_f >= 0 : f facet}``.  Facet rows have a non-zero normal.
+4. Closure under crossing facets: for each facet f of a neuron, :func:`neighbour_pattern`
+   computes the pattern just across the relative interior of the facet, and the listed
+   neighbour region has exactly that pattern; a domain facet has neighbour null.
+
+Why this proves a = b on the domain D (D is R^d, the closed orthant, or a box with lo < hi: convex
+and full-dimensional)
+--------------------------------------------------------------------------------------------
+Let U be the union of the closures of the listed regions; a − b = 0 on U (continuity).  Suppose
+y ∈ D \ U.  D \ U is relatively open in D, so y may be chosen generically, together with a
+generic x0 in the first region, such that the segment [x0, y] ⊂ D meets no intersection of two
+distinct hyperplanes among the (finitely many) hyperplanes {g = 0} of all listed rows, and no
+set {g_k = 0} ∩ {g_f = 0} with g_k not proportional to g_f.  Let t* = sup{t : x0 + s(y − x0) ∈ U
+for all s ≤ t} < 1 and z the point at t*; z ∈ cl(R) for a listed R.  If z were interior to
+cl(R) the supremum would be larger, so some facet row g_f vanishes at z (by 3, cl(R) is cut out
+by the facet rows), and by genericity z lies in the relative interior of that facet and on no
+other hyperplane; the domain facets are excluded because the segment continues inside D.
+Every pre-activation is a continuous function of x.  At z each neuron k whose row on R is not
+proportional to g_f is non-zero, so it keeps its sign s_k on a neighbourhood of z; a neuron
+whose row on R is μ g_f (μ >= 0; μ = 0 for a zero row) vanishes on the facet, so on the far side
+(where the earlier layers already have their new signs) its pre-activation is an affine function
+ν g_f, with sign -sign(ν).  This is what :func:`neighbour_pattern` computes, layer by layer.  So
+the points just beyond z have that pattern, hence lie in the listed neighbour region ⊂ U:
+contradiction.  Therefore U = D and a = b on D.
+
+A box with lo = hi is the single point (lo, …, lo); the certificate then has ``"regions": []``
+and the checker evaluates both networks there.
+"""
+
+from __future__ import annotations
+
+from typing import Sequence
+
+from algebra.exceptions import InputError
+from algebra.io.native import network_from_dict, parse_number, parse_vector
+from algebra.matrices import QMatrix
+from algebra.network import Network
+from algebra.rationals import Q
+
+__all__ = ["check", "neuron_rows", "domain_rows", "neighbour_pattern", "is_proportional"]
+
+
+def check(cert: dict) -> tuple[bool, str]:
+    """Check a ``region_cover`` certificate; ``(ok, reason)``.
+
+    Raises
+    ------
+    InputError
+        If the certificate is malformed (missing keys, wrong lengths, non-numbers).
+    """
+    for key in ("a", "b", "regions"):
+        if key not in cert:
+            raise InputError(f"region_cover certificate lacks {key!r}")
+    a = network_from_dict(cert["a"], source="certificate[a]")
+    b = network_from_dict(cert["b"], source="certificate[b]")
+    if a.signature != b.signature:
+        return False, f"the networks have different signatures {a.signature} and {b.signature}"
+    d = a.n_inputs
+    lo_hi = _parse_domain(cert.get("domain"))
+    if lo_hi is not None and lo_hi != "orthant" and lo_hi[0] == lo_hi[1]:
+        p = [lo_hi[0]] * d
+        if a(p) != b(p):
+            return False, "the domain is one point and a, b differ there"
+        return True, "the domain is one point and a, b agree there"
+    regions = cert["regions"]
+    if not isinstance(regions, list) or not regions:
+        return False, "no regions listed"
+    dom = domain_rows(d, lo_hi)
+    n = a.n_hidden + b.n_hidden
+    patterns = []
+    for r, reg in enumerate(regions):
+        if not isinstance(reg, dict) or "pattern" not in reg or "point" not in reg:
+            raise InputError(f"region {r} lacks 'pattern' or 'point'")
+        pat = reg["pattern"]
+        if not isinstance(pat, list) or len(pat) != n or any(s not in (-1, 0, 1) or isinstance(s, bool) for s in pat):
+            raise InputError(f"region {r}: pattern must list {n} entries in -1/0/1")
+        patterns.append(tuple(pat))
+    index = {p: i for i, p in enumerate(patterns)}
+    if len(index) != len(patterns):
+        return False, "a pattern is listed twice"
+    for r, reg in enumerate(regions):
+        ok, why = _check_region(a, b, r, reg, patterns[r], dom, d, n, patterns, len(regions))
+        if not ok:
+            return False, f"region {r}: {why}"
+    return True, (f"{len(regions)} regions cover the domain (closed under facet crossing, facet "
+                  "lists complete) and a - b is zero on each")
+
+
+def neuron_rows(net: Network, pattern: Sequence[int]) -> list[tuple[Q, ...]]:
+    """Affine pre-activation of every hidden neuron of *net* on the region of *pattern*.
+
+    Row k is ``(a_0, …, a_{d-1}, c)`` with pre-activation ``a·x + c`` (unoriented); entries of
+    *pattern* > 0 mean active.
+
+    >>> net = Network.from_rows([[[1], [-1]], [[1, 1]], [[1]]], [[0, 1], [-1], [0]])
+    >>> [tuple(map(str, r)) for r in neuron_rows(net, (1, -1, 1))]
+    [('1', '0'), ('-1', '1'), ('1', '-1')]
+    """
+    d = net.n_inputs
+    # M is (n_l x (d+1)): affine forms of the current layer's outputs in [x, 1]
+    M = QMatrix.hstack([QMatrix.identity(d), QMatrix.zeros(d, 1)])
+    one = QMatrix.hstack([QMatrix.zeros(1, d), QMatrix.identity(1)])
+    rows: list[tuple[Q, ...]] = []
+    k = 0
+    for l in range(net.depth - 1):
+        W, bias = net.layer(l)
+        P = W @ M + QMatrix.column(bias) @ one
+        rows.extend(P.to_tuples())
+        mask = [1 if pattern[k + i] > 0 else 0 for i in range(W.nrows)]
+        k += W.nrows
+        M = QMatrix.diagonal(mask) @ P
+    return rows
+
+
+def domain_rows(d: int, lo_hi) -> list[tuple[Q, ...]]:
+    """Rows ``(a, c)`` of the domain: box ``x_i - lo``, ``hi - x_i``; orthant ``x_i``; R^d none."""
+    rows = []
+    if lo_hi is None:
+        return rows
+    z = Q(0)
+    for i in range(d):
+        e = [z] * d
+        e[i] = Q(1)
+        if lo_hi == "orthant":
+            rows.append(tuple(e) + (z,))
+        else:
+            rows.append(tuple(e) + (-lo_hi[0],))
+            rows.append(tuple(-v for v in e) + (lo_hi[1],))
+    return rows
+
+
+def neighbour_pattern(nets: Sequence[Network], pattern: Sequence[int], g: Sequence[Q],
+                      old_rows: Sequence[Sequence[Q]]) -> tuple[int, ...]:
+    """Pattern just across the relative interior of the facet ``g = 0`` (``g > 0`` on the region).
+
+    *old_rows* are the unoriented neuron rows on the region (all networks, concatenated).
+    Neurons whose old row is not a multiple of g keep their sign; the others get the sign of
+    their new row ``ν g`` on the far side, i.e. ``-sign(ν)``, layer by layer (see the module
+    docstring).  Raises ValueError when a new row is not a multiple of g (impossible for a
+    facet of a true region).
+    """
+    new = list(pattern)
+    off = 0
+    for net in nets:
+        n = net.n_hidden
+        sub = list(pattern[off:off + n])
+        k = 0
+        for l in range(net.depth - 1):
+            width = net.widths[l + 1]
+            rows = neuron_rows(net, sub) if l else None
+            for i in range(width):
+                old = old_rows[off + k + i]
+                if is_proportional(old, g) is None:
+                    continue
+                row = old if l == 0 else rows[k + i]
+                nu = is_proportional(row, g)
+                if nu is None:
+                    raise ValueError(f"neuron {off + k + i}: row across the facet is not a multiple of it")
+                sub[k + i] = -((nu > 0) - (nu < 0))
+            k += width
+        new[off:off + n] = sub
+        off += n
+    return tuple(new)
+
+
+def is_proportional(u: Sequence[Q], g: Sequence[Q]) -> Q | None:
+    """μ with ``u = μ g`` (g non-zero), or None."""
+    for gi, ui in zip(g, u):
+        if gi != 0:
+            mu = ui / gi
+            break
+    else:
+        raise ValueError("zero facet row")
+    if all(ui == mu * gi for ui, gi in zip(u, g)):
+        return mu
+    return None
+
+
+# -- private --------------------------------------------------------------------------------
+def _parse_domain(dom):
+    if dom is None:
+        return None
+    if not isinstance(dom, dict):
+        raise InputError("domain must be null or an object")
+    if "box" in dom:
+        box = dom["box"]
+        if not isinstance(box, list) or len(box) != 2:
+            raise InputError("domain.box must be [lo, hi]")
+        lo, hi = (parse_number(v, "domain.box") for v in box)
+        if lo > hi:
+            raise InputError("domain.box has lo > hi")
+        return (lo, hi)
+    if dom.get("orthant") is True:
+        return "orthant"
+    raise InputError(f"unknown domain {dom!r}")
+
+
+def _check_region(a, b, r, reg, pat, dom, d, n, patterns, count) -> tuple[bool, str]:
+    x = parse_vector(reg["point"], f"regions[{r}].point", length=d)
+    na = a.n_hidden
+    rows = neuron_rows(a, pat[:na]) + neuron_rows(b, pat[na:])
+    oriented = [tuple(s * v for v in row) for s, row in zip(pat, rows)] + list(dom)
+    claimed = reg.get("inequalities")
+    if not isinstance(claimed, list) or len(claimed) != len(oriented):
+        raise InputError(f"regions[{r}].inequalities must list {len(oriented)} rows")
+    for k, row in enumerate(claimed):
+        if list(oriented[k]) != parse_vector(row, f"regions[{r}].inequalities[{k}]", length=d + 1):
+            return False, f"inequality {k} is not the one the networks give on this pattern"
+    zero = tuple(Q(0) for _ in range(d + 1))
+    for k in range(n):
+        if pat[k] == 0 and rows[k] != zero:
+            return False, f"neuron {k} has sign 0 but its pre-activation is not identically zero"
+    for k, g in enumerate(oriented):
+        if k < n and pat[k] == 0:
+            continue
+        if _value(g, x) <= 0:
+            return False, f"the point does not satisfy inequality {k} strictly"
+    if tuple(a.activation_pattern(x)) + tuple(b.activation_pattern(x)) != pat:
+        return False, "the networks' activation pattern at the point is not the pattern"
+    if a.affine_map(pat[:na]) != b.affine_map(pat[na:]):
+        return False, "a - b is not zero on this region (affine maps differ)"
+    facets, neigh = reg.get("facets"), reg.get("neighbours")
+    if not isinstance(facets, list) or not isinstance(neigh, list) or len(facets) != len(neigh):
+        raise InputError(f"regions[{r}]: facets and neighbours must be lists of equal length")
+    if len(set(facets)) != len(facets) or any(not isinstance(f, int) or not 0 <= f < len(oriented) for f in facets):
+        raise InputError(f"regions[{r}]: facets must be distinct inequality indices")
+    for f, nb in zip(facets, neigh):
+        g = oriented[f]
+        if all(v == 0 for v in g[:d]):
+            return False, f"facet {f} has a zero normal"
+        if f >= n:
+            if nb is not None:
+                return False, f"facet {f} is a domain facet but names a neighbour"
+            continue
+        if not isinstance(nb, int) or not 0 <= nb < count:
+            return False, f"facet {f} has no valid neighbour"
+        try:
+            across = neighbour_pattern((a, b), pat, g, rows)
+        except ValueError as exc:
+            return False, f"facet {f}: {exc}"
+        if patterns[nb] != across:
+            return False, f"the neighbour across facet {f} must have pattern {list(across)}"
+    red = reg.get("redundant", {})
+    if not isinstance(red, dict):
+        raise InputError(f"regions[{r}].redundant must be an object")
+    for k, g in enumerate(oriented):
+        if k in facets or (k < n and pat[k] == 0):
+            continue
+        lam = red.get(str(k))
+        if not isinstance(lam, list) or len(lam) != 2 or not isinstance(lam[1], list):
+            return False, f"inequality {k} is neither a facet nor certified redundant"
+        l0 = parse_number(lam[0], f"regions[{r}].redundant[{k}]")
+        ls = parse_vector(lam[1], f"regions[{r}].redundant[{k}]", length=len(facets))
+        if l0 < 0 or any(v < 0 for v in ls):
+            return False, f"redundancy multipliers of inequality {k} are not all >= 0"
+        comb = [sum((lv * oriented[f][j] for lv, f in zip(ls, facets)), Q(0)) for j in range(d + 1)]
+        comb[d] += l0
+        if tuple(comb) != tuple(g):
+            return False, f"redundancy multipliers of inequality {k} do not reproduce it"
+    return True, "ok"
+
+
+def _value(g, x) -> Q:
+    return sum((gi * xi for gi, xi in zip(g, x)), Q(0)) + g[-1]
