@@ -52,7 +52,7 @@ from .verdict import Hypothesis, Verdict
 __all__ = ["Structure", "Canon", "genericity", "is_generic", "structure", "identifiability",
            "canonical_form", "equivalent_bottleneck", "counterexample", "dimension_formula",
            "jacobian_dimension", "positive_factor_rank", "symmetry_path", "non_localizability_example",
-           "is_bottleneck", "fiber_bottleneck", "BottleneckFiber", "FiberComponent"]
+           "is_bottleneck", "fiber_bottleneck", "BottleneckFiber", "random_symmetric_copy", "FiberComponent"]
 
 DEAD, LINEAR, SWITCHING = "dead", "linear", "switching"
 
@@ -299,7 +299,7 @@ def identifiability(net: Network) -> Verdict:
                        {"fiber_dimension": n1 + n2, "derived": True})
     other, steps = _planted_copy(net, s, move)
     cert = _path_certificate(net, other, steps)
-    return Verdict(False, "bottleneck-R18", "not identifiable: " + "; ".join(reasons),
+    return Verdict(False, "bottleneck-R18", "; ".join(reasons),
                    s.hypotheses, cert, {"planted_copy": other.to_dict(),
                                         "fiber_dimension": dimension_formula(net).value})
 
@@ -942,12 +942,20 @@ def _flipped_gamma(P, L, S):
 def _representative(net: Network, lab: dict) -> Network | None:
     """A parameter in the component *lab* (S7/S8 moves, S5 flips with an explicit positive
     factorisation of the new linear block); None when no explicit point is constructed."""
-    cur = net
+    out = _discrete_move(net, lab)
+    return None if out is None else out[0]
+
+
+def _discrete_move(net: Network, lab: dict):
+    """(network, steps) reaching the component *lab* from *net*, or None."""
+    cur, steps = net, []
     s = structure(net)
     if lab["s7"]:
-        cur = SignFlip(s.masked, lab["s7"]).apply(cur)
+        steps.append(SignFlip(s.masked, lab["s7"]))
+        cur = steps[-1].apply(cur)
     if lab["s8"]:
-        cur = KinkSwap().apply(cur)
+        steps.append(KinkSwap())
+        cur = steps[-1].apply(cur)
     if lab["flips"]:
         P = _Parts.of(cur)
         L = list(s.linear)
@@ -962,10 +970,77 @@ def _representative(net: Network, lab: dict) -> Network | None:
             rep[j] = (row, tuple(Vn[o][k] for o in range(P.m)))
         b3 = tuple(g[o] - sum((Vn[o][k] for k in range(len(L))), Q(0)) for o in range(P.m))
         try:
-            cur = TailRefactor(rep, b3).apply(cur)
+            steps.append(TailRefactor(rep, b3))
+            cur = steps[-1].apply(cur)
         except ValueError:
             return None
-    return cur
+    return cur, steps
+
+
+def random_symmetric_copy(net: Network, *, seed: int = 0, number_of_steps: int = 6):
+    """A random composition of valid S1–S8 steps applied to a generic bottleneck *net*.
+
+    Returns ``(copy, steps)``; every step is checked when applied.  Moves: permutations and
+    positive rescalings of both hidden layers, S3 (new dead row and output column), S4 bias
+    trade, S5 flip (when the linear neurons can absorb it), S6 (t strictly inside the
+    interval), S7, S8.
+    """
+    rng = random.Random(seed)
+    cur, path = net, []
+    for _ in range(number_of_steps):
+        s = structure(cur)
+        if not s.is_generic:
+            break
+        d, n1, n2, m = s.widths
+        P = _Parts.of(cur)
+        moves = ["perm1", "perm2", "scale1", "scale2"]
+        dead = [j for j, t in enumerate(s.types) if t == DEAD]
+        sw = [j for j, t in enumerate(s.types) if t == SWITCHING]
+        moves += ["dead"] * bool(dead) + ["linear"] * bool(s.linear) + ["s6"] * (s.masked is not None)
+        moves += ["s7"] * s.s7_applies + ["s8"] * s.s8_applies + ["s5"] * bool(s.linear and sw)
+        mv = rng.choice(moves)
+        if mv in ("perm1", "perm2"):
+            n = n1 if mv == "perm1" else n2
+            perm = list(range(n))
+            rng.shuffle(perm)
+            st = [PermuteHidden(1 if mv == "perm1" else 2, perm)]
+        elif mv in ("scale1", "scale2"):
+            n = n1 if mv == "scale1" else n2
+            st = [RescaleHidden(1 if mv == "scale1" else 2, rng.randrange(n),
+                                Q(rng.randint(1, 9), rng.randint(1, 9)))]
+        elif mv == "dead":
+            j = rng.choice(dead)
+            row = tuple(-Q(rng.randint(1, 9), rng.randint(1, 5)) for _ in range(n1 + 1))
+            out = tuple(Q(rng.randint(-9, 9), rng.randint(1, 5)) for _ in range(m))
+            st = [TailRefactor({j: (row, out)}, P.b3)]
+        elif mv == "linear":
+            j = rng.choice(list(s.linear))
+            c = Q(rng.randint(1, 9), rng.randint(1, 9))
+            row = P.R2[j][:-1] + (c * P.R2[j][-1],)
+            b3 = tuple(x - v * (c - 1) * P.R2[j][-1] for x, v in zip(P.b3, P.V[j]))
+            st = [TailRefactor({j: (row, P.V[j])}, b3)]
+        elif mv == "s6":
+            lo, hi = s.s6_interval
+            u = Q(rng.randint(1, 99), 100)
+            if hi is None:
+                t = lo + u * (1 + abs(lo))
+            else:
+                t = lo + u * (hi - lo)
+            st = [TranslateMasked(s.masked, t)]
+        elif mv == "s7":
+            others = [k for k in range(n1) if k != s.masked]
+            st = [SignFlip(s.masked, rng.sample(others, rng.randint(1, len(others))))]
+        elif mv == "s8":
+            st = [KinkSwap()]
+        else:
+            mvd = _discrete_move(cur, {"flips": [rng.choice(sw)], "s7": [], "s8": False})
+            if mvd is None:
+                continue
+            st = mvd[1]
+        for step in st:
+            cur = step.apply(cur)
+            path.append(step)
+    return cur, path
 
 
 def _positive_factorization(G: QMatrix, nL: int):

@@ -1,0 +1,152 @@
+"""Commands ``identify``, ``fiber``, ``symmetries`` (three-layer-fibers R16–R18).
+
+* ``netfibers identify NET [--certificate FILE]``: identifiable up to permutation and positive
+  scaling? (R18; exit 0 yes, 1 no, 3 non-generic/undecided).  JSON keys: ``answer``,
+  ``method``, ``hypotheses``, ``reason``, ``certificate``.
+* ``netfibers fiber NET [--orthant] [--latex | --json]``: the fiber (dispatch through
+  ``semialgebraic.fiber.fiber`` when present).  JSON keys: ``dimension``,
+  ``number_of_components``, ``number_of_orbits``, ``components`` (each: ``label``,
+  ``dimension``, ``equalities``, ``inequalities``, ``sample``), ``symmetries``.
+* ``netfibers symmetries NET [--graphml FILE] [--json]``: structure report, symmetry generators
+  and the symmetry graph (nodes = components up to permutation, edges = discrete generators).
+"""
+
+from __future__ import annotations
+
+from algebra.network import Network
+
+from ..bottleneck import fiber_bottleneck, identifiability, is_bottleneck, structure
+from ..certificates import write_certificate
+from ..cli import emit, fail
+from ..exceptions import NonGenericError
+from ..symmetry_graph import graph_to_json, write_graphml
+from .common import load_network
+
+__all__ = ["register", "fiber_of", "fiber_text"]
+
+
+def register(sub, parent) -> None:
+    p = sub.add_parser("identify", parents=[parent],
+                       help="identifiability up to permutation and scaling (three-layer bottleneck)",
+                       description="Exit 0 identifiable, 1 not identifiable (with a planted "
+                                   "symmetric copy as certificate), 3 non-generic/undecided.")
+    p.add_argument("net", metavar="NET")
+    p.add_argument("--certificate", metavar="FILE", help="write the certificate (JSON)")
+    p.set_defaults(func=cmd_identify)
+
+    p = sub.add_parser("fiber", parents=[parent], help="explicit fiber: components and dimension",
+                       description="Components up to permutations as basic semi-algebraic sets in "
+                                   "the parameter ring, dimension (formula and exact Jacobian rank "
+                                   "on small inputs), numbers of components and orbits.")
+    p.add_argument("net", metavar="NET")
+    p.add_argument("--orthant", action="store_true",
+                   help="one hidden layer: the fiber on the closed orthant")
+    p.add_argument("--latex", action="store_true", help="print LaTeX")
+    p.set_defaults(func=cmd_fiber)
+
+    p = sub.add_parser("symmetries", parents=[parent],
+                       help="structure, symmetry generators and the symmetry graph",
+                       description="Neuron types, masked neuron, S6 interval, S7/S8, the linear "
+                                   "block and its positive factor rank, and the symmetry graph.")
+    p.add_argument("net", metavar="NET")
+    p.add_argument("--graphml", metavar="FILE", help="write the symmetry graph as GraphML")
+    p.set_defaults(func=cmd_symmetries)
+
+
+def fiber_of(net: Network, *, orthant: bool = False):
+    """The fiber through the dispatcher ``semialgebraic.fiber.fiber`` when it exists."""
+    try:
+        from .. import fiber as _fiber_mod    # shallow helper's dispatcher (optional sibling)
+    except ImportError:
+        _fiber_mod = None
+    if _fiber_mod is not None and hasattr(_fiber_mod, "fiber") and not (orthant and net.depth == 3):
+        try:
+            return _fiber_mod.fiber(net, orthant=orthant) if orthant else _fiber_mod.fiber(net)
+        except TypeError:
+            return _fiber_mod.fiber(net)
+    if net.depth == 3 and is_bottleneck(net):
+        return fiber_bottleneck(net)
+    if net.depth == 2:
+        try:
+            from ..shallow import fiber_shallow
+        except ImportError:
+            fail("the one-hidden-layer fiber is not available")
+        return fiber_shallow(net, orthant=orthant)
+    fail(f"no fiber method for widths {'-'.join(map(str, net.widths))}")
+
+
+def fiber_text(F) -> str:
+    dim = F.dimension
+    lines = [f"fiber dimension: {dim.value if dim.exact else dim}"]
+    fd = getattr(F, "fibdim", None)
+    if fd is not None:
+        lines.append(f"exact Jacobian rank check (FIBDIM, R22): {fd}")
+    lines.append(f"number of components: {F.number_of_components}")
+    lines.append(f"number of orbits: {getattr(F, 'number_of_orbits', None)}")
+    for k, c in enumerate(F.components):
+        cj = c.to_json()
+        lines.append(f"component {k} {cj.get('label', '')}: dimension {cj.get('dimension')}")
+        for e in cj.get("equalities", []):
+            lines.append(f"    {e} = 0")
+        for q in cj.get("inequalities", []):
+            lines.append(f"    {q}")
+    for n in getattr(F, "notes", []):
+        lines.append(f"note: {n}")
+    return "\n".join(lines)
+
+
+def cmd_identify(args) -> int:
+    net = load_network(args.net)
+    if not is_bottleneck(net):
+        fail(f"{args.net}: identify needs two hidden layers with n1 <= d "
+             f"(widths {'-'.join(map(str, net.widths))})")
+    v = identifiability(net)
+    if args.certificate and v.certificate is not None:
+        write_certificate(v.certificate, args.certificate)
+    word = {True: "identifiable", False: "not identifiable", None: "undecided"}[v.answer]
+    emit(args, v.to_json(), f"{word}: {v.reason}")
+    return v.exit_code()
+
+
+def cmd_fiber(args) -> int:
+    net = load_network(args.net)
+    try:
+        F = fiber_of(net, orthant=args.orthant)
+    except NonGenericError as exc:
+        emit(args, {"dimension": None, "reason": str(exc)}, f"non-generic: {exc}")
+        return 3
+    if args.latex and not args.json:
+        print(F.to_latex())
+        return 0
+    emit(args, F.to_json(), fiber_text(F))
+    return 0
+
+
+def cmd_symmetries(args) -> int:
+    net = load_network(args.net)
+    if not is_bottleneck(net):
+        fail(f"{args.net}: symmetries needs two hidden layers with n1 <= d")
+    s = structure(net)
+    data = {"structure": s.to_json()}
+    text = [s.to_text()]
+    if s.is_generic:
+        F = fiber_bottleneck(net, jacobian=False)
+        G = F.graph
+        data.update({"symmetries": F.to_json()["symmetries"], "graph": graph_to_json(G),
+                     "number_of_components": F.number_of_components,
+                     "number_of_orbits": F.number_of_orbits, "dimension": F.dimension.value})
+        text.append(f"symmetries: {', '.join(data['symmetries'])}")
+        text.append(f"symmetry graph: {G.number_of_nodes()} node(s), {G.number_of_edges()} "
+                    f"edge(s); components {F.number_of_components}, orbits "
+                    f"{F.number_of_orbits}, dimension {F.dimension.value}")
+        for n, d in G.nodes(data=True):
+            text.append(f"  node {n} {d['label']}: generator span rank {d['generator_rank']}")
+        for u, v, d in G.edges(data=True):
+            text.append(f"  edge {u} -- {v}: {d['step']}" + (f" (neuron {d['neuron']})" if "neuron" in d else ""))
+        if args.graphml:
+            write_graphml(G, args.graphml)
+            text.append(f"GraphML written to {args.graphml}")
+    elif args.graphml:
+        fail("non-generic input: no symmetry graph written")
+    emit(args, data, "\n".join(text))
+    return 0 if s.is_generic else 3
