@@ -722,6 +722,9 @@ def jacobian_dimension(net: Network, *, points_per_pattern: int | None = None,
     can only make the result too large (P10).
     """
     rng = random.Random(seed)
+    if not is_bottleneck(net) or net.layer(0)[0].rank() != net.widths[1]:
+        raise NonGenericError("G0/G1 (FIBDIM samples through a surjective first layer)",
+                              {"widths": list(net.widths)})
     P = _Parts.of(net)
     pts = _pattern_points(net, P, rng, samples)
     rows = []
@@ -977,17 +980,20 @@ def _discrete_move(net: Network, lab: dict):
     return cur, steps
 
 
-def random_symmetric_copy(net: Network, *, seed: int = 0, number_of_steps: int = 6):
+def random_symmetric_copy(net: Network, *, seed: int = 0, number_of_steps: int = 6,
+                          first: Sequence[str] = ()):
     """A random composition of valid S1–S8 steps applied to a generic bottleneck *net*.
 
     Returns ``(copy, steps)``; every step is checked when applied.  Moves: permutations and
     positive rescalings of both hidden layers, S3 (new dead row and output column), S4 bias
     trade, S5 flip (when the linear neurons can absorb it), S6 (t strictly inside the
-    interval), S7, S8.
+    interval), S7, S8.  *first*: moves to make first when they apply (names ``"s6"``,
+    ``"s7"``, ``"s8"``, ``"s5"``, ``"dead"``, ``"linear"``, ``"perm1"``, …).
     """
     rng = random.Random(seed)
     cur, path = net, []
-    for _ in range(number_of_steps):
+    forced = list(first)
+    for _ in range(number_of_steps + len(forced)):
         s = structure(cur)
         if not s.is_generic:
             break
@@ -999,6 +1005,11 @@ def random_symmetric_copy(net: Network, *, seed: int = 0, number_of_steps: int =
         moves += ["dead"] * bool(dead) + ["linear"] * bool(s.linear) + ["s6"] * (s.masked is not None)
         moves += ["s7"] * s.s7_applies + ["s8"] * s.s8_applies + ["s5"] * bool(s.linear and sw)
         mv = rng.choice(moves)
+        while forced:
+            f = forced.pop(0)
+            if f in moves:
+                mv = f
+                break
         if mv in ("perm1", "perm2"):
             n = n1 if mv == "perm1" else n2
             perm = list(range(n))

@@ -15,6 +15,13 @@ condition on ``W1`` is needed for validity):
 * :class:`KinkSwap` (``"S8"``, R15): ``n1 = 1``, exactly one row not all-negative, of the form
   ``(−a | b)`` with ``a, b > 0``.
 
+Helper steps used by the bottleneck symmetry paths (names distinct from the one-hidden-layer
+family in :mod:`algebra.symmetries.generators`): :class:`PermuteHidden` (S1,
+``"bottleneck_permute"``), :class:`RescaleHidden` (S2, ``"bottleneck_rescale"``),
+:class:`TailRefactor` (S3 + S4 + S5 in one checked replacement of second-layer neurons and b3,
+``"bottleneck_tail"``) and :class:`FreeFirstLayer` (constant networks, P12,
+``"bottleneck_free_first"``).
+
 >>> from algebra.network import Network
 >>> net = Network.from_rows([[[1, 0], [0, 1]], [[1, -1], [-2, -1]], [[1, 1]]],
 ...                         [[0, 0], [-1, -3], [0]])

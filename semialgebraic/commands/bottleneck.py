@@ -18,7 +18,7 @@ from algebra.network import Network
 from ..bottleneck import fiber_bottleneck, identifiability, is_bottleneck, structure
 from ..certificates import write_certificate
 from ..cli import emit, fail
-from ..exceptions import NonGenericError
+from ..exceptions import NonGenericError, NotApplicableError
 from ..symmetry_graph import graph_to_json, write_graphml
 from .common import load_network
 
@@ -54,24 +54,18 @@ def register(sub, parent) -> None:
 
 
 def fiber_of(net: Network, *, orthant: bool = False):
-    """The fiber through the dispatcher ``semialgebraic.fiber.fiber`` when it exists."""
+    """The fiber through the dispatcher :func:`semialgebraic.fiber.fiber`."""
     try:
-        from .. import fiber as _fiber_mod    # shallow helper's dispatcher (optional sibling)
+        from ..fiber import fiber as _fiber   # the shallow helper's dispatcher (sibling module)
     except ImportError:
-        _fiber_mod = None
-    if _fiber_mod is not None and hasattr(_fiber_mod, "fiber") and not (orthant and net.depth == 3):
+        _fiber = None
+    if _fiber is not None:
         try:
-            return _fiber_mod.fiber(net, orthant=orthant) if orthant else _fiber_mod.fiber(net)
-        except TypeError:
-            return _fiber_mod.fiber(net)
-    if net.depth == 3 and is_bottleneck(net):
+            return _fiber(net, domain="orthant" if orthant else None)
+        except NotApplicableError as exc:
+            fail(str(exc))
+    if net.depth == 3 and is_bottleneck(net) and not orthant:
         return fiber_bottleneck(net)
-    if net.depth == 2:
-        try:
-            from ..shallow import fiber_shallow
-        except ImportError:
-            fail("the one-hidden-layer fiber is not available")
-        return fiber_shallow(net, orthant=orthant)
     fail(f"no fiber method for widths {'-'.join(map(str, net.widths))}")
 
 
