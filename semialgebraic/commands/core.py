@@ -74,11 +74,11 @@ def info_dict(net) -> dict:
 
 def cmd_convert(args) -> int:
     out = Path(args.output)
+    if out.is_dir():
+        fail(f"{args.output}: is a directory")
     if out.suffix.lower() not in _OUTPUT_SUFFIXES:
         fail(f"{args.output}: convert writes {', '.join(_OUTPUT_SUFFIXES)}, not "
              f"{out.suffix or '(no suffix)'!r}")
-    if out.is_dir():
-        fail(f"{args.output}: is a directory")
     obj = load_any(args.input)
     options = {} if out.suffix.lower() == ".json" else {"dtype": args.dtype}
     try:
