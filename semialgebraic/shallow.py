@@ -78,7 +78,7 @@ from .exceptions import CertificateError, NotApplicableError
 from .verdict import Hypothesis, Verdict
 
 __all__ = ["CanonicalForm", "canonical_form", "equivalent_shallow", "symmetry_path",
-           "separating_point", "positive_factor_rank", "neuron_types", "is_switching_on_orthant",
+           "separating_point", "point_on_hyperplane", "positive_factor_rank", "neuron_types", "is_switching_on_orthant",
            "hyperplane_key"]
 
 
@@ -367,7 +367,7 @@ def separating_point(ca: CanonicalForm, cb: CanonicalForm) -> tuple[Q, ...]:
     if diff:
         u, beta = diff[0]
         others = [k for k in set(ka) | set(kb) if k != (u, beta)]
-        x0 = _point_on_hyperplane(u, beta, others, orthant)
+        x0 = point_on_hyperplane(u, beta, others, orthant)
         j = next(i for i, x in enumerate(u) if x != 0)
         eps = Q(1)
         for uo, bo in others:
@@ -487,11 +487,11 @@ def _label_kinks(neurons, cf):
     return out
 
 
-def _point_on_hyperplane(u, beta, others, orthant):
+def point_on_hyperplane(u, beta, others, orthant=False, *, seed=12345):
     """Exact point on ``u·x + β = 0`` (in the open orthant if asked) off every other hyperplane."""
     d = len(u)
     j = next(i for i, x in enumerate(u) if x != 0)
-    rng = random.Random(12345)
+    rng = random.Random(seed)
     if orthant:
         x0 = _orthant_point(u, beta)
         basis = [e for e in QMatrix.row(list(u)).nullspace().to_rows()]
