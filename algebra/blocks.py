@@ -45,6 +45,7 @@ True
 
 from __future__ import annotations
 
+import math
 from pathlib import Path
 from typing import Sequence
 
@@ -68,6 +69,46 @@ LAYOUTS = (  # (up key, down key, gate key or None) relative to a common prefix
 _BLOCK_KEYS = {"format", "version", "activation", "w_up", "w_down", "w_gate", "skip", "b_up",
                "b_down", "b_gate", "name"}
 _HC_KEYS = _BLOCK_KEYS - {"skip"} | {"streams", "mix_residual", "mix_read", "mix_write"}
+
+
+def _mjson(m: QMatrix) -> list:
+    """Rows of JSON numbers (ints or reduced ``"p/q"``), fast for large matrices."""
+    num, den = m.numer_denom()
+    den = int(den)
+    ints = [int(x) for x in num.entries()]
+    out = []
+    for n in ints:
+        g = math.gcd(n, den)
+        out.append(n // g if g == den else f"{n // g}/{den // g}")
+    c = m.ncols
+    return [out[i * c:(i + 1) * c] for i in range(m.nrows)]
+
+
+def _fast_matrix(m, where: str, source, shape=(None, None)) -> list:
+    """``parse_matrix`` with a fast path for ints and ``"p/q"`` strings (same errors)."""
+    if not isinstance(m, list) or not all(isinstance(r, list) for r in m):
+        return parse_matrix(m, where, source, shape)
+    if (shape[0] is not None and len(m) != shape[0]) or not m:
+        return parse_matrix(m, where, source, shape)
+    ncols = shape[1] if shape[1] is not None else len(m[0])
+    rows = []
+    try:
+        for r in m:
+            if len(r) != ncols:
+                raise ValueError
+            row = []
+            for x in r:
+                if type(x) is int:
+                    row.append(Q(x))
+                elif type(x) is str:
+                    a, _, b = x.partition("/")
+                    row.append(Q(int(a), int(b)) if b else Q(int(a)))
+                else:
+                    raise ValueError
+            rows.append(row)
+    except (ValueError, ZeroDivisionError, TypeError):
+        return parse_matrix(m, where, source, shape)
+    return rows
 
 
 def _matrix(m, where: str) -> QMatrix:
@@ -219,11 +260,11 @@ class Block:
     def to_dict(self, *, header: bool = True) -> dict:
         out = {"format": BLOCK_FORMAT, "version": 1} if header else {}
         out["activation"] = self.activation.name
-        out["w_up"] = self.w_up.to_json()
-        out["w_down"] = self.w_down.to_json()
+        out["w_up"] = _mjson(self.w_up)
+        out["w_down"] = _mjson(self.w_down)
         if self.w_gate is not None:
-            out["w_gate"] = self.w_gate.to_json()
-        out["skip"] = self.skip if isinstance(self.skip, str) else self.skip.to_json()
+            out["w_gate"] = _mjson(self.w_gate)
+        out["skip"] = self.skip if isinstance(self.skip, str) else _mjson(self.skip)
         for name in ("b_up", "b_down", "b_gate"):
             v = getattr(self, name)
             if v is not None:
@@ -446,14 +487,14 @@ def _plain_block(data: dict, source, prefix: str, parse_matrix, parse_vector, ac
     for key in ("w_up", "w_down"):
         if key not in data:
             raise InputError(f"missing field {key!r}", source, f"{prefix}{key}")
-    w_up = parse_matrix(data["w_up"], f"{prefix}w_up", source)
+    w_up = _fast_matrix(data["w_up"], f"{prefix}w_up", source)
     if not w_up or not w_up[0]:
         raise InputError("empty matrix", source, f"{prefix}w_up")
     k, d = len(w_up), len(w_up[0])
-    w_down = parse_matrix(data["w_down"], f"{prefix}w_down", source, (d, k))
+    w_down = _fast_matrix(data["w_down"], f"{prefix}w_down", source, (d, k))
     w_gate = None
     if "w_gate" in data:
-        w_gate = parse_matrix(data["w_gate"], f"{prefix}w_gate", source, (k, d))
+        w_gate = _fast_matrix(data["w_gate"], f"{prefix}w_gate", source, (k, d))
     skip = data.get("skip", "identity")
     if not isinstance(skip, str):
         skip = parse_matrix(skip, f"{prefix}skip", source, (d, d))

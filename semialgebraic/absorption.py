@@ -250,23 +250,24 @@ def nondegeneracy(block: Block) -> tuple[Hypothesis, Hypothesis, Hypothesis]:
     >>> [h.holds for h in nondegeneracy(Block("relu", [[1, 0], [-1, 0], [0, 1]], [[1, 3, 0], [2, -1, -1]]))]
     [True, False, True]
     """
-    up = block.w_up.to_rows()
     augmented = block.has_nonzero_biases and block.b_up is not None
-    zero_row = next((i for i, r in enumerate(up) if all(x == 0 for x in r)), None)
+    mat = block.w_up
+    if augmented:
+        mat = QMatrix.from_rows([list(r) + [b] for r, b in zip(block.w_up.to_rows(), block.b_up)])
+    ints = _int_rows(mat)
+    dcols = block.d
+    zero_row = next((i for i, r in enumerate(ints) if not any(r[:dcols])), None)
     seen: dict = {}
     pair = None
-    for i, r in enumerate(up):
-        lam = lead(r)
-        if lam is None:
+    for i, r in enumerate(ints):
+        if not any(r[:dcols]):
             continue
-        key = tuple(x / lam for x in r)
-        if augmented:
-            key += (block.b_up[i] / lam,)
+        key = _primitive(r, dcols)
         if key in seen:
             pair = (seen[key], i)
             break
         seen[key] = i
-    zero_col = next((i for i, c in enumerate(block.w_down.T.to_rows()) if all(x == 0 for x in c)), None)
+    zero_col = next((i for i, c in enumerate(_int_rows(block.w_down.T)) if not any(c)), None)
     n2 = "(N2) rows of W_up pairwise non-collinear" + (" (augmented by b_up)" if augmented else "")
     return (Hypothesis("(N1) no zero row of W_up", zero_row is None,
                        None if zero_row is None else {"row": zero_row}),
@@ -684,8 +685,8 @@ def _find_s_modular(w_up, w_down, target, max_nullity, budget, seed) -> FindS:
             if budget.exhausted():
                 complete = False
                 break
-            zs = np.array([[(n >> b) & 1 for b in range(r)] for n in range(start, min(total, start + chunk))],
-                          dtype=np.int64).reshape(-1, r)
+            ns = np.arange(start, min(total, start + chunk), dtype=np.int64)
+            zs = (ns[:, None] >> np.arange(r, dtype=np.int64)[None, :]) & 1
             vals = (x0[None, :] - zs @ Cf.T) % p
             okmask = np.all((vals == 0) | (vals == 1), axis=1)
             for idx in np.flatnonzero(okmask):
@@ -716,6 +717,24 @@ def _find_s_modular(w_up, w_down, target, max_nullity, budget, seed) -> FindS:
                      f"rank mod {p} = {rank}, nullity {r}: {len(subsets)} valid S "
                      f"({len(rejected)} modular candidate(s) rejected over Q)")
     return FindS([], False, None, None, None, None, last)
+
+
+def _int_rows(m: QMatrix) -> list:
+    """Rows of the integer matrix N with m = N / D (collinearity and zero tests only)."""
+    num, _ = m.numer_denom()
+    ints = [int(x) for x in num.entries()]
+    c = m.ncols
+    return [ints[i * c:(i + 1) * c] for i in range(m.nrows)]
+
+
+def _primitive(row: list, dcols: int) -> tuple:
+    """The row divided by its gcd, signed so that its first non-zero entry (among the first
+    *dcols*) is positive: equal for two rows iff they are collinear."""
+    g = math.gcd(*row)
+    lead_entry = next(x for x in row[:dcols] if x)
+    if lead_entry < 0:
+        g = -g
+    return tuple(x // g for x in row)
 
 
 def _flip_product(w_up: QMatrix, w_down: QMatrix, S) -> QMatrix:

@@ -34,6 +34,7 @@ Witness kinds and what is re-checked here (imports ``algebra`` only):
 from __future__ import annotations
 
 import itertools
+import math
 
 from algebra.blocks import Block, BlockStack, HyperConnectionBlock, block_from_dict
 from algebra.exceptions import InputError
@@ -251,19 +252,27 @@ def _nondegenerate(b: Block) -> tuple[bool, str]:
     biased = _nonzero_bias(b)
     if name not in ("relu", "gelu") or b.activation.is_gated or (name == "gelu" and biased):
         return False, f"the criterion is an iff only for ReLU and bias-free GELU blocks, not {name}"
+    aug = biased and b.b_up is not None
+    m = QMatrix.from_rows([list(r) + [x] for r, x in zip(b.w_up.to_rows(), b.b_up)]) if aug else b.w_up
+    num, _ = m.numer_denom()
+    flat = [int(x) for x in num.entries()]
+    c, d = m.ncols, b.d
     seen = set()
-    for i, r in enumerate(b.w_up.to_rows()):
-        nz = [x for x in r if x != 0]
-        if not nz:
+    for i in range(b.k):
+        r = flat[i * c:(i + 1) * c]
+        first = next((x for x in r[:d] if x), 0)
+        if not first:
             return False, f"(N1) fails: row {i} of W_up is zero"
-        key = tuple(x / nz[0] for x in r)
-        if biased and b.b_up is not None:
-            key += (b.b_up[i] / nz[0],)
+        g = math.gcd(*r) * (1 if first > 0 else -1)
+        key = tuple(x // g for x in r)
         if key in seen:
             return False, f"(N2) fails: row {i} of W_up is collinear with an earlier row"
         seen.add(key)
-    for i, c in enumerate(b.w_down.T.to_rows()):
-        if all(x == 0 for x in c):
+    num, _ = b.w_down.numer_denom()
+    flat = [int(x) for x in num.entries()]
+    k = b.k
+    for i in range(k):
+        if not any(flat[i::k]):
             return False, f"(N3) fails: column {i} of W_down is zero"
     return True, ""
 
@@ -339,12 +348,14 @@ def _check_left_null(b: Block, w) -> tuple[bool, str]:
         if not isinstance(v, int) or isinstance(v, bool):
             raise InputError("modular Y entries must be integers")
         Y[(i, j)] = (Y.get((i, j), 0) + v) % p
-    acc = [0] * k
+    import numpy as np  # optional dependency, used for the O(k |Y|) check
+    Va = np.array(V, dtype=np.int64).reshape(d, k)
+    Ua = np.array(U, dtype=np.int64).reshape(k, d)
+    acc = np.zeros(k, dtype=np.int64)
     for (i, j), v in Y.items():
         if v:
-            vi = V[i * k:(i + 1) * k]
-            for u in range(k):
-                acc[u] = (acc[u] + v * vi[u] * U[u * d + j]) % p
+            acc = (acc + v * (Va[i, :] * Ua[:, j] % p)) % p
+    acc = acc.tolist()
     bad = next((u for u in range(k) if acc[u]), None)
     if bad is not None:
         return False, f"a_{bad}^T Y w_{bad} != 0 mod {p}"
