@@ -1,0 +1,141 @@
+"""Commands ``canon``, ``apply`` and ``verify`` (one hidden layer; symmetry steps; certificates).
+
+* ``netfibers canon NET [--orthant] [--json] [-o OUT.json|OUT.npz|OUT.safetensors]``: the
+  canonical form of a one-hidden-layer net (kink hyperplanes with kink vectors, affine part) and
+  its fingerprint; ``-o`` writes the canonical representative network (dedup of model zoos:
+  equal fingerprints ⇔ equal functions).  Binary writers refuse weights that are not exactly
+  representable.  JSON keys: ``fingerprint``, ``domain``, ``canonical_form``,
+  ``number_of_kinks``, ``linear_rank``, ``representative_widths``, ``output``.
+* ``netfibers apply STEPS.json NET -o OUT.json``: apply a JSON list of symmetry steps
+  (``algebra.symmetries``), each checked first; an invalid step is an input error naming it.
+* ``netfibers verify CERT [A [B]] [--json]``: re-check a certificate from its content alone (exit
+  0 valid, 1 claim broken with the reason, 2 malformed); with A (and B) also check that the
+  embedded inputs are exactly these files.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from algebra import save
+from algebra.exceptions import AlgebraError, InvalidStepError
+from algebra.io.native import read_json_text
+from algebra.symmetries import apply_path, path_from_json
+
+from ..cli import emit, fail
+from ..exceptions import NotApplicableError
+from ..shallow import canonical_form
+from ..verify import check_inputs_match, verify
+from .common import load_any, load_certificate, load_network
+
+__all__ = ["register"]
+
+
+def register(sub, parent) -> None:
+    p = sub.add_parser("canon", parents=[parent],
+                       help="canonical form and fingerprint of a one-hidden-layer net",
+                       description=__doc__.split("\n\n")[1])
+    p.add_argument("net", metavar="NET")
+    p.add_argument("--orthant", action="store_true",
+                   help="canonical form on the closed orthant (the tail of a bottleneck)")
+    p.add_argument("-o", "--output", metavar="OUT",
+                   help="write the canonical representative (.json, .npz or .safetensors)")
+    p.set_defaults(func=cmd_canon)
+
+    p = sub.add_parser("apply", parents=[parent], help="apply a JSON list of symmetry steps",
+                       description="Apply the steps of STEPS (a JSON list, or an object with "
+                                   "'steps') to NET in order; each step is checked first.")
+    p.add_argument("steps", metavar="STEPS")
+    p.add_argument("net", metavar="NET")
+    p.add_argument("-o", "--output", required=True, metavar="OUT", help="output network")
+    p.set_defaults(func=cmd_apply)
+
+    p = sub.add_parser("verify", parents=[parent], help="re-check a certificate",
+                       description="Exit 0 valid, 1 claim broken (with the reason), 2 malformed "
+                                   "certificate or input.  With A [B], also check that the "
+                                   "embedded inputs equal these files exactly.")
+    p.add_argument("certificate", metavar="CERT")
+    p.add_argument("inputs", nargs="*", metavar="INPUT", help="A [B]: the original inputs")
+    p.set_defaults(func=cmd_verify)
+
+
+def cmd_canon(args) -> int:
+    net = load_network(args.net)
+    try:
+        cf = canonical_form(net, orthant=args.orthant)
+    except NotApplicableError as exc:
+        fail(f"{args.net}: {exc}")
+    rep = cf.representative()
+    data = {"fingerprint": cf.fingerprint(), "domain": cf.domain, "canonical_form": cf.to_json(),
+            "number_of_kinks": cf.number_of_kinks, "linear_rank": cf.linear.rank(),
+            "representative_widths": list(rep.widths), "output": args.output}
+    if args.output:
+        try:
+            save(rep, args.output)
+        except AlgebraError as exc:
+            fail(str(exc))
+    lines = [f"fingerprint {cf.fingerprint()} ({cf.domain})",
+             f"{cf.number_of_kinks} kink hyperplane(s); affine part of rank {cf.linear.rank()}"]
+    for u, beta, K in cf.kinks[:20]:
+        lines.append(f"  kink on ({', '.join(map(str, u))}) . x + {beta} = 0 : "
+                     f"[{', '.join(map(str, K))}]")
+    if cf.number_of_kinks > 20:
+        lines.append(f"  … {cf.number_of_kinks - 20} more (use --json)")
+    lines.append(f"affine part: A = {cf.linear.to_json()}, c = [{', '.join(map(str, cf.offset))}]")
+    if args.output:
+        lines.append(f"wrote the canonical representative (widths "
+                     f"{'-'.join(map(str, rep.widths))}) to {args.output}")
+    emit(args, data, "\n".join(lines))
+    return 0
+
+
+def cmd_apply(args) -> int:
+    try:
+        data = read_json_text(Path(args.steps))
+    except AlgebraError as exc:
+        fail(str(exc))
+    if isinstance(data, dict) and "steps" in data:
+        data = data["steps"]
+    try:
+        steps = path_from_json(data)
+    except AlgebraError as exc:
+        fail(f"{args.steps}: {exc}")
+    net = load_network(args.net)
+    try:
+        out = apply_path(net, steps)
+    except InvalidStepError as exc:
+        fail(f"{args.steps}: {exc}")
+    except AlgebraError as exc:
+        fail(f"{args.steps}: {exc}")
+    try:
+        save(out, args.output)
+    except AlgebraError as exc:
+        fail(str(exc))
+    emit(args, {"steps": len(steps), "output": args.output, "widths": list(out.widths)},
+         f"applied {len(steps)} step(s); wrote {args.output} (widths "
+         f"{'-'.join(map(str, out.widths))})")
+    return 0
+
+
+def cmd_verify(args) -> int:
+    cert = load_certificate(args.certificate)
+    if len(args.inputs) > 2:
+        fail("verify takes at most two inputs (A B)")
+    try:
+        ok, why = verify(cert)
+    except AlgebraError as exc:
+        fail(f"{args.certificate}: malformed certificate: {exc}")
+    except (KeyError, TypeError, AttributeError, IndexError) as exc:
+        fail(f"{args.certificate}: malformed certificate: {type(exc).__name__}: {exc}")
+    if ok and args.inputs:
+        keys = ["a", "b"] if len(args.inputs) == 2 or "block" not in cert else ["block"]
+        objs = {k: load_any(p) for k, p in zip(keys, args.inputs)}
+        try:
+            ok, why2 = check_inputs_match(cert, objs)
+        except AlgebraError as exc:
+            fail(f"{args.certificate}: malformed certificate: {exc}")
+        why = why if ok else why2
+    data = {"answer": ok, "valid": ok, "reason": why, "type": cert.get("type"),
+            "method": "verify", "hypotheses": [], "certificate": args.certificate}
+    emit(args, data, f"{'VALID' if ok else 'BROKEN'} {cert.get('type')} certificate: {why}")
+    return 0 if ok else 1
