@@ -1048,9 +1048,12 @@ def random_symmetric_copy(net: Network, *, seed: int = 0, number_of_steps: int =
             if mvd is None:
                 continue
             st = mvd[1]
+        nxt = cur
         for step in st:
-            cur = step.apply(cur)
-            path.append(step)
+            nxt = step.apply(nxt)
+        if is_generic(nxt):            # keep the copy inside the theory (e.g. no zero column)
+            cur = nxt
+            path += st
     return cur, path
 
 
@@ -1089,6 +1092,18 @@ def _positive_factorization(G: QMatrix, nL: int):
                 return None
             for k, x in enumerate(sol[0]):
                 V[o][k] = x
+    # extra rows: positive combinations of the used rows with small non-zero outputs,
+    # compensated on the used rows (keeps V W = Γ, avoids zero output columns, P13)
+    for e in range(need, nL):
+        cs = [Q(k + 2, k + 3 + e) for k in range(need)]
+        if not need:
+            break
+        W[e] = [sum((c * W[k][i] for k, c in enumerate(cs)), Q(0)) for i in range(n1)]
+        ve = [Q(1, 7 + e + o) for o in range(m)]
+        for o in range(m):
+            V[o][e] = ve[o]
+            for k, c in enumerate(cs):
+                V[o][k] -= c * ve[o]
     if [[sum((V[o][k] * W[k][i] for k in range(nL)), Q(0)) for i in range(n1)] for o in range(m)] \
             != G.to_rows():
         return None
@@ -1241,14 +1256,22 @@ def non_localizability_example() -> dict:
                             [[0, 0], [-1, -3], [0]])
     W2, b2 = net.layer(1)
     rows = [tuple(W2.row_at(j)) + (b2[j],) for j in range(2)]
-    tail_ok = _proportional_pair(rows) is None and all(any(x > 0 for x in r) and any(x < 0 for x in r)
-                                                       for r in rows)
+    tail_ok = _proportional_pair(rows) is None and all(any(x != 0 for x in r[:-1]) for r in rows)
+    tail = Network([W2, net.layer(2)[0]], [b2, net.layer(2)[1]])
+    tail_dim = None
+    try:
+        from .fiber import fiber as _fiber          # sibling (imports this module): lazy
+        tail_dim = _fiber(tail).dimension.value
+    except Exception:                                # pragma: no cover - sibling missing
+        pass
     f1_ok = net.layer(0)[0].rank() == 2
     comp = identifiability(net)
     return {"network": net.to_dict(),
             "tail_identifiable_on_R2": tail_ok,
-            "tail_reason": "on all of R^2 both rows of [W2 | b2] have mixed signs: two visible "
-                           "ridges with non-proportional rows, identifiable up to S1 + S2 [derived]",
+            "tail_reason": "on all of R^2 both second-layer neurons have non-zero weights and "
+                           "non-proportional rows: two visible ridges, identifiable up to S1 + S2 "
+                           "[derived]",
+            "tail_fiber_dimension_on_R2": tail_dim,
             "first_layer_identifiable": f1_ok,
             "first_layer_reason": "W1 = I has full rank; a single ReLU layer is identifiable up to "
                                   "S1 + S2 [derived, not checked]",
