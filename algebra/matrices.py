@@ -695,3 +695,85 @@ def nmod_left_kernel_vector(nrows: int, ncols: int, entries: Sequence[int], p: i
         if sum(a * int(b) for a, b in zip(y, rhs)) % p:
             return y
     return None
+
+
+# -- modular helpers (skip absorption: find an answer mod p, then certify it exactly) ----------
+from flint import nmod_mat as _nmod_mat  # noqa: E402  (additive section)
+
+__all__ += ["residues", "nmod_rref", "nmod_rank", "nmod_left_kernel_vector"]
+
+
+def residues(matrix: QMatrix, p: int) -> list[int]:
+    """Row-major residues mod *p* of a rational matrix, as Python ints in ``[0, p)``.
+
+    Raises ``ZeroDivisionError`` when the common denominator is not invertible mod *p*.
+
+    >>> residues(QMatrix.from_rows([[1, "1/2"], [-1, 0]]), 7)
+    [1, 4, 6, 0]
+    """
+    if matrix.nrows == 0 or matrix.ncols == 0:
+        return []
+    num, den = matrix.numer_denom()
+    dinv = pow(int(den) % p, -1, p) if int(den) % p else None
+    if dinv is None:
+        raise ZeroDivisionError(f"denominator {den} is not invertible mod {p}")
+    return [int(x) * dinv % p for x in _nmod_mat(num, p).entries()]
+
+
+def nmod_rref(nrows: int, ncols: int, entries: Sequence[int], p: int,
+              columns: Sequence[int] | str | None = None) -> tuple[tuple[int, ...], list[list[int]]]:
+    """Reduced row echelon form mod a prime *p* of a row-major integer matrix.
+
+    Returns the pivot columns and, for each pivot row, its entries at *columns* (all columns
+    when None; the non-pivot columns, in increasing order, when ``"nonpivot"``) as ints.
+
+    >>> nmod_rref(2, 3, [1, 2, 3, 2, 4, 7], 5)
+    ((0, 2), [[1, 2, 0], [0, 0, 1]])
+    """
+    if nrows == 0 or ncols == 0:
+        return (), []
+    R, rank = _nmod_mat(nrows, ncols, [int(x) for x in entries], p).rref()
+    pivots, j = [], 0
+    for i in range(rank):
+        while int(R[i, j]) == 0:
+            j += 1
+        pivots.append(j)
+    if columns == "nonpivot":
+        cols = [c for c in range(ncols) if c not in set(pivots)]
+    else:
+        cols = range(ncols) if columns is None else list(columns)
+    return tuple(pivots), [[int(R[i, c]) for c in cols] for i in range(rank)]
+
+
+def nmod_rank(nrows: int, ncols: int, entries: Sequence[int], p: int) -> int:
+    """Rank mod a prime *p* (a lower bound for the rank over Q of any rational lift).
+
+    >>> nmod_rank(2, 2, [1, 2, 2, 4], 7)
+    1
+    """
+    if nrows == 0 or ncols == 0:
+        return 0
+    return _nmod_mat(nrows, ncols, [int(x) for x in entries], p).rank()
+
+
+def nmod_left_kernel_vector(nrows: int, ncols: int, entries: Sequence[int], p: int,
+                            rhs: Sequence[int]) -> list[int] | None:
+    """A vector y with ``y A ≡ 0`` and ``y · rhs ≢ 0`` (mod a prime *p*), or None.
+
+    >>> nmod_left_kernel_vector(2, 1, [1, 1], 7, [1, 0])
+    [6, 1]
+    """
+    if nrows == 0:
+        return None
+    if ncols == 0:
+        for i in range(nrows):
+            if int(rhs[i]) % p:
+                return [1 if r == i else 0 for r in range(nrows)]
+        return None
+    at = _nmod_mat(nrows, ncols, [int(x) for x in entries], p).transpose()
+    basis, nullity = at.nullspace()
+    for j in range(nullity):
+        y = [int(basis[i, j]) for i in range(nrows)]
+        if sum(a * int(b) for a, b in zip(y, rhs)) % p:
+            return y
+    return None
