@@ -23,8 +23,9 @@ parameters).  The fiber of θ is ``{θ' : canonical_form(θ') = canonical_form(�
   switching): then the fiber is the disjoint union over (assignment of neurons to hyperplanes,
   flip set S) of products of open half-lines (the positive scalings), so
   ``number_of_components = n! · #S`` and ``number_of_orbits = #S``, where S ranges over the sets
-  of flipped hyperplanes with ``−Σ_{k∈S} K_k u_kᵀ = A`` (enumerated exactly; one when the
-  matrices ``K_k u_kᵀ`` are linearly independent).  Spare neurons (zero outputs, constants, dead,
+  of neurons whose orientation flip ``(w, b) → −(w, b)`` keeps the affine part, i.e.
+  ``Σ_{i∈S} v_i w_iᵀ = 0`` (``σ(h) − σ(−h) = h``; the constant goes to ``c``), enumerated
+  exactly (only S = ∅ when the matrices ``v_i w_iᵀ`` are linearly independent).  Spare neurons (zero outputs, constants, dead,
   linear, several neurons on one hyperplane) connect permutation copies through the larger
   strata; the count is then reported as None with the reason (not guessed);
 * ``dimension`` — the local dimension at θ, exact when two independent bounds meet: the rank of

@@ -1104,13 +1104,9 @@ def _flip_sets(net, cf, orthant, types, notes):
     if not irredundant:
         return [frozenset()], False
     k = len(kinky)
-    # flipping neuron i changes A by −v_i w_iᵀ if it was positively oriented (σ(−h) = σ(h) − h),
-    # by +v_i w_iᵀ otherwise
-    mats = []
-    for i in kinky:
-        w, b, v = neurons[i]
-        sg = -1 if hyperplane_key(w, b)[2] > 0 else 1
-        mats.append([sg * x * y for x in v for y in w])
+    # flipping neuron i ((w, b) → −(w, b)) changes the function by −v_i h_i (σ(h) − σ(−h) = h):
+    # a flip set keeps the affine part iff Σ_{i∈S} v_i w_iᵀ = 0 (the constant goes to c)
+    mats = [[x * y for x in neurons[i][2] for y in neurons[i][0]] for i in kinky]
     M = QMatrix.from_rows(mats) if mats and mats[0] else None
     if M is None or M.rank() == k:
         return [frozenset()], True

@@ -398,7 +398,6 @@ class LinearRefactor(_Replace):
     """
 
     name = "linear_refactor"
-    continuous = True
 
     def check(self, net):
         parts, why = self._common(net)
@@ -431,6 +430,7 @@ class LinearBlock(LinearRefactor):
     """S4 (R11): refactor neurons that are all linear on the orthant into others that are."""
 
     name = "S4"
+    continuous = True
 
     def check(self, net):
         parts, why = self._common(net)
@@ -447,6 +447,34 @@ class LinearBlock(LinearRefactor):
             if not is_linear_row(w, b):
                 return False, f"new neuron {k} is not linear on the orthant"
         return LinearRefactor.check(self._as_orthant(), net)
+
+    def generator(self, net):
+        """Tangent vectors at *net* of the S4 family through the linear neurons *indices*: the
+        GL action ``W̃_p += W̃_q``, ``V_q −= V_p`` (p ≠ q) and the bias trade ``b_p += 1``,
+        ``c −= V_p`` (flat parameter order)."""
+        neurons, _ = hidden_neurons(net, self.layer)
+        L = list(self.indices)
+        d, m = net.widths[self.layer], net.widths[self.layer + 2]
+        out = []
+        for p in L:
+            for q in L:
+                if p == q:
+                    continue
+                vec = [ZERO] * net.n_parameters
+                wq, bq, vq = neurons[q]
+                vp = neurons[p][2]
+                for j in range(d):
+                    vec[_flat(net, self.layer, "W", p, j)] += wq[j]
+                vec[_flat(net, self.layer, "b", p)] += bq
+                for o in range(m):
+                    vec[_flat(net, self.layer + 1, "W", o, q)] -= vp[o]
+                out.append(tuple(vec))
+            vec = [ZERO] * net.n_parameters
+            vec[_flat(net, self.layer, "b", p)] = Q(1)
+            for o in range(m):
+                vec[_flat(net, self.layer + 1, "b", o)] -= neurons[p][2][o]
+            out.append(tuple(vec))
+        return out
 
     def _as_orthant(self):
         return LinearRefactor(self.layer, self.indices, self.new, self.dc, self.domain or "orthant")
