@@ -431,24 +431,27 @@ class IntMatrix:
 class AffineReluChain:
     """Integer form of affine maps with ReLU between them, for exact batched evaluation.
 
-    Layer *l* is stored as ``W_l = N_l / D_l``, ``b_l = c_l / D_l`` with one common denominator
-    ``D_l`` per layer (a dyadic power of two for weights read from float files).  A batch
-    ``H = M / E`` (integer matrix M, one denominator E) then goes through the layer as
+    Layer *l* is stored as ``W_l = N_l / D_l`` (N_l an integer matrix, D_l its least common
+    denominator; a power of two for weights read from float files) and ``b_l = c_l / F_l``.
+    A batch ``H = M / E`` (integer matrix M, one denominator E) goes through the layer as
 
-        ``relu(H W_l^T + b_l) = relu(M N_l^T + E c_l) / (E D_l)``,
+        ``relu(H W_l^T + b_l) = relu(t M N_l^T + c_l E D_l t / F_l) / (E D_l t)``
 
-    ONE integer matrix product per layer; ReLU acts on integer signs, never on ``fmpq`` entries.
+    with the smallest integer ``t`` making the bias term integral (t = 1 whenever ``F_l``
+    divides ``E D_l``, the usual case): ONE integer matrix product per layer, and ReLU acts on
+    integer signs, never on ``fmpq`` entries.
 
     Two exact back ends (``method=``):
 
     * ``"flint"``: ``fmpz_mat`` products; ReLU walks the entries in Python.
     * ``"limbs"`` (needs numpy): each integer matrix is split into base-``2**B`` limbs
       (``B = (53 - bitlength(K)) // 2`` for inner dimension K), so every limb product is a
-      float64 matrix product whose partial sums are integers below ``2**53`` and hence exact in
-      any summation order; the products are recombined with carries in int64 and ReLU is a
-      vectorised sign test on the top limb.  ``benchmarks/bench_io.py`` measured it about
-      5-10x faster than ``"flint"`` on 784-1024-1024-10 float32 models (2 cores).
-    * ``"auto"``: ``"limbs"`` when numpy is installed and the batch is not tiny, else ``"flint"``.
+      float64 matrix product whose partial sums are integers of absolute value at most
+      ``2**53``, hence exact in any summation order; the products are recombined with carries
+      in int64, and ReLU is a vectorised sign test on the top limb.
+    * ``"auto"``: ``"limbs"`` when numpy is installed and the batch is not tiny, else ``"flint"``
+      (``benchmarks/bench_io.py``: "limbs" is 2-4x faster than "flint" on 784-1024-1024-10
+      float32 models with 1000 inputs).
 
     >>> W1, b1 = QMatrix.from_rows([[1, "1/2"], [-1, 3]]), ["1/3", 0]
     >>> W2, b2 = QMatrix.from_rows([[2, -5]]), [1]
@@ -466,62 +469,61 @@ class AffineReluChain:
             b = [to_q(x) for x in b]
             if len(b) != W.nrows:
                 raise DimensionMismatchError("AffineReluChain", W.shape, len(b))
-            N, D0 = W.numer_denom()
-            D = int(D0)
+            N, D = W.numer_denom()
+            F = 1
             for x in b:
-                D = _lcm(D, int(x.q))
-            scale = D // int(D0)
-            NT = (N * scale).transpose() if scale != 1 else N.transpose()
-            c = [int(x.p) * (D // int(x.q)) for x in b]
-            prepared.append((NT, c, D, W.ncols, W.nrows))
-        for (_, _, _, _, n_out), (_, _, _, n_in, _) in zip(prepared, prepared[1:]):
-            if n_out != n_in:
-                raise DimensionMismatchError("AffineReluChain", n_out, n_in)
+                F = _lcm(F, int(x.q))
+            c = [int(x.p) * (F // int(x.q)) for x in b]
+            prepared.append((N.transpose(), int(D), c, F, W.ncols, W.nrows))
+        for prev, nxt in zip(prepared, prepared[1:]):
+            if prev[5] != nxt[4]:
+                raise DimensionMismatchError("AffineReluChain", prev[5], nxt[4])
         self._layers = tuple(prepared)
         self._limbs = None
 
     def __call__(self, X: QMatrix, *, method: str = "auto", relu_last: bool = False) -> QMatrix:
         """``A_L(relu(… relu(A_1(x))))`` for every row x of *X* (ReLU after the last layer only
         when *relu_last*)."""
+        if method not in ("auto", "flint", "limbs"):
+            raise ValueError(f"unknown method {method!r}; use 'auto', 'flint' or 'limbs'")
         if not self._layers:
             return X
-        if X.ncols != self._layers[0][3]:
-            raise DimensionMismatchError("AffineReluChain", X.shape, f"{self._layers[0][3]} inputs")
-        n_out = self._layers[-1][4]
+        if X.ncols != self._layers[0][4]:
+            raise DimensionMismatchError("AffineReluChain", X.shape, f"{self._layers[0][4]} inputs")
         if X.nrows == 0:
-            return QMatrix.zeros(0, n_out)
+            return QMatrix.zeros(0, self._layers[-1][5])
         if method == "auto":
             work = X.nrows * sum(NT.nrows() * NT.ncols() for NT, *_ in self._layers)
             method = "limbs" if work >= 200_000 and _numpy_or_none() is not None else "flint"
-        if method == "flint":
-            return self._flint(X, relu_last)
         if method == "limbs":
-            return self._limb_path(X, relu_last)
-        raise ValueError(f"unknown method {method!r}; use 'auto', 'flint' or 'limbs'")
+            np = _numpy_or_none()
+            if np is None:
+                raise ImportError("method='limbs' needs numpy")
+            B = min(_limb_bits(NT.nrows()) for NT, *_ in self._layers)
+            if B >= 8:
+                return self._limb_path(np, X, relu_last, B)
+        return self._flint(X, relu_last)
 
     # -- back ends ----------------------------------------------------------------------------
     def _flint(self, X: QMatrix, relu_last: bool) -> QMatrix:
         M, E = X.numer_denom()
         E = int(E)
         last = len(self._layers) - 1
-        for l, (NT, c, D, _, n_out) in enumerate(self._layers):
+        zero = fmpz(0)
+        for l, (NT, D, c, F, _, n_out) in enumerate(self._layers):
             P = M * NT
-            if any(c):
+            E, t, bias = _next_denominator(E, D, c, F)
+            if t != 1:
+                P = P * t
+            if bias is not None:
                 ones = fmpz_mat(P.nrows(), 1, [1] * P.nrows())
-                P = P + ones * fmpz_mat(1, n_out, [E * ci for ci in c])
+                P = P + ones * fmpz_mat(1, n_out, bias)
             if l < last or relu_last:
-                zero = fmpz(0)
                 P = fmpz_mat(P.nrows(), n_out, [v if v > zero else zero for v in P.entries()])
-            M, E = P, E * D
+            M = P
         return QMatrix._from_rep(fmpq_mat(M) * fmpq(1, E))
 
-    def _limb_path(self, X: QMatrix, relu_last: bool) -> QMatrix:
-        np = _numpy_or_none()
-        if np is None:
-            raise ImportError("method='limbs' needs numpy")
-        B = min(_limb_bits(NT.nrows()) for NT, *_ in self._layers)
-        if B < 8:
-            return self._flint(X, relu_last)
+    def _limb_path(self, np, X: QMatrix, relu_last: bool, B: int) -> QMatrix:
         if self._limbs is None or self._limbs[0] != B:
             self._limbs = (B, [np.hstack([w.astype(np.float64) for w in
                                           _split_limbs(np, _int_array(np, NT.entries(), (NT.nrows(), NT.ncols())), B)])
@@ -531,31 +533,50 @@ class AffineReluChain:
         E = int(E)
         H = _split_limbs(np, _int_array(np, M.entries(), (M.nrows(), M.ncols())), B)
         last = len(self._layers) - 1
-        for l, (NT, c, D, _, n_out) in enumerate(self._layers):
+        for l, (NT, D, c, F, _, n_out) in enumerate(self._layers):
             Wf = weights[l]
             n_w = Wf.shape[1] // n_out
             acc = [None] * (len(H) + n_w - 1)
             for i, h in enumerate(H):
+                if not h.any():
+                    continue
                 P = h.astype(np.float64) @ Wf
                 for j in range(n_w):
                     part = P[:, j * n_out:(j + 1) * n_out].astype(np.int64)
                     acc[i + j] = part if acc[i + j] is None else acc[i + j] + part
-            if any(c):
-                for k, limb in enumerate(_split_limbs(np, _int_array(np, [E * ci for ci in c], (1, n_out)), B)):
+            shape = (H[0].shape[0], n_out)
+            acc = [np.zeros(shape, dtype=np.int64) if a is None else a for a in acc]
+            E, t, bias = _next_denominator(E, D, c, F)
+            if t != 1:
+                acc = _convolve_limbs(np, _normalize_limbs(np, acc, B), _digits(t, B))
+            if bias is not None:
+                for k, limb in enumerate(_split_limbs(np, _int_array(np, bias, (1, n_out)), B)):
                     if k < len(acc):
                         acc[k] = acc[k] + limb
                     else:
-                        acc.append(np.broadcast_to(limb, acc[0].shape).copy())
+                        acc.append(np.broadcast_to(limb, shape).copy())
             H = _normalize_limbs(np, acc, B)
             if l < last or relu_last:
                 keep = (H[-1] >= 0).astype(np.int64)
                 H = _trim_limbs([h * keep for h in H])
-            E *= D
         rows, cols = H[0].shape
         value = H[-1].astype(object)
         for h in reversed(H[:-1]):
             value = (value << B) + h.astype(object)
         return QMatrix.from_integers(rows, cols, value.reshape(-1).tolist(), den=E)
+
+
+def _next_denominator(E: int, D: int, c: list, F: int) -> tuple[int, int, list | None]:
+    """``(E', t, bias)`` with ``E' = E D t`` the new denominator, t the smallest positive integer
+    with ``F | E D t``, and bias the integer row ``c E' / F`` (None when zero)."""
+    from math import gcd
+    ED = E * D
+    t = F // gcd(ED, F)
+    E_new = ED * t
+    if not any(c):
+        return E_new, t, None
+    s = E_new // F
+    return E_new, t, [ci * s for ci in c]
 
 
 def _lcm(a: int, b: int) -> int:
@@ -572,7 +593,8 @@ def _numpy_or_none():
 
 
 def _limb_bits(K: int) -> int:
-    """Largest B with ``K * 2**(2B) <= 2**53``: K products of B-bit limbs sum exactly in float64."""
+    """Largest B with ``K * 2**(2B) <= 2**53``: K products of limbs of absolute value at most
+    ``2**B`` sum exactly in float64."""
     return (53 - max(K, 1).bit_length()) // 2
 
 
@@ -583,15 +605,34 @@ def _int_array(np, entries, shape):
     return np.array(ints, dtype=object if big else np.int64).reshape(shape)
 
 
+def _digits(t: int, B: int) -> list[int]:
+    """Base-``2**B`` digits of a positive integer, least significant first."""
+    out = []
+    while t:
+        out.append(t & ((1 << B) - 1))
+        t >>= B
+    return out
+
+
 def _split_limbs(np, a, B: int) -> list:
     """Limbs ``[l_0, …, l_top]`` (int64) with ``a = Σ l_k 2**(B k)``, ``0 <= l_k < 2**B`` below
     the top and ``-2**B <= l_top < 2**B``."""
     mask = (1 << B) - 1
     hi = max(int(a.max()), -int(a.min())) if a.size else 0
-    n = hi.bit_length() // B + 1
+    n = max(1, -(-hi.bit_length() // B))  # |a| < 2**(B n)
     limbs = [((a >> (B * k)) & mask).astype(np.int64) for k in range(n - 1)]
     limbs.append((a >> (B * (n - 1))).astype(np.int64))
     return limbs
+
+
+def _convolve_limbs(np, limbs: list, digits: list[int]) -> list:
+    """Accumulators of ``(Σ l_i 2**(B i)) * (Σ d_k 2**(B k))`` (each term below ``2**(2B+1)``)."""
+    acc = [np.zeros_like(limbs[0]) for _ in range(len(limbs) + len(digits) - 1)]
+    for i, l in enumerate(limbs):
+        for k, d in enumerate(digits):
+            if d:
+                acc[i + k] += l * d
+    return acc
 
 
 def _normalize_limbs(np, acc: list, B: int) -> list:
@@ -614,87 +655,6 @@ def _trim_limbs(limbs: list) -> list:
     while len(limbs) > 1 and not limbs[-1].any():
         limbs.pop()
     return limbs
-
-
-# -- modular helpers (skip absorption: find an answer mod p, then certify it exactly) ----------
-from flint import nmod_mat as _nmod_mat  # noqa: E402  (additive section)
-
-__all__ += ["residues", "nmod_rref", "nmod_rank", "nmod_left_kernel_vector"]
-
-def residues(matrix: QMatrix, p: int) -> list[int]:
-    """Row-major residues mod *p* of a rational matrix, as Python ints in ``[0, p)``.
-
-    Raises ``ZeroDivisionError`` when the common denominator is not invertible mod *p*.
-
-    >>> residues(QMatrix.from_rows([[1, "1/2"], [-1, 0]]), 7)
-    [1, 4, 6, 0]
-    """
-    if matrix.nrows == 0 or matrix.ncols == 0:
-        return []
-    num, den = matrix.numer_denom()
-    dinv = pow(int(den) % p, -1, p) if int(den) % p else None
-    if dinv is None:
-        raise ZeroDivisionError(f"denominator {den} is not invertible mod {p}")
-    return [int(x) * dinv % p for x in _nmod_mat(num, p).entries()]
-
-
-def nmod_rref(nrows: int, ncols: int, entries: Sequence[int], p: int,
-              columns: Sequence[int] | str | None = None) -> tuple[tuple[int, ...], list[list[int]]]:
-    """Reduced row echelon form mod a prime *p* of a row-major integer matrix.
-
-    Returns the pivot columns and, for each pivot row, its entries at *columns* (all columns
-    when None; the non-pivot columns, in increasing order, when ``"nonpivot"``) as ints.
-
-    >>> nmod_rref(2, 3, [1, 2, 3, 2, 4, 7], 5)
-    ((0, 2), [[1, 2, 0], [0, 0, 1]])
-    """
-    if nrows == 0 or ncols == 0:
-        return (), []
-    R, rank = _nmod_mat(nrows, ncols, [int(x) for x in entries], p).rref()
-    pivots, j = [], 0
-    for i in range(rank):
-        while int(R[i, j]) == 0:
-            j += 1
-        pivots.append(j)
-    if columns == "nonpivot":
-        cols = [c for c in range(ncols) if c not in set(pivots)]
-    else:
-        cols = range(ncols) if columns is None else list(columns)
-    return tuple(pivots), [[int(R[i, c]) for c in cols] for i in range(rank)]
-
-
-def nmod_rank(nrows: int, ncols: int, entries: Sequence[int], p: int) -> int:
-    """Rank mod a prime *p* (a lower bound for the rank over Q of any rational lift).
-
-    >>> nmod_rank(2, 2, [1, 2, 2, 4], 7)
-    1
-    """
-    if nrows == 0 or ncols == 0:
-        return 0
-    return _nmod_mat(nrows, ncols, [int(x) for x in entries], p).rank()
-
-
-def nmod_left_kernel_vector(nrows: int, ncols: int, entries: Sequence[int], p: int,
-                            rhs: Sequence[int]) -> list[int] | None:
-    """A vector y with ``y A ≡ 0`` and ``y · rhs ≢ 0`` (mod a prime *p*), or None.
-
-    >>> nmod_left_kernel_vector(2, 1, [1, 1], 7, [1, 0])
-    [6, 1]
-    """
-    if nrows == 0:
-        return None
-    if ncols == 0:
-        for i in range(nrows):
-            if int(rhs[i]) % p:
-                return [1 if r == i else 0 for r in range(nrows)]
-        return None
-    at = _nmod_mat(nrows, ncols, [int(x) for x in entries], p).transpose()
-    basis, nullity = at.nullspace()
-    for j in range(nullity):
-        y = [int(basis[i, j]) for i in range(nrows)]
-        if sum(a * int(b) for a, b in zip(y, rhs)) % p:
-            return y
-    return None
 
 
 # -- modular helpers (skip absorption: find an answer mod p, then certify it exactly) ----------

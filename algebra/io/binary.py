@@ -52,7 +52,7 @@ from ..network import Network
 from ..rationals import Q, q_str
 from .native import write_atomic
 
-__all__ = ["load_binary", "save_binary", "read_tensors", "network_from_tensors",
+__all__ = ["load_binary", "save_binary", "read_tensors", "network_from_tensors", "matrix_from_array",
            "BINARY_SUFFIXES", "WRITABLE_SUFFIXES"]
 
 BINARY_SUFFIXES = (".npz", ".safetensors", ".pt", ".pth", ".bin", ".onnx")
@@ -214,6 +214,26 @@ def save_binary(net: Network, path: str | Path, *, dtype: str = "float32") -> No
     else:
         data = _safetensors_bytes(tensors)
     write_atomic(p, data)
+
+
+def matrix_from_array(arr, name: str = "array") -> QMatrix:
+    """The exact :class:`QMatrix` of a 1-D or 2-D numpy float/integer array (1-D: one row).
+
+    >>> import numpy as np
+    >>> matrix_from_array(np.array([[0.5, -3], [2 ** -20, 1e3]], dtype=np.float32))
+    QMatrix([[1/2, -3], [1/1048576, 1000]])
+    >>> matrix_from_array(np.array([1.0, np.nan]))
+    Traceback (most recent call last):
+        ...
+    algebra.exceptions.InputError: array: NaN at index [0,1] has no exact value
+    """
+    np = _numpy()
+    arr = _check_dtype(np, np.asarray(arr), name, None)
+    if arr.ndim == 1:
+        arr = arr.reshape(1, -1)
+    if arr.ndim != 2:
+        raise InputError(f"expected a 1-D or 2-D array, got shape {tuple(arr.shape)}", where=name)
+    return _exact_matrix(arr, name, None)
 
 
 # -- readers -------------------------------------------------------------------------------------
