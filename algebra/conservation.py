@@ -247,7 +247,7 @@ def explicit_laws(net: Network, samples) -> list[Law]:
     # R25 generalised: parameters with an identically zero gradient component
     for k, why in _frozen_parameters(net, samples):
         name = net.parameter_names()[k]
-        laws.append(Law(f"frozen {name}", R.gen(k),
+        laws.append(Law(f"frozen {name}", _gens(R)[name],
                         f"while the activation patterns on the data stay fixed: {why} (R25)",
                         "frozen"))
     return laws
@@ -369,17 +369,17 @@ def _count(net, samples, max_depth, timeout, patience, seed):
             if timeout is not None and time.monotonic() - t0 > timeout:
                 reason = f"timeout of {timeout:g} s reached"
                 break
-            expr = ctx.random_bracket(depth, rng)
-            v = ctx.value(expr)
-            tried += 1
-            if span.add_vector(v):
-                fails = 0
-                for law, g in zip(kept, grads):
+            # a batch of as many brackets as the gap (amortises the exact span update)
+            k = max(1, min(N - span.rank - lower, 16))
+            vs = [ctx.value(ctx.random_bracket(depth, rng)) for _ in range(k)]
+            tried += k
+            for law, g in zip(kept, grads):
+                for v in vs:
                     if _dot(g, v.entries()) != 0:
                         raise AssertionError(f"internal error: law {law.name} not orthogonal "
                                              "to a bracket")
-            else:
-                fails += 1
+            gain = span.add_matrix(QMatrix.vstack(vs))
+            fails = 0 if gain else fails + k
         if reason:
             break
     if N - span.rank == lower:
@@ -597,8 +597,19 @@ def _why_frozen(net, k, act):
 # ------------------------------------------------------------------------------------------
 # private: polynomial constructions of laws
 # ------------------------------------------------------------------------------------------
+_GENS: dict = {}
+
+
+def _gens(ring: Ring) -> dict:
+    """name -> generator polynomial (``Ring.gen`` rebuilds all generators on each call)."""
+    g = _GENS.get(ring.names)
+    if g is None:
+        g = _GENS[ring.names] = dict(zip(ring.names, ring.gens()))
+    return g
+
+
 def _var(R, l, name, *idx):
-    return R.gen(f"{name}{l}[{','.join(map(str, idx))}]")
+    return _gens(R)[f"{name}{l}[{','.join(map(str, idx))}]"]
 
 
 def _sqnorm_in(R, l, i, widths):
@@ -685,11 +696,12 @@ def _verify_local(net, h, samples):
     ring = Ring.get(names)
     emb = _Embed(R, ring)
     hh = emb(h)
-    W = [[ring.gen(f"W{l}[{i},{j}]") for j in range(n_in)] for i in range(n_l)]
-    b = [ring.gen(f"b{l}[{i}]") for i in range(n_l)]
-    V = [[ring.gen(f"W{l + 1}[{k},{i}]") for i in range(n_l)] for k in range(n_out)]
-    s = [ring.gen(f"s[{j}]") for j in range(n_in)]
-    u = [ring.gen(f"u[{k}]") for k in range(n_out)]
+    G = _gens(ring)
+    W = [[G[f"W{l}[{i},{j}]"] for j in range(n_in)] for i in range(n_l)]
+    b = [G[f"b{l}[{i}]"] for i in range(n_l)]
+    V = [[G[f"W{l + 1}[{k},{i}]"] for i in range(n_l)] for k in range(n_out)]
+    s = [G[f"s[{j}]"] for j in range(n_in)]
+    u = [G[f"u[{k}]"] for k in range(n_out)]
     z = [sum((W[i][j] * s[j] for j in range(n_in)), b[i]) for i in range(n_l)]
     back = [sum((V[k][i] * u[k] for k in range(n_out)), ring.zero()) for i in range(n_l)]
     involved = sorted({_layer_of(widths, k)[2] for k in idx if _layer_of(widths, k)[0] == l}
@@ -720,39 +732,45 @@ def _verify_local(net, h, samples):
                   f"hidden layer {l} (implies it for every sample)")
 
 
-def _sample_polys(net, s: Sample):
-    """Ring (θ, and x in region mode) and, per point, forward signals h_l and back signals δ_l."""
+def _sample_polys(net, s: Sample, lo: int = 1, hi: int | None = None):
+    """Ring (θ, and x in region mode) and, per point, forward signals h_0..h_{hi-1} and, per
+    output, back signals δ_lo..δ_L (lists indexed by layer; others None)."""
     pnames = net.parameter_names()
     d = net.n_inputs
+    widths, L = net.widths, net.depth
+    hi = L if hi is None else hi
     if s.points is None:
         ring = Ring.get(pnames + tuple(f"x[{j}]" for j in range(d)))
-        pts = [[ring.gen(f"x[{j}]") for j in range(d)]]
+        G = _gens(ring)
+        pts = [[G[f"x[{j}]"] for j in range(d)]]
     else:
         ring = Ring.get(pnames)
+        G = _gens(ring)
         pts = [[ring.constant(v) for v in x] for x in s.points]
-    widths, L = net.widths, net.depth
     D = _masks(net, s.pattern)
-    Ws = [[[ring.gen(f"W{l}[{i},{j}]") for j in range(widths[l - 1])] for i in range(widths[l])]
+    zero = ring.zero()
+    Ws = [[[G[f"W{l}[{i},{j}]"] for j in range(widths[l - 1])] for i in range(widths[l])]
           for l in range(1, L + 1)]
-    bs = [[ring.gen(f"b{l}[{i}]") for i in range(widths[l])] for l in range(1, L + 1)]
-    # back signals do not depend on x
+    bs = [[G[f"b{l}[{i}]"] for i in range(widths[l])] for l in range(1, L + 1)]
     ds_all = []
-    for o in range(widths[L]):
+    for o in range(widths[L]):  # back signals do not depend on x
         ds = [None] * (L + 1)
         ds[L] = [ring.constant(1 if k == o else 0) for k in range(widths[L])]
-        for l in range(L - 1, 0, -1):
-            ds[l] = [sum((Ws[l][k][i] * ds[l + 1][k] for k in range(widths[l + 1]) if not ds[l + 1][k].is_zero()),
-                         ring.zero()) if D[l - 1][i] else ring.zero() for i in range(widths[l])]
+        for l in range(L - 1, max(lo, 1) - 1, -1):
+            ds[l] = [sum((Ws[l][k][i] * ds[l + 1][k] for k in range(widths[l + 1])
+                          if not ds[l + 1][k].is_zero()), zero) if D[l - 1][i] else zero
+                     for i in range(widths[l])]
         ds_all.append(ds)
     out = []
     for x in pts:
         hs = [x]
-        for l in range(1, L):
+        for l in range(1, hi):
             hprev = hs[-1]
-            hs.append([sum((Ws[l - 1][i][j] * hprev[j] for j in range(widths[l - 1]) if not hprev[j].is_zero()),
-                           bs[l - 1][i]) if D[l - 1][i] else ring.zero() for i in range(widths[l])])
+            hs.append([sum((Ws[l - 1][i][j] * hprev[j] for j in range(widths[l - 1])
+                            if not hprev[j].is_zero()), bs[l - 1][i]) if D[l - 1][i] else zero
+                       for i in range(widths[l])])
         out.append((hs, ds_all))
-    return ring, [(hs, ds_all) for hs, ds_all in out]
+    return ring, out
 
 
 def _component(net, k, hs, ds):
@@ -771,8 +789,11 @@ def _verify_full(net, h, samples):
     R = h.ring
     used = [R.index(n) for n in h.variables()]
     grads = {k: h.diff(k) for k in used}
+    if not used:
+        return True, "constant"
+    layers = [_layer_of(net.widths, k)[0] for k in used]
     for s in samples:
-        ring, polys = _sample_polys(net, s)
+        ring, polys = _sample_polys(net, s, min(layers), max(layers))
         emb = _Embed(R, ring)
         eg = {k: emb(g) for k, g in grads.items()}
         for pt, (hs, ds_all) in enumerate(polys):
