@@ -6,7 +6,13 @@ Format::
      "claim": "a and b compute the same function [on the closed orthant]",
      "a": <network>, "b": <network>, "domain": null | {"orthant": true},
      "steps": [{"step": NAME, ...}, ...],            # algebra.symmetries JSON forms
+     "checkpoints": ["<16 hex>", ...]                 (optional: digest after each step)
      "representative": <network>                      (optional, informative)}
+
+``checkpoints`` bind every step: after step k the intermediate network's digest (first 16 hex
+digits of the SHA-256 of its native JSON with sorted keys, :func:`network_digest`) must equal
+``checkpoints[k]``, so a mutated step is rejected even when a later step would have absorbed
+the change.
 
 The checker rebuilds every step with :func:`algebra.symmetries.step_from_json`, replays the path
 from ``a`` (each step's ``check`` must pass at its own intermediate network; the steps carry
@@ -17,11 +23,20 @@ certificate's domain is the orthant.  Imports ``algebra`` only.
 
 from __future__ import annotations
 
+import hashlib
+import json
+
 from algebra.exceptions import InputError, InvalidStepError
 from algebra.io.native import network_from_dict
-from algebra.symmetries import apply_path, path_from_json
+from algebra.symmetries import path_from_json
 
-__all__ = ["check"]
+__all__ = ["check", "network_digest"]
+
+
+def network_digest(net) -> str:
+    """First 16 hex digits of the SHA-256 of the network's native JSON (sorted keys)."""
+    text = json.dumps(net.to_dict(), sort_keys=True, separators=(",", ":"))
+    return hashlib.sha256(text.encode()).hexdigest()[:16]
 
 
 def check(cert: dict) -> tuple[bool, str]:
@@ -42,12 +57,27 @@ def check(cert: dict) -> tuple[bool, str]:
                            "equality on all of R^d")
     if a.signature != b.signature:
         return False, f"a and b have different signatures {a.signature} and {b.signature}"
-    try:
-        end = apply_path(a, steps)
-    except InvalidStepError as exc:
-        return False, f"invalid step: {exc}"
-    except (IndexError, ValueError, ZeroDivisionError) as exc:
-        return False, f"a step cannot be applied: {exc}"
+    checkpoints = cert.get("checkpoints")
+    if checkpoints is not None:
+        if not isinstance(checkpoints, list) or not all(isinstance(c, str) for c in checkpoints):
+            raise InputError("checkpoints must be a list of digest strings")
+        if len(checkpoints) != len(steps):
+            return False, (f"{len(steps)} steps but {len(checkpoints)} checkpoints: a step was "
+                           "added or removed")
+    end = a
+    for k, step in enumerate(steps):
+        try:
+            ok, why = step.check(end)
+            if not ok:
+                return False, f"invalid step: step #{k} ({step.name}) is not valid here: {why}"
+            end = step.apply(end)
+        except InvalidStepError as exc:
+            return False, f"invalid step: #{k}: {exc}"
+        except (IndexError, ValueError, ZeroDivisionError) as exc:
+            return False, f"step #{k} ({step.name}) cannot be applied: {exc}"
+        if checkpoints is not None and network_digest(end) != checkpoints[k]:
+            return False, (f"after step #{k} ({step.name}) the network differs from the "
+                           "recorded checkpoint")
     if end != b:
         if end.widths != b.widths:
             return False, f"the path ends at widths {end.widths}, b has widths {b.widths}"
