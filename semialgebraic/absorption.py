@@ -345,7 +345,7 @@ def random_experiment(d: int, k: int, trials: int, seed: int = 0, activation: st
     return {"d": d, "k": k, "activation": activation, "trials": trials, "seed": seed,
             "absorbable": counts[True], "not_absorbable": counts[False], "undecided": counts[None],
             "fraction": Fraction(counts[True], decided) if decided else None,
-            "wilson_95": [lo, hi],
+            "wilson_95": [f"{lo:.6f}", f"{hi:.6f}"],
             "distribution": "entries p/q, p uniform in [-10^6, 10^6], q uniform in [1, 10^6]"}
 
 

@@ -1,0 +1,133 @@
+"""Command ``absorb``: can a block absorb its skip connection (skip-absorption.md)?
+
+``netfibers absorb BLOCK [--activation A] [--skip identity|none|FILE] [--prefix P] [--json]
+[--certificate FILE] [--timeout T]`` decides; exit 0 absorbable, 1 not absorbable, 3 undecided /
+outside the theory / open problem, 2 input error.
+
+``netfibers absorb --random d,k --trials N --seed S [--activation relu|gelu]`` runs the
+measure-zero experiment of Cor. 11 on random wide-range rational blocks and prints the fraction
+absorbable with a 95% Wilson score interval.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from algebra.blocks import Block, load_block
+from algebra.exceptions import AlgebraError, InputError
+from algebra.io.native import parse_matrix, read_json_text
+
+from ..absorption import absorbable, random_experiment
+from ..certificates import write_certificate
+from ..cli import emit, fail
+
+__all__ = ["register", "cmd_absorb"]
+
+
+def register(sub, parent) -> None:
+    p = sub.add_parser("absorb", parents=[parent],
+                       help="decide whether a block equals a residual-free block of the same width",
+                       description="Exit 0 absorbable, 1 not absorbable, 3 undecided / outside the "
+                                   "theory / open problem, 2 input error.")
+    p.add_argument("block", nargs="?", help="block file: netfibers.block JSON, or a state_dict "
+                   "(.safetensors/.npz/.pt) with up_proj/down_proj[/gate_proj], fc1/fc2 or "
+                   "intermediate.dense/output.dense")
+    p.add_argument("--activation", help="activation (relu, gelu, silu, tanh, sigmoid, relu2, relu^p, "
+                   "reglu, geglu, swiglu, glu, bilinear); required for weight files")
+    p.add_argument("--skip", help="'identity' (default for weight files), 'none', or a JSON file with "
+                   "a d x d matrix (a list of rows or {\"skip\": rows})")
+    p.add_argument("--prefix", help="state_dict key prefix choosing one MLP block (e.g. encoder.layer.0.)")
+    p.add_argument("--certificate", metavar="FILE", help="write the certificate (JSON) here")
+    p.add_argument("--timeout", type=float, help="seconds; an unfinished search answers 'undecided' (exit 3)")
+    p.add_argument("--max-nullity", type=int, default=16,
+                   help="largest nullity r of FIND-S whose 2^r assignments are enumerated (default 16)")
+    p.add_argument("--random", metavar="d,k", help="measure-zero experiment on random d x k blocks")
+    p.add_argument("--trials", type=int, default=100, help="number of random blocks (with --random)")
+    p.add_argument("--seed", type=int, default=0, help="random seed (with --random)")
+    p.set_defaults(func=cmd_absorb)
+
+
+def cmd_absorb(args) -> int:
+    if args.random:
+        return _cmd_random(args)
+    if not args.block:
+        fail("absorb needs a BLOCK file (or --random d,k)")
+    block = _load(args)
+    v = absorbable(block, timeout=args.timeout, max_nullity=args.max_nullity)
+    if args.certificate and v.certificate is not None:
+        try:
+            write_certificate(v.certificate, args.certificate)
+        except OSError as exc:
+            fail(f"{args.certificate}: cannot write: {exc.strerror}")
+    word = {True: "absorbable", False: "not absorbable", None: "undecided"}[v.answer]
+    lines = [f"{args.block}: {word} [{v.method}]", f"  {v.reason}"]
+    all_s = v.details.get("all_S")
+    if all_s:
+        lines.append(f"  all S (0-based): {all_s}")
+    failed = [h for h in v.hypotheses if h.holds is False]
+    for h in failed:
+        lines.append(f"  hypothesis not met: {h.name}" + (f" ({h.witness})" if h.witness else ""))
+    if args.certificate:
+        lines.append(f"  certificate: {args.certificate}" if v.certificate is not None
+                     else "  no certificate (undecided); nothing written")
+    data = v.to_json()
+    if v.certificate is not None and args.certificate:
+        data["certificate"] = args.certificate
+    emit(args, data, "\n".join(lines))
+    return v.exit_code()
+
+
+def _load(args):
+    path = args.block
+    try:
+        is_json = Path(path).suffix.lower() == ".json"
+        skip = _parse_skip(args.skip) if args.skip else ("identity" if not is_json else None)
+        block = load_block(path, activation=args.activation, skip=skip or "identity", prefix=args.prefix)
+        if is_json and skip is not None:
+            if not isinstance(block, Block):
+                raise InputError("--skip applies to a single block, not to a stack or a "
+                                 "Hyper-Connection block", path)
+            block = block.replace(skip=skip)
+        return block
+    except AlgebraError as exc:
+        msg = str(exc)
+        fail(msg if str(path) in msg or (args.skip and args.skip in msg) else f"{path}: {msg}")
+
+
+def _parse_skip(text: str):
+    if text in ("identity", "none"):
+        return text
+    p = Path(text)
+    if not p.exists():
+        raise InputError("--skip is 'identity', 'none' or an existing JSON file with a matrix", text)
+    data = read_json_text(p)
+    if isinstance(data, dict):
+        if "skip" not in data:
+            raise InputError("expected a list of rows or an object with 'skip'", text)
+        data = data["skip"]
+    if isinstance(data, str) and data in ("identity", "none"):
+        return data
+    return parse_matrix(data, "skip", text)
+
+
+def _cmd_random(args) -> int:
+    try:
+        d, k = (int(t) for t in args.random.split(","))
+    except ValueError:
+        fail(f"--random: expected d,k (two integers), got {args.random!r}")
+    if d < 1 or k < 1:
+        fail("--random: d and k must be positive")
+    if args.trials < 1:
+        fail("--trials must be positive")
+    act = args.activation or "relu"
+    if act not in ("relu", "gelu"):
+        fail(f"--random supports --activation relu or gelu, not {act!r}")
+    r = random_experiment(d, k, args.trials, args.seed, act, timeout=args.timeout)
+    lo, hi = r["wilson_95"]
+    frac = r["fraction"]
+    text = (f"d={d}, k={k}, {act}, {args.trials} random blocks (seed {args.seed}; {r['distribution']}):\n"
+            f"  absorbable {r['absorbable']}, not absorbable {r['not_absorbable']}, undecided {r['undecided']}\n"
+            f"  fraction absorbable {frac if frac is not None else 'n/a'}"
+            f" (95% Wilson interval [{lo}, {hi}])")
+    emit(args, r, text)
+    return 0

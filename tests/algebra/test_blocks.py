@@ -1,0 +1,145 @@
+"""Blocks: native JSON (round trip, one-line errors naming file/field/index), evaluation,
+Hyper-Connection vectorization (skip-absorption §2.3) and state_dict readers."""
+
+import json
+
+import numpy as np
+import pytest
+
+from algebra import load
+from algebra.blocks import Block, BlockStack, HyperConnectionBlock, block_from_dict, block_from_tensors, load_block
+from algebra.exceptions import InputError
+from algebra.matrices import QMatrix
+from algebra.rationals import Q, from_float, to_q
+
+B = {"format": "netfibers.block", "version": 1, "activation": "relu",
+     "w_up": [[1, 0], [0, 1], [1, 1]], "w_down": [[-1, 0, 2], [0, -1, 3]], "skip": "identity"}
+
+
+def test_round_trip_and_equality():
+    b = block_from_dict(B)
+    assert (b.d, b.k, b.skip) == (2, 3, "identity")
+    assert block_from_dict(json.loads(json.dumps(b.to_dict()))) == b
+    c = block_from_dict(dict(B, skip=[[1, "1/2"], [0, "0.25"]], b_up=[1, 2, "-1/3"], b_down=[0, 1]))
+    assert c.skip_matrix == QMatrix.from_rows([[1, "1/2"], [0, "1/4"]])
+    assert c.b_up == (1, 2, Q(-1, 3)) and c.has_nonzero_biases
+    assert block_from_dict(json.loads(json.dumps(c.to_dict()))) == c
+    assert c != b and hash(block_from_dict(B)) == hash(b)
+    g = block_from_dict({"activation": "swiglu", "w_gate": [[1]], "w_up": [[2]], "w_down": [[3]]})
+    assert g.w_gate == QMatrix.from_rows([[1]]) and block_from_dict(g.to_dict()) == g
+
+
+def test_exact_evaluation():
+    b = block_from_dict(B)
+    # x + W_down relu(W_up x) at (1, -2): relu((1, -2, -1)) = (1, 0, 0)
+    assert b([1, -2]) == (Q(0), Q(-2))
+    r2 = Block("relu^2", [[1]], [[1]])
+    assert r2([2]) == (6,) and r2([-1]) == (-1,)
+    reglu = Block("reglu", [[1]], [[1]], w_gate=[[1]], b_down=["1/2"])
+    assert reglu([3]) == (Q(25, 2),)
+    with pytest.raises(InputError, match="cannot be evaluated exactly"):
+        Block("gelu", [[1]], [[1]])([1])
+
+
+def test_stack_and_activation_default():
+    s = block_from_dict({"format": "netfibers.block", "activation": "relu",
+                         "blocks": [{"w_up": [[1]], "w_down": [[1]]},
+                                    {"activation": "relu^2", "w_up": [[1]], "w_down": [[1]], "skip": "none"}]})
+    assert isinstance(s, BlockStack) and s.depth == 2
+    assert [b.activation.name for b in s.blocks] == ["relu", "relu^2"]
+    assert s([1]) == (Q(4),)            # 1 + 1 = 2, then 2^2 = 4
+    assert block_from_dict(s.to_dict()) == s
+
+
+def test_hyper_connection_vectorization():
+    mlp = {"activation": "relu", "w_up": [[1, -1], [2, 1]], "w_down": [[1, 0], ["1/2", -1]]}
+    hc = block_from_dict(dict(mlp, format="netfibers.block", streams=2, mix_residual=[[1, 2], [0, 1]],
+                              mix_read=[1, "1/3"], mix_write=[2, -1]))
+    assert isinstance(hc, HyperConnectionBlock) and block_from_dict(hc.to_dict()) == hc
+    v = hc.vectorized()
+    assert (v.d, v.k) == (4, 2)
+    T = Block("relu", mlp["w_up"], mlp["w_down"], skip="none")
+    Ar = [[1, 2], [0, 1]]
+    H = [[Q(3), Q(-1)], [Q(1, 2), Q(2)]]                 # rows = streams
+    inp = [H[0][j] + Q(1, 3) * H[1][j] for j in range(2)]   # Hᵀ A_m
+    t = T(inp)
+    new = [[sum(Ar[s][r] * H[s][j] for s in range(2)) + [2, -1][r] * t[j] for j in range(2)] for r in range(2)]
+    assert v([H[0][0], H[0][1], H[1][0], H[1][1]]) == tuple(new[0] + new[1])
+
+
+@pytest.mark.parametrize("patch,where,problem", [
+    ({"activation": "softmax"}, "activation", "unknown activation 'softmax' (supported: "),
+    ({"w_down": [[1, 0], [0, 1]]}, "w_down", "row 0 has 2 entries, expected 3"),
+    ({"w_down": [[1, 0, 0]]}, "w_down", "expected 2 rows"),
+    ({"w_down": [[1, 0, 0], [0, 1]]}, "w_down", "row 1 has 2 entries, expected 3"),
+    ({"skip": [[1]]}, "skip", "expected 2 rows"),
+    ({"skip": "eye"}, "skip", "skip must be 'identity', 'none'"),
+    ({"b_up": [1, 2]}, "b_up", "expected 3 entries"),
+    ({"w_up": [[1, 0], [0, "x"], [1, 1]]}, "w_up[1,1]", "not a number"),
+    ({"w_gate": [[1, 0], [0, 1], [1, 1]]}, "w_gate", "not gated"),
+    ({"color": 1}, None, "unknown field(s) color"),
+])
+def test_errors_name_file_and_field(patch, where, problem):
+    with pytest.raises(InputError) as exc:
+        block_from_dict(dict(B, **patch), "blk.json")
+    msg = str(exc.value)
+    assert "\n" not in msg and msg.startswith("blk.json: ")
+    assert problem in msg
+    if where:
+        assert f": {where}" in msg
+
+
+def test_errors_inside_stacks_and_gates():
+    with pytest.raises(InputError, match=r"s.json: blocks\[1\].w_down"):
+        block_from_dict({"blocks": [{"activation": "relu", "w_up": [[1]], "w_down": [[1]]},
+                                    {"activation": "relu", "w_up": [[1]], "w_down": [[1, 2]]}]}, "s.json")
+    with pytest.raises(InputError, match=r"w_gate.*required"):
+        block_from_dict({"activation": "swiglu", "w_up": [[1]], "w_down": [[1]]}, "g.json")
+    hc = {k: v for k, v in B.items() if k != "skip"}
+    with pytest.raises(InputError, match="h.json: mix_read: missing field"):
+        block_from_dict(dict(hc, streams=2, mix_residual=[[1, 0], [0, 1]], mix_write=[1, 1]), "h.json")
+    with pytest.raises(InputError, match="h.json: mix_residual"):
+        block_from_dict(dict(hc, streams=2, mix_residual=[[1, 0]], mix_read=[1, 1], mix_write=[1, 1]), "h.json")
+    with pytest.raises(InputError, match="width d = 2 differs"):
+        block_from_dict({"activation": "relu", "blocks": [{"w_up": [[1]], "w_down": [[1]]}, B]}, "s.json")
+
+
+def _t(arr):
+    arr = np.asarray(arr, dtype=np.float32)
+    return tuple(arr.shape), [from_float(x) for x in arr.reshape(-1)]
+
+
+def test_block_from_tensors_layouts():
+    up, down = [[0.5, -1.0], [2.0, 0.25], [1.0, 1.0]], [[-1.0, 0.0, 2.0], [0.0, -1.0, 3.0]]
+    t = {"fc1.weight": _t(up), "fc1.bias": _t([1, 0, -0.5]), "fc2.weight": _t(down), "fc2.bias": _t([0, 1])}
+    b = block_from_tensors(t, activation="relu")
+    assert b.w_up == QMatrix.from_rows([["1/2", -1], [2, "1/4"], [1, 1]]) and b.b_up == (1, 0, Q(-1, 2))
+    assert b.b_down == (0, 1) and b.skip == "identity"
+    t2 = {"model.layers.0.mlp.up_proj.weight": _t(up), "model.layers.0.mlp.down_proj.weight": _t(down),
+          "model.layers.0.mlp.gate_proj.weight": _t(up)}
+    g = block_from_tensors(t2, activation="swiglu", skip="none")
+    assert g.w_gate == g.w_up and g.skip == "none"
+    with pytest.raises(InputError, match="gate_proj.weight is present"):
+        block_from_tensors(t2, activation="silu")
+    bert = {f"encoder.layer.{i}.{n}.weight": _t(w) for i in range(2)
+            for n, w in (("intermediate.dense", up), ("output.dense", down), ("attention.output.dense", [[1, 0], [0, 1]]))}
+    with pytest.raises(InputError, match="2 MLP blocks found"):
+        block_from_tensors(bert, activation="gelu", source="m.safetensors")
+    b1 = block_from_tensors(bert, activation="gelu", prefix="encoder.layer.1.")
+    assert b1.k == 3 and b1.activation.name == "gelu"
+    with pytest.raises(InputError, match="no MLP block found"):
+        block_from_tensors({"x.weight": _t(up)}, activation="relu")
+
+
+def test_load_block_npz(tmp_path):
+    path = tmp_path / "mlp.npz"
+    np.savez(path, **{"fc1.weight": np.array([[1.0, 0.0], [0.0, 1.0]], dtype=np.float32),
+                      "fc2.weight": np.array([[-1.0, 0.0], [0.0, -1.0]], dtype=np.float32)})
+    b = load_block(path, activation="gelu")
+    assert b == Block("gelu", [[1, 0], [0, 1]], [[-1, 0], [0, -1]])
+    with pytest.raises(InputError, match="pass --activation"):
+        load_block(path)
+    js = tmp_path / "b.json"
+    js.write_text(json.dumps(B))
+    assert load(js) == block_from_dict(B)
+    assert load_block(js, activation="gelu").activation.name == "gelu"
