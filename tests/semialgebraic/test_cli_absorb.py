@@ -1,0 +1,90 @@
+"""``netfibers absorb``: exit codes 0/1/3/2, certificates written atomically and verified,
+weight files with --activation/--skip/--prefix, and the measure-zero experiment."""
+
+import json
+
+import numpy as np
+import pytest
+
+from semialgebraic.cli import main
+from semialgebraic.verify import verify
+
+
+def _write(path, data):
+    path.write_text(json.dumps({"format": "netfibers.block", "version": 1, **data}))
+    return str(path)
+
+
+@pytest.fixture
+def blocks(tmp_path):
+    return {
+        "B": _write(tmp_path / "b.json", {"activation": "relu", "w_up": [[1, 0], [0, 1], [1, 1]],
+                                          "w_down": [[-1, 0, 2], [0, -1, 3]]}),
+        "C": _write(tmp_path / "c.json", {"activation": "gelu", "w_up": [[1, 0], [0, 1]],
+                                          "w_down": [[1, 0], [0, 1]]}),
+        "open": _write(tmp_path / "s.json", {"activation": "relu", "blocks": [
+            {"w_up": [[1]], "w_down": [[1]]}, {"w_up": [[1]], "w_down": [[-1]]}]}),
+        "glu": _write(tmp_path / "g.json", {"activation": "glu", "w_gate": [[1]], "w_up": [[1]], "w_down": [[1]]}),
+    }
+
+
+def test_exit_codes_and_certificate(blocks, tmp_path, capsys):
+    cert = tmp_path / "cert.json"
+    assert main(["absorb", blocks["B"], "--certificate", str(cert)]) == 0
+    out = capsys.readouterr().out
+    assert "absorbable" in out and "[[0, 1]]" in out
+    assert verify(json.loads(cert.read_text())) == (True, "flip of S = [0, 1]: W_down[:,S] W_up[S,:] = -M (R9)")
+    assert main(["absorb", blocks["C"], "--json"]) == 1
+    data = json.loads(capsys.readouterr().out)
+    assert data["answer"] is False and data["certificate"]["witness"]["kind"] == "linear_system"
+    assert {h["name"] for h in data["hypotheses"]} >= {"(N1) no zero row of W_up", "d >= 2", "k >= d"}
+    none = tmp_path / "none.json"
+    assert main(["absorb", blocks["open"], "--certificate", str(none)]) == 3
+    assert "open" in capsys.readouterr().out and not none.exists()
+    assert main(["absorb", blocks["glu"]]) == 3
+    assert "not covered" in capsys.readouterr().out
+    # --activation overrides the file's; --skip none makes it residual-free
+    assert main(["absorb", blocks["C"], "--activation", "relu^2", "--json"]) == 1
+    assert json.loads(capsys.readouterr().out)["certificate"]["witness"]["kind"] == "degree"
+    assert main(["absorb", blocks["C"], "--skip", "none"]) == 0
+
+
+def test_input_errors_exit_2(blocks, tmp_path, capsys):
+    cert = tmp_path / "never.json"
+    assert main(["absorb", blocks["B"], "--activation", "softmax", "--certificate", str(cert)]) == 2
+    err = capsys.readouterr().err
+    assert "unknown activation 'softmax'" in err and err.count("\n") == 1 and not cert.exists()
+    bad = _write(tmp_path / "bad.json", {"activation": "relu", "w_up": [[1, 0]], "w_down": [[1], [2], [3]]})
+    assert main(["absorb", bad]) == 2
+    assert "bad.json: w_down: expected 2 rows" in capsys.readouterr().err
+    assert main(["absorb", str(tmp_path / "missing.json")]) == 2
+    assert main(["absorb"]) == 2
+    assert main(["absorb", "--random", "2"]) == 2
+
+
+def test_weight_files_and_skip_file(tmp_path, capsys):
+    npz = tmp_path / "mlp.npz"
+    np.savez(npz, **{"layers.0.fc1.weight": np.array([[1, 0], [0, 1], [1, 1]], dtype=np.float32),
+                     "layers.0.fc2.weight": np.array([[-2, 0, 4], [0, -2, 6]], dtype=np.float32),
+                     "layers.1.fc1.weight": np.array([[1, 0], [0, 1]], dtype=np.float32),
+                     "layers.1.fc2.weight": np.array([[1, 0], [0, 1]], dtype=np.float32)})
+    assert main(["absorb", str(npz)]) == 2                                  # no --activation
+    assert "--activation" in capsys.readouterr().err
+    assert main(["absorb", str(npz), "--activation", "relu"]) == 2          # two blocks
+    assert "--prefix" in capsys.readouterr().err
+    assert main(["absorb", str(npz), "--activation", "relu", "--prefix", "layers.1."]) == 1
+    skip = tmp_path / "skip.json"
+    skip.write_text(json.dumps({"skip": [[2, 0], [0, 2]]}))
+    # W_down = 2 * (B's W_down): with skip 2I the flip of S = {0, 1} absorbs it (Lemma 4)
+    assert main(["absorb", str(npz), "--activation", "relu", "--prefix", "layers.0.", "--skip", str(skip)]) == 0
+    assert main(["absorb", str(npz), "--activation", "relu", "--prefix", "layers.0."]) == 1
+
+
+def test_random_experiment(capsys):
+    assert main(["absorb", "--random", "2,3", "--trials", "12", "--seed", "4", "--json"]) == 0
+    r = json.loads(capsys.readouterr().out)
+    assert (r["absorbable"], r["not_absorbable"], r["undecided"], r["fraction"]) == (0, 12, 0, 0)
+    lo, hi = map(float, r["wilson_95"])
+    assert lo == 0.0 and 0.2 < hi < 0.3
+    assert main(["absorb", "--random", "1,2", "--trials", "6", "--activation", "relu"]) == 0
+    assert "absorbable 6" in capsys.readouterr().out                         # R12: d = 1
