@@ -61,6 +61,7 @@ __all__ = [
     "is_feasible",
     "optimize",
     "check_infeasibility_certificate",
+    "FloatLP",
     "METHODS",
 ]
 
@@ -656,6 +657,57 @@ def _exact_multipliers(G_lt, h_lt, G_le, h_le, yf, strict_needed):
             if beta < 0 or (beta <= 0 and strict):
                 return tuple(full[:m_lt]), tuple(full[m_lt:])
     return None
+
+
+class FloatLP:
+    """A float (HiGHS) model ``A x <= b``, x free, re-solved for many objectives (warm start).
+
+    Only a *guess*: callers turn its answers into exact certificates and check them over Q.
+    ``minimize(c)`` returns ``(value, x, duals)`` (numpy arrays; duals >= 0 with
+    ``Aᵀ duals ≈ -c`` at a minimum) or None when HiGHS does not report an optimum.
+
+    >>> F = FloatLP([[1, 0], [0, 1], [-1, -1]], [1, 1, 0])
+    >>> round(F.minimize([-1, 0])[0], 9)
+    -1.0
+    """
+
+    def __init__(self, A, b):
+        import numpy as np
+        from highspy import _core as hc
+        if isinstance(A, QMatrix):
+            A = _floats(A)
+        A = np.asarray(A, dtype=float)
+        m, n = A.shape
+        self.n = n
+        h = hc._Highs()
+        h.setOptionValue("output_flag", False)
+        lp = hc.HighsLp()
+        lp.num_col_, lp.num_row_ = n, m
+        inf = hc.kHighsInf
+        lp.col_cost_ = np.zeros(n)
+        lp.col_lower_ = np.full(n, -inf)
+        lp.col_upper_ = np.full(n, inf)
+        lp.row_lower_ = np.full(m, -inf)
+        lp.row_upper_ = np.asarray([float(v) for v in b], dtype=float)
+        lp.a_matrix_.format_ = hc.MatrixFormat.kRowwise
+        lp.a_matrix_.start_ = np.arange(0, m * n + 1, n, dtype=np.int32)
+        lp.a_matrix_.index_ = np.tile(np.arange(n, dtype=np.int32), m)
+        lp.a_matrix_.value_ = A.ravel()
+        h.passModel(lp)
+        self._h = h
+        self._idx = np.arange(n, dtype=np.int32)
+        self._np = np
+
+    def minimize(self, c):
+        np = self._np
+        h = self._h
+        h.changeColsCost(self.n, self._idx, np.asarray([float(v) for v in c], dtype=float))
+        h.run()
+        if str(h.getModelStatus()).rsplit(".", 1)[-1] != "kOptimal":
+            return None
+        sol = h.getSolution()
+        x = np.array(sol.col_value)
+        return float(np.dot([float(v) for v in c], x)), x, -np.array(sol.row_dual)
 
 
 # ------------------------------------------------------------------------------------------------

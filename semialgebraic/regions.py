@@ -1,0 +1,514 @@
+r"""Linear regions of ReLU networks: exact enumeration by walking across facets (issue 3).
+
+A *region* is a full-dimensional connected set of inputs (inside the domain's interior) on which
+every hidden neuron has a constant activation sign.  There, the network is the affine map
+``x ↦ J x + c`` of :meth:`algebra.network.Network.affine_map`.
+
+Walk.  Start from an interior point of the domain (perturbed off the hyperplanes), build its
+region, find its facets, step across each facet to the neighbouring region and repeat (breadth
+first, with a visited set of patterns).  All 2^n patterns are never enumerated.  For a region
+with pattern p the pre-activation of neuron k (layer l) is an affine function of x (it depends
+on the patterns of the layers below l only); orienting it by p_k gives one inequality
+``a_k·x + c_k > 0`` per neuron, plus the domain's ``-A_i·x + b_i > 0``.
+
+Facets (exact).  Inequalities that are positive multiples of each other define one hyperplane
+(a *class*; the smallest index represents it).  A class is a facet iff its hyperplane meets the
+closure of the region in a (d-1)-dimensional set, i.e. iff ``{ℓ_i = 0, ℓ_j > 0 for every other
+class j}`` is feasible: decided by the exact LP of :mod:`semialgebraic.lp` (the foot of the
+perpendicular from the interior point is tried first as an exact witness).  A witness point
+``y`` in the facet's relative interior is kept (``Region.facet_points``).
+
+Neighbours (exact).  Across a facet only the neurons of the facet's class and the neurons that
+are identically zero on the region can change (every other pre-activation is non-zero at y).
+The neighbour's pattern q is the pattern at ``y' = y - ε a_i``; it is *proved* to be the region
+across the facet by checking that q's own inequalities are strictly positive at y' and
+non-negative at y (so the segment (y, y'] lies in q's region), halving ε otherwise.  The
+neighbour may differ in several neurons (coinciding hyperplanes, or a deeper neuron whose
+bent hyperplane continues the facet).
+
+Pattern entries.  ``+1``/``-1``: the neuron's pre-activation is positive/negative on the region.
+``0``: the pre-activation is *identically zero* on the region (e.g. a dead neuron, or a
+second-layer neuron fed only by inactive neurons); its inequality is then the trivial
+``0·x + 0`` and is never a facet.  This agrees with :meth:`Network.activation_pattern` at every
+interior point of the region.
+
+>>> from algebra.network import Network
+>>> net = Network.from_rows([[[1, 0], [0, 1], [1, 1]], [[1, 1, 1]]], [[0, 0, -1], [0]])
+>>> rs = list(regions(net))
+>>> len(rs), number_of_regions(net)          # 3 lines in general position: 1 + 3 + 3
+(7, 7)
+>>> all(r.jacobian.apply(r.point)[0] + r.offset[0] == net(r.point)[0] for r in rs)
+True
+>>> from semialgebraic.polyhedra import Polyhedron
+>>> number_of_regions(net, domain=Polyhedron.box(2, -1, 1))   # x + y = 1 cuts one quadrant
+5
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from dataclasses import dataclass, field
+from typing import Iterator, Sequence
+
+from algebra.exceptions import DimensionMismatchError, InputError
+from algebra.matrices import QMatrix
+from algebra.network import Network
+from algebra.rationals import Q, q_json, to_q
+
+from .budget import Budget, Progress
+from .exceptions import BudgetExceededError, CertificateError
+from .lp import FloatLP, feasible
+from .polyhedra import Polyhedron
+
+__all__ = ["Region", "RegionWalk", "regions", "region_at", "number_of_regions"]
+
+_ZERO = Q(0)
+
+
+@dataclass(frozen=True)
+class Region:
+    """One linear region (open, full-dimensional) of a ReLU network.
+
+    Attributes
+    ----------
+    pattern : tuple of int
+        ±1 (or 0 for an identically-zero pre-activation) per hidden neuron, layer order.
+    point : tuple of Q
+        Exact interior point (every inequality strict).
+    jacobian, offset : QMatrix (m x d), tuple of Q
+        The network is ``x ↦ jacobian x + offset`` on the region.
+    inequalities : tuple of (a, c)
+        ``a·x + c > 0`` on the region: one per hidden neuron (layer order, oriented by the
+        pattern; ``(0, 0)`` for pattern 0), then one per row of the domain.
+    facets : tuple of int
+        Indices into *inequalities* of the irredundant facets (one representative, the smallest
+        index, per hyperplane).
+    facet_classes : tuple of tuple of int
+        For each facet, every inequality index defining the same hyperplane.
+    facet_points : tuple of tuple of Q
+        For each facet, an exact point in its relative interior (witness).
+    neighbours : tuple of (int, tuple or None)
+        ``(facet index, pattern of the region across it)``; None when the facet lies on the
+        domain's boundary.
+    n_hidden : int
+        Number of hidden neurons (inequalities from index ``n_hidden`` on come from the domain).
+    """
+
+    pattern: tuple
+    point: tuple
+    jacobian: QMatrix
+    offset: tuple
+    inequalities: tuple
+    facets: tuple
+    facet_classes: tuple = ()
+    facet_points: tuple = ()
+    neighbours: tuple = ()
+    n_hidden: int = 0
+    _A: QMatrix | None = field(default=None, repr=False, compare=False)
+
+    def contains(self, x: Sequence[object]) -> bool:
+        """True iff *x* is in the open region (every inequality strict)."""
+        x = [to_q(v) for v in x]
+        return all(_dot(a, x) + c > 0 for a, c in self.inequalities if any(v != 0 for v in a) or c != 0)
+
+    def value(self, x: Sequence[object]) -> tuple:
+        """``jacobian x + offset`` (the network's value where *x* is in the region's closure)."""
+        return tuple(v + c for v, c in zip(self.jacobian.apply([to_q(t) for t in x]), self.offset))
+
+    def to_json(self) -> dict:
+        return {
+            "pattern": list(self.pattern),
+            "point": [q_json(v) for v in self.point],
+            "jacobian": self.jacobian.to_json(),
+            "offset": [q_json(v) for v in self.offset],
+            "inequalities": [{"a": [q_json(v) for v in a], "c": q_json(c)} for a, c in self.inequalities],
+            "facets": list(self.facets),
+            "facet_classes": [list(c) for c in self.facet_classes],
+            "facet_points": [[q_json(v) for v in p] for p in self.facet_points],
+            "neighbours": [[i, None if q is None else list(q)] for i, q in self.neighbours],
+        }
+
+
+class RegionWalk:
+    """Lazy iterator over the regions (see :func:`regions`).
+
+    ``complete`` is True once the walk has ended with every region visited; False while running
+    or after a budget, ``max_regions`` or Ctrl-C cut it short (then ``budget.reason`` says why).
+    """
+
+    def __init__(self, net: Network, domain: Polyhedron | None, budget: Budget,
+                 progress: bool | None, start: Sequence[object] | None):
+        self.net, self.domain, self.budget = net, domain, budget
+        self.complete = False
+        self.count = 0
+        self._engine = _Engine(net, domain)
+        self._progress = progress
+        self._start = start
+        self._gen = self._walk()
+
+    def __iter__(self):
+        return self
+
+    def __next__(self) -> Region:
+        return next(self._gen)
+
+    def _walk(self):
+        eng, budget = self._engine, self.budget
+        prog = Progress("regions", enabled=self._progress)
+        try:
+            first = eng.start(self._start)
+            if first is None:  # empty domain interior
+                self.complete = True
+                return
+            queue = deque([first])
+            seen = {first[0]}
+            while queue:
+                if budget.exhausted():
+                    return
+                pattern, point = queue.popleft()
+                region = eng.region(pattern, point)
+                budget.count()
+                for _, q, y in eng.pending_neighbours:
+                    if q is not None and q not in seen:
+                        seen.add(q)
+                        queue.append((q, y))
+                self.count += 1
+                prog.update(1, f"(queue {len(queue)})")
+                yield region
+            self.complete = True
+        except KeyboardInterrupt:
+            budget.interrupt()
+        finally:
+            prog.close()
+
+
+def regions(net: Network, *, domain: Polyhedron | None = None, max_regions: int | None = None,
+            timeout: float | None = None, budget: Budget | None = None,
+            progress: bool | None = None, start: Sequence[object] | None = None) -> RegionWalk:
+    """Iterate lazily over the linear regions of *net* (inside *domain*'s interior).
+
+    Parameters
+    ----------
+    net : Network
+    domain : Polyhedron, optional
+        Input domain (box, orthant, any polyhedron); all of Q^d when omitted.
+    max_regions, timeout : optional
+        Budget (ignored when *budget* is given): the iterator then ends early, the returned
+        walk has ``complete == False`` and ``budget.reason`` is set.  Ctrl-C ends it the same way.
+    progress : bool, optional
+        Progress line on stderr (default: when stderr is a terminal).
+    start : point, optional
+        Where to start the walk (perturbed if it lies on a hyperplane).
+
+    Returns
+    -------
+    RegionWalk
+        An iterator of :class:`Region`; ``.complete`` tells whether every region was visited.
+    """
+    if domain is not None and domain.dim_ambient != net.n_inputs:
+        raise DimensionMismatchError("regions: domain dimension", domain.dim_ambient, net.n_inputs)
+    if budget is None:
+        budget = Budget(timeout=timeout, max_regions=max_regions)
+    return RegionWalk(net, domain, budget, progress, start)
+
+
+def region_at(net: Network, x: Sequence[object], *, domain: Polyhedron | None = None) -> Region:
+    """The region whose interior contains *x* (raises InputError if x lies on a boundary)."""
+    eng = _Engine(net, domain)
+    x = tuple(to_q(v) for v in x)
+    if len(x) != net.n_inputs:
+        raise DimensionMismatchError("region_at", len(x), net.n_inputs)
+    p = eng.pattern_at(x)
+    if p is None:
+        raise InputError("the point lies on a region boundary (or outside the domain's interior)")
+    return eng.region(p, x)
+
+
+def number_of_regions(net: Network, *, domain: Polyhedron | None = None,
+                      max_regions: int | None = None, timeout: float | None = None) -> int:
+    """Exact number of linear regions (raises BudgetExceededError with the partial count)."""
+    walk = regions(net, domain=domain, max_regions=max_regions, timeout=timeout, progress=False)
+    n = sum(1 for _ in walk)
+    if not walk.complete:
+        raise BudgetExceededError(walk.budget.reason or "budget", partial=n)
+    return n
+
+
+# ------------------------------------------------------------------------------------------------
+# engine
+# ------------------------------------------------------------------------------------------------
+class _Forms:
+    """Inequalities of one pattern: A (M x d) rows a_k, constants c (oriented: a·x + c > 0)."""
+
+    __slots__ = ("A", "c", "J", "offset", "zero_rows", "consistent")
+
+    def __init__(self, A, c, J, offset, zero_rows, consistent):
+        self.A, self.c, self.J, self.offset, self.zero_rows = A, c, J, offset, zero_rows
+        self.consistent = consistent
+
+    def values(self, x):
+        return tuple(v + c for v, c in zip(self.A.apply(x), self.c))
+
+
+class _Engine:
+    def __init__(self, net: Network, domain: Polyhedron | None):
+        self.net = net
+        self.d = net.n_inputs
+        self.n_hidden = net.n_hidden
+        self.domain = domain
+        if domain is not None and domain.A.nrows:
+            self.dom_A = -domain.A
+            self.dom_c = domain.b
+        else:
+            self.dom_A, self.dom_c = None, ()
+        self.cache: dict = {}
+        self.pending_neighbours: list = []
+
+    # -- forms ------------------------------------------------------------------------------
+    def forms(self, pattern) -> _Forms:
+        f = self.cache.get(pattern)
+        if f is not None:
+            return f
+        net = self.net
+        d = self.d
+        J = QMatrix.identity(d)
+        c = QMatrix.zeros(d, 1)
+        blocks, consts, zero_rows = [], [], []
+        consistent = True
+        k = 0
+        L = net.depth
+        for l in range(L):
+            W, b = net.layer(l)
+            P = W @ J
+            q = W @ c + QMatrix.column(b)
+            if l == L - 1:
+                J, c = P, q
+                break
+            n = W.nrows
+            pat = pattern[k:k + n]
+            S = QMatrix.diagonal(pat)
+            blocks.append(S @ P)
+            consts.extend((S @ q).col_at(0))
+            zeros = [i for i in range(n) if pat[i] == 0]
+            zero_rows.extend(k + i for i in zeros)
+            if zeros:
+                qv = q.col_at(0)
+                consistent = consistent and all(
+                    qv[i] == 0 and all(v == 0 for v in P.row_at(i)) for i in zeros)
+            D = QMatrix.diagonal([1 if s > 0 else 0 for s in pat])
+            J, c = D @ P, D @ q
+            k += n
+        if self.dom_A is not None:
+            blocks.append(self.dom_A)
+            consts.extend(self.dom_c)
+        A = QMatrix.vstack(blocks) if blocks else QMatrix.zeros(0, d)
+        f = _Forms(A, tuple(consts), J, c.col_at(0), tuple(zero_rows), consistent)
+        self.cache[pattern] = f
+        return f
+
+    def pattern_at(self, x):
+        """Pattern of the region containing x in its interior, or None (x on a boundary)."""
+        if self.domain is not None and not self.domain.contains_interior(x):
+            return None
+        p = tuple(self.net.activation_pattern(x))
+        f = self.forms(p)
+        if not f.consistent:  # a zero entry whose pre-activation is not identically zero
+            self.cache.pop(p, None)
+            return None
+        return p
+
+    def start(self, start):
+        d = self.d
+        if start is not None:
+            x = tuple(to_q(v) for v in start)
+        elif self.domain is not None:
+            x = self.domain.interior_point()
+            if x is None:
+                return None
+        else:
+            x = (_ZERO,) * d
+        p = self.pattern_at(x)
+        step = Q(1, 7)
+        tries = 0
+        while p is None:
+            tries += 1
+            if tries > 200:
+                raise CertificateError("regions", "could not find a start point off the hyperplanes")
+            # deterministic pseudo-random rational perturbation, shrinking
+            x = tuple(v + step * Q((7 * i * i + 3 * tries * (i + 1)) % 11 - 5, 5 * tries)
+                      for i, v in enumerate(x))
+            if tries % 10 == 0:
+                step /= 4
+            p = self.pattern_at(x)
+        return p, x
+
+    # -- one region -------------------------------------------------------------------------
+    def region(self, pattern, point) -> Region:
+        f = self.forms(pattern)
+        A, c = f.A, f.c
+        rows = A.to_rows()
+        M = len(rows)
+        # re-centre: well-inside point (Chebyshev-like, verified exactly)
+        active = [i for i in range(M) if any(v != 0 for v in rows[i])]
+        if active:
+            Aact = A.submatrix(rows=active)
+            lp = feasible(A_lt=-Aact, b_lt=[c[i] for i in active], n=self.d)
+            if not lp.feasible:
+                raise CertificateError("regions", f"region {pattern} has an empty interior")
+            point = lp.point
+        # classes of coinciding hyperplanes
+        classes: dict = {}
+        order = []
+        for i in active:
+            r = rows[i]
+            s = next(abs(v) for v in r if v != 0)
+            key = (tuple(v / s for v in r), c[i] / s)
+            if key in classes:
+                classes[key].append(i)
+            else:
+                classes[key] = [i]
+                order.append(key)
+        reps = [classes[k][0] for k in order]
+        facets, facet_classes, facet_points, neighbours = [], [], [], []
+        self.pending_neighbours = []
+        witnesses = {}
+        if reps:
+            Areps = A.submatrix(rows=reps)
+            creps = [c[i] for i in reps]
+            vals_p = tuple(v + w for v, w in zip(Areps.apply(point), creps))
+            undecided = []
+            for t, i in enumerate(reps):
+                y = self._foot_witness(t, rows[i], point, vals_p[t], Areps, creps)
+                if y is not None:
+                    witnesses[t] = y
+                else:
+                    undecided.append(t)
+            flp = None
+            bases: list = []
+            for t in undecided:
+                i = reps[t]
+                if self._misses_by_basis(t, rows[i], c[i], creps, bases):
+                    continue
+                if len(reps) > 1 and flp is None:
+                    flp = FloatLP(-Areps, creps)
+                if flp is not None and self._misses_closure(t, rows[i], c[i], Areps, creps, flp, bases):
+                    continue
+                y = self._facet_lp(t, rows[i], c[i], Areps, creps)
+                if y is not None:
+                    witnesses[t] = y
+        for t, i in enumerate(reps):
+            y = witnesses.get(t)
+            if y is None:
+                continue
+            a = rows[i]
+            cls = tuple(classes[order[t]])
+            facets.append(i)
+            facet_classes.append(cls)
+            facet_points.append(y)
+            if any(j >= self.n_hidden for j in cls):
+                q, y2 = None, None
+            else:
+                q, y2 = self._across(pattern, f, cls, a, y, Areps, creps, reps)
+            neighbours.append((i, q))
+            self.pending_neighbours.append((i, q, y2))
+        ineqs = tuple((tuple(rows[i]), c[i]) for i in range(M))
+        return Region(pattern=tuple(pattern), point=tuple(point), jacobian=f.J, offset=f.offset,
+                      inequalities=ineqs, facets=tuple(facets), facet_classes=tuple(facet_classes),
+                      facet_points=tuple(facet_points), neighbours=tuple(neighbours),
+                      n_hidden=self.n_hidden, _A=A)
+
+    @staticmethod
+    def _foot_witness(t, a, point, val_p, Areps, creps):
+        """The foot of the perpendicular from the interior point, if it witnesses a facet."""
+        s = val_p / _dot(a, a)
+        y = tuple(p - s * v for p, v in zip(point, a))
+        vals = Areps.apply(y)
+        if all(vals[j] + creps[j] > 0 for j in range(len(creps)) if j != t):
+            return y
+        return None
+
+    @staticmethod
+    def _misses_by_basis(t, a, ci, creps, bases) -> bool:
+        """Try the exact λ on supports (vertex bases) found for earlier inequalities."""
+        for sset, support, inv in bases:
+            if t in sset:
+                continue
+            lam = inv.apply(a)
+            if all(v >= 0 for v in lam) and ci - _dot(lam, [creps[f] for f in support]) > 0:
+                return True
+        return False
+
+    def _misses_closure(self, t, a, ci, Areps, creps, flp, bases) -> bool:
+        """Exact proof that ℓ_t >= λ_0 > 0 on the closure: ℓ_t = Σ λ_f ℓ_f + λ_0, λ >= 0.
+
+        The support of λ is guessed by a float LP (min ℓ_t over the closure) and λ is solved
+        for exactly on it; only the exact identity counts.
+        """
+        out = flp.minimize(a)
+        if out is None:
+            return False
+        value, _, duals = out
+        if value + float(ci) <= 1e-9 * (1.0 + abs(float(ci))):
+            return False
+        top = float(duals.max()) if len(duals) else 0.0
+        support = [f for f in range(len(duals)) if f != t and duals[f] > 1e-9 * max(top, 1.0)]
+        if not support:
+            return False
+        AS = Areps.submatrix(rows=support)
+        if len(support) == self.d and AS.rank() == self.d:
+            inv = AS.T.inverse()
+            bases.append((frozenset(support), support, inv))
+        sol = AS.T.solve_general(list(a))
+        if sol is None:
+            return False
+        lam = sol[0]
+        if any(v < 0 for v in lam):
+            return False
+        lam0 = ci - _dot(lam, [creps[f] for f in support])
+        return lam0 > 0
+
+    def _facet_lp(self, t, a, ci, Areps, creps):
+        """Exact facet LP: a point with ℓ_t = 0 and every other class > 0, or None."""
+        others = [j for j in range(len(creps)) if j != t]
+        if not others:
+            nn = _dot(a, a)
+            return tuple(-ci / nn * v for v in a)
+        A_lt = -Areps.submatrix(rows=others)
+        b_lt = [creps[j] for j in others]
+        res = feasible(A_eq=[list(a)], b_eq=[-ci], A_lt=A_lt, b_lt=b_lt, n=self.d)
+        return res.point if res.feasible else None
+
+    def _across(self, pattern, f, cls, a, y, Areps, creps, reps):
+        """Pattern of the region across the facet through y (proved), and a point inside it."""
+        vals = tuple(v + w for v, w in zip(Areps.apply(y), creps))
+        # largest step keeping every other class positive under the current formulas
+        eps = None
+        for j, rj in enumerate(reps):
+            if rj in cls:
+                continue
+            aj = Areps.row_at(j)
+            slope = _dot(aj, a)
+            if slope > 0:
+                bound = vals[j] / slope
+                eps = bound if eps is None or bound < eps else eps
+        eps = (eps / 2) if eps is not None else Q(1)
+        for _ in range(64):
+            y2 = tuple(u - eps * v for u, v in zip(y, a))
+            q = self.pattern_at(y2)
+            if q is not None and q != pattern:
+                g = self.forms(q)
+                vq = g.values(y)
+                v2 = g.values(y2)
+                live = [k for k in range(len(vq)) if k not in g.zero_rows]
+                if all(v2[k] > 0 and vq[k] >= 0 for k in live):
+                    return q, y2
+            eps /= 4
+        raise CertificateError("regions", f"could not step across facet {cls} of region {pattern}")
+
+
+def _dot(a, b):
+    s = _ZERO
+    for u, v in zip(a, b):
+        if u != 0 and v != 0:
+            s += u * v
+    return s
