@@ -248,3 +248,35 @@ def test_empty_domain_interior():
     flat = Polyhedron([[1], [-1]], [0, 0])
     walk = regions(net, domain=flat)
     assert list(walk) == [] and walk.complete
+
+
+# -- CLI ------------------------------------------------------------------------------------------
+def _cli(args, capsys):
+    import json
+    from semialgebraic.cli import main
+    code = main(args)
+    out = capsys.readouterr().out
+    return code, (json.loads(out) if "--json" in args and out.strip() else out)
+
+
+def test_cli_regions(tmp_path, capsys):
+    from algebra import save
+    net = Network.from_rows([[[1, 0], [0, 1], [1, 1]], [[1, 1, 1]]], [[0, 0, -1], [0]])
+    path = tmp_path / "n.json"
+    save(net, str(path))
+    code, data = _cli(["regions", str(path), "--json"], capsys)
+    assert code == 0 and data["complete"] is True and len(data["regions"]) == 7
+    for r in data["regions"]:
+        x = [Q(v) if isinstance(v, int) else Q(*map(int, v.split("/"))) for v in r["point"]]
+        J, c = net.affine_map(r["pattern"])
+        assert r["jacobian"] == J.to_json() and tuple(net.activation_pattern(x)) == tuple(r["pattern"])
+    code, data = _cli(["regions", str(path), "--box", "-1,1", "--json"], capsys)
+    assert code == 0 and len(data["regions"]) == 5
+    code, data = _cli(["regions", str(path), "--orthant", "--json"], capsys)
+    assert code == 0 and len(data["regions"]) == 2
+    code, data = _cli(["regions", str(path), "--max-regions", "2", "--json"], capsys)
+    assert code == 3 and data["complete"] is False and len(data["regions"]) == 2
+    code, data = _cli(["regions", str(path), "--timeout", "0", "--json"], capsys)
+    assert code == 3 and data["complete"] is False
+    assert _cli(["regions", str(path), "--box", "1,0"], capsys)[0] == 2
+    assert _cli(["regions", str(tmp_path / "missing.json")], capsys)[0] == 2
