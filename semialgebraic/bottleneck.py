@@ -42,7 +42,7 @@ from algebra.network import Network
 from algebra.rationals import Q, lead, q_str, to_q
 from algebra.symmetries import apply_path, path_to_json
 from algebra.symmetries.bottleneck import (KinkSwap, PermuteHidden, RescaleHidden, SignFlip,
-                                         TailRefactor, TranslateMasked, FreeFirstLayer)
+                                         TailRefactor, TranslateMasked, FreeFirstLayer, RescaleLayer)
 
 from .certificates import CERTIFICATE_FORMAT, counterexample_certificate, jsonable
 from .exceptions import NonGenericError
@@ -107,8 +107,7 @@ def genericity(net: Network) -> tuple[Hypothesis, ...]:
     out.append(Hypothesis(names[3], zc is None, None if zc is None else {"column": zc}))
     if zero is not None or zc is not None:
         return tuple(out + [Hypothesis(n, None) for n in names[4:]])
-    p1 = _proportional_pair(P.R1)
-    out.append(Hypothesis(names[4], p1 is None, None if p1 is None else {"rows": list(p1)}))
+    out.append(Hypothesis(names[4], True, None))     # implied by G1: rows of W1 independent
     p2 = _proportional_pair(P.R2)
     out.append(Hypothesis(names[5], p2 is None, None if p2 is None else {"rows": list(p2)}))
     types = _types(P)
@@ -397,34 +396,31 @@ def _canon(P: "_Parts") -> tuple[Canon, dict]:
     R2 = [[row[i] for i in order] + [row[-1]] for row in R2]
     # 8: affine part and ridges
     m = P.m
-    G = [[Q(0)] * n1 for _ in range(m)]
-    g = list(b3)
-
-    def absorb(j):
-        for o in range(m):
-            vo = V[j][o]
-            if vo != 0:
-                Go = G[o]
-                for k in range(n1):
-                    Go[k] += vo * R2[j][k]
-                g[o] += vo * R2[j][-1]
-
+    absorbed = []
     vis = []
     for j in ND:
         if types[j] == LINEAR:
-            absorb(j)
+            absorbed.append(j)
             continue
         r = R2[j]
         if istar is None:
             if r[-1] > 0:
-                absorb(j)
+                absorbed.append(j)
                 r = [-x for x in r]
             s = abs(r[-1])
         else:
             s = r[n1 - 1]          # the masked column is last; positive (masking pattern)
         vis.append((tuple(x / s for x in r), tuple(s * v for v in V[j])))
     vis.sort()
-    return (Canon("net", first, istar is not None, tuple(vis), tuple(tuple(r) for r in G), tuple(g)),
+    if absorbed:                   # (Γ | γ - b3) = Σ_absorbed V_j r_j: one exact product
+        prod = QMatrix.from_rows([V[j] for j in absorbed]).T @ QMatrix.from_rows([R2[j] for j in absorbed])
+        rows = prod.to_rows()
+        G = tuple(tuple(r[:n1]) for r in rows)
+        g = tuple(b3[o] + rows[o][n1] for o in range(m))
+    else:
+        G = tuple(tuple(Q(0) for _ in range(n1)) for _ in range(m))
+        g = tuple(b3)
+    return (Canon("net", first, istar is not None, tuple(vis), G, g),
             {"types": types, "order": order})
 
 
@@ -572,10 +568,9 @@ def _normalize(net: Network) -> tuple[Network, list]:
     if (n1 == 1 and len(ND) == 1 and P.R2[ND[0]][0] < 0 and P.R2[ND[0]][1] > 0
             and lead(P.R1[0][:-1]) < 0):
         do(KinkSwap())
-    for i in range(n1):
-        lam = abs(lead(_Parts.of(cur).R1[i][:-1]))
-        if lam != 1:
-            do(RescaleHidden(1, i, 1 / lam))
+    lams = [1 / abs(lead(P.R1[i][:-1])) for i in range(n1)]
+    if any(x != 1 for x in lams):
+        do(RescaleLayer(1, lams))
     if istar is not None and len(ND) == 1 and n1 >= 2:
         R1 = _Parts.of(cur).R1
         flips = [k for k in range(n1) if k != istar and lead(R1[k][:-1]) < 0]
@@ -657,17 +652,19 @@ def _bridge(na: Network, nb: Network) -> list | None:
         do(PermuteHidden(2, perm))
     # second-layer scalings and flips of the switching neurons
     flips = []
-    for j, k in slot.items():
-        if ta[j] != SWITCHING:
+    C = _Parts.of(cur)
+    tc = _types(C)
+    lams = [Q(1)] * A.n2
+    for k in range(A.n2):
+        if tc[k] != SWITCHING:
             continue
-        C = _Parts.of(cur)
-        _, sa_, ga = key(C, ta, k)
+        _, sa_, ga = key(C, tc, k)
         _, sb_, gb = key(B, tb, k)
-        lam = sb_ / sa_
-        if lam != 1:
-            do(RescaleHidden(2, k, lam))
+        lams[k] = sb_ / sa_
         if ga != gb:
             flips.append(k)
+    if any(x != 1 for x in lams):
+        do(RescaleLayer(2, lams))
     C = _Parts.of(cur)
     if istar is None:
         rep = {k: (B.R2[k], B.V[k]) for k in free_b}
@@ -748,12 +745,40 @@ class FiberComponent:
 
     def __init__(self, ring, equalities, positive, label, dimension, representative=None,
                  generators=None, generator_rank=None):
-        self.ring, self.equalities, self.positive = ring, list(equalities), list(positive)
+        self.ring, self._eqs, self._pos = ring, list(equalities), list(positive)
         self.label, self.representative = label, representative
         self._dim = dimension
         self.generators = generators or {}
         self.generator_rank = generator_rank
-        self.basic_set = _basic_set(ring, self.equalities, self.positive)
+        self._polys = None
+
+    def _materialise(self):
+        if self._polys is None:
+            self._polys = ([p.to_polynomial(self.ring) for p in self._eqs],
+                           [q.to_polynomial(self.ring) for q in self._pos])
+        return self._polys
+
+    @property
+    def equalities(self) -> list:
+        """The equalities as :class:`~algebra.polynomials.Polynomial` (built on first use)."""
+        return self._materialise()[0]
+
+    @property
+    def positive(self) -> list:
+        return self._materialise()[1]
+
+    @property
+    def number_of_equalities(self) -> int:
+        return len(self._eqs)
+
+    @property
+    def number_of_inequalities(self) -> int:
+        return len(self._pos)
+
+    @property
+    def basic_set(self):
+        """The sets helper's ``BasicSet`` of this component (None when unavailable)."""
+        return _basic_set(self.ring, self.equalities, self.positive)
 
     @property
     def dimension(self) -> Dimension:
@@ -763,16 +788,16 @@ class FiberComponent:
         """Exact membership of a parameter vector or a Network (no permutation applied)."""
         if isinstance(point, Network):
             point = point.parameters()
-        pt = [to_q(x) for x in point]
-        return all(p(pt) == 0 for p in self.equalities) and all(q(pt) > 0 for q in self.positive)
+        vals = dict(zip(self.ring.names, (to_q(x) for x in point)))
+        return all(p(vals) == 0 for p in self._eqs) and all(q(vals) > 0 for q in self._pos)
 
     def sample(self):
         return None if self.representative is None else self.representative.parameters()
 
     def to_json(self) -> dict:
         return jsonable({"label": self.label, "dimension": self._dim.value,
-                         "equalities": [str(p) for p in self.equalities],
-                         "inequalities": [f"{q} > 0" for q in self.positive],
+                         "equalities": [str(p) for p in self._eqs],
+                         "inequalities": [f"{q} > 0" for q in self._pos],
                          "sample": None if self.representative is None else list(self.sample()),
                          "generators": {k: len(v) for k, v in self.generators.items()},
                          "generator_rank": self.generator_rank})
@@ -825,7 +850,8 @@ class BottleneckFiber:
 
 
 def fiber_bottleneck(net: Network, *, jacobian: bool | None = None,
-                     max_enumerated_flips: int = 8) -> BottleneckFiber:
+                     max_enumerated_flips: int = 8,
+                     generators: bool | None = None) -> BottleneckFiber:
     """Explicit fiber of a generic three-layer bottleneck network (R16, R17).
 
     Components up to permutations are indexed by the discrete choices (S5 flip sets that the
@@ -857,8 +883,10 @@ def fiber_bottleneck(net: Network, *, jacobian: bool | None = None,
     for lab in labels:
         rep = _representative(net, lab)
         eqs, pos = _component_system(ring, rep if rep is not None else net, lab, P, types)
-        gens, grank = _generators(rep if rep is not None else net)
-        if grank != dim.value:
+        if generators is None:
+            generators = net.n_parameters <= 4000
+        gens, grank = _generators(rep if rep is not None else net) if generators else ({}, None)
+        if grank is not None and grank != dim.value:
             notes.append(f"component {lab}: generator span rank {grank} != {dim.value}")
         comps.append(FiberComponent(ring, eqs, pos, lab, dim, rep, gens, grank))
     F = BottleneckFiber(net, comps, dim, 0, 0, None, fd, notes)
@@ -1129,10 +1157,111 @@ def _positive_in_rowspace(B: QMatrix):
     return p if all(x > 0 for x in p) else None
 
 
+class _Poly:
+    """Sparse polynomial over Q in named parameters: {sorted tuple of names: coefficient}.
+
+    Used to build fiber systems in huge parameter rings (N ~ 10^5) where a dense-exponent
+    ``fmpq_mpoly`` per equation would not fit; converted to :class:`Polynomial` on demand."""
+
+    __slots__ = ("t",)
+
+    def __init__(self, t=None):
+        self.t = t or {}
+
+    @staticmethod
+    def var(name):
+        return _Poly({(name,): Q(1)})
+
+    def _c(self, o):
+        return o if isinstance(o, _Poly) else _Poly({(): to_q(o)} if o != 0 else {})
+
+    def __add__(self, o):
+        o = self._c(o)
+        t = dict(self.t)
+        for k, v in o.t.items():
+            x = t.get(k, 0) + v
+            if x == 0:
+                t.pop(k, None)
+            else:
+                t[k] = x
+        return _Poly(t)
+
+    __radd__ = __add__
+
+    def __neg__(self):
+        return _Poly({k: -v for k, v in self.t.items()})
+
+    def __sub__(self, o):
+        return self + (-self._c(o))
+
+    def __rsub__(self, o):
+        return self._c(o) - self
+
+    def __mul__(self, o):
+        o = self._c(o)
+        t = {}
+        for k1, v1 in self.t.items():
+            for k2, v2 in o.t.items():
+                k = tuple(sorted(k1 + k2))
+                x = t.get(k, 0) + v1 * v2
+                if x == 0:
+                    t.pop(k, None)
+                else:
+                    t[k] = x
+        return _Poly(t)
+
+    __rmul__ = __mul__
+
+    def __truediv__(self, c):
+        c = to_q(c)
+        return _Poly({k: v / c for k, v in self.t.items()})
+
+    def is_zero(self):
+        return not self.t
+
+    def __call__(self, values: dict):
+        tot = Q(0)
+        for k, v in self.t.items():
+            x = v
+            for n in k:
+                x = x * values[n]
+            tot += x
+        return tot
+
+    def to_polynomial(self, ring):
+        out = ring.zero()
+        g = {}
+        for k, v in self.t.items():
+            term = ring.constant(v)
+            for n in k:
+                if n not in g:
+                    g[n] = ring.gen(n)
+                term = term * g[n]
+            out = out + term
+        return out
+
+    def __str__(self):
+        if not self.t:
+            return "0"
+        parts = []
+        for k, v in sorted(self.t.items()):
+            mon = "*".join(k)
+            if not k:
+                parts.append(q_str(v))
+            elif v == 1:
+                parts.append(mon)
+            elif v == -1:
+                parts.append("-" + mon)
+            else:
+                parts.append(f"{q_str(v)}*{mon}")
+        return " + ".join(parts).replace("+ -", "- ")
+
+
 def _component_system(ring, rep: Network, lab, P0, types):
     """Polynomial equalities and strict inequalities of one component around *rep*."""
     P = _Parts.of(rep)
-    g = {n: ring.gen(n) for n in ring.names}
+    g = {n: _Poly.var(n) for n in ring.names}
+    zero = _Poly()
     n1, n2, m, d = P.n1, P.n2, P.m, P.d
     W1 = lambda i, c: g[f"W1[{i},{c}]"] if c < d else g[f"b1[{i}]"]
     W2 = lambda j, i: g[f"W2[{j},{i}]"] if i < n1 else g[f"b2[{j}]"]
@@ -1179,10 +1308,10 @@ def _component_system(ring, rep: Network, lab, P0, types):
         G, gm = _flipped_gamma(P, L, ())
         for o in range(m):
             for i in range(n1):
-                e = sum((W3(o, j) * W2(j, i) for j in L), ring.zero()) * lam(i) - G[o, i]
+                e = sum((W3(o, j) * W2(j, i) for j in L), zero) * lam(i) - G[o, i]
                 if L or G[o, i] != 0:
                     eqs.append(e)
-            eqs.append(sum((W3(o, j) * W2(j, n1) for j in L), ring.zero()) + b3(o) - gm[o])
+            eqs.append(sum((W3(o, j) * W2(j, n1) for j in L), zero) + b3(o) - gm[o])
     else:
         eqs += [b3(o) - P.b3[o] for o in range(m)]
     return [e for e in eqs if not e.is_zero()], pos
@@ -1349,15 +1478,22 @@ def _linear_block(P: _Parts, L) -> tuple[QMatrix, tuple]:
 
 
 def _proportional_pair(rows) -> tuple[int, int] | None:
-    seen = {}
+    """First pair of rows proportional by a non-zero factor (bucketed by a cheap ratio key,
+    full exact comparison inside a bucket)."""
+    buckets: dict = {}
     for i, r in enumerate(rows):
-        l = lead(r)
-        if l is None:
+        k0 = next((k for k, x in enumerate(r) if x != 0), None)
+        if k0 is None:
             continue
-        key = tuple(x / l for x in r)
-        if key in seen:
-            return (seen[key], i)
-        seen[key] = i
+        k1 = next((k for k in range(k0 + 1, len(r)) if r[k] != 0), None)
+        ratio = None if k1 is None else r[k1] / r[k0]
+        key = (k0, k1, None if ratio is None else (int(ratio.p), int(ratio.q)))
+        for j in buckets.get(key, ()):
+            rj = rows[j]
+            c = r[k0] / rj[k0]
+            if all(x == c * y for x, y in zip(r, rj)):
+                return (j, i)
+        buckets.setdefault(key, []).append(i)
     return None
 
 

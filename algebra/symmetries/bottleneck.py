@@ -17,7 +17,8 @@ condition on ``W1`` is needed for validity):
 
 Helper steps used by the bottleneck symmetry paths (names distinct from the one-hidden-layer
 family in :mod:`algebra.symmetries.generators`): :class:`PermuteHidden` (S1,
-``"bottleneck_permute"``), :class:`RescaleHidden` (S2, ``"bottleneck_rescale"``),
+``"bottleneck_permute"``), :class:`RescaleHidden` (S2, ``"bottleneck_rescale"``), :class:`RescaleLayer` (S2 for a whole
+layer, ``"bottleneck_rescale_layer"``),
 :class:`TailRefactor` (S3 + S4 + S5 in one checked replacement of second-layer neurons and b3,
 ``"bottleneck_tail"``) and :class:`FreeFirstLayer` (constant networks, P12,
 ``"bottleneck_free_first"``).
@@ -47,7 +48,7 @@ from ..rationals import Q, q_json, q_str, to_q
 from . import Step, register_step
 
 __all__ = ["TranslateMasked", "SignFlip", "KinkSwap", "PermuteHidden", "RescaleHidden",
-           "TailRefactor", "FreeFirstLayer", "s6_interval", "masked_column", "non_dead_rows"]
+           "TailRefactor", "FreeFirstLayer", "RescaleLayer", "s6_interval", "masked_column", "non_dead_rows"]
 
 
 # -- shared sign tests (pure algebra) ----------------------------------------------------------
@@ -444,6 +445,54 @@ class RescaleHidden(Step):
 
 
 @register_step
+class RescaleLayer(Step):
+    """S2 (R9) for a whole hidden layer: neuron ``k`` of layer *layer* is rescaled by
+    ``factors[k] > 0`` (incoming row and bias times the factor, outgoing column divided)."""
+
+    name = "bottleneck_rescale_layer"
+    continuous = True
+    __slots__ = ("layer", "factors")
+
+    def __init__(self, layer: int, factors: Sequence[object]):
+        self.layer, self.factors = int(layer), tuple(to_q(x) for x in factors)
+
+    def check(self, net: Network) -> tuple[bool, str]:
+        if not 1 <= self.layer < net.depth:
+            return False, f"no hidden layer {self.layer}"
+        if len(self.factors) != net.widths[self.layer]:
+            return False, f"hidden layer {self.layer} has {net.widths[self.layer]} neurons"
+        bad = next((k for k, c in enumerate(self.factors) if c <= 0), None)
+        if bad is not None:
+            return False, f"factor {bad} ({q_str(self.factors[bad])}) is not positive"
+        return True, "positive rescaling of every neuron of the layer"
+
+    def _apply(self, net: Network) -> Network:
+        l, c = self.layer - 1, self.factors
+        ws, bs = list(net.weights), [list(b) for b in net.biases]
+        rows = ws[l].to_rows()
+        ws[l] = QMatrix.from_rows([[x * ck for x in r] for r, ck in zip(rows, c)], ncols=ws[l].ncols)
+        bs[l] = [x * ck for x, ck in zip(bs[l], c)]
+        inv = [1 / ck for ck in c]
+        nxt = ws[l + 1].to_rows()
+        ws[l + 1] = QMatrix.from_rows([[x * ik for x, ik in zip(r, inv)] for r in nxt],
+                                      ncols=ws[l + 1].ncols)
+        return Network(ws, bs)
+
+    def inverse(self, net: Network) -> "RescaleLayer":
+        return RescaleLayer(self.layer, [1 / c for c in self.factors])
+
+    def to_json(self) -> dict:
+        return {"step": self.name, "layer": self.layer, "factors": [q_json(x) for x in self.factors]}
+
+    @classmethod
+    def from_json(cls, data: dict) -> "RescaleLayer":
+        try:
+            return cls(data["layer"], data["factors"])
+        except (KeyError, TypeError, ValueError) as exc:
+            raise InputError(f"malformed {cls.name} step: {exc}") from None
+
+
+@register_step
 class TailRefactor(Step):
     """S3 + S4 + S5 (R10–R12) in one step: replace the rows ``(W2_j | b2_j)`` and output
     columns ``W3[:, j]`` of the second-layer neurons in *replace* and the output bias ``b3``.
@@ -471,25 +520,32 @@ class TailRefactor(Step):
         m, n1, n2 = W3.nrows, W2.ncols, W2.nrows
         if len(self.b3) != m:
             return False, f"b3 needs {m} entries"
-        diff = [[Q(0)] * n1 + [self.b3[o] - b3[o]] for o in range(m)]
+        outs, rows = [], []          # Σ sign · V r, as one exact product
+        R2, W3c = W2.to_rows(), W3.T.to_rows() if W3.ncols else []
         for j, (row, out) in self.replace.items():
             if not 0 <= j < n2:
                 return False, f"no second-layer neuron {j}"
             if len(row) != n1 + 1 or len(out) != m:
                 return False, f"neuron {j}: row needs {n1 + 1} entries and output {m}"
-            old = tuple(W2.row_at(j)) + (b2[j],)
-            vold = W3.col_at(j)
+            old = tuple(R2[j]) + (b2[j],)
+            vold = tuple(W3c[j])
             if row == tuple(-x for x in old) and out == vold:
-                _acc(diff, vold, old, -1)          # V σ(-r) = V σ(r) - V r
+                outs.append([-v for v in vold])    # V σ(-r) = V σ(r) - V r
+                rows.append(old)
                 continue
             for r, v, sgn, what in ((old, vold, -1, "old"), (row, out, 1, "new")):
                 if all(x == 0 for x in v) or all(x < 0 for x in r):
                     continue
                 if all(x > 0 for x in r):
-                    _acc(diff, v, r, sgn)
+                    outs.append([sgn * x for x in v])
+                    rows.append(r)
                     continue
                 return False, (f"neuron {j}: {what} row is neither dead, linear nor of zero output "
                                "(and the change is not a flip)")
+        diff = [[Q(0)] * n1 + [self.b3[o] - b3[o]] for o in range(m)]
+        if rows:
+            prod = QMatrix.from_rows(outs).T @ QMatrix.from_rows(rows)
+            diff = (prod + QMatrix.from_rows(diff)).to_rows()
         if any(x != 0 for r in diff for x in r):
             return False, "the affine part carried on the orthant changes"
         return True, "the tail's function on the orthant is unchanged"

@@ -91,7 +91,7 @@ def analysis_bottleneck(net: Network, *, seed: int = 1) -> tuple[dict, list[str]
               + (f" = {F.fibdim} (exact Jacobian rank, R22)" if F.fibdim is not None else ""),
               f"{len(F.components)} component(s) up to permutation, each a basic semi-algebraic set"]
     for c in F.components:
-        lines.append(f"  {c.label}: {len(c.equalities)} equalities, {len(c.positive)} strict "
+        lines.append(f"  {c.label}: {c.number_of_equalities} equalities, {c.number_of_inequalities} strict "
                      f"inequalities, generator span rank {c.generator_rank}")
     copy, steps = random_symmetric_copy(net, seed=seed, number_of_steps=5,
                                         first=("s6", "s7", "s8", "s5", "dead", "linear"))
