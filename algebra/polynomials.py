@@ -9,18 +9,29 @@ parameter ring of a network has the variables ``Network.parameter_names()``.
 >>> p = (x + y) ** 2 - 2 * x * y
 >>> p, p.diff("x"), p({"x": 1, "y": "1/2"})
 (x^2 + y^2, 2*x, 5/4)
+>>> S = Ring.get(("W1[0,0]", "b1[0]"))
+>>> S.parse("W1[0,0]^2 - 3/4*b1[0] + 1")
+W1[0,0]^2 - 3/4*b1[0] + 1
+>>> jacobian_at([x**2 + y, x * y], {"x": 1, "y": 2})
+QMatrix([[2, 1], [2, 1]])
+>>> ideal_dimension([x**2 + y**2 - 1]), ideal_dimension([x, x - 1])
+(1, -1)
 """
 
 from __future__ import annotations
 
 from typing import Mapping, Sequence
 
-from flint import fmpq, fmpq_mpoly, fmpq_mpoly_ctx
+import re
+
+from flint import fmpq, fmpq_mpoly, fmpq_mpoly_ctx, fmpz_mpoly_ctx, fmpz_mpoly_vec
 
 from .exceptions import DimensionMismatchError, IncompatibleRingError, InputError
+from .matrices import QMatrix
 from .rationals import q_latex, q_str, to_q
 
-__all__ = ["Ring", "Polynomial", "parameter_ring"]
+__all__ = ["Ring", "Polynomial", "parameter_ring", "jacobian", "jacobian_at", "groebner_basis",
+           "ideal_dimension"]
 
 
 class Ring:
@@ -90,15 +101,22 @@ class Ring:
         return self.from_dict(terms)
 
     def parse(self, text: str) -> "Polynomial":
-        """Parse a polynomial written with this ring's names, ``+ - * ^ **`` and rationals."""
-        import sympy  # heavy, imported only here
-        syms = {n: sympy.Symbol(n) for n in self.names}
-        try:
-            expr = sympy.parse_expr(text.replace("^", "**"), local_dict=_sympy_locals(self.names, syms))
-            poly = sympy.Poly(expr, *[syms[n] for n in self.names], domain="QQ")
-        except Exception as exc:  # sympy raises many kinds
-            raise InputError(f"cannot parse polynomial {text!r}: {exc}") from None
-        return self.from_dict({k: to_q(f"{v.p}/{v.q}") for k, v in poly.as_dict().items()})
+        """Parse a polynomial written with this ring's names, ``+ - * / ^ **``, parentheses and
+        exact numbers (``3``, ``3/4``, ``0.125``, ``1e-3``).
+
+        Names are matched literally (longest first), so names such as ``W1[0,2]`` work;
+        ``/`` divides by a non-zero constant only; exponents are non-negative integers.
+        The output of ``str(p)`` parses back to ``p``.
+
+        >>> R = Ring.get(("x", "y"))
+        >>> R.parse("-(x - 2y)^2 / 2 + 0.5")
+        -1/2*x^2 + 2*x*y - 2*y^2 + 1/2
+        >>> R.parse("x*z")
+        Traceback (most recent call last):
+            ...
+        algebra.exceptions.InputError: cannot parse polynomial 'x*z': unknown symbol at 'z'
+        """
+        return _Parser(self, text).parse()
 
     def __repr__(self) -> str:
         shown = ", ".join(self.names[:4]) + (", …" if self.nvars > 4 else "")
@@ -106,11 +124,6 @@ class Ring:
 
     def __reduce__(self):
         return (Ring.get, (self.names,))
-
-
-def _sympy_locals(names, syms):
-    # names like W1[0,2] are not identifiers: map them through placeholders
-    return {n: syms[n] for n in names if n.isidentifier()}
 
 
 def parameter_ring(names: Sequence[str]) -> Ring:
@@ -156,6 +169,8 @@ class Polynomial:
         return Polynomial._from_rep(-self._rep, self.ring)
 
     def __pow__(self, e: int):
+        if int(e) < 0:
+            raise InputError(f"negative exponent {e} of a polynomial")
         return Polynomial._from_rep(self._rep ** int(e), self.ring)
 
     def __truediv__(self, c: object):
@@ -290,3 +305,245 @@ def _render(p: Polynomial, latex: bool) -> str:
     for sign, body in out[1:]:
         s += f" {sign} {body}"
     return s
+
+
+# ------------------------------------------------------------------------------------------------
+# parsing
+# ------------------------------------------------------------------------------------------------
+_NUMBER = re.compile(r"(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?")
+
+
+class _Parser:
+    """Recursive descent: expr := term (± term)*; term := unary ((*|/) unary | implicit)*;
+    unary := ± unary | power; power := atom ((^|**) integer)?; atom := number | name | (expr)."""
+
+    def __init__(self, ring: Ring, text: str):
+        self.ring, self.text, self.i = ring, text, 0
+        self.names = sorted(ring.names, key=len, reverse=True)
+
+    def fail(self, why: str):
+        raise InputError(f"cannot parse polynomial {self.text!r}: {why}")
+
+    def peek(self) -> str:
+        t = self.text
+        while self.i < len(t) and t[self.i].isspace():
+            self.i += 1
+        return t[self.i] if self.i < len(t) else ""
+
+    def parse(self) -> Polynomial:
+        if not self.peek():
+            self.fail("empty")
+        p = self.expr()
+        if self.peek():
+            self.fail(f"unexpected {self.text[self.i:]!r}")
+        return p
+
+    def expr(self) -> Polynomial:
+        p = self.term()
+        while self.peek() in ("+", "-"):
+            op = self.text[self.i]
+            self.i += 1
+            q = self.term()
+            p = p + q if op == "+" else p - q
+        return p
+
+    def term(self) -> Polynomial:
+        p = self.unary()
+        while True:
+            c = self.peek()
+            if c == "*" and not self.text.startswith("**", self.i):
+                self.i += 1
+                p = p * self.unary()
+            elif c == "/":
+                self.i += 1
+                q = self.unary()
+                if not q.is_constant() or q.constant_value() == 0:
+                    self.fail("division by a non-constant or zero")
+                p = p / q.constant_value()
+            elif c == "(" or (c and self._name_here() is not None):
+                p = p * self.power()          # implicit product: 2x, 3(x + 1), x y
+            else:
+                return p
+
+    def unary(self) -> Polynomial:
+        c = self.peek()
+        if c in ("+", "-"):
+            self.i += 1
+            p = self.unary()
+            return -p if c == "-" else p
+        return self.power()
+
+    def power(self) -> Polynomial:
+        p = self.atom()
+        c = self.peek()
+        if c == "^" or self.text.startswith("**", self.i):
+            self.i += 1 if c == "^" else 2
+            self.peek()
+            m = re.compile(r"\d+").match(self.text, self.i)
+            if not m:
+                self.fail("exponent must be a non-negative integer")
+            self.i = m.end()
+            p = p ** int(m.group())
+        return p
+
+    def _name_here(self):
+        t = self.text
+        for n in self.names:
+            if t.startswith(n, self.i):
+                end = self.i + len(n)
+                if n[-1:].isalnum() or n[-1:] == "_":
+                    if end < len(t) and (t[end].isalnum() or t[end] == "_"):
+                        continue
+                return n
+        return None
+
+    def atom(self) -> Polynomial:
+        c = self.peek()
+        if c == "(":
+            self.i += 1
+            p = self.expr()
+            if self.peek() != ")":
+                self.fail("missing ')'")
+            self.i += 1
+            return p
+        n = self._name_here()
+        if n is not None:
+            self.i += len(n)
+            return self.ring.gen(n)
+        m = _NUMBER.match(self.text, self.i)
+        if m:
+            self.i = m.end()
+            return self.ring.constant(to_q(m.group()))
+        self.fail(f"unknown symbol at {self.text[self.i:self.i + 12]!r}" if c else "unexpected end")
+
+
+# ------------------------------------------------------------------------------------------------
+# Jacobians, Gröbner bases, dimension of an ideal
+# ------------------------------------------------------------------------------------------------
+def jacobian(polys: Sequence[Polynomial], variables: Sequence[str | int] | None = None
+             ) -> list[list[Polynomial]]:
+    """Rows ∂p_i/∂v_j (all variables of the ring by default)."""
+    polys = list(polys)
+    if not polys:
+        return []
+    ring = polys[0].ring
+    idx = range(ring.nvars) if variables is None else [ring.index(v) for v in variables]
+    return [[p.diff(j) for j in idx] for p in polys]
+
+
+def jacobian_at(polys: Sequence[Polynomial], point, variables: Sequence[str | int] | None = None
+                ) -> QMatrix:
+    """The Jacobian evaluated exactly at *point* (mapping name -> value, or a full sequence)."""
+    rows = jacobian(polys, variables)
+    if not rows:
+        return QMatrix.zeros(0, 0 if not polys else polys[0].ring.nvars)
+    return QMatrix.from_rows([[d(point) for d in r] for r in rows])
+
+
+def groebner_basis(polys: Sequence[Polynomial], *, limits: tuple[int, int, int] | None = None
+                   ) -> list[Polynomial] | None:
+    """Reduced Gröbner basis (degrevlex, monic) of the ideal generated by *polys*.
+
+    FLINT's naive Buchberger (``fmpz_mpoly_vec.buchberger_naive``) on integer multiples of the
+    polynomials, then autoreduction.  It is not interruptible: pass ``limits`` =
+    (max basis length, max polynomial length, max coefficient bits) for untrusted sizes; then
+    None is returned when a limit is hit.
+
+    >>> R = Ring.get(("x", "y"))
+    >>> x, y = R.gens()
+    >>> groebner_basis([x**2 - y, x * y - 1])
+    [y^2 - x, x*y - 1, x^2 - y]
+    """
+    polys = [p for p in polys if not p.is_zero()]
+    if not polys:
+        return []
+    ring = polys[0].ring
+    for p in polys:
+        if p.ring is not ring:
+            raise IncompatibleRingError(ring, p.ring)
+    if ring.nvars == 0:
+        return [ring.constant(1)]
+    zctx = fmpz_mpoly_ctx.get(ring.names, "degrevlex")
+    zs = [zctx.from_dict(_integer_terms(p)) for p in polys]
+    vec = fmpz_mpoly_vec(zs, zctx)
+    if limits is not None:
+        gb, ok = vec.buchberger_naive(limits=tuple(int(v) for v in limits))
+        if not ok:
+            return None
+    else:
+        gb = vec.buchberger_naive()
+    gb = gb.autoreduction()
+    out = []
+    for i in range(len(gb)):
+        g = gb[i]
+        if g.is_zero():
+            continue
+        q = ring.from_dict({k: to_q(int(v)) for k, v in g.to_dict().items()})
+        out.append(q / q.terms()[_leading_monomial(q)])
+    out.sort(key=_lm_key)
+    return out
+
+
+def ideal_dimension(polys: Sequence[Polynomial], *, limits: tuple[int, int, int] | None = None
+                    ) -> int | None:
+    """Krull dimension of the ideal (= dimension of its complex variety; an upper bound for the
+    real dimension of any subset of the real zero set); -1 for the unit ideal (empty variety).
+
+    Computed from the leading monomials of a Gröbner basis: the largest set of variables no
+    leading monomial is supported in.  None when *limits* stop the Gröbner computation.
+    """
+    polys = list(polys)
+    if not polys or all(p.is_zero() for p in polys):
+        return polys[0].ring.nvars if polys else None
+    ring = polys[0].ring
+    gb = groebner_basis(polys, limits=limits)
+    if gb is None:
+        return None
+    if any(g.is_constant() for g in gb):
+        return -1
+    supports = [frozenset(i for i, e in enumerate(_leading_monomial(g)) if e) for g in gb]
+    return _max_independent(ring.nvars, supports)
+
+
+def _integer_terms(p: Polynomial) -> dict:
+    terms = p.terms()
+    den = 1
+    for c in terms.values():
+        den = den * int(c.q) // _gcd(den, int(c.q))
+    return {k: int(c * den) for k, c in terms.items()}
+
+
+def _gcd(a: int, b: int) -> int:
+    while b:
+        a, b = b, a % b
+    return a
+
+
+def _leading_monomial(p: Polynomial) -> tuple:
+    """Leading exponent vector in degrevlex order."""
+    return max(p.terms(), key=lambda m: (sum(m), tuple(-e for e in reversed(m))))
+
+
+def _lm_key(p: Polynomial):
+    m = _leading_monomial(p)
+    return (sum(m), tuple(-e for e in reversed(m)))
+
+
+def _max_independent(n: int, supports: list) -> int:
+    """Largest S ⊆ {0..n-1} containing no support (a set of variables of a leading monomial)."""
+    best = -1
+
+    def rec(i, chosen, size):
+        nonlocal best
+        if size + (n - i) <= best:
+            return
+        if i == n:
+            best = max(best, size)
+            return
+        new = chosen | {i}
+        if not any(s <= new for s in supports):
+            rec(i + 1, new, size + 1)
+        rec(i + 1, chosen, size)
+
+    rec(0, frozenset(), 0)
+    return best
