@@ -83,7 +83,7 @@ except ImportError:  # pragma: no cover
 
 __all__ = ["METHODS", "equivalent", "is_equivalent", "could_be_equivalent", "refutation_points",
            "simplify", "JointRegion", "joint_regions", "Deviation", "max_deviation",
-           "normalize_domain"]
+           "normalize_domain", "preactivation_bounds"]
 
 METHODS = ("auto", "general", "shallow", "bottleneck")
 
@@ -270,6 +270,20 @@ def simplify(net: Network, *, domain: Any = None) -> tuple[Network, dict]:
                 changed = True
                 break
     return _rebuild(Ws, bs, net.n_inputs), report
+
+
+def preactivation_bounds(net: Network, *, domain: Any = None) -> list:
+    """Sound exact bounds ``(lo, hi)`` (None = unbounded) of every pre-activation over the
+    domain, layer by layer (exact interval arithmetic; ReLU outputs in ``[max(lo,0), max(hi,0)]``).
+
+    >>> from algebra.network import Network
+    >>> net = Network.from_rows([[[1], [-1]], [[1, 1]]], [[0, 1], [0]])
+    >>> [[(str(lo), str(hi)) for lo, hi in layer] for layer in preactivation_bounds(net, domain=(0, 1))]
+    [[('0', '1'), ('0', '1')], [('0', '2')]]
+    """
+    dom = normalize_domain(domain, net.n_inputs)
+    return _interval_bounds([w.to_rows() for w in net.weights], [list(b) for b in net.biases],
+                            net.n_inputs, dom)
 
 
 # ------------------------------------------------------------------------------------------------

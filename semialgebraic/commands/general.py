@@ -1,0 +1,131 @@
+"""Commands ``equiv``, ``diff`` and ``dim`` (general exact equivalence, deviation, dimension).
+
+* ``netfibers equiv A B [--method auto|general|shallow|bottleneck] [--box lo,hi | --orthant]
+  [--timeout S] [--max-regions N] [--certificate FILE] [--json]``: exit 0 equivalent, 1 not
+  equivalent, 2 input error, 3 undecided (budget, Ctrl-C, or the chosen method does not apply).
+  The certificate (``region_cover``, ``counterexample`` or a fast path's) is written atomically,
+  only when the question was decided.  JSON keys: ``answer``, ``method``, ``reason``,
+  ``hypotheses``, ``certificate``, ``regions_checked``.
+* ``netfibers diff A B --box lo,hi [--timeout S] [--max-regions N] [--json]``: exact
+  ``max_deviation`` = max over the box of max over outputs of |a − b|, the ``point`` and
+  ``output`` attaining it, ``complete`` (exit 3 when a budget cut the walk short: the value is
+  then a lower bound).
+* ``netfibers dim NET [--box lo,hi | --orthant] [--timeout S] [--max-regions N] [--json]``:
+  ``functional_dimension``, ``fiber_dimension``, ``exact``, and ``lower``/``upper`` when not
+  exact (exit 3 then).
+"""
+
+from __future__ import annotations
+
+from algebra.rationals import q_str
+
+from ..budget import Budget
+from ..certificates import write_certificate
+from ..cli import emit, fail
+from ..dimension import functional_dimension
+from ..equivalence import METHODS, equivalent, max_deviation
+from .common import load_network, parse_box
+
+__all__ = ["register"]
+
+
+def register(sub, parent) -> None:
+    p = sub.add_parser("equiv", parents=[parent], help="decide exactly whether two networks are equivalent",
+                       description="Exit 0 equivalent, 1 not, 2 input error, 3 undecided.")
+    p.add_argument("a")
+    p.add_argument("b")
+    p.add_argument("--method", choices=METHODS, default="auto")
+    _domain_args(p)
+    _budget_args(p)
+    p.add_argument("--certificate", metavar="FILE", help="write the certificate (only when decided)")
+    p.set_defaults(func=cmd_equiv)
+
+    p = sub.add_parser("diff", parents=[parent], help="exact maximum deviation |a - b| over a box")
+    p.add_argument("a")
+    p.add_argument("b")
+    p.add_argument("--box", required=True, metavar="LO,HI", help="the cube [lo, hi]^d")
+    _budget_args(p)
+    p.set_defaults(func=cmd_diff)
+
+    p = sub.add_parser("dim", parents=[parent], help="exact functional dimension and fiber dimension")
+    p.add_argument("net")
+    _domain_args(p)
+    _budget_args(p)
+    p.set_defaults(func=cmd_dim)
+
+
+def cmd_equiv(args) -> int:
+    a, b = load_network(args.a), load_network(args.b)
+    if a.signature != b.signature:
+        fail(f"{args.a} has (inputs, outputs) {a.signature} but {args.b} has {b.signature}")
+    budget = _budget(args)
+    v = equivalent(a, b, method=args.method, domain=_domain(args), budget=budget)
+    if args.certificate and v.answer is not None and v.certificate is not None:
+        write_certificate(v.certificate, args.certificate)
+    data = v.to_json()
+    data.setdefault("regions_checked", v.details.get("regions_checked", 0))
+    word = {True: "equivalent", False: "not equivalent", None: "undecided"}[v.answer]
+    text = f"{word} ({v.method}): {v.reason}"
+    if v.answer is False and v.certificate and v.certificate.get("type") == "counterexample":
+        c = v.certificate
+        text += (f"\n  x = ({', '.join(map(str, c['x']))}): a(x) = ({', '.join(map(str, c['a_x']))}), "
+                 f"b(x) = ({', '.join(map(str, c['b_x']))})")
+    emit(args, data, text)
+    return v.exit_code()
+
+
+def cmd_diff(args) -> int:
+    a, b = load_network(args.a), load_network(args.b)
+    if a.signature != b.signature:
+        fail(f"{args.a} has (inputs, outputs) {a.signature} but {args.b} has {b.signature}")
+    dev = max_deviation(a, b, parse_box(args.box), budget=_budget(args))
+    text = (f"max |a - b| = {q_str(dev.value)} at x = ({', '.join(q_str(v) for v in dev.point)}), "
+            f"output {dev.output}" + ("" if dev.complete else f" (lower bound: {dev.reason})"))
+    emit(args, dev.to_json(), text)
+    return 0 if dev.complete else 3
+
+
+def cmd_dim(args) -> int:
+    net = load_network(args.net)
+    kw = {"budget": Budget(args.timeout)}
+    if args.max_regions is not None:
+        kw["max_regions"] = args.max_regions
+    fd = functional_dimension(net, domain=_domain(args), timeout=args.timeout, **kw)
+    if fd.exact:
+        text = (f"functional dimension {fd.value} of {fd.n_parameters} parameters; "
+                f"fiber dimension {fd.n_parameters - fd.value} ({fd.reason})")
+    else:
+        text = (f"functional dimension between {fd.lower} and {fd.upper} of {fd.n_parameters} "
+                f"parameters ({fd.reason})")
+    for line in fd.deficits:
+        text += f"\n  {line}"
+    emit(args, fd.to_json(), text)
+    return 0 if fd.exact else 3
+
+
+# ------------------------------------------------------------------------------------------------
+def _domain_args(p) -> None:
+    g = p.add_mutually_exclusive_group()
+    g.add_argument("--box", metavar="LO,HI", help="the cube [lo, hi]^d (default: all of R^d)")
+    g.add_argument("--orthant", action="store_true", help="the closed orthant x >= 0")
+
+
+def _budget_args(p) -> None:
+    p.add_argument("--timeout", type=float, metavar="S", help="seconds before answering undecided")
+    p.add_argument("--max-regions", type=int, metavar="N", help="linear regions to walk at most")
+
+
+def _domain(args):
+    if getattr(args, "orthant", False):
+        return "orthant"
+    if getattr(args, "box", None):
+        return parse_box(args.box)
+    return None
+
+
+def _budget(args) -> Budget:
+    if args.timeout is not None and not args.timeout > 0:
+        fail("--timeout must be a positive number of seconds")
+    if args.max_regions is not None and args.max_regions < 1:
+        fail("--max-regions must be at least 1")
+    return Budget(args.timeout, args.max_regions)

@@ -1,0 +1,186 @@
+"""The ``region_cover`` checker: valid certificates pass, every mutation is rejected with a reason."""
+
+import copy
+import json
+
+import pytest
+
+from algebra.exceptions import InputError
+from algebra.network import Network
+from algebra.rationals import Q
+from semialgebraic.equivalence import equivalent
+from semialgebraic.verify import verify
+from semialgebraic.verify.region_cover import neighbour_pattern, neuron_rows
+
+ABS = Network.from_rows([[[1], [-1]], [[1, 1]]], [[0, 0], [0]])
+ABS_B = Network.from_rows([[[-2], [3]], [["1/2", "1/3"]]], [[0, 0], [0]])
+DEEP_A = Network.from_rows([[[1, 0], [0, 1], [1, 1]], [[1, -1, 1], [-1, 1, 2]], [[1, 2]]],
+                           [[0, -1, 1], [1, 0], [0]])
+
+
+def _swap(net):
+    """Permute the two second-layer neurons and rescale them by 2 and 1/3."""
+    (W1, b1), (W2, b2), (W3, b3) = (net.layer(l) for l in range(3))
+    rows = W2.to_rows()
+    W2n = [[Q(1, 3) * v for v in rows[1]], [2 * v for v in rows[0]]]
+    b2n = [Q(1, 3) * b2[1], 2 * b2[0]]
+    W3n = [[W3[0, 1] * 3, W3[0, 0] / 2]]
+    return Network([W1, W2n, W3n], [b1, b2n, b3])
+
+
+@pytest.fixture(scope="module")
+def certs():
+    out = {}
+    for name, (a, b, dom) in {"abs": (ABS, ABS_B, None), "deep": (DEEP_A, _swap(DEEP_A), None),
+                              "box": (DEEP_A, _swap(DEEP_A), (-1, 2)),
+                              "orthant": (ABS, ABS_B, "orthant")}.items():
+        v = equivalent(a, b, method="general", domain=dom)
+        assert v.answer is True
+        out[name] = json.loads(json.dumps(v.certificate))
+    return out
+
+
+@pytest.mark.parametrize("name", ["abs", "deep", "box", "orthant"])
+def test_valid_certificates_pass(certs, name):
+    ok, why = verify(certs[name])
+    assert ok, why
+    assert certs[name]["type"] == "region_cover"
+
+
+def test_abs_certificate_content(certs):
+    c = certs["abs"]
+    assert sorted(tuple(r["pattern"]) for r in c["regions"]) == [(-1, 1, 1, -1), (1, -1, -1, 1)]
+    for r in c["regions"]:
+        assert len(r["facets"]) == 1 and r["neighbours"][0] in (0, 1)
+
+
+def _first_with_facet(cert):
+    for i, r in enumerate(cert["regions"]):
+        if any(nb is not None for nb in r["neighbours"]):
+            return i
+    raise AssertionError
+
+
+def _wrong_neighbour(c):
+    r = c["regions"][_first_with_facet(c)]
+    i = next(i for i, nb in enumerate(r["neighbours"]) if nb is not None)
+    r["neighbours"][i] = (r["neighbours"][i] + 1) % len(c["regions"])
+    if len(c["regions"]) == 1:
+        c["regions"].clear()
+
+
+MUTATIONS = {
+    "flip a pattern entry": lambda c: c["regions"][0]["pattern"].__setitem__(0, -c["regions"][0]["pattern"][0]),
+    "move the point to another region": lambda c: c["regions"][0].__setitem__("point", c["regions"][1]["point"]),
+    "drop the last region": lambda c: c["regions"].pop(),
+    "drop a facet": lambda c: (c["regions"][_first_with_facet(c)]["facets"].pop(),
+                               c["regions"][_first_with_facet(c)]["neighbours"].pop()),
+    "wrong neighbour": lambda c: _wrong_neighbour(c),
+    "change an inequality": lambda c: c["regions"][0]["inequalities"][0].__setitem__(0, "7/3"),
+    "change a network weight": lambda c: c["b"]["layers"][-1]["weight"][0].__setitem__(0, "5/7"),
+    "change a bias of a": lambda c: c["a"]["layers"][0]["bias"].__setitem__(0, "1/1000"),
+    "duplicate a region": lambda c: c["regions"].append(copy.deepcopy(c["regions"][0])),
+    "empty region list": lambda c: c["regions"].clear(),
+}
+
+
+@pytest.mark.parametrize("name", ["abs", "deep", "box"])
+@pytest.mark.parametrize("mutation", sorted(MUTATIONS))
+def test_mutations_are_rejected(certs, name, mutation):
+    c = copy.deepcopy(certs[name])
+    MUTATIONS[mutation](c)
+    try:
+        ok, why = verify(c)
+    except InputError as exc:   # malformed: also a rejection, with the reason
+        assert str(exc)
+        return
+    assert not ok and why
+
+
+def test_redundancy_multipliers_are_checked(certs):
+    c = copy.deepcopy(certs["deep"])
+    for r in c["regions"]:
+        for k, (l0, ls) in r["redundant"].items():
+            r["redundant"][k] = [str(Q(l0) + 1) if not isinstance(l0, str) else l0 + "+1", ls]
+            break
+        else:
+            continue
+        break
+    else:
+        pytest.skip("no redundant inequality")
+    with pytest.raises(Exception):
+        ok, _ = verify(c)
+        assert ok is False
+        raise ValueError
+
+
+def test_missing_redundancy_is_rejected(certs):
+    c = copy.deepcopy(certs["deep"])
+    reg = next(r for r in c["regions"] if r["redundant"])
+    k = next(iter(reg["redundant"]))
+    del reg["redundant"][k]
+    ok, why = verify(c)
+    assert not ok and "neither a facet nor certified redundant" in why
+
+
+def test_negative_multiplier_rejected(certs):
+    c = copy.deepcopy(certs["deep"])
+    reg = next(r for r in c["regions"] if any(ls for _, ls in r["redundant"].values()))
+    k, (l0, ls) = next((k, v) for k, v in reg["redundant"].items() if v[1])
+    ls = list(ls)
+    ls[0] = "-1"
+    reg["redundant"][k] = [l0, ls]
+    ok, why = verify(c)
+    assert not ok and "redundancy multipliers" in why
+
+
+def test_inequivalent_networks_cannot_be_covered(certs):
+    c = copy.deepcopy(certs["abs"])
+    c["b"]["layers"][1]["bias"] = [1]
+    ok, why = verify(c)
+    assert not ok and "affine maps differ" in why
+
+
+def test_domain_facet_with_neighbour_rejected(certs):
+    c = copy.deepcopy(certs["box"])
+    n = len(c["regions"][0]["pattern"])
+    for r in c["regions"]:
+        for i, f in enumerate(r["facets"]):
+            if f >= n:
+                r["neighbours"][i] = 0
+                ok, why = verify(c)
+                assert not ok and "domain facet" in why
+                return
+    pytest.fail("no domain facet in a box certificate")
+
+
+def test_point_domain():
+    c = {"format": "netfibers.certificate", "type": "region_cover", "a": ABS.to_dict(),
+         "b": ABS_B.to_dict(), "domain": {"box": [1, 1]}, "regions": []}
+    assert verify(c)[0]
+    c["b"] = ABS_B.with_parameter("b2[0]", 1).to_dict()
+    assert not verify(c)[0]
+
+
+def test_malformed():
+    with pytest.raises(InputError):
+        verify({"format": "netfibers.certificate", "type": "region_cover", "a": ABS.to_dict()})
+    with pytest.raises(InputError):
+        verify({"format": "netfibers.certificate", "type": "region_cover", "a": ABS.to_dict(),
+                "b": ABS.to_dict(), "regions": [{"pattern": [2, 0], "point": [1]}]})
+
+
+def test_neighbour_pattern_flips_proportional_neurons():
+    # two copies of the same network: crossing x = 0 flips the neuron in both
+    rows = neuron_rows(ABS, (1, -1)) + neuron_rows(ABS, (1, -1))
+    g = (Q(1), Q(0))
+    assert neighbour_pattern((ABS, ABS), (1, -1, 1, -1), g, rows) == (-1, 1, -1, 1)
+
+
+def test_neighbour_pattern_deeper_zero_neuron():
+    # layer-2 neuron reads only neuron 0 with zero bias: identically zero where neuron 0 is off
+    net = Network.from_rows([[[1], [-1]], [[1, 0]], [[1]]], [[0, 0], [0], [0]])
+    rows = neuron_rows(net, (-1, 1, 0))
+    assert rows[2] == (Q(0), Q(0))
+    g = tuple(-v for v in rows[0])            # neuron 0 is off: oriented row -x > 0
+    assert neighbour_pattern((net,), (-1, 1, 0), g, rows) == (1, -1, 1)
