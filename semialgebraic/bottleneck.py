@@ -35,6 +35,7 @@ from __future__ import annotations
 
 import random
 from dataclasses import dataclass, field
+from itertools import combinations
 from typing import Any, Sequence
 
 from algebra.matrices import QMatrix
@@ -44,10 +45,27 @@ from algebra.symmetries import apply_path, path_to_json
 from algebra.symmetries.bottleneck import (KinkSwap, PermuteHidden, RescaleHidden, SignFlip,
                                          TailRefactor, TranslateMasked, FreeFirstLayer, RescaleLayer)
 
+from algebra.polynomials import Ring
+
 from .certificates import CERTIFICATE_FORMAT, counterexample_certificate, jsonable
 from .exceptions import NonGenericError
 from .sets import Dimension
+from .symmetry_graph import count_components, symmetry_graph
 from .verdict import Hypothesis, Verdict
+from .verify import verify
+
+try:   # the shallow helper's exact κ₊ (R6); a private z3 Gordan test otherwise
+    from .shallow import positive_factor_rank as _shallow_pfr
+except ImportError:                           # pragma: no cover
+    _shallow_pfr = None
+try:   # the regions helper's enumeration (one interior point per region) for FIBDIM
+    from .regions import regions as _regions
+except ImportError:                           # pragma: no cover
+    _regions = None
+try:   # the sets helper's basic semi-algebraic sets
+    from .sets import BasicSet as _BasicSet
+except ImportError:                           # pragma: no cover
+    _BasicSet = None
 
 __all__ = ["Structure", "Canon", "genericity", "is_generic", "structure", "identifiability",
            "canonical_form", "equivalent_bottleneck", "counterexample", "dimension_formula",
@@ -234,11 +252,8 @@ def positive_factor_rank(Gamma: QMatrix) -> tuple[int, dict]:
     >>> positive_factor_rank(QMatrix.from_rows([[3, 4]]))[0]
     1
     """
-    try:
-        from .shallow import positive_factor_rank as _pfr   # optional: the shallow helper's LP
-        return _pfr(Gamma)
-    except (ImportError, AttributeError):
-        pass
+    if _shallow_pfr is not None:
+        return _shallow_pfr(Gamma)
     rho = Gamma.rank()
     if rho == 0:
         return 0, {"reason": "Gamma = 0"}
@@ -863,7 +878,6 @@ def fiber_bottleneck(net: Network, *, jacobian: bool | None = None,
     else NonGenericError (P5).  The rank of the span of the continuous generators (S2, S3, S4,
     S6) at the representative is computed exactly and must agree as well.
     """
-    from .symmetry_graph import symmetry_graph, count_components
     bad = next((h for h in genericity(net) if not h.holds), None)
     if bad is not None:
         raise NonGenericError(bad.name, jsonable(bad.witness))
@@ -890,23 +904,21 @@ def fiber_bottleneck(net: Network, *, jacobian: bool | None = None,
             notes.append(f"component {lab}: generator span rank {grank} != {dim.value}")
         comps.append(FiberComponent(ring, eqs, pos, lab, dim, rep, gens, grank))
     F = BottleneckFiber(net, comps, dim, 0, 0, None, fd, notes)
+    F.structure = structure(net)
     F.graph = symmetry_graph(F)
     F.number_of_components, F.number_of_orbits = count_components(F)
     return F
 
 
 def _ring(net: Network):
-    from algebra.polynomials import Ring
     return Ring.get(net.parameter_names())
 
 
 def _basic_set(ring, equalities, positive):
-    try:
-        from .sets import BasicSet          # the sets helper's class, when available
-    except ImportError:
+    if _BasicSet is None:
         return None
     try:
-        return BasicSet(ring, equalities=tuple(equalities), positive=tuple(positive))
+        return _BasicSet(ring, equalities=tuple(equalities), positive=tuple(positive))
     except Exception:
         return None
 
@@ -939,7 +951,6 @@ def _discrete_labels(net, P, types, cap) -> tuple[list, list]:
     if L and A:
         if len(A) <= cap:
             flip_sets = []
-            from itertools import combinations
             for k in range(len(A) + 1):
                 for S in combinations(A, k):
                     G = _flipped_gamma(P, L, S)[0]
@@ -949,7 +960,6 @@ def _discrete_labels(net, P, types, cap) -> tuple[list, list]:
             notes.append(f"{len(A)} switching neurons: S5 flip sets not enumerated")
     s7_sets = [()]
     if s.s7_applies:
-        from itertools import combinations
         others = [k for k in range(P.n1) if k != s.masked]
         s7_sets = [S for k in range(len(others) + 1) for S in combinations(others, k)]
         if len(s7_sets) > 2 ** cap:
@@ -1536,7 +1546,6 @@ def _first_difference(ca: Canon, cb: Canon) -> str:
 
 def _differ(a, b, x, hyps, reason) -> Verdict:
     cert = counterexample_certificate(a, b, x)
-    from .verify import verify
     ok, why = verify(cert)
     if not ok:   # pragma: no cover - a bug
         raise AssertionError(f"counterexample failed verification: {why}")
@@ -1545,8 +1554,6 @@ def _differ(a, b, x, hyps, reason) -> Verdict:
 
 
 def _path_certificate(a: Network, b: Network, steps) -> dict | None:
-    from algebra.symmetries import path_to_json
-    from .verify import verify
     cert = {"format": CERTIFICATE_FORMAT, "type": "symmetry_path", "claim": "f_a = f_b",
             "a": a.to_dict(), "b": b.to_dict(), "steps": path_to_json(steps)}
     try:
@@ -1557,7 +1564,7 @@ def _path_certificate(a: Network, b: Network, steps) -> dict | None:
 
 
 def _general_certificate(a: Network, b: Network) -> dict | None:
-    try:
+    try:   # lazy: the general method's module imports this one (dispatcher)
         from .equivalence import equivalent
     except ImportError:
         return None
@@ -1566,7 +1573,6 @@ def _general_certificate(a: Network, b: Network) -> dict | None:
     except Exception:
         return None
     if v.answer is True and v.certificate is not None:
-        from .verify import verify
         try:
             if verify(v.certificate)[0]:
                 return v.certificate
@@ -1720,12 +1726,12 @@ def _line_difference(a: Network, b: Network, x0, dx) -> tuple | None:
 def _pattern_points(net: Network, P: _Parts, rng: random.Random, samples: int) -> list:
     """d + 1 affinely independent exact inputs per activation pattern found."""
     seeds = {}
-    try:
-        from .regions import regions as _regions
-        for reg in _regions(net):
-            seeds.setdefault(tuple(reg.pattern), tuple(reg.point))
-    except Exception:
-        seeds = {}
+    if _regions is not None:
+        try:
+            for reg in _regions(net):
+                seeds.setdefault(tuple(reg.pattern), tuple(reg.point))
+        except Exception:                     # pragma: no cover - sibling failure: sample
+            seeds = {}
     if not seeds:
         x_of, _ = _pinv_map(P)
         W1 = P.W1

@@ -65,8 +65,7 @@ def symmetry_graph(fiber) -> nx.Graph:
 
 def count_components(fiber) -> tuple[int | None, int]:
     """(number of topological components, number of orbits) — see the module docstring."""
-    from semialgebraic.bottleneck import structure
-    s = structure(fiber.net)
+    s = fiber.structure
     d, n1, n2, m = s.widths
     nD, nL = s.count("dead"), s.count("linear")
     G = fiber.graph
