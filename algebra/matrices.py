@@ -536,6 +536,8 @@ class AffineReluChain:
         for l, (NT, D, c, F, _, n_out) in enumerate(self._layers):
             Wf = weights[l]
             n_w = Wf.shape[1] // n_out
+            if min(len(H), n_w) > 256:  # int64 accumulators hold at most 2**10 sums of 2**53
+                return self._flint(X, relu_last)
             acc = [None] * (len(H) + n_w - 1)
             for i, h in enumerate(H):
                 if not h.any():

@@ -453,3 +453,45 @@ def test_json_roundtrip_exact(tmp_path):
     net = Network.from_rows([[[10 ** 100, "-1/3"]], [["2/7"]]], [["1e-3"], [0]])
     save(net, tmp_path / "n.json")
     assert load(tmp_path / "n.json") == net
+
+
+def test_truncated_torch_file(tmp_path):
+    torch = pytest.importorskip("torch")
+    path = tmp_path / "t.pt"
+    torch.save({"0.weight": torch.ones(2, 2)}, path)
+    path.write_bytes(path.read_bytes()[:100])
+    with pytest.raises(InputError) as info:
+        load(path)
+    one_line(info, "t.pt", "weights_only=True")
+
+
+def test_onnx_add_order_row_bias_and_passthrough_nodes(tmp_path):
+    onnx = pytest.importorskip("onnx")
+    from onnx import TensorProto, helper, numpy_helper
+    (W0, c0), (W1, c1) = random_layers((3, 2, 1), seed=9)
+    inits = [numpy_helper.from_array(np.ascontiguousarray(W0.T), "A"), numpy_helper.from_array(c0.reshape(1, -1), "c"),
+             numpy_helper.from_array(W1, "B"), numpy_helper.from_array(c1.reshape(1, -1), "d")]
+    nodes = [helper.make_node("MatMul", ["x", "A"], ["m"]), helper.make_node("Add", ["c", "m"], ["z"]),
+             helper.make_node("Relu", ["z"], ["r"]), helper.make_node("Dropout", ["r"], ["r2"]),
+             helper.make_node("Gemm", ["r2", "B", "d"], ["y0"], transB=1), helper.make_node("Identity", ["y0"], ["y"])]
+    graph = helper.make_graph(nodes, "g", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 3])],
+                              [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, 1])], inits)
+    path = tmp_path / "g.onnx"
+    onnx.save(helper.make_model(graph), str(path))
+    assert_net_equals_floats(load(path), [(W0, c0), (W1, c1)])
+
+
+def test_onnx_branching_graph_is_refused(tmp_path):
+    onnx = pytest.importorskip("onnx")
+    from onnx import TensorProto, helper, numpy_helper
+    W = np.ones((2, 2), np.float32)
+    nodes = [helper.make_node("Gemm", ["x", "W"], ["a"], transB=1), helper.make_node("Relu", ["a"], ["r"]),
+             helper.make_node("Add", ["r", "x"], ["y"])]
+    graph = helper.make_graph(nodes, "g", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 2])],
+                              [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, 2])],
+                              [numpy_helper.from_array(W, "W")])
+    path = tmp_path / "skip.onnx"
+    onnx.save(helper.make_model(graph), str(path))
+    with pytest.raises(InputError) as info:
+        load(path)
+    one_line(info, "skip.onnx", "Add")
