@@ -268,7 +268,7 @@ class Polynomial:
             term = sympy.Rational(int(c.p), int(c.q))
             for s, e in zip(syms, mon):
                 if e:
-                    term *= s ** e
+                    term *= s ** int(e)
             expr += term
         return expr
 
