@@ -56,7 +56,7 @@ from __future__ import annotations
 
 import random
 from collections import deque
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Iterator, Sequence
 
 from algebra.exceptions import InputError
@@ -67,7 +67,7 @@ from algebra.rationals import Q, q_str, to_q
 from . import lp
 from .budget import Budget, Progress
 from .certificates import CERTIFICATE_FORMAT, counterexample_certificate, jsonable
-from .exceptions import CertificateError, UndecidedError
+from .exceptions import CertificateError, SemialgebraicError, UndecidedError
 from .verdict import Hypothesis, Verdict
 from .verify import verify
 from .verify.region_cover import domain_rows, is_proportional, neighbour_pattern, neuron_rows
@@ -90,7 +90,8 @@ METHODS = ("auto", "general", "shallow", "bottleneck")
 
 def equivalent(a: Network, b: Network, *, method: str = "auto", domain: Any = None,
                timeout: float | None = None, max_regions: int | None = None,
-               budget: Budget | None = None, progress: bool | None = None) -> Verdict:
+               budget: Budget | None = None, progress: bool | None = None,
+               refutation_samples: int = 32) -> Verdict:
     """Decide whether *a* and *b* compute the same function on *domain*, exactly.
 
     Parameters
@@ -103,6 +104,9 @@ def equivalent(a: Network, b: Network, *, method: str = "auto", domain: Any = No
     timeout, max_regions : optional budgets of the general method (or pass *budget*).
     progress : bool, optional
         Progress line on stderr (default: when stderr is a terminal).
+    refutation_samples : int
+        Random points of the cheap refutation (0 skips the cheap refutation entirely; the
+        region walk alone then decides).
 
     Returns
     -------
@@ -130,7 +134,7 @@ def equivalent(a: Network, b: Network, *, method: str = "auto", domain: Any = No
                          f"and {b.signature}")
     dom = normalize_domain(domain, a.n_inputs)
     budget = budget or Budget(timeout, max_regions)
-    return _decide(a, b, dom, method, budget, progress)
+    return _decide(a, b, dom, method, budget, progress, refutation_samples)
 
 
 def is_equivalent(a: Network, b: Network, **kw) -> bool:
@@ -471,7 +475,7 @@ def max_deviation(a: Network, b: Network, box: Any, *, timeout: float | None = N
 # ------------------------------------------------------------------------------------------------
 # private: the decision
 # ------------------------------------------------------------------------------------------------
-def _decide(a, b, dom, method, budget, progress) -> Verdict:
+def _decide(a, b, dom, method, budget, progress, samples=32) -> Verdict:
     hyps: list[Hypothesis] = []
     if method in ("auto", "shallow", "bottleneck"):
         fast = _fast_path(a, b, dom, method, hyps)
@@ -479,7 +483,7 @@ def _decide(a, b, dom, method, budget, progress) -> Verdict:
             return fast
         if method != "auto":
             return Verdict(None, method, f"the {method} method does not apply", tuple(hyps))
-    return _general(a, b, dom, budget, progress, tuple(hyps))
+    return _general(a, b, dom, budget, progress, tuple(hyps), samples)
 
 
 def _fast_path(a, b, dom, method, hyps) -> Verdict | None:
@@ -491,29 +495,44 @@ def _fast_path(a, b, dom, method, hyps) -> Verdict | None:
         hyps.append(Hypothesis("one hidden layer each", shallow_ok, [a.depth - 1, b.depth - 1]))
         fn = getattr(_shallow, "equivalent_shallow", None)
         if shallow_ok and dom is None and fn is not None:
-            v = fn(a, b)
-            hyps.extend(v.hypotheses)
-            if v.answer is not None:
+            v = _run_fast(fn, a, b, "shallow", hyps)
+            if v is not None:
                 return v
     if method in ("auto", "bottleneck"):
         hyps.append(Hypothesis("two hidden layers with n1 <= d each", bott_ok,
                                [list(a.widths), list(b.widths)]))
         fn = getattr(_bottleneck, "equivalent_bottleneck", None)
         if bott_ok and dom is None and fn is not None:
-            v = fn(a, b)
-            hyps.extend(v.hypotheses)
-            if v.answer is not None:
+            v = _run_fast(fn, a, b, "bottleneck", hyps)
+            if v is not None:
                 return v
     return None
 
 
-def _general(a, b, dom, budget, progress, hyps) -> Verdict:
+def _run_fast(fn, a, b, name, hyps) -> Verdict | None:
+    """Run a fast path; its verdict if it decided (certificate verified), else None."""
+    try:
+        v = fn(a, b)
+    except SemialgebraicError as exc:      # hypotheses fail in a way the fast path raises
+        hyps.append(Hypothesis(f"{name} fast path applies", False, str(exc)))
+        return None
+    hyps.extend(v.hypotheses)
+    if v.answer is None:
+        return None
+    if v.certificate is not None:
+        ok, why = verify(jsonable(v.certificate))
+        if not ok:
+            raise CertificateError(v.certificate.get("type", name), why)
+    return replace(v, hypotheses=tuple(hyps))
+
+
+def _general(a, b, dom, budget, progress, hyps, samples=32) -> Verdict:
     d = a.n_inputs
     domj = _dom_json(dom)
     _, rep_a = simplify(a, domain=dom)
     _, rep_b = simplify(b, domain=dom)
     details = {"simplification": {"a": rep_a, "b": rep_b}, "regions_checked": 0}
-    x = _refute(a, b, dom, 32, 0)
+    x = _refute(a, b, dom, samples, 0) if samples > 0 else None
     if x is not None:
         cert = counterexample_certificate(a, b, x, domain=domj)
         return _checked(Verdict(False, "general", "the networks differ at an exact point (cheap "
@@ -559,10 +578,11 @@ def _general(a, b, dom, budget, progress, hyps) -> Verdict:
 
 
 def _checked(v: Verdict) -> Verdict:
-    ok, why = verify(jsonable(v.certificate))
+    cert = jsonable(v.certificate)
+    ok, why = verify(cert)
     if not ok:
-        raise CertificateError(v.certificate["type"], why)
-    return v
+        raise CertificateError(cert["type"], why)
+    return replace(v, certificate=cert)
 
 
 def _refute(a, b, dom, samples, seed):
