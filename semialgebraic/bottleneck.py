@@ -111,7 +111,7 @@ def genericity(net: Network) -> tuple[Hypothesis, ...]:
         return (Hypothesis(names[0], False, {"n1": n1, "d": d}),)
     out.append(Hypothesis(names[0], True))
     P = _Parts.of(net)
-    r = P.W1.rank()
+    r = n1 if _full_row_rank_mod_p(P.W1) else P.W1.rank()
     if r != n1:
         null = P.W1.T.nullspace()
         out.append(Hypothesis(names[1], False, {"rank": r, "n1": n1,
@@ -344,7 +344,10 @@ def canonical_form(net: Network) -> Canon:
     """CANON(θ) (three-layer-fibers R20, with step 3b for S8).
 
     Raises :class:`~semialgebraic.exceptions.NonGenericError` when a condition of
-    :func:`genericity` fails.  Complexity: G1 is one exact rank (O(n1² d)); the rest is
+    :func:`genericity` fails.  One deliberate difference from the reference's step 8: when a
+    masked neuron exists, every non-dead row has the masking pattern, no linear neuron exists
+    (R4) and S5 cannot act, so the ridges are normalised by their (positive) masked-column
+    entry and never flipped; this avoids the case ``b̃2_j = 0`` that the reference leaves open.  Complexity: G1 is one exact rank (O(n1² d)); the rest is
     O(n2 n1 + n1 d) sign tests and scalings, one O(n2 n1 m) product for Γ and sorting —
     polynomial in the bit size (measured in ``benchmarks/bench_bottleneck.py``).
 
@@ -1446,6 +1449,47 @@ class _Parts:
         R2 = [tuple(r) + (b2[j],) for j, r in enumerate(W2.to_rows())]
         V = [tuple(c) for c in W3.T.to_rows()] if W3.ncols else []
         return cls(W1, R1, R2, list(b2), V, list(b3), W1.nrows, W2.nrows, W3.nrows, W1.ncols)
+
+
+_PRIME = 2147483647   # 2^31 - 1: products of two residues fit in int64
+
+
+def _full_row_rank_mod_p(A: QMatrix) -> bool:
+    """True only if A has full row rank over Q, certified by its rank modulo a prime.
+
+    With ``A = N / D`` (N integer), ``rank_Q(A) = rank_Q(N) ≥ rank_p(N)``: full row rank modulo
+    p proves full row rank over Q.  False means "not certified" (the caller then computes the
+    exact rank).  Gaussian elimination modulo p on int64 numpy arrays (exact, no floats).
+    """
+    n, c = A.shape
+    if n == 0:
+        return True
+    if n > c:
+        return False
+    try:
+        import numpy as np                      # optional (heavy) dependency
+    except ImportError:                         # pragma: no cover
+        return False
+    num, _ = A.numer_denom()
+    p = _PRIME
+    M = np.array([int(x) % p for x in num.entries()], dtype=np.int64).reshape(n, c)
+    row = 0
+    for col in range(c):
+        if row == n:
+            break
+        piv = np.nonzero(M[row:, col])[0]
+        if piv.size == 0:
+            continue
+        k = row + int(piv[0])
+        if k != row:
+            M[[row, k]] = M[[k, row]]
+        inv = pow(int(M[row, col]), p - 2, p)
+        M[row] = (M[row] * inv) % p
+        f = M[row + 1:, col].copy()
+        if f.size:
+            M[row + 1:] = (M[row + 1:] - (f[:, None] * M[row][None, :]) % p) % p
+        row += 1
+    return row == n
 
 
 def _types(P: _Parts) -> tuple[str, ...]:
