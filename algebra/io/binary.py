@@ -69,7 +69,6 @@ _SAFETENSORS_DTYPES = {  # name -> (numpy dtype string, itemsize)
     "U64": ("<u8", 8), "U32": ("<u4", 4), "U16": ("<u2", 2), "U8": ("u1", 1),
 }
 
-_PRECISION = {2: 11, 4: 24, 8: 53}  # float itemsize -> significand bits (bfloat16 is widened to float32)
 
 
 def load_binary(path: str | Path, **options) -> Network:
@@ -527,8 +526,8 @@ def _check_dtype(np, arr, name: str, source: str):
 def _exact_matrix(arr, name: str, source: str | None) -> QMatrix:
     """The exact rational matrix of a 2-D float or integer array (no per-entry ``fmpq`` work).
 
-    A float array is split as ``M * 2**E`` with integer significands ``M`` (numpy ``frexp``) and
-    rewritten over one power of two; the integers then go to FLINT in one call.
+    A float array is split as ``M * 2**E`` with integer significands ``M`` read from its IEEE 754
+    bit fields and rewritten over one power of two; the integers then go to FLINT in one call.
     """
     np = _numpy()
     n, m = (int(s) for s in arr.shape)
@@ -536,7 +535,7 @@ def _exact_matrix(arr, name: str, source: str | None) -> QMatrix:
         return QMatrix.zeros(n, m)
     kind = arr.dtype.kind
     if kind in "iu":
-        return QMatrix.from_integers(n, m, arr.reshape(-1).tolist())
+        return QMatrix.from_integer_rows(arr.reshape(n, m).tolist(), m)
     if kind != "f":
         raise InputError(f"unsupported dtype {arr.dtype}", source, name)
     bad = ~np.isfinite(arr)
@@ -545,28 +544,49 @@ def _exact_matrix(arr, name: str, source: str | None) -> QMatrix:
         value = arr[idx]
         raise InputError(f"{'NaN' if value != value else 'infinity'} at index "
                          f"[{','.join(map(str, idx))}] has no exact value", source, name)
-    precision = _PRECISION.get(arr.dtype.itemsize)
-    if precision is None:
-        raise InputError(f"unsupported float dtype {arr.dtype}", source, name)
-    mant, expo = np.frexp(arr.astype(np.float64).reshape(-1))
-    M = np.ldexp(mant, precision).astype(np.int64)  # exact: |M| < 2**precision
-    E = expo.astype(np.int64) - precision
+    flat = np.ascontiguousarray(arr.reshape(-1)).astype(arr.dtype.newbyteorder("="), copy=False)
+    M, E = _significands(np, flat)
     nonzero = M != 0
     if not nonzero.any():
         return QMatrix.zeros(n, m)
-    # strip trailing zero bits (M & -M is the lowest set bit, a power of two, exact in float64)
-    low = np.frexp(np.where(nonzero, M & -M, 1).astype(np.float64))[1].astype(np.int64) - 1
-    M, E = M >> low, E + low
-    bits = int(np.frexp(float(np.abs(M).max()))[1])
     emin = int(E[nonzero].min())
     shift = np.where(nonzero, E - emin, 0)
+    bits = int(np.abs(M).max()).bit_length()
+    if int(shift.max()) + bits > 62:  # strip trailing zero bits (M & -M is the lowest set bit)
+        low = np.frexp(np.where(nonzero, M & -M, 1).astype(np.float64))[1].astype(np.int64) - 1
+        M, E = M >> low, E + low
+        bits = int(np.abs(M).max()).bit_length()
+        emin = int(E[nonzero].min())
+        shift = np.where(nonzero, E - emin, 0)
     if int(shift.max()) + bits <= 62:
-        ints = (M << shift).tolist()
+        ints = (M.astype(np.int64) << shift).reshape(n, m).tolist()
     else:  # huge exponent range: Python integers
-        ints = [int(a) << int(s) for a, s in zip(M.tolist(), shift.tolist())]
+        flat = [int(a) << int(s) for a, s in zip(M.tolist(), shift.tolist())]
+        ints = [flat[i * m:(i + 1) * m] for i in range(n)]
     if emin >= 0:
-        return QMatrix.from_integers(n, m, [v << emin for v in ints])
-    return QMatrix.from_integers(n, m, ints, den=1 << -emin)
+        return QMatrix.from_integer_rows([[v << emin for v in r] for r in ints], m)
+    return QMatrix.from_integer_rows(ints, m, den=1 << -emin)
+
+
+_IEEE = {2: (10, 5), 4: (23, 8), 8: (52, 11)}  # float itemsize -> (mantissa bits, exponent bits)
+
+
+def _significands(np, flat):
+    """Integer significands M and exponents E (int64) with ``flat == M * 2**E`` exactly, read
+    from the IEEE 754 bit fields (float16/32/64; bfloat16 arrives widened to float32)."""
+    size = flat.dtype.itemsize
+    if size not in _IEEE:
+        raise InputError(f"unsupported float dtype {flat.dtype}")
+    mb, eb = _IEEE[size]
+    work = np.int64 if size == 8 else np.int32  # int32 halves the memory traffic for f16/f32
+    bits = flat.view({2: np.uint16, 4: np.uint32, 8: np.uint64}[size])
+    field = ((bits >> mb) & ((1 << eb) - 1)).astype(work)
+    M = (bits & ((1 << mb) - 1)).astype(work)
+    M |= (field != 0).astype(work) << mb  # the implicit leading bit of normal numbers
+    E = np.maximum(field, 1) - (((1 << (eb - 1)) - 1) + mb)  # subnormals share exponent 1
+    negative = (bits >> (8 * size - 1)).astype(bool)
+    np.negative(M, out=M, where=negative)
+    return M, E
 
 
 def _float_array(np, values, shape, dtype, label, ncols, source):
