@@ -54,11 +54,16 @@ from .verdict import Hypothesis, Verdict
 
 __all__ = ["absorbable", "canonical_form", "Canon", "find_s", "FindS", "absorb_general",
            "nondegeneracy", "flip_block", "random_block", "random_experiment", "wilson_interval",
-           "analysis_block", "EXACT_LIMIT", "PRIMES"]
+           "analysis_block", "EXACT_LIMIT", "PRIMES", "MAX_BRUTE_SIGNS"]
 
-EXACT_LIMIT = 4_000
+EXACT_LIMIT = 1_000
 """FIND-S works over Q when d²·k is at most this, modulo a prime otherwise (rational elimination
 of float-derived weights is ~1000x slower than the modular route already at d = 24, k = 96)."""
+
+MAX_BRUTE_SIGNS = 16
+"""Largest number of signs tried by brute force (2^16) in a "not absorbable" answer of
+ABSORB-GENERAL; sign searches with no free pair left are linear and decided by FIND-S instead,
+with their witnesses recorded in the certificate."""
 
 PRIMES = (16777213, 16777199, 16777183, 16777153, 16777141, 16777139)
 """Primes below 2^24 (products of two residues fit int64 sums of 2^15 terms)."""
@@ -214,7 +219,7 @@ def find_s(w_up: QMatrix, w_down: QMatrix, target: QMatrix, *, max_nullity: int 
     budget = budget or Budget()
     k, d = w_up.shape
     if exact is None:
-        exact = d * d * k <= EXACT_LIMIT
+        exact = target.nrows * target.ncols * k <= EXACT_LIMIT
     if exact:
         return _find_s_exact(w_up, w_down, target, max_nullity, budget)
     return _find_s_modular(w_up, w_down, target, max_nullity, budget, seed)
@@ -223,7 +228,8 @@ def find_s(w_up: QMatrix, w_down: QMatrix, target: QMatrix, *, max_nullity: int 
 def absorb_general(block: Block, *, budget: Budget | None = None):
     """ABSORB-GENERAL (R15) on the canonical form, also with ReLU biases (affine classes).
 
-    Returns ``(True, absorbing_block)``, ``(False, canon)`` (exhausted search) or
+    Returns ``(True, absorbing_block)``, ``(False, {"canon": Canon, "per_T": [...]})`` (exhausted
+    search; ``per_T`` holds the FIND-S witnesses of the linear sign searches) or
     ``(None, reason)`` when the budget ran out.
 
     >>> from algebra.blocks import Block
@@ -235,11 +241,15 @@ def absorb_general(block: Block, *, budget: Budget | None = None):
     """
     budget = budget or Budget()
     canon = canonical_form(block)
-    found = _search_tau(canon, block.k, block.d, budget)
+    record: list = []
+    found = _search_tau(canon, block.k, block.d, budget, record=record)
     if found is None:
         return None, f"search stopped ({budget.reason or 'budget'})"
     if found is False:
-        return False, canon
+        if any("unchecked" in r for r in record):
+            return None, (f"no assignment fits, but some sign search has more than 2^{MAX_BRUTE_SIGNS} "
+                          "cases: too large for a checkable certificate")
+        return False, {"canon": canon, "per_T": record}
     return True, _build_general_block(block, canon, *found)
 
 
@@ -506,11 +516,12 @@ def _decide_relu_gelu(block, embed, budget, max_nullity, hyps):
                        "degenerate block: a residual-free block with the same canonical form exists",
                        tuple(hyps), _cert(embed, "absorbable", {"kind": "general", "absorbing_block": data.to_dict()},
                                           competitor), {"all_S": None})
+    canon = data["canon"]
     return Verdict(False, "absorb-general (R15, derived)",
-                   f"degenerate block: no sign/pair assignment of the {len(data.classes)} classes fits "
+                   f"degenerate block: no sign/pair assignment of the {len(canon.classes)} classes fits "
                    f"width {k} (exhausted search)", tuple(hyps),
-                   _cert(embed, "not absorbable", {"kind": "exhausted_search", "canonical_form": data.to_json()},
-                         competitor), {"all_S": None})
+                   _cert(embed, "not absorbable", {"kind": "exhausted_search", "canonical_form": canon.to_json(),
+                                                   "per_T": data["per_T"]}, competitor), {"all_S": None})
 
 
 def _decide_hc(block: HyperConnectionBlock, budget, max_nullity) -> Verdict:
@@ -572,18 +583,20 @@ def _decide_stack(stack: BlockStack, budget, max_nullity) -> Verdict:
 # FIND-S
 # ----------------------------------------------------------------------------------------------
 def _find_s_exact(w_up, w_down, target, max_nullity, budget) -> FindS:
-    k, d = w_up.shape
+    k = w_up.nrows
+    do, di = target.shape                      # d x d for a block; d x dim in ABSORB-GENERAL
     U, V, Z = w_up.to_rows(), w_down.to_rows(), target.to_rows()
-    A = [[V[p][i] * U[i][q] for i in range(k)] for p in range(d) for q in range(d)]
-    b = [Z[p][q] for p in range(d) for q in range(d)]
+    A = [[V[p][i] * U[i][q] for i in range(k)] for p in range(do) for q in range(di)]
+    b = [Z[p][q] for p in range(do) for q in range(di)]
     R, piv = QMatrix.from_rows([row + [bb] for row, bb in zip(A, b)], ncols=k + 1).rref()
     if k in piv:  # inconsistent: Y with Aᵀ y = 0, bᵀ y = 1 (a particular, sparse solution)
-        rows = [[A[r][i] for r in range(d * d)] + [Q(0)] for i in range(k)] + [b + [Q(1)]]
-        R2, piv2 = QMatrix.from_rows(rows, ncols=d * d + 1).rref()
-        y = [Q(0)] * (d * d)
+        n = do * di
+        rows = [[A[r][i] for r in range(n)] + [Q(0)] for i in range(k)] + [b + [Q(1)]]
+        R2, piv2 = QMatrix.from_rows(rows, ncols=n + 1).rref()
+        y = [Q(0)] * n
         for j, p in enumerate(piv2):
-            y[p] = R2[j, d * d]
-        Y = [[r // d, r % d, y[r]] for r in range(d * d) if y[r] != 0]
+            y[p] = R2[j, n]
+        Y = [[r // di, r % di, y[r]] for r in range(n) if y[r] != 0]
         return FindS([], True, {"kind": "left_null", "modulus": None, "Y": Y}, len(piv) - 1, None, None,
                      "the linear system A xi = vec(-M) is inconsistent (left-null vector Y)")
     rank = len(piv)
@@ -633,25 +646,27 @@ def _find_s_exact(w_up, w_down, target, max_nullity, budget) -> FindS:
 
 def _find_s_modular(w_up, w_down, target, max_nullity, budget, seed) -> FindS:
     import numpy as np  # optional dependency, only for large blocks
-    k, d = w_up.shape
+    k = w_up.nrows
+    do, di = target.shape
+    n = do * di
     last = "no prime with invertible denominators"
     for p in PRIMES:
         try:
-            V = np.array(residues(w_down, p), dtype=np.int64).reshape(d, k)
-            U = np.array(residues(w_up, p), dtype=np.int64).reshape(k, d)
-            Z = np.array(residues(target, p), dtype=np.int64).reshape(d, d)
+            V = np.array(residues(w_down, p), dtype=np.int64).reshape(do, k)
+            U = np.array(residues(w_up, p), dtype=np.int64).reshape(k, di)
+            Z = np.array(residues(target, p), dtype=np.int64).reshape(do, di)
         except ZeroDivisionError:
             continue
         rng = random.Random(seed)
         extra = 8
         for attempt in range(3):
-            m = min(d * d, k + extra)
+            m = min(n, k + extra)
             support = [int(r) for r in np.flatnonzero(Z.ravel())][: max(1, m // 2)]
             chosen = set(support)
-            rest = [r for r in rng.sample(range(d * d), min(d * d, m + len(chosen))) if r not in chosen]
+            rest = [r for r in rng.sample(range(n), min(n, m + len(chosen))) if r not in chosen]
             rows = support + rest[: m - len(support)]
-            pi = np.array([r // d for r in rows], dtype=np.int64)
-            qi = np.array([r % d for r in rows], dtype=np.int64)
+            pi = np.array([r // di for r in rows], dtype=np.int64)
+            qi = np.array([r % di for r in rows], dtype=np.int64)
             AE = (V[pi, :] * U[:, qi].T) % p           # m × k
             bE = Z[pi, qi]
             # Y-system: A_Eᵀ y = 0, b_Eᵀ y = 1
@@ -662,7 +677,7 @@ def _find_s_modular(w_up, w_down, target, max_nullity, budget, seed) -> FindS:
                 y = [0] * m
                 for j, pc in enumerate(piv):
                     y[pc] = col[j][0]
-                Y = [[rows[r] // d, rows[r] % d, y[r]] for r in range(m) if y[r]]
+                Y = [[rows[r] // di, rows[r] % di, y[r]] for r in range(m) if y[r]]
                 return FindS([], True, {"kind": "left_null", "modulus": p, "Y": Y}, None, None, p,
                              f"A xi = vec(-M) has no solution mod {p} on {m} selected rows "
                              "(left-null vector Y mod p)")
@@ -712,7 +727,7 @@ def _find_s_modular(w_up, w_down, target, max_nullity, budget, seed) -> FindS:
             xfull = [0] * k
             for j, pc in enumerate(piv):
                 xfull[pc] = int(x0[j])
-            witness = {"kind": "linear_system", "modulus": p, "rows": [[rr // d, rr % d] for rr in rows],
+            witness = {"kind": "linear_system", "modulus": p, "rows": [[rr // di, rr % di] for rr in rows],
                        "rank": rank, "free": free, "x0": xfull, "basis": basis, "rejected": rejected}
         return FindS(subsets, complete, witness, rank, r, p,
                      f"rank mod {p} = {rank}, nullity {r}: {len(subsets)} valid S "
@@ -739,52 +754,126 @@ def _primitive(row: list, dcols: int) -> tuple:
 
 
 def _flip_product(w_up: QMatrix, w_down: QMatrix, S) -> QMatrix:
-    d = w_up.ncols
     if not S:
-        return QMatrix.zeros(d, d)
+        return QMatrix.zeros(w_down.nrows, w_up.ncols)
     return w_down.submatrix(cols=list(S)) @ w_up.submatrix(rows=list(S))
 
 
 # ----------------------------------------------------------------------------------------------
 # ABSORB-GENERAL
 # ----------------------------------------------------------------------------------------------
-def _search_tau(canon: Canon, k: int, d: int, budget: Budget):
-    """Find (T, signs) of R15, False when none exists, None when the budget ran out."""
+def _search_tau(canon: Canon, k: int, d: int, budget: Budget, max_tests: int = 50_000,
+                record: list | None = None):
+    """Find (T, signs) of R15, False when none exists, None when the budget ran out.
+
+    For each set T of paired classes: when no free pair is left (Fp = 0) the sign condition is
+    linear, Σ_{q∈S} v_q u_qᵀ N_T = (Σ_q v_q u_qᵀ N_T − Λ N_T)/2 with S = {q : τ_q = −1}, and
+    FIND-S lists its 0/1 solutions; otherwise the 2^(c−|T|) signs are tried in Gray-code order.
+    """
     cls = canon.classes
     c = len(cls)
     if c > k:
         return False
     lam = canon.linear
+    tests = 0
     for t in range(0, min(c, k - c) + 1):
         fp = (k - c - t) // 2
         for T in itertools.combinations(range(c), t):
             if budget.exhausted():
                 return None
             if T:
-                N = QMatrix.from_rows([list(cls[q][0]) for q in T]).nullspace()
-                NT = N.T
+                NT = QMatrix.from_rows([list(cls[q][0]) for q in T]).nullspace().T
             else:
                 NT = QMatrix.identity(d)
             rest = [q for q in range(c) if q not in T]
             if NT.ncols == 0 or fp >= min(d, NT.ncols):
                 return T, {q: 1 for q in rest}
+            base = lam @ NT
+            if rest:   # R N_T = 0 is linear in the signs: FIND-S (decides when Fp = 0)
+                ups = QMatrix.from_rows([list(cls[q][0]) for q in rest]) @ NT        # |rest| × dim
+                downs = QMatrix.from_rows([list(cls[q][2]) for q in rest]).T          # d × |rest|
+                target = ((downs @ ups) - base).scale(Q(1, 2))
+                res = find_s(ups, downs, target, budget=budget)
+                if res.subsets:
+                    neg = {rest[i] for i in res.subsets[0]}
+                    return T, {q: (-1 if q in neg else 1) for q in rest}
+                if res.complete and fp == 0:
+                    if record is not None:
+                        record.append({"T": [list(cls[q][0]) + [cls[q][1]] for q in T],
+                                       "order": [list(cls[q][0]) + [cls[q][1]] for q in rest],
+                                       "witness": res.witness})
+                    continue
+            if record is not None and len(rest) > MAX_BRUTE_SIGNS:
+                record.append({"unchecked": len(rest)})
             P = {q: QMatrix.column(cls[q][2]) @ (QMatrix.row(cls[q][0]) @ NT) for q in rest}
-            cur = lam @ NT
+            start = base
             for q in rest:
-                cur = cur - P[q]
+                start = start - P[q]
+            mod = _ModRank.of(start, [P[q] for q in rest])   # rank mod p <= rank over Q: a filter
             signs = {q: 1 for q in rest}
-            n = len(rest)
-            for step in range(1 << n):
+            for step in range(1 << len(rest)):
                 if step:
                     bit = (step & -step).bit_length() - 1   # Gray code: flip one sign
                     q = rest[bit]
-                    cur = cur + P[q].scale(2 * signs[q])
+                    if mod is not None:
+                        mod.flip(bit, signs[q])
                     signs[q] = -signs[q]
-                    if step % 256 == 0 and budget.exhausted():
-                        return None
+                tests += 1
+                if tests > max_tests:
+                    budget.reason = budget.reason or f"more than {max_tests} rank tests"
+                    return None
+                if step % 256 == 0 and budget.exhausted():
+                    return None
+                if mod is not None and mod.rank() > fp:
+                    continue
+                cur = base
+                for q in rest:
+                    cur = cur - P[q].scale(signs[q])
                 if cur.rank() <= fp:
                     return T, dict(signs)
     return False
+
+
+class _ModRank:
+    """cur = start + 2 Σ (flipped) P_q maintained mod a prime, with a small rank routine."""
+
+    __slots__ = ("p", "cur", "parts")
+
+    @classmethod
+    def of(cls, start: QMatrix, parts: list):
+        obj = cls()
+        obj.p = PRIMES[0]
+        try:
+            obj.cur = [residues(start, obj.p)]
+            obj.parts = [residues(m, obj.p) for m in parts]
+        except ZeroDivisionError:
+            return None
+        obj.cur = (obj.cur[0], start.nrows, start.ncols)
+        return obj
+
+    def flip(self, i: int, old_sign: int) -> None:
+        vals, r, c = self.cur
+        f = 2 * old_sign
+        self.cur = ([(a + f * b) % self.p for a, b in zip(vals, self.parts[i])], r, c)
+
+    def rank(self) -> int:
+        vals, nr, nc = self.cur
+        p = self.p
+        rows = [vals[i * nc:(i + 1) * nc] for i in range(nr)]
+        rank = 0
+        for col in range(nc):
+            piv = next((i for i in range(rank, nr) if rows[i][col]), None)
+            if piv is None:
+                continue
+            rows[rank], rows[piv] = rows[piv], rows[rank]
+            inv = pow(rows[rank][col], -1, p)
+            prow = [x * inv % p for x in rows[rank]]
+            for i in range(rank + 1, nr):
+                f = rows[i][col]
+                if f:
+                    rows[i] = [(x - f * y) % p for x, y in zip(rows[i], prow)]
+            rank += 1
+        return rank
 
 
 def _build_general_block(block: Block, canon: Canon, T, signs) -> Block:

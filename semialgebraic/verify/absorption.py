@@ -315,42 +315,47 @@ def _check_left_null(b: Block, w) -> tuple[bool, str]:
     ok, why = _nondegenerate(b)
     if not ok:
         return False, why
+    return _system_left_null(b.w_up, b.w_down, -_skip(b), w)
+
+
+def _system_left_null(w_up: QMatrix, w_down: QMatrix, Z: QMatrix, w) -> tuple[bool, str]:
+    """Y with a_iᵀ Y w_i = 0 (all i) and <Y, Z> != 0: Σ_{i∈S} a_i w_iᵀ = Z has no 0/1 solution."""
     p = _modulus(w)
-    d, k = b.d, b.k
+    k = w_up.nrows
+    do, di = Z.shape
     entries = w.get("Y")
     if not isinstance(entries, list) or not entries:
         raise InputError("witness 'Y' must be a non-empty list of [i, j, value]")
-    Z = -_skip(b)
     if p is None:
-        Y = [[Q(0)] * d for _ in range(d)]
+        Y = [[Q(0)] * di for _ in range(do)]
         for e in entries:
-            i, j, v = _triple(e, d)
+            i, j, v = _triple(e, do, di)
             Y[i][j] += parse_number(v, "witness.Y")
         Ym = QMatrix.from_rows(Y)
-        T = (b.w_down.T @ Ym).to_rows()
-        U = b.w_up.to_rows()
+        T = (w_down.T @ Ym).to_rows()
+        U = w_up.to_rows()
         for i in range(k):
             if sum((x * y for x, y in zip(T[i], U[i])), Q(0)) != 0:
                 return False, f"a_{i}^T Y w_{i} != 0"
-        inner = sum((Ym[i, j] * Z[i, j] for i in range(d) for j in range(d)), Q(0))
+        inner = sum((Ym[i, j] * Z[i, j] for i in range(do) for j in range(di)), Q(0))
         if inner == 0:
             return False, "<Y, -M> = 0"
         return True, f"a_i^T Y w_i = 0 for all i and <Y, -M> = {inner} != 0: A xi = vec(-M) is inconsistent"
     try:
-        V = residues(b.w_down, p)
-        U = residues(b.w_up, p)
+        V = residues(w_down, p)
+        U = residues(w_up, p)
         Zr = residues(Z, p)
     except ZeroDivisionError:
         return False, f"a weight's denominator is divisible by {p}"
     Y = {}
     for e in entries:
-        i, j, v = _triple(e, d)
+        i, j, v = _triple(e, do, di)
         if not isinstance(v, int) or isinstance(v, bool):
             raise InputError("modular Y entries must be integers")
         Y[(i, j)] = (Y.get((i, j), 0) + v) % p
     import numpy as np  # optional dependency, used for the O(k |Y|) check
-    Va = np.array(V, dtype=np.int64).reshape(d, k)
-    Ua = np.array(U, dtype=np.int64).reshape(k, d)
+    Va = np.array(V, dtype=np.int64).reshape(do, k)
+    Ua = np.array(U, dtype=np.int64).reshape(k, di)
     acc = np.zeros(k, dtype=np.int64)
     for (i, j), v in Y.items():
         if v:
@@ -359,18 +364,18 @@ def _check_left_null(b: Block, w) -> tuple[bool, str]:
     bad = next((u for u in range(k) if acc[u]), None)
     if bad is not None:
         return False, f"a_{bad}^T Y w_{bad} != 0 mod {p}"
-    inner = sum(v * Zr[i * d + j] for (i, j), v in Y.items()) % p
+    inner = sum(v * Zr[i * di + j] for (i, j), v in Y.items()) % p
     if inner == 0:
         return False, f"<Y, -M> = 0 mod {p}"
     return True, (f"a_i^T Y w_i = 0 mod {p} for all i and <Y, -M> != 0 mod {p}: no p-integral, "
                   "hence no 0/1, solution")
 
 
-def _triple(e, d):
+def _triple(e, do, di):
     if not isinstance(e, list) or len(e) != 3 or not all(isinstance(t, int) for t in e[:2]):
         raise InputError("Y entries are [i, j, value]")
     i, j, v = e
-    if not (0 <= i < d and 0 <= j < d):
+    if not (0 <= i < do and 0 <= j < di):
         raise InputError("Y entry index out of range")
     return i, j, v
 
@@ -379,8 +384,14 @@ def _check_linear_system(b: Block, w) -> tuple[bool, str]:
     ok, why = _nondegenerate(b)
     if not ok:
         return False, why
+    return _system_linear(b.w_up, b.w_down, -_skip(b), w)
+
+
+def _system_linear(w_up: QMatrix, w_down: QMatrix, Z: QMatrix, w) -> tuple[bool, str]:
+    """The solution space of Σ_i ξ_i a_i w_iᵀ = Z (over Q or mod p) has no 0/1 point."""
     p = _modulus(w)
-    d, k = b.d, b.k
+    k = w_up.nrows
+    do, di = Z.shape
     free, basis, rank = w.get("free"), w.get("basis"), w.get("rank")
     if not isinstance(free, list) or not isinstance(basis, list) or not isinstance(rank, int):
         raise InputError("linear_system witness needs 'free', 'basis', 'rank'")
@@ -390,11 +401,13 @@ def _check_linear_system(b: Block, w) -> tuple[bool, str]:
         raise InputError("'free' must list distinct unit indices")
     if len(basis) != len(free) or rank + len(free) != k:
         return False, "rank + number of free variables != k"
-    Z = -_skip(b)
     pairs = w.get("rows")
     if pairs is None:
-        pairs = [[i, j] for i in range(d) for j in range(d)]
-    V, U = b.w_down.to_rows(), b.w_up.to_rows()
+        pairs = [[i, j] for i in range(do) for j in range(di)]
+    if not isinstance(pairs, list) or not all(isinstance(r, list) and len(r) == 2 and 0 <= r[0] < do
+                                              and 0 <= r[1] < di for r in pairs):
+        raise InputError("'rows' must list [i, j] entries of the target")
+    V, U = w_down.to_rows(), w_up.to_rows()
     A = [[V[i][u] * U[u][j] for u in range(k)] for i, j in pairs]
     rhs = [Z[i, j] for i, j in pairs]
     if p is None:
@@ -435,7 +448,7 @@ def _check_linear_system(b: Block, w) -> tuple[bool, str]:
                 return False, f"S = {list(S)} solves the system: the block is absorbable"
             if S not in rejected:
                 return False, f"candidate S = {list(S)} (mod {p}) is not accounted for"
-            prod = (b.w_down.submatrix(cols=S) @ b.w_up.submatrix(rows=S)) if S else QMatrix.zeros(d, d)
+            prod = (w_down.submatrix(cols=S) @ w_up.submatrix(rows=S)) if S else QMatrix.zeros(do, di)
             if prod == Z:
                 return False, f"S = {list(S)} is valid: the block is absorbable"
     where = "over Q" if p is None else f"mod {p}"
@@ -464,24 +477,47 @@ def _check_exhausted(b: Block, w) -> tuple[bool, str]:
         return False, "the recorded canonical form is not the block's"
     keys = sorted(classes, key=str)
     c, k, d = len(keys), b.k, b.d
-    for tau in itertools.product((1, -1, 0), repeat=c):
-        T = [q for q in range(c) if tau[q] == 0]
-        if c + len(T) > k:
-            continue
-        fp = (k - c - len(T)) // 2
-        R = lin
-        for q in range(c):
-            if tau[q]:
-                u = keys[q][:d]
-                R = R - QMatrix.column(classes[keys[q]]) @ QMatrix.row(u).scale(tau[q])
-        if T:
-            N = QMatrix.from_rows([list(keys[q][:d]) for q in T]).nullspace()
-            RN = R @ N.T if N.nrows else QMatrix.zeros(d, 0)
-        else:
-            RN = R
-        if RN.rank() <= fp:
-            return False, f"assignment {tau} fits width {k}: the block is absorbable"
-    return True, f"none of the 3^{c} sign/pair assignments fits width {k} (R15)"
+    per_t = {}
+    for rec in w.get("per_T", []):
+        try:
+            key = frozenset(tuple(parse_number(x, "per_T.T") for x in u) for u in rec["T"])
+            order = [tuple(parse_number(x, "per_T.order") for x in u) for u in rec["order"]]
+        except (KeyError, TypeError):
+            raise InputError("per_T entries need 'T', 'order' and 'witness'") from None
+        per_t[key] = (order, rec.get("witness"))
+    tests = 0
+    for t in range(0, min(c, k - c) + 1):
+        fp = (k - c - t) // 2
+        for T in itertools.combinations(keys, t):
+            NT = QMatrix.from_rows([list(q[:d]) for q in T]).nullspace().T if T else QMatrix.identity(d)
+            rest = [q for q in keys if q not in T]
+            if NT.ncols == 0 or fp >= min(d, NT.ncols):
+                return False, f"pairing {len(T)} classes leaves room: the block is absorbable"
+            base = lin @ NT
+            if fp == 0 and rest and frozenset(T) in per_t:
+                order, sub = per_t[frozenset(T)]
+                if sorted(order, key=str) != sorted(rest, key=str) or len(order) != len(rest):
+                    return False, "a recorded sign search lists the wrong classes"
+                ups = QMatrix.from_rows([list(q[:d]) for q in order]) @ NT
+                downs = QMatrix.from_rows([list(classes[q]) for q in order]).T
+                target = ((downs @ ups) - base).scale(Q(1, 2))
+                if not isinstance(sub, dict) or sub.get("kind") not in ("left_null", "linear_system"):
+                    raise InputError("per_T witness must be a left_null or linear_system witness")
+                ok, why = (_system_left_null if sub["kind"] == "left_null" else _system_linear)(ups, downs, target, sub)
+                if not ok:
+                    return False, f"sign search with {len(T)} paired classes: {why}"
+                continue
+            if len(rest) > 16:
+                return False, f"{len(rest)} signs without a recorded linear witness: too many to re-check"
+            P = [QMatrix.column(classes[q]) @ (QMatrix.row(list(q[:d])) @ NT) for q in rest]
+            for tau in itertools.product((1, -1), repeat=len(rest)):
+                R = base
+                for s_, Pq in zip(tau, P):
+                    R = R - Pq.scale(s_)
+                tests += 1
+                if R.rank() <= fp:
+                    return False, f"an assignment with {len(T)} paired classes fits width {k}: absorbable"
+    return True, f"no sign/pair assignment of the {c} classes fits width {k} (R15; {tests} rank tests)"
 
 
 def _check_stack(s: BlockStack, kind, w) -> tuple[bool, str]:

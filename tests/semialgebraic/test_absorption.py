@@ -413,3 +413,33 @@ def test_analysis_block():
     assert a["d"] == 2 and a["k"] == 3 and a["absorption"]["answer"] is True
     assert a["absorption"]["all_S"] == [[0, 1]] and all(h["holds"] for h in a["nondegeneracy"])
     assert analysis_block(BlockStack([Block("relu", I2, I2)] * 2))["absorption"]["exit_code"] == 3
+
+
+def test_degenerate_many_classes_linear_sign_search():
+    # a dead unit and a doubled direction: GELU keeps w and 2w apart, so c = k - 1 classes and no
+    # free pair is left: every sign search is linear (FIND-S), recorded per paired set T
+    rng = random.Random(11)
+    b = random_block(4, 12, "gelu", rng)
+    up = b.w_up.to_rows()
+    up[3] = [Q(0)] * 4
+    up[5] = [2 * x for x in up[4]]
+    b = b.replace(w_up=up)
+    v, c = _decide(b, False, "exhausted_search")
+    per_t = c["witness"]["per_T"]
+    assert len(per_t) == 12 and all(r["witness"]["kind"] in ("left_null", "linear_system") for r in per_t)
+    m = copy.deepcopy(c)
+    sub = m["witness"]["per_T"][0]["witness"]
+    if sub["kind"] == "left_null":
+        sub["Y"].append([0, 0, 1]); sub["Y"].append([1, 2, 3])
+    else:
+        sub["x0"][0] = 12345
+    try:
+        ok = verify(m)[0]
+    except InputError:
+        ok = False
+    assert ok is False
+    # the same weights with ReLU: w and 2w merge, two spare units -> brute-force part, capped
+    r = absorbable(b.replace(activation="relu"), timeout=20)
+    assert r.answer in (False, None)
+    if r.answer is False:
+        assert verify(_cert(r))[0]
