@@ -33,6 +33,7 @@ from ..cli import emit
 from ..exceptions import NonGenericError
 from ..symmetry_graph import graph_to_json
 from ..verify import verify
+from .bottleneck import Timeout, deadline
 from .common import load_any
 from .core import info_dict
 
@@ -51,13 +52,18 @@ def register(sub, parent) -> None:
     p.add_argument("--certificate", metavar="FILE",
                    help="write the equivalence certificate of the transformed copy (bottleneck)")
     p.add_argument("--seed", type=int, default=1, help="seed of the random transformation")
+    p.add_argument("--timeout", type=float, metavar="SECONDS",
+                   help="stop after SECONDS and print the sections done so far (exit 3)")
     p.set_defaults(func=cmd_analyze)
 
 
-def analysis_bottleneck(net: Network, *, seed: int = 1) -> tuple[dict, list[str], dict | None]:
-    """(JSON data, text lines, equivalence certificate) of the bottleneck analysis."""
-    data: dict = {"kind": "three-layer bottleneck"}
-    lines: list[str] = []
+def analysis_bottleneck(net: Network, *, seed: int = 1, data: dict | None = None,
+                        lines: list | None = None) -> tuple[dict, list[str], dict | None]:
+    """(JSON data, text lines, equivalence certificate) of the bottleneck analysis; *data* and
+    *lines* are filled section by section (a timeout keeps the sections done)."""
+    data = {} if data is None else data
+    lines = [] if lines is None else lines
+    data["kind"] = "three-layer bottleneck"
     s = structure(net)
     data["structure"] = s.to_json()
     lines += ["== structure (three-layer-fibers R3-R6, R13-R15)", s.to_text()]
@@ -123,13 +129,19 @@ def cmd_analyze(args) -> int:
     path = args.input or default_example()
     obj = load_any(path)
     if isinstance(obj, Network) and is_bottleneck(obj):
-        data, lines, cert = analysis_bottleneck(obj, seed=args.seed)
+        data, lines, code, cert = {"input": path}, [], 0, None
+        try:
+            with deadline(args.timeout):
+                _, _, cert = analysis_bottleneck(obj, seed=args.seed, data=data, lines=lines)
+        except Timeout:
+            data["complete"] = False
+            lines.append(f"== timeout after {args.timeout} s: partial result")
+            code = 3
         if args.certificate and cert is not None:
             write_certificate(cert, args.certificate)
-        data["input"] = path
         emit(args, data, f"{path}: widths {'-'.join(map(str, obj.widths))}, "
                          f"{obj.n_parameters} parameters\n" + "\n".join(lines))
-        return 0
+        return code
     if isinstance(obj, Network) and obj.depth == 2:
         try:
             from ..shallow import analysis_shallow     # sibling family (optional)

@@ -13,6 +13,9 @@
 
 from __future__ import annotations
 
+import signal
+from contextlib import contextmanager
+
 from algebra.network import Network
 
 from ..bottleneck import fiber_bottleneck, identifiability, is_bottleneck, structure
@@ -22,7 +25,29 @@ from ..exceptions import NonGenericError, NotApplicableError
 from ..symmetry_graph import graph_to_json, write_graphml
 from .common import load_network
 
-__all__ = ["register", "fiber_of", "fiber_text"]
+__all__ = ["register", "fiber_of", "fiber_text", "deadline", "Timeout"]
+
+
+class Timeout(Exception):
+    """The command's ``--timeout`` elapsed (partial result, exit 3)."""
+
+
+@contextmanager
+def deadline(seconds: float | None):
+    """Raise :class:`Timeout` in the main thread after *seconds* (None: no limit)."""
+    if not seconds or not hasattr(signal, "setitimer"):
+        yield
+        return
+
+    def _handler(signum, frame):
+        raise Timeout()
+    old = signal.signal(signal.SIGALRM, _handler)
+    signal.setitimer(signal.ITIMER_REAL, float(seconds))
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, old)
 
 
 def register(sub, parent) -> None:
@@ -42,6 +67,8 @@ def register(sub, parent) -> None:
     p.add_argument("--orthant", action="store_true",
                    help="one hidden layer: the fiber on the closed orthant")
     p.add_argument("--latex", action="store_true", help="print LaTeX")
+    p.add_argument("--timeout", type=float, metavar="SECONDS",
+                   help="stop after SECONDS with a partial result (exit 3)")
     p.set_defaults(func=cmd_fiber)
 
     p = sub.add_parser("symmetries", parents=[parent],
@@ -50,6 +77,8 @@ def register(sub, parent) -> None:
                                    "block and its positive factor rank, and the symmetry graph.")
     p.add_argument("net", metavar="NET")
     p.add_argument("--graphml", metavar="FILE", help="write the symmetry graph as GraphML")
+    p.add_argument("--timeout", type=float, metavar="SECONDS",
+                   help="stop after SECONDS with a partial result (exit 3)")
     p.set_defaults(func=cmd_symmetries)
 
 
@@ -105,7 +134,12 @@ def cmd_identify(args) -> int:
 def cmd_fiber(args) -> int:
     net = load_network(args.net)
     try:
-        F = fiber_of(net, orthant=args.orthant)
+        with deadline(args.timeout):
+            F = fiber_of(net, orthant=args.orthant)
+    except Timeout:
+        emit(args, {"dimension": None, "complete": False, "reason": "timeout"},
+             f"timeout after {args.timeout} s: no fiber computed")
+        return 3
     except NonGenericError as exc:
         emit(args, {"dimension": None, "reason": str(exc)}, f"non-generic: {exc}")
         return 3
@@ -124,7 +158,13 @@ def cmd_symmetries(args) -> int:
     data = {"structure": s.to_json()}
     text = [s.to_text()]
     if s.is_generic:
-        F = fiber_bottleneck(net, jacobian=False)
+        try:
+            with deadline(args.timeout):
+                F = fiber_bottleneck(net, jacobian=False)
+        except Timeout:
+            data["complete"] = False
+            emit(args, data, "\n".join(text + [f"timeout after {args.timeout} s: no symmetry graph"]))
+            return 3
         G = F.graph
         data.update({"symmetries": F.to_json()["symmetries"], "graph": graph_to_json(G),
                      "number_of_components": F.number_of_components,

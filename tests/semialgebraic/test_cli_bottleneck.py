@@ -88,3 +88,9 @@ def test_verify_command_on_written_certificate(tmp_path, capsys):
     r = subprocess.run([sys.executable, "-m", "semialgebraic.cli", "verify", str(cert)],
                        capture_output=True, text=True)
     assert r.returncode in (0, 2)      # 2 only if the verify command is not registered yet
+
+
+def test_analyze_timeout_partial(capsys):
+    code, out, _ = run(["analyze", "--timeout", "0.001", "--json"], capsys)
+    d = json.loads(out)
+    assert code == 3 and d["complete"] is False
