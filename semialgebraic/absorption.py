@@ -46,7 +46,7 @@ from fractions import Fraction
 from algebra.blocks import Block, BlockStack, HyperConnectionBlock
 from algebra.exceptions import InputError
 from algebra.matrices import QMatrix, nmod_rref, residues
-from algebra.rationals import Q, lead, q_json, sign, to_q
+from algebra.rationals import Q, lead, q_json, sign
 
 from .budget import Budget
 from .certificates import CERTIFICATE_FORMAT, jsonable

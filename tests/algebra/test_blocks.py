@@ -10,7 +10,7 @@ from algebra import load
 from algebra.blocks import Block, BlockStack, HyperConnectionBlock, block_from_dict, block_from_tensors, load_block
 from algebra.exceptions import InputError
 from algebra.matrices import QMatrix
-from algebra.rationals import Q, from_float, to_q
+from algebra.rationals import Q, from_float
 
 B = {"format": "netfibers.block", "version": 1, "activation": "relu",
      "w_up": [[1, 0], [0, 1], [1, 1]], "w_down": [[-1, 0, 2], [0, -1, 3]], "skip": "identity"}

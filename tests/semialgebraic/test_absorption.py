@@ -14,7 +14,7 @@ from algebra.blocks import Block, BlockStack, HyperConnectionBlock, block_from_d
 from algebra.exceptions import InputError
 from algebra.matrices import QMatrix
 from algebra.rationals import Q, to_q
-from semialgebraic.absorption import (absorb_general, absorbable, canonical_form, find_s, flip_block,
+from semialgebraic.absorption import (absorb_general, absorbable, canonical_form, find_s,
                                       nondegeneracy, random_block, random_experiment, analysis_block)
 from semialgebraic.certificates import jsonable
 from semialgebraic.verify import verify
