@@ -443,3 +443,17 @@ def test_degenerate_many_classes_linear_sign_search():
     assert r.answer in (False, None)
     if r.answer is False:
         assert verify(_cert(r))[0]
+
+
+def test_silu_and_tanh_gelu_flip_only():
+    # R9: the flip is sufficient for every sigma with sigma(z) - sigma(-z) = z; necessity unknown
+    for act in ("silu", "gelu_tanh"):
+        v, c = _decide(Block(act, [[1, 0], [0, 1], [1, 1]], [[-1, 0, 2], [0, -1, 3]]), True, "flip")
+        assert v.details["all_S"] == [[0, 1]]
+        v, _ = _decide(Block(act, I2, I2), None)
+        assert "necessity unknown" in v.reason
+    # the flip checker refuses an activation without the odd identity
+    c = _cert(absorbable(Block("relu", I2, [[-1, 0], [0, -1]])))
+    c["block"]["activation"] = "tanh"
+    c["witness"]["absorbing_block"]["activation"] = "tanh"
+    assert verify(c)[0] is False
