@@ -63,6 +63,7 @@ import hashlib
 import json
 import random
 from dataclasses import dataclass
+from functools import cached_property
 from itertools import combinations
 from math import factorial
 from typing import Sequence
@@ -194,12 +195,18 @@ class CanonicalForm:
     def __call__(self, x: Sequence[object]) -> tuple[Q, ...]:
         """Exact value ``Σ K σ(u·x + β) + A x + c'`` (equals the net on its domain)."""
         x = [to_q(v) for v in x]
-        out = list(a + c for a, c in zip(self.linear.apply(x), self.offset))
-        for u, beta, K in self.kinks:
-            h = sum((ui * xi for ui, xi in zip(u, x)), Q(0)) + beta
-            if h > 0:
-                out = [o + k * h for o, k in zip(out, K)]
+        out = [a + c for a, c in zip(self.linear.apply(x), self.offset)]
+        if self.kinks:
+            U, betas, Kt = self._matrices
+            h = [max(p + q, Q(0)) for p, q in zip(U.apply(x), betas)]
+            out = [o + k for o, k in zip(out, Kt.apply(h))]
         return tuple(out)
+
+    @cached_property
+    def _matrices(self):
+        U = QMatrix.from_rows([u for u, _, _ in self.kinks], ncols=self.n_inputs)
+        Kt = QMatrix.from_rows([K for _, _, K in self.kinks], ncols=self.n_outputs).T
+        return U, [beta for _, beta, _ in self.kinks], Kt
 
     def representative(self) -> Network:
         """The canonical representative network (one neuron per kink, then the affine part).
@@ -248,8 +255,10 @@ def canonical_form(net: Network, *, orthant: bool = False) -> CanonicalForm:
     W, b, V, c = _parts(net)
     d, m = net.n_inputs, net.n_outputs
     rows, cols = W.to_rows(), V.T.to_rows()
-    groups: dict[tuple, list[Q]] = {}
-    full: list[int] = []              # neurons whose whole affine map h_i goes to the affine part
+    probe, probe0 = _probe(d)
+    proj = W.apply(probe)                 # exact W r: one FLINT product, keys for grouping
+    buckets: dict[Q, list] = {}           # key -> [[u, beta, K], ...] (a list: collisions)
+    full: list[int] = []                  # neurons whose whole affine map h_i goes to the affine part
     offset = list(c)
     zero = Q(0)
     for i, (w, bi, v) in enumerate(zip(rows, b, cols)):
@@ -259,30 +268,42 @@ def canonical_form(net: Network, *, orthant: bool = False) -> CanonicalForm:
             if bi >= 0 and all(x >= 0 for x in w):
                 full.append(i)                          # linear on the orthant
             continue                                    # dead: contributes 0
-        key = hyperplane_key(w, bi)
-        if key is None:                                 # constant neuron V σ(b)
+        lam = next((x for x in w if x != 0), None)
+        if lam is None:                                 # constant neuron V σ(b)
             if bi > 0:
                 offset = [o + x * bi for o, x in zip(offset, v)]
             continue
-        u, beta, lam = key
         if lam < 0:
             full.append(i)                              # σ(h) = σ(−h) + h
         s = abs(lam)
-        k = (u, beta)
-        acc = groups.get(k)
-        if acc is None:
-            groups[k] = [x * s for x in v]
+        inv = 1 / lam
+        key = (proj[i] + bi * probe0) * inv             # equal hyperplanes => equal keys
+        beta = bi * inv
+        bucket = buckets.setdefault(key, [])
+        for entry in bucket:                            # exact check inside a bucket
+            if entry[1] == beta and all(x == y * lam for x, y in zip(w, entry[0])):
+                entry[2] = [a + x * s for a, x in zip(entry[2], v)]
+                break
         else:
-            groups[k] = [a + x * s for a, x in zip(acc, v)]
+            bucket.append([tuple(x * inv for x in w), beta, [x * s for x in v]])
     if full:
-        Vf = V.submatrix(cols=full)
-        A = Vf @ W.submatrix(rows=full)
-        offset = [o + x for o, x in zip(offset, Vf.apply([b[i] for i in full]))]
+        mask = set(full)
+        Vf = QMatrix.from_rows([[x if j in mask else zero for j, x in enumerate(r)]
+                                for r in V.to_rows()], ncols=V.ncols)
+        A = Vf @ W
+        offset = [o + x for o, x in zip(offset, Vf.apply(list(b)))]
     else:
         A = QMatrix.zeros(m, d)
-    kinks = tuple(sorted((u, beta, tuple(K)) for (u, beta), K in groups.items()
-                         if any(x != zero for x in K)))
+    kinks = tuple(sorted((u, beta, tuple(K)) for bucket in buckets.values()
+                         for u, beta, K in bucket if any(x != zero for x in K)))
     return CanonicalForm(d, m, "orthant" if orthant else "R^d", kinks, A, tuple(offset))
+
+
+def _probe(d: int):
+    """Fixed positive integers ``r`` (length d) and ``r0``: grouping keys ``(w·r + b r0)/lead(w)``
+    (equal hyperplanes have equal keys; buckets are checked exactly)."""
+    vals = [Q((j * 2654435761 + 12345) % 1000003 + 1) for j in range(d + 1)]
+    return vals[:d], vals[d]
 
 
 # -- equivalence with certificates -------------------------------------------------------------
@@ -323,7 +344,7 @@ def equivalent_shallow(a: Network, b: Network, *, orthant: bool = False) -> Verd
                 "a_x": jsonable(list(a([0] * a.n_inputs))), "b_x": [0] * b.n_outputs}
         return Verdict(False, method, "the networks have different signatures", tuple(hyps), cert)
     ca, cb = canonical_form(a, orthant=orthant), canonical_form(b, orthant=orthant)
-    details = {"fingerprint_a": ca.fingerprint(), "fingerprint_b": cb.fingerprint()}
+    details = {}
     if ca == cb:
         cert = symmetry_path(a, b, orthant=orthant, forms=(ca, cb))
         return Verdict(True, method, "canonical forms are equal", tuple(hyps), cert, details)
@@ -343,15 +364,18 @@ def symmetry_path(a: Network, b: Network, *, orthant: bool = False, forms=None) 
     ca, cb = forms or (canonical_form(a, orthant=orthant), canonical_form(b, orthant=orthant))
     if ca != cb:
         raise ValueError("the canonical forms differ: no symmetry path exists")
-    steps_a, rep = _path_to_representative(a, ca)
-    steps_b, rep_b = _path_to_representative(b, cb)
-    if rep != rep_b:  # pragma: no cover
-        raise CertificateError("symmetry_path", "representatives differ")
-    inverses, cur = [], b
-    for s in steps_b:
-        inverses.append(s.inverse(cur))
-        cur = s._apply(cur)
-    steps = steps_a + list(reversed(inverses))
+    steps = _direct_path(a, b, orthant)
+    rep = None
+    if steps is None:
+        steps_a, rep = _path_to_representative(a, ca)
+        steps_b, rep_b = _path_to_representative(b, cb)
+        if rep != rep_b:  # pragma: no cover
+            raise CertificateError("symmetry_path", "representatives differ")
+        inverses, cur = [], b
+        for s in steps_b:
+            inverses.append(s.inverse(cur))
+            cur = s._apply(cur)
+        steps = steps_a + list(reversed(inverses))
     checkpoints, cur = [], a
     for s in steps:
         cur = s.apply(cur)
@@ -361,7 +385,8 @@ def symmetry_path(a: Network, b: Network, *, orthant: bool = False, forms=None) 
     return {"format": CERTIFICATE_FORMAT, "type": "symmetry_path",
             "claim": "a and b compute the same function" + (" on the closed orthant" if orthant else ""),
             "domain": {"orthant": True} if orthant else None,
-            "a": a.to_dict(), "b": b.to_dict(), "representative": rep.to_dict(),
+            "a": a.to_dict(), "b": b.to_dict(),
+            "representative": None if rep is None else rep.to_dict(),
             "steps": path_to_json(steps), "checkpoints": checkpoints}
 
 
@@ -380,20 +405,20 @@ def separating_point(ca: CanonicalForm, cb: CanonicalForm) -> tuple[Q, ...]:
         raise ValueError("forms of different input spaces")
     d = ca.n_inputs
     orthant = ca.domain == "orthant"
-    ka = {(u, beta): K for u, beta, K in ca.kinks}
-    kb = {(u, beta): K for u, beta, K in cb.kinks}
-    diff = sorted(k for k in set(ka) | set(kb) if ka.get(k) != kb.get(k))
+    first, union = _first_difference(ca.kinks, cb.kinks)
     cands: list[tuple[Q, ...]] = []
-    if diff:
-        u, beta = diff[0]
-        others = [k for k in set(ka) | set(kb) if k != (u, beta)]
+    if first is not None:
+        u, beta = first
+        others = [k for k in union if k != first]
         x0 = point_on_hyperplane(u, beta, others, orthant)
         j = next(i for i, x in enumerate(u) if x != 0)
         eps = Q(1)
-        for uo, bo in others:
-            h = sum((p * q for p, q in zip(uo, x0)), Q(0)) + bo
-            if uo[j] != 0:
-                eps = min(eps, abs(h) / abs(uo[j]) / 2)
+        if others:
+            U = QMatrix.from_rows([uo for uo, _ in others], ncols=d)
+            hs = [p + bo for p, (_, bo) in zip(U.apply(x0), others)]
+            for h, uj in zip(hs, U.col_at(j)):
+                if uj != 0:
+                    eps = min(eps, abs(h) / abs(uj) / 2)
         if orthant:
             eps = min(eps, x0[j] / 2)
         xp = list(x0)
@@ -410,6 +435,28 @@ def separating_point(ca: CanonicalForm, cb: CanonicalForm) -> tuple[Q, ...]:
         if ca(x) != cb(x):
             return x
     raise AssertionError("no separating point found for different canonical forms")  # pragma: no cover
+
+
+def _first_difference(ka, kb):
+    """First hyperplane (in sorted order) whose kink vectors differ between two sorted kink
+    lists, and the union of all hyperplanes (merge walk: comparisons, no hashing)."""
+    i = j = 0
+    first, union = None, []
+    while i < len(ka) or j < len(kb):
+        if j == len(kb) or (i < len(ka) and (ka[i][0], ka[i][1]) < (kb[j][0], kb[j][1])):
+            key, differ = (ka[i][0], ka[i][1]), True
+            i += 1
+        elif i == len(ka) or (ka[i][0], ka[i][1]) > (kb[j][0], kb[j][1]):
+            key, differ = (kb[j][0], kb[j][1]), True
+            j += 1
+        else:
+            key, differ = (ka[i][0], ka[i][1]), ka[i][2] != kb[j][2]
+            i += 1
+            j += 1
+        union.append(key)
+        if differ and first is None:
+            first = key
+    return first, union
 
 
 # -- path to the canonical representative ------------------------------------------------------
@@ -434,43 +481,59 @@ def _path_to_representative(net: Network, cf: CanonicalForm):
         return is_switching_on_orthant(w, bb) if orthant else True
 
     kinky = [is_kinky(*nu) for nu in neurons]
-    factors = []
-    for (w, bb, v), k in zip(neurons, kinky):
-        lam = next((x for x in w if x != 0), None)
-        factors.append(1 / abs(lam) if k else Q(1))
+    leads = [next((x for x in w if x != 0), None) for w, _, _ in neurons]
+    factors = [1 / abs(lam) if k else Q(1) for lam, k in zip(leads, kinky)]
     if any(f != 1 for f in factors):
         s = Scale(0, factors)
         cur = s.apply(cur)
         steps.append(s)
     neurons, _ = hidden_neurons(cur, 0)
-    groups: dict = {}
+    keys = _raw_keys(cur)
+    buckets: dict = {}
+    groups = []                                          # [(u, beta), [(i, t)]]
     for i, (w, bb, v) in enumerate(neurons):
-        if kinky[i]:
-            u, beta, lam = hyperplane_key(w, bb)
-            groups.setdefault((u, beta), []).append((i, lam))
+        if not kinky[i]:
+            continue
+        lam = leads[i] * factors[i]                      # ±1 after scaling
+        key = keys[i] * lam                              # (w·r + b r0)/lead: the hyperplane
+        for g in buckets.setdefault(key, []):
+            u, beta = g[0]
+            if bb == lam * beta and all(x == lam * y for x, y in zip(w, u)):
+                g[1].append((i, lam))
+                break
+        else:
+            g = [(tuple(x * lam for x in w), bb * lam), [(i, lam)]]
+            buckets[key].append(g)
+            groups.append(g)
+    labels = ["kink" if k else "other" for k in kinky]
     regroups = []
-    for (u, beta), members in sorted(groups.items()):
+    for (u, beta), members in groups:
         if len(members) == 1 and members[0][1] > 0:
             continue
         K, M = [Q(0)] * m, [Q(0)] * m
         for i, t in members:
             v = neurons[i][2]
-            K = [a + abs(t) * x for a, x in zip(K, v)]
+            K = [a + x for a, x in zip(K, v)]
             if t < 0:
-                M = [a + abs(t) * x for a, x in zip(M, v)]
-        new = []
+                M = [a + x for a, x in zip(M, v)]
+        new, lab = [], []
         if any(x != 0 for x in K):
             new.append((Q(1), K))
+            lab.append("kink")
         if any(x != 0 for x in M):
             new += [(Q(1), [-x for x in M]), (Q(-1), M)]
-        regroups.append(([i for i, _ in members], u, beta, new))
+            lab += ["other", "other"]
+        regroups.append(([i for i, _ in members], u, beta, new, lab))
     if regroups:
-        s = Regroup(0, regroups)
+        s = Regroup(0, [g[:4] for g in regroups])
         cur = s.apply(cur)
         steps.append(s)
+        drop = {i for g in regroups for i in g[0]}
+        labels = [lab for i, lab in enumerate(labels) if i not in drop]
+        for g in regroups:
+            labels += g[4]
     neurons, c = hidden_neurons(cur, 0)
-    labels = _label_kinks(neurons, cf)
-    others = [i for i, lab in enumerate(labels) if not lab]
+    others = [i for i, lab in enumerate(labels) if lab != "kink"]
     rep_neurons, rep_c = hidden_neurons(rep, 0)
     n_k = len(cf.kinks)
     new_aff = rep_neurons[n_k:]
@@ -480,8 +543,8 @@ def _path_to_representative(net: Network, cf: CanonicalForm):
         cur = s.apply(cur)
         steps.append(s)
     neurons, _ = hidden_neurons(cur, 0)
-    pos = {(w, bb): i for i, (w, bb, _) in enumerate(neurons[:n_k])}
-    perm = [pos[(u, beta)] for u, beta, _ in cf.kinks] + list(range(n_k, len(neurons)))
+    order = sorted(range(n_k), key=lambda i: (neurons[i][0], neurons[i][1]))
+    perm = order + list(range(n_k, len(neurons)))
     if perm != list(range(len(neurons))):
         s = Permute(0, perm)
         cur = s.apply(cur)
@@ -491,38 +554,71 @@ def _path_to_representative(net: Network, cf: CanonicalForm):
     return steps, rep
 
 
-def _label_kinks(neurons, cf):
-    """True for the neurons that are exactly a kink neuron of the representative; each kink is
-    claimed once."""
-    want = {(u, beta): K for u, beta, K in cf.kinks}
-    seen = set()
-    out = []
-    for w, bb, v in neurons:
-        key = (w, bb)
-        if key in want and key not in seen and want[key] == v:
-            seen.add(key)
-            out.append(True)
-        else:
-            out.append(False)
-    return out
+def _direct_path(a: Network, b: Network, orthant: bool):
+    """``[S2, S1, S2]`` carrying *a* to *b* when, after scaling every neuron to ``|lead(w)| = 1``,
+    the two nets have the same neurons up to order (the common case of a permuted and rescaled
+    copy); None otherwise."""
+    if a.widths != b.widths:
+        return None
+    sides = []
+    for net in (a, b):
+        neurons, _ = hidden_neurons(net, 0)
+        leads = [next((x for x in w if x != 0), None) for w, _, _ in neurons]
+        factors = [1 / abs(l) if l is not None else Q(1) for l in leads]
+        keys = [k * f for k, f in zip(_raw_keys(net), factors)]
+        normal = [(tuple(x * f for x in w), bb * f, tuple(x / f for x in v))
+                  for (w, bb, v), f in zip(neurons, factors)]
+        sides.append((factors, keys, normal))
+    (fa, ka, na), (fb, kb, nb) = sides
+    buckets: dict = {}
+    for i, k in enumerate(ka):
+        buckets.setdefault(k, []).append(i)
+    perm = []
+    for j, k in enumerate(kb):
+        cand = buckets.get(k, [])
+        hit = next((i for i in cand if na[i] == nb[j]), None)
+        if hit is None:
+            return None
+        cand.remove(hit)
+        perm.append(hit)
+    if a.biases[1] != b.biases[1]:
+        return None
+    steps = []
+    if any(f != 1 for f in fa):
+        steps.append(Scale(0, fa))
+    if perm != list(range(len(perm))):
+        steps.append(Permute(0, perm))
+    if any(f != 1 for f in fb):
+        steps.append(Scale(0, [1 / f for f in fb]))
+    return steps
+
+
+def _raw_keys(net: Network):
+    """``w_i·r + b_i r0`` for every hidden neuron (one exact FLINT product)."""
+    W, b = net.layer(0)
+    probe, p0 = _probe(net.n_inputs)
+    return [p + bi * p0 for p, bi in zip(W.apply(probe), b)]
 
 
 def point_on_hyperplane(u, beta, others, orthant=False, *, seed=12345):
-    """Exact point on ``u·x + β = 0`` (in the open orthant if asked) off every other hyperplane."""
+    """Exact point on ``u·x + β = 0`` (in the open orthant if asked) off every hyperplane
+    ``(u', β')`` in *others* (each different from ``(u, β)``)."""
     d = len(u)
     j = next(i for i, x in enumerate(u) if x != 0)
     rng = random.Random(seed)
+    Uo = QMatrix.from_rows([uo for uo, _ in others], ncols=d) if others else None
+    bo = [b for _, b in others]
     if orthant:
         x0 = _orthant_point(u, beta)
-        basis = [e for e in QMatrix.row(list(u)).nullspace().to_rows()]
+        basis = QMatrix.row(list(u)).nullspace()
     for attempt in range(200):
         R = 10 ** (3 + attempt // 20)
         if orthant:
-            if not basis:
+            if basis.nrows == 0:
                 x = list(x0)
             else:
-                coef = [Q(rng.randint(-R, R)) for _ in basis]
-                y = [sum((a * e[k] for a, e in zip(coef, basis)), Q(0)) for k in range(d)]
+                coef = QMatrix.row([Q(rng.randint(-R, R)) for _ in range(basis.nrows)])
+                y = (coef @ basis).row_at(0)
                 lim = min([x0[k] / (2 * abs(y[k])) for k in range(d) if y[k] != 0] + [Q(1)])
                 tau = lim / (1 + attempt)
                 x = [x0[k] + tau * y[k] for k in range(d)]
@@ -530,7 +626,7 @@ def point_on_hyperplane(u, beta, others, orthant=False, *, seed=12345):
             x = [Q(rng.randint(-R, R)) for _ in range(d)]
             x[j] = Q(0)
             x[j] = -(sum((p * q for p, q in zip(u, x)), Q(0)) + beta) / u[j]
-        if all(sum((p * q for p, q in zip(uo, x)), Q(0)) + bo != 0 for uo, bo in others):
+        if Uo is None or all(p + q != 0 for p, q in zip(Uo.apply(x), bo)):
             return tuple(x)
     raise AssertionError("no generic point found on the hyperplane")  # pragma: no cover
 

@@ -124,30 +124,43 @@ def affine_contribution(neurons, *, orthant: bool = False):
     if not neurons:
         return (), ()
     d, m = len(neurons[0][0]), len(neurons[0][2])
-    A = [[ZERO] * d for _ in range(m)]
+    probe = [Q((j * 2654435761 + 12345) % 1000003 + 1) for j in range(d + 1)]
     c = [ZERO] * m
-    kinks: dict = {}
+    full = []                                       # neurons whose whole affine map counts
+    buckets: dict = {}                              # key -> [[u, beta, K], ...]
     for w, b, v in neurons:
         if all(x == 0 for x in v):
             continue
-        if orthant and not (_switching(w, b)):
+        if orthant and not _switching(w, b):
             if is_linear_row(w, b):
-                _add_affine(A, c, w, b, v)
+                full.append((w, b, v))
             continue
         lead = next((x for x in w if x != 0), None)
         if lead is None:
             if b > 0:
                 c = [ci + vi * b for ci, vi in zip(c, v)]
             continue
-        key = (tuple(x / lead for x in w), b / lead)
-        s = abs(lead)
-        acc = kinks.get(key, [ZERO] * m)
-        kinks[key] = [a + vi * s for a, vi in zip(acc, v)]
+        inv = Q(1) / lead
+        key = (sum((x * r for x, r in zip(w, probe)), ZERO) + b * probe[d]) * inv
+        beta, s = b * inv, abs(lead)
+        bucket = buckets.setdefault(key, [])
+        for entry in bucket:                        # exact check inside a bucket
+            if entry[1] == beta and all(x == y * lead for x, y in zip(w, entry[0])):
+                entry[2] = [a + vi * s for a, vi in zip(entry[2], v)]
+                break
+        else:
+            bucket.append([tuple(x * inv for x in w), beta, [vi * s for vi in v]])
         if lead < 0:
-            _add_affine(A, c, w, b, v)
-    if any(x != 0 for K in kinks.values() for x in K):
+            full.append((w, b, v))
+    if any(x != 0 for bucket in buckets.values() for e in bucket for x in e[2]):
         return None
-    return tuple(tuple(r) for r in A), tuple(c)
+    if full:
+        Vt = QMatrix.from_rows([v for _, _, v in full], ncols=m)
+        A = (Vt.T @ QMatrix.from_rows([w for w, _, _ in full], ncols=d)).to_tuples()
+        c = [ci + x for ci, x in zip(c, Vt.T.apply([b for _, b, _ in full]))]
+    else:
+        A = tuple((ZERO,) * d for _ in range(m))
+    return A, tuple(c)
 
 
 # -- S1, S2 ------------------------------------------------------------------------------------
@@ -806,22 +819,12 @@ def _switching(w, b):
     return (b > 0 or any(x > 0 for x in w)) and (b < 0 or any(x < 0 for x in w))
 
 
-def _add_affine(A, c, w, b, v):
-    for o, vo in enumerate(v):
-        if vo != 0:
-            row = A[o]
-            for j, x in enumerate(w):
-                if x != 0:
-                    row[j] += vo * x
-            c[o] += vo * b
-
-
 def _sum_affine(neurons, d, m):
-    A = [[ZERO] * d for _ in range(m)]
-    c = [ZERO] * m
-    for w, b, v in neurons:
-        _add_affine(A, c, w, b, v)
-    return A, c
+    if not neurons:
+        return [[ZERO] * d for _ in range(m)], [ZERO] * m
+    Vt = QMatrix.from_rows([v for _, _, v in neurons], ncols=m)
+    A = (Vt.T @ QMatrix.from_rows([w for w, _, _ in neurons], ncols=d)).to_rows()
+    return A, list(Vt.T.apply([b for _, b, _ in neurons]))
 
 
 def _dense(contrib, d, m):
