@@ -153,10 +153,7 @@ def functional_dimension(net: Network, *, domain: Any = None, timeout: float | N
         if not complete:
             base = [_random_point(rng, d, dom) for _ in range(per_round if rounds == 0 else max(8, per_round // 2))]
             for x in base:
-                pat = net.activation_pattern(x)
-                if 0 in pat:
-                    continue
-                points += _simplex_points(net, x, pat)
+                points += _simplex_points(net, x, net.activation_pattern(x))
         X, masks = _masks(net, points)
         npts = len(X)
         rows_int = jacobian_rows(net, X, masks, PRIME)
@@ -167,8 +164,8 @@ def functional_dimension(net: Network, *, domain: Any = None, timeout: float | N
         if complete or rank >= upper or budget.exhausted() or (stalled and rounds >= 3) or rounds >= 12:
             break
     lower, how = rank, "rank mod p of the Jacobian rows (a lower bound of the rational rank)"
-    if lower < upper and npts and len(points) * N <= _EXACT_LIMIT:
-        lower = _exact_rank(net, points)
+    if lower < upper and npts and npts * N <= _EXACT_LIMIT:
+        lower = _exact_rank(net, X)
         how = "exact rational rank of the Jacobian rows"
     if complete:
         upper_claim = upper
@@ -331,21 +328,25 @@ def _simplex_points(net, x, pat) -> list:
 def _masks(net, points):
     import numpy as np
     if not points:
-        return [], []
+        return [], [np.zeros((0, w)) for w in net.widths[1:-1]]
     H = QMatrix.from_rows(points, ncols=net.n_inputs)
     keep = [True] * len(points)
-    raw = []
+    raw, widths = [], []
     for l in range(net.depth - 1):
         W, b = net.layer(l)
+        # a neuron whose whole incoming row is zero is identically zero: inactive, not a kink
+        zero_row = [all(v == 0 for v in W.row_at(i)) and b[i] == 0 for i in range(W.nrows)]
         Z = (H @ W.T).add_to_rows(b)
         rows = Z.to_rows()
         raw.append([[1.0 if v > 0 else 0.0 for v in r] for r in rows])
+        widths.append(W.nrows)
         for t, r in enumerate(rows):
-            if any(v == 0 for v in r):
+            if any(v == 0 and not z for v, z in zip(r, zero_row)):
                 keep[t] = False
         H = Z.relu()
     X = [p for p, k in zip(points, keep) if k]
-    masks = [np.array([r for r, k in zip(layer, keep) if k], dtype=np.float64).reshape(len(X), -1) for layer in raw]
+    masks = [np.array([r for r, k in zip(layer, keep) if k], dtype=np.float64).reshape(len(X), w)
+             for layer, w in zip(raw, widths)]
     return X, masks
 
 
@@ -360,8 +361,6 @@ def _exact_rank(net, points) -> int:
     L = net.depth
     for x in points:
         pre = net.preactivations(x)
-        if any(v == 0 for layer in pre[:-1] for v in layer):
-            continue
         hs = [list(x)] + [[v if v > 0 else Q(0) for v in layer] for layer in pre[:-1]]
         masks = [[1 if v > 0 else 0 for v in layer] for layer in pre[:-1]]
         for o in range(net.n_outputs):

@@ -1,0 +1,175 @@
+"""Exact functional dimension (three-layer-fibers R17, R22; Grillo–Montúfar 2026, §11)."""
+
+import random
+
+import pytest
+from hypothesis import HealthCheck, given, settings, strategies as st
+
+from algebra.network import Network
+from algebra.rationals import Q
+from semialgebraic.dimension import (PRIME, _exact_rank, _masks, _rank_mod_p, functional_dimension,
+                                     jacobian_rows, symmetry_directions)
+
+SETTINGS = dict(deadline=None, suppress_health_check=[HealthCheck.too_slow], derandomize=True)
+
+
+def r17(W2, b2, n1, m):
+    """three-layer-fibers R17 for generic non-constant θ with n1 <= d."""
+    signs = [[v > 0 for v in list(row) + [b]] for row, b in zip(W2, b2)]
+    nD = sum(1 for s in signs if not any(s))
+    nL = sum(1 for s in signs if all(s))
+    nA = len(signs) - nD - nL
+    nd = [j for j, s in enumerate(signs) if any(s)]
+    nM = int(any(nd and all(b2[j] < 0 and W2[j][i] > 0 and all(W2[j][k] < 0 for k in range(n1) if k != i)
+                            for j in nd) for i in range(n1)))
+    rho = min(nL, n1, m)
+    return n1 + nM + nA + nD * (n1 + 1 + m) + nL * (n1 + m + 1) - rho * (n1 + m - rho)
+
+
+def nonzero(rng, lo=1, hi=9):
+    return Q(rng.choice([-1, 1]) * rng.randint(lo, hi), rng.randint(1, 4))
+
+
+@settings(max_examples=10, **SETTINGS)
+@given(st.integers(0, 10**6))
+def test_r17_on_generic_bottleneck_nets(seed):
+    rng = random.Random(seed)
+    d = rng.randint(2, 3)
+    n1, n2, m = rng.randint(1, d), rng.randint(1, 4), 1
+    W1 = [[nonzero(rng) for _ in range(d)] for _ in range(n1)]
+    b1 = [nonzero(rng) for _ in range(n1)]
+    W2 = [[nonzero(rng) for _ in range(n1)] for _ in range(n2)]
+    b2 = [nonzero(rng) for _ in range(n2)]
+    W3 = [[nonzero(rng) for _ in range(n2)]]
+    net = Network([W1, W2, W3], [b1, b2, [0]])
+    if Network([W1], [b1]).weights[0].rank() < n1:
+        return
+    fd = functional_dimension(net)
+    assert fd.exact
+    assert fd.fiber_dimension.value == r17(W2, b2, n1, m)
+
+
+# nets with every neuron switching and none masked (checked by the complete walk): fd = N - #hidden
+SWITCHING = [   # found by the complete walk: every neuron switches, none masked
+    ([[-3, -2, 3], [3, -2, -2], [2, -3, 1]], [1, -2, 0], [[2, 3, 1], [1, 1, -3]], [-2, -1], [[-1, 1]], [-2]),
+    ([[3, -3], [1, -2], [1, 2]], [-1, -2, -1], [[-1, 1, 1], [-2, -2, 2]], [-1, 2], [[-3, 1]], [-2]),
+    ([[1, 1], [1, 3], [1, -2]], [1, 0, 1], [[-1, -2, 1], [1, -1, -1]], [1, 0], [[1, 1]], [-2]),
+]
+
+
+@pytest.mark.parametrize("case", range(len(SWITCHING)))
+def test_switching_nets_reach_n_minus_hidden(case):
+    W1, b1, W2, b2, W3, b3 = SWITCHING[case]
+    net = Network([W1, W2, W3], [b1, b2, b3])
+    fd = functional_dimension(net)
+    assert fd.complete_regions and fd.exact
+    assert fd.value == net.n_parameters - net.n_hidden
+    assert fd.deficits == ()
+
+
+def test_deep_switching_net_three_hidden_layers():
+    rng = random.Random(11)
+    for _ in range(40):
+        widths = [2, 3, 3, 2, 1]
+        W = [[[nonzero(rng, 1, 5) for _ in range(widths[l])] for _ in range(widths[l + 1])] for l in range(4)]
+        b = [[nonzero(rng, 1, 5) for _ in range(widths[l + 1])] for l in range(4)]
+        net = Network(W, b)
+        fd = functional_dimension(net)
+        assert fd.value is not None and fd.value <= net.n_parameters - net.n_hidden
+        if fd.value == net.n_parameters - net.n_hidden:
+            assert fd.deficits == ()
+            return
+    pytest.fail("no deep net with fd = N - #hidden found")
+
+
+@settings(max_examples=8, **SETTINGS)
+@given(st.integers(0, 10**6))
+def test_deep_nets_at_most_n_minus_hidden(seed):
+    rng = random.Random(seed)
+    widths = [rng.randint(1, 3)] + [rng.randint(1, 3) for _ in range(rng.randint(2, 3))] + [1]
+    W = [[[Q(rng.randint(-3, 3), rng.randint(1, 2)) for _ in range(widths[l])] for _ in range(widths[l + 1])]
+         for l in range(len(widths) - 1)]
+    b = [[Q(rng.randint(-3, 3), rng.randint(1, 2)) for _ in range(widths[l + 1])] for l in range(len(widths) - 1)]
+    net = Network(W, b)
+    fd = functional_dimension(net)
+    assert fd.lower <= fd.upper <= net.n_parameters
+    assert fd.lower <= net.n_parameters - net.n_hidden
+
+
+BASE = SWITCHING[1]
+
+
+def _base_with_extra_layer2_neuron(row, bias, out):
+    W1, b1, W2, b2, W3, b3 = BASE
+    return Network([W1, W2 + [row], [W3[0] + [out]]], [b1, b2 + [bias], b3])
+
+
+def test_dead_neuron_deficit():
+    base = Network([BASE[0], BASE[2], BASE[4]], [BASE[1], BASE[3], BASE[5]])
+    dead = _base_with_extra_layer2_neuron([-1, -1, -2], -1, 5)     # dead on the orthant image
+    fd0, fd = functional_dimension(base), functional_dimension(dead)
+    # the dead neuron adds n1 + 1 + m = 5 parameters and nothing to the function
+    assert fd.value == fd0.value == base.n_parameters - base.n_hidden
+    assert dead.n_parameters - fd.value == (base.n_parameters - fd0.value) + 5
+    assert any("dead neuron (2, 2)" in line for line in fd.deficits)
+
+
+def test_always_active_neuron_deficit():
+    base = Network([BASE[0], BASE[2], BASE[4]], [BASE[1], BASE[3], BASE[5]])
+    lin = _base_with_extra_layer2_neuron([1, 2, 1], 1, 3)           # always active: a linear neuron
+    fd0, fd = functional_dimension(base), functional_dimension(lin)
+    # one linear neuron: its n1 + 1 + m = 5 parameters add only n1 = 3 dimensions (the affine
+    # map it carries), deficit 2 = scaling + bias trade
+    assert fd.value == fd0.value + 3
+    assert any("always active" in line for line in fd.deficits)
+
+
+def test_masked_neuron_deficit():
+    # every second-layer neuron has the masking pattern for column 0 (R4): one more fiber dimension
+    net = Network([[[1, 0], [0, 1]], [[2, -1], [1, -3]], [[1, 2]]], [[0, 0], [-1, -1], [0]])
+    fd = functional_dimension(net)
+    assert fd.exact and fd.fiber_dimension.value == r17([[2, -1], [1, -3]], [-1, -1], 2, 1)
+    assert fd.value == net.n_parameters - net.n_hidden - 1
+    assert any("masked" in line for line in fd.deficits)
+
+
+def test_symmetry_directions_scalings_only():
+    net = Network.from_rows([[[1], [-1]], [[1, 1]]], [[0, 1], [0]])
+    vecs, deficits = symmetry_directions(net)
+    assert len(vecs) == 2 and deficits == ()
+
+
+def test_modular_rank_is_exact_lower_bound_and_matches_rational_rank():
+    rng = random.Random(2)
+    net = Network([[[nonzero(rng) for _ in range(2)] for _ in range(3)],
+                   [[nonzero(rng) for _ in range(3)] for _ in range(2)], [[1, -1]]],
+                  [[nonzero(rng) for _ in range(3)], [nonzero(rng) for _ in range(2)], [0]])
+    pts = [[Q(rng.randint(-50, 50), 7) for _ in range(2)] for _ in range(30)]
+    X, masks = _masks(net, pts)
+    R = jacobian_rows(net, X, masks, PRIME)
+    assert R.shape == (len(X), net.n_parameters)
+    assert _rank_mod_p(R, PRIME) == _exact_rank(net, X)
+
+
+def test_rank_mod_p_against_flint():
+    np = pytest.importorskip("numpy")
+    flint = pytest.importorskip("flint")
+    rng = np.random.default_rng(0)
+    for n, N, r in [(40, 30, 20), (150, 200, 90), (90, 70, 70)]:
+        A = np.mod(rng.integers(0, 30, size=(n, r)) @ rng.integers(0, 30, size=(r, N)), PRIME)
+        A[:, 1] = 0
+        assert _rank_mod_p(A, PRIME) == flint.nmod_mat(A.tolist(), PRIME).rank()
+
+
+def test_budgeted_result_is_an_interval_or_exact():
+    rng = random.Random(5)
+    widths = [3, 8, 8, 1]
+    W = [[[Q(rng.randint(-9, 9), 5) for _ in range(widths[l])] for _ in range(widths[l + 1])] for l in range(3)]
+    b = [[Q(rng.randint(-9, 9), 5) for _ in range(widths[l + 1])] for l in range(3)]
+    net = Network(W, b)
+    fd = functional_dimension(net, max_regions=5, samples=4)
+    assert fd.lower <= fd.upper <= net.n_parameters - net.n_hidden
+    data = fd.to_json()
+    assert data["exact"] == fd.exact
+    if not fd.exact:
+        assert data["functional_dimension"] is None and data["lower"] == fd.lower
