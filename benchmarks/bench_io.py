@@ -19,6 +19,7 @@ Run by hand: ``python benchmarks/bench_io.py [--hidden 1024 4096] [--batch 1000]
 from __future__ import annotations
 
 import argparse
+import os
 import tempfile
 import time
 from pathlib import Path
@@ -50,12 +51,16 @@ def numpy_eval(tensors, X, depth):
 
 
 def timed(f, repeat=1):
-    best, out = float("inf"), None
+    """(best wall time, CPU time of that run, result); CPU time sums all threads, so the CPU
+    ratio stays meaningful on a machine shared with other work."""
+    best, cpu, out = float("inf"), float("inf"), None
     for _ in range(repeat):
-        t = time.perf_counter()
+        t, c = time.perf_counter(), time.process_time()
         out = f()
-        best = min(best, time.perf_counter() - t)
-    return best, out
+        wall, used = time.perf_counter() - t, time.process_time() - c
+        if wall < best:
+            best, cpu = wall, used
+    return best, cpu, out
 
 
 def main() -> None:
@@ -70,35 +75,41 @@ def main() -> None:
             widths = (784, h, h, 10)
             path = Path(tmp) / f"m{h}.safetensors"
             tensors = make_model(path, widths)
-            t_read, net = timed(lambda: load(path))
+            t_read, _, net = timed(lambda: load(path))
             rng = np.random.default_rng(1)
             Xf = rng.random((args.batch, 784)).astype(np.float32)
             X = matrix_from_array(Xf)
             tensors64 = {k: v.astype(np.float64) for k, v in tensors.items()}
             X64 = Xf.astype(np.float64)
-            t_np, Y_np = timed(lambda: numpy_eval(tensors64, X64, 3), repeat=5)
-            t_cold, Y = timed(lambda: net.evaluate_batch(X))
-            t_warm, Y = timed(lambda: net.evaluate_batch(X))
+            t_np, c_np, Y_np = timed(lambda: numpy_eval(tensors64, X64, 3), repeat=5)
+            t_cold, c_cold, Y = timed(lambda: net.evaluate_batch(X))
+            t_warm, c_warm, Y = timed(lambda: net.evaluate_batch(X))
             approx = np.array([[float(v) for v in r] for r in Y.to_rows()])
             assert np.allclose(approx, Y_np, rtol=1e-9, atol=1e-9), "exact and float64 outputs disagree"
-            t_flint = None
+            flint = None
             if args.flint:
-                t_flint, Y2 = timed(lambda: net.evaluate_batch(X, method="flint"))
+                t_flint, c_flint, Y2 = timed(lambda: net.evaluate_batch(X, method="flint"))
                 assert Y2 == Y
-            rows.append(("-".join(map(str, widths)), t_read, t_np, t_cold, t_warm, t_flint))
+                flint = (t_flint, c_flint)
+            rows.append(("-".join(map(str, widths)), t_read, (t_np, c_np), (t_cold, c_cold),
+                         (t_warm, c_warm), flint))
             del net, tensors, tensors64
-    print(f"batch of {args.batch} float32 inputs; exact = Network.evaluate_batch (method='auto')")
-    head = f"{'model':<18} {'read s':>7} {'numpy s':>8} {'exact cold s':>12} {'ratio':>6} {'exact warm s':>12} {'ratio':>6}"
+    print(f"batch of {args.batch} float32 inputs; exact = Network.evaluate_batch (method='auto'); "
+          f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores")
+    print("wall seconds (ratio to numpy wall) | CPU seconds, all threads (ratio to numpy CPU)")
+    head = f"{'model':<18} {'read':>6} {'numpy':>14} {'exact cold':>22} {'exact warm':>22}"
     if args.flint:
-        head += f" {'flint s':>8} {'ratio':>6}"
+        head += f" {'flint (warm)':>22}"
     print(head)
-    for name, t_read, t_np, t_cold, t_warm, t_flint in rows:
-        line = (f"{name:<18} {t_read:7.2f} {t_np:8.3f} {t_cold:12.2f} {t_cold / t_np:6.1f} "
-                f"{t_warm:12.2f} {t_warm / t_np:6.1f}")
-        if t_flint is not None:
-            line += f" {t_flint:8.2f} {t_flint / t_np:6.1f}"
-        print(line)
 
+    def cell(t, base):
+        return f"{t[0]:6.2f} ({t[0] / base[0]:4.1f}x) | {t[1]:5.1f} ({t[1] / base[1]:4.1f}x)"
+
+    for name, t_read, t_np, cold, warm, flint in rows:
+        line = f"{name:<18} {t_read:6.2f} {t_np[0]:6.3f} | {t_np[1]:5.2f} {cell(cold, t_np)} {cell(warm, t_np)}"
+        if flint is not None:
+            line += " " + cell(flint, t_np)
+        print(line)
 
 if __name__ == "__main__":
     main()
