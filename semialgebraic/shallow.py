@@ -308,7 +308,8 @@ def _probe(d: int):
 
 # -- equivalence with certificates -------------------------------------------------------------
 
-def equivalent_shallow(a: Network, b: Network, *, orthant: bool = False) -> Verdict:
+def equivalent_shallow(a: Network, b: Network, *, orthant: bool = False,
+                       certify: bool = True) -> Verdict:
     """Decide whether two one-hidden-layer nets compute the same function (on R^d, or on the
     closed orthant), exactly, with a certificate.
 
@@ -319,6 +320,9 @@ def equivalent_shallow(a: Network, b: Network, *, orthant: bool = False) -> Verd
       built from the first difference (:func:`separating_point`; no sampling, so differences
       confined to thin slabs are found);
     * not one hidden layer each → ``answer=None`` with the failed hypothesis.
+
+    The answer comes from the exact canonical forms alone; ``certify=False`` skips building the
+    certificate (for large nets it costs more than the decision: the embedded JSON and the path).
 
     >>> a = Network.from_rows([[[1], [-1]], [[1, 1]]], [[0, 1], [0]])
     >>> b = Network.from_rows([[[2], ["-1/3"]], [["1/2", 3]]], [[0, "1/3"], [0]])
@@ -346,10 +350,12 @@ def equivalent_shallow(a: Network, b: Network, *, orthant: bool = False) -> Verd
     ca, cb = canonical_form(a, orthant=orthant), canonical_form(b, orthant=orthant)
     details = {}
     if ca == cb:
-        cert = symmetry_path(a, b, orthant=orthant, forms=(ca, cb))
+        cert = symmetry_path(a, b, orthant=orthant, forms=(ca, cb)) if certify else None
         return Verdict(True, method, "canonical forms are equal", tuple(hyps), cert, details)
     x = separating_point(ca, cb)
-    cert = counterexample_certificate(a, b, x, domain={"orthant": True} if orthant else None)
+    details["point"] = x
+    cert = (counterexample_certificate(a, b, x, domain={"orthant": True} if orthant else None)
+            if certify else None)
     return Verdict(False, method, "canonical forms differ; the point separates the functions",
                    tuple(hyps), cert, details)
 
@@ -386,7 +392,6 @@ def symmetry_path(a: Network, b: Network, *, orthant: bool = False, forms=None) 
             "claim": "a and b compute the same function" + (" on the closed orthant" if orthant else ""),
             "domain": {"orthant": True} if orthant else None,
             "a": a.to_dict(), "b": b.to_dict(),
-            "representative": None if rep is None else rep.to_dict(),
             "steps": path_to_json(steps), "checkpoints": checkpoints}
 
 

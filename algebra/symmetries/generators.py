@@ -76,7 +76,22 @@ ZERO = Q(0)
 
 def hidden_neurons(net: Network, layer: int):
     """``([(w, b, v), …], c)`` for hidden layer *layer*: rows, biases, outgoing columns, and
-    the next layer's bias ``c``."""
+    the next layer's bias ``c`` (a fresh list; the last few results are cached by identity of
+    the immutable network, since a path checks and applies each step on the same network)."""
+    hit = _CACHE.get((id(net), layer))
+    if hit is not None and hit[0] is net:
+        return list(hit[1]), hit[2]
+    neurons, c = _hidden_neurons(net, layer)
+    if len(_CACHE) >= 6:
+        _CACHE.pop(next(iter(_CACHE)))
+    _CACHE[(id(net), layer)] = (net, neurons, c)
+    return list(neurons), c
+
+
+_CACHE: dict = {}
+
+
+def _hidden_neurons(net: Network, layer: int):
     _check_layer(net, layer)
     W, b = net.layer(layer)
     V, c = net.layer(layer + 1)
