@@ -20,7 +20,7 @@ from algebra.matrices import QMatrix
 from algebra.network import Network
 from algebra.rationals import Q
 from algebra.symmetries import apply_path
-from algebra.symmetries.bottleneck import PermuteHidden, RescaleHidden, TailRefactor
+from algebra.symmetries.bottleneck import PermuteHidden, RescaleLayer, TailRefactor
 from semialgebraic.bottleneck import (canonical_form, dimension_formula, equivalent_bottleneck,
                                       fiber_bottleneck)
 
@@ -52,8 +52,8 @@ def transformed(net: Network, rng: random.Random) -> Network:
     rng.shuffle(p1)
     rng.shuffle(p2)
     steps = [PermuteHidden(1, p1), PermuteHidden(2, p2)]
-    steps += [RescaleHidden(1, i, Q(rng.randint(1, 5), rng.randint(1, 5))) for i in range(n1)]
-    steps += [RescaleHidden(2, j, Q(rng.randint(1, 5), rng.randint(1, 5))) for j in range(n2)]
+    steps += [RescaleLayer(1, [Q(rng.randint(1, 5), rng.randint(1, 5)) for _ in range(n1)])]
+    steps += [RescaleLayer(2, [Q(rng.randint(1, 5), rng.randint(1, 5)) for _ in range(n2)])]
     out = apply_path(net, steps)
     W2, b2 = out.layer(1)
     W3, b3 = out.layer(2)
@@ -135,8 +135,11 @@ def main() -> None:
     ap.add_argument("--fiber", action="store_true", help="also build the explicit fiber")
     args = ap.parse_args()
     rng = random.Random(args.seed)
+    t0 = time.perf_counter()
     a = planted(rng, args.d, args.n1, args.n2, args.m)
     b = transformed(a, rng)
+    print(f"(setup: planted network and transformed copy in {time.perf_counter() - t0:.1f} s)",
+          flush=True)
     na, nb = to_numpy(a), to_numpy(b)
     rows = []
     t_exact, eq = timed(lambda: canonical_form(a) == canonical_form(b))

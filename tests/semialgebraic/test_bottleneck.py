@@ -18,6 +18,10 @@ from semialgebraic.bottleneck import (canonical_form, counterexample, dimension_
 from semialgebraic.exceptions import NonGenericError
 from semialgebraic.verify import verify
 
+import sys as _sys
+from pathlib import Path as _Path
+_sys.path.insert(0, str(_Path(__file__).resolve().parent))
+
 from bottleneck_cases import (N, P5_rank1, P5_rank2, T1, T2a, T3a, T5a, T6a, T7a, T8, T8_1, T9,
                               T11, masked_row, planted)
 from algebra.matrices import QMatrix

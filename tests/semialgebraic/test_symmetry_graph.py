@@ -8,6 +8,10 @@ from algebra.network import Network
 from semialgebraic.bottleneck import dimension_formula, fiber_bottleneck
 from semialgebraic.symmetry_graph import graph_to_json, write_graphml
 
+import sys as _sys
+from pathlib import Path as _Path
+_sys.path.insert(0, str(_Path(__file__).resolve().parent))
+
 from bottleneck_cases import T1, T2a, T4a, T6a, T7a, T11, T11p, T11pp
 
 
