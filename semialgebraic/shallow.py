@@ -352,7 +352,7 @@ def equivalent_shallow(a: Network, b: Network, *, orthant: bool = False,
     if ca == cb:
         cert = symmetry_path(a, b, orthant=orthant, forms=(ca, cb)) if certify else None
         return Verdict(True, method, "canonical forms are equal", tuple(hyps), cert, details)
-    x = separating_point(ca, cb)
+    x = separating_point(ca, cb, nets=(a, b))
     details["point"] = x
     cert = (counterexample_certificate(a, b, x, domain={"orthant": True} if orthant else None)
             if certify else None)
@@ -395,7 +395,7 @@ def symmetry_path(a: Network, b: Network, *, orthant: bool = False, forms=None) 
             "steps": path_to_json(steps), "checkpoints": checkpoints}
 
 
-def separating_point(ca: CanonicalForm, cb: CanonicalForm) -> tuple[Q, ...]:
+def separating_point(ca: CanonicalForm, cb: CanonicalForm, *, nets=None) -> tuple[Q, ...]:
     """An exact point (in the domain) where the functions of two different canonical forms
     differ.
 
@@ -405,6 +405,7 @@ def separating_point(ca: CanonicalForm, cb: CanonicalForm) -> tuple[Q, ...]:
     hyperplane (nor the orthant boundary) is crossed.  The difference ``D = f_a − f_b`` satisfies
     ``D(x+) + D(x−) − 2 D(x0) = ε ΔK ≠ 0``, so one of the three points separates.  If only the
     affine parts differ, ``D`` is affine on the domain and ``0`` or a unit vector separates.
+    *nets* ``(a, b)``, when given, evaluates the candidates on the networks (same functions).
     """
     if ca.n_inputs != cb.n_inputs or ca.domain != cb.domain:
         raise ValueError("forms of different input spaces")
@@ -415,13 +416,13 @@ def separating_point(ca: CanonicalForm, cb: CanonicalForm) -> tuple[Q, ...]:
     if first is not None:
         u, beta = first
         others = [k for k in union if k != first]
-        x0 = point_on_hyperplane(u, beta, others, orthant)
+        Uo = QMatrix.from_rows([uo for uo, _ in others], ncols=d) if others else None
+        x0 = point_on_hyperplane(u, beta, (Uo, [bo for _, bo in others]), orthant)
         j = next(i for i, x in enumerate(u) if x != 0)
         eps = Q(1)
         if others:
-            U = QMatrix.from_rows([uo for uo, _ in others], ncols=d)
-            hs = [p + bo for p, (_, bo) in zip(U.apply(x0), others)]
-            for h, uj in zip(hs, U.col_at(j)):
+            hs = [p + bo for p, (_, bo) in zip(Uo.apply(x0), others)]
+            for h, uj in zip(hs, Uo.col_at(j)):
                 if uj != 0:
                     eps = min(eps, abs(h) / abs(uj) / 2)
         if orthant:
@@ -436,8 +437,9 @@ def separating_point(ca: CanonicalForm, cb: CanonicalForm) -> tuple[Q, ...]:
         e = [Q(0)] * d
         e[j] = Q(1)
         cands.append(tuple(e))
+    fa, fb = nets if nets is not None else (ca, cb)
     for x in cands:
-        if ca(x) != cb(x):
+        if fa(x) != fb(x):
             return x
     raise AssertionError("no separating point found for different canonical forms")  # pragma: no cover
 
@@ -607,12 +609,17 @@ def _raw_keys(net: Network):
 
 def point_on_hyperplane(u, beta, others, orthant=False, *, seed=12345):
     """Exact point on ``u·x + β = 0`` (in the open orthant if asked) off every hyperplane
-    ``(u', β')`` in *others* (each different from ``(u, β)``)."""
+    ``(u', β')`` in *others* (each different from ``(u, β)``; a list of pairs, or a pair
+    ``(QMatrix of normals or None, offsets)``)."""
     d = len(u)
     j = next(i for i, x in enumerate(u) if x != 0)
     rng = random.Random(seed)
-    Uo = QMatrix.from_rows([uo for uo, _ in others], ncols=d) if others else None
-    bo = [b for _, b in others]
+    if isinstance(others, tuple) and len(others) == 2 and (others[0] is None
+                                                          or isinstance(others[0], QMatrix)):
+        Uo, bo = others
+    else:
+        Uo = QMatrix.from_rows([uo for uo, _ in others], ncols=d) if others else None
+        bo = [b for _, b in others]
     if orthant:
         x0 = _orthant_point(u, beta)
         basis = QMatrix.row(list(u)).nullspace()
