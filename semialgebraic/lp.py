@@ -422,43 +422,30 @@ def _exact_inequalities(G_lt, h_lt, G_le, h_le):
         else:
             y_lt[bad_lt[0]] = _ONE
         return False, (y_lt, y_le)
-    # max t  s.t.  G_lt z + t <= h_lt,  G_le z <= h_le,  t <= 1   (z, t free)
-    rows, rhs = [], []
-    for i in range(m_lt):
-        rows.append(list(G_lt.row_at(i)) + [_ONE])
-        rhs.append(h_lt[i])
-    for i in range(m_le):
-        rows.append(list(G_le.row_at(i)) + [_ZERO])
-        rhs.append(h_le[i])
-    if m_lt:
-        rows.append([_ZERO] * k + [_ONE])
-        rhs.append(_ONE)
-        cost = [_ZERO] * k + [_ONE]
-    else:
-        rows = [r[:k] for r in rows]
-        cost = [_ZERO] * k
-    status, w, _ = _simplex_free_le(rows, rhs, cost)
-    if status == "optimal" and (not m_lt or w[k] > 0):
-        return True, tuple(w[:k])
-    # certificate: y >= 0 with yᵀ G = 0 and (Σ y_lt = 1, y·h <= 0) or (y·h = -1)
-    G_rows = [list(G_lt.row_at(i)) for i in range(m_lt)] + [list(G_le.row_at(i)) for i in range(m_le)]
-    h = list(h_lt) + list(h_le)
+    # The dual of   max t  s.t.  G_lt z + t <= h_lt,  G_le z <= h_le,  t <= 1   (z, t free):
+    #   min h·y + y_cap  s.t.  Σ_i y_i G_i = 0,  Σ_lt y_i + y_cap = 1,  y, y_cap >= 0,
+    # a standard-form LP with only k + 1 rows (k = number of variables): much smaller tableaux
+    # than the primal's.  Its optimal y is a Motzkin certificate when the optimum is <= 0; its
+    # simplex multipliers are the primal point (z, t) otherwise; a ray is a Farkas certificate.
     m = m_lt + m_le
-    if status == "optimal":  # strict part fails: Σ y_lt = 1, y·h + s = 0
-        eq_rows = [[G_rows[i][j] for i in range(m)] + [_ZERO] for j in range(k)]
-        eq_rows.append([_ONE] * m_lt + [_ZERO] * m_le + [_ZERO])
-        eq_rows.append(h + [_ONE])
-        eq_rhs = [_ZERO] * k + [_ONE, _ZERO]
-    else:  # eq+le part infeasible: y_lt = 0, y_le·h_le = -1
-        eq_rows = [[G_rows[m_lt + i][j] for i in range(m_le)] for j in range(k)]
-        eq_rows.append(list(h_le))
-        eq_rhs = [_ZERO] * k + [Q(-1)]
-    st, y, _ = _simplex_std(eq_rows, eq_rhs, [_ZERO] * len(eq_rows[0]))
-    if st != "optimal":
-        raise CertificateError("LP", "theorem of alternatives violated by the exact simplex")
-    if status == "optimal":
-        return False, (tuple(y[:m_lt]), tuple(y[m_lt:m]))
-    return False, ((_ZERO,) * m_lt, tuple(y[:m_le]))
+    G_rows = [G_lt.row_at(i) for i in range(m_lt)] + [G_le.row_at(i) for i in range(m_le)]
+    rows = [[G_rows[i][j] for i in range(m)] + [_ZERO] for j in range(k)]
+    rows.append([_ONE] * m_lt + [_ZERO] * m_le + [_ONE])
+    rhs = [_ZERO] * k + [_ONE]
+    h = list(h_lt) + list(h_le)
+    cost = [-v for v in h] + [Q(-1)]
+    basis = [None] * k + [m]
+    status, x, extra = _simplex_std(rows, rhs, cost, basis, want_dual=True)
+    if status == "unbounded":  # Farkas ray on the non-strict rows
+        r = extra
+        return False, (tuple(r[:m_lt]), tuple(r[m_lt:m]))
+    if status != "optimal":
+        raise CertificateError("LP", "the exact dual simplex found its (always feasible) LP infeasible")
+    value = _dot(h, x[:m]) + x[m]
+    if m_lt and value <= 0:
+        return False, (tuple(x[:m_lt]), tuple(x[m_lt:m]))
+    z = tuple(-v for v in extra[:k])
+    return True, z
 
 
 # ------------------------------------------------------------------------------------------------
@@ -914,23 +901,37 @@ def _set_objective(T, basis, cost, m):
 
 
 def _run(T, basis, m, ncols, allowed):
-    """Bland's rule until optimal; returns (T, basis, "optimal" or entering column if unbounded)."""
+    """Simplex pivots until optimal; returns (T, basis, "optimal" or the entering column if
+    unbounded).  Dantzig's rule (most negative reduced cost) while it makes progress; after
+    ``2 m + 10`` degenerate pivots in a row, Bland's rule for good (which cannot cycle)."""
     rhs_col = T.ncols - 1
+    bland = False
+    degenerate = 0
     while True:
         obj = T.row_at(m)
-        j = next((j for j in range(allowed) if obj[j] < 0), None)
+        if bland:
+            j = next((j for j in range(allowed) if obj[j] < 0), None)
+        else:
+            j, best_v = None, _ZERO
+            for jj in range(allowed):
+                if obj[jj] < best_v:
+                    j, best_v = jj, obj[jj]
         if j is None:
             return T, basis, "optimal"
         col = T.col_at(j)
+        rhs = T.col_at(rhs_col)
         best, best_i = None, None
         for i in range(m):
             a = col[i]
             if a > 0:
-                ratio = T[i, rhs_col] / a
+                ratio = rhs[i] / a
                 if best is None or ratio < best or (ratio == best and basis[i] < basis[best_i]):
                     best, best_i = ratio, i
         if best_i is None:
             return T, basis, j
+        degenerate = degenerate + 1 if best == 0 else 0
+        if degenerate > 2 * m + 10:
+            bland = True
         T = _pivot(T, best_i, j)
         basis[best_i] = j
 
