@@ -1,4 +1,11 @@
-r"""One hidden layer: canonical form, exact equivalence with certificates, positive factor rank.
+r"""One hidden layer: canonical form, exact equivalence with certificates, fibers, κ₊.
+
+Contents: :func:`canonical_form` (R^d and orthant) and :class:`CanonicalForm`;
+:func:`equivalent_shallow` (symmetry-path or counterexample certificates, :func:`symmetry_path`,
+:func:`separating_point`); :func:`positive_factor_rank` (R6); :func:`fiber_shallow` with
+:class:`Fiber` / :class:`FiberComponent` (re-exported and dispatched by
+:mod:`semialgebraic.fiber`, whose docstring describes the fiber); :func:`analysis_shallow`
+(the ``netfibers analyze`` report).
 
 A one-hidden-layer ReLU network computes ``f(x) = V σ(W x + b) + c`` (``W`` is n×d, ``V`` is
 m×n).  Write ``w_i`` for row *i* of ``W``, ``V_i`` for column *i* of ``V`` and
@@ -970,7 +977,8 @@ def symmetry_tangent_rank(net: Network, *, orthant: bool = False) -> int:
     (``b`` free when ``b < 0``, traded with the output bias when ``b > 0``; outputs traded with the
     output bias); output transfers between same-orientation neurons on one hyperplane; on the
     orthant, dead neurons (row and outputs free) and the tangent space of the linear block
-    ``{V_L W̃_L, c}`` when its rows are strictly positive and ``V_L``, ``W_L`` have maximal rank."""
+    ``{V_L W̃_L, c}`` when its weights are strictly positive (biases ≥ 0) and ``V_L``, ``W_L``
+    have maximal rank."""
     d, n, m = net.widths
     N = net.n_parameters
     neurons, c = hidden_neurons(net, 0)
@@ -1166,7 +1174,9 @@ def _linear_block_tangents(net, neurons, iW, ib, iV, ic):
          and not is_dead_row(w, b)]
     if not L:
         return []
-    if not all(neurons[i][1] > 0 and all(x > 0 for x in neurons[i][0]) for i in L):
+    # weights strictly positive; a zero bias is fine: the bias trade (b_p += t, c -= t V_p) moves
+    # into the open cone, so the solution manifold meets the interior arbitrarily close to θ
+    if not all(all(x > 0 for x in neurons[i][0]) for i in L):
         return []
     VL = QMatrix.from_rows([[neurons[i][2][o] for i in L] for o in range(m)])
     WL = QMatrix.from_rows([list(neurons[i][0]) for i in L])
