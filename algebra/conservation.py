@@ -165,8 +165,11 @@ class Laws:
     """Result of :func:`conservation_laws`.
 
     ``laws`` are verified explicit laws with independent gradients at θ (a basis of what the
-    explicit families give); ``lower = len(laws)``; ``upper = N − lie_rank`` where ``lie_rank``
-    is the exact rank at θ of the fields of the Lie algebra evaluated so far.
+    explicit families give); ``lower = len(laws) + implicit``; ``upper = N − lie_rank`` where
+    ``lie_rank`` is the exact rank at θ of the fields of the Lie algebra evaluated so far.
+    ``implicit`` counts laws whose existence is certified by Frobenius without a formula (the
+    gradient fields span an involutive distribution of constant rank near θ, checked by exact
+    polynomial identities; see :func:`_frobenius`).
     """
 
     n_parameters: int
@@ -183,6 +186,7 @@ class Laws:
     reason: str = ""
     brackets_tried: int = 0
     elapsed: float = 0.0
+    implicit: int = 0
 
     @property
     def exact(self) -> bool:
@@ -234,16 +238,25 @@ def explicit_laws(net: Network, samples) -> list[Law]:
             laws.append(Law(f"Q{l}[{i}]", h,
                             f"global: every activation pattern (positive rescaling of neuron {i} "
                             f"of hidden layer {l}, R23)", "scaling"))
-    # R24 generalised: pairs of neurons active on every sample, same layer
+    # R24 generalised: pairs of neurons of one layer with the same activity on every sample
+    # (both active or both inactive on each; always-active neurons are the linear block)
     for l in range(1, L):
-        on = [i for i in range(widths[l]) if act[l - 1][i][0]]
-        for a in range(len(on)):
-            for b in range(a + 1, len(on)):
-                i, j = on[a], on[b]
-                h = _inner_in(R, l, i, j, widths) - _inner_out(R, l, i, j, widths)
-                laws.append(Law(f"C{l}[{i},{j}]", h,
-                                f"while neurons {i} and {j} of hidden layer {l} are active on every "
-                                f"sample (linear block, R24)", "linear_block"))
+        groups: dict[tuple, list[int]] = {}
+        for i in range(widths[l]):
+            key = tuple(_effective_masks(net, smp.pattern)[l - 1][i] for smp in samples)
+            if any(key):
+                groups.setdefault(key, []).append(i)
+        for key, members in groups.items():
+            every = all(key)
+            for a in range(len(members)):
+                for b in range(a + 1, len(members)):
+                    i, j = members[a], members[b]
+                    h = _inner_in(R, l, i, j, widths) - _inner_out(R, l, i, j, widths)
+                    scope = (f"while neurons {i} and {j} of hidden layer {l} are active on every "
+                             f"sample (linear block, R24)" if every else
+                             f"while neurons {i} and {j} of hidden layer {l} are active (with a path "
+                             f"to the output) on exactly the same samples (R24 on each shared pattern)")
+                    laws.append(Law(f"C{l}[{i},{j}]", h, scope, "linear_block" if every else "coactive"))
     # R25 generalised: parameters with an identically zero gradient component
     for k, why in _frozen_parameters(net, samples):
         name = net.parameter_names()[k]
@@ -303,7 +316,7 @@ def field_values(net: Network, samples) -> QMatrix:
 
 
 def conservation_laws(net: Network, samples, *, max_depth: int = 4, timeout: float | None = None,
-                      patience: int = 6, seed: int = 0) -> Laws:
+                      patience: int = 6, seed: int = 0, complete: bool = True) -> Laws:
     """Certified number of independent conservation laws near θ for the given samples.
 
     Parameters
@@ -321,16 +334,21 @@ def conservation_laws(net: Network, samples, *, max_depth: int = 4, timeout: flo
         Consecutive brackets without rank gain before moving to the next depth.
     seed : int
         Seed of the random rational combinations (the result is sound for any seed).
+    complete : bool
+        False when the samples may miss patterns of the data (e.g. a region enumeration cut by a
+        budget): the upper bound stays valid (fewer fields), but only the global rescaling laws
+        (R23, verified for both states of their neuron, hence for every pattern) count toward
+        the lower bound.
 
     Returns
     -------
     Laws
         ``exact`` and ``number_of_laws`` when lower = upper, else ``lower``/``upper``.
     """
-    return _count(net, samples, max_depth, timeout, patience, seed)[0]
+    return _count(net, samples, max_depth, timeout, patience, seed, complete)[0]
 
 
-def _count(net, samples, max_depth, timeout, patience, seed):
+def _count(net, samples, max_depth, timeout, patience, seed, complete=True):
     """The sandwich of :func:`conservation_laws`; also returns the span of the Lie trace."""
     t0 = time.monotonic()
     samples = _normalize(net, samples)
@@ -342,8 +360,16 @@ def _count(net, samples, max_depth, timeout, patience, seed):
     # lower bound: verified explicit laws with independent gradients at θ
     theta = net.parameters()
     kept, rejected = [], []
-    for law in explicit_laws(net, samples):
-        ok, why = verify_law(net, law.polynomial, samples)
+    candidates = explicit_laws(net, samples)
+    check_on = samples
+    if not complete:
+        candidates = [law for law in candidates if law.kind == "scaling"]
+        n = net.n_hidden
+        check_on = samples_from_patterns([(1,) * n, (-1,) * n])  # both states of every neuron
+        notes.append("incomplete set of patterns: only the global rescaling laws count toward "
+                     "the lower bound")
+    for law in candidates:
+        ok, why = verify_law(net, law.polynomial, check_on, method="auto" if complete else "local")
         (kept if ok else rejected).append(law if ok else (law, why))
     grads = [_gradient_at(law.polynomial, theta) for law in kept]
     basis, redundant = _independent(kept, grads, N)
@@ -382,16 +408,27 @@ def _count(net, samples, max_depth, timeout, patience, seed):
             fails = 0 if gain else fails + k
         if reason:
             break
+    implicit = 0
     if N - span.rank == lower:
         reason = ("closed at the generators" if depth == 0 else
                   f"closed with brackets up to depth {depth}")
+    elif span.rank == r0 and complete and (timeout is None or time.monotonic() - t0 < timeout):
+        ok, why = _frobenius(net, samples)
+        if ok:
+            implicit = N - span.rank - lower
+            lower = N - span.rank
+            reason = why
+            notes.append(f"{implicit} of the laws are not explicit: their existence is certified by "
+                         "Frobenius (involutive distribution of constant rank near θ)")
+        elif not reason:
+            reason = "bracket budget exhausted; " + why
     elif not reason:
         reason = "bracket budget exhausted"
     res = Laws(n_parameters=N, laws=tuple(basis), lower=lower, upper=N - span.rank,
                functional_rank=r0, lie_rank=span.rank, bracket_depth=depth,
                number_of_samples=len(samples), rejected=tuple(rejected),
                redundant=tuple(redundant), notes=tuple(notes), reason=reason,
-               brackets_tried=tried, elapsed=time.monotonic() - t0)
+               brackets_tried=tried, elapsed=time.monotonic() - t0, implicit=implicit)
     return res, span
 
 
@@ -506,6 +543,19 @@ def _masks(net: Network, pattern) -> list[list[int]]:
     for n in net.hidden_widths:
         out.append([1 if v > 0 else 0 for v in pattern[k:k + n]])
         k += n
+    return out
+
+
+def _effective_masks(net, pattern) -> list[list[int]]:
+    """Masks with a neuron counted active only if it is active AND reaches an output through
+    active neurons (otherwise every gradient component through it is the zero polynomial)."""
+    D = _masks(net, pattern)
+    widths, L = net.widths, net.depth
+    reach = True  # some neuron of layer l + 1 reaches an output
+    out = [None] * (L - 1)
+    for l in range(L - 1, 0, -1):
+        out[l - 1] = [1 if D[l - 1][i] and reach else 0 for i in range(widths[l])]
+        reach = any(out[l - 1])
     return out
 
 
@@ -707,7 +757,10 @@ def _verify_local(net, h, samples):
     involved = sorted({_layer_of(widths, k)[2] for k in idx if _layer_of(widths, k)[0] == l}
                       | {_layer_of(widths, k)[3] for k in idx
                          if _layer_of(widths, k)[0] == l + 1 and _layer_of(widths, k)[1] == "W"})
-    masks = {tuple(_masks(net, smp.pattern)[l - 1][i] for i in involved) for smp in samples}
+    # effective masks: in a sample where no neuron of layer l + 1 reaches an output, δ_{l+1} ≡ 0
+    # (path argument), the identity holds trivially there and the sample drops out
+    masks = {tuple(_effective_masks(net, smp.pattern)[l - 1][i] for i in involved)
+             for smp in samples}
     grads = {n: hh.diff(n) for n in names[:-(n_in + n_out)] if not hh.diff(n).is_zero()}
     for mk in masks:
         a = dict(zip(involved, mk))
@@ -813,6 +866,92 @@ def _verify_full(net, h, samples):
 def _short(p: Polynomial, n: int = 160) -> str:
     s = str(p)
     return s if len(s) <= n else s[:n] + " …"
+
+
+def _frobenius(net, samples, r_max: int = 4, n_max: int = 120) -> tuple[bool, str]:
+    """Certificate that the gradient fields span an involutive distribution near θ.
+
+    Pick generator fields F_1..F_r independent at θ (r = their rank at θ) and pivot
+    coordinates S with det M(θ) ≠ 0, M = (F_i[S]).  If every generator Y and every bracket
+    [F_i, F_j] satisfies the polynomial identity det(M)·Y − Σ_i F_i (adj(M) Y_S)_i ≡ 0, then near
+    θ all generators lie in the C^∞-span Δ of F, Δ is involutive of constant rank r, so the Lie
+    algebra's trace is Δ and (Frobenius; [MGP23]) there are exactly N − r independent laws.
+    Exact polynomial arithmetic; only attempted for r <= r_max and N <= n_max (cost).
+    """
+    N = net.n_parameters
+    if N > n_max:
+        return False, f"Frobenius test skipped (N = {N} > {n_max})"
+    theta = net.parameters()
+    R = parameter_ring_of(net)
+    gens = []
+    for smp in samples:
+        pts_sample = Sample(smp.pattern, _points(net, smp))
+        ring, polys = _sample_polys(net, pts_sample)
+        zero = ring.zero()
+        for hs, ds_all in polys:
+            for ds in ds_all:
+                gens.append([_component(net, k, hs, ds) or zero for k in range(N)])
+    span = _Span(N)
+    F = []
+    for Y in gens:
+        if span.add_vector([c(theta) for c in Y]):
+            F.append(Y)
+            if len(F) > r_max:
+                return False, f"Frobenius test skipped (rank > {r_max})"
+    r = len(F)
+    if r == 0:
+        return True, "no gradient field: every parameter is conserved"
+    S = span.piv
+    M = [[F[i][S[a]] for i in range(r)] for a in range(r)]
+    det, adj = _det_adj(M, R)
+
+    def in_span(Y):
+        YS = [Y[S[a]] for a in range(r)]
+        c = [sum((adj[i][a] * YS[a] for a in range(r)), R.zero()) for i in range(r)]
+        return all((det * Y[k] - sum((F[i][k] * c[i] for i in range(r)), R.zero())).is_zero()
+                   for k in range(N))
+
+    for Y in gens:
+        if not in_span(Y):
+            return False, "Frobenius test failed: a generator leaves the span near θ"
+    for i in range(r):
+        for j in range(i + 1, r):
+            if not in_span(_poly_bracket(F[i], F[j])):
+                return False, "Frobenius test failed: the distribution is not involutive"
+    return True, (f"closed by Frobenius: the {len(gens)} gradient fields span an involutive "
+                  f"distribution of constant rank {r} near θ")
+
+
+def _poly_bracket(X, Y):
+    """[X, Y]_k = Σ_j X_j ∂_j Y_k − Y_j ∂_j X_k for polynomial vector fields."""
+    N = len(X)
+    out = []
+    for k in range(N):
+        t = X[k].ring.zero()
+        for j in range(N):
+            if not X[j].is_zero():
+                t = t + X[j] * Y[k].diff(j)
+            if not Y[j].is_zero():
+                t = t - Y[j] * X[k].diff(j)
+        out.append(t)
+    return out
+
+
+def _det_adj(M, R):
+    """Determinant and adjugate of a small square matrix of polynomials (cofactors)."""
+    r = len(M)
+
+    def det(A):
+        if len(A) == 1:
+            return A[0][0]
+        return sum(((-1) ** j * A[0][j] * det([row[:j] + row[j + 1:] for row in A[1:]])
+                    for j in range(len(A))), R.zero())
+
+    if r == 1:
+        return M[0][0], [[R.constant(1)]]
+    adj = [[(-1) ** (i + j) * det([row[:i] + row[i + 1:] for k, row in enumerate(M) if k != j])
+            for j in range(r)] for i in range(r)]
+    return det(M), adj
 
 
 # ------------------------------------------------------------------------------------------
