@@ -44,8 +44,8 @@ result computes exactly the same function on the domain.  It is reported, and us
 >>> a = Network.from_rows([[[1], [-1]], [[1, 1]]], [[0, 0], [0]])          # |x|
 >>> b = Network.from_rows([[[-2], [3]], [["1/2", "1/3"]]], [[0, 0], [0]])  # permuted, rescaled
 >>> v = equivalent(a, b, method="general")
->>> v.answer, v.method, len(v.certificate["regions"])
-(True, 'general', 2)
+>>> v.answer, v.method, len(v.certificate["reduction"]), len(v.certificate["regions"])
+(True, 'general', 6, 1)
 >>> c = Network.from_rows([[[1], [-1]], [[1, 2]]], [[0, 0], [0]])
 >>> w = equivalent(a, c, method="general")
 >>> w.answer, w.certificate["type"]
@@ -70,7 +70,8 @@ from .certificates import CERTIFICATE_FORMAT, counterexample_certificate, jsonab
 from .exceptions import CertificateError, SemialgebraicError, UndecidedError
 from .verdict import Hypothesis, Verdict
 from .verify import verify
-from .verify.region_cover import domain_rows, is_proportional, neighbour_pattern, neuron_rows
+from .verify.region_cover import (apply_reduction, difference_network, domain_rows, interval_bounds,
+                                  is_proportional, neighbour_pattern, neuron_rows)
 
 try:  # fast paths written in parallel by other helpers; guard removed once both exist
     from . import shallow as _shallow
@@ -83,7 +84,7 @@ except ImportError:  # pragma: no cover
 
 __all__ = ["METHODS", "equivalent", "is_equivalent", "could_be_equivalent", "refutation_points",
            "simplify", "JointRegion", "joint_regions", "Deviation", "max_deviation",
-           "normalize_domain", "preactivation_bounds"]
+           "normalize_domain", "preactivation_bounds", "reduced_difference"]
 
 METHODS = ("auto", "general", "shallow", "bottleneck")
 
@@ -290,6 +291,70 @@ def preactivation_bounds(net: Network, *, domain: Any = None) -> list:
                             net.n_inputs, dom)
 
 
+def reduced_difference(a: Network, b: Network, *, domain: Any = None) -> tuple[Network, list]:
+    """The difference network D = a − b (a and b side by side, output W_a − W_b) after exact
+    reduction steps (merge positively parallel neurons, zero neurons without output, zero
+    provably dead neurons), and the steps (the ``reduction`` of a ``region_cover``
+    certificate, replayed by :func:`semialgebraic.verify.region_cover.apply_reduction`).
+
+    >>> from algebra.network import Network
+    >>> a = Network.from_rows([[[1], [-1]], [[1, 1]]], [[0, 0], [0]])
+    >>> b = Network.from_rows([[[-2], [3]], [["1/2", "1/3"]]], [[0, 0], [0]])
+    >>> D, steps = reduced_difference(a, b)
+    >>> [st["step"] for st in steps], D.weights[0].is_zero()
+    (['merge', 'merge', 'zero', 'zero', 'zero', 'zero'], True)
+    """
+    dom = normalize_domain(domain, a.n_inputs)
+    D0 = difference_network(a, b)
+    Ws = [w.to_rows() for w in D0.weights]
+    bs = [list(v) for v in D0.biases]
+    steps: list[dict] = []
+    zero = Q(0)
+
+    def is_zero_row(l, i):
+        return bs[l][i] == 0 and all(v == 0 for v in Ws[l][i])
+
+    def kill(l, i):
+        Ws[l][i] = [zero] * len(Ws[l][i])
+        bs[l][i] = zero
+
+    changed = True
+    while changed:
+        changed = False
+        for l in range(len(Ws) - 1):
+            live = [i for i in range(len(Ws[l])) if not is_zero_row(l, i)]
+            for pos, i in enumerate(live):
+                if is_zero_row(l, i):
+                    continue
+                for j in live[pos + 1:]:
+                    if is_zero_row(l, j):
+                        continue
+                    mu = _positive_multiple(Ws[l][j] + [bs[l][j]], Ws[l][i] + [bs[l][i]])
+                    if mu is not None:
+                        for row in Ws[l + 1]:
+                            row[i] += mu * row[j]
+                            row[j] = zero
+                        steps.append({"step": "merge", "layer": l, "keep": i, "drop": j, "factor": mu})
+                        changed = True
+            bounds = interval_bounds(Ws, bs, a.n_inputs, dom)
+            for i in range(len(Ws[l])):
+                if is_zero_row(l, i):
+                    continue
+                if all(row[i] == 0 for row in Ws[l + 1]):
+                    steps.append({"step": "zero", "layer": l, "neuron": i})
+                    kill(l, i)
+                    changed = True
+                elif bounds[l][i][1] is not None and bounds[l][i][1] <= 0:
+                    steps.append({"step": "dead", "layer": l, "neuron": i})
+                    for row in Ws[l + 1]:
+                        row[i] = zero
+                    kill(l, i)
+                    changed = True
+                    bounds = interval_bounds(Ws, bs, a.n_inputs, dom)
+    steps = jsonable(steps)
+    return apply_reduction(D0, steps, dom), steps
+
+
 # ------------------------------------------------------------------------------------------------
 # regions of a tuple of networks
 # ------------------------------------------------------------------------------------------------
@@ -427,7 +492,7 @@ def max_deviation(a: Network, b: Network, box: Any, *, timeout: float | None = N
     if not isinstance(dom, tuple):
         raise InputError("max_deviation needs a box (lo, hi)")
     budget = budget or Budget(timeout, max_regions)
-    d, na = a.n_inputs, a.n_hidden
+    d = a.n_inputs
     if dom[0] == dom[1]:
         p = tuple([dom[0]] * d)
         diffs = [abs(u - v) for u, v in zip(a(p), b(p))]
@@ -436,7 +501,8 @@ def max_deviation(a: Network, b: Network, box: Any, *, timeout: float | None = N
     best = (Q(-1), None, 0)
     state: dict = {}
     bar = Progress("regions", enabled=progress)
-    walk = joint_regions((a, b), domain=dom, budget=budget, state=state)
+    D, _ = reduced_difference(a, b, domain=dom)
+    walk = joint_regions((D,), domain=dom, budget=budget, state=state)
     regs = []
     try:
         for reg in walk:
@@ -448,11 +514,9 @@ def max_deviation(a: Network, b: Network, box: Any, *, timeout: float | None = N
     finally:
         bar.close()
     for reg in regs:
-        if not reg.facets and not reg.redundant and len(reg.inequalities) and state.get("complete") is False:
-            _classify(reg, d)  # the last region may be unclassified after an interrupt
-        Ja, ca = a.affine_map(reg.pattern[:na])
-        Jb, cb = b.affine_map(reg.pattern[na:])
-        J, c = Ja - Jb, [u - v for u, v in zip(ca, cb)]
+        if not reg.facets:
+            _classify(reg, d)  # the last region is unclassified when the walk stopped early
+        J, c = D.affine_map(reg.pattern)
         A_le = [[-v for v in reg.inequalities[f][:d]] for f in reg.facets]
         b_le = [reg.inequalities[f][d] for f in reg.facets]
         for o in range(a.n_outputs):
@@ -543,17 +607,21 @@ def _general(a, b, dom, budget, progress, hyps, samples=32) -> Verdict:
                 "domain": domj, "regions": []}
         return _checked(Verdict(True, "general", "the box is one point and a, b agree there", hyps,
                                 cert, details))
-    na = a.n_hidden
+    D, steps = reduced_difference(a, b, domain=dom)
+    details["reduction_steps"] = len(steps)
+    details["live_neurons"] = sum(1 for w, b_ in zip(D.weights[:-1], D.biases[:-1])
+                                  for i in range(w.nrows) if b_[i] != 0 or any(v != 0 for v in w.row_at(i)))
     state: dict = {}
     regs: list[JointRegion] = []
     bar = Progress("regions of a - b", enabled=progress)
     counter = None
     try:
-        for reg in joint_regions((a, b), domain=dom, budget=budget, state=state):
+        for reg in joint_regions((D,), domain=dom, budget=budget, state=state):
             regs.append(reg)
             bar.update(1)
-            if a.affine_map(reg.pattern[:na]) != b.affine_map(reg.pattern[na:]):
-                counter = _point_where_differ(a, b, reg)
+            J, c = D.affine_map(reg.pattern)
+            if not J.is_zero() or any(v != 0 for v in c):
+                counter = _point_where_differ(a, b, D, reg)
                 break
     except KeyboardInterrupt:
         budget.interrupt()
@@ -572,9 +640,10 @@ def _general(a, b, dom, budget, progress, hyps, samples=32) -> Verdict:
                        {**details, "complete": False})
     cert = {"format": CERTIFICATE_FORMAT, "type": "region_cover",
             "claim": "a(x) == b(x) for all x in the domain", "a": a.to_dict(), "b": b.to_dict(),
-            "domain": domj, "regions": [r.to_json() for r in regs]}
+            "domain": domj, "reduction": steps, "regions": [r.to_json() for r in regs]}
     return _checked(Verdict(True, "general", f"a - b is zero on all {len(regs)} linear regions "
-                            "of the pair, which cover the domain", hyps, jsonable(cert), details))
+                            f"of the reduced difference network ({len(steps)} exact reduction "
+                            "steps), which cover the domain", hyps, jsonable(cert), details))
 
 
 def _checked(v: Verdict) -> Verdict:
@@ -597,15 +666,12 @@ def _refute(a, b, dom, samples, seed):
     return None
 
 
-def _point_where_differ(a, b, reg):
-    """An exact point of the region where a and b differ (their affine maps differ there)."""
+def _point_where_differ(a, b, D, reg):
+    """An exact point of the region where a and b differ (D = a - b is not zero there)."""
     x = reg.point
     if a(x) != b(x):
         return x
-    na = a.n_hidden
-    Ja, _ = a.affine_map(reg.pattern[:na])
-    Jb, _ = b.affine_map(reg.pattern[na:])
-    J = Ja - Jb
+    J, _ = D.affine_map(reg.pattern)
     o = next(i for i in range(J.nrows) if any(v != 0 for v in J.row_at(i)))
     v = J.row_at(o)
     t = Q(1)

@@ -8,8 +8,11 @@ Format
      "claim": "a(x) == b(x) for all x in the domain",
      "a": <network>, "b": <network>,
      "domain": null | {"box": [lo, hi]} | {"orthant": true},
+     "reduction": [{"step": "merge", "layer": l, "keep": i, "drop": j, "factor": μ},
+                   {"step": "zero", "layer": l, "neuron": i},
+                   {"step": "dead", "layer": l, "neuron": i}, ...],
      "regions": [
-       {"pattern": [s_0, ..., s_{n-1}],      # -1/0/1 per hidden neuron of a, then of b (layer order)
+       {"pattern": [s_0, ..., s_{n-1}],      # -1/0/1 per hidden neuron of D' (layer order)
         "point": [x_0, ..., x_{d-1}],        # exact interior point
         "inequalities": [[a_0..a_{d-1}, c], ...],   # g_k(x) = a.x + c > 0 on the region (see below)
         "facets": [k, ...],                  # indices into "inequalities": the region's facets
@@ -18,8 +21,24 @@ Format
         "redundant": {"k": [l_0, [l_f for f in facets]]}  # every other inequality k (see below)
        }, ...]}
 
-Inequality ``k`` for ``k < n`` belongs to hidden neuron ``k`` of the combined network (a's
-neurons, then b's): with the region's pattern fixed, every pre-activation is an affine function
+The difference network.  ``D = difference_network(a, b)`` puts a and b side by side: the first
+layer is ``[W_a1; W_b1]``, hidden layers are block diagonal (a's neurons first, then b's), the
+output layer is ``[W_aL, -W_bL]`` with bias ``b_aL - b_bL``; so ``D = a - b`` exactly.  The
+``reduction`` steps rewrite D without changing its function (each is checked exactly, in order;
+``layer`` is the 0-based hidden layer, neurons are indexed within it):
+
+* ``merge``: rows (weights and bias) satisfy ``row_drop = factor * row_keep`` with factor > 0;
+  then σ(row_drop·h) = factor σ(row_keep·h), so the outgoing column of ``keep`` gains
+  ``factor *`` that of ``drop``, and the column of ``drop`` becomes zero;
+* ``zero``: the neuron's outgoing column is zero; its row and bias are set to zero;
+* ``dead``: exact interval bounds over the domain (propagated layer by layer through the current
+  network) show that the pre-activation is <= 0 everywhere; its outgoing column, row and bias
+  are set to zero.
+
+A neuron with a zero row and zero bias is identically zero (sign 0 in every pattern).  The
+regions below are those of the reduced network D', and the claim is D' = 0 on the domain.
+
+Inequality ``k`` for ``k < n`` belongs to hidden neuron ``k`` of D': with the region's pattern fixed, every pre-activation is an affine function
 ``p_k(x)`` (masked products of the weights); ``g_k = s_k p_k``.  A neuron with ``s_k = 0`` has
 ``p_k`` identically zero on the region and its row is ``[0, …, 0, 0]`` (it is not a constraint).
 Rows ``k >= n`` are the domain's: for a box ``[lo, hi]^d``, ``x_i - lo`` then ``hi - x_i`` for
@@ -31,8 +50,8 @@ What is checked (all exact, over Q; code imports ``algebra`` only)
 1. Each region: the rows are as recomputed; ``g_k(point) > 0`` for every non-zero row, so the
    point is interior and, layer by layer, the networks' activation pattern at the point is the
    pattern (also re-evaluated directly); zero rows are identically zero.
-2. a − b is zero on each region: the affine maps of a and b on their parts of the pattern are
-   equal (Network.affine_map).
+0. The reduction steps are valid, in order (see above); D' is their result.
+2. D' is zero on each region: its affine map on the pattern (Network.affine_map) is zero.
 3. Facet lists are complete: for every non-zero row k that is not a listed facet the certificate
    gives ``l_0 >= 0, l_f >= 0`` with ``g_k = l_0 + Σ_f l_f g_f`` as affine functions (Farkas);
    hence the closed region is ``{g_f >= 0 : f facet}``.  Facet rows have a non-zero normal.
@@ -43,7 +62,8 @@ What is checked (all exact, over Q; code imports ``algebra`` only)
 Why this proves a = b on the domain D (D is R^d, the closed orthant, or a box with lo < hi: convex
 and full-dimensional)
 --------------------------------------------------------------------------------------------
-Let U be the union of the closures of the listed regions; a − b = 0 on U (continuity).  Suppose
+Let U be the union of the closures of the listed regions; D' = 0 on U (continuity), and
+D' = D = a − b everywhere by step 0.  Suppose
 y ∈ D \ U.  D \ U is relatively open in D, so y may be chosen generically, together with a
 generic x0 in the first region, such that the segment [x0, y] ⊂ D meets no intersection of two
 distinct hyperplanes among the (finitely many) hyperplanes {g = 0} of all listed rows, and no
@@ -74,7 +94,8 @@ from algebra.matrices import QMatrix
 from algebra.network import Network
 from algebra.rationals import Q
 
-__all__ = ["check", "neuron_rows", "domain_rows", "neighbour_pattern", "is_proportional"]
+__all__ = ["check", "neuron_rows", "domain_rows", "neighbour_pattern", "is_proportional",
+           "difference_network", "apply_reduction", "interval_bounds"]
 
 
 def check(cert: dict) -> tuple[bool, str]:
@@ -99,11 +120,18 @@ def check(cert: dict) -> tuple[bool, str]:
         if a(p) != b(p):
             return False, "the domain is one point and a, b differ there"
         return True, "the domain is one point and a, b agree there"
+    steps = cert.get("reduction", [])
+    if not isinstance(steps, list):
+        raise InputError("reduction must be a list of steps")
+    try:
+        net = apply_reduction(difference_network(a, b), steps, lo_hi)
+    except ValueError as exc:
+        return False, f"reduction: {exc}"
     regions = cert["regions"]
     if not isinstance(regions, list) or not regions:
         return False, "no regions listed"
     dom = domain_rows(d, lo_hi)
-    n = a.n_hidden + b.n_hidden
+    n = net.n_hidden
     patterns = []
     for r, reg in enumerate(regions):
         if not isinstance(reg, dict) or "pattern" not in reg or "point" not in reg:
@@ -116,11 +144,112 @@ def check(cert: dict) -> tuple[bool, str]:
     if len(index) != len(patterns):
         return False, "a pattern is listed twice"
     for r, reg in enumerate(regions):
-        ok, why = _check_region(a, b, r, reg, patterns[r], dom, d, n, patterns, len(regions))
+        ok, why = _check_region(net, r, reg, patterns[r], dom, d, n, patterns, len(regions))
         if not ok:
             return False, f"region {r}: {why}"
-    return True, (f"{len(regions)} regions cover the domain (closed under facet crossing, facet "
-                  "lists complete) and a - b is zero on each")
+    return True, (f"{len(steps)} exact reduction steps, then {len(regions)} regions cover the "
+                  "domain (closed under facet crossing, facet lists complete) and a - b is zero "
+                  "on each")
+
+
+def difference_network(a: Network, b: Network) -> Network:
+    """The network D = a − b: a and b side by side (see the module docstring).
+
+    >>> a = Network.from_rows([[[1]], [[2]]], [[0], [1]])
+    >>> difference_network(a, a)([3])
+    (0,)
+    """
+    ws, bs = [], []
+    L = a.depth
+    if b.depth != L:
+        return _difference_uneven(a, b)
+    for l in range(L):
+        Wa, ba = a.layer(l)
+        Wb, bb = b.layer(l)
+        if l == 0 and L == 1:
+            ws.append(Wa - Wb)
+            bs.append([u - v for u, v in zip(ba, bb)])
+        elif l == 0:
+            ws.append(QMatrix.vstack([Wa, Wb]))
+            bs.append(list(ba) + list(bb))
+        elif l == L - 1:
+            ws.append(QMatrix.hstack([Wa, -Wb]))
+            bs.append([u - v for u, v in zip(ba, bb)])
+        else:
+            ws.append(QMatrix.vstack([QMatrix.hstack([Wa, QMatrix.zeros(Wa.nrows, Wb.ncols)]),
+                                      QMatrix.hstack([QMatrix.zeros(Wb.nrows, Wa.ncols), Wb])]))
+            bs.append(list(ba) + list(bb))
+    return Network(ws, bs)
+
+
+def apply_reduction(net: Network, steps, lo_hi=None) -> Network:
+    """Apply and check reduction steps in order; ValueError (with the reason) on an invalid step."""
+    Ws = [w.to_rows() for w in net.weights]
+    bs = [list(b) for b in net.biases]
+    zero = Q(0)
+    for k, st in enumerate(steps):
+        if not isinstance(st, dict) or st.get("step") not in ("merge", "zero", "dead"):
+            raise InputError(f"reduction[{k}] is not a merge/zero/dead step")
+        l = st.get("layer")
+        if not isinstance(l, int) or isinstance(l, bool) or not 0 <= l < len(Ws) - 1:
+            raise InputError(f"reduction[{k}]: layer must be a hidden layer index")
+        nxt = Ws[l + 1]
+        width = len(Ws[l])
+        if st["step"] == "merge":
+            i, j = st.get("keep"), st.get("drop")
+            if not all(isinstance(v, int) and not isinstance(v, bool) and 0 <= v < width for v in (i, j)) or i == j:
+                raise InputError(f"reduction[{k}]: keep/drop must be two neurons of layer {l}")
+            mu = parse_number(st.get("factor"), f"reduction[{k}].factor")
+            if mu <= 0:
+                raise ValueError(f"step {k}: the factor must be positive")
+            if Ws[l][j] + [bs[l][j]] != [mu * v for v in Ws[l][i] + [bs[l][i]]]:
+                raise ValueError(f"step {k}: row {j} is not factor * row {i} in layer {l}")
+            for row in nxt:
+                row[i] += mu * row[j]
+                row[j] = zero
+        else:
+            i = st.get("neuron")
+            if not isinstance(i, int) or isinstance(i, bool) or not 0 <= i < width:
+                raise InputError(f"reduction[{k}]: neuron must be a neuron of layer {l}")
+            if st["step"] == "zero":
+                if any(row[i] != 0 for row in nxt):
+                    raise ValueError(f"step {k}: neuron {i} of layer {l} has a non-zero outgoing column")
+            else:
+                lo_, hi = interval_bounds(Ws, bs, net.n_inputs, lo_hi)[l][i]
+                if hi is None or hi > 0:
+                    raise ValueError(f"step {k}: neuron {i} of layer {l} is not provably dead")
+                for row in nxt:
+                    row[i] = zero
+            Ws[l][i] = [zero] * len(Ws[l][i])
+            bs[l][i] = zero
+    return Network([QMatrix.from_rows(W, ncols=(len(Ws[l - 1]) if l else net.n_inputs))
+                    for l, W in enumerate(Ws)], bs)
+
+
+def interval_bounds(Ws, bs, d, lo_hi):
+    """Exact bounds (lo, hi) (None = unbounded) of every pre-activation over the domain."""
+    if lo_hi is None:
+        box = [(None, None)] * d
+    elif lo_hi == "orthant":
+        box = [(Q(0), None)] * d
+    else:
+        box = [lo_hi] * d
+    out = []
+    for l in range(len(Ws)):
+        layer = []
+        for row, c in zip(Ws[l], bs[l]):
+            lo, hi = c, c
+            for w, (xl, xh) in zip(row, box):
+                if w == 0:
+                    continue
+                a1, a2 = (xl, xh) if w > 0 else (xh, xl)
+                lo = None if lo is None or a1 is None else lo + w * a1
+                hi = None if hi is None or a2 is None else hi + w * a2
+            layer.append((lo, hi))
+        out.append(layer)
+        box = [(Q(0) if lo is None or lo < 0 else lo, None if hi is None else max(hi, Q(0)))
+               for lo, hi in layer]
+    return out
 
 
 def neuron_rows(net: Network, pattern: Sequence[int]) -> list[tuple[Q, ...]]:
@@ -232,10 +361,9 @@ def _parse_domain(dom):
     raise InputError(f"unknown domain {dom!r}")
 
 
-def _check_region(a, b, r, reg, pat, dom, d, n, patterns, count) -> tuple[bool, str]:
+def _check_region(net, r, reg, pat, dom, d, n, patterns, count) -> tuple[bool, str]:
     x = parse_vector(reg["point"], f"regions[{r}].point", length=d)
-    na = a.n_hidden
-    rows = neuron_rows(a, pat[:na]) + neuron_rows(b, pat[na:])
+    rows = neuron_rows(net, pat)
     oriented = [tuple(s * v for v in row) for s, row in zip(pat, rows)] + list(dom)
     claimed = reg.get("inequalities")
     if not isinstance(claimed, list) or len(claimed) != len(oriented):
@@ -252,9 +380,10 @@ def _check_region(a, b, r, reg, pat, dom, d, n, patterns, count) -> tuple[bool, 
             continue
         if _value(g, x) <= 0:
             return False, f"the point does not satisfy inequality {k} strictly"
-    if tuple(a.activation_pattern(x)) + tuple(b.activation_pattern(x)) != pat:
-        return False, "the networks' activation pattern at the point is not the pattern"
-    if a.affine_map(pat[:na]) != b.affine_map(pat[na:]):
+    if tuple(net.activation_pattern(x)) != pat:
+        return False, "the network's activation pattern at the point is not the pattern"
+    J, c = net.affine_map(pat)
+    if not J.is_zero() or any(v != 0 for v in c):
         return False, "a - b is not zero on this region (affine maps differ)"
     facets, neigh = reg.get("facets"), reg.get("neighbours")
     if not isinstance(facets, list) or not isinstance(neigh, list) or len(facets) != len(neigh):
@@ -272,7 +401,7 @@ def _check_region(a, b, r, reg, pat, dom, d, n, patterns, count) -> tuple[bool, 
         if not isinstance(nb, int) or not 0 <= nb < count:
             return False, f"facet {f} has no valid neighbour"
         try:
-            across = neighbour_pattern((a, b), pat, g, rows)
+            across = neighbour_pattern((net,), pat, g, rows)
         except ValueError as exc:
             return False, f"facet {f}: {exc}"
         if patterns[nb] != across:
@@ -295,6 +424,24 @@ def _check_region(a, b, r, reg, pat, dom, d, n, patterns, count) -> tuple[bool, 
         if tuple(comb) != tuple(g):
             return False, f"redundancy multipliers of inequality {k} do not reproduce it"
     return True, "ok"
+
+
+def _difference_uneven(a, b):
+    """D for networks of different depths: pad the shallower one with identity-like layers
+    (x = σ(x) - σ(-x)), so that both have the same depth."""
+    a, b = _pad(a, max(a.depth, b.depth)), _pad(b, max(a.depth, b.depth))
+    return difference_network(a, b)
+
+
+def _pad(net, depth):
+    while net.depth < depth:
+        W, bias = net.layer(net.depth - 1)
+        m = W.nrows
+        ws = list(net.weights[:-1]) + [QMatrix.vstack([W, -W]),
+                                       QMatrix.hstack([QMatrix.identity(m), -QMatrix.identity(m)])]
+        bs = list(net.biases[:-1]) + [list(bias) + [-v for v in bias], [Q(0)] * m]
+        net = Network(ws, bs)
+    return net
 
 
 def _value(g, x) -> Q:

@@ -15,13 +15,17 @@ DEEP = Network.from_rows([[[1, 0], [0, 1], [1, 1]], [[1, -1, 1], [-1, 1, 2]], [[
                          [[0, -1, 1], [1, 0], [0]])
 DEEP2 = Network.from_rows([[[0, 1], [1, 0], [2, 2]], [[-1, 1, "1/2"], [1, -1, "1/2"]], [[2, 1]]],
                           [[-1, 0, 2], [0, 1], [0]])
+ALWAYS_A = Network.from_rows([[[1, 0], [0, 1], [1, -1]], [[1, 0, 0], [0, 1, 1]], [[1, 1]]],
+                             [[0, 0, 0], [1, 1], [-2]])
+ALWAYS_B = Network.from_rows([[[1, 0], [0, 1], [1, -1]], [[1, 1, 1]]], [[0, 0, 0], [0]])
 WIDE = Network.from_rows([[[1, 1]], [[1]]], [[0], [0]])
 
 
 @pytest.fixture
 def files(tmp_path):
     out = {}
-    for name, net in {"a": A, "b": B, "c": C, "deep": DEEP, "deep2": DEEP2, "wide": WIDE}.items():
+    for name, net in {"a": A, "b": B, "c": C, "deep": DEEP, "deep2": DEEP2, "wide": WIDE,
+                     "alw_a": ALWAYS_A, "alw_b": ALWAYS_B}.items():
         p = tmp_path / f"{name}.json"
         p.write_text(json.dumps(net.to_dict()))
         out[name] = str(p)
@@ -46,7 +50,7 @@ def test_equiv_equivalent_with_certificate(files, tmp_path, capsys):
                        "--certificate", cert, "--json")
     assert code == 0
     data = json.loads(out)
-    assert data["answer"] is True and data["method"] == "general" and data["regions_checked"] == 2
+    assert data["answer"] is True and data["method"] == "general" and data["regions_checked"] == 1
     assert {"hypotheses", "reason", "certificate"} <= set(data)
     assert json.loads(cert.read_text())["type"] == "region_cover"
     code, out, _ = run(capsys, "verify", cert)
@@ -79,7 +83,7 @@ def test_equiv_domains(files, capsys):
 
 def test_equiv_budget_undecided_writes_nothing(files, tmp_path, capsys):
     cert = tmp_path / "never.json"
-    code, out, _ = run(capsys, "equiv", files["deep"], files["deep"], "--method", "general",
+    code, out, _ = run(capsys, "equiv", files["alw_a"], files["alw_b"], "--method", "general",
                        "--max-regions", 1, "--certificate", cert, "--json")
     data = json.loads(out)
     assert code == 3 and data["answer"] is None and data["regions_checked"] == 1

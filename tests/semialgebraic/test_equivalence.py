@@ -208,10 +208,24 @@ def test_domains():
     _assert_verified(v)
 
 
-def test_budget_gives_undecided_with_partial_report():
+KINKS = [[1, 0], [0, 1], [1, -1]]
+ALWAYS_A = Network.from_rows([KINKS, [[1, 0, 0], [0, 1, 1]], [[1, 1]]], [[0, 0, 0], [1, 1], [-2]])
+ALWAYS_B = Network.from_rows([KINKS, [[1, 1, 1]]], [[0, 0, 0], [0]])
+
+
+def test_collapsing_and_non_collapsing_certificates():
     rng = random.Random(4)
     a = random_net(rng, [2, 4, 4, 1], zero_prob=0)
-    b = permute_scale(a, rng)
+    v = equivalent(a, permute_scale(a, rng), method="general")
+    assert v.answer is True and len(v.certificate["regions"]) == 1
+    assert v.details["live_neurons"] == 0
+    v = equivalent(ALWAYS_A, ALWAYS_B, method="general")
+    assert v.answer is True and len(v.certificate["regions"]) >= 6
+    _assert_verified(v)
+
+
+def test_budget_gives_undecided_with_partial_report():
+    a, b = ALWAYS_A, ALWAYS_B
     v = equivalent(a, b, method="general", max_regions=2)
     assert v.answer is None and v.exit_code() == 3
     assert v.details["regions_checked"] == 2 and "no counterexample" in v.reason

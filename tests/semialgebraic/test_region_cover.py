@@ -14,6 +14,11 @@ from semialgebraic.verify.region_cover import neighbour_pattern, neuron_rows
 
 ABS = Network.from_rows([[[1], [-1]], [[1, 1]]], [[0, 0], [0]])
 ABS_B = Network.from_rows([[[-2], [3]], [["1/2", "1/3"]]], [[0, 0], [0]])
+# a: three kinks, then always-active second-layer neurons that pass them through (+1, -1 biases);
+# b: the same three kinks in one hidden layer.  Equal, but the difference does not collapse.
+KINKS = [[1, 0], [0, 1], [1, -1]]
+ALWAYS_A = Network.from_rows([KINKS, [[1, 0, 0], [0, 1, 1]], [[1, 1]]], [[0, 0, 0], [1, 1], [-2]])
+ALWAYS_B = Network.from_rows([KINKS, [[1, 1, 1]]], [[0, 0, 0], [0]])
 DEEP_A = Network.from_rows([[[1, 0], [0, 1], [1, 1]], [[1, -1, 1], [-1, 1, 2]], [[1, 2]]],
                            [[0, -1, 1], [1, 0], [0]])
 
@@ -31,27 +36,56 @@ def _swap(net):
 @pytest.fixture(scope="module")
 def certs():
     out = {}
-    for name, (a, b, dom) in {"abs": (ABS, ABS_B, None), "deep": (DEEP_A, _swap(DEEP_A), None),
-                              "box": (DEEP_A, _swap(DEEP_A), (-1, 2)),
-                              "orthant": (ABS, ABS_B, "orthant")}.items():
+    for name, (a, b, dom) in {"abs": (ABS, ABS_B, None), "deep": (ALWAYS_A, ALWAYS_B, None),
+                              "box": (ALWAYS_A, ALWAYS_B, (-1, 2)),
+                              "orthant": (ALWAYS_A, ALWAYS_B, "orthant"),
+                              "collapse": (DEEP_A, _swap(DEEP_A), None)}.items():
         v = equivalent(a, b, method="general", domain=dom)
         assert v.answer is True
         out[name] = json.loads(json.dumps(v.certificate))
     return out
 
 
-@pytest.mark.parametrize("name", ["abs", "deep", "box", "orthant"])
+@pytest.mark.parametrize("name", ["abs", "deep", "box", "orthant", "collapse"])
 def test_valid_certificates_pass(certs, name):
     ok, why = verify(certs[name])
     assert ok, why
     assert certs[name]["type"] == "region_cover"
 
 
-def test_abs_certificate_content(certs):
-    c = certs["abs"]
-    assert sorted(tuple(r["pattern"]) for r in c["regions"]) == [(-1, 1, 1, -1), (1, -1, -1, 1)]
+def test_certificate_content(certs):
+    c = certs["abs"]                      # |x| against a permuted, rescaled copy: collapses
+    assert [st["step"] for st in c["reduction"]].count("merge") == 2
+    assert len(c["regions"]) == 1 and c["regions"][0]["facets"] == []
+    c = certs["collapse"]
+    assert len(c["regions"]) == 1 and len(c["reduction"]) >= 4
+    c = certs["deep"]
+    assert len(c["regions"]) >= 6
+    assert any(st["step"] == "dead" for st in c["reduction"])
     for r in c["regions"]:
-        assert len(r["facets"]) == 1 and r["neighbours"][0] in (0, 1)
+        assert len(r["facets"]) >= 1 and all(nb is not None for nb in r["neighbours"])
+
+
+def test_reduction_steps_are_checked(certs):
+    for mutate, word in [(lambda st: st.__setitem__("factor", "-1"), "positive"),
+                         (lambda st: st.__setitem__("factor", "7/5"), "is not factor"),
+                         (lambda st: st.__setitem__("drop", st["keep"]), None)]:
+        c = copy.deepcopy(certs["abs"])
+        st = next(x for x in c["reduction"] if x["step"] == "merge")
+        mutate(st)
+        try:
+            ok, why = verify(c)
+        except InputError:
+            continue
+        assert not ok and (word is None or word in why)
+    c = copy.deepcopy(certs["abs"])
+    c["reduction"] = [st for st in c["reduction"] if st["step"] != "merge"]
+    ok, why = verify(c)
+    assert not ok and "non-zero outgoing column" in why
+    c = copy.deepcopy(certs["deep"])
+    c["reduction"].append({"step": "dead", "layer": 0, "neuron": 0})
+    ok, why = verify(c)
+    assert not ok and "not provably dead" in why
 
 
 def _first_with_facet(cert):
@@ -84,7 +118,7 @@ MUTATIONS = {
 }
 
 
-@pytest.mark.parametrize("name", ["abs", "deep", "box"])
+@pytest.mark.parametrize("name", ["deep", "box", "orthant"])
 @pytest.mark.parametrize("mutation", sorted(MUTATIONS))
 def test_mutations_are_rejected(certs, name, mutation):
     c = copy.deepcopy(certs[name])
@@ -135,8 +169,12 @@ def test_negative_multiplier_rejected(certs):
 
 
 def test_inequivalent_networks_cannot_be_covered(certs):
-    c = copy.deepcopy(certs["abs"])
+    c = copy.deepcopy(certs["deep"])
     c["b"]["layers"][1]["bias"] = [1]
+    ok, why = verify(c)
+    assert not ok and why
+    c = copy.deepcopy(certs["deep"])
+    c["a"]["layers"][2]["bias"] = [-1]          # a changes by a constant: same regions
     ok, why = verify(c)
     assert not ok and "affine maps differ" in why
 
@@ -168,6 +206,13 @@ def test_malformed():
     with pytest.raises(InputError):
         verify({"format": "netfibers.certificate", "type": "region_cover", "a": ABS.to_dict(),
                 "b": ABS.to_dict(), "regions": [{"pattern": [2, 0], "point": [1]}]})
+
+
+def test_difference_network():
+    from semialgebraic.verify.region_cover import difference_network
+    D = difference_network(ALWAYS_A, ALWAYS_B)        # depths 3 and 2: b is padded
+    for x in ([1, 2], [-3, 1], ["1/2", "-7/3"]):
+        assert D([Q(v) for v in x]) == tuple(u - v for u, v in zip(ALWAYS_A([Q(t) for t in x]), ALWAYS_B([Q(t) for t in x])))
 
 
 def test_neighbour_pattern_flips_proportional_neurons():

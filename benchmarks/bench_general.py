@@ -1,0 +1,168 @@
+"""Benchmark of the general exact methods (issue 8).  Run by hand: ``python benchmarks/bench_general.py``.
+
+1. Exact equivalence (``semialgebraic.equivalence.equivalent(method="general")``) against a z3
+   encoding of ∃x: a(x) ≠ b(x) (ReLU as ``If`` terms over exact reals, z3 timeout), on pairs
+   of small networks (d <= 4, <= 40 ReLUs per pair), equivalent (permuted and rescaled copies)
+   and not (one weight perturbed).  Prints both times, the ratio and whether the answers agree.
+2. Exact functional dimension of an 8-32-32-32-1 network (target <= 10 s).
+3. Float32 SVD (numpy) ranks of the Jacobian at 4-32-32-1 against the exact rank.
+
+Options: ``--quick`` (smaller pairs), ``--z3-timeout S`` (default 120), ``--skip-dim``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from algebra.network import Network  # noqa: E402
+from algebra.rationals import Q  # noqa: E402
+from semialgebraic.dimension import (PRIME, _masks, _rank_mod_p, _simplex_points,  # noqa: E402
+                                     functional_dimension, jacobian_rows)
+from semialgebraic.equivalence import equivalent  # noqa: E402
+from semialgebraic.verify import verify  # noqa: E402
+
+
+def random_net(rng, widths, den=4):
+    W = [[[Q(rng.randint(-9, 9), rng.randint(1, den)) for _ in range(widths[l])] for _ in range(widths[l + 1])]
+         for l in range(len(widths) - 1)]
+    b = [[Q(rng.randint(-9, 9), rng.randint(1, den)) for _ in range(widths[l + 1])] for l in range(len(widths) - 1)]
+    return Network(W, b)
+
+
+def permute_scale(net, rng):
+    Ws = [w.to_rows() for w in net.weights]
+    bs = [list(b) for b in net.biases]
+    for l in range(len(Ws) - 1):
+        n = len(Ws[l])
+        perm = list(range(n))
+        rng.shuffle(perm)
+        lam = [Q(rng.randint(1, 5), rng.randint(1, 5)) for _ in range(n)]
+        Ws[l] = [[lam[i] * v for v in Ws[l][perm[i]]] for i in range(n)]
+        bs[l] = [lam[i] * bs[l][perm[i]] for i in range(n)]
+        Ws[l + 1] = [[row[perm[i]] / lam[i] for i in range(n)] for row in Ws[l + 1]]
+    return Network(Ws, bs)
+
+
+def z3_equivalent(a, b, timeout_s):
+    """True / False / None (unknown or timeout) and the time, from z3 over exact reals."""
+    import z3
+
+    def val(q):
+        return z3.RealVal(f"{int(q.p)}/{int(q.q)}")
+
+    def terms(net, xs):
+        h = xs
+        for l in range(net.depth):
+            W, bias = net.layer(l)
+            z = [z3.Sum([val(W[i, j]) * h[j] for j in range(W.ncols) if W[i, j] != 0] + [val(bias[i])])
+                 for i in range(W.nrows)]
+            h = z if l == net.depth - 1 else [z3.If(t > 0, t, z3.RealVal(0)) for t in z]
+        return h
+
+    xs = [z3.Real(f"x{i}") for i in range(a.n_inputs)]
+    s = z3.Solver()
+    s.set("timeout", int(timeout_s * 1000))
+    s.add(z3.Or([p != q for p, q in zip(terms(a, xs), terms(b, xs))]))
+    t = time.perf_counter()
+    r = s.check()
+    dt = time.perf_counter() - t
+    return (False if r == z3.sat else True if r == z3.unsat else None), dt
+
+
+def bench_equivalence(quick: bool, z3_timeout: float) -> None:
+    rng = random.Random(2026)
+    configs = [(2, 6, 6, 1), (3, 8, 6, 1), (2, 5, 5, 5, 1)] if quick else \
+        [(2, 8, 8, 1), (3, 10, 10, 1), (4, 8, 8, 1), (2, 6, 6, 6, 1), (4, 10, 10, 1)]
+    print("\n== exact equivalence: general method vs z3 (exact reals) ==")
+    print(f"{'widths':<16}{'kind':<14}{'ours':>6}{'t_ours':>9}{'regions':>9}{'z3':>6}{'t_z3':>9}{'ratio':>8}")
+    ratios = []
+    for widths in configs:
+        a = random_net(rng, widths)
+        pairs = {"equivalent": permute_scale(a, rng)}
+        k = rng.randrange(a.n_parameters)
+        pairs["perturbed"] = a.with_parameter(k, a.parameters()[k] + Q(1, 1000))
+        for kind, b in pairs.items():
+            t = time.perf_counter()
+            v = equivalent(a, b, method="general")
+            t_ours = time.perf_counter() - t
+            assert verify(v.certificate)[0]
+            z, t_z3 = z3_equivalent(a, b, z3_timeout)
+            ratio = t_z3 / t_ours if t_ours > 0 else float("inf")
+            agree = "" if z is None or z == v.answer else "  DISAGREE"
+            if z is not None:
+                ratios.append(ratio)
+            zs = {True: "eq", False: "neq", None: "t/o"}[z]
+            print(f"{'-'.join(map(str, widths)):<16}{kind:<14}{('eq' if v.answer else 'neq'):>6}{t_ours:>8.2f}s"
+                  f"{v.details.get('regions_checked', 0):>9}{zs:>6}{t_z3:>8.2f}s{ratio:>7.1f}x{agree}")
+    if ratios:
+        ratios.sort()
+        print(f"median speed-up over z3 (decided pairs): {ratios[len(ratios) // 2]:.1f}x")
+
+
+def bench_dimension() -> None:
+    print("\n== exact functional dimension of 8-32-32-32-1 ==")
+    rng = random.Random(7)
+    net = random_net(rng, (8, 32, 32, 32, 1), den=8)
+    t = time.perf_counter()
+    fd = functional_dimension(net)
+    dt = time.perf_counter() - t
+    print(f"N = {net.n_parameters}, hidden = {net.n_hidden}, N - hidden = {net.n_parameters - net.n_hidden}")
+    print(f"functional dimension: lower {fd.lower}, upper {fd.upper}, exact {fd.exact}, "
+          f"{fd.samples} inputs, {dt:.1f} s (target <= 10 s)")
+
+
+def bench_float_svd() -> None:
+    import numpy as np
+    print("\n== float32 SVD rank vs exact rank of the Jacobian, 4-32-32-1 ==")
+    rng = random.Random(3)
+    net = random_net(rng, (4, 32, 32, 1), den=8)
+    prng = random.Random(0)
+    pts = []
+    while len(pts) < 1500:
+        x = [Q(prng.randint(-4000, 4000), prng.choice((97, 101, 103)) * prng.choice((1, 8))) for _ in range(4)]
+        pts += _simplex_points(net, x, net.activation_pattern(x))
+    X, masks = _masks(net, pts)
+    t = time.perf_counter()
+    rank_p = _rank_mod_p(jacobian_rows(net, X, masks, PRIME), PRIME)
+    t_exact = time.perf_counter() - t
+    # float32 Jacobian from the same closed form, in floating point
+    Ws = [np.array([[float(v) for v in r] for r in w.to_rows()], dtype=np.float32) for w in net.weights]
+    bs = [np.array([float(v) for v in b], dtype=np.float32) for b in net.biases]
+    H = [np.array([[float(v) for v in x] for x in X], dtype=np.float32)]
+    for l in range(net.depth - 1):
+        H.append((H[-1] @ Ws[l].T + bs[l]) * masks[l].astype(np.float32))
+    delta = np.ones((len(X), 1), dtype=np.float32)
+    blocks = []
+    for l in range(net.depth - 1, -1, -1):
+        blocks.append(np.hstack([(delta[:, :, None] * H[l][:, None, :]).reshape(len(X), -1), delta]))
+        if l:
+            delta = (delta @ Ws[l]) * masks[l - 1].astype(np.float32)
+    J = np.hstack(blocks[::-1])
+    s = np.linalg.svd(J, compute_uv=False)
+    print(f"{len(X)} inputs, N = {net.n_parameters}; exact rank (mod-p lower bound, certified when "
+          f"it meets the symmetry bound) {rank_p} in {t_exact:.1f} s")
+    for tol_name, tol in [("numpy default", s.max() * max(J.shape) * np.finfo(np.float32).eps),
+                          ("1e-3 * s_max", 1e-3 * s.max()), ("1e-6 * s_max", 1e-6 * s.max())]:
+        print(f"  float32 SVD rank with tolerance {tol_name:<14}: {int((s > tol).sum())}")
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--quick", action="store_true")
+    ap.add_argument("--z3-timeout", type=float, default=120.0)
+    ap.add_argument("--skip-dim", action="store_true")
+    args = ap.parse_args()
+    bench_equivalence(args.quick, args.z3_timeout)
+    if not args.skip_dim:
+        bench_float_svd()
+        bench_dimension()
+
+
+if __name__ == "__main__":
+    main()
