@@ -335,3 +335,48 @@ def test_fiber_rejects_deep_nets_on_orthant():
     deep = Network.from_rows([[[1]], [[1]], [[1]], [[1]]], [[0], [0], [0], [0]])
     with pytest.raises(NotApplicableError):
         fiber(deep)
+
+
+# -- edge cases ------------------------------------------------------------------------------
+
+def test_different_widths_zero_network_and_self():
+    zero = Network.from_rows([[[1, 2]], [[0]]], [[3], [5]])
+    const = Network.from_rows([[[0, 0], [1, 1], [-1, -1]], [[1, 0, 0]]], [[2, 4, 4], [3]])
+    v = equivalent_shallow(zero, const)                 # both are the constant 5
+    assert v.answer is True and verify(v.certificate)[0]
+    assert canonical_form(zero).kinks == () and canonical_form(zero).offset == (Q(5),)
+    rep = canonical_form(zero).representative()
+    assert rep.widths == (2, 1, 1) and rep([7, -3]) == (Q(5),)
+    small = Network.from_rows([[[1]], [[2]]], [[0], [0]])
+    big = Network.from_rows([[[2], [3], [-1], [1]], [["1/2", "1/3", 0, 0]]], [[0, 0, 4, 0], [0]])
+    w = equivalent_shallow(small, big)
+    assert w.answer is True and verify(w.certificate)[0]
+    assert equivalent_shallow(small, small).answer is True
+    other_out = Network.from_rows([[[1]], [[2], [1]]], [[0], [0, 0]])
+    u = equivalent_shallow(small, other_out)
+    assert u.answer is False and verify(u.certificate)[0]
+
+
+def test_orthant_only_equivalences_and_R_d_witness():
+    # on the orthant σ(x1) = x1: a linear neuron; on R^d it is a kink
+    a = Network.from_rows([[[1, 0], [1, -1]], [[1, 1]]], [[0, 0], [0]])
+    b = Network.from_rows([[[1, -1], [2, 0], [-1, 0]], [[1, "1/2", "-1/2"]]], [[0, 0, 0], [0]])
+    assert equivalent_shallow(a, b, orthant=True).answer is True
+    v = equivalent_shallow(a, b)
+    assert v.answer is False
+    x = v.details["point"]
+    assert a(x) != b(x)
+    cert = equivalent_shallow(a, b, orthant=True).certificate
+    assert cert["domain"] == {"orthant": True} and verify(cert)[0]
+
+
+@given(st.integers(0, 10 ** 9))
+@settings(max_examples=20, deadline=None)
+def test_canonical_representative_is_equivalent_and_canonical(seed):
+    rng = random.Random(seed)
+    a = rnet(rng, rng.randint(1, 3), rng.randint(1, 4), rng.randint(1, 2))
+    for orthant in (False, True):
+        cf = canonical_form(a, orthant=orthant)
+        rep = cf.representative()
+        assert canonical_form(rep, orthant=orthant) == cf
+        assert canonical_form(plant(a, rng, orthant=orthant), orthant=orthant).representative() == rep
