@@ -82,13 +82,15 @@ def hidden_neurons(net: Network, layer: int):
     if hit is not None and hit[0] is net:
         return list(hit[1]), hit[2]
     neurons, c = _hidden_neurons(net, layer)
-    if len(_CACHE) >= 6:
-        _CACHE.pop(next(iter(_CACHE)))
-    _CACHE[(id(net), layer)] = (net, neurons, c)
+    if net.n_parameters <= _CACHE_MAX_PARAMETERS:     # large nets: memory over speed
+        if len(_CACHE) >= 4:
+            _CACHE.pop(next(iter(_CACHE)))
+        _CACHE[(id(net), layer)] = (net, neurons, c)
     return list(neurons), c
 
 
 _CACHE: dict = {}
+_CACHE_MAX_PARAMETERS = 500_000
 
 
 def _hidden_neurons(net: Network, layer: int):

@@ -77,7 +77,7 @@ def check(cert: dict) -> tuple[bool, str]:
             ok, why = step.check(end)
             if not ok:
                 return False, f"invalid step: step #{k} ({step.name}) is not valid here: {why}"
-            end = step.apply(end)
+            end = step._apply(end)            # checked just above
         except InvalidStepError as exc:
             return False, f"invalid step: #{k}: {exc}"
         except (IndexError, ValueError, ZeroDivisionError) as exc:
