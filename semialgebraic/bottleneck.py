@@ -459,7 +459,12 @@ def equivalent_bottleneck(a: Network, b: Network, *, certify: bool = True) -> Ve
 
     Complexity: CANON is O(n1² d + n2 n1 m + (n1 + n2) log(n1 + n2) (d + n1)) exact operations
     (R20); the counterexample search restricts both networks exactly to O(n1 + n2) lines,
-    each in O(n1 n2 (n1 + n2)) operations.  Measured: ``benchmarks/bench_bottleneck.py``.
+    each in O(n1 n2 (n1 + n2)) operations.  Measured (``python benchmarks/bench_bottleneck.py``,
+    d=512, n1=256, n2=1024, m=10, N=404 746, shared 2-core machine under load): CANON equality
+    of a transformed pair 4.3 s exact vs 2.1 s for the same algorithm in float64 numpy (2.0×);
+    this function with the verified symmetry-path certificate 43 s (path construction, JSON
+    certificate and its exact replay); G1 is certified by a rank modulo 2^31 − 1 (full row
+    rank mod p implies full row rank over Q), the exact FLINT rank took 54 s.
     """
     ha, hb = genericity(a), genericity(b)
     hyps = tuple(Hypothesis("a: " + h.name, h.holds, h.witness) for h in ha) + \
