@@ -422,16 +422,28 @@ def separating_point(ca: CanonicalForm, cb: CanonicalForm, *, nets=None) -> tupl
     cands: list[tuple[Q, ...]] = []
     if first is not None:
         u, beta = first
-        others = [k for k in union if k != first]
-        Uo = QMatrix.from_rows([uo for uo, _ in others], ncols=d) if others else None
-        x0 = point_on_hyperplane(u, beta, (Uo, [bo for _, bo in others]), orthant)
         j = next(i for i, x in enumerate(u) if x != 0)
         eps = Q(1)
-        if others:
-            hs = [p + bo for p, (_, bo) in zip(Uo.apply(x0), others)]
-            for h, uj in zip(hs, Uo.col_at(j)):
-                if uj != 0:
-                    eps = min(eps, abs(h) / abs(uj) / 2)
+        if nets is not None:        # walls: every neuron hyperplane of both nets except H
+            walls = [_walls(net.layer(0)[0], net.layer(0)[1], u, beta) for net in nets]
+
+            def off_walls(x):
+                return all(all(h != 0 for h, keep in zip(_hvals(W, bv, x), mask) if keep)
+                           for W, bv, mask in walls)
+            x0 = point_on_hyperplane(u, beta, off_walls, orthant)
+            for W, bv, mask in walls:
+                for h, wj, keep in zip(_hvals(W, bv, x0), W.col_at(j), mask):
+                    if keep and wj != 0:
+                        eps = min(eps, abs(h) / abs(wj) / 2)
+        else:
+            others = [k for k in union if k != first]
+            Uo = QMatrix.from_rows([uo for uo, _ in others], ncols=d) if others else None
+            x0 = point_on_hyperplane(u, beta, (Uo, [bo for _, bo in others]), orthant)
+            if others:
+                hs = [p + bo for p, (_, bo) in zip(Uo.apply(x0), others)]
+                for h, uj in zip(hs, Uo.col_at(j)):
+                    if uj != 0:
+                        eps = min(eps, abs(h) / abs(uj) / 2)
         if orthant:
             eps = min(eps, x0[j] / 2)
         xp = list(x0)
@@ -449,6 +461,37 @@ def separating_point(ca: CanonicalForm, cb: CanonicalForm, *, nets=None) -> tupl
         if fa(x) != fb(x):
             return x
     raise AssertionError("no separating point found for different canonical forms")  # pragma: no cover
+
+
+def _hvals(W, bv, x):
+    return [p + q for p, q in zip(W.apply(x), bv)]
+
+
+def _walls(W, bv, u, beta):
+    """``(W, b, keep)``: keep[i] is False for rows with w = 0 and rows on the hyperplane
+    ``(u, β)`` (found by probe keys, confirmed exactly)."""
+    d = W.ncols
+    probe, p0 = _probe(d)
+    key_h = sum((x * r for x, r in zip(u, probe)), Q(0)) + beta * p0
+    raw = [p + q * p0 for p, q in zip(W.apply(probe), bv)]
+    col0 = W.col_at(0)
+    keep = []
+    for i, (k, l0) in enumerate(zip(raw, col0)):
+        row = None
+        lam = l0
+        if lam == 0:
+            row = W.row_at(i)
+            lam = next((x for x in row if x != 0), None)
+        if lam is None:
+            keep.append(False)
+            continue
+        if k / lam == key_h:
+            row = row or W.row_at(i)
+            if bv[i] == lam * beta and all(x == lam * y for x, y in zip(row, u)):
+                keep.append(False)
+                continue
+        keep.append(True)
+    return W, bv, keep
 
 
 def _first_difference(ka, kb):
@@ -616,17 +659,23 @@ def _raw_keys(net: Network):
 
 def point_on_hyperplane(u, beta, others, orthant=False, *, seed=12345):
     """Exact point on ``u·x + β = 0`` (in the open orthant if asked) off every hyperplane
-    ``(u', β')`` in *others* (each different from ``(u, β)``; a list of pairs, or a pair
-    ``(QMatrix of normals or None, offsets)``)."""
+    ``(u', β')`` in *others* (each different from ``(u, β)``; a list of pairs, a pair
+    ``(QMatrix of normals or None, offsets)``, or a predicate ``x ↦ bool`` "x avoids them")."""
     d = len(u)
     j = next(i for i, x in enumerate(u) if x != 0)
     rng = random.Random(seed)
-    if isinstance(others, tuple) and len(others) == 2 and (others[0] is None
-                                                          or isinstance(others[0], QMatrix)):
-        Uo, bo = others
+    if callable(others):
+        off = others
     else:
-        Uo = QMatrix.from_rows([uo for uo, _ in others], ncols=d) if others else None
-        bo = [b for _, b in others]
+        if isinstance(others, tuple) and len(others) == 2 and (others[0] is None
+                                                              or isinstance(others[0], QMatrix)):
+            Uo, bo = others
+        else:
+            Uo = QMatrix.from_rows([uo for uo, _ in others], ncols=d) if others else None
+            bo = [b for _, b in others]
+
+        def off(x):
+            return Uo is None or all(p + q != 0 for p, q in zip(Uo.apply(x), bo))
     if orthant:
         x0 = _orthant_point(u, beta)
         basis = QMatrix.row(list(u)).nullspace()
@@ -645,7 +694,7 @@ def point_on_hyperplane(u, beta, others, orthant=False, *, seed=12345):
             x = [Q(rng.randint(-R, R)) for _ in range(d)]
             x[j] = Q(0)
             x[j] = -(sum((p * q for p, q in zip(u, x)), Q(0)) + beta) / u[j]
-        if Uo is None or all(p + q != 0 for p, q in zip(Uo.apply(x), bo)):
+        if off(x):
             return tuple(x)
     raise AssertionError("no generic point found on the hyperplane")  # pragma: no cover
 
