@@ -253,17 +253,22 @@ def test_cross_check_with_general_method():
     if not hasattr(eq, "equivalent"):
         pytest.skip("general method not available")
     rng = random.Random(7)
-    for _ in range(4):
-        a = rnet(rng, 2, 2, 1)
-        b = plant(a, rng)
+    checked = 0
+    for k in range(12):
+        orthant = k % 2 == 1
+        a = rnet(rng, rng.randint(1, 2), rng.randint(1, 3), 1)
+        b = plant(a, rng, orthant=orthant)
         c = b.with_parameter(0, b.parameters()[0] + Q(1, 3))
         for other in (b, c):
             try:
-                g = eq.equivalent(a, other, method="general", timeout=20)
+                g = eq.equivalent(a, other, method="general", timeout=20,
+                                  domain="orthant" if orthant else None)
             except Exception as exc:          # the sibling method is still moving
                 pytest.skip(f"general method failed: {exc}")
             if g.answer is not None:
-                assert g.answer == equivalent_shallow(a, other).answer
+                assert g.answer == equivalent_shallow(a, other, orthant=orthant).answer
+                checked += 1
+    assert checked >= 12
 
 
 # -- fibers ----------------------------------------------------------------------------------
