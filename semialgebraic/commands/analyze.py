@@ -10,7 +10,9 @@ analyses the bundled masked bottleneck example (three-layer-fibers T1) end to en
 4. fiber: components, dimension by R17 and by the exact Jacobian rank (R22) on small inputs;
 5. equivalence: a copy transformed by random valid S1–S8 steps is proved equivalent (symmetry
    path, verified by ``semialgebraic.verify``), and a copy perturbed in one second-layer weight
-   is proved different (exact counterexample, verified).
+   is proved different (exact counterexample, verified);
+6. (bundled example only) non-localizability, R19: the blocks are identifiable, the composite
+   is not.
 
 A one-hidden-layer network goes to ``semialgebraic.shallow.analysis_shallow`` when available, a
 block to ``semialgebraic.absorption.analysis_block``; anything else gets ``info``.  JSON keys
@@ -24,10 +26,9 @@ from __future__ import annotations
 from importlib import resources
 
 from algebra.network import Network
-from algebra.rationals import q_str
 
 from ..bottleneck import (equivalent_bottleneck, fiber_bottleneck, identifiability, is_bottleneck,
-                          random_symmetric_copy, structure)
+                          non_localizability_example, random_symmetric_copy, structure)
 from ..certificates import write_certificate
 from ..cli import emit
 from ..exceptions import NonGenericError
@@ -133,6 +134,15 @@ def cmd_analyze(args) -> int:
         try:
             with deadline(args.timeout):
                 _, _, cert = analysis_bottleneck(obj, seed=args.seed, data=data, lines=lines)
+                if args.input is None:          # the bundled example is also R19's example
+                    r = non_localizability_example()
+                    data["non_localizability"] = {k: v for k, v in r.items() if k != "certificate"}
+                    lines += ["== non-localizability (R19)",
+                              f"tail f3∘f2 on R^2 identifiable: {r['tail_identifiable_on_R2']} "
+                              f"(fiber dimension {r['tail_fiber_dimension_on_R2']} = n2); first "
+                              f"layer identifiable: {r['first_layer_identifiable']}; composite "
+                              f"identifiable: {r['composite_identifiable']}",
+                              r["explanation"]]
         except Timeout:
             data["complete"] = False
             lines.append(f"== timeout after {args.timeout} s: partial result")
