@@ -481,9 +481,14 @@ class AffineReluChain:
     (QMatrix([[-58/3], [-21/4]]), QMatrix([[-58/3], [-21/4]]))
     """
 
-    __slots__ = ("_layers", "_limbs")
+    __slots__ = ("_layers", "_limbs", "_hints")
 
-    def __init__(self, layers: Sequence[tuple[QMatrix, Sequence[object]]]):
+    def __init__(self, layers: Sequence[tuple[QMatrix, Sequence[object]]],
+                 integer_weights: Sequence[tuple[object, int] | None] | None = None):
+        """*integer_weights* (optional, per layer ``(N, D)`` or None) are numpy integer arrays
+        with ``W == N / D`` exactly, e.g. kept by a weight-file reader; they spare the limb
+        back end from extracting FLINT integers entry by entry.  The caller guarantees the
+        identity."""
         prepared = []
         for W, b in layers:
             b = [to_q(x) for x in b]
@@ -500,6 +505,13 @@ class AffineReluChain:
                 raise DimensionMismatchError("AffineReluChain", prev[5], nxt[4])
         self._layers = tuple(prepared)
         self._limbs = None
+        hints = list(integer_weights) if integer_weights is not None else [None] * len(prepared)
+        if len(hints) != len(prepared):
+            raise DimensionMismatchError("AffineReluChain integer_weights", len(hints), len(prepared))
+        for hint, (_, _, _, _, n_in, n_out) in zip(hints, prepared):
+            if hint is not None and tuple(hint[0].shape) != (n_out, n_in):
+                raise DimensionMismatchError("AffineReluChain integer_weights", hint[0].shape, (n_out, n_in))
+        self._hints = hints
 
     def __call__(self, X: QMatrix, *, method: str = "auto", relu_last: bool = False) -> QMatrix:
         """``A_L(relu(… relu(A_1(x))))`` for every row x of *X* (ReLU after the last layer only
@@ -545,16 +557,22 @@ class AffineReluChain:
 
     def _limb_path(self, np, X: QMatrix, relu_last: bool, B: int) -> QMatrix:
         if self._limbs is None or self._limbs[0] != B:
-            self._limbs = (B, [np.hstack([w.astype(np.float64) for w in
-                                          _split_limbs(np, _int_array(np, NT.entries(), (NT.nrows(), NT.ncols())), B)])
-                               for NT, *_ in self._layers])
+            prepared = []
+            for (NT, D, *_), hint in zip(self._layers, self._hints):
+                if hint is not None and hint[0].dtype.kind in "iu":
+                    ints, D = np.ascontiguousarray(hint[0].T), int(hint[1])
+                else:
+                    ints = _int_array(np, NT.entries(), (NT.nrows(), NT.ncols()))
+                limbs = _split_limbs(np, ints, B)
+                prepared.append((np.hstack([w.astype(np.float64) for w in limbs]), D))
+            self._limbs = (B, prepared)
         weights = self._limbs[1]
         M, E = X.numer_denom()
         E = int(E)
         H = _split_limbs(np, _int_array(np, M.entries(), (M.nrows(), M.ncols())), B)
         last = len(self._layers) - 1
-        for l, (NT, D, c, F, _, n_out) in enumerate(self._layers):
-            Wf = weights[l]
+        for l, (_, _, c, F, _, n_out) in enumerate(self._layers):
+            Wf, D = weights[l]  # W_l = (integers in Wf) / D
             n_w = Wf.shape[1] // n_out
             if min(len(H), n_w) > 256:  # int64 accumulators hold at most 2**10 sums of 2**53
                 return self._flint(X, relu_last)

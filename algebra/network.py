@@ -46,7 +46,7 @@ class Network:
         ``b_1 … b_L`` with lengths n_l.
     """
 
-    __slots__ = ("_weights", "_biases", "_hash", "_chain")
+    __slots__ = ("_weights", "_biases", "_hash", "_chain", "_integer_weights")
 
     def __init__(self, weights: Sequence[object], biases: Sequence[Sequence[object]]):
         ws = tuple(w if isinstance(w, QMatrix) else QMatrix.from_rows(w) for w in weights)
@@ -63,6 +63,7 @@ class Network:
                 raise InputError(f"W{l} has {w.ncols} columns but layer {l - 1} has "
                                  f"{ws[l - 2].nrows} outputs", where=f"layer {l}")
         self._weights, self._biases, self._hash, self._chain = ws, bs, None, None
+        self._integer_weights = None
 
     @classmethod
     def from_rows(cls, weights: Sequence[Sequence[Sequence[object]]],
@@ -222,8 +223,17 @@ class Network:
 
     def _integer_chain(self) -> AffineReluChain:
         if self._chain is None:
-            self._chain = AffineReluChain(list(zip(self._weights, self._biases)))
+            self._chain = AffineReluChain(list(zip(self._weights, self._biases)),
+                                          integer_weights=self._integer_weights)
+            self._integer_weights = None
         return self._chain
+
+    def _keep_integer_weights(self, integer_weights) -> None:
+        """Remember per-layer ``(N, D)`` numpy integer arrays with ``W_l == N / D`` exactly
+        (set by the binary weight readers, which have them anyway), so that the first
+        :meth:`evaluate_batch` does not extract FLINT integers entry by entry."""
+        if self._chain is None:
+            self._integer_weights = list(integer_weights)
 
     def activation_pattern(self, x: Sequence[object]) -> tuple[int, ...]:
         """Signs (-1/0/1) of all hidden pre-activations at *x*, in layer order."""

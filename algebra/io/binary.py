@@ -141,7 +141,7 @@ def network_from_tensors(arrays: dict, source: str | None = None) -> Network:
     if not arrays:
         raise InputError("the file holds no tensors", source)
     layers = _layers_from_keys(list(arrays), source)
-    ws, bs = [], []
+    ws, bs, hints = [], [], []
     prev_out, prev_name = None, None
     for wkey, bkey in layers:
         w = arrays[wkey]
@@ -154,7 +154,8 @@ def network_from_tensors(arrays: dict, source: str | None = None) -> Network:
             raise InputError(f"has {n_in} input columns but the previous layer {prev_name!r} has "
                              f"{prev_out} outputs (layers are ordered by key: "
                              f"{', '.join(k for k, _ in layers)})", source, wkey)
-        W = _exact_matrix(w, wkey, source)
+        W, hint = _exact_parts(w, wkey, source)
+        hints.append(hint)
         if bkey is None:
             b = [Q(0)] * n_out
         else:
@@ -166,7 +167,9 @@ def network_from_tensors(arrays: dict, source: str | None = None) -> Network:
         ws.append(W)
         bs.append(b)
         prev_out, prev_name = n_out, wkey
-    return Network(ws, bs)
+    net = Network(ws, bs)
+    net._keep_integer_weights(hints)  # W == N / D already at hand: spares the batch path work
+    return net
 
 
 def save_binary(net: Network, path: str | Path, *, dtype: str = "float32") -> None:
@@ -524,7 +527,13 @@ def _check_dtype(np, arr, name: str, source: str):
 
 
 def _exact_matrix(arr, name: str, source: str | None) -> QMatrix:
-    """The exact rational matrix of a 2-D float or integer array (no per-entry ``fmpq`` work).
+    """The exact rational matrix of a 2-D float or integer array (no per-entry ``fmpq`` work)."""
+    return _exact_parts(arr, name, source)[0]
+
+
+def _exact_parts(arr, name: str, source: str | None):
+    """``(QMatrix, (N, D) or None)``: the exact matrix and, when the integers fit in int64, a
+    numpy integer array N and an int D with ``matrix == N / D``.
 
     A float array is split as ``M * 2**E`` with integer significands ``M`` read from its IEEE 754
     bit fields and rewritten over one power of two; the integers then go to FLINT in one call.
@@ -532,10 +541,11 @@ def _exact_matrix(arr, name: str, source: str | None) -> QMatrix:
     np = _numpy()
     n, m = (int(s) for s in arr.shape)
     if arr.size == 0:
-        return QMatrix.zeros(n, m)
+        return QMatrix.zeros(n, m), None
     kind = arr.dtype.kind
     if kind in "iu":
-        return QMatrix.from_integer_rows(arr.reshape(n, m).tolist(), m)
+        hint = (arr.astype(np.int64), 1) if kind == "i" or arr.dtype.itemsize < 8 else None
+        return QMatrix.from_integer_rows(arr.reshape(n, m).tolist(), m), hint
     if kind != "f":
         raise InputError(f"unsupported dtype {arr.dtype}", source, name)
     bad = ~np.isfinite(arr)
@@ -548,7 +558,7 @@ def _exact_matrix(arr, name: str, source: str | None) -> QMatrix:
     M, E = _significands(np, flat)
     nonzero = M != 0
     if not nonzero.any():
-        return QMatrix.zeros(n, m)
+        return QMatrix.zeros(n, m), (np.zeros((n, m), dtype=np.int64), 1)
     emin = int(E[nonzero].min())
     shift = np.where(nonzero, E - emin, 0)
     bits = int(np.abs(M).max()).bit_length()
@@ -558,14 +568,18 @@ def _exact_matrix(arr, name: str, source: str | None) -> QMatrix:
         bits = int(np.abs(M).max()).bit_length()
         emin = int(E[nonzero].min())
         shift = np.where(nonzero, E - emin, 0)
-    if int(shift.max()) + bits <= 62:
-        ints = (M.astype(np.int64) << shift).reshape(n, m).tolist()
+    span = int(shift.max()) + bits
+    if span <= 62:
+        I = (M.astype(np.int64) << shift).reshape(n, m)
+        ints = I.tolist()
     else:  # huge exponent range: Python integers
         flat = [int(a) << int(s) for a, s in zip(M.tolist(), shift.tolist())]
         ints = [flat[i * m:(i + 1) * m] for i in range(n)]
     if emin >= 0:
-        return QMatrix.from_integer_rows([[v << emin for v in r] for r in ints], m)
-    return QMatrix.from_integer_rows(ints, m, den=1 << -emin)
+        hint = (I << emin, 1) if span + emin <= 62 else None
+        return QMatrix.from_integer_rows([[v << emin for v in r] for r in ints], m), hint
+    hint = (I, 1 << -emin) if span <= 62 else None
+    return QMatrix.from_integer_rows(ints, m, den=1 << -emin), hint
 
 
 _IEEE = {2: (10, 5), 4: (23, 8), 8: (52, 11)}  # float itemsize -> (mantissa bits, exponent bits)

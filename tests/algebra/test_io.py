@@ -495,3 +495,24 @@ def test_onnx_branching_graph_is_refused(tmp_path):
     with pytest.raises(InputError) as info:
         load(path)
     one_line(info, "skip.onnx", "Add")
+
+
+@pytest.mark.parametrize("dtype", [np.float16, np.float32, np.float64, np.int16])
+def test_batch_evaluation_of_a_loaded_network_uses_its_integers_exactly(tmp_path, dtype):
+    # the reader hands its integer arrays to the batch path; results must not depend on it
+    rng = np.random.default_rng(11)
+    tensors = {"0.weight": (rng.standard_normal((40, 30)) * 4).astype(dtype),
+               "0.bias": (rng.standard_normal(40)).astype(dtype),
+               "2.weight": (rng.standard_normal((3, 40)) * 1e-3).astype(dtype)}
+    if np.dtype(dtype).kind == "f":
+        tensors["0.weight"][0, :3] = [1e-7, 0, -3e4]  # wide exponent range
+    path = write_st(tmp_path / "m.safetensors", tensors)
+    net = load(path)
+    X = _exact_matrix((rng.standard_normal((200, 30))).astype(np.float32), "x", None)
+    fresh = Network.from_parameters(net.widths, net.parameters())  # no integer arrays kept
+    expected = fresh.evaluate_batch(X, method="flint")
+    assert net.evaluate_batch(X, method="limbs") == expected
+    assert net.evaluate_batch(X, method="auto") == expected
+    assert fresh.evaluate_batch(X, method="limbs") == expected
+    assert [[frac(v) for v in r] for r in expected.to_rows()[:2]] == [
+        [frac(v) for v in net(x)] for x in X.to_rows()[:2]]
