@@ -65,22 +65,16 @@ from algebra.network import Network
 from algebra.rationals import Q, q_str, to_q
 
 from . import lp
+from .bottleneck import equivalent_bottleneck
 from .budget import Budget, Progress
 from .certificates import CERTIFICATE_FORMAT, counterexample_certificate, jsonable
 from .exceptions import CertificateError, SemialgebraicError, UndecidedError
+from .shallow import equivalent_shallow
 from .verdict import Hypothesis, Verdict
 from .verify import verify
 from .verify.region_cover import (apply_reduction, difference_network, domain_rows, interval_bounds,
                                   is_proportional, neighbour_pattern, neuron_rows)
 
-try:  # fast paths written in parallel by other helpers; guard removed once both exist
-    from . import shallow as _shallow
-except ImportError:  # pragma: no cover
-    _shallow = None
-try:
-    from . import bottleneck as _bottleneck
-except ImportError:  # pragma: no cover
-    _bottleneck = None
 
 __all__ = ["METHODS", "equivalent", "is_equivalent", "could_be_equivalent", "refutation_points",
            "simplify", "JointRegion", "joint_regions", "Deviation", "max_deviation",
@@ -557,17 +551,15 @@ def _fast_path(a, b, dom, method, hyps) -> Verdict | None:
     hyps.append(Hypothesis("domain is R^d (fast paths)", dom is None, None if dom is None else jsonable(_dom_json(dom))))
     if method in ("auto", "shallow"):
         hyps.append(Hypothesis("one hidden layer each", shallow_ok, [a.depth - 1, b.depth - 1]))
-        fn = getattr(_shallow, "equivalent_shallow", None)
-        if shallow_ok and dom is None and fn is not None:
-            v = _run_fast(fn, a, b, "shallow", hyps)
+        if shallow_ok and dom is None:
+            v = _run_fast(equivalent_shallow, a, b, "shallow", hyps)
             if v is not None:
                 return v
     if method in ("auto", "bottleneck"):
         hyps.append(Hypothesis("two hidden layers with n1 <= d each", bott_ok,
                                [list(a.widths), list(b.widths)]))
-        fn = getattr(_bottleneck, "equivalent_bottleneck", None)
-        if bott_ok and dom is None and fn is not None:
-            v = _run_fast(fn, a, b, "bottleneck", hyps)
+        if bott_ok and dom is None:
+            v = _run_fast(equivalent_bottleneck, a, b, "bottleneck", hyps)
             if v is not None:
                 return v
     return None
