@@ -257,6 +257,28 @@ def explicit_laws(net: Network, samples) -> list[Law]:
                              f"while neurons {i} and {j} of hidden layer {l} are active (with a path "
                              f"to the output) on exactly the same samples (R24 on each shared pattern)")
                     laws.append(Law(f"C{l}[{i},{j}]", h, scope, "linear_block" if every else "coactive"))
+    # data-span laws (layer 1, data mode): the gradient of the incoming vector (w_i, b_i) of a
+    # first-layer neuron is δ_i (x, 1), so <(w_i, b_i), ν> is conserved for every ν orthogonal
+    # to the points (x, 1) where neuron i is active with a path to the output [derived]
+    if L >= 2:
+        d = widths[0]
+        for i in range(widths[1]):
+            rows = []
+            for smp in samples:
+                if _effective_masks(net, smp.pattern)[0][i]:
+                    rows += [list(x) + [1] for x in _points(net, smp)]
+            if not rows:
+                continue  # dead: covered by the frozen parameters
+            null = QMatrix.from_rows(rows).nullspace()
+            for k in range(null.nrows):
+                nu = null.row_at(k)
+                h = sum((c * _var(R, 1, "W", i, j) for j, c in enumerate(nu[:d]) if c != 0), R.zero())
+                if nu[d] != 0:
+                    h = h + nu[d] * _var(R, 1, "b", i)
+                laws.append(Law(f"N1[{i};{k}]", h,
+                                f"while the data points where neuron {i} of hidden layer 1 is active "
+                                f"stay the same: its incoming vector only moves within their span",
+                                "data_span"))
     # R25 generalised: parameters with an identically zero gradient component
     for k, why in _frozen_parameters(net, samples):
         name = net.parameter_names()[k]
@@ -355,8 +377,9 @@ def _count(net, samples, max_depth, timeout, patience, seed, complete=True):
     N = net.n_parameters
     notes = []
     if any(v == 0 for s in samples for v in s.pattern):
-        notes.append("a data point lies on a bent hyperplane (zero pre-activation): treated as "
-                     "inactive; the pattern is not locally constant there")
+        notes.append("a pattern has a zero entry (a data point on a bent hyperplane, or a "
+                     "pre-activation identically 0 on a region): treated as inactive (σ'(0) = 0); "
+                     "the pattern is not locally constant there")
     # lower bound: verified explicit laws with independent gradients at θ
     theta = net.parameters()
     kept, rejected = [], []
