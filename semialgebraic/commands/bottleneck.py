@@ -28,8 +28,9 @@ from .common import load_network
 __all__ = ["register", "fiber_of", "fiber_text", "deadline", "Timeout"]
 
 
-class Timeout(Exception):
-    """The command's ``--timeout`` elapsed (partial result, exit 3)."""
+class Timeout(BaseException):
+    """The command's ``--timeout`` elapsed (partial result, exit 3).  A BaseException, like
+    KeyboardInterrupt, so that no ``except Exception`` on the way swallows it."""
 
 
 @contextmanager
