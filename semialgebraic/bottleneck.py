@@ -899,6 +899,9 @@ def fiber_bottleneck(net: Network, *, jacobian: bool | None = None,
     comps = []
     for lab in labels:
         rep = _representative(net, lab)
+        if rep is None and (lab["flips"] or lab["s7"] or lab["s8"]):
+            notes.append(f"component {lab}: no explicit point constructed; left out")
+            continue
         eqs, pos = _component_system(ring, rep if rep is not None else net, lab, P, types)
         if generators is None:
             generators = net.n_parameters <= 4000
