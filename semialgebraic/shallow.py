@@ -292,7 +292,7 @@ def canonical_form(net: Network, *, orthant: bool = False) -> CanonicalForm:
                 entry[2] = [a + x * s for a, x in zip(entry[2], v)]
                 break
         else:
-            bucket.append([tuple(x * inv for x in w), beta, [x * s for x in v]])
+            bucket.append([tuple([x * inv for x in w]), beta, [x * s for x in v]])
     if full:
         mask = set(full)
         Vf = QMatrix.from_rows([[x if j in mask else zero for j, x in enumerate(r)]
