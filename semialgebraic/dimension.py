@@ -144,16 +144,14 @@ def functional_dimension(net: Network, *, domain: Any = None, timeout: float | N
     upper = N - sym_rank
     rng = random.Random(seed)
     points: list = []
-    for reg in regions:               # every walked region, complete or not
-        points += _simplex_points(net, reg.point, reg.pattern)
+    points += _batch_simplex(net, [reg.point for reg in regions])   # every walked region
     rank, rows_int, npts = 0, None, 0
     rounds = 0
     per_round = samples or max(8, -(-int(1.3 * upper) // max(1, net.n_outputs * (d + 1))))
     while True:
         if not complete:
             base = [_random_point(rng, d, dom) for _ in range(per_round if rounds == 0 else max(8, per_round // 2))]
-            for x in base:
-                points += _simplex_points(net, x, net.activation_pattern(x))
+            points += _batch_simplex(net, base)
         X, masks = _masks(net, points)
         npts = len(X)
         rows_int = jacobian_rows(net, X, masks, PRIME)
@@ -161,7 +159,7 @@ def functional_dimension(net: Network, *, domain: Any = None, timeout: float | N
         rounds += 1
         stalled = new_rank <= rank
         rank = max(rank, new_rank)
-        if complete or rank >= upper or budget.exhausted() or (stalled and rounds >= 3) or rounds >= 12:
+        if complete or rank >= upper or budget.exhausted() or (stalled and rounds >= 3) or rounds >= 6:
             break
     lower, how = rank, "rank mod p of the Jacobian rows (a lower bound of the rational rank)"
     if lower < upper and npts and npts * N <= _EXACT_LIMIT:
@@ -307,6 +305,47 @@ def _is_masked(net, patterns, l, k, i) -> bool:
     nxt = k + net.widths[l + 1]
     succ = [j for j in range(Wn.nrows) if Wn[j, i] != 0]
     return all(p[k + i] > 0 or all(p[nxt + j] <= 0 for j in succ) for p in patterns)
+
+
+def _batch_simplex(net, bases) -> list:
+    """Each base point and d points x + t e_k of its region (patterns checked exactly, in batch;
+    t = 2^-20, then 2^-40, …; points whose region cannot be matched are dropped)."""
+    if not bases:
+        return []
+    d = net.n_inputs
+    pats = _patterns(net, bases)
+    out = list(map(tuple, bases))
+    todo = [(i, k) for i in range(len(bases)) for k in range(d)]
+    t = Q(1, 2**20)
+    for _ in range(4):
+        if not todo:
+            break
+        cand = []
+        for i, k in todo:
+            y = list(bases[i])
+            y[k] += t
+            cand.append(tuple(y))
+        got = _patterns(net, cand)
+        rest = []
+        for (i, k), y, p in zip(todo, cand, got):
+            if p == pats[i]:
+                out.append(y)
+            else:
+                rest.append((i, k))
+        todo, t = rest, t / 2**20
+    return out
+
+
+def _patterns(net, pts) -> list:
+    """Exact activation patterns (-1/0/1) of many inputs: one FLINT product per layer."""
+    H = QMatrix.from_rows(pts, ncols=net.n_inputs)
+    cols = []
+    for l in range(net.depth - 1):
+        W, b = net.layer(l)
+        Z = (H @ W.T).add_to_rows(b)
+        cols.append([tuple((v > 0) - (v < 0) for v in r) for r in Z.to_rows()])
+        H = Z.relu()
+    return [sum((layer[i] for layer in cols), ()) for i in range(len(pts))]
 
 
 def _simplex_points(net, x, pat) -> list:

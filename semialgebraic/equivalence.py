@@ -17,17 +17,22 @@ Methods (``method=``)
 
     1. cheap refutation: exact evaluation at rational points (random ones, and points just
        on both sides of every first-layer hyperplane of either network);
-    2. a walk over the linear regions of the pair (a, b), i.e. of the difference network
-       a − b (both networks side by side, output W_a − W_b): starting from one region it
-       crosses every facet (the pattern across a facet is computed exactly,
-       :func:`semialgebraic.verify.region_cover.neighbour_pattern`) and checks on each region
-       that the affine maps of a and b agree.  A region where they differ gives an exact
-       counterexample (a point of the region where the difference is non-zero).  Facets are
-       decided by exact LP (:mod:`semialgebraic.lp`): an exact point beyond the facet proves it,
-       a Motzkin certificate (turned into Farkas multipliers over the facets) proves that an
-       inequality is redundant.
-    3. When the walk closes, the answer is "equivalent" with a ``region_cover`` certificate
-       (format and the covering argument: :mod:`semialgebraic.verify.region_cover`).
+    2. the difference network D = a − b (a and b side by side, output W_a − W_b) is reduced
+       by exact steps that keep its function: positively parallel neurons are merged, neurons
+       without output and provably dead neurons (exact interval bounds over the domain) are
+       zeroed (:func:`reduced_difference`).  Planted symmetries (permutations, positive
+       scalings, dead or duplicated neurons, cancelling pairs) make D collapse to a network
+       with no live neuron: one region, no search.
+    3. a walk over the linear regions of the reduced D: starting from one region it crosses
+       every facet (the pattern across a facet is computed exactly,
+       :func:`semialgebraic.verify.region_cover.neighbour_pattern`) and checks that the affine
+       map of D is zero on each region.  A region where it is not gives an exact
+       counterexample (a point of the region where a and b differ).  Facets are decided by
+       exact LP (:mod:`semialgebraic.lp`; HiGHS only guesses): an exact point beyond the facet
+       proves it, Farkas multipliers over the facets prove that an inequality is redundant.
+    4. When the walk closes, the answer is "equivalent" with a ``region_cover`` certificate
+       (the reduction steps and the regions; format and the covering argument:
+       :mod:`semialgebraic.verify.region_cover`).
 
     Budgets (``timeout`` seconds, ``max_regions``) and Ctrl-C stop the walk; the verdict is
     then undecided (answer None) with the number of regions checked, never a guess.
@@ -37,8 +42,8 @@ Methods (``method=``)
 Exact simplification (:func:`simplify`) removes neurons that are provably dead on the
 reachable set (exact interval bounds over the domain), folds constant neurons into the next
 bias, drops neurons with a zero outgoing column and merges positively parallel neurons; the
-result computes exactly the same function on the domain.  It is reported, and used by
-:mod:`semialgebraic.dimension`; the certificate is always about the networks as given.
+result computes exactly the same function on the domain.  Its report is part of the verdict's
+details; the certificate is always about the networks as given.
 
 >>> from algebra.network import Network
 >>> a = Network.from_rows([[[1], [-1]], [[1, 1]]], [[0, 0], [0]])          # |x|
@@ -59,7 +64,7 @@ from collections import deque
 from dataclasses import dataclass, field, replace
 from typing import Any, Iterator, Sequence
 
-from algebra.exceptions import InputError
+from algebra.exceptions import AlgebraError, InputError
 from algebra.matrices import QMatrix
 from algebra.network import Network
 from algebra.rationals import Q, q_str, to_q
@@ -569,7 +574,7 @@ def _run_fast(fn, a, b, name, hyps) -> Verdict | None:
     """Run a fast path; its verdict if it decided (certificate verified), else None."""
     try:
         v = fn(a, b)
-    except SemialgebraicError as exc:      # hypotheses fail in a way the fast path raises
+    except (SemialgebraicError, AlgebraError) as exc:   # the fast path could not decide
         hyps.append(Hypothesis(f"{name} fast path applies", False, str(exc)))
         return None
     hyps.extend(v.hypotheses)
