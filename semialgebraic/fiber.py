@@ -34,12 +34,13 @@ parameters).  The fiber of θ is ``{θ' : canonical_form(θ') = canonical_form(�
   both sides of every hyperplane of θ, d + 1 affinely independent points per side and none on a
   hyperplane (an upper bound: near θ the fiber lies in the fiber of this polynomial evaluation
   map, whose tangent cone lies in ker J; three-layer-fibers R22, P10).  At generic θ both equal n
-  on R^d, and the R7 count on the orthant.
+  on R^d, and the R7 count on the orthant.  In the irredundant case the dimension is n by the
+  structure above (the Jacobian bound, when computed, must agree).
 
 >>> from algebra.network import Network
 >>> F = fiber(Network.from_rows([[[1, 0], [0, 1]], [[1, -1]]], [[0, 1], [0]]))
->>> F.dimension, F.number_of_components, F.number_of_orbits
-(Dimension(2: symmetry tangents (lower) = N - rank J (upper)), 2, 1)
+>>> F.dimension.value, F.dimension.exact, F.number_of_components, F.number_of_orbits
+(2, True, 2, 1)
 >>> F.contains(Network.from_rows([[[0, 2], [3, 0]], [["-1/2", "1/3"]]], [[2, 0], [0]]))
 True
 """

@@ -968,7 +968,12 @@ def fiber_shallow(net: Network, *, orthant: bool = False) -> Fiber:
                      "neuron_types": list(types), "n_parameters": net.n_parameters}
     lower = symmetry_tangent_rank(net, orthant=orthant)
     upper = jacobian_rank_bound(net, orthant=orthant)
-    if upper is None:
+    _, irredundant0 = _flip_sets(net, cf, orthant, types, [], enumerate_sets=False)
+    if irredundant0 and (upper is None or upper == n):
+        # every component is a product of n open half-lines (module docstring of fiber.py)
+        dim = Dimension.of(n, "irredundant: each component is n open half-lines (positive "
+                              "scalings)" + ("" if upper is None else "; = N - rank J"))
+    elif upper is None:
         dim = Dimension.between(lower, None, "symmetry tangents (lower); Jacobian skipped (large)")
     elif lower == upper:
         dim = Dimension.of(lower, "symmetry tangents (lower) = N - rank J (upper)")
@@ -1265,16 +1270,33 @@ def _linear_block_tangents(net, neurons, iW, ib, iV, ic):
     return out
 
 
-def _flip_sets(net, cf, orthant, types, notes):
+def _distinct_hyperplanes(net, idx, neurons) -> bool:
+    """True iff the neurons *idx* lie on pairwise distinct hyperplanes (probe keys, collisions
+    checked exactly)."""
+    raw = _raw_keys(net)
+    seen: dict = {}
+    for i in idx:
+        w, b, _ = neurons[i]
+        lam = next(x for x in w if x != 0)
+        key = raw[i] / lam
+        for j in seen.get(key, []):
+            wj, bj, _ = neurons[j]
+            lj = next(x for x in wj if x != 0)
+            if b * lj == bj * lam and all(x * lj == y * lam for x, y in zip(w, wj)):
+                return False
+        seen.setdefault(key, []).append(i)
+    return True
+
+
+def _flip_sets(net, cf, orthant, types, notes, *, enumerate_sets=True):
     """Flip sets S (as sets of neuron indices of θ to flip) giving the same affine part, and
     whether the net is irredundant (then they index the components up to permutation)."""
     neurons, _ = hidden_neurons(net, 0)
     kink_types = ("switching",) if orthant else ("kink",)
     kinky = [i for i, t in enumerate(types) if t in kink_types]
-    keys = [hyperplane_key(neurons[i][0], neurons[i][1])[:2] for i in kinky]
-    irredundant = len(kinky) == len(neurons) and len(set(keys)) == len(keys)
-    if not irredundant:
-        return [frozenset()], False
+    irredundant = len(kinky) == len(neurons) and _distinct_hyperplanes(net, kinky, neurons)
+    if not irredundant or not enumerate_sets:
+        return [frozenset()], irredundant
     k = len(kinky)
     # flipping neuron i ((w, b) → −(w, b)) changes the function by −v_i h_i (σ(h) − σ(−h) = h):
     # a flip set keeps the affine part iff Σ_{i∈S} v_i w_iᵀ = 0 (the constant goes to c)
