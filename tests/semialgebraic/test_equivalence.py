@@ -313,3 +313,15 @@ def test_max_deviation_is_attained_and_bounds_samples(pair):
     for _ in range(20):
         x = [Q(rng.randint(-200, 200), 100) for _ in range(a.n_inputs)]
         assert max(abs(u - v) for u, v in zip(a(x), b(x))) <= dev.value
+
+
+def test_different_depths():
+    a = Network.from_rows([[[1], [-1]], [[1, 1]]], [[0, 0], [0]])                     # |x|
+    b = Network.from_rows([[[1], [-1]], [[1, 1]], [[1]]], [[0, 0], [0], [0]])        # relu(|x|)
+    v = equivalent(a, b, method="general")
+    assert v.answer is True
+    _assert_verified(v)
+    c = Network.from_rows([[[1], [-1]], [[1, 1]], [[1]]], [[0, 0], [-1], [0]])       # relu(|x| - 1)
+    v = equivalent(a, c)
+    assert v.answer is False
+    _assert_verified(v)
