@@ -1,6 +1,7 @@
 """Benchmark: exact LP feasibility, 50 variables x 200 constraints over Q.
 
-Run by hand:  python benchmarks/bench_lp.py [--reps 11] [--exact-reps 1] [--n 50] [--m 200]
+Run by hand:  python benchmarks/bench_lp.py [--reps 11] [--exact-reps 1] [--exact-timeout 300]
+              [--n 50] [--m 200]
 
 Compares ``feasible(method="auto")`` (HiGHS guess, exact verification, exact fallback) with
 ``feasible(method="exact")`` (the exact simplex fallback alone) on random rational systems with
@@ -12,6 +13,7 @@ cdd (the issue's baseline, 0.4-1.1 s) is not installable here (no Linux wheel).
 from __future__ import annotations
 
 import argparse
+import multiprocessing
 import random
 import statistics
 import time
@@ -27,8 +29,8 @@ def instance(n: int, m: int, seed: int, infeasible: bool):
     x0 = [Q(rng.randint(-5, 5), rng.randint(1, 4)) for _ in range(n)]
     ax = QMatrix.from_rows(A).apply(x0)
     b = [v + Q(rng.randint(1, 9), rng.randint(1, 5)) for v in ax]
-    if infeasible:   # a positive combination of three rows with a negative right-hand side
-        i, j = rng.sample(range(m), 2)
+    if infeasible:   # the last row contradicts a positive combination of two others
+        i, j = rng.sample(range(m - 1), 2)
         A[-1] = [-(u + 2 * v) for u, v in zip(A[i], A[j])]
         b[-1] = -(b[i] + 2 * b[j]) - Q(1, 3)
     return QMatrix.from_rows(A), b
@@ -42,12 +44,33 @@ def timed(A, b, method):
     return dt, r
 
 
+def _exact_worker(args, queue):
+    n, m, seed, infeasible = args
+    A, b = instance(n, m, seed, infeasible)
+    dt, r = timed(A, b, "exact")
+    queue.put((dt, r.feasible))
+
+
+def timed_exact(n, m, seed, infeasible, timeout):
+    """The exact fallback alone, in a subprocess (FLINT calls ignore signals); None on timeout."""
+    queue = multiprocessing.Queue()
+    proc = multiprocessing.Process(target=_exact_worker, args=((n, m, seed, infeasible), queue))
+    proc.start()
+    proc.join(timeout)
+    if proc.is_alive():
+        proc.terminate()
+        proc.join()
+        return None
+    return queue.get()
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--n", type=int, default=50)
     ap.add_argument("--m", type=int, default=200)
     ap.add_argument("--reps", type=int, default=11)
     ap.add_argument("--exact-reps", type=int, default=1)
+    ap.add_argument("--exact-timeout", type=float, default=300.0)
     args = ap.parse_args()
     feasible(A_lt=[[1]], b_lt=[1])  # warm up imports (highspy, numpy)
     print(f"exact LP feasibility, {args.n} variables x {args.m} strict rows, rational data")
@@ -61,13 +84,18 @@ def main() -> None:
             verdicts.add(r.feasible)
             methods.add(r.method)
             if rep < args.exact_reps:
-                dt2, r2 = timed(A, b, "exact")
-                assert r2.feasible == r.feasible
-                exact.append(dt2)
-        ma, me = statistics.median(auto), statistics.median(exact) if exact else float("nan")
+                out = timed_exact(args.n, args.m, 1000 + rep, infeasible, args.exact_timeout)
+                if out is None:
+                    exact.append(float("inf"))
+                else:
+                    assert out[1] == r.feasible
+                    exact.append(out[0])
+        ma = statistics.median(auto)
+        me = statistics.median(exact) if exact else float("nan")
         name = "infeasible" if infeasible else "feasible"
-        print(f"{name:<12}{ma * 1e3:>11.1f} ms{max(auto) * 1e3:>9.1f} ms{me * 1e3:>12.0f} ms"
-              f"{me / ma:>8.0f}x  {sorted(verdicts)} via {sorted(methods)}")
+        shown = f">{args.exact_timeout:.0f} s" if me == float("inf") else f"{me * 1e3:.0f} ms"
+        print(f"{name:<12}{ma * 1e3:>11.1f} ms{max(auto) * 1e3:>9.1f} ms{shown:>15}"
+              f"{me / ma:>8.0f}x  {sorted(verdicts)} via {sorted(methods)}", flush=True)
 
 
 if __name__ == "__main__":

@@ -30,7 +30,17 @@ exactly on the support of HiGHS's dual vector (or dual ray) and checking conditi
 verification fails (ill-conditioned or tiny regions), an exact two-phase simplex over Q with
 Bland's rule (``method="exact"``, this module) decides.  The exact fallback is written here
 rather than delegated to z3 because z3 is only a test dependency and its LRA solver returns no
-Motzkin multipliers; pycddlib has no Linux wheel (see DEPENDENCIES.md).
+Motzkin multipliers; pycddlib has no Linux wheel (see DEPENDENCIES.md).  The fallback solves the
+*dual* standard form (k + 1 rows for k free variables), whose optimal vector is the Motzkin
+certificate and whose simplex multipliers are the point.
+
+Measured with ``benchmarks/bench_lp.py`` (2 shared cores, 50 variables x 200 strict rows):
+HiGHS + exact verification decides and certifies in a few tens of ms (median); the exact
+fallback alone takes seconds at 20 x 80 and minutes at 50 x 200 (entry growth of exact
+pivoting), so it runs only when verification fails.
+
+:func:`optimize` runs the exact simplex directly (no float guess): it is meant for the small
+LPs of region geometry; :func:`feasible` is the fast path.
 
 >>> r = feasible(A_lt=[[1, 0], [0, 1], [-1, -1]], b_lt=[1, 1, 0])
 >>> r.feasible, r.check()
