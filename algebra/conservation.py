@@ -78,7 +78,7 @@ from typing import Iterable, Mapping, NamedTuple, Sequence
 from .exceptions import DimensionMismatchError, InputError
 from .matrices import QMatrix
 from .network import Network
-from .polynomials import Polynomial, Ring
+from .polynomials import Polynomial, Ring, number_of_terms
 from .rationals import Q, q_str, to_q
 
 __all__ = ["Sample", "Law", "Laws", "samples_from_points", "samples_from_patterns",
@@ -337,7 +337,7 @@ def field_values(net: Network, samples) -> QMatrix:
     return QMatrix.vstack(blocks) if blocks else QMatrix.zeros(0, net.n_parameters)
 
 
-def conservation_laws(net: Network, samples, *, max_depth: int = 4, timeout: float | None = None,
+def conservation_laws(net: Network, samples, *, max_depth: int = 6, timeout: float | None = None,
                       patience: int = 6, seed: int = 0, complete: bool = True) -> Laws:
     """Certified number of independent conservation laws near θ for the given samples.
 
@@ -349,7 +349,8 @@ def conservation_laws(net: Network, samples, *, max_depth: int = 4, timeout: flo
         A sequence of patterns (region mode), of :class:`Sample`, or a mapping
         ``pattern -> points`` (data mode); see :func:`samples_from_points`.
     max_depth : int
-        Largest bracket depth tried (1 = [X, Y]).
+        Largest bracket depth tried (1 = [X, Y]); depths up to 4 are evaluated on jets at θ,
+        deeper ones (small N only) as polynomial vector fields, within *timeout* and 10 s.
     timeout : float, optional
         Seconds; when reached the interval found so far is returned.
     patience : int
@@ -370,7 +371,8 @@ def conservation_laws(net: Network, samples, *, max_depth: int = 4, timeout: flo
     return _count(net, samples, max_depth, timeout, patience, seed, complete)[0]
 
 
-def _count(net, samples, max_depth, timeout, patience, seed, complete=True):
+def _count(net, samples, max_depth, timeout, patience, seed, complete=True,
+           poly_max_n=60, poly_seconds=10.0):
     """The sandwich of :func:`conservation_laws`; also returns the span of the Lie trace."""
     t0 = time.monotonic()
     samples = _normalize(net, samples)
@@ -408,8 +410,9 @@ def _count(net, samples, max_depth, timeout, patience, seed, complete=True):
     rng = random.Random(seed)
     depth, tried, reason = 0, 0, ""
     ctx = _JetNet(net, samples) if samples else None
+    jet_depth = min(max_depth, 4)  # jets grow like 2^depth: deeper brackets go polynomial
     while N - span.rank > lower:
-        if depth >= max_depth:
+        if depth >= jet_depth:
             reason = f"max bracket depth {max_depth} reached"
             break
         depth += 1
@@ -431,6 +434,14 @@ def _count(net, samples, max_depth, timeout, patience, seed, complete=True):
             fails = 0 if gain else fails + k
         if reason:
             break
+    if (N - span.rank > lower and N <= poly_max_n and complete and max_depth > 0
+            and (timeout is None or time.monotonic() - t0 < timeout)):
+        limit = poly_seconds if timeout is None else min(poly_seconds, timeout - (time.monotonic() - t0))
+        pd = _poly_phase(net, samples, span, lower, rng, time.monotonic() + limit, max_depth)
+        depth = max(depth, pd)
+        if N - span.rank > lower and not reason.startswith("timeout"):
+            reason = (f"brackets did not close the gap (jets to depth {jet_depth}, polynomial "
+                      f"brackets to depth {pd} of max {max_depth}, within {limit:g} s)")
     implicit = 0
     if N - span.rank == lower:
         reason = ("closed at the generators" if depth == 0 else
@@ -489,7 +500,7 @@ def is_tangent(net: Network, direction: Sequence[Polynomial], samples) -> tuple[
 
 
 def symmetry_without_law(net: Network, direction: Sequence[Polynomial], samples, *,
-                         max_depth: int = 4, seed: int = 0) -> dict:
+                         max_depth: int = 6, seed: int = 0) -> dict:
     """Show that a symmetry direction X gives no conservation law (three-layer-fibers R26).
 
     Returns a dict with
@@ -513,7 +524,7 @@ def symmetry_without_law(net: Network, direction: Sequence[Polynomial], samples,
     >>> d["tangent"], d["is_gradient"], d["fiber_dimension"], d["number_of_laws"]
     (True, False, 3, 2)
     """
-    res, span = _count(net, samples, max_depth, None, 6, seed)
+    res, span = _count(net, samples, max_depth, None, 6, seed)  # noqa: same sandwich
     samples = _normalize(net, samples)
     R = parameter_ring_of(net)
     if len(direction) != net.n_parameters:
@@ -906,14 +917,7 @@ def _frobenius(net, samples, r_max: int = 4, n_max: int = 120) -> tuple[bool, st
         return False, f"Frobenius test skipped (N = {N} > {n_max})"
     theta = net.parameters()
     R = parameter_ring_of(net)
-    gens = []
-    for smp in samples:
-        pts_sample = Sample(smp.pattern, _points(net, smp))
-        ring, polys = _sample_polys(net, pts_sample)
-        zero = ring.zero()
-        for hs, ds_all in polys:
-            for ds in ds_all:
-                gens.append([_component(net, k, hs, ds) or zero for k in range(N)])
+    gens = _generator_polys(net, samples)
     span = _Span(N)
     F = []
     for Y in gens:
@@ -945,11 +949,71 @@ def _frobenius(net, samples, r_max: int = 4, n_max: int = 120) -> tuple[bool, st
                   f"distribution of constant rank {r} near θ")
 
 
-def _poly_bracket(X, Y):
-    """[X, Y]_k = Σ_j X_j ∂_j Y_k − Y_j ∂_j X_k for polynomial vector fields."""
+def _generator_polys(net, samples) -> list[list[Polynomial]]:
+    """The gradient fields as vectors of polynomials in Q[θ] (points 0, e_j in region mode)."""
+    N = net.n_parameters
+    gens = []
+    for smp in samples:
+        ring, polys = _sample_polys(net, Sample(smp.pattern, _points(net, smp)))
+        zero = ring.zero()
+        for hs, ds_all in polys:
+            for ds in ds_all:
+                gens.append([_component(net, k, hs, ds) or zero for k in range(N)])
+    return gens
+
+
+def _poly_phase(net, samples, span, lower, rng, deadline, max_depth, patience=40, max_terms=30000):
+    """Brackets formed as polynomial vector fields (small N): no jet blow-up with depth.
+
+    Random constant-coefficient combinations X of the generators are bracketed with earlier
+    accepted fields (right-normed growth); every field formed is in the Lie algebra, so the
+    rank of their values at θ stays a valid lower bound of dim Lie(V)(θ).  Returns the largest
+    depth reached.
+    """
+    N = net.n_parameters
+    theta = net.parameters()
+    gens = _generator_polys(net, samples)
+    R = parameter_ring_of(net)
+    if not gens:
+        return 0
+
+    def combo():
+        out = [R.zero()] * N
+        for Y in rng.sample(gens, min(len(gens), 6)):
+            c = rng.randint(-3, 3)
+            if c:
+                out = [a + c * b for a, b in zip(out, Y)]
+        return out
+
+    pool = [(combo(), 0) for _ in range(2)]
+    fails, depth = 0, 0
+    while N - span.rank > lower and fails < patience and time.monotonic() < deadline:
+        Y, dy = pool[-1] if rng.random() < 0.5 else rng.choice(pool)
+        if dy >= max_depth:
+            Y, dy = pool[0] if pool[0][1] < max_depth else (combo(), 0)
+        Z = _poly_bracket(combo(), Y, deadline)
+        if Z is None:
+            break
+        if span.add_vector([c(theta) for c in Z]):
+            depth = max(depth, dy + 1)
+            fails = 0
+        else:
+            fails += 1
+        # kept even when its value at θ adds nothing: deeper brackets grow from it (unless huge)
+        if sum(number_of_terms(c) for c in Z) <= max_terms:
+            pool.append((Z, dy + 1))
+            del pool[:-12]
+    return depth
+
+
+def _poly_bracket(X, Y, deadline=None):
+    """[X, Y]_k = Σ_j X_j ∂_j Y_k − Y_j ∂_j X_k for polynomial vector fields (None once the
+    monotonic *deadline* has passed)."""
     N = len(X)
     out = []
     for k in range(N):
+        if deadline is not None and time.monotonic() > deadline:
+            return None
         t = X[k].ring.zero()
         for j in range(N):
             if not X[j].is_zero():

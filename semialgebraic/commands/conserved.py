@@ -8,7 +8,8 @@ Where the activation patterns come from:
 * ``--data FILE.json`` (``{"inputs": [[x1, …], …]}``): the training data; each point is
   evaluated exactly and the gradient fields are those at the data points (data mode);
 * ``--box lo,hi``: every linear region of the network meeting the cube [lo, hi]^d, with x
-  ranging over the region (region mode; ``semialgebraic.regions``);
+  ranging over the region (region mode; ``semialgebraic.regions``); write ``--box=-1,1`` when
+  lo is negative;
 * neither (default): every linear region of the whole input space ℝ^d — the setting of
   three-layer-fibers T10 ("the training data cover all regions").
 
@@ -41,7 +42,7 @@ __all__ = ["register", "cmd_conserved"]
 def register(sub, parent) -> None:
     p = sub.add_parser("conserved", parents=[parent],
                        help="conservation laws of gradient flow and their certified number",
-                       description=__doc__.split("\n\n")[2])
+                       description=__doc__.split("\n\n")[0])
     p.add_argument("net", metavar="NET")
     src = p.add_mutually_exclusive_group()
     src.add_argument("--data", metavar="FILE.json", help='training inputs {"inputs": [[...], ...]}')
@@ -51,8 +52,8 @@ def register(sub, parent) -> None:
                    help="seconds (regions and brackets); a partial result exits 3")
     p.add_argument("--max-regions", type=int, default=None, metavar="K",
                    help="stop the region enumeration after K regions (partial result, exit 3)")
-    p.add_argument("--max-depth", type=int, default=4, metavar="D",
-                   help="largest Lie-bracket depth tried (default 4)")
+    p.add_argument("--max-depth", type=int, default=6, metavar="D",
+                   help="largest Lie-bracket depth tried (default 6)")
     p.set_defaults(func=cmd_conserved)
 
 
@@ -82,8 +83,9 @@ def cmd_conserved(args) -> int:
         else:
             domain = None
             source = f"regions of R^{net.n_inputs}"
-        patterns = [r.pattern for r in _regions(net, domain=domain, budget=budget)]
-        complete = not budget.exhausted()
+        walk = _regions(net, domain=domain, budget=budget)
+        patterns = [r.pattern for r in walk]
+        complete = bool(getattr(walk, "complete", not budget.exhausted()))
         if not patterns:
             fail("the domain contains no linear region with non-empty interior")
         samples = samples_from_patterns(patterns)
