@@ -18,17 +18,24 @@ Three things are computed, all over Q:
 
 * **explicit laws** (:func:`explicit_laws`): per hidden neuron the rescaling law
   ‖incoming weights and bias‖² − ‖outgoing weights‖² (R23, global); per layer, for two neurons
-  active on every sample, ⟨w̃_i, w̃_j⟩ − ⟨v_i, v_j⟩ (R24 generalised to any depth: w̃ = incoming
-  weights with bias, v = outgoing weights to the next layer); every parameter whose gradient
-  component is identically zero on every sample (R25: dead neurons, neurons without an active
-  path to the output, inputs that are 0 on all data);
+  with the same *effective* activity on every sample (active with a path to an output — in
+  particular two always-active neurons, the linear block of R24), ⟨w̃_i, w̃_j⟩ − ⟨v_i, v_j⟩
+  (R24 generalised to any depth: w̃ = incoming weights with bias, v = outgoing weights to the
+  next layer); every parameter whose gradient component is identically zero on every sample
+  (R25 generalised: dead neurons, neurons without an active path to an output, inputs that are
+  0 on all data); in data mode, ⟨(w_i, b_i), ν⟩ for a first-layer neuron i and ν orthogonal to
+  the points (x, 1) where it is active [derived];
 * **exact verification** (:func:`verify_law`): ⟨∇h, V⟩ ≡ 0 as a polynomial identity in θ (and x
   in region mode) for every sample pattern and output — no sampling;
 * **a certified count** (:func:`conservation_laws`) by a sandwich: the verified explicit laws
   with independent gradients at θ give ``lower``; ``N − rank`` of exact values at θ of fields
   that belong to the Lie algebra (the generators, then brackets) gives ``upper``.  Brackets are
   added until ``lower == upper`` (then the count is exact) or a budget stops (the interval is
-  reported).  Stabilisation of the rank is never taken as a proof.
+  reported).  Stabilisation of the rank is never taken as a proof.  When the brackets add
+  nothing and the explicit laws fall short, a Frobenius certificate (exact polynomial
+  identities: the generators span an involutive distribution of constant rank near θ) may
+  still close the count; the missing laws are then certified to exist without a formula
+  (``Laws.implicit``).
 
 Soundness of the sandwich (derived).  If h_1..h_k are conserved near θ with independent
 gradients at θ, then every ∇h_i(θ) is orthogonal to Lie(V)(θ) (if Xh = Yh = 0 identically then
@@ -41,10 +48,16 @@ brackets are always re-formed from generators, never from the dropped field, so 
 is zero at θ but has non-zero brackets is lost for good — a later random combination can
 reach it) only affect how fast the upper bound comes down, never its validity.
 
-Brackets are evaluated at θ without forming polynomials: a field is evaluated at a point of
-Q[ε_1, …, ε_k]/(ε_i²) (a "jet"), and [X, Y](P) is the ε-coefficient of
+Brackets up to depth 4 are evaluated at θ without forming polynomials: a field is evaluated at
+a point of Q[ε_1, …, ε_k]/(ε_i²) (a "jet"), and [X, Y](P) is the ε-coefficient of
 Y(P + ε X(P)) − X(P + ε Y(P)); the network's forward/backward pass runs on jets with whole
-matrix products (STYLE C15).  The fields are polynomial, so this is exact.
+matrix products (STYLE C15).  The fields are polynomial, so this is exact.  Jets cost 2^depth,
+so deeper brackets (small N only) are formed as polynomial vector fields.  Batches of as many
+brackets as the gap are ranked at once (one exact RREF update per batch).  Pruning rule: a
+bracket whose value at θ lies in the span is not counted; the jet phase always re-forms
+brackets from generators, and the polynomial phase keeps such fields as stepping stones for
+deeper brackets — so a field zero at θ with non-zero brackets is not lost for good; either way
+the rule only affects tightness, never soundness.
 
 References
 ----------
@@ -661,21 +674,14 @@ def _frozen_parameters(net, samples):
 
 
 def _why_frozen(net, k, act):
-    widths = net.widths
-    for l, (wo, bo) in enumerate(_offsets(widths), start=1):
-        if k < bo + widths[l]:
-            if k >= bo:
-                i, j = k - bo, None
-            else:
-                i, j = divmod(k - wo, widths[l - 1])
-            if l < net.depth and act[l - 1][i][1]:
-                return f"neuron {i} of hidden layer {l} is inactive on every sample"
-            if j is not None and l > 1 and act[l - 2][j][1]:
-                return f"neuron {j} of hidden layer {l - 1} is inactive on every sample"
-            if j is not None and l == 1:
-                return f"input coordinate {j} is 0 on every data point or no path to the output"
-            return "no active path through this parameter on any sample"
-    return "no gradient"
+    l, kind, i, j = _layer_of(net.widths, k)
+    if l < net.depth and act[l - 1][i][1]:
+        return f"neuron {i} of hidden layer {l} is inactive on every sample"
+    if kind == "W" and l > 1 and act[l - 2][j][1]:
+        return f"neuron {j} of hidden layer {l - 1} is inactive on every sample"
+    return ("no active path through this parameter to an output on any sample"
+            + (" (or input coordinate j is 0 on every data point)".replace("j", str(j))
+               if kind == "W" and l == 1 else ""))
 
 
 # ------------------------------------------------------------------------------------------
