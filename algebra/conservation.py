@@ -933,7 +933,9 @@ def _frobenius(net, samples, r_max: int = 4, n_max: int = 120) -> tuple[bool, st
                 return False, f"Frobenius test skipped (rank > {r_max})"
     r = len(F)
     if r == 0:
-        return True, "no gradient field: every parameter is conserved"
+        if all(c.is_zero() for Y in gens for c in Y):
+            return True, "every gradient field is identically zero: every parameter is conserved"
+        return False, "Frobenius test failed: the fields vanish at θ but not identically"
     S = span.piv
     M = [[F[i][S[a]] for i in range(r)] for a in range(r)]
     det, adj = _det_adj(M, R)

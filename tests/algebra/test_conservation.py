@@ -1,8 +1,10 @@
 """Conservation laws of gradient flow (algebra/conservation.py; three-layer-fibers §8, T10).
 
 Values asserted: T10 counts and Lie ranks, R26 (symmetries without a law), linear networks
-against the count of Marcotte-Gribonval-Peyré (two-layer linear nets: the r(r+1)/2 entries of
-UᵀU − VᵀV; per hidden layer n_h(n_h+1)/2 for deeper linear nets, certified here case by case),
+against Marcotte-Gribonval-Peyré [MGP23, arXiv:2307.00144; their two-layer linear laws are
+h_{k,k'} = ⟨u_k, u_k'⟩ − ⟨v_k, v_k'⟩ for k ≤ k', hence r(r+1)/2 of them — the count is derived
+from that list, the theorem number not confirmed here; per hidden layer n_h(n_h+1)/2 for deeper
+nets with biases, certified case by case by the sandwich],
 rejection of non-conserved polynomials with reasons, frozen parameters, and an independent
 SymPy oracle for a Lie rank.
 """
