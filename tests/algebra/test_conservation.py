@@ -256,6 +256,18 @@ def test_coactive_neurons_give_block_laws():
     assert res.exact and res.number_of_laws == 3
 
 
+def test_coactive_law_breaks_when_one_more_pattern_appears():
+    # proportional rows: neurons 0 and 1 share a hyperplane, so they are co-active on every
+    # region; a sample separating them (a near-miss) invalidates C1[0,1]
+    net = Network.from_rows([[[1, 2], [2, 4], [1, -1]], [[1, -1, 2]]], [[1, 2, 0], [0]])
+    smp = region_samples(net, random.Random(0), n=300, span=8)
+    res = conservation_laws(net, smp)
+    assert res.exact and [law.name for law in res.laws] == ["Q1[0]", "Q1[1]", "Q1[2]", "C1[0,1]"]
+    C = [law for law in res.laws if law.name == "C1[0,1]"][0]
+    ok, why = verify_law(net, C.polynomial, list(smp) + [Sample((1, -1, 1), None)])
+    assert not ok and "(1, -1, 1)" in why
+
+
 # ---------------------------------------------------------------------------------------------
 # independent oracle: SymPy Lie brackets for T10 (masked row)
 # ---------------------------------------------------------------------------------------------
