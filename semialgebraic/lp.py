@@ -473,6 +473,7 @@ def _highs_solve(G, h, n_strict, weights, cost, t_col, sense_max=True, lower_t=N
     m, ncol = G.shape
     h_ = hc._Highs()
     h_.setOptionValue("output_flag", False)
+    h_.setOptionValue("presolve", "off")   # small dense LPs: presolve costs more than it saves
     lp = hc.HighsLp()
     lp.num_col_ = ncol
     lp.num_row_ = m
@@ -678,6 +679,7 @@ class FloatLP:
         self.n = n
         h = hc._Highs()
         h.setOptionValue("output_flag", False)
+        h.setOptionValue("presolve", "off")
         lp = hc.HighsLp()
         lp.num_col_, lp.num_row_ = n, m
         inf = hc.kHighsInf
