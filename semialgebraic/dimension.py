@@ -147,7 +147,7 @@ def functional_dimension(net: Network, *, domain: Any = None, timeout: float | N
     points += _batch_simplex(net, [reg.point for reg in regions])   # every walked region
     rank, rows_int, npts = 0, None, 0
     rounds = 0
-    per_round = samples or max(8, -(-int(1.3 * upper) // max(1, net.n_outputs * (d + 1))))
+    per_round = samples or max(8, -(-int(4 * upper) // max(1, net.n_outputs * (d + 1))))
     while True:
         if not complete:
             base = [_random_point(rng, d, dom) for _ in range(per_round if rounds == 0 else max(8, per_round))]
@@ -155,7 +155,7 @@ def functional_dimension(net: Network, *, domain: Any = None, timeout: float | N
         X, masks = _masks(net, points)
         npts = len(X)
         rows_int = jacobian_rows(net, X, masks, PRIME)
-        new_rank = _rank_mod_p(rows_int, PRIME) if len(rows_int) else 0
+        new_rank = _rank_mod_p(_compress(rows_int, upper + 64, PRIME, seed), PRIME) if len(rows_int) else 0
         rounds += 1
         stalled = new_rank <= rank
         rank = max(rank, new_rank)
@@ -458,6 +458,18 @@ def _rank_mod_p(A, p: int, block: int = 64) -> int:
             T[...] = _reduce(T, p)
         r += k
     return r
+
+
+def _compress(A, k, p, seed):
+    """S A mod p for a random k x n matrix S with entries in {-1, 0, 1} (exact in float64:
+    |A| < p < 2^21, so sums of up to 2^31 terms are exact).  rank(S A) <= rank(A), so the rank of
+    the compressed matrix is still a certified lower bound (and equal with high probability)."""
+    import numpy as np
+    n = A.shape[0]
+    if n <= k:
+        return A
+    S = np.random.default_rng(seed).integers(-1, 2, size=(k, n)).astype(np.float64)
+    return np.mod(S @ np.asarray(A, dtype=np.float64), p).astype(np.int64)
 
 
 def _reduce(X, p):
