@@ -49,7 +49,20 @@ def permute_scale(net, rng):
     return Network(Ws, bs)
 
 
-def z3_equivalent(a, b, timeout_s):
+def passthrough(net, box):
+    """b = a followed by an always-active identity layer relu(y + c) - c on the box (c from exact
+    interval bounds): equivalent on the box, but the difference network does not collapse."""
+    from semialgebraic.equivalence import preactivation_bounds
+    lo = preactivation_bounds(net, domain=box)[-1]
+    c = [(-l if l is not None and l < 0 else Q(0)) + 1 for l, _ in lo]
+    W, bias = net.layer(net.depth - 1)
+    m = W.nrows
+    ws = list(net.weights[:-1]) + [W, [[1 if i == j else 0 for j in range(m)] for i in range(m)]]
+    bs = list(net.biases[:-1]) + [[v + ci for v, ci in zip(bias, c)], [-ci for ci in c]]
+    return Network(ws, bs)
+
+
+def z3_equivalent(a, b, timeout_s, box=None):
     """True / False / None (unknown or timeout) and the time, from z3 over exact reals."""
     import z3
 
@@ -69,6 +82,8 @@ def z3_equivalent(a, b, timeout_s):
     s = z3.Solver()
     s.set("timeout", int(timeout_s * 1000))
     s.add(z3.Or([p != q for p, q in zip(terms(a, xs), terms(b, xs))]))
+    if box is not None:
+        s.add(z3.And([z3.And(x >= box[0], x <= box[1]) for x in xs]))
     t = time.perf_counter()
     r = s.check()
     dt = time.perf_counter() - t
@@ -84,21 +99,24 @@ def bench_equivalence(quick: bool, z3_timeout: float) -> None:
     ratios = []
     for widths in configs:
         a = random_net(rng, widths)
-        pairs = {"equivalent": permute_scale(a, rng)}
+        pairs = {"equivalent": (permute_scale(a, rng), None)}
         k = rng.randrange(a.n_parameters)
-        pairs["perturbed"] = a.with_parameter(k, a.parameters()[k] + Q(1, 1000))
-        for kind, b in pairs.items():
+        pairs["perturbed"] = (a.with_parameter(k, a.parameters()[k] + Q(1, 1000)), None)
+        if widths[0] <= 3:
+            pairs["passthru[-1,1]"] = (passthrough(a, (-1, 1)), (-1, 1))
+        for kind, (b, box) in pairs.items():
             t = time.perf_counter()
-            v = equivalent(a, b, method="general")
+            v = equivalent(a, b, method="general", domain=box, timeout=300)
             t_ours = time.perf_counter() - t
-            assert verify(v.certificate)[0]
-            z, t_z3 = z3_equivalent(a, b, z3_timeout)
+            assert v.answer is None or verify(v.certificate)[0]
+            z, t_z3 = z3_equivalent(a, b, z3_timeout, box)
             ratio = t_z3 / t_ours if t_ours > 0 else float("inf")
             agree = "" if z is None or z == v.answer else "  DISAGREE"
             if z is not None:
                 ratios.append(ratio)
             zs = {True: "eq", False: "neq", None: "t/o"}[z]
-            print(f"{'-'.join(map(str, widths)):<16}{kind:<14}{('eq' if v.answer else 'neq'):>6}{t_ours:>8.2f}s"
+            ours = {True: "eq", False: "neq", None: "t/o"}[v.answer]
+            print(f"{'-'.join(map(str, widths)):<16}{kind:<14}{ours:>6}{t_ours:>8.2f}s"
                   f"{v.details.get('regions_checked', 0):>9}{zs:>6}{t_z3:>8.2f}s{ratio:>7.1f}x{agree}")
     if ratios:
         ratios.sort()
