@@ -42,11 +42,14 @@ __all__ = ["register", "cmd_conserved"]
 def register(sub, parent) -> None:
     p = sub.add_parser("conserved", parents=[parent],
                        help="conservation laws of gradient flow and their certified number",
-                       description=__doc__.split("\n\n")[0])
+                       description=__doc__.split("\n\n")[0],
+                       epilog="Without --data or --box the patterns are those of every linear "
+                              "region of R^d (three-layer-fibers T10).  Exit 0: exact count; "
+                              "3: only bounds (budget); 2: bad input.")
     p.add_argument("net", metavar="NET")
     src = p.add_mutually_exclusive_group()
     src.add_argument("--data", metavar="FILE.json", help='training inputs {"inputs": [[...], ...]}')
-    src.add_argument("--box", metavar="LO,HI", help="all regions meeting the cube [lo, hi]^d")
+    src.add_argument("--box", metavar="LO,HI", help="all regions meeting the cube [lo, hi]^d (write --box=-1,1 when lo < 0)")
     p.add_argument("--latex", action="store_true", help="print the laws as LaTeX")
     p.add_argument("--timeout", type=float, default=None, metavar="S",
                    help="seconds (regions and brackets); a partial result exits 3")
