@@ -38,7 +38,8 @@ output layer is ``[W_aL, -W_bL]`` with bias ``b_aL - b_bL``; so ``D = a - b`` ex
 A neuron with a zero row and zero bias is identically zero (sign 0 in every pattern).  The
 regions below are those of the reduced network D', and the claim is D' = 0 on the domain.
 
-Inequality ``k`` for ``k < n`` belongs to hidden neuron ``k`` of D': with the region's pattern fixed, every pre-activation is an affine function
+Inequality ``k`` for ``k < n`` belongs to hidden neuron ``k`` of D': with the region's pattern
+fixed, every pre-activation is an affine function
 ``p_k(x)`` (masked products of the weights); ``g_k = s_k p_k``.  A neuron with ``s_k = 0`` has
 ``p_k`` identically zero on the region and its row is ``[0, …, 0, 0]`` (it is not a constraint).
 Rows ``k >= n`` are the domain's: for a box ``[lo, hi]^d``, ``x_i - lo`` then ``hi - x_i`` for
@@ -47,10 +48,10 @@ networks and the pattern and rejects any difference.
 
 What is checked (all exact, over Q; code imports ``algebra`` only)
 ------------------------------------------------------------------
-1. Each region: the rows are as recomputed; ``g_k(point) > 0`` for every non-zero row, so the
-   point is interior and, layer by layer, the networks' activation pattern at the point is the
-   pattern (also re-evaluated directly); zero rows are identically zero.
 0. The reduction steps are valid, in order (see above); D' is their result.
+1. Each region: the rows are as recomputed; ``g_k(point) > 0`` for every non-zero row, so the
+   point is interior and, layer by layer, the network's activation pattern at the point is the
+   pattern (also re-evaluated directly); zero rows are identically zero.
 2. D' is zero on each region: its affine map on the pattern (Network.affine_map) is zero.
 3. Facet lists are complete: for every non-zero row k that is not a listed facet the certificate
    gives ``l_0 >= 0, l_f >= 0`` with ``g_k = l_0 + Σ_f l_f g_f`` as affine functions (Farkas);
@@ -59,26 +60,29 @@ What is checked (all exact, over Q; code imports ``algebra`` only)
    computes the pattern just across the relative interior of the facet, and the listed
    neighbour region has exactly that pattern; a domain facet has neighbour null.
 
-Why this proves a = b on the domain D (D is R^d, the closed orthant, or a box with lo < hi: convex
+Why this proves a = b on the domain Ω (R^d, the closed orthant, or a box with lo < hi: convex
 and full-dimensional)
 --------------------------------------------------------------------------------------------
 Let U be the union of the closures of the listed regions; D' = 0 on U (continuity), and
-D' = D = a − b everywhere by step 0.  Suppose
-y ∈ D \ U.  D \ U is relatively open in D, so y may be chosen generically, together with a
-generic x0 in the first region, such that the segment [x0, y] ⊂ D meets no intersection of two
+D' = D = a − b on Ω by step 0.  Suppose y ∈ Ω \ U.  Ω \ U is relatively open in Ω, so
+y may be chosen generically, together with a generic x0 in the first region, such that the
+segment [x0, y] ⊂ Ω meets no intersection of two
 distinct hyperplanes among the (finitely many) hyperplanes {g = 0} of all listed rows, and no
 set {g_k = 0} ∩ {g_f = 0} with g_k not proportional to g_f.  Let t* = sup{t : x0 + s(y − x0) ∈ U
 for all s ≤ t} < 1 and z the point at t*; z ∈ cl(R) for a listed R.  If z were interior to
 cl(R) the supremum would be larger, so some facet row g_f vanishes at z (by 3, cl(R) is cut out
 by the facet rows), and by genericity z lies in the relative interior of that facet and on no
-other hyperplane; the domain facets are excluded because the segment continues inside D.
+other hyperplane; the domain facets are excluded because the segment continues inside Ω.
 Every pre-activation is a continuous function of x.  At z each neuron k whose row on R is not
 proportional to g_f is non-zero, so it keeps its sign s_k on a neighbourhood of z; a neuron
-whose row on R is μ g_f (μ >= 0; μ = 0 for a zero row) vanishes on the facet, so on the far side
+whose row on R is μ g_f (any real μ; μ = 0 for a zero row) vanishes on the facet, so on the far side
 (where the earlier layers already have their new signs) its pre-activation is an affine function
 ν g_f, with sign -sign(ν).  This is what :func:`neighbour_pattern` computes, layer by layer.  So
 the points just beyond z have that pattern, hence lie in the listed neighbour region ⊂ U:
-contradiction.  Therefore U = D and a = b on D.
+contradiction.  Therefore U = Ω and a = b on Ω.
+
+Networks of different depths: the shallower one is first padded with layers computing
+y = σ(y) − σ(−y) (exact), so that D is defined.
 
 A box with lo = hi is the single point (lo, …, lo); the certificate then has ``"regions": []``
 and the checker evaluates both networks there.
