@@ -426,7 +426,7 @@ def _count(net, samples, max_depth, timeout, patience, seed, complete=True,
     jet_depth = min(max_depth, 4)  # jets grow like 2^depth: deeper brackets go polynomial
     while N - span.rank > lower:
         if depth >= jet_depth:
-            reason = f"max bracket depth {max_depth} reached"
+            reason = f"max bracket depth {jet_depth} reached"
             break
         depth += 1
         fails = 0

@@ -108,3 +108,13 @@ def test_box_and_default_regions(capsys):
     assert code == 0, err
     d = json.loads(out)
     assert d["number_of_laws"] == 2 and d["patterns"] == 3 and d["source"] == "regions of R^1"
+
+
+def test_region_budget_gives_partial_result(capsys):
+    pytest.importorskip("semialgebraic.regions")
+    code, out, err = run(capsys, "conserved", EX / "t10_two_linear.json", "--max-regions", "1", "--json")
+    assert code == 3, err
+    d = json.loads(out)
+    assert (d["complete"], d["exact"], d["number_of_laws"]) == (False, False, None)
+    assert d["lower"] == 3 and d["upper"] >= 4 and d["patterns"] == 1
+    assert d["reason"].startswith("max_regions=1 reached")
