@@ -12,6 +12,7 @@ from .matrices import QMatrix
 from .polynomials import Polynomial, Ring, parameter_ring
 from .network import Network
 from .io import load, save
+from .conservation import Laws, conservation_laws
 
 __version__ = "0.1.0"
 
@@ -20,5 +21,6 @@ __all__ = [
     "InputError", "MissingDependencyError", "ParseError", "SingularMatrixError",
     "Q", "from_float", "q_json", "q_str", "to_q",
     "QMatrix", "Polynomial", "Ring", "parameter_ring", "Network", "load", "save",
+    "Laws", "conservation_laws",
     "__version__",
 ]

@@ -1,0 +1,32 @@
+"""netfibers.semialgebraic — sets and decisions: semi-algebraic sets, exact LP, linear regions,
+fibers, the symmetry graph, equivalence, identifiability, absorption, dimension, certificates
+and the ``netfibers`` command.
+
+The public API (ARCHITECTURE.md) is re-exported here with explicit names, so "where is X
+defined?" has a one-hop answer.
+"""
+
+from .exceptions import (BudgetExceededError, CertificateError, InfeasibleError, NonGenericError,
+                         NotApplicableError, SemialgebraicError, UnboundedError, UndecidedError)
+from .verdict import Hypothesis, Verdict
+from .sets import BasicSet, Dimension, SemialgebraicSet
+from .polyhedra import Polyhedron
+from .lp import feasible, is_feasible, optimize
+from .regions import Region, number_of_regions, regions
+from .shallow import canonical_form, equivalent_shallow
+from .bottleneck import equivalent_bottleneck, identifiability, structure
+from .fiber import Fiber, fiber
+from .equivalence import could_be_equivalent, equivalent, is_equivalent, max_deviation
+from .dimension import functional_dimension
+from .absorption import absorbable
+from .verify import verify
+
+__all__ = [
+    "BudgetExceededError", "CertificateError", "InfeasibleError", "NonGenericError",
+    "NotApplicableError", "SemialgebraicError", "UnboundedError", "UndecidedError",
+    "Hypothesis", "Verdict", "BasicSet", "Dimension", "SemialgebraicSet", "Polyhedron",
+    "feasible", "is_feasible", "optimize", "Region", "number_of_regions", "regions",
+    "canonical_form", "equivalent_shallow", "equivalent_bottleneck", "identifiability",
+    "structure", "Fiber", "fiber", "could_be_equivalent", "equivalent", "is_equivalent",
+    "max_deviation", "functional_dimension", "absorbable", "verify",
+]
