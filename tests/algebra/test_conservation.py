@@ -308,3 +308,17 @@ def test_conservation_exceptions():
         verify_law(net, parameter_ring_of(net).gen(0), [(1, 1)], method="sampling")
     with pytest.raises(DimensionMismatchError):
         is_tangent(net, [parameter_ring_of(net).zero()], [(1, 1)])
+
+
+def test_modular_trace_rank_never_exceeds_the_exact_rank():
+    from algebra.conservation import _ModSpan
+    from algebra.matrices import QMatrix
+    rng = random.Random(3)
+    for _ in range(20):
+        n, k = rng.randint(1, 6), rng.randint(1, 8)
+        M = QMatrix.from_rows([[Fraction(rng.randint(-3, 3), rng.randint(1, 5)) for _ in range(n)]
+                               for _ in range(k)])
+        sp = _ModSpan(n)
+        sp.add_matrix(M.submatrix(rows=range(k // 2)))
+        sp.add_matrix(M.submatrix(rows=range(k // 2, k)))
+        assert sp.rank <= M.rank() and sp.rank == M.rank()  # equal for this prime and size
