@@ -445,7 +445,7 @@ def _exact_inequalities(G_lt, h_lt, G_le, h_le):
     h = list(h_lt) + list(h_le)
     cost = [-v for v in h] + [Q(-1)]
     basis = [None] * k + [m]
-    status, x, extra = _simplex_std(rows, rhs, cost, basis, want_dual=True)
+    status, x, extra = _revised_std(rows, rhs, cost, basis)
     if status == "unbounded":  # Farkas ray on the non-strict rows
         r = extra
         return False, (tuple(r[:m_lt]), tuple(r[m_lt:m]))
@@ -886,6 +886,99 @@ def _simplex_std(rows, rhs, cost, basis=None, want_dual=False):
         # y = c_B B^{-1}: for an original unit column e_i (slack of row i) the reduced cost is y_i
         duals = _duals(T, basis, cost, rows, keep_rows, removed, m, N, m2)
     return "optimal", x, duals
+
+
+def _revised_std(rows, rhs, cost, basis):
+    """Revised simplex over Q for  max cost·x, rows·x = rhs (>= 0), x >= 0.
+
+    *basis* gives, per row, a column that is that row's unit vector, or None (an artificial is
+    added).  Every iteration solves with the basis matrix exactly (FLINT's fraction-free
+    solver), prices all columns with one product and pivots (Dantzig's rule, Bland's after a
+    run of degenerate pivots).  Same results as :func:`_simplex_std` with ``want_dual=True``.
+    """
+    m, N = len(rows), len(cost)
+    art = [i for i in range(m) if basis[i] is None]
+    full = [list(rows[i]) + [_ONE if art and i == a else _ZERO for a in art] for i in range(m)]
+    A = QMatrix.from_rows(full, ncols=N + len(art))
+    b = list(rhs)
+    basis = [basis[i] if basis[i] is not None else N + art.index(i) for i in range(m)]
+    live = list(range(m))
+    if art:
+        c1 = [_ZERO] * N + [Q(-1)] * len(art)
+        st, basis, xB, _, _ = _revised_run(A, b, c1, basis, N + len(art))
+        if sum((xB[i] for i in range(m) if basis[i] >= N), _ZERO) != 0:
+            return "infeasible", None, None
+        # drive the (zero) artificials out of the basis; drop redundant rows
+        i = 0
+        while i < len(basis):
+            if basis[i] < N:
+                i += 1
+                continue
+            B = A.submatrix(rows=live, cols=basis)
+            e = QMatrix.column([_ONE if t == i else _ZERO for t in range(len(basis))])
+            rowi = (B.T.solve(e).T @ A.submatrix(rows=live, cols=range(N))).row_at(0)
+            j = next((j for j in range(N) if rowi[j] != 0 and j not in basis), None)
+            if j is None:
+                del basis[i]
+                del live[i]
+                continue
+            basis[i] = j
+            i += 1
+        A = A.submatrix(rows=live, cols=range(N))
+        b = [rhs[i] for i in live]
+    st, basis, xB, pi, extra = _revised_run(A, b, list(cost), basis, N)
+    x = [_ZERO] * N
+    for i, j in enumerate(basis):
+        x[j] = xB[i]
+    if st == "unbounded":
+        j, u = extra
+        r = [_ZERO] * N
+        r[j] = _ONE
+        for i, bj in enumerate(basis):
+            r[bj] = -u[i]
+        return "unbounded", x, r
+    duals = [_ZERO] * m
+    for i, v in zip(live, pi):
+        duals[i] = v
+    return "optimal", x, duals
+
+
+def _revised_run(A, b, cost, basis, allowed):
+    """Revised simplex iterations from a feasible basis; see :func:`_revised_std`."""
+    r = A.nrows
+    bcol = QMatrix.column(b)
+    crow = QMatrix.row(cost + [_ZERO] * (A.ncols - len(cost)))
+    bland, degenerate = False, 0
+    while True:
+        B = A.submatrix(cols=basis)
+        xB = B.solve(bcol).col_at(0) if r else ()
+        pi = B.T.solve(QMatrix.column([crow[0, j] for j in basis])) if r else QMatrix.zeros(0, 1)
+        red = (crow - pi.T @ A).row_at(0) if r else crow.row_at(0)
+        inb = set(basis)
+        if bland:
+            j = next((j for j in range(allowed) if j not in inb and red[j] > 0), None)
+        else:
+            j, best = None, _ZERO
+            for jj in range(allowed):
+                if red[jj] > best and jj not in inb:
+                    j, best = jj, red[jj]
+        if j is None:
+            return "optimal", basis, xB, pi.col_at(0) if r else (), None
+        u = B.solve(A.submatrix(cols=[j])).col_at(0) if r else ()
+        best_ratio, best_i = None, None
+        for i in range(r):
+            if u[i] > 0:
+                ratio = xB[i] / u[i]
+                if (best_ratio is None or ratio < best_ratio
+                        or (ratio == best_ratio and basis[i] < basis[best_i])):
+                    best_ratio, best_i = ratio, i
+        if best_i is None:
+            return "unbounded", basis, xB, None, (j, u)
+        degenerate = degenerate + 1 if best_ratio == 0 else 0
+        if degenerate > 2 * r + 10:
+            bland = True
+        basis = list(basis)
+        basis[best_i] = j
 
 
 def _duals(T, basis, cost, rows, keep_rows, removed, m, N, m2):
