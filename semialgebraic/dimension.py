@@ -145,22 +145,30 @@ def functional_dimension(net: Network, *, domain: Any = None, timeout: float | N
     rng = random.Random(seed)
     points: list = []
     points += _batch_simplex(net, [reg.point for reg in regions])   # every walked region
-    rank, rows_int, npts = 0, None, 0
-    rounds = 0
-    per_round = samples or max(8, -(-int(4 * upper) // max(1, net.n_outputs * (d + 1))))
+    rank, npts, rounds = 0, 0, 0
+    per_round = samples or max(8, -(-int(2 * upper) // max(1, net.n_outputs * (d + 1))))
+    sketch = _Sketch(upper + 64, N, PRIME, seed)
+    all_X: list = []
+    new_points = points
     while True:
-        if not complete:
-            base = [_random_point(rng, d, dom) for _ in range(per_round if rounds == 0 else max(8, per_round))]
-            points += _batch_simplex(net, base)
-        X, masks = _masks(net, points)
-        npts = len(X)
-        rows_int = jacobian_rows(net, X, masks, PRIME)
-        new_rank = _rank_mod_p(_compress(rows_int, upper + 64, PRIME, seed), PRIME) if len(rows_int) else 0
+        if not complete and rounds:
+            base = [_random_point(rng, d, dom) for _ in range(per_round)]
+            new_points = _batch_simplex(net, base)
+        elif not complete:
+            base = [_random_point(rng, d, dom) for _ in range(per_round)]
+            new_points = points + _batch_simplex(net, base)
+        X, masks = _masks(net, new_points)
+        all_X += X
+        npts = len(all_X)
+        if X:
+            sketch.add(jacobian_rows(net, X, masks, PRIME))
+        new_rank = _rank_mod_p(sketch.matrix(), PRIME) if npts else 0
         rounds += 1
         stalled = new_rank <= rank
         rank = max(rank, new_rank)
         if complete or rank >= upper or budget.exhausted() or (stalled and rounds >= 2) or rounds >= 4:
             break
+    X = all_X
     lower, how = rank, "rank mod p of the Jacobian rows (a lower bound of the rational rank)"
     if lower < upper and npts and npts * N <= _EXACT_LIMIT:
         lower = _exact_rank(net, X)
@@ -458,6 +466,38 @@ def _rank_mod_p(A, p: int, block: int = 64) -> int:
             T[...] = _reduce(T, p)
         r += k
     return r
+
+
+class _Sketch:
+    """Rows of the Jacobian mod p, folded into k rows: the first k rows are kept as they are,
+    later ones are added with a random sign to a random row (CountSketch).  Every row of the
+    sketch is an integer combination of Jacobian rows, so its rank mod p is still a certified
+    lower bound of the rational rank (and equal with high probability when k > rank)."""
+
+    def __init__(self, k, ncols, p, seed):
+        import numpy as np
+        self.np, self.p = np, p
+        self.M = np.zeros((k, ncols), dtype=np.float64)
+        self.filled = 0
+        self.rng = np.random.default_rng(seed)
+
+    def add(self, A):
+        np = self.np
+        A = np.asarray(A, dtype=np.float64)
+        k = self.M.shape[0]
+        take = min(k - self.filled, A.shape[0])
+        if take:
+            self.M[self.filled:self.filled + take] = A[:take]
+            self.filled += take
+        rest = A[take:]
+        if len(rest):
+            rows = self.rng.integers(0, k, size=len(rest))
+            signs = self.rng.choice((-1.0, 1.0), size=len(rest))
+            np.add.at(self.M, rows, rest * signs[:, None])   # at most 2^31 terms < p: exact
+            self.M = np.mod(self.M, self.p)
+
+    def matrix(self):
+        return self.M[:self.filled].astype(self.np.int64)
 
 
 def _compress(A, k, p, seed):
