@@ -57,6 +57,7 @@ PRIME = 1048573
 """Prime of the modular rank (< 2^21, so float64 products of 64 reduced terms are exact)."""
 
 _EXACT_LIMIT = 250_000   # entries of the row matrix up to which the rational rank is computed
+_EXACT_LIMIT_COMPLETE = 2_000_000   # the same when every region was sampled (then rank = value)
 
 
 @dataclass(frozen=True)
@@ -151,28 +152,37 @@ def functional_dimension(net: Network, *, domain: Any = None, timeout: float | N
     all_X: list = []
     new_points = points
     while True:
-        if not complete and rounds:
-            base = [_random_point(rng, d, dom) for _ in range(per_round)]
-            new_points = _batch_simplex(net, base)
-        elif not complete:
-            base = [_random_point(rng, d, dom) for _ in range(per_round)]
-            new_points = points + _batch_simplex(net, base)
-        X, masks = _masks(net, new_points)
-        all_X += X
-        npts = len(all_X)
-        if X:
-            sketch.add(jacobian_rows(net, X, masks, PRIME))
-        new_rank = _rank_mod_p(sketch.matrix(), PRIME) if npts else 0
-        rounds += 1
-        stalled = new_rank <= rank
-        rank = max(rank, new_rank)
-        if complete or rank >= upper or budget.exhausted() or (stalled and rounds >= 2) or rounds >= 4:
+        try:
+            if not complete and rounds:
+                base = [_random_point(rng, d, dom) for _ in range(per_round)]
+                new_points = _batch_simplex(net, base)
+            elif not complete:
+                base = [_random_point(rng, d, dom) for _ in range(per_round)]
+                new_points = points + _batch_simplex(net, base)
+            X, masks = _masks(net, new_points)
+            all_X += X
+            npts = len(all_X)
+            if X:
+                sketch.add(jacobian_rows(net, X, masks, PRIME))
+            new_rank = _rank_mod_p(sketch.matrix(), PRIME) if npts else 0
+            rounds += 1
+            stalled = new_rank <= rank
+            rank = max(rank, new_rank)
+            if complete or rank >= upper or budget.exhausted() or (stalled and rounds >= 2) or rounds >= 4:
+                break
+        except KeyboardInterrupt:        # Ctrl-C: report the bounds established so far
+            budget.interrupt()
+            complete = False               # the rank of a partial sample is only a lower bound
             break
     X = all_X
     lower, how = rank, "rank mod p of the Jacobian rows (a lower bound of the rational rank)"
-    if lower < upper and npts and npts * N <= _EXACT_LIMIT:
+    exact_rank = False
+    if lower < upper and npts and npts * N <= (_EXACT_LIMIT_COMPLETE if complete else _EXACT_LIMIT):
         lower = _exact_rank(net, X)
         how = "exact rational rank of the Jacobian rows"
+        exact_rank = True
+    if complete and lower < upper and not exact_rank:
+        complete = False       # only a modular lower bound of the complete rank: keep the interval
     if complete:
         upper_claim = upper
         upper = lower          # every region sampled: the rank is the functional dimension
