@@ -16,6 +16,7 @@ from __future__ import annotations
 import argparse
 import importlib
 import json
+import re
 import sys
 
 from algebra import __version__
@@ -72,8 +73,29 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+# options whose value may start with "-" (argparse would read "-1,1" as an option)
+NEGATIVE_VALUE_OPTIONS = ("--box", "--x")
+_NEGATIVE = re.compile(r"^-\.?\d[\d,./eE+\- ]*$")
+
+
+def _join_negative_values(argv: list[str]) -> list[str]:
+    """``--box -1,1`` -> ``--box=-1,1`` so that negative values need no ``=``."""
+    out: list[str] = []
+    i = 0
+    while i < len(argv):
+        tok = argv[i]
+        if tok in NEGATIVE_VALUE_OPTIONS and i + 1 < len(argv) and _NEGATIVE.match(argv[i + 1]):
+            out.append(f"{tok}={argv[i + 1]}")
+            i += 2
+            continue
+        out.append(tok)
+        i += 1
+    return out
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
+    argv = _join_negative_values(list(sys.argv[1:] if argv is None else argv))
     args = parser.parse_args(argv)
     if not getattr(args, "command", None):
         parser.print_help()
