@@ -1,0 +1,88 @@
+"""README honesty: every command shown in README.md runs and prints what README shows."""
+
+import os
+import re
+import shlex
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+README = (ROOT / "README.md").read_text()
+
+
+def _blocks(lang: str = ""):
+    return re.findall(r"```%s\n(.*?)```" % lang, README, re.S)
+
+
+def _shell_examples():
+    out = []
+    for block in _blocks():
+        cmd, expected = None, []
+        for line in block.splitlines():
+            if line.startswith("$ "):
+                if cmd:
+                    out.append((cmd, expected))
+                cmd, expected = line[2:], []
+            elif cmd is not None:
+                expected.append(line)
+        if cmd:
+            out.append((cmd, expected))
+    return out
+
+
+EXAMPLES = _shell_examples()
+
+
+def test_readme_has_the_two_one_line_commands_used_by_ci():
+    blocks = [b.strip() for b in _blocks()]
+    assert "pip install . && netfibers analyze" in blocks
+    assert "pip install '.[test]' && pytest" in blocks
+    ci = (ROOT / ".ci" / "run").read_text()
+    assert "^pip install \\. && netfibers analyze" in ci
+    assert "^pip install '.\\[test\\]' && " in ci
+
+
+@pytest.fixture(scope="module")
+def workdir(tmp_path_factory):
+    d = tmp_path_factory.mktemp("readme")
+    (d / "algebra").symlink_to(ROOT / "algebra")
+    return d
+
+
+@pytest.mark.parametrize("cmd, expected", EXAMPLES, ids=[c for c, _ in EXAMPLES])
+def test_readme_command_prints_what_readme_shows(cmd, expected, workdir):
+    args = shlex.split(cmd)
+    assert args[0] == "netfibers"
+    proc = subprocess.run([sys.executable, "-m", "semialgebraic.cli", *args[1:]], cwd=workdir,
+                          capture_output=True, text=True, timeout=300,
+                          env={**os.environ, "PYTHONPATH": str(ROOT)})
+    assert proc.returncode in (0, 1), proc.stderr
+    lines = proc.stdout.splitlines()
+    assert lines[:len(expected)] == expected
+
+
+def test_readme_python_example_runs():
+    code = _blocks("python")[0]
+    namespace: dict = {}
+    cwd = os.getcwd()
+    os.chdir(ROOT)
+    try:
+        exec(compile(code, "README.md", "exec"), namespace)
+    finally:
+        os.chdir(cwd)
+    a = namespace["a"]
+    semialgebraic = namespace["semialgebraic"]
+    algebra = namespace["algebra"]
+    assert namespace["v"].answer is True
+    assert algebra.conservation_laws(a, namespace["patterns"]).number_of_laws == 4
+    assert semialgebraic.number_of_regions(a, domain=semialgebraic.Polyhedron.box(2, -1, 1)) == 5
+
+
+def test_analyze_without_argument_runs_the_bundled_example():
+    proc = subprocess.run([sys.executable, "-m", "semialgebraic.cli", "analyze"], capture_output=True,
+                          text=True, timeout=300, env={**os.environ, "PYTHONPATH": str(ROOT)})
+    assert proc.returncode == 0, proc.stderr
+    assert "identifiab" in proc.stdout and "fiber" in proc.stdout
