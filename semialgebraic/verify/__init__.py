@@ -23,6 +23,7 @@ CHECKERS = {
     "symmetry_path": "symmetry_path",
     "region_cover": "region_cover",
     "absorption": "absorption",
+    "identifiability_hypotheses": "identifiability",
 }
 
 
