@@ -362,7 +362,7 @@ class _Engine:
         for i in active:
             r = rows[i]
             s = next(abs(v) for v in r if v != 0)
-            key = (tuple(v / s for v in r), c[i] / s)
+            key = tuple((int(q.p), int(q.q)) for q in (*(v / s for v in r), c[i] / s))
             if key in classes:
                 classes[key].append(i)
             else:
@@ -384,14 +384,15 @@ class _Engine:
                 else:
                     undecided.append(t)
             flp = None
-            bases: list = []
+            certified: set = set()
             for t in undecided:
-                i = reps[t]
-                if self._misses_by_basis(t, rows[i], c[i], creps, bases):
+                if t in certified:
                     continue
+                i = reps[t]
                 if len(reps) > 1 and flp is None:
                     flp = FloatLP(-Areps, creps)
-                if flp is not None and self._misses_closure(t, rows[i], c[i], Areps, creps, flp, bases):
+                if flp is not None and self._misses_closure(t, rows[i], c[i], Areps, creps, flp,
+                                                            undecided, certified):
                     continue
                 y = self._facet_lp(t, rows[i], c[i], Areps, creps)
                 if y is not None:
@@ -427,22 +428,13 @@ class _Engine:
             return y
         return None
 
-    @staticmethod
-    def _misses_by_basis(t, a, ci, creps, bases) -> bool:
-        """Try the exact λ on supports (vertex bases) found for earlier inequalities."""
-        for sset, support, inv in bases:
-            if t in sset:
-                continue
-            lam = inv.apply(a)
-            if all(v >= 0 for v in lam) and ci - _dot(lam, [creps[f] for f in support]) > 0:
-                return True
-        return False
-
-    def _misses_closure(self, t, a, ci, Areps, creps, flp, bases) -> bool:
+    def _misses_closure(self, t, a, ci, Areps, creps, flp, undecided, certified) -> bool:
         """Exact proof that ℓ_t >= λ_0 > 0 on the closure: ℓ_t = Σ λ_f ℓ_f + λ_0, λ >= 0.
 
-        The support of λ is guessed by a float LP (min ℓ_t over the closure) and λ is solved
-        for exactly on it; only the exact identity counts.
+        The support of λ (a vertex basis) is guessed by a float LP (min ℓ_t over the closure);
+        λ is then solved for exactly, for *every* undecided inequality at once (one product
+        with the inverse of the basis), and each one whose λ >= 0 and λ_0 > 0 is certified.
+        Only the exact identities count.
         """
         out = flp.minimize(a)
         if out is None:
@@ -456,8 +448,19 @@ class _Engine:
             return False
         AS = Areps.submatrix(rows=support)
         if len(support) == self.d and AS.rank() == self.d:
+            todo = [u for u in undecided if u not in certified and u not in support]
+            if t not in todo:
+                return False
             inv = AS.T.inverse()
-            bases.append((frozenset(support), support, inv))
+            Lam = inv @ Areps.submatrix(rows=todo).T          # column u: λ for inequality u
+            cS = QMatrix.row([creps[f] for f in support])
+            lam0 = cS @ Lam                                    # Σ λ_f c_f per column
+            lam_rows = Lam.to_rows()
+            l0 = lam0.row_at(0)
+            for col, u in enumerate(todo):
+                if creps[u] - l0[col] > 0 and all(lam_rows[r][col] >= 0 for r in range(len(support))):
+                    certified.add(u)
+            return t in certified
         sol = AS.T.solve_general(list(a))
         if sol is None:
             return False
@@ -465,7 +468,10 @@ class _Engine:
         if any(v < 0 for v in lam):
             return False
         lam0 = ci - _dot(lam, [creps[f] for f in support])
-        return lam0 > 0
+        if lam0 > 0:
+            certified.add(t)
+            return True
+        return False
 
     def _facet_lp(self, t, a, ci, Areps, creps):
         """Exact facet LP: a point with ℓ_t = 0 and every other class > 0, or None."""
@@ -481,13 +487,13 @@ class _Engine:
     def _across(self, pattern, f, cls, a, y, Areps, creps, reps):
         """Pattern of the region across the facet through y (proved), and a point inside it."""
         vals = tuple(v + w for v, w in zip(Areps.apply(y), creps))
+        slopes = Areps.apply(a)
         # largest step keeping every other class positive under the current formulas
         eps = None
         for j, rj in enumerate(reps):
             if rj in cls:
                 continue
-            aj = Areps.row_at(j)
-            slope = _dot(aj, a)
+            slope = slopes[j]
             if slope > 0:
                 bound = vals[j] / slope
                 eps = bound if eps is None or bound < eps else eps
