@@ -445,9 +445,9 @@ class LinearRefactor(_Replace):
         new = affine_contribution(list(self.new), orthant=orthant)
         if new is None:
             return False, "the new neurons do not form an affine map (some kink does not cancel)"
-        m = len(c)
-        A_old, c_old = _dense(old, len(neurons[0][0]) if neurons else 0, m)
-        A_new, c_new = _dense(new, len(A_old[0]) if A_old else 0, m)
+        m, d = len(c), net.widths[self.layer]     # not from the neurons: the layer may be empty
+        A_old, c_old = _dense(old, d, m)
+        A_new, c_new = _dense(new, d, m)
         if A_old != A_new:
             return False, "the linear parts differ"
         if [a - b for a, b in zip(c_old, c_new)] != list(self._dc(m)):
