@@ -20,7 +20,9 @@ CI runs bounded examples (deadline=None); ``-m slow`` runs a larger hunt.
 
 from __future__ import annotations
 
+import json
 import random
+from collections import Counter
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -29,16 +31,20 @@ from hypothesis import strategies as st
 from algebra.network import Network
 from algebra.rationals import Q
 from semialgebraic import bottleneck as bn
+from semialgebraic.certificates import jsonable
 from semialgebraic.equivalence import equivalent
 from semialgebraic.fiber import fiber
 from semialgebraic.shallow import equivalent_shallow
-from semialgebraic.verify import verify
+from semialgebraic.verify import check_inputs_match, verify
 
 # -- random rationals and networks ------------------------------------------------------------
 
 
 def rq(rng: random.Random, wide: bool) -> Q:
-    """A random rational: small integer, or a wide-range rational."""
+    """A random rational: small integer, a wide-range rational, or (``wide="sparse"``) one of
+    -1, 0, 1, 2 (many coincident hyperplanes and zero entries)."""
+    if wide == "sparse":
+        return Q(rng.choice((-1, 0, 0, 1, 2)))
     if not wide:
         return Q(rng.randint(-3, 3))
     return Q(rng.randint(-10 ** 6, 10 ** 6), rng.randint(1, 10 ** 6))
@@ -103,7 +109,7 @@ def plant_shallow(rng, parts, orthant=False, steps=3):
     nl, c = neurons(parts)
     d, m = len(parts[0][0]), len(parts[3])
     for _ in range(steps):
-        mv = rng.choice(["perm", "scale", "split", "zero_out", "pair", "flip", "constant"]
+        mv = rng.choice(["perm", "scale", "split", "zero_out", "pair", "flip", "constant", "cancel"]
                         + ["dead", "linear"] * orthant)
         if mv == "perm":
             rng.shuffle(nl)
@@ -119,6 +125,12 @@ def plant_shallow(rng, parts, orthant=False, steps=3):
             nl.insert(i, ([al * x for x in w], al * bb, [t * x / al for x in v]))
             nl.insert(rng.randint(0, len(nl)), ([be * x for x in w], be * bb,
                                                [(1 - t) * x / be for x in v]))
+        elif mv == "cancel":
+            # two neurons on one hyperplane, same orientation, outputs cancelling (K = 0)
+            w = [rq(rng, rng.random() < .5) for _ in range(d)]
+            bb, v, t = rq(rng, False), [rq(rng, False) for _ in range(m)], pos(rng)
+            nl.insert(rng.randint(0, len(nl)), (w, bb, v))
+            nl.insert(rng.randint(0, len(nl)), ([t * x for x in w], t * bb, [-x / t for x in v]))
         elif mv == "zero_out":
             nl.insert(rng.randint(0, len(nl)), ([rq(rng, True) for _ in range(d)], rq(rng, True),
                                                [Q(0)] * m))
@@ -186,11 +198,28 @@ def near_miss_shallow(rng, parts, orthant=False):
 
 # -- two hidden layers ---------------------------------------------------------------------------
 
-def bottleneck_net(rng, d, n1, n2, m, wide):
+def bottleneck_net(rng, d, n1, n2, m, wide, degenerate=False):
     while True:
         Ws = [[[rq(rng, wide) for _ in range(k)] for _ in range(r)]
               for k, r in ((d, n1), (n1, n2), (n2, m))]
         bs = [[rq(rng, wide) for _ in range(r)] for r in (n1, n2, m)]
+        if degenerate:
+            layer = rng.randrange(3)
+            i = rng.randrange(len(Ws[layer]))
+            kind = rng.choice(["zero_row", "zero_col", "prop_row", "zero_entry"])
+            if kind == "zero_row":
+                Ws[layer][i] = [Q(0)] * len(Ws[layer][i])
+            elif kind == "zero_col" and layer < 2:
+                for r in Ws[layer + 1]:
+                    r[i] = Q(0)
+            elif kind == "prop_row" and len(Ws[layer]) > 1:
+                j = rng.randrange(len(Ws[layer]))
+                t = nz(rng, False)
+                Ws[layer][i] = [t * x for x in Ws[layer][j]]
+                bs[layer][i] = t * bs[layer][j]
+            else:
+                Ws[layer][i][rng.randrange(len(Ws[layer][i]))] = Q(0)
+            return Network.from_rows(Ws, bs)
         net = Network.from_rows(Ws, bs)
         if rng.random() < .3 or bn.is_generic(net):
             return net
@@ -213,8 +242,26 @@ def plant_bottleneck(rng, net, steps=4):
         bs[layer][i] *= lam
         for r in Ws[layer + 1]:
             r[i] /= lam
+    mv = rng.choice(["none", "none", "zero_out2", "split2", "dead1"])
+    if mv == "zero_out2":                      # a second-layer neuron with zero output column
+        Ws[1].append([rq(rng, False) for _ in Ws[1][0]])
+        bs[1].append(rq(rng, False))
+        for r in Ws[2]:
+            r.append(Q(0))
+    elif mv == "split2":                       # split a second-layer neuron in two copies
+        j, t, lam = rng.randrange(len(Ws[1])), Q(rng.randint(-3, 3), 2), pos(rng)
+        Ws[1].append([lam * x for x in Ws[1][j]])
+        bs[1].append(lam * bs[1][j])
+        for r in Ws[2]:
+            r.append((1 - t) * r[j] / lam)
+            r[j] *= t
+    elif mv == "dead1" and len(Ws[0]) < len(Ws[0][0]):   # first-layer neuron, zero column
+        Ws[0].append([rq(rng, False) for _ in Ws[0][0]])
+        bs[0].append(rq(rng, False))
+        for r in Ws[1]:
+            r.append(Q(0))
     out = Network.from_rows(Ws, bs)
-    if bn.is_generic(out):
+    if mv == "none" and bn.is_generic(out):
         out, _ = bn.random_symmetric_copy(out, seed=rng.randrange(10 ** 6), number_of_steps=steps)
     return out
 
@@ -222,7 +269,17 @@ def plant_bottleneck(rng, net, steps=4):
 def near_miss_bottleneck(rng, net):
     Ws = [[list(r) for r in W.to_rows()] for W in net.weights]
     bs = [list(b) for b in net.biases]
-    kind = rng.choice(["b1", "b2", "b3"])
+    kind = rng.choice(["b1", "b2", "b3", "slab"])
+    if kind == "slab":
+        # two new second-layer neurons, kinks 1e-6 apart, cancelling outputs
+        r = [nz(rng, False) for _ in range(len(Ws[1][0]))]
+        beta = rq(rng, False)
+        v = [nz(rng, False) for _ in range(len(Ws[2]))]
+        Ws[1] += [list(r), list(r)]
+        bs[1] += [beta, beta - Q(1, 10 ** 6)]
+        for o, row in enumerate(Ws[2]):
+            row += [v[o], -v[o]]
+        return Network.from_rows(Ws, bs), None     # differs iff the slab meets the reachable set
     layer = {"b1": 0, "b2": 1, "b3": 2}[kind]
     bs[layer][rng.randrange(len(bs[layer]))] += Q(1, 10 ** 9)
     return Network.from_rows(Ws, bs), (False if kind == "b3" else None)
@@ -252,7 +309,7 @@ def _kink_points(a: Network, b: Network, rng):
 
 
 def check_pair(a: Network, b: Network, expected, *, orthant=False, rng=None, use_fiber=True,
-               general_timeout=30):
+               general_timeout=30, box=None):
     """Run every applicable method on (a, b) and assert the cross-check properties.
 
     Returns the set of decided answers."""
@@ -272,8 +329,17 @@ def check_pair(a: Network, b: Network, expected, *, orthant=False, rng=None, use
         if v.answer is None:
             continue
         assert v.certificate is not None, (name, v.reason)
-        ok, why = verify(v.certificate)
+        cert = json.loads(json.dumps(jsonable(v.certificate)))
+        ok, why = verify(cert)
         assert ok, (name, v.answer, why)
+        assert check_inputs_match(cert, {"a": a, "b": b})[0], (name, "certificate about other nets")
+        if v.answer is False and cert.get("type") == "counterexample":
+            x = [Q(t) if isinstance(t, int) else Q(*map(int, str(t).split("/"))) for t in cert["x"]]
+            assert a(x) != b(x) and (not orthant or all(t >= 0 for t in x)), (name, cert["x"])
+        if v.answer is True and orthant:
+            assert cert.get("domain") in (None, {"orthant": True}), (name, cert.get("domain"))
+        if v.answer is True and not orthant:
+            assert cert.get("domain") in (None, "R^d", {}), (name, cert.get("domain"))
         answers[name] = v.answer
     assert len(set(answers.values())) <= 1, (answers, {k: v.reason for k, v in verdicts.items()})
     decided = set(answers.values())
@@ -295,7 +361,24 @@ def check_pair(a: Network, b: Network, expected, *, orthant=False, rng=None, use
             got = F.contains(b)
             if got is not None:
                 assert got == (True in decided), (got, answers)
+    if box is not None and not orthant:
+        # equality on R^d implies equality on a box; a box verdict is certified in the box
+        vb = equivalent(a, b, method="general", domain=box, timeout=general_timeout,
+                        max_regions=5000)
+        verdicts["general-box"] = vb
+        if vb.answer is not None:
+            cert = json.loads(json.dumps(jsonable(vb.certificate)))
+            assert verify(cert)[0], vb.reason
+            if vb.answer is False:
+                assert True not in decided, (answers, vb.reason)
+                x = [Q(t) if isinstance(t, int) else Q(*map(int, str(t).split("/")))
+                     for t in cert["x"]]
+                assert a(x) != b(x) and all(box[0] <= t <= box[1] for t in x), cert["x"]
+    TALLY.update((name, v.answer) for name, v in verdicts.items())
     return decided
+
+
+TALLY: Counter = Counter()                       # (method, answer) counts, for the hand-run hunt
 
 
 # -- regression tests (concrete failing inputs) -----------------------------------------------
@@ -332,10 +415,10 @@ SETTINGS = settings(max_examples=25, deadline=None, derandomize=True,
                     suppress_health_check=[HealthCheck.too_slow])
 
 
-def _shallow_case(seed, orthant):
+def _shallow_case(seed, orthant, big=False):
     rng = random.Random(seed)
-    d, n, m = rng.randint(1, 3), rng.randint(1, 4), rng.randint(1, 2)
-    wide, degenerate = rng.random() < .35, rng.random() < .5
+    d, n, m = rng.randint(1, 4 if big else 3), rng.randint(1, 7 if big else 4), rng.randint(1, 2)
+    wide, degenerate = rng.choice((False, False, True, "sparse")), rng.random() < .5
     parts = shallow_parts(rng, d, n, m, wide, degenerate)
     a = build(parts)
     r = rng.random()
@@ -353,7 +436,7 @@ def _shallow_case(seed, orthant):
 @given(st.integers(0, 2 ** 32))
 def test_shallow_crosscheck(seed):
     a, b, exp, rng = _shallow_case(seed, False)
-    check_pair(a, b, exp, rng=rng)
+    check_pair(a, b, exp, rng=rng, box=(Q(-1), Q(2)) if seed % 3 == 0 else None)
 
 
 @SETTINGS
@@ -363,11 +446,12 @@ def test_shallow_orthant_crosscheck(seed):
     check_pair(a, b, exp, orthant=True, rng=rng)
 
 
-def _bottleneck_case(seed):
+def _bottleneck_case(seed, big=False):
     rng = random.Random(seed)
-    d = rng.randint(1, 3)
-    n1, n2, m = rng.randint(1, d), rng.randint(1, 3), rng.randint(1, 2)
-    a = bottleneck_net(rng, d, n1, n2, m, rng.random() < .3)
+    d = rng.randint(1, 4 if big else 3)
+    n1, n2, m = rng.randint(1, d), rng.randint(1, 5 if big else 3), rng.randint(1, 2)
+    a = bottleneck_net(rng, d, n1, n2, m, rng.choice((False, False, True, "sparse")),
+                       rng.random() < .25)
     r = rng.random()
     if r < .6:
         b, exp = plant_bottleneck(rng, a), True
@@ -383,7 +467,8 @@ def _bottleneck_case(seed):
 @given(st.integers(0, 2 ** 32))
 def test_bottleneck_crosscheck(seed):
     a, b, exp, rng = _bottleneck_case(seed)
-    check_pair(a, b, exp, rng=rng, use_fiber=False)
+    check_pair(a, b, exp, rng=rng, use_fiber=seed % 4 == 0,
+               box=(Q(-1, 2), Q(3)) if seed % 3 == 0 else None)
 
 
 @pytest.mark.slow
