@@ -56,6 +56,8 @@ __all__ = ["FunctionalDimension", "functional_dimension", "jacobian_rows", "symm
 PRIME = 1048573
 """Prime of the modular rank (< 2^21, so float64 products of 64 reduced terms are exact)."""
 
+import os as _os
+_DEBUG = bool(_os.environ.get("NETFIBERS_DIM_DEBUG"))
 _EXACT_LIMIT = 250_000   # entries of the row matrix up to which the rational rank is computed
 _EXACT_LIMIT_COMPLETE = 2_000_000   # the same when every region was sampled (then rank = value)
 
@@ -144,22 +146,23 @@ def functional_dimension(net: Network, *, domain: Any = None, timeout: float | N
     sym_rank = QMatrix.from_rows(sym, ncols=N).rank() if sym else 0
     upper = N - sym_rank
     rng = random.Random(seed)
-    points: list = []
-    points += _batch_simplex(net, [reg.point for reg in regions])   # every walked region
-    rank, npts, rounds = 0, 0, 0
-    per_round = samples or max(8, -(-int(2 * upper) // max(1, net.n_outputs * (d + 1))))
-    sketch = _Sketch(upper + 64, N, PRIME, seed)
+    nrng = _np().random.default_rng(seed)
+    sketch = _Sketch(min(N + 64, int(1.3 * upper) + 64), N, PRIME, seed)
     all_X: list = []
-    new_points = points
+    rank, npts, rounds = 0, 0, 0
+    evidence: dict = {}
+    new_points = _batch_simplex(net, [reg.point for reg in regions])   # every walked region
     while True:
         try:
-            if not complete and rounds:
-                base = [_random_point(rng, d, dom) for _ in range(per_round)]
-                new_points = _batch_simplex(net, base)
-            elif not complete:
-                base = [_random_point(rng, d, dom) for _ in range(per_round)]
-                new_points = points + _batch_simplex(net, base)
+            if not complete:
+                # candidate inputs guessed in float, chosen to exercise every parameter; the
+                # masks of the chosen inputs are then computed exactly (_masks)
+                want = samples or (max(16, int(1.1 * upper) // max(1, net.n_outputs) + 16) if not rounds
+                                   else max(16, upper // (2 * max(1, net.n_outputs))))
+                new_points = new_points + _chosen_inputs(net, dom, nrng, want, 10 * want + 2000,
+                                                         evidence, rounds)
             X, masks = _masks(net, new_points)
+            new_points = []
             all_X += X
             npts = len(all_X)
             if X:
@@ -168,6 +171,8 @@ def functional_dimension(net: Network, *, domain: Any = None, timeout: float | N
             rounds += 1
             stalled = new_rank <= rank
             rank = max(rank, new_rank)
+            if _DEBUG:
+                print("round", rounds, "points", npts, "rank", new_rank, "upper", upper, flush=True)
             if complete or rank >= upper or budget.exhausted() or (stalled and rounds >= 2) or rounds >= 4:
                 break
         except KeyboardInterrupt:        # Ctrl-C: report the bounds established so far
@@ -196,6 +201,9 @@ def functional_dimension(net: Network, *, domain: Any = None, timeout: float | N
         reason = (f"not closed: {how} at {npts} inputs gives {lower}, known symmetries give "
                   f"<= {upper}; to close it sample more regions (--max-regions, --timeout) or "
                   "find the missing symmetry")
+        hints = _evidence_lines(net, evidence)
+        if hints:
+            reason += "; evidence from the sampled inputs (float guesses, unproven): " + "; ".join(hints)
     return FunctionalDimension(N, lower, upper, reason, tuple(deficits), complete, npts,
                                {"symmetry_rank": sym_rank, "regions_walked": len(regions),
                                 "rounds": rounds})
@@ -225,6 +233,22 @@ def symmetry_directions(net: Network, *, domain: Any = None, patterns=None) -> t
         ever_on = [not (hi is not None and hi <= 0) for layer in bounds[:-1] for lo, hi in layer]
         always_on = [lo is not None and lo >= 0 for layer in bounds[:-1] for lo, hi in layer]
     vecs, deficits = [], []
+    silent = _silent_neurons(net, ever_on)
+    starts = [sum(widths[1:1 + l]) for l in range(L)]
+    free = set()
+    for l in range(L):                    # unit directions: δ_l[i] ≡ 0 or h_{l-1}[k] ≡ 0
+        W = net.weights[l]
+        n_in = widths[l]
+        for i in range(W.nrows):
+            if l < L - 1 and silent[starts[l] + i]:
+                free.update(offs[l] + i * n_in + c for c in range(n_in))
+                free.add(offs[l] + W.nrows * n_in + i)
+            if l:
+                free.update(offs[l] + i * n_in + c for c in range(n_in) if not ever_on[starts[l - 1] + c])
+    for p_ in sorted(free):
+        v = [0] * N
+        v[p_] = 1
+        vecs.append(v)
     k = 0
     for l in range(L - 1):
         W, b = net.layer(l)
@@ -236,12 +260,11 @@ def symmetry_directions(net: Network, *, domain: Any = None, patterns=None) -> t
             win = [offs[l] + i * n_in + c for c in range(n_in)] + [offs[l] + W.nrows * n_in + i]
             wout = [offs[l + 1] + j * W.nrows + i for j in range(Wn.nrows)]
             if not ever_on[g]:
-                for p_ in win + wout:
-                    v = [0] * N
-                    v[p_] = 1
-                    vecs.append(v)
                 deficits.append(f"dead neuron ({l + 1}, {i}): {len(win) + len(wout)} parameters free")
                 continue
+            if silent[g]:
+                deficits.append(f"neuron ({l + 1}, {i}) reaches the output only through zero weights "
+                                f"or dead / silent neurons: its {len(win)} incoming parameters are free")
             v = [Q(0)] * N                                  # positive scaling (S2)
             for c in range(n_in):
                 v[win[c]] = W[i, c]
@@ -307,12 +330,238 @@ def jacobian_rows(net: Network, X: list, masks: list, p: int):
 
 
 # ------------------------------------------------------------------------------------------------
+def _np():
+    import numpy
+    return numpy
+
+
+def _chosen_inputs(net, dom, nrng, want, pool, evidence, round_no) -> list:
+    """About *want* exact inputs picked from *pool* float candidates: random ones, then for every
+    weight (i, k) of layer l exercised fewer than twice (∂f/∂W_l[i,k] = δ_l[i] h_{l-1}[k] needs
+    δ_l[i] != 0 and h_{l-1}[k] != 0 together), a candidate that exercises it.
+
+    The float forward pass only *guesses* patterns; the returned points are exact dyadic
+    rationals whose masks are recomputed exactly by :func:`_masks`, so the choice affects only
+    how fast the certified lower bound grows, never its soundness.  *evidence* collects the
+    neurons never seen active / inactive and the weights never exercised (hints for the reason).
+    """
+    np = _np()
+    d, L = net.n_inputs, net.depth
+    Ws = [np.array([[float(v) for v in r] for r in w.to_rows()]).reshape(w.nrows, w.ncols) for w in net.weights]
+    bs = [np.array([float(v) for v in b]) for b in net.biases]
+    nb = [float(np.linalg.norm(w, axis=1).clip(1e-300).max()) for w in Ws]
+    typ = np.median(np.abs(bs[0]) / np.linalg.norm(Ws[0], axis=1).clip(1e-300)) if net.depth > 1 else 1.0
+    typ = float(typ) if typ > 0 else 1.0
+    lo_e, hi_e = (-12, 12) if round_no == 0 else (-20, 20)
+    if isinstance(dom, tuple):
+        U = nrng.random((pool, d))
+        edge = nrng.random((pool, d)) < 0.1                # some coordinates pinned near the faces
+        U = np.where(edge, np.round(U), U) * (1 - 2 ** -12) + 2 ** -13
+        U = np.round(U * 2 ** 24) / 2 ** 24
+    else:
+        X = nrng.standard_normal((pool, d)) * (typ * 2.0 ** nrng.uniform(lo_e, hi_e, size=(pool, 1)))
+        if dom == "orthant":
+            X = np.abs(X)
+        e = np.floor(np.log2(np.abs(X).max(axis=1, keepdims=True).clip(1e-300)))
+        q = 2.0 ** (30 - e)
+        X = np.round(X * q) / q                              # dyadic: exact in float and in Q
+        U = X
+    Xf = U if not isinstance(dom, tuple) else float(dom[0]) + (float(dom[1]) - float(dom[0])) * U
+    # float forward / structural backward pass (guesses)
+    A = []
+    h = Xf
+    hs = [np.hstack([np.abs(Xf) > 0, np.ones((pool, 1), dtype=bool)])]
+    for l in range(L - 1):
+        z = h @ Ws[l].T + bs[l]
+        on = z > 0
+        A.append(on)
+        h = np.where(on, z, 0.0)
+        hs.append(np.hstack([on, np.ones((pool, 1), dtype=bool)]))
+    nz = [None] * L
+    nz[L - 1] = np.ones((pool, net.n_outputs), dtype=bool)
+    for l in range(L - 2, -1, -1):
+        nz[l] = A[l] & ((nz[l + 1].astype(np.float64) @ (np.abs(Ws[l + 1]) > 0)) > 0)
+    flat = np.hstack(A) if A else np.zeros((pool, 0), dtype=bool)
+    on_any, off_any = flat.any(axis=0), (~flat).any(axis=0)
+    evidence["never_on"] = evidence.get("never_on", ~on_any) & ~on_any
+    evidence["never_off"] = evidence.get("never_off", ~off_any) & ~off_any
+    # at most d + 1 inputs per (guessed) activation pattern: on one region the rows are affine in
+    # x, so more cannot raise the rank; distinct patterns first, in random order
+    keys = np.packbits(flat, axis=1) if flat.shape[1] else np.zeros((pool, 1), dtype=np.uint8)
+    keys = np.ascontiguousarray(keys).view(np.dtype((np.void, keys.shape[1]))).ravel()
+    order = nrng.permutation(pool)
+    _, inv = np.unique(keys[order], return_inverse=True)
+    occ = np.zeros(pool, dtype=np.int64)
+    seen: dict = {}
+    for t, g in enumerate(inv.tolist()):
+        occ[t] = seen.get(g, 0)
+        seen[g] = occ[t] + 1
+    ranked = order[np.argsort(occ, kind="stable")]
+    ranked = ranked[np.sort(occ)[: len(ranked)] <= d]
+    chosen = list(ranked[:want])
+    taken = np.zeros(pool, dtype=bool)
+    taken[chosen] = True
+    unexercised = []
+    free = ~taken
+    for l in range(L):
+        aT = np.ascontiguousarray(nz[l].T)
+        bT = np.ascontiguousarray(hs[l].T)
+        cnt = aT[:, taken].astype(np.float32) @ bT[:, taken].T.astype(np.float32)
+        for i, k in zip(*np.nonzero(cnt < 2)):
+            if cnt[i, k] >= 2:
+                continue
+            cand = np.flatnonzero(aT[i] & bT[k] & free)
+            if cand.size:
+                pick = cand[: 2 - int(cnt[i, k])]
+                free[pick] = False
+                chosen += list(pick)
+                for t in pick:
+                    cnt += np.outer(aT[:, t], bT[:, t])
+            elif cnt[i, k] == 0 and not (aT[i] & bT[k]).any():
+                unexercised.append((l, int(i), int(k)))
+    if unexercised and not isinstance(dom, tuple):
+        extra, unexercised = _walk_to_pairs(Ws, bs, Xf, A, nz, unexercised, dom)
+        if extra:
+            U = np.vstack([U, np.array(extra)])
+            chosen += list(range(pool, pool + len(extra)))
+    evidence["unexercised"] = unexercised
+    out = []
+    if isinstance(dom, tuple):
+        lo, hi = dom
+        for t in chosen:
+            out.append(tuple(lo + (hi - lo) * Q(*float(u).as_integer_ratio()) for u in U[t]))
+    else:
+        for t in chosen:
+            out.append(tuple(Q(*float(v).as_integer_ratio()) for v in U[t]))
+    return out
+
+
+def _walk_to_pairs(Ws, bs, Xf, A, nz, pairs, dom, tries=6):
+    """Float guesses of inputs exercising weights (l, i, k) never exercised in the pool: from the
+    pool inputs with δ_l[i] != 0 and the largest pre-activation of neuron k of the layer below,
+    Newton steps across the kink of k (overshoot 1.01 ... 4); kept when the float pass says the
+    pair is exercised.  Returns (dyadic float inputs, pairs still not reached)."""
+    np = _np()
+    L = len(Ws)
+    out, missing = [], []
+    for l, i, k in pairs[:64]:
+        if l == 0 or k >= Ws[l].shape[1]:
+            missing.append((l, i, k))
+            continue
+        cand = np.flatnonzero(nz[l][:, i])
+        if not cand.size:
+            missing.append((l, i, k))
+            continue
+        zk = _pre(Ws, bs, Xf[cand], l - 1)[:, k]
+        found = False
+        for t in cand[np.argsort(-zk)[:tries]]:
+            x = Xf[t]
+            z, g = _pre_and_grad(Ws, bs, x, l - 1, k)
+            gg = float(g @ g)
+            if gg == 0:
+                continue
+            for s in (1.01, 1.1, 1.5, 2.0, 4.0):
+                y = x + (s * (-z) / gg) * g
+                if dom == "orthant" and (y <= 0).any():
+                    continue
+                e = np.floor(np.log2(max(np.abs(y).max(), 1e-300)))
+                y = np.round(y * 2.0 ** (30 - e)) / 2.0 ** (30 - e)
+                if _exercises(Ws, bs, y, l, i, k):
+                    out.append(y)
+                    found = True
+                    break
+            if found:
+                break
+        if not found:
+            missing.append((l, i, k))
+    return out, missing + pairs[64:]
+
+
+def _pre(Ws, bs, X, layer):
+    np = _np()
+    h = X
+    for l in range(layer + 1):
+        z = h @ Ws[l].T + bs[l]
+        h = np.maximum(z, 0.0)
+    return z
+
+
+def _pre_and_grad(Ws, bs, x, layer, k):
+    np = _np()
+    h, J = x, np.eye(len(x))
+    for l in range(layer + 1):
+        z = Ws[l] @ h + bs[l]
+        Jz = Ws[l] @ J
+        on = z > 0
+        h, J = np.where(on, z, 0.0), Jz * on[:, None]
+    return float(z[k]), Jz[k]
+
+
+def _exercises(Ws, bs, x, l, i, k) -> bool:
+    np = _np()
+    h, masks = x, []
+    for t in range(len(Ws) - 1):
+        z = Ws[t] @ h + bs[t]
+        masks.append(z > 0)
+        h = np.where(z > 0, z, 0.0)
+    if not masks[l - 1][k]:
+        return False
+    nzv = np.ones(Ws[-1].shape[0], dtype=bool)
+    for t in range(len(Ws) - 2, l - 1, -1):
+        nzv = masks[t] & ((np.abs(Ws[t + 1]) > 0).T.astype(float) @ nzv.astype(float) > 0)
+    return bool(nzv[i])
+
+
+def _evidence_lines(net, evidence) -> list:
+    np = _np()
+    names = []
+    for l, w in enumerate(net.widths[1:-1]):
+        names += [(l + 1, i) for i in range(w)]
+    lines = []
+    if "never_on" in evidence:
+        never_on = [names[g] for g in np.flatnonzero(evidence["never_on"])]
+        never_off = [names[g] for g in np.flatnonzero(evidence["never_off"])]
+        if never_on:
+            lines.append(f"neurons never active at the sampled inputs {never_on} (if provably dead, "
+                         "their parameters are free)")
+        if never_off:
+            lines.append(f"neurons never inactive at the sampled inputs {never_off} (if provably "
+                         "always active, bias trades / linear blocks apply)")
+    un = evidence.get("unexercised") or []
+    if un:
+        lines.append(f"{len(un)} weights never exercised (delta and input never both non-zero), "
+                     f"e.g. {['W%d[%d,%s]' % (l + 1, i, k) for l, i, k in un[:4]]}")
+    return lines
+
+
 def _offsets(net):
     offs, k = [], 0
     for w in net.weights:
         offs.append(k)
         k += w.nrows * (w.ncols + 1)
     return offs
+
+
+def _silent_neurons(net, ever_on) -> list:
+    """Hidden neurons (flat index) with δ ≡ 0 at every input where f is differentiable in θ:
+    dead ones (mask 0), and, from the last hidden layer down, those whose every successor j with
+    W_{l+1}[j, i] != 0 is silent (for the last hidden layer: the output column W_L[:, i] is zero).
+    Proof: δ_l[i] = D_l[i] Σ_j W_{l+1}[j, i] δ_{l+1}[j] and δ_L = e_o."""
+    widths, L = net.widths, net.depth
+    starts = [sum(widths[1:1 + l]) for l in range(L)]
+    silent = [not on for on in ever_on]
+    for l in range(L - 2, -1, -1):
+        Wn = net.weights[l + 1]
+        for i in range(widths[l + 1]):
+            g = starts[l] + i
+            if silent[g]:
+                continue
+            succ = [j for j in range(Wn.nrows) if Wn[j, i] != 0]
+            if l + 1 == L - 1:
+                silent[g] = not succ
+            else:
+                silent[g] = all(silent[starts[l + 1] + j] for j in succ)
+    return silent
 
 
 def _is_masked(net, patterns, l, k, i) -> bool:
@@ -414,6 +663,12 @@ def _modq(v, p) -> int:
 
 def _exact_rank(net, points) -> int:
     """Exact rational rank of the Jacobian rows at *points* (small cases)."""
+    rows = _exact_rows(net, points)
+    return QMatrix.from_rows(rows, ncols=net.n_parameters).rank() if rows else 0
+
+
+def _exact_rows(net, points) -> list:
+    """Exact rational Jacobian rows ∂f_o(x)/∂θ at *points* (no zero pre-activation assumed)."""
     rows = []
     L = net.depth
     for x in points:
@@ -430,7 +685,7 @@ def _exact_rank(net, points) -> int:
                     delta = [masks[l - 1][i] * sum((delta[j] * W[j, i] for j in range(W.nrows)), Q(0))
                              for i in range(W.ncols)]
             rows.append([v for blk in blocks[::-1] for v in blk])
-    return QMatrix.from_rows(rows, ncols=net.n_parameters).rank() if rows else 0
+    return rows
 
 
 def _rank_mod_p(A, p: int, block: int = 64) -> int:
@@ -480,7 +735,8 @@ def _rank_mod_p(A, p: int, block: int = 64) -> int:
 
 class _Sketch:
     """Rows of the Jacobian mod p, folded into k rows: the first k rows are kept as they are,
-    later ones are added with a random sign to a random row (CountSketch).  Every row of the
+    later ones are added to every row with random signs (a dense ±1 sketch; a sparse CountSketch
+    lost rank in practice when k was close to the rank).  Every row of the
     sketch is an integer combination of Jacobian rows, so its rank mod p is still a certified
     lower bound of the rational rank (and equal with high probability when k > rank)."""
 
@@ -500,11 +756,9 @@ class _Sketch:
             self.M[self.filled:self.filled + take] = A[:take]
             self.filled += take
         rest = A[take:]
-        if len(rest):
-            rows = self.rng.integers(0, k, size=len(rest))
-            signs = self.rng.choice((-1.0, 1.0), size=len(rest))
-            np.add.at(self.M, rows, rest * signs[:, None])   # at most 2^31 terms < p: exact
-            self.M = np.mod(self.M, self.p)
+        for c in range(0, len(rest), 4096):           # dense random ±1 combinations: sums of at
+            S = self.rng.choice((-1.0, 1.0), size=(k, len(rest[c:c + 4096])))   # most 4097 terms < p
+            self.M = np.mod(self.M + S @ rest[c:c + 4096], self.p)           # (< 2^33): exact
 
     def matrix(self):
         return self.M[:self.filled].astype(self.np.int64)
