@@ -1,7 +1,7 @@
 """Benchmark: exact linear-region enumeration vs relucent (float, Gurobi LPs).
 
 Run by hand:  python benchmarks/bench_regions.py [--nets 2-16-16-1,3-20-20-1,4-16-16-16-1]
-              [--seeds 0] [--skip-relucent] [--relucent-verify]
+              [--seeds 0] [--skip-relucent] [--relucent-verify] [--max-regions N]
 
 Random ReLU nets with fixed seeds: weights and biases are float64 standard normal draws rounded
 to multiples of 1/64, so the float tool and the exact tool see *identical* numbers (every
@@ -9,7 +9,8 @@ value is a dyadic rational).  Both walk the whole input space R^d.  The region c
 agree; a disagreement is printed as a finding (the exact count is proved: every region has an
 exact interior point, and every facet's neighbour is certified).  Times are wall clock on the
 same machine, one worker each (relucent ``nworkers=1``, ``verify=False`` unless
-``--relucent-verify``).
+``--relucent-verify``).  With ``--max-regions N`` both tools stop after N regions (BFS from the
+origin): a partial, time-only comparison for nets too large to enumerate here.
 """
 
 from __future__ import annotations
@@ -40,17 +41,17 @@ def exact_net(ws) -> Network:
                    [[from_float(v) for v in b] for _, b in ws])
 
 
-def run_exact(ws):
+def run_exact(ws, max_regions=None):
     net = exact_net(ws)
     t = time.perf_counter()
-    walk = regions(net, progress=False)
+    walk = regions(net, progress=False, max_regions=max_regions)
     n = sum(1 for _ in walk)
     dt = time.perf_counter() - t
-    assert walk.complete
+    assert walk.complete or max_regions is not None
     return n, dt
 
 
-def run_relucent(ws, verify):
+def run_relucent(ws, verify, max_regions=None):
     import relucent
     from relucent.model.model import LinearLayer, ReLULayer, ReLUNetwork
     layers = OrderedDict()
@@ -61,7 +62,8 @@ def run_relucent(ws, verify):
     net = ReLUNetwork(layers, input_shape=(ws[0][0].shape[1],))
     c = relucent.Complex(net)
     t = time.perf_counter()
-    c.bfs(nworkers=1, verify=verify, verbose=0)
+    c.bfs(nworkers=1, verify=verify and max_regions is None, verbose=0,
+          max_polys=float("inf") if max_regions is None else max_regions)
     dt = time.perf_counter() - t
     return len(c), dt
 
@@ -72,6 +74,7 @@ def main() -> None:
     ap.add_argument("--seeds", default="0")
     ap.add_argument("--skip-relucent", action="store_true")
     ap.add_argument("--relucent-verify", action="store_true")
+    ap.add_argument("--max-regions", type=int, default=None)
     args = ap.parse_args()
     print(f"{'net':<16}{'seed':>5}{'regions':>9}{'exact s':>10}{'relucent':>10}{'relucent s':>12}"
           f"{'ratio':>8}  agree")
@@ -79,12 +82,14 @@ def main() -> None:
         widths = [int(v) for v in spec.split("-")]
         for seed in (int(s) for s in args.seeds.split(",")):
             ws = weights(widths, seed)
-            n, dt = run_exact(ws)
+            n, dt = run_exact(ws, args.max_regions)
             if args.skip_relucent:
                 print(f"{spec:<16}{seed:>5}{n:>9}{dt:>10.2f}")
                 continue
-            rn, rdt = run_relucent(ws, args.relucent_verify)
+            rn, rdt = run_relucent(ws, args.relucent_verify, args.max_regions)
             agree = "yes" if rn == n else f"NO: relucent reports {rn}, exact {n} (finding)"
+            if args.max_regions is not None:
+                agree = f"partial (first {args.max_regions} regions of each BFS)"
             print(f"{spec:<16}{seed:>5}{n:>9}{dt:>10.2f}{rn:>10}{rdt:>12.2f}{dt / rdt:>7.2f}x  {agree}",
                   flush=True)
 
