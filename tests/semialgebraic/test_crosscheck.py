@@ -29,6 +29,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from algebra.network import Network
+from bottleneck_cases import masked_row, planted
 from algebra.rationals import Q
 from semialgebraic import bottleneck as bn
 from semialgebraic.certificates import jsonable
@@ -411,7 +412,7 @@ def test_empty_layer_linear_refactor():
 
 # -- hypothesis cross-checks ---------------------------------------------------------------------
 
-SETTINGS = settings(max_examples=25, deadline=None, derandomize=True,
+SETTINGS = settings(max_examples=120, deadline=None, derandomize=True,
                     suppress_health_check=[HealthCheck.too_slow])
 
 
@@ -462,7 +463,7 @@ def _bottleneck_case(seed, big=False):
     return a, b, exp, rng
 
 
-@settings(max_examples=12, deadline=None, derandomize=True,
+@settings(max_examples=100, deadline=None, derandomize=True,
           suppress_health_check=[HealthCheck.too_slow])
 @given(st.integers(0, 2 ** 32))
 def test_bottleneck_crosscheck(seed):
@@ -471,15 +472,49 @@ def test_bottleneck_crosscheck(seed):
                box=(Q(-1, 2), Q(3)) if seed % 3 == 0 else None)
 
 
+def _masked_case(seed):
+    """Generic bottleneck nets with a masked column (S6, S7 apply) or ``n1 = 1`` with a row
+    ``(− | +)`` (S8), and a copy by forced S3–S8 moves (registered steps), or a near miss."""
+    rng = random.Random(seed)
+    if rng.random() < .6:
+        d = rng.randint(2, 3)
+        n1 = rng.randint(2, d)
+        rows = [masked_row(rng, n1, rng.randrange(n1))]
+        rows += ["-" * n1 + "|-"] * rng.randint(0, 2)
+        a = planted(rng, d, n1, rows, m=rng.randint(1, 2))
+    else:
+        a = planted(rng, rng.randint(1, 2), 1, ["-|+"] + ["-|-"] * rng.randint(0, 2),
+                    m=rng.randint(1, 2))
+    if rng.random() < .7:
+        moves = rng.sample(["s6", "s7", "s8", "s5", "dead", "linear"], 3)
+        b, _ = bn.random_symmetric_copy(a, seed=rng.randrange(10 ** 6), number_of_steps=4,
+                                        first=moves)
+        return a, b, True, rng
+    b, exp = near_miss_bottleneck(rng, a)
+    return a, b, exp, rng
+
+
+@settings(max_examples=60, deadline=None, derandomize=True,
+          suppress_health_check=[HealthCheck.too_slow])
+@given(st.integers(0, 2 ** 32))
+def test_bottleneck_masked_moves_crosscheck(seed):
+    a, b, exp, rng = _masked_case(seed)
+    check_pair(a, b, exp, rng=rng, use_fiber=seed % 3 == 0)
+
+
 @pytest.mark.slow
-@pytest.mark.parametrize("kind", ["shallow", "orthant", "bottleneck"])
+@pytest.mark.parametrize("kind", ["shallow", "orthant", "bottleneck", "masked"])
 def test_crosscheck_exhaustive(kind):
     """The bug hunt (run by hand: ``pytest -m slow -k exhaustive``)."""
-    count = {"shallow": 800, "orthant": 600, "bottleneck": 400}[kind]
+    count = {"shallow": 800, "orthant": 600, "bottleneck": 400, "masked": 300}[kind]
     for seed in range(10 ** 6, 10 ** 6 + count):
-        if kind == "bottleneck":
-            a, b, exp, rng = _bottleneck_case(seed)
+        if kind == "masked":
+            a, b, exp, rng = _masked_case(seed)
+            check_pair(a, b, exp, rng=rng, use_fiber=seed % 10 == 0)
+        elif kind == "bottleneck":
+            a, b, exp, rng = _bottleneck_case(seed, big=True)
             check_pair(a, b, exp, rng=rng, use_fiber=seed % 10 == 0)
         else:
-            a, b, exp, rng = _shallow_case(seed, kind == "orthant")
-            check_pair(a, b, exp, orthant=kind == "orthant", rng=rng, use_fiber=seed % 5 == 0)
+            a, b, exp, rng = _shallow_case(seed, kind == "orthant", big=True)
+            check_pair(a, b, exp, orthant=kind == "orthant", rng=rng, use_fiber=seed % 5 == 0,
+                       box=(Q(-1), Q(2)) if seed % 4 == 0 and kind == "shallow" else None)
