@@ -179,6 +179,12 @@ def functional_dimension(net: Network, *, domain: Any = None, timeout: float | N
             budget.interrupt()
             complete = False               # the rank of a partial sample is only a lower bound
             break
+    if rank < upper and not complete and not budget.exhausted():
+        proven = _prove_suspects(net, dom, evidence, budget, upper - rank)
+        if proven:
+            sym, deficits = symmetry_directions(net, domain=dom, patterns=patterns, proven=proven)
+            sym_rank = QMatrix.from_rows(sym, ncols=N).rank() if sym else 0
+            upper = N - sym_rank
     X = all_X
     lower, how = rank, "rank mod p of the Jacobian rows (a lower bound of the rational rank)"
     exact_rank = False
@@ -209,11 +215,28 @@ def functional_dimension(net: Network, *, domain: Any = None, timeout: float | N
                                 "rounds": rounds})
 
 
-def symmetry_directions(net: Network, *, domain: Any = None, patterns=None) -> tuple[list, tuple]:
+def symmetry_directions(net: Network, *, domain: Any = None, patterns=None, proven: dict | None = None
+                        ) -> tuple[list, tuple]:
     """Proven kernel directions of every Jacobian row at θ, and one line per deficit source.
 
     *patterns*: the complete list of activation patterns of the regions (optional; otherwise
-    dead / always-active facts come from exact interval bounds over the domain).
+    dead / always-active facts come from exact interval bounds over the domain).  *proven*:
+    facts established by :func:`_prove_empty` (``"dead"``, ``"active"``: flat neuron indices;
+    ``"free"``: parameter indices).
+
+    Each direction v satisfies J(x) v = 0 for every input x of the domain with no zero
+    pre-activation (so the rank is at most N − rank of the span).  With
+    ∂f/∂W_l[i,k] = δ_l[i] h_{l-1}[k] and ∂f/∂b_l[i] = δ_l[i]:
+
+    * unit vectors of W_l[i, ·], b_l[i] for a *silent* neuron i (δ_l[i] ≡ 0): dead (mask 0), or
+      every successor j with W_{l+1}[j,i] != 0 silent, or (last hidden layer) W_L[:, i] = 0
+      (δ_l[i] = D_l[i] Σ_j W_{l+1}[j,i] δ_{l+1}[j]);
+    * unit vectors of W_{l+1}[·, k] for a dead neuron k (h_l[k] ≡ 0);
+    * the unit vector of W_l[i,k] when no such x has z_{l-1,k}(x) > 0 and z_{l,i}(x) > 0
+      (then h_{l-1}[k] = 0 or δ_l[i] = 0 at each x; proven by an exhaustive exact-LP search);
+    * positive scaling of each live neuron (S2: f is invariant, so the derivative vanishes);
+    * bias trade of an always-active or masked neuron and GL of an always-active block (S4, S6:
+      exact symmetries of f on the domain near θ).
 
     >>> from algebra.network import Network
     >>> net = Network.from_rows([[[1], [-1]], [[1, 1]]], [[0, 0], [0]])
@@ -232,6 +255,11 @@ def symmetry_directions(net: Network, *, domain: Any = None, patterns=None) -> t
         bounds = preactivation_bounds(net, domain=dom)
         ever_on = [not (hi is not None and hi <= 0) for layer in bounds[:-1] for lo, hi in layer]
         always_on = [lo is not None and lo >= 0 for layer in bounds[:-1] for lo, hi in layer]
+    proven = proven or {}
+    for g in proven.get("dead", ()):
+        ever_on[g] = False
+    for g in proven.get("active", ()):
+        always_on[g] = True
     vecs, deficits = [], []
     silent = _silent_neurons(net, ever_on)
     starts = [sum(widths[1:1 + l]) for l in range(L)]
@@ -245,6 +273,11 @@ def symmetry_directions(net: Network, *, domain: Any = None, patterns=None) -> t
                 free.add(offs[l] + W.nrows * n_in + i)
             if l:
                 free.update(offs[l] + i * n_in + c for c in range(n_in) if not ever_on[starts[l - 1] + c])
+    extra = set(proven.get("free", ())) - free
+    for p_ in sorted(extra):
+        deficits.append(f"weight {net.parameter_names()[p_]} is never exercised: the neuron it "
+                        "leaves is inactive wherever the neuron it enters is active (exact region search)")
+    free |= extra
     for p_ in sorted(free):
         v = [0] * N
         v[p_] = 1
@@ -434,6 +467,127 @@ def _chosen_inputs(net, dom, nrng, want, pool, evidence, round_no) -> list:
         for t in chosen:
             out.append(tuple(Q(*float(v).as_integer_ratio()) for v in U[t]))
     return out
+
+
+def _prove_empty(net, dom, targets: dict, max_lps: int = 400, deadline: float | None = None):
+    """Decide exactly whether no input of the domain with every pre-activation non-zero has
+    sign(z_t[j]) = s for every ((t, j), s) in *targets*: True (proven empty: every branch of the
+    activation-pattern tree is cut by an infeasible exact LP with a verified Farkas certificate),
+    False (an exact witness exists) or None (budget: *max_lps* LPs or the *deadline*).
+
+    Depth-first over the neurons of the layers up to the deepest target (on that layer only the
+    targets); a child that agrees with the parent's exact witness point is feasible without an LP.
+    """
+    import time
+    from .lp import feasible
+    d = net.n_inputs
+    last = max(t for t, _ in targets)
+    A0, c0 = [], []                                 # open constraints a·x + c > 0
+    if dom == "orthant":
+        for k in range(d):
+            A0.append([Q(1) if c == k else Q(0) for c in range(d)])
+            c0.append(Q(0))
+    elif isinstance(dom, tuple):
+        lo, hi = dom
+        if lo == hi:
+            return None
+        for k in range(d):
+            A0.append([Q(1) if c == k else Q(0) for c in range(d)])
+            c0.append(-lo)
+            A0.append([Q(-1) if c == k else Q(0) for c in range(d)])
+            c0.append(hi)
+    count = [0]
+
+    def lp(A, c):
+        if count[0] >= max_lps or (deadline is not None and time.monotonic() > deadline):
+            raise _Budget()
+        count[0] += 1
+        if not A:
+            return tuple([Q(0)] * d)
+        res = feasible(A_lt=[[-v for v in a] for a in A], b_lt=list(c), n=d)
+        return res.point if res.feasible else None
+
+    def rec(t, M, m, A, c, x):
+        # M, m: h_{t-1} = M x + m on the current partial pattern (QMatrix d-columns, vector)
+        W, b = net.layer(t)
+        Z = W @ M
+        zc = [sum((W[j, q] * m[q] for q in range(len(m))), Q(0)) + b[j] for j in range(W.nrows)]
+        js = sorted((j for j in range(W.nrows) if t < last or (t, j) in targets),
+                    key=lambda j: (t, j) not in targets)          # targets first: early cuts
+        return branch(t, js, 0, Z, zc, [], A, c, x, M, m)
+
+    def branch(t, js, pos, Z, zc, signs, A, c, x, M, m):
+        if pos == len(js):
+            if t == last:
+                return False                         # x is an exact witness
+            on = set(j for j, s in signs if s > 0)
+            W = net.weights[t]
+            rows = [Z.row_at(j) if j in on else tuple([Q(0)] * d) for j in range(W.nrows)]
+            M2 = QMatrix.from_rows(rows, ncols=d)
+            m2 = [zc[j] if j in on else Q(0) for j in range(W.nrows)]
+            return rec(t + 1, M2, m2, A, c, x)
+        j = js[pos]
+        a = Z.row_at(j)
+        val = sum((ai * xi for ai, xi in zip(a, x)), Q(0)) + zc[j]
+        want = [targets[(t, j)]] if (t, j) in targets else [1, -1]
+        if val != 0 and (val > 0) in [s > 0 for s in want]:
+            want.sort(key=lambda s: (s > 0) != (val > 0))     # the witness's side first
+        for s in want:
+            A2 = A + [[s * v for v in a]]
+            c2 = c + [s * zc[j]]
+            if val != 0 and (val > 0) == (s > 0):
+                y = x
+            else:
+                y = lp(A2, c2)
+                if y is None:
+                    continue
+            r = branch(t, js, pos + 1, Z, zc, signs + [(j, s)], A2, c2, y, M, m)
+            if r is not True:
+                return r
+        return True
+
+    try:
+        x0 = lp(A0, c0)
+        if x0 is None:
+            return True
+        ident = QMatrix.identity(d)
+        return rec(0, ident, [Q(0)] * d, A0, c0, x0)
+    except _Budget:
+        return None
+
+
+def _prove_suspects(net, dom, evidence, budget, gap, seconds: float = 3.0) -> dict:
+    """Exact proofs (by :func:`_prove_empty`, within *seconds* and the budget) for the neurons
+    never seen active / inactive and the weights never exercised at the sampled inputs."""
+    import time
+    np = _np()
+    starts, names = [], []
+    for l, w in enumerate(net.widths[1:-1]):
+        starts.append(len(names))
+        names += [(l, i) for i in range(w)]
+    left = budget.remaining() if hasattr(budget, "remaining") else None
+    stop = time.monotonic() + (seconds if left is None else min(seconds, max(0.0, left) / 2))
+    proven: dict = {"dead": set(), "active": set(), "free": set()}
+    offs = _offsets(net)
+    tasks = []
+    for g in np.flatnonzero(evidence.get("never_on", [])):
+        tasks.append(("dead", int(g), {names[g]: 1}))
+    for g in np.flatnonzero(evidence.get("never_off", [])):
+        tasks.append(("active", int(g), {names[g]: -1}))
+    for l, i, k in evidence.get("unexercised") or []:
+        if 1 <= l < net.depth - 1 and k < net.widths[l]:
+            p_ = offs[l] + i * net.widths[l] + k
+            tasks.append(("free", p_, {(l - 1, k): 1, (l, i): 1}))
+    for kind, key, targets in tasks[:32]:
+        if time.monotonic() > stop:
+            break
+        if _prove_empty(net, dom, targets, max_lps=300, deadline=stop) is True:
+            proven[kind].add(key)
+    return proven if any(proven.values()) else {}
+
+
+class _Budget(Exception):
+    pass
 
 
 def _walk_to_pairs(Ws, bs, Xf, A, nz, pairs, dom, tries=6):

@@ -169,3 +169,121 @@ def test_budgeted_result_is_an_interval_or_exact():
     assert data["exact"] == fd.exact
     if not fd.exact:
         assert data["functional_dimension"] is None and data["lower"] == fd.lower
+
+
+# ---------------------------------------------------------------------------------------------
+# silent neurons (δ ≡ 0: zero outgoing weights, or only dead / silent successors), soundness of
+# every upper-bound direction, and the sampled sandwich against the complete walk
+
+from algebra.matrices import QMatrix  # noqa: E402
+from semialgebraic.dimension import _exact_rows  # noqa: E402
+
+
+def _base():
+    return Network([BASE[0], BASE[2], BASE[4]], [BASE[1], BASE[3], BASE[5]])
+
+
+def test_zero_outgoing_weight_neuron():
+    """A second-layer neuron with zero output weight: its n1 + 1 = 4 incoming parameters are free
+    (δ ≡ 0); its output weight still adds one direction (the new function h_j)."""
+    fd0 = functional_dimension(_base())
+    net = _base_with_extra_layer2_neuron([1, -2, 1], 1, 0)
+    fd = functional_dimension(net)
+    assert fd.exact and fd.value == fd0.value + 1
+    assert net.n_parameters - fd.value == (_base().n_parameters - fd0.value) + 4
+    assert any("(2, 2) reaches the output only through zero weights" in s for s in fd.deficits)
+    # the same from sampling alone (no region walk): the upper bound closes by the silent rule
+    fs = functional_dimension(net, max_regions=0)
+    assert fs.exact and fs.value == fd.value
+
+
+def test_neuron_feeding_only_a_dead_neuron_is_silent():
+    """Layer-1 neuron 3 feeds only the dead layer-2 neuron 2 (and zero weights into the live ones):
+    its 3 incoming parameters are free; the zero weights W2[0,3], W2[1,3] add the functions
+    δ2_j h1_3 (2 dimensions); the dead neuron's 5 incoming and 1 outgoing parameters are free."""
+    W1, b1, W2, b2, W3, b3 = BASE
+    base_dead = _base_with_extra_layer2_neuron([-1, -1, -2], -1, 5)
+    fd0 = functional_dimension(base_dead)
+    net = Network([W1 + [[1, 1]], [W2[0] + [0], W2[1] + [0], [-1, -1, -2, -1]], [W3[0] + [5]]],
+                  [b1 + [0], b2 + [-1], b3])
+    fd = functional_dimension(net)
+    assert fd.exact and fd.value == fd0.value + 2
+    assert any("(1, 3) reaches the output only through" in s for s in fd.deficits)
+    assert any("dead neuron (2, 2)" in s for s in fd.deficits)
+
+
+def _int_net(rng, widths, lo=-2, hi=2):
+    W = [[[rng.randint(lo, hi) for _ in range(widths[l])] for _ in range(widths[l + 1])]
+         for l in range(len(widths) - 1)]
+    b = [[rng.randint(lo, hi) for _ in range(widths[l + 1])] for l in range(len(widths) - 1)]
+    return Network(W, b)
+
+
+@settings(max_examples=60, **SETTINGS)
+@given(st.integers(0, 10**6), st.sampled_from([None, "orthant", (-1, 2)]))
+def test_every_upper_bound_direction_is_in_the_exact_jacobian_kernel(seed, domain):
+    """Soundness of the upper bound: each proven direction annihilates the exact rational
+    Jacobian rows at every sampled differentiable input of the domain (nets with many zeros)."""
+    rng = random.Random(seed)
+    widths = [rng.randint(1, 3)] + [rng.randint(1, 4) for _ in range(rng.randint(1, 3))] + [rng.randint(1, 2)]
+    net = _int_net(rng, widths)
+    vecs, _ = symmetry_directions(net, domain=domain)
+    if not vecs:
+        return
+    lo, hi = (-9, 9) if domain is None else (0, 9) if domain == "orthant" else (-1, 2)
+    pts = [[Q(rng.randint(lo * 8, hi * 8), 8) + Q(1, 97) for _ in range(widths[0])] for _ in range(20)]
+    X, _ = _masks(net, pts)
+    if not X:
+        return
+    J = QMatrix.from_rows(_exact_rows(net, X), ncols=net.n_parameters)
+    V = QMatrix.from_rows(vecs, ncols=net.n_parameters)
+    assert (J @ V.T).is_zero()
+
+
+@settings(max_examples=25, **SETTINGS)
+@given(st.integers(0, 10**6))
+def test_sampled_sandwich_contains_the_complete_walk_value(seed):
+    """Sampling only (max_regions=0) against the exact value from the complete region walk."""
+    rng = random.Random(seed)
+    widths = [rng.randint(1, 2)] + [rng.randint(2, 4) for _ in range(rng.randint(2, 3))] + [1]
+    net = _int_net(rng, widths, -3, 3)
+    fw = functional_dimension(net, max_regions=None)
+    fs = functional_dimension(net, max_regions=0)
+    assert fs.lower <= fs.upper
+    if fw.complete_regions and fw.exact:
+        assert fs.lower <= fw.value <= fs.upper
+    assert fw.lower <= fs.upper and fs.lower <= fw.upper
+
+
+def test_never_coactive_weight_is_proven_free():
+    """h1_0 = relu(x) and layer-2 neuron 0 (z = -h1_0 + h1_1 - 1) are never active together, so
+    ∂f/∂W2[0,0] = δ2_0 h1_0 ≡ 0: the exact pattern-tree search proves it (sampling alone only
+    sees it); the complete walk gives the value 7 the sandwich must contain."""
+    net = Network([[[1], [-1]], [[-1, 1], [1, 1]], [[1, 1]]], [[0, 0], [-1, -2], [0]])
+    fw = functional_dimension(net)
+    fs = functional_dimension(net, max_regions=0)
+    assert fw.exact and fw.value == 7
+    assert fs.lower == 7 and fs.upper == 8        # 13 - 4 scalings - the proven free weight
+    assert any("W2[0,0] is never exercised" in s for s in fs.deficits)
+    pts = [[Q(k, 7) + Q(1, 101)] for k in range(-40, 40)]
+    X, _ = _masks(net, pts)
+    J = QMatrix.from_rows(_exact_rows(net, X), ncols=net.n_parameters)
+    assert all(r[net.parameter_names().index("W2[0,0]")] == 0 for r in J.to_rows())
+
+
+def test_sampled_deep_net_closes_at_n_minus_hidden():
+    """An 8-10-10-1 net (normal-like weights, small biases) closes by sampling alone at
+    N - #hidden (Grillo–Montúfar: equality on an open set when all widths are >= 2)."""
+    rng = random.Random(11)
+
+    def g(s):
+        v = 0
+        while v == 0:
+            v = round(rng.gauss(0, 1) * 16 * s)
+        return Q(v, 16)
+    widths = [8, 10, 10, 1]
+    net = Network([[[g(1) for _ in range(widths[l])] for _ in range(widths[l + 1])] for l in range(3)],
+                  [[g(0.1) for _ in range(widths[l + 1])] for l in range(3)])
+    fd = functional_dimension(net, max_regions=0)
+    assert fd.exact and fd.value == net.n_parameters - net.n_hidden == 191
+    assert fd.deficits == ()
