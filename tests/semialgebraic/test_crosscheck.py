@@ -33,7 +33,7 @@ from bottleneck_cases import masked_row, planted
 from algebra.rationals import Q
 from semialgebraic import bottleneck as bn
 from semialgebraic.certificates import jsonable
-from semialgebraic.equivalence import equivalent
+from semialgebraic.equivalence import could_be_equivalent, equivalent
 from semialgebraic.fiber import fiber
 from semialgebraic.shallow import equivalent_shallow
 from semialgebraic.verify import check_inputs_match, verify
@@ -328,6 +328,7 @@ def check_pair(a: Network, b: Network, expected, *, orthant=False, rng=None, use
     answers = {}
     for name, v in verdicts.items():
         if v.answer is None:
+            assert v.reason, (name, "undecided without a reason")
             continue
         assert v.certificate is not None, (name, v.reason)
         cert = json.loads(json.dumps(jsonable(v.certificate)))
@@ -348,6 +349,8 @@ def check_pair(a: Network, b: Network, expected, *, orthant=False, rng=None, use
         assert False not in decided, {k: v.reason for k, v in verdicts.items()}
     if expected is False:
         assert True not in decided, {k: v.reason for k, v in verdicts.items()}
+    if True in decided or expected is True:
+        assert could_be_equivalent(a, b, domain=dom), "cheap refutation of an equivalent pair"
     if True in decided:                          # independent spot check of every "equivalent"
         for x in _kink_points(a, b, rng):
             if orthant:
