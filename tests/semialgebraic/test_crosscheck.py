@@ -396,11 +396,16 @@ def test_split_copy_of_zero_output_neuron():
     a = Network.from_rows([[[4, -3, 0]], [[0], [0]]], [[-2], [-2, -3]])
     b = Network.from_rows([[[4, -3, 0], [8, -6, 0]], [[1, "-1/2"], [1, "-1/2"]]],
                           [[-2, -4], [-2, -3]])
-    for x, y in ((a, b), (b, a)):
-        v = equivalent_shallow(x, y)
-        assert v.answer is True
-        assert verify(v.certificate)[0]
-    assert check_pair(a, b, True) == {True}
+    zero_split = Network.from_rows([[[4, -3, 0], [2, "-3/2", 0]], [[0, 0], [0, 0]]],
+                                   [[-2, -1], [-2, -3]])
+    for c in (b, zero_split):
+        for x, y in ((a, c), (c, a)):
+            for orthant in (False, True):
+                v = equivalent_shallow(x, y, orthant=orthant)
+                assert v.answer is True
+                assert verify(v.certificate)[0]
+        assert check_pair(a, c, True) == {True}
+        assert check_pair(a, c, True, orthant=True) == {True}
 
 
 def test_empty_layer_linear_refactor():
