@@ -4,7 +4,9 @@
    encoding of ∃x: a(x) ≠ b(x) (ReLU as ``If`` terms over exact reals, z3 timeout), on pairs
    of small networks (d <= 4, <= 40 ReLUs per pair), equivalent (permuted and rescaled copies)
    and not (one weight perturbed).  Prints both times, the ratio and whether the answers agree.
-2. Exact functional dimension of an 8-32-32-32-1 network (target <= 10 s).
+2. Exact functional dimension of 8-32-32-32-1 and 4-32-32-1 networks (target <= 10 s): normal-like
+   weights with small biases, and the integer/8 weights of ``random_net`` (exact zeros, large
+   biases: silent and dead neurons).
 3. Float32 SVD (numpy) ranks of the Jacobian at 4-32-32-1 against the exact rank.
 
 Options: ``--quick`` (smaller pairs), ``--z3-timeout S`` (default 120), ``--skip-dim``.
@@ -123,16 +125,38 @@ def bench_equivalence(quick: bool, z3_timeout: float) -> None:
         print(f"median speed-up over z3 (decided pairs): {ratios[len(ratios) // 2]:.1f}x")
 
 
+def normal_net(rng, widths, den=16, bias_scale=0.1):
+    """Standard-normal-like rational weights (k/den, never 0) and small biases (scale 0.1)."""
+    def g(scale):
+        v = 0
+        while v == 0:
+            v = round(rng.gauss(0, 1) * den * scale)
+        return Q(v, den)
+    W = [[[g(1) for _ in range(widths[l])] for _ in range(widths[l + 1])] for l in range(len(widths) - 1)]
+    b = [[g(bias_scale) for _ in range(widths[l + 1])] for l in range(len(widths) - 1)]
+    return Network(W, b)
+
+
 def bench_dimension() -> None:
-    print("\n== exact functional dimension of 8-32-32-32-1 ==")
-    rng = random.Random(7)
-    net = random_net(rng, (8, 32, 32, 32, 1), den=8)
-    t = time.perf_counter()
-    fd = functional_dimension(net)
-    dt = time.perf_counter() - t
-    print(f"N = {net.n_parameters}, hidden = {net.n_hidden}, N - hidden = {net.n_parameters - net.n_hidden}")
-    print(f"functional dimension: lower {fd.lower}, upper {fd.upper}, exact {fd.exact}, "
-          f"{fd.samples} inputs, {dt:.1f} s (target <= 10 s)")
+    """Functional dimension by the sandwich (semialgebraic.dimension): exact when the certified
+    lower bound (rank mod p of Jacobian rows at chosen inputs) meets the proven upper bound."""
+    print("\n== exact functional dimension (target: 8-32-32-32-1 exact in <= 10 s) ==")
+    print(f"{'widths':<14}{'weights':<12}{'seed':>5}{'N-hid':>7}{'lower':>7}{'upper':>7}{'exact':>7}"
+          f"{'inputs':>8}{'time':>8}  deficits / evidence")
+    rows = [((8, 32, 32, 32, 1), "normal", s) for s in (1, 2, 3)] + \
+           [((4, 32, 32, 1), "normal", s) for s in (1, 2, 3)] + \
+           [((8, 32, 32, 32, 1), "int/8", 7), ((4, 32, 32, 1), "int/8", 3)]
+    for widths, kind, seed in rows:
+        rng = random.Random(seed)
+        net = normal_net(rng, widths) if kind == "normal" else random_net(rng, widths, den=8)
+        t = time.perf_counter()
+        fd = functional_dimension(net, timeout=60)
+        dt = time.perf_counter() - t
+        note = f"{len(fd.deficits)} deficit lines" if fd.deficits else ""
+        if not fd.exact and "evidence" in fd.reason:
+            note += ("; " if note else "") + fd.reason.split("unproven): ")[-1][:110]
+        print(f"{'-'.join(map(str, widths)):<14}{kind:<12}{seed:>5}{net.n_parameters - net.n_hidden:>7}"
+              f"{fd.lower:>7}{fd.upper:>7}{str(fd.exact):>7}{fd.samples:>8}{dt:>7.1f}s  {note}")
 
 
 def bench_float_svd() -> None:

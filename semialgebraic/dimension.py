@@ -58,6 +58,8 @@ PRIME = 1048573
 
 import os as _os
 _DEBUG = bool(_os.environ.get("NETFIBERS_DIM_DEBUG"))
+_FIRST = float(_os.environ.get('NETFIBERS_DIM_FIRST', 1.5))   # first-round inputs per rank unit
+_COVER = int(_os.environ.get('NETFIBERS_DIM_COVER', 6))   # inputs wanted per weight (coverage)
 _EXACT_LIMIT = 250_000   # entries of the row matrix up to which the rational rank is computed
 _EXACT_LIMIT_COMPLETE = 2_000_000   # the same when every region was sampled (then rank = value)
 
@@ -157,7 +159,7 @@ def functional_dimension(net: Network, *, domain: Any = None, timeout: float | N
             if not complete:
                 # candidate inputs guessed in float, chosen to exercise every parameter; the
                 # masks of the chosen inputs are then computed exactly (_masks)
-                want = samples or (max(16, int(1.1 * upper) // max(1, net.n_outputs) + 16) if not rounds
+                want = samples or (max(16, int(_FIRST * upper) // max(1, net.n_outputs) + 16) if not rounds
                                    else max(16, upper // (2 * max(1, net.n_outputs))))
                 new_points = new_points + _chosen_inputs(net, dom, nrng, want, 10 * want + 2000,
                                                          evidence, rounds)
@@ -395,7 +397,7 @@ def _chosen_inputs(net, dom, nrng, want, pool, evidence, round_no) -> list:
         X = nrng.standard_normal((pool, d)) * (typ * 2.0 ** nrng.uniform(lo_e, hi_e, size=(pool, 1)))
         if dom == "orthant":
             X = np.abs(X)
-        e = np.floor(np.log2(np.abs(X).max(axis=1, keepdims=True).clip(1e-300)))
+        e = np.floor(np.log2(np.abs(X).max(axis=1, keepdims=True).clip(2.0 ** -900)))
         q = 2.0 ** (30 - e)
         X = np.round(X * q) / q                              # dyadic: exact in float and in Q
         U = X
@@ -440,12 +442,12 @@ def _chosen_inputs(net, dom, nrng, want, pool, evidence, round_no) -> list:
         aT = np.ascontiguousarray(nz[l].T)
         bT = np.ascontiguousarray(hs[l].T)
         cnt = aT[:, taken].astype(np.float32) @ bT[:, taken].T.astype(np.float32)
-        for i, k in zip(*np.nonzero(cnt < 2)):
-            if cnt[i, k] >= 2:
+        for i, k in zip(*np.nonzero(cnt < _COVER)):
+            if cnt[i, k] >= _COVER:
                 continue
             cand = np.flatnonzero(aT[i] & bT[k] & free)
             if cand.size:
-                pick = cand[: 2 - int(cnt[i, k])]
+                pick = cand[: _COVER - int(cnt[i, k])]
                 free[pick] = False
                 chosen += list(pick)
                 for t in pick:
@@ -590,38 +592,42 @@ class _Budget(Exception):
     pass
 
 
-def _walk_to_pairs(Ws, bs, Xf, A, nz, pairs, dom, tries=6):
-    """Float guesses of inputs exercising weights (l, i, k) never exercised in the pool: from the
-    pool inputs with δ_l[i] != 0 and the largest pre-activation of neuron k of the layer below,
-    Newton steps across the kink of k (overshoot 1.01 ... 4); kept when the float pass says the
-    pair is exercised.  Returns (dyadic float inputs, pairs still not reached)."""
+def _walk_to_pairs(Ws, bs, Xf, A, nz, pairs, dom, starts=8, steps=8):
+    """Float guesses of inputs exercising weights (l, i, k) never exercised in the pool
+    (δ_l[i] != 0 needs z_l[i] > 0, h_{l-1}[k] != 0 needs z_{l-1}[k] > 0): from the pool inputs
+    with the largest min(z_{l-1}[k], z_l[i]), Gauss–Newton steps on the two linearised
+    pre-activations (least-norm step to slightly positive values, overshoot growing); kept when
+    the float pass says the pair is exercised.  Returns (dyadic float inputs, pairs not reached)."""
     np = _np()
-    L = len(Ws)
     out, missing = [], []
     for l, i, k in pairs[:64]:
         if l == 0 or k >= Ws[l].shape[1]:
             missing.append((l, i, k))
             continue
-        cand = np.flatnonzero(nz[l][:, i])
-        if not cand.size:
-            missing.append((l, i, k))
-            continue
-        zk = _pre(Ws, bs, Xf[cand], l - 1)[:, k]
+        zs = _pre_all(Ws, bs, Xf, l)
+        scale = 1.0 + np.abs(Xf).max(axis=1)
+        score = np.minimum(zs[l - 1][:, k], zs[l][:, i]) / scale
         found = False
-        for t in cand[np.argsort(-zk)[:tries]]:
-            x = Xf[t]
-            z, g = _pre_and_grad(Ws, bs, x, l - 1, k)
-            gg = float(g @ g)
-            if gg == 0:
-                continue
-            for s in (1.01, 1.1, 1.5, 2.0, 4.0):
-                y = x + (s * (-z) / gg) * g
-                if dom == "orthant" and (y <= 0).any():
-                    continue
-                e = np.floor(np.log2(max(np.abs(y).max(), 1e-300)))
-                y = np.round(y * 2.0 ** (30 - e)) / 2.0 ** (30 - e)
-                if _exercises(Ws, bs, y, l, i, k):
-                    out.append(y)
+        for t in np.argsort(-score)[:starts]:
+            x = Xf[t].copy()
+            for it in range(steps):
+                (zk, gk), (zi, gi) = _pre_and_grad(Ws, bs, x, l - 1, k), _pre_and_grad(Ws, bs, x, l, i)
+                G = np.vstack([gk, gi])
+                tgt = np.array([max(0.0, -zk), max(0.0, -zi)]) * (1.0 + 0.5 * it) \
+                    + 1e-3 * (1.0 + np.abs(x).max())
+                try:
+                    step = G.T @ np.linalg.lstsq(G @ G.T, tgt, rcond=None)[0]
+                except np.linalg.LinAlgError:
+                    break
+                x = x + step
+                if dom == "orthant":
+                    x = np.abs(x)
+                if not np.isfinite(x).all() or not 2.0 ** -900 < np.abs(x).max() < 2.0 ** 900:
+                    break
+                e = np.floor(np.log2(np.abs(x).max()))
+                x = np.round(x * 2.0 ** (30 - e)) / 2.0 ** (30 - e)
+                if _exercises(Ws, bs, x, l, i, k):
+                    out.append(x)
                     found = True
                     break
             if found:
@@ -629,6 +635,16 @@ def _walk_to_pairs(Ws, bs, Xf, A, nz, pairs, dom, tries=6):
         if not found:
             missing.append((l, i, k))
     return out, missing + pairs[64:]
+
+
+def _pre_all(Ws, bs, X, layer):
+    np = _np()
+    h, zs = X, []
+    for l in range(layer + 1):
+        z = h @ Ws[l].T + bs[l]
+        zs.append(z)
+        h = np.maximum(z, 0.0)
+    return zs
 
 
 def _pre(Ws, bs, X, layer):
