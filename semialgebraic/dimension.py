@@ -6,24 +6,34 @@ the local fiber dimension is N − that rank where the rank is locally constant.
 
 Method: a sandwich, both sides exact.
 
-* **Lower bound**: the rank of stacked Jacobian rows at sampled inputs.  Rows are assembled in
+* **Lower bound**: the rank of stacked Jacobian rows at chosen inputs.  Rows are assembled in
   closed form by backpropagating the masked products: for output o, δ_L = e_o,
   δ_l = D_l W_{l+1}ᵀ δ_{l+1}, and ∂f_o/∂W_l[i,k] = δ_l[i] h_{l-1}[k], ∂f_o/∂b_l[i] = δ_l[i]
-  (D_l the 0/1 activation mask, exact).  Inputs come per activation pattern: every sampled
-  region contributes d + 1 affinely independent inputs of that region (the rows are affine in x
-  on a region, so they then span the region's whole contribution; never one point per region).
-  When the regions of the network can be walked completely within the budget, every region is
-  sampled and the rank is the functional dimension itself.  The rank is computed over Z/p
-  (p = 1048573) on the integer reduction of the exact rows: any non-zero minor mod p is a
-  non-zero rational minor, so rank_p <= rank_Q is a certified lower bound; when it does not
-  reach the upper bound and the matrix is small, the exact rational rank is computed with FLINT.
-* **Upper bound**: N − rank of the span of known kernel directions at θ, each proved: positive
-  scaling of every hidden neuron; all incoming and outgoing parameters of a dead neuron (never
-  active on the domain); the bias trade e_{b_l[i]} − Σ_j W_{l+1}[j,i] e_{b_{l+1}[j]} of a neuron
-  that is active wherever one of its live successors is (always-active neurons, masked neurons,
-  three-layer-fibers R13 S6); the GL directions of blocks of always-active neurons of one layer
-  (R11 S4).  Dead / active facts come from exact interval bounds over the domain or, when the
-  region walk is complete, from the exact list of activation patterns.
+  (D_l the 0/1 activation mask, computed exactly).  When the regions can be walked completely
+  within the budget, every region contributes d + 1 affinely independent inputs (the rows are
+  affine in x on a region) and the rank is the functional dimension itself.  Otherwise the
+  inputs are *chosen* from a large float pool (random directions at scales 2^-12 … 2^12 times
+  the first-layer kink distance): at most d + 1 per guessed activation pattern, distinct patterns
+  first; then inputs that exercise every weight W_l[i,k] (δ_l[i] and h_{l-1}[k] non-zero
+  together) several times; weights never exercised in the pool get Gauss–Newton walks across
+  the two kinks involved.  Floats only *choose* inputs: each chosen input is an exact dyadic
+  rational whose masks are recomputed exactly (inputs with a zero pre-activation are dropped).
+  The rank is computed over Z/p (p = 1048573) on the integer reduction of the exact rows, after
+  folding surplus rows into the first ones with random ±1 combinations: any non-zero minor
+  mod p is a non-zero rational minor of rows that are integer combinations of Jacobian rows, so
+  rank_p <= rank_Q is a certified lower bound; when it does not reach the upper bound and the
+  matrix is small, the exact rational rank is computed with FLINT.
+* **Upper bound**: N − rank of the span of directions v with J(x) v = 0 at every differentiable
+  input of the domain, each proved (see :func:`symmetry_directions`): positive scaling of every
+  hidden neuron; unit vectors of the incoming parameters of *silent* neurons (δ ≡ 0: dead, or
+  all outgoing weights zero or into dead / silent neurons) and of the outgoing weights of dead
+  neurons; the unit vector of a weight W_l[i,k] whose two neurons are never active together;
+  the bias trade of an always-active or masked neuron (three-layer-fibers R13 S6) and the GL
+  directions of blocks of always-active neurons of one layer (R11 S4).  Dead / active facts come
+  from exact interval bounds over the domain, from the exact list of activation patterns when
+  the region walk is complete, or, for neurons / weights the sampling flags (never active, never
+  inactive, never exercised), from an exhaustive exact-LP search of the activation-pattern tree
+  (:func:`_prove_empty`, budgeted: it succeeds on small nets only).
 
 Exact when the bounds meet; otherwise the interval and what would close it (more regions
 sampled, or an unknown hidden symmetry).
@@ -592,7 +602,7 @@ class _Budget(Exception):
     pass
 
 
-def _walk_to_pairs(Ws, bs, Xf, A, nz, pairs, dom, starts=8, steps=8):
+def _walk_to_pairs(Ws, bs, Xf, A, nz, pairs, dom, starts=32, steps=10):
     """Float guesses of inputs exercising weights (l, i, k) never exercised in the pool
     (δ_l[i] != 0 needs z_l[i] > 0, h_{l-1}[k] != 0 needs z_{l-1}[k] > 0): from the pool inputs
     with the largest min(z_{l-1}[k], z_l[i]), Gauss–Newton steps on the two linearised
