@@ -23,13 +23,14 @@ Methods (``method=``)
        zeroed (:func:`reduced_difference`).  Planted symmetries (permutations, positive
        scalings, dead or duplicated neurons, cancelling pairs) make D collapse to a network
        with no live neuron: one region, no search.
-    3. a walk over the linear regions of the reduced D: starting from one region it crosses
-       every facet (the pattern across a facet is computed exactly,
-       :func:`semialgebraic.verify.region_cover.neighbour_pattern`) and checks that the affine
-       map of D is zero on each region.  A region where it is not gives an exact
-       counterexample (a point of the region where a and b differ).  Facets are decided by
-       exact LP (:mod:`semialgebraic.lp`; HiGHS only guesses): an exact point beyond the facet
-       proves it, Farkas multipliers over the facets prove that an inequality is redundant.
+    3. a walk over the linear regions of the reduced D (:func:`semialgebraic.regions.regions`,
+       the one region walk of the package, with ``multipliers=True``; :func:`joint_regions`
+       puts its regions in certificate form): starting from one region it crosses every facet
+       (the pattern across a facet is proved exactly) and checks that the affine map of D is
+       zero on each region.  A region where it is not gives an exact counterexample (a point
+       of the region where a and b differ).  Facets are decided by exact LP
+       (:mod:`semialgebraic.lp`; HiGHS only guesses): an exact point in the facet proves it,
+       Farkas multipliers over the facets prove that an inequality is redundant.
     4. When the walk closes, the answer is "equivalent" with a ``region_cover`` certificate
        (the reduction steps and the regions; format and the covering argument:
        :mod:`semialgebraic.verify.region_cover`).
@@ -60,7 +61,6 @@ details; the certificate is always about the networks as given.
 from __future__ import annotations
 
 import random
-from collections import deque
 from dataclasses import dataclass, field, replace
 from typing import Any, Iterator, Sequence
 
@@ -77,8 +77,10 @@ from .exceptions import CertificateError, SemialgebraicError, UndecidedError
 from .shallow import equivalent_shallow
 from .verdict import Hypothesis, Verdict
 from .verify import verify
+from .polyhedra import Polyhedron
+from .regions import Region, regions
 from .verify.region_cover import (apply_reduction, difference_network, domain_rows, interval_bounds,
-                                  is_proportional, neighbour_pattern, neuron_rows)
+                                  is_proportional)
 
 
 __all__ = ["METHODS", "equivalent", "is_equivalent", "could_be_equivalent", "refutation_points",
@@ -234,7 +236,7 @@ def simplify(net: Network, *, domain: Any = None) -> tuple[Network, dict]:
     changed = True
     while changed:
         changed = False
-        bounds = _interval_bounds(Ws, bs, net.n_inputs, dom)
+        bounds = interval_bounds(Ws, bs, net.n_inputs, dom)
         for l in range(len(Ws) - 1):
             drop = []
             for i in range(len(Ws[l])):
@@ -286,7 +288,7 @@ def preactivation_bounds(net: Network, *, domain: Any = None) -> list:
     [[('0', '1'), ('0', '1')], [('0', '2')]]
     """
     dom = normalize_domain(domain, net.n_inputs)
-    return _interval_bounds([w.to_rows() for w in net.weights], [list(b) for b in net.biases],
+    return interval_bounds([w.to_rows() for w in net.weights], [list(b) for b in net.biases],
                             net.n_inputs, dom)
 
 
@@ -359,13 +361,19 @@ def reduced_difference(a: Network, b: Network, *, domain: Any = None) -> tuple[N
 # ------------------------------------------------------------------------------------------------
 @dataclass
 class JointRegion:
-    """One linear region of the networks *nets* taken together (the regions of a − b).
+    """One linear region of the networks *nets* taken together (the regions of a − b), in the
+    form of a ``region_cover`` certificate region; a view of a
+    :class:`semialgebraic.regions.Region` of the networks side by side.
 
-    ``pattern``: -1/0/1 per hidden neuron of every network (0: pre-activation identically zero
-    on the region); ``point``: exact interior point; ``rows``: unoriented affine pre-activations
-    ``(a, c)`` per neuron; ``inequalities``: oriented rows (> 0 on the region), then the
-    domain's; ``facets``, ``neighbours`` (region index or None), ``redundant`` (Farkas
-    multipliers ``(l0, [l_f])`` per other inequality) are filled when the walk moves on.
+    ``pattern``: -1/0/1 per hidden neuron (0: pre-activation identically zero on the region);
+    ``point``: exact interior point; ``rows``: unoriented affine pre-activations ``(a, c)`` per
+    neuron; ``inequalities``: oriented rows ``(a..., c)`` (> 0 on the region), then the
+    domain's; ``facets`` (one inequality per facet hyperplane, a domain row when the hyperplane
+    is the domain's), ``neighbours`` (aligned with ``facets``: index of the region across it
+    in the walk order, None for a domain facet), ``redundant`` (exact Farkas multipliers
+    ``(l0, [l_f for f in facets])`` of every other non-zero inequality; empty when the walk ran
+    with ``multipliers=False``), ``witnesses`` (facet → exact point in its relative interior),
+    ``region`` (the underlying Region, with its affine map).
     """
 
     index: int
@@ -377,6 +385,7 @@ class JointRegion:
     neighbours: list = field(default_factory=list)
     redundant: dict = field(default_factory=dict)
     witnesses: dict = field(default_factory=dict)
+    region: Region | None = field(default=None, repr=False, compare=False)
 
     def to_json(self) -> dict:
         return {"pattern": list(self.pattern), "point": list(self.point),
@@ -386,66 +395,99 @@ class JointRegion:
 
 
 def joint_regions(nets: Sequence[Network], *, domain: Any = None, budget: Budget | None = None,
-                  seed: int = 0, state: dict | None = None) -> Iterator[JointRegion]:
-    """Walk the linear regions of the networks *nets* (same input dimension) on *domain*.
+                  seed: int = 0, state: dict | None = None,
+                  multipliers: bool = True) -> Iterator[JointRegion]:
+    """Walk the linear regions of the networks *nets* (same input dimension and depth) on
+    *domain*, with :func:`semialgebraic.regions.regions` (the one region walk).
 
-    Lazy: each region is yielded as soon as its interior point is known; its facets,
-    neighbours and redundancy multipliers are filled in before the next one is yielded.  When
-    *budget* stops the walk or an interior point across a facet cannot be constructed, the
-    iterator ends early and ``state["complete"]`` is False (with ``state["reason"]``).
+    Several networks are put side by side (one network: first layers stacked, hidden layers
+    block diagonal); the pattern then lists the hidden neurons layer by layer.  The walk starts
+    at a random point of the domain (*seed*).  Lazy: each region is yielded with its facets,
+    neighbours and (*multipliers*) redundancy multipliers.  When *budget* stops the walk or a
+    step of the walk cannot be proved exactly, the iterator ends early and
+    ``state["complete"]`` is False (with ``state["reason"]``).
 
     >>> from algebra.network import Network
     >>> net = Network.from_rows([[[1], [-1]], [[1, 1]]], [[0, 1], [0]])
     >>> sorted(r.pattern for r in joint_regions([net]))
     [(-1, 1), (1, -1), (1, 1)]
     """
-    d = nets[0].n_inputs
+    net = _side_by_side(nets)
+    d = net.n_inputs
     dom = normalize_domain(domain, d)
     budget = budget or Budget()
     state = state if state is not None else {}
     state.update(complete=False, reason=None, regions=0)
     drows = domain_rows(d, dom)
-    rng = random.Random(seed)
-    start = None
-    for _ in range(200):
-        x = _random_point(rng, d, dom, strict=True)
-        found = _region_at(nets, x, drows)
-        if found is not None:
-            start = found
-            break
-    if start is None:
-        state["reason"] = "no interior starting point found"
+    poly = Polyhedron([[-v for v in g[:d]] for g in drows], [g[d] for g in drows], d) if drows else None
+    start = _random_point(random.Random(seed), d, dom)
+    walk = regions(net, domain=poly, budget=budget, progress=False, start=start,
+                   multipliers=multipliers)
+    index: dict = {}
+    n = net.n_hidden
+    try:
+        for reg in walk:
+            index.setdefault(reg.pattern, len(index))
+            for _, q in reg.neighbours:
+                if q is not None:
+                    index.setdefault(q, len(index))
+            state["regions"] += 1
+            yield _joint(reg, index, n, d)
+    except CertificateError as exc:
+        state["reason"] = str(exc)
         return
-    index = {start[0]: 0}
-    queue = deque([(0, start)])
-    while queue:
-        if budget.exhausted():
-            state["reason"] = budget.reason
-            return
-        idx, (pat, x, rows, ineq) = queue.popleft()
-        reg = JointRegion(idx, pat, x, rows, ineq)
-        budget.count()
-        state["regions"] += 1
-        yield reg
-        try:
-            _classify(reg, d)
-        except _WalkError as exc:
-            state["reason"] = str(exc)
-            return
-        for f in reg.facets:
-            if f >= len(pat):
-                reg.neighbours.append(None)
-                continue
-            across = neighbour_pattern(nets, pat, ineq[f], rows)
-            if across not in index:
-                found = _cross(nets, reg, f, across, drows)
-                if found is None:
-                    state["reason"] = f"could not construct a point across facet {f} of region {idx}"
-                    return
-                index[across] = len(index)
-                queue.append((index[across], found))
-            reg.neighbours.append(index[across])
-    state["complete"] = True
+    if walk.complete:
+        state["complete"] = True
+    else:
+        state["reason"] = budget.reason or "the walk stopped early"
+
+
+def _joint(reg: Region, index: dict, n: int, d: int) -> JointRegion:
+    """The certificate view of a Region: a facet hyperplane shared with the domain is listed by
+    its domain row (whose neighbour is null), multipliers rescaled accordingly."""
+    ineq = [tuple(a) + (c,) for a, c in reg.inequalities]
+    rows = [tuple(s * v for v in g) if s else g for s, g in zip(reg.pattern, ineq)]
+    facets, neighbours, witnesses, scale = [], [], {}, []
+    for p, (cls, (_, q), y) in enumerate(zip(reg.facet_classes, reg.neighbours, reg.facet_points)):
+        f = next((j for j in cls if j >= n), cls[0])
+        nu = Q(1)
+        if f != cls[0]:                   # ℓ_rep = ν ℓ_f, ν > 0
+            nu = next(u / v for u, v in zip(ineq[cls[0]][:d], ineq[f][:d]) if v != 0)
+        scale.append(nu)
+        facets.append(f)
+        neighbours.append(None if q is None else index[q])
+        witnesses[f] = y
+    redundant = {}
+    if reg.redundant is not None:
+        listed = set(facets)
+        for k, (l0, ls) in reg.redundant.items():
+            if k not in listed:
+                redundant[k] = (l0, [v * s for v, s in zip(ls, scale)])
+        for p, (cls, f) in enumerate(zip(reg.facet_classes, facets)):
+            if f != cls[0]:
+                redundant[cls[0]] = (Q(0), [scale[p] if t == p else Q(0) for t in range(len(facets))])
+    return JointRegion(index[reg.pattern], reg.pattern, reg.point, rows, ineq, facets, neighbours,
+                       redundant, witnesses, reg)
+
+
+def _side_by_side(nets: Sequence[Network]) -> Network:
+    """One network whose hidden neurons are those of *nets* (same depth), layer by layer."""
+    if len(nets) == 1:
+        return nets[0]
+    if len({net.depth for net in nets}) != 1 or len({net.n_inputs for net in nets}) != 1:
+        raise InputError("joint_regions: the networks must have the same depth and inputs")
+    ws, bs = [], []
+    for l in range(nets[0].depth):
+        layers = [net.layer(l) for net in nets]
+        if l == 0:
+            ws.append(QMatrix.vstack([W for W, _ in layers]))
+        else:
+            cols = [W.ncols for W, _ in layers]
+            ws.append(QMatrix.vstack([QMatrix.hstack([QMatrix.zeros(W.nrows, cols[j]) if j != i else W
+                                                      for j in range(len(layers))])
+                                      for i, (W, _) in enumerate(layers)]))
+        bs.append([v for _, b in layers for v in b])
+    return Network(ws, bs)
 
 
 # ------------------------------------------------------------------------------------------------
@@ -501,7 +543,7 @@ def max_deviation(a: Network, b: Network, box: Any, *, timeout: float | None = N
     state: dict = {}
     bar = Progress("regions", enabled=progress)
     D, _ = reduced_difference(a, b, domain=dom)
-    walk = joint_regions((D,), domain=dom, budget=budget, state=state)
+    walk = joint_regions((D,), domain=dom, budget=budget, state=state, multipliers=False)
     regs = []
     try:
         for reg in walk:
@@ -513,9 +555,7 @@ def max_deviation(a: Network, b: Network, box: Any, *, timeout: float | None = N
     finally:
         bar.close()
     for reg in regs:
-        if not reg.facets:
-            _classify(reg, d)  # the last region is unclassified when the walk stopped early
-        J, c = D.affine_map(reg.pattern)
+        J, c = reg.region.jacobian, reg.region.offset
         A_le = [[-v for v in reg.inequalities[f][:d]] for f in reg.facets]
         b_le = [reg.inequalities[f][d] for f in reg.facets]
         for o in range(a.n_outputs):
@@ -613,10 +653,10 @@ def _general(a, b, dom, budget, progress, hyps, samples=32) -> Verdict:
     bar = Progress("regions of a - b", enabled=progress)
     counter = None
     try:
-        for reg in joint_regions((D,), domain=dom, budget=budget, state=state):
+        for reg in joint_regions((D,), domain=dom, budget=budget, state=state, multipliers=True):
             regs.append(reg)
             bar.update(1)
-            J, c = D.affine_map(reg.pattern)
+            J, c = reg.region.jacobian, reg.region.offset
             if not J.is_zero() or any(v != 0 for v in c):
                 counter = _point_where_differ(a, b, D, reg)
                 break
@@ -680,280 +720,6 @@ def _point_where_differ(a, b, D, reg):
     raise CertificateError("counterexample", "no point of the region separates a and b")
 
 
-def _region_at(nets, x, drows):
-    """(pattern, point, rows, inequalities) if x is interior to a region, else None."""
-    pat = tuple(s for net in nets for s in net.activation_pattern(x))
-    return _region_with(nets, pat, x, drows)
-
-
-def _region_with(nets, pat, x, drows):
-    rows, off = [], 0
-    for net in nets:
-        rows += neuron_rows(net, pat[off:off + net.n_hidden])
-        off += net.n_hidden
-    ineq = []
-    for s, row in zip(pat, rows):
-        if s == 0:
-            if any(v != 0 for v in row):
-                return None
-            ineq.append(tuple(Q(0) for _ in row))
-        else:
-            ineq.append(tuple(s * v for v in row))
-    ineq += drows
-    if any(_val(g, x) <= 0 for g in ineq if any(v != 0 for v in g)):
-        return None
-    if tuple(s for net in nets for s in net.activation_pattern(x)) != pat:
-        return None
-    return pat, tuple(x), rows, ineq
-
-
-def _classify(reg: JointRegion, d: int) -> None:
-    """Facets (each with an exact witness point just beyond it) and Farkas multipliers over the
-    facets for every other inequality.  Float LPs (HiGHS) only guess; every claim is verified
-    exactly and, when verification fails, :func:`semialgebraic.lp.feasible` decides exactly."""
-    ineq, n, x = reg.inequalities, len(reg.pattern), reg.point
-    live = [k for k, g in enumerate(ineq) if any(v != 0 for v in g)]
-    live = [k for k in live if k >= n] + [k for k in live if k < n]   # domain rows represent first
-    reps: list[int] = []
-    member: dict[int, tuple[int, Q]] = {}
-    for k in live:
-        if all(v == 0 for v in ineq[k][:d]):
-            member[k] = (-1, Q(0))          # positive constant: l0 = c
-            continue
-        for r in reps:
-            mu = _positive_multiple(ineq[k], ineq[r])
-            if mu is not None:
-                member[k] = (r, mu)
-                break
-        else:
-            reps.append(k)
-    facets, red_rep = [], []
-    model = _FloatPolyhedron([ineq[k] for k in reps], d) if reps else None
-    for i, k in enumerate(reps):
-        others = [ineq[r] for r in reps if r != k]
-        w = _projection_witness(x, ineq[k], others, d)
-        if w is None:
-            status, y, _ = model.minimize(ineq[k][:d], drop=i)
-            if status == "unbounded" or (status == "optimal" and model.value(ineq[k], y) < -1e-9):
-                w = _blend_witness(x, y, ineq[k], others, d) if y is not None else None
-                if w is None:
-                    w = _exact_witness(ineq[k], others, d)
-        if w is not None:
-            facets.append(k)
-            reg.witnesses[k] = w
-        else:
-            red_rep.append(k)
-    mult = _multipliers(ineq, facets, red_rep, d)
-    if mult is None:                       # a float guess was wrong: decide every candidate exactly
-        for k in list(red_rep):
-            w = _exact_witness(ineq[k], [ineq[r] for r in reps if r != k], d)
-            if w is not None:
-                red_rep.remove(k)
-                facets.append(k)
-                reg.witnesses[k] = w
-        mult = _multipliers(ineq, facets, red_rep, d)
-        if mult is None:
-            raise _WalkError("an inequality is neither a facet nor implied by the facets")
-    reg.facets = facets
-    zero = [Q(0)] * len(facets)
-    for k in live:
-        if k in facets or k in mult:
-            continue
-        r, mu = member[k]
-        if r == -1:
-            mult[k] = (ineq[k][d], list(zero))
-        elif r in mult:
-            l0, ls = mult[r]
-            mult[k] = (mu * l0, [mu * v for v in ls])
-        else:
-            ls = list(zero)
-            ls[facets.index(r)] = mu
-            mult[k] = (Q(0), ls)
-    reg.redundant = mult
-
-
-def _multipliers(ineq, facets, red_rep, d):
-    mult: dict[int, tuple[Q, list]] = {}
-    F = [ineq[f] for f in facets]
-    fmodel = _FloatPolyhedron(F, d) if F else None
-    for k in red_rep:
-        got = None
-        if fmodel is not None:
-            status, y, dual = fmodel.minimize(ineq[k][:d])
-            if status == "optimal":
-                got = _farkas_from_support(ineq[k], F, dual, d)
-        if got is None:
-            got = _exact_farkas(ineq[k], F, d)
-        if got is None:
-            return None
-        mult[k] = got
-    return mult
-
-
-class _WalkError(Exception):
-    """The exact checks of the walk could not confirm a float guess (the walk stops)."""
-
-
-class _FloatPolyhedron:
-    """HiGHS model of ``{x : a_i x + c_i >= 0}`` (rows scaled), for guesses only."""
-
-    def __init__(self, rows, d):
-        import numpy as np
-        from highspy import _core as hc
-        self.np, self.hc, self.d = np, hc, d
-        A = np.array([[float(v) for v in g[:d]] for g in rows], dtype=float).reshape(len(rows), d)
-        c = np.array([float(g[d]) for g in rows], dtype=float)
-        scale = np.abs(A).max(axis=1) if d else np.ones(len(rows))
-        scale[scale == 0] = 1.0
-        self.A, self.c, self.scale = A / scale[:, None], c / scale, scale
-        m = len(rows)
-        h = hc._Highs()
-        h.setOptionValue("output_flag", False)
-        lp_ = hc.HighsLp()
-        lp_.num_col_, lp_.num_row_ = d, m
-        inf = hc.kHighsInf
-        lp_.col_cost_ = np.zeros(d)
-        lp_.col_lower_ = np.full(d, -inf)
-        lp_.col_upper_ = np.full(d, inf)
-        lp_.row_lower_ = -self.c
-        lp_.row_upper_ = np.full(m, inf)
-        lp_.a_matrix_.format_ = hc.MatrixFormat.kRowwise
-        lp_.a_matrix_.start_ = np.arange(0, m * d + 1, d, dtype=np.int32)
-        lp_.a_matrix_.index_ = np.tile(np.arange(d, dtype=np.int32), m)
-        lp_.a_matrix_.value_ = self.A.ravel()
-        h.passModel(lp_)
-        self.h = h
-
-    def minimize(self, obj, drop=None):
-        np, hc, h = self.np, self.hc, self.h
-        o = np.array([float(v) for v in obj])
-        o = o / max(np.abs(o).max(), 1e-300)
-        h.changeColsCost(self.d, np.arange(self.d, dtype=np.int32), o)
-        if drop is not None:
-            h.changeRowBounds(drop, -hc.kHighsInf, hc.kHighsInf)
-        h.run()
-        name = str(h.getModelStatus()).rsplit(".", 1)[-1]
-        sol = h.getSolution()
-        if drop is not None:
-            h.changeRowBounds(drop, -self.c[drop], hc.kHighsInf)
-        if name == "kOptimal":
-            return "optimal", np.array(sol.col_value), np.array(sol.row_dual)
-        if name in ("kUnbounded", "kUnboundedOrInfeasible"):
-            return "unbounded", None, None
-        return "unknown", None, None
-
-    @staticmethod
-    def value(g, y) -> float:
-        return sum(float(gi) * yi for gi, yi in zip(g[:-1], y)) + float(g[-1])
-
-
-def _projection_witness(x, g, others, d):
-    """x pushed just beyond the hyperplane g = 0 along its normal, if that proves g a facet."""
-    a = g[:d]
-    aa = sum((v * v for v in a), Q(0))
-    t = _val(g, x) / aa * Q(65, 64)
-    y = tuple(xi - t * ai for xi, ai in zip(x, a))
-    if all(_val(h, y) > 0 for h in others):
-        return y
-    return None
-
-
-def _blend_witness(x, yf, g, others, d):
-    """An exact point on the segment from x to the float minimiser yf beyond g = 0."""
-    y = tuple(Q(*float(v).as_integer_ratio()) for v in yf)
-    gx, gy = _val(g, x), _val(g, y)
-    if gy >= 0:
-        return None
-    s0 = gx / (gx - gy)
-    for s in (s0 + (1 - s0) / 2, s0 + (1 - s0) / 64, s0 + (1 - s0) / 4096):
-        p = tuple(xi + s * (yi - xi) for xi, yi in zip(x, y))
-        if _val(g, p) < 0 and all(_val(h, p) > 0 for h in others):
-            return p
-    return None
-
-
-def _exact_witness(g, others, d):
-    res = lp.feasible(A_lt=[[-v for v in h[:d]] for h in others] + [list(g[:d])],
-                      b_lt=[h[d] for h in others] + [-g[d]], n=d)
-    return res.point if res.feasible else None
-
-
-def _farkas_from_support(g, F, dual, d):
-    """Exact (l0, [l_f]) with g = l0 + sum l_f g_f, l >= 0, on the support of a float dual."""
-    S = [i for i, v in enumerate(dual) if abs(v) > 1e-9]
-    if not S:
-        return None if any(v != 0 for v in g[:d]) else (g[d], [Q(0)] * len(F))
-    M = QMatrix.from_rows([[F[i][j] for i in S] for j in range(d)], ncols=len(S))
-    sol = M.solve_general(g[:d])
-    if sol is None:
-        return None
-    lam = sol[0]
-    if any(v < 0 for v in lam):
-        return None
-    ls = [Q(0)] * len(F)
-    for i, v in zip(S, lam):
-        ls[i] = v
-    l0 = g[d] - sum((l * f[d] for l, f in zip(ls, F)), Q(0))
-    return (l0, ls) if l0 >= 0 else None
-
-
-def _exact_farkas(g, F, d):
-    res = lp.feasible(A_lt=[[-v for v in h[:d]] for h in F] + [list(g[:d])],
-                      b_lt=[h[d] for h in F] + [-g[d]], n=d)
-    if res.feasible:
-        return None
-    y = res.certificate["y_lt"]
-    yk = y[-1]
-    if yk <= 0:
-        return None
-    ls = [v / yk for v in y[:-1]]
-    l0 = g[d] - sum((l * f[d] for l, f in zip(ls, F)), Q(0))
-    return (l0, ls) if l0 >= 0 else None
-
-
-def _cross(nets, reg, f, across, drows):
-    """An exact interior point of the region *across* facet f: from the interior point towards
-    the witness beyond the facet, to the facet, then a small step further."""
-    g, x, w = reg.inequalities[f], reg.point, reg.witnesses[f]
-    gx, gw = _val(g, x), _val(g, w)
-    tau = gx / (gx - gw)
-    z = tuple(xi + tau * (wi - xi) for xi, wi in zip(x, w))
-    t = Q(1, 2)
-    for _ in range(400):
-        y = tuple(zi + t * (wi - zi) for zi, wi in zip(z, w))
-        found = _region_with(nets, across, y, drows)
-        if found is not None:
-            return found
-        t /= 2
-    return None
-
-
-def _interval_bounds(Ws, bs, d, dom):
-    """Sound bounds (None = infinite) of every pre-activation over the domain."""
-    if dom is None:
-        box = [(None, None)] * d
-    elif dom == "orthant":
-        box = [(Q(0), None)] * d
-    else:
-        box = [dom] * d
-    out = []
-    for l in range(len(Ws)):
-        layer = []
-        for row, c in zip(Ws[l], bs[l]):
-            lo, hi = c, c
-            for w, (xl, xh) in zip(row, box):
-                if w == 0:
-                    continue
-                a1, a2 = (xl, xh) if w > 0 else (xh, xl)
-                lo = None if lo is None or a1 is None else lo + w * a1
-                hi = None if hi is None or a2 is None else hi + w * a2
-            layer.append((lo, hi))
-        out.append(layer)
-        box = [(Q(0) if lo is None or lo < 0 else lo, None if hi is None else max(hi, Q(0)))
-               for lo, hi in layer]
-    return out
-
-
 def _rebuild(Ws, bs, d) -> Network:
     if any(len(W) == 0 for W in Ws[:-1]):          # constant network
         widths = [d] + [1] * (len(Ws) - 1)
@@ -989,7 +755,7 @@ def _val(g, x) -> Q:
     return sum((gi * xi for gi, xi in zip(g, x)), Q(0)) + g[-1]
 
 
-def _random_point(rng, d, dom, strict=False):
+def _random_point(rng, d, dom):
     if isinstance(dom, tuple):
         lo, hi = dom
         return tuple(lo + (hi - lo) * Q(rng.randint(1, 999), 1000) for _ in range(d))

@@ -26,6 +26,14 @@ non-negative at y (so the segment (y, y'] lies in q's region), halving ε otherw
 neighbour may differ in several neurons (coinciding hyperplanes, or a deeper neuron whose
 bent hyperplane continues the facet).
 
+Redundancy multipliers (``regions(..., multipliers=True)``).  For every inequality ``k`` that is
+not a listed facet and not the trivial ``0·x + 0``, exact Farkas multipliers ``λ_0 >= 0,
+λ_f >= 0`` with ``ℓ_k = λ_0 + Σ_f λ_f ℓ_f`` over the facets (``Region.redundant``): they prove
+that the closed region is cut out by its facets (the ``region_cover`` certificate of
+:mod:`semialgebraic.equivalence` needs them).  The support of λ is guessed by a float LP over
+the facets and λ solved for exactly; when that fails, an exact Motzkin certificate of
+:func:`semialgebraic.lp.feasible` gives λ.  Off by default (it costs one LP per non-facet).
+
 Pattern entries.  ``+1``/``-1``: the neuron's pre-activation is positive/negative on the region.
 ``0``: the pre-activation is *identically zero* on the region (e.g. a dead neuron, or a
 second-layer neuron fed only by inactive neurons); its inequality is then the trivial
@@ -92,6 +100,10 @@ class Region:
         domain's boundary.
     n_hidden : int
         Number of hidden neurons (inequalities from index ``n_hidden`` on come from the domain).
+    redundant : dict or None
+        With ``multipliers=True``: ``{k: (λ_0, (λ_f for f in facets))}`` for every inequality
+        k that is neither a facet nor ``0·x + 0``, exact, ``λ >= 0`` and
+        ``ℓ_k = λ_0 + Σ λ_f ℓ_f`` (see the module docstring); None otherwise.
     """
 
     pattern: tuple
@@ -104,6 +116,7 @@ class Region:
     facet_points: tuple = ()
     neighbours: tuple = ()
     n_hidden: int = 0
+    redundant: dict | None = field(default=None, compare=False)
     _A: QMatrix | None = field(default=None, repr=False, compare=False)
 
     def contains(self, x: Sequence[object]) -> bool:
@@ -137,11 +150,12 @@ class RegionWalk:
     """
 
     def __init__(self, net: Network, domain: Polyhedron | None, budget: Budget,
-                 progress: bool | None, start: Sequence[object] | None):
+                 progress: bool | None, start: Sequence[object] | None,
+                 multipliers: bool = False):
         self.net, self.domain, self.budget = net, domain, budget
         self.complete = False
         self.count = 0
-        self._engine = _Engine(net, domain)
+        self._engine = _Engine(net, domain, multipliers)
         self._progress = progress
         self._start = start
         self._gen = self._walk()
@@ -184,7 +198,8 @@ class RegionWalk:
 
 def regions(net: Network, *, domain: Polyhedron | None = None, max_regions: int | None = None,
             timeout: float | None = None, budget: Budget | None = None,
-            progress: bool | None = None, start: Sequence[object] | None = None) -> RegionWalk:
+            progress: bool | None = None, start: Sequence[object] | None = None,
+            multipliers: bool = False) -> RegionWalk:
     """Iterate lazily over the linear regions of *net* (inside *domain*'s interior).
 
     Parameters
@@ -199,6 +214,8 @@ def regions(net: Network, *, domain: Polyhedron | None = None, max_regions: int 
         Progress line on stderr (default: when stderr is a terminal).
     start : point, optional
         Where to start the walk (perturbed if it lies on a hyperplane).
+    multipliers : bool
+        Also compute exact redundancy multipliers of every non-facet (``Region.redundant``).
 
     Returns
     -------
@@ -209,7 +226,7 @@ def regions(net: Network, *, domain: Polyhedron | None = None, max_regions: int 
         raise DimensionMismatchError("regions: domain dimension", domain.dim_ambient, net.n_inputs)
     if budget is None:
         budget = Budget(timeout=timeout, max_regions=max_regions)
-    return RegionWalk(net, domain, budget, progress, start)
+    return RegionWalk(net, domain, budget, progress, start, multipliers)
 
 
 def region_at(net: Network, x: Sequence[object], *, domain: Polyhedron | None = None) -> Region:
@@ -251,8 +268,9 @@ class _Forms:
 
 
 class _Engine:
-    def __init__(self, net: Network, domain: Polyhedron | None):
+    def __init__(self, net: Network, domain: Polyhedron | None, multipliers: bool = False):
         self.net = net
+        self.multipliers = multipliers
         self.d = net.n_inputs
         self.n_hidden = net.n_hidden
         self.domain = domain
@@ -413,10 +431,105 @@ class _Engine:
             neighbours.append((i, q))
             self.pending_neighbours.append((i, q, y2))
         ineqs = tuple((tuple(rows[i]), c[i]) for i in range(M))
+        redundant = None
+        if self.multipliers:
+            redundant = self._redundancy(rows, c, active, classes, order, facets)
         return Region(pattern=tuple(pattern), point=tuple(point), jacobian=f.J, offset=f.offset,
                       inequalities=ineqs, facets=tuple(facets), facet_classes=tuple(facet_classes),
                       facet_points=tuple(facet_points), neighbours=tuple(neighbours),
-                      n_hidden=self.n_hidden, _A=A)
+                      n_hidden=self.n_hidden, redundant=redundant, _A=A)
+
+    def _redundancy(self, rows, c, active, classes, order, facets) -> dict:
+        """Exact ``(λ_0, λ)`` with ``ℓ_k = λ_0 + Σ_f λ_f ℓ_f``, λ >= 0, for every non-facet k.
+
+        Non-facet hyperplanes are batched: the float minimum of one of them over the closed
+        region gives a vertex basis of facets, and λ is solved exactly for every pending one
+        at once with that basis (kept where λ >= 0, λ_0 >= 0); the rest go one by one.
+        """
+        pos = {i: p for p, i in enumerate(facets)}
+        nf = len(facets)
+        zero = (_ZERO,) * nf
+        out: dict = {}
+        AF = QMatrix.from_rows([rows[i] for i in facets], ncols=self.d) if facets else None
+        cF = [c[i] for i in facets]
+        flp = FloatLP(-AF, cF) if facets else None
+        todo = [classes[key][0] for key in order if classes[key][0] not in pos]
+        while todo:
+            k = todo[0]
+            S = self._support(rows[k], flp)
+            basis = S if S and len(S) == self.d and AF.submatrix(rows=S).rank() == self.d else None
+            if basis is not None:
+                inv = AF.submatrix(rows=basis).T.inverse()
+                Lam = (inv @ QMatrix.from_rows([rows[u] for u in todo], ncols=self.d).T).to_rows()
+                cB = [cF[f] for f in basis]
+                for col, u in enumerate(todo):
+                    lam = [Lam[r][col] for r in range(len(basis))]
+                    if all(v >= 0 for v in lam):
+                        lam0 = c[u] - _dot(lam, cB)
+                        if lam0 >= 0:
+                            full = [_ZERO] * nf
+                            for f, v in zip(basis, lam):
+                                full[f] = v
+                            out[u] = (lam0, tuple(full))
+            if k not in out:
+                got = self._farkas(rows[k], c[k], AF, cF, S)
+                if got is None:
+                    raise CertificateError("regions", f"inequality {k} is neither a facet nor "
+                                           "implied by the facets")
+                out[k] = got
+            todo = [u for u in todo if u not in out]
+        for key in order:
+            cls = classes[key]
+            rep = cls[0]
+            base = out[rep] if rep not in pos else \
+                (_ZERO, tuple(_ZERO if p != pos[rep] else Q(1) for p in range(nf)))
+            s = next(v for v in rows[rep] if v != 0)
+            for i in cls[1:]:
+                mu = next(v for v in rows[i] if v != 0) / s      # ℓ_i = μ ℓ_rep, μ > 0
+                out[i] = (mu * base[0], tuple(mu * v for v in base[1]))
+        act = set(active)
+        for i in range(len(rows)):
+            if i not in act and c[i] != 0:                    # positive constant
+                out[i] = (c[i], zero)
+        return out
+
+    @staticmethod
+    def _support(a, flp):
+        """Facets with a positive float dual at a minimiser of a·x over the closure, or None."""
+        got = flp.minimize(a) if flp is not None else None
+        if got is None:
+            return None
+        duals = got[2]
+        top = float(duals.max()) if len(duals) else 0.0
+        return [f for f in range(len(duals)) if duals[f] > 1e-9 * max(top, 1.0)] or None
+
+    @staticmethod
+    def _farkas(a, ci, AF, cF, S):
+        """``(λ_0, λ)`` >= 0 with ``a·x + ci = λ_0 + Σ λ_f (a_f·x + c_f)``, or None.
+
+        First λ supported on the guessed facets *S* (exact solve), else an exact Motzkin
+        certificate that ``{ℓ_f > 0 for all f, a·x + ci < 0}`` is empty.
+        """
+        if S:
+            sol = AF.submatrix(rows=S).T.solve_general(list(a))
+            if sol is not None and all(v >= 0 for v in sol[0]):
+                lam0 = ci - _dot(sol[0], [cF[f] for f in S])
+                if lam0 >= 0:
+                    lam = [_ZERO] * len(cF)
+                    for f, v in zip(S, sol[0]):
+                        lam[f] = v
+                    return lam0, tuple(lam)
+        n = len(cF)
+        A_lt = QMatrix.vstack([-AF, QMatrix.row(list(a))]) if n else QMatrix.row(list(a))
+        res = feasible(A_lt=A_lt, b_lt=list(cF) + [-ci], n=len(a))
+        if res.feasible:
+            return None
+        y = res.certificate["y_lt"]
+        if y[-1] <= 0:
+            return None
+        lam = tuple(v / y[-1] for v in y[:-1])
+        lam0 = ci - _dot(lam, cF)
+        return (lam0, lam) if lam0 >= 0 else None
 
     @staticmethod
     def _foot_witness(t, a, point, val_p, Areps, creps):
