@@ -150,7 +150,8 @@ def functional_dimension(net: Network, *, domain: Any = None, timeout: float | N
     n1 = net.widths[1] if net.depth > 1 else 0
     first_layer_regions = sum(math.comb(n1, i) for i in range(min(n1, d) + 1))
     if max_regions is None or first_layer_regions <= max_regions:
-        for reg in joint_regions([net], domain=dom, budget=walk_budget, state=state, seed=seed):
+        for reg in joint_regions([net], domain=dom, budget=walk_budget, state=state, seed=seed,
+                                 multipliers=False):
             regions.append(reg)
     complete = bool(state.get("complete"))
     patterns = [r.pattern for r in regions] if complete else None
