@@ -88,7 +88,7 @@ from __future__ import annotations
 
 import random
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Iterable, Mapping, NamedTuple, Sequence
 
 from .exceptions import DimensionMismatchError, InputError
@@ -246,7 +246,6 @@ def explicit_laws(net: Network, samples) -> list[Law]:
     widths = net.widths
     L = net.depth
     laws: list[Law] = []
-    act = _activity(net, samples)  # per hidden layer: list of (always_on, always_off)
     # R23: rescaling of each hidden neuron
     for l in range(1, L):
         for i in range(widths[l]):
@@ -543,7 +542,6 @@ def symmetry_without_law(net: Network, direction: Sequence[Polynomial], samples,
     """
     res, span = _count(net, samples, max_depth, None, 6, seed, exact_span=True)
     samples = _normalize(net, samples)
-    R = parameter_ring_of(net)
     if len(direction) != net.n_parameters:
         raise DimensionMismatchError("symmetry_without_law", len(direction), net.n_parameters)
     theta = net.parameters()

@@ -54,18 +54,10 @@ from .symmetry_graph import count_components, symmetry_graph
 from .verdict import Hypothesis, Verdict
 from .verify import verify
 
-try:   # the shallow helper's exact κ₊ (R6); a private z3 Gordan test otherwise
-    from .shallow import positive_factor_rank as _shallow_pfr
-except ImportError:                           # pragma: no cover
-    _shallow_pfr = None
-try:   # the regions helper's enumeration (one interior point per region) for FIBDIM
-    from .regions import regions as _regions
-except ImportError:                           # pragma: no cover
-    _regions = None
-try:   # the sets helper's basic semi-algebraic sets
-    from .sets import BasicSet as _BasicSet
-except ImportError:                           # pragma: no cover
-    _BasicSet = None
+from .shallow import positive_factor_rank   # κ₊ (R6) by the exact LP, shared with shallow
+from .regions import regions as _regions      # one interior point per region, for FIBDIM
+from .sets import BasicSet
+from .shallow import fiber_shallow
 
 __all__ = ["Structure", "Canon", "genericity", "is_generic", "structure", "identifiability",
            "canonical_form", "equivalent_bottleneck", "counterexample", "dimension_formula",
@@ -239,29 +231,6 @@ def structure(net: Network) -> Structure:
     s8 = P.n1 == 1 and len(nd) == 1 and P.R2[nd[0]][0] < 0 and P.b2[nd[0]] > 0
     kappa, wit = positive_factor_rank(G)
     return Structure(widths, hyps, types, masked, interval, s7, s8, L, G, g, G.rank(), kappa, wit)
-
-
-def positive_factor_rank(Gamma: QMatrix) -> tuple[int, dict]:
-    """κ₊(Γ) (three-layer-fibers R6) with its Gordan witness, exactly.
-
-    Uses ``semialgebraic.shallow.positive_factor_rank`` when available; otherwise an exact
-    Gordan test: κ₊ = ρ if some ``y ≥ 0, y ≠ 0`` with ``Γ y = 0`` does NOT exist, else ρ + 1.
-
-    >>> positive_factor_rank(QMatrix.from_rows([[-2, 1]]))[0]
-    2
-    >>> positive_factor_rank(QMatrix.from_rows([[3, 4]]))[0]
-    1
-    """
-    if _shallow_pfr is not None:
-        return _shallow_pfr(Gamma)
-    rho = Gamma.rank()
-    if rho == 0:
-        return 0, {"reason": "Gamma = 0"}
-    y = _gordan_vector(Gamma)
-    if y is None:
-        return rho, {"reason": "row space of Gamma meets the open positive orthant (no y >= 0, "
-                               "y != 0 with Gamma y = 0)"}
-    return rho + 1, {"gordan_y": list(y), "reason": "y >= 0, y != 0, Gamma y = 0"}
 
 
 # =============================================================================================
@@ -453,8 +422,9 @@ def equivalent_bottleneck(a: Network, b: Network, *, certify: bool = True) -> Ve
     :func:`semialgebraic.equivalence.equivalent` falls back to the general method; a cheap exact
     search for a counterexample is still tried then (a verified difference is an answer).
     Equivalent: certificate ``symmetry_path`` (steps S1–S8 carrying a to b, replayed by
-    ``semialgebraic.verify``) or, when no path can be built, the general method's certificate;
-    never "equivalent" without a verified certificate.  Not equivalent: an exact
+    ``semialgebraic.verify``); when no path can be built the answer is None (CANON equal,
+    ``details["canon_equal"]``) and the dispatcher certifies with the general method: never
+    "equivalent" without a verified certificate.  Not equivalent: an exact
     ``counterexample`` input, checked before it is returned.
 
     Complexity: CANON is O(n1² d + n2 n1 m + (n1 + n2) log(n1 + n2) (d + n1)) exact operations
@@ -506,12 +476,9 @@ def equivalent_bottleneck(a: Network, b: Network, *, certify: bool = True) -> Ve
         if cert is not None:
             return Verdict(True, "bottleneck-canon", "canonical forms are equal; symmetry path "
                            f"of {len(steps)} steps verified", hyps, cert)
-    cert = _general_certificate(a, b)
-    if cert is not None:
-        return Verdict(True, "bottleneck-canon", "canonical forms are equal; certified by the "
-                       "general method", hyps, cert)
     return Verdict(None, "bottleneck-canon", "canonical forms are equal (three-layer-fibers R20, "
-                   "derived), but no verifiable certificate could be built", hyps,
+                   "derived), but no symmetry path could be built: the dispatcher "
+                   "(semialgebraic.equivalence) certifies with the general method", hyps,
                    details={"canon_equal": True})
 
 
@@ -921,12 +888,7 @@ def _ring(net: Network):
 
 
 def _basic_set(ring, equalities, positive):
-    if _BasicSet is None:
-        return None
-    try:
-        return _BasicSet(ring, equalities=tuple(equalities), positive=tuple(positive))
-    except Exception:
-        return None
+    return BasicSet(ring, equalities=tuple(equalities), positive=tuple(positive))
 
 
 def _symmetry_names(F) -> list:
@@ -1125,7 +1087,6 @@ def _positive_factorization(G: QMatrix, nL: int):
     W += extra
     while len(W) < nL:
         W.append([Q(1)] * n1)
-    Wm = QMatrix.from_rows(W)
     # solve V Wm = G for V (least structure: use the first `need` rows, others get 0)
     sub = QMatrix.from_rows(W[:need]) if need else None
     V = [[Q(0)] * nL for _ in range(m)]
@@ -1299,7 +1260,6 @@ def _component_system(ring, rep: Network, lab, P0, types):
         eqs += [W1(i, c) * r[p] - W1(i, p) * r[c] for c in cols]
         pos.append(W1(i, p) * (1 if r[p] > 0 else -1))
     lam = lambda i: W1(i, piv[i]) / P.R1[i][piv[i]]       # λ_i as a polynomial
-    flips = set(lab["flips"])
     for j, t in enumerate(types):
         r, V = P.R2[j], P.V[j]
         if t == DEAD:
@@ -1403,12 +1363,7 @@ def non_localizability_example() -> dict:
     rows = [tuple(W2.row_at(j)) + (b2[j],) for j in range(2)]
     tail_ok = _proportional_pair(rows) is None and all(any(x != 0 for x in r[:-1]) for r in rows)
     tail = Network([W2, net.layer(2)[0]], [b2, net.layer(2)[1]])
-    tail_dim = None
-    try:
-        from .fiber import fiber as _fiber          # sibling (imports this module): lazy
-        tail_dim = _fiber(tail).dimension.value
-    except Exception:                                # pragma: no cover - sibling missing
-        pass
+    tail_dim = fiber_shallow(tail).dimension.value
     f1_ok = net.layer(0)[0].rank() == 2
     comp = identifiability(net)
     return {"network": net.to_dict(),
@@ -1554,32 +1509,6 @@ def _proportional_pair(rows) -> tuple[int, int] | None:
     return None
 
 
-def _gordan_vector(G: QMatrix):
-    """y >= 0, y != 0 with G y = 0 (exact, z3's rational simplex), or None."""
-    import z3
-    n = G.ncols
-    ys = [z3.Real(f"y{i}") for i in range(n)]
-    s = z3.Solver()
-    s.set("timeout", 20000)
-    for y in ys:
-        s.add(y >= 0)
-    s.add(z3.Sum(ys) == 1)
-    for row in G.to_rows():
-        s.add(z3.Sum([z3.RatVal(int(c.p), int(c.q)) * y for c, y in zip(row, ys) if c != 0]) == 0)
-    res = s.check()
-    if res == z3.unsat:
-        return None
-    if res != z3.sat:
-        raise RuntimeError("z3 could not decide the Gordan test")
-    mod = s.model()
-    y = []
-    for v in ys:
-        val = mod.eval(v, model_completion=True)
-        y.append(Q(val.numerator_as_long(), val.denominator_as_long()))
-    assert all(x >= 0 for x in y) and any(x > 0 for x in y) and all(x == 0 for x in G.apply(y))
-    return tuple(y)
-
-
 def _first_difference(ca: Canon, cb: Canon) -> str:
     if ca.kind != cb.kind:
         return f"one function is constant ({ca.kind} vs {cb.kind})"
@@ -1608,24 +1537,6 @@ def _path_certificate(a: Network, b: Network, steps) -> dict | None:
     except Exception:    # checker missing or a step type unknown to it
         return None
     return cert if ok else None
-
-
-def _general_certificate(a: Network, b: Network) -> dict | None:
-    try:   # lazy: the general method's module imports this one (dispatcher)
-        from .equivalence import equivalent
-    except ImportError:
-        return None
-    try:
-        v = equivalent(a, b, method="general")
-    except Exception:
-        return None
-    if v.answer is True and v.certificate is not None:
-        try:
-            if verify(v.certificate)[0]:
-                return v.certificate
-        except Exception:
-            return None
-    return None
 
 
 def _planted_copy(net: Network, s: Structure, move) -> tuple[Network, list]:
@@ -1726,7 +1637,6 @@ def _breakpoints(net: Network, x0, dx) -> set:
     W1, b1 = net.layer(0)
     U0 = [a + c for a, c in zip(W1.apply(h0), b1)]
     U1 = list(W1.apply(h1))
-    layers = [(U0, U1)]
     s_first = sorted({-u0 / u1 for u0, u1 in zip(U0, U1) if u1 != 0})
     pts.update(s_first)
     if net.depth < 3:
@@ -1773,12 +1683,8 @@ def _line_difference(a: Network, b: Network, x0, dx) -> tuple | None:
 def _pattern_points(net: Network, P: _Parts, rng: random.Random, samples: int) -> list:
     """d + 1 affinely independent exact inputs per activation pattern found."""
     seeds = {}
-    if _regions is not None:
-        try:
-            for reg in _regions(net):
-                seeds.setdefault(tuple(reg.pattern), tuple(reg.point))
-        except Exception:                     # pragma: no cover - sibling failure: sample
-            seeds = {}
+    for reg in _regions(net):
+        seeds.setdefault(tuple(reg.pattern), tuple(reg.point))
     if not seeds:
         x_of, _ = _pinv_map(P)
         W1 = P.W1

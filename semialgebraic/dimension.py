@@ -48,7 +48,6 @@ sampled, or an unknown hidden symmetry).
 from __future__ import annotations
 
 import math
-import random
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -158,7 +157,6 @@ def functional_dimension(net: Network, *, domain: Any = None, timeout: float | N
     sym, deficits = symmetry_directions(net, domain=dom, patterns=patterns)
     sym_rank = QMatrix.from_rows(sym, ncols=N).rank() if sym else 0
     upper = N - sym_rank
-    rng = random.Random(seed)
     nrng = _np().random.default_rng(seed)
     sketch = _Sketch(min(N + 64, int(1.3 * upper) + 64), N, PRIME, seed)
     all_X: list = []
@@ -395,7 +393,6 @@ def _chosen_inputs(net, dom, nrng, want, pool, evidence, round_no) -> list:
     d, L = net.n_inputs, net.depth
     Ws = [np.array([[float(v) for v in r] for r in w.to_rows()]).reshape(w.nrows, w.ncols) for w in net.weights]
     bs = [np.array([float(v) for v in b]) for b in net.biases]
-    nb = [float(np.linalg.norm(w, axis=1).clip(1e-300).max()) for w in Ws]
     typ = np.median(np.abs(bs[0]) / np.linalg.norm(Ws[0], axis=1).clip(1e-300)) if net.depth > 1 else 1.0
     typ = float(typ) if typ > 0 else 1.0
     lo_e, hi_e = (-12, 12) if round_no == 0 else (-20, 20)

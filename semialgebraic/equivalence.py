@@ -628,7 +628,6 @@ def _run_fast(fn, a, b, name, hyps) -> Verdict | None:
 
 
 def _general(a, b, dom, budget, progress, hyps, samples=32) -> Verdict:
-    d = a.n_inputs
     domj = _dom_json(dom)
     _, rep_a = simplify(a, domain=dom)
     _, rep_b = simplify(b, domain=dom)

@@ -56,7 +56,7 @@ from __future__ import annotations
 
 from collections import deque
 from dataclasses import dataclass, field
-from typing import Iterator, Sequence
+from typing import Sequence
 
 from algebra.exceptions import DimensionMismatchError, InputError
 from algebra.matrices import QMatrix

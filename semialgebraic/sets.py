@@ -36,7 +36,7 @@ from __future__ import annotations
 import itertools
 import random
 from dataclasses import dataclass
-from typing import Iterable, Mapping, Sequence
+from typing import Iterable, Mapping
 
 from algebra.exceptions import DimensionMismatchError, IncompatibleRingError, InputError
 from algebra.matrices import QMatrix

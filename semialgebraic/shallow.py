@@ -93,11 +93,7 @@ from .sets import Dimension
 from .verdict import Hypothesis, Verdict
 from .verify import verify
 from .verify.symmetry_path import network_digest
-
-try:  # the sets helper's class (agreed interface); components work without it
-    from .sets import BasicSet
-except ImportError:  # pragma: no cover
-    BasicSet = None
+from .sets import BasicSet
 
 __all__ = ["CanonicalForm", "canonical_form", "equivalent_shallow", "symmetry_path",
            "Fiber", "FiberComponent", "fiber_shallow", "analysis_shallow",
@@ -874,14 +870,9 @@ class FiberComponent:
         self.equalities, self.positive = list(equalities), list(positive)
         self.nonnegative = list(nonnegative)
         self.label, self._dim, self.representative = label, dimension, sample
-        self.basic_set = None
-        if BasicSet is not None:
-            try:
-                self.basic_set = BasicSet(ring, equalities=tuple(self.equalities),
-                                          positive=tuple(self.positive),
-                                          nonnegative=tuple(self.nonnegative))
-            except Exception:  # pragma: no cover - interface still moving
-                self.basic_set = None
+        self.basic_set = BasicSet(ring, equalities=tuple(self.equalities),
+                                  positive=tuple(self.positive),
+                                  nonnegative=tuple(self.nonnegative))
 
     @property
     def dimension(self) -> Dimension:

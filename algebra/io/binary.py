@@ -46,7 +46,7 @@ import warnings
 import zipfile
 from pathlib import Path
 
-from ..exceptions import AlgebraError, InputError, MissingDependencyError
+from ..exceptions import InputError, MissingDependencyError
 from ..matrices import QMatrix
 from ..network import Network
 from ..rationals import Q, q_str

@@ -22,6 +22,7 @@ from ..bottleneck import fiber_bottleneck, identifiability, is_bottleneck, struc
 from ..certificates import write_certificate
 from ..cli import emit, fail
 from ..exceptions import NonGenericError, NotApplicableError
+from ..fiber import fiber
 from ..symmetry_graph import graph_to_json, write_graphml
 from .common import load_network
 
@@ -86,17 +87,9 @@ def register(sub, parent) -> None:
 def fiber_of(net: Network, *, orthant: bool = False):
     """The fiber through the dispatcher :func:`semialgebraic.fiber.fiber`."""
     try:
-        from ..fiber import fiber as _fiber   # the shallow helper's dispatcher (sibling module)
-    except ImportError:
-        _fiber = None
-    if _fiber is not None:
-        try:
-            return _fiber(net, domain="orthant" if orthant else None)
-        except NotApplicableError as exc:
-            fail(str(exc))
-    if net.depth == 3 and is_bottleneck(net) and not orthant:
-        return fiber_bottleneck(net)
-    fail(f"no fiber method for widths {'-'.join(map(str, net.widths))}")
+        return fiber(net, domain="orthant" if orthant else None)
+    except NotApplicableError as exc:
+        fail(str(exc))
 
 
 def fiber_text(F) -> str:

@@ -31,10 +31,7 @@ from ..cli import emit, fail
 from ..polyhedra import Polyhedron
 from .common import load_data, load_network, parse_box
 
-try:  # built by the regions helper; the command degrades to --data without it
-    from ..regions import regions as _regions
-except ImportError:  # pragma: no cover - only while regions.py is missing
-    _regions = None
+from ..regions import regions as _regions
 
 __all__ = ["register", "cmd_conserved"]
 
@@ -77,8 +74,6 @@ def cmd_conserved(args) -> int:
         samples = samples_from_points(net, points)
         source = f"data ({len(points)} points)"
     else:
-        if _regions is None:
-            fail("region enumeration (semialgebraic.regions) is not available; use --data")
         if args.box:
             lo, hi = parse_box(args.box)
             domain = Polyhedron.box(net.n_inputs, lo, hi)
