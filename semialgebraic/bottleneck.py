@@ -800,21 +800,19 @@ class BottleneckFiber:
     ``contains`` (CANON), JSON and LaTeX."""
 
     def __init__(self, net, components, dimension, number_of_components, number_of_orbits,
-                 graph=None, fibdim=None, notes=()):
+                 graph=None, fibdim=None, notes=(), membership=None):
         self.net, self.components, self.dimension = net, components, dimension
+        self.membership = membership
         self.number_of_components, self.number_of_orbits = number_of_components, number_of_orbits
         self.graph, self.fibdim, self.notes = graph, fibdim, list(notes)
 
     def contains(self, theta: Network) -> bool:
         """Does *theta* realise the same function?  Generic θ': CANON equality (R20, with a
-        verified certificate); otherwise the exact equivalence dispatcher."""
+        verified certificate); otherwise ``membership`` (the exact equivalence dispatcher, given
+        by :func:`semialgebraic.fiber.fiber`), else NonGenericError."""
         v = equivalent_bottleneck(self.net, theta)
-        if v.answer is None:
-            try:
-                from .equivalence import equivalent  # optional sibling (general method)
-                v = equivalent(self.net, theta)
-            except ImportError:
-                pass
+        if v.answer is None and self.membership is not None:
+            v = self.membership(self.net, theta)
         if v.answer is None:
             raise NonGenericError("fiber membership undecided", v.reason)
         return v.answer
@@ -836,7 +834,7 @@ class BottleneckFiber:
 
 def fiber_bottleneck(net: Network, *, jacobian: bool | None = None,
                      max_enumerated_flips: int = 8,
-                     generators: bool | None = None) -> BottleneckFiber:
+                     generators: bool | None = None, membership=None) -> BottleneckFiber:
     """Explicit fiber of a generic three-layer bottleneck network (R16, R17).
 
     Components up to permutations are indexed by the discrete choices (S5 flip sets that the
@@ -876,7 +874,7 @@ def fiber_bottleneck(net: Network, *, jacobian: bool | None = None,
         if grank is not None and grank != dim.value:
             notes.append(f"component {lab}: generator span rank {grank} != {dim.value}")
         comps.append(FiberComponent(ring, eqs, pos, lab, dim, rep, gens, grank))
-    F = BottleneckFiber(net, comps, dim, 0, 0, None, fd, notes)
+    F = BottleneckFiber(net, comps, dim, 0, 0, None, fd, notes, membership)
     F.structure = structure(net)
     F.graph = symmetry_graph(F)
     F.number_of_components, F.number_of_orbits = count_components(F)

@@ -21,6 +21,7 @@ import sys
 
 from algebra import __version__
 from algebra.exceptions import AlgebraError
+from .certificates import jsonable
 from .exceptions import SemialgebraicError
 
 __all__ = ["main", "COMMAND_MODULES", "emit", "fail"]
@@ -41,7 +42,6 @@ def fail(message: str) -> None:
 def emit(args: argparse.Namespace, data: dict, text: str) -> None:
     """Print *data* as JSON with ``--json``, else *text*."""
     if getattr(args, "json", False):
-        from .certificates import jsonable
         print(json.dumps(jsonable(data), indent=1))
     else:
         print(text)

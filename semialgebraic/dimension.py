@@ -48,6 +48,7 @@ sampled, or an unknown hidden symmetry).
 from __future__ import annotations
 
 import math
+import time
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -56,6 +57,7 @@ from algebra.network import Network
 from algebra.rationals import Q
 
 from .budget import Budget
+from .lp import feasible
 from .equivalence import joint_regions, normalize_domain, preactivation_bounds
 from .sets import Dimension
 
@@ -488,8 +490,6 @@ def _prove_empty(net, dom, targets: dict, max_lps: int = 400, deadline: float | 
     Depth-first over the neurons of the layers up to the deepest target (on that layer only the
     targets); a child that agrees with the parent's exact witness point is feasible without an LP.
     """
-    import time
-    from .lp import feasible
     d = net.n_inputs
     last = max(t for t, _ in targets)
     A0, c0 = [], []                                 # open constraints a·x + c > 0

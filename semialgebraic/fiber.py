@@ -50,6 +50,7 @@ from __future__ import annotations
 from algebra.network import Network
 
 from . import bottleneck
+from .equivalence import equivalent
 from .exceptions import NotApplicableError
 from .shallow import (Fiber, FiberComponent, fiber_shallow, jacobian_rank_bound,
                       symmetry_tangent_rank)
@@ -68,6 +69,6 @@ def fiber(net: Network, *, domain=None):
     if net.depth == 2:
         return fiber_shallow(net, orthant=domain == "orthant")
     if net.depth == 3 and domain in (None, "R^d"):
-        return bottleneck.fiber_bottleneck(net)
+        return bottleneck.fiber_bottleneck(net, membership=equivalent)
     raise NotApplicableError("fiber", f"no fiber method for {net.depth - 1} hidden layers "
                              f"on domain {domain or 'R^d'}")

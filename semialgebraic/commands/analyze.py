@@ -29,9 +29,12 @@ from algebra.network import Network
 
 from ..bottleneck import (equivalent_bottleneck, fiber_bottleneck, identifiability, is_bottleneck,
                           non_localizability_example, random_symmetric_copy, structure)
+from ..absorption import analysis_block
 from ..certificates import write_certificate
+from ..dimension import functional_dimension
 from ..cli import emit
 from ..exceptions import NonGenericError
+from ..shallow import analysis_shallow
 from ..symmetry_graph import graph_to_json
 from ..verify import verify
 from .bottleneck import Timeout, deadline
@@ -153,31 +156,35 @@ def cmd_analyze(args) -> int:
                          f"{obj.n_parameters} parameters\n" + "\n".join(lines))
         return code
     if isinstance(obj, Network) and obj.depth == 2:
-        try:
-            from ..shallow import analysis_shallow     # sibling family (optional)
-        except ImportError:
-            analysis_shallow = None
-        if analysis_shallow is not None:
-            d = analysis_shallow(obj)
-            d["input"] = path
-            emit(args, d, _text_of(path, d))
-            return 0
-    if not isinstance(obj, Network):
-        try:
-            from ..absorption import analysis_block    # sibling family (optional)
-        except ImportError:
-            analysis_block = None
-        if analysis_block is not None:
-            d = analysis_block(obj)
-            d["input"] = path
-            emit(args, d, _text_of(path, d))
-            return 0
-        emit(args, {"input": path, "kind": type(obj).__name__}, f"{path}: {type(obj).__name__}")
+        d = analysis_shallow(obj)
+        d["input"] = path
+        emit(args, d, f"{path}:\n" + "\n".join(d.get("text", [])))
         return 0
+    if not isinstance(obj, Network):
+        d = analysis_block(obj)
+        d["input"] = path
+        emit(args, d, _block_text(path, d))
+        return 0
+    # any other network: architecture and the exact functional dimension (with a budget)
     d = info_dict(obj)
     d["input"] = path
-    emit(args, d, f"{path}: widths {'-'.join(map(str, d['widths']))}, {d['n_parameters']} parameters")
-    return 0
+    fd = functional_dimension(obj, timeout=args.timeout or 60.0)
+    d["functional_dimension"] = fd.to_json() if hasattr(fd, "to_json") else str(fd)
+    value = (f"{fd.value}" if fd.exact else f"between {fd.lower} and {fd.upper}")
+    text = (f"{path}: widths {'-'.join(map(str, d['widths']))}, {d['n_parameters']} parameters\n"
+            f"functional dimension {value} ({fd.reason})")
+    for line in getattr(fd, "deficits", ()):
+        text += f"\n  {line}"
+    emit(args, d, text)
+    return 0 if fd.exact else 3
+
+
+def _block_text(path: str, d: dict) -> str:
+    v = d.get("absorption", {})
+    answer = {True: "absorbable", False: "not absorbable", None: "undecided"}[v.get("answer")]
+    lines = [f"{path}: block d={d.get('d')}, k={d.get('k')}, activation {d.get('activation')}, "
+             f"skip {d.get('skip')}", f"absorption: {answer} [{v.get('method')}]: {v.get('reason')}"]
+    return "\n".join(lines)
 
 
 def _perturbed(net: Network, s):
@@ -189,16 +196,3 @@ def _perturbed(net: Network, s):
     return net.with_parameter(f"W2[{j},0]", W2[j, 0] * (1 + W2[j, 0].__class__(1, 10 ** 6)))
 
 
-def _text_of(path: str, d: dict) -> str:
-    lines = [f"{path}:"]
-    for k, v in d.items():
-        if k == "input":
-            continue
-        if isinstance(v, (dict, list)):
-            import json
-            from ..certificates import jsonable
-            v = json.dumps(jsonable(v))
-            if len(v) > 300:
-                v = v[:300] + " ..."
-        lines.append(f"  {k}: {v}")
-    return "\n".join(lines)
