@@ -1052,12 +1052,16 @@ def _pivot(T, r, j):
 # ------------------------------------------------------------------------------------------------
 # small exact helpers
 # ------------------------------------------------------------------------------------------------
-def _dot(a, b):
+def dot(a, b):
+    """Exact dot product of two rational vectors (zero entries skipped; shared with regions)."""
     s = _ZERO
     for u, v in zip(a, b):
         if u != 0 and v != 0:
             s += u * v
     return s
+
+
+_dot = dot
 
 
 def _add(a, b):

@@ -65,7 +65,7 @@ from algebra.rationals import Q, q_json, to_q
 
 from .budget import Budget, Progress
 from .exceptions import BudgetExceededError, CertificateError
-from .lp import FloatLP, feasible
+from .lp import FloatLP, dot as _dot, feasible
 from .polyhedra import Polyhedron
 
 __all__ = ["Region", "RegionWalk", "regions", "region_at", "number_of_regions"]
@@ -623,11 +623,3 @@ class _Engine:
                     return q, y2
             eps /= 4
         raise CertificateError("regions", f"could not step across facet {cls} of region {pattern}")
-
-
-def _dot(a, b):
-    s = _ZERO
-    for u, v in zip(a, b):
-        if u != 0 and v != 0:
-            s += u * v
-    return s
