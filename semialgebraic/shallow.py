@@ -257,21 +257,24 @@ def canonical_form(net: Network, *, orthant: bool = False) -> CanonicalForm:
     """
     W, b, V, c = _parts(net)
     d, m = net.n_inputs, net.n_outputs
-    rows, cols = W.to_rows(), V.T.to_rows()
+    flat = W.entries()                    # one bulk export; rows are slices of it (no per-row lists)
+    cols = V.T.to_rows()
     probe, probe0 = _probe(d)
     proj = W.apply(probe)                 # exact W r: one FLINT product, keys for grouping
     buckets: dict[Q, list] = {}           # key -> [[u, beta, K], ...] (a list: collisions)
     full: list[int] = []                  # neurons whose whole affine map h_i goes to the affine part
     offset = list(c)
     zero = Q(0)
-    for i, (w, bi, v) in enumerate(zip(rows, b, cols)):
-        if all(x == 0 for x in v):
+    for i, (bi, v) in enumerate(zip(b, cols)):
+        if not any(v):
             continue
+        start = i * d
+        w = flat[start:start + d]
         if orthant and not is_switching_on_orthant(w, bi):
             if bi >= 0 and all(x >= 0 for x in w):
                 full.append(i)                          # linear on the orthant
             continue                                    # dead: contributes 0
-        lam = next((x for x in w if x != 0), None)
+        lam = w[0] if w and w[0] else next((x for x in w if x != 0), None)
         if lam is None:                                 # constant neuron V σ(b)
             if bi > 0:
                 offset = [o + x * bi for o, x in zip(offset, v)]
@@ -288,7 +291,8 @@ def canonical_form(net: Network, *, orthant: bool = False) -> CanonicalForm:
                 entry[2] = [a + x * s for a, x in zip(entry[2], v)]
                 break
         else:
-            bucket.append([tuple([x * inv for x in w]), beta, [x * s for x in v]])
+            u = tuple(w) if lam == 1 else tuple(map(inv.__mul__, w))
+            bucket.append([u, beta, list(map(s.__mul__, v))])
     if full:
         mask = set(full)
         Vf = QMatrix.from_rows([[x if j in mask else zero for j, x in enumerate(r)]
@@ -298,7 +302,7 @@ def canonical_form(net: Network, *, orthant: bool = False) -> CanonicalForm:
     else:
         A = QMatrix.zeros(m, d)
     kinks = tuple(sorted((u, beta, tuple(K)) for bucket in buckets.values()
-                         for u, beta, K in bucket if any(x != zero for x in K)))
+                         for u, beta, K in bucket if any(K)))
     return CanonicalForm(d, m, "orthant" if orthant else "R^d", kinks, A, tuple(offset))
 
 
@@ -495,16 +499,26 @@ def _first_difference(ka, kb):
     lists, and the union of all hyperplanes (merge walk: comparisons, no hashing)."""
     i = j = 0
     first, union = None, []
-    while i < len(ka) or j < len(kb):
-        if j == len(kb) or (i < len(ka) and (ka[i][0], ka[i][1]) < (kb[j][0], kb[j][1])):
+    na, nb = len(ka), len(kb)
+    while i < na or j < nb:
+        if i < na and j < nb:
+            # one full comparison for equal keys (the common case), an early-exit one otherwise
+            ki, kj = (ka[i][0], ka[i][1]), (kb[j][0], kb[j][1])
+            if ki == kj:
+                key, differ = ki, ka[i][2] != kb[j][2]
+                i += 1
+                j += 1
+            elif ki < kj:
+                key, differ = ki, True
+                i += 1
+            else:
+                key, differ = kj, True
+                j += 1
+        elif i < na:
             key, differ = (ka[i][0], ka[i][1]), True
             i += 1
-        elif i == len(ka) or (ka[i][0], ka[i][1]) > (kb[j][0], kb[j][1]):
-            key, differ = (kb[j][0], kb[j][1]), True
-            j += 1
         else:
-            key, differ = (ka[i][0], ka[i][1]), ka[i][2] != kb[j][2]
-            i += 1
+            key, differ = (kb[j][0], kb[j][1]), True
             j += 1
         union.append(key)
         if differ and first is None:
