@@ -777,3 +777,43 @@ def nmod_left_kernel_vector(nrows: int, ncols: int, entries: Sequence[int], p: i
         if sum(a * int(b) for a, b in zip(y, rhs)) % p:
             return y
     return None
+
+
+class IntegerImage:
+    """A rational matrix ``M = N / D`` held as the integer matrix ``N`` and the denominator ``D``,
+    so that repeated products convert ``M`` once (FLINT's rational product re-derives ``N`` and
+    ``D`` on every call, which dominates a matrix–vector product for a large ``M``).  Exact.
+
+    >>> M = QMatrix.from_rows([[1, "1/2"], [3, "-2/3"]])
+    >>> im = IntegerImage(M)
+    >>> im.apply([6, "4/5"]) == M.apply([6, "4/5"])
+    True
+    >>> L = QMatrix.from_rows([["1/7", 1]])
+    >>> im.left(L) == L @ M
+    True
+    """
+
+    __slots__ = ("_num", "_den", "nrows", "ncols")
+
+    def __init__(self, M: QMatrix):
+        self.nrows, self.ncols = M.shape
+        self._num, self._den = M.numer_denom()
+
+    def apply(self, vec: Sequence[object]) -> tuple[fmpq, ...]:
+        """``M @ vec`` as a tuple (same value as :meth:`QMatrix.apply`)."""
+        if len(vec) != self.ncols:
+            raise DimensionMismatchError("apply", (self.nrows, self.ncols), len(vec))
+        q = [to_q(x) for x in vec]
+        den = common_denominator(q)
+        ints = fmpz_mat(len(q), 1, [x.p * (den // x.q) for x in q])
+        scale = fmpq(1, self._den * den)
+        return tuple(fmpq(e) * scale for e in (self._num * ints).entries())
+
+    def left(self, L: QMatrix) -> QMatrix:
+        """``L @ M`` (same value as ``L @ M``)."""
+        if L.ncols != self.nrows:
+            raise DimensionMismatchError("matmul", L.shape, (self.nrows, self.ncols))
+        return QMatrix._from_rep((L._rep * self._num) * fmpq(1, self._den))
+
+
+__all__ += ["IntegerImage"]

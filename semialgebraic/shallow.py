@@ -77,7 +77,7 @@ from typing import Sequence
 
 import networkx as nx
 
-from algebra.matrices import QMatrix
+from algebra.matrices import IntegerImage, QMatrix
 from algebra.network import Network
 from algebra.polynomials import Ring
 from algebra.rationals import Q, q_json, to_q
@@ -260,7 +260,8 @@ def canonical_form(net: Network, *, orthant: bool = False) -> CanonicalForm:
     flat = W.entries()                    # one bulk export; rows are slices of it (no per-row lists)
     cols = V.T.to_rows()
     probe, probe0 = _probe(d)
-    proj = W.apply(probe)                 # exact W r: one FLINT product, keys for grouping
+    img = IntegerImage(W)                 # W = N / D once, shared by the two products below
+    proj = img.apply(probe)               # exact W r: one FLINT product, keys for grouping
     buckets: dict[Q, list] = {}           # key -> [[u, beta, K], ...] (a list: collisions)
     full: list[int] = []                  # neurons whose whole affine map h_i goes to the affine part
     offset = list(c)
@@ -297,7 +298,7 @@ def canonical_form(net: Network, *, orthant: bool = False) -> CanonicalForm:
         mask = set(full)
         Vf = QMatrix.from_rows([[x if j in mask else zero for j, x in enumerate(r)]
                                 for r in V.to_rows()], ncols=V.ncols)
-        A = Vf @ W
+        A = img.left(Vf)                                # = Vf @ W
         offset = [o + x for o, x in zip(offset, Vf.apply(list(b)))]
     else:
         A = QMatrix.zeros(m, d)
@@ -428,11 +429,11 @@ def separating_point(ca: CanonicalForm, cb: CanonicalForm, *, nets=None) -> tupl
             walls = [_walls(net.layer(0)[0], net.layer(0)[1], u, beta) for net in nets]
 
             def off_walls(x):
-                return all(all(h != 0 for h, keep in zip(_hvals(W, bv, x), mask) if keep)
-                           for W, bv, mask in walls)
+                return all(all(h != 0 for h, keep in zip(_hvals(im, bv, x), mask) if keep)
+                           for W, bv, mask, im in walls)
             x0 = point_on_hyperplane(u, beta, off_walls, orthant)
-            for W, bv, mask in walls:
-                for h, wj, keep in zip(_hvals(W, bv, x0), W.col_at(j), mask):
+            for W, bv, mask, im in walls:
+                for h, wj, keep in zip(_hvals(im, bv, x0), W.col_at(j), mask):
                     if keep and wj != 0:
                         eps = min(eps, abs(h) / abs(wj) / 2)
         else:
@@ -468,12 +469,14 @@ def _hvals(W, bv, x):
 
 
 def _walls(W, bv, u, beta):
-    """``(W, b, keep)``: keep[i] is False for rows with w = 0 and rows on the hyperplane
-    ``(u, β)`` (found by probe keys, confirmed exactly)."""
+    """``(W, b, keep, image)``: keep[i] is False for rows with w = 0 and rows on the hyperplane
+    ``(u, β)`` (found by probe keys, confirmed exactly); ``image`` is W's :class:`IntegerImage`
+    (repeated products with W convert it once)."""
     d = W.ncols
     probe, p0 = _probe(d)
     key_h = sum((x * r for x, r in zip(u, probe)), Q(0)) + beta * p0
-    raw = [p + q * p0 for p, q in zip(W.apply(probe), bv)]
+    img = IntegerImage(W)
+    raw = [p + q * p0 for p, q in zip(img.apply(probe), bv)]
     col0 = W.col_at(0)
     keep = []
     for i, (k, l0) in enumerate(zip(raw, col0)):
@@ -491,7 +494,7 @@ def _walls(W, bv, u, beta):
                 keep.append(False)
                 continue
         keep.append(True)
-    return W, bv, keep
+    return W, bv, keep, img
 
 
 def _first_difference(ka, kb):
