@@ -24,17 +24,25 @@ hyperplanes, sum kink vectors, affine part of the flipped neurons, compare):
 The table prints seconds per pair and the ratios exact/numpy and sympy/exact.  Network
 construction (float → exact rational conversion) is reported separately.
 
-Measured 2026-11-30 on the shared 2-core box (other jobs running), d=784, m=10:
+Measured 2026-11-30 09:50 UTC on the shared 2-core box (other jobs running), d=784, m=10,
+after the shared-integer-conversion change (``IntegerImage``; one bulk ``entries()`` read of W):
 
-=====  ==========  =======  ======  ===========  ======================  ===========
-n      pair        exact s  numpy s exact/numpy  sympy s (extrapolated)  sympy/exact
-=====  ==========  =======  ======  ===========  ======================  ===========
-4096   equivalent  13.1     1.65    8.0          1662 (from n=64)        127
-4096   different   17.2     1.40    12.2         1857 (from n=64)        108
-512    equivalent  1.31     0.25    5.2          206                     157
-512    different   1.81     0.26    7.0          157                     87
-256    equivalent  0.61     0.20    3.1          117 (from n=32)         192
-=====  ==========  =======  ======  ===========  ======================  ===========
+=====  ==========  =======  =======  ===========  ======================  ===========
+n      pair        exact s  numpy s  exact/numpy  sympy s (extrapolated)  sympy/exact
+=====  ==========  =======  =======  ===========  ======================  ===========
+4096   equivalent  3.37     0.233    14.5         458 (from n=64)         136
+4096   different   4.24     0.236    18.0         445 (from n=64)         105
+512    equivalent  0.41     0.035    11.9         57 (from n=64)          139
+512    different   0.49     0.032    15.1         54 (from n=64)          110
+=====  ==========  =======  =======  ===========  ======================  ===========
+
+Same machine state, previous code (``to_rows`` per net, two rational W conversions): 4096
+equivalent 3.25–3.74 s, different 4.47–5.38 s; an in-process A/B (min of 3, alternating runs)
+gave 3.57/3.74 → 3.14/3.25 s (equivalent) and 5.26/5.38 → 4.16/4.17 s (different).  The
+remaining exact cost is object-bound: ``entries()`` (≈0.42 s per net, 3.2M ``fmpq``), the
+per-entry row normalisation (≈0.5 s per net) and the form comparison (≈0.33 s).  python-flint
+has no bulk export to numpy, so even an exact dyadic (float32) numpy path pays ≈0.7 s per net
+just to read the entries; the 5× target needs a C-level row scaling or export.
 
 Certificates (n=512, ``--certify``): symmetry path built in 9.7 s and verified in 8.3 s;
 counterexample built in 6.2 s, verified in 5.6 s — dominated by writing and parsing the
