@@ -17,6 +17,8 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from algebra.rationals import q_str
 
 from ..budget import Budget
@@ -78,7 +80,14 @@ def cmd_diff(args) -> int:
     a, b = load_network(args.a), load_network(args.b)
     if a.signature != b.signature:
         fail(f"{args.a} has (inputs, outputs) {a.signature} but {args.b} has {b.signature}")
-    dev = max_deviation(a, b, parse_box(args.box), budget=_budget(args))
+    box = parse_box(args.box)
+    dev = max_deviation(a, b, box, budget=_budget(args))
+    if dev.point is None:  # the budget ran out before the first region: exact value at a corner
+        corner = tuple([box[0]] * a.n_inputs)
+        diffs = [abs(u - v) for u, v in zip(a(corner), b(corner))]
+        o = max(range(len(diffs)), key=diffs.__getitem__)
+        dev = replace(dev, value=diffs[o], point=corner, output=o, complete=False,
+                      reason=f"{dev.reason}; no region walked, value at the corner x = lo")
     text = (f"max |a - b| = {q_str(dev.value)} at x = ({', '.join(q_str(v) for v in dev.point)}), "
             f"output {dev.output}" + ("" if dev.complete else f" (lower bound: {dev.reason})"))
     emit(args, dev.to_json(), text)
