@@ -47,7 +47,10 @@ def _in_domain(x, domain) -> tuple[bool, str]:
     if not isinstance(domain, dict):
         raise InputError("domain must be an object")
     if "box" in domain:
-        lo, hi = (parse_number(v, "domain.box") for v in domain["box"])
+        box = domain["box"]
+        if not isinstance(box, list) or len(box) != 2:
+            raise InputError(f"domain.box must be a list [lo, hi], got {box!r}")
+        lo, hi = (parse_number(v, "domain.box") for v in box)
         if all(lo <= v <= hi for v in x):
             return True, "in box"
         return False, "x lies outside the claimed box"
