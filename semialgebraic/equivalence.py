@@ -79,13 +79,13 @@ from .verdict import Hypothesis, Verdict
 from .verify import verify
 from .polyhedra import Polyhedron
 from .regions import Region, regions
-from .verify.region_cover import (apply_reduction, difference_network, domain_rows, interval_bounds,
-                                  is_proportional)
+from .verify.region_cover import (apply_reduction, contract_layer, difference_network, domain_rows,
+                                  interval_bounds, is_proportional)
 
 
 __all__ = ["METHODS", "equivalent", "is_equivalent", "could_be_equivalent", "refutation_points",
            "simplify", "JointRegion", "joint_regions", "Deviation", "max_deviation",
-           "normalize_domain", "preactivation_bounds", "reduced_difference"]
+           "normalize_domain", "preactivation_bounds", "reduced_difference", "contract_affine_layers"]
 
 METHODS = ("auto", "general", "shallow", "bottleneck")
 
@@ -354,6 +354,41 @@ def reduced_difference(a: Network, b: Network, *, domain: Any = None) -> tuple[N
                     bounds = interval_bounds(Ws, bs, a.n_inputs, dom)
     steps = jsonable(steps)
     return apply_reduction(D0, steps, dom), steps
+
+
+def contract_affine_layers(net: Network, *, domain: Any = None) -> tuple[Network, list[int]]:
+    """Remove every hidden layer that is affine on the domain: each of its neurons is provably
+    always active (exact interval lower bound >= 0: σ(z) = z) or dead (upper bound <= 0), so
+    the layer is composed into the next one (same function on the domain).  Repeated until no
+    layer qualifies (a contraction can tighten the bounds of later layers).
+
+    Returns the contracted network and the contracted layer indices in order (each relative
+    to the network after the earlier contractions; the ``contract`` steps of a
+    ``region_cover`` certificate, checked by
+    :func:`semialgebraic.verify.region_cover.apply_contractions`).
+
+    >>> from algebra.network import Network
+    >>> net = Network.from_rows([[[1], [-1]], [[1, 1], [-1, 0]], [[2, 5]]], [[0, 0], [1, 0], [0]])
+    >>> c, layers = contract_affine_layers(net)    # layer 2: relu(|x| + 1) active, relu(-relu(x)) dead
+    >>> layers, c.widths, [c([v])[0] == net([v])[0] for v in (-3, 0, "5/2")]
+    ([1], (1, 2, 1), [True, True, True])
+    """
+    dom = normalize_domain(domain, net.n_inputs)
+    Ws = [w.to_rows() for w in net.weights]
+    bs = [list(v) for v in net.biases]
+    done: list[int] = []
+    while len(Ws) > 1:
+        bounds = interval_bounds(Ws, bs, net.n_inputs, dom)
+        for l in range(len(Ws) - 1):
+            if all((lo is not None and lo >= 0) or (hi is not None and hi <= 0) for lo, hi in bounds[l]):
+                Ws, bs = contract_layer(Ws, bs, l, net.n_inputs, dom)
+                done.append(l)
+                break
+        else:
+            break
+    if not done:
+        return net, done
+    return _rebuild_exact(Ws, bs, net.n_inputs), done
 
 
 # ------------------------------------------------------------------------------------------------
@@ -629,21 +664,26 @@ def _run_fast(fn, a, b, name, hyps) -> Verdict | None:
 
 def _general(a, b, dom, budget, progress, hyps, samples=32) -> Verdict:
     domj = _dom_json(dom)
-    _, rep_a = simplify(a, domain=dom)
-    _, rep_b = simplify(b, domain=dom)
-    details = {"simplification": {"a": rep_a, "b": rep_b}, "regions_checked": 0}
+    details: dict = {"regions_checked": 0}
     x = _refute(a, b, dom, samples, 0) if samples > 0 else None
-    if x is not None:
+    if x is not None:                  # first, before any simplification: refuted pairs are cheap
         cert = counterexample_certificate(a, b, x, domain=domj)
         return _checked(Verdict(False, "general", "the networks differ at an exact point (cheap "
-                                "refutation)", hyps, cert, {**details, "point": list(x)}))
+                                "refutation)", hyps, cert, {**details, "point": list(x)}), json_ready=True)
+    _, rep_a = simplify(a, domain=dom)
+    _, rep_b = simplify(b, domain=dom)
+    details["simplification"] = {"a": rep_a, "b": rep_b}
     if isinstance(dom, tuple) and dom[0] == dom[1]:
         cert = {"format": CERTIFICATE_FORMAT, "type": "region_cover",
                 "claim": "a(x) == b(x) for all x in the domain", "a": a.to_dict(), "b": b.to_dict(),
                 "domain": domj, "regions": []}
         return _checked(Verdict(True, "general", "the box is one point and a, b agree there", hyps,
                                 cert, details))
-    D, steps = reduced_difference(a, b, domain=dom)
+    a2, con_a = contract_affine_layers(a, domain=dom)
+    b2, con_b = contract_affine_layers(b, domain=dom)
+    contract = [{"net": "a", "layer": l} for l in con_a] + [{"net": "b", "layer": l} for l in con_b]
+    D, steps = reduced_difference(a2, b2, domain=dom)
+    details["contractions"] = len(contract)
     details["reduction_steps"] = len(steps)
     details["live_neurons"] = sum(1 for w, b_ in zip(D.weights[:-1], D.biases[:-1])
                                   for i in range(w.nrows) if b_[i] != 0 or any(v != 0 for v in w.row_at(i)))
@@ -669,21 +709,24 @@ def _general(a, b, dom, budget, progress, hyps, samples=32) -> Verdict:
         cert = counterexample_certificate(a, b, counter, domain=domj)
         return _checked(Verdict(False, "general", f"a - b is not zero on linear region "
                                 f"{len(regs) - 1} of the walk", hyps, cert,
-                                {**details, "point": list(counter)}))
+                                {**details, "point": list(counter)}), json_ready=True)
     if not state.get("complete"):
         return Verdict(None, "general", f"undecided: {state.get('reason')}; {len(regs)} regions "
                        "checked, no counterexample found", hyps, None,
                        {**details, "complete": False})
     cert = {"format": CERTIFICATE_FORMAT, "type": "region_cover",
             "claim": "a(x) == b(x) for all x in the domain", "a": a.to_dict(), "b": b.to_dict(),
-            "domain": domj, "reduction": steps, "regions": [r.to_json() for r in regs]}
+            "domain": domj, "contract": contract, "reduction": steps,
+            "regions": [r.to_json() for r in regs]}
+    how = f"{len(contract)} layer contractions, " if contract else ""
     return _checked(Verdict(True, "general", f"a - b is zero on all {len(regs)} linear regions "
-                            f"of the reduced difference network ({len(steps)} exact reduction "
+                            f"of the reduced difference network ({how}{len(steps)} exact reduction "
                             "steps), which cover the domain", hyps, jsonable(cert), details))
 
 
-def _checked(v: Verdict) -> Verdict:
-    cert = jsonable(v.certificate)
+def _checked(v: Verdict, json_ready: bool = False) -> Verdict:
+    """Verify the verdict's certificate with the independent checker (raises on failure)."""
+    cert = v.certificate if json_ready else jsonable(v.certificate)
     ok, why = verify(cert)
     if not ok:
         raise CertificateError(cert["type"], why)
@@ -691,6 +734,15 @@ def _checked(v: Verdict) -> Verdict:
 
 
 def _refute(a, b, dom, samples, seed):
+    """A point of the domain where a and b differ (exact evaluation), or None.
+
+    A few random points are evaluated one by one first (the cheapest path: a perturbed pair
+    differs almost everywhere), then the rest of :func:`refutation_points` in one batch."""
+    rng = random.Random(seed + 7919)
+    for _ in range(min(samples, _FIRST_POINTS)):
+        x = _random_point(rng, a.n_inputs, dom, small=True)
+        if a(x) != b(x):
+            return x
     pts = refutation_points([a, b], dom, samples=samples, seed=seed)
     if not pts:
         return None
@@ -700,6 +752,9 @@ def _refute(a, b, dom, samples, seed):
         if A.row_at(i) != B.row_at(i):
             return pts[i]
     return None
+
+
+_FIRST_POINTS = 3
 
 
 def _point_where_differ(a, b, D, reg):
@@ -734,6 +789,10 @@ def _rebuild(Ws, bs, d) -> Network:
     return Network([QMatrix.from_rows(W, ncols=(len(Ws[l - 1]) if l else d)) for l, W in enumerate(Ws)], bs)
 
 
+def _rebuild_exact(Ws, bs, d) -> Network:
+    return Network([QMatrix.from_rows(W, ncols=(len(Ws[l - 1]) if l else d)) for l, W in enumerate(Ws)], bs)
+
+
 def _eval_lists(Ws, bs, x):
     h = list(x)
     for l, (W, b) in enumerate(zip(Ws, bs)):
@@ -754,11 +813,16 @@ def _val(g, x) -> Q:
     return sum((gi * xi for gi, xi in zip(g, x)), Q(0)) + g[-1]
 
 
-def _random_point(rng, d, dom):
+def _random_point(rng, d, dom, small=False):
+    """A random rational point of the domain (*small*: short denominators, cheap to evaluate)."""
     if isinstance(dom, tuple):
         lo, hi = dom
+        if small:
+            return tuple(lo + (hi - lo) * Q(rng.randint(1, 63), 64) for _ in range(d))
         return tuple(lo + (hi - lo) * Q(rng.randint(1, 999), 1000) for _ in range(d))
     lo = 0 if dom == "orthant" else -2000
+    if small:
+        return tuple(Q(rng.randint(lo // 8, 250) * 2 + 1, 16) for _ in range(d))
     return tuple(Q(rng.randint(lo, 2000) * 2 + 1, rng.choice((200, 300, 700))) for _ in range(d))
 
 

@@ -8,6 +8,7 @@ Format
      "claim": "a(x) == b(x) for all x in the domain",
      "a": <network>, "b": <network>,
      "domain": null | {"box": [lo, hi]} | {"orthant": true},
+     "contract": [{"net": "a" | "b", "layer": l}, ...],     # optional, applied first
      "reduction": [{"step": "merge", "layer": l, "keep": i, "drop": j, "factor": μ},
                    {"step": "zero", "layer": l, "neuron": i},
                    {"step": "dead", "layer": l, "neuron": i}, ...],
@@ -20,6 +21,18 @@ Format
                                              #   null for a facet of the domain
         "redundant": {"k": [l_0, [l_f for f in facets]]}  # every other inequality k (see below)
        }, ...]}
+
+Contractions (optional, applied first, in order).  ``{"net": "a", "layer": l}`` replaces the
+current network a (after the earlier contractions) by one with hidden layer l (0-based) removed:
+every neuron i of that layer must be provably *affine* on the domain, i.e. its pre-activation
+interval (exact interval bounds over the domain, propagated layer by layer through the current
+network, recomputed by the checker) satisfies ``lo_i >= 0`` (always active: σ(z) = z) or
+``hi_i <= 0`` (dead: σ(z) = 0).  With ``S = diag(1 if lo_i >= 0 else 0)`` the layer computes
+``h_l = S (W_l h_{l-1} + b_l)`` on the domain, so the next layer becomes
+``W_{l+1} S W_l``, bias ``W_{l+1} S b_l + b_{l+1}`` (:func:`contract_layer`): the same function
+on the domain, one hidden layer less.  (A network without hidden layers is affine.)  Pairs that
+users build, a network followed by an always-active identity layer, a layer split into two,
+an inserted ``σ(h) - σ(-h)`` identity after a ReLU layer, collapse this way.
 
 The difference network.  ``D = difference_network(a, b)`` puts a and b side by side: the first
 layer is ``[W_a1; W_b1]``, hidden layers are block diagonal (a's neurons first, then b's), the
@@ -48,7 +61,8 @@ networks and the pattern and rejects any difference.
 
 What is checked (all exact, over Q; code imports ``algebra`` only)
 ------------------------------------------------------------------
-0. The reduction steps are valid, in order (see above); D' is their result.
+0. The contractions, then the reduction steps are valid, in order (see above); D' is their
+   result.
 1. Each region: the rows are as recomputed; ``g_k(point) > 0`` for every non-zero row, so the
    point is interior and, layer by layer, the network's activation pattern at the point is the
    pattern (also re-evaluated directly); zero rows are identically zero.
@@ -64,7 +78,7 @@ Why this proves a = b on the domain Ω (R^d, the closed orthant, or a box with l
 and full-dimensional)
 --------------------------------------------------------------------------------------------
 Let U be the union of the closures of the listed regions; D' = 0 on U (continuity), and
-D' = D = a − b on Ω by step 0.  Suppose y ∈ Ω \ U.  Ω \ U is relatively open in Ω, so
+D' = D = a' − b' = a − b on Ω by step 0 (a', b' the contracted networks).  Suppose y ∈ Ω \ U.  Ω \ U is relatively open in Ω, so
 y may be chosen generically, together with a generic x0 in the first region, such that the
 segment [x0, y] ⊂ Ω meets no intersection of two
 distinct hyperplanes among the (finitely many) hyperplanes {g = 0} of all listed rows, and no
@@ -99,7 +113,8 @@ from algebra.network import Network
 from algebra.rationals import Q
 
 __all__ = ["check", "neuron_rows", "domain_rows", "neighbour_pattern", "is_proportional",
-           "difference_network", "apply_reduction", "interval_bounds"]
+           "difference_network", "apply_reduction", "interval_bounds", "apply_contractions",
+           "contract_layer"]
 
 
 def check(cert: dict) -> tuple[bool, str]:
@@ -127,6 +142,13 @@ def check(cert: dict) -> tuple[bool, str]:
     steps = cert.get("reduction", [])
     if not isinstance(steps, list):
         raise InputError("reduction must be a list of steps")
+    contract = cert.get("contract", [])
+    if not isinstance(contract, list):
+        raise InputError("contract must be a list of steps")
+    try:
+        a, b = apply_contractions(a, b, contract, lo_hi)
+    except ValueError as exc:
+        return False, f"contract: {exc}"
     try:
         net = apply_reduction(difference_network(a, b), steps, lo_hi)
     except ValueError as exc:
@@ -151,7 +173,7 @@ def check(cert: dict) -> tuple[bool, str]:
         ok, why = _check_region(net, r, reg, patterns[r], dom, d, n, patterns, len(regions))
         if not ok:
             return False, f"region {r}: {why}"
-    return True, (f"{len(steps)} exact reduction steps, then {len(regions)} regions cover the "
+    return True, (f"{len(contract)} contractions and {len(steps)} exact reduction steps, then {len(regions)} regions cover the "
                   "domain (closed under facet crossing, facet lists complete) and a - b is zero "
                   "on each")
 
@@ -228,6 +250,55 @@ def apply_reduction(net: Network, steps, lo_hi=None) -> Network:
             bs[l][i] = zero
     return Network([QMatrix.from_rows(W, ncols=(len(Ws[l - 1]) if l else net.n_inputs))
                     for l, W in enumerate(Ws)], bs)
+
+
+def apply_contractions(a: Network, b: Network, steps, lo_hi=None) -> tuple[Network, Network]:
+    """Apply and check ``contract`` steps in order (see the module docstring); the contracted
+    ``(a', b')``.  ValueError (with the reason) on an invalid step.
+
+    >>> a = Network.from_rows([[[1]], [[1]], [[2]]], [[0], [1], [-2]])   # 2 relu(relu(x) + 1) - 2
+    >>> a2, _ = apply_contractions(a, a, [{"net": "a", "layer": 1}])
+    >>> a2.widths, a2([-3]), a2([5]) == a([5])
+    ((1, 1, 1), (0,), True)
+    """
+    nets = {"a": ([w.to_rows() for w in a.weights], [list(v) for v in a.biases]),
+            "b": ([w.to_rows() for w in b.weights], [list(v) for v in b.biases])}
+    d = a.n_inputs
+    for k, st in enumerate(steps):
+        if not isinstance(st, dict) or st.get("net") not in ("a", "b"):
+            raise InputError(f"contract[{k}] must name the network 'a' or 'b'")
+        Ws, bs = nets[st["net"]]
+        l = st.get("layer")
+        if not isinstance(l, int) or isinstance(l, bool) or not 0 <= l < len(Ws) - 1:
+            raise InputError(f"contract[{k}]: layer must be a hidden layer index of {st['net']}")
+        try:
+            nets[st["net"]] = contract_layer(Ws, bs, l, d, lo_hi)
+        except ValueError as exc:
+            raise ValueError(f"step {k} ({st['net']}): {exc}") from None
+    return tuple(Network([QMatrix.from_rows(W, ncols=(len(Ws[l - 1]) if l else d))
+                          for l, W in enumerate(Ws)], bs) for Ws, bs in (nets["a"], nets["b"]))
+
+
+def contract_layer(Ws, bs, l, d, lo_hi):
+    """``(Ws', bs')``: hidden layer *l* removed and composed into layer l + 1, after checking
+    that each of its neurons is always active or dead on the domain (exact interval bounds);
+    ValueError naming the first neuron that is neither.  Lists of rows in, lists out."""
+    mask = []
+    for i, (lo, hi) in enumerate(interval_bounds(Ws, bs, d, lo_hi)[l]):
+        if lo is not None and lo >= 0:
+            mask.append(1)
+        elif hi is not None and hi <= 0:
+            mask.append(0)
+        else:
+            raise ValueError(f"neuron {i} of hidden layer {l} is neither provably always active "
+                             "nor provably dead (interval bounds)")
+    ncols = len(Ws[l - 1]) if l else d
+    W = QMatrix.diagonal(mask) @ QMatrix.from_rows(Ws[l], ncols=ncols)
+    c = QMatrix.diagonal(mask) @ QMatrix.column(bs[l])
+    Wn = QMatrix.from_rows(Ws[l + 1], ncols=len(Ws[l]))
+    new_W = (Wn @ W).to_rows()
+    new_b = [u + v for u, v in zip((Wn @ c).col_at(0), bs[l + 1])]
+    return Ws[:l] + [new_W] + Ws[l + 2:], bs[:l] + [new_b] + bs[l + 2:]
 
 
 def interval_bounds(Ws, bs, d, lo_hi):

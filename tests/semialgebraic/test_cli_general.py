@@ -15,9 +15,11 @@ DEEP = Network.from_rows([[[1, 0], [0, 1], [1, 1]], [[1, -1, 1], [-1, 1, 2]], [[
                          [[0, -1, 1], [1, 0], [0]])
 DEEP2 = Network.from_rows([[[0, 1], [1, 0], [2, 2]], [[-1, 1, "1/2"], [1, -1, "1/2"]], [[2, 1]]],
                           [[-1, 0, 2], [0, 1], [0]])
-ALWAYS_A = Network.from_rows([[[1, 0], [0, 1], [1, -1]], [[1, 0, 0], [0, 1, 1]], [[1, 1]]],
-                             [[0, 0, 0], [1, 1], [-2]])
-ALWAYS_B = Network.from_rows([[[1, 0], [0, 1], [1, -1]], [[1, 1, 1]]], [[0, 0, 0], [0]])
+# equal, and the difference does not collapse (no layer of ALWAYS_A is provably affine:
+# relu(h1 - h2 + 2) >= 1 always, but interval bounds cannot show it), so the walk is needed
+ALWAYS_A = Network.from_rows([[[1, 0], [1, 0], [0, 1]], [[1, -1, 0], [0, 0, 1]], [[1, 1]]],
+                             [[0, -1, 0], [2, 0], [-2]])
+ALWAYS_B = Network.from_rows([[[1, 0], [1, 0], [0, 1]], [[1, -1, 1]]], [[0, -1, 0], [0]])
 WIDE = Network.from_rows([[[1, 1]], [[1]]], [[0], [0]])
 
 

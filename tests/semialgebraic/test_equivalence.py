@@ -211,6 +211,11 @@ def test_domains():
 KINKS = [[1, 0], [0, 1], [1, -1]]
 ALWAYS_A = Network.from_rows([KINKS, [[1, 0, 0], [0, 1, 1]], [[1, 1]]], [[0, 0, 0], [1, 1], [-2]])
 ALWAYS_B = Network.from_rows([KINKS, [[1, 1, 1]]], [[0, 0, 0], [0]])
+# non-collapsing: NC_A's neuron relu(h1 - h2 + 2) is always active but interval bounds cannot
+# show it, so no layer contracts and the walk has to visit the 6 regions
+NC_A = Network.from_rows([[[1, 0], [1, 0], [0, 1]], [[1, -1, 0], [0, 0, 1]], [[1, 1]]],
+                         [[0, -1, 0], [2, 0], [-2]])
+NC_B = Network.from_rows([[[1, 0], [1, 0], [0, 1]], [[1, -1, 1]]], [[0, -1, 0], [0]])
 
 
 def test_collapsing_and_non_collapsing_certificates():
@@ -219,13 +224,17 @@ def test_collapsing_and_non_collapsing_certificates():
     v = equivalent(a, permute_scale(a, rng), method="general")
     assert v.answer is True and len(v.certificate["regions"]) == 1
     assert v.details["live_neurons"] == 0
-    v = equivalent(ALWAYS_A, ALWAYS_B, method="general")
-    assert v.answer is True and len(v.certificate["regions"]) >= 6
+    v = equivalent(NC_A, NC_B, method="general")
+    assert v.answer is True and len(v.certificate["regions"]) == 6
+    _assert_verified(v)
+    v = equivalent(ALWAYS_A, ALWAYS_B, method="general")     # a's second layer contracts
+    assert v.answer is True and len(v.certificate["regions"]) == 1
+    assert v.certificate["contract"] == [{"net": "a", "layer": 1}]
     _assert_verified(v)
 
 
 def test_budget_gives_undecided_with_partial_report():
-    a, b = ALWAYS_A, ALWAYS_B
+    a, b = NC_A, NC_B
     v = equivalent(a, b, method="general", max_regions=2)
     assert v.answer is None and v.exit_code() == 3
     assert v.details["regions_checked"] == 2 and "no counterexample" in v.reason

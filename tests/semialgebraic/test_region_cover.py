@@ -19,8 +19,28 @@ ABS_B = Network.from_rows([[[-2], [3]], [["1/2", "1/3"]]], [[0, 0], [0]])
 KINKS = [[1, 0], [0, 1], [1, -1]]
 ALWAYS_A = Network.from_rows([KINKS, [[1, 0, 0], [0, 1, 1]], [[1, 1]]], [[0, 0, 0], [1, 1], [-2]])
 ALWAYS_B = Network.from_rows([KINKS, [[1, 1, 1]]], [[0, 0, 0], [0]])
+# a non-collapsing deep pair: a = relu(x) - relu(x-1) + relu(y) through a second layer whose first
+# neuron relu(h1 - h2 + 2) is always active (>= 1) but interval bounds cannot show it on R^d
+# (nor on [-3, 4]^2), so no layer contracts; b computes the same in one hidden layer.
+NC_A = Network.from_rows([KINKS_NC := [[1, 0], [1, 0], [0, 1]], [[1, -1, 0], [0, 0, 1]], [[1, 1]]],
+                         [[0, -1, 0], [2, 0], [-2]])
+NC_B = Network.from_rows([KINKS_NC, [[1, -1, 1]]], [[0, -1, 0], [0]])
 DEEP_A = Network.from_rows([[[1, 0], [0, 1], [1, 1]], [[1, -1, 1], [-1, 1, 2]], [[1, 2]]],
                            [[0, -1, 1], [1, 0], [0]])
+
+DEEP_N = DEEP_A.with_parameter("W3[0,1]", -2)     # output unbounded below on R^2
+
+
+def _passthrough(net, box):
+    """net followed by the always-active layer relu(y + c) - c (c from interval bounds)."""
+    from semialgebraic.equivalence import preactivation_bounds
+    lo = preactivation_bounds(net, domain=box)[-1]
+    c = [(-l if l is not None and l < 0 else Q(0)) + 1 for l, _ in lo]
+    W, bias = net.layer(net.depth - 1)
+    m = W.nrows
+    ws = list(net.weights[:-1]) + [W, [[1 if i == j else 0 for j in range(m)] for i in range(m)]]
+    bs = list(net.biases[:-1]) + [[v + ci for v, ci in zip(bias, c)], [-ci for ci in c]]
+    return Network(ws, bs)
 
 
 def _swap(net):
@@ -36,9 +56,11 @@ def _swap(net):
 @pytest.fixture(scope="module")
 def certs():
     out = {}
-    for name, (a, b, dom) in {"abs": (ABS, ABS_B, None), "deep": (ALWAYS_A, ALWAYS_B, None),
-                              "box": (ALWAYS_A, ALWAYS_B, (-1, 2)),
-                              "orthant": (ALWAYS_A, ALWAYS_B, "orthant"),
+    for name, (a, b, dom) in {"abs": (ABS, ABS_B, None), "deep": (NC_A, NC_B, None),
+                              "box": (NC_A, NC_B, (-3, 4)),
+                              "orthant": (NC_A, NC_B, "orthant"),
+                              "contract": (ALWAYS_A, ALWAYS_B, None),
+                              "contract_box": (_passthrough(DEEP_N, (-1, 2)), DEEP_N, (-1, 2)),
                               "collapse": (DEEP_A, _swap(DEEP_A), None)}.items():
         v = equivalent(a, b, method="general", domain=dom)
         assert v.answer is True
@@ -46,7 +68,8 @@ def certs():
     return out
 
 
-@pytest.mark.parametrize("name", ["abs", "deep", "box", "orthant", "collapse"])
+@pytest.mark.parametrize("name", ["abs", "deep", "box", "orthant", "collapse", "contract",
+                                  "contract_box"])
 def test_valid_certificates_pass(certs, name):
     ok, why = verify(certs[name])
     assert ok, why
@@ -60,8 +83,7 @@ def test_certificate_content(certs):
     c = certs["collapse"]
     assert len(c["regions"]) == 1 and len(c["reduction"]) >= 4
     c = certs["deep"]
-    assert len(c["regions"]) >= 6
-    assert any(st["step"] == "dead" for st in c["reduction"])
+    assert len(c["regions"]) == 6 and c["contract"] == []
     for r in c["regions"]:
         assert len(r["facets"]) >= 1 and all(nb is not None for nb in r["neighbours"])
 
@@ -86,6 +108,8 @@ def test_reduction_steps_are_checked(certs):
     c["reduction"].append({"step": "dead", "layer": 0, "neuron": 0})
     ok, why = verify(c)
     assert not ok and "not provably dead" in why
+    c = copy.deepcopy(certs["box"])              # a dead step proved by the box bounds
+    assert verify(c)[0]
 
 
 def _first_with_facet(cert):
@@ -229,3 +253,48 @@ def test_neighbour_pattern_deeper_zero_neuron():
     assert rows[2] == (Q(0), Q(0))
     g = tuple(-v for v in rows[0])            # neuron 0 is off: oriented row -x > 0
     assert neighbour_pattern((net,), (-1, 1, 0), g, rows) == (1, -1, 1)
+
+
+# -- contractions (always-active / dead layers composed into the next layer) --------------------
+def test_contraction_certificates_collapse(certs):
+    c = certs["contract"]                 # ALWAYS_A's second layer: relu(h + 1) with h >= 0
+    assert c["contract"] == [{"net": "a", "layer": 1}] and len(c["regions"]) == 1
+    c = certs["contract_box"]             # a followed by relu(y + c) - c, always active on the box
+    assert c["contract"] == [{"net": "a", "layer": 2}] and len(c["regions"]) == 1
+
+
+CONTRACT_MUTATIONS = {
+    "drop the contraction": lambda c: c["contract"].clear(),
+    "contract the other network": lambda c: c["contract"][0].__setitem__("net", "b"),
+    "contract a non-affine layer": lambda c: c["contract"][0].__setitem__("layer", 0),
+    "contract twice": lambda c: c["contract"].append(dict(c["contract"][0])),
+    "layer out of range": lambda c: c["contract"][0].__setitem__("layer", 7),
+    "unknown network": lambda c: c["contract"][0].__setitem__("net", "c"),
+    "not a list": lambda c: c.__setitem__("contract", {"net": "a", "layer": 1}),
+    "bias makes the layer switch": lambda c: c["a"]["layers"][1].__setitem__(
+        "bias", ["-1/1000"] * len(c["a"]["layers"][1]["bias"])),
+}
+
+
+@pytest.mark.parametrize("name", ["contract", "contract_box"])
+@pytest.mark.parametrize("mutation", sorted(CONTRACT_MUTATIONS))
+def test_contraction_mutations_are_rejected(certs, name, mutation):
+    c = copy.deepcopy(certs[name])
+    CONTRACT_MUTATIONS[mutation](c)
+    try:
+        ok, why = verify(c)
+    except InputError as exc:
+        assert str(exc)
+        return
+    assert not ok and why
+
+
+def test_contraction_without_domain_bounds_is_rejected(certs):
+    c = copy.deepcopy(certs["contract_box"])    # always active on [-1, 2]^2 only
+    c["domain"] = None
+    ok, why = verify(c)
+    assert not ok and "neither provably always active nor provably dead" in why
+    c = copy.deepcopy(certs["contract_box"])
+    c["domain"] = {"box": [-50, 50]}
+    ok, why = verify(c)
+    assert not ok and why

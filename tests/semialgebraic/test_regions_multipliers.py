@@ -77,13 +77,16 @@ def test_joint_regions_lists_a_domain_row_for_a_hyperplane_shared_with_the_box()
 
 
 def test_equivalence_certificate_with_a_neuron_on_the_box_face():
-    a = Network.from_rows([[[1], [1], [-1]], [[1, 2, 1]]], [[1, 0, "1/3"], [0]])
-    # b: a followed by an identity layer relu(y + 10) - 10 (live on the box: a walk is needed)
-    b = Network([a.weights[0], a.weights[1], [[1]]], [a.biases[0], [a.biases[1][0] + 10], [-10]])
+    a = Network.from_rows([[[1], [1], [-1]], [[1, -1, 1]]], [[1, 0, "1/3"], [0]])
+    # b: a followed by an identity layer relu(y + 1/2) - 1/2: y = relu(x+1) - relu(x) + relu(1/3-x)
+    # >= 1 on the box, but its interval lower bound is -1, so the layer does not contract and a
+    # walk is needed (the neuron x + 1 vanishes on the box face x = -1)
+    b = Network([a.weights[0], a.weights[1], [[1]]], [a.biases[0], [a.biases[1][0] + Q(1, 2)], [Q(-1, 2)]])
     v = equivalent(a, b, method="general", domain=(-1, 1), refutation_samples=0)
     assert v.answer is True and v.certificate["type"] == "region_cover"
+    assert v.certificate["contract"] == []
     assert len(v.certificate["regions"]) >= 3 and verify(v.certificate)[0]
-    c = Network([a.weights[0], a.weights[1], [[1]]], [a.biases[0], [a.biases[1][0] + 10], [-9]])
+    c = Network([a.weights[0], a.weights[1], [[1]]], [a.biases[0], [a.biases[1][0] + Q(1, 2)], [Q(1, 2)]])
     w = equivalent(a, c, method="general", domain=(-1, 1), refutation_samples=0)
     assert w.answer is False and verify(w.certificate)[0]
 
