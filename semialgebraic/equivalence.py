@@ -172,8 +172,10 @@ def could_be_equivalent(a: Network, b: Network, *, domain: Any = None, samples: 
 def refutation_points(nets: Sequence[Network], domain: Any = None, *, samples: int = 32,
                       seed: int = 0) -> list[tuple[Q, ...]]:
     """Rational points for cheap refutation: random points of the domain, and for each
-    first-layer hyperplane of each network points on both sides of it (at distances 1/10 and
-    10^-9 along its normal) near the foot of a random point.
+    first-layer hyperplane ``w·x + b = 0`` of each network, points where ``w·x + b`` is exactly
+    ±1/10 and ±10^-9: from a random point, move along the coordinate axis j of the largest
+    ``|w_j|`` onto the hyperplane, then off it (short denominators: the exact batch evaluation
+    stays cheap).
 
     >>> from algebra.network import Network
     >>> len(refutation_points([Network.from_rows([[[1]], [[1]]], [[0], [0]])], samples=4))
@@ -185,17 +187,18 @@ def refutation_points(nets: Sequence[Network], domain: Any = None, *, samples: i
     pts = [_random_point(rng, d, dom) for _ in range(samples)]
     for net in nets:
         W, b = net.layer(0)
-        for i in range(W.nrows):
-            w = W.row_at(i)
-            ww = sum((v * v for v in w), Q(0))
-            if ww == 0:
+        for i, w in enumerate(W.to_rows()):
+            j = max(range(d), key=lambda t: abs(w[t]))
+            if w[j] == 0:
                 continue
-            x = _random_point(rng, d, dom)
-            t = (sum((wi * xi for wi, xi in zip(w, x)), Q(0)) + b[i]) / ww
-            foot = [xi - t * wi for xi, wi in zip(x, w)]
+            x = list(_random_point(rng, d, dom, small=True))
+            val = sum((wi * xi for wi, xi in zip(w, x)), Q(0)) + b[i]
+            x[j] -= val / w[j]                                # now w·x + b = 0
             for eps in (Q(1, 10), Q(1, 10**9)):
                 for s in (1, -1):
-                    pts.append(tuple(fi + s * eps * wi / ww for fi, wi in zip(foot, w)))
+                    y = list(x)
+                    y[j] += s * eps / w[j]
+                    pts.append(tuple(y))
     return [p for p in pts if _in_domain(p, dom)]
 
 
@@ -736,14 +739,21 @@ def _checked(v: Verdict, json_ready: bool = False) -> Verdict:
 def _refute(a, b, dom, samples, seed):
     """A point of the domain where a and b differ (exact evaluation), or None.
 
-    A few random points are evaluated one by one first (the cheapest path: a perturbed pair
-    differs almost everywhere), then the rest of :func:`refutation_points` in one batch."""
+    Cheapest first: small batches of random points with short denominators (a perturbed pair
+    differs on a large set; one common short denominator keeps the exact batch products
+    small), then the points of :func:`refutation_points` next to every first-layer hyperplane
+    (for differences confined to a thin slab) in one batch."""
     rng = random.Random(seed + 7919)
-    for _ in range(min(samples, _FIRST_POINTS)):
-        x = _random_point(rng, a.n_inputs, dom, small=True)
-        if a(x) != b(x):
+    d = a.n_inputs
+    for size in _FIRST_POINTS:
+        pts = [_random_point(rng, d, dom, small=True) for _ in range(min(size, samples))]
+        x = _first_difference(a, b, pts)
+        if x is not None:
             return x
-    pts = refutation_points([a, b], dom, samples=samples, seed=seed)
+    return _first_difference(a, b, refutation_points([a, b], dom, samples=0, seed=seed))
+
+
+def _first_difference(a, b, pts):
     if not pts:
         return None
     X = QMatrix.from_rows(pts, ncols=a.n_inputs)
@@ -754,7 +764,7 @@ def _refute(a, b, dom, samples, seed):
     return None
 
 
-_FIRST_POINTS = 3
+_FIRST_POINTS = (4, 32)    # sizes of the cheap batches of short-denominator points
 
 
 def _point_where_differ(a, b, D, reg):

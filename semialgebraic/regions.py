@@ -368,7 +368,7 @@ class _Engine:
         M = len(rows)
         # re-centre: well-inside point (Chebyshev-like, verified exactly)
         active = [i for i in range(M) if any(v != 0 for v in rows[i])]
-        if active:
+        if active and active[0] < self.n_hidden:     # (only domain rows: the point is inside)
             Aact = A.submatrix(rows=active)
             lp = feasible(A_lt=-Aact, b_lt=[c[i] for i in active], n=self.d)
             if not lp.feasible:
