@@ -171,3 +171,47 @@ def test_equiv_tiny_timeout_is_undecided_exit_3(nets, capsys, tmp_path):
     # identical nets may be decided by the exact reduction before the walk; otherwise undecided
     assert (code, data["answer"]) in ((0, True), (3, None))
     assert cert.exists() == (code == 0)
+
+
+# -- pathological JSON: nesting and integers beyond Python's int-string limit -------------------
+def test_deeply_nested_json_is_input_error(tmp_path, capsys):
+    """Bug (fixed in algebra/io/native.py): 100 000 nested brackets raised RecursionError
+    (internal error, exit 4)."""
+    for name, text in {"deep.json": "[" * 100_000 + "]" * 100_000,
+                       "deepobj.json": '{"format": "netfibers.network", "version": 1, "layers": '
+                                       + "[" * 50_000 + "]" * 50_000 + "}"}.items():
+        p = tmp_path / name
+        p.write_text(text)
+        for argv in (["info", p], ["verify", p], ["absorb", p]):
+            code, out, err = run(capsys, *argv)
+            assert code == 2 and "nested too deeply" in err and name in err, (argv, err)
+            assert len(err.strip().splitlines()) == 1
+
+
+def test_deeply_nested_safetensors_header_is_input_error(tmp_path, capsys):
+    import struct
+    header = ("[" * 100_000 + "]" * 100_000).encode()
+    p = tmp_path / "deep.safetensors"
+    p.write_bytes(struct.pack("<Q", len(header)) + header)
+    code, _, err = run(capsys, "info", p)
+    assert code == 2 and "deep.safetensors" in err and len(err.strip().splitlines()) == 1
+
+
+def test_json_integer_beyond_python_digit_limit_is_read_exactly(tmp_path, capsys):
+    """Bug (fixed in algebra/io/native.py): a JSON integer literal of 5000 digits raised
+    ValueError (Python's 4300-digit int limit; internal error, exit 4).  Exact numbers of any
+    size are data: it is read exactly and written back (as a string) exactly."""
+    big = "9" * 5000
+    net = json.loads(json.dumps(DENSE.to_dict()))
+    text = json.dumps(net).replace('"bias": [1]', f'"bias": [{big}]')
+    assert big in text
+    p = tmp_path / "big.json"
+    p.write_text(text)
+    code, out, err = run(capsys, "eval", p, "--x", "0,0,0", "--json")
+    assert code == 0, err
+    from algebra.io import load
+    loaded = load(str(p))
+    assert loaded.biases[2][0] == Q(int(big[:4000])) * 10 ** 1000 + Q(int(big[4000:]))
+    out_file = tmp_path / "back.json"
+    assert run(capsys, "convert", p, "-o", out_file)[0] == 0
+    assert load(str(out_file)) == loaded

@@ -295,7 +295,7 @@ def _read_safetensors(p: Path) -> dict:
                          f"{len(raw)} bytes)", source=src)
     try:
         header = json.loads(raw[8:8 + n].decode("utf-8"))
-    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+    except (UnicodeDecodeError, ValueError, RecursionError) as exc:   # JSONDecodeError, int limit
         raise InputError(f"corrupt .safetensors header: {_first_line(exc)}", source=src) from None
     if not isinstance(header, dict):
         raise InputError("corrupt .safetensors header: not a JSON object", source=src)

@@ -31,9 +31,12 @@ def read_json_text(path: Path) -> object:
     except OSError as exc:
         raise InputError(f"cannot read: {exc.strerror}", source=str(path)) from None
     try:
-        return json.loads(text, parse_float=Decimal, parse_constant=_bad_constant)
+        return json.loads(text, parse_float=Decimal, parse_constant=_bad_constant,
+                          parse_int=_parse_int)
     except _ConstantError as exc:
         raise InputError(f"{exc.args[0]} is not a number netfibers accepts", source=str(path)) from None
+    except RecursionError:
+        raise InputError("malformed JSON: nested too deeply", source=str(path)) from None
     except json.JSONDecodeError as exc:
         raise InputError(f"malformed JSON at line {exc.lineno}, column {exc.colno}: {exc.msg}",
                          source=str(path)) from None
@@ -45,6 +48,12 @@ class _ConstantError(ValueError):
 
 def _bad_constant(name: str):
     raise _ConstantError(name)
+
+
+def _parse_int(text: str):
+    """A JSON integer; one too long for ``int`` (Python refuses more than 4300 digits) stays the
+    digit string, which :func:`parse_number` reads exactly."""
+    return int(text) if len(text) < 4000 else text
 
 
 def parse_number(x: object, where: str, source: str | None = None):
