@@ -73,8 +73,8 @@ def passthrough(net, box):
 
 
 def identity_layer(net, l=1):
-    """b = a with the identity relu(h) - relu(-h) inserted after hidden layer *l* (exact on R^d:
-    h >= 0 there, so relu(-h) is dead and relu(h) always active)."""
+    """b = a with the identity relu(h) - relu(-h) inserted on the output h of hidden layer *l*
+    (1-based; exact on R^d: h >= 0 there, so relu(-h) is dead and relu(h) always active)."""
     from algebra.matrices import QMatrix
     n = net.widths[l]
     I = QMatrix.identity(n)
@@ -118,17 +118,27 @@ def dead_neurons(net, rng, box, k=2):
 
 
 def tiny_difference(net, rng, box):
-    """b = a plus one first-layer neuron relu(x_0 - t) with t = hi - 1e-6: a and b differ only on
-    a slab of width 1e-6 at the box face (inequivalent)."""
+    """b = a plus relu(x_0 - t), t = hi - 1e-6, carried to the output by one extra neuron per
+    hidden layer (relu of the previous one): a and b differ exactly on the slab x_0 > t of
+    width 1e-6 at the box face (inequivalent)."""
     from algebra.matrices import QMatrix
     d = net.n_inputs
-    W1, b1 = net.layer(0)
-    W2, b2 = net.layer(1)
-    row = [1] + [0] * (d - 1)
     t = box[1] - Q(1, 10**6)
-    return Network([QMatrix.vstack([W1, QMatrix.from_rows([row])]),
-                    QMatrix.hstack([W2, QMatrix.from_rows([[1]] + [[0]] * (W2.nrows - 1))])]
-                   + list(net.weights[2:]), [list(b1) + [-t], list(b2)] + list(net.biases[2:]))
+    ws, bs = [], []
+    for l in range(net.depth):
+        W, bias = net.layer(l)
+        if l == 0:
+            ws.append(QMatrix.vstack([W, QMatrix.from_rows([[1] + [0] * (d - 1)])]))
+            bs.append(list(bias) + [-t])
+            continue
+        col = QMatrix.from_rows([[1 if (l == net.depth - 1 and i == 0) else 0] for i in range(W.nrows)])
+        W = QMatrix.hstack([W, col])
+        if l < net.depth - 1:
+            W = QMatrix.vstack([W, QMatrix.from_rows([[0] * (W.ncols - 1) + [1]])])
+            bias = list(bias) + [0]
+        ws.append(W)
+        bs.append(list(bias))
+    return Network(ws, bs)
 
 
 def z3_equivalent(a, b, timeout_s, box=None):
@@ -165,6 +175,8 @@ def bench_equivalence(quick: bool, z3_timeout: float) -> None:
     configs = [(2, 6, 6, 1), (3, 8, 6, 1), (2, 5, 5, 5, 1)] if quick else \
         [(2, 8, 8, 1), (3, 10, 10, 1), (4, 8, 8, 1), (2, 6, 6, 6, 1), (4, 10, 10, 1)]
     box = (-1, 1)
+    warm = random_net(random.Random(1), (2, 3, 1))     # import numpy / HiGHS once, untimed
+    equivalent(warm, passthrough(warm, box), method="general", domain=box)
     print("\n== exact equivalence: general method vs z3 (exact reals) ==")
     print("ours: equivalent(a, b, method='general') including its certificate and the certificate's "
           "verification; z3: s.check() only")

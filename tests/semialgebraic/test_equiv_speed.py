@@ -1,0 +1,232 @@
+"""Speed-ups of the general equivalence method keep it exact (issue 8, session 2).
+
+* Layer contraction (``contract`` steps of ``region_cover``): a hidden layer whose neurons are
+  all provably always active or dead on the domain is composed into the next one.  The
+  contracted network computes the same function (exact evaluation at many points), the verdicts
+  agree with the walk over the *unreduced* difference network, and layers that switch inside
+  the domain (near misses) are never contracted.
+* Staged cheap refutation: perturbed pairs and differences confined to thin slabs give verified
+  counterexamples inside the domain.
+* ``method="general"`` and ``"auto"`` agree on the new planted pair kinds.
+"""
+
+import random
+
+import pytest
+from hypothesis import HealthCheck, given, settings, strategies as st
+
+from algebra.matrices import QMatrix
+from algebra.network import Network
+from algebra.rationals import Q
+from semialgebraic.equivalence import (contract_affine_layers, equivalent, joint_regions,
+                                       normalize_domain, preactivation_bounds)
+from semialgebraic.verify import verify
+from semialgebraic.verify.region_cover import apply_contractions, difference_network
+
+BOX = (-1, 1)
+SETTINGS = settings(max_examples=12, deadline=None, suppress_health_check=list(HealthCheck))
+
+
+def random_net(rng, widths, zero_prob=0.1):
+    def q():
+        return Q(0) if rng.random() < zero_prob else Q(rng.randint(-9, 9), rng.randint(1, 4))
+    return Network([[[q() for _ in range(widths[l])] for _ in range(widths[l + 1])]
+                    for l in range(len(widths) - 1)],
+                   [[q() for _ in range(widths[l + 1])] for l in range(len(widths) - 1)])
+
+
+def passthrough(net, box, slack=Q(1)):
+    """net followed by relu(y + c) - c with c = slack - (interval lower bound of y)."""
+    lo = preactivation_bounds(net, domain=box)[-1]
+    c = [(-l if l is not None and l < 0 else Q(0)) + slack for l, _ in lo]
+    W, bias = net.layer(net.depth - 1)
+    m = W.nrows
+    ws = list(net.weights[:-1]) + [W, QMatrix.identity(m)]
+    bs = list(net.biases[:-1]) + [[v + ci for v, ci in zip(bias, c)], [-ci for ci in c]]
+    return Network(ws, bs)
+
+
+def identity_layer(net, l):
+    """relu(h) - relu(-h) inserted on the output h of hidden layer l (1-based; exact on R^d
+    since h >= 0).  l = 0: on the input x (then no layer is affine: x changes sign)."""
+    n = net.widths[l]
+    I = QMatrix.identity(n)
+    W, bias = net.layer(l)
+    ws = list(net.weights[:l]) + [QMatrix.vstack([I, -I]), QMatrix.hstack([W, -W])] + list(net.weights[l + 1:])
+    bs = list(net.biases[:l]) + [[0] * (2 * n), list(bias)] + list(net.biases[l + 1:])
+    return Network(ws, bs)
+
+
+def split_first_layer(net, rng, box):
+    """An always-active first layer relu(M x + c) on the box, and a's first layer composed with
+    M^-1 (shifted by c)."""
+    d = net.n_inputs
+    while True:
+        M = QMatrix.from_rows([[rng.randint(-3, 3) for _ in range(d)] for _ in range(d)])
+        if M.rank() == d:
+            break
+    c = [-sum((min(v * box[0], v * box[1]) for v in M.row_at(i)), Q(0)) for i in range(d)]
+    W1, b1 = net.layer(0)
+    W1n = W1 @ M.inverse()
+    return Network([M, W1n] + list(net.weights[1:]),
+                   [c, [u - v for u, v in zip(b1, W1n.apply(c))]] + list(net.biases[1:]))
+
+
+def points(rng, d, dom, n=40):
+    if dom is None:
+        return [tuple(Q(rng.randint(-300, 300), rng.choice((7, 11, 13))) for _ in range(d)) for _ in range(n)]
+    lo, hi = dom
+    return [tuple(lo + (hi - lo) * Q(rng.randint(0, 97), 97) for _ in range(d)) for _ in range(n)]
+
+
+def unreduced_walk_answer(a, b, dom):
+    """Equal on the domain? by the walk over every region of the raw difference network a - b."""
+    state = {}
+    for reg in joint_regions((difference_network(a, b),), domain=dom, state=state, multipliers=False):
+        if not reg.region.jacobian.is_zero() or any(v != 0 for v in reg.region.offset):
+            return False
+    assert state["complete"]
+    return True
+
+
+nets = st.builds(lambda seed, d, widths: (seed, [d] + widths + [1]),
+                 st.integers(0, 10**6), st.integers(1, 3),
+                 st.lists(st.integers(1, 4), min_size=1, max_size=2))
+
+
+# -- contraction --------------------------------------------------------------------------------
+@SETTINGS
+@given(nets, st.sampled_from(["passthrough", "identity", "split"]))
+def test_contraction_keeps_the_function_and_collapses_planted_pairs(spec, kind):
+    seed, widths = spec
+    rng = random.Random(seed)
+    a = random_net(rng, widths)
+    if kind == "passthrough":
+        b, dom = passthrough(a, BOX), BOX
+    elif kind == "identity":
+        b, dom = identity_layer(a, rng.randrange(1, a.depth)), None
+    else:
+        b, dom = split_first_layer(a, rng, BOX), BOX
+    c, layers = contract_affine_layers(b, domain=dom)
+    assert layers and c.depth <= b.depth - 1
+    assert all(c(x) == b(x) == a(x) for x in points(rng, a.n_inputs, dom))
+    # the checker's replay gives the same network
+    _, c2 = apply_contractions(a, b, [{"net": "b", "layer": l} for l in layers],
+                               normalize_domain(dom, a.n_inputs))
+    assert c2.weights == c.weights and c2.biases == c.biases
+    v = equivalent(a, b, method="general", domain=dom)
+    assert v.answer is True and verify(v.certificate)[0]
+    assert {"net": "b", "layer": layers[0]} in v.certificate["contract"]
+
+
+@SETTINGS
+@given(nets, st.sampled_from([None, BOX, "orthant"]))
+def test_contraction_of_random_networks_is_exact(spec, dom):
+    seed, widths = spec
+    rng = random.Random(seed)
+    a = random_net(rng, widths, zero_prob=0.3)
+    c, layers = contract_affine_layers(a, domain=dom)
+    d = normalize_domain(dom, a.n_inputs)
+    pts = points(rng, a.n_inputs, None if d is None else (0, 5) if d == "orthant" else d)
+    assert all(c(x) == a(x) for x in pts)
+    assert c.depth == a.depth - len(layers)
+
+
+def test_contracted_verdicts_agree_with_the_unreduced_walk():
+    rng = random.Random(11)
+    for widths in ([1, 3, 1], [2, 3, 2, 1], [2, 2, 3, 1]):
+        a = random_net(rng, widths, zero_prob=0)
+        for b, dom in [(passthrough(a, BOX), BOX), (identity_layer(a, 1), None), (identity_layer(a, 0), None),
+                       (passthrough(a, BOX, slack=Q(-1, 10**6)), BOX)]:
+            v = equivalent(a, b, method="general", domain=dom)
+            assert v.answer is not None and verify(v.certificate)[0]
+            assert v.answer == unreduced_walk_answer(a, b, dom)
+
+
+def test_near_miss_layer_that_switches_in_a_thin_slab_is_not_contracted():
+    # a(x) = x on [-1, 1]; b = relu(a + 1 - 10^-6) - (1 - 10^-6): clips on x < -1 + 10^-6
+    a = Network.from_rows([[[1]], [[1]]], [[1], [-1]])
+    eps = Q(1, 10**6)
+    b = Network([[[1]], [[1]], [[1]]], [[1], [-1 + 1 - eps], [-(1 - eps)]])
+    c, layers = contract_affine_layers(b, domain=BOX)
+    assert layers == [] or c.depth == b.depth - 1 and layers == [0]   # only the input layer qualifies
+    v = equivalent(a, b, method="general", domain=BOX)
+    assert v.answer is False and verify(v.certificate)[0]
+    x = [Q(t) if not isinstance(t, str) else Q(*map(int, t.split("/"))) for t in v.certificate["x"]]
+    assert -1 <= x[0] < -1 + eps
+    # with exactly enough slack the layer contracts and the pair is equivalent
+    b = Network([[[1]], [[1]], [[1]]], [[1], [0], [-1]])
+    v = equivalent(a, b, method="general", domain=BOX)
+    assert v.answer is True and v.certificate["contract"] and len(v.certificate["regions"]) == 1
+
+
+def test_contraction_depends_on_the_domain():
+    a = Network.from_rows([[[1], [-1]], [[1, -2]]], [[0, 0], [0]])     # y = relu(x) - 2 relu(-x)
+    b = passthrough(a, BOX)                                             # relu(y + 3) - 3
+    assert contract_affine_layers(b, domain=BOX)[1] == [1]
+    assert contract_affine_layers(b, domain=None)[1] == []             # y is unbounded below on R
+    assert contract_affine_layers(b, domain=(-2, 1))[1] == []
+    v = equivalent(a, b, method="general", domain=BOX)
+    assert v.answer is True and len(v.certificate["regions"]) == 1
+    w = equivalent(a, b, method="general")                              # differs for x < -3/2
+    assert w.answer is False and verify(w.certificate)[0]
+
+
+# -- refutation -----------------------------------------------------------------------------------
+@SETTINGS
+@given(nets, st.sampled_from([None, BOX, "orthant"]))
+def test_perturbed_pairs_get_verified_counterexamples_in_the_domain(spec, dom):
+    seed, widths = spec
+    rng = random.Random(seed)
+    a = random_net(rng, widths, zero_prob=0)
+    b = a.with_parameter(a.n_parameters - 1, a.parameters()[-1] + Q(1, 1000))   # output bias
+    v = equivalent(a, b, method="general", domain=dom)
+    assert v.answer is False and verify(v.certificate)[0]
+    assert v.details["regions_checked"] == 0                                   # cheap refutation
+    x = [Q(t) if isinstance(t, int) else Q(*map(int, t.split("/"))) for t in v.certificate["x"]]
+    d = normalize_domain(dom, a.n_inputs)
+    assert d is None or (all(t >= 0 for t in x) if d == "orthant" else all(BOX[0] <= t <= BOX[1] for t in x))
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_thin_slab_difference_is_refuted(seed):
+    rng = random.Random(seed)
+    d = 1 + seed % 3
+    a = random_net(rng, [d, 3, 2, 1], zero_prob=0)
+    t = BOX[1] - Q(1, 10**6)
+    W1, b1 = a.layer(0)
+    W2, b2 = a.layer(1)
+    W3, b3 = a.layer(2)
+    # one extra neuron relu(x_0 - t), carried to the output by relu of itself
+    b = Network([QMatrix.vstack([W1, QMatrix.from_rows([[1] + [0] * (d - 1)])]),
+                 QMatrix.vstack([QMatrix.hstack([W2, QMatrix.zeros(2, 1)]),
+                                 QMatrix.from_rows([[0, 0, 0, 1]])]),
+                 QMatrix.hstack([W3, QMatrix.identity(1)])],
+                [list(b1) + [-t], list(b2) + [0], list(b3)])
+    v = equivalent(a, b, method="general", domain=BOX)
+    assert v.answer is False and verify(v.certificate)[0]
+    x0 = v.certificate["x"][0]
+    x0 = Q(x0) if isinstance(x0, int) else Q(*map(int, x0.split("/")))
+    assert x0 > t
+
+
+# -- general vs auto ----------------------------------------------------------------------------
+@SETTINGS
+@given(st.integers(0, 10**6), st.integers(1, 3), st.sampled_from(["identity", "input-identity", "perturbed", "dead"]))
+def test_general_and_auto_agree_on_planted_kinds(seed, d, kind):
+    rng = random.Random(seed)
+    a = random_net(rng, [d, 3, 1], zero_prob=0.1)
+    if kind in ("identity", "input-identity"):
+        b = identity_layer(a, 1 if kind == "identity" else 0)
+    elif kind == "perturbed":
+        k = rng.randrange(a.n_parameters)
+        b = a.with_parameter(k, a.parameters()[k] + Q(1, 7))
+    else:                                     # a neuron with a zero row and negative bias: dead
+        W1, b1 = a.layer(0)
+        W2, b2 = a.layer(1)
+        b = Network([QMatrix.vstack([W1, QMatrix.zeros(1, d)]), QMatrix.hstack([W2, QMatrix.identity(1) * 5])],
+                    [list(b1) + [-1], list(b2)])
+    g = equivalent(a, b, method="general")
+    u = equivalent(a, b, method="auto")
+    assert g.answer is not None and g.answer == u.answer
+    assert verify(g.certificate)[0]
