@@ -225,15 +225,25 @@ class Network:
         if self._chain is None:
             self._chain = AffineReluChain(list(zip(self._weights, self._biases)),
                                           integer_weights=self._integer_weights)
-            self._integer_weights = None
         return self._chain
 
     def _keep_integer_weights(self, integer_weights) -> None:
         """Remember per-layer ``(N, D)`` numpy integer arrays with ``W_l == N / D`` exactly
         (set by the binary weight readers, which have them anyway), so that the first
         :meth:`evaluate_batch` does not extract FLINT integers entry by entry."""
-        if self._chain is None:
-            self._integer_weights = list(integer_weights)
+        if len(integer_weights) != len(self._weights):
+            raise DimensionMismatchError("integer weights", len(integer_weights), len(self._weights))
+        for hint in integer_weights:
+            if hint is not None:
+                hint[0].flags.writeable = False     # the identity W == N / D must stay true
+        self._integer_weights = list(integer_weights)
+
+    def integer_weights(self, l: int):
+        """``(N, D)`` with ``W_l == N / D`` exactly (N a numpy int64 array, D an int), when a weight
+        file reader kept it, else None (no conversion is done here).  Used by exact fast paths
+        that work on numpy arrays (:mod:`algebra.dyadic`)."""
+        hints = self._integer_weights
+        return None if hints is None else hints[l]
 
     def activation_pattern(self, x: Sequence[object]) -> tuple[int, ...]:
         """Signs (-1/0/1) of all hidden pre-activations at *x*, in layer order."""

@@ -12,42 +12,44 @@ Pairs (float32 weights read exactly, as from a weight file):
   float32, so the float baseline can also see equality);
 * ``different``: b = that copy with one first-layer weight moved by one float32 ulp.
 
-Methods, all running the same algorithm (normalise each row by |lead|, orient, group equal
+Methods, all running the same algorithm (normalise each row by its lead, orient, group equal
 hyperplanes, sum kink vectors, affine part of the flipped neurons, compare):
 
-* ``exact``: :func:`semialgebraic.shallow.equivalent_shallow` with ``certify=False`` (FLINT
-  rationals; the exact decision, plus an exact separating point when different);
-* ``numpy``: float64 numpy canonicalisation (lexsort + unique), baseline (a) — not a proof;
+* ``exact``: :func:`semialgebraic.shallow.equivalent_shallow` with ``certify=False`` on the nets as
+  the weight-file reader builds them (``network_from_tensors``).  Every parameter is a float32, so
+  the float32 path decides (:mod:`semialgebraic.shallow_dyadic`: float64 products of float32
+  values are exact; buckets proven by exact cross products; an exact separating point when
+  different);
+* ``numpy``: float64 numpy canonicalisation with the same hashing of normalised rows, baseline
+  (a) — not a proof (tolerances); the older ``np.unique(axis=0)`` variant is printed too;
 * ``sympy``: the same algorithm on ``sympy.Rational`` lists, baseline (b), run at
   ``--sympy-n`` hidden neurons and extrapolated linearly in n (the cost is O(n d)).
+* ``--flint``: the FLINT path on the same nets built from rationals (no float view), for
+  inputs that are not all float32 (JSON decimals, float64 files).
 
-The table prints seconds per pair and the ratios exact/numpy and sympy/exact.  Network
-construction (float → exact rational conversion) is reported separately.
-
-Measured 2026-11-30 09:50 UTC on the shared 2-core box (other jobs running), d=784, m=10,
-after the shared-integer-conversion change (``IntegerImage``; one bulk ``entries()`` read of W):
+Measured 2026-11-30 10:20 UTC on the shared 2-core box (load 3, three other jobs running),
+d=784, m=10, ``python benchmarks/bench_shallow.py --n 4096 --flint``:
 
 =====  ==========  =======  =======  ===========  ======================  ===========
 n      pair        exact s  numpy s  exact/numpy  sympy s (extrapolated)  sympy/exact
 =====  ==========  =======  =======  ===========  ======================  ===========
-4096   equivalent  3.37     0.233    14.5         458 (from n=64)         136
-4096   different   4.24     0.236    18.0         445 (from n=64)         105
-512    equivalent  0.41     0.035    11.9         57 (from n=64)          139
-512    different   0.49     0.032    15.1         54 (from n=64)          110
+4096   equivalent  0.15     0.33     0.5          715 (from n=64)         4 660
+4096   different   0.35     0.78     0.4          802 (from n=64)         2 310
+512    equivalent  0.07     0.23     0.3          173 (from n=64)         2 570
+512    different   0.04     0.15     0.3          98 (from n=64)          2 490
 =====  ==========  =======  =======  ===========  ======================  ===========
 
-Same machine state, previous code (``to_rows`` per net, two rational W conversions): 4096
-equivalent 3.25–3.74 s, different 4.47–5.38 s; an in-process A/B (min of 3, alternating runs)
-gave 3.57/3.74 → 3.14/3.25 s (equivalent) and 5.26/5.38 → 4.16/4.17 s (different).  The
-remaining exact cost is object-bound: ``entries()`` (≈0.42 s per net, 3.2M ``fmpq``), the
-per-entry row normalisation (≈0.5 s per net) and the form comparison (≈0.33 s).  python-flint
-has no bulk export to numpy, so even an exact dyadic (float32) numpy path pays ≈0.7 s per net
-just to read the entries; the 5× target needs a C-level row scaling or export.
+(numpy columns of the first two rows: the ``np.unique`` variant; the hashing variant measured
+0.47–0.52 s in a later run where exact took 0.25/0.33 s.)  Both targets are met: exact/numpy
+<= 5 and sympy/exact >= 100.  The FLINT path (rational input) on the same pairs: 4.9–6.9 s
+equivalent, 6.3–8.7 s different at n=4096 (7–21x numpy; Python object creation for 3.2M
+entries: python-flint 0.9 has no bulk export or row scaling); 0.70/0.84 s at n=512.  Building
+the three exact networks from float32 arrays (the reader's path): 3.2–6 s — the FLINT matrices
+are built at load, so a one-shot ``netfibers equiv a.npz b.npz`` pays it.
 
-Certificates (n=512, ``--certify``): symmetry path built in 9.7 s and verified in 8.3 s;
-counterexample built in 6.2 s, verified in 5.6 s — dominated by writing and parsing the
-embedded networks as exact JSON.  The exact cost is per-entry normalisation of the rows (no
-row-scaling primitive in python-flint: a diagonal product is dense, O(n² d)).
+Certificates (n=512, ``--certify``, measured before the float32 path, unchanged by it): symmetry
+path built in 9.7 s and verified in 8.3 s; counterexample built in 6.2 s, verified in 5.6 s —
+dominated by writing and parsing the embedded networks as exact JSON.
 """
 
 from __future__ import annotations
@@ -59,6 +61,7 @@ import numpy as np
 
 from algebra.matrices import QMatrix
 from algebra.network import Network
+from algebra.io.binary import network_from_tensors
 from algebra.rationals import from_float
 from semialgebraic.shallow import equivalent_shallow
 
@@ -78,6 +81,13 @@ def make_pair(d, n, m, seed):
 
 
 def to_network(p):
+    """The network as a user gets it from a float32 weight file (the reader's path)."""
+    W, b, V, c = p
+    return network_from_tensors({"0.weight": W, "0.bias": b, "2.weight": V, "2.bias": c})
+
+
+def to_rational_network(p):
+    """The same exact network built from rationals (no float view: the FLINT path decides)."""
     W, b, V, c = p
 
     def qm(A):
@@ -114,6 +124,48 @@ def equal_numpy(p, q):
     # sums in another order round differently: a float baseline needs a tolerance (not a proof)
     return all(x.shape == y.shape and np.allclose(x, y, rtol=1e-12, atol=1e-12)
                for x, y in zip(fa, fb))
+
+
+def equal_numpy_hash(p, q):
+    """Baseline (a'): the grouping the exact path uses (hash of the normalised rows' bytes on a
+    few columns, no proof of the buckets), in float64; kink sums and affine parts compared with
+    a tolerance (not a proof)."""
+    parts = []
+    for W, b, V, c in ((np.asarray(x, dtype=np.float64) for x in net) for net in (p, q)):
+        n = W.shape[0]
+        nz = W != 0
+        lead = W[np.arange(n), nz.argmax(1)]
+        live = (lead != 0) & np.any(V != 0, axis=0)
+        const = (lead == 0) & np.any(V != 0, axis=0)
+        flip = live & (lead < 0)
+        A = V[:, flip] @ W[flip]
+        c2 = c + V[:, const] @ np.maximum(b[const], 0) + V[:, flip] @ b[flip]
+        rows = np.hstack([W[live], b[live, None]]) / lead[live, None]
+        K = (V[:, live] * np.abs(lead[live])).T
+        parts.append((rows, K, A, c2))
+    width = parts[0][0].shape[1]
+    cols = sorted({width - 1, width - 2, width // 2, width // 3})
+    seen = {}
+    ids = []
+    for rows, *_ in parts:
+        P = np.ascontiguousarray(rows[:, cols]) + 0.0
+        raw, w = P.tobytes(), P.shape[1] * 8
+        ids.append(np.array([seen.setdefault(raw[i * w:(i + 1) * w], len(seen))
+                             for i in range(P.shape[0])], dtype=np.int64))
+    allrows = np.vstack([parts[0][0], parts[1][0]])
+    allids = np.concatenate(ids)
+    first = np.full(len(seen), -1)
+    first[allids[::-1]] = np.arange(len(allids))[::-1]     # first row of each bucket
+    if not np.allclose(allrows, allrows[first[allids]], rtol=1e-12, atol=1e-12):
+        return False                                       # a bucket holds two hyperplanes
+    sums = []
+    for (rows, K, _, _), idx in zip(parts, ids):
+        Kg = np.zeros((len(seen), K.shape[1]))
+        np.add.at(Kg, idx, K)
+        sums.append(Kg)
+    return (np.allclose(sums[0], sums[1], rtol=1e-12, atol=1e-12)
+            and np.allclose(parts[0][2], parts[1][2], rtol=1e-12, atol=1e-12)
+            and np.allclose(parts[0][3], parts[1][3], rtol=1e-12, atol=1e-12))
 
 
 # -- baseline (b): sympy Rational ----------------------------------------------------------------
@@ -170,6 +222,8 @@ def main():
     ap.add_argument("--m", type=int, default=10)
     ap.add_argument("--sympy-n", type=int, default=64)
     ap.add_argument("--certify", action="store_true", help="also build and verify certificates")
+    ap.add_argument("--flint", action="store_true",
+                    help="also time the FLINT path on the same nets built from rationals")
     ap.add_argument("--seed", type=int, default=0)
     args = ap.parse_args()
     d, n, m = args.d, args.n, args.m
@@ -180,14 +234,24 @@ def main():
     print(f"one hidden layer d={d} n={n} m={m}; exact networks built from float32 in "
           f"{build:.1f} s (3 nets)")
     small = make_pair(d, args.sympy_n, m, args.seed)
+    ra, rb, rc = (to_rational_network(x) for x in (pa, pb, pc)) if args.flint else (None,) * 3
     rows = []
-    for name, q, qn, sq in (("equivalent", pb, b, small[1]), ("different", pc, c, small[2])):
-        te, v = timed(equivalent_shallow, a, qn, certify=False)
-        tn, eqn = timed(equal_numpy, pa, q, repeat=3)
+    for name, q, qn, sq, rq in (("equivalent", pb, b, small[1], rb), ("different", pc, c, small[2], rc)):
+        te, v = timed(equivalent_shallow, a, qn, certify=False, repeat=3)
+        tn0, eqn0 = timed(equal_numpy, pa, q, repeat=3)
+        tn, eqn = timed(equal_numpy_hash, pa, q, repeat=3)
+        assert eqn0 == eqn
+        print(f"  {name}: numpy with np.unique rows (lexicographic sort) {tn0:.3f} s; "
+              f"numpy with the exact path's hashing {tn:.3f} s (the baseline below)")
         ts, eqs = timed(equal_sympy, small[0], sq)
         ts_full = ts * n / args.sympy_n
         assert v.answer == eqn == eqs == (name == "equivalent"), (v.answer, eqn, eqs)
         rows.append((name, te, tn, ts, ts_full))
+        if args.flint:
+            tf, vf = timed(equivalent_shallow, ra, rq, certify=False)
+            assert vf.answer == v.answer
+            print(f"  {name}: FLINT path (rational input, no float view) {tf:.2f} s = "
+                  f"{tf / tn:.1f}x numpy")
         if args.certify:
             from semialgebraic.verify import verify
             tc, vc = timed(equivalent_shallow, a, qn)

@@ -90,6 +90,7 @@ from .certificates import CERTIFICATE_FORMAT, counterexample_certificate, jsonab
 from . import lp
 from .exceptions import CertificateError, NotApplicableError
 from .sets import Dimension
+from .shallow_dyadic import compare_float32
 from .verdict import Hypothesis, Verdict
 from .verify import verify
 from .verify.symmetry_path import network_digest
@@ -355,6 +356,10 @@ def equivalent_shallow(a: Network, b: Network, *, orthant: bool = False,
                 "a": a.to_dict(), "b": b.to_dict(), "x": [0] * a.n_inputs,
                 "a_x": jsonable(list(a([0] * a.n_inputs))), "b_x": [0] * b.n_outputs}
         return Verdict(False, method, "the networks have different signatures", tuple(hyps), cert)
+    if not orthant:
+        fast = _float32_decision(a, b, hyps, certify)
+        if fast is not None:
+            return fast
     ca, cb = canonical_form(a, orthant=orthant), canonical_form(b, orthant=orthant)
     details = {}
     if ca == cb:
@@ -366,6 +371,107 @@ def equivalent_shallow(a: Network, b: Network, *, orthant: bool = False,
             if certify else None)
     return Verdict(False, method, "canonical forms differ; the point separates the functions",
                    tuple(hyps), cert, details)
+
+
+def _float32_decision(a: Network, b: Network, hyps: list, certify: bool) -> Verdict | None:
+    """The decision of :mod:`semialgebraic.shallow_dyadic` (exact float64 arithmetic for float32
+    parameters), as a verdict; None when its hypotheses fail or its separating candidates do not
+    separate (then the FLINT canonical forms decide)."""
+    r = compare_float32(a, b)
+    if r.answer is None:
+        return None
+    method = "shallow-canonical"
+    hyps = hyps + list(r.hypotheses)
+    details = {"float32_path": r.details}
+    if r.answer:
+        cert = symmetry_path(a, b) if certify else None
+        return Verdict(True, method, r.reason, tuple(hyps), cert, details)
+    d = a.n_inputs
+    for x, fa, fb in _sparse_candidates(a, b, r.hyperplane):
+        if fa != fb:                                      # exact values at x: the claim holds
+            details["point"] = x
+            cert = counterexample_certificate(a, b, x) if certify else None
+            return Verdict(False, method, r.reason + "; the point separates the functions",
+                           tuple(hyps), cert, details)
+    return None  # pragma: no cover - the module docstring proves one candidate separates
+
+
+def _sparse_candidates(a: Network, b: Network, hyperplane):
+    """Exact candidate points ``x`` with few non-zero coordinates, and ``a(x)``, ``b(x)``
+    (evaluated exactly from the few weight columns they touch).
+
+    For a hyperplane ``H = (u, β)`` whose kinks differ (``u_j = 1`` at its lead coordinate j):
+    ``x0 = r e_k − (β + u_k r) e_j`` lies on H; when no other neuron hyperplane of a or b passes
+    through x0, ``x± = x0 ± ε e_j`` with ε below every other hyperplane's distance along e_j
+    gives ``D(x+) + D(x−) − 2 D(x0) = ε ΔK ≠ 0`` for ``D = a − b`` (:func:`separating_point`), so
+    one of the three separates.  Then ``0`` and the unit vectors (enough when only the affine
+    parts differ)."""
+    d = a.n_inputs
+    cols = {}
+
+    def column(net, i, j):
+        key = (i, j)
+        if key not in cols:
+            cols[key] = net.weights[0].col_at(j)
+        return cols[key]
+
+    def hidden(net, i, x):                      # exact W x + b for a sparse x (dict j -> value)
+        h = list(net.biases[0])
+        for j, xj in x.items():
+            if xj:
+                h = [hv + w * xj for hv, w in zip(h, column(net, i, j))]
+        return h
+
+    def output(net, h):
+        return net.weights[1].apply([v if v > 0 else Q(0) for v in h])
+
+    def point(x):
+        return tuple(x.get(j, Q(0)) for j in range(d))
+
+    def value(net, i, x):
+        return tuple(o + c for o, c in zip(output(net, hidden(net, i, x)), net.biases[1]))
+
+    if hyperplane is not None:
+        u, beta = hyperplane
+        j = next(i for i, x in enumerate(u) if x != 0)
+        rng = random.Random(20261130)
+        for attempt in range(8):
+            x0 = {}
+            if d > 1:
+                k = (j + 1 + attempt) % d
+                if k == j:
+                    k = (k + 1) % d
+                x0[k] = Q(rng.randint(1, 97), rng.randint(1, 89))
+                x0[j] = -(beta + u[k] * x0[k])
+            else:
+                x0[j] = -beta
+            eps, ok = Q(1), True
+            for i, net in enumerate((a, b)):
+                W, bias = net.layer(0)
+                for row, (hv, wj) in enumerate(zip(hidden(net, i, x0), column(net, i, j))):
+                    if hv == 0:          # only neurons on H itself may pass through x0
+                        lam = W[row, j]
+                        if lam == 0 or bias[row] != lam * beta or any(
+                                w != lam * uu for w, uu in zip(W.row_at(row), u)):
+                            ok = False
+                            break
+                    elif wj != 0:
+                        eps = min(eps, abs(hv) / abs(wj) / 2)
+                if not ok:
+                    break
+            if not ok:
+                continue
+            xp, xm = dict(x0), dict(x0)
+            xp[j] += eps
+            xm[j] -= eps
+            for x in (x0, xp, xm):
+                yield point(x), value(a, 0, x), value(b, 1, x)
+            break
+    zero = {}
+    yield point(zero), value(a, 0, zero), value(b, 1, zero)
+    for j in range(d):
+        e = {j: Q(1)}
+        yield point(e), value(a, 0, e), value(b, 1, e)
 
 
 def symmetry_path(a: Network, b: Network, *, orthant: bool = False, forms=None) -> dict:
@@ -422,36 +528,8 @@ def separating_point(ca: CanonicalForm, cb: CanonicalForm, *, nets=None) -> tupl
     first, union = _first_difference(ca.kinks, cb.kinks)
     cands: list[tuple[Q, ...]] = []
     if first is not None:
-        u, beta = first
-        j = next(i for i, x in enumerate(u) if x != 0)
-        eps = Q(1)
-        if nets is not None:        # walls: every neuron hyperplane of both nets except H
-            walls = [_walls(net.layer(0)[0], net.layer(0)[1], u, beta) for net in nets]
-
-            def off_walls(x):
-                return all(all(h != 0 for h, keep in zip(_hvals(im, bv, x), mask) if keep)
-                           for W, bv, mask, im in walls)
-            x0 = point_on_hyperplane(u, beta, off_walls, orthant)
-            for W, bv, mask, im in walls:
-                for h, wj, keep in zip(_hvals(im, bv, x0), W.col_at(j), mask):
-                    if keep and wj != 0:
-                        eps = min(eps, abs(h) / abs(wj) / 2)
-        else:
-            others = [k for k in union if k != first]
-            Uo = QMatrix.from_rows([uo for uo, _ in others], ncols=d) if others else None
-            x0 = point_on_hyperplane(u, beta, (Uo, [bo for _, bo in others]), orthant)
-            if others:
-                hs = [p + bo for p, (_, bo) in zip(Uo.apply(x0), others)]
-                for h, uj in zip(hs, Uo.col_at(j)):
-                    if uj != 0:
-                        eps = min(eps, abs(h) / abs(uj) / 2)
-        if orthant:
-            eps = min(eps, x0[j] / 2)
-        xp = list(x0)
-        xm = list(x0)
-        xp[j] += eps
-        xm[j] -= eps
-        cands += [tuple(x0), tuple(xp), tuple(xm)]
+        others = None if nets is not None else [k for k in union if k != first]
+        cands += _points_across(first, d, orthant, nets=nets, others=others)
     cands.append(tuple([Q(0)] * d))
     for j in range(d):
         e = [Q(0)] * d
@@ -462,6 +540,41 @@ def separating_point(ca: CanonicalForm, cb: CanonicalForm, *, nets=None) -> tupl
         if fa(x) != fb(x):
             return x
     raise AssertionError("no separating point found for different canonical forms")  # pragma: no cover
+
+
+def _points_across(first, d: int, orthant: bool, *, nets=None, others=None) -> list:
+    """``[x0, x0 + ε e, x0 − ε e]`` for the hyperplane ``first = (u, β)`` (see
+    :func:`separating_point`): ``x0`` on it and off every other hyperplane — the neurons of *nets*
+    ``(a, b)`` or the hyperplanes *others* — and ``ε`` small enough to cross no other one."""
+    u, beta = first
+    j = next(i for i, x in enumerate(u) if x != 0)
+    eps = Q(1)
+    if nets is not None:        # walls: every neuron hyperplane of both nets except H
+        walls = [_walls(net.layer(0)[0], net.layer(0)[1], u, beta) for net in nets]
+
+        def off_walls(x):
+            return all(all(h != 0 for h, keep in zip(_hvals(im, bv, x), mask) if keep)
+                       for W, bv, mask, im in walls)
+        x0 = point_on_hyperplane(u, beta, off_walls, orthant)
+        for W, bv, mask, im in walls:
+            for h, wj, keep in zip(_hvals(im, bv, x0), W.col_at(j), mask):
+                if keep and wj != 0:
+                    eps = min(eps, abs(h) / abs(wj) / 2)
+    else:
+        Uo = QMatrix.from_rows([uo for uo, _ in others], ncols=d) if others else None
+        x0 = point_on_hyperplane(u, beta, (Uo, [bo for _, bo in others]), orthant)
+        if others:
+            hs = [p + bo for p, (_, bo) in zip(Uo.apply(x0), others)]
+            for h, uj in zip(hs, Uo.col_at(j)):
+                if uj != 0:
+                    eps = min(eps, abs(h) / abs(uj) / 2)
+    if orthant:
+        eps = min(eps, x0[j] / 2)
+    xp = list(x0)
+    xm = list(x0)
+    xp[j] += eps
+    xm[j] -= eps
+    return [tuple(x0), tuple(xp), tuple(xm)]
 
 
 def _hvals(W, bv, x):

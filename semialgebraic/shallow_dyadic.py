@@ -1,0 +1,251 @@
+r"""Exact equivalence of one-hidden-layer nets with float32 weights, in float64 arithmetic that
+is proven exact.
+
+This is the decision of :func:`semialgebraic.shallow.canonical_form` (its docstring proves
+"equal forms ⇔ equal functions") computed on numpy arrays instead of FLINT rationals, for
+networks whose parameters are all exactly float32 values — every network read from a float32,
+float16 or bfloat16 weight file.  The hypotheses are checked exactly (:mod:`algebra.dyadic`):
+
+* **H1** the weights are known as exact integer arrays (kept by the weight-file readers) and
+  every parameter equals its float64 view;
+* **H2** every parameter is exactly a float32.  Then a float64 product of two parameters is the
+  exact rational product, and ``x*y == z*t`` decides ``x y = z t`` (:mod:`algebra.dyadic`).
+
+With ``f(x) = V σ(W x + b) + c``, ``λ_i = lead(w_i)`` and ``(u_i, β_i) = (w_i, b_i)/λ_i``:
+
+1. *Grouping.*  The float64 rows ``(w_i, b_i)/λ_i`` are correctly rounded quotients, so neurons on
+   the same hyperplane get identical rows, and the candidate groups are the classes of identical
+   rows (hashed bytes), so every hyperplane lies in exactly one group.  (A float collision of
+   two different hyperplanes is harmless: step 2 proves every group, and a group that cannot be
+   proven sends the whole decision back to the exact FLINT path.)
+2. *Proof of each group.*  Every member ``(w, b)`` of a group with first member ``(w', b')`` is
+   checked to be a multiple of it: ``w·λ' == w'·λ`` and ``b·λ' == b'·λ`` entrywise, exact
+   products (H2).
+3. *Kinks.*  The kink vector of a group is ``K = Σ_i |λ_i| V_i`` over its members in one net.  A
+   group with one member in each net compares ``|λ| V`` entrywise as exact products; any other
+   group is summed in exact rationals.
+4. *Affine part.*  A neuron with ``λ < 0`` adds ``λ V_i (u·x + β)`` to the affine part, so the
+   affine parts differ by ``Σ_G δ_G (u_G·x + β_G)`` with ``δ_G = Σ_{a, λ<0} λ V − Σ_{b, λ<0} λ V``
+   over the group's members, plus ``c_a − c_b`` and the constant neurons (``w = 0``:
+   ``V_i σ(b_i)``).  For a one-plus-one group with equal kinks and equal orientation,
+   ``δ_G = 0`` exactly (``λ V = ±|λ| V``); the other groups, the constants and ``c`` are summed in
+   exact rationals.
+
+The answer is one of: equal (the forms are equal: the functions are equal on R^d); the first
+group whose kinks differ (an exact hyperplane, from which :mod:`semialgebraic.shallow` builds a
+separating point and checks it exactly); "affine parts differ" (kinks equal); or None with the
+reason (a hypothesis fails or a group could not be proven) — never a guess.
+
+>>> import numpy as np
+>>> from algebra.io.binary import network_from_tensors
+>>> W = np.array([[1.0, 2.0], [-0.5, 0.25], [3.0, 0.0]], dtype=np.float32)
+>>> a = network_from_tensors({"0.weight": W, "0.bias": np.array([0.5, 1.0, -1.0], np.float32),
+...                           "2.weight": np.array([[1.0, -2.0, 0.5]], np.float32)})
+>>> perm, lam = [2, 0, 1], np.array([2.0, 0.5, 4.0], np.float32)
+>>> b = network_from_tensors({"0.weight": (W * lam[:, None])[perm],
+...                           "0.bias": (np.array([0.5, 1.0, -1.0], np.float32) * lam)[perm],
+...                           "2.weight": (np.array([[1.0, -2.0, 0.5]], np.float32) / lam)[:, perm]})
+>>> compare_float32(a, b).answer
+True
+>>> c = network_from_tensors({"0.weight": W, "0.bias": np.array([0.5, 1.0, -1.0], np.float32),
+...                           "2.weight": np.array([[1.0, -2.0, 0.75]], np.float32)})
+>>> r = compare_float32(a, c)
+>>> r.answer, r.hyperplane
+(False, ((1, 0), -1/3))
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from algebra.dyadic import network_float32_layers
+from algebra.network import Network
+from algebra.rationals import Q, from_float
+
+from .verdict import Hypothesis
+
+__all__ = ["Float32Comparison", "compare_float32"]
+
+
+@dataclass(frozen=True)
+class Float32Comparison:
+    """Outcome of :func:`compare_float32`.
+
+    ``answer``: True (equal functions on R^d), False (different) or None (not decided here:
+    ``reason`` says why; the caller uses the exact FLINT path).  When False, ``hyperplane`` is the
+    exact ``(u, β)`` of a hyperplane whose kink vectors differ, or None when only the affine
+    parts differ.
+    """
+
+    answer: bool | None
+    reason: str
+    hypotheses: tuple = ()
+    hyperplane: tuple | None = None
+    details: dict = field(default_factory=dict)
+
+
+def compare_float32(a: Network, b: Network) -> Float32Comparison:
+    """Decide on R^d whether two one-hidden-layer nets with float32 parameters compute the same
+    function, with exact float64 arithmetic (module docstring); None when the hypotheses fail."""
+    if a.depth != 2 or b.depth != 2 or a.signature != b.signature:
+        return Float32Comparison(None, "needs one hidden layer each and equal signatures")
+    la, lb = network_float32_layers(a), network_float32_layers(b)
+    h1 = Hypothesis("H1+H2: every parameter of a and b is exactly a float32, weights kept as "
+                    "exact integer arrays", la is not None and lb is not None,
+                    {"a": la is not None, "b": lb is not None})
+    if not h1.holds:
+        return Float32Comparison(None, "parameters are not all known float32 values", (h1,))
+    import numpy as np
+    parts = [_neurons(np, layers) for layers in (la, lb)]
+    hyps = (h1,)
+    rows = np.vstack([p["rows"] for p in parts])
+    lead = np.concatenate([p["lead"] for p in parts])
+    kink = np.vstack([p["kink"] for p in parts])
+    src = np.concatenate([np.zeros(len(parts[0]["lead"]), np.int8), np.ones(len(parts[1]["lead"]), np.int8)])
+    total = len(lead)
+    m = kink.shape[1]
+    if total:
+        width = rows.shape[1]
+        grouped = _groups(np, rows, lead, sorted({width - 1, width - 2, width // 2, width // 3}))
+        if grouped is None:
+            return Float32Comparison(None, "a float key collision: two hyperplanes share a "
+                                     "rounded key", hyps)
+        order, start, gid = grouped
+        ngroups = int(gid[-1]) + 1
+        s_sorted = src[order]
+        na = np.bincount(gid, weights=(s_sorted == 0), minlength=ngroups).astype(int)
+        nb = np.bincount(gid, weights=(s_sorted == 1), minlength=ngroups).astype(int)
+    else:
+        ngroups = 0
+    special = []
+    if ngroups:
+        pair = (na == 1) & (nb == 1)
+        pos = np.flatnonzero(start)
+        # one-plus-one groups: the a member and the b member in sorted order
+        pa = np.where(s_sorted[pos] == 0, order[pos], order[np.minimum(pos + 1, total - 1)])
+        pb = np.where(s_sorted[pos] == 0, order[np.minimum(pos + 1, total - 1)], order[pos])
+        equal_kink = (kink[pa] == kink[pb]).all(axis=1)
+        same_flip = (lead[pa] < 0) == (lead[pb] < 0)
+        fast = pair & equal_kink & same_flip
+        special = np.flatnonzero(~fast).tolist()
+    # exact rational work for the special groups, the constant neurons and c
+    members: dict[int, list[int]] = {}
+    if special:
+        want = set(special)
+        for p_, g in enumerate(gid.tolist()):
+            if g in want:
+                members.setdefault(g, []).append(int(order[p_]))
+    delta_A: list[list] = []        # rows δ_G (m-vector) and the hyperplane (u, β) for the affine part
+    first_diff = None
+    for g in special:
+        idx = members[g]
+        Ka, Kb, Da, Db = [Q(0)] * m, [Q(0)] * m, [Q(0)] * m, [Q(0)] * m
+        for i in idx:
+            lam = from_float(lead[i])
+            v = [from_float(x) for x in (kink[i] / abs(lead[i])).tolist()]   # exact: |λ| divides back
+            side = src[i]
+            K_, D_ = (Ka, Da) if side == 0 else (Kb, Db)
+            for o in range(m):
+                K_[o] += abs(lam) * v[o]
+                if lam < 0:
+                    D_[o] += lam * v[o]
+        i0 = idx[0]
+        lam0 = from_float(lead[i0])
+        u = tuple(from_float(x) / lam0 for x in rows[i0, :-1].tolist())
+        beta = from_float(rows[i0, -1]) / lam0
+        if Ka != Kb:
+            if first_diff is None or (u, beta) < first_diff:
+                first_diff = (u, beta)
+            continue
+        dG = [x - y for x, y in zip(Da, Db)]
+        if any(dG):
+            delta_A.append((dG, u, beta))
+    details = {"groups": ngroups, "exact_groups": len(special), "neurons": total}
+    if first_diff is not None:
+        return Float32Comparison(False, "the kink vectors differ on a hyperplane", hyps, first_diff,
+                                 details)
+    # affine parts: A_a − A_b = Σ δ_G u_Gᵀ, c'_a − c'_b = c_a − c_b + Σ δ_G β_G + constants
+    dc = [x - y for x, y in zip(a.biases[1], b.biases[1])]
+    for net, sign in ((a, 1), (b, -1)):
+        for i, v in _constant_neurons(net, parts[0 if sign == 1 else 1]):
+            for o in range(m):
+                dc[o] += sign * v[o]
+    dA = [[Q(0)] * a.n_inputs for _ in range(m)]
+    for dG, u, beta in delta_A:
+        for o in range(m):
+            if dG[o]:
+                row = dA[o]
+                for j, uj in enumerate(u):
+                    if uj:
+                        row[j] += dG[o] * uj
+                dc[o] += dG[o] * beta
+    if any(any(r) for r in dA) or any(dc):
+        return Float32Comparison(False, "the kinks agree but the affine parts differ", hyps, None,
+                                 details)
+    return Float32Comparison(True, "canonical forms are equal (exact float64 arithmetic under "
+                             "H1+H2)", hyps, None, details)
+
+
+def _groups(np, rows, lead, cols):
+    """Group the rows ``(w, b)`` by hyperplane: bucket by the float quotients ``row[cols]/λ``
+    (equal hyperplanes have equal quotients), re-bucket the buckets that mix hyperplanes by the
+    whole quotient row, and prove every group exactly (each member an exact multiple of the
+    group's first member; H2).  ``(order, start, gid)`` (a sort of the rows, the first position
+    of each group, the group id per sorted position), or None when a group cannot be proven."""
+    key_id = _key_ids(np, rows[:, cols] / lead[:, None])
+    for attempt in range(2):
+        order = np.argsort(key_id, kind="stable")
+        ids = key_id[order]
+        start = np.concatenate([[True], ids[1:] != ids[:-1]])
+        gid = np.cumsum(start) - 1
+        first = np.flatnonzero(start)[gid]
+        later = np.flatnonzero(~start)
+        mem, rep = order[later], order[first[later]]
+        bad = []
+        for lo in range(0, len(mem), 2048):             # chunks bound the temporaries
+            mm, rr = mem[lo:lo + 2048], rep[lo:lo + 2048]
+            ok = (rows[mm] * lead[rr][:, None] == rows[rr] * lead[mm][:, None]).all(axis=1)
+            bad.append(mm[~ok])
+        bad = np.concatenate(bad) if bad else np.zeros(0, dtype=np.int64)
+        if not len(bad):
+            return order, start, gid
+        if attempt:
+            return None
+        redo = np.flatnonzero(np.isin(key_id, key_id[bad]))
+        key_id = key_id.copy()
+        key_id[redo] = key_id.max() + 1 + _key_ids(np, rows[redo] / lead[redo][:, None])
+    return None  # pragma: no cover
+
+
+def _key_ids(np, P):
+    """Ids of the distinct rows of the float array *P* (equal rows, equal ids; −0.0 = 0.0)."""
+    P = np.ascontiguousarray(P) + 0.0
+    raw, width = P.tobytes(), P.shape[1] * 8
+    seen: dict[bytes, int] = {}
+    return np.fromiter((seen.setdefault(raw[i * width:(i + 1) * width], len(seen))
+                        for i in range(P.shape[0])), dtype=np.int64, count=P.shape[0])
+
+
+def _neurons(np, layers):
+    """Per net: the neurons with a kink (w ≠ 0, V column ≠ 0): rows ``(w, b)``, leads λ, kink vectors ``|λ| V_i`` (exact products), their indices; and the
+    constant neurons (w = 0, V column ≠ 0)."""
+    (W, b), (V, _) = layers
+    live = (V != 0).any(axis=0)
+    nz = W != 0
+    has = nz.any(axis=1)
+    lead_all = W[np.arange(W.shape[0]), nz.argmax(axis=1)]
+    kinked = np.flatnonzero(live & has)
+    rows = np.hstack([W[kinked], b[kinked, None]])
+    lead = lead_all[kinked]
+    kink = (V[:, kinked] * np.abs(lead)[None, :]).T      # exact products (H2)
+    return {"rows": rows, "lead": lead, "kink": np.ascontiguousarray(kink),
+            "index": kinked, "constant": np.flatnonzero(live & ~has), "V": V, "b": b}
+
+
+def _constant_neurons(net, part):
+    """``(i, V_i σ(b_i))`` exactly for the neurons with w = 0 and a non-zero output column."""
+    V = net.weights[1]
+    for i in part["constant"].tolist():
+        bi = net.biases[0][i]
+        if bi > 0:
+            yield i, [x * bi for x in V.col_at(i)]
