@@ -315,48 +315,58 @@ def reduced_difference(a: Network, b: Network, *, domain: Any = None) -> tuple[N
     steps: list[dict] = []
     zero = Q(0)
 
-    def is_zero_row(l, i):
-        return bs[l][i] == 0 and all(v == 0 for v in Ws[l][i])
+    zeroed = [{i for i in range(len(W)) if bs[l][i] == 0 and all(v == 0 for v in W[i])}
+              for l, W in enumerate(Ws)]
 
     def kill(l, i):
         Ws[l][i] = [zero] * len(Ws[l][i])
         bs[l][i] = zero
+        zeroed[l].add(i)
 
     changed = True
     while changed:
         changed = False
         for l in range(len(Ws) - 1):
-            live = [i for i in range(len(Ws[l])) if not is_zero_row(l, i)]
-            for pos, i in enumerate(live):
-                if is_zero_row(l, i):
+            nxt = Ws[l + 1]
+            silent = {j for j in range(len(Ws[l])) if all(row[j] == 0 for row in nxt)}
+            first: dict = {}          # rows up to a positive factor -> (first neuron, its scale)
+            for j in range(len(Ws[l])):
+                if j in zeroed[l] or j in silent:
                     continue
-                for j in live[pos + 1:]:
-                    if is_zero_row(l, j):
-                        continue
-                    mu = _positive_multiple(Ws[l][j] + [bs[l][j]], Ws[l][i] + [bs[l][i]])
-                    if mu is not None:
-                        for row in Ws[l + 1]:
-                            row[i] += mu * row[j]
-                            row[j] = zero
-                        steps.append({"step": "merge", "layer": l, "keep": i, "drop": j, "factor": mu})
-                        changed = True
+                full = Ws[l][j] + [bs[l][j]]
+                sc = next((v for v in full if v != 0), None)
+                if sc is None:                     # cancelled to zero by earlier merges
+                    zeroed[l].add(j)
+                    continue
+                sc = abs(sc)
+                key = tuple((int(u.p), int(u.q)) for u in (v / sc for v in full))
+                if key not in first:
+                    first[key] = (j, sc)
+                    continue
+                i, si = first[key]
+                mu = sc / si                                  # row_j = mu * row_i, mu > 0
+                for row in nxt:
+                    row[i] += mu * row[j]
+                    row[j] = zero
+                silent.add(j)
+                steps.append({"step": "merge", "layer": l, "keep": i, "drop": j, "factor": mu})
+                changed = True
+            for i in sorted(silent - zeroed[l]):
+                steps.append({"step": "zero", "layer": l, "neuron": i})
+                kill(l, i)
+                changed = True
             bounds = interval_bounds(Ws, bs, a.n_inputs, dom)
             for i in range(len(Ws[l])):
-                if is_zero_row(l, i):
+                if i in zeroed[l]:
                     continue
-                if all(row[i] == 0 for row in Ws[l + 1]):
-                    steps.append({"step": "zero", "layer": l, "neuron": i})
-                    kill(l, i)
-                    changed = True
-                elif bounds[l][i][1] is not None and bounds[l][i][1] <= 0:
+                if bounds[l][i][1] is not None and bounds[l][i][1] <= 0:
                     steps.append({"step": "dead", "layer": l, "neuron": i})
-                    for row in Ws[l + 1]:
+                    for row in nxt:
                         row[i] = zero
                     kill(l, i)
                     changed = True
                     bounds = interval_bounds(Ws, bs, a.n_inputs, dom)
-    steps = jsonable(steps)
-    return apply_reduction(D0, steps, dom), steps
+    return _rebuild_exact(Ws, bs, a.n_inputs), jsonable(steps)
 
 
 def contract_affine_layers(net: Network, *, domain: Any = None) -> tuple[Network, list[int]]:
