@@ -70,10 +70,19 @@ def cmd_equiv(args) -> int:
     text = f"{word} ({v.method}): {v.reason}"
     if v.answer is False and v.certificate and v.certificate.get("type") == "counterexample":
         c = v.certificate
-        text += (f"\n  x = ({', '.join(map(str, c['x']))}): a(x) = ({', '.join(map(str, c['a_x']))}), "
+        text += (f"\n  x = {_point_text(c['x'])}: a(x) = ({', '.join(map(str, c['a_x']))}), "
                  f"b(x) = ({', '.join(map(str, c['b_x']))})")
     emit(args, data, text)
     return v.exit_code()
+
+
+def _point_text(x) -> str:
+    """A point as text; long points with few non-zero coordinates list only those."""
+    nonzero = [(i, v) for i, v in enumerate(x) if v not in (0, "0")]
+    if len(x) <= 12 or len(nonzero) > 8:
+        return f"({', '.join(map(str, x))})"
+    shown = ", ".join(f"x[{i}] = {v}" for i, v in nonzero)
+    return f"0 except {shown}" if nonzero else "0"
 
 
 def cmd_diff(args) -> int:
