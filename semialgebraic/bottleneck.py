@@ -54,10 +54,10 @@ from .symmetry_graph import count_components, symmetry_graph
 from .verdict import Hypothesis, Verdict
 from .verify import verify
 
-from .shallow import positive_factor_rank   # κ₊ (R6) by the exact LP, shared with shallow
+from .shallow_fiber import positive_factor_rank   # κ₊ (R6) by the exact LP, shared with shallow
 from .regions import regions as _regions      # one interior point per region, for FIBDIM
 from .sets import BasicSet
-from .shallow import fiber_shallow
+from .shallow_fiber import fiber_shallow
 
 __all__ = ["Structure", "Canon", "genericity", "is_generic", "structure", "identifiability",
            "canonical_form", "equivalent_bottleneck", "counterexample", "dimension_formula",

@@ -9,7 +9,7 @@ r"""Fibers of the realisation map: all parameters of one architecture that give 
 
 **One hidden layer** (``f = V σ(W x + b) + c``, widths (d, n, m), N = n(d+1) + m(n+1)
 parameters).  The fiber of θ is ``{θ' : canonical_form(θ') = canonical_form(θ)}``
-(:mod:`semialgebraic.shallow`).  :func:`fiber_shallow` reports:
+(:mod:`semialgebraic.shallow`).  :func:`fiber_shallow` (:mod:`semialgebraic.shallow_fiber`) reports:
 
 * ``components``: the *stratum* of θ and its discrete copies up to permutations, each an explicit
   basic semi-algebraic set in the parameter ring (names ``W1[i,j]``, ``b1[i]``, ``W2[o,i]``,
@@ -52,8 +52,8 @@ from algebra.network import Network
 from . import bottleneck
 from .equivalence import equivalent
 from .exceptions import NotApplicableError
-from .shallow import (Fiber, FiberComponent, fiber_shallow, jacobian_rank_bound,
-                      symmetry_tangent_rank)
+from .shallow_fiber import (Fiber, FiberComponent, fiber_shallow, jacobian_rank_bound,
+                            symmetry_tangent_rank)
 
 __all__ = ["Fiber", "FiberComponent", "fiber", "fiber_shallow", "jacobian_rank_bound",
            "symmetry_tangent_rank"]
