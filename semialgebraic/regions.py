@@ -393,16 +393,14 @@ class _Engine:
         if reps:
             Areps = A.submatrix(rows=reps)
             creps = [c[i] for i in reps]
-            vals_p = tuple(v + w for v, w in zip(Areps.apply(point), creps))
             undecided = []
-            for t, i in enumerate(reps):
-                y = self._foot_witness(t, rows[i], point, vals_p[t], Areps, creps)
+            for t, y in enumerate(self._foot_witnesses(point, Areps, creps)):
                 if y is not None:
                     witnesses[t] = y
                 else:
                     undecided.append(t)
             flp = None
-            certified: set = set()
+            certified: dict = {}
             for t in undecided:
                 if t in certified:
                     continue
@@ -433,13 +431,22 @@ class _Engine:
         ineqs = tuple((tuple(rows[i]), c[i]) for i in range(M))
         redundant = None
         if self.multipliers:
-            redundant = self._redundancy(rows, c, active, classes, order, facets)
+            known = {}                 # closure proofs of non-facets that use facets only
+            if reps:
+                fpos = {i: p for p, i in enumerate(facets)}
+                for t, proof in certified.items():
+                    if proof is not None and all(reps[f] in fpos for f in proof[0]):
+                        lam = [_ZERO] * len(facets)
+                        for u, v in zip(proof[0], proof[1]):
+                            lam[fpos[reps[u]]] = v
+                        known[reps[t]] = (proof[2], tuple(lam))
+            redundant = self._redundancy(rows, c, active, classes, order, facets, known)
         return Region(pattern=tuple(pattern), point=tuple(point), jacobian=f.J, offset=f.offset,
                       inequalities=ineqs, facets=tuple(facets), facet_classes=tuple(facet_classes),
                       facet_points=tuple(facet_points), neighbours=tuple(neighbours),
                       n_hidden=self.n_hidden, redundant=redundant, _A=A)
 
-    def _redundancy(self, rows, c, active, classes, order, facets) -> dict:
+    def _redundancy(self, rows, c, active, classes, order, facets, known=None) -> dict:
         """Exact ``(λ_0, λ)`` with ``ℓ_k = λ_0 + Σ_f λ_f ℓ_f``, λ >= 0, for every non-facet k.
 
         Non-facet hyperplanes are batched: the float minimum of one of them over the closed
@@ -449,11 +456,11 @@ class _Engine:
         pos = {i: p for p, i in enumerate(facets)}
         nf = len(facets)
         zero = (_ZERO,) * nf
-        out: dict = {}
+        out: dict = dict(known or {})     # (λ_0 > 0, λ over the facets) already proved
         AF = QMatrix.from_rows([rows[i] for i in facets], ncols=self.d) if facets else None
         cF = [c[i] for i in facets]
         flp = FloatLP(-AF, cF) if facets else None
-        todo = [classes[key][0] for key in order if classes[key][0] not in pos]
+        todo = [classes[key][0] for key in order if classes[key][0] not in pos and classes[key][0] not in out]
         while todo:
             k = todo[0]
             S = self._support(rows[k], flp)
@@ -532,14 +539,23 @@ class _Engine:
         return (lam0, lam) if lam0 >= 0 else None
 
     @staticmethod
-    def _foot_witness(t, a, point, val_p, Areps, creps):
-        """The foot of the perpendicular from the interior point, if it witnesses a facet."""
-        s = val_p / _dot(a, a)
-        y = tuple(p - s * v for p, v in zip(point, a))
-        vals = Areps.apply(y)
-        if all(vals[j] + creps[j] > 0 for j in range(len(creps)) if j != t):
-            return y
-        return None
+    def _foot_witnesses(point, Areps, creps):
+        """For each class t: the foot of the perpendicular from the interior point onto its
+        hyperplane if it witnesses a facet (every other class > 0 there), else None.  All feet
+        are checked with one matrix product."""
+        m = len(creps)
+        vals_p = [v + w for v, w in zip(Areps.apply(point), creps)]
+        A = Areps.to_rows()
+        feet = []
+        for t in range(m):
+            s = vals_p[t] / _dot(A[t], A[t])
+            feet.append([p - s * v for p, v in zip(point, A[t])])
+        V = (Areps @ QMatrix.from_rows(feet, ncols=len(point)).T).to_rows()   # V[j][t] = a_j·y_t
+        out = []
+        for t in range(m):
+            ok = all(V[j][t] + creps[j] > 0 for j in range(m) if j != t)
+            out.append(tuple(feet[t]) if ok else None)
+        return out
 
     def _misses_closure(self, t, a, ci, Areps, creps, flp, undecided, certified) -> bool:
         """Exact proof that ℓ_t >= λ_0 > 0 on the closure: ℓ_t = Σ λ_f ℓ_f + λ_0, λ >= 0.
@@ -572,7 +588,8 @@ class _Engine:
             l0 = lam0.row_at(0)
             for col, u in enumerate(todo):
                 if creps[u] - l0[col] > 0 and all(lam_rows[r][col] >= 0 for r in range(len(support))):
-                    certified.add(u)
+                    certified[u] = (support, [lam_rows[r][col] for r in range(len(support))],
+                                    creps[u] - l0[col])
             return t in certified
         sol = AS.T.solve_general(list(a))
         if sol is None:
@@ -582,7 +599,7 @@ class _Engine:
             return False
         lam0 = ci - _dot(lam, [creps[f] for f in support])
         if lam0 > 0:
-            certified.add(t)
+            certified[t] = (support, list(lam), lam0)
             return True
         return False
 
