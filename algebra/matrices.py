@@ -20,12 +20,13 @@ QMatrix([[6], [25/2]])
 
 from __future__ import annotations
 
+from math import gcd
 from typing import Iterable, Sequence
 
 from flint import fmpq, fmpq_mat, fmpz, fmpz_mat
 
 from .exceptions import DimensionMismatchError, SingularMatrixError
-from .rationals import q_json, q_str, to_q
+from .rationals import q_str, to_q
 
 __all__ = ["QMatrix", "IntMatrix", "AffineReluChain", "common_denominator"]
 
@@ -215,8 +216,31 @@ class QMatrix:
         return list(self._rep.entries())
 
     def to_json(self) -> list[list[int | str]]:
-        """Rows with each entry a JSON integer or ``"p/q"`` string."""
-        return [[q_json(x) for x in r] for r in self.to_rows()]
+        """Rows with each entry a JSON integer or ``"p/q"`` string (same values as
+        :func:`~algebra.rationals.q_json`, computed from one integer export ``N / D``).
+
+        >>> QMatrix.from_rows([[1, "-1/2"], ["6/4", 0]]).to_json()
+        [[1, '-1/2'], ['3/2', 0]]
+        """
+        n, c = self.shape
+        if n == 0 or c == 0:
+            return [[] for _ in range(n)]
+        N, D = self._rep.numer_denom()
+        D = int(D)
+        ints = [int(e) for e in N.entries()]
+        if D == 1:
+            flat = [v if v.bit_length() < 14_000 else str(v) for v in ints]
+        else:
+            flat = []
+            append = flat.append
+            for v in ints:
+                g = gcd(v, D)
+                if g == D:
+                    v //= D
+                    append(v if v.bit_length() < 14_000 else str(v))
+                else:
+                    append(f"{v // g}/{D // g}")
+        return [flat[i * c:(i + 1) * c] for i in range(n)]
 
     def submatrix(self, rows: Sequence[int] | None = None, cols: Sequence[int] | None = None) -> "QMatrix":
         """Rows *rows* and columns *cols* (all when None), in the given order."""
@@ -609,7 +633,6 @@ class AffineReluChain:
 def _next_denominator(E: int, D: int, c: list, F: int) -> tuple[int, int, list | None]:
     """``(E', t, bias)`` with ``E' = E D t`` the new denominator, t the smallest positive integer
     with ``F | E D t``, and bias the integer row ``c E' / F`` (None when zero)."""
-    from math import gcd
     ED = E * D
     t = F // gcd(ED, F)
     E_new = ED * t
@@ -620,7 +643,6 @@ def _next_denominator(E: int, D: int, c: list, F: int) -> tuple[int, int, list |
 
 
 def _lcm(a: int, b: int) -> int:
-    from math import gcd
     return a // gcd(a, b) * b
 
 

@@ -14,7 +14,7 @@ from pathlib import Path
 
 from ..exceptions import AlgebraError, InputError
 from ..network import Network
-from ..rationals import to_q
+from ..rationals import Q as _Q, to_q
 
 __all__ = ["load_json", "save_json", "read_json_text", "network_from_dict", "network_to_dict",
            "parse_number", "parse_matrix", "parse_vector", "write_atomic"]
@@ -80,11 +80,40 @@ def parse_matrix(m: object, where: str, source: str | None = None, shape: tuple[
     if shape[0] is not None and len(m) != shape[0]:
         raise InputError(f"expected {shape[0]} rows, got {len(m)}", source, where)
     ncols = shape[1] if shape[1] is not None else (len(m[0]) if m else 0)
+    rows = _canonical_rows(m, ncols)
+    if rows is not None:
+        return rows
     rows = []
     for i, r in enumerate(m):
         if len(r) != ncols:
             raise InputError(f"row {i} has {len(r)} entries, expected {ncols}", source, where)
         rows.append([parse_number(x, f"{where}[{i},{j}]", source) for j, x in enumerate(r)])
+    return rows
+
+
+def _canonical_rows(m: list, ncols: int):
+    """Rows of ``fmpq`` when every entry is a JSON integer or an ASCII ``"p/q"``/``"-3"`` string
+    (what netfibers writes), else None (the caller then parses entry by entry, with exact error
+    messages).  The fast path of large native files and certificates."""
+    Q = _Q
+    rows = []
+    try:
+        for r in m:
+            if len(r) != ncols:
+                return None
+            row = []
+            for x in r:
+                t = type(x)
+                if t is int:
+                    row.append(Q(x))
+                elif t is str and x.isascii() and "_" not in x and len(x) < 600:
+                    a, _, b = x.partition("/")
+                    row.append(Q(int(a), int(b)) if b else Q(int(a)))
+                else:
+                    return None
+            rows.append(row)
+    except (ValueError, ZeroDivisionError, TypeError):
+        return None
     return rows
 
 
