@@ -84,33 +84,6 @@ def _mjson(m: QMatrix) -> list:
     return [out[i * c:(i + 1) * c] for i in range(m.nrows)]
 
 
-def _fast_matrix(m, where: str, source, shape=(None, None)) -> list:
-    """``parse_matrix`` with a fast path for ints and ``"p/q"`` strings (same errors)."""
-    if not isinstance(m, list) or not all(isinstance(r, list) for r in m):
-        return parse_matrix(m, where, source, shape)
-    if (shape[0] is not None and len(m) != shape[0]) or not m:
-        return parse_matrix(m, where, source, shape)
-    ncols = shape[1] if shape[1] is not None else len(m[0])
-    rows = []
-    try:
-        for r in m:
-            if len(r) != ncols:
-                raise ValueError
-            row = []
-            for x in r:
-                if type(x) is int:
-                    row.append(Q(x))
-                elif type(x) is str:
-                    a, _, b = x.partition("/")
-                    row.append(Q(int(a), int(b)) if b else Q(int(a)))
-                else:
-                    raise ValueError
-            rows.append(row)
-    except (ValueError, ZeroDivisionError, TypeError):
-        return parse_matrix(m, where, source, shape)
-    return rows
-
-
 def _matrix(m, where: str) -> QMatrix:
     if isinstance(m, QMatrix):
         return m
@@ -487,14 +460,14 @@ def _plain_block(data: dict, source, prefix: str, parse_matrix, parse_vector, ac
     for key in ("w_up", "w_down"):
         if key not in data:
             raise InputError(f"missing field {key!r}", source, f"{prefix}{key}")
-    w_up = _fast_matrix(data["w_up"], f"{prefix}w_up", source)
+    w_up = parse_matrix(data["w_up"], f"{prefix}w_up", source)
     if not w_up or not w_up[0]:
         raise InputError("empty matrix", source, f"{prefix}w_up")
     k, d = len(w_up), len(w_up[0])
-    w_down = _fast_matrix(data["w_down"], f"{prefix}w_down", source, (d, k))
+    w_down = parse_matrix(data["w_down"], f"{prefix}w_down", source, (d, k))
     w_gate = None
     if "w_gate" in data:
-        w_gate = _fast_matrix(data["w_gate"], f"{prefix}w_gate", source, (k, d))
+        w_gate = parse_matrix(data["w_gate"], f"{prefix}w_gate", source, (k, d))
     skip = data.get("skip", "identity")
     if not isinstance(skip, str):
         skip = parse_matrix(skip, f"{prefix}skip", source, (d, d))
