@@ -215,3 +215,34 @@ def test_json_integer_beyond_python_digit_limit_is_read_exactly(tmp_path, capsys
     out_file = tmp_path / "back.json"
     assert run(capsys, "convert", p, "-o", out_file)[0] == 0
     assert load(str(out_file)) == loaded
+
+
+# -- conserved under a budget that stops the region walk at once ---------------------------------
+def test_conserved_budget_before_first_region_is_partial_not_input_error(nets, capsys):
+    """Bug (fixed in commands/conserved.py): when the timeout stopped the region walk before its
+    first region, ``conserved`` said "the domain contains no linear region" with exit 2."""
+    code, out, err = run(capsys, "conserved", nets["a"], "--timeout", "1e-9", "--json")
+    assert code == 3, err
+    data = json.loads(out)
+    assert data["complete"] is False and data["exact"] is False
+    # the 12 global rescaling laws (one per hidden neuron, R23) are verified for every pattern
+    assert data["lower"] == 12 and data["upper"] == DENSE.n_parameters
+    assert {law["name"] for law in data["laws"]} == {f"Q{l}[{i}]" for l in (1, 2) for i in range(6)}
+
+
+def test_conservation_law_verification_honours_the_timeout():
+    """Bug (fixed in algebra/conservation.py): the explicit laws were verified one by one with no
+    look at the timeout (36 s for 8-32-32-32-1 under --timeout 0.001).  Now a candidate is only
+    verified while the time (floor: _LAW_SECONDS) allows; unverified ones do not count."""
+    from algebra.conservation import conservation_laws, samples_from_patterns
+    import algebra.conservation as cons
+    old = cons._LAW_SECONDS
+    cons._LAW_SECONDS = 0.0
+    try:
+        res = conservation_laws(DENSE, samples_from_patterns([]), complete=False, timeout=0.0)
+    finally:
+        cons._LAW_SECONDS = old
+    assert res.lower == 0 and res.upper == DENSE.n_parameters and not res.exact
+    assert any("not verified" in note for note in res.notes)
+    res = conservation_laws(DENSE, samples_from_patterns([]), complete=False, timeout=0.0)
+    assert res.lower == 12          # within the floor every global law is verified

@@ -84,8 +84,10 @@ def cmd_conserved(args) -> int:
         walk = _regions(net, domain=domain, budget=budget)
         patterns = [r.pattern for r in walk]
         complete = bool(getattr(walk, "complete", not budget.exhausted()))
-        if not patterns:
+        if not patterns and complete:
             fail("the domain contains no linear region with non-empty interior")
+        # a budget that stops the walk before its first region leaves no pattern: the partial
+        # result then rests on the global rescaling laws only (complete=False)
         samples = samples_from_patterns(patterns)
     remaining = budget.remaining()
     res = conservation_laws(net, samples, max_depth=args.max_depth, timeout=remaining,
