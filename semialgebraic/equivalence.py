@@ -363,9 +363,8 @@ def reduced_difference(a: Network, b: Network, *, domain: Any = None) -> tuple[N
                     steps.append({"step": "dead", "layer": l, "neuron": i})
                     for row in nxt:
                         row[i] = zero
-                    kill(l, i)
+                    kill(l, i)          # (the bounds of layer l's other neurons do not change)
                     changed = True
-                    bounds = interval_bounds(Ws, bs, a.n_inputs, dom)
     return _rebuild_exact(Ws, bs, a.n_inputs), jsonable(steps)
 
 

@@ -459,8 +459,8 @@ class _Engine:
         out: dict = dict(known or {})     # (λ_0 > 0, λ over the facets) already proved
         AF = QMatrix.from_rows([rows[i] for i in facets], ncols=self.d) if facets else None
         cF = [c[i] for i in facets]
-        flp = FloatLP(-AF, cF) if facets else None
         todo = [classes[key][0] for key in order if classes[key][0] not in pos and classes[key][0] not in out]
+        flp = FloatLP(-AF, cF) if facets and todo else None
         while todo:
             k = todo[0]
             S = self._support(rows[k], flp)

@@ -213,6 +213,7 @@ def apply_reduction(net: Network, steps, lo_hi=None) -> Network:
     Ws = [w.to_rows() for w in net.weights]
     bs = [list(b) for b in net.biases]
     zero = Q(0)
+    bounds, valid = None, -1           # interval bounds, current for layers 0..valid
     for k, st in enumerate(steps):
         if not isinstance(st, dict) or st.get("step") not in ("merge", "zero", "dead"):
             raise InputError(f"reduction[{k}] is not a merge/zero/dead step")
@@ -233,6 +234,7 @@ def apply_reduction(net: Network, steps, lo_hi=None) -> Network:
             for row in nxt:
                 row[i] += mu * row[j]
                 row[j] = zero
+            valid = min(valid, l)                          # layer l + 1 changed
         else:
             i = st.get("neuron")
             if not isinstance(i, int) or isinstance(i, bool) or not 0 <= i < width:
@@ -241,13 +243,18 @@ def apply_reduction(net: Network, steps, lo_hi=None) -> Network:
                 if any(row[i] != 0 for row in nxt):
                     raise ValueError(f"step {k}: neuron {i} of layer {l} has a non-zero outgoing column")
             else:
-                lo_, hi = interval_bounds(Ws, bs, net.n_inputs, lo_hi)[l][i]
+                if valid < l:
+                    bounds, valid = interval_bounds(Ws, bs, net.n_inputs, lo_hi), len(Ws) - 1
+                lo_, hi = bounds[l][i]
                 if hi is None or hi > 0:
                     raise ValueError(f"step {k}: neuron {i} of layer {l} is not provably dead")
                 for row in nxt:
                     row[i] = zero
+                valid = min(valid, l)                      # layer l + 1 changed
             Ws[l][i] = [zero] * len(Ws[l][i])
             bs[l][i] = zero
+            if bounds is not None and valid >= l:
+                bounds[l][i] = (zero, zero)                # exact bounds of a zero row
     return Network([QMatrix.from_rows(W, ncols=(len(Ws[l - 1]) if l else net.n_inputs))
                     for l, W in enumerate(Ws)], bs)
 
