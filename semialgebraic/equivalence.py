@@ -15,15 +15,20 @@ Methods (``method=``)
     Exact for any depths and widths.  Deciding equivalence is coNP-hard in general
     (three-layer-fibers R27), so it is smart before it is exhaustive:
 
-    1. cheap refutation: exact evaluation at rational points (random ones, and points just
-       on both sides of every first-layer hyperplane of either network);
-    2. the difference network D = a − b (a and b side by side, output W_a − W_b) is reduced
+    1. cheap refutation, first and before any simplification: exact evaluation at rational
+       points, cheapest first (small batches of random points with short denominators, then
+       points just on both sides of every first-layer hyperplane of either network);
+    2. hidden layers that are affine on the domain (every neuron provably always active or
+       dead by exact interval bounds) are contracted into the next layer, in a and in b
+       (:func:`contract_affine_layers`): an extra always-active layer, a layer split into
+       two, an inserted σ(h) − σ(−h) identity disappear;
+    3. the difference network D = a − b (a and b side by side, output W_a − W_b) is reduced
        by exact steps that keep its function: positively parallel neurons are merged, neurons
        without output and provably dead neurons (exact interval bounds over the domain) are
        zeroed (:func:`reduced_difference`).  Planted symmetries (permutations, positive
        scalings, dead or duplicated neurons, cancelling pairs) make D collapse to a network
        with no live neuron: one region, no search.
-    3. a walk over the linear regions of the reduced D (:func:`semialgebraic.regions.regions`,
+    4. a walk over the linear regions of the reduced D (:func:`semialgebraic.regions.regions`,
        the one region walk of the package, with ``multipliers=True``; :func:`joint_regions`
        puts its regions in certificate form): starting from one region it crosses every facet
        (the pattern across a facet is proved exactly) and checks that the affine map of D is
@@ -31,8 +36,8 @@ Methods (``method=``)
        of the region where a and b differ).  Facets are decided by exact LP
        (:mod:`semialgebraic.lp`; HiGHS only guesses): an exact point in the facet proves it,
        Farkas multipliers over the facets prove that an inequality is redundant.
-    4. When the walk closes, the answer is "equivalent" with a ``region_cover`` certificate
-       (the reduction steps and the regions; format and the covering argument:
+    5. When the walk closes, the answer is "equivalent" with a ``region_cover`` certificate
+       (the contractions, the reduction steps and the regions; format and the covering argument:
        :mod:`semialgebraic.verify.region_cover`).
 
     Budgets (``timeout`` seconds, ``max_regions``) and Ctrl-C stop the walk; the verdict is
@@ -589,7 +594,9 @@ def max_deviation(a: Network, b: Network, box: Any, *, timeout: float | None = N
     best = (Q(-1), None, 0)
     state: dict = {}
     bar = Progress("regions", enabled=progress)
-    D, _ = reduced_difference(a, b, domain=dom)
+    a2, _ = contract_affine_layers(a, domain=dom)      # same functions on the box
+    b2, _ = contract_affine_layers(b, domain=dom)
+    D, _ = reduced_difference(a2, b2, domain=dom)
     walk = joint_regions((D,), domain=dom, budget=budget, state=state, multipliers=False)
     regs = []
     try:

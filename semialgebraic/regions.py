@@ -30,9 +30,11 @@ Redundancy multipliers (``regions(..., multipliers=True)``).  For every inequali
 not a listed facet and not the trivial ``0·x + 0``, exact Farkas multipliers ``λ_0 >= 0,
 λ_f >= 0`` with ``ℓ_k = λ_0 + Σ_f λ_f ℓ_f`` over the facets (``Region.redundant``): they prove
 that the closed region is cut out by its facets (the ``region_cover`` certificate of
-:mod:`semialgebraic.equivalence` needs them).  The support of λ is guessed by a float LP over
-the facets and λ solved for exactly; when that fails, an exact Motzkin certificate of
-:func:`semialgebraic.lp.feasible` gives λ.  Off by default (it costs one LP per non-facet).
+:mod:`semialgebraic.equivalence` needs them).  The exact proof that a hyperplane misses the
+closure (found while deciding the facets) is reused when its basis consists of facets; otherwise
+the support of λ is guessed by a float LP over the facets and λ solved for exactly; when that
+fails, an exact Motzkin certificate of :func:`semialgebraic.lp.feasible` gives λ.  Off by
+default (it may cost one LP per non-facet).
 
 Pattern entries.  ``+1``/``-1``: the neuron's pre-activation is positive/negative on the region.
 ``0``: the pre-activation is *identically zero* on the region (e.g. a dead neuron, or a
