@@ -100,6 +100,12 @@ def main(argv: list[str] | None = None) -> int:
     if not getattr(args, "command", None):
         parser.print_help()
         return 2
+    timeout = getattr(args, "timeout", None)
+    if timeout is not None and not timeout >= 0:          # negative or NaN
+        parser.error(f"--timeout must be a non-negative number of seconds, got {timeout}")
+    max_regions = getattr(args, "max_regions", None)
+    if max_regions is not None and max_regions < 0:
+        parser.error(f"--max-regions must be non-negative, got {max_regions}")
     try:
         code = args.func(args)
     except CLIError as exc:

@@ -246,3 +246,41 @@ def test_conservation_law_verification_honours_the_timeout():
     assert any("not verified" in note for note in res.notes)
     res = conservation_laws(DENSE, samples_from_patterns([]), complete=False, timeout=0.0)
     assert res.lower == 12          # within the floor every global law is verified
+
+
+# -- --timeout / --max-regions values on every command -----------------------------------------
+@pytest.mark.parametrize("command", ["dim", "fiber", "analyze", "regions", "conserved", "absorb",
+                                     "symmetries", "equiv", "diff"])
+@pytest.mark.parametrize("value", ["-1", "nan"])
+def test_negative_or_nan_timeout_is_usage_error(tmp_path, capsys, command, value):
+    """Bug (fixed in cli.py): ``fiber/analyze --timeout -1`` crashed (itimer Errno 22, exit 4);
+    ``absorb --timeout -1`` answered undecided; ``dim``/``conserved`` accepted NaN or -1."""
+    net = tmp_path / "n.json"
+    net.write_text(json.dumps(Network.from_rows([[[1, 0], [0, 1]], [[1, -1], [-2, 1]], [[1, 1]]],
+                                                [[0, 0], [-1, 1], [0]]).to_dict()))
+    block = tmp_path / "b.json"
+    block.write_text(json.dumps({"format": "netfibers.block", "version": 1, "activation": "relu",
+                                 "w_up": [[1, 0], [0, 1]], "w_down": [[-1, 0], [0, 1]]}))
+    argv = {"absorb": ["absorb", block], "equiv": ["equiv", net, net],
+            "diff": ["diff", net, net, "--box", "0,1"]}.get(command, [command, net])
+    code, out, err = run(capsys, *argv, "--timeout", value)
+    assert code == 2 and "--timeout" in err and "Traceback" not in err and out == ""
+    assert len(err.strip().splitlines()) == 1
+
+
+def test_timeout_zero_means_no_time_not_no_limit(nets, capsys):
+    """Bug (fixed in commands/bottleneck.py): ``deadline(0)`` disarmed the timer, so
+    ``fiber --timeout 0`` ran without any limit; 0 now stops at once (partial, exit 3), as for
+    ``regions --timeout 0``."""
+    from semialgebraic.commands.bottleneck import Timeout, deadline
+    with pytest.raises(Timeout):
+        with deadline(0):
+            pass
+    code, out, _ = run(capsys, "regions", nets["a"], "--timeout", "0", "--json")
+    assert code == 3
+
+
+@pytest.mark.parametrize("command", ["dim", "regions", "conserved"])
+def test_negative_max_regions_is_usage_error(nets, capsys, command):
+    code, out, err = run(capsys, command, nets["a"], "--max-regions", "-3")
+    assert code == 2 and "--max-regions" in err and out == ""

@@ -37,9 +37,11 @@ class Timeout(BaseException):
 @contextmanager
 def deadline(seconds: float | None):
     """Raise :class:`Timeout` in the main thread after *seconds* (None: no limit)."""
-    if not seconds or not hasattr(signal, "setitimer"):
+    if seconds is None or not hasattr(signal, "setitimer"):
         yield
         return
+    if seconds <= 0:                 # setitimer(0) would disarm the timer: no time at all
+        raise Timeout()
 
     def _handler(signum, frame):
         raise Timeout()
