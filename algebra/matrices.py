@@ -242,6 +242,39 @@ class QMatrix:
                     append(f"{v // g}/{D // g}")
         return [flat[i * c:(i + 1) * c] for i in range(n)]
 
+    def take_rows(self, rows: Sequence[int]) -> "QMatrix":
+        """The rows *rows* in the given order (repeats allowed), from one bulk export.
+
+        >>> QMatrix.from_rows([[1, 2], [3, 4]]).take_rows([1, 0, 1])
+        QMatrix([[3, 4], [1, 2], [3, 4]])
+        """
+        n, c = self.shape
+        rows = [int(i) for i in rows]
+        if any(not 0 <= i < n for i in rows):
+            raise IndexError(f"row index out of range for a {n}x{c} matrix")
+        if not rows or c == 0:
+            return QMatrix.zeros(len(rows), c)
+        flat = self._rep.entries()
+        return QMatrix._from_rep(fmpq_mat(len(rows), c, [x for i in rows for x in flat[i * c:(i + 1) * c]]))
+
+    def scale_rows(self, factors: Sequence[object]) -> "QMatrix":
+        """``diag(factors) @ self`` without the dense product (row *i* times ``factors[i]``).
+
+        >>> QMatrix.from_rows([[1, 2], [3, 4]]).scale_rows(["1/2", -1])
+        QMatrix([[1/2, 1], [-3, -4]])
+        """
+        n, c = self.shape
+        factors = [to_q(x) for x in factors]
+        if len(factors) != n:
+            raise DimensionMismatchError("scale_rows", self.shape, len(factors))
+        if n == 0 or c == 0:
+            return self
+        flat = self._rep.entries()
+        out = []
+        for i, f in enumerate(factors):
+            out.extend(map(f.__mul__, flat[i * c:(i + 1) * c]))
+        return QMatrix._from_rep(fmpq_mat(n, c, out))
+
     def submatrix(self, rows: Sequence[int] | None = None, cols: Sequence[int] | None = None) -> "QMatrix":
         """Rows *rows* and columns *cols* (all when None), in the given order."""
         rows = range(self.nrows) if rows is None else list(rows)

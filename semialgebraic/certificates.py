@@ -49,6 +49,8 @@ def jsonable(obj: Any) -> Any:
         return obj.to_dict()
     if isinstance(obj, dict):
         return {str(k): jsonable(v) for k, v in obj.items()}
+    if isinstance(obj, (list, tuple)) and all(type(v) is int or type(v) is str for v in obj):
+        return list(obj)                  # rows of an already exported matrix: no recursion
     if isinstance(obj, (list, tuple, set, frozenset)):
         return [jsonable(v) for v in obj]
     if hasattr(obj, "to_json"):

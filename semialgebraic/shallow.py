@@ -467,12 +467,12 @@ def symmetry_path(a: Network, b: Network, *, orthant: bool = False, forms=None) 
     both, then the inverses of *b*'s steps in reverse order.  The path is replayed here before it
     is returned (a failure raises :class:`CertificateError`: a bug).
     """
-    ca, cb = forms or (canonical_form(a, orthant=orthant), canonical_form(b, orthant=orthant))
-    if ca != cb:
-        raise ValueError("the canonical forms differ: no symmetry path exists")
-    steps = _direct_path(a, b, orthant)
+    steps = _direct_path(a, b, orthant)      # replayed below: a wrong path raises, never passes
     rep = None
     if steps is None:
+        ca, cb = forms or (canonical_form(a, orthant=orthant), canonical_form(b, orthant=orthant))
+        if ca != cb:
+            raise ValueError("the canonical forms differ: no symmetry path exists")
         steps_a, rep = _path_to_representative(a, ca)
         steps_b, rep_b = _path_to_representative(b, cb)
         if rep != rep_b:  # pragma: no cover

@@ -201,8 +201,13 @@ class Permute(Step):
         return True, "permutations of hidden neurons preserve the function"
 
     def _apply(self, net):
-        neurons, c = hidden_neurons(net, self.layer)
-        return with_hidden_neurons(net, self.layer, [neurons[p] for p in self.perm], c)
+        l = self.layer
+        W, b = net.layer(l)
+        V, c = net.layer(l + 1)
+        ws, bs = list(net.weights), list(net.biases)
+        ws[l], bs[l] = W.take_rows(self.perm), tuple(b[p] for p in self.perm)
+        ws[l + 1] = V.T.take_rows(self.perm).T
+        return Network(ws, bs)
 
     def inverse(self, net=None):
         inv = [0] * len(self.perm)
@@ -240,10 +245,14 @@ class Scale(Step):
         return True, "positive rescaling (ReLU is positively homogeneous)"
 
     def _apply(self, net):
-        neurons, c = hidden_neurons(net, self.layer)
-        new = [(tuple(x * l for x in w), b * l, tuple(x / l for x in v))
-               for (w, b, v), l in zip(neurons, self.factors)]
-        return with_hidden_neurons(net, self.layer, new, c)
+        l = self.layer
+        W, b = net.layer(l)
+        V, _ = net.layer(l + 1)
+        ws, bs = list(net.weights), list(net.biases)
+        ws[l] = W.scale_rows(self.factors)
+        bs[l] = tuple(x * f for x, f in zip(b, self.factors))
+        ws[l + 1] = V.T.scale_rows([1 / f for f in self.factors]).T
+        return Network(ws, bs)
 
     def inverse(self, net=None):
         return Scale(self.layer, [1 / x for x in self.factors])
