@@ -197,3 +197,35 @@ def test_every_mutation_slow(name):
         if p and p[0] not in ("claim", "representative"):
             for m in _mutants(v):
                 _check_mutation(name, p, m)
+
+
+# -- absorption certificates: malformed witnesses are InputErrors ---------------------------------
+EXAMPLES = __import__("pathlib").Path(__file__).resolve().parents[1] / "algebra" / "examples"
+
+
+@pytest.mark.parametrize("example, path, value", [
+    ("block_P6_swiglu_stack.json", ("witness", "entry"), [0, 0, 0]),
+    ("block_P6_swiglu_stack.json", ("witness", "entry"), [0]),
+    ("block_P6_swiglu_stack.json", ("witness", "entry"), "0,0"),
+    ("block_F_prime.json", ("witness", "canonical_form", "linear"), [[7, 0], [7]]),
+    ("block_F_prime.json", ("witness", "canonical_form", "linear"), [[7, 0, 1], [7, 3]]),
+])
+def test_absorption_malformed_witness_is_input_error(example, path, value, tmp_path, capsys):
+    """Bug (fixed in verify/absorption.py): an ``entry`` that is not a pair raised ValueError
+    (CLI exit 4) and a ragged recorded canonical form DimensionMismatchError, instead of a
+    malformed-certificate InputError."""
+    from algebra.blocks import load_block
+    from semialgebraic import absorbable
+    cert = absorbable(load_block(str(EXAMPLES / example))).certificate
+    assert verify(json.loads(json.dumps(cert)))[0] is True
+    node = cert
+    for key in path[:-1]:
+        node = node[key]
+    node[path[-1]] = value
+    with pytest.raises(InputError):
+        verify(cert)
+    p = tmp_path / "c.json"
+    p.write_text(json.dumps(cert))
+    assert main(["verify", str(p)]) == 2
+    err = capsys.readouterr().err
+    assert len(err.strip().splitlines()) == 1 and "internal error" not in err

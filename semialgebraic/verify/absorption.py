@@ -88,7 +88,10 @@ def _nonzero_bias(b: Block) -> bool:
 
 
 def _entry(w, m: QMatrix) -> tuple[bool, str]:
-    i, j = w.get("entry", [None, None])
+    entry = w.get("entry", [None, None])
+    if not isinstance(entry, list) or len(entry) != 2:
+        raise InputError("witness 'entry' must be [i, j] inside the skip matrix")
+    i, j = entry
     if not isinstance(i, int) or not isinstance(j, int) or not (0 <= i < m.nrows and 0 <= j < m.ncols):
         raise InputError("witness 'entry' must be [i, j] inside the skip matrix")
     val = parse_number(w.get("value"), "witness.value")
@@ -471,7 +474,7 @@ def _check_exhausted(b: Block, w) -> tuple[bool, str]:
         rlin = QMatrix.from_rows([[parse_number(x, "canonical_form.linear") for x in r] for r in rec["linear"]])
         rcls = {tuple(parse_number(x, "u") for x in c["u"]) + (parse_number(c["beta"], "beta"),):
                 tuple(parse_number(x, "v") for x in c["v"]) for c in rec["classes"]}
-    except (KeyError, TypeError):
+    except (KeyError, TypeError, ValueError):       # ValueError: ragged rows
         raise InputError("malformed canonical_form") from None
     if rlin != lin or rcls != classes:
         return False, "the recorded canonical form is not the block's"
