@@ -1,0 +1,305 @@
+"""Exact simplex over Q: the fallback solver of :mod:`semialgebraic.lp`.
+
+Dense tableau with Bland's rule (no cycling) and whole-matrix rank-1 updates, and a revised
+variant that starts from a given basis.  Everything is over ``fmpq``; no tolerance anywhere.
+HiGHS only ever *guesses* in :mod:`semialgebraic.lp`; when a guess cannot be verified exactly,
+these routines decide.
+
+* :func:`simplex_free_le` — ``max c·w`` s.t. ``A w <= b`` with ``w`` free, with the row duals
+  (a Farkas/optimality witness) or an unbounded ray;
+* :func:`simplex_std` — ``max c·x`` s.t. ``A x = b``, ``x >= 0`` (phase one with artificials when
+  no basis is given);
+* :func:`revised_std` — the same from a feasible basis (warm start).
+
+>>> from algebra.rationals import Q
+>>> status, w, y = simplex_free_le([[Q(1)], [Q(-1)]], [Q(2), Q(0)], [Q(1)])
+>>> status, w, y
+('optimal', (2,), (1, 0))
+"""
+
+from __future__ import annotations
+
+from algebra.matrices import QMatrix
+from algebra.rationals import Q
+
+__all__ = ["simplex_free_le", "simplex_std", "revised_std"]
+
+_ZERO = Q(0)
+_ONE = Q(1)
+
+
+# ------------------------------------------------------------------------------------------------
+def simplex_free_le(rows, rhs, cost):
+    """max cost·w s.t. rows·w <= rhs, w free.
+
+    Returns ("optimal", w, y) with y >= 0 the row duals (yᵀ rows = cost, y·rhs = optimum),
+    ("unbounded", w, r) with rows·r <= 0 and cost·r > 0, or ("infeasible", None, None).
+    """
+    m = len(rows)
+    k = len(cost)
+    # columns: w+ (k), w- (k), s (m)
+    std_rows, std_rhs, basis = [], [], []
+    for i in range(m):
+        sgn = _ONE if rhs[i] >= 0 else Q(-1)
+        r = [sgn * v for v in rows[i]]
+        std_rows.append(r + [-v for v in r] + [sgn if j == i else _ZERO for j in range(m)])
+        std_rhs.append(sgn * rhs[i])
+        basis.append(2 * k + i if sgn == 1 else None)
+    std_cost = list(cost) + [-v for v in cost] + [_ZERO] * m
+    status, x, extra = simplex_std(std_rows, std_rhs, std_cost, basis, want_dual=True)
+    if status == "infeasible":
+        return status, None, None
+    w = tuple(x[j] - x[k + j] for j in range(k))
+    if status == "unbounded":
+        r = tuple(extra[j] - extra[k + j] for j in range(k))
+        return status, w, r
+    # extra = dual of the standard rows; undo the sign flips
+    y = tuple(extra[i] if rhs[i] >= 0 else -extra[i] for i in range(m))
+    return status, w, y
+
+
+def simplex_std(rows, rhs, cost, basis=None, want_dual=False):
+    """max cost·x s.t. rows·x = rhs (rhs >= 0 required if basis given), x >= 0.
+
+    *basis*: per row a column that is the unit vector of that row, or None (an artificial is
+    added).  Returns (status, x, extra) with extra the duals (optimal) or a ray (unbounded).
+    """
+    m = len(rows)
+    N = len(cost)
+    if basis is None:
+        rows = [list(r) for r in rows]
+        rhs = list(rhs)
+        for i in range(m):
+            if rhs[i] < 0:
+                rows[i] = [-v for v in rows[i]]
+                rhs[i] = -rhs[i]
+        basis = [None] * m
+    art = [i for i in range(m) if basis[i] is None]
+    n_art = len(art)
+    total = N + n_art
+    full = []
+    for i in range(m):
+        extra = [_ZERO] * n_art
+        if basis[i] is None:
+            extra[art.index(i)] = _ONE
+        full.append(list(rows[i]) + extra + [rhs[i]])
+    basis = list(basis)
+    for a_idx, i in enumerate(art):
+        basis[i] = N + a_idx
+    if m == 0:
+        # no constraints: x = 0 optimal iff cost <= 0
+        pos = [j for j in range(N) if cost[j] > 0]
+        if pos:
+            r = [_ZERO] * N
+            r[pos[0]] = _ONE
+            return "unbounded", [_ZERO] * N, r
+        return "optimal", [_ZERO] * N, []
+    T = QMatrix.from_rows(full + [[_ZERO] * (total + 1)])
+    if n_art:
+        c1 = [_ZERO] * N + [Q(-1)] * n_art
+        T = _set_objective(T, basis, c1, m)
+        T, basis, st = _run(T, basis, m, total, allowed=total)
+        if T[m, total] != 0:  # min Σ artificials > 0
+            return "infeasible", None, None
+        # drive artificials out of the basis
+        keep_rows = []
+        for i in range(m):
+            if basis[i] >= N:
+                row = T.row_at(i)
+                j = next((j for j in range(N) if row[j] != 0), None)
+                if j is None:
+                    continue  # redundant row
+                T = _pivot(T, i, j)
+                basis[i] = j
+            keep_rows.append(i)
+        if len(keep_rows) < m:
+            T = T.submatrix(rows=keep_rows + [m])
+            basis = [basis[i] for i in keep_rows]
+            removed = [i for i in range(m) if i not in set(keep_rows)]
+        else:
+            removed = []
+        m2 = len(keep_rows)
+        T = T.submatrix(cols=list(range(N)) + [total])
+    else:
+        removed, m2, keep_rows = [], m, list(range(m))
+    T = _set_objective(T, basis, list(cost), m2)
+    T, basis, st = _run(T, basis, m2, N, allowed=N)
+    x = [_ZERO] * N
+    for i, b in enumerate(basis):
+        x[b] = T[i, N]
+    if st != "optimal":
+        j = st
+        col = T.col_at(j)
+        r = [_ZERO] * N
+        r[j] = _ONE
+        for i, b in enumerate(basis):
+            r[b] = -col[i]
+        return "unbounded", x, r
+    duals = None
+    if want_dual:
+        # y = c_B B^{-1}: for an original unit column e_i (slack of row i) the reduced cost is y_i
+        duals = _duals(T, basis, cost, rows, keep_rows, removed, m, N, m2)
+    return "optimal", x, duals
+
+
+def revised_std(rows, rhs, cost, basis):
+    """Revised simplex over Q for  max cost·x, rows·x = rhs (>= 0), x >= 0.
+
+    *basis* gives, per row, a column that is that row's unit vector, or None (an artificial is
+    added).  Every iteration solves with the basis matrix exactly (FLINT's fraction-free
+    solver), prices all columns with one product and pivots (Dantzig's rule, Bland's after a
+    run of degenerate pivots).  Same results as :func:`simplex_std` with ``want_dual=True``.
+    """
+    m, N = len(rows), len(cost)
+    art = [i for i in range(m) if basis[i] is None]
+    full = [list(rows[i]) + [_ONE if art and i == a else _ZERO for a in art] for i in range(m)]
+    A = QMatrix.from_rows(full, ncols=N + len(art))
+    b = list(rhs)
+    basis = [basis[i] if basis[i] is not None else N + art.index(i) for i in range(m)]
+    live = list(range(m))
+    if art:
+        c1 = [_ZERO] * N + [Q(-1)] * len(art)
+        st, basis, xB, _, _ = _revised_run(A, b, c1, basis, N + len(art))
+        if sum((xB[i] for i in range(m) if basis[i] >= N), _ZERO) != 0:
+            return "infeasible", None, None
+        # drive the (zero) artificials out of the basis; drop redundant rows
+        i = 0
+        while i < len(basis):
+            if basis[i] < N:
+                i += 1
+                continue
+            B = A.submatrix(rows=live, cols=basis)
+            e = QMatrix.column([_ONE if t == i else _ZERO for t in range(len(basis))])
+            rowi = (B.T.solve(e).T @ A.submatrix(rows=live, cols=range(N))).row_at(0)
+            j = next((j for j in range(N) if rowi[j] != 0 and j not in basis), None)
+            if j is None:
+                del basis[i]
+                del live[i]
+                continue
+            basis[i] = j
+            i += 1
+        A = A.submatrix(rows=live, cols=range(N))
+        b = [rhs[i] for i in live]
+    st, basis, xB, pi, extra = _revised_run(A, b, list(cost), basis, N)
+    x = [_ZERO] * N
+    for i, j in enumerate(basis):
+        x[j] = xB[i]
+    if st == "unbounded":
+        j, u = extra
+        r = [_ZERO] * N
+        r[j] = _ONE
+        for i, bj in enumerate(basis):
+            r[bj] = -u[i]
+        return "unbounded", x, r
+    duals = [_ZERO] * m
+    for i, v in zip(live, pi):
+        duals[i] = v
+    return "optimal", x, duals
+
+
+def _revised_run(A, b, cost, basis, allowed):
+    """Revised simplex iterations from a feasible basis; see :func:`revised_std`."""
+    r = A.nrows
+    bcol = QMatrix.column(b)
+    crow = QMatrix.row(cost + [_ZERO] * (A.ncols - len(cost)))
+    bland, degenerate = False, 0
+    while True:
+        B = A.submatrix(cols=basis)
+        xB = B.solve(bcol).col_at(0) if r else ()
+        pi = B.T.solve(QMatrix.column([crow[0, j] for j in basis])) if r else QMatrix.zeros(0, 1)
+        red = (crow - pi.T @ A).row_at(0) if r else crow.row_at(0)
+        inb = set(basis)
+        if bland:
+            j = next((j for j in range(allowed) if j not in inb and red[j] > 0), None)
+        else:
+            j, best = None, _ZERO
+            for jj in range(allowed):
+                if red[jj] > best and jj not in inb:
+                    j, best = jj, red[jj]
+        if j is None:
+            return "optimal", basis, xB, pi.col_at(0) if r else (), None
+        u = B.solve(A.submatrix(cols=[j])).col_at(0) if r else ()
+        best_ratio, best_i = None, None
+        for i in range(r):
+            if u[i] > 0:
+                ratio = xB[i] / u[i]
+                if (best_ratio is None or ratio < best_ratio
+                        or (ratio == best_ratio and basis[i] < basis[best_i])):
+                    best_ratio, best_i = ratio, i
+        if best_i is None:
+            return "unbounded", basis, xB, None, (j, u)
+        degenerate = degenerate + 1 if best_ratio == 0 else 0
+        if degenerate > 2 * r + 10:
+            bland = True
+        basis = list(basis)
+        basis[best_i] = j
+
+
+def _duals(T, basis, cost, rows, keep_rows, removed, m, N, m2):
+    """Row duals of the standard problem: solve y B = c_B on the final basis (exact)."""
+    B = QMatrix.from_rows([[rows[i][b] for b in basis] for i in keep_rows], ncols=len(basis))
+    cB = QMatrix.row([cost[b] for b in basis])
+    if m2 == 0:
+        yk = []
+    else:
+        yk = (B.T.solve(cB.T)).col_at(0)
+    y = [_ZERO] * m
+    for i, v in zip(keep_rows, yk):
+        y[i] = v
+    return y
+
+
+def _set_objective(T, basis, cost, m):
+    """Objective row (last row) = c_B · rows - c, rhs = current value."""
+    ncol = T.ncols
+    c_ext = list(cost) + [_ZERO] * (ncol - len(cost))
+    cB = QMatrix.row([c_ext[b] for b in basis] + [_ZERO])
+    obj = cB @ T - QMatrix.row(c_ext)
+    body = T.submatrix(rows=range(m))
+    return QMatrix.vstack([body, obj])
+
+
+def _run(T, basis, m, ncols, allowed):
+    """Simplex pivots until optimal; returns (T, basis, "optimal" or the entering column if
+    unbounded).  Dantzig's rule (most negative reduced cost) while it makes progress; after
+    ``2 m + 10`` degenerate pivots in a row, Bland's rule for good (which cannot cycle)."""
+    rhs_col = T.ncols - 1
+    bland = False
+    degenerate = 0
+    while True:
+        obj = T.row_at(m)
+        if bland:
+            j = next((j for j in range(allowed) if obj[j] < 0), None)
+        else:
+            j, best_v = None, _ZERO
+            for jj in range(allowed):
+                if obj[jj] < best_v:
+                    j, best_v = jj, obj[jj]
+        if j is None:
+            return T, basis, "optimal"
+        col = T.col_at(j)
+        rhs = T.col_at(rhs_col)
+        best, best_i = None, None
+        for i in range(m):
+            a = col[i]
+            if a > 0:
+                ratio = rhs[i] / a
+                if best is None or ratio < best or (ratio == best and basis[i] < basis[best_i]):
+                    best, best_i = ratio, i
+        if best_i is None:
+            return T, basis, j
+        degenerate = degenerate + 1 if best == 0 else 0
+        if degenerate > 2 * m + 10:
+            bland = True
+        T = _pivot(T, best_i, j)
+        basis[best_i] = j
+
+
+def _pivot(T, r, j):
+    p = T[r, j]
+    col = list(T.col_at(j))
+    col[r] = p - 1
+    row = QMatrix.row([v / p for v in T.row_at(r)])
+    return T - QMatrix.column(col) @ row
+
+
