@@ -3,7 +3,7 @@ r"""Fibers of the realisation map: all parameters of one architecture that give 
 :func:`fiber` dispatches on the network and the domain (kept deliberately simple):
 
 * one hidden layer, domain None (R^d) or ``"orthant"`` → :func:`fiber_shallow`;
-* two hidden layers → :func:`semialgebraic.bottleneck.fiber_bottleneck` (three-layer-fibers
+* two hidden layers → :func:`semialgebraic.bottleneck_fiber.fiber_bottleneck` (three-layer-fibers
   R16/R17; owned by the bottleneck module);
 * anything else → :class:`~semialgebraic.exceptions.NotApplicableError`.
 
@@ -49,7 +49,7 @@ from __future__ import annotations
 
 from algebra.network import Network
 
-from . import bottleneck
+from . import bottleneck_fiber
 from .equivalence import equivalent
 from .exceptions import NotApplicableError
 from .shallow_fiber import (Fiber, FiberComponent, fiber_shallow, jacobian_rank_bound,
@@ -69,6 +69,6 @@ def fiber(net: Network, *, domain=None):
     if net.depth == 2:
         return fiber_shallow(net, orthant=domain == "orthant")
     if net.depth == 3 and domain in (None, "R^d"):
-        return bottleneck.fiber_bottleneck(net, membership=equivalent)
+        return bottleneck_fiber.fiber_bottleneck(net, membership=equivalent)
     raise NotApplicableError("fiber", f"no fiber method for {net.depth - 1} hidden layers "
                              f"on domain {domain or 'R^d'}")

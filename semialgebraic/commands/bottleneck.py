@@ -18,7 +18,8 @@ from contextlib import contextmanager
 
 from algebra.network import Network
 
-from ..bottleneck import fiber_bottleneck, identifiability, is_bottleneck, structure
+from ..bottleneck import identifiability, is_bottleneck, structure
+from ..bottleneck_fiber import fiber_bottleneck
 from ..certificates import write_certificate
 from ..cli import emit, fail
 from ..exceptions import NonGenericError, NotApplicableError

@@ -12,9 +12,9 @@ from algebra.network import Network
 from algebra.rationals import Q
 from semialgebraic.bottleneck import (canonical_form, counterexample, dimension_formula,
                                       equivalent_bottleneck, genericity, identifiability,
-                                      is_generic, jacobian_dimension, non_localizability_example,
-                                      positive_factor_rank, random_symmetric_copy, structure,
-                                      symmetry_path)
+                                      is_generic, positive_factor_rank, structure, symmetry_path)
+from semialgebraic.bottleneck_fiber import (jacobian_dimension, non_localizability_example,
+                                            random_symmetric_copy)
 from semialgebraic.exceptions import NonGenericError
 from semialgebraic.verify import verify
 

@@ -8,7 +8,8 @@ import pytest
 from algebra import load
 from algebra.rationals import Q
 from semialgebraic.bottleneck import (dimension_formula, equivalent_bottleneck, identifiability,
-                                      jacobian_dimension, positive_factor_rank, structure)
+                                      positive_factor_rank, structure)
+from semialgebraic.bottleneck_fiber import jacobian_dimension
 from semialgebraic.verify import verify
 
 
