@@ -25,8 +25,11 @@ Methods (``method=``)
     3. the difference network D = a − b (a and b side by side, output W_a − W_b) is reduced
        by exact steps that keep its function: positively parallel neurons are merged, neurons
        without output and provably dead neurons (exact interval bounds over the domain) are
-       zeroed (:func:`reduced_difference`).  Planted symmetries (permutations, positive
-       scalings, dead or duplicated neurons, cancelling pairs) make D collapse to a network
+       zeroed (:func:`reduced_difference`); deeper neurons never active at sample points are
+       proved dead on the domain by a small walk over the regions of the layers below them
+       (an exact Farkas bound per region: ``dead_cover`` steps), then the reduction resumes.
+       Planted symmetries (permutations, positive scalings, dead or duplicated neurons,
+       cancelling pairs, weights of neurons that never fire) make D collapse to a network
        with no live neuron: one region, no search.
     4. a walk over the linear regions of the reduced D (:func:`semialgebraic.regions.regions`,
        the one region walk of the package, with ``multipliers=True``; :func:`joint_regions`
@@ -300,11 +303,17 @@ def preactivation_bounds(net: Network, *, domain: Any = None) -> list:
                             net.n_inputs, dom)
 
 
-def reduced_difference(a: Network, b: Network, *, domain: Any = None) -> tuple[Network, list]:
+def reduced_difference(a: Network, b: Network, *, domain: Any = None,
+                       dead_cover: int = 0, budget: Budget | None = None) -> tuple[Network, list]:
     """The difference network D = a − b (a and b side by side, output W_a − W_b) after exact
     reduction steps (merge positively parallel neurons, zero neurons without output, zero
     provably dead neurons), and the steps (the ``reduction`` of a ``region_cover``
     certificate, replayed by :func:`semialgebraic.verify.region_cover.apply_reduction`).
+
+    With ``dead_cover > 0``, neurons of the deeper hidden layers that are never active at
+    sample points are then proved dead on the domain by a walk over the regions of the
+    network below them (at most *dead_cover* regions per layer; an exact Farkas bound of the
+    pre-activation per region), and the reduction starts again (``dead_cover`` steps).
 
     >>> from algebra.network import Network
     >>> a = Network.from_rows([[[1], [-1]], [[1, 1]]], [[0, 0], [0]])
@@ -370,7 +379,94 @@ def reduced_difference(a: Network, b: Network, *, domain: Any = None) -> tuple[N
                         row[i] = zero
                     kill(l, i)          # (the bounds of layer l's other neurons do not change)
                     changed = True
+        if not changed and dead_cover:
+            for l in range(1, len(Ws) - 1):
+                st = _dead_cover(Ws, bs, l, zeroed[l], a.n_inputs, dom, dead_cover, budget)
+                if st is not None:
+                    steps.append(st)
+                    for i in st["neurons"]:
+                        for row in Ws[l + 1]:
+                            row[i] = zero
+                        kill(l, i)
+                    changed = True
+                    break
     return _rebuild_exact(Ws, bs, a.n_inputs), jsonable(steps)
+
+
+def _dead_cover(Ws, bs, l, zeroed, d, dom, cap, budget) -> dict | None:
+    """A ``dead_cover`` step for the live neurons of hidden layer *l* that are never active at
+    sample points and provably dead on the domain, or None.
+
+    The prefix network (hidden layers < l, outputs = the candidates' pre-activations) is
+    walked (at most *cap* regions); on each region an exact LP either finds a point of the
+    closed region where a candidate is positive (it is alive: dropped) or Motzkin multipliers
+    that give ``-p = μ_0 + Σ_f μ_f g_f`` with μ >= 0."""
+    live = [i for i in range(len(Ws[l])) if i not in zeroed]
+    if not live or (budget is not None and budget.exhausted()):
+        return None
+
+    def prefix(neurons):
+        return Network([QMatrix.from_rows(W, ncols=(len(Ws[t - 1]) if t else d)) for t, W in enumerate(Ws[:l])]
+                       + [QMatrix.from_rows([Ws[l][i] for i in neurons], ncols=len(Ws[l - 1]))],
+                       bs[:l] + [[bs[l][i] for i in neurons]])
+
+    rng = random.Random(l)
+    X = QMatrix.from_rows([_random_point(rng, d, dom, small=True) for _ in range(64)], ncols=d)
+    Z = prefix(live).evaluate_batch(X)
+    cands = [i for k, i in enumerate(live) if all(v <= 0 for v in Z.col_at(k))]
+    if not cands:
+        return None
+    P = prefix(cands)
+    state: dict = {}
+    regs, bounds = [], []
+    alive: set = set()
+    local = Budget(timeout=None if budget is None else budget.remaining(),
+                   max_regions=cap if budget is None or budget.max_regions is None else min(cap, budget.max_regions))
+    for reg in joint_regions((P,), domain=dom, budget=local, state=state, multipliers=True):
+        J, c = reg.region.jacobian, reg.region.offset
+        F = [reg.inequalities[f] for f in reg.facets]
+        bnd = {}
+        for k, i in enumerate(cands):
+            if i in alive:
+                continue
+            mu = _nonpositive_on_closure(J.row_at(k), c[k], F, d)
+            if mu is None:
+                alive.add(i)
+            else:
+                bnd[i] = mu
+        if len(alive) == len(cands):
+            return None
+        regs.append(reg)
+        bounds.append(bnd)
+    if not state.get("complete"):
+        if local.interrupted and budget is not None:
+            budget.interrupt()                  # Ctrl-C: the main walk stops at once
+        return None
+    dead = [i for i in cands if i not in alive]
+    regions = []
+    for reg, bnd in zip(regs, bounds):
+        js = reg.to_json()
+        js["bounds"] = {str(i): [bnd[i][0], list(bnd[i][1])] for i in dead}
+        regions.append(js)
+    return {"step": "dead_cover", "layer": l, "neurons": dead, "regions": regions}
+
+
+def _nonpositive_on_closure(Jk, ck, F, d):
+    """``(μ_0, μ)`` >= 0 with ``-(Jk·x + ck) = μ_0 + Σ_f μ_f g_f(x)`` (g_f the rows *F*), or None
+    when ``Jk·x + ck > 0`` somewhere on the closed region {g_f >= 0}."""
+    zero = Q(0)
+    if all(v == 0 for v in Jk):
+        return (-ck, tuple(zero for _ in F)) if ck <= 0 else None
+    res = lp.feasible(A_le=[[-v for v in g[:d]] for g in F] or None, b_le=[g[d] for g in F] or None,
+                      A_lt=[[-v for v in Jk]], b_lt=[ck], n=d)
+    if res.feasible:
+        return None
+    y_le, y_lt = res.certificate["y_le"], res.certificate["y_lt"]
+    if not y_lt or y_lt[0] <= 0:
+        return None
+    mu = tuple(v / y_lt[0] for v in y_le) if F else ()
+    mu0 = -(ck + sum((m * g[d] for m, g in zip(mu, F)), zero))
+    return (mu0, mu) if mu0 >= 0 and all(m >= 0 for m in mu) else None
 
 
 def contract_affine_layers(net: Network, *, domain: Any = None) -> tuple[Network, list[int]]:
@@ -701,7 +797,7 @@ def _general(a, b, dom, budget, progress, hyps, samples=32) -> Verdict:
     a2, con_a = contract_affine_layers(a, domain=dom)
     b2, con_b = contract_affine_layers(b, domain=dom)
     contract = [{"net": "a", "layer": l} for l in con_a] + [{"net": "b", "layer": l} for l in con_b]
-    D, steps = reduced_difference(a2, b2, domain=dom)
+    D, steps = reduced_difference(a2, b2, domain=dom, dead_cover=_DEAD_COVER_REGIONS, budget=budget)
     details["contractions"] = len(contract)
     details["reduction_steps"] = len(steps)
     details["live_neurons"] = sum(1 for w, b_ in zip(D.weights[:-1], D.biases[:-1])
@@ -780,6 +876,7 @@ def _first_difference(a, b, pts):
     return None
 
 
+_DEAD_COVER_REGIONS = 256   # at most this many regions per dead_cover attempt
 _FIRST_POINTS = (4, 32)    # sizes of the cheap batches of short-denominator points
 
 

@@ -11,7 +11,9 @@ Format
      "contract": [{"net": "a" | "b", "layer": l}, ...],     # optional, applied first
      "reduction": [{"step": "merge", "layer": l, "keep": i, "drop": j, "factor": μ},
                    {"step": "zero", "layer": l, "neuron": i},
-                   {"step": "dead", "layer": l, "neuron": i}, ...],
+                   {"step": "dead", "layer": l, "neuron": i},
+                   {"step": "dead_cover", "layer": l, "neurons": [i, ...],
+                    "regions": [<region as below, plus "bounds": {"i": [μ_0, [μ_f]]}>, ...]}, ...],
      "regions": [
        {"pattern": [s_0, ..., s_{n-1}],      # -1/0/1 per hidden neuron of D' (layer order)
         "point": [x_0, ..., x_{d-1}],        # exact interior point
@@ -47,6 +49,16 @@ output layer is ``[W_aL, -W_bL]`` with bias ``b_aL - b_bL``; so ``D = a - b`` ex
 * ``dead``: exact interval bounds over the domain (propagated layer by layer through the current
   network) show that the pre-activation is <= 0 everywhere; its outgoing column, row and bias
   are set to zero.
+
+* ``dead_cover``: the listed neurons of layer l are dead on the domain although interval
+  bounds cannot show it.  The *prefix network* P (the current hidden layers 0..l-1, output
+  layer = the rows and biases of the listed neurons) gets its own list of regions, checked
+  exactly like the main list below (rows, points, facets, neighbours, redundancy multipliers:
+  they cover the domain), except that instead of "D' = 0" each region carries, for every
+  listed neuron i with pre-activation p_i (affine on the region), multipliers ``μ_0 >= 0,
+  μ_f >= 0`` (f over the region's facets) with ``-p_i = μ_0 + Σ_f μ_f g_f`` as affine
+  functions: p_i <= 0 on the closed region, hence on the domain; the neurons' rows, biases
+  and outgoing columns are set to zero.
 
 A neuron with a zero row and zero bias is identically zero (sign 0 in every pattern).  The
 regions below are those of the reduced network D', and the claim is D' = 0 on the domain.
@@ -154,25 +166,9 @@ def check(cert: dict) -> tuple[bool, str]:
     except ValueError as exc:
         return False, f"reduction: {exc}"
     regions = cert["regions"]
-    if not isinstance(regions, list) or not regions:
-        return False, "no regions listed"
-    dom = domain_rows(d, lo_hi)
-    n = net.n_hidden
-    patterns = []
-    for r, reg in enumerate(regions):
-        if not isinstance(reg, dict) or "pattern" not in reg or "point" not in reg:
-            raise InputError(f"region {r} lacks 'pattern' or 'point'")
-        pat = reg["pattern"]
-        if not isinstance(pat, list) or len(pat) != n or any(s not in (-1, 0, 1) or isinstance(s, bool) for s in pat):
-            raise InputError(f"region {r}: pattern must list {n} entries in -1/0/1")
-        patterns.append(tuple(pat))
-    index = {p: i for i, p in enumerate(patterns)}
-    if len(index) != len(patterns):
-        return False, "a pattern is listed twice"
-    for r, reg in enumerate(regions):
-        ok, why = _check_region(net, r, reg, patterns[r], dom, d, n, patterns, len(regions))
-        if not ok:
-            return False, f"region {r}: {why}"
+    ok, why = _check_cover(net, regions, lo_hi, _zero_map)
+    if not ok:
+        return False, why
     return True, (f"{len(contract)} contractions and {len(steps)} exact reduction steps, then {len(regions)} regions cover the "
                   "domain (closed under facet crossing, facet lists complete) and a - b is zero "
                   "on each")
@@ -215,13 +211,32 @@ def apply_reduction(net: Network, steps, lo_hi=None) -> Network:
     zero = Q(0)
     bounds, valid = None, -1           # interval bounds, current for layers 0..valid
     for k, st in enumerate(steps):
-        if not isinstance(st, dict) or st.get("step") not in ("merge", "zero", "dead"):
-            raise InputError(f"reduction[{k}] is not a merge/zero/dead step")
+        if not isinstance(st, dict) or st.get("step") not in ("merge", "zero", "dead", "dead_cover"):
+            raise InputError(f"reduction[{k}] is not a merge/zero/dead/dead_cover step")
         l = st.get("layer")
         if not isinstance(l, int) or isinstance(l, bool) or not 0 <= l < len(Ws) - 1:
             raise InputError(f"reduction[{k}]: layer must be a hidden layer index")
         nxt = Ws[l + 1]
         width = len(Ws[l])
+        if st["step"] == "dead_cover":
+            neurons = st.get("neurons")
+            if not isinstance(neurons, list) or not neurons or len(set(neurons)) != len(neurons) or \
+                    any(not isinstance(i, int) or isinstance(i, bool) or not 0 <= i < width for i in neurons):
+                raise InputError(f"reduction[{k}]: neurons must be distinct neurons of layer {l}")
+            prefix = Network([QMatrix.from_rows(W, ncols=(len(Ws[t - 1]) if t else net.n_inputs))
+                              for t, W in enumerate(Ws[:l])]
+                             + [QMatrix.from_rows([Ws[l][i] for i in neurons], ncols=len(Ws[l - 1]) if l else net.n_inputs)],
+                             bs[:l] + [[bs[l][i] for i in neurons]])
+            ok, why = _check_cover(prefix, st.get("regions"), lo_hi, _nonpositive_outputs(neurons))
+            if not ok:
+                raise ValueError(f"step {k}: neurons {neurons} of layer {l} are not proved dead: {why}")
+            for i in neurons:
+                for row in nxt:
+                    row[i] = zero
+                Ws[l][i] = [zero] * len(Ws[l][i])
+                bs[l][i] = zero
+            valid = min(valid, l - 1)
+            continue
         if st["step"] == "merge":
             i, j = st.get("keep"), st.get("drop")
             if not all(isinstance(v, int) and not isinstance(v, bool) and 0 <= v < width for v in (i, j)) or i == j:
@@ -443,7 +458,67 @@ def _parse_domain(dom):
     raise InputError(f"unknown domain {dom!r}")
 
 
-def _check_region(net, r, reg, pat, dom, d, n, patterns, count) -> tuple[bool, str]:
+def _check_cover(net, regions, lo_hi, value) -> tuple[bool, str]:
+    """Regions of *net* that cover the domain (steps 1-4 of the module docstring), with
+    ``value(net, r, reg, pattern, oriented, facets)`` checking the claim on each region."""
+    if not isinstance(regions, list) or not regions:
+        return False, "no regions listed"
+    d = net.n_inputs
+    dom = domain_rows(d, lo_hi)
+    n = net.n_hidden
+    patterns = []
+    for r, reg in enumerate(regions):
+        if not isinstance(reg, dict) or "pattern" not in reg or "point" not in reg:
+            raise InputError(f"region {r} lacks 'pattern' or 'point'")
+        pat = reg["pattern"]
+        if not isinstance(pat, list) or len(pat) != n or any(s not in (-1, 0, 1) or isinstance(s, bool) for s in pat):
+            raise InputError(f"region {r}: pattern must list {n} entries in -1/0/1")
+        patterns.append(tuple(pat))
+    index = {p: i for i, p in enumerate(patterns)}
+    if len(index) != len(patterns):
+        return False, "a pattern is listed twice"
+    for r, reg in enumerate(regions):
+        ok, why = _check_region(net, r, reg, patterns[r], dom, d, n, patterns, len(regions), value)
+        if not ok:
+            return False, f"region {r}: {why}"
+    return True, "ok"
+
+
+def _zero_map(net, r, reg, pat, oriented, facets) -> tuple[bool, str]:
+    """D' is zero on the region: its affine map on the pattern is zero."""
+    J, c = net.affine_map(pat)
+    if not J.is_zero() or any(v != 0 for v in c):
+        return False, "a - b is not zero on this region (affine maps differ)"
+    return True, "ok"
+
+
+def _nonpositive_outputs(neurons):
+    """Value check of a ``dead`` cover: every output k of the prefix network (neuron
+    ``neurons[k]``) satisfies ``-p_k = μ_0 + Σ_f μ_f g_f`` with μ >= 0 (so p_k <= 0 on the
+    closed region), from ``reg["bounds"][str(neuron)] = [μ_0, [μ_f for f in facets]]``."""
+    def value(net, r, reg, pat, oriented, facets) -> tuple[bool, str]:
+        J, c = net.affine_map(pat)
+        bounds = reg.get("bounds")
+        if not isinstance(bounds, dict):
+            raise InputError(f"regions[{r}].bounds must be an object")
+        d = net.n_inputs
+        for k, i in enumerate(neurons):
+            mu = bounds.get(str(i))
+            if not isinstance(mu, list) or len(mu) != 2 or not isinstance(mu[1], list):
+                return False, f"no bound for neuron {i}"
+            m0 = parse_number(mu[0], f"regions[{r}].bounds[{i}]")
+            ms = parse_vector(mu[1], f"regions[{r}].bounds[{i}]", length=len(facets))
+            if m0 < 0 or any(v < 0 for v in ms):
+                return False, f"bound multipliers of neuron {i} are not all >= 0"
+            comb = [sum((v * oriented[f][j] for v, f in zip(ms, facets)), Q(0)) for j in range(d + 1)]
+            comb[d] += m0
+            if tuple(comb) != tuple([-v for v in J.row_at(k)] + [-c[k]]):
+                return False, f"bound multipliers of neuron {i} do not reproduce minus its pre-activation"
+        return True, "ok"
+    return value
+
+
+def _check_region(net, r, reg, pat, dom, d, n, patterns, count, value=_zero_map) -> tuple[bool, str]:
     x = parse_vector(reg["point"], f"regions[{r}].point", length=d)
     rows = neuron_rows(net, pat)
     oriented = [tuple(s * v for v in row) for s, row in zip(pat, rows)] + list(dom)
@@ -464,9 +539,6 @@ def _check_region(net, r, reg, pat, dom, d, n, patterns, count) -> tuple[bool, s
             return False, f"the point does not satisfy inequality {k} strictly"
     if tuple(net.activation_pattern(x)) != pat:
         return False, "the network's activation pattern at the point is not the pattern"
-    J, c = net.affine_map(pat)
-    if not J.is_zero() or any(v != 0 for v in c):
-        return False, "a - b is not zero on this region (affine maps differ)"
     facets, neigh = reg.get("facets"), reg.get("neighbours")
     if not isinstance(facets, list) or not isinstance(neigh, list) or len(facets) != len(neigh):
         raise InputError(f"regions[{r}]: facets and neighbours must be lists of equal length")
@@ -505,7 +577,7 @@ def _check_region(net, r, reg, pat, dom, d, n, patterns, count) -> tuple[bool, s
         comb[d] += l0
         if tuple(comb) != tuple(g):
             return False, f"redundancy multipliers of inequality {k} do not reproduce it"
-    return True, "ok"
+    return value(net, r, reg, pat, oriented, facets)
 
 
 def _difference_uneven(a, b):

@@ -230,3 +230,111 @@ def test_general_and_auto_agree_on_planted_kinds(seed, d, kind):
     u = equivalent(a, b, method="auto")
     assert g.answer is not None and g.answer == u.answer
     assert verify(g.certificate)[0]
+
+
+# -- dead_cover: neurons dead on the domain that interval bounds cannot see ----------------------
+def hat_pair(eps, w_a=5, w_b=7):
+    """Layer 1: relu(x), relu(x-1), relu(x-2); hat = h0 - 2 h1 + h2 (max 1 at x = 1, zero outside
+    [0, 2]).  Layer 2: relu(hat - 1 + eps) (dead iff eps <= 0; alive only on |x - 1| < eps),
+    relu(hat).  a and b differ only in the output weight of the first layer-2 neuron."""
+    W1, b1 = [[1], [1], [1]], [0, -1, -2]
+    W2, b2 = [[1, -2, 1], [1, -2, 1]], [-1 + eps, 0]
+    return (Network.from_rows([W1, W2, [[w_a, 1]]], [b1, b2, [0]]),
+            Network.from_rows([W1, W2, [[w_b, 1]]], [b1, b2, [0]]))
+
+
+@pytest.mark.parametrize("dom", [None, (-3, 3)])
+def test_dead_neuron_behind_a_hat_is_proved_dead(dom):
+    a, b = hat_pair(0)
+    v = equivalent(a, b, method="general", domain=dom)
+    assert v.answer is True and verify(v.certificate)[0]
+    covers = [st for st in v.certificate["reduction"] if st["step"] == "dead_cover"]
+    assert covers and covers[0]["layer"] == 1 and len(v.certificate["regions"]) == 1
+    assert unreduced_walk_answer(a, b, normalize_domain(dom, 1)) is True
+
+
+@pytest.mark.parametrize("eps", [Q(1, 10**6), Q(1, 3)])
+def test_neuron_alive_on_a_tiny_interval_is_not_proved_dead(eps):
+    a, b = hat_pair(eps)
+    v = equivalent(a, b, method="general")
+    assert v.answer is False and verify(v.certificate)[0]
+    x = v.certificate["x"][0]
+    x = Q(x) if isinstance(x, int) else Q(*map(int, x.split("/")))
+    assert abs(x - 1) < eps
+
+
+def _dead_cover_cert():
+    a, b = hat_pair(0)
+    v = equivalent(a, b, method="general")
+    return v.certificate
+
+
+DEAD_COVER_MUTATIONS = {
+    "bound multiplier changed": lambda st: _first_bound(st).__setitem__(0, "7"),
+    "negative multiplier": lambda st: _first_bound(st)[1].__setitem__(0, "-1") if _first_bound(st)[1] else
+        _first_bound(st).__setitem__(0, "-1"),
+    "region dropped": lambda st: st["regions"].pop(),
+    "bounds removed": lambda st: st["regions"][0].pop("bounds"),
+    "alive neuron claimed dead": lambda st: st["neurons"].append(next(i for i in range(4) if i not in st["neurons"])),
+    "wrong layer": lambda st: st.__setitem__("layer", 0),
+    "pattern flipped": lambda st: st["regions"][0]["pattern"].__setitem__(0, -st["regions"][0]["pattern"][0] or 1),
+}
+
+
+def _first_bound(st):
+    return next(iter(st["regions"][0]["bounds"].values()))
+
+
+@pytest.mark.parametrize("mutation", sorted(DEAD_COVER_MUTATIONS))
+def test_dead_cover_mutations_are_rejected(mutation):
+    import copy
+    from algebra.exceptions import InputError
+    cert = copy.deepcopy(_dead_cover_cert())
+    st = next(st for st in cert["reduction"] if st["step"] == "dead_cover")
+    DEAD_COVER_MUTATIONS[mutation](st)
+    try:
+        ok, why = verify(cert)
+    except InputError as exc:
+        assert str(exc)
+        return
+    assert not ok and why
+
+
+@SETTINGS
+@given(st.integers(0, 10**6), st.sampled_from([None, BOX]))
+def test_dead_cover_reduction_keeps_the_difference(seed, dom):
+    from semialgebraic.equivalence import reduced_difference
+    rng = random.Random(seed)
+    a = random_net(rng, [2, 4, 4, 1], zero_prob=0.1)
+    k = rng.randrange(a.n_parameters)
+    b = a.with_parameter(k, a.parameters()[k] + Q(1, 5))
+    D, steps = reduced_difference(a, b, domain=dom, dead_cover=64)
+    D0 = difference_network(a, b)
+    assert all(D(x) == D0(x) for x in points(rng, 2, dom, 60))
+
+
+@SETTINGS
+@given(st.integers(0, 10**6), st.integers(1, 3), st.booleans())
+def test_random_hats_dead_or_barely_alive(seed, d, dead):
+    """Random direction w and offset: t = w·x + c, hat(t) = relu(t) - 2 relu(t-1) + relu(t-2) <= 1,
+    plus two random first-layer neurons.  Layer 2: relu(hat - 1 + eps) (dead iff eps = 0), and a
+    random neuron.  b changes the dead-or-barely-alive neuron's output weight."""
+    rng = random.Random(seed)
+    w = [Q(rng.randint(-5, 5) or 1, rng.randint(1, 3)) for _ in range(d)]
+    c = Q(rng.randint(-5, 5), rng.randint(1, 3))
+    extra = [[Q(rng.randint(-5, 5), rng.randint(1, 3)) for _ in range(d)] for _ in range(2)]
+    W1 = [w, w, w] + extra
+    b1 = [c, c - 1, c - 2] + [Q(rng.randint(-5, 5)) for _ in range(2)]
+    eps = Q(0) if dead else Q(1, 10**4)
+    W2 = [[1, -2, 1, 0, 0], [Q(rng.randint(-5, 5)) for _ in range(5)]]
+    b2 = [-1 + eps, Q(rng.randint(-5, 5))]
+    a = Network.from_rows([W1, W2, [[3, 1]]], [b1, b2, [0]])
+    b = Network.from_rows([W1, W2, [[-2, 1]]], [b1, b2, [0]])
+    v = equivalent(a, b, method="general")
+    assert v.answer is dead and verify(v.certificate)[0]
+    if dead:
+        assert any(st["step"] == "dead_cover" for st in v.certificate["reduction"])
+    else:
+        x = [Q(t) if isinstance(t, int) else Q(*map(int, t.split("/"))) for t in v.certificate["x"]]
+        t = sum((wi * xi for wi, xi in zip(w, x)), Q(0)) + c
+        assert abs(t - 1) < eps
