@@ -337,6 +337,7 @@ def reduced_difference(a: Network, b: Network, *, domain: Any = None,
         bs[l][i] = zero
         zeroed[l].add(i)
 
+    tried: set = set()                 # dead_cover attempts that failed (not repeated)
     changed = True
     while changed:
         changed = False
@@ -381,7 +382,7 @@ def reduced_difference(a: Network, b: Network, *, domain: Any = None,
                     changed = True
         if not changed and dead_cover:
             for l in range(1, len(Ws) - 1):
-                st = _dead_cover(Ws, bs, l, zeroed[l], a.n_inputs, dom, dead_cover, budget)
+                st = _dead_cover(Ws, bs, l, zeroed[l], a.n_inputs, dom, dead_cover, budget, tried)
                 if st is not None:
                     steps.append(st)
                     for i in st["neurons"]:
@@ -393,7 +394,7 @@ def reduced_difference(a: Network, b: Network, *, domain: Any = None,
     return _rebuild_exact(Ws, bs, a.n_inputs), jsonable(steps)
 
 
-def _dead_cover(Ws, bs, l, zeroed, d, dom, cap, budget) -> dict | None:
+def _dead_cover(Ws, bs, l, zeroed, d, dom, cap, budget, tried) -> dict | None:
     """A ``dead_cover`` step for the live neurons of hidden layer *l* that are never active at
     sample points and provably dead on the domain, or None.
 
@@ -417,6 +418,11 @@ def _dead_cover(Ws, bs, l, zeroed, d, dom, cap, budget) -> dict | None:
     if not cands:
         return None
     P = prefix(cands)
+    key = (l, tuple(cands), tuple(map(tuple, P.weights[-1].to_rows())), tuple(P.biases[-1]),
+           tuple(tuple(map(tuple, w.to_rows())) for w in P.weights[:-1]))
+    if key in tried:
+        return None
+    tried.add(key)
     state: dict = {}
     regs, bounds = [], []
     alive: set = set()
