@@ -164,6 +164,7 @@ def functional_dimension(net: Network, *, domain: Any = None, timeout: float | N
     all_X: list = []
     rank, npts, rounds = 0, 0, 0
     evidence: dict = {}
+    kernel = None          # basis mod p of the common kernel of every Jacobian row so far
     new_points = _batch_simplex(net, [reg.point for reg in regions])   # every walked region
     while True:
         try:
@@ -172,6 +173,8 @@ def functional_dimension(net: Network, *, domain: Any = None, timeout: float | N
                 # masks of the chosen inputs are then computed exactly (_masks)
                 want = samples or (max(16, int(_FIRST * upper) // max(1, net.n_outputs) + 16) if not rounds
                                    else max(16, upper // (2 * max(1, net.n_outputs))))
+                if kernel is not None and rounds:
+                    evidence["missing"] = _missing_directions(net, kernel, sym)
                 new_points = new_points + _chosen_inputs(net, dom, nrng, want, 10 * want + 2000,
                                                          evidence, rounds)
             X, masks = _masks(net, new_points)
@@ -179,8 +182,13 @@ def functional_dimension(net: Network, *, domain: Any = None, timeout: float | N
             all_X += X
             npts = len(all_X)
             if X:
-                sketch.add(jacobian_rows(net, X, masks, PRIME))
-            new_rank = _rank_mod_p(sketch.matrix(), PRIME) if npts else 0
+                R = jacobian_rows(net, X, masks, PRIME)
+                if kernel is None:
+                    sketch.add(R)
+                    kernel = _kernel_mod_p(sketch.matrix(), PRIME)
+                else:
+                    kernel = _shrink_kernel(kernel, R, PRIME)
+            new_rank = N - kernel.shape[1] if kernel is not None else 0
             rounds += 1
             stalled = new_rank <= rank
             rank = max(rank, new_rank)
@@ -359,19 +367,19 @@ def jacobian_rows(net: Network, X: list, masks: list, p: int):
     for l in range(L - 1):
         Z = np.mod(H[-1] @ Ws[l].T + bs[l], p)
         H.append(Z * masks[l])
-    blocks_per_output = []
+    offs = _offsets(net)
+    R = np.empty((n, m, net.n_parameters))
     for o in range(m):
         delta = np.zeros((n, m))
         delta[:, o] = 1.0
-        blocks = []
         for l in range(L - 1, -1, -1):
             Hin = H[l]
-            Wb = (delta[:, :, None] * Hin[:, None, :]).reshape(n, -1)
-            blocks.append(np.hstack([np.mod(Wb, p), delta]))
+            nw = Ws[l].shape[0] * Hin.shape[1]
+            R[:, o, offs[l]:offs[l] + nw] = np.mod((delta[:, :, None] * Hin[:, None, :]).reshape(n, -1), p)
+            R[:, o, offs[l] + nw:offs[l] + nw + delta.shape[1]] = delta
             if l:
                 delta = np.mod(delta @ Ws[l], p) * masks[l - 1]
-        blocks_per_output.append(np.hstack(blocks[::-1]))
-    R = np.stack(blocks_per_output, axis=1).reshape(n * m, -1)
+    R = R.reshape(n * m, -1)
     return R.astype(np.int64)
 
 
@@ -867,48 +875,137 @@ def _exact_rows(net, points) -> list:
 
 
 def _rank_mod_p(A, p: int, block: int = 64) -> int:
-    """Exact rank over Z/p of an integer matrix: blocked elimination, float64 BLAS products
-    (exact: entries < p < 2^21, at most 64 products per sum)."""
+    """Exact rank over Z/p of an integer matrix (see :func:`_echelon_mod_p`)."""
+    return _echelon_mod_p(A, p, block)[0]
+
+
+def _echelon_mod_p(A, p: int, block: int = 64):
+    """Blocked Gaussian elimination over Z/p with float64 BLAS products, all exact.
+
+    Returns ``(rank, E, blocks)``: E (rank x ncols, entries in [0, p)) spans the row space mod p
+    and is in block echelon form; *blocks* lists ``(row0, cols, inv)`` per elimination step: rows
+    ``E[row0 : row0 + len(cols)]`` vanish mod p on the pivot columns of every earlier step, and
+    ``inv`` is the inverse mod p of their square submatrix on *cols*.
+
+    Exactness: every matrix product multiplies entries reduced to |v| <= p/2 (< 2^20) over at
+    most *block* terms (< 2^38 * block); the trailing matrix is reduced lazily (only the panel
+    columns and pivot rows before use, everything every 2^13 / block steps), so entries stay
+    below 2^13 * 2^38 = 2^51 < 2^53 and every float64 operation is an exact integer operation.
+    """
     import numpy as np
     M = np.mod(np.asarray(A, dtype=np.int64), p).astype(np.float64)
     n, ncols = M.shape
-    r = 0
+    r, steps = 0, 0
+    E, blocks = [], []
     for c0 in range(0, ncols, block):
         if r >= n:
             break
         c1 = min(ncols, c0 + block)
+        M[r:, c0:c1] = np.mod(M[r:, c0:c1], p)
         P = M[r:, c0:c1].copy()
-        perm = np.arange(P.shape[0])
+        swaps = []
         k, piv = 0, []
-        for j in range(c1 - c0):
+        for j in range(c1 - c0):                   # panel: entries grow by < 2^39 per column
             if k >= P.shape[0]:
                 break
             col = np.mod(P[k:, j], p)
-            P[k:, j] = col
             nz = np.flatnonzero(col)
             if nz.size == 0:
                 continue
             i = k + nz[0]
             if i != k:
                 P[[i, k]] = P[[k, i]]
-                perm[[i, k]] = perm[[k, i]]
-            row = np.mod(P[k], p)
-            row = np.mod(row * pow(int(row[j]), p - 2, p), p)
-            P[k] = row
-            P[k + 1:] -= np.outer(P[k + 1:, j], row)
+                col[[i - k, 0]] = col[[0, i - k]]
+                swaps.append((i, k))
+            row = np.mod(P[k, j:], p)
+            row = _reduce(np.mod(row * pow(int(row[0]), p - 2, p), p), p)
+            P[k + 1:, j:] -= np.outer(col[1:], row)
             piv.append(j)
             k += 1
         if k == 0:
             continue
-        M[r:] = M[r:][perm]
+        for i, i2 in swaps:                        # the same row swaps on the full rows
+            M[[r + i, r + i2]] = M[[r + i2, r + i]]
+        cols = c0 + np.array(piv)
+        pivrows = np.mod(M[r:r + k, c0:], p)
+        M[r:r + k, c0:] = pivrows
+        inv = _inv_mod(pivrows[:, piv], p)
         if r + k < n:
-            cols = c0 + np.array(piv)
-            C = _reduce(M[r + k:][:, cols] @ _inv_mod(M[r:r + k][:, cols], p), p)
-            T = M[r + k:, c0:]
-            T -= _reduce(C @ M[r:r + k, c0:], p)
-            T[...] = _reduce(T, p)
+            C = _reduce(np.mod(_reduce(M[r + k:, cols], p) @ _reduce(inv, p), p), p)
+            M[r + k:, c0:] -= C @ _reduce(pivrows, p)
+            steps += 1
+            if steps % max(1, 2 ** 13 // block) == 0:
+                M[r + k:, c0:] = np.mod(M[r + k:, c0:], p)
+        full = np.zeros((k, ncols))
+        full[:, c0:] = pivrows
+        E.append(full)
+        blocks.append((r, cols, inv))
         r += k
-    return r
+    E = np.vstack(E) if E else np.zeros((0, ncols))
+    return r, E, blocks
+
+
+def _kernel_mod_p(A, p: int, block: int = 64):
+    """Basis (columns, entries in [0, p)) of the right kernel mod p of the integer matrix *A*:
+    an ``ncols x (ncols - rank)`` float64 array K with A K = 0 mod p (block back-substitution
+    on :func:`_echelon_mod_p`)."""
+    import numpy as np
+    A = np.asarray(A)
+    ncols = A.shape[1]
+    r, E, blocks = _echelon_mod_p(A, p, block)
+    pivots = np.concatenate([c for _, c, _ in blocks]) if blocks else np.zeros(0, dtype=np.int64)
+    free = np.setdiff1d(np.arange(ncols), pivots)
+    K = np.zeros((ncols, free.size))
+    K[free, np.arange(free.size)] = 1.0
+    for r0, cols, inv in reversed(blocks):          # E_b K = 0: K[cols] = -inv (E_b[rest] K[rest])
+        rows = E[r0:r0 + len(cols)]
+        rest = np.ones(ncols, dtype=bool)
+        rest[cols] = False
+        S = _matmul_mod(rows[:, rest], K[rest], p)
+        K[cols] = np.mod(-_matmul_mod(inv, S, p), p)
+    return K
+
+
+def _shrink_kernel(K, R, p: int):
+    """Basis mod p of {v in span(K) : R v = 0 mod p} (K: ncols x f columns, R: new integer rows)."""
+    import numpy as np
+    if K.shape[1] == 0 or len(R) == 0:
+        return K
+    RK = _matmul_mod(R, K, p)
+    if not RK.any():
+        return K
+    return _matmul_mod(K, _kernel_mod_p(RK.astype(np.int64), p), p)
+
+
+def _missing_directions(net, K, sym, p: int = PRIME, limit: int = 12) -> list:
+    """Kernel directions mod p of the Jacobian rows so far that the proven directions *sym* do
+    not explain: a basis (as rows, block echelon mod p) of span(K) modulo span(sym), as lists of
+    parameter indices (the support of each direction).  Only a guide for the sampling and for the
+    reason text: the missing directions are either not exercised yet or an unproven symmetry."""
+    import numpy as np
+    N = net.n_parameters
+    T = np.ascontiguousarray(K.T)
+    if T.shape[0] == 0:
+        return []
+    if sym:
+        Sm = QMatrix.from_rows(sym, ncols=N).rref()[0]
+        rows = [r for r in Sm.to_rows() if any(v != 0 for v in r)]
+        piv = [next(c for c, v in enumerate(r) if v != 0) for r in rows]
+        Sp = np.array([[_modq(v, p) for v in r] for r in rows], dtype=np.float64)
+        T = np.mod(T - _matmul_mod(T[:, piv], Sp, p), p)
+    r, E, _ = _echelon_mod_p(T.astype(np.int64), p)
+    return [list(map(int, np.flatnonzero(row))) for row in E[:limit]]
+
+
+def _matmul_mod(A, B, p: int, chunk: int = 4096):
+    """A @ B mod p, exact in float64: symmetric representatives (< 2^20) and sums of at most
+    *chunk* products (< 2^52)."""
+    import numpy as np
+    A, B = _reduce(np.asarray(A, dtype=np.float64), p), _reduce(np.asarray(B, dtype=np.float64), p)
+    out = np.zeros((A.shape[0], B.shape[1]))
+    for c in range(0, A.shape[1], chunk):
+        out = np.mod(out + A[:, c:c + chunk] @ B[c:c + chunk], p)
+    return out
 
 
 class _Sketch:
@@ -955,24 +1052,28 @@ def _compress(A, k, p, seed):
 
 
 def _reduce(X, p):
-    """An exact representative of X mod p with |entry| < 2p (one rounding; X integral, |X| < 2^52)."""
+    """An exact representative of X mod p with |entry| <= p/2 + 1 (X integral, |X| < 2^52: the
+    float quotient is within 2^-20 of X/p, and X - q p is an exact integer subtraction)."""
     import numpy as np
     return X - np.rint(X * (1.0 / p)) * p
 
 
 def _inv_mod(S, p):
+    """Inverse mod p of an invertible square matrix (Gauss-Jordan; the pivot column and row are
+    reduced before use, the rest lazily: entries grow by < 2^39 per step, k <= 2^12 steps)."""
     import numpy as np
     k = S.shape[0]
     A = np.hstack([np.mod(S, p), np.eye(k)])
     for j in range(k):
-        i = j + np.flatnonzero(A[j:, j])[0]
+        col = np.mod(A[:, j], p)
+        i = j + np.flatnonzero(col[j:])[0]
         if i != j:
             A[[i, j]] = A[[j, i]]
-        A[j] = np.mod(A[j] * pow(int(A[j, j]), p - 2, p), p)
-        col = A[:, j].copy()
+            col[[i, j]] = col[[j, i]]
+        A[j] = _reduce(np.mod(np.mod(A[j], p) * pow(int(col[j]), p - 2, p), p), p)
         col[j] = 0
-        A = np.mod(A - np.outer(col, A[j]), p)
-    return A[:, k:]
+        A -= np.outer(col, A[j])
+    return np.mod(A[:, k:], p)
 
 
 def _random_point(rng, d, dom):
