@@ -195,19 +195,26 @@ def refutation_points(nets: Sequence[Network], domain: Any = None, *, samples: i
     pts = [_random_point(rng, d, dom) for _ in range(samples)]
     for net in nets:
         W, b = net.layer(0)
-        for i, w in enumerate(W.to_rows()):
-            j = max(range(d), key=lambda t: abs(w[t]))
-            if w[j] == 0:
-                continue
-            x = list(_random_point(rng, d, dom, small=True))
-            val = sum((wi * xi for wi, xi in zip(w, x)), Q(0)) + b[i]
-            x[j] -= val / w[j]                                # now w·x + b = 0
-            for eps in (Q(1, 10), Q(1, 10**9)):
-                for s in (1, -1):
-                    y = list(x)
-                    y[j] += s * eps / w[j]
-                    pts.append(tuple(y))
+        pts += _hyperplane_points(W.to_rows(), b, d, dom, rng)
     return [p for p in pts if _in_domain(p, dom)]
+
+
+def _hyperplane_points(rows, bias, d, dom, rng) -> list:
+    """Four points per hyperplane ``w·x + b = 0`` (see :func:`refutation_points`)."""
+    pts = []
+    for w, c in zip(rows, bias):
+        j = max(range(d), key=lambda t: abs(w[t]))
+        if w[j] == 0:
+            continue
+        x = list(_random_point(rng, d, dom, small=True))
+        val = sum((wi * xi for wi, xi in zip(w, x)), Q(0)) + c
+        x[j] -= val / w[j]                                # now w·x + c = 0
+        for eps in (Q(1, 10), Q(1, 10**9)):
+            for s in (1, -1):
+                y = list(x)
+                y[j] += s * eps / w[j]
+                pts.append(tuple(y))
+    return pts
 
 
 def normalize_domain(domain: Any, d: int):
@@ -868,7 +875,25 @@ def _refute(a, b, dom, samples, seed):
         x = _first_difference(a, b, pts)
         if x is not None:
             return x
+    # first-layer hyperplanes of one network without a positively parallel one in the other:
+    # the suspects of a difference confined to a thin slab
+    keys = [{_ray_key(r, c) for r, c in zip(net.weights[0].to_rows(), net.biases[0])} for net in (a, b)]
+    suspects = [(r, c) for k, net in enumerate((a, b))
+                for r, c in zip(net.weights[0].to_rows(), net.biases[0]) if _ray_key(r, c) not in keys[1 - k]]
+    if suspects:
+        pts = [p for p in _hyperplane_points([r for r, _ in suspects], [c for _, c in suspects], d, dom, rng)
+               if _in_domain(p, dom)]
+        x = _first_difference(a, b, pts)
+        if x is not None:
+            return x
     return _first_difference(a, b, refutation_points([a, b], dom, samples=0, seed=seed))
+
+
+def _ray_key(row, c):
+    """The row (w, c) up to a positive factor, hashable (None for a zero row)."""
+    full = list(row) + [c]
+    sc = next((abs(v) for v in full if v != 0), None)
+    return None if sc is None else tuple((int(u.p), int(u.q)) for u in (v / sc for v in full))
 
 
 def _first_difference(a, b, pts):
