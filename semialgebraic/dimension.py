@@ -62,7 +62,7 @@ from .equivalence import joint_regions, normalize_domain, preactivation_bounds
 from .sets import Dimension
 
 __all__ = ["FunctionalDimension", "functional_dimension", "jacobian_rows", "symmetry_directions",
-           "PRIME"]
+           "Exercise", "exercise", "check_exercise_proof", "PRIME"]
 
 PRIME = 1048573
 """Prime of the modular rank (< 2^21, so float64 products of 64 reduced terms are exact)."""
@@ -1083,3 +1083,346 @@ def _random_point(rng, d, dom):
     lo = 1 if dom == "orthant" else -4000
     scale = rng.choice((1, 4, 16, 64))           # several scales: kinks cluster near the origin
     return [Q(rng.randint(lo, 4000) * 4, scale * rng.choice((97, 101, 103))) for _ in range(d)]
+
+
+# ------------------------------------------------------------------------------------------------
+# exact decision: is a parameter ever exercised (its Jacobian column not identically zero)?
+# ------------------------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class Exercise:
+    """Result of :func:`exercise`.  ``exercised``: True (``witness``: an exact input, every
+    pre-activation non-zero, where ∂f/∂θ_p != 0), False (``proof``: the column of the Jacobian is
+    zero at every differentiable input; re-checked by :func:`check_exercise_proof`) or None
+    (budget)."""
+
+    parameter: int
+    exercised: bool | None
+    witness: tuple | None = None
+    proof: dict | None = None
+    lps: int = 0
+
+
+def exercise(net: Network, parameter: int, *, domain: Any = None, max_lps: int = 2000,
+             deadline: float | None = None, record: bool = True) -> Exercise:
+    """Decide exactly whether parameter *parameter* (flat index) is exercised somewhere.
+
+    ∂f_o/∂W_l[i,k] = δ_l[i] h_{l-1}[k] and ∂f_o/∂b_l[i] = δ_l[i], with δ constant on each
+    linear region (δ_{L} = e_o, δ_l = D_l W_{l+1}ᵀ δ_{l+1}).  So W_l[i,k] is exercised iff some
+    region of the domain has neuron (l-1, k) active and δ_l[i] != 0 (for l = 1: δ_1[i] != 0, the
+    input coordinate being non-zero on an open set); b_l[i] iff δ_l[i] != 0 somewhere.  Decided by
+    a depth-first search over activation phases (layer order, the fixed target signs first), each
+    partial pattern checked by an exact strict LP: a feasible full pattern with δ_l[i] != 0 gives
+    an exact witness; otherwise every branch is refuted by a Motzkin certificate or, at a full
+    pattern, by δ_l[i] = 0 -- the proof lists them (:func:`check_exercise_proof`).
+
+    Examples
+    --------
+    >>> net = Network.from_rows([[[1], [-1]], [[-1, 1], [1, 1]], [[1, 1]]], [[0, 0], [-1, -2], [0]])
+    >>> e = exercise(net, net.parameter_names().index("W2[0,0]"))
+    >>> e.exercised, check_exercise_proof(net, e.proof)
+    (False, True)
+    >>> exercise(net, net.parameter_names().index("W2[1,0]")).exercised
+    True
+    """
+    dom = normalize_domain(domain, net.n_inputs)
+    spec = _exercise_spec(net, parameter)
+    targets, delta_of, last, full_last = spec
+    if delta_of == "never":
+        proof = {"parameter": parameter, "targets": [[t, j, s] for (t, j), s in sorted(targets.items())],
+                 "trivial": "zero outgoing weights" if last >= 0 else "identically zero neuron",
+                 "order": [], "refuted": []}
+        return Exercise(parameter, False, None, proof if record else None, 0)
+    res = _phase_search(net, dom, targets, delta_of, max_lps, deadline, record)
+    found, witness, refuted, order, lps = res
+    if found is None:
+        return Exercise(parameter, None, None, None, lps)
+    if found:
+        return Exercise(parameter, True, witness, None, lps)
+    proof = {"parameter": parameter, "domain": _domain_json(dom),
+             "targets": [[t, j, s] for (t, j), s in sorted(targets.items())],
+             "delta_of": list(delta_of) if delta_of else None,
+             "order": [[t, j] for t, j in order], "refuted": refuted}
+    return Exercise(parameter, False, None, proof if record else None, lps)
+
+
+def check_exercise_proof(net: Network, proof: dict) -> bool:
+    """Re-check a proof of :func:`exercise` that a parameter is never exercised, with small
+    independent code: (1) the targets, layers and δ condition are the ones the parameter needs;
+    (2) the refuted partial patterns cover every sign assignment of the branching order (a
+    complete prefix tree, the target signs fixed); (3) each refutation is valid: a Motzkin
+    certificate (y >= 0, not all zero, Σ y_r·(row r) = 0 and Σ y_r·(rhs r) <= 0 for the strict
+    system "domain rows, then s·z_t[j](x) > 0 along the path", z affine under the path's earlier
+    phases), or, at a full pattern, δ_l[i] = 0 computed from the masks."""
+    try:
+        p_ = int(proof["parameter"])
+        targets, delta_of, last, full_last = _exercise_spec(net, p_)
+        if delta_of == "never":
+            if proof.get("trivial") == "identically zero neuron":
+                return any(_is_zero_neuron(net, t, j) for t, j in targets)
+            W = net.weights[net.depth - 1]
+            i = _exercise_target_neuron(net, p_)
+            return proof.get("trivial") == "zero outgoing weights" and all(W[o, i] == 0 for o in range(W.nrows))
+        if sorted([tuple(v) for v in proof["targets"]]) != sorted((t, j, s) for (t, j), s in targets.items()):
+            return False
+        if (tuple(proof["delta_of"]) if proof["delta_of"] else None) != delta_of:
+            return False
+        order = [tuple(v) for v in proof["order"]]
+        need = [(t, j) for t in range(net.depth - 1) for j in range(net.widths[t + 1])
+                if not _is_zero_neuron(net, t, j)]
+        if sorted(order) != sorted(need) or len(set(order)) != len(order):
+            return False
+        dom = _domain_from_json(proof.get("domain"), net.n_inputs)
+        refuted = {tuple(tuple(v) for v in r["path"]): r for r in proof["refuted"]}
+    except (KeyError, TypeError, ValueError, IndexError):
+        return False
+
+    def complete(prefix) -> bool:
+        if prefix in refuted:
+            return _check_refutation(net, dom, prefix, refuted[prefix], delta_of, len(prefix) == len(order))
+        if len(prefix) == len(order):
+            return False
+        t, j = order[len(prefix)]
+        signs = [targets[(t, j)]] if (t, j) in targets else [1, -1]
+        return all(complete(prefix + ((t, j, s),)) for s in signs)
+
+    # the order must be layer-monotone (z_t[j] is affine once the layers below are fixed)
+    if any(a[0] > b[0] for a, b in zip(order, order[1:])):
+        return False
+    import sys
+    old = sys.getrecursionlimit()
+    sys.setrecursionlimit(max(old, 4 * len(order) + 100))
+    try:
+        return complete(())
+    finally:
+        sys.setrecursionlimit(old)
+
+
+def _exercise_target_neuron(net, p_):
+    offs = _offsets(net)
+    l = max(t for t in range(net.depth) if offs[t] <= p_)
+    W = net.weights[l]
+    q = p_ - offs[l]
+    return q // W.ncols if q < W.nrows * W.ncols else q - W.nrows * W.ncols
+
+
+def _exercise_spec(net, p_):
+    """(targets {(t, j): sign}, δ neuron (t, i) or None or "never", last branched layer,
+    whether every neuron of the last layer is branched) for the flat parameter index *p_*."""
+    offs = _offsets(net)
+    L = net.depth
+    l = max(t for t in range(L) if offs[t] <= p_)
+    W = net.weights[l]
+    q = p_ - offs[l]
+    if q < W.nrows * W.ncols:
+        i, k = divmod(q, W.ncols)
+    else:
+        i, k = q - W.nrows * W.ncols, None
+    targets = {}
+    if k is not None and l >= 1:
+        targets[(l - 1, k)] = 1                       # h_{l-1}[k] > 0
+    if l < L - 1:
+        targets[(l, i)] = 1                           # δ_l[i] needs the mask D_l[i] = 1
+    if any(_is_zero_neuron(net, t, j) for t, j in targets):
+        return targets, "never", -1, False            # a target is identically 0 (inactive)
+    if l == L - 1:                                    # δ_L = e_o: only the input matters
+        if not targets:
+            return {}, None, -1, False
+        return targets, None, l - 1, False
+    Wn = net.weights[l + 1]
+    if l == L - 2:                                    # δ_l[i] = W_L[:, i] (a constant)
+        if all(Wn[o, i] == 0 for o in range(Wn.nrows)):
+            return targets, "never", l, False
+        return targets, None, l, False
+    return targets, (l, i), L - 2, True
+
+
+def _is_zero_neuron(net, t, j) -> bool:
+    """Neuron j of hidden layer t has a zero incoming row and zero bias: z ≡ 0, taken as inactive
+    (the convention of :func:`_masks`), never branched on."""
+    W, b = net.layer(t)
+    return b[j] == 0 and all(v == 0 for v in W.row_at(j))
+
+
+def _domain_json(dom):
+    if dom is None or dom == "orthant":
+        return dom
+    return [str(dom[0]), str(dom[1])]
+
+
+def _domain_from_json(data, d):
+    if data is None or data == "orthant":
+        return data
+    return (Q(data[0]) if not isinstance(data[0], str) else _parse_q(data[0]),
+            Q(data[1]) if not isinstance(data[1], str) else _parse_q(data[1]))
+
+
+def _parse_q(s):
+    num, _, den = s.partition("/")
+    return Q(int(num), int(den or 1))
+
+
+def _domain_rows(dom, d):
+    """Strict rows a·x + c > 0 of the domain (none for the whole space)."""
+    A0, c0 = [], []
+    if dom == "orthant":
+        for k in range(d):
+            A0.append(tuple(Q(1) if c == k else Q(0) for c in range(d)))
+            c0.append(Q(0))
+    elif isinstance(dom, tuple):
+        lo, hi = dom
+        for k in range(d):
+            A0.append(tuple(Q(1) if c == k else Q(0) for c in range(d)))
+            c0.append(-lo)
+            A0.append(tuple(Q(-1) if c == k else Q(0) for c in range(d)))
+            c0.append(hi)
+    return A0, c0
+
+
+def _path_rows(net, path):
+    """Rows (a, c) with s·(a·x + c) > 0 for each (t, j, s) of a layer-ordered *path*, and the
+    masks of the fully fixed layers (dict t -> {j: 0/1})."""
+    d = net.n_inputs
+    M, m = QMatrix.identity(d), [Q(0)] * d
+    rows, masks = [], {}
+    cur, Z, zc = -1, None, None
+    for t, j, s in path:
+        while cur < t:
+            if cur >= 0:                           # advance: layer cur is fully fixed
+                on = masks.get(cur, {})
+                W = net.weights[cur]
+                M = QMatrix.from_rows([Z.row_at(q) if on.get(q) else tuple([Q(0)] * d)
+                                       for q in range(W.nrows)], ncols=d)
+                m = [zc[q] if on.get(q) else Q(0) for q in range(W.nrows)]
+            cur += 1
+            W, b = net.layer(cur)
+            Z = W @ M
+            zc = [sum((W[q, r] * m[r] for r in range(len(m))), Q(0)) + b[q] for q in range(W.nrows)]
+        a = Z.row_at(j)
+        rows.append((tuple(s * v for v in a), s * zc[j]))
+        masks.setdefault(t, {})[j] = 1 if s > 0 else 0
+    return rows, masks
+
+
+def _delta_row_zero(net, masks, t0, i) -> bool:
+    """δ_{t0}[i] = 0 for every output, from the 0/1 masks of the hidden layers t0..L-2."""
+    L = net.depth
+    D = QMatrix.identity(net.n_outputs)               # δ_L (columns: outputs)
+    for t in range(L - 2, t0 - 1, -1):
+        Wn = net.weights[t + 1]
+        on = masks.get(t, {})
+        D = QMatrix.from_rows([row if on.get(q) else tuple([Q(0)] * net.n_outputs)
+                               for q, row in enumerate((Wn.T @ D).to_rows())], ncols=net.n_outputs)
+    return all(v == 0 for v in D.row_at(i))
+
+
+def _check_refutation(net, dom, prefix, entry, delta_of, full) -> bool:
+    if entry.get("delta_zero"):
+        if not full or delta_of is None:
+            return False
+        _, masks = _path_rows(net, prefix)
+        return _delta_row_zero(net, masks, delta_of[0], delta_of[1])
+    y = [Q(v) if not isinstance(v, str) else _parse_q(v) for v in entry["certificate"]]
+    A0, c0 = _domain_rows(dom, net.n_inputs)
+    rows, _ = _path_rows(net, prefix)
+    allrows = list(zip(A0, c0)) + rows
+    if len(y) != len(allrows) or any(v < 0 for v in y) or all(v == 0 for v in y):
+        return False
+    d = net.n_inputs
+    # the strict system is  -a·x < c  for each row (a, c);  Σ y (-a) = 0 and Σ y c <= 0 refute it
+    if any(sum((yr * a[k] for yr, (a, _) in zip(y, allrows)), Q(0)) != 0 for k in range(d)):
+        return False
+    return sum((yr * c for yr, (_, c) in zip(y, allrows)), Q(0)) <= 0
+
+
+def _phase_search(net, dom, targets, delta_of, max_lps, deadline, record):
+    """Depth-first search of :func:`exercise` over every hidden neuron (layer order, targets
+    first in their layer; a leaf is a full activation pattern, so a witness has every
+    pre-activation non-zero): (found, witness, refuted, order, lps)."""
+    d = net.n_inputs
+    order = []
+    for t in range(net.depth - 1):
+        js = [j for j in range(net.widths[t + 1]) if not _is_zero_neuron(net, t, j)]
+        order += sorted(((t, j) for j in js), key=lambda tj: tj not in targets)
+    A0, c0 = _domain_rows(dom, d)
+    count = [0]
+    refuted = []
+
+    def lp(rows):
+        if count[0] >= max_lps or (deadline is not None and time.monotonic() > deadline):
+            raise _Budget()
+        count[0] += 1
+        allrows = list(zip(A0, c0)) + rows
+        if not allrows:
+            return tuple([Q(0)] * d), None
+        res = feasible(A_lt=[[-v for v in a] for a, _ in allrows], b_lt=[c for _, c in allrows], n=d)
+        return (res.point, None) if res.feasible else (None, res.certificate)
+
+    # incremental affine forms along the path (same as _path_rows, kept per layer on the stack)
+    def forms(t, M, m):
+        W, b = net.layer(t)
+        Z = W @ M
+        zc = [sum((W[q, r] * m[r] for r in range(len(m))), Q(0)) + b[q] for q in range(W.nrows)]
+        return Z, zc
+
+    def dfs(pos, path, rows, x, t, Z, zc, M, m, on):
+        if pos == len(order):
+            if delta_of is not None:
+                masks = {}
+                for tt, j, s in path:
+                    masks.setdefault(tt, {})[j] = 1 if s > 0 else 0
+                if _delta_row_zero(net, masks, delta_of[0], delta_of[1]):
+                    if record:
+                        refuted.append({"path": [list(v) for v in path], "delta_zero": True})
+                    return None
+            return x
+        tt, j = order[pos]
+        while t < tt:                                 # layer t complete: advance the affine map
+            if t >= 0:                                # (layers without branched neurons: all off)
+                W = net.weights[t]
+                M = QMatrix.from_rows([Z.row_at(q) if q in on else tuple([Q(0)] * d)
+                                       for q in range(W.nrows)], ncols=d)
+                m = [zc[q] if q in on else Q(0) for q in range(W.nrows)]
+            t += 1
+            Z, zc = forms(t, M, m)
+            on = set()
+        a = Z.row_at(j)
+        val = sum((ai * xi for ai, xi in zip(a, x)), Q(0)) + zc[j]
+        signs = [targets[(tt, j)]] if (tt, j) in targets else [1, -1]
+        if val != 0 and len(signs) == 2 and val < 0:
+            signs = [-1, 1]                           # the witness's side first
+        for s in signs:
+            row = (tuple(s * v for v in a), s * zc[j])
+            rows2 = rows + [row]
+            path2 = path + [(tt, j, s)]
+            if val != 0 and (val > 0) == (s > 0):
+                y = x
+            else:
+                y, cert = lp(rows2)
+                if y is None:
+                    if record:
+                        refuted.append({"path": [list(v) for v in path2],
+                                        "certificate": [str(v) for v in cert["y_lt"]]})
+                    continue
+            on2 = on | {j} if s > 0 else on
+            r = dfs(pos + 1, path2, rows2, y, t, Z, zc, M, m, on2)
+            if r is not None:
+                return r
+        return None
+
+    import sys
+    old = sys.getrecursionlimit()
+    sys.setrecursionlimit(max(old, 4 * len(order) + 200))
+    try:
+        x0, cert = lp([])
+        if x0 is None:
+            if record:
+                refuted.append({"path": [], "certificate": [str(v) for v in cert["y_lt"]]})
+            return False, None, refuted, order, count[0]
+        w = dfs(0, [], [], x0, -1, None, None, QMatrix.identity(d), [Q(0)] * d, set())
+    except _Budget:
+        return None, None, refuted, order, count[0]
+    finally:
+        sys.setrecursionlimit(old)
+    if w is not None:
+        return True, tuple(w), refuted, order, count[0]
+    return False, None, refuted, order, count[0]
