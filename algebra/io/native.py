@@ -128,6 +128,8 @@ def network_from_dict(data: object, source: str | None = None) -> Network:
     if version != 1:
         raise InputError(f"unsupported version {version!r} (this netfibers reads version 1)", source)
     act = data.get("activation", "relu")
+    if not isinstance(act, str):
+        raise InputError(f"activation must be a string, got {type(act).__name__}", source)
     if act not in KNOWN_ACTIVATIONS_NETWORK:
         raise InputError(f"unknown activation {act!r} for a network (supported: relu)", source)
     layers = data.get("layers")

@@ -72,7 +72,7 @@ class Step:
 
 def step_from_json(data: object) -> Step:
     """Rebuild a step from its JSON form (``{"step": NAME, …}``)."""
-    if not isinstance(data, dict) or "step" not in data:
+    if not isinstance(data, dict) or not isinstance(data.get("step"), str):
         raise InputError("a step is a JSON object with a 'step' name")
     cls = STEPS.get(data["step"])
     if cls is None:

@@ -13,7 +13,7 @@ from __future__ import annotations
 import importlib
 from typing import Any
 
-from algebra.exceptions import InputError
+from algebra.exceptions import InexactInputError, InputError, ParseError
 
 __all__ = ["verify", "CHECKERS", "check_inputs_match"]
 
@@ -37,10 +37,15 @@ def verify(cert: Any) -> tuple[bool, str]:
     if cert.get("format", "netfibers.certificate") != "netfibers.certificate":
         raise InputError(f"format is {cert.get('format')!r}, expected 'netfibers.certificate'")
     kind = cert.get("type")
-    if kind not in CHECKERS:
+    if not isinstance(kind, str) or kind not in CHECKERS:
         raise InputError(f"unknown certificate type {kind!r} (known: {', '.join(sorted(CHECKERS))})")
     module = importlib.import_module(f"{__name__}.{CHECKERS[kind]}")
-    return module.check(cert)
+    try:
+        return module.check(cert)
+    except InputError:
+        raise
+    except (ParseError, InexactInputError) as exc:   # a number that is not one: malformed
+        raise InputError(f"malformed certificate: {exc}") from None
 
 
 def check_inputs_match(cert: dict, inputs: dict[str, Any]) -> tuple[bool, str]:

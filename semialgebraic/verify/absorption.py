@@ -59,6 +59,8 @@ def check(cert: dict) -> tuple[bool, str]:
     if not isinstance(w, dict) or "kind" not in w:
         raise InputError("witness must be an object with a 'kind'")
     kind = w["kind"]
+    if not isinstance(kind, str):
+        raise InputError(f"witness kind must be a string, got {type(kind).__name__}")
     if isinstance(obj, BlockStack) and obj.depth == 1:
         obj = obj.blocks[0]
     if isinstance(obj, HyperConnectionBlock):
@@ -69,9 +71,14 @@ def check(cert: dict) -> tuple[bool, str]:
         raise InputError(f"unknown witness kind {kind!r}")
     if (kind in yes) != (claim == "absorbable"):
         return False, f"witness kind {kind!r} cannot support the claim {claim!r}"
-    if isinstance(obj, BlockStack):
-        return _check_stack(obj, kind, w)
-    return _CHECKS[kind](obj, w)
+    try:
+        if isinstance(obj, BlockStack):
+            return _check_stack(obj, kind, w)
+        return _CHECKS[kind](obj, w)
+    except (TypeError, KeyError, IndexError) as exc:
+        # a witness field of the wrong JSON type or shape (the checks above validate the
+        # common ones): the certificate is malformed; this never turns a rejection into "valid"
+        raise InputError(f"malformed {kind} witness: {type(exc).__name__}: {exc}") from None
 
 
 # -- helpers ------------------------------------------------------------------------------------
@@ -224,6 +231,8 @@ def _check_degree(b: Block, w) -> tuple[bool, str]:
         raise InputError("witness 'j' must be an input index")
     e = [Q(1) if i == j else Q(0) for i in range(b.d)]
     fe, f2e = b(e), b([2 * x for x in e])
+    if not isinstance(w.get("f_e", []), list) or not isinstance(w.get("f_2e", []), list):
+        raise InputError("witness 'f_e' and 'f_2e' must be lists of numbers")
     ce = [parse_number(x, "witness.f_e") for x in w.get("f_e", [])]
     c2 = [parse_number(x, "witness.f_2e") for x in w.get("f_2e", [])]
     if list(fe) != ce or list(f2e) != c2:
@@ -400,15 +409,16 @@ def _system_linear(w_up: QMatrix, w_down: QMatrix, Z: QMatrix, w) -> tuple[bool,
         raise InputError("linear_system witness needs 'free', 'basis', 'rank'")
     if len(free) > _MAX_FREE:
         return False, f"{len(free)} free variables: too many to re-enumerate"
-    if len(set(free)) != len(free) or any(not isinstance(f, int) or not 0 <= f < k for f in free):
+    if any(not isinstance(f, int) or not 0 <= f < k for f in free) or len(set(free)) != len(free):
         raise InputError("'free' must list distinct unit indices")
     if len(basis) != len(free) or rank + len(free) != k:
         return False, "rank + number of free variables != k"
     pairs = w.get("rows")
     if pairs is None:
         pairs = [[i, j] for i in range(do) for j in range(di)]
-    if not isinstance(pairs, list) or not all(isinstance(r, list) and len(r) == 2 and 0 <= r[0] < do
-                                              and 0 <= r[1] < di for r in pairs):
+    if not isinstance(pairs, list) or not all(isinstance(r, list) and len(r) == 2
+                                              and all(isinstance(t, int) for t in r)
+                                              and 0 <= r[0] < do and 0 <= r[1] < di for r in pairs):
         raise InputError("'rows' must list [i, j] entries of the target")
     V, U = w_down.to_rows(), w_up.to_rows()
     A = [[V[i][u] * U[u][j] for u in range(k)] for i, j in pairs]
