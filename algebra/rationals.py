@@ -82,7 +82,7 @@ def to_q(x: object) -> fmpq:
         return fmpq(x.numerator, x.denominator)
     if isinstance(x, float):
         if math.isfinite(x):
-            hint = f'pass "{x!r}" or {Fraction(x).limit_denominator(10**6)!r}'
+            hint = f'pass "{float(x)!r}" or {Fraction(x).limit_denominator(10**6)!r}'
         else:
             hint = "NaN and infinities have no exact value"
         raise InexactInputError(x, hint)

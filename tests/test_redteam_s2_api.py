@@ -109,3 +109,15 @@ def test_width_zero_hidden_layer_end_to_end():
     constant = Network.from_rows([[[0, 0]], [[0]]], [[0], [1]])
     v = S.equivalent(pruned, constant)
     assert v.answer is True and S.verify(json.loads(json.dumps(v.certificate)))[0]
+
+
+def test_numpy_float_hint_is_a_number_string():
+    """Bug (fixed in algebra/rationals.py): the hint for a numpy float said
+    'pass "np.float64(0.5)"' (its repr) instead of 'pass "0.5"'."""
+    np = pytest.importorskip("numpy")
+    from algebra.exceptions import InexactInputError
+    with pytest.raises(InexactInputError) as info:
+        Network.from_rows([np.array([[0.5, 2.0]]), np.array([[3.0]])], [[0], [1]])
+    assert 'pass "0.5"' in str(info.value)
+    net = Network.from_rows([np.array([[1, 2]]), np.array([[3]])], [np.array([0]), [1]])
+    assert net([1, 1]) == (Q(10),)                    # numpy integers are exact
