@@ -71,6 +71,7 @@ import os as _os
 _DEBUG = bool(_os.environ.get("NETFIBERS_DIM_DEBUG"))
 _FIRST = float(_os.environ.get('NETFIBERS_DIM_FIRST', 1.5))   # first-round inputs per rank unit
 _COVER = int(_os.environ.get('NETFIBERS_DIM_COVER', 6))   # inputs wanted per weight (coverage)
+_WALK_SECONDS = 1.0   # float walks towards never-exercised weights, per round
 _EXACT_LIMIT = 250_000   # entries of the row matrix up to which the rational rank is computed
 _EXACT_LIMIT_COMPLETE = 2_000_000   # the same when every region was sampled (then rank = value)
 
@@ -111,6 +112,8 @@ class FunctionalDimension:
                "exact": self.exact, "n_parameters": self.n_parameters, "reason": self.reason,
                "deficits": list(self.deficits), "complete_regions": self.complete_regions,
                "samples": self.samples}
+        if self.details.get("exercise_proofs"):
+            out["exercise_proofs"] = self.details["exercise_proofs"]
         if not self.exact:
             out.update(lower=self.lower, upper=self.upper,
                        fiber_lower=self.n_parameters - self.upper,
@@ -173,8 +176,6 @@ def functional_dimension(net: Network, *, domain: Any = None, timeout: float | N
                 # masks of the chosen inputs are then computed exactly (_masks)
                 want = samples or (max(16, int(_FIRST * upper) // max(1, net.n_outputs) + 16) if not rounds
                                    else max(16, upper // (2 * max(1, net.n_outputs))))
-                if kernel is not None and rounds:
-                    evidence["missing"] = _missing_directions(net, kernel, sym)
                 new_points = new_points + _chosen_inputs(net, dom, nrng, want, 10 * want + 2000,
                                                          evidence, rounds)
             X, masks = _masks(net, new_points)
@@ -200,12 +201,23 @@ def functional_dimension(net: Network, *, domain: Any = None, timeout: float | N
             budget.interrupt()
             complete = False               # the rank of a partial sample is only a lower bound
             break
-    if rank < upper and not complete and not budget.exhausted():
-        proven = _prove_suspects(net, dom, evidence, budget, upper - rank)
+    proofs: list = []
+    if rank < upper and not complete and not budget.exhausted() and kernel is not None:
+        evidence["missing"] = _missing_directions(net, kernel, sym)
+        proven, witnesses, proofs = _prove_suspects(net, dom, evidence, budget, upper - rank)
+        if witnesses:                  # exact inputs where a suspect parameter is exercised
+            Xw, masks = _masks(net, _batch_simplex(net, witnesses))
+            if Xw:
+                all_X += Xw
+                npts = len(all_X)
+                kernel = _shrink_kernel(kernel, jacobian_rows(net, Xw, masks, PRIME), PRIME)
+                rank = max(rank, N - kernel.shape[1])
         if proven:
             sym, deficits = symmetry_directions(net, domain=dom, patterns=patterns, proven=proven)
             sym_rank = QMatrix.from_rows(sym, ncols=N).rank() if sym else 0
             upper = N - sym_rank
+        if rank < upper:
+            evidence["missing"] = _missing_directions(net, kernel, sym)
     X = all_X
     lower, how = rank, "rank mod p of the Jacobian rows (a lower bound of the rational rank)"
     exact_rank = False
@@ -228,12 +240,12 @@ def functional_dimension(net: Network, *, domain: Any = None, timeout: float | N
         reason = (f"not closed: {how} at {npts} inputs gives {lower}, known symmetries give "
                   f"<= {upper}; to close it sample more regions (--max-regions, --timeout) or "
                   "find the missing symmetry")
-        hints = _evidence_lines(net, evidence)
+        hints = _evidence_lines(net, evidence, lower, upper)
         if hints:
             reason += "; evidence from the sampled inputs (float guesses, unproven): " + "; ".join(hints)
     return FunctionalDimension(N, lower, upper, reason, tuple(deficits), complete, npts,
                                {"symmetry_rank": sym_rank, "regions_walked": len(regions),
-                                "rounds": rounds})
+                                "rounds": rounds, "exercise_proofs": proofs})
 
 
 def symmetry_directions(net: Network, *, domain: Any = None, patterns=None, proven: dict | None = None
@@ -296,8 +308,8 @@ def symmetry_directions(net: Network, *, domain: Any = None, patterns=None, prov
                 free.update(offs[l] + i * n_in + c for c in range(n_in) if not ever_on[starts[l - 1] + c])
     extra = set(proven.get("free", ())) - free
     for p_ in sorted(extra):
-        deficits.append(f"weight {net.parameter_names()[p_]} is never exercised: the neuron it "
-                        "leaves is inactive wherever the neuron it enters is active (exact region search)")
+        deficits.append(f"parameter {net.parameter_names()[p_]} is never exercised: its Jacobian column "
+                        "(delta times input) is zero at every differentiable input (exact phase search)")
     free |= extra
     for p_ in sorted(free):
         v = [0] * N
@@ -473,7 +485,8 @@ def _chosen_inputs(net, dom, nrng, want, pool, evidence, round_no) -> list:
             elif cnt[i, k] == 0 and not (aT[i] & bT[k]).any():
                 unexercised.append((l, int(i), int(k)))
     if unexercised and not isinstance(dom, tuple):
-        extra, unexercised = _walk_to_pairs(Ws, bs, Xf, A, nz, unexercised, dom)
+        extra, unexercised = _walk_to_pairs(Ws, bs, Xf, A, nz, unexercised, dom,
+                                            deadline=time.monotonic() + _WALK_SECONDS)
         if extra:
             U = np.vstack([U, np.array(extra)])
             chosen += list(range(pool, pool + len(extra)))
@@ -574,9 +587,11 @@ def _prove_empty(net, dom, targets: dict, max_lps: int = 400, deadline: float | 
         return None
 
 
-def _prove_suspects(net, dom, evidence, budget, gap, seconds: float = 3.0) -> dict:
-    """Exact proofs (by :func:`_prove_empty`, within *seconds* and the budget) for the neurons
-    never seen active / inactive and the weights never exercised at the sampled inputs."""
+def _prove_suspects(net, dom, evidence, budget, gap, seconds: float = 3.0):
+    """Exact decisions (within *seconds* and the budget) for what the sampled inputs flag:
+    neurons never seen active / inactive (:func:`_prove_empty`), and parameters never exercised
+    or alone in a missing kernel direction (:func:`exercise`).  Returns (proven facts for
+    :func:`symmetry_directions`, exact witness inputs of exercised suspects, exercise proofs)."""
     import time
     np = _np()
     starts, names = [], []
@@ -592,23 +607,35 @@ def _prove_suspects(net, dom, evidence, budget, gap, seconds: float = 3.0) -> di
         tasks.append(("dead", int(g), {names[g]: 1}))
     for g in np.flatnonzero(evidence.get("never_off", [])):
         tasks.append(("active", int(g), {names[g]: -1}))
+    params = []
     for l, i, k in evidence.get("unexercised") or []:
-        if 1 <= l < net.depth - 1 and k < net.widths[l]:
-            p_ = offs[l] + i * net.widths[l] + k
-            tasks.append(("free", p_, {(l - 1, k): 1, (l, i): 1}))
-    for kind, key, targets in tasks[:32]:
+        n_in = net.widths[l]
+        params.append(offs[l] + (i * n_in + k if k < n_in else net.widths[l + 1] * n_in + i))
+    params += [sup[0] for sup in evidence.get("missing") or [] if len(sup) == 1]
+    for p_ in dict.fromkeys(params):
+        tasks.append(("free", p_, None))
+    witnesses, proofs = [], []
+    for kind, key, targets in tasks[:48]:
         if time.monotonic() > stop:
             break
-        if _prove_empty(net, dom, targets, max_lps=300, deadline=stop) is True:
-            proven[kind].add(key)
-    return proven if any(proven.values()) else {}
+        if kind != "free":
+            if _prove_empty(net, dom, targets, max_lps=300, deadline=stop) is True:
+                proven[kind].add(key)
+            continue
+        e = exercise(net, key, domain=dom, max_lps=300, deadline=stop)
+        if e.exercised is False:
+            proven["free"].add(key)
+            proofs.append(e.proof)
+        elif e.exercised:
+            witnesses.append(e.witness)
+    return (proven if any(proven.values()) else {}), witnesses, proofs
 
 
 class _Budget(Exception):
     pass
 
 
-def _walk_to_pairs(Ws, bs, Xf, A, nz, pairs, dom, starts=32, steps=10):
+def _walk_to_pairs(Ws, bs, Xf, A, nz, pairs, dom, starts=32, steps=10, deadline=None):
     """Float guesses of inputs exercising weights (l, i, k) never exercised in the pool
     (δ_l[i] != 0 needs z_l[i] > 0, h_{l-1}[k] != 0 needs z_{l-1}[k] > 0): from the pool inputs
     with the largest min(z_{l-1}[k], z_l[i]), Gauss–Newton steps on the two linearised
@@ -617,7 +644,7 @@ def _walk_to_pairs(Ws, bs, Xf, A, nz, pairs, dom, starts=32, steps=10):
     np = _np()
     out, missing = [], []
     for l, i, k in pairs[:64]:
-        if l == 0 or k >= Ws[l].shape[1]:
+        if l == 0 or k >= Ws[l].shape[1] or (deadline is not None and time.monotonic() > deadline):
             missing.append((l, i, k))
             continue
         zs = _pre_all(Ws, bs, Xf, l)
@@ -698,8 +725,9 @@ def _exercises(Ws, bs, x, l, i, k) -> bool:
     return bool(nzv[i])
 
 
-def _evidence_lines(net, evidence) -> list:
+def _evidence_lines(net, evidence, lower=None, upper=None) -> list:
     np = _np()
+    pn = net.parameter_names()
     names = []
     for l, w in enumerate(net.widths[1:-1]):
         names += [(l + 1, i) for i in range(w)]
@@ -717,6 +745,13 @@ def _evidence_lines(net, evidence) -> list:
     if un:
         lines.append(f"{len(un)} weights never exercised (delta and input never both non-zero), "
                      f"e.g. {['W%d[%d,%s]' % (l + 1, i, k) for l, i, k in un[:4]]}")
+    miss = evidence.get("missing") or []
+    if miss:
+        shown = ["+".join(pn[j] for j in sup[:4]) + ("+..." if len(sup) > 4 else "") for sup in miss[:6]]
+        lines.append(f"kernel directions mod p not explained by the proven symmetries (supports): "
+                     f"{shown}; each is either exercised only on inputs not sampled yet or an "
+                     "unproven symmetry (a proof that the parameters' Jacobian columns satisfy "
+                     "that relation on every region closes the gap)")
     return lines
 
 
@@ -991,7 +1026,11 @@ def _missing_directions(net, K, sym, p: int = PRIME, limit: int = 12) -> list:
         Sm = QMatrix.from_rows(sym, ncols=N).rref()[0]
         rows = [r for r in Sm.to_rows() if any(v != 0 for v in r)]
         piv = [next(c for c, v in enumerate(r) if v != 0) for r in rows]
-        Sp = np.array([[_modq(v, p) for v in r] for r in rows], dtype=np.float64)
+        Sp = np.zeros((len(rows), N))
+        for a, r in enumerate(rows):
+            for c, v in enumerate(r):
+                if v != 0:
+                    Sp[a, c] = _modq(v, p)
         T = np.mod(T - _matmul_mod(T[:, piv], Sp, p), p)
     r, E, _ = _echelon_mod_p(T.astype(np.int64), p)
     return [list(map(int, np.flatnonzero(row))) for row in E[:limit]]
