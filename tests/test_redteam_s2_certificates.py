@@ -319,3 +319,32 @@ def test_region_cover_facet_of_wrong_type_is_input_error():
     r = next(i for i, reg in enumerate(cert["regions"]) if reg["facets"])
     with pytest.raises(InputError):
         verify(_replace(cert, ("regions", r, "facets", 0), {}))
+
+
+# -- netfibers verify CERT NET for certificates that embed one input -----------------------------
+def test_cli_verify_identifiability_certificate_against_its_network(tmp_path, capsys):
+    """Bug (fixed in commands/shallow.py): ``netfibers verify id.json NET`` compared NET with a
+    non-existent embedded 'a' and reported a valid identifiability certificate BROKEN (exit 1)."""
+    from semialgebraic.bottleneck import identifiability
+    from algebra.io import load
+    net_path = EXAMPLES / "t5_perm_scale_a.json"
+    v = identifiability(load(str(net_path)))
+    assert v.answer is True and v.certificate["type"] == "identifiability_hypotheses"
+    cert = tmp_path / "id.json"
+    cert.write_text(json.dumps(v.certificate))
+    assert main(["verify", str(cert), str(net_path)]) == 0
+    assert main(["verify", str(cert), str(EXAMPLES / "t5_perm_scale_b.json")]) == 1
+    assert main(["verify", str(cert), str(net_path), str(net_path)]) == 2
+    capsys.readouterr()
+
+
+def test_cli_verify_absorption_certificate_with_two_inputs_is_usage_error(tmp_path, capsys):
+    from algebra.blocks import load_block
+    from semialgebraic import absorbable
+    block = EXAMPLES / "block_B.json"
+    cert = tmp_path / "ab.json"
+    cert.write_text(json.dumps(absorbable(load_block(str(block))).certificate))
+    assert main(["verify", str(cert), str(block)]) == 0
+    assert main(["verify", str(cert), str(EXAMPLES / "block_D.json")]) == 1
+    assert main(["verify", str(cert), str(block), str(block)]) == 2
+    capsys.readouterr()

@@ -128,7 +128,10 @@ def cmd_verify(args) -> int:
     except (KeyError, TypeError, AttributeError, IndexError) as exc:
         fail(f"{args.certificate}: malformed certificate: {type(exc).__name__}: {exc}")
     if ok and args.inputs:
-        keys = ["a", "b"] if len(args.inputs) == 2 or "block" not in cert else ["block"]
+        single = next((k for k in ("block", "network") if k in cert and "a" not in cert), None)
+        if single is not None and len(args.inputs) != 1:
+            fail(f"a {cert.get('type')} certificate embeds one input ({single!r}): give one file")
+        keys = [single] if single is not None else ["a", "b"]
         objs = {k: load_any(p) for k, p in zip(keys, args.inputs)}
         try:
             ok, why2 = check_inputs_match(cert, objs)
