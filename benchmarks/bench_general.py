@@ -170,6 +170,9 @@ def z3_equivalent(a, b, timeout_s, box=None):
     return (False if r == z3.sat else True if r == z3.unsat else None), dt
 
 
+REPEAT = 3
+
+
 def bench_equivalence(quick: bool, z3_timeout: float) -> None:
     rng = random.Random(2026)
     configs = [(2, 6, 6, 1), (3, 8, 6, 1), (2, 5, 5, 5, 1)] if quick else \
@@ -179,7 +182,7 @@ def bench_equivalence(quick: bool, z3_timeout: float) -> None:
     equivalent(warm, passthrough(warm, box), method="general", domain=box)
     print("\n== exact equivalence: general method vs z3 (exact reals) ==")
     print("ours: equivalent(a, b, method='general') including its certificate and the certificate's "
-          "verification; z3: s.check() only")
+          f"verification; z3: s.check() only (fresh solver each run); best of {REPEAT} runs below 0.5 s")
     print(f"{'widths':<16}{'kind':<16}{'ours':>6}{'t_ours':>9}{'regions':>9}{'z3':>6}{'t_z3':>9}{'ratio':>8}")
     ratios, by_kind = [], {}
     for widths in configs:
@@ -194,11 +197,20 @@ def bench_equivalence(quick: bool, z3_timeout: float) -> None:
         pairs["dead[-1,1]"] = (dead_neurons(a, rng, box), box)
         pairs["tiny-diff[-1,1]"] = (tiny_difference(a, rng, box), box)
         for kind, (b, dom) in pairs.items():
-            t = time.perf_counter()
-            v = equivalent(a, b, method="general", domain=dom, timeout=300)
-            t_ours = time.perf_counter() - t
+            t_ours = float("inf")
+            for _ in range(REPEAT):                  # best of REPEAT when fast (shared machine)
+                t = time.perf_counter()
+                v = equivalent(a, b, method="general", domain=dom, timeout=300)
+                t_ours = min(t_ours, time.perf_counter() - t)
+                if t_ours > 0.5:
+                    break
             assert v.answer is None or verify(v.certificate)[0]
-            z, t_z3 = z3_equivalent(a, b, z3_timeout, dom)
+            t_z3 = float("inf")
+            for _ in range(REPEAT):
+                z, t = z3_equivalent(a, b, z3_timeout, dom)
+                t_z3 = min(t_z3, t)
+                if t_z3 > 0.5:
+                    break
             ratio = t_z3 / t_ours if t_ours > 0 else float("inf")
             agree = "" if z is None or z == v.answer else "  DISAGREE"
             if z is not None:

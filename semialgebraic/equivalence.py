@@ -15,9 +15,11 @@ Methods (``method=``)
     Exact for any depths and widths.  Deciding equivalence is coNP-hard in general
     (three-layer-fibers R27), so it is smart before it is exhaustive:
 
-    1. cheap refutation, first and before any simplification: exact evaluation at rational
-       points, cheapest first (small batches of random points with short denominators, then
-       points just on both sides of every first-layer hyperplane of either network);
+    1. cheap refutation, first and before any simplification: exact evaluation at small
+       batches of random rational points with short denominators, then at points just on both
+       sides of the first-layer hyperplanes of one network that the other lacks (a difference
+       confined to a thin slab); when the reduction below does not collapse D, at points next
+       to every first-layer hyperplane;
     2. hidden layers that are affine on the domain (every neuron provably always active or
        dead by exact interval bounds) are contracted into the next layer, in a and in b
        (:func:`contract_affine_layers`): an extra always-active layer, a layer split into
@@ -51,8 +53,10 @@ Methods (``method=``)
 Exact simplification (:func:`simplify`) removes neurons that are provably dead on the
 reachable set (exact interval bounds over the domain), folds constant neurons into the next
 bias, drops neurons with a zero outgoing column and merges positively parallel neurons; the
-result computes exactly the same function on the domain.  Its report is part of the verdict's
-details; the certificate is always about the networks as given.
+result computes exactly the same function on the domain.  The general method reports instead
+the contractions and reduction steps of its certificate (``details["contractions"]``,
+``details["reduction"]``: counts per step kind); the certificate is always about the
+networks as given.
 
 >>> from algebra.network import Network
 >>> a = Network.from_rows([[[1], [-1]], [[1, 1]]], [[0, 0], [0]])          # |x|
@@ -377,7 +381,7 @@ def reduced_difference(a: Network, b: Network, *, domain: Any = None,
                 steps.append({"step": "zero", "layer": l, "neuron": i})
                 kill(l, i)
                 changed = True
-            bounds = interval_bounds(Ws, bs, a.n_inputs, dom)
+            bounds = interval_bounds(Ws[:l + 1], bs[:l + 1], a.n_inputs, dom)   # layers <= l
             for i in range(len(Ws[l])):
                 if i in zeroed[l]:
                     continue
@@ -793,14 +797,14 @@ def _run_fast(fn, a, b, name, hyps) -> Verdict | None:
 def _general(a, b, dom, budget, progress, hyps, samples=32) -> Verdict:
     domj = _dom_json(dom)
     details: dict = {"regions_checked": 0}
-    x = _refute(a, b, dom, samples, 0) if samples > 0 else None
-    if x is not None:                  # first, before any simplification: refuted pairs are cheap
+    x = None
+    if samples > 0:                    # first, before any simplification: refuted pairs are cheap
+        x = _refute_random(a, b, dom, samples, 0)
+        x = x if x is not None else _refute_suspects(a, b, dom, 0)
+    if x is not None:
         cert = counterexample_certificate(a, b, x, domain=domj)
         return _checked(Verdict(False, "general", "the networks differ at an exact point (cheap "
                                 "refutation)", hyps, cert, {**details, "point": list(x)}), json_ready=True)
-    _, rep_a = simplify(a, domain=dom)
-    _, rep_b = simplify(b, domain=dom)
-    details["simplification"] = {"a": rep_a, "b": rep_b}
     if isinstance(dom, tuple) and dom[0] == dom[1]:
         cert = {"format": CERTIFICATE_FORMAT, "type": "region_cover",
                 "claim": "a(x) == b(x) for all x in the domain", "a": a.to_dict(), "b": b.to_dict(),
@@ -813,8 +817,16 @@ def _general(a, b, dom, budget, progress, hyps, samples=32) -> Verdict:
     D, steps = reduced_difference(a2, b2, domain=dom, dead_cover=_DEAD_COVER_REGIONS, budget=budget)
     details["contractions"] = len(contract)
     details["reduction_steps"] = len(steps)
+    details["reduction"] = {k: sum(1 for st in steps if st["step"] == k)
+                            for k in ("merge", "zero", "dead", "dead_cover")}
     details["live_neurons"] = sum(1 for w, b_ in zip(D.weights[:-1], D.biases[:-1])
                                   for i in range(w.nrows) if b_[i] != 0 or any(v != 0 for v in w.row_at(i)))
+    x = _refute_hyperplanes(a, b, dom, 0) if samples > 0 and details["live_neurons"] else None
+    if x is not None:                  # D did not collapse: points next to all hyperplanes
+        cert = counterexample_certificate(a, b, x, domain=domj)
+        return _checked(Verdict(False, "general", "the networks differ at an exact point (cheap "
+                                "refutation next to a first-layer hyperplane)", hyps, cert,
+                                {**details, "point": list(x)}), json_ready=True)
     state: dict = {}
     regs: list[JointRegion] = []
     bar = Progress("regions of a - b", enabled=progress)
@@ -868,6 +880,12 @@ def _refute(a, b, dom, samples, seed):
     differs on a large set; one common short denominator keeps the exact batch products
     small), then the points of :func:`refutation_points` next to every first-layer hyperplane
     (for differences confined to a thin slab) in one batch."""
+    x = _refute_random(a, b, dom, samples, seed)
+    return x if x is not None else _refute_targeted(a, b, dom, seed)
+
+
+def _refute_random(a, b, dom, samples, seed):
+    """Small batches of random points with short denominators."""
     rng = random.Random(seed + 7919)
     d = a.n_inputs
     for size in _FIRST_POINTS:
@@ -875,17 +893,32 @@ def _refute(a, b, dom, samples, seed):
         x = _first_difference(a, b, pts)
         if x is not None:
             return x
-    # first-layer hyperplanes of one network without a positively parallel one in the other:
-    # the suspects of a difference confined to a thin slab
+    return None
+
+
+def _refute_targeted(a, b, dom, seed):
+    """Points next to first-layer hyperplanes: first those of one network without a
+    positively parallel one in the other, then all."""
+    x = _refute_suspects(a, b, dom, seed)
+    return x if x is not None else _refute_hyperplanes(a, b, dom, seed)
+
+
+def _refute_suspects(a, b, dom, seed):
+    """Points next to the first-layer hyperplanes of one network without a positively parallel
+    one in the other: the suspects of a difference confined to a thin slab."""
+    rng = random.Random(seed + 104729)
     keys = [{_ray_key(r, c) for r, c in zip(net.weights[0].to_rows(), net.biases[0])} for net in (a, b)]
     suspects = [(r, c) for k, net in enumerate((a, b))
                 for r, c in zip(net.weights[0].to_rows(), net.biases[0]) if _ray_key(r, c) not in keys[1 - k]]
-    if suspects:
-        pts = [p for p in _hyperplane_points([r for r, _ in suspects], [c for _, c in suspects], d, dom, rng)
-               if _in_domain(p, dom)]
-        x = _first_difference(a, b, pts)
-        if x is not None:
-            return x
+    if not suspects:
+        return None
+    pts = [p for p in _hyperplane_points([r for r, _ in suspects], [c for _, c in suspects],
+                                         a.n_inputs, dom, rng) if _in_domain(p, dom)]
+    return _first_difference(a, b, pts)
+
+
+def _refute_hyperplanes(a, b, dom, seed):
+    """Points next to every first-layer hyperplane of both networks."""
     return _first_difference(a, b, refutation_points([a, b], dom, samples=0, seed=seed))
 
 
