@@ -856,12 +856,12 @@ def _general(a, b, dom, budget, progress, hyps, samples=32) -> Verdict:
                        {**details, "complete": False})
     cert = {"format": CERTIFICATE_FORMAT, "type": "region_cover",
             "claim": "a(x) == b(x) for all x in the domain", "a": a.to_dict(), "b": b.to_dict(),
-            "domain": domj, "contract": contract, "reduction": steps,
-            "regions": [r.to_json() for r in regs]}
+            "domain": jsonable(domj), "contract": contract, "reduction": steps,
+            "regions": jsonable([r.to_json() for r in regs])}      # (the rest is JSON already)
     how = f"{len(contract)} layer contractions, " if contract else ""
     return _checked(Verdict(True, "general", f"a - b is zero on all {len(regs)} linear regions "
                             f"of the reduced difference network ({how}{len(steps)} exact reduction "
-                            "steps), which cover the domain", hyps, jsonable(cert), details))
+                            "steps), which cover the domain", hyps, cert, details), json_ready=True)
 
 
 def _checked(v: Verdict, json_ready: bool = False) -> Verdict:
