@@ -176,6 +176,8 @@ def functional_dimension(net: Network, *, domain: Any = None, timeout: float | N
                 # masks of the chosen inputs are then computed exactly (_masks)
                 want = samples or (max(16, int(_FIRST * upper) // max(1, net.n_outputs) + 16) if not rounds
                                    else max(16, upper // (2 * max(1, net.n_outputs))))
+                if kernel is not None and rank < upper:
+                    evidence["missing"] = _missing_directions(net, kernel, sym, limit=24)
                 new_points = new_points + _chosen_inputs(net, dom, nrng, want, 10 * want + 2000,
                                                          evidence, rounds)
             X, masks = _masks(net, new_points)
@@ -204,7 +206,8 @@ def functional_dimension(net: Network, *, domain: Any = None, timeout: float | N
     proofs: list = []
     if rank < upper and not complete and not budget.exhausted() and kernel is not None:
         evidence["missing"] = _missing_directions(net, kernel, sym)
-        proven, witnesses, proofs = _prove_suspects(net, dom, evidence, budget, upper - rank)
+        proven, witnesses, proofs = _prove_suspects(net, dom, evidence, budget, upper - rank,
+                                                    seconds=3.0 if net.n_hidden <= 48 else 1.0)
         if witnesses:                  # exact inputs where a suspect parameter is exercised
             Xw, masks = _masks(net, _batch_simplex(net, witnesses))
             if Xw:
@@ -491,6 +494,14 @@ def _chosen_inputs(net, dom, nrng, want, pool, evidence, round_no) -> list:
             U = np.vstack([U, np.array(extra)])
             chosen += list(range(pool, pool + len(extra)))
     evidence["unexercised"] = unexercised
+    if evidence.get("missing") and not isinstance(dom, tuple):
+        sign_targets = [T for sup in evidence["missing"][:24] for T in _direction_targets(net, sup)]
+        extra = _walk_to_signs(Ws, bs, Xf, sign_targets, dom, time.monotonic() + _WALK_SECONDS)
+        if _DEBUG:
+            print("sign walks", len(sign_targets), "targets,", len(extra), "inputs", flush=True)
+        if extra:
+            U = np.vstack([U, np.array(extra)])
+            chosen += list(range(len(U) - len(extra), len(U)))
     out = []
     if isinstance(dom, tuple):
         lo, hi = dom
@@ -499,6 +510,9 @@ def _chosen_inputs(net, dom, nrng, want, pool, evidence, round_no) -> list:
     else:
         for t in chosen:
             out.append(tuple(Q(*float(v).as_integer_ratio()) for v in U[t]))
+        walked = [out[c] for c, t in enumerate(chosen) if t >= pool]
+        if walked:        # rare regions reached by a walk: d more inputs in each (rows affine in x)
+            out += _batch_simplex(net, walked)[len(walked):]
     return out
 
 
@@ -678,6 +692,75 @@ def _walk_to_pairs(Ws, bs, Xf, A, nz, pairs, dom, starts=32, steps=10, deadline=
         if not found:
             missing.append((l, i, k))
     return out, missing + pairs[64:]
+
+
+def _direction_targets(net, sup) -> list:
+    """Sign targets [(hidden layer, neuron, ±1), ...] of inputs that could exercise a kernel
+    direction mod p supported on the parameters *sup* (a guide for the float walks only):
+    W_l[i,k] alone -> (l-1,k) and (l,i) active; several W_l[·,k] -> (l-1,k) active with two of
+    the entered neurons in different phases (both ways); otherwise the first entered neuron."""
+    offs, L = _offsets(net), net.depth
+    dec = []
+    for p_ in sup:
+        l = max(t for t in range(L) if offs[t] <= p_)
+        W = net.weights[l]
+        q = p_ - offs[l]
+        dec.append((l,) + (divmod(q, W.ncols) if q < W.nrows * W.ncols else (q - W.nrows * W.ncols, None)))
+    l, i, k = dec[0]
+    if l == L - 1:
+        return [[(l - 1, k, 1)]] if k is not None else []
+    if k is not None and l >= 1 and all(e[0] == l and e[2] == k for e in dec):
+        if len(dec) == 1:
+            return [[(l - 1, k, 1), (l, i, 1)]]
+        i2 = dec[1][1]
+        return [[(l - 1, k, 1), (l, i, 1), (l, i2, -1)], [(l - 1, k, 1), (l, i, -1), (l, i2, 1)]]
+    if l < L - 1 and all(e[0] == l and e[1] == i for e in dec):   # incoming of one neuron
+        ks = [e[2] for e in dec if e[2] is not None]
+        ks = ks[:2] + ks[2::max(1, (len(ks) - 2) // 3)][:3]         # a few spread over the support
+        if l >= 1:
+            return [[(l, i, 1), (l - 1, k2, s2)] for k2 in ks for s2 in (1, -1)] or [[(l, i, 1)]]
+    return [[(l, i, 1)]] if l < L - 1 else []
+
+
+def _walk_to_signs(Ws, bs, Xf, target_sets, dom, deadline, starts=8, steps=12) -> list:
+    """Float guesses (dyadic) of inputs with sign(z_t[j]) = s for every (t, j, s) of a target
+    set: Gauss–Newton steps on the linearised pre-activations from the pool inputs that come
+    closest (the same walk as :func:`_walk_to_pairs`, with signs).  Guesses only: the caller
+    recomputes every pattern exactly."""
+    np = _np()
+    out = []
+    for T in target_sets:
+        if time.monotonic() > deadline:
+            break
+        top = max(t for t, _, _ in T)
+        zs = _pre_all(Ws, bs, Xf, top)
+        scale = 1.0 + np.abs(Xf).max(axis=1)
+        score = np.min(np.vstack([s * zs[t][:, j] for t, j, s in T]), axis=0) / scale
+        for t0 in np.argsort(-score)[:starts]:
+            x = Xf[t0].copy()
+            hit = False
+            for it in range(steps):
+                vals = [_pre_and_grad(Ws, bs, x, t, j) for t, j, _ in T]
+                sz = np.array([s * z for (_, _, s), (z, _) in zip(T, vals)])
+                if (sz > 0).all():
+                    hit = True
+                    break
+                G = np.vstack([s * g for (_, _, s), (_, g) in zip(T, vals)])
+                tgt = np.maximum(0.0, -sz) * (1.0 + 0.5 * it) + 1e-3 * (1.0 + np.abs(x).max())
+                try:
+                    x = x + G.T @ np.linalg.lstsq(G @ G.T, tgt, rcond=None)[0]
+                except np.linalg.LinAlgError:
+                    break
+                if dom == "orthant":
+                    x = np.abs(x)
+                if not np.isfinite(x).all() or not 2.0 ** -900 < np.abs(x).max() < 2.0 ** 900:
+                    break
+                e = np.floor(np.log2(np.abs(x).max()))
+                x = np.round(x * 2.0 ** (30 - e)) / 2.0 ** (30 - e)
+            if hit:
+                out.append(x)
+                break
+    return out
 
 
 def _pre_all(Ws, bs, X, layer):
