@@ -309,3 +309,23 @@ def test_functional_dimension_honours_a_tiny_timeout():
     fd = functional_dimension(net, timeout=0.001)
     assert fd.lower is not None
     assert time.monotonic() - t0 < 10
+
+
+def test_apply_says_when_the_result_equals_the_input_on_the_orthant_only(tmp_path, capsys):
+    """UX gap (fixed in commands/shallow.py): ``apply`` of a step declared on the orthant at
+    hidden layer 0 wrote a net that differs on R^d without saying so."""
+    net = Network.from_rows([[[1, 0], [-1, -1]], [[1, 2]]], [[0, -1], [0]])
+    src, out = tmp_path / "n.json", tmp_path / "o.json"
+    src.write_text(json.dumps(net.to_dict()))
+    steps = tmp_path / "s.json"
+    steps.write_text(json.dumps([{"step": "S3", "layer": 0, "neuron": 1, "weight": [-5, 0],
+                                  "bias": -2, "output": [7], "domain": "orthant"}]))
+    code, text, _ = run(capsys, "apply", steps, src, "-o", out, "--json")
+    assert code == 0 and json.loads(text)["domain"] == "orthant"
+    from algebra.io import load
+    from semialgebraic import equivalent
+    assert equivalent(net, load(str(out)), domain="orthant").answer is True
+    assert equivalent(net, load(str(out))).answer is False
+    steps.write_text(json.dumps([{"step": "S1", "layer": 0, "perm": [1, 0]}]))
+    code, text, _ = run(capsys, "apply", steps, src, "-o", out, "--json")
+    assert code == 0 and json.loads(text)["domain"] == "R^d"

@@ -111,10 +111,23 @@ def cmd_apply(args) -> int:
         save(out, args.output)
     except AlgebraError as exc:
         fail(str(exc))
-    emit(args, {"steps": len(steps), "output": args.output, "widths": list(out.widths)},
+    orthant = _declares_orthant(data)
+    emit(args, {"steps": len(steps), "output": args.output, "widths": list(out.widths),
+                "domain": "orthant" if orthant else "R^d"},
          f"applied {len(steps)} step(s); wrote {args.output} (widths "
-         f"{'-'.join(map(str, out.widths))})")
+         f"{'-'.join(map(str, out.widths))})"
+         + ("; it equals the input on the closed orthant only (a step at hidden layer 0 "
+            "declares domain 'orthant')" if orthant else ""))
     return 0
+
+
+def _declares_orthant(steps) -> bool:
+    """True if a step (or a sub-step of a composite) acts at hidden layer 0 on the orthant only."""
+    for s in steps if isinstance(steps, list) else ():
+        if isinstance(s, dict) and ((s.get("domain") == "orthant" and s.get("layer", 0) == 0)
+                                    or _declares_orthant(s.get("steps"))):
+            return True
+    return False
 
 
 def cmd_verify(args) -> int:
