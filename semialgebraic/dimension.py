@@ -1076,11 +1076,12 @@ def _kernel_mod_p(A, p: int, block: int = 64):
     K = np.zeros((ncols, free.size))
     K[free, np.arange(free.size)] = 1.0
     for r0, cols, inv in reversed(blocks):          # E_b K = 0: K[cols] = -inv (E_b[rest] K[rest])
-        rows = E[r0:r0 + len(cols)]
-        rest = np.ones(ncols, dtype=bool)
-        rest[cols] = False
-        S = _matmul_mod(rows[:, rest], K[rest], p)
-        K[cols] = np.mod(-_matmul_mod(inv, S, p), p)
+        rows = E[r0:r0 + len(cols)]                 # (K[cols] is still 0, and E_b vanishes left
+        c0 = int(cols[0])                           # of its first pivot column)
+        S = np.zeros((len(cols), K.shape[1]))
+        for c in range(c0, ncols, 4096):            # entries in [0, p): sums of 4096 products < 2^52
+            S = np.mod(S + rows[:, c:c + 4096] @ K[c:c + 4096], p)
+        K[cols] = np.mod(-(inv @ S), p) if len(cols) <= 4096 else np.mod(-_matmul_mod(inv, S, p), p)
     return K
 
 
