@@ -311,12 +311,29 @@ def test_apply_step_name_of_wrong_type_cli(tmp_path, capsys):
     capsys.readouterr()
 
 
-@pytest.mark.xfail(strict=True, reason="region_cover checker (semialgebraic/verify/region_cover.py) "
-                   "raises TypeError 'unhashable type' when a facet index is a list or an object "
-                   "(CLI: internal error, exit 4) instead of InputError")
-def test_region_cover_facet_of_wrong_type_is_input_error():
-    cert = CERTS["deep_cover"]
+def _cover_with_facets():
+    a = Network.from_rows([[[1], [-1]], [[1, -1]]], [[0, 0], [0]])          # x
+    b = Network.from_rows([[[1], [-1]], [[1, -1]]], [[1, -1], [-1]])        # x, other kinks
+    cert = equivalent(a, b, method="general").certificate
+    assert cert["type"] == "region_cover" and verify(cert)[0] is True
     r = next(i for i, reg in enumerate(cert["regions"]) if reg["facets"])
+    return cert, r
+
+
+def test_region_cover_facet_of_wrong_type_cli_exit_2(tmp_path, capsys):
+    cert, r = _cover_with_facets()
+    p = tmp_path / "c.json"
+    p.write_text(json.dumps(_replace(cert, ("regions", r, "facets", 0), {})))
+    assert main(["verify", str(p)]) == 2
+    assert "malformed" in capsys.readouterr().err
+
+
+@pytest.mark.xfail(strict=True, reason="region_cover checker (semialgebraic/verify/region_cover.py) "
+                   "raises TypeError 'unhashable type' when a facet index is a list or an object, "
+                   "instead of InputError (the CLI maps it to exit 2; the API contract says "
+                   "InputError for malformed certificates)")
+def test_region_cover_facet_of_wrong_type_is_input_error():
+    cert, r = _cover_with_facets()
     with pytest.raises(InputError):
         verify(_replace(cert, ("regions", r, "facets", 0), {}))
 
