@@ -799,8 +799,7 @@ def _general(a, b, dom, budget, progress, hyps, samples=32) -> Verdict:
     details: dict = {"regions_checked": 0}
     x = None
     if samples > 0:                    # first, before any simplification: refuted pairs are cheap
-        x = _refute_random(a, b, dom, samples, 0)
-        x = x if x is not None else _refute_suspects(a, b, dom, 0)
+        x = _refute_random(a, b, dom, samples, 0, suspects=True)
     if x is not None:
         cert = counterexample_certificate(a, b, x, domain=domj)
         return _checked(Verdict(False, "general", "the networks differ at an exact point (cheap "
@@ -884,13 +883,16 @@ def _refute(a, b, dom, samples, seed):
     return x if x is not None else _refute_targeted(a, b, dom, seed)
 
 
-def _refute_random(a, b, dom, samples, seed):
-    """Small batches of random points with short denominators."""
+def _refute_random(a, b, dom, samples, seed, suspects=False):
+    """Small batches of random points with short denominators (with *suspects*: the points
+    of :func:`_refute_suspects` between the first and the second batch)."""
     rng = random.Random(seed + 7919)
     d = a.n_inputs
-    for size in _FIRST_POINTS:
+    for k, size in enumerate(_FIRST_POINTS):
         pts = [_random_point(rng, d, dom, small=True) for _ in range(min(size, samples))]
         x = _first_difference(a, b, pts)
+        if x is None and suspects and k == 0:
+            x = _refute_suspects(a, b, dom, seed)
         if x is not None:
             return x
     return None
