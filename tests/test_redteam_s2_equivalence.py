@@ -166,3 +166,57 @@ def test_hunt_slow(seed, d, m, hidden, kind, domain):
     else:
         b = a
     _check(a, b, domain)
+
+
+def planted_width_depth_moves(rng, net):
+    """Function-preserving moves that change the architecture: a dead neuron, a neuron with zero
+    output, a split of a neuron into two positively proportional copies, an identity layer after
+    a ReLU layer (its inputs are >= 0)."""
+    Ws = [w.to_rows() for w in net.weights]
+    bs = [list(b) for b in net.biases]
+    for _ in range(rng.randint(1, 3)):
+        L = len(Ws)
+        if L < 2:
+            break
+        l = rng.randrange(L - 1)
+        n_in = len(Ws[l][0])
+        op = rng.choice(["dead", "zero_out", "split", "identity_layer"])
+        if op == "dead":
+            Ws[l].append([Q(0)] * n_in if l == 0 else [-abs(_q(rng)) for _ in range(n_in)])
+            bs[l].append(-Q(rng.randint(1, 3)))
+            for r in Ws[l + 1]:
+                r.append(_q(rng))
+        elif op == "zero_out":
+            Ws[l].append([_q(rng) for _ in range(n_in)])
+            bs[l].append(_q(rng))
+            for r in Ws[l + 1]:
+                r.append(Q(0))
+        elif op == "split":
+            i = rng.randrange(len(Ws[l]))
+            s, t = Q(rng.randint(1, 4), rng.randint(1, 4)), Q(rng.randint(1, 3), 4)
+            Ws[l].append([s * x for x in Ws[l][i]])
+            bs[l].append(s * bs[l][i])
+            for r in Ws[l + 1]:
+                v = r[i]
+                r[i] = v * (1 - t)
+                r.append(v * t / s)
+        else:
+            n = len(Ws[l])
+            Ws.insert(l + 1, [[Q(int(i == j)) for j in range(n)] for i in range(n)])
+            bs.insert(l + 1, [Q(0)] * n)
+    return Network.from_rows(Ws, bs)
+
+
+@SETTINGS
+@given(seed=st.integers(0, 10**6), d=st.integers(1, 3), m=st.integers(1, 2), hidden=widths_strategy,
+       perturb=st.booleans(), domain=st.sampled_from([None, "orthant", (Q(-1), Q(1))]))
+def test_planted_width_and_depth_changes(seed, d, m, hidden, perturb, domain):
+    rng = random.Random(seed)
+    a = random_net(rng, [d, *hidden, m])
+    b = planted_copy(rng, planted_width_depth_moves(rng, a))
+    if perturb:
+        p = list(b.parameters())
+        p[rng.randrange(len(p))] += Q(1, 10 ** rng.randint(0, 12))
+        b = Network.from_parameters(b.widths, p)
+    truth = _check(a, b, domain)
+    assert truth is True or perturb
