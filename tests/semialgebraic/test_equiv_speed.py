@@ -338,3 +338,44 @@ def test_random_hats_dead_or_barely_alive(seed, d, dead):
         x = [Q(t) if isinstance(t, int) else Q(*map(int, t.split("/"))) for t in v.certificate["x"]]
         t = sum((wi * xi for wi, xi in zip(w, x)), Q(0)) + c
         assert abs(t - 1) < eps
+
+
+def permute_scale(net, rng):
+    Ws = [w.to_rows() for w in net.weights]
+    bs = [list(v) for v in net.biases]
+    for l in range(len(Ws) - 1):
+        n = len(Ws[l])
+        perm = list(range(n))
+        rng.shuffle(perm)
+        lam = [Q(rng.randint(1, 5), rng.randint(1, 5)) for _ in range(n)]
+        Ws[l] = [[lam[i] * v for v in Ws[l][perm[i]]] for i in range(n)]
+        bs[l] = [lam[i] * bs[l][perm[i]] for i in range(n)]
+        Ws[l + 1] = [[row[perm[i]] / lam[i] for i in range(n)] for row in Ws[l + 1]]
+    return Network(Ws, bs)
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=list(HealthCheck))
+@given(st.integers(0, 10**6), st.integers(1, 2), st.lists(st.integers(1, 3), min_size=1, max_size=2),
+       st.sampled_from(["permute", "passthrough", "passthrough-short", "identity", "perturb",
+                        "perturb-deep", "hat"]),
+       st.sampled_from([None, BOX]))
+def test_general_agrees_with_the_unreduced_walk(seed, d, hidden, kind, dom):
+    """Every reduction (contraction, merges, dead and dead_cover steps) and the staged
+    refutation give the answer of the plain walk over all regions of the raw a - b."""
+    rng = random.Random(seed)
+    a = random_net(rng, [d] + hidden + [1], zero_prob=0.2)
+    if kind == "permute":
+        b = permute_scale(a, rng)
+    elif kind.startswith("passthrough"):
+        b = passthrough(a, BOX, slack=Q(1) if kind == "passthrough" else Q(-1, 100))
+    elif kind == "identity":
+        b = identity_layer(a, rng.randrange(0, a.depth))
+    elif kind.startswith("perturb"):
+        k = rng.randrange(a.n_parameters) if kind == "perturb" else \
+            rng.randrange(a.n_parameters - (a.widths[-2] + 1) * a.widths[-1], a.n_parameters)
+        b = a.with_parameter(k, a.parameters()[k] + Q(1, 10**4))
+    else:
+        a, b = hat_pair(rng.choice([Q(0), Q(1, 10**5)]), w_a=rng.randint(-3, 3), w_b=rng.randint(-3, 3))
+    v = equivalent(a, b, method="general", domain=dom)
+    assert v.answer is not None and verify(v.certificate)[0]
+    assert v.answer == unreduced_walk_answer(a, b, normalize_domain(dom, a.n_inputs))
