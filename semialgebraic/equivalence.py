@@ -79,7 +79,7 @@ from typing import Any, Iterator, Sequence
 from algebra.exceptions import AlgebraError, InputError
 from algebra.matrices import QMatrix
 from algebra.network import Network
-from algebra.rationals import Q, q_str, to_q
+from algebra.rationals import Q, q_json, q_str, to_q
 
 from . import lp
 from .bottleneck import equivalent_bottleneck
@@ -673,8 +673,9 @@ class Deviation:
     reason: str = ""
 
     def to_json(self) -> dict:
-        return {"max_deviation": self.value, "point": list(self.point), "output": self.output,
-                "complete": self.complete, "regions": self.regions, "reason": self.reason}
+        return {"max_deviation": q_json(self.value), "point": [q_json(v) for v in self.point],
+                "output": self.output, "complete": self.complete, "regions": self.regions,
+                "reason": self.reason}
 
 
 def max_deviation(a: Network, b: Network, box: Any, *, timeout: float | None = None,
@@ -704,7 +705,10 @@ def max_deviation(a: Network, b: Network, box: Any, *, timeout: float | None = N
         diffs = [abs(u - v) for u, v in zip(a(p), b(p))]
         o = max(range(len(diffs)), key=lambda i: diffs[i])
         return Deviation(diffs[o], p, o, True, 0, "the box is one point")
-    best = (Q(-1), None, 0)
+    p = tuple([dom[0]] * d)                # the corner x = lo: an exact lower bound already
+    diffs = [abs(u - v) for u, v in zip(a(p), b(p))]
+    o = max(range(len(diffs)), key=lambda i: diffs[i])
+    best = (diffs[o], p, o)
     state: dict = {}
     bar = Progress("regions", enabled=progress)
     a2, _ = contract_affine_layers(a, domain=dom)      # same functions on the box

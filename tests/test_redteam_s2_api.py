@@ -35,8 +35,6 @@ def test_to_json_is_json_ready(make):
     assert json.loads(json.dumps(data)) == data
 
 
-@pytest.mark.xfail(strict=True, reason="Deviation.to_json (semialgebraic/equivalence.py) returns "
-                   "fmpq values: json.dumps(max_deviation(a, b, box).to_json()) raises TypeError")
 def test_deviation_to_json_is_json_ready():
     dev = S.max_deviation(ABS, LINEAR, (-1, 2))
     data = json.loads(json.dumps(dev.to_json()))

@@ -328,10 +328,6 @@ def test_region_cover_facet_of_wrong_type_cli_exit_2(tmp_path, capsys):
     assert "malformed" in capsys.readouterr().err
 
 
-@pytest.mark.xfail(strict=True, reason="region_cover checker (semialgebraic/verify/region_cover.py) "
-                   "raises TypeError 'unhashable type' when a facet index is a list or an object, "
-                   "instead of InputError (the CLI maps it to exit 2; the API contract says "
-                   "InputError for malformed certificates)")
 def test_region_cover_facet_of_wrong_type_is_input_error():
     cert, r = _cover_with_facets()
     with pytest.raises(InputError):

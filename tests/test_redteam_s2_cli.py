@@ -65,9 +65,6 @@ def test_diff_complete_value(nets, capsys):
     assert data["max_deviation"] == 1 and data["complete"] is True
 
 
-@pytest.mark.xfail(strict=True, reason="max_deviation (semialgebraic/equivalence.py) returns value -1 "
-                   "and point None when the budget stops the walk before its first region; a "
-                   "partial Deviation should carry an exact lower bound and a point")
 def test_max_deviation_exhausted_budget_has_a_point():
     dev = max_deviation(DENSE, DENSE_B, (-1, 1), budget=Budget(max_regions=0))
     assert dev.complete is False

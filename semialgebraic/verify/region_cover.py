@@ -542,7 +542,8 @@ def _check_region(net, r, reg, pat, dom, d, n, patterns, count, value=_zero_map)
     facets, neigh = reg.get("facets"), reg.get("neighbours")
     if not isinstance(facets, list) or not isinstance(neigh, list) or len(facets) != len(neigh):
         raise InputError(f"regions[{r}]: facets and neighbours must be lists of equal length")
-    if len(set(facets)) != len(facets) or any(not isinstance(f, int) or not 0 <= f < len(oriented) for f in facets):
+    if any(not isinstance(f, int) or isinstance(f, bool) or not 0 <= f < len(oriented) for f in facets) \
+            or len(set(facets)) != len(facets):
         raise InputError(f"regions[{r}]: facets must be distinct inequality indices")
     for f, nb in zip(facets, neigh):
         g = oriented[f]
