@@ -303,7 +303,7 @@ def bench_dimension() -> None:
         dt = time.perf_counter() - t
         note = f"{len(fd.deficits)} deficit lines" if fd.deficits else ""
         if not fd.exact and "kernel directions" in fd.reason:
-            note += ("; " if note else "") + "missing: " + fd.reason.split("(supports): ")[-1].split("]")[0][1:100]
+            note += ("; " if note else "") + "missing: " + fd.reason.split("(supports): ")[-1].split("; each")[0][:100]
         elif not fd.exact and "evidence" in fd.reason:
             note += ("; " if note else "") + fd.reason.split("unproven): ")[-1][:110]
         print(f"{'-'.join(map(str, widths)):<14}{kind:<12}{seed:>5}{net.n_parameters - net.n_hidden:>7}"

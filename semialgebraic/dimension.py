@@ -22,7 +22,20 @@ Method: a sandwich, both sides exact.
   folding surplus rows into the first ones with random ±1 combinations: any non-zero minor
   mod p is a non-zero rational minor of rows that are integer combinations of Jacobian rows, so
   rank_p <= rank_Q is a certified lower bound; when it does not reach the upper bound and the
-  matrix is small, the exact rational rank is computed with FLINT.
+  matrix is small, the exact rational rank is computed with FLINT.  The first round computes a
+  basis mod p of the common kernel of the rows (one blocked elimination, float64 BLAS, exact);
+  later rows only shrink it (a product with the ~100 kernel columns), and the kernel directions
+  outside the span of the proven symmetries name the parameters still missing: the next inputs
+  are float walks to the sign conditions that would exercise them (two entered neurons in
+  different phases, a source neuron flipped inside a rarely active one, ...), d + 1 exact
+  inputs per region reached.
+* **Exercise decisions** (:func:`exercise`): for a parameter never exercised by the samples, an
+  exact depth-first search over activation phases (exact strict LPs) either finds an exact input
+  where its Jacobian column δ·h is non-zero (added to the rows) or proves that no
+  differentiable input does (Motzkin multipliers of every refuted partial pattern, or δ = 0 at
+  a full pattern), re-checked by :func:`check_exercise_proof`; the unit vector then joins the
+  upper bound.  The search is complete but exponential: on 8-32-32-32-1 it stops at its budget
+  (weights exercised only on thin cones, or never, stay open there).
 * **Upper bound**: N − rank of the span of directions v with J(x) v = 0 at every differentiable
   input of the domain, each proved (see :func:`symmetry_directions`): positive scaling of every
   hidden neuron; unit vectors of the incoming parameters of *silent* neurons (δ ≡ 0: dead, or
@@ -36,7 +49,8 @@ Method: a sandwich, both sides exact.
   (:func:`_prove_empty`, budgeted: it succeeds on small nets only).
 
 Exact when the bounds meet; otherwise the interval and what would close it (more regions
-sampled, or an unknown hidden symmetry).
+sampled, or an unknown hidden symmetry), with the supports of the kernel directions mod p that
+the proven symmetries do not explain.
 
 >>> from algebra.network import Network
 >>> net = Network.from_rows([[[1, 0], [0, 1]], [[1, -1]]], [[0, 0], [0]])
@@ -175,7 +189,7 @@ def functional_dimension(net: Network, *, domain: Any = None, timeout: float | N
                 # candidate inputs guessed in float, chosen to exercise every parameter; the
                 # masks of the chosen inputs are then computed exactly (_masks)
                 want = samples or (max(16, int(_FIRST * upper) // max(1, net.n_outputs) + 16) if not rounds
-                                   else max(16, upper // (2 * max(1, net.n_outputs))))
+                                   else max(16, upper // (8 * max(1, net.n_outputs))))
                 if kernel is not None and rank < upper:
                     evidence["missing"] = _missing_directions(net, kernel, sym, limit=24)
                 new_points = new_points + _chosen_inputs(net, dom, nrng, want, 10 * want + 2000,
@@ -1096,6 +1110,9 @@ def _shrink_kernel(K, R, p: int):
     return _matmul_mod(K, _kernel_mod_p(RK.astype(np.int64), p), p)
 
 
+_SYM_CACHE: dict = {}       # RREF mod p of the last proven span (the same across rounds)
+
+
 def _missing_directions(net, K, sym, p: int = PRIME, limit: int = 12) -> list:
     """Kernel directions mod p of the Jacobian rows so far that the proven directions *sym* do
     not explain: a basis (as rows, block echelon mod p) of span(K) modulo span(sym), as lists of
@@ -1107,14 +1124,18 @@ def _missing_directions(net, K, sym, p: int = PRIME, limit: int = 12) -> list:
     if T.shape[0] == 0:
         return []
     if sym:
-        Sm = QMatrix.from_rows(sym, ncols=N).rref()[0]
-        rows = [r for r in Sm.to_rows() if any(v != 0 for v in r)]
-        piv = [next(c for c, v in enumerate(r) if v != 0) for r in rows]
-        Sp = np.zeros((len(rows), N))
-        for a, r in enumerate(rows):
-            for c, v in enumerate(r):
-                if v != 0:
-                    Sp[a, c] = _modq(v, p)
+        if _SYM_CACHE.get("sym") is not sym:        # the cache holds sym: identity is safe
+            Sm = QMatrix.from_rows(sym, ncols=N).rref()[0]
+            rows = [r for r in Sm.to_rows() if any(v != 0 for v in r)]
+            piv = [next(c for c, v in enumerate(r) if v != 0) for r in rows]
+            Sp = np.zeros((len(rows), N))
+            for a, r in enumerate(rows):
+                for c, v in enumerate(r):
+                    if v != 0:
+                        Sp[a, c] = _modq(v, p)
+            _SYM_CACHE.clear()
+            _SYM_CACHE.update(sym=sym, piv=piv, Sp=Sp)
+        piv, Sp = _SYM_CACHE["piv"], _SYM_CACHE["Sp"]
         T = np.mod(T - _matmul_mod(T[:, piv], Sp, p), p)
     r, E, _ = _echelon_mod_p(T.astype(np.int64), p)
     return [list(map(int, np.flatnonzero(row))) for row in E[:limit]]
