@@ -8,7 +8,6 @@ import random
 import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
 
-from algebra.matrices import QMatrix
 from algebra.network import Network
 from algebra.rationals import Q
 from semialgebraic.dimension import (PRIME, _exact_rows, _is_zero_neuron, _kernel_mod_p, _masks,
