@@ -203,24 +203,6 @@ def refutation_points(nets: Sequence[Network], domain: Any = None, *, samples: i
     return [p for p in pts if _in_domain(p, dom)]
 
 
-def _hyperplane_points(rows, bias, d, dom, rng) -> list:
-    """Four points per hyperplane ``w·x + b = 0`` (see :func:`refutation_points`)."""
-    pts = []
-    for w, c in zip(rows, bias):
-        j = max(range(d), key=lambda t: abs(w[t]))
-        if w[j] == 0:
-            continue
-        x = list(_random_point(rng, d, dom, small=True))
-        val = sum((wi * xi for wi, xi in zip(w, x)), Q(0)) + c
-        x[j] -= val / w[j]                                # now w·x + c = 0
-        for eps in (Q(1, 10), Q(1, 10**9)):
-            for s in (1, -1):
-                y = list(x)
-                y[j] += s * eps / w[j]
-                pts.append(tuple(y))
-    return pts
-
-
 def normalize_domain(domain: Any, d: int):
     """None (R^d), ``"orthant"`` or ``(lo, hi)`` with lo <= hi (exact)."""
     if domain is None or domain == "whole":
@@ -403,87 +385,6 @@ def reduced_difference(a: Network, b: Network, *, domain: Any = None,
                     changed = True
                     break
     return _rebuild_exact(Ws, bs, a.n_inputs), jsonable(steps)
-
-
-def _dead_cover(Ws, bs, l, zeroed, d, dom, cap, budget, tried) -> dict | None:
-    """A ``dead_cover`` step for the live neurons of hidden layer *l* that are never active at
-    sample points and provably dead on the domain, or None.
-
-    The prefix network (hidden layers < l, outputs = the candidates' pre-activations) is
-    walked (at most *cap* regions); on each region an exact LP either finds a point of the
-    closed region where a candidate is positive (it is alive: dropped) or Motzkin multipliers
-    that give ``-p = μ_0 + Σ_f μ_f g_f`` with μ >= 0."""
-    live = [i for i in range(len(Ws[l])) if i not in zeroed]
-    if not live or (budget is not None and budget.exhausted()):
-        return None
-
-    def prefix(neurons):
-        return Network([QMatrix.from_rows(W, ncols=(len(Ws[t - 1]) if t else d)) for t, W in enumerate(Ws[:l])]
-                       + [QMatrix.from_rows([Ws[l][i] for i in neurons], ncols=len(Ws[l - 1]))],
-                       bs[:l] + [[bs[l][i] for i in neurons]])
-
-    rng = random.Random(l)
-    X = QMatrix.from_rows([_random_point(rng, d, dom, small=True) for _ in range(64)], ncols=d)
-    Z = prefix(live).evaluate_batch(X)
-    cands = [i for k, i in enumerate(live) if all(v <= 0 for v in Z.col_at(k))]
-    if not cands:
-        return None
-    P = prefix(cands)
-    key = (l, tuple(cands), tuple(map(tuple, P.weights[-1].to_rows())), tuple(P.biases[-1]),
-           tuple(tuple(map(tuple, w.to_rows())) for w in P.weights[:-1]))
-    if key in tried:
-        return None
-    tried.add(key)
-    state: dict = {}
-    regs, bounds = [], []
-    alive: set = set()
-    local = Budget(timeout=None if budget is None else budget.remaining(),
-                   max_regions=cap if budget is None or budget.max_regions is None else min(cap, budget.max_regions))
-    for reg in joint_regions((P,), domain=dom, budget=local, state=state, multipliers=True):
-        J, c = reg.region.jacobian, reg.region.offset
-        F = [reg.inequalities[f] for f in reg.facets]
-        bnd = {}
-        for k, i in enumerate(cands):
-            if i in alive:
-                continue
-            mu = _nonpositive_on_closure(J.row_at(k), c[k], F, d)
-            if mu is None:
-                alive.add(i)
-            else:
-                bnd[i] = mu
-        if len(alive) == len(cands):
-            return None
-        regs.append(reg)
-        bounds.append(bnd)
-    if not state.get("complete"):
-        if local.interrupted and budget is not None:
-            budget.interrupt()                  # Ctrl-C: the main walk stops at once
-        return None
-    dead = [i for i in cands if i not in alive]
-    regions = []
-    for reg, bnd in zip(regs, bounds):
-        js = reg.to_json()
-        js["bounds"] = {str(i): [bnd[i][0], list(bnd[i][1])] for i in dead}
-        regions.append(js)
-    return {"step": "dead_cover", "layer": l, "neurons": dead, "regions": regions}
-
-
-def _nonpositive_on_closure(Jk, ck, F, d):
-    """``(μ_0, μ)`` >= 0 with ``-(Jk·x + ck) = μ_0 + Σ_f μ_f g_f(x)`` (g_f the rows *F*), or None
-    when ``Jk·x + ck > 0`` somewhere on the closed region {g_f >= 0}."""
-    zero = Q(0)
-    if all(v == 0 for v in Jk):
-        return (-ck, tuple(zero for _ in F)) if ck <= 0 else None
-    res = lp.feasible(A_le=[[-v for v in g[:d]] for g in F] or None, b_le=[g[d] for g in F] or None,
-                      A_lt=[[-v for v in Jk]], b_lt=[ck], n=d)
-    if res.feasible:
-        return None
-    y_le, y_lt = res.certificate["y_le"], res.certificate["y_lt"]
-    if not y_lt or y_lt[0] <= 0:
-        return None
-    mu = tuple(v / y_lt[0] for v in y_le) if F else ()
-    mu0 = -(ck + sum((m * g[d] for m, g in zip(mu, F)), zero))
-    return (mu0, mu) if mu0 >= 0 and all(m >= 0 for m in mu) else None
 
 
 def contract_affine_layers(net: Network, *, domain: Any = None) -> tuple[Network, list[int]]:
@@ -928,6 +829,24 @@ def _refute_hyperplanes(a, b, dom, seed):
     return _first_difference(a, b, refutation_points([a, b], dom, samples=0, seed=seed))
 
 
+def _hyperplane_points(rows, bias, d, dom, rng) -> list:
+    """Four points per hyperplane ``w·x + b = 0`` (see :func:`refutation_points`)."""
+    pts = []
+    for w, c in zip(rows, bias):
+        j = max(range(d), key=lambda t: abs(w[t]))
+        if w[j] == 0:
+            continue
+        x = list(_random_point(rng, d, dom, small=True))
+        val = sum((wi * xi for wi, xi in zip(w, x)), Q(0)) + c
+        x[j] -= val / w[j]                                # now w·x + c = 0
+        for eps in (Q(1, 10), Q(1, 10**9)):
+            for s in (1, -1):
+                y = list(x)
+                y[j] += s * eps / w[j]
+                pts.append(tuple(y))
+    return pts
+
+
 def _ray_key(row, c):
     """The row (w, c) up to a positive factor, hashable (None for a zero row)."""
     full = list(row) + [c]
@@ -965,6 +884,87 @@ def _point_where_differ(a, b, D, reg):
             return y
         t /= 2
     raise CertificateError("counterexample", "no point of the region separates a and b")
+
+
+def _dead_cover(Ws, bs, l, zeroed, d, dom, cap, budget, tried) -> dict | None:
+    """A ``dead_cover`` step for the live neurons of hidden layer *l* that are never active at
+    sample points and provably dead on the domain, or None.
+
+    The prefix network (hidden layers < l, outputs = the candidates' pre-activations) is
+    walked (at most *cap* regions); on each region an exact LP either finds a point of the
+    closed region where a candidate is positive (it is alive: dropped) or Motzkin multipliers
+    that give ``-p = μ_0 + Σ_f μ_f g_f`` with μ >= 0."""
+    live = [i for i in range(len(Ws[l])) if i not in zeroed]
+    if not live or (budget is not None and budget.exhausted()):
+        return None
+
+    def prefix(neurons):
+        return Network([QMatrix.from_rows(W, ncols=(len(Ws[t - 1]) if t else d)) for t, W in enumerate(Ws[:l])]
+                       + [QMatrix.from_rows([Ws[l][i] for i in neurons], ncols=len(Ws[l - 1]))],
+                       bs[:l] + [[bs[l][i] for i in neurons]])
+
+    rng = random.Random(l)
+    X = QMatrix.from_rows([_random_point(rng, d, dom, small=True) for _ in range(64)], ncols=d)
+    Z = prefix(live).evaluate_batch(X)
+    cands = [i for k, i in enumerate(live) if all(v <= 0 for v in Z.col_at(k))]
+    if not cands:
+        return None
+    P = prefix(cands)
+    key = (l, tuple(cands), tuple(map(tuple, P.weights[-1].to_rows())), tuple(P.biases[-1]),
+           tuple(tuple(map(tuple, w.to_rows())) for w in P.weights[:-1]))
+    if key in tried:
+        return None
+    tried.add(key)
+    state: dict = {}
+    regs, bounds = [], []
+    alive: set = set()
+    local = Budget(timeout=None if budget is None else budget.remaining(),
+                   max_regions=cap if budget is None or budget.max_regions is None else min(cap, budget.max_regions))
+    for reg in joint_regions((P,), domain=dom, budget=local, state=state, multipliers=True):
+        J, c = reg.region.jacobian, reg.region.offset
+        F = [reg.inequalities[f] for f in reg.facets]
+        bnd = {}
+        for k, i in enumerate(cands):
+            if i in alive:
+                continue
+            mu = _nonpositive_on_closure(J.row_at(k), c[k], F, d)
+            if mu is None:
+                alive.add(i)
+            else:
+                bnd[i] = mu
+        if len(alive) == len(cands):
+            return None
+        regs.append(reg)
+        bounds.append(bnd)
+    if not state.get("complete"):
+        if local.interrupted and budget is not None:
+            budget.interrupt()                  # Ctrl-C: the main walk stops at once
+        return None
+    dead = [i for i in cands if i not in alive]
+    regions = []
+    for reg, bnd in zip(regs, bounds):
+        js = reg.to_json()
+        js["bounds"] = {str(i): [bnd[i][0], list(bnd[i][1])] for i in dead}
+        regions.append(js)
+    return {"step": "dead_cover", "layer": l, "neurons": dead, "regions": regions}
+
+
+def _nonpositive_on_closure(Jk, ck, F, d):
+    """``(μ_0, μ)`` >= 0 with ``-(Jk·x + ck) = μ_0 + Σ_f μ_f g_f(x)`` (g_f the rows *F*), or None
+    when ``Jk·x + ck > 0`` somewhere on the closed region {g_f >= 0}."""
+    zero = Q(0)
+    if all(v == 0 for v in Jk):
+        return (-ck, tuple(zero for _ in F)) if ck <= 0 else None
+    res = lp.feasible(A_le=[[-v for v in g[:d]] for g in F] or None, b_le=[g[d] for g in F] or None,
+                      A_lt=[[-v for v in Jk]], b_lt=[ck], n=d)
+    if res.feasible:
+        return None
+    y_le, y_lt = res.certificate["y_le"], res.certificate["y_lt"]
+    if not y_lt or y_lt[0] <= 0:
+        return None
+    mu = tuple(v / y_lt[0] for v in y_le) if F else ()
+    mu0 = -(ck + sum((m * g[d] for m, g in zip(mu, F)), zero))
+    return (mu0, mu) if mu0 >= 0 and all(m >= 0 for m in mu) else None
 
 
 def _rebuild(Ws, bs, d) -> Network:
