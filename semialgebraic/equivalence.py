@@ -91,8 +91,8 @@ from .verdict import Hypothesis, Verdict
 from .verify import verify
 from .polyhedra import Polyhedron
 from .regions import Region, regions
-from .verify.region_cover import (apply_reduction, contract_layer, difference_network, domain_rows,
-                                  interval_bounds, is_proportional)
+from .verify.region_cover import (contract_layer, difference_network, domain_rows, interval_bounds,
+                                  is_proportional)
 
 
 __all__ = ["METHODS", "equivalent", "is_equivalent", "could_be_equivalent", "refutation_points",
