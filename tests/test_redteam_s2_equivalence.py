@@ -220,3 +220,36 @@ def test_planted_width_and_depth_changes(seed, d, m, hidden, perturb, domain):
         b = Network.from_parameters(b.widths, p)
     truth = _check(a, b, domain)
     assert truth is True or perturb
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_float32_nets_one_ulp_apart(seed):
+    """Float32 weights (the shallow float64-exact path, semialgebraic.shallow_dyadic): a permuted
+    copy scaled by powers of two is equivalent; moving one weight by one float32 ulp is decided
+    exactly — against z3."""
+    np = pytest.importorskip("numpy")
+    from algebra.io.binary import network_from_tensors
+    rng = np.random.default_rng(seed)
+    d, n, m = int(rng.integers(1, 4)), int(rng.integers(1, 6)), int(rng.integers(1, 3))
+    W = rng.standard_normal((n, d)).astype(np.float32)
+    W[rng.random((n, d)) < 0.15] = 0
+    b, V = rng.standard_normal(n).astype(np.float32), rng.standard_normal((m, n)).astype(np.float32)
+    c = rng.standard_normal(m).astype(np.float32)
+    a = network_from_tensors({"0.weight": W, "0.bias": b, "2.weight": V, "2.bias": c})
+    perm = rng.permutation(n)
+    lam = (np.float32(2.0) ** rng.integers(-3, 4, size=n)).astype(np.float32)
+    W2, b2, V2 = (W * lam[:, None])[perm], (b * lam)[perm], (V / lam[None, :])[:, perm]
+    same = network_from_tensors({"0.weight": W2, "0.bias": b2, "2.weight": V2, "2.bias": c})
+    v = equivalent(a, same)
+    assert v.answer is True and verify(json.loads(json.dumps(v.certificate)))[0] is True
+    k = int(rng.integers(0, n))
+    if seed % 2:
+        W2 = W2.copy()
+        W2[k, 0] = np.nextafter(W2[k, 0], np.float32(np.inf))
+    else:
+        V2 = V2.copy()
+        V2[0, k] = np.nextafter(V2[0, k], np.float32(np.inf))
+    near = network_from_tensors({"0.weight": W2, "0.bias": b2, "2.weight": V2, "2.bias": c})
+    v = equivalent(a, near)
+    assert v.answer is z3_equivalent(a, near)
+    assert verify(json.loads(json.dumps(v.certificate)))[0] is True
