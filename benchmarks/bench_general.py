@@ -12,14 +12,15 @@
    M^-1), ``dead[-1,1]`` (copy plus two neurons dead on the box), ``tiny-diff[-1,1]`` (a plus a
    neuron alive on a slab of width 1e-6: inequivalent).  Prints both times, the ratio, whether
    the answers agree, the median ratio per kind and overall (pairs z3 decided).
-   Measured 2026-11-30 10:47 UTC, 2 shared cores, load ~2.9, ``--skip-dim --z3-timeout 30``:
-   median 8.6x over the 31 pairs z3 decided (3 more z3 timeouts at 30 s, ours 8-10 ms).  Per
-   kind (median, min): equivalent 902x (30x), identity-layer 106x (26x), split 128x (4.3x),
-   dead 115x (2.6x), passthru 3.3x (1.6x), perturbed 1.2x (0.0x), tiny-diff 0.4x (0.3x).
-   Every collapsing pair takes 5-16 ms in all (one region); refuted pairs 1-3 ms (of which
+   Measured 2026-11-30 10:54 UTC, 2 shared cores, load ~2.4-2.9, ``--skip-dim --z3-timeout 30``:
+   median 9.4x over the 31 pairs z3 decided (3 more z3 timeouts at 30 s, ours 9-27 ms).  Per
+   kind (median, min): equivalent 988x (29x), identity-layer 71x (27x), split 158x (4.2x),
+   dead 118x (2.7x), passthru 3.3x (1.6x), perturbed 1.0x (0.0x), tiny-diff 0.5x (0.4x).
+   Every collapsing pair takes 6-27 ms in all (one region); refuted pairs 1-2 ms (of which
    counterexample certificate ~0.5-1.3 ms and its verification ~0.7-1.5 ms), where z3 answers
-   sat in 1-4 ms; the one pair that needs a proof of never-firing neurons (2-6-6-6-1 perturbed,
-   equivalent) 0.12 s (dead_cover over 21 regions) against z3 0.07 s.
+   sat in 1-3 ms; the one pair that needs a proof of never-firing neurons (2-6-6-6-1 perturbed,
+   equivalent) 0.18 s (dead_cover over 21 regions) against z3 0.11 s.  The gap to 10x is the
+   fixed cost of certifying: z3 needs 1-30 ms on the small refuted and passthrough pairs.
    Before this session's reductions (same script, original three kinds only, load ~0.6):
    passthru 0.5-4.0 s with 31-234 regions (0.0-0.1x), perturbed 0.01 s (0.4-8x),
    median 6.4x; with contraction but before dead_cover, the perturbed-but-equivalent
