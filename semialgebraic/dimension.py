@@ -76,7 +76,7 @@ from .equivalence import joint_regions, normalize_domain, preactivation_bounds
 from .sets import Dimension
 
 __all__ = ["FunctionalDimension", "functional_dimension", "jacobian_rows", "symmetry_directions",
-           "Exercise", "exercise", "check_exercise_proof", "PRIME"]
+           "Exercise", "exercise", "check_exercise_proof", "incoming_directions", "PRIME"]
 
 PRIME = 1048573
 """Prime of the modular rank (< 2^21, so float64 products of 64 reduced terms are exact)."""
@@ -328,6 +328,11 @@ def symmetry_directions(net: Network, *, domain: Any = None, patterns=None, prov
         deficits.append(f"parameter {net.parameter_names()[p_]} is never exercised: its Jacobian column "
                         "(delta times input) is zero at every differentiable input (exact phase search)")
     free |= extra
+    for (t_, i_), vs in sorted((proven.get("incoming") or {}).items()):
+        vecs.extend(vs)
+        deficits.append(f"neuron ({t_ + 1}, {i_}): on its active set its inputs and 1 span only "
+                        f"{widths[t_] + 1 - len(vs)} of {widths[t_] + 1} dimensions (exact enumeration "
+                        f"of the regions there): {len(vs)} incoming directions free")
     for p_ in sorted(free):
         v = [0] * N
         v[p_] = 1
@@ -642,10 +647,31 @@ def _prove_suspects(net, dom, evidence, budget, gap, seconds: float = 3.0):
     params += [sup[0] for sup in evidence.get("missing") or [] if len(sup) == 1]
     for p_ in dict.fromkeys(params):
         tasks.append(("free", p_, None))
+    L = net.depth
+    for sup in evidence.get("missing") or []:        # directions inside one neuron's incoming
+        ls = {max(u for u in range(L) if offs[u] <= p_) for p_ in sup}
+        l = ls.pop()
+        if ls or not 1 <= l <= L - 2:
+            continue
+        n_in, n_out = net.widths[l], net.widths[l + 1]
+        ii = {(p_ - offs[l]) // n_in if p_ - offs[l] < n_out * n_in else p_ - offs[l] - n_out * n_in
+              for p_ in sup}
+        task = ("incoming", (l, ii.pop()), None)
+        if not ii and task not in tasks:
+            tasks.insert(0, task)
     witnesses, proofs = [], []
+    proven["incoming"] = {}
     for kind, key, targets in tasks[:48]:
         if time.monotonic() > stop:
             break
+        if kind == "incoming":
+            res = incoming_directions(net, key[0], key[1], domain=dom, max_lps=1500, deadline=stop)
+            if res is not None:
+                dirs, pts = res
+                if dirs:
+                    proven["incoming"][key] = dirs
+                witnesses += list(pts)
+            continue
         if kind != "free":
             if _prove_empty(net, dom, targets, max_lps=300, deadline=stop) is True:
                 proven[kind].add(key)
@@ -1110,6 +1136,70 @@ def _shrink_kernel(K, R, p: int):
     return _matmul_mod(K, _kernel_mod_p(RK.astype(np.int64), p), p)
 
 
+def incoming_directions(net: Network, t: int, i: int, *, domain: Any = None, max_lps: int = 2000,
+                        deadline: float | None = None):
+    """Kernel directions of the Jacobian supported on the incoming parameters (W_t[i, :], b_t[i])
+    of hidden neuron (t, i) (0-based layer t >= 1), from an exact enumeration of its active set.
+
+    ∂f/∂W_t[i,k] = δ_t[i] h_{t-1}[k] and ∂f/∂b_t[i] = δ_t[i], with δ_t[i] = 0 where z_t[i] < 0.
+    Every region of the layers below t meeting {z_t[i] > 0} is enumerated (exact phase search:
+    full patterns of layers < t with z_t[i] > 0, each with an exact interior point); on region P,
+    (h_{t-1}(x), 1) = [[M_P, m_P], [0, 1]] (x, 1), so (h_{t-1}, 1) stays in the span V of those
+    matrices' columns, and every c ⊥ V gives J(x)·c = δ_t[i](x) c·(h_{t-1}(x), 1) = 0 at every
+    differentiable input.  Returns (directions as full parameter vectors, region points) or None
+    when the budget ends first.
+
+    >>> net = Network.from_rows([[[1], [-1], [1]], [[1, 0, 1]], [[1]]], [[0, 0, -1], [-3], [0]])
+    >>> dirs, pts = incoming_directions(net, 1, 0)
+    >>> len(dirs), len(pts)        # only x > 2 activates (2, 0): h1_1 = 0 there, h1_0 - h1_2 = 1
+    (2, 1)
+    """
+    dom = normalize_domain(domain, net.n_inputs)
+    if t < 1 or _is_zero_neuron(net, t, i):
+        return None
+    leaves: list = []
+    found, _, _, _, _ = _phase_search(net, dom, {(t, i): 1}, None, max_lps, deadline, False,
+                                      upto=t, leaves=leaves)
+    if found is None:
+        return None
+    d, n_in = net.n_inputs, net.widths[t]
+    cols = []
+    for path, _ in leaves:
+        masks: dict = {}
+        for u, j, sg in path:
+            masks.setdefault(u, {})[j] = 1 if sg > 0 else 0
+        M, m = _layer_map(net, masks, t - 1)
+        for c in range(d):
+            cols.append([M[q, c] for q in range(n_in)] + [Q(0)])
+        cols.append(list(m) + [Q(1)])
+    V = QMatrix.from_rows(cols, ncols=n_in + 1) if cols else QMatrix.from_rows([], ncols=n_in + 1)
+    perp = V.nullspace() if cols else QMatrix.identity(n_in + 1)
+    offs = _offsets(net)
+    W = net.weights[t]
+    out = []
+    for c in perp.to_rows():
+        v = [Q(0)] * net.n_parameters
+        for k in range(n_in):
+            v[offs[t] + i * n_in + k] = c[k]
+        v[offs[t] + W.nrows * n_in + i] = c[n_in]
+        out.append(v)
+    return out, [x for _, x in leaves]
+
+
+def _layer_map(net, masks, t):
+    """(M, m) with h_t = M x + m on the region of the 0/1 *masks* of layers 0..t."""
+    d = net.n_inputs
+    M, m = QMatrix.identity(d), [Q(0)] * d
+    for u in range(t + 1):
+        W, b = net.layer(u)
+        Z = W @ M
+        zc = [sum((W[q, r] * m[r] for r in range(len(m))), Q(0)) + b[q] for q in range(W.nrows)]
+        on = masks.get(u, {})
+        M = QMatrix.from_rows([Z.row_at(q) if on.get(q) else tuple([Q(0)] * d) for q in range(W.nrows)], ncols=d)
+        m = [zc[q] if on.get(q) else Q(0) for q in range(W.nrows)]
+    return M, m
+
+
 _SYM_CACHE: dict = {}       # RREF mod p of the last proven span (the same across rounds)
 
 
@@ -1478,14 +1568,17 @@ def _check_refutation(net, dom, prefix, entry, delta_of, full) -> bool:
     return sum((yr * c for yr, (_, c) in zip(y, allrows)), Q(0)) <= 0
 
 
-def _phase_search(net, dom, targets, delta_of, max_lps, deadline, record):
+def _phase_search(net, dom, targets, delta_of, max_lps, deadline, record, upto=None, leaves=None):
     """Depth-first search of :func:`exercise` over every hidden neuron (layer order, targets
     first in their layer; a leaf is a full activation pattern, so a witness has every
-    pre-activation non-zero): (found, witness, refuted, order, lps)."""
+    pre-activation non-zero): (found, witness, refuted, order, lps).  With a list *leaves*,
+    every feasible leaf (path, exact point) is collected instead of stopping at the first, and
+    *upto* = t restricts the order to the layers below t and the targets of layer t."""
     d = net.n_inputs
     order = []
-    for t in range(net.depth - 1):
-        js = [j for j in range(net.widths[t + 1]) if not _is_zero_neuron(net, t, j)]
+    for t in range(net.depth - 1 if upto is None else upto + 1):
+        js = [j for j in range(net.widths[t + 1]) if not _is_zero_neuron(net, t, j)
+              and (upto is None or t < upto or (t, j) in targets)]
         order += sorted(((t, j) for j in js), key=lambda tj: tj not in targets)
     A0, c0 = _domain_rows(dom, d)
     count = [0]
@@ -1518,6 +1611,9 @@ def _phase_search(net, dom, targets, delta_of, max_lps, deadline, record):
                     if record:
                         refuted.append({"path": [list(v) for v in path], "delta_zero": True})
                     return None
+            if leaves is not None:
+                leaves.append((tuple(path), tuple(x)))
+                return None
             return x
         tt, j = order[pos]
         while t < tt:                                 # layer t complete: advance the affine map

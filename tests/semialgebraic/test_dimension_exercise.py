@@ -8,6 +8,7 @@ import random
 import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
 
+from algebra.matrices import QMatrix
 from algebra.network import Network
 from algebra.rationals import Q
 from semialgebraic.dimension import (PRIME, _exact_rows, _is_zero_neuron, _kernel_mod_p, _masks,
@@ -171,3 +172,45 @@ def test_planted_zero_outgoing_neuron_in_a_middle_layer():
     fd = functional_dimension(net)
     assert fd.exact and fd.value == fd0.value + 2
     assert any("(2, 3) reaches the output only through zero weights" in s for s in fd.deficits)
+
+
+@settings(max_examples=30, **SETTINGS)
+@given(st.integers(0, 10**6), st.sampled_from([None, "orthant", (-1, 2)]))
+def test_incoming_directions_against_region_enumeration(seed, domain):
+    """For every neuron (t, i), t >= 1: the directions are exactly the c ⊥ {(h_{t-1}(x), 1)} over
+    the regions where z_t[i] > 0 (brute force: d + 1 affinely independent points per region; at
+    most that many when some region has a neuron ≡ 0, whose points are not differentiable and
+    which the search keeps), and each annihilates the exact Jacobian rows at every region point."""
+    from semialgebraic.dimension import _simplex_points, incoming_directions
+    rng = random.Random(seed)
+    widths = [rng.randint(1, 2)] + [rng.randint(1, 3) for _ in range(rng.randint(2, 3))] + [1]
+    net = _random_net(rng, widths, rational=bool(seed % 2))
+    d = net.n_inputs
+    P = None if domain is None else Polyhedron.orthant(d) if domain == "orthant" else Polyhedron.box(d, *domain)
+    zero = [_is_zero_neuron(net, t, j) for t in range(net.depth - 1) for j in range(net.widths[t + 1])]
+    every = list(regions(net, domain=P))
+    regs = [r for r in every if all(s != 0 or z for s, z in zip(r.pattern, zero))]
+    degenerate = len(regs) < len(every)     # a neuron ≡ 0 on a region: points not differentiable
+    all_pts = [r.point for r in regs]
+    J = QMatrix.from_rows(_exact_rows(net, all_pts), ncols=net.n_parameters) if all_pts else None
+    for t in range(1, net.depth - 1):
+        for i in range(net.widths[t + 1]):
+            res = incoming_directions(net, t, i, domain=domain)
+            if _is_zero_neuron(net, t, i):
+                assert res is None
+                continue
+            dirs, pts = res
+            vecs = []
+            for r in regs:
+                if net.preactivations(r.point)[t][i] <= 0:
+                    continue
+                for x in _simplex_points(net, r.point, r.pattern):
+                    h = [max(v, Q(0)) for v in net.preactivations(x)[t - 1]]
+                    vecs.append(h + [Q(1)])
+            r_ = QMatrix.from_rows(vecs, ncols=net.widths[t] + 1).rank() if vecs else 0
+            assert len(dirs) <= net.widths[t] + 1 - r_      # sound: V may only be larger
+            if not degenerate:
+                assert len(dirs) == net.widths[t] + 1 - r_
+                assert bool(pts) == bool(vecs)
+            if dirs and J is not None:
+                assert (J @ QMatrix.from_rows(dirs, ncols=net.n_parameters).T).is_zero()
