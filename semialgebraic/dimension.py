@@ -208,10 +208,12 @@ def functional_dimension(net: Network, *, domain: Any = None, timeout: float | N
             new_rank = N - kernel.shape[1] if kernel is not None else 0
             rounds += 1
             stalled = new_rank <= rank
+            productive = new_rank >= rank + 4         # sampling still finds new directions
             rank = max(rank, new_rank)
             if _DEBUG:
                 print("round", rounds, "points", npts, "rank", new_rank, "upper", upper, flush=True)
-            if complete or rank >= upper or budget.exhausted() or (stalled and rounds >= 2) or rounds >= 4:
+            if (complete or rank >= upper or budget.exhausted() or (stalled and rounds >= 2)
+                    or rounds >= (6 if productive else 4)):
                 break
         except KeyboardInterrupt:        # Ctrl-C: report the bounds established so far
             budget.interrupt()
