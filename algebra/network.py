@@ -296,6 +296,7 @@ class Network:
             "format": "netfibers.network",
             "version": 1,
             "activation": "relu",
+            "inputs": self.n_inputs,
             "layers": [{"weight": w.to_json(), "bias": [q_json(x) for x in b]}
                        for w, b in zip(self._weights, self._biases)],
         }

@@ -92,11 +92,6 @@ def test_m_greater_than_one_differs_in_one_output_only():
         assert a(x)[0] == b(x)[0] and a(x)[1] != b(x)[1]
 
 
-@pytest.mark.xfail(strict=True, reason="algebra/network.py accepts a hidden layer of width 0 (a "
-                   "fully pruned layer) but its JSON form ('weight': [] loses the input width) is "
-                   "refused when equivalence re-reads its own certificate: InputError "
-                   "'certificate[a]: layer 1 weight: empty weight matrix'.  Either refuse width 0 "
-                   "in Network or support it end to end")
 def test_width_zero_hidden_layer_end_to_end():
     from algebra.exceptions import InputError
     from algebra.matrices import QMatrix

@@ -2,6 +2,10 @@
 
 Numbers: JSON integers, strings ``"p/q"``/``"-3"``/``"0.125"``/``"1e-3"``, or JSON float literals,
 which mean the exact decimal they spell (the parser keeps the literal's text).
+
+Optional ``"inputs": d`` (written by :meth:`~algebra.network.Network.to_dict`) pins the input
+width, so that a hidden layer without neurons (a fully pruned layer: ``"weight": []``; the
+network is then constant) keeps its shape through a JSON round trip.
 """
 
 from __future__ import annotations
@@ -13,6 +17,7 @@ from decimal import Decimal
 from pathlib import Path
 
 from ..exceptions import AlgebraError, InputError
+from ..matrices import QMatrix
 from ..network import Network
 from ..rationals import Q as _Q, to_q
 
@@ -135,16 +140,27 @@ def network_from_dict(data: object, source: str | None = None) -> Network:
     layers = data.get("layers")
     if not isinstance(layers, list) or not layers:
         raise InputError("'layers' must be a non-empty list", source)
+    inputs = data.get("inputs")
+    if inputs is not None and (not isinstance(inputs, int) or isinstance(inputs, bool) or inputs < 1):
+        raise InputError(f"'inputs' must be a positive integer, got {inputs!r}", source)
     ws, bs = [], []
-    prev = None
+    prev = inputs
     for l, layer in enumerate(layers, start=1):
         if not isinstance(layer, dict) or "weight" not in layer:
             raise InputError("each layer needs 'weight' (and optionally 'bias')", source, f"layer {l}")
         w = parse_matrix(layer["weight"], f"layer {l} weight", source, (None, prev))
-        if not w or not w[0]:
-            raise InputError("empty weight matrix", source, f"layer {l} weight")
+        ncols = len(w[0]) if w else prev
+        hidden = l < len(layers)
+        # a hidden layer may have no neurons (a pruned layer: the net is constant) when its
+        # column count is known: from 'inputs' for the first layer, else the previous width
+        if (not w and not (hidden and ncols is not None)) or (w and ncols == 0 and prev != 0) \
+                or (l == 1 and not ncols):
+            raise InputError("empty weight matrix" + ("" if hidden else " (the output layer needs "
+                             "rows)") + (" (give 'inputs' for a first layer without rows)"
+                                         if l == 1 and not w and hidden else ""),
+                             source, f"layer {l} weight")
         b = parse_vector(layer.get("bias", [0] * len(w)), f"layer {l} bias", source, len(w))
-        ws.append(w)
+        ws.append(QMatrix.from_rows(w, ncols=ncols))
         bs.append(b)
         prev = len(w)
     try:
