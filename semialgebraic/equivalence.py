@@ -6,7 +6,7 @@ dimensions compute the same function on a domain (R^d, the closed orthant or a b
 Methods (``method=``)
 ---------------------
 ``"auto"``
-    One hidden layer each (domain R^d): the shallow canonical form
+    One hidden layer each (domain R^d or the closed orthant): the shallow canonical form
     (:func:`semialgebraic.shallow.equivalent_shallow`); two hidden layers with n1 <= d each
     (domain R^d): CANON for generic bottleneck networks
     (:func:`semialgebraic.bottleneck.equivalent_bottleneck`, three-layer-fibers R20).  A fast path
@@ -73,6 +73,7 @@ networks as given.
 from __future__ import annotations
 
 import random
+from functools import partial
 from dataclasses import dataclass, field, replace
 from typing import Any, Iterator, Sequence
 
@@ -665,14 +666,17 @@ def _fast_path(a, b, dom, method, hyps) -> Verdict | None:
     shallow_ok = a.depth == 2 and b.depth == 2
     bott_ok = (a.depth == 3 and b.depth == 3 and a.widths[1] <= a.n_inputs
                and b.widths[1] <= b.n_inputs)
-    hyps.append(Hypothesis("domain is R^d (fast paths)", dom is None, None if dom is None else jsonable(_dom_json(dom))))
+    witness = None if dom is None else jsonable(_dom_json(dom))
     if method in ("auto", "shallow"):
         hyps.append(Hypothesis("one hidden layer each", shallow_ok, [a.depth - 1, b.depth - 1]))
-        if shallow_ok and dom is None:
-            v = _run_fast(equivalent_shallow, a, b, "shallow", hyps)
+        hyps.append(Hypothesis("domain is R^d or the closed orthant (shallow canonical form)",
+                               dom is None or dom == "orthant", witness))
+        if shallow_ok and (dom is None or dom == "orthant"):
+            v = _run_fast(partial(equivalent_shallow, orthant=dom == "orthant"), a, b, "shallow", hyps)
             if v is not None:
                 return v
     if method in ("auto", "bottleneck"):
+        hyps.append(Hypothesis("domain is R^d (bottleneck fast path)", dom is None, witness))
         hyps.append(Hypothesis("two hidden layers with n1 <= d each", bott_ok,
                                [list(a.widths), list(b.widths)]))
         if bott_ok and dom is None:
