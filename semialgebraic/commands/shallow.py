@@ -3,7 +3,9 @@
 * ``netfibers canon NET [--orthant] [--json] [-o OUT.json|OUT.npz|OUT.safetensors]``: the
   canonical form of a one-hidden-layer net (kink hyperplanes with kink vectors, affine part) and
   its fingerprint; ``-o`` writes the canonical representative network (dedup of model zoos:
-  equal fingerprints ⇔ equal functions).  Binary writers refuse weights that are not exactly
+  equal fingerprints ⇔ equal functions).  The representative has one neuron per kink plus
+  ± pairs realising the affine part, so it may be wider than the input (the JSON key
+  ``representative_widths`` says so).  Binary writers refuse weights that are not exactly
   representable.  JSON keys: ``fingerprint``, ``domain``, ``canonical_form``,
   ``number_of_kinks``, ``linear_rank``, ``representative_widths``, ``output``.
 * ``netfibers apply STEPS.json NET -o OUT.json``: apply a JSON list of symmetry steps
@@ -39,7 +41,9 @@ def register(sub, parent) -> None:
     p.add_argument("--orthant", action="store_true",
                    help="canonical form on the closed orthant (the tail of a bottleneck)")
     p.add_argument("-o", "--output", metavar="OUT",
-                   help="write the canonical representative (.json, .npz or .safetensors)")
+                   help="write the canonical representative (.json, .npz or .safetensors); one "
+                        "neuron per kink plus ± pairs for the affine part, so it may be wider "
+                        "than NET")
     p.set_defaults(func=cmd_canon)
 
     p = sub.add_parser("apply", parents=[parent], help="apply a JSON list of symmetry steps",
