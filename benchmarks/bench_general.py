@@ -26,16 +26,26 @@
    median 6.4x; with contraction but before dead_cover, the perturbed-but-equivalent
    2-6-6-6-1 pair of the current list walked 140 regions in 3.5 s.
 2. Exact functional dimension of 8-32-32-32-1 and 4-32-32-1 networks (target <= 10 s): normal-like
-   weights with small biases, and the integer/8 weights of ``random_net`` (exact zeros, large
-   biases: silent and dead neurons).
-   Measured 2026-11-30 (2 shared cores, load ~5): 8-32-32-32-1 normal seed 2 exact 2337 = N - #hidden
-   in 7.6 s; seeds 1 and 3 stop at 2334 / 2332 <= fd <= 2337 (weights exercised only on tiny
-   cones of the input space, or never: sampling cannot tell which, the exact search is too big);
-   4-32-32-1 normal: 1184, 1161, 1174 <= fd <= 1185 (d = 4 leaves many weights never exercised);
-   int/8 nets: 4-32-32-1 1056 <= fd <= 1089 (upper was 1185: 3 zero output weights now proven
-   silent; the remaining 33 = one layer-2 neuron never active in 3e6 float samples, unproven dead),
-   8-32-32-32-1 2217 <= fd <= 2241 (upper was 2337).
-3. Float32 SVD (numpy) ranks of the Jacobian at 4-32-32-1 against the exact rank.
+   weights with small biases (``normal_net``), nets whose every neuron switches on the reachable
+   set (``switching_net``: each bias puts the kink at the image of a random anchor input), and
+   the integer/8 weights of ``random_net`` (exact zeros, large biases: silent and dead neurons).
+   Measured 2026-11-30 11:01 UTC (2 shared cores, load ~2.1-2.6), N - #hidden = 2337 / 1185:
+   8-32-32-32-1 normal seeds 2, 4 exact 2337 in 4.4 / 4.8 s; switching seeds 1-3 exact 2337 in
+   3.3-3.8 s; normal seeds 1, 3, 6 stop at 2334 / 2336 / 2333 <= fd <= 2337 in 5-7 s, each gap a
+   weight W3[i,k] whose two neurons were never seen active together (the mod-p kernel names
+   them: W3[22,3], W3[22,8], W3[22,20]; W3[21,25]; W3[4,2], W3[4,13], W3[4,28], W3[4,30]);
+   seed 5 2292 <= fd <= 2337 in 16.7 s (a rarely active layer-2 neuron, (2, 29)).  The exact
+   phase search that would prove those weights never exercised (:func:`exercise`) does not
+   finish there (all layer-1/2 patterns in R^8); it does on small nets.  Before this session
+   (same seeds, load ~5): seed 2 exact in 7.6 s, seeds 1 / 3 at 2334 / 2332 in 13 / 11.5 s,
+   seeds 4 / 5 / 6 at 2307 / 2277 / 2334 in 60-77 s (walks uncapped, three full modular
+   eliminations).  4-32-32-1 normal: 1184, 1171, 1174 <= fd <= 1185 in 2-4.4 s; int/8 nets:
+   4-32-32-1 1056 <= fd <= 1089, 8-32-32-32-1 2225 <= fd <= 2241 (11.3 s).
+3. Float32 SVD (numpy) ranks of the same Jacobian rows against their certified rank (rank mod
+   p, a lower bound, against N - rank of the proven symmetries, an upper bound), same run:
+   4-32-32-1 int/8 (1500 inputs): certified >= 1039, float32 298 / 261 / 815 (tolerances numpy
+   default / 1e-3 s_max / 1e-6 s_max); 8-32-32-32-1 normal seed 2 (3600 random inputs):
+   certified >= 2332, float32 2041 / 1723 / 2330: all wrong.
 
 Options: ``--quick`` (smaller pairs), ``--z3-timeout S`` (default 120), ``--skip-dim``.
 """
