@@ -16,7 +16,8 @@ from .regions import Region, number_of_regions, regions
 from .shallow import canonical_form, equivalent_shallow
 from .bottleneck import equivalent_bottleneck, identifiability, structure
 from .fiber import Fiber, fiber
-from .equivalence import could_be_equivalent, equivalent, is_equivalent, max_deviation
+from .deviation import max_deviation
+from .equivalence import could_be_equivalent, equivalent, is_equivalent
 from .dimension import functional_dimension
 from .absorption import absorbable
 from .verify import verify

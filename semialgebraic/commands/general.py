@@ -25,7 +25,8 @@ from ..budget import Budget
 from ..certificates import write_certificate
 from ..cli import emit, fail
 from ..dimension import functional_dimension
-from ..equivalence import METHODS, equivalent, max_deviation
+from ..deviation import max_deviation
+from ..equivalence import METHODS, equivalent
 from .common import load_network, parse_box
 
 __all__ = ["register"]

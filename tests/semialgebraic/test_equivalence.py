@@ -9,9 +9,10 @@ from hypothesis import HealthCheck, given, settings, strategies as st
 from algebra.exceptions import InputError
 from algebra.network import Network
 from algebra.rationals import Q
-from semialgebraic.equivalence import (could_be_equivalent, equivalent, is_equivalent,
-                                       max_deviation, refutation_points, simplify)
+from semialgebraic.deviation import max_deviation
+from semialgebraic.equivalence import could_be_equivalent, equivalent, is_equivalent, refutation_points
 from semialgebraic.exceptions import UndecidedError
+from semialgebraic.reduction import simplify
 from semialgebraic.verify import verify
 
 SETTINGS = dict(deadline=None, suppress_health_check=[HealthCheck.too_slow], derandomize=True)
