@@ -177,7 +177,8 @@ def functional_dimension(net: Network, *, domain: Any = None, timeout: float | N
     sym_rank = QMatrix.from_rows(sym, ncols=N).rank() if sym else 0
     upper = N - sym_rank
     nrng = _np().random.default_rng(seed)
-    sketch = _Sketch(min(N + 64, int(1.3 * upper) + 64), N, PRIME, seed)
+    prime = _prime_for(net)            # no denominator of θ divisible by it (reductions valid)
+    sketch = _Sketch(min(N + 64, int(1.3 * upper) + 64), N, prime, seed)
     all_X: list = []
     rank, npts, rounds = 0, 0, 0
     evidence: dict = {}
@@ -191,7 +192,7 @@ def functional_dimension(net: Network, *, domain: Any = None, timeout: float | N
                 want = samples or (max(16, int(_FIRST * upper) // max(1, net.n_outputs) + 16) if not rounds
                                    else max(16, upper // (8 * max(1, net.n_outputs))))
                 if kernel is not None and rank < upper:
-                    evidence["missing"] = _missing_directions(net, kernel, sym, limit=24)
+                    evidence["missing"] = _missing_directions(net, kernel, sym, prime, limit=24)
                 new_points = new_points + _chosen_inputs(net, dom, nrng, want, 10 * want + 2000,
                                                          evidence, rounds)
             X, masks = _masks(net, new_points)
@@ -199,12 +200,12 @@ def functional_dimension(net: Network, *, domain: Any = None, timeout: float | N
             all_X += X
             npts = len(all_X)
             if X:
-                R = jacobian_rows(net, X, masks, PRIME)
+                R = jacobian_rows(net, X, masks, prime)
                 if kernel is None:
                     sketch.add(R)
-                    kernel = _kernel_mod_p(sketch.matrix(), PRIME)
+                    kernel = _kernel_mod_p(sketch.matrix(), prime)
                 else:
-                    kernel = _shrink_kernel(kernel, R, PRIME)
+                    kernel = _shrink_kernel(kernel, R, prime)
             new_rank = N - kernel.shape[1] if kernel is not None else 0
             rounds += 1
             stalled = new_rank <= rank
@@ -221,7 +222,7 @@ def functional_dimension(net: Network, *, domain: Any = None, timeout: float | N
             break
     proofs: list = []
     if rank < upper and not complete and not budget.exhausted() and kernel is not None:
-        evidence["missing"] = _missing_directions(net, kernel, sym)
+        evidence["missing"] = _missing_directions(net, kernel, sym, prime)
         proven, witnesses, proofs = _prove_suspects(net, dom, evidence, budget, upper - rank,
                                                     seconds=3.0 if net.n_hidden <= 48 else 1.0)
         if witnesses:                  # exact inputs where a suspect parameter is exercised
@@ -229,14 +230,14 @@ def functional_dimension(net: Network, *, domain: Any = None, timeout: float | N
             if Xw:
                 all_X += Xw
                 npts = len(all_X)
-                kernel = _shrink_kernel(kernel, jacobian_rows(net, Xw, masks, PRIME), PRIME)
+                kernel = _shrink_kernel(kernel, jacobian_rows(net, Xw, masks, prime), prime)
                 rank = max(rank, N - kernel.shape[1])
         if proven:
             sym, deficits = symmetry_directions(net, domain=dom, patterns=patterns, proven=proven)
             sym_rank = QMatrix.from_rows(sym, ncols=N).rank() if sym else 0
             upper = N - sym_rank
         if rank < upper:
-            evidence["missing"] = _missing_directions(net, kernel, sym)
+            evidence["missing"] = _missing_directions(net, kernel, sym, prime)
     X = all_X
     lower, how = rank, "rank mod p of the Jacobian rows (a lower bound of the rational rank)"
     exact_rank = False
@@ -1004,7 +1005,20 @@ def _masks(net, points):
 
 def _modq(v, p) -> int:
     v = Q(v) if not isinstance(v, Q) else v
+    if int(v.q) % p == 0:
+        raise ValueError(f"denominator of {v} divisible by the prime {p}")
     return int(v.p) % p * pow(int(v.q) % p, p - 2, p) % p
+
+
+def _prime_for(net) -> int:
+    """The largest prime p < 2^20 + 2^18 (PRIME first) dividing no denominator of the parameters,
+    so that every Jacobian row (inputs are dyadic) reduces mod p (primality by trial division)."""
+    dens = {int(Q(v).q) for v in net.parameters()} - {1}
+    cand = PRIME
+    while True:
+        if all(cand % q for q in range(2, int(cand ** 0.5) + 1)) and all(dn % cand for dn in dens):
+            return cand
+        cand -= 2
 
 
 def _exact_rank(net, points) -> int:
