@@ -14,8 +14,10 @@ from algebra.blocks import Block, BlockStack, HyperConnectionBlock, block_from_d
 from algebra.exceptions import InputError
 from algebra.matrices import QMatrix
 from algebra.rationals import Q, to_q
-from semialgebraic.absorption import (absorb_general, absorbable, canonical_form, find_s,
-                                      nondegeneracy, random_block, random_experiment, analysis_block)
+from semialgebraic.absorption import (absorbable, analysis_block, nondegeneracy, random_block,
+                                      random_experiment)
+from semialgebraic.absorption_canon import absorb_general, canonical_form
+from semialgebraic.absorption_find_s import find_s
 from semialgebraic.certificates import jsonable
 from semialgebraic.verify import verify
 

@@ -1,0 +1,289 @@
+"""Canonical form (skip-absorption R14) of a ReLU/GELU block and ABSORB-GENERAL (R15).
+
+``2 f(x) = Λ x + κ + Σ_q v_q e_q(x)`` with Λ = 2M + W_down W_up, hyperplane classes (also
+affine ones for ReLU with biases, R19).  ABSORB-GENERAL searches sets T of paired classes and
+signs τ so that a residual-free block of width k has the same canonical form; sign searches
+with no free pair left are linear and decided by FIND-S
+(:mod:`semialgebraic.absorption_find_s`), the others are tried in Gray-code order (at most
+2^:data:`MAX_BRUTE_SIGNS` signs in a checkable "no").
+"""
+
+from __future__ import annotations
+
+import itertools
+from dataclasses import dataclass
+from fractions import Fraction
+
+from algebra.blocks import Block
+from algebra.exceptions import InputError
+from algebra.matrices import QMatrix, residues
+from algebra.rationals import Q, lead, q_json, sign
+
+from .absorption_find_s import PRIMES, find_s
+from .budget import Budget
+
+__all__ = ["Canon", "canonical_form", "absorb_general", "MAX_BRUTE_SIGNS"]
+
+MAX_BRUTE_SIGNS = 16
+"""Largest number of signs tried by brute force (2^16) in a "not absorbable" answer of
+ABSORB-GENERAL; sign searches with no free pair left are linear and decided by FIND-S instead,
+with their witnesses recorded in the certificate."""
+
+
+@dataclass(frozen=True)
+class Canon:
+    """Canonical form (R14) of a ReLU/GELU block: ``2 f(x) = Λ x + κ + Σ_q v_q e_q(x)``.
+
+    ``linear`` is Λ = 2M + W_down W_up, ``constant`` κ (ReLU with biases, else None), ``classes``
+    a sorted tuple of (u, β, v): ReLU — hyperplane {u·x + β = 0} with lead(u) = 1 and
+    e_q = |u·x + β|; GELU — u = ±w with lead(u) > 0, β = 0, e_q = 2 e(u·x).
+    """
+
+    activation: str
+    linear: QMatrix
+    constant: tuple | None
+    classes: tuple
+
+    def to_json(self) -> dict:
+        return {"activation": self.activation, "linear": self.linear.to_json(),
+                "constant": None if self.constant is None else [q_json(x) for x in self.constant],
+                "classes": [{"u": [q_json(x) for x in u], "beta": q_json(b), "v": [q_json(x) for x in v]}
+                            for u, b, v in self.classes]}
+
+
+def canonical_form(block: Block) -> Canon:
+    """Canonical form R14 (ReLU, also with biases: affine hyperplanes; GELU without biases).
+
+    >>> from algebra.blocks import Block
+    >>> c = canonical_form(Block("relu", [[1], [2]], [[1, 1]]))          # example D
+    >>> c.linear, [(u, v) for u, b, v in c.classes]
+    (QMatrix([[5]]), [((1,), (3,))])
+    """
+    act = block.activation.name
+    if act not in ("relu", "gelu") or block.activation.is_gated:
+        raise InputError(f"canonical forms exist for relu and gelu blocks, not {act!r}")
+    biased = block.has_nonzero_biases
+    if biased and act == "gelu":
+        raise InputError("no canonical form for GELU blocks with biases (outside the theory)")
+    d, k = block.d, block.k
+    lin = block.skip_matrix.scale(2) + block.w_down @ block.w_up
+    up, down = block.w_up.to_rows(), block.w_down.T.to_rows()
+    b_up = block.b_up or (Q(0),) * k
+    const = [Q(0)] * d
+    if biased:
+        c = block.b_down or (Q(0),) * d
+        const = [2 * x for x in c]
+    classes: dict = {}
+    for i in range(k):
+        w, a, b = up[i], down[i], b_up[i]
+        if all(x == 0 for x in a):
+            continue
+        lam = lead(w)
+        if lam is None:
+            if biased and b > 0:
+                const = [x + 2 * ai * b for x, ai in zip(const, a)]
+            continue
+        if biased:
+            const = [x + ai * b for x, ai in zip(const, a)]
+        if act == "relu":
+            u, beta, s = tuple(x / lam for x in w), b / lam, abs(lam)
+        else:
+            sg = sign(lam)
+            u, beta, s = tuple(sg * x for x in w), Q(0), Q(1)
+        key = (u, beta)
+        acc = classes.get(key)
+        classes[key] = [s * x for x in a] if acc is None else [y + s * x for y, x in zip(acc, a)]
+    items = tuple(sorted(((u, beta, tuple(v)) for (u, beta), v in classes.items()
+                          if any(x != 0 for x in v)),
+                         key=lambda t: (tuple(map(Fraction, map(str, t[0]))), Fraction(str(t[1])))))
+    return Canon(act, lin, tuple(const) if biased else None, items)
+
+
+def absorb_general(block: Block, *, budget: Budget | None = None):
+    """ABSORB-GENERAL (R15) on the canonical form, also with ReLU biases (affine classes).
+
+    Returns ``(True, absorbing_block)``, ``(False, {"canon": Canon, "per_T": [...]})`` (exhausted
+    search; ``per_T`` holds the FIND-S witnesses of the linear sign searches) or
+    ``(None, reason)`` when the budget ran out.
+
+    >>> from algebra.blocks import Block
+    >>> ok, g = absorb_general(Block("relu", [[1], [2]], [[1, 1]]))         # example D
+    >>> ok, canonical_form(g) == canonical_form(Block("relu", [[1], [2]], [[1, 1]]))
+    (True, True)
+    >>> absorb_general(Block("gelu", [[1], [2]], [[1, 1]]))[0]
+    False
+    """
+    budget = budget or Budget()
+    canon = canonical_form(block)
+    record: list = []
+    found = _search_tau(canon, block.k, block.d, budget, record=record)
+    if found is None:
+        return None, f"search stopped ({budget.reason or 'budget'})"
+    if found is False:
+        if any("unchecked" in r for r in record):
+            return None, (f"no assignment fits, but some sign search has more than 2^{MAX_BRUTE_SIGNS} "
+                          "cases: too large for a checkable certificate")
+        return False, {"canon": canon, "per_T": record}
+    return True, _build_general_block(block, canon, *found)
+
+
+# ----------------------------------------------------------------------------------------------
+# private
+# ----------------------------------------------------------------------------------------------
+def _search_tau(canon: Canon, k: int, d: int, budget: Budget, max_tests: int = 50_000,
+                record: list | None = None):
+    """Find (T, signs) of R15, False when none exists, None when the budget ran out.
+
+    For each set T of paired classes: when no free pair is left (Fp = 0) the sign condition is
+    linear, Σ_{q∈S} v_q u_qᵀ N_T = (Σ_q v_q u_qᵀ N_T − Λ N_T)/2 with S = {q : τ_q = −1}, and
+    FIND-S lists its 0/1 solutions; otherwise the 2^(c−|T|) signs are tried in Gray-code order.
+    """
+    cls = canon.classes
+    c = len(cls)
+    if c > k:
+        return False
+    lam = canon.linear
+    tests = 0
+    for t in range(0, min(c, k - c) + 1):
+        fp = (k - c - t) // 2
+        for T in itertools.combinations(range(c), t):
+            if budget.exhausted():
+                return None
+            if T:
+                NT = QMatrix.from_rows([list(cls[q][0]) for q in T]).nullspace().T
+            else:
+                NT = QMatrix.identity(d)
+            rest = [q for q in range(c) if q not in T]
+            if NT.ncols == 0 or fp >= min(d, NT.ncols):
+                return T, {q: 1 for q in rest}
+            base = lam @ NT
+            if rest:   # R N_T = 0 is linear in the signs: FIND-S (decides when Fp = 0)
+                ups = QMatrix.from_rows([list(cls[q][0]) for q in rest]) @ NT        # |rest| × dim
+                downs = QMatrix.from_rows([list(cls[q][2]) for q in rest]).T          # d × |rest|
+                target = ((downs @ ups) - base).scale(Q(1, 2))
+                res = find_s(ups, downs, target, budget=budget)
+                if res.subsets:
+                    neg = {rest[i] for i in res.subsets[0]}
+                    return T, {q: (-1 if q in neg else 1) for q in rest}
+                if res.complete and fp == 0:
+                    if record is not None:
+                        record.append({"T": [list(cls[q][0]) + [cls[q][1]] for q in T],
+                                       "order": [list(cls[q][0]) + [cls[q][1]] for q in rest],
+                                       "witness": res.witness})
+                    continue
+            if record is not None and len(rest) > MAX_BRUTE_SIGNS:
+                record.append({"unchecked": len(rest)})
+            P = {q: QMatrix.column(cls[q][2]) @ (QMatrix.row(cls[q][0]) @ NT) for q in rest}
+            start = base
+            for q in rest:
+                start = start - P[q]
+            mod = _ModRank.of(start, [P[q] for q in rest])   # rank mod p <= rank over Q: a filter
+            signs = {q: 1 for q in rest}
+            for step in range(1 << len(rest)):
+                if step:
+                    bit = (step & -step).bit_length() - 1   # Gray code: flip one sign
+                    q = rest[bit]
+                    if mod is not None:
+                        mod.flip(bit, signs[q])
+                    signs[q] = -signs[q]
+                tests += 1
+                if tests > max_tests:
+                    budget.reason = budget.reason or f"more than {max_tests} rank tests"
+                    return None
+                if step % 256 == 0 and budget.exhausted():
+                    return None
+                if mod is not None and mod.rank() > fp:
+                    continue
+                cur = base
+                for q in rest:
+                    cur = cur - P[q].scale(signs[q])
+                if cur.rank() <= fp:
+                    return T, dict(signs)
+    return False
+
+
+class _ModRank:
+    """cur = start + 2 Σ (flipped) P_q maintained mod a prime, with a small rank routine."""
+
+    __slots__ = ("p", "cur", "parts")
+
+    @classmethod
+    def of(cls, start: QMatrix, parts: list):
+        obj = cls()
+        obj.p = PRIMES[0]
+        try:
+            obj.cur = [residues(start, obj.p)]
+            obj.parts = [residues(m, obj.p) for m in parts]
+        except ZeroDivisionError:
+            return None
+        obj.cur = (obj.cur[0], start.nrows, start.ncols)
+        return obj
+
+    def flip(self, i: int, old_sign: int) -> None:
+        vals, r, c = self.cur
+        f = 2 * old_sign
+        self.cur = ([(a + f * b) % self.p for a, b in zip(vals, self.parts[i])], r, c)
+
+    def rank(self) -> int:
+        vals, nr, nc = self.cur
+        p = self.p
+        rows = [vals[i * nc:(i + 1) * nc] for i in range(nr)]
+        rank = 0
+        for col in range(nc):
+            piv = next((i for i in range(rank, nr) if rows[i][col]), None)
+            if piv is None:
+                continue
+            rows[rank], rows[piv] = rows[piv], rows[rank]
+            inv = pow(rows[rank][col], -1, p)
+            prow = [x * inv % p for x in rows[rank]]
+            for i in range(rank + 1, nr):
+                f = rows[i][col]
+                if f:
+                    rows[i] = [(x - f * y) % p for x, y in zip(rows[i], prow)]
+            rank += 1
+        return rank
+
+
+def _build_general_block(block: Block, canon: Canon, T, signs) -> Block:
+    d, k = block.d, block.k
+    cls = canon.classes
+    units = []  # (w', b', a')
+    R = canon.linear
+    for q, s in signs.items():
+        u, beta, v = cls[q]
+        units.append(([s * x for x in u], s * beta, list(v)))
+        R = R - QMatrix.column(v) @ QMatrix.row(u).scale(s)
+    if T:
+        indep = []
+        for q in T:
+            cand = indep + [q]
+            if QMatrix.from_rows([list(cls[i][0]) for i in cand]).rank() == len(cand):
+                indep = cand
+        Pm = QMatrix.from_rows([list(cls[q][0]) for q in indep]).T       # d × |P|
+        H = (R @ Pm) @ (Pm.T @ Pm).inverse()
+        h = {q: H.col_at(i) for i, q in enumerate(indep)}
+        for q in T:
+            u, beta, v = cls[q]
+            hq = h.get(q, (Q(0),) * d)
+            units.append((list(u), beta, [(a + b) / 2 for a, b in zip(v, hq)]))
+            units.append(([-x for x in u], -beta, [(a - b) / 2 for a, b in zip(v, hq)]))
+            R = R - QMatrix.column(hq) @ QMatrix.row(u)
+    Rr, piv = R.rref()
+    for f, pc in enumerate(piv):
+        hf, uf = R.col_at(pc), Rr.row_at(f)
+        units.append((list(uf), Q(0), [x / 2 for x in hf]))
+        units.append(([-x for x in uf], Q(0), [-x / 2 for x in hf]))
+    if len(units) > k:
+        raise AssertionError("ABSORB-GENERAL built too many units")  # pragma: no cover
+    while len(units) < k:
+        units.append(([Q(0)] * d, Q(0), [Q(0)] * d))
+    w_up = [u[0] for u in units]
+    w_down = QMatrix.from_rows([u[2] for u in units]).T
+    if canon.constant is None:
+        return Block(block.activation, w_up, w_down, skip="none")
+    b_up = [u[1] for u in units]
+    kappa = list(canon.constant)
+    for w, b, a in units:
+        if any(x != 0 for x in w):
+            kappa = [x - ai * b for x, ai in zip(kappa, a)]
+    return Block(block.activation, w_up, w_down, skip="none", b_up=b_up, b_down=[x / 2 for x in kappa])

@@ -1,0 +1,250 @@
+"""FIND-S (skip-absorption R16): every index set S with W_down[:,S] W_up[S,:] = target.
+
+A ξ = vec(target), A's column i = vec(a_i w_iᵀ), is solved for its 0/1 solutions exactly over
+Q for small systems (d²·k ≤ :data:`EXACT_LIMIT`); for large ones modulo a prime on k + 8
+selected rows of A (a superset of the 0/1 solutions), every candidate S checked exactly over Q;
+a "no" is certified by a vector Y (mod p) with a_iᵀ Y w_i ≡ 0 for all i and ⟨Y, target⟩ ≢ 0:
+any 0/1 solution would reduce mod p to a contradiction, so the certificate is an exact proof
+(checked by :mod:`semialgebraic.verify.absorption`).  Used by the dispatcher
+(:mod:`semialgebraic.absorption`) and by ABSORB-GENERAL's linear sign searches
+(:mod:`semialgebraic.absorption_canon`).
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+import random
+from dataclasses import dataclass, field
+
+from algebra.matrices import QMatrix, nmod_rref, residues
+from algebra.rationals import Q
+
+from .budget import Budget
+
+__all__ = ["find_s", "FindS", "EXACT_LIMIT", "PRIMES"]
+
+EXACT_LIMIT = 1_000
+"""FIND-S works over Q when d²·k is at most this, modulo a prime otherwise (rational elimination
+of float-derived weights is ~1000x slower than the modular route already at d = 24, k = 96)."""
+
+
+PRIMES = (16777213, 16777199, 16777183, 16777153, 16777141, 16777139)
+"""Primes below 2^24 (products of two residues fit int64 sums of 2^15 terms)."""
+
+
+@dataclass
+class FindS:
+    """Result of :func:`find_s`: every valid S (0-based), completeness and the NO witness."""
+
+    subsets: list
+    complete: bool
+    witness: dict | None
+    rank: int | None = None
+    nullity: int | None = None
+    modulus: int | None = None
+    reason: str = ""
+    candidates: int = 0
+    details: dict = field(default_factory=dict)
+
+
+def find_s(w_up: QMatrix, w_down: QMatrix, target: QMatrix, *, max_nullity: int = 16,
+           budget: Budget | None = None, exact: bool | None = None, seed: int = 0) -> FindS:
+    """All S ⊆ {0..k−1} with W_down[:,S] W_up[S,:] = target (R16, FIND-S).
+
+    Exact over Q when d²·k ≤ :data:`EXACT_LIMIT` (or *exact* is True); otherwise modulo a prime
+    on selected rows, every candidate re-checked over Q.  When no S exists and the search is
+    complete, ``witness`` is a ``left_null`` (Y) or ``linear_system`` record.
+
+    >>> r = find_s(QMatrix.from_rows([[1, 0], [0, 1], [1, 1], [1, -1], [1, 2]]),
+    ...            QMatrix.from_rows([[-1, 0, 1, 0, 1], [0, -1, 0, 1, 1]]), -QMatrix.identity(2))
+    >>> r.subsets, r.rank, r.nullity                                            # example H
+    ([(0, 1)], 4, 1)
+    """
+    budget = budget or Budget()
+    k, d = w_up.shape
+    if exact is None:
+        exact = target.nrows * target.ncols * k <= EXACT_LIMIT
+    if exact:
+        return _find_s_exact(w_up, w_down, target, max_nullity, budget)
+    return _find_s_modular(w_up, w_down, target, max_nullity, budget, seed)
+
+
+# ----------------------------------------------------------------------------------------------
+# private
+# ----------------------------------------------------------------------------------------------
+def _find_s_exact(w_up, w_down, target, max_nullity, budget) -> FindS:
+    k = w_up.nrows
+    do, di = target.shape                      # d x d for a block; d x dim in ABSORB-GENERAL
+    U, V, Z = w_up.to_rows(), w_down.to_rows(), target.to_rows()
+    A = [[V[p][i] * U[i][q] for i in range(k)] for p in range(do) for q in range(di)]
+    b = [Z[p][q] for p in range(do) for q in range(di)]
+    R, piv = QMatrix.from_rows([row + [bb] for row, bb in zip(A, b)], ncols=k + 1).rref()
+    if k in piv:  # inconsistent: Y with Aᵀ y = 0, bᵀ y = 1 (a particular, sparse solution)
+        n = do * di
+        rows = [[A[r][i] for r in range(n)] + [Q(0)] for i in range(k)] + [b + [Q(1)]]
+        R2, piv2 = QMatrix.from_rows(rows, ncols=n + 1).rref()
+        y = [Q(0)] * n
+        for j, p in enumerate(piv2):
+            y[p] = R2[j, n]
+        Y = [[r // di, r % di, y[r]] for r in range(n) if y[r] != 0]
+        return FindS([], True, {"kind": "left_null", "modulus": None, "Y": Y}, len(piv) - 1, None, None,
+                     "the linear system A xi = vec(-M) is inconsistent (left-null vector Y)")
+    rank = len(piv)
+    free = [j for j in range(k) if j not in set(piv)]
+    x0 = [Q(0)] * k
+    for j, p in enumerate(piv):
+        x0[p] = R[j, k]
+    basis = []
+    for f in free:
+        v = [Q(0)] * k
+        v[f] = Q(1)
+        for j, p in enumerate(piv):
+            v[p] = -R[j, f]
+        basis.append(v)
+    if len(free) > max_nullity:
+        return FindS([], False, None, rank, len(free), None,
+                     f"nullity {len(free)} > max_nullity {max_nullity}: 2^{len(free)} assignments not enumerated")
+    coef = [[R[j, f] for f in free] for j in range(rank)]
+    rhs = [R[j, k] for j in range(rank)]
+    subsets, complete = [], True
+    for z in itertools.product((0, 1), repeat=len(free)):
+        if budget.exhausted():
+            complete = False
+            break
+        vals = []
+        for j in range(rank):
+            val = rhs[j] - sum((c for c, zz in zip(coef[j], z) if zz), Q(0))
+            if val != 0 and val != 1:
+                break
+            vals.append(val)
+        else:
+            xi = [0] * k
+            for f, zz in zip(free, z):
+                xi[f] = zz
+            for p, val in zip(piv, vals):
+                xi[p] = int(val)
+            subsets.append(tuple(i for i in range(k) if xi[i] == 1))
+    subsets.sort(key=lambda s: (len(s), s))
+    witness = None
+    if not subsets and complete:
+        witness = {"kind": "linear_system", "modulus": None, "rows": None, "rank": rank, "free": free,
+                   "x0": x0, "basis": basis, "rejected": []}
+    why = ("unique solution" if not free else f"{2 ** len(free)} assignments of {len(free)} free variables")
+    return FindS(subsets, complete, witness, rank, len(free), None,
+                 f"rank A = {rank}, {why}: {'no' if not subsets else len(subsets)} 0/1 solution(s)")
+
+
+def _find_s_modular(w_up, w_down, target, max_nullity, budget, seed) -> FindS:
+    import numpy as np  # optional dependency, only for large blocks
+    k = w_up.nrows
+    do, di = target.shape
+    n = do * di
+    last = "no prime with invertible denominators"
+    for p in PRIMES:
+        try:
+            V = np.array(residues(w_down, p), dtype=np.int64).reshape(do, k)
+            U = np.array(residues(w_up, p), dtype=np.int64).reshape(k, di)
+            Z = np.array(residues(target, p), dtype=np.int64).reshape(do, di)
+        except ZeroDivisionError:
+            continue
+        rng = random.Random(seed)
+        extra = 8
+        for attempt in range(3):
+            m = min(n, k + extra)
+            support = [int(r) for r in np.flatnonzero(Z.ravel())][: max(1, m // 2)]
+            chosen = set(support)
+            rest = [r for r in rng.sample(range(n), min(n, m + len(chosen))) if r not in chosen]
+            rows = support + rest[: m - len(support)]
+            pi = np.array([r // di for r in rows], dtype=np.int64)
+            qi = np.array([r % di for r in rows], dtype=np.int64)
+            AE = (V[pi, :] * U[:, qi].T) % p           # m × k
+            bE = Z[pi, qi]
+            # Y-system: A_Eᵀ y = 0, b_Eᵀ y = 1
+            top = np.concatenate([AE.T, np.zeros((k, 1), dtype=np.int64)], axis=1)
+            bottom = np.concatenate([bE, np.ones(1, dtype=np.int64)])[None, :]
+            piv, col = nmod_rref(k + 1, m + 1, np.concatenate([top, bottom]).ravel().tolist(), p, columns=[m])
+            if m not in piv:
+                y = [0] * m
+                for j, pc in enumerate(piv):
+                    y[pc] = col[j][0]
+                Y = [[rows[r] // di, rows[r] % di, y[r]] for r in range(m) if y[r]]
+                return FindS([], True, {"kind": "left_null", "modulus": p, "Y": Y}, None, None, p,
+                             f"A xi = vec(-M) has no solution mod {p} on {m} selected rows "
+                             "(left-null vector Y mod p)")
+            aug = np.concatenate([AE, bE[:, None]], axis=1)
+            piv, coef = nmod_rref(m, k + 1, aug.ravel().tolist(), p, columns="nonpivot")
+            free = [j for j in range(k) if j not in set(piv)]
+            if len(free) <= max_nullity or attempt == 2:
+                break
+            extra += k
+        rank = len(piv)
+        if len(free) > max_nullity:
+            return FindS([], False, None, rank, len(free), p,
+                         f"nullity mod {p} is {len(free)} > max_nullity {max_nullity}")
+        C = np.array(coef, dtype=np.int64).reshape(rank, len(free) + 1)
+        Cf, x0 = C[:, :-1], C[:, -1]
+        subsets, rejected, complete = [], [], True
+        r = len(free)
+        total = 1 << r
+        chunk = 1024
+        for start in range(0, total, chunk):
+            if budget.exhausted():
+                complete = False
+                break
+            ns = np.arange(start, min(total, start + chunk), dtype=np.int64)
+            zs = (ns[:, None] >> np.arange(r, dtype=np.int64)[None, :]) & 1
+            vals = (x0[None, :] - zs @ Cf.T) % p
+            okmask = np.all((vals == 0) | (vals == 1), axis=1)
+            for idx in np.flatnonzero(okmask):
+                xi = np.zeros(k, dtype=np.int64)
+                xi[free] = zs[idx]
+                xi[list(piv)] = vals[idx]
+                S = tuple(int(i) for i in np.flatnonzero(xi))
+                if _flip_product(w_up, w_down, S) == target:
+                    subsets.append(S)
+                else:
+                    rejected.append(list(S))
+        subsets.sort(key=lambda s: (len(s), s))
+        witness = None
+        if not subsets and complete:
+            basis = []
+            for fi, f in enumerate(free):
+                v = [0] * k
+                v[f] = 1
+                for j, pc in enumerate(piv):
+                    v[pc] = int(-Cf[j, fi] % p)
+                basis.append(v)
+            xfull = [0] * k
+            for j, pc in enumerate(piv):
+                xfull[pc] = int(x0[j])
+            witness = {"kind": "linear_system", "modulus": p, "rows": [[rr // di, rr % di] for rr in rows],
+                       "rank": rank, "free": free, "x0": xfull, "basis": basis, "rejected": rejected}
+        return FindS(subsets, complete, witness, rank, r, p,
+                     f"rank mod {p} = {rank}, nullity {r}: {len(subsets)} valid S "
+                     f"({len(rejected)} modular candidate(s) rejected over Q)")
+    return FindS([], False, None, None, None, None, last)
+
+
+def _int_rows(m: QMatrix) -> list:
+    """Rows of the integer matrix N with m = N / D (collinearity and zero tests only)."""
+    num, _ = m.numer_denom()
+    ints = [int(x) for x in num.entries()]
+    c = m.ncols
+    return [ints[i * c:(i + 1) * c] for i in range(m.nrows)]
+
+
+def _primitive(row: list, dcols: int) -> tuple:
+    """The row divided by its gcd, signed so that its first non-zero entry (among the first
+    *dcols*) is positive: equal for two rows iff they are collinear."""
+    g = math.gcd(*row)
+    lead_entry = next(x for x in row[:dcols] if x)
+    if lead_entry < 0:
+        g = -g
+    return tuple(x // g for x in row)
+
+
+def _flip_product(w_up: QMatrix, w_down: QMatrix, S) -> QMatrix:
+    if not S:
+        return QMatrix.zeros(w_down.nrows, w_up.ncols)
+    return w_down.submatrix(cols=list(S)) @ w_up.submatrix(rows=list(S))
