@@ -76,8 +76,9 @@ from algebra.matrices import IntegerImage, QMatrix
 from algebra.network import Network
 from algebra.rationals import Q, q_json, to_q
 from algebra.symmetries import path_to_json
-from algebra.symmetries.generators import (LinearRefactor, Permute, Regroup, Scale,
-                                           hidden_neurons)
+from algebra.symmetries.elementary import Permute, Scale
+from algebra.symmetries.moves import LinearRefactor, Regroup
+from algebra.symmetries.neurons import hidden_neurons
 
 from .certificates import CERTIFICATE_FORMAT, counterexample_certificate, jsonable
 from .exceptions import CertificateError, NotApplicableError

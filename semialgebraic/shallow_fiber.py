@@ -21,8 +21,8 @@ from algebra.matrices import QMatrix
 from algebra.network import Network
 from algebra.polynomials import Ring
 from algebra.rationals import Q
-from algebra.symmetries.generators import (hidden_neurons, is_dead_row, is_linear_row,
-                                           with_hidden_neurons)
+from algebra.symmetries.neurons import (hidden_neurons, is_dead_row, is_linear_row,
+                                        with_hidden_neurons)
 
 from . import lp
 from .certificates import jsonable

@@ -411,7 +411,7 @@ def test_split_copy_of_zero_output_neuron():
 
 def test_empty_layer_linear_refactor():
     """The step itself: refactoring into a layer that has no neuron left."""
-    from algebra.symmetries.generators import LinearRefactor
+    from algebra.symmetries.moves import LinearRefactor
     net = Network.from_rows([[[1, 2], [1, 2]], [[1, -1]]], [[1, 1], [5]])
     s = LinearRefactor(0, [0, 1], [])
     assert s.check(net)[0]

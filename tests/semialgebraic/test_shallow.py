@@ -14,7 +14,7 @@ from hypothesis import given, settings, strategies as st
 from algebra.matrices import QMatrix
 from algebra.network import Network
 from algebra.rationals import Q
-from algebra.symmetries.generators import hidden_neurons, with_hidden_neurons
+from algebra.symmetries.neurons import hidden_neurons, with_hidden_neurons
 from semialgebraic.exceptions import NotApplicableError
 from semialgebraic.fiber import fiber
 from semialgebraic.shallow import (canonical_form, equivalent_shallow, is_switching_on_orthant,

@@ -10,7 +10,8 @@ from algebra.exceptions import InputError
 from algebra.network import Network
 from algebra.rationals import Q
 from algebra.symmetries import apply_path
-from algebra.symmetries.generators import Permute, Regroup, Scale
+from algebra.symmetries.elementary import Permute, Scale
+from algebra.symmetries.moves import Regroup
 from semialgebraic.shallow import equivalent_shallow
 from semialgebraic.verify import check_inputs_match, verify
 

@@ -1,0 +1,243 @@
+"""Neuron access for the one-hidden-layer symmetry steps, and their shared private helpers.
+
+Hidden layer ``layer`` of a network is read as neurons ``(w_i, b_i; v_i)`` (incoming row, bias,
+outgoing column) plus the next layer's bias ``c`` (:func:`hidden_neurons`) and written back
+(:func:`with_hidden_neurons`); rows dead or linear on the closed orthant (three-layer-fibers
+R3, R10, R11) and the affine map of a set of neurons whose kinks cancel
+(:func:`affine_contribution`) are what the steps of :mod:`algebra.symmetries.generators`
+check.  The private helpers (layer and orthant-hypothesis checks, JSON field readers, sums of
+affine contributions) are shared by those steps.
+"""
+
+from __future__ import annotations
+
+from ..exceptions import InputError
+from ..io.native import parse_number
+from ..matrices import QMatrix
+from ..network import Network
+from ..rationals import Q
+
+__all__ = ["hidden_neurons", "with_hidden_neurons", "affine_contribution", "is_dead_row",
+           "is_linear_row"]
+
+ZERO = Q(0)
+
+
+def hidden_neurons(net: Network, layer: int):
+    """``([(w, b, v), …], c)`` for hidden layer *layer*: rows, biases, outgoing columns, and
+    the next layer's bias ``c`` (a fresh list; the last few results are cached by identity of
+    the immutable network, since a path checks and applies each step on the same network)."""
+    hit = _CACHE.get((id(net), layer))
+    if hit is not None and hit[0] is net:
+        return list(hit[1]), hit[2]
+    neurons, c = _hidden_neurons(net, layer)
+    if net.n_parameters <= _CACHE_MAX_PARAMETERS:     # large nets: memory over speed
+        if len(_CACHE) >= 4:
+            _CACHE.pop(next(iter(_CACHE)))
+        _CACHE[(id(net), layer)] = (net, neurons, c)
+    return list(neurons), c
+
+
+_CACHE: dict = {}
+_CACHE_MAX_PARAMETERS = 500_000
+
+
+def _hidden_neurons(net: Network, layer: int):
+    _check_layer(net, layer)
+    W, b = net.layer(layer)
+    V, c = net.layer(layer + 1)
+    rows = [tuple(r) for r in W.to_rows()]
+    cols = [tuple(r) for r in V.T.to_rows()] if V.ncols else []
+    return [(w, bi, v) for w, bi, v in zip(rows, b, cols)], tuple(c)
+
+
+def with_hidden_neurons(net: Network, layer: int, neurons, c) -> Network:
+    """A copy of *net* whose hidden layer *layer* is *neurons* (``(w, b, v)`` triples) and whose
+    next bias is *c* (the width may change)."""
+    W, _ = net.layer(layer)
+    V, _ = net.layer(layer + 1)
+    d, m = W.ncols, V.nrows
+    Wn = QMatrix.from_rows([list(w) for w, _, _ in neurons], ncols=d)
+    Vn = QMatrix.from_rows([list(v) for _, _, v in neurons], ncols=m).T if neurons \
+        else QMatrix.from_rows([[]] * m)
+    ws, bs = list(net.weights), list(net.biases)
+    ws[layer], bs[layer] = Wn, tuple(bb for _, bb, _ in neurons)
+    ws[layer + 1], bs[layer + 1] = Vn, tuple(c)
+    return Network(ws, bs)
+
+
+def is_dead_row(w, b) -> bool:
+    """``w·z + b ≤ 0`` on the closed orthant: ``w ≤ 0`` and ``b ≤ 0`` entrywise."""
+    return b <= 0 and all(x <= 0 for x in w)
+
+
+def is_linear_row(w, b) -> bool:
+    """``w·z + b ≥ 0`` on the closed orthant: ``w ≥ 0`` and ``b ≥ 0`` entrywise."""
+    return b >= 0 and all(x >= 0 for x in w)
+
+
+def affine_contribution(neurons, *, orthant: bool = False):
+    """``(A, c)`` with ``Σ v σ(w·z + b) = A z + c`` when the neurons' kinks cancel on every
+    hyperplane (on R^d, or on the orthant with R3's classification), else None.
+
+    >>> affine_contribution([((1,), 0, (1,)), ((-1,), 0, (-1,))])        # σ(x) − σ(−x) = x
+    (((1,),), (0,))
+    >>> affine_contribution([((1,), 0, (1,))]) is None
+    True
+    >>> affine_contribution([((1,), 0, (1,))], orthant=True)
+    (((1,),), (0,))
+    """
+    if not neurons:
+        return (), ()
+    d, m = len(neurons[0][0]), len(neurons[0][2])
+    probe = [Q((j * 2654435761 + 12345) % 1000003 + 1) for j in range(d + 1)]
+    c = [ZERO] * m
+    full = []                                       # neurons whose whole affine map counts
+    buckets: dict = {}                              # key -> [[u, beta, K], ...]
+    for w, b, v in neurons:
+        if all(x == 0 for x in v):
+            continue
+        if orthant and not _switching(w, b):
+            if is_linear_row(w, b):
+                full.append((w, b, v))
+            continue
+        lead = next((x for x in w if x != 0), None)
+        if lead is None:
+            if b > 0:
+                c = [ci + vi * b for ci, vi in zip(c, v)]
+            continue
+        inv = Q(1) / lead
+        key = (sum((x * r for x, r in zip(w, probe)), ZERO) + b * probe[d]) * inv
+        beta, s = b * inv, abs(lead)
+        bucket = buckets.setdefault(key, [])
+        for entry in bucket:                        # exact check inside a bucket
+            if entry[1] == beta and all(x == y * lead for x, y in zip(w, entry[0])):
+                entry[2] = [a + vi * s for a, vi in zip(entry[2], v)]
+                break
+        else:
+            bucket.append([tuple(x * inv for x in w), beta, [vi * s for vi in v]])
+        if lead < 0:
+            full.append((w, b, v))
+    if any(x != 0 for bucket in buckets.values() for e in bucket for x in e[2]):
+        return None
+    if full:
+        Vt = QMatrix.from_rows([v for _, _, v in full], ncols=m)
+        A = (Vt.T @ QMatrix.from_rows([w for w, _, _ in full], ncols=d)).to_tuples()
+        c = [ci + x for ci, x in zip(c, Vt.T.apply([b for _, b, _ in full]))]
+    else:
+        A = tuple((ZERO,) * d for _ in range(m))
+    return A, tuple(c)
+
+
+# -- private helpers ------------------------------------------------------------------------------
+
+def _check_layer(net, layer):
+    if not 0 <= layer < net.depth - 1:
+        raise InputError(f"hidden layer {layer} does not exist (the network has "
+                         f"{net.depth - 1} hidden layers)")
+
+
+def _layer_ok(net, layer):
+    if not 0 <= layer < net.depth - 1:
+        return False, f"hidden layer {layer} does not exist ({net.depth - 1} hidden layers)"
+    return True, ""
+
+
+def _orthant_ok(net, layer, domain):
+    ok, why = _layer_ok(net, layer)
+    if not ok:
+        return ok, why
+    if layer >= 1:
+        return True, "the layer's input is a ReLU output, hence in the closed orthant"
+    if domain == "orthant":
+        return True, "domain declared: the closed orthant"
+    return False, ("orthant hypothesis fails: layer 0 sees all of R^d (declare domain 'orthant' "
+                   "to claim equality on the orthant only)")
+
+
+def _removable(net, layer, neuron, domain):
+    w, b, v = neuron
+    if all(x == 0 for x in v):
+        return True, "zero output column"
+    if all(x == 0 for x in w):
+        return True, "zero input row: the constant v σ(b) moves into the next bias"
+    if is_dead_row(w, b):
+        ok, why = _orthant_ok(net, layer, domain)
+        if ok:
+            return True, f"dead on the orthant ({why})"
+        return False, f"the neuron is dead on the orthant only, but {why}"
+    return False, "the neuron has a non-zero output, a non-zero row and is not dead"
+
+
+def _switching(w, b):
+    return (b > 0 or any(x > 0 for x in w)) and (b < 0 or any(x < 0 for x in w))
+
+
+def _sum_affine(neurons, d, m):
+    if not neurons:
+        return [[ZERO] * d for _ in range(m)], [ZERO] * m
+    Vt = QMatrix.from_rows([v for _, _, v in neurons], ncols=m)
+    A = (Vt.T @ QMatrix.from_rows([w for w, _, _ in neurons], ncols=d)).to_rows()
+    return A, list(Vt.T.apply([b for _, b, _ in neurons]))
+
+
+def _dense(contrib, d, m):
+    A, c = contrib
+    if not A:
+        return [[ZERO] * d for _ in range(m)], [ZERO] * m
+    return [list(r) for r in A], list(c)
+
+
+def _km(K, M, t, v):
+    s = abs(t)
+    K = [a + s * x for a, x in zip(K, v)]
+    if t < 0:
+        M = [a + s * x for a, x in zip(M, v)]
+    return K, M
+
+
+def _flat(net, l, kind, i, j=None):
+    off = 0
+    for k in range(l):
+        W = net.weights[k]
+        off += W.nrows * (W.ncols + 1)
+    W = net.weights[l]
+    if kind == "W":
+        return off + i * W.ncols + j
+    return off + W.nrows * W.ncols + i
+
+
+def _int(data, key):
+    if not isinstance(data, dict) or key not in data:
+        raise InputError(f"step lacks {key!r}")
+    x = data[key]
+    if isinstance(x, bool) or not isinstance(x, int):
+        raise InputError(f"step field {key!r} must be an integer")
+    return x
+
+
+def _ints(data, key):
+    x = data.get(key) if isinstance(data, dict) else None
+    if not isinstance(x, list) or any(isinstance(i, bool) or not isinstance(i, int) for i in x):
+        raise InputError(f"step field {key!r} must be a list of integers")
+    return x
+
+
+def _num(data, key):
+    if not isinstance(data, dict) or key not in data:
+        raise InputError(f"step lacks {key!r}")
+    return parse_number(data[key], f"step field {key}")
+
+
+def _nums(data, key):
+    x = data.get(key) if isinstance(data, dict) else None
+    if not isinstance(x, list):
+        raise InputError(f"step field {key!r} must be a list of numbers")
+    return [parse_number(v, f"step field {key}") for v in x]
+
+
+def _domain(data):
+    dom = data.get("domain")
+    if dom not in (None, "orthant"):
+        raise InputError(f"step domain must be null or 'orthant', got {dom!r}")
+    return dom
