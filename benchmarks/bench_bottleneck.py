@@ -21,7 +21,8 @@ from algebra.network import Network
 from algebra.rationals import Q
 from algebra.symmetries import apply_path
 from algebra.symmetries.bottleneck import PermuteHidden, RescaleLayer, TailRefactor
-from semialgebraic.bottleneck import canonical_form, dimension_formula, equivalent_bottleneck
+from semialgebraic.bottleneck_canon import canonical_form, equivalent_bottleneck
+from semialgebraic.bottleneck_structure import dimension_formula
 from semialgebraic.bottleneck_fiber import fiber_bottleneck
 
 

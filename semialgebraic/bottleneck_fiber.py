@@ -31,9 +31,11 @@ from algebra.rationals import Q, q_str, to_q
 from algebra.symmetries.bottleneck import (KinkSwap, PermuteHidden, RescaleHidden, SignFlip,
                                          TailRefactor, TranslateMasked)
 
-from .bottleneck import (DEAD, LINEAR, SWITCHING, _Parts, _masked, _pinv_map, _proportional_pair,
-                         _types, dimension_formula, equivalent_bottleneck, genericity,
-                         identifiability, is_bottleneck, is_generic, structure)
+from .bottleneck import identifiability
+from .bottleneck_canon import equivalent_bottleneck
+from .bottleneck_structure import (DEAD, LINEAR, SWITCHING, _Parts, _masked, _pinv_map,
+                                   _proportional_pair, _types, dimension_formula, genericity,
+                                   is_bottleneck, is_generic, structure)
 from .certificates import jsonable
 from .exceptions import NonGenericError
 from .regions import regions as _regions      # one interior point per region, for FIBDIM

@@ -88,7 +88,7 @@ from algebra.matrices import QMatrix
 from algebra.network import Network
 from algebra.rationals import Q
 
-from .bottleneck import equivalent_bottleneck
+from .bottleneck_canon import equivalent_bottleneck
 from .budget import Budget, Progress
 from .certificates import CERTIFICATE_FORMAT, counterexample_certificate, jsonable
 from .deviation import Deviation, max_deviation

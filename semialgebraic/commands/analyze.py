@@ -27,7 +27,9 @@ from importlib import resources
 
 from algebra.network import Network
 
-from ..bottleneck import equivalent_bottleneck, identifiability, is_bottleneck, structure
+from ..bottleneck import identifiability
+from ..bottleneck_canon import equivalent_bottleneck
+from ..bottleneck_structure import is_bottleneck, structure
 from ..bottleneck_fiber import fiber_bottleneck, non_localizability_example, random_symmetric_copy
 from ..absorption import analysis_block
 from ..certificates import write_certificate

@@ -18,7 +18,8 @@ from contextlib import contextmanager
 
 from algebra.network import Network
 
-from ..bottleneck import identifiability, is_bottleneck, structure
+from ..bottleneck import identifiability
+from ..bottleneck_structure import is_bottleneck, structure
 from ..bottleneck_fiber import fiber_bottleneck
 from ..certificates import write_certificate
 from ..cli import emit, fail

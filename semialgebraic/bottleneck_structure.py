@@ -1,0 +1,360 @@
+r"""Three-layer bottleneck networks: genericity, structure and the dimension formula.
+
+For ``f = W3 σ(W2 σ(W1 x + b1) + b2) + b3`` with ``n1 ≤ d`` (three-layer-fibers §2–§4):
+the genericity conditions G0–G7 (§3.1) as exact :class:`~semialgebraic.verdict.Hypothesis`
+values with witnesses (:func:`genericity`), the structure report (:func:`structure`: neuron
+types R3, masked neuron R4/R5, S6 interval R13, S7/S8, the linear block Γ, γ, ρ and κ₊ R6)
+and the fiber dimension formula R17 (:func:`dimension_formula`).  The private helpers (the
+parts of a network, neuron types, the masked neuron, the linear block) are shared by
+:mod:`semialgebraic.bottleneck` (identifiability), :mod:`semialgebraic.bottleneck_canon`
+(CANON, equivalence) and :mod:`semialgebraic.bottleneck_fiber`.  Indices are 0-based.
+
+>>> from algebra.network import Network
+>>> net = Network.from_rows([[[1, 0], [0, 1]], [[1, -1], [-2, -1]], [[1, 1]]],
+...                         [[0, 0], [-1, -3], [0]])
+>>> structure(net).types, dimension_formula(net).value
+(('switching', 'dead'), 8)
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from algebra.matrices import QMatrix
+from algebra.network import Network
+from algebra.rationals import q_str
+
+from .certificates import jsonable
+from .sets import Dimension
+from .shallow_fiber import positive_factor_rank   # κ₊ (R6) by the exact LP, shared with shallow
+from .verdict import Hypothesis
+
+__all__ = ["Structure", "genericity", "is_generic", "structure", "dimension_formula",
+           "is_bottleneck", "DEAD", "LINEAR", "SWITCHING"]
+
+DEAD, LINEAR, SWITCHING = "dead", "linear", "switching"
+
+
+def is_bottleneck(net: Network) -> bool:
+    """True when *net* has two hidden layers and ``n1 ≤ d``."""
+    return net.depth == 3 and net.widths[1] <= net.widths[0]
+
+
+def genericity(net: Network) -> tuple[Hypothesis, ...]:
+    """The genericity conditions of three-layer-fibers §3.1, checked exactly.
+
+    G0 two hidden layers and ``n1 ≤ d``; G1 ``rank W1 = n1``; G2 no zero entry in
+    ``[W2 | b2]``; G3 no zero column of ``W3``; G4 no two proportional rows of ``[W1 | b1]``;
+    G5 no two proportional rows of ``[W2 | b2]`` (any non-zero factor); G6
+    ``rank Γ = min(n_L, n1, m)``; G7 (project addition) when there is no switching neuron,
+    every column of Γ is non-zero (else a first-layer neuron is invisible).  Conditions after
+    the first failing one of G0–G3 are reported with ``holds=None``.
+
+    >>> from algebra.network import Network
+    >>> net = Network.from_rows([[[1, 2]], [[0]], [[1]]], [[0], [1], [0]])
+    >>> [ (h.name, h.holds, h.witness) for h in genericity(net)][:3]
+    [('G0 two hidden layers, n1 <= d', True, None), ('G1 rank W1 = n1', True, None), ('G2 no zero entry in [W2 | b2]', False, {'row': 0, 'column': 0})]
+    """
+    out: list[Hypothesis] = []
+    names = ["G0 two hidden layers, n1 <= d", "G1 rank W1 = n1", "G2 no zero entry in [W2 | b2]",
+             "G3 no zero column of W3", "G4 rows of [W1 | b1] pairwise non-proportional",
+             "G5 rows of [W2 | b2] pairwise non-proportional", "G6 rank Gamma = min(n_L, n1, m)",
+             "G7 every first-layer neuron visible"]
+    if net.depth != 3:
+        return (Hypothesis(names[0], False, {"hidden_layers": net.depth - 1}),)
+    d, n1, n2, m = net.widths
+    if n1 > d:
+        return (Hypothesis(names[0], False, {"n1": n1, "d": d}),)
+    out.append(Hypothesis(names[0], True))
+    P = _Parts.of(net)
+    r = n1 if _full_row_rank_mod_p(P.W1) else P.W1.rank()
+    if r != n1:
+        null = P.W1.T.nullspace()
+        out.append(Hypothesis(names[1], False, {"rank": r, "n1": n1,
+                                                "row_dependency": list(null.row_at(0))}))
+        return tuple(out + [Hypothesis(n, None) for n in names[2:]])
+    out.append(Hypothesis(names[1], True))
+    zero = next(((j, k) for j, row in enumerate(P.R2) for k, x in enumerate(row) if x == 0), None)
+    out.append(Hypothesis(names[2], zero is None,
+                          None if zero is None else {"row": zero[0], "column": zero[1]}))
+    zc = next((j for j, v in enumerate(P.V) if all(x == 0 for x in v)), None)
+    out.append(Hypothesis(names[3], zc is None, None if zc is None else {"column": zc}))
+    if zero is not None or zc is not None:
+        return tuple(out + [Hypothesis(n, None) for n in names[4:]])
+    out.append(Hypothesis(names[4], True, None))     # implied by G1: rows of W1 independent
+    p2 = _proportional_pair(P.R2)
+    out.append(Hypothesis(names[5], p2 is None, None if p2 is None else {"rows": list(p2)}))
+    types = _types(P)
+    L = [j for j, t in enumerate(types) if t == LINEAR]
+    G, _ = _linear_block(P, L)
+    rho, want = G.rank(), min(len(L), n1, m)
+    out.append(Hypothesis(names[6], rho == want,
+                          None if rho == want else {"rank": rho, "expected": want, "linear_rows": L}))
+    holds, wit = True, None
+    if L and SWITCHING not in types:
+        zc = next((k for k in range(n1) if all(G[o, k] == 0 for o in range(m))), None)
+        if zc is not None:
+            holds, wit = False, {"column": zc, "reason": "column of Gamma is zero"}
+    out.append(Hypothesis(names[7], holds, wit))
+    return tuple(out)
+
+
+def is_generic(net: Network) -> bool:
+    """True when every condition of :func:`genericity` holds."""
+    return all(h.holds for h in genericity(net))
+
+
+@dataclass(frozen=True)
+class Structure:
+    """Structure report of a three-layer bottleneck network (see :func:`structure`)."""
+
+    widths: tuple[int, ...]
+    hypotheses: tuple[Hypothesis, ...]
+    types: tuple[str, ...] | None = None
+    masked: int | None = None
+    s6_interval: tuple[Any, Any] | None = None
+    s7_applies: bool = False
+    s8_applies: bool = False
+    linear: tuple[int, ...] = ()
+    Gamma: QMatrix | None = None
+    gamma: tuple = ()
+    rho: int | None = None
+    kappa_plus: int | None = None
+    kappa_witness: dict | None = None
+
+    @property
+    def is_generic(self) -> bool:
+        return all(h.holds for h in self.hypotheses)
+
+    @property
+    def failed(self) -> Hypothesis | None:
+        return next((h for h in self.hypotheses if h.holds is False), None)
+
+    def count(self, kind: str) -> int:
+        return sum(t == kind for t in (self.types or ()))
+
+    def to_json(self) -> dict:
+        lo, hi = self.s6_interval if self.s6_interval else (None, None)
+        return jsonable({
+            "widths": list(self.widths), "generic": self.is_generic,
+            "hypotheses": [h.to_json() for h in self.hypotheses],
+            "types": list(self.types) if self.types else None,
+            "number_of_dead": self.count(DEAD), "number_of_linear": self.count(LINEAR),
+            "number_of_switching": self.count(SWITCHING),
+            "masked": self.masked,
+            "s6_interval": None if self.s6_interval is None else
+            [("-inf" if lo is None else lo), ("inf" if hi is None else hi)],
+            "s7_applies": self.s7_applies, "s8_applies": self.s8_applies,
+            "linear": list(self.linear), "Gamma": self.Gamma, "gamma": list(self.gamma),
+            "rho": self.rho, "kappa_plus": self.kappa_plus, "kappa_witness": self.kappa_witness})
+
+    def to_text(self) -> str:
+        lines = [f"widths {'-'.join(map(str, self.widths))}; generic: {self.is_generic}"]
+        for h in self.hypotheses:
+            w = "" if h.holds or h.witness is None else f" at {jsonable(h.witness)}"
+            lines.append(f"  {h.name}: {h.holds}{w}")
+        if self.types is None:
+            return "\n".join(lines)
+        lines.append("second-layer neurons: " + ", ".join(f"{j}:{t}" for j, t in enumerate(self.types)))
+        if self.masked is not None:
+            lo, hi = self.s6_interval
+            lines.append(f"masked first-layer neuron: {self.masked}; S6 interval "
+                         f"[{'-inf' if lo is None else q_str(lo)}, {'inf' if hi is None else q_str(hi)}]")
+        else:
+            lines.append("masked first-layer neuron: none")
+        lines.append(f"S7 applies: {self.s7_applies}; S8 applies: {self.s8_applies}")
+        if self.linear:
+            lines.append(f"linear block rows {list(self.linear)}: Gamma = {self.Gamma}, gamma = "
+                         f"({', '.join(q_str(x) for x in self.gamma)}), rank {self.rho}, "
+                         f"kappa_plus {self.kappa_plus}")
+        return "\n".join(lines)
+
+
+def structure(net: Network) -> Structure:
+    """Structure report (three-layer-fibers R3–R6, R13–R15).
+
+    Types need G0–G3 (P1, P2); when they fail, only the hypotheses are reported.
+    """
+    hyps = genericity(net)
+    widths = net.widths
+    if not all(h.holds for h in hyps[:4]) or len(hyps) < 4:
+        return Structure(widths, hyps)
+    P = _Parts.of(net)
+    types = _types(P)
+    L = tuple(j for j, t in enumerate(types) if t == LINEAR)
+    G, g = _linear_block(P, L)
+    nd = [j for j, t in enumerate(types) if t != DEAD]
+    masked = _masked(P, types)
+    interval = None
+    if masked is not None:
+        col = [row[masked] for row in P.R2]
+        pos = [abs(P.b2[j]) / col[j] for j in range(P.n2) if col[j] > 0]
+        neg = [P.b2[j] / col[j] for j in range(P.n2) if col[j] < 0]
+        interval = (-min(pos) if pos else None, min(neg) if neg else None)
+    s7 = masked is not None and len(nd) == 1 and P.n1 >= 2
+    s8 = P.n1 == 1 and len(nd) == 1 and P.R2[nd[0]][0] < 0 and P.b2[nd[0]] > 0
+    kappa, wit = positive_factor_rank(G)
+    return Structure(widths, hyps, types, masked, interval, s7, s8, L, G, g, G.rank(), kappa, wit)
+
+
+def dimension_formula(net: Network) -> Dimension:
+    """Fiber dimension by three-layer-fibers R17 (constant f: N − m), exact under G0–G7.
+
+    Not applicable (rank Γ below ``min(n_L, n1, m)``, P5) → an inexact Dimension with the reason.
+    """
+    hyps = genericity(net)
+    bad = next((h for h in hyps if not h.holds), None)
+    if bad is not None:
+        return Dimension.between(None, None, f"R17 not applicable: {bad.name} fails")
+    P = _Parts.of(net)
+    types = _types(P)
+    n1, m, N = P.n1, P.m, net.n_parameters
+    nA, nD, nL = (sum(t == k for t in types) for k in (SWITCHING, DEAD, LINEAR))
+    if nA + nL == 0:
+        return Dimension.of(N - m, "R17: constant function, N - m")
+    nM = int(_masked(P, types) is not None)
+    rho = min(nL, n1, m)
+    val = n1 + nM + nA + nD * (n1 + 1 + m) + nL * (n1 + m + 1) - rho * (n1 + m - rho)
+    return Dimension.of(val, "three-layer-fibers R17")
+
+
+# =============================================================================================
+# private helpers
+# =============================================================================================
+
+@dataclass
+class _Parts:
+    W1: QMatrix
+    R1: list        # rows (W1_i | b1_i)
+    R2: list        # rows (W2_j | b2_j)
+    b2: list
+    V: list         # columns of W3
+    b3: list
+    n1: int
+    n2: int
+    m: int
+    d: int
+
+    @classmethod
+    def of(cls, net: Network) -> "_Parts":
+        (W1, b1), (W2, b2), (W3, b3) = net.layer(0), net.layer(1), net.layer(2)
+        R1 = [tuple(r) + (b1[i],) for i, r in enumerate(W1.to_rows())]
+        R2 = [tuple(r) + (b2[j],) for j, r in enumerate(W2.to_rows())]
+        V = [tuple(c) for c in W3.T.to_rows()] if W3.ncols else []
+        return cls(W1, R1, R2, list(b2), V, list(b3), W1.nrows, W2.nrows, W3.nrows, W1.ncols)
+
+
+_PRIME = 2147483647   # 2^31 - 1: products of two residues fit in int64
+
+
+def _full_row_rank_mod_p(A: QMatrix) -> bool:
+    """True only if A has full row rank over Q, certified by its rank modulo a prime.
+
+    With ``A = N / D`` (N integer), ``rank_Q(A) = rank_Q(N) ≥ rank_p(N)``: full row rank modulo
+    p proves full row rank over Q.  False means "not certified" (the caller then computes the
+    exact rank).  Gaussian elimination modulo p on int64 numpy arrays (exact, no floats).
+    """
+    n, c = A.shape
+    if n == 0:
+        return True
+    if n > c:
+        return False
+    try:
+        import numpy as np                      # optional (heavy) dependency
+    except ImportError:                         # pragma: no cover
+        return False
+    num, _ = A.numer_denom()
+    p = _PRIME
+    M = np.array([int(x) % p for x in num.entries()], dtype=np.int64).reshape(n, c)
+    row = 0
+    for col in range(c):
+        if row == n:
+            break
+        piv = np.nonzero(M[row:, col])[0]
+        if piv.size == 0:
+            continue
+        k = row + int(piv[0])
+        if k != row:
+            M[[row, k]] = M[[k, row]]
+        inv = pow(int(M[row, col]), p - 2, p)
+        M[row] = (M[row] * inv) % p
+        f = M[row + 1:, col].copy()
+        if f.size:
+            M[row + 1:] = (M[row + 1:] - (f[:, None] * M[row][None, :]) % p) % p
+        row += 1
+    return row == n
+
+
+def _types(P: _Parts) -> tuple[str, ...]:
+    out = []
+    for r in P.R2:
+        if all(x < 0 for x in r):
+            out.append(DEAD)
+        elif all(x > 0 for x in r):
+            out.append(LINEAR)
+        else:
+            out.append(SWITCHING)
+    return tuple(out)
+
+
+def _masked(P: _Parts, types) -> int | None:
+    cand = None
+    for j, t in enumerate(types):
+        if t == DEAD:
+            continue
+        r = P.R2[j]
+        pos = [k for k in range(P.n1) if r[k] > 0]
+        if len(pos) != 1 or r[-1] >= 0:
+            return None
+        if cand is None:
+            cand = pos[0]
+        elif cand != pos[0]:
+            return None
+    return cand
+
+
+def _linear_block(P: _Parts, L) -> tuple[QMatrix, tuple]:
+    if not L:
+        return QMatrix.zeros(P.m, P.n1), tuple(P.b3)
+    VL = QMatrix.from_rows([P.V[j] for j in L]).T          # m x nL
+    WL = QMatrix.from_rows([P.R2[j] for j in L])            # nL x (n1+1)
+    prod = VL @ WL
+    G = prod.submatrix(cols=range(P.n1))
+    g = tuple(P.b3[o] + prod[o, P.n1] for o in range(P.m))
+    return G, g
+
+
+def _proportional_pair(rows) -> tuple[int, int] | None:
+    """First pair of rows proportional by a non-zero factor (bucketed by a cheap ratio key,
+    full exact comparison inside a bucket)."""
+    buckets: dict = {}
+    for i, r in enumerate(rows):
+        k0 = next((k for k, x in enumerate(r) if x != 0), None)
+        if k0 is None:
+            continue
+        k1 = next((k for k in range(k0 + 1, len(r)) if r[k] != 0), None)
+        ratio = None if k1 is None else r[k1] / r[k0]
+        key = (k0, k1, None if ratio is None else (int(ratio.p), int(ratio.q)))
+        for j in buckets.get(key, ()):
+            rj = rows[j]
+            c = r[k0] / rj[k0]
+            if all(x == c * y for x, y in zip(r, rj)):
+                return (j, i)
+        buckets.setdefault(key, []).append(i)
+    return None
+
+
+def _pinv_map(P: _Parts):
+    """x(u) = X (u - b1) with W1 x + b1 = u (G1)."""
+    W1 = P.W1
+    M = W1 @ W1.T
+    X = W1.T @ M.solve(QMatrix.identity(P.n1))
+    b1 = [r[-1] for r in P.R1]
+
+    def x_of(u):
+        return X.apply([ui - bi for ui, bi in zip(u, b1)])
+
+    def dx_of(du):
+        return X.apply(du)
+    return x_of, dx_of
