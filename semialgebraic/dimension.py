@@ -1428,7 +1428,8 @@ def check_exercise_proof(net: Network, proof: dict) -> bool:
 
     def complete(prefix) -> bool:
         if prefix in refuted:
-            return _check_refutation(net, dom, prefix, refuted[prefix], delta_of, len(prefix) == len(order))
+            return _check_refutation(net, dom, prefix, refuted[prefix], delta_of, len(prefix) == len(order),
+                                     targets)
         if len(prefix) == len(order):
             return False
         t, j = order[len(prefix)]
@@ -1565,7 +1566,30 @@ def _delta_row_zero(net, masks, t0, i) -> bool:
     return all(v == 0 for v in D.row_at(i))
 
 
-def _check_refutation(net, dom, prefix, entry, delta_of, full) -> bool:
+def _bound_row(net, prefix, targets):
+    """The affine upper bound of the first target (t, i) with sign +1 (t >= 1) at a node of
+    layer t-1 whose every neuron k with W_t[i,k] > 0 is decided: Σ_{k on} W_t[i,k] z_{t-1,k}(x)
+    + b_t[i] (undecided neurons have W_t[i,k] <= 0; h = relu(z) >= 0); None if not applicable."""
+    pos_t = [(t, i) for (t, i), sg in targets.items() if sg > 0 and t >= 1]
+    if not pos_t or not prefix:
+        return None
+    t, i = min(pos_t)
+    if prefix[-1][0] != t - 1:
+        return None
+    W, b = net.layer(t)
+    decided = {j: s for u, j, s in prefix if u == t - 1}
+    if any(W[i, k] > 0 and k not in decided for k in range(W.ncols)):
+        return None
+    rows, _ = _path_rows(net, prefix)
+    coef, const = [Q(0)] * net.n_inputs, b[i]
+    for (a, c), (u, j, s) in zip(rows, prefix):
+        if u == t - 1 and s > 0:                  # row = s·(a_z, c_z) with s = +1
+            coef = [cv + W[i, j] * av for cv, av in zip(coef, a)]
+            const += W[i, j] * c
+    return tuple(coef), const
+
+
+def _check_refutation(net, dom, prefix, entry, delta_of, full, targets=None) -> bool:
     if entry.get("delta_zero"):
         if not full or delta_of is None:
             return False
@@ -1575,6 +1599,11 @@ def _check_refutation(net, dom, prefix, entry, delta_of, full) -> bool:
     A0, c0 = _domain_rows(dom, net.n_inputs)
     rows, _ = _path_rows(net, prefix)
     allrows = list(zip(A0, c0)) + rows
+    if entry.get("bound"):
+        b = _bound_row(net, prefix, targets or {})
+        if b is None:
+            return False
+        allrows.append(b)
     if len(y) != len(allrows) or any(v < 0 for v in y) or all(v == 0 for v in y):
         return False
     d = net.n_inputs
@@ -1591,11 +1620,23 @@ def _phase_search(net, dom, targets, delta_of, max_lps, deadline, record, upto=N
     every feasible leaf (path, exact point) is collected instead of stopping at the first, and
     *upto* = t restricts the order to the layers below t and the targets of layer t."""
     d = net.n_inputs
+    # bound pruning: for the first target (t, i) with sign +1 and t >= 1,
+    # once every neuron k of layer t-1 with W_t[i,k] > 0 is decided (they come first in their
+    # layer), z_t[i] <= Σ_{k decided on} W_t[i,k] z_{t-1,k}(x) + b_t[i] on the node (undecided
+    # neurons have W_t[i,k] <= 0, decided-off ones contribute 0), so that affine bound must be > 0
+    bound = None
+    if True:
+        pos_t = [(t, i) for (t, i), sg in targets.items() if sg > 0 and t >= 1]
+        if pos_t:
+            t_b, i_b = min(pos_t)
+            Wt, bt = net.layer(t_b)
+            bound = (t_b, i_b, {k for k in range(Wt.ncols) if Wt[i_b, k] > 0}, Wt, bt[i_b])
     order = []
     for t in range(net.depth - 1 if upto is None else upto + 1):
         js = [j for j in range(net.widths[t + 1]) if not _is_zero_neuron(net, t, j)
               and (upto is None or t < upto or (t, j) in targets)]
-        order += sorted(((t, j) for j in js), key=lambda tj: tj not in targets)
+        first = bound[2] if bound is not None and t == bound[0] - 1 else set()
+        order += sorted(((t, j) for j in js), key=lambda tj: (tj not in targets, tj[1] not in first))
     A0, c0 = _domain_rows(dom, d)
     count = [0]
     refuted = []
@@ -1650,14 +1691,25 @@ def _phase_search(net, dom, targets, delta_of, max_lps, deadline, record, upto=N
             row = (tuple(s * v for v in a), s * zc[j])
             rows2 = rows + [row]
             path2 = path + [(tt, j, s)]
-            if val != 0 and (val > 0) == (s > 0):
+            brow = None
+            if bound is not None and tt == bound[0] - 1:
+                on2 = on | {j} if s > 0 else on
+                decided = {jj for (t3, jj, _) in path2 if t3 == tt}
+                if bound[2] <= decided:
+                    Wt, i_b = bound[3], bound[1]
+                    coef = [sum((Wt[i_b, k] * Z[k, c] for k in on2), Q(0)) for c in range(d)]
+                    brow = (tuple(coef), sum((Wt[i_b, k] * zc[k] for k in on2), Q(0)) + bound[4])
+            if val != 0 and (val > 0) == (s > 0) and (
+                    brow is None or sum((ai * xi for ai, xi in zip(brow[0], x)), Q(0)) + brow[1] > 0):
                 y = x
             else:
-                y, cert = lp(rows2)
+                y, cert = lp(rows2 + ([brow] if brow is not None else []))
                 if y is None:
                     if record:
                         refuted.append({"path": [list(v) for v in path2],
                                         "certificate": [str(v) for v in cert["y_lt"]]})
+                        if brow is not None:
+                            refuted[-1]["bound"] = True
                     continue
             on2 = on | {j} if s > 0 else on
             r = dfs(pos + 1, path2, rows2, y, t, Z, zc, M, m, on2)
