@@ -635,21 +635,21 @@ def _prove_suspects(net, dom, evidence, budget, gap, seconds: float = 3.0):
         starts.append(len(names))
         names += [(l, i) for i in range(w)]
     left = budget.remaining() if hasattr(budget, "remaining") else None
-    stop = time.monotonic() + (seconds if left is None else min(seconds, max(0.0, left) / 2))
+    # default: a few seconds; with an explicit timeout, up to half of what is left of it
+    stop = time.monotonic() + (seconds if left is None else max(0.0, left) / 2)
     proven: dict = {"dead": set(), "active": set(), "free": set()}
     offs = _offsets(net)
-    tasks = []
+    # order: parameters alone in a missing kernel direction (exactly the gap), other weights
+    # never exercised, neurons never seen on / off, then directions inside one neuron's incoming
+    params = [sup[0] for sup in evidence.get("missing") or [] if len(sup) == 1]
+    for l, i, k in evidence.get("unexercised") or []:
+        n_in = net.widths[l]
+        params.append(offs[l] + (i * n_in + k if k < n_in else net.widths[l + 1] * n_in + i))
+    tasks = [("free", p_, None) for p_ in dict.fromkeys(params)]
     for g in np.flatnonzero(evidence.get("never_on", [])):
         tasks.append(("dead", int(g), {names[g]: 1}))
     for g in np.flatnonzero(evidence.get("never_off", [])):
         tasks.append(("active", int(g), {names[g]: -1}))
-    params = []
-    for l, i, k in evidence.get("unexercised") or []:
-        n_in = net.widths[l]
-        params.append(offs[l] + (i * n_in + k if k < n_in else net.widths[l + 1] * n_in + i))
-    params += [sup[0] for sup in evidence.get("missing") or [] if len(sup) == 1]
-    for p_ in dict.fromkeys(params):
-        tasks.append(("free", p_, None))
     L = net.depth
     for sup in evidence.get("missing") or []:        # directions inside one neuron's incoming
         ls = {max(u for u in range(L) if offs[u] <= p_) for p_ in sup}
@@ -661,30 +661,41 @@ def _prove_suspects(net, dom, evidence, budget, gap, seconds: float = 3.0):
               for p_ in sup}
         task = ("incoming", (l, ii.pop()), None)
         if not ii and task not in tasks:
-            tasks.insert(0, task)
+            tasks.append(task)
     witnesses, proofs = [], []
     proven["incoming"] = {}
-    for kind, key, targets in tasks[:48]:
-        if time.monotonic() > stop:
-            break
-        if kind == "incoming":
-            res = incoming_directions(net, key[0], key[1], domain=dom, max_lps=1500, deadline=stop)
-            if res is not None:
+    open_tasks = tasks[:128]
+    for max_lps in (300, 10**6):          # cheap decisions first, then the rest with the time left
+        undecided = []
+        for task in open_tasks:
+            kind, key, targets = task
+            if time.monotonic() > stop:
+                break
+            if kind == "incoming":
+                res = incoming_directions(net, key[0], key[1], domain=dom, max_lps=max_lps, deadline=stop)
+                if res is None:
+                    undecided.append(task)
+                    continue
                 dirs, pts = res
                 if dirs:
                     proven["incoming"][key] = dirs
                 witnesses += list(pts)
-            continue
-        if kind != "free":
-            if _prove_empty(net, dom, targets, max_lps=300, deadline=stop) is True:
-                proven[kind].add(key)
-            continue
-        e = exercise(net, key, domain=dom, max_lps=300, deadline=stop)
-        if e.exercised is False:
-            proven["free"].add(key)
-            proofs.append(e.proof)
-        elif e.exercised:
-            witnesses.append(e.witness)
+            elif kind != "free":
+                r = _prove_empty(net, dom, targets, max_lps=max_lps, deadline=stop)
+                if r is True:
+                    proven[kind].add(key)
+                elif r is None:
+                    undecided.append(task)
+            else:
+                e = exercise(net, key, domain=dom, max_lps=max_lps, deadline=stop)
+                if e.exercised is False:
+                    proven["free"].add(key)
+                    proofs.append(e.proof)
+                elif e.exercised:
+                    witnesses.append(e.witness)
+                else:
+                    undecided.append(task)
+        open_tasks = undecided
     return (proven if any(proven.values()) else {}), witnesses, proofs
 
 

@@ -216,3 +216,21 @@ def test_incoming_directions_against_region_enumeration(seed, domain):
                 assert bool(pts) == bool(vecs)
             if dirs and J is not None:
                 assert (J @ QMatrix.from_rows(dirs, ncols=net.n_parameters).T).is_zero()
+
+
+def test_bound_refutations_recheck_and_resist_tampering():
+    """Proofs that use the affine upper bound of a target (its positive-weight inputs decided)
+    re-check; removing the bound flag (the certificate then no longer fits the rows) fails."""
+    rng = random.Random(0)
+    for _ in range(60):
+        widths = [rng.randint(1, 3)] + [rng.randint(2, 5) for _ in range(rng.randint(2, 3))] + [1]
+        net = _random_net(rng, widths, rational=False)
+        for p in range(net.n_parameters):
+            e = exercise(net, p)
+            if e.exercised is False and any(r.get("bound") for r in e.proof["refuted"]):
+                assert check_exercise_proof(net, e.proof)
+                ref = [dict(r) for r in e.proof["refuted"]]
+                next(r for r in ref if r.get("bound")).pop("bound")
+                assert not check_exercise_proof(net, dict(e.proof, refuted=ref))
+                return
+    pytest.fail("no proof with a bound refutation among the sampled nets")
