@@ -234,3 +234,17 @@ def test_bound_refutations_recheck_and_resist_tampering():
                 assert not check_exercise_proof(net, dict(e.proof, refuted=ref))
                 return
     pytest.fail("no proof with a bound refutation among the sampled nets")
+
+
+def test_prime_avoids_parameter_denominators():
+    """A weight with denominator PRIME has no reduction mod PRIME: the modular rank switches to
+    another prime (the lower bound stays certified) and the result is unchanged."""
+    from semialgebraic.dimension import _modq, _prime_for
+    base = Network.from_rows([[[1], [-1]], [[1, 2]]], [[0, 1], [0]])
+    odd = Network([[[Q(1, PRIME)], [Q(-1)]], [[1, 2]]], [[0, 1], [0]])
+    assert _prime_for(base) == PRIME and _prime_for(odd) != PRIME
+    with pytest.raises(ValueError):
+        _modq(Q(1, PRIME), PRIME)
+    fb, fo = functional_dimension(base, max_regions=0), functional_dimension(odd, max_regions=0)
+    assert (fo.lower, fo.upper) == (fb.lower, fb.upper)
+    assert functional_dimension(odd).value == functional_dimension(base).value
