@@ -34,8 +34,15 @@ Method: a sandwich, both sides exact.
   where its Jacobian column δ·h is non-zero (added to the rows) or proves that no
   differentiable input does (Motzkin multipliers of every refuted partial pattern, or δ = 0 at
   a full pattern), re-checked by :func:`check_exercise_proof`; the unit vector then joins the
-  upper bound.  The search is complete but exponential: on 8-32-32-32-1 it stops at its budget
-  (weights exercised only on thin cones, or never, stay open there).
+  upper bound.  Once every positive-weight input of a target neuron is decided, the affine
+  upper bound Σ_{on} w_k z_k + b of its pre-activation must be positive too: that row prunes
+  the tree (recorded, re-derived by the checker).  :func:`incoming_directions` enumerates the
+  regions of a neuron's active set the same way: the kernel directions on its incoming
+  parameters (its inputs span a proper subspace there) join the upper bound and the region
+  points the rows.  Complete but exponential: without a timeout these searches get about one
+  second on wide nets (half of what is left of an explicit timeout); 4-32-32-1 normal seed 1
+  closes with ``timeout=60``, while on 8-32-32-32-1 weights exercised only on thin cones, or
+  never, stay open.
 * **Upper bound**: N − rank of the span of directions v with J(x) v = 0 at every differentiable
   input of the domain, each proved (see :func:`symmetry_directions`): positive scaling of every
   hidden neuron; unit vectors of the incoming parameters of *silent* neurons (δ ≡ 0: dead, or
@@ -1406,14 +1413,15 @@ def exercise(net: Network, parameter: int, *, domain: Any = None, max_lps: int =
     return Exercise(parameter, False, None, proof if record else None, lps)
 
 
-def check_exercise_proof(net: Network, proof: dict) -> bool:
+def check_exercise_proof(net: Network, proof: dict, domain: Any = "any") -> bool:
     """Re-check a proof of :func:`exercise` that a parameter is never exercised, with small
     independent code: (1) the targets, layers and δ condition are the ones the parameter needs;
     (2) the refuted partial patterns cover every sign assignment of the branching order (a
     complete prefix tree, the target signs fixed); (3) each refutation is valid: a Motzkin
     certificate (y >= 0, not all zero, Σ y_r·(row r) = 0 and Σ y_r·(rhs r) <= 0 for the strict
     system "domain rows, then s·z_t[j](x) > 0 along the path", z affine under the path's earlier
-    phases), or, at a full pattern, δ_l[i] = 0 computed from the masks."""
+    phases), or, at a full pattern, δ_l[i] = 0 computed from the masks.  With *domain*, the
+    proof must also be about that domain (the claim is always "on the proof's domain")."""
     try:
         p_ = int(proof["parameter"])
         targets, delta_of, last, full_last = _exercise_spec(net, p_)
@@ -1433,6 +1441,8 @@ def check_exercise_proof(net: Network, proof: dict) -> bool:
         if sorted(order) != sorted(need) or len(set(order)) != len(order):
             return False
         dom = _domain_from_json(proof.get("domain"), net.n_inputs)
+        if domain != "any" and dom != normalize_domain(domain, net.n_inputs):
+            return False
         refuted = {tuple(tuple(v) for v in r["path"]): r for r in proof["refuted"]}
     except (KeyError, TypeError, ValueError, IndexError):
         return False

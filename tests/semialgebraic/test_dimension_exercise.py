@@ -83,6 +83,8 @@ def test_never_coactive_weight_proof_and_tampering():
     assert not check_exercise_proof(net, dict(e.proof, refuted=ref))
     other = net.parameter_names().index("W2[1,0]")
     assert not check_exercise_proof(net, dict(e.proof, parameter=other))
+    assert check_exercise_proof(net, e.proof, domain=None)
+    assert not check_exercise_proof(net, e.proof, domain="orthant")      # a claim about R^1 only
     # W2[1,0] is exercised (x > 0 with z2_1 = x - 2 > 0): exact witness with a non-zero column
     w = exercise(net, other)
     assert w.exercised and w.witness[0] > 2
