@@ -62,6 +62,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from algebra.network import Network  # noqa: E402
 from algebra.rationals import Q  # noqa: E402
+from algebra.symmetries.elementary import random_permute_scale  # noqa: E402
 from semialgebraic.dimension import (PRIME, _masks, _rank_mod_p, _simplex_points,  # noqa: E402
                                      functional_dimension, jacobian_rows)
 from semialgebraic.equivalence import equivalent  # noqa: E402
@@ -76,17 +77,7 @@ def random_net(rng, widths, den=4):
 
 
 def permute_scale(net, rng):
-    Ws = [w.to_rows() for w in net.weights]
-    bs = [list(b) for b in net.biases]
-    for l in range(len(Ws) - 1):
-        n = len(Ws[l])
-        perm = list(range(n))
-        rng.shuffle(perm)
-        lam = [Q(rng.randint(1, 5), rng.randint(1, 5)) for _ in range(n)]
-        Ws[l] = [[lam[i] * v for v in Ws[l][perm[i]]] for i in range(n)]
-        bs[l] = [lam[i] * bs[l][perm[i]] for i in range(n)]
-        Ws[l + 1] = [[row[perm[i]] / lam[i] for i in range(n)] for row in Ws[l + 1]]
-    return Network(Ws, bs)
+    return random_permute_scale(net, rng)
 
 
 def passthrough(net, box):
@@ -310,7 +301,8 @@ def bench_dimension() -> None:
     for widths, kind, seed in rows:
         net = builders[kind](random.Random(seed), widths)
         t = time.perf_counter()
-        fd = functional_dimension(net, timeout=60)
+        fd = functional_dimension(net)          # default budgets (an explicit timeout lets
+        #                                         the exact searches use half of what is left)
         dt = time.perf_counter() - t
         note = f"{len(fd.deficits)} deficit lines" if fd.deficits else ""
         if not fd.exact and "kernel directions" in fd.reason:

@@ -15,7 +15,7 @@ from ..rationals import q_json, to_q
 from . import Step, register_step, step_from_json
 from .neurons import ZERO, _flat, _int, _ints, _layer_ok, _nums
 
-__all__ = ["Permute", "Scale", "Composite"]
+__all__ = ["Permute", "Scale", "Composite", "random_permute_scale"]
 
 
 @register_step
@@ -155,3 +155,23 @@ class Composite(Step):
         if not isinstance(steps, list):
             raise InputError("step composite: 'steps' must be a list")
         return cls([step_from_json(s) for s in steps])
+
+
+def random_permute_scale(net: Network, rng, *, max_factor: int = 5) -> Network:
+    """A planted symmetric copy: every hidden layer permuted (S1) and rescaled (S2) with factors
+    ``p/q``, ``1 <= p, q <= max_factor``, drawn from *rng* (a ``random.Random``); the copy computes
+    the same function.  Used to build equivalent test and benchmark pairs.
+
+    >>> import random
+    >>> net = Network.from_rows([[[1, 2], [3, -1]], [[1, -2]]], [[0, 1], [5]])
+    >>> copy = random_permute_scale(net, random.Random(0))
+    >>> copy([2, -3]) == net([2, -3]), copy == net
+    (True, False)
+    """
+    for l in range(net.depth - 1):
+        n = net.widths[l + 1]
+        perm = list(range(n))
+        rng.shuffle(perm)
+        lam = [to_q(f"{rng.randint(1, max_factor)}/{rng.randint(1, max_factor)}") for _ in range(n)]
+        net = Scale(l, lam).apply(Permute(l, perm).apply(net))
+    return net

@@ -18,6 +18,7 @@ from hypothesis import HealthCheck, given, settings, strategies as st
 from algebra.matrices import QMatrix
 from algebra.network import Network
 from algebra.rationals import Q
+from algebra.symmetries.elementary import random_permute_scale
 from semialgebraic.domains import normalize_domain
 from semialgebraic.equivalence import equivalent
 from semialgebraic.joint import joint_regions
@@ -343,17 +344,7 @@ def test_random_hats_dead_or_barely_alive(seed, d, dead):
 
 
 def permute_scale(net, rng):
-    Ws = [w.to_rows() for w in net.weights]
-    bs = [list(v) for v in net.biases]
-    for l in range(len(Ws) - 1):
-        n = len(Ws[l])
-        perm = list(range(n))
-        rng.shuffle(perm)
-        lam = [Q(rng.randint(1, 5), rng.randint(1, 5)) for _ in range(n)]
-        Ws[l] = [[lam[i] * v for v in Ws[l][perm[i]]] for i in range(n)]
-        bs[l] = [lam[i] * bs[l][perm[i]] for i in range(n)]
-        Ws[l + 1] = [[row[perm[i]] / lam[i] for i in range(n)] for row in Ws[l + 1]]
-    return Network(Ws, bs)
+    return random_permute_scale(net, rng)
 
 
 @settings(max_examples=25, deadline=None, suppress_health_check=list(HealthCheck))

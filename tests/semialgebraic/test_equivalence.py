@@ -9,6 +9,7 @@ from hypothesis import HealthCheck, given, settings, strategies as st
 from algebra.exceptions import InputError
 from algebra.network import Network
 from algebra.rationals import Q
+from algebra.symmetries.elementary import random_permute_scale
 from semialgebraic.deviation import max_deviation
 from semialgebraic.equivalence import could_be_equivalent, equivalent, is_equivalent, refutation_points
 from semialgebraic.exceptions import UndecidedError
@@ -32,17 +33,7 @@ def random_net(rng, widths, rational=True, zero_prob=0.15):
 
 
 def permute_scale(net, rng):
-    Ws = [w.to_rows() for w in net.weights]
-    bs = [list(b) for b in net.biases]
-    for l in range(len(Ws) - 1):
-        n = len(Ws[l])
-        perm = list(range(n))
-        rng.shuffle(perm)
-        lam = [Q(rng.randint(1, 5), rng.randint(1, 5)) for _ in range(n)]
-        Ws[l] = [[lam[i] * v for v in Ws[l][perm[i]]] for i in range(n)]
-        bs[l] = [lam[i] * bs[l][perm[i]] for i in range(n)]
-        Ws[l + 1] = [[row[perm[i]] / lam[i] for i in range(n)] for row in Ws[l + 1]]
-    return Network(Ws, bs)
+    return random_permute_scale(net, rng)
 
 
 def insert_dead(net, rng, layer=0):
