@@ -427,6 +427,171 @@ def jacobian_rows(net: Network, X: list, masks: list, p: int):
     return R.astype(np.int64)
 
 
+@dataclass(frozen=True)
+class Exercise:
+    """Result of :func:`exercise`.  ``exercised``: True (``witness``: an exact input, every
+    pre-activation non-zero, where ∂f/∂θ_p != 0), False (``proof``: the column of the Jacobian is
+    zero at every differentiable input; re-checked by :func:`check_exercise_proof`) or None
+    (budget)."""
+
+    parameter: int
+    exercised: bool | None
+    witness: tuple | None = None
+    proof: dict | None = None
+    lps: int = 0
+
+
+def exercise(net: Network, parameter: int, *, domain: Any = None, max_lps: int = 2000,
+             deadline: float | None = None, record: bool = True) -> Exercise:
+    """Decide exactly whether parameter *parameter* (flat index) is exercised somewhere.
+
+    ∂f_o/∂W_l[i,k] = δ_l[i] h_{l-1}[k] and ∂f_o/∂b_l[i] = δ_l[i], with δ constant on each
+    linear region (δ_{L} = e_o, δ_l = D_l W_{l+1}ᵀ δ_{l+1}).  So W_l[i,k] is exercised iff some
+    region of the domain has neuron (l-1, k) active and δ_l[i] != 0 (for l = 1: δ_1[i] != 0, the
+    input coordinate being non-zero on an open set); b_l[i] iff δ_l[i] != 0 somewhere.  Decided by
+    a depth-first search over activation phases (layer order, the fixed target signs first), each
+    partial pattern checked by an exact strict LP: a feasible full pattern with δ_l[i] != 0 gives
+    an exact witness; otherwise every branch is refuted by a Motzkin certificate or, at a full
+    pattern, by δ_l[i] = 0 -- the proof lists them (:func:`check_exercise_proof`).
+
+    Examples
+    --------
+    >>> net = Network.from_rows([[[1], [-1]], [[-1, 1], [1, 1]], [[1, 1]]], [[0, 0], [-1, -2], [0]])
+    >>> e = exercise(net, net.parameter_names().index("W2[0,0]"))
+    >>> e.exercised, check_exercise_proof(net, e.proof)
+    (False, True)
+    >>> exercise(net, net.parameter_names().index("W2[1,0]")).exercised
+    True
+    """
+    dom = normalize_domain(domain, net.n_inputs)
+    spec = _exercise_spec(net, parameter)
+    targets, delta_of, last, full_last = spec
+    if delta_of == "never":
+        proof = {"parameter": parameter, "targets": [[t, j, s] for (t, j), s in sorted(targets.items())],
+                 "trivial": "zero outgoing weights" if last >= 0 else "identically zero neuron",
+                 "order": [], "refuted": []}
+        return Exercise(parameter, False, None, proof if record else None, 0)
+    res = _phase_search(net, dom, targets, delta_of, max_lps, deadline, record)
+    found, witness, refuted, order, lps = res
+    if found is None:
+        return Exercise(parameter, None, None, None, lps)
+    if found:
+        return Exercise(parameter, True, witness, None, lps)
+    proof = {"parameter": parameter, "domain": _domain_json(dom),
+             "targets": [[t, j, s] for (t, j), s in sorted(targets.items())],
+             "delta_of": list(delta_of) if delta_of else None,
+             "order": [[t, j] for t, j in order], "refuted": refuted}
+    return Exercise(parameter, False, None, proof if record else None, lps)
+
+
+def check_exercise_proof(net: Network, proof: dict, domain: Any = "any") -> bool:
+    """Re-check a proof of :func:`exercise` that a parameter is never exercised, with small
+    independent code: (1) the targets, layers and δ condition are the ones the parameter needs;
+    (2) the refuted partial patterns cover every sign assignment of the branching order (a
+    complete prefix tree, the target signs fixed); (3) each refutation is valid: a Motzkin
+    certificate (y >= 0, not all zero, Σ y_r·(row r) = 0 and Σ y_r·(rhs r) <= 0 for the strict
+    system "domain rows, then s·z_t[j](x) > 0 along the path", z affine under the path's earlier
+    phases), or, at a full pattern, δ_l[i] = 0 computed from the masks.  With *domain*, the
+    proof must also be about that domain (the claim is always "on the proof's domain")."""
+    try:
+        p_ = int(proof["parameter"])
+        targets, delta_of, last, full_last = _exercise_spec(net, p_)
+        if delta_of == "never":
+            if proof.get("trivial") == "identically zero neuron":
+                return any(_is_zero_neuron(net, t, j) for t, j in targets)
+            W = net.weights[net.depth - 1]
+            i = _exercise_target_neuron(net, p_)
+            return proof.get("trivial") == "zero outgoing weights" and all(W[o, i] == 0 for o in range(W.nrows))
+        if sorted([tuple(v) for v in proof["targets"]]) != sorted((t, j, s) for (t, j), s in targets.items()):
+            return False
+        if (tuple(proof["delta_of"]) if proof["delta_of"] else None) != delta_of:
+            return False
+        order = [tuple(v) for v in proof["order"]]
+        need = [(t, j) for t in range(net.depth - 1) for j in range(net.widths[t + 1])
+                if not _is_zero_neuron(net, t, j)]
+        if sorted(order) != sorted(need) or len(set(order)) != len(order):
+            return False
+        dom = _domain_from_json(proof.get("domain"), net.n_inputs)
+        if domain != "any" and dom != normalize_domain(domain, net.n_inputs):
+            return False
+        refuted = {tuple(tuple(v) for v in r["path"]): r for r in proof["refuted"]}
+    except (KeyError, TypeError, ValueError, IndexError):
+        return False
+
+    def complete(prefix) -> bool:
+        if prefix in refuted:
+            return _check_refutation(net, dom, prefix, refuted[prefix], delta_of, len(prefix) == len(order),
+                                     targets)
+        if len(prefix) == len(order):
+            return False
+        t, j = order[len(prefix)]
+        signs = [targets[(t, j)]] if (t, j) in targets else [1, -1]
+        return all(complete(prefix + ((t, j, s),)) for s in signs)
+
+    # the order must be layer-monotone (z_t[j] is affine once the layers below are fixed)
+    if any(a[0] > b[0] for a, b in zip(order, order[1:])):
+        return False
+    import sys
+    old = sys.getrecursionlimit()
+    sys.setrecursionlimit(max(old, 4 * len(order) + 100))
+    try:
+        return complete(())
+    finally:
+        sys.setrecursionlimit(old)
+
+
+def incoming_directions(net: Network, t: int, i: int, *, domain: Any = None, max_lps: int = 2000,
+                        deadline: float | None = None):
+    """Kernel directions of the Jacobian supported on the incoming parameters (W_t[i, :], b_t[i])
+    of hidden neuron (t, i) (0-based layer t >= 1), from an exact enumeration of its active set.
+
+    ∂f/∂W_t[i,k] = δ_t[i] h_{t-1}[k] and ∂f/∂b_t[i] = δ_t[i], with δ_t[i] = 0 where z_t[i] < 0.
+    Every region of the layers below t meeting {z_t[i] > 0} is enumerated (exact phase search:
+    full patterns of layers < t with z_t[i] > 0, each with an exact interior point); on region P,
+    (h_{t-1}(x), 1) = [[M_P, m_P], [0, 1]] (x, 1), so (h_{t-1}, 1) stays in the span V of those
+    matrices' columns, and every c ⊥ V gives J(x)·c = δ_t[i](x) c·(h_{t-1}(x), 1) = 0 at every
+    differentiable input.  Returns (directions as full parameter vectors, region points) or None
+    when the budget ends first.
+
+    >>> net = Network.from_rows([[[1], [-1], [1]], [[1, 0, 1]], [[1]]], [[0, 0, -1], [-3], [0]])
+    >>> dirs, pts = incoming_directions(net, 1, 0)
+    >>> len(dirs), len(pts)        # only x > 2 activates (2, 0): h1_1 = 0 there, h1_0 - h1_2 = 1
+    (2, 1)
+    """
+    dom = normalize_domain(domain, net.n_inputs)
+    if t < 1 or _is_zero_neuron(net, t, i):
+        return None
+    leaves: list = []
+    found, _, _, _, _ = _phase_search(net, dom, {(t, i): 1}, None, max_lps, deadline, False,
+                                      upto=t, leaves=leaves)
+    if found is None:
+        return None
+    d, n_in = net.n_inputs, net.widths[t]
+    cols = []
+    for path, _ in leaves:
+        masks: dict = {}
+        for u, j, sg in path:
+            masks.setdefault(u, {})[j] = 1 if sg > 0 else 0
+        M, m = _layer_map(net, masks, t - 1)
+        for c in range(d):
+            cols.append([M[q, c] for q in range(n_in)] + [Q(0)])
+        cols.append(list(m) + [Q(1)])
+    V = QMatrix.from_rows(cols, ncols=n_in + 1) if cols else QMatrix.from_rows([], ncols=n_in + 1)
+    perp = V.nullspace() if cols else QMatrix.identity(n_in + 1)
+    offs = _offsets(net)
+    W = net.weights[t]
+    out = []
+    for c in perp.to_rows():
+        v = [Q(0)] * net.n_parameters
+        for k in range(n_in):
+            v[offs[t] + i * n_in + k] = c[k]
+        v[offs[t] + W.nrows * n_in + i] = c[n_in]
+        out.append(v)
+    return out, [x for _, x in leaves]
+
+
+# ------------------------------------------------------------------------------------------------
+# private helpers; the exercise / phase-search helpers are at the end
 # ------------------------------------------------------------------------------------------------
 def _np():
     import numpy
@@ -1170,56 +1335,6 @@ def _shrink_kernel(K, R, p: int):
     return _matmul_mod(K, _kernel_mod_p(RK.astype(np.int64), p), p)
 
 
-def incoming_directions(net: Network, t: int, i: int, *, domain: Any = None, max_lps: int = 2000,
-                        deadline: float | None = None):
-    """Kernel directions of the Jacobian supported on the incoming parameters (W_t[i, :], b_t[i])
-    of hidden neuron (t, i) (0-based layer t >= 1), from an exact enumeration of its active set.
-
-    ∂f/∂W_t[i,k] = δ_t[i] h_{t-1}[k] and ∂f/∂b_t[i] = δ_t[i], with δ_t[i] = 0 where z_t[i] < 0.
-    Every region of the layers below t meeting {z_t[i] > 0} is enumerated (exact phase search:
-    full patterns of layers < t with z_t[i] > 0, each with an exact interior point); on region P,
-    (h_{t-1}(x), 1) = [[M_P, m_P], [0, 1]] (x, 1), so (h_{t-1}, 1) stays in the span V of those
-    matrices' columns, and every c ⊥ V gives J(x)·c = δ_t[i](x) c·(h_{t-1}(x), 1) = 0 at every
-    differentiable input.  Returns (directions as full parameter vectors, region points) or None
-    when the budget ends first.
-
-    >>> net = Network.from_rows([[[1], [-1], [1]], [[1, 0, 1]], [[1]]], [[0, 0, -1], [-3], [0]])
-    >>> dirs, pts = incoming_directions(net, 1, 0)
-    >>> len(dirs), len(pts)        # only x > 2 activates (2, 0): h1_1 = 0 there, h1_0 - h1_2 = 1
-    (2, 1)
-    """
-    dom = normalize_domain(domain, net.n_inputs)
-    if t < 1 or _is_zero_neuron(net, t, i):
-        return None
-    leaves: list = []
-    found, _, _, _, _ = _phase_search(net, dom, {(t, i): 1}, None, max_lps, deadline, False,
-                                      upto=t, leaves=leaves)
-    if found is None:
-        return None
-    d, n_in = net.n_inputs, net.widths[t]
-    cols = []
-    for path, _ in leaves:
-        masks: dict = {}
-        for u, j, sg in path:
-            masks.setdefault(u, {})[j] = 1 if sg > 0 else 0
-        M, m = _layer_map(net, masks, t - 1)
-        for c in range(d):
-            cols.append([M[q, c] for q in range(n_in)] + [Q(0)])
-        cols.append(list(m) + [Q(1)])
-    V = QMatrix.from_rows(cols, ncols=n_in + 1) if cols else QMatrix.from_rows([], ncols=n_in + 1)
-    perp = V.nullspace() if cols else QMatrix.identity(n_in + 1)
-    offs = _offsets(net)
-    W = net.weights[t]
-    out = []
-    for c in perp.to_rows():
-        v = [Q(0)] * net.n_parameters
-        for k in range(n_in):
-            v[offs[t] + i * n_in + k] = c[k]
-        v[offs[t] + W.nrows * n_in + i] = c[n_in]
-        out.append(v)
-    return out, [x for _, x in leaves]
-
-
 def _layer_map(net, masks, t):
     """(M, m) with h_t = M x + m on the region of the 0/1 *masks* of layers 0..t."""
     d = net.n_inputs
@@ -1354,121 +1469,8 @@ def _random_point(rng, d, dom):
 
 
 # ------------------------------------------------------------------------------------------------
-# exact decision: is a parameter ever exercised (its Jacobian column not identically zero)?
+# exercise decisions and phase search (helpers)
 # ------------------------------------------------------------------------------------------------
-@dataclass(frozen=True)
-class Exercise:
-    """Result of :func:`exercise`.  ``exercised``: True (``witness``: an exact input, every
-    pre-activation non-zero, where ∂f/∂θ_p != 0), False (``proof``: the column of the Jacobian is
-    zero at every differentiable input; re-checked by :func:`check_exercise_proof`) or None
-    (budget)."""
-
-    parameter: int
-    exercised: bool | None
-    witness: tuple | None = None
-    proof: dict | None = None
-    lps: int = 0
-
-
-def exercise(net: Network, parameter: int, *, domain: Any = None, max_lps: int = 2000,
-             deadline: float | None = None, record: bool = True) -> Exercise:
-    """Decide exactly whether parameter *parameter* (flat index) is exercised somewhere.
-
-    ∂f_o/∂W_l[i,k] = δ_l[i] h_{l-1}[k] and ∂f_o/∂b_l[i] = δ_l[i], with δ constant on each
-    linear region (δ_{L} = e_o, δ_l = D_l W_{l+1}ᵀ δ_{l+1}).  So W_l[i,k] is exercised iff some
-    region of the domain has neuron (l-1, k) active and δ_l[i] != 0 (for l = 1: δ_1[i] != 0, the
-    input coordinate being non-zero on an open set); b_l[i] iff δ_l[i] != 0 somewhere.  Decided by
-    a depth-first search over activation phases (layer order, the fixed target signs first), each
-    partial pattern checked by an exact strict LP: a feasible full pattern with δ_l[i] != 0 gives
-    an exact witness; otherwise every branch is refuted by a Motzkin certificate or, at a full
-    pattern, by δ_l[i] = 0 -- the proof lists them (:func:`check_exercise_proof`).
-
-    Examples
-    --------
-    >>> net = Network.from_rows([[[1], [-1]], [[-1, 1], [1, 1]], [[1, 1]]], [[0, 0], [-1, -2], [0]])
-    >>> e = exercise(net, net.parameter_names().index("W2[0,0]"))
-    >>> e.exercised, check_exercise_proof(net, e.proof)
-    (False, True)
-    >>> exercise(net, net.parameter_names().index("W2[1,0]")).exercised
-    True
-    """
-    dom = normalize_domain(domain, net.n_inputs)
-    spec = _exercise_spec(net, parameter)
-    targets, delta_of, last, full_last = spec
-    if delta_of == "never":
-        proof = {"parameter": parameter, "targets": [[t, j, s] for (t, j), s in sorted(targets.items())],
-                 "trivial": "zero outgoing weights" if last >= 0 else "identically zero neuron",
-                 "order": [], "refuted": []}
-        return Exercise(parameter, False, None, proof if record else None, 0)
-    res = _phase_search(net, dom, targets, delta_of, max_lps, deadline, record)
-    found, witness, refuted, order, lps = res
-    if found is None:
-        return Exercise(parameter, None, None, None, lps)
-    if found:
-        return Exercise(parameter, True, witness, None, lps)
-    proof = {"parameter": parameter, "domain": _domain_json(dom),
-             "targets": [[t, j, s] for (t, j), s in sorted(targets.items())],
-             "delta_of": list(delta_of) if delta_of else None,
-             "order": [[t, j] for t, j in order], "refuted": refuted}
-    return Exercise(parameter, False, None, proof if record else None, lps)
-
-
-def check_exercise_proof(net: Network, proof: dict, domain: Any = "any") -> bool:
-    """Re-check a proof of :func:`exercise` that a parameter is never exercised, with small
-    independent code: (1) the targets, layers and δ condition are the ones the parameter needs;
-    (2) the refuted partial patterns cover every sign assignment of the branching order (a
-    complete prefix tree, the target signs fixed); (3) each refutation is valid: a Motzkin
-    certificate (y >= 0, not all zero, Σ y_r·(row r) = 0 and Σ y_r·(rhs r) <= 0 for the strict
-    system "domain rows, then s·z_t[j](x) > 0 along the path", z affine under the path's earlier
-    phases), or, at a full pattern, δ_l[i] = 0 computed from the masks.  With *domain*, the
-    proof must also be about that domain (the claim is always "on the proof's domain")."""
-    try:
-        p_ = int(proof["parameter"])
-        targets, delta_of, last, full_last = _exercise_spec(net, p_)
-        if delta_of == "never":
-            if proof.get("trivial") == "identically zero neuron":
-                return any(_is_zero_neuron(net, t, j) for t, j in targets)
-            W = net.weights[net.depth - 1]
-            i = _exercise_target_neuron(net, p_)
-            return proof.get("trivial") == "zero outgoing weights" and all(W[o, i] == 0 for o in range(W.nrows))
-        if sorted([tuple(v) for v in proof["targets"]]) != sorted((t, j, s) for (t, j), s in targets.items()):
-            return False
-        if (tuple(proof["delta_of"]) if proof["delta_of"] else None) != delta_of:
-            return False
-        order = [tuple(v) for v in proof["order"]]
-        need = [(t, j) for t in range(net.depth - 1) for j in range(net.widths[t + 1])
-                if not _is_zero_neuron(net, t, j)]
-        if sorted(order) != sorted(need) or len(set(order)) != len(order):
-            return False
-        dom = _domain_from_json(proof.get("domain"), net.n_inputs)
-        if domain != "any" and dom != normalize_domain(domain, net.n_inputs):
-            return False
-        refuted = {tuple(tuple(v) for v in r["path"]): r for r in proof["refuted"]}
-    except (KeyError, TypeError, ValueError, IndexError):
-        return False
-
-    def complete(prefix) -> bool:
-        if prefix in refuted:
-            return _check_refutation(net, dom, prefix, refuted[prefix], delta_of, len(prefix) == len(order),
-                                     targets)
-        if len(prefix) == len(order):
-            return False
-        t, j = order[len(prefix)]
-        signs = [targets[(t, j)]] if (t, j) in targets else [1, -1]
-        return all(complete(prefix + ((t, j, s),)) for s in signs)
-
-    # the order must be layer-monotone (z_t[j] is affine once the layers below are fixed)
-    if any(a[0] > b[0] for a, b in zip(order, order[1:])):
-        return False
-    import sys
-    old = sys.getrecursionlimit()
-    sys.setrecursionlimit(max(old, 4 * len(order) + 100))
-    try:
-        return complete(())
-    finally:
-        sys.setrecursionlimit(old)
-
-
 def _exercise_target_neuron(net, p_):
     offs = _offsets(net)
     l = max(t for t in range(net.depth) if offs[t] <= p_)
