@@ -18,13 +18,13 @@ Method: a sandwich, both sides exact.
   together) several times; weights never exercised in the pool get Gauss–Newton walks across
   the two kinks involved.  Floats only *choose* inputs: each chosen input is an exact dyadic
   rational whose masks are recomputed exactly (inputs with a zero pre-activation are dropped).
-  The rank is computed over Z/p (p = 1048573) on the integer reduction of the exact rows, after
-  folding surplus rows into the first ones with random ±1 combinations: any non-zero minor
-  mod p is a non-zero rational minor of rows that are integer combinations of Jacobian rows, so
-  rank_p <= rank_Q is a certified lower bound; when it does not reach the upper bound and the
-  matrix is small, the exact rational rank is computed with FLINT.  The first round computes a
-  basis mod p of the common kernel of the rows (one blocked elimination, float64 BLAS, exact);
-  later rows only shrink it (a product with the ~100 kernel columns), and the kernel directions
+  The rank is computed over Z/p (p = 1048573, or the next prime below dividing no denominator
+  of θ) on the integer reduction of the exact rows: any non-zero minor mod p is a non-zero
+  rational minor, so rank_p <= rank_Q is a certified lower bound; when it does not reach the
+  upper bound and the matrix is small, the exact rational rank is computed with FLINT.  The
+  first ~1.3 x upper rows give a basis mod p of their common kernel (one blocked elimination,
+  float64 BLAS, exact); every later row only shrinks it (a product with the ~100 kernel
+  columns), so the rank is N - dim(kernel), and the kernel directions
   outside the span of the proven symmetries name the parameters still missing: the next inputs
   are float walks to the sign conditions that would exercise them (two entered neurons in
   different phases, a source neuron flipped inside a rarely active one, ...), d + 1 exact
@@ -185,7 +185,7 @@ def functional_dimension(net: Network, *, domain: Any = None, timeout: float | N
     upper = N - sym_rank
     nrng = _np().random.default_rng(seed)
     prime = _prime_for(net)            # no denominator of θ divisible by it (reductions valid)
-    sketch = _Sketch(min(N + 64, int(1.3 * upper) + 64), N, prime, seed)
+    first_rows = min(N + 64, int(1.3 * upper) + 64)   # eliminated once; later rows shrink the kernel
     all_X: list = []
     rank, npts, rounds = 0, 0, 0
     evidence: dict = {}
@@ -209,8 +209,7 @@ def functional_dimension(net: Network, *, domain: Any = None, timeout: float | N
             if X:
                 R = jacobian_rows(net, X, masks, prime)
                 if kernel is None:
-                    sketch.add(R)
-                    kernel = _kernel_mod_p(sketch.matrix(), prime)
+                    kernel = _shrink_kernel(_kernel_mod_p(R[:first_rows], prime), R[first_rows:], prime)
                 else:
                     kernel = _shrink_kernel(kernel, R, prime)
             new_rank = N - kernel.shape[1] if kernel is not None else 0
@@ -1389,49 +1388,6 @@ def _matmul_mod(A, B, p: int, chunk: int = 4096):
     for c in range(0, A.shape[1], chunk):
         out = np.mod(out + A[:, c:c + chunk] @ B[c:c + chunk], p)
     return out
-
-
-class _Sketch:
-    """Rows of the Jacobian mod p, folded into k rows: the first k rows are kept as they are,
-    later ones are added to every row with random signs (a dense ±1 sketch; a sparse CountSketch
-    lost rank in practice when k was close to the rank).  Every row of the
-    sketch is an integer combination of Jacobian rows, so its rank mod p is still a certified
-    lower bound of the rational rank (and equal with high probability when k > rank)."""
-
-    def __init__(self, k, ncols, p, seed):
-        import numpy as np
-        self.np, self.p = np, p
-        self.M = np.zeros((k, ncols), dtype=np.float64)
-        self.filled = 0
-        self.rng = np.random.default_rng(seed)
-
-    def add(self, A):
-        np = self.np
-        A = np.asarray(A, dtype=np.float64)
-        k = self.M.shape[0]
-        take = min(k - self.filled, A.shape[0])
-        if take:
-            self.M[self.filled:self.filled + take] = A[:take]
-            self.filled += take
-        rest = A[take:]
-        for c in range(0, len(rest), 4096):           # dense random ±1 combinations: sums of at
-            S = self.rng.choice((-1.0, 1.0), size=(k, len(rest[c:c + 4096])))   # most 4097 terms < p
-            self.M = np.mod(self.M + S @ rest[c:c + 4096], self.p)           # (< 2^33): exact
-
-    def matrix(self):
-        return self.M[:self.filled].astype(self.np.int64)
-
-
-def _compress(A, k, p, seed):
-    """S A mod p for a random k x n matrix S with entries in {-1, 0, 1} (exact in float64:
-    |A| < p < 2^21, so sums of up to 2^31 terms are exact).  rank(S A) <= rank(A), so the rank of
-    the compressed matrix is still a certified lower bound (and equal with high probability)."""
-    import numpy as np
-    n = A.shape[0]
-    if n <= k:
-        return A
-    S = np.random.default_rng(seed).integers(-1, 2, size=(k, n)).astype(np.float64)
-    return np.mod(S @ np.asarray(A, dtype=np.float64), p).astype(np.int64)
 
 
 def _reduce(X, p):
