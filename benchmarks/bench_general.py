@@ -29,23 +29,22 @@
    weights with small biases (``normal_net``), nets whose every neuron switches on the reachable
    set (``switching_net``: each bias puts the kink at the image of a random anchor input), and
    the integer/8 weights of ``random_net`` (exact zeros, large biases: silent and dead neurons).
-   Measured 2026-11-30 11:14 UTC (2 shared cores, load ~2.5-2.8; default budgets, no timeout),
-   N - #hidden = 2337 / 1185: 8-32-32-32-1 normal seeds 2, 4 exact 2337 in 7.4 / 9.2 s;
-   switching seeds 1-3 exact 2337 in 7.1-7.2 s (at 11:01, load ~2.1: 4.4 / 4.8 s and 3.3-3.8 s);
-   normal seeds 1, 3, 6 stop at 2334 / 2336 / 2333 <= fd <= 2337 in 11 s, each gap a weight
-   W3[i,k] whose two neurons were never seen active together (the mod-p kernel names them:
-   W3[22,3], W3[22,8], W3[22,20]; W3[21,25]; W3[4,2], W3[4,13], W3[4,28], W3[4,30]); seed 5
-   2290 <= fd <= 2337 in 22 s (a rarely active layer-2 neuron, (2, 29)).  The exact phase search
-   that would prove those weights never exercised (:func:`exercise`) does not finish there
-   (layer-1/2 patterns in R^8; seed 3 with timeout=120 still open); it does on small nets, and
-   4-32-32-1 normal seed 1 becomes exact 1184 with ``timeout=60`` (W2[12,27] proven never
-   exercised, ~9500 exact LPs, 31 s).  Before this session (same seeds, load ~5): seed 2 exact
-   in 7.6 s, seeds 1 / 3 at 2334 / 2332 in 13 / 11.5 s, seeds 4 / 5 / 6 at 2307 / 2277 / 2334
-   in 60-77 s (walks uncapped, three full modular eliminations).  4-32-32-1 normal: 1184, 1171,
-   1174 <= fd <= 1185 in 4-9 s; int/8 nets: 4-32-32-1 1056 <= fd <= 1089, 8-32-32-32-1
-   2221 <= fd <= 2241 (19 s).
+   Measured 2026-11-30 11:20 UTC (2 shared cores, load ~1.3-1.6; default budgets, no timeout),
+   N - #hidden = 2337 / 1185: 8-32-32-32-1 normal seeds 2, 4 exact 2337 in 2.5 / 4.0 s;
+   switching seeds 1-3 exact 2337 in 2.4-2.7 s; normal seeds 1, 3, 6 stop at 2334 / 2336 / 2333
+   <= fd <= 2337 in 5-5.6 s, each gap a weight W3[i,k] whose two neurons were never seen active
+   together (the mod-p kernel names them: W3[22,3], W3[22,8], W3[22,20]; W3[21,25]; W3[4,2],
+   W3[4,13], W3[4,28], W3[4,30]); seed 5 2292 <= fd <= 2337 in 14.7 s (a rarely active layer-2
+   neuron, (2, 29)).  The exact phase search that would prove those weights never exercised
+   (:func:`exercise`) does not finish there (layer-1/2 patterns in R^8; seed 3 with timeout=120
+   still open); it does on small nets, and 4-32-32-1 normal seed 1 becomes exact 1184 with
+   ``timeout=60`` (W2[12,27] proven never exercised, ~9500 exact LPs, 31 s).  Before this
+   session (same seeds, load ~5): seed 2 exact in 7.6 s, seeds 1 / 3 at 2334 / 2332 in 13 /
+   11.5 s, seeds 4 / 5 / 6 at 2307 / 2277 / 2334 in 60-77 s (walks uncapped, three full modular
+   eliminations).  4-32-32-1 normal: 1184, 1171, 1174 <= fd <= 1185 in 2-4.6 s; int/8 nets:
+   4-32-32-1 1056 <= fd <= 1089 (6.3 s), 8-32-32-32-1 2225 <= fd <= 2241 (10.9 s).
 3. Float32 SVD (numpy) ranks of the same Jacobian rows against their certified rank (rank mod
-   p, a lower bound, against N - rank of the proven symmetries, an upper bound), same run:
+   p, a lower bound, against N - rank of the proven symmetries, an upper bound), 11:20 run:
    4-32-32-1 int/8 (1500 inputs): certified >= 1039, float32 298 / 261 / 815 (tolerances numpy
    default / 1e-3 s_max / 1e-6 s_max); 8-32-32-32-1 normal seed 2 (3600 random inputs):
    certified >= 2332, float32 2041 / 1723 / 2330: all wrong.
