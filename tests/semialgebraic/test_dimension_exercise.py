@@ -250,3 +250,25 @@ def test_prime_avoids_parameter_denominators():
     fb, fo = functional_dimension(base, max_regions=0), functional_dimension(odd, max_regions=0)
     assert (fo.lower, fo.upper) == (fb.lower, fb.upper)
     assert functional_dimension(odd).value == functional_dimension(base).value
+
+
+@pytest.mark.slow
+@settings(max_examples=400, **SETTINGS)
+@given(st.integers(0, 10**6), st.sampled_from([None, "orthant", (-1, 2), (Q(1, 3), 1)]), st.booleans())
+def test_exercise_agrees_with_region_enumeration_exhaustive(seed, domain, rational):
+    test_exercise_agrees_with_region_enumeration.hypothesis.inner_test(seed, domain, rational)
+
+
+@pytest.mark.slow
+@settings(max_examples=150, **SETTINGS)
+@given(st.integers(0, 10**6))
+def test_sampled_sandwich_contains_walk_value_exhaustive(seed):
+    """Sampling only (max_regions=0) against the complete walk, widths <= 4, depth <= 4."""
+    rng = random.Random(seed)
+    widths = [rng.randint(1, 3)] + [rng.randint(2, 4) for _ in range(rng.randint(2, 3))] + [1]
+    net = _random_net(rng, widths, rational=bool(seed % 2))
+    fw = functional_dimension(net, max_regions=None)
+    fs = functional_dimension(net, max_regions=0)
+    assert fs.lower <= fs.upper
+    if fw.complete_regions and fw.exact:
+        assert fs.lower <= fw.value <= fs.upper
