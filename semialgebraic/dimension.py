@@ -75,15 +75,19 @@ from typing import Any
 
 from algebra.matrices import QMatrix
 from algebra.network import Network
-from algebra.rationals import Q
+from algebra.rationals import Q, q_json
 
 from .budget import Budget
+from .certificates import jsonable
+from .domains import _dom_json, normalize_domain
+from .joint import joint_regions
 from .lp import feasible
-from .equivalence import joint_regions, normalize_domain, preactivation_bounds
+from .reduction import preactivation_bounds
 from .sets import Dimension
 
 __all__ = ["FunctionalDimension", "functional_dimension", "jacobian_rows", "symmetry_directions",
-           "Exercise", "exercise", "check_exercise_proof", "incoming_directions", "PRIME"]
+           "Exercise", "exercise", "check_exercise_proof", "incoming_directions", "PRIME",
+           "functional_dimension_certificate"]
 
 PRIME = 1048573
 """Prime of the modular rank (< 2^21, so float64 products of 64 reduced terms are exact)."""
@@ -109,6 +113,7 @@ class FunctionalDimension:
     complete_regions: bool = False
     samples: int = 0
     details: dict = field(default_factory=dict)
+    inputs: tuple = field(default=(), repr=False, compare=False)   # the exact inputs of the rank
 
     @property
     def exact(self) -> bool:
@@ -271,7 +276,42 @@ def functional_dimension(net: Network, *, domain: Any = None, timeout: float | N
             reason += "; evidence from the sampled inputs (float guesses, unproven): " + "; ".join(hints)
     return FunctionalDimension(N, lower, upper, reason, tuple(deficits), complete, npts,
                                {"symmetry_rank": sym_rank, "regions_walked": len(regions),
-                                "rounds": rounds, "exercise_proofs": proofs})
+                                "rounds": rounds, "exercise_proofs": proofs, "prime": prime},
+                               tuple(tuple(x) for x in X))
+
+
+def functional_dimension_certificate(net: Network, fd: FunctionalDimension, *,
+                                     domain: Any = None) -> dict:
+    """A ``functional_dimension`` certificate of ``fd.lower`` (checked by
+    :mod:`semialgebraic.verify.functional_dimension`: the Jacobian rows at the listed inputs have
+    rank >= lower mod a prime, hence over Q).  The upper bound and its reason are recorded, not
+    certified.  The inputs are thinned to a prefix that already reaches the rank when one does.
+
+    >>> from algebra.network import Network
+    >>> net = Network.from_rows([[[1], [-1]], [[1, 1]]], [[0, 1], [0]])
+    >>> fd = functional_dimension(net)
+    >>> cert = functional_dimension_certificate(net, fd)
+    >>> from semialgebraic.verify import verify
+    >>> fd.value, cert["lower"], verify(cert)[0]
+    (5, 5, True)
+    """
+    dom = normalize_domain(domain, net.n_inputs)
+    p = fd.details.get("prime", PRIME)
+    X = [list(x) for x in fd.inputs]
+    if fd.lower > 0 and X:
+        m = max(1, net.n_outputs)
+        k = min(len(X), -(-fd.lower // m) + 16)
+        while k < len(X):                          # shortest tried prefix reaching the rank
+            Xk, masks = _masks(net, X[:k])
+            if len(Xk) == k and _rank_mod_p(jacobian_rows(net, Xk, masks, p), p) >= fd.lower:
+                X = X[:k]
+                break
+            k *= 2
+    return {"format": "netfibers.certificate", "type": "functional_dimension",
+            "claim": "rank of the Jacobian of theta -> (f_theta(x))_x >= lower",
+            "network": net.to_dict(), "domain": jsonable(_dom_json(dom)), "prime": int(p),
+            "inputs": [[q_json(v) for v in x] for x in X], "lower": int(fd.lower),
+            "upper": int(fd.upper), "upper_reason": fd.reason}
 
 
 def symmetry_directions(net: Network, *, domain: Any = None, patterns=None, proven: dict | None = None

@@ -24,7 +24,7 @@ from algebra.rationals import q_str
 from ..budget import Budget
 from ..certificates import write_certificate
 from ..cli import emit, fail
-from ..dimension import functional_dimension
+from ..dimension import functional_dimension, functional_dimension_certificate
 from ..deviation import max_deviation
 from ..equivalence import METHODS, equivalent
 from .common import load_network, parse_box
@@ -52,6 +52,8 @@ def register(sub, parent) -> None:
 
     p = sub.add_parser("dim", parents=[parent], help="exact functional dimension and fiber dimension")
     p.add_argument("net")
+    p.add_argument("--certificate", metavar="FILE",
+                   help="write a certificate of the lower bound (netfibers verify re-checks it)")
     _domain_args(p)
     _budget_args(p)
     p.set_defaults(func=cmd_dim)
@@ -118,6 +120,9 @@ def cmd_dim(args) -> int:
                 f"parameters ({fd.reason})")
     for line in fd.deficits:
         text += f"\n  {line}"
+    if args.certificate:
+        write_certificate(functional_dimension_certificate(net, fd, domain=_domain(args)),
+                          args.certificate)
     emit(args, fd.to_json(), text)
     return 0 if fd.exact else 3
 

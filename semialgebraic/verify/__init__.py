@@ -24,6 +24,7 @@ CHECKERS = {
     "region_cover": "region_cover",
     "absorption": "absorption",
     "identifiability_hypotheses": "identifiability",
+    "functional_dimension": "functional_dimension",
 }
 
 

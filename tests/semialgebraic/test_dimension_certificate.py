@@ -1,0 +1,96 @@
+"""``functional_dimension`` certificates: the lower bound of the functional dimension (rank of
+the Jacobian rows at exact inputs, mod a prime, hence over Q; three-layer-fibers R22) is
+re-checked by semialgebraic.verify.functional_dimension, and tampering is rejected."""
+
+import copy
+import json
+import random
+
+import pytest
+
+from algebra.exceptions import InputError
+from algebra.network import Network
+from algebra.rationals import Q
+from semialgebraic.dimension import functional_dimension, functional_dimension_certificate
+from semialgebraic.verify import verify
+
+
+def _net(seed, widths):
+    rng = random.Random(seed)
+    return Network([[[Q(rng.randint(-5, 5), rng.randint(1, 3)) for _ in range(widths[l])]
+                     for _ in range(widths[l + 1])] for l in range(len(widths) - 1)],
+                   [[Q(rng.randint(-5, 5), rng.randint(1, 3)) for _ in range(widths[l + 1])]
+                    for l in range(len(widths) - 1)])
+
+
+@pytest.mark.parametrize("seed, widths, domain", [
+    (1, (2, 3, 2, 1), None), (2, (3, 4, 3, 2), None), (3, (2, 4, 1), (-1, 1)), (4, (2, 3, 3, 1), "orthant")])
+def test_certificate_verifies_after_json_round_trip(seed, widths, domain):
+    net = _net(seed, widths)
+    fd = functional_dimension(net, domain=domain)
+    cert = json.loads(json.dumps(functional_dimension_certificate(net, fd, domain=domain)))
+    ok, why = verify(cert)
+    assert ok, why
+    assert cert["lower"] == fd.lower and cert["upper"] == fd.upper
+    assert fd.lower <= fd.upper <= net.n_parameters
+
+
+def _cert():
+    net = Network.from_rows([[[1, 2], [-1, 1], [2, -3]], [[1, -1, 2], [0, 1, 1]], [[1, 3]]],
+                            [[0, 1, "1/2"], [1, -2], [0]])
+    fd = functional_dimension(net)
+    return net, fd, json.loads(json.dumps(functional_dimension_certificate(net, fd)))
+
+
+def test_tampering_is_rejected():
+    net, fd, cert = _cert()
+    assert verify(cert)[0] and fd.value == 15
+    bad = copy.deepcopy(cert)
+    bad["lower"] = fd.lower + 1                               # more than the rows' rank
+    assert not verify(bad)[0]
+    bad = copy.deepcopy(cert)
+    bad["inputs"] = bad["inputs"][:3]                         # too few inputs for the rank
+    assert not verify(bad)[0]
+    bad = copy.deepcopy(cert)
+    bad["inputs"][0] = [0, 0]                                 # neuron (0, 0) has pre-activation 0
+    ok, why = verify(bad)
+    assert not ok and "zero" in why
+    bad = copy.deepcopy(cert)
+    bad["prime"] = 1048575                                    # not a prime
+    assert not verify(bad)[0]
+    bad = copy.deepcopy(cert)
+    bad["network"]["layers"][0]["weight"][0][0] = "1/1048573"  # the prime divides a denominator
+    ok, why = verify(bad)
+    assert not ok and "denominator" in why
+    bad = copy.deepcopy(cert)
+    bad["domain"] = {"box": [-1, 1]}
+    bad["inputs"][0] = [5, 5]
+    assert not verify(bad)[0]
+
+
+def test_malformed_certificates_are_input_errors():
+    _, _, cert = _cert()
+    for key in ("network", "prime", "inputs", "lower"):
+        bad = copy.deepcopy(cert)
+        del bad[key]
+        with pytest.raises(InputError):
+            verify(bad)
+    bad = copy.deepcopy(cert)
+    bad["lower"] = "15"
+    with pytest.raises(InputError):
+        verify(bad)
+
+
+def test_cli_dim_certificate(tmp_path):
+    import subprocess
+    import sys
+    net, fd, _ = _cert()
+    p = tmp_path / "net.json"
+    p.write_text(json.dumps(net.to_dict()))
+    c = tmp_path / "cert.json"
+    run = subprocess.run([sys.executable, "-m", "semialgebraic.cli", "dim", str(p), "--certificate", str(c)],
+                         capture_output=True, text=True)
+    assert run.returncode == 0, run.stderr
+    run = subprocess.run([sys.executable, "-m", "semialgebraic.cli", "verify", str(c), str(p)],
+                         capture_output=True, text=True)
+    assert run.returncode == 0 and "VALID" in run.stdout
