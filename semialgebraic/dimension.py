@@ -307,11 +307,36 @@ def functional_dimension_certificate(net: Network, fd: FunctionalDimension, *,
                 X = X[:k]
                 break
             k *= 2
-    return {"format": "netfibers.certificate", "type": "functional_dimension",
+    cert = {"format": "netfibers.certificate", "type": "functional_dimension",
             "claim": "rank of the Jacobian of theta -> (f_theta(x))_x >= lower",
             "network": net.to_dict(), "domain": jsonable(_dom_json(dom)), "prime": int(p),
             "inputs": [[q_json(v) for v in x] for x in X], "lower": int(fd.lower),
             "upper": int(fd.upper), "upper_reason": fd.reason}
+    scale = [["scale", l, i] for l in range(net.depth - 1) for i in range(net.widths[l + 1])]
+    vecs = _scaling_rows(net)
+    if vecs and net.n_parameters - QMatrix.from_rows(vecs, ncols=net.n_parameters).rank() == fd.upper:
+        cert["upper_directions"] = scale      # the upper bound is the scaling bound: certified
+        cert["claim"] = "lower <= functional dimension <= upper"
+    return cert
+
+
+def _scaling_rows(net: Network) -> list:
+    """The S2 generator of every hidden neuron (flat parameter order)."""
+    N, zero = net.n_parameters, Q(0)
+    offs = _offsets(net)
+    out = []
+    for l in range(net.depth - 1):
+        W, b = net.layer(l)
+        V, _ = net.layer(l + 1)
+        for i in range(W.nrows):
+            v = [zero] * N
+            for j, w in enumerate(W.row_at(i)):
+                v[offs[l] + i * W.ncols + j] = w
+            v[offs[l] + W.nrows * W.ncols + i] = b[i]
+            for o, w in enumerate(V.col_at(i)):
+                v[offs[l + 1] + o * V.ncols + i] = -w
+            out.append(v)
+    return out
 
 
 def symmetry_directions(net: Network, *, domain: Any = None, patterns=None, proven: dict | None = None

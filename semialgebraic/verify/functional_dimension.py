@@ -7,7 +7,8 @@ Format::
      "claim": "rank of the Jacobian of theta -> (f_theta(x))_x >= lower",
      "network": <network>, "domain": null | {"box": [lo, hi]} | {"orthant": true},
      "prime": p, "inputs": [[x_0, ..., x_{d-1}], ...], "lower": r,
-     "upper": u, "upper_reason": "..."}          # reported, not checked here
+     "upper": u, "upper_reason": "...",
+     "upper_directions": [["scale", l, i], ...]}   # optional: certifies upper = N - rank
 
 What is checked (exact; imports ``algebra`` only):
 
@@ -19,11 +20,18 @@ What is checked (exact; imports ``algebra`` only):
    ``∂f/∂b_l[i] = δ_l[i]``, ``δ`` back-propagated through the masks) reduced mod p have rank
    ``>= lower``.
 
+4. when ``upper_directions`` is given: each entry ``["scale", l, i]`` is the positive-scaling
+   generator of hidden neuron i of hidden layer l (S2: ``+W_l[i,·]``, ``+b_l[i]``,
+   ``−W_{l+1}[·,i]``), built here from θ, and ``upper == N − rank`` of these vectors (exact).
+
 Why this proves ``functional dimension >= lower``: a non-zero r×r minor mod p of the reduced
 rows is the reduction of the same minor over Q, which is then non-zero; so the rational rank
 of the rows, and the functional dimension (the largest rank of such rows over finite input
-sets), is at least r.  The upper bound (N − rank of proven symmetry directions) is reported
-with its reason but not re-checked by this checker.
+sets), is at least r.  Why step 4 proves ``<= upper``: f is invariant under every positive
+rescaling of one neuron, so each scaling generator is annihilated by every Jacobian row
+(wherever θ ↦ f_θ(x) is differentiable), and the rank is at most N minus the rank of their
+span.  Without ``upper_directions`` the upper bound (other proven symmetries: dead neurons,
+never-exercised weights, bias trades) is reported with its reason but not re-checked.
 """
 
 from __future__ import annotations
@@ -31,6 +39,7 @@ from __future__ import annotations
 from algebra.exceptions import InputError
 from algebra.io.native import network_from_dict, parse_number, parse_vector
 from algebra.matrices import QMatrix, nmod_rank
+from algebra.rationals import Q
 
 __all__ = ["check"]
 
@@ -71,8 +80,49 @@ def check(cert: dict) -> tuple[bool, str]:
     rank = _rank_mod_p(net, X, masks, p)
     if rank < lower:
         return False, f"the Jacobian rows at the {len(X)} inputs have rank {rank} mod {p} < {lower}"
-    return True, (f"the Jacobian rows at {len(X)} inputs have rank {rank} >= {lower} mod {p}, hence "
-                  f"over Q: functional dimension >= {lower}")
+    why = (f"the Jacobian rows at {len(X)} inputs have rank {rank} >= {lower} mod {p}, hence over "
+           f"Q: functional dimension >= {lower}")
+    dirs = cert.get("upper_directions")
+    if dirs is None:
+        return True, why + " (the upper bound is not certified)"
+    upper = cert.get("upper")
+    if not isinstance(upper, int) or isinstance(upper, bool):
+        raise InputError("upper must be an integer")
+    vectors = _scaling_vectors(net, dirs)
+    bound = net.n_parameters - (QMatrix.from_rows(vectors, ncols=net.n_parameters).rank() if vectors else 0)
+    if bound != upper:
+        return False, f"N - rank of the listed scaling directions is {bound}, not the claimed upper {upper}"
+    return True, why + (f"; scaling symmetries: <= {upper}" +
+                        (f"; exact: {upper}" if upper == lower else ""))
+
+
+def _scaling_vectors(net, dirs) -> list:
+    """The S2 generators named by ``["scale", l, i]`` entries (flat parameter order)."""
+    if not isinstance(dirs, list):
+        raise InputError("upper_directions must be a list")
+    offsets, k = [], 0
+    for W, b in zip(net.weights, net.biases):
+        offsets.append(k)
+        k += W.nrows * W.ncols + len(b)
+    zero = Q(0)
+    out = []
+    for e in dirs:
+        if (not isinstance(e, list) or len(e) != 3 or e[0] != "scale"
+                or any(not isinstance(v, int) or isinstance(v, bool) for v in e[1:])):
+            raise InputError(f"upper_directions entry {e!r} is not ['scale', layer, neuron]")
+        _, l, i = e
+        if not 0 <= l < net.depth - 1 or not 0 <= i < net.widths[l + 1]:
+            raise InputError(f"upper_directions entry {e!r} names no hidden neuron")
+        v = [zero] * net.n_parameters
+        W, b = net.layer(l)
+        V, _ = net.layer(l + 1)
+        for j, w in enumerate(W.row_at(i)):
+            v[offsets[l] + i * W.ncols + j] = w
+        v[offsets[l] + W.nrows * W.ncols + i] = b[i]
+        for o, w in enumerate(V.col_at(i)):
+            v[offsets[l + 1] + o * V.ncols + i] = -w
+        out.append(v)
+    return out
 
 
 def _is_prime(p: int) -> bool:

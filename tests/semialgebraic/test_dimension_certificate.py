@@ -94,3 +94,31 @@ def test_cli_dim_certificate(tmp_path):
     run = subprocess.run([sys.executable, "-m", "semialgebraic.cli", "verify", str(c), str(p)],
                          capture_output=True, text=True)
     assert run.returncode == 0 and "VALID" in run.stdout
+
+
+def test_upper_bound_by_scalings_is_certified():
+    net, fd, cert = _cert()
+    assert fd.value == net.n_parameters - net.n_hidden            # 20 - 5: only scalings
+    assert cert["upper_directions"] == [["scale", 0, 0], ["scale", 0, 1], ["scale", 0, 2],
+                                        ["scale", 1, 0], ["scale", 1, 1]]
+    ok, why = verify(cert)
+    assert ok and "exact: 15" in why
+    bad = copy.deepcopy(cert)
+    bad["upper"] = 14                                           # not N - rank of the scalings
+    assert not verify(bad)[0]
+    bad = copy.deepcopy(cert)
+    bad["upper_directions"] = bad["upper_directions"][1:]       # one direction fewer: 16 != 15
+    assert not verify(bad)[0]
+    bad = copy.deepcopy(cert)
+    bad["upper_directions"][0] = ["dead", 0, 0]
+    with pytest.raises(InputError):
+        verify(bad)
+
+
+def test_upper_bound_not_certified_when_other_symmetries_are_used():
+    dead = Network.from_rows([[[1], [0]], [[1, 1]]], [[0, -1], [0]])    # neuron 1 is dead
+    fd = functional_dimension(dead)
+    cert = functional_dimension_certificate(dead, fd)
+    assert fd.value == 3 and "upper_directions" not in cert
+    ok, why = verify(json.loads(json.dumps(cert)))
+    assert ok and "not certified" in why
