@@ -84,6 +84,8 @@ from .joint import joint_regions
 from .lp import feasible
 from .reduction import preactivation_bounds
 from .sets import Dimension
+from .verify.exercise import (_delta_row_zero, _domain_json, _domain_rows, _exercise_spec,
+                              _is_zero_neuron, check_proof)
 
 __all__ = ["FunctionalDimension", "functional_dimension", "jacobian_rows", "symmetry_directions",
            "Exercise", "exercise", "check_exercise_proof", "incoming_directions", "PRIME",
@@ -549,59 +551,11 @@ def exercise(net: Network, parameter: int, *, domain: Any = None, max_lps: int =
 
 
 def check_exercise_proof(net: Network, proof: dict, domain: Any = "any") -> bool:
-    """Re-check a proof of :func:`exercise` that a parameter is never exercised, with small
-    independent code: (1) the targets, layers and δ condition are the ones the parameter needs;
-    (2) the refuted partial patterns cover every sign assignment of the branching order (a
-    complete prefix tree, the target signs fixed); (3) each refutation is valid: a Motzkin
-    certificate (y >= 0, not all zero, Σ y_r·(row r) = 0 and Σ y_r·(rhs r) <= 0 for the strict
-    system "domain rows, then s·z_t[j](x) > 0 along the path", z affine under the path's earlier
-    phases), or, at a full pattern, δ_l[i] = 0 computed from the masks.  With *domain*, the
-    proof must also be about that domain (the claim is always "on the proof's domain")."""
-    try:
-        p_ = int(proof["parameter"])
-        targets, delta_of, last, full_last = _exercise_spec(net, p_)
-        if delta_of == "never":
-            if proof.get("trivial") == "identically zero neuron":
-                return any(_is_zero_neuron(net, t, j) for t, j in targets)
-            W = net.weights[net.depth - 1]
-            i = _exercise_target_neuron(net, p_)
-            return proof.get("trivial") == "zero outgoing weights" and all(W[o, i] == 0 for o in range(W.nrows))
-        if sorted([tuple(v) for v in proof["targets"]]) != sorted((t, j, s) for (t, j), s in targets.items()):
-            return False
-        if (tuple(proof["delta_of"]) if proof["delta_of"] else None) != delta_of:
-            return False
-        order = [tuple(v) for v in proof["order"]]
-        need = [(t, j) for t in range(net.depth - 1) for j in range(net.widths[t + 1])
-                if not _is_zero_neuron(net, t, j)]
-        if sorted(order) != sorted(need) or len(set(order)) != len(order):
-            return False
-        dom = _domain_from_json(proof.get("domain"), net.n_inputs)
-        if domain != "any" and dom != normalize_domain(domain, net.n_inputs):
-            return False
-        refuted = {tuple(tuple(v) for v in r["path"]): r for r in proof["refuted"]}
-    except (KeyError, TypeError, ValueError, IndexError):
-        return False
+    """Re-check a proof of :func:`exercise` that a parameter is never exercised (the independent
+    checker :func:`semialgebraic.verify.exercise.check_proof`).  With *domain*, the proof must
+    also be about that domain (the claim is always "on the proof's domain")."""
+    return check_proof(net, proof, domain if domain == "any" else normalize_domain(domain, net.n_inputs))
 
-    def complete(prefix) -> bool:
-        if prefix in refuted:
-            return _check_refutation(net, dom, prefix, refuted[prefix], delta_of, len(prefix) == len(order),
-                                     targets)
-        if len(prefix) == len(order):
-            return False
-        t, j = order[len(prefix)]
-        signs = [targets[(t, j)]] if (t, j) in targets else [1, -1]
-        return all(complete(prefix + ((t, j, s),)) for s in signs)
-
-    # the order must be layer-monotone (z_t[j] is affine once the layers below are fixed)
-    if any(a[0] > b[0] for a, b in zip(order, order[1:])):
-        return False
-    import sys
-    old = sys.getrecursionlimit()
-    sys.setrecursionlimit(max(old, 4 * len(order) + 100))
-    try:
-        return complete(())
-    finally:
-        sys.setrecursionlimit(old)
 
 
 def incoming_directions(net: Network, t: int, i: int, *, domain: Any = None, max_lps: int = 2000,
@@ -1492,170 +1446,6 @@ def _random_point(rng, d, dom):
 # ------------------------------------------------------------------------------------------------
 # exercise decisions and phase search (helpers)
 # ------------------------------------------------------------------------------------------------
-def _exercise_target_neuron(net, p_):
-    offs = _offsets(net)
-    l = max(t for t in range(net.depth) if offs[t] <= p_)
-    W = net.weights[l]
-    q = p_ - offs[l]
-    return q // W.ncols if q < W.nrows * W.ncols else q - W.nrows * W.ncols
-
-
-def _exercise_spec(net, p_):
-    """(targets {(t, j): sign}, δ neuron (t, i) or None or "never", last branched layer,
-    whether every neuron of the last layer is branched) for the flat parameter index *p_*."""
-    offs = _offsets(net)
-    L = net.depth
-    l = max(t for t in range(L) if offs[t] <= p_)
-    W = net.weights[l]
-    q = p_ - offs[l]
-    if q < W.nrows * W.ncols:
-        i, k = divmod(q, W.ncols)
-    else:
-        i, k = q - W.nrows * W.ncols, None
-    targets = {}
-    if k is not None and l >= 1:
-        targets[(l - 1, k)] = 1                       # h_{l-1}[k] > 0
-    if l < L - 1:
-        targets[(l, i)] = 1                           # δ_l[i] needs the mask D_l[i] = 1
-    if any(_is_zero_neuron(net, t, j) for t, j in targets):
-        return targets, "never", -1, False            # a target is identically 0 (inactive)
-    if l == L - 1:                                    # δ_L = e_o: only the input matters
-        if not targets:
-            return {}, None, -1, False
-        return targets, None, l - 1, False
-    Wn = net.weights[l + 1]
-    if l == L - 2:                                    # δ_l[i] = W_L[:, i] (a constant)
-        if all(Wn[o, i] == 0 for o in range(Wn.nrows)):
-            return targets, "never", l, False
-        return targets, None, l, False
-    return targets, (l, i), L - 2, True
-
-
-def _is_zero_neuron(net, t, j) -> bool:
-    """Neuron j of hidden layer t has a zero incoming row and zero bias: z ≡ 0, taken as inactive
-    (the convention of :func:`_masks`), never branched on."""
-    W, b = net.layer(t)
-    return b[j] == 0 and all(v == 0 for v in W.row_at(j))
-
-
-def _domain_json(dom):
-    if dom is None or dom == "orthant":
-        return dom
-    return [str(dom[0]), str(dom[1])]
-
-
-def _domain_from_json(data, d):
-    if data is None or data == "orthant":
-        return data
-    return (Q(data[0]) if not isinstance(data[0], str) else _parse_q(data[0]),
-            Q(data[1]) if not isinstance(data[1], str) else _parse_q(data[1]))
-
-
-def _parse_q(s):
-    num, _, den = s.partition("/")
-    return Q(int(num), int(den or 1))
-
-
-def _domain_rows(dom, d):
-    """Strict rows a·x + c > 0 of the domain (none for the whole space)."""
-    A0, c0 = [], []
-    if dom == "orthant":
-        for k in range(d):
-            A0.append(tuple(Q(1) if c == k else Q(0) for c in range(d)))
-            c0.append(Q(0))
-    elif isinstance(dom, tuple):
-        lo, hi = dom
-        for k in range(d):
-            A0.append(tuple(Q(1) if c == k else Q(0) for c in range(d)))
-            c0.append(-lo)
-            A0.append(tuple(Q(-1) if c == k else Q(0) for c in range(d)))
-            c0.append(hi)
-    return A0, c0
-
-
-def _path_rows(net, path):
-    """Rows (a, c) with s·(a·x + c) > 0 for each (t, j, s) of a layer-ordered *path*, and the
-    masks of the fully fixed layers (dict t -> {j: 0/1})."""
-    d = net.n_inputs
-    M, m = QMatrix.identity(d), [Q(0)] * d
-    rows, masks = [], {}
-    cur, Z, zc = -1, None, None
-    for t, j, s in path:
-        while cur < t:
-            if cur >= 0:                           # advance: layer cur is fully fixed
-                on = masks.get(cur, {})
-                W = net.weights[cur]
-                M = QMatrix.from_rows([Z.row_at(q) if on.get(q) else tuple([Q(0)] * d)
-                                       for q in range(W.nrows)], ncols=d)
-                m = [zc[q] if on.get(q) else Q(0) for q in range(W.nrows)]
-            cur += 1
-            W, b = net.layer(cur)
-            Z = W @ M
-            zc = [sum((W[q, r] * m[r] for r in range(len(m))), Q(0)) + b[q] for q in range(W.nrows)]
-        a = Z.row_at(j)
-        rows.append((tuple(s * v for v in a), s * zc[j]))
-        masks.setdefault(t, {})[j] = 1 if s > 0 else 0
-    return rows, masks
-
-
-def _delta_row_zero(net, masks, t0, i) -> bool:
-    """δ_{t0}[i] = 0 for every output, from the 0/1 masks of the hidden layers t0..L-2."""
-    L = net.depth
-    D = QMatrix.identity(net.n_outputs)               # δ_L (columns: outputs)
-    for t in range(L - 2, t0 - 1, -1):
-        Wn = net.weights[t + 1]
-        on = masks.get(t, {})
-        D = QMatrix.from_rows([row if on.get(q) else tuple([Q(0)] * net.n_outputs)
-                               for q, row in enumerate((Wn.T @ D).to_rows())], ncols=net.n_outputs)
-    return all(v == 0 for v in D.row_at(i))
-
-
-def _bound_row(net, prefix, targets):
-    """The affine upper bound of the first target (t, i) with sign +1 (t >= 1) at a node of
-    layer t-1 whose every neuron k with W_t[i,k] > 0 is decided: Σ_{k on} W_t[i,k] z_{t-1,k}(x)
-    + b_t[i] (undecided neurons have W_t[i,k] <= 0; h = relu(z) >= 0); None if not applicable."""
-    pos_t = [(t, i) for (t, i), sg in targets.items() if sg > 0 and t >= 1]
-    if not pos_t or not prefix:
-        return None
-    t, i = min(pos_t)
-    if prefix[-1][0] != t - 1:
-        return None
-    W, b = net.layer(t)
-    decided = {j: s for u, j, s in prefix if u == t - 1}
-    if any(W[i, k] > 0 and k not in decided for k in range(W.ncols)):
-        return None
-    rows, _ = _path_rows(net, prefix)
-    coef, const = [Q(0)] * net.n_inputs, b[i]
-    for (a, c), (u, j, s) in zip(rows, prefix):
-        if u == t - 1 and s > 0:                  # row = s·(a_z, c_z) with s = +1
-            coef = [cv + W[i, j] * av for cv, av in zip(coef, a)]
-            const += W[i, j] * c
-    return tuple(coef), const
-
-
-def _check_refutation(net, dom, prefix, entry, delta_of, full, targets=None) -> bool:
-    if entry.get("delta_zero"):
-        if not full or delta_of is None:
-            return False
-        _, masks = _path_rows(net, prefix)
-        return _delta_row_zero(net, masks, delta_of[0], delta_of[1])
-    y = [Q(v) if not isinstance(v, str) else _parse_q(v) for v in entry["certificate"]]
-    A0, c0 = _domain_rows(dom, net.n_inputs)
-    rows, _ = _path_rows(net, prefix)
-    allrows = list(zip(A0, c0)) + rows
-    if entry.get("bound"):
-        b = _bound_row(net, prefix, targets or {})
-        if b is None:
-            return False
-        allrows.append(b)
-    if len(y) != len(allrows) or any(v < 0 for v in y) or all(v == 0 for v in y):
-        return False
-    d = net.n_inputs
-    # the strict system is  -a·x < c  for each row (a, c);  Σ y (-a) = 0 and Σ y c <= 0 refute it
-    if any(sum((yr * a[k] for yr, (a, _) in zip(y, allrows)), Q(0)) != 0 for k in range(d)):
-        return False
-    return sum((yr * c for yr, (_, c) in zip(y, allrows)), Q(0)) <= 0
-
 
 def _phase_search(net, dom, targets, delta_of, max_lps, deadline, record, upto=None, leaves=None):
     """Depth-first search of :func:`exercise` over every hidden neuron (layer order, targets

@@ -25,6 +25,7 @@ CHECKERS = {
     "absorption": "absorption",
     "identifiability_hypotheses": "identifiability",
     "functional_dimension": "functional_dimension",
+    "exercise": "exercise",
 }
 
 
