@@ -314,10 +314,28 @@ def functional_dimension_certificate(net: Network, fd: FunctionalDimension, *,
             "network": net.to_dict(), "domain": jsonable(_dom_json(dom)), "prime": int(p),
             "inputs": [[q_json(v) for v in x] for x in X], "lower": int(fd.lower),
             "upper": int(fd.upper), "upper_reason": fd.reason}
-    scale = [["scale", l, i] for l in range(net.depth - 1) for i in range(net.widths[l + 1])]
+    N = net.n_parameters
+    dirs = [["scale", l, i] for l in range(net.depth - 1) for i in range(net.widths[l + 1])]
     vecs = _scaling_rows(net)
-    if vecs and net.n_parameters - QMatrix.from_rows(vecs, ncols=net.n_parameters).rank() == fd.upper:
-        cert["upper_directions"] = scale      # the upper bound is the scaling bound: certified
+    units: set = set()
+    bounds = preactivation_bounds(net, domain=dom)
+    offs = _offsets(net)
+    for l in range(net.depth - 1):                    # dead on the domain by interval bounds
+        W, _ = net.layer(l)
+        V, _ = net.layer(l + 1)
+        for i, (_, hi) in enumerate(bounds[l]):
+            if hi is not None and hi <= 0:
+                dirs.append(["dead", l, i])
+                units.update(offs[l] + i * W.ncols + j for j in range(W.ncols))
+                units.add(offs[l] + W.nrows * W.ncols + i)
+                units.update(offs[l + 1] + o * V.ncols + i for o in range(V.nrows))
+    for proof in fd.details.get("exercise_proofs") or ():   # never exercised, with its proof
+        dirs.append(["free", int(proof["parameter"]), proof])
+        units.add(int(proof["parameter"]))
+    zero, one = Q(0), Q(1)
+    vecs += [[one if k == u else zero for k in range(N)] for u in sorted(units)]
+    if vecs and N - QMatrix.from_rows(vecs, ncols=N).rank() == fd.upper:
+        cert["upper_directions"] = jsonable(dirs)  # the upper bound is re-checkable: certified
         cert["claim"] = "lower <= functional dimension <= upper"
     return cert
 

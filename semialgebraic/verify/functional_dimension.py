@@ -8,7 +8,8 @@ Format::
      "network": <network>, "domain": null | {"box": [lo, hi]} | {"orthant": true},
      "prime": p, "inputs": [[x_0, ..., x_{d-1}], ...], "lower": r,
      "upper": u, "upper_reason": "...",
-     "upper_directions": [["scale", l, i], ...]}   # optional: certifies upper = N - rank
+     "upper_directions": [["scale", l, i], ["dead", l, i], ["free", k, <proof>], ...]}
+                                                   # optional: certifies upper = N - rank
 
 What is checked (exact; imports ``algebra`` only):
 
@@ -20,9 +21,13 @@ What is checked (exact; imports ``algebra`` only):
    ``∂f/∂b_l[i] = δ_l[i]``, ``δ`` back-propagated through the masks) reduced mod p have rank
    ``>= lower``.
 
-4. when ``upper_directions`` is given: each entry ``["scale", l, i]`` is the positive-scaling
-   generator of hidden neuron i of hidden layer l (S2: ``+W_l[i,·]``, ``+b_l[i]``,
-   ``−W_{l+1}[·,i]``), built here from θ, and ``upper == N − rank`` of these vectors (exact).
+4. when ``upper_directions`` is given, ``upper == N − rank`` (exact) of the vectors they name,
+   built here from θ: ``["scale", l, i]`` the positive-scaling generator of hidden neuron i of
+   hidden layer l (S2: ``+W_l[i,·]``, ``+b_l[i]``, ``−W_{l+1}[·,i]``); ``["dead", l, i]`` the unit
+   vectors of that neuron's incoming row, bias and outgoing column, after re-deriving by exact
+   interval bounds over the domain that its pre-activation is <= 0 there (then δ_l[i] = 0 and
+   h_l[i] = 0 at every input); ``["free", k, proof]`` the unit vector of parameter k, after
+   re-checking the proof that it is never exercised (:mod:`semialgebraic.verify.exercise`).
 
 Why this proves ``functional dimension >= lower``: a non-zero r×r minor mod p of the reduced
 rows is the reduction of the same minor over Q, which is then non-zero; so the rational rank
@@ -30,8 +35,9 @@ of the rows, and the functional dimension (the largest rank of such rows over fi
 sets), is at least r.  Why step 4 proves ``<= upper``: f is invariant under every positive
 rescaling of one neuron, so each scaling generator is annihilated by every Jacobian row
 (wherever θ ↦ f_θ(x) is differentiable), and the rank is at most N minus the rank of their
-span.  Without ``upper_directions`` the upper bound (other proven symmetries: dead neurons,
-never-exercised weights, bias trades) is reported with its reason but not re-checked.
+span; the same holds for the unit vectors of a dead neuron's parameters and of a never-exercised
+parameter, whose Jacobian columns vanish at every input.  Without ``upper_directions`` (other
+symmetries: bias trades, always-active blocks) the upper bound is reported, not re-checked.
 """
 
 from __future__ import annotations
@@ -40,6 +46,9 @@ from algebra.exceptions import InputError
 from algebra.io.native import network_from_dict, parse_number, parse_vector
 from algebra.matrices import QMatrix, nmod_rank
 from algebra.rationals import Q
+
+from .exercise import check_proof
+from .region_cover import interval_bounds
 
 __all__ = ["check"]
 
@@ -88,31 +97,60 @@ def check(cert: dict) -> tuple[bool, str]:
     upper = cert.get("upper")
     if not isinstance(upper, int) or isinstance(upper, bool):
         raise InputError("upper must be an integer")
-    vectors = _scaling_vectors(net, dirs)
+    vectors = _scaling_vectors(net, dirs, lo_hi)
+    if isinstance(vectors, str):
+        return False, vectors
     bound = net.n_parameters - (QMatrix.from_rows(vectors, ncols=net.n_parameters).rank() if vectors else 0)
     if bound != upper:
-        return False, f"N - rank of the listed scaling directions is {bound}, not the claimed upper {upper}"
-    return True, why + (f"; scaling symmetries: <= {upper}" +
+        return False, f"N - rank of the listed directions is {bound}, not the claimed upper {upper}"
+    return True, why + (f"; proven kernel directions: <= {upper}" +
                         (f"; exact: {upper}" if upper == lower else ""))
 
 
-def _scaling_vectors(net, dirs) -> list:
-    """The S2 generators named by ``["scale", l, i]`` entries (flat parameter order)."""
+def _scaling_vectors(net, dirs, lo_hi) -> list | str:
+    """The vectors named by the ``upper_directions`` entries (flat parameter order), or the
+    reason an entry is not justified."""
     if not isinstance(dirs, list):
         raise InputError("upper_directions must be a list")
     offsets, k = [], 0
     for W, b in zip(net.weights, net.biases):
         offsets.append(k)
         k += W.nrows * W.ncols + len(b)
-    zero = Q(0)
+    zero, one, N = Q(0), Q(1), net.n_parameters
+    bounds = None
     out = []
     for e in dirs:
-        if (not isinstance(e, list) or len(e) != 3 or e[0] != "scale"
-                or any(not isinstance(v, int) or isinstance(v, bool) for v in e[1:])):
-            raise InputError(f"upper_directions entry {e!r} is not ['scale', layer, neuron]")
-        _, l, i = e
+        if not isinstance(e, list) or len(e) != 3 or e[0] not in ("scale", "dead", "free") \
+                or not isinstance(e[1], int) or isinstance(e[1], bool):
+            raise InputError(f"upper_directions entry {str(e)[:60]} is not ['scale'|'dead', layer, "
+                             "neuron] or ['free', parameter, proof]")
+        if e[0] == "free":
+            k, proof = e[1], e[2]
+            if not isinstance(proof, dict) or proof.get("parameter") != k or not 0 <= k < N:
+                raise InputError(f"upper_directions ['free', {k}, ...]: the proof must be about "
+                                 "parameter k of the network")
+            if not check_proof(net, proof, lo_hi):
+                return f"the proof that parameter {k} is never exercised does not check"
+            out.append([one if t == k else zero for t in range(N)])
+            continue
+        if not isinstance(e[2], int) or isinstance(e[2], bool):
+            raise InputError(f"upper_directions entry {e!r}: neuron must be an integer")
+        kind, l, i = e
         if not 0 <= l < net.depth - 1 or not 0 <= i < net.widths[l + 1]:
             raise InputError(f"upper_directions entry {e!r} names no hidden neuron")
+        W, b = net.layer(l)
+        V, _ = net.layer(l + 1)
+        if kind == "dead":
+            if bounds is None:
+                bounds = interval_bounds([w.to_rows() for w in net.weights], [list(c) for c in net.biases],
+                                         net.n_inputs, lo_hi)
+            hi = bounds[l][i][1]
+            if hi is None or hi > 0:
+                return f"neuron ({l}, {i}) is not dead on the domain by interval bounds"
+            ks = ([offsets[l] + i * W.ncols + j for j in range(W.ncols)] + [offsets[l] + W.nrows * W.ncols + i]
+                  + [offsets[l + 1] + o * V.ncols + i for o in range(V.nrows)])
+            out.extend([one if t == k else zero for t in range(N)] for k in ks)
+            continue
         v = [zero] * net.n_parameters
         W, b = net.layer(l)
         V, _ = net.layer(l + 1)

@@ -110,15 +110,43 @@ def test_upper_bound_by_scalings_is_certified():
     bad["upper_directions"] = bad["upper_directions"][1:]       # one direction fewer: 16 != 15
     assert not verify(bad)[0]
     bad = copy.deepcopy(cert)
-    bad["upper_directions"][0] = ["dead", 0, 0]
+    bad["upper_directions"][0] = ["dead", 0, 0]                 # neuron (0, 0) is not dead
+    ok, why = verify(bad)
+    assert not ok and "not dead" in why
+    bad = copy.deepcopy(cert)
+    bad["upper_directions"][0] = ["bias-trade", 0, 0]
     with pytest.raises(InputError):
         verify(bad)
 
 
-def test_upper_bound_not_certified_when_other_symmetries_are_used():
+def test_dead_neuron_directions_are_certified():
     dead = Network.from_rows([[[1], [0]], [[1, 1]]], [[0, -1], [0]])    # neuron 1 is dead
     fd = functional_dimension(dead)
-    cert = functional_dimension_certificate(dead, fd)
-    assert fd.value == 3 and "upper_directions" not in cert
-    ok, why = verify(json.loads(json.dumps(cert)))
-    assert ok and "not certified" in why
+    cert = json.loads(json.dumps(functional_dimension_certificate(dead, fd)))
+    assert fd.value == 3 and ["dead", 0, 1] in cert["upper_directions"]
+    ok, why = verify(cert)
+    assert ok and "exact: 3" in why
+    alive = copy.deepcopy(cert)
+    alive["network"]["layers"][0]["bias"][1] = "1/2"            # neuron 1 now always on
+    assert not verify(alive)[0]
+
+
+def test_never_exercised_weight_is_certified_with_its_proof():
+    # W2[0,1] (parameter 5) needs x < 0 (h1 > 0) while z2[0] = x < 0: never exercised
+    net = Network.from_rows([[[1], [-1]], [[1, -1], [1, 1]], [[1, 1]]], [[0, 0], [0, "-1/2"], [0]])
+    fd = functional_dimension(net, max_regions=0)
+    assert [p["parameter"] for p in fd.details["exercise_proofs"]] == [5]
+    cert = json.loads(json.dumps(functional_dimension_certificate(net, fd)))
+    free = [e for e in cert["upper_directions"] if e[0] == "free"]
+    assert [e[1] for e in free] == [5]
+    ok, why = verify(cert)
+    assert ok and f"<= {fd.upper}" in why
+    bad = copy.deepcopy(cert)
+    entry = next(e for e in bad["upper_directions"] if e[0] == "free")
+    entry[2]["refuted"] = entry[2]["refuted"][1:]                # a branch left unrefuted
+    ok, why = verify(bad)
+    assert not ok and "does not check" in why
+    exercise_cert = {"format": "netfibers.certificate", "type": "exercise", "network": cert["network"],
+                     "proof": free[0][2]}
+    ok, why = verify(exercise_cert)
+    assert ok and "W2[0,1]" in why
