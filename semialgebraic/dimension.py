@@ -85,7 +85,7 @@ from .lp import feasible
 from .reduction import preactivation_bounds
 from .sets import Dimension
 from .verify.exercise import (_delta_row_zero, _domain_json, _domain_rows, _exercise_spec,
-                              _is_zero_neuron, check_proof)
+                              _is_zero_neuron, _offsets, check_proof)
 
 __all__ = ["FunctionalDimension", "functional_dimension", "jacobian_rows", "symmetry_directions",
            "Exercise", "exercise", "check_exercise_proof", "incoming_directions", "PRIME",
@@ -1098,14 +1098,6 @@ def _evidence_lines(net, evidence, lower=None, upper=None) -> list:
                      "unproven symmetry (a proof that the parameters' Jacobian columns satisfy "
                      "that relation on every region closes the gap)")
     return lines
-
-
-def _offsets(net):
-    offs, k = [], 0
-    for w in net.weights:
-        offs.append(k)
-        k += w.nrows * (w.ncols + 1)
-    return offs
 
 
 def _silent_neurons(net, ever_on) -> list:
