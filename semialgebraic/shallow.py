@@ -436,13 +436,14 @@ def _sparse_candidates(a: Network, b: Network, hyperplane):
             for i, net in enumerate((a, b)):
                 W, bias = net.layer(0)
                 for row, (hv, wj) in enumerate(zip(hidden(net, i, x0), column(net, i, j))):
-                    if hv == 0:          # only neurons on H itself may pass through x0
-                        lam = W[row, j]
-                        if lam == 0 or bias[row] != lam * beta or any(
-                                w != lam * uu for w, uu in zip(W.row_at(row), u)):
+                    if wj == 0:          # h is constant along e_j: never crossed (σ(0) = 0 if h = 0)
+                        continue
+                    if hv == 0:          # only neurons on H itself may kink at x0 along e_j
+                        if bias[row] != wj * beta or any(
+                                w != wj * uu for w, uu in zip(W.row_at(row), u)):
                             ok = False
                             break
-                    elif wj != 0:
+                    else:
                         eps = min(eps, abs(hv) / abs(wj) / 2)
                 if not ok:
                     break

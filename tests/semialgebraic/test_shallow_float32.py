@@ -194,3 +194,15 @@ def test_integer_arrays_are_read_only():
     N, _ = a.integer_weights(0)
     with pytest.raises(ValueError):
         N[0, 0] = 7
+
+
+def test_zero_neurons_do_not_block_the_fast_separating_point():
+    # a zero neuron (w = 0, b = 0) passes through every point; it must not send the decision
+    # to the slow path
+    W = np.array([[0, 0], [1, 2], [-1, 0.5]], F32)
+    a = net_of(W, [0, 0.25, -10], [[3, 1, 1]], [0])     # the differing kink is 0 at 0, e_1, e_2
+    b = net_of(W, [0, 0.25, -10], [[3, 1, 1.5]], [0])
+    v = equivalent_shallow(a, b, certify=False)
+    assert v.answer is False and "float32_path" in v.details
+    x = v.details["point"]
+    assert a(x) != b(x)
