@@ -8,7 +8,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 DOORS = {"algebra/rationals.py", "algebra/matrices.py", "algebra/polynomials.py"}
 DECIDING = ("shallow", "bottleneck", "equivalence", "absorption", "fiber", "regions", "lp",
-            "dimension", "symmetry_graph", "sets")
+            "dimension", "symmetry_graph", "sets", "exercise", "modular", "dimension_sampling")
 
 
 def _py(folder):

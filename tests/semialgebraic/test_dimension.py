@@ -7,8 +7,9 @@ from hypothesis import HealthCheck, given, settings, strategies as st
 
 from algebra.network import Network
 from algebra.rationals import Q
-from semialgebraic.dimension import (PRIME, _exact_rank, _masks, _rank_mod_p, functional_dimension,
-                                     jacobian_rows, symmetry_directions)
+from semialgebraic.dimension import _exact_rank, functional_dimension, jacobian_rows, symmetry_directions
+from semialgebraic.dimension_sampling import _masks
+from semialgebraic.modular import PRIME, _rank_mod_p
 
 SETTINGS = dict(deadline=None, suppress_health_check=[HealthCheck.too_slow], derandomize=True)
 

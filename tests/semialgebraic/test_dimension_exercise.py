@@ -11,9 +11,11 @@ from hypothesis import HealthCheck, given, settings, strategies as st
 from algebra.matrices import QMatrix
 from algebra.network import Network
 from algebra.rationals import Q
-from semialgebraic.dimension import (PRIME, _exact_rows, _is_zero_neuron, _kernel_mod_p, _masks,
-                                     _rank_mod_p, _shrink_kernel, check_exercise_proof, exercise,
-                                     functional_dimension)
+from semialgebraic.dimension import _exact_rows, functional_dimension
+from semialgebraic.dimension_sampling import _masks
+from semialgebraic.exercise import check_exercise_proof, exercise
+from semialgebraic.modular import PRIME, _kernel_mod_p, _rank_mod_p, _shrink_kernel
+from semialgebraic.verify.exercise import _is_zero_neuron
 from semialgebraic.polyhedra import Polyhedron
 from semialgebraic.regions import regions
 
@@ -185,7 +187,8 @@ def test_incoming_directions_against_region_enumeration(seed, domain):
     the regions where z_t[i] > 0 (brute force: d + 1 affinely independent points per region; at
     most that many when some region has a neuron ≡ 0, whose points are not differentiable and
     which the search keeps), and each annihilates the exact Jacobian rows at every region point."""
-    from semialgebraic.dimension import _simplex_points, incoming_directions
+    from semialgebraic.dimension_sampling import _simplex_points
+    from semialgebraic.exercise import incoming_directions
     rng = random.Random(seed)
     widths = [rng.randint(1, 2)] + [rng.randint(1, 3) for _ in range(rng.randint(2, 3))] + [1]
     net = _random_net(rng, widths, rational=bool(seed % 2))
@@ -241,7 +244,7 @@ def test_bound_refutations_recheck_and_resist_tampering():
 def test_prime_avoids_parameter_denominators():
     """A weight with denominator PRIME has no reduction mod PRIME: the modular rank switches to
     another prime (the lower bound stays certified) and the result is unchanged."""
-    from semialgebraic.dimension import _modq, _prime_for
+    from semialgebraic.modular import _modq, _prime_for
     base = Network.from_rows([[[1], [-1]], [[1, 2]]], [[0, 1], [0]])
     odd = Network([[[Q(1, PRIME)], [Q(-1)]], [[1, 2]]], [[0, 1], [0]])
     assert _prime_for(base) == PRIME and _prime_for(odd) != PRIME

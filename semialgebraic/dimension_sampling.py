@@ -1,0 +1,401 @@
+r"""Choice of the inputs whose exact Jacobian rows give the lower bound of the functional dimension.
+
+Floats only *choose* inputs (three-layer-fibers R22 FIBDIM, generalised to depth L): from a large
+float pool (random directions at scales 2^-12 … 2^12 times the first-layer kink distance), at most
+d + 1 per guessed activation pattern, distinct patterns first; then inputs that exercise every
+weight W_l[i,k] (δ_l[i] and h_{l-1}[k] non-zero together) several times; weights never exercised
+in the pool get Gauss–Newton walks across the two kinks involved, and kernel directions still
+missing get walks to the sign conditions that would exercise them.  Every chosen input is an
+exact dyadic rational whose masks are recomputed exactly (:func:`_masks`: inputs with a zero
+pre-activation are dropped), and every region reached contributes d + 1 affinely independent
+exact inputs (:func:`_batch_simplex`; the rows are affine in x on a region).
+
+>>> from algebra.network import Network
+>>> net = Network.from_rows([[[1, 0], [0, 1]], [[1, -1]]], [[0, 0], [0]])
+>>> X, masks = _masks(net, [(1, -1), (0, 1), (2, 3)])
+>>> X, masks[0].tolist()            # (0, 1) has a zero pre-activation: dropped
+([(1, -1), (2, 3)], [[1.0, 0.0], [1.0, 1.0]])
+"""
+
+from __future__ import annotations
+
+import os as _os
+import time
+
+from algebra.matrices import QMatrix
+from algebra.rationals import Q
+
+from .verify.exercise import _offsets
+
+__all__: list = []
+
+_DEBUG = bool(_os.environ.get("NETFIBERS_DIM_DEBUG"))
+_COVER = int(_os.environ.get('NETFIBERS_DIM_COVER', 6))   # inputs wanted per weight (coverage)
+_WALK_SECONDS = 1.0   # float walks towards never-exercised weights, per round
+
+
+def _np():
+    import numpy
+    return numpy
+
+
+def _chosen_inputs(net, dom, nrng, want, pool, evidence, round_no) -> list:
+    """About *want* exact inputs picked from *pool* float candidates: random ones, then for every
+    weight (i, k) of layer l exercised fewer than twice (∂f/∂W_l[i,k] = δ_l[i] h_{l-1}[k] needs
+    δ_l[i] != 0 and h_{l-1}[k] != 0 together), a candidate that exercises it.
+
+    The float forward pass only *guesses* patterns; the returned points are exact dyadic
+    rationals whose masks are recomputed exactly by :func:`_masks`, so the choice affects only
+    how fast the certified lower bound grows, never its soundness.  *evidence* collects the
+    neurons never seen active / inactive and the weights never exercised (hints for the reason).
+    """
+    np = _np()
+    d, L = net.n_inputs, net.depth
+    Ws = [np.array([[float(v) for v in r] for r in w.to_rows()]).reshape(w.nrows, w.ncols) for w in net.weights]
+    bs = [np.array([float(v) for v in b]) for b in net.biases]
+    typ = np.median(np.abs(bs[0]) / np.linalg.norm(Ws[0], axis=1).clip(1e-300)) if net.depth > 1 else 1.0
+    typ = float(typ) if typ > 0 else 1.0
+    lo_e, hi_e = (-12, 12) if round_no == 0 else (-20, 20)
+    if isinstance(dom, tuple):
+        U = nrng.random((pool, d))
+        edge = nrng.random((pool, d)) < 0.1                # some coordinates pinned near the faces
+        U = np.where(edge, np.round(U), U) * (1 - 2 ** -12) + 2 ** -13
+        U = np.round(U * 2 ** 24) / 2 ** 24
+    else:
+        X = nrng.standard_normal((pool, d)) * (typ * 2.0 ** nrng.uniform(lo_e, hi_e, size=(pool, 1)))
+        if dom == "orthant":
+            X = np.abs(X)
+        e = np.floor(np.log2(np.abs(X).max(axis=1, keepdims=True).clip(2.0 ** -900)))
+        q = 2.0 ** (30 - e)
+        X = np.round(X * q) / q                              # dyadic: exact in float and in Q
+        U = X
+    Xf = U if not isinstance(dom, tuple) else float(dom[0]) + (float(dom[1]) - float(dom[0])) * U
+    # float forward / structural backward pass (guesses)
+    A = []
+    h = Xf
+    hs = [np.hstack([np.abs(Xf) > 0, np.ones((pool, 1), dtype=bool)])]
+    for l in range(L - 1):
+        z = h @ Ws[l].T + bs[l]
+        on = z > 0
+        A.append(on)
+        h = np.where(on, z, 0.0)
+        hs.append(np.hstack([on, np.ones((pool, 1), dtype=bool)]))
+    nz = [None] * L
+    nz[L - 1] = np.ones((pool, net.n_outputs), dtype=bool)
+    for l in range(L - 2, -1, -1):
+        nz[l] = A[l] & ((nz[l + 1].astype(np.float64) @ (np.abs(Ws[l + 1]) > 0)) > 0)
+    flat = np.hstack(A) if A else np.zeros((pool, 0), dtype=bool)
+    on_any, off_any = flat.any(axis=0), (~flat).any(axis=0)
+    evidence["never_on"] = evidence.get("never_on", ~on_any) & ~on_any
+    evidence["never_off"] = evidence.get("never_off", ~off_any) & ~off_any
+    # at most d + 1 inputs per (guessed) activation pattern: on one region the rows are affine in
+    # x, so more cannot raise the rank; distinct patterns first, in random order
+    keys = np.packbits(flat, axis=1) if flat.shape[1] else np.zeros((pool, 1), dtype=np.uint8)
+    keys = np.ascontiguousarray(keys).view(np.dtype((np.void, keys.shape[1]))).ravel()
+    order = nrng.permutation(pool)
+    _, inv = np.unique(keys[order], return_inverse=True)
+    occ = np.zeros(pool, dtype=np.int64)
+    seen: dict = {}
+    for t, g in enumerate(inv.tolist()):
+        occ[t] = seen.get(g, 0)
+        seen[g] = occ[t] + 1
+    ranked = order[np.argsort(occ, kind="stable")]
+    ranked = ranked[np.sort(occ)[: len(ranked)] <= d]
+    chosen = list(ranked[:want])
+    taken = np.zeros(pool, dtype=bool)
+    taken[chosen] = True
+    unexercised = []
+    free = ~taken
+    for l in range(L):
+        aT = np.ascontiguousarray(nz[l].T)
+        bT = np.ascontiguousarray(hs[l].T)
+        cnt = aT[:, taken].astype(np.float32) @ bT[:, taken].T.astype(np.float32)
+        for i, k in zip(*np.nonzero(cnt < _COVER)):
+            if cnt[i, k] >= _COVER:
+                continue
+            cand = np.flatnonzero(aT[i] & bT[k] & free)
+            if cand.size:
+                pick = cand[: _COVER - int(cnt[i, k])]
+                free[pick] = False
+                chosen += list(pick)
+                for t in pick:
+                    cnt += np.outer(aT[:, t], bT[:, t])
+            elif cnt[i, k] == 0 and not (aT[i] & bT[k]).any():
+                unexercised.append((l, int(i), int(k)))
+    if unexercised and not isinstance(dom, tuple):
+        extra, unexercised = _walk_to_pairs(Ws, bs, Xf, A, nz, unexercised, dom,
+                                            deadline=time.monotonic() + _WALK_SECONDS)
+        if extra:
+            U = np.vstack([U, np.array(extra)])
+            chosen += list(range(pool, pool + len(extra)))
+    evidence["unexercised"] = unexercised
+    if evidence.get("missing") and not isinstance(dom, tuple):
+        sign_targets = [T for sup in evidence["missing"][:24] for T in _direction_targets(net, sup)]
+        extra = _walk_to_signs(Ws, bs, Xf, sign_targets, dom, time.monotonic() + _WALK_SECONDS)
+        if _DEBUG:
+            print("sign walks", len(sign_targets), "targets,", len(extra), "inputs", flush=True)
+        if extra:
+            U = np.vstack([U, np.array(extra)])
+            chosen += list(range(len(U) - len(extra), len(U)))
+    out = []
+    if isinstance(dom, tuple):
+        lo, hi = dom
+        for t in chosen:
+            out.append(tuple(lo + (hi - lo) * Q(*float(u).as_integer_ratio()) for u in U[t]))
+    else:
+        for t in chosen:
+            out.append(tuple(Q(*float(v).as_integer_ratio()) for v in U[t]))
+        walked = [out[c] for c, t in enumerate(chosen) if t >= pool]
+        if walked:        # rare regions reached by a walk: d more inputs in each (rows affine in x)
+            out += _batch_simplex(net, walked)[len(walked):]
+    return out
+
+
+def _walk_to_pairs(Ws, bs, Xf, A, nz, pairs, dom, starts=32, steps=10, deadline=None):
+    """Float guesses of inputs exercising weights (l, i, k) never exercised in the pool
+    (δ_l[i] != 0 needs z_l[i] > 0, h_{l-1}[k] != 0 needs z_{l-1}[k] > 0): from the pool inputs
+    with the largest min(z_{l-1}[k], z_l[i]), Gauss–Newton steps on the two linearised
+    pre-activations (least-norm step to slightly positive values, overshoot growing); kept when
+    the float pass says the pair is exercised.  Returns (dyadic float inputs, pairs not reached)."""
+    np = _np()
+    out, missing = [], []
+    for l, i, k in pairs[:64]:
+        if l == 0 or k >= Ws[l].shape[1] or (deadline is not None and time.monotonic() > deadline):
+            missing.append((l, i, k))
+            continue
+        zs = _pre_all(Ws, bs, Xf, l)
+        scale = 1.0 + np.abs(Xf).max(axis=1)
+        score = np.minimum(zs[l - 1][:, k], zs[l][:, i]) / scale
+        found = False
+        for t in np.argsort(-score)[:starts]:
+            x = Xf[t].copy()
+            for it in range(steps):
+                (zk, gk), (zi, gi) = _pre_and_grad(Ws, bs, x, l - 1, k), _pre_and_grad(Ws, bs, x, l, i)
+                G = np.vstack([gk, gi])
+                tgt = np.array([max(0.0, -zk), max(0.0, -zi)]) * (1.0 + 0.5 * it) \
+                    + 1e-3 * (1.0 + np.abs(x).max())
+                try:
+                    step = G.T @ np.linalg.lstsq(G @ G.T, tgt, rcond=None)[0]
+                except np.linalg.LinAlgError:
+                    break
+                x = x + step
+                if dom == "orthant":
+                    x = np.abs(x)
+                if not np.isfinite(x).all() or not 2.0 ** -900 < np.abs(x).max() < 2.0 ** 900:
+                    break
+                e = np.floor(np.log2(np.abs(x).max()))
+                x = np.round(x * 2.0 ** (30 - e)) / 2.0 ** (30 - e)
+                if _exercises(Ws, bs, x, l, i, k):
+                    out.append(x)
+                    found = True
+                    break
+            if found:
+                break
+        if not found:
+            missing.append((l, i, k))
+    return out, missing + pairs[64:]
+
+
+def _direction_targets(net, sup) -> list:
+    """Sign targets [(hidden layer, neuron, ±1), ...] of inputs that could exercise a kernel
+    direction mod p supported on the parameters *sup* (a guide for the float walks only):
+    W_l[i,k] alone -> (l-1,k) and (l,i) active; several W_l[·,k] -> (l-1,k) active with two of
+    the entered neurons in different phases (both ways); otherwise the first entered neuron."""
+    offs, L = _offsets(net), net.depth
+    dec = []
+    for p_ in sup:
+        l = max(t for t in range(L) if offs[t] <= p_)
+        W = net.weights[l]
+        q = p_ - offs[l]
+        dec.append((l,) + (divmod(q, W.ncols) if q < W.nrows * W.ncols else (q - W.nrows * W.ncols, None)))
+    l, i, k = dec[0]
+    if l == L - 1:
+        return [[(l - 1, k, 1)]] if k is not None else []
+    if k is not None and l >= 1 and all(e[0] == l and e[2] == k for e in dec):
+        if len(dec) == 1:
+            return [[(l - 1, k, 1), (l, i, 1)]]
+        i2 = dec[1][1]
+        return [[(l - 1, k, 1), (l, i, 1), (l, i2, -1)], [(l - 1, k, 1), (l, i, -1), (l, i2, 1)]]
+    if l < L - 1 and all(e[0] == l and e[1] == i for e in dec):   # incoming of one neuron
+        ks = [e[2] for e in dec if e[2] is not None]
+        ks = ks[:2] + ks[2::max(1, (len(ks) - 2) // 3)][:3]         # a few spread over the support
+        if l >= 1:
+            return [[(l, i, 1), (l - 1, k2, s2)] for k2 in ks for s2 in (1, -1)] or [[(l, i, 1)]]
+    return [[(l, i, 1)]] if l < L - 1 else []
+
+
+def _walk_to_signs(Ws, bs, Xf, target_sets, dom, deadline, starts=8, steps=12) -> list:
+    """Float guesses (dyadic) of inputs with sign(z_t[j]) = s for every (t, j, s) of a target
+    set: Gauss–Newton steps on the linearised pre-activations from the pool inputs that come
+    closest (the same walk as :func:`_walk_to_pairs`, with signs).  Guesses only: the caller
+    recomputes every pattern exactly."""
+    np = _np()
+    out = []
+    for T in target_sets:
+        if time.monotonic() > deadline:
+            break
+        top = max(t for t, _, _ in T)
+        zs = _pre_all(Ws, bs, Xf, top)
+        scale = 1.0 + np.abs(Xf).max(axis=1)
+        score = np.min(np.vstack([s * zs[t][:, j] for t, j, s in T]), axis=0) / scale
+        for t0 in np.argsort(-score)[:starts]:
+            x = Xf[t0].copy()
+            hit = False
+            for it in range(steps):
+                vals = [_pre_and_grad(Ws, bs, x, t, j) for t, j, _ in T]
+                sz = np.array([s * z for (_, _, s), (z, _) in zip(T, vals)])
+                if (sz > 0).all():
+                    hit = True
+                    break
+                G = np.vstack([s * g for (_, _, s), (_, g) in zip(T, vals)])
+                tgt = np.maximum(0.0, -sz) * (1.0 + 0.5 * it) + 1e-3 * (1.0 + np.abs(x).max())
+                try:
+                    x = x + G.T @ np.linalg.lstsq(G @ G.T, tgt, rcond=None)[0]
+                except np.linalg.LinAlgError:
+                    break
+                if dom == "orthant":
+                    x = np.abs(x)
+                if not np.isfinite(x).all() or not 2.0 ** -900 < np.abs(x).max() < 2.0 ** 900:
+                    break
+                e = np.floor(np.log2(np.abs(x).max()))
+                x = np.round(x * 2.0 ** (30 - e)) / 2.0 ** (30 - e)
+            if hit:
+                out.append(x)
+                break
+    return out
+
+
+def _pre_all(Ws, bs, X, layer):
+    np = _np()
+    h, zs = X, []
+    for l in range(layer + 1):
+        z = h @ Ws[l].T + bs[l]
+        zs.append(z)
+        h = np.maximum(z, 0.0)
+    return zs
+
+
+def _pre(Ws, bs, X, layer):
+    np = _np()
+    h = X
+    for l in range(layer + 1):
+        z = h @ Ws[l].T + bs[l]
+        h = np.maximum(z, 0.0)
+    return z
+
+
+def _pre_and_grad(Ws, bs, x, layer, k):
+    np = _np()
+    h, J = x, np.eye(len(x))
+    for l in range(layer + 1):
+        z = Ws[l] @ h + bs[l]
+        Jz = Ws[l] @ J
+        on = z > 0
+        h, J = np.where(on, z, 0.0), Jz * on[:, None]
+    return float(z[k]), Jz[k]
+
+
+def _exercises(Ws, bs, x, l, i, k) -> bool:
+    np = _np()
+    h, masks = x, []
+    for t in range(len(Ws) - 1):
+        z = Ws[t] @ h + bs[t]
+        masks.append(z > 0)
+        h = np.where(z > 0, z, 0.0)
+    if not masks[l - 1][k]:
+        return False
+    nzv = np.ones(Ws[-1].shape[0], dtype=bool)
+    for t in range(len(Ws) - 2, l - 1, -1):
+        nzv = masks[t] & ((np.abs(Ws[t + 1]) > 0).T.astype(float) @ nzv.astype(float) > 0)
+    return bool(nzv[i])
+
+
+def _batch_simplex(net, bases) -> list:
+    """Each base point and d points x + t e_k of its region (patterns checked exactly, in batch;
+    t = 2^-20, then 2^-40, …; points whose region cannot be matched are dropped)."""
+    if not bases:
+        return []
+    d = net.n_inputs
+    pats = _patterns(net, bases)
+    out = list(map(tuple, bases))
+    todo = [(i, k) for i in range(len(bases)) for k in range(d)]
+    t = Q(1, 2**20)
+    for _ in range(4):
+        if not todo:
+            break
+        cand = []
+        for i, k in todo:
+            y = list(bases[i])
+            y[k] += t
+            cand.append(tuple(y))
+        got = _patterns(net, cand)
+        rest = []
+        for (i, k), y, p in zip(todo, cand, got):
+            if p == pats[i]:
+                out.append(y)
+            else:
+                rest.append((i, k))
+        todo, t = rest, t / 2**20
+    return out
+
+
+def _patterns(net, pts) -> list:
+    """Exact activation patterns (-1/0/1) of many inputs: one FLINT product per layer."""
+    H = QMatrix.from_rows(pts, ncols=net.n_inputs)
+    cols = []
+    for l in range(net.depth - 1):
+        W, b = net.layer(l)
+        Z = (H @ W.T).add_to_rows(b)
+        cols.append([tuple((v > 0) - (v < 0) for v in r) for r in Z.to_rows()])
+        H = Z.relu()
+    return [sum((layer[i] for layer in cols), ()) for i in range(len(pts))]
+
+
+def _simplex_points(net, x, pat) -> list:
+    """x and d points x + t e_k in the same region (t halved until the pattern is unchanged)."""
+    pts = [tuple(x)]
+    d = net.n_inputs
+    for c in range(d):
+        t = Q(1, 8)
+        for _ in range(80):
+            y = list(x)
+            y[c] += t
+            if net.activation_pattern(y) == tuple(pat):
+                pts.append(tuple(y))
+                break
+            t /= 4
+    return pts
+
+
+def _masks(net, points):
+    import numpy as np
+    if not points:
+        return [], [np.zeros((0, w)) for w in net.widths[1:-1]]
+    H = QMatrix.from_rows(points, ncols=net.n_inputs)
+    keep = [True] * len(points)
+    raw, widths = [], []
+    for l in range(net.depth - 1):
+        W, b = net.layer(l)
+        # a neuron whose whole incoming row is zero is identically zero: inactive, not a kink
+        zero_row = [all(v == 0 for v in W.row_at(i)) and b[i] == 0 for i in range(W.nrows)]
+        Z = (H @ W.T).add_to_rows(b)
+        rows = Z.to_rows()
+        raw.append([[1.0 if v > 0 else 0.0 for v in r] for r in rows])
+        widths.append(W.nrows)
+        for t, r in enumerate(rows):
+            if any(v == 0 and not z for v, z in zip(r, zero_row)):
+                keep[t] = False
+        H = Z.relu()
+    X = [p for p, k in zip(points, keep) if k]
+    masks = [np.array([r for r, k in zip(layer, keep) if k], dtype=np.float64).reshape(len(X), w)
+             for layer, w in zip(raw, widths)]
+    return X, masks
+
+
+def _random_point(rng, d, dom):
+    if isinstance(dom, tuple):
+        lo, hi = dom
+        return [lo + (hi - lo) * Q(rng.randint(1, 9999), 10000) for _ in range(d)]
+    lo = 1 if dom == "orthant" else -4000
+    scale = rng.choice((1, 4, 16, 64))           # several scales: kinks cluster near the origin
+    return [Q(rng.randint(lo, 4000) * 4, scale * rng.choice((97, 101, 103))) for _ in range(d)]
