@@ -275,15 +275,6 @@ def _pre_all(Ws, bs, X, layer):
     return zs
 
 
-def _pre(Ws, bs, X, layer):
-    np = _np()
-    h = X
-    for l in range(layer + 1):
-        z = h @ Ws[l].T + bs[l]
-        h = np.maximum(z, 0.0)
-    return z
-
-
 def _pre_and_grad(Ws, bs, x, layer, k):
     np = _np()
     h, J = x, np.eye(len(x))
@@ -390,12 +381,3 @@ def _masks(net, points):
     masks = [np.array([r for r, k in zip(layer, keep) if k], dtype=np.float64).reshape(len(X), w)
              for layer, w in zip(raw, widths)]
     return X, masks
-
-
-def _random_point(rng, d, dom):
-    if isinstance(dom, tuple):
-        lo, hi = dom
-        return [lo + (hi - lo) * Q(rng.randint(1, 9999), 10000) for _ in range(d)]
-    lo = 1 if dom == "orthant" else -4000
-    scale = rng.choice((1, 4, 16, 64))           # several scales: kinks cluster near the origin
-    return [Q(rng.randint(lo, 4000) * 4, scale * rng.choice((97, 101, 103))) for _ in range(d)]
