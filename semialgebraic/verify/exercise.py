@@ -3,7 +3,7 @@ r"""Checker of ``exercise`` certificates: a parameter of a ReLU network is never
 Parameter θ_p is *exercised* at an input x (with no zero pre-activation) when the Jacobian column
 ∂f/∂θ_p is non-zero there: for ``W_l[i,k]`` that needs ``h_{l-1}[k] > 0``, neuron (l, i) active
 and its back-propagated ``δ_l[i] ≠ 0``.  A proof that θ_p is never exercised on a domain (made
-by :func:`semialgebraic.dimension.exercise`) is a complete prefix tree of activation phases
+by :func:`semialgebraic.exercise.exercise`) is a complete prefix tree of activation phases
 (layer-ordered) in which every leaf is refuted: by a Motzkin certificate that the strict system
 "domain rows, then the phases along the path" is infeasible (each pre-activation is affine in x
 once the earlier layers are fixed), optionally with an affine upper bound of a target, or, at a
@@ -18,7 +18,7 @@ Format::
                                      "delta_of": ..., "order": ..., "refuted": [...]}}
 
 Imports ``algebra`` only (small independent code; the search lives in
-:mod:`semialgebraic.dimension`).
+:mod:`semialgebraic.exercise`).
 """
 
 from __future__ import annotations
