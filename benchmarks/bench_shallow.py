@@ -27,25 +27,24 @@ hyperplanes, sum kink vectors, affine part of the flipped neurons, compare):
 * ``--flint``: the FLINT path on the same nets built from rationals (no float view), for
   inputs that are not all float32 (JSON decimals, float64 files).
 
-Measured 2026-11-30 10:20 UTC on the shared 2-core box (load 3, three other jobs running),
-d=784, m=10, ``python benchmarks/bench_shallow.py --n 4096 --flint``:
+Measured 2026-11-30 11:46 UTC on the 2-core box at load 0.9 (nothing else running), d=784,
+m=10, ``python benchmarks/bench_shallow.py --n 4096 --flint``:
 
-=====  ==========  =======  =======  ===========  ======================  ===========
-n      pair        exact s  numpy s  exact/numpy  sympy s (extrapolated)  sympy/exact
-=====  ==========  =======  =======  ===========  ======================  ===========
-4096   equivalent  0.15     0.33     0.5          715 (from n=64)         4 660
-4096   different   0.35     0.78     0.4          802 (from n=64)         2 310
-512    equivalent  0.07     0.23     0.3          173 (from n=64)         2 570
-512    different   0.04     0.15     0.3          98 (from n=64)          2 490
-=====  ==========  =======  =======  ===========  ======================  ===========
+=====  ==========  =======  =================  ===========  ======================  ===========
+n      pair        exact s  numpy s (hashing)  exact/numpy  sympy s (extrapolated)  sympy/exact
+=====  ==========  =======  =================  ===========  ======================  ===========
+4096   equivalent  0.10     0.110              1.0          463 (from n=64)         4 420
+4096   different   0.16     0.092              1.7          469 (from n=64)         2 910
+=====  ==========  =======  =================  ===========  ======================  ===========
 
-(numpy columns of the first two rows: the ``np.unique`` variant; the hashing variant measured
-0.47–0.52 s in a later run where exact took 0.25/0.33 s.)  Both targets are met: exact/numpy
-<= 5 and sympy/exact >= 100.  The FLINT path (rational input) on the same pairs: 4.9–6.9 s
-equivalent, 6.3–8.7 s different at n=4096 (7–21x numpy; Python object creation for 3.2M
-entries: python-flint 0.9 has no bulk export or row scaling); 0.70/0.84 s at n=512.  Building
-the three exact networks from float32 arrays (the reader's path): 3.2–6 s — the FLINT matrices
-are built at load, so a one-shot ``netfibers equiv a.npz b.npz`` pays it.
+The ``np.unique`` variant of the numpy baseline takes 0.23–0.24 s.  Both targets are met:
+exact/numpy <= 5 and sympy/exact >= 100.  An earlier run at load 3 (three other jobs) gave exact
+0.15–0.35 s against numpy 0.33–0.78 s, and at n=512 exact 0.04–0.07 s.  The FLINT path
+(``--flint``: the same nets built from rationals, no float view) takes 3.96 / 4.16 s here
+(36–45× the hashing baseline): python-flint 0.9 has no bulk export or row scaling, so rows are
+normalised entry by entry.  Building the three exact networks from float32 arrays (the reader's
+path): 2.7 s — the FLINT matrices are built at load, so a one-shot ``netfibers equiv a.npz
+b.npz`` pays it (and the self-contained certificate, see below).
 
 Certificates (n=512, ``--certify``, measured before the float32 path, unchanged by it): symmetry
 path built in 9.7 s and verified in 8.3 s; counterexample built in 6.2 s, verified in 5.6 s —
