@@ -18,7 +18,7 @@ from .bottleneck import equivalent_bottleneck, identifiability, structure
 from .fiber import Fiber, fiber
 from .deviation import max_deviation
 from .equivalence import could_be_equivalent, equivalent, is_equivalent
-from .dimension import functional_dimension
+from .dimension import functional_dimension, functional_dimension_certificate
 from .absorption import absorbable
 from .verify import verify
 
@@ -29,5 +29,6 @@ __all__ = [
     "feasible", "is_feasible", "optimize", "Region", "number_of_regions", "regions",
     "canonical_form", "equivalent_shallow", "equivalent_bottleneck", "identifiability",
     "structure", "Fiber", "fiber", "could_be_equivalent", "equivalent", "is_equivalent",
-    "max_deviation", "functional_dimension", "absorbable", "verify",
+    "max_deviation", "functional_dimension", "functional_dimension_certificate", "absorbable",
+    "verify",
 ]
