@@ -101,6 +101,7 @@ def compare_float32(a: Network, b: Network) -> Float32Comparison:
     rows = np.vstack([p["rows"] for p in parts])
     lead = np.concatenate([p["lead"] for p in parts])
     kink = np.vstack([p["kink"] for p in parts])
+    cols = np.vstack([p["cols"] for p in parts])           # the output columns V_i themselves
     src = np.concatenate([np.zeros(len(parts[0]["lead"]), np.int8), np.ones(len(parts[1]["lead"]), np.int8)])
     total = len(lead)
     m = kink.shape[1]
@@ -142,7 +143,7 @@ def compare_float32(a: Network, b: Network) -> Float32Comparison:
         Ka, Kb, Da, Db = [Q(0)] * m, [Q(0)] * m, [Q(0)] * m, [Q(0)] * m
         for i in idx:
             lam = from_float(lead[i])
-            v = [from_float(x) for x in (kink[i] / abs(lead[i])).tolist()]   # exact: |λ| divides back
+            v = [from_float(x) for x in cols[i].tolist()]
             side = src[i]
             K_, D_ = (Ka, Da) if side == 0 else (Kb, Db)
             for o in range(m):
@@ -227,7 +228,8 @@ def _key_ids(np, P):
 
 
 def _neurons(np, layers):
-    """Per net: the neurons with a kink (w ≠ 0, V column ≠ 0): rows ``(w, b)``, leads λ, kink vectors ``|λ| V_i`` (exact products), their indices; and the
+    """Per net: the neurons with a kink (w ≠ 0, V column ≠ 0): rows ``(w, b)``, leads λ, kink
+    vectors ``|λ| V_i`` (exact products) and output columns ``V_i``; and the indices of the
     constant neurons (w = 0, V column ≠ 0)."""
     (W, b), (V, _) = layers
     live = (V != 0).any(axis=0)
@@ -239,7 +241,7 @@ def _neurons(np, layers):
     lead = lead_all[kinked]
     kink = (V[:, kinked] * np.abs(lead)[None, :]).T      # exact products (H2)
     return {"rows": rows, "lead": lead, "kink": np.ascontiguousarray(kink),
-            "index": kinked, "constant": np.flatnonzero(live & ~has), "V": V, "b": b}
+            "cols": np.ascontiguousarray(V[:, kinked].T), "constant": np.flatnonzero(live & ~has)}
 
 
 def _constant_neurons(net, part):
