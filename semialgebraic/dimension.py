@@ -70,6 +70,7 @@ the proven symmetries do not explain.
 from __future__ import annotations
 
 import math
+import time
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -81,13 +82,15 @@ from .budget import Budget
 from .certificates import jsonable
 from .dimension_sampling import _DEBUG, _batch_simplex, _chosen_inputs, _masks, _np
 from .domains import _dom_json, normalize_domain
-from .exercise import Exercise, _prove_suspects, check_exercise_proof, exercise, incoming_directions
+from .exercise import (Exercise, _phase_search, _prove_suspects, check_exercise_proof, exercise,
+                       incoming_directions)
 from .joint import joint_regions
 from .modular import (PRIME, _kernel_mod_p, _missing_directions, _modq, _prime_for, _rank_mod_p,
                       _shrink_kernel)
 from .reduction import preactivation_bounds
 from .sets import Dimension
-from .verify.exercise import _offsets
+from .verify.exercise import _domain_json, _offsets
+from .verify.functional_dimension import _upper_vectors
 
 __all__ = ["FunctionalDimension", "functional_dimension", "jacobian_rows", "symmetry_directions",
            "Exercise", "exercise", "check_exercise_proof", "incoming_directions", "PRIME",
@@ -230,6 +233,7 @@ def functional_dimension(net: Network, *, domain: Any = None, timeout: float | N
             complete = False               # the rank of a partial sample is only a lower bound
             break
     proofs: list = []
+    proven: dict = {}
     if rank < upper and not complete and not budget.exhausted() and kernel is not None:
         evidence["missing"] = _missing_directions(net, kernel, sym, prime)
         proven, witnesses, proofs = _prove_suspects(net, dom, evidence, budget, upper - rank,
@@ -274,16 +278,25 @@ def functional_dimension(net: Network, *, domain: Any = None, timeout: float | N
             reason += "; evidence from the sampled inputs (float guesses, unproven): " + "; ".join(hints)
     return FunctionalDimension(N, lower, upper, reason, tuple(deficits), complete, npts,
                                {"symmetry_rank": sym_rank, "regions_walked": len(regions),
-                                "rounds": rounds, "exercise_proofs": proofs, "prime": prime},
+                                "rounds": rounds, "exercise_proofs": proofs, "prime": prime,
+                                "proven": proven, "patterns": patterns},
                                tuple(tuple(x) for x in X))
 
 
 def functional_dimension_certificate(net: Network, fd: FunctionalDimension, *,
-                                     domain: Any = None) -> dict:
+                                     domain: Any = None, seconds: float = 10.0) -> dict:
     """A ``functional_dimension`` certificate of ``fd.lower`` (checked by
     :mod:`semialgebraic.verify.functional_dimension`: the Jacobian rows at the listed inputs have
-    rank >= lower mod a prime, hence over Q).  The upper bound and its reason are recorded, not
-    certified.  The inputs are thinned to a prefix that already reaches the rank when one does.
+    rank >= lower mod a prime, hence over Q).  The inputs are thinned to a prefix that already
+    reaches the rank when one does.
+
+    The upper bound is certified too (``upper_directions``, claim "lower <= functional
+    dimension <= upper") when N − rank of the directions the checker can re-derive from θ equals
+    ``fd.upper`` exactly: scalings, dead / silent / always-active neurons by interval bounds,
+    GL blocks, never-exercised parameters with their proofs, and, searched again here with proofs
+    recorded (at most *seconds*), neurons proven dead / always active / masked and the incoming
+    directions of :func:`incoming_directions`.  Otherwise ``uncertified_upper_reason`` names
+    what is missing.
 
     >>> from algebra.network import Network
     >>> net = Network.from_rows([[[1], [-1]], [[1, 1]]], [[0, 1], [0]])
@@ -310,49 +323,15 @@ def functional_dimension_certificate(net: Network, fd: FunctionalDimension, *,
             "network": net.to_dict(), "domain": jsonable(_dom_json(dom)), "prime": int(p),
             "inputs": [[q_json(v) for v in x] for x in X], "lower": int(fd.lower),
             "upper": int(fd.upper), "upper_reason": fd.reason}
-    N = net.n_parameters
-    dirs = [["scale", l, i] for l in range(net.depth - 1) for i in range(net.widths[l + 1])]
-    vecs = _scaling_rows(net)
-    units: set = set()
-    bounds = preactivation_bounds(net, domain=dom)
-    offs = _offsets(net)
-    for l in range(net.depth - 1):                    # dead on the domain by interval bounds
-        W, _ = net.layer(l)
-        V, _ = net.layer(l + 1)
-        for i, (_, hi) in enumerate(bounds[l]):
-            if hi is not None and hi <= 0:
-                dirs.append(["dead", l, i])
-                units.update(offs[l] + i * W.ncols + j for j in range(W.ncols))
-                units.add(offs[l] + W.nrows * W.ncols + i)
-                units.update(offs[l + 1] + o * V.ncols + i for o in range(V.nrows))
-    for proof in fd.details.get("exercise_proofs") or ():   # never exercised, with its proof
-        dirs.append(["free", int(proof["parameter"]), proof])
-        units.add(int(proof["parameter"]))
-    zero, one = Q(0), Q(1)
-    vecs += [[one if k == u else zero for k in range(N)] for u in sorted(units)]
-    if vecs and N - QMatrix.from_rows(vecs, ncols=N).rank() == fd.upper:
+    dirs, bound, missing = _upper_certificate_entries(net, fd, dom, seconds)
+    if bound == fd.upper:
         cert["upper_directions"] = jsonable(dirs)  # the upper bound is re-checkable: certified
         cert["claim"] = "lower <= functional dimension <= upper"
+    else:
+        cert["uncertified_upper_reason"] = "; ".join(
+            [f"N - rank of the certifiable directions is {bound}, not the reported upper {fd.upper}"]
+            + missing)
     return cert
-
-
-def _scaling_rows(net: Network) -> list:
-    """The S2 generator of every hidden neuron (flat parameter order)."""
-    N, zero = net.n_parameters, Q(0)
-    offs = _offsets(net)
-    out = []
-    for l in range(net.depth - 1):
-        W, b = net.layer(l)
-        V, _ = net.layer(l + 1)
-        for i in range(W.nrows):
-            v = [zero] * N
-            for j, w in enumerate(W.row_at(i)):
-                v[offs[l] + i * W.ncols + j] = w
-            v[offs[l] + W.nrows * W.ncols + i] = b[i]
-            for o, w in enumerate(V.col_at(i)):
-                v[offs[l + 1] + o * V.ncols + i] = -w
-            out.append(v)
-    return out
 
 
 def symmetry_directions(net: Network, *, domain: Any = None, patterns=None, proven: dict | None = None
@@ -598,3 +577,123 @@ def _exact_rows(net, points) -> list:
                              for i in range(W.ncols)]
             rows.append([v for blk in blocks[::-1] for v in blk])
     return rows
+
+
+def _upper_certificate_entries(net, fd, dom, seconds) -> tuple[list, int, list]:
+    """``upper_directions`` entries the checker re-derives from θ, N − rank of their vectors, and
+    the facts behind ``fd.upper`` left without a certificate (one line each).
+
+    Interval facts and exercise proofs first; then the facts of ``fd.details["proven"]`` (dead,
+    always active, incoming) with emptiness / enumeration proofs searched again (recorded); then,
+    when the complete activation-pattern list is known and the bound is still above
+    ``fd.upper``, the pattern facts (dead, always active, masked) the same way.  Every entry is
+    validated by the checker's own code before it is kept."""
+    deadline = time.monotonic() + seconds
+    N, L = net.n_parameters, net.depth
+    names = [(l, i) for l in range(L - 1) for i in range(net.widths[l + 1])]
+    bounds = preactivation_bounds(net, domain=dom)
+    zero_neuron = {(l, i) for l, i in names
+                   if net.biases[l][i] == 0 and all(v == 0 for v in net.weights[l].row_at(i))}
+    dead = {(l, i) for l, i in names if bounds[l][i][1] is not None and bounds[l][i][1] <= 0}
+    active = {(l, i) for l, i in names if bounds[l][i][0] is not None and bounds[l][i][0] >= 0
+              and (l, i) not in zero_neuron}
+    entries = [["scale", l, i] for l, i in names]
+    entries += [["dead", l, i] for l, i in sorted(dead)]
+    entries += [["free", int(p_["parameter"]), p_] for p_ in fd.details.get("exercise_proofs") or ()]
+    entries += [["active", l, i] for l, i in sorted(active)]
+    missing: list = []
+
+    def search(targets, leaves=False):
+        """An emptiness (or, with *leaves*, enumeration) proof for *targets*, or None."""
+        if time.monotonic() > deadline:
+            return None
+        lv: list | None = [] if leaves else None
+        found, _, refuted, order, _ = _phase_search(net, dom, targets, None, 10 ** 6, deadline, True,
+                                                    upto=max(t for t, _ in targets), leaves=lv)
+        if found is not False:
+            return None
+        proof = {"targets": [[t, j, s] for (t, j), s in sorted(targets.items())],
+                 "domain": _domain_json(dom), "order": [[t, j] for t, j in order], "refuted": refuted}
+        if leaves:
+            proof["leaves"] = [[list(v) for v in path] for path, _ in lv]
+        return proof
+
+    def add(entry) -> bool:
+        """Keep *entry* when the checker accepts it together with the entries so far."""
+        if isinstance(_upper_vectors(net, jsonable(entries + [entry]), dom), str):
+            return False
+        entries.append(entry)
+        return True
+
+    def prove_neuron(l, i, s, why):
+        if (l, i) in zero_neuron or (l, i) in (dead if s > 0 else active):
+            return
+        proof = search({(l, i): s})
+        if proof is not None and add([("dead_proof" if s > 0 else "active_proof"), l, i, proof]):
+            (dead if s > 0 else active).add((l, i))
+        else:
+            missing.append(f"neuron ({l}, {i}) is {'dead' if s > 0 else 'always active'} by {why}, "
+                           "but no proof was recorded within the budget")
+
+    def derived() -> list:
+        """Silent neurons (from the dead ones) and the GL blocks of the always-active ones."""
+        out = [["silent", l, i] for l, i in sorted(_silent_set(net, dead) - dead)]
+        for l in range(L - 1):
+            block = sorted(i for t, i in active if t == l)
+            if len(block) > 1:
+                out.append(["block", l, block])
+        return out
+
+    def bound() -> int:
+        vecs = _upper_vectors(net, jsonable(entries + derived()), dom)
+        if isinstance(vecs, str):       # cannot happen: every entry was validated
+            raise AssertionError(vecs)
+        return N - (QMatrix.from_rows(vecs, ncols=N).rank() if vecs else 0)
+
+    proven = fd.details.get("proven") or {}
+    for g in sorted(proven.get("dead", ())):
+        prove_neuron(*names[g], 1, "an exact phase search")
+    for g in sorted(proven.get("active", ())):
+        prove_neuron(*names[g], -1, "an exact phase search")
+    for (t, i), _ in sorted((proven.get("incoming") or {}).items()):
+        proof = search({(t, i): 1}, leaves=True)
+        if proof is None or not add(["incoming", t, i, proof]):
+            missing.append(f"incoming directions of neuron ({t}, {i}): the enumeration of its active "
+                           "set was not recorded within the budget")
+    b = bound()
+    patterns = fd.details.get("patterns")
+    if b > fd.upper and patterns:
+        flat = list(zip(*patterns))
+        for g, (l, i) in enumerate(names):
+            if not any(s > 0 for s in flat[g]):
+                prove_neuron(l, i, 1, "the complete list of activation patterns")
+            elif all(s > 0 for s in flat[g]):
+                prove_neuron(l, i, -1, "the complete list of activation patterns")
+        b = bound()
+        k = 0
+        for l in range(L - 1):
+            for i in range(net.widths[l + 1]):
+                if (b > fd.upper and (l, i) not in dead | active and l + 1 < L - 1
+                        and _is_masked(net, patterns, l, k, i)):
+                    V = net.weights[l + 1]
+                    proofs = [search({(l, i): -1, (l + 1, j): 1}) for j in range(V.nrows)
+                              if V[j, i] != 0 and (l + 1, j) not in dead]
+                    if None in proofs or not add(["masked", l, i, proofs]):
+                        missing.append(f"neuron ({l}, {i}) is masked by the complete list of "
+                                       "activation patterns, but no proof was recorded within the budget")
+                    else:
+                        b = bound()
+            k += net.widths[l + 1]
+    if fd.complete_regions and b > fd.upper:
+        missing.append(f"the upper bound {fd.upper} is the exact rank at every linear region (complete "
+                       "walk); the proven symmetry directions explain only N - "
+                       f"{N - b} = {b} (the walk's completeness is not certified here)")
+    return entries + derived(), b, missing
+
+
+def _silent_set(net, dead) -> set:
+    """(layer, neuron) pairs with δ ≡ 0 given the *dead* ones (the rule of :func:`_silent_neurons`)."""
+    flat = [(l, i) not in dead for l in range(net.depth - 1) for i in range(net.widths[l + 1])]
+    silent = _silent_neurons(net, flat)
+    names = [(l, i) for l in range(net.depth - 1) for i in range(net.widths[l + 1])]
+    return {names[g] for g, s in enumerate(silent) if s}

@@ -1,5 +1,6 @@
 r"""Checker of ``functional_dimension`` certificates: a certified *lower bound* of the functional
-dimension (three-layer-fibers R22, any depth).
+dimension (three-layer-fibers R22, any depth) and, when ``upper_directions`` is given, a
+certified *upper bound*.
 
 Format::
 
@@ -8,10 +9,42 @@ Format::
      "network": <network>, "domain": null | {"box": [lo, hi]} | {"orthant": true},
      "prime": p, "inputs": [[x_0, ..., x_{d-1}], ...], "lower": r,
      "upper": u, "upper_reason": "...",
-     "upper_directions": [["scale", l, i], ["dead", l, i], ["free", k, <proof>], ...]}
-                                                   # optional: certifies upper = N - rank
+     "upper_directions": [<entry>, ...],          # optional: certifies upper = N - rank
+     "uncertified_upper_reason": "..."}           # optional, informative (writer: what is missing)
 
-What is checked (exact; imports ``algebra`` only):
+Entries of ``upper_directions`` (``l`` a 0-based hidden layer, ``i`` a neuron of it; every
+vector is built here from θ, every fact re-derived here)::
+
+    ["scale", l, i]              positive-scaling generator (S2)
+    ["dead", l, i]               neuron dead by exact interval bounds: unit vectors of its
+                                 incoming row, bias and outgoing column
+    ["dead_proof", l, i, P]      the same, dead by the emptiness proof P of {z_l[i] > 0}
+    ["free", k, proof]           unit vector of parameter k, never exercised (verify.exercise)
+    ["active", l, i]             always active by interval bounds: the bias trade
+    ["active_proof", l, i, P]    the same, by the emptiness proof P of {z_l[i] < 0}
+    ["block", l, [i1, i2, ...]]  always-active neurons (interval bounds or an active_proof entry
+                                 of the same certificate): the GL directions of the block (S4)
+    ["masked", l, i, [P, ...]]   masked neuron: the bias trade (S6), one emptiness proof of
+                                 {z_l[i] < 0, z_{l+1}[j] > 0} per successor j (W_{l+1}[j,i] != 0)
+                                 that is not dead
+    ["silent", l, i]             δ_l[i] ≡ 0 (re-derived, see below): unit vectors of the incoming
+                                 row and bias
+    ["incoming", l, i, Q]        directions on the incoming row and bias of (l, i) orthogonal to
+                                 every (h_{l-1}, 1) on its active set, from the complete enumeration
+                                 Q of that set
+
+An *emptiness proof* ``P = {"targets": [[t, j, s], ...], "domain": ..., "order": [[t, j], ...],
+"refuted": [{"path": [[t, j, s], ...], "certificate": [y, ...], "bound": true?}, ...]}`` (the
+format of :mod:`semialgebraic.verify.exercise`, made by
+:func:`semialgebraic.exercise._phase_search`) shows that no input of the domain with every
+pre-activation non-zero has sign(z_t[j]) = s for all targets: ``order`` lists every neuron of
+the layers below the deepest target (identically zero neurons excepted) and the targets of that
+layer, layer by layer; the refuted partial patterns (target signs fixed) cover every branch, each
+refuted by a Motzkin certificate of its strict system (optionally with the affine upper bound of
+the first positive target, re-derived).  ``Q`` has the same fields plus ``"leaves"``: the full
+patterns (paths) not refuted; every branch must end in a refutation or a listed leaf.
+
+What is checked (exact; imports ``algebra`` and other ``verify`` modules only):
 
 1. every input lies in the domain, and at every input every hidden pre-activation is non-zero,
    except for neurons whose incoming row and bias are zero (identically zero: inactive), so the
@@ -19,35 +52,68 @@ What is checked (exact; imports ``algebra`` only):
 2. ``p`` is a prime dividing no denominator of a parameter or of an input;
 3. the Jacobian rows ``∂f_o(x)/∂θ`` (closed form: ``∂f/∂W_l[i,k] = δ_l[i] h_{l-1}[k]``,
    ``∂f/∂b_l[i] = δ_l[i]``, ``δ`` back-propagated through the masks) reduced mod p have rank
-   ``>= lower``.
-
-4. when ``upper_directions`` is given, ``upper == N − rank`` (exact) of the vectors they name,
-   built here from θ: ``["scale", l, i]`` the positive-scaling generator of hidden neuron i of
-   hidden layer l (S2: ``+W_l[i,·]``, ``+b_l[i]``, ``−W_{l+1}[·,i]``); ``["dead", l, i]`` the unit
-   vectors of that neuron's incoming row, bias and outgoing column, after re-deriving by exact
-   interval bounds over the domain that its pre-activation is <= 0 there (then δ_l[i] = 0 and
-   h_l[i] = 0 at every input); ``["free", k, proof]`` the unit vector of parameter k, after
-   re-checking the proof that it is never exercised (:mod:`semialgebraic.verify.exercise`).
+   ``>= lower``;
+4. when ``upper_directions`` is given: each entry's fact holds and ``upper == N − rank`` (exact)
+   of the vectors they name.
 
 Why this proves ``functional dimension >= lower``: a non-zero r×r minor mod p of the reduced
 rows is the reduction of the same minor over Q, which is then non-zero; so the rational rank
 of the rows, and the functional dimension (the largest rank of such rows over finite input
-sets), is at least r.  Why step 4 proves ``<= upper``: f is invariant under every positive
-rescaling of one neuron, so each scaling generator is annihilated by every Jacobian row
-(wherever θ ↦ f_θ(x) is differentiable), and the rank is at most N minus the rank of their
-span; the same holds for the unit vectors of a dead neuron's parameters and of a never-exercised
-parameter, whose Jacobian columns vanish at every input.  Without ``upper_directions`` (other
-symmetries: bias trades, always-active blocks) the upper bound is reported, not re-checked.
+sets), is at least r.
+
+Why step 4 proves ``<= upper``: every listed vector v satisfies J(x)·v = 0 at every
+*differentiable input* x of the domain (no zero pre-activation except identically zero neurons,
+as in step 1), so the rank of any set of rows is at most N − rank(span).  Write
+D_l = diag(mask), δ_{L} = e_o, δ_l = D_l W_{l+1}ᵀ δ_{l+1}, J·v = Σ_l Σ_i δ_l[i] (v_{W_l[i,·]}·h_{l-1}
++ v_{b_l[i]}).  A neuron is *dead* if z_l[i](x) <= 0 on the domain (interval bounds: hi <= 0; a
+proof: no differentiable input has z > 0); at a differentiable input then z < 0 (or the neuron is
+identically zero), so D_l[i] = 0 and h_l[i] = 0.  It is *always active* if z_l[i] >= 0 on the
+domain and it is not identically zero (interval bounds: lo >= 0; or a proof that z < 0 never
+occurs); then D_l[i] = 1 and h_l[i] = z_l[i] at differentiable inputs.
+
+* scale: f is invariant under positive rescaling of one neuron; differentiating along the curve
+  gives J·v = 0 (three-layer-fibers R9, S2).
+* dead: δ_l[i] = D_l[i](…) = 0 kills the incoming row and bias; h_l[i] = 0 kills
+  ∂f/∂W_{l+1}[j,i] = δ_{l+1}[j] h_l[i].
+* free: the column ∂f/∂θ_k is zero at every differentiable input (its proof).
+* silent: δ_l[i] = D_l[i] Σ_j W_{l+1}[j,i] δ_{l+1}[j] vanishes identically when the neuron is
+  dead, or (last hidden layer) W_{l+1}[:, i] = 0 (δ_{l+1} = e_o), or every successor j with
+  W_{l+1}[j,i] != 0 is silent (recursively, the deeper layer first); then the incoming row and
+  bias have zero Jacobian columns.
+* active (bias trade, R11/R13): v = e_{b_l[i]} − Σ_j W_{l+1}[j,i] e_{b_{l+1}[j]} gives
+  J·v = δ_l[i] − Σ_j W_{l+1}[j,i] δ_{l+1}[j] = (D_l[i] − 1) Σ_j W_{l+1}[j,i] δ_{l+1}[j] = 0 as
+  D_l[i] = 1.  (The line θ + t v is even an exact symmetry near each such x: h_l[i] grows by t,
+  and b_{l+1} absorbs t·W_{l+1}[:, i].)
+* masked (S6): the same v, now with D_l[i] = 0 possible; but where z_l[i] < 0 every successor
+  j with W_{l+1}[j,i] != 0 is inactive (the proofs, or the successor is dead), so
+  δ_{l+1}[j] = D_{l+1}[j](…) = 0 and the sum vanishes.  Needs layer l+1 hidden.
+* block (S4, R11): for a set B of always-active neurons of layer l, h_l[B] = W_l[B] h_{l-1} +
+  b_l[B] at differentiable inputs, and z_{l+1} = W_{l+1}[:,B] h_l[B] + (rest).  For i != i2 in B
+  let E = e_i e_{i2}ᵀ (E² = 0, so (I + tE)⁻¹ = I − tE exactly).  θ + t v with v: row i of W_l
+  += W_l[i2,·], b_l[i] += b_l[i2], column i2 of W_{l+1} −= W_{l+1}[·,i], is exactly
+  W_l[B] → (I + tE) W_l[B], b_l[B] → (I + tE) b_l[B], W_{l+1}[:,B] → W_{l+1}[:,B](I − tE): at a
+  fixed differentiable x the new pre-activations of B are z_l[B] + t E z_l[B] > 0 for small |t|
+  (still active), so z_{l+1} = W_{l+1}[:,B](I − tE)(I + tE) z_l[B] + (rest) is unchanged: f_{θ+tv}(x)
+  = f_θ(x) for small |t|, hence J(x)·v = 0.
+* incoming: ∂f/∂W_l[i,·] = δ_l[i] h_{l-1}, ∂f/∂b_l[i] = δ_l[i], so J·v = δ_l[i] c·(h_{l-1}, 1)
+  for v = c on the incoming row and bias.  Where z_l[i] < 0, δ_l[i] = 0; where z_l[i] > 0 the
+  input lies in the region of a full pattern of the layers below (with z_l[i] > 0): refuted
+  ones are empty, and on a listed leaf (h_{l-1}, 1) = [[M, m], [0, 1]](x, 1) lies in the column
+  span V of [[M, m], [0, 1]].  So every c ⊥ V (all of them are added) is a kernel direction.
+
+Without ``upper_directions`` the upper bound is reported, not re-checked.
 """
 
 from __future__ import annotations
+
+import sys
 
 from algebra.exceptions import InputError
 from algebra.io.native import network_from_dict, parse_number, parse_vector
 from algebra.matrices import QMatrix, nmod_rank
 from algebra.rationals import Q
 
-from .exercise import check_proof
+from .exercise import _check_refutation, _domain_from_json, _is_zero_neuron, check_proof
 from .region_cover import interval_bounds
 
 __all__ = ["check"]
@@ -80,87 +146,290 @@ def check(cert: dict) -> tuple[bool, str]:
     if any(int(v.q) % p == 0 for v in values):
         return False, f"the prime {p} divides a denominator of a parameter or an input"
     if lower <= 0:
-        return True, "a rank is never negative"
-    if not X:
-        return False, "no inputs"
-    masks = _masks(net, X)
-    if isinstance(masks, str):
-        return False, masks
-    rank = _rank_mod_p(net, X, masks, p)
-    if rank < lower:
-        return False, f"the Jacobian rows at the {len(X)} inputs have rank {rank} mod {p} < {lower}"
-    why = (f"the Jacobian rows at {len(X)} inputs have rank {rank} >= {lower} mod {p}, hence over "
-           f"Q: functional dimension >= {lower}")
+        why = "a rank is never negative"
+    else:
+        if not X:
+            return False, "no inputs"
+        masks = _masks(net, X)
+        if isinstance(masks, str):
+            return False, masks
+        rank = _rank_mod_p(net, X, masks, p)
+        if rank < lower:
+            return False, f"the Jacobian rows at the {len(X)} inputs have rank {rank} mod {p} < {lower}"
+        why = (f"the Jacobian rows at {len(X)} inputs have rank {rank} >= {lower} mod {p}, hence over "
+               f"Q: functional dimension >= {lower}")
     dirs = cert.get("upper_directions")
     if dirs is None:
         return True, why + " (the upper bound is not certified)"
     upper = cert.get("upper")
     if not isinstance(upper, int) or isinstance(upper, bool):
         raise InputError("upper must be an integer")
-    vectors = _scaling_vectors(net, dirs, lo_hi)
+    vectors = _upper_vectors(net, dirs, lo_hi)
     if isinstance(vectors, str):
         return False, vectors
     bound = net.n_parameters - (QMatrix.from_rows(vectors, ncols=net.n_parameters).rank() if vectors else 0)
     if bound != upper:
         return False, f"N - rank of the listed directions is {bound}, not the claimed upper {upper}"
-    return True, why + (f"; proven kernel directions: <= {upper}" +
+    if upper < lower:
+        return False, f"contradiction: certified upper {upper} < certified lower {lower}"
+    return True, why + (f"; upper bound certified: {len(dirs)} proven kernel directions give <= {upper}" +
                         (f"; exact: {upper}" if upper == lower else ""))
 
 
-def _scaling_vectors(net, dirs, lo_hi) -> list | str:
+def _upper_vectors(net, dirs, lo_hi) -> list | str:
     """The vectors named by the ``upper_directions`` entries (flat parameter order), or the
-    reason an entry is not justified."""
+    reason an entry is not justified.  Facts first (dead / always active, from interval bounds
+    and the ``dead_proof`` / ``active_proof`` entries), then each entry's vectors."""
     if not isinstance(dirs, list):
         raise InputError("upper_directions must be a list")
+    N = net.n_parameters
+    offsets = _param_offsets(net)
+    bounds = interval_bounds([w.to_rows() for w in net.weights], [list(c) for c in net.biases],
+                             net.n_inputs, lo_hi)
+    dead = {(l, i) for l in range(net.depth - 1) for i, (_, hi) in enumerate(bounds[l])
+            if hi is not None and hi <= 0}
+    active = {(l, i) for l in range(net.depth - 1) for i, (lo, _) in enumerate(bounds[l])
+              if lo is not None and lo >= 0 and not _is_zero_neuron(net, l, i)}
+    for e in dirs:
+        _shape(net, e)
+    for e in dirs:                              # facts proven by search, with their proofs
+        if e[0] in ("dead_proof", "active_proof"):
+            _, l, i, proof = e
+            s = 1 if e[0] == "dead_proof" else -1
+            if not _check_empty(net, proof, lo_hi, {(l, i): s}):
+                return (f"the proof that neuron ({l}, {i}) is never "
+                        f"{'active' if s > 0 else 'inactive'} does not check")
+            (dead if s > 0 else active).add((l, i))
+    silent = _silent(net, dead)
+    out = []
+    for e in dirs:
+        kind = e[0]
+        if kind == "free":
+            k, proof = e[1], e[2]
+            if not check_proof(net, proof, lo_hi):
+                return f"the proof that parameter {k} is never exercised does not check"
+            out.append(_unit(N, k))
+            continue
+        l, i = e[1], e[2]
+        W, b = net.layer(l)
+        V, _ = net.layer(l + 1)
+        rows = [offsets[l] + i * W.ncols + j for j in range(W.ncols)] if kind != "block" else []
+        bias = offsets[l] + W.nrows * W.ncols + i if kind != "block" else None
+        if kind == "scale":
+            v = [Q(0)] * N
+            for j, w in enumerate(W.row_at(i)):
+                v[rows[j]] = w
+            v[bias] = b[i]
+            for o, w in enumerate(V.col_at(i)):
+                v[offsets[l + 1] + o * V.ncols + i] = -w
+            out.append(v)
+        elif kind in ("dead", "dead_proof"):
+            if kind == "dead" and not _interval_dead(bounds, l, i):
+                return f"neuron ({l}, {i}) is not dead on the domain by interval bounds"
+            ks = rows + [bias] + [offsets[l + 1] + o * V.ncols + i for o in range(V.nrows)]
+            out.extend(_unit(N, k) for k in ks)
+        elif kind in ("active", "active_proof", "masked"):
+            if kind == "active" and not (bounds[l][i][0] is not None and bounds[l][i][0] >= 0
+                                         and not _is_zero_neuron(net, l, i)):
+                return f"neuron ({l}, {i}) is not always active on the domain by interval bounds"
+            if kind == "masked":
+                why = _check_masked(net, lo_hi, l, i, e[3], dead)
+                if why:
+                    return why
+            v = [Q(0)] * N
+            v[bias] = Q(1)
+            for o, w in enumerate(V.col_at(i)):
+                v[offsets[l + 1] + V.nrows * V.ncols + o] = -w
+            out.append(v)
+        elif kind == "silent":
+            if (l, i) not in silent:
+                return f"neuron ({l}, {i}) is not silent (dead, or reaching the output only through " \
+                       "zero weights or silent neurons)"
+            out.extend(_unit(N, k) for k in rows + [bias])
+        elif kind == "block":
+            block = e[2]
+            for i in block:
+                if (l, i) not in active:
+                    return f"neuron ({l}, {i}) of the block is not proven always active"
+            for i in block:
+                for i2 in block:
+                    if i == i2:
+                        continue
+                    v = [Q(0)] * N
+                    for c, w in enumerate(W.row_at(i2)):
+                        v[offsets[l] + i * W.ncols + c] = w
+                    v[offsets[l] + W.nrows * W.ncols + i] = b[i2]
+                    for o, w in enumerate(V.col_at(i)):
+                        v[offsets[l + 1] + o * V.ncols + i2] = -w
+                    out.append(v)
+        elif kind == "incoming":
+            cs = _incoming_perp(net, lo_hi, l, i, e[3])
+            if isinstance(cs, str):
+                return cs
+            for c in cs:
+                v = [Q(0)] * N
+                for k, w in zip(rows + [bias], c):
+                    v[k] = w
+                out.append(v)
+    return out
+
+
+def _shape(net, e) -> None:
+    """Raise InputError unless *e* is a well-formed ``upper_directions`` entry about *net*."""
+    kinds3 = ("scale", "dead", "active", "silent")
+    kinds4 = ("dead_proof", "active_proof", "masked", "incoming")
+    if not isinstance(e, list) or not e or e[0] not in kinds3 + kinds4 + ("free", "block"):
+        raise InputError(f"upper_directions entry {str(e)[:60]} is not one of "
+                         f"{', '.join(kinds3 + kinds4 + ('free', 'block'))}")
+    if len(e) != (4 if e[0] in kinds4 else 3) or not _is_int(e[1]):
+        raise InputError(f"upper_directions entry {str(e)[:60]}: wrong length or index")
+    if e[0] == "free":
+        if not isinstance(e[2], dict) or e[2].get("parameter") != e[1] or not 0 <= e[1] < net.n_parameters:
+            raise InputError(f"upper_directions ['free', {e[1]}, ...]: the proof must be about "
+                             "parameter k of the network")
+        return
+    l = e[1]
+    if not 0 <= l < net.depth - 1:
+        raise InputError(f"upper_directions entry {str(e)[:60]} names no hidden layer")
+    width = net.widths[l + 1]
+    if e[0] == "block":
+        if (not isinstance(e[2], list) or len(e[2]) < 2 or not all(_is_int(i) and 0 <= i < width for i in e[2])
+                or len(set(e[2])) != len(e[2])):
+            raise InputError(f"upper_directions entry {str(e)[:60]}: a block lists >= 2 distinct "
+                             "neurons of the layer")
+        return
+    if not _is_int(e[2]) or not 0 <= e[2] < width:
+        raise InputError(f"upper_directions entry {str(e)[:60]} names no hidden neuron")
+    if e[0] == "masked" and not isinstance(e[3], list):
+        raise InputError("a masked entry carries a list of proofs")
+    if e[0] in ("dead_proof", "active_proof", "incoming") and not isinstance(e[3], dict):
+        raise InputError(f"a {e[0]} entry carries a proof object")
+
+
+def _is_int(v) -> bool:
+    return isinstance(v, int) and not isinstance(v, bool)
+
+
+def _unit(N, k) -> list:
+    return [Q(1) if t == k else Q(0) for t in range(N)]
+
+
+def _param_offsets(net) -> list:
     offsets, k = [], 0
     for W, b in zip(net.weights, net.biases):
         offsets.append(k)
         k += W.nrows * W.ncols + len(b)
-    zero, one, N = Q(0), Q(1), net.n_parameters
-    bounds = None
-    out = []
-    for e in dirs:
-        if not isinstance(e, list) or len(e) != 3 or e[0] not in ("scale", "dead", "free") \
-                or not isinstance(e[1], int) or isinstance(e[1], bool):
-            raise InputError(f"upper_directions entry {str(e)[:60]} is not ['scale'|'dead', layer, "
-                             "neuron] or ['free', parameter, proof]")
-        if e[0] == "free":
-            k, proof = e[1], e[2]
-            if not isinstance(proof, dict) or proof.get("parameter") != k or not 0 <= k < N:
-                raise InputError(f"upper_directions ['free', {k}, ...]: the proof must be about "
-                                 "parameter k of the network")
-            if not check_proof(net, proof, lo_hi):
-                return f"the proof that parameter {k} is never exercised does not check"
-            out.append([one if t == k else zero for t in range(N)])
-            continue
-        if not isinstance(e[2], int) or isinstance(e[2], bool):
-            raise InputError(f"upper_directions entry {e!r}: neuron must be an integer")
-        kind, l, i = e
-        if not 0 <= l < net.depth - 1 or not 0 <= i < net.widths[l + 1]:
-            raise InputError(f"upper_directions entry {e!r} names no hidden neuron")
-        W, b = net.layer(l)
-        V, _ = net.layer(l + 1)
-        if kind == "dead":
-            if bounds is None:
-                bounds = interval_bounds([w.to_rows() for w in net.weights], [list(c) for c in net.biases],
-                                         net.n_inputs, lo_hi)
-            hi = bounds[l][i][1]
-            if hi is None or hi > 0:
-                return f"neuron ({l}, {i}) is not dead on the domain by interval bounds"
-            ks = ([offsets[l] + i * W.ncols + j for j in range(W.ncols)] + [offsets[l] + W.nrows * W.ncols + i]
-                  + [offsets[l + 1] + o * V.ncols + i for o in range(V.nrows)])
-            out.extend([one if t == k else zero for t in range(N)] for k in ks)
-            continue
-        v = [zero] * net.n_parameters
-        W, b = net.layer(l)
-        V, _ = net.layer(l + 1)
-        for j, w in enumerate(W.row_at(i)):
-            v[offsets[l] + i * W.ncols + j] = w
-        v[offsets[l] + W.nrows * W.ncols + i] = b[i]
-        for o, w in enumerate(V.col_at(i)):
-            v[offsets[l + 1] + o * V.ncols + i] = -w
-        out.append(v)
+    return offsets
+
+
+def _interval_dead(bounds, l, i) -> bool:
+    hi = bounds[l][i][1]
+    return hi is not None and hi <= 0
+
+
+def _silent(net, dead) -> set:
+    """Neurons with δ ≡ 0 at differentiable inputs: dead ones, then from the last hidden layer
+    down those whose output column is zero (last hidden layer) or whose every successor j with
+    W_{l+1}[j, i] != 0 is silent."""
+    L = net.depth
+    out = set(dead)
+    for l in range(L - 2, -1, -1):
+        V = net.weights[l + 1]
+        for i in range(net.widths[l + 1]):
+            succ = [j for j in range(V.nrows) if V[j, i] != 0]
+            if l == L - 2 and not succ or l < L - 2 and all((l + 1, j) in out for j in succ):
+                out.add((l, i))
     return out
+
+
+def _check_masked(net, lo_hi, l, i, proofs, dead) -> str | None:
+    """None when neuron (l, i) is masked: every successor j with W_{l+1}[j,i] != 0 is dead or has
+    a proof that {z_l[i] < 0, z_{l+1}[j] > 0} is empty; else the reason."""
+    if l + 1 >= net.depth - 1:
+        return f"neuron ({l}, {i}) is in the last hidden layer: it cannot be masked"
+    V = net.weights[l + 1]
+    for j in range(V.nrows):
+        if V[j, i] == 0 or (l + 1, j) in dead:
+            continue
+        want = {(l, i): -1, (l + 1, j): 1}
+        if not any(isinstance(P, dict) and _check_empty(net, P, lo_hi, want) for P in proofs):
+            return f"no valid proof that neuron ({l + 1}, {j}) is inactive wherever ({l}, {i}) is"
+    return None
+
+
+def _check_empty(net, proof, lo_hi, targets, leaves=None) -> bool:
+    """True when *proof* shows that no differentiable input of the domain *lo_hi* has
+    sign(z_t[j]) = s for every ((t, j), s) in *targets* (with *leaves*, a set: the unrefuted
+    full paths of the proof are collected there and allowed)."""
+    try:
+        if sorted(tuple(v) for v in proof["targets"]) != sorted((t, j, s) for (t, j), s in targets.items()):
+            return False
+        if any(_is_zero_neuron(net, t, j) for t, j in targets):
+            return False
+        if _domain_from_json(proof.get("domain"), net.n_inputs) != lo_hi:
+            return False
+        last = max(t for t, _ in targets)
+        order = [tuple(v) for v in proof["order"]]
+        need = [(t, j) for t in range(last + 1) for j in range(net.widths[t + 1])
+                if not _is_zero_neuron(net, t, j) and (t < last or (t, j) in targets)]
+        if sorted(order) != sorted(need) or len(set(order)) != len(order):
+            return False
+        if any(a[0] > b[0] for a, b in zip(order, order[1:])):
+            return False
+        refuted = {tuple(tuple(v) for v in r["path"]): r for r in proof["refuted"]}
+        allowed = set()
+        if leaves is not None:
+            allowed = {tuple(tuple(v) for v in p) for p in proof["leaves"]}
+    except (KeyError, TypeError, ValueError, IndexError):
+        return False
+
+    def complete(prefix) -> bool:
+        if prefix in refuted:
+            try:
+                return _check_refutation(net, lo_hi, prefix, refuted[prefix], None, False, targets)
+            except (KeyError, TypeError, ValueError, IndexError):
+                return False
+        if len(prefix) == len(order):
+            if prefix in allowed:
+                leaves.add(prefix)
+                return True
+            return False
+        t, j = order[len(prefix)]
+        signs = [targets[(t, j)]] if (t, j) in targets else [1, -1]
+        return all(complete(prefix + ((t, j, s),)) for s in signs)
+
+    old = sys.getrecursionlimit()
+    sys.setrecursionlimit(max(old, 4 * len(order) + 100))
+    try:
+        return complete(())
+    finally:
+        sys.setrecursionlimit(old)
+
+
+def _incoming_perp(net, lo_hi, l, i, proof) -> list | str:
+    """The vectors c ⊥ every (h_{l-1}, 1) on the active set of neuron (l, i), from the complete
+    enumeration *proof* (leaves: the full patterns of the layers below with z_l[i] > 0)."""
+    leaves: set = set()
+    if not _check_empty(net, proof, lo_hi, {(l, i): 1}, leaves=leaves):
+        return f"the enumeration of the active set of neuron ({l}, {i}) does not check"
+    d, n_in = net.n_inputs, net.widths[l]
+    cols = []
+    for path in leaves:
+        on = {(t, j) for t, j, s in path if s > 0}
+        M, m = QMatrix.identity(d), [Q(0)] * d
+        for t in range(l):
+            W, b = net.layer(t)
+            Z = W @ M
+            zc = [sum((W[q, r] * m[r] for r in range(len(m))), Q(0)) + b[q] for q in range(W.nrows)]
+            zero = tuple([Q(0)] * d)
+            M = QMatrix.from_rows([Z.row_at(q) if (t, q) in on else zero for q in range(W.nrows)], ncols=d)
+            m = [zc[q] if (t, q) in on else Q(0) for q in range(W.nrows)]
+        for c in range(d):
+            cols.append([M[q, c] for q in range(n_in)] + [Q(0)])
+        cols.append(list(m) + [Q(1)])
+    if not cols:
+        return QMatrix.identity(n_in + 1).to_rows()
+    return QMatrix.from_rows(cols, ncols=n_in + 1).nullspace().to_rows()
 
 
 def _is_prime(p: int) -> bool:
