@@ -31,6 +31,17 @@ from .rationals import q_str, to_q
 __all__ = ["QMatrix", "IntMatrix", "AffineReluChain", "common_denominator"]
 
 
+_FMPQ_ONLY = {fmpq}
+
+
+def _qs(xs) -> list:
+    """*xs* as a list of ``fmpq`` (:func:`to_q` on each entry unless all already are)."""
+    xs = list(xs)
+    if set(map(type, xs)) <= _FMPQ_ONLY:
+        return xs
+    return [to_q(x) for x in xs]
+
+
 class QMatrix:
     """Immutable matrix over Q, backed by ``flint.fmpq_mat``."""
 
@@ -63,12 +74,12 @@ class QMatrix:
         for i, r in enumerate(rows):
             if len(r) != c:
                 raise DimensionMismatchError(f"from_rows: row {i} has {len(r)} entries, row 0 has {c}")
-        return cls._from_rep(fmpq_mat(n, c, [to_q(x) for r in rows for x in r]))
+        return cls._from_rep(fmpq_mat(n, c, _qs([x for r in rows for x in r])))
 
     @classmethod
     def from_flat(cls, nrows: int, ncols: int, entries: Iterable[object]) -> "QMatrix":
         """Build from a row-major flat list of ``nrows * ncols`` entries."""
-        entries = [to_q(x) for x in entries]
+        entries = _qs(entries)
         if len(entries) != nrows * ncols:
             raise DimensionMismatchError("from_flat", (nrows, ncols), len(entries))
         return cls._from_rep(fmpq_mat(nrows, ncols, entries))
@@ -76,13 +87,13 @@ class QMatrix:
     @classmethod
     def column(cls, vec: Sequence[object]) -> "QMatrix":
         """A column vector (n x 1)."""
-        vec = [to_q(x) for x in vec]
+        vec = _qs(vec)
         return cls._from_rep(fmpq_mat(len(vec), 1, vec))
 
     @classmethod
     def row(cls, vec: Sequence[object]) -> "QMatrix":
         """A row vector (1 x n)."""
-        vec = [to_q(x) for x in vec]
+        vec = _qs(vec)
         return cls._from_rep(fmpq_mat(1, len(vec), vec))
 
     @classmethod
@@ -98,7 +109,7 @@ class QMatrix:
 
     @classmethod
     def diagonal(cls, entries: Sequence[object]) -> "QMatrix":
-        entries = [to_q(x) for x in entries]
+        entries = _qs(entries)
         rep = fmpq_mat(len(entries), len(entries))
         for i, x in enumerate(entries):
             rep[i, i] = x
@@ -334,12 +345,12 @@ class QMatrix:
         """``self @ vec`` for a vector given as a sequence; returns a tuple."""
         if len(vec) != self.ncols:
             raise DimensionMismatchError("apply", self.shape, len(vec))
-        v = fmpq_mat(len(vec), 1, [to_q(x) for x in vec])
+        v = fmpq_mat(len(vec), 1, _qs(vec))
         return tuple((self._rep * v).entries())
 
     def add_to_rows(self, vec: Sequence[object]) -> "QMatrix":
         """``self + 1 vecᵀ``: add the vector *vec* to every row (bias broadcast)."""
-        vec = [to_q(x) for x in vec]
+        vec = _qs(vec)
         if len(vec) != self.ncols:
             raise DimensionMismatchError("add_to_rows", self.shape, len(vec))
         if self.nrows == 0 or self.ncols == 0:
@@ -872,3 +883,52 @@ class IntegerImage:
 
 
 __all__ += ["IntegerImage"]
+
+
+__all__ += ["interval_image"]
+
+
+def interval_image(rows: Sequence[Sequence[fmpq]], box: Sequence[tuple], offset: Sequence[fmpq]) -> list[tuple]:
+    """Exact bounds ``(lo, hi)`` of every ``rows[i] · x + offset[i]`` over the box
+    ``∏_k [box[k][0], box[k][1]]`` (``None`` = unbounded, in the box and in the result).
+
+    Two whole-matrix products: ``lo, hi = A·m + c ∓ |A|·r`` with the box's centre m and radius r
+    (unbounded sides replaced by 0); a row is then unbounded below (above) exactly when it has a
+    positive (negative) weight on a coordinate unbounded below and so on.
+
+    >>> interval_image([[1, -2], [0, 3]], [(0, 1), (-1, None)], [5, 0])
+    [(None, 8), (-3, None)]
+    """
+    n = len(rows)
+    if n == 0:
+        return []
+    c = len(box)
+    if c == 0:
+        return [(to_q(v), to_q(v)) for v in offset]
+    zero, half = fmpq(0), fmpq(1, 2)
+    flat = [x for r in rows for x in r]
+    if len(flat) != n * c:
+        raise DimensionMismatchError("interval_image", (n, c), len(flat))
+    A = fmpq_mat(n, c, flat)
+    Abs = fmpq_mat(n, c, [abs(x) for x in flat])       # (abs is cheap; ordering tests are not)
+    lo_v = [zero if lo is None else lo for lo, _ in box]
+    hi_v = [zero if hi is None else hi for _, hi in box]
+    zm = (A * fmpq_mat(c, 1, [(u + v) * half for u, v in zip(lo_v, hi_v)])).entries()
+    zr = (Abs * fmpq_mat(c, 1, [(v - u) * half for u, v in zip(lo_v, hi_v)])).entries()
+    out = [(m + b - r, m + b + r) for m, r, b in zip(zm, zr, offset)]
+    free = [(lo is None, hi is None) for lo, hi in box]
+    if any(u or v for u, v in free):
+        # positive part P = (A + |A|)/2, negative part M = (|A| - A)/2 (both >= 0): row i is
+        # unbounded below iff (P uL + M uH)_i != 0, above iff (P uH + M uL)_i != 0, with uL, uH
+        # the indicators of the coordinates unbounded below / above.
+        U = fmpq_mat(c, 2, [int(v) for pair in free for v in pair])
+        S, T = (A * U).entries(), (Abs * U).entries()
+        for i in range(n):
+            sL, sH, tL, tH = S[2 * i], S[2 * i + 1], T[2 * i], T[2 * i + 1]
+            lo_i, hi_i = out[i]
+            if sL + tL + tH - sH:
+                lo_i = None
+            if sH + tH + tL - sL:
+                hi_i = None
+            out[i] = (lo_i, hi_i)
+    return out

@@ -24,7 +24,7 @@ from __future__ import annotations
 from typing import Iterable, Sequence
 
 from .exceptions import DimensionMismatchError, InputError
-from .matrices import AffineReluChain, QMatrix
+from .matrices import AffineReluChain, QMatrix, _qs
 from .rationals import Q as fmpq, q_json, q_str, to_q
 
 __all__ = ["Network", "relu"]
@@ -50,7 +50,7 @@ class Network:
 
     def __init__(self, weights: Sequence[object], biases: Sequence[Sequence[object]]):
         ws = tuple(w if isinstance(w, QMatrix) else QMatrix.from_rows(w) for w in weights)
-        bs = tuple(tuple(to_q(x) for x in b) for b in biases)
+        bs = tuple(tuple(_qs(b)) for b in biases)
         if len(ws) == 0:
             raise InputError("a network needs at least one layer")
         if len(ws) != len(bs):
@@ -80,7 +80,7 @@ class Network:
     @classmethod
     def from_parameters(cls, widths: Sequence[int], params: Sequence[object]) -> "Network":
         """Inverse of :meth:`parameters` for the architecture *widths* = (d, n1, …, m)."""
-        params = [to_q(x) for x in params]
+        params = _qs(params)
         need = sum(widths[l + 1] * (widths[l] + 1) for l in range(len(widths) - 1))
         if len(params) != need:
             raise DimensionMismatchError("from_parameters", tuple(widths), len(params))
@@ -178,7 +178,7 @@ class Network:
 
     # -- evaluation --------------------------------------------------------------------------
     def _check_input(self, x: Sequence[object]) -> list[fmpq]:
-        x = [to_q(v) for v in x]
+        x = _qs(x)
         if len(x) != self.n_inputs:
             raise DimensionMismatchError("evaluate", f"input of length {len(x)}",
                                          f"network with {self.n_inputs} inputs")

@@ -90,7 +90,7 @@ from .modular import (PRIME, _kernel_mod_p, _missing_directions, _modq, _prime_f
 from .reduction import preactivation_bounds
 from .sets import Dimension
 from .verify.exercise import _domain_json, _offsets
-from .verify.functional_dimension import _upper_vectors
+from .verify.functional_dimension import _regions_rank, _upper_vectors
 
 __all__ = ["FunctionalDimension", "functional_dimension", "jacobian_rows", "symmetry_directions",
            "Exercise", "exercise", "check_exercise_proof", "incoming_directions", "PRIME",
@@ -295,8 +295,11 @@ def functional_dimension_certificate(net: Network, fd: FunctionalDimension, *,
     ``fd.upper`` exactly: scalings, dead / silent / always-active neurons by interval bounds,
     GL blocks, never-exercised parameters with their proofs, and, searched again here with proofs
     recorded (at most *seconds*), neurons proven dead / always active / masked and the incoming
-    directions of :func:`incoming_directions`.  Otherwise ``uncertified_upper_reason`` names
-    what is missing.
+    directions of :func:`incoming_directions`.  When they do not reach ``fd.upper`` and the
+    regions were walked completely (then ``fd.upper`` is the exact rank over every region), the
+    regions are walked again with Farkas multipliers and listed (``upper_regions``: the checker
+    re-checks that they cover the domain and recomputes the exact rank of the rows on them).
+    Otherwise ``uncertified_upper_reason`` names what is missing.
 
     >>> from algebra.network import Network
     >>> net = Network.from_rows([[[1], [-1]], [[1, 1]]], [[0, 1], [0]])
@@ -323,9 +326,21 @@ def functional_dimension_certificate(net: Network, fd: FunctionalDimension, *,
             "network": net.to_dict(), "domain": jsonable(_dom_json(dom)), "prime": int(p),
             "inputs": [[q_json(v) for v in x] for x in X], "lower": int(fd.lower),
             "upper": int(fd.upper), "upper_reason": fd.reason}
+    start = time.monotonic()
     dirs, bound, missing = _upper_certificate_entries(net, fd, dom, seconds)
     if bound == fd.upper:
         cert["upper_directions"] = jsonable(dirs)  # the upper bound is re-checkable: certified
+        cert["claim"] = "lower <= functional dimension <= upper"
+        return cert
+    regions = None
+    if fd.complete_regions:        # the upper bound is the exact rank over every region
+        regions = _cover_regions(net, fd, dom, max(1.0, seconds - (time.monotonic() - start)))
+        if regions is None:
+            missing.append(f"the upper bound {fd.upper} is the exact rank at every linear region of a "
+                           "complete walk; the walk with Farkas multipliers (its cover certificate) "
+                           "did not finish within the budget")
+    if regions is not None:
+        cert["upper_regions"] = regions
         cert["claim"] = "lower <= functional dimension <= upper"
     else:
         cert["uncertified_upper_reason"] = "; ".join(
@@ -684,11 +699,21 @@ def _upper_certificate_entries(net, fd, dom, seconds) -> tuple[list, int, list]:
                     else:
                         b = bound()
             k += net.widths[l + 1]
-    if fd.complete_regions and b > fd.upper:
-        missing.append(f"the upper bound {fd.upper} is the exact rank at every linear region (complete "
-                       "walk); the proven symmetry directions explain only N - "
-                       f"{N - b} = {b} (the walk's completeness is not certified here)")
     return entries + derived(), b, missing
+
+
+def _cover_regions(net, fd, dom, seconds) -> list | None:
+    """The linear regions of *net* on *dom* in the ``region_cover`` format (with Farkas
+    multipliers), when the walk completes within *seconds* and the checker's exact rank of the
+    Jacobian rows on them is ``fd.upper``; else None."""
+    state: dict = {}
+    cap = len(fd.details.get("patterns") or ()) + 1
+    regs = [r.to_json() for r in joint_regions([net], domain=dom, budget=Budget(seconds, cap),
+                                               state=state, multipliers=True)]
+    if not state.get("complete"):
+        return None
+    regs = jsonable(regs)
+    return regs if _regions_rank(net, regs, dom) == fd.upper else None
 
 
 def _silent_set(net, dead) -> set:

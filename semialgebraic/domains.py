@@ -11,6 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from algebra.exceptions import InputError
+from algebra.matrices import QMatrix
 from algebra.rationals import Q, q_str, to_q
 
 __all__ = ["normalize_domain"]
@@ -46,6 +47,17 @@ def _random_point(rng, d, dom, small=False):
     if small:
         return tuple(Q(rng.randint(lo // 8, 250) * 2 + 1, 16) for _ in range(d))
     return tuple(Q(rng.randint(lo, 2000) * 2 + 1, rng.choice((200, 300, 700))) for _ in range(d))
+
+
+def _random_batch(rng, n, d, dom) -> QMatrix:
+    """*n* random points with short denominators as the rows of one matrix (the same
+    distribution as ``_random_point(..., small=True)``, built from one integer matrix)."""
+    if isinstance(dom, tuple):
+        lo, hi = dom
+        K = QMatrix.from_integers(n, d, [rng.randint(1, 63) for _ in range(n * d)], den=64)
+        return (K * (hi - lo)).add_to_rows([lo] * d) if n and d else K
+    lo = 0 if dom == "orthant" else -2000
+    return QMatrix.from_integers(n, d, [rng.randint(lo // 8, 250) * 2 + 1 for _ in range(n * d)], den=16)
 
 
 def _in_domain(p, dom) -> bool:

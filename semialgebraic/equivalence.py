@@ -92,7 +92,7 @@ from .bottleneck_canon import equivalent_bottleneck
 from .budget import Budget, Progress
 from .certificates import CERTIFICATE_FORMAT, counterexample_certificate, jsonable
 from .deviation import Deviation, max_deviation
-from .domains import _dom_json, _in_domain, _random_point, normalize_domain
+from .domains import _dom_json, _in_domain, _random_batch, _random_point, normalize_domain
 from .exceptions import CertificateError, SemialgebraicError, UndecidedError
 from .joint import JointRegion, joint_regions
 from .reduction import contract_affine_layers, preactivation_bounds, reduced_difference, simplify
@@ -290,7 +290,20 @@ def _general(a, b, dom, budget, progress, hyps, samples=32) -> Verdict:
                             for k in ("merge", "zero", "dead", "dead_cover")}
     details["live_neurons"] = sum(1 for w, b_ in zip(D.weights[:-1], D.biases[:-1])
                                   for i in range(w.nrows) if b_[i] != 0 or any(v != 0 for v in w.row_at(i)))
-    x = _refute_hyperplanes(a, b, dom, 0) if samples > 0 and details["live_neurons"] else None
+    if not details["live_neurons"]:    # D is the constant map x -> its output bias: no walk
+        if all(v == 0 for v in D.biases[-1]):
+            cert = {"format": CERTIFICATE_FORMAT, "type": "region_cover",
+                    "claim": "a(x) == b(x) for all x in the domain", "a": a.to_dict(), "b": b.to_dict(),
+                    "domain": jsonable(domj), "contract": contract, "reduction": steps, "regions": []}
+            how = f"{len(contract)} layer contractions and " if contract else ""
+            return _checked(Verdict(True, "general", f"{how}{len(steps)} exact reduction steps reduce "
+                                    "a - b to the zero map (no hidden neuron left)", hyps, cert, details),
+                            json_ready=True)
+        x = tuple(_random_batch(random.Random(0), 1, a.n_inputs, dom).row_at(0))
+        cert = counterexample_certificate(a, b, x, domain=domj)
+        return _checked(Verdict(False, "general", "a - b reduces to a non-zero constant", hyps, cert,
+                                {**details, "point": list(x)}), json_ready=True)
+    x = _refute_hyperplanes(a, b, dom, 0) if samples > 0 else None
     if x is not None:                  # D did not collapse: points next to all hyperplanes
         cert = counterexample_certificate(a, b, x, domain=domj)
         return _checked(Verdict(False, "general", "the networks differ at an exact point (cheap "
@@ -359,8 +372,7 @@ def _refute_random(a, b, dom, samples, seed, suspects=False):
     rng = random.Random(seed + 7919)
     d = a.n_inputs
     for k, size in enumerate(_FIRST_POINTS):
-        pts = [_random_point(rng, d, dom, small=True) for _ in range(min(size, samples))]
-        x = _first_difference(a, b, pts)
+        x = _first_difference(a, b, _random_batch(rng, min(size, samples), d, dom))
         if x is None and suspects and k == 0:
             x = _refute_suspects(a, b, dom, seed)
         if x is not None:
@@ -420,14 +432,15 @@ def _ray_key(row, c):
 
 
 def _first_difference(a, b, pts):
-    if not pts:
+    """The first of the points *pts* (a list of points or the rows of a QMatrix) where a and b
+    differ, or None."""
+    X = pts if isinstance(pts, QMatrix) else QMatrix.from_rows(pts, ncols=a.n_inputs)
+    if X.nrows == 0:
         return None
-    X = QMatrix.from_rows(pts, ncols=a.n_inputs)
-    A, B = a.evaluate_batch(X), b.evaluate_batch(X)
-    for i in range(len(pts)):
-        if A.row_at(i) != B.row_at(i):
-            return pts[i]
-    return None
+    diff = (a.evaluate_batch(X) - b.evaluate_batch(X)).entries()
+    m = a.n_outputs
+    k = next((k for k, v in enumerate(diff) if v), None)
+    return None if k is None else X.row_at(k // m)
 
 
 _DEAD_COVER_REGIONS = 256   # at most this many regions per dead_cover attempt

@@ -142,10 +142,24 @@ def reduced_difference(a: Network, b: Network, *, domain: Any = None,
     zeroed = [{i for i in range(len(W)) if bs[l][i] == 0 and all(v == 0 for v in W[i])}
               for l, W in enumerate(Ws)]
 
+    cache: list = []                   # interval bounds of layers 0 .. len(cache) - 1, current
+
     def kill(l, i):
         Ws[l][i] = [zero] * len(Ws[l][i])
         bs[l][i] = zero
         zeroed[l].add(i)
+        if len(cache) > l:
+            cache[l][i] = (zero, zero)             # exact bounds of a zero row
+        stale(l + 1)
+
+    def stale(l):                      # layer l's rows changed: its bounds and later are stale
+        del cache[l:]
+
+    def bounds_upto(l):
+        if len(cache) <= l:
+            cache.extend(interval_bounds(Ws[len(cache):l + 1], bs[len(cache):l + 1], a.n_inputs, dom,
+                                         start=cache[-1] if cache else None))
+        return cache
 
     tried: set = set()                 # dead_cover attempts that failed (not repeated)
     changed = True
@@ -173,6 +187,7 @@ def reduced_difference(a: Network, b: Network, *, domain: Any = None,
                 for row in nxt:
                     row[i] += mu * row[j]
                     row[j] = zero
+                stale(l + 1)
                 silent.add(j)
                 steps.append({"step": "merge", "layer": l, "keep": i, "drop": j, "factor": mu})
                 changed = True
@@ -180,15 +195,16 @@ def reduced_difference(a: Network, b: Network, *, domain: Any = None,
                 steps.append({"step": "zero", "layer": l, "neuron": i})
                 kill(l, i)
                 changed = True
-            bounds = interval_bounds(Ws[:l + 1], bs[:l + 1], a.n_inputs, dom)   # layers <= l
+            bounds = list(bounds_upto(l)[l])                                      # layers <= l
             for i in range(len(Ws[l])):
                 if i in zeroed[l]:
                     continue
-                if bounds[l][i][1] is not None and bounds[l][i][1] <= 0:
+                if bounds[i][1] is not None and bounds[i][1] <= 0:
                     steps.append({"step": "dead", "layer": l, "neuron": i})
                     for row in nxt:
                         row[i] = zero
                     kill(l, i)          # (the bounds of layer l's other neurons do not change)
+                    stale(l + 1)
                     changed = True
         if not changed and dead_cover:
             for l in range(1, len(Ws) - 1):
@@ -226,10 +242,10 @@ def contract_affine_layers(net: Network, *, domain: Any = None) -> tuple[Network
     bs = [list(v) for v in net.biases]
     done: list[int] = []
     while len(Ws) > 1:
-        bounds = interval_bounds(Ws, bs, net.n_inputs, dom)
+        bounds = interval_bounds(Ws[:-1], bs[:-1], net.n_inputs, dom)     # hidden layers
         for l in range(len(Ws) - 1):
             if all((lo is not None and lo >= 0) or (hi is not None and hi <= 0) for lo, hi in bounds[l]):
-                Ws, bs = contract_layer(Ws, bs, l, net.n_inputs, dom)
+                Ws, bs = contract_layer(Ws, bs, l, net.n_inputs, dom, bounds[l])
                 done.append(l)
                 break
         else:

@@ -61,9 +61,9 @@ def _random_inputs(net, domain, count, seed):
             lo, hi = Q(domain[0]), Q(domain[1])
             x = tuple(lo + (hi - lo) * Q(rng.randint(1, 996), 997) for _ in range(d))
         elif domain == "orthant":
-            x = tuple(Q(rng.randint(1, 4000), rng.randint(1, 97)) for _ in range(d))
-        else:
-            x = tuple(Q(rng.randint(-4000, 4000), rng.randint(1, 97)) for _ in range(d))
+            x = tuple(Q(rng.randint(1, 4000), rng.randint(1, 97) * rng.choice((1, 1000))) for _ in range(d))
+        else:                                        # magnitudes up to ~4000 and up to ~4
+            x = tuple(Q(rng.randint(-4000, 4000), rng.randint(1, 97) * rng.choice((1, 1000))) for _ in range(d))
         if _differentiable(net, x):
             out.append(x)
     return out
@@ -309,15 +309,55 @@ def test_masked_neuron_from_complete_patterns_is_certified():
 
 
 # ------------------------------------------------------------------------------------------------
-# uncertified uppers say why
+# complete walks: the upper bound is the exact rank over a certified cover of regions
 # ------------------------------------------------------------------------------------------------
-def test_uncertified_upper_names_what_is_missing():
-    # complete walk: the exact rank (5) is below N - rank of the proven directions (8)
+def test_complete_walk_upper_is_certified_by_the_regions():
+    # every region walked: fd = 5 (exact rank), while the proven symmetries only give <= 8
     fd, cert = _certify(ACTIVE_BY_SEARCH)
     assert fd.complete_regions and fd.value == 5
-    assert "upper_directions" not in cert
+    assert "upper_directions" not in cert and "uncertified_upper_reason" not in cert
+    regions = cert["upper_regions"]
+    assert sorted(tuple(r["pattern"]) for r in regions) == sorted(fd.details["patterns"])
+    ok, why = verify(cert)
+    assert ok and "regions cover the domain" in why and "exact: 5" in why
+    # independent cross-check: exact rows at many random inputs never exceed rank 5, reach it
+    from semialgebraic.dimension import _exact_rank
+    assert _exact_rank(ACTIVE_BY_SEARCH, _random_inputs(ACTIVE_BY_SEARCH, None, 60, 5)) == 5
+    bad = copy.deepcopy(cert)
+    bad["upper"] = 4
+    ok, why = verify(bad)
+    assert not ok and "exact rank" in why
+    for r in range(len(regions)):                        # any region left out breaks the cover
+        bad = copy.deepcopy(cert)
+        del bad["upper_regions"][r]
+        assert not verify(bad)[0]
+    bad = copy.deepcopy(cert)
+    bad["upper_regions"][0]["pattern"] = [-s for s in bad["upper_regions"][0]["pattern"]]
+    assert not verify(bad)[0]
+    bad = copy.deepcopy(cert)
+    bad["network"]["layers"][1]["bias"][0] = "-1/2"     # other regions now: the cover breaks
+    assert not verify(bad)[0]
+
+
+def test_complete_walk_regions_on_a_box():
+    fd, cert = _certify(INCOMING, domain=(-3, 3))
+    ok, why = verify(cert)
+    assert ok and f"exact: {fd.value}" in why and fd.exact
+    assert "upper_directions" in cert or "upper_regions" in cert
+    bad = copy.deepcopy(cert)
+    bad["domain"] = {"box": [-4, 4]}                    # same inputs, larger box: not covered
+    if "upper_regions" in bad:
+        assert not verify(bad)[0]
+
+
+def test_uncertified_upper_names_what_is_missing(monkeypatch):
+    import semialgebraic.dimension as dimension
+    monkeypatch.setattr(dimension, "_cover_regions", lambda *a: None)    # the walk ran out of time
+    fd, cert = _certify(ACTIVE_BY_SEARCH)
+    assert fd.complete_regions and fd.value == 5
+    assert "upper_directions" not in cert and "upper_regions" not in cert
     assert "not the reported upper 5" in cert["uncertified_upper_reason"]
-    assert "complete walk" in cert["uncertified_upper_reason"]
+    assert "did not finish" in cert["uncertified_upper_reason"]
     ok, why = verify(cert)
     assert ok and "not certified" in why
 
@@ -427,8 +467,16 @@ def test_random_planted_nets(case):
     ok, why = verify(cert)
     assert ok, why
     assert cert["lower"] == fd.lower and cert["upper"] == fd.upper
+    if "upper_regions" in cert:             # the exact rank over a certified cover of regions
+        from semialgebraic.dimension import _exact_rank
+        assert fd.complete_regions and fd.exact
+        assert _exact_rank(net, _random_inputs(net, domain, 20, 0)) <= fd.upper
+        if len(cert["upper_regions"]) > 1:
+            bad = copy.deepcopy(cert)
+            bad["upper_regions"].pop()
+            assert not verify(bad)[0]
     if "upper_directions" not in cert:
-        assert cert["uncertified_upper_reason"]
+        assert "upper_regions" in cert or cert["uncertified_upper_reason"]
         return
     vecs = _assert_kernel(net, cert, domain, count=20, seed=fd.lower)
     from algebra.matrices import QMatrix

@@ -114,7 +114,7 @@ from algebra.matrices import QMatrix, nmod_rank
 from algebra.rationals import Q
 
 from .exercise import _check_refutation, _domain_from_json, _is_zero_neuron, check_proof
-from .region_cover import interval_bounds
+from .region_cover import _check_cover, interval_bounds
 
 __all__ = ["check"]
 
@@ -158,21 +158,33 @@ def check(cert: dict) -> tuple[bool, str]:
             return False, f"the Jacobian rows at the {len(X)} inputs have rank {rank} mod {p} < {lower}"
         why = (f"the Jacobian rows at {len(X)} inputs have rank {rank} >= {lower} mod {p}, hence over "
                f"Q: functional dimension >= {lower}")
-    dirs = cert.get("upper_directions")
-    if dirs is None:
+    dirs, regions = cert.get("upper_directions"), cert.get("upper_regions")
+    if dirs is None and regions is None:
         return True, why + " (the upper bound is not certified)"
     upper = cert.get("upper")
     if not isinstance(upper, int) or isinstance(upper, bool):
         raise InputError("upper must be an integer")
-    vectors = _upper_vectors(net, dirs, lo_hi)
-    if isinstance(vectors, str):
-        return False, vectors
-    bound = net.n_parameters - (QMatrix.from_rows(vectors, ncols=net.n_parameters).rank() if vectors else 0)
-    if bound != upper:
-        return False, f"N - rank of the listed directions is {bound}, not the claimed upper {upper}"
+    how = []
+    if dirs is not None:
+        vectors = _upper_vectors(net, dirs, lo_hi)
+        if isinstance(vectors, str):
+            return False, vectors
+        bound = net.n_parameters - (QMatrix.from_rows(vectors, ncols=net.n_parameters).rank() if vectors else 0)
+        if bound != upper:
+            return False, f"N - rank of the listed directions is {bound}, not the claimed upper {upper}"
+        how.append(f"{len(dirs)} proven kernel directions give <= {upper}")
+    if regions is not None:
+        rank = _regions_rank(net, regions, lo_hi)
+        if isinstance(rank, str):
+            return False, rank
+        if rank != upper:
+            return False, (f"the exact rank of the Jacobian rows on the {len(regions)} regions is {rank}, "
+                           f"not the claimed upper {upper}")
+        how.append(f"the {len(regions)} listed regions cover the domain and the Jacobian rows on them "
+                   f"have exact rank {rank}")
     if upper < lower:
         return False, f"contradiction: certified upper {upper} < certified lower {lower}"
-    return True, why + (f"; upper bound certified: {len(dirs)} proven kernel directions give <= {upper}" +
+    return True, why + (f"; upper bound certified: {'; '.join(how)}" +
                         (f"; exact: {upper}" if upper == lower else ""))
 
 
@@ -271,6 +283,62 @@ def _upper_vectors(net, dirs, lo_hi) -> list | str:
                 for k, w in zip(rows + [bias], c):
                     v[k] = w
                 out.append(v)
+    return out
+
+
+def _regions_rank(net, regions, lo_hi) -> int | str:
+    """Exact rank of every Jacobian row at every differentiable input of the domain, from a list
+    of linear regions in the ``region_cover`` format (cover re-checked by
+    :func:`semialgebraic.verify.region_cover._check_cover`), or the reason it is rejected.
+
+    On a region (pattern fixed) the rows are affine in x, so their span is that of the rows at
+    the region's point x0 and at x0 + e_k (k < d) computed with the region's masks (the affine
+    continuation).  A region where a neuron that is not identically zero has sign 0 holds no
+    differentiable input and is skipped; every differentiable input lies in the closure of a
+    listed region, hence (its pre-activations being non-zero) in the open region itself."""
+    if not isinstance(regions, list):
+        raise InputError("upper_regions must be a list of regions")
+    if isinstance(lo_hi, tuple) and lo_hi[0] == lo_hi[1]:
+        return "upper_regions: a one-point box is not covered by regions"
+    ok, why = _check_cover(net, regions, lo_hi, _any_value)
+    if not ok:
+        return f"upper_regions: {why}"
+    d, L = net.n_inputs, net.depth
+    rows = []
+    for reg in regions:
+        pat, k, masks, skip = reg["pattern"], 0, [], False
+        for l in range(L - 1):
+            w = net.widths[l + 1]
+            masks.append([1 if s > 0 else 0 for s in pat[k:k + w]])
+            skip |= any(s == 0 and not _is_zero_neuron(net, l, i) for i, s in enumerate(pat[k:k + w]))
+            k += w
+        if skip:
+            continue
+        x0 = parse_vector(reg["point"], "upper_regions.point", length=d)
+        for c in range(-1, d):
+            rows += _masked_rows(net, [v + (1 if t == c else 0) for t, v in enumerate(x0)], masks)
+    return QMatrix.from_rows(rows, ncols=net.n_parameters).rank() if rows else 0
+
+
+def _any_value(net, r, reg, pat, oriented, facets) -> tuple[bool, str]:
+    return True, "ok"
+
+
+def _masked_rows(net, x, masks) -> list:
+    """Exact Jacobian rows ∂f_o/∂θ at *x* with the hidden 0/1 *masks* held fixed."""
+    hs = [list(x)]
+    for l in range(net.depth - 1):
+        W, b = net.layer(l)
+        hs.append([(z + bb) * mk for z, bb, mk in zip(W.apply(hs[-1]), b, masks[l])])
+    out = []
+    for o in range(net.n_outputs):
+        delta = [Q(1) if j == o else Q(0) for j in range(net.n_outputs)]
+        blocks = []
+        for l in range(net.depth - 1, -1, -1):
+            blocks.append([dv * hv for dv in delta for hv in hs[l]] + delta)
+            if l:
+                delta = [v * mk for v, mk in zip(net.weights[l].T.apply(delta), masks[l - 1])]
+        out.append([v for blk in reversed(blocks) for v in blk])
     return out
 
 

@@ -112,6 +112,12 @@ y = σ(y) − σ(−y) (exact), so that D is defined.
 
 A box with lo = hi is the single point (lo, …, lo); the certificate then has ``"regions": []``
 and the checker evaluates both networks there.
+
+A *collapsed* difference: when the reduction leaves every hidden neuron of D' with a zero row
+and a zero bias, every hidden output is σ(0) = 0, layer after layer, so D' is the constant map
+x ↦ b_L (its output bias) on all of R^d.  The certificate then has ``"regions": []`` and the
+checker accepts exactly when that bias is zero (no walk needed: D' = D = a − b on the domain by
+step 0).  With ``"regions": []`` and a live neuron left, the certificate is rejected.
 """
 
 from __future__ import annotations
@@ -120,12 +126,12 @@ from typing import Sequence
 
 from algebra.exceptions import InputError
 from algebra.io.native import network_from_dict, parse_number, parse_vector
-from algebra.matrices import QMatrix
+from algebra.matrices import QMatrix, interval_image
 from algebra.network import Network
 from algebra.rationals import Q
 
 __all__ = ["check", "neuron_rows", "domain_rows", "neighbour_pattern", "is_proportional",
-           "difference_network", "apply_reduction", "interval_bounds", "apply_contractions",
+           "difference_network", "apply_reduction", "interval_bounds", "apply_contractions", "is_collapsed",
            "contract_layer"]
 
 
@@ -166,12 +172,24 @@ def check(cert: dict) -> tuple[bool, str]:
     except ValueError as exc:
         return False, f"reduction: {exc}"
     regions = cert["regions"]
+    if isinstance(regions, list) and not regions and is_collapsed(net):
+        if any(v != 0 for v in net.biases[-1]):
+            return False, "a - b reduces to a non-zero constant"
+        return True, (f"{len(contract)} contractions and {len(steps)} exact reduction steps reduce a - b to "
+                      "a network whose hidden neurons are all zero and whose output bias is zero: "
+                      "a - b = 0 on the domain")
     ok, why = _check_cover(net, regions, lo_hi, _zero_map)
     if not ok:
         return False, why
     return True, (f"{len(contract)} contractions and {len(steps)} exact reduction steps, then {len(regions)} regions cover the "
                   "domain (closed under facet crossing, facet lists complete) and a - b is zero "
                   "on each")
+
+
+def is_collapsed(net: Network) -> bool:
+    """Every hidden neuron has a zero row and a zero bias, so every hidden output is
+    relu(0) = 0 and the network is the constant map x ↦ b_L (its output bias)."""
+    return all(W.is_zero() and all(v == 0 for v in c) for W, c in zip(net.weights[:-1], net.biases[:-1]))
 
 
 def difference_network(a: Network, b: Network) -> Network:
@@ -301,12 +319,14 @@ def apply_contractions(a: Network, b: Network, steps, lo_hi=None) -> tuple[Netwo
                           for l, W in enumerate(Ws)], bs) for Ws, bs in (nets["a"], nets["b"]))
 
 
-def contract_layer(Ws, bs, l, d, lo_hi):
+def contract_layer(Ws, bs, l, d, lo_hi, bounds=None):
     """``(Ws', bs')``: hidden layer *l* removed and composed into layer l + 1, after checking
     that each of its neurons is always active or dead on the domain (exact interval bounds);
     ValueError naming the first neuron that is neither.  Lists of rows in, lists out."""
     mask = []
-    for i, (lo, hi) in enumerate(interval_bounds(Ws, bs, d, lo_hi)[l]):
+    if bounds is None:                 # (the caller may pass the bounds of layer l it computed)
+        bounds = interval_bounds(Ws[:l + 1], bs[:l + 1], d, lo_hi)[l]
+    for i, (lo, hi) in enumerate(bounds):
         if lo is not None and lo >= 0:
             mask.append(1)
         elif hi is not None and hi <= 0:
@@ -323,9 +343,15 @@ def contract_layer(Ws, bs, l, d, lo_hi):
     return Ws[:l] + [new_W] + Ws[l + 2:], bs[:l] + [new_b] + bs[l + 2:]
 
 
-def interval_bounds(Ws, bs, d, lo_hi):
-    """Exact bounds (lo, hi) (None = unbounded) of every pre-activation over the domain."""
-    if lo_hi is None:
+def interval_bounds(Ws, bs, d, lo_hi, start=None):
+    """Exact bounds (lo, hi) (None = unbounded) of every pre-activation over the domain.
+
+    With *start* (the bounds of the layer before ``Ws[0]``), the layers *Ws* continue a network
+    whose earlier bounds are known."""
+    if start is not None:
+        box = [(Q(0) if lo is None or lo < 0 else lo, None if hi is None else max(hi, Q(0)))
+               for lo, hi in start]
+    elif lo_hi is None:
         box = [(None, None)] * d
     elif lo_hi == "orthant":
         box = [(Q(0), None)] * d
@@ -333,16 +359,7 @@ def interval_bounds(Ws, bs, d, lo_hi):
         box = [lo_hi] * d
     out = []
     for l in range(len(Ws)):
-        layer = []
-        for row, c in zip(Ws[l], bs[l]):
-            lo, hi = c, c
-            for w, (xl, xh) in zip(row, box):
-                if w == 0:
-                    continue
-                a1, a2 = (xl, xh) if w > 0 else (xh, xl)
-                lo = None if lo is None or a1 is None else lo + w * a1
-                hi = None if hi is None or a2 is None else hi + w * a2
-            layer.append((lo, hi))
+        layer = interval_image(Ws[l], box, bs[l])
         out.append(layer)
         box = [(Q(0) if lo is None or lo < 0 else lo, None if hi is None else max(hi, Q(0)))
                for lo, hi in layer]

@@ -79,9 +79,9 @@ def test_valid_certificates_pass(certs, name):
 def test_certificate_content(certs):
     c = certs["abs"]                      # |x| against a permuted, rescaled copy: collapses
     assert [st["step"] for st in c["reduction"]].count("merge") == 2
-    assert len(c["regions"]) == 1 and c["regions"][0]["facets"] == []
+    assert c["regions"] == []                      # collapsed: no region walk
     c = certs["collapse"]
-    assert len(c["regions"]) == 1 and len(c["reduction"]) >= 4
+    assert c["regions"] == [] and len(c["reduction"]) >= 4
     c = certs["deep"]
     assert len(c["regions"]) == 6 and c["contract"] == []
     for r in c["regions"]:
@@ -258,9 +258,9 @@ def test_neighbour_pattern_deeper_zero_neuron():
 # -- contractions (always-active / dead layers composed into the next layer) --------------------
 def test_contraction_certificates_collapse(certs):
     c = certs["contract"]                 # ALWAYS_A's second layer: relu(h + 1) with h >= 0
-    assert c["contract"] == [{"net": "a", "layer": 1}] and len(c["regions"]) == 1
+    assert c["contract"] == [{"net": "a", "layer": 1}] and c["regions"] == []
     c = certs["contract_box"]             # a followed by relu(y + c) - c, always active on the box
-    assert c["contract"] == [{"net": "a", "layer": 2}] and len(c["regions"]) == 1
+    assert c["contract"] == [{"net": "a", "layer": 2}] and c["regions"] == []
 
 
 CONTRACT_MUTATIONS = {
@@ -298,3 +298,34 @@ def test_contraction_without_domain_bounds_is_rejected(certs):
     c["domain"] = {"box": [-50, 50]}
     ok, why = verify(c)
     assert not ok and why
+
+
+# -- collapsed differences: no regions, the reduced a - b is the constant map x -> b_L ----------
+@pytest.mark.parametrize("name", ["abs", "collapse", "contract", "contract_box"])
+def test_collapsed_certificate_mutations_are_rejected(certs, name):
+    c = certs[name]
+    assert c["regions"] == [] and verify(c)[0]
+    m = copy.deepcopy(c)                           # a - b becomes a non-zero constant
+    m["b"]["layers"][-1]["bias"][0] = str(Q(str(m["b"]["layers"][-1]["bias"][0])) + Q(1, 10**9))
+    ok, why = verify(m)
+    assert not ok and "non-zero constant" in why
+    if c["reduction"]:                             # a live neuron is left: regions are needed
+        m = copy.deepcopy(c)
+        m["reduction"].pop()
+        ok, why = verify(m)
+        assert not ok and "no regions" in why
+    m = copy.deepcopy(c)                           # a weight changed: a step no longer checks
+    m["a"]["layers"][0]["weight"][0][0] = "7/3"
+    assert not verify(m)[0]
+
+
+def test_collapsed_needs_every_hidden_neuron_zero():
+    from semialgebraic.verify.region_cover import is_collapsed
+    assert is_collapsed(Network.from_rows([[[0], [0]], [[5, 7]]], [[0, 0], [3]]))
+    assert not is_collapsed(Network.from_rows([[[0], [0]], [[5, 7]]], [[0, 1], [3]]))   # relu(1) = 1
+    assert not is_collapsed(Network.from_rows([[[0], [1]], [[0, 0]]], [[0, 0], [0]]))
+    # a pair equal except for a constant: reduced to a constant, refuted with a point
+    a = ABS
+    b = ABS.with_parameter("b2[0]", Q(1, 10**12))
+    v = equivalent(a, b, method="general")
+    assert v.answer is False and verify(v.certificate)[0]
