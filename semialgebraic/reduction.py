@@ -139,7 +139,7 @@ def reduced_difference(a: Network, b: Network, *, domain: Any = None,
     steps: list[dict] = []
     zero = Q(0)
 
-    zeroed = [{i for i in range(len(W)) if bs[l][i] == 0 and all(v == 0 for v in W[i])}
+    zeroed = [{i for i in range(len(W)) if not bs[l][i] and not any(W[i])}        # (bool: no ordering tests)
               for l, W in enumerate(Ws)]
 
     cache: list = []                   # interval bounds of layers 0 .. len(cache) - 1, current
@@ -167,18 +167,18 @@ def reduced_difference(a: Network, b: Network, *, domain: Any = None,
         changed = False
         for l in range(len(Ws) - 1):
             nxt = Ws[l + 1]
-            silent = {j for j in range(len(Ws[l])) if all(row[j] == 0 for row in nxt)}
+            silent = {j for j in range(len(Ws[l])) if not any(row[j] for row in nxt)}
             first: dict = {}          # rows up to a positive factor -> (first neuron, its scale)
             for j in range(len(Ws[l])):
                 if j in zeroed[l] or j in silent:
                     continue
                 full = Ws[l][j] + [bs[l][j]]
-                sc = next((v for v in full if v != 0), None)
+                sc = next((v for v in full if v), None)
                 if sc is None:                     # cancelled to zero by earlier merges
                     zeroed[l].add(j)
                     continue
                 sc = abs(sc)
-                key = tuple((int(u.p), int(u.q)) for u in (v / sc for v in full))
+                key = tuple((int(u.p), int(u.q)) for u in (v / sc for v in full))   # (fmpq hashes slowly)
                 if key not in first:
                     first[key] = (j, sc)
                     continue
