@@ -173,8 +173,11 @@ class QMatrix:
         n = blocks[0].nrows
         if any(b.nrows != n for b in blocks):
             raise DimensionMismatchError("hstack", *(b.shape for b in blocks))
-        rows = [sum((b.row_at(i) for b in blocks), ()) for i in range(n)]
-        return cls.from_rows(rows, ncols=sum(b.ncols for b in blocks))
+        ncols = sum(b.ncols for b in blocks)
+        if n == 0 or ncols == 0:
+            return cls.zeros(n, ncols)
+        parts = [b._rep.tolist() if b.ncols else [[]] * n for b in blocks]
+        return cls._from_rep(fmpq_mat(n, ncols, [x for i in range(n) for part in parts for x in part[i]]))
 
     @classmethod
     def vstack(cls, blocks: Sequence["QMatrix"]) -> "QMatrix":
