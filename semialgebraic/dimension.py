@@ -607,11 +607,8 @@ def _upper_certificate_entries(net, fd, dom, seconds) -> tuple[list, int, list]:
     N, L = net.n_parameters, net.depth
     names = [(l, i) for l in range(L - 1) for i in range(net.widths[l + 1])]
     bounds = preactivation_bounds(net, domain=dom)
-    zero_neuron = {(l, i) for l, i in names
-                   if net.biases[l][i] == 0 and all(v == 0 for v in net.weights[l].row_at(i))}
     dead = {(l, i) for l, i in names if bounds[l][i][1] is not None and bounds[l][i][1] <= 0}
-    active = {(l, i) for l, i in names if bounds[l][i][0] is not None and bounds[l][i][0] >= 0
-              and (l, i) not in zero_neuron}
+    active = {(l, i) for l, i in names if bounds[l][i][0] is not None and bounds[l][i][0] >= 0} - dead
     entries = [["scale", l, i] for l, i in names]
     entries += [["dead", l, i] for l, i in sorted(dead)]
     entries += [["free", int(p_["parameter"]), p_] for p_ in fd.details.get("exercise_proofs") or ()]
@@ -641,8 +638,8 @@ def _upper_certificate_entries(net, fd, dom, seconds) -> tuple[list, int, list]:
         return True
 
     def prove_neuron(l, i, s, why):
-        if (l, i) in zero_neuron or (l, i) in (dead if s > 0 else active):
-            return
+        if (l, i) in dead or (l, i) in active:     # (zero neurons are dead: interval [0, 0])
+            return                  # (dead and active: z = 0 everywhere, no differentiable input)
         proof = search({(l, i): s})
         if proof is not None and add([("dead_proof" if s > 0 else "active_proof"), l, i, proof]):
             (dead if s > 0 else active).add((l, i))

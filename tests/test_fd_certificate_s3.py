@@ -56,7 +56,9 @@ def _random_inputs(net, domain, count, seed):
     rng = random.Random(seed)
     d = net.n_inputs
     out = []
-    while len(out) < count:
+    for _ in range(50 * count):          # (a net may have no differentiable input at all)
+        if len(out) == count:
+            break
         if isinstance(domain, tuple):
             lo, hi = Q(domain[0]), Q(domain[1])
             x = tuple(lo + (hi - lo) * Q(rng.randint(1, 996), 997) for _ in range(d))

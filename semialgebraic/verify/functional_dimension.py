@@ -69,7 +69,8 @@ D_l = diag(mask), δ_{L} = e_o, δ_l = D_l W_{l+1}ᵀ δ_{l+1}, J·v = Σ_l Σ_i
 proof: no differentiable input has z > 0); at a differentiable input then z < 0 (or the neuron is
 identically zero), so D_l[i] = 0 and h_l[i] = 0.  It is *always active* if z_l[i] >= 0 on the
 domain and it is not identically zero (interval bounds: lo >= 0; or a proof that z < 0 never
-occurs); then D_l[i] = 1 and h_l[i] = z_l[i] at differentiable inputs.
+occurs); then D_l[i] = 1 and h_l[i] = z_l[i] at differentiable inputs.  A neuron shown both dead
+and always active (z = 0 on the whole domain) is used as dead only.
 
 * scale: f is invariant under positive rescaling of one neuron; differentiating along the curve
   gives J·v = 0 (three-layer-fibers R9, S2).
@@ -201,7 +202,7 @@ def _upper_vectors(net, dirs, lo_hi) -> list | str:
     dead = {(l, i) for l in range(net.depth - 1) for i, (_, hi) in enumerate(bounds[l])
             if hi is not None and hi <= 0}
     active = {(l, i) for l in range(net.depth - 1) for i, (lo, _) in enumerate(bounds[l])
-              if lo is not None and lo >= 0 and not _is_zero_neuron(net, l, i)}
+              if lo is not None and lo >= 0} - dead     # (a zero neuron is dead: [0, 0])
     for e in dirs:
         _shape(net, e)
     for e in dirs:                              # facts proven by search, with their proofs
@@ -212,6 +213,7 @@ def _upper_vectors(net, dirs, lo_hi) -> list | str:
                 return (f"the proof that neuron ({l}, {i}) is never "
                         f"{'active' if s > 0 else 'inactive'} does not check")
             (dead if s > 0 else active).add((l, i))
+    active -= dead               # both: z = 0 at every input (no differentiable one): not used
     silent = _silent(net, dead)
     out = []
     for e in dirs:
@@ -242,8 +244,10 @@ def _upper_vectors(net, dirs, lo_hi) -> list | str:
             out.extend(_unit(N, k) for k in ks)
         elif kind in ("active", "active_proof", "masked"):
             if kind == "active" and not (bounds[l][i][0] is not None and bounds[l][i][0] >= 0
-                                         and not _is_zero_neuron(net, l, i)):
+                                         and (l, i) in active):
                 return f"neuron ({l}, {i}) is not always active on the domain by interval bounds"
+            if kind == "active_proof" and (l, i) not in active:
+                return f"neuron ({l}, {i}) is proven dead too: it is not always active"
             if kind == "masked":
                 why = _check_masked(net, lo_hi, l, i, e[3], dead)
                 if why:
