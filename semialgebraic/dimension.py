@@ -631,8 +631,9 @@ def _upper_certificate_entries(net, fd, dom, seconds) -> tuple[list, int, list]:
         return proof
 
     def add(entry) -> bool:
-        """Keep *entry* when the checker accepts it together with the entries so far."""
-        if isinstance(_upper_vectors(net, jsonable(entries + [entry]), dom), str):
+        """Keep *entry* when the checker accepts it (with the dead-neuron proofs it may rely on)."""
+        context = [e for e in entries if e[0] == "dead_proof"] if entry[0] == "masked" else []
+        if isinstance(_upper_vectors(net, jsonable(context + [entry]), dom), str):
             return False
         entries.append(entry)
         return True

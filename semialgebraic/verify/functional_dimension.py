@@ -10,6 +10,7 @@ Format::
      "prime": p, "inputs": [[x_0, ..., x_{d-1}], ...], "lower": r,
      "upper": u, "upper_reason": "...",
      "upper_directions": [<entry>, ...],          # optional: certifies upper = N - rank
+     "upper_regions": [<region>, ...],            # optional: certifies upper = rank on all regions
      "uncertified_upper_reason": "..."}           # optional, informative (writer: what is missing)
 
 Entries of ``upper_directions`` (``l`` a 0-based hidden layer, ``i`` a neuron of it; every
@@ -102,7 +103,20 @@ and always active (z = 0 on the whole domain) is used as dead only.
   ones are empty, and on a listed leaf (h_{l-1}, 1) = [[M, m], [0, 1]](x, 1) lies in the column
   span V of [[M, m], [0, 1]].  So every c ⊥ V (all of them are added) is a kernel direction.
 
-Without ``upper_directions`` the upper bound is reported, not re-checked.
+``upper_regions`` (after a complete region walk) lists the linear regions of the network in the
+``region_cover`` format (pattern, interior point, inequalities, facets, neighbours, Farkas
+multipliers of the redundant rows; :mod:`semialgebraic.verify.region_cover`).  The checker
+re-checks that they cover the domain (the same code as region_cover, with no value claim), then
+computes, for every region without a sign-0 neuron that is not identically zero, the Jacobian rows
+with the region's masks at its point x0 and at x0 + e_k (k < d), and their exact rational rank,
+which must equal ``upper``.  Why: every differentiable input lies in the closure of a listed
+region, hence (its pre-activations being non-zero, continuous, equal to the region's affine forms
+on the closure) in the open region; there the rows are affine in x, so they lie in the span of the
+rows at x0 and x0 + e_k (their affine continuation), and conversely those are combinations of
+rows at x0 and at x0 + ε e_k inside the region.  So the rank of all rows at differentiable inputs, i.e. the functional dimension, is that
+exact rank (an upper bound, and with step 3 the exact value).
+
+Without ``upper_directions`` or ``upper_regions`` the upper bound is reported, not re-checked.
 """
 
 from __future__ import annotations
