@@ -300,14 +300,30 @@ def test_incoming_directions_are_certified_with_the_enumeration():
 
 
 def test_masked_neuron_from_complete_patterns_is_certified():
-    # (0, 0) = relu(x) feeds (1, 0) = relu(h0 - relu(x - 1) ... ) only: wherever (0, 0) is off
-    # (x < 0), (1, 0) = relu(-1/2) is off too -> masked bias trade; (1, 0) is dead by search
+    # (0, 0) = relu(x) feeds (1, 0) (dead by search) and (1, 1) = relu(h0 + h1); wherever (0, 0)
+    # is off (x < 0), h1 = relu(x - 1) = 0 too, so (1, 1) = relu(0) is off: masked bias trade
+    # (R13 S6), one emptiness proof for the live successor (1, 1)
     fd, cert = _certify(DEAD_BY_SEARCH)
     assert fd.complete_regions and (fd.lower, fd.upper) == (4, 4)
-    assert _entries(cert, "masked") == [[0, 0]] or _entries(cert, "dead_proof") == [[1, 0]]
+    assert _entries(cert, "dead_proof") == [[1, 0]] and _entries(cert, "masked") == [[0, 0]]
+    masked = next(e for e in cert["upper_directions"] if e[0] == "masked")
+    assert [p["targets"] for p in masked[3]] == [[[0, 0, -1], [1, 1, 1]]]
     ok, why = verify(cert)
     assert ok and "exact: 4" in why
     _assert_kernel(DEAD_BY_SEARCH, cert, None)
+    _line_is_symmetry(DEAD_BY_SEARCH, _vector(DEAD_BY_SEARCH, "trade", 0, 0),
+                      _random_inputs(DEAD_BY_SEARCH, None, 20, 6))
+    bad = copy.deepcopy(cert)
+    next(e for e in bad["upper_directions"] if e[0] == "masked")[3] = []
+    ok, why = verify(bad)
+    assert not ok and "inactive wherever (0, 0) is" in why
+    bad = copy.deepcopy(cert)
+    bad["upper_directions"] = [e for e in bad["upper_directions"] if e[0] != "dead_proof"]
+    ok, why = verify(bad)                   # (1, 0) is then a successor without a proof
+    assert not ok
+    bad = copy.deepcopy(cert)
+    next(e for e in bad["upper_directions"] if e[0] == "masked")[2] = 1      # (0, 1) is not masked
+    assert not verify(bad)[0]
 
 
 # ------------------------------------------------------------------------------------------------
