@@ -380,6 +380,26 @@ def test_uncertified_upper_names_what_is_missing(monkeypatch):
     assert ok and "not certified" in why
 
 
+def test_proofs_are_refused_on_a_one_point_box():
+    # the proofs refute strict systems over the open box: empty for [2, 2]^d, so they would
+    # "prove" anything; at the point x = 2, W1[0,0] is exercised (f = relu(x): df/dW = x = 2)
+    net = Network.from_rows([[[1]], [[1]]], [[0], [0]])
+    fd, cert = _certify(net, domain=(2, 2))
+    ok, why = verify(cert)
+    assert ok and fd.lower == 1
+    forged = copy.deepcopy(cert)
+    forged["upper_directions"] = forged.get("upper_directions", []) + [
+        ["free", 0, {"parameter": 0, "domain": ["2", "2"], "targets": [[0, 0, 1]], "delta_of": None,
+                     "order": [[0, 0]], "refuted": [{"path": [], "certificate": ["1", "1"]}]}]]
+    forged["upper"] = 0
+    forged["lower"] = 0
+    ok, why = verify(forged)
+    assert not ok and "one-point box" in why
+    exercise_cert = {"format": "netfibers.certificate", "type": "exercise", "network": net.to_dict(),
+                     "proof": forged["upper_directions"][-1][2]}
+    assert not verify(exercise_cert)[0]      # the same vacuous proof as a standalone certificate
+
+
 # ------------------------------------------------------------------------------------------------
 # generic mutations
 # ------------------------------------------------------------------------------------------------

@@ -219,6 +219,10 @@ def _upper_vectors(net, dirs, lo_hi) -> list | str:
               if lo is not None and lo >= 0} - dead     # (a zero neuron is dead: [0, 0])
     for e in dirs:
         _shape(net, e)
+    if isinstance(lo_hi, tuple) and lo_hi[0] == lo_hi[1] and any(
+            e[0] in ("free", "dead_proof", "active_proof", "masked", "incoming") for e in dirs):
+        # the proofs refute strict systems over the open box, which is empty here
+        return "proofs over the open box say nothing on a one-point box"
     for e in dirs:                              # facts proven by search, with their proofs
         if e[0] in ("dead_proof", "active_proof"):
             _, l, i, proof = e
