@@ -548,3 +548,11 @@ def _rejected_or_sound(net, cert, lo_hi, domain):
         return
     if ok:
         _assert_kernel(net, cert, domain, count=8, seed=1)
+
+
+@pytest.mark.slow
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(planted_nets())
+def test_random_planted_nets_many(case):
+    """The same property on 300 nets (about 2 minutes; CI skips slow tests)."""
+    test_random_planted_nets.hypothesis.inner_test(case)
