@@ -175,6 +175,10 @@ def functional_dimension(net: Network, *, domain: Any = None, timeout: float | N
     budget = budget or Budget(timeout)
     dom = normalize_domain(domain, net.n_inputs)
     N, d = net.n_parameters, net.n_inputs
+    if isinstance(dom, tuple) and dom[0] == dom[1]:
+        point = _one_point(net, dom[0])
+        if point is not None:
+            return point
     state: dict = {}
     walk_budget = Budget(5.0 if timeout is None else min(5.0, timeout / 3), max_regions)
     regions = []
@@ -326,6 +330,10 @@ def functional_dimension_certificate(net: Network, fd: FunctionalDimension, *,
             "network": net.to_dict(), "domain": jsonable(_dom_json(dom)), "prime": int(p),
             "inputs": [[q_json(v) for v in x] for x in X], "lower": int(fd.lower),
             "upper": int(fd.upper), "upper_reason": fd.reason}
+    if isinstance(dom, tuple) and dom[0] == dom[1] and fd.upper == fd.lower and len(X) == 1:
+        cert["upper_one_point"] = True             # the rank at the single input is the value
+        cert["claim"] = "lower <= functional dimension <= upper"
+        return cert
     start = time.monotonic()
     dirs, bound, missing = _upper_certificate_entries(net, fd, dom, seconds)
     if bound == fd.upper:
@@ -725,3 +733,20 @@ def _silent_set(net, dead) -> set:
     silent = _silent_neurons(net, flat)
     names = [(l, i) for l in range(net.depth - 1) for i in range(net.widths[l + 1])]
     return {names[g] for g, s in enumerate(silent) if s}
+
+
+def _one_point(net: Network, v) -> FunctionalDimension | None:
+    """The domain is the single input x0 = (v, …, v): when θ ↦ f_θ(x0) is differentiable there
+    (no zero pre-activation), the functional dimension is the exact rank of its m Jacobian rows;
+    None otherwise (the general method then reports its sandwich)."""
+    X, masks = _masks(net, [[v] * net.n_inputs])
+    if not X:
+        return None
+    rank = _exact_rank(net, X)
+    return FunctionalDimension(net.n_parameters, rank, rank,
+                               "the domain is one point x0: the functional dimension is the exact "
+                               "rank of the Jacobian of theta -> f_theta(x0)", (), True, 1,
+                               {"symmetry_rank": None, "regions_walked": 1, "rounds": 0,
+                                "exercise_proofs": [], "prime": _prime_for(net), "proven": {},
+                                "patterns": None}, tuple(tuple(x) for x in X))
+

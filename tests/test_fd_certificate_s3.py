@@ -387,7 +387,12 @@ def test_proofs_are_refused_on_a_one_point_box():
     fd, cert = _certify(net, domain=(2, 2))
     ok, why = verify(cert)
     assert ok and fd.lower == 1
+    assert cert.get("upper_one_point") is True and "exact: 1" in why   # rank at the single input
+    wrong = copy.deepcopy(cert)
+    wrong["upper"] = wrong["lower"] = 0
+    assert not verify(wrong)[0]
     forged = copy.deepcopy(cert)
+    forged.pop("upper_one_point")
     forged["upper_directions"] = forged.get("upper_directions", []) + [
         ["free", 0, {"parameter": 0, "domain": ["2", "2"], "targets": [[0, 0, 1]], "delta_of": None,
                      "order": [[0, 0]], "refuted": [{"path": [], "certificate": ["1", "1"]}]}]]
@@ -556,3 +561,29 @@ def _rejected_or_sound(net, cert, lo_hi, domain):
 def test_random_planted_nets_many(case):
     """The same property on 300 nets (about 2 minutes; CI skips slow tests)."""
     test_random_planted_nets.hypothesis.inner_test(case)
+
+
+def test_one_point_box_is_exact_and_certified():
+    """On a one-point box the functional dimension is the exact rank of the m Jacobian rows at
+    the single input (when differentiable there); the certificate re-checks it."""
+    import copy
+    from semialgebraic.dimension import functional_dimension, functional_dimension_certificate
+    from semialgebraic.verify import verify
+    net = Network.from_rows([[[1, 2], [-1, 1], [2, -1]], [[1, -1, 1], [2, 0, 1]]], [[0, 1, 0], [0, 1]])
+    fd = functional_dimension(net, domain=(1, 1))
+    assert (fd.lower, fd.upper, fd.exact) == (2, 2, True)
+    cert = functional_dimension_certificate(net, fd, domain=(1, 1))
+    ok, why = verify(cert)
+    assert ok and "exact: 2" in why
+    bad = copy.deepcopy(cert)
+    bad["upper"] = 1
+    assert not verify(bad)[0]
+    bad = copy.deepcopy(cert)
+    bad["domain"] = {"box": [-1, 1]}
+    assert not verify(bad)[0]
+    one_out = Network.from_rows([[[1, 2], [-1, 1]], [[1, 1]]], [[0, 1], [0]])   # m = 1: rank 1
+    fd = functional_dimension(one_out, domain=("1/2", "1/2"))
+    assert (fd.lower, fd.upper) == (1, 1)
+    # x0 = (0, 0) is a kink of neuron 0 (pre-activation 0): not differentiable, the sandwich stays
+    fd = functional_dimension(net, domain=(0, 0))
+    assert fd.lower <= fd.upper and not fd.exact

@@ -11,6 +11,8 @@ Format::
      "upper": u, "upper_reason": "...",
      "upper_directions": [<entry>, ...],          # optional: certifies upper = N - rank
      "upper_regions": [<region>, ...],            # optional: certifies upper = rank on all regions
+     "upper_one_point": true,                     # optional, one-point box {x0}: certifies upper
+                                                  #   = exact rank of the m rows at x0 (the value)
      "uncertified_upper_reason": "..."}           # optional, informative (writer: what is missing)
 
 Entries of ``upper_directions`` (``l`` a 0-based hidden layer, ``i`` a neuron of it; every
@@ -174,6 +176,8 @@ def check(cert: dict) -> tuple[bool, str]:
         why = (f"the Jacobian rows at {len(X)} inputs have rank {rank} >= {lower} mod {p}, hence over "
                f"Q: functional dimension >= {lower}")
     dirs, regions = cert.get("upper_directions"), cert.get("upper_regions")
+    if cert.get("upper_one_point") is True:
+        return _one_point_upper(net, lo_hi, cert.get("upper"), lower, why)
     if dirs is None and regions is None:
         return True, why + " (the upper bound is not certified)"
     upper = cert.get("upper")
@@ -201,6 +205,28 @@ def check(cert: dict) -> tuple[bool, str]:
         return False, f"contradiction: certified upper {upper} < certified lower {lower}"
     return True, why + (f"; upper bound certified: {'; '.join(how)}" +
                         (f"; exact: {upper}" if upper == lower else ""))
+
+
+def _one_point_upper(net, lo_hi, upper, lower, why) -> tuple[bool, str]:
+    """``upper_one_point``: the domain is the single input x0 = (v, …, v), θ ↦ f_θ(x0) is
+    differentiable there (no zero pre-activation but of identically zero neurons), so the
+    functional dimension is the exact rank of the m rows ∂f_o(x0)/∂θ, recomputed here."""
+    if not (isinstance(lo_hi, tuple) and lo_hi[0] == lo_hi[1]):
+        return False, "upper_one_point needs a one-point box domain"
+    if not isinstance(upper, int) or isinstance(upper, bool):
+        raise InputError("upper must be an integer")
+    x0 = [lo_hi[0]] * net.n_inputs
+    masks = _masks(net, [x0])
+    if isinstance(masks, str):
+        return False, f"upper_one_point: {masks}"
+    rows = _masked_rows(net, x0, [m[0] for m in masks])
+    rank = QMatrix.from_rows(rows, ncols=net.n_parameters).rank() if rows else 0
+    if rank != upper:
+        return False, f"the exact rank of the Jacobian at the single input is {rank}, not the claimed upper {upper}"
+    if upper < lower:
+        return False, f"contradiction: certified upper {upper} < certified lower {lower}"
+    return True, why + (f"; upper bound certified: the domain is one point and the Jacobian there has "
+                        f"exact rank {rank}" + (f"; exact: {upper}" if upper == lower else ""))
 
 
 def _upper_vectors(net, dirs, lo_hi) -> list | str:
