@@ -131,4 +131,7 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":  # pragma: no cover
-    sys.exit(main())
+    # ``python -m semialgebraic.cli``: run the copy imported as ``semialgebraic.cli`` (the
+    # commands import that one; this file's second copy has its own CLIError class)
+    from semialgebraic.cli import main as _main
+    sys.exit(_main())

@@ -53,7 +53,8 @@ def register(sub, parent) -> None:
     p = sub.add_parser("dim", parents=[parent], help="exact functional dimension and fiber dimension")
     p.add_argument("net")
     p.add_argument("--certificate", metavar="FILE",
-                   help="write a certificate of the lower bound (netfibers verify re-checks it)")
+                   help="write a certificate of the bounds (netfibers verify re-checks the lower bound, "
+                        "and the upper bound when every direction it uses is re-derivable)")
     _domain_args(p)
     _budget_args(p)
     p.set_defaults(func=cmd_dim)
