@@ -29,7 +29,7 @@ from algebra.matrices import QMatrix
 from algebra.network import Network
 from algebra.rationals import Q
 
-__all__ = ["check", "check_proof"]
+__all__ = ["check", "check_proof", "run_deep"]
 
 
 def check(cert: dict) -> tuple[bool, str]:
@@ -94,11 +94,16 @@ def check_proof(net: Network, proof: dict, domain="any") -> bool:
     # the order must be layer-monotone (z_t[j] is affine once the layers below are fixed)
     if any(a[0] > b[0] for a, b in zip(order, order[1:])):
         return False
+    return run_deep(complete, (), len(order))
+
+
+def run_deep(fn, arg, depth: int):
+    """``fn(arg)`` with the recursion limit raised for a recursion *depth* levels deep."""
     import sys
     old = sys.getrecursionlimit()
-    sys.setrecursionlimit(max(old, 4 * len(order) + 100))
+    sys.setrecursionlimit(max(old, 4 * depth + 100))
     try:
-        return complete(())
+        return fn(arg)
     finally:
         sys.setrecursionlimit(old)
 

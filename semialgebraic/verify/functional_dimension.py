@@ -123,14 +123,13 @@ Without ``upper_directions`` or ``upper_regions`` the upper bound is reported, n
 
 from __future__ import annotations
 
-import sys
 
 from algebra.exceptions import InputError
 from algebra.io.native import network_from_dict, parse_number, parse_vector
 from algebra.matrices import QMatrix, nmod_rank
 from algebra.rationals import Q
 
-from .exercise import _check_refutation, _domain_from_json, _is_zero_neuron, check_proof
+from .exercise import _check_refutation, _domain_from_json, _is_zero_neuron, check_proof, run_deep
 from .region_cover import _check_cover, interval_bounds
 
 __all__ = ["check"]
@@ -514,12 +513,7 @@ def _check_empty(net, proof, lo_hi, targets, leaves=None) -> bool:
         signs = [targets[(t, j)]] if (t, j) in targets else [1, -1]
         return all(complete(prefix + ((t, j, s),)) for s in signs)
 
-    old = sys.getrecursionlimit()
-    sys.setrecursionlimit(max(old, 4 * len(order) + 100))
-    try:
-        return complete(())
-    finally:
-        sys.setrecursionlimit(old)
+    return run_deep(complete, (), len(order))
 
 
 def _incoming_perp(net, lo_hi, l, i, proof) -> list | str:
