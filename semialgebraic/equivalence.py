@@ -32,7 +32,8 @@ Methods (``method=``)
        (an exact Farkas bound per region: ``dead_cover`` steps), then the reduction resumes.
        Planted symmetries (permutations, positive scalings, dead or duplicated neurons,
        cancelling pairs, weights of neurons that never fire) make D collapse to a network
-       with no live neuron: one region, no search.
+       with no live neuron, the constant map x ↦ (its output bias): zero means equivalent
+       (``region_cover`` certificate with ``"regions": []``), no walk.
     4. a walk over the linear regions of the reduced D (:func:`semialgebraic.regions.regions`,
        the one region walk of the package, with ``multipliers=True``; :func:`semialgebraic.joint.joint_regions`
        puts its regions in certificate form): starting from one region it crosses every facet
@@ -69,7 +70,7 @@ deviation on a box (:func:`semialgebraic.deviation.max_deviation`, re-exported h
 >>> b = Network.from_rows([[[-2], [3]], [["1/2", "1/3"]]], [[0, 0], [0]])  # permuted, rescaled
 >>> v = equivalent(a, b, method="general")
 >>> v.answer, v.method, len(v.certificate["reduction"]), len(v.certificate["regions"])
-(True, 'general', 6, 1)
+(True, 'general', 6, 0)
 >>> c = Network.from_rows([[[1], [-1]], [[1, 2]]], [[0, 0], [0]])
 >>> w = equivalent(a, c, method="general")
 >>> w.answer, w.certificate["type"]

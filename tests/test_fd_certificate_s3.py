@@ -587,3 +587,31 @@ def test_one_point_box_is_exact_and_certified():
     # x0 = (0, 0) is a kink of neuron 0 (pre-activation 0): not differentiable, the sandwich stays
     fd = functional_dimension(net, domain=(0, 0))
     assert fd.lower <= fd.upper and not fd.exact
+
+
+def test_checker_rank_numpy_and_python_agree():
+    """The checker's two row builders (numpy int64 and Python integers) give the same rank mod
+    small and large primes on random nets and inputs."""
+    import importlib
+    np = pytest.importorskip("numpy")
+    from algebra.rationals import Q
+    F = importlib.import_module("semialgebraic.verify.functional_dimension")
+    rng = random.Random(11)
+    checked = 0
+    for _ in range(40):
+        d = rng.randint(1, 3)
+        widths = [d] + [rng.randint(1, 5) for _ in range(rng.randint(1, 3))] + [rng.randint(1, 3)]
+        W = [[[Q(rng.randint(-9, 9), rng.randint(1, 4)) for _ in range(widths[l])] for _ in range(widths[l + 1])]
+             for l in range(len(widths) - 1)]
+        b = [[Q(rng.randint(-9, 9), rng.randint(1, 4)) for _ in range(widths[l + 1])] for l in range(len(widths) - 1)]
+        net = Network.from_rows(W, b)
+        X = [[Q(rng.randint(-50, 50), rng.randint(1, 7)) for _ in range(d)] for _ in range(rng.randint(1, 12))]
+        masks = F._masks(net, X)
+        if isinstance(masks, str):
+            continue
+        for p in (7, 13, 1048573):
+            if any(int(v.q) % p == 0 for v in list(net.parameters()) + [v for x in X for v in x]):
+                continue
+            assert F._rank_mod_p_numpy(np, net, X, masks, p) == F._rank_mod_p_python(net, X, masks, p)
+            checked += 1
+    assert checked > 50

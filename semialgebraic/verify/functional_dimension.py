@@ -585,7 +585,50 @@ def _masks(net, X):
 
 
 def _rank_mod_p(net, X, masks, p: int) -> int:
-    """Rank mod p of the Jacobian rows (Python integers mod p; input-major, then output)."""
+    """Rank mod p of the Jacobian rows (input-major, then output): rows assembled with numpy
+    int64 arithmetic when numpy is there (exact: entries < p < 2^21, every dot product has fewer
+    than 2^20 terms), else with Python integers."""
+    try:
+        import numpy as np
+    except ImportError:                                 # pragma: no cover - numpy is optional
+        np = None
+    if np is not None and len(X) and max(net.widths) < 2 ** 20:
+        return _rank_mod_p_numpy(np, net, X, masks, p)
+    return _rank_mod_p_python(net, X, masks, p)
+
+
+def _rank_mod_p_numpy(np, net, X, masks, p: int) -> int:
+    def red(v):
+        return int(v.p) % p * pow(int(v.q) % p, -1, p) % p
+
+    def arr(rows, shape):
+        return np.array([red(v) for r in rows for v in r], dtype=np.int64).reshape(shape)
+    L, m, T, N = net.depth, net.n_outputs, len(X), net.n_parameters
+    Ws = [arr(w.to_rows(), w.shape) for w in net.weights]
+    bs = [arr([b], (len(b),)) for b in net.biases]
+    Ms = [np.array(masks[l], dtype=np.int64).reshape(T, net.widths[l + 1]) for l in range(L - 1)]
+    H = [arr(X, (T, net.n_inputs))]
+    for l in range(L - 1):
+        H.append((H[-1] @ Ws[l].T + bs[l]) % p * Ms[l])
+    offsets, k = [], 0
+    for W in Ws:
+        offsets.append(k)
+        k += W.shape[0] * W.shape[1] + W.shape[0]
+    out = np.zeros((T, m, N), dtype=np.int64)
+    for o in range(m):
+        delta = np.zeros((T, m), dtype=np.int64)
+        delta[:, o] = 1
+        for l in range(L - 1, -1, -1):
+            n_out, n_in = Ws[l].shape
+            k = offsets[l]
+            out[:, o, k:k + n_out * n_in] = (delta[:, :, None] * H[l][:, None, :]).reshape(T, -1) % p
+            out[:, o, k + n_out * n_in:k + n_out * n_in + n_out] = delta
+            if l:
+                delta = (delta @ Ws[l]) % p * Ms[l - 1]
+    return nmod_rank(T * m, N, out.reshape(-1).tolist(), p)
+
+
+def _rank_mod_p_python(net, X, masks, p: int) -> int:
     def red(v):
         return int(v.p) % p * pow(int(v.q) % p, -1, p) % p
     Ws = [[[red(v) for v in row] for row in w.to_rows()] for w in net.weights]
