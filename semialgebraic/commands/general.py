@@ -121,8 +121,10 @@ def cmd_dim(args) -> int:
                 f"parameters ({fd.reason})")
     for line in fd.deficits:
         text += f"\n  {line}"
-    if args.certificate:
-        write_certificate(functional_dimension_certificate(net, fd, domain=_domain(args)),
+    if args.certificate:             # the proof searches of the upper bound share the budget
+        left = kw["budget"].remaining()
+        seconds = 10.0 if left is None else max(0.5, min(10.0, left))
+        write_certificate(functional_dimension_certificate(net, fd, domain=_domain(args), seconds=seconds),
                           args.certificate)
     emit(args, fd.to_json(), text)
     return 0 if fd.exact else 3
