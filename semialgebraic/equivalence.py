@@ -291,7 +291,8 @@ def _general(a, b, dom, budget, progress, hyps, samples=32) -> Verdict:
                             for k in ("merge", "zero", "dead", "dead_cover")}
     details["live_neurons"] = sum(1 for w, b_ in zip(D.weights[:-1], D.biases[:-1])
                                   for i in range(w.nrows) if b_[i] != 0 or any(v != 0 for v in w.row_at(i)))
-    if not details["live_neurons"]:    # D is the constant map x -> its output bias: no walk
+    if not details["live_neurons"] and (D.depth > 1 or D.weights[0].is_zero()):
+        # D is the constant map x -> its output bias: no walk (no hidden layer: x -> W x + b)
         if all(v == 0 for v in D.biases[-1]):
             cert = {"format": CERTIFICATE_FORMAT, "type": "region_cover",
                     "claim": "a(x) == b(x) for all x in the domain", "a": a.to_dict(), "b": b.to_dict(),

@@ -188,7 +188,14 @@ def check(cert: dict) -> tuple[bool, str]:
 
 def is_collapsed(net: Network) -> bool:
     """Every hidden neuron has a zero row and a zero bias, so every hidden output is
-    relu(0) = 0 and the network is the constant map x ↦ b_L (its output bias)."""
+    relu(0) = 0 and the network is the constant map x ↦ b_L (its output bias).  Without a
+    hidden layer (every layer contracted) the network is x ↦ W x + b_L: constant only when W = 0.
+
+    >>> is_collapsed(Network.from_rows([[[2]]], [[0]]))      # x -> 2x is not constant
+    False
+    """
+    if net.depth == 1:
+        return net.weights[0].is_zero()
     return all(W.is_zero() and all(v == 0 for v in c) for W, c in zip(net.weights[:-1], net.biases[:-1]))
 
 
