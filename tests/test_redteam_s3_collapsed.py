@@ -99,3 +99,14 @@ def test_contracted_pairs_verdict_matches_affine_maps(seed):
         cert = _cert(a, b, {"box": [0, 1]}, [{"net": "a", "layer": 1}, {"net": "a", "layer": 0},
                                               {"net": "b", "layer": 1}, {"net": "b", "layer": 0}])
         assert verify(cert)[0] is False
+
+
+def test_affine_networks_without_contraction():
+    """Two networks without hidden layers (a - b = (W_a - W_b) x + (b_a - b_b)) and regions []."""
+    a = Network.from_rows([[[2, 1]]], [[3]])
+    b = Network.from_rows([[[3, 1]]], [[3]])
+    for dom in (None, {"orthant": True}, {"box": [-1, 1]}):
+        assert verify(_cert(a, b, dom, []))[0] is False
+        assert verify(_cert(a, a, dom, []))[0] is True
+        assert equivalent(a, b, method="general", domain=None if dom is None else
+                          ("orthant" if "orthant" in dom else (-1, 1)), refutation_samples=0).answer is False
