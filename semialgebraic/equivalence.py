@@ -276,6 +276,11 @@ def _general(a, b, dom, budget, progress, hyps, samples=32) -> Verdict:
         return _checked(Verdict(False, "general", "the networks differ at an exact point (cheap "
                                 "refutation)", hyps, cert, {**details, "point": list(x)}), json_ready=True)
     if isinstance(dom, tuple) and dom[0] == dom[1]:
+        p = tuple([dom[0]] * a.n_inputs)
+        if a(p) != b(p):               # (refutation_samples=0 skips the random points)
+            return _checked(Verdict(False, "general", "the box is one point and a, b differ there", hyps,
+                                    counterexample_certificate(a, b, p, domain=domj),
+                                    {**details, "point": list(p)}))
         cert = {"format": CERTIFICATE_FORMAT, "type": "region_cover",
                 "claim": "a(x) == b(x) for all x in the domain", "a": a.to_dict(), "b": b.to_dict(),
                 "domain": domj, "regions": []}
