@@ -349,3 +349,42 @@ def test_planted_nets_against_truth(seed):
 @pytest.mark.parametrize("seed", range(150))
 def test_planted_nets_against_truth_slow(seed):
     _check_planted(seed, max_regions=400 if seed % 2 else 1)
+
+
+# -- malformed proofs: InputError or a rejection, never a crash ----------------------------------
+_BAD_VALUES = [0.5, None, [1], "x", "1/0", {}]
+
+
+def _corrupt(proof, how, bad):
+    if how == "multiplier":
+        proof["refuted"][0]["certificate"][0] = bad
+    elif how == "multipliers":
+        proof["refuted"][0]["certificate"] = bad
+    elif how == "entry":
+        proof["refuted"][0] = bad
+    elif how == "path":
+        proof["refuted"][0]["path"] = bad
+    elif how == "domain":
+        proof["domain"] = [bad, "1"]
+
+
+@pytest.mark.parametrize("how", ["multiplier", "multipliers", "entry", "path", "domain"])
+def test_malformed_proofs_are_input_errors_or_rejections(dup_cert, how):
+    """Bug found: a multiplier like 0.5 / null / [1] / "1/0", or a proof domain "1/0", made the
+    exercise and functional_dimension checkers raise TypeError / ZeroDivisionError (CLI exit 4)
+    instead of InputError (exit 2) or a rejection."""
+    _, cert = dup_cert
+    free = next(e for e in cert["upper_directions"] if e[0] == "free")
+    for bad in _BAD_VALUES:
+        ex = {"format": "netfibers.certificate", "type": "exercise", "network": cert["network"],
+              "proof": copy.deepcopy(free[2])}
+        _corrupt(ex["proof"], how, bad)
+        c = copy.deepcopy(cert)
+        for e in c["upper_directions"]:
+            if e[0] in ("free", "dead_proof"):
+                _corrupt(e[2] if e[0] == "free" else e[3], how, bad)
+        for obj in (ex, c):
+            try:
+                assert verify(obj)[0] is False
+            except InputError:
+                pass

@@ -24,7 +24,7 @@ Imports ``algebra`` only (small independent code; the search lives in
 from __future__ import annotations
 
 from algebra.exceptions import InputError
-from algebra.io.native import network_from_dict
+from algebra.io.native import network_from_dict, parse_number, parse_vector
 from algebra.matrices import QMatrix
 from algebra.network import Network
 from algebra.rationals import Q
@@ -168,8 +168,7 @@ def _domain_from_json(data, d):
 
 
 def _parse_q(s):
-    num, _, den = s.partition("/")
-    return Q(int(num), int(den or 1))
+    return parse_number(s, "proof.domain")          # (malformed, e.g. "1/0": InputError)
 
 
 def _domain_rows(dom, d):
@@ -255,7 +254,7 @@ def _check_refutation(net, dom, prefix, entry, delta_of, full, targets=None) -> 
             return False
         _, masks = _path_rows(net, prefix)
         return _delta_row_zero(net, masks, delta_of[0], delta_of[1])
-    y = [Q(v) if not isinstance(v, str) else _parse_q(v) for v in entry["certificate"]]
+    y = parse_vector(entry["certificate"], "refuted.certificate")     # (malformed: InputError)
     A0, c0 = _domain_rows(dom, net.n_inputs)
     rows, _ = _path_rows(net, prefix)
     allrows = list(zip(A0, c0)) + rows
