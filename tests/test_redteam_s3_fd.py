@@ -388,3 +388,28 @@ def test_malformed_proofs_are_input_errors_or_rejections(dup_cert, how):
                 assert verify(obj)[0] is False
             except InputError:
                 pass
+
+
+def test_masked_entry_and_its_forgeries():
+    """relu(2 relu(x) - 1): where x < 0 the successor is inactive, so the bias trade
+    b0 += t, b1 -= 2t is a symmetry (S6, masked)."""
+    net = Network.from_rows([[[1]], [[2]], [[1]]], [[0], [-1], [0]])
+    fd, cert = _cert(net)
+    assert verify(cert)[0] is True
+    rows = truth_rows(net, None)
+    assert fd.value == _rank(net, rows) == 3
+    masked = [e for e in cert["upper_directions"] if e[0] == "masked"]
+    assert masked and masked[0][1:3] == [0, 0]
+    P = masked[0][3][0]
+    assert _in_kernel(net, rows, _vectors(cert, masked))
+    flipped = copy.deepcopy(P)
+    flipped["targets"] = [[t, j, -s] for t, j, s in P["targets"]]
+    for e in (["masked", 0, 0, []], ["masked", 0, 0, [flipped]], ["masked", 1, 0, [P]],
+              ["dead_proof", 1, 0, P], ["active_proof", 0, 0, P]):
+        assert isinstance(_vectors(cert, [e]), str), e[:3]
+    # the same entries about a net where the successor is active where x < 0 (not masked)
+    other = Network.from_rows([[[1]], [[2]], [[1]]], [[0], [1], [0]])
+    c = dict(cert, network=other.to_dict(), lower=0)
+    c = _json(c)
+    assert isinstance(_vectors(c, masked), str)
+    assert verify(c)[0] is False
