@@ -226,3 +226,24 @@ def test_general_equivalence_agrees_with_z3(seed):
 @pytest.mark.parametrize("seed", range(200))
 def test_general_equivalence_agrees_with_z3_slow(seed):
     _check_pair(seed)
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.integers(0, 10 ** 6))
+def test_reduced_difference_replays_and_keeps_the_function(seed):
+    """The steps of reduced_difference (bounds cached across steps) replay exactly with the
+    checker's apply_reduction (bounds recomputed), and the reduced network is a - b on the domain."""
+    from semialgebraic.reduction import reduced_difference
+    from semialgebraic.verify.region_cover import apply_reduction, difference_network
+    rng = random.Random(seed)
+    a = _random_net(rng)
+    dom = rng.choice([None, "orthant", (Q(0), Q(1)), (Q(-1), Q(2))])
+    b, _ = _planted_pair(rng, a, dom)
+    if a.depth != b.depth:
+        return
+    D, steps = reduced_difference(a, b, domain=dom)
+    R = apply_reduction(difference_network(a, b), steps, dom)
+    assert [w.to_rows() for w in R.weights] == [w.to_rows() for w in D.weights]
+    assert [list(v) for v in R.biases] == [list(v) for v in D.biases]
+    for x in _random_batch(rng, 20, a.n_inputs, dom).to_rows():
+        assert D(x) == tuple(u - v for u, v in zip(a(x), b(x)))
