@@ -354,7 +354,17 @@ def _general(a, b, dom, budget, progress, hyps, samples=32) -> Verdict:
 
 
 def _checked(v: Verdict, json_ready: bool = False) -> Verdict:
-    """Verify the verdict's certificate with the independent checker (raises on failure)."""
+    """Verify the verdict's certificate with the independent checker (raises on failure).
+
+    A counterexample needs no JSON round trip: :func:`counterexample_certificate` has already
+    re-evaluated a(x) != b(x) exactly with :meth:`Network.evaluate` (not the batch path that
+    found x); what is left is that x lies in the domain, checked here exactly."""
+    if v.certificate is not None and v.certificate.get("type") == "counterexample" and json_ready:
+        x = v.details.get("point")
+        dom = normalize_domain(v.certificate.get("domain"), len(x)) if x is not None else None
+        if x is None or not _in_domain(x, dom):
+            raise CertificateError("counterexample", "the point is not in the domain")
+        return v
     cert = v.certificate if json_ready else jsonable(v.certificate)
     ok, why = verify(cert)
     if not ok:
