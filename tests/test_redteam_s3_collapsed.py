@@ -14,11 +14,15 @@ import random
 import pytest
 from hypothesis import given, settings, strategies as st
 
+from algebra.io.native import network_from_dict
 from algebra.network import Network
 from algebra.rationals import Q
 from semialgebraic.equivalence import equivalent
 from semialgebraic.verify import verify
 from semialgebraic.verify.region_cover import is_collapsed
+
+from test_redteam_s2_oracle import z3_equivalent
+from test_redteam_s3_equivalence import _planted_pair, _random_net
 
 
 def _cert(a, b, domain, contract, reduction=()):
@@ -110,3 +114,40 @@ def test_affine_networks_without_contraction():
         assert verify(_cert(a, a, dom, []))[0] is True
         assert equivalent(a, b, method="general", domain=None if dom is None else
                           ("orthant" if "orthant" in dom else (-1, 1)), refutation_samples=0).answer is False
+
+
+def _mutated(cert, rng):
+    """The certificate with one weight or bias of a or b moved by 1, 1/7 or 1e-5."""
+    c = json.loads(json.dumps(cert))
+    layer = rng.choice(c[rng.choice(["a", "b"])]["layers"])
+    delta = Q(1, rng.choice([1, 7, 10 ** 5]))
+    if rng.random() < 0.5:
+        W = layer["weight"]
+        i, k = rng.randrange(len(W)), rng.randrange(len(W[0]))
+        W[i][k] = str(Q(W[i][k]) + delta)
+    else:
+        i = rng.randrange(len(layer["bias"]))
+        layer["bias"][i] = str(Q(layer["bias"][i]) + delta)
+    return c
+
+
+@settings(max_examples=15, deadline=None)
+@given(st.integers(0, 10 ** 6))
+def test_tampered_equal_certificates_are_accepted_only_for_equal_pairs(seed):
+    """Honest 'equal' certificates of planted pairs (mostly collapsed, regions []) with one
+    parameter tampered: the checker may accept only when the pair is still equal (z3)."""
+    rng = random.Random(seed)
+    a = _random_net(rng)
+    dom = rng.choice([None, "orthant", (Q(0), Q(1)), (Q(-1), Q(2))])
+    b, _ = _planted_pair(rng, a, dom)
+    v = equivalent(a, b, method="general", domain=dom, timeout=30)
+    if v.answer is not True:
+        return
+    for _ in range(4):
+        c = _mutated(v.certificate, rng)
+        try:
+            ok = verify(c)[0]
+        except Exception:                # malformed after tampering (e.g. a zero factor)
+            continue
+        if ok:
+            assert z3_equivalent(network_from_dict(c["a"]), network_from_dict(c["b"]), dom) is True
