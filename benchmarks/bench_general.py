@@ -12,17 +12,18 @@
    M^-1), ``dead[-1,1]`` (copy plus two neurons dead on the box), ``tiny-diff[-1,1]`` (a plus a
    neuron alive on a slab of width 1e-6: inequivalent).  Prints both times, the ratio, whether
    the answers agree, the median ratio per kind and overall (pairs z3 decided).
-   Measured 2026-11-30 12:50-13:05 UTC (session 3), 2 shared cores, load ~1.0-1.8,
-   ``--skip-dim --z3-timeout 30``, three runs: median 14.1x, 16.0x and 13.4x over the 31 pairs z3
-   decided (3 more z3 timeouts at 30 s, ours 6-12 ms).  Per kind (median, min), 16.0x run: equivalent
-   973x (34x), identity-layer 69x (31x), split 251x (4.9x), dead 155x (2.9x), passthru 4.8x
-   (2.0x), perturbed 0.9x (0.0x), tiny-diff 0.5x (0.5x).  Every collapsing pair now takes 5-12 ms
-   in all and walks no region ("regions" 0: the reduced difference has no live neuron, so it is
-   the constant map x -> its output bias, checked to be zero; ``region_cover`` certificate with
-   ``"regions": []``); refuted pairs 1-3 ms, where z3 answers sat in 1-3 ms (our time there is
-   mostly writing the counterexample certificate, re-reading and checking it); the pair that
-   needs a proof of never-firing neurons (2-6-6-6-1 perturbed, equivalent) 0.13 s (dead_cover
-   over 21 regions) against z3 0.11 s.
+   Measured 2026-11-30 12:20-13:38 UTC (session 3), 2 shared cores, load ~0.7-1.8,
+   ``--skip-dim --z3-timeout 30``, four runs: median 14.1x, 16.0x, 13.4x and 12.2x over the 31
+   pairs z3 decided (3 more z3 timeouts at 30 s, ours 6-12 ms).  Per kind (median, min), 16.0x
+   run: equivalent 973x (34x), identity-layer 69x (31x), split 251x (4.9x), dead 155x (2.9x),
+   passthru 4.8x (2.0x), perturbed 0.9x (0.0x), tiny-diff 0.5x (0.5x).  Every collapsing pair
+   takes 4-12 ms in all and walks no region ("regions" 0: the reduced difference has no live
+   neuron, so it is the constant map x -> its output bias, checked to be zero; ``region_cover``
+   certificate with ``"regions": []``).  Refuted pairs: 1-3 ms in the first three runs, 0.4-1 ms
+   in the fourth (the counterexample is no longer re-read from JSON inside the decision: a(x) !=
+   b(x) is re-evaluated exactly and x checked to lie in the domain), where z3 answers sat in
+   1-3 ms (0.8-5.4x).  The pair that needs a proof of never-firing neurons (2-6-6-6-1
+   perturbed, equivalent) 0.12-0.13 s (dead_cover over 21 regions) against z3 0.06-0.11 s.
    Before this session's changes (same script, 10:54 UTC, load ~2.4-2.9): median 9.4x (other
    runs 12.4x, 9.1x), collapsing pairs 6-27 ms with one region walked.  Earlier (original three
    kinds only, load ~0.6): passthru 0.5-4.0 s with 31-234 regions (0.0-0.1x), perturbed 0.01 s
