@@ -115,10 +115,11 @@ class FunctionalDimension:
     samples: int = 0
     details: dict = field(default_factory=dict)
     inputs: tuple = field(default=(), repr=False, compare=False)   # the exact inputs of the rank
+    non_generic: str = ""      # why no input of the domain is a differentiable point (else "")
 
     @property
     def exact(self) -> bool:
-        return self.lower == self.upper
+        return self.lower == self.upper and not self.non_generic
 
     @property
     def value(self) -> int | None:
@@ -141,6 +142,8 @@ class FunctionalDimension:
                "samples": self.samples}
         if self.details.get("exercise_proofs"):
             out["exercise_proofs"] = self.details["exercise_proofs"]
+        if self.non_generic:
+            out["non_generic"] = self.non_generic
         if not self.exact:
             out.update(lower=self.lower, upper=self.upper,
                        fiber_lower=self.n_parameters - self.upper,
@@ -190,6 +193,11 @@ def functional_dimension(net: Network, *, domain: Any = None, timeout: float | N
             regions.append(reg)
     complete = bool(state.get("complete"))
     patterns = [r.pattern for r in regions] if complete else None
+    flat_zero = [not b[i] and not any(W.row_at(i)) for W, b in zip(net.weights[:-1], net.biases[:-1])
+                 for i in range(W.nrows)]
+    # regions on which a neuron that is not identically zero has sign 0 (its pre-activation
+    # vanishes on the whole region): no input there is a differentiable point of theta -> f
+    vanishing = [r for r in regions if any(s == 0 and not z for s, z in zip(r.pattern, flat_zero))]
     sym, deficits = symmetry_directions(net, domain=dom, patterns=patterns)
     sym_rank = QMatrix.from_rows(sym, ncols=N).rank() if sym else 0
     upper = N - sym_rank
@@ -280,11 +288,23 @@ def functional_dimension(net: Network, *, domain: Any = None, timeout: float | N
         hints = _evidence_lines(net, evidence, lower, upper)
         if hints:
             reason += "; evidence from the sampled inputs (float guesses, unproven): " + "; ".join(hints)
+    non_generic = ""
+    if vanishing and patterns is not None:          # (the walk was complete)
+        deficits = tuple(deficits) + (
+            f"{len(vanishing)} of the {len(regions)} linear regions hold no differentiable input (a "
+            "neuron that is not identically zero has a pre-activation vanishing on the whole region: "
+            "theta is not generic there); inputs there are not counted",)
+        if len(vanishing) == len(regions):
+            non_generic = ("no input of the domain is a differentiable point of theta -> f_theta(x): "
+                           "on every linear region some neuron's pre-activation vanishes identically "
+                           "(theta lies on a kink of the parametrisation); the functional dimension "
+                           "is not defined at this theta")
+            reason = "non-generic: " + non_generic
     return FunctionalDimension(N, lower, upper, reason, tuple(deficits), complete, npts,
                                {"symmetry_rank": sym_rank, "regions_walked": len(regions),
                                 "rounds": rounds, "exercise_proofs": proofs, "prime": prime,
                                 "proven": proven, "patterns": patterns},
-                               tuple(tuple(x) for x in X))
+                               tuple(tuple(x) for x in X), non_generic)
 
 
 def functional_dimension_certificate(net: Network, fd: FunctionalDimension, *,

@@ -113,7 +113,9 @@ def cmd_dim(args) -> int:
     if args.max_regions is not None:
         kw["max_regions"] = args.max_regions
     fd = functional_dimension(net, domain=_domain(args), timeout=args.timeout, **kw)
-    if fd.exact:
+    if fd.non_generic:
+        text = f"non-generic parameter: {fd.non_generic} (bounds {fd.lower}..{fd.upper})"
+    elif fd.exact:
         text = (f"functional dimension {fd.value} of {fd.n_parameters} parameters; "
                 f"fiber dimension {fd.n_parameters - fd.value} ({fd.reason})")
     else:

@@ -65,7 +65,9 @@ def test_switching_nets_reach_n_minus_hidden(case):
     fd = functional_dimension(net)
     assert fd.complete_regions and fd.exact
     assert fd.value == net.n_parameters - net.n_hidden
-    assert fd.deficits == ()
+    # no deficit; case 2 has a bias-0 second-layer neuron, identically 0 on the region where the
+    # whole first layer is off: that region is named (it holds no differentiable input)
+    assert [d.split(" linear regions")[0] for d in fd.deficits] == (["1 of the 15"] if case == 2 else [])
 
 
 def test_deep_switching_net_three_hidden_layers():
@@ -288,3 +290,17 @@ def test_sampled_deep_net_closes_at_n_minus_hidden():
     fd = functional_dimension(net, max_regions=0)
     assert fd.exact and fd.value == net.n_parameters - net.n_hidden == 191
     assert fd.deficits == ()
+
+
+def test_non_generic_theta_is_reported_not_guessed():
+    """relu(relu(-x - 1)) on [0, 1]: the second neuron's pre-activation is 0 on the whole domain
+    (its row is not zero), so no input is a differentiable point of theta -> f_theta(x): the
+    answer is 'non-generic', never an exact value (exit 3 in the CLI)."""
+    net = Network.from_rows([[[-1]], [[1]], [[1]]], [[-1], [0], [0]])
+    fd = functional_dimension(net, domain=(0, 1))
+    assert not fd.exact and fd.value is None and fd.non_generic
+    assert fd.to_json()["non_generic"] and fd.reason.startswith("non-generic")
+    # on R the first neuron switches: one region of two has the vanishing neuron, named as a deficit
+    fd = functional_dimension(net)
+    assert fd.exact and not fd.non_generic
+    assert any("1 of the 2 linear regions hold no differentiable input" in d for d in fd.deficits)
