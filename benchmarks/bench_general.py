@@ -12,15 +12,15 @@
    M^-1), ``dead[-1,1]`` (copy plus two neurons dead on the box), ``tiny-diff[-1,1]`` (a plus a
    neuron alive on a slab of width 1e-6: inequivalent).  Prints both times, the ratio, whether
    the answers agree, the median ratio per kind and overall (pairs z3 decided).
-   Measured 2026-11-30 12:20-13:38 UTC (session 3), 2 shared cores, load ~0.7-1.8,
-   ``--skip-dim --z3-timeout 30``, four runs: median 14.1x, 16.0x, 13.4x and 12.2x over the 31
+   Measured 2026-11-30 12:20-13:48 UTC (session 3), 2 shared cores, load ~0.7-1.8,
+   ``--skip-dim --z3-timeout 30``, five runs: median 14.1x, 16.0x, 13.4x, 12.2x and 13.4x over the 31
    pairs z3 decided (3 more z3 timeouts at 30 s, ours 6-12 ms).  Per kind (median, min), 16.0x
    run: equivalent 973x (34x), identity-layer 69x (31x), split 251x (4.9x), dead 155x (2.9x),
    passthru 4.8x (2.0x), perturbed 0.9x (0.0x), tiny-diff 0.5x (0.5x).  Every collapsing pair
    takes 4-12 ms in all and walks no region ("regions" 0: the reduced difference has no live
    neuron, so it is the constant map x -> its output bias, checked to be zero; ``region_cover``
    certificate with ``"regions": []``).  Refuted pairs: 1-3 ms in the first three runs, 0.4-1 ms
-   in the fourth (the counterexample is no longer re-read from JSON inside the decision: a(x) !=
+   in the last two (the counterexample is no longer re-read from JSON inside the decision: a(x) !=
    b(x) is re-evaluated exactly and x checked to lie in the domain), where z3 answers sat in
    1-3 ms (0.8-5.4x).  The pair that needs a proof of never-firing neurons (2-6-6-6-1
    perturbed, equivalent) 0.12-0.13 s (dead_cover over 21 regions) against z3 0.06-0.11 s.
