@@ -174,17 +174,9 @@ def _walk_to_pairs(Ws, bs, Xf, A, nz, pairs, dom, starts=32, steps=10, deadline=
                 G = np.vstack([gk, gi])
                 tgt = np.array([max(0.0, -zk), max(0.0, -zi)]) * (1.0 + 0.5 * it) \
                     + 1e-3 * (1.0 + np.abs(x).max())
-                try:
-                    step = G.T @ np.linalg.lstsq(G @ G.T, tgt, rcond=None)[0]
-                except np.linalg.LinAlgError:
+                x = _newton_step(np, x, G, tgt, dom)
+                if x is None:
                     break
-                x = x + step
-                if dom == "orthant":
-                    x = np.abs(x)
-                if not np.isfinite(x).all() or not 2.0 ** -900 < np.abs(x).max() < 2.0 ** 900:
-                    break
-                e = np.floor(np.log2(np.abs(x).max()))
-                x = np.round(x * 2.0 ** (30 - e)) / 2.0 ** (30 - e)
                 if _exercises(Ws, bs, x, l, i, k):
                     out.append(x)
                     found = True
@@ -249,20 +241,29 @@ def _walk_to_signs(Ws, bs, Xf, target_sets, dom, deadline, starts=8, steps=12) -
                     break
                 G = np.vstack([s * g for (_, _, s), (_, g) in zip(T, vals)])
                 tgt = np.maximum(0.0, -sz) * (1.0 + 0.5 * it) + 1e-3 * (1.0 + np.abs(x).max())
-                try:
-                    x = x + G.T @ np.linalg.lstsq(G @ G.T, tgt, rcond=None)[0]
-                except np.linalg.LinAlgError:
+                x = _newton_step(np, x, G, tgt, dom)
+                if x is None:
                     break
-                if dom == "orthant":
-                    x = np.abs(x)
-                if not np.isfinite(x).all() or not 2.0 ** -900 < np.abs(x).max() < 2.0 ** 900:
-                    break
-                e = np.floor(np.log2(np.abs(x).max()))
-                x = np.round(x * 2.0 ** (30 - e)) / 2.0 ** (30 - e)
             if hit:
                 out.append(x)
                 break
     return out
+
+
+def _newton_step(np, x, G, tgt, dom):
+    """One minimum-norm Gauss–Newton step x + Gᵀ (G Gᵀ)⁻¹ tgt (float guess; kept in the orthant
+    when the domain is), rounded to 30 significant bits so that the exact rational it denotes is
+    short; None when the step fails or leaves a sane range."""
+    try:
+        x = x + G.T @ np.linalg.lstsq(G @ G.T, tgt, rcond=None)[0]
+    except np.linalg.LinAlgError:
+        return None
+    if dom == "orthant":
+        x = np.abs(x)
+    if not np.isfinite(x).all() or not 2.0 ** -900 < np.abs(x).max() < 2.0 ** 900:
+        return None
+    e = np.floor(np.log2(np.abs(x).max()))
+    return np.round(x * 2.0 ** (30 - e)) / 2.0 ** (30 - e)
 
 
 def _pre_all(Ws, bs, X, layer):

@@ -525,19 +525,14 @@ def _nonpositive_outputs(neurons):
         bounds = reg.get("bounds")
         if not isinstance(bounds, dict):
             raise InputError(f"regions[{r}].bounds must be an object")
-        d = net.n_inputs
         for k, i in enumerate(neurons):
             mu = bounds.get(str(i))
             if not isinstance(mu, list) or len(mu) != 2 or not isinstance(mu[1], list):
                 return False, f"no bound for neuron {i}"
-            m0 = parse_number(mu[0], f"regions[{r}].bounds[{i}]")
-            ms = parse_vector(mu[1], f"regions[{r}].bounds[{i}]", length=len(facets))
-            if m0 < 0 or any(v < 0 for v in ms):
-                return False, f"bound multipliers of neuron {i} are not all >= 0"
-            comb = [sum((v * oriented[f][j] for v, f in zip(ms, facets)), Q(0)) for j in range(d + 1)]
-            comb[d] += m0
-            if tuple(comb) != tuple([-v for v in J.row_at(k)] + [-c[k]]):
-                return False, f"bound multipliers of neuron {i} do not reproduce minus its pre-activation"
+            why = _farkas(mu, oriented, facets, [-v for v in J.row_at(k)] + [-c[k]],
+                          f"regions[{r}].bounds[{i}]")
+            if why:
+                return False, f"bound multipliers of neuron {i} {why} (target: minus its pre-activation)"
         return True, "ok"
     return value
 
@@ -594,14 +589,9 @@ def _check_region(net, r, reg, pat, dom, d, n, patterns, count, value=_zero_map)
         lam = red.get(str(k))
         if not isinstance(lam, list) or len(lam) != 2 or not isinstance(lam[1], list):
             return False, f"inequality {k} is neither a facet nor certified redundant"
-        l0 = parse_number(lam[0], f"regions[{r}].redundant[{k}]")
-        ls = parse_vector(lam[1], f"regions[{r}].redundant[{k}]", length=len(facets))
-        if l0 < 0 or any(v < 0 for v in ls):
-            return False, f"redundancy multipliers of inequality {k} are not all >= 0"
-        comb = [sum((lv * oriented[f][j] for lv, f in zip(ls, facets)), Q(0)) for j in range(d + 1)]
-        comb[d] += l0
-        if tuple(comb) != tuple(g):
-            return False, f"redundancy multipliers of inequality {k} do not reproduce it"
+        why = _farkas(lam, oriented, facets, g, f"regions[{r}].redundant[{k}]")
+        if why:
+            return False, f"redundancy multipliers of inequality {k} {why} (target: the inequality)"
     return value(net, r, reg, pat, oriented, facets)
 
 
@@ -625,3 +615,18 @@ def _pad(net, depth):
 
 def _value(g, x) -> Q:
     return sum((gi * xi for gi, xi in zip(g, x)), Q(0)) + g[-1]
+
+
+def _farkas(mult, oriented, facets, target, where) -> str:
+    """"" when ``mult = [m_0, [m_f for f in facets]]`` (all >= 0) gives
+    ``target = m_0 + Σ_f m_f g_f`` as affine functions (rows ``oriented[f]``), else what fails
+    ("are not all >= 0" / "do not reproduce the target")."""
+    m0 = parse_number(mult[0], where)
+    ms = parse_vector(mult[1], where, length=len(facets))
+    if m0 < 0 or any(v < 0 for v in ms):
+        return "are not all >= 0"
+    d1 = len(target)
+    comb = [sum((v * oriented[f][j] for v, f in zip(ms, facets)), Q(0)) for j in range(d1)]
+    comb[d1 - 1] += m0
+    return "" if tuple(comb) == tuple(target) else "do not reproduce the target"
+
