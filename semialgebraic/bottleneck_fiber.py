@@ -40,7 +40,7 @@ from .certificates import jsonable
 from .exceptions import NonGenericError
 from .regions import regions as _regions      # one interior point per region, for FIBDIM
 from .sets import BasicSet, Dimension
-from .shallow_fiber import fiber_shallow, positive_factor_rank
+from .shallow_fiber import fiber_shallow, positive_factor_rank, positive_in_row_space
 from .symmetry_graph import count_components, symmetry_graph
 
 __all__ = ["jacobian_dimension", "fiber_bottleneck", "BottleneckFiber", "FiberComponent",
@@ -420,8 +420,8 @@ def _positive_factorization(G: QMatrix, nL: int):
     basis = G.row_space()
     p = None
     if rho:
-        # a positive vector in the row space (exact, z3) or outside it (κ₊ = ρ + 1)
-        p = _positive_in_rowspace(basis)
+        # a positive vector in the row space (exact LP, Gordan) or none (κ₊ = ρ + 1)
+        p, _ = positive_in_row_space(G, basis)
     rows = [list(basis.row_at(t)) for t in range(rho)]
     extra = []
     if p is None:
@@ -463,25 +463,6 @@ def _positive_factorization(G: QMatrix, nL: int):
             != G.to_rows():
         return None
     return V, W
-
-
-def _positive_in_rowspace(B: QMatrix):
-    import z3
-    n = B.ncols
-    cs = [z3.Real(f"c{t}") for t in range(B.nrows)]
-    s = z3.Solver()
-    s.set("timeout", 20000)
-    for i in range(n):
-        s.add(z3.Sum([z3.RatVal(int(B[t, i].p), int(B[t, i].q)) * cs[t] for t in range(B.nrows)]) >= 1)
-    if s.check() != z3.sat:
-        return None
-    mod = s.model()
-    c = []
-    for v in cs:
-        val = mod.eval(v, model_completion=True)
-        c.append(Q(val.numerator_as_long(), val.denominator_as_long()))
-    p = [sum((c[t] * B[t, i] for t in range(B.nrows)), Q(0)) for i in range(n)]
-    return p if all(x > 0 for x in p) else None
 
 
 class _Poly:

@@ -63,17 +63,10 @@ def positive_factor_rank(Gamma: QMatrix) -> tuple[int, dict]:
         return 0, {"rank": 0, "positive_vector": None, "gordan_y": None,
                    "V": QMatrix.zeros(m, 0), "W": QMatrix.zeros(0, n)}
     R = Gamma.row_space()
-    # Gordan: y >= 0, sum y = 1, Gamma y = 0 (exact LP) — else a positive vector c R > 0 exists
-    gordan = lp.feasible(A_eq=QMatrix.vstack([Gamma, QMatrix.row([1] * n)]),
-                         b_eq=[0] * m + [1], A_le=(-QMatrix.identity(n)), b_le=[0] * n, n=n)
-    if gordan.feasible:
-        y, p = gordan.point, None
+    p, y = positive_in_row_space(Gamma, R)
+    if p is None:
         base, extra = [Q(1)] * n, True
     else:
-        pos = lp.feasible(A_lt=-R.T, b_lt=[0] * n, n=rho)
-        if not pos.feasible:  # pragma: no cover - Gordan's alternative
-            raise NotApplicableError("positive_factor_rank", "Gordan's alternative failed")
-        y, p = None, (QMatrix.row(list(pos.point)) @ R).row_at(0)
         base, extra = list(p), False
     # positive basis: p (or 1) together with R_t + λ p for the other rows
     basis_rows = R.to_rows()
@@ -95,6 +88,42 @@ def positive_factor_rank(Gamma: QMatrix) -> tuple[int, dict]:
     k = rho + (1 if extra else 0)
     return k, {"rank": rho, "positive_vector": None if extra else tuple(p),
                "gordan_y": None if y is None else tuple(y), "V": Vm, "W": Wm}
+
+
+def positive_in_row_space(A: QMatrix, R: QMatrix | None = None):
+    r"""Gordan's alternative for the row space of *A*, decided by the exact LP.
+
+    Returns ``(p, None)`` with ``p`` a vector of the row space whose coordinates are all > 0, or
+    ``(None, y)`` with ``y ≥ 0``, ``Σ y = 1``, ``A y = 0`` (a proof that no such ``p`` exists);
+    both are re-checked exactly here.  *R* is a basis of the row space (rows), computed when
+    omitted.  The one implementation of this step: κ₊ (:func:`positive_factor_rank`) and the
+    bottleneck factorisation (:mod:`semialgebraic.bottleneck_fiber`) both call it.
+
+    >>> positive_in_row_space(QMatrix.from_rows([[-2, 1]]))
+    (None, (1/3, 2/3))
+    >>> p, y = positive_in_row_space(QMatrix.from_rows([[1, -1], [1, 1]]))
+    >>> y is None and all(x > 0 for x in p)
+    True
+    """
+    m, n = A.shape
+    if R is None:
+        R = A.row_space()
+    # Gordan: y >= 0, sum y = 1, A y = 0 (exact LP) — else a positive vector c R > 0 exists
+    gordan = lp.feasible(A_eq=QMatrix.vstack([A, QMatrix.row([1] * n)]),
+                         b_eq=[0] * m + [1], A_le=(-QMatrix.identity(n)), b_le=[0] * n, n=n)
+    if gordan.feasible:
+        y = tuple(gordan.point)
+        if any(v < 0 for v in y) or sum(y, Q(0)) != 1 or \
+                any(x != 0 for x in (A @ QMatrix.from_rows([[v] for v in y])).entries()):
+            raise AssertionError("Gordan certificate failed its exact check")  # pragma: no cover
+        return None, y
+    pos = lp.feasible(A_lt=-R.T, b_lt=[0] * n, n=R.nrows)
+    if not pos.feasible:  # pragma: no cover - Gordan's alternative
+        raise NotApplicableError("positive_factor_rank", "Gordan's alternative failed")
+    p = (QMatrix.row(list(pos.point)) @ R).row_at(0)
+    if not all(x > 0 for x in p):  # pragma: no cover - the LP point is verified exactly
+        raise AssertionError("positive row-space vector failed its exact check")
+    return p, None
 
 
 # -- analysis report ---------------------------------------------------------------------------
