@@ -111,7 +111,8 @@ class MissingDependencyError(AlgebraError, ImportError):
 
     def __str__(self) -> str:
         return (f"{self.purpose} needs the optional package {self.package!r}; "
-                f"install it with: pip install 'netfibers[{self.extra}]'")
+                f"install it with: pip install 'netfibers[{self.extra}]' "
+                f"(from a source checkout: pip install '.[{self.extra}]')")
 
 
 class InvalidStepError(AlgebraError, ValueError):
