@@ -1,0 +1,129 @@
+"""Every CLI command works without the test-only and optional packages z3, torch and onnx.
+
+Each subcommand of the ``netfibers`` parser (listed from ``build_parser()``, so a new subcommand
+cannot be forgotten: it fails here until it has an invocation in ``INVOCATIONS``) runs on bundled
+examples in a subprocess whose ``sys.meta_path`` refuses ``z3``, ``torch`` and ``onnx``
+(ModuleNotFoundError, as on a plain ``pip install .``).  The answer must be a real one: exit code
+0, 1 or 3, never 2 (input error) or 4 (internal error), and no traceback.
+"""
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from semialgebraic.cli import build_parser
+
+ROOT = Path(__file__).resolve().parents[1]
+EX = ROOT / "algebra" / "examples"
+BLOCKED = ("z3", "torch", "onnx")
+
+# a finder in front of sys.meta_path: importing a blocked name (or a submodule) raises
+BOOTSTRAP = f"""
+import sys
+class _Blocked:
+    def find_spec(self, name, path=None, target=None):
+        if name.partition(".")[0] in {BLOCKED!r}:
+            raise ModuleNotFoundError(f"No module named {{name!r}} (blocked by the test)", name=name)
+        return None
+sys.meta_path.insert(0, _Blocked())
+for _m in [m for m in sys.modules if m.partition(".")[0] in {BLOCKED!r}]:
+    del sys.modules[_m]
+"""
+CLI = BOOTSTRAP + "from semialgebraic.cli import main\nsys.exit(main())\n"
+
+SHALLOW = {"format": "netfibers.network", "version": 1, "activation": "relu",
+           "layers": [{"weight": [[1], [-1]], "bias": [0, 1]}, {"weight": [[1, 1]], "bias": [0]}]}
+STEPS = [{"step": "S1", "layer": 1, "perm": [1, 0]}]
+
+# command -> (argument lists run in order, the last one is the command under test); "{tmp}"
+# is the test's tmp dir.  Every command of the parser needs an entry.
+INVOCATIONS = {
+    "convert": [["convert", "-o", "{tmp}/converted.json", f"{EX}/t6_control.json"]],
+    "info": [["info", f"{EX}/t6_control.json"]],
+    "eval": [["eval", "--x", "1,2", f"{EX}/t6_control.json"]],
+    "regions": [["regions", f"{EX}/t6_control.json"]],
+    "canon": [["canon", "{tmp}/shallow.json"]],
+    "apply": [["apply", "-o", "{tmp}/applied.json", "{tmp}/steps.json", f"{EX}/t6_control.json"]],
+    "verify": [["equiv", "--certificate", "{tmp}/cert.json", f"{EX}/t6_flip_a.json",
+                f"{EX}/t6_flip_b.json"],
+               ["verify", "{tmp}/cert.json", f"{EX}/t6_flip_a.json", f"{EX}/t6_flip_b.json"]],
+    "identify": [["identify", f"{EX}/t6_control.json"]],
+    "fiber": [["fiber", "--timeout", "60", f"{EX}/t6_control.json"]],
+    "symmetries": [["symmetries", "--timeout", "60", f"{EX}/t6_control.json"]],
+    "absorb": [["absorb", "--timeout", "60", f"{EX}/block_B.json"]],
+    "conserved": [["conserved", "--timeout", "60", f"{EX}/t6_control.json"]],
+    "equiv": [["equiv", "--timeout", "60", f"{EX}/t6_flip_a.json", f"{EX}/t6_flip_b.json"]],
+    "diff": [["diff", "--box=-1,1", "--timeout", "60", f"{EX}/t6_control.json",
+              f"{EX}/t6_flip_a.json"]],
+    "dim": [["dim", "--timeout", "60", f"{EX}/t6_control.json"]],
+    "analyze": [["analyze", "--timeout", "60"], ["analyze", "--timeout", "60", f"{EX}/t6_control.json"]],
+}
+
+
+def _commands() -> list[str]:
+    parser = build_parser()
+    sub = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
+    return sorted(sub.choices)
+
+
+def _run_blocked(code: str, args: list[str], cwd: Path) -> subprocess.CompletedProcess:
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")])}
+    return subprocess.run([sys.executable, "-c", code, *args], cwd=cwd, capture_output=True,
+                          text=True, timeout=120, env=env)
+
+
+@pytest.fixture(scope="module")
+def tmp(tmp_path_factory):
+    d = tmp_path_factory.mktemp("optional_deps")
+    (d / "shallow.json").write_text(json.dumps(SHALLOW))
+    (d / "steps.json").write_text(json.dumps(STEPS))
+    return d
+
+
+def test_the_blocker_refuses_the_blocked_packages(tmp):
+    code = BOOTSTRAP + ("\nout = []\nfor name in %r:\n    try:\n        __import__(name)\n"
+                        "    except ModuleNotFoundError as exc:\n        out.append(exc.name)\n"
+                        "import algebra, semialgebraic\nprint(out)\n" % (BLOCKED,))
+    proc = _run_blocked(code, [], tmp)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.strip() == str(list(BLOCKED))
+
+
+def test_every_command_has_an_invocation():
+    assert sorted(INVOCATIONS) == _commands(), "add an invocation for each new subcommand"
+
+
+@pytest.mark.parametrize("command", _commands())
+def test_command_runs_without_optional_packages(command, tmp):
+    if command not in INVOCATIONS:
+        pytest.fail(f"no invocation for the new subcommand {command!r}: add one to INVOCATIONS")
+    for args in INVOCATIONS[command]:
+        args = [a.replace("{tmp}", str(tmp)) for a in args]
+        proc = _run_blocked(CLI, args, ROOT)
+        assert proc.returncode in (0, 1, 3), (args, proc.returncode, proc.stderr)
+        assert "Traceback" not in proc.stderr and "internal error" not in proc.stderr, proc.stderr
+        assert proc.stdout.strip(), args
+
+
+def test_bottleneck_fiber_without_z3_gives_the_t6_fiber(tmp):
+    """Issue 13 part 6: κ₊ in the bottleneck fiber came from z3 (exit 4 without it); now from the
+    exact LP shared with the one-hidden-layer κ₊."""
+    proc = _run_blocked(CLI, ["fiber", "--json", f"{EX}/t6_control.json"], ROOT)
+    assert proc.returncode == 0, proc.stderr
+    out = json.loads(proc.stdout)
+    assert (out["dimension"], out["jacobian_dimension"]) == (5, 5)
+    assert (out["number_of_components"], out["number_of_orbits"]) == (8, 1)
+
+
+def test_missing_optional_package_exits_2_with_install_hint(tmp):
+    """A file format that needs a blocked package is an input problem with the install hint."""
+    (tmp / "m.onnx").write_bytes(b"x")
+    proc = _run_blocked(CLI, ["info", str(tmp / "m.onnx")], ROOT)
+    assert proc.returncode == 2
+    assert "pip install 'netfibers[io]'" in proc.stderr and "pip install '.[io]'" in proc.stderr
+    assert "Traceback" not in proc.stderr and len(proc.stderr.strip().splitlines()) == 1
