@@ -52,7 +52,7 @@ from typing import Sequence
 from .activations import Activation, get_activation
 from .exceptions import InputError
 from .io.native import parse_matrix, parse_vector, read_json_text
-from .matrices import QMatrix
+from .linalg import QMatrix
 from .rationals import Q, q_json, to_q
 
 __all__ = ["Block", "BlockStack", "HyperConnectionBlock", "block_from_dict", "block_from_tensors",

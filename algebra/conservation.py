@@ -106,7 +106,7 @@ from .conservation_jets import _JetNet
 from .conservation_lie import _frobenius, _poly_phase
 from .conservation_spans import _ModSpan, _Span, _dot, _gradient_at, _independent
 from .exceptions import DimensionMismatchError
-from .matrices import QMatrix
+from .linalg import QMatrix
 from .network import Network
 from .polynomials import Polynomial
 

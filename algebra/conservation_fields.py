@@ -13,7 +13,7 @@ from __future__ import annotations
 from typing import Iterable, Mapping, NamedTuple, Sequence
 
 from .exceptions import DimensionMismatchError
-from .matrices import QMatrix
+from .linalg import QMatrix
 from .network import Network
 from .polynomials import Polynomial, Ring
 from .rationals import Q, to_q

@@ -12,7 +12,7 @@ from __future__ import annotations
 import random
 
 from .conservation_fields import _masks, _offsets, _points
-from .matrices import QMatrix
+from .linalg import QMatrix
 from .network import Network
 from .rationals import Q
 

@@ -24,7 +24,7 @@ from __future__ import annotations
 from typing import Iterable, Sequence
 
 from .exceptions import DimensionMismatchError, InputError
-from .matrices import AffineReluChain, QMatrix, _qs
+from .linalg import AffineReluChain, QMatrix, to_q_list
 from .rationals import Q as fmpq, q_json, q_str, to_q
 
 __all__ = ["Network", "relu"]
@@ -50,7 +50,7 @@ class Network:
 
     def __init__(self, weights: Sequence[object], biases: Sequence[Sequence[object]]):
         ws = tuple(w if isinstance(w, QMatrix) else QMatrix.from_rows(w) for w in weights)
-        bs = tuple(tuple(_qs(b)) for b in biases)
+        bs = tuple(tuple(to_q_list(b)) for b in biases)
         if len(ws) == 0:
             raise InputError("a network needs at least one layer")
         if len(ws) != len(bs):
@@ -80,7 +80,7 @@ class Network:
     @classmethod
     def from_parameters(cls, widths: Sequence[int], params: Sequence[object]) -> "Network":
         """Inverse of :meth:`parameters` for the architecture *widths* = (d, n1, …, m)."""
-        params = _qs(params)
+        params = to_q_list(params)
         need = sum(widths[l + 1] * (widths[l] + 1) for l in range(len(widths) - 1))
         if len(params) != need:
             raise DimensionMismatchError("from_parameters", tuple(widths), len(params))
@@ -178,7 +178,7 @@ class Network:
 
     # -- evaluation --------------------------------------------------------------------------
     def _check_input(self, x: Sequence[object]) -> list[fmpq]:
-        x = _qs(x)
+        x = to_q_list(x)
         if len(x) != self.n_inputs:
             raise DimensionMismatchError("evaluate", f"input of length {len(x)}",
                                          f"network with {self.n_inputs} inputs")
@@ -208,7 +208,7 @@ class Network:
         """Exact outputs for a batch: rows of *X* are inputs; returns (batch x m).
 
         Each layer is one integer matrix product with one common denominator per layer, and
-        ReLU is a sign test on integers (:class:`~algebra.matrices.AffineReluChain`; *method* is
+        ReLU is a sign test on integers (:class:`~algebra.linalg.AffineReluChain`; *method* is
         ``"auto"``, ``"flint"`` or ``"limbs"``, all exact).  The integer form of the layers is
         computed once per network and cached.
 

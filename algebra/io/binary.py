@@ -47,7 +47,7 @@ import zipfile
 from pathlib import Path
 
 from ..exceptions import InputError, MissingDependencyError
-from ..matrices import QMatrix
+from ..linalg import QMatrix
 from ..network import Network
 from ..rationals import Q, q_str
 from .native import write_atomic

@@ -17,7 +17,7 @@ from decimal import Decimal
 from pathlib import Path
 
 from ..exceptions import AlgebraError, InputError
-from ..matrices import QMatrix
+from ..linalg import QMatrix
 from ..network import Network
 from ..rationals import Q as _Q, to_q
 

@@ -42,7 +42,7 @@ from __future__ import annotations
 from typing import Sequence
 
 from ..exceptions import InputError
-from ..matrices import QMatrix
+from ..linalg import QMatrix
 from ..network import Network
 from ..rationals import Q, q_json, q_str, to_q
 from . import Step, register_step

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from ..exceptions import InputError
 from ..io.native import parse_number
-from ..matrices import QMatrix
+from ..linalg import QMatrix
 from ..network import Network
 from ..rationals import Q
 

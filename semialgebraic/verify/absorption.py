@@ -39,7 +39,7 @@ import math
 from algebra.blocks import Block, BlockStack, HyperConnectionBlock, block_from_dict
 from algebra.exceptions import InputError
 from algebra.io.native import parse_number
-from algebra.matrices import QMatrix, nmod_rank, residues
+from algebra.linalg import QMatrix, nmod_rank, residues
 from algebra.rationals import Q
 
 __all__ = ["check"]
