@@ -311,7 +311,7 @@ def test_conservation_exceptions():
 
 
 def test_modular_trace_rank_never_exceeds_the_exact_rank():
-    from algebra.conservation_spans import _ModSpan
+    from algebra.conservation.spans import _ModSpan
     from algebra.linalg import QMatrix
     rng = random.Random(3)
     for _ in range(20):

@@ -3,15 +3,15 @@
 ``_Span`` keeps a row space over Q in reduced row echelon form (membership by one product);
 ``_ModSpan`` ranks rows modulo the prime 2^61 − 1 (:data:`algebra.linalg.gfp.PRIME_61`), which
 can only lower the rank, so ``N − rank`` stays a valid upper bound on the number of laws (see
-:mod:`algebra.conservation`).  Plus the exact gradient of a law at θ and a greedy independent
+:mod:`algebra.conservation.laws`).  Plus the exact gradient of a law at θ and a greedy independent
 subset of laws.
 """
 
 from __future__ import annotations
 
-from .linalg import PRIME_61, QMatrix, nmod_rref, residues
-from .polynomials import Polynomial
-from .rationals import Q
+from ..linalg import PRIME_61, QMatrix, nmod_rref, residues
+from ..polynomials import Polynomial
+from ..rationals import Q
 
 __all__: list[str] = []
 
