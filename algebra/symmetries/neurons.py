@@ -4,7 +4,7 @@ Hidden layer ``layer`` of a network is read as neurons ``(w_i, b_i; v_i)`` (inco
 outgoing column) plus the next layer's bias ``c`` (:func:`hidden_neurons`) and written back
 (:func:`with_hidden_neurons`); rows dead or linear on the closed orthant (three-layer-fibers
 R3, R10, R11) and the affine map of a set of neurons whose kinks cancel
-(:func:`affine_contribution`) are what the steps of :mod:`algebra.symmetries.generators`
+(:func:`affine_contribution`) are what the steps of :mod:`algebra.symmetries`
 check.  The private helpers (layer and orthant-hypothesis checks, JSON field readers, sums of
 affine contributions) are shared by those steps.
 """
