@@ -60,7 +60,7 @@ import numpy as np
 
 from algebra.linalg import QMatrix
 from algebra.network import Network
-from algebra.io.binary import network_from_tensors
+from algebra.io.arrays import network_from_tensors
 from algebra.rationals import from_float
 from semialgebraic.shallow import equivalent_shallow
 

@@ -36,7 +36,8 @@ from __future__ import annotations
 import itertools
 import math
 
-from algebra.blocks import Block, BlockStack, HyperConnectionBlock, block_from_dict
+from algebra.blocks import Block, BlockStack, HyperConnectionBlock
+from algebra.io.blocks import block_from_dict
 from algebra.exceptions import InputError
 from algebra.io.native import parse_number
 from algebra.linalg import QMatrix, nmod_rank, residues
