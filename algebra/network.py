@@ -46,7 +46,7 @@ class Network:
         ``b_1 … b_L`` with lengths n_l.
     """
 
-    __slots__ = ("_weights", "_biases", "_hash", "_chain", "_integer_weights")
+    __slots__ = ("_weights", "_biases", "_hash", "_chain", "_integer_weights", "_derived")
 
     def __init__(self, weights: Sequence[object], biases: Sequence[Sequence[object]]):
         ws = tuple(w if isinstance(w, QMatrix) else QMatrix.from_rows(w) for w in weights)
@@ -64,6 +64,7 @@ class Network:
                                  f"{ws[l - 2].nrows} outputs", where=f"layer {l}")
         self._weights, self._biases, self._hash, self._chain = ws, bs, None, None
         self._integer_weights = None
+        self._derived = None
 
     @classmethod
     def from_rows(cls, weights: Sequence[Sequence[Sequence[object]]],
@@ -226,6 +227,21 @@ class Network:
             self._chain = AffineReluChain(list(zip(self._weights, self._biases)),
                                           integer_weights=self._integer_weights)
         return self._chain
+
+    def derived(self, key, compute):
+        """``compute()`` the first time *key* is asked for on this network, the stored value
+        afterwards: a memo of values derived from the parameters, sound because a network is
+        immutable (it lives as long as the network; the caller decides what is worth keeping).
+
+        >>> net = Network.from_rows([[[1]], [[2]]], [[0], [0]])
+        >>> net.derived("widths", lambda: net.widths), net.derived("widths", lambda: None)
+        ((1, 1, 1), (1, 1, 1))
+        """
+        if self._derived is None:
+            self._derived = {}
+        if key not in self._derived:
+            self._derived[key] = compute()
+        return self._derived[key]
 
     def _keep_integer_weights(self, integer_weights) -> None:
         """Remember per-layer ``(N, D)`` numpy integer arrays with ``W_l == N / D`` exactly
