@@ -8,7 +8,7 @@ from .exceptions import (AlgebraError, DimensionMismatchError, IncompatibleRingE
                          InexactInputError, InputError, MissingDependencyError, ParseError,
                          SingularMatrixError)
 from .rationals import Q, from_float, q_json, q_str, to_q
-from .matrices import QMatrix
+from .linalg import QMatrix
 from .polynomials import Polynomial, Ring, parameter_ring
 from .network import Network
 from .io import load, save

@@ -24,7 +24,7 @@ from __future__ import annotations
 from typing import Iterable, Sequence
 
 from .exceptions import DimensionMismatchError, InputError
-from .matrices import AffineReluChain, QMatrix, _qs
+from .linalg import AffineReluChain, QMatrix, to_q_list
 from .rationals import Q as fmpq, q_json, q_str, to_q
 
 __all__ = ["Network", "relu"]
@@ -46,11 +46,11 @@ class Network:
         ``b_1 … b_L`` with lengths n_l.
     """
 
-    __slots__ = ("_weights", "_biases", "_hash", "_chain", "_integer_weights")
+    __slots__ = ("_weights", "_biases", "_hash", "_chain", "_integer_weights", "_derived")
 
     def __init__(self, weights: Sequence[object], biases: Sequence[Sequence[object]]):
         ws = tuple(w if isinstance(w, QMatrix) else QMatrix.from_rows(w) for w in weights)
-        bs = tuple(tuple(_qs(b)) for b in biases)
+        bs = tuple(tuple(to_q_list(b)) for b in biases)
         if len(ws) == 0:
             raise InputError("a network needs at least one layer")
         if len(ws) != len(bs):
@@ -64,6 +64,7 @@ class Network:
                                  f"{ws[l - 2].nrows} outputs", where=f"layer {l}")
         self._weights, self._biases, self._hash, self._chain = ws, bs, None, None
         self._integer_weights = None
+        self._derived = None
 
     @classmethod
     def from_rows(cls, weights: Sequence[Sequence[Sequence[object]]],
@@ -80,7 +81,7 @@ class Network:
     @classmethod
     def from_parameters(cls, widths: Sequence[int], params: Sequence[object]) -> "Network":
         """Inverse of :meth:`parameters` for the architecture *widths* = (d, n1, …, m)."""
-        params = _qs(params)
+        params = to_q_list(params)
         need = sum(widths[l + 1] * (widths[l] + 1) for l in range(len(widths) - 1))
         if len(params) != need:
             raise DimensionMismatchError("from_parameters", tuple(widths), len(params))
@@ -178,7 +179,7 @@ class Network:
 
     # -- evaluation --------------------------------------------------------------------------
     def _check_input(self, x: Sequence[object]) -> list[fmpq]:
-        x = _qs(x)
+        x = to_q_list(x)
         if len(x) != self.n_inputs:
             raise DimensionMismatchError("evaluate", f"input of length {len(x)}",
                                          f"network with {self.n_inputs} inputs")
@@ -208,7 +209,7 @@ class Network:
         """Exact outputs for a batch: rows of *X* are inputs; returns (batch x m).
 
         Each layer is one integer matrix product with one common denominator per layer, and
-        ReLU is a sign test on integers (:class:`~algebra.matrices.AffineReluChain`; *method* is
+        ReLU is a sign test on integers (:class:`~algebra.linalg.AffineReluChain`; *method* is
         ``"auto"``, ``"flint"`` or ``"limbs"``, all exact).  The integer form of the layers is
         computed once per network and cached.
 
@@ -226,6 +227,21 @@ class Network:
             self._chain = AffineReluChain(list(zip(self._weights, self._biases)),
                                           integer_weights=self._integer_weights)
         return self._chain
+
+    def derived(self, key, compute):
+        """``compute()`` the first time *key* is asked for on this network, the stored value
+        afterwards: a memo of values derived from the parameters, sound because a network is
+        immutable (it lives as long as the network; the caller decides what is worth keeping).
+
+        >>> net = Network.from_rows([[[1]], [[2]]], [[0], [0]])
+        >>> net.derived("widths", lambda: net.widths), net.derived("widths", lambda: None)
+        ((1, 1, 1), (1, 1, 1))
+        """
+        if self._derived is None:
+            self._derived = {}
+        if key not in self._derived:
+            self._derived[key] = compute()
+        return self._derived[key]
 
     def _keep_integer_weights(self, integer_weights) -> None:
         """Remember per-layer ``(N, D)`` numpy integer arrays with ``W_l == N / D`` exactly

@@ -27,7 +27,7 @@ import re
 from flint import fmpq, fmpq_mpoly, fmpq_mpoly_ctx, fmpz_mpoly_ctx, fmpz_mpoly_vec
 
 from .exceptions import DimensionMismatchError, IncompatibleRingError, InputError
-from .matrices import QMatrix
+from .linalg import QMatrix
 from .rationals import q_latex, q_str, to_q
 
 __all__ = ["Ring", "Polynomial", "parameter_ring", "jacobian", "jacobian_at", "groebner_basis",

@@ -38,8 +38,8 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from algebra.blocks import Block  # noqa: E402
-from algebra.io.binary import matrix_from_array  # noqa: E402
-from algebra.matrices import QMatrix  # noqa: E402
+from algebra.io.arrays import matrix_from_array  # noqa: E402
+from algebra.linalg import QMatrix  # noqa: E402
 from algebra.rationals import Q  # noqa: E402
 from semialgebraic.absorption import absorbable  # noqa: E402
 from semialgebraic.absorption_find_s import find_s  # noqa: E402

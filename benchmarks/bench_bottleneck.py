@@ -16,7 +16,7 @@ import time
 
 import numpy as np
 
-from algebra.matrices import QMatrix
+from algebra.linalg import QMatrix
 from algebra.network import Network
 from algebra.rationals import Q
 from algebra.symmetries import apply_path

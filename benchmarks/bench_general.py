@@ -103,7 +103,7 @@ def passthrough(net, box):
 def identity_layer(net, l=1):
     """b = a with the identity relu(h) - relu(-h) inserted on the output h of hidden layer *l*
     (1-based; exact on R^d: h >= 0 there, so relu(-h) is dead and relu(h) always active)."""
-    from algebra.matrices import QMatrix
+    from algebra.linalg import QMatrix
     n = net.widths[l]
     I = QMatrix.identity(n)
     W, bias = net.layer(l)
@@ -115,7 +115,7 @@ def identity_layer(net, l=1):
 def split_first_layer(net, rng, box):
     """b = a with an always-active first layer relu(M x + c) (M invertible, c from exact bounds on
     the box) and a's first layer composed with its inverse: a 'layer split into two'."""
-    from algebra.matrices import QMatrix
+    from algebra.linalg import QMatrix
     d = net.n_inputs
     while True:
         M = QMatrix.from_rows([[rng.randint(-3, 3) for _ in range(d)] for _ in range(d)])
@@ -133,7 +133,7 @@ def split_first_layer(net, rng, box):
 def dead_neurons(net, rng, box, k=2):
     """b = a permuted and rescaled, plus *k* first-layer neurons whose kink lies outside the box
     (dead there, random outgoing weights): equivalent on the box only."""
-    from algebra.matrices import QMatrix
+    from algebra.linalg import QMatrix
     b = permute_scale(net, rng)
     d = net.n_inputs
     rows = [[rng.randint(-5, 5) or 1 for _ in range(d)] for _ in range(k)]
@@ -149,7 +149,7 @@ def tiny_difference(net, rng, box):
     """b = a plus relu(x_0 - t), t = hi - 1e-6, carried to the output by one extra neuron per
     hidden layer (relu of the previous one): a and b differ exactly on the slab x_0 > t of
     width 1e-6 at the box face (inequivalent)."""
-    from algebra.matrices import QMatrix
+    from algebra.linalg import QMatrix
     d = net.n_inputs
     t = box[1] - Q(1, 10**6)
     ws, bs = [], []
@@ -325,7 +325,7 @@ def bench_float_svd() -> None:
     directions (an upper bound for every set of rows), so the rank of these rows is exact."""
     import numpy as np
     from semialgebraic.dimension import symmetry_directions
-    from algebra.matrices import QMatrix
+    from algebra.linalg import QMatrix
     print("\n== float32 SVD rank vs certified exact rank of the same Jacobian rows ==")
     cases = [("4-32-32-1 int/8 seed 3", random_net(random.Random(3), (4, 32, 32, 1), den=8), 1500),
              ("8-32-32-32-1 normal seed 2", normal_net(random.Random(2), (8, 32, 32, 32, 1)), 3600)]

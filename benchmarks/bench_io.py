@@ -28,7 +28,7 @@ import numpy as np
 from safetensors.numpy import save_file
 
 from algebra import load
-from algebra.io.binary import matrix_from_array
+from algebra.io.arrays import matrix_from_array
 
 
 def make_model(path: Path, widths, seed=0):

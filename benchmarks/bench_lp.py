@@ -18,7 +18,7 @@ import random
 import statistics
 import time
 
-from algebra.matrices import QMatrix
+from algebra.linalg import QMatrix
 from algebra.rationals import Q
 from semialgebraic.lp import feasible
 

@@ -58,9 +58,9 @@ import time
 
 import numpy as np
 
-from algebra.matrices import QMatrix
+from algebra.linalg import QMatrix
 from algebra.network import Network
-from algebra.io.binary import network_from_tensors
+from algebra.io.arrays import network_from_tensors
 from algebra.rationals import from_float
 from semialgebraic.shallow import equivalent_shallow
 

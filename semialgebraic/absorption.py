@@ -47,7 +47,7 @@ from fractions import Fraction
 
 from algebra.blocks import Block, BlockStack, HyperConnectionBlock
 from algebra.exceptions import InputError
-from algebra.matrices import QMatrix
+from algebra.linalg import QMatrix
 from algebra.rationals import Q, q_json
 
 from .absorption_canon import MAX_BRUTE_SIGNS, Canon, absorb_general, canonical_form

@@ -16,7 +16,7 @@ from fractions import Fraction
 
 from algebra.blocks import Block
 from algebra.exceptions import InputError
-from algebra.matrices import QMatrix, residues
+from algebra.linalg import QMatrix, residues
 from algebra.rationals import Q, lead, q_json, sign
 
 from .absorption_find_s import PRIMES, find_s

@@ -17,7 +17,7 @@ import math
 import random
 from dataclasses import dataclass, field
 
-from algebra.matrices import QMatrix, nmod_rref, residues
+from algebra.linalg import QMatrix, nmod_rref, residues
 from algebra.rationals import Q
 
 from .budget import Budget

@@ -24,7 +24,7 @@ import random
 from itertools import combinations
 from typing import Sequence
 
-from algebra.matrices import QMatrix
+from algebra.linalg import QMatrix
 from algebra.network import Network
 from algebra.polynomials import Ring
 from algebra.rationals import Q, q_str, to_q

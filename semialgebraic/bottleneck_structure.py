@@ -21,7 +21,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from algebra.matrices import QMatrix
+from algebra.linalg import QMatrix
 from algebra.network import Network
 from algebra.rationals import q_str
 

@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Any, Sequence
 
 from algebra.io.native import write_atomic
-from algebra.matrices import QMatrix
+from algebra.linalg import QMatrix
 from algebra.network import Network
 from algebra.rationals import Q, q_json
 

@@ -22,7 +22,7 @@ from __future__ import annotations
 import os as _os
 import time
 
-from algebra.matrices import QMatrix
+from algebra.linalg import QMatrix
 from algebra.rationals import Q
 
 from .verify.exercise import _offsets

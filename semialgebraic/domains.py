@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from algebra.exceptions import InputError
-from algebra.matrices import QMatrix
+from algebra.linalg import QMatrix
 from algebra.rationals import Q, q_str, to_q
 
 __all__ = ["normalize_domain"]

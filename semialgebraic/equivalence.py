@@ -85,7 +85,7 @@ from functools import partial
 from typing import Any, Sequence
 
 from algebra.exceptions import AlgebraError, InputError
-from algebra.matrices import QMatrix
+from algebra.linalg import QMatrix
 from algebra.network import Network
 from algebra.rationals import Q
 

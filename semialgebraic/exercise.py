@@ -22,7 +22,7 @@ import time
 from dataclasses import dataclass
 from typing import Any
 
-from algebra.matrices import QMatrix
+from algebra.linalg import QMatrix
 from algebra.network import Network
 from algebra.rationals import Q
 

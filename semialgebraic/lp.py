@@ -59,7 +59,7 @@ from fractions import Fraction
 from typing import Sequence
 
 from algebra.exceptions import DimensionMismatchError
-from algebra.matrices import QMatrix
+from algebra.linalg import QMatrix
 from algebra.rationals import Q, q_json, to_q
 
 from .exceptions import CertificateError

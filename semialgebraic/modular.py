@@ -15,7 +15,7 @@ products / inverses mod p, and the kernel directions the proven symmetries do no
 
 from __future__ import annotations
 
-from algebra.matrices import QMatrix
+from algebra.linalg import QMatrix
 from algebra.rationals import Q
 
 __all__ = ["PRIME"]

@@ -20,7 +20,7 @@ from __future__ import annotations
 from typing import Sequence
 
 from algebra.exceptions import DimensionMismatchError, InputError
-from algebra.matrices import QMatrix
+from algebra.linalg import QMatrix
 from algebra.rationals import Q, q_json, q_str, to_q
 
 from .lp import LPResult, feasible

@@ -22,7 +22,7 @@ from __future__ import annotations
 import random
 from typing import Any
 
-from algebra.matrices import QMatrix
+from algebra.linalg import QMatrix
 from algebra.network import Network
 from algebra.rationals import Q
 

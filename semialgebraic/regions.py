@@ -61,7 +61,7 @@ from dataclasses import dataclass, field
 from typing import Sequence
 
 from algebra.exceptions import DimensionMismatchError, InputError
-from algebra.matrices import QMatrix
+from algebra.linalg import QMatrix
 from algebra.network import Network
 from algebra.rationals import Q, q_json, to_q
 

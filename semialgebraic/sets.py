@@ -39,7 +39,7 @@ from dataclasses import dataclass
 from typing import Iterable, Mapping
 
 from algebra.exceptions import DimensionMismatchError, IncompatibleRingError, InputError
-from algebra.matrices import QMatrix
+from algebra.linalg import QMatrix
 from algebra.polynomials import Polynomial, Ring, ideal_dimension, jacobian_at
 from algebra.rationals import Q, q_json, q_str, to_q
 

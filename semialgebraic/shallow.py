@@ -72,7 +72,7 @@ from dataclasses import dataclass
 from functools import cached_property
 from typing import Sequence
 
-from algebra.matrices import IntegerImage, QMatrix
+from algebra.linalg import IntegerImage, QMatrix
 from algebra.network import Network
 from algebra.rationals import Q, q_json, to_q
 from algebra.symmetries import path_to_json

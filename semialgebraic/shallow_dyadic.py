@@ -37,7 +37,7 @@ separating point and checks it exactly); "affine parts differ" (kinks equal); or
 reason (a hypothesis fails or a group could not be proven) — never a guess.
 
 >>> import numpy as np
->>> from algebra.io.binary import network_from_tensors
+>>> from algebra.io.arrays import network_from_tensors
 >>> W = np.array([[1.0, 2.0], [-0.5, 0.25], [3.0, 0.0]], dtype=np.float32)
 >>> a = network_from_tensors({"0.weight": W, "0.bias": np.array([0.5, 1.0, -1.0], np.float32),
 ...                           "2.weight": np.array([[1.0, -2.0, 0.5]], np.float32)})

@@ -17,7 +17,7 @@ from typing import Sequence
 
 import networkx as nx
 
-from algebra.matrices import QMatrix
+from algebra.linalg import QMatrix
 from algebra.network import Network
 from algebra.polynomials import Ring
 from algebra.rationals import Q

@@ -19,7 +19,7 @@ these routines decide.
 
 from __future__ import annotations
 
-from algebra.matrices import QMatrix
+from algebra.linalg import QMatrix
 from algebra.rationals import Q
 
 __all__ = ["simplex_free_le", "simplex_std", "revised_std"]

@@ -522,7 +522,7 @@ def test_random_planted_nets(case):
         assert "upper_regions" in cert or cert["uncertified_upper_reason"]
         return
     vecs = _assert_kernel(net, cert, domain, count=20, seed=fd.lower)
-    from algebra.matrices import QMatrix
+    from algebra.linalg import QMatrix
     N = net.n_parameters
     assert N - (QMatrix.from_rows(vecs, ncols=N).rank() if vecs else 0) == fd.upper
     assert fd.lower <= fd.upper

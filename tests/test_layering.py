@@ -6,7 +6,8 @@ import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-DOORS = {"algebra/rationals.py", "algebra/matrices.py", "algebra/polynomials.py"}
+DOORS = {"algebra/rationals.py", "algebra/polynomials.py", "algebra/linalg/qmatrix.py",
+         "algebra/linalg/evaluation.py", "algebra/linalg/intervals.py", "algebra/linalg/gfp.py"}
 DECIDING = ("shallow", "bottleneck", "equivalence", "absorption", "fiber", "regions", "lp",
             "dimension", "symmetry_graph", "sets", "exercise", "modular", "dimension_sampling")
 

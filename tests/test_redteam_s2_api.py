@@ -94,7 +94,7 @@ def test_m_greater_than_one_differs_in_one_output_only():
 
 def test_width_zero_hidden_layer_end_to_end():
     from algebra.exceptions import InputError
-    from algebra.matrices import QMatrix
+    from algebra.linalg import QMatrix
     try:
         pruned = Network([QMatrix.zeros(0, 2), QMatrix.zeros(1, 0)], [[], [1]])
     except InputError:

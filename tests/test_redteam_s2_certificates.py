@@ -214,7 +214,7 @@ def test_absorption_malformed_witness_is_input_error(example, path, value, tmp_p
     """Bug (fixed in verify/absorption.py): an ``entry`` that is not a pair raised ValueError
     (CLI exit 4) and a ragged recorded canonical form DimensionMismatchError, instead of a
     malformed-certificate InputError."""
-    from algebra.blocks import load_block
+    from algebra.io.blocks import load_block
     from semialgebraic import absorbable
     cert = absorbable(load_block(str(EXAMPLES / example))).certificate
     assert verify(json.loads(json.dumps(cert)))[0] is True
@@ -245,7 +245,7 @@ def _replace(cert, path, value):
 
 
 def _absorption_cert(example):
-    from algebra.blocks import load_block
+    from algebra.io.blocks import load_block
     from semialgebraic import absorbable
     return absorbable(load_block(str(EXAMPLES / example))).certificate
 
@@ -352,7 +352,7 @@ def test_cli_verify_identifiability_certificate_against_its_network(tmp_path, ca
 
 
 def test_cli_verify_absorption_certificate_with_two_inputs_is_usage_error(tmp_path, capsys):
-    from algebra.blocks import load_block
+    from algebra.io.blocks import load_block
     from semialgebraic import absorbable
     block = EXAMPLES / "block_B.json"
     cert = tmp_path / "ab.json"

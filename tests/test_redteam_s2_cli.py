@@ -228,11 +228,11 @@ def test_conserved_budget_before_first_region_is_partial_not_input_error(nets, c
 
 
 def test_conservation_law_verification_honours_the_timeout():
-    """Bug (fixed in algebra/conservation.py): the explicit laws were verified one by one with no
+    """Bug (fixed in algebra/conservation/laws.py): the explicit laws were verified one by one with no
     look at the timeout (36 s for 8-32-32-32-1 under --timeout 0.001).  Now a candidate is only
     verified while the time (floor: _LAW_SECONDS) allows; unverified ones do not count."""
     from algebra.conservation import conservation_laws, samples_from_patterns
-    import algebra.conservation as cons
+    import algebra.conservation.laws as cons
     old = cons._LAW_SECONDS
     cons._LAW_SECONDS = 0.0
     try:

@@ -228,7 +228,7 @@ def test_float32_nets_one_ulp_apart(seed):
     copy scaled by powers of two is equivalent; moving one weight by one float32 ulp is decided
     exactly — against z3."""
     np = pytest.importorskip("numpy")
-    from algebra.io.binary import network_from_tensors
+    from algebra.io.arrays import network_from_tensors
     rng = np.random.default_rng(seed)
     d, n, m = int(rng.integers(1, 4)), int(rng.integers(1, 6)), int(rng.integers(1, 3))
     W = rng.standard_normal((n, d)).astype(np.float32)

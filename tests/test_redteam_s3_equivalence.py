@@ -1,5 +1,5 @@
 """Red team (session 3): general equivalence against the z3 oracle, exact interval bounds by
-matrix products against a naive loop, ``QMatrix.hstack``, ``_qs`` and ``_random_batch``.
+matrix products against a naive loop, ``QMatrix.hstack``, ``to_q_list`` and ``_random_batch``.
 
 Bug found: ``equivalent(a, b, domain=(v, v), refutation_samples=0)`` on a one-point box where a
 and b differ built a ``region_cover`` certificate for "equal" that its own checker rejected
@@ -12,7 +12,7 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 from algebra.exceptions import AlgebraError
-from algebra.matrices import QMatrix, _qs, interval_image
+from algebra.linalg import QMatrix, interval_image, to_q_list
 from algebra.network import Network
 from algebra.rationals import Q
 from semialgebraic.domains import _random_batch
@@ -96,7 +96,7 @@ def test_interval_bounds_with_start_match_from_scratch(seed):
         assert full[:k] + interval_bounds(Ws[k:], bs[k:], d, dom, start=full[k - 1]) == full
 
 
-# -- QMatrix.hstack, _qs, _random_batch ---------------------------------------------------------
+# -- QMatrix.hstack, to_q_list, _random_batch ---------------------------------------------------------
 @settings(max_examples=100, deadline=None)
 @given(st.integers(0, 3), st.lists(st.integers(0, 3), min_size=1, max_size=4), st.integers(0, 10 ** 6))
 def test_hstack_matches_rowwise_concatenation(n, widths, seed):
@@ -111,14 +111,14 @@ def test_hstack_matches_rowwise_concatenation(n, widths, seed):
 @pytest.mark.parametrize("bad", [0.5, True, float("nan"), float("inf")])
 def test_qs_refuses_floats_bools_nan(bad):
     with pytest.raises(AlgebraError):
-        _qs([Q(1), bad])
+        to_q_list([Q(1), bad])
     with pytest.raises(AlgebraError):
         QMatrix.from_rows([[Q(1), bad]])
 
 
 def test_qs_keeps_exact_values():
-    assert _qs([Q(1, 3), 2, "1/2"]) == [Q(1, 3), Q(2), Q(1, 2)]
-    assert all(type(v) is type(Q(1)) for v in _qs([Q(1), 2]))
+    assert to_q_list([Q(1, 3), 2, "1/2"]) == [Q(1, 3), Q(2), Q(1, 2)]
+    assert all(type(v) is type(Q(1)) for v in to_q_list([Q(1), 2]))
 
 
 @pytest.mark.parametrize("dom", [None, "orthant", (Q(-1, 3), Q(5, 2)), (Q(2), Q(2))])

@@ -21,7 +21,7 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 from algebra.exceptions import InputError
-from algebra.matrices import QMatrix
+from algebra.linalg import QMatrix
 from algebra.network import Network
 from algebra.rationals import Q
 from semialgebraic.dimension import functional_dimension, functional_dimension_certificate

@@ -5,18 +5,44 @@
 ``save(obj, path)`` writes native JSON, or (``.npz``/``.safetensors``) float weights that
 represent the network exactly.  Every stored binary float becomes the exact rational it
 denotes; a JSON number literal means the decimal it spells.
+
+Modules: :mod:`~algebra.io.native` (network JSON and the exact number parsers),
+:mod:`~algebra.io.blocks` (block JSON and block state_dicts), :mod:`~algebra.io.arrays`
+(``.npz``/``.safetensors``, key layouts and the exact conversion of float arrays),
+:mod:`~algebra.io.torch` and :mod:`~algebra.io.onnx` (their readers are added here to the tables
+of :mod:`~algebra.io.arrays`).
 """
 
 from __future__ import annotations
 
 from pathlib import Path
 
+from ..blocks import BLOCK_FORMAT
 from ..exceptions import InputError
-from .native import load_json, save_json, network_from_dict, network_to_dict
+from .arrays import (ARRAY_READERS, BINARY_SUFFIXES, GRAPH_READERS, WRITABLE_SUFFIXES, load_binary,
+                     matrix_from_array, network_from_tensors, read_tensors, save_binary)
+from .blocks import block_from_dict, block_from_tensors, load_block
+from .native import (network_from_dict, network_to_dict, parse_matrix, parse_number, parse_vector,
+                     read_json_text, save_json, write_atomic)
+from .onnx import load_onnx, onnx_initializers
+from .torch import TORCH_SUFFIXES, read_torch
 
-__all__ = ["load", "save", "load_json", "save_json", "network_from_dict", "network_to_dict"]
+__all__ = ["load", "save", "load_json", "save_json", "network_from_dict", "network_to_dict",
+           "load_binary", "save_binary", "read_tensors", "network_from_tensors",
+           "matrix_from_array", "block_from_dict", "block_from_tensors", "load_block",
+           "read_json_text", "parse_number", "parse_vector", "parse_matrix", "write_atomic"]
 
-_BINARY = {".npz", ".safetensors", ".pt", ".pth", ".bin", ".onnx"}
+# the optional formats (their libraries are imported only when such a file is read)
+ARRAY_READERS.update(dict.fromkeys(TORCH_SUFFIXES, read_torch))
+GRAPH_READERS[".onnx"] = (load_onnx, onnx_initializers)
+
+
+def load_json(path: str | Path, **options):
+    """Read a native JSON file: a network, or (``format: netfibers.block``) a block."""
+    data = read_json_text(path)
+    if isinstance(data, dict) and data.get("format") == BLOCK_FORMAT:
+        return block_from_dict(data, source=str(path))
+    return network_from_dict(data, source=str(path))
 
 
 def load(path: str | Path, **options):
@@ -36,9 +62,8 @@ def load(path: str | Path, **options):
     suffix = p.suffix.lower()
     if suffix == ".json":
         return load_json(p, **options)
-    if suffix in _BINARY:
-        from . import binary  # optional formats live there
-        return binary.load_binary(p, **options)
+    if suffix in BINARY_SUFFIXES:
+        return load_binary(p, **options)
     raise InputError(f"unknown file type {suffix or '(no suffix)'!r}; expected .json, .npz, "
                      ".safetensors, .pt/.pth/.bin or .onnx", source=str(p))
 
@@ -56,8 +81,7 @@ def save(obj, path: str | Path, **options) -> None:
         if options:
             raise InputError(f"options {sorted(options)} do not apply to JSON", source=str(p))
         return save_json(obj, p)
-    if suffix in {".npz", ".safetensors"}:
-        from . import binary
-        return binary.save_binary(obj, p, **options)
+    if suffix in WRITABLE_SUFFIXES:
+        return save_binary(obj, p, **options)
     raise InputError(f"cannot write {suffix or '(no suffix)'!r}; use .json, .npz or .safetensors",
                      source=str(p))

@@ -17,11 +17,11 @@ from decimal import Decimal
 from pathlib import Path
 
 from ..exceptions import AlgebraError, InputError
-from ..matrices import QMatrix
+from ..linalg import QMatrix
 from ..network import Network
 from ..rationals import Q as _Q, to_q
 
-__all__ = ["load_json", "save_json", "read_json_text", "network_from_dict", "network_to_dict",
+__all__ = ["save_json", "read_json_text", "network_from_dict", "network_to_dict",
            "parse_number", "parse_matrix", "parse_vector", "write_atomic"]
 
 KNOWN_ACTIVATIONS_NETWORK = {"relu"}
@@ -171,18 +171,6 @@ def network_from_dict(data: object, source: str | None = None) -> Network:
 
 def network_to_dict(net: Network) -> dict:
     return net.to_dict()
-
-
-def load_json(path: Path, **options):
-    """Read a native JSON file: a network, or (``format: netfibers.block``) a block."""
-    data = read_json_text(path)
-    if isinstance(data, dict) and data.get("format") == "netfibers.block":
-        try:
-            from ..blocks import block_from_dict  # blocks module (absorption issue)
-        except ImportError:
-            raise InputError("blocks are not supported by this build", source=str(path)) from None
-        return block_from_dict(data, source=str(path))
-    return network_from_dict(data, source=str(path))
 
 
 def write_atomic(path: Path, text: str | bytes) -> None:

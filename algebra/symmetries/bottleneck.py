@@ -16,7 +16,7 @@ condition on ``W1`` is needed for validity):
   ``(−a | b)`` with ``a, b > 0``.
 
 Helper steps used by the bottleneck symmetry paths (names distinct from the one-hidden-layer
-family in :mod:`algebra.symmetries.generators`): :class:`PermuteHidden` (S1,
+family in :mod:`algebra.symmetries`): :class:`PermuteHidden` (S1,
 ``"bottleneck_permute"``), :class:`RescaleHidden` (S2, ``"bottleneck_rescale"``), :class:`RescaleLayer` (S2 for a whole
 layer, ``"bottleneck_rescale_layer"``),
 :class:`TailRefactor` (S3 + S4 + S5 in one checked replacement of second-layer neurons and b3,
@@ -42,10 +42,10 @@ from __future__ import annotations
 from typing import Sequence
 
 from ..exceptions import InputError
-from ..matrices import QMatrix
+from ..linalg import QMatrix
 from ..network import Network
 from ..rationals import Q, q_json, q_str, to_q
-from . import Step, register_step
+from .step import Step, register_step
 
 __all__ = ["TranslateMasked", "SignFlip", "KinkSwap", "PermuteHidden", "RescaleHidden",
            "TailRefactor", "FreeFirstLayer", "RescaleLayer", "s6_interval", "masked_column", "non_dead_rows"]

@@ -2,7 +2,7 @@
 §5, S1, S2): :class:`Permute` (S1, ``new[k] = old[perm[k]]``), :class:`Scale` (S2,
 ``(w_k, b_k; v_k) → (λ_k w_k, λ_k b_k; v_k / λ_k)``, ``λ_k > 0``), and :class:`Composite` (a list
 of steps, used by the inverses of width-changing moves).  Overview of all steps:
-:mod:`algebra.symmetries.generators`.
+:mod:`algebra.symmetries`.
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ from typing import Sequence
 from ..exceptions import InputError
 from ..network import Network
 from ..rationals import q_json, to_q
-from . import Step, register_step, step_from_json
+from .step import Step, register_step, step_from_json
 from .neurons import ZERO, _flat, _int, _ints, _layer_ok, _nums
 
 __all__ = ["Permute", "Scale", "Composite", "random_permute_scale"]

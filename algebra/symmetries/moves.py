@@ -9,14 +9,14 @@
 
 They may change the width (function-preserving moves between architectures).  Steps that
 remove neurons and add new ones put the new ones after the remaining neurons (shared base
-class ``_Replace``).  Overview: :mod:`algebra.symmetries.generators`.
+class ``_Replace``).  Overview: :mod:`algebra.symmetries`.
 """
 
 from __future__ import annotations
 
 from ..exceptions import InputError
 from ..rationals import q_json, to_q
-from . import Step, register_step
+from .step import Step, register_step
 from .elementary import Composite, Permute
 from .neurons import (ZERO, _dense, _domain, _int, _ints, _km, _layer_ok, _num, _nums, _orthant_ok,
                       _removable, affine_contribution, hidden_neurons, with_hidden_neurons)

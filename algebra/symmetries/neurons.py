@@ -4,7 +4,7 @@ Hidden layer ``layer`` of a network is read as neurons ``(w_i, b_i; v_i)`` (inco
 outgoing column) plus the next layer's bias ``c`` (:func:`hidden_neurons`) and written back
 (:func:`with_hidden_neurons`); rows dead or linear on the closed orthant (three-layer-fibers
 R3, R10, R11) and the affine map of a set of neurons whose kinks cancel
-(:func:`affine_contribution`) are what the steps of :mod:`algebra.symmetries.generators`
+(:func:`affine_contribution`) are what the steps of :mod:`algebra.symmetries`
 check.  The private helpers (layer and orthant-hypothesis checks, JSON field readers, sums of
 affine contributions) are shared by those steps.
 """
@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from ..exceptions import InputError
 from ..io.native import parse_number
-from ..matrices import QMatrix
+from ..linalg import QMatrix
 from ..network import Network
 from ..rationals import Q
 
@@ -25,21 +25,18 @@ ZERO = Q(0)
 
 def hidden_neurons(net: Network, layer: int):
     """``([(w, b, v), …], c)`` for hidden layer *layer*: rows, biases, outgoing columns, and
-    the next layer's bias ``c`` (a fresh list; the last few results are cached by identity of
-    the immutable network, since a path checks and applies each step on the same network)."""
-    hit = _CACHE.get((id(net), layer))
-    if hit is not None and hit[0] is net:
-        return list(hit[1]), hit[2]
-    neurons, c = _hidden_neurons(net, layer)
-    if net.n_parameters <= _CACHE_MAX_PARAMETERS:     # large nets: memory over speed
-        if len(_CACHE) >= 4:
-            _CACHE.pop(next(iter(_CACHE)))
-        _CACHE[(id(net), layer)] = (net, neurons, c)
+    the next layer's bias ``c`` (a fresh list; memoised on the immutable network up to
+    :data:`MEMO_MAX_PARAMETERS` parameters, since a path checks and applies each step on the
+    same network)."""
+    if net.n_parameters > MEMO_MAX_PARAMETERS:     # large nets: memory over speed
+        neurons, c = _hidden_neurons(net, layer)
+    else:
+        neurons, c = net.derived(("hidden_neurons", layer), lambda: _hidden_neurons(net, layer))
     return list(neurons), c
 
 
-_CACHE: dict = {}
-_CACHE_MAX_PARAMETERS = 500_000
+MEMO_MAX_PARAMETERS = 500_000
+"""Networks with more parameters do not keep their neuron lists (a copy of the weights)."""
 
 
 def _hidden_neurons(net: Network, layer: int):

@@ -7,13 +7,13 @@
 * ``S5`` :class:`FlipAbsorbed` — ``(w_j, b_j) → −(w_j, b_j)`` with the remainder ``v_j h_j`` moved
   into the linear block (R12: ``σ(s) = s + σ(−s)``).
 
-Each checks the orthant hypothesis exactly (see :mod:`algebra.symmetries.generators`).
+Each checks the orthant hypothesis exactly (see :mod:`algebra.symmetries`).
 """
 
 from __future__ import annotations
 
 from ..rationals import Q, q_json, to_q
-from . import Step, register_step
+from .step import Step, register_step
 from .elementary import Composite
 from .moves import LinearRefactor
 from .neurons import (ZERO, _domain, _flat, _int, _num, _nums, _orthant_ok, _sum_affine,

@@ -13,7 +13,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from algebra.blocks import Block, load_block
+from algebra.blocks import Block
+from algebra.io.blocks import load_block
 from algebra.exceptions import AlgebraError, InputError
 from algebra.io.native import parse_matrix, read_json_text
 

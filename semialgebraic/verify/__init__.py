@@ -62,7 +62,7 @@ def check_inputs_match(cert: dict, inputs: dict[str, Any]) -> tuple[bool, str]:
             return False, f"certificate has no embedded input {key!r}"
         emb = cert[key]
         if isinstance(emb, dict) and emb.get("format") == "netfibers.block":
-            from algebra.blocks import block_from_dict
+            from algebra.io.blocks import block_from_dict
             parsed = block_from_dict(emb, source=f"certificate[{key}]")
         else:
             parsed = network_from_dict(emb, source=f"certificate[{key}]")

@@ -36,10 +36,11 @@ from __future__ import annotations
 import itertools
 import math
 
-from algebra.blocks import Block, BlockStack, HyperConnectionBlock, block_from_dict
+from algebra.blocks import Block, BlockStack, HyperConnectionBlock
+from algebra.io.blocks import block_from_dict
 from algebra.exceptions import InputError
 from algebra.io.native import parse_number
-from algebra.matrices import QMatrix, nmod_rank, residues
+from algebra.linalg import QMatrix, nmod_rank, residues
 from algebra.rationals import Q
 
 __all__ = ["check"]

@@ -126,7 +126,7 @@ from __future__ import annotations
 
 from algebra.exceptions import InputError
 from algebra.io.native import network_from_dict, parse_number, parse_vector
-from algebra.matrices import QMatrix, nmod_rank
+from algebra.linalg import QMatrix, nmod_rank
 from algebra.rationals import Q
 
 from .exercise import _check_refutation, _domain_from_json, _is_zero_neuron, check_proof, run_deep

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from algebra.exceptions import InputError
 from algebra.io.native import network_from_dict
-from algebra.matrices import QMatrix
+from algebra.linalg import QMatrix
 
 __all__ = ["check"]
 

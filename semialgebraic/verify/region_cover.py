@@ -126,7 +126,7 @@ from typing import Sequence
 
 from algebra.exceptions import InputError
 from algebra.io.native import network_from_dict, parse_number, parse_vector
-from algebra.matrices import QMatrix, interval_image
+from algebra.linalg import QMatrix, interval_image
 from algebra.network import Network
 from algebra.rationals import Q
 

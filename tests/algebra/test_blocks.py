@@ -7,9 +7,10 @@ import numpy as np
 import pytest
 
 from algebra import load
-from algebra.blocks import Block, BlockStack, HyperConnectionBlock, block_from_dict, block_from_tensors, load_block
+from algebra.blocks import Block, BlockStack, HyperConnectionBlock
+from algebra.io.blocks import block_from_dict, block_from_tensors, load_block
 from algebra.exceptions import InputError
-from algebra.matrices import QMatrix
+from algebra.linalg import QMatrix
 from algebra.rationals import Q, from_float
 
 B = {"format": "netfibers.block", "version": 1, "activation": "relu",

@@ -311,8 +311,8 @@ def test_conservation_exceptions():
 
 
 def test_modular_trace_rank_never_exceeds_the_exact_rank():
-    from algebra.conservation_spans import _ModSpan
-    from algebra.matrices import QMatrix
+    from algebra.conservation.spans import _ModSpan
+    from algebra.linalg import QMatrix
     rng = random.Random(3)
     for _ in range(20):
         n, k = rng.randint(1, 6), rng.randint(1, 8)

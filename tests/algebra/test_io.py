@@ -12,7 +12,7 @@ from hypothesis import given, settings, strategies as st
 
 from algebra import load, save
 from algebra.exceptions import InputError, MissingDependencyError
-from algebra.io.binary import _exact_matrix, load_binary, read_tensors, save_binary
+from algebra.io.arrays import exact_qmatrix, load_binary, read_tensors, save_binary
 from algebra.network import Network
 
 np = pytest.importorskip("numpy")
@@ -143,15 +143,15 @@ def test_exact_matrix_matches_from_float_on_any_values(values, dtype):
         arr = np.array(values, dtype=np.float32).astype(dtype).reshape(1, -1)
     if not np.isfinite(arr).all():
         with pytest.raises(InputError, match="infinity"):
-            _exact_matrix(arr, "t", "f")
+            exact_qmatrix(arr, "t", "f")
         return
-    got = _exact_matrix(arr, "t", "f").entries()
+    got = exact_qmatrix(arr, "t", "f").entries()
     assert [frac(x) for x in got] == [Fraction(float(v)) for v in arr.reshape(-1)]
 
 
 def test_extreme_exponent_range_is_exact():
     arr = np.array([[np.finfo(np.float64).max, 5e-324, -1.0, 0.0, -0.0, 2.0 ** -1074 * 3]])
-    assert [frac(x) for x in _exact_matrix(arr, "t", "f").entries()] == [Fraction(float(v)) for v in arr[0]]
+    assert [frac(x) for x in exact_qmatrix(arr, "t", "f").entries()] == [Fraction(float(v)) for v in arr[0]]
 
 
 # -- ONNX -------------------------------------------------------------------------------------------------------
@@ -329,8 +329,8 @@ def test_empty_file_of_tensors(tmp_path):
 @pytest.mark.parametrize("cut", [3, 20, -7])
 def test_truncated_files(tmp_path, suffix, cut):
     layers = random_layers((3, 2, 1))
-    net = Network([_exact_matrix(W, "w", None) for W, _ in layers],
-                  [_exact_matrix(c.reshape(1, -1), "b", None).entries() for _, c in layers])
+    net = Network([exact_qmatrix(W, "w", None) for W, _ in layers],
+                  [exact_qmatrix(c.reshape(1, -1), "b", None).entries() for _, c in layers])
     path = tmp_path / f"m{suffix}"
     save_binary(net, path)
     data = path.read_bytes()
@@ -508,7 +508,7 @@ def test_batch_evaluation_of_a_loaded_network_uses_its_integers_exactly(tmp_path
         tensors["0.weight"][0, :3] = [1e-7, 0, -3e4]  # wide exponent range
     path = write_st(tmp_path / "m.safetensors", tensors)
     net = load(path)
-    X = _exact_matrix((rng.standard_normal((200, 30))).astype(np.float32), "x", None)
+    X = exact_qmatrix((rng.standard_normal((200, 30))).astype(np.float32), "x", None)
     fresh = Network.from_parameters(net.widths, net.parameters())  # no integer arrays kept
     expected = fresh.evaluate_batch(X, method="flint")
     assert net.evaluate_batch(X, method="limbs") == expected

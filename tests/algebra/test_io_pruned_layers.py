@@ -7,7 +7,7 @@ import pytest
 
 from algebra.exceptions import InputError
 from algebra.io.native import network_from_dict
-from algebra.matrices import QMatrix
+from algebra.linalg import QMatrix
 from algebra.network import Network
 
 

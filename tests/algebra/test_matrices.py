@@ -13,7 +13,7 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 from algebra.exceptions import DimensionMismatchError, SingularMatrixError
-from algebra.matrices import AffineReluChain, QMatrix
+from algebra.linalg import AffineReluChain, QMatrix
 from algebra.rationals import Q, q_str
 
 FAST = settings(max_examples=60, deadline=None)

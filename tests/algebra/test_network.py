@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 from algebra.exceptions import DimensionMismatchError, InputError
-from algebra.matrices import QMatrix
+from algebra.linalg import QMatrix
 from algebra.network import Network
 
 FAST = settings(max_examples=60, deadline=None)

@@ -7,7 +7,7 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 from algebra.exceptions import DimensionMismatchError, IncompatibleRingError, InputError
-from algebra.matrices import QMatrix
+from algebra.linalg import QMatrix
 from algebra.polynomials import (Ring, groebner_basis, ideal_dimension, jacobian, jacobian_at,
                                  parameter_ring)
 from algebra.rationals import Q

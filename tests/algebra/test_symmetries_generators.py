@@ -9,11 +9,10 @@ import pytest
 from algebra.exceptions import InputError, InvalidStepError
 from algebra.network import Network
 from algebra.rationals import Q
-from algebra.symmetries import apply_path, path_from_json, path_to_json, step_from_json
-from algebra.symmetries.generators import (Composite, DeadNeuron, FlipAbsorbed, InsertNeuron,
-                                           LinearBlock, LinearRefactor, Permute, Regroup,
-                                           RemoveNeuron, Scale, affine_contribution,
-                                           hidden_neurons)
+from algebra.symmetries import (Composite, DeadNeuron, FlipAbsorbed, InsertNeuron, LinearBlock,
+                                LinearRefactor, Permute, Regroup, RemoveNeuron, Scale,
+                                affine_contribution, apply_path, hidden_neurons, path_from_json,
+                                path_to_json, step_from_json)
 
 NET = Network.from_rows([[[1, 2], [-1, 1], [2, -3]], [[1, -2, 3], [0, 1, 1]]],
                         [[1, 0, -1], [0, "1/2"]])

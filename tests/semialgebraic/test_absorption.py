@@ -10,9 +10,10 @@ import random
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from algebra.blocks import Block, BlockStack, HyperConnectionBlock, block_from_dict
+from algebra.blocks import Block, BlockStack, HyperConnectionBlock
+from algebra.io.blocks import block_from_dict
 from algebra.exceptions import InputError
-from algebra.matrices import QMatrix
+from algebra.linalg import QMatrix
 from algebra.rationals import Q, to_q
 from semialgebraic.absorption import (absorbable, analysis_block, nondegeneracy, random_block,
                                       random_experiment)

@@ -26,7 +26,7 @@ _sys.path.insert(0, str(_Path(__file__).resolve().parent))
 
 from bottleneck_cases import (N, P5_rank1, P5_rank2, T1, T2a, T3a, T5a, T6a, T7a, T8, T8_1, T9,
                               T11, masked_row, planted)
-from algebra.matrices import QMatrix
+from algebra.linalg import QMatrix
 
 
 def _failed(net):

@@ -178,7 +178,7 @@ def test_budgeted_result_is_an_interval_or_exact():
 # silent neurons (δ ≡ 0: zero outgoing weights, or only dead / silent successors), soundness of
 # every upper-bound direction, and the sampled sandwich against the complete walk
 
-from algebra.matrices import QMatrix  # noqa: E402
+from algebra.linalg import QMatrix  # noqa: E402
 from semialgebraic.dimension import _exact_rows  # noqa: E402
 
 

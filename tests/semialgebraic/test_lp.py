@@ -7,7 +7,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
 
 from algebra.exceptions import DimensionMismatchError
-from algebra.matrices import QMatrix
+from algebra.linalg import QMatrix
 from algebra.rationals import Q
 from semialgebraic.lp import (LPResult, check_infeasibility_certificate, feasible, is_feasible,
                               optimize)

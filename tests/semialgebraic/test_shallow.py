@@ -11,7 +11,7 @@ from math import factorial
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from algebra.matrices import QMatrix
+from algebra.linalg import QMatrix
 from algebra.network import Network
 from algebra.rationals import Q
 from algebra.symmetries.neurons import hidden_neurons, with_hidden_neurons

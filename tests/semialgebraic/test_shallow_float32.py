@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 from algebra.dyadic import exact_float64, exact_float64_vector, is_float32_exact, network_float32_layers
-from algebra.io.binary import network_from_tensors
+from algebra.io.arrays import network_from_tensors
 from algebra.network import Network
 from algebra.rationals import Q
 from semialgebraic.shallow import canonical_form, equivalent_shallow

@@ -10,12 +10,12 @@ from __future__ import annotations
 
 from typing import Sequence
 
-from .conservation_fields import (_Embed, _component, _effective_masks, _gens, _layer_of,
-                                  _normalize, _sample_polys, parameter_ring_of)
-from .exceptions import DimensionMismatchError, InputError
-from .network import Network
-from .polynomials import Polynomial, Ring
-from .rationals import q_str
+from ..exceptions import DimensionMismatchError, InputError
+from ..network import Network
+from ..polynomials import Polynomial, Ring
+from ..rationals import q_str
+from .fields import (_Embed, _component, _effective_masks, _gens, _layer_of, _normalize,
+                     _sample_polys, parameter_ring_of)
 
 __all__ = ["verify_law", "is_tangent"]
 

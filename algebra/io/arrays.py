@@ -1,5 +1,9 @@
 """Binary weight files: ``.npz``, ``.safetensors``, torch ``state_dict`` and ONNX (exact).
 
+This module holds the ``.npz`` and ``.safetensors`` codecs, the key layouts, the exact conversion
+of float arrays and the dispatch by suffix; the torch and ONNX readers are in
+:mod:`algebra.io.torch` and :mod:`algebra.io.onnx`.
+
 Every stored binary float (float16, bfloat16, float32, float64) becomes the exact rational it
 denotes (a dyadic rational, see :func:`~algebra.rationals.from_float`); integer tensors are exact
 integers.  NaN, infinities, malformed or truncated files, wrong shapes and anything that is not
@@ -42,18 +46,19 @@ import json
 import math
 import re
 import struct
-import warnings
 import zipfile
 from pathlib import Path
 
 from ..exceptions import InputError, MissingDependencyError
-from ..matrices import QMatrix
+from ..linalg import QMatrix
 from ..network import Network
 from ..rationals import Q, q_str
 from .native import write_atomic
 
 __all__ = ["load_binary", "save_binary", "read_tensors", "network_from_tensors", "matrix_from_array",
-           "BINARY_SUFFIXES", "WRITABLE_SUFFIXES"]
+           "BINARY_SUFFIXES", "WRITABLE_SUFFIXES", "ARRAY_READERS", "GRAPH_READERS", "read_npz",
+           "read_safetensors", "exact_qmatrix", "exact_parts", "check_dtype", "numpy_or_error",
+           "first_line"]
 
 BINARY_SUFFIXES = (".npz", ".safetensors", ".pt", ".pth", ".bin", ".onnx")
 """File suffixes read by :func:`load_binary`."""
@@ -62,6 +67,15 @@ WRITABLE_SUFFIXES = (".npz", ".safetensors")
 """File suffixes written by :func:`save_binary`."""
 
 _MAX_HEADER = 100 * 2 ** 20  # largest safetensors JSON header accepted (the format's own limit)
+
+ARRAY_READERS: dict = {}
+"""``suffix -> reader(path) -> {name: numpy array}`` of the dict-of-tensors formats (``.npz`` and
+``.safetensors`` here; :mod:`algebra.io` adds the readers of :mod:`algebra.io.torch` for
+``.pt``/``.pth``/``.bin``).  Readers are called on an existing file."""
+
+GRAPH_READERS: dict = {}
+"""``suffix -> (load_network(path), read_initializers(path))`` of the graph formats
+(:mod:`algebra.io` adds :mod:`algebra.io.onnx` for ``.onnx``)."""
 
 _SAFETENSORS_DTYPES = {  # name -> (numpy dtype string, itemsize)
     "F64": ("<f8", 8), "F32": ("<f4", 4), "F16": ("<f2", 2), "BF16": ("<u2", 2),
@@ -101,8 +115,8 @@ def load_binary(path: str | Path, **options) -> Network:
         raise InputError(f"unexpected options {sorted(options)} for a network weight file",
                          source=str(p))
     suffix = p.suffix.lower()
-    if suffix == ".onnx":
-        return _load_onnx(p)
+    if suffix in GRAPH_READERS:
+        return GRAPH_READERS[suffix][0](p)
     return network_from_tensors(_read_arrays(p), source=str(p))
 
 
@@ -121,12 +135,13 @@ def read_tensors(path: str | Path) -> dict[str, tuple[tuple[int, ...], list]]:
     True
     """
     p = Path(path)
-    arrays = _onnx_initializers(p) if p.suffix.lower() == ".onnx" else _read_arrays(p)
+    suffix = p.suffix.lower()
+    arrays = GRAPH_READERS[suffix][1](p) if suffix in GRAPH_READERS else _read_arrays(p)
     out = {}
     for name, arr in arrays.items():
         shape = tuple(int(n) for n in arr.shape)
         flat = arr.reshape(1, -1) if arr.size else arr.reshape(0, 0)
-        out[name] = (shape, _exact_matrix(flat, name, str(p)).entries())
+        out[name] = (shape, exact_qmatrix(flat, name, str(p)).entries())
     return out
 
 
@@ -154,7 +169,7 @@ def network_from_tensors(arrays: dict, source: str | None = None) -> Network:
             raise InputError(f"has {n_in} input columns but the previous layer {prev_name!r} has "
                              f"{prev_out} outputs (layers are ordered by key: "
                              f"{', '.join(k for k, _ in layers)})", source, wkey)
-        W, hint = _exact_parts(w, wkey, source)
+        W, hint = exact_parts(w, wkey, source)
         hints.append(hint)
         if bkey is None:
             b = [Q(0)] * n_out
@@ -163,7 +178,7 @@ def network_from_tensors(arrays: dict, source: str | None = None) -> Network:
             if bias.ndim != 1 or int(bias.shape[0]) != n_out:
                 raise InputError(f"a bias of {wkey!r} must have shape ({n_out},), got "
                                  f"{tuple(bias.shape)}", source, bkey)
-            b = _exact_matrix(bias.reshape(1, -1), bkey, source).entries()
+            b = exact_qmatrix(bias.reshape(1, -1), bkey, source).entries()
         ws.append(W)
         bs.append(b)
         prev_out, prev_name = n_out, wkey
@@ -202,7 +217,7 @@ def save_binary(net: Network, path: str | Path, *, dtype: str = "float32") -> No
         raise InputError(f"unsupported dtype {dtype!r}; use float32 or float64", source=str(p))
     if not isinstance(net, Network):
         raise InputError(f"cannot write a {type(net).__name__} as weights", source=str(p))
-    np = _numpy()
+    np = numpy_or_error()
     tensors = {}
     for l, (w, b) in enumerate(zip(net.weights, net.biases)):
         tensors[f"{2 * l}.weight"] = _float_array(np, w.entries(), w.shape, dtype,
@@ -229,13 +244,13 @@ def matrix_from_array(arr, name: str = "array") -> QMatrix:
         ...
     algebra.exceptions.InputError: array: NaN at index [0,1] has no exact value
     """
-    np = _numpy()
-    arr = _check_dtype(np, np.asarray(arr), name, None)
+    np = numpy_or_error()
+    arr = check_dtype(np, np.asarray(arr), name, None)
     if arr.ndim == 1:
         arr = arr.reshape(1, -1)
     if arr.ndim != 2:
         raise InputError(f"expected a 1-D or 2-D array, got shape {tuple(arr.shape)}", where=name)
-    return _exact_matrix(arr, name, None)
+    return exact_qmatrix(arr, name, None)
 
 
 # -- readers -------------------------------------------------------------------------------------
@@ -244,20 +259,14 @@ def _read_arrays(p: Path) -> dict:
     if not p.exists():
         raise InputError("no such file", source=str(p))
     suffix = p.suffix.lower()
-    if suffix == ".npz":
-        arrays = _read_npz(p)
-    elif suffix == ".safetensors":
-        arrays = _read_safetensors(p)
-    elif suffix in (".pt", ".pth", ".bin"):
-        arrays = _read_torch(p)
-    else:
+    if suffix not in ARRAY_READERS:
         raise InputError(f"unknown weight file type {suffix or '(no suffix)'!r}; expected one of "
                          f"{', '.join(BINARY_SUFFIXES)}", source=str(p))
-    return arrays
+    return ARRAY_READERS[suffix](p)
 
 
-def _read_npz(p: Path) -> dict:
-    np = _numpy()
+def read_npz(p: Path) -> dict:
+    np = numpy_or_error()
     try:
         data = np.load(p, allow_pickle=False)
         if not hasattr(data, "files"):
@@ -269,19 +278,19 @@ def _read_npz(p: Path) -> dict:
                 try:
                     arr = data[name]
                 except ValueError as exc:  # object arrays need pickle: refused
-                    raise InputError(f"cannot be read without unpickling ({_first_line(exc)}); "
+                    raise InputError(f"cannot be read without unpickling ({first_line(exc)}); "
                                      "netfibers never unpickles", source=str(p), where=name) from None
-                out[name] = _check_dtype(np, arr, name, str(p))
+                out[name] = check_dtype(np, arr, name, str(p))
             return out
     except InputError:
         raise
     except (zipfile.BadZipFile, EOFError, OSError, ValueError, KeyError, zipfile.LargeZipFile) as exc:
-        raise InputError(f"not a readable .npz archive (truncated or corrupt?): {_first_line(exc)}",
+        raise InputError(f"not a readable .npz archive (truncated or corrupt?): {first_line(exc)}",
                          source=str(p)) from None
 
 
-def _read_safetensors(p: Path) -> dict:
-    np = _numpy()
+def read_safetensors(p: Path) -> dict:
+    np = numpy_or_error()
     src = str(p)
     try:
         raw = p.read_bytes()
@@ -296,7 +305,7 @@ def _read_safetensors(p: Path) -> dict:
     try:
         header = json.loads(raw[8:8 + n].decode("utf-8"))
     except (UnicodeDecodeError, ValueError, RecursionError) as exc:   # JSONDecodeError, int limit
-        raise InputError(f"corrupt .safetensors header: {_first_line(exc)}", source=src) from None
+        raise InputError(f"corrupt .safetensors header: {first_line(exc)}", source=src) from None
     if not isinstance(header, dict):
         raise InputError("corrupt .safetensors header: not a JSON object", source=src)
     data = memoryview(raw)[8 + n:]
@@ -331,192 +340,8 @@ def _read_safetensors(p: Path) -> dict:
     return out
 
 
-def _read_torch(p: Path) -> dict:
-    try:
-        import torch
-    except ImportError:
-        raise MissingDependencyError("torch", "torch", f"reading {p.name} (a torch file)") from None
-    try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            obj = torch.load(str(p), map_location="cpu", weights_only=True)
-    except Exception as exc:  # weights_only refusals, truncated zips, not a torch file at all
-        raise InputError(f"refused by torch.load(weights_only=True), nothing was executed: "
-                         f"{_torch_reason(exc)}; save model.state_dict() (a dict of tensors)",
-                         source=str(p)) from None
-    if isinstance(obj, dict):
-        for key in ("state_dict", "model_state_dict", "model"):
-            if isinstance(obj.get(key), dict) and len(obj) <= 4:
-                obj = obj[key]
-                break
-    if not isinstance(obj, dict):
-        raise InputError(f"expected a state_dict (a dict of tensors), got a {type(obj).__name__}",
-                         source=str(p))
-    np = _numpy()
-    out = {}
-    for name, t in obj.items():
-        if not isinstance(t, torch.Tensor):
-            raise InputError(f"expected a tensor, got a {type(t).__name__}", source=str(p),
-                             where=str(name))
-        t = t.detach().cpu()
-        if t.dtype == torch.bfloat16:
-            t = t.to(torch.float32)  # exact widening
-        if t.is_complex() or t.dtype == torch.bool or t.is_quantized:
-            raise InputError(f"unsupported tensor dtype {t.dtype}", source=str(p), where=str(name))
-        try:
-            arr = t.contiguous().numpy()
-        except (TypeError, RuntimeError) as exc:
-            raise InputError(f"unsupported tensor ({_first_line(exc)})", source=str(p),
-                             where=str(name)) from None
-        out[str(name)] = _check_dtype(np, arr, str(name), str(p))
-    return out
-
-
-def _load_onnx(p: Path) -> Network:
-    model = _onnx_model(p)
-    src = str(p)
-    graph = model.graph
-    inits = _onnx_initializers(p, model)
-    names_init = set(inits)
-    inputs = [i.name for i in graph.input if i.name not in names_init]
-    if len(inputs) != 1 or len(graph.output) != 1:
-        raise InputError(f"expected one graph input and one output, got {len(inputs)} inputs and "
-                         f"{len(graph.output)} outputs", source=src)
-    current = inputs[0]
-    ws, bs = [], []
-    state = "start"  # start | flattened | affine (an affine layer just ended) | relu
-    for node in graph.node:
-        op = node.op_type
-        label = f"node {node.name or op} ({op})"
-        if op == "Constant":
-            continue
-        data_inputs = [i for i in node.input if i and i not in names_init]
-        if data_inputs != [current]:
-            raise InputError("only a chain of layers is supported: this node does not take the "
-                             "previous layer's output", source=src, where=label)
-        attrs = {a.name: _onnx_attr(a) for a in node.attribute}
-        if op == "Flatten":
-            if state != "start" or attrs.get("axis", 1) != 1:
-                raise InputError("Flatten is supported only first, with axis=1", source=src, where=label)
-            state = "flattened"
-        elif op in ("Gemm", "MatMul"):
-            if state == "affine":
-                raise InputError("two affine layers without a Relu between them", source=src, where=label)
-            ws_, b_ = _onnx_affine(node, attrs, inits, src, label)
-            ws.append(ws_)
-            bs.append(b_)
-            state = "affine"
-        elif op == "Add":
-            if state != "affine" or not ws or len(node.input) != 2:
-                raise InputError("Add is supported only as the bias of a MatMul", source=src, where=label)
-            bname = [i for i in node.input if i in names_init]
-            if len(bname) != 1:
-                raise InputError("Add needs one initializer (the bias)", source=src, where=label)
-            bias = inits[bname[0]].reshape(-1) if inits[bname[0]].size == ws[-1].shape[0] else None
-            if bias is None:
-                raise InputError(f"bias shape {tuple(inits[bname[0]].shape)} does not fit "
-                                 f"{ws[-1].shape[0]} outputs", source=src, where=bname[0])
-            if bs[-1] is not None:
-                raise InputError("a second bias on the same layer", source=src, where=label)
-            bs[-1] = bias
-        elif op == "Relu":
-            if state != "affine":
-                raise InputError("Relu must follow an affine layer", source=src, where=label)
-            state = "relu"
-        elif op in ("Identity", "Dropout"):
-            pass
-        else:
-            raise InputError(f"unsupported operator {op!r} (supported: Flatten, Gemm, MatMul, Add, "
-                             "Relu)", source=src, where=label)
-        current = node.output[0]
-    if current != graph.output[0].name:
-        raise InputError("the graph output is not the end of the layer chain", source=src)
-    if state != "affine":
-        raise InputError("the graph must end with an affine layer (Gemm or MatMul + Add), not "
-                         f"{'Relu' if state == 'relu' else 'nothing'}", source=src)
-    arrays, keys = {}, []
-    for l, (w, b) in enumerate(zip(ws, bs)):
-        arrays[f"{l}.weight"] = w
-        keys.append(f"{l}.weight")
-        if b is not None:
-            arrays[f"{l}.bias"] = b
-    return network_from_tensors(arrays, source=src)
-
-
-def _onnx_affine(node, attrs, inits, src, label):
-    """(W as (out, in) numpy array, bias array or None) of a Gemm/MatMul node."""
-    np = _numpy()
-    params = [i for i in node.input[1:] if i]
-    if not params or params[0] not in inits:
-        raise InputError("the weight must be an initializer", source=src, where=label)
-    B = inits[params[0]]
-    if B.ndim != 2:
-        raise InputError(f"weight must be 2-D, got shape {tuple(B.shape)}", source=src, where=params[0])
-    if node.op_type == "MatMul":
-        if len(params) != 1:
-            raise InputError("MatMul takes two inputs", source=src, where=label)
-        return np.ascontiguousarray(B.T), None
-    for key, want in (("alpha", 1.0), ("beta", 1.0), ("transA", 0)):
-        if attrs.get(key, want) != want:
-            raise InputError(f"Gemm with {key}={attrs[key]} is not supported (only alpha=beta=1, "
-                             "transA=0)", source=src, where=label)
-    W = B if attrs.get("transB", 0) else B.T
-    bias = None
-    if len(params) > 1:
-        if params[1] not in inits:
-            raise InputError("the bias must be an initializer", source=src, where=label)
-        C = inits[params[1]]
-        if C.size != W.shape[0] or (C.ndim == 2 and C.shape[0] != 1):
-            raise InputError(f"bias shape {tuple(C.shape)} does not fit {W.shape[0]} outputs",
-                             source=src, where=params[1])
-        bias = C.reshape(-1)
-    return np.ascontiguousarray(W), bias
-
-
-def _onnx_attr(a):
-    import onnx
-    return onnx.helper.get_attribute_value(a)
-
-
-def _onnx_model(p: Path):
-    try:
-        import onnx
-    except ImportError:
-        raise MissingDependencyError("onnx", "io", f"reading {p.name} (an ONNX file)") from None
-    if not p.exists():
-        raise InputError("no such file", source=str(p))
-    try:
-        return onnx.load(str(p))
-    except Exception as exc:  # protobuf DecodeError, missing external data, …
-        raise InputError(f"not a readable ONNX model (truncated or corrupt?): {_first_line(exc)}",
-                         source=str(p)) from None
-
-
-def _onnx_initializers(p: Path, model=None) -> dict:
-    np = _numpy()
-    model = model if model is not None else _onnx_model(p)
-    from onnx import numpy_helper
-    out = {}
-    tensors = [(t.name, t) for t in model.graph.initializer]
-    for node in model.graph.node:
-        if node.op_type == "Constant":
-            for a in node.attribute:
-                if a.name == "value":
-                    tensors.append((node.output[0], a.t))
-    for name, t in tensors:
-        try:
-            arr = numpy_helper.to_array(t)
-        except Exception as exc:
-            raise InputError(f"unreadable initializer ({_first_line(exc)})", source=str(p),
-                             where=name) from None
-        if arr.dtype.name == "bfloat16":
-            arr = arr.astype(np.float32)
-        out[name] = _check_dtype(np, np.asarray(arr), name, str(p))
-    return out
-
-
 # -- exact conversion ------------------------------------------------------------------------------
-def _check_dtype(np, arr, name: str, source: str):
+def check_dtype(np, arr, name: str, source: str):
     """Accept real float and integer arrays; bfloat16 (ml_dtypes) is widened to float32 exactly."""
     if arr.dtype.name == "bfloat16":
         arr = arr.astype(np.float32)
@@ -526,19 +351,19 @@ def _check_dtype(np, arr, name: str, source: str):
     return arr
 
 
-def _exact_matrix(arr, name: str, source: str | None) -> QMatrix:
+def exact_qmatrix(arr, name: str, source: str | None) -> QMatrix:
     """The exact rational matrix of a 2-D float or integer array (no per-entry ``fmpq`` work)."""
-    return _exact_parts(arr, name, source)[0]
+    return exact_parts(arr, name, source)[0]
 
 
-def _exact_parts(arr, name: str, source: str | None):
+def exact_parts(arr, name: str, source: str | None):
     """``(QMatrix, (N, D) or None)``: the exact matrix and, when the integers fit in int64, a
     numpy integer array N and an int D with ``matrix == N / D``.
 
     A float array is split as ``M * 2**E`` with integer significands ``M`` read from its IEEE 754
     bit fields and rewritten over one power of two; the integers then go to FLINT in one call.
     """
-    np = _numpy()
+    np = numpy_or_error()
     n, m = (int(s) for s in arr.shape)
     if arr.size == 0:
         return QMatrix.zeros(n, m), None
@@ -685,8 +510,11 @@ def _natural_key(text: str) -> tuple:
     return tuple((0, int(t), "") if t.isdigit() else (1, 0, t) for t in re.split(r"(\d+)", text) if t)
 
 
+ARRAY_READERS.update({".npz": read_npz, ".safetensors": read_safetensors})
+
+
 # -- helpers ------------------------------------------------------------------------------------------
-def _numpy():
+def numpy_or_error():
     try:
         import numpy
     except ImportError:
@@ -694,15 +522,7 @@ def _numpy():
     return numpy
 
 
-def _torch_reason(exc: BaseException) -> str:
-    """The informative part of a ``torch.load`` error (its messages run over many lines)."""
-    text = str(exc)
-    m = re.search(r"WeightsUnpickler error:\s*(.+?)(?:\s+Please use|\n\s*\n\s*Check|$)", text, re.S)
-    reason = (" ".join(m.group(1).split()) if m else _first_line(exc)).rstrip(".")
-    return reason if len(reason) <= 200 else reason[:197] + "..."
-
-
-def _first_line(exc: BaseException) -> str:
+def first_line(exc: BaseException) -> str:
     text = str(exc).strip().splitlines()
     line = text[0] if text else type(exc).__name__
     return line if len(line) <= 200 else line[:197] + "..."

@@ -63,10 +63,10 @@ deeper brackets — so a field zero at θ with non-zero brackets is not lost for
 the rule only affects tightness, never soundness.
 
 Module layout: samples, masks and the gradient fields themselves are in
-``algebra.conservation_fields``; exact verification of a law (and tangency) in
-``algebra.conservation_identities``; exact spans and ranks in ``algebra.conservation_spans``;
-brackets on jets in ``algebra.conservation_jets``; polynomial brackets and the Frobenius
-certificate in ``algebra.conservation_lie``.  This module builds the explicit laws and runs
+``algebra.conservation.fields``; exact verification of a law (and tangency) in
+``algebra.conservation.identities``; exact spans and ranks in ``algebra.conservation.spans``;
+brackets on jets in ``algebra.conservation.jets``; polynomial brackets and the Frobenius
+certificate in ``algebra.conservation.lie``.  This module builds the explicit laws and runs
 the sandwich.
 
 References
@@ -98,21 +98,18 @@ import time
 from dataclasses import dataclass
 from typing import Sequence
 
-from .conservation_fields import (Sample, _effective_masks, _gens, _layer_of, _masks, _normalize,
-                                  _offsets, _points, field_values, parameter_ring_of,
-                                  samples_from_patterns, samples_from_points)
-from .conservation_identities import is_tangent, verify_law
-from .conservation_jets import _JetNet
-from .conservation_lie import _frobenius, _poly_phase
-from .conservation_spans import _ModSpan, _Span, _dot, _gradient_at, _independent
-from .exceptions import DimensionMismatchError
-from .matrices import QMatrix
-from .network import Network
-from .polynomials import Polynomial
+from ..exceptions import DimensionMismatchError
+from ..linalg import QMatrix
+from ..network import Network
+from ..polynomials import Polynomial
+from .fields import (_effective_masks, _gens, _layer_of, _masks, _normalize, _offsets, _points,
+                     field_values, parameter_ring_of, samples_from_patterns)
+from .identities import is_tangent, verify_law
+from .jets import _JetNet
+from .lie import _frobenius, _poly_phase
+from .spans import _ModSpan, _Span, _dot, _gradient_at, _independent
 
-__all__ = ["Sample", "Law", "Laws", "samples_from_points", "samples_from_patterns",
-           "explicit_laws", "verify_law", "conservation_laws", "field_values",
-           "is_tangent", "symmetry_without_law", "parameter_ring_of"]
+__all__ = ["Law", "Laws", "explicit_laws", "conservation_laws", "symmetry_without_law"]
 
 
 # ------------------------------------------------------------------------------------------
@@ -147,7 +144,7 @@ class Laws:
     ``lie_rank`` is the exact rank at θ of the fields of the Lie algebra evaluated so far.
     ``implicit`` counts laws whose existence is certified by Frobenius without a formula (the
     gradient fields span an involutive distribution of constant rank near θ, checked by exact
-    polynomial identities; see :func:`algebra.conservation_lie._frobenius`).
+    polynomial identities; see :func:`algebra.conservation.lie._frobenius`).
     """
 
     n_parameters: int

@@ -1,17 +1,17 @@
 """Exact values at θ and row spans for the conservation-law count (three-layer-fibers §8).
 
 ``_Span`` keeps a row space over Q in reduced row echelon form (membership by one product);
-``_ModSpan`` ranks rows modulo the prime 2^61 − 1 (FLINT ``nmod_mat``), which can only lower the
-rank, so ``N − rank`` stays a valid upper bound on the number of laws (see
-:mod:`algebra.conservation`).  Plus the exact gradient of a law at θ and a greedy independent
+``_ModSpan`` ranks rows modulo the prime 2^61 − 1 (:data:`algebra.linalg.gfp.PRIME_61`), which
+can only lower the rank, so ``N − rank`` stays a valid upper bound on the number of laws (see
+:mod:`algebra.conservation.laws`).  Plus the exact gradient of a law at θ and a greedy independent
 subset of laws.
 """
 
 from __future__ import annotations
 
-from .matrices import QMatrix, nmod_rref, residues
-from .polynomials import Polynomial
-from .rationals import Q
+from ..linalg import PRIME_61, QMatrix, nmod_rref, residues
+from ..polynomials import Polynomial
+from ..rationals import Q
 
 __all__: list[str] = []
 
@@ -45,7 +45,7 @@ class _ModSpan:
     denominator is divisible by p are skipped (again only loosening the bound).
     """
 
-    P = (1 << 61) - 1
+    P = PRIME_61
 
     def __init__(self, n: int):
         self.n = n

@@ -12,11 +12,11 @@ from __future__ import annotations
 
 from typing import Iterable, Mapping, NamedTuple, Sequence
 
-from .exceptions import DimensionMismatchError
-from .matrices import QMatrix
-from .network import Network
-from .polynomials import Polynomial, Ring
-from .rationals import Q, to_q
+from ..exceptions import DimensionMismatchError
+from ..linalg import QMatrix
+from ..network import Network
+from ..polynomials import Polynomial, Ring
+from ..rationals import Q, to_q
 
 __all__ = ["Sample", "samples_from_points", "samples_from_patterns", "parameter_ring_of",
            "field_values"]

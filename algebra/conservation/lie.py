@@ -4,16 +4,16 @@ The gradient fields are formed as vectors of polynomials in Q[θ]; brackets
 [X, Y]_k = Σ_j X_j ∂_j Y_k − Y_j ∂_j X_k are formed exactly (small N: no jet blow-up with
 depth), and :func:`_frobenius` certifies, by exact polynomial identities, that the fields span
 an involutive distribution of constant rank near θ, so that (Frobenius; [MGP23] in
-:mod:`algebra.conservation`) the number of laws is N − rank.
+:mod:`algebra.conservation.laws`) the number of laws is N − rank.
 """
 
 from __future__ import annotations
 
 import time
 
-from .conservation_fields import _generator_polys, parameter_ring_of
-from .conservation_spans import _Span
-from .polynomials import number_of_terms
+from ..polynomials import number_of_terms
+from .fields import _generator_polys, parameter_ring_of
+from .spans import _Span
 
 __all__: list[str] = []
 

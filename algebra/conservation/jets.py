@@ -11,10 +11,10 @@ from __future__ import annotations
 
 import random
 
-from .conservation_fields import _masks, _offsets, _points
-from .matrices import QMatrix
-from .network import Network
-from .rationals import Q
+from ..linalg import QMatrix
+from ..network import Network
+from ..rationals import Q
+from .fields import _masks, _offsets, _points
 
 __all__: list[str] = []
 

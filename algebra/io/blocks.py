@@ -1,0 +1,230 @@
+"""Reading blocks (:mod:`algebra.blocks`): native JSON (``"format": "netfibers.block"``, the
+fields are documented in :mod:`algebra.blocks`) and binary state_dicts.
+
+Binary weight files: :func:`block_from_tensors` / :func:`load_block` read the MLP layouts
+``up_proj``/``down_proj``/``gate_proj`` (LLaMA: gated), ``fc1``/``fc2`` and
+``intermediate.dense``/``output.dense`` (BERT), with their biases when present; the activation
+and the skip are options (a state_dict does not say them).
+
+>>> b = Block("relu", [[1, 0], [0, 1], [1, 1]], [[-1, 0, 2], [0, -1, 3]])
+>>> block_from_dict(b.to_dict()) == b
+True
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from ..activations import get_activation
+from ..blocks import BLOCK_FORMAT, Block, BlockStack, HyperConnectionBlock, exact_matrix
+from ..exceptions import InputError
+from ..linalg import QMatrix
+from .arrays import read_tensors
+from .native import parse_matrix, parse_vector, read_json_text
+
+__all__ = ["block_from_dict", "block_from_tensors", "load_block", "LAYOUTS"]
+
+LAYOUTS = (  # (up key, down key, gate key or None) relative to a common prefix
+    ("up_proj", "down_proj", "gate_proj"),
+    ("fc1", "fc2", None),
+    ("intermediate.dense", "output.dense", None),
+)
+
+_BLOCK_KEYS = {"format", "version", "activation", "w_up", "w_down", "w_gate", "skip", "b_up",
+               "b_down", "b_gate", "name"}
+_HC_KEYS = _BLOCK_KEYS - {"skip"} | {"streams", "mix_residual", "mix_read", "mix_write"}
+
+
+
+# -- native JSON --------------------------------------------------------------------------------
+def block_from_dict(data: object, source: str | None = None, *, activation: str | None = None):
+    """Build a block (Block, BlockStack or HyperConnectionBlock) from native block JSON.
+
+    Errors are one-line :class:`InputError` naming the file (*source*) and the field/index.
+
+    >>> block_from_dict({"format": "netfibers.block", "activation": "softmax", "w_up": [[1]],
+    ...                  "w_down": [[1]]}, "b.json")
+    Traceback (most recent call last):
+        ...
+    algebra.exceptions.InputError: b.json: activation: unknown activation 'softmax' (supported: bilinear, geglu, gelu, gelu_tanh, glu, reglu, relu, sigmoid, silu, swiglu, tanh, relu2, relu^p)
+    """
+    if not isinstance(data, dict):
+        raise InputError("expected a JSON object (a netfibers.block)", source)
+    fmt = data.get("format", BLOCK_FORMAT)
+    if fmt != BLOCK_FORMAT:
+        raise InputError(f"format is {fmt!r}, expected {BLOCK_FORMAT!r}", source, "format")
+    if data.get("version", 1) != 1:
+        raise InputError(f"unsupported version {data.get('version')!r} (this netfibers reads version 1)",
+                         source, "version")
+    if "blocks" in data:
+        members = data["blocks"]
+        extra = set(data) - {"format", "version", "activation", "blocks", "name"}
+        if extra:
+            raise InputError(f"unknown field(s) {', '.join(sorted(extra))} next to 'blocks'", source)
+        if not isinstance(members, list) or not members:
+            raise InputError("'blocks' must be a non-empty list of blocks", source, "blocks")
+        default = activation or data.get("activation")
+        out = []
+        for i, m in enumerate(members):
+            if not isinstance(m, dict):
+                raise InputError("expected a block object", source, f"blocks[{i}]")
+            if "blocks" in m or "streams" in m:
+                raise InputError("members of 'blocks' must be plain blocks", source, f"blocks[{i}]")
+            m = dict(m)
+            if "activation" not in m and default is not None:
+                m["activation"] = default
+            try:
+                out.append(_plain_block(m, source, f"blocks[{i}].", parse_matrix, parse_vector, None))
+            except InputError as exc:
+                raise InputError(exc.problem, source, exc.where) from None
+        try:
+            return BlockStack(out)
+        except InputError as exc:
+            raise InputError(exc.problem, source, exc.where) from None
+    if "streams" in data:
+        extra = set(data) - _HC_KEYS
+        if extra:
+            raise InputError(f"unknown field(s) {', '.join(sorted(extra))} in a Hyper-Connection block "
+                             "('skip' is given by 'mix_residual')", source)
+        d = dict(data)
+        d["skip"] = "none"
+        mlp = _plain_block(d, source, "", parse_matrix, parse_vector, activation)
+        n = data["streams"]
+        if isinstance(n, bool) or not isinstance(n, int) or n < 1:
+            raise InputError(f"must be a positive integer, got {n!r}", source, "streams")
+        for key in ("mix_residual", "mix_read", "mix_write"):
+            if key not in data:
+                raise InputError(f"missing field {key!r} of a Hyper-Connection block", source, key)
+        ar = parse_matrix(data["mix_residual"], "mix_residual", source, (n, n))
+        am = parse_vector(data["mix_read"], "mix_read", source, n)
+        bw = parse_vector(data["mix_write"], "mix_write", source, n)
+        return HyperConnectionBlock(mlp, n, ar, am, bw)
+    extra = set(data) - _BLOCK_KEYS
+    if extra:
+        raise InputError(f"unknown field(s) {', '.join(sorted(extra))}", source)
+    return _plain_block(data, source, "", parse_matrix, parse_vector, activation)
+
+
+def _plain_block(data: dict, source, prefix: str, parse_matrix, parse_vector, activation) -> Block:
+    act_name = activation or data.get("activation")
+    if act_name is None:
+        raise InputError("missing field 'activation'", source, f"{prefix}activation")
+    try:
+        act = get_activation(act_name)
+    except InputError as exc:
+        raise InputError(exc.problem, source, f"{prefix}activation") from None
+    for key in ("w_up", "w_down"):
+        if key not in data:
+            raise InputError(f"missing field {key!r}", source, f"{prefix}{key}")
+    w_up = parse_matrix(data["w_up"], f"{prefix}w_up", source)
+    if not w_up or not w_up[0]:
+        raise InputError("empty matrix", source, f"{prefix}w_up")
+    k, d = len(w_up), len(w_up[0])
+    w_down = parse_matrix(data["w_down"], f"{prefix}w_down", source, (d, k))
+    w_gate = None
+    if "w_gate" in data:
+        w_gate = parse_matrix(data["w_gate"], f"{prefix}w_gate", source, (k, d))
+    skip = data.get("skip", "identity")
+    if not isinstance(skip, str):
+        skip = parse_matrix(skip, f"{prefix}skip", source, (d, d))
+    b_up = parse_vector(data["b_up"], f"{prefix}b_up", source, k) if "b_up" in data else None
+    b_down = parse_vector(data["b_down"], f"{prefix}b_down", source, d) if "b_down" in data else None
+    b_gate = parse_vector(data["b_gate"], f"{prefix}b_gate", source, k) if "b_gate" in data else None
+    try:
+        return Block(act, w_up, w_down, skip=skip, w_gate=w_gate, b_up=b_up, b_down=b_down, b_gate=b_gate)
+    except InputError as exc:
+        raise InputError(exc.problem, source, f"{prefix}{exc.where}" if exc.where else None) from None
+
+
+# -- binary state_dicts ---------------------------------------------------------------------------
+def block_from_tensors(tensors: dict, *, activation: str, skip="identity", prefix: str | None = None,
+                       source: str | None = None) -> Block:
+    """Block from a state_dict ``{name: (shape, flat list of exact values)}``.
+
+    Recognised layouts (weights (out, in)): ``{P}up_proj/down_proj[/gate_proj]``,
+    ``{P}fc1/fc2``, ``{P}intermediate.dense/output.dense``, each ``.weight`` with optional
+    ``.bias``.  When several prefixes P match, *prefix* chooses one.
+
+    >>> from algebra.rationals import to_q
+    >>> t = {"fc1.weight": ((2, 1), [to_q(1), to_q(-1)]), "fc2.weight": ((1, 2), [to_q(1), to_q(1)])}
+    >>> block_from_tensors(t, activation="relu")
+    Block(relu, d=1, k=2, skip=identity)
+    """
+    candidates = []
+    for up, down, gate in LAYOUTS:
+        suffix = f"{up}.weight"
+        for name in tensors:
+            if name.endswith(suffix) and (name == suffix or name[:-len(suffix)].endswith(".")):
+                p = name[:-len(suffix)]
+                if f"{p}{down}.weight" in tensors:
+                    candidates.append((p, up, down, gate))
+    if prefix is not None:
+        candidates = [c for c in candidates if c[0] == prefix or c[0] == prefix + "."]
+    if not candidates:
+        known = ", ".join(f"{u}/{d}" for u, d, _ in LAYOUTS)
+        what = f" with prefix {prefix!r}" if prefix is not None else ""
+        raise InputError(f"no MLP block found{what} (expected weight pairs {known})", source)
+    if len(candidates) > 1:
+        shown = ", ".join(repr(c[0]) for c in candidates[:6])
+        raise InputError(f"{len(candidates)} MLP blocks found (prefixes {shown}{', …' if len(candidates) > 6 else ''}); "
+                         "choose one with --prefix", source)
+    p, up, down, gate = candidates[0]
+    act = get_activation(activation)
+
+    def mat(name):
+        shape, values = tensors[name]
+        if len(shape) != 2:
+            raise InputError(f"expected a 2-d weight, got shape {tuple(shape)}", source, name)
+        return QMatrix.from_flat(shape[0], shape[1], values)
+
+    def vec(name, n):
+        if name not in tensors:
+            return None
+        shape, values = tensors[name]
+        if tuple(shape) != (n,):
+            raise InputError(f"expected shape ({n},), got {tuple(shape)}", source, name)
+        return list(values)
+
+    w_up, w_down = mat(f"{p}{up}.weight"), mat(f"{p}{down}.weight")
+    k, d = w_up.shape
+    if w_down.shape != (d, k):
+        raise InputError(f"shape {w_down.shape} does not fit {p}{up}.weight of shape {(k, d)}",
+                         source, f"{p}{down}.weight")
+    w_gate = None
+    gate_name = f"{p}{gate}.weight" if gate else None
+    if gate_name and gate_name in tensors:
+        if not act.is_gated:
+            raise InputError(f"{gate_name} is present: use a gated activation (swiglu, geglu, reglu, "
+                             f"glu, bilinear), not {act.name!r}", source)
+        w_gate = mat(gate_name)
+    elif act.is_gated:
+        raise InputError(f"activation {act.name!r} is gated but the file has no gate weight", source)
+    if not isinstance(skip, str):
+        skip = exact_matrix(skip, "skip")
+    try:
+        return Block(act, w_up, w_down, skip=skip, w_gate=w_gate,
+                     b_up=vec(f"{p}{up}.bias", k), b_down=vec(f"{p}{down}.bias", d),
+                     b_gate=vec(f"{p}{gate}.bias", k) if w_gate is not None else None)
+    except InputError as exc:
+        raise InputError(exc.problem, source, exc.where) from None
+
+
+def load_block(path, *, activation: str | None = None, skip="identity", prefix: str | None = None):
+    """Read a block from native JSON or a binary state_dict (npz, safetensors, pt/pth/bin).
+
+    For JSON, *activation* (when given) overrides the file's; *skip* is used only for binary
+    files (JSON says its skip itself).
+    """
+    p = Path(path)
+    if not p.exists():
+        raise InputError("no such file", str(p))
+    if p.suffix.lower() == ".json":
+        data = read_json_text(p)
+        if isinstance(data, dict) and data.get("format") == BLOCK_FORMAT:
+            return block_from_dict(data, str(p), activation=activation)
+        raise InputError("not a netfibers.block file (its 'format' is not 'netfibers.block')", str(p))
+    if activation is None:
+        raise InputError("a weight file does not say its activation: pass --activation "
+                         "(e.g. relu, gelu, swiglu)", str(p))
+    return block_from_tensors(read_tensors(p), activation=activation, skip=skip, prefix=prefix,
+                              source=str(p))

@@ -1,0 +1,160 @@
+"""ONNX models (``.onnx``), read exactly: a chain of ``Gemm`` or ``MatMul`` (+ ``Add``) layers
+with ``Relu`` between them, optionally after a leading ``Flatten``; the initializers go through
+the exact conversion of :mod:`algebra.io.arrays`.  onnx (extra ``netfibers[io]``) is imported only
+when such a file is read.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from ..exceptions import InputError, MissingDependencyError
+from ..network import Network
+from .arrays import check_dtype, first_line, network_from_tensors, numpy_or_error
+
+__all__ = ["load_onnx", "onnx_initializers"]
+
+
+def load_onnx(p: Path) -> Network:
+    """The ReLU network of an ONNX file (exact)."""
+    model = _onnx_model(p)
+    src = str(p)
+    graph = model.graph
+    inits = onnx_initializers(p, model)
+    names_init = set(inits)
+    inputs = [i.name for i in graph.input if i.name not in names_init]
+    if len(inputs) != 1 or len(graph.output) != 1:
+        raise InputError(f"expected one graph input and one output, got {len(inputs)} inputs and "
+                         f"{len(graph.output)} outputs", source=src)
+    current = inputs[0]
+    ws, bs = [], []
+    state = "start"  # start | flattened | affine (an affine layer just ended) | relu
+    for node in graph.node:
+        op = node.op_type
+        label = f"node {node.name or op} ({op})"
+        if op == "Constant":
+            continue
+        data_inputs = [i for i in node.input if i and i not in names_init]
+        if data_inputs != [current]:
+            raise InputError("only a chain of layers is supported: this node does not take the "
+                             "previous layer's output", source=src, where=label)
+        attrs = {a.name: _onnx_attr(a) for a in node.attribute}
+        if op == "Flatten":
+            if state != "start" or attrs.get("axis", 1) != 1:
+                raise InputError("Flatten is supported only first, with axis=1", source=src, where=label)
+            state = "flattened"
+        elif op in ("Gemm", "MatMul"):
+            if state == "affine":
+                raise InputError("two affine layers without a Relu between them", source=src, where=label)
+            ws_, b_ = _onnx_affine(node, attrs, inits, src, label)
+            ws.append(ws_)
+            bs.append(b_)
+            state = "affine"
+        elif op == "Add":
+            if state != "affine" or not ws or len(node.input) != 2:
+                raise InputError("Add is supported only as the bias of a MatMul", source=src, where=label)
+            bname = [i for i in node.input if i in names_init]
+            if len(bname) != 1:
+                raise InputError("Add needs one initializer (the bias)", source=src, where=label)
+            bias = inits[bname[0]].reshape(-1) if inits[bname[0]].size == ws[-1].shape[0] else None
+            if bias is None:
+                raise InputError(f"bias shape {tuple(inits[bname[0]].shape)} does not fit "
+                                 f"{ws[-1].shape[0]} outputs", source=src, where=bname[0])
+            if bs[-1] is not None:
+                raise InputError("a second bias on the same layer", source=src, where=label)
+            bs[-1] = bias
+        elif op == "Relu":
+            if state != "affine":
+                raise InputError("Relu must follow an affine layer", source=src, where=label)
+            state = "relu"
+        elif op in ("Identity", "Dropout"):
+            pass
+        else:
+            raise InputError(f"unsupported operator {op!r} (supported: Flatten, Gemm, MatMul, Add, "
+                             "Relu)", source=src, where=label)
+        current = node.output[0]
+    if current != graph.output[0].name:
+        raise InputError("the graph output is not the end of the layer chain", source=src)
+    if state != "affine":
+        raise InputError("the graph must end with an affine layer (Gemm or MatMul + Add), not "
+                         f"{'Relu' if state == 'relu' else 'nothing'}", source=src)
+    arrays, keys = {}, []
+    for l, (w, b) in enumerate(zip(ws, bs)):
+        arrays[f"{l}.weight"] = w
+        keys.append(f"{l}.weight")
+        if b is not None:
+            arrays[f"{l}.bias"] = b
+    return network_from_tensors(arrays, source=src)
+
+
+def _onnx_affine(node, attrs, inits, src, label):
+    """(W as (out, in) numpy array, bias array or None) of a Gemm/MatMul node."""
+    np = numpy_or_error()
+    params = [i for i in node.input[1:] if i]
+    if not params or params[0] not in inits:
+        raise InputError("the weight must be an initializer", source=src, where=label)
+    B = inits[params[0]]
+    if B.ndim != 2:
+        raise InputError(f"weight must be 2-D, got shape {tuple(B.shape)}", source=src, where=params[0])
+    if node.op_type == "MatMul":
+        if len(params) != 1:
+            raise InputError("MatMul takes two inputs", source=src, where=label)
+        return np.ascontiguousarray(B.T), None
+    for key, want in (("alpha", 1.0), ("beta", 1.0), ("transA", 0)):
+        if attrs.get(key, want) != want:
+            raise InputError(f"Gemm with {key}={attrs[key]} is not supported (only alpha=beta=1, "
+                             "transA=0)", source=src, where=label)
+    W = B if attrs.get("transB", 0) else B.T
+    bias = None
+    if len(params) > 1:
+        if params[1] not in inits:
+            raise InputError("the bias must be an initializer", source=src, where=label)
+        C = inits[params[1]]
+        if C.size != W.shape[0] or (C.ndim == 2 and C.shape[0] != 1):
+            raise InputError(f"bias shape {tuple(C.shape)} does not fit {W.shape[0]} outputs",
+                             source=src, where=params[1])
+        bias = C.reshape(-1)
+    return np.ascontiguousarray(W), bias
+
+
+def _onnx_attr(a):
+    import onnx
+    return onnx.helper.get_attribute_value(a)
+
+
+def _onnx_model(p: Path):
+    try:
+        import onnx
+    except ImportError:
+        raise MissingDependencyError("onnx", "io", f"reading {p.name} (an ONNX file)") from None
+    if not p.exists():
+        raise InputError("no such file", source=str(p))
+    try:
+        return onnx.load(str(p))
+    except Exception as exc:  # protobuf DecodeError, missing external data, …
+        raise InputError(f"not a readable ONNX model (truncated or corrupt?): {first_line(exc)}",
+                         source=str(p)) from None
+
+
+def onnx_initializers(p: Path, model=None) -> dict:
+    """``{name: numpy array}`` of the initializers and ``Constant`` values of an ONNX file."""
+    np = numpy_or_error()
+    model = model if model is not None else _onnx_model(p)
+    from onnx import numpy_helper
+    out = {}
+    tensors = [(t.name, t) for t in model.graph.initializer]
+    for node in model.graph.node:
+        if node.op_type == "Constant":
+            for a in node.attribute:
+                if a.name == "value":
+                    tensors.append((node.output[0], a.t))
+    for name, t in tensors:
+        try:
+            arr = numpy_helper.to_array(t)
+        except Exception as exc:
+            raise InputError(f"unreadable initializer ({first_line(exc)})", source=str(p),
+                             where=name) from None
+        if arr.dtype.name == "bfloat16":
+            arr = arr.astype(np.float32)
+        out[name] = check_dtype(np, np.asarray(arr), name, str(p))
+    return out

@@ -1,0 +1,69 @@
+"""Torch ``state_dict`` files (``.pt``/``.pth``/``.bin``), read exactly.
+
+Opened with ``torch.load(..., weights_only=True)``, so a pickled object is refused, never
+executed; torch (extra ``netfibers[torch]``) is imported only when such a file is read.  The
+tensors go through the exact conversion of :mod:`algebra.io.arrays`.
+"""
+
+from __future__ import annotations
+
+import re
+import warnings
+from pathlib import Path
+
+from ..exceptions import InputError, MissingDependencyError
+from .arrays import check_dtype, first_line, numpy_or_error
+
+__all__ = ["read_torch", "TORCH_SUFFIXES"]
+
+TORCH_SUFFIXES = (".pt", ".pth", ".bin")
+
+
+def read_torch(p: Path) -> dict:
+    """``{name: numpy array}`` of a torch ``state_dict`` file (bfloat16 widened exactly)."""
+    try:
+        import torch
+    except ImportError:
+        raise MissingDependencyError("torch", "torch", f"reading {p.name} (a torch file)") from None
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            obj = torch.load(str(p), map_location="cpu", weights_only=True)
+    except Exception as exc:  # weights_only refusals, truncated zips, not a torch file at all
+        raise InputError(f"refused by torch.load(weights_only=True), nothing was executed: "
+                         f"{torch_reason(exc)}; save model.state_dict() (a dict of tensors)",
+                         source=str(p)) from None
+    if isinstance(obj, dict):
+        for key in ("state_dict", "model_state_dict", "model"):
+            if isinstance(obj.get(key), dict) and len(obj) <= 4:
+                obj = obj[key]
+                break
+    if not isinstance(obj, dict):
+        raise InputError(f"expected a state_dict (a dict of tensors), got a {type(obj).__name__}",
+                         source=str(p))
+    np = numpy_or_error()
+    out = {}
+    for name, t in obj.items():
+        if not isinstance(t, torch.Tensor):
+            raise InputError(f"expected a tensor, got a {type(t).__name__}", source=str(p),
+                             where=str(name))
+        t = t.detach().cpu()
+        if t.dtype == torch.bfloat16:
+            t = t.to(torch.float32)  # exact widening
+        if t.is_complex() or t.dtype == torch.bool or t.is_quantized:
+            raise InputError(f"unsupported tensor dtype {t.dtype}", source=str(p), where=str(name))
+        try:
+            arr = t.contiguous().numpy()
+        except (TypeError, RuntimeError) as exc:
+            raise InputError(f"unsupported tensor ({first_line(exc)})", source=str(p),
+                             where=str(name)) from None
+        out[str(name)] = check_dtype(np, arr, str(name), str(p))
+    return out
+
+
+def torch_reason(exc: BaseException) -> str:
+    """The informative part of a ``torch.load`` error (its messages run over many lines)."""
+    text = str(exc)
+    m = re.search(r"WeightsUnpickler error:\s*(.+?)(?:\s+Please use|\n\s*\n\s*Check|$)", text, re.S)
+    reason = (" ".join(m.group(1).split()) if m else first_line(exc)).rstrip(".")
+    return reason if len(reason) <= 200 else reason[:197] + "..."

@@ -1,0 +1,365 @@
+r"""Linear algebra over GF(p): residues of rational matrices, rank, echelon forms and kernels
+modulo a prime.  The one modular module of netfibers.
+
+Why it is sound: for a rational matrix ``A = N / D`` (N integer), every minor of N mod p that is
+non-zero is a non-zero integer minor, so ``rank_p(N) <= rank_Q(A)``: a modular rank is a
+certified *lower* bound of the rank over Q (three-layer-fibers R22 FIBDIM), and ``n - rank_p``
+a certified *upper* bound of a nullity.  Anything else found mod p (a kernel vector, a subset, a
+solution) is only a candidate, re-checked over Q by the caller.
+
+Two back ends, both exact:
+
+* ``nmod_*`` take a row-major list of Python ints and run FLINT's ``nmod_mat`` (C, any prime
+  below 2^64): :func:`nmod_rank`, :func:`nmod_rref`, :func:`nmod_left_kernel_vector`;
+  :func:`rank_lower_bound` ranks the numerator of a :class:`~algebra.linalg.QMatrix` this way.
+* ``*_mod_p`` take numpy arrays and run a blocked Gaussian elimination whose float64 BLAS
+  products are exact integer operations (needs ``p < 2^21`` and numpy, an optional dependency
+  imported when called): :func:`rank_mod_p`, :func:`echelon_mod_p`, :func:`kernel_mod_p`,
+  :func:`shrink_kernel_mod_p`, :func:`matmul_mod_p`, :func:`inverse_mod_p`,
+  :func:`reduce_mod_p`.  For the large Jacobians of the functional dimension.
+
+Reduction: :func:`residue` (one rational), :func:`residues` (a matrix), :func:`prime_for` (the
+largest prime dividing no given denominator), :func:`is_prime` (proven, FLINT).
+
+**The primes** (one list; every value is fixed because it appears in certificates and results):
+
+============  ============================  ==========================================================
+name          value                         use and why this size
+============  ============================  ==========================================================
+``PRIME``     1048573 (< 2^20)              float64 route (functional dimension): residues
+                                            ``|v| <= p/2 < 2^20``, 64-term products < 2^53 exact
+``PRIMES_24`` 16777213, 16777199, …         skip absorption (FIND-S, canonical flips): products of
+              (six primes < 2^24)           two residues fit int64 sums of 2^15 terms; several
+                                            primes for retries when one divides a denominator
+``PRIME_31``  2^31 − 1                      bottleneck full-row-rank test: products of two residues
+                                            fit int64
+``PRIME_61``  2^61 − 1                      conservation-law count (FLINT word-size ``nmod``): the
+                                            rank drops mod p with probability about n / 2^61
+============  ============================  ==========================================================
+
+>>> rank_mod_p([[1, 2], [2, 4]], PRIME), rank_mod_p([[1, 2], [3, 4]], PRIME)
+(1, 2)
+>>> nmod_rank(2, 2, [1, 2, 3, 4], PRIME_61), residue("1/2", 7)
+(2, 4)
+"""
+
+from __future__ import annotations
+
+from typing import Iterable, Sequence
+
+from flint import fmpq, fmpz, nmod_mat
+
+from ..rationals import to_q
+from .qmatrix import QMatrix
+
+__all__ = ["PRIME", "PRIMES_24", "PRIME_31", "PRIME_61", "is_prime", "prime_for", "residue",
+           "residues", "nmod_rank", "nmod_rref", "nmod_left_kernel_vector", "rank_lower_bound",
+           "rank_mod_p", "echelon_mod_p", "kernel_mod_p", "shrink_kernel_mod_p", "matmul_mod_p",
+           "inverse_mod_p", "reduce_mod_p"]
+
+# -- the primes --------------------------------------------------------------------------------
+
+PRIME = 1048573
+"""Prime of the float64 route (< 2^21, so float64 products of 64 reduced terms are exact)."""
+
+PRIMES_24 = (16777213, 16777199, 16777183, 16777153, 16777141, 16777139)
+"""Primes below 2^24 (products of two residues fit int64 sums of 2^15 terms), largest first."""
+
+PRIME_31 = 2147483647
+"""2^31 − 1: products of two residues fit in int64."""
+
+PRIME_61 = (1 << 61) - 1
+"""2^61 − 1: the largest word-size Mersenne prime (FLINT ``nmod_mat``)."""
+
+
+def is_prime(n: int) -> bool:
+    """Whether the integer *n* is prime (FLINT's proven test).
+
+    >>> [n for n in range(20) if is_prime(n)], is_prime(PRIME_61), is_prime(PRIME_61 + 2)
+    ([2, 3, 5, 7, 11, 13, 17, 19], True, False)
+    """
+    return n >= 2 and bool(fmpz(n).is_prime())
+
+
+def prime_for(denominators: Iterable[int], start: int = PRIME) -> int:
+    """The largest prime ``p <= start`` dividing none of *denominators*, so that every rational
+    with one of them as denominator reduces mod p.
+
+    >>> prime_for([1, 2, 3]), prime_for([PRIME]), prime_for([7 * 5], start=7)
+    (1048573, 1048571, 3)
+    """
+    dens = {abs(int(d)) for d in denominators} - {1}
+    cand = int(start)
+    while cand >= 2:
+        if is_prime(cand) and all(d % cand for d in dens):
+            return cand
+        cand -= 1
+    raise ValueError(f"no prime <= {start} divides none of the denominators")
+
+
+def residue(v: object, p: int) -> int:
+    """The residue in ``[0, p)`` of a rational *v* (exact: :func:`~algebra.rationals.to_q`).
+
+    Raises ``ZeroDivisionError`` when the denominator of *v* is divisible by *p*.
+
+    >>> residue("-1/2", 7), residue(3, 7), residue("10/3", 5)
+    (3, 3, 0)
+    """
+    v = v if isinstance(v, fmpq) else to_q(v)
+    q = int(v.q) % p
+    if q == 0:
+        raise ZeroDivisionError(f"denominator of {v} is divisible by the prime {p}")
+    return int(v.p) % p * pow(q, -1, p) % p
+
+
+# -- FLINT nmod_mat (any word-size prime) ---------------------------------------------------------
+
+def residues(matrix: QMatrix, p: int) -> list[int]:
+    """Row-major residues mod *p* of a rational matrix, as Python ints in ``[0, p)``.
+
+    Raises ``ZeroDivisionError`` when the common denominator is not invertible mod *p*.
+
+    >>> residues(QMatrix.from_rows([[1, "1/2"], [-1, 0]]), 7)
+    [1, 4, 6, 0]
+    """
+    if matrix.nrows == 0 or matrix.ncols == 0:
+        return []
+    num, den = matrix.numer_denom()
+    dinv = pow(int(den) % p, -1, p) if int(den) % p else None
+    if dinv is None:
+        raise ZeroDivisionError(f"denominator {den} is not invertible mod {p}")
+    return [int(x) * dinv % p for x in nmod_mat(num, p).entries()]
+
+
+def nmod_rref(nrows: int, ncols: int, entries: Sequence[int], p: int,
+              columns: Sequence[int] | str | None = None) -> tuple[tuple[int, ...], list[list[int]]]:
+    """Reduced row echelon form mod a prime *p* of a row-major integer matrix.
+
+    Returns the pivot columns and, for each pivot row, its entries at *columns* (all columns
+    when None; the non-pivot columns, in increasing order, when ``"nonpivot"``) as ints.
+
+    >>> nmod_rref(2, 3, [1, 2, 3, 2, 4, 7], 5)
+    ((0, 2), [[1, 2, 0], [0, 0, 1]])
+    """
+    if nrows == 0 or ncols == 0:
+        return (), []
+    R, rank = nmod_mat(nrows, ncols, [int(x) for x in entries], p).rref()
+    pivots, j = [], 0
+    for i in range(rank):
+        while int(R[i, j]) == 0:
+            j += 1
+        pivots.append(j)
+    if columns == "nonpivot":
+        cols = [c for c in range(ncols) if c not in set(pivots)]
+    else:
+        cols = range(ncols) if columns is None else list(columns)
+    return tuple(pivots), [[int(R[i, c]) for c in cols] for i in range(rank)]
+
+
+def nmod_rank(nrows: int, ncols: int, entries: Sequence[int], p: int) -> int:
+    """Rank mod a prime *p* (a lower bound for the rank over Q of any rational lift).
+
+    >>> nmod_rank(2, 2, [1, 2, 2, 4], 7)
+    1
+    """
+    if nrows == 0 or ncols == 0:
+        return 0
+    return nmod_mat(nrows, ncols, [int(x) for x in entries], p).rank()
+
+
+def nmod_left_kernel_vector(nrows: int, ncols: int, entries: Sequence[int], p: int,
+                            rhs: Sequence[int]) -> list[int] | None:
+    """A vector y with ``y A ≡ 0`` and ``y · rhs ≢ 0`` (mod a prime *p*), or None.
+
+    >>> nmod_left_kernel_vector(2, 1, [1, 1], 7, [1, 0])
+    [6, 1]
+    """
+    if nrows == 0:
+        return None
+    if ncols == 0:
+        for i in range(nrows):
+            if int(rhs[i]) % p:
+                return [1 if r == i else 0 for r in range(nrows)]
+        return None
+    at = nmod_mat(nrows, ncols, [int(x) for x in entries], p).transpose()
+    basis, nullity = at.nullspace()
+    for j in range(nullity):
+        y = [int(basis[i, j]) for i in range(nrows)]
+        if sum(a * int(b) for a, b in zip(y, rhs)) % p:
+            return y
+    return None
+
+
+def rank_lower_bound(matrix: QMatrix, p: int = PRIME_31) -> int:
+    """Rank mod *p* of the numerator N of ``matrix = N / D``: a lower bound of ``matrix.rank()``
+    (equal to it unless p divides every maximal non-zero minor of N).  No denominator needs to
+    be invertible.  ``rank_lower_bound(A) == A.nrows`` certifies full row rank over Q.
+
+    >>> A = QMatrix.from_rows([[1, "1/2"], [2, 1], [0, "1/3"]])
+    >>> rank_lower_bound(A), rank_lower_bound(QMatrix.from_rows([[7, 7]]), 7)
+    (2, 0)
+    """
+    if matrix.nrows == 0 or matrix.ncols == 0:
+        return 0
+    num, _ = matrix.numer_denom()
+    return nmod_mat(num, p).rank()
+
+
+# -- numpy float64 route (p < 2^21), blocked, every operation exact -----------------------------
+
+def rank_mod_p(A, p: int = PRIME, block: int = 64) -> int:
+    """Exact rank over Z/p of an integer matrix (see :func:`echelon_mod_p`).
+
+    >>> rank_mod_p([[1, 2, 3], [2, 4, 6], [0, 0, PRIME]]), rank_mod_p([[0, 0]], 5)
+    (1, 0)
+    """
+    return echelon_mod_p(A, p, block)[0]
+
+
+def _require_float64_route(p: int, block: int = 64) -> None:
+    """The hypotheses under which every float64 operation below is an exact integer operation:
+    a prime ``p < 2^21`` (reduced entries ``|v| <= p/2 < 2^20``) and ``1 <= block <= 2^12`` (a
+    block size, a chunk length or the order of a matrix to invert)."""
+    if not (2 <= p < 1 << 21 and is_prime(p)):
+        raise ValueError(f"the float64 route needs a prime below 2^21, not {p}")
+    if not 1 <= block <= 1 << 12:
+        raise ValueError(f"block size {block} is not in [1, 4096]")
+
+
+def echelon_mod_p(A, p: int = PRIME, block: int = 64):
+    """Blocked Gaussian elimination over Z/p with float64 BLAS products, all exact.
+
+    Returns ``(rank, E, blocks)``: E (rank x ncols, entries in [0, p)) spans the row space mod p
+    and is in block echelon form; *blocks* lists ``(row0, cols, inv)`` per elimination step: rows
+    ``E[row0 : row0 + len(cols)]`` vanish mod p on the pivot columns of every earlier step, and
+    ``inv`` is the inverse mod p of their square submatrix on *cols*.
+
+    Exactness: every matrix product multiplies entries reduced to |v| <= p/2 (< 2^20) over at
+    most *block* terms (< 2^38 * block); the trailing matrix is reduced lazily (only the panel
+    columns and pivot rows before use, everything every 2^13 / block steps), so entries stay
+    below 2^13 * 2^38 = 2^51 < 2^53 and every float64 operation is an exact integer operation.
+    Raises ``ValueError`` unless ``p < 2^21`` is prime and ``1 <= block <= 4096``.
+    """
+    _require_float64_route(p, block)
+    import numpy as np
+    M = np.mod(np.asarray(A, dtype=np.int64), p).astype(np.float64)
+    n, ncols = M.shape
+    r, steps = 0, 0
+    E, blocks = [], []
+    for c0 in range(0, ncols, block):
+        if r >= n:
+            break
+        c1 = min(ncols, c0 + block)
+        M[r:, c0:c1] = np.mod(M[r:, c0:c1], p)
+        P = M[r:, c0:c1].copy()
+        swaps = []
+        k, piv = 0, []
+        for j in range(c1 - c0):                   # panel: entries grow by < 2^39 per column
+            if k >= P.shape[0]:
+                break
+            col = np.mod(P[k:, j], p)
+            nz = np.flatnonzero(col)
+            if nz.size == 0:
+                continue
+            i = k + nz[0]
+            if i != k:
+                P[[i, k]] = P[[k, i]]
+                col[[i - k, 0]] = col[[0, i - k]]
+                swaps.append((i, k))
+            row = np.mod(P[k, j:], p)
+            row = reduce_mod_p(np.mod(row * pow(int(row[0]), p - 2, p), p), p)
+            P[k + 1:, j:] -= np.outer(col[1:], row)
+            piv.append(j)
+            k += 1
+        if k == 0:
+            continue
+        for i, i2 in swaps:                        # the same row swaps on the full rows
+            M[[r + i, r + i2]] = M[[r + i2, r + i]]
+        cols = c0 + np.array(piv)
+        pivrows = np.mod(M[r:r + k, c0:], p)
+        M[r:r + k, c0:] = pivrows
+        inv = inverse_mod_p(pivrows[:, piv], p)
+        if r + k < n:
+            C = reduce_mod_p(np.mod(reduce_mod_p(M[r + k:, cols], p) @ reduce_mod_p(inv, p), p), p)
+            M[r + k:, c0:] -= C @ reduce_mod_p(pivrows, p)
+            steps += 1
+            if steps % max(1, 2 ** 13 // block) == 0:
+                M[r + k:, c0:] = np.mod(M[r + k:, c0:], p)
+        full = np.zeros((k, ncols))
+        full[:, c0:] = pivrows
+        E.append(full)
+        blocks.append((r, cols, inv))
+        r += k
+    E = np.vstack(E) if E else np.zeros((0, ncols))
+    return r, E, blocks
+
+
+def kernel_mod_p(A, p: int = PRIME, block: int = 64):
+    """Basis (columns, entries in [0, p)) of the right kernel mod p of the integer matrix *A*:
+    an ``ncols x (ncols - rank)`` float64 array K with A K = 0 mod p (block back-substitution
+    on :func:`echelon_mod_p`)."""
+    import numpy as np
+    A = np.asarray(A)
+    ncols = A.shape[1]
+    r, E, blocks = echelon_mod_p(A, p, block)
+    pivots = np.concatenate([c for _, c, _ in blocks]) if blocks else np.zeros(0, dtype=np.int64)
+    free = np.setdiff1d(np.arange(ncols), pivots)
+    K = np.zeros((ncols, free.size))
+    K[free, np.arange(free.size)] = 1.0
+    for r0, cols, inv in reversed(blocks):          # E_b K = 0: K[cols] = -inv (E_b[rest] K[rest])
+        rows = E[r0:r0 + len(cols)]                 # (K[cols] is still 0, and E_b vanishes left
+        c0 = int(cols[0])                           # of its first pivot column)
+        S = np.zeros((len(cols), K.shape[1]))
+        for c in range(c0, ncols, 4096):            # entries in [0, p): sums of 4096 products < 2^52
+            S = np.mod(S + rows[:, c:c + 4096] @ K[c:c + 4096], p)
+        K[cols] = np.mod(-(inv @ S), p) if len(cols) <= 4096 else np.mod(-matmul_mod_p(inv, S, p), p)
+    return K
+
+
+def shrink_kernel_mod_p(K, R, p: int):
+    """Basis mod p of {v in span(K) : R v = 0 mod p} (K: ncols x f columns, R: new integer rows)."""
+    import numpy as np
+    if K.shape[1] == 0 or len(R) == 0:
+        return K
+    RK = matmul_mod_p(R, K, p)
+    if not RK.any():
+        return K
+    return matmul_mod_p(K, kernel_mod_p(RK.astype(np.int64), p), p)
+
+
+def matmul_mod_p(A, B, p: int, chunk: int = 4096):
+    """A @ B mod p, exact in float64: symmetric representatives (< 2^20) and sums of at most
+    *chunk* products (< 2^52)."""
+    _require_float64_route(p, chunk)
+    import numpy as np
+    A, B = reduce_mod_p(np.asarray(A, dtype=np.float64), p), reduce_mod_p(np.asarray(B, dtype=np.float64), p)
+    out = np.zeros((A.shape[0], B.shape[1]))
+    for c in range(0, A.shape[1], chunk):
+        out = np.mod(out + A[:, c:c + chunk] @ B[c:c + chunk], p)
+    return out
+
+
+def reduce_mod_p(X, p):
+    """An exact representative of X mod p with |entry| <= p/2 + 1 (X integral, |X| < 2^52: the
+    float quotient is within 2^-20 of X/p, and X - q p is an exact integer subtraction)."""
+    import numpy as np
+    return X - np.rint(X * (1.0 / p)) * p
+
+
+def inverse_mod_p(S, p):
+    """Inverse mod p of an invertible square matrix (Gauss-Jordan; the pivot column and row are
+    reduced before use, the rest lazily: entries grow by < 2^39 per step, k <= 2^12 steps)."""
+    _require_float64_route(p, max(1, S.shape[0]))
+    import numpy as np
+    k = S.shape[0]
+    A = np.hstack([np.mod(S, p), np.eye(k)])
+    for j in range(k):
+        col = np.mod(A[:, j], p)
+        i = j + np.flatnonzero(col[j:])[0]
+        if i != j:
+            A[[i, j]] = A[[j, i]]
+            col[[i, j]] = col[[j, i]]
+        A[j] = reduce_mod_p(np.mod(np.mod(A[j], p) * pow(int(col[j]), p - 2, p), p), p)
+        col[j] = 0
+        A -= np.outer(col, A[j])
+    return np.mod(A[:, k:], p)

@@ -1,0 +1,231 @@
+"""algebra.linalg.gfp against independent oracles: Gauss-Jordan modulo p on Python integers
+(written here), exact ranks over Q (``QMatrix.rank``) for random integer matrices and a large
+prime, residues against ``fractions.Fraction``, primality against trial division."""
+
+import random
+from fractions import Fraction
+
+import numpy as np
+import pytest
+from hypothesis import given, settings, strategies as st
+
+from algebra.linalg import QMatrix
+from algebra.linalg.gfp import (PRIME, PRIME_31, PRIME_61, PRIMES_24, echelon_mod_p, inverse_mod_p,
+                                is_prime, kernel_mod_p, matmul_mod_p, nmod_left_kernel_vector,
+                                nmod_rank, nmod_rref, prime_for, rank_lower_bound, rank_mod_p,
+                                residue, residues, shrink_kernel_mod_p)
+
+FAST = settings(max_examples=60, deadline=None)
+
+
+# -- independent oracle: Gauss-Jordan mod p on Python ints ------------------------------------------
+def rref_oracle(rows, p):
+    """(pivots, reduced non-zero rows) of the RREF mod p of a list of integer rows."""
+    R = [[x % p for x in r] for r in rows]
+    ncols = len(R[0]) if R else 0
+    pivots, r = [], 0
+    for c in range(ncols):
+        k = next((i for i in range(r, len(R)) if R[i][c]), None)
+        if k is None:
+            continue
+        R[r], R[k] = R[k], R[r]
+        inv = pow(R[r][c], p - 2, p)
+        R[r] = [x * inv % p for x in R[r]]
+        for i in range(len(R)):
+            if i != r and R[i][c]:
+                f = R[i][c]
+                R[i] = [(x - f * y) % p for x, y in zip(R[i], R[r])]
+        pivots.append(c)
+        r += 1
+    return tuple(pivots), R[:r]
+
+
+def rank_oracle(rows, p):
+    return len(rref_oracle(rows, p)[0]) if rows else 0
+
+
+def is_prime_oracle(n):
+    return n >= 2 and all(n % k for k in range(2, int(n ** 0.5) + 1))
+
+
+def low_rank(rng, n, m, r, lo=-3, hi=3):
+    """An n x m integer matrix of rank at most r (product of random n x r and r x m factors)."""
+    A = [[rng.randint(lo, hi) for _ in range(r)] for _ in range(n)]
+    B = [[rng.randint(lo, hi) for _ in range(m)] for _ in range(r)]
+    return [[sum(a * b for a, b in zip(row, col)) for col in zip(*B)] for row in A]
+
+
+@st.composite
+def int_matrices(draw, max_rows=7, max_cols=7):
+    n = draw(st.integers(1, max_rows))
+    m = draw(st.integers(1, max_cols))
+    r = draw(st.integers(0, min(n, m)))
+    seed = draw(st.integers(0, 10 ** 6))
+    return low_rank(random.Random(seed), n, m, r, -9, 9)
+
+
+SMALL_PRIMES = st.sampled_from([2, 3, 5, 7, 101, PRIME, PRIME_31, PRIME_61])
+
+
+# -- FLINT nmod back end ------------------------------------------------------------------------------
+@FAST
+@given(int_matrices(), SMALL_PRIMES)
+def test_nmod_rank_and_rref_match_the_oracle(A, p):
+    n, m = len(A), len(A[0])
+    flat = [x for r in A for x in r]
+    piv, R = rref_oracle(A, p)
+    assert nmod_rank(n, m, flat, p) == len(piv)
+    assert nmod_rref(n, m, flat, p) == (piv, R)
+    assert nmod_rref(n, m, flat, p, columns=[m - 1, 0]) == (piv, [[r[m - 1], r[0]] for r in R])
+    free = [c for c in range(m) if c not in piv]
+    assert nmod_rref(n, m, flat, p, columns="nonpivot") == (piv, [[r[c] for c in free] for r in R])
+
+
+@FAST
+@given(int_matrices(), SMALL_PRIMES, st.integers(0, 10 ** 6))
+def test_nmod_left_kernel_vector_is_a_witness_exactly_when_rhs_is_outside_the_span(A, p, seed):
+    n, m = len(A), len(A[0])
+    rng = random.Random(seed)
+    rhs = [rng.randint(-2, 2) for _ in range(n)] if seed % 3 else [sum(r) for r in A]
+    y = nmod_left_kernel_vector(n, m, [x for r in A for x in r], p, rhs)
+    in_span = rank_oracle([r + [b] for r, b in zip(A, rhs)], p) == rank_oracle(A, p)
+    if in_span:
+        assert y is None
+    else:
+        assert y is not None and len(y) == n
+        assert all(sum(y[i] * A[i][j] for i in range(n)) % p == 0 for j in range(m))
+        assert sum(a * b for a, b in zip(y, rhs)) % p != 0
+
+
+def test_nmod_edge_shapes():
+    assert nmod_rank(0, 3, [], 7) == 0 and nmod_rank(3, 0, [], 7) == 0
+    assert nmod_rref(0, 2, [], 7) == ((), [])
+    assert nmod_left_kernel_vector(0, 2, [], 7, []) is None
+    assert nmod_left_kernel_vector(2, 0, [], 7, [0, 3]) == [0, 1]
+    assert nmod_left_kernel_vector(2, 0, [], 7, [7, 14]) is None
+
+
+# -- residues ----------------------------------------------------------------------------------------
+@FAST
+@given(st.lists(st.fractions(max_denominator=10 ** 6), min_size=1, max_size=12),
+       st.sampled_from([5, 7, PRIME, PRIMES_24[0], PRIME_61]))
+def test_residues_against_fractions(values, p):
+    M = QMatrix.from_rows([[str(v) for v in values]])
+    if any(v.denominator % p == 0 for v in values):
+        with pytest.raises(ZeroDivisionError):
+            residues(M, p)
+        bad = next(v for v in values if v.denominator % p == 0)
+        with pytest.raises(ZeroDivisionError):
+            residue(str(bad), p)
+        return
+    res = residues(M, p)
+    assert res == [residue(str(v), p) for v in values]
+    for v, r in zip(values, res):
+        assert 0 <= r < p and (r * v.denominator - v.numerator) % p == 0
+
+
+def test_residue_refuses_a_float():
+    with pytest.raises(TypeError):
+        residue(0.5, 7)
+
+
+# -- rank lower bound of a rational matrix: exact rank over Q for a large prime -----------------------
+@pytest.mark.parametrize("seed", range(12))
+def test_rank_lower_bound_equals_the_rational_rank_for_a_large_prime(seed):
+    rng = random.Random(seed)
+    n, m = rng.randint(1, 9), rng.randint(1, 9)
+    A = low_rank(rng, n, m, rng.randint(0, min(n, m)), -50, 50)
+    den = rng.choice([1, 2, 6, 7 ** 3])
+    M = QMatrix.from_rows([[Fraction(x, den * (1 + (i + j) % 3)) for j, x in enumerate(r)]
+                           for i, r in enumerate(A)])
+    for p in (PRIME_31, PRIME_61):
+        assert rank_lower_bound(M, p) == M.rank()
+    for p in (2, 3, 7):                      # small primes: only a lower bound (7 divides den)
+        assert rank_lower_bound(M, p) <= M.rank()
+
+
+def test_rank_lower_bound_full_row_rank_and_drops():
+    A = QMatrix.from_rows([[1, 0, 2], [0, 1, 3]])
+    assert rank_lower_bound(A) == 2
+    assert rank_lower_bound(QMatrix.from_rows([[2, 4], [1, 3]]), 2) == 1    # det 2: drops mod 2
+    assert rank_lower_bound(QMatrix.zeros(0, 3)) == 0
+
+
+# -- numpy float64 back end --------------------------------------------------------------------------
+@FAST
+@given(int_matrices(max_rows=9, max_cols=9), st.sampled_from([1, 2, 3, 64]),
+       st.sampled_from([5, 101, PRIME, 1048571]))
+def test_rank_and_echelon_mod_p_match_the_oracle(A, block, p):
+    r, E, blocks = echelon_mod_p(A, p, block)
+    assert r == rank_mod_p(A, p, block) == rank_oracle(A, p)
+    assert E.shape == (r, len(A[0]))
+    E_int = [[int(x) for x in row] for row in E]
+    assert all(0 <= x < p for row in E_int for x in row)
+    assert rref_oracle(E_int, p) == rref_oracle(A, p)   # same row space mod p
+    assert sum(len(c) for _, c, _ in blocks) == r
+
+
+@pytest.mark.parametrize("n, m, r, block", [(40, 30, 17, 8), (25, 60, 25, 16), (70, 50, 50, 64)])
+def test_kernel_and_shrink_mod_p_match_the_oracle(n, m, r, block):
+    rng = random.Random(n * m + r)
+    p = PRIME
+    A = low_rank(rng, n, m, r, -1000, 1000)
+    rank = rank_oracle(A, p)
+    assert rank_mod_p(A, p, block) == rank
+    K = kernel_mod_p(A, p, block).astype(np.int64)
+    assert K.shape == (m, m - rank)
+    Kl = K.tolist()
+    assert all(sum(a * Kl[j][c] for j, a in enumerate(row)) % p == 0
+               for row in A for c in range(K.shape[1]))
+    assert rank_oracle([list(col) for col in zip(*Kl)], p) == m - rank      # independent columns
+    B = low_rank(rng, 6, m, 4, -1000, 1000)
+    K2 = shrink_kernel_mod_p(K.astype(float), B, p).astype(np.int64)
+    assert K2.shape[1] == m - rank_oracle(A + B, p)
+    K2l = K2.tolist()
+    assert all(sum(a * K2l[j][c] for j, a in enumerate(row)) % p == 0
+               for row in A + B for c in range(K2.shape[1]))
+
+
+def test_matmul_and_inverse_mod_p_match_python():
+    rng = random.Random(5)
+    p = PRIME
+    A = [[rng.randrange(p) for _ in range(9)] for _ in range(7)]
+    B = [[rng.randrange(p) for _ in range(5)] for _ in range(9)]
+    want = [[sum(a * b for a, b in zip(row, col)) % p for col in zip(*B)] for row in A]
+    assert matmul_mod_p(np.array(A), np.array(B), p, chunk=4).astype(np.int64).tolist() == want
+    S = [[rng.randrange(p) for _ in range(6)] for _ in range(6)]
+    assert rank_oracle(S, p) == 6
+    inv = inverse_mod_p(np.array(S, dtype=np.float64), p).astype(np.int64).tolist()
+    prod = [[sum(a * b for a, b in zip(row, col)) % p for col in zip(*inv)] for row in S]
+    assert prod == [[int(i == j) for j in range(6)] for i in range(6)]
+
+
+def test_float64_route_refuses_what_it_cannot_do_exactly():
+    with pytest.raises(ValueError, match="prime below 2"):
+        rank_mod_p([[1, 2]], PRIME_31)
+    with pytest.raises(ValueError, match="prime below 2"):
+        rank_mod_p([[1, 2]], 1048575)                  # not prime
+    with pytest.raises(ValueError, match="block size"):
+        rank_mod_p([[1, 2]], PRIME, block=0)
+    with pytest.raises(ValueError, match="block size"):
+        matmul_mod_p([[1]], [[1]], PRIME, chunk=8192)
+
+
+# -- primes ------------------------------------------------------------------------------------------
+def test_primes_are_prime_and_documented_sizes_hold():
+    assert all(is_prime(q) for q in (PRIME, PRIME_31, PRIME_61, *PRIMES_24))
+    assert PRIME < 2 ** 20 and all(q < 2 ** 24 for q in PRIMES_24) and PRIME_31 == 2 ** 31 - 1
+    assert list(PRIMES_24) == sorted(PRIMES_24, reverse=True)
+    assert [n for n in range(2000) if is_prime(n)] == [n for n in range(2000) if is_prime_oracle(n)]
+    assert [n for n in range(PRIME - 200, PRIME + 1) if is_prime(n)] == \
+        [n for n in range(PRIME - 200, PRIME + 1) if is_prime_oracle(n)]
+
+
+def test_prime_for_skips_divided_primes():
+    assert prime_for([1, 4, 9]) == PRIME
+    below = max(n for n in range(PRIME - 100, PRIME) if is_prime_oracle(n))
+    assert prime_for([3 * PRIME]) == below
+    assert prime_for([PRIME * below]) == max(n for n in range(PRIME - 200, below) if is_prime_oracle(n))
+    assert prime_for([2, 10], start=6) == 3
+    with pytest.raises(ValueError):
+        prime_for([2, 3, 5], start=6)
