@@ -111,9 +111,13 @@ def checked_directions_bound(net: Network, entries, dom) -> int | str:
     """:func:`directions_bound` of *entries* when the checker accepts them with exactly that
     bound (:func:`semialgebraic.verify.verify` on a minimal certificate), else the checker's
     reason.  Raises InputError (from the checker) on a malformed entry."""
-    b = directions_bound(net, entries)
-    ok, why = verify(_minimal_certificate(net, dom, b, "upper_directions", jsonable(entries)))
-    return b if ok else why
+    try:
+        b = directions_bound(net, entries)
+    except (ValueError, TypeError, KeyError, IndexError, AttributeError):
+        b = None                # malformed: the checker raises InputError or says why
+    ok, why = verify(_minimal_certificate(net, dom, -1 if b is None else b, "upper_directions",
+                                          jsonable(entries)))
+    return b if ok and b is not None else why
 
 
 def is_regions_rank(net: Network, regions, dom, upper: int) -> bool:
