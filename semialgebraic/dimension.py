@@ -74,6 +74,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Any
 
+from algebra.kernel import domain_json as _domain_json, parameter_offsets as _offsets
 from algebra.linalg import QMatrix
 from algebra.network import Network
 from algebra.rationals import Q, q_json
@@ -81,6 +82,7 @@ from algebra.rationals import Q, q_json
 from .budget import Budget
 from .certificates import jsonable
 from .dimension_sampling import _DEBUG, _batch_simplex, _chosen_inputs, _masks, _np
+from .dimension_upper import checked_directions_bound, is_regions_rank
 from .domains import _dom_json, normalize_domain
 from .exercise import (Exercise, _phase_search, _prove_suspects, check_exercise_proof, exercise,
                        incoming_directions)
@@ -89,8 +91,6 @@ from .modular import (PRIME, _kernel_mod_p, _missing_directions, _modq, _prime_f
                       _shrink_kernel)
 from .reduction import preactivation_bounds
 from .sets import Dimension
-from .verify.exercise import _domain_json, _offsets
-from .verify.functional_dimension import _regions_rank, _upper_vectors
 
 __all__ = ["FunctionalDimension", "functional_dimension", "jacobian_rows", "symmetry_directions",
            "Exercise", "exercise", "check_exercise_proof", "incoming_directions", "PRIME",
@@ -661,7 +661,7 @@ def _upper_certificate_entries(net, fd, dom, seconds) -> tuple[list, int, list]:
     def add(entry) -> bool:
         """Keep *entry* when the checker accepts it (with the dead-neuron proofs it may rely on)."""
         context = [e for e in entries if e[0] == "dead_proof"] if entry[0] == "masked" else []
-        if isinstance(_upper_vectors(net, jsonable(context + [entry]), dom), str):
+        if isinstance(checked_directions_bound(net, context + [entry], dom), str):
             return False
         entries.append(entry)
         return True
@@ -686,11 +686,11 @@ def _upper_certificate_entries(net, fd, dom, seconds) -> tuple[list, int, list]:
         return out
 
     def bound() -> int:
-        vecs = _upper_vectors(net, jsonable(entries + derived()), dom)
-        if isinstance(vecs, str):       # not expected (every entry was validated): certify nothing
-            missing.append(f"internal: the checker rejects the directions ({vecs})")
+        b = checked_directions_bound(net, entries + derived(), dom)
+        if isinstance(b, str):          # not expected (every entry was validated): certify nothing
+            missing.append(f"internal: the checker rejects the directions ({b})")
             return N
-        return N - (QMatrix.from_rows(vecs, ncols=N).rank() if vecs else 0)
+        return b
 
     for p_ in fd.details.get("exercise_proofs") or ():
         if not add(["free", int(p_["parameter"]), p_]):
@@ -744,7 +744,7 @@ def _cover_regions(net, fd, dom, seconds) -> list | None:
     if not state.get("complete"):
         return None
     regs = jsonable(regs)
-    return regs if _regions_rank(net, regs, dom) == fd.upper else None
+    return regs if is_regions_rank(net, regs, dom, fd.upper) else None
 
 
 def _silent_set(net, dead) -> set:

@@ -22,10 +22,10 @@ from __future__ import annotations
 import os as _os
 import time
 
+from algebra.kernel import parameter_offsets
 from algebra.linalg import QMatrix
 from algebra.rationals import Q
 
-from .verify.exercise import _offsets
 
 __all__: list = []
 
@@ -193,7 +193,7 @@ def _direction_targets(net, sup) -> list:
     direction mod p supported on the parameters *sup* (a guide for the float walks only):
     W_l[i,k] alone -> (l-1,k) and (l,i) active; several W_l[·,k] -> (l-1,k) active with two of
     the entered neurons in different phases (both ways); otherwise the first entered neuron."""
-    offs, L = _offsets(net), net.depth
+    offs, L = parameter_offsets(net), net.depth
     dec = []
     for p_ in sup:
         l = max(t for t in range(L) if offs[t] <= p_)

@@ -5,7 +5,8 @@ For a parameter never exercised by the sampled inputs of :func:`semialgebraic.di
 activation phases (exact strict LPs) either finds an exact input where its Jacobian column δ·h
 is non-zero (added to the rows) or proves that no differentiable input does (Motzkin multipliers
 of every refuted partial pattern, or δ = 0 at a full pattern), re-checked by
-:func:`check_exercise_proof` (the independent checker :mod:`semialgebraic.verify.exercise`); the
+:func:`check_exercise_proof` (the independent checker :mod:`semialgebraic.verify.exercise`, through
+:func:`semialgebraic.verify.verify`); the
 unit vector then joins the upper bound.  Once every positive-weight input of a target neuron is
 decided, the affine upper bound Σ_{on} w_k z_k + b of its pre-activation must be positive too:
 that row prunes the tree (recorded, re-derived by the checker).  :func:`incoming_directions`
@@ -22,6 +23,8 @@ import time
 from dataclasses import dataclass
 from typing import Any
 
+from algebra.kernel import (domain_from_json, domain_json, domain_rows, exercise_spec, is_delta_zero,
+                            is_zero_neuron, parameter_offsets)
 from algebra.linalg import QMatrix
 from algebra.network import Network
 from algebra.rationals import Q
@@ -29,8 +32,7 @@ from algebra.rationals import Q
 from .dimension_sampling import _np
 from .domains import normalize_domain
 from .lp import feasible
-from .verify.exercise import (_delta_row_zero, _domain_json, _domain_rows, _exercise_spec,
-                              _is_zero_neuron, _offsets, check_proof)
+from .verify import verify
 
 __all__ = ["Exercise", "exercise", "check_exercise_proof", "incoming_directions"]
 
@@ -72,7 +74,7 @@ def exercise(net: Network, parameter: int, *, domain: Any = None, max_lps: int =
     True
     """
     dom = normalize_domain(domain, net.n_inputs)
-    spec = _exercise_spec(net, parameter)
+    spec = exercise_spec(net, parameter)
     targets, delta_of, last, full_last = spec
     if delta_of == "never":
         proof = {"parameter": parameter, "targets": [[t, j, s] for (t, j), s in sorted(targets.items())],
@@ -85,7 +87,7 @@ def exercise(net: Network, parameter: int, *, domain: Any = None, max_lps: int =
         return Exercise(parameter, None, None, None, lps)
     if found:
         return Exercise(parameter, True, witness, None, lps)
-    proof = {"parameter": parameter, "domain": _domain_json(dom),
+    proof = {"parameter": parameter, "domain": domain_json(dom),
              "targets": [[t, j, s] for (t, j), s in sorted(targets.items())],
              "delta_of": list(delta_of) if delta_of else None,
              "order": [[t, j] for t, j in order], "refuted": refuted}
@@ -93,10 +95,32 @@ def exercise(net: Network, parameter: int, *, domain: Any = None, max_lps: int =
 
 
 def check_exercise_proof(net: Network, proof: dict, domain: Any = "any") -> bool:
-    """Re-check a proof of :func:`exercise` that a parameter is never exercised (the independent
-    checker :func:`semialgebraic.verify.exercise.check_proof`).  With *domain*, the proof must
-    also be about that domain (the claim is always "on the proof's domain")."""
-    return check_proof(net, proof, domain if domain == "any" else normalize_domain(domain, net.n_inputs))
+    """Re-check a proof of :func:`exercise` that a parameter is never exercised: the independent
+    checker, through :func:`semialgebraic.verify.verify` on a full ``exercise`` certificate.
+    With *domain*, the proof must also be about that domain (the claim is always "on the
+    proof's domain").  False for a proof whose parameter is not a parameter index of *net*.
+
+    Raises
+    ------
+    InputError
+        If a refutation's multipliers are not exact numbers (a malformed proof).
+    """
+    dom = domain if domain == "any" else normalize_domain(domain, net.n_inputs)
+    if not isinstance(proof, dict):
+        return False
+    p_ = proof.get("parameter")
+    if not isinstance(p_, int) or isinstance(p_, bool) or not 0 <= p_ < net.n_parameters:
+        return False
+    if dom != "any":
+        try:
+            if domain_from_json(proof.get("domain"), net.n_inputs) != dom:
+                return False
+        except (KeyError, TypeError, ValueError, IndexError):
+            return False
+    cert = {"format": "netfibers.certificate", "type": "exercise",
+            "claim": "parameter p is never exercised on the domain", "network": net.to_dict(),
+            "proof": proof}
+    return verify(cert)[0]
 
 
 def incoming_directions(net: Network, t: int, i: int, *, domain: Any = None, max_lps: int = 2000,
@@ -118,7 +142,7 @@ def incoming_directions(net: Network, t: int, i: int, *, domain: Any = None, max
     (2, 1)
     """
     dom = normalize_domain(domain, net.n_inputs)
-    if t < 1 or _is_zero_neuron(net, t, i):
+    if t < 1 or is_zero_neuron(net, t, i):
         return None
     leaves: list = []
     found, _, _, _, _ = _phase_search(net, dom, {(t, i): 1}, None, max_lps, deadline, False,
@@ -137,7 +161,7 @@ def incoming_directions(net: Network, t: int, i: int, *, domain: Any = None, max
         cols.append(list(m) + [Q(1)])
     V = QMatrix.from_rows(cols, ncols=n_in + 1) if cols else QMatrix.from_rows([], ncols=n_in + 1)
     perp = V.nullspace() if cols else QMatrix.identity(n_in + 1)
-    offs = _offsets(net)
+    offs = parameter_offsets(net)
     W = net.weights[t]
     out = []
     for c in perp.to_rows():
@@ -252,7 +276,7 @@ def _prove_suspects(net, dom, evidence, budget, gap, seconds: float = 3.0):
     # default: a few seconds; with an explicit timeout, up to half of what is left of it
     stop = time.monotonic() + (seconds if left is None else max(0.0, left) / 2)
     proven: dict = {"dead": set(), "active": set(), "free": set()}
-    offs = _offsets(net)
+    offs = parameter_offsets(net)
     # order: parameters alone in a missing kernel direction (exactly the gap), other weights
     # never exercised, neurons never seen on / off, then directions inside one neuron's incoming
     params = [sup[0] for sup in evidence.get("missing") or [] if len(sup) == 1]
@@ -351,11 +375,12 @@ def _phase_search(net, dom, targets, delta_of, max_lps, deadline, record, upto=N
             bound = (t_b, i_b, {k for k in range(Wt.ncols) if Wt[i_b, k] > 0}, Wt, bt[i_b])
     order = []
     for t in range(net.depth - 1 if upto is None else upto + 1):
-        js = [j for j in range(net.widths[t + 1]) if not _is_zero_neuron(net, t, j)
+        js = [j for j in range(net.widths[t + 1]) if not is_zero_neuron(net, t, j)
               and (upto is None or t < upto or (t, j) in targets)]
         first = bound[2] if bound is not None and t == bound[0] - 1 else set()
         order += sorted(((t, j) for j in js), key=lambda tj: (tj not in targets, tj[1] not in first))
-    A0, c0 = _domain_rows(dom, d)
+    drows = domain_rows(d, dom)
+    A0, c0 = [r[:-1] for r in drows], [r[-1] for r in drows]
     count = [0]
     refuted = []
 
@@ -369,7 +394,7 @@ def _phase_search(net, dom, targets, delta_of, max_lps, deadline, record, upto=N
         res = feasible(A_lt=[[-v for v in a] for a, _ in allrows], b_lt=[c for _, c in allrows], n=d)
         return (res.point, None) if res.feasible else (None, res.certificate)
 
-    # incremental affine forms along the path (same as _path_rows, kept per layer on the stack)
+    # incremental affine forms along the path (the checker's _path_rows, kept per layer on the stack)
     def forms(t, M, m):
         W, b = net.layer(t)
         Z = W @ M
@@ -382,7 +407,7 @@ def _phase_search(net, dom, targets, delta_of, max_lps, deadline, record, upto=N
                 masks = {}
                 for tt, j, s in path:
                     masks.setdefault(tt, {})[j] = 1 if s > 0 else 0
-                if _delta_row_zero(net, masks, delta_of[0], delta_of[1]):
+                if is_delta_zero(net, masks, delta_of[0], delta_of[1]):
                     if record:
                         refuted.append({"path": [list(v) for v in path], "delta_zero": True})
                     return None

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from typing import Any, Iterator, Sequence
 
 from algebra.exceptions import InputError
+from algebra.kernel import domain_rows
 from algebra.linalg import QMatrix
 from algebra.network import Network
 from algebra.rationals import Q
@@ -25,7 +26,6 @@ from .domains import _random_point, normalize_domain
 from .exceptions import CertificateError
 from .polyhedra import Polyhedron
 from .regions import Region, regions
-from .verify.region_cover import domain_rows
 
 __all__ = ["JointRegion", "joint_regions"]
 

@@ -22,6 +22,7 @@ from __future__ import annotations
 import random
 from typing import Any
 
+from algebra.kernel import contract_layer, difference_network, interval_bounds, is_proportional
 from algebra.linalg import QMatrix
 from algebra.network import Network
 from algebra.rationals import Q
@@ -31,7 +32,6 @@ from .budget import Budget
 from .certificates import jsonable
 from .domains import _random_point, normalize_domain
 from .joint import joint_regions
-from .verify.region_cover import contract_layer, difference_network, interval_bounds, is_proportional
 
 __all__ = ["simplify", "preactivation_bounds", "reduced_difference", "contract_affine_layers"]
 

@@ -72,6 +72,7 @@ from dataclasses import dataclass
 from functools import cached_property
 from typing import Sequence
 
+from algebra.kernel import network_digest
 from algebra.linalg import IntegerImage, QMatrix
 from algebra.network import Network
 from algebra.rationals import Q, q_json, to_q
@@ -84,7 +85,6 @@ from .certificates import CERTIFICATE_FORMAT, counterexample_certificate, jsonab
 from .exceptions import CertificateError, NotApplicableError
 from .shallow_dyadic import compare_float32
 from .verdict import Hypothesis, Verdict
-from .verify.symmetry_path import network_digest
 
 __all__ = ["CanonicalForm", "canonical_form", "equivalent_shallow", "symmetry_path",
            "separating_point", "point_on_hyperplane", "neuron_types", "is_switching_on_orthant",

@@ -6,4 +6,33 @@ Rules (checked by ``tests/test_layering.py``):
 * each function is tested on its own against an independent oracle (``tests/algebra/test_kernel*.py``);
 * ``semialgebraic/verify/`` may import this package (and the rest of ``algebra``) only; deciding
   modules may use it too, so decider and checker share only code that is small enough to read.
+* this package imports ``algebra`` (and the standard library) only.
+
+Contents
+--------
+networks
+    :func:`difference_network` (``a − b`` as one network), :func:`contract_layer` (remove a
+    hidden layer that is affine on the domain), :func:`is_zero_neuron`,
+    :func:`parameter_offsets`, :func:`network_digest` (checkpoints of symmetry paths).
+intervals
+    :func:`interval_bounds` of every pre-activation over a domain (via
+    :func:`algebra.linalg.interval_image`).
+domains
+    :func:`domain_rows` (the domain's rows ``a·x + c``), :func:`domain_json` /
+    :func:`domain_from_json` (the domain inside exercise and emptiness proofs).
+vectors
+    :func:`is_proportional`.
+jacobian
+    :func:`exercise_spec` (what a parameter's Jacobian column needs to be non-zero),
+    :func:`is_delta_zero` (the back-propagated ``δ`` under fixed masks).
 """
+
+from .domains import domain_from_json, domain_json, domain_rows
+from .intervals import interval_bounds
+from .jacobian import exercise_spec, is_delta_zero
+from .networks import contract_layer, difference_network, is_zero_neuron, network_digest, parameter_offsets
+from .vectors import is_proportional
+
+__all__ = ["contract_layer", "difference_network", "domain_from_json", "domain_json", "domain_rows",
+           "exercise_spec", "interval_bounds", "is_delta_zero", "is_proportional", "is_zero_neuron",
+           "network_digest", "parameter_offsets"]

@@ -24,7 +24,9 @@ Imports ``algebra`` only (small independent code; the search lives in
 from __future__ import annotations
 
 from algebra.exceptions import InputError
-from algebra.io.native import network_from_dict, parse_number, parse_vector
+from algebra.io.native import network_from_dict, parse_vector
+from algebra.kernel import (domain_from_json, domain_rows, exercise_spec, is_delta_zero, is_zero_neuron,
+                            parameter_offsets)
 from algebra.linalg import QMatrix
 from algebra.network import Network
 from algebra.rationals import Q
@@ -56,10 +58,10 @@ def check_proof(net: Network, proof: dict, domain="any") -> bool:
     "on the proof's domain")."""
     try:
         p_ = int(proof["parameter"])
-        targets, delta_of, last, full_last = _exercise_spec(net, p_)
+        targets, delta_of, last, full_last = exercise_spec(net, p_)
         if delta_of == "never":
             if proof.get("trivial") == "identically zero neuron":
-                return any(_is_zero_neuron(net, t, j) for t, j in targets)
+                return any(is_zero_neuron(net, t, j) for t, j in targets)
             W = net.weights[net.depth - 1]
             i = _exercise_target_neuron(net, p_)
             return proof.get("trivial") == "zero outgoing weights" and all(W[o, i] == 0 for o in range(W.nrows))
@@ -69,10 +71,10 @@ def check_proof(net: Network, proof: dict, domain="any") -> bool:
             return False
         order = [tuple(v) for v in proof["order"]]
         need = [(t, j) for t in range(net.depth - 1) for j in range(net.widths[t + 1])
-                if not _is_zero_neuron(net, t, j)]
+                if not is_zero_neuron(net, t, j)]
         if sorted(order) != sorted(need) or len(set(order)) != len(order):
             return False
-        dom = _domain_from_json(proof.get("domain"), net.n_inputs)
+        dom = domain_from_json(proof.get("domain"), net.n_inputs)
         if isinstance(dom, tuple) and dom[0] == dom[1]:
             return False        # the refuted strict systems live in the open box: empty here
         if domain != "any" and dom != domain:
@@ -109,83 +111,11 @@ def run_deep(fn, arg, depth: int):
 
 
 def _exercise_target_neuron(net, p_):
-    offs = _offsets(net)
+    offs = parameter_offsets(net)
     l = max(t for t in range(net.depth) if offs[t] <= p_)
     W = net.weights[l]
     q = p_ - offs[l]
     return q // W.ncols if q < W.nrows * W.ncols else q - W.nrows * W.ncols
-
-
-def _exercise_spec(net, p_):
-    """(targets {(t, j): sign}, δ neuron (t, i) or None or "never", last branched layer,
-    whether every neuron of the last layer is branched) for the flat parameter index *p_*."""
-    offs = _offsets(net)
-    L = net.depth
-    l = max(t for t in range(L) if offs[t] <= p_)
-    W = net.weights[l]
-    q = p_ - offs[l]
-    if q < W.nrows * W.ncols:
-        i, k = divmod(q, W.ncols)
-    else:
-        i, k = q - W.nrows * W.ncols, None
-    targets = {}
-    if k is not None and l >= 1:
-        targets[(l - 1, k)] = 1                       # h_{l-1}[k] > 0
-    if l < L - 1:
-        targets[(l, i)] = 1                           # δ_l[i] needs the mask D_l[i] = 1
-    if any(_is_zero_neuron(net, t, j) for t, j in targets):
-        return targets, "never", -1, False            # a target is identically 0 (inactive)
-    if l == L - 1:                                    # δ_L = e_o: only the input matters
-        if not targets:
-            return {}, None, -1, False
-        return targets, None, l - 1, False
-    Wn = net.weights[l + 1]
-    if l == L - 2:                                    # δ_l[i] = W_L[:, i] (a constant)
-        if all(Wn[o, i] == 0 for o in range(Wn.nrows)):
-            return targets, "never", l, False
-        return targets, None, l, False
-    return targets, (l, i), L - 2, True
-
-
-def _is_zero_neuron(net, t, j) -> bool:
-    """Neuron j of hidden layer t has a zero incoming row and zero bias: z ≡ 0, taken as inactive
-    (the convention of :func:`_masks`), never branched on."""
-    W, b = net.layer(t)
-    return b[j] == 0 and all(v == 0 for v in W.row_at(j))
-
-
-def _domain_json(dom):
-    if dom is None or dom == "orthant":
-        return dom
-    return [str(dom[0]), str(dom[1])]
-
-
-def _domain_from_json(data, d):
-    if data is None or data == "orthant":
-        return data
-    return (Q(data[0]) if not isinstance(data[0], str) else _parse_q(data[0]),
-            Q(data[1]) if not isinstance(data[1], str) else _parse_q(data[1]))
-
-
-def _parse_q(s):
-    return parse_number(s, "proof.domain")          # (malformed, e.g. "1/0": InputError)
-
-
-def _domain_rows(dom, d):
-    """Strict rows a·x + c > 0 of the domain (none for the whole space)."""
-    A0, c0 = [], []
-    if dom == "orthant":
-        for k in range(d):
-            A0.append(tuple(Q(1) if c == k else Q(0) for c in range(d)))
-            c0.append(Q(0))
-    elif isinstance(dom, tuple):
-        lo, hi = dom
-        for k in range(d):
-            A0.append(tuple(Q(1) if c == k else Q(0) for c in range(d)))
-            c0.append(-lo)
-            A0.append(tuple(Q(-1) if c == k else Q(0) for c in range(d)))
-            c0.append(hi)
-    return A0, c0
 
 
 def _path_rows(net, path):
@@ -211,18 +141,6 @@ def _path_rows(net, path):
         rows.append((tuple(s * v for v in a), s * zc[j]))
         masks.setdefault(t, {})[j] = 1 if s > 0 else 0
     return rows, masks
-
-
-def _delta_row_zero(net, masks, t0, i) -> bool:
-    """δ_{t0}[i] = 0 for every output, from the 0/1 masks of the hidden layers t0..L-2."""
-    L = net.depth
-    D = QMatrix.identity(net.n_outputs)               # δ_L (columns: outputs)
-    for t in range(L - 2, t0 - 1, -1):
-        Wn = net.weights[t + 1]
-        on = masks.get(t, {})
-        D = QMatrix.from_rows([row if on.get(q) else tuple([Q(0)] * net.n_outputs)
-                               for q, row in enumerate((Wn.T @ D).to_rows())], ncols=net.n_outputs)
-    return all(v == 0 for v in D.row_at(i))
 
 
 def _bound_row(net, prefix, targets):
@@ -253,9 +171,10 @@ def _check_refutation(net, dom, prefix, entry, delta_of, full, targets=None) -> 
         if not full or delta_of is None:
             return False
         _, masks = _path_rows(net, prefix)
-        return _delta_row_zero(net, masks, delta_of[0], delta_of[1])
+        return is_delta_zero(net, masks, delta_of[0], delta_of[1])
     y = parse_vector(entry["certificate"], "refuted.certificate")     # (malformed: InputError)
-    A0, c0 = _domain_rows(dom, net.n_inputs)
+    drows = domain_rows(net.n_inputs, dom)
+    A0, c0 = [r[:-1] for r in drows], [r[-1] for r in drows]
     rows, _ = _path_rows(net, prefix)
     allrows = list(zip(A0, c0)) + rows
     if entry.get("bound"):
@@ -271,10 +190,3 @@ def _check_refutation(net, dom, prefix, entry, delta_of, full, targets=None) -> 
         return False
     return sum((yr * c for yr, (_, c) in zip(y, allrows)), Q(0)) <= 0
 
-
-def _offsets(net):
-    offs, k = [], 0
-    for w in net.weights:
-        offs.append(k)
-        k += w.nrows * (w.ncols + 1)
-    return offs

@@ -126,11 +126,12 @@ from __future__ import annotations
 
 from algebra.exceptions import InputError
 from algebra.io.native import network_from_dict, parse_number, parse_vector
+from algebra.kernel import domain_from_json, interval_bounds, is_zero_neuron
 from algebra.linalg import QMatrix, nmod_rank
 from algebra.rationals import Q
 
-from .exercise import _check_refutation, _domain_from_json, _is_zero_neuron, check_proof, run_deep
-from .region_cover import _check_cover, interval_bounds
+from .exercise import _check_refutation, check_proof, run_deep
+from .region_cover import _check_cover
 
 __all__ = ["check"]
 
@@ -357,7 +358,7 @@ def _regions_rank(net, regions, lo_hi) -> int | str:
         for l in range(L - 1):
             w = net.widths[l + 1]
             masks.append([1 if s > 0 else 0 for s in pat[k:k + w]])
-            skip |= any(s == 0 and not _is_zero_neuron(net, l, i) for i, s in enumerate(pat[k:k + w]))
+            skip |= any(s == 0 and not is_zero_neuron(net, l, i) for i, s in enumerate(pat[k:k + w]))
             k += w
         if skip:
             continue
@@ -479,14 +480,14 @@ def _check_empty(net, proof, lo_hi, targets, leaves=None) -> bool:
     try:
         if sorted(tuple(v) for v in proof["targets"]) != sorted((t, j, s) for (t, j), s in targets.items()):
             return False
-        if any(_is_zero_neuron(net, t, j) for t, j in targets):
+        if any(is_zero_neuron(net, t, j) for t, j in targets):
             return False
-        if _domain_from_json(proof.get("domain"), net.n_inputs) != lo_hi:
+        if domain_from_json(proof.get("domain"), net.n_inputs) != lo_hi:
             return False
         last = max(t for t, _ in targets)
         order = [tuple(v) for v in proof["order"]]
         need = [(t, j) for t in range(last + 1) for j in range(net.widths[t + 1])
-                if not _is_zero_neuron(net, t, j) and (t < last or (t, j) in targets)]
+                if not is_zero_neuron(net, t, j) and (t < last or (t, j) in targets)]
         if sorted(order) != sorted(need) or len(set(order)) != len(order):
             return False
         if any(a[0] > b[0] for a, b in zip(order, order[1:])):

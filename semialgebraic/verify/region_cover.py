@@ -31,12 +31,12 @@ interval (exact interval bounds over the domain, propagated layer by layer throu
 network, recomputed by the checker) satisfies ``lo_i >= 0`` (always active: σ(z) = z) or
 ``hi_i <= 0`` (dead: σ(z) = 0).  With ``S = diag(1 if lo_i >= 0 else 0)`` the layer computes
 ``h_l = S (W_l h_{l-1} + b_l)`` on the domain, so the next layer becomes
-``W_{l+1} S W_l``, bias ``W_{l+1} S b_l + b_{l+1}`` (:func:`contract_layer`): the same function
+``W_{l+1} S W_l``, bias ``W_{l+1} S b_l + b_{l+1}`` (:func:`algebra.kernel.contract_layer`): the same function
 on the domain, one hidden layer less.  (A network without hidden layers is affine.)  Pairs that
 users build, a network followed by an always-active identity layer, a layer split into two,
 an inserted ``σ(h) - σ(-h)`` identity after a ReLU layer, collapse this way.
 
-The difference network.  ``D = difference_network(a, b)`` puts a and b side by side: the first
+The difference network.  ``D = algebra.kernel.difference_network(a, b)`` puts a and b side by side: the first
 layer is ``[W_a1; W_b1]``, hidden layers are block diagonal (a's neurons first, then b's), the
 output layer is ``[W_aL, -W_bL]`` with bias ``b_aL - b_bL``; so ``D = a - b`` exactly.  The
 ``reduction`` steps rewrite D without changing its function (each is checked exactly, in order;
@@ -126,13 +126,13 @@ from typing import Sequence
 
 from algebra.exceptions import InputError
 from algebra.io.native import network_from_dict, parse_number, parse_vector
-from algebra.linalg import QMatrix, interval_image
+from algebra.kernel import contract_layer, difference_network, domain_rows, interval_bounds, is_proportional
+from algebra.linalg import QMatrix
 from algebra.network import Network
 from algebra.rationals import Q
 
-__all__ = ["check", "neuron_rows", "domain_rows", "neighbour_pattern", "is_proportional",
-           "difference_network", "apply_reduction", "interval_bounds", "apply_contractions", "is_collapsed",
-           "contract_layer"]
+__all__ = ["check", "neuron_rows", "neighbour_pattern", "apply_reduction", "apply_contractions",
+           "is_collapsed"]
 
 
 def check(cert: dict) -> tuple[bool, str]:
@@ -197,36 +197,6 @@ def is_collapsed(net: Network) -> bool:
     if net.depth == 1:
         return net.weights[0].is_zero()
     return all(W.is_zero() and all(v == 0 for v in c) for W, c in zip(net.weights[:-1], net.biases[:-1]))
-
-
-def difference_network(a: Network, b: Network) -> Network:
-    """The network D = a − b: a and b side by side (see the module docstring).
-
-    >>> a = Network.from_rows([[[1]], [[2]]], [[0], [1]])
-    >>> difference_network(a, a)([3])
-    (0,)
-    """
-    ws, bs = [], []
-    L = a.depth
-    if b.depth != L:
-        return _difference_uneven(a, b)
-    for l in range(L):
-        Wa, ba = a.layer(l)
-        Wb, bb = b.layer(l)
-        if l == 0 and L == 1:
-            ws.append(Wa - Wb)
-            bs.append([u - v for u, v in zip(ba, bb)])
-        elif l == 0:
-            ws.append(QMatrix.vstack([Wa, Wb]))
-            bs.append(list(ba) + list(bb))
-        elif l == L - 1:
-            ws.append(QMatrix.hstack([Wa, -Wb]))
-            bs.append([u - v for u, v in zip(ba, bb)])
-        else:
-            ws.append(QMatrix.vstack([QMatrix.hstack([Wa, QMatrix.zeros(Wa.nrows, Wb.ncols)]),
-                                      QMatrix.hstack([QMatrix.zeros(Wb.nrows, Wa.ncols), Wb])]))
-            bs.append(list(ba) + list(bb))
-    return Network(ws, bs)
 
 
 def apply_reduction(net: Network, steps, lo_hi=None) -> Network:
@@ -326,53 +296,6 @@ def apply_contractions(a: Network, b: Network, steps, lo_hi=None) -> tuple[Netwo
                           for l, W in enumerate(Ws)], bs) for Ws, bs in (nets["a"], nets["b"]))
 
 
-def contract_layer(Ws, bs, l, d, lo_hi, bounds=None):
-    """``(Ws', bs')``: hidden layer *l* removed and composed into layer l + 1, after checking
-    that each of its neurons is always active or dead on the domain (exact interval bounds);
-    ValueError naming the first neuron that is neither.  Lists of rows in, lists out."""
-    mask = []
-    if bounds is None:                 # (the caller may pass the bounds of layer l it computed)
-        bounds = interval_bounds(Ws[:l + 1], bs[:l + 1], d, lo_hi)[l]
-    for i, (lo, hi) in enumerate(bounds):
-        if lo is not None and lo >= 0:
-            mask.append(1)
-        elif hi is not None and hi <= 0:
-            mask.append(0)
-        else:
-            raise ValueError(f"neuron {i} of hidden layer {l} is neither provably always active "
-                             "nor provably dead (interval bounds)")
-    ncols = len(Ws[l - 1]) if l else d
-    W = QMatrix.diagonal(mask) @ QMatrix.from_rows(Ws[l], ncols=ncols)
-    c = QMatrix.diagonal(mask) @ QMatrix.column(bs[l])
-    Wn = QMatrix.from_rows(Ws[l + 1], ncols=len(Ws[l]))
-    new_W = (Wn @ W).to_rows()
-    new_b = [u + v for u, v in zip((Wn @ c).col_at(0), bs[l + 1])]
-    return Ws[:l] + [new_W] + Ws[l + 2:], bs[:l] + [new_b] + bs[l + 2:]
-
-
-def interval_bounds(Ws, bs, d, lo_hi, start=None):
-    """Exact bounds (lo, hi) (None = unbounded) of every pre-activation over the domain.
-
-    With *start* (the bounds of the layer before ``Ws[0]``), the layers *Ws* continue a network
-    whose earlier bounds are known."""
-    if start is not None:
-        box = [(Q(0) if lo is None or lo < 0 else lo, None if hi is None else max(hi, Q(0)))
-               for lo, hi in start]
-    elif lo_hi is None:
-        box = [(None, None)] * d
-    elif lo_hi == "orthant":
-        box = [(Q(0), None)] * d
-    else:
-        box = [lo_hi] * d
-    out = []
-    for l in range(len(Ws)):
-        layer = interval_image(Ws[l], box, bs[l])
-        out.append(layer)
-        box = [(Q(0) if lo is None or lo < 0 else lo, None if hi is None else max(hi, Q(0)))
-               for lo, hi in layer]
-    return out
-
-
 def neuron_rows(net: Network, pattern: Sequence[int]) -> list[tuple[Q, ...]]:
     """Affine pre-activation of every hidden neuron of *net* on the region of *pattern*.
 
@@ -396,23 +319,6 @@ def neuron_rows(net: Network, pattern: Sequence[int]) -> list[tuple[Q, ...]]:
         mask = [1 if pattern[k + i] > 0 else 0 for i in range(W.nrows)]
         k += W.nrows
         M = QMatrix.diagonal(mask) @ P
-    return rows
-
-
-def domain_rows(d: int, lo_hi) -> list[tuple[Q, ...]]:
-    """Rows ``(a, c)`` of the domain: box ``x_i - lo``, ``hi - x_i``; orthant ``x_i``; R^d none."""
-    rows = []
-    if lo_hi is None:
-        return rows
-    z = Q(0)
-    for i in range(d):
-        e = [z] * d
-        e[i] = Q(1)
-        if lo_hi == "orthant":
-            rows.append(tuple(e) + (z,))
-        else:
-            rows.append(tuple(e) + (-lo_hi[0],))
-            rows.append(tuple(-v for v in e) + (lo_hi[1],))
     return rows
 
 
@@ -448,19 +354,6 @@ def neighbour_pattern(nets: Sequence[Network], pattern: Sequence[int], g: Sequen
         new[off:off + n] = sub
         off += n
     return tuple(new)
-
-
-def is_proportional(u: Sequence[Q], g: Sequence[Q]) -> Q | None:
-    """μ with ``u = μ g`` (g non-zero), or None."""
-    for gi, ui in zip(g, u):
-        if gi != 0:
-            mu = ui / gi
-            break
-    else:
-        raise ValueError("zero facet row")
-    if all(ui == mu * gi for ui, gi in zip(u, g)):
-        return mu
-    return None
 
 
 # -- private --------------------------------------------------------------------------------
@@ -593,24 +486,6 @@ def _check_region(net, r, reg, pat, dom, d, n, patterns, count, value=_zero_map)
         if why:
             return False, f"redundancy multipliers of inequality {k} {why} (target: the inequality)"
     return value(net, r, reg, pat, oriented, facets)
-
-
-def _difference_uneven(a, b):
-    """D for networks of different depths: pad the shallower one with identity-like layers
-    (x = σ(x) - σ(-x)), so that both have the same depth."""
-    a, b = _pad(a, max(a.depth, b.depth)), _pad(b, max(a.depth, b.depth))
-    return difference_network(a, b)
-
-
-def _pad(net, depth):
-    while net.depth < depth:
-        W, bias = net.layer(net.depth - 1)
-        m = W.nrows
-        ws = list(net.weights[:-1]) + [QMatrix.vstack([W, -W]),
-                                       QMatrix.hstack([QMatrix.identity(m), -QMatrix.identity(m)])]
-        bs = list(net.biases[:-1]) + [list(bias) + [-v for v in bias], [Q(0)] * m]
-        net = Network(ws, bs)
-    return net
 
 
 def _value(g, x) -> Q:

@@ -9,9 +9,9 @@ Format::
      "checkpoints": ["<16 hex>", ...]                 (optional: digest after each step)
      "representative": <network>                      (optional, informative)}
 
-``checkpoints`` bind every step: after step k the intermediate network's digest (first 16 hex
-digits of the SHA-256 of its native JSON with sorted keys, :func:`network_digest`) must equal
-``checkpoints[k]``, so a mutated step is rejected even when a later step would have absorbed
+``checkpoints`` bind every step: after step k the intermediate network's digest
+(:func:`algebra.kernel.network_digest`: first 16 hex digits of a SHA-256 of the widths, the biases
+and fixed exact products ``W_l r``) must equal ``checkpoints[k]``, so a mutated step is rejected even when a later step would have absorbed
 the change.
 
 The checker rebuilds every step with :func:`algebra.symmetries.step_from_json`, replays the path
@@ -23,27 +23,12 @@ certificate's domain is the orthant.  Imports ``algebra`` only.
 
 from __future__ import annotations
 
-import hashlib
-
 from algebra.exceptions import InputError, InvalidStepError
 from algebra.io.native import network_from_dict
-from algebra.rationals import q_str
+from algebra.kernel import network_digest
 from algebra.symmetries import path_from_json
 
-__all__ = ["check", "network_digest"]
-
-
-def network_digest(net) -> str:
-    """Checkpoint digest: first 16 hex digits of the SHA-256 of the widths, every bias, and the
-    exact products ``W_l r`` with fixed integer vectors ``r`` (one FLINT product per layer, so
-    checkpoints stay cheap for large nets).  Checkpoints detect mutated steps; the claim itself
-    rests on the exact comparison of the end of the path with b."""
-    parts = [",".join(map(str, net.widths))]
-    for W, b in zip(net.weights, net.biases):
-        r = [(j * 40503 + 7) % 65521 + 1 for j in range(W.ncols)]
-        parts.append(",".join(q_str(x) for x in W.apply(r)))
-        parts.append(",".join(q_str(x) for x in b))
-    return hashlib.sha256("|".join(parts).encode()).hexdigest()[:16]
+__all__ = ["check"]
 
 
 def check(cert: dict) -> tuple[bool, str]:

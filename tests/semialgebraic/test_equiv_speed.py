@@ -24,7 +24,8 @@ from semialgebraic.equivalence import equivalent
 from semialgebraic.joint import joint_regions
 from semialgebraic.reduction import contract_affine_layers, preactivation_bounds
 from semialgebraic.verify import verify
-from semialgebraic.verify.region_cover import apply_contractions, difference_network
+from algebra.kernel import difference_network
+from semialgebraic.verify.region_cover import apply_contractions
 
 BOX = (-1, 1)
 SETTINGS = settings(max_examples=12, deadline=None, suppress_health_check=list(HealthCheck))

@@ -233,7 +233,7 @@ def test_malformed():
 
 
 def test_difference_network():
-    from semialgebraic.verify.region_cover import difference_network
+    from algebra.kernel import difference_network
     D = difference_network(ALWAYS_A, ALWAYS_B)        # depths 3 and 2: b is padded
     for x in ([1, 2], [-3, 1], ["1/2", "-7/3"]):
         assert D([Q(v) for v in x]) == tuple(u - v for u, v in zip(ALWAYS_A([Q(t) for t in x]), ALWAYS_B([Q(t) for t in x])))

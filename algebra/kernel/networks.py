@@ -1,0 +1,192 @@
+"""Exact rewrites and fingerprints of ReLU networks shared by deciders and checkers.
+
+Each function is short, exact over Q, and does no search: the difference network ``a − b``,
+the contraction of a hidden layer that is affine on a domain, the zero-neuron test, the flat
+parameter offsets and the checkpoint digest of a network.
+"""
+
+from __future__ import annotations
+
+import hashlib
+
+from algebra.linalg import QMatrix
+from algebra.network import Network
+from algebra.rationals import Q, q_str
+
+from .intervals import interval_bounds
+
+__all__ = ["difference_network", "contract_layer", "is_zero_neuron", "parameter_offsets",
+           "network_digest"]
+
+
+def difference_network(a: Network, b: Network) -> Network:
+    """The network ``D = a − b``: *a* and *b* side by side.
+
+    The first layer is ``[W_a1; W_b1]``, hidden layers are block diagonal (a's neurons first,
+    then b's), the output layer is ``[W_aL, −W_bL]`` with bias ``b_aL − b_bL``.  Networks of
+    different depths: the shallower one is first padded with layers computing
+    ``y = σ(y) − σ(−y)`` (exact).  Depth 1 (both affine): ``W_a − W_b``, ``b_a − b_b``.
+
+    Parameters
+    ----------
+    a, b : Network
+        Networks with the same signature.
+
+    Returns
+    -------
+    Network
+        ``D`` with ``D(x) = a(x) − b(x)`` for every x.
+
+    Examples
+    --------
+    >>> a = Network.from_rows([[[1]], [[2]]], [[0], [1]])
+    >>> difference_network(a, a)([3])
+    (0,)
+    """
+    ws, bs = [], []
+    L = a.depth
+    if b.depth != L:
+        depth = max(a.depth, b.depth)
+        return difference_network(_pad(a, depth), _pad(b, depth))
+    for l in range(L):
+        Wa, ba = a.layer(l)
+        Wb, bb = b.layer(l)
+        if l == 0 and L == 1:
+            ws.append(Wa - Wb)
+            bs.append([u - v for u, v in zip(ba, bb)])
+        elif l == 0:
+            ws.append(QMatrix.vstack([Wa, Wb]))
+            bs.append(list(ba) + list(bb))
+        elif l == L - 1:
+            ws.append(QMatrix.hstack([Wa, -Wb]))
+            bs.append([u - v for u, v in zip(ba, bb)])
+        else:
+            ws.append(QMatrix.vstack([QMatrix.hstack([Wa, QMatrix.zeros(Wa.nrows, Wb.ncols)]),
+                                      QMatrix.hstack([QMatrix.zeros(Wb.nrows, Wa.ncols), Wb])]))
+            bs.append(list(ba) + list(bb))
+    return Network(ws, bs)
+
+
+def contract_layer(Ws, bs, l, d, lo_hi, bounds=None):
+    """Remove hidden layer *l*, composed into layer ``l + 1``, when it is affine on the domain.
+
+    Every neuron of layer *l* must be always active (interval lower bound ``>= 0``: σ(z) = z) or
+    dead (upper bound ``<= 0``: σ(z) = 0) on the domain.  With ``S = diag(1 if active else 0)``
+    the next layer becomes ``W_{l+1} S W_l`` with bias ``W_{l+1} S b_l + b_{l+1}``: the same
+    function on the domain, one hidden layer less.
+
+    Parameters
+    ----------
+    Ws, bs : list of lists of rows, list of bias lists
+        The layers of the network (rows of exact rationals).
+    l : int
+        The hidden layer to remove (0-based).
+    d : int
+        Number of inputs.
+    lo_hi : None, "orthant" or (lo, hi)
+        The domain: R^d, the closed orthant or the cube ``[lo, hi]^d``.
+    bounds : list of (lo, hi), optional
+        The interval bounds of layer *l* if the caller has them (else computed with
+        :func:`interval_bounds`).
+
+    Returns
+    -------
+    (Ws', bs')
+        The contracted layers (lists, as given).
+
+    Raises
+    ------
+    ValueError
+        Naming the first neuron that is neither provably always active nor provably dead.
+
+    Examples
+    --------
+    >>> Ws, bs = [[[1]], [[1]], [[2]]], [[0], [1], [-2]]      # 2 relu(relu(x) + 1) - 2
+    >>> Ws2, bs2 = contract_layer(Ws, bs, 1, 1, None)
+    >>> [[list(map(str, r)) for r in W] for W in Ws2], [list(map(str, c)) for c in bs2]
+    ([[['1']], [['2']]], [['0'], ['0']])
+    """
+    mask = []
+    if bounds is None:
+        bounds = interval_bounds(Ws[:l + 1], bs[:l + 1], d, lo_hi)[l]
+    for i, (lo, hi) in enumerate(bounds):
+        if lo is not None and lo >= 0:
+            mask.append(1)
+        elif hi is not None and hi <= 0:
+            mask.append(0)
+        else:
+            raise ValueError(f"neuron {i} of hidden layer {l} is neither provably always active "
+                             "nor provably dead (interval bounds)")
+    ncols = len(Ws[l - 1]) if l else d
+    W = QMatrix.diagonal(mask) @ QMatrix.from_rows(Ws[l], ncols=ncols)
+    c = QMatrix.diagonal(mask) @ QMatrix.column(bs[l])
+    Wn = QMatrix.from_rows(Ws[l + 1], ncols=len(Ws[l]))
+    new_W = (Wn @ W).to_rows()
+    new_b = [u + v for u, v in zip((Wn @ c).col_at(0), bs[l + 1])]
+    return Ws[:l] + [new_W] + Ws[l + 2:], bs[:l] + [new_b] + bs[l + 2:]
+
+
+def is_zero_neuron(net: Network, t: int, j: int) -> bool:
+    """True when neuron *j* of hidden layer *t* (0-based) has a zero incoming row and zero bias.
+
+    Its pre-activation is then identically 0; it is taken as inactive and never branched on.
+
+    Examples
+    --------
+    >>> net = Network.from_rows([[[1], [0]], [[1, 1]]], [[0, 0], [0]])
+    >>> is_zero_neuron(net, 0, 0), is_zero_neuron(net, 0, 1)
+    (False, True)
+    """
+    W, b = net.layer(t)
+    return b[j] == 0 and all(v == 0 for v in W.row_at(j))
+
+
+def parameter_offsets(net: Network) -> list[int]:
+    """Flat index of the first parameter of each layer (the order of :mod:`algebra.network`:
+    per layer, ``W_l`` row by row, then ``b_l``).
+
+    Examples
+    --------
+    >>> parameter_offsets(Network.from_rows([[[1], [-1]], [[1, 1]]], [[0, 1], [0]]))
+    [0, 4]
+    """
+    offs, k = [], 0
+    for w in net.weights:
+        offs.append(k)
+        k += w.nrows * (w.ncols + 1)
+    return offs
+
+
+def network_digest(net: Network) -> str:
+    """Checkpoint digest: the first 16 hex digits of a SHA-256 of the network.
+
+    Hashes the widths, every bias and the exact products ``W_l r`` with fixed integer vectors
+    ``r`` (one product per layer, so checkpoints stay cheap for large nets).  Digests detect
+    mutated symmetry steps; no claim rests on them alone.
+
+    Examples
+    --------
+    >>> net = Network.from_rows([[[1]], [[2]]], [[0], [1]])
+    >>> network_digest(net) == network_digest(Network.from_rows([[[1]], [[2]]], [[0], [1]]))
+    True
+    >>> network_digest(net) == network_digest(net.with_parameter("b2[0]", 2))
+    False
+    """
+    parts = [",".join(map(str, net.widths))]
+    for W, b in zip(net.weights, net.biases):
+        r = [(j * 40503 + 7) % 65521 + 1 for j in range(W.ncols)]
+        parts.append(",".join(q_str(x) for x in W.apply(r)))
+        parts.append(",".join(q_str(x) for x in b))
+    return hashlib.sha256("|".join(parts).encode()).hexdigest()[:16]
+
+
+def _pad(net, depth):
+    """Append layers computing ``y = σ(y) − σ(−y)`` after the last hidden layer until *depth*."""
+    while net.depth < depth:
+        W, bias = net.layer(net.depth - 1)
+        m = W.nrows
+        ws = list(net.weights[:-1]) + [QMatrix.vstack([W, -W]),
+                                       QMatrix.hstack([QMatrix.identity(m), -QMatrix.identity(m)])]
+        bs = list(net.biases[:-1]) + [list(bias) + [-v for v in bias], [Q(0)] * m]
+        net = Network(ws, bs)
+    return net

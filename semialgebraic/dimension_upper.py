@@ -1,0 +1,165 @@
+r"""The decider's side of a certified upper bound of the functional dimension.
+
+:func:`semialgebraic.dimension.functional_dimension_certificate` keeps an ``upper_directions``
+entry (or an ``upper_regions`` list) only when the independent checker
+(:mod:`semialgebraic.verify.functional_dimension`) accepts it.  It asks the checker through
+:func:`semialgebraic.verify.verify` alone, on a *minimal* certificate (no inputs, ``lower`` 0,
+a prime dividing no parameter denominator) whose ``upper`` is the value the decider computes
+itself: :func:`entry_vectors` builds the vectors an entry names with code of its own (the
+checker builds them again, after checking the facts), so a kept entry means "the checker
+accepts every fact and its N − rank equals ours".
+
+>>> from algebra.network import Network
+>>> net = Network.from_rows([[[1], [-1]], [[1, 1]]], [[0, 1], [0]])
+>>> checked_directions_bound(net, [["scale", 0, 0], ["scale", 0, 1]], None)
+5
+>>> checked_directions_bound(net, [["dead", 0, 0]], None)
+'neuron (0, 0) is not dead on the domain by interval bounds'
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+
+from algebra.kernel import parameter_offsets
+from algebra.linalg import QMatrix
+from algebra.network import Network
+from algebra.rationals import Q
+
+from .certificates import jsonable
+from .domains import _dom_json
+from .exercise import _layer_map
+from .modular import _prime_for
+from .verify import verify
+
+__all__ = ["entry_vectors", "directions_bound", "checked_directions_bound", "is_regions_rank"]
+
+
+def entry_vectors(net: Network, entries) -> list[list[Q]]:
+    """The vectors (flat parameter order) named by ``upper_directions`` *entries* (the format of
+    :mod:`semialgebraic.verify.functional_dimension`), built from θ without checking any fact.
+
+    >>> net = Network.from_rows([[[2]], [[3]]], [[1], [0]])
+    >>> [list(map(str, v)) for v in entry_vectors(net, [["scale", 0, 0], ["free", 3, {}]])]
+    [['2', '1', '-3', '0'], ['0', '0', '0', '1']]
+    """
+    N = net.n_parameters
+    offs = parameter_offsets(net)
+    out: list[list[Q]] = []
+    for e in entries:
+        kind = e[0]
+        if kind == "free":
+            out.append(_unit(N, e[1]))
+            continue
+        l = e[1]
+        W, b = net.layer(l)
+        V = net.weights[l + 1]
+        n_in = W.ncols
+        if kind == "block":
+            for i in e[2]:
+                for i2 in e[2]:
+                    if i != i2:
+                        v = [Q(0)] * N
+                        for c in range(n_in):
+                            v[offs[l] + i * n_in + c] = W[i2, c]
+                        v[offs[l] + W.nrows * n_in + i] = b[i2]
+                        for o in range(V.nrows):
+                            v[offs[l + 1] + o * V.ncols + i2] = -V[o, i]
+                        out.append(v)
+            continue
+        i = e[2]
+        win = [offs[l] + i * n_in + c for c in range(n_in)]
+        bias = offs[l] + W.nrows * n_in + i
+        wout = [offs[l + 1] + o * V.ncols + i for o in range(V.nrows)]
+        if kind == "scale":
+            v = [Q(0)] * N
+            for c in range(n_in):
+                v[win[c]] = W[i, c]
+            v[bias] = b[i]
+            for o in range(V.nrows):
+                v[wout[o]] = -V[o, i]
+            out.append(v)
+        elif kind in ("dead", "dead_proof"):
+            out.extend(_unit(N, k) for k in win + [bias] + wout)
+        elif kind in ("active", "active_proof", "masked"):
+            v = [Q(0)] * N
+            v[bias] = Q(1)
+            for o in range(V.nrows):
+                v[offs[l + 1] + V.nrows * V.ncols + o] = -V[o, i]
+            out.append(v)
+        elif kind == "silent":
+            out.extend(_unit(N, k) for k in win + [bias])
+        elif kind == "incoming":
+            for c in _incoming_perp(net, l, i, e[3].get("leaves") or []):
+                v = [Q(0)] * N
+                for k, w in zip(win + [bias], c):
+                    v[k] = w
+                out.append(v)
+        else:
+            raise ValueError(f"unknown upper_directions entry {kind!r}")
+    return out
+
+
+def directions_bound(net: Network, entries) -> int:
+    """N − rank of :func:`entry_vectors` (no fact checked)."""
+    N = net.n_parameters
+    vecs = entry_vectors(net, entries)
+    return N - (QMatrix.from_rows(vecs, ncols=N).rank() if vecs else 0)
+
+
+def checked_directions_bound(net: Network, entries, dom) -> int | str:
+    """:func:`directions_bound` of *entries* when the checker accepts them with exactly that
+    bound (:func:`semialgebraic.verify.verify` on a minimal certificate), else the checker's
+    reason.  Raises InputError (from the checker) on a malformed entry."""
+    try:
+        b = directions_bound(net, entries)
+    except (ValueError, TypeError, KeyError, IndexError, AttributeError):
+        b = None                # malformed: the checker raises InputError or says why
+    ok, why = verify(_minimal_certificate(net, dom, -1 if b is None else b, "upper_directions",
+                                          jsonable(entries)))
+    return b if ok and b is not None else why
+
+
+def is_regions_rank(net: Network, regions, dom, upper: int) -> bool:
+    """True when the checker accepts *regions* (``upper_regions``: a cover of the domain) and the
+    exact rank of the Jacobian rows on them is *upper*."""
+    return verify(_minimal_certificate(net, dom, int(upper), "upper_regions", regions))[0]
+
+
+def _minimal_certificate(net, dom, upper, key, value) -> dict:
+    return {"format": "netfibers.certificate", "type": "functional_dimension",
+            "claim": "functional dimension <= upper", "network": _network_json(net),
+            "domain": jsonable(_dom_json(dom)), "prime": _prime(net), "inputs": [], "lower": 0,
+            "upper": int(upper), key: value}
+
+
+@lru_cache(maxsize=4)
+def _network_json(net: Network) -> dict:
+    return net.to_dict()        # (read only by the checker)
+
+
+@lru_cache(maxsize=4)
+def _prime(net: Network) -> int:
+    return int(_prime_for(net))
+
+
+def _incoming_perp(net, l, i, leaves) -> list:
+    """Vectors c ⊥ every (h_{l-1}, 1) on the regions of the full patterns *leaves* (paths
+    ``[[t, j, s], ...]`` of the layers below l), as in :func:`semialgebraic.exercise.incoming_directions`."""
+    d, n_in = net.n_inputs, net.widths[l]
+    cols = []
+    for path in leaves:
+        masks: dict = {}
+        for u, j, sg in path:
+            masks.setdefault(u, {})[j] = 1 if sg > 0 else 0
+        M, m = _layer_map(net, masks, l - 1)
+        for c in range(d):
+            cols.append([M[q, c] for q in range(n_in)] + [Q(0)])
+        cols.append(list(m) + [Q(1)])
+    if not cols:
+        return QMatrix.identity(n_in + 1).to_rows()
+    return QMatrix.from_rows(cols, ncols=n_in + 1).nullspace().to_rows()
+
+
+def _unit(N, k) -> list:
+    return [Q(1) if t == k else Q(0) for t in range(N)]
