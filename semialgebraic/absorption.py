@@ -48,28 +48,28 @@ from fractions import Fraction
 from algebra.blocks import Block, BlockStack, HyperConnectionBlock
 from algebra.exceptions import InputError
 from algebra.linalg import QMatrix
+from algebra.kernel.certificate_schemas import COMPETITOR, COMPETITOR_BIASES
 from algebra.rationals import Q, q_json
 
 from .absorption_canon import MAX_BRUTE_SIGNS, Canon, absorb_general, canonical_form
 from .absorption_find_s import EXACT_LIMIT, PRIMES, FindS, _int_rows, _primitive, find_s
 from .budget import Budget
-from .certificates import CERTIFICATE_FORMAT, jsonable
+from .certificates import absorption_certificate
+from .exceptions import CertificateError
 from .verdict import Hypothesis, Verdict
+from .verify import verify as _verify
 
 __all__ = ["absorbable", "canonical_form", "Canon", "find_s", "FindS", "absorb_general",
            "nondegeneracy", "flip_block", "random_block", "random_experiment", "wilson_interval",
            "analysis_block", "EXACT_LIMIT", "PRIMES", "MAX_BRUTE_SIGNS"]
 
-COMPETITOR = "residual-free block of the same width k and activation, without biases (R1)"
-COMPETITOR_BIASES = ("residual-free block of the same width k and activation, with biases "
-                     "b'_up and b'_down (R19)")
 
 
 # ----------------------------------------------------------------------------------------------
 # public API
 # ----------------------------------------------------------------------------------------------
 def absorbable(block, *, activation: str | None = None, timeout: float | None = None,
-               max_nullity: int = 16, budget: Budget | None = None) -> Verdict:
+               max_nullity: int = 16, budget: Budget | None = None, verify: bool = True) -> Verdict:
     """Decide whether *block* equals a residual-free block of the same width (skip-absorption R1).
 
     Parameters
@@ -81,12 +81,21 @@ def absorbable(block, *, activation: str | None = None, timeout: float | None = 
         Seconds; a search cut short answers None (exit 3) with the reason.
     max_nullity : int
         Largest nullity r of FIND-S's system whose 2^r assignments are enumerated.
+    verify : bool
+        Re-check the certificate with the independent checker
+        (:mod:`semialgebraic.verify.absorption`) before returning (default); ``False`` skips it
+        (benchmarks that time the decision alone).
 
     Returns
     -------
     Verdict
         ``answer`` True / False / None; ``certificate`` (type ``absorption``) for True/False;
         ``details["all_S"]`` lists every valid index set (0-based) when FIND-S ran.
+
+    Raises
+    ------
+    CertificateError
+        If *verify* and the certificate fails its check (a bug in netfibers).
 
     Examples
     --------
@@ -99,6 +108,15 @@ def absorbable(block, *, activation: str | None = None, timeout: float | None = 
     budget = budget or Budget(timeout=timeout)
     if activation is not None:
         block = _with_activation(block, activation)
+    v = _decide(block, budget, max_nullity)
+    if verify and v.certificate is not None:
+        ok, why = _verify(v.certificate)
+        if not ok:
+            raise CertificateError("absorption", why)
+    return v
+
+
+def _decide(block, budget: Budget, max_nullity: int) -> Verdict:
     if isinstance(block, HyperConnectionBlock):
         return _decide_hc(block, budget, max_nullity)
     if isinstance(block, BlockStack):
@@ -250,8 +268,7 @@ def _with_activation(block, activation):
 
 
 def _cert(block, claim: str, witness: dict, competitor: str = COMPETITOR) -> dict:
-    return {"format": CERTIFICATE_FORMAT, "type": "absorption", "claim": claim,
-            "competitor": competitor, "block": block.to_dict(), "witness": jsonable(witness)}
+    return absorption_certificate(block, claim, witness, biases=competitor == COMPETITOR_BIASES)
 
 
 def _first_nonzero(m: QMatrix):

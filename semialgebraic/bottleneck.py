@@ -47,9 +47,11 @@ from .bottleneck_canon import (Canon, _path_certificate, canonical_form, counter
                                equivalent_bottleneck, symmetry_path)
 from .bottleneck_structure import (DEAD, Structure, _Parts, dimension_formula, genericity,
                                    is_bottleneck, is_generic, structure)
-from .certificates import CERTIFICATE_FORMAT, jsonable
+from .certificates import identifiability_certificate, jsonable
+from .exceptions import CertificateError
 from .shallow_fiber import positive_factor_rank   # κ₊ (R6) by the exact LP, shared with shallow
 from .verdict import Verdict
+from .verify import verify as _verify
 
 __all__ = ["Structure", "Canon", "genericity", "is_generic", "structure", "identifiability",
            "canonical_form", "equivalent_bottleneck", "counterexample", "dimension_formula",
@@ -60,15 +62,29 @@ __all__ = ["Structure", "Canon", "genericity", "is_generic", "structure", "ident
 # identifiability (R18)
 # =============================================================================================
 
-def identifiability(net: Network) -> Verdict:
+def identifiability(net: Network, *, verify: bool = True) -> Verdict:
     """Is *net* identifiable up to permutations and positive scalings (S1 + S2)? (R18)
 
     Not identifiable: the reason names the 0-based rows/columns of ``[W2 | b2]`` responsible
     and the certificate is a ``symmetry_path`` to a planted different parameter with the same
     function (an S3/S4/S6/S8 move), verified before it is returned.  Identifiable: the
-    certificate lists the checked hypotheses and the fiber dimension ``n1 + n2`` — a [derived]
-    claim (R16–R18), not machine-checkable.
+    certificate holds the network and the fiber dimension ``n1 + n2``; its checker re-derives
+    every hypothesis of the criterion — a [derived] claim (R16–R18): the checker checks the
+    hypotheses, not the criterion.
+
+    With ``verify=True`` (default) the certificate is re-checked by the independent checker
+    before it is returned (:class:`CertificateError` if it fails: a bug); ``verify=False``
+    skips that.
     """
+    v = _identifiability(net)
+    if verify and v.certificate is not None:
+        ok, why = _verify(v.certificate)
+        if not ok:
+            raise CertificateError(v.certificate["type"], why)
+    return v
+
+
+def _identifiability(net: Network) -> Verdict:
     s = structure(net)
     failed = s.failed
     if failed is not None or s.types is None:
@@ -94,11 +110,7 @@ def identifiability(net: Network) -> Verdict:
         reasons.append("n1 = 1 with a single non-dead row (- | +) (S8 kink swap)")
         move = move or ("s8", None)
     if not reasons:
-        cert = {"format": CERTIFICATE_FORMAT, "type": "identifiability_hypotheses",
-                "network": net.to_dict(), "hypotheses": [h.to_json() for h in s.hypotheses],
-                "fiber_dimension": n1 + n2,
-                "status": "[derived] three-layer-fibers R16-R18: every row of [W2 | b2] has mixed "
-                          "signs, no masked column, no S8; dimension n1 + n2 is a derived claim"}
+        cert = identifiability_certificate(net)
         return Verdict(True, "bottleneck-R18",
                        "identifiable up to permutation and positive scaling: every row of "
                        "[W2 | b2] has mixed signs and no column is masked", s.hypotheses, cert,

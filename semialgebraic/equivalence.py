@@ -91,7 +91,7 @@ from algebra.rationals import Q
 
 from .bottleneck_canon import equivalent_bottleneck
 from .budget import Budget, Progress
-from .certificates import CERTIFICATE_FORMAT, counterexample_certificate, jsonable
+from .certificates import counterexample_certificate, jsonable, region_cover_certificate
 from .deviation import Deviation, max_deviation
 from .domains import _dom_json, _in_domain, _random_batch, _random_point, normalize_domain
 from .exceptions import CertificateError, SemialgebraicError, UndecidedError
@@ -112,7 +112,7 @@ METHODS = ("auto", "general", "shallow", "bottleneck")
 def equivalent(a: Network, b: Network, *, method: str = "auto", domain: Any = None,
                timeout: float | None = None, max_regions: int | None = None,
                budget: Budget | None = None, progress: bool | None = None,
-               refutation_samples: int = 32) -> Verdict:
+               refutation_samples: int = 32, verify: bool = True) -> Verdict:
     """Decide whether *a* and *b* compute the same function on *domain*, exactly.
 
     Parameters
@@ -128,6 +128,9 @@ def equivalent(a: Network, b: Network, *, method: str = "auto", domain: Any = No
     refutation_samples : int
         Random points of the cheap refutation (0 skips the cheap refutation entirely; the
         region walk alone then decides).
+    verify : bool
+        Re-check the certificate with the independent checker (:func:`semialgebraic.verify.verify`)
+        before returning (default).  ``False`` skips it (benchmarks that time the decision alone).
 
     Returns
     -------
@@ -140,6 +143,8 @@ def equivalent(a: Network, b: Network, *, method: str = "auto", domain: Any = No
     ------
     InputError
         If the signatures differ, the method or the domain is unknown.
+    CertificateError
+        If *verify* and the certificate fails its check (a bug in netfibers).
 
     Examples
     --------
@@ -155,7 +160,7 @@ def equivalent(a: Network, b: Network, *, method: str = "auto", domain: Any = No
                          f"and {b.signature}")
     dom = normalize_domain(domain, a.n_inputs)
     budget = budget or Budget(timeout, max_regions)
-    return _decide(a, b, dom, method, budget, progress, refutation_samples)
+    return _decide(a, b, dom, method, budget, progress, refutation_samples, verify)
 
 
 def is_equivalent(a: Network, b: Network, **kw) -> bool:
@@ -213,18 +218,18 @@ def refutation_points(nets: Sequence[Network], domain: Any = None, *, samples: i
 # ------------------------------------------------------------------------------------------------
 # private: the decision
 # ------------------------------------------------------------------------------------------------
-def _decide(a, b, dom, method, budget, progress, samples=32) -> Verdict:
+def _decide(a, b, dom, method, budget, progress, samples=32, check=True) -> Verdict:
     hyps: list[Hypothesis] = []
     if method in ("auto", "shallow", "bottleneck"):
-        fast = _fast_path(a, b, dom, method, hyps)
+        fast = _fast_path(a, b, dom, method, hyps, check)
         if fast is not None:
             return fast
         if method != "auto":
             return Verdict(None, method, f"the {method} method does not apply", tuple(hyps))
-    return _general(a, b, dom, budget, progress, tuple(hyps), samples)
+    return _general(a, b, dom, budget, progress, tuple(hyps), samples, check)
 
 
-def _fast_path(a, b, dom, method, hyps) -> Verdict | None:
+def _fast_path(a, b, dom, method, hyps, check=True) -> Verdict | None:
     shallow_ok = a.depth == 2 and b.depth == 2
     bott_ok = (a.depth == 3 and b.depth == 3 and a.widths[1] <= a.n_inputs
                and b.widths[1] <= b.n_inputs)
@@ -234,7 +239,8 @@ def _fast_path(a, b, dom, method, hyps) -> Verdict | None:
         hyps.append(Hypothesis("domain is R^d or the closed orthant (shallow canonical form)",
                                dom is None or dom == "orthant", witness))
         if shallow_ok and (dom is None or dom == "orthant"):
-            v = _run_fast(partial(equivalent_shallow, orthant=dom == "orthant"), a, b, "shallow", hyps)
+            v = _run_fast(partial(equivalent_shallow, orthant=dom == "orthant"), a, b, "shallow", hyps,
+                          check)
             if v is not None:
                 return v
     if method in ("auto", "bottleneck"):
@@ -242,30 +248,32 @@ def _fast_path(a, b, dom, method, hyps) -> Verdict | None:
         hyps.append(Hypothesis("two hidden layers with n1 <= d each", bott_ok,
                                [list(a.widths), list(b.widths)]))
         if bott_ok and dom is None:
-            v = _run_fast(equivalent_bottleneck, a, b, "bottleneck", hyps)
+            v = _run_fast(equivalent_bottleneck, a, b, "bottleneck", hyps, check)
             if v is not None:
                 return v
     return None
 
 
-def _run_fast(fn, a, b, name, hyps) -> Verdict | None:
-    """Run a fast path; its verdict if it decided (certificate verified), else None."""
+def _run_fast(fn, a, b, name, hyps, check=True) -> Verdict | None:
+    """Run a fast path; its verdict if it decided (certificate verified here with *check*), else
+    None."""
     try:
-        v = fn(a, b)
+        v = fn(a, b, verify=False)
     except (SemialgebraicError, AlgebraError) as exc:   # the fast path could not decide
         hyps.append(Hypothesis(f"{name} fast path applies", False, str(exc)))
         return None
     hyps.extend(v.hypotheses)
     if v.answer is None:
         return None
-    if v.certificate is not None:
+    if v.certificate is not None and check:
         ok, why = verify(jsonable(v.certificate))
         if not ok:
             raise CertificateError(v.certificate.get("type", name), why)
     return replace(v, hypotheses=tuple(hyps))
 
 
-def _general(a, b, dom, budget, progress, hyps, samples=32) -> Verdict:
+def _general(a, b, dom, budget, progress, hyps, samples=32, check=True) -> Verdict:
+    _checked = partial(_checked_if, check=check)
     domj = _dom_json(dom)
     details: dict = {"regions_checked": 0}
     x = None
@@ -281,9 +289,7 @@ def _general(a, b, dom, budget, progress, hyps, samples=32) -> Verdict:
             return _checked(Verdict(False, "general", "the box is one point and a, b differ there", hyps,
                                     counterexample_certificate(a, b, p, domain=domj),
                                     {**details, "point": list(p)}))
-        cert = {"format": CERTIFICATE_FORMAT, "type": "region_cover",
-                "claim": "a(x) == b(x) for all x in the domain", "a": a.to_dict(), "b": b.to_dict(),
-                "domain": domj, "regions": []}
+        cert = region_cover_certificate(a, b, domain=domj)
         return _checked(Verdict(True, "general", "the box is one point and a, b agree there", hyps,
                                 cert, details))
     a2, con_a = contract_affine_layers(a, domain=dom)
@@ -299,9 +305,7 @@ def _general(a, b, dom, budget, progress, hyps, samples=32) -> Verdict:
     if not details["live_neurons"] and (D.depth > 1 or D.weights[0].is_zero()):
         # D is the constant map x -> its output bias: no walk (no hidden layer: x -> W x + b)
         if all(v == 0 for v in D.biases[-1]):
-            cert = {"format": CERTIFICATE_FORMAT, "type": "region_cover",
-                    "claim": "a(x) == b(x) for all x in the domain", "a": a.to_dict(), "b": b.to_dict(),
-                    "domain": jsonable(domj), "contract": contract, "reduction": steps, "regions": []}
+            cert = region_cover_certificate(a, b, domain=domj, contract=contract, reduction=steps)
             how = f"{len(contract)} layer contractions and " if contract else ""
             return _checked(Verdict(True, "general", f"{how}{len(steps)} exact reduction steps reduce "
                                     "a - b to the zero map (no hidden neuron left)", hyps, cert, details),
@@ -343,29 +347,20 @@ def _general(a, b, dom, budget, progress, hyps, samples=32) -> Verdict:
         return Verdict(None, "general", f"undecided: {state.get('reason')}; {len(regs)} regions "
                        "checked, no counterexample found", hyps, None,
                        {**details, "complete": False})
-    cert = {"format": CERTIFICATE_FORMAT, "type": "region_cover",
-            "claim": "a(x) == b(x) for all x in the domain", "a": a.to_dict(), "b": b.to_dict(),
-            "domain": jsonable(domj), "contract": contract, "reduction": steps,
-            "regions": jsonable([r.to_json() for r in regs])}      # (the rest is JSON already)
+    cert = region_cover_certificate(a, b, domain=domj, contract=contract, reduction=steps,
+                                    regions=regs)
     how = f"{len(contract)} layer contractions, " if contract else ""
     return _checked(Verdict(True, "general", f"a - b is zero on all {len(regs)} linear regions "
                             f"of the reduced difference network ({how}{len(steps)} exact reduction "
                             "steps), which cover the domain", hyps, cert, details), json_ready=True)
 
 
-def _checked(v: Verdict, json_ready: bool = False) -> Verdict:
-    """Verify the verdict's certificate with the independent checker (raises on failure).
-
-    A counterexample needs no JSON round trip: :func:`counterexample_certificate` has already
-    re-evaluated a(x) != b(x) exactly with :meth:`Network.evaluate` (not the batch path that
-    found x); what is left is that x lies in the domain, checked here exactly."""
-    if v.certificate is not None and v.certificate.get("type") == "counterexample" and json_ready:
-        x = v.details.get("point")
-        dom = normalize_domain(v.certificate.get("domain"), len(x)) if x is not None else None
-        if x is None or not _in_domain(x, dom):
-            raise CertificateError("counterexample", "the point is not in the domain")
-        return v
+def _checked_if(v: Verdict, json_ready: bool = False, check: bool = True) -> Verdict:
+    """Verify the verdict's certificate with the independent checker (raises
+    :class:`CertificateError` on failure); with ``check=False`` only put it in JSON form."""
     cert = v.certificate if json_ready else jsonable(v.certificate)
+    if not check:
+        return replace(v, certificate=cert)
     ok, why = verify(cert)
     if not ok:
         raise CertificateError(cert["type"], why)

@@ -81,10 +81,11 @@ from algebra.symmetries.elementary import Permute, Scale
 from algebra.symmetries.moves import LinearRefactor, Regroup
 from algebra.symmetries.neurons import hidden_neurons
 
-from .certificates import CERTIFICATE_FORMAT, counterexample_certificate, jsonable
+from .certificates import counterexample_certificate, symmetry_path_certificate
 from .exceptions import CertificateError, NotApplicableError
 from .shallow_dyadic import compare_float32
 from .verdict import Hypothesis, Verdict
+from .verify import verify as _verify
 
 __all__ = ["CanonicalForm", "canonical_form", "equivalent_shallow", "symmetry_path",
            "separating_point", "point_on_hyperplane", "neuron_types", "is_switching_on_orthant",
@@ -306,7 +307,7 @@ def _probe(d: int):
 # -- equivalence with certificates -------------------------------------------------------------
 
 def equivalent_shallow(a: Network, b: Network, *, orthant: bool = False,
-                       certify: bool = True) -> Verdict:
+                       certify: bool = True, verify: bool = True) -> Verdict:
     """Decide whether two one-hidden-layer nets compute the same function (on R^d, or on the
     closed orthant), exactly, with a certificate.
 
@@ -320,6 +321,9 @@ def equivalent_shallow(a: Network, b: Network, *, orthant: bool = False,
 
     The answer comes from the exact canonical forms alone; ``certify=False`` skips building the
     certificate (for large nets it costs more than the decision: the embedded JSON and the path).
+    With ``verify=True`` (default) the certificate is re-checked by the independent checker
+    before it is returned (:class:`CertificateError` if it fails: a bug); ``verify=False`` skips
+    that check (benchmarks timing the decision).
 
     >>> a = Network.from_rows([[[1], [-1]], [[1, 1]]], [[0, 1], [0]])
     >>> b = Network.from_rows([[[2], ["-1/3"]], [["1/2", 3]]], [[0, "1/3"], [0]])
@@ -330,6 +334,15 @@ def equivalent_shallow(a: Network, b: Network, *, orthant: bool = False,
     >>> w.answer, w.certificate["type"]
     (False, 'counterexample')
     """
+    v = _equivalent_shallow(a, b, orthant, certify)
+    if verify and v.certificate is not None:
+        ok, why = _verify(v.certificate)
+        if not ok:
+            raise CertificateError(v.certificate["type"], why)
+    return v
+
+
+def _equivalent_shallow(a: Network, b: Network, orthant: bool, certify: bool) -> Verdict:
     method = "shallow-canonical" + ("-orthant" if orthant else "")
     hyps = [Hypothesis("a has one hidden layer", a.depth == 2, {"hidden_layers": a.depth - 1}),
             Hypothesis("b has one hidden layer", b.depth == 2, {"hidden_layers": b.depth - 1})]
@@ -340,9 +353,7 @@ def equivalent_shallow(a: Network, b: Network, *, orthant: bool = False,
     hyps.append(Hypothesis("same input and output dimensions", same,
                            {"a": list(a.signature), "b": list(b.signature)}))
     if not same:
-        cert = {"format": CERTIFICATE_FORMAT, "type": "counterexample", "claim": "a(x) != b(x)",
-                "a": a.to_dict(), "b": b.to_dict(), "x": [0] * a.n_inputs,
-                "a_x": jsonable(list(a([0] * a.n_inputs))), "b_x": [0] * b.n_outputs}
+        cert = counterexample_certificate(a, b) if certify else None
         return Verdict(False, method, "the networks have different signatures", tuple(hyps), cert)
     if not orthant:
         fast = _float32_decision(a, b, hyps, certify)
@@ -490,11 +501,8 @@ def symmetry_path(a: Network, b: Network, *, orthant: bool = False, forms=None) 
         checkpoints.append(network_digest(cur))
     if cur != b:  # pragma: no cover
         raise CertificateError("symmetry_path", "replaying the path does not give b")
-    return {"format": CERTIFICATE_FORMAT, "type": "symmetry_path",
-            "claim": "a and b compute the same function" + (" on the closed orthant" if orthant else ""),
-            "domain": {"orthant": True} if orthant else None,
-            "a": a.to_dict(), "b": b.to_dict(),
-            "steps": path_to_json(steps), "checkpoints": checkpoints}
+    return symmetry_path_certificate(a, b, path_to_json(steps), orthant=orthant,
+                                     checkpoints=checkpoints)
 
 
 def separating_point(ca: CanonicalForm, cb: CanonicalForm, *, nets=None) -> tuple[Q, ...]:

@@ -17,6 +17,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from algebra.kernel.certificate_schemas import CLAIMS, header
 from algebra.exceptions import InputError
 from algebra.network import Network
 from algebra.rationals import Q
@@ -400,7 +401,7 @@ def test_proofs_are_refused_on_a_one_point_box():
     forged["lower"] = 0
     ok, why = verify(forged)
     assert not ok and "one-point box" in why
-    exercise_cert = {"format": "netfibers.certificate", "type": "exercise", "network": net.to_dict(),
+    exercise_cert = {**header("exercise"), "claim": CLAIMS["exercise"][0], "network": net.to_dict(),
                      "proof": forged["upper_directions"][-1][2]}
     assert not verify(exercise_cert)[0]      # the same vacuous proof as a standalone certificate
 

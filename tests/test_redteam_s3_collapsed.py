@@ -17,6 +17,7 @@ from hypothesis import given, settings, strategies as st
 from algebra.io.native import network_from_dict
 from algebra.network import Network
 from algebra.rationals import Q
+from semialgebraic.certificates import region_cover_certificate
 from semialgebraic.equivalence import equivalent
 from semialgebraic.verify import verify
 from semialgebraic.verify.region_cover import is_collapsed
@@ -26,10 +27,8 @@ from test_redteam_s3_equivalence import _planted_pair, _random_net
 
 
 def _cert(a, b, domain, contract, reduction=()):
-    return json.loads(json.dumps({
-        "format": "netfibers.certificate", "type": "region_cover", "claim": "a(x) == b(x)",
-        "a": a.to_dict(), "b": b.to_dict(), "domain": domain, "contract": contract,
-        "reduction": list(reduction), "regions": []}))
+    return json.loads(json.dumps(region_cover_certificate(a, b, domain=domain, contract=contract,
+                                                          reduction=list(reduction))))
 
 
 A = Network.from_rows([[[1]], [[1]]], [[10], [0]])          # x + 10 on [0, 1]

@@ -20,6 +20,7 @@ import random
 import pytest
 from hypothesis import given, settings, strategies as st
 
+from algebra.kernel.certificate_schemas import CLAIMS, header
 from algebra.exceptions import InputError
 from algebra.linalg import QMatrix
 from algebra.network import Network
@@ -376,7 +377,7 @@ def test_malformed_proofs_are_input_errors_or_rejections(dup_cert, how):
     _, cert = dup_cert
     free = next(e for e in cert["upper_directions"] if e[0] == "free")
     for bad in _BAD_VALUES:
-        ex = {"format": "netfibers.certificate", "type": "exercise", "network": cert["network"],
+        ex = {**header("exercise"), "claim": CLAIMS["exercise"][0], "network": cert["network"],
               "proof": copy.deepcopy(free[2])}
         _corrupt(ex["proof"], how, bad)
         c = copy.deepcopy(cert)

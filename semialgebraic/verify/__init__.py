@@ -4,6 +4,11 @@ Rule: the modules of this package import ``algebra`` (and each other) only, neve
 that decide (shallow, bottleneck, equivalence, absorption, …).  A test enforces it.  Each
 certificate type has one checker module here; the dispatcher picks it by ``cert["type"]``.
 
+Every certificate carries the common header of :mod:`algebra.kernel.certificate_schemas`
+(``format``, ``type``, ``schema_version``, ``netfibers_version``); each checker refuses a missing or
+unknown schema version and any key its schema does not define (malformed).  The builders are in
+:mod:`semialgebraic.certificates` (one per type; the table of the types is there).
+
 Malformed certificates raise :class:`algebra.exceptions.InputError` (CLI exit 2); a well-formed
 certificate whose claim does not hold returns ``(False, reason)`` (exit 1).
 """

@@ -1,11 +1,22 @@
 """Checker of ``absorption`` certificates (skip-absorption.md §7), independent of the deciding code.
 
-Format::
+Schema (version 1; built by :func:`semialgebraic.certificates.absorption_certificate`)::
 
     {"format": "netfibers.certificate", "type": "absorption",
-     "claim": "absorbable" | "not absorbable", "competitor": "<text>",
+     "schema_version": 1, "netfibers_version": "<str, informational>",
+     "claim": "absorbable" | "not absorbable",
+     "competitor": COMPETITOR | COMPETITOR_BIASES,
      "block": <netfibers.block dict: Block, stack ("blocks") or Hyper-Connection ("streams")>,
      "witness": {"kind": ..., ...}}
+
+``competitor`` is one of the two texts of :mod:`algebra.kernel.certificate_schemas`: the class
+the claim is about, residual-free blocks of the same width and activation without biases (R1)
+or with biases ``b'_up``, ``b'_down`` (R19).  It is checked: "absorbable" without biases needs a
+bias-free residual-free block (the absorbing block, or the block itself for ``skip_zero``);
+"not absorbable" with biases needs an obstruction that holds against biased competitors
+(``bounded``, R18; FIND-S and the exhaustive search on the affine classes of a block with
+biases, R19); the other obstructions (``degree``, ``jacobian``, the bias-free FIND-S) are about
+bias-free competitors only.
 
 Witness kinds and what is re-checked here (imports ``algebra`` only):
 
@@ -14,7 +25,12 @@ Witness kinds and what is re-checked here (imports ``algebra`` only):
                      (W'_up = D_S W_up, W'_down = W_down, b'_up = D_S b_up, b'_down = b_down +
                      W_down[:,S] b_up[S]), the activation has σ(z) − σ(−z) = z, and
                      W_down[:,S] W_up[S,:] = −M exactly; ReLU/GELU: canonical forms equal (small
-                     blocks); ReLU: exact values agree at a few points.
+                     blocks); ReLU: exact values agree at a few points.  Optional ``all_S``: the
+                     flip sets the decider found (FIND-S lists every one when its enumeration is
+                     complete; completeness is not part of the claim and is reported, not
+                     certified); each listed set is re-checked here like ``S`` (distinct indices
+                     in range, W_down[:,S'] W_up[S',:] = −M), no set is listed twice and ``S`` is
+                     one of them.
 ``general``          (yes) ``absorbing_block`` (ReLU, GELU without biases): canonical forms (R14,
                      recomputed here; ReLU with biases: affine classes) are equal.
 ``degree``           (no) p, j, f(e_j), f(2e_j): exact values, f(2e_j) − 2^p f(e_j) ≠ 0 (R5).
@@ -41,6 +57,7 @@ from algebra.io.blocks import block_from_dict
 from algebra.exceptions import InputError
 from algebra.io.native import parse_number
 from algebra.linalg import QMatrix, nmod_rank, residues
+from algebra.kernel.certificate_schemas import COMPETITOR, COMPETITOR_BIASES, check_header
 from algebra.rationals import Q
 
 __all__ = ["check"]
@@ -49,12 +66,11 @@ _MAX_FREE = 22
 
 
 def check(cert: dict) -> tuple[bool, str]:
-    for key in ("claim", "block", "witness"):
-        if key not in cert:
-            raise InputError(f"absorption certificate lacks {key!r}")
+    check_header(cert, "absorption")
     claim = cert["claim"]
-    if claim not in ("absorbable", "not absorbable"):
-        raise InputError(f"claim must be 'absorbable' or 'not absorbable', got {claim!r}")
+    if cert["competitor"] not in (COMPETITOR, COMPETITOR_BIASES):
+        raise InputError(f"unknown competitor class {cert['competitor']!r}")
+    biased_competitor = cert["competitor"] == COMPETITOR_BIASES
     obj = block_from_dict(cert["block"], source="certificate[block]")
     w = cert["witness"]
     if not isinstance(w, dict) or "kind" not in w:
@@ -72,6 +88,9 @@ def check(cert: dict) -> tuple[bool, str]:
         raise InputError(f"unknown witness kind {kind!r}")
     if (kind in yes) != (claim == "absorbable"):
         return False, f"witness kind {kind!r} cannot support the claim {claim!r}"
+    why = _competitor_mismatch(obj, kind, w, biased_competitor)
+    if why:
+        return False, why
     try:
         if isinstance(obj, BlockStack):
             return _check_stack(obj, kind, w)
@@ -83,6 +102,29 @@ def check(cert: dict) -> tuple[bool, str]:
 
 
 # -- helpers ------------------------------------------------------------------------------------
+def _competitor_mismatch(obj, kind: str, w: dict, biased: bool) -> str:
+    """"" when the witness kind speaks about the claimed competitor class, else why not."""
+    blocks = obj.blocks if isinstance(obj, BlockStack) else [obj]
+    if not biased:
+        if kind == "skip_zero" and any(_nonzero_bias(b) for b in blocks):
+            return "the block has biases: it is not a residual-free block without biases"
+        if kind in ("flip", "general"):
+            g = w.get("absorbing_block")
+            try:
+                g = block_from_dict(g, source="certificate[witness.absorbing_block]")
+            except InputError:
+                return ""                     # malformed: reported by the witness check
+            if isinstance(g, Block) and _nonzero_bias(g):
+                return "the absorbing block has biases: the competitor class has none"
+        return ""
+    if kind in ("skip_zero", "flip", "general", "bounded"):
+        return ""                             # yes: a larger class; bounded: R18 allows biases
+    if kind in ("left_null", "linear_system", "exhausted_search") and \
+            all(_nonzero_bias(b) for b in blocks):
+        return ""                             # R19: the affine classes of a block with biases
+    return f"a {kind} witness does not rule out competitors with biases"
+
+
 def _skip(b: Block) -> QMatrix:
     if b.skip == "identity":
         return QMatrix.identity(b.d)
@@ -166,6 +208,10 @@ def _check_flip(b: Block, w) -> tuple[bool, str]:
         raise InputError("witness 'S' must be a list of unit indices")
     if len(set(S)) != len(S) or any(not 0 <= i < b.k for i in S):
         return False, "S has repeated or out-of-range indices"
+    if "all_S" in w:
+        ok, why = _check_all_s(b, S, w["all_S"])
+        if not ok:
+            return False, why
     g = block_from_dict(w.get("absorbing_block"), source="certificate[witness.absorbing_block]")
     if not isinstance(g, Block):
         raise InputError("absorbing_block must be a single block")
@@ -198,6 +244,29 @@ def _check_flip(b: Block, w) -> tuple[bool, str]:
             if b(x) != g(x):
                 return False, f"values differ at {x}"
     return True, f"flip of S = {S}: W_down[:,S] W_up[S,:] = -M (R9)"
+
+
+def _check_all_s(b: Block, S: list, all_s) -> tuple[bool, str]:
+    """Every listed flip set S' satisfies W_down[:,S'] W_up[S',:] = -M; none twice; S listed."""
+    if not isinstance(all_s, list) or not all(
+            isinstance(t, list) and all(isinstance(i, int) and not isinstance(i, bool) for i in t)
+            for t in all_s):
+        raise InputError("witness 'all_S' must be a list of lists of unit indices")
+    seen = set()
+    target = -_skip(b)
+    for n, T in enumerate(all_s):
+        key = tuple(sorted(T))
+        if len(set(T)) != len(T) or any(not 0 <= i < b.k for i in T):
+            return False, f"all_S[{n}] has repeated or out-of-range indices"
+        if key in seen:
+            return False, f"all_S[{n}] = {T} is listed twice"
+        seen.add(key)
+        prod = (b.w_down.submatrix(cols=T) @ b.w_up.submatrix(rows=T)) if T else QMatrix.zeros(b.d, b.d)
+        if prod != target:
+            return False, f"all_S[{n}] = {T} is not a flip set: W_down[:,S] W_up[S,:] != -M"
+    if tuple(sorted(S)) not in seen:
+        return False, "S is not one of the listed all_S"
+    return True, ""
 
 
 def _check_general(b: Block, w) -> tuple[bool, str]:

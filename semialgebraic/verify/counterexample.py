@@ -1,31 +1,49 @@
 """Checker of ``counterexample`` certificates: a(x) != b(x) at an exact input.
 
-Format::
+Schema (version 1; built by :func:`semialgebraic.certificates.counterexample_certificate`)::
 
-    {"format": "netfibers.certificate", "type": "counterexample", "claim": "a(x) != b(x)",
-     "a": <network>, "b": <network>, "x": [..], "a_x": [..], "b_x": [..],
-     "domain": {"box": [lo, hi]} | {"orthant": true}   (optional)}
+    {"format": "netfibers.certificate", "type": "counterexample",
+     "schema_version": 1, "netfibers_version": "<str, informational>",
+     "claim": "a(x) != b(x)" | "a and b have different signatures",
+     "a": <network>, "b": <network>,
+     "x": [x_0, ..., x_{d-1}],          # exact input (JSON int or "p/q")
+     "a_x": [..], "b_x": [..],          # the exact outputs a(x), b(x)
+     "domain": {"box": [lo, hi]} | {"orthant": true}    (optional: x lies in it)}
 
-The checker recomputes both outputs exactly, compares them with the claimed values, checks that
-they differ and that x lies in the domain when one is given.
+``a``, ``b``: native network dicts.  With equal signatures (inputs, outputs) the claim is
+``"a(x) != b(x)"``: the checker recomputes both outputs exactly, compares them with the claimed
+``a_x``, ``b_x``, checks that they differ and that ``x`` lies in the domain when one is given.
+With different signatures the networks differ as functions whatever the point: the claim is
+``"a and b have different signatures"`` and ``x``, ``a_x``, ``b_x``, ``domain`` must be absent
+(nothing there could be checked).  Every key is checked; others are refused.
 """
 
 from __future__ import annotations
 
 from algebra.exceptions import InputError
 from algebra.io.native import network_from_dict, parse_number, parse_vector
+from algebra.kernel.certificate_schemas import CLAIMS, check_header
 
 __all__ = ["check"]
 
 
 def check(cert: dict) -> tuple[bool, str]:
-    for key in ("a", "b", "x", "a_x", "b_x"):
-        if key not in cert:
-            raise InputError(f"counterexample certificate lacks {key!r}")
+    check_header(cert, "counterexample")
     a = network_from_dict(cert["a"], source="certificate[a]")
     b = network_from_dict(cert["b"], source="certificate[b]")
     if a.signature != b.signature:
+        extra = [k for k in ("x", "a_x", "b_x", "domain") if k in cert]
+        if extra:
+            raise InputError(f"networks with different signatures have no common input: "
+                             f"{', '.join(extra)} cannot be checked")
+        if cert["claim"] != CLAIMS["counterexample"][1]:
+            return False, f"the claim {cert['claim']!r} is not the one of different signatures"
         return True, f"the networks have different signatures {a.signature} and {b.signature}"
+    if cert["claim"] != CLAIMS["counterexample"][0]:
+        return False, f"a and b have the same signature {a.signature}: the claim must be 'a(x) != b(x)'"
+    for key in ("x", "a_x", "b_x"):
+        if key not in cert:
+            raise InputError(f"counterexample certificate lacks {key!r}")
     x = parse_vector(cert["x"], "x", length=a.n_inputs)
     ax = parse_vector(cert["a_x"], "a_x", length=a.n_outputs)
     bx = parse_vector(cert["b_x"], "b_x", length=b.n_outputs)
@@ -44,8 +62,8 @@ def check(cert: dict) -> tuple[bool, str]:
 
 
 def _in_domain(x, domain) -> tuple[bool, str]:
-    if not isinstance(domain, dict):
-        raise InputError("domain must be an object")
+    if not isinstance(domain, dict) or len(domain) != 1 or domain.get("orthant", True) is not True:
+        raise InputError(f"domain must be {{'box': [lo, hi]}} or {{'orthant': true}}, got {domain!r}")
     if "box" in domain:
         box = domain["box"]
         if not isinstance(box, list) or len(box) != 2:

@@ -10,12 +10,25 @@ once the earlier layers are fixed), optionally with an affine upper bound of a t
 full pattern, by ``δ_l[i] = 0`` computed from the masks.  Then the unit vector of θ_p lies in the
 kernel of every Jacobian row: a proven upper-bound direction of the functional dimension.
 
-Format::
+Schema (version 1; built by :func:`semialgebraic.certificates.exercise_certificate`)::
 
     {"format": "netfibers.certificate", "type": "exercise",
+     "schema_version": 1, "netfibers_version": "<str, informational>",
      "claim": "parameter p is never exercised on the domain",
-     "network": <network>, "proof": {"parameter": p, "domain": ..., "targets": ...,
-                                     "delta_of": ..., "order": ..., "refuted": [...]}}
+     "network": <network>,
+     "proof": {"parameter": p,                        # flat parameter index (JSON int)
+               "domain": null | "orthant" | [lo, hi], # the domain of the claim
+               "targets": [[t, j, s], ...],           # neurons whose sign s the parameter needs
+               "delta_of": null | [l, i],             # the neuron whose δ must be non-zero
+               "order": [[t, j], ...],                # the branching order (layer by layer)
+               "refuted": [{"path": [[t, j, s], ...], "certificate": [y, ...],
+                            "bound": true (optional)}, ...]}}
+
+or, for a parameter that is trivially never exercised, ``"proof": {"parameter": p,
+"trivial": "identically zero neuron" | "zero outgoing weights"}``.  ``targets``, ``delta_of`` and
+``order`` must be exactly the ones the parameter needs (recomputed here); the refuted paths
+must cover every branch; each refutation's Motzkin multipliers ``certificate`` (exact numbers)
+are re-checked.  No other top-level key is accepted.
 
 Imports ``algebra`` only (small independent code; the search lives in
 :mod:`semialgebraic.exercise`).
@@ -28,6 +41,7 @@ from algebra.io.native import network_from_dict, parse_vector
 from algebra.kernel import (domain_from_json, domain_rows, exercise_spec, is_delta_zero, is_zero_neuron,
                             parameter_offsets)
 from algebra.linalg import QMatrix
+from algebra.kernel.certificate_schemas import check_header
 from algebra.network import Network
 from algebra.rationals import Q
 
@@ -35,6 +49,7 @@ __all__ = ["check", "check_proof", "run_deep"]
 
 
 def check(cert: dict) -> tuple[bool, str]:
+    check_header(cert, "exercise")
     if "network" not in cert or not isinstance(cert.get("proof"), dict):
         raise InputError("an exercise certificate needs 'network' and a 'proof' object")
     net = network_from_dict(cert["network"], source="certificate[network]")

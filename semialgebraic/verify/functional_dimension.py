@@ -2,18 +2,33 @@ r"""Checker of ``functional_dimension`` certificates: a certified *lower bound* 
 dimension (three-layer-fibers R22, any depth) and, when ``upper_directions`` is given, a
 certified *upper bound*.
 
-Format::
+Schema (version 1; built by :func:`semialgebraic.certificates.dimension_bounds_certificate`)::
 
     {"format": "netfibers.certificate", "type": "functional_dimension",
-     "claim": "rank of the Jacobian of theta -> (f_theta(x))_x >= lower",
+     "schema_version": 1, "netfibers_version": "<str, informational>",
+     "claim": "rank of the Jacobian of theta -> (f_theta(x))_x >= lower"     (lower bound only)
+            | "lower <= functional dimension <= upper",                     (upper certified too)
      "network": <network>, "domain": null | {"box": [lo, hi]} | {"orthant": true},
      "prime": p, "inputs": [[x_0, ..., x_{d-1}], ...], "lower": r,
-     "upper": u, "upper_reason": "...",
+     "upper": u,                                  # only with one of the three certificates below
      "upper_directions": [<entry>, ...],          # optional: certifies upper = N - rank
      "upper_regions": [<region>, ...],            # optional: certifies upper = rank on all regions
      "upper_one_point": true,                     # optional, one-point box {x0}: certifies upper
                                                   #   = exact rank of the m rows at x0 (the value)
-     "uncertified_upper_reason": "..."}           # optional, informative (writer: what is missing)
+     "upper_reason": "...",                       # optional text, informational
+     "uncertified_upper_reason": "..."}           # optional text, informational (what is missing)
+
+``p`` (JSON int, a prime below 2^21), ``lower`` and ``upper`` (JSON ints), inputs (exact
+numbers).  The claim names what is certified: the upper-bound claim exactly when one of
+``upper_directions``, ``upper_regions``, ``upper_one_point`` is present, and then ``upper`` is
+required; without them ``upper`` must be absent (a reported upper bound that nothing certifies
+belongs in the report, not in the certificate).  The two texts are free prose for the reader:
+they never enter a check and assert nothing.  No other key is accepted.
+
+Transition: certificates without ``schema_version`` are still accepted for this type only (with
+the old rules: ``upper`` may be present uncertified), until
+:func:`semialgebraic.dimension.functional_dimension_certificate` builds its certificate with
+:func:`semialgebraic.certificates.dimension_bounds_certificate`.
 
 Entries of ``upper_directions`` (``l`` a 0-based hidden layer, ``i`` a neuron of it; every
 vector is built here from θ, every fact re-derived here)::
@@ -128,6 +143,7 @@ from algebra.exceptions import InputError
 from algebra.io.native import network_from_dict, parse_number, parse_vector
 from algebra.kernel import domain_from_json, interval_bounds, is_zero_neuron
 from algebra.linalg import QMatrix, nmod_rank
+from algebra.kernel.certificate_schemas import CLAIMS, check_header
 from algebra.rationals import Q
 
 from .exercise import _check_refutation, check_proof, run_deep
@@ -137,6 +153,22 @@ __all__ = ["check"]
 
 
 def check(cert: dict) -> tuple[bool, str]:
+    legacy = "schema_version" not in cert     # see "Transition" in the module docstring
+    if not legacy:
+        check_header(cert, "functional_dimension")
+        certified = any(k in cert for k in ("upper_directions", "upper_regions")) or \
+            cert.get("upper_one_point") is True
+        if "upper_one_point" in cert and cert["upper_one_point"] is not True:
+            raise InputError("upper_one_point, when present, is true")
+        if "upper_one_point" in cert and ("upper_directions" in cert or "upper_regions" in cert):
+            raise InputError("upper_one_point is the whole upper-bound certificate of a one-point box")
+        if certified != ("upper" in cert):
+            raise InputError("'upper' is present exactly when an upper-bound certificate is")
+        if cert["claim"] != CLAIMS["functional_dimension"][1 if certified else 0]:
+            return False, f"the claim {cert['claim']!r} does not name what is certified"
+        for key in ("upper_reason", "uncertified_upper_reason"):
+            if key in cert and not isinstance(cert[key], str):
+                raise InputError(f"{key} must be a string")
     for key in ("network", "prime", "inputs", "lower"):
         if key not in cert:
             raise InputError(f"functional_dimension certificate lacks {key!r}")

@@ -1,9 +1,16 @@
 """Checker of ``identifiability_hypotheses`` certificates (three-layer-fibers R18).
 
-Format::
+Schema (version 1; built by :func:`semialgebraic.certificates.identifiability_certificate`)::
 
     {"format": "netfibers.certificate", "type": "identifiability_hypotheses",
-     "network": <network>, "fiber_dimension": n1 + n2, "hypotheses": [...], "status": "..."}
+     "schema_version": 1, "netfibers_version": "<str, informational>",
+     "claim": "identifiable up to permutation and positive scaling (three-layer-fibers R18,
+               a derived criterion)",
+     "network": <network>,              # native network dict, two hidden layers
+     "fiber_dimension": n1 + n2}        # JSON integer
+
+Nothing else: the hypotheses are re-derived here from the network (the decider's own list of
+checked hypotheses, with witnesses, is in its verdict, not in the certificate).
 
 The claim "identifiable up to permutation and positive scaling" rests on the [derived]
 criterion R18 (three-layer-fibers §6).  This checker re-derives, independently and exactly, every
@@ -20,13 +27,16 @@ from __future__ import annotations
 from algebra.exceptions import InputError
 from algebra.io.native import network_from_dict
 from algebra.linalg import QMatrix
+from algebra.kernel.certificate_schemas import check_header
 
 __all__ = ["check"]
 
 
 def check(cert: dict) -> tuple[bool, str]:
-    if "network" not in cert:
-        raise InputError("identifiability certificate lacks 'network'")
+    check_header(cert, "identifiability_hypotheses")
+    fd = cert["fiber_dimension"]
+    if type(fd) is not int:
+        raise InputError("fiber_dimension must be an integer")
     net = network_from_dict(cert["network"], source="certificate[network]")
     if net.depth != 3:
         return False, f"R18 is about two hidden layers; the network has {net.depth - 1}"
@@ -58,7 +68,7 @@ def check(cert: dict) -> tuple[bool, str]:
             return False, f"column {i} is masked: not identifiable"
     if n1 == 1 and n2 == 1 and rows2[0][0] < 0 < rows2[0][1]:
         return False, "n1 = n2 = 1 with row (- | +): S8 kink swap"
-    if cert.get("fiber_dimension") != n1 + n2:
-        return False, f"claimed fiber dimension {cert.get('fiber_dimension')!r} != n1 + n2 = {n1 + n2}"
+    if fd != n1 + n2:
+        return False, f"claimed fiber dimension {fd!r} != n1 + n2 = {n1 + n2}"
     return True, ("every hypothesis of the identifiability criterion holds exactly "
                   "(validity relative to three-layer-fibers R18, a [derived] result)")

@@ -1,10 +1,11 @@
 r"""Checker of ``region_cover`` certificates: a(x) = b(x) for every x in a domain.
 
-Format
+Schema
 ------
-::
+Version 1; built by :func:`semialgebraic.certificates.region_cover_certificate`::
 
     {"format": "netfibers.certificate", "type": "region_cover",
+     "schema_version": 1, "netfibers_version": "<str, informational>",
      "claim": "a(x) == b(x) for all x in the domain",
      "a": <network>, "b": <network>,
      "domain": null | {"box": [lo, hi]} | {"orthant": true},
@@ -111,7 +112,13 @@ Networks of different depths: the shallower one is first padded with layers comp
 y = σ(y) − σ(−y) (exact), so that D is defined.
 
 A box with lo = hi is the single point (lo, …, lo); the certificate then has ``"regions": []``
-and the checker evaluates both networks there.
+(and no contraction or reduction step: nothing there would be checked) and the checker
+evaluates both networks there.
+
+Keys: ``a``, ``b`` (native network dicts), ``regions`` (list) and ``claim`` (the text above) are
+required; ``domain`` (null when absent), ``contract`` and ``reduction`` (empty lists when absent)
+are optional; no other key is accepted.  Numbers are JSON integers or ``"p/q"`` strings; indices
+are 0-based JSON integers.
 
 A *collapsed* difference: when the reduction leaves every hidden neuron of D' with a zero row
 and a zero bias, every hidden output is σ(0) = 0, layer after layer, so D' is the constant map
@@ -128,6 +135,7 @@ from algebra.exceptions import InputError
 from algebra.io.native import network_from_dict, parse_number, parse_vector
 from algebra.kernel import contract_layer, difference_network, domain_rows, interval_bounds, is_proportional
 from algebra.linalg import QMatrix
+from algebra.kernel.certificate_schemas import check_header
 from algebra.network import Network
 from algebra.rationals import Q
 
@@ -143,9 +151,7 @@ def check(cert: dict) -> tuple[bool, str]:
     InputError
         If the certificate is malformed (missing keys, wrong lengths, non-numbers).
     """
-    for key in ("a", "b", "regions"):
-        if key not in cert:
-            raise InputError(f"region_cover certificate lacks {key!r}")
+    check_header(cert, "region_cover")
     a = network_from_dict(cert["a"], source="certificate[a]")
     b = network_from_dict(cert["b"], source="certificate[b]")
     if a.signature != b.signature:
@@ -153,6 +159,9 @@ def check(cert: dict) -> tuple[bool, str]:
     d = a.n_inputs
     lo_hi = _parse_domain(cert.get("domain"))
     if lo_hi is not None and lo_hi != "orthant" and lo_hi[0] == lo_hi[1]:
+        if cert["regions"] != [] or cert.get("contract", []) != [] or cert.get("reduction", []) != []:
+            raise InputError("a one-point domain is checked by evaluation: no regions, contractions "
+                             "or reduction steps")
         p = [lo_hi[0]] * d
         if a(p) != b(p):
             return False, "the domain is one point and a, b differ there"

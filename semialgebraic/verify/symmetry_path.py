@@ -1,13 +1,18 @@
 """Checker of ``symmetry_path`` certificates: replay exact symmetry steps from a to b.
 
-Format::
+Schema (version 1; built by :func:`semialgebraic.certificates.symmetry_path_certificate`)::
 
     {"format": "netfibers.certificate", "type": "symmetry_path",
+     "schema_version": 1, "netfibers_version": "<str, informational>",
      "claim": "a and b compute the same function [on the closed orthant]",
      "a": <network>, "b": <network>, "domain": null | {"orthant": true},
      "steps": [{"step": NAME, ...}, ...],            # algebra.symmetries JSON forms
-     "checkpoints": ["<16 hex>", ...]                 (optional: digest after each step)
-     "representative": <network>                      (optional, informative)}
+     "checkpoints": ["<16 hex>", ...]                 (optional: digest after each step)}
+
+``claim`` must match ``domain`` (" on the closed orthant" exactly when the domain is the
+orthant).  Each step's fields (indices, factors, witnesses) are those of its
+:mod:`algebra.symmetries` class and are all used by its ``check``/``apply``.  No other key is
+accepted.
 
 ``checkpoints`` bind every step: after step k the intermediate network's digest
 (:func:`algebra.kernel.network_digest`: first 16 hex digits of a SHA-256 of the widths, the biases
@@ -26,15 +31,14 @@ from __future__ import annotations
 from algebra.exceptions import InputError, InvalidStepError
 from algebra.io.native import network_from_dict
 from algebra.kernel import network_digest
+from algebra.kernel.certificate_schemas import CLAIMS, check_header
 from algebra.symmetries import path_from_json
 
 __all__ = ["check"]
 
 
 def check(cert: dict) -> tuple[bool, str]:
-    for key in ("a", "b", "steps"):
-        if key not in cert:
-            raise InputError(f"symmetry_path certificate lacks {key!r}")
+    check_header(cert, "symmetry_path")
     a = network_from_dict(cert["a"], source="certificate[a]")
     b = network_from_dict(cert["b"], source="certificate[b]")
     domain = cert.get("domain")
@@ -47,6 +51,8 @@ def check(cert: dict) -> tuple[bool, str]:
         if bad is not None:
             return False, (f"step {bad} is valid on the orthant only, but the certificate claims "
                            "equality on all of R^d")
+    if cert["claim"] != CLAIMS["symmetry_path"][1 if orthant else 0]:
+        return False, f"the claim {cert['claim']!r} does not match the domain {domain!r}"
     if a.signature != b.signature:
         return False, f"a and b have different signatures {a.signature} and {b.signature}"
     checkpoints = cert.get("checkpoints")

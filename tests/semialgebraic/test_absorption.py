@@ -19,7 +19,7 @@ from semialgebraic.absorption import (absorbable, analysis_block, nondegeneracy,
                                       random_experiment)
 from semialgebraic.absorption_canon import absorb_general, canonical_form
 from semialgebraic.absorption_find_s import find_s
-from semialgebraic.certificates import jsonable
+from semialgebraic.certificates import absorption_certificate, jsonable
 from semialgebraic.verify import verify
 
 I2 = [[1, 0], [0, 1]]
@@ -143,9 +143,9 @@ def test_F_dead_unit_and_F_prime(act):
     b = Block(act, [[1, 0], [0, 1], [1, 1]], [[5, 0, 0], [7, -1, 0]])
     r = find_s(b.w_up, b.w_down, -QMatrix.identity(2))
     assert r.subsets == [] and r.witness["kind"] == "left_null"        # criterion: inconsistent
-    ok, _ = verify({"format": "netfibers.certificate", "type": "absorption", "claim": "not absorbable",
-                    "block": b.replace(w_down=[[5, 0, 1], [7, -1, 0]]).to_dict(),
-                    "witness": {"kind": "left_null", "modulus": None, "Y": [[0, 0, 7], [1, 0, -5]]}})
+    ok, _ = verify(absorption_certificate(b.replace(w_down=[[5, 0, 1], [7, -1, 0]]), "not absorbable",
+                                          {"kind": "left_null", "modulus": None,
+                                           "Y": [[0, 0, 7], [1, 0, -5]]}))
     assert ok is False                                                 # wrong block for this Y
     v, c = _decide(b, True, "general")
     lin, cls = _canon_pairs(block_from_dict(c["witness"]["absorbing_block"]))

@@ -8,6 +8,7 @@ import random
 
 import pytest
 
+from algebra.kernel.certificate_schemas import CLAIMS, header
 from algebra.exceptions import InputError
 from algebra.network import Network
 from algebra.rationals import Q
@@ -146,7 +147,7 @@ def test_never_exercised_weight_is_certified_with_its_proof():
     entry[2]["refuted"] = entry[2]["refuted"][1:]                # a branch left unrefuted
     ok, why = verify(bad)
     assert not ok and "does not check" in why
-    exercise_cert = {"format": "netfibers.certificate", "type": "exercise", "network": cert["network"],
+    exercise_cert = {**header("exercise"), "claim": CLAIMS["exercise"][0], "network": cert["network"],
                      "proof": free[0][2]}
     ok, why = verify(exercise_cert)
     assert ok and "W2[0,1]" in why

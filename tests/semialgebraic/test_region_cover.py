@@ -6,8 +6,10 @@ import json
 import pytest
 
 from algebra.exceptions import InputError
+from algebra.kernel.certificate_schemas import CLAIMS, header
 from algebra.network import Network
 from algebra.rationals import Q
+from semialgebraic.certificates import region_cover_certificate
 from semialgebraic.equivalence import equivalent
 from semialgebraic.verify import verify
 from semialgebraic.verify.region_cover import neighbour_pattern, neuron_rows
@@ -217,8 +219,7 @@ def test_domain_facet_with_neighbour_rejected(certs):
 
 
 def test_point_domain():
-    c = {"format": "netfibers.certificate", "type": "region_cover", "a": ABS.to_dict(),
-         "b": ABS_B.to_dict(), "domain": {"box": [1, 1]}, "regions": []}
+    c = region_cover_certificate(ABS, ABS_B, domain={"box": [1, 1]})
     assert verify(c)[0]
     c["b"] = ABS_B.with_parameter("b2[0]", 1).to_dict()
     assert not verify(c)[0]
@@ -226,10 +227,9 @@ def test_point_domain():
 
 def test_malformed():
     with pytest.raises(InputError):
-        verify({"format": "netfibers.certificate", "type": "region_cover", "a": ABS.to_dict()})
+        verify({**header("region_cover"), "claim": CLAIMS["region_cover"][0], "a": ABS.to_dict()})
     with pytest.raises(InputError):
-        verify({"format": "netfibers.certificate", "type": "region_cover", "a": ABS.to_dict(),
-                "b": ABS.to_dict(), "regions": [{"pattern": [2, 0], "point": [1]}]})
+        verify({**region_cover_certificate(ABS, ABS), "regions": [{"pattern": [2, 0], "point": [1]}]})
 
 
 def test_difference_network():

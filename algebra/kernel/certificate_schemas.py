@@ -1,0 +1,120 @@
+"""Schema versions and top-level keys of the seven certificate types (data shared by the
+builders in :mod:`semialgebraic.certificates` and the checkers in :mod:`semialgebraic.verify`).
+
+Every certificate starts with the common header::
+
+    {"format": "netfibers.certificate", "type": <type>, "schema_version": <int>,
+     "netfibers_version": "<the version that wrote it>", ...}
+
+``schema_version`` names the layout of the rest of the certificate (the keys below and their
+meaning, documented in the checker module of the type); a checker refuses a certificate without
+one or with a version it does not know (malformed: :class:`~algebra.exceptions.InputError`,
+``netfibers verify`` exit 2).  ``netfibers_version`` is informational (a string; never decides).
+A certificate may hold only the keys listed for its type (a key nobody checks is refused).
+
+>>> header("counterexample")["schema_version"]
+1
+>>> check_header({**header("absorption"), "claim": "absorbable", "competitor": COMPETITOR,
+...               "block": {}, "witness": {}}, "absorption")
+1
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import algebra
+
+from ..exceptions import InputError
+
+__all__ = ["CERTIFICATE_FORMAT", "SCHEMA_VERSIONS", "SCHEMA_KEYS", "HEADER_KEYS", "CLAIMS",
+           "COMPETITOR", "COMPETITOR_BIASES", "header", "check_header"]
+
+CERTIFICATE_FORMAT = "netfibers.certificate"
+
+# type -> current schema version (raise it when the layout or the meaning of a key changes)
+SCHEMA_VERSIONS: dict[str, int] = {
+    "counterexample": 1,
+    "symmetry_path": 1,
+    "region_cover": 1,
+    "absorption": 1,
+    "identifiability_hypotheses": 1,
+    "functional_dimension": 1,
+    "exercise": 1,
+}
+
+HEADER_KEYS = ("format", "type", "schema_version", "netfibers_version")
+
+# type -> (required keys, optional keys) besides the header, for the current version
+SCHEMA_KEYS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
+    "counterexample": (("claim", "a", "b"), ("x", "a_x", "b_x", "domain")),
+    "symmetry_path": (("claim", "a", "b", "steps"), ("domain", "checkpoints")),
+    "region_cover": (("claim", "a", "b", "regions"), ("domain", "contract", "reduction")),
+    "absorption": (("claim", "competitor", "block", "witness"), ()),
+    "identifiability_hypotheses": (("claim", "network", "fiber_dimension"), ()),
+    "functional_dimension": (("claim", "network", "prime", "inputs", "lower"),
+                             ("domain", "upper", "upper_directions", "upper_regions",
+                              "upper_one_point", "upper_reason", "uncertified_upper_reason")),
+    "exercise": (("claim", "network", "proof"), ()),
+}
+
+# type -> the claims a certificate of that type may state (the checker decides which one fits)
+CLAIMS: dict[str, tuple[str, ...]] = {
+    "counterexample": ("a(x) != b(x)", "a and b have different signatures"),
+    "symmetry_path": ("a and b compute the same function",
+                      "a and b compute the same function on the closed orthant"),
+    "region_cover": ("a(x) == b(x) for all x in the domain",),
+    "absorption": ("absorbable", "not absorbable"),
+    "identifiability_hypotheses": ("identifiable up to permutation and positive scaling "
+                                   "(three-layer-fibers R18, a derived criterion)",),
+    "functional_dimension": ("rank of the Jacobian of theta -> (f_theta(x))_x >= lower",
+                             "lower <= functional dimension <= upper"),
+    "exercise": ("parameter p is never exercised on the domain",),
+}
+
+# the two competitor classes of an ``absorption`` certificate (skip-absorption R1 and R19)
+COMPETITOR = "residual-free block of the same width k and activation, without biases (R1)"
+COMPETITOR_BIASES = ("residual-free block of the same width k and activation, with biases "
+                     "b'_up and b'_down (R19)")
+
+
+def header(kind: str) -> dict[str, Any]:
+    """The common header of a certificate of type *kind* (a new dict)."""
+    if kind not in SCHEMA_VERSIONS:
+        raise ValueError(f"unknown certificate type {kind!r}")
+    return {"format": CERTIFICATE_FORMAT, "type": kind, "schema_version": SCHEMA_VERSIONS[kind],
+            "netfibers_version": algebra.__version__}
+
+
+def check_header(cert: Any, kind: str) -> int:
+    """Check the header and the key set of a certificate of type *kind*; its schema version.
+
+    Raises :class:`InputError` (malformed) when the format or the type is not the expected one,
+    the schema version is missing or unknown, ``netfibers_version`` is missing or not a string,
+    a required key is missing or a key that the schema does not list is present.
+    """
+    if not isinstance(cert, dict):
+        raise InputError("a certificate is a JSON object")
+    if cert.get("format") != CERTIFICATE_FORMAT:
+        raise InputError(f"format is {cert.get('format')!r}, expected {CERTIFICATE_FORMAT!r}")
+    if cert.get("type") != kind:
+        raise InputError(f"certificate type is {cert.get('type')!r}, expected {kind!r}")
+    if "schema_version" not in cert:
+        raise InputError(f"{kind} certificate has no schema_version (written before schemas were "
+                         f"versioned: rebuild it; current version {SCHEMA_VERSIONS[kind]})")
+    version = cert["schema_version"]
+    if type(version) is not int or version != SCHEMA_VERSIONS[kind]:
+        raise InputError(f"unknown schema_version {version!r} of a {kind} certificate "
+                         f"(known: {SCHEMA_VERSIONS[kind]})")
+    if not isinstance(cert.get("netfibers_version"), str):
+        raise InputError("netfibers_version must be a string (the version that wrote the certificate)")
+    required, optional = SCHEMA_KEYS[kind]
+    for key in required:
+        if key not in cert:
+            raise InputError(f"{kind} certificate lacks {key!r}")
+    extra = sorted(set(cert) - set(HEADER_KEYS) - set(required) - set(optional))
+    if extra:
+        raise InputError(f"{kind} certificate has keys its schema does not define: {', '.join(extra)}")
+    if cert["claim"] not in CLAIMS[kind]:
+        raise InputError(f"unknown claim {cert['claim']!r} of a {kind} certificate")
+    return version

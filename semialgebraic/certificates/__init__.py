@@ -1,0 +1,65 @@
+"""Certificates: self-contained JSON evidence for every verdict, built in one place per type.
+
+A certificate is a plain JSON-able ``dict``: the common header ``{"format":
+"netfibers.certificate", "type": ..., "schema_version": n, "netfibers_version": "..."}``
+(:func:`algebra.kernel.certificate_schemas.header`), the inputs embedded in full (networks as
+native JSON dicts, blocks as block dicts) and every claimed value as exact numbers (JSON
+integers or ``"p/q"`` strings).  :func:`semialgebraic.verify.verify` re-checks it with small code
+that imports ``algebra`` only; every number in a certificate is checked by it (a key that the
+schema of the type does not list is refused).
+
+The one table of the certificate types.  Each type has one builder here (module named like its
+checker) and one checker in ``semialgebraic/verify/``, whose module docstring documents the
+schema (keys, types, meaning); the schema versions and the key lists are data in
+:mod:`algebra.kernel.certificate_schemas`.
+
+==============================  ======================================  ====================================  ====  ==========================================================
+type                            builder                                 checker                               ver.  content
+==============================  ======================================  ====================================  ====  ==========================================================
+``counterexample``              :func:`counterexample_certificate`      ``verify/counterexample.py``          1     networks ``a``, ``b``; input ``x``, exact ``a_x``, ``b_x`` (optional domain)
+``symmetry_path``               :func:`symmetry_path_certificate`       ``verify/symmetry_path.py``           1     networks ``a``, ``b``; symmetry ``steps`` carrying a to b; checkpoints
+``region_cover``                :func:`region_cover_certificate`        ``verify/region_cover.py``            1     networks ``a``, ``b``; contractions, reductions, regions of a − b (zero on each)
+``absorption``                  :func:`absorption_certificate`          ``verify/absorption.py``              1     block, competitor class, yes/no witness (flip set, canonical form, obstruction)
+``identifiability_hypotheses``  :func:`identifiability_certificate`     ``verify/identifiability.py``         1     network; fiber dimension n1 + n2 (hypotheses of R18 re-derived)
+``functional_dimension``        :func:`dimension_bounds_certificate`    ``verify/functional_dimension.py``    1     network, prime, inputs, lower bound; certified upper bound (optional)
+``exercise``                    :func:`exercise_certificate`            ``verify/exercise.py``                1     network; proof that one parameter is never exercised on a domain
+==============================  ======================================  ====================================  ====  ==========================================================
+
+``CERTIFICATE_TYPES`` holds the same table as data (checked against the checkers and the schema
+versions by ``tests/semialgebraic/test_certificate_builders.py``).
+"""
+
+from __future__ import annotations
+
+from algebra.kernel.certificate_schemas import CERTIFICATE_FORMAT, SCHEMA_VERSIONS, header
+
+from ._json import jsonable, write_certificate
+from .absorption import absorption_certificate
+from .counterexample import counterexample_certificate
+from .exercise import exercise_certificate
+from .functional_dimension import dimension_bounds_certificate
+from .identifiability import identifiability_certificate
+from .region_cover import region_cover_certificate
+from .symmetry_path import symmetry_path_certificate
+
+__all__ = ["CERTIFICATE_FORMAT", "CERTIFICATE_TYPES", "SCHEMA_VERSIONS", "header", "jsonable",
+           "write_certificate", "counterexample_certificate", "symmetry_path_certificate",
+           "region_cover_certificate", "absorption_certificate", "identifiability_certificate",
+           "dimension_bounds_certificate", "exercise_certificate"]
+
+# type -> (builder, checker module under semialgebraic.verify, one-line content)
+CERTIFICATE_TYPES = {
+    "counterexample": (counterexample_certificate, "counterexample",
+                       "a(x) != b(x) at an exact input (or different signatures)"),
+    "symmetry_path": (symmetry_path_certificate, "symmetry_path",
+                      "exact symmetry steps carry a to b"),
+    "region_cover": (region_cover_certificate, "region_cover",
+                     "a - b, reduced, is zero on regions that cover the domain"),
+    "absorption": (absorption_certificate, "absorption",
+                   "a block is / is not a residual-free block of the same width"),
+    "identifiability_hypotheses": (identifiability_certificate, "identifiability",
+                                   "the hypotheses of the identifiability criterion R18 hold"),
+    "functional_dimension": (dimension_bounds_certificate, "functional_dimension",
+                             "lower (and certified upper) bounds of the functional dimension"),
+    "exercise": (exercise_certificate, "exercise", "a parameter is never exercised on a domain"),
+}

@@ -1,0 +1,26 @@
+"""Builder of ``identifiability_hypotheses`` certificates (schema:
+:mod:`semialgebraic.verify.identifiability`)."""
+
+from __future__ import annotations
+
+from algebra.kernel.certificate_schemas import CLAIMS, header
+from algebra.network import Network
+
+__all__ = ["identifiability_certificate"]
+
+
+def identifiability_certificate(net: Network) -> dict:
+    """Certificate that the two-hidden-layer bottleneck *net* meets every hypothesis of the
+    identifiability criterion three-layer-fibers R18 (re-derived by the checker from the network
+    alone), with the fiber dimension ``n1 + n2`` it implies.
+
+    >>> net = Network.from_rows([[[1, 0], [0, 1]], [[1, -1], [-1, 2]], [[1, 1]]],
+    ...                         [[0, 0], [1, -1], [0]])
+    >>> identifiability_certificate(net)["fiber_dimension"]
+    4
+    """
+    if net.depth != 3:
+        raise ValueError("R18 is about networks with two hidden layers")
+    _, n1, n2, _ = net.widths
+    return {**header("identifiability_hypotheses"), "claim": CLAIMS["identifiability_hypotheses"][0],
+            "network": net.to_dict(), "fiber_dimension": n1 + n2}

@@ -1,0 +1,355 @@
+"""Every leaf of a certificate is checked (issue 13, part 4).
+
+For one honest certificate of each of the seven types (small, built by the real deciders), every
+leaf of the nested JSON (number, string, bool, null) is mutated (numbers: +1, ×2, negated,
++1/3; strings: another value; bools: flipped; null: 0) and every list loses an element.  Each
+mutated certificate must be rejected by :func:`semialgebraic.verify.verify` (``(False, _)`` or
+:class:`InputError`), or state a claim that is still true for its embedded inputs, judged by an
+oracle written here: exact evaluation with ``Fraction`` (counterexamples, never-exercised
+parameters, absorbing blocks) or the real decider re-run on the mutated inputs with
+``verify=False`` (equivalence, absorption, identifiability, functional dimension).
+
+The exhaustive run is ``@pytest.mark.slow``; the fast suite runs a seeded sample per type.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import random
+from fractions import Fraction
+
+import pytest
+
+from algebra.blocks import Block
+from algebra.io.blocks import block_from_dict
+from algebra.exceptions import InputError
+from algebra.io.native import network_from_dict
+from algebra.kernel.certificate_schemas import CLAIMS, COMPETITOR_BIASES
+from algebra.network import Network
+from semialgebraic.absorption import absorbable
+from semialgebraic.bottleneck import identifiability
+from semialgebraic.certificates import dimension_bounds_certificate, exercise_certificate, jsonable
+from semialgebraic.dimension import functional_dimension, functional_dimension_certificate
+from semialgebraic.equivalence import equivalent
+from semialgebraic.exercise import exercise
+from semialgebraic.shallow import equivalent_shallow
+from semialgebraic.verify import verify
+
+ABS = Network.from_rows([[[1], [-1]], [[1, 1]]], [[0, 0], [0]])                  # |x|
+
+
+# ------------------------------------------------------------------------------------------------
+# honest certificates, one per type (built by the deciders)
+# ------------------------------------------------------------------------------------------------
+def _json(c):
+    return json.loads(json.dumps(jsonable(c)))
+
+
+def _counterexample():
+    c = Network.from_rows([[[1], [-1]], [[1, 2]]], [[0, 0], [0]])
+    v = equivalent(ABS, c, method="general", domain=(-1, 1))
+    assert v.answer is False and v.certificate["type"] == "counterexample"
+    return _json(v.certificate)
+
+
+def _symmetry_path():
+    a = Network.from_rows([[[1], [-1]], [[1, 1]]], [[0, 1], [0]])
+    b = Network.from_rows([[[2], ["-1/3"]], [["1/2", 3]]], [[0, "1/3"], [0]])
+    v = equivalent_shallow(a, b)
+    assert v.answer is True and v.certificate["type"] == "symmetry_path"
+    return _json(v.certificate)
+
+
+def _region_cover():
+    # relu(relu(x) - relu(-x)) = relu(x): the walk over a few regions is needed
+    a = Network.from_rows([[[1], [-1]], [[1, -1]], [[1]]], [[0, 0], [0], [0]])
+    b = Network.from_rows([[[2]], [["1/2"]]], [[0], [0]])
+    v = equivalent(a, b, method="general", domain=(-1, 1))
+    assert v.answer is True and v.certificate["type"] == "region_cover"
+    assert v.certificate["regions"]
+    return _json(v.certificate)
+
+
+def _absorption():
+    v = absorbable(Block("relu", [[1, 0], [0, 1], [1, 1]], [[-1, 0, 2], [0, -1, 3]]))
+    assert v.answer is True and v.certificate["witness"]["all_S"] == [[0, 1]]
+    return _json(v.certificate)
+
+
+def _absorption_no():
+    v = absorbable(Block("relu", [[1, 0], [0, 1], [1, 1]], [[1, 0, 1], [0, 1, 2]]))
+    assert v.answer is False
+    return _json(v.certificate)
+
+
+IDENT = Network.from_rows([[[1, 0], [0, 1]], [[1, -1], [-1, 2]], [[1, 1]]], [[0, 0], [1, -1], [0]])
+
+
+def _identifiability():
+    v = identifiability(IDENT)
+    assert v.answer is True and v.certificate["type"] == "identifiability_hypotheses"
+    return _json(v.certificate)
+
+
+FDNET = Network.from_rows([[[1], [-1]], [[1, 1]]], [[0, 1], [0]])
+
+
+def _fd():
+    fd = functional_dimension(FDNET, domain=(-2, 2))
+    c = functional_dimension_certificate(FDNET, fd, domain=(-2, 2))
+    # (what dimension.py will call once wired: the same content through the builder)
+    cert = dimension_bounds_certificate(
+        FDNET, prime=c["prime"], inputs=c["inputs"], lower=c["lower"], domain=c["domain"],
+        upper=c["upper"], upper_directions=c.get("upper_directions"),
+        upper_regions=c.get("upper_regions"), upper_one_point=c.get("upper_one_point", False),
+        uncertified_upper_reason=c.get("uncertified_upper_reason"))
+    assert verify(cert)[0] and "upper" in cert
+    return _json(cert)
+
+
+EXNET = Network.from_rows([[[1], [1]], [[1, 1]], [[1]]], [[-1, 1], [0], [0]])
+
+
+def _exercise():
+    # W1[0,0]: neuron 0 of layer 1 (x - 1) is never active on [-1, 1]: never exercised
+    r = exercise(EXNET, 0, domain=(-1, 1))
+    assert r.exercised is False
+    cert = exercise_certificate(EXNET, r.proof)
+    assert verify(cert)[0]
+    return _json(cert)
+
+
+BUILDERS = {"counterexample": _counterexample, "symmetry_path": _symmetry_path,
+            "region_cover": _region_cover, "absorption": _absorption,
+            "absorption_no": _absorption_no, "identifiability_hypotheses": _identifiability,
+            "functional_dimension": _fd, "exercise": _exercise}
+
+
+@pytest.fixture(scope="module")
+def honest():
+    return {k: f() for k, f in BUILDERS.items()}
+
+
+# ------------------------------------------------------------------------------------------------
+# oracles (the claim of a certificate, judged without its checker)
+# ------------------------------------------------------------------------------------------------
+def _frac(v):
+    if isinstance(v, bool) or not isinstance(v, (int, str)):
+        return None
+    try:
+        return Fraction(v)
+    except ValueError:
+        return None
+
+
+def _eval(net: dict, x):
+    """Exact evaluation of a native network dict with Fractions (relu between layers)."""
+    h = [Fraction(v) for v in x]
+    layers = net["layers"]
+    for k, layer in enumerate(layers):
+        h = [sum((Fraction(w) * v for w, v in zip(row, h)), Fraction(0)) + Fraction(c)
+             for row, c in zip(layer["weight"], layer["bias"])]
+        if k < len(layers) - 1:
+            h = [max(v, Fraction(0)) for v in h]
+    return h
+
+
+def _points(d, lo=-3, hi=3, n=60, seed=1):
+    rng = random.Random(seed)
+    return [[Fraction(rng.randint(lo * 97, hi * 97), 97) for _ in range(d)] for _ in range(n)]
+
+
+def _domain_args(dom):
+    if dom is None:
+        return None
+    if dom.get("orthant"):
+        return "orthant"
+    return tuple(Fraction(v) for v in dom["box"])
+
+
+def _same_function(c) -> bool:
+    a, b = network_from_dict(c["a"]), network_from_dict(c["b"])
+    if a.signature != b.signature:
+        return False
+    dom = _domain_args(c.get("domain"))
+    lo, hi = (dom if isinstance(dom, tuple) else (0 if dom == "orthant" else -3, 3))
+    for x in _points(a.n_inputs, int(lo), int(hi) if int(hi) > int(lo) else int(lo) + 1):
+        if all(lo <= v <= hi for v in x) and _eval(c["a"], x) != _eval(c["b"], x):
+            return False
+    return equivalent(a, b, domain=dom, verify=False).answer is True
+
+
+def _oracle_counterexample(c) -> bool:
+    a, b = network_from_dict(c["a"]), network_from_dict(c["b"])
+    if a.signature != b.signature:
+        return c["claim"] == CLAIMS["counterexample"][1]
+    x = [Fraction(v) for v in c["x"]]
+    ax, bx = _eval(c["a"], x), _eval(c["b"], x)
+    dom = c.get("domain")
+    inside = True
+    if dom is not None:
+        lo, hi = (Fraction(0), None) if dom.get("orthant") else tuple(Fraction(v) for v in dom["box"])
+        inside = all(v >= lo and (hi is None or v <= hi) for v in x)
+    return (inside and ax != bx and [Fraction(v) for v in c["a_x"]] == ax
+            and [Fraction(v) for v in c["b_x"]] == bx)
+
+
+def _oracle_absorption(c) -> bool:
+    block = block_from_dict(c["block"])
+    v = absorbable(block, verify=False)
+    yes = c["claim"] == "absorbable"
+    if v.answer is not yes:
+        return False
+    mine = v.certificate["competitor"]
+    if yes:                        # a larger competitor class is a weaker "yes"
+        ok = c["competitor"] == mine or c["competitor"] == COMPETITOR_BIASES
+        g = c["witness"].get("absorbing_block")
+        if g is not None and isinstance(block, Block):
+            g = block_from_dict(g)
+            ok = ok and all(block(x) == g(x) for x in _points(block.d, n=20))
+        return ok
+    return c["competitor"] == mine or mine == COMPETITOR_BIASES
+
+
+def _oracle_identifiability(c) -> bool:
+    net = network_from_dict(c["network"])
+    if net.depth != 3:
+        return False
+    v = identifiability(net, verify=False)
+    return v.answer is True and c["fiber_dimension"] == net.widths[1] + net.widths[2]
+
+
+def _oracle_fd(c) -> bool:
+    net = network_from_dict(c["network"])
+    dom = _domain_args(c.get("domain"))
+    fd = functional_dimension(net, domain=dom)
+    if c["lower"] > fd.lower:          # (fd is exact for these small nets)
+        return False
+    return "upper" not in c or c["upper"] >= fd.upper
+
+
+def _oracle_exercise(c) -> bool:
+    """Brute force: the parameter never changes f (a tiny exact perturbation) at sample inputs."""
+    net = network_from_dict(c["network"])
+    p = c["proof"]["parameter"]
+    dom = c["proof"].get("domain")
+    lo, hi = (Fraction(-3), Fraction(3)) if dom in (None, "orthant") else tuple(Fraction(v) for v in dom)
+    if dom == "orthant":
+        lo = Fraction(0)
+    new = Fraction(str(net.parameters()[p])) + Fraction(1, 10 ** 9)
+    moved = net.with_parameter(p, f"{new.numerator}/{new.denominator}").to_dict()
+    base = net.to_dict()
+    pts = [x for x in _points(net.n_inputs, int(lo) - 1, int(hi) + 1, n=200) if all(lo < v < hi for v in x)]
+    return all(_eval(base, x) == _eval(json.loads(json.dumps(jsonable(moved))), x) for x in pts)
+
+
+ORACLES = {"counterexample": _oracle_counterexample, "symmetry_path": _same_function,
+           "region_cover": _same_function, "absorption": _oracle_absorption,
+           "absorption_no": _oracle_absorption, "identifiability_hypotheses": _oracle_identifiability,
+           "functional_dimension": _oracle_fd, "exercise": _oracle_exercise}
+
+
+# ------------------------------------------------------------------------------------------------
+# mutations
+# ------------------------------------------------------------------------------------------------
+def _leaves(obj, path=()):
+    if isinstance(obj, dict):
+        for k, v in obj.items():
+            yield from _leaves(v, path + (k,))
+    elif isinstance(obj, list):
+        yield path, obj                                   # the list itself: drop an element
+        for i, v in enumerate(obj):
+            yield from _leaves(v, path + (i,))
+    else:
+        yield path, obj
+
+
+def _variants(value):
+    if isinstance(value, list):
+        return [("drop-first", value[1:]), ("drop-last", value[:-1])] if value else []
+    if isinstance(value, bool):
+        return [("flip", not value)]
+    if value is None:
+        return [("zero", 0)]
+    q = _frac(value)
+    if q is None:                                          # a non-numeric string
+        return [("other", value + "x"), ("empty", "")]
+    out = []
+    for name, new in (("+1", q + 1), ("x2", 2 * q), ("neg", -q), ("+1/3", q + Fraction(1, 3))):
+        if new != q:
+            out.append((name, int(new) if new.denominator == 1 and isinstance(value, int)
+                        else (int(new) if new.denominator == 1 else f"{new.numerator}/{new.denominator}")))
+    return out
+
+
+def _set(obj, path, value):
+    for k in path[:-1]:
+        obj = obj[k]
+    obj[path[-1]] = value
+
+
+def mutations(cert):
+    for path, value in _leaves(cert):
+        if not path:
+            continue
+        for name, new in _variants(value):
+            mut = copy.deepcopy(cert)
+            _set(mut, path, new)
+            yield path, name, mut
+
+
+def _judge(kind, path, name, mut):
+    try:
+        ok, why = verify(mut)
+    except InputError:
+        return "malformed"
+    if not ok:
+        return "rejected"
+    assert ORACLES[kind](mut), f"{kind}: mutation {name} at {path} accepted ({why}) but the claim is false"
+    return "still true"
+
+
+def _run(kind, cert, sample=None, seed=0):
+    muts = list(mutations(cert))
+    assert muts
+    if sample is not None and len(muts) > sample:
+        muts = random.Random(seed).sample(muts, sample)
+    counts = {}
+    for path, name, mut in muts:
+        r = _judge(kind, path, name, mut)
+        counts[r] = counts.get(r, 0) + 1
+    return counts
+
+
+@pytest.mark.parametrize("kind", sorted(BUILDERS))
+def test_honest_certificates_verify(honest, kind):
+    ok, why = verify(honest[kind])
+    assert ok, why
+
+
+@pytest.mark.parametrize("kind", sorted(BUILDERS))
+def test_sampled_leaf_mutations_are_rejected_or_harmless(honest, kind):
+    counts = _run(kind, honest[kind], sample=40, seed=13)
+    assert counts.get("rejected", 0) + counts.get("malformed", 0) > 0
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("kind", sorted(BUILDERS))
+def test_every_leaf_mutation_is_rejected_or_harmless(honest, kind):
+    counts = _run(kind, honest[kind])
+    assert counts.get("rejected", 0) + counts.get("malformed", 0) > 0
+
+
+def test_all_s_mutations_are_rejected(honest):
+    cert = honest["absorption"]
+    for new in ([[0, 2]], [[1, 2]], [[0]], [[0, 1], [0, 1]], [[0, 1], [2]], [[0, 1], [0, 1, 2]]):
+        mut = copy.deepcopy(cert)
+        mut["witness"]["all_S"] = new
+        assert verify(mut)[0] is False, new
+    mut = copy.deepcopy(cert)
+    mut["witness"]["all_S"][0][1] = 2                  # the example of the issue: one index changed
+    assert verify(mut)[0] is False
+    mut["witness"]["all_S"] = [[0, "1"]]
+    with pytest.raises(InputError):
+        verify(mut)
