@@ -26,7 +26,7 @@ from algebra.linalg import QMatrix
 from algebra.network import Network
 from algebra.rationals import Q
 
-from .certificates import jsonable
+from .certificates import dimension_bounds_certificate, jsonable
 from .domains import _dom_json
 from .exercise import _layer_map
 from .modular import _prime_for
@@ -127,15 +127,8 @@ def is_regions_rank(net: Network, regions, dom, upper: int) -> bool:
 
 
 def _minimal_certificate(net, dom, upper, key, value) -> dict:
-    return {"format": "netfibers.certificate", "type": "functional_dimension",
-            "claim": "functional dimension <= upper", "network": _network_json(net),
-            "domain": jsonable(_dom_json(dom)), "prime": _prime(net), "inputs": [], "lower": 0,
-            "upper": int(upper), key: value}
-
-
-@lru_cache(maxsize=4)
-def _network_json(net: Network) -> dict:
-    return net.to_dict()        # (read only by the checker)
+    return dimension_bounds_certificate(net, prime=_prime(net), inputs=[], lower=0,
+                                        domain=_dom_json(dom), upper=int(upper), **{key: value})
 
 
 @lru_cache(maxsize=4)

@@ -32,6 +32,7 @@ from algebra.rationals import Q
 from .dimension_sampling import _np
 from .domains import normalize_domain
 from .lp import feasible
+from .certificates import exercise_certificate
 from .verify import verify
 
 __all__ = ["Exercise", "exercise", "check_exercise_proof", "incoming_directions"]
@@ -117,10 +118,7 @@ def check_exercise_proof(net: Network, proof: dict, domain: Any = "any") -> bool
                 return False
         except (KeyError, TypeError, ValueError, IndexError):
             return False
-    cert = {"format": "netfibers.certificate", "type": "exercise",
-            "claim": "parameter p is never exercised on the domain", "network": net.to_dict(),
-            "proof": proof}
-    return verify(cert)[0]
+    return verify(exercise_certificate(net, proof))[0]
 
 
 def incoming_directions(net: Network, t: int, i: int, *, domain: Any = None, max_lps: int = 2000,
