@@ -126,6 +126,7 @@ from __future__ import annotations
 
 from algebra.exceptions import InputError
 from algebra.io.native import network_from_dict, parse_number, parse_vector
+from algebra.kernel.differentiability import kink_witness
 from algebra.matrices import QMatrix, nmod_rank
 from algebra.rationals import Q
 
@@ -161,14 +162,15 @@ def check(cert: dict) -> tuple[bool, str]:
     values = list(net.parameters()) + [v for x in X for v in x]
     if any(int(v.q) % p == 0 for v in values):
         return False, f"the prime {p} divides a denominator of a parameter or an input"
+    if not X:       # (at a differentiable input the output biases alone give rank >= 1)
+        return False, ("no inputs: the certificate names no differentiable input, so it does not "
+                       "show that the functional dimension is defined at this theta")
+    masks = _masks(net, X)
+    if isinstance(masks, str):
+        return False, masks
     if lower <= 0:
         why = "a rank is never negative"
     else:
-        if not X:
-            return False, "no inputs"
-        masks = _masks(net, X)
-        if isinstance(masks, str):
-            return False, masks
         rank = _rank_mod_p(net, X, masks, p)
         if rank < lower:
             return False, f"the Jacobian rows at the {len(X)} inputs have rank {rank} mod {p} < {lower}"
@@ -265,6 +267,11 @@ def _upper_vectors(net, dirs, lo_hi) -> list | str:
             k, proof = e[1], e[2]
             if not check_proof(net, proof, lo_hi):
                 return f"the proof that parameter {k} is never exercised does not check"
+            cache: dict = {}
+            if any(_vanishing_on_path(net, tuple(tuple(v) for v in r.get("path", ())), cache) is not None
+                   for r in proof.get("refuted", ())):
+                return (f"the proof that parameter {k} is never exercised branches on a neuron whose "
+                        "pre-activation vanishes identically on a branch (it says nothing there)")
             out.append(_unit(N, k))
             continue
         l, i = e[1], e[2]
@@ -353,18 +360,20 @@ def _regions_rank(net, regions, lo_hi) -> int | str:
     d, L = net.n_inputs, net.depth
     rows = []
     for reg in regions:
-        pat, k, masks, skip = reg["pattern"], 0, [], False
+        pat, k, masks = reg["pattern"], 0, []
         for l in range(L - 1):
             w = net.widths[l + 1]
             masks.append([1 if s > 0 else 0 for s in pat[k:k + w]])
-            skip |= any(s == 0 and not _is_zero_neuron(net, l, i) for i, s in enumerate(pat[k:k + w]))
             k += w
-        if skip:
-            continue
+        if kink_witness(net, [(s > 0) - (s < 0) for s in pat]) is not None:
+            continue                            # no differentiable input on this region
         x0 = parse_vector(reg["point"], "upper_regions.point", length=d)
         for c in range(-1, d):
             rows += _masked_rows(net, [v + (1 if t == c else 0) for t, v in enumerate(x0)], masks)
-    return QMatrix.from_rows(rows, ncols=net.n_parameters).rank() if rows else 0
+    if not rows:
+        return ("upper_regions: no listed region holds a differentiable input (theta is "
+                "non-generic: the functional dimension is not defined)")
+    return QMatrix.from_rows(rows, ncols=net.n_parameters).rank()
 
 
 def _any_value(net, r, reg, pat, oriented, facets) -> tuple[bool, str]:
@@ -498,14 +507,18 @@ def _check_empty(net, proof, lo_hi, targets, leaves=None) -> bool:
     except (KeyError, TypeError, ValueError, IndexError):
         return False
 
+    cache: dict = {}
+
     def complete(prefix) -> bool:
         if prefix in refuted:
+            if _vanishing_on_path(net, prefix, cache) is not None:
+                return False
             try:
                 return _check_refutation(net, lo_hi, prefix, refuted[prefix], None, False, targets)
             except (KeyError, TypeError, ValueError, IndexError):
                 return False
         if len(prefix) == len(order):
-            if prefix in allowed:
+            if prefix in allowed and _vanishing_on_path(net, prefix, cache) is None:
                 leaves.add(prefix)
                 return True
             return False
@@ -514,6 +527,56 @@ def _check_empty(net, proof, lo_hi, targets, leaves=None) -> bool:
         return all(complete(prefix + ((t, j, s),)) for s in signs)
 
     return run_deep(complete, (), len(order))
+
+
+def _vanishing_on_path(net, path, cache: dict) -> tuple | None:
+    """A neuron (t, j), t >= 1, on the layer-ordered sign *path* whose pre-activation is
+    identically zero under the masks the path fixes for the layers below t (its affine form in x
+    is 0), unless it is in the last hidden layer with a non-zero output column; else None.
+
+    Why the proofs need this (the *density* argument): a proof refutes strict sign systems, so it
+    speaks of the inputs where every branched neuron is non-zero.  Its facts (never active, never
+    inactive, never exercised, the span on an active set) are open conditions, so they extend to
+    every differentiable input x of the domain if such inputs are dense near x: choose, layer by
+    layer inside a small open set near x, the side of each branched neuron's zero set.  That fails
+    only where a neuron's affine form is 0 on a whole open set, i.e. on a branch of the tree with
+    this neuron's form identically zero (both signs then refuted, or unrefuted leaves, for a
+    reason that is no geometry): such a branch makes the proof say nothing on an open set that
+    may hold differentiable inputs (:mod:`algebra.kernel.differentiability`: a vanishing neuron
+    that the network above does not see).  In the last hidden layer a vanishing neuron with a
+    non-zero output column is seen at every input, so inputs where it vanishes are not
+    differentiable and the branch is harmless."""
+    L = net.depth
+    on: dict = {}
+    for t, j, s in path:
+        if t >= 1:
+            key = (t, tuple(tuple(sorted(on.get(u, ()))) for u in range(t)))
+            if key not in cache:
+                cache[key] = _layer_forms(net, t, on)
+            Z, zc = cache[key]
+            if zc[j] == 0 and all(v == 0 for v in Z.row_at(j)):
+                if not (t == L - 2 and any(w != 0 for w in net.weights[L - 1].col_at(j))):
+                    return (t, j)
+        if s > 0:
+            on.setdefault(t, set()).add(j)
+    return None
+
+
+def _layer_forms(net, t, on) -> tuple:
+    """(Z, zc): z_t = Z x + zc on the inputs where the active neurons of layers < t are *on*."""
+    d = net.n_inputs
+    M, m = QMatrix.identity(d), [Q(0)] * d
+    for u in range(t + 1):
+        W, b = net.layer(u)
+        Z = W @ M
+        zc = [sum((W[q, r] * m[r] for r in range(len(m))), Q(0)) + b[q] for q in range(W.nrows)]
+        if u == t:
+            return Z, zc
+        act = on.get(u, set())
+        zero = tuple([Q(0)] * d)
+        M = QMatrix.from_rows([Z.row_at(q) if q in act else zero for q in range(W.nrows)], ncols=d)
+        m = [zc[q] if q in act else Q(0) for q in range(W.nrows)]
+    raise AssertionError("unreachable")
 
 
 def _incoming_perp(net, lo_hi, l, i, proof) -> list | str:
@@ -567,20 +630,26 @@ def _domain(dom):
 
 
 def _masks(net, X):
-    """Exact 0/1 masks per hidden layer (lists of rows), or the reason an input is rejected."""
+    """Exact 0/1 masks per hidden layer (lists of rows; a kink neuron gets 0), or the reason an
+    input is rejected: θ ↦ f_θ(x) is not differentiable there (the rule of
+    :mod:`algebra.kernel.differentiability`: a neuron with a zero pre-activation that the network
+    above it sees, a zero row with a zero bias included)."""
     H = QMatrix.from_rows(X, ncols=net.n_inputs)
-    masks = []
+    masks, signs = [], [[] for _ in X]
     for l in range(net.depth - 1):
         W, b = net.layer(l)
-        silent = [b[i] == 0 and all(v == 0 for v in W.row_at(i)) for i in range(W.nrows)]
         Z = (H @ W.T).add_to_rows(b)
         rows = Z.to_rows()
         for t, r in enumerate(rows):
-            for i, v in enumerate(r):
-                if v == 0 and not silent[i]:
-                    return f"input {t}: pre-activation of neuron ({l}, {i}) is zero"
+            signs[t] += [(v > 0) - (v < 0) for v in r]
         masks.append([[1 if v > 0 else 0 for v in r] for r in rows])
         H = Z.relu()
+    for t, pat in enumerate(signs):
+        if 0 in pat:
+            kink = kink_witness(net, pat)
+            if kink is not None:
+                return (f"input {t}: theta -> f_theta(x) is not differentiable there (neuron {kink} "
+                        "has a zero pre-activation and the network above it depends on its output)")
     return masks
 
 
