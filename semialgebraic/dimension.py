@@ -195,6 +195,14 @@ def functional_dimension(net: Network, *, domain: Any = None, timeout: float | N
             if point.non_generic and nearby:
                 point = _with_nearby(net, dom, point, point.details["kinks"], budget)
             return point
+    seen_zero = _seen_zero_neurons(net)
+    if seen_zero:                      # a kink at every input, seen by the output: no walk needed
+        why = ("no input of the domain is a differentiable point of theta -> f_theta(x): neurons "
+               f"{_neuron_list(seen_zero)} of the last hidden layer have a zero row and a zero bias "
+               "(a kink at every input) and a non-zero output column; the functional dimension is "
+               "not defined at this theta")
+        fd = _non_generic(net, why, seen_zero)
+        return _with_nearby(net, dom, fd, seen_zero, budget) if nearby else fd
     state: dict = {}
     walk_budget = Budget(5.0 if timeout is None else min(5.0, timeout / 3), max_regions)
     regions = []
@@ -787,13 +795,9 @@ def _one_point(net: Network, v) -> FunctionalDimension:
     kink = kink_witness(net, net.activation_pattern(x0))
     if kink is not None:
         why = (f"the domain is one point x0 and theta -> f_theta(x0) is not differentiable there: "
-               f"neuron {_neuron_list([kink])} has a zero pre-activation and the network above it depends on its "
-               "output; the functional dimension is not defined at this theta")
-        return FunctionalDimension(net.n_parameters, 0, net.n_parameters, "non-generic: " + why, (),
-                                   True, 0, {"symmetry_rank": None, "regions_walked": 1, "rounds": 0,
-                                             "exercise_proofs": [], "prime": _prime_for(net),
-                                             "proven": {}, "patterns": None, "kinks": [kink]},
-                                   (), why)
+               f"neuron {_neuron_list([kink])} has a zero pre-activation and the network above it "
+               "depends on its output; the functional dimension is not defined at this theta")
+        return _non_generic(net, why, [kink])
     X, masks = _masks(net, [x0])
     rank = _exact_rank(net, X)
     return FunctionalDimension(net.n_parameters, rank, rank,
@@ -873,3 +877,25 @@ def _nearby(net, dom, kinks: list, budget: Budget) -> tuple[list, int | None]:
                 top = sub.value if top is None else max(top, sub.value)
         out.append(entry)
     return out, top
+
+
+def _non_generic(net, why: str, kinks: list) -> FunctionalDimension:
+    """The answer at a θ where no input of the domain is a differentiable point (no value)."""
+    return FunctionalDimension(net.n_parameters, 0, net.n_parameters, "non-generic: " + why, (),
+                               True, 0, {"symmetry_rank": None, "regions_walked": 0, "rounds": 0,
+                                         "exercise_proofs": [], "prime": _prime_for(net),
+                                         "proven": {}, "patterns": None, "kinks": list(kinks)},
+                               (), why)
+
+
+def _seen_zero_neurons(net) -> list:
+    """Neurons (t, j) of the last hidden layer with a zero row, a zero bias and a non-zero output
+    column: a kink at every input that the output sees (e = the output column, whatever the
+    pattern), so no input is a differentiable point (:mod:`algebra.kernel.differentiability`)."""
+    if net.depth < 2:
+        return []
+    t = net.depth - 2
+    W, b = net.layer(t)
+    V = net.weights[t + 1]
+    return [(t, j) for j in range(W.nrows)
+            if b[j] == 0 and not any(W.row_at(j)) and any(v != 0 for v in V.col_at(j))]

@@ -508,6 +508,9 @@ def test_random_planted_nets(case):
     net, domain, max_regions = case
     fd, cert = _certify(net, domain=domain, max_regions=max_regions, timeout=20)
     ok, why = verify(cert)
+    if fd.non_generic or not fd.inputs:     # no differentiable input found: nothing certified
+        assert not ok and not cert["inputs"], why
+        return
     assert ok, why
     assert cert["lower"] == fd.lower and cert["upper"] == fd.upper
     if "upper_regions" in cert:             # the exact rank over a certified cover of regions
