@@ -2,7 +2,11 @@ r"""Exact functional dimension and local fiber dimension of a ReLU network of an
 
 The functional dimension of θ is the rank of the Jacobian of θ ↦ (f_θ(x))_x over all inputs x
 where f is differentiable in θ (GLMW22; three-layer-fibers R22 FIBDIM, generalised to depth L);
-the local fiber dimension is N − that rank where the rank is locally constant.
+the local fiber dimension is N − that rank where the rank is locally constant.  Which inputs are
+differentiable is decided by the rule of :mod:`algebra.kernel.differentiability` (a neuron with a
+zero pre-activation, a zero row with a zero bias included, must be unseen by the network above
+it); when no input of the domain is, θ is *non-generic*: no value, but the values at explicit
+nearby parameters, each certified (:func:`_nearby`), and their maximum (``local_upper``).
 
 Method: a sandwich, both sides exact.
 
@@ -92,7 +96,7 @@ from .modular import (PRIME, _kernel_mod_p, _missing_directions, _modq, _prime_f
 from .reduction import preactivation_bounds
 from .sets import Dimension
 from .verify.exercise import _domain_json, _offsets
-from .verify.functional_dimension import _regions_rank, _upper_vectors
+from .verify.functional_dimension import _regions_rank, _upper_vectors, _vanishing_on_path
 
 __all__ = ["FunctionalDimension", "functional_dimension", "jacobian_rows", "symmetry_directions",
            "Exercise", "exercise", "check_exercise_proof", "incoming_directions", "PRIME",
@@ -276,6 +280,15 @@ def functional_dimension(net: Network, *, domain: Any = None, timeout: float | N
         evidence["missing"] = _missing_directions(net, kernel, sym, prime)
         proven, witnesses, proofs = _prove_suspects(net, dom, evidence, budget, upper - rank,
                                                     seconds=3.0 if net.n_hidden <= 48 else 1.0)
+        # a proof branching on a neuron whose pre-activation vanishes identically on a branch
+        # says nothing there (differentiable inputs may lie there): not used (the checker's rule)
+        cache: dict = {}
+        vague = {int(p_["parameter"]) for p_ in proofs
+                 if any(_vanishing_on_path(net, tuple(tuple(v) for v in r.get("path", ())), cache)
+                        is not None for r in p_.get("refuted", ()))}
+        if vague:
+            proofs = [p_ for p_ in proofs if int(p_["parameter"]) not in vague]
+            proven["free"] = set(proven.get("free", ())) - vague
         if witnesses:                  # exact inputs where a suspect parameter is exercised
             Xw, masks = _masks(net, _batch_simplex(net, witnesses))
             if Xw:

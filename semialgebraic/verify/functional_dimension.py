@@ -49,9 +49,11 @@ patterns (paths) not refuted; every branch must end in a refutation or a listed 
 
 What is checked (exact; imports ``algebra`` and other ``verify`` modules only):
 
-1. every input lies in the domain, and at every input every hidden pre-activation is non-zero,
-   except for neurons whose incoming row and bias are zero (identically zero: inactive), so the
-   activation masks are constant near the input and ``theta -> f_theta(x)`` is polynomial there;
+1. the certificate lists at least one input; every input lies in the domain and is a
+   *differentiable input*: ``theta -> f_theta(x)`` is differentiable there by the rule of
+   :mod:`algebra.kernel.differentiability` (every neuron with a zero pre-activation, a zero row
+   with a zero bias included, is unseen by the network above it: ∂f/∂h = 0 for every output);
+   the Jacobian row there is the closed form with the masks of the signs, kinks masked 0;
 2. ``p`` is a prime dividing no denominator of a parameter or of an input;
 3. the Jacobian rows ``∂f_o(x)/∂θ`` (closed form: ``∂f/∂W_l[i,k] = δ_l[i] h_{l-1}[k]``,
    ``∂f/∂b_l[i] = δ_l[i]``, ``δ`` back-propagated through the masks) reduced mod p have rank
@@ -65,8 +67,13 @@ of the rows, and the functional dimension (the largest rank of such rows over fi
 sets), is at least r.
 
 Why step 4 proves ``<= upper``: every listed vector v satisfies J(x)·v = 0 at every
-*differentiable input* x of the domain (no zero pre-activation except identically zero neurons,
-as in step 1), so the rank of any set of rows is at most N − rank(span).  Write
+*differentiable input* x of the domain (as in step 1), so the rank of any set of rows is at most
+N − rank(span).  At a differentiable input a kink neuron has h = 0 and δ = 0 under either mask
+(:mod:`algebra.kernel.differentiability`), so each argument below may give it the mask it needs
+(dead: 0, always active: 1).  The proofs refute strict sign systems; their facts are open
+conditions and extend from the inputs with every branched neuron non-zero to every
+differentiable input by density, unless a branch has a neuron whose affine form is identically
+zero: such proofs are rejected (:func:`_vanishing_on_path`).  Write
 D_l = diag(mask), δ_{L} = e_o, δ_l = D_l W_{l+1}ᵀ δ_{l+1}, J·v = Σ_l Σ_i δ_l[i] (v_{W_l[i,·]}·h_{l-1}
 + v_{b_l[i]}).  A neuron is *dead* if z_l[i](x) <= 0 on the domain (interval bounds: hi <= 0; a
 proof: no differentiable input has z > 0); at a differentiable input then z < 0 (or the neuron is
@@ -109,13 +116,15 @@ and always active (z = 0 on the whole domain) is used as dead only.
 ``region_cover`` format (pattern, interior point, inequalities, facets, neighbours, Farkas
 multipliers of the redundant rows; :mod:`semialgebraic.verify.region_cover`).  The checker
 re-checks that they cover the domain (the same code as region_cover, with no value claim), then
-computes, for every region without a sign-0 neuron that is not identically zero, the Jacobian rows
-with the region's masks at its point x0 and at x0 + e_k (k < d), and their exact rational rank,
-which must equal ``upper``.  Why: every differentiable input lies in the closure of a listed
-region, hence (its pre-activations being non-zero, continuous, equal to the region's affine forms
-on the closure) in the open region; there the rows are affine in x, so they lie in the span of the
-rows at x0 and x0 + e_k (their affine continuation), and conversely those are combinations of
-rows at x0 and at x0 + ε e_k inside the region.  So the rank of all rows at differentiable inputs, i.e. the functional dimension, is that
+computes, for every region that holds differentiable inputs (the kernel rule on its pattern; at
+least one must), the Jacobian rows with the region's masks at its point x0 and at x0 + e_k
+(k < d), and their exact rational rank, which must equal ``upper``.  Why: on a region the rows
+are affine in x, so they lie in the span of the rows at x0 and x0 + e_k (their affine
+continuation), and conversely those are combinations of rows at x0 and at x0 + ε e_k inside the
+region.  A differentiable input x outside every open region lies in the closure of a listed
+region R with points arbitrarily near x; R's signs agree with x's off the kinks of x, so R's
+pattern is one mask choice at those kinks: R holds differentiable inputs too (the rule at x holds
+for every choice) and the row at x is the limit of R's rows, in their span.  So the rank of all rows at differentiable inputs, i.e. the functional dimension, is that
 exact rank (an upper bound, and with step 3 the exact value).
 
 Without ``upper_directions`` or ``upper_regions`` the upper bound is reported, not re-checked.
