@@ -18,6 +18,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from algebra.exceptions import InputError
+from algebra.kernel.differentiability import is_differentiable_at
 from algebra.network import Network
 from algebra.rationals import Q
 from semialgebraic.dimension import _exact_rows, functional_dimension, functional_dimension_certificate
@@ -43,13 +44,9 @@ def _entries(cert, kind):
 
 
 def _differentiable(net, x) -> bool:
-    """No zero pre-activation at x except at identically zero neurons (the checker's convention)."""
-    for l, layer in enumerate(net.preactivations(x)[:-1]):
-        W, b = net.layer(l)
-        for i, z in enumerate(layer):
-            if z == 0 and not (b[i] == 0 and all(v == 0 for v in W.row_at(i))):
-                return False
-    return True
+    """theta -> f_theta(x) is differentiable at x (the kernel rule, itself tested against a brute
+    force over kink masks in tests/semialgebraic/test_fd_nongeneric.py)."""
+    return is_differentiable_at(net, x)
 
 
 def _random_inputs(net, domain, count, seed):
