@@ -2,7 +2,11 @@ r"""Exact functional dimension and local fiber dimension of a ReLU network of an
 
 The functional dimension of θ is the rank of the Jacobian of θ ↦ (f_θ(x))_x over all inputs x
 where f is differentiable in θ (GLMW22; three-layer-fibers R22 FIBDIM, generalised to depth L);
-the local fiber dimension is N − that rank where the rank is locally constant.
+the local fiber dimension is N − that rank where the rank is locally constant.  Which inputs are
+differentiable is decided by the rule of :mod:`algebra.kernel.differentiability` (a neuron with a
+zero pre-activation, a zero row with a zero bias included, must be unseen by the network above
+it); when no input of the domain is, θ is *non-generic*: no value, but the values at explicit
+nearby parameters, each certified (:func:`_nearby`), and their maximum (``local_upper``).
 
 Method: a sandwich, both sides exact.
 
@@ -69,18 +73,20 @@ the proven symmetries do not explain.
 
 from __future__ import annotations
 
+import itertools
 import math
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from algebra.kernel import domain_json as _domain_json, parameter_offsets as _offsets
 from algebra.linalg import QMatrix
+from algebra.kernel.differentiability import kink_witness, vanishing_on_path
 from algebra.network import Network
 from algebra.rationals import Q, q_json
 
 from .budget import Budget
-from .certificates import jsonable
+from .certificates import dimension_bounds_certificate, jsonable
 from .dimension_sampling import _DEBUG, _batch_simplex, _chosen_inputs, _masks, _np
 from .dimension_upper import checked_directions_bound, is_regions_rank
 from .domains import _dom_json, normalize_domain
@@ -116,6 +122,8 @@ class FunctionalDimension:
     details: dict = field(default_factory=dict)
     inputs: tuple = field(default=(), repr=False, compare=False)   # the exact inputs of the rank
     non_generic: str = ""      # why no input of the domain is a differentiable point (else "")
+    nearby: tuple = ()         # non-generic: the values at explicit nearby parameters (dicts)
+    local_upper: int | None = None   # non-generic: the largest certified nearby value
 
     @property
     def exact(self) -> bool:
@@ -144,6 +152,8 @@ class FunctionalDimension:
             out["exercise_proofs"] = self.details["exercise_proofs"]
         if self.non_generic:
             out["non_generic"] = self.non_generic
+            out["nearby"] = [dict(v) for v in self.nearby]
+            out["local_upper"] = self.local_upper
         if not self.exact:
             out.update(lower=self.lower, upper=self.upper,
                        fiber_lower=self.n_parameters - self.upper,
@@ -153,7 +163,8 @@ class FunctionalDimension:
 
 def functional_dimension(net: Network, *, domain: Any = None, timeout: float | None = None,
                          max_regions: int | None = 400, samples: int | None = None,
-                         seed: int = 0, budget: Budget | None = None) -> FunctionalDimension:
+                         seed: int = 0, budget: Budget | None = None,
+                         nearby: bool = True) -> FunctionalDimension:
     """Exact functional dimension of *net* on *domain* by the sandwich of the module docstring.
 
     Parameters
@@ -166,6 +177,10 @@ def functional_dimension(net: Network, *, domain: Any = None, timeout: float | N
         Regions walked before switching to random sampling (None: no limit).
     samples : int, optional
         Number of random base points per round (default from N).
+    nearby : bool
+        When θ is non-generic (no input of the domain is a differentiable point of
+        θ ↦ f_θ(x), :mod:`algebra.kernel.differentiability`), compute and certify the values at
+        explicit nearby parameters (:func:`_nearby`; ``fd.nearby``, ``fd.local_upper``).
 
     Examples
     --------
@@ -181,7 +196,17 @@ def functional_dimension(net: Network, *, domain: Any = None, timeout: float | N
     if isinstance(dom, tuple) and dom[0] == dom[1]:
         point = _one_point(net, dom[0])
         if point is not None:
+            if point.non_generic and nearby:
+                point = _with_nearby(net, dom, point, point.details["kinks"], budget)
             return point
+    seen_zero = _seen_zero_neurons(net)
+    if seen_zero:                      # a kink at every input, seen by the output: no walk needed
+        why = ("no input of the domain is a differentiable point of theta -> f_theta(x): neurons "
+               f"{_neuron_list(seen_zero)} of the last hidden layer have a zero row and a zero bias "
+               "(a kink at every input) and a non-zero output column; the functional dimension is "
+               "not defined at this theta")
+        fd = _non_generic(net, why, seen_zero)
+        return _with_nearby(net, dom, fd, seen_zero, budget) if nearby else fd
     state: dict = {}
     walk_budget = Budget(5.0 if timeout is None else min(5.0, timeout / 3), max_regions)
     regions = []
@@ -193,11 +218,16 @@ def functional_dimension(net: Network, *, domain: Any = None, timeout: float | N
             regions.append(reg)
     complete = bool(state.get("complete"))
     patterns = [r.pattern for r in regions] if complete else None
-    flat_zero = [not b[i] and not any(W.row_at(i)) for W, b in zip(net.weights[:-1], net.biases[:-1])
-                 for i in range(W.nrows)]
-    # regions on which a neuron that is not identically zero has sign 0 (its pre-activation
-    # vanishes on the whole region): no input there is a differentiable point of theta -> f
-    vanishing = [r for r in regions if any(s == 0 and not z for s, z in zip(r.pattern, flat_zero))]
+    # regions on which a neuron has sign 0 (its pre-activation vanishes on the whole region, a
+    # zero row with a zero bias included) that the network above it sees: no input there is a
+    # differentiable point of theta -> f_theta(x) (algebra.kernel.differentiability)
+    kinks = {}
+    for r in regions:
+        if 0 in r.pattern:
+            w = kink_witness(net, r.pattern)
+            if w is not None:
+                kinks[r.pattern] = w
+    vanishing = [r for r in regions if r.pattern in kinks]
     sym, deficits = symmetry_directions(net, domain=dom, patterns=patterns)
     sym_rank = QMatrix.from_rows(sym, ncols=N).rank() if sym else 0
     upper = N - sym_rank
@@ -250,6 +280,15 @@ def functional_dimension(net: Network, *, domain: Any = None, timeout: float | N
         evidence["missing"] = _missing_directions(net, kernel, sym, prime)
         proven, witnesses, proofs = _prove_suspects(net, dom, evidence, budget, upper - rank,
                                                     seconds=3.0 if net.n_hidden <= 48 else 1.0)
+        # a proof branching on a neuron whose pre-activation vanishes identically on a branch
+        # says nothing there (differentiable inputs may lie there): not used (the checker's rule)
+        cache: dict = {}
+        vague = {int(p_["parameter"]) for p_ in proofs
+                 if any(vanishing_on_path(net, tuple(tuple(v) for v in r.get("path", ())), cache)
+                        is not None for r in p_.get("refuted", ()))}
+        if vague:
+            proofs = [p_ for p_ in proofs if int(p_["parameter"]) not in vague]
+            proven["free"] = set(proven.get("free", ())) - vague
         if witnesses:                  # exact inputs where a suspect parameter is exercised
             Xw, masks = _masks(net, _batch_simplex(net, witnesses))
             if Xw:
@@ -290,21 +329,27 @@ def functional_dimension(net: Network, *, domain: Any = None, timeout: float | N
             reason += "; evidence from the sampled inputs (float guesses, unproven): " + "; ".join(hints)
     non_generic = ""
     if vanishing and patterns is not None:          # (the walk was complete)
+        named = sorted(set(kinks.values()))
         deficits = tuple(deficits) + (
             f"{len(vanishing)} of the {len(regions)} linear regions hold no differentiable input (a "
-            "neuron that is not identically zero has a pre-activation vanishing on the whole region: "
-            "theta is not generic there); inputs there are not counted",)
+            "neuron's pre-activation vanishes on the whole region and the network above it depends "
+            f"on its output: neurons {_neuron_list(named)}; theta is not generic there); inputs there "
+            "are not counted",)
         if len(vanishing) == len(regions):
             non_generic = ("no input of the domain is a differentiable point of theta -> f_theta(x): "
-                           "on every linear region some neuron's pre-activation vanishes identically "
-                           "(theta lies on a kink of the parametrisation); the functional dimension "
-                           "is not defined at this theta")
+                           "on every linear region a neuron's pre-activation vanishes identically and "
+                           f"the network above it depends on its output ({_neuron_list(named)}; theta "
+                           "lies on a kink of the parametrisation); the functional dimension is not "
+                           "defined at this theta")
             reason = "non-generic: " + non_generic
-    return FunctionalDimension(N, lower, upper, reason, tuple(deficits), complete, npts,
-                               {"symmetry_rank": sym_rank, "regions_walked": len(regions),
-                                "rounds": rounds, "exercise_proofs": proofs, "prime": prime,
-                                "proven": proven, "patterns": patterns},
-                               tuple(tuple(x) for x in X), non_generic)
+    fd = FunctionalDimension(N, lower, upper, reason, tuple(deficits), complete, npts,
+                             {"symmetry_rank": sym_rank, "regions_walked": len(regions),
+                              "rounds": rounds, "exercise_proofs": proofs, "prime": prime,
+                              "proven": proven, "patterns": patterns},
+                             tuple(tuple(x) for x in X), non_generic)
+    if non_generic and nearby:
+        fd = _with_nearby(net, dom, fd, sorted(set(kinks.values())), budget)
+    return fd
 
 
 def functional_dimension_certificate(net: Network, fd: FunctionalDimension, *,
@@ -345,21 +390,18 @@ def functional_dimension_certificate(net: Network, fd: FunctionalDimension, *,
                 X = X[:k]
                 break
             k *= 2
-    cert = {"format": "netfibers.certificate", "type": "functional_dimension",
-            "claim": "rank of the Jacobian of theta -> (f_theta(x))_x >= lower",
-            "network": net.to_dict(), "domain": jsonable(_dom_json(dom)), "prime": int(p),
-            "inputs": [[q_json(v) for v in x] for x in X], "lower": int(fd.lower),
-            "upper": int(fd.upper), "upper_reason": fd.reason}
+    inputs = [[q_json(v) for v in x] for x in X]
+
+    def certificate(**upper) -> dict:
+        return dimension_bounds_certificate(net, prime=int(p), inputs=inputs, lower=int(fd.lower),
+                                            domain=_dom_json(dom), upper_reason=fd.reason, **upper)
+
     if isinstance(dom, tuple) and dom[0] == dom[1] and fd.upper == fd.lower and len(X) == 1:
-        cert["upper_one_point"] = True             # the rank at the single input is the value
-        cert["claim"] = "lower <= functional dimension <= upper"
-        return cert
+        return certificate(upper=int(fd.upper), upper_one_point=True)   # the rank at the input
     start = time.monotonic()
     dirs, bound, missing = _upper_certificate_entries(net, fd, dom, seconds)
-    if bound == fd.upper:
-        cert["upper_directions"] = jsonable(dirs)  # the upper bound is re-checkable: certified
-        cert["claim"] = "lower <= functional dimension <= upper"
-        return cert
+    if bound == fd.upper:                          # the upper bound is re-checkable: certified
+        return certificate(upper=int(fd.upper), upper_directions=dirs)
     regions = None
     if fd.complete_regions:        # the upper bound is the exact rank over every region
         regions = _cover_regions(net, fd, dom, max(1.0, seconds - (time.monotonic() - start)))
@@ -368,13 +410,10 @@ def functional_dimension_certificate(net: Network, fd: FunctionalDimension, *,
                            "complete walk; the walk with Farkas multipliers (its cover certificate) "
                            "did not finish within the budget")
     if regions is not None:
-        cert["upper_regions"] = regions
-        cert["claim"] = "lower <= functional dimension <= upper"
-    else:
-        cert["uncertified_upper_reason"] = "; ".join(
-            [f"N - rank of the certifiable directions is {bound}, not the reported upper {fd.upper}"]
-            + missing)
-    return cert
+        return certificate(upper=int(fd.upper), upper_regions=regions)
+    return certificate(uncertified_upper_reason="; ".join(
+        [f"N - rank of the certifiable directions is {bound}, not the reported upper {fd.upper}"]
+        + missing))
 
 
 def symmetry_directions(net: Network, *, domain: Any = None, patterns=None, proven: dict | None = None
@@ -661,7 +700,7 @@ def _upper_certificate_entries(net, fd, dom, seconds) -> tuple[list, int, list]:
     def add(entry) -> bool:
         """Keep *entry* when the checker accepts it (with the dead-neuron proofs it may rely on)."""
         context = [e for e in entries if e[0] == "dead_proof"] if entry[0] == "masked" else []
-        if isinstance(checked_directions_bound(net, context + [entry], dom), str):
+        if isinstance(checked_directions_bound(net, context + [entry], dom, fd.inputs[:1]), str):
             return False
         entries.append(entry)
         return True
@@ -686,7 +725,7 @@ def _upper_certificate_entries(net, fd, dom, seconds) -> tuple[list, int, list]:
         return out
 
     def bound() -> int:
-        b = checked_directions_bound(net, entries + derived(), dom)
+        b = checked_directions_bound(net, entries + derived(), dom, fd.inputs[:1])
         if isinstance(b, str):          # not expected (every entry was validated): certify nothing
             missing.append(f"internal: the checker rejects the directions ({b})")
             return N
@@ -744,7 +783,7 @@ def _cover_regions(net, fd, dom, seconds) -> list | None:
     if not state.get("complete"):
         return None
     regs = jsonable(regs)
-    return regs if is_regions_rank(net, regs, dom, fd.upper) else None
+    return regs if is_regions_rank(net, regs, dom, fd.upper, fd.inputs[:1]) else None
 
 
 def _silent_set(net, dead) -> set:
@@ -755,13 +794,18 @@ def _silent_set(net, dead) -> set:
     return {names[g] for g, s in enumerate(silent) if s}
 
 
-def _one_point(net: Network, v) -> FunctionalDimension | None:
+def _one_point(net: Network, v) -> FunctionalDimension:
     """The domain is the single input x0 = (v, …, v): when θ ↦ f_θ(x0) is differentiable there
-    (no zero pre-activation), the functional dimension is the exact rank of its m Jacobian rows;
-    None otherwise (the general method then reports its sandwich)."""
-    X, masks = _masks(net, [[v] * net.n_inputs])
-    if not X:
-        return None
+    (:mod:`algebra.kernel.differentiability`), the functional dimension is the exact rank of its
+    m Jacobian rows; otherwise θ is non-generic (the functional dimension is not defined)."""
+    x0 = [Q(v)] * net.n_inputs
+    kink = kink_witness(net, net.activation_pattern(x0))
+    if kink is not None:
+        why = (f"the domain is one point x0 and theta -> f_theta(x0) is not differentiable there: "
+               f"neuron {_neuron_list([kink])} has a zero pre-activation and the network above it "
+               "depends on its output; the functional dimension is not defined at this theta")
+        return _non_generic(net, why, [kink])
+    X, masks = _masks(net, [x0])
     rank = _exact_rank(net, X)
     return FunctionalDimension(net.n_parameters, rank, rank,
                                "the domain is one point x0: the functional dimension is the exact "
@@ -770,3 +814,95 @@ def _one_point(net: Network, v) -> FunctionalDimension | None:
                                 "exercise_proofs": [], "prime": _prime_for(net), "proven": {},
                                 "patterns": None}, tuple(tuple(x) for x in X))
 
+
+
+def _neuron_list(named) -> str:
+    shown = ", ".join(f"({t + 1}, {j})" for t, j in named[:6])     # (layers 1-based, as deficits)
+    return shown + (f" and {len(named) - 6} more" if len(named) > 6 else "")
+
+
+def _with_nearby(net, dom, fd: FunctionalDimension, kinks: list, budget: Budget) -> FunctionalDimension:
+    """*fd* (non-generic) with the values at explicit nearby parameters and their maximum."""
+    near, top = _nearby(net, dom, kinks, budget)
+    tail = ("; nearby: " + ", ".join(f"{e['change']}: " + (str(e["dimension"]) if e["certified"] else
+                                                           "not certified")
+                                     for e in near)
+            + (f"; local upper value {top}" if top is not None else "")) if near else ""
+    return replace(fd, nearby=tuple(near), local_upper=top, reason=fd.reason + tail)
+
+
+def _nearby(net, dom, kinks: list, budget: Budget) -> tuple[list, int | None]:
+    """The functional dimension at explicit parameters θ + Δ near a non-generic θ, each with its
+    certificate re-checked, and the largest certified value (None if none).
+
+    Δ moves the bias of each offending kink neuron (:func:`kink_witness` of the regions) by
+    ±δ, every sign combination for at most two such neurons (else all + and all −), with δ a
+    power of 2 at most 1/64 of the smallest non-zero |parameter| (and of 1).  For δ small enough
+    these parameters lie in the open sets of parameters that touch θ where the kink neurons have
+    a fixed sign; that smallness is *not* proven: what is reported is the value at the explicit
+    θ + Δ, computed by :func:`functional_dimension` and certified by its own re-checked
+    certificate (``certified``: the checker accepts the certificate and it closes the value),
+    or the reason it is not (interval, non-generic too, or an unchecked upper bound)."""
+    from .verify import verify           # (the checker runs the certificate of each θ + Δ)
+    kinks = sorted(kinks)
+    nz = [abs(v) for v in net.parameters() if v != 0]
+    delta = Q(1, 64)
+    while nz and delta * 64 > min(nz):
+        delta /= 2
+    if len(kinks) <= 2:
+        signs = list(itertools.product((1, -1), repeat=len(kinks)))
+    else:
+        signs = [(1,) * len(kinks), (-1,) * len(kinks)]
+    names = net.parameter_names()
+    offs = _offsets(net)
+    out, top = [], None
+    for sg in signs:
+        if budget.exhausted():
+            break
+        theta = list(net.parameters())
+        change = []
+        for (t, j), s in zip(kinks, sg):
+            k = offs[t] + net.widths[t + 1] * net.widths[t] + j
+            theta[k] += s * delta
+            change.append(f"{names[k]} {'+' if s > 0 else '-'}= {delta}")
+        near = Network.from_parameters(net.widths, theta)
+        left = budget.remaining()
+        sub = functional_dimension(near, domain=dom, timeout=None if left is None else max(0.5, left / 2),
+                                   nearby=False)
+        entry = {"change": ", ".join(change), "parameters": [q_json(v) for v in theta],
+                 "dimension": sub.value, "lower": sub.lower, "upper": sub.upper,
+                 "non_generic": bool(sub.non_generic), "certified": False}
+        if sub.non_generic:
+            entry["why"] = "this parameter is non-generic too: " + sub.non_generic
+        else:
+            cert = functional_dimension_certificate(near, sub, domain=dom, seconds=5.0)
+            ok, why = verify(cert)
+            closed = ok and "uncertified_upper_reason" not in cert and cert["lower"] == cert["upper"]
+            entry["certified"] = bool(closed and sub.exact)
+            entry["why"] = why if ok else "the certificate does not check: " + why
+            if entry["certified"]:
+                top = sub.value if top is None else max(top, sub.value)
+        out.append(entry)
+    return out, top
+
+
+def _non_generic(net, why: str, kinks: list) -> FunctionalDimension:
+    """The answer at a θ where no input of the domain is a differentiable point (no value)."""
+    return FunctionalDimension(net.n_parameters, 0, net.n_parameters, "non-generic: " + why, (),
+                               True, 0, {"symmetry_rank": None, "regions_walked": 0, "rounds": 0,
+                                         "exercise_proofs": [], "prime": _prime_for(net),
+                                         "proven": {}, "patterns": None, "kinks": list(kinks)},
+                               (), why)
+
+
+def _seen_zero_neurons(net) -> list:
+    """Neurons (t, j) of the last hidden layer with a zero row, a zero bias and a non-zero output
+    column: a kink at every input that the output sees (e = the output column, whatever the
+    pattern), so no input is a differentiable point (:mod:`algebra.kernel.differentiability`)."""
+    if net.depth < 2:
+        return []
+    t = net.depth - 2
+    W, b = net.layer(t)
+    V = net.weights[t + 1]
+    return [(t, j) for j in range(W.nrows)
+            if b[j] == 0 and not any(W.row_at(j)) and any(v != 0 for v in V.col_at(j))]

@@ -6,14 +6,14 @@ d + 1 per guessed activation pattern, distinct patterns first; then inputs that 
 weight W_l[i,k] (δ_l[i] and h_{l-1}[k] non-zero together) several times; weights never exercised
 in the pool get Gauss–Newton walks across the two kinks involved, and kernel directions still
 missing get walks to the sign conditions that would exercise them.  Every chosen input is an
-exact dyadic rational whose masks are recomputed exactly (:func:`_masks`: inputs with a zero
-pre-activation are dropped), and every region reached contributes d + 1 affinely independent
+exact dyadic rational whose masks are recomputed exactly (:func:`_masks`: inputs where
+θ ↦ f_θ(x) is not differentiable are dropped, :mod:`algebra.kernel.differentiability`), and every region reached contributes d + 1 affinely independent
 exact inputs (:func:`_batch_simplex`; the rows are affine in x on a region).
 
 >>> from algebra.network import Network
 >>> net = Network.from_rows([[[1, 0], [0, 1]], [[1, -1]]], [[0, 0], [0]])
 >>> X, masks = _masks(net, [(1, -1), (0, 1), (2, 3)])
->>> X, masks[0].tolist()            # (0, 1) has a zero pre-activation: dropped
+>>> X, masks[0].tolist()            # (0, 1): a zero pre-activation the output sees: dropped
 ([(1, -1), (2, 3)], [[1.0, 0.0], [1.0, 1.0]])
 """
 
@@ -23,6 +23,7 @@ import os as _os
 import time
 
 from algebra.kernel import parameter_offsets
+from algebra.kernel.differentiability import kink_witness
 from algebra.linalg import QMatrix
 from algebra.rationals import Q
 
@@ -364,20 +365,26 @@ def _masks(net, points):
     if not points:
         return [], [np.zeros((0, w)) for w in net.widths[1:-1]]
     H = QMatrix.from_rows(points, ncols=net.n_inputs)
-    keep = [True] * len(points)
     raw, widths = [], []
+    signs: list = [[] for _ in points]
     for l in range(net.depth - 1):
         W, b = net.layer(l)
-        # a neuron whose whole incoming row is zero is identically zero: inactive, not a kink
-        zero_row = [all(v == 0 for v in W.row_at(i)) and b[i] == 0 for i in range(W.nrows)]
         Z = (H @ W.T).add_to_rows(b)
         rows = Z.to_rows()
         raw.append([[1.0 if v > 0 else 0.0 for v in r] for r in rows])
         widths.append(W.nrows)
         for t, r in enumerate(rows):
-            if any(v == 0 and not z for v, z in zip(r, zero_row)):
-                keep[t] = False
+            signs[t] += [(v > 0) - (v < 0) for v in r]
         H = Z.relu()
+    # an input with a zero pre-activation is kept only when theta -> f_theta(x) is differentiable
+    # there (algebra.kernel.differentiability: no kink neuron the network above sees); its kink
+    # neurons get the mask 0 (the row is the same under either mask)
+    seen: dict = {}
+    keep = []
+    for pat in map(tuple, signs):
+        if 0 in pat and pat not in seen:
+            seen[pat] = kink_witness(net, pat) is None
+        keep.append(seen[pat] if 0 in pat else True)
     X = [p for p, k in zip(points, keep) if k]
     masks = [np.array([r for r, k in zip(layer, keep) if k], dtype=np.float64).reshape(len(X), w)
              for layer, w in zip(raw, widths)]

@@ -3,7 +3,7 @@ r"""The decider's side of a certified upper bound of the functional dimension.
 :func:`semialgebraic.dimension.functional_dimension_certificate` keeps an ``upper_directions``
 entry (or an ``upper_regions`` list) only when the independent checker
 (:mod:`semialgebraic.verify.functional_dimension`) accepts it.  It asks the checker through
-:func:`semialgebraic.verify.verify` alone, on a *minimal* certificate (no inputs, ``lower`` 0,
+:func:`semialgebraic.verify.verify` alone, on a *minimal* certificate (one differentiable input, ``lower`` 0,
 a prime dividing no parameter denominator) whose ``upper`` is the value the decider computes
 itself: :func:`entry_vectors` builds the vectors an entry names with code of its own (the
 checker builds them again, after checking the facts), so a kept entry means "the checker
@@ -11,9 +11,9 @@ accepts every fact and its N − rank equals ours".
 
 >>> from algebra.network import Network
 >>> net = Network.from_rows([[[1], [-1]], [[1, 1]]], [[0, 1], [0]])
->>> checked_directions_bound(net, [["scale", 0, 0], ["scale", 0, 1]], None)
+>>> checked_directions_bound(net, [["scale", 0, 0], ["scale", 0, 1]], None, [(2,)])
 5
->>> checked_directions_bound(net, [["dead", 0, 0]], None)
+>>> checked_directions_bound(net, [["dead", 0, 0]], None, [(2,)])
 'neuron (0, 0) is not dead on the domain by interval bounds'
 """
 
@@ -107,7 +107,7 @@ def directions_bound(net: Network, entries) -> int:
     return N - (QMatrix.from_rows(vecs, ncols=N).rank() if vecs else 0)
 
 
-def checked_directions_bound(net: Network, entries, dom) -> int | str:
+def checked_directions_bound(net: Network, entries, dom, inputs) -> int | str:
     """:func:`directions_bound` of *entries* when the checker accepts them with exactly that
     bound (:func:`semialgebraic.verify.verify` on a minimal certificate), else the checker's
     reason.  Raises InputError (from the checker) on a malformed entry."""
@@ -116,18 +116,20 @@ def checked_directions_bound(net: Network, entries, dom) -> int | str:
     except (ValueError, TypeError, KeyError, IndexError, AttributeError):
         b = None                # malformed: the checker raises InputError or says why
     ok, why = verify(_minimal_certificate(net, dom, -1 if b is None else b, "upper_directions",
-                                          jsonable(entries)))
+                                          jsonable(entries), inputs))
     return b if ok and b is not None else why
 
 
-def is_regions_rank(net: Network, regions, dom, upper: int) -> bool:
+def is_regions_rank(net: Network, regions, dom, upper: int, inputs) -> bool:
     """True when the checker accepts *regions* (``upper_regions``: a cover of the domain) and the
     exact rank of the Jacobian rows on them is *upper*."""
-    return verify(_minimal_certificate(net, dom, int(upper), "upper_regions", regions))[0]
+    return verify(_minimal_certificate(net, dom, int(upper), "upper_regions", regions, inputs))[0]
 
 
-def _minimal_certificate(net, dom, upper, key, value) -> dict:
-    return dimension_bounds_certificate(net, prime=_prime(net), inputs=[], lower=0,
+def _minimal_certificate(net, dom, upper, key, value, inputs) -> dict:
+    """A certificate of ``0 <= fd <= upper`` by *key*; *inputs*: differentiable inputs of the
+    domain (the checker wants at least one: it shows that fd is defined at θ)."""
+    return dimension_bounds_certificate(net, prime=_prime(net), inputs=list(inputs), lower=0,
                                         domain=_dom_json(dom), upper=int(upper), **{key: value})
 
 

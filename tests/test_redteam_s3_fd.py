@@ -1,9 +1,9 @@
 """Red team (session 3): ``functional_dimension`` certificates against an independent ground truth.
 
 Ground truth (small code here, no netfibers decision code but the region walk): on every linear
-region of the domain (``semialgebraic.regions``) without a neuron that is zero on the region but
-not identically zero (no input there is differentiable in θ: the convention of the checker
-and of :mod:`semialgebraic.dimension`), the exact Jacobian rows at d + 1 affinely independent
+region of the domain (``semialgebraic.regions``) that holds differentiable inputs of θ ↦ f_θ(x)
+(decided here by brute force: the Jacobian rows with every 0/1 mask of the neurons with a zero
+pre-activation agree; independent of :mod:`algebra.kernel.differentiability`), the exact Jacobian rows at d + 1 affinely independent
 points of the region; the functional dimension is their exact rank, and every upper-bound
 direction the checker accepts must lie in the kernel of every such row.
 
@@ -33,13 +33,15 @@ from semialgebraic.verify import functional_dimension as fdv
 
 
 # -- ground truth ------------------------------------------------------------------------------
-def _rows_at(net, x):
-    """Exact Jacobian rows ∂f_o/∂θ at x (masks: pre-activation > 0), flat parameter order."""
+def _rows_at(net, x, kink_masks=None):
+    """Exact Jacobian rows ∂f_o/∂θ at x (masks: pre-activation > 0; the neurons with a zero
+    pre-activation take the masks *kink_masks*, in layer order, when given), flat parameter order."""
     hs, masks, h = [list(x)], [], list(x)
+    kinks = iter(kink_masks or ())
     for l in range(net.depth - 1):
         W, b = net.layer(l)
         z = [sum((W[i, k] * h[k] for k in range(W.ncols)), Q(0)) + b[i] for i in range(W.nrows)]
-        masks.append([1 if v > 0 else 0 for v in z])
+        masks.append([(1 if v > 0 else 0) if v != 0 or kink_masks is None else next(kinks) for v in z])
         h = [v if v > 0 else Q(0) for v in z]
         hs.append(h)
     out = []
@@ -56,9 +58,14 @@ def _rows_at(net, x):
     return out
 
 
-def _zero_neuron(net, l, i):
-    W, b = net.layer(l)
-    return b[i] == 0 and all(v == 0 for v in W.row_at(i))
+def _differentiable(net, x):
+    """θ ↦ f_θ(x) is differentiable iff the polynomial pieces around θ (one per 0/1 mask of the
+    neurons with a zero pre-activation) have the same gradient: brute force over every mask."""
+    k = sum(v == 0 for layer in net.preactivations(x)[:-1] for v in layer)
+    assert k <= 12
+    first = _rows_at(net, x, [0] * k)
+    return all(_rows_at(net, x, [(c >> t) & 1 for t in range(k)]) == first for c in range(1, 2 ** k))
+
 
 
 def truth_rows(net, dom):
@@ -67,20 +74,12 @@ def truth_rows(net, dom):
     d = net.n_inputs
     if isinstance(dom, tuple) and dom[0] == dom[1]:
         x0 = [Q(dom[0])] * d
-        for l, layer in enumerate(net.preactivations(x0)[:-1]):
-            if any(v == 0 and not _zero_neuron(net, l, i) for i, v in enumerate(layer)):
-                return None
-        return _rows_at(net, x0)
+        return _rows_at(net, x0) if _differentiable(net, x0) else None
     poly = None if dom is None else (Polyhedron.orthant(d) if dom == "orthant" else Polyhedron.box(d, *dom))
     walk = regions(net, domain=poly, progress=False, timeout=60)
     rows = []
     for reg in walk:
-        k, skip = 0, False
-        for l in range(net.depth - 1):
-            for i in range(net.widths[l + 1]):
-                skip |= reg.pattern[k] == 0 and not _zero_neuron(net, l, i)
-                k += 1
-        if skip:
+        if not _differentiable(net, reg.point):     # (the rule depends on the pattern only)
             continue
         pts = [list(reg.point)]
         for c in range(d):
@@ -221,7 +220,8 @@ def test_broken_proofs_never_give_wrong_directions(dup_cert):
 
 def test_lower_bound_forgeries_are_rejected(dup_cert):
     _, cert = dup_cert
-    base = {k: v for k, v in cert.items() if k not in ("upper_directions", "upper_regions")}
+    base = {k: v for k, v in cert.items() if k not in ("upper", "upper_directions", "upper_regions")}
+    base["claim"] = CLAIMS["functional_dimension"][0]               # the lower bound alone
     assert verify(base)[0] is True
     c = dict(base, lower=4)                         # the true value is 3
     assert verify(c)[0] is False
@@ -327,9 +327,12 @@ def _check_planted(seed, max_regions=400):
     dom = _domain(rng)
     rows = truth_rows(net, dom)
     fd, cert = _cert(net, dom, timeout=20, max_regions=max_regions)
-    assert verify(cert)[0] is True
-    if rows is None:                                 # no differentiable input at all
+    if not rows:                                     # no differentiable input at all
+        assert fd.value is None and verify(cert)[0] is False
+        if fd.complete_regions:
+            assert fd.non_generic
         return
+    assert verify(cert)[0] is True
     t = _rank(net, rows)
     assert fd.lower <= t <= fd.upper
     assert cert["lower"] <= t

@@ -114,7 +114,14 @@ def cmd_dim(args) -> int:
         kw["max_regions"] = args.max_regions
     fd = functional_dimension(net, domain=_domain(args), timeout=args.timeout, **kw)
     if fd.non_generic:
-        text = f"non-generic parameter: {fd.non_generic} (bounds {fd.lower}..{fd.upper})"
+        text = f"non-generic parameter: {fd.non_generic}"
+        for e in fd.nearby:
+            value = (f"functional dimension {e['dimension']} (certified)" if e["certified"] else
+                     "non-generic too" if e["non_generic"] else
+                     f"between {e['lower']} and {e['upper']} (not certified)")
+            text += f"\n  nearby, theta with {e['change']}: {value}"
+        if fd.local_upper is not None:
+            text += f"\n  local upper value {fd.local_upper} (the largest certified nearby value)"
     elif fd.exact:
         text = (f"functional dimension {fd.value} of {fd.n_parameters} parameters; "
                 f"fiber dimension {fd.n_parameters - fd.value} ({fd.reason})")
@@ -123,7 +130,10 @@ def cmd_dim(args) -> int:
                 f"parameters ({fd.reason})")
     for line in fd.deficits:
         text += f"\n  {line}"
-    if args.certificate:             # the proof searches of the upper bound share the budget
+    if args.certificate and fd.non_generic:     # nothing to certify: no value at this theta
+        text += ("\n  no certificate written: the functional dimension is not defined at this theta "
+                 "(each nearby value was certified by its own re-checked certificate)")
+    elif args.certificate:           # the proof searches of the upper bound share the budget
         left = kw["budget"].remaining()
         seconds = 10.0 if left is None else max(0.5, min(10.0, left))
         write_certificate(functional_dimension_certificate(net, fd, domain=_domain(args), seconds=seconds),

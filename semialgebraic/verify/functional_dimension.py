@@ -25,11 +25,6 @@ required; without them ``upper`` must be absent (a reported upper bound that not
 belongs in the report, not in the certificate).  The two texts are free prose for the reader:
 they never enter a check and assert nothing.  No other key is accepted.
 
-Transition: certificates without ``schema_version`` are still accepted for this type only (with
-the old rules: ``upper`` may be present uncertified), until
-:func:`semialgebraic.dimension.functional_dimension_certificate` builds its certificate with
-:func:`semialgebraic.certificates.dimension_bounds_certificate`.
-
 Entries of ``upper_directions`` (``l`` a 0-based hidden layer, ``i`` a neuron of it; every
 vector is built here from θ, every fact re-derived here)::
 
@@ -64,9 +59,11 @@ patterns (paths) not refuted; every branch must end in a refutation or a listed 
 
 What is checked (exact; imports ``algebra`` and other ``verify`` modules only):
 
-1. every input lies in the domain, and at every input every hidden pre-activation is non-zero,
-   except for neurons whose incoming row and bias are zero (identically zero: inactive), so the
-   activation masks are constant near the input and ``theta -> f_theta(x)`` is polynomial there;
+1. the certificate lists at least one input; every input lies in the domain and is a
+   *differentiable input*: ``theta -> f_theta(x)`` is differentiable there by the rule of
+   :mod:`algebra.kernel.differentiability` (every neuron with a zero pre-activation, a zero row
+   with a zero bias included, is unseen by the network above it: ∂f/∂h = 0 for every output);
+   the Jacobian row there is the closed form with the masks of the signs, kinks masked 0;
 2. ``p`` is a prime dividing no denominator of a parameter or of an input;
 3. the Jacobian rows ``∂f_o(x)/∂θ`` (closed form: ``∂f/∂W_l[i,k] = δ_l[i] h_{l-1}[k]``,
    ``∂f/∂b_l[i] = δ_l[i]``, ``δ`` back-propagated through the masks) reduced mod p have rank
@@ -80,8 +77,13 @@ of the rows, and the functional dimension (the largest rank of such rows over fi
 sets), is at least r.
 
 Why step 4 proves ``<= upper``: every listed vector v satisfies J(x)·v = 0 at every
-*differentiable input* x of the domain (no zero pre-activation except identically zero neurons,
-as in step 1), so the rank of any set of rows is at most N − rank(span).  Write
+*differentiable input* x of the domain (as in step 1), so the rank of any set of rows is at most
+N − rank(span).  At a differentiable input a kink neuron has h = 0 and δ = 0 under either mask
+(:mod:`algebra.kernel.differentiability`), so each argument below may give it the mask it needs
+(dead: 0, always active: 1).  The proofs refute strict sign systems; their facts are open
+conditions and extend from the inputs with every branched neuron non-zero to every
+differentiable input by density, unless a branch has a neuron whose affine form is identically
+zero: such proofs are rejected (:func:`algebra.kernel.differentiability.vanishing_on_path`).  Write
 D_l = diag(mask), δ_{L} = e_o, δ_l = D_l W_{l+1}ᵀ δ_{l+1}, J·v = Σ_l Σ_i δ_l[i] (v_{W_l[i,·]}·h_{l-1}
 + v_{b_l[i]}).  A neuron is *dead* if z_l[i](x) <= 0 on the domain (interval bounds: hi <= 0; a
 proof: no differentiable input has z > 0); at a differentiable input then z < 0 (or the neuron is
@@ -124,13 +126,15 @@ and always active (z = 0 on the whole domain) is used as dead only.
 ``region_cover`` format (pattern, interior point, inequalities, facets, neighbours, Farkas
 multipliers of the redundant rows; :mod:`semialgebraic.verify.region_cover`).  The checker
 re-checks that they cover the domain (the same code as region_cover, with no value claim), then
-computes, for every region without a sign-0 neuron that is not identically zero, the Jacobian rows
-with the region's masks at its point x0 and at x0 + e_k (k < d), and their exact rational rank,
-which must equal ``upper``.  Why: every differentiable input lies in the closure of a listed
-region, hence (its pre-activations being non-zero, continuous, equal to the region's affine forms
-on the closure) in the open region; there the rows are affine in x, so they lie in the span of the
-rows at x0 and x0 + e_k (their affine continuation), and conversely those are combinations of
-rows at x0 and at x0 + ε e_k inside the region.  So the rank of all rows at differentiable inputs, i.e. the functional dimension, is that
+computes, for every region that holds differentiable inputs (the kernel rule on its pattern; at
+least one must), the Jacobian rows with the region's masks at its point x0 and at x0 + e_k
+(k < d), and their exact rational rank, which must equal ``upper``.  Why: on a region the rows
+are affine in x, so they lie in the span of the rows at x0 and x0 + e_k (their affine
+continuation), and conversely those are combinations of rows at x0 and at x0 + ε e_k inside the
+region.  A differentiable input x outside every open region lies in the closure of a listed
+region R with points arbitrarily near x; R's signs agree with x's off the kinks of x, so R's
+pattern is one mask choice at those kinks: R holds differentiable inputs too (the rule at x holds
+for every choice) and the row at x is the limit of R's rows, in their span.  So the rank of all rows at differentiable inputs, i.e. the functional dimension, is that
 exact rank (an upper bound, and with step 3 the exact value).
 
 Without ``upper_directions`` or ``upper_regions`` the upper bound is reported, not re-checked.
@@ -144,6 +148,7 @@ from algebra.io.native import network_from_dict, parse_number, parse_vector
 from algebra.kernel import domain_from_json, interval_bounds, is_zero_neuron
 from algebra.linalg import QMatrix, nmod_rank
 from algebra.kernel.certificate_schemas import CLAIMS, check_header
+from algebra.kernel.differentiability import kink_witness, vanishing_on_path
 from algebra.rationals import Q
 
 from .exercise import _check_refutation, check_proof, run_deep
@@ -153,22 +158,20 @@ __all__ = ["check"]
 
 
 def check(cert: dict) -> tuple[bool, str]:
-    legacy = "schema_version" not in cert     # see "Transition" in the module docstring
-    if not legacy:
-        check_header(cert, "functional_dimension")
-        certified = any(k in cert for k in ("upper_directions", "upper_regions")) or \
-            cert.get("upper_one_point") is True
-        if "upper_one_point" in cert and cert["upper_one_point"] is not True:
-            raise InputError("upper_one_point, when present, is true")
-        if "upper_one_point" in cert and ("upper_directions" in cert or "upper_regions" in cert):
-            raise InputError("upper_one_point is the whole upper-bound certificate of a one-point box")
-        if certified != ("upper" in cert):
-            raise InputError("'upper' is present exactly when an upper-bound certificate is")
-        if cert["claim"] != CLAIMS["functional_dimension"][1 if certified else 0]:
-            return False, f"the claim {cert['claim']!r} does not name what is certified"
-        for key in ("upper_reason", "uncertified_upper_reason"):
-            if key in cert and not isinstance(cert[key], str):
-                raise InputError(f"{key} must be a string")
+    check_header(cert, "functional_dimension")
+    certified = any(k in cert for k in ("upper_directions", "upper_regions")) or \
+        cert.get("upper_one_point") is True
+    if "upper_one_point" in cert and cert["upper_one_point"] is not True:
+        raise InputError("upper_one_point, when present, is true")
+    if "upper_one_point" in cert and ("upper_directions" in cert or "upper_regions" in cert):
+        raise InputError("upper_one_point is the whole upper-bound certificate of a one-point box")
+    if certified != ("upper" in cert):
+        raise InputError("'upper' is present exactly when an upper-bound certificate is")
+    if cert["claim"] != CLAIMS["functional_dimension"][1 if certified else 0]:
+        return False, f"the claim {cert['claim']!r} does not name what is certified"
+    for key in ("upper_reason", "uncertified_upper_reason"):
+        if key in cert and not isinstance(cert[key], str):
+            raise InputError(f"{key} must be a string")
     for key in ("network", "prime", "inputs", "lower"):
         if key not in cert:
             raise InputError(f"functional_dimension certificate lacks {key!r}")
@@ -194,14 +197,15 @@ def check(cert: dict) -> tuple[bool, str]:
     values = list(net.parameters()) + [v for x in X for v in x]
     if any(int(v.q) % p == 0 for v in values):
         return False, f"the prime {p} divides a denominator of a parameter or an input"
+    if not X:       # (at a differentiable input the output biases alone give rank >= 1)
+        return False, ("no inputs: the certificate names no differentiable input, so it does not "
+                       "show that the functional dimension is defined at this theta")
+    masks = _masks(net, X)
+    if isinstance(masks, str):
+        return False, masks
     if lower <= 0:
         why = "a rank is never negative"
     else:
-        if not X:
-            return False, "no inputs"
-        masks = _masks(net, X)
-        if isinstance(masks, str):
-            return False, masks
         rank = _rank_mod_p(net, X, masks, p)
         if rank < lower:
             return False, f"the Jacobian rows at the {len(X)} inputs have rank {rank} mod {p} < {lower}"
@@ -298,6 +302,11 @@ def _upper_vectors(net, dirs, lo_hi) -> list | str:
             k, proof = e[1], e[2]
             if not check_proof(net, proof, lo_hi):
                 return f"the proof that parameter {k} is never exercised does not check"
+            cache: dict = {}
+            if any(vanishing_on_path(net, tuple(tuple(v) for v in r.get("path", ())), cache) is not None
+                   for r in proof.get("refuted", ())):
+                return (f"the proof that parameter {k} is never exercised branches on a neuron whose "
+                        "pre-activation vanishes identically on a branch (it says nothing there)")
             out.append(_unit(N, k))
             continue
         l, i = e[1], e[2]
@@ -386,18 +395,20 @@ def _regions_rank(net, regions, lo_hi) -> int | str:
     d, L = net.n_inputs, net.depth
     rows = []
     for reg in regions:
-        pat, k, masks, skip = reg["pattern"], 0, [], False
+        pat, k, masks = reg["pattern"], 0, []
         for l in range(L - 1):
             w = net.widths[l + 1]
             masks.append([1 if s > 0 else 0 for s in pat[k:k + w]])
-            skip |= any(s == 0 and not is_zero_neuron(net, l, i) for i, s in enumerate(pat[k:k + w]))
             k += w
-        if skip:
-            continue
+        if kink_witness(net, [(s > 0) - (s < 0) for s in pat]) is not None:
+            continue                            # no differentiable input on this region
         x0 = parse_vector(reg["point"], "upper_regions.point", length=d)
         for c in range(-1, d):
             rows += _masked_rows(net, [v + (1 if t == c else 0) for t, v in enumerate(x0)], masks)
-    return QMatrix.from_rows(rows, ncols=net.n_parameters).rank() if rows else 0
+    if not rows:
+        return ("upper_regions: no listed region holds a differentiable input (theta is "
+                "non-generic: the functional dimension is not defined)")
+    return QMatrix.from_rows(rows, ncols=net.n_parameters).rank()
 
 
 def _any_value(net, r, reg, pat, oriented, facets) -> tuple[bool, str]:
@@ -531,14 +542,18 @@ def _check_empty(net, proof, lo_hi, targets, leaves=None) -> bool:
     except (KeyError, TypeError, ValueError, IndexError):
         return False
 
+    cache: dict = {}
+
     def complete(prefix) -> bool:
         if prefix in refuted:
+            if vanishing_on_path(net, prefix, cache) is not None:
+                return False
             try:
                 return _check_refutation(net, lo_hi, prefix, refuted[prefix], None, False, targets)
             except (KeyError, TypeError, ValueError, IndexError):
                 return False
         if len(prefix) == len(order):
-            if prefix in allowed:
+            if prefix in allowed and vanishing_on_path(net, prefix, cache) is None:
                 leaves.add(prefix)
                 return True
             return False
@@ -600,20 +615,26 @@ def _domain(dom):
 
 
 def _masks(net, X):
-    """Exact 0/1 masks per hidden layer (lists of rows), or the reason an input is rejected."""
+    """Exact 0/1 masks per hidden layer (lists of rows; a kink neuron gets 0), or the reason an
+    input is rejected: θ ↦ f_θ(x) is not differentiable there (the rule of
+    :mod:`algebra.kernel.differentiability`: a neuron with a zero pre-activation that the network
+    above it sees, a zero row with a zero bias included)."""
     H = QMatrix.from_rows(X, ncols=net.n_inputs)
-    masks = []
+    masks, signs = [], [[] for _ in X]
     for l in range(net.depth - 1):
         W, b = net.layer(l)
-        silent = [b[i] == 0 and all(v == 0 for v in W.row_at(i)) for i in range(W.nrows)]
         Z = (H @ W.T).add_to_rows(b)
         rows = Z.to_rows()
         for t, r in enumerate(rows):
-            for i, v in enumerate(r):
-                if v == 0 and not silent[i]:
-                    return f"input {t}: pre-activation of neuron ({l}, {i}) is zero"
+            signs[t] += [(v > 0) - (v < 0) for v in r]
         masks.append([[1 if v > 0 else 0 for v in r] for r in rows])
         H = Z.relu()
+    for t, pat in enumerate(signs):
+        if 0 in pat:
+            kink = kink_witness(net, pat)
+            if kink is not None:
+                return (f"input {t}: theta -> f_theta(x) is not differentiable there (neuron {kink} "
+                        "has a zero pre-activation and the network above it depends on its output)")
     return masks
 
 

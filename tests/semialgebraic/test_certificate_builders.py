@@ -78,13 +78,8 @@ def test_missing_or_unknown_schema_version_is_malformed(certs, kind):
             verify(bad)
     bad = dict(c)
     del bad["schema_version"]
-    if kind == "functional_dimension":
-        # transition (documented in verify/functional_dimension.py): unversioned certificates of
-        # this type are read with the old rules until dimension.py calls the builder
-        assert "upper" in bad and verify(bad)[0]
-    else:
-        with pytest.raises(InputError, match="schema_version"):
-            verify(bad)
+    with pytest.raises(InputError, match="schema_version"):
+        verify(bad)
 
 
 @pytest.mark.parametrize("kind", KINDS)

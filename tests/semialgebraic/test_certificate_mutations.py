@@ -97,13 +97,7 @@ FDNET = Network.from_rows([[[1], [-1]], [[1, 1]]], [[0, 1], [0]])
 
 def _fd():
     fd = functional_dimension(FDNET, domain=(-2, 2))
-    c = functional_dimension_certificate(FDNET, fd, domain=(-2, 2))
-    # (what dimension.py will call once wired: the same content through the builder)
-    cert = dimension_bounds_certificate(
-        FDNET, prime=c["prime"], inputs=c["inputs"], lower=c["lower"], domain=c["domain"],
-        upper=c["upper"], upper_directions=c.get("upper_directions"),
-        upper_regions=c.get("upper_regions"), upper_one_point=c.get("upper_one_point", False),
-        uncertified_upper_reason=c.get("uncertified_upper_reason"))
+    cert = functional_dimension_certificate(FDNET, fd, domain=(-2, 2))
     assert verify(cert)[0] and "upper" in cert
     return _json(cert)
 

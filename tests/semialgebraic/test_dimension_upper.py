@@ -54,13 +54,15 @@ def test_entry_vectors_span_the_checker_vectors(name):
 
 def test_checked_directions_bound_goes_through_the_checker():
     net, domain, kw = NETS["zero_row"]
-    assert checked_directions_bound(net, [["active", 0, 1]], None) == net.n_parameters - 1
-    why = checked_directions_bound(net, [["active", 0, 0]], None)
+    X = functional_dimension(net).inputs[:1]           # a differentiable input
+    assert checked_directions_bound(net, [["active", 0, 1]], None, X) == net.n_parameters - 1
+    assert "no inputs" in checked_directions_bound(net, [["active", 0, 1]], None, [])
+    why = checked_directions_bound(net, [["active", 0, 0]], None, X)
     assert why == "neuron (0, 0) is not always active on the domain by interval bounds"
     assert directions_bound(net, [["active", 0, 0]]) == net.n_parameters - 1    # unchecked
     from algebra.exceptions import InputError
     with pytest.raises(InputError):
-        checked_directions_bound(net, [["bias-trade", 0, 0]], None)
+        checked_directions_bound(net, [["bias-trade", 0, 0]], None, X)
 
 
 def test_is_regions_rank_goes_through_the_checker():
@@ -71,6 +73,8 @@ def test_is_regions_rank_goes_through_the_checker():
     from semialgebraic.joint import joint_regions
     regs = jsonable([r.to_json() for r in joint_regions([net], domain=None, budget=Budget(10, 100),
                                                         state={}, multipliers=True)])
-    assert is_regions_rank(net, regs, None, fd.upper)
-    assert not is_regions_rank(net, regs, None, fd.upper - 1)
-    assert not is_regions_rank(net, regs[1:], None, fd.upper)          # not a cover
+    X = fd.inputs[:1]
+    assert is_regions_rank(net, regs, None, fd.upper, X)
+    assert not is_regions_rank(net, regs, None, fd.upper, [])          # fd defined? no input says
+    assert not is_regions_rank(net, regs, None, fd.upper - 1, X)
+    assert not is_regions_rank(net, regs[1:], None, fd.upper, X)       # not a cover
