@@ -44,7 +44,6 @@ whole region) δ and e depend on the pattern only, so the rule is decided once p
 Exact, small, no search.
 
 >>> from algebra.network import Network
-from algebra.rationals import Q
 >>> zero = Network.from_rows([[[0]], [[3]]], [[0], [5]])   # 3·relu(0·x + 0) + 5
 >>> kink_witness(zero, (0,)), is_differentiable_at(zero, (7,))
 ((0, 0), False)
@@ -72,7 +71,6 @@ def kink_witness(net: Network, pattern: Sequence[int]) -> tuple[int, int] | None
     pre-activation, layer order; 0 = kink).  The rule and its proof: the module docstring.
 
     >>> from algebra.network import Network
-from algebra.rationals import Q
     >>> deep = Network.from_rows([[[1]], [[0]], [[3]]], [[0], [0], [5]])
     >>> kink_witness(deep, (1, 0)), kink_witness(deep, (-1, 0))
     ((1, 0), (1, 0))
