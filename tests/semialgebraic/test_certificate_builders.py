@@ -9,7 +9,7 @@ import importlib
 import pytest
 
 import algebra
-import semialgebraic.absorption as absorption_mod
+import semialgebraic.absorption.decide as absorption_mod
 import semialgebraic.bottleneck as bottleneck_mod
 import semialgebraic.bottleneck_canon as canon_mod
 import semialgebraic.equivalence as equivalence_mod
