@@ -49,7 +49,7 @@ from .bottleneck_structure import (DEAD, Structure, _Parts, dimension_formula, g
                                    is_bottleneck, is_generic, structure)
 from .certificates import identifiability_certificate, jsonable
 from .exceptions import CertificateError
-from .shallow_fiber import positive_factor_rank   # κ₊ (R6) by the exact LP, shared with shallow
+from .shallow import positive_factor_rank   # κ₊ (R6) by the exact LP, shared with shallow
 from .verdict import Verdict
 from .verify import verify as _verify
 

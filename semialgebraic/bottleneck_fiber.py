@@ -40,7 +40,7 @@ from .certificates import jsonable
 from .exceptions import NonGenericError
 from .regions import regions as _regions      # one interior point per region, for FIBDIM
 from .sets import BasicSet, Dimension
-from .shallow_fiber import fiber_shallow, positive_factor_rank, positive_in_row_space
+from .shallow import fiber_shallow, positive_factor_rank, positive_in_row_space
 from .symmetry_graph import count_components, symmetry_graph
 
 __all__ = ["jacobian_dimension", "fiber_bottleneck", "BottleneckFiber", "FiberComponent",

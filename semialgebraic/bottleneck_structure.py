@@ -27,7 +27,7 @@ from algebra.rationals import q_str
 
 from .certificates import jsonable
 from .sets import Dimension
-from .shallow_fiber import positive_factor_rank   # κ₊ (R6) by the exact LP, shared with shallow
+from .shallow import positive_factor_rank   # κ₊ (R6) by the exact LP, shared with shallow
 from .verdict import Hypothesis
 
 __all__ = ["Structure", "genericity", "is_generic", "structure", "dimension_formula",

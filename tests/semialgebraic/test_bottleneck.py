@@ -14,7 +14,7 @@ from semialgebraic.bottleneck import identifiability
 from semialgebraic.bottleneck_canon import (canonical_form, counterexample, equivalent_bottleneck,
                                             symmetry_path)
 from semialgebraic.bottleneck_structure import dimension_formula, genericity, is_generic, structure
-from semialgebraic.shallow_fiber import positive_factor_rank
+from semialgebraic.shallow import positive_factor_rank
 from semialgebraic.bottleneck_fiber import (jacobian_dimension, non_localizability_example,
                                             random_symmetric_copy)
 from semialgebraic.exceptions import NonGenericError

@@ -13,7 +13,7 @@ import semialgebraic.absorption.decide as absorption_mod
 import semialgebraic.bottleneck as bottleneck_mod
 import semialgebraic.bottleneck_canon as canon_mod
 import semialgebraic.equivalence as equivalence_mod
-import semialgebraic.shallow as shallow_mod
+import semialgebraic.shallow.equivalence as shallow_mod
 from algebra.blocks import Block
 from algebra.exceptions import InputError
 from algebra.kernel.certificate_schemas import (CERTIFICATE_FORMAT, CLAIMS, COMPETITOR,

@@ -10,7 +10,7 @@ from algebra.rationals import Q
 from semialgebraic.bottleneck import identifiability
 from semialgebraic.bottleneck_canon import equivalent_bottleneck
 from semialgebraic.bottleneck_structure import dimension_formula, structure
-from semialgebraic.shallow_fiber import positive_factor_rank
+from semialgebraic.shallow import positive_factor_rank
 from semialgebraic.bottleneck_fiber import jacobian_dimension
 from semialgebraic.verify import verify
 
