@@ -61,7 +61,7 @@ from typing import Any, Protocol, runtime_checkable
 
 from algebra.network import Network
 
-from . import bottleneck_fiber
+from .bottleneck import fiber_bottleneck
 from .equivalence import equivalent
 from .exceptions import NotApplicableError
 from .sets import Dimension
@@ -168,6 +168,6 @@ def fiber(net: Network, *, domain=None) -> Fiber:
     if net.depth == 2:
         return fiber_shallow(net, orthant=domain == "orthant")
     if net.depth == 3 and domain in (None, "R^d"):
-        return bottleneck_fiber.fiber_bottleneck(net, membership=equivalent)
+        return fiber_bottleneck(net, membership=equivalent)
     raise NotApplicableError("fiber", f"no fiber method for {net.depth - 1} hidden layers "
                              f"on domain {domain or 'R^d'}")

@@ -27,10 +27,8 @@ from importlib import resources
 
 from algebra.network import Network
 
-from ..bottleneck import identifiability
-from ..bottleneck_canon import equivalent_bottleneck
-from ..bottleneck_structure import is_bottleneck, structure
-from ..bottleneck_fiber import fiber_bottleneck, non_localizability_example, random_symmetric_copy
+from ..bottleneck import (equivalent_bottleneck, fiber_bottleneck, identifiability, is_bottleneck,
+                          non_localizability_example, random_symmetric_copy, structure)
 from ..absorption import analysis_block
 from ..certificates import write_certificate
 from ..dimension import functional_dimension
