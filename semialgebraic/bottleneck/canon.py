@@ -104,6 +104,35 @@ def equivalent_bottleneck(a: Network, b: Network, *, certify: bool = True,
     this function with the verified symmetry-path certificate 43 s (path construction, JSON
     certificate and its exact replay); G1 is certified by a rank modulo 2^31 − 1 (full row
     rank mod p implies full row rank over Q), the exact FLINT rank took 54 s.
+
+    Parameters
+    ----------
+    a, b : Network
+        The two networks (two hidden layers, ``n1 ≤ d``, generic, for a decision by CANON).
+    certify : bool
+        Build the symmetry-path certificate of an "equivalent" answer (default).
+    verify : bool
+        Re-check a counterexample certificate before returning (default).
+
+    Returns
+    -------
+    Verdict
+        ``answer`` True / False, or None (outside the theory, or no path built);
+        ``certificate`` of type ``symmetry_path`` or ``counterexample``.
+
+    Raises
+    ------
+    CertificateError
+        If *verify* and a counterexample certificate fails its check (a bug in netfibers).
+
+    Examples
+    --------
+    >>> from algebra.network import Network
+    >>> a = Network.from_rows([[[1]], [[-2]], [[1]]], [[0], [3], [0]])
+    >>> b = Network.from_rows([[[-1]], [[-2]], [[-1]]], [["3/2"], [3], [3]])
+    >>> v = equivalent_bottleneck(a, b)
+    >>> v.answer, v.certificate["type"]
+    (True, 'symmetry_path')
     """
     ha, hb = genericity(a), genericity(b)
     hyps = tuple(Hypothesis("a: " + h.name, h.holds, h.witness) for h in ha) + \

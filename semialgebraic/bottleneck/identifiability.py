@@ -48,6 +48,32 @@ def identifiability(net: Network, *, verify: bool = True) -> Verdict:
     With ``verify=True`` (default) the certificate is re-checked by the independent checker
     before it is returned (:class:`CertificateError` if it fails: a bug); ``verify=False``
     skips that.
+
+    Parameters
+    ----------
+    net : Network
+        A network with two hidden layers and ``n1 ≤ d``.
+    verify : bool
+        Re-check the certificate with the independent checker before returning (default).
+
+    Returns
+    -------
+    Verdict
+        ``answer`` True / False, or None (non-generic: the failed hypothesis and its witness);
+        ``certificate`` of type ``identifiability_hypotheses`` or ``symmetry_path``.
+
+    Raises
+    ------
+    CertificateError
+        If *verify* and the certificate fails its check (a bug in netfibers).
+
+    Examples
+    --------
+    >>> from algebra.network import Network
+    >>> v = identifiability(Network.from_rows([[[1, 0], [0, 1]], [[1, -1], [-2, -1]], [[1, 1]]],
+    ...                                       [[0, 0], [-1, -3], [0]]))
+    >>> v.answer, v.certificate["type"]
+    (False, 'symmetry_path')
     """
     v = _identifiability(net)
     if verify and v.certificate is not None:

@@ -181,6 +181,26 @@ def structure(net: Network) -> Structure:
     """Structure report (three-layer-fibers R3–R6, R13–R15).
 
     Types need G0–G3 (P1, P2); when they fail, only the hypotheses are reported.
+
+    Parameters
+    ----------
+    net : Network
+        A network with two hidden layers and ``n1 ≤ d``.
+
+    Returns
+    -------
+    Structure
+        The hypotheses G0–G7 (:func:`genericity`), and when G0–G3 hold: second-layer neuron
+        types, the masked neuron and its S6 interval, whether S7/S8 apply, the linear block Γ,
+        γ, ρ = rank Γ and κ₊ with its witness.
+
+    Examples
+    --------
+    >>> from algebra.network import Network
+    >>> s = structure(Network.from_rows([[[1, 0], [0, 1]], [[1, -1], [-2, -1]], [[1, 1]]],
+    ...                                 [[0, 0], [-1, -3], [0]]))
+    >>> s.types, s.masked, s.kappa_plus
+    (('switching', 'dead'), 0, 0)
     """
     hyps = genericity(net)
     widths = net.widths

@@ -223,11 +223,25 @@ def canonical_form(net: Network, *, orthant: bool = False) -> ShallowCanonicalFo
     and duplicated neurons).  Two nets have equal forms iff they compute the same function on
     the domain (module docstring).
 
+    Parameters
+    ----------
+    net : Network
+        A network with exactly one hidden layer.
+    orthant : bool
+        The closed orthant ``x ≥ 0`` as domain instead of R^d (three-layer-fibers R2, R3).
+
+    Returns
+    -------
+    ShallowCanonicalForm
+        The kinks per hyperplane and the affine part; ``==`` decides equality of the functions.
+
     Raises
     ------
     NotApplicableError
         If *net* does not have exactly one hidden layer.
 
+    Examples
+    --------
     >>> net = Network.from_rows([[[1, 0], [0, 1]], [[1, 1]]], [[0, -1], [0]])
     >>> canonical_form(net, orthant=True).kinks       # x1 = 0 is a facet: linear on the orthant
     (((0, 1), -1, (1,)),)

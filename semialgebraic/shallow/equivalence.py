@@ -48,6 +48,30 @@ def equivalent_shallow(a: Network, b: Network, *, orthant: bool = False,
     before it is returned (:class:`CertificateError` if it fails: a bug); ``verify=False`` skips
     that check (benchmarks timing the decision).
 
+    Parameters
+    ----------
+    a, b : Network
+        The two networks (one hidden layer each for a decision).
+    orthant : bool
+        Decide on the closed orthant instead of R^d.
+    certify : bool
+        Build the certificate (default); False answers from the canonical forms alone.
+    verify : bool
+        Re-check the certificate with the independent checker before returning (default).
+
+    Returns
+    -------
+    Verdict
+        ``answer`` True / False, or None when a network does not have one hidden layer;
+        ``certificate`` of type ``symmetry_path`` or ``counterexample`` (when *certify*).
+
+    Raises
+    ------
+    CertificateError
+        If *verify* and the certificate fails its check (a bug in netfibers).
+
+    Examples
+    --------
     >>> a = Network.from_rows([[[1], [-1]], [[1, 1]]], [[0, 1], [0]])
     >>> b = Network.from_rows([[[2], ["-1/3"]], [["1/2", 3]]], [[0, "1/3"], [0]])
     >>> v = equivalent_shallow(a, b)
