@@ -41,8 +41,7 @@ from algebra.blocks import Block  # noqa: E402
 from algebra.io.arrays import matrix_from_array  # noqa: E402
 from algebra.linalg import QMatrix  # noqa: E402
 from algebra.rationals import Q  # noqa: E402
-from semialgebraic.absorption import absorbable  # noqa: E402
-from semialgebraic.absorption_find_s import find_s  # noqa: E402
+from semialgebraic.absorption import absorbable, find_s  # noqa: E402
 from semialgebraic.certificates import jsonable  # noqa: E402
 from semialgebraic.verify import verify  # noqa: E402
 

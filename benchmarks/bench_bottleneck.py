@@ -21,9 +21,8 @@ from algebra.network import Network
 from algebra.rationals import Q
 from algebra.symmetries import apply_path
 from algebra.symmetries.bottleneck import PermuteHidden, RescaleLayer, TailRefactor
-from semialgebraic.bottleneck_canon import canonical_form, equivalent_bottleneck
-from semialgebraic.bottleneck_structure import dimension_formula
-from semialgebraic.bottleneck_fiber import fiber_bottleneck
+from semialgebraic.bottleneck import (canonical_form, dimension_formula, equivalent_bottleneck,
+                                      fiber_bottleneck)
 
 
 def planted(rng: random.Random, d: int, n1: int, n2: int, m: int) -> Network:

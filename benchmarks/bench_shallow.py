@@ -17,7 +17,7 @@ hyperplanes, sum kink vectors, affine part of the flipped neurons, compare):
 
 * ``exact``: :func:`semialgebraic.shallow.equivalent_shallow` with ``certify=False`` on the nets as
   the weight-file reader builds them (``network_from_tensors``).  Every parameter is a float32, so
-  the float32 path decides (:mod:`semialgebraic.shallow_dyadic`: float64 products of float32
+  the float32 path decides (:mod:`semialgebraic.shallow.float32_exact`: float64 products of float32
   values are exact; buckets proven by exact cross products; an exact separating point when
   different);
 * ``numpy``: float64 numpy canonicalisation with the same hashing of normalised rows, baseline

@@ -89,7 +89,7 @@ from algebra.linalg import QMatrix
 from algebra.network import Network
 from algebra.rationals import Q
 
-from .bottleneck_canon import equivalent_bottleneck
+from .bottleneck import equivalent_bottleneck
 from .budget import Budget, Progress
 from .certificates import counterexample_certificate, jsonable, region_cover_certificate
 from .deviation import Deviation, max_deviation

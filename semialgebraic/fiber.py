@@ -3,13 +3,23 @@ r"""Fibers of the realisation map: all parameters of one architecture that give 
 :func:`fiber` dispatches on the network and the domain (kept deliberately simple):
 
 * one hidden layer, domain None (R^d) or ``"orthant"`` → :func:`fiber_shallow`;
-* two hidden layers → :func:`semialgebraic.bottleneck_fiber.fiber_bottleneck` (three-layer-fibers
-  R16/R17; owned by the bottleneck module);
+* two hidden layers → :func:`semialgebraic.bottleneck.fiber_bottleneck` (three-layer-fibers
+  R16/R17; owned by the bottleneck family);
 * anything else → :class:`~semialgebraic.exceptions.NotApplicableError`.
+
+Both fibers satisfy one protocol, :class:`Fiber` (``net``, ``domain``, ``components``,
+``dimension``, ``number_of_components``, ``number_of_orbits``, ``graph``, ``notes``,
+``contains``, ``to_json``, ``to_latex``), and their components :class:`FiberComponent` (``ring``,
+``label``, ``representative``, ``equalities``, ``positive``, ``basic_set``, ``dimension``,
+``contains``, ``sample``, ``to_json``, ``to_latex``).  They are two classes, not one: a
+one-hidden-layer component also has non-strict sign conditions and holds its polynomials, a
+bottleneck component builds them on demand (rings with ~10^5 names) and carries the continuous
+generators at its representative.
 
 **One hidden layer** (``f = V σ(W x + b) + c``, widths (d, n, m), N = n(d+1) + m(n+1)
 parameters).  The fiber of θ is ``{θ' : canonical_form(θ') = canonical_form(θ)}``
-(:mod:`semialgebraic.shallow`).  :func:`fiber_shallow` (:mod:`semialgebraic.shallow_fiber`) reports:
+(:mod:`semialgebraic.shallow.canonical`).  :func:`fiber_shallow` (:mod:`semialgebraic.shallow.fiber`)
+reports:
 
 * ``components``: the *stratum* of θ and its discrete copies up to permutations, each an explicit
   basic semi-algebraic set in the parameter ring (names ``W1[i,j]``, ``b1[i]``, ``W2[o,i]``,
@@ -47,28 +57,117 @@ True
 
 from __future__ import annotations
 
+from typing import Any, Protocol, runtime_checkable
+
 from algebra.network import Network
 
-from . import bottleneck_fiber
+from .bottleneck import fiber_bottleneck
 from .equivalence import equivalent
 from .exceptions import NotApplicableError
-from .shallow_fiber import (Fiber, FiberComponent, fiber_shallow, jacobian_rank_bound,
-                            symmetry_tangent_rank)
+from .sets import Dimension
+from .shallow import fiber_shallow
 
-__all__ = ["Fiber", "FiberComponent", "fiber", "fiber_shallow", "jacobian_rank_bound",
-           "symmetry_tangent_rank"]
+__all__ = ["Fiber", "FiberComponent", "fiber"]
 
 
-def fiber(net: Network, *, domain=None):
+@runtime_checkable
+class FiberComponent(Protocol):
+    """One component of a fiber up to the permutation action: a basic semi-algebraic set in the
+    parameter ring (``equalities`` = 0, ``positive`` > 0), with a label, its dimension and a
+    sample.  Implemented by :class:`semialgebraic.shallow.ShallowFiberComponent` and
+    :class:`semialgebraic.bottleneck.BottleneckFiberComponent`."""
+
+    ring: Any
+    label: Any
+    representative: Network | None
+
+    @property
+    def equalities(self) -> list:
+        """Polynomials that vanish on the component."""
+
+    @property
+    def positive(self) -> list:
+        """Polynomials that are > 0 on the component."""
+
+    @property
+    def basic_set(self):
+        """The component as a :class:`~semialgebraic.sets.BasicSet`."""
+
+    @property
+    def dimension(self) -> Dimension:
+        """Dimension of the component."""
+
+    def contains(self, point) -> bool:
+        """Exact membership of a parameter vector or a Network (no permutation applied)."""
+
+    def sample(self):
+        """Parameters of a point of the component (None when none was constructed)."""
+
+    def to_json(self) -> dict:
+        """The component as JSON data."""
+
+    def to_latex(self) -> str:
+        """The component as a LaTeX set."""
+
+
+@runtime_checkable
+class Fiber(Protocol):
+    """The fiber of a network: what :func:`fiber` returns.  Implemented by
+    :class:`semialgebraic.shallow.ShallowFiber` and
+    :class:`semialgebraic.bottleneck.BottleneckFiber`.
+
+    ``number_of_components`` / ``number_of_orbits`` are None when not determined (the reason is
+    in ``notes``); ``contains(θ)`` is the exact equivalence decision.
+    """
+
+    net: Network
+    domain: str | None
+    components: list
+    dimension: Dimension
+    number_of_components: int | None
+    number_of_orbits: int | None
+    graph: Any
+    notes: list
+
+    def contains(self, theta: Network) -> bool:
+        """True iff *theta* realises the same function on the domain."""
+
+    def to_json(self) -> dict:
+        """The fiber as JSON data."""
+
+    def to_latex(self) -> str:
+        """The fiber as a LaTeX union of components."""
+
+
+def fiber(net: Network, *, domain=None) -> Fiber:
     """Fiber of *net* (dispatcher; see the module docstring).
 
-    *domain*: None (R^d) or ``"orthant"`` (one hidden layer only).
+    Parameters
+    ----------
+    net : Network
+        One hidden layer, or two hidden layers with ``n1 ≤ d`` (generic, three-layer-fibers
+        §3.1).
+    domain : None, "R^d" or "orthant"
+        The input domain; the orthant for one hidden layer only.
+
+    Returns
+    -------
+    Fiber
+        A :class:`~semialgebraic.shallow.ShallowFiber` or a
+        :class:`~semialgebraic.bottleneck.BottleneckFiber`.
+
+    Raises
+    ------
+    NotApplicableError
+        For other depths or domains.
+    NonGenericError
+        For a bottleneck network outside the theory (a genericity condition fails).
     """
     if domain not in (None, "orthant", "R^d"):
         raise NotApplicableError("fiber", f"unknown domain {domain!r} (None or 'orthant')")
     if net.depth == 2:
         return fiber_shallow(net, orthant=domain == "orthant")
     if net.depth == 3 and domain in (None, "R^d"):
-        return bottleneck_fiber.fiber_bottleneck(net, membership=equivalent)
+        return fiber_bottleneck(net, membership=equivalent)
     raise NotApplicableError("fiber", f"no fiber method for {net.depth - 1} hidden layers "
                              f"on domain {domain or 'R^d'}")

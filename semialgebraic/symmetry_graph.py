@@ -17,7 +17,7 @@ Counts (:func:`count_components`), [derived]:
   discrete moves).
 
 >>> from algebra.network import Network
->>> from semialgebraic.bottleneck_fiber import fiber_bottleneck
+>>> from semialgebraic.bottleneck import fiber_bottleneck
 >>> F = fiber_bottleneck(Network.from_rows([[[1, 0], [0, 1]], [[2, -1]], [[1]]], [[0, 0], [-1], [0]]))
 >>> F.graph.number_of_nodes(), F.number_of_components, F.number_of_orbits, F.dimension.value
 (2, 4, 1, 4)
@@ -37,7 +37,7 @@ __all__ = ["symmetry_graph", "count_components", "graph_to_json", "write_graphml
 
 
 def symmetry_graph(fiber) -> nx.Graph:
-    """The symmetry graph of a :class:`~semialgebraic.bottleneck_fiber.BottleneckFiber`."""
+    """The symmetry graph of a :class:`~semialgebraic.bottleneck.BottleneckFiber`."""
     G = nx.Graph()
     keys = {}
     for k, c in enumerate(fiber.components):

@@ -224,7 +224,7 @@ def test_planted_width_and_depth_changes(seed, d, m, hidden, perturb, domain):
 
 @pytest.mark.parametrize("seed", range(12))
 def test_float32_nets_one_ulp_apart(seed):
-    """Float32 weights (the shallow float64-exact path, semialgebraic.shallow_dyadic): a permuted
+    """Float32 weights (the shallow float64-exact path, semialgebraic.shallow.float32_exact): a permuted
     copy scaled by powers of two is equivalent; moving one weight by one float32 ulp is decided
     exactly — against z3."""
     np = pytest.importorskip("numpy")

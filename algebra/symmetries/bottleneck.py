@@ -48,7 +48,8 @@ from ..rationals import Q, q_json, q_str, to_q
 from .step import Step, register_step
 
 __all__ = ["TranslateMasked", "SignFlip", "KinkSwap", "PermuteHidden", "RescaleHidden",
-           "TailRefactor", "FreeFirstLayer", "RescaleLayer", "s6_interval", "masked_column", "non_dead_rows"]
+           "TailRefactor", "FreeFirstLayer", "RescaleLayer", "s6_interval", "masked_column",
+           "masking_column", "non_dead_rows"]
 
 
 # -- shared sign tests (pure algebra) ----------------------------------------------------------
@@ -79,15 +80,28 @@ def masked_column(net: Network) -> int | None:
     A network whose rows are all dead has no masked column (R5: it is constant).
     """
     _, _, W2, b2, _, _ = _parts(net)
-    nd = non_dead_rows(net)
-    if not nd:
-        return None
-    rows = W2.to_rows()
+    return masking_column([tuple(r) + (bj,) for r, bj in zip(W2.to_rows(), b2)])
+
+
+def masking_column(rows) -> int | None:
+    """The masked column of the rows ``(W2_j | b2_j)`` (bias last) of ``[W2 | b2]``: the one
+    implementation of the masked-column test (R4), used by :func:`masked_column`, the S6/S7 step
+    checks and the bottleneck structure of :mod:`semialgebraic.bottleneck`.
+
+    Every row that is not dead (not all-negative, bias included) must have the masking pattern
+    for the same column ``i``: ``W2[j,i] > 0``, ``W2[j,k] < 0`` for ``k != i``, ``b2[j] < 0``.
+    Returns ``i``, or None (no such column, or every row dead).
+
+    >>> masking_column([(1, -2, -1), (-1, -1, -3)]), masking_column([(1, -2, 1)])
+    (0, None)
+    """
     cand = None
-    for j in nd:
-        r = rows[j]
-        pos = [k for k, x in enumerate(r) if x > 0]
-        if len(pos) != 1 or b2[j] >= 0 or any(x >= 0 for k, x in enumerate(r) if k != pos[0]):
+    for r in rows:
+        if all(x < 0 for x in r):
+            continue                                # dead row
+        w, b = r[:-1], r[-1]
+        pos = [k for k, x in enumerate(w) if x > 0]
+        if len(pos) != 1 or b >= 0 or any(x >= 0 for k, x in enumerate(w) if k != pos[0]):
             return None
         if cand is None:
             cand = pos[0]

@@ -17,8 +17,8 @@ from ..linalg import QMatrix
 from ..network import Network
 from ..rationals import Q
 
-__all__ = ["hidden_neurons", "with_hidden_neurons", "affine_contribution", "is_dead_row",
-           "is_linear_row"]
+__all__ = ["hidden_neurons", "with_hidden_neurons", "affine_contribution", "merge_by_hyperplane",
+           "probe_vector", "is_dead_row", "is_linear_row"]
 
 ZERO = Q(0)
 
@@ -73,6 +73,98 @@ def is_linear_row(w, b) -> bool:
     return b >= 0 and all(x >= 0 for x in w)
 
 
+def probe_vector(d: int) -> tuple[list[Q], Q]:
+    """Fixed positive integers ``r`` (length *d*) and ``r0``: the grouping key of a neuron
+    ``(w, b)`` is ``(w·r + b r0) / lead(w)`` (equal hyperplanes have equal keys; a bucket of
+    equal keys is checked exactly, so a collision costs time, never correctness).
+
+    >>> probe_vector(2)
+    ([12346, 440145], 867944)
+    """
+    vals = [Q((j * 2654435761 + 12345) % 1000003 + 1) for j in range(d + 1)]
+    return vals[:d], vals[d]
+
+
+def merge_by_hyperplane(neurons, m: int, *, orthant: bool = False, keys=None):
+    """Merge one-hidden-layer neurons ``(w, b, v)`` by the hyperplane ``w·x + b = 0`` they kink on.
+
+    The one implementation of neuron merging (the canonical form of
+    :mod:`semialgebraic.shallow` and :func:`affine_contribution` both call it), by the identities
+    ``σ(λ s) = λ σ(s)`` (λ > 0) and ``σ(s) = s + σ(−s)``: with ``λ = lead(w)`` and
+    ``(u, β) = (w, b)/λ``, a neuron adds the kink vector ``|λ| v`` to hyperplane ``(u, β)``, and
+    when ``λ < 0`` its whole affine map ``v (w·x + b)`` to the affine part.  Zero-output neurons
+    are skipped; a constant neuron (``w = 0``) adds ``v σ(b)`` to the constant.  On the orthant
+    (``orthant=True``, three-layer-fibers R3) a neuron that does not switch sign on the open
+    orthant is dead (skipped) or linear (its whole affine map goes to the affine part).
+
+    Parameters
+    ----------
+    neurons : iterable of (w, b, v)
+        Incoming row, bias and outgoing column of each hidden neuron (exact rationals).
+    m : int
+        Number of outputs (length of every ``v``).
+    orthant : bool
+        Classify on the closed orthant instead of R^d.
+    keys : sequence of Q, optional
+        ``w_i·r + b_i r0`` for every neuron (:func:`probe_vector`), when the caller computed them
+        in one product; computed here otherwise.
+
+    Returns
+    -------
+    (kinks, full, constant)
+        ``kinks``: a list of ``[u, β, K]`` (``K`` a list, possibly zero: kinks that cancel),
+        one per hyperplane met, in order of first appearance; ``full``: the indices of the neurons
+        whose whole affine map goes to the affine part; ``constant``: ``Σ v σ(b)`` over the
+        constant neurons (a list of length *m*).
+
+    >>> kinks, full, const = merge_by_hyperplane([((2,), 2, (1,)), ((-1,), -1, (1,))], 1)
+    >>> kinks, full, const
+    ([[(1,), 1, [3]]], [1], [0])
+    """
+    probe = None
+    constant = [ZERO] * m
+    full: list[int] = []
+    buckets: dict = {}                              # key -> [[u, beta, K], ...] (collisions)
+    kinks: list = []
+    for i, (w, b, v) in enumerate(neurons):
+        if not any(v):
+            continue
+        if orthant and not _switching(w, b):
+            if is_linear_row(w, b):
+                full.append(i)                      # linear on the orthant
+            continue                                # dead: contributes 0
+        lam = w[0] if w and w[0] else next((x for x in w if x != 0), None)
+        if lam is None:                             # constant neuron v σ(b)
+            if b > 0:
+                constant = [c + x * b for c, x in zip(constant, v)]
+            continue
+        if lam < 0:
+            full.append(i)                          # σ(h) = σ(−h) + h
+        if not isinstance(lam, Q):
+            lam = Q(lam)
+        s = abs(lam)
+        inv = 1 / lam
+        if keys is not None:
+            raw = keys[i]
+        else:
+            if probe is None:
+                probe = probe_vector(len(w))
+            raw = sum((x * r for x, r in zip(w, probe[0])), ZERO) + b * probe[1]
+        key = raw * inv                             # equal hyperplanes => equal keys
+        beta = b * inv
+        bucket = buckets.setdefault(key, [])
+        for entry in bucket:                        # exact check inside a bucket
+            if entry[1] == beta and all(x == y * lam for x, y in zip(w, entry[0])):
+                entry[2] = [a + x * s for a, x in zip(entry[2], v)]
+                break
+        else:
+            u = tuple(w) if lam == 1 else tuple(map(inv.__mul__, w))
+            entry = [u, beta, list(map(s.__mul__, v))]
+            bucket.append(entry)
+            kinks.append(entry)
+    return kinks, full, constant
+
+
 def affine_contribution(neurons, *, orthant: bool = False):
     """``(A, c)`` with ``Σ v σ(w·z + b) = A z + c`` when the neurons' kinks cancel on every
     hyperplane (on R^d, or on the orthant with R3's classification), else None.
@@ -87,36 +179,10 @@ def affine_contribution(neurons, *, orthant: bool = False):
     if not neurons:
         return (), ()
     d, m = len(neurons[0][0]), len(neurons[0][2])
-    probe = [Q((j * 2654435761 + 12345) % 1000003 + 1) for j in range(d + 1)]
-    c = [ZERO] * m
-    full = []                                       # neurons whose whole affine map counts
-    buckets: dict = {}                              # key -> [[u, beta, K], ...]
-    for w, b, v in neurons:
-        if all(x == 0 for x in v):
-            continue
-        if orthant and not _switching(w, b):
-            if is_linear_row(w, b):
-                full.append((w, b, v))
-            continue
-        lead = next((x for x in w if x != 0), None)
-        if lead is None:
-            if b > 0:
-                c = [ci + vi * b for ci, vi in zip(c, v)]
-            continue
-        inv = Q(1) / lead
-        key = (sum((x * r for x, r in zip(w, probe)), ZERO) + b * probe[d]) * inv
-        beta, s = b * inv, abs(lead)
-        bucket = buckets.setdefault(key, [])
-        for entry in bucket:                        # exact check inside a bucket
-            if entry[1] == beta and all(x == y * lead for x, y in zip(w, entry[0])):
-                entry[2] = [a + vi * s for a, vi in zip(entry[2], v)]
-                break
-        else:
-            bucket.append([tuple(x * inv for x in w), beta, [vi * s for vi in v]])
-        if lead < 0:
-            full.append((w, b, v))
-    if any(x != 0 for bucket in buckets.values() for e in bucket for x in e[2]):
+    kinks, full_idx, c = merge_by_hyperplane(neurons, m, orthant=orthant)
+    if any(x != 0 for _, _, K in kinks for x in K):
         return None
+    full = [neurons[i] for i in full_idx]
     if full:
         Vt = QMatrix.from_rows([v for _, _, v in full], ncols=m)
         A = (Vt.T @ QMatrix.from_rows([w for w, _, _ in full], ncols=d)).to_tuples()

@@ -14,7 +14,7 @@ analyses the bundled masked bottleneck example (three-layer-fibers T1) end to en
 6. (bundled example only) non-localizability, R19: the blocks are identifiable, the composite
    is not.
 
-A one-hidden-layer network goes to ``semialgebraic.shallow_fiber.analysis_shallow`` when available, a
+A one-hidden-layer network goes to ``semialgebraic.shallow.analysis_shallow`` when available, a
 block to ``semialgebraic.absorption.analysis_block``; anything else gets ``info``.  JSON keys
 (bottleneck): ``input``, ``kind``, ``structure``, ``identifiability``, ``symmetries``, ``fiber``,
 ``equivalence`` (``transformed``: answer, steps, certificate_verified; ``perturbed``: answer,
@@ -27,16 +27,14 @@ from importlib import resources
 
 from algebra.network import Network
 
-from ..bottleneck import identifiability
-from ..bottleneck_canon import equivalent_bottleneck
-from ..bottleneck_structure import is_bottleneck, structure
-from ..bottleneck_fiber import fiber_bottleneck, non_localizability_example, random_symmetric_copy
+from ..bottleneck import (equivalent_bottleneck, fiber_bottleneck, identifiability, is_bottleneck,
+                          non_localizability_example, random_symmetric_copy, structure)
 from ..absorption import analysis_block
 from ..certificates import write_certificate
 from ..dimension import functional_dimension
 from ..cli import emit
 from ..exceptions import NonGenericError
-from ..shallow_fiber import analysis_shallow
+from ..shallow import analysis_shallow
 from ..symmetry_graph import graph_to_json
 from ..verify import verify
 from .bottleneck import Timeout, deadline

@@ -18,9 +18,7 @@ from contextlib import contextmanager
 
 from algebra.network import Network
 
-from ..bottleneck import identifiability
-from ..bottleneck_structure import is_bottleneck, structure
-from ..bottleneck_fiber import fiber_bottleneck
+from ..bottleneck import fiber_bottleneck, identifiability, is_bottleneck, structure
 from ..certificates import write_certificate
 from ..cli import emit, fail
 from ..exceptions import NonGenericError, NotApplicableError

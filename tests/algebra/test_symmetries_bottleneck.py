@@ -100,7 +100,7 @@ def test_helper_steps_roundtrip_and_refusals():
 
 def test_random_step_identities_exact():
     """Every valid S6/S7/S8 step keeps the function (exact evaluation on a rational grid)."""
-    from semialgebraic.bottleneck_fiber import random_symmetric_copy
+    from semialgebraic.bottleneck import random_symmetric_copy
     from bottleneck_cases import planted
     rng = random.Random(3)
     for k, (d, n1, rows) in enumerate([(2, 2, ["+-|-", "--|-"]), (3, 3, ["+--|-", "---|-"]),

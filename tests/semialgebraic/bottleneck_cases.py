@@ -37,7 +37,7 @@ def planted(rng: random.Random, d: int, n1: int, rows: list[str], m: int = 1) ->
         W3 = [[signed(rng, rng.choice((-1, 1))) for _ in rows] for _ in range(m)]
         b3 = [Q(rng.randint(-9, 9), rng.randint(1, 3)) for _ in range(m)]
         net = Network.from_rows([W1, [r[:-1] for r in R], W3], [b1, [r[-1] for r in R], b3])
-        from semialgebraic.bottleneck_structure import is_generic
+        from semialgebraic.bottleneck import is_generic
         if is_generic(net):
             return net
 

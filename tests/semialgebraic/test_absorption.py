@@ -15,10 +15,8 @@ from algebra.io.blocks import block_from_dict
 from algebra.exceptions import InputError
 from algebra.linalg import QMatrix
 from algebra.rationals import Q, to_q
-from semialgebraic.absorption import (absorbable, analysis_block, nondegeneracy, random_block,
-                                      random_experiment)
-from semialgebraic.absorption_canon import absorb_general, canonical_form
-from semialgebraic.absorption_find_s import find_s
+from semialgebraic.absorption import (absorb_general, absorbable, analysis_block, canonical_form,
+                                      find_s, nondegeneracy, random_block, random_experiment)
 from semialgebraic.certificates import absorption_certificate, jsonable
 from semialgebraic.verify import verify
 

@@ -10,13 +10,11 @@ from hypothesis import strategies as st
 
 from algebra.network import Network
 from algebra.rationals import Q
-from semialgebraic.bottleneck import identifiability
-from semialgebraic.bottleneck_canon import (canonical_form, counterexample, equivalent_bottleneck,
-                                            symmetry_path)
-from semialgebraic.bottleneck_structure import dimension_formula, genericity, is_generic, structure
-from semialgebraic.shallow_fiber import positive_factor_rank
-from semialgebraic.bottleneck_fiber import (jacobian_dimension, non_localizability_example,
-                                            random_symmetric_copy)
+from semialgebraic.bottleneck import (canonical_form, counterexample, dimension_formula,
+                                      equivalent_bottleneck, genericity, identifiability,
+                                      is_generic, jacobian_dimension, non_localizability_example,
+                                      random_symmetric_copy, structure, symmetry_path)
+from semialgebraic.shallow import positive_factor_rank
 from semialgebraic.exceptions import NonGenericError
 from semialgebraic.verify import verify
 

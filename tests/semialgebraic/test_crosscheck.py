@@ -32,7 +32,6 @@ from algebra.network import Network
 from bottleneck_cases import masked_row, planted
 from algebra.rationals import Q
 from semialgebraic import bottleneck as bn
-from semialgebraic import bottleneck_fiber as bnf
 from semialgebraic.certificates import jsonable
 from semialgebraic.equivalence import could_be_equivalent, equivalent
 from semialgebraic.fiber import fiber
@@ -264,7 +263,7 @@ def plant_bottleneck(rng, net, steps=4):
             r.append(Q(0))
     out = Network.from_rows(Ws, bs)
     if mv == "none" and bn.is_generic(out):
-        out, _ = bnf.random_symmetric_copy(out, seed=rng.randrange(10 ** 6), number_of_steps=steps)
+        out, _ = bn.random_symmetric_copy(out, seed=rng.randrange(10 ** 6), number_of_steps=steps)
     return out
 
 
@@ -498,7 +497,7 @@ def _masked_case(seed):
                     m=rng.randint(1, 2))
     if rng.random() < .7:
         moves = rng.sample(["s6", "s7", "s8", "s5", "dead", "linear"], 3)
-        b, _ = bnf.random_symmetric_copy(a, seed=rng.randrange(10 ** 6), number_of_steps=4,
+        b, _ = bn.random_symmetric_copy(a, seed=rng.randrange(10 ** 6), number_of_steps=4,
                                         first=moves)
         return a, b, True, rng
     b, exp = near_miss_bottleneck(rng, a)

@@ -7,11 +7,9 @@ import pytest
 
 from algebra import load
 from algebra.rationals import Q
-from semialgebraic.bottleneck import identifiability
-from semialgebraic.bottleneck_canon import equivalent_bottleneck
-from semialgebraic.bottleneck_structure import dimension_formula, structure
-from semialgebraic.shallow_fiber import positive_factor_rank
-from semialgebraic.bottleneck_fiber import jacobian_dimension
+from semialgebraic.bottleneck import (dimension_formula, equivalent_bottleneck, identifiability,
+                                      jacobian_dimension, structure)
+from semialgebraic.shallow import positive_factor_rank
 from semialgebraic.verify import verify
 
 
@@ -96,7 +94,7 @@ def test_P5_counterexample_to_naive_formula():
 
 
 def test_T11_invariant_is_not_a_parameter():
-    from semialgebraic.bottleneck_canon import canonical_form
+    from semialgebraic.bottleneck import canonical_form
     c = canonical_form(ex("t11_large_bias"))
     assert c.first[-1][-1] == 0
     assert structure(ex("t11_large_bias")).s6_interval == (Q(-1), None)

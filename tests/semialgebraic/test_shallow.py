@@ -17,10 +17,9 @@ from algebra.rationals import Q
 from algebra.symmetries.neurons import hidden_neurons, with_hidden_neurons
 from semialgebraic.exceptions import NotApplicableError
 from semialgebraic.fiber import fiber
-from semialgebraic.shallow import (canonical_form, equivalent_shallow, is_switching_on_orthant,
-                                   neuron_types, separating_point)
-from semialgebraic.shallow_fiber import (fiber_shallow, jacobian_rank_bound, positive_factor_rank,
-                                         symmetry_tangent_rank)
+from semialgebraic.shallow import (canonical_form, equivalent_shallow, fiber_shallow,
+                                   is_switching_on_orthant, jacobian_rank_bound, neuron_types,
+                                   positive_factor_rank, separating_point, symmetry_tangent_rank)
 from semialgebraic.verify import verify
 
 

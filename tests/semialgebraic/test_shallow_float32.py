@@ -1,5 +1,5 @@
-"""The float32 fast path of one-hidden-layer equivalence (semialgebraic.shallow_dyadic) against
-the FLINT canonical forms (semialgebraic.shallow), on random float32 nets with planted
+"""The float32 fast path of one-hidden-layer equivalence (semialgebraic.shallow.float32_exact) against
+the FLINT canonical forms (semialgebraic.shallow.canonical), on random float32 nets with planted
 symmetries, degenerate rows and one-ulp perturbations (issue 4; three-layer-fibers S1–S5)."""
 
 from __future__ import annotations
@@ -12,8 +12,7 @@ from algebra.dyadic import exact_float64, exact_float64_vector, is_float32_exact
 from algebra.io.arrays import network_from_tensors
 from algebra.network import Network
 from algebra.rationals import Q
-from semialgebraic.shallow import canonical_form, equivalent_shallow
-from semialgebraic.shallow_dyadic import compare_float32
+from semialgebraic.shallow import canonical_form, compare_float32, equivalent_shallow
 from semialgebraic.verify import verify
 
 F32 = np.float32

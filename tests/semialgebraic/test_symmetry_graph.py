@@ -5,8 +5,7 @@ import json
 import networkx as nx
 
 from algebra.network import Network
-from semialgebraic.bottleneck import dimension_formula
-from semialgebraic.bottleneck_fiber import fiber_bottleneck
+from semialgebraic.bottleneck import dimension_formula, fiber_bottleneck
 from semialgebraic.symmetry_graph import graph_to_json, write_graphml
 
 import sys as _sys

@@ -1,16 +1,17 @@
-r"""One hidden layer: fibers on R^d and on the orthant, κ₊ (R6), dimension bounds, analysis.
+r"""One hidden layer: the fiber on R^d and on the orthant, and κ₊ (three-layer-fibers R6).
 
-Contents: :func:`positive_factor_rank` (three-layer-fibers R6, exact LP); :func:`fiber_shallow`
-with :class:`Fiber` / :class:`FiberComponent` (re-exported and dispatched by
-:mod:`semialgebraic.fiber`, whose docstring describes the fiber); :func:`symmetry_tangent_rank`
-and :func:`jacobian_rank_bound` (the two sides of the dimension check); :func:`analysis_shallow`
-(the ``netfibers analyze`` report).  The canonical form and the equivalence decision they rest
-on are in :mod:`semialgebraic.shallow`.
+Contents: :func:`positive_factor_rank` and :func:`positive_in_row_space` (R6, exact LP; also
+used by the bottleneck family); :func:`fiber_shallow` with :class:`ShallowFiber` /
+:class:`ShallowFiberComponent` (dispatched by :mod:`semialgebraic.fiber`, whose docstring
+describes the fiber, and satisfying its :class:`~semialgebraic.fiber.Fiber` /
+:class:`~semialgebraic.fiber.FiberComponent` protocols).  The two sides of the dimension check
+are in :mod:`semialgebraic.shallow.dimension_bounds`, the ``netfibers analyze`` report in
+:mod:`semialgebraic.shallow.analysis`; the canonical form and the equivalence decision the fiber
+rests on in :mod:`semialgebraic.shallow.canonical` and :mod:`semialgebraic.shallow.equivalence`.
 """
 
 from __future__ import annotations
 
-import random
 from itertools import combinations
 from math import factorial
 from typing import Sequence
@@ -21,19 +22,18 @@ from algebra.linalg import QMatrix
 from algebra.network import Network
 from algebra.polynomials import Ring
 from algebra.rationals import Q
-from algebra.symmetries.neurons import (hidden_neurons, is_dead_row, is_linear_row,
-                                        with_hidden_neurons)
+from algebra.symmetries.neurons import hidden_neurons, is_dead_row, with_hidden_neurons
 
-from . import lp
-from .certificates import jsonable
-from .exceptions import NotApplicableError
-from .sets import BasicSet, Dimension
-from .shallow import (_raw_keys, canonical_form, equivalent_shallow, hyperplane_key,
-                      is_switching_on_orthant, neuron_types, point_on_hyperplane)
-from .verify import verify
+from .. import lp
+from ..certificates import jsonable
+from ..exceptions import NotApplicableError
+from ..sets import BasicSet, Dimension
+from .canonical import canonical_form, hyperplane_key, is_switching_on_orthant, neuron_types, raw_keys
+from .dimension_bounds import jacobian_rank_bound, symmetry_tangent_rank
+from .equivalence import equivalent_shallow
 
-__all__ = ["Fiber", "FiberComponent", "fiber_shallow", "analysis_shallow", "positive_factor_rank",
-           "symmetry_tangent_rank", "jacobian_rank_bound"]
+__all__ = ["ShallowFiber", "ShallowFiberComponent", "fiber_shallow", "positive_factor_rank",
+           "positive_in_row_space", "MAX_ENUMERATED_FLIPS"]
 
 
 # -- positive factor rank (R6) -----------------------------------------------------------------
@@ -97,7 +97,7 @@ def positive_in_row_space(A: QMatrix, R: QMatrix | None = None):
     ``(None, y)`` with ``y ≥ 0``, ``Σ y = 1``, ``A y = 0`` (a proof that no such ``p`` exists);
     both are re-checked exactly here.  *R* is a basis of the row space (rows), computed when
     omitted.  The one implementation of this step: κ₊ (:func:`positive_factor_rank`) and the
-    bottleneck factorisation (:mod:`semialgebraic.bottleneck_fiber`) both call it.
+    bottleneck factorisation (:mod:`semialgebraic.bottleneck.fiber`) both call it.
 
     >>> positive_in_row_space(QMatrix.from_rows([[-2, 1]]))
     (None, (1/3, 2/3))
@@ -126,87 +126,13 @@ def positive_in_row_space(A: QMatrix, R: QMatrix | None = None):
     return p, None
 
 
-# -- analysis report ---------------------------------------------------------------------------
-
-def analysis_shallow(net: Network, *, seed: int = 1) -> dict:
-    """Report of ``netfibers analyze`` for a one-hidden-layer net: canonical forms on R^d and on
-    the orthant (fingerprints), neuron types, fiber dimension / components / orbits on both
-    domains, and an equivalence self-check (a planted symmetric copy proved equivalent, a copy
-    with one output bias changed by 1/1000 proved different; both certificates verified).
-    The key ``text`` holds readable lines.
-
-    >>> net = Network.from_rows([[[1], [-1]], [[1, 1]]], [[0, 1], [0]])
-    >>> r = analysis_shallow(net)
-    >>> r["kind"], r["fiber"]["dimension"], r["equivalence"]["transformed"]["certificate_verified"]
-    ('one hidden layer', 2, True)
-    """
-    out: dict = {"kind": "one hidden layer", "widths": list(net.widths)}
-    lines = [f"one hidden layer, widths {'-'.join(map(str, net.widths))}"]
-    for orthant in (False, True):
-        key = "orthant" if orthant else "R^d"
-        cf = canonical_form(net, orthant=orthant)
-        F = fiber_shallow(net, orthant=orthant)
-        fj = {"dimension": F.dimension.value, "dimension_detail": F.dimension.to_json(),
-              "number_of_components": F.number_of_components,
-              "number_of_orbits": F.number_of_orbits, "notes": F.notes,
-              "neuron_types": F.details["neuron_types"]}
-        if orthant:
-            fj.update({k: F.details.get(k) for k in ("positive_factor_rank", "linear_block_rank",
-                                                     "r7_formula")})
-            out["orthant"] = {"canonical_form": cf.to_json(), "fingerprint": cf.fingerprint(),
-                              "fiber": fj}
-        else:
-            out["canonical_form"] = cf.to_json()
-            out["fingerprint"] = cf.fingerprint()
-            out["fiber"] = fj
-        lines.append(f"[{key}] {cf.summary()}")
-        lines.append(f"[{key}] fiber dimension {F.dimension}; components "
-                     f"{F.number_of_components}; orbits {F.number_of_orbits}; neuron types "
-                     f"{', '.join(F.details['neuron_types'])}")
-    twin = _planted_copy(net, seed)
-    v = equivalent_shallow(net, twin)
-    ok = verify(v.certificate)[0]
-    c = list(net.biases[1])
-    c[0] += Q(1, 1000)
-    other = net.replace_layer(1, bias=c)
-    w = equivalent_shallow(net, other)
-    ok2 = verify(w.certificate)[0]
-    out["equivalence"] = {
-        "transformed": {"answer": v.answer, "steps": len(v.certificate["steps"]),
-                        "certificate_verified": ok},
-        "perturbed": {"answer": w.answer, "point": jsonable(w.certificate.get("x")),
-                      "certificate_verified": ok2}}
-    lines.append(f"planted symmetric copy: equivalent={v.answer} ({len(v.certificate['steps'])} "
-                 f"steps, certificate verified: {ok}); output bias + 1/1000: equivalent={w.answer}"
-                 f" (counterexample verified: {ok2})")
-    out["text"] = lines
-    return out
-
-
-def _planted_copy(net: Network, seed: int) -> Network:
-    """Random permutation and positive scalings of the hidden neurons, plus one split of a
-    neuron into two proportional copies (a width-changing R^d move)."""
-    rng = random.Random(seed)
-    neurons, c = hidden_neurons(net, 0)
-    new = []
-    for k, (w, b, v) in enumerate(neurons):
-        lam = Q(rng.randint(1, 9), rng.randint(1, 9))
-        if k == 0:
-            new.append((tuple(x * 2 for x in w), b * 2, tuple(x / 4 for x in v)))
-            new.append((tuple(x * 3 for x in w), b * 3, tuple(x / 6 for x in v)))
-        else:
-            new.append((tuple(x * lam for x in w), b * lam, tuple(x / lam for x in v)))
-    rng.shuffle(new)
-    return with_hidden_neurons(net, 0, new, c)
-
-
 # -- fibers (one hidden layer) ----------------------------------------------------------------
 
 MAX_ENUMERATED_FLIPS = 16
 """Largest number of kink hyperplanes for which flip sets are enumerated (2^k rank checks)."""
 
 
-class FiberComponent:
+class ShallowFiberComponent:
     """A basic semi-algebraic set ``{p = 0 for p in equalities, q > 0 for q in positive,
     r ≥ 0 for r in nonnegative}`` in the parameter ring, with a label, its dimension and a
     sample (a network in it)."""
@@ -250,10 +176,10 @@ class FiberComponent:
         return r"\left\{\theta : " + r",\ ".join(parts) + r"\right\}"
 
 
-class Fiber:
-    """Fiber of a network: components (up to permutations), dimension, numbers of components
-    and orbits (None when not determined, with the reason in ``notes``), symmetry graph,
-    ``contains`` (= the exact equivalence decision), JSON and LaTeX."""
+class ShallowFiber:
+    """Fiber of a one-hidden-layer network: components (up to permutations), dimension, numbers
+    of components and orbits (None when not determined, with the reason in ``notes``), symmetry
+    graph, ``contains`` (= the exact equivalence decision), JSON and LaTeX."""
 
     def __init__(self, net, domain, components, dimension, number_of_components,
                  number_of_orbits, graph=None, notes=(), details=None):
@@ -285,7 +211,7 @@ class Fiber:
                 + r" \cup ".join(parts) + r"\right)")
 
 
-def fiber_shallow(net: Network, *, orthant: bool = False) -> Fiber:
+def fiber_shallow(net: Network, *, orthant: bool = False) -> ShallowFiber:
     """Explicit fiber of a one-hidden-layer net on R^d or on the closed orthant (module
     docstring).
 
@@ -344,7 +270,7 @@ def fiber_shallow(net: Network, *, orthant: bool = False) -> Fiber:
     for S in flip_sets:
         rep = _flipped_representative(net, cf, S, orthant)
         eqs, pos, nonneg = _component_system(ring, rep, cf, orthant)
-        comps.append(FiberComponent(ring, eqs, pos, nonneg, {"flipped_neurons": sorted(S)},
+        comps.append(ShallowFiberComponent(ring, eqs, pos, nonneg, {"flipped_neurons": sorted(S)},
                                     dim, rep))
     if irredundant:
         number = factorial(n) * len(flip_sets)
@@ -357,116 +283,7 @@ def fiber_shallow(net: Network, *, orthant: bool = False) -> Fiber:
     G = nx.Graph()
     for k, comp in enumerate(comps):
         G.add_node(k, label=str(comp.label), dimension=dim.value)
-    return Fiber(net, "orthant" if orthant else None, comps, dim, number, orbits, G, notes, details)
-
-
-# -- dimension bounds --------------------------------------------------------------------------
-
-def symmetry_tangent_rank(net: Network, *, orthant: bool = False) -> int:
-    """Exact rank of tangent vectors of explicit continuous symmetries at θ (a lower bound for
-    the local fiber dimension): S2 scalings; free rows of zero-output neurons; constant neurons
-    (``b`` free when ``b < 0``, traded with the output bias when ``b > 0``; outputs traded with the
-    output bias); output transfers between same-orientation neurons on one hyperplane; on the
-    orthant, dead neurons (row and outputs free) and the tangent space of the linear block
-    ``{V_L W̃_L, c}`` when its weights are strictly positive (biases ≥ 0) and ``V_L``, ``W_L``
-    have maximal rank."""
-    d, n, m = net.widths
-    N = net.n_parameters
-    neurons, c = hidden_neurons(net, 0)
-    iW = lambda i, j: i * d + j                          # noqa: E731
-    ib = lambda i: n * d + i                             # noqa: E731
-    iV = lambda o, i: n * (d + 1) + o * n + i            # noqa: E731
-    ic = lambda o: n * (d + 1) + m * n + o               # noqa: E731
-    vecs = []
-
-    def unit(*pairs):
-        v = [Q(0)] * N
-        for k, x in pairs:
-            v[k] += x
-        vecs.append(v)
-
-    groups: dict = {}
-    for i, (w, b, v) in enumerate(neurons):
-        unit(*[(iW(i, j), w[j]) for j in range(d)], (ib(i), b), *[(iV(o, i), -v[o]) for o in range(m)])
-        zero_out = all(x == 0 for x in v)
-        if zero_out:
-            for j in range(d):
-                unit((iW(i, j), Q(1)))
-            unit((ib(i), Q(1)))
-            continue
-        if all(x == 0 for x in w):
-            if b < 0 or (orthant and b <= 0):
-                unit((ib(i), Q(1)))
-            elif b > 0:
-                unit((ib(i), Q(1)), *[(ic(o), -v[o]) for o in range(m)])
-            for o in range(m):
-                unit((iV(o, i), Q(1)), (ic(o), -b if b > 0 else Q(0)))
-            continue
-        if orthant and not is_switching_on_orthant(w, b):
-            if is_dead_row(w, b):
-                for j in range(d):
-                    unit((iW(i, j), Q(1)))
-                unit((ib(i), Q(1)))
-                for o in range(m):
-                    unit((iV(o, i), Q(1)))
-            continue
-        u, beta, lam = hyperplane_key(w, b)
-        groups.setdefault((u, beta, lam > 0), []).append((i, abs(lam)))
-    for members in groups.values():
-        i0, s0 = members[0]
-        for i, s in members[1:]:
-            for o in range(m):
-                unit((iV(o, i0), 1 / s0), (iV(o, i), -1 / s))
-    if orthant:
-        vecs += _linear_block_tangents(net, neurons, iW, ib, iV, ic)
-    if not vecs:
-        return 0
-    return QMatrix.from_rows(vecs).rank()
-
-
-def jacobian_rank_bound(net: Network, *, orthant: bool = False, max_parameters: int = 400,
-                        seed: int = 0) -> int | None:
-    """``N − rank J``: an upper bound of the local fiber dimension at θ (module docstring), or
-    None when N exceeds *max_parameters*."""
-    d, n, m = net.widths
-    N = net.n_parameters
-    if N > max_parameters:
-        return None
-    neurons, _ = hidden_neurons(net, 0)
-    rng = random.Random(seed)
-    hyper = [(w, b) for w, b, _ in neurons if any(x != 0 for x in w)]
-    walls = list(hyper)
-    if orthant:
-        walls += [(tuple(Q(1) if k == j else Q(0) for k in range(d)), Q(0)) for j in range(d)]
-    pts = []
-    for w, b in hyper:
-        x0 = _generic_point_on(w, b, walls, orthant, rng)
-        if x0 is None:
-            continue
-        j = next(k for k, x in enumerate(w) if x != 0)
-        for sgn in (1, -1):
-            p = list(x0)
-            eps = _margin(p, walls, exclude=(w, b)) / (abs(w[j]) + 1)
-            p[j] += sgn * eps / 2
-            pts += _simplex_around(p, walls)
-    for _ in range(2 * (d + 1)):
-        p = [Q(rng.randint(1 if orthant else -50, 50), rng.randint(1, 7)) for _ in range(d)]
-        if all(_h(w, b, p) != 0 for w, b in walls):
-            pts += _simplex_around(p, walls)
-    rows = []
-    for x in pts:
-        for o in range(m):
-            row = [Q(0)] * N
-            for i, (w, b, v) in enumerate(neurons):
-                h = _h(w, b, x)
-                if h > 0:
-                    for j in range(d):
-                        row[i * d + j] = v[o] * x[j]
-                    row[n * d + i] = v[o]
-                    row[n * (d + 1) + o * n + i] = h
-            row[n * (d + 1) + m * n + o] = Q(1)
-            rows.append(row)
-    return N - QMatrix.from_rows(rows).rank()
+    return ShallowFiber(net, "orthant" if orthant else None, comps, dim, number, orbits, G, notes, details)
 
 
 # -- private helpers ---------------------------------------------------------------------------
@@ -479,96 +296,10 @@ def _coordinates(R: QMatrix, p: Sequence[Q]) -> list[Q]:
     return list(sol[0])
 
 
-# -- private helpers of the fiber ------------------------------------------------------------
-
-def _h(w, b, x):
-    return sum((p * q for p, q in zip(w, x)), Q(0)) + b
-
-
-def _margin(p, walls, exclude=None):
-    """Half the smallest |h(p)| / (|w|_1 + 1) over walls (a ball that crosses none)."""
-    vals = [abs(_h(w, b, p)) / (sum(abs(x) for x in w) + 1) for w, b in walls
-            if (w, b) != exclude and _h(w, b, p) != 0]
-    return min(vals + [Q(1)]) / 2
-
-
-def _simplex_around(p, walls):
-    """p and p + δ e_j (j < d): d + 1 affinely independent points in p's open region."""
-    delta = _margin(p, walls)
-    out = [tuple(p)]
-    for j in range(len(p)):
-        q = list(p)
-        q[j] += delta
-        out.append(tuple(q))
-    return [x for x in out if all(_h(w, b, x) != 0 for w, b in walls)]
-
-
-def _generic_point_on(w, b, walls, orthant, rng):
-    """A point on ``w·x + b = 0`` (in the open orthant if asked) off every other wall."""
-    if orthant and not is_switching_on_orthant(w, b):
-        return None
-    u, beta, _ = hyperplane_key(w, b)
-    others = []
-    for uw, cw in walls:
-        key = hyperplane_key(uw, cw)
-        if key is not None and key[:2] != (u, beta):
-            others.append(key[:2])
-    return list(point_on_hyperplane(u, beta, others, orthant, seed=rng.randint(0, 10 ** 6)))
-
-
-def _linear_block_tangents(net, neurons, iW, ib, iV, ic):
-    d, n, m = net.widths
-    L = [i for i, (w, b, v) in enumerate(neurons)
-         if any(x != 0 for x in v) and not is_switching_on_orthant(w, b) and is_linear_row(w, b)
-         and not is_dead_row(w, b)]
-    if not L:
-        return []
-    # weights strictly positive; a zero bias is fine: the bias trade (b_p += t, c -= t V_p) moves
-    # into the open cone, so the solution manifold meets the interior arbitrarily close to θ
-    if not all(all(x > 0 for x in neurons[i][0]) for i in L):
-        return []
-    VL = QMatrix.from_rows([[neurons[i][2][o] for i in L] for o in range(m)])
-    WL = QMatrix.from_rows([list(neurons[i][0]) for i in L])
-    nL = len(L)
-    if VL.rank() != min(m, nL) or WL.rank() != min(nL, d):
-        return []
-    # variables: V_L (m × nL), W̃_L (nL × (d+1)), c (m); constraint G = (V_L W_L, V_L b_L + c)
-    var = [("V", o, a) for o in range(m) for a in range(nL)] + \
-          [("W", a, j) for a in range(nL) for j in range(d + 1)] + [("c", o, 0) for o in range(m)]
-    rows = []
-    for o in range(m):
-        for k in range(d + 1):
-            row = []
-            for kind, p, q in var:
-                if kind == "V":
-                    i = L[q]
-                    val = (neurons[i][0][k] if k < d else neurons[i][1]) if p == o else Q(0)
-                elif kind == "W":
-                    val = neurons[L[p]][2][o] if q == k else Q(0)
-                else:
-                    val = Q(1) if (k == d and p == o) else Q(0)
-                row.append(val)
-            rows.append(row)
-    K = QMatrix.from_rows(rows).nullspace()
-    out = []
-    N = net.n_parameters
-    for r in K.to_rows():
-        v = [Q(0)] * N
-        for (kind, p, q), x in zip(var, r):
-            if kind == "V":
-                v[iV(p, L[q])] += x
-            elif kind == "W":
-                v[iW(L[p], q) if q < d else ib(L[p])] += x
-            else:
-                v[ic(p)] += x
-        out.append(v)
-    return out
-
-
 def _distinct_hyperplanes(net, idx, neurons) -> bool:
     """True iff the neurons *idx* lie on pairwise distinct hyperplanes (probe keys, collisions
     checked exactly)."""
-    raw = _raw_keys(net)
+    raw = raw_keys(net)
     seen: dict = {}
     for i in idx:
         w, b, _ = neurons[i]

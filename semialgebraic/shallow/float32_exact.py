@@ -1,7 +1,7 @@
 r"""Exact equivalence of one-hidden-layer nets with float32 weights, in float64 arithmetic that
 is proven exact.
 
-This is the decision of :func:`semialgebraic.shallow.canonical_form` (its docstring proves
+This is the decision of :func:`semialgebraic.shallow.canonical_form` (whose module proves
 "equal forms ⇔ equal functions") computed on numpy arrays instead of FLINT rationals, for
 networks whose parameters are all exactly float32 values — every network read from a float32,
 float16 or bfloat16 weight file.  The hypotheses are checked exactly (:mod:`algebra.dyadic`):
@@ -32,8 +32,8 @@ With ``f(x) = V σ(W x + b) + c``, ``λ_i = lead(w_i)`` and ``(u_i, β_i) = (w_i
    exact rationals.
 
 The answer is one of: equal (the forms are equal: the functions are equal on R^d); the first
-group whose kinks differ (an exact hyperplane, from which :mod:`semialgebraic.shallow` builds a
-separating point and checks it exactly); "affine parts differ" (kinks equal); or None with the
+group whose kinks differ (an exact hyperplane, from which
+:mod:`semialgebraic.shallow.equivalence` builds a separating point and checks it exactly); "affine parts differ" (kinks equal); or None with the
 reason (a hypothesis fails or a group could not be proven) — never a guess.
 
 >>> import numpy as np
@@ -62,7 +62,7 @@ from algebra.dyadic import network_float32_layers
 from algebra.network import Network
 from algebra.rationals import Q, from_float
 
-from .verdict import Hypothesis
+from ..verdict import Hypothesis
 
 __all__ = ["Float32Comparison", "compare_float32"]
 

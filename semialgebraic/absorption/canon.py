@@ -4,7 +4,7 @@
 affine ones for ReLU with biases, R19).  ABSORB-GENERAL searches sets T of paired classes and
 signs τ so that a residual-free block of width k has the same canonical form; sign searches
 with no free pair left are linear and decided by FIND-S
-(:mod:`semialgebraic.absorption_find_s`), the others are tried in Gray-code order (at most
+(:mod:`semialgebraic.absorption.find_s`), the others are tried in Gray-code order (at most
 2^:data:`MAX_BRUTE_SIGNS` signs in a checkable "no").
 """
 
@@ -17,12 +17,14 @@ from fractions import Fraction
 from algebra.blocks import Block
 from algebra.exceptions import InputError
 from algebra.linalg import QMatrix, residues
+from algebra.linalg.gfp import PRIMES_24
 from algebra.rationals import Q, lead, q_json, sign
 
-from .absorption_find_s import PRIMES, find_s
-from .budget import Budget
+from ..budget import Budget
+from ..canonical import json_fingerprint
+from .find_s import find_s
 
-__all__ = ["Canon", "canonical_form", "absorb_general", "MAX_BRUTE_SIGNS"]
+__all__ = ["AbsorptionCanon", "canonical_form", "absorb_general", "MAX_BRUTE_SIGNS"]
 
 MAX_BRUTE_SIGNS = 16
 """Largest number of signs tried by brute force (2^16) in a "not absorbable" answer of
@@ -31,7 +33,7 @@ with their witnesses recorded in the certificate."""
 
 
 @dataclass(frozen=True)
-class Canon:
+class AbsorptionCanon:
     """Canonical form (R14) of a ReLU/GELU block: ``2 f(x) = Λ x + κ + Σ_q v_q e_q(x)``.
 
     ``linear`` is Λ = 2M + W_down W_up, ``constant`` κ (ReLU with biases, else None), ``classes``
@@ -50,8 +52,12 @@ class Canon:
                 "classes": [{"u": [q_json(x) for x in u], "beta": q_json(b), "v": [q_json(x) for x in v]}
                             for u, b, v in self.classes]}
 
+    def fingerprint(self) -> str:
+        """First 16 hex digits of the SHA-256 of the canonical JSON (stable across runs)."""
+        return json_fingerprint(self.to_json())
 
-def canonical_form(block: Block) -> Canon:
+
+def canonical_form(block: Block) -> AbsorptionCanon:
     """Canonical form R14 (ReLU, also with biases: affine hyperplanes; GELU without biases).
 
     >>> from algebra.blocks import Block
@@ -96,13 +102,13 @@ def canonical_form(block: Block) -> Canon:
     items = tuple(sorted(((u, beta, tuple(v)) for (u, beta), v in classes.items()
                           if any(x != 0 for x in v)),
                          key=lambda t: (tuple(map(Fraction, map(str, t[0]))), Fraction(str(t[1])))))
-    return Canon(act, lin, tuple(const) if biased else None, items)
+    return AbsorptionCanon(act, lin, tuple(const) if biased else None, items)
 
 
 def absorb_general(block: Block, *, budget: Budget | None = None):
     """ABSORB-GENERAL (R15) on the canonical form, also with ReLU biases (affine classes).
 
-    Returns ``(True, absorbing_block)``, ``(False, {"canon": Canon, "per_T": [...]})`` (exhausted
+    Returns ``(True, absorbing_block)``, ``(False, {"canon": AbsorptionCanon, "per_T": [...]})`` (exhausted
     search; ``per_T`` holds the FIND-S witnesses of the linear sign searches) or
     ``(None, reason)`` when the budget ran out.
 
@@ -130,7 +136,7 @@ def absorb_general(block: Block, *, budget: Budget | None = None):
 # ----------------------------------------------------------------------------------------------
 # private
 # ----------------------------------------------------------------------------------------------
-def _search_tau(canon: Canon, k: int, d: int, budget: Budget, max_tests: int = 50_000,
+def _search_tau(canon: AbsorptionCanon, k: int, d: int, budget: Budget, max_tests: int = 50_000,
                 record: list | None = None):
     """Find (T, signs) of R15, False when none exists, None when the budget ran out.
 
@@ -210,7 +216,7 @@ class _ModRank:
     @classmethod
     def of(cls, start: QMatrix, parts: list):
         obj = cls()
-        obj.p = PRIMES[0]
+        obj.p = PRIMES_24[0]
         try:
             obj.cur = [residues(start, obj.p)]
             obj.parts = [residues(m, obj.p) for m in parts]
@@ -244,7 +250,7 @@ class _ModRank:
         return rank
 
 
-def _build_general_block(block: Block, canon: Canon, T, signs) -> Block:
+def _build_general_block(block: Block, canon: AbsorptionCanon, T, signs) -> Block:
     d, k = block.d, block.k
     cls = canon.classes
     units = []  # (w', b', a')

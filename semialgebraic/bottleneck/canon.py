@@ -1,7 +1,7 @@
 r"""CANON (three-layer-fibers R20) and exact equivalence of three-layer bottleneck networks.
 
 :func:`canonical_form` is an invariant of the realised function of a generic network
-(G0–G7 checked exactly first, :mod:`semialgebraic.bottleneck_structure`);
+(G0–G7 checked exactly first, :mod:`semialgebraic.bottleneck.structure`);
 :func:`equivalent_bottleneck` decides ``f_a = f_b`` on R^d with a ``symmetry_path`` certificate
 (:func:`symmetry_path`: steps S1–S8 carrying a to b through normal forms) or an exact
 ``counterexample`` (:func:`counterexample`: exact 1-D restrictions along targeted lines, which
@@ -18,20 +18,22 @@ from algebra.network import Network
 from algebra.rationals import Q, lead, q_str, to_q
 from algebra.symmetries import path_to_json
 from algebra.symmetries.bottleneck import (FreeFirstLayer, KinkSwap, PermuteHidden, RescaleHidden,
-                                         RescaleLayer, SignFlip, TailRefactor, TranslateMasked)
+                                         RescaleLayer, SignFlip, TailRefactor, TranslateMasked,
+                                         masking_column)
 
-from .bottleneck_structure import (DEAD, LINEAR, SWITCHING, _Parts, _masked, _pinv_map, _types,
-                                   genericity)
-from .certificates import counterexample_certificate, jsonable, symmetry_path_certificate
-from .exceptions import CertificateError, NonGenericError
-from .verdict import Hypothesis, Verdict
-from .verify import verify as _verify
+from ..canonical import json_fingerprint
+from ..certificates import counterexample_certificate, jsonable, symmetry_path_certificate
+from ..exceptions import CertificateError, NonGenericError
+from ..verdict import Hypothesis, Verdict
+from ..verify import verify as _verify
+from .structure import DEAD, LINEAR, SWITCHING, Parts, genericity, preimage_map, second_layer_types
 
-__all__ = ["Canon", "canonical_form", "equivalent_bottleneck", "counterexample", "symmetry_path"]
+__all__ = ["BottleneckCanon", "canonical_form", "equivalent_bottleneck", "counterexample",
+           "symmetry_path", "path_certificate"]
 
 
 @dataclass(frozen=True)
-class Canon:
+class BottleneckCanon:
     """CANON of three-layer-fibers R20: an invariant of the realised function (not always a
     parameter of the fiber, P16).  ``kind`` is ``"const"`` or ``"net"``."""
 
@@ -47,8 +49,12 @@ class Canon:
                          "visible": [{"row": r, "out": v} for r, v in self.visible],
                          "Gamma": self.Gamma, "gamma": self.gamma})
 
+    def fingerprint(self) -> str:
+        """First 16 hex digits of the SHA-256 of the canonical JSON (stable across runs)."""
+        return json_fingerprint(self.to_json())
 
-def canonical_form(net: Network) -> Canon:
+
+def canonical_form(net: Network) -> BottleneckCanon:
     """CANON(θ) (three-layer-fibers R20, with step 3b for S8).
 
     Raises :class:`~semialgebraic.exceptions.NonGenericError` when a condition of
@@ -68,7 +74,7 @@ def canonical_form(net: Network) -> Canon:
     bad = next((h for h in hyps if not h.holds), None)
     if bad is not None:
         raise NonGenericError(bad.name, jsonable(bad.witness))
-    return _canon(_Parts.of(net))[0]
+    return _canon(Parts.of(net))[0]
 
 
 def equivalent_bottleneck(a: Network, b: Network, *, certify: bool = True,
@@ -98,6 +104,35 @@ def equivalent_bottleneck(a: Network, b: Network, *, certify: bool = True,
     this function with the verified symmetry-path certificate 43 s (path construction, JSON
     certificate and its exact replay); G1 is certified by a rank modulo 2^31 − 1 (full row
     rank mod p implies full row rank over Q), the exact FLINT rank took 54 s.
+
+    Parameters
+    ----------
+    a, b : Network
+        The two networks (two hidden layers, ``n1 ≤ d``, generic, for a decision by CANON).
+    certify : bool
+        Build the symmetry-path certificate of an "equivalent" answer (default).
+    verify : bool
+        Re-check a counterexample certificate before returning (default).
+
+    Returns
+    -------
+    Verdict
+        ``answer`` True / False, or None (outside the theory, or no path built);
+        ``certificate`` of type ``symmetry_path`` or ``counterexample``.
+
+    Raises
+    ------
+    CertificateError
+        If *verify* and a counterexample certificate fails its check (a bug in netfibers).
+
+    Examples
+    --------
+    >>> from algebra.network import Network
+    >>> a = Network.from_rows([[[1]], [[-2]], [[1]]], [[0], [3], [0]])
+    >>> b = Network.from_rows([[[-1]], [[-2]], [[-1]]], [["3/2"], [3], [3]])
+    >>> v = equivalent_bottleneck(a, b)
+    >>> v.answer, v.certificate["type"]
+    (True, 'symmetry_path')
     """
     ha, hb = genericity(a), genericity(b)
     hyps = tuple(Hypothesis("a: " + h.name, h.holds, h.witness) for h in ha) + \
@@ -121,8 +156,8 @@ def equivalent_bottleneck(a: Network, b: Network, *, certify: bool = True,
             return _differ(a, b, x, hyps, "different first-layer widths; the networks differ", verify)
         return Verdict(None, "bottleneck-canon", "different first-layer widths n1: CANON does not "
                        "compare them", hyps)
-    ca, _ = _canon(_Parts.of(a))
-    cb, _ = _canon(_Parts.of(b))
+    ca, _ = _canon(Parts.of(a))
+    cb, _ = _canon(Parts.of(b))
     if ca != cb:
         x = counterexample(a, b)
         if x is None:
@@ -134,7 +169,7 @@ def equivalent_bottleneck(a: Network, b: Network, *, certify: bool = True,
         return Verdict(True, "bottleneck-canon", "canonical forms are equal (uncertified)", hyps)
     steps = symmetry_path(a, b)
     if steps is not None:
-        cert = _path_certificate(a, b, steps)
+        cert = path_certificate(a, b, steps)
         if cert is not None:
             return Verdict(True, "bottleneck-canon", "canonical forms are equal; symmetry path "
                            f"of {len(steps)} steps verified", hyps, cert)
@@ -201,18 +236,18 @@ def symmetry_path(a: Network, b: Network) -> list | None:
 # private helpers
 # =============================================================================================
 
-def _canon(P: "_Parts") -> tuple[Canon, dict]:
+def _canon(P: "Parts") -> tuple[BottleneckCanon, dict]:
     """CANON on parts; also returns bookkeeping (order of first-layer neurons, scalings)."""
-    types = _types(P)
+    types = second_layer_types(P)
     ND = [j for j, t in enumerate(types) if t != DEAD]
     if not ND:
-        return Canon("const", gamma=tuple(P.b3)), {"types": types}
+        return BottleneckCanon("const", gamma=tuple(P.b3)), {"types": types}
     R1 = [list(r) for r in P.R1]
     R2 = [list(r) for r in P.R2]
     V = [list(v) for v in P.V]
     b3 = list(P.b3)
     n1 = P.n1
-    istar = _masked(P, types)
+    istar = masking_column(P.R2)
     # 3b: S8
     if n1 == 1 and len(ND) == 1 and R2[ND[0]][0] < 0 and R2[ND[0]][1] > 0 and lead(R1[0][:-1]) < 0:
         j0 = ND[0]
@@ -276,15 +311,15 @@ def _canon(P: "_Parts") -> tuple[Canon, dict]:
     else:
         G = tuple(tuple(Q(0) for _ in range(n1)) for _ in range(m))
         g = tuple(b3)
-    return (Canon("net", first, istar is not None, tuple(vis), G, g),
+    return (BottleneckCanon("net", first, istar is not None, tuple(vis), G, g),
             {"types": types, "order": order})
 
 
 def _normalize(net: Network) -> tuple[Network, list]:
-    P = _Parts.of(net)
-    types = _types(P)
+    P = Parts.of(net)
+    types = second_layer_types(P)
     ND = [j for j, t in enumerate(types) if t != DEAD]
-    istar = _masked(P, types)
+    istar = masking_column(P.R2)
     steps, cur = [], net
 
     def do(st):
@@ -302,14 +337,14 @@ def _normalize(net: Network) -> tuple[Network, list]:
     if any(x != 1 for x in lams):
         do(RescaleLayer(1, lams))
     if istar is not None and len(ND) == 1 and n1 >= 2:
-        R1 = _Parts.of(cur).R1
+        R1 = Parts.of(cur).R1
         flips = [k for k in range(n1) if k != istar and lead(R1[k][:-1]) < 0]
         if flips:
             do(SignFlip(istar, flips))
-            lam = abs(lead(_Parts.of(cur).R1[istar][:-1]))
+            lam = abs(lead(Parts.of(cur).R1[istar][:-1]))
             if lam != 1:
                 do(RescaleHidden(1, istar, 1 / lam))
-    R1 = _Parts.of(cur).R1
+    R1 = Parts.of(cur).R1
     order = sorted((i for i in range(n1) if i != istar), key=lambda i: R1[i])
     if istar is not None:
         order.append(istar)
@@ -319,8 +354,8 @@ def _normalize(net: Network) -> tuple[Network, list]:
 
 
 def _bridge(na: Network, nb: Network) -> list | None:
-    A, B = _Parts.of(na), _Parts.of(nb)
-    ta, tb = _types(A), _types(B)
+    A, B = Parts.of(na), Parts.of(nb)
+    ta, tb = second_layer_types(A), second_layer_types(B)
     steps, cur = [], na
 
     def do(st):
@@ -335,7 +370,7 @@ def _bridge(na: Network, nb: Network) -> list | None:
         if cur.layer(0) != nb.layer(0):
             do(FreeFirstLayer(*nb.layer(0)))
         return steps
-    ia, ib = _masked(A, ta), _masked(B, tb)
+    ia, ib = masking_column(A.R2), masking_column(B.R2)
     if (ia is None) != (ib is None):
         return None
     n1 = A.n1
@@ -382,8 +417,8 @@ def _bridge(na: Network, nb: Network) -> list | None:
         do(PermuteHidden(2, perm))
     # second-layer scalings and flips of the switching neurons
     flips = []
-    C = _Parts.of(cur)
-    tc = _types(C)
+    C = Parts.of(cur)
+    tc = second_layer_types(C)
     lams = [Q(1)] * A.n2
     for k in range(A.n2):
         if tc[k] != SWITCHING:
@@ -395,7 +430,7 @@ def _bridge(na: Network, nb: Network) -> list | None:
             flips.append(k)
     if any(x != 1 for x in lams):
         do(RescaleLayer(2, lams))
-    C = _Parts.of(cur)
+    C = Parts.of(cur)
     if istar is None:
         rep = {k: (B.R2[k], B.V[k]) for k in free_b}
         rep.update({k: (tuple(-x for x in C.R2[k]), C.V[k]) for k in flips})
@@ -408,13 +443,13 @@ def _bridge(na: Network, nb: Network) -> list | None:
                 safe = {k: (tuple([Q(-1)] * n1) + (-1 - abs(t),), B.V[k]) for k in free_b}
                 do(TailRefactor(safe, C.b3))
             do(TranslateMasked(istar, t))
-        C = _Parts.of(cur)
+        C = Parts.of(cur)
         if free_b or C.b3 != B.b3:
             do(TailRefactor({k: (B.R2[k], B.V[k]) for k in free_b}, B.b3))
     return steps
 
 
-def _first_difference(ca: Canon, cb: Canon) -> str:
+def _first_difference(ca: BottleneckCanon, cb: BottleneckCanon) -> str:
     if ca.kind != cb.kind:
         return f"one function is constant ({ca.kind} vs {cb.kind})"
     for name in ("first", "masked", "visible", "Gamma", "gamma"):
@@ -440,7 +475,7 @@ def _checked(v: Verdict, check: bool) -> Verdict:
     return v
 
 
-def _path_certificate(a: Network, b: Network, steps) -> dict | None:
+def path_certificate(a: Network, b: Network, steps) -> dict | None:
     """The ``symmetry_path`` certificate of *steps*, replayed by the checker; None when the
     replay fails (the caller then answers None: never "equivalent" without a valid path)."""
     cert = symmetry_path_certificate(a, b, path_to_json(steps))
@@ -458,10 +493,10 @@ def _rq(rng: random.Random, scale: int) -> Q:
 def _targeted_lines(net: Network, rng: random.Random) -> list:
     """Lines crossing each kink of *net* (first-layer hyperplanes where visible, second-layer
     bent hyperplanes inside the open orthant)."""
-    P = _Parts.of(net)
+    P = Parts.of(net)
     if P.W1.rank() != P.n1:
         return []
-    x_of, dx_of = _pinv_map(P)
+    x_of, dx_of = preimage_map(P)
     n1 = P.n1
     out = []
     # second-layer kinks: z0 > 0 on r_j . (z, 1) = 0, crossing along the normal

@@ -6,8 +6,10 @@ selected rows of A (a superset of the 0/1 solutions), every candidate S checked 
 a "no" is certified by a vector Y (mod p) with a_iᵀ Y w_i ≡ 0 for all i and ⟨Y, target⟩ ≢ 0:
 any 0/1 solution would reduce mod p to a contradiction, so the certificate is an exact proof
 (checked by :mod:`semialgebraic.verify.absorption`).  Used by the dispatcher
-(:mod:`semialgebraic.absorption`) and by ABSORB-GENERAL's linear sign searches
-(:mod:`semialgebraic.absorption_canon`).
+(:mod:`semialgebraic.absorption.decide`) and by ABSORB-GENERAL's linear sign searches
+(:mod:`semialgebraic.absorption.canon`).  The modular route uses the primes
+:data:`algebra.linalg.gfp.PRIMES_24` (below 2^24: products of two residues fit int64 sums of
+2^15 terms).
 """
 
 from __future__ import annotations
@@ -18,19 +20,16 @@ import random
 from dataclasses import dataclass, field
 
 from algebra.linalg import QMatrix, nmod_rref, residues
+from algebra.linalg.gfp import PRIMES_24
 from algebra.rationals import Q
 
-from .budget import Budget
+from ..budget import Budget
 
-__all__ = ["find_s", "FindS", "EXACT_LIMIT", "PRIMES"]
+__all__ = ["find_s", "FindS", "EXACT_LIMIT", "int_rows", "primitive_row"]
 
 EXACT_LIMIT = 1_000
 """FIND-S works over Q when d²·k is at most this, modulo a prime otherwise (rational elimination
 of float-derived weights is ~1000x slower than the modular route already at d = 24, k = 96)."""
-
-
-PRIMES = (16777213, 16777199, 16777183, 16777153, 16777141, 16777139)
-"""Primes below 2^24 (products of two residues fit int64 sums of 2^15 terms)."""
 
 
 @dataclass
@@ -141,7 +140,7 @@ def _find_s_modular(w_up, w_down, target, max_nullity, budget, seed) -> FindS:
     do, di = target.shape
     n = do * di
     last = "no prime with invertible denominators"
-    for p in PRIMES:
+    for p in PRIMES_24:
         try:
             V = np.array(residues(w_down, p), dtype=np.int64).reshape(do, k)
             U = np.array(residues(w_up, p), dtype=np.int64).reshape(k, di)
@@ -226,7 +225,7 @@ def _find_s_modular(w_up, w_down, target, max_nullity, budget, seed) -> FindS:
     return FindS([], False, None, None, None, None, last)
 
 
-def _int_rows(m: QMatrix) -> list:
+def int_rows(m: QMatrix) -> list:
     """Rows of the integer matrix N with m = N / D (collinearity and zero tests only)."""
     num, _ = m.numer_denom()
     ints = [int(x) for x in num.entries()]
@@ -234,7 +233,7 @@ def _int_rows(m: QMatrix) -> list:
     return [ints[i * c:(i + 1) * c] for i in range(m.nrows)]
 
 
-def _primitive(row: list, dcols: int) -> tuple:
+def primitive_row(row: list, dcols: int) -> tuple:
     """The row divided by its gcd, signed so that its first non-zero entry (among the first
     *dcols*) is positive: equal for two rows iff they are collinear."""
     g = math.gcd(*row)

@@ -24,14 +24,15 @@ this module):
   partial evidence.
 
 FIND-S solves A ξ = vec(−M), A's column i = vec(a_i w_iᵀ), exactly over Q for small systems
-(d²·k ≤ :data:`semialgebraic.absorption_find_s.EXACT_LIMIT`); for large ones it works modulo a prime on k + 8 selected rows of
+(d²·k ≤ :data:`semialgebraic.absorption.find_s.EXACT_LIMIT`); for large ones it works modulo a prime on k + 8 selected rows of
 A (a superset of the 0/1 solutions), checks every candidate S exactly over Q, and certifies a "no"
 by a vector Y (mod p) with a_iᵀ Y w_i ≡ 0 for all i and ⟨Y, −M⟩ ≢ 0: any 0/1 solution would
 reduce mod p to a contradiction, so the certificate is an exact proof.
 
-Module layout: FIND-S is in :mod:`semialgebraic.absorption_find_s`, the canonical form R14 and
-ABSORB-GENERAL R15 in :mod:`semialgebraic.absorption_canon` (both re-exported here); this module
-holds the dispatcher, the nondegeneracy test, the flip block and the random experiment.
+Package layout: FIND-S is in :mod:`semialgebraic.absorption.find_s`, the canonical form R14 and
+ABSORB-GENERAL R15 in :mod:`semialgebraic.absorption.canon`; this module holds the dispatcher,
+the nondegeneracy test, the flip block and the random experiment.  The package ``__init__``
+re-exports the public names of all three.
 
 >>> from algebra.blocks import Block
 >>> v = absorbable(Block("relu", [[1, 0], [0, 1], [1, 1]], [[-1, 0, 2], [0, -1, 3]]))
@@ -51,17 +52,16 @@ from algebra.linalg import QMatrix
 from algebra.kernel.certificate_schemas import COMPETITOR, COMPETITOR_BIASES
 from algebra.rationals import Q, q_json
 
-from .absorption_canon import MAX_BRUTE_SIGNS, Canon, absorb_general, canonical_form
-from .absorption_find_s import EXACT_LIMIT, PRIMES, FindS, _int_rows, _primitive, find_s
-from .budget import Budget
-from .certificates import absorption_certificate
-from .exceptions import CertificateError
-from .verdict import Hypothesis, Verdict
-from .verify import verify as _verify
+from ..budget import Budget
+from ..certificates import absorption_certificate
+from ..exceptions import CertificateError
+from ..verdict import Hypothesis, Verdict
+from ..verify import verify as _verify
+from .canon import absorb_general
+from .find_s import find_s, int_rows, primitive_row
 
-__all__ = ["absorbable", "canonical_form", "Canon", "find_s", "FindS", "absorb_general",
-           "nondegeneracy", "flip_block", "random_block", "random_experiment", "wilson_interval",
-           "analysis_block", "EXACT_LIMIT", "PRIMES", "MAX_BRUTE_SIGNS"]
+__all__ = ["absorbable", "nondegeneracy", "flip_block", "random_block", "random_experiment",
+           "wilson_interval", "analysis_block"]
 
 
 
@@ -141,7 +141,7 @@ def nondegeneracy(block: Block) -> tuple[Hypothesis, Hypothesis, Hypothesis]:
     mat = block.w_up
     if augmented:
         mat = QMatrix.from_rows([list(r) + [b] for r, b in zip(block.w_up.to_rows(), block.b_up)])
-    ints = _int_rows(mat)
+    ints = int_rows(mat)
     dcols = block.d
     zero_row = next((i for i, r in enumerate(ints) if not any(r[:dcols])), None)
     seen: dict = {}
@@ -149,12 +149,12 @@ def nondegeneracy(block: Block) -> tuple[Hypothesis, Hypothesis, Hypothesis]:
     for i, r in enumerate(ints):
         if not any(r[:dcols]):
             continue
-        key = _primitive(r, dcols)
+        key = primitive_row(r, dcols)
         if key in seen:
             pair = (seen[key], i)
             break
         seen[key] = i
-    zero_col = next((i for i, c in enumerate(_int_rows(block.w_down.T)) if not any(c)), None)
+    zero_col = next((i for i, c in enumerate(int_rows(block.w_down.T)) if not any(c)), None)
     n2 = "(N2) rows of W_up pairwise non-collinear" + (" (augmented by b_up)" if augmented else "")
     return (Hypothesis("(N1) no zero row of W_up", zero_row is None,
                        None if zero_row is None else {"row": zero_row}),

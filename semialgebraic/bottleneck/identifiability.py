@@ -1,38 +1,15 @@
-r"""Three-layer bottleneck networks: genericity, structure, identifiability, CANON, equivalence.
+r"""Three-layer bottleneck networks: identifiability (three-layer-fibers R18, R19).
 
-For ``f = W3 σ(W2 σ(W1 x + b1) + b2) + b3`` with ``n1 ≤ d`` (three-layer-fibers §2–§7).
-Every decision is exact over Q and runs only after its hypotheses G1–G6 (§3.1) are checked;
-an input that fails one is answered "non-generic" with the failed condition and a witness
-(P1, P2, P5, P13), never guessed.  Indices are 0-based (the reference counts from 1).
-
-Public functions
-----------------
-* :func:`genericity` — the conditions G0 (two hidden layers, ``n1 ≤ d``) and G1–G7 as
-  :class:`~semialgebraic.verdict.Hypothesis` values with witnesses;
-* :func:`structure` — neuron types (R3), masked neuron (R4, R5), S6 interval (R13), whether
-  S7/S8 apply, the linear block Γ, γ, ρ and κ₊ (R6);
-* :func:`identifiability` — R18, with a planted symmetric copy as certificate;
-* :func:`canonical_form` — CANON (R20, with step 3b);
-* :func:`equivalent_bottleneck` — EQUIV with a ``symmetry_path`` or ``counterexample``
-  certificate, verified before it is returned;
-* :func:`counterexample` — an exact input where two networks differ (exact 1-D restrictions
-  along targeted lines; finds differences confined to arbitrarily small regions);
-* :func:`dimension_formula` (R17).  The fiber, FIBDIM (R22) and random symmetric copies are in
-  :mod:`semialgebraic.bottleneck_fiber`.
-
-Module layout (all re-exported here): genericity, structure and R17 are in
-:mod:`semialgebraic.bottleneck_structure`; CANON, the equivalence, the symmetry path and the
-counterexample search in :mod:`semialgebraic.bottleneck_canon`; this module holds
-identifiability (R18).
+:func:`identifiability` decides whether a generic network ``f = W3 σ(W2 σ(W1 x + b1) + b2) +
+b3`` with ``n1 ≤ d`` is identifiable up to permutations and positive scalings, with a
+certificate: a ``symmetry_path`` to a planted different parameter with the same function (an
+S3/S4/S6/S8 move), or the hypotheses of the criterion, re-derived by the checker.
+:func:`non_localizability_example` is the example of R19 (blockwise identifiability does not
+give identifiability of the composite).  Indices are 0-based (the reference counts from 1).
 
 >>> from algebra.network import Network
 >>> net = Network.from_rows([[[1, 0], [0, 1]], [[1, -1], [-2, -1]], [[1, 1]]],
 ...                         [[0, 0], [-1, -3], [0]])
->>> s = structure(net)
->>> s.types, s.masked, s.s6_interval
-(('switching', 'dead'), 0, (-1, 3/2))
->>> dimension_formula(net).value
-8
 >>> identifiability(net).answer
 False
 """
@@ -43,19 +20,15 @@ from algebra.network import Network
 from algebra.rationals import Q
 from algebra.symmetries.bottleneck import KinkSwap, TailRefactor, TranslateMasked
 
-from .bottleneck_canon import (Canon, _path_certificate, canonical_form, counterexample,
-                               equivalent_bottleneck, symmetry_path)
-from .bottleneck_structure import (DEAD, Structure, _Parts, dimension_formula, genericity,
-                                   is_bottleneck, is_generic, structure)
-from .certificates import identifiability_certificate, jsonable
-from .exceptions import CertificateError
-from .shallow_fiber import positive_factor_rank   # κ₊ (R6) by the exact LP, shared with shallow
-from .verdict import Verdict
-from .verify import verify as _verify
+from ..certificates import identifiability_certificate, jsonable
+from ..exceptions import CertificateError
+from ..shallow import fiber_shallow
+from ..verdict import Verdict
+from ..verify import verify as _verify
+from .canon import path_certificate
+from .structure import DEAD, Parts, Structure, dimension_formula, proportional_pair, structure
 
-__all__ = ["Structure", "Canon", "genericity", "is_generic", "structure", "identifiability",
-           "canonical_form", "equivalent_bottleneck", "counterexample", "dimension_formula",
-           "positive_factor_rank", "symmetry_path", "is_bottleneck"]
+__all__ = ["identifiability", "non_localizability_example"]
 
 
 # =============================================================================================
@@ -75,6 +48,32 @@ def identifiability(net: Network, *, verify: bool = True) -> Verdict:
     With ``verify=True`` (default) the certificate is re-checked by the independent checker
     before it is returned (:class:`CertificateError` if it fails: a bug); ``verify=False``
     skips that.
+
+    Parameters
+    ----------
+    net : Network
+        A network with two hidden layers and ``n1 ≤ d``.
+    verify : bool
+        Re-check the certificate with the independent checker before returning (default).
+
+    Returns
+    -------
+    Verdict
+        ``answer`` True / False, or None (non-generic: the failed hypothesis and its witness);
+        ``certificate`` of type ``identifiability_hypotheses`` or ``symmetry_path``.
+
+    Raises
+    ------
+    CertificateError
+        If *verify* and the certificate fails its check (a bug in netfibers).
+
+    Examples
+    --------
+    >>> from algebra.network import Network
+    >>> v = identifiability(Network.from_rows([[[1, 0], [0, 1]], [[1, -1], [-2, -1]], [[1, 1]]],
+    ...                                       [[0, 0], [-1, -3], [0]]))
+    >>> v.answer, v.certificate["type"]
+    (False, 'symmetry_path')
     """
     v = _identifiability(net)
     if verify and v.certificate is not None:
@@ -116,7 +115,7 @@ def _identifiability(net: Network) -> Verdict:
                        "[W2 | b2] has mixed signs and no column is masked", s.hypotheses, cert,
                        {"fiber_dimension": n1 + n2, "derived": True})
     other, steps = _planted_copy(net, s, move)
-    cert = _path_certificate(net, other, steps)
+    cert = path_certificate(net, other, steps)
     return Verdict(False, "bottleneck-R18", "; ".join(reasons),
                    s.hypotheses, cert, {"planted_copy": other.to_dict(),
                                         "fiber_dimension": dimension_formula(net).value})
@@ -137,7 +136,7 @@ def _planted_copy(net: Network, s: Structure, move) -> tuple[Network, list]:
     if kind == "s8":
         step = KinkSwap()
         return step.apply(net), [step]
-    P = _Parts.of(net)
+    P = Parts.of(net)
     if kind == "dead":        # S3: double the output column of the dead neuron, keep its row
         row, out = P.R2[idx], tuple(2 * v for v in P.V[idx])
         step = TailRefactor({idx: (row, out)}, P.b3)
@@ -146,3 +145,40 @@ def _planted_copy(net: Network, s: Structure, move) -> tuple[Network, list]:
         b3 = tuple(c - v * P.R2[idx][-1] for c, v in zip(P.b3, P.V[idx]))
         step = TailRefactor({idx: (row, P.V[idx])}, b3)
     return step.apply(net), [step]
+
+
+# =============================================================================================
+# non-localizability (R19)
+# =============================================================================================
+
+def non_localizability_example() -> dict:
+    """R19: blockwise identifiability does not give identifiability of f3∘f2∘f1.
+
+    Builds the T1 weights, checks the blocks (f3∘f2 as a one-hidden-layer network on R²: two
+    switching neurons with non-proportional rows; f1 alone: full-rank layer) and the composite
+    (not identifiable: dead row 1, masked column 0), and explains the difference.
+    """
+    net = Network.from_rows([[[1, 0], [0, 1]], [[1, -1], [-2, -1]], [[1, 1]]],
+                            [[0, 0], [-1, -3], [0]])
+    W2, b2 = net.layer(1)
+    rows = [tuple(W2.row_at(j)) + (b2[j],) for j in range(2)]
+    tail_ok = proportional_pair(rows) is None and all(any(x != 0 for x in r[:-1]) for r in rows)
+    tail = Network([W2, net.layer(2)[0]], [b2, net.layer(2)[1]])
+    tail_dim = fiber_shallow(tail).dimension.value
+    f1_ok = net.layer(0)[0].rank() == 2
+    comp = identifiability(net)
+    return {"network": net.to_dict(),
+            "tail_identifiable_on_R2": tail_ok,
+            "tail_reason": "on all of R^2 both second-layer neurons have non-zero weights and "
+                           "non-proportional rows: two visible ridges, identifiable up to S1 + S2 "
+                           "[derived]",
+            "tail_fiber_dimension_on_R2": tail_dim,
+            "first_layer_identifiable": f1_ok,
+            "first_layer_reason": "W1 = I has full rank; a single ReLU layer is identifiable up to "
+                                  "S1 + S2 [derived, not checked]",
+            "composite_identifiable": comp.answer,
+            "composite_reason": comp.reason,
+            "explanation": "f1 maps R^2 onto the closed orthant; on the orthant row 1 is dead (S3 "
+                           "freedom) and column 0 is masked (S6 translation, t in [-1, 3/2]): the "
+                           "image of f1 hides structure that neither block shows alone",
+            "certificate": comp.certificate}

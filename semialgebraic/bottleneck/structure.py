@@ -4,10 +4,13 @@ For ``f = W3 σ(W2 σ(W1 x + b1) + b2) + b3`` with ``n1 ≤ d`` (three-layer-fib
 the genericity conditions G0–G7 (§3.1) as exact :class:`~semialgebraic.verdict.Hypothesis`
 values with witnesses (:func:`genericity`), the structure report (:func:`structure`: neuron
 types R3, masked neuron R4/R5, S6 interval R13, S7/S8, the linear block Γ, γ, ρ and κ₊ R6)
-and the fiber dimension formula R17 (:func:`dimension_formula`).  The private helpers (the
-parts of a network, neuron types, the masked neuron, the linear block) are shared by
-:mod:`semialgebraic.bottleneck` (identifiability), :mod:`semialgebraic.bottleneck_canon`
-(CANON, equivalence) and :mod:`semialgebraic.bottleneck_fiber`.  Indices are 0-based.
+and the fiber dimension formula R17 (:func:`dimension_formula`).  The helpers (the parts of a
+network :class:`Parts`, the second-layer neuron types, the linear block, proportional rows, the
+preimage map of the first layer) are shared by the other modules of the family
+(:mod:`~semialgebraic.bottleneck.identifiability`, :mod:`~semialgebraic.bottleneck.canon`,
+:mod:`~semialgebraic.bottleneck.fiber`, :mod:`~semialgebraic.bottleneck.fibdim`); the masked
+column is :func:`algebra.symmetries.bottleneck.masking_column`, the test the S6/S7 steps check.
+Indices are 0-based.
 
 >>> from algebra.network import Network
 >>> net = Network.from_rows([[[1, 0], [0, 1]], [[1, -1], [-2, -1]], [[1, 1]]],
@@ -22,16 +25,19 @@ from dataclasses import dataclass
 from typing import Any
 
 from algebra.linalg import QMatrix
+from algebra.linalg.gfp import PRIME_31, rank_lower_bound
 from algebra.network import Network
 from algebra.rationals import q_str
+from algebra.symmetries.bottleneck import masking_column
 
-from .certificates import jsonable
-from .sets import Dimension
-from .shallow_fiber import positive_factor_rank   # κ₊ (R6) by the exact LP, shared with shallow
-from .verdict import Hypothesis
+from ..certificates import jsonable
+from ..sets import Dimension
+from ..shallow import positive_factor_rank   # κ₊ (R6) by the exact LP, shared with shallow
+from ..verdict import Hypothesis
 
 __all__ = ["Structure", "genericity", "is_generic", "structure", "dimension_formula",
-           "is_bottleneck", "DEAD", "LINEAR", "SWITCHING"]
+           "is_bottleneck", "DEAD", "LINEAR", "SWITCHING", "Parts", "second_layer_types",
+           "linear_block", "proportional_pair", "preimage_map"]
 
 DEAD, LINEAR, SWITCHING = "dead", "linear", "switching"
 
@@ -67,8 +73,8 @@ def genericity(net: Network) -> tuple[Hypothesis, ...]:
     if n1 > d:
         return (Hypothesis(names[0], False, {"n1": n1, "d": d}),)
     out.append(Hypothesis(names[0], True))
-    P = _Parts.of(net)
-    r = n1 if _full_row_rank_mod_p(P.W1) else P.W1.rank()
+    P = Parts.of(net)
+    r = n1 if rank_lower_bound(P.W1, PRIME_31) == n1 else P.W1.rank()
     if r != n1:
         null = P.W1.T.nullspace()
         out.append(Hypothesis(names[1], False, {"rank": r, "n1": n1,
@@ -83,11 +89,11 @@ def genericity(net: Network) -> tuple[Hypothesis, ...]:
     if zero is not None or zc is not None:
         return tuple(out + [Hypothesis(n, None) for n in names[4:]])
     out.append(Hypothesis(names[4], True, None))     # implied by G1: rows of W1 independent
-    p2 = _proportional_pair(P.R2)
+    p2 = proportional_pair(P.R2)
     out.append(Hypothesis(names[5], p2 is None, None if p2 is None else {"rows": list(p2)}))
-    types = _types(P)
+    types = second_layer_types(P)
     L = [j for j, t in enumerate(types) if t == LINEAR]
-    G, _ = _linear_block(P, L)
+    G, _ = linear_block(P, L)
     rho, want = G.rank(), min(len(L), n1, m)
     out.append(Hypothesis(names[6], rho == want,
                           None if rho == want else {"rank": rho, "expected": want, "linear_rows": L}))
@@ -175,17 +181,37 @@ def structure(net: Network) -> Structure:
     """Structure report (three-layer-fibers R3–R6, R13–R15).
 
     Types need G0–G3 (P1, P2); when they fail, only the hypotheses are reported.
+
+    Parameters
+    ----------
+    net : Network
+        A network with two hidden layers and ``n1 ≤ d``.
+
+    Returns
+    -------
+    Structure
+        The hypotheses G0–G7 (:func:`genericity`), and when G0–G3 hold: second-layer neuron
+        types, the masked neuron and its S6 interval, whether S7/S8 apply, the linear block Γ,
+        γ, ρ = rank Γ and κ₊ with its witness.
+
+    Examples
+    --------
+    >>> from algebra.network import Network
+    >>> s = structure(Network.from_rows([[[1, 0], [0, 1]], [[1, -1], [-2, -1]], [[1, 1]]],
+    ...                                 [[0, 0], [-1, -3], [0]]))
+    >>> s.types, s.masked, s.kappa_plus
+    (('switching', 'dead'), 0, 0)
     """
     hyps = genericity(net)
     widths = net.widths
     if not all(h.holds for h in hyps[:4]) or len(hyps) < 4:
         return Structure(widths, hyps)
-    P = _Parts.of(net)
-    types = _types(P)
+    P = Parts.of(net)
+    types = second_layer_types(P)
     L = tuple(j for j, t in enumerate(types) if t == LINEAR)
-    G, g = _linear_block(P, L)
+    G, g = linear_block(P, L)
     nd = [j for j, t in enumerate(types) if t != DEAD]
-    masked = _masked(P, types)
+    masked = masking_column(P.R2)
     interval = None
     if masked is not None:
         col = [row[masked] for row in P.R2]
@@ -207,24 +233,26 @@ def dimension_formula(net: Network) -> Dimension:
     bad = next((h for h in hyps if not h.holds), None)
     if bad is not None:
         return Dimension.between(None, None, f"R17 not applicable: {bad.name} fails")
-    P = _Parts.of(net)
-    types = _types(P)
+    P = Parts.of(net)
+    types = second_layer_types(P)
     n1, m, N = P.n1, P.m, net.n_parameters
     nA, nD, nL = (sum(t == k for t in types) for k in (SWITCHING, DEAD, LINEAR))
     if nA + nL == 0:
         return Dimension.of(N - m, "R17: constant function, N - m")
-    nM = int(_masked(P, types) is not None)
+    nM = int(masking_column(P.R2) is not None)
     rho = min(nL, n1, m)
     val = n1 + nM + nA + nD * (n1 + 1 + m) + nL * (n1 + m + 1) - rho * (n1 + m - rho)
     return Dimension.of(val, "three-layer-fibers R17")
 
 
 # =============================================================================================
-# private helpers
+# helpers shared by the family
 # =============================================================================================
 
 @dataclass
-class _Parts:
+class Parts:
+    """The rows and columns of a two-hidden-layer network that the family works on."""
+
     W1: QMatrix
     R1: list        # rows (W1_i | b1_i)
     R2: list        # rows (W2_j | b2_j)
@@ -237,7 +265,7 @@ class _Parts:
     d: int
 
     @classmethod
-    def of(cls, net: Network) -> "_Parts":
+    def of(cls, net: Network) -> "Parts":
         (W1, b1), (W2, b2), (W3, b3) = net.layer(0), net.layer(1), net.layer(2)
         R1 = [tuple(r) + (b1[i],) for i, r in enumerate(W1.to_rows())]
         R2 = [tuple(r) + (b2[j],) for j, r in enumerate(W2.to_rows())]
@@ -245,48 +273,9 @@ class _Parts:
         return cls(W1, R1, R2, list(b2), V, list(b3), W1.nrows, W2.nrows, W3.nrows, W1.ncols)
 
 
-_PRIME = 2147483647   # 2^31 - 1: products of two residues fit in int64
-
-
-def _full_row_rank_mod_p(A: QMatrix) -> bool:
-    """True only if A has full row rank over Q, certified by its rank modulo a prime.
-
-    With ``A = N / D`` (N integer), ``rank_Q(A) = rank_Q(N) ≥ rank_p(N)``: full row rank modulo
-    p proves full row rank over Q.  False means "not certified" (the caller then computes the
-    exact rank).  Gaussian elimination modulo p on int64 numpy arrays (exact, no floats).
-    """
-    n, c = A.shape
-    if n == 0:
-        return True
-    if n > c:
-        return False
-    try:
-        import numpy as np                      # optional (heavy) dependency
-    except ImportError:                         # pragma: no cover
-        return False
-    num, _ = A.numer_denom()
-    p = _PRIME
-    M = np.array([int(x) % p for x in num.entries()], dtype=np.int64).reshape(n, c)
-    row = 0
-    for col in range(c):
-        if row == n:
-            break
-        piv = np.nonzero(M[row:, col])[0]
-        if piv.size == 0:
-            continue
-        k = row + int(piv[0])
-        if k != row:
-            M[[row, k]] = M[[k, row]]
-        inv = pow(int(M[row, col]), p - 2, p)
-        M[row] = (M[row] * inv) % p
-        f = M[row + 1:, col].copy()
-        if f.size:
-            M[row + 1:] = (M[row + 1:] - (f[:, None] * M[row][None, :]) % p) % p
-        row += 1
-    return row == n
-
-
-def _types(P: _Parts) -> tuple[str, ...]:
+def second_layer_types(P: Parts) -> tuple[str, ...]:
+    """Type of every second-layer neuron (R3): dead (row of ``[W2 | b2]`` all < 0), linear (all
+    > 0) or switching."""
     out = []
     for r in P.R2:
         if all(x < 0 for x in r):
@@ -298,23 +287,9 @@ def _types(P: _Parts) -> tuple[str, ...]:
     return tuple(out)
 
 
-def _masked(P: _Parts, types) -> int | None:
-    cand = None
-    for j, t in enumerate(types):
-        if t == DEAD:
-            continue
-        r = P.R2[j]
-        pos = [k for k in range(P.n1) if r[k] > 0]
-        if len(pos) != 1 or r[-1] >= 0:
-            return None
-        if cand is None:
-            cand = pos[0]
-        elif cand != pos[0]:
-            return None
-    return cand
-
-
-def _linear_block(P: _Parts, L) -> tuple[QMatrix, tuple]:
+def linear_block(P: Parts, L) -> tuple[QMatrix, tuple]:
+    """``(Γ, γ)``: the linear part ``Γ`` (m×n1) and the constant ``γ`` of the linear neurons *L*
+    with the output bias (``Σ_{j∈L} V_j (W2_j | b2_j)`` plus ``b3``)."""
     if not L:
         return QMatrix.zeros(P.m, P.n1), tuple(P.b3)
     VL = QMatrix.from_rows([P.V[j] for j in L]).T          # m x nL
@@ -325,7 +300,7 @@ def _linear_block(P: _Parts, L) -> tuple[QMatrix, tuple]:
     return G, g
 
 
-def _proportional_pair(rows) -> tuple[int, int] | None:
+def proportional_pair(rows) -> tuple[int, int] | None:
     """First pair of rows proportional by a non-zero factor (bucketed by a cheap ratio key,
     full exact comparison inside a bucket)."""
     buckets: dict = {}
@@ -345,8 +320,9 @@ def _proportional_pair(rows) -> tuple[int, int] | None:
     return None
 
 
-def _pinv_map(P: _Parts):
-    """x(u) = X (u - b1) with W1 x + b1 = u (G1)."""
+def preimage_map(P: Parts):
+    """``(x_of, dx_of)``: ``x(u) = X (u − b1)`` with ``W1 x + b1 = u`` (exists under G1) and its
+    linear part ``dx(du) = X du``."""
     W1 = P.W1
     M = W1 @ W1.T
     X = W1.T @ M.solve(QMatrix.identity(P.n1))
