@@ -10,7 +10,7 @@ from .exceptions import (BudgetExceededError, CertificateError, InfeasibleError,
                          NotApplicableError, SemialgebraicError, UnboundedError, UndecidedError)
 from .verdict import Hypothesis, Verdict
 from .sets import BasicSet, Dimension, SemialgebraicSet
-from .polyhedra import Polyhedron
+from .sets import Polyhedron
 from .lp import feasible, is_feasible, optimize
 from .regions import Region, number_of_regions, regions
 from .shallow import canonical_form, equivalent_shallow

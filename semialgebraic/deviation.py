@@ -18,7 +18,7 @@ from algebra.rationals import Q, q_json
 
 from . import lp
 from .budget import Budget, Progress
-from .domains import normalize_domain
+from .sets import normalize_domain
 from .exceptions import CertificateError
 from .joint import joint_regions
 from .reduction import contract_affine_layers, reduced_difference

@@ -83,7 +83,7 @@ from .budget import Budget
 from .certificates import jsonable
 from .dimension_sampling import _DEBUG, _batch_simplex, _chosen_inputs, _masks, _np
 from .dimension_upper import checked_directions_bound, is_regions_rank
-from .domains import _dom_json, normalize_domain
+from .sets import domain_spec as _dom_json, normalize_domain
 from .exercise import (Exercise, _phase_search, _prove_suspects, check_exercise_proof, exercise,
                        incoming_directions)
 from .joint import joint_regions

@@ -93,7 +93,7 @@ from .bottleneck_canon import equivalent_bottleneck
 from .budget import Budget, Progress
 from .certificates import counterexample_certificate, jsonable, region_cover_certificate
 from .deviation import Deviation, max_deviation
-from .domains import _dom_json, _in_domain, _random_batch, _random_point, normalize_domain
+from .sets import domain_spec, in_domain, normalize_domain, random_batch, random_point
 from .exceptions import CertificateError, SemialgebraicError, UndecidedError
 from .joint import JointRegion, joint_regions
 from .reduction import contract_affine_layers, preactivation_bounds, reduced_difference, simplify
@@ -208,11 +208,11 @@ def refutation_points(nets: Sequence[Network], domain: Any = None, *, samples: i
     d = nets[0].n_inputs
     dom = normalize_domain(domain, d)
     rng = random.Random(seed)
-    pts = [_random_point(rng, d, dom) for _ in range(samples)]
+    pts = [random_point(rng, d, dom) for _ in range(samples)]
     for net in nets:
         W, b = net.layer(0)
         pts += _hyperplane_points(W.to_rows(), b, d, dom, rng)
-    return [p for p in pts if _in_domain(p, dom)]
+    return [p for p in pts if in_domain(p, dom)]
 
 
 # ------------------------------------------------------------------------------------------------
@@ -233,7 +233,7 @@ def _fast_path(a, b, dom, method, hyps, check=True) -> Verdict | None:
     shallow_ok = a.depth == 2 and b.depth == 2
     bott_ok = (a.depth == 3 and b.depth == 3 and a.widths[1] <= a.n_inputs
                and b.widths[1] <= b.n_inputs)
-    witness = None if dom is None else jsonable(_dom_json(dom))
+    witness = None if dom is None else jsonable(domain_spec(dom))
     if method in ("auto", "shallow"):
         hyps.append(Hypothesis("one hidden layer each", shallow_ok, [a.depth - 1, b.depth - 1]))
         hyps.append(Hypothesis("domain is R^d or the closed orthant (shallow canonical form)",
@@ -274,7 +274,7 @@ def _run_fast(fn, a, b, name, hyps, check=True) -> Verdict | None:
 
 def _general(a, b, dom, budget, progress, hyps, samples=32, check=True) -> Verdict:
     _checked = partial(_checked_if, check=check)
-    domj = _dom_json(dom)
+    domj = domain_spec(dom)
     details: dict = {"regions_checked": 0}
     x = None
     if samples > 0:                    # first, before any simplification: refuted pairs are cheap
@@ -310,7 +310,7 @@ def _general(a, b, dom, budget, progress, hyps, samples=32, check=True) -> Verdi
             return _checked(Verdict(True, "general", f"{how}{len(steps)} exact reduction steps reduce "
                                     "a - b to the zero map (no hidden neuron left)", hyps, cert, details),
                             json_ready=True)
-        x = tuple(_random_batch(random.Random(0), 1, a.n_inputs, dom).row_at(0))
+        x = tuple(random_batch(random.Random(0), 1, a.n_inputs, dom).row_at(0))
         cert = counterexample_certificate(a, b, x, domain=domj)
         return _checked(Verdict(False, "general", "a - b reduces to a non-zero constant", hyps, cert,
                                 {**details, "point": list(x)}), json_ready=True)
@@ -384,7 +384,7 @@ def _refute_random(a, b, dom, samples, seed, suspects=False):
     rng = random.Random(seed + 7919)
     d = a.n_inputs
     for k, size in enumerate(_FIRST_POINTS):
-        x = _first_difference(a, b, _random_batch(rng, min(size, samples), d, dom))
+        x = _first_difference(a, b, random_batch(rng, min(size, samples), d, dom))
         if x is None and suspects and k == 0:
             x = _refute_suspects(a, b, dom, seed)
         if x is not None:
@@ -409,7 +409,7 @@ def _refute_suspects(a, b, dom, seed):
     if not suspects:
         return None
     pts = [p for p in _hyperplane_points([r for r, _ in suspects], [c for _, c in suspects],
-                                         a.n_inputs, dom, rng) if _in_domain(p, dom)]
+                                         a.n_inputs, dom, rng) if in_domain(p, dom)]
     return _first_difference(a, b, pts)
 
 
@@ -425,7 +425,7 @@ def _hyperplane_points(rows, bias, d, dom, rng) -> list:
         j = max(range(d), key=lambda t: abs(w[t]))
         if w[j] == 0:
             continue
-        x = list(_random_point(rng, d, dom, small=True))
+        x = list(random_point(rng, d, dom, small=True))
         val = sum((wi * xi for wi, xi in zip(w, x)), Q(0)) + c
         x[j] -= val / w[j]                                # now w·x + c = 0
         for eps in (Q(1, 10), Q(1, 10**9)):

@@ -22,9 +22,9 @@ from algebra.network import Network
 from algebra.rationals import Q
 
 from .budget import Budget
-from .domains import _random_point, normalize_domain
+from .sets import normalize_domain, random_point
 from .exceptions import CertificateError
-from .polyhedra import Polyhedron
+from .sets import Polyhedron
 from .regions import Region, regions
 
 __all__ = ["JointRegion", "joint_regions"]
@@ -91,7 +91,7 @@ def joint_regions(nets: Sequence[Network], *, domain: Any = None, budget: Budget
     state.update(complete=False, reason=None, regions=0)
     drows = domain_rows(d, dom)
     poly = Polyhedron([[-v for v in g[:d]] for g in drows], [g[d] for g in drows], d) if drows else None
-    start = _random_point(random.Random(seed), d, dom)
+    start = random_point(random.Random(seed), d, dom)
     walk = regions(net, domain=poly, budget=budget, progress=False, start=start,
                    multipliers=multipliers)
     index: dict = {}

@@ -30,7 +30,7 @@ from algebra.rationals import Q
 from . import lp
 from .budget import Budget
 from .certificates import jsonable
-from .domains import _random_point, normalize_domain
+from .sets import normalize_domain, random_point
 from .joint import joint_regions
 
 __all__ = ["simplify", "preactivation_bounds", "reduced_difference", "contract_affine_layers"]
@@ -276,7 +276,7 @@ def _dead_cover(Ws, bs, l, zeroed, d, dom, cap, budget, tried) -> dict | None:
                        bs[:l] + [[bs[l][i] for i in neurons]])
 
     rng = random.Random(l)
-    X = QMatrix.from_rows([_random_point(rng, d, dom, small=True) for _ in range(64)], ncols=d)
+    X = QMatrix.from_rows([random_point(rng, d, dom, small=True) for _ in range(64)], ncols=d)
     Z = prefix(live).evaluate_batch(X)
     cands = [i for k, i in enumerate(live) if all(v <= 0 for v in Z.col_at(k))]
     if not cands:

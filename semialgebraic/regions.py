@@ -49,7 +49,7 @@ interior point of the region.
 (7, 7)
 >>> all(r.jacobian.apply(r.point)[0] + r.offset[0] == net(r.point)[0] for r in rs)
 True
->>> from semialgebraic.polyhedra import Polyhedron
+>>> from semialgebraic.sets import Polyhedron
 >>> number_of_regions(net, domain=Polyhedron.box(2, -1, 1))   # x + y = 1 cuts one quadrant
 5
 """
@@ -68,7 +68,7 @@ from algebra.rationals import Q, q_json, to_q
 from .budget import Budget, Progress
 from .exceptions import BudgetExceededError, CertificateError
 from .lp import FloatLP, dot as _dot, feasible
-from .polyhedra import Polyhedron
+from .sets import Polyhedron
 
 __all__ = ["Region", "RegionWalk", "regions", "region_at", "number_of_regions"]
 

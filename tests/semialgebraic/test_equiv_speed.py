@@ -19,7 +19,7 @@ from algebra.linalg import QMatrix
 from algebra.network import Network
 from algebra.rationals import Q
 from algebra.symmetries.elementary import random_permute_scale
-from semialgebraic.domains import normalize_domain
+from semialgebraic.sets import normalize_domain
 from semialgebraic.equivalence import equivalent
 from semialgebraic.joint import joint_regions
 from semialgebraic.reduction import contract_affine_layers, preactivation_bounds
