@@ -86,7 +86,7 @@ from .dimension_upper import checked_directions_bound, is_regions_rank
 from .sets import domain_spec as _dom_json, normalize_domain
 from .exercise import (Exercise, _phase_search, _prove_suspects, check_exercise_proof, exercise,
                        incoming_directions)
-from .joint import joint_regions
+from .regions import joint_regions
 from .modular import (PRIME, _kernel_mod_p, _missing_directions, _modq, _prime_for, _rank_mod_p,
                       _shrink_kernel)
 from .reduction import preactivation_bounds

@@ -35,7 +35,7 @@ Methods (``method=``)
        with no live neuron, the constant map x ↦ (its output bias): zero means equivalent
        (``region_cover`` certificate with ``"regions": []``), no walk.
     4. a walk over the linear regions of the reduced D (:func:`semialgebraic.regions.regions`,
-       the one region walk of the package, with ``multipliers=True``; :func:`semialgebraic.joint.joint_regions`
+       the one region walk of the package, with ``multipliers=True``; :func:`semialgebraic.regions.joint_regions`
        puts its regions in certificate form): starting from one region it crosses every facet
        (the pattern across a facet is proved exactly) and checks that the affine map of D is
        zero on each region.  A region where it is not gives an exact counterexample (a point
@@ -61,7 +61,7 @@ networks as given.
 
 Module layout: the domains are normalised in :mod:`semialgebraic.domains`, the reductions
 (contractions, merges, dead and ``dead_cover`` proofs) are in :mod:`semialgebraic.reduction`,
-the regions of a − b in certificate form in :mod:`semialgebraic.joint`, and the exact maximum
+the regions of a − b in certificate form in :mod:`semialgebraic.regions.stacked`, and the exact maximum
 deviation on a box (:func:`semialgebraic.deviation.max_deviation`, re-exported here) in
 :mod:`semialgebraic.deviation`.  This module decides: refutation, fast paths, the walk.
 
@@ -95,7 +95,7 @@ from .certificates import counterexample_certificate, jsonable, region_cover_cer
 from .deviation import Deviation, max_deviation
 from .sets import domain_spec, in_domain, normalize_domain, random_batch, random_point
 from .exceptions import CertificateError, SemialgebraicError, UndecidedError
-from .joint import JointRegion, joint_regions
+from .regions import JointRegion, joint_regions
 from .reduction import contract_affine_layers, preactivation_bounds, reduced_difference, simplify
 from .shallow import equivalent_shallow
 from .verdict import Hypothesis, Verdict

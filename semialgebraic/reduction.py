@@ -31,7 +31,7 @@ from . import lp
 from .budget import Budget
 from .certificates import jsonable
 from .sets import normalize_domain, random_point
-from .joint import joint_regions
+from .regions import joint_regions
 
 __all__ = ["simplify", "preactivation_bounds", "reduced_difference", "contract_affine_layers"]
 

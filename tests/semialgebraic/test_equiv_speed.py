@@ -21,7 +21,7 @@ from algebra.rationals import Q
 from algebra.symmetries.elementary import random_permute_scale
 from semialgebraic.sets import normalize_domain
 from semialgebraic.equivalence import equivalent
-from semialgebraic.joint import joint_regions
+from semialgebraic.regions import joint_regions
 from semialgebraic.reduction import contract_affine_layers, preactivation_bounds
 from semialgebraic.verify import verify
 from algebra.kernel import difference_network

@@ -1,4 +1,4 @@
-r"""Linear regions of ReLU networks: exact enumeration by walking across facets (issue 3).
+r"""Linear regions of ReLU networks: exact enumeration by walking across facets.
 
 A *region* is a full-dimensional connected set of inputs (inside the domain's interior) on which
 every hidden neuron has a constant activation sign.  There, the network is the affine map
@@ -26,15 +26,10 @@ non-negative at y (so the segment (y, y'] lies in q's region), halving ε otherw
 neighbour may differ in several neurons (coinciding hyperplanes, or a deeper neuron whose
 bent hyperplane continues the facet).
 
-Redundancy multipliers (``regions(..., multipliers=True)``).  For every inequality ``k`` that is
-not a listed facet and not the trivial ``0·x + 0``, exact Farkas multipliers ``λ_0 >= 0,
-λ_f >= 0`` with ``ℓ_k = λ_0 + Σ_f λ_f ℓ_f`` over the facets (``Region.redundant``): they prove
-that the closed region is cut out by its facets (the ``region_cover`` certificate of
-:mod:`semialgebraic.equivalence` needs them).  The exact proof that a hyperplane misses the
-closure (found while deciding the facets) is reused when its basis consists of facets; otherwise
-the support of λ is guessed by a float LP over the facets and λ solved for exactly; when that
-fails, an exact Motzkin certificate of :func:`semialgebraic.lp.feasible` gives λ.  Off by
-default (it may cost one LP per non-facet).
+Redundancy multipliers (``regions(..., multipliers=True)``).  For every inequality that is not
+a facet, exact Farkas multipliers over the facets (``Region.redundant``,
+:mod:`semialgebraic.regions.redundancy`): they prove that the closed region is cut out by its
+facets.  Off by default (it may cost one LP per non-facet).
 
 Pattern entries.  ``+1``/``-1``: the neuron's pre-activation is positive/negative on the region.
 ``0``: the pre-activation is *identically zero* on the region (e.g. a dead neuron, or a
@@ -65,10 +60,11 @@ from algebra.linalg import QMatrix
 from algebra.network import Network
 from algebra.rationals import Q, q_json, to_q
 
-from .budget import Budget, Progress
-from .exceptions import BudgetExceededError, CertificateError
-from .lp import FloatLP, dot as _dot, feasible
-from .sets import Polyhedron
+from ..budget import Budget, Progress
+from ..exceptions import BudgetExceededError, CertificateError
+from ..lp import FloatLP, dot, feasible
+from ..sets import Polyhedron
+from .redundancy import redundancy_multipliers
 
 __all__ = ["Region", "RegionWalk", "regions", "region_at", "number_of_regions"]
 
@@ -124,7 +120,7 @@ class Region:
     def contains(self, x: Sequence[object]) -> bool:
         """True iff *x* is in the open region (every inequality strict)."""
         x = [to_q(v) for v in x]
-        return all(_dot(a, x) + c > 0 for a, c in self.inequalities if any(v != 0 for v in a) or c != 0)
+        return all(dot(a, x) + c > 0 for a, c in self.inequalities if any(v != 0 for v in a) or c != 0)
 
     def value(self, x: Sequence[object]) -> tuple:
         """``jacobian x + offset`` (the network's value where *x* is in the region's closure)."""
@@ -442,103 +438,12 @@ class _Engine:
                         for u, v in zip(proof[0], proof[1]):
                             lam[fpos[reps[u]]] = v
                         known[reps[t]] = (proof[2], tuple(lam))
-            redundant = self._redundancy(rows, c, active, classes, order, facets, known)
+            redundant = redundancy_multipliers(rows, c, active, classes, order, facets, self.d,
+                                               known)
         return Region(pattern=tuple(pattern), point=tuple(point), jacobian=f.J, offset=f.offset,
                       inequalities=ineqs, facets=tuple(facets), facet_classes=tuple(facet_classes),
                       facet_points=tuple(facet_points), neighbours=tuple(neighbours),
                       n_hidden=self.n_hidden, redundant=redundant, _A=A)
-
-    def _redundancy(self, rows, c, active, classes, order, facets, known=None) -> dict:
-        """Exact ``(λ_0, λ)`` with ``ℓ_k = λ_0 + Σ_f λ_f ℓ_f``, λ >= 0, for every non-facet k.
-
-        Non-facet hyperplanes are batched: the float minimum of one of them over the closed
-        region gives a vertex basis of facets, and λ is solved exactly for every pending one
-        at once with that basis (kept where λ >= 0, λ_0 >= 0); the rest go one by one.
-        """
-        pos = {i: p for p, i in enumerate(facets)}
-        nf = len(facets)
-        zero = (_ZERO,) * nf
-        out: dict = dict(known or {})     # (λ_0 > 0, λ over the facets) already proved
-        AF = QMatrix.from_rows([rows[i] for i in facets], ncols=self.d) if facets else None
-        cF = [c[i] for i in facets]
-        todo = [classes[key][0] for key in order if classes[key][0] not in pos and classes[key][0] not in out]
-        flp = FloatLP(-AF, cF) if facets and todo else None
-        while todo:
-            k = todo[0]
-            S = self._support(rows[k], flp)
-            basis = S if S and len(S) == self.d and AF.submatrix(rows=S).rank() == self.d else None
-            if basis is not None:
-                inv = AF.submatrix(rows=basis).T.inverse()
-                Lam = (inv @ QMatrix.from_rows([rows[u] for u in todo], ncols=self.d).T).to_rows()
-                cB = [cF[f] for f in basis]
-                for col, u in enumerate(todo):
-                    lam = [Lam[r][col] for r in range(len(basis))]
-                    if all(v >= 0 for v in lam):
-                        lam0 = c[u] - _dot(lam, cB)
-                        if lam0 >= 0:
-                            full = [_ZERO] * nf
-                            for f, v in zip(basis, lam):
-                                full[f] = v
-                            out[u] = (lam0, tuple(full))
-            if k not in out:
-                got = self._farkas(rows[k], c[k], AF, cF, S)
-                if got is None:
-                    raise CertificateError("regions", f"inequality {k} is neither a facet nor "
-                                           "implied by the facets")
-                out[k] = got
-            todo = [u for u in todo if u not in out]
-        for key in order:
-            cls = classes[key]
-            rep = cls[0]
-            base = out[rep] if rep not in pos else \
-                (_ZERO, tuple(_ZERO if p != pos[rep] else Q(1) for p in range(nf)))
-            s = next(v for v in rows[rep] if v != 0)
-            for i in cls[1:]:
-                mu = next(v for v in rows[i] if v != 0) / s      # ℓ_i = μ ℓ_rep, μ > 0
-                out[i] = (mu * base[0], tuple(mu * v for v in base[1]))
-        act = set(active)
-        for i in range(len(rows)):
-            if i not in act and c[i] != 0:                    # positive constant
-                out[i] = (c[i], zero)
-        return out
-
-    @staticmethod
-    def _support(a, flp):
-        """Facets with a positive float dual at a minimiser of a·x over the closure, or None."""
-        got = flp.minimize(a) if flp is not None else None
-        if got is None:
-            return None
-        duals = got[2]
-        top = float(duals.max()) if len(duals) else 0.0
-        return [f for f in range(len(duals)) if duals[f] > 1e-9 * max(top, 1.0)] or None
-
-    @staticmethod
-    def _farkas(a, ci, AF, cF, S):
-        """``(λ_0, λ)`` >= 0 with ``a·x + ci = λ_0 + Σ λ_f (a_f·x + c_f)``, or None.
-
-        First λ supported on the guessed facets *S* (exact solve), else an exact Motzkin
-        certificate that ``{ℓ_f > 0 for all f, a·x + ci < 0}`` is empty.
-        """
-        if S:
-            sol = AF.submatrix(rows=S).T.solve_general(list(a))
-            if sol is not None and all(v >= 0 for v in sol[0]):
-                lam0 = ci - _dot(sol[0], [cF[f] for f in S])
-                if lam0 >= 0:
-                    lam = [_ZERO] * len(cF)
-                    for f, v in zip(S, sol[0]):
-                        lam[f] = v
-                    return lam0, tuple(lam)
-        n = len(cF)
-        A_lt = QMatrix.vstack([-AF, QMatrix.row(list(a))]) if n else QMatrix.row(list(a))
-        res = feasible(A_lt=A_lt, b_lt=list(cF) + [-ci], n=len(a))
-        if res.feasible:
-            return None
-        y = res.certificate["y_lt"]
-        if y[-1] <= 0:
-            return None
-        lam = tuple(v / y[-1] for v in y[:-1])
-        lam0 = ci - _dot(lam, cF)
-        return (lam0, lam) if lam0 >= 0 else None
 
     @staticmethod
     def _foot_witnesses(point, Areps, creps):
@@ -550,7 +455,7 @@ class _Engine:
         A = Areps.to_rows()
         feet = []
         for t in range(m):
-            s = vals_p[t] / _dot(A[t], A[t])
+            s = vals_p[t] / dot(A[t], A[t])
             feet.append([p - s * v for p, v in zip(point, A[t])])
         V = (Areps @ QMatrix.from_rows(feet, ncols=len(point)).T).to_rows()   # V[j][t] = a_j·y_t
         out = []
@@ -599,7 +504,7 @@ class _Engine:
         lam = sol[0]
         if any(v < 0 for v in lam):
             return False
-        lam0 = ci - _dot(lam, [creps[f] for f in support])
+        lam0 = ci - dot(lam, [creps[f] for f in support])
         if lam0 > 0:
             certified[t] = (support, list(lam), lam0)
             return True
@@ -609,7 +514,7 @@ class _Engine:
         """Exact facet LP: a point with ℓ_t = 0 and every other class > 0, or None."""
         others = [j for j in range(len(creps)) if j != t]
         if not others:
-            nn = _dot(a, a)
+            nn = dot(a, a)
             return tuple(-ci / nn * v for v in a)
         A_lt = -Areps.submatrix(rows=others)
         b_lt = [creps[j] for j in others]

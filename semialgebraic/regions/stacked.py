@@ -1,12 +1,12 @@
-r"""Linear regions of a tuple of networks taken together, in certificate form.
+r"""Linear regions of a tuple of networks stacked side by side, in certificate form.
 
 The networks are put side by side (one network: first layers stacked, hidden layers block
-diagonal) and walked with :func:`semialgebraic.regions.regions` (the one region walk of the
-package); each region is viewed as a region of a ``region_cover`` certificate
+diagonal) and walked with :func:`semialgebraic.regions.walk.regions` (the one region walk of
+the package); each region is viewed as a region of a ``region_cover`` certificate
 (:class:`JointRegion`: oriented inequalities, facets, neighbours, exact Farkas multipliers of
 the redundant inequalities; format: :mod:`semialgebraic.verify.region_cover`).  Used by the
 general equivalence method (regions of a − b), the ``dead_cover`` proofs of
-:mod:`semialgebraic.reduction` and :mod:`semialgebraic.deviation`.
+:mod:`semialgebraic.equivalence.reduction` and :mod:`semialgebraic.equivalence.deviation`.
 """
 
 from __future__ import annotations
@@ -21,11 +21,10 @@ from algebra.linalg import QMatrix
 from algebra.network import Network
 from algebra.rationals import Q
 
-from .budget import Budget
-from .sets import normalize_domain, random_point
-from .exceptions import CertificateError
-from .sets import Polyhedron
-from .regions import Region, regions
+from ..budget import Budget
+from ..exceptions import CertificateError
+from ..sets import Polyhedron, normalize_domain, random_point
+from .walk import Region, regions
 
 __all__ = ["JointRegion", "joint_regions"]
 
@@ -34,7 +33,7 @@ __all__ = ["JointRegion", "joint_regions"]
 class JointRegion:
     """One linear region of the networks *nets* taken together (the regions of a − b), in the
     form of a ``region_cover`` certificate region; a view of a
-    :class:`semialgebraic.regions.Region` of the networks side by side.
+    :class:`semialgebraic.regions.walk.Region` of the networks side by side.
 
     ``pattern``: -1/0/1 per hidden neuron (0: pre-activation identically zero on the region);
     ``point``: exact interior point; ``rows``: unoriented affine pre-activations ``(a, c)`` per
@@ -69,7 +68,7 @@ def joint_regions(nets: Sequence[Network], *, domain: Any = None, budget: Budget
                   seed: int = 0, state: dict | None = None,
                   multipliers: bool = True) -> Iterator[JointRegion]:
     """Walk the linear regions of the networks *nets* (same input dimension and depth) on
-    *domain*, with :func:`semialgebraic.regions.regions` (the one region walk).
+    *domain*, with :func:`semialgebraic.regions.walk.regions` (the one region walk).
 
     Several networks are put side by side (one network: first layers stacked, hidden layers
     block diagonal); the pattern then lists the hidden neurons layer by layer.  The walk starts
