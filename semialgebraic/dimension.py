@@ -89,7 +89,7 @@ from .exercise import (Exercise, _phase_search, _prove_suspects, check_exercise_
 from .regions import joint_regions
 from .modular import (PRIME, _kernel_mod_p, _missing_directions, _modq, _prime_for, _rank_mod_p,
                       _shrink_kernel)
-from .reduction import preactivation_bounds
+from .equivalence import preactivation_bounds
 from .sets import Dimension
 
 __all__ = ["FunctionalDimension", "functional_dimension", "jacobian_rows", "symmetry_directions",

@@ -233,7 +233,7 @@ def test_general_equivalence_agrees_with_z3_slow(seed):
 def test_reduced_difference_replays_and_keeps_the_function(seed):
     """The steps of reduced_difference (bounds cached across steps) replay exactly with the
     checker's apply_reduction (bounds recomputed), and the reduced network is a - b on the domain."""
-    from semialgebraic.reduction import reduced_difference
+    from semialgebraic.equivalence import reduced_difference
     from algebra.kernel import difference_network
     from semialgebraic.verify.region_cover import apply_reduction
     rng = random.Random(seed)

@@ -1,6 +1,6 @@
 r"""Exact function-preserving reductions of networks and of the difference network a − b.
 
-Steps 2 and 3 of the general equivalence method (:mod:`semialgebraic.equivalence`):
+Steps 2 and 3 of the general equivalence method (:mod:`semialgebraic.equivalence.general`):
 
 * hidden layers that are affine on the domain (every neuron provably always active or dead by
   exact interval bounds) are contracted into the next layer (:func:`contract_affine_layers`);
@@ -27,11 +27,11 @@ from algebra.linalg import QMatrix
 from algebra.network import Network
 from algebra.rationals import Q
 
-from . import lp
-from .budget import Budget
-from .certificates import jsonable
-from .sets import normalize_domain, random_point
-from .regions import joint_regions
+from .. import lp
+from ..budget import Budget
+from ..certificates import jsonable
+from ..regions import joint_regions
+from ..sets import normalize_domain, random_point
 
 __all__ = ["simplify", "preactivation_bounds", "reduced_difference", "contract_affine_layers"]
 
