@@ -11,10 +11,9 @@
 
 from .deviation import Deviation, max_deviation
 from .dispatch import METHODS, could_be_equivalent, equivalent, is_equivalent
-from .general import general_method
 from .reduction import contract_affine_layers, preactivation_bounds, reduced_difference, simplify
 from .refutation import refutation_points
 
-__all__ = ["METHODS", "equivalent", "is_equivalent", "could_be_equivalent", "general_method",
+__all__ = ["METHODS", "equivalent", "is_equivalent", "could_be_equivalent",
            "refutation_points", "simplify", "preactivation_bounds", "reduced_difference",
            "contract_affine_layers", "Deviation", "max_deviation"]

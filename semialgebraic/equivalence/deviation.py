@@ -55,6 +55,32 @@ def max_deviation(a: Network, b: Network, box: Any, *, timeout: float | None = N
     One exact LP per region of a − b and output (maximise ± the difference on the closed region;
     the optimum is a rational vertex, proven optimal by its dual certificate).
 
+    Parameters
+    ----------
+    a, b : Network
+        Same signature.
+    box : (lo, hi) or {"box": [lo, hi]}
+        The box ``[lo, hi]^d`` (exact bounds).
+    timeout, max_regions : optional
+        Budget of the region walk (or pass *budget*).
+    progress : bool, optional
+        Progress line on stderr (default: when stderr is a terminal).
+
+    Returns
+    -------
+    Deviation
+        The value, a point and an output attaining it; ``complete`` False when a budget or
+        Ctrl-C stopped the walk (then ``value`` is a lower bound).
+
+    Raises
+    ------
+    InputError
+        If the signatures differ or *box* is not a box.
+    CertificateError
+        If an LP on a bounded region is not optimal (a bug in netfibers).
+
+    Examples
+    --------
     >>> from algebra.network import Network
     >>> a = Network.from_rows([[[1]], [[1]]], [[0], [0]])
     >>> b = Network.from_rows([[[1]], [["1/2"]]], [[0], [0]])

@@ -116,8 +116,29 @@ def equivalent(a: Network, b: Network, *, method: str = "auto", domain: Any = No
 
 
 def is_equivalent(a: Network, b: Network, **kw) -> bool:
-    """``equivalent(a, b, **kw).answer``; raises :class:`UndecidedError` when undecided.
+    """Whether *a* and *b* compute the same function: ``equivalent(a, b, **kw).answer``.
 
+    Parameters
+    ----------
+    a, b : Network
+    **kw
+        The keyword arguments of :func:`equivalent`.
+
+    Returns
+    -------
+    bool
+        The proved answer (its certificate is in ``equivalent(a, b, **kw)``).
+
+    Raises
+    ------
+    UndecidedError
+        If :func:`equivalent` does not decide (budget, interrupt, a fast path that does not
+        apply).
+    InputError
+        As :func:`equivalent`.
+
+    Examples
+    --------
     >>> from algebra.network import Network
     >>> a = Network.from_rows([[[1]], [[1]]], [[0], [0]])
     >>> is_equivalent(a, a.with_parameter("b2[0]", 1))
@@ -134,6 +155,28 @@ def could_be_equivalent(a: Network, b: Network, *, domain: Any = None, samples: 
     """False if *a* and *b* provably differ (exact evaluation at rational points); True is
     inconclusive.
 
+    Parameters
+    ----------
+    a, b : Network
+    domain : None, "orthant", (lo, hi), {"box": [lo, hi]} or {"orthant": True}
+        R^d (default), the closed orthant, or the box [lo, hi]^d.
+    samples : int
+        Random points tried (then the points next to the first-layer hyperplanes).
+    seed : int
+        Seed of the random points.
+
+    Returns
+    -------
+    bool
+        False when an exact point where they differ was found (or the signatures differ).
+
+    Raises
+    ------
+    InputError
+        If the domain is unknown.
+
+    Examples
+    --------
     >>> from algebra.network import Network
     >>> a = Network.from_rows([[[1]], [[1]]], [[0], [0]])
     >>> could_be_equivalent(a, a), could_be_equivalent(a, a.with_parameter("W2[0,0]", 2))

@@ -37,6 +37,29 @@ def refutation_points(nets: Sequence[Network], domain: Any = None, *, samples: i
     ``|w_j|`` onto the hyperplane, then off it (short denominators: the exact batch evaluation
     stays cheap).
 
+    Parameters
+    ----------
+    nets : sequence of Network
+        Same input dimension.
+    domain : None, "orthant", (lo, hi), {"box": [lo, hi]} or {"orthant": True}
+        R^d (default), the closed orthant, or the box [lo, hi]^d.
+    samples : int
+        Number of random points.
+    seed : int
+        Seed of the random points.
+
+    Returns
+    -------
+    list of tuple of Q
+        The points that lie in the domain.
+
+    Raises
+    ------
+    InputError
+        If the domain is unknown.
+
+    Examples
+    --------
     >>> from algebra.network import Network
     >>> len(refutation_points([Network.from_rows([[[1]], [[1]]], [[0], [0]])], samples=4))
     8

@@ -78,8 +78,17 @@ def feasible(A_eq=None, b_eq=None, A_lt=None, b_lt=None, A_le=None, b_le=None, *
     Returns
     -------
     LPResult
-        Verified: ``result.check()`` is True (this function raises
-        :class:`~semialgebraic.exceptions.CertificateError` otherwise, which would be a bug).
+        Verified: ``result.check()`` is True.
+
+    Raises
+    ------
+    ValueError
+        If *method* is unknown.
+    DimensionMismatchError
+        If the blocks have different numbers of columns, or a right-hand side has the wrong
+        length.
+    CertificateError
+        If the point or the certificate fails its exact check (a bug in netfibers).
 
     Examples
     --------
@@ -102,7 +111,23 @@ def feasible(A_eq=None, b_eq=None, A_lt=None, b_lt=None, A_le=None, b_le=None, *
 
 
 def is_feasible(*args, **kwargs) -> bool:
-    """``feasible(...).feasible`` (same arguments)."""
+    """Whether the system is feasible: ``feasible(...).feasible``.
+
+    Parameters
+    ----------
+    *args, **kwargs
+        The arguments of :func:`feasible`.
+
+    Returns
+    -------
+    bool
+        True when an exact point exists (its proof is in ``feasible(...)``).
+
+    Examples
+    --------
+    >>> is_feasible(A_lt=[[1], [-1]], b_lt=[1, 0]), is_feasible(A_lt=[[1], [-1]], b_lt=[0, 0])
+    (True, False)
+    """
     return feasible(*args, **kwargs).feasible
 
 
@@ -116,6 +141,30 @@ def optimize(c: Sequence[object], *, maximize: bool = True, A_eq=None, b_eq=None
     point satisfies the strict rows.  The system must be strictly feasible for status
     ``"optimal"``/``"unbounded"``; otherwise the status is ``"infeasible"`` with a Motzkin
     certificate.
+
+    Parameters
+    ----------
+    c : sequence of rationals
+        The objective (length n).
+    maximize : bool
+        Maximise (default) or minimise.
+    A_eq, b_eq, A_lt, b_lt, A_le, b_le, n, method
+        The system and the method, as in :func:`feasible`.
+
+    Returns
+    -------
+    LPOptimum
+        Verified: ``result.check()`` is True (dual certificate, unbounded direction or Motzkin
+        certificate).
+
+    Raises
+    ------
+    ValueError
+        If *method* is unknown.
+    DimensionMismatchError
+        If the objective or a block has the wrong shape.
+    CertificateError
+        If the result fails its exact check (a bug in netfibers).
 
     Examples
     --------

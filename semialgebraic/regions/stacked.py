@@ -77,6 +77,32 @@ def joint_regions(nets: Sequence[Network], *, domain: Any = None, budget: Budget
     step of the walk cannot be proved exactly, the iterator ends early and
     ``state["complete"]`` is False (with ``state["reason"]``).
 
+    Parameters
+    ----------
+    nets : sequence of Network
+        Same input dimension and depth.
+    domain : None, "orthant", (lo, hi), {"box": [lo, hi]} or {"orthant": True}
+        The input domain (:func:`semialgebraic.sets.normalize_domain`).
+    budget : Budget, optional
+        Stops the walk (unlimited when omitted).
+    seed : int
+        Seed of the random start point.
+    state : dict, optional
+        Filled with ``complete``, ``reason`` and the number of ``regions`` yielded.
+    multipliers : bool
+        Compute the redundancy multipliers (needed by ``region_cover`` certificates).
+
+    Returns
+    -------
+    iterator of JointRegion
+
+    Raises
+    ------
+    InputError
+        If the networks differ in depth or inputs, or the domain is unknown.
+
+    Examples
+    --------
     >>> from algebra.network import Network
     >>> net = Network.from_rows([[[1], [-1]], [[1, 1]]], [[0, 1], [0]])
     >>> sorted(r.pattern for r in joint_regions([net]))

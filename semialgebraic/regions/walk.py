@@ -15,8 +15,9 @@ Facets (exact).  Inequalities that are positive multiples of each other define o
 (a *class*; the smallest index represents it).  A class is a facet iff its hyperplane meets the
 closure of the region in a (d-1)-dimensional set, i.e. iff ``{ℓ_i = 0, ℓ_j > 0 for every other
 class j}`` is feasible: decided by the exact LP of :mod:`semialgebraic.lp` (the foot of the
-perpendicular from the interior point is tried first as an exact witness).  A witness point
-``y`` in the facet's relative interior is kept (``Region.facet_points``).
+perpendicular from the interior point is tried first as an exact witness;
+:mod:`semialgebraic.regions.facets`).  A witness point ``y`` in the facet's relative interior is
+kept (``Region.facet_points``).
 
 Neighbours (exact).  Across a facet only the neurons of the facet's class and the neurons that
 are identically zero on the region can change (every other pre-activation is non-zero at y).
@@ -64,6 +65,7 @@ from ..budget import Budget, Progress
 from ..exceptions import BudgetExceededError, CertificateError
 from ..lp import FloatLP, dot, feasible
 from ..sets import Polyhedron
+from .facets import facet_lp, foot_witnesses, misses_closure
 from .redundancy import redundancy_multipliers
 
 __all__ = ["Region", "RegionWalk", "regions", "region_at", "number_of_regions"]
@@ -219,6 +221,21 @@ def regions(net: Network, *, domain: Polyhedron | None = None, max_regions: int 
     -------
     RegionWalk
         An iterator of :class:`Region`; ``.complete`` tells whether every region was visited.
+
+    Raises
+    ------
+    DimensionMismatchError
+        If the domain's dimension is not the number of inputs of *net*.
+    CertificateError
+        (while iterating) If a step of the walk cannot be proved exactly.
+
+    Examples
+    --------
+    >>> from algebra.network import Network
+    >>> net = Network.from_rows([[[1], [-1]], [[1, 1]]], [[0, 1], [0]])
+    >>> walk = regions(net)
+    >>> sorted(r.pattern for r in walk), walk.complete
+    ([(-1, 1), (1, -1), (1, 1)], True)
     """
     if domain is not None and domain.dim_ambient != net.n_inputs:
         raise DimensionMismatchError("regions: domain dimension", domain.dim_ambient, net.n_inputs)
@@ -228,7 +245,35 @@ def regions(net: Network, *, domain: Polyhedron | None = None, max_regions: int 
 
 
 def region_at(net: Network, x: Sequence[object], *, domain: Polyhedron | None = None) -> Region:
-    """The region whose interior contains *x* (raises InputError if x lies on a boundary)."""
+    """The linear region of *net* whose interior contains the point *x*.
+
+    Parameters
+    ----------
+    net : Network
+    x : sequence of rationals
+        A point (length ``net.n_inputs``).
+    domain : Polyhedron, optional
+        Input domain; all of Q^d when omitted.
+
+    Returns
+    -------
+    Region
+        With its inequalities, facets and neighbours.
+
+    Raises
+    ------
+    InputError
+        If *x* lies on a region boundary or outside the domain's interior.
+    DimensionMismatchError
+        If *x* has the wrong length.
+
+    Examples
+    --------
+    >>> from algebra.network import Network
+    >>> net = Network.from_rows([[[1], [-1]], [[1, 1]]], [[0, 1], [0]])
+    >>> region_at(net, ["1/2"]).pattern
+    (1, 1)
+    """
     eng = _Engine(net, domain)
     x = tuple(to_q(v) for v in x)
     if len(x) != net.n_inputs:
@@ -241,7 +286,31 @@ def region_at(net: Network, x: Sequence[object], *, domain: Polyhedron | None = 
 
 def number_of_regions(net: Network, *, domain: Polyhedron | None = None,
                       max_regions: int | None = None, timeout: float | None = None) -> int:
-    """Exact number of linear regions (raises BudgetExceededError with the partial count)."""
+    """Exact number of linear regions of *net* inside *domain*'s interior.
+
+    Parameters
+    ----------
+    net : Network
+    domain : Polyhedron, optional
+        Input domain; all of Q^d when omitted.
+    max_regions, timeout : optional
+        Budget of the walk (:func:`regions`).
+
+    Returns
+    -------
+    int
+
+    Raises
+    ------
+    BudgetExceededError
+        If the budget stopped the walk (with the partial count).
+
+    Examples
+    --------
+    >>> from algebra.network import Network
+    >>> number_of_regions(Network.from_rows([[[1], [-1]], [[1, 1]]], [[0, 1], [0]]))
+    3
+    """
     walk = regions(net, domain=domain, max_regions=max_regions, timeout=timeout, progress=False)
     n = sum(1 for _ in walk)
     if not walk.complete:
@@ -392,7 +461,7 @@ class _Engine:
             Areps = A.submatrix(rows=reps)
             creps = [c[i] for i in reps]
             undecided = []
-            for t, y in enumerate(self._foot_witnesses(point, Areps, creps)):
+            for t, y in enumerate(foot_witnesses(point, Areps, creps)):
                 if y is not None:
                     witnesses[t] = y
                 else:
@@ -405,10 +474,10 @@ class _Engine:
                 i = reps[t]
                 if len(reps) > 1 and flp is None:
                     flp = FloatLP(-Areps, creps)
-                if flp is not None and self._misses_closure(t, rows[i], c[i], Areps, creps, flp,
-                                                            undecided, certified):
+                if flp is not None and misses_closure(t, rows[i], c[i], Areps, creps, flp,
+                                                       undecided, certified, self.d):
                     continue
-                y = self._facet_lp(t, rows[i], c[i], Areps, creps)
+                y = facet_lp(t, rows[i], c[i], Areps, creps, self.d)
                 if y is not None:
                     witnesses[t] = y
         for t, i in enumerate(reps):
@@ -444,82 +513,6 @@ class _Engine:
                       inequalities=ineqs, facets=tuple(facets), facet_classes=tuple(facet_classes),
                       facet_points=tuple(facet_points), neighbours=tuple(neighbours),
                       n_hidden=self.n_hidden, redundant=redundant, _A=A)
-
-    @staticmethod
-    def _foot_witnesses(point, Areps, creps):
-        """For each class t: the foot of the perpendicular from the interior point onto its
-        hyperplane if it witnesses a facet (every other class > 0 there), else None.  All feet
-        are checked with one matrix product."""
-        m = len(creps)
-        vals_p = [v + w for v, w in zip(Areps.apply(point), creps)]
-        A = Areps.to_rows()
-        feet = []
-        for t in range(m):
-            s = vals_p[t] / dot(A[t], A[t])
-            feet.append([p - s * v for p, v in zip(point, A[t])])
-        V = (Areps @ QMatrix.from_rows(feet, ncols=len(point)).T).to_rows()   # V[j][t] = a_j·y_t
-        out = []
-        for t in range(m):
-            ok = all(V[j][t] + creps[j] > 0 for j in range(m) if j != t)
-            out.append(tuple(feet[t]) if ok else None)
-        return out
-
-    def _misses_closure(self, t, a, ci, Areps, creps, flp, undecided, certified) -> bool:
-        """Exact proof that ℓ_t >= λ_0 > 0 on the closure: ℓ_t = Σ λ_f ℓ_f + λ_0, λ >= 0.
-
-        The support of λ (a vertex basis) is guessed by a float LP (min ℓ_t over the closure);
-        λ is then solved for exactly, for *every* undecided inequality at once (one product
-        with the inverse of the basis), and each one whose λ >= 0 and λ_0 > 0 is certified.
-        Only the exact identities count.
-        """
-        out = flp.minimize(a)
-        if out is None:
-            return False
-        value, _, duals = out
-        if value + float(ci) <= 1e-9 * (1.0 + abs(float(ci))):
-            return False
-        top = float(duals.max()) if len(duals) else 0.0
-        support = [f for f in range(len(duals)) if f != t and duals[f] > 1e-9 * max(top, 1.0)]
-        if not support:
-            return False
-        AS = Areps.submatrix(rows=support)
-        if len(support) == self.d and AS.rank() == self.d:
-            todo = [u for u in undecided if u not in certified and u not in support]
-            if t not in todo:
-                return False
-            inv = AS.T.inverse()
-            Lam = inv @ Areps.submatrix(rows=todo).T          # column u: λ for inequality u
-            cS = QMatrix.row([creps[f] for f in support])
-            lam0 = cS @ Lam                                    # Σ λ_f c_f per column
-            lam_rows = Lam.to_rows()
-            l0 = lam0.row_at(0)
-            for col, u in enumerate(todo):
-                if creps[u] - l0[col] > 0 and all(lam_rows[r][col] >= 0 for r in range(len(support))):
-                    certified[u] = (support, [lam_rows[r][col] for r in range(len(support))],
-                                    creps[u] - l0[col])
-            return t in certified
-        sol = AS.T.solve_general(list(a))
-        if sol is None:
-            return False
-        lam = sol[0]
-        if any(v < 0 for v in lam):
-            return False
-        lam0 = ci - dot(lam, [creps[f] for f in support])
-        if lam0 > 0:
-            certified[t] = (support, list(lam), lam0)
-            return True
-        return False
-
-    def _facet_lp(self, t, a, ci, Areps, creps):
-        """Exact facet LP: a point with ℓ_t = 0 and every other class > 0, or None."""
-        others = [j for j in range(len(creps)) if j != t]
-        if not others:
-            nn = dot(a, a)
-            return tuple(-ci / nn * v for v in a)
-        A_lt = -Areps.submatrix(rows=others)
-        b_lt = [creps[j] for j in others]
-        res = feasible(A_eq=[list(a)], b_eq=[-ci], A_lt=A_lt, b_lt=b_lt, n=self.d)
-        return res.point if res.feasible else None
 
     def _across(self, pattern, f, cls, a, y, Areps, creps, reps):
         """Pattern of the region across the facet through y (proved), and a point inside it."""

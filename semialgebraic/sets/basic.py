@@ -411,7 +411,29 @@ class BasicSet:
 
 
 class SemialgebraicSet:
-    """A finite union of :class:`BasicSet` components over one ring."""
+    """A finite union of :class:`BasicSet` components over one ring.
+
+    Parameters
+    ----------
+    components : iterable of BasicSet or SemialgebraicSet
+        Unions are flattened into their components.
+    ring : Ring, optional
+        Needed only for the empty union; otherwise the ring of the components.
+
+    Raises
+    ------
+    IncompatibleRingError
+        If the components live in different rings.
+
+    Examples
+    --------
+    >>> from algebra.polynomials import Ring
+    >>> R = Ring.get(("x",))
+    >>> x, = R.gens()
+    >>> S = SemialgebraicSet([BasicSet(R, positive=[x - 1]), BasicSet(R, equalities=[x])])
+    >>> S.contains([0]), S.contains(["1/2"]), S.dimension().value
+    (True, False, 1)
+    """
 
     __slots__ = ("components", "ring")
 
