@@ -31,7 +31,7 @@ from .linalg import QMatrix
 from .rationals import q_latex, q_str, to_q
 
 __all__ = ["Ring", "Polynomial", "parameter_ring", "jacobian", "jacobian_at", "groebner_basis",
-           "ideal_dimension"]
+           "ideal_dimension", "latex_name"]
 
 
 class Ring:
@@ -273,8 +273,9 @@ class Polynomial:
         return expr
 
 
-def _latex_name(name: str) -> str:
-    # W1[0,2] -> W^{(1)}_{0,2}; b2[1] -> b^{(2)}_{1}; other names pass through
+def latex_name(name: str) -> str:
+    """The LaTeX form of a variable name: ``W1[0,2]`` -> ``W^{(1)}_{0,2}``, ``b2[1]`` ->
+    ``b^{(2)}_{1}``; other names pass through."""
     import re
     m = re.fullmatch(r"([A-Za-z]+)(\d+)\[([\d,]+)\]", name)
     if m:
@@ -291,7 +292,7 @@ def _render(p: Polynomial, latex: bool) -> str:
         factors = []
         for name, e in zip(p.ring.names, mon):
             if e:
-                nm = _latex_name(name) if latex else name
+                nm = latex_name(name) if latex else name
                 factors.append(nm if e == 1 else (f"{{{nm}}}^{{{e}}}" if latex else f"{nm}^{e}"))
         mag = abs(c)
         if factors:

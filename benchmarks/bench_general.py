@@ -90,7 +90,7 @@ def passthrough(net, box):
     """b = a followed by an always-active identity layer relu(y + c) - c on the box (c from exact
     interval bounds): equivalent on the box; the difference network collapses only after the
     identity layer is contracted (exact interval proof that it is always active)."""
-    from semialgebraic.reduction import preactivation_bounds
+    from semialgebraic.equivalence import preactivation_bounds
     lo = preactivation_bounds(net, domain=box)[-1]
     c = [(-l if l is not None and l < 0 else Q(0)) + 1 for l, _ in lo]
     W, bias = net.layer(net.depth - 1)

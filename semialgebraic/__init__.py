@@ -9,15 +9,13 @@ defined?" has a one-hop answer.
 from .exceptions import (BudgetExceededError, CertificateError, InfeasibleError, NonGenericError,
                          NotApplicableError, SemialgebraicError, UnboundedError, UndecidedError)
 from .verdict import Hypothesis, Verdict
-from .sets import BasicSet, Dimension, SemialgebraicSet
-from .polyhedra import Polyhedron
+from .sets import BasicSet, Dimension, Polyhedron, SemialgebraicSet
 from .lp import feasible, is_feasible, optimize
 from .regions import Region, number_of_regions, regions
 from .shallow import canonical_form, equivalent_shallow
 from .bottleneck import equivalent_bottleneck, identifiability, structure
 from .fiber import Fiber, fiber
-from .deviation import max_deviation
-from .equivalence import could_be_equivalent, equivalent, is_equivalent
+from .equivalence import could_be_equivalent, equivalent, is_equivalent, max_deviation
 from .dimension import functional_dimension, functional_dimension_certificate
 from .absorption import absorbable
 from .verify import verify

@@ -89,13 +89,13 @@ from .budget import Budget
 from .certificates import dimension_bounds_certificate, jsonable
 from .dimension_sampling import _DEBUG, _batch_simplex, _chosen_inputs, _masks, _np
 from .dimension_upper import checked_directions_bound, is_regions_rank
-from .domains import _dom_json, normalize_domain
+from .sets import domain_spec as _dom_json, normalize_domain
 from .exercise import (Exercise, _phase_search, _prove_suspects, check_exercise_proof, exercise,
                        incoming_directions)
-from .joint import joint_regions
+from .regions import joint_regions
 from .modular import (PRIME, _kernel_mod_p, _missing_directions, _modq, _prime_for, _rank_mod_p,
                       _shrink_kernel)
-from .reduction import preactivation_bounds
+from .equivalence import preactivation_bounds
 from .sets import Dimension
 
 __all__ = ["FunctionalDimension", "functional_dimension", "jacobian_rows", "symmetry_directions",

@@ -27,7 +27,7 @@ from algebra.network import Network
 from algebra.rationals import Q
 
 from .certificates import dimension_bounds_certificate, jsonable
-from .domains import _dom_json
+from .sets import domain_spec as _dom_json
 from .exercise import _layer_map
 from .modular import _prime_for
 from .verify import verify

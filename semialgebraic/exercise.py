@@ -30,7 +30,7 @@ from algebra.network import Network
 from algebra.rationals import Q
 
 from .dimension_sampling import _np
-from .domains import normalize_domain
+from .sets import normalize_domain
 from .lp import feasible
 from .certificates import exercise_certificate
 from .verify import verify

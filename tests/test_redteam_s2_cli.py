@@ -13,7 +13,7 @@ from algebra.network import Network
 from algebra.rationals import Q
 from semialgebraic.budget import Budget
 from semialgebraic.cli import main
-from semialgebraic.deviation import max_deviation
+from semialgebraic.equivalence import max_deviation
 
 # a dense 3-6-6-1 net: enough regions that a budget of 1e-9 s stops the walk before the first
 DENSE = Network.from_rows(

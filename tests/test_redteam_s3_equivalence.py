@@ -1,5 +1,5 @@
 """Red team (session 3): general equivalence against the z3 oracle, exact interval bounds by
-matrix products against a naive loop, ``QMatrix.hstack``, ``to_q_list`` and ``_random_batch``.
+matrix products against a naive loop, ``QMatrix.hstack``, ``to_q_list`` and ``random_batch``.
 
 Bug found: ``equivalent(a, b, domain=(v, v), refutation_samples=0)`` on a one-point box where a
 and b differ built a ``region_cover`` certificate for "equal" that its own checker rejected
@@ -15,7 +15,7 @@ from algebra.exceptions import AlgebraError
 from algebra.linalg import QMatrix, interval_image, to_q_list
 from algebra.network import Network
 from algebra.rationals import Q
-from semialgebraic.domains import _random_batch
+from semialgebraic.sets import random_batch
 from semialgebraic.equivalence import equivalent
 from semialgebraic.verify import verify
 from algebra.kernel import interval_bounds
@@ -96,7 +96,7 @@ def test_interval_bounds_with_start_match_from_scratch(seed):
         assert full[:k] + interval_bounds(Ws[k:], bs[k:], d, dom, start=full[k - 1]) == full
 
 
-# -- QMatrix.hstack, to_q_list, _random_batch ---------------------------------------------------------
+# -- QMatrix.hstack, to_q_list, random_batch ---------------------------------------------------------
 @settings(max_examples=100, deadline=None)
 @given(st.integers(0, 3), st.lists(st.integers(0, 3), min_size=1, max_size=4), st.integers(0, 10 ** 6))
 def test_hstack_matches_rowwise_concatenation(n, widths, seed):
@@ -123,7 +123,7 @@ def test_qs_keeps_exact_values():
 
 @pytest.mark.parametrize("dom", [None, "orthant", (Q(-1, 3), Q(5, 2)), (Q(2), Q(2))])
 def test_random_batch_points_lie_in_the_domain(dom):
-    X = _random_batch(random.Random(1), 50, 3, dom)
+    X = random_batch(random.Random(1), 50, 3, dom)
     assert X.shape == (50, 3)
     for row in X.to_rows():
         if dom == "orthant":
@@ -233,7 +233,7 @@ def test_general_equivalence_agrees_with_z3_slow(seed):
 def test_reduced_difference_replays_and_keeps_the_function(seed):
     """The steps of reduced_difference (bounds cached across steps) replay exactly with the
     checker's apply_reduction (bounds recomputed), and the reduced network is a - b on the domain."""
-    from semialgebraic.reduction import reduced_difference
+    from semialgebraic.equivalence import reduced_difference
     from algebra.kernel import difference_network
     from semialgebraic.verify.region_cover import apply_reduction
     rng = random.Random(seed)
@@ -246,5 +246,5 @@ def test_reduced_difference_replays_and_keeps_the_function(seed):
     R = apply_reduction(difference_network(a, b), steps, dom)
     assert [w.to_rows() for w in R.weights] == [w.to_rows() for w in D.weights]
     assert [list(v) for v in R.biases] == [list(v) for v in D.biases]
-    for x in _random_batch(rng, 20, a.n_inputs, dom).to_rows():
+    for x in random_batch(rng, 20, a.n_inputs, dom).to_rows():
         assert D(x) == tuple(u - v for u, v in zip(a(x), b(x)))

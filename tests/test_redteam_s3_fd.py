@@ -26,7 +26,7 @@ from algebra.linalg import QMatrix
 from algebra.network import Network
 from algebra.rationals import Q
 from semialgebraic.dimension import functional_dimension, functional_dimension_certificate
-from semialgebraic.polyhedra import Polyhedron
+from semialgebraic.sets import Polyhedron
 from semialgebraic.regions import regions
 from semialgebraic.verify import verify
 from semialgebraic.verify import functional_dimension as fdv

@@ -28,7 +28,7 @@ from algebra.conservation import conservation_laws, samples_from_patterns, sampl
 
 from ..budget import Budget
 from ..cli import emit, fail
-from ..polyhedra import Polyhedron
+from ..sets import Polyhedron
 from .common import load_data, load_network, parse_box
 
 from ..regions import regions as _regions

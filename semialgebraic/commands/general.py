@@ -25,8 +25,7 @@ from ..budget import Budget
 from ..certificates import write_certificate
 from ..cli import emit, fail
 from ..dimension import functional_dimension, functional_dimension_certificate
-from ..deviation import max_deviation
-from ..equivalence import METHODS, equivalent
+from ..equivalence import METHODS, equivalent, max_deviation
 from .common import load_network, parse_box
 
 __all__ = ["register"]

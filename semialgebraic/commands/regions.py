@@ -15,7 +15,7 @@ from algebra.rationals import q_str
 
 from ..budget import Budget
 from ..cli import emit, fail
-from ..polyhedra import Polyhedron
+from ..sets import Polyhedron
 from ..regions import regions
 from .common import load_network, parse_box
 

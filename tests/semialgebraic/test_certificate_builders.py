@@ -11,7 +11,8 @@ import pytest
 import algebra
 import semialgebraic.absorption.decide as absorption_mod
 import semialgebraic.bottleneck.canon as canon_mod
-import semialgebraic.equivalence as equivalence_mod
+import semialgebraic.equivalence.dispatch as dispatch_mod
+import semialgebraic.equivalence.general as general_mod
 import semialgebraic.shallow.equivalence as shallow_mod
 from algebra.blocks import Block
 from algebra.exceptions import InputError
@@ -194,15 +195,15 @@ B1 = Network.from_rows([[[2], ["-1/3"]], [["1/2", 3]]], [[0, "1/3"], [0]])
 
 @pytest.mark.parametrize("module, call, kind", [
     (shallow_mod, lambda **kw: equivalent_shallow(A1, B1, **kw), "symmetry_path"),
-    (equivalence_mod, lambda **kw: equivalent(A1, B1, method="general", **kw), "region_cover"),
-    (equivalence_mod, lambda **kw: equivalent(A1, B1.with_parameter("b2[0]", 1), method="general", **kw),
+    (general_mod, lambda **kw: equivalent(A1, B1, method="general", **kw), "region_cover"),
+    (general_mod, lambda **kw: equivalent(A1, B1.with_parameter("b2[0]", 1), method="general", **kw),
      "counterexample"),
     (bottleneck_mod, lambda **kw: identifiability(IDENT, **kw), "identifiability_hypotheses"),
     (canon_mod, lambda **kw: equivalent_bottleneck(IDENT, IDENT.with_parameter("b3[0]", 1), **kw),
      "counterexample"),
 ])
 def test_deciders_verify_by_default(monkeypatch, module, call, kind):
-    name = "verify" if module is equivalence_mod else "_verify"
+    name = "verify" if module is general_mod else "_verify"
     spy = _Spy()
     monkeypatch.setattr(module, name, spy)
     v = call()
@@ -217,7 +218,7 @@ def test_deciders_verify_by_default(monkeypatch, module, call, kind):
 
 def test_equivalent_verifies_fast_path_certificates_once(monkeypatch):
     spy = _Spy()
-    monkeypatch.setattr(equivalence_mod, "verify", spy)
+    monkeypatch.setattr(dispatch_mod, "verify", spy)
     shallow_spy = _Spy()
     monkeypatch.setattr(shallow_mod, "_verify", shallow_spy)
     v = equivalent(A1, B1)

@@ -15,7 +15,7 @@ from semialgebraic.dimension import _exact_rows, functional_dimension
 from semialgebraic.exercise import check_exercise_proof, exercise
 from semialgebraic.modular import PRIME, _kernel_mod_p, _rank_mod_p, _shrink_kernel
 from algebra.kernel import is_zero_neuron as _is_zero_neuron
-from semialgebraic.polyhedra import Polyhedron
+from semialgebraic.sets import Polyhedron
 from semialgebraic.regions import regions
 
 SETTINGS = dict(deadline=None, suppress_health_check=[HealthCheck.too_slow], derandomize=True)

@@ -70,7 +70,7 @@ def test_is_regions_rank_goes_through_the_checker():
     fd = functional_dimension(net)
     from semialgebraic.budget import Budget
     from semialgebraic.certificates import jsonable
-    from semialgebraic.joint import joint_regions
+    from semialgebraic.regions import joint_regions
     regs = jsonable([r.to_json() for r in joint_regions([net], domain=None, budget=Budget(10, 100),
                                                         state={}, multipliers=True)])
     X = fd.inputs[:1]

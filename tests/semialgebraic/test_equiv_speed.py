@@ -19,10 +19,10 @@ from algebra.linalg import QMatrix
 from algebra.network import Network
 from algebra.rationals import Q
 from algebra.symmetries.elementary import random_permute_scale
-from semialgebraic.domains import normalize_domain
+from semialgebraic.sets import normalize_domain
 from semialgebraic.equivalence import equivalent
-from semialgebraic.joint import joint_regions
-from semialgebraic.reduction import contract_affine_layers, preactivation_bounds
+from semialgebraic.regions import joint_regions
+from semialgebraic.equivalence import contract_affine_layers, preactivation_bounds
 from semialgebraic.verify import verify
 from algebra.kernel import difference_network
 from semialgebraic.verify.region_cover import apply_contractions
@@ -307,7 +307,7 @@ def test_dead_cover_mutations_are_rejected(mutation):
 @SETTINGS
 @given(st.integers(0, 10**6), st.sampled_from([None, BOX]))
 def test_dead_cover_reduction_keeps_the_difference(seed, dom):
-    from semialgebraic.reduction import reduced_difference
+    from semialgebraic.equivalence import reduced_difference
     rng = random.Random(seed)
     a = random_net(rng, [2, 4, 4, 1], zero_prob=0.1)
     k = rng.randrange(a.n_parameters)

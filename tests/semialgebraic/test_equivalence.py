@@ -10,10 +10,9 @@ from algebra.exceptions import InputError
 from algebra.network import Network
 from algebra.rationals import Q
 from algebra.symmetries.elementary import random_permute_scale
-from semialgebraic.deviation import max_deviation
-from semialgebraic.equivalence import could_be_equivalent, equivalent, is_equivalent, refutation_points
+from semialgebraic.equivalence import (could_be_equivalent, equivalent, is_equivalent, max_deviation,
+                                       refutation_points, simplify)
 from semialgebraic.exceptions import UndecidedError
-from semialgebraic.reduction import simplify
 from semialgebraic.verify import verify
 
 SETTINGS = dict(deadline=None, suppress_health_check=[HealthCheck.too_slow], derandomize=True)

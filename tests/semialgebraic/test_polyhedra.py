@@ -4,7 +4,7 @@ import pytest
 
 from algebra.exceptions import DimensionMismatchError, InputError
 from algebra.rationals import Q
-from semialgebraic.polyhedra import Polyhedron
+from semialgebraic.sets import Polyhedron
 
 
 def test_box():

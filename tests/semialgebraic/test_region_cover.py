@@ -35,7 +35,7 @@ DEEP_N = DEEP_A.with_parameter("W3[0,1]", -2)     # output unbounded below on R^
 
 def _passthrough(net, box):
     """net followed by the always-active layer relu(y + c) - c (c from interval bounds)."""
-    from semialgebraic.reduction import preactivation_bounds
+    from semialgebraic.equivalence import preactivation_bounds
     lo = preactivation_bounds(net, domain=box)[-1]
     c = [(-l if l is not None and l < 0 else Q(0)) + 1 for l, _ in lo]
     W, bias = net.layer(net.depth - 1)

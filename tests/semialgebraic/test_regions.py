@@ -13,7 +13,7 @@ from algebra.rationals import Q
 from semialgebraic.budget import Budget
 from semialgebraic.exceptions import BudgetExceededError
 from semialgebraic.lp import feasible
-from semialgebraic.polyhedra import Polyhedron
+from semialgebraic.sets import Polyhedron
 from semialgebraic.regions import number_of_regions, region_at, regions
 
 

@@ -8,8 +8,8 @@ from hypothesis import HealthCheck, given, settings, strategies as st
 from algebra.network import Network
 from algebra.rationals import Q
 from semialgebraic.equivalence import equivalent
-from semialgebraic.joint import joint_regions
-from semialgebraic.polyhedra import Polyhedron
+from semialgebraic.regions import joint_regions
+from semialgebraic.sets import Polyhedron
 from semialgebraic.regions import regions
 from semialgebraic.verify import verify
 

@@ -1,6 +1,6 @@
 r"""Exact function-preserving reductions of networks and of the difference network a − b.
 
-Steps 2 and 3 of the general equivalence method (:mod:`semialgebraic.equivalence`):
+Steps 2 and 3 of the general equivalence method (:mod:`semialgebraic.equivalence.general`):
 
 * hidden layers that are affine on the domain (every neuron provably always active or dead by
   exact interval bounds) are contracted into the next layer (:func:`contract_affine_layers`);
@@ -27,11 +27,11 @@ from algebra.linalg import QMatrix
 from algebra.network import Network
 from algebra.rationals import Q
 
-from . import lp
-from .budget import Budget
-from .certificates import jsonable
-from .domains import _random_point, normalize_domain
-from .joint import joint_regions
+from .. import lp
+from ..budget import Budget
+from ..certificates import jsonable
+from ..regions import joint_regions
+from ..sets import normalize_domain, random_point
 
 __all__ = ["simplify", "preactivation_bounds", "reduced_difference", "contract_affine_layers"]
 
@@ -44,6 +44,24 @@ def simplify(net: Network, *, domain: Any = None) -> tuple[Network, dict]:
     by layer, sound) is <= 0.  Parallel: rows (w, b) that are positive multiples of each other
     (merged, outgoing columns added with the factor).
 
+    Parameters
+    ----------
+    net : Network
+    domain : None, "orthant", (lo, hi), {"box": [lo, hi]} or {"orthant": True}
+        R^d (default), the closed orthant, or the box [lo, hi]^d.
+
+    Returns
+    -------
+    (Network, dict)
+        The simplified network and the counts ``{"dead", "constant", "no_output", "merged"}``.
+
+    Raises
+    ------
+    InputError
+        If the domain is unknown.
+
+    Examples
+    --------
     >>> from algebra.network import Network
     >>> net = Network.from_rows([[[1], [2], [0]], [[1, 1, 5]]], [[1, 2, -1], [0]])
     >>> s, report = simplify(net)
@@ -103,6 +121,24 @@ def preactivation_bounds(net: Network, *, domain: Any = None) -> list:
     """Sound exact bounds ``(lo, hi)`` (None = unbounded) of every pre-activation over the
     domain, layer by layer (exact interval arithmetic; ReLU outputs in ``[max(lo,0), max(hi,0)]``).
 
+    Parameters
+    ----------
+    net : Network
+    domain : None, "orthant", (lo, hi), {"box": [lo, hi]} or {"orthant": True}
+        R^d (default), the closed orthant, or the box [lo, hi]^d.
+
+    Returns
+    -------
+    list of list of (Q or None, Q or None)
+        One list per layer (the output layer included), one ``(lo, hi)`` per neuron.
+
+    Raises
+    ------
+    InputError
+        If the domain is unknown.
+
+    Examples
+    --------
     >>> from algebra.network import Network
     >>> net = Network.from_rows([[[1], [-1]], [[1, 1]]], [[0, 1], [0]])
     >>> [[(str(lo), str(hi)) for lo, hi in layer] for layer in preactivation_bounds(net, domain=(0, 1))]
@@ -125,6 +161,29 @@ def reduced_difference(a: Network, b: Network, *, domain: Any = None,
     network below them (at most *dead_cover* regions per layer; an exact Farkas bound of the
     pre-activation per region), and the reduction starts again (``dead_cover`` steps).
 
+    Parameters
+    ----------
+    a, b : Network
+        Same signature and depth.
+    domain : None, "orthant", (lo, hi), {"box": [lo, hi]} or {"orthant": True}
+        R^d (default), the closed orthant, or the box [lo, hi]^d.
+    dead_cover : int
+        Regions per layer of the ``dead_cover`` walks (0: none).
+    budget : Budget, optional
+        Stops the ``dead_cover`` walks.
+
+    Returns
+    -------
+    (Network, list of dict)
+        The reduced D (same function as a − b on the domain) and the steps in JSON form.
+
+    Raises
+    ------
+    InputError
+        If the domain is unknown.
+
+    Examples
+    --------
     >>> from algebra.network import Network
     >>> a = Network.from_rows([[[1], [-1]], [[1, 1]]], [[0, 0], [0]])
     >>> b = Network.from_rows([[[-2], [3]], [["1/2", "1/3"]]], [[0, 0], [0]])
@@ -231,6 +290,24 @@ def contract_affine_layers(net: Network, *, domain: Any = None) -> tuple[Network
     ``region_cover`` certificate, checked by
     :func:`semialgebraic.verify.region_cover.apply_contractions`).
 
+    Parameters
+    ----------
+    net : Network
+    domain : None, "orthant", (lo, hi), {"box": [lo, hi]} or {"orthant": True}
+        R^d (default), the closed orthant, or the box [lo, hi]^d.
+
+    Returns
+    -------
+    (Network, list of int)
+        The contracted network (*net* itself when no layer qualifies) and the layer indices.
+
+    Raises
+    ------
+    InputError
+        If the domain is unknown.
+
+    Examples
+    --------
     >>> from algebra.network import Network
     >>> net = Network.from_rows([[[1], [-1]], [[1, 1], [-1, 0]], [[2, 5]]], [[0, 0], [1, 0], [0]])
     >>> c, layers = contract_affine_layers(net)    # layer 2: relu(|x| + 1) active, relu(-relu(x)) dead
@@ -276,7 +353,7 @@ def _dead_cover(Ws, bs, l, zeroed, d, dom, cap, budget, tried) -> dict | None:
                        bs[:l] + [[bs[l][i] for i in neurons]])
 
     rng = random.Random(l)
-    X = QMatrix.from_rows([_random_point(rng, d, dom, small=True) for _ in range(64)], ncols=d)
+    X = QMatrix.from_rows([random_point(rng, d, dom, small=True) for _ in range(64)], ncols=d)
     Z = prefix(live).evaluate_batch(X)
     cands = [i for k, i in enumerate(live) if all(v <= 0 for v in Z.col_at(k))]
     if not cands:

@@ -23,7 +23,7 @@ from algebra.exceptions import DimensionMismatchError, InputError
 from algebra.linalg import QMatrix
 from algebra.rationals import Q, q_json, q_str, to_q
 
-from .lp import LPResult, feasible
+from ..lp import LPResult, feasible
 
 __all__ = ["Polyhedron"]
 

@@ -1,10 +1,11 @@
 r"""Exact maximum deviation of two ReLU networks on a box.
 
 ``max_o max_{x in [lo, hi]^d} |a_o(x) − b_o(x)|`` with a point and an output attaining it: the
-difference network a − b is contracted and reduced exactly (:mod:`semialgebraic.reduction`),
-its linear regions in the box are walked (:func:`semialgebraic.joint.joint_regions`) and one
-exact LP per region and output maximises ± the difference on the closed region (the optimum is
-a rational vertex, proven optimal by its dual certificate).
+difference network a − b is contracted and reduced exactly
+(:mod:`semialgebraic.equivalence.reduction`), its linear regions in the box are walked
+(:func:`semialgebraic.regions.joint_regions`) and one exact LP per region and output maximises
+± the difference on the closed region (the optimum is a rational vertex, proven optimal by its
+dual certificate).
 """
 
 from __future__ import annotations
@@ -16,11 +17,11 @@ from algebra.exceptions import InputError
 from algebra.network import Network
 from algebra.rationals import Q, q_json
 
-from . import lp
-from .budget import Budget, Progress
-from .domains import normalize_domain
-from .exceptions import CertificateError
-from .joint import joint_regions
+from .. import lp
+from ..budget import Budget, Progress
+from ..exceptions import CertificateError
+from ..regions import joint_regions
+from ..sets import normalize_domain
 from .reduction import contract_affine_layers, reduced_difference
 
 __all__ = ["Deviation", "max_deviation"]
@@ -54,6 +55,32 @@ def max_deviation(a: Network, b: Network, box: Any, *, timeout: float | None = N
     One exact LP per region of a − b and output (maximise ± the difference on the closed region;
     the optimum is a rational vertex, proven optimal by its dual certificate).
 
+    Parameters
+    ----------
+    a, b : Network
+        Same signature.
+    box : (lo, hi) or {"box": [lo, hi]}
+        The box ``[lo, hi]^d`` (exact bounds).
+    timeout, max_regions : optional
+        Budget of the region walk (or pass *budget*).
+    progress : bool, optional
+        Progress line on stderr (default: when stderr is a terminal).
+
+    Returns
+    -------
+    Deviation
+        The value, a point and an output attaining it; ``complete`` False when a budget or
+        Ctrl-C stopped the walk (then ``value`` is a lower bound).
+
+    Raises
+    ------
+    InputError
+        If the signatures differ or *box* is not a box.
+    CertificateError
+        If an LP on a bounded region is not optimal (a bug in netfibers).
+
+    Examples
+    --------
     >>> from algebra.network import Network
     >>> a = Network.from_rows([[[1]], [[1]]], [[0], [0]])
     >>> b = Network.from_rows([[[1]], [["1/2"]]], [[0], [0]])

@@ -1,9 +1,9 @@
-"""Exact simplex over Q: the fallback solver of :mod:`semialgebraic.lp`.
+"""Exact simplex over Q: the fallback solver of :mod:`semialgebraic.lp.exact`.
 
 Dense tableau with Bland's rule (no cycling) and whole-matrix rank-1 updates, and a revised
 variant that starts from a given basis.  Everything is over ``fmpq``; no tolerance anywhere.
-HiGHS only ever *guesses* in :mod:`semialgebraic.lp`; when a guess cannot be verified exactly,
-these routines decide.
+HiGHS only ever *guesses* (:mod:`semialgebraic.lp.floatlp`); when a guess cannot be verified
+exactly, these routines decide.
 
 * :func:`simplex_free_le` — ``max c·w`` s.t. ``A w <= b`` with ``w`` free, with the row duals
   (a Farkas/optimality witness) or an unbounded ray;

@@ -1,4 +1,4 @@
-r"""Linear regions of ReLU networks: exact enumeration by walking across facets (issue 3).
+r"""Linear regions of ReLU networks: exact enumeration by walking across facets.
 
 A *region* is a full-dimensional connected set of inputs (inside the domain's interior) on which
 every hidden neuron has a constant activation sign.  There, the network is the affine map
@@ -15,8 +15,9 @@ Facets (exact).  Inequalities that are positive multiples of each other define o
 (a *class*; the smallest index represents it).  A class is a facet iff its hyperplane meets the
 closure of the region in a (d-1)-dimensional set, i.e. iff ``{ℓ_i = 0, ℓ_j > 0 for every other
 class j}`` is feasible: decided by the exact LP of :mod:`semialgebraic.lp` (the foot of the
-perpendicular from the interior point is tried first as an exact witness).  A witness point
-``y`` in the facet's relative interior is kept (``Region.facet_points``).
+perpendicular from the interior point is tried first as an exact witness;
+:mod:`semialgebraic.regions.facets`).  A witness point ``y`` in the facet's relative interior is
+kept (``Region.facet_points``).
 
 Neighbours (exact).  Across a facet only the neurons of the facet's class and the neurons that
 are identically zero on the region can change (every other pre-activation is non-zero at y).
@@ -26,15 +27,10 @@ non-negative at y (so the segment (y, y'] lies in q's region), halving ε otherw
 neighbour may differ in several neurons (coinciding hyperplanes, or a deeper neuron whose
 bent hyperplane continues the facet).
 
-Redundancy multipliers (``regions(..., multipliers=True)``).  For every inequality ``k`` that is
-not a listed facet and not the trivial ``0·x + 0``, exact Farkas multipliers ``λ_0 >= 0,
-λ_f >= 0`` with ``ℓ_k = λ_0 + Σ_f λ_f ℓ_f`` over the facets (``Region.redundant``): they prove
-that the closed region is cut out by its facets (the ``region_cover`` certificate of
-:mod:`semialgebraic.equivalence` needs them).  The exact proof that a hyperplane misses the
-closure (found while deciding the facets) is reused when its basis consists of facets; otherwise
-the support of λ is guessed by a float LP over the facets and λ solved for exactly; when that
-fails, an exact Motzkin certificate of :func:`semialgebraic.lp.feasible` gives λ.  Off by
-default (it may cost one LP per non-facet).
+Redundancy multipliers (``regions(..., multipliers=True)``).  For every inequality that is not
+a facet, exact Farkas multipliers over the facets (``Region.redundant``,
+:mod:`semialgebraic.regions.redundancy`): they prove that the closed region is cut out by its
+facets.  Off by default (it may cost one LP per non-facet).
 
 Pattern entries.  ``+1``/``-1``: the neuron's pre-activation is positive/negative on the region.
 ``0``: the pre-activation is *identically zero* on the region (e.g. a dead neuron, or a
@@ -49,7 +45,7 @@ interior point of the region.
 (7, 7)
 >>> all(r.jacobian.apply(r.point)[0] + r.offset[0] == net(r.point)[0] for r in rs)
 True
->>> from semialgebraic.polyhedra import Polyhedron
+>>> from semialgebraic.sets import Polyhedron
 >>> number_of_regions(net, domain=Polyhedron.box(2, -1, 1))   # x + y = 1 cuts one quadrant
 5
 """
@@ -65,10 +61,12 @@ from algebra.linalg import QMatrix
 from algebra.network import Network
 from algebra.rationals import Q, q_json, to_q
 
-from .budget import Budget, Progress
-from .exceptions import BudgetExceededError, CertificateError
-from .lp import FloatLP, dot as _dot, feasible
-from .polyhedra import Polyhedron
+from ..budget import Budget, Progress
+from ..exceptions import BudgetExceededError, CertificateError
+from ..lp import FloatLP, dot, feasible
+from ..sets import Polyhedron
+from .facets import facet_lp, foot_witnesses, misses_closure
+from .redundancy import redundancy_multipliers
 
 __all__ = ["Region", "RegionWalk", "regions", "region_at", "number_of_regions"]
 
@@ -124,7 +122,7 @@ class Region:
     def contains(self, x: Sequence[object]) -> bool:
         """True iff *x* is in the open region (every inequality strict)."""
         x = [to_q(v) for v in x]
-        return all(_dot(a, x) + c > 0 for a, c in self.inequalities if any(v != 0 for v in a) or c != 0)
+        return all(dot(a, x) + c > 0 for a, c in self.inequalities if any(v != 0 for v in a) or c != 0)
 
     def value(self, x: Sequence[object]) -> tuple:
         """``jacobian x + offset`` (the network's value where *x* is in the region's closure)."""
@@ -223,6 +221,21 @@ def regions(net: Network, *, domain: Polyhedron | None = None, max_regions: int 
     -------
     RegionWalk
         An iterator of :class:`Region`; ``.complete`` tells whether every region was visited.
+
+    Raises
+    ------
+    DimensionMismatchError
+        If the domain's dimension is not the number of inputs of *net*.
+    CertificateError
+        (while iterating) If a step of the walk cannot be proved exactly.
+
+    Examples
+    --------
+    >>> from algebra.network import Network
+    >>> net = Network.from_rows([[[1], [-1]], [[1, 1]]], [[0, 1], [0]])
+    >>> walk = regions(net)
+    >>> sorted(r.pattern for r in walk), walk.complete
+    ([(-1, 1), (1, -1), (1, 1)], True)
     """
     if domain is not None and domain.dim_ambient != net.n_inputs:
         raise DimensionMismatchError("regions: domain dimension", domain.dim_ambient, net.n_inputs)
@@ -232,7 +245,35 @@ def regions(net: Network, *, domain: Polyhedron | None = None, max_regions: int 
 
 
 def region_at(net: Network, x: Sequence[object], *, domain: Polyhedron | None = None) -> Region:
-    """The region whose interior contains *x* (raises InputError if x lies on a boundary)."""
+    """The linear region of *net* whose interior contains the point *x*.
+
+    Parameters
+    ----------
+    net : Network
+    x : sequence of rationals
+        A point (length ``net.n_inputs``).
+    domain : Polyhedron, optional
+        Input domain; all of Q^d when omitted.
+
+    Returns
+    -------
+    Region
+        With its inequalities, facets and neighbours.
+
+    Raises
+    ------
+    InputError
+        If *x* lies on a region boundary or outside the domain's interior.
+    DimensionMismatchError
+        If *x* has the wrong length.
+
+    Examples
+    --------
+    >>> from algebra.network import Network
+    >>> net = Network.from_rows([[[1], [-1]], [[1, 1]]], [[0, 1], [0]])
+    >>> region_at(net, ["1/2"]).pattern
+    (1, 1)
+    """
     eng = _Engine(net, domain)
     x = tuple(to_q(v) for v in x)
     if len(x) != net.n_inputs:
@@ -245,7 +286,31 @@ def region_at(net: Network, x: Sequence[object], *, domain: Polyhedron | None = 
 
 def number_of_regions(net: Network, *, domain: Polyhedron | None = None,
                       max_regions: int | None = None, timeout: float | None = None) -> int:
-    """Exact number of linear regions (raises BudgetExceededError with the partial count)."""
+    """Exact number of linear regions of *net* inside *domain*'s interior.
+
+    Parameters
+    ----------
+    net : Network
+    domain : Polyhedron, optional
+        Input domain; all of Q^d when omitted.
+    max_regions, timeout : optional
+        Budget of the walk (:func:`regions`).
+
+    Returns
+    -------
+    int
+
+    Raises
+    ------
+    BudgetExceededError
+        If the budget stopped the walk (with the partial count).
+
+    Examples
+    --------
+    >>> from algebra.network import Network
+    >>> number_of_regions(Network.from_rows([[[1], [-1]], [[1, 1]]], [[0, 1], [0]]))
+    3
+    """
     walk = regions(net, domain=domain, max_regions=max_regions, timeout=timeout, progress=False)
     n = sum(1 for _ in walk)
     if not walk.complete:
@@ -396,7 +461,7 @@ class _Engine:
             Areps = A.submatrix(rows=reps)
             creps = [c[i] for i in reps]
             undecided = []
-            for t, y in enumerate(self._foot_witnesses(point, Areps, creps)):
+            for t, y in enumerate(foot_witnesses(point, Areps, creps)):
                 if y is not None:
                     witnesses[t] = y
                 else:
@@ -409,10 +474,10 @@ class _Engine:
                 i = reps[t]
                 if len(reps) > 1 and flp is None:
                     flp = FloatLP(-Areps, creps)
-                if flp is not None and self._misses_closure(t, rows[i], c[i], Areps, creps, flp,
-                                                            undecided, certified):
+                if flp is not None and misses_closure(t, rows[i], c[i], Areps, creps, flp,
+                                                       undecided, certified, self.d):
                     continue
-                y = self._facet_lp(t, rows[i], c[i], Areps, creps)
+                y = facet_lp(t, rows[i], c[i], Areps, creps, self.d)
                 if y is not None:
                     witnesses[t] = y
         for t, i in enumerate(reps):
@@ -442,179 +507,12 @@ class _Engine:
                         for u, v in zip(proof[0], proof[1]):
                             lam[fpos[reps[u]]] = v
                         known[reps[t]] = (proof[2], tuple(lam))
-            redundant = self._redundancy(rows, c, active, classes, order, facets, known)
+            redundant = redundancy_multipliers(rows, c, active, classes, order, facets, self.d,
+                                               known)
         return Region(pattern=tuple(pattern), point=tuple(point), jacobian=f.J, offset=f.offset,
                       inequalities=ineqs, facets=tuple(facets), facet_classes=tuple(facet_classes),
                       facet_points=tuple(facet_points), neighbours=tuple(neighbours),
                       n_hidden=self.n_hidden, redundant=redundant, _A=A)
-
-    def _redundancy(self, rows, c, active, classes, order, facets, known=None) -> dict:
-        """Exact ``(λ_0, λ)`` with ``ℓ_k = λ_0 + Σ_f λ_f ℓ_f``, λ >= 0, for every non-facet k.
-
-        Non-facet hyperplanes are batched: the float minimum of one of them over the closed
-        region gives a vertex basis of facets, and λ is solved exactly for every pending one
-        at once with that basis (kept where λ >= 0, λ_0 >= 0); the rest go one by one.
-        """
-        pos = {i: p for p, i in enumerate(facets)}
-        nf = len(facets)
-        zero = (_ZERO,) * nf
-        out: dict = dict(known or {})     # (λ_0 > 0, λ over the facets) already proved
-        AF = QMatrix.from_rows([rows[i] for i in facets], ncols=self.d) if facets else None
-        cF = [c[i] for i in facets]
-        todo = [classes[key][0] for key in order if classes[key][0] not in pos and classes[key][0] not in out]
-        flp = FloatLP(-AF, cF) if facets and todo else None
-        while todo:
-            k = todo[0]
-            S = self._support(rows[k], flp)
-            basis = S if S and len(S) == self.d and AF.submatrix(rows=S).rank() == self.d else None
-            if basis is not None:
-                inv = AF.submatrix(rows=basis).T.inverse()
-                Lam = (inv @ QMatrix.from_rows([rows[u] for u in todo], ncols=self.d).T).to_rows()
-                cB = [cF[f] for f in basis]
-                for col, u in enumerate(todo):
-                    lam = [Lam[r][col] for r in range(len(basis))]
-                    if all(v >= 0 for v in lam):
-                        lam0 = c[u] - _dot(lam, cB)
-                        if lam0 >= 0:
-                            full = [_ZERO] * nf
-                            for f, v in zip(basis, lam):
-                                full[f] = v
-                            out[u] = (lam0, tuple(full))
-            if k not in out:
-                got = self._farkas(rows[k], c[k], AF, cF, S)
-                if got is None:
-                    raise CertificateError("regions", f"inequality {k} is neither a facet nor "
-                                           "implied by the facets")
-                out[k] = got
-            todo = [u for u in todo if u not in out]
-        for key in order:
-            cls = classes[key]
-            rep = cls[0]
-            base = out[rep] if rep not in pos else \
-                (_ZERO, tuple(_ZERO if p != pos[rep] else Q(1) for p in range(nf)))
-            s = next(v for v in rows[rep] if v != 0)
-            for i in cls[1:]:
-                mu = next(v for v in rows[i] if v != 0) / s      # ℓ_i = μ ℓ_rep, μ > 0
-                out[i] = (mu * base[0], tuple(mu * v for v in base[1]))
-        act = set(active)
-        for i in range(len(rows)):
-            if i not in act and c[i] != 0:                    # positive constant
-                out[i] = (c[i], zero)
-        return out
-
-    @staticmethod
-    def _support(a, flp):
-        """Facets with a positive float dual at a minimiser of a·x over the closure, or None."""
-        got = flp.minimize(a) if flp is not None else None
-        if got is None:
-            return None
-        duals = got[2]
-        top = float(duals.max()) if len(duals) else 0.0
-        return [f for f in range(len(duals)) if duals[f] > 1e-9 * max(top, 1.0)] or None
-
-    @staticmethod
-    def _farkas(a, ci, AF, cF, S):
-        """``(λ_0, λ)`` >= 0 with ``a·x + ci = λ_0 + Σ λ_f (a_f·x + c_f)``, or None.
-
-        First λ supported on the guessed facets *S* (exact solve), else an exact Motzkin
-        certificate that ``{ℓ_f > 0 for all f, a·x + ci < 0}`` is empty.
-        """
-        if S:
-            sol = AF.submatrix(rows=S).T.solve_general(list(a))
-            if sol is not None and all(v >= 0 for v in sol[0]):
-                lam0 = ci - _dot(sol[0], [cF[f] for f in S])
-                if lam0 >= 0:
-                    lam = [_ZERO] * len(cF)
-                    for f, v in zip(S, sol[0]):
-                        lam[f] = v
-                    return lam0, tuple(lam)
-        n = len(cF)
-        A_lt = QMatrix.vstack([-AF, QMatrix.row(list(a))]) if n else QMatrix.row(list(a))
-        res = feasible(A_lt=A_lt, b_lt=list(cF) + [-ci], n=len(a))
-        if res.feasible:
-            return None
-        y = res.certificate["y_lt"]
-        if y[-1] <= 0:
-            return None
-        lam = tuple(v / y[-1] for v in y[:-1])
-        lam0 = ci - _dot(lam, cF)
-        return (lam0, lam) if lam0 >= 0 else None
-
-    @staticmethod
-    def _foot_witnesses(point, Areps, creps):
-        """For each class t: the foot of the perpendicular from the interior point onto its
-        hyperplane if it witnesses a facet (every other class > 0 there), else None.  All feet
-        are checked with one matrix product."""
-        m = len(creps)
-        vals_p = [v + w for v, w in zip(Areps.apply(point), creps)]
-        A = Areps.to_rows()
-        feet = []
-        for t in range(m):
-            s = vals_p[t] / _dot(A[t], A[t])
-            feet.append([p - s * v for p, v in zip(point, A[t])])
-        V = (Areps @ QMatrix.from_rows(feet, ncols=len(point)).T).to_rows()   # V[j][t] = a_j·y_t
-        out = []
-        for t in range(m):
-            ok = all(V[j][t] + creps[j] > 0 for j in range(m) if j != t)
-            out.append(tuple(feet[t]) if ok else None)
-        return out
-
-    def _misses_closure(self, t, a, ci, Areps, creps, flp, undecided, certified) -> bool:
-        """Exact proof that ℓ_t >= λ_0 > 0 on the closure: ℓ_t = Σ λ_f ℓ_f + λ_0, λ >= 0.
-
-        The support of λ (a vertex basis) is guessed by a float LP (min ℓ_t over the closure);
-        λ is then solved for exactly, for *every* undecided inequality at once (one product
-        with the inverse of the basis), and each one whose λ >= 0 and λ_0 > 0 is certified.
-        Only the exact identities count.
-        """
-        out = flp.minimize(a)
-        if out is None:
-            return False
-        value, _, duals = out
-        if value + float(ci) <= 1e-9 * (1.0 + abs(float(ci))):
-            return False
-        top = float(duals.max()) if len(duals) else 0.0
-        support = [f for f in range(len(duals)) if f != t and duals[f] > 1e-9 * max(top, 1.0)]
-        if not support:
-            return False
-        AS = Areps.submatrix(rows=support)
-        if len(support) == self.d and AS.rank() == self.d:
-            todo = [u for u in undecided if u not in certified and u not in support]
-            if t not in todo:
-                return False
-            inv = AS.T.inverse()
-            Lam = inv @ Areps.submatrix(rows=todo).T          # column u: λ for inequality u
-            cS = QMatrix.row([creps[f] for f in support])
-            lam0 = cS @ Lam                                    # Σ λ_f c_f per column
-            lam_rows = Lam.to_rows()
-            l0 = lam0.row_at(0)
-            for col, u in enumerate(todo):
-                if creps[u] - l0[col] > 0 and all(lam_rows[r][col] >= 0 for r in range(len(support))):
-                    certified[u] = (support, [lam_rows[r][col] for r in range(len(support))],
-                                    creps[u] - l0[col])
-            return t in certified
-        sol = AS.T.solve_general(list(a))
-        if sol is None:
-            return False
-        lam = sol[0]
-        if any(v < 0 for v in lam):
-            return False
-        lam0 = ci - _dot(lam, [creps[f] for f in support])
-        if lam0 > 0:
-            certified[t] = (support, list(lam), lam0)
-            return True
-        return False
-
-    def _facet_lp(self, t, a, ci, Areps, creps):
-        """Exact facet LP: a point with ℓ_t = 0 and every other class > 0, or None."""
-        others = [j for j in range(len(creps)) if j != t]
-        if not others:
-            nn = _dot(a, a)
-            return tuple(-ci / nn * v for v in a)
-        A_lt = -Areps.submatrix(rows=others)
-        b_lt = [creps[j] for j in others]
-        res = feasible(A_eq=[list(a)], b_eq=[-ci], A_lt=A_lt, b_lt=b_lt, n=self.d)
-        return res.point if res.feasible else None
 
     def _across(self, pattern, f, cls, a, y, Areps, creps, reps):
         """Pattern of the region across the facet through y (proved), and a point inside it."""

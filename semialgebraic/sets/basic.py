@@ -1,4 +1,4 @@
-r"""Semi-algebraic sets over Q: polynomial equalities and sign conditions (issue 3).
+r"""Semi-algebraic sets over Q: polynomial equalities and sign conditions.
 
 A :class:`BasicSet` is ``{x ∈ R^n : p_i(x) = 0, q_j(x) > 0, r_k(x) >= 0, s_l(x) ≠ 0}`` with
 polynomials in one :class:`~algebra.polynomials.Ring`; a :class:`SemialgebraicSet` is a finite
@@ -40,10 +40,10 @@ from typing import Iterable, Mapping
 
 from algebra.exceptions import DimensionMismatchError, IncompatibleRingError, InputError
 from algebra.linalg import QMatrix
-from algebra.polynomials import Polynomial, Ring, ideal_dimension, jacobian_at
+from algebra.polynomials import Polynomial, Ring, ideal_dimension, jacobian_at, latex_name
 from algebra.rationals import Q, q_json, q_str, to_q
 
-from .lp import feasible
+from ..lp import feasible
 
 __all__ = ["Dimension", "BasicSet", "SemialgebraicSet"]
 
@@ -364,8 +364,7 @@ class BasicSet:
     __repr__ = __str__
 
     def to_latex(self) -> str:
-        from algebra.polynomials import _latex_name
-        var = ", ".join(_latex_name(v) for v in self.ring.names)
+        var = ", ".join(latex_name(v) for v in self.ring.names)
         conds = [f"{p.to_latex()} {_LATEX[k]} 0" for k, p in self.conditions()]
         body = r",\ ".join(conds) if conds else r"\text{no conditions}"
         return rf"\left\{{ ({var}) \in \mathbb{{R}}^{{{self.nvars}}} : {body} \right\}}"
@@ -412,7 +411,29 @@ class BasicSet:
 
 
 class SemialgebraicSet:
-    """A finite union of :class:`BasicSet` components over one ring."""
+    """A finite union of :class:`BasicSet` components over one ring.
+
+    Parameters
+    ----------
+    components : iterable of BasicSet or SemialgebraicSet
+        Unions are flattened into their components.
+    ring : Ring, optional
+        Needed only for the empty union; otherwise the ring of the components.
+
+    Raises
+    ------
+    IncompatibleRingError
+        If the components live in different rings.
+
+    Examples
+    --------
+    >>> from algebra.polynomials import Ring
+    >>> R = Ring.get(("x",))
+    >>> x, = R.gens()
+    >>> S = SemialgebraicSet([BasicSet(R, positive=[x - 1]), BasicSet(R, equalities=[x])])
+    >>> S.contains([0]), S.contains(["1/2"]), S.dimension().value
+    (True, False, 1)
+    """
 
     __slots__ = ("components", "ring")
 

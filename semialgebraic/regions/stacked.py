@@ -1,12 +1,12 @@
-r"""Linear regions of a tuple of networks taken together, in certificate form.
+r"""Linear regions of a tuple of networks stacked side by side, in certificate form.
 
 The networks are put side by side (one network: first layers stacked, hidden layers block
-diagonal) and walked with :func:`semialgebraic.regions.regions` (the one region walk of the
-package); each region is viewed as a region of a ``region_cover`` certificate
+diagonal) and walked with :func:`semialgebraic.regions.walk.regions` (the one region walk of
+the package); each region is viewed as a region of a ``region_cover`` certificate
 (:class:`JointRegion`: oriented inequalities, facets, neighbours, exact Farkas multipliers of
 the redundant inequalities; format: :mod:`semialgebraic.verify.region_cover`).  Used by the
 general equivalence method (regions of a − b), the ``dead_cover`` proofs of
-:mod:`semialgebraic.reduction` and :mod:`semialgebraic.deviation`.
+:mod:`semialgebraic.equivalence.reduction` and :mod:`semialgebraic.equivalence.deviation`.
 """
 
 from __future__ import annotations
@@ -21,11 +21,10 @@ from algebra.linalg import QMatrix
 from algebra.network import Network
 from algebra.rationals import Q
 
-from .budget import Budget
-from .domains import _random_point, normalize_domain
-from .exceptions import CertificateError
-from .polyhedra import Polyhedron
-from .regions import Region, regions
+from ..budget import Budget
+from ..exceptions import CertificateError
+from ..sets import Polyhedron, normalize_domain, random_point
+from .walk import Region, regions
 
 __all__ = ["JointRegion", "joint_regions"]
 
@@ -34,7 +33,7 @@ __all__ = ["JointRegion", "joint_regions"]
 class JointRegion:
     """One linear region of the networks *nets* taken together (the regions of a − b), in the
     form of a ``region_cover`` certificate region; a view of a
-    :class:`semialgebraic.regions.Region` of the networks side by side.
+    :class:`semialgebraic.regions.walk.Region` of the networks side by side.
 
     ``pattern``: -1/0/1 per hidden neuron (0: pre-activation identically zero on the region);
     ``point``: exact interior point; ``rows``: unoriented affine pre-activations ``(a, c)`` per
@@ -69,7 +68,7 @@ def joint_regions(nets: Sequence[Network], *, domain: Any = None, budget: Budget
                   seed: int = 0, state: dict | None = None,
                   multipliers: bool = True) -> Iterator[JointRegion]:
     """Walk the linear regions of the networks *nets* (same input dimension and depth) on
-    *domain*, with :func:`semialgebraic.regions.regions` (the one region walk).
+    *domain*, with :func:`semialgebraic.regions.walk.regions` (the one region walk).
 
     Several networks are put side by side (one network: first layers stacked, hidden layers
     block diagonal); the pattern then lists the hidden neurons layer by layer.  The walk starts
@@ -78,6 +77,32 @@ def joint_regions(nets: Sequence[Network], *, domain: Any = None, budget: Budget
     step of the walk cannot be proved exactly, the iterator ends early and
     ``state["complete"]`` is False (with ``state["reason"]``).
 
+    Parameters
+    ----------
+    nets : sequence of Network
+        Same input dimension and depth.
+    domain : None, "orthant", (lo, hi), {"box": [lo, hi]} or {"orthant": True}
+        The input domain (:func:`semialgebraic.sets.normalize_domain`).
+    budget : Budget, optional
+        Stops the walk (unlimited when omitted).
+    seed : int
+        Seed of the random start point.
+    state : dict, optional
+        Filled with ``complete``, ``reason`` and the number of ``regions`` yielded.
+    multipliers : bool
+        Compute the redundancy multipliers (needed by ``region_cover`` certificates).
+
+    Returns
+    -------
+    iterator of JointRegion
+
+    Raises
+    ------
+    InputError
+        If the networks differ in depth or inputs, or the domain is unknown.
+
+    Examples
+    --------
     >>> from algebra.network import Network
     >>> net = Network.from_rows([[[1], [-1]], [[1, 1]]], [[0, 1], [0]])
     >>> sorted(r.pattern for r in joint_regions([net]))
@@ -91,7 +116,7 @@ def joint_regions(nets: Sequence[Network], *, domain: Any = None, budget: Budget
     state.update(complete=False, reason=None, regions=0)
     drows = domain_rows(d, dom)
     poly = Polyhedron([[-v for v in g[:d]] for g in drows], [g[d] for g in drows], d) if drows else None
-    start = _random_point(random.Random(seed), d, dom)
+    start = random_point(random.Random(seed), d, dom)
     walk = regions(net, domain=poly, budget=budget, progress=False, start=start,
                    multipliers=multipliers)
     index: dict = {}

@@ -1,0 +1,245 @@
+r"""Exact functional equivalence of ReLU networks of any depth: the entry points.
+
+``equivalent(a, b)`` decides whether two ReLU networks with the same input and output
+dimensions compute the same function on a domain (R^d, the closed orthant or a box), over Q.
+
+Methods (``method=``)
+---------------------
+``"auto"``
+    One hidden layer each (domain R^d or the closed orthant): the shallow canonical form
+    (:func:`semialgebraic.shallow.equivalent_shallow`); two hidden layers with n1 <= d each
+    (domain R^d): CANON for generic bottleneck networks
+    (:func:`semialgebraic.bottleneck.equivalent_bottleneck`, three-layer-fibers R20).  A fast path
+    whose hypotheses fail returns answer None and the general method decides.
+``"general"``
+    Exact for any depths and widths: cheap refutation, exact contraction and reduction of
+    a − b, then a walk over the linear regions of the reduced difference
+    (:mod:`semialgebraic.equivalence.general`).  Budgets and Ctrl-C make the verdict undecided
+    (answer None), never a guess.
+``"shallow"`` / ``"bottleneck"``
+    Only that fast path (answer None when it does not apply).
+
+Exact simplification (:func:`semialgebraic.equivalence.reduction.simplify`) removes neurons
+that are provably dead on the reachable set (exact interval bounds over the domain), folds
+constant neurons into the next bias, drops neurons with a zero outgoing column and merges
+positively parallel neurons; the result computes exactly the same function on the domain.
+
+>>> from algebra.network import Network
+>>> a = Network.from_rows([[[1], [-1]], [[1, 1]]], [[0, 0], [0]])          # |x|
+>>> b = Network.from_rows([[[-2], [3]], [["1/2", "1/3"]]], [[0, 0], [0]])  # permuted, rescaled
+>>> v = equivalent(a, b, method="general")
+>>> v.answer, v.method, len(v.certificate["reduction"]), len(v.certificate["regions"])
+(True, 'general', 6, 0)
+>>> c = Network.from_rows([[[1], [-1]], [[1, 2]]], [[0, 0], [0]])
+>>> w = equivalent(a, c, method="general")
+>>> w.answer, w.certificate["type"]
+(False, 'counterexample')
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from functools import partial
+from typing import Any
+
+from algebra.exceptions import AlgebraError, InputError
+from algebra.network import Network
+
+from ..bottleneck import equivalent_bottleneck
+from ..budget import Budget
+from ..certificates import jsonable
+from ..exceptions import CertificateError, SemialgebraicError, UndecidedError
+from ..sets import domain_spec, normalize_domain
+from ..shallow import equivalent_shallow
+from ..verdict import Hypothesis, Verdict
+from ..verify import verify
+from .general import general_method
+from .refutation import refute
+
+__all__ = ["METHODS", "equivalent", "is_equivalent", "could_be_equivalent"]
+
+METHODS = ("auto", "general", "shallow", "bottleneck")
+
+
+def equivalent(a: Network, b: Network, *, method: str = "auto", domain: Any = None,
+               timeout: float | None = None, max_regions: int | None = None,
+               budget: Budget | None = None, progress: bool | None = None,
+               refutation_samples: int = 32, verify: bool = True) -> Verdict:
+    """Decide whether *a* and *b* compute the same function on *domain*, exactly.
+
+    Parameters
+    ----------
+    a, b : Network
+        ReLU networks with the same input and output dimensions.
+    method : {"auto", "general", "shallow", "bottleneck"}
+    domain : None, "orthant", (lo, hi), {"box": [lo, hi]} or {"orthant": True}
+        R^d (default), the closed orthant, or the box [lo, hi]^d.
+    timeout, max_regions : optional budgets of the general method (or pass *budget*).
+    progress : bool, optional
+        Progress line on stderr (default: when stderr is a terminal).
+    refutation_samples : int
+        Random points of the cheap refutation (0 skips the cheap refutation entirely; the
+        region walk alone then decides).
+    verify : bool
+        Re-check the certificate with the independent checker (:func:`semialgebraic.verify.verify`)
+        before returning (default).  ``False`` skips it (benchmarks that time the decision alone).
+
+    Returns
+    -------
+    Verdict
+        ``answer`` True (certificate ``region_cover`` or the fast path's), False (certificate
+        ``counterexample``) or None (budget, interrupt, or a fast path that does not apply with
+        ``method="shallow"/"bottleneck"``); ``details["regions_checked"]``.
+
+    Raises
+    ------
+    InputError
+        If the signatures differ, the method or the domain is unknown.
+    CertificateError
+        If *verify* and the certificate fails its check (a bug in netfibers).
+
+    Examples
+    --------
+    >>> from algebra.network import Network
+    >>> a = Network.from_rows([[[1]], [[1]]], [[0], [0]])
+    >>> equivalent(a, a, method="general", domain=(0, 1)).answer
+    True
+    """
+    if method not in METHODS:
+        raise InputError(f"unknown method {method!r}; choose one of {', '.join(METHODS)}")
+    if a.signature != b.signature:
+        raise InputError(f"the networks have different signatures (inputs, outputs) {a.signature} "
+                         f"and {b.signature}")
+    dom = normalize_domain(domain, a.n_inputs)
+    budget = budget or Budget(timeout, max_regions)
+    return _decide(a, b, dom, method, budget, progress, refutation_samples, verify)
+
+
+def is_equivalent(a: Network, b: Network, **kw) -> bool:
+    """Whether *a* and *b* compute the same function: ``equivalent(a, b, **kw).answer``.
+
+    Parameters
+    ----------
+    a, b : Network
+    **kw
+        The keyword arguments of :func:`equivalent`.
+
+    Returns
+    -------
+    bool
+        The proved answer (its certificate is in ``equivalent(a, b, **kw)``).
+
+    Raises
+    ------
+    UndecidedError
+        If :func:`equivalent` does not decide (budget, interrupt, a fast path that does not
+        apply).
+    InputError
+        As :func:`equivalent`.
+
+    Examples
+    --------
+    >>> from algebra.network import Network
+    >>> a = Network.from_rows([[[1]], [[1]]], [[0], [0]])
+    >>> is_equivalent(a, a.with_parameter("b2[0]", 1))
+    False
+    """
+    v = equivalent(a, b, **kw)
+    if v.answer is None:
+        raise UndecidedError(v.reason)
+    return v.answer
+
+
+def could_be_equivalent(a: Network, b: Network, *, domain: Any = None, samples: int = 32,
+                        seed: int = 0) -> bool:
+    """False if *a* and *b* provably differ (exact evaluation at rational points); True is
+    inconclusive.
+
+    Parameters
+    ----------
+    a, b : Network
+    domain : None, "orthant", (lo, hi), {"box": [lo, hi]} or {"orthant": True}
+        R^d (default), the closed orthant, or the box [lo, hi]^d.
+    samples : int
+        Random points tried (then the points next to the first-layer hyperplanes).
+    seed : int
+        Seed of the random points.
+
+    Returns
+    -------
+    bool
+        False when an exact point where they differ was found (or the signatures differ).
+
+    Raises
+    ------
+    InputError
+        If the domain is unknown.
+
+    Examples
+    --------
+    >>> from algebra.network import Network
+    >>> a = Network.from_rows([[[1]], [[1]]], [[0], [0]])
+    >>> could_be_equivalent(a, a), could_be_equivalent(a, a.with_parameter("W2[0,0]", 2))
+    (True, False)
+    """
+    if a.signature != b.signature:
+        return False
+    dom = normalize_domain(domain, a.n_inputs)
+    return refute(a, b, dom, samples, seed) is None
+
+
+# ------------------------------------------------------------------------------------------------
+# private: the fast paths, then the general method
+# ------------------------------------------------------------------------------------------------
+def _decide(a, b, dom, method, budget, progress, samples=32, check=True) -> Verdict:
+    hyps: list[Hypothesis] = []
+    if method in ("auto", "shallow", "bottleneck"):
+        fast = _fast_path(a, b, dom, method, hyps, check)
+        if fast is not None:
+            return fast
+        if method != "auto":
+            return Verdict(None, method, f"the {method} method does not apply", tuple(hyps))
+    return general_method(a, b, dom, budget, progress, tuple(hyps), samples, check)
+
+
+def _fast_path(a, b, dom, method, hyps, check=True) -> Verdict | None:
+    shallow_ok = a.depth == 2 and b.depth == 2
+    bott_ok = (a.depth == 3 and b.depth == 3 and a.widths[1] <= a.n_inputs
+               and b.widths[1] <= b.n_inputs)
+    witness = None if dom is None else jsonable(domain_spec(dom))
+    if method in ("auto", "shallow"):
+        hyps.append(Hypothesis("one hidden layer each", shallow_ok, [a.depth - 1, b.depth - 1]))
+        hyps.append(Hypothesis("domain is R^d or the closed orthant (shallow canonical form)",
+                               dom is None or dom == "orthant", witness))
+        if shallow_ok and (dom is None or dom == "orthant"):
+            v = _run_fast(partial(equivalent_shallow, orthant=dom == "orthant"), a, b, "shallow", hyps,
+                          check)
+            if v is not None:
+                return v
+    if method in ("auto", "bottleneck"):
+        hyps.append(Hypothesis("domain is R^d (bottleneck fast path)", dom is None, witness))
+        hyps.append(Hypothesis("two hidden layers with n1 <= d each", bott_ok,
+                               [list(a.widths), list(b.widths)]))
+        if bott_ok and dom is None:
+            v = _run_fast(equivalent_bottleneck, a, b, "bottleneck", hyps, check)
+            if v is not None:
+                return v
+    return None
+
+
+def _run_fast(fn, a, b, name, hyps, check=True) -> Verdict | None:
+    """Run a fast path; its verdict if it decided (certificate verified here with *check*), else
+    None."""
+    try:
+        v = fn(a, b, verify=False)
+    except (SemialgebraicError, AlgebraError) as exc:   # the fast path could not decide
+        hyps.append(Hypothesis(f"{name} fast path applies", False, str(exc)))
+        return None
+    hyps.extend(v.hypotheses)
+    if v.answer is None:
+        return None
+    if v.certificate is not None and check:
+        ok, why = verify(jsonable(v.certificate))
+        if not ok:
+            raise CertificateError(v.certificate.get("type", name), why)
+    return replace(v, hypotheses=tuple(hyps))

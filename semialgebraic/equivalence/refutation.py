@@ -1,0 +1,166 @@
+r"""Cheap refutation of equivalence: exact evaluation at well-chosen rational points.
+
+A pair of networks that differs usually differs on a large set: small batches of random
+rational points with one short common denominator (cheap exact batch products) refute it.  A
+difference confined to a thin slab is found next to the first-layer hyperplanes: first those of
+one network without a positively parallel one in the other (the suspects), then all of them
+(:func:`refutation_points`).  A point found here is exact; finding none proves nothing.
+
+>>> from algebra.network import Network
+>>> a = Network.from_rows([[[1]], [[1]]], [[0], [0]])
+>>> x = refute(a, a.with_parameter("b2[0]", 1), None, 4, 0)
+>>> a(x) != a.with_parameter("b2[0]", 1)(x)
+True
+"""
+
+from __future__ import annotations
+
+import random
+from typing import Any, Sequence
+
+from algebra.linalg import QMatrix
+from algebra.network import Network
+from algebra.rationals import Q
+
+from ..sets import in_domain, normalize_domain, random_batch, random_point
+
+__all__ = ["refutation_points", "refute", "refute_random", "refute_hyperplanes"]
+
+_FIRST_POINTS = (4, 32)    # sizes of the cheap batches of short-denominator points
+
+
+def refutation_points(nets: Sequence[Network], domain: Any = None, *, samples: int = 32,
+                      seed: int = 0) -> list[tuple[Q, ...]]:
+    """Rational points for cheap refutation: random points of the domain, and for each
+    first-layer hyperplane ``w·x + b = 0`` of each network, points where ``w·x + b`` is exactly
+    ±1/10 and ±10^-9: from a random point, move along the coordinate axis j of the largest
+    ``|w_j|`` onto the hyperplane, then off it (short denominators: the exact batch evaluation
+    stays cheap).
+
+    Parameters
+    ----------
+    nets : sequence of Network
+        Same input dimension.
+    domain : None, "orthant", (lo, hi), {"box": [lo, hi]} or {"orthant": True}
+        R^d (default), the closed orthant, or the box [lo, hi]^d.
+    samples : int
+        Number of random points.
+    seed : int
+        Seed of the random points.
+
+    Returns
+    -------
+    list of tuple of Q
+        The points that lie in the domain.
+
+    Raises
+    ------
+    InputError
+        If the domain is unknown.
+
+    Examples
+    --------
+    >>> from algebra.network import Network
+    >>> len(refutation_points([Network.from_rows([[[1]], [[1]]], [[0], [0]])], samples=4))
+    8
+    """
+    d = nets[0].n_inputs
+    dom = normalize_domain(domain, d)
+    rng = random.Random(seed)
+    pts = [random_point(rng, d, dom) for _ in range(samples)]
+    for net in nets:
+        W, b = net.layer(0)
+        pts += _hyperplane_points(W.to_rows(), b, d, dom, rng)
+    return [p for p in pts if in_domain(p, dom)]
+
+
+
+def refute(a, b, dom, samples, seed):
+    """A point of the normalised domain *dom* where *a* and *b* differ (exact evaluation), or
+    None (inconclusive).
+
+    Cheapest first: small batches of random points with short denominators (a perturbed pair
+    differs on a large set; one common short denominator keeps the exact batch products
+    small), then the points of :func:`refutation_points` next to every first-layer hyperplane
+    (for differences confined to a thin slab) in one batch."""
+    x = refute_random(a, b, dom, samples, seed)
+    return x if x is not None else _refute_targeted(a, b, dom, seed)
+
+
+def refute_random(a, b, dom, samples, seed, suspects=False):
+    """A point where *a* and *b* differ among small batches of random points with short
+    denominators (at most *samples*; with *suspects*: the points of :func:`_refute_suspects`
+    between the first and the second batch), or None."""
+    rng = random.Random(seed + 7919)
+    d = a.n_inputs
+    for k, size in enumerate(_FIRST_POINTS):
+        x = _first_difference(a, b, random_batch(rng, min(size, samples), d, dom))
+        if x is None and suspects and k == 0:
+            x = _refute_suspects(a, b, dom, seed)
+        if x is not None:
+            return x
+    return None
+
+
+def _refute_targeted(a, b, dom, seed):
+    """Points next to first-layer hyperplanes: first those of one network without a
+    positively parallel one in the other, then all."""
+    x = _refute_suspects(a, b, dom, seed)
+    return x if x is not None else refute_hyperplanes(a, b, dom, seed)
+
+
+def _refute_suspects(a, b, dom, seed):
+    """Points next to the first-layer hyperplanes of one network without a positively parallel
+    one in the other: the suspects of a difference confined to a thin slab."""
+    rng = random.Random(seed + 104729)
+    keys = [{_ray_key(r, c) for r, c in zip(net.weights[0].to_rows(), net.biases[0])} for net in (a, b)]
+    suspects = [(r, c) for k, net in enumerate((a, b))
+                for r, c in zip(net.weights[0].to_rows(), net.biases[0]) if _ray_key(r, c) not in keys[1 - k]]
+    if not suspects:
+        return None
+    pts = [p for p in _hyperplane_points([r for r, _ in suspects], [c for _, c in suspects],
+                                         a.n_inputs, dom, rng) if in_domain(p, dom)]
+    return _first_difference(a, b, pts)
+
+
+def refute_hyperplanes(a, b, dom, seed):
+    """A point where *a* and *b* differ among the points next to every first-layer hyperplane
+    of both networks (:func:`refutation_points`), or None."""
+    return _first_difference(a, b, refutation_points([a, b], dom, samples=0, seed=seed))
+
+
+def _hyperplane_points(rows, bias, d, dom, rng) -> list:
+    """Four points per hyperplane ``w·x + b = 0`` (see :func:`refutation_points`)."""
+    pts = []
+    for w, c in zip(rows, bias):
+        j = max(range(d), key=lambda t: abs(w[t]))
+        if w[j] == 0:
+            continue
+        x = list(random_point(rng, d, dom, small=True))
+        val = sum((wi * xi for wi, xi in zip(w, x)), Q(0)) + c
+        x[j] -= val / w[j]                                # now w·x + c = 0
+        for eps in (Q(1, 10), Q(1, 10**9)):
+            for s in (1, -1):
+                y = list(x)
+                y[j] += s * eps / w[j]
+                pts.append(tuple(y))
+    return pts
+
+
+def _ray_key(row, c):
+    """The row (w, c) up to a positive factor, hashable (None for a zero row)."""
+    full = list(row) + [c]
+    sc = next((abs(v) for v in full if v != 0), None)
+    return None if sc is None else tuple((int(u.p), int(u.q)) for u in (v / sc for v in full))
+
+
+def _first_difference(a, b, pts):
+    """The first of the points *pts* (a list of points or the rows of a QMatrix) where a and b
+    differ, or None."""
+    X = pts if isinstance(pts, QMatrix) else QMatrix.from_rows(pts, ncols=a.n_inputs)
+    if X.nrows == 0:
+        return None
+    diff = (a.evaluate_batch(X) - b.evaluate_batch(X)).entries()
+    m = a.n_outputs
+    k = next((k for k, v in enumerate(diff) if v), None)
+    return None if k is None else X.row_at(k // m)

@@ -1,0 +1,282 @@
+r"""Float (HiGHS) guesses for the exact LP, turned into exact points and certificates.
+
+HiGHS (imported lazily) maximises a slack ``t <= 1`` on the strict rows, each row scaled by its
+Euclidean norm (a Chebyshev-like centre, so the guessed point is well inside).  The guess is
+made exact and *verified over Q* (:func:`guess_and_verify`): a point by rounding its coordinates
+to small denominators (or, when non-strict rows are active, by solving the active rows exactly
+and rounding the remaining free coordinates); an infeasible verdict by solving for the
+multipliers exactly on the support of HiGHS's dual vector (or dual ray) and checking the
+Motzkin conditions (:mod:`semialgebraic.lp.certificates`).  Nothing here decides: a guess that
+does not verify returns None and the exact simplex decides.
+
+:class:`FloatLP` keeps one float model ``A x <= b`` and re-solves it for many objectives (the
+region walk uses its duals to guess supports of Farkas multipliers, then solves them exactly).
+"""
+
+from __future__ import annotations
+
+from fractions import Fraction
+
+from algebra.linalg import QMatrix
+from algebra.rationals import Q
+
+from .certificates import add_vectors, dot
+
+__all__ = ["guess_and_verify", "FloatLP"]
+
+_ZERO = Q(0)
+
+
+# ------------------------------------------------------------------------------------------------
+# HiGHS guess + exact verification
+# ------------------------------------------------------------------------------------------------
+def _floats(M: QMatrix):
+    import numpy as np
+    return np.array([float(v) for v in M.entries()], dtype=float).reshape(M.nrows, M.ncols)
+
+
+def _highs_solve(G, h, n_strict, weights, cost, t_col, sense_max=True, lower_t=None):
+    """Run HiGHS on  G w <= h  (rows), free columns except t <= 1; returns (status, x, dual, ray)."""
+    import numpy as np
+    from highspy import _core as hc
+    m, ncol = G.shape
+    h_ = hc._Highs()
+    h_.setOptionValue("output_flag", False)
+    h_.setOptionValue("presolve", "off")   # small dense LPs: presolve costs more than it saves
+    lp = hc.HighsLp()
+    lp.num_col_ = ncol
+    lp.num_row_ = m
+    inf = hc.kHighsInf
+    lp.col_cost_ = np.asarray(cost, dtype=float)
+    lo = np.full(ncol, -inf)
+    up = np.full(ncol, inf)
+    if t_col is not None:
+        up[t_col] = 1.0
+    lp.col_lower_ = lo
+    lp.col_upper_ = up
+    lp.row_lower_ = np.full(m, -inf)
+    lp.row_upper_ = np.asarray(h, dtype=float)
+    lp.sense_ = hc.ObjSense.kMaximize if sense_max else hc.ObjSense.kMinimize
+    lp.a_matrix_.format_ = hc.MatrixFormat.kRowwise
+    lp.a_matrix_.start_ = np.arange(0, m * ncol + 1, ncol, dtype=np.int32)
+    lp.a_matrix_.index_ = np.tile(np.arange(ncol, dtype=np.int32), m)
+    lp.a_matrix_.value_ = G.ravel()
+    h_.passModel(lp)
+    h_.run()
+    st = h_.getModelStatus()
+    sol = h_.getSolution()
+    name = str(st).rsplit(".", 1)[-1]
+    if name == "kOptimal":
+        return "optimal", np.array(sol.col_value), np.array(sol.row_dual), None
+    if name == "kInfeasible":
+        ok, ray = _dual_ray(h_, m)
+        return "infeasible", None, None, ray if ok else None
+    if name in ("kUnbounded", "kUnboundedOrInfeasible"):
+        return "unbounded", None, None, None
+    return "unknown", None, None, None
+
+
+def _dual_ray(h_, m):
+    import numpy as np
+    try:
+        out = h_.getDualRay()
+    except Exception:  # pragma: no cover - API differences
+        return False, None
+    if isinstance(out, tuple):
+        if len(out) == 3:
+            _, exists, ray = out
+        else:
+            exists, ray = out[-2], out[-1]
+    else:  # pragma: no cover
+        return False, None
+    if not exists:
+        return False, None
+    return True, np.array(ray[:m], dtype=float)
+
+
+def guess_and_verify(G_lt, h_lt, G_le, h_le):
+    """Decide ``G_lt z < h_lt, G_le z <= h_le`` by a HiGHS guess verified exactly.
+
+    Returns ``(True, z)`` with an exact point, ``(False, (y_lt, y_le))`` with exact Motzkin
+    multipliers, or None when the guess cannot be verified (the caller then decides exactly).
+    """
+    import numpy as np
+    k = G_lt.ncols
+    m_lt, m_le = G_lt.nrows, G_le.nrows
+    A_lt = _floats(G_lt) if m_lt else np.zeros((0, k))
+    A_le = _floats(G_le) if m_le else np.zeros((0, k))
+    f_lt = np.array([float(v) for v in h_lt]) if m_lt else np.zeros(0)
+    f_le = np.array([float(v) for v in h_le]) if m_le else np.zeros(0)
+    if m_lt:
+        w = np.linalg.norm(A_lt, axis=1)
+        w[w == 0] = 1.0
+        G = np.vstack([np.c_[A_lt, w], np.c_[A_le, np.zeros(m_le)]])
+        cost = np.r_[np.zeros(k), 1.0]
+        t_col = k
+    else:
+        G = A_le
+        cost = np.zeros(k)
+        t_col = None
+    h = np.r_[f_lt, f_le]
+    if not np.all(np.isfinite(G)) or not np.all(np.isfinite(h)):
+        return None
+    status, x, dual, ray = _highs_solve(G, h, m_lt, None, cost, t_col)
+    if status == "optimal":
+        t = x[k] if m_lt else 1.0
+        if t > 1e-9:
+            z = _exact_point(G_lt, h_lt, G_le, h_le, A_le, f_le, x[:k], t)
+            if z is not None:
+                return True, z
+        if m_lt and t < 1e-7:
+            y = _exact_multipliers(G_lt, h_lt, G_le, h_le, np.abs(dual), strict_needed=True)
+            if y is not None:
+                return False, y
+        return None
+    if status == "infeasible" and ray is not None:
+        y = np.abs(ray)
+        if m_lt:
+            y[:m_lt] = 0.0
+        y = _exact_multipliers(G_lt, h_lt, G_le, h_le, y, strict_needed=False)
+        if y is not None:
+            return False, y
+    return None
+
+
+def _round_vector(v, D):
+    return tuple(Q(f.numerator, f.denominator) for f in
+                 (Fraction(float(t)).limit_denominator(D) for t in v))
+
+
+def _holds(G_lt, h_lt, G_le, h_le, z) -> bool:
+    if G_lt.nrows and any(not a < b for a, b in zip(G_lt.apply(z), h_lt)):
+        return False
+    if G_le.nrows and any(a > b for a, b in zip(G_le.apply(z), h_le)):
+        return False
+    return True
+
+
+def _exact_point(G_lt, h_lt, G_le, h_le, A_le, f_le, zf, t):
+    import numpy as np
+    k = len(zf)
+    active = []
+    if len(f_le):
+        slack = f_le - A_le @ zf
+        tol = 1e-9 * (1.0 + np.abs(f_le) + np.abs(A_le) @ np.abs(zf))
+        active = [i for i in range(len(f_le)) if slack[i] <= tol[i]]
+    if not active:
+        D0 = int(min(2 ** 60, max(1, 4 * np.sqrt(k) / max(t, 1e-300))))
+        for D in (max(1, D0 // 64), D0, D0 * 1024):
+            z = _round_vector(zf, D)
+            if _holds(G_lt, h_lt, G_le, h_le, z):
+                return z
+        return None
+    # active non-strict rows: solve them exactly, round the free part
+    Gact = G_le.submatrix(rows=active)
+    sol = Gact.solve_general([h_le[i] for i in active])
+    if sol is None:
+        return None
+    z0, M = sol
+    z0f = np.array([float(v) for v in z0])
+    if M.nrows == 0:
+        return z0 if _holds(G_lt, h_lt, G_le, h_le, z0) else None
+    Mf = _floats(M)
+    u, *_ = np.linalg.lstsq(Mf.T, zf - z0f, rcond=None)
+    for D in (2 ** 10, 2 ** 30, 2 ** 50):
+        uq = _round_vector(u, D)
+        z = add_vectors(z0, M.T.apply(uq))
+        if _holds(G_lt, h_lt, G_le, h_le, z):
+            return z
+    return None
+
+
+def _exact_multipliers(G_lt, h_lt, G_le, h_le, yf, strict_needed):
+    """Exact y >= 0 on the support of the float multipliers yf with yᵀ G = 0 and the β test."""
+    import numpy as np
+    m_lt = G_lt.nrows
+    if yf is None or not np.all(np.isfinite(yf)) or yf.max(initial=0.0) <= 0:
+        return None
+    top = yf.max()
+    support = [i for i in range(len(yf)) if yf[i] > 1e-9 * top]
+    if not support:
+        return None
+    G = QMatrix.vstack([G_lt, G_le])
+    h = list(h_lt) + list(h_le)
+    GS = G.submatrix(rows=support)
+    K = GS.left_nullspace()  # rows y with y GS = 0
+    if K.nrows == 0:
+        return None
+    ys = yf[support]
+    if K.nrows == 1:
+        cands = [K.row_at(0)]
+    else:
+        Kf = _floats(K)
+        u, *_ = np.linalg.lstsq(Kf.T, ys / top, rcond=None)
+        cands = []
+        for D in (2 ** 10, 2 ** 30):
+            uq = _round_vector(u, D)
+            cands.append(K.T.apply(uq))
+    for y in cands:
+        for sgn in (1, -1):
+            yy = tuple(v if sgn == 1 else -v for v in y)
+            if any(v < 0 for v in yy):
+                continue
+            full = [_ZERO] * len(h)
+            for i, v in zip(support, yy):
+                full[i] = v
+            beta = dot(h, full)
+            strict = any(v > 0 for v in full[:m_lt])
+            if beta < 0 or (beta <= 0 and strict):
+                return tuple(full[:m_lt]), tuple(full[m_lt:])
+    return None
+
+
+class FloatLP:
+    """A float (HiGHS) model ``A x <= b``, x free, re-solved for many objectives (warm start).
+
+    Only a *guess*: callers turn its answers into exact certificates and check them over Q.
+    ``minimize(c)`` returns ``(value, x, duals)`` (numpy arrays; duals >= 0 with
+    ``Aᵀ duals ≈ -c`` at a minimum) or None when HiGHS does not report an optimum.
+
+    >>> F = FloatLP([[1, 0], [0, 1], [-1, -1]], [1, 1, 0])
+    >>> round(F.minimize([-1, 0])[0], 9)
+    -1.0
+    """
+
+    def __init__(self, A, b):
+        import numpy as np
+        from highspy import _core as hc
+        if isinstance(A, QMatrix):
+            A = _floats(A)
+        A = np.asarray(A, dtype=float)
+        m, n = A.shape
+        self.n = n
+        h = hc._Highs()
+        h.setOptionValue("output_flag", False)
+        h.setOptionValue("presolve", "off")
+        lp = hc.HighsLp()
+        lp.num_col_, lp.num_row_ = n, m
+        inf = hc.kHighsInf
+        lp.col_cost_ = np.zeros(n)
+        lp.col_lower_ = np.full(n, -inf)
+        lp.col_upper_ = np.full(n, inf)
+        lp.row_lower_ = np.full(m, -inf)
+        lp.row_upper_ = np.asarray([float(v) for v in b], dtype=float)
+        lp.a_matrix_.format_ = hc.MatrixFormat.kRowwise
+        lp.a_matrix_.start_ = np.arange(0, m * n + 1, n, dtype=np.int32)
+        lp.a_matrix_.index_ = np.tile(np.arange(n, dtype=np.int32), m)
+        lp.a_matrix_.value_ = A.ravel()
+        h.passModel(lp)
+        self._h = h
+        self._idx = np.arange(n, dtype=np.int32)
+        self._np = np
+
+    def minimize(self, c):
+        np = self._np
+        h = self._h
+        h.changeColsCost(self.n, self._idx, np.asarray([float(v) for v in c], dtype=float))
+        h.run()
+        if str(h.getModelStatus()).rsplit(".", 1)[-1] != "kOptimal":
+            return None
+        sol = h.getSolution()
+        x = np.array(sol.col_value)
+        return float(np.dot([float(v) for v in c], x)), x, -np.array(sol.row_dual)

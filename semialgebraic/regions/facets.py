@@ -1,0 +1,98 @@
+r"""Exact facet tests of one linear region (used by the walk of :mod:`semialgebraic.regions.walk`).
+
+The region is ``{ℓ_j(x) = a_j·x + c_j > 0}`` over the classes j of coinciding hyperplanes.  A
+class t is a facet iff ``{ℓ_t = 0, ℓ_j > 0 for every other class j}`` is feasible.  Cheapest
+first: the foot of the perpendicular from the interior point onto the hyperplane, checked
+exactly (:func:`foot_witnesses`); then an exact proof that the hyperplane misses the closure,
+with the support guessed by a float LP and the multipliers solved for exactly
+(:func:`misses_closure`); then the exact facet LP (:func:`facet_lp`).  Only exact points and
+exact identities decide.
+"""
+
+from __future__ import annotations
+
+from algebra.linalg import QMatrix
+
+from ..lp import dot, feasible
+
+__all__ = ["foot_witnesses", "misses_closure", "facet_lp"]
+
+
+def foot_witnesses(point, Areps, creps):
+    """For each class t: the foot of the perpendicular from the interior point onto its
+    hyperplane if it witnesses a facet (every other class > 0 there), else None.  All feet
+    are checked with one matrix product."""
+    m = len(creps)
+    vals_p = [v + w for v, w in zip(Areps.apply(point), creps)]
+    A = Areps.to_rows()
+    feet = []
+    for t in range(m):
+        s = vals_p[t] / dot(A[t], A[t])
+        feet.append([p - s * v for p, v in zip(point, A[t])])
+    V = (Areps @ QMatrix.from_rows(feet, ncols=len(point)).T).to_rows()   # V[j][t] = a_j·y_t
+    out = []
+    for t in range(m):
+        ok = all(V[j][t] + creps[j] > 0 for j in range(m) if j != t)
+        out.append(tuple(feet[t]) if ok else None)
+    return out
+
+def misses_closure(t, a, ci, Areps, creps, flp, undecided, certified, d) -> bool:
+    """Exact proof that ℓ_t >= λ_0 > 0 on the closure: ℓ_t = Σ λ_f ℓ_f + λ_0, λ >= 0.
+
+    *t*: the class tested (row *a*, constant *ci*) among the classes ``Areps x + creps > 0`` in
+    dimension *d*; *flp*: a :class:`~semialgebraic.lp.FloatLP` of the classes; proofs found go
+    into *certified* (class -> ``(support, λ, λ_0)``), for every class of *undecided* at once.
+
+    The support of λ (a vertex basis) is guessed by a float LP (min ℓ_t over the closure);
+    λ is then solved for exactly, for *every* undecided inequality at once (one product
+    with the inverse of the basis), and each one whose λ >= 0 and λ_0 > 0 is certified.
+    Only the exact identities count.
+    """
+    out = flp.minimize(a)
+    if out is None:
+        return False
+    value, _, duals = out
+    if value + float(ci) <= 1e-9 * (1.0 + abs(float(ci))):
+        return False
+    top = float(duals.max()) if len(duals) else 0.0
+    support = [f for f in range(len(duals)) if f != t and duals[f] > 1e-9 * max(top, 1.0)]
+    if not support:
+        return False
+    AS = Areps.submatrix(rows=support)
+    if len(support) == d and AS.rank() == d:
+        todo = [u for u in undecided if u not in certified and u not in support]
+        if t not in todo:
+            return False
+        inv = AS.T.inverse()
+        Lam = inv @ Areps.submatrix(rows=todo).T          # column u: λ for inequality u
+        cS = QMatrix.row([creps[f] for f in support])
+        lam0 = cS @ Lam                                    # Σ λ_f c_f per column
+        lam_rows = Lam.to_rows()
+        l0 = lam0.row_at(0)
+        for col, u in enumerate(todo):
+            if creps[u] - l0[col] > 0 and all(lam_rows[r][col] >= 0 for r in range(len(support))):
+                certified[u] = (support, [lam_rows[r][col] for r in range(len(support))],
+                                creps[u] - l0[col])
+        return t in certified
+    sol = AS.T.solve_general(list(a))
+    if sol is None:
+        return False
+    lam = sol[0]
+    if any(v < 0 for v in lam):
+        return False
+    lam0 = ci - dot(lam, [creps[f] for f in support])
+    if lam0 > 0:
+        certified[t] = (support, list(lam), lam0)
+        return True
+    return False
+
+def facet_lp(t, a, ci, Areps, creps, d):
+    """Exact facet LP: a point with ℓ_t = 0 and every other class > 0 (dimension *d*), or None."""
+    others = [j for j in range(len(creps)) if j != t]
+    if not others:
+        nn = dot(a, a)
+        return tuple(-ci / nn * v for v in a)
+    A_lt = -Areps.submatrix(rows=others)
+    b_lt = [creps[j] for j in others]
+    res = feasible(A_eq=[list(a)], b_eq=[-ci], A_lt=A_lt, b_lt=b_lt, n=d)
+    return res.point if res.feasible else None
