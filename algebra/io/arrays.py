@@ -199,8 +199,9 @@ def network_from_tensors(arrays: dict, source: str | None = None) -> Network:
         bs.append(b)
         prev_out, prev_name = n_out, wkey
     net = Network(ws, bs)
-    net._keep_integer_weights(hints)
-    net.derived("provenance", lambda: (f"{note} (layers in the order {', '.join(k for k, _ in layers)})",))  # W == N / D already at hand: spares the batch path work
+    net._keep_integer_weights(hints)  # W == N / D already at hand: spares the batch path work
+    net.derived("provenance", lambda: (f"{note} (layers in the order "
+                                       f"{', '.join(k for k, _ in layers)})",))
     return net
 
 

@@ -12,7 +12,9 @@ Layers of a ``torch.nn.Sequential`` (nested ones are walked):
   folded into the adjacent ``Linear``.  ``s`` is irrational in general: it is taken as the float32
   (the module's dtype) that torch itself computes for ``weight / sqrt(running_var + eps)``, exactly;
   that rounding is listed in the network's :attr:`~algebra.network.Network.provenance` (the shift
-  ``β − μ·s`` is then exact);
+  ``β − μ·s`` is then exact).  The value is read off torch's own kernel (its output at x = 1
+  with mean and shift 0), which rounds 1/√(σ² + ε) and then the product with γ: it differs from
+  the float32 of ``weight / sqrt(var + eps)`` in about a third of the entries;
 * ``Dropout`` (any variant), ``Identity``, ``Flatten`` — the identity at inference, skipped;
 * anything else is refused by name.
 """
@@ -89,13 +91,19 @@ def _batchnorm_affine(bn, name: str, notes: list):
         var = bn.running_var.detach().cpu()
         gamma = bn.weight.detach().cpu() if bn.weight is not None else torch.ones_like(var)
         beta = bn.bias.detach().cpu() if bn.bias is not None else torch.zeros_like(var)
-        scale = gamma / torch.sqrt(var + bn.eps)   # float32 (the module's dtype), as torch computes
+        if not torch.isfinite(var).all() or not torch.isfinite(gamma).all():
+            raise InputError(f"{kind} has a NaN or infinite statistic or weight", where=name)
+        # the scale torch itself applies (its kernel computes 1/√(σ²+ε), then ·γ, in its own
+        # order of roundings): the output at x = 1 with mean 0 and shift 0 is exactly that scale
+        scale = torch.nn.functional.batch_norm(
+            torch.ones(1, n, dtype=var.dtype), torch.zeros_like(var), var, gamma,
+            torch.zeros_like(var), False, 0.0, bn.eps)[0]
     s = _vector(scale, f"{name} scale")
     mean = _vector(bn.running_mean, f"{name}.running_mean")
     shift = [b - m * si for b, m, si in zip(_vector(beta, f"{name}.bias"), mean, s)]
     notes.append(f"{kind} {name!r} folded into the adjacent Linear: its scale γ/√(σ²+ε) "
                  f"(ε = {bn.eps}) is irrational in general and was taken as the {scale.dtype} "
-                 "torch computes for it, exactly; the shift β − μ·scale is exact")
+                 "torch's kernel computes for it, exactly; the shift β − μ·scale is exact")
     return QMatrix.diagonal(s), shift, n
 
 

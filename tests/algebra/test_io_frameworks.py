@@ -75,7 +75,13 @@ def test_batchnorm_folded_with_its_float32_scale(torch):
         bn.bias.copy_(torch.tensor([0.25, 1.0, -0.5]))
     model = nn.Sequential(nn.Linear(2, 3), bn, nn.ReLU(), nn.Linear(3, 1)).eval()
     net = Network.from_torch(model)
-    scale = (bn.weight / torch.sqrt(bn.running_var + bn.eps)).detach()
+    # the scale torch applies: y = s·(x − μ) + β at μ = 0, β = 0, x = 1 through the module itself
+    probe = torch.nn.BatchNorm1d(3).eval()
+    with torch.no_grad():
+        probe.running_var.copy_(bn.running_var)
+        probe.weight.copy_(bn.weight)
+        probe.bias.zero_()
+        scale = probe(torch.ones(2, 3))[0]
     assert scale.dtype == torch.float32
     s = exact_vec(scale)
     W = exact_rows(model[0].weight)
@@ -88,6 +94,23 @@ def test_batchnorm_folded_with_its_float32_scale(torch):
     x = torch.tensor([[0.3, -0.7]])
     y = float(model(x)[0, 0].detach())
     assert abs(float(net([Fraction(float(v)) for v in x[0]])[0]) - y) < 1e-5
+
+
+def test_batchnorm_scale_is_the_one_torch_applies_not_a_recomputation(torch):
+    """σ² = 0.7, γ = 1.5: torch's kernel (1/√(σ²+ε), then ·γ) gives a float32 one ulp away from
+    float32(γ/√(σ²+ε)); the folded network takes the kernel's value, the one torch computes with."""
+    nn = torch.nn
+    bn = nn.BatchNorm1d(1).eval()
+    lin = nn.Linear(1, 1, bias=False)
+    with torch.no_grad():
+        bn.running_var.fill_(0.7)
+        bn.weight.fill_(1.5)
+        lin.weight.fill_(1.0)
+        applied = Fraction(float(bn(torch.ones(1, 1))[0, 0]))
+    naive = Fraction(float((bn.weight.detach() / torch.sqrt(bn.running_var + bn.eps))[0]))
+    assert applied != naive
+    net = Network.from_torch(nn.Sequential(lin, bn, nn.ReLU(), nn.Linear(1, 1)))
+    assert fr(net.weights[0].to_rows()[0][0]) == applied
 
 
 def test_batchnorm_in_training_mode_and_other_layers_are_refused(torch):
