@@ -1,7 +1,7 @@
 """ONNX models (``.onnx``), read exactly: a chain of ``Gemm`` or ``MatMul`` (+ ``Add``) layers
 with ``Relu`` between them, optionally after a leading ``Flatten``; ``BatchNormalization`` after
-an affine layer is folded into it (its scale rounded to float32 as the runtime computes it, listed
-in the network's provenance); ``Identity`` and ``Dropout`` are skipped; the initializers go through
+an affine layer is folded into it (its scale rounded to float32, a rounding listed in the
+network's provenance); ``Identity`` and ``Dropout`` are skipped; the initializers go through
 the exact conversion of :mod:`algebra.io.arrays`.  onnx (extra ``netfibers[io]``) is imported only
 when such a file is read.
 """
@@ -104,8 +104,9 @@ def load_onnx(p: Path) -> Network:
 
 def _fold_batchnorms(net: Network, folds, src) -> Network:
     """Fold ``y = s·(x − mean) + B`` with ``s = scale/√(var + ε)`` into the preceding layer,
-    exactly, ``s`` taken as the float32 (the tensors' dtype) numpy computes for it (correctly
-    rounded operations, as ONNX runtimes do); the rounding is listed in the provenance."""
+    exactly, ``s`` taken as the float32 (the tensors' dtype) that correctly rounded operations
+    give (numpy: ε, then the sum, the root and the quotient each rounded); runtimes may differ in
+    the last bit, so the rounding is listed in the provenance."""
     np = numpy_or_error()
     notes = list(net.provenance)
     for l, label, (scale, beta, mean, var), eps in folds:
@@ -124,8 +125,9 @@ def _fold_batchnorms(net: Network, folds, src) -> Network:
         net = net.replace_layer(l, [[si * x for x in r] for si, r in zip(s, rows)],
                                 [si * (bi - m) + be for si, bi, m, be in zip(s, b, mu, bb)])
         notes.append(f"{label} folded into layer {l + 1}: its scale/√(var+ε) (ε = {eps}) is "
-                     f"irrational in general and was taken as the {dt} the runtime computes, "
-                     "exactly; the shift is exact")
+                     f"irrational in general and was taken as the {dt} of scale / sqrt(var + ε) "
+                     "in correctly rounded operations, exactly (a runtime may round it "
+                     "differently in the last bit); the shift is exact")
     net.derived("provenance", lambda: tuple(notes))
     return net
 

@@ -281,3 +281,13 @@ def test_json_nan_names_its_location(capsys, tmp_path):
     path = tmp_path / "n.json"
     path.write_text('{"layers": [{"weight": [[1, 2]]}, {"weight": [[1, NaN]]}]}')
     assert_input_error(capsys, ["info", path], "layers[1].weight[0][1]", "NaN")
+
+
+def test_truncated_torch_file_is_one_line_without_state_dict_advice(capsys, tmp_path):
+    torch = pytest.importorskip("torch")
+    path = tmp_path / "t.pt"
+    torch.save({"0.weight": torch.ones(2, 2)}, path)
+    path.write_bytes(path.read_bytes()[:200])
+    code, out, err = run(capsys, "convert", path, "-o", tmp_path / "o.json")
+    assert code == 2 and err.count("\n") == 1 and "truncated or corrupt" in err
+    assert "state_dict" not in err and not (tmp_path / "o.json").exists()
