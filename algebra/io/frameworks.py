@@ -128,6 +128,7 @@ def network_from_torch(module) -> Network:
                          f"{type(module).__name__}; for an MLP block use Block.from_torch")
     layers, notes = [], []
     current = None        # the affine map (A, c) since the last ReLU, or None
+    linear_seen = False   # whether a Linear is part of it
     last_relu = None
     for name, layer in module:
         kind = type(layer).__name__
@@ -152,7 +153,7 @@ def network_from_torch(module) -> Network:
             raise InputError(f"unsupported layer {kind} (supported: Linear, ReLU, BatchNorm1d in "
                              "eval mode; Dropout, Identity and Flatten are skipped)", where=name)
         if current is None:
-            current = (A, list(c))
+            current, linear_seen = (A, list(c)), kind == "Linear"
         else:   # compose the affine maps exactly: A (A0 x + c0) + c
             A0, c0 = current
             if A.ncols != A0.nrows:
@@ -160,8 +161,9 @@ def network_from_torch(module) -> Network:
                                  f"{A0.nrows} outputs", where=name)
             c_new = (A @ QMatrix.column(c0)).col_at(0)
             current = (A @ A0, [x + y for x, y in zip(c_new, c)])
-            if kind == "Linear":
-                notes.append(f"two affine layers without a ReLU between them, composed exactly at {name!r}")
+            if kind == "Linear" and linear_seen:
+                notes.append(f"two Linear layers without a ReLU between them, composed exactly at {name!r}")
+            linear_seen = linear_seen or kind == "Linear"
     if current is None:
         if last_relu is not None:
             raise InputError("the network ends with a ReLU; netfibers networks have no activation "

@@ -245,3 +245,21 @@ def test_readme_framework_lines_run(torch):
           "llama_mlp": llama}
     exec(compile(block[0], "README.md", "exec"), ns)
     assert ns["net"].widths == (2, 3, 1) and ns["block"].activation.name == "gelu"
+
+
+def test_batchnorm_after_relu_folds_into_the_next_linear(torch):
+    nn = torch.nn
+    bn = nn.BatchNorm1d(3).eval()
+    with torch.no_grad():
+        bn.running_mean.copy_(torch.tensor([1.0, -2.0, 0.5]))
+        bn.running_var.copy_(torch.tensor([3.0, 1.0, 0.25]))
+    model = nn.Sequential(nn.Linear(2, 3), nn.ReLU(), bn, nn.Linear(3, 1), nn.Linear(1, 2)).eval()
+    net = Network.from_torch(model)
+    assert net.widths == (2, 3, 2)
+    notes = " ".join(net.provenance)
+    assert "BatchNorm1d '2'" in notes and "two Linear layers" in notes and "'4'" in notes
+    with torch.no_grad():
+        x = torch.tensor([[0.5, -1.25]])
+        y = model(x)[0]
+    exact = net([Fraction(float(v)) for v in x[0]])
+    assert all(abs(float(e) - float(t)) < 1e-5 for e, t in zip(exact, y))
