@@ -103,6 +103,14 @@ class Block:
 
     __slots__ = ("activation", "w_up", "w_down", "w_gate", "skip", "b_up", "b_down", "b_gate")
 
+    @classmethod
+    def from_torch(cls, module, *, activation=None, skip="identity", prefix=None) -> "Block":
+        """The exact block of a torch MLP module (``nn.Sequential(Linear, act, Linear)``, or
+        ``up/gate/down_proj``, ``fc1/fc2``, ``intermediate/output`` submodules):
+        :func:`algebra.io.frameworks.block_from_torch`."""
+        from .io.frameworks import block_from_torch
+        return block_from_torch(module, activation=activation, skip=skip, prefix=prefix)
+
     def __init__(self, activation, w_up, w_down, *, skip="identity", w_gate=None, b_up=None,
                  b_down=None, b_gate=None):
         act = get_activation(activation) if not isinstance(activation, Activation) else activation

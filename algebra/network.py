@@ -95,6 +95,20 @@ class Network:
         return cls(ws, bs)
 
     # -- architecture ------------------------------------------------------------------------
+    @classmethod
+    def from_torch(cls, module) -> "Network":
+        """The exact network of a torch ``nn.Sequential`` (Linear/ReLU; BatchNorm1d in eval mode
+        folded, Dropout/Identity/Flatten skipped): :func:`algebra.io.frameworks.network_from_torch`."""
+        from .io.frameworks import network_from_torch
+        return network_from_torch(module)
+
+    @classmethod
+    def from_sklearn(cls, mlp) -> "Network":
+        """The exact network of a fitted ReLU ``MLPClassifier``/``MLPRegressor``:
+        :func:`algebra.io.frameworks.network_from_sklearn`."""
+        from .io.frameworks import network_from_sklearn
+        return network_from_sklearn(mlp)
+
     @property
     def weights(self) -> tuple[QMatrix, ...]:
         return self._weights
@@ -242,6 +256,13 @@ class Network:
         if key not in self._derived:
             self._derived[key] = compute()
         return self._derived[key]
+
+    @property
+    def provenance(self) -> tuple[str, ...]:
+        """Sentences saying how a reader built this network (layout read, BatchNorm folded with
+        a float32 rounding, …); empty for a network built from exact numbers.  Not part of
+        equality: two networks with the same parameters are equal."""
+        return tuple((self._derived or {}).get("provenance", ()))
 
     def _keep_integer_weights(self, integer_weights) -> None:
         """Remember per-layer ``(N, D)`` numpy integer arrays with ``W_l == N / D`` exactly

@@ -22,7 +22,7 @@ from ..linalg import QMatrix
 from .arrays import read_tensors
 from .native import parse_matrix, parse_vector, read_json_text
 
-__all__ = ["block_from_dict", "block_from_tensors", "load_block", "LAYOUTS"]
+__all__ = ["block_from_dict", "block_from_tensors", "load_block", "find_blocks", "LAYOUTS"]
 
 LAYOUTS = (  # (up key, down key, gate key or None) relative to a common prefix
     ("up_proj", "down_proj", "gate_proj"),
@@ -137,6 +137,44 @@ def _plain_block(data: dict, source, prefix: str, parse_matrix, parse_vector, ac
 
 
 # -- binary state_dicts ---------------------------------------------------------------------------
+def find_blocks(shapes: dict, *, include_fc: bool = False) -> list[dict]:
+    """The MLP blocks named in a state_dict, from the tensors' shapes alone (nothing converted).
+
+    *shapes* is ``{name: shape}``; ``fc1``/``fc2`` pairs count only with *include_fc* (they are
+    the usual naming of plain two-layer networks too).  Each block is a dict with ``prefix``,
+    ``layout`` (e.g. ``"up_proj/gate_proj/down_proj"``), ``d``, ``k``, ``gated``, ``bias`` and
+    ``problem`` (None, or why the shapes do not make a block), in file order.
+
+    >>> find_blocks({"m.up_proj.weight": (8, 3), "m.gate_proj.weight": (8, 3),
+    ...              "m.down_proj.weight": (3, 8), "m.down_proj.bias": (3,)})
+    [{'prefix': 'm.', 'layout': 'up_proj/gate_proj/down_proj', 'd': 3, 'k': 8, 'gated': True, 'bias': True, 'problem': None}]
+    """
+    out = []
+    for name in shapes:
+        for up, down, gate in LAYOUTS:
+            if gate is None and up == "fc1" and not include_fc:
+                continue
+            suffix = f"{up}.weight"
+            if not (name == suffix or name.endswith("." + suffix)):
+                continue
+            p = name[:-len(suffix)]
+            if f"{p}{down}.weight" not in shapes:
+                continue
+            su, sd = tuple(shapes[name]), tuple(shapes[f"{p}{down}.weight"])
+            gated = gate is not None and f"{p}{gate}.weight" in shapes
+            k, d = su if len(su) == 2 else (None, None)
+            problem = None
+            if len(su) != 2 or sd != (d, k):
+                problem = f"{p}{down}.weight has shape {sd}, {p}{up}.weight {su}: not a block"
+            elif gated and tuple(shapes[f"{p}{gate}.weight"]) != (k, d):
+                problem = f"{p}{gate}.weight has shape {tuple(shapes[f'{p}{gate}.weight'])}, expected {(k, d)}"
+            layout = f"{up}/{gate}/{down}" if gated else f"{up}/{down}"
+            bias = any(f"{p}{n}.bias" in shapes for n in (up, down, gate) if n)
+            out.append({"prefix": p, "layout": layout, "d": d, "k": k, "gated": gated,
+                        "bias": bias, "problem": problem})
+    return out
+
+
 def block_from_tensors(tensors: dict, *, activation: str, skip="identity", prefix: str | None = None,
                        source: str | None = None) -> Block:
     """Block from a state_dict ``{name: (shape, flat list of exact values)}``.

@@ -39,7 +39,9 @@ def read_json_text(path: Path) -> object:
         return json.loads(text, parse_float=Decimal, parse_constant=_bad_constant,
                           parse_int=_parse_int)
     except _ConstantError as exc:
-        raise InputError(f"{exc.args[0]} is not a number netfibers accepts", source=str(path)) from None
+        where = _constant_location(text)
+        raise InputError(f"{exc.args[0]} is not a number netfibers accepts (only finite numbers "
+                         "have an exact value)", source=str(path), where=where) from None
     except RecursionError:
         raise InputError("malformed JSON: nested too deeply", source=str(path)) from None
     except json.JSONDecodeError as exc:
@@ -49,6 +51,35 @@ def read_json_text(path: Path) -> object:
 
 class _ConstantError(ValueError):
     pass
+
+
+class _Constant:
+    __slots__ = ("name",)
+
+    def __init__(self, name):
+        self.name = name
+
+
+def _constant_location(text: str) -> str | None:
+    """Where the first JSON literal NaN/Infinity/-Infinity stands, e.g. ``layers[1].weight[0][2]``
+    (the text parsed again with the literals kept as markers), or None."""
+    try:
+        data = json.loads(text, parse_float=Decimal, parse_constant=_Constant, parse_int=_parse_int)
+    except (ValueError, RecursionError):
+        return None
+    stack = [(data, "")]
+    while stack:
+        node, path = stack.pop()
+        if isinstance(node, _Constant):
+            return path or None
+        if isinstance(node, dict):
+            items = [(v, f"{path}.{k}" if path else str(k)) for k, v in node.items()]
+        elif isinstance(node, list):
+            items = [(v, f"{path}[{i}]") for i, v in enumerate(node)]
+        else:
+            continue
+        stack.extend(reversed(items))
+    return None
 
 
 def _bad_constant(name: str):

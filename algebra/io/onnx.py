@@ -1,5 +1,7 @@
 """ONNX models (``.onnx``), read exactly: a chain of ``Gemm`` or ``MatMul`` (+ ``Add``) layers
-with ``Relu`` between them, optionally after a leading ``Flatten``; the initializers go through
+with ``Relu`` between them, optionally after a leading ``Flatten``; ``BatchNormalization`` after
+an affine layer is folded into it (its scale rounded to float32, a rounding listed in the
+network's provenance); ``Identity`` and ``Dropout`` are skipped; the initializers go through
 the exact conversion of :mod:`algebra.io.arrays`.  onnx (extra ``netfibers[io]``) is imported only
 when such a file is read.
 """
@@ -10,7 +12,7 @@ from pathlib import Path
 
 from ..exceptions import InputError, MissingDependencyError
 from ..network import Network
-from .arrays import check_dtype, first_line, network_from_tensors, numpy_or_error
+from .arrays import check_dtype, exact_qmatrix, first_line, network_from_tensors, numpy_or_error
 
 __all__ = ["load_onnx", "onnx_initializers"]
 
@@ -27,7 +29,7 @@ def load_onnx(p: Path) -> Network:
         raise InputError(f"expected one graph input and one output, got {len(inputs)} inputs and "
                          f"{len(graph.output)} outputs", source=src)
     current = inputs[0]
-    ws, bs = [], []
+    ws, bs, folds = [], [], []
     state = "start"  # start | flattened | affine (an affine layer just ended) | relu
     for node in graph.node:
         op = node.op_type
@@ -44,7 +46,7 @@ def load_onnx(p: Path) -> Network:
                 raise InputError("Flatten is supported only first, with axis=1", source=src, where=label)
             state = "flattened"
         elif op in ("Gemm", "MatMul"):
-            if state == "affine":
+            if state in ("affine", "bn"):
                 raise InputError("two affine layers without a Relu between them", source=src, where=label)
             ws_, b_ = _onnx_affine(node, attrs, inits, src, label)
             ws.append(ws_)
@@ -64,18 +66,30 @@ def load_onnx(p: Path) -> Network:
                 raise InputError("a second bias on the same layer", source=src, where=label)
             bs[-1] = bias
         elif op == "Relu":
-            if state != "affine":
+            if state not in ("affine", "bn"):
                 raise InputError("Relu must follow an affine layer", source=src, where=label)
             state = "relu"
+        elif op == "BatchNormalization":
+            if state not in ("affine", "bn"):
+                raise InputError("BatchNormalization is supported only right after an affine "
+                                 "layer (it is folded into it)", source=src, where=label)
+            params = list(node.input[1:5])
+            if len(params) != 4 or not all(q in inits for q in params) or len(node.output) != 1:
+                raise InputError("BatchNormalization needs scale, B, mean and var initializers "
+                                 "(inference mode)", source=src, where=label)
+            folds.append((len(ws) - 1, label, [inits[q].reshape(-1) for q in params],
+                          attrs.get("epsilon", 1e-5)))
+            state = "bn"
         elif op in ("Identity", "Dropout"):
             pass
         else:
             raise InputError(f"unsupported operator {op!r} (supported: Flatten, Gemm, MatMul, Add, "
-                             "Relu)", source=src, where=label)
+                             "Relu, BatchNormalization; Identity and Dropout are skipped)",
+                             source=src, where=label)
         current = node.output[0]
     if current != graph.output[0].name:
         raise InputError("the graph output is not the end of the layer chain", source=src)
-    if state != "affine":
+    if state not in ("affine", "bn"):
         raise InputError("the graph must end with an affine layer (Gemm or MatMul + Add), not "
                          f"{'Relu' if state == 'relu' else 'nothing'}", source=src)
     arrays, keys = {}, []
@@ -84,7 +98,38 @@ def load_onnx(p: Path) -> Network:
         keys.append(f"{l}.weight")
         if b is not None:
             arrays[f"{l}.bias"] = b
-    return network_from_tensors(arrays, source=src)
+    net = network_from_tensors(arrays, source=src)
+    return _fold_batchnorms(net, folds, src) if folds else net
+
+
+def _fold_batchnorms(net: Network, folds, src) -> Network:
+    """Fold ``y = s·(x − mean) + B`` with ``s = scale/√(var + ε)`` into the preceding layer,
+    exactly, ``s`` taken as the float32 (the tensors' dtype) that correctly rounded operations
+    give (numpy: ε, then the sum, the root and the quotient each rounded); runtimes may differ in
+    the last bit, so the rounding is listed in the provenance."""
+    np = numpy_or_error()
+    notes = list(net.provenance)
+    for l, label, (scale, beta, mean, var), eps in folds:
+        n = net.widths[l + 1]
+        if not all(a.size == n for a in (scale, beta, mean, var)):
+            raise InputError(f"BatchNormalization parameters do not have {n} entries",
+                             source=src, where=label)
+        dt = np.result_type(scale.dtype, var.dtype, np.float32)
+        with np.errstate(all="ignore"):
+            s_arr = scale.astype(dt) / np.sqrt(var.astype(dt) + dt.type(eps))
+        s = exact_qmatrix(s_arr.reshape(1, -1), f"{label} scale", src).entries()
+        mu = exact_qmatrix(mean.reshape(1, -1), f"{label} mean", src).entries()
+        bb = exact_qmatrix(beta.reshape(1, -1), f"{label} B", src).entries()
+        W, b = net.layer(l)
+        rows = W.to_rows()
+        net = net.replace_layer(l, [[si * x for x in r] for si, r in zip(s, rows)],
+                                [si * (bi - m) + be for si, bi, m, be in zip(s, b, mu, bb)])
+        notes.append(f"{label} folded into layer {l + 1}: its scale/√(var+ε) (ε = {eps}) is "
+                     f"irrational in general and was taken as the {dt} of scale / sqrt(var + ε) "
+                     "in correctly rounded operations, exactly (a runtime may round it "
+                     "differently in the last bit); the shift is exact")
+    net.derived("provenance", lambda: tuple(notes))
+    return net
 
 
 def _onnx_affine(node, attrs, inits, src, label):

@@ -30,8 +30,13 @@ def read_torch(p: Path) -> dict:
             warnings.simplefilter("ignore")
             obj = torch.load(str(p), map_location="cpu", weights_only=True)
     except Exception as exc:  # weights_only refusals, truncated zips, not a torch file at all
-        raise InputError(f"refused by torch.load(weights_only=True), nothing was executed: "
-                         f"{torch_reason(exc)}; save model.state_dict() (a dict of tensors)",
+        text = str(exc)
+        if "WeightsUnpickler" in text or "Weights only load failed" in text:
+            raise InputError(f"refused by torch.load(weights_only=True), nothing was executed: "
+                             f"{torch_reason(exc)}; save model.state_dict() (a dict of tensors)",
+                             source=str(p)) from None
+        reason = torch_reason(exc).split(". ")[0]
+        raise InputError(f"not a readable torch file (truncated or corrupt?): {reason}",
                          source=str(p)) from None
     if isinstance(obj, dict):
         for key in ("state_dict", "model_state_dict", "model"):

@@ -14,8 +14,11 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from algebra import save
+from algebra import load, save
 from algebra.exceptions import AlgebraError
+from algebra.io.arrays import BlockLayoutError, read_shapes
+from algebra.io.blocks import find_blocks
+from algebra.network import Network
 from algebra.rationals import bit_size, q_json, q_str
 
 from ..cli import emit, fail
@@ -45,6 +48,9 @@ def register(sub, parent) -> None:
                                    "keys: widths, depth, hidden_widths, n_parameters, activation, "
                                    "max_numerator_bits, max_denominator_bits.")
     p.add_argument("net", metavar="NET")
+    p.add_argument("--block", action="store_true",
+                   help="read a weight file as MLP blocks (also fc1/fc2 pairs, which are "
+                        "otherwise read as a two-layer network) and list them")
     p.set_defaults(func=cmd_info)
 
     p = sub.add_parser("eval", parents=[parent], help="exact output at one input or a batch",
@@ -94,12 +100,54 @@ def cmd_convert(args) -> int:
 
 
 def cmd_info(args) -> int:
-    net = load_network(args.net)
+    if getattr(args, "block", False):
+        return _info_blocks(args)
+    try:
+        net = load(args.net)
+    except BlockLayoutError:    # up/gate/down or intermediate/output names: MLP blocks
+        return _info_blocks(args)
+    except AlgebraError as exc:
+        msg = str(exc)
+        fail(msg if str(args.net) in msg else f"{args.net}: {msg}")
+    if not isinstance(net, Network):
+        fail(f"{args.net}: expected a network, got a {type(net).__name__}")
     d = info_dict(net)
     text = (f"widths {'-'.join(map(str, d['widths']))} (depth {d['depth']}, "
             f"{d['n_parameters']} parameters, activation {d['activation']}); "
             f"largest numerator {d['max_numerator_bits']} bits, denominator {d['max_denominator_bits']} bits")
+    if net.provenance:
+        d["provenance"] = list(net.provenance)
+        text += "".join(f"\n  {line}" for line in net.provenance)
     emit(args, d, text)
+    return 0
+
+
+def _info_blocks(args) -> int:
+    """``info`` on a file of MLP blocks: each block's prefix, layout and widths (from the shapes;
+    nothing is converted), or the block of a native block file."""
+    path = Path(args.net)
+    if path.suffix.lower() == ".json":
+        obj = load_any(args.net)
+        if isinstance(obj, Network):
+            fail(f"{args.net}: a network, not a block (drop --block)")
+        emit(args, {"kind": "block", "block": repr(obj)}, f"a block: {obj!r}")
+        return 0
+    try:
+        blocks = find_blocks(read_shapes(path), include_fc=True)
+    except AlgebraError as exc:
+        msg = str(exc)
+        fail(msg if str(args.net) in msg else f"{args.net}: {msg}")
+    if not blocks:
+        fail(f"{args.net}: no MLP block found (expected weight pairs up_proj/down_proj "
+             "(+gate_proj), intermediate.dense/output.dense or fc1/fc2)")
+    lines = [f"{len(blocks)} MLP block{'s' if len(blocks) > 1 else ''}, each read as one block "
+             "x + W_down σ(W_up x) (the file does not store the activation: pass --activation "
+             "to the block commands" + (", and --prefix to choose a block)" if len(blocks) > 1 else ")")]
+    for b in blocks:
+        desc = (f"d={b['d']}, k={b['k']}, {'gated, ' if b['gated'] else ''}"
+                f"{'with' if b['bias'] else 'no'} biases" if b["problem"] is None else b["problem"])
+        lines.append(f"  {b['prefix'] or '(no prefix)'}  {b['layout']}: {desc}")
+    emit(args, {"kind": "blocks", "blocks": blocks}, "\n".join(lines))
     return 0
 
 

@@ -217,3 +217,77 @@ def test_usage_errors(tmp_path, capsys):
     data.write_text(json.dumps({"inputs": [[1, 2]]}))
     assert_input_error(capsys, ["eval", path, "--data", data], "d.json", "expected 3 entries")
     assert sorted(p.name for p in tmp_path.iterdir()) == ["d.json", "m.safetensors"]
+
+
+# -- issue 17: block files, layouts, messages ---------------------------------------------------
+def _block_file(tmp_path, name="b.safetensors", prefixes=("",), names=("up_proj", "down_proj")):
+    t = {}
+    for p in prefixes:
+        t[f"{p}{names[1]}.weight"] = np.ones((4, 16), np.float32)
+        t[f"{p}{names[0]}.weight"] = np.ones((16, 4), np.float32)
+        t[f"{p}{names[0]}.bias"] = np.ones(16, np.float32)
+    path = tmp_path / name
+    safetensors_numpy.save_file(t, str(path))
+    return path
+
+
+def test_info_on_an_up_down_file_says_block_and_convert_refuses(capsys, tmp_path):
+    path = _block_file(tmp_path)
+    code, out, err = run(capsys, "info", path)
+    assert code == 0 and err == ""
+    assert out.splitlines()[0].startswith("1 MLP block, each read as one block")
+    assert "(no prefix)  up_proj/down_proj: d=4, k=16, with biases" in out
+    code, out, _ = run(capsys, "info", path, "--json")
+    assert json.loads(out)["blocks"][0]["d"] == 4 and json.loads(out)["blocks"][0]["k"] == 16
+    assert_input_error(capsys, ["convert", path, "-o", tmp_path / "o.json"], "MLP block", "not a network")
+    assert not (tmp_path / "o.json").exists()
+    assert_input_error(capsys, ["eval", path, "--x", "1,2,3,4"], "MLP block")
+
+
+def test_info_lists_the_blocks_of_a_transformer_checkpoint(capsys, tmp_path):
+    path = _block_file(tmp_path, prefixes=[f"encoder.layer.{i}." for i in range(3)],
+                       names=("intermediate.dense", "output.dense"))
+    code, out, _ = run(capsys, "info", path)
+    assert code == 0
+    lines = out.splitlines()
+    assert lines[0].startswith("3 MLP blocks") and "--prefix" in lines[0]
+    assert lines[1:] == [f"  encoder.layer.{i}.  intermediate.dense/output.dense: d=4, k=16, with biases"
+                         for i in range(3)]
+
+
+def test_info_fc1_fc2_network_by_default_block_with_flag(capsys, tmp_path):
+    path = _block_file(tmp_path, names=("fc1", "fc2"))
+    code, out, _ = run(capsys, "info", path)
+    assert code == 0 and out.startswith("widths 4-16-4 ")
+    assert "(out, in)" in out and "fc1.weight, fc2.weight" in out
+    code, out, _ = run(capsys, "info", path, "--block")
+    assert code == 0 and "fc1/fc2: d=4, k=16" in out
+
+
+def test_layer_order_refused_with_keys_and_sklearn_layout_read(capsys, tmp_path):
+    path = tmp_path / "x.npz"
+    np.savez(path, **{"hidden.weight": np.ones((2, 2), np.float32),
+                      "final_layer.weight": np.ones((1, 2), np.float32)})
+    assert_input_error(capsys, ["info", path], "cannot tell the order", "hidden.weight",
+                       "final_layer.weight")
+    path = tmp_path / "sk.npz"
+    np.savez(path, W1=np.ones((64, 32), np.float32), b1=np.ones(32, np.float32),
+             W2=np.ones((32, 10), np.float32), b2=np.ones(10, np.float32))
+    code, out, _ = run(capsys, "info", path)
+    assert code == 0 and out.startswith("widths 64-32-10 ") and "(in, out)" in out
+
+
+def test_json_nan_names_its_location(capsys, tmp_path):
+    path = tmp_path / "n.json"
+    path.write_text('{"layers": [{"weight": [[1, 2]]}, {"weight": [[1, NaN]]}]}')
+    assert_input_error(capsys, ["info", path], "layers[1].weight[0][1]", "NaN")
+
+
+def test_truncated_torch_file_is_one_line_without_state_dict_advice(capsys, tmp_path):
+    torch = pytest.importorskip("torch")
+    path = tmp_path / "t.pt"
+    torch.save({"0.weight": torch.ones(2, 2)}, path)
+    path.write_bytes(path.read_bytes()[:200])
+    code, out, err = run(capsys, "convert", path, "-o", tmp_path / "o.json")
+    assert code == 2 and err.count("\n") == 1 and "truncated or corrupt" in err
+    assert "state_dict" not in err and not (tmp_path / "o.json").exists()
