@@ -19,13 +19,14 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from algebra.rationals import q_str
+from algebra.rationals import to_q
 
 from ..budget import Budget
 from ..certificates import write_certificate
 from ..cli import emit, fail
 from ..dimension import functional_dimension, functional_dimension_certificate
 from ..equivalence import METHODS, equivalent, max_deviation
+from . import display
 from .common import load_network, parse_box
 
 __all__ = ["register"]
@@ -69,23 +70,47 @@ def cmd_equiv(args) -> int:
         write_certificate(v.certificate, args.certificate)
     data = v.to_json()
     data.setdefault("regions_checked", v.details.get("regions_checked", 0))
-    word = {True: "equivalent", False: "not equivalent", None: "undecided"}[v.answer]
-    text = f"{word} ({v.method}): {v.reason}"
-    if v.answer is False and v.certificate and v.certificate.get("type") == "counterexample":
-        c = v.certificate
-        text += (f"\n  x = {_point_text(c['x'])}: a(x) = ({', '.join(map(str, c['a_x']))}), "
-                 f"b(x) = ({', '.join(map(str, c['b_x']))})")
-    emit(args, data, text)
+    emit(args, data, equiv_text(v, exact=args.exact))
     return v.exit_code()
 
 
-def _point_text(x) -> str:
-    """A point as text; long points with few non-zero coordinates list only those."""
-    nonzero = [(i, v) for i, v in enumerate(x) if v not in (0, "0")]
-    if len(x) <= 12 or len(nonzero) > 8:
-        return f"({', '.join(map(str, x))})"
-    shown = ", ".join(f"x[{i}] = {v}" for i, v in nonzero)
-    return f"0 except {shown}" if nonzero else "0"
+_X_IN_REASON = "; a(x) != b(x) at x = ("
+
+
+def decided_by(v) -> str:
+    """The method that decided *v*: a fast path whose hypotheses fail and that still answers "not
+    equivalent" did not decide; its exact counterexample did."""
+    cert = v.certificate or {}
+    own_failed = any(h.holds is False and h.name.startswith(("a: ", "b: ")) for h in v.hypotheses)
+    if v.answer is False and cert.get("type") == "counterexample" and \
+            (own_failed or v.reason.startswith("outside the")):
+        return "exact counterexample"
+    return v.method
+
+
+def equiv_text(v, exact: bool = False) -> str:
+    """The text of an equivalence verdict: the answer, the method that decided, the reason; a
+    counterexample adds x, a(x), b(x) and a(x) - b(x) per output (decimals unless *exact*)."""
+    word = {True: "equivalent", False: "not equivalent", None: "undecided"}[v.answer]
+    reason = v.reason
+    cert = v.certificate or {}
+    is_cx = v.answer is False and cert.get("type") == "counterexample" and "x" in cert
+    if is_cx and _X_IN_REASON in reason:          # the point is printed below, readably
+        reason = reason[:reason.index(_X_IN_REASON)]
+    text = f"{word} ({decided_by(v)}): {reason}"
+    if is_cx:
+        x = [to_q(t) for t in cert["x"]]
+        ax = [to_q(t) for t in cert.get("a_x", ())]
+        bx = [to_q(t) for t in cert.get("b_x", ())]
+        lines = [f"  x = {display.point(x, exact)}"]
+        for o, (u, w) in enumerate(zip(ax, bx)):
+            if u != w or len(ax) <= 4:
+                lines.append(f"  output {o}: a(x) = {display.number(u, exact)}, b(x) = "
+                             f"{display.number(w, exact)}, a(x) - b(x) = {display.number(u - w, exact)}")
+        if len(ax) > 4 and sum(u == w for u, w in zip(ax, bx)):
+            lines.append(f"  ({sum(u == w for u, w in zip(ax, bx))} other output(s) agree at x)")
+        text += "\n" + "\n".join(lines) + display.note([*x, *ax, *bx], exact)
+    return text
 
 
 def cmd_diff(args) -> int:
@@ -100,8 +125,10 @@ def cmd_diff(args) -> int:
         o = max(range(len(diffs)), key=diffs.__getitem__)
         dev = replace(dev, value=diffs[o], point=corner, output=o, complete=False,
                       reason=f"{dev.reason}; no region walked, value at the corner x = lo")
-    text = (f"max |a - b| = {q_str(dev.value)} at x = ({', '.join(q_str(v) for v in dev.point)}), "
-            f"output {dev.output}" + ("" if dev.complete else f" (lower bound: {dev.reason})"))
+    text = (f"max |a - b| = {display.number(dev.value, args.exact)} at x = "
+            f"{display.point(dev.point, args.exact)}, output {dev.output}"
+            + ("" if dev.complete else f" (lower bound: {dev.reason})")
+            + display.note([dev.value, *dev.point], args.exact))
     emit(args, dev.to_json(), text)
     return 0 if dev.complete else 3
 

@@ -17,9 +17,32 @@ from ..budget import Budget
 from ..cli import emit, fail
 from ..sets import Polyhedron
 from ..regions import regions
+from . import display
 from .common import load_network, parse_box
 
-__all__ = ["register", "cmd_regions"]
+__all__ = ["register", "cmd_regions", "linear_pieces"]
+
+
+def linear_pieces(found) -> list[int]:
+    """The linear piece of each region: regions are joined when they are neighbours (share a
+    facet) and carry the same affine map (equal J and c, exactly); pieces numbered 0, 1, … in
+    order of first region."""
+    index = {tuple(r.pattern): k for k, r in enumerate(found)}
+    parent = list(range(len(found)))
+
+    def root(k):
+        while parent[k] != k:
+            parent[k] = parent[parent[k]]
+            k = parent[k]
+        return k
+    for k, r in enumerate(found):
+        for _, q in r.neighbours:
+            j = index.get(tuple(q)) if q is not None else None
+            if j is not None and j != k and r.jacobian == found[j].jacobian and \
+                    list(r.offset) == list(found[j].offset):
+                parent[root(j)] = root(k)
+    label: dict[int, int] = {}
+    return [label.setdefault(root(k), len(label)) for k in range(len(found))]
 
 
 def register(sub, parent) -> None:
@@ -62,23 +85,35 @@ def cmd_regions(args) -> int:
     found = list(walk)
     complete = walk.complete
     reason = None if complete else (budget.reason or "stopped")
+    piece = linear_pieces(found)
+    n_pieces = len(set(piece))
     data = {
         "regions": [{"pattern": list(r.pattern), "point": list(r.point), "jacobian": r.jacobian,
                      "offset": list(r.offset), "facets": list(r.facets),
-                     "neighbours": [[i, None if q is None else list(q)] for i, q in r.neighbours]}
-                    for r in found],
+                     "neighbours": [[i, None if q is None else list(q)] for i, q in r.neighbours],
+                     "linear_piece": piece[k]}
+                    for k, r in enumerate(found)],
         "number_of_regions": len(found),
+        "number_of_linear_pieces": n_pieces,
         "complete": complete,
         "reason": reason,
         "domain": domain_json,
     }
-    lines = [f"{len(found)} linear region{'s' if len(found) != 1 else ''}"
-             + ("" if complete else f" (partial: {reason})")]
-    for r in found[:50]:
+    ex = args.exact
+    lines = [f"{len(found)} activation region{'s' if len(found) != 1 else ''}, {n_pieces} linear "
+             f"piece{'s' if n_pieces != 1 else ''}" + ("" if complete else f" (partial: {reason})"),
+             "  (a region: one on/off pattern of the hidden neurons; a linear piece: adjacent "
+             "regions on which the network is the same affine map x -> J x + c, joined)"]
+    shown = []
+    for k, r in enumerate(found[:50]):
         pat = "".join("+" if s > 0 else "-" if s < 0 else "0" for s in r.pattern)
-        lines.append(f"  {pat}  at ({', '.join(q_str(v) for v in r.point)})  "
-                     f"J = {r.jacobian.to_json()}  c = [{', '.join(q_str(v) for v in r.offset)}]")
+        J = [list(row) for row in r.jacobian.to_rows()] if hasattr(r.jacobian, "to_rows") else None
+        jtext = ("[" + "; ".join(display.numbers(row, ex) for row in J) + "]") if J is not None \
+            else str(r.jacobian.to_json())
+        lines.append(f"  {pat}  piece {piece[k]}  at {display.point(r.point, ex)}  J = {jtext}  "
+                     f"c = [{display.numbers(r.offset, ex)}]")
+        shown += [*r.point, *r.offset, *(v for row in (J or ()) for v in row)]
     if len(found) > 50:
         lines.append(f"  … {len(found) - 50} more (use --json)")
-    emit(args, data, "\n".join(lines))
+    emit(args, data, "\n".join(lines) + display.note(shown, ex))
     return 0 if complete else 3
