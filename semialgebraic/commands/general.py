@@ -28,30 +28,66 @@ from ..dimension import functional_dimension, functional_dimension_certificate
 from ..equivalence import METHODS, equivalent, max_deviation
 from . import display
 from .common import load_network, parse_box
+from .help import describe
 
 __all__ = ["register"]
 
 
 def register(sub, parent) -> None:
     p = sub.add_parser("equiv", parents=[parent], help="decide exactly whether two networks are equivalent",
-                       description="Exit 0 equivalent, 1 not, 2 input error, 3 undecided.")
-    p.add_argument("a")
-    p.add_argument("b")
-    p.add_argument("--method", choices=METHODS, default="auto")
+                       **describe(
+                           "Decide exactly whether networks A and B compute the same function "
+                           "(on R^d, a box, or the orthant). --method auto tries the fast paths "
+                           "(one hidden layer: canonical form; three-layer bottleneck: CANON, "
+                           "three-layer-fibers R20), each only after its hypotheses are checked "
+                           "exactly, then the general exact method (a walk over the linear "
+                           "regions of a - b). The answer names the method that decided; a "
+                           "counterexample prints x, a(x), b(x) and a(x) - b(x) per output.",
+                           exits=["0  equivalent", "1  not equivalent",
+                                  "3  undecided (budget, Ctrl-C, or the chosen method does not "
+                                  "apply)"],
+                           examples=["netfibers equiv algebra/examples/t5_perm_scale_a.json "
+                                     "algebra/examples/t5_perm_scale_b.json --certificate cert.json",
+                                     "netfibers equiv a.json b.json --box -1,1 --timeout 60"]))
+    p.add_argument("a", metavar="A")
+    p.add_argument("b", metavar="B")
+    p.add_argument("--method", choices=METHODS, default="auto",
+                   help=f"decision method, one of {', '.join(METHODS)} (default auto)")
     _domain_args(p)
     _budget_args(p)
     p.add_argument("--certificate", metavar="FILE", help="write the certificate (only when decided)")
     p.set_defaults(func=cmd_equiv)
 
-    p = sub.add_parser("diff", parents=[parent], help="exact maximum deviation |a - b| over a box")
-    p.add_argument("a")
-    p.add_argument("b")
+    p = sub.add_parser("diff", parents=[parent], help="exact maximum deviation |a - b| over a box",
+                       **describe(
+                           "Compute exactly the largest deviation max |a(x) - b(x)| of networks "
+                           "A and B over the cube [LO, HI]^d (largest over the outputs too), the "
+                           "point x and the output attaining it. JSON keys: max_deviation, "
+                           "point, output, complete.",
+                           exits=["0  exact maximum",
+                                  "3  a budget cut the walk short: the value is a lower bound"],
+                           examples=["netfibers diff algebra/examples/t1_masked.json "
+                                     "algebra/examples/t1_translated_2.json --box -3,3"]))
+    p.add_argument("a", metavar="A")
+    p.add_argument("b", metavar="B")
     p.add_argument("--box", required=True, metavar="LO,HI", help="the cube [lo, hi]^d")
     _budget_args(p)
     p.set_defaults(func=cmd_diff)
 
-    p = sub.add_parser("dim", parents=[parent], help="exact functional dimension and fiber dimension")
-    p.add_argument("net")
+    p = sub.add_parser("dim", parents=[parent], help="exact functional dimension and fiber dimension",
+                       **describe(
+                           "Compute the functional dimension of NET (how many parameters really "
+                           "matter) and its fiber dimension (how many directions the weights can "
+                           "move without changing the function), exactly when the bounds meet: "
+                           "lower bound from the exact rank of Jacobian rows sampled per "
+                           "activation region, upper bound from the proven symmetry directions. "
+                           "A parameter at which no input is a differentiable point is reported "
+                           "non-generic, never given a value.",
+                           exits=["0  exact value",
+                                  "3  only bounds, or a non-generic parameter"],
+                           examples=["netfibers dim algebra/examples/masked_bottleneck.json",
+                                     "netfibers dim net.json --box -1,1 --certificate dim.json"]))
+    p.add_argument("net", metavar="NET")
     p.add_argument("--certificate", metavar="FILE",
                    help="write a certificate of the bounds (netfibers verify re-checks the lower bound, "
                         "and the upper bound when every direction it uses is re-derivable)")
@@ -176,7 +212,8 @@ def _domain_args(p) -> None:
 
 
 def _budget_args(p) -> None:
-    p.add_argument("--timeout", type=float, metavar="S", help="seconds before answering undecided")
+    p.add_argument("--timeout", type=float, metavar="SECONDS",
+                   help="stop after SECONDS (undecided or partial answer, exit 3)")
     p.add_argument("--max-regions", type=int, metavar="N", help="linear regions to walk at most")
 
 

@@ -18,6 +18,7 @@ from ..cli import emit, fail
 from ..sets import Polyhedron
 from ..regions import regions
 from . import display
+from .help import describe
 from .common import load_network, parse_box
 
 __all__ = ["register", "cmd_regions", "linear_pieces"]
@@ -47,18 +48,26 @@ def linear_pieces(found) -> list[int]:
 
 def register(sub, parent) -> None:
     p = sub.add_parser("regions", parents=[parent], help="exact linear regions of a ReLU network",
-                       description="Enumerate the linear regions of NET exactly (walk across "
-                                   "facets with an exact LP): activation pattern, interior point "
-                                   "and affine map of each. JSON keys: regions (pattern, point, "
-                                   "jacobian, offset, facets, neighbours), number_of_regions, "
-                                   "complete, reason, domain. Exit 3 when --max-regions or "
-                                   "--timeout cut the walk short (partial result).")
+                       **describe(
+                           "Enumerate the activation regions of NET exactly (a walk across facets "
+                           "with an exact LP): for each, the on/off pattern of the hidden neurons "
+                           "(+ on, - off), an interior point and the affine map x -> J x + c. "
+                           "Adjacent regions with the same map are joined into linear pieces, "
+                           "and both numbers are reported. JSON keys: regions (pattern, point, "
+                           "jacobian, offset, facets, neighbours, linear_piece), "
+                           "number_of_regions, number_of_linear_pieces, complete, reason, domain.",
+                           exits=["0  every region found",
+                                  "3  --max-regions or --timeout cut the walk short (partial "
+                                  "result)"],
+                           examples=["netfibers regions algebra/examples/t1_masked.json --box -1,1",
+                                     "netfibers regions net.json --orthant --max-regions 1000 "
+                                     "--json"]))
     p.add_argument("net", metavar="NET")
     dom = p.add_mutually_exclusive_group()
     dom.add_argument("--box", metavar="LO,HI", help="restrict to the cube [LO, HI]^d")
     dom.add_argument("--orthant", action="store_true", help="restrict to the orthant x >= 0")
     p.add_argument("--max-regions", type=int, metavar="N", help="stop after N regions (exit 3)")
-    p.add_argument("--timeout", type=float, metavar="S", help="stop after S seconds (exit 3)")
+    p.add_argument("--timeout", type=float, metavar="SECONDS", help="stop after SECONDS (exit 3)")
     p.set_defaults(func=cmd_regions)
     if hasattr(p, "_negative_number_matcher"):  # let "--box -1,1" through as a value
         p._negative_number_matcher = re.compile(r"^-\.?\d[\d,./eE+\- ]*$")
