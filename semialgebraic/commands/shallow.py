@@ -28,6 +28,7 @@ from ..cli import emit, fail
 from ..exceptions import NotApplicableError
 from ..shallow import canonical_form
 from ..verify import check_inputs_match, verify
+from . import display
 from .help import describe
 from .common import load_any, load_certificate, load_network
 
@@ -102,16 +103,24 @@ def cmd_canon(args) -> int:
             fail(str(exc))
     lines = [f"fingerprint {cf.fingerprint()} ({cf.domain})",
              f"{cf.number_of_kinks} kink hyperplane(s); affine part of rank {cf.linear.rank()}"]
+    ex, shown = args.exact, list(cf.offset)
     for u, beta, K in cf.kinks[:20]:
-        lines.append(f"  kink on ({', '.join(map(str, u))}) . x + {beta} = 0 : "
-                     f"[{', '.join(map(str, K))}]")
+        lines.append(f"  kink on ({display.numbers(u, ex)}) . x + {display.number(beta, ex)} = 0 : "
+                     f"[{display.numbers(K, ex)}]")
+        shown += [*u, beta, *K]
     if cf.number_of_kinks > 20:
         lines.append(f"  … {cf.number_of_kinks - 20} more (use --json)")
-    lines.append(f"affine part: A = {cf.linear.to_json()}, c = [{', '.join(map(str, cf.offset))}]")
+    A = cf.linear.to_rows() if hasattr(cf.linear, "to_rows") else None
+    if A is not None:
+        shown += [v for row in A for v in row]
+        atext = "[" + "; ".join(display.numbers(row, ex) for row in A) + "]"
+    else:
+        atext = str(cf.linear.to_json())
+    lines.append(f"affine part: A = {atext}, c = [{display.numbers(cf.offset, ex)}]")
     if args.output:
         lines.append(f"wrote the canonical representative (widths "
                      f"{'-'.join(map(str, rep.widths))}) to {args.output}")
-    emit(args, data, "\n".join(lines))
+    emit(args, data, "\n".join(lines) + display.note(shown, ex))
     return 0
 
 
