@@ -67,8 +67,8 @@ GLOSSARY: dict[str, tuple[str, tuple[str, str], str]] = {
            "S1: permutations of hidden neurons"),
     "S2": ("multiply a neuron's incoming weights and bias by c > 0 and its outgoing weights by 1/c",
            (_T, "R9"), "S2: positive rescaling of hidden neurons"),
-    "S3": ("a second-layer neuron that is never active on the data the first layer can produce "
-           "(dead) can have any outgoing weights and many incoming ones", (_T, "R10"),
+    "S3": ("a dead second-layer neuron (never active) can have any outgoing weights, and its "
+           "incoming weights can move as long as it stays dead", (_T, "R10"),
            "S3: dead second-layer neurons are free (row in the negative cone, output column "
            "arbitrary)"),
     "S4": ("the always-active (linear) second-layer neurons only matter through the product Γ; "
