@@ -1,6 +1,6 @@
 """Commands ``convert``, ``info``, ``eval``.
 
-* ``netfibers convert IN -o OUT`` reads any supported weight file (JSON, ``.npz``,
+* ``netfibers convert NET -o OUT`` reads any supported weight file (JSON, ``.npz``,
   ``.safetensors``, torch, ONNX) exactly and writes native ``.json`` (every number the exact
   rational the stored float denotes) or, with ``-o OUT.npz``/``OUT.safetensors``, float weights
   (``--dtype float32|float64``) that represent the network exactly (else exit 2, naming the first
