@@ -27,7 +27,7 @@ from .exceptions import SemialgebraicError
 __all__ = ["main", "COMMAND_MODULES", "emit", "fail"]
 
 COMMAND_MODULES = ("core", "regions", "shallow", "bottleneck", "absorb", "conserved", "general",
-                   "analyze")
+                   "analyze", "explain")
 
 
 class CLIError(Exception):
@@ -58,8 +58,13 @@ def build_parser() -> argparse.ArgumentParser:
                                  "ReLU networks, over the rationals, with certificates.")
     parser.add_argument("--version", action="version", version=f"netfibers {__version__}")
     parser.add_argument("--debug", action="store_true", help="show tracebacks of internal errors")
+    parser.add_argument("--exact", action="store_true", dest="exact_global",
+                        help="print every rational exactly (default: long ones as ≈ decimals)")
     parent = _Parser(add_help=False)
     parent.add_argument("--json", action="store_true", help="machine-readable JSON output")
+    parent.add_argument("--exact", action="store_true",
+                        help="print every rational exactly (default: long ones as ≈ decimals; "
+                             "--json is always exact)")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
     for name in COMMAND_MODULES:
         try:
@@ -100,6 +105,7 @@ def main(argv: list[str] | None = None) -> int:
     if not getattr(args, "command", None):
         parser.print_help()
         return 2
+    args.exact = bool(getattr(args, "exact", False) or getattr(args, "exact_global", False))
     timeout = getattr(args, "timeout", None)
     if timeout is not None and not timeout >= 0:          # negative or NaN
         parser.error(f"--timeout must be a non-negative number of seconds, got {timeout}")

@@ -62,6 +62,7 @@ INVOCATIONS = {
               f"{EX}/t6_flip_a.json"]],
     "dim": [["dim", "--timeout", "60", f"{EX}/t6_control.json"]],
     "analyze": [["analyze", "--timeout", "60"], ["analyze", "--timeout", "60", f"{EX}/t6_control.json"]],
+    "explain": [["explain", "S6"]],
 }
 
 

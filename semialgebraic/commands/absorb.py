@@ -20,7 +20,10 @@ from algebra.io.native import parse_matrix, read_json_text
 
 from ..absorption import absorbable, random_experiment
 from ..certificates import write_certificate
+from algebra.activations import supported_activations
+
 from ..cli import emit, fail
+from .help import describe
 
 __all__ = ["register", "cmd_absorb"]
 
@@ -28,18 +31,30 @@ __all__ = ["register", "cmd_absorb"]
 def register(sub, parent) -> None:
     p = sub.add_parser("absorb", parents=[parent],
                        help="decide whether a block equals a residual-free block of the same width",
-                       description="Exit 0 absorbable, 1 not absorbable, 3 undecided / outside the "
-                                   "theory / open problem, 2 input error.")
-    p.add_argument("block", nargs="?", help="block file: netfibers.block JSON, or a state_dict "
+                       **describe(
+                           "Decide whether the MLP block BLOCK with its skip connection equals "
+                           "exactly, on all inputs, a block of the same width and activation "
+                           "without one (skip-absorption R1), with a certificate. With --random "
+                           "d,k instead, run the measure-zero experiment on random blocks and "
+                           "print the fraction absorbable with a 95% Wilson interval.",
+                           exits=["0  absorbable (or the experiment ran)", "1  not absorbable",
+                                  "3  undecided, outside the theory, or an open problem"],
+                           examples=["netfibers absorb algebra/examples/block_B.json",
+                                     "netfibers absorb mlp.safetensors --activation gelu "
+                                     "--prefix encoder.layer.0.",
+                                     "netfibers absorb --random 4,8 --trials 100 --seed 1"]))
+    p.add_argument("block", nargs="?", metavar="BLOCK", help="block file: netfibers.block JSON, or a state_dict "
                    "(.safetensors/.npz/.pt) with up_proj/down_proj[/gate_proj], fc1/fc2 or "
                    "intermediate.dense/output.dense")
-    p.add_argument("--activation", help="activation (relu, gelu, silu, tanh, sigmoid, relu2, relu^p, "
-                   "reglu, geglu, swiglu, glu, bilinear); required for weight files")
+    p.add_argument("--activation", metavar="NAME",
+                   help=f"activation, one of {', '.join(supported_activations())} (relu^p: any "
+                        "integer p >= 2); required for weight files")
     p.add_argument("--skip", help="'identity' (default for weight files), 'none', or a JSON file with "
                    "a d x d matrix (a list of rows or {\"skip\": rows})")
     p.add_argument("--prefix", help="state_dict key prefix choosing one MLP block (e.g. encoder.layer.0.)")
     p.add_argument("--certificate", metavar="FILE", help="write the certificate (JSON) here")
-    p.add_argument("--timeout", type=float, help="seconds; an unfinished search answers 'undecided' (exit 3)")
+    p.add_argument("--timeout", type=float, metavar="SECONDS",
+                   help="stop after SECONDS: an unfinished search answers 'undecided' (exit 3)")
     p.add_argument("--max-nullity", type=int, default=16,
                    help="largest nullity r of FIND-S whose 2^r assignments are enumerated (default 16)")
     p.add_argument("--random", metavar="d,k", help="measure-zero experiment on random d x k blocks")

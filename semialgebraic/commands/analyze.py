@@ -37,7 +37,11 @@ from ..exceptions import NonGenericError
 from ..shallow import analysis_shallow
 from ..symmetry_graph import graph_to_json
 from ..verify import verify
-from .bottleneck import Timeout, deadline
+from algebra.rationals import to_q
+
+from . import display
+from .bottleneck import Timeout, deadline, identifiability_text
+from .help import describe
 from .common import load_any
 from .core import info_dict
 
@@ -51,18 +55,39 @@ def default_example() -> str:
 def register(sub, parent) -> None:
     p = sub.add_parser("analyze", parents=[parent],
                        help="analyse a network or block (a bundled example when none is given)",
-                       description=__doc__.split("\n\n")[1] if __doc__ else None)
-    p.add_argument("input", nargs="?", help="network or block file")
+                       **describe(
+                           "Say everything netfibers can about NET, a summary in plain words "
+                           "first: what kind of network it is, whether its weights are "
+                           "determined by its function (identifiable) and if not why, its "
+                           "symmetries, its functional dimension, and a demonstration of the "
+                           "exact equivalence test on two copies of it. The technical sections "
+                           "follow (structure G0-G7, identifiability R18, symmetries S1-S8, "
+                           "fiber, equivalence R20); 'netfibers explain TERM' explains each "
+                           "term. A three-layer bottleneck gets the full analysis, a "
+                           "one-hidden-layer network its canonical form, an MLP block the "
+                           "absorption decision, any other network its functional dimension. "
+                           "Without NET, the bundled masked-bottleneck example "
+                           "(three-layer-fibers T1) is analysed end to end.",
+                           exits=["0  analysed",
+                                  "3  --timeout reached (the sections done so far are printed), "
+                                  "or only bounds on the functional dimension"],
+                           examples=["netfibers analyze",
+                                     "netfibers analyze net.json --timeout 60",
+                                     "netfibers analyze algebra/examples/block_B.json --json"]))
+    p.add_argument("input", nargs="?", metavar="NET",
+                   help="network or block file (default: the bundled example)")
     p.add_argument("--certificate", metavar="FILE",
                    help="write the equivalence certificate of the transformed copy (bottleneck)")
-    p.add_argument("--seed", type=int, default=1, help="seed of the random transformation")
+    p.add_argument("--seed", type=int, default=1, metavar="SEED",
+                   help="seed of the random symmetry steps of the equivalence demonstration")
     p.add_argument("--timeout", type=float, metavar="SECONDS",
                    help="stop after SECONDS and print the sections done so far (exit 3)")
     p.set_defaults(func=cmd_analyze)
 
 
 def analysis_bottleneck(net: Network, *, seed: int = 1, data: dict | None = None,
-                        lines: list | None = None) -> tuple[dict, list[str], dict | None]:
+                        lines: list | None = None,
+                        exact: bool = False) -> tuple[dict, list[str], dict | None]:
     """(JSON data, text lines, equivalence certificate) of the bottleneck analysis; *data* and
     *lines* are filled section by section (a timeout keeps the sections done)."""
     data = {} if data is None else data
@@ -70,12 +95,16 @@ def analysis_bottleneck(net: Network, *, seed: int = 1, data: dict | None = None
     data["kind"] = "three-layer bottleneck"
     s = structure(net)
     data["structure"] = s.to_json()
-    lines += ["== structure (three-layer-fibers R3-R6, R13-R15)", s.to_text()]
+    lines += ["== structure (three-layer-fibers R3-R6, R13-R15)",
+              "  G0-G7: the genericity conditions, checked exactly before any fast path; "
+              "second-layer neurons are dead (always off), linear (always on) or switching; a "
+              "masked first-layer neuron is one whose kink never shows in the output; Γ: the "
+              "linear map carried by the linear neurons",
+              s.to_text()]
     v = identifiability(net)
     ok = verify(v.certificate)[0] if v.certificate and v.certificate.get("type") == "symmetry_path" else None
     data["identifiability"] = {**v.to_json(), "certificate_verified": ok}
-    word = {True: "identifiable", False: "NOT identifiable", None: "undecided"}[v.answer]
-    lines += ["== identifiability (R18)", f"{word} up to permutation and positive scaling: {v.reason}"]
+    lines += ["== identifiability (R18)", identifiability_text(v)]
     if ok is not None:
         lines.append(f"certificate: planted symmetric copy, symmetry path verified: {ok}")
     if not s.is_generic:
@@ -91,7 +120,11 @@ def analysis_bottleneck(net: Network, *, seed: int = 1, data: dict | None = None
     data["symmetries"] = {"generators": fj["symmetries"], "graph": graph_to_json(F.graph),
                           "number_of_components": F.number_of_components,
                           "number_of_orbits": F.number_of_orbits}
-    lines += ["== symmetries", f"generators: {', '.join(fj['symmetries'])}",
+    lines += ["== symmetries",
+              "  S1-S8: the weight changes that keep the function (S1 permute, S2 rescale, S3 "
+              "dead neurons free, S4 refactor the linear block, S5 flip a switching neuron, "
+              "S6 shift the masked neuron, S7 sign flips, S8 kink swap)",
+              f"generators: {', '.join(fj['symmetries'])}",
               f"symmetry graph: {F.graph.number_of_nodes()} component(s) up to permutation, "
               f"{F.graph.number_of_edges()} discrete edge(s); topological components "
               f"{F.number_of_components}, orbits {F.number_of_orbits}"]
@@ -118,14 +151,16 @@ def analysis_bottleneck(net: Network, *, seed: int = 1, data: dict | None = None
         "perturbed": None if vp is None else {
             "copy": pert.to_dict(), "answer": vp.answer, "reason": vp.reason,
             "point": (vp.certificate or {}).get("x"), "certificate_verified": okp}}
-    lines += ["== equivalence (R20)",
-              f"copy transformed by {len(steps)} random valid steps "
+    lines += ["== equivalence (R20): a demonstration of the exact equivalence test on two "
+              "copies of this network",
+              f"copy transformed by {len(steps)} random valid symmetry steps "
               f"({', '.join(st.name for st in steps)}): equivalent = {ve.answer}; "
               f"{(ve.certificate or {}).get('type')} certificate verified: {okc}"]
     if vp is not None:
         x = (vp.certificate or {}).get("x")
-        lines.append(f"copy with one switching weight perturbed by 1/10^6: equivalent = {vp.answer}; "
-                     f"counterexample x = {x}, verified: {okp}")
+        xs = display.point([to_q(t) for t in x], exact) if x is not None else "none"
+        lines.append(f"copy with one switching weight multiplied by 1 + 1/10^6: equivalent = "
+                     f"{vp.answer}; counterexample x = {xs}, verified: {okp}")
     return data, lines, ve.certificate
 
 
@@ -136,7 +171,8 @@ def cmd_analyze(args) -> int:
         data, lines, code, cert = {"input": path}, [], 0, None
         try:
             with deadline(args.timeout):
-                _, _, cert = analysis_bottleneck(obj, seed=args.seed, data=data, lines=lines)
+                _, _, cert = analysis_bottleneck(obj, seed=args.seed, data=data, lines=lines,
+                                                 exact=args.exact)
                 if args.input is None:          # the bundled example is also R19's example
                     r = non_localizability_example()
                     data["non_localizability"] = {k: v for k, v in r.items() if k != "certificate"}
@@ -152,13 +188,20 @@ def cmd_analyze(args) -> int:
             code = 3
         if args.certificate and cert is not None:
             write_certificate(cert, args.certificate)
+        summary = summary_bottleneck(obj, data, bundled=args.input is None)
+        data["summary"] = summary
         emit(args, data, f"{path}: widths {'-'.join(map(str, obj.widths))}, "
-                         f"{obj.n_parameters} parameters\n" + "\n".join(lines))
+                         f"{obj.n_parameters} parameters\n" + "\n".join(
+                             ["== summary", *summary, "", "== details"] + lines))
         return code
     if isinstance(obj, Network) and obj.depth == 2:
         d = analysis_shallow(obj)
         d["input"] = path
-        emit(args, d, f"{path}:\n" + "\n".join(d.get("text", [])))
+        head = (f"what it is: a ReLU network with one hidden layer (widths "
+                f"{'-'.join(map(str, obj.widths))}, {obj.n_parameters} parameters); netfibers "
+                "computes its exact canonical form (kinks and affine part), which decides "
+                "equivalence")
+        emit(args, d, f"{path}:\n{head}\n" + "\n".join(d.get("text", [])))
         return 0
     if not isinstance(obj, Network):
         d = analysis_block(obj)
@@ -172,11 +215,94 @@ def cmd_analyze(args) -> int:
     d["functional_dimension"] = fd.to_json() if hasattr(fd, "to_json") else str(fd)
     value = (f"{fd.value}" if fd.exact else f"between {fd.lower} and {fd.upper}")
     text = (f"{path}: widths {'-'.join(map(str, d['widths']))}, {d['n_parameters']} parameters\n"
+            f"what it is: a ReLU network with {len(d['hidden_widths'])} hidden layers, outside "
+            "the exact symmetry theories of netfibers (one hidden layer, or a three-layer "
+            "bottleneck); netfibers computes its functional dimension exactly (how many "
+            "parameters really matter)\n"
             f"functional dimension {value} ({fd.reason})")
     for line in getattr(fd, "deficits", ()):
         text += f"\n  {line}"
     emit(args, d, text)
     return 0 if fd.exact else 3
+
+
+def _plural(n: int, word: str) -> str:
+    return f"{n} {word}{'' if n == 1 else 's'}"
+
+
+def summary_bottleneck(net: Network, data: dict, bundled: bool = False) -> list[str]:
+    """The plain-language summary of a bottleneck analysis (from the sections in *data*; a
+    section cut short by the timeout is said to be missing)."""
+    d, n1, n2, m = net.widths
+    out = [f"what it is: a ReLU network with two hidden layers (widths {d}-{n1}-{n2}-{m}, "
+           f"{net.n_parameters} parameters) whose first hidden layer is not wider than its input: "
+           "a three-layer bottleneck, for which netfibers has an exact symmetry theory"]
+    st = data.get("structure") or {}
+    if st and not st.get("generic"):
+        bad = next((h["name"] for h in st.get("hypotheses", ()) if h.get("holds") is False), "?")
+        out.append(f"generic: no ({bad} fails), so the exact theory does not apply to it; see "
+                   "'netfibers explain generic'")
+        return out
+    ident = data.get("identifiability") or {}
+    if ident:
+        why = []
+        types = st.get("types") or []
+        dead = [j for j, t in enumerate(types) if t == "dead"]
+        lin = [j for j, t in enumerate(types) if t == "linear"]
+        if dead:
+            why.append(f"second-layer neuron(s) {dead} are dead (never active), so their weights "
+                       "are free (S3)")
+        if lin:
+            why.append(f"second-layer neuron(s) {lin} are linear (always active), so the linear "
+                       "part can be refactored (S4)")
+        if st.get("masked") is not None:
+            why.append(f"first-layer neuron {st['masked']} is masked (its kink never shows in the "
+                       "output), so its bias can shift (S6)")
+        if st.get("s7_applies"):
+            why.append("a single second-layer neuron is live, so first-layer neurons can flip "
+                       "sign (S7)")
+        if st.get("s8_applies"):
+            why.append("the two sides of the only first-layer kink can swap (S8)")
+        if ident.get("answer") is True:
+            out.append("identifiable: yes - the function determines the weights up to permuting "
+                       "neurons and rescaling a neuron's weights by c > 0 (in) and 1/c (out)")
+        elif ident.get("answer") is False:
+            out.append("identifiable: no - " + ("; ".join(why) if why else ident.get("reason", "")))
+        else:
+            out.append(f"identifiable: undecided ({ident.get('reason')})")
+    fib = data.get("fiber") or {}
+    sym = data.get("symmetries") or {}
+    if fib.get("dimension") is not None:
+        fdim = fib["dimension"]
+        gens = sym.get("generators") or []
+        extra = [g for g in gens if g not in ("S1", "S2")]
+        out.append("symmetries: permuting and rescaling neurons (S1, S2)"
+                   + (f", and also {', '.join(extra)}" if extra else ", and no others")
+                   + f"; {_plural(sym.get('number_of_components', 0), 'component')} and "
+                   + f"{_plural(sym.get('number_of_orbits', 0), 'orbit')} of equivalent weight "
+                   + "settings")
+        out.append(f"functional dimension {net.n_parameters - fdim} of {net.n_parameters} "
+                   f"parameters: the weights can move in {fdim} independent directions without "
+                   "changing the function (fiber dimension)")
+    eq = data.get("equivalence") or {}
+    if eq:
+        t, p = eq.get("transformed") or {}, eq.get("perturbed")
+        demo = (f"equivalence demo: a copy changed by {len(t.get('steps_applied', ()))} random "
+                f"symmetry steps is proved {'equivalent' if t.get('answer') else 'NOT equivalent'}"
+                f" (certificate re-checked: {t.get('certificate_verified')})")
+        if p is not None:
+            demo += (f"; a copy with one weight changed by one part in a million is proved "
+                     f"{'different' if p.get('answer') is False else 'equivalent'} (exact "
+                     f"counterexample re-checked: {p.get('certificate_verified')})")
+        out.append(demo)
+    if bundled and data.get("non_localizability"):
+        out.append("non-localizability: each block of this example is identifiable on its own, "
+                   "the whole network is not (three-layer-fibers R19)")
+    if data.get("complete") is False:
+        out.append("(the timeout cut the analysis short: the sections below are those done)")
+    out.append("terms: 'netfibers explain TERM' (G1-G7, S1-S8, dead, linear, switching, masked, "
+               "Gamma, fiber, ...)")
+    return out
 
 
 def _block_text(path: str, d: dict) -> str:

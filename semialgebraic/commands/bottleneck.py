@@ -25,8 +25,9 @@ from ..exceptions import NonGenericError, NotApplicableError
 from ..fiber import fiber
 from ..symmetry_graph import graph_to_json, write_graphml
 from .common import load_network
+from .help import describe
 
-__all__ = ["register", "fiber_of", "fiber_text", "deadline", "Timeout"]
+__all__ = ["register", "fiber_of", "fiber_text", "deadline", "Timeout", "identifiability_text"]
 
 
 class Timeout(BaseException):
@@ -57,16 +58,32 @@ def deadline(seconds: float | None):
 def register(sub, parent) -> None:
     p = sub.add_parser("identify", parents=[parent],
                        help="identifiability up to permutation and scaling (three-layer bottleneck)",
-                       description="Exit 0 identifiable, 1 not identifiable (with a planted "
-                                   "symmetric copy as certificate), 3 non-generic/undecided.")
+                       **describe(
+                           "Decide whether the weights of NET (two hidden layers, first hidden "
+                           "layer not wider than the input) are determined by its function up "
+                           "to permuting neurons and positive rescaling (S1, S2), after checking "
+                           "the genericity conditions G0-G7 exactly (three-layer-fibers R18). "
+                           "When not, a planted symmetric copy is the certificate. See "
+                           "'netfibers explain identifiable'.",
+                           exits=["0  identifiable", "1  not identifiable",
+                                  "3  non-generic input or undecided",
+                                  "2  input error, or NET is not a three-layer bottleneck"],
+                           examples=["netfibers identify algebra/examples/t5_perm_scale_a.json",
+                                     "netfibers identify net.json --certificate cert.json"]))
     p.add_argument("net", metavar="NET")
     p.add_argument("--certificate", metavar="FILE", help="write the certificate (JSON)")
     p.set_defaults(func=cmd_identify)
 
     p = sub.add_parser("fiber", parents=[parent], help="explicit fiber: components and dimension",
-                       description="Components up to permutations as basic semi-algebraic sets in "
-                                   "the parameter ring, dimension (formula and exact Jacobian rank "
-                                   "on small inputs), numbers of components and orbits.")
+                       **describe(
+                           "Describe the fiber of NET - every parameter setting computing the "
+                           "same function - as components (up to permutations), each a basic "
+                           "semi-algebraic set in the parameters, with its dimension (by the "
+                           "formula R17 and, on small inputs, by the exact Jacobian rank R22) "
+                           "and the numbers of components and orbits.",
+                           exits=["0  computed", "3  non-generic input, or --timeout reached"],
+                           examples=["netfibers fiber algebra/examples/masked_bottleneck.json",
+                                     "netfibers fiber net.json --latex"]))
     p.add_argument("net", metavar="NET")
     p.add_argument("--orthant", action="store_true",
                    help="one hidden layer: the fiber on the closed orthant")
@@ -77,8 +94,17 @@ def register(sub, parent) -> None:
 
     p = sub.add_parser("symmetries", parents=[parent],
                        help="structure, symmetry generators and the symmetry graph",
-                       description="Neuron types, masked neuron, S6 interval, S7/S8, the linear "
-                                   "block and its positive factor rank, and the symmetry graph.")
+                       **describe(
+                           "Report the structure of a three-layer bottleneck NET (neuron types "
+                           "dead/linear/switching, the masked neuron and its S6 interval, "
+                           "whether S7/S8 apply, the linear block Γ and its positive factor "
+                           "rank), the symmetries S1-S8 that generate its fiber, and the "
+                           "symmetry graph (nodes: components up to permutation; edges: discrete "
+                           "symmetries). 'netfibers explain TERM' explains each term.",
+                           exits=["0  computed", "3  non-generic input, or --timeout reached",
+                                  "2  input error, or NET is not a three-layer bottleneck"],
+                           examples=["netfibers symmetries algebra/examples/masked_bottleneck.json",
+                                     "netfibers symmetries net.json --graphml graph.graphml"]))
     p.add_argument("net", metavar="NET")
     p.add_argument("--graphml", metavar="FILE", help="write the symmetry graph as GraphML")
     p.add_argument("--timeout", type=float, metavar="SECONDS",
@@ -114,6 +140,22 @@ def fiber_text(F) -> str:
     return "\n".join(lines)
 
 
+_UP_TO = "up to permutation and positive scaling"
+
+
+def identifiability_text(v, prefix: str = "") -> str:
+    """``identifiable up to permutation and positive scaling: <why>``, the phrase said once (the
+    reason may already start with it)."""
+    word = {True: "identifiable", False: "not identifiable", None: "undecided"}[v.answer]
+    reason = v.reason
+    for lead in (f"{word} {_UP_TO}: ", f"{word} {_UP_TO}", f"{word}: "):
+        if reason.startswith(lead):
+            reason = reason[len(lead):]
+            break
+    head = f"{word} {_UP_TO}" if v.answer is not None else word
+    return f"{prefix}{head}: {reason}" if reason else f"{prefix}{head}"
+
+
 def cmd_identify(args) -> int:
     net = load_network(args.net)
     if not is_bottleneck(net):
@@ -122,8 +164,7 @@ def cmd_identify(args) -> int:
     v = identifiability(net)
     if args.certificate and v.certificate is not None:
         write_certificate(v.certificate, args.certificate)
-    word = {True: "identifiable", False: "not identifiable", None: "undecided"}[v.answer]
-    emit(args, v.to_json(), f"{word}: {v.reason}")
+    emit(args, v.to_json(), identifiability_text(v))
     return v.exit_code()
 
 

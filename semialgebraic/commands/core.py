@@ -1,6 +1,6 @@
 """Commands ``convert``, ``info``, ``eval``.
 
-* ``netfibers convert IN -o OUT`` reads any supported weight file (JSON, ``.npz``,
+* ``netfibers convert NET -o OUT`` reads any supported weight file (JSON, ``.npz``,
   ``.safetensors``, torch, ONNX) exactly and writes native ``.json`` (every number the exact
   rational the stored float denotes) or, with ``-o OUT.npz``/``OUT.safetensors``, float weights
   (``--dtype float32|float64``) that represent the network exactly (else exit 2, naming the first
@@ -19,9 +19,11 @@ from algebra.exceptions import AlgebraError
 from algebra.io.arrays import BlockLayoutError, read_shapes
 from algebra.io.blocks import find_blocks
 from algebra.network import Network
-from algebra.rationals import bit_size, q_json, q_str
+from algebra.rationals import bit_size, q_json
 
 from ..cli import emit, fail
+from . import display
+from .help import describe
 from .common import load_any, load_data, load_network, parse_point
 
 __all__ = ["register", "info_dict"]
@@ -32,10 +34,16 @@ _OUTPUT_SUFFIXES = (".json", ".npz", ".safetensors")
 def register(sub, parent) -> None:
     p = sub.add_parser("convert", parents=[parent],
                        help="convert a weight file to exact JSON (or exactly representable floats)",
-                       description="Read NET (.json, .npz, .safetensors, .pt/.pth/.bin, .onnx) "
-                                   "exactly and write OUT: native .json, or .npz/.safetensors "
-                                   "when every parameter is exactly representable in --dtype.")
-    p.add_argument("input", metavar="IN")
+                       **describe(
+                           "Read NET (.json, .npz, .safetensors, .pt/.pth/.bin, .onnx) exactly - "
+                           "every stored float becomes the rational it denotes - and write OUT: "
+                           "native .json (exact), or .npz/.safetensors when every parameter is "
+                           "exactly representable in --dtype (otherwise nothing is written and "
+                           "the first parameter that is not representable is named).",
+                           exits=["0  written"],
+                           examples=["netfibers convert model.safetensors -o model.json",
+                                     "netfibers convert net.json -o net.npz --dtype float64"]))
+    p.add_argument("input", metavar="NET", help="the weight file to read")
     p.add_argument("-o", "--output", required=True, metavar="OUT",
                    help="output file: .json (exact), .npz or .safetensors")
     p.add_argument("--dtype", choices=("float32", "float64"), default="float32",
@@ -43,10 +51,15 @@ def register(sub, parent) -> None:
     p.set_defaults(func=cmd_convert)
 
     p = sub.add_parser("info", parents=[parent], help="architecture and sizes of a network",
-                       description="Widths, depth, number of parameters and the largest "
-                                   "numerator/denominator (in bits) among the parameters. JSON "
-                                   "keys: widths, depth, hidden_widths, n_parameters, activation, "
-                                   "max_numerator_bits, max_denominator_bits.")
+                       **describe(
+                           "Print the architecture of NET: widths, depth, number of parameters, "
+                           "activation, and the size (in bits) of the largest numerator and "
+                           "denominator among its exact parameters. JSON keys: widths, depth, "
+                           "hidden_widths, n_parameters, activation, max_numerator_bits, "
+                           "max_denominator_bits.",
+                           exits=["0  printed"],
+                           examples=["netfibers info algebra/examples/masked_bottleneck.json",
+                                     "netfibers info model.safetensors --json"]))
     p.add_argument("net", metavar="NET")
     p.add_argument("--block", action="store_true",
                    help="read a weight file as MLP blocks (also fc1/fc2 pairs, which are "
@@ -54,8 +67,15 @@ def register(sub, parent) -> None:
     p.set_defaults(func=cmd_info)
 
     p = sub.add_parser("eval", parents=[parent], help="exact output at one input or a batch",
-                       description="Exact output of NET. JSON keys: x and output (one input), or "
-                                   "inputs and outputs (--data); rationals as \"p/q\" strings.")
+                       **describe(
+                           "Compute the output of NET exactly at one input (--x) or at every "
+                           "input of a batch (--data). Long rationals print as decimals marked "
+                           "≈ (--exact prints them exactly). JSON keys: x and output (one "
+                           "input), or inputs and outputs (--data); rationals as \"p/q\" strings.",
+                           exits=["0  computed"],
+                           examples=["netfibers eval algebra/examples/masked_bottleneck.json "
+                                     "--x 1,-1/2",
+                                     "netfibers eval net.json --data inputs.json --json"]))
     p.add_argument("net", metavar="NET")
     group = p.add_mutually_exclusive_group(required=True)
     group.add_argument("--x", metavar="X",
@@ -158,7 +178,8 @@ def cmd_eval(args) -> int:
         ys = net.evaluate_batch(xs).to_rows() if xs else []
         emit(args, {"inputs": [[q_json(v) for v in x] for x in xs],
                     "outputs": [[q_json(v) for v in y] for y in ys]},
-             "\n".join(", ".join(q_str(v) for v in y) for y in ys))
+             "\n".join(display.numbers(y, args.exact) for y in ys)
+             + display.note([v for y in ys for v in y], args.exact))
         return 0
     text = args.x.strip()
     if len(text) >= 2 and text[0] + text[-1] in ("[]", "()"):
@@ -166,5 +187,5 @@ def cmd_eval(args) -> int:
     x = parse_point(text, net.n_inputs)
     y = net(x)
     emit(args, {"x": [q_json(v) for v in x], "output": [q_json(v) for v in y]},
-         ", ".join(q_str(v) for v in y))
+         display.numbers(y, args.exact) + display.note(y, args.exact))
     return 0

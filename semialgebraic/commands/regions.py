@@ -17,25 +17,57 @@ from ..budget import Budget
 from ..cli import emit, fail
 from ..sets import Polyhedron
 from ..regions import regions
+from . import display
+from .help import describe
 from .common import load_network, parse_box
 
-__all__ = ["register", "cmd_regions"]
+__all__ = ["register", "cmd_regions", "linear_pieces"]
+
+
+def linear_pieces(found) -> list[int]:
+    """The linear piece of each region: regions are joined when they are neighbours (share a
+    facet) and carry the same affine map (equal J and c, exactly); pieces numbered 0, 1, … in
+    order of first region."""
+    index = {tuple(r.pattern): k for k, r in enumerate(found)}
+    parent = list(range(len(found)))
+
+    def root(k):
+        while parent[k] != k:
+            parent[k] = parent[parent[k]]
+            k = parent[k]
+        return k
+    for k, r in enumerate(found):
+        for _, q in r.neighbours:
+            j = index.get(tuple(q)) if q is not None else None
+            if j is not None and j != k and r.jacobian == found[j].jacobian and \
+                    list(r.offset) == list(found[j].offset):
+                parent[root(j)] = root(k)
+    label: dict[int, int] = {}
+    return [label.setdefault(root(k), len(label)) for k in range(len(found))]
 
 
 def register(sub, parent) -> None:
     p = sub.add_parser("regions", parents=[parent], help="exact linear regions of a ReLU network",
-                       description="Enumerate the linear regions of NET exactly (walk across "
-                                   "facets with an exact LP): activation pattern, interior point "
-                                   "and affine map of each. JSON keys: regions (pattern, point, "
-                                   "jacobian, offset, facets, neighbours), number_of_regions, "
-                                   "complete, reason, domain. Exit 3 when --max-regions or "
-                                   "--timeout cut the walk short (partial result).")
+                       **describe(
+                           "Enumerate the activation regions of NET exactly (a walk across facets "
+                           "with an exact LP): for each, the on/off pattern of the hidden neurons "
+                           "(+ on, - off), an interior point and the affine map x -> J x + c. "
+                           "Adjacent regions with the same map are joined into linear pieces, "
+                           "and both numbers are reported. JSON keys: regions (pattern, point, "
+                           "jacobian, offset, facets, neighbours, linear_piece), "
+                           "number_of_regions, number_of_linear_pieces, complete, reason, domain.",
+                           exits=["0  every region found",
+                                  "3  --max-regions or --timeout cut the walk short (partial "
+                                  "result)"],
+                           examples=["netfibers regions algebra/examples/t1_masked.json --box -1,1",
+                                     "netfibers regions net.json --orthant --max-regions 1000 "
+                                     "--json"]))
     p.add_argument("net", metavar="NET")
     dom = p.add_mutually_exclusive_group()
     dom.add_argument("--box", metavar="LO,HI", help="restrict to the cube [LO, HI]^d")
     dom.add_argument("--orthant", action="store_true", help="restrict to the orthant x >= 0")
     p.add_argument("--max-regions", type=int, metavar="N", help="stop after N regions (exit 3)")
-    p.add_argument("--timeout", type=float, metavar="S", help="stop after S seconds (exit 3)")
+    p.add_argument("--timeout", type=float, metavar="SECONDS", help="stop after SECONDS (exit 3)")
     p.set_defaults(func=cmd_regions)
     if hasattr(p, "_negative_number_matcher"):  # let "--box -1,1" through as a value
         p._negative_number_matcher = re.compile(r"^-\.?\d[\d,./eE+\- ]*$")
@@ -62,23 +94,35 @@ def cmd_regions(args) -> int:
     found = list(walk)
     complete = walk.complete
     reason = None if complete else (budget.reason or "stopped")
+    piece = linear_pieces(found)
+    n_pieces = len(set(piece))
     data = {
         "regions": [{"pattern": list(r.pattern), "point": list(r.point), "jacobian": r.jacobian,
                      "offset": list(r.offset), "facets": list(r.facets),
-                     "neighbours": [[i, None if q is None else list(q)] for i, q in r.neighbours]}
-                    for r in found],
+                     "neighbours": [[i, None if q is None else list(q)] for i, q in r.neighbours],
+                     "linear_piece": piece[k]}
+                    for k, r in enumerate(found)],
         "number_of_regions": len(found),
+        "number_of_linear_pieces": n_pieces,
         "complete": complete,
         "reason": reason,
         "domain": domain_json,
     }
-    lines = [f"{len(found)} linear region{'s' if len(found) != 1 else ''}"
-             + ("" if complete else f" (partial: {reason})")]
-    for r in found[:50]:
+    ex = args.exact
+    lines = [f"{len(found)} activation region{'s' if len(found) != 1 else ''}, {n_pieces} linear "
+             f"piece{'s' if n_pieces != 1 else ''}" + ("" if complete else f" (partial: {reason})"),
+             "  (a region: one on/off pattern of the hidden neurons; a linear piece: adjacent "
+             "regions on which the network is the same affine map x -> J x + c, joined)"]
+    shown = []
+    for k, r in enumerate(found[:50]):
         pat = "".join("+" if s > 0 else "-" if s < 0 else "0" for s in r.pattern)
-        lines.append(f"  {pat}  at ({', '.join(q_str(v) for v in r.point)})  "
-                     f"J = {r.jacobian.to_json()}  c = [{', '.join(q_str(v) for v in r.offset)}]")
+        J = [list(row) for row in r.jacobian.to_rows()] if hasattr(r.jacobian, "to_rows") else None
+        jtext = ("[" + "; ".join(display.numbers(row, ex) for row in J) + "]") if J is not None \
+            else str(r.jacobian.to_json())
+        lines.append(f"  {pat}  piece {piece[k]}  at {display.point(r.point, ex)}  J = {jtext}  "
+                     f"c = [{display.numbers(r.offset, ex)}]")
+        shown += [*r.point, *r.offset, *(v for row in (J or ()) for v in row)]
     if len(found) > 50:
         lines.append(f"  … {len(found) - 50} more (use --json)")
-    emit(args, data, "\n".join(lines))
+    emit(args, data, "\n".join(lines) + display.note(shown, ex))
     return 0 if complete else 3

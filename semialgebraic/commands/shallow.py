@@ -28,6 +28,8 @@ from ..cli import emit, fail
 from ..exceptions import NotApplicableError
 from ..shallow import canonical_form
 from ..verify import check_inputs_match, verify
+from . import display
+from .help import describe
 from .common import load_any, load_certificate, load_network
 
 __all__ = ["register"]
@@ -36,7 +38,18 @@ __all__ = ["register"]
 def register(sub, parent) -> None:
     p = sub.add_parser("canon", parents=[parent],
                        help="canonical form and fingerprint of a one-hidden-layer net",
-                       description=__doc__.split("\n\n")[1])
+                       **describe(
+                           "Compute the canonical form of a one-hidden-layer network NET: its "
+                           "kink hyperplanes with their kink vectors and its affine part, and a "
+                           "fingerprint (equal fingerprints <=> equal functions, e.g. to "
+                           "de-duplicate a model zoo). -o writes the canonical representative "
+                           "network: one neuron per kink plus +/- pairs for the affine part, so "
+                           "it may be wider than NET. JSON keys: fingerprint, domain, "
+                           "canonical_form, number_of_kinks, linear_rank, representative_widths, "
+                           "output.",
+                           exits=["0  computed", "2  also: NET does not have one hidden layer"],
+                           examples=["netfibers canon net.json",
+                                     "netfibers canon net.json --orthant -o canonical.json"]))
     p.add_argument("net", metavar="NET")
     p.add_argument("--orthant", action="store_true",
                    help="canonical form on the closed orthant (the tail of a bottleneck)")
@@ -47,19 +60,29 @@ def register(sub, parent) -> None:
     p.set_defaults(func=cmd_canon)
 
     p = sub.add_parser("apply", parents=[parent], help="apply a JSON list of symmetry steps",
-                       description="Apply the steps of STEPS (a JSON list, or an object with "
-                                   "'steps') to NET in order; each step is checked first.")
+                       **describe(
+                           "Apply the symmetry steps of STEPS (a JSON list, or an object with "
+                           "'steps') to NET in order and write the result to OUT; each step's "
+                           "hypotheses are checked exactly first, and an invalid step is refused "
+                           "by name (nothing written).",
+                           exits=["0  written", "2  also: a step is invalid for NET"],
+                           examples=["netfibers apply steps.json net.json -o moved.json"]))
     p.add_argument("steps", metavar="STEPS")
     p.add_argument("net", metavar="NET")
     p.add_argument("-o", "--output", required=True, metavar="OUT", help="output network")
     p.set_defaults(func=cmd_apply)
 
     p = sub.add_parser("verify", parents=[parent], help="re-check a certificate",
-                       description="Exit 0 valid, 1 claim broken (with the reason), 2 malformed "
-                                   "certificate or input.  With A [B], also check that the "
-                                   "embedded inputs equal these files exactly.")
+                       **describe(
+                           "Re-check the certificate CERT from its content alone, with code "
+                           "independent of the code that produced it. With A (and B), also check "
+                           "that the networks or block embedded in CERT are exactly these files.",
+                           exits=["0  valid", "1  the claim is broken (the reason is printed)",
+                                  "2  malformed certificate or input"],
+                           examples=["netfibers verify cert.json",
+                                     "netfibers verify cert.json a.json b.json"]))
     p.add_argument("certificate", metavar="CERT")
-    p.add_argument("inputs", nargs="*", metavar="INPUT", help="A [B]: the original inputs")
+    p.add_argument("inputs", nargs="*", metavar="A", help="A [B]: the original inputs (one or two files)")
     p.set_defaults(func=cmd_verify)
 
 
@@ -80,16 +103,24 @@ def cmd_canon(args) -> int:
             fail(str(exc))
     lines = [f"fingerprint {cf.fingerprint()} ({cf.domain})",
              f"{cf.number_of_kinks} kink hyperplane(s); affine part of rank {cf.linear.rank()}"]
+    ex, shown = args.exact, list(cf.offset)
     for u, beta, K in cf.kinks[:20]:
-        lines.append(f"  kink on ({', '.join(map(str, u))}) . x + {beta} = 0 : "
-                     f"[{', '.join(map(str, K))}]")
+        lines.append(f"  kink on ({display.numbers(u, ex)}) . x + {display.number(beta, ex)} = 0 : "
+                     f"[{display.numbers(K, ex)}]")
+        shown += [*u, beta, *K]
     if cf.number_of_kinks > 20:
         lines.append(f"  … {cf.number_of_kinks - 20} more (use --json)")
-    lines.append(f"affine part: A = {cf.linear.to_json()}, c = [{', '.join(map(str, cf.offset))}]")
+    A = cf.linear.to_rows() if hasattr(cf.linear, "to_rows") else None
+    if A is not None:
+        shown += [v for row in A for v in row]
+        atext = "[" + "; ".join(display.numbers(row, ex) for row in A) + "]"
+    else:
+        atext = str(cf.linear.to_json())
+    lines.append(f"affine part: A = {atext}, c = [{display.numbers(cf.offset, ex)}]")
     if args.output:
         lines.append(f"wrote the canonical representative (widths "
                      f"{'-'.join(map(str, rep.widths))}) to {args.output}")
-    emit(args, data, "\n".join(lines))
+    emit(args, data, "\n".join(lines) + display.note(shown, ex))
     return 0
 
 

@@ -104,8 +104,21 @@ def test_eval_exact_values(tmp_path, capsys):
         data = json.loads(out)
         assert [Fraction(v) for v in data["x"]] == x
         assert [Fraction(v) for v in data["output"]] == y
-    code, out, _ = run(capsys, "eval", path, "--x=-1,1/3,5/2")
+    code, out, _ = run(capsys, "eval", path, "--x=-1,1/3,5/2", "--exact")
     assert code == 0 and [Fraction(t) for t in out.strip().split(", ")] == y
+    code, out, _ = run(capsys, "--exact", "eval", path, "--x=-1,1/3,5/2")   # global form
+    assert code == 0 and [Fraction(t) for t in out.strip().split(", ")] == y
+    # without --exact: long rationals as correctly rounded decimals, marked, with the note
+    code, out, _ = run(capsys, "eval", path, "--x=-1,1/3,5/2")
+    first, note = out.strip().split("\n")
+    assert code == 0 and note.startswith("(≈: decimal approximation; exact rationals in --json")
+    for t, v in zip(first.split(", "), y):
+        if t.startswith("≈"):
+            assert len(f"{v.numerator}/{v.denominator}") > 12
+            exact = Fraction(v)
+            assert abs(Fraction(Decimal(t[1:])) - exact) <= abs(exact) * Fraction(5, 10 ** 5)
+        else:
+            assert Fraction(t) == v
     data_file = tmp_path / "d.json"
     data_file.write_text(json.dumps({"inputs": [["-1", "1/3", 2.5], [0, 0, 0]]}))
     code, out, _ = run(capsys, "eval", path, "--data", data_file, "--json")

@@ -1,0 +1,123 @@
+"""How the commands print numbers: one module, used by every command.
+
+Every decision is exact; printing is for a person.  A rational that is *small* (its exact text
+``"p/q"`` has at most :data:`SMALL` characters) is printed exactly; any other is printed as a
+decimal approximation marked ``≈``, computed from the exact rational with integer arithmetic
+(correctly rounded, half to even; no float conversion, so huge or tiny values neither overflow
+nor underflow), followed once per answer by :data:`EXACT_NOTE`.  ``--exact`` (accepted by every
+command, before or after its name) prints every rational exactly; ``--json`` always carries the
+exact rationals.
+
+>>> from flint import fmpq
+>>> approx(fmpq(12230, 100000007))
+'1.2230e-4'
+>>> number(fmpq(1, 3)), number(fmpq(1, 3), exact=True), number(fmpq(-7, 2))
+('1/3', '1/3', '-7/2')
+>>> number(fmpq(10**30 + 1, 3))
+'≈ 3.3333e29'
+"""
+
+from __future__ import annotations
+
+from algebra.rationals import q_str, to_q
+
+__all__ = ["SMALL", "SIGNIFICANT", "EXACT_NOTE", "approx", "is_small", "number", "numbers",
+           "point", "needs_note", "note"]
+
+SMALL = 12          # characters of "p/q" printed exactly
+SIGNIFICANT = 5     # significant digits of an approximation
+EXACT_NOTE = "(≈: decimal approximation; exact rationals in --json or with --exact)"
+
+
+def _digits_exponent(p: int, q: int) -> int:
+    """The integer e with 10^e <= p/q < 10^(e+1) (p, q > 0), by exact integer comparisons."""
+    e = ((p.bit_length() - q.bit_length()) * 30103) // 100000   # estimate; corrected below
+    def ge(k: int) -> bool:            # p/q >= 10^k ?
+        return p >= q * 10 ** k if k >= 0 else p * 10 ** (-k) >= q
+    while not ge(e):
+        e -= 1
+    while ge(e + 1):
+        e += 1
+    return e
+
+
+def approx(value, significant: int = SIGNIFICANT) -> str:
+    """Decimal approximation of a rational, correctly rounded to *significant* digits (half to
+    even), without the ``≈``: ``0.33333``, ``1.2230e-4``, ``-3.3333e29``.  Fixed notation for
+    exponents -2..significant-1, scientific otherwise (exponent without padding)."""
+    q = to_q(value)
+    p, d = int(q.p), int(q.q)
+    if p == 0:
+        return "0"
+    sign = "-" if p < 0 else ""
+    p = abs(p)
+    e = _digits_exponent(p, d)
+    shift = significant - 1 - e                     # n ≈ (p/d)·10^shift, 10^(sig-1) <= n < 10^sig
+    num, den = (p * 10 ** shift, d) if shift >= 0 else (p, d * 10 ** (-shift))
+    n, r = divmod(num, den)
+    if 2 * r > den or (2 * r == den and n % 2 == 1):
+        n += 1
+    if n == 10 ** significant:                      # rounding carried into a new digit
+        n //= 10
+        e += 1
+    digits = str(n)
+    if -2 <= e < significant:
+        if e >= 0:
+            whole, frac = digits[:e + 1], digits[e + 1:]
+        else:
+            whole, frac = "0", "0" * (-e - 1) + digits
+        return sign + whole + ("." + frac if frac else "")
+    return f"{sign}{digits[0]}" + (f".{digits[1:]}" if len(digits) > 1 else "") + f"e{e}"
+
+
+def is_small(value) -> bool:
+    """Is the exact text of *value* at most :data:`SMALL` characters (printed as it is)?"""
+    q = to_q(value)
+    if q.p.bit_length() + q.q.bit_length() > 4 * SMALL:   # cheap bound before str()
+        return False
+    return len(q_str(q)) <= SMALL
+
+
+def number(value, exact: bool = False) -> str:
+    """One rational for a person: exact when small or when *exact*, else ``≈ 1.2230e-4``."""
+    q = to_q(value)
+    if exact or is_small(q):
+        return q_str(q)
+    return "≈ " + approx(q)
+
+
+def numbers(values, exact: bool = False) -> str:
+    """``a, b, c`` with :func:`number` (a bare ``≈`` list reads ``≈1.2, 3``)."""
+    return ", ".join(_compact(v, exact) for v in values)
+
+
+def _compact(value, exact: bool) -> str:
+    s = number(value, exact)
+    return "≈" + s[2:] if s.startswith("≈ ") else s
+
+
+def point(values, exact: bool = False, long: int = 12) -> str:
+    """A point: ``(x1, …, xd)``; a point of more than *long* coordinates prints only its non-zero
+    coordinates (``0 except x[3] = ≈0.125, x[7] = 2``)."""
+    vals = [to_q(v) for v in values]
+    if len(vals) <= long:
+        return f"({numbers(vals, exact)})"
+    nonzero = [(i, v) for i, v in enumerate(vals) if v != 0]
+    if not nonzero:
+        return f"0 (all {len(vals)} coordinates)"
+    if len(nonzero) > 3 * long:
+        head = ", ".join(f"x[{i}] = {_compact(v, exact)}" for i, v in nonzero[:long])
+        return (f"{len(nonzero)} of {len(vals)} coordinates non-zero: {head}, … "
+                f"({len(nonzero) - long} more in --json)")
+    shown = ", ".join(f"x[{i}] = {_compact(v, exact)}" for i, v in nonzero)
+    return f"0 except {shown}" if len(nonzero) < len(vals) else f"({numbers(vals, exact)})"
+
+
+def needs_note(values, exact: bool = False) -> bool:
+    """Does printing *values* approximate anything (so :data:`EXACT_NOTE` must follow)?"""
+    return not exact and any(not is_small(v) for v in values)
+
+
+def note(values, exact: bool = False) -> str:
+    """``"\\n" + EXACT_NOTE`` when some of *values* print approximately, else ``""``."""
+    return ("\n" + EXACT_NOTE) if needs_note(values, exact) else ""
