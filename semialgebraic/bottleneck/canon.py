@@ -22,7 +22,7 @@ from algebra.symmetries.bottleneck import (FreeFirstLayer, KinkSwap, PermuteHidd
                                          masking_column)
 
 from ..canonical import json_fingerprint
-from ..certificates import counterexample_certificate, jsonable, symmetry_path_certificate
+from ..certificates import counterexample_certificate, jsonable, shorter_point, symmetry_path_certificate
 from ..exceptions import CertificateError, NonGenericError
 from ..verdict import Hypothesis, Verdict
 from ..verify import verify as _verify
@@ -461,6 +461,7 @@ def _first_difference(ca: BottleneckCanon, cb: BottleneckCanon) -> str:
 
 
 def _differ(a, b, x, hyps, reason, check=True) -> Verdict:
+    x = shorter_point(a, b, x, None)
     cert = counterexample_certificate(a, b, x)
     return _checked(Verdict(False, "bottleneck-canon", reason + f"; a(x) != b(x) at x = "
                             f"({', '.join(q_str(v) for v in x)})", hyps, cert), check)

@@ -35,7 +35,7 @@ from algebra.kernel.certificate_schemas import CERTIFICATE_FORMAT, SCHEMA_VERSIO
 
 from ._json import jsonable, write_certificate
 from .absorption import absorption_certificate
-from .counterexample import counterexample_certificate
+from .counterexample import counterexample_certificate, shorter_point
 from .exercise import exercise_certificate
 from .functional_dimension import dimension_bounds_certificate
 from .identifiability import identifiability_certificate
@@ -43,7 +43,7 @@ from .region_cover import region_cover_certificate
 from .symmetry_path import symmetry_path_certificate
 
 __all__ = ["CERTIFICATE_FORMAT", "CERTIFICATE_TYPES", "SCHEMA_VERSIONS", "header", "jsonable",
-           "write_certificate", "counterexample_certificate", "symmetry_path_certificate",
+           "write_certificate", "counterexample_certificate", "shorter_point", "symmetry_path_certificate",
            "region_cover_certificate", "absorption_certificate", "identifiability_certificate",
            "dimension_bounds_certificate", "exercise_certificate"]
 

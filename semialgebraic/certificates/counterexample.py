@@ -6,10 +6,13 @@ from typing import Any, Sequence
 
 from algebra.kernel.certificate_schemas import CLAIMS, header
 from algebra.network import Network
+from algebra.rationals import Q
+
+from ..sets import normalize_domain
 
 from ._json import jsonable
 
-__all__ = ["counterexample_certificate"]
+__all__ = ["counterexample_certificate", "shorter_point"]
 
 
 def counterexample_certificate(a: Network, b: Network, x: Sequence[Any] | None = None, *,
@@ -39,3 +42,42 @@ def counterexample_certificate(a: Network, b: Network, x: Sequence[Any] | None =
     if domain is not None:
         cert["domain"] = jsonable(domain)
     return cert
+
+
+def shorter_point(a: Network, b: Network, x: Sequence[Any], dom) -> tuple:
+    """A point with short coordinates where *a* and *b* still differ, near *x*; else *x* itself.
+
+    Points found inside a region of a deep a − b can have coordinates of thousands of digits.
+    Since a(x) ≠ b(x) at *x*, the two also differ at every point of some open set around it:
+    round every coordinate to the nearest multiple of 2^-k (k = 4, 8, 16, …), clipped into the
+    box *dom* (any form :func:`semialgebraic.sets.normalize_domain` takes; rounding keeps the orthant), and keep the first rounding
+    where a and b differ, decided exactly.  Never longer than *x*.
+
+    >>> a = Network.from_rows([[[1]], [[1]]], [[0], [0]])
+    >>> b = a.with_parameter("b2[0]", Q(1, 10 ** 40))
+    >>> shorter_point(a, b, (Q(1, 3) + Q(1, 10 ** 60),), None)
+    (5/16,)
+    """
+    x = tuple(Q(v) for v in x)
+    dom = normalize_domain(dom, len(x))
+
+    def size(p):
+        return sum(v.p.bit_length() + v.q.bit_length() for v in p)
+
+    lo, hi = dom if isinstance(dom, tuple) else (None, None)
+    k = 4
+    while (1 << k) < 4 * max(v.q for v in x) and k <= 4096:
+        s = 1 << k
+        p = []
+        for v in x:
+            r = Q((v.p * s + v.q // 2) // v.q, s)                 # nearest multiple of 2^-k
+            if lo is not None:
+                r = min(max(r, lo), hi)
+            p.append(r)
+        p = tuple(p)
+        if size(p) >= size(x):
+            break
+        if a(p) != b(p):
+            return p
+        k *= 2
+    return x

@@ -50,7 +50,7 @@ from functools import partial
 from algebra.rationals import Q
 
 from ..budget import Progress
-from ..certificates import counterexample_certificate, jsonable, region_cover_certificate
+from ..certificates import counterexample_certificate, jsonable, region_cover_certificate, shorter_point
 from ..exceptions import CertificateError
 from ..regions import JointRegion, joint_regions
 from ..sets import domain_spec, random_batch
@@ -78,6 +78,7 @@ def general_method(a, b, dom, budget, progress, hyps, samples=32, check=True) ->
     if samples > 0:                    # first, before any simplification: refuted pairs are cheap
         x = refute_random(a, b, dom, samples, 0, suspects=True)
     if x is not None:
+        x = shorter_point(a, b, x, dom)
         cert = counterexample_certificate(a, b, x, domain=domj)
         return _checked(Verdict(False, "general", "the networks differ at an exact point (cheap "
                                 "refutation)", hyps, cert, {**details, "point": list(x)}), json_ready=True)
@@ -109,11 +110,13 @@ def general_method(a, b, dom, budget, progress, hyps, samples=32, check=True) ->
                                     "a - b to the zero map (no hidden neuron left)", hyps, cert, details),
                             json_ready=True)
         x = tuple(random_batch(random.Random(0), 1, a.n_inputs, dom).row_at(0))
+        x = shorter_point(a, b, x, dom)
         cert = counterexample_certificate(a, b, x, domain=domj)
         return _checked(Verdict(False, "general", "a - b reduces to a non-zero constant", hyps, cert,
                                 {**details, "point": list(x)}), json_ready=True)
     x = refute_hyperplanes(a, b, dom, 0) if samples > 0 else None
     if x is not None:                  # D did not collapse: points next to all hyperplanes
+        x = shorter_point(a, b, x, dom)
         cert = counterexample_certificate(a, b, x, domain=domj)
         return _checked(Verdict(False, "general", "the networks differ at an exact point (cheap "
                                 "refutation next to a first-layer hyperplane)", hyps, cert,
@@ -137,6 +140,7 @@ def general_method(a, b, dom, budget, progress, hyps, samples=32, check=True) ->
         bar.close()
     details["regions_checked"] = len(regs)
     if counter is not None:
+        counter = shorter_point(a, b, counter, dom)
         cert = counterexample_certificate(a, b, counter, domain=domj)
         return _checked(Verdict(False, "general", f"a - b is not zero on linear region "
                                 f"{len(regs) - 1} of the walk", hyps, cert,

@@ -164,3 +164,4 @@ def _first_difference(a, b, pts):
     m = a.n_outputs
     k = next((k for k, v in enumerate(diff) if v), None)
     return None if k is None else X.row_at(k // m)
+

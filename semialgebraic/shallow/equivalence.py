@@ -18,7 +18,7 @@ from algebra.network import Network
 from algebra.rationals import Q
 from algebra.symmetries.neurons import probe_vector
 
-from ..certificates import counterexample_certificate
+from ..certificates import counterexample_certificate, shorter_point
 from ..exceptions import CertificateError
 from ..verdict import Hypothesis, Verdict
 from ..verify import verify as _verify
@@ -111,7 +111,7 @@ def _equivalent_shallow(a: Network, b: Network, orthant: bool, certify: bool) ->
     if ca == cb:
         cert = symmetry_path(a, b, orthant=orthant, forms=(ca, cb)) if certify else None
         return Verdict(True, method, "canonical forms are equal", tuple(hyps), cert, details)
-    x = separating_point(ca, cb, nets=(a, b))
+    x = shorter_point(a, b, separating_point(ca, cb, nets=(a, b)), "orthant" if orthant else None)
     details["point"] = x
     cert = (counterexample_certificate(a, b, x, domain={"orthant": True} if orthant else None)
             if certify else None)
@@ -134,6 +134,7 @@ def _float32_decision(a: Network, b: Network, hyps: list, certify: bool) -> Verd
         return Verdict(True, method, r.reason, tuple(hyps), cert, details)
     for x, fa, fb in _sparse_candidates(a, b, r.hyperplane):
         if fa != fb:                                      # exact values at x: the claim holds
+            x = shorter_point(a, b, x, None)
             details["point"] = x
             cert = counterexample_certificate(a, b, x) if certify else None
             return Verdict(False, method, r.reason + "; the point separates the functions",
