@@ -69,7 +69,7 @@ from algebra.network import Network  # noqa: E402
 from algebra.rationals import Q  # noqa: E402
 from algebra.symmetries.elementary import random_permute_scale  # noqa: E402
 from semialgebraic.dimension import functional_dimension, jacobian_rows  # noqa: E402
-from semialgebraic.dimension_sampling import _masks, _simplex_points  # noqa: E402
+from semialgebraic.dimension.sampling import _masks, _simplex_points  # noqa: E402
 from semialgebraic.modular import PRIME, _rank_mod_p  # noqa: E402
 from semialgebraic.equivalence import equivalent  # noqa: E402
 from semialgebraic.verify import verify  # noqa: E402

@@ -22,7 +22,7 @@ from algebra.exceptions import InputError
 from algebra.kernel.differentiability import is_differentiable_at
 from algebra.network import Network
 from algebra.rationals import Q
-from semialgebraic.dimension import _exact_rows, functional_dimension, functional_dimension_certificate
+from semialgebraic.dimension.functional import _exact_rows, functional_dimension, functional_dimension_certificate
 from semialgebraic.verify import verify
 from semialgebraic.verify.functional_dimension import _domain, _upper_vectors
 
@@ -337,7 +337,7 @@ def test_complete_walk_upper_is_certified_by_the_regions():
     ok, why = verify(cert)
     assert ok and "regions cover the domain" in why and "exact: 5" in why
     # independent cross-check: exact rows at many random inputs never exceed rank 5, reach it
-    from semialgebraic.dimension import _exact_rank
+    from semialgebraic.dimension.functional import _exact_rank
     assert _exact_rank(ACTIVE_BY_SEARCH, _random_inputs(ACTIVE_BY_SEARCH, None, 60, 5)) == 5
     bad = copy.deepcopy(cert)
     bad["upper"] = 4
@@ -367,7 +367,7 @@ def test_complete_walk_regions_on_a_box():
 
 
 def test_uncertified_upper_names_what_is_missing(monkeypatch):
-    import semialgebraic.dimension as dimension
+    import semialgebraic.dimension.functional as dimension
     monkeypatch.setattr(dimension, "_cover_regions", lambda *a: None)    # the walk ran out of time
     fd, cert = _certify(ACTIVE_BY_SEARCH)
     assert fd.complete_regions and fd.value == 5
@@ -512,7 +512,7 @@ def test_random_planted_nets(case):
     assert ok, why
     assert cert["lower"] == fd.lower and cert["upper"] == fd.upper
     if "upper_regions" in cert:             # the exact rank over a certified cover of regions
-        from semialgebraic.dimension import _exact_rank
+        from semialgebraic.dimension.functional import _exact_rank
         assert fd.complete_regions and fd.exact
         assert _exact_rank(net, _random_inputs(net, domain, 20, 0)) <= fd.upper
         if len(cert["upper_regions"]) > 1:

@@ -49,7 +49,7 @@ vector is built here from θ, every fact re-derived here)::
 An *emptiness proof* ``P = {"targets": [[t, j, s], ...], "domain": ..., "order": [[t, j], ...],
 "refuted": [{"path": [[t, j, s], ...], "certificate": [y, ...], "bound": true?}, ...]}`` (the
 format of :mod:`semialgebraic.verify.exercise`, made by
-:func:`semialgebraic.exercise._phase_search`) shows that no input of the domain with every
+:func:`semialgebraic.dimension.jacobian_columns._phase_search`) shows that no input of the domain with every
 pre-activation non-zero has sign(z_t[j]) = s for all targets: ``order`` lists every neuron of
 the layers below the deepest target (identically zero neurons excepted) and the targets of that
 layer, layer by layer; the refuted partial patterns (target signs fixed) cover every branch, each

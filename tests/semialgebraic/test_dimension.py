@@ -7,8 +7,8 @@ from hypothesis import HealthCheck, given, settings, strategies as st
 
 from algebra.network import Network
 from algebra.rationals import Q
-from semialgebraic.dimension import _exact_rank, functional_dimension, jacobian_rows, symmetry_directions
-from semialgebraic.dimension_sampling import _masks
+from semialgebraic.dimension.functional import _exact_rank, functional_dimension, jacobian_rows, symmetry_directions
+from semialgebraic.dimension.sampling import _masks
 from semialgebraic.modular import PRIME, _rank_mod_p
 
 SETTINGS = dict(deadline=None, suppress_health_check=[HealthCheck.too_slow], derandomize=True)
@@ -179,7 +179,7 @@ def test_budgeted_result_is_an_interval_or_exact():
 # every upper-bound direction, and the sampled sandwich against the complete walk
 
 from algebra.linalg import QMatrix  # noqa: E402
-from semialgebraic.dimension import _exact_rows  # noqa: E402
+from semialgebraic.dimension.functional import _exact_rows  # noqa: E402
 
 
 def _base():

@@ -11,8 +11,8 @@ from hypothesis import HealthCheck, given, settings, strategies as st
 from algebra.linalg import QMatrix
 from algebra.network import Network
 from algebra.rationals import Q
-from semialgebraic.dimension import _exact_rows, functional_dimension
-from semialgebraic.exercise import check_exercise_proof, exercise
+from semialgebraic.dimension.functional import _exact_rows, functional_dimension
+from semialgebraic.dimension.jacobian_columns import check_exercise_proof, exercise
 from semialgebraic.modular import PRIME, _kernel_mod_p, _rank_mod_p, _shrink_kernel
 from algebra.kernel import is_zero_neuron as _is_zero_neuron
 from semialgebraic.polyhedra import Polyhedron
@@ -189,8 +189,8 @@ def test_incoming_directions_against_region_enumeration(seed, domain):
     the regions where z_t[i] > 0 (brute force: d + 1 affinely independent points per region; at
     most that many when some region has a neuron ≡ 0, whose points are not differentiable and
     which the search keeps), and each annihilates the exact Jacobian rows at every region point."""
-    from semialgebraic.dimension_sampling import _simplex_points
-    from semialgebraic.exercise import incoming_directions
+    from semialgebraic.dimension.sampling import _simplex_points
+    from semialgebraic.dimension.jacobian_columns import incoming_directions
     rng = random.Random(seed)
     widths = [rng.randint(1, 2)] + [rng.randint(1, 3) for _ in range(rng.randint(2, 3))] + [1]
     net = _random_net(rng, widths, rational=bool(seed % 2))

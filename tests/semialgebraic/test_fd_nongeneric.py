@@ -231,7 +231,7 @@ def test_dead_proof_with_a_vanishing_branch_is_rejected():
     active there: those inputs are differentiable, so 'k is dead' is false on the domain.  The
     phase search refutes both signs of j there (its form is 0); the checker must not accept it."""
     import time
-    from semialgebraic.exercise import _phase_search
+    from semialgebraic.dimension.jacobian_columns import _phase_search
     from semialgebraic.verify.functional_dimension import _upper_vectors
     net = Network.from_rows([[[1], [-1]], [[1, 0], [0, 1]], [[-2, 1], [2, 1]], [[1, 1]]],
                             [[0, 0], [0, 0], [0, 0], [0]])

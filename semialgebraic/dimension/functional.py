@@ -32,9 +32,9 @@ Method: a sandwich, both sides exact.
   outside the span of the proven symmetries name the parameters still missing: the next inputs
   are float walks to the sign conditions that would exercise them (two entered neurons in
   different phases, a source neuron flipped inside a rarely active one, ...), d + 1 exact
-  inputs per region reached.  The input choice lives in :mod:`semialgebraic.dimension_sampling`,
+  inputs per region reached.  The input choice lives in :mod:`semialgebraic.dimension.sampling`,
   the rank and kernels mod p in :mod:`semialgebraic.modular`.
-* **Exercise decisions** (:func:`exercise`, in :mod:`semialgebraic.exercise`): for a parameter
+* **Exercise decisions** (:func:`exercise`, in :mod:`semialgebraic.dimension.jacobian_columns`): for a parameter
   never exercised by the samples, an exact depth-first search over activation phases (exact strict
   LPs) either finds an exact input where its Jacobian column δ·h is non-zero (added to the rows)
   or proves that no differentiable input does (Motzkin multipliers of every refuted partial
@@ -58,7 +58,7 @@ Method: a sandwich, both sides exact.
   from exact interval bounds over the domain, from the exact list of activation patterns when
   the region walk is complete, or, for neurons / weights the sampling flags (never active, never
   inactive, never exercised), from an exhaustive exact-LP search of the activation-pattern tree
-  (:func:`semialgebraic.exercise._prove_empty`, budgeted: it succeeds on small nets only).
+  (:func:`semialgebraic.dimension.jacobian_columns._prove_empty`, budgeted: it succeeds on small nets only).
 
 Exact when the bounds meet; otherwise the interval and what would close it (more regions
 sampled, or an unknown hidden symmetry), with the supports of the kernel directions mod p that
@@ -85,18 +85,18 @@ from algebra.kernel.differentiability import kink_witness, vanishing_on_path
 from algebra.network import Network
 from algebra.rationals import Q, q_json
 
-from .budget import Budget
-from .certificates import dimension_bounds_certificate, jsonable
-from .dimension_sampling import _DEBUG, _batch_simplex, _chosen_inputs, _masks, _np
-from .dimension_upper import checked_directions_bound, is_regions_rank
-from .domains import _dom_json, normalize_domain
-from .exercise import (Exercise, _phase_search, _prove_suspects, check_exercise_proof, exercise,
+from ..budget import Budget
+from ..certificates import dimension_bounds_certificate, jsonable
+from .sampling import _DEBUG, _batch_simplex, _chosen_inputs, _masks, _np
+from .upper import checked_directions_bound, is_regions_rank
+from ..domains import _dom_json, normalize_domain
+from .jacobian_columns import (Exercise, _phase_search, _prove_suspects, check_exercise_proof, exercise,
                        incoming_directions)
-from .joint import joint_regions
-from .modular import (PRIME, _kernel_mod_p, _missing_directions, _modq, _prime_for, _rank_mod_p,
+from ..joint import joint_regions
+from ..modular import (PRIME, _kernel_mod_p, _missing_directions, _modq, _prime_for, _rank_mod_p,
                       _shrink_kernel)
-from .reduction import preactivation_bounds
-from .sets import Dimension
+from ..reduction import preactivation_bounds
+from ..sets import Dimension
 
 __all__ = ["FunctionalDimension", "functional_dimension", "jacobian_rows", "symmetry_directions",
            "Exercise", "exercise", "check_exercise_proof", "incoming_directions", "PRIME",
@@ -422,7 +422,7 @@ def symmetry_directions(net: Network, *, domain: Any = None, patterns=None, prov
 
     *patterns*: the complete list of activation patterns of the regions (optional; otherwise
     dead / always-active facts come from exact interval bounds over the domain).  *proven*:
-    facts established by :func:`semialgebraic.exercise._prove_empty` (``"dead"``, ``"active"``:
+    facts established by :func:`semialgebraic.dimension.jacobian_columns._prove_empty` (``"dead"``, ``"active"``:
     flat neuron indices; ``"free"``: parameter indices).
 
     Each direction v satisfies J(x) v = 0 for every input x of the domain with no zero
@@ -843,7 +843,7 @@ def _nearby(net, dom, kinks: list, budget: Budget) -> tuple[list, int | None]:
     θ + Δ, computed by :func:`functional_dimension` and certified by its own re-checked
     certificate (``certified``: the checker accepts the certificate and it closes the value),
     or the reason it is not (interval, non-generic too, or an unchecked upper bound)."""
-    from .verify import verify           # (the checker runs the certificate of each θ + Δ)
+    from ..verify import verify           # (the checker runs the certificate of each θ + Δ)
     kinks = sorted(kinks)
     nz = [abs(v) for v in net.parameters() if v != 0]
     delta = Q(1, 64)

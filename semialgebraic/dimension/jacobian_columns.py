@@ -29,11 +29,11 @@ from algebra.linalg import QMatrix
 from algebra.network import Network
 from algebra.rationals import Q
 
-from .dimension_sampling import _np
-from .domains import normalize_domain
-from .lp import feasible
-from .certificates import exercise_certificate
-from .verify import verify
+from .sampling import _np
+from ..domains import normalize_domain
+from ..lp import feasible
+from ..certificates import exercise_certificate
+from ..verify import verify
 
 __all__ = ["Exercise", "exercise", "check_exercise_proof", "incoming_directions"]
 

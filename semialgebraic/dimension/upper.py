@@ -26,11 +26,11 @@ from algebra.linalg import QMatrix
 from algebra.network import Network
 from algebra.rationals import Q
 
-from .certificates import dimension_bounds_certificate, jsonable
-from .domains import _dom_json
-from .exercise import _layer_map
-from .modular import _prime_for
-from .verify import verify
+from ..certificates import dimension_bounds_certificate, jsonable
+from ..domains import _dom_json
+from .jacobian_columns import _layer_map
+from ..modular import _prime_for
+from ..verify import verify
 
 __all__ = ["entry_vectors", "directions_bound", "checked_directions_bound", "is_regions_rank"]
 
@@ -140,7 +140,7 @@ def _prime(net: Network) -> int:
 
 def _incoming_perp(net, l, i, leaves) -> list:
     """Vectors c ⊥ every (h_{l-1}, 1) on the regions of the full patterns *leaves* (paths
-    ``[[t, j, s], ...]`` of the layers below l), as in :func:`semialgebraic.exercise.incoming_directions`."""
+    ``[[t, j, s], ...]`` of the layers below l), as in :func:`semialgebraic.dimension.jacobian_columns.incoming_directions`."""
     d, n_in = net.n_inputs, net.widths[l]
     cols = []
     for path in leaves:
