@@ -1,41 +1,48 @@
-r"""Exact exercise decisions: is a parameter's Jacobian column non-zero at some input?
+r"""Exact decisions on Jacobian columns: is a parameter's column non-zero at some input?
 
-For a parameter never exercised by the sampled inputs of :func:`semialgebraic.dimension.functional_dimension`
-(three-layer-fibers R22 FIBDIM, generalised to depth L), an exact depth-first search over
-activation phases (exact strict LPs) either finds an exact input where its Jacobian column δ·h
-is non-zero (added to the rows) or proves that no differentiable input does (Motzkin multipliers
-of every refuted partial pattern, or δ = 0 at a full pattern), re-checked by
-:func:`check_exercise_proof` (the independent checker :mod:`semialgebraic.verify.exercise`, through
-:func:`semialgebraic.verify.verify`); the
-unit vector then joins the upper bound.  Once every positive-weight input of a target neuron is
-decided, the affine upper bound Σ_{on} w_k z_k + b of its pre-activation must be positive too:
-that row prunes the tree (recorded, re-derived by the checker).  :func:`incoming_directions`
-enumerates the regions of a neuron's active set the same way: the kernel directions on its
-incoming parameters (its inputs span a proper subspace there) join the upper bound and the
-region points the rows.  :func:`_prove_empty` decides whether a sign condition on neurons (never
-active, never inactive) is empty, by an exhaustive exact-LP search of the activation-pattern
-tree.  Complete but exponential, hence budgeted (*max_lps*, *deadline*).
+For a parameter never exercised by the sampled inputs of
+:func:`semialgebraic.dimension.functional_dimension` (three-layer-fibers R22 FIBDIM, generalised
+to depth L), an exact depth-first search over activation phases (exact strict LPs,
+:func:`phase_search`) either finds an exact input where its Jacobian column δ·h is non-zero
+(added to the rows) or proves that no differentiable input does (Motzkin multipliers of every
+refuted partial pattern, or δ = 0 at a full pattern), re-checked by :func:`check_exercise_proof`
+(the independent checker :mod:`semialgebraic.verify.exercise`, through
+:func:`semialgebraic.verify.verify`); the unit vector then joins the upper bound.  Once every
+positive-weight input of a target neuron is decided, the affine upper bound Σ_{on} w_k z_k + b of
+its pre-activation must be positive too: that row prunes the tree (recorded, re-derived by the
+checker).  :func:`incoming_directions` enumerates the regions of a neuron's active set the same
+way: the kernel directions on its incoming parameters (its inputs span a proper subspace there)
+join the upper bound and the region points the rows.  Complete but exponential, hence budgeted
+(*max_lps*, *deadline*).
+
+A branch of the tree on which a branched neuron's affine form is identically zero says nothing
+about the inputs there (both strict signs are infeasible for a reason that is no geometry, and
+differentiable inputs may lie there: :func:`algebra.kernel.differentiability.vanishing_on_path`).
+The search skips such a branch and then answers *undecided* unless it finds a witness elsewhere,
+so no decision rests on it.
 """
 
 from __future__ import annotations
 
+import sys
 import time
 from dataclasses import dataclass
 from typing import Any
 
 from algebra.kernel import (domain_from_json, domain_json, domain_rows, exercise_spec, is_delta_zero,
                             is_zero_neuron, parameter_offsets)
+from algebra.kernel.differentiability import layer_forms, vanishing_on_path
 from algebra.linalg import QMatrix
 from algebra.network import Network
 from algebra.rationals import Q
 
-from .sampling import _np
 from ..domains import normalize_domain
 from ..lp import feasible
 from ..certificates import exercise_certificate
 from ..verify import verify
 
-__all__ = ["Exercise", "exercise", "check_exercise_proof", "incoming_directions"]
+__all__ = ["Exercise", "exercise", "check_exercise_proof", "incoming_directions", "phase_search",
+           "layer_map"]
 
 
 @dataclass(frozen=True)
@@ -82,8 +89,8 @@ def exercise(net: Network, parameter: int, *, domain: Any = None, max_lps: int =
                  "trivial": "zero outgoing weights" if last >= 0 else "identically zero neuron",
                  "order": [], "refuted": []}
         return Exercise(parameter, False, None, proof if record else None, 0)
-    res = _phase_search(net, dom, targets, delta_of, max_lps, deadline, record)
-    found, witness, refuted, order, lps = res
+    found, witness, refuted, order, lps = phase_search(net, dom, targets, delta_of, max_lps=max_lps,
+                                                      deadline=deadline, record=record)
     if found is None:
         return Exercise(parameter, None, None, None, lps)
     if found:
@@ -143,8 +150,8 @@ def incoming_directions(net: Network, t: int, i: int, *, domain: Any = None, max
     if t < 1 or is_zero_neuron(net, t, i):
         return None
     leaves: list = []
-    found, _, _, _, _ = _phase_search(net, dom, {(t, i): 1}, None, max_lps, deadline, False,
-                                      upto=t, leaves=leaves)
+    found, _, _, _, _ = phase_search(net, dom, {(t, i): 1}, None, max_lps=max_lps, deadline=deadline,
+                                     record=False, upto=t, leaves=leaves)
     if found is None:
         return None
     d, n_in = net.n_inputs, net.widths[t]
@@ -153,7 +160,7 @@ def incoming_directions(net: Network, t: int, i: int, *, domain: Any = None, max
         masks: dict = {}
         for u, j, sg in path:
             masks.setdefault(u, {})[j] = 1 if sg > 0 else 0
-        M, m = _layer_map(net, masks, t - 1)
+        M, m = layer_map(net, masks, t - 1)
         for c in range(d):
             cols.append([M[q, c] for q in range(n_in)] + [Q(0)])
         cols.append(list(m) + [Q(1)])
@@ -171,307 +178,202 @@ def incoming_directions(net: Network, t: int, i: int, *, domain: Any = None, max
     return out, [x for _, x in leaves]
 
 
-# ------------------------------------------------------------------------------------------------
-# private helpers
-# ------------------------------------------------------------------------------------------------
-def _prove_empty(net, dom, targets: dict, max_lps: int = 400, deadline: float | None = None):
-    """Decide exactly whether no input of the domain with every pre-activation non-zero has
-    sign(z_t[j]) = s for every ((t, j), s) in *targets*: True (proven empty: every branch of the
-    activation-pattern tree is cut by an infeasible exact LP with a verified Farkas certificate),
-    False (an exact witness exists) or None (budget: *max_lps* LPs or the *deadline*).
+def layer_map(net: Network, masks: dict, t: int) -> tuple:
+    """(M, m) with h_t = M x + m on the region of the 0/1 *masks* of layers 0..t
+    (``masks[u][j]``; a missing entry means inactive)."""
+    on = {u: {j for j, v in layer.items() if v} for u, layer in masks.items()}
+    Z, zc = layer_forms(net, t, on)
+    act = on.get(t, set())
+    zero = tuple([Q(0)] * net.n_inputs)
+    M = QMatrix.from_rows([Z.row_at(q) if q in act else zero for q in range(Z.nrows)], ncols=net.n_inputs)
+    return M, [zc[q] if q in act else Q(0) for q in range(Z.nrows)]
 
-    Depth-first over the neurons of the layers up to the deepest target (on that layer only the
-    targets); a child that agrees with the parent's exact witness point is feasible without an LP.
+
+def phase_search(net: Network, dom, targets: dict, delta_of=None, *, max_lps: int, deadline: float | None,
+                 record: bool, upto: int | None = None, leaves: list | None = None,
+                 skip_vanishing: bool = True) -> tuple:
+    """Depth-first search over the activation phases of every hidden neuron (layer order, the
+    targets first in their layer; a leaf is a full activation pattern, so a witness has every
+    branched pre-activation non-zero), each partial pattern checked by an exact strict LP.
+
+    Parameters
+    ----------
+    targets : dict
+        ``{(t, j): ±1}``: the fixed signs.
+    delta_of : tuple or None
+        ``(l, i)``: a leaf counts only where δ_l[i] != 0 (refuted with ``delta_zero`` otherwise).
+    record : bool
+        Keep the refutations (Motzkin multipliers) of the proof.
+    upto : int, optional
+        Restrict the order to the layers below *upto* and the targets of layer *upto*.
+    leaves : list, optional
+        Collect every feasible leaf ``(path, exact point)`` instead of stopping at the first.
+    skip_vanishing : bool
+        Skip a branch where a branched neuron's affine form is identically zero (the rule of
+        :func:`~algebra.kernel.differentiability.vanishing_on_path`) and answer undecided (None)
+        unless a witness is found; False keeps the raw search (its proofs are rejected by the
+        checker: for tests of the checker only).
+
+    Returns
+    -------
+    (found, witness, refuted, order, lps)
+        *found*: True (an exact witness), False (every branch refuted, or with *leaves* the
+        enumeration is complete) or None (budget, or a vanishing branch was skipped).
     """
-    d = net.n_inputs
-    last = max(t for t, _ in targets)
-    A0, c0 = [], []                                 # open constraints a·x + c > 0
-    if dom == "orthant":
-        for k in range(d):
-            A0.append([Q(1) if c == k else Q(0) for c in range(d)])
-            c0.append(Q(0))
-    elif isinstance(dom, tuple):
-        lo, hi = dom
-        if lo == hi:
-            return None
-        for k in range(d):
-            A0.append([Q(1) if c == k else Q(0) for c in range(d)])
-            c0.append(-lo)
-            A0.append([Q(-1) if c == k else Q(0) for c in range(d)])
-            c0.append(hi)
-    count = [0]
-
-    def lp(A, c):
-        if count[0] >= max_lps or (deadline is not None and time.monotonic() > deadline):
-            raise _Budget()
-        count[0] += 1
-        if not A:
-            return tuple([Q(0)] * d)
-        res = feasible(A_lt=[[-v for v in a] for a in A], b_lt=list(c), n=d)
-        return res.point if res.feasible else None
-
-    def rec(t, M, m, A, c, x):
-        # M, m: h_{t-1} = M x + m on the current partial pattern (QMatrix d-columns, vector)
-        W, b = net.layer(t)
-        Z = W @ M
-        zc = [sum((W[j, q] * m[q] for q in range(len(m))), Q(0)) + b[j] for j in range(W.nrows)]
-        js = sorted((j for j in range(W.nrows) if t < last or (t, j) in targets),
-                    key=lambda j: (t, j) not in targets)          # targets first: early cuts
-        return branch(t, js, 0, Z, zc, [], A, c, x, M, m)
-
-    def branch(t, js, pos, Z, zc, signs, A, c, x, M, m):
-        if pos == len(js):
-            if t == last:
-                return False                         # x is an exact witness
-            on = set(j for j, s in signs if s > 0)
-            W = net.weights[t]
-            rows = [Z.row_at(j) if j in on else tuple([Q(0)] * d) for j in range(W.nrows)]
-            M2 = QMatrix.from_rows(rows, ncols=d)
-            m2 = [zc[j] if j in on else Q(0) for j in range(W.nrows)]
-            return rec(t + 1, M2, m2, A, c, x)
-        j = js[pos]
-        a = Z.row_at(j)
-        val = sum((ai * xi for ai, xi in zip(a, x)), Q(0)) + zc[j]
-        want = [targets[(t, j)]] if (t, j) in targets else [1, -1]
-        if val != 0 and (val > 0) in [s > 0 for s in want]:
-            want.sort(key=lambda s: (s > 0) != (val > 0))     # the witness's side first
-        for s in want:
-            A2 = A + [[s * v for v in a]]
-            c2 = c + [s * zc[j]]
-            if val != 0 and (val > 0) == (s > 0):
-                y = x
-            else:
-                y = lp(A2, c2)
-                if y is None:
-                    continue
-            r = branch(t, js, pos + 1, Z, zc, signs + [(j, s)], A2, c2, y, M, m)
-            if r is not True:
-                return r
-        return True
-
-    try:
-        x0 = lp(A0, c0)
-        if x0 is None:
-            return True
-        ident = QMatrix.identity(d)
-        return rec(0, ident, [Q(0)] * d, A0, c0, x0)
-    except _Budget:
-        return None
-
-
-def _prove_suspects(net, dom, evidence, budget, gap, seconds: float = 3.0):
-    """Exact decisions (within *seconds* and the budget) for what the sampled inputs flag:
-    neurons never seen active / inactive (:func:`_prove_empty`), and parameters never exercised
-    or alone in a missing kernel direction (:func:`exercise`).  Returns (proven facts for
-    :func:`symmetry_directions`, exact witness inputs of exercised suspects, exercise proofs)."""
-    import time
-    np = _np()
-    starts, names = [], []
-    for l, w in enumerate(net.widths[1:-1]):
-        starts.append(len(names))
-        names += [(l, i) for i in range(w)]
-    left = budget.remaining() if hasattr(budget, "remaining") else None
-    # default: a few seconds; with an explicit timeout, up to half of what is left of it
-    stop = time.monotonic() + (seconds if left is None else max(0.0, left) / 2)
-    proven: dict = {"dead": set(), "active": set(), "free": set()}
-    offs = parameter_offsets(net)
-    # order: parameters alone in a missing kernel direction (exactly the gap), other weights
-    # never exercised, neurons never seen on / off, then directions inside one neuron's incoming
-    params = [sup[0] for sup in evidence.get("missing") or [] if len(sup) == 1]
-    for l, i, k in evidence.get("unexercised") or []:
-        n_in = net.widths[l]
-        params.append(offs[l] + (i * n_in + k if k < n_in else net.widths[l + 1] * n_in + i))
-    tasks = [("free", p_, None) for p_ in dict.fromkeys(params)]
-    for g in np.flatnonzero(evidence.get("never_on", [])):
-        tasks.append(("dead", int(g), {names[g]: 1}))
-    for g in np.flatnonzero(evidence.get("never_off", [])):
-        tasks.append(("active", int(g), {names[g]: -1}))
-    L = net.depth
-    for sup in evidence.get("missing") or []:        # directions inside one neuron's incoming
-        ls = {max(u for u in range(L) if offs[u] <= p_) for p_ in sup}
-        l = ls.pop()
-        if ls or not 1 <= l <= L - 2:
-            continue
-        n_in, n_out = net.widths[l], net.widths[l + 1]
-        ii = {(p_ - offs[l]) // n_in if p_ - offs[l] < n_out * n_in else p_ - offs[l] - n_out * n_in
-              for p_ in sup}
-        task = ("incoming", (l, ii.pop()), None)
-        if not ii and task not in tasks:
-            tasks.append(task)
-    witnesses, proofs = [], []
-    proven["incoming"] = {}
-    open_tasks = tasks[:128]
-    for max_lps in (300, 10**6):          # cheap decisions first, then the rest with the time left
-        undecided = []
-        for task in open_tasks:
-            kind, key, targets = task
-            if time.monotonic() > stop:
-                break
-            if kind == "incoming":
-                res = incoming_directions(net, key[0], key[1], domain=dom, max_lps=max_lps, deadline=stop)
-                if res is None:
-                    undecided.append(task)
-                    continue
-                dirs, pts = res
-                if dirs:
-                    proven["incoming"][key] = dirs
-                witnesses += list(pts)
-            elif kind != "free":
-                r = _prove_empty(net, dom, targets, max_lps=max_lps, deadline=stop)
-                if r is True:
-                    proven[kind].add(key)
-                elif r is None:
-                    undecided.append(task)
-            else:
-                e = exercise(net, key, domain=dom, max_lps=max_lps, deadline=stop)
-                if e.exercised is False:
-                    proven["free"].add(key)
-                    proofs.append(e.proof)
-                elif e.exercised:
-                    witnesses.append(e.witness)
-                else:
-                    undecided.append(task)
-        open_tasks = undecided
-    return (proven if any(proven.values()) else {}), witnesses, proofs
+    return _PhaseSearch(net, dom, targets, delta_of, max_lps, deadline, record, upto, leaves,
+                        skip_vanishing).run()
 
 
 class _Budget(Exception):
     pass
 
 
-def _layer_map(net, masks, t):
-    """(M, m) with h_t = M x + m on the region of the 0/1 *masks* of layers 0..t."""
-    d = net.n_inputs
-    M, m = QMatrix.identity(d), [Q(0)] * d
-    for u in range(t + 1):
-        W, b = net.layer(u)
-        Z = W @ M
-        zc = [sum((W[q, r] * m[r] for r in range(len(m))), Q(0)) + b[q] for q in range(W.nrows)]
-        on = masks.get(u, {})
-        M = QMatrix.from_rows([Z.row_at(q) if on.get(q) else tuple([Q(0)] * d) for q in range(W.nrows)], ncols=d)
-        m = [zc[q] if on.get(q) else Q(0) for q in range(W.nrows)]
-    return M, m
+def _bound_spec(net, targets):
+    """Bound pruning: for the first target (t, i) with sign +1 and t >= 1, once every neuron k
+    of layer t-1 with W_t[i,k] > 0 is decided (they come first in their layer),
+    z_t[i] <= Σ_{k decided on} W_t[i,k] z_{t-1,k}(x) + b_t[i] on the node (undecided neurons have
+    W_t[i,k] <= 0, decided-off ones contribute 0), so that affine bound must be > 0."""
+    pos_t = [(t, i) for (t, i), sg in targets.items() if sg > 0 and t >= 1]
+    if not pos_t:
+        return None
+    t_b, i_b = min(pos_t)
+    Wt, bt = net.layer(t_b)
+    return (t_b, i_b, {k for k in range(Wt.ncols) if Wt[i_b, k] > 0}, Wt, bt[i_b])
 
 
-def _phase_search(net, dom, targets, delta_of, max_lps, deadline, record, upto=None, leaves=None):
-    """Depth-first search of :func:`exercise` over every hidden neuron (layer order, targets
-    first in their layer; a leaf is a full activation pattern, so a witness has every
-    pre-activation non-zero): (found, witness, refuted, order, lps).  With a list *leaves*,
-    every feasible leaf (path, exact point) is collected instead of stopping at the first, and
-    *upto* = t restricts the order to the layers below t and the targets of layer t."""
-    d = net.n_inputs
-    # bound pruning: for the first target (t, i) with sign +1 and t >= 1,
-    # once every neuron k of layer t-1 with W_t[i,k] > 0 is decided (they come first in their
-    # layer), z_t[i] <= Σ_{k decided on} W_t[i,k] z_{t-1,k}(x) + b_t[i] on the node (undecided
-    # neurons have W_t[i,k] <= 0, decided-off ones contribute 0), so that affine bound must be > 0
-    bound = None
-    if True:
-        pos_t = [(t, i) for (t, i), sg in targets.items() if sg > 0 and t >= 1]
-        if pos_t:
-            t_b, i_b = min(pos_t)
-            Wt, bt = net.layer(t_b)
-            bound = (t_b, i_b, {k for k in range(Wt.ncols) if Wt[i_b, k] > 0}, Wt, bt[i_b])
+def _search_order(net, targets, upto, bound) -> list:
+    """The branched neurons: layer order, the targets first in their layer, then (on the layer
+    below the bound's neuron) its positive-weight inputs; zero neurons are never branched."""
     order = []
     for t in range(net.depth - 1 if upto is None else upto + 1):
         js = [j for j in range(net.widths[t + 1]) if not is_zero_neuron(net, t, j)
               and (upto is None or t < upto or (t, j) in targets)]
         first = bound[2] if bound is not None and t == bound[0] - 1 else set()
         order += sorted(((t, j) for j in js), key=lambda tj: (tj not in targets, tj[1] not in first))
-    drows = domain_rows(d, dom)
-    A0, c0 = [r[:-1] for r in drows], [r[-1] for r in drows]
-    count = [0]
-    refuted = []
+    return order
 
-    def lp(rows):
-        if count[0] >= max_lps or (deadline is not None and time.monotonic() > deadline):
+
+def _dot(a, x):
+    return sum((ai * xi for ai, xi in zip(a, x)), Q(0))
+
+
+class _PhaseSearch:
+    """The state of one :func:`phase_search` (the affine forms are kept per layer on the stack,
+    as the checker's path rows)."""
+
+    def __init__(self, net, dom, targets, delta_of, max_lps, deadline, record, upto, leaves,
+                 skip_vanishing):
+        self.net, self.targets, self.delta_of = net, targets, delta_of
+        self.max_lps, self.deadline, self.record, self.leaves = max_lps, deadline, record, leaves
+        self.skip_vanishing = skip_vanishing
+        self.d = net.n_inputs
+        self.bound = _bound_spec(net, targets)
+        self.order = _search_order(net, targets, upto, self.bound)
+        drows = domain_rows(self.d, dom)
+        self.A0, self.c0 = [r[:-1] for r in drows], [r[-1] for r in drows]
+        self.count, self.refuted = 0, []
+        self.vanished = False                  # a vanishing branch was skipped: no proof
+        self.cache: dict = {}
+
+    def run(self) -> tuple:
+        old = sys.getrecursionlimit()
+        sys.setrecursionlimit(max(old, 4 * len(self.order) + 200))
+        try:
+            x0, cert = self.lp([])
+            if x0 is None:
+                if self.record:
+                    self.refuted.append({"path": [], "certificate": [str(v) for v in cert["y_lt"]]})
+                return False, None, self.refuted, self.order, self.count
+            w = self.dfs(0, [], [], x0, -1, None, None, QMatrix.identity(self.d), [Q(0)] * self.d, set())
+        except _Budget:
+            return None, None, self.refuted, self.order, self.count
+        finally:
+            sys.setrecursionlimit(old)
+        if w is not None:
+            return True, tuple(w), self.refuted, self.order, self.count
+        return (None if self.vanished else False), None, self.refuted, self.order, self.count
+
+    def lp(self, rows):
+        if self.count >= self.max_lps or (self.deadline is not None and time.monotonic() > self.deadline):
             raise _Budget()
-        count[0] += 1
-        allrows = list(zip(A0, c0)) + rows
+        self.count += 1
+        allrows = list(zip(self.A0, self.c0)) + rows
         if not allrows:
-            return tuple([Q(0)] * d), None
-        res = feasible(A_lt=[[-v for v in a] for a, _ in allrows], b_lt=[c for _, c in allrows], n=d)
+            return tuple([Q(0)] * self.d), None
+        res = feasible(A_lt=[[-v for v in a] for a, _ in allrows], b_lt=[c for _, c in allrows], n=self.d)
         return (res.point, None) if res.feasible else (None, res.certificate)
 
-    # incremental affine forms along the path (the checker's _path_rows, kept per layer on the stack)
-    def forms(t, M, m):
-        W, b = net.layer(t)
+    def forms(self, t, M, m):
+        W, b = self.net.layer(t)
         Z = W @ M
         zc = [sum((W[q, r] * m[r] for r in range(len(m))), Q(0)) + b[q] for q in range(W.nrows)]
         return Z, zc
 
-    def dfs(pos, path, rows, x, t, Z, zc, M, m, on):
-        if pos == len(order):
-            if delta_of is not None:
-                masks = {}
-                for tt, j, s in path:
-                    masks.setdefault(tt, {})[j] = 1 if s > 0 else 0
-                if is_delta_zero(net, masks, delta_of[0], delta_of[1]):
-                    if record:
-                        refuted.append({"path": [list(v) for v in path], "delta_zero": True})
-                    return None
-            if leaves is not None:
-                leaves.append((tuple(path), tuple(x)))
+    def leaf(self, path, x):
+        """A full pattern: the witness *x*, or None (δ = 0 there, or collected as a leaf)."""
+        if self.delta_of is not None:
+            masks: dict = {}
+            for tt, j, s in path:
+                masks.setdefault(tt, {})[j] = 1 if s > 0 else 0
+            if is_delta_zero(self.net, masks, self.delta_of[0], self.delta_of[1]):
+                if self.record:
+                    self.refuted.append({"path": [list(v) for v in path], "delta_zero": True})
                 return None
-            return x
-        tt, j = order[pos]
+        if self.leaves is not None:
+            self.leaves.append((tuple(path), tuple(x)))
+            return None
+        return x
+
+    def bound_row(self, tt, j, s, path2, on, Z, zc):
+        """The bound row of :func:`_bound_spec` once its inputs are decided on this node, or None."""
+        bound = self.bound
+        if bound is None or tt != bound[0] - 1:
+            return None
+        on2 = on | {j} if s > 0 else on
+        if not bound[2] <= {jj for (t3, jj, _) in path2 if t3 == tt}:
+            return None
+        Wt, i_b = bound[3], bound[1]
+        coef = [sum((Wt[i_b, k] * Z[k, c] for k in on2), Q(0)) for c in range(self.d)]
+        return tuple(coef), sum((Wt[i_b, k] * zc[k] for k in on2), Q(0)) + bound[4]
+
+    def dfs(self, pos, path, rows, x, t, Z, zc, M, m, on):
+        if pos == len(self.order):
+            return self.leaf(path, x)
+        tt, j = self.order[pos]
         while t < tt:                                 # layer t complete: advance the affine map
             if t >= 0:                                # (layers without branched neurons: all off)
-                W = net.weights[t]
-                M = QMatrix.from_rows([Z.row_at(q) if q in on else tuple([Q(0)] * d)
-                                       for q in range(W.nrows)], ncols=d)
+                W = self.net.weights[t]
+                M = QMatrix.from_rows([Z.row_at(q) if q in on else tuple([Q(0)] * self.d)
+                                       for q in range(W.nrows)], ncols=self.d)
                 m = [zc[q] if q in on else Q(0) for q in range(W.nrows)]
             t += 1
-            Z, zc = forms(t, M, m)
+            Z, zc = self.forms(t, M, m)
             on = set()
         a = Z.row_at(j)
-        val = sum((ai * xi for ai, xi in zip(a, x)), Q(0)) + zc[j]
-        signs = [targets[(tt, j)]] if (tt, j) in targets else [1, -1]
+        if (self.skip_vanishing and zc[j] == 0 and not any(a)
+                and vanishing_on_path(self.net, path + [(tt, j, 1)], self.cache) is not None):
+            self.vanished = True                      # the form is 0 here: no fact from this branch
+            return None
+        val = _dot(a, x) + zc[j]
+        signs = [self.targets[(tt, j)]] if (tt, j) in self.targets else [1, -1]
         if val != 0 and len(signs) == 2 and val < 0:
             signs = [-1, 1]                           # the witness's side first
         for s in signs:
             row = (tuple(s * v for v in a), s * zc[j])
-            rows2 = rows + [row]
-            path2 = path + [(tt, j, s)]
-            brow = None
-            if bound is not None and tt == bound[0] - 1:
-                on2 = on | {j} if s > 0 else on
-                decided = {jj for (t3, jj, _) in path2 if t3 == tt}
-                if bound[2] <= decided:
-                    Wt, i_b = bound[3], bound[1]
-                    coef = [sum((Wt[i_b, k] * Z[k, c] for k in on2), Q(0)) for c in range(d)]
-                    brow = (tuple(coef), sum((Wt[i_b, k] * zc[k] for k in on2), Q(0)) + bound[4])
-            if val != 0 and (val > 0) == (s > 0) and (
-                    brow is None or sum((ai * xi for ai, xi in zip(brow[0], x)), Q(0)) + brow[1] > 0):
+            rows2, path2 = rows + [row], path + [(tt, j, s)]
+            brow = self.bound_row(tt, j, s, path2, on, Z, zc)
+            if val != 0 and (val > 0) == (s > 0) and (brow is None or _dot(brow[0], x) + brow[1] > 0):
                 y = x
             else:
-                y, cert = lp(rows2 + ([brow] if brow is not None else []))
+                y, cert = self.lp(rows2 + ([brow] if brow is not None else []))
                 if y is None:
-                    if record:
-                        refuted.append({"path": [list(v) for v in path2],
-                                        "certificate": [str(v) for v in cert["y_lt"]]})
+                    if self.record:
+                        self.refuted.append({"path": [list(v) for v in path2],
+                                             "certificate": [str(v) for v in cert["y_lt"]]})
                         if brow is not None:
-                            refuted[-1]["bound"] = True
+                            self.refuted[-1]["bound"] = True
                     continue
-            on2 = on | {j} if s > 0 else on
-            r = dfs(pos + 1, path2, rows2, y, t, Z, zc, M, m, on2)
+            r = self.dfs(pos + 1, path2, rows2, y, t, Z, zc, M, m, on | {j} if s > 0 else on)
             if r is not None:
                 return r
         return None
-
-    import sys
-    old = sys.getrecursionlimit()
-    sys.setrecursionlimit(max(old, 4 * len(order) + 200))
-    try:
-        x0, cert = lp([])
-        if x0 is None:
-            if record:
-                refuted.append({"path": [], "certificate": [str(v) for v in cert["y_lt"]]})
-            return False, None, refuted, order, count[0]
-        w = dfs(0, [], [], x0, -1, None, None, QMatrix.identity(d), [Q(0)] * d, set())
-    except _Budget:
-        return None, None, refuted, order, count[0]
-    finally:
-        sys.setrecursionlimit(old)
-    if w is not None:
-        return True, tuple(w), refuted, order, count[0]
-    return False, None, refuted, order, count[0]

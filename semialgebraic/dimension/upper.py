@@ -19,8 +19,6 @@ accepts every fact and its N − rank equals ours".
 
 from __future__ import annotations
 
-from functools import lru_cache
-
 from algebra.kernel import parameter_offsets
 from algebra.linalg import QMatrix
 from algebra.network import Network
@@ -28,8 +26,8 @@ from algebra.rationals import Q
 
 from ..certificates import dimension_bounds_certificate, jsonable
 from ..domains import _dom_json
-from .jacobian_columns import _layer_map
-from ..modular import _prime_for
+from .jacobian import network_prime
+from .jacobian_columns import layer_map
 from ..verify import verify
 
 __all__ = ["entry_vectors", "directions_bound", "checked_directions_bound", "is_regions_rank"]
@@ -129,25 +127,20 @@ def is_regions_rank(net: Network, regions, dom, upper: int, inputs) -> bool:
 def _minimal_certificate(net, dom, upper, key, value, inputs) -> dict:
     """A certificate of ``0 <= fd <= upper`` by *key*; *inputs*: differentiable inputs of the
     domain (the checker wants at least one: it shows that fd is defined at θ)."""
-    return dimension_bounds_certificate(net, prime=_prime(net), inputs=list(inputs), lower=0,
+    return dimension_bounds_certificate(net, prime=network_prime(net), inputs=list(inputs), lower=0,
                                         domain=_dom_json(dom), upper=int(upper), **{key: value})
-
-
-@lru_cache(maxsize=4)
-def _prime(net: Network) -> int:
-    return int(_prime_for(net))
 
 
 def _incoming_perp(net, l, i, leaves) -> list:
     """Vectors c ⊥ every (h_{l-1}, 1) on the regions of the full patterns *leaves* (paths
-    ``[[t, j, s], ...]`` of the layers below l), as in :func:`semialgebraic.dimension.jacobian_columns.incoming_directions`."""
+    ``[[t, j, s], ...]`` of the layers below l), as in :func:`semialgebraic.dimension.incoming_directions`."""
     d, n_in = net.n_inputs, net.widths[l]
     cols = []
     for path in leaves:
         masks: dict = {}
         for u, j, sg in path:
             masks.setdefault(u, {})[j] = 1 if sg > 0 else 0
-        M, m = _layer_map(net, masks, l - 1)
+        M, m = layer_map(net, masks, l - 1)
         for c in range(d):
             cols.append([M[q, c] for q in range(n_in)] + [Q(0)])
         cols.append(list(m) + [Q(1)])
