@@ -42,7 +42,7 @@ from ..certificates import exercise_certificate
 from ..verify import verify
 
 __all__ = ["Exercise", "exercise", "check_exercise_proof", "incoming_directions", "phase_search",
-           "layer_map"]
+           "layer_map", "active_span_perp"]
 
 
 @dataclass(frozen=True)
@@ -154,9 +154,26 @@ def incoming_directions(net: Network, t: int, i: int, *, domain: Any = None, max
                                      record=False, upto=t, leaves=leaves)
     if found is None:
         return None
+    n_in = net.widths[t]
+    offs = parameter_offsets(net)
+    W = net.weights[t]
+    out = []
+    for c in active_span_perp(net, t, [path for path, _ in leaves]):
+        v = [Q(0)] * net.n_parameters
+        for k in range(n_in):
+            v[offs[t] + i * n_in + k] = c[k]
+        v[offs[t] + W.nrows * n_in + i] = c[n_in]
+        out.append(v)
+    return out, [x for _, x in leaves]
+
+
+def active_span_perp(net: Network, t: int, paths) -> list:
+    """Vectors c ⊥ every (h_{t-1}(x), 1) on the regions of the full sign patterns *paths*
+    (``[(u, j, ±1), ...]`` over the layers below t): on region P, (h_{t-1}, 1) =
+    [[M_P, m_P], [0, 1]] (x, 1), so c is orthogonal to those matrices' columns."""
     d, n_in = net.n_inputs, net.widths[t]
     cols = []
-    for path, _ in leaves:
+    for path in paths:
         masks: dict = {}
         for u, j, sg in path:
             masks.setdefault(u, {})[j] = 1 if sg > 0 else 0
@@ -164,18 +181,9 @@ def incoming_directions(net: Network, t: int, i: int, *, domain: Any = None, max
         for c in range(d):
             cols.append([M[q, c] for q in range(n_in)] + [Q(0)])
         cols.append(list(m) + [Q(1)])
-    V = QMatrix.from_rows(cols, ncols=n_in + 1) if cols else QMatrix.from_rows([], ncols=n_in + 1)
-    perp = V.nullspace() if cols else QMatrix.identity(n_in + 1)
-    offs = parameter_offsets(net)
-    W = net.weights[t]
-    out = []
-    for c in perp.to_rows():
-        v = [Q(0)] * net.n_parameters
-        for k in range(n_in):
-            v[offs[t] + i * n_in + k] = c[k]
-        v[offs[t] + W.nrows * n_in + i] = c[n_in]
-        out.append(v)
-    return out, [x for _, x in leaves]
+    if not cols:
+        return QMatrix.identity(n_in + 1).to_rows()
+    return QMatrix.from_rows(cols, ncols=n_in + 1).nullspace().to_rows()
 
 
 def layer_map(net: Network, masks: dict, t: int) -> tuple:

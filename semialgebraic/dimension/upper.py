@@ -27,7 +27,7 @@ from algebra.rationals import Q
 from ..certificates import dimension_bounds_certificate, jsonable
 from ..domains import _dom_json
 from .jacobian import network_prime
-from .jacobian_columns import layer_map
+from .jacobian_columns import active_span_perp
 from ..verify import verify
 
 __all__ = ["entry_vectors", "directions_bound", "checked_directions_bound", "is_regions_rank"]
@@ -88,7 +88,7 @@ def entry_vectors(net: Network, entries) -> list[list[Q]]:
         elif kind == "silent":
             out.extend(_unit(N, k) for k in win + [bias])
         elif kind == "incoming":
-            for c in _incoming_perp(net, l, i, e[3].get("leaves") or []):
+            for c in active_span_perp(net, l, e[3].get("leaves") or []):
                 v = [Q(0)] * N
                 for k, w in zip(win + [bias], c):
                     v[k] = w
@@ -129,24 +129,6 @@ def _minimal_certificate(net, dom, upper, key, value, inputs) -> dict:
     domain (the checker wants at least one: it shows that fd is defined at θ)."""
     return dimension_bounds_certificate(net, prime=network_prime(net), inputs=list(inputs), lower=0,
                                         domain=_dom_json(dom), upper=int(upper), **{key: value})
-
-
-def _incoming_perp(net, l, i, leaves) -> list:
-    """Vectors c ⊥ every (h_{l-1}, 1) on the regions of the full patterns *leaves* (paths
-    ``[[t, j, s], ...]`` of the layers below l), as in :func:`semialgebraic.dimension.incoming_directions`."""
-    d, n_in = net.n_inputs, net.widths[l]
-    cols = []
-    for path in leaves:
-        masks: dict = {}
-        for u, j, sg in path:
-            masks.setdefault(u, {})[j] = 1 if sg > 0 else 0
-        M, m = layer_map(net, masks, l - 1)
-        for c in range(d):
-            cols.append([M[q, c] for q in range(n_in)] + [Q(0)])
-        cols.append(list(m) + [Q(1)])
-    if not cols:
-        return QMatrix.identity(n_in + 1).to_rows()
-    return QMatrix.from_rows(cols, ncols=n_in + 1).nullspace().to_rows()
 
 
 def _unit(N, k) -> list:
