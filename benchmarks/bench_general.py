@@ -69,8 +69,8 @@ from algebra.network import Network  # noqa: E402
 from algebra.rationals import Q  # noqa: E402
 from algebra.symmetries.elementary import random_permute_scale  # noqa: E402
 from semialgebraic.dimension import functional_dimension, jacobian_rows  # noqa: E402
-from semialgebraic.dimension_sampling import _masks, _simplex_points  # noqa: E402
-from semialgebraic.modular import PRIME, _rank_mod_p  # noqa: E402
+from semialgebraic.dimension.sampling import exact_masks, simplex_points  # noqa: E402
+from algebra.linalg.gfp import PRIME, rank_mod_p  # noqa: E402
 from semialgebraic.equivalence import equivalent  # noqa: E402
 from semialgebraic.verify import verify  # noqa: E402
 
@@ -336,13 +336,13 @@ def bench_float_svd() -> None:
             while len(pts) < n_pts:
                 x = [Q(prng.randint(-4000, 4000), prng.choice((97, 101, 103)) * prng.choice((1, 8)))
                      for _ in range(net.n_inputs)]
-                pts += _simplex_points(net, x, net.activation_pattern(x))
+                pts += simplex_points(net, x, net.activation_pattern(x))
         else:
             pts = [[Q(prng.randint(-4000, 4000), 1000 * prng.choice((1, 8, 64))) for _ in range(net.n_inputs)]
                    for _ in range(n_pts)]
-        X, masks = _masks(net, pts)
+        X, masks = exact_masks(net, pts)
         t = time.perf_counter()
-        rank_p = _rank_mod_p(jacobian_rows(net, X, masks, PRIME), PRIME)
+        rank_p = rank_mod_p(jacobian_rows(net, X, masks, PRIME), PRIME)
         t_exact = time.perf_counter() - t
         sym, _ = symmetry_directions(net)
         upper = net.n_parameters - (QMatrix.from_rows(sym, ncols=net.n_parameters).rank() if sym else 0)

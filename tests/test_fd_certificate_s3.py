@@ -22,7 +22,8 @@ from algebra.exceptions import InputError
 from algebra.kernel.differentiability import is_differentiable_at
 from algebra.network import Network
 from algebra.rationals import Q
-from semialgebraic.dimension import _exact_rows, functional_dimension, functional_dimension_certificate
+from semialgebraic.dimension import (exact_jacobian_rows, exact_rank, functional_dimension,
+                                     functional_dimension_certificate)
 from semialgebraic.verify import verify
 from semialgebraic.verify.functional_dimension import _domain, _upper_vectors
 
@@ -73,7 +74,7 @@ def _assert_kernel(net, cert, domain, count=20, seed=0):
     """Every vector of the certificate's upper directions is annihilated by J(x) exactly."""
     vecs = _upper_vectors(net, cert["upper_directions"], _domain(cert["domain"]))
     assert not isinstance(vecs, str), vecs
-    rows = _exact_rows(net, _random_inputs(net, domain, count, seed))
+    rows = exact_jacobian_rows(net, _random_inputs(net, domain, count, seed))
     for v in vecs:
         for r in rows:
             assert sum((a * b for a, b in zip(r, v)), Q(0)) == 0
@@ -337,8 +338,7 @@ def test_complete_walk_upper_is_certified_by_the_regions():
     ok, why = verify(cert)
     assert ok and "regions cover the domain" in why and "exact: 5" in why
     # independent cross-check: exact rows at many random inputs never exceed rank 5, reach it
-    from semialgebraic.dimension import _exact_rank
-    assert _exact_rank(ACTIVE_BY_SEARCH, _random_inputs(ACTIVE_BY_SEARCH, None, 60, 5)) == 5
+    assert exact_rank(ACTIVE_BY_SEARCH, _random_inputs(ACTIVE_BY_SEARCH, None, 60, 5)) == 5
     bad = copy.deepcopy(cert)
     bad["upper"] = 4
     ok, why = verify(bad)
@@ -367,8 +367,8 @@ def test_complete_walk_regions_on_a_box():
 
 
 def test_uncertified_upper_names_what_is_missing(monkeypatch):
-    import semialgebraic.dimension as dimension
-    monkeypatch.setattr(dimension, "_cover_regions", lambda *a: None)    # the walk ran out of time
+    import semialgebraic.dimension.certificate as certificate
+    monkeypatch.setattr(certificate, "cover_regions", lambda *a: None)    # the walk ran out of time
     fd, cert = _certify(ACTIVE_BY_SEARCH)
     assert fd.complete_regions and fd.value == 5
     assert "upper_directions" not in cert and "upper_regions" not in cert
@@ -512,9 +512,8 @@ def test_random_planted_nets(case):
     assert ok, why
     assert cert["lower"] == fd.lower and cert["upper"] == fd.upper
     if "upper_regions" in cert:             # the exact rank over a certified cover of regions
-        from semialgebraic.dimension import _exact_rank
         assert fd.complete_regions and fd.exact
-        assert _exact_rank(net, _random_inputs(net, domain, 20, 0)) <= fd.upper
+        assert exact_rank(net, _random_inputs(net, domain, 20, 0)) <= fd.upper
         if len(cert["upper_regions"]) > 1:
             bad = copy.deepcopy(cert)
             bad["upper_regions"].pop()

@@ -12,7 +12,7 @@ __all__ = ["exercise_certificate"]
 
 def exercise_certificate(net: Network, proof: dict) -> dict:
     """Certificate that parameter ``proof["parameter"]`` of *net* is never exercised on the
-    proof's domain: *proof* is the proof of :func:`semialgebraic.exercise.exercise`
+    proof's domain: *proof* is the proof of :func:`semialgebraic.dimension.jacobian_columns.exercise`
     (``Exercise.proof``) or an ``["free", k, proof]`` entry's proof of a
     ``functional_dimension`` certificate.
 

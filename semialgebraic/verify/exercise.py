@@ -3,7 +3,7 @@ r"""Checker of ``exercise`` certificates: a parameter of a ReLU network is never
 Parameter θ_p is *exercised* at an input x (with no zero pre-activation) when the Jacobian column
 ∂f/∂θ_p is non-zero there: for ``W_l[i,k]`` that needs ``h_{l-1}[k] > 0``, neuron (l, i) active
 and its back-propagated ``δ_l[i] ≠ 0``.  A proof that θ_p is never exercised on a domain (made
-by :func:`semialgebraic.exercise.exercise`) is a complete prefix tree of activation phases
+by :func:`semialgebraic.dimension.jacobian_columns.exercise`) is a complete prefix tree of activation phases
 (layer-ordered) in which every leaf is refuted: by a Motzkin certificate that the strict system
 "domain rows, then the phases along the path" is infeasible (each pre-activation is affine in x
 once the earlier layers are fixed), optionally with an affine upper bound of a target, or, at a
@@ -31,7 +31,7 @@ must cover every branch; each refutation's Motzkin multipliers ``certificate`` (
 are re-checked.  No other top-level key is accepted.
 
 Imports ``algebra`` only (small independent code; the search lives in
-:mod:`semialgebraic.exercise`).
+:mod:`semialgebraic.dimension.jacobian_columns`).
 """
 
 from __future__ import annotations

@@ -49,7 +49,7 @@ vector is built here from θ, every fact re-derived here)::
 An *emptiness proof* ``P = {"targets": [[t, j, s], ...], "domain": ..., "order": [[t, j], ...],
 "refuted": [{"path": [[t, j, s], ...], "certificate": [y, ...], "bound": true?}, ...]}`` (the
 format of :mod:`semialgebraic.verify.exercise`, made by
-:func:`semialgebraic.exercise._phase_search`) shows that no input of the domain with every
+:func:`semialgebraic.dimension.jacobian_columns.phase_search`) shows that no input of the domain with every
 pre-activation non-zero has sign(z_t[j]) = s for all targets: ``order`` lists every neuron of
 the layers below the deepest target (identically zero neurons excepted) and the targets of that
 layer, layer by layer; the refuted partial patterns (target signs fixed) cover every branch, each
@@ -147,6 +147,7 @@ from algebra.exceptions import InputError
 from algebra.io.native import network_from_dict, parse_number, parse_vector
 from algebra.kernel import domain_from_json, interval_bounds, is_zero_neuron
 from algebra.linalg import QMatrix, nmod_rank
+from algebra.linalg.gfp import is_prime, residue
 from algebra.kernel.certificate_schemas import CLAIMS, check_header
 from algebra.kernel.differentiability import kink_witness, vanishing_on_path
 from algebra.rationals import Q
@@ -181,7 +182,7 @@ def check(cert: dict) -> tuple[bool, str]:
         raise InputError("prime and lower must be integers")
     if not 2 <= p < 2 ** 21:
         raise InputError("prime must lie in [2, 2^21)")
-    if not _is_prime(p):
+    if not is_prime(p):
         return False, f"{p} is not a prime"
     inputs = cert["inputs"]
     if not isinstance(inputs, list):
@@ -590,17 +591,6 @@ def _incoming_perp(net, lo_hi, l, i, proof) -> list | str:
     return QMatrix.from_rows(cols, ncols=n_in + 1).nullspace().to_rows()
 
 
-def _is_prime(p: int) -> bool:
-    if p < 2:
-        return False
-    k = 2
-    while k * k <= p:
-        if p % k == 0:
-            return False
-        k += 1
-    return True
-
-
 def _domain(dom):
     if dom is None:
         return None
@@ -652,11 +642,8 @@ def _rank_mod_p(net, X, masks, p: int) -> int:
 
 
 def _rank_mod_p_numpy(np, net, X, masks, p: int) -> int:
-    def red(v):
-        return int(v.p) % p * pow(int(v.q) % p, -1, p) % p
-
     def arr(rows, shape):
-        return np.array([red(v) for r in rows for v in r], dtype=np.int64).reshape(shape)
+        return np.array([residue(v, p) for r in rows for v in r], dtype=np.int64).reshape(shape)
     L, m, T, N = net.depth, net.n_outputs, len(X), net.n_parameters
     Ws = [arr(w.to_rows(), w.shape) for w in net.weights]
     bs = [arr([b], (len(b),)) for b in net.biases]
@@ -683,14 +670,12 @@ def _rank_mod_p_numpy(np, net, X, masks, p: int) -> int:
 
 
 def _rank_mod_p_python(net, X, masks, p: int) -> int:
-    def red(v):
-        return int(v.p) % p * pow(int(v.q) % p, -1, p) % p
-    Ws = [[[red(v) for v in row] for row in w.to_rows()] for w in net.weights]
-    bs = [[red(v) for v in b] for b in net.biases]
+    Ws = [[[residue(v, p) for v in row] for row in w.to_rows()] for w in net.weights]
+    bs = [[residue(v, p) for v in b] for b in net.biases]
     m = net.n_outputs
     rows = []
     for t, x in enumerate(X):
-        hs = [[red(v) for v in x]]
+        hs = [[residue(v, p) for v in x]]
         for l in range(net.depth - 1):
             z = [(sum(a * c for a, c in zip(wr, hs[-1])) + bb) % p for wr, bb in zip(Ws[l], bs[l])]
             hs.append([v if mk else 0 for v, mk in zip(z, masks[l][t])])

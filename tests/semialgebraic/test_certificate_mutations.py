@@ -32,7 +32,7 @@ from semialgebraic.bottleneck import identifiability
 from semialgebraic.certificates import dimension_bounds_certificate, exercise_certificate, jsonable
 from semialgebraic.dimension import functional_dimension, functional_dimension_certificate
 from semialgebraic.equivalence import equivalent
-from semialgebraic.exercise import exercise
+from semialgebraic.dimension import exercise
 from semialgebraic.shallow import equivalent_shallow
 from semialgebraic.verify import verify
 

@@ -7,9 +7,10 @@ from hypothesis import HealthCheck, given, settings, strategies as st
 
 from algebra.network import Network
 from algebra.rationals import Q
-from semialgebraic.dimension import _exact_rank, functional_dimension, jacobian_rows, symmetry_directions
-from semialgebraic.dimension_sampling import _masks
-from semialgebraic.modular import PRIME, _rank_mod_p
+from algebra.linalg.gfp import PRIME, rank_mod_p
+from semialgebraic.dimension import (exact_jacobian_rows, exact_rank, functional_dimension, jacobian_rows,
+                                     symmetry_directions)
+from semialgebraic.dimension.sampling import exact_masks
 
 SETTINGS = dict(deadline=None, suppress_health_check=[HealthCheck.too_slow], derandomize=True)
 
@@ -144,10 +145,10 @@ def test_modular_rank_is_exact_lower_bound_and_matches_rational_rank():
                    [[nonzero(rng) for _ in range(3)] for _ in range(2)], [[1, -1]]],
                   [[nonzero(rng) for _ in range(3)], [nonzero(rng) for _ in range(2)], [0]])
     pts = [[Q(rng.randint(-50, 50), 7) for _ in range(2)] for _ in range(30)]
-    X, masks = _masks(net, pts)
+    X, masks = exact_masks(net, pts)
     R = jacobian_rows(net, X, masks, PRIME)
     assert R.shape == (len(X), net.n_parameters)
-    assert _rank_mod_p(R, PRIME) == _exact_rank(net, X)
+    assert rank_mod_p(R, PRIME) == exact_rank(net, X)
 
 
 def test_rank_mod_p_against_flint():
@@ -157,7 +158,7 @@ def test_rank_mod_p_against_flint():
     for n, N, r in [(40, 30, 20), (150, 200, 90), (90, 70, 70)]:
         A = np.mod(rng.integers(0, 30, size=(n, r)) @ rng.integers(0, 30, size=(r, N)), PRIME)
         A[:, 1] = 0
-        assert _rank_mod_p(A, PRIME) == flint.nmod_mat(A.tolist(), PRIME).rank()
+        assert rank_mod_p(A, PRIME) == flint.nmod_mat(A.tolist(), PRIME).rank()
 
 
 def test_budgeted_result_is_an_interval_or_exact():
@@ -179,7 +180,6 @@ def test_budgeted_result_is_an_interval_or_exact():
 # every upper-bound direction, and the sampled sandwich against the complete walk
 
 from algebra.linalg import QMatrix  # noqa: E402
-from semialgebraic.dimension import _exact_rows  # noqa: E402
 
 
 def _base():
@@ -235,10 +235,10 @@ def test_every_upper_bound_direction_is_in_the_exact_jacobian_kernel(seed, domai
         return
     lo, hi = (-9, 9) if domain is None else (0, 9) if domain == "orthant" else (-1, 2)
     pts = [[Q(rng.randint(lo * 8, hi * 8), 8) + Q(1, 97) for _ in range(widths[0])] for _ in range(20)]
-    X, _ = _masks(net, pts)
+    X, _ = exact_masks(net, pts)
     if not X:
         return
-    J = QMatrix.from_rows(_exact_rows(net, X), ncols=net.n_parameters)
+    J = QMatrix.from_rows(exact_jacobian_rows(net, X), ncols=net.n_parameters)
     V = QMatrix.from_rows(vecs, ncols=net.n_parameters)
     assert (J @ V.T).is_zero()
 
@@ -269,8 +269,8 @@ def test_never_coactive_weight_is_proven_free():
     assert fs.lower == 7 and fs.upper == 8        # 13 - 4 scalings - the proven free weight
     assert any("W2[0,0] is never exercised" in s for s in fs.deficits)
     pts = [[Q(k, 7) + Q(1, 101)] for k in range(-40, 40)]
-    X, _ = _masks(net, pts)
-    J = QMatrix.from_rows(_exact_rows(net, X), ncols=net.n_parameters)
+    X, _ = exact_masks(net, pts)
+    J = QMatrix.from_rows(exact_jacobian_rows(net, X), ncols=net.n_parameters)
     assert all(r[net.parameter_names().index("W2[0,0]")] == 0 for r in J.to_rows())
 
 
@@ -304,3 +304,13 @@ def test_non_generic_theta_is_reported_not_guessed():
     fd = functional_dimension(net)
     assert fd.exact and not fd.non_generic
     assert any("1 of the 2 linear regions hold no differentiable input" in d for d in fd.deficits)
+
+
+def test_sampling_options_are_keyword_arguments():
+    """cover / first_round (formerly environment variables) only change how inputs are chosen:
+    the sampled-only run keeps its certified bounds around the same value."""
+    net = Network.from_rows([[[1, 0], [0, 1], [1, 1]], [[1, -1, 2]]], [[0, 0, -1], [0]])
+    exact = functional_dimension(net).value
+    for kw in ({}, {"cover": 1, "first_round": 0.5}, {"cover": 12, "first_round": 3.0}):
+        fd = functional_dimension(net, max_regions=0, **kw)
+        assert fd.lower <= exact <= fd.upper

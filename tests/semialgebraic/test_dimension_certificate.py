@@ -151,3 +151,19 @@ def test_never_exercised_weight_is_certified_with_its_proof():
                      "proof": free[0][2]}
     ok, why = verify(exercise_cert)
     assert ok and "W2[0,1]" in why
+
+
+def test_certificate_is_verified_before_it_is_returned():
+    """verify=True (default) runs the checker: a result whose lower bound the rows do not reach
+    raises CertificateError; verify=False returns the (rejected) certificate unchecked."""
+    from dataclasses import replace
+
+    from semialgebraic.exceptions import CertificateError
+    net = Network.from_rows([[[1], [-1]], [[1, 1]]], [[0, 1], [0]])
+    fd = functional_dimension(net)
+    assert fd.value == 5 and verify(functional_dimension_certificate(net, fd))[0]
+    wrong = replace(fd, lower=6, upper=6)
+    with pytest.raises(CertificateError, match="functional_dimension"):
+        functional_dimension_certificate(net, wrong)
+    cert = functional_dimension_certificate(net, wrong, verify=False)
+    assert cert["lower"] == 6 and verify(cert)[0] is False

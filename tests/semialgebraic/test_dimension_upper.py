@@ -1,4 +1,4 @@
-"""The decider's own vectors of ``upper_directions`` entries (semialgebraic.dimension_upper) agree
+"""The decider's own vectors of ``upper_directions`` entries (semialgebraic.dimension.upper) agree
 with the checker's (semialgebraic.verify.functional_dimension), and the decider asks the checker
 only through verify()."""
 
@@ -9,7 +9,7 @@ import pytest
 from algebra.linalg import QMatrix
 from algebra.network import Network
 from semialgebraic.dimension import functional_dimension, functional_dimension_certificate
-from semialgebraic.dimension_upper import (checked_directions_bound, directions_bound, entry_vectors,
+from semialgebraic.dimension import (checked_directions_bound, directions_bound, entry_vectors,
                                            is_regions_rank)
 from semialgebraic.verify.functional_dimension import _domain, _upper_vectors
 

@@ -231,15 +231,18 @@ def test_dead_proof_with_a_vanishing_branch_is_rejected():
     active there: those inputs are differentiable, so 'k is dead' is false on the domain.  The
     phase search refutes both signs of j there (its form is 0); the checker must not accept it."""
     import time
-    from semialgebraic.exercise import _phase_search
+    from semialgebraic.dimension.jacobian_columns import phase_search
     from semialgebraic.verify.functional_dimension import _upper_vectors
     net = Network.from_rows([[[1], [-1]], [[1, 0], [0, 1]], [[-2, 1], [2, 1]], [[1, 1]]],
                             [[0, 0], [0, 0], [0, 0], [0]])
     x = [Q(-1)]
     assert is_differentiable_at(net, x) and net.preactivations(x)[2][0] > 0
-    found, _, refuted, order, _ = _phase_search(net, None, {(2, 0): 1}, None, 10 ** 6,
-                                                time.monotonic() + 30, True, upto=2)
-    assert found is False                      # the search 'proves' k dead
+    found, _, refuted, order, _ = phase_search(net, None, {(2, 0): 1}, None, max_lps=10 ** 6,
+                                               deadline=time.monotonic() + 30, record=True, upto=2,
+                                               skip_vanishing=False)
+    assert found is False                      # the raw search 'proves' k dead
+    assert phase_search(net, None, {(2, 0): 1}, None, max_lps=10 ** 6, deadline=None, record=True,
+                        upto=2)[0] is None     # the search skips the vanishing branch: undecided
     proof = json.loads(json.dumps({"targets": [[2, 0, 1]], "domain": None,
                                    "order": [list(o) for o in order], "refuted": refuted}, default=str))
     assert isinstance(_upper_vectors(net, [["dead_proof", 2, 0, proof]], None), str)
@@ -302,3 +305,37 @@ def test_dim_sweep_against_fraction_jacobian(seed):
     assert ok and cert["lower"] <= rank
     if "uncertified_upper_reason" not in cert:
         assert cert["upper"] >= rank
+
+
+# -- dim's own facts never rest on a vanishing branch ---------------------------------------------
+# j = relu(relu(x)) vanishes on the whole half-line x < 0, where k = relu(m - 2 j) and
+# n = relu(m + 2 j) are both active: the paths from j cancel (-2 + 2), so those inputs are
+# differentiable and k is active there.  The box reaches x < 0 by 2^-31 only: no sampled input
+# sees k active, and the phase search refutes both signs of j there (its form is 0).
+VANISH = Network.from_rows([[[1], [-1]], [[1, 0], [-1, 1]], [[-2, 1], [2, 1]], [[1, 1]]],
+                           [[0, 0], [0, 0], [0, 0], [0]])
+THIN = (Q(-1, 2 ** 31), Q(1))
+
+
+def test_sampled_facts_do_not_rest_on_a_vanishing_branch():
+    from semialgebraic.dimension import incoming_directions
+    from semialgebraic.dimension.suspects import prove_empty
+    net, dom = VANISH, THIN
+    x = [Q(-1, 2 ** 32)]
+    pre = net.preactivations(x)
+    assert pre[1][0] == 0 and pre[2][0] > 0                 # j vanishes, k is active
+    assert _oracle_rows(net, x) is not None                 # and x is differentiable (brute force)
+    # 'k dead', 'j always active', 'k has free incoming directions' would all be false
+    assert prove_empty(net, dom, {(2, 0): 1}, max_lps=10 ** 6) is None
+    assert prove_empty(net, dom, {(1, 0): -1}, max_lps=10 ** 6) is None
+    assert incoming_directions(net, 2, 0, domain=dom) is None
+    fd = functional_dimension(net, domain=dom, max_regions=0)     # sampled only: no region walk
+    assert not fd.complete_regions
+    proven = fd.details["proven"]
+    assert 4 not in proven.get("dead", ()) and 2 not in proven.get("active", ())
+    assert (2, 0) not in proven.get("incoming", {})
+    rank, good = _truth(net)                   # the box meets both regions of R: same truth
+    assert good == 2 and fd.lower <= rank <= fd.upper
+    assert functional_dimension(net, domain=dom).value == rank == 4
+    cert = functional_dimension_certificate(net, fd, domain=dom)      # verify=True: checked
+    assert verify(json.loads(json.dumps(cert)))[0] is True and cert["lower"] <= rank

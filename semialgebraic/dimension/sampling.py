@@ -6,33 +6,37 @@ d + 1 per guessed activation pattern, distinct patterns first; then inputs that 
 weight W_l[i,k] (δ_l[i] and h_{l-1}[k] non-zero together) several times; weights never exercised
 in the pool get Gauss–Newton walks across the two kinks involved, and kernel directions still
 missing get walks to the sign conditions that would exercise them.  Every chosen input is an
-exact dyadic rational whose masks are recomputed exactly (:func:`_masks`: inputs where
-θ ↦ f_θ(x) is not differentiable are dropped, :mod:`algebra.kernel.differentiability`), and every region reached contributes d + 1 affinely independent
-exact inputs (:func:`_batch_simplex`; the rows are affine in x on a region).
+exact dyadic rational whose masks are recomputed exactly (:func:`exact_masks`: inputs where
+θ ↦ f_θ(x) is not differentiable are dropped, :mod:`algebra.kernel.differentiability`), and
+every region reached contributes d + 1 affinely independent exact inputs (:func:`batch_simplex`; the rows are affine in x on a region).
 
 >>> from algebra.network import Network
 >>> net = Network.from_rows([[[1, 0], [0, 1]], [[1, -1]]], [[0, 0], [0]])
->>> X, masks = _masks(net, [(1, -1), (0, 1), (2, 3)])
+>>> X, masks = exact_masks(net, [(1, -1), (0, 1), (2, 3)])
 >>> X, masks[0].tolist()            # (0, 1): a zero pre-activation the output sees: dropped
 ([(1, -1), (2, 3)], [[1.0, 0.0], [1.0, 1.0]])
 """
 
 from __future__ import annotations
 
-import os as _os
+import logging
 import time
 
 from algebra.kernel import parameter_offsets
 from algebra.kernel.differentiability import kink_witness
 from algebra.linalg import QMatrix
+from algebra.network import Network
 from algebra.rationals import Q
 
+__all__ = ["chosen_inputs", "exact_masks", "batch_simplex", "simplex_points", "COVER", "WALK_SECONDS"]
 
-__all__: list = []
+COVER = 6
+"""Inputs wanted per weight (coverage) by :func:`chosen_inputs`."""
 
-_DEBUG = bool(_os.environ.get("NETFIBERS_DIM_DEBUG"))
-_COVER = int(_os.environ.get('NETFIBERS_DIM_COVER', 6))   # inputs wanted per weight (coverage)
-_WALK_SECONDS = 1.0   # float walks towards never-exercised weights, per round
+WALK_SECONDS = 1.0
+"""Seconds of float walks towards never-exercised weights (and towards missing directions), per round."""
+
+_log = logging.getLogger(__name__)
 
 
 def _np():
@@ -40,20 +44,52 @@ def _np():
     return numpy
 
 
-def _chosen_inputs(net, dom, nrng, want, pool, evidence, round_no) -> list:
+def chosen_inputs(net: Network, dom, nrng, want: int, pool: int, evidence: dict, round_no: int, *,
+                  cover: int = COVER) -> list:
     """About *want* exact inputs picked from *pool* float candidates: random ones, then for every
-    weight (i, k) of layer l exercised fewer than twice (∂f/∂W_l[i,k] = δ_l[i] h_{l-1}[k] needs
-    δ_l[i] != 0 and h_{l-1}[k] != 0 together), a candidate that exercises it.
+    weight (i, k) of layer l exercised fewer than *cover* times (∂f/∂W_l[i,k] = δ_l[i] h_{l-1}[k]
+    needs δ_l[i] != 0 and h_{l-1}[k] != 0 together), candidates that exercise it.
 
     The float forward pass only *guesses* patterns; the returned points are exact dyadic
-    rationals whose masks are recomputed exactly by :func:`_masks`, so the choice affects only
-    how fast the certified lower bound grows, never its soundness.  *evidence* collects the
-    neurons never seen active / inactive and the weights never exercised (hints for the reason).
+    rationals whose masks are recomputed exactly by :func:`exact_masks`, so the choice affects
+    only how fast the certified lower bound grows, never its soundness.  *evidence* collects the
+    neurons never seen active / inactive and the weights never exercised (hints for the reason
+    and suspects for :mod:`semialgebraic.dimension.suspects`).
     """
     np = _np()
-    d, L = net.n_inputs, net.depth
     Ws = [np.array([[float(v) for v in r] for r in w.to_rows()]).reshape(w.nrows, w.ncols) for w in net.weights]
     bs = [np.array([float(v) for v in b]) for b in net.biases]
+    U, Xf = _float_pool(net, dom, nrng, pool, round_no, Ws, bs)
+    A, hs, nz = _float_passes(Ws, bs, Xf, net.n_outputs)
+    flat = np.hstack(A) if A else np.zeros((pool, 0), dtype=bool)
+    on_any, off_any = flat.any(axis=0), (~flat).any(axis=0)
+    evidence["never_on"] = evidence.get("never_on", ~on_any) & ~on_any
+    evidence["never_off"] = evidence.get("never_off", ~off_any) & ~off_any
+    chosen = _distinct_patterns(flat, nrng, pool, net.n_inputs, want)
+    unexercised = _cover_weights(nz, hs, chosen, pool, cover)
+    if unexercised and not isinstance(dom, tuple):
+        extra, unexercised = _walk_to_pairs(Ws, bs, Xf, A, nz, unexercised, dom,
+                                            deadline=time.monotonic() + WALK_SECONDS)
+        if extra:
+            U = np.vstack([U, np.array(extra)])
+            chosen += list(range(pool, pool + len(extra)))
+    evidence["unexercised"] = unexercised
+    if evidence.get("missing") and not isinstance(dom, tuple):
+        sign_targets = [T for sup in evidence["missing"][:24] for T in _direction_targets(net, sup)]
+        extra = _walk_to_signs(Ws, bs, Xf, sign_targets, dom, time.monotonic() + WALK_SECONDS)
+        _log.debug("sign walks: %d targets, %d inputs", len(sign_targets), len(extra))
+        if extra:
+            U = np.vstack([U, np.array(extra)])
+            chosen += list(range(len(U) - len(extra), len(U)))
+    return _exact_points(net, dom, U, chosen, pool)
+
+
+def _float_pool(net, dom, nrng, pool, round_no, Ws, bs) -> tuple:
+    """(U, Xf): *pool* random float inputs (dyadic), as unit-box coordinates U (box domains) or
+    points, and the float points Xf: random directions at scales 2^-12 … 2^12 (2^-20 … 2^20
+    after the first round) times the typical first-layer kink distance."""
+    np = _np()
+    d = net.n_inputs
     typ = np.median(np.abs(bs[0]) / np.linalg.norm(Ws[0], axis=1).clip(1e-300)) if net.depth > 1 else 1.0
     typ = float(typ) if typ > 0 else 1.0
     lo_e, hi_e = (-12, 12) if round_no == 0 else (-20, 20)
@@ -62,16 +98,22 @@ def _chosen_inputs(net, dom, nrng, want, pool, evidence, round_no) -> list:
         edge = nrng.random((pool, d)) < 0.1                # some coordinates pinned near the faces
         U = np.where(edge, np.round(U), U) * (1 - 2 ** -12) + 2 ** -13
         U = np.round(U * 2 ** 24) / 2 ** 24
-    else:
-        X = nrng.standard_normal((pool, d)) * (typ * 2.0 ** nrng.uniform(lo_e, hi_e, size=(pool, 1)))
-        if dom == "orthant":
-            X = np.abs(X)
-        e = np.floor(np.log2(np.abs(X).max(axis=1, keepdims=True).clip(2.0 ** -900)))
-        q = 2.0 ** (30 - e)
-        X = np.round(X * q) / q                              # dyadic: exact in float and in Q
-        U = X
-    Xf = U if not isinstance(dom, tuple) else float(dom[0]) + (float(dom[1]) - float(dom[0])) * U
-    # float forward / structural backward pass (guesses)
+        return U, float(dom[0]) + (float(dom[1]) - float(dom[0])) * U
+    X = nrng.standard_normal((pool, d)) * (typ * 2.0 ** nrng.uniform(lo_e, hi_e, size=(pool, 1)))
+    if dom == "orthant":
+        X = np.abs(X)
+    e = np.floor(np.log2(np.abs(X).max(axis=1, keepdims=True).clip(2.0 ** -900)))
+    q = 2.0 ** (30 - e)
+    X = np.round(X * q) / q                              # dyadic: exact in float and in Q
+    return X, X
+
+
+def _float_passes(Ws, bs, Xf, n_outputs) -> tuple:
+    """Float forward / structural backward pass (guesses): activation masks A per hidden layer,
+    the non-zero inputs hs of each layer (with a constant 1 column) and the structurally
+    non-zero δ (nz) per layer."""
+    np = _np()
+    pool, L = len(Xf), len(Ws)
     A = []
     h = Xf
     hs = [np.hstack([np.abs(Xf) > 0, np.ones((pool, 1), dtype=bool)])]
@@ -82,15 +124,16 @@ def _chosen_inputs(net, dom, nrng, want, pool, evidence, round_no) -> list:
         h = np.where(on, z, 0.0)
         hs.append(np.hstack([on, np.ones((pool, 1), dtype=bool)]))
     nz = [None] * L
-    nz[L - 1] = np.ones((pool, net.n_outputs), dtype=bool)
+    nz[L - 1] = np.ones((pool, n_outputs), dtype=bool)
     for l in range(L - 2, -1, -1):
         nz[l] = A[l] & ((nz[l + 1].astype(np.float64) @ (np.abs(Ws[l + 1]) > 0)) > 0)
-    flat = np.hstack(A) if A else np.zeros((pool, 0), dtype=bool)
-    on_any, off_any = flat.any(axis=0), (~flat).any(axis=0)
-    evidence["never_on"] = evidence.get("never_on", ~on_any) & ~on_any
-    evidence["never_off"] = evidence.get("never_off", ~off_any) & ~off_any
-    # at most d + 1 inputs per (guessed) activation pattern: on one region the rows are affine in
-    # x, so more cannot raise the rank; distinct patterns first, in random order
+    return A, hs, nz
+
+
+def _distinct_patterns(flat, nrng, pool, d, want) -> list:
+    """At most d + 1 inputs per (guessed) activation pattern: on one region the rows are affine
+    in x, so more cannot raise the rank; distinct patterns first, in random order."""
+    np = _np()
     keys = np.packbits(flat, axis=1) if flat.shape[1] else np.zeros((pool, 1), dtype=np.uint8)
     keys = np.ascontiguousarray(keys).view(np.dtype((np.void, keys.shape[1]))).ravel()
     order = nrng.permutation(pool)
@@ -102,53 +145,50 @@ def _chosen_inputs(net, dom, nrng, want, pool, evidence, round_no) -> list:
         seen[g] = occ[t] + 1
     ranked = order[np.argsort(occ, kind="stable")]
     ranked = ranked[np.sort(occ)[: len(ranked)] <= d]
-    chosen = list(ranked[:want])
+    return list(ranked[:want])
+
+
+def _cover_weights(nz, hs, chosen, pool, cover) -> list:
+    """Add to *chosen* (in place) pool inputs until every weight is exercised *cover* times when
+    the pool allows; returns the weights (l, i, k) the pool never exercises."""
+    np = _np()
     taken = np.zeros(pool, dtype=bool)
     taken[chosen] = True
     unexercised = []
     free = ~taken
-    for l in range(L):
+    for l in range(len(nz)):
         aT = np.ascontiguousarray(nz[l].T)
         bT = np.ascontiguousarray(hs[l].T)
         cnt = aT[:, taken].astype(np.float32) @ bT[:, taken].T.astype(np.float32)
-        for i, k in zip(*np.nonzero(cnt < _COVER)):
-            if cnt[i, k] >= _COVER:
+        for i, k in zip(*np.nonzero(cnt < cover)):
+            if cnt[i, k] >= cover:
                 continue
             cand = np.flatnonzero(aT[i] & bT[k] & free)
             if cand.size:
-                pick = cand[: _COVER - int(cnt[i, k])]
+                pick = cand[: cover - int(cnt[i, k])]
                 free[pick] = False
                 chosen += list(pick)
                 for t in pick:
                     cnt += np.outer(aT[:, t], bT[:, t])
             elif cnt[i, k] == 0 and not (aT[i] & bT[k]).any():
                 unexercised.append((l, int(i), int(k)))
-    if unexercised and not isinstance(dom, tuple):
-        extra, unexercised = _walk_to_pairs(Ws, bs, Xf, A, nz, unexercised, dom,
-                                            deadline=time.monotonic() + _WALK_SECONDS)
-        if extra:
-            U = np.vstack([U, np.array(extra)])
-            chosen += list(range(pool, pool + len(extra)))
-    evidence["unexercised"] = unexercised
-    if evidence.get("missing") and not isinstance(dom, tuple):
-        sign_targets = [T for sup in evidence["missing"][:24] for T in _direction_targets(net, sup)]
-        extra = _walk_to_signs(Ws, bs, Xf, sign_targets, dom, time.monotonic() + _WALK_SECONDS)
-        if _DEBUG:
-            print("sign walks", len(sign_targets), "targets,", len(extra), "inputs", flush=True)
-        if extra:
-            U = np.vstack([U, np.array(extra)])
-            chosen += list(range(len(U) - len(extra), len(U)))
+    return unexercised
+
+
+def _exact_points(net, dom, U, chosen, pool) -> list:
+    """The exact rationals the chosen float inputs denote (and d more inputs in each region a
+    walk reached: the rows are affine in x on a region)."""
     out = []
     if isinstance(dom, tuple):
         lo, hi = dom
         for t in chosen:
             out.append(tuple(lo + (hi - lo) * Q(*float(u).as_integer_ratio()) for u in U[t]))
-    else:
-        for t in chosen:
-            out.append(tuple(Q(*float(v).as_integer_ratio()) for v in U[t]))
-        walked = [out[c] for c, t in enumerate(chosen) if t >= pool]
-        if walked:        # rare regions reached by a walk: d more inputs in each (rows affine in x)
-            out += _batch_simplex(net, walked)[len(walked):]
+        return out
+    for t in chosen:
+        out.append(tuple(Q(*float(v).as_integer_ratio()) for v in U[t]))
+    walked = [out[c] for c, t in enumerate(chosen) if t >= pool]
+    if walked:
+        out += batch_simplex(net, walked)[len(walked):]
     return out
 
 
@@ -303,7 +343,7 @@ def _exercises(Ws, bs, x, l, i, k) -> bool:
     return bool(nzv[i])
 
 
-def _batch_simplex(net, bases) -> list:
+def batch_simplex(net: Network, bases) -> list:
     """Each base point and d points x + t e_k of its region (patterns checked exactly, in batch;
     t = 2^-20, then 2^-40, …; points whose region cannot be matched are dropped)."""
     if not bases:
@@ -344,7 +384,7 @@ def _patterns(net, pts) -> list:
     return [sum((layer[i] for layer in cols), ()) for i in range(len(pts))]
 
 
-def _simplex_points(net, x, pat) -> list:
+def simplex_points(net: Network, x, pat) -> list:
     """x and d points x + t e_k in the same region (t halved until the pattern is unchanged)."""
     pts = [tuple(x)]
     d = net.n_inputs
@@ -360,7 +400,10 @@ def _simplex_points(net, x, pat) -> list:
     return pts
 
 
-def _masks(net, points):
+def exact_masks(net: Network, points) -> tuple[list, list]:
+    """(X, masks): the *points* where θ ↦ f_θ(x) is differentiable, and their exact 0/1
+    activation masks (one float64 array (n, n_l) per hidden layer; a kink neuron the network
+    above does not see gets the mask 0, its row is the same under either mask)."""
     import numpy as np
     if not points:
         return [], [np.zeros((0, w)) for w in net.widths[1:-1]]

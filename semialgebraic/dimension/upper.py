@@ -19,18 +19,16 @@ accepts every fact and its N − rank equals ours".
 
 from __future__ import annotations
 
-from functools import lru_cache
-
 from algebra.kernel import parameter_offsets
 from algebra.linalg import QMatrix
 from algebra.network import Network
 from algebra.rationals import Q
 
-from .certificates import dimension_bounds_certificate, jsonable
-from .sets import domain_spec as _dom_json
-from .exercise import _layer_map
-from .modular import _prime_for
-from .verify import verify
+from ..certificates import dimension_bounds_certificate, jsonable
+from ..sets import domain_spec
+from .jacobian import network_prime
+from .jacobian_columns import active_span_perp
+from ..verify import verify
 
 __all__ = ["entry_vectors", "directions_bound", "checked_directions_bound", "is_regions_rank"]
 
@@ -90,7 +88,7 @@ def entry_vectors(net: Network, entries) -> list[list[Q]]:
         elif kind == "silent":
             out.extend(_unit(N, k) for k in win + [bias])
         elif kind == "incoming":
-            for c in _incoming_perp(net, l, i, e[3].get("leaves") or []):
+            for c in active_span_perp(net, l, e[3].get("leaves") or []):
                 v = [Q(0)] * N
                 for k, w in zip(win + [bias], c):
                     v[k] = w
@@ -129,31 +127,8 @@ def is_regions_rank(net: Network, regions, dom, upper: int, inputs) -> bool:
 def _minimal_certificate(net, dom, upper, key, value, inputs) -> dict:
     """A certificate of ``0 <= fd <= upper`` by *key*; *inputs*: differentiable inputs of the
     domain (the checker wants at least one: it shows that fd is defined at θ)."""
-    return dimension_bounds_certificate(net, prime=_prime(net), inputs=list(inputs), lower=0,
-                                        domain=_dom_json(dom), upper=int(upper), **{key: value})
-
-
-@lru_cache(maxsize=4)
-def _prime(net: Network) -> int:
-    return int(_prime_for(net))
-
-
-def _incoming_perp(net, l, i, leaves) -> list:
-    """Vectors c ⊥ every (h_{l-1}, 1) on the regions of the full patterns *leaves* (paths
-    ``[[t, j, s], ...]`` of the layers below l), as in :func:`semialgebraic.exercise.incoming_directions`."""
-    d, n_in = net.n_inputs, net.widths[l]
-    cols = []
-    for path in leaves:
-        masks: dict = {}
-        for u, j, sg in path:
-            masks.setdefault(u, {})[j] = 1 if sg > 0 else 0
-        M, m = _layer_map(net, masks, l - 1)
-        for c in range(d):
-            cols.append([M[q, c] for q in range(n_in)] + [Q(0)])
-        cols.append(list(m) + [Q(1)])
-    if not cols:
-        return QMatrix.identity(n_in + 1).to_rows()
-    return QMatrix.from_rows(cols, ncols=n_in + 1).nullspace().to_rows()
+    return dimension_bounds_certificate(net, prime=network_prime(net), inputs=list(inputs), lower=0,
+                                        domain=domain_spec(dom), upper=int(upper), **{key: value})
 
 
 def _unit(N, k) -> list:

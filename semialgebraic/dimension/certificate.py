@@ -1,0 +1,277 @@
+r"""The ``functional_dimension`` certificate of a result of :func:`functional_dimension`.
+
+The lower bound is certified by the Jacobian rows at the listed exact inputs: their rank mod a
+prime is at least ``lower``, hence over Q (three-layer-fibers R22 FIBDIM).  The upper bound is
+certified when it can be: by ``upper_directions`` entries the checker re-derives from θ (found
+by :class:`_UpperEntries`, every entry validated by the checker before it is kept), or by the
+complete list of linear regions with Farkas multipliers (``upper_regions``); otherwise
+``uncertified_upper_reason`` names what is missing.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+from algebra.kernel import domain_json
+from algebra.linalg.gfp import PRIME, rank_mod_p
+from algebra.network import Network
+from algebra.rationals import q_json
+
+from ..budget import Budget
+from ..certificates import dimension_bounds_certificate, jsonable
+from ..sets import domain_spec, normalize_domain
+from ..exceptions import CertificateError
+from ..regions import joint_regions
+from ..equivalence import preactivation_bounds
+from ..verify import verify as _verify
+from .directions import is_masked, silent_set
+from .jacobian import jacobian_rows
+from .jacobian_columns import phase_search
+from .result import FunctionalDimension
+from .sampling import exact_masks
+from .upper import checked_directions_bound, is_regions_rank
+
+__all__ = ["functional_dimension_certificate"]
+
+
+def functional_dimension_certificate(net: Network, fd: FunctionalDimension, *, domain: Any = None,
+                                     seconds: float = 10.0, verify: bool = True) -> dict:
+    """A ``functional_dimension`` certificate of the bounds of *fd* (checked by
+    :mod:`semialgebraic.verify.functional_dimension`).
+
+    The lower bound: the Jacobian rows at the listed inputs have rank >= lower mod a prime,
+    hence over Q; the inputs are thinned to a prefix that already reaches the rank when one
+    does.  The upper bound is certified too (claim "lower <= functional dimension <= upper")
+    when N − rank of the directions the checker can re-derive from θ equals ``fd.upper``
+    exactly: scalings, dead / silent / always-active neurons by interval bounds, GL blocks,
+    never-exercised parameters with their proofs, and, searched again here with proofs recorded
+    (at most *seconds*), neurons proven dead / always active / masked and the incoming
+    directions of :func:`incoming_directions`.  When they do not reach ``fd.upper`` and the
+    regions were walked completely (then ``fd.upper`` is the exact rank over every region), the
+    regions are walked again with Farkas multipliers and listed (``upper_regions``: the checker
+    re-checks that they cover the domain and recomputes the exact rank of the rows on them).
+    Otherwise ``uncertified_upper_reason`` names what is missing.
+
+    Parameters
+    ----------
+    net : Network
+    fd : FunctionalDimension
+        The result of :func:`functional_dimension` on *net* and *domain*.
+    domain : None, "orthant" or (lo, hi)
+    seconds : float
+        Budget of the searches that record the proofs of the upper bound.
+    verify : bool
+        Re-check the certificate with the independent checker before returning it.  A
+        certificate without a differentiable input (θ non-generic, or none found) shows nothing
+        and is returned unchecked (the checker rejects it: the functional dimension is not
+        shown to be defined).
+
+    Returns
+    -------
+    dict
+        The certificate (JSON-ready).
+
+    Raises
+    ------
+    CertificateError
+        With ``verify=True``, if the checker rejects the certificate (a bug in netfibers).
+
+    Examples
+    --------
+    >>> from algebra.network import Network
+    >>> from semialgebraic.dimension import functional_dimension
+    >>> net = Network.from_rows([[[1], [-1]], [[1, 1]]], [[0, 1], [0]])
+    >>> fd = functional_dimension(net)
+    >>> cert = functional_dimension_certificate(net, fd)
+    >>> from semialgebraic.verify import verify
+    >>> fd.value, cert["lower"], verify(cert)[0]
+    (5, 5, True)
+    """
+    cert = _certificate(net, fd, normalize_domain(domain, net.n_inputs), seconds)
+    if verify and cert["inputs"]:
+        ok, why = _verify(cert)
+        if not ok:
+            raise CertificateError(cert["type"], why)
+    return cert
+
+
+def _certificate(net, fd, dom, seconds) -> dict:
+    p = fd.details.get("prime", PRIME)
+    X = _thinned_inputs(net, fd, p)
+    inputs = [[q_json(v) for v in x] for x in X]
+
+    def certificate(**upper) -> dict:
+        return dimension_bounds_certificate(net, prime=int(p), inputs=inputs, lower=int(fd.lower),
+                                            domain=domain_spec(dom), upper_reason=fd.reason, **upper)
+
+    if isinstance(dom, tuple) and dom[0] == dom[1] and fd.upper == fd.lower and len(X) == 1:
+        return certificate(upper=int(fd.upper), upper_one_point=True)   # the rank at the input
+    start = time.monotonic()
+    dirs, bound, missing = _UpperEntries(net, fd, dom, seconds).run()
+    if bound == fd.upper:                          # the upper bound is re-checkable: certified
+        return certificate(upper=int(fd.upper), upper_directions=dirs)
+    regions = None
+    if fd.complete_regions:        # the upper bound is the exact rank over every region
+        regions = cover_regions(net, fd, dom, max(1.0, seconds - (time.monotonic() - start)))
+        if regions is None:
+            missing.append(f"the upper bound {fd.upper} is the exact rank at every linear region of a "
+                           "complete walk; the walk with Farkas multipliers (its cover certificate) "
+                           "did not finish within the budget")
+    if regions is not None:
+        return certificate(upper=int(fd.upper), upper_regions=regions)
+    return certificate(uncertified_upper_reason="; ".join(
+        [f"N - rank of the certifiable directions is {bound}, not the reported upper {fd.upper}"]
+        + missing))
+
+
+def _thinned_inputs(net, fd, p) -> list:
+    """The inputs of *fd*, or the shortest tried prefix whose rows reach ``fd.lower`` mod p."""
+    X = [list(x) for x in fd.inputs]
+    if fd.lower > 0 and X:
+        m = max(1, net.n_outputs)
+        k = min(len(X), -(-fd.lower // m) + 16)
+        while k < len(X):
+            Xk, masks = exact_masks(net, X[:k])
+            if len(Xk) == k and rank_mod_p(jacobian_rows(net, Xk, masks, p), p) >= fd.lower:
+                return X[:k]
+            k *= 2
+    return X
+
+
+def cover_regions(net: Network, fd: FunctionalDimension, dom, seconds: float) -> list | None:
+    """The linear regions of *net* on *dom* in the ``region_cover`` format (with Farkas
+    multipliers), when the walk completes within *seconds* and the checker's exact rank of the
+    Jacobian rows on them is ``fd.upper``; else None."""
+    state: dict = {}
+    cap = len(fd.details.get("patterns") or ()) + 1
+    regs = [r.to_json() for r in joint_regions([net], domain=dom, budget=Budget(seconds, cap),
+                                               state=state, multipliers=True)]
+    if not state.get("complete"):
+        return None
+    regs = jsonable(regs)
+    return regs if is_regions_rank(net, regs, dom, fd.upper, fd.inputs[:1]) else None
+
+
+class _UpperEntries:
+    """``upper_directions`` entries the checker re-derives from θ, N − rank of their vectors, and
+    the facts behind ``fd.upper`` left without a certificate (one line each).
+
+    Interval facts and exercise proofs first; then the facts of ``fd.details["proven"]`` (dead,
+    always active, incoming) with emptiness / enumeration proofs searched again (recorded); then,
+    when the complete activation-pattern list is known and the bound is still above
+    ``fd.upper``, the pattern facts (dead, always active, masked) the same way.  Every entry is
+    validated by the checker's own code before it is kept."""
+
+    def __init__(self, net, fd, dom, seconds):
+        self.net, self.fd, self.dom = net, fd, dom
+        self.deadline = time.monotonic() + seconds
+        L = net.depth
+        self.names = [(l, i) for l in range(L - 1) for i in range(net.widths[l + 1])]
+        bounds = preactivation_bounds(net, domain=dom)
+        self.dead = {(l, i) for l, i in self.names if bounds[l][i][1] is not None and bounds[l][i][1] <= 0}
+        self.active = {(l, i) for l, i in self.names
+                       if bounds[l][i][0] is not None and bounds[l][i][0] >= 0} - self.dead
+        self.entries = [["scale", l, i] for l, i in self.names]
+        self.entries += [["dead", l, i] for l, i in sorted(self.dead)]
+        self.entries += [["active", l, i] for l, i in sorted(self.active)]
+        self.missing: list = []
+        self.point = isinstance(dom, tuple) and dom[0] == dom[1]   # proofs (open box) say nothing there
+
+    def run(self) -> tuple[list, int, list]:
+        fd = self.fd
+        for p_ in fd.details.get("exercise_proofs") or ():
+            if not self.add(["free", int(p_["parameter"]), p_]):
+                self.missing.append(f"the proof that parameter {int(p_['parameter'])} is never exercised "
+                                    "does not check" + (" (a one-point box)" if self.point else ""))
+        proven = fd.details.get("proven") or {}
+        for g in sorted(proven.get("dead", ())):
+            self.prove_neuron(*self.names[g], 1, "an exact phase search")
+        for g in sorted(proven.get("active", ())):
+            self.prove_neuron(*self.names[g], -1, "an exact phase search")
+        for (t, i), _ in sorted((proven.get("incoming") or {}).items()):
+            proof = self.search({(t, i): 1}, leaves=True)
+            if proof is None or not self.add(["incoming", t, i, proof]):
+                self.missing.append(f"incoming directions of neuron ({t}, {i}): the enumeration of its "
+                                    "active set was not recorded within the budget")
+        b = self.bound()
+        patterns = fd.details.get("patterns")
+        if b > fd.upper and patterns:
+            b = self.pattern_facts(patterns)
+        return self.entries + self.derived(), b, self.missing
+
+    def search(self, targets, leaves=False):
+        """An emptiness (or, with *leaves*, enumeration) proof for *targets*, or None."""
+        if self.point or time.monotonic() > self.deadline:
+            return None
+        lv: list | None = [] if leaves else None
+        found, _, refuted, order, _ = phase_search(self.net, self.dom, targets, None, max_lps=10 ** 6,
+                                                   deadline=self.deadline, record=True,
+                                                   upto=max(t for t, _ in targets), leaves=lv)
+        if found is not False:
+            return None
+        proof = {"targets": [[t, j, s] for (t, j), s in sorted(targets.items())],
+                 "domain": domain_json(self.dom), "order": [[t, j] for t, j in order], "refuted": refuted}
+        if leaves:
+            proof["leaves"] = [[list(v) for v in path] for path, _ in lv]
+        return proof
+
+    def add(self, entry) -> bool:
+        """Keep *entry* when the checker accepts it (with the dead-neuron proofs it may rely on)."""
+        context = [e for e in self.entries if e[0] == "dead_proof"] if entry[0] == "masked" else []
+        if isinstance(checked_directions_bound(self.net, context + [entry], self.dom, self.fd.inputs[:1]), str):
+            return False
+        self.entries.append(entry)
+        return True
+
+    def prove_neuron(self, l, i, s, why):
+        if (l, i) in self.dead or (l, i) in self.active:   # (zero neurons are dead: interval [0, 0])
+            return                  # (dead and active: z = 0 everywhere, no differentiable input)
+        proof = self.search({(l, i): s})
+        if proof is not None and self.add([("dead_proof" if s > 0 else "active_proof"), l, i, proof]):
+            (self.dead if s > 0 else self.active).add((l, i))
+        else:
+            self.missing.append(f"neuron ({l}, {i}) is {'dead' if s > 0 else 'always active'} by {why}, "
+                                "but no proof was recorded within the budget")
+
+    def derived(self) -> list:
+        """Silent neurons (from the dead ones) and the GL blocks of the always-active ones."""
+        out = [["silent", l, i] for l, i in sorted(silent_set(self.net, self.dead) - self.dead)]
+        for l in range(self.net.depth - 1):
+            block = sorted(i for t, i in self.active if t == l)
+            if len(block) > 1:
+                out.append(["block", l, block])
+        return out
+
+    def bound(self) -> int:
+        b = checked_directions_bound(self.net, self.entries + self.derived(), self.dom, self.fd.inputs[:1])
+        if isinstance(b, str):          # not expected (every entry was validated): certify nothing
+            self.missing.append(f"internal: the checker rejects the directions ({b})")
+            return self.net.n_parameters
+        return b
+
+    def pattern_facts(self, patterns) -> int:
+        """Dead / always-active / masked facts of the complete pattern list, with proofs."""
+        net, L = self.net, self.net.depth
+        flat = list(zip(*patterns))
+        for g, (l, i) in enumerate(self.names):
+            if not any(s > 0 for s in flat[g]):
+                self.prove_neuron(l, i, 1, "the complete list of activation patterns")
+            elif all(s > 0 for s in flat[g]):
+                self.prove_neuron(l, i, -1, "the complete list of activation patterns")
+        b = self.bound()
+        k = 0
+        for l in range(L - 1):
+            for i in range(net.widths[l + 1]):
+                if (b > self.fd.upper and (l, i) not in self.dead | self.active and l + 1 < L - 1
+                        and is_masked(net, patterns, l, k, i)):
+                    V = net.weights[l + 1]
+                    proofs = [self.search({(l, i): -1, (l + 1, j): 1}) for j in range(V.nrows)
+                              if V[j, i] != 0 and (l + 1, j) not in self.dead]
+                    if None in proofs or not self.add(["masked", l, i, proofs]):
+                        self.missing.append(f"neuron ({l}, {i}) is masked by the complete list of "
+                                            "activation patterns, but no proof was recorded within the budget")
+                    else:
+                        b = self.bound()
+            k += net.widths[l + 1]
+        return b

@@ -1,0 +1,226 @@
+r"""Proven kernel directions of every Jacobian row: the upper bound of the functional dimension.
+
+Each direction v satisfies J(x) v = 0 at every differentiable input x of the domain, so the
+functional dimension is at most N − rank of their span (three-layer-fibers R11 S2/S4, R13 S6,
+R22 FIBDIM).  With ∂f/∂W_l[i,k] = δ_l[i] h_{l-1}[k] and ∂f/∂b_l[i] = δ_l[i]:
+
+* unit vectors of W_l[i, ·], b_l[i] for a *silent* neuron i (δ_l[i] ≡ 0: dead, or every
+  successor with a non-zero weight silent, or a zero output column; :func:`silent_neurons`);
+* unit vectors of W_{l+1}[·, k] for a dead neuron k (h_l[k] ≡ 0);
+* the unit vector of a parameter proven never exercised, and the incoming directions of a
+  neuron whose inputs span a proper subspace on its active set (facts of
+  :mod:`semialgebraic.dimension.suspects`);
+* positive scaling of each live neuron (S2: f is invariant, so the derivative vanishes);
+* bias trade of an always-active or masked neuron (:func:`is_masked`) and GL of a block of
+  always-active neurons of one layer (S4, S6: exact symmetries of f on the domain near θ).
+
+Dead / always-active facts come from the complete list of activation patterns when the region
+walk is complete, else from exact interval bounds over the domain, plus the proven facts.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from algebra.kernel import parameter_offsets
+from algebra.network import Network
+from algebra.rationals import Q
+
+from ..sets import normalize_domain
+from ..equivalence import preactivation_bounds
+
+__all__ = ["symmetry_directions", "silent_neurons", "silent_set", "is_masked"]
+
+
+def symmetry_directions(net: Network, *, domain: Any = None, patterns=None, proven: dict | None = None
+                        ) -> tuple[list, tuple]:
+    """Proven kernel directions of every Jacobian row at θ, and one line per deficit source.
+
+    Parameters
+    ----------
+    net : Network
+    domain : None, "orthant" or (lo, hi)
+    patterns : list of tuples, optional
+        The complete list of activation patterns of the regions; otherwise dead / always-active
+        facts come from exact interval bounds over the domain.
+    proven : dict, optional
+        Facts established by :func:`semialgebraic.dimension.suspects.prove_suspects`
+        (``"dead"``, ``"active"``: flat neuron indices; ``"free"``: parameter indices;
+        ``"incoming"``: directions per neuron).
+
+    Returns
+    -------
+    (vectors, deficits)
+        Directions v with J(x) v = 0 at every differentiable input of the domain (the module
+        docstring lists them), and one line per source of deficit.
+
+    Examples
+    --------
+    >>> from algebra.network import Network
+    >>> net = Network.from_rows([[[1], [-1]], [[1, 1]]], [[0, 0], [0]])
+    >>> len(symmetry_directions(net)[0])
+    2
+    """
+    dom = normalize_domain(domain, net.n_inputs)
+    ever_on, always_on = _on_facts(net, dom, patterns, proven or {})
+    silent = silent_neurons(net, ever_on)
+    vecs, deficits = _unit_directions(net, ever_on, silent, proven or {})
+    k = 0
+    for l in range(net.depth - 1):
+        block_on = _neuron_directions(net, l, k, ever_on, always_on, silent, patterns, vecs, deficits)
+        vecs += _block_directions(net, l, block_on)
+        if len(block_on) > 1:
+            deficits.append(f"layer {l + 1}: {len(block_on)} always-active neurons form a linear block")
+        k += net.widths[l + 1]
+    return vecs, tuple(deficits)
+
+
+def _on_facts(net, dom, patterns, proven) -> tuple[list, list]:
+    """Per hidden neuron (flat): ever active, always active (patterns or intervals, and *proven*)."""
+    if patterns is not None:
+        flat = list(zip(*patterns)) if patterns else []
+        ever_on = [any(s > 0 for s in col) for col in flat]
+        always_on = [all(s > 0 for s in col) for col in flat]
+    else:
+        bounds = preactivation_bounds(net, domain=dom)
+        ever_on = [not (hi is not None and hi <= 0) for layer in bounds[:-1] for lo, hi in layer]
+        always_on = [lo is not None and lo >= 0 for layer in bounds[:-1] for lo, hi in layer]
+    for g in proven.get("dead", ()):
+        ever_on[g] = False
+    for g in proven.get("active", ()):
+        always_on[g] = True
+    return ever_on, always_on
+
+
+def _unit_directions(net, ever_on, silent, proven) -> tuple[list, list]:
+    """Unit directions (δ_l[i] ≡ 0 or h_{l-1}[k] ≡ 0, or proven never exercised) and the proven
+    incoming directions, with their deficit lines."""
+    N, widths, L = net.n_parameters, net.widths, net.depth
+    offs = parameter_offsets(net)
+    starts = [sum(widths[1:1 + l]) for l in range(L)]
+    vecs, deficits = [], []
+    free = set()
+    for l in range(L):
+        W = net.weights[l]
+        n_in = widths[l]
+        for i in range(W.nrows):
+            if l < L - 1 and silent[starts[l] + i]:
+                free.update(offs[l] + i * n_in + c for c in range(n_in))
+                free.add(offs[l] + W.nrows * n_in + i)
+            if l:
+                free.update(offs[l] + i * n_in + c for c in range(n_in) if not ever_on[starts[l - 1] + c])
+    extra = set(proven.get("free", ())) - free
+    for p_ in sorted(extra):
+        deficits.append(f"parameter {net.parameter_names()[p_]} is never exercised: its Jacobian column "
+                        "(delta times input) is zero at every differentiable input (exact phase search)")
+    free |= extra
+    for (t_, i_), vs in sorted((proven.get("incoming") or {}).items()):
+        vecs.extend(vs)
+        deficits.append(f"neuron ({t_ + 1}, {i_}): on its active set its inputs and 1 span only "
+                        f"{widths[t_] + 1 - len(vs)} of {widths[t_] + 1} dimensions (exact enumeration "
+                        f"of the regions there): {len(vs)} incoming directions free")
+    for p_ in sorted(free):
+        v = [0] * N
+        v[p_] = 1
+        vecs.append(v)
+    return vecs, deficits
+
+
+def _neuron_directions(net, l, k, ever_on, always_on, silent, patterns, vecs, deficits) -> list:
+    """Scaling and bias-trade directions of the neurons of hidden layer *l* (flat start *k*),
+    appended to *vecs* / *deficits*; returns the always-active neurons of the layer."""
+    N, n_in = net.n_parameters, net.widths[l]
+    offs = parameter_offsets(net)
+    W, b = net.layer(l)
+    Wn = net.weights[l + 1]
+    block_on = []
+    for i in range(W.nrows):
+        g = k + i
+        win = [offs[l] + i * n_in + c for c in range(n_in)] + [offs[l] + W.nrows * n_in + i]
+        wout = [offs[l + 1] + j * W.nrows + i for j in range(Wn.nrows)]
+        if not ever_on[g]:
+            deficits.append(f"dead neuron ({l + 1}, {i}): {len(win) + len(wout)} parameters free")
+            continue
+        if silent[g]:
+            deficits.append(f"neuron ({l + 1}, {i}) reaches the output only through zero weights "
+                            f"or dead / silent neurons: its {len(win)} incoming parameters are free")
+        v = [Q(0)] * N                                  # positive scaling (S2)
+        for c in range(n_in):
+            v[win[c]] = W[i, c]
+        v[win[-1]] = b[i]
+        for j in range(Wn.nrows):
+            v[wout[j]] = -Wn[j, i]
+        vecs.append(v)
+        if always_on[g] or (patterns is not None and is_masked(net, patterns, l, k, i)):
+            v = [Q(0)] * N                              # bias trade (S4 / S6)
+            v[win[-1]] = Q(1)
+            for j in range(Wn.nrows):
+                v[offs[l + 1] + Wn.nrows * W.nrows + j] = -Wn[j, i]
+            vecs.append(v)
+            deficits.append(f"neuron ({l + 1}, {i}) is {'always active' if always_on[g] else 'masked'}:"
+                            " bias trade with the next layer")
+        if always_on[g]:
+            block_on.append(i)
+    return block_on
+
+
+def _block_directions(net, l, block_on) -> list:
+    """GL directions of the linear block of always-active neurons *block_on* of layer *l* (S4)."""
+    N, n_in = net.n_parameters, net.widths[l]
+    offs = parameter_offsets(net)
+    W, b = net.layer(l)
+    Wn = net.weights[l + 1]
+    out = []
+    for i in block_on:
+        for i2 in block_on:
+            if i == i2:
+                continue
+            v = [Q(0)] * N
+            for c in range(n_in):
+                v[offs[l] + i * n_in + c] = W[i2, c]
+            v[offs[l] + W.nrows * n_in + i] = b[i2]
+            for j in range(Wn.nrows):
+                v[offs[l + 1] + j * W.nrows + i2] = -Wn[j, i]
+            out.append(v)
+    return out
+
+
+def silent_neurons(net: Network, ever_on) -> list:
+    """Hidden neurons (flat index) with δ ≡ 0 at every input where f is differentiable in θ:
+    dead ones (mask 0), and, from the last hidden layer down, those whose every successor j with
+    W_{l+1}[j, i] != 0 is silent (for the last hidden layer: the output column W_L[:, i] is zero).
+    Proof: δ_l[i] = D_l[i] Σ_j W_{l+1}[j, i] δ_{l+1}[j] and δ_L = e_o."""
+    widths, L = net.widths, net.depth
+    starts = [sum(widths[1:1 + l]) for l in range(L)]
+    silent = [not on for on in ever_on]
+    for l in range(L - 2, -1, -1):
+        Wn = net.weights[l + 1]
+        for i in range(widths[l + 1]):
+            g = starts[l] + i
+            if silent[g]:
+                continue
+            succ = [j for j in range(Wn.nrows) if Wn[j, i] != 0]
+            if l + 1 == L - 1:
+                silent[g] = not succ
+            else:
+                silent[g] = all(silent[starts[l + 1] + j] for j in succ)
+    return silent
+
+
+def silent_set(net: Network, dead) -> set:
+    """(layer, neuron) pairs with δ ≡ 0 given the *dead* ones (the rule of :func:`silent_neurons`)."""
+    flat = [(l, i) not in dead for l in range(net.depth - 1) for i in range(net.widths[l + 1])]
+    silent = silent_neurons(net, flat)
+    names = [(l, i) for l in range(net.depth - 1) for i in range(net.widths[l + 1])]
+    return {names[g] for g, s in enumerate(silent) if s}
+
+
+def is_masked(net: Network, patterns, l: int, k: int, i: int) -> bool:
+    """Neuron i of hidden layer l (flat start *k*) is active wherever a successor with
+    W[j,i] != 0 is, on every pattern of *patterns*."""
+    if l + 1 >= net.depth - 1:
+        return False
+    Wn = net.weights[l + 1]
+    nxt = k + net.widths[l + 1]
+    succ = [j for j in range(Wn.nrows) if Wn[j, i] != 0]
+    return all(p[k + i] > 0 or all(p[nxt + j] <= 0 for j in succ) for p in patterns)

@@ -1,0 +1,366 @@
+r"""Exact functional dimension and local fiber dimension of a ReLU network of any depth.
+
+The functional dimension of θ is the rank of the Jacobian of θ ↦ (f_θ(x))_x over all inputs x
+where f is differentiable in θ (GLMW22; three-layer-fibers R22 FIBDIM, generalised to depth L);
+the local fiber dimension is N − that rank where the rank is locally constant.  Which inputs are
+differentiable is decided by the rule of :mod:`algebra.kernel.differentiability`; when no input
+of the domain is, θ is *non-generic* (:mod:`semialgebraic.dimension.nongeneric`).
+
+Method: a sandwich, both sides exact.
+
+* **Lower bound**: the rank of stacked Jacobian rows at chosen inputs
+  (:mod:`semialgebraic.dimension.jacobian`).  When the regions can be walked completely within
+  the budget, every region contributes d + 1 affinely independent inputs (the rows are affine in
+  x on a region) and the rank is the functional dimension itself.  Otherwise the inputs are
+  *chosen* from a large float pool (:mod:`semialgebraic.dimension.sampling`): floats only
+  choose inputs; each chosen input is an exact dyadic rational whose masks are recomputed
+  exactly.  The rank is computed over Z/p (:mod:`algebra.linalg.gfp`) on the integer reduction
+  of the exact rows: rank_p <= rank_Q is a certified lower bound; when it does not reach the
+  upper bound and the matrix is small, the exact rational rank is computed.  The first
+  ~1.3 x upper rows give a basis mod p of their common kernel; every later row only shrinks it,
+  so the rank is N - dim(kernel), and the kernel directions outside the span of the proven
+  symmetries name the parameters still missing: the next inputs are float walks to the sign
+  conditions that would exercise them.
+* **Exact decisions** (:mod:`semialgebraic.dimension.suspects`): for what the sampling flags
+  (parameters never exercised, neurons never seen active or inactive, directions inside one
+  neuron's incoming parameters), exact searches over activation phases
+  (:mod:`semialgebraic.dimension.jacobian_columns`) either find exact inputs (added to the rows)
+  or prove the fact (added to the upper bound).  Complete but exponential: without a timeout
+  these searches get about one second on wide nets (half of what is left of an explicit
+  timeout); 4-32-32-1 normal seed 1 closes with ``timeout=60``, while on 8-32-32-32-1 weights
+  exercised only on thin cones, or never, stay open.
+* **Upper bound**: N − rank of the span of directions v with J(x) v = 0 at every differentiable
+  input of the domain, each proved (:mod:`semialgebraic.dimension.directions`).
+
+Exact when the bounds meet; otherwise the interval and what would close it (more regions
+sampled, or an unknown hidden symmetry), with the supports of the kernel directions mod p that
+the proven symmetries do not explain.
+
+>>> from algebra.network import Network
+>>> net = Network.from_rows([[[1, 0], [0, 1]], [[1, -1]]], [[0, 0], [0]])
+>>> fd = functional_dimension(net)
+>>> fd.value, fd.fiber_dimension.value, fd.exact
+(7, 2, True)
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+from typing import Any
+
+from algebra.kernel.differentiability import kink_witness
+from algebra.linalg import QMatrix
+from algebra.linalg.gfp import kernel_mod_p, shrink_kernel_mod_p
+from algebra.network import Network
+
+from ..budget import Budget
+from ..sets import normalize_domain
+from ..regions import joint_regions
+from .certificate import functional_dimension_certificate
+from .directions import symmetry_directions
+from .jacobian import ProvenSpan, exact_rank, jacobian_rows, missing_directions, network_prime
+from .nongeneric import neuron_list, non_generic, one_point, seen_zero_neurons, with_nearby
+from .result import FunctionalDimension
+from .sampling import COVER, batch_simplex, chosen_inputs, exact_masks
+from .suspects import prove_suspects
+
+__all__ = ["functional_dimension", "FIRST_ROUND", "EXACT_LIMIT", "EXACT_LIMIT_COMPLETE"]
+
+FIRST_ROUND = 1.5
+"""Inputs of the first sampling round per unit of the upper bound (per output)."""
+
+EXACT_LIMIT = 250_000
+"""Entries of the row matrix up to which the exact rational rank is computed."""
+
+EXACT_LIMIT_COMPLETE = 2_000_000
+"""The same when every region was sampled (then the rank is the value)."""
+
+_log = logging.getLogger(__name__)
+
+
+def functional_dimension(net: Network, *, domain: Any = None, timeout: float | None = None,
+                         max_regions: int | None = 400, samples: int | None = None,
+                         seed: int = 0, budget: Budget | None = None, nearby: bool = True,
+                         cover: int = COVER, first_round: float = FIRST_ROUND) -> FunctionalDimension:
+    """Exact functional dimension of *net* on *domain* by the sandwich of the module docstring.
+
+    Parameters
+    ----------
+    net : Network
+    domain : None, "orthant" or (lo, hi)
+    timeout : float, optional
+        Seconds for the whole computation (the bounds found so far are returned).
+    max_regions : int, optional
+        Regions walked before switching to random sampling (None: no limit).
+    samples : int, optional
+        Number of random base points per round (default from N).
+    seed : int
+        Seed of the random input pool (only the choice of inputs depends on it).
+    budget : Budget, optional
+        A shared budget instead of *timeout*.
+    nearby : bool
+        When θ is non-generic (no input of the domain is a differentiable point of
+        θ ↦ f_θ(x), :mod:`algebra.kernel.differentiability`), compute and certify the values at
+        explicit nearby parameters (``fd.nearby``, ``fd.local_upper``).
+    cover : int
+        Sampled inputs wanted per weight (coverage of the pool; default 6).
+    first_round : float
+        Inputs of the first sampling round per unit of the upper bound (default 1.5).
+
+    Returns
+    -------
+    FunctionalDimension
+        ``lower <= value <= upper`` with the reason, deficits and the exact inputs of the rank;
+        ``value`` when exact.  Debug lines (rank per round) go to the ``logging`` logger of
+        this module.
+
+    Examples
+    --------
+    >>> from algebra.network import Network
+    >>> dead = Network.from_rows([[[1], [0]], [[1, 1]]], [[0, -1], [0]])   # neuron 1 is dead
+    >>> fd = functional_dimension(dead)
+    >>> fd.value, fd.n_parameters, fd.deficits[0]
+    (3, 7, 'dead neuron (1, 1): 3 parameters free')
+    """
+    budget = budget or Budget(timeout)
+    dom = normalize_domain(domain, net.n_inputs)
+    fd = _without_walk(net, dom, budget, nearby)
+    if fd is not None:
+        return fd
+    run = _Sandwich(net, dom, budget)
+    run.walk(timeout, max_regions, seed)
+    run.sample(samples, seed, first_round, cover)
+    run.decide_suspects()
+    fd = run.result()
+    if fd.non_generic and nearby:
+        fd = _nearby(net, dom, fd, sorted(set(run.kinks.values())), budget)
+    return fd
+
+
+def _without_walk(net, dom, budget, nearby) -> FunctionalDimension | None:
+    """The answer on a one-point domain, or when a zero neuron of the last hidden layer reaches
+    the output (a kink at every input: non-generic); else None."""
+    if isinstance(dom, tuple) and dom[0] == dom[1]:
+        point = one_point(net, dom[0])
+        if point is not None:
+            if point.non_generic and nearby:
+                point = _nearby(net, dom, point, point.details["kinks"], budget)
+            return point
+    seen_zero = seen_zero_neurons(net)
+    if not seen_zero:
+        return None
+    why = ("no input of the domain is a differentiable point of theta -> f_theta(x): neurons "
+           f"{neuron_list(seen_zero)} of the last hidden layer have a zero row and a zero bias "
+           "(a kink at every input) and a non-zero output column; the functional dimension is "
+           "not defined at this theta")
+    fd = non_generic(net, why, seen_zero)
+    return _nearby(net, dom, fd, seen_zero, budget) if nearby else fd
+
+
+def _nearby(net, dom, fd, kinks, budget) -> FunctionalDimension:
+    """*fd* with the certified values at nearby parameters (:func:`with_nearby`)."""
+    def solve(near, dom_, timeout):
+        return functional_dimension(near, domain=dom_, timeout=timeout, nearby=False)
+
+    def certify(near, sub, dom_):
+        return functional_dimension_certificate(near, sub, domain=dom_, seconds=5.0, verify=False)
+
+    return with_nearby(net, dom, fd, kinks, budget, solve, certify)
+
+
+class _Sandwich:
+    """The state of one :func:`functional_dimension` run: regions, proven directions (upper
+    bound), Jacobian rows and their kernel mod p (lower bound), evidence from the samples."""
+
+    def __init__(self, net, dom, budget):
+        self.net, self.dom, self.budget = net, dom, budget
+        self.N = net.n_parameters
+        self.prime = network_prime(net)  # no denominator of θ divisible by it (reductions valid)
+        self.regions: list = []
+        self.complete, self.patterns, self.kinks = False, None, {}
+        self.all_X: list = []
+        self.rank, self.rounds, self.kernel = 0, 0, None  # kernel: basis mod p of every row's kernel
+        self.evidence: dict = {}
+        self.proofs: list = []
+        self.proven: dict = {}
+
+    def walk(self, timeout, max_regions, seed) -> None:
+        """Walk the linear regions (when the first layer alone allows it) and set the upper bound."""
+        net, state = self.net, {}
+        walk_budget = Budget(5.0 if timeout is None else min(5.0, timeout / 3), max_regions)
+        n1, d = (net.widths[1] if net.depth > 1 else 0), net.n_inputs
+        first_layer_regions = sum(math.comb(n1, i) for i in range(min(n1, d) + 1))
+        if max_regions is None or first_layer_regions <= max_regions:
+            self.regions = list(joint_regions([net], domain=self.dom, budget=walk_budget, state=state,
+                                              seed=seed, multipliers=False))
+        self.complete = bool(state.get("complete"))
+        self.patterns = [r.pattern for r in self.regions] if self.complete else None
+        # regions on which a neuron has sign 0 (its pre-activation vanishes on the whole region, a
+        # zero row with a zero bias included) that the network above it sees: no input there is a
+        # differentiable point of theta -> f_theta(x) (algebra.kernel.differentiability)
+        for r in self.regions:
+            if 0 in r.pattern:
+                w = kink_witness(net, r.pattern)
+                if w is not None:
+                    self.kinks[r.pattern] = w
+        self.symmetries()
+
+    def symmetries(self) -> None:
+        """The proven directions, their rank and the upper bound N − rank."""
+        self.sym, self.deficits = symmetry_directions(self.net, domain=self.dom, patterns=self.patterns,
+                                                      proven=self.proven or None)
+        self.sym_rank = QMatrix.from_rows(self.sym, ncols=self.N).rank() if self.sym else 0
+        self.upper = self.N - self.sym_rank
+        self.span = ProvenSpan(self.sym, self.N, self.prime)
+
+    def add_rows(self, X, masks, first_rows=None) -> None:
+        """Add the rows at the exact inputs *X* (their masks) to the kernel mod p and the rank."""
+        self.all_X += X
+        R = jacobian_rows(self.net, X, masks, self.prime)
+        if self.kernel is None:
+            K = kernel_mod_p(R[:first_rows], self.prime)
+            self.kernel = shrink_kernel_mod_p(K, R[first_rows:], self.prime)
+        else:
+            self.kernel = shrink_kernel_mod_p(self.kernel, R, self.prime)
+
+    def sample(self, samples, seed, first_round, cover) -> None:
+        """Rounds of chosen inputs until the rank meets the upper bound, stalls or the budget ends."""
+        import numpy as np
+        net, N, upper = self.net, self.N, self.upper
+        nrng = np.random.default_rng(seed)
+        m = max(1, net.n_outputs)
+        first_rows = min(N + 64, int(1.3 * upper) + 64)   # eliminated once; later rows shrink the kernel
+        new_points = batch_simplex(net, [reg.point for reg in self.regions])   # every walked region
+        while True:
+            try:
+                if not self.complete:
+                    want = samples or (max(16, int(first_round * upper) // m + 16) if not self.rounds
+                                       else max(16, upper // (8 * m)))
+                    if self.kernel is not None and self.rank < upper:
+                        self.evidence["missing"] = missing_directions(self.kernel, self.span, limit=24)
+                    new_points = new_points + chosen_inputs(net, self.dom, nrng, want, 10 * want + 2000,
+                                                            self.evidence, self.rounds, cover=cover)
+                X, masks = exact_masks(net, new_points)
+                new_points = []
+                if X:
+                    self.add_rows(X, masks, first_rows)
+                new_rank = N - self.kernel.shape[1] if self.kernel is not None else 0
+                self.rounds += 1
+                stalled = new_rank <= self.rank
+                productive = new_rank >= self.rank + 4         # sampling still finds new directions
+                self.rank = max(self.rank, new_rank)
+                _log.debug("round %d points %d rank %d upper %d", self.rounds, len(self.all_X),
+                           new_rank, upper)
+                if (self.complete or self.rank >= upper or self.budget.exhausted()
+                        or (stalled and self.rounds >= 2) or self.rounds >= (6 if productive else 4)):
+                    break
+            except KeyboardInterrupt:        # Ctrl-C: report the bounds established so far
+                self.budget.interrupt()
+                self.complete = False        # the rank of a partial sample is only a lower bound
+                break
+
+    def decide_suspects(self) -> None:
+        """Exact decisions for what the samples flag (:func:`prove_suspects`): witnesses raise
+        the rank, proven facts lower the upper bound."""
+        if (self.rank >= self.upper or self.complete or self.budget.exhausted()
+                or self.kernel is None):
+            return
+        net = self.net
+        self.evidence["missing"] = missing_directions(self.kernel, self.span)
+        self.proven, witnesses, self.proofs = prove_suspects(
+            net, self.dom, self.evidence, self.budget, seconds=3.0 if net.n_hidden <= 48 else 1.0)
+        if witnesses:                  # exact inputs where a suspect parameter is exercised
+            Xw, masks = exact_masks(net, batch_simplex(net, witnesses))
+            if Xw:
+                self.add_rows(Xw, masks)
+                self.rank = max(self.rank, self.N - self.kernel.shape[1])
+        if self.proven:
+            self.symmetries()
+        if self.rank < self.upper:
+            self.evidence["missing"] = missing_directions(self.kernel, self.span)
+
+    def result(self) -> FunctionalDimension:
+        """The bounds, the reason and the deficits."""
+        net, N, npts = self.net, self.N, len(self.all_X)
+        lower, upper, deficits = self.rank, self.upper, self.deficits
+        how = "rank mod p of the Jacobian rows (a lower bound of the rational rank)"
+        exact = False
+        limit = EXACT_LIMIT_COMPLETE if self.complete else EXACT_LIMIT
+        if lower < upper and npts and npts * N <= limit:
+            lower, how, exact = exact_rank(net, self.all_X), "exact rational rank of the Jacobian rows", True
+        complete = self.complete and (lower >= upper or exact)   # a modular bound keeps the interval
+        if complete:
+            upper_claim, upper = upper, lower   # every region sampled: the rank is the value
+            reason = f"{how} at d + 1 inputs in each of the {len(self.regions)} linear regions (complete)"
+            if lower < upper_claim:
+                deficits = deficits + (f"{upper_claim - lower} further dimensions of the fiber are "
+                                       "not explained by the known symmetries",)
+        elif lower == upper:
+            reason = f"{how} at {npts} inputs meets N - rank of the known symmetry directions"
+        else:
+            reason = (f"not closed: {how} at {npts} inputs gives {lower}, known symmetries give "
+                      f"<= {upper}; to close it sample more regions (--max-regions, --timeout) or "
+                      "find the missing symmetry")
+            hints = _evidence_lines(net, self.evidence)
+            if hints:
+                reason += "; evidence from the sampled inputs (float guesses, unproven): " + "; ".join(hints)
+        deficits, non_gen, reason = self.vanishing_regions(tuple(deficits), reason)
+        return FunctionalDimension(N, lower, upper, reason, deficits, complete, npts,
+                                   {"symmetry_rank": self.sym_rank, "regions_walked": len(self.regions),
+                                    "rounds": self.rounds, "exercise_proofs": self.proofs,
+                                    "prime": self.prime, "proven": self.proven, "patterns": self.patterns},
+                                   tuple(tuple(x) for x in self.all_X), non_gen)
+
+    def vanishing_regions(self, deficits, reason) -> tuple:
+        """(deficits, non-generic reason, reason) with the regions that hold no differentiable
+        input (a complete walk only)."""
+        vanishing = [r for r in self.regions if r.pattern in self.kinks]
+        if not vanishing or self.patterns is None:
+            return deficits, "", reason
+        named = sorted(set(self.kinks.values()))
+        deficits = deficits + (
+            f"{len(vanishing)} of the {len(self.regions)} linear regions hold no differentiable input (a "
+            "neuron's pre-activation vanishes on the whole region and the network above it depends "
+            f"on its output: neurons {neuron_list(named)}; theta is not generic there); inputs there "
+            "are not counted",)
+        if len(vanishing) < len(self.regions):
+            return deficits, "", reason
+        why = ("no input of the domain is a differentiable point of theta -> f_theta(x): "
+               "on every linear region a neuron's pre-activation vanishes identically and "
+               f"the network above it depends on its output ({neuron_list(named)}; theta "
+               "lies on a kink of the parametrisation); the functional dimension is not "
+               "defined at this theta")
+        return deficits, why, "non-generic: " + why
+
+
+def _evidence_lines(net, evidence) -> list:
+    """One line per kind of evidence from the samples (never active / inactive neurons, weights
+    never exercised, kernel directions the proven symmetries do not explain)."""
+    import numpy as np
+    pn = net.parameter_names()
+    names = []
+    for l, w in enumerate(net.widths[1:-1]):
+        names += [(l + 1, i) for i in range(w)]
+    lines = []
+    if "never_on" in evidence:
+        never_on = [names[g] for g in np.flatnonzero(evidence["never_on"])]
+        never_off = [names[g] for g in np.flatnonzero(evidence["never_off"])]
+        if never_on:
+            lines.append(f"neurons never active at the sampled inputs {never_on} (if provably dead, "
+                         "their parameters are free)")
+        if never_off:
+            lines.append(f"neurons never inactive at the sampled inputs {never_off} (if provably "
+                         "always active, bias trades / linear blocks apply)")
+    un = evidence.get("unexercised") or []
+    if un:
+        lines.append(f"{len(un)} weights never exercised (delta and input never both non-zero), "
+                     f"e.g. {['W%d[%d,%s]' % (l + 1, i, k) for l, i, k in un[:4]]}")
+    miss = evidence.get("missing") or []
+    if miss:
+        shown = ["+".join(pn[j] for j in sup[:4]) + ("+..." if len(sup) > 4 else "") for sup in miss[:6]]
+        lines.append(f"kernel directions mod p not explained by the proven symmetries (supports): "
+                     f"{shown}; each is either exercised only on inputs not sampled yet or an "
+                     "unproven symmetry (a proof that the parameters' Jacobian columns satisfy "
+                     "that relation on every region closes the gap)")
+    return lines

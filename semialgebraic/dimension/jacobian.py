@@ -1,0 +1,137 @@
+r"""Jacobian rows of θ ↦ f_θ(x), exact and modulo a prime, and the kernel directions they leave.
+
+Rows are assembled in closed form by backpropagating the masked products: for output o,
+δ_L = e_o, δ_l = D_l W_{l+1}ᵀ δ_{l+1}, and ∂f_o/∂W_l[i,k] = δ_l[i] h_{l-1}[k],
+∂f_o/∂b_l[i] = δ_l[i] (D_l the 0/1 activation mask, computed exactly).  :func:`jacobian_rows`
+reduces them mod a prime p dividing no denominator of θ (:func:`network_prime`; inputs are
+dyadic): any non-zero minor mod p is a non-zero rational minor, so their rank mod p
+(:func:`algebra.linalg.gfp.rank_mod_p`) is a certified lower bound of the rational rank
+(three-layer-fibers R22 FIBDIM).  :func:`exact_jacobian_rows` / :func:`exact_rank` compute the
+rows and their rank over Q.  :func:`missing_directions` lists the kernel directions mod p of the
+rows so far that the proven symmetry directions do not explain (a guide for the sampling).
+
+>>> from algebra.network import Network
+>>> net = Network.from_rows([[[1], [-1]], [[1, 1]]], [[0, 1], [0]])
+>>> exact_rank(net, [(2,), (3,)]), exact_rank(net, [(2,), (3,), (-1,), (-2,)]), network_prime(net)
+(2, 4, 1048573)
+"""
+
+from __future__ import annotations
+
+from algebra.kernel import parameter_offsets
+from algebra.linalg import QMatrix
+from algebra.linalg.gfp import PRIME, echelon_mod_p, matmul_mod_p, prime_for, residue
+from algebra.network import Network
+from algebra.rationals import Q
+
+__all__ = ["jacobian_rows", "exact_jacobian_rows", "exact_rank", "network_prime", "ProvenSpan",
+           "missing_directions"]
+
+
+def network_prime(net: Network) -> int:
+    """The largest prime p <= :data:`~algebra.linalg.gfp.PRIME` dividing no denominator of the
+    parameters of *net*, so that every Jacobian row at a dyadic input reduces mod p (memoised
+    on the immutable network)."""
+    return net.derived(("dimension.network_prime", PRIME),
+                       lambda: prime_for(int(Q(v).q) for v in net.parameters()))
+
+
+def jacobian_rows(net: Network, X: list, masks: list, p: int):
+    """Jacobian rows ∂f_o(x)/∂θ (o = 0..m-1 for each input) reduced mod p, as a numpy int64
+    array (rows: input-major, then output), from exact inputs *X* and exact 0/1 *masks*
+    (one array (n, n_l) per hidden layer).
+
+    Raises ``ZeroDivisionError`` when p divides a denominator of θ or of an input."""
+    import numpy as np
+    n, L, m = len(X), net.depth, net.n_outputs
+    Ws = [np.array([[residue(v, p) for v in row] for row in w.to_rows()], dtype=np.float64).reshape(w.nrows, w.ncols)
+          for w in net.weights]
+    bs = [np.array([residue(v, p) for v in b], dtype=np.float64) for b in net.biases]
+    H = [np.array([[residue(v, p) for v in x] for x in X], dtype=np.float64).reshape(n, net.n_inputs)]
+    for l in range(L - 1):
+        Z = np.mod(H[-1] @ Ws[l].T + bs[l], p)
+        H.append(Z * masks[l])
+    offs = parameter_offsets(net)
+    R = np.empty((n, m, net.n_parameters))
+    for o in range(m):
+        delta = np.zeros((n, m))
+        delta[:, o] = 1.0
+        for l in range(L - 1, -1, -1):
+            Hin = H[l]
+            nw = Ws[l].shape[0] * Hin.shape[1]
+            R[:, o, offs[l]:offs[l] + nw] = np.mod((delta[:, :, None] * Hin[:, None, :]).reshape(n, -1), p)
+            R[:, o, offs[l] + nw:offs[l] + nw + delta.shape[1]] = delta
+            if l:
+                delta = np.mod(delta @ Ws[l], p) * masks[l - 1]
+    R = R.reshape(n * m, -1)
+    return R.astype(np.int64)
+
+
+def exact_jacobian_rows(net: Network, points) -> list:
+    """Exact rational Jacobian rows ∂f_o(x)/∂θ at *points* (no zero pre-activation assumed:
+    a zero one gets the mask 0)."""
+    rows = []
+    L = net.depth
+    for x in points:
+        pre = net.preactivations(x)
+        hs = [list(x)] + [[v if v > 0 else Q(0) for v in layer] for layer in pre[:-1]]
+        masks = [[1 if v > 0 else 0 for v in layer] for layer in pre[:-1]]
+        for o in range(net.n_outputs):
+            delta = [Q(1) if j == o else Q(0) for j in range(net.n_outputs)]
+            blocks = []
+            for l in range(L - 1, -1, -1):
+                blocks.append([dv * hv for dv in delta for hv in hs[l]] + list(delta))
+                if l:
+                    W = net.weights[l]
+                    delta = [masks[l - 1][i] * sum((delta[j] * W[j, i] for j in range(W.nrows)), Q(0))
+                             for i in range(W.ncols)]
+            rows.append([v for blk in blocks[::-1] for v in blk])
+    return rows
+
+
+def exact_rank(net: Network, points) -> int:
+    """Exact rational rank of the Jacobian rows at *points*."""
+    rows = exact_jacobian_rows(net, points)
+    return QMatrix.from_rows(rows, ncols=net.n_parameters).rank() if rows else 0
+
+
+class ProvenSpan:
+    """The span of the proven symmetry directions, reduced mod p on first use (its RREF over Q:
+    pivot columns and rows mod p), for :func:`missing_directions`; one object per span."""
+
+    def __init__(self, vectors: list, n: int, p: int):
+        self.vectors, self.n, self.p = vectors, n, p
+        self._reduced = None
+
+    def reduced(self) -> tuple:
+        """(pivot columns, rows mod p as a float64 array) of the RREF of the span."""
+        if self._reduced is None:
+            import numpy as np
+            Sm = QMatrix.from_rows(self.vectors, ncols=self.n).rref()[0]
+            rows = [r for r in Sm.to_rows() if any(v != 0 for v in r)]
+            piv = [next(c for c, v in enumerate(r) if v != 0) for r in rows]
+            Sp = np.zeros((len(rows), self.n))
+            for a, r in enumerate(rows):
+                for c, v in enumerate(r):
+                    if v != 0:
+                        Sp[a, c] = residue(v, self.p)
+            self._reduced = (piv, Sp)
+        return self._reduced
+
+
+def missing_directions(K, span: ProvenSpan, limit: int = 12) -> list:
+    """Kernel directions mod p of the Jacobian rows so far (the columns of *K*) that the proven
+    directions of *span* do not explain: a basis (as rows, block echelon mod p) of span(K)
+    modulo the span, as lists of parameter indices (the support of each direction).  Only a
+    guide for the sampling and for the reason text: the missing directions are either not
+    exercised yet or an unproven symmetry."""
+    import numpy as np
+    p = span.p
+    T = np.ascontiguousarray(K.T)
+    if T.shape[0] == 0:
+        return []
+    if span.vectors:
+        piv, Sp = span.reduced()
+        T = np.mod(T - matmul_mod_p(T[:, piv], Sp, p), p)
+    _, E, _ = echelon_mod_p(T.astype(np.int64), p)
+    return [list(map(int, np.flatnonzero(row))) for row in E[:limit]]

@@ -1,0 +1,67 @@
+"""The result of :func:`semialgebraic.dimension.functional_dimension`."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from ..sets import Dimension
+
+__all__ = ["FunctionalDimension"]
+
+
+@dataclass(frozen=True)
+class FunctionalDimension:
+    """Result of :func:`~semialgebraic.dimension.functional_dimension`:
+    ``lower <= value <= upper`` (exact when equal and θ is generic)."""
+
+    n_parameters: int
+    lower: int
+    upper: int
+    reason: str
+    deficits: tuple = ()
+    complete_regions: bool = False
+    samples: int = 0
+    details: dict = field(default_factory=dict)
+    inputs: tuple = field(default=(), repr=False, compare=False)   # the exact inputs of the rank
+    non_generic: str = ""      # why no input of the domain is a differentiable point (else "")
+    nearby: tuple = ()         # non-generic: the values at explicit nearby parameters (dicts)
+    local_upper: int | None = None   # non-generic: the largest certified nearby value
+
+    @property
+    def exact(self) -> bool:
+        """Whether the bounds meet at a generic θ (then :attr:`value` is the functional dimension)."""
+        return self.lower == self.upper and not self.non_generic
+
+    @property
+    def value(self) -> int | None:
+        """The functional dimension when :attr:`exact`, else None."""
+        return self.lower if self.exact else None
+
+    @property
+    def dimension(self) -> Dimension:
+        """The functional dimension as a :class:`~semialgebraic.sets.Dimension` (bounds and reason)."""
+        return Dimension.between(self.lower, self.upper, self.reason)
+
+    @property
+    def fiber_dimension(self) -> Dimension:
+        """Local fiber dimension N − rank (where the rank is locally constant)."""
+        return Dimension.between(self.n_parameters - self.upper, self.n_parameters - self.lower,
+                                 "N - functional dimension")
+
+    def to_json(self) -> dict:
+        """The JSON form of the result (what the CLI prints)."""
+        out = {"functional_dimension": self.value, "fiber_dimension": self.fiber_dimension.value,
+               "exact": self.exact, "n_parameters": self.n_parameters, "reason": self.reason,
+               "deficits": list(self.deficits), "complete_regions": self.complete_regions,
+               "samples": self.samples}
+        if self.details.get("exercise_proofs"):
+            out["exercise_proofs"] = self.details["exercise_proofs"]
+        if self.non_generic:
+            out["non_generic"] = self.non_generic
+            out["nearby"] = [dict(v) for v in self.nearby]
+            out["local_upper"] = self.local_upper
+        if not self.exact:
+            out.update(lower=self.lower, upper=self.upper,
+                       fiber_lower=self.n_parameters - self.upper,
+                       fiber_upper=self.n_parameters - self.lower)
+        return out
