@@ -1,4 +1,4 @@
-"""Benchmark of the general exact methods (issue 8).  Run by hand: ``python benchmarks/bench_general.py``.
+"""Benchmark of the general exact methods.  Run by hand: ``python benchmarks/bench_general.py``.
 
 1. Exact equivalence (``semialgebraic.equivalence.equivalent(method="general")``, certificate and
    its verification included) against a z3 encoding of ∃x: a(x) ≠ b(x) (ReLU as ``If`` terms
@@ -12,7 +12,7 @@
    M^-1), ``dead[-1,1]`` (copy plus two neurons dead on the box), ``tiny-diff[-1,1]`` (a plus a
    neuron alive on a slab of width 1e-6: inequivalent).  Prints both times, the ratio, whether
    the answers agree, the median ratio per kind and overall (pairs z3 decided).
-   Measured 2026-11-30 12:20-13:48 UTC (session 3), 2 shared cores, load ~0.7-1.8,
+   Measured 2026-11-30 12:20-13:48 UTC, 2 shared cores, load ~0.7-1.8,
    ``--skip-dim --z3-timeout 30``, five runs: median 14.1x, 16.0x, 13.4x, 12.2x and 13.4x over the 31
    pairs z3 decided (3 more z3 timeouts at 30 s, ours 6-12 ms).  Per kind (median, min), 16.0x
    run: equivalent 973x (34x), identity-layer 69x (31x), split 251x (4.9x), dead 155x (2.9x),
@@ -24,7 +24,7 @@
    b(x) is re-evaluated exactly and x checked to lie in the domain), where z3 answers sat in
    1-3 ms (0.8-5.4x).  The pair that needs a proof of never-firing neurons (2-6-6-6-1
    perturbed, equivalent) 0.12-0.13 s (dead_cover over 21 regions) against z3 0.06-0.11 s.
-   Before this session's changes (same script, 10:54 UTC, load ~2.4-2.9): median 9.4x (other
+   An earlier version of the code (same script, 10:54 UTC, load ~2.4-2.9): median 9.4x (other
    runs 12.4x, 9.1x), collapsing pairs 6-27 ms with one region walked.  Earlier (original three
    kinds only, load ~0.6): passthru 0.5-4.0 s with 31-234 regions (0.0-0.1x), perturbed 0.01 s
    (0.4-8x), median 6.4x.
@@ -41,9 +41,9 @@
    neuron, (2, 29)).  The exact phase search that would prove those weights never exercised
    (:func:`exercise`) does not finish there (layer-1/2 patterns in R^8; seed 3 with timeout=120
    still open); it does on small nets, and 4-32-32-1 normal seed 1 becomes exact 1184 with
-   ``timeout=60`` (W2[12,27] proven never exercised, ~9500 exact LPs, 31 s).  Before this
-   session (same seeds, load ~5): seed 2 exact in 7.6 s, seeds 1 / 3 at 2334 / 2332 in 13 /
-   11.5 s, seeds 4 / 5 / 6 at 2307 / 2277 / 2334 in 60-77 s (walks uncapped, three full modular
+   ``timeout=60`` (W2[12,27] proven never exercised, ~9500 exact LPs, 31 s).  An earlier
+   version of the code (same seeds, load ~5): seed 2 exact in 7.6 s, seeds 1 / 3 at 2334 / 2332
+   in 13 / 11.5 s, seeds 4 / 5 / 6 at 2307 / 2277 / 2334 in 60-77 s (walks uncapped, three full modular
    eliminations).  4-32-32-1 normal: 1184, 1171, 1174 <= fd <= 1185 in 2-4.6 s; int/8 nets:
    4-32-32-1 1056 <= fd <= 1089 (6.3 s), 8-32-32-32-1 2225 <= fd <= 2241 (10.9 s).
 3. Float32 SVD (numpy) ranks of the same Jacobian rows against their certified rank (rank mod
@@ -67,135 +67,14 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from algebra.network import Network  # noqa: E402
 from algebra.rationals import Q  # noqa: E402
-from algebra.symmetries.elementary import random_permute_scale  # noqa: E402
 from semialgebraic.dimension import functional_dimension, jacobian_rows  # noqa: E402
 from semialgebraic.dimension.sampling import exact_masks, simplex_points  # noqa: E402
 from algebra.linalg.gfp import PRIME, rank_mod_p  # noqa: E402
 from semialgebraic.equivalence import equivalent  # noqa: E402
 from semialgebraic.verify import verify  # noqa: E402
-
-
-def random_net(rng, widths, den=4):
-    W = [[[Q(rng.randint(-9, 9), rng.randint(1, den)) for _ in range(widths[l])] for _ in range(widths[l + 1])]
-         for l in range(len(widths) - 1)]
-    b = [[Q(rng.randint(-9, 9), rng.randint(1, den)) for _ in range(widths[l + 1])] for l in range(len(widths) - 1)]
-    return Network(W, b)
-
-
-def permute_scale(net, rng):
-    return random_permute_scale(net, rng)
-
-
-def passthrough(net, box):
-    """b = a followed by an always-active identity layer relu(y + c) - c on the box (c from exact
-    interval bounds): equivalent on the box; the difference network collapses only after the
-    identity layer is contracted (exact interval proof that it is always active)."""
-    from semialgebraic.equivalence import preactivation_bounds
-    lo = preactivation_bounds(net, domain=box)[-1]
-    c = [(-l if l is not None and l < 0 else Q(0)) + 1 for l, _ in lo]
-    W, bias = net.layer(net.depth - 1)
-    m = W.nrows
-    ws = list(net.weights[:-1]) + [W, [[1 if i == j else 0 for j in range(m)] for i in range(m)]]
-    bs = list(net.biases[:-1]) + [[v + ci for v, ci in zip(bias, c)], [-ci for ci in c]]
-    return Network(ws, bs)
-
-
-def identity_layer(net, l=1):
-    """b = a with the identity relu(h) - relu(-h) inserted on the output h of hidden layer *l*
-    (1-based; exact on R^d: h >= 0 there, so relu(-h) is dead and relu(h) always active)."""
-    from algebra.linalg import QMatrix
-    n = net.widths[l]
-    I = QMatrix.identity(n)
-    W, bias = net.layer(l)
-    ws = list(net.weights[:l]) + [QMatrix.vstack([I, -I]), QMatrix.hstack([W, -W])] + list(net.weights[l + 1:])
-    bs = list(net.biases[:l]) + [[0] * (2 * n), list(bias)] + list(net.biases[l + 1:])
-    return Network(ws, bs)
-
-
-def split_first_layer(net, rng, box):
-    """b = a with an always-active first layer relu(M x + c) (M invertible, c from exact bounds on
-    the box) and a's first layer composed with its inverse: a 'layer split into two'."""
-    from algebra.linalg import QMatrix
-    d = net.n_inputs
-    while True:
-        M = QMatrix.from_rows([[rng.randint(-3, 3) for _ in range(d)] for _ in range(d)])
-        if M.rank() == d:
-            break
-    lo = [sum((min(v * box[0], v * box[1]) for v in M.row_at(i)), Q(0)) for i in range(d)]
-    c = [-v + Q(1, 2) for v in lo]
-    W1, b1 = net.layer(0)
-    Minv = M.inverse()
-    W1n = W1 @ Minv
-    b1n = [u - v for u, v in zip(b1, W1n.apply(c))]
-    return Network([M, W1n] + list(net.weights[1:]), [c, b1n] + list(net.biases[1:]))
-
-
-def dead_neurons(net, rng, box, k=2):
-    """b = a permuted and rescaled, plus *k* first-layer neurons whose kink lies outside the box
-    (dead there, random outgoing weights): equivalent on the box only."""
-    from algebra.linalg import QMatrix
-    b = permute_scale(net, rng)
-    d = net.n_inputs
-    rows = [[rng.randint(-5, 5) or 1 for _ in range(d)] for _ in range(k)]
-    bias = [-(sum(abs(v) for v in r) * max(abs(box[0]), abs(box[1])) + 1) for r in rows]
-    W1, b1 = b.layer(0)
-    W2, b2 = b.layer(1)
-    out = QMatrix.from_rows([[rng.randint(-5, 5) for _ in range(k)] for _ in range(W2.nrows)])
-    return Network([QMatrix.vstack([W1, QMatrix.from_rows(rows)]), QMatrix.hstack([W2, out])]
-                   + list(b.weights[2:]), [list(b1) + bias, list(b2)] + list(b.biases[2:]))
-
-
-def tiny_difference(net, rng, box):
-    """b = a plus relu(x_0 - t), t = hi - 1e-6, carried to the output by one extra neuron per
-    hidden layer (relu of the previous one): a and b differ exactly on the slab x_0 > t of
-    width 1e-6 at the box face (inequivalent)."""
-    from algebra.linalg import QMatrix
-    d = net.n_inputs
-    t = box[1] - Q(1, 10**6)
-    ws, bs = [], []
-    for l in range(net.depth):
-        W, bias = net.layer(l)
-        if l == 0:
-            ws.append(QMatrix.vstack([W, QMatrix.from_rows([[1] + [0] * (d - 1)])]))
-            bs.append(list(bias) + [-t])
-            continue
-        col = QMatrix.from_rows([[1 if (l == net.depth - 1 and i == 0) else 0] for i in range(W.nrows)])
-        W = QMatrix.hstack([W, col])
-        if l < net.depth - 1:
-            W = QMatrix.vstack([W, QMatrix.from_rows([[0] * (W.ncols - 1) + [1]])])
-            bias = list(bias) + [0]
-        ws.append(W)
-        bs.append(list(bias))
-    return Network(ws, bs)
-
-
-def z3_equivalent(a, b, timeout_s, box=None):
-    """True / False / None (unknown or timeout) and the time of ``s.check()`` alone (formula
-    construction excluded), from z3 over exact reals, on the same domain."""
-    import z3
-
-    def val(q):
-        return z3.RealVal(f"{int(q.p)}/{int(q.q)}")
-
-    def terms(net, xs):
-        h = xs
-        for l in range(net.depth):
-            W, bias = net.layer(l)
-            z = [z3.Sum([val(W[i, j]) * h[j] for j in range(W.ncols) if W[i, j] != 0] + [val(bias[i])])
-                 for i in range(W.nrows)]
-            h = z if l == net.depth - 1 else [z3.If(t > 0, t, z3.RealVal(0)) for t in z]
-        return h
-
-    xs = [z3.Real(f"x{i}") for i in range(a.n_inputs)]
-    s = z3.Solver()
-    s.set("timeout", int(timeout_s * 1000))
-    s.add(z3.Or([p != q for p, q in zip(terms(a, xs), terms(b, xs))]))
-    if box is not None:
-        s.add(z3.And([z3.And(x >= box[0], x <= box[1]) for x in xs]))
-    t = time.perf_counter()
-    r = s.check()
-    dt = time.perf_counter() - t
-    return (False if r == z3.sat else True if r == z3.unsat else None), dt
+from tests.cases.general import (dead_neurons, identity_layer, passthrough, permute_scale,  # noqa: E402
+                                 rational_net, split_first_layer, tiny_difference)
+from tests.oracles.z3 import z3_equivalent_timed  # noqa: E402
 
 
 REPEAT = 3
@@ -206,7 +85,7 @@ def bench_equivalence(quick: bool, z3_timeout: float) -> None:
     configs = [(2, 6, 6, 1), (3, 8, 6, 1), (2, 5, 5, 5, 1)] if quick else \
         [(2, 8, 8, 1), (3, 10, 10, 1), (4, 8, 8, 1), (2, 6, 6, 6, 1), (4, 10, 10, 1)]
     box = (-1, 1)
-    warm = random_net(random.Random(1), (2, 3, 1))     # import numpy / HiGHS once, untimed
+    warm = rational_net(random.Random(1), (2, 3, 1))     # import numpy / HiGHS once, untimed
     equivalent(warm, passthrough(warm, box), method="general", domain=box)
     print("\n== exact equivalence: general method vs z3 (exact reals) ==")
     print("ours: equivalent(a, b, method='general') including its certificate and the certificate's "
@@ -214,14 +93,14 @@ def bench_equivalence(quick: bool, z3_timeout: float) -> None:
     print(f"{'widths':<16}{'kind':<16}{'ours':>6}{'t_ours':>9}{'regions':>9}{'z3':>6}{'t_z3':>9}{'ratio':>8}")
     ratios, by_kind = [], {}
     for widths in configs:
-        a = random_net(rng, widths)
+        a = rational_net(rng, widths)
         pairs = {"equivalent": (permute_scale(a, rng), None)}
         k = rng.randrange(a.n_parameters)
         pairs["perturbed"] = (a.with_parameter(k, a.parameters()[k] + Q(1, 1000)), None)
         if widths[0] <= 3:
             pairs["passthru[-1,1]"] = (passthrough(a, box), box)
         pairs["identity-layer"] = (identity_layer(a), None)
-        pairs["split[-1,1]"] = (split_first_layer(a, rng, box), box)
+        pairs["split[-1,1]"] = (split_first_layer(a, rng, box, slack=Q(1, 2)), box)
         pairs["dead[-1,1]"] = (dead_neurons(a, rng, box), box)
         pairs["tiny-diff[-1,1]"] = (tiny_difference(a, rng, box), box)
         for kind, (b, dom) in pairs.items():
@@ -235,7 +114,7 @@ def bench_equivalence(quick: bool, z3_timeout: float) -> None:
             assert v.answer is None or verify(v.certificate)[0]
             t_z3 = float("inf")
             for _ in range(REPEAT):
-                z, t = z3_equivalent(a, b, z3_timeout, dom)
+                z, t = z3_equivalent_timed(a, b, z3_timeout, dom)
                 t_z3 = min(t_z3, t)
                 if t_z3 > 0.5:
                     break
@@ -303,7 +182,7 @@ def bench_dimension() -> None:
            [((4, 32, 32, 1), "normal", s) for s in (1, 2, 3)] + \
            [((8, 32, 32, 32, 1), "int/8", 7), ((4, 32, 32, 1), "int/8", 3)]
     builders = {"normal": normal_net, "switching": switching_net,
-                "int/8": lambda rng, widths: random_net(rng, widths, den=8)}
+                "int/8": lambda rng, widths: rational_net(rng, widths, den=8)}
     for widths, kind, seed in rows:
         net = builders[kind](random.Random(seed), widths)
         t = time.perf_counter()
@@ -327,7 +206,7 @@ def bench_float_svd() -> None:
     from semialgebraic.dimension import symmetry_directions
     from algebra.linalg import QMatrix
     print("\n== float32 SVD rank vs certified exact rank of the same Jacobian rows ==")
-    cases = [("4-32-32-1 int/8 seed 3", random_net(random.Random(3), (4, 32, 32, 1), den=8), 1500),
+    cases = [("4-32-32-1 int/8 seed 3", rational_net(random.Random(3), (4, 32, 32, 1), den=8), 1500),
              ("8-32-32-32-1 normal seed 2", normal_net(random.Random(2), (8, 32, 32, 32, 1)), 3600)]
     for name, net, n_pts in cases:
         prng = random.Random(0)

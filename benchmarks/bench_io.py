@@ -9,7 +9,7 @@ temporary directory, then times
 * ``exact warm``: the same call again (layers already in integer form);
 * ``numpy``: float64 evaluation of the same batch (the baseline; best of 5);
 
-and prints the ratios exact/numpy.  Targets (issue 2) for the first model: read <= 3 s, exact
+and prints the ratios exact/numpy.  Targets for the first model: read <= 3 s, exact
 batch evaluation <= 30x numpy.  Also checks that the exact outputs round to the numpy ones.
 
 Run by hand: ``python benchmarks/bench_io.py [--hidden 1024 4096] [--batch 1000] [--flint]``

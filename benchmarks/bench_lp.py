@@ -7,7 +7,7 @@ Compares ``feasible(method="auto")`` (HiGHS guess, exact verification, exact fal
 ``feasible(method="exact")`` (the exact simplex fallback alone) on random rational systems with
 strict rows: feasible ones (a planted interior point) and infeasible ones (a planted
 contradiction).  Every result is re-checked exactly (``check()``) and both methods must agree.
-cdd (the issue's baseline, 0.4-1.1 s) is not installable here (no Linux wheel).
+cdd (the reference baseline, 0.4-1.1 s) is not installable here (no Linux wheel).
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Benchmark: exact equivalence of one-hidden-layer nets (issue 4).
+"""Benchmark: exact equivalence of one-hidden-layer nets.
 
 Run by hand::
 

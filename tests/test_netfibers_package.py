@@ -1,4 +1,4 @@
-"""``import netfibers`` (issue 13 part 7): the public API of algebra and semialgebraic, one version."""
+"""``import netfibers``: the public API of algebra and semialgebraic, one version."""
 
 import importlib.metadata
 import os

@@ -2,8 +2,6 @@
 inverse, generator, JSON; refusals with reasons."""
 
 import random
-import sys
-from pathlib import Path
 
 import pytest
 
@@ -15,8 +13,7 @@ from algebra.symmetries.bottleneck import (FreeFirstLayer, KinkSwap, PermuteHidd
                                            SignFlip, TailRefactor, TranslateMasked, masked_column,
                                            s6_interval)
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "semialgebraic"))
-from bottleneck_cases import T1, T4a, T4b, T4ca, T7a, T7b, T7ctl_b1, T11, T1_t  # noqa: E402
+from tests.cases.bottleneck import T1, T4a, T4b, T4ca, T7a, T7b, T7ctl_b1, T11, T1_t
 
 GRID = [Q(p, q) for p in range(-7, 8) for q in (1, 3)]
 
@@ -101,7 +98,7 @@ def test_helper_steps_roundtrip_and_refusals():
 def test_random_step_identities_exact():
     """Every valid S6/S7/S8 step keeps the function (exact evaluation on a rational grid)."""
     from semialgebraic.bottleneck import random_symmetric_copy
-    from bottleneck_cases import planted
+    from tests.cases.bottleneck import planted
     rng = random.Random(3)
     for k, (d, n1, rows) in enumerate([(2, 2, ["+-|-", "--|-"]), (3, 3, ["+--|-", "---|-"]),
                                        (1, 1, ["-|+", "-|-"]), (3, 2, ["++|+", "+-|+"])]):

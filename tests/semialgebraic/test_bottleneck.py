@@ -18,12 +18,8 @@ from semialgebraic.shallow import positive_factor_rank
 from semialgebraic.exceptions import NonGenericError
 from semialgebraic.verify import verify
 
-import sys as _sys
-from pathlib import Path as _Path
-_sys.path.insert(0, str(_Path(__file__).resolve().parent))
-
-from bottleneck_cases import (N, P5_rank1, P5_rank2, T1, T2a, T3a, T5a, T6a, T7a, T8, T8_1, T9,
-                              T11, masked_row, planted)
+from tests.cases.bottleneck import (N, P5_rank1, P5_rank2, T1, T2a, T3a, T5a, T6a, T7a, T8,
+                                    T8_1, T9, T11, masked_row, planted)
 from algebra.linalg import QMatrix
 
 
@@ -59,7 +55,7 @@ def test_non_generic_is_refused_not_guessed():
     assert v.answer is None and "G2" in v.reason
     assert identifiability(bad).answer is None
     # T1 end point: same function, but non-generic (P7)
-    from bottleneck_cases import T1_t
+    from tests.cases.bottleneck import T1_t
     v = equivalent_bottleneck(T1, T1_t(Q(3, 2)))
     assert v.answer is None and "G2" in v.reason
     # non-generic but different: a verified counterexample is still an answer
@@ -225,7 +221,7 @@ def test_flip_without_shear_is_inequivalent(seed):
 
 
 def test_T_examples_equivalence_paths():
-    from bottleneck_cases import T2b, T3b, T4a, T4b, T5b, T6b, T7b, T11p, T1_t
+    from tests.cases.bottleneck import T2b, T3b, T4a, T4b, T5b, T6b, T7b, T11p, T1_t
     for a, b in [(T1, T1_t(Q(7, 5))), (T2a, T2b), (T3a, T3b), (T4a, T4b), (T5a, T5b), (T6a, T6b),
                  (T7a, T7b), (T11, T11p)]:
         path = symmetry_path(a, b)

@@ -1,5 +1,5 @@
-"""Certificates built in one place per type, versioned, and verified by the deciders (issue 13,
-parts 3 and 5)."""
+"""Certificates built in one place per type (``semialgebraic.certificates``), versioned, and
+verified by the deciders."""
 
 from __future__ import annotations
 
@@ -28,7 +28,7 @@ from semialgebraic.equivalence import equivalent
 from semialgebraic.exceptions import CertificateError
 from semialgebraic.shallow import equivalent_shallow
 from semialgebraic.verify import CHECKERS, verify
-from test_certificate_mutations import BUILDERS, IDENT
+from tests.semialgebraic.test_certificate_mutations import BUILDERS, IDENT
 
 # the module, not the function: the package attribute ``identifiability`` is the re-exported function
 bottleneck_mod = importlib.import_module("semialgebraic.bottleneck.identifiability")

@@ -29,7 +29,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from algebra.network import Network
-from bottleneck_cases import masked_row, planted
+from tests.cases.bottleneck import masked_row, planted
 from algebra.rationals import Q
 from semialgebraic import bottleneck as bn
 from semialgebraic.certificates import jsonable

@@ -13,7 +13,7 @@ from semialgebraic.dimension import (checked_directions_bound, directions_bound,
                                            is_regions_rank)
 from semialgebraic.verify.functional_dimension import _domain, _upper_vectors
 
-NETS = {   # planted nets of tests/test_fd_certificate_s3.py: every entry kind appears
+NETS = {   # planted nets of verify/test_functional_dimension_upper.py: every entry kind appears
     "zero_row": (Network.from_rows([[[1, 2], [0, 0], [1, -1]], [[1, 2, 1]]], [[0, 3, 1], [0]]), None, {}),
     "box_block": (Network.from_rows([[[1, 2], [-1, 1], [1, 1]], [[1, 2, -1]]], [[5, 4, 0], [0]]), (-1, 1), {}),
     "silent": (Network.from_rows([[[1, 2], [-1, 1], [1, -1]], [[1, 2, 0], [0, 0, -1]], [[1, 1]]],

@@ -1,4 +1,4 @@
-"""Speed-ups of the general equivalence method keep it exact (issue 8, session 2).
+"""Speed-ups of the general equivalence method keep it exact.
 
 * Layer contraction (``contract`` steps of ``region_cover``): a hidden layer whose neurons are
   all provably always active or dead on the domain is composed into the next one.  The
@@ -15,17 +15,17 @@ import random
 import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
 
+from algebra.kernel import difference_network
 from algebra.linalg import QMatrix
 from algebra.network import Network
 from algebra.rationals import Q
-from algebra.symmetries.elementary import random_permute_scale
-from semialgebraic.sets import normalize_domain
 from semialgebraic.equivalence import equivalent
+from semialgebraic.equivalence import contract_affine_layers
 from semialgebraic.regions import joint_regions
-from semialgebraic.equivalence import contract_affine_layers, preactivation_bounds
+from semialgebraic.sets import normalize_domain
 from semialgebraic.verify import verify
-from algebra.kernel import difference_network
 from semialgebraic.verify.region_cover import apply_contractions
+from tests.cases.general import identity_layer, passthrough, permute_scale, split_first_layer
 
 BOX = (-1, 1)
 SETTINGS = settings(max_examples=12, deadline=None, suppress_health_check=list(HealthCheck))
@@ -37,43 +37,6 @@ def random_net(rng, widths, zero_prob=0.1):
     return Network([[[q() for _ in range(widths[l])] for _ in range(widths[l + 1])]
                     for l in range(len(widths) - 1)],
                    [[q() for _ in range(widths[l + 1])] for l in range(len(widths) - 1)])
-
-
-def passthrough(net, box, slack=Q(1)):
-    """net followed by relu(y + c) - c with c = slack - (interval lower bound of y)."""
-    lo = preactivation_bounds(net, domain=box)[-1]
-    c = [(-l if l is not None and l < 0 else Q(0)) + slack for l, _ in lo]
-    W, bias = net.layer(net.depth - 1)
-    m = W.nrows
-    ws = list(net.weights[:-1]) + [W, QMatrix.identity(m)]
-    bs = list(net.biases[:-1]) + [[v + ci for v, ci in zip(bias, c)], [-ci for ci in c]]
-    return Network(ws, bs)
-
-
-def identity_layer(net, l):
-    """relu(h) - relu(-h) inserted on the output h of hidden layer l (1-based; exact on R^d
-    since h >= 0).  l = 0: on the input x (then no layer is affine: x changes sign)."""
-    n = net.widths[l]
-    I = QMatrix.identity(n)
-    W, bias = net.layer(l)
-    ws = list(net.weights[:l]) + [QMatrix.vstack([I, -I]), QMatrix.hstack([W, -W])] + list(net.weights[l + 1:])
-    bs = list(net.biases[:l]) + [[0] * (2 * n), list(bias)] + list(net.biases[l + 1:])
-    return Network(ws, bs)
-
-
-def split_first_layer(net, rng, box):
-    """An always-active first layer relu(M x + c) on the box, and a's first layer composed with
-    M^-1 (shifted by c)."""
-    d = net.n_inputs
-    while True:
-        M = QMatrix.from_rows([[rng.randint(-3, 3) for _ in range(d)] for _ in range(d)])
-        if M.rank() == d:
-            break
-    c = [-sum((min(v * box[0], v * box[1]) for v in M.row_at(i)), Q(0)) for i in range(d)]
-    W1, b1 = net.layer(0)
-    W1n = W1 @ M.inverse()
-    return Network([M, W1n] + list(net.weights[1:]),
-                   [c, [u - v for u, v in zip(b1, W1n.apply(c))]] + list(net.biases[1:]))
 
 
 def points(rng, d, dom, n=40):
@@ -342,10 +305,6 @@ def test_random_hats_dead_or_barely_alive(seed, d, dead):
         x = [Q(t) if isinstance(t, int) else Q(*map(int, t.split("/"))) for t in v.certificate["x"]]
         t = sum((wi * xi for wi, xi in zip(w, x)), Q(0)) + c
         assert abs(t - 1) < eps
-
-
-def permute_scale(net, rng):
-    return random_permute_scale(net, rng)
 
 
 @settings(max_examples=25, deadline=None, suppress_health_check=list(HealthCheck))

@@ -1,4 +1,4 @@
-"""General exact equivalence (issue 8): planted symmetries, perturbations, tiny regions,
+"""General exact equivalence: planted symmetries, perturbations, tiny regions,
 domains, budgets, the dispatcher against the general method, exact deviation."""
 
 import random
@@ -9,11 +9,11 @@ from hypothesis import HealthCheck, given, settings, strategies as st
 from algebra.exceptions import InputError
 from algebra.network import Network
 from algebra.rationals import Q
-from algebra.symmetries.elementary import random_permute_scale
 from semialgebraic.equivalence import (could_be_equivalent, equivalent, is_equivalent, max_deviation,
                                        refutation_points, simplify)
 from semialgebraic.exceptions import UndecidedError
 from semialgebraic.verify import verify
+from tests.cases.general import permute_scale
 
 SETTINGS = dict(deadline=None, suppress_health_check=[HealthCheck.too_slow], derandomize=True)
 
@@ -29,10 +29,6 @@ def random_net(rng, widths, rational=True, zero_prob=0.15):
     W = [[[num() for _ in range(widths[l])] for _ in range(widths[l + 1])] for l in range(len(widths) - 1)]
     b = [[num() for _ in range(widths[l + 1])] for l in range(len(widths) - 1)]
     return Network(W, b)
-
-
-def permute_scale(net, rng):
-    return random_permute_scale(net, rng)
 
 
 def insert_dead(net, rng, layer=0):

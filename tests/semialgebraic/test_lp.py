@@ -12,27 +12,7 @@ from algebra.rationals import Q
 from semialgebraic.lp import (LPResult, check_infeasibility_certificate, feasible, is_feasible,
                               optimize)
 
-z3 = pytest.importorskip("z3")
-
-
-def z3_feasible(A_eq, b_eq, A_lt, b_lt, A_le, b_le, n):
-    """Independent exact decision: z3's linear real arithmetic (rational models)."""
-    s = z3.Solver()
-    s.set("timeout", 20000)
-    x = [z3.Real(f"x{i}") for i in range(n)]
-
-    def lhs(row):
-        return z3.Sum([z3.RealVal(str(v)) * x[i] for i, v in enumerate(row)]) if n else z3.RealVal(0)
-
-    for r, b in zip(A_eq, b_eq):
-        s.add(lhs(r) == z3.RealVal(str(b)))
-    for r, b in zip(A_lt, b_lt):
-        s.add(lhs(r) < z3.RealVal(str(b)))
-    for r, b in zip(A_le, b_le):
-        s.add(lhs(r) <= z3.RealVal(str(b)))
-    out = s.check()
-    assert out != z3.unknown
-    return out == z3.sat
+from tests.oracles.z3 import z3_feasible
 
 
 def satisfies(point, A_eq, b_eq, A_lt, b_lt, A_le, b_le):

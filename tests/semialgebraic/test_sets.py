@@ -1,13 +1,14 @@
 """Semi-algebraic sets: membership, dimension (exact or labelled bounds), printing, JSON."""
 
 import json
+import random
 
 import pytest
 
 from algebra.exceptions import DimensionMismatchError, IncompatibleRingError, InputError
 from algebra.polynomials import Ring
 from algebra.rationals import Q
-from semialgebraic.sets import BasicSet, Dimension, SemialgebraicSet
+from semialgebraic.sets import BasicSet, Dimension, SemialgebraicSet, random_batch
 
 
 @pytest.fixture
@@ -152,3 +153,17 @@ def test_sets_exceptions(R2):
         BasicSet("not a ring")
     with pytest.raises(ValueError):
         Dimension.between(3, 1)
+
+
+# -- random_batch: random exact points strictly inside the domain ------------------------------
+@pytest.mark.parametrize("dom", [None, "orthant", (Q(-1, 3), Q(5, 2)), (Q(2), Q(2))])
+def test_random_batch_points_lie_in_the_domain(dom):
+    X = random_batch(random.Random(1), 50, 3, dom)
+    assert X.shape == (50, 3)
+    for row in X.to_rows():
+        if dom == "orthant":
+            assert all(v > 0 for v in row)
+        elif isinstance(dom, tuple):
+            assert all(dom[0] <= v <= dom[1] for v in row)
+            if dom[0] < dom[1]:
+                assert all(dom[0] < v < dom[1] for v in row)

@@ -1,4 +1,4 @@
-"""One hidden layer: canonical form, equivalence with certificates, fibers (issue 4).
+"""One hidden layer: canonical form, equivalence with certificates, fibers.
 
 Random rational nets with planted symmetries must be proved equivalent (symmetry path accepted
 by ``verify``); perturbations must be proved different (counterexample accepted by ``verify``),

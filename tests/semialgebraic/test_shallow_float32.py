@@ -1,6 +1,6 @@
 """The float32 fast path of one-hidden-layer equivalence (semialgebraic.shallow.float32_exact) against
 the FLINT canonical forms (semialgebraic.shallow.canonical), on random float32 nets with planted
-symmetries, degenerate rows and one-ulp perturbations (issue 4; three-layer-fibers S1–S5)."""
+symmetries, degenerate rows and one-ulp perturbations (three-layer-fibers S1–S5)."""
 
 from __future__ import annotations
 

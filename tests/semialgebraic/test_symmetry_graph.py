@@ -8,11 +8,7 @@ from algebra.network import Network
 from semialgebraic.bottleneck import dimension_formula, fiber_bottleneck
 from semialgebraic.symmetry_graph import graph_to_json, write_graphml
 
-import sys as _sys
-from pathlib import Path as _Path
-_sys.path.insert(0, str(_Path(__file__).resolve().parent))
-
-from bottleneck_cases import T1, T2a, T4a, T6a, T7a, T11, T11p, T11pp
+from tests.cases.bottleneck import T1, T2a, T4a, T6a, T7a, T11, T11p, T11pp
 
 
 def test_T7_graph_S7_edge_and_counts():
@@ -69,7 +65,7 @@ def test_exports(tmp_path):
 def test_large_count_is_exact_integer():
     # 12 switching neurons, 3 first-layer neurons: 3! * 12! permutation copies, one node
     import random
-    from bottleneck_cases import planted
+    from tests.cases.bottleneck import planted
     rng = random.Random(4)
     rows = ["+-+|-", "-+-|+", "++-|-", "--+|+"] * 3
     net = planted(rng, 3, 3, rows)

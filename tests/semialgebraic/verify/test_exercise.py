@@ -1,4 +1,4 @@
-"""Exact exercise decisions (issue 8 item 5; three-layer-fibers R22): a parameter's Jacobian column
+"""Exact exercise decisions (three-layer-fibers R22): a parameter's Jacobian column
 ∂f/∂θ_p = δ·h is non-zero somewhere iff :func:`exercise` says so, against brute-force region
 enumeration; proofs re-check and tampered proofs fail; the modular kernel routines behind the
 certified lower bound agree with FLINT; planted dead neurons in a deeper net."""

@@ -1,11 +1,14 @@
 """The identifiability certificate (three-layer-fibers R18) is re-checked independently."""
 
 import copy
+import json
 
 import pytest
 
 from algebra import load
 from semialgebraic import identifiability, verify
+from semialgebraic.cli import main
+from tests.cases.certificates import EXAMPLES
 
 EX = "algebra/examples/"
 
@@ -43,3 +46,20 @@ def test_not_identifiable_network_certificate_is_a_verified_path():
     # the planted copy is a different parameter (with the same function, by the verified path)
     from algebra.io.native import network_from_dict
     assert network_from_dict(v.details["planted_copy"]) != load(EX + "masked_bottleneck.json")
+
+
+# -- netfibers verify CERT NET for certificates that embed one input -----------------------------
+def test_cli_verify_identifiability_certificate_against_its_network(tmp_path, capsys):
+    """Bug (fixed in commands/shallow.py): ``netfibers verify id.json NET`` compared NET with a
+    non-existent embedded 'a' and reported a valid identifiability certificate BROKEN (exit 1)."""
+    from semialgebraic.bottleneck import identifiability
+    from algebra.io import load
+    net_path = EXAMPLES / "t5_perm_scale_a.json"
+    v = identifiability(load(str(net_path)))
+    assert v.answer is True and v.certificate["type"] == "identifiability_hypotheses"
+    cert = tmp_path / "id.json"
+    cert.write_text(json.dumps(v.certificate))
+    assert main(["verify", str(cert), str(net_path)]) == 0
+    assert main(["verify", str(cert), str(EXAMPLES / "t5_perm_scale_b.json")]) == 1
+    assert main(["verify", str(cert), str(net_path), str(net_path)]) == 2
+    capsys.readouterr()

@@ -1,5 +1,5 @@
-"""Functional-dimension certificates re-check every upper-bound direction (issue 8, item 5;
-three-layer-fibers R22 with S2 scalings, R11 S4 GL blocks, R13 S6 bias trades).
+"""Functional-dimension certificates re-check every upper-bound direction (three-layer-fibers
+R22 with S2 scalings, R11 S4 GL blocks, R13 S6 bias trades).
 
 Each test asserts values: the exact functional dimension of planted nets, the entries the
 certificate lists, and that every vector the checker builds is annihilated by the exact Jacobian
@@ -47,7 +47,7 @@ def _entries(cert, kind):
 
 def _differentiable(net, x) -> bool:
     """theta -> f_theta(x) is differentiable at x (the kernel rule, itself tested against a brute
-    force over kink masks in tests/semialgebraic/test_fd_nongeneric.py)."""
+    force over kink masks in tests/semialgebraic/test_dimension_nongeneric.py)."""
     return is_differentiable_at(net, x)
 
 

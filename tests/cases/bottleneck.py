@@ -1,4 +1,5 @@
-"""Shared cases for the bottleneck tests (three-layer-fibers §9): planted sign patterns."""
+"""Named bottleneck networks and planted sign patterns (three-layer-fibers §9), shared by the
+bottleneck, symmetry-graph and cross-check tests."""
 
 from __future__ import annotations
 

@@ -14,6 +14,7 @@ from algebra.symmetries.elementary import Permute, Scale
 from algebra.symmetries.moves import Regroup
 from semialgebraic.shallow import equivalent_shallow
 from semialgebraic.verify import check_inputs_match, verify
+from tests.cases.certificates import EXAMPLES, replaced
 
 A = Network.from_rows([[[1, 2], [-1, 1], [2, -3]], [[1, -2, 3]]], [[1, 0, -1], [0]])
 # split copy (n0), a flip compensated by an antiparallel partner (n1), then scaled and permuted
@@ -155,3 +156,17 @@ def test_random_certificates_roundtrip_and_break():
         cert = copy.deepcopy(v.certificate)
         cert["b"]["layers"][1]["bias"][0] = 1
         assert not verify(cert)[0]
+
+
+# -- a step parameter that is not a number -------------------------------------------------------
+def test_bad_number_in_a_step_is_input_error():
+    """A step parameter that is not a number (ParseError / InexactInputError from the step
+    parser) is a malformed certificate."""
+    from semialgebraic.bottleneck import identifiability
+    from algebra.io import load
+    cert = identifiability(load(str(EXAMPLES / "t10_masked.json"))).certificate
+    steps = [i for i, s in enumerate(cert.get("steps", [])) if "t" in s]
+    assert cert["type"] == "symmetry_path" and steps
+    for value in ("x", "1/0", "nan", 0.5, True, None, [1]):
+        with pytest.raises(InputError):
+            verify(replaced(cert, ("steps", steps[0], "t"), value))

@@ -1,4 +1,4 @@
-"""Red team (session 3): ``functional_dimension`` certificates against an independent ground truth.
+"""``functional_dimension`` certificates against an independent ground truth.
 
 Ground truth (small code here, no netfibers decision code but the region walk): on every linear
 region of the domain (``semialgebraic.regions``) that holds differentiable inputs of θ ↦ f_θ(x)

@@ -1,4 +1,4 @@
-"""Red team (session 2): the CLI on hostile input and tiny budgets.
+"""The CLI on hostile input and tiny budgets.
 
 Every bad input gives one line on stderr naming the file and the problem, exit 2, no traceback,
 nothing written; a budget that runs out gives a partial result and exit 3, never a crash.
@@ -14,6 +14,7 @@ from algebra.rationals import Q
 from semialgebraic.budget import Budget
 from semialgebraic.cli import main
 from semialgebraic.equivalence import max_deviation
+from tests.cases.certificates import DEEP_A
 
 # a dense 3-6-6-1 net: enough regions that a budget of 1e-9 s stops the walk before the first
 DENSE = Network.from_rows(
@@ -324,3 +325,25 @@ def test_apply_says_when_the_result_equals_the_input_on_the_orthant_only(tmp_pat
     steps.write_text(json.dumps([{"step": "S1", "layer": 0, "perm": [1, 0]}]))
     code, text, _ = run(capsys, "apply", steps, src, "-o", out, "--json")
     assert code == 0 and json.loads(text)["domain"] == "R^d"
+
+
+# -- wrong JSON types in a network or a step file: exit 2, nothing written ----------------------
+def test_network_activation_of_wrong_type_cli(tmp_path, capsys):
+    data = DEEP_A.to_dict()
+    for value in ({}, ["relu"], 3):
+        data["activation"] = value
+        p = tmp_path / "n.json"
+        p.write_text(json.dumps(data))
+        assert main(["info", str(p)]) == 2
+        err = capsys.readouterr().err
+        assert "activation" in err and len(err.strip().splitlines()) == 1
+
+
+def test_apply_step_name_of_wrong_type_cli(tmp_path, capsys):
+    net = tmp_path / "n.json"
+    net.write_text(json.dumps(DEEP_A.to_dict()))
+    steps = tmp_path / "s.json"
+    steps.write_text(json.dumps([{"step": {"S1": 1}, "layer": 0, "perm": [1, 0]}]))
+    assert main(["apply", str(steps), str(net), "-o", str(tmp_path / "out.json")]) == 2
+    assert not (tmp_path / "out.json").exists()
+    capsys.readouterr()

@@ -1,68 +1,27 @@
-"""Red team (session 2): equivalence against an independent exact oracle (z3 over the reals,
-ReLU as ``If``) on nets built the way users build them — random rational weights with zero rows,
-duplicate and antiparallel neurons, dead neurons, huge and tiny rationals, d = 1, m > 1, width 1 —
-with planted symmetries, single-weight perturbations down to 1e-12 and near-misses confined to
-a ball of radius 1e-12 that no sampling finds.  Every verdict's certificate must pass ``verify``
+"""Equivalence against an independent exact oracle (z3 over the reals, ReLU as ``If``,
+``tests/oracles/z3.py``) on nets built the way users build them — random rational weights
+with zero rows, duplicate and antiparallel neurons, dead neurons, huge and tiny rationals, d = 1,
+m > 1, width 1 — with planted symmetries, single-weight perturbations down to 1e-12 and
+near-misses confined to a ball of radius 1e-12 that no sampling finds.  Every verdict's certificate must pass ``verify``
 after a JSON round trip; a wrong "equivalent" is the worst bug."""
 
 import json
 import random
+from fractions import Fraction
 
 import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
 
 from algebra.network import Network
 from algebra.rationals import Q
-from semialgebraic import equivalent, verify
-
-from test_redteam_s2_oracle import z3_equivalent
+from semialgebraic import equivalent, max_deviation, verify
+from semialgebraic.sets import random_batch
+from tests.cases.general import (bump_net, hostile_net, planted_copy, planted_pair,
+                                 planted_width_depth_moves, small_net)
+from tests.oracles.z3 import z3_equivalent, z3_max_deviation
 
 SETTINGS = settings(max_examples=12, deadline=None, derandomize=True,
                     suppress_health_check=list(HealthCheck))
-
-
-def _q(rng):
-    t = rng.random()
-    if t < 0.2:
-        return Q(0)
-    if t < 0.6:
-        return Q(rng.randint(-3, 3))
-    if t < 0.9:
-        return Q(rng.randint(-5, 5), rng.randint(1, 4))
-    if t < 0.95:
-        return Q(rng.choice([-1, 1]), 10 ** rng.randint(6, 12))
-    return Q(rng.randint(-10**12, 10**12), rng.randint(1, 10**6))
-
-
-def random_net(rng, widths):
-    Ws, bs = [], []
-    for l in range(len(widths) - 1):
-        W = [[_q(rng) for _ in range(widths[l])] for _ in range(widths[l + 1])]
-        b = [_q(rng) for _ in range(widths[l + 1])]
-        if rng.random() < 0.25:                                   # a zero row
-            W[rng.randrange(len(W))] = [Q(0)] * widths[l]
-        if len(W) > 1 and rng.random() < 0.3:                     # parallel / antiparallel copy
-            i, j = rng.sample(range(len(W)), 2)
-            s = rng.choice([Q(1), Q(2), Q(-1), Q(-1, 3)])
-            W[j], b[j] = [s * v for v in W[i]], s * b[i]
-        Ws.append(W)
-        bs.append(b)
-    return Network.from_rows(Ws, bs)
-
-
-def planted_copy(rng, net):
-    """Permutation and positive scaling of every hidden layer: the same function."""
-    Ws = [w.to_rows() for w in net.weights]
-    bs = [list(b) for b in net.biases]
-    for l in range(net.depth - 1):
-        n = len(Ws[l])
-        perm = list(range(n))
-        rng.shuffle(perm)
-        sc = [Q(rng.randint(1, 5), rng.randint(1, 5)) for _ in range(n)]
-        Ws[l] = [[v * sc[p] for v in Ws[l][p]] for p in perm]
-        bs[l] = [bs[l][p] * sc[p] for p in perm]
-        Ws[l + 1] = [[row[p] / sc[p] for p in perm] for row in Ws[l + 1]]
-    return Network.from_rows(Ws, bs)
 
 
 def _check(a, b, domain=None, methods=("auto", "general")):
@@ -83,7 +42,7 @@ widths_strategy = st.lists(st.integers(1, 3), min_size=1, max_size=3)
        domain=st.sampled_from([None, "orthant", (Q(-1), Q(1))]))
 def test_planted_symmetry_is_equivalent(seed, d, m, hidden, domain):
     rng = random.Random(seed)
-    a = random_net(rng, [d, *hidden, m])
+    a = hostile_net(rng, [d, *hidden, m])
     assert _check(a, planted_copy(rng, a), domain) is True
 
 
@@ -92,24 +51,10 @@ def test_planted_symmetry_is_equivalent(seed, d, m, hidden, domain):
        exponent=st.sampled_from([0, 3, 12]), domain=st.sampled_from([None, "orthant", (Q(-1), Q(1))]))
 def test_single_weight_perturbation_agrees_with_z3(seed, d, m, hidden, exponent, domain):
     rng = random.Random(seed)
-    a = random_net(rng, [d, *hidden, m])
+    a = hostile_net(rng, [d, *hidden, m])
     p = list(planted_copy(rng, a).parameters())
     p[rng.randrange(len(p))] += Q(rng.choice([-1, 1]), 10 ** exponent)
     _check(a, Network.from_parameters(a.widths, p), domain)
-
-
-def bump_net(d, centre, eps, weight, m=1):
-    """Two hidden layers: |x_i - c_i| per coordinate, then relu(eps - Σ|x_i - c_i|) (a bump on
-    an L1 ball of radius eps) with output weight *weight*, plus Σ|x_i - c_i| (weight 1)."""
-    W1, b1 = [], []
-    for i in range(d):
-        e = [Q(0)] * d
-        e[i] = Q(1)
-        W1 += [e, [-v for v in e]]
-        b1 += [-centre[i], centre[i]]
-    W2 = [[Q(-1)] * (2 * d), [Q(1)] * (2 * d)]
-    return Network.from_rows([W1, W2, [[weight, Q(1)] for _ in range(m)]],
-                             [b1, [eps, Q(0)], [Q(0)] * m])
 
 
 @pytest.mark.parametrize("d", [1, 2, 3])
@@ -154,7 +99,7 @@ def test_extra_neuron_with_kink_in_a_tiny_box():
        domain=st.sampled_from([None, "orthant", (Q(-1), Q(1))]))
 def test_hunt_slow(seed, d, m, hidden, kind, domain):
     rng = random.Random(seed)
-    a = random_net(rng, [d, *hidden, m])
+    a = hostile_net(rng, [d, *hidden, m])
     if kind == "planted":
         b = planted_copy(rng, a)
     elif kind == "perturbed":
@@ -162,49 +107,10 @@ def test_hunt_slow(seed, d, m, hidden, kind, domain):
         p[rng.randrange(len(p))] += Q(1, 10 ** rng.randint(0, 12))
         b = Network.from_parameters(a.widths, p)
     elif kind == "random":
-        b = random_net(rng, [d, *hidden, m])
+        b = hostile_net(rng, [d, *hidden, m])
     else:
         b = a
     _check(a, b, domain)
-
-
-def planted_width_depth_moves(rng, net):
-    """Function-preserving moves that change the architecture: a dead neuron, a neuron with zero
-    output, a split of a neuron into two positively proportional copies, an identity layer after
-    a ReLU layer (its inputs are >= 0)."""
-    Ws = [w.to_rows() for w in net.weights]
-    bs = [list(b) for b in net.biases]
-    for _ in range(rng.randint(1, 3)):
-        L = len(Ws)
-        if L < 2:
-            break
-        l = rng.randrange(L - 1)
-        n_in = len(Ws[l][0])
-        op = rng.choice(["dead", "zero_out", "split", "identity_layer"])
-        if op == "dead":
-            Ws[l].append([Q(0)] * n_in if l == 0 else [-abs(_q(rng)) for _ in range(n_in)])
-            bs[l].append(-Q(rng.randint(1, 3)))
-            for r in Ws[l + 1]:
-                r.append(_q(rng))
-        elif op == "zero_out":
-            Ws[l].append([_q(rng) for _ in range(n_in)])
-            bs[l].append(_q(rng))
-            for r in Ws[l + 1]:
-                r.append(Q(0))
-        elif op == "split":
-            i = rng.randrange(len(Ws[l]))
-            s, t = Q(rng.randint(1, 4), rng.randint(1, 4)), Q(rng.randint(1, 3), 4)
-            Ws[l].append([s * x for x in Ws[l][i]])
-            bs[l].append(s * bs[l][i])
-            for r in Ws[l + 1]:
-                v = r[i]
-                r[i] = v * (1 - t)
-                r.append(v * t / s)
-        else:
-            n = len(Ws[l])
-            Ws.insert(l + 1, [[Q(int(i == j)) for j in range(n)] for i in range(n)])
-            bs.insert(l + 1, [Q(0)] * n)
-    return Network.from_rows(Ws, bs)
 
 
 @SETTINGS
@@ -212,7 +118,7 @@ def planted_width_depth_moves(rng, net):
        perturb=st.booleans(), domain=st.sampled_from([None, "orthant", (Q(-1), Q(1))]))
 def test_planted_width_and_depth_changes(seed, d, m, hidden, perturb, domain):
     rng = random.Random(seed)
-    a = random_net(rng, [d, *hidden, m])
+    a = hostile_net(rng, [d, *hidden, m])
     b = planted_copy(rng, planted_width_depth_moves(rng, a))
     if perturb:
         p = list(b.parameters())
@@ -253,3 +159,83 @@ def test_float32_nets_one_ulp_apart(seed):
     v = equivalent(a, near)
     assert v.answer is z3_equivalent(a, near)
     assert verify(json.loads(json.dumps(v.certificate)))[0] is True
+
+
+# -- one-point boxes, and general equivalence on small planted pairs (``planted_pair``) ---------
+# A one-point box on which a and b differ must give False with a counterexample, never an
+# "equal" region_cover certificate that its own checker rejects.
+@pytest.mark.parametrize("samples", [0, 32])
+def test_one_point_box_without_refutation_samples(samples):
+    a = Network.from_rows([[[1], [-1]], [[1, 1]]], [[0, 0], [0]])          # |x|
+    b = Network.from_rows([[[1]], [[1]]], [[0], [0]])                      # relu(x)
+    for v0, same in ((Q(1, 2), True), (Q(-1, 2), False), (Q(0), True)):
+        v = equivalent(a, b, method="general", domain=(v0, v0), refutation_samples=samples)
+        assert v.answer is same
+        assert verify(v.certificate)[0] is True
+        assert v.certificate["type"] == ("region_cover" if same else "counterexample")
+
+
+def _check_pair(seed):
+    rng = random.Random(seed)
+    a = small_net(rng)
+    dom = rng.choice([None, "orthant", (Q(0), Q(1)), (Q(-1), Q(2)), (Q(1, 2), Q(1, 2))])
+    b, kind = planted_pair(rng, a, dom)
+    z = z3_equivalent(a, b, dom)
+    for samples in (32, 0):
+        v = equivalent(a, b, method="general", domain=dom, timeout=30, refutation_samples=samples)
+        if v.answer is not None and z is not None:
+            assert v.answer is z, (seed, kind, samples)
+        if v.certificate is not None:
+            assert verify(v.certificate)[0] is True
+
+
+@settings(max_examples=15, deadline=None)
+@given(st.integers(0, 10 ** 6))
+def test_general_equivalence_agrees_with_z3(seed):
+    _check_pair(seed)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("seed", range(200))
+def test_general_equivalence_agrees_with_z3_slow(seed):
+    _check_pair(seed)
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.integers(0, 10 ** 6))
+def test_reduced_difference_replays_and_keeps_the_function(seed):
+    """The steps of reduced_difference (bounds cached across steps) replay exactly with the
+    checker's apply_reduction (bounds recomputed), and the reduced network is a - b on the domain."""
+    from semialgebraic.equivalence import reduced_difference
+    from algebra.kernel import difference_network
+    from semialgebraic.verify.region_cover import apply_reduction
+    rng = random.Random(seed)
+    a = small_net(rng)
+    dom = rng.choice([None, "orthant", (Q(0), Q(1)), (Q(-1), Q(2))])
+    b, _ = planted_pair(rng, a, dom)
+    if a.depth != b.depth:
+        return
+    D, steps = reduced_difference(a, b, domain=dom)
+    R = apply_reduction(difference_network(a, b), steps, dom)
+    assert [w.to_rows() for w in R.weights] == [w.to_rows() for w in D.weights]
+    assert [list(v) for v in R.biases] == [list(v) for v in D.biases]
+    for x in random_batch(rng, 20, a.n_inputs, dom).to_rows():
+        assert D(x) == tuple(u - v for u, v in zip(a(x), b(x)))
+
+
+# -- max_deviation equals the optimum z3 finds ---------------------------------------------------
+@pytest.mark.parametrize("seed", range(10))
+def test_max_deviation_equals_z3_optimum(seed):
+    rng = random.Random(100 + seed)
+    d, m = rng.randint(1, 2), rng.randint(1, 2)
+    widths = [d] + [rng.randint(1, 3) for _ in range(rng.randint(1, 2))] + [m]
+    a = hostile_net(rng, widths)
+    b = hostile_net(rng, widths) if seed % 2 else planted_copy(rng, a).with_parameter(0, Q(1, 10**6))
+    lo = Q(rng.randint(-3, 0))
+    hi = lo + Q(rng.randint(1, 4), rng.randint(1, 3))
+    dev = max_deviation(a, b, (lo, hi))
+    assert dev.complete
+    assert Fraction(int(dev.value.p), int(dev.value.q)) == z3_max_deviation(a, b, lo, hi)
+    x = dev.point
+    assert all(lo <= t <= hi for t in x)
+    assert abs(a(x)[dev.output] - b(x)[dev.output]) == dev.value

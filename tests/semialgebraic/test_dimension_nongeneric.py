@@ -1,6 +1,6 @@
-"""Issue 20: the functional dimension is never valued at a θ where no input is a differentiable
-point of θ ↦ f_θ(x) — zero rows with a zero bias included — and non-generic answers carry
-certified values at explicit nearby parameters.
+"""Functional dimension at non-generic parameters: it is never valued at a θ where no input is
+a differentiable point of θ ↦ f_θ(x) — zero rows with a zero bias included — and non-generic
+answers carry certified values at explicit nearby parameters.
 
 Oracle (independent of :mod:`algebra.kernel.differentiability` and of netfibers' Jacobians):
 ``Fraction`` Jacobian rows with *every* 0/1 mask of the neurons with a zero pre-activation; an
@@ -113,10 +113,10 @@ def _truth(net):
     return _rank(rows), good
 
 
-# -- the three networks of the issue --------------------------------------------------------------
+# -- three nets where no input is differentiable: a zero row, a deep dead path, a cancellation ----
 @pytest.mark.parametrize("net, kink, near", [(ZERO, (0, 0), [2, 1]), (DEEP, (1, 0), [2, 1]),
                                              (CANCEL, (1, 0), [3, 1])], ids=["zero", "deep", "cancel"])
-def test_issue_networks_are_non_generic_with_nearby_values(net, kink, near):
+def test_nets_without_differentiable_inputs_are_non_generic_with_nearby_values(net, kink, near):
     fd = functional_dimension(net)
     assert fd.non_generic and fd.value is None and not fd.exact
     assert [e["dimension"] for e in fd.nearby] == near and all(e["certified"] for e in fd.nearby)
@@ -131,7 +131,7 @@ def test_issue_networks_are_non_generic_with_nearby_values(net, kink, near):
     assert not is_differentiable_at(net, [Q(-2)])
 
 
-def test_issue_certificate_is_rejected():
+def test_certificate_with_rows_at_a_kink_is_rejected():
     """The certificate that was accepted ('exact: 1'): rows at x = 1, where the zero neuron's
     bias has one-sided derivatives 3 and 0."""
     good = functional_dimension_certificate(Network.from_rows([[[0]], [[3]]], [[1], [5]]),

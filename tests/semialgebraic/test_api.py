@@ -1,4 +1,4 @@
-"""Red team (session 2): the Python API as users call it — every ``to_json()`` is JSON-ready,
+"""The Python API as users call it — every ``to_json()`` is JSON-ready,
 domains in every accepted spelling, degenerate architectures (no hidden layer, width 1, d = 1,
 m > 1), and the exact values of the answers."""
 
