@@ -1,7 +1,7 @@
 """The glossary of ``netfibers explain TERM``: the terms the commands print, explained once.
 
 One source: every entry's ``quote`` is copied verbatim from ``docs/math/`` (``source`` names the
-file and result; ``tests/semialgebraic/test_cli_explain.py`` checks that each quote still occurs
+file and result; ``tests/cli/test_explain.py`` checks that each quote still occurs
 there, so a change of the reference breaks the test instead of leaving two texts).  ``plain`` is
 the one-line reading for someone who trains networks.  The table lives in the package because
 ``docs/`` is not installed.

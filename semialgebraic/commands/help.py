@@ -3,7 +3,7 @@
 ``describe(paragraph, exits=..., examples=[...])`` gives the keyword arguments of
 ``add_parser``: the paragraph wrapped to 78 columns, an epilog listing the exit codes and the
 examples, and ``RawDescriptionHelpFormatter`` so that argparse keeps both as written.
-``tests/semialgebraic/test_cli_help.py`` walks every subcommand of the parser and checks them.
+``tests/cli/test_help.py`` walks every subcommand of the parser and checks them.
 """
 
 from __future__ import annotations

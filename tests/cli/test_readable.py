@@ -47,7 +47,7 @@ def test_equiv_counterexample_with_long_rationals_prints_decimals(tmp_path, caps
     _, js, _ = _run(capsys, "equiv", tmp_path / "a.json", tmp_path / "b.json", "--json")
     cert = json.loads(js)["certificate"]
     d = Fraction(cert["a_x"][0]) - Fraction(cert["b_x"][0])
-    assert d != 0 and f"a(x) - b(x) = ≈ " in row
+    assert d != 0 and "a(x) - b(x) = ≈ " in row
     shown = Fraction(row.split("a(x) - b(x) = ≈ ")[1])
     assert abs(shown - d) <= abs(d) / 10 ** 4
     assert out.rstrip().endswith("(≈: decimal approximation; exact rationals in --json or with "
