@@ -119,8 +119,9 @@ def certificate_rows(tmp: Path, n: int) -> list:
     s = (2.0 ** rng.integers(-2, 3, n)).astype(np.float32)   # exact positive scalings
     a, b = tmp / "a.safetensors", tmp / "b.safetensors"
     save_file({"0.weight": W1, "0.bias": b1, "2.weight": W2, "2.bias": b2}, str(a))
-    save_file({"0.weight": (W1 * s[:, None])[perm], "0.bias": (b1 * s)[perm],
-               "2.weight": (W2 / s[None, :])[:, perm], "2.bias": b2}, str(b))
+    permuted = {"0.weight": (W1 * s[:, None])[perm], "0.bias": (b1 * s)[perm],
+                "2.weight": (W2 / s[None, :])[:, perm], "2.bias": b2}
+    save_file({k: np.ascontiguousarray(v) for k, v in permuted.items()}, str(b))  # C order!
     cert = tmp / "cert.json"
     rows = []
     decide = probe(_CLI, f"main(['equiv', {str(a)!r}, {str(b)!r}])")
