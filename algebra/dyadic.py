@@ -32,7 +32,8 @@ from __future__ import annotations
 
 from typing import Sequence
 
-__all__ = ["exact_float64", "exact_float64_vector", "is_float32_exact", "network_float32_layers"]
+__all__ = ["exact_float64", "exact_float64_vector", "is_float32_exact", "network_float32_layers",
+           "bit_lengths", "dyadic_bit_sizes", "network_bit_sizes"]
 
 
 def exact_float64(N, D: int):
@@ -97,6 +98,93 @@ def network_float32_layers(net):
             return None
         layers.append((W, b))
     return layers
+
+
+def bit_lengths(A):
+    """``int.bit_length`` of every entry of the int64 array *A* (of ``|A|``), exactly, as an
+    int64 array: six shift-and-test passes, no floats.
+
+    >>> import numpy as np
+    >>> bit_lengths(np.array([0, 1, -2, 3, 2 ** 62, -(2 ** 63) + 1, -(2 ** 63)])).tolist()
+    [0, 1, 2, 2, 63, 63, 64]
+    """
+    np = _np()
+    x = np.abs(np.asarray(A, dtype=np.int64)).view(np.uint64)   # |-2**63| wraps; as uint64: 2**63
+    n = np.zeros(x.shape, dtype=np.int64)
+    for s in (32, 16, 8, 4, 2, 1):
+        big = x >= np.uint64(1 << s)
+        np.right_shift(x, np.uint64(s), out=x, where=big)
+        n += big * s
+    n += x != 0
+    return n
+
+
+def dyadic_bit_sizes(N, D: int, chunk: int = 1 << 16) -> tuple[int, int]:
+    """``(max numerator bits, max denominator bits)`` over the reduced fractions ``N_ij / D``
+    (N an int64 array, D a power of two), exactly as :func:`algebra.rationals.bit_size` of
+    each entry would give them (0 is ``0/1``: 0 and 1 bits).
+
+    An entry ``N = u * 2**t`` (u odd) over ``D = 2**k`` reduces to ``u / 2**(k - min(t, k))``
+    times ``2**max(t - k, 0)``: numerator bits ``bitlen|N| - min(t, k)``, denominator bits
+    ``k - min(t, k) + 1``.
+
+    >>> import numpy as np
+    >>> dyadic_bit_sizes(np.array([[0, 6, -8]]), 16)    # 0, 3/8, -1/2
+    (2, 4)
+    """
+    np = _np()
+    D = int(D)
+    if D <= 0 or D & (D - 1):
+        raise ValueError("dyadic_bit_sizes: D must be a positive power of two")
+    k = D.bit_length() - 1
+    flat = np.asarray(N).reshape(-1)
+    num, den = 0, 1 if flat.size else 0
+    for s in range(0, flat.shape[0], chunk):
+        x = flat[s:s + chunk]
+        lengths = _float_bit_lengths(np, x)
+        if lengths is None:                            # beyond 2**53: the integer passes
+            lengths = bit_lengths(x)
+        t = _float_bit_lengths(np, x & -x, exact=True) - 1   # trailing zeros (lowest set bit)
+        r = np.minimum(t, k)
+        nz = x != 0
+        if nz.any():
+            num = max(num, int(np.where(nz, lengths - r, 0).max()))
+            den = max(den, int(np.where(nz, k - r, 0).max()) + 1)
+    return num, den
+
+
+def _float_bit_lengths(np, x, exact: bool = False):
+    """``bit_length`` of ``|x|`` for the int64 array *x*, read from the exponent field of its
+    float64 value (a non-zero integer ``2**(e-1) <= |v| < 2**e`` has biased exponent
+    ``e - 1 + 1023``), or None unless every entry converts exactly (``|x| <= 2**53``, checked;
+    *exact* = True when the caller knows every entry is 0 or ``±2**j``, which always convert
+    exactly)."""
+    if not exact and x.size and not (-2 ** 53 <= int(x.min()) and int(x.max()) <= 2 ** 53):
+        return None                                     # |x| <= 2**53 converts exactly
+    F = x.astype(np.float64)
+    e = (F.view(np.int64) >> 52) & 0x7FF
+    e -= 1022
+    return np.where(x == 0, 0, e)
+
+
+def network_bit_sizes(net) -> tuple[int, int]:
+    """``(max numerator bits, max denominator bits)`` over all parameters of *net*: on the
+    integer arrays of layers kept as arrays (:meth:`~algebra.network.Network.integer_weights`),
+    entry by entry elsewhere (biases, layers held as rationals)."""
+    from .rationals import bit_size
+    num = den = 0
+    for l in range(net.depth):
+        hint = net.integer_weights(l)
+        if hint is not None and int(hint[1]) & (int(hint[1]) - 1) == 0:
+            a, b = dyadic_bit_sizes(*hint)
+        else:
+            sizes = [bit_size(q) for q in net.layer(l)[0].entries()]
+            a, b = max((x for x, _ in sizes), default=0), max((y for _, y in sizes), default=0)
+        num, den = max(num, a), max(den, b)
+        for q in net.biases[l]:
+            x, y = bit_size(q)
+            num, den = max(num, x), max(den, y)
+    return num, den
 
 
 def _np():

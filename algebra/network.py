@@ -46,7 +46,7 @@ class Network:
         ``b_1 … b_L`` with lengths n_l.
     """
 
-    __slots__ = ("_weights", "_biases", "_hash", "_chain", "_integer_weights", "_derived")
+    __slots__ = ("_wq", "_shapes", "_biases", "_hash", "_chain", "_integer_weights", "_derived")
 
     def __init__(self, weights: Sequence[object], biases: Sequence[Sequence[object]]):
         ws = tuple(w if isinstance(w, QMatrix) else QMatrix.from_rows(w) for w in weights)
@@ -62,9 +62,67 @@ class Network:
             if l > 1 and w.ncols != ws[l - 2].nrows:
                 raise InputError(f"W{l} has {w.ncols} columns but layer {l - 1} has "
                                  f"{ws[l - 2].nrows} outputs", where=f"layer {l}")
-        self._weights, self._biases, self._hash, self._chain = ws, bs, None, None
+        self._wq, self._biases, self._hash, self._chain = list(ws), bs, None, None
+        self._shapes = tuple(w.shape for w in ws)
         self._integer_weights = None
         self._derived = None
+
+    @classmethod
+    def _from_integer_arrays(cls, integer_weights, biases, source: str | None = None) -> "Network":
+        """A network whose weights are kept as exact numpy integer arrays: layer l is
+        ``W_l == N_l / D_l`` for ``integer_weights[l] = (N_l, D_l)`` (N an int64 array of shape
+        (out, in), D a positive int) or a :class:`QMatrix` (a layer the reader could not keep
+        as integers).  The rational :class:`QMatrix` of a layer is made only when something
+        asks for it (:meth:`layer`, :attr:`weights`, …), once; fast paths read the arrays
+        through :meth:`integer_weights` (:mod:`algebra.dyadic`).  The arrays are made read-only
+        so the identity stays true."""
+        layers = list(integer_weights)
+        bs = tuple(tuple(to_q_list(b)) for b in biases)
+        if not layers:
+            raise InputError("a network needs at least one layer", source)
+        if len(layers) != len(bs):
+            raise InputError(f"{len(layers)} weight matrices but {len(bs)} bias vectors", source)
+        self = cls.__new__(cls)
+        wq, shapes, hints = [], [], []
+        for l, item in enumerate(layers, start=1):
+            if isinstance(item, QMatrix):
+                wq.append(item)
+                shapes.append(item.shape)
+                hints.append(None)
+                continue
+            N, D = item
+            D = int(D)
+            if N.ndim != 2 or N.dtype.kind != "i" or D <= 0:
+                raise InputError(f"layer {l}: integer weights must be a 2-D integer array over a "
+                                 "positive denominator", source)
+            N.flags.writeable = False
+            wq.append(None)
+            shapes.append((int(N.shape[0]), int(N.shape[1])))
+            hints.append((N, D))
+        for l, (shape, b) in enumerate(zip(shapes, bs), start=1):
+            if shape[0] != len(b):
+                raise InputError(f"W{l} has {shape[0]} rows but b{l} has {len(b)} entries",
+                                 source, where=f"layer {l}")
+            if l > 1 and shape[1] != shapes[l - 2][0]:
+                raise InputError(f"W{l} has {shape[1]} columns but layer {l - 1} has "
+                                 f"{shapes[l - 2][0]} outputs", source, where=f"layer {l}")
+        self._wq, self._shapes, self._biases = wq, tuple(shapes), bs
+        self._hash = self._chain = self._derived = None
+        self._integer_weights = hints
+        return self
+
+    def _weight(self, l: int) -> QMatrix:
+        """The rational matrix of layer *l*, made from the integer arrays on first use."""
+        w = self._wq[l]
+        if w is None:
+            N, D = self._integer_weights[l]
+            w = QMatrix.from_integer_rows(N.tolist(), int(N.shape[1]), den=D)
+            self._wq[l] = w
+        return w
+
+    @property
+    def _weights(self) -> tuple[QMatrix, ...]:
+        return tuple(self._weight(l) for l in range(len(self._wq)))
 
     @classmethod
     def from_rows(cls, weights: Sequence[Sequence[Sequence[object]]],
@@ -120,12 +178,12 @@ class Network:
     @property
     def depth(self) -> int:
         """Number of affine layers L (hidden layers: L - 1)."""
-        return len(self._weights)
+        return len(self._shapes)
 
     @property
     def widths(self) -> tuple[int, ...]:
         """(d, n_1, …, n_{L-1}, m)."""
-        return (self._weights[0].ncols,) + tuple(w.nrows for w in self._weights)
+        return (self._shapes[0][1],) + tuple(s[0] for s in self._shapes)
 
     @property
     def hidden_widths(self) -> tuple[int, ...]:
@@ -137,11 +195,11 @@ class Network:
 
     @property
     def n_inputs(self) -> int:
-        return self._weights[0].ncols
+        return self._shapes[0][1]
 
     @property
     def n_outputs(self) -> int:
-        return self._weights[-1].nrows
+        return self._shapes[-1][0]
 
     @property
     def signature(self) -> tuple[int, int]:
@@ -158,13 +216,13 @@ class Network:
 
     def layer(self, l: int) -> tuple[QMatrix, tuple[fmpq, ...]]:
         """``(W, b)`` of affine layer *l* (0-based)."""
-        return self._weights[l], self._biases[l]
+        return self._weight(l), self._biases[l]
 
     def parameter_names(self) -> tuple[str, ...]:
         names = []
-        for l, w in enumerate(self._weights, start=1):
-            names += [f"W{l}[{i},{j}]" for i in range(w.nrows) for j in range(w.ncols)]
-            names += [f"b{l}[{i}]" for i in range(w.nrows)]
+        for l, (nrows, ncols) in enumerate(self._shapes, start=1):
+            names += [f"W{l}[{i},{j}]" for i in range(nrows) for j in range(ncols)]
+            names += [f"b{l}[{i}]" for i in range(nrows)]
         return tuple(names)
 
     def parameters(self) -> tuple[fmpq, ...]:
@@ -268,8 +326,8 @@ class Network:
         """Remember per-layer ``(N, D)`` numpy integer arrays with ``W_l == N / D`` exactly
         (set by the binary weight readers, which have them anyway), so that the first
         :meth:`evaluate_batch` does not extract FLINT integers entry by entry."""
-        if len(integer_weights) != len(self._weights):
-            raise DimensionMismatchError("integer weights", len(integer_weights), len(self._weights))
+        if len(integer_weights) != self.depth:
+            raise DimensionMismatchError("integer weights", len(integer_weights), self.depth)
         for hint in integer_weights:
             if hint is not None:
                 hint[0].flags.writeable = False     # the identity W == N / D must stay true
@@ -312,7 +370,18 @@ class Network:
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, Network):
             return NotImplemented
-        return self._weights == other._weights and self._biases == other._biases
+        if self is other:
+            return True
+        if self._shapes != other._shapes or self._biases != other._biases:
+            return False
+        for l in range(self.depth):
+            a, b = self.integer_weights(l), other.integer_weights(l)
+            if a is not None and b is not None and a[1] == b[1]:   # same denominator: compare N
+                if not (a[0] == b[0]).all():
+                    return False
+            elif self._weight(l) != other._weight(l):
+                return False
+        return True
 
     def __hash__(self) -> int:
         if self._hash is None:

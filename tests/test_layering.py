@@ -82,6 +82,9 @@ VERIFY_EXCEPTIONS = {
     ("semialgebraic.commands", "check_inputs_match"):
         "the CLI's `verify CERT A B` compares the embedded inputs with the given files: part of "
         "the checker's interface, not a decision",
+    ("semialgebraic.commands", "resolve_sidecar"):
+        "the CLI's `verify CERT` reads a large certificate's binary sidecar (digest checked) "
+        "before checking: part of the checker's interface, not a decision",
 }
 
 
@@ -284,8 +287,10 @@ def test_deciders_import_only_verify_from_the_checker():
              if e.target and e.target.startswith("semialgebraic.verify")
              and not e.source.startswith("semialgebraic.verify")}
     assert {(t, n) for _, t, n in names} == {("semialgebraic.verify", "verify"),
-                                            ("semialgebraic.verify", "check_inputs_match")}
+                                            ("semialgebraic.verify", "check_inputs_match"),
+                                            ("semialgebraic.verify", "resolve_sidecar")}
     assert {s for s, _, n in names if n == "check_inputs_match"} == {"semialgebraic.commands.shallow"}
+    assert {s for s, _, n in names if n == "resolve_sidecar"} == {"semialgebraic.commands.shallow"}
 
 
 def test_kernel_imports_only_algebra_and_stdlib():

@@ -64,7 +64,7 @@ from .native import write_atomic
 
 __all__ = ["load_binary", "save_binary", "read_tensors", "network_from_tensors", "matrix_from_array",
            "BINARY_SUFFIXES", "WRITABLE_SUFFIXES", "ARRAY_READERS", "GRAPH_READERS", "read_npz",
-           "read_safetensors", "exact_qmatrix", "exact_parts", "check_dtype", "numpy_or_error",
+           "read_safetensors", "safetensors_header", "dyadic_integer_array", "exact_qmatrix", "exact_parts", "check_dtype", "numpy_or_error",
            "first_line", "layer_order", "orient_layers", "block_prefixes",
            "read_shapes", "BlockLayoutError", "BLOCK_NAMES"]
 
@@ -174,7 +174,7 @@ def network_from_tensors(arrays: dict, source: str | None = None) -> Network:
         [int(arrays[b].shape[0]) if b is not None and arrays[b].ndim == 1 else None
          for _, b in layers], in_by_out, source, [w for w, _ in layers], strict=strict,
         bias_keys=[b for _, b in layers])
-    ws, bs, hints = [], [], []
+    ws, bs = [], []
     prev_out, prev_name = None, None
     for wkey, bkey in layers:
         w = arrays[wkey].T if transpose else arrays[wkey]
@@ -185,8 +185,8 @@ def network_from_tensors(arrays: dict, source: str | None = None) -> Network:
             raise InputError(f"has {n_in} input columns but the previous layer {prev_name!r} has "
                              f"{prev_out} outputs (layers are ordered by key: "
                              f"{', '.join(k for k, _ in layers)})", source, wkey)
-        W, hint = exact_parts(w, wkey, source)
-        hints.append(hint)
+        ints = dyadic_integer_array(w, wkey, source)   # exact N / D, kept as arrays
+        W = ints if ints is not None else exact_parts(w, wkey, source)[0]
         if bkey is None:
             b = [Q(0)] * n_out
         else:
@@ -198,8 +198,8 @@ def network_from_tensors(arrays: dict, source: str | None = None) -> Network:
         ws.append(W)
         bs.append(b)
         prev_out, prev_name = n_out, wkey
-    net = Network(ws, bs)
-    net._keep_integer_weights(hints)  # W == N / D already at hand: spares the batch path work
+    # the weights stay numpy integer arrays; a layer's QMatrix is made when an algorithm asks
+    net = Network._from_integer_arrays(ws, bs, source)
     net.derived("provenance", lambda: (f"{note} (layers in the order "
                                        f"{', '.join(k for k, _ in layers)})",))
     return net
@@ -237,9 +237,13 @@ def save_binary(net: Network, path: str | Path, *, dtype: str = "float32") -> No
         raise InputError(f"cannot write a {type(net).__name__} as weights", source=str(p))
     np = numpy_or_error()
     tensors = {}
-    for l, (w, b) in enumerate(zip(net.weights, net.biases)):
-        tensors[f"{2 * l}.weight"] = _float_array(np, w.entries(), w.shape, dtype,
-                                                  f"W{l + 1}", w.ncols, str(p))
+    for l in range(net.depth):
+        b = net.biases[l]
+        W = _float_from_integers(np, net.integer_weights(l), dtype)   # the arrays, when kept
+        if W is None:
+            w = net.layer(l)[0]
+            W = _float_array(np, w.entries(), w.shape, dtype, f"W{l + 1}", w.ncols, str(p))
+        tensors[f"{2 * l}.weight"] = W
         tensors[f"{2 * l}.bias"] = _float_array(np, b, (len(b),), dtype, f"b{l + 1}", None, str(p))
     if suffix == ".npz":
         import io
@@ -308,25 +312,50 @@ def read_npz(p: Path) -> dict:
 
 
 def read_safetensors(p: Path) -> dict:
+    """``{name: array}`` of a ``.safetensors`` file: the JSON header is read and checked first;
+    the arrays are read-only views of a memory map of the data (nothing is read until a tensor
+    is used; bfloat16 is widened to float32 exactly when it is converted here)."""
+    return {name: get() for name, get in safetensors_header(p).items()}
+
+
+def safetensors_header(p: Path) -> dict:
+    """``{name: get()}`` of a ``.safetensors`` file from its header alone: every entry is
+    checked (dtype, shape, offsets inside the file) and ``get()`` returns the tensor as a
+    read-only array viewing a memory map of the file."""
     np = numpy_or_error()
     src = str(p)
     try:
-        raw = p.read_bytes()
+        size = p.stat().st_size
+        with open(p, "rb") as fh:
+            head = fh.read(8)
+            if len(head) < 8:
+                raise InputError("not a .safetensors file (shorter than its 8-byte header length)",
+                                 source=src)
+            (n,) = struct.unpack("<Q", head)
+            if n > _MAX_HEADER or 8 + n > size:
+                raise InputError(f"not a .safetensors file or truncated (header of {n} bytes, file "
+                                 f"of {size} bytes)", source=src)
+            text = fh.read(n)
     except OSError as exc:
         raise InputError(f"cannot read: {exc.strerror}", source=src) from None
-    if len(raw) < 8:
-        raise InputError("not a .safetensors file (shorter than its 8-byte header length)", source=src)
-    (n,) = struct.unpack("<Q", raw[:8])
-    if n > _MAX_HEADER or 8 + n > len(raw):
-        raise InputError(f"not a .safetensors file or truncated (header of {n} bytes, file of "
-                         f"{len(raw)} bytes)", source=src)
     try:
-        header = json.loads(raw[8:8 + n].decode("utf-8"))
+        header = json.loads(text.decode("utf-8"))
     except (UnicodeDecodeError, ValueError, RecursionError) as exc:   # JSONDecodeError, int limit
         raise InputError(f"corrupt .safetensors header: {first_line(exc)}", source=src) from None
     if not isinstance(header, dict):
         raise InputError("corrupt .safetensors header: not a JSON object", source=src)
-    data = memoryview(raw)[8 + n:]
+    data_len = size - 8 - n
+    mapped = []                                            # one memory map, made on first use
+
+    def data():
+        if not mapped:
+            try:
+                mapped.append(np.memmap(p, dtype=np.uint8, mode="r", offset=8 + n, shape=(data_len,))
+                              if data_len else np.zeros(0, dtype=np.uint8))
+            except (OSError, ValueError) as exc:
+                raise InputError(f"cannot read: {first_line(exc)}", source=src) from None
+        return mapped[0]
+
     out = {}
     for name, info in header.items():
         if name == "__metadata__":
@@ -342,19 +371,22 @@ def read_safetensors(p: Path) -> dict:
                 or not all(type(o) is int for o in offsets)):
             raise InputError("corrupt .safetensors header entry (shape or data_offsets)",
                              source=src, where=name)
-        npdtype, size = _SAFETENSORS_DTYPES[dtype]
+        npdtype, isize = _SAFETENSORS_DTYPES[dtype]
         begin, end = offsets
         count = math.prod(shape)
-        if not 0 <= begin <= end or end - begin != count * size:
+        if not 0 <= begin <= end or end - begin != count * isize:
             raise InputError(f"corrupt .safetensors header: data_offsets {offsets} do not fit shape "
                              f"{shape} of {dtype}", source=src, where=name)
-        if end > len(data):
+        if end > data_len:
             raise InputError(f"truncated .safetensors file (tensor needs bytes up to {end}, the data "
-                             f"section has {len(data)})", source=src, where=name)
-        arr = np.frombuffer(data[begin:end], dtype=npdtype).reshape(shape)
-        if dtype == "BF16":  # widen exactly: bfloat16 is the top half of a float32
-            arr = (arr.astype(np.uint32) << 16).view(np.float32)
-        out[name] = arr
+                             f"section has {data_len})", source=src, where=name)
+
+        def get(begin=begin, end=end, npdtype=npdtype, shape=tuple(shape), bf16=dtype == "BF16"):
+            arr = data()[begin:end].view(npdtype).reshape(shape)
+            if bf16:  # widen exactly: bfloat16 is the top half of a float32
+                arr = (arr.astype(np.uint32) << 16).view(np.float32)
+            return arr
+        out[name] = get
     return out
 
 
@@ -425,6 +457,80 @@ def exact_parts(arr, name: str, source: str | None):
     return QMatrix.from_integer_rows(ints, m, den=1 << -emin), hint
 
 
+def dyadic_integer_array(arr, name: str, source: str | None, *, chunk: int = 1 << 16):
+    """``(N, D)``: an int64 array N of the shape of the 2-D float or integer array *arr* and an
+    int D (a power of two) with ``arr == N / D`` exactly, or None when the integers would not
+    fit in int64 (exponents spread too far; the caller falls back to rationals).
+
+    Why it is exact: a non-zero binary float x is ``M * 2**E`` with an integer significand
+    ``|M| < 2**(p)`` (p = 11, 24, 53 bits) and E its unit in the last place, which never
+    decreases as ``|x|`` grows; so the smallest non-zero ``|x|`` has the smallest E, called e.
+    With ``e0 = min(e, 0)`` and ``D = 2**-e0`` every ``x * D`` is an integer, of magnitude below
+    ``2**(E_max - e0 + p)``, checked ``<= 2**62`` first.  Scaling a float by a power of two up
+    (no overflow by that bound, subnormals included) is exact, and so is turning an integral float into
+    an int64.  Work is done in chunks of *chunk* entries (little memory beyond N); NaN and
+    infinities are refused, the first one named by its index.
+    """
+    np = numpy_or_error()
+    if arr.ndim != 2:
+        return None
+    kind = arr.dtype.kind
+    if kind in "iu":
+        if kind == "u" and arr.dtype.itemsize == 8:
+            return None
+        return arr.astype(np.int64), 1
+    if kind != "f" or arr.dtype.itemsize not in _IEEE:
+        return None
+    flat = arr.reshape(-1)
+    if not arr.dtype.isnative:
+        flat = flat.astype(arr.dtype.newbyteorder("="))
+    work = np.float32 if flat.dtype.itemsize == 2 else flat.dtype.type   # float16 is widened
+    total = flat.shape[0]
+    amax, amin = 0.0, math.inf
+    for s in range(0, total, chunk):
+        c = flat[s:s + chunk]
+        finite = np.isfinite(c)
+        if not finite.all():
+            k = s + int(np.argmin(finite))
+            idx = np.unravel_index(k, arr.shape)
+            value = flat[k]
+            raise InputError(f"{'NaN' if value != value else 'infinity'} at index "
+                             f"[{','.join(str(int(i)) for i in idx)}] has no exact value", source, name)
+        mag = np.abs(c)
+        amax = max(amax, float(mag.max()))
+        mag[mag == 0] = np.inf
+        amin = min(amin, float(mag.min()))
+    N = np.zeros(arr.shape, dtype=np.int64)
+    if amax == 0:
+        return N, 1
+    mb = _IEEE[flat.dtype.itemsize][0]
+    e = _ulp_exponent(np, flat.dtype, amin)
+    e0 = min(e, 0)
+    if _ulp_exponent(np, flat.dtype, amax) - e0 + mb + 1 > 62:
+        return None
+    out = N.reshape(-1)
+    factors, r = [], -e0                  # 2**-e0 as powers of two that are finite in *work*
+    while r > 0:
+        factors.append(work(2.0 ** min(r, 100)))
+        r -= min(r, 100)
+    for s in range(0, total, chunk):
+        x = flat[s:s + chunk].astype(work, copy=False)
+        for f in factors:
+            x = x * f                     # exact: a power of two, no overflow by the bound
+        out[s:s + chunk] = x              # integral floats below 2**62: exact as int64
+    return N, 1 << -e0
+
+
+def _ulp_exponent(np, dtype, value: float) -> int:
+    """E of ``value = M * 2**E`` (the float's unit in the last place) for a positive finite
+    *value* of float *dtype*, read from its IEEE 754 bit fields."""
+    size = dtype.itemsize
+    mb, eb = _IEEE[size]
+    bits = int(np.array([value], dtype=dtype).view({2: np.uint16, 4: np.uint32, 8: np.uint64}[size])[0])
+    field = (bits >> mb) & ((1 << eb) - 1)
+    return max(field, 1) - (((1 << (eb - 1)) - 1) + mb)
+
+
 _IEEE = {2: (10, 5), 4: (23, 8), 8: (52, 11)}  # float itemsize -> (mantissa bits, exponent bits)
 
 
@@ -444,6 +550,25 @@ def _significands(np, flat):
     negative = (bits >> (8 * size - 1)).astype(bool)
     np.negative(M, out=M, where=negative)
     return M, E
+
+
+def _float_from_integers(np, hint, dtype):
+    """The float array of *dtype* equal to ``N / D`` for ``hint = (N, D)``, or None (no hint,
+    or some entry not exactly representable: the caller then names it entry by entry).  The
+    checks are exact (:mod:`algebra.dyadic`: a round trip through the integers, then through
+    float32)."""
+    from ..dyadic import exact_float64, is_float32_exact
+    if hint is None:
+        return None
+    F = exact_float64(*hint)
+    if F is None:
+        return None
+    if dtype == "float64":
+        return F
+    if not is_float32_exact(F):
+        return None
+    with np.errstate(over="ignore"):
+        return F.astype(np.float32)
 
 
 def _float_array(np, values, shape, dtype, label, ncols, source):

@@ -154,7 +154,10 @@ def _canonical_rows(m: list, ncols: int):
 
 
 def network_from_dict(data: object, source: str | None = None) -> Network:
-    """Build a :class:`Network` from the native JSON structure, with exact error messages."""
+    """Build a :class:`Network` from the native JSON structure, with exact error messages (a
+    :class:`Network`, e.g. one rebuilt from a certificate's sidecar, is returned as it is)."""
+    if isinstance(data, Network):
+        return data
     if not isinstance(data, dict):
         raise InputError("expected a JSON object with 'layers'", source)
     fmt = data.get("format", "netfibers.network")

@@ -1,4 +1,19 @@
-"""JSON form of exact objects, and the atomic certificate writer (shared by the builders)."""
+"""JSON form of exact objects, and the atomic certificate writer (shared by the builders).
+
+**Sidecars.**  A certificate embedding a network with at least :data:`SIDECAR_THRESHOLD`
+weights is written as two files: the JSON, and next to it ``<name>.payload.npz`` holding the
+exact weight matrices of those networks as int64 arrays (``N`` with ``W == N / den``; ``den``
+is written in the JSON as a decimal string, a power of two for weights read from float files).
+The JSON names the sidecar and the SHA-256 of its bytes::
+
+    "sidecar": {"file": "cert.payload.npz", "sha256": "<64 hex>"}
+
+and each moved weight becomes ``{"$sidecar": "<array key>", "den": "<int>"}``.  ``netfibers
+verify CERT`` reads the sidecar next to the JSON, checks the digest first and rebuilds the
+networks exactly (:func:`semialgebraic.verify.resolve_sidecar`); a missing, truncated or altered
+sidecar is a malformed certificate.  Smaller certificates stay one JSON file.  A weight matrix
+whose integers do not fit in int64 stays in the JSON.
+"""
 
 from __future__ import annotations
 
@@ -12,12 +27,28 @@ from algebra.linalg import QMatrix
 from algebra.network import Network
 from algebra.rationals import Q, q_json
 
-__all__ = ["jsonable", "write_certificate"]
+__all__ = ["jsonable", "write_certificate", "embed_network", "SIDECAR_THRESHOLD"]
+
+SIDECAR_THRESHOLD = 100_000
+"""Networks with at least this many weight entries go to the binary sidecar."""
 
 
-def jsonable(obj: Any) -> Any:
+def embed_network(net: Network):
+    """What a builder puts in a certificate for *net*: its JSON dict, or for a network with at
+    least :data:`SIDECAR_THRESHOLD` weights the :class:`Network` itself (its exact arrays go to
+    the sidecar in :func:`write_certificate`; ``network_from_dict`` accepts it as it is)."""
+    if sum(r * c for r, c in net._shapes) >= SIDECAR_THRESHOLD:
+        return net
+    return net.to_dict()
+
+
+def jsonable(obj: Any, keep_networks: bool = False) -> Any:
     """Convert exact objects (fmpq, Fraction, QMatrix, Network, tuples, objects with
-    ``to_json``/``to_dict``) into JSON-able data; rationals become ints or ``"p/q"``."""
+    ``to_json``/``to_dict``) into JSON-able data; rationals become ints or ``"p/q"``.  With
+    *keep_networks*, :class:`Network` objects are kept as they are (for an in-process check:
+    ``network_from_dict`` takes them, and a large network is not written out and re-parsed)."""
+    if keep_networks:
+        return _keep(obj)
     if obj is None or isinstance(obj, (bool, str)):
         return obj
     if isinstance(obj, int):
@@ -45,6 +76,79 @@ def jsonable(obj: Any) -> Any:
     raise TypeError(f"cannot put a {type(obj).__name__} into JSON")
 
 
+def _keep(obj: Any) -> Any:
+    if isinstance(obj, Network):
+        return obj
+    if isinstance(obj, dict):
+        return {str(k): _keep(v) for k, v in obj.items()}
+    if isinstance(obj, (list, tuple)) and obj and any(isinstance(v, (Network, dict, list, tuple))
+                                                      for v in obj):
+        return [_keep(v) for v in obj]
+    return jsonable(obj)
+
+
 def write_certificate(cert: dict, path: str | Path) -> None:
-    """Write a certificate atomically as JSON."""
-    write_atomic(Path(path), json.dumps(jsonable(cert), indent=1) + "\n")
+    """Write a certificate atomically as JSON, with a binary sidecar for large networks (see the
+    module docstring); the sidecar is written first, so the JSON never names a missing file."""
+    path = Path(path)
+    arrays: dict = {}
+    body = _split(cert, arrays, "")
+    if arrays:
+        import hashlib
+        import io
+        import numpy as np
+        buf = io.BytesIO()
+        np.savez(buf, **arrays)
+        data = buf.getvalue()
+        name = path.name + ".payload.npz" if path.suffix.lower() != ".json" else \
+            path.stem + ".payload.npz"
+        write_atomic(path.with_name(name), data)
+        body = {**body, "sidecar": {"file": name, "sha256": hashlib.sha256(data).hexdigest()}}
+    write_atomic(path, json.dumps(jsonable(body), indent=1) + "\n")
+
+
+def _split(obj: Any, arrays: dict, where: str) -> Any:
+    """*obj* with the weights of large networks replaced by sidecar references (into *arrays*)."""
+    if isinstance(obj, Network):
+        if sum(r * c for r, c in obj._shapes) < SIDECAR_THRESHOLD:
+            return obj.to_dict()
+        d = {"format": "netfibers.network", "version": 1, "activation": "relu",
+             "inputs": obj.n_inputs, "layers": []}
+        for l in range(obj.depth):
+            key = f"{where or 'network'}.{l}"
+            ref = _weight_arrays(obj, l)
+            if ref is None:
+                weight = obj.layer(l)[0].to_json()
+            else:
+                arrays[key] = ref[0]
+                weight = {"$sidecar": key, "den": str(ref[1])}
+            d["layers"].append({"weight": weight, "bias": [q_json(x) for x in obj.biases[l]]})
+        return d
+    if isinstance(obj, dict):
+        if obj.get("format") == "netfibers.network" and isinstance(obj.get("layers"), list):
+            n = sum(len(L.get("weight", [])) * len((L.get("weight") or [[]])[0])
+                    for L in obj["layers"] if isinstance(L, dict) and isinstance(L.get("weight"), list))
+            if n >= SIDECAR_THRESHOLD:
+                try:
+                    from algebra.io.native import network_from_dict
+                    return _split(network_from_dict(obj), arrays, where)
+                except Exception:        # not a valid network: written as it is
+                    return obj
+        return {k: _split(v, arrays, f"{where}.{k}" if where else str(k)) for k, v in obj.items()}
+    if isinstance(obj, (list, tuple)) and obj and isinstance(obj[0], (dict, Network, list, tuple)):
+        return [_split(v, arrays, f"{where}[{i}]") for i, v in enumerate(obj)]
+    return obj
+
+
+def _weight_arrays(net: Network, l: int):
+    """``(N int64 array, den)`` with ``W_l == N / den``, or None when the integers do not fit."""
+    import numpy as np
+    hint = net.integer_weights(l)
+    if hint is not None:
+        return np.ascontiguousarray(hint[0], dtype=np.int64), int(hint[1])
+    N, D = net.layer(l)[0].numer_denom()
+    rows = N.tolist()
+    limit = 2 ** 63 - 1
+    if any(abs(int(v)) > limit for r in rows for v in r):
+        return None
+    return np.array([[int(v) for v in r] for r in rows], dtype=np.int64).reshape(N.nrows(), N.ncols()), int(D)

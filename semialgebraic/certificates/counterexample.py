@@ -10,7 +10,7 @@ from algebra.rationals import Q
 
 from ..sets import normalize_domain
 
-from ._json import jsonable
+from ._json import embed_network, jsonable
 
 __all__ = ["counterexample_certificate", "shorter_point"]
 
@@ -30,14 +30,14 @@ def counterexample_certificate(a: Network, b: Network, x: Sequence[Any] | None =
     """
     if a.signature != b.signature:
         return {**header("counterexample"), "claim": CLAIMS["counterexample"][1],
-                "a": a.to_dict(), "b": b.to_dict()}
+                "a": embed_network(a), "b": embed_network(b)}
     if x is None:
         raise ValueError("a counterexample of networks with equal signatures needs a point x")
     ax, bx = a(x), b(x)
     if ax == bx:
         raise ValueError("the networks agree at this point: not a counterexample")
     cert = {**header("counterexample"), "claim": CLAIMS["counterexample"][0],
-            "a": a.to_dict(), "b": b.to_dict(),
+            "a": embed_network(a), "b": embed_network(b),
             "x": jsonable(list(x)), "a_x": jsonable(list(ax)), "b_x": jsonable(list(bx))}
     if domain is not None:
         cert["domain"] = jsonable(domain)

@@ -7,6 +7,7 @@ from typing import Sequence
 from algebra.kernel.certificate_schemas import CLAIMS, header
 from algebra.network import Network
 from algebra.symmetries import path_to_json
+from ._json import embed_network
 
 __all__ = ["symmetry_path_certificate"]
 
@@ -27,7 +28,7 @@ def symmetry_path_certificate(a: Network, b: Network, steps: Sequence, *, orthan
     js = steps if all(isinstance(s, dict) for s in steps) else path_to_json(steps)
     cert = {**header("symmetry_path"), "claim": CLAIMS["symmetry_path"][1 if orthant else 0],
             "domain": {"orthant": True} if orthant else None,
-            "a": a.to_dict(), "b": b.to_dict(), "steps": js}
+            "a": embed_network(a), "b": embed_network(b), "steps": js}
     if checkpoints is not None:
         cert["checkpoints"] = list(checkpoints)
     return cert

@@ -16,10 +16,11 @@ from pathlib import Path
 
 from algebra import load, save
 from algebra.exceptions import AlgebraError
+from algebra.dyadic import network_bit_sizes
 from algebra.io.arrays import BlockLayoutError, read_shapes
 from algebra.io.blocks import find_blocks
 from algebra.network import Network
-from algebra.rationals import bit_size, q_json
+from algebra.rationals import q_json
 
 from ..cli import emit, fail
 from . import display
@@ -90,9 +91,7 @@ def register(sub, parent) -> None:
 
 def info_dict(net) -> dict:
     """The facts ``netfibers info`` prints."""
-    params = net.parameters()
-    num = max((bit_size(q)[0] for q in params), default=0)
-    den = max((bit_size(q)[1] for q in params), default=0)
+    num, den = network_bit_sizes(net)     # on the integer weight arrays when a reader kept them
     return {"widths": list(net.widths), "depth": net.depth, "hidden_widths": list(net.hidden_widths),
             "n_parameters": net.n_parameters, "activation": net.activation,
             "max_numerator_bits": num, "max_denominator_bits": den}

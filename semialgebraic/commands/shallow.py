@@ -27,7 +27,7 @@ from algebra.symmetries import apply_path, path_from_json
 from ..cli import emit, fail
 from ..exceptions import NotApplicableError
 from ..shallow import canonical_form
-from ..verify import check_inputs_match, verify
+from ..verify import check_inputs_match, resolve_sidecar, verify
 from . import display
 from .help import describe
 from .common import load_any, load_certificate, load_network
@@ -169,6 +169,10 @@ def cmd_verify(args) -> int:
     cert = load_certificate(args.certificate)
     if len(args.inputs) > 2:
         fail("verify takes at most two inputs (A B)")
+    try:
+        cert = resolve_sidecar(cert, args.certificate)   # the binary payload of a large one
+    except AlgebraError as exc:
+        fail(f"{args.certificate}: malformed certificate: {exc}")
     try:
         ok, why = verify(cert)
     except AlgebraError as exc:

@@ -239,7 +239,7 @@ def _run_fast(fn, a, b, name, hyps, check=True) -> Verdict | None:
     if v.answer is None:
         return None
     if v.certificate is not None and check:
-        ok, why = verify(jsonable(v.certificate))
+        ok, why = verify(jsonable(v.certificate, keep_networks=True))
         if not ok:
             raise CertificateError(v.certificate.get("type", name), why)
     return replace(v, hypotheses=tuple(hyps))

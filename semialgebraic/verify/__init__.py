@@ -20,7 +20,7 @@ from typing import Any
 
 from algebra.exceptions import InexactInputError, InputError, ParseError
 
-__all__ = ["verify", "CHECKERS", "check_inputs_match"]
+__all__ = ["verify", "CHECKERS", "check_inputs_match", "resolve_sidecar"]
 
 # type -> module under semialgebraic.verify providing ``check(cert) -> (bool, str)``
 CHECKERS = {
@@ -53,6 +53,122 @@ def verify(cert: Any) -> tuple[bool, str]:
         raise
     except (ParseError, InexactInputError) as exc:   # a number that is not one: malformed
         raise InputError(f"malformed certificate: {exc}") from None
+
+
+def resolve_sidecar(cert: Any, path) -> Any:
+    """The certificate *cert* read from the JSON file *path* with its binary sidecar resolved
+    (:mod:`semialgebraic.certificates._json`): the ``sidecar`` key is removed and every network
+    whose weights reference the sidecar is rebuilt exactly as a :class:`~algebra.network.Network`
+    (weights ``N / den`` from the int64 arrays; biases parsed from the JSON), which
+    ``network_from_dict`` takes as it is.  A certificate without ``sidecar`` is returned
+    unchanged.  The one place where sidecars are read: the file next to *path* named in
+    ``sidecar.file`` (a bare file name), whose SHA-256 must equal ``sidecar.sha256`` before
+    anything in it is parsed.
+
+    Raises
+    ------
+    InputError
+        Missing, unreadable, truncated or altered sidecar (digest mismatch), a reference to an
+        array that is not there or has the wrong type or shape, a malformed reference.
+    """
+    import hashlib
+    import io
+    from pathlib import Path
+
+    if not isinstance(cert, dict) or "sidecar" not in cert:
+        return cert
+    side = cert["sidecar"]
+    if (not isinstance(side, dict) or set(side) != {"file", "sha256"}
+            or not isinstance(side["file"], str) or not isinstance(side["sha256"], str)):
+        raise InputError("malformed 'sidecar' entry (expected {file, sha256})")
+    name = side["file"]
+    if not name or name in (".", "..") or "/" in name or "\\" in name:
+        raise InputError(f"sidecar file name {name!r} must be a bare file name")
+    file = Path(path).with_name(name)
+    try:
+        raw = file.read_bytes()
+    except OSError as exc:
+        raise InputError(f"sidecar {name!r} cannot be read ({exc.strerror or exc}); it must lie "
+                         "next to the certificate", source=str(file)) from None
+    if hashlib.sha256(raw).hexdigest() != side["sha256"].lower():
+        raise InputError(f"sidecar {name!r} does not match the SHA-256 recorded in the "
+                         "certificate (altered or truncated)", source=str(file))
+    try:
+        import numpy as np
+    except ImportError:
+        raise InputError("reading a certificate sidecar needs numpy (pip install netfibers[io])") from None
+    try:
+        with np.load(io.BytesIO(raw), allow_pickle=False) as npz:
+            arrays = {k: npz[k] for k in npz.files}
+    except Exception as exc:              # any decoding failure of the archive: malformed
+        raise InputError(f"sidecar {name!r} is not a readable .npz archive: "
+                         f"{type(exc).__name__}", source=str(file)) from None
+    used: set = set()
+    body = {k: v for k, v in cert.items() if k != "sidecar"}
+    out = _resolve(body, arrays, used)
+    if used != set(arrays):
+        raise InputError(f"sidecar {name!r} holds arrays the certificate does not use: "
+                         f"{sorted(set(arrays) - used)[:3]}")
+    return out
+
+
+def _resolve(obj: Any, arrays: dict, used: set) -> Any:
+    if isinstance(obj, list):
+        return [_resolve(v, arrays, used) for v in obj]
+    if not isinstance(obj, dict):
+        return obj
+    layers = obj.get("layers")
+    if (obj.get("format") == "netfibers.network" and isinstance(layers, list)
+            and any(isinstance(L, dict) and isinstance(L.get("weight"), dict) for L in layers)):
+        return _network(obj, arrays, used)
+    return {k: _resolve(v, arrays, used) for k, v in obj.items()}
+
+
+def _network(d: dict, arrays: dict, used: set):
+    """The exact Network of a network dict whose weights reference sidecar arrays."""
+    import numpy as np
+    from algebra.io.native import network_from_dict, parse_matrix, parse_vector
+    from algebra.linalg import QMatrix
+    from algebra.network import Network
+
+    if set(d) - {"format", "version", "activation", "inputs", "layers"} or d.get("version", 1) != 1 \
+            or d.get("activation", "relu") != "relu":
+        raise InputError("malformed network with sidecar weights")
+    weights, biases = [], []
+    prev = d.get("inputs")
+    for l, layer in enumerate(d["layers"], start=1):
+        if not isinstance(layer, dict) or set(layer) - {"weight", "bias"} or "weight" not in layer:
+            raise InputError(f"layer {l}: malformed layer of a network with sidecar weights")
+        w = layer["weight"]
+        if isinstance(w, dict):
+            if set(w) != {"$sidecar", "den"} or not isinstance(w["$sidecar"], str) \
+                    or not isinstance(w["den"], str) or not w["den"].isdigit():
+                raise InputError(f"layer {l}: malformed sidecar reference {w!r}"[:200])
+            key, den = w["$sidecar"], int(w["den"])
+            if key not in arrays:
+                raise InputError(f"layer {l}: the sidecar has no array {key!r}")
+            N = arrays[key]
+            if N.dtype != np.int64 or N.ndim != 2 or 0 in N.shape or den <= 0:
+                raise InputError(f"layer {l}: sidecar array {key!r} must be a non-empty 2-D int64 "
+                                 f"array over a positive denominator (got {N.dtype}, shape "
+                                 f"{tuple(N.shape)}, den {den})")
+            if prev is not None and N.shape[1] != prev:
+                raise InputError(f"layer {l}: sidecar array {key!r} has {N.shape[1]} columns, the "
+                                 f"previous layer {prev} outputs")
+            used.add(key)
+            weights.append((N, den))
+            rows = int(N.shape[0])
+        else:
+            rows_ = parse_matrix(w, f"layer {l} weight", "certificate", (None, prev))
+            if not rows_:
+                raise InputError(f"layer {l}: empty weight")
+            weights.append(QMatrix.from_rows(rows_, ncols=len(rows_[0])))
+            rows = len(rows_)
+        biases.append(parse_vector(layer.get("bias", [0] * rows), f"layer {l} bias", "certificate",
+                                   rows))
+        prev = rows
+    net = Network._from_integer_arrays(weights, biases, "certificate")
+    return network_from_dict(net)
 
 
 def check_inputs_match(cert: dict, inputs: dict[str, Any]) -> tuple[bool, str]:

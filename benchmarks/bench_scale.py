@@ -1,0 +1,147 @@
+"""Benchmark (issue 16): exact work at the size of real models, each row beside its baseline.
+
+Makes a 784-4096-4096-10 float32 ``.safetensors`` model (20 M parameters, 80 MB; numpy random
+weights, in a temporary directory, never committed) and measures, each command in a fresh
+interpreter (wall time, and peak RSS above the interpreter's post-import baseline):
+
+* ``info``: ``netfibers info`` (widths and the largest numerator/denominator bits, exact);
+  baseline: numpy reads the arrays and takes ``abs().max()`` of each;
+* ``convert``: ``netfibers convert -o x.npz`` (exact: every value checked representable);
+  baseline: numpy reads the arrays and ``np.savez`` them;
+* ``cert write+verify``: a 784-4096-10 one-hidden-layer pair and its permuted/scaled copy,
+  ``netfibers equiv --certificate`` then ``netfibers verify`` (payload in the binary sidecar);
+  baseline: ``netfibers equiv`` without writing the certificate.
+
+Targets: ``info`` <= 2 s, ``convert`` <= 3 s, peak RSS above baseline <= 3x the file size.
+
+Run by hand: ``python benchmarks/bench_scale.py [--hidden 4096] [--keep DIR]``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+
+_PROBE = r"""
+import resource, sys, time, json
+{imports}
+_r0 = resource.getrusage(resource.RUSAGE_SELF)
+base = _r0.ru_maxrss
+_t0 = time.perf_counter()
+{body}
+dt = time.perf_counter() - _t0
+_r1 = resource.getrusage(resource.RUSAGE_SELF)
+cpu = _r1.ru_utime + _r1.ru_stime - _r0.ru_utime - _r0.ru_stime
+print(json.dumps({{"seconds": dt, "cpu": cpu, "base_mb": base / 1024, "peak_mb": _r1.ru_maxrss / 1024}}))
+"""
+
+
+def probe(imports: str, body: str) -> dict:
+    """Run *body* in a fresh interpreter after *imports*; time and peak RSS above the
+    post-import baseline (ru_maxrss is a high-water mark: the import's own peak is the floor)."""
+    code = _PROBE.format(imports=imports, body=body)
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         cwd=Path(__file__).resolve().parents[1])
+    if out.returncode != 0:
+        raise RuntimeError(out.stderr[-2000:])
+    r = json.loads(out.stdout.strip().splitlines()[-1])
+    r["extra_mb"] = r["peak_mb"] - r["base_mb"]
+    return r
+
+
+def make_model(path: Path, widths, seed=0):
+    from safetensors.numpy import save_file
+    rng = np.random.default_rng(seed)
+    tensors = {}
+    for l, (a, b) in enumerate(zip(widths, widths[1:])):
+        tensors[f"{2 * l}.weight"] = (rng.standard_normal((b, a)) / np.sqrt(a)).astype(np.float32)
+        tensors[f"{2 * l}.bias"] = (rng.standard_normal(b) * 0.1).astype(np.float32)
+    save_file(tensors, str(path))
+
+
+_CLI = "from semialgebraic.cli import main\nimport algebra.io, numpy, semialgebraic.commands"
+_NUMPY = "import numpy as np\nfrom safetensors.numpy import load_file"
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--hidden", type=int, default=4096)
+    ap.add_argument("--keep", metavar="DIR", help="work in DIR (kept) instead of a temp dir")
+    args = ap.parse_args(argv)
+    n = args.hidden
+    widths = (784, n, n, 10)
+    tmp = Path(args.keep) if args.keep else Path(tempfile.mkdtemp(prefix="bench_scale_"))
+    tmp.mkdir(parents=True, exist_ok=True)
+    model = tmp / "model.safetensors"
+    if not model.exists():
+        make_model(model, widths)
+    size_mb = model.stat().st_size / 2 ** 20
+    out_npz = tmp / "out.npz"
+    rows = []
+
+    r = probe(_CLI, f"main(['info', {str(model)!r}, '--json'])")
+    b = probe(_NUMPY, f"t = load_file({str(model)!r})\n[np.abs(a).max() for a in t.values()]")
+    rows.append(("info", r, b, "<= 2 s"))
+
+    r = probe(_CLI, f"main(['convert', {str(model)!r}, '-o', {str(out_npz)!r}])")
+    b = probe(_NUMPY, f"t = load_file({str(model)!r})\nnp.savez({str(tmp / 'np.npz')!r}, **t)")
+    rows.append(("convert -o .npz", r, b, "<= 3 s"))
+
+    cert_rows = certificate_rows(tmp, n)
+    rows += cert_rows
+
+    print(f"model {'-'.join(map(str, widths))} float32 safetensors, {size_mb:.0f} MB; "
+          f"RSS target <= {3 * size_mb:.0f} MB above baseline")
+    print("wall and CPU seconds (the machine is shared: CPU is the steadier figure); +MB: peak RSS "
+          "above the post-import baseline")
+    print(f"{'workload':<30}{'wall':>7}{'cpu':>7}{'+MB':>7} | {'baseline wall':>13}{'cpu':>7}{'+MB':>7}"
+          f"{'cpu ratio':>10}  target")
+    for name, r, b, target in rows:
+        ratio = r["cpu"] / b["cpu"] if b["cpu"] else float("nan")
+        print(f"{name:<30}{r['seconds']:>7.2f}{r['cpu']:>7.2f}{r['extra_mb']:>7.0f} | "
+              f"{b['seconds']:>13.2f}{b['cpu']:>7.2f}{b['extra_mb']:>7.0f}{ratio:>10.1f}  {target}")
+    return 0
+
+
+def certificate_rows(tmp: Path, n: int) -> list:
+    """The one-hidden-layer pair's certificate, written and verified (beside the decision)."""
+    from safetensors.numpy import save_file
+    rng = np.random.default_rng(1)
+    d, m = 784, 10
+    W1 = (rng.standard_normal((n, d)) / np.sqrt(d)).astype(np.float32)
+    b1 = (rng.standard_normal(n) * 0.1).astype(np.float32)
+    W2 = (rng.standard_normal((m, n)) / np.sqrt(n)).astype(np.float32)
+    b2 = (rng.standard_normal(m) * 0.1).astype(np.float32)
+    perm = rng.permutation(n)
+    s = (2.0 ** rng.integers(-2, 3, n)).astype(np.float32)   # exact positive scalings
+    a, b = tmp / "a.safetensors", tmp / "b.safetensors"
+    save_file({"0.weight": W1, "0.bias": b1, "2.weight": W2, "2.bias": b2}, str(a))
+    permuted = {"0.weight": (W1 * s[:, None])[perm], "0.bias": (b1 * s)[perm],
+                "2.weight": (W2 / s[None, :])[:, perm], "2.bias": b2}
+    save_file({k: np.ascontiguousarray(v) for k, v in permuted.items()}, str(b))  # C order!
+    cert = tmp / "cert.json"
+    rows = []
+    decide = probe(_CLI, f"main(['equiv', {str(a)!r}, {str(b)!r}])")
+    try:
+        w = probe(_CLI, f"main(['equiv', {str(a)!r}, {str(b)!r}, '--certificate', {str(cert)!r}])")
+        v = probe(_CLI, f"rc = main(['verify', {str(cert)!r}])\nassert rc == 0, rc")
+    except RuntimeError as exc:
+        print(f"certificate rows skipped: {str(exc).strip().splitlines()[-1]}")
+        return rows
+    both = {"seconds": w["seconds"] + v["seconds"], "cpu": w["cpu"] + v["cpu"],
+            "extra_mb": max(w["extra_mb"], v["extra_mb"])}
+    size = sum(p.stat().st_size for p in tmp.glob("cert*")) / 2 ** 20
+    rows.append((f"cert write+verify ({size:.0f} MB)", both, decide, "<= 15 s"))
+    return rows
+
+
+if __name__ == "__main__":
+    sys.exit(main())
