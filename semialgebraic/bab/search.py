@@ -43,11 +43,14 @@ def _zeros(Ws):
     return [[_ZERO] * len(W) for W in Ws]
 
 
-def _leaf_bound(Ws, bs, box, ivs, c):
-    """(bound, (mu, alpha, beta), float point or None) of a node with intervals *ivs*."""
+def _leaf_bound(Ws, bs, box, ivs, c, lp=True):
+    """(bound, (mu, alpha, beta), float point or None) of a node with intervals *ivs*
+    (the interval bound only, zero multipliers, when *lp* is False)."""
     L = len(Ws)
     zero = (_zeros(Ws), _zeros(Ws[:-1]), _zeros(Ws[:-1]))
     best = (exact_bound(Ws, bs, box, ivs, c, *zero), zero)
+    if not lp:
+        return best[0], best[1], None
     if all(lo >= 0 or hi <= 0 for layer in ivs[:-1] for lo, hi in layer) and L == 1:
         return best[0], best[1], None
     status, x, duals = float_duals(Ws, bs, box, ivs, c)
@@ -125,7 +128,7 @@ def bound_objective(Ws, bs, box, c, value, *, budget: Budget | None = None,
         ``{"bound": b, "mu": ..., "alpha": ..., "beta": ...}`` or ``{"empty": "interval"}``.
     """
     budget = budget or Budget()
-    cands = [tuple((lo + hi) / 2 for lo, hi in box), tuple(lo for lo, _ in box),
+    cands = [tuple(lo for lo, _ in box), tuple((lo + hi) / 2 for lo, hi in box),
              tuple(hi for _, hi in box)] + [tuple(p) for p in (start or [])]
     lower, point = None, None
     for p in cands:
@@ -142,7 +145,7 @@ def bound_objective(Ws, bs, box, c, value, *, budget: Budget | None = None,
         if ivs is None:
             holder.update({"empty": "interval"})
             return
-        bnd, y, x = _leaf_bound(Ws, bs, box, ivs, c)
+        bnd, y, x = _leaf_bound(Ws, bs, box, ivs, c, lp=not budget.exhausted())
         if bnd is None:
             holder.update({"empty": "dual", "mu": y[0], "alpha": y[1], "beta": y[2]})
             return

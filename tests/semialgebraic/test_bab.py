@@ -160,3 +160,71 @@ def test_mutations_rejected():
     assert _rejected(m)
     m = copy.deepcopy(c); m["point"] = ["5"]
     assert _rejected(m)
+
+
+# -- the commands ------------------------------------------------------------------------------
+def _run(capsys, *argv):
+    from semialgebraic.cli import main
+    try:
+        code = main([str(a) for a in argv])
+    except SystemExit as exc:
+        code = exc.code
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+@pytest.fixture
+def files(tmp_path):
+    paths = {}
+    for name, net in (("a", A1), ("b", B1)):
+        p = tmp_path / f"{name}.json"
+        p.write_text(json.dumps(net.to_dict()))
+        paths[name] = str(p)
+    p = tmp_path / "box.json"
+    p.write_text(json.dumps({"box": [[-1, "1/3"]]}))
+    paths["box"] = str(p)
+    paths["cert"] = str(tmp_path / "cert.json")
+    return paths
+
+
+def test_cli_diff_bab(files, capsys):
+    code, out, _ = _run(capsys, "diff", files["a"], files["b"], "--box=-1:2", "--method", "bab",
+                        "--json", "--certificate", files["cert"])
+    data = json.loads(out)
+    assert code == 0 and data["lower"] == data["upper"] == "1" and data["complete"] is True
+    assert data["max_deviation"] == 1 and data["point"] == [2] and data["output"] == 0
+    assert data["per_output"] == [{"lower": "1", "upper": "1"}] and data["nodes"] >= 1
+    assert data["method"] == "branch and bound"
+    code, out, _ = _run(capsys, "verify", files["cert"])
+    assert code == 0 and out.startswith("VALID")
+    code, out, _ = _run(capsys, "diff", files["a"], files["b"], "--box", files["box"], "--method", "bab",
+                        "--exact")
+    assert code == 0 and out.startswith("max |a - b| = 1/6 at x = (1/3)")
+    code, out, _ = _run(capsys, "diff", files["a"], files["b"], "--ball=0,1", "--method", "bab")
+    assert code == 0 and out.startswith("max |a - b| = 5.0000e-01") and "branch and bound" in out
+    code, out, _ = _run(capsys, "diff", files["a"], files["b"], "--box=-1,2", "--json")
+    data = json.loads(out)                                     # small: the region walk decides
+    assert code == 0 and data["method"] == "region walk" and data["upper"] == "1"
+
+
+def test_cli_equiv_epsilon(files, capsys):
+    code, out, _ = _run(capsys, "equiv", files["a"], files["b"], "--box=-1,2", "--epsilon", "1",
+                        "--certificate", files["cert"])
+    assert code == 0 and "<= 1" in out
+    assert _run(capsys, "verify", files["cert"])[0] == 0
+    code, out, _ = _run(capsys, "equiv", files["a"], files["b"], "--box=-1,2", "--epsilon", "99/100",
+                        "--json")
+    data = json.loads(out)
+    assert code == 1 and data["answer"] is False and data["point"] == [2]
+    code, out, err = _run(capsys, "equiv", files["a"], files["b"], "--epsilon", "1")
+    assert code == 2 and "box" in err
+
+
+@pytest.mark.slow
+@settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(pairs())
+def test_bab_equals_region_walk_sweep(case):
+    a, b, box = case
+    exact = max_deviation(a, b, box).value
+    r = diff_bounds(a, b, box)
+    assert r.lower <= exact <= r.upper and r.complete and r.lower == exact
