@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from algebra.exceptions import InputError
 from algebra.kernel import difference_network
 from algebra.network import Network
-from algebra.rationals import Q, q_json
+from algebra.rationals import Q, q_json, to_q
 
 from ..budget import Budget
 from ..exceptions import CertificateError
@@ -41,8 +41,7 @@ class BabResult:
 def _box(box, d):
     if isinstance(box, tuple) and len(box) == 2 and not isinstance(box[0], (tuple, list)):
         box = [box] * d
-    out = [(Q(lo) if not isinstance(lo, Q) else lo, Q(hi) if not isinstance(hi, Q) else hi)
-           for lo, hi in box]
+    out = [(to_q(lo), to_q(hi)) for lo, hi in box]
     if len(out) != d or any(lo > hi for lo, hi in out):
         raise InputError(f"the box needs {d} intervals lo <= hi")
     return out

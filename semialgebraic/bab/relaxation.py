@@ -186,7 +186,6 @@ def float_duals(Ws, bs, box, ivs, c):
         cost[zcol[L - 1][j]] = f(cj)
     h = hc._Highs()
     h.setOptionValue("output_flag", False)
-    h.setOptionValue("threads", 1)
     h.setOptionValue("presolve", "off")   # a dual ray is only returned without presolve
     lp = hc.HighsLp()
     lp.num_col_, lp.num_row_ = ncol, len(rows)
