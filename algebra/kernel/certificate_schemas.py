@@ -41,6 +41,7 @@ SCHEMA_VERSIONS: dict[str, int] = {
     "identifiability_hypotheses": 1,
     "functional_dimension": 1,
     "exercise": 1,
+    "bab_bound": 1,
 }
 
 HEADER_KEYS = ("format", "type", "schema_version", "netfibers_version")
@@ -56,6 +57,7 @@ SCHEMA_KEYS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
                              ("domain", "upper", "upper_directions", "upper_regions",
                               "upper_one_point", "upper_reason", "uncertified_upper_reason")),
     "exercise": (("claim", "network", "proof"), ()),
+    "bab_bound": (("claim", "a", "b", "box", "upper"), ("objectives", "lower", "point", "output", "epsilon")),
 }
 
 # type -> the claims a certificate of that type may state (the checker decides which one fits)
@@ -70,6 +72,8 @@ CLAIMS: dict[str, tuple[str, ...]] = {
     "functional_dimension": ("rank of the Jacobian of theta -> (f_theta(x))_x >= lower",
                              "lower <= functional dimension <= upper"),
     "exercise": ("parameter p is never exercised on the domain",),
+    "bab_bound": ("max_o max_x |a_o(x) - b_o(x)| <= upper on the box",
+                  "max_o max_x |a_o(x) - b_o(x)| >= lower on the box"),
 }
 
 # the two competitor classes of an ``absorption`` certificate (skip-absorption R1 and R19)

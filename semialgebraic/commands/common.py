@@ -12,7 +12,8 @@ from algebra.rationals import to_q
 
 from ..cli import fail
 
-__all__ = ["load_network", "load_any", "parse_point", "parse_box", "load_data", "load_certificate"]
+__all__ = ["load_network", "load_any", "parse_point", "parse_box", "parse_box_domain", "parse_ball",
+           "load_data", "load_certificate"]
 
 
 def load_any(path: str, **options):
@@ -48,6 +49,53 @@ def parse_box(text: str) -> tuple:
     if vals[0] > vals[1]:
         fail(f"--box: lower bound {vals[0]} exceeds upper bound {vals[1]}")
     return vals[0], vals[1]
+
+
+def parse_box_domain(text: str, d: int) -> list:
+    """A box with per-coordinate bounds: ``"lo,hi"`` (the cube), ``"lo1:hi1,lo2:hi2,…"`` or a JSON
+    file ``[[lo, hi], …]`` / ``{"box": [[lo, hi], …]}`` -> list of ``d`` exact ``(lo, hi)``."""
+    if text.endswith(".json") or Path(text).is_file():
+        try:
+            data = read_json_text(Path(text))
+            if isinstance(data, dict):
+                data = data.get("box")
+            if not isinstance(data, list) or not all(isinstance(p, list) and len(p) == 2 for p in data):
+                raise InputError("expected [[lo, hi], …] or {'box': [[lo, hi], …]}", source=text)
+            box = [(to_q(lo), to_q(hi)) for lo, hi in data]
+        except AlgebraError as exc:
+            fail(f"--box: {exc}")
+    elif ":" in text:
+        box = []
+        for part in text.split(","):
+            bits = part.split(":")
+            if len(bits) != 2:
+                fail(f"--box: {part!r} is not lo:hi")
+            try:
+                box.append((to_q(bits[0]), to_q(bits[1])))
+            except AlgebraError as exc:
+                fail(f"--box: {exc}")
+    else:
+        lo, hi = parse_box(text)
+        box = [(lo, hi)] * d
+    if len(box) != d:
+        fail(f"--box: expected {d} intervals, got {len(box)}")
+    for lo, hi in box:
+        if lo > hi:
+            fail(f"--box: lower bound {lo} exceeds upper bound {hi}")
+    return box
+
+
+def parse_ball(text: str, d: int) -> list:
+    """``"x1,…,xd,R"`` (or ``"x,R"``: the point (x, …, x)) -> the L∞ ball as a box."""
+    vals = parse_point(text, None, "--ball")
+    if len(vals) == 2 and d != 1:
+        vals = [vals[0]] * d + [vals[1]]
+    if len(vals) != d + 1:
+        fail(f"--ball: expected {d} coordinates and a radius, got {len(vals)} numbers")
+    r = vals[-1]
+    if r < 0:
+        fail("--ball: the radius must be >= 0")
+    return [(v - r, v + r) for v in vals[:-1]]
 
 
 def load_data(path: str, n_inputs: int) -> list:

@@ -6,10 +6,16 @@
   The certificate (``region_cover``, ``counterexample`` or a fast path's) is written atomically,
   only when the question was decided.  JSON keys: ``answer``, ``method``, ``reason``,
   ``hypotheses``, ``certificate``, ``regions_checked``.
-* ``netfibers diff A B --box lo,hi [--timeout S] [--max-regions N] [--json]``: exact
-  ``max_deviation`` = max over the box of max over outputs of |a − b|, the ``point`` and
-  ``output`` attaining it, ``complete`` (exit 3 when a budget cut the walk short: the value is
-  then a lower bound).
+* ``netfibers diff A B (--box lo,hi | --box lo1:hi1,... | --box FILE.json | --ball X,R)
+  [--method auto|bab|walk] [--certificate FILE] [--exact] [--timeout S] [--max-regions N]
+  [--json]``: a certified interval ``[lower, upper]`` on max over the box of max over outputs of
+  |a − b| (exact branch and bound, :mod:`semialgebraic.bab`; the exact region walk for small
+  nets on a cube), the ``point`` and ``output`` attaining ``lower``, ``complete`` (lower =
+  upper; exit 3 otherwise).  JSON keys ``lower``, ``upper`` (exact strings, ``"inf"`` when
+  unknown), ``complete``, ``max_deviation`` (= lower), ``point``, ``output``, ``per_output``,
+  ``nodes``, ``reason``, ``method`` (which method decided).
+* ``netfibers equiv A B (--box ... | --ball X,R) --epsilon E``: exit 0 with a ``bab_bound``
+  certificate that max |a − b| <= E, 1 with a point where |a − b| > E, 3 when the budget ran out.
 * ``netfibers dim NET [--box lo,hi | --orthant] [--timeout S] [--max-regions N] [--json]``:
   ``functional_dimension``, ``fiber_dimension``, ``exact``, and ``lower``/``upper`` when not
   exact (exit 3 then).
@@ -19,15 +25,17 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from algebra.rationals import to_q
+from algebra.exceptions import AlgebraError
+from algebra.rationals import q_str, to_q
 
 from ..budget import Budget
 from ..certificates import write_certificate
 from ..cli import emit, fail
+from ..bab import diff_bounds, epsilon_equivalent
 from ..dimension import functional_dimension, functional_dimension_certificate
 from ..equivalence import METHODS, equivalent, max_deviation
 from . import display
-from .common import load_network, parse_box
+from .common import load_network, parse_ball, parse_box, parse_box_domain
 from .help import describe
 
 __all__ = ["register"]
@@ -56,21 +64,36 @@ def register(sub, parent) -> None:
     _domain_args(p)
     _budget_args(p)
     p.add_argument("--certificate", metavar="FILE", help="write the certificate (only when decided)")
+    p.add_argument("--epsilon", metavar="E", help="decide max |a - b| <= E on the box or ball "
+                   "(exact branch and bound): exit 0 with a certificate, 1 with a point, 3 budget")
+    p.add_argument("--ball", metavar="X,R", help="with --epsilon: the L-infinity ball around X")
     p.set_defaults(func=cmd_equiv)
 
-    p = sub.add_parser("diff", parents=[parent], help="exact maximum deviation |a - b| over a box",
+    p = sub.add_parser("diff", parents=[parent],
+                       help="certified interval on the maximum deviation |a - b| over a box",
                        **describe(
-                           "Compute exactly the largest deviation max |a(x) - b(x)| of networks "
-                           "A and B over the cube [LO, HI]^d (largest over the outputs too), the "
-                           "point x and the output attaining it. JSON keys: max_deviation, "
-                           "point, output, complete.",
-                           exits=["0  exact maximum",
-                                  "3  a budget cut the walk short: the value is a lower bound"],
+                           "Bound max |a(x) - b(x)| over a box or an L-infinity ball (largest "
+                           "over the outputs too): a certified interval [lower, upper], the point "
+                           "and output attaining the lower bound; exact when lower = upper. Small "
+                           "pairs on a cube are decided by the exact region walk, others by exact "
+                           "branch and bound (--method). JSON keys: lower, upper (\"inf\" when "
+                           "unbounded), complete, max_deviation (= lower), point, output, "
+                           "per_output, nodes, method, reason.",
+                           exits=["0  exact maximum (lower = upper)",
+                                  "3  a budget cut the search short: [lower, upper] is certified"],
                            examples=["netfibers diff algebra/examples/t1_masked.json "
-                                     "algebra/examples/t1_translated_2.json --box -3,3"]))
+                                     "algebra/examples/t1_translated_2.json --box -3,3",
+                                     "netfibers diff A.json B.json --box=-1:1,0:2 --method bab "
+                                     "--certificate cert.json"]))
     p.add_argument("a", metavar="A")
     p.add_argument("b", metavar="B")
-    p.add_argument("--box", required=True, metavar="LO,HI", help="the cube [lo, hi]^d")
+    g = p.add_mutually_exclusive_group(required=True)
+    g.add_argument("--box", metavar="LO,HI", help="the cube [lo, hi]^d; lo1:hi1,lo2:hi2 (one interval per coordinate); or FILE.json")
+    g.add_argument("--ball", metavar="X,R", help="the L-infinity ball of radius R around X (x1,...,xd,R)")
+    p.add_argument("--method", choices=("auto", "bab", "walk"), default="auto",
+                   help="bab: exact branch and bound; walk: exact region walk (small cases); "
+                        "auto: the walk for small nets on a cube, else bab")
+    p.add_argument("--certificate", metavar="FILE", help="write the bab_bound certificate (bab only)")
     _budget_args(p)
     p.set_defaults(func=cmd_diff)
 
@@ -100,6 +123,8 @@ def cmd_equiv(args) -> int:
     a, b = load_network(args.a), load_network(args.b)
     if a.signature != b.signature:
         fail(f"{args.a} has (inputs, outputs) {a.signature} but {args.b} has {b.signature}")
+    if args.epsilon is not None or args.ball is not None:
+        return _cmd_equiv_epsilon(args, a, b)
     budget = _budget(args)
     v = equivalent(a, b, method=args.method, domain=_domain(args), budget=budget)
     if args.certificate and v.answer is not None and v.certificate is not None:
@@ -149,11 +174,68 @@ def equiv_text(v, exact: bool = False) -> str:
     return text
 
 
+def _cmd_equiv_epsilon(args, a, b) -> int:
+    """``equiv --epsilon E``: decide ``max |a − b| <= E`` by exact branch and bound."""
+    if args.epsilon is None:
+        fail("--ball needs --epsilon")
+    if args.orthant or (args.box is None and args.ball is None):
+        fail("--epsilon needs a box (--box) or a ball (--ball)")
+    if args.box is not None and args.ball is not None:
+        fail("--box and --ball exclude each other")
+    try:
+        eps = to_q(args.epsilon)
+    except AlgebraError as exc:
+        fail(f"--epsilon: {exc}")
+    if eps < 0:
+        fail("--epsilon must be >= 0")
+    box = (parse_ball(args.ball, a.n_inputs) if args.ball is not None
+           else parse_box_domain(args.box, a.n_inputs))
+    answer, r = epsilon_equivalent(a, b, box, eps, budget=_budget(args))
+    if args.certificate and answer is not None:
+        write_certificate(r.certificate, args.certificate)
+    data = {"answer": answer, "method": "branch and bound", "epsilon": str(eps), **r.to_json()}
+    if answer is True:
+        text = f"max |a - b| <= {q_str(eps)} (branch and bound, certified: upper bound {_num(r.upper, args)})"
+    elif answer is False:
+        text = (f"max |a - b| > {q_str(eps)}: |a_{r.output} - b_{r.output}| = {_num(r.lower, args)} at "
+                f"x = ({', '.join(q_str(v) for v in r.point)})")
+    else:
+        text = (f"undecided: max |a - b| in [{_num(r.lower, args)}, {_num(r.upper, args)}] "
+                f"({r.reason})")
+    emit(args, data, text)
+    return {True: 0, False: 1, None: 3}[answer]
+
+
+def _num(q, args) -> str:
+    return display.number(q, getattr(args, "exact", False))
+
+
+def _small(a, b) -> bool:
+    """The region walk suits the pair: few hidden neurons, or few inputs (in R^d, d <= 3, the
+    number of linear regions grows polynomially in the neurons, and the walk is exact)."""
+    n = a.n_hidden + b.n_hidden
+    return n <= 12 or (a.n_inputs <= 3 and n <= 64)
+
+
 def cmd_diff(args) -> int:
     a, b = load_network(args.a), load_network(args.b)
     if a.signature != b.signature:
         fail(f"{args.a} has (inputs, outputs) {a.signature} but {args.b} has {b.signature}")
-    box = parse_box(args.box)
+    d = a.n_inputs
+    if args.ball is not None:
+        box = parse_ball(args.ball, d)
+    else:
+        box = parse_box_domain(args.box, d)
+    cube = len(set(box)) == 1
+    method = args.method
+    if method == "walk" and not cube:
+        fail("--method walk needs a cube box lo,hi")
+    if method == "auto":
+        method = ("walk" if cube and not args.certificate
+                  and (args.max_regions is not None or _small(a, b)) else "bab")
+    if method == "bab":
+        return _cmd_diff_bab(args, a, b, box)
+    box = box[0]
     dev = max_deviation(a, b, box, budget=_budget(args))
     if dev.point is None:  # the budget ran out before the first region: exact value at a corner
         corner = tuple([box[0]] * a.n_inputs)
@@ -165,8 +247,25 @@ def cmd_diff(args) -> int:
             f"{display.point(dev.point, args.exact)}, output {dev.output}"
             + ("" if dev.complete else f" (lower bound: {dev.reason})")
             + display.note([dev.value, *dev.point], args.exact))
-    emit(args, dev.to_json(), text)
+    data = dev.to_json()
+    data.update({"lower": str(dev.value), "upper": str(dev.value) if dev.complete else "inf",
+                 "per_output": None, "nodes": dev.regions, "method": "region walk"})
+    emit(args, data, text)          # JSON "method" says which decided (README output unchanged)
     return 0 if dev.complete else 3
+
+
+def _cmd_diff_bab(args, a, b, box) -> int:
+    r = diff_bounds(a, b, box, budget=_budget(args))
+    if args.certificate:
+        write_certificate(r.certificate, args.certificate)
+    at = f" at x = {display.point(r.point, args.exact)}, output {r.output}"
+    if r.complete:
+        text = f"max |a - b| = {_num(r.lower, args)}{at}"
+    else:
+        text = (f"max |a - b| \u2208 [{_num(r.lower, args)}, {_num(r.upper, args)}]; lower bound attained{at}"
+                f" ({r.reason})")
+    emit(args, r.to_json(), text + f" [decided by branch and bound, {r.nodes} nodes]")
+    return 0 if r.complete else 3
 
 
 def cmd_dim(args) -> int:

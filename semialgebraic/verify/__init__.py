@@ -31,6 +31,7 @@ CHECKERS = {
     "identifiability_hypotheses": "identifiability",
     "functional_dimension": "functional_dimension",
     "exercise": "exercise",
+    "bab_bound": "bab_bound",
 }
 
 

@@ -114,7 +114,31 @@ def _exercise():
     return _json(cert)
 
 
-BUILDERS = {"counterexample": _counterexample, "symmetry_path": _symmetry_path,
+BABA = Network.from_rows([[[1], [-1]], [[1, 1]]], [[0, 0], [0]])
+BABB = Network.from_rows([[[1], [-1]], [["1/2", 1]]], [[0, 0], [0]])
+
+
+def _bab_bound():
+    from semialgebraic.bab import diff_bounds
+    r = diff_bounds(BABA, BABB, (-1, 2))
+    assert r.complete and r.upper == 1
+    return _json(r.certificate)
+
+
+def _oracle_bab(c) -> bool:
+    """The region walk's exact maximum: lower <= max <= upper."""
+    from semialgebraic.equivalence import max_deviation
+    a, b = network_from_dict(c["a"]), network_from_dict(c["b"])
+    box = [tuple(Fraction(v) for v in p) for p in c["box"]]
+    if len({p for p in box}) != 1:
+        return False
+    lo, hi = box[0]
+    dev = max_deviation(a, b, (f"{lo.numerator}/{lo.denominator}", f"{hi.numerator}/{hi.denominator}")).value
+    ok = Fraction(str(dev)) <= _frac(c["upper"]) or c["claim"].endswith(">= lower on the box")
+    return ok and ("lower" not in c or Fraction(str(dev)) >= _frac(c["lower"]))
+
+
+BUILDERS = {"bab_bound": _bab_bound, "counterexample": _counterexample, "symmetry_path": _symmetry_path,
             "region_cover": _region_cover, "absorption": _absorption,
             "absorption_no": _absorption_no, "identifiability_hypotheses": _identifiability,
             "functional_dimension": _fd, "exercise": _exercise}
@@ -238,7 +262,7 @@ def _oracle_exercise(c) -> bool:
     return all(_eval(base, x) == _eval(json.loads(json.dumps(jsonable(moved))), x) for x in pts)
 
 
-ORACLES = {"counterexample": _oracle_counterexample, "symmetry_path": _same_function,
+ORACLES = {"bab_bound": _oracle_bab, "counterexample": _oracle_counterexample, "symmetry_path": _same_function,
            "region_cover": _same_function, "absorption": _oracle_absorption,
            "absorption_no": _oracle_absorption, "identifiability_hypotheses": _oracle_identifiability,
            "functional_dimension": _oracle_fd, "exercise": _oracle_exercise}

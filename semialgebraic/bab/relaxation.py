@@ -1,0 +1,241 @@
+r"""The LP relaxation of one branch-and-bound node and its exact (Neumaier–Shcherbina) bound.
+
+A node of the search over the network ``D`` (usually ``a − b``, :func:`algebra.kernel.difference_network`)
+on a box is the box plus a set of *splits* ``{(l, j): side}`` (side 1: ``z_{l,j} >= 0``, side 0:
+``z_{l,j} <= 0``).  Its pre-activation intervals are the exact interval propagation of the box
+(:func:`algebra.linalg.interval_image`) with each split clipping its neuron's interval at 0 (a
+rule the checker redoes).  Variables ``x``, ``z_l`` (all layers) and ``h_l = relu(z_l)`` (hidden
+layers), every one boxed.  Rows: ``z_{l,j} − W_l[j]·h_{l−1} − b_l[j] = 0`` (multiplier ``mu``,
+free); per hidden neuron, when unstable (``lo < 0 < hi``) the triangle ``z − h <= 0`` (``alpha >= 0``)
+and ``h − s z <= −s lo``, ``s = hi/(hi − lo)`` (``beta >= 0``); when stable active (``lo >= 0``)
+``z − h = 0`` (``alpha`` free, ``beta = 0``); when stable inactive (``hi <= 0``) ``h`` is boxed to
+``[0, 0]`` (``alpha = beta = 0``).
+
+For *any* multipliers of the right signs, ``c·v <= mu·rhs + beta·rhs + Σ_k max_{v_k in box}
+(c − Aᵀy)_k v_k`` for every feasible ``v`` (weak duality with the residual corrected over the box:
+Neumaier and Shcherbina, Math. Prog. 99 (2004)).  HiGHS only *guesses* ``y``; the bound is computed
+exactly over Q.  With ``c = 0`` a negative bound proves the node empty.
+"""
+
+from __future__ import annotations
+
+from fractions import Fraction
+
+from algebra.linalg import interval_image
+from algebra.rationals import Q
+
+__all__ = ["node_intervals", "exact_bound", "float_duals", "project"]
+
+_ZERO = Q(0)
+
+
+def node_intervals(Ws, bs, box, splits):
+    """Pre-activation intervals of every layer at a node, or None when a split empties one.
+
+    *Ws* are lists of rows, *bs* bias lists, *box* a list of ``(lo, hi)``, *splits* a dict
+    ``{(l, j): side}``.
+    """
+    out, cur = [], list(box)
+    L = len(Ws)
+    for l in range(L):
+        layer = interval_image(Ws[l], cur, bs[l])
+        if l < L - 1:
+            layer = list(layer)
+            for j in range(len(layer)):
+                side = splits.get((l, j))
+                lo, hi = layer[j]
+                if side == 1 and lo < 0:
+                    lo = _ZERO
+                elif side == 0 and hi > 0:
+                    hi = _ZERO
+                if lo > hi:
+                    return None
+                layer[j] = (lo, hi)
+            cur = [(max(lo, _ZERO), max(hi, _ZERO)) for lo, hi in layer]
+        out.append(layer)
+    return out
+
+
+def _kind(lo, hi):
+    if lo >= 0:
+        return "active"
+    if hi <= 0:
+        return "inactive"
+    return "unstable"
+
+
+def project(ivs, mu, alpha, beta):
+    """Multipliers of the right signs: ``alpha, beta >= 0`` on unstable neurons, ``beta = 0`` on
+    stable active ones, both 0 on inactive ones (a new list, exact)."""
+    A, B = [], []
+    for l in range(len(ivs) - 1):
+        ra, rb = [], []
+        for j, (lo, hi) in enumerate(ivs[l]):
+            k = _kind(lo, hi)
+            a, b = alpha[l][j], beta[l][j]
+            if k == "unstable":
+                ra.append(max(a, _ZERO)); rb.append(max(b, _ZERO))
+            elif k == "active":
+                ra.append(a); rb.append(_ZERO)
+            else:
+                ra.append(_ZERO); rb.append(_ZERO)
+        A.append(ra); B.append(rb)
+    return mu, A, B
+
+
+def _box_max(coef, lo, hi):
+    if coef == 0:
+        return _ZERO
+    return coef * hi if coef > 0 else coef * lo
+
+
+def exact_bound(Ws, bs, box, ivs, c, mu, alpha, beta):
+    """The exact upper bound of ``c · z_L`` over the node's relaxation for the multipliers
+    ``mu`` (per layer), ``alpha``, ``beta`` (per hidden layer), assumed of the right signs."""
+    L = len(Ws)
+    total = _ZERO
+    # constants: mu·b and beta·(−s lo)
+    for l in range(L):
+        for j, bj in enumerate(bs[l]):
+            if mu[l][j] != 0:
+                total += mu[l][j] * bj
+    slopes = []
+    for l in range(L - 1):
+        sl = []
+        for j, (lo, hi) in enumerate(ivs[l]):
+            if lo < 0 < hi:
+                s = hi / (hi - lo)
+                sl.append(s)
+                if beta[l][j] != 0:
+                    total -= beta[l][j] * s * lo
+            else:
+                sl.append(_ZERO)
+        slopes.append(sl)
+    # x coefficients: Σ_j mu_0j W_0[j][k]
+    for k, (lo, hi) in enumerate(box):
+        coef = _ZERO
+        for j, row in enumerate(Ws[0]):
+            if mu[0][j] != 0 and row[k] != 0:
+                coef += mu[0][j] * row[k]
+        total += _box_max(coef, lo, hi)
+    for l in range(L):
+        last = l == L - 1
+        for j, (lo, hi) in enumerate(ivs[l]):
+            coef = (c[j] if last else _ZERO) - mu[l][j]
+            if not last:
+                coef += -alpha[l][j] + slopes[l][j] * beta[l][j]
+            total += _box_max(coef, lo, hi)
+            if not last:
+                hco = alpha[l][j] - beta[l][j]
+                for i, row in enumerate(Ws[l + 1]):
+                    if mu[l + 1][i] != 0 and row[j] != 0:
+                        hco += mu[l + 1][i] * row[j]
+                total += _box_max(hco, max(lo, _ZERO), max(hi, _ZERO))
+    return total
+
+
+def float_duals(Ws, bs, box, ivs, c):
+    """HiGHS on the node's relaxation (maximise ``c · z_L``): ``(status, x, duals)`` in floats.
+
+    ``duals`` is ``(mu, alpha, beta)`` as float lists (HiGHS's row duals, sign conventions
+    unchecked: the caller tries both signs and keeps the exact bound that is smaller).
+    """
+    import numpy as np
+    from highspy import _core as hc
+    L = len(Ws)
+    d = len(box)
+    f = float
+    col_lo, col_hi = [f(lo) for lo, _ in box], [f(hi) for _, hi in box]
+    zcol, hcol = [], []
+    for l in range(L):
+        zc = []
+        for lo, hi in ivs[l]:
+            zc.append(len(col_lo)); col_lo.append(f(lo)); col_hi.append(f(hi))
+        zcol.append(zc)
+        if l < L - 1:
+            hc_ = []
+            for lo, hi in ivs[l]:
+                hc_.append(len(col_lo)); col_lo.append(max(f(lo), 0.0)); col_hi.append(max(f(hi), 0.0))
+            hcol.append(hc_)
+    prev = list(range(d))
+    rows, rlo, rhi, tags = [], [], [], []
+    inf = hc.kHighsInf
+    for l in range(L):
+        for j, row in enumerate(Ws[l]):
+            ent = {zcol[l][j]: 1.0}
+            for k, w in enumerate(row):
+                if w != 0:
+                    ent[prev[k]] = ent.get(prev[k], 0.0) - f(w)
+            rows.append(ent); rlo.append(f(bs[l][j])); rhi.append(f(bs[l][j])); tags.append(("mu", l, j))
+        if l < L - 1:
+            for j, (lo, hi) in enumerate(ivs[l]):
+                k = _kind(lo, hi)
+                if k == "active":
+                    rows.append({zcol[l][j]: 1.0, hcol[l][j]: -1.0}); rlo.append(0.0); rhi.append(0.0)
+                    tags.append(("alpha", l, j))
+                elif k == "unstable":
+                    s = f(hi / (hi - lo))
+                    rows.append({zcol[l][j]: 1.0, hcol[l][j]: -1.0}); rlo.append(-inf); rhi.append(0.0)
+                    tags.append(("alpha", l, j))
+                    rows.append({hcol[l][j]: 1.0, zcol[l][j]: -s}); rlo.append(-inf); rhi.append(-s * f(lo))
+                    tags.append(("beta", l, j))
+            prev = hcol[l]
+    ncol = len(col_lo)
+    cost = np.zeros(ncol)
+    for j, cj in enumerate(c):
+        cost[zcol[L - 1][j]] = f(cj)
+    h = hc._Highs()
+    h.setOptionValue("output_flag", False)
+    h.setOptionValue("presolve", "off")   # a dual ray is only returned without presolve
+    lp = hc.HighsLp()
+    lp.num_col_, lp.num_row_ = ncol, len(rows)
+    lp.col_cost_ = cost
+    lp.col_lower_ = np.array(col_lo)
+    lp.col_upper_ = np.array(col_hi)
+    lp.row_lower_ = np.array(rlo)
+    lp.row_upper_ = np.array(rhi)
+    lp.sense_ = hc.ObjSense.kMaximize
+    start, index, value = [0], [], []
+    for ent in rows:
+        for k, v in ent.items():
+            index.append(k); value.append(v)
+        start.append(len(index))
+    lp.a_matrix_.format_ = hc.MatrixFormat.kRowwise
+    lp.a_matrix_.start_ = np.array(start, dtype=np.int32)
+    lp.a_matrix_.index_ = np.array(index, dtype=np.int32)
+    lp.a_matrix_.value_ = np.array(value, dtype=float)
+    lp.a_matrix_.num_col_ = ncol
+    lp.a_matrix_.num_row_ = len(rows)
+    h.passModel(lp)
+    h.run()
+    name = str(h.getModelStatus()).rsplit(".", 1)[-1]
+    if name == "kInfeasible":
+        try:
+            out = h.getDualRay()
+            has, ray = (out[1], out[2]) if len(out) == 3 else (out[0], out[1])
+        except Exception:                  # noqa: BLE001 — an older highspy: no ray, no proof
+            has, ray = False, None
+        if not has:
+            return "infeasible", None, None
+        dual = list(ray)
+    elif name != "kOptimal":
+        return "unknown", None, None
+    else:
+        dual = list(h.getSolution().row_dual)
+    mu = [[0.0] * len(Ws[l]) for l in range(L)]
+    al = [[0.0] * len(Ws[l]) for l in range(L - 1)]
+    be = [[0.0] * len(Ws[l]) for l in range(L - 1)]
+    for (t, l, j), y in zip(tags, dual):
+        {"mu": mu, "alpha": al, "beta": be}[t][l][j] = y
+    if name == "kInfeasible":
+        return "infeasible", None, (mu, al, be)
+    x = list(h.getSolution().col_value)[:d]
+    return "optimal", x, (mu, al, be)
+
+
+def to_rational(y: float, den: int | None) -> Q:
+    """A float as an exact rational: exactly (``den`` None) or the nearest of small denominator."""
+    fr = Fraction(y)
+    if den is not None:
+        fr = fr.limit_denominator(den)
+    return Q(fr.numerator, fr.denominator)

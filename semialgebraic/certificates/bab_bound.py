@@ -1,0 +1,31 @@
+"""Builder of ``bab_bound`` certificates (schema: :mod:`semialgebraic.verify.bab_bound`)."""
+
+from __future__ import annotations
+
+from algebra.kernel.certificate_schemas import CLAIMS, header
+from algebra.network import Network
+
+from ._json import jsonable
+
+__all__ = ["bab_bound_certificate"]
+
+
+def bab_bound_certificate(a: Network, b: Network, box, objectives, upper, lower=None, point=None,
+                          output=None, *, epsilon=None, complete_cover: bool = True) -> dict:
+    """Certificate of ``max_o max_{x in box} |a_o − b_o| <= upper`` (the branch-and-bound trees
+    in *objectives*) and, with *point*, ``>= lower``; with ``complete_cover`` False only the
+    lower bound is claimed (the point of a refuted ε-equivalence, ``upper`` = the threshold)."""
+    cert = {**header("bab_bound"), "claim": CLAIMS["bab_bound"][0 if complete_cover else 1],
+            "a": a.to_dict(), "b": b.to_dict(), "box": jsonable([[lo, hi] for lo, hi in box]),
+            "upper": jsonable(upper)}
+    if complete_cover:
+        cert["objectives"] = jsonable(objectives)
+    else:
+        cert["upper"] = jsonable(epsilon if epsilon is not None else upper)
+    if point is not None:
+        cert.update({"lower": jsonable(lower), "point": jsonable(list(point))})
+        if output is not None:
+            cert["output"] = output
+    if epsilon is not None:
+        cert["epsilon"] = jsonable(epsilon)
+    return cert

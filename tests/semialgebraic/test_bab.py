@@ -1,0 +1,230 @@
+"""Exact branch and bound (issue 15): values against the region walk, certificates, mutations."""
+
+from __future__ import annotations
+
+import copy
+import json
+
+import pytest
+from hypothesis import HealthCheck, given, settings, strategies as st
+
+from algebra.exceptions import InputError
+from algebra.network import Network
+from algebra.rationals import Q
+from semialgebraic.bab import diff_bounds, epsilon_equivalent
+from semialgebraic.certificates import jsonable
+from semialgebraic.equivalence import max_deviation
+from semialgebraic.verify import verify
+
+A1 = Network.from_rows([[[1], [-1]], [[1, 1]]], [[0, 0], [0]])             # |x|
+B1 = Network.from_rows([[[1], [-1]], [["1/2", 1]]], [[0, 0], [0]])         # x/2 on x > 0
+
+
+def _json(c):
+    return json.loads(json.dumps(jsonable(c)))
+
+
+def test_abs_against_half():
+    r = diff_bounds(A1, B1, (-1, 2))
+    assert (r.lower, r.upper, r.complete) == (1, 1, True)
+    assert r.point == (Q(2),) and r.output == 0
+    assert verify(_json(r.certificate))[0]
+    js = r.to_json()
+    assert js["lower"] == "1" and js["upper"] == "1" and js["max_deviation"] == 1
+    assert js["per_output"] == [{"lower": "1", "upper": "1"}]
+
+
+def test_per_coordinate_box_and_identical_nets():
+    r = diff_bounds(A1, A1, [(Q(-3), Q(5))])
+    assert (r.lower, r.upper) == (0, 0)
+    r = diff_bounds(A1, B1, [(Q(-1), Q("1/3"))])
+    assert (r.lower, r.upper) == (Q(1, 6), Q(1, 6))
+
+
+def _net(draw, widths):
+    ws, bs = [], []
+    for i in range(len(widths) - 1):
+        ws.append([[draw(st.integers(-3, 3)) for _ in range(widths[i])] for _ in range(widths[i + 1])])
+        bs.append([draw(st.integers(-2, 2)) for _ in range(widths[i + 1])])
+    return Network.from_rows(ws, bs)
+
+
+@st.composite
+def pairs(draw):
+    d = draw(st.integers(1, 2))
+    hidden = draw(st.lists(st.integers(1, 3), min_size=1, max_size=2))
+    m = draw(st.integers(1, 2))
+    widths = [d] + hidden + [m]
+    return _net(draw, widths), _net(draw, widths), (draw(st.integers(-2, 0)), draw(st.integers(1, 2)))
+
+
+@settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(pairs())
+def test_bab_equals_region_walk(case):
+    a, b, box = case
+    exact = max_deviation(a, b, box).value
+    r = diff_bounds(a, b, box)
+    assert r.lower <= exact <= r.upper
+    assert r.lower == exact == r.upper and r.complete
+    assert max(abs(u - v) for u, v in zip(a(r.point), b(r.point))) == r.lower
+    assert verify(_json(r.certificate))[0]
+
+
+def test_planted_near_copy():
+    a = Network.from_rows([[[1, 2], [-1, 1], [2, -1]], [[1, -1, 1]]], [[0, -1, 1], [0]])
+    b = a.with_parameter(0, Q(1) + Q(1, 10 ** 9))
+    exact = max_deviation(a, b, (-1, 1)).value
+    r = diff_bounds(a, b, (-1, 1))
+    assert r.lower == exact and r.upper == exact and exact == Q(1, 10 ** 9)
+
+
+def test_epsilon_equivalence():
+    ok, r = epsilon_equivalent(A1, B1, (-1, 2), 1)
+    assert ok is True and r.upper <= 1 and verify(_json(r.certificate))[0]
+    ok, r = epsilon_equivalent(A1, B1, (-1, 2), Q(99, 100))
+    assert ok is False and r.lower > Q(99, 100)
+    ok_, why = verify(_json(r.certificate))
+    assert ok_, why
+
+
+def _cert():
+    return _json(diff_bounds(A1, B1, (-1, 2)).certificate)
+
+
+def _leaf(tree):
+    while "split" in tree:
+        tree = tree["children"][0] if "bound" in tree["children"][0] or "split" in tree["children"][0] else tree["children"][1]
+    return tree
+
+
+def _any_leaf_with_mu(c):
+    stack = [ob["tree"] for ob in c["objectives"]]
+    while stack:
+        t = stack.pop()
+        if "split" in t:
+            stack += t["children"]
+        elif "mu" in t and any(v != 0 for row in t["mu"] for v in row):
+            return t
+    raise AssertionError("no leaf with a non-zero dual")
+
+
+def _rejected(c):
+    try:
+        return not verify(c)[0]
+    except InputError:
+        return True
+
+
+def test_mutations_rejected():
+    c = _cert()
+    assert verify(c)[0]
+    # shift the claimed upper below the truth
+    m = copy.deepcopy(c); m["upper"] = "1/2"
+    assert _rejected(m)
+    for ob in m["objectives"]:
+        ob["upper"] = "1/2"
+    assert _rejected(m)
+    # change a dual entry
+    m = copy.deepcopy(c)
+    leaf = _any_leaf_with_mu(m)
+    row = next(r for r in leaf["mu"] if any(v != 0 for v in r))
+    k = next(i for i, v in enumerate(row) if v != 0)
+    row[k] = "1000"
+    assert _rejected(m)
+    # drop a leaf (the split loses a side) / drop an objective / alter a split
+    m = copy.deepcopy(c)
+    stack = [ob["tree"] for ob in m["objectives"]]
+    split = None
+    while stack:
+        t = stack.pop()
+        if "split" in t:
+            split = t
+            break
+    if split is not None:
+        mm = copy.deepcopy(m)
+        split["children"] = split["children"][:1]
+        assert _rejected(m)
+        split2 = None
+        stack = [ob["tree"] for ob in mm["objectives"]]
+        while stack:
+            t = stack.pop()
+            if "split" in t:
+                split2 = t
+                break
+        split2["split"] = [5, 0]                               # not a neuron: malformed
+        assert _rejected(mm)
+    m = copy.deepcopy(c); m["objectives"] = m["objectives"][:1]
+    assert _rejected(m)
+    # a point that does not attain the lower bound
+    m = copy.deepcopy(c); m["lower"] = "2"
+    assert _rejected(m)
+    m = copy.deepcopy(c); m["point"] = ["5"]
+    assert _rejected(m)
+
+
+# -- the commands ------------------------------------------------------------------------------
+def _run(capsys, *argv):
+    from semialgebraic.cli import main
+    try:
+        code = main([str(a) for a in argv])
+    except SystemExit as exc:
+        code = exc.code
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+@pytest.fixture
+def files(tmp_path):
+    paths = {}
+    for name, net in (("a", A1), ("b", B1)):
+        p = tmp_path / f"{name}.json"
+        p.write_text(json.dumps(net.to_dict()))
+        paths[name] = str(p)
+    p = tmp_path / "box.json"
+    p.write_text(json.dumps({"box": [[-1, "1/3"]]}))
+    paths["box"] = str(p)
+    paths["cert"] = str(tmp_path / "cert.json")
+    return paths
+
+
+def test_cli_diff_bab(files, capsys):
+    code, out, _ = _run(capsys, "diff", files["a"], files["b"], "--box=-1:2", "--method", "bab",
+                        "--json", "--certificate", files["cert"])
+    data = json.loads(out)
+    assert code == 0 and data["lower"] == data["upper"] == "1" and data["complete"] is True
+    assert data["max_deviation"] == 1 and data["point"] == [2] and data["output"] == 0
+    assert data["per_output"] == [{"lower": "1", "upper": "1"}] and data["nodes"] >= 1
+    assert data["method"] == "branch and bound"
+    code, out, _ = _run(capsys, "verify", files["cert"])
+    assert code == 0 and out.startswith("VALID")
+    code, out, _ = _run(capsys, "diff", files["a"], files["b"], "--box", files["box"], "--method", "bab",
+                        "--exact")
+    assert code == 0 and out.startswith("max |a - b| = 1/6 at x = (1/3)")
+    code, out, _ = _run(capsys, "diff", files["a"], files["b"], "--ball=0,1", "--method", "bab")
+    assert code == 0 and out.startswith("max |a - b| = 1/2") and "branch and bound" in out
+    code, out, _ = _run(capsys, "diff", files["a"], files["b"], "--box=-1,2", "--json")
+    data = json.loads(out)                                     # small: the region walk decides
+    assert code == 0 and data["method"] == "region walk" and data["upper"] == "1"
+
+
+def test_cli_equiv_epsilon(files, capsys):
+    code, out, _ = _run(capsys, "equiv", files["a"], files["b"], "--box=-1,2", "--epsilon", "1",
+                        "--certificate", files["cert"])
+    assert code == 0 and "<= 1" in out
+    assert _run(capsys, "verify", files["cert"])[0] == 0
+    code, out, _ = _run(capsys, "equiv", files["a"], files["b"], "--box=-1,2", "--epsilon", "99/100",
+                        "--json")
+    data = json.loads(out)
+    assert code == 1 and data["answer"] is False and data["point"] == [2]
+    code, out, err = _run(capsys, "equiv", files["a"], files["b"], "--epsilon", "1")
+    assert code == 2 and "box" in err
+
+
+@pytest.mark.slow
+@settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(pairs())
+def test_bab_equals_region_walk_sweep(case):
+    a, b, box = case
+    exact = max_deviation(a, b, box).value
+    r = diff_bounds(a, b, box)
+    assert r.lower <= exact <= r.upper and r.complete and r.lower == exact
