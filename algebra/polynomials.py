@@ -127,7 +127,23 @@ class Ring:
 
 
 def parameter_ring(names: Sequence[str]) -> Ring:
-    """The polynomial ring whose variables are the given parameter names (interned)."""
+    """The polynomial ring whose variables are the given parameter names (interned).
+
+    Parameters
+    ----------
+    names : sequence of str
+        Variable names, e.g. ``Network.parameter_names()`` (``W1[0,0]``, ``b1[0]``, …).
+
+    Returns
+    -------
+    Ring
+        The ring Q[names]; equal name lists give the same object (rings are never mixed).
+
+    Examples
+    --------
+    >>> parameter_ring(["a", "b"]) is parameter_ring(["a", "b"])
+    True
+    """
     return Ring.get(names)
 
 

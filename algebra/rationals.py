@@ -59,6 +59,25 @@ def to_q(x: object) -> fmpq:
     the exact decimal they spell.  Floats, bools, NaN/Inf, empty strings and numbers with more
     than :data:`MAX_DIGITS` digits are refused.
 
+    Parameters
+    ----------
+    x : int, Fraction, Decimal, fmpq, fmpz or str
+        The number; a string is parsed exactly (``"0.1"`` is 1/10).
+
+    Returns
+    -------
+    fmpq
+        The exact rational.
+
+    Raises
+    ------
+    InexactInputError
+        If *x* is a float (its meaning would be ambiguous: pass a string or a Fraction).
+    ParseError
+        If *x* is not a number, is a bool, NaN/Inf, empty, or too long.
+
+    Examples
+    --------
     >>> to_q(3), to_q("7/-14"), to_q(" 1.5 ")
     (3, -1/2, 3/2)
     >>> to_q(0.5)
@@ -165,6 +184,23 @@ def from_float(x: object) -> fmpq:
     already widened to float32).  Every such value is a dyadic rational; NaN and infinities are
     refused.
 
+    Parameters
+    ----------
+    x : float or numpy floating scalar
+        A binary floating-point value (as read from a weight file).
+
+    Returns
+    -------
+    fmpq
+        The dyadic rational the value denotes, exactly.
+
+    Raises
+    ------
+    ParseError
+        If *x* is NaN or infinite, or not a float.
+
+    Examples
+    --------
     >>> from_float(0.75), from_float(-1e-3) == to_q(Fraction(-1e-3))
     (3/4, True)
     """
@@ -185,7 +221,23 @@ def to_fraction(q: fmpq) -> Fraction:
 
 
 def q_str(q: fmpq) -> str:
-    """Canonical text of a rational: ``"3"``, ``"-1/2"``."""
+    """Canonical text of a rational: ``"3"``, ``"-1/2"``.
+
+    Parameters
+    ----------
+    q : anything :func:`to_q` accepts
+        The rational.
+
+    Returns
+    -------
+    str
+        ``"p"`` for an integer, else ``"p/q"`` in lowest terms with a positive denominator.
+
+    Examples
+    --------
+    >>> q_str("-2/4"), q_str(7)
+    ('-1/2', '7')
+    """
     q = to_q(q)
     return str(q.p) if q.q == 1 else f"{q.p}/{q.q}"
 
@@ -194,6 +246,21 @@ def q_json(q: fmpq) -> int | str:
     """JSON form of a rational: a JSON integer when integral, else the string ``"p/q"``.
 
     Integers of more than about 4200 digits are strings too (``json`` refuses to write them).
+
+    Parameters
+    ----------
+    q : anything :func:`to_q` accepts
+        The rational.
+
+    Returns
+    -------
+    int or str
+        ``p`` as a JSON integer when the rational is an integer, else ``"p/q"``.
+
+    Examples
+    --------
+    >>> q_json(3), q_json("1/3")
+    (3, '1/3')
     """
     q = to_q(q)
     if q.q == 1 and q.p.bit_length() < 14_000:  # json.dumps refuses ints of more than 4300 digits

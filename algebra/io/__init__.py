@@ -48,6 +48,19 @@ def load_json(path: str | Path, **options):
 def load(path: str | Path, **options):
     """Read a network (or a block, for block JSON / block weight layouts) from *path*.
 
+    Parameters
+    ----------
+    path : str or Path
+        A native JSON file, or a weight file (``.npz``, ``.safetensors``, ``.pt``/``.pth``/``.bin``,
+        ``.onnx``); every stored float becomes the exact rational it denotes.
+    **options
+        Reader options (e.g. ``activation=``, ``skip=`` for blocks).
+
+    Returns
+    -------
+    Network or Block
+        The exact object the file holds.
+
     Raises
     ------
     InputError
@@ -74,6 +87,21 @@ def save(obj, path: str | Path, **options) -> None:
     Binary writers take ``dtype="float32"`` (default) or ``"float64"`` and refuse, naming the
     first offender, any parameter that is not exactly representable.  Nothing is written on
     failure.
+
+    Parameters
+    ----------
+    obj : Network or Block
+        What to write.
+    path : str or Path
+        ``.json`` (exact, any rational) or ``.npz`` / ``.safetensors`` (Networks only).
+    **options
+        ``dtype="float32"`` or ``"float64"`` for the binary formats.
+
+    Raises
+    ------
+    InputError
+        For an unknown suffix, options that do not apply, or a parameter that the binary dtype
+        cannot hold exactly (named in the message).
     """
     p = Path(path)
     suffix = p.suffix.lower()

@@ -1,4 +1,4 @@
-"""Schema versions and top-level keys of the seven certificate types (data shared by the
+"""Schema versions and top-level keys of the eight certificate types (data shared by the
 builders in :mod:`semialgebraic.certificates` and the checkers in :mod:`semialgebraic.verify`).
 
 Every certificate starts with the common header::

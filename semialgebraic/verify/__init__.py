@@ -39,6 +39,23 @@ def verify(cert: Any) -> tuple[bool, str]:
     """Re-check a certificate from its content alone.
 
     Returns ``(True, reason)`` when the claim holds, ``(False, reason)`` when it is broken.
+
+    Parameters
+    ----------
+    cert : dict
+        A certificate as written by ``--certificate`` (parsed JSON), with its large payload
+        already resolved (:func:`resolve_sidecar`) when it has a sidecar.
+
+    Returns
+    -------
+    tuple of (bool, str)
+        Whether the claim holds, and why (or what is broken).
+
+    Raises
+    ------
+    InputError
+        For a malformed certificate: unknown type or schema version, a missing or unknown key, a
+        number that is not exact (CLI exit 2).
     """
     if not isinstance(cert, dict):
         raise InputError("a certificate is a JSON object")
