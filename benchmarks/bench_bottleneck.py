@@ -20,7 +20,7 @@ from algebra.linalg import QMatrix
 from algebra.network import Network
 from algebra.rationals import Q
 from algebra.symmetries import apply_path
-from algebra.symmetries.bottleneck import PermuteHidden, RescaleLayer, TailRefactor
+from algebra.symmetries.bottleneck_paths import PermuteHidden, RescaleLayer, TailRefactor
 from semialgebraic.bottleneck import (canonical_form, dimension_formula, equivalent_bottleneck,
                                       fiber_bottleneck)
 

@@ -8,7 +8,8 @@ denotes; a JSON number literal means the decimal it spells.
 
 Modules: :mod:`~algebra.io.native` (network JSON and the exact number parsers),
 :mod:`~algebra.io.blocks` (block JSON and block state_dicts), :mod:`~algebra.io.arrays`
-(``.npz``/``.safetensors``, key layouts and the exact conversion of float arrays),
+(``.npz``/``.safetensors``), :mod:`~algebra.io.layouts` (key layouts), :mod:`~algebra.io.exact`
+(the exact conversion of float arrays),
 :mod:`~algebra.io.torch` and :mod:`~algebra.io.onnx` (their readers are added here to the tables
 of :mod:`~algebra.io.arrays`).
 """

@@ -1,8 +1,9 @@
 """Binary weight files: ``.npz``, ``.safetensors``, torch ``state_dict`` and ONNX (exact).
 
-This module holds the ``.npz`` and ``.safetensors`` codecs, the key layouts, the exact conversion
-of float arrays and the dispatch by suffix; the torch and ONNX readers are in
-:mod:`algebra.io.torch` and :mod:`algebra.io.onnx`.
+This module holds the ``.npz`` and ``.safetensors`` codecs and the dispatch by suffix; the key
+layouts are in :mod:`algebra.io.layouts`, the exact conversion of float arrays in
+:mod:`algebra.io.exact`, the torch and ONNX readers in :mod:`algebra.io.torch` and
+:mod:`algebra.io.onnx`.
 
 Every stored binary float (float16, bfloat16, float32, float64) becomes the exact rational it
 denotes (a dyadic rational, see :func:`~algebra.rationals.from_float`); integer tensors are exact
@@ -51,22 +52,21 @@ from __future__ import annotations
 
 import json
 import math
-import re
 import struct
 import zipfile
 from pathlib import Path
 
-from ..exceptions import InputError, MissingDependencyError
+from ..exceptions import InputError
 from ..linalg import QMatrix
 from ..network import Network
 from ..rationals import Q, q_str
+from .exact import check_dtype, dyadic_integer_array, exact_parts, exact_qmatrix, numpy_or_error
+from .layouts import _WB, layer_order, orient_layers
 from .native import write_atomic
 
 __all__ = ["load_binary", "save_binary", "read_tensors", "network_from_tensors", "matrix_from_array",
            "BINARY_SUFFIXES", "WRITABLE_SUFFIXES", "ARRAY_READERS", "GRAPH_READERS", "read_npz",
-           "read_safetensors", "safetensors_header", "dyadic_integer_array", "exact_qmatrix", "exact_parts", "check_dtype", "numpy_or_error",
-           "first_line", "layer_order", "orient_layers", "block_prefixes",
-           "read_shapes", "BlockLayoutError", "BLOCK_NAMES"]
+           "read_safetensors", "safetensors_header", "first_line", "read_shapes"]
 
 BINARY_SUFFIXES = (".npz", ".safetensors", ".pt", ".pth", ".bin", ".onnx")
 """File suffixes read by :func:`load_binary`."""
@@ -390,168 +390,6 @@ def safetensors_header(p: Path) -> dict:
     return out
 
 
-# -- exact conversion ------------------------------------------------------------------------------
-def check_dtype(np, arr, name: str, source: str):
-    """Accept real float and integer arrays; bfloat16 (ml_dtypes) is widened to float32 exactly."""
-    if arr.dtype.name == "bfloat16":
-        arr = arr.astype(np.float32)
-    if arr.dtype.kind not in "fiu" or arr.dtype.itemsize > 8:
-        raise InputError(f"unsupported dtype {arr.dtype} (expected float16/32/64, bfloat16 or an "
-                         "integer type)", source, name)
-    return arr
-
-
-def exact_qmatrix(arr, name: str, source: str | None) -> QMatrix:
-    """The exact rational matrix of a 2-D float or integer array (no per-entry ``fmpq`` work)."""
-    return exact_parts(arr, name, source)[0]
-
-
-def exact_parts(arr, name: str, source: str | None):
-    """``(QMatrix, (N, D) or None)``: the exact matrix and, when the integers fit in int64, a
-    numpy integer array N and an int D with ``matrix == N / D``.
-
-    A float array is split as ``M * 2**E`` with integer significands ``M`` read from its IEEE 754
-    bit fields and rewritten over one power of two; the integers then go to FLINT in one call.
-    """
-    np = numpy_or_error()
-    n, m = (int(s) for s in arr.shape)
-    if arr.size == 0:
-        return QMatrix.zeros(n, m), None
-    kind = arr.dtype.kind
-    if kind in "iu":
-        hint = (arr.astype(np.int64), 1) if kind == "i" or arr.dtype.itemsize < 8 else None
-        return QMatrix.from_integer_rows(arr.reshape(n, m).tolist(), m), hint
-    if kind != "f":
-        raise InputError(f"unsupported dtype {arr.dtype}", source, name)
-    bad = ~np.isfinite(arr)
-    if bad.any():
-        idx = tuple(int(i) for i in np.argwhere(bad)[0])
-        value = arr[idx]
-        raise InputError(f"{'NaN' if value != value else 'infinity'} at index "
-                         f"[{','.join(map(str, idx))}] has no exact value", source, name)
-    flat = np.ascontiguousarray(arr.reshape(-1)).astype(arr.dtype.newbyteorder("="), copy=False)
-    M, E = _significands(np, flat)
-    nonzero = M != 0
-    if not nonzero.any():
-        return QMatrix.zeros(n, m), (np.zeros((n, m), dtype=np.int64), 1)
-    emin = int(E[nonzero].min())
-    shift = np.where(nonzero, E - emin, 0)
-    bits = int(np.abs(M).max()).bit_length()
-    if int(shift.max()) + bits > 62:  # strip trailing zero bits (M & -M is the lowest set bit)
-        low = np.frexp(np.where(nonzero, M & -M, 1).astype(np.float64))[1].astype(np.int64) - 1
-        M, E = M >> low, E + low
-        bits = int(np.abs(M).max()).bit_length()
-        emin = int(E[nonzero].min())
-        shift = np.where(nonzero, E - emin, 0)
-    span = int(shift.max()) + bits
-    if span <= 62:
-        I = (M.astype(np.int64) << shift).reshape(n, m)
-        ints = I.tolist()
-    else:  # huge exponent range: Python integers
-        flat = [int(a) << int(s) for a, s in zip(M.tolist(), shift.tolist())]
-        ints = [flat[i * m:(i + 1) * m] for i in range(n)]
-    if emin >= 0:
-        hint = (I << emin, 1) if span + emin <= 62 else None
-        return QMatrix.from_integer_rows([[v << emin for v in r] for r in ints], m), hint
-    hint = (I, 1 << -emin) if span <= 62 else None
-    return QMatrix.from_integer_rows(ints, m, den=1 << -emin), hint
-
-
-def dyadic_integer_array(arr, name: str, source: str | None, *, chunk: int = 1 << 16):
-    """``(N, D)``: an int64 array N of the shape of the 2-D float or integer array *arr* and an
-    int D (a power of two) with ``arr == N / D`` exactly, or None when the integers would not
-    fit in int64 (exponents spread too far; the caller falls back to rationals).
-
-    Why it is exact: a non-zero binary float x is ``M * 2**E`` with an integer significand
-    ``|M| < 2**(p)`` (p = 11, 24, 53 bits) and E its unit in the last place, which never
-    decreases as ``|x|`` grows; so the smallest non-zero ``|x|`` has the smallest E, called e.
-    With ``e0 = min(e, 0)`` and ``D = 2**-e0`` every ``x * D`` is an integer, of magnitude below
-    ``2**(E_max - e0 + p)``, checked ``<= 2**62`` first.  Scaling a float by a power of two up
-    (no overflow by that bound, subnormals included) is exact, and so is turning an integral float into
-    an int64.  Work is done in chunks of *chunk* entries (little memory beyond N); NaN and
-    infinities are refused, the first one named by its index.
-    """
-    np = numpy_or_error()
-    if arr.ndim != 2:
-        return None
-    kind = arr.dtype.kind
-    if kind in "iu":
-        if kind == "u" and arr.dtype.itemsize == 8:
-            return None
-        return arr.astype(np.int64), 1
-    if kind != "f" or arr.dtype.itemsize not in _IEEE:
-        return None
-    flat = arr.reshape(-1)
-    if not arr.dtype.isnative:
-        flat = flat.astype(arr.dtype.newbyteorder("="))
-    work = np.float32 if flat.dtype.itemsize == 2 else flat.dtype.type   # float16 is widened
-    total = flat.shape[0]
-    amax, amin = 0.0, math.inf
-    for s in range(0, total, chunk):
-        c = flat[s:s + chunk]
-        finite = np.isfinite(c)
-        if not finite.all():
-            k = s + int(np.argmin(finite))
-            idx = np.unravel_index(k, arr.shape)
-            value = flat[k]
-            raise InputError(f"{'NaN' if value != value else 'infinity'} at index "
-                             f"[{','.join(str(int(i)) for i in idx)}] has no exact value", source, name)
-        mag = np.abs(c)
-        amax = max(amax, float(mag.max()))
-        mag[mag == 0] = np.inf
-        amin = min(amin, float(mag.min()))
-    N = np.zeros(arr.shape, dtype=np.int64)
-    if amax == 0:
-        return N, 1
-    mb = _IEEE[flat.dtype.itemsize][0]
-    e = _ulp_exponent(np, flat.dtype, amin)
-    e0 = min(e, 0)
-    if _ulp_exponent(np, flat.dtype, amax) - e0 + mb + 1 > 62:
-        return None
-    out = N.reshape(-1)
-    factors, r = [], -e0                  # 2**-e0 as powers of two that are finite in *work*
-    while r > 0:
-        factors.append(work(2.0 ** min(r, 100)))
-        r -= min(r, 100)
-    for s in range(0, total, chunk):
-        x = flat[s:s + chunk].astype(work, copy=False)
-        for f in factors:
-            x = x * f                     # exact: a power of two, no overflow by the bound
-        out[s:s + chunk] = x              # integral floats below 2**62: exact as int64
-    return N, 1 << -e0
-
-
-def _ulp_exponent(np, dtype, value: float) -> int:
-    """E of ``value = M * 2**E`` (the float's unit in the last place) for a positive finite
-    *value* of float *dtype*, read from its IEEE 754 bit fields."""
-    size = dtype.itemsize
-    mb, eb = _IEEE[size]
-    bits = int(np.array([value], dtype=dtype).view({2: np.uint16, 4: np.uint32, 8: np.uint64}[size])[0])
-    field = (bits >> mb) & ((1 << eb) - 1)
-    return max(field, 1) - (((1 << (eb - 1)) - 1) + mb)
-
-
-_IEEE = {2: (10, 5), 4: (23, 8), 8: (52, 11)}  # float itemsize -> (mantissa bits, exponent bits)
-
-
-def _significands(np, flat):
-    """Integer significands M and exponents E (int64) with ``flat == M * 2**E`` exactly, read
-    from the IEEE 754 bit fields (float16/32/64; bfloat16 arrives widened to float32)."""
-    size = flat.dtype.itemsize
-    if size not in _IEEE:
-        raise InputError(f"unsupported float dtype {flat.dtype}")
-    mb, eb = _IEEE[size]
-    work = np.int64 if size == 8 else np.int32  # int32 halves the memory traffic for f16/f32
-    bits = flat.view({2: np.uint16, 4: np.uint32, 8: np.uint64}[size])
-    field = ((bits >> mb) & ((1 << eb) - 1)).astype(work)
-    M = (bits & ((1 << mb) - 1)).astype(work)
-    M |= (field != 0).astype(work) << mb  # the implicit leading bit of normal numbers
-    E = np.maximum(field, 1) - (((1 << (eb - 1)) - 1) + mb)  # subnormals share exponent 1
-    negative = (bits >> (8 * size - 1)).astype(bool)
-    np.negative(M, out=M, where=negative)
-    return M, E
-
-
 def _float_from_integers(np, hint, dtype):
     """The float array of *dtype* equal to ``N / D`` for ``hint = (N, D)``, or None (no hint,
     or some entry not exactly representable: the caller then names it entry by entry).  The
@@ -609,237 +447,6 @@ def _safetensors_bytes(tensors: dict) -> bytes:
     return struct.pack("<Q", len(text)) + text + b"".join(chunks)
 
 
-# -- key layouts ------------------------------------------------------------------------------------
-_WB = re.compile(r"^([WwBb])_?(\d+)$")
-_SKLEARN = re.compile(r"^(coefs|intercepts)_[./]?(\d+)$")
-_WEIGHT_SUFFIXES = (".weight", "/kernel:0", "/kernel", ".kernel")   # kernel: Keras (in, out)
-_BIAS_SUFFIXES = (".bias", "/bias:0", "/bias")
-_BATCHNORM_SUFFIXES = ("running_mean", "running_var", "num_batches_tracked", "moving_mean",
-                       "moving_variance")
-BLOCK_NAMES = ("up_proj", "gate_proj", "down_proj", "intermediate.dense", "output.dense")
-"""Layer names that mean an MLP block (LLaMA ``up/gate/down``, BERT ``intermediate/output``)."""
-_LAST_NAMES = {"out", "output", "head", "classifier", "final", "last", "fc_out", "out_layer"}
-_FIRST_NAMES = {"input", "in", "first", "fc_in", "in_layer"}
-
-
-class BlockLayoutError(InputError):
-    """The keys are those of MLP blocks (``up_proj``/``down_proj``, ``intermediate``/``output``),
-    not of a network; ``prefixes`` lists the block prefixes found."""
-
-    def __init__(self, problem: str, source: str | None = None, prefixes=()):
-        super().__init__(problem, source)
-        self.prefixes = tuple(prefixes)
-
-
-def _key_list(keys, limit: int = 12) -> str:
-    keys = list(keys)
-    shown = ", ".join(keys[:limit])
-    return shown + (f", … ({len(keys)} keys)" if len(keys) > limit else "")
-
-
-def _strip(key: str, suffixes) -> str | None:
-    """The layer prefix of *key* when it ends in one of *suffixes* (or is the bare name)."""
-    for suf in suffixes:
-        bare = suf.lstrip("./")
-        if key == bare:
-            return ""
-        if key.endswith(suf):
-            return key[:-len(suf)]
-    return None
-
-
-def block_prefixes(keys) -> list[str]:
-    """Prefixes P of the MLP blocks named in *keys* (``P`` + ``up_proj.weight``, …), in file order.
-
-    >>> block_prefixes(["encoder.layer.0.intermediate.dense.weight", "encoder.layer.0.output.dense.bias",
-    ...                 "encoder.layer.1.intermediate.dense.weight", "pooler.dense.weight"])
-    ['encoder.layer.0.', 'encoder.layer.1.']
-    >>> block_prefixes(["fc1.weight", "fc2.weight"])
-    []
-    """
-    out = []
-    for k in keys:
-        for name in BLOCK_NAMES:
-            for suf in (".weight", ".bias"):
-                tail = name + suf
-                if k == tail or k.endswith("." + tail):
-                    p = k[:-len(tail)]
-                    if p not in out:
-                        out.append(p)
-    return out
-
-
-def layer_order(keys: list[str], source: str | None = None):
-    """``([(weight_key, bias_key or None), …] in layer order, stored_in_by_out)``.
-
-    The order comes from what the names mean, never from sorting text: ``W1, b1, W2, …``;
-    sklearn ``coefs_0``/``intercepts_0``; ``.weight``/``.bias`` (and Keras ``/kernel``/``/bias``)
-    layers whose prefixes differ only in numbers (``0``, ``2``, ``10`` as numbers; ``fc1``,
-    ``fc2``; ``layers.0``, ``layers.1``; Keras ``dense``, ``dense_1``), optionally with one first
-    (``input``) or last (``out``, ``head``, ``classifier``, …) layer named so.
-    ``stored_in_by_out`` is True when the naming says weights are stored (in, out) (sklearn
-    ``coefs_``, Keras ``kernel``).
-
-    Raises
-    ------
-    BlockLayoutError
-        The keys name MLP blocks (``up_proj``/``gate_proj``/``down_proj``,
-        ``intermediate.dense``/``output.dense``).
-    InputError
-        The order cannot be determined (the keys are listed), a BatchNorm's statistics (a
-        state_dict does not store its eps), a bias without weight, any other tensor.
-
-    >>> layer_order(["10.weight", "2.weight", "0.weight", "0.bias"])
-    ([('0.weight', '0.bias'), ('2.weight', None), ('10.weight', None)], False)
-    >>> layer_order(["hidden.weight", "final_layer.weight"])
-    Traceback (most recent call last):
-        ...
-    algebra.exceptions.InputError: cannot tell the order of the layers from the key names (final_layer.weight, hidden.weight); name them 0.weight, 2.weight, … (nn.Sequential), fc1.weight, fc2.weight, … or W1, b1, W2, …
-    """
-    blocks = block_prefixes(keys)
-    if blocks:
-        where = ", ".join(repr(p) for p in blocks[:4]) + (", …" if len(blocks) > 4 else "")
-        raise BlockLayoutError(
-            f"{'an MLP block' if len(blocks) == 1 else f'{len(blocks)} MLP blocks'} (prefix "
-            f"{where}: up/gate/down or intermediate/output weights), not a network: read "
-            "blocks with the block commands and --activation (netfibers info lists them)",
-            source, blocks)
-    bn = sorted(k for k in keys if k.rsplit(".", 1)[-1].split("/")[-1].split(":")[0]
-                in _BATCHNORM_SUFFIXES)
-    if bn:
-        raise InputError("unsupported tensor: BatchNorm statistics in a state_dict cannot be folded exactly (the file "
-                         "does not store eps); load the module with Network.from_torch(model.eval()), "
-                         "which folds BatchNorm1d into the preceding Linear", source, bn[0])
-    wb = [k for k in keys if _WB.match(k)]
-    sk = [k for k in keys if _SKLEARN.match(k)]
-    if wb or sk:
-        pattern, wkind = (_WB, "Ww") if wb else (_SKLEARN, ("coefs",))
-        other = [k for k in keys if not pattern.match(k)]
-        if other:
-            raise InputError(f"mixes {'W1/b1' if wb else 'coefs_/intercepts_'} keys with other "
-                             f"keys ({_key_list(other)})", source, other[0])
-        ws, bs = {}, {}
-        for k in keys:
-            m = pattern.match(k)
-            (ws if m.group(1) in wkind else bs).setdefault(int(m.group(2)), []).append(k)
-        dup = [v for d in (ws, bs) for v in d.values() if len(v) > 1]
-        if dup:
-            raise InputError(f"duplicate layer numbers ({', '.join(dup[0])})", source)
-        ws = {i: v[0] for i, v in ws.items()}
-        bs = {i: v[0] for i, v in bs.items()}
-        for i, k in bs.items():
-            if i not in ws:
-                raise InputError("a bias without its weight", source, k)
-        order = sorted(ws)
-        if order != list(range(order[0], order[0] + len(order))) or order[0] not in (0, 1):
-            raise InputError(f"weights must be numbered consecutively from 0 or 1, got "
-                             f"{', '.join(ws[i] for i in order)}", source)
-        return [(ws[i], bs.get(i)) for i in order], bool(sk)
-    weights, biases, kernel = {}, {}, set()
-    for k in keys:
-        p = _strip(k, _WEIGHT_SUFFIXES)
-        if p is not None:
-            weights[p] = k
-            if "kernel" in k[len(p):]:
-                kernel.add(p)
-            continue
-        p = _strip(k, _BIAS_SUFFIXES)
-        if p is None:
-            raise InputError("unsupported tensor: expected the .weight/.bias of linear layers "
-                             "(nn.Sequential '0.weight', named 'fc1.weight'), W1, b1, … or "
-                             "sklearn coefs_0, intercepts_0, …", source, k)
-        biases[p] = k
-    for prefix, k in biases.items():
-        if prefix not in weights:
-            raise InputError("a bias without its weight", source, k)
-    if not weights:
-        raise InputError(f"no weight among the keys ({_key_list(keys)})", source)
-    if kernel and len(kernel) != len(weights):
-        raise InputError(f"mixes Keras kernel and torch weight keys ({_key_list(keys)})", source)
-    order = _order_prefixes(list(weights), keys, source)
-    return [(weights[p], biases.get(p)) for p in order], bool(kernel)
-
-
-def _order_prefixes(prefixes: list[str], keys, source) -> list[str]:
-    """Layer prefixes in layer order, from the numbers in them (never by sorting text)."""
-    if len(prefixes) == 1:
-        return prefixes
-    first = [p for p in prefixes if p.rstrip("./").rsplit(".", 1)[-1] in _FIRST_NAMES]
-    last = [p for p in prefixes if p.rstrip("./").rsplit(".", 1)[-1] in _LAST_NAMES]
-    middle = [p for p in prefixes if p not in first and p not in last]
-    ordered = None
-    if len(first) <= 1 and len(last) <= 1 and middle:
-        stem = {}
-        for p in middle:   # Keras: dense, dense_1, dense_2 (the first has no number)
-            if not re.search(r"\d", p) and any(q.startswith(p + "_") for q in middle):
-                stem[p] = p + "_0"
-        skeletons = {re.sub(r"\d+", "#", stem.get(p, p)) for p in middle}
-        numbers = {p: tuple(int(n) for n in re.findall(r"\d+", stem.get(p, p))) for p in middle}
-        if len(skeletons) == 1 and len(set(numbers.values())) == len(middle) \
-                and (len(middle) == 1 or "#" in next(iter(skeletons))):
-            ordered = first + sorted(middle, key=numbers.__getitem__) + last
-    if ordered is None:
-        raise InputError(f"cannot tell the order of the layers from the key names "
-                         f"({_key_list(sorted(keys))}); name them 0.weight, 2.weight, … "
-                         "(nn.Sequential), fc1.weight, fc2.weight, … or W1, b1, W2, …", source)
-    return ordered
-
-
-def orient_layers(shapes: list[tuple], bias_lengths: list, stored_in_by_out: bool,
-                  source: str | None = None, keys=None, *, strict: bool = False,
-                  bias_keys=None) -> tuple[bool, str]:
-    """``(transpose, note)``: whether the stored weights must be transposed to (out, in), and a
-    sentence saying which layout was read.
-
-    The layout the naming says is taken when the shapes fit it (biases of length ``out``, each
-    layer's ``in`` the previous ``out``); else the other layout when the shapes fit only that
-    (sklearn ``coefs_``/Keras ``kernel`` are (in, out), torch ``weight`` and ``W1`` are
-    (out, in)); else the shapes fit neither and the error says how to fix the file.  With
-    *strict* (names whose framework fixes the layout: torch ``.weight``) the other layout is
-    never taken.
-
-    >>> orient_layers([(64, 32), (32, 10)], [32, 10], False)
-    (True, 'weights read as (in, out) (the sklearn coefs_ / Keras kernel layout): only that layout fits the shapes')
-    >>> orient_layers([(32, 64), (10, 32)], [32, 10], False)[0]
-    False
-    """
-    keys = list(keys or [f"layer {i + 1}" for i in range(len(shapes))])
-
-    def failure(t):
-        """None when the shapes fit layout *t* (True: stored (in, out)), else the first misfit."""
-        prev = None
-        for i, (shape, nb) in enumerate(zip(shapes, bias_lengths)):
-            n_out, n_in = (shape[1], shape[0]) if t else shape
-            if nb is not None and nb != n_out:
-                bk = bias_keys[i] if bias_keys else f"the bias of {keys[i]}"
-                return f"{bk}: a bias of {keys[i]!r} must have shape ({n_out},), got ({nb},)"
-            if prev is not None and n_in != prev:
-                return (f"{keys[i]}: has {n_in} input columns but the previous layer "
-                        f"{keys[i - 1]!r} has {prev} outputs")
-            prev = n_out
-        return None
-    names = {False: "(out, in) (the torch nn.Linear layout)",
-             True: "(in, out) (the sklearn coefs_ / Keras kernel layout)"}
-    said = stored_in_by_out
-    first = failure(said)
-    if first is None:
-        return said, f"weights read as {names[said]}"
-    other_fits = failure(not said) is None
-    if other_fits and strict:
-        raise InputError(f"{first} (layers in the order {', '.join(keys)}); the shapes would fit "
-                         "weights stored (in, out): a torch .weight is (out, in), so transpose "
-                         "them, or name them coefs_0, intercepts_0, … (sklearn) or W1, b1, …",
-                         source)
-    if other_fits:
-        return not said, f"weights read as {names[not said]}: only that layout fits the shapes"
-    listing = ", ".join(f"{k} {tuple(s)}" + (f" bias ({b},)" if b is not None else "")
-                        for k, s, b in zip(keys, shapes, bias_lengths))
-    raise InputError(f"{first} (layers in the order {', '.join(keys)}); the shapes fit neither "
-                     f"weight layout, (out, in) as torch nn.Linear nor (in, out) as sklearn "
-                     f"coefs_ / Keras kernel: {listing}; store each weight as (out, in) (e.g. W.T "
-                     "of a coefs_ matrix) with a bias of length out, in layer order", source)
-
-
 def read_shapes(path: str | Path) -> dict[str, tuple[int, ...]]:
     """``{name: shape}`` of the tensors of a weight file (no values are converted)."""
     p = Path(path)
@@ -852,14 +459,6 @@ ARRAY_READERS.update({".npz": read_npz, ".safetensors": read_safetensors})
 
 
 # -- helpers ------------------------------------------------------------------------------------------
-def numpy_or_error():
-    try:
-        import numpy
-    except ImportError:
-        raise MissingDependencyError("numpy", "io", "reading and writing binary weight files") from None
-    return numpy
-
-
 def first_line(exc: BaseException) -> str:
     text = str(exc).strip().splitlines()
     line = text[0] if text else type(exc).__name__

@@ -3,7 +3,7 @@
 
 torch and scikit-learn stay optional: nothing here imports them; a module is recognised by its
 class name and read through its tensors/arrays (``Tensor.numpy()``), every float32/float64 value
-becoming the exact rational it denotes (:func:`algebra.io.arrays.exact_qmatrix`).
+becoming the exact rational it denotes (:func:`algebra.io.exact.exact_qmatrix`).
 
 Layers of a ``torch.nn.Sequential`` (nested ones are walked):
 
@@ -25,7 +25,7 @@ from ..exceptions import InputError, MissingDependencyError
 from ..linalg import QMatrix
 from ..network import Network
 from ..rationals import Q
-from .arrays import check_dtype, exact_qmatrix, numpy_or_error
+from .exact import check_dtype, exact_qmatrix, numpy_or_error
 
 __all__ = ["network_from_torch", "network_from_sklearn", "block_from_torch"]
 

@@ -2,7 +2,7 @@
 with ``Relu`` between them, optionally after a leading ``Flatten``; ``BatchNormalization`` after
 an affine layer is folded into it (its scale rounded to float32, a rounding listed in the
 network's provenance); ``Identity`` and ``Dropout`` are skipped; the initializers go through
-the exact conversion of :mod:`algebra.io.arrays`.  onnx (extra ``netfibers[io]``) is imported only
+the exact conversion of :mod:`algebra.io.exact`.  onnx (extra ``netfibers[io]``) is imported only
 when such a file is read.
 """
 
@@ -12,7 +12,8 @@ from pathlib import Path
 
 from ..exceptions import InputError, MissingDependencyError
 from ..network import Network
-from .arrays import check_dtype, exact_qmatrix, first_line, network_from_tensors, numpy_or_error
+from .arrays import first_line, network_from_tensors
+from .exact import check_dtype, exact_qmatrix, numpy_or_error
 
 __all__ = ["load_onnx", "onnx_initializers"]
 

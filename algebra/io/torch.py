@@ -2,7 +2,7 @@
 
 Opened with ``torch.load(..., weights_only=True)``, so a pickled object is refused, never
 executed; torch (extra ``netfibers[torch]``) is imported only when such a file is read.  The
-tensors go through the exact conversion of :mod:`algebra.io.arrays`.
+tensors go through the exact conversion of :mod:`algebra.io.exact`.
 """
 
 from __future__ import annotations
@@ -12,7 +12,8 @@ import warnings
 from pathlib import Path
 
 from ..exceptions import InputError, MissingDependencyError
-from .arrays import check_dtype, first_line, numpy_or_error
+from .arrays import first_line
+from .exact import check_dtype, numpy_or_error
 
 __all__ = ["read_torch", "TORCH_SUFFIXES"]
 

@@ -48,7 +48,8 @@ in :mod:`algebra.symmetries.step`; S1, S2 and ``composite`` in
 :mod:`algebra.symmetries.elementary`; S3–S5 in :mod:`algebra.symmetries.orthant`; the R^d moves
 in :mod:`algebra.symmetries.moves`; neuron access (:func:`hidden_neurons`, …) in
 :mod:`algebra.symmetries.neurons`; the bottleneck generators S6–S8 in
-:mod:`algebra.symmetries.bottleneck`.
+:mod:`algebra.symmetries.bottleneck` and the steps of the bottleneck symmetry paths in
+:mod:`algebra.symmetries.bottleneck_paths`.
 
 >>> from algebra.network import Network
 >>> net = Network.from_rows([[[1], [-1]], [[1, 1]]], [[0, 1], [0]])
@@ -61,9 +62,8 @@ True
 Network.from_rows([[[-1], [1]], [[1, 1]]], [[1, 0], [0]])
 """
 
-from .bottleneck import (FreeFirstLayer, KinkSwap, PermuteHidden, RescaleHidden, RescaleLayer,
-                         SignFlip, TailRefactor, TranslateMasked, masked_column, non_dead_rows,
-                         s6_interval)
+from .bottleneck import KinkSwap, SignFlip, TranslateMasked, masked_column, non_dead_rows, s6_interval
+from .bottleneck_paths import FreeFirstLayer, PermuteHidden, RescaleHidden, RescaleLayer, TailRefactor
 from .elementary import Composite, Permute, Scale, random_permute_scale
 from .moves import InsertNeuron, LinearRefactor, Regroup, RemoveNeuron
 from .neurons import (affine_contribution, hidden_neurons, is_dead_row, is_linear_row,

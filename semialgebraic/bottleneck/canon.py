@@ -17,9 +17,9 @@ from algebra.linalg import QMatrix
 from algebra.network import Network
 from algebra.rationals import Q, lead, q_str, to_q
 from algebra.symmetries import path_to_json
-from algebra.symmetries.bottleneck import (FreeFirstLayer, KinkSwap, PermuteHidden, RescaleHidden,
-                                         RescaleLayer, SignFlip, TailRefactor, TranslateMasked,
-                                         masking_column)
+from algebra.symmetries.bottleneck import KinkSwap, SignFlip, TranslateMasked, masking_column
+from algebra.symmetries.bottleneck_paths import (FreeFirstLayer, PermuteHidden, RescaleHidden,
+                                               RescaleLayer, TailRefactor)
 
 from ..canonical import json_fingerprint
 from ..certificates import counterexample_certificate, jsonable, shorter_point, symmetry_path_certificate

@@ -15,8 +15,8 @@ from typing import Sequence
 from algebra.linalg import QMatrix
 from algebra.network import Network
 from algebra.rationals import Q
-from algebra.symmetries.bottleneck import (KinkSwap, PermuteHidden, RescaleHidden, SignFlip,
-                                         TailRefactor, TranslateMasked)
+from algebra.symmetries.bottleneck import KinkSwap, SignFlip, TranslateMasked
+from algebra.symmetries.bottleneck_paths import PermuteHidden, RescaleHidden, TailRefactor
 
 from ..shallow import positive_in_row_space
 from .structure import DEAD, SWITCHING, Parts, is_generic, structure

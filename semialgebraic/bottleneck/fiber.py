@@ -18,7 +18,8 @@ from algebra.linalg import QMatrix
 from algebra.network import Network
 from algebra.polynomials import Ring
 from algebra.rationals import Q, q_str, to_q
-from algebra.symmetries.bottleneck import RescaleHidden, TranslateMasked, masking_column
+from algebra.symmetries.bottleneck import TranslateMasked, masking_column
+from algebra.symmetries.bottleneck_paths import RescaleHidden
 
 from ..certificates import jsonable
 from ..exceptions import NonGenericError

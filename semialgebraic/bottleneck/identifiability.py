@@ -18,7 +18,8 @@ from __future__ import annotations
 
 from algebra.network import Network
 from algebra.rationals import Q
-from algebra.symmetries.bottleneck import KinkSwap, TailRefactor, TranslateMasked
+from algebra.symmetries.bottleneck import KinkSwap, TranslateMasked
+from algebra.symmetries.bottleneck_paths import TailRefactor
 
 from ..certificates import identifiability_certificate, jsonable
 from ..exceptions import CertificateError

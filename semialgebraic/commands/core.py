@@ -17,7 +17,8 @@ from pathlib import Path
 from algebra import load, save
 from algebra.exceptions import AlgebraError
 from algebra.dyadic import network_bit_sizes
-from algebra.io.arrays import BlockLayoutError, read_shapes
+from algebra.io.arrays import read_shapes
+from algebra.io.layouts import BlockLayoutError
 from algebra.io.blocks import find_blocks
 from algebra.network import Network
 from algebra.rationals import q_json

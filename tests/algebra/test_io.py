@@ -12,7 +12,8 @@ from hypothesis import given, settings, strategies as st
 
 from algebra import load, save
 from algebra.exceptions import InputError, MissingDependencyError
-from algebra.io.arrays import exact_qmatrix, load_binary, read_tensors, save_binary
+from algebra.io.arrays import load_binary, read_tensors, save_binary
+from algebra.io.exact import exact_qmatrix
 from algebra.network import Network
 
 np = pytest.importorskip("numpy")

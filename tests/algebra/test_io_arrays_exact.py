@@ -13,7 +13,8 @@ import pytest
 from algebra import load, save
 from algebra.dyadic import bit_lengths, dyadic_bit_sizes, network_bit_sizes
 from algebra.exceptions import InputError
-from algebra.io.arrays import dyadic_integer_array, read_safetensors, safetensors_header
+from algebra.io.arrays import read_safetensors, safetensors_header
+from algebra.io.exact import dyadic_integer_array
 from algebra.network import Network
 from algebra.rationals import Q, bit_size, from_float
 

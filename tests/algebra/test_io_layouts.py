@@ -9,7 +9,8 @@ import pytest
 
 from algebra import load
 from algebra.exceptions import InputError
-from algebra.io.arrays import BlockLayoutError, layer_order, orient_layers, read_shapes
+from algebra.io.arrays import read_shapes
+from algebra.io.layouts import BlockLayoutError, layer_order, orient_layers
 from algebra.io.blocks import find_blocks, load_block
 
 np = pytest.importorskip("numpy")

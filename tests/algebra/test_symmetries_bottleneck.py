@@ -9,9 +9,9 @@ from algebra.exceptions import InvalidStepError
 from algebra.network import Network
 from algebra.rationals import Q
 from algebra.symmetries import apply_path, step_from_json
-from algebra.symmetries.bottleneck import (FreeFirstLayer, KinkSwap, PermuteHidden, RescaleHidden,
-                                           SignFlip, TailRefactor, TranslateMasked, masked_column,
-                                           s6_interval)
+from algebra.symmetries.bottleneck import KinkSwap, SignFlip, TranslateMasked, masked_column, s6_interval
+from algebra.symmetries.bottleneck_paths import (FreeFirstLayer, PermuteHidden, RescaleHidden,
+                                               TailRefactor)
 
 from tests.cases.bottleneck import T1, T4a, T4b, T4ca, T7a, T7b, T7ctl_b1, T11, T1_t
 

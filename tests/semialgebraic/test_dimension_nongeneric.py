@@ -232,7 +232,7 @@ def test_dead_proof_with_a_vanishing_branch_is_rejected():
     phase search refutes both signs of j there (its form is 0); the checker must not accept it."""
     import time
     from semialgebraic.dimension.jacobian_columns import phase_search
-    from semialgebraic.verify.functional_dimension import _upper_vectors
+    from semialgebraic.verify.functional_dimension_upper import _upper_vectors
     net = Network.from_rows([[[1], [-1]], [[1, 0], [0, 1]], [[-2, 1], [2, 1]], [[1, 1]]],
                             [[0, 0], [0, 0], [0, 0], [0]])
     x = [Q(-1)]

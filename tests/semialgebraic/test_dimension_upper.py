@@ -11,7 +11,8 @@ from algebra.network import Network
 from semialgebraic.dimension import functional_dimension, functional_dimension_certificate
 from semialgebraic.dimension import (checked_directions_bound, directions_bound, entry_vectors,
                                            is_regions_rank)
-from semialgebraic.verify.functional_dimension import _domain, _upper_vectors
+from semialgebraic.verify.functional_dimension import _domain
+from semialgebraic.verify.functional_dimension_upper import _upper_vectors
 
 NETS = {   # planted nets of verify/test_functional_dimension_upper.py: every entry kind appears
     "zero_row": (Network.from_rows([[[1, 2], [0, 0], [1, -1]], [[1, 2, 1]]], [[0, 3, 1], [0]]), None, {}),

@@ -30,6 +30,7 @@ from semialgebraic.sets import Polyhedron
 from semialgebraic.regions import regions
 from semialgebraic.verify import verify
 from semialgebraic.verify import functional_dimension as fdv
+from semialgebraic.verify import functional_dimension_upper as fdu
 
 
 # -- ground truth ------------------------------------------------------------------------------
@@ -119,7 +120,7 @@ def _cert(net, dom=None, **kw):
 
 def _vectors(cert, dirs):
     net = fdv.network_from_dict(cert["network"])
-    return fdv._upper_vectors(net, _json(dirs), fdv._domain(cert.get("domain")))
+    return fdu._upper_vectors(net, _json(dirs), fdv._domain(cert.get("domain")))
 
 
 # -- planted nets ------------------------------------------------------------------------------

@@ -25,7 +25,8 @@ from algebra.rationals import Q
 from semialgebraic.dimension import (exact_jacobian_rows, exact_rank, functional_dimension,
                                      functional_dimension_certificate)
 from semialgebraic.verify import verify
-from semialgebraic.verify.functional_dimension import _domain, _upper_vectors
+from semialgebraic.verify.functional_dimension import _domain
+from semialgebraic.verify.functional_dimension_upper import _upper_vectors
 
 
 # ------------------------------------------------------------------------------------------------

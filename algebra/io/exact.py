@@ -1,0 +1,186 @@
+"""Exact conversion of binary float and integer arrays to rationals.
+
+Every stored binary float (float16, bfloat16, float32, float64) becomes the exact rational it
+denotes (a dyadic rational, see :func:`~algebra.rationals.from_float`); integer tensors are exact
+integers.  NaN and infinities are refused with one :class:`~algebra.exceptions.InputError` naming
+the tensor and the index.  Used by the readers of :mod:`algebra.io.arrays`,
+:mod:`algebra.io.torch`, :mod:`algebra.io.onnx` and :mod:`algebra.io.frameworks`.
+"""
+
+from __future__ import annotations
+
+import math
+
+from ..exceptions import InputError, MissingDependencyError
+from ..linalg import QMatrix
+
+__all__ = ["check_dtype", "exact_qmatrix", "exact_parts", "dyadic_integer_array", "numpy_or_error"]
+
+
+def check_dtype(np, arr, name: str, source: str):
+    """Accept real float and integer arrays; bfloat16 (ml_dtypes) is widened to float32 exactly."""
+    if arr.dtype.name == "bfloat16":
+        arr = arr.astype(np.float32)
+    if arr.dtype.kind not in "fiu" or arr.dtype.itemsize > 8:
+        raise InputError(f"unsupported dtype {arr.dtype} (expected float16/32/64, bfloat16 or an "
+                         "integer type)", source, name)
+    return arr
+
+
+def exact_qmatrix(arr, name: str, source: str | None) -> QMatrix:
+    """The exact rational matrix of a 2-D float or integer array (no per-entry ``fmpq`` work)."""
+    return exact_parts(arr, name, source)[0]
+
+
+def exact_parts(arr, name: str, source: str | None):
+    """``(QMatrix, (N, D) or None)``: the exact matrix and, when the integers fit in int64, a
+    numpy integer array N and an int D with ``matrix == N / D``.
+
+    A float array is split as ``M * 2**E`` with integer significands ``M`` read from its IEEE 754
+    bit fields and rewritten over one power of two; the integers then go to FLINT in one call.
+    """
+    np = numpy_or_error()
+    n, m = (int(s) for s in arr.shape)
+    if arr.size == 0:
+        return QMatrix.zeros(n, m), None
+    kind = arr.dtype.kind
+    if kind in "iu":
+        hint = (arr.astype(np.int64), 1) if kind == "i" or arr.dtype.itemsize < 8 else None
+        return QMatrix.from_integer_rows(arr.reshape(n, m).tolist(), m), hint
+    if kind != "f":
+        raise InputError(f"unsupported dtype {arr.dtype}", source, name)
+    bad = ~np.isfinite(arr)
+    if bad.any():
+        idx = tuple(int(i) for i in np.argwhere(bad)[0])
+        value = arr[idx]
+        raise InputError(f"{'NaN' if value != value else 'infinity'} at index "
+                         f"[{','.join(map(str, idx))}] has no exact value", source, name)
+    flat = np.ascontiguousarray(arr.reshape(-1)).astype(arr.dtype.newbyteorder("="), copy=False)
+    M, E = _significands(np, flat)
+    nonzero = M != 0
+    if not nonzero.any():
+        return QMatrix.zeros(n, m), (np.zeros((n, m), dtype=np.int64), 1)
+    emin = int(E[nonzero].min())
+    shift = np.where(nonzero, E - emin, 0)
+    bits = int(np.abs(M).max()).bit_length()
+    if int(shift.max()) + bits > 62:  # strip trailing zero bits (M & -M is the lowest set bit)
+        low = np.frexp(np.where(nonzero, M & -M, 1).astype(np.float64))[1].astype(np.int64) - 1
+        M, E = M >> low, E + low
+        bits = int(np.abs(M).max()).bit_length()
+        emin = int(E[nonzero].min())
+        shift = np.where(nonzero, E - emin, 0)
+    span = int(shift.max()) + bits
+    if span <= 62:
+        I = (M.astype(np.int64) << shift).reshape(n, m)
+        ints = I.tolist()
+    else:  # huge exponent range: Python integers
+        flat = [int(a) << int(s) for a, s in zip(M.tolist(), shift.tolist())]
+        ints = [flat[i * m:(i + 1) * m] for i in range(n)]
+    if emin >= 0:
+        hint = (I << emin, 1) if span + emin <= 62 else None
+        return QMatrix.from_integer_rows([[v << emin for v in r] for r in ints], m), hint
+    hint = (I, 1 << -emin) if span <= 62 else None
+    return QMatrix.from_integer_rows(ints, m, den=1 << -emin), hint
+
+
+def dyadic_integer_array(arr, name: str, source: str | None, *, chunk: int = 1 << 16):
+    """``(N, D)``: an int64 array N of the shape of the 2-D float or integer array *arr* and an
+    int D (a power of two) with ``arr == N / D`` exactly, or None when the integers would not
+    fit in int64 (exponents spread too far; the caller falls back to rationals).
+
+    Why it is exact: a non-zero binary float x is ``M * 2**E`` with an integer significand
+    ``|M| < 2**(p)`` (p = 11, 24, 53 bits) and E its unit in the last place, which never
+    decreases as ``|x|`` grows; so the smallest non-zero ``|x|`` has the smallest E, called e.
+    With ``e0 = min(e, 0)`` and ``D = 2**-e0`` every ``x * D`` is an integer, of magnitude below
+    ``2**(E_max - e0 + p)``, checked ``<= 2**62`` first.  Scaling a float by a power of two up
+    (no overflow by that bound, subnormals included) is exact, and so is turning an integral float into
+    an int64.  Work is done in chunks of *chunk* entries (little memory beyond N); NaN and
+    infinities are refused, the first one named by its index.
+    """
+    np = numpy_or_error()
+    if arr.ndim != 2:
+        return None
+    kind = arr.dtype.kind
+    if kind in "iu":
+        if kind == "u" and arr.dtype.itemsize == 8:
+            return None
+        return arr.astype(np.int64), 1
+    if kind != "f" or arr.dtype.itemsize not in _IEEE:
+        return None
+    flat = arr.reshape(-1)
+    if not arr.dtype.isnative:
+        flat = flat.astype(arr.dtype.newbyteorder("="))
+    work = np.float32 if flat.dtype.itemsize == 2 else flat.dtype.type   # float16 is widened
+    total = flat.shape[0]
+    amax, amin = 0.0, math.inf
+    for s in range(0, total, chunk):
+        c = flat[s:s + chunk]
+        finite = np.isfinite(c)
+        if not finite.all():
+            k = s + int(np.argmin(finite))
+            idx = np.unravel_index(k, arr.shape)
+            value = flat[k]
+            raise InputError(f"{'NaN' if value != value else 'infinity'} at index "
+                             f"[{','.join(str(int(i)) for i in idx)}] has no exact value", source, name)
+        mag = np.abs(c)
+        amax = max(amax, float(mag.max()))
+        mag[mag == 0] = np.inf
+        amin = min(amin, float(mag.min()))
+    N = np.zeros(arr.shape, dtype=np.int64)
+    if amax == 0:
+        return N, 1
+    mb = _IEEE[flat.dtype.itemsize][0]
+    e = _ulp_exponent(np, flat.dtype, amin)
+    e0 = min(e, 0)
+    if _ulp_exponent(np, flat.dtype, amax) - e0 + mb + 1 > 62:
+        return None
+    out = N.reshape(-1)
+    factors, r = [], -e0                  # 2**-e0 as powers of two that are finite in *work*
+    while r > 0:
+        factors.append(work(2.0 ** min(r, 100)))
+        r -= min(r, 100)
+    for s in range(0, total, chunk):
+        x = flat[s:s + chunk].astype(work, copy=False)
+        for f in factors:
+            x = x * f                     # exact: a power of two, no overflow by the bound
+        out[s:s + chunk] = x              # integral floats below 2**62: exact as int64
+    return N, 1 << -e0
+
+
+def _ulp_exponent(np, dtype, value: float) -> int:
+    """E of ``value = M * 2**E`` (the float's unit in the last place) for a positive finite
+    *value* of float *dtype*, read from its IEEE 754 bit fields."""
+    size = dtype.itemsize
+    mb, eb = _IEEE[size]
+    bits = int(np.array([value], dtype=dtype).view({2: np.uint16, 4: np.uint32, 8: np.uint64}[size])[0])
+    field = (bits >> mb) & ((1 << eb) - 1)
+    return max(field, 1) - (((1 << (eb - 1)) - 1) + mb)
+
+
+_IEEE = {2: (10, 5), 4: (23, 8), 8: (52, 11)}  # float itemsize -> (mantissa bits, exponent bits)
+
+
+def _significands(np, flat):
+    """Integer significands M and exponents E (int64) with ``flat == M * 2**E`` exactly, read
+    from the IEEE 754 bit fields (float16/32/64; bfloat16 arrives widened to float32)."""
+    size = flat.dtype.itemsize
+    if size not in _IEEE:
+        raise InputError(f"unsupported float dtype {flat.dtype}")
+    mb, eb = _IEEE[size]
+    work = np.int64 if size == 8 else np.int32  # int32 halves the memory traffic for f16/f32
+    bits = flat.view({2: np.uint16, 4: np.uint32, 8: np.uint64}[size])
+    field = ((bits >> mb) & ((1 << eb) - 1)).astype(work)
+    M = (bits & ((1 << mb) - 1)).astype(work)
+    M |= (field != 0).astype(work) << mb  # the implicit leading bit of normal numbers
+    E = np.maximum(field, 1) - (((1 << (eb - 1)) - 1) + mb)  # subnormals share exponent 1
+    negative = (bits >> (8 * size - 1)).astype(bool)
+    np.negative(M, out=M, where=negative)
+    return M, E
+
+
+def numpy_or_error():
+    try:
+        import numpy
+    except ImportError:
+        raise MissingDependencyError("numpy", "io", "reading and writing binary weight files") from None
+    return numpy

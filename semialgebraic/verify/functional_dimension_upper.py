@@ -1,0 +1,390 @@
+"""Upper-bound checks of ``functional_dimension`` certificates (see
+:mod:`semialgebraic.verify.functional_dimension` for the schema): the vectors of the
+``upper_directions`` entries, each re-derived from θ (:func:`_upper_vectors`), the exact rank on
+the ``upper_regions`` (:func:`_regions_rank`) and the one-point box (:func:`_one_point_upper`).
+"""
+
+from __future__ import annotations
+
+from algebra.exceptions import InputError
+from algebra.io.native import parse_vector
+from algebra.kernel import domain_from_json, interval_bounds, is_zero_neuron
+from algebra.kernel.differentiability import kink_witness, vanishing_on_path
+from algebra.linalg import QMatrix
+from algebra.rationals import Q
+
+from .exercise import _check_refutation, check_proof, run_deep
+from .region_cover import _check_cover
+
+__all__: list[str] = []
+
+
+def _one_point_upper(net, lo_hi, upper, lower, why) -> tuple[bool, str]:
+    """``upper_one_point``: the domain is the single input x0 = (v, …, v), θ ↦ f_θ(x0) is
+    differentiable there (no zero pre-activation but of identically zero neurons), so the
+    functional dimension is the exact rank of the m rows ∂f_o(x0)/∂θ, recomputed here."""
+    if not (isinstance(lo_hi, tuple) and lo_hi[0] == lo_hi[1]):
+        return False, "upper_one_point needs a one-point box domain"
+    if not isinstance(upper, int) or isinstance(upper, bool):
+        raise InputError("upper must be an integer")
+    x0 = [lo_hi[0]] * net.n_inputs
+    masks = _masks(net, [x0])
+    if isinstance(masks, str):
+        return False, f"upper_one_point: {masks}"
+    rows = _masked_rows(net, x0, [m[0] for m in masks])
+    rank = QMatrix.from_rows(rows, ncols=net.n_parameters).rank() if rows else 0
+    if rank != upper:
+        return False, f"the exact rank of the Jacobian at the single input is {rank}, not the claimed upper {upper}"
+    if upper < lower:
+        return False, f"contradiction: certified upper {upper} < certified lower {lower}"
+    return True, why + (f"; upper bound certified: the domain is one point and the Jacobian there has "
+                        f"exact rank {rank}" + (f"; exact: {upper}" if upper == lower else ""))
+
+
+def _upper_vectors(net, dirs, lo_hi) -> list | str:
+    """The vectors named by the ``upper_directions`` entries (flat parameter order), or the
+    reason an entry is not justified.  Facts first (dead / always active, from interval bounds
+    and the ``dead_proof`` / ``active_proof`` entries), then each entry's vectors."""
+    if not isinstance(dirs, list):
+        raise InputError("upper_directions must be a list")
+    N = net.n_parameters
+    offsets = _param_offsets(net)
+    bounds = interval_bounds([w.to_rows() for w in net.weights], [list(c) for c in net.biases],
+                             net.n_inputs, lo_hi)
+    dead = {(l, i) for l in range(net.depth - 1) for i, (_, hi) in enumerate(bounds[l])
+            if hi is not None and hi <= 0}
+    active = {(l, i) for l in range(net.depth - 1) for i, (lo, _) in enumerate(bounds[l])
+              if lo is not None and lo >= 0} - dead     # (a zero neuron is dead: [0, 0])
+    for e in dirs:
+        _shape(net, e)
+    if isinstance(lo_hi, tuple) and lo_hi[0] == lo_hi[1] and any(
+            e[0] in ("free", "dead_proof", "active_proof", "masked", "incoming") for e in dirs):
+        # the proofs refute strict systems over the open box, which is empty here
+        return "proofs over the open box say nothing on a one-point box"
+    for e in dirs:                              # facts proven by search, with their proofs
+        if e[0] in ("dead_proof", "active_proof"):
+            _, l, i, proof = e
+            s = 1 if e[0] == "dead_proof" else -1
+            if not _check_empty(net, proof, lo_hi, {(l, i): s}):
+                return (f"the proof that neuron ({l}, {i}) is never "
+                        f"{'active' if s > 0 else 'inactive'} does not check")
+            (dead if s > 0 else active).add((l, i))
+    active -= dead               # both: z = 0 at every input (no differentiable one): not used
+    silent = _silent(net, dead)
+    out = []
+    for e in dirs:
+        kind = e[0]
+        if kind == "free":
+            k, proof = e[1], e[2]
+            if not check_proof(net, proof, lo_hi):
+                return f"the proof that parameter {k} is never exercised does not check"
+            cache: dict = {}
+            if any(vanishing_on_path(net, tuple(tuple(v) for v in r.get("path", ())), cache) is not None
+                   for r in proof.get("refuted", ())):
+                return (f"the proof that parameter {k} is never exercised branches on a neuron whose "
+                        "pre-activation vanishes identically on a branch (it says nothing there)")
+            out.append(_unit(N, k))
+            continue
+        l, i = e[1], e[2]
+        W, b = net.layer(l)
+        V, _ = net.layer(l + 1)
+        rows = [offsets[l] + i * W.ncols + j for j in range(W.ncols)] if kind != "block" else []
+        bias = offsets[l] + W.nrows * W.ncols + i if kind != "block" else None
+        if kind == "scale":
+            v = [Q(0)] * N
+            for j, w in enumerate(W.row_at(i)):
+                v[rows[j]] = w
+            v[bias] = b[i]
+            for o, w in enumerate(V.col_at(i)):
+                v[offsets[l + 1] + o * V.ncols + i] = -w
+            out.append(v)
+        elif kind in ("dead", "dead_proof"):
+            if kind == "dead" and not _interval_dead(bounds, l, i):
+                return f"neuron ({l}, {i}) is not dead on the domain by interval bounds"
+            ks = rows + [bias] + [offsets[l + 1] + o * V.ncols + i for o in range(V.nrows)]
+            out.extend(_unit(N, k) for k in ks)
+        elif kind in ("active", "active_proof", "masked"):
+            if kind == "active" and not (bounds[l][i][0] is not None and bounds[l][i][0] >= 0
+                                         and (l, i) in active):
+                return f"neuron ({l}, {i}) is not always active on the domain by interval bounds"
+            if kind == "active_proof" and (l, i) not in active:
+                return f"neuron ({l}, {i}) is proven dead too: it is not always active"
+            if kind == "masked":
+                why = _check_masked(net, lo_hi, l, i, e[3], dead)
+                if why:
+                    return why
+            v = [Q(0)] * N
+            v[bias] = Q(1)
+            for o, w in enumerate(V.col_at(i)):
+                v[offsets[l + 1] + V.nrows * V.ncols + o] = -w
+            out.append(v)
+        elif kind == "silent":
+            if (l, i) not in silent:
+                return f"neuron ({l}, {i}) is not silent (dead, or reaching the output only through " \
+                       "zero weights or silent neurons)"
+            out.extend(_unit(N, k) for k in rows + [bias])
+        elif kind == "block":
+            block = e[2]
+            for i in block:
+                if (l, i) not in active:
+                    return f"neuron ({l}, {i}) of the block is not proven always active"
+            for i in block:
+                for i2 in block:
+                    if i == i2:
+                        continue
+                    v = [Q(0)] * N
+                    for c, w in enumerate(W.row_at(i2)):
+                        v[offsets[l] + i * W.ncols + c] = w
+                    v[offsets[l] + W.nrows * W.ncols + i] = b[i2]
+                    for o, w in enumerate(V.col_at(i)):
+                        v[offsets[l + 1] + o * V.ncols + i2] = -w
+                    out.append(v)
+        elif kind == "incoming":
+            cs = _incoming_perp(net, lo_hi, l, i, e[3])
+            if isinstance(cs, str):
+                return cs
+            for c in cs:
+                v = [Q(0)] * N
+                for k, w in zip(rows + [bias], c):
+                    v[k] = w
+                out.append(v)
+    return out
+
+
+def _regions_rank(net, regions, lo_hi) -> int | str:
+    """Exact rank of every Jacobian row at every differentiable input of the domain, from a list
+    of linear regions in the ``region_cover`` format (cover re-checked by
+    :func:`semialgebraic.verify.region_cover._check_cover`), or the reason it is rejected.
+
+    On a region (pattern fixed) the rows are affine in x, so their span is that of the rows at
+    the region's point x0 and at x0 + e_k (k < d) computed with the region's masks (the affine
+    continuation).  A region where a neuron that is not identically zero has sign 0 holds no
+    differentiable input and is skipped; every differentiable input lies in the closure of a
+    listed region, hence (its pre-activations being non-zero) in the open region itself."""
+    if not isinstance(regions, list):
+        raise InputError("upper_regions must be a list of regions")
+    if isinstance(lo_hi, tuple) and lo_hi[0] == lo_hi[1]:
+        return "upper_regions: a one-point box is not covered by regions"
+    ok, why = _check_cover(net, regions, lo_hi, _any_value)
+    if not ok:
+        return f"upper_regions: {why}"
+    d, L = net.n_inputs, net.depth
+    rows = []
+    for reg in regions:
+        pat, k, masks = reg["pattern"], 0, []
+        for l in range(L - 1):
+            w = net.widths[l + 1]
+            masks.append([1 if s > 0 else 0 for s in pat[k:k + w]])
+            k += w
+        if kink_witness(net, [(s > 0) - (s < 0) for s in pat]) is not None:
+            continue                            # no differentiable input on this region
+        x0 = parse_vector(reg["point"], "upper_regions.point", length=d)
+        for c in range(-1, d):
+            rows += _masked_rows(net, [v + (1 if t == c else 0) for t, v in enumerate(x0)], masks)
+    if not rows:
+        return ("upper_regions: no listed region holds a differentiable input (theta is "
+                "non-generic: the functional dimension is not defined)")
+    return QMatrix.from_rows(rows, ncols=net.n_parameters).rank()
+
+
+def _any_value(net, r, reg, pat, oriented, facets) -> tuple[bool, str]:
+    return True, "ok"
+
+
+def _masked_rows(net, x, masks) -> list:
+    """Exact Jacobian rows ∂f_o/∂θ at *x* with the hidden 0/1 *masks* held fixed."""
+    hs = [list(x)]
+    for l in range(net.depth - 1):
+        W, b = net.layer(l)
+        hs.append([(z + bb) * mk for z, bb, mk in zip(W.apply(hs[-1]), b, masks[l])])
+    out = []
+    for o in range(net.n_outputs):
+        delta = [Q(1) if j == o else Q(0) for j in range(net.n_outputs)]
+        blocks = []
+        for l in range(net.depth - 1, -1, -1):
+            blocks.append([dv * hv for dv in delta for hv in hs[l]] + delta)
+            if l:
+                delta = [v * mk for v, mk in zip(net.weights[l].T.apply(delta), masks[l - 1])]
+        out.append([v for blk in reversed(blocks) for v in blk])
+    return out
+
+
+def _shape(net, e) -> None:
+    """Raise InputError unless *e* is a well-formed ``upper_directions`` entry about *net*."""
+    kinds3 = ("scale", "dead", "active", "silent")
+    kinds4 = ("dead_proof", "active_proof", "masked", "incoming")
+    if not isinstance(e, list) or not e or e[0] not in kinds3 + kinds4 + ("free", "block"):
+        raise InputError(f"upper_directions entry {str(e)[:60]} is not one of "
+                         f"{', '.join(kinds3 + kinds4 + ('free', 'block'))}")
+    if len(e) != (4 if e[0] in kinds4 else 3) or not _is_int(e[1]):
+        raise InputError(f"upper_directions entry {str(e)[:60]}: wrong length or index")
+    if e[0] == "free":
+        if not isinstance(e[2], dict) or e[2].get("parameter") != e[1] or not 0 <= e[1] < net.n_parameters:
+            raise InputError(f"upper_directions ['free', {e[1]}, ...]: the proof must be about "
+                             "parameter k of the network")
+        return
+    l = e[1]
+    if not 0 <= l < net.depth - 1:
+        raise InputError(f"upper_directions entry {str(e)[:60]} names no hidden layer")
+    width = net.widths[l + 1]
+    if e[0] == "block":
+        if (not isinstance(e[2], list) or len(e[2]) < 2 or not all(_is_int(i) and 0 <= i < width for i in e[2])
+                or len(set(e[2])) != len(e[2])):
+            raise InputError(f"upper_directions entry {str(e)[:60]}: a block lists >= 2 distinct "
+                             "neurons of the layer")
+        return
+    if not _is_int(e[2]) or not 0 <= e[2] < width:
+        raise InputError(f"upper_directions entry {str(e)[:60]} names no hidden neuron")
+    if e[0] == "masked" and not isinstance(e[3], list):
+        raise InputError("a masked entry carries a list of proofs")
+    if e[0] in ("dead_proof", "active_proof", "incoming") and not isinstance(e[3], dict):
+        raise InputError(f"a {e[0]} entry carries a proof object")
+
+
+def _is_int(v) -> bool:
+    return isinstance(v, int) and not isinstance(v, bool)
+
+
+def _unit(N, k) -> list:
+    return [Q(1) if t == k else Q(0) for t in range(N)]
+
+
+def _param_offsets(net) -> list:
+    offsets, k = [], 0
+    for W, b in zip(net.weights, net.biases):
+        offsets.append(k)
+        k += W.nrows * W.ncols + len(b)
+    return offsets
+
+
+def _interval_dead(bounds, l, i) -> bool:
+    hi = bounds[l][i][1]
+    return hi is not None and hi <= 0
+
+
+def _silent(net, dead) -> set:
+    """Neurons with δ ≡ 0 at differentiable inputs: dead ones, then from the last hidden layer
+    down those whose output column is zero (last hidden layer) or whose every successor j with
+    W_{l+1}[j, i] != 0 is silent."""
+    L = net.depth
+    out = set(dead)
+    for l in range(L - 2, -1, -1):
+        V = net.weights[l + 1]
+        for i in range(net.widths[l + 1]):
+            succ = [j for j in range(V.nrows) if V[j, i] != 0]
+            if l == L - 2 and not succ or l < L - 2 and all((l + 1, j) in out for j in succ):
+                out.add((l, i))
+    return out
+
+
+def _check_masked(net, lo_hi, l, i, proofs, dead) -> str | None:
+    """None when neuron (l, i) is masked: every successor j with W_{l+1}[j,i] != 0 is dead or has
+    a proof that {z_l[i] < 0, z_{l+1}[j] > 0} is empty; else the reason."""
+    if l + 1 >= net.depth - 1:
+        return f"neuron ({l}, {i}) is in the last hidden layer: it cannot be masked"
+    V = net.weights[l + 1]
+    for j in range(V.nrows):
+        if V[j, i] == 0 or (l + 1, j) in dead:
+            continue
+        want = {(l, i): -1, (l + 1, j): 1}
+        if not any(isinstance(P, dict) and _check_empty(net, P, lo_hi, want) for P in proofs):
+            return f"no valid proof that neuron ({l + 1}, {j}) is inactive wherever ({l}, {i}) is"
+    return None
+
+
+def _check_empty(net, proof, lo_hi, targets, leaves=None) -> bool:
+    """True when *proof* shows that no differentiable input of the domain *lo_hi* has
+    sign(z_t[j]) = s for every ((t, j), s) in *targets* (with *leaves*, a set: the unrefuted
+    full paths of the proof are collected there and allowed)."""
+    try:
+        if sorted(tuple(v) for v in proof["targets"]) != sorted((t, j, s) for (t, j), s in targets.items()):
+            return False
+        if any(is_zero_neuron(net, t, j) for t, j in targets):
+            return False
+        if domain_from_json(proof.get("domain"), net.n_inputs) != lo_hi:
+            return False
+        last = max(t for t, _ in targets)
+        order = [tuple(v) for v in proof["order"]]
+        need = [(t, j) for t in range(last + 1) for j in range(net.widths[t + 1])
+                if not is_zero_neuron(net, t, j) and (t < last or (t, j) in targets)]
+        if sorted(order) != sorted(need) or len(set(order)) != len(order):
+            return False
+        if any(a[0] > b[0] for a, b in zip(order, order[1:])):
+            return False
+        refuted = {tuple(tuple(v) for v in r["path"]): r for r in proof["refuted"]}
+        allowed = set()
+        if leaves is not None:
+            allowed = {tuple(tuple(v) for v in p) for p in proof["leaves"]}
+    except (KeyError, TypeError, ValueError, IndexError):
+        return False
+
+    cache: dict = {}
+
+    def complete(prefix) -> bool:
+        if prefix in refuted:
+            if vanishing_on_path(net, prefix, cache) is not None:
+                return False
+            try:
+                return _check_refutation(net, lo_hi, prefix, refuted[prefix], None, False, targets)
+            except (KeyError, TypeError, ValueError, IndexError):
+                return False
+        if len(prefix) == len(order):
+            if prefix in allowed and vanishing_on_path(net, prefix, cache) is None:
+                leaves.add(prefix)
+                return True
+            return False
+        t, j = order[len(prefix)]
+        signs = [targets[(t, j)]] if (t, j) in targets else [1, -1]
+        return all(complete(prefix + ((t, j, s),)) for s in signs)
+
+    return run_deep(complete, (), len(order))
+
+
+def _incoming_perp(net, lo_hi, l, i, proof) -> list | str:
+    """The vectors c ⊥ every (h_{l-1}, 1) on the active set of neuron (l, i), from the complete
+    enumeration *proof* (leaves: the full patterns of the layers below with z_l[i] > 0)."""
+    leaves: set = set()
+    if not _check_empty(net, proof, lo_hi, {(l, i): 1}, leaves=leaves):
+        return f"the enumeration of the active set of neuron ({l}, {i}) does not check"
+    d, n_in = net.n_inputs, net.widths[l]
+    cols = []
+    for path in leaves:
+        on = {(t, j) for t, j, s in path if s > 0}
+        M, m = QMatrix.identity(d), [Q(0)] * d
+        for t in range(l):
+            W, b = net.layer(t)
+            Z = W @ M
+            zc = [sum((W[q, r] * m[r] for r in range(len(m))), Q(0)) + b[q] for q in range(W.nrows)]
+            zero = tuple([Q(0)] * d)
+            M = QMatrix.from_rows([Z.row_at(q) if (t, q) in on else zero for q in range(W.nrows)], ncols=d)
+            m = [zc[q] if (t, q) in on else Q(0) for q in range(W.nrows)]
+        for c in range(d):
+            cols.append([M[q, c] for q in range(n_in)] + [Q(0)])
+        cols.append(list(m) + [Q(1)])
+    if not cols:
+        return QMatrix.identity(n_in + 1).to_rows()
+    return QMatrix.from_rows(cols, ncols=n_in + 1).nullspace().to_rows()
+
+
+def _masks(net, X):
+    """Exact 0/1 masks per hidden layer (lists of rows; a kink neuron gets 0), or the reason an
+    input is rejected: θ ↦ f_θ(x) is not differentiable there (the rule of
+    :mod:`algebra.kernel.differentiability`: a neuron with a zero pre-activation that the network
+    above it sees, a zero row with a zero bias included)."""
+    H = QMatrix.from_rows(X, ncols=net.n_inputs)
+    masks, signs = [], [[] for _ in X]
+    for l in range(net.depth - 1):
+        W, b = net.layer(l)
+        Z = (H @ W.T).add_to_rows(b)
+        rows = Z.to_rows()
+        for t, r in enumerate(rows):
+            signs[t] += [(v > 0) - (v < 0) for v in r]
+        masks.append([[1 if v > 0 else 0 for v in r] for r in rows])
+        H = Z.relu()
+    for t, pat in enumerate(signs):
+        if 0 in pat:
+            kink = kink_witness(net, pat)
+            if kink is not None:
+                return (f"input {t}: theta -> f_theta(x) is not differentiable there (neuron {kink} "
+                        "has a zero pre-activation and the network above it depends on its output)")
+    return masks
