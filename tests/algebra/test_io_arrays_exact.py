@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import struct
 
+import zlib
+
 import numpy as np
 import pytest
 
@@ -45,7 +47,7 @@ def _exact_entries(arr):
 @pytest.mark.parametrize("dtype", [np.float16, np.float32, np.float64])
 @pytest.mark.parametrize("mode", ["random", "specials", "narrow"])
 def test_lazy_rational_view_equals_from_float(tmp_path, dtype, mode):
-    rng = np.random.default_rng(hash((str(dtype), mode)) % 2 ** 32)
+    rng = np.random.default_rng(zlib.crc32(f"{np.dtype(dtype).name}-{mode}".encode()))
     if mode == "random":
         W = _random_floats(rng, dtype, (6, 7))
     elif mode == "specials":
@@ -57,8 +59,10 @@ def test_lazy_rational_view_equals_from_float(tmp_path, dtype, mode):
     np.savez(path, **{"0.weight": W, "0.bias": b})
     net = load(path)
     hint = net.integer_weights(0)
-    if mode == "narrow" or dtype == np.float16:    # float32/64 extremes span too far
-        assert hint is not None                       # kept as integer arrays
+    if dtype == np.float16 or (mode == "narrow" and dtype == np.float32):
+        # kept as integer arrays; float32/64 extremes span too far for int64, and so may normal
+        # float64 samples (53-bit mantissas over several binades): those fall back to rationals
+        assert hint is not None
     if hint is not None:
         assert net._wq[0] is None                      # no rational view made yet
         N, D = hint
