@@ -264,7 +264,7 @@ def _cmd_diff_bab(args, a, b, box) -> int:
     else:
         text = (f"max |a - b| \u2208 [{_num(r.lower, args)}, {_num(r.upper, args)}]; lower bound attained{at}"
                 f" ({r.reason})")
-    emit(args, r.to_json(), text + f" [decided by branch and bound, {r.nodes} nodes]")
+    emit(args, r.to_json(), text + f" [{'decided by ' if r.complete else ''}branch and bound, {r.nodes} nodes]")
     return 0 if r.complete else 3
 
 
