@@ -17,7 +17,8 @@ It never computes regions itself: ``semialgebraic`` does that and passes the pat
 Three things are computed, all over Q:
 
 * **explicit laws** (:func:`explicit_laws`): per hidden neuron the rescaling law
-  ‖incoming weights and bias‖² − ‖outgoing weights‖² (R23, global); per layer, for two neurons
+  ‖incoming weights and bias‖² − ‖outgoing weights‖² (R23, global; three-layer-fibers P15: the
+  bias is on the incoming side); per layer, for two neurons
   with the same *effective* activity on every sample (active with a path to an output — in
   particular two always-active neurons, the linear block of R24), ⟨w̃_i, w̃_j⟩ − ⟨v_i, v_j⟩
   (R24 generalised to any depth: w̃ = incoming weights with bias, v = outgoing weights to the

@@ -1,4 +1,4 @@
-"""Schema versions and top-level keys of the eight certificate types (data shared by the
+"""Schema versions and top-level keys of the certificate types (data shared by the
 builders in :mod:`semialgebraic.certificates` and the checkers in :mod:`semialgebraic.verify`).
 
 Every certificate starts with the common header::
@@ -42,6 +42,8 @@ SCHEMA_VERSIONS: dict[str, int] = {
     "functional_dimension": 1,
     "exercise": 1,
     "bab_bound": 1,
+    "non_localizability": 1,
+    "absorbing_blocks": 1,
 }
 
 HEADER_KEYS = ("format", "type", "schema_version", "netfibers_version")
@@ -58,6 +60,8 @@ SCHEMA_KEYS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
                               "upper_one_point", "upper_reason", "uncertified_upper_reason")),
     "exercise": (("claim", "network", "proof"), ()),
     "bab_bound": (("claim", "a", "b", "box", "upper"), ("objectives", "lower", "point", "output", "epsilon")),
+    "non_localizability": (("claim", "network", "composite"), ()),
+    "absorbing_blocks": (("claim", "block", "all_S", "absorbing_blocks"), ()),
 }
 
 # type -> the claims a certificate of that type may state (the checker decides which one fits)
@@ -74,6 +78,10 @@ CLAIMS: dict[str, tuple[str, ...]] = {
     "exercise": ("parameter p is never exercised on the domain",),
     "bab_bound": ("max_o max_x |a_o(x) - b_o(x)| <= upper on the box",
                   "max_o max_x |a_o(x) - b_o(x)| >= lower on the box"),
+    "non_localizability": ("f2∘f1 and f3∘f2 are identifiable, f3∘f2∘f1 is not "
+                           "(three-layer-fibers R19)",),
+    "absorbing_blocks": ("these are all absorbing blocks up to permutation and positive scaling "
+                         "(skip-absorption R10, derived)",),
 }
 
 # the two competitor classes of an ``absorption`` certificate (skip-absorption R1 and R19)

@@ -232,7 +232,7 @@ class SignFlip(Step):
         n1 = W1.nrows
         if self.masked >= n1 or any(k >= n1 for k in self.flips):
             return False, f"first layer has {n1} neurons"
-        nd = non_dead_rows(net)
+        nd = non_dead_rows(net)         # three-layer-fibers P8: one non-dead row, dead rows allowed
         if len(nd) != 1:
             return False, f"S7 needs exactly one non-dead second-layer neuron, found {len(nd)} ({nd})"
         mc = masked_column(net)

@@ -164,7 +164,7 @@ class FlipAbsorbed(Step):
         for i in self.block.indices:
             if not is_linear_row(neurons[i][0], neurons[i][1]):
                 return False, f"neuron {i} is not linear on the orthant"
-        for k, (w, b, _) in enumerate(self.block.new):
+        for k, (w, b, _) in enumerate(self.block.new):   # three-layer-fibers P11: realisable
             if not is_linear_row(w, b):
                 return False, f"new neuron {k} is not linear on the orthant"
         w, b, v = neurons[self.neuron]

@@ -20,8 +20,9 @@ this module):
   pairwise non-collinear) → FIND-S again, since the constant is matched by b'_down.
 * GELU with biases, SiLU, tanh-GELU: yes with a flip certificate (R9/R19) when some S exists,
   otherwise "outside the theory" (exit 3).
-* stacks of L ≥ 2 ReLU/GELU blocks: open problem (R20, exit 3) with the per-block verdicts as
-  partial evidence.
+* stacks of L ≥ 2 blocks each absorbable: yes, the per-block certificates composed
+  (:mod:`semialgebraic.absorption.stack`); otherwise, with ReLU/GELU blocks: open problem (R20,
+  exit 3) with the per-block verdicts as partial evidence.
 
 FIND-S solves A ξ = vec(−M), A's column i = vec(a_i w_iᵀ), exactly over Q for small systems
 (d²·k ≤ :data:`semialgebraic.absorption.find_s.EXACT_LIMIT`); for large ones it works modulo a prime on k + 8 selected rows of
@@ -59,6 +60,7 @@ from ..verdict import Hypothesis, Verdict
 from ..verify import verify as _verify
 from .canon import absorb_general
 from .find_s import find_s, int_rows, primitive_row
+from .stack import compose_block_certificates
 
 __all__ = ["absorbable", "nondegeneracy", "flip_block", "random_block", "random_experiment",
            "wilson_interval", "analysis_block"]
@@ -441,10 +443,14 @@ def _decide_stack(stack: BlockStack, budget, max_nullity) -> Verdict:
                        "every block fixes 0 with Jacobian M_l there; the stack has Jacobian "
                        "M_L ... M_1 != 0 at 0, every residual-free stack has 0", tuple(hyps),
                        _cert(stack, "not absorbable", {"kind": "jacobian", "entry": [nz[0], nz[1]], "value": nz[2]}))
-    partial = []
+    partial, verdicts = [], []
     for i, b in enumerate(blocks):
         vb = _decide_single(b, budget, max_nullity)
+        verdicts.append(vb)
         partial.append({"block": i, "answer": vb.answer, "method": vb.method})
+    composed = compose_block_certificates(stack, verdicts, hyps)   # every block absorbable
+    if composed is not None:
+        return composed
     if any(a.name in ("relu", "gelu") for a in acts):
         return Verdict(None, "open problem (R20)",
                        f"compositions of {stack.depth} ReLU/GELU blocks: whether they can equal a "

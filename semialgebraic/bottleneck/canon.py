@@ -257,7 +257,7 @@ def _canon(P: "Parts") -> tuple[BottleneckCanon, dict]:
         V[j0] = [-v for v in V[j0]]
     # 4: normalise the first layer
     for i in range(n1):
-        lam = abs(lead(R1[i][:-1]))
+        lam = abs(lead(R1[i][:-1]))        # three-layer-fibers P9: |lead|, sign kept, no norm
         R1[i] = [x / lam for x in R1[i]]
         for row in R2:
             row[i] = row[i] * lam

@@ -211,7 +211,7 @@ def structure(net: Network) -> Structure:
     L = tuple(j for j, t in enumerate(types) if t == LINEAR)
     G, g = linear_block(P, L)
     nd = [j for j, t in enumerate(types) if t != DEAD]
-    masked = masking_column(P.R2)
+    masked = masking_column(P.R2)       # at most one column (three-layer-fibers R5, P6)
     interval = None
     if masked is not None:
         col = [row[masked] for row in P.R2]
@@ -277,7 +277,7 @@ def second_layer_types(P: Parts) -> tuple[str, ...]:
     """Type of every second-layer neuron (R3): dead (row of ``[W2 | b2]`` all < 0), linear (all
     > 0) or switching."""
     out = []
-    for r in P.R2:
+    for r in P.R2:      # three-layer-fibers P3 (strict signs, bias included), P4 (handled, not refused)
         if all(x < 0 for x in r):
             out.append(DEAD)
         elif all(x > 0 for x in r):

@@ -24,6 +24,8 @@ type                            builder                                 checker 
 ``functional_dimension``        :func:`dimension_bounds_certificate`    ``verify/functional_dimension.py``    1     network, prime, inputs, lower bound; certified upper bound (optional)
 ``exercise``                    :func:`exercise_certificate`            ``verify/exercise.py``                1     network; proof that one parameter is never exercised on a domain
 ``bab_bound``                   :func:`bab_bound_certificate`           ``verify/bab_bound.py``               1     networks ``a``, ``b``; box; per ± output a branch-and-bound tree with exact dual multipliers per leaf
+``non_localizability``          :func:`non_localizability_certificate`  ``verify/non_localizability.py``      1     network; hypotheses of f2∘f1 and f3∘f2; symmetry path of the composite changing b3 (three-layer-fibers R19)
+``absorbing_blocks``            :func:`absorbing_blocks_certificate`    ``verify/absorbing_blocks.py``        1     block; every valid flip set S and its flip block (skip-absorption R10)
 ==============================  ======================================  ====================================  ====  ==========================================================
 
 ``CERTIFICATE_TYPES`` holds the same table as data (checked against the checkers and the schema
@@ -35,19 +37,22 @@ from __future__ import annotations
 from algebra.kernel.certificate_schemas import CERTIFICATE_FORMAT, SCHEMA_VERSIONS, header
 
 from ._json import jsonable, write_certificate
+from .absorbing_blocks import absorbing_blocks_certificate
 from .absorption import absorption_certificate
 from .bab_bound import bab_bound_certificate
 from .counterexample import counterexample_certificate, shorter_point
 from .exercise import exercise_certificate
 from .functional_dimension import dimension_bounds_certificate
 from .identifiability import identifiability_certificate
+from .non_localizability import non_localizability_certificate
 from .region_cover import region_cover_certificate
 from .symmetry_path import symmetry_path_certificate
 
 __all__ = ["CERTIFICATE_FORMAT", "CERTIFICATE_TYPES", "SCHEMA_VERSIONS", "header", "jsonable",
            "write_certificate", "counterexample_certificate", "shorter_point", "symmetry_path_certificate",
            "region_cover_certificate", "absorption_certificate", "identifiability_certificate",
-           "dimension_bounds_certificate", "exercise_certificate", "bab_bound_certificate"]
+           "dimension_bounds_certificate", "exercise_certificate", "bab_bound_certificate",
+           "non_localizability_certificate", "absorbing_blocks_certificate"]
 
 # type -> (builder, checker module under semialgebraic.verify, one-line content)
 CERTIFICATE_TYPES = {
@@ -65,4 +70,8 @@ CERTIFICATE_TYPES = {
                              "lower (and certified upper) bounds of the functional dimension"),
     "exercise": (exercise_certificate, "exercise", "a parameter is never exercised on a domain"),
     "bab_bound": (bab_bound_certificate, "bab_bound", "branch-and-bound trees bound max |a - b| on a box"),
+    "non_localizability": (non_localizability_certificate, "non_localizability",
+                           "f2∘f1 and f3∘f2 identifiable, f3∘f2∘f1 not (three-layer-fibers R19)"),
+    "absorbing_blocks": (absorbing_blocks_certificate, "absorbing_blocks",
+                         "every absorbing block up to permutation and scaling (skip-absorption R10)"),
 }

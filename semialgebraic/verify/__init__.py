@@ -32,6 +32,8 @@ CHECKERS = {
     "functional_dimension": "functional_dimension",
     "exercise": "exercise",
     "bab_bound": "bab_bound",
+    "non_localizability": "non_localizability",
+    "absorbing_blocks": "absorbing_blocks",
 }
 
 

@@ -45,6 +45,10 @@ Witness kinds and what is re-checked here (imports ``algebra`` only):
                      fail exactly over Q).
 ``exhausted_search`` (no, ReLU/GELU) the canonical form is recomputed and the R15 search over
                      {+1, −1, pair}^c re-run.
+``per_block``        (yes, stack) ``blocks``: one yes-witness (``skip_zero``, ``flip`` or
+                     ``general``) per block of the stack, each re-checked against its block as
+                     above (and against the competitor class); equal blocks compose to equal
+                     stacks (skip-absorption R20, the composition of per-block absorptions).
 """
 
 from __future__ import annotations
@@ -80,7 +84,7 @@ def check(cert: dict) -> tuple[bool, str]:
         obj = obj.blocks[0]
     if isinstance(obj, HyperConnectionBlock):
         obj = obj.vectorized()
-    yes = {"skip_zero", "flip", "general"}
+    yes = {"skip_zero", "flip", "general", "per_block"}
     no = {"degree", "jacobian", "bounded", "left_null", "linear_system", "exhausted_search"}
     if kind not in yes | no:
         raise InputError(f"unknown witness kind {kind!r}")
@@ -90,6 +94,8 @@ def check(cert: dict) -> tuple[bool, str]:
     if why:
         return False, why
     try:
+        if isinstance(obj, BlockStack) and kind == "per_block":
+            return _check_per_block(obj, w, biased_competitor)
         if isinstance(obj, BlockStack):
             return _check_stack(obj, kind, w)
         return _CHECKS[kind](obj, w)
@@ -225,6 +231,23 @@ def _check_general(b: Block, w) -> tuple[bool, str]:
             if b(x) != g(x):
                 return False, f"values differ at {x}"
     return True, "canonical forms (R14) are equal"
+
+
+def _check_per_block(s: BlockStack, w, biased: bool) -> tuple[bool, str]:
+    parts = w.get("blocks")
+    if not isinstance(parts, list) or len(parts) != s.depth:
+        raise InputError(f"witness 'blocks' must list one witness per block ({s.depth})")
+    for i, (b, wi) in enumerate(zip(s.blocks, parts)):
+        if not isinstance(wi, dict) or wi.get("kind") not in ("skip_zero", "flip", "general"):
+            return False, f"block {i}: its witness is not a yes-witness of a single block"
+        why = _competitor_mismatch(b, wi["kind"], wi, biased)
+        if why:
+            return False, f"block {i}: {why}"
+        ok, why = _CHECKS[wi["kind"]](b, wi)
+        if not ok:
+            return False, f"block {i}: {why}"
+    return True, (f"each of the {s.depth} blocks equals a residual-free block; their composition "
+                  "is a residual-free stack (R20, composition)")
 
 
 def _check_stack(s: BlockStack, kind, w) -> tuple[bool, str]:

@@ -21,7 +21,7 @@ from fractions import Fraction
 
 import pytest
 
-from algebra.blocks import Block
+from algebra.blocks import Block, BlockStack
 from algebra.io.blocks import block_from_dict
 from algebra.exceptions import InputError
 from algebra.io.native import network_from_dict
@@ -138,10 +138,34 @@ def _oracle_bab(c) -> bool:
     return ok and ("lower" not in c or Fraction(str(dev)) >= _frac(c["lower"]))
 
 
+def _absorption_stack():
+    # skip-absorption R20: a stack of absorbable blocks, the per-block flips composed
+    a = Block("relu", [[1, 0], [0, 1], [1, 1]], [[-1, 0, 2], [0, -1, 3]])
+    v = absorbable(BlockStack([a, a]))
+    assert v.answer is True and v.certificate["witness"]["kind"] == "per_block"
+    return _json(v.certificate)
+
+
+def _non_localizability():
+    from semialgebraic.bottleneck.composition import paper_non_localizability_example
+    r = paper_non_localizability_example()          # three-layer-fibers R19, the paper's reading
+    assert r["certificate"] is not None
+    return _json(r["certificate"])
+
+
+def _absorbing_blocks():
+    from semialgebraic.absorption.uniqueness import absorbing_blocks
+    v = absorbing_blocks(Block("relu", [[1, 0], [0, 1], [1, 1]], [[-1, 0, 2], [0, -1, 3]]))
+    assert v.answer is True and v.certificate["all_S"] == [[0, 1]]      # skip-absorption R10
+    return _json(v.certificate)
+
+
 BUILDERS = {"bab_bound": _bab_bound, "counterexample": _counterexample, "symmetry_path": _symmetry_path,
             "region_cover": _region_cover, "absorption": _absorption,
             "absorption_no": _absorption_no, "identifiability_hypotheses": _identifiability,
-            "functional_dimension": _fd, "exercise": _exercise}
+            "functional_dimension": _fd, "exercise": _exercise,
+            "absorption_stack": _absorption_stack, "non_localizability": _non_localizability,
+            "absorbing_blocks": _absorbing_blocks}
 
 
 @pytest.fixture(scope="module")
@@ -262,10 +286,46 @@ def _oracle_exercise(c) -> bool:
     return all(_eval(base, x) == _eval(json.loads(json.dumps(jsonable(moved))), x) for x in pts)
 
 
+def _oracle_non_localizability(c) -> bool:
+    from semialgebraic.bottleneck.composition import first_two_identifiable, last_two_identifiable
+    net = network_from_dict(c["network"])
+    comp = c["composite"]
+    if net.depth != 3 or comp.get("type") != "symmetry_path" or comp.get("domain") is not None:
+        return False
+    (W1, b1), (W2, b2), (W3, b3) = net.layer(0), net.layer(1), net.layer(2)
+    b = network_from_dict(comp["b"])
+    return (first_two_identifiable(W1, b1, W2, b2)[0] and last_two_identifiable(W2, b2, W3, b3)[0]
+            and network_from_dict(comp["a"]) == net and b.layer(2)[1] != b3 and _same_function(comp))
+
+
+def _oracle_absorbing_blocks(c) -> bool:
+    """Brute force over every S with Fraction arithmetic; each listed block equal at points."""
+    from itertools import combinations
+    block = block_from_dict(c["block"])
+    if not isinstance(block, Block) or block.activation.name not in ("relu", "gelu"):
+        return False
+    k, d = block.k, block.d
+    U = [[Fraction(str(x)) for x in block.w_up.row_at(i)] for i in range(k)]
+    V = [[Fraction(str(x)) for x in block.w_down.row_at(r)] for r in range(d)]
+    M = [[Fraction(str(x)) for x in block.skip_matrix.row_at(r)] for r in range(d)]
+    valid = {S for n in range(k + 1) for S in combinations(range(k), n)
+             if all(sum((V[p][i] * U[i][q] for i in S), Fraction(0)) == -M[p][q]
+                    for p in range(d) for q in range(d))}
+    if {tuple(sorted(S)) for S in c["all_S"]} != valid or len(c["all_S"]) != len(valid):
+        return False
+    for g in c["absorbing_blocks"]:
+        g = block_from_dict(g)
+        if g.skip != "none" or not all(block(x) == g(x) for x in _points(d, n=20)):
+            return False
+    return True
+
+
 ORACLES = {"bab_bound": _oracle_bab, "counterexample": _oracle_counterexample, "symmetry_path": _same_function,
            "region_cover": _same_function, "absorption": _oracle_absorption,
            "absorption_no": _oracle_absorption, "identifiability_hypotheses": _oracle_identifiability,
-           "functional_dimension": _oracle_fd, "exercise": _oracle_exercise}
+           "functional_dimension": _oracle_fd, "exercise": _oracle_exercise,
+           "absorption_stack": _oracle_absorption, "non_localizability": _oracle_non_localizability,
+           "absorbing_blocks": _oracle_absorbing_blocks}
 
 
 # ------------------------------------------------------------------------------------------------

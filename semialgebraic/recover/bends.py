@@ -1,0 +1,317 @@
+r"""Black-box recovery of bends and of one-hidden-layer networks (three-layer-fibers R21).
+
+[literature: GLMW22, Lemma 8.3] For two adjacent linear regions X, Y of a piecewise-affine f with
+pieces x ↦ J_X x + c_X and x ↦ J_Y x + c_Y, the separating hyperplane is
+H = { x : (c_X − c_Y) + (J_X − J_Y) x = 0 } (for m > 1 outputs, any output coordinate whose
+pieces differ [derived]).  Here every step is exact over Q and only uses queries f(x):
+
+1. **Bends on a line.**  On a random rational line x(t) = p + t v, g(t) = f(x(t)) is piecewise
+   affine.  On [a, b]: if g is affine there (g agrees with the chord at the midpoint and at two
+   other interior points) there is no break; otherwise the affine pieces at the two ends
+   (from two points each, at distance (b − a)/2^12) meet at t*; if g(t*) lies on both and both
+   sides pass the chord test, t* is the only break; otherwise [a, b] is halved.  The interval
+   [−T, T] grows (T ×4) until the end slopes no longer change.
+2. **Hyperplane at a break** (R21).  Around x* = x(t*), the Jacobians J± and offsets c± of the
+   two adjacent pieces are read from d + 1 affinely independent queries near x* ± ε v (a tiny
+   simplex; re-read with a smaller simplex, which must agree); H = {x : (c+ − c−) + (J+ − J−) x
+   = 0} for an output coordinate where they differ, normalised by |lead(w)| (P9: no Euclidean
+   norm), sign chosen with lead(w) > 0.  For a one-hidden-layer network the jump across
+   H_i = {u_i = 0} is α_i w_iᵀ (α_i ∈ ℝ^m, crossing to u_i > 0), giving the output column α_i.
+3. **Whole network (one hidden layer).**  f − Σ_i α_i σ(u_i) is affine: G x + g0, read from
+   d + 1 queries.  The true network has no affine part, so a set S of flipped neurons
+   (σ(u) = σ(−u) + u) has Σ_{i∈S} α_i w_iᵀ = −G: found exactly by FIND-S
+   (:func:`semialgebraic.absorption.find_s`, the same 0/1 system as skip-absorption R16).
+   The result has one neuron per visible bend, each up to S1 + S2 (dead or zero-output
+   neurons are invisible and not recovered: the function class is the same).
+
+Evaluation only refutes (P10): the recovered network is compared with the oracle at fresh
+random points; the equality with a weight file is *certified* separately by the exact
+equivalence decision (:func:`semialgebraic.equivalence.equivalent`, a ``symmetry_path`` or
+``region_cover`` certificate).  The number of queries is counted by the oracle wrapper.
+"""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass, field
+
+from algebra.exceptions import InputError
+from algebra.linalg import QMatrix
+from algebra.network import Network
+from algebra.rationals import Q, to_q
+
+__all__ = ["recover", "Recovery", "NetworkOracle"]
+
+_FINE = 2 ** 12          # end-piece probe: (b - a) / _FINE
+_EPS = Q(1, 2 ** 24)     # distance of the probing simplices from x*, relative to |v| = O(1)
+_MAX_DEPTH = 60
+
+
+class NetworkOracle:
+    """A network used as a black box: ``oracle(x)`` returns the exact outputs, and ``queries``
+    counts the calls.  Nothing else of the network is exposed."""
+
+    __slots__ = ("_f", "queries")
+
+    def __init__(self, net: Network):
+        self._f = net.evaluate
+        self.queries = 0
+
+    def __call__(self, x):
+        self.queries += 1
+        return tuple(self._f(list(x)))
+
+
+@dataclass
+class Recovery:
+    """Result of :func:`recover`: the bend hyperplanes ``(w, c)`` (lead(w) = 1, sorted), the
+    output jump ``alpha`` of each, ``first_layer[i]``: the bend is a whole hyperplane (a
+    first-layer bend; False: a local piece of a deeper layer's bent hyperplane), the recovered
+    network (one hidden layer; None when the oracle is not one) and the number of queries."""
+
+    hyperplanes: list
+    alphas: list
+    network: Network | None
+    queries: int
+    notes: list = field(default_factory=list)
+    first_layer: list = field(default_factory=list)
+
+    def to_json(self) -> dict:
+        from algebra.rationals import q_json
+        return {"hyperplanes": [{"w": [q_json(x) for x in w], "c": q_json(c)} for w, c in self.hyperplanes],
+                "alphas": [[q_json(x) for x in a] for a in self.alphas],
+                "network": None if self.network is None else self.network.to_dict(),
+                "first_layer": list(self.first_layer), "queries": self.queries,
+                "notes": list(self.notes)}
+
+
+class _Counted:
+    def __init__(self, oracle, d, m):
+        self.oracle, self.d, self.m, self.n = oracle, d, m, 0
+
+    def __call__(self, x):
+        self.n += 1
+        y = self.oracle(x)
+        try:
+            y = tuple(to_q(v) for v in y)
+        except Exception as exc:                                   # noqa: BLE001 - foreign oracle
+            raise InputError(f"the oracle returned a non-rational output: {exc}") from None
+        if len(y) != self.m:
+            raise InputError(f"the oracle returned {len(y)} outputs, expected m = {self.m}")
+        return y
+
+
+def _on_line(p, v, t):
+    return [pi + t * vi for pi, vi in zip(p, v)]
+
+
+def _lerp(ya, yb, a, b, t):
+    return tuple(u + (w - u) * (t - a) / (b - a) for u, w in zip(ya, yb))
+
+
+def _breaks(f, p, v, a, b, ya, yb, rng, depth=0) -> list:
+    """Every break of t ↦ f(p + t v) in (a, b) (module docstring, step 1)."""
+    if _affine(f, p, v, a, b, ya, yb, rng):
+        return []
+    if depth >= _MAX_DEPTH:
+        raise InputError("bend search did not converge (breaks closer than 2^-60: not a ReLU network?)")
+    h = (b - a) / _FINE
+    yl, yr = f(_on_line(p, v, a + h)), f(_on_line(p, v, b - h))
+    sl = [(u - w) / h for u, w in zip(yl, ya)]
+    sr = [(w - u) / h for u, w in zip(yr, yb)]
+    ts = {(yb[o] - ya[o] + sl[o] * a - sr[o] * b) / (sl[o] - sr[o]) for o in range(len(ya)) if sl[o] != sr[o]}
+    t = ts.pop() if len(ts) == 1 else None
+    hit = t is not None and a < t < b and _is_break(f, p, v, t, a, b)
+    if not hit:
+        t = (a + b) / 2
+        hit = _is_break(f, p, v, t, a, b)
+    yt = f(_on_line(p, v, t))
+    return (_breaks(f, p, v, a, t, ya, yt, rng, depth + 1) + ([t] if hit else [])
+            + _breaks(f, p, v, t, b, yt, yb, rng, depth + 1))
+
+
+def _is_break(f, p, v, t, a, b) -> bool:
+    """Is t itself a break (the slopes just left and right of t differ)?"""
+    h = min(t - a, b - t) / _FINE
+    y0, yl, yr = f(_on_line(p, v, t)), f(_on_line(p, v, t - h)), f(_on_line(p, v, t + h))
+    return any(u - l != r - u for l, u, r in zip(yl, y0, yr))
+
+
+def _affine(f, p, v, a, b, ya, yb, rng) -> bool:
+    """Is t ↦ f(p + t v) the chord on [a, b]?  Tested at both ends' neighbourhoods, the midpoint
+    and two random points (evaluation refutes only: a missed bend is caught by the final checks)."""
+    h = (b - a) / _FINE
+    for t in (a + h, b - h, (a + b) / 2, a + (b - a) * Q(rng.randint(1, 999), 1000),
+              a + (b - a) * Q(rng.randint(1, 999), 1000)):
+        if f(_on_line(p, v, t)) != _lerp(ya, yb, a, b, t):
+            return False
+    return True
+
+
+def _piece(f, x, delta):
+    """Jacobian J (m × d) and offset c of the affine piece containing the simplex at x."""
+    y0 = f(x)
+    d = len(x)
+    cols = []
+    for k in range(d):
+        xk = list(x)
+        xk[k] += delta
+        cols.append([(u - w) / delta for u, w in zip(f(xk), y0)])
+    J = QMatrix.from_rows(cols).T
+    c = [y - s for y, s in zip(y0, J.apply(x))]
+    return J, c
+
+
+def _hyperplane_at(f, x, v):
+    """(w, c, alpha) of the bend through x (step 2), or None when no jump is seen."""
+    pieces = []
+    for sgn in (1, -1):
+        xs = [xi + sgn * _EPS * vi for xi, vi in zip(x, v)]
+        P1, P2 = _piece(f, xs, _EPS / 2 ** 10), _piece(f, xs, _EPS / 2 ** 12)
+        if P1[0] != P2[0] or P1[1] != P2[1]:
+            return None                       # another bend too close: try another line
+        pieces.append(P1)
+    (Jp, cp), (Jm, cm) = pieces
+    dJ = Jp - Jm
+    o = next((o for o in range(dJ.nrows) if any(dJ.row_at(o))), None)
+    if o is None:
+        return None
+    w = list(dJ.row_at(o))
+    c = cp[o] - cm[o]
+    lead = next(x for x in w if x != 0)
+    w, c = [x / lead for x in w], c / lead
+    # orientation: the u > 0 side; alpha = jump when crossing into u > 0
+    k = next(i for i, x in enumerate(w) if x != 0)
+    alpha = [dJ[r, k] / w[k] for r in range(dJ.nrows)]
+    if sum((wi * vi for wi, vi in zip(w, v)), Q(0)) < 0:
+        alpha = [-a for a in alpha]
+    return tuple(w), c, tuple(alpha)
+
+
+def _rand_vec(rng, d, scale=8):
+    return [Q(rng.randint(-scale * 97, scale * 97), 97) for _ in range(d)]
+
+
+def recover(oracle, d: int, m: int, *, seed: int = 0, lines: int = 2) -> Recovery:
+    """Recover the bend hyperplanes (and a one-hidden-layer network) from *oracle* alone.
+
+    Parameters
+    ----------
+    oracle : callable
+        ``oracle(x)`` with *x* a list of *d* rationals returns the *m* exact rational outputs.
+    d, m : int
+        Input and output dimension.
+    seed : int
+        Seed of the random lines and test points (rational, reproducible).
+    lines : int
+        Number of random lines searched for bends (a generic line crosses every hyperplane).
+
+    Returns
+    -------
+    Recovery
+        ``hyperplanes`` (w, c) with lead(w) = 1, ``alphas``, ``network`` (one hidden layer, or
+        None with a note when the bends do not explain the oracle as one), ``queries``.
+
+    >>> net = Network.from_rows([[[1, 2], [3, -1]], [[1, -2]]], [[1, 0], [5]])
+    >>> r = recover(NetworkOracle(net), 2, 1)
+    >>> [tuple(map(str, w)) + (str(c),) for w, c in r.hyperplanes]
+    [('1', '-1/3', '0'), ('1', '2', '1')]
+    """
+    if d < 1 or m < 1:
+        raise InputError("d and m must be positive")
+    f = _Counted(oracle, d, m)
+    rng = random.Random(seed)
+    found: dict = {}
+    notes = []
+    for _ in range(lines):
+        p, v = _rand_vec(rng, d), _rand_vec(rng, d)
+        if not any(v):
+            continue
+        T = Q(64)
+        while True:
+            ends = [f(_on_line(p, v, s * T)) for s in (-4, -1, 1, 4)]
+            in_lo = _lerp(ends[0], ends[1], -4 * T, -T, Q(-2) * T) == f(_on_line(p, v, -2 * T))
+            in_hi = _lerp(ends[2], ends[3], T, 4 * T, Q(2) * T) == f(_on_line(p, v, 2 * T))
+            if (in_lo and in_hi) or T > 2 ** 60:
+                break
+            T *= 4
+        for t in _breaks(f, p, v, -T, T, ends[1], ends[2], rng):
+            h = _hyperplane_at(f, _on_line(p, v, t), v)
+            if h is None:
+                notes.append(f"no clean jump at t = {t} (another bend too close); skipped")
+                continue
+            w, c, alpha = h
+            found.setdefault((w, c), alpha)
+    keys = sorted(found)
+    full = [_whole_hyperplane(f, w, c, rng) for w, c in keys]
+    hyper = [(list(w), c) for w, c in keys]
+    alphas = [list(found[k]) for k in keys]
+    net = None
+    if all(full):
+        net = _one_hidden_layer(f, d, m, hyper, alphas, rng, notes)
+    else:
+        notes.append(f"{full.count(False)} bend(s) are not whole hyperplanes (bent hyperplanes of "
+                     "a deeper layer): not a one-hidden-layer network")
+    return Recovery(hyper, alphas, net, f.n, notes, full)
+
+
+def _whole_hyperplane(f, w, c, rng, probes: int = 3) -> bool:
+    """Is {w·x + c = 0} a bend at *probes* random far-apart points of it (a first-layer bend
+    hyperplane), rather than a piece of a bent hyperplane of a deeper layer?"""
+    d = len(w)
+    for _ in range(probes):
+        p, v = _rand_vec(rng, d, scale=64), _rand_vec(rng, d)
+        wv = sum((a * b for a, b in zip(w, v)), Q(0))
+        if wv == 0:
+            continue
+        t = -(sum((a * b for a, b in zip(w, p)), Q(0)) + c) / wv
+        h = _hyperplane_at(f, _on_line(p, v, t), v)
+        if h is None or (list(h[0]), h[1]) != (list(w), c):
+            return False
+    return True
+
+
+def _one_hidden_layer(f, d, m, hyper, alphas, rng, notes) -> Network | None:
+    from ..absorption.find_s import find_s
+
+    def ridge(x):
+        out = [Q(0)] * m
+        for (w, c), a in zip(hyper, alphas):
+            u = sum((wi * xi for wi, xi in zip(w, x)), Q(0)) + c
+            if u > 0:
+                out = [o + ai * u for o, ai in zip(out, a)]
+        return out
+
+    pts = [[Q(0)] * d] + [[Q(1) if i == k else Q(0) for i in range(d)] for k in range(d)]
+    rem = [[y - r for y, r in zip(f(x), ridge(x))] for x in pts]
+    g0 = rem[0]
+    G = QMatrix.from_rows([[rem[k + 1][o] - g0[o] for k in range(d)] for o in range(m)])
+    for _ in range(4):                    # refutation only (P10): the remainder must be affine
+        x = _rand_vec(rng, d, scale=64)
+        if [y - r for y, r in zip(f(x), ridge(x))] != [g + s for g, s in zip(g0, G.apply(x))]:
+            notes.append("f minus the recovered ridges is not affine: not a one-hidden-layer "
+                         "network (or a bend was missed); only the bends are reported")
+            return None
+    n = len(hyper)
+    if n == 0:
+        if not G.is_zero():
+            notes.append("f is affine and not constant: no one-hidden-layer network without "
+                         "neurons represents it")
+            return None
+        return Network([QMatrix.zeros(1, d), QMatrix.zeros(m, 1)], [[Q(-1)], g0])
+    W = QMatrix.from_rows([w for w, _ in hyper])
+    A = QMatrix.from_rows([list(a) for a in alphas]).T
+    res = find_s(W, A, -G, exact=True)
+    if not res.subsets:
+        notes.append("no orientation of the recovered neurons cancels the affine remainder; "
+                     f"a width-{n} one-hidden-layer network does not represent f ({res.reason})")
+        return None
+    S = set(res.subsets[0])
+    rows, bias, const = [], [], list(g0)
+    for i, (w, c) in enumerate(hyper):
+        s = -1 if i in S else 1
+        rows.append([s * x for x in w])
+        bias.append(s * c)
+        if i in S:
+            const = [k + a * c for k, a in zip(const, alphas[i])]
+    return Network([QMatrix.from_rows(rows), A], [bias, const])
