@@ -58,6 +58,7 @@ INVOCATIONS = {
     "absorb": [["absorb", "--timeout", "60", f"{EX}/block_B.json"]],
     "conserved": [["conserved", "--timeout", "60", f"{EX}/t6_control.json"]],
     "recover": [["recover", "-o", "{tmp}/recovered.json", f"{EX}/r21_shallow.json"]],
+    "reproduce": [["reproduce", "--only", "absorption", "--timeout", "120"]],
     "equiv": [["equiv", "--timeout", "60", f"{EX}/t6_flip_a.json", f"{EX}/t6_flip_b.json"]],
     "diff": [["diff", "--box=-1,1", "--timeout", "60", f"{EX}/t6_control.json",
               f"{EX}/t6_flip_a.json"]],

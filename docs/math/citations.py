@@ -45,7 +45,8 @@ SUFFIXES = (".py", ".json", ".md", ".txt")
 # the test of this scanner plants citations in strings: not citations of the project
 EXCLUDED = {"tests/test_docs.py"}
 # the CLI only presents results; --check does not ask for it under "Implemented in"
-FRONT_ENDS = ("semialgebraic/commands/", "semialgebraic/cli.py")
+FRONT_ENDS = ("semialgebraic/commands/", "semialgebraic/cli.py",
+              "semialgebraic/reproduce/")   # the reproduce registry runs every result's check
 PAPER_NUMBERING = {("Lemma", 4): "R3", ("Prop", 5): "R5", ("Prop", 6): "R6", ("Cor", 7): "R7",
                    ("Theorem", 8): "R8", ("Theorem", 10): "R8", ("Cor", 11): "R11"}
 _DASH = "[–-]"

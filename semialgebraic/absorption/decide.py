@@ -17,7 +17,11 @@ this module):
 * ReLU with biases: the canonical-form search of §6 on *affine* hyperplanes {w·x + b = 0}
   (normalised by |lead(w)|; units with w = 0 are constants), against the competitor class
   "width-k ReLU block with biases b'_up, b'_down" (R19); nondegenerate (augmented rows (w_i, b_i)
-  pairwise non-collinear) → FIND-S again, since the constant is matched by b'_down.
+  pairwise non-collinear) → FIND-S again, since the constant is matched by b'_down.  The result
+  this rests on [derived] (skip-absorption §7.7): with w_i ≠ 0, a_i ≠ 0 and the (w_i, b_i)
+  pairwise non-collinear, f equals a width-k ReLU block with biases iff some S has
+  W_down[:,S] W_up[S,:] = −M (the k distinct bend hyperplanes must be the competitor's; flipped
+  units leave the linear remainder M + Σ_S a_i w_iᵀ; the constant goes into b'_down).
 * GELU with biases, SiLU, tanh-GELU: yes with a flip certificate (R9/R19) when some S exists,
   otherwise "outside the theory" (exit 3).
 * stacks of L ≥ 2 blocks each absorbable: yes, the per-block certificates composed

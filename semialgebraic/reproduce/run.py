@@ -1,0 +1,61 @@
+"""Run the registry's checks under one budget (``--timeout``): one :class:`Row` per entry."""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+
+from algebra.exceptions import AlgebraError
+
+from ..budget import Budget
+from ..exceptions import SemialgebraicError
+from .registry import REGISTRY
+
+__all__ = ["Row", "run", "VERDICTS"]
+
+VERDICTS = ("reproduced", "FAILED", "context", "not run (budget)")
+"""reproduced: the check ran and gave the documented value; FAILED: it gave another value (or
+raised); context: the item is not a computation (a claim as a whole, literature, vocabulary) and
+the detail says what stands for it; not run (budget): ``--timeout`` was reached first."""
+
+
+@dataclass
+class Row:
+    reference: str
+    id: str
+    tag: str
+    what: str
+    verdict: str
+    detail: str
+    seconds: float
+
+    def to_json(self) -> dict:
+        return {"reference": self.reference, "id": self.id, "tag": self.tag, "what": self.what,
+                "verdict": self.verdict, "detail": self.detail,
+                "milliseconds": int(round(self.seconds * 1000))}
+
+
+def run(only: str | None = None, timeout: float | None = None, ids=None) -> tuple[list[Row], bool]:
+    """Run every entry (of one reference with *only* = ``"three-layer"`` / ``"absorption"``, or
+    the identifiers *ids*); returns the rows and whether every selected entry ran."""
+    budget = Budget(timeout=timeout)
+    rows, complete = [], True
+    for e in REGISTRY:
+        if only == "three-layer" and e.reference != "three-layer-fibers":
+            continue
+        if only == "absorption" and e.reference != "skip-absorption":
+            continue
+        if ids is not None and e.id not in ids:
+            continue
+        if budget.exhausted():
+            complete = False
+            rows.append(Row(e.reference, e.id, e.tag, e.what, "not run (budget)", budget.reason or "timeout", 0.0))
+            continue
+        t0 = time.perf_counter()
+        try:
+            ok, detail = e.check()
+            verdict = "context" if ok is None else "reproduced" if ok else "FAILED"
+        except (AlgebraError, SemialgebraicError, AssertionError, ValueError) as exc:
+            verdict, detail = "FAILED", f"{type(exc).__name__}: {exc}"
+        rows.append(Row(e.reference, e.id, e.tag, e.what, verdict, detail, time.perf_counter() - t0))
+    return rows, complete
