@@ -1,13 +1,13 @@
 """Command ``recover``: a network recovered from exact queries alone (three-layer-fibers R21).
 
-``netfibers recover NET -o OUT.json [--json] [--seed N] [--lines K]``
+``netfibers recover NET -o OUT.json [--json] [--seed N] [--lines K] [--timeout SECONDS]``
 
 NET is used only as an opaque oracle (exact rational outputs at rational inputs, every query
 counted): :func:`semialgebraic.recover.recover` finds the first-layer bend hyperplanes exactly
 and, for a one-hidden-layer network, the whole network up to its function class, written to
 OUT.json (atomically).  The recovered network is then certified equal to NET's file by the exact
 equivalence decision.  JSON keys: ``hyperplanes`` (``w``, ``c`` with lead(w) = 1), ``alphas``,
-``network``, ``queries``, ``notes``, ``equal_to_file`` (true / false / null), ``method``,
+``network``, ``first_layer``, ``queries``, ``complete``, ``notes``, ``equal_to_file`` (true / false / null), ``method``,
 ``output``.  Exit 0 recovered and certified equal, 1 recovered but different (a missed bend),
 3 only the bends (not a one-hidden-layer network) or the comparison undecided, 2 bad input.
 """
@@ -20,7 +20,7 @@ from ..cli import emit, fail
 from ..recover import NetworkOracle, recover
 from .common import load_network
 from .display import note, number
-from .help import describe
+from .help import TIMEOUT_HELP, describe
 
 __all__ = ["register", "cmd_recover"]
 
@@ -37,7 +37,8 @@ def register(sub, parent) -> None:
                            "with the exact equivalence decision.",
                            exits=["0  recovered and certified equal to NET",
                                   "1  recovered network differs from NET (a bend was missed)",
-                                  "3  only the bends were recovered, or the comparison is undecided"],
+                                  "3  only the bends were recovered (or the budget stopped the "
+                                  "search), or the comparison is undecided"],
                            examples=["netfibers recover algebra/examples/t6_control.json -o rec.json",
                                      "netfibers recover net.json -o rec.json --json --seed 3"]))
     p.add_argument("net", metavar="NET")
@@ -46,6 +47,7 @@ def register(sub, parent) -> None:
     p.add_argument("--seed", type=int, default=0, help="seed of the random lines (default 0)")
     p.add_argument("--lines", type=int, default=2, metavar="K",
                    help="random lines searched for bends (default 2)")
+    p.add_argument("--timeout", type=float, default=None, metavar="SECONDS", help=TIMEOUT_HELP)
     p.set_defaults(func=cmd_recover)
 
 
@@ -54,8 +56,11 @@ def cmd_recover(args) -> int:
     net = load_network(args.net)
     if args.lines < 1:
         fail("--lines must be >= 1")
+    if args.timeout is not None and args.timeout <= 0:
+        fail("--timeout must be positive")
     oracle = NetworkOracle(net)
-    rec = recover(oracle, net.n_inputs, net.n_outputs, seed=args.seed, lines=args.lines)
+    rec = recover(oracle, net.n_inputs, net.n_outputs, seed=args.seed, lines=args.lines,
+                  timeout=args.timeout)
     data = rec.to_json()
     data.update({"equal_to_file": None, "method": None, "output": None})
     code = 3
@@ -82,7 +87,8 @@ def _text(rec, data, exact: bool) -> str:
         terms = [f"({number(x, exact)})·x{i}" for i, x in enumerate(w) if x != 0]
         values += list(w) + [c]
         lines.append("  " + " + ".join(terms) + f" + ({number(c, exact)}) = 0   "
-                     + ("[first layer: a whole hyperplane]" if whole else "[local piece of a deeper bend]"))
+                     + {True: "[first layer: a whole hyperplane]", False: "[local piece of a deeper bend]",
+                        None: "[not classified: budget reached]"}[whole])
     if rec.network is None:
         lines.append("  no one-hidden-layer network recovered; nothing written")
     else:

@@ -66,8 +66,9 @@ class NetworkOracle:
 class Recovery:
     """Result of :func:`recover`: the bend hyperplanes ``(w, c)`` (lead(w) = 1, sorted), the
     output jump ``alpha`` of each, ``first_layer[i]``: the bend is a whole hyperplane (a
-    first-layer bend; False: a local piece of a deeper layer's bent hyperplane), the recovered
-    network (one hidden layer; None when the oracle is not one) and the number of queries."""
+    first-layer bend; False: a local piece of a deeper layer's bent hyperplane; None: not
+    classified, the budget stopped first), the recovered network (one hidden layer; None when the
+    oracle is not one or the search is incomplete), the number of queries and ``complete``."""
 
     hyperplanes: list
     alphas: list
@@ -75,6 +76,7 @@ class Recovery:
     queries: int
     notes: list = field(default_factory=list)
     first_layer: list = field(default_factory=list)
+    complete: bool = True
 
     def to_json(self) -> dict:
         from algebra.rationals import q_json
@@ -82,14 +84,21 @@ class Recovery:
                 "alphas": [[q_json(x) for x in a] for a in self.alphas],
                 "network": None if self.network is None else self.network.to_dict(),
                 "first_layer": list(self.first_layer), "queries": self.queries,
+                "complete": self.complete,
                 "notes": list(self.notes)}
 
 
+class _OutOfBudget(Exception):
+    pass
+
+
 class _Counted:
-    def __init__(self, oracle, d, m):
-        self.oracle, self.d, self.m, self.n = oracle, d, m, 0
+    def __init__(self, oracle, d, m, budget=None):
+        self.oracle, self.d, self.m, self.n, self.budget = oracle, d, m, 0, budget
 
     def __call__(self, x):
+        if self.budget is not None and self.budget.exhausted():
+            raise _OutOfBudget(self.budget.reason)
         self.n += 1
         y = self.oracle(x)
         try:
@@ -192,7 +201,8 @@ def _rand_vec(rng, d, scale=8):
     return [Q(rng.randint(-scale * 97, scale * 97), 97) for _ in range(d)]
 
 
-def recover(oracle, d: int, m: int, *, seed: int = 0, lines: int = 2) -> Recovery:
+def recover(oracle, d: int, m: int, *, seed: int = 0, lines: int = 2,
+            timeout: float | None = None) -> Recovery:
     """Recover the bend hyperplanes (and a one-hidden-layer network) from *oracle* alone.
 
     Parameters
@@ -205,6 +215,9 @@ def recover(oracle, d: int, m: int, *, seed: int = 0, lines: int = 2) -> Recover
         Seed of the random lines and test points (rational, reproducible).
     lines : int
         Number of random lines searched for bends (a generic line crosses every hyperplane).
+    timeout : float, optional
+        Seconds; when reached, the hyperplanes found so far are returned with
+        ``complete=False`` and no network.
 
     Returns
     -------
@@ -219,10 +232,33 @@ def recover(oracle, d: int, m: int, *, seed: int = 0, lines: int = 2) -> Recover
     """
     if d < 1 or m < 1:
         raise InputError("d and m must be positive")
-    f = _Counted(oracle, d, m)
+    from ..budget import Budget
+    f = _Counted(oracle, d, m, Budget(timeout=timeout))
     rng = random.Random(seed)
     found: dict = {}
-    notes = []
+    notes: list = []
+    try:
+        _search(f, d, lines, rng, found, notes)
+        keys = sorted(found)
+        full = [_whole_hyperplane(f, w, c, rng) for w, c in keys]
+        hyper = [(list(w), c) for w, c in keys]
+        alphas = [list(found[k]) for k in keys]
+        net = None
+        if all(full):
+            net = _one_hidden_layer(f, d, m, hyper, alphas, rng, notes)
+        else:
+            notes.append(f"{full.count(False)} bend(s) are not whole hyperplanes (bent hyperplanes "
+                         "of a deeper layer): not a one-hidden-layer network")
+    except _OutOfBudget as exc:
+        keys = sorted(found)
+        notes.append(f"stopped: {exc}; the bends found so far are reported, no network")
+        return Recovery([(list(w), c) for w, c in keys], [list(found[k]) for k in keys], None,
+                        f.n, notes, [None] * len(keys), False)
+    return Recovery(hyper, alphas, net, f.n, notes, full)
+
+
+def _search(f, d, lines, rng, found, notes) -> None:
+    """Step 1 and 2 on *lines* random lines: every bend found goes into *found*."""
     for _ in range(lines):
         p, v = _rand_vec(rng, d), _rand_vec(rng, d)
         if not any(v):
@@ -242,17 +278,6 @@ def recover(oracle, d: int, m: int, *, seed: int = 0, lines: int = 2) -> Recover
                 continue
             w, c, alpha = h
             found.setdefault((w, c), alpha)
-    keys = sorted(found)
-    full = [_whole_hyperplane(f, w, c, rng) for w, c in keys]
-    hyper = [(list(w), c) for w, c in keys]
-    alphas = [list(found[k]) for k in keys]
-    net = None
-    if all(full):
-        net = _one_hidden_layer(f, d, m, hyper, alphas, rng, notes)
-    else:
-        notes.append(f"{full.count(False)} bend(s) are not whole hyperplanes (bent hyperplanes of "
-                     "a deeper layer): not a one-hidden-layer network")
-    return Recovery(hyper, alphas, net, f.n, notes, full)
 
 
 def _whole_hyperplane(f, w, c, rng, probes: int = 3) -> bool:

@@ -40,3 +40,12 @@ def test_recover_bad_input(tmp_path, capsys):
     assert "missing.json" in err and "Traceback" not in err and not out.exists()
     assert main(["recover", str(EX / "r21_shallow.json"), "-o", str(out), "--lines", "0"]) == 2
     assert not out.exists()
+
+
+def test_recover_timeout_is_partial(tmp_path, capsys):
+    out = tmp_path / "rec.json"
+    assert main(["recover", str(EX / "r21_shallow.json"), "-o", str(out), "--json",
+                 "--timeout", "1e-9"]) == 3
+    data = json.loads(capsys.readouterr().out)
+    assert data["complete"] is False and data["network"] is None and not out.exists()
+    assert main(["recover", str(EX / "r21_shallow.json"), "-o", str(out), "--timeout", "0"]) == 2
