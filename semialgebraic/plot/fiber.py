@@ -77,8 +77,8 @@ def _num(v) -> str:
 
 def component_name(lab) -> str:
     """``θ`` for the component of θ, else its discrete moves: ``S5[0] S7[1] S8``."""
-    if not isinstance(lab, dict):
-        return str(lab)
+    if not isinstance(lab, dict) or not {"flips", "s7", "s8"} & set(lab):
+        return str(lab) if lab not in ({}, {"flipped_neurons": []}) else "θ"
     bits = [f"S5{lab['flips']}" if lab.get("flips") else "",
             f"S7{lab['s7']}" if lab.get("s7") else "", "S8" if lab.get("s8") else ""]
     return " ".join(b for b in bits if b) or "θ"

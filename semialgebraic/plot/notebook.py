@@ -16,7 +16,7 @@ from __future__ import annotations
 import html
 import json
 
-__all__ = ["fiber_html", "fiber_latex", "fiber_png", "verdict_html", "verdict_latex",
+__all__ = ["scene_png", "fiber_html", "fiber_latex", "fiber_png", "verdict_html", "verdict_latex",
            "set_html", "show", "CertificateView", "LATEX_LIMIT"]
 
 LATEX_LIMIT = 20_000     # longer LaTeX is not rendered (None): notebooks choke on it
@@ -34,13 +34,19 @@ def _png(scene_of) -> bytes | None:
         return None
 
 
+def scene_png(scene) -> bytes | None:
+    """A scene as PNG bytes (None without matplotlib)."""
+    return _png(lambda: scene)
+
+
 def _esc(x) -> str:
     return html.escape(str(x))
 
 
 def fiber_html(F) -> str:
     """Dimension, numbers of components and orbits, and the components' labels."""
-    rows = "".join(f"<li>{_esc(c.label)}: dimension {_esc(c.dimension.value)}</li>"
+    from .fiber import component_name
+    rows = "".join(f"<li>{_esc(component_name(c.label))}: dimension {_esc(c.dimension.value)}</li>"
                    for c in F.components[:20])
     notes = "".join(f"<li><i>{_esc(n)}</i></li>" for n in F.notes)
     return (f"<p><b>fiber</b> of a network with widths {'-'.join(map(str, F.net.widths))}: "

@@ -131,3 +131,8 @@ class Scene:
                 "edges": [e.to_json() for e in self.edges],
                 "heatmap": None if self.heatmap is None else self.heatmap.to_json(),
                 "notes": list(self.notes)}
+
+    def _repr_png_(self) -> bytes | None:
+        """The picture in a notebook (None without matplotlib)."""
+        from .notebook import scene_png
+        return scene_png(self)
