@@ -114,9 +114,9 @@ def register(sub, parent) -> None:
 def _common(p, box_help=None) -> None:
     p.add_argument("-o", "--output", metavar="FILE", required=True,
                    help="the picture: .png, .svg or .pdf")
-    if box_help:
+    if box_help:            # regions and diff: the computations with a budget
         p.add_argument("--box", metavar="LO,HI", help=box_help)
-    p.add_argument("--timeout", type=float, metavar="SECONDS", help=TIMEOUT_HELP)
+        p.add_argument("--timeout", type=float, metavar="SECONDS", help=TIMEOUT_HELP)
 
 
 def _window(text, default="-2,2"):
@@ -126,7 +126,7 @@ def _window(text, default="-2,2"):
 def cmd_plot(args) -> int:
     output_format(args.output)          # before any work: suffix, directory, matplotlib
     require_matplotlib()
-    budget = Budget(timeout=args.timeout)
+    budget = Budget(timeout=getattr(args, "timeout", None))
     code = 0
     if args.kind == "regions":
         net = load_network(args.net)

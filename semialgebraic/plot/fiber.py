@@ -39,6 +39,14 @@ class Axis:
     base: object
     label: str
 
+    def interval(self) -> str:
+        """``L1[0] ∈ [-1, 3/2]``, ``L1[1] ∈ (0, ∞)``: the neuron and the exact range."""
+        lo = "-∞" if self.lo is None else _num(self.lo)
+        hi = "∞" if self.hi is None else _num(self.hi)
+        layer = "L2" if self.kind == "S3" else "L1"
+        return (f"{layer}[{self.neuron}] ∈ {'[' if self.closed[0] else '('}{lo}, {hi}"
+                f"{']' if self.closed[1] else ')'}")
+
     def apply(self, net: Network, x) -> Network:
         """The network moved to parameter *x* along this direction."""
         if self.kind == "S2":
@@ -117,9 +125,8 @@ def fiber_scene(net: Network, fib=None, *, kinds=None, max_pieces: int = 8) -> S
             start = None if a.lo is None else pt(a.lo)
             end = None if a.hi is None else pt(a.hi)
             style = "free" if a.lo is None and a.hi is None else "solid"
-            lbl = f"[{'-∞' if a.lo is None else _num(a.lo)}, {'∞' if a.hi is None else _num(a.hi)}]"
-            scene.segments.append(Segment(start, end, style, name, f"{a.kind} {lbl}", direction,
-                                          a.closed))
+            scene.segments.append(Segment(start, end, style, name, f"{a.kind} {a.interval()}",
+                                          direction, a.closed))
             for v, c in ((a.lo, a.closed[0]), (a.hi, a.closed[1])):
                 if v is not None:
                     scene.markers.append(Marker(pt(v), f"{a.kind} = {_num(v)}",

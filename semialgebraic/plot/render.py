@@ -98,30 +98,24 @@ def _draw_fiber(fig, scene):
     for k, g in enumerate(groups):
         ax = fig.add_subplot(1, len(groups), k + 1)
         segs = [s for s in scene.segments if s.group == g]
-        xs, ys = [0.0], [0.0]
-        for s in segs:
-            for p in (s.start, s.end):
-                if p is not None:
-                    xs.append(_f(p[0]))
-                    ys.append(_f(p[1]))
-        span = max(max(xs) - min(xs), max(ys) - min(ys), 1.0)
-        for s in segs:
-            d = _pt(s.direction) if s.direction else (1.0, 0.0)
-            a = _pt(s.start) if s.start is not None else None
-            b = _pt(s.end) if s.end is not None else None
-            ref = a or b
-            if ref is None:      # free line: through θ's coordinates of the other axis
-                ref = (0.0, 0.0) if not segs else _pt(next(
-                    (m.point for m in scene.markers if m.kind == "theta"), (0, 0)))
-                a = (ref[0] - span * d[0], ref[1] - span * d[1])
-                b = (ref[0] + span * d[0], ref[1] + span * d[1])
-            elif a is None:
-                a = (b[0] - span * d[0], b[1] - span * d[1])
-            elif b is None:
-                b = (a[0] + span * d[0], a[1] + span * d[1])
-            ax.plot([a[0], b[0]], [a[1], b[1]], linestyle=":" if s.style == "free" else "-",
-                    linewidth=2.5, label=s.label)
-        _shade_product(ax, segs, span)
+        theta = _pt(next((m.point for m in scene.markers if m.kind == "theta" and m.group == g),
+                         (0, 0)))
+        ends = [_f(p[n]) - theta[n] for n, s in enumerate(segs) for p in (s.start, s.end)
+                if p is not None]
+        span = max([abs(v) for v in ends] + [1.0]) * 1.5
+        lims = []
+        for n, s in enumerate(segs):     # segment n runs along coordinate n; unbounded: ± span
+            lo = _f(s.start[n]) if s.start is not None else theta[n] - span
+            hi = _f(s.end[n]) if s.end is not None else theta[n] + span
+            lims.append((lo, hi))
+            xy = [list(theta), list(theta)]
+            xy[0][n], xy[1][n] = lo, hi
+            ax.plot([xy[0][0], xy[1][0]], [xy[0][1], xy[1][1]], linewidth=2.5, label=s.label,
+                    linestyle=":" if s.style == "free" else "-")
+        if len(lims) == 2:           # the piece's 2-D set: range_X × range_Y
+            (x0, x1), (y0, y1) = lims
+            ax.fill([x0, x1, x1, x0], [y0, y0, y1, y1], color="#80b1d3", alpha=0.25,
+                    linewidth=0, label="fiber ∩ chart")
         ax.set_title(g, fontsize=8)
         ax.legend(fontsize=7)
         ax.set_xlabel(scene.xlabel, fontsize=7)
@@ -142,21 +136,6 @@ def _draw_fiber(fig, scene):
                 ax.plot([x], [y], "o", color="black",
                         markerfacecolor="black" if m.kind == "end" else "white")
                 ax.annotate(m.label, (x, y), textcoords="offset points", xytext=(3, 6), fontsize=7)
-
-
-def _shade_product(ax, segs, span):
-    """The piece's 2-D set range_X × range_Y (unbounded sides cut at the drawing span)."""
-    if len(segs) != 2:
-        return
-    lims = []
-    for n, s in enumerate(segs):
-        lo = _f(s.start[n]) if s.start is not None else -span
-        hi = _f(s.end[n]) if s.end is not None else (span if s.start is None else
-                                                      _f(s.start[n]) + span)
-        lims.append((lo, hi))
-    (x0, x1), (y0, y1) = lims
-    ax.fill([x0, x1, x1, x0], [y0, y0, y1, y1], color="#80b1d3", alpha=0.25, linewidth=0,
-            label="fiber ∩ chart")
 
 
 def _draw_symmetries(fig, scene):

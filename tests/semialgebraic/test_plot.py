@@ -108,6 +108,7 @@ def test_fiber_segment_end_points_are_the_exact_s6_interval():
     s6 = [s for s in sc.segments if s.label.startswith("S6")]
     assert len(s6) == len(fiber(T1).components) == 2        # one piece per component
     assert all((s.start, s.end) == ((-1, 0), (Q(3, 2), 0)) for s in s6)
+    assert {s.label for s in s6} == {"S6 L1[0] ∈ [-1, 3/2]"}
     free = [s for s in sc.segments if s.style == "free"]
     assert len(free) == 2 and all(s.start is None and s.end is None for s in free)
     axis = fiber_axes(T1)[0]
@@ -125,7 +126,7 @@ def test_fiber_segment_end_points_are_the_exact_s6_interval():
 def test_fiber_of_a_shallow_network_uses_rescalings():
     net = Network.from_rows([[[1, 0], [0, 1]], [[1, -1]]], [[0, 1], [0]])
     sc = fiber_scene(net)
-    assert [s.label for s in sc.segments[:2]] == ["S2 [0, ∞]", "S2 [0, ∞]"]
+    assert [s.label for s in sc.segments[:2]] == ["S2 L1[0] ∈ (0, ∞)", "S2 L1[1] ∈ (0, ∞)"]
     assert all(s.start is not None and s.start[k] == 0 and s.end is None and s.closed == (False, False)
                for k, s in enumerate(sc.segments[:2]))
     axis = fiber_axes(net)[0]
