@@ -98,6 +98,14 @@ def fiber_scene(net: Network, fib=None, *, kinds=None, max_pieces: int = 8) -> S
     Each piece (component up to permutations) gives a group of segments named by its label:
     the X range as a segment on ``y = base_Y`` (end points exact and labelled), the Y range as a
     segment (or free line) on ``x = base_X``, and a marker at the representative.
+
+    Examples
+    --------
+    >>> net = Network.from_rows([[[1, 0], [0, 1]], [[1, -1], [-2, -1]], [[1, 1]]],
+    ...                         [[0, 0], [-1, -3], [0]])             # T1: masked, one dead
+    >>> sc = fiber_scene(net)
+    >>> [(s.label, s.start, s.end) for s in sc.segments[:2]]
+    [('S6 L1[0] ∈ [-1, 3/2]', (-1, 0), (3/2, 0)), ('S3 L2[1] ∈ (-∞, ∞)', None, None)]
     """
     if fib is None:
         from ..fiber import fiber

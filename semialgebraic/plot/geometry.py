@@ -24,7 +24,13 @@ def on_line(form, p) -> bool:
 
 def polygon_vertices(forms, inside) -> tuple:
     """Vertices of ``{x : a·x + c >= 0 for (a, c) in forms}`` (bounded, 2-D), counter-clockwise
-    around the interior point *inside*."""
+    around the interior point *inside*.
+
+    >>> from algebra.rationals import Q
+    >>> square = [((1, 0), 1), ((-1, 0), 1), ((0, 1), 1), ((0, -1), 1), ((1, 1), 3)]
+    >>> polygon_vertices([((Q(a), Q(b)), Q(c)) for (a, b), c in square], (Q(0), Q(0)))
+    ((1, 1), (-1, 1), (-1, -1), (1, -1))
+    """
     forms = [f for f in forms if f[0][0] != 0 or f[0][1] != 0]
     pts = set()
     for i in range(len(forms)):

@@ -44,6 +44,18 @@ def regions_scene(net: Network, window=((-2, 2), (-2, 2)), *, slice: Slice | Non
 
     ``scene.polygons`` has one polygon per region found; ``scene.data`` holds ``regions``,
     ``complete``, ``dead``, ``masked`` and ``never_bends`` (neuron names).
+
+    Raises
+    ------
+    InputError
+        If the input is not 2-D and no slice is given, or the window is empty.
+
+    Examples
+    --------
+    >>> net = Network.from_rows([[[1, 0], [0, 1]], [[1, 1]]], [[0, 0], [0]])
+    >>> sc = regions_scene(net, ((-1, 1), (-1, 1)))
+    >>> len(sc.polygons), sc.polygons[0].label, sc.polygons[0].vertices
+    (4, '--', ((0, 0), (-1, 0), (-1, -1), (0, -1)))
     """
     if slice is not None:
         net2 = slice_network(net, slice)

@@ -38,7 +38,11 @@ def coordinate_slice(d: int, point=None) -> Slice:
 
 
 def parse_slice(text: str, d: int) -> Slice:
-    """``"P;D1;D2"`` or ``"p1,…,pd,u1,…,ud,v1,…,vd"`` (3d numbers) -> :class:`Slice`."""
+    """``"P;D1;D2"`` or ``"p1,…,pd,u1,…,ud,v1,…,vd"`` (3d numbers) -> :class:`Slice`.
+
+    >>> parse_slice("0,0,1/2;1,0,0;0,1,1", 3).lift((2, 3))
+    (2, 3, 7/2)
+    """
     try:
         parts = [t for t in text.replace(";", ",").split(",") if t.strip()]
         vals = [to_q(t.strip()) for t in parts]
