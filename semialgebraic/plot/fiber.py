@@ -85,8 +85,10 @@ def _num(v) -> str:
 
 def component_name(lab) -> str:
     """``θ`` for the component of θ, else its discrete moves: ``S5[0] S7[1] S8``."""
+    if isinstance(lab, dict) and "flipped_neurons" in lab:      # one hidden layer
+        return f"flip {lab['flipped_neurons']}" if lab["flipped_neurons"] else "θ"
     if not isinstance(lab, dict) or not {"flips", "s7", "s8"} & set(lab):
-        return str(lab) if lab not in ({}, {"flipped_neurons": []}) else "θ"
+        return str(lab)
     bits = [f"S5{lab['flips']}" if lab.get("flips") else "",
             f"S7{lab['s7']}" if lab.get("s7") else "", "S8" if lab.get("s8") else ""]
     return " ".join(b for b in bits if b) or "θ"

@@ -5,6 +5,7 @@ with the step, nodes coloured by connected component (orbit).  The layout is a f
 
 from __future__ import annotations
 
+import ast
 import json
 
 import networkx as nx
@@ -43,7 +44,10 @@ def symmetry_scene(fib) -> Scene:
 
 
 def _node_label(data: dict, k) -> str:
-    try:
-        return component_name(json.loads(data.get("label", "{}")))
-    except (TypeError, ValueError):
-        return str(k)
+    raw = data.get("label", "{}")
+    for parse in (json.loads, ast.literal_eval):     # bottleneck: JSON; shallow: a dict's repr
+        try:
+            return component_name(parse(raw))
+        except (TypeError, ValueError, SyntaxError):
+            pass
+    return str(k)

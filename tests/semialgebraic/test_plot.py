@@ -131,6 +131,7 @@ def test_fiber_of_a_shallow_network_uses_rescalings():
                for k, s in enumerate(sc.segments[:2]))
     axis = fiber_axes(net)[0]
     assert not _differs(net, axis.apply(net, Q(7, 3)))
+    assert [n.label for n in symmetry_scene(fiber(net)).nodes] == ["θ"]
 
 
 def test_symmetry_scene_matches_the_graph():
