@@ -104,7 +104,7 @@ def fiber_scene(net: Network, fib=None, *, kinds=None, max_pieces: int = 8) -> S
     Examples
     --------
     >>> net = Network.from_rows([[[1, 0], [0, 1]], [[1, -1], [-2, -1]], [[1, 1]]],
-    ...                         [[0, 0], [-1, -3], [0]])             # T1: masked, one dead
+    ...                         [[0, 0], [-1, -3], [0]])             # masked, one dead neuron
     >>> sc = fiber_scene(net)
     >>> [(s.label, s.start, s.end) for s in sc.segments[:2]]
     [('S6 L1[0] ∈ [-1, 3/2]', (-1, 0), (3/2, 0)), ('S3 L2[1] ∈ (-∞, ∞)', None, None)]
