@@ -406,3 +406,16 @@ class Network:
             "layers": [{"weight": w.to_json(), "bias": [q_json(x) for x in b]}
                        for w, b in zip(self._weights, self._biases)],
         }
+
+    # -- notebooks (algebra/display.py) ------------------------------------------------------
+    def _repr_latex_(self) -> str:
+        from .display import network_latex
+        return network_latex(self)
+
+    def _repr_html_(self) -> str:
+        from .display import network_html
+        return network_html(self)
+
+    def _repr_png_(self) -> bytes | None:
+        from .display import network_png
+        return network_png(self)

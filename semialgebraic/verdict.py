@@ -58,3 +58,11 @@ class Verdict:
         for k, v in self.details.items():
             out.setdefault(k, jsonable(v))
         return out
+
+    def _repr_html_(self) -> str:  # notebooks: semialgebraic/plot/notebook.py
+        from .plot import notebook
+        return notebook.verdict_html(self)
+
+    def _repr_latex_(self) -> str:
+        from .plot import notebook
+        return notebook.verdict_latex(self)

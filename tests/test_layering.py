@@ -74,6 +74,8 @@ THIRD_PARTY = {
     "safetensors": ({"algebra.io"}, "optional reader (lazy)"),
     "highspy": ({"semialgebraic"}, "optional float LP used only as a hint, re-decided exactly"),
     "z3": ({"semialgebraic"}, "optional solver used only as a hint, re-decided exactly"),
+    "matplotlib": ({"semialgebraic.plot", "algebra"},
+                   "optional pictures (lazy): the plot renderer; algebra.display's _repr_png_"),
 }
 VERIFY_THIRD_PARTY = {"numpy"}       # rule 4: optional, the modular ranks are exact either way
 

@@ -65,6 +65,7 @@ INVOCATIONS = {
     "dim": [["dim", "--timeout", "60", f"{EX}/t6_control.json"]],
     "analyze": [["analyze", "--timeout", "60"], ["analyze", "--timeout", "60", f"{EX}/t6_control.json"]],
     "explain": [["explain", "S6"]],
+    "plot": [["plot", "regions", "--box=-1,1", "-o", "{tmp}/regions.png", f"{EX}/t1_masked.json"]],
 }
 
 

@@ -150,6 +150,18 @@ class BottleneckFiber:
         return (r"\mathrm{Fib}(\theta) = \bigcup_{\pi \in S} \pi\cdot\left(" + r" \cup ".join(parts)
                 + r"\right)")
 
+    def _repr_png_(self) -> bytes | None:  # notebooks: semialgebraic/plot/notebook.py
+        from ..plot import notebook
+        return notebook.fiber_png(self)
+
+    def _repr_latex_(self) -> str | None:
+        from ..plot import notebook
+        return notebook.fiber_latex(self)
+
+    def _repr_html_(self) -> str:
+        from ..plot import notebook
+        return notebook.fiber_html(self)
+
 
 def fiber_bottleneck(net: Network, *, jacobian: bool | None = None,
                      max_enumerated_flips: int = 8,

@@ -32,6 +32,7 @@ from ..budget import Budget
 from ..certificates import write_certificate
 from ..cli import emit, fail
 from ..bab import diff_bounds, epsilon_equivalent
+from .plot import diff_picture
 from ..dimension import functional_dimension, functional_dimension_certificate
 from ..equivalence import METHODS, equivalent, max_deviation
 from . import display
@@ -94,6 +95,7 @@ def register(sub, parent) -> None:
                    help="bab: exact branch and bound; walk: exact region walk (small cases); "
                         "auto: the walk for small nets on a cube, else bab")
     p.add_argument("--certificate", metavar="FILE", help="write the bab_bound certificate (bab only)")
+    p.add_argument("--plot", metavar="FILE", help="also draw |a - b| on a 2-D slice (.png, .svg, .pdf)")
     _budget_args(p)
     p.set_defaults(func=cmd_diff)
 
@@ -247,6 +249,7 @@ def cmd_diff(args) -> int:
             f"{display.point(dev.point, args.exact)}, output {dev.output}"
             + ("" if dev.complete else f" (lower bound: {dev.reason})")
             + display.note([dev.value, *dev.point], args.exact))
+    diff_picture(args.plot, a, b, [box] * d, dev.point, dev.value if dev.complete else None)
     data = dev.to_json()
     data.update({"lower": str(dev.value), "upper": str(dev.value) if dev.complete else "inf",
                  "per_output": None, "nodes": dev.regions, "method": "region walk"})
@@ -256,6 +259,7 @@ def cmd_diff(args) -> int:
 
 def _cmd_diff_bab(args, a, b, box) -> int:
     r = diff_bounds(a, b, box, budget=_budget(args))
+    diff_picture(args.plot, a, b, box, r.point, r.lower if r.complete else None)
     if args.certificate:
         write_certificate(r.certificate, args.certificate)
     at = f" at x = {display.point(r.point, args.exact)}, output {r.output}"

@@ -372,6 +372,10 @@ class BasicSet:
     def _repr_latex_(self) -> str:
         return f"${self.to_latex()}$"
 
+    def _repr_html_(self) -> str:  # notebooks: semialgebraic/plot/notebook.py
+        from ..plot import notebook
+        return notebook.set_html(self)
+
     def to_json(self) -> dict:
         out = {"type": "basic_set", "variables": list(self.ring.names)}
         for k in _KINDS:
@@ -518,6 +522,10 @@ class SemialgebraicSet:
 
     def _repr_latex_(self) -> str:
         return f"${self.to_latex()}$"
+
+    def _repr_html_(self) -> str:  # notebooks: semialgebraic/plot/notebook.py
+        from ..plot import notebook
+        return notebook.set_html(self)
 
     def to_json(self) -> dict:
         return {"type": "semialgebraic_set",

@@ -210,6 +210,18 @@ class ShallowFiber:
         return (r"\mathrm{Fib}(\theta) \supseteq \bigcup_{\pi \in S_n} \pi\cdot\left("
                 + r" \cup ".join(parts) + r"\right)")
 
+    def _repr_html_(self) -> str:  # notebooks: semialgebraic/plot/notebook.py
+        from ..plot import notebook
+        return notebook.fiber_html(self)
+
+    def _repr_latex_(self) -> str | None:
+        from ..plot import notebook
+        return notebook.fiber_latex(self)
+
+    def _repr_png_(self) -> bytes | None:
+        from ..plot import notebook
+        return notebook.fiber_png(self)
+
 
 def fiber_shallow(net: Network, *, orthant: bool = False) -> ShallowFiber:
     """Explicit fiber of a one-hidden-layer net on R^d or on the closed orthant (module

@@ -1,0 +1,184 @@
+"""Command ``plot``: pictures of regions, fibers, symmetry graphs and deviations.
+
+``netfibers plot regions NET -o FILE [--box LO,HI] [--slice P,D1,D2]``, ``plot fiber NET -o FILE``,
+``plot symmetries NET -o FILE``, ``plot diff A B --box ... -o FILE``: the scene is computed
+exactly (:mod:`semialgebraic.plot`), drawn by matplotlib (optional extra ``[plot]``) in the
+format of the suffix of ``-o`` (png, svg, pdf) and written atomically.  The suffix, the output
+directory and matplotlib are checked before anything is computed; on any error nothing is
+written.  ``--json`` prints the scene with exact coordinates.
+"""
+
+from __future__ import annotations
+
+from ..budget import Budget
+from ..cli import emit, fail
+from ..plot import diff_scene, fiber_scene, regions_scene, symmetry_scene
+from ..plot.render import output_format, require_matplotlib, save
+from ..plot.slicing import parse_slice
+from .common import load_network, parse_box_domain
+from .help import TIMEOUT_HELP, describe
+
+__all__ = ["register", "cmd_plot", "diff_picture"]
+
+_EXITS = ["0  picture written", "2  input error, unknown suffix or matplotlib missing (install "
+          "with: pip install '.[plot]'); nothing is written"]
+
+
+def register(sub, parent) -> None:
+    p = sub.add_parser("plot", help="pictures: regions, fiber, symmetry graph, |a - b|",
+                       **describe(
+                           "Draw a picture computed exactly: the linear regions of a 2-D input "
+                           "or slice with every bent hyperplane (dashed where it never bends), "
+                           "a 2-D chart of the fiber along two symmetry directions with the exact "
+                           "end points of the S6 interval, the symmetry graph, or |a - b| over a "
+                           "2-D slice as a heat map. The format is the suffix of -o (png, svg, "
+                           "pdf); the file is written atomically and needs matplotlib (the "
+                           "optional extra plot). Run netfibers plot KIND --help for each kind.",
+                           exits=["0  picture written", "3  a budget cut the computation "
+                                  "short (a partial picture is written)"],
+                           examples=["netfibers plot regions algebra/examples/t1_masked.json "
+                                     "--box -3,3 -o regions.png",
+                                     "netfibers plot fiber algebra/examples/t1_masked.json -o fiber.svg"]))
+    kinds = p.add_subparsers(dest="kind", metavar="KIND", required=True)
+
+    r = kinds.add_parser("regions", parents=[parent], help="linear regions of a 2-D input or slice",
+                         **describe(
+                             "Colour the linear regions of NET (found by the exact region walk) "
+                             "by activation pattern on a 2-D input or on the 2-D affine slice "
+                             "POINT + s DIR1 + t DIR2, draw each hidden neuron's bent hyperplane "
+                             "(solid where the network bends across it, dashed where it does "
+                             "not) and name the dead and masked neurons.",
+                             exits=_EXITS + ["3  --timeout cut the region walk short (partial "
+                                             "picture)"],
+                             examples=["netfibers plot regions algebra/examples/t1_masked.json "
+                                       "--box -3,3 -o regions.png",
+                                       "netfibers plot regions net3d.json --slice 0,0,0,1,0,0,0,1,1 "
+                                       "-o slice.pdf"]))
+    r.add_argument("net", metavar="NET")
+    _common(r, box_help="the window [LO, HI]^2 in input (or slice) coordinates, or "
+            "lo1:hi1,lo2:hi2 (default -2,2)")
+    r.add_argument("--slice", metavar="P,D1,D2", help="the plane P + s D1 + t D2 (3 d numbers, "
+                   "or P;D1;D2) for a network with more than two inputs")
+    r.set_defaults(func=cmd_plot)
+
+    f = kinds.add_parser("fiber", parents=[parent], help="a 2-D chart of the fiber through theta",
+                         **describe(
+                             "Draw the fiber of NET (one or two hidden layers) along two symmetry "
+                             "directions chosen from its generators: the S6 translation of the "
+                             "masked neuron as a segment with its exact end points, a dead "
+                             "neuron's free output weight as a free axis, positive rescalings as "
+                             "half-lines; each component up to permutations (sign flips, S7, S8) "
+                             "is a separate piece.",
+                             exits=_EXITS,
+                             examples=["netfibers plot fiber algebra/examples/t1_masked.json "
+                                       "-o fiber.png",
+                                       "netfibers plot fiber net.json --axes S2 -o fiber.svg"]))
+    f.add_argument("net", metavar="NET")
+    _common(f)
+    f.add_argument("--axes", metavar="KINDS", help="comma-separated preferred kinds of direction "
+                   "among S6, S3, S2 (default: in that order)")
+    f.set_defaults(func=cmd_plot)
+
+    s = kinds.add_parser("symmetries", parents=[parent], help="the symmetry graph",
+                         **describe(
+                             "Draw the symmetry graph of the fiber of NET: one node per component "
+                             "up to permutations, one edge per discrete generator (S5, S7, S8) "
+                             "labelled with the step, nodes coloured by orbit.",
+                             exits=_EXITS,
+                             examples=["netfibers plot symmetries algebra/examples/t1_masked.json "
+                                       "-o graph.png"]))
+    s.add_argument("net", metavar="NET")
+    _common(s)
+    s.set_defaults(func=cmd_plot)
+
+    d = kinds.add_parser("diff", parents=[parent], help="|a - b| over a 2-D slice as a heat map",
+                         **describe(
+                             "Draw |a - b| (largest over the outputs) on a grid of a 2-D slice of "
+                             "the box, evaluated exactly, with the grid's argmax and the "
+                             "certified argmax (exact region walk on a cube, else branch and "
+                             "bound) marked.",
+                             exits=_EXITS + ["3  --timeout cut the certified maximum short "
+                                             "(the heat map is written without it)"],
+                             examples=["netfibers plot diff algebra/examples/t1_masked.json "
+                                       "algebra/examples/t1_translated_2.json --box -3,3 -o diff.png"]))
+    d.add_argument("a", metavar="A")
+    d.add_argument("b", metavar="B")
+    _common(d, box_help="the box: lo,hi (the cube), lo1:hi1,lo2:hi2,... or FILE.json (required)")
+    d.add_argument("--slice", metavar="P,D1,D2", help="draw on the plane P + s D1 + t D2 instead "
+                   "(--box then gives the window in s, t)")
+    d.add_argument("--grid", type=int, default=41, metavar="N", help="N x N grid points "
+                   "(default 41)")
+    d.set_defaults(func=cmd_plot)
+
+
+def _common(p, box_help=None) -> None:
+    p.add_argument("-o", "--output", metavar="FILE", required=True,
+                   help="the picture: .png, .svg or .pdf")
+    if box_help:            # regions and diff: the computations with a budget
+        p.add_argument("--box", metavar="LO,HI", help=box_help)
+        p.add_argument("--timeout", type=float, metavar="SECONDS", help=TIMEOUT_HELP)
+
+
+def _window(text, default="-2,2"):
+    return parse_box_domain(text or default, 2)
+
+
+def cmd_plot(args) -> int:
+    output_format(args.output)          # before any work: suffix, directory, matplotlib
+    require_matplotlib()
+    budget = Budget(timeout=getattr(args, "timeout", None))
+    code = 0
+    if args.kind == "regions":
+        net = load_network(args.net)
+        sl = parse_slice(args.slice, net.n_inputs) if args.slice else None
+        scene = regions_scene(net, _window(args.box), slice=sl, budget=budget)
+        code = 0 if scene.data["complete"] else 3
+        text = scene.title + "".join(f"; {n}" for n in scene.notes)
+    elif args.kind in ("fiber", "symmetries"):
+        from ..fiber import fiber
+        net = load_network(args.net)
+        fib = fiber(net)
+        if args.kind == "fiber":
+            kinds = [k.strip() for k in args.axes.split(",")] if args.axes else None
+            scene = fiber_scene(net, fib, kinds=kinds)
+            text = scene.title + "; " + "; ".join(s.group + ": " + s.label for s in scene.segments)
+        else:
+            scene = symmetry_scene(fib)
+            text = scene.title
+    else:
+        a, b = load_network(args.a), load_network(args.b)
+        if not args.box:
+            fail("plot diff needs --box")
+        sl = parse_slice(args.slice, a.n_inputs) if args.slice else None
+        box = parse_box_domain(args.box, 2 if sl else a.n_inputs)
+        cert, code = _certified(a, b, box, budget) if sl is None else (None, 0)
+        scene = diff_scene(a, b, box, slice=sl, grid=args.grid, certified=cert)
+        text = f"{scene.title}: grid max {scene.data['grid_max']}" + (
+            "" if scene.data["certified"] is None else
+            f"; certified max {scene.data['certified'][1]}")
+    save(scene, args.output)
+    emit(args, {"output": args.output, "scene": scene.to_json(), "complete": code == 0},
+         f"{text}\nwritten to {args.output}")
+    return code
+
+
+def _certified(a, b, box, budget):
+    """``((point, value), 0)`` of the exact maximum of |a − b| over *box*, or ``(None, 3)``."""
+    from ..bab import diff_bounds
+    from ..equivalence import max_deviation
+    if len(set(box)) == 1 and a.n_hidden + b.n_hidden <= 12:
+        dev = max_deviation(a, b, box[0], budget=budget, progress=False)
+        return ((dev.point, dev.value), 0) if dev.complete and dev.point is not None else (None, 3)
+    r = diff_bounds(a, b, box, budget=budget)
+    return ((r.point, r.lower), 0) if r.complete and r.point is not None else (None, 3)
+
+
+def diff_picture(path, a, b, box, point, value) -> None:
+    """``netfibers diff --plot FILE``: draw |a − b| with the certified argmax (*point*, *value*;
+    value None when the maximum is not certified); nothing when *path* is None."""
+    if path is None:
+        return
+    output_format(path)
+    require_matplotlib()
+    cert = None if value is None or point is None else (point, value)
+    save(diff_scene(a, b, box, certified=cert), path)

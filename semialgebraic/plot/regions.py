@@ -1,0 +1,114 @@
+"""The picture of the linear regions of a network on a 2-D input (or a 2-D slice).
+
+Every polygon is one region of the exact region walk (:mod:`semialgebraic.regions`) inside the
+window, with its exact vertices and activation pattern.  Each hidden neuron's *bent hyperplane*
+(the zero set of its pre-activation, a broken line for deeper layers) is the union of the
+region edges whose facet class contains the neuron; an edge is drawn solid where the network
+bends across it (the affine maps on its two sides differ, compared exactly) and dashed where it
+does not.  A neuron that is never positive in the window is reported *dead*; a neuron with a
+hyperplane in the window that bends nowhere is reported *masked* (drawn dashed throughout).
+"""
+
+from __future__ import annotations
+
+from algebra.exceptions import InputError
+from algebra.network import Network
+from algebra.rationals import to_q
+
+from ..budget import Budget
+from ..regions import regions
+from ..sets import Polyhedron
+from .geometry import on_line, polygon_vertices
+from .scene import Polygon, Scene, Segment
+from .slicing import Slice, slice_network
+
+__all__ = ["regions_scene", "window_polyhedron", "neuron_names"]
+
+
+def window_polyhedron(window) -> Polyhedron:
+    """``[[xlo, xhi], [ylo, yhi]]`` -> the closed rectangle (exact)."""
+    (x0, x1), (y0, y1) = [(to_q(a), to_q(b)) for a, b in window]
+    if x0 >= x1 or y0 >= y1:
+        raise InputError("--box: the window must have positive width and height")
+    return Polyhedron([[1, 0], [-1, 0], [0, 1], [0, -1]], [x1, -x0, y1, -y0], 2)
+
+
+def neuron_names(net: Network) -> list[str]:
+    """``L1[0]``, ``L1[1]``, …, ``L2[0]``, … for the hidden neurons in layer order."""
+    return [f"L{l + 1}[{i}]" for l, n in enumerate(net.hidden_widths) for i in range(n)]
+
+
+def regions_scene(net: Network, window=((-2, 2), (-2, 2)), *, slice: Slice | None = None,
+                  budget: Budget | None = None) -> Scene:
+    """The regions picture of *net* on *window* (slice coordinates when *slice* is given).
+
+    ``scene.polygons`` has one polygon per region found; ``scene.data`` holds ``regions``,
+    ``complete``, ``dead``, ``masked`` and ``never_bends`` (neuron names).
+
+    Raises
+    ------
+    InputError
+        If the input is not 2-D and no slice is given, or the window is empty.
+
+    Examples
+    --------
+    >>> net = Network.from_rows([[[1, 0], [0, 1]], [[1, 1]]], [[0, 0], [0]])
+    >>> sc = regions_scene(net, ((-1, 1), (-1, 1)))
+    >>> len(sc.polygons), sc.polygons[0].label, sc.polygons[0].vertices
+    (4, '--', ((0, 0), (-1, 0), (-1, -1), (0, -1)))
+    """
+    if slice is not None:
+        net2 = slice_network(net, slice)
+    elif net.n_inputs != 2:
+        raise InputError(f"the network has {net.n_inputs} inputs: give a 2-D --slice "
+                         "POINT,DIR1,DIR2")
+    else:
+        net2 = net
+    dom = window_polyhedron(window)
+    walk = regions(net2, domain=dom, budget=budget or Budget(), progress=False)
+    found = list(walk)
+    names = neuron_names(net2)
+    nh = net2.n_hidden
+    by_pattern = {r.pattern: r for r in found}
+    scene = Scene("regions", title="linear regions", xlabel="s" if slice else "x1",
+                  ylabel="t" if slice else "x2", window=tuple(tuple(map(to_q, w)) for w in window))
+    seen, bends_somewhere, has_segment = set(), set(), set()
+    for r in found:
+        forms = [(a, c) for a, c in r.inequalities if any(v != 0 for v in a)]
+        verts = polygon_vertices(forms, r.point)
+        pat = "".join("+" if s > 0 else "-" if s < 0 else "0" for s in r.pattern)
+        scene.polygons.append(Polygon(verts, tuple(r.pattern), pat))
+        for (f, q), cls in zip(r.neighbours, r.facet_classes):
+            neurons = [k for k in cls if k < nh]
+            if not neurons:
+                continue
+            ends = [v for v in verts if on_line(r.inequalities[f], v)]
+            if len(ends) != 2:
+                continue
+            other = by_pattern.get(q) if q is not None else None
+            bends = None if other is None else not (
+                r.jacobian == other.jacobian and tuple(r.offset) == tuple(other.offset))
+            for k in neurons:
+                key = (k, frozenset(ends))
+                if key in seen:
+                    continue
+                seen.add(key)
+                has_segment.add(k)
+                if bends is not False:
+                    bends_somewhere.add(k)
+                scene.segments.append(Segment(ends[0], ends[1],
+                                              "dashed" if bends is False else "solid", names[k]))
+    dead = [names[k] for k in range(nh) if found and all(r.pattern[k] <= 0 for r in found)]
+    never = [names[k] for k in sorted(has_segment - bends_somewhere)]
+    first = net2.hidden_widths[0] if net2.hidden_widths else 0
+    masked = [names[k] for k in sorted(has_segment - bends_somewhere) if k < first]
+    scene.data = {"regions": len(found), "complete": walk.complete, "dead": dead,
+                  "masked": masked, "never_bends": never, "neurons": names}
+    if dead:
+        scene.notes.append("dead in the window: " + ", ".join(dead))
+    if masked:
+        scene.notes.append("masked (hyperplane never bends, dashed): " + ", ".join(masked))
+    if not walk.complete:
+        scene.notes.append(f"partial: {walk.budget.reason or 'stopped'}")
+    scene.title = f"{len(found)} linear region{'s' if len(found) != 1 else ''}"
+    return scene

@@ -1,0 +1,135 @@
+"""``netfibers plot`` and ``netfibers diff --plot``: files in the format of the suffix, written
+atomically, refused on bad input (exit 2, nothing written, an existing file untouched), a
+one-line install hint without matplotlib, exit 3 on a budget, every kind's --help complete."""
+
+import argparse
+import json
+import shlex
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from semialgebraic.cli import _join_negative_values, build_parser, main
+
+pytest.importorskip("matplotlib")
+
+ROOT = Path(__file__).resolve().parents[2]
+EX = ROOT / "algebra" / "examples"
+T1 = str(EX / "t1_masked.json")
+T1B = str(EX / "t1_translated_2.json")
+MAGIC = {".png": b"\x89PNG", ".svg": b"<?xml", ".pdf": b"%PDF"}
+
+
+def _leftovers(d: Path) -> list:
+    return [p.name for p in d.iterdir() if p.name.startswith(".nf-")]
+
+
+@pytest.mark.parametrize("suffix", [".png", ".svg", ".pdf"])
+def test_regions_picture_in_each_format(tmp_path, capsys, suffix):
+    out = tmp_path / f"r{suffix}"
+    assert main(["plot", "regions", T1, "--box", "-3,3", "-o", str(out)]) == 0
+    assert out.read_bytes().startswith(MAGIC[suffix])
+    text = capsys.readouterr().out
+    assert "6 linear regions" in text and "masked" in text and "L1[0]" in text
+    assert not _leftovers(tmp_path)
+
+
+def test_json_scene_has_exact_coordinates(tmp_path, capsys):
+    out = tmp_path / "r.svg"
+    assert main(["plot", "regions", T1, "--box", "-3,3", "-o", str(out), "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    scene = data["scene"]
+    assert data["complete"] is True and len(scene["polygons"]) == 6
+    assert [[0, 0], [-3, 0], [-3, -3], [0, -3]] in [p["vertices"] for p in scene["polygons"]]
+    assert {s["style"] for s in scene["segments"] if s["group"] == "L1[0]"} == {"dashed"}
+
+
+def test_fiber_symmetries_and_diff(tmp_path, capsys):
+    assert main(["plot", "fiber", T1, "-o", str(tmp_path / "f.png"), "--json"]) == 0
+    scene = json.loads(capsys.readouterr().out)["scene"]
+    s6 = [s for s in scene["segments"] if s["label"].startswith("S6")]
+    assert [(s["start"], s["end"]) for s in s6] == [([-1, 0], ["3/2", 0])] * 2
+    assert main(["plot", "symmetries", T1, "-o", str(tmp_path / "s.pdf")]) == 0
+    assert "2 node(s), 1 edge(s), 1 orbit(s)" in capsys.readouterr().out
+    assert main(["plot", "diff", T1, T1B, "--box", "-3,3", "--grid", "5",
+                 "-o", str(tmp_path / "d.png")]) == 0
+    assert "grid max 1; certified max 1" in capsys.readouterr().out
+    for name in ("f.png", "s.pdf", "d.png"):
+        assert (tmp_path / name).stat().st_size > 1000
+
+
+def test_diff_plot_flag(tmp_path, capsys):
+    out = tmp_path / "d.svg"
+    assert main(["diff", T1, T1B, "--box", "-3,3", "--plot", str(out)]) == 0
+    assert "max |a - b| = 1" in capsys.readouterr().out
+    assert out.read_bytes().startswith(b"<?xml")
+    assert main(["diff", T1, T1B, "--box", "-3,3", "--plot", str(tmp_path / "d.gif")]) == 2
+    assert not (tmp_path / "d.gif").exists()
+
+
+@pytest.mark.parametrize("argv,message", [
+    (["plot", "regions", T1, "-o", "{out}.jpg"], "unknown picture format '.jpg'"),
+    (["plot", "regions", T1, "-o", "{tmp}/missing/r.png"], "does not exist"),
+    (["plot", "regions", "{tmp}/nope.json", "-o", "{out}"], "nope.json"),
+    (["plot", "regions", T1, "--box", "2,1", "-o", "{out}"], "exceeds"),
+    (["plot", "regions", T1, "--slice", "0,0,1,1,2,2", "-o", "{out}"], "linearly dependent"),
+    (["plot", "regions", str(EX / "t6_control.json"), "--box", "1,1", "-o", "{out}"], "positive"),
+    (["plot", "diff", T1, T1B, "-o", "{out}"], "needs --box"),
+    (["plot", "diff", T1, str(EX / "t10_linear.json"), "--box", "-1,1", "-o", "{out}"], ""),
+])
+def test_bad_input_exit_2_nothing_written(tmp_path, capsys, argv, message):
+    out = tmp_path / "keep.png"
+    out.write_bytes(b"old")
+    argv = [a.format(tmp=tmp_path, out=out) for a in argv]
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("netfibers: error:") and err.count("\n") == 1 and message in err
+    assert out.read_bytes() == b"old" and not _leftovers(tmp_path)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["keep.png"]
+
+
+def test_timeout_writes_a_partial_picture(tmp_path, capsys):
+    out = tmp_path / "r.png"
+    assert main(["plot", "regions", T1, "--box", "-3,3", "--timeout", "0", "-o", str(out)]) == 3
+    assert "partial" in capsys.readouterr().out and out.exists()
+
+
+BLOCK_MPL = """
+import sys
+class _Blocked:
+    def find_spec(self, name, path=None, target=None):
+        if name.partition(".")[0] == "matplotlib":
+            raise ModuleNotFoundError("No module named 'matplotlib'", name=name)
+sys.meta_path.insert(0, _Blocked())
+from semialgebraic.cli import main
+sys.exit(main())
+"""
+
+
+def test_without_matplotlib_one_line_install_hint(tmp_path):
+    out = tmp_path / "r.png"
+    r = subprocess.run([sys.executable, "-c", BLOCK_MPL, "plot", "regions", T1, "-o", str(out)],
+                       capture_output=True, text=True, cwd=ROOT, timeout=300)
+    assert r.returncode == 2 and r.stdout == ""
+    assert r.stderr.count("\n") == 1 and "pip install '.[plot]'" in r.stderr
+    assert not out.exists()
+
+
+PARSER = build_parser()
+PLOT = next(a for a in PARSER._actions if isinstance(a, argparse._SubParsersAction)).choices["plot"]
+KINDS = next(a for a in PLOT._actions if isinstance(a, argparse._SubParsersAction)).choices
+
+
+@pytest.mark.parametrize("kind", sorted(KINDS))
+def test_every_kind_has_a_complete_help(kind):
+    p = KINDS[kind]
+    assert len((p.description or "").split()) >= 12 and p.description.rstrip().endswith(".")
+    epilog = p.epilog or ""
+    assert epilog.startswith("exit codes:\n") and "  0 " in epilog and "  2 " in epilog
+    examples = [e.strip() for e in epilog.split("\n\nexamples:\n")[1].splitlines()]
+    assert examples and all(e.startswith(f"netfibers plot {kind}") for e in examples)
+    for e in examples:
+        args = PARSER.parse_args(_join_negative_values(shlex.split(e)[1:]))
+        assert (args.command, args.kind) == ("plot", kind)
