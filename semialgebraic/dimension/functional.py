@@ -131,7 +131,10 @@ def functional_dimension(net: Network, *, domain: Any = None, timeout: float | N
     run = _Sandwich(net, dom, budget)
     run.walk(timeout, max_regions, seed)
     run.sample(samples, seed, first_round, cover)
-    run.decide_suspects()
+    try:
+        run.decide_suspects()
+    except KeyboardInterrupt:          # Ctrl-C or BudgetExhausted inside an exact LP
+        budget.interrupt()
     fd = run.result()
     if fd.non_generic and nearby:
         fd = _nearby(net, dom, fd, sorted(set(run.kinks.values())), budget)
