@@ -297,6 +297,7 @@ def cmd_dim(args) -> int:
                 f"parameters ({fd.reason})")
     for line in fd.deficits:
         text += f"\n  {line}"
+    text += f"\n  work done: {fd.work_text()} (deterministic given the seed and this work)"
     if args.certificate and fd.non_generic:     # nothing to certify: no value at this theta
         text += ("\n  no certificate written: the functional dimension is not defined at this theta "
                  "(each nearby value was certified by its own re-checked certificate)")
