@@ -50,7 +50,7 @@ from pathlib import Path
 
 from ..exceptions import InputError
 from ..network import Network
-from ..rationals import q_str, to_q
+from ..rationals import to_q
 
 __all__ = ["load_nnet", "nnet_normalisation", "nnet_input_box"]
 
@@ -76,6 +76,7 @@ def load_nnet(path: str | Path, **options) -> Network:
     lines = [(k + 1, ln) for k, ln in enumerate(text.splitlines())
              if ln.strip() and not ln.lstrip().startswith("//")]
     pos = 0
+    raw: dict = {}                       # the decimal text of the normalisation, for people
 
     def record(what: str, n: int | None = None, integer: bool = False) -> list:
         nonlocal pos
@@ -94,6 +95,7 @@ def load_nnet(path: str | Path, **options) -> Network:
             raise InputError(f"line {lineno} ({what}): {exc}", source=src) from None
         if integer and any(v.q != 1 or v < 0 for v in vals):
             raise InputError(f"line {lineno} ({what}): expected non-negative integers", source=src)
+        raw[what] = fields
         return vals
 
     head = record("header (numLayers, inputSize, outputSize, maxLayerSize)", 4, integer=True)
@@ -124,11 +126,13 @@ def load_nnet(path: str | Path, **options) -> Network:
             "input_means": tuple(means[:n_in]), "input_ranges": tuple(ranges[:n_in]),
             "output_mean": means[n_in], "output_range": ranges[n_in]}
     net.derived(_KEY, lambda: norm)
+    def text(what, k=slice(None)):       # the numbers as written in the file (exact decimals)
+        return ", ".join(raw[what][k])
     sentence = (f"read from NNet file {Path(path).name}, every decimal exactly; the network acts on "
                 "normalised inputs (x - mean) / range and gives normalised outputs "
-                f"(y_raw = y * {q_str(ranges[n_in])} + {q_str(means[n_in])}); input means "
-                f"({', '.join(map(q_str, means[:n_in]))}), ranges ({', '.join(map(q_str, ranges[:n_in]))}), "
-                f"minima ({', '.join(map(q_str, mins))}), maxima ({', '.join(map(q_str, maxs))})")
+                f"(y_raw = y * {raw['ranges'][n_in]} + {raw['means'][n_in]}); input means "
+                f"({text('means', slice(n_in))}), ranges ({text('ranges', slice(n_in))}), "
+                f"minima ({text('input minima')}), maxima ({text('input maxima')})")
     net.derived("provenance", lambda: (sentence,))
     return net
 
