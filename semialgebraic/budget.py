@@ -2,7 +2,12 @@
 
 A :class:`Budget` carries a wall-clock ``timeout`` (seconds) and a ``max_regions`` count.
 Long loops call :meth:`Budget.exhausted` (cheap) and stop with a *partial* result when it says
-so; they never hang silently.  :class:`Progress` prints a one-line progress bar to stderr when
+so; they never hang silently.  Inner loops that cannot return a partial result themselves (the
+exact simplex, facet LPs, refutation, sampling) call :func:`checkpoint`: while a budget is
+*active* (``with budget.active(): ...``, entered by the code that owns the partial result) and
+exhausted, it raises :class:`BudgetExhausted`, a :class:`KeyboardInterrupt`, so that the handlers
+that already turn Ctrl-C into a partial report turn a spent budget into one too (and no
+``except Exception`` on the way swallows it).  :class:`Progress` prints a one-line progress bar to stderr when
 stderr is a terminal (and nothing otherwise).
 """
 
@@ -10,8 +15,32 @@ from __future__ import annotations
 
 import sys
 import time
+from contextlib import contextmanager
 
-__all__ = ["Budget", "Progress"]
+__all__ = ["Budget", "Progress", "BudgetExhausted", "checkpoint"]
+
+_ACTIVE: list["Budget"] = []
+
+
+class BudgetExhausted(KeyboardInterrupt):
+    """An active budget ran out inside a loop: unwinds to the owner of the partial result."""
+
+
+def checkpoint() -> None:
+    """Raise :class:`BudgetExhausted` when an active budget is exhausted (cheap: a clock read).
+
+    >>> b = Budget(timeout=0)
+    >>> with b.active():
+    ...     try:
+    ...         checkpoint()
+    ...     except BudgetExhausted as exc:
+    ...         print(exc)
+    timeout of 0 s reached
+    >>> checkpoint()          # no active budget: nothing happens
+    """
+    for b in _ACTIVE:
+        if b.exhausted():
+            raise BudgetExhausted(b.reason)
 
 
 class Budget:
@@ -48,9 +77,27 @@ class Budget:
         return self.reason is not None
 
     def interrupt(self) -> None:
-        """Record a Ctrl-C: the computation stops with its partial result."""
+        """Record a stop by Ctrl-C (or by :class:`BudgetExhausted`): the computation stops with
+        its partial result.  A limit already reached keeps its own reason."""
+        if self.exhausted():
+            return
+        if any(b is not self and b.exhausted() for b in _ACTIVE):
+            self.reason = next(b.reason for b in _ACTIVE if b.reason is not None)
+            return
         self.interrupted = True
         self.reason = "interrupted (Ctrl-C)"
+
+    @contextmanager
+    def active(self):
+        """Make :func:`checkpoint` watch this budget inside the ``with`` block."""
+        _ACTIVE.append(self)
+        try:
+            yield self
+        finally:
+            for i in range(len(_ACTIVE) - 1, -1, -1):
+                if _ACTIVE[i] is self:
+                    del _ACTIVE[i]
+                    break
 
     def remaining(self) -> float | None:
         if self.timeout is None:

@@ -79,7 +79,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 # options whose value may start with "-" (argparse would read "-1,1" as an option)
-NEGATIVE_VALUE_OPTIONS = ("--box", "--x")
+NEGATIVE_VALUE_OPTIONS = ("--box", "--x", "--ball")
 _NEGATIVE = re.compile(r"^-\.?\d[\d,./eE+\- ]*$")
 
 
@@ -122,8 +122,8 @@ def main(argv: list[str] | None = None) -> int:
             print(f"netfibers: error: {exc}", file=sys.stderr)
             return 2
         raise
-    except KeyboardInterrupt:
-        print("netfibers: interrupted", file=sys.stderr)
+    except KeyboardInterrupt as exc:          # BudgetExhausted carries the budget's reason
+        print(f"netfibers: {exc or 'interrupted'}", file=sys.stderr)
         return 3
     except BrokenPipeError:
         return 0

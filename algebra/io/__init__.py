@@ -25,6 +25,7 @@ from .arrays import (ARRAY_READERS, BINARY_SUFFIXES, GRAPH_READERS, WRITABLE_SUF
 from .blocks import block_from_dict, block_from_tensors, load_block
 from .native import (network_from_dict, network_to_dict, parse_matrix, parse_number, parse_vector,
                      read_json_text, save_json, write_atomic)
+from .nnet import load_nnet
 from .onnx import load_onnx, onnx_initializers
 from .torch import TORCH_SUFFIXES, read_torch
 
@@ -78,8 +79,10 @@ def load(path: str | Path, **options):
         return load_json(p, **options)
     if suffix in BINARY_SUFFIXES:
         return load_binary(p, **options)
+    if suffix == ".nnet":                  # the NNet text format (ACAS Xu), exact decimals
+        return load_nnet(p, **options)
     raise InputError(f"unknown file type {suffix or '(no suffix)'!r}; expected .json, .npz, "
-                     ".safetensors, .pt/.pth/.bin or .onnx", source=str(p))
+                     ".safetensors, .pt/.pth/.bin, .onnx or .nnet", source=str(p))
 
 
 def save(obj, path: str | Path, **options) -> None:

@@ -1,15 +1,18 @@
 """Input domains in the form deciders and checkers share: strict rows and the proof JSON form.
 
 A domain is ``None`` (all of R^d), ``"orthant"`` (the closed non-negative orthant) or a pair
-``(lo, hi)`` of rationals (the cube ``[lo, hi]^d``).
+``(lo, hi)`` of rationals (the cube ``[lo, hi]^d``).  :class:`Domain` (imported from this module) is the one exact object for
+every domain the commands accept (per-coordinate boxes, L∞ balls, the orthant, box ∩
+half-spaces); :meth:`Domain.legacy` gives the older form where a computation takes only that.
 """
 
 from __future__ import annotations
 
+from algebra.exceptions import InputError
 from algebra.io.native import parse_number
-from algebra.rationals import Q
+from algebra.rationals import Q, to_q
 
-__all__ = ["domain_rows", "domain_json", "domain_from_json"]
+__all__ = ["domain_rows", "domain_json", "domain_from_json", "Domain"]
 
 
 def domain_rows(d: int, lo_hi) -> list[tuple[Q, ...]]:
@@ -71,3 +74,161 @@ def domain_from_json(data, d: int | None = None):
         return data
     return (Q(data[0]) if not isinstance(data[0], str) else parse_number(data[0], "proof.domain"),
             Q(data[1]) if not isinstance(data[1], str) else parse_number(data[1], "proof.domain"))
+
+
+class Domain:
+    """One exact input domain: per-coordinate bounds (a box, some sides possibly open to ±∞)
+    intersected with half-spaces ``a·x <= b``.  Covers R^d, the orthant, a cube, a box with
+    per-coordinate bounds, an L∞ ball and box ∩ half-spaces.  Immutable; every number is a
+    rational.
+
+    Examples
+    --------
+    >>> D = Domain.ball([Q(0), Q(1)], Q(1, 2))
+    >>> D.box, D.as_cube, D.contains([Q(1, 2), Q(1)]), D.contains([Q(1), Q(1)])
+    ([(-1/2, 1/2), (1/2, 3/2)], None, True, False)
+    >>> Domain.cube(2, Q(-1), Q(1)).legacy(), Domain.orthant(3).legacy(), Domain.whole(1).legacy()
+    ((-1, 1), 'orthant', None)
+    >>> H = Domain.cube(2, Q(0), Q(1)).with_halfspaces([([Q(1), Q(1)], Q(1))])    # x + y <= 1
+    >>> H.contains([Q(1, 2), Q(1, 2)]), H.contains([Q(1), Q(1, 2)]), H.box
+    (True, False, None)
+    >>> Domain.from_json(H.to_json()) == H
+    True
+    """
+
+    __slots__ = ("lo", "hi", "halfspaces")
+
+    def __init__(self, lo, hi, halfspaces=()):
+        lo = tuple(None if v is None else to_q(v) for v in lo)
+        hi = tuple(None if v is None else to_q(v) for v in hi)
+        if len(lo) != len(hi):
+            raise InputError(f"domain: {len(lo)} lower and {len(hi)} upper bounds")
+        for i, (a, b) in enumerate(zip(lo, hi)):
+            if a is not None and b is not None and a > b:
+                raise InputError(f"domain: coordinate {i}: lower bound {a} exceeds upper bound {b}")
+        hs = []
+        for a, b in halfspaces:
+            a = tuple(to_q(v) for v in a)
+            if len(a) != len(lo):
+                raise InputError(f"domain: a half-space has {len(a)} coefficients, expected {len(lo)}")
+            hs.append((a, to_q(b)))
+        self.lo, self.hi = lo, hi
+        self.halfspaces = tuple(hs)
+
+    # -- constructors ------------------------------------------------------------------------
+    @classmethod
+    def whole(cls, d: int) -> "Domain":
+        return cls([None] * d, [None] * d)
+
+    @classmethod
+    def orthant(cls, d: int) -> "Domain":
+        return cls([Q(0)] * d, [None] * d)
+
+    @classmethod
+    def cube(cls, d: int, lo, hi) -> "Domain":
+        return cls([lo] * d, [hi] * d)
+
+    @classmethod
+    def from_box(cls, box) -> "Domain":
+        """From ``[(lo_i, hi_i), …]``."""
+        return cls([b[0] for b in box], [b[1] for b in box])
+
+    @classmethod
+    def ball(cls, center, radius) -> "Domain":
+        """The L∞ ball of *radius* (>= 0) around *center*."""
+        if radius < 0:
+            raise InputError("domain: the radius of a ball must be >= 0")
+        return cls([c - radius for c in center], [c + radius for c in center])
+
+    def with_halfspaces(self, halfspaces) -> "Domain":
+        """This domain ∩ {a·x <= b for each (a, b)}."""
+        return Domain(self.lo, self.hi, self.halfspaces + tuple(halfspaces))
+
+    # -- views -------------------------------------------------------------------------------
+    @property
+    def dim(self) -> int:
+        return len(self.lo)
+
+    @property
+    def box(self) -> list | None:
+        """``[(lo_i, hi_i)]`` when every side is finite and there is no half-space, else None."""
+        if self.halfspaces or None in self.lo or None in self.hi:
+            return None
+        return list(zip(self.lo, self.hi))
+
+    @property
+    def as_cube(self):
+        """``(lo, hi)`` when the domain is a cube ``[lo, hi]^d``, else None."""
+        b = self.box
+        return b[0] if b and len(set(b)) == 1 else None
+
+    def legacy(self):
+        """The older form the deciders take: None (R^d), ``"orthant"`` or ``(lo, hi)`` (a cube);
+        raises :class:`InputError` for any other domain."""
+        if self.halfspaces:
+            raise InputError("this computation takes R^d, the orthant or a cube [lo, hi]^d, not "
+                             "half-spaces")
+        if all(v is None for v in self.lo + self.hi):
+            return None
+        if all(v == 0 for v in self.lo) and all(v is None for v in self.hi):
+            return "orthant"
+        c = self.as_cube
+        if c is None:
+            raise InputError("this computation takes R^d, the orthant or a cube [lo, hi]^d, not "
+                             "a box with different bounds per coordinate")
+        return c
+
+    def legacy_or_none(self):
+        """:meth:`legacy`, or ``"other"`` for a domain that has no older form."""
+        try:
+            return self.legacy()
+        except InputError:
+            return "other"
+
+    def rows(self) -> list[tuple[Q, ...]]:
+        """Rows ``(a_0, …, a_{d-1}, c)`` with ``a·x + c >= 0`` cutting out the domain (the form of
+        :func:`domain_rows`): ``x_i − lo_i``, ``hi_i − x_i`` per coordinate, then ``b − a·x``."""
+        d, z = self.dim, Q(0)
+        out = []
+        for i in range(d):
+            e = [z] * d
+            e[i] = Q(1)
+            if self.lo[i] is not None:
+                out.append(tuple(e) + (-self.lo[i],))
+            if self.hi[i] is not None:
+                out.append(tuple(-v for v in e) + (self.hi[i],))
+        for a, b in self.halfspaces:
+            out.append(tuple(-v for v in a) + (b,))
+        return out
+
+    def contains(self, x) -> bool:
+        """Whether the point *x* lies in the (closed) domain, exactly."""
+        x = [to_q(v) for v in x]
+        return len(x) == self.dim and all(
+            sum((r[i] * x[i] for i in range(self.dim)), Q(0)) + r[-1] >= 0 for r in self.rows())
+
+    def to_json(self) -> dict:
+        """``{"lo": [...], "hi": [...], "halfspaces": [{"a": [...], "b": ...}]}``, exact strings
+        (null for an open side)."""
+        return {"lo": [None if v is None else str(v) for v in self.lo],
+                "hi": [None if v is None else str(v) for v in self.hi],
+                "halfspaces": [{"a": [str(v) for v in a], "b": str(b)} for a, b in self.halfspaces]}
+
+    @classmethod
+    def from_json(cls, data) -> "Domain":
+        def num(v):
+            return None if v is None else parse_number(v, "domain")
+        return cls([num(v) for v in data["lo"]], [num(v) for v in data["hi"]],
+                   [([parse_number(v, "domain.halfspaces") for v in h["a"]],
+                     parse_number(h["b"], "domain.halfspaces")) for h in data.get("halfspaces", ())])
+
+    def __eq__(self, other) -> bool:
+        return isinstance(other, Domain) and (self.lo, self.hi, self.halfspaces) == \
+            (other.lo, other.hi, other.halfspaces)
+
+    def __hash__(self) -> int:
+        return hash((self.lo, self.hi, self.halfspaces))
+
+    def __repr__(self) -> str:
+        return f"Domain(lo={list(map(str, self.lo))}, hi={list(map(str, self.hi))}, " \
+               f"halfspaces={len(self.halfspaces)})"

@@ -5,15 +5,17 @@ from __future__ import annotations
 from pathlib import Path
 
 from algebra import load
+from algebra.io.nnet import nnet_input_box
+from algebra.kernel.domains import Domain
 from algebra.exceptions import AlgebraError, InputError
-from algebra.io.native import parse_vector, read_json_text
+from algebra.io.native import parse_number, parse_vector, read_json_text
 from algebra.network import Network
 from algebra.rationals import to_q
 
 from ..cli import fail
 
 __all__ = ["load_network", "load_any", "parse_point", "parse_box", "parse_box_domain", "parse_ball",
-           "load_data", "load_certificate"]
+           "parse_domain", "load_data", "load_certificate"]
 
 
 def load_any(path: str, **options):
@@ -51,19 +53,16 @@ def parse_box(text: str) -> tuple:
     return vals[0], vals[1]
 
 
-def parse_box_domain(text: str, d: int) -> list:
-    """A box with per-coordinate bounds: ``"lo,hi"`` (the cube), ``"lo1:hi1,lo2:hi2,…"`` or a JSON
-    file ``[[lo, hi], …]`` / ``{"box": [[lo, hi], …]}`` -> list of ``d`` exact ``(lo, hi)``."""
-    if text.endswith(".json") or Path(text).is_file():
-        try:
-            data = read_json_text(Path(text))
-            if isinstance(data, dict):
-                data = data.get("box")
-            if not isinstance(data, list) or not all(isinstance(p, list) and len(p) == 2 for p in data):
-                raise InputError("expected [[lo, hi], …] or {'box': [[lo, hi], …]}", source=text)
-            box = [(to_q(lo), to_q(hi)) for lo, hi in data]
-        except AlgebraError as exc:
-            fail(f"--box: {exc}")
+def parse_box_domain(text: str, d: int, net: Network | None = None) -> list:
+    """A box with per-coordinate bounds: ``"lo,hi"`` (the cube), ``"lo1:hi1,lo2:hi2,…"``, a JSON
+    file ``[[lo, hi], …]`` / ``{"box": [[lo, hi], …]}``, or ``"file"`` (the normalised input box
+    of the ``.nnet`` file *net* was read from) -> list of ``d`` exact ``(lo, hi)``."""
+    if text == "file":
+        box = nnet_input_box(net) if net is not None else None
+        if box is None:
+            fail("--box file: the network was not read from a .nnet file (no input box in the file)")
+    elif text.endswith(".json") or Path(text).is_file():
+        box, _ = _box_file(text)
     elif ":" in text:
         box = []
         for part in text.split(","):
@@ -96,6 +95,52 @@ def parse_ball(text: str, d: int) -> list:
     if r < 0:
         fail("--ball: the radius must be >= 0")
     return [(v - r, v + r) for v in vals[:-1]]
+
+
+def _box_file(text: str) -> tuple[list, list]:
+    """``[[lo, hi], …]`` or ``{"box": [[lo, hi], …], "halfspaces": [{"a": [...], "b": ...}, …]}``
+    (half-spaces ``a·x <= b``) -> (box, half-spaces)."""
+    try:
+        data = read_json_text(Path(text))
+        hs = []
+        if isinstance(data, dict):
+            hs = data.get("halfspaces", [])
+            data = data.get("box")
+        if not isinstance(data, list) or not all(isinstance(p, list) and len(p) == 2 for p in data):
+            raise InputError("expected [[lo, hi], …] or {'box': [[lo, hi], …]}", source=text)
+        if not isinstance(hs, list) or not all(isinstance(h, dict) and isinstance(h.get("a"), list)
+                                               and "b" in h for h in hs):
+            raise InputError("'halfspaces' must be a list of {'a': [a1, …], 'b': b} (a·x <= b)",
+                             source=text)
+        box = [(parse_number(lo, "box", text), parse_number(hi, "box", text)) for lo, hi in data]
+        halfspaces = [(parse_vector(h["a"], "halfspaces.a", text, len(box)),
+                       parse_number(h["b"], "halfspaces.b", text)) for h in hs]
+    except AlgebraError as exc:
+        fail(f"--box: {exc}")
+    return box, halfspaces
+
+
+def parse_domain(args, d: int, net: Network | None = None) -> Domain:
+    """The one exact :class:`~algebra.kernel.Domain` of a command's options: ``--box`` (any form of
+    :func:`parse_box_domain`; a JSON file may add ``"halfspaces"``), ``--ball X,R``, ``--orthant``,
+    or all of R^d when none is given.  A bad domain is a one-line input error (exit 2)."""
+    box_text, ball = getattr(args, "box", None), getattr(args, "ball", None)
+    orthant = getattr(args, "orthant", False)
+    if sum(bool(v) for v in (box_text, ball, orthant)) > 1:
+        fail("give one domain: --box, --ball or --orthant")
+    if orthant:
+        return Domain.orthant(d)
+    if ball:
+        return Domain.from_box(parse_ball(ball, d))
+    if not box_text:
+        return Domain.whole(d)
+    halfspaces = []
+    if box_text != "file" and (box_text.endswith(".json") or Path(box_text).is_file()):
+        _, halfspaces = _box_file(box_text)
+    try:
+        return Domain.from_box(parse_box_domain(box_text, d, net)).with_halfspaces(halfspaces)
+    except AlgebraError as exc:
+        fail(f"--box: {exc}")
 
 
 def load_data(path: str, n_inputs: int) -> list:

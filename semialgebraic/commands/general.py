@@ -25,7 +25,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from algebra.exceptions import AlgebraError
+from algebra.exceptions import AlgebraError, InputError
 from algebra.rationals import q_str, to_q
 
 from ..budget import Budget
@@ -36,7 +36,7 @@ from .plot import diff_picture
 from ..dimension import functional_dimension, functional_dimension_certificate
 from ..equivalence import METHODS, equivalent, max_deviation
 from . import display
-from .common import load_network, parse_ball, parse_box, parse_box_domain
+from .common import load_network, parse_ball, parse_box, parse_box_domain, parse_domain
 from .help import describe
 
 __all__ = ["register"]
@@ -117,6 +117,7 @@ def register(sub, parent) -> None:
                    help="write a certificate of the bounds (netfibers verify re-checks the lower bound, "
                         "and the upper bound when every direction it uses is re-derivable)")
     _domain_args(p)
+    p.add_argument("--ball", metavar="X,R", help="the L-infinity ball x,R (the cube [x - R, x + R]^d)")
     _budget_args(p)
     p.set_defaults(func=cmd_dim)
 
@@ -191,7 +192,7 @@ def _cmd_equiv_epsilon(args, a, b) -> int:
     if eps < 0:
         fail("--epsilon must be >= 0")
     box = (parse_ball(args.ball, a.n_inputs) if args.ball is not None
-           else parse_box_domain(args.box, a.n_inputs))
+           else parse_box_domain(args.box, a.n_inputs, a))
     answer, r = epsilon_equivalent(a, b, box, eps, budget=_budget(args))
     if args.certificate and answer is not None:
         write_certificate(r.certificate, args.certificate)
@@ -227,7 +228,7 @@ def cmd_diff(args) -> int:
     if args.ball is not None:
         box = parse_ball(args.ball, d)
     else:
-        box = parse_box_domain(args.box, d)
+        box = parse_box_domain(args.box, d, a)
     cube = len(set(box)) == 1
     method = args.method
     if method == "walk" and not cube:
@@ -274,10 +275,15 @@ def _cmd_diff_bab(args, a, b, box) -> int:
 
 def cmd_dim(args) -> int:
     net = load_network(args.net)
+    try:
+        dom = parse_domain(args, net.n_inputs, net).legacy()
+    except InputError as exc:
+        fail(f"dim: {exc.problem}")
     kw = {"budget": Budget(args.timeout)}
     if args.max_regions is not None:
         kw["max_regions"] = args.max_regions
-    fd = functional_dimension(net, domain=_domain(args), timeout=args.timeout, **kw)
+    with kw["budget"].active():      # inner loops stop at the deadline (BudgetExhausted)
+        fd = functional_dimension(net, domain=dom, timeout=args.timeout, **kw)
     if fd.non_generic:
         text = f"non-generic parameter: {fd.non_generic}"
         for e in fd.nearby:
@@ -295,13 +301,14 @@ def cmd_dim(args) -> int:
                 f"parameters ({fd.reason})")
     for line in fd.deficits:
         text += f"\n  {line}"
+    text += f"\n  work done: {fd.work_text()} (deterministic given the seed and this work)"
     if args.certificate and fd.non_generic:     # nothing to certify: no value at this theta
         text += ("\n  no certificate written: the functional dimension is not defined at this theta "
                  "(each nearby value was certified by its own re-checked certificate)")
     elif args.certificate:           # the proof searches of the upper bound share the budget
         left = kw["budget"].remaining()
         seconds = 10.0 if left is None else max(0.5, min(10.0, left))
-        write_certificate(functional_dimension_certificate(net, fd, domain=_domain(args), seconds=seconds),
+        write_certificate(functional_dimension_certificate(net, fd, domain=dom, seconds=seconds),
                           args.certificate)
     emit(args, fd.to_json(), text)
     return 0 if fd.exact else 3

@@ -1,6 +1,7 @@
 """Command ``regions``: exact linear regions of a ReLU network.
 
-``netfibers regions NET [--box lo,hi | --orthant] [--max-regions N] [--timeout S] [--json]``
+``netfibers regions NET [--box lo,hi | --box lo1:hi1,… | --box FILE.json | --box file | --ball X,R |
+--orthant] [--max-regions N] [--timeout S] [--json]``
 
 JSON keys: ``regions`` (each: ``pattern`` (-1/0/1 per hidden neuron, layer order), ``point``
 (exact interior point), ``jacobian``, ``offset``, ``facets``, ``neighbours``), ``number_of_regions``,
@@ -19,7 +20,7 @@ from ..sets import Polyhedron
 from ..regions import regions
 from . import display
 from .help import describe
-from .common import load_network, parse_box
+from .common import load_network, parse_domain
 
 __all__ = ["register", "cmd_regions", "linear_pieces"]
 
@@ -64,7 +65,11 @@ def register(sub, parent) -> None:
                                      "--json"]))
     p.add_argument("net", metavar="NET")
     dom = p.add_mutually_exclusive_group()
-    dom.add_argument("--box", metavar="LO,HI", help="restrict to the cube [LO, HI]^d")
+    dom.add_argument("--box", metavar="LO,HI", help="restrict to the cube [LO, HI]^d; lo1:hi1,lo2:hi2 (one interval per "
+                     "coordinate); FILE.json ([[lo, hi], ...] or {\"box\": [[lo, hi], ...], "
+                     "\"halfspaces\": [{\"a\": [a1, a2], \"b\": b}]} for box and a.x <= b); or 'file' "
+                     "(the normalised input box of a .nnet file)")
+    dom.add_argument("--ball", metavar="X,R", help="restrict to the L-infinity ball of radius R around X")
     dom.add_argument("--orthant", action="store_true", help="restrict to the orthant x >= 0")
     p.add_argument("--max-regions", type=int, metavar="N", help="stop after N regions (exit 3)")
     p.add_argument("--timeout", type=float, metavar="SECONDS", help="stop after SECONDS (exit 3)")
@@ -80,15 +85,20 @@ def cmd_regions(args) -> int:
     if args.timeout is not None and not args.timeout >= 0:
         fail("--timeout must be a non-negative number of seconds")
     d = net.n_inputs
-    if args.box:
-        lo, hi = parse_box(args.box)
+    dom = parse_domain(args, d, net)
+    rows = dom.rows()
+    if dom.as_cube is not None:
+        lo, hi = dom.as_cube
         domain = Polyhedron.box(d, lo, hi)
         domain_json = {"type": "box", "lo": q_str(lo), "hi": q_str(hi)}
-    elif args.orthant:
+    elif dom.legacy_or_none() == "orthant":
         domain = Polyhedron.orthant(d)
         domain_json = {"type": "orthant"}
-    else:
+    elif not rows:
         domain, domain_json = None, {"type": "whole"}
+    else:                          # a box with per-coordinate bounds, a ball, box ∩ half-spaces
+        domain = Polyhedron([[-v for v in g[:d]] for g in rows], [g[d] for g in rows], d)
+        domain_json = {"type": "polyhedron", **dom.to_json()}
     budget = Budget(timeout=args.timeout, max_regions=args.max_regions)
     walk = regions(net, domain=domain, budget=budget)
     found = list(walk)

@@ -78,6 +78,10 @@ EXACT_LIMIT_COMPLETE = 2_000_000
 
 _log = logging.getLogger(__name__)
 
+ELIMINATION_RATE = 2e8
+"""Float64 operations per second assumed (conservatively, on a shared machine) when deciding
+whether a sampling batch fits the budget (:meth:`_Sandwich.affordable`)."""
+
 
 def functional_dimension(net: Network, *, domain: Any = None, timeout: float | None = None,
                          max_regions: int | None = 400, samples: int | None = None,
@@ -131,7 +135,10 @@ def functional_dimension(net: Network, *, domain: Any = None, timeout: float | N
     run = _Sandwich(net, dom, budget)
     run.walk(timeout, max_regions, seed)
     run.sample(samples, seed, first_round, cover)
-    run.decide_suspects()
+    try:
+        run.decide_suspects()
+    except KeyboardInterrupt:          # Ctrl-C or BudgetExhausted inside an exact LP
+        budget.interrupt()
     fd = run.result()
     if fd.non_generic and nearby:
         fd = _nearby(net, dom, fd, sorted(set(run.kinks.values())), budget)
@@ -184,6 +191,7 @@ class _Sandwich:
         self.evidence: dict = {}
         self.proofs: list = []
         self.proven: dict = {}
+        self.skipped = ""                # why a sampling batch was not started (budget)
 
     def walk(self, timeout, max_regions, seed) -> None:
         """Walk the linear regions (when the first layer alone allows it) and set the upper bound."""
@@ -210,9 +218,9 @@ class _Sandwich:
         """The proven directions, their rank and the upper bound N − rank."""
         self.sym, self.deficits = symmetry_directions(self.net, domain=self.dom, patterns=self.patterns,
                                                       proven=self.proven or None)
-        self.sym_rank = QMatrix.from_rows(self.sym, ncols=self.N).rank() if self.sym else 0
-        self.upper = self.N - self.sym_rank
         self.span = ProvenSpan(self.sym, self.N, self.prime)
+        self.sym_rank = self.span.rank()       # rank mod p <= rank over Q: the upper bound stays valid
+        self.upper = self.N - self.sym_rank
 
     def add_rows(self, X, masks, first_rows=None) -> None:
         """Add the rows at the exact inputs *X* (their masks) to the kernel mod p and the rank."""
@@ -223,6 +231,22 @@ class _Sandwich:
             self.kernel = shrink_kernel_mod_p(K, R[first_rows:], self.prime)
         else:
             self.kernel = shrink_kernel_mod_p(self.kernel, R, self.prime)
+
+    def affordable(self, rows: int) -> bool:
+        """Whether a sampling batch of *rows* Jacobian rows fits the time left: its elimination
+        mod p (about rows · N · min(rows, N) float64 operations, at a conservative
+        ``ELIMINATION_RATE`` per second) is one numpy/FLINT call that no budget can stop, so a
+        batch that does not fit is not started (the reason says so)."""
+        left = self.budget.remaining()
+        if left is None:
+            return True
+        seconds = rows * self.N * min(rows, self.N) / ELIMINATION_RATE
+        if seconds <= left:
+            return True
+        self.skipped = (f"a sampling batch of {rows} Jacobian rows (about {seconds:.0f} s of exact "
+                        f"elimination mod p) does not fit the {left:.1f} s left of the budget")
+        self.budget.reason = self.budget.reason or "timeout: " + self.skipped
+        return False
 
     def sample(self, samples, seed, first_round, cover) -> None:
         """Rounds of chosen inputs until the rank meets the upper bound, stalls or the budget ends."""
@@ -237,6 +261,8 @@ class _Sandwich:
                 if not self.complete:
                     want = samples or (max(16, int(first_round * upper) // m + 16) if not self.rounds
                                        else max(16, upper // (8 * m)))
+                    if not self.affordable(len(new_points) * m + want * m):
+                        break
                     if self.kernel is not None and self.rank < upper:
                         self.evidence["missing"] = missing_directions(self.kernel, self.span, limit=24)
                     new_points = new_points + chosen_inputs(net, self.dom, nrng, want, 10 * want + 2000,
@@ -305,6 +331,8 @@ class _Sandwich:
             hints = _evidence_lines(net, self.evidence)
             if hints:
                 reason += "; evidence from the sampled inputs (float guesses, unproven): " + "; ".join(hints)
+        if self.skipped:
+            reason += f"; {self.skipped}"
         deficits, non_gen, reason = self.vanishing_regions(tuple(deficits), reason)
         return FunctionalDimension(N, lower, upper, reason, deficits, complete, npts,
                                    {"symmetry_rank": self.sym_rank, "regions_walked": len(self.regions),

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from algebra.kernel import parameter_offsets
 from algebra.linalg import QMatrix
-from algebra.linalg.gfp import PRIME, echelon_mod_p, matmul_mod_p, prime_for, residue
+from algebra.linalg.gfp import PRIME, echelon_mod_p, matmul_mod_p, nmod_rref, prime_for, rank_mod_p, residue
 from algebra.network import Network
 from algebra.rationals import Q
 
@@ -96,25 +96,60 @@ def exact_rank(net: Network, points) -> int:
 
 
 class ProvenSpan:
-    """The span of the proven symmetry directions, reduced mod p on first use (its RREF over Q:
-    pivot columns and rows mod p), for :func:`missing_directions`; one object per span."""
+    """The span of the proven symmetry directions, reduced mod p on first use (its RREF mod p:
+    pivot columns and rows), for :func:`missing_directions` and the rank of the upper bound; one
+    object per span.  Mod p throughout, never an exact RREF over Q: on a large network (13 305
+    parameters) that is one FLINT call of minutes that no budget can stop."""
 
     def __init__(self, vectors: list, n: int, p: int):
         self.vectors, self.n, self.p = vectors, n, p
         self._reduced = None
+        self._residues = None
+
+    def residues(self):
+        """The vectors mod p (int64 array), or None when p divides a denominator."""
+        if self._residues is None:
+            import numpy as np
+            A = np.zeros((len(self.vectors), self.n), dtype=np.int64)
+            try:
+                for a, r in enumerate(self.vectors):
+                    for c in [c for c, v in enumerate(r) if v]:      # sparse rows: few non-zeros
+                        A[a, c] = residue(r[c], self.p)
+            except ZeroDivisionError:
+                return None
+            self._residues = A
+        return self._residues
+
+    def rank(self) -> int:
+        """A lower bound of the rank over Q of the vectors (the rank mod p; exact over Q when p
+        divides a denominator): N − this bound is still a valid upper bound of the functional
+        dimension, never below the exact N − rank."""
+        if not self.vectors:
+            return 0
+        A = self.residues()
+        if A is None:
+            return QMatrix.from_rows(self.vectors, ncols=self.n).rank()
+        if A.shape[1] > 4 * A.shape[0] + 64:   # wide: rank(A R) <= rank(A) for a random R (seeded)
+            import numpy as np
+            R = np.random.default_rng(0).integers(0, self.p, (A.shape[1], A.shape[0] + 8))
+            A = matmul_mod_p(A, R, self.p).astype(np.int64)
+        return rank_mod_p(A, self.p)
 
     def reduced(self) -> tuple:
-        """(pivot columns, rows mod p as a float64 array) of the RREF of the span."""
+        """(pivot columns, rows mod p as a float64 array) of the RREF mod p of the span."""
         if self._reduced is None:
             import numpy as np
-            Sm = QMatrix.from_rows(self.vectors, ncols=self.n).rref()[0]
-            rows = [r for r in Sm.to_rows() if any(v != 0 for v in r)]
-            piv = [next(c for c, v in enumerate(r) if v != 0) for r in rows]
-            Sp = np.zeros((len(rows), self.n))
-            for a, r in enumerate(rows):
-                for c, v in enumerate(r):
-                    if v != 0:
-                        Sp[a, c] = residue(v, self.p)
+            A = self.residues()
+            if A is None:
+                Sm = QMatrix.from_rows(self.vectors, ncols=self.n).rref()[0]
+                rows = [r for r in Sm.to_rows() if any(v != 0 for v in r)]
+                piv = [next(c for c, v in enumerate(r) if v != 0) for r in rows]
+                Sp = np.array([[residue(v, self.p) if v != 0 else 0 for v in r] for r in rows],
+                              dtype=np.float64).reshape(len(rows), self.n)
+            else:
+                piv, rows = nmod_rref(A.shape[0], self.n, A.ravel().tolist(), self.p)
+                piv = list(piv)
+                Sp = np.array(rows, dtype=np.float64).reshape(len(rows), self.n)
             self._reduced = (piv, Sp)
         return self._reduced
 

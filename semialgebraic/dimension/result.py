@@ -48,12 +48,31 @@ class FunctionalDimension:
         return Dimension.between(self.n_parameters - self.upper, self.n_parameters - self.lower,
                                  "N - functional dimension")
 
+    @property
+    def work(self) -> dict:
+        """The work done: exact points sampled, sampling batches (rounds) and regions walked.
+        Sampling is deterministic given the seed and this work (the budget stops it between
+        whole batches; no step depends on the clock)."""
+        return {"points": self.samples, "batches": int(self.details.get("rounds", 0)),
+                "regions_walked": int(self.details.get("regions_walked", 0))}
+
+    def work_text(self) -> str:
+        """``"12 000 points in 24 batches, 6 regions walked"``.
+
+        >>> FunctionalDimension(7, 3, 3, "", samples=12000, details={"rounds": 24, "regions_walked": 1}).work_text()
+        '12 000 points in 24 batches, 1 region walked'
+        """
+        w = self.work
+        points = f"{w['points']:,}".replace(",", " ")
+        return (f"{points} points in {w['batches']} batch{'es' if w['batches'] != 1 else ''}, "
+                f"{w['regions_walked']} region{'s' if w['regions_walked'] != 1 else ''} walked")
+
     def to_json(self) -> dict:
         """The JSON form of the result (what the CLI prints)."""
         out = {"functional_dimension": self.value, "fiber_dimension": self.fiber_dimension.value,
                "exact": self.exact, "n_parameters": self.n_parameters, "reason": self.reason,
                "deficits": list(self.deficits), "complete_regions": self.complete_regions,
-               "samples": self.samples}
+               "samples": self.samples, "work": self.work}
         if self.details.get("exercise_proofs"):
             out["exercise_proofs"] = self.details["exercise_proofs"]
         if self.non_generic:

@@ -20,7 +20,6 @@ every region reached contributes d + 1 affinely independent exact inputs (:func:
 from __future__ import annotations
 
 import logging
-import time
 
 from algebra.kernel import parameter_offsets
 from algebra.kernel.differentiability import kink_witness
@@ -28,13 +27,15 @@ from algebra.linalg import QMatrix
 from algebra.network import Network
 from algebra.rationals import Q
 
-__all__ = ["chosen_inputs", "exact_masks", "batch_simplex", "simplex_points", "COVER", "WALK_SECONDS"]
+__all__ = ["chosen_inputs", "exact_masks", "batch_simplex", "simplex_points", "COVER", "WALK_STEPS"]
 
 COVER = 6
 """Inputs wanted per weight (coverage) by :func:`chosen_inputs`."""
 
-WALK_SECONDS = 1.0
-"""Seconds of float walks towards never-exercised weights (and towards missing directions), per round."""
+WALK_STEPS = 3000
+"""Gauss–Newton steps of the float walks towards never-exercised weights (and towards missing
+directions), per round: a count of work, not seconds, so that the inputs chosen depend only on the
+seed and the rounds done, never on the clock (the budget stops sampling between whole rounds)."""
 
 _log = logging.getLogger(__name__)
 
@@ -68,15 +69,14 @@ def chosen_inputs(net: Network, dom, nrng, want: int, pool: int, evidence: dict,
     chosen = _distinct_patterns(flat, nrng, pool, net.n_inputs, want)
     unexercised = _cover_weights(nz, hs, chosen, pool, cover)
     if unexercised and not isinstance(dom, tuple):
-        extra, unexercised = _walk_to_pairs(Ws, bs, Xf, A, nz, unexercised, dom,
-                                            deadline=time.monotonic() + WALK_SECONDS)
+        extra, unexercised = _walk_to_pairs(Ws, bs, Xf, A, nz, unexercised, dom, max_steps=WALK_STEPS)
         if extra:
             U = np.vstack([U, np.array(extra)])
             chosen += list(range(pool, pool + len(extra)))
     evidence["unexercised"] = unexercised
     if evidence.get("missing") and not isinstance(dom, tuple):
         sign_targets = [T for sup in evidence["missing"][:24] for T in _direction_targets(net, sup)]
-        extra = _walk_to_signs(Ws, bs, Xf, sign_targets, dom, time.monotonic() + WALK_SECONDS)
+        extra = _walk_to_signs(Ws, bs, Xf, sign_targets, dom, WALK_STEPS)
         _log.debug("sign walks: %d targets, %d inputs", len(sign_targets), len(extra))
         if extra:
             U = np.vstack([U, np.array(extra)])
@@ -192,7 +192,7 @@ def _exact_points(net, dom, U, chosen, pool) -> list:
     return out
 
 
-def _walk_to_pairs(Ws, bs, Xf, A, nz, pairs, dom, starts=32, steps=10, deadline=None):
+def _walk_to_pairs(Ws, bs, Xf, A, nz, pairs, dom, starts=32, steps=10, max_steps=WALK_STEPS):
     """Float guesses of inputs exercising weights (l, i, k) never exercised in the pool
     (δ_l[i] != 0 needs z_l[i] > 0, h_{l-1}[k] != 0 needs z_{l-1}[k] > 0): from the pool inputs
     with the largest min(z_{l-1}[k], z_l[i]), Gauss–Newton steps on the two linearised
@@ -200,8 +200,9 @@ def _walk_to_pairs(Ws, bs, Xf, A, nz, pairs, dom, starts=32, steps=10, deadline=
     the float pass says the pair is exercised.  Returns (dyadic float inputs, pairs not reached)."""
     np = _np()
     out, missing = [], []
+    done = 0                                   # Gauss–Newton steps so far (the work cap)
     for l, i, k in pairs[:64]:
-        if l == 0 or k >= Ws[l].shape[1] or (deadline is not None and time.monotonic() > deadline):
+        if l == 0 or k >= Ws[l].shape[1] or done >= max_steps:
             missing.append((l, i, k))
             continue
         zs = _pre_all(Ws, bs, Xf, l)
@@ -211,6 +212,7 @@ def _walk_to_pairs(Ws, bs, Xf, A, nz, pairs, dom, starts=32, steps=10, deadline=
         for t in np.argsort(-score)[:starts]:
             x = Xf[t].copy()
             for it in range(steps):
+                done += 1
                 (zk, gk), (zi, gi) = _pre_and_grad(Ws, bs, x, l - 1, k), _pre_and_grad(Ws, bs, x, l, i)
                 G = np.vstack([gk, gi])
                 tgt = np.array([max(0.0, -zk), max(0.0, -zi)]) * (1.0 + 0.5 * it) \
@@ -257,15 +259,15 @@ def _direction_targets(net, sup) -> list:
     return [[(l, i, 1)]] if l < L - 1 else []
 
 
-def _walk_to_signs(Ws, bs, Xf, target_sets, dom, deadline, starts=8, steps=12) -> list:
+def _walk_to_signs(Ws, bs, Xf, target_sets, dom, max_steps, starts=8, steps=12) -> list:
     """Float guesses (dyadic) of inputs with sign(z_t[j]) = s for every (t, j, s) of a target
     set: Gauss–Newton steps on the linearised pre-activations from the pool inputs that come
     closest (the same walk as :func:`_walk_to_pairs`, with signs).  Guesses only: the caller
     recomputes every pattern exactly."""
     np = _np()
-    out = []
+    out, done = [], 0
     for T in target_sets:
-        if time.monotonic() > deadline:
+        if done >= max_steps:                  # a count of work, never the clock
             break
         top = max(t for t, _, _ in T)
         zs = _pre_all(Ws, bs, Xf, top)
@@ -275,6 +277,7 @@ def _walk_to_signs(Ws, bs, Xf, target_sets, dom, deadline, starts=8, steps=12) -
             x = Xf[t0].copy()
             hit = False
             for it in range(steps):
+                done += 1
                 vals = [_pre_and_grad(Ws, bs, x, t, j) for t, j, _ in T]
                 sz = np.array([s * z for (_, _, s), (z, _) in zip(T, vals)])
                 if (sz > 0).all():

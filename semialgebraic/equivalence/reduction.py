@@ -28,7 +28,7 @@ from algebra.network import Network
 from algebra.rationals import Q
 
 from .. import lp
-from ..budget import Budget
+from ..budget import Budget, checkpoint
 from ..certificates import jsonable
 from ..regions import joint_regions
 from ..sets import normalize_domain, random_point
@@ -223,6 +223,9 @@ def reduced_difference(a: Network, b: Network, *, domain: Any = None,
     tried: set = set()                 # dead_cover attempts that failed (not repeated)
     changed = True
     while changed:
+        if budget is not None and budget.exhausted():
+            break                      # every step so far is exact: a less reduced D is still a - b
+        checkpoint()
         changed = False
         for l in range(len(Ws) - 1):
             nxt = Ws[l + 1]

@@ -22,6 +22,7 @@ from algebra.linalg import QMatrix
 from algebra.network import Network
 from algebra.rationals import Q
 
+from ..budget import checkpoint
 from ..sets import in_domain, normalize_domain, random_batch, random_point
 
 __all__ = ["refutation_points", "refute", "refute_random", "refute_hyperplanes"]
@@ -94,6 +95,7 @@ def refute_random(a, b, dom, samples, seed, suspects=False):
     rng = random.Random(seed + 7919)
     d = a.n_inputs
     for k, size in enumerate(_FIRST_POINTS):
+        checkpoint()
         x = _first_difference(a, b, random_batch(rng, min(size, samples), d, dom))
         if x is None and suspects and k == 0:
             x = _refute_suspects(a, b, dom, seed)
@@ -133,6 +135,7 @@ def _hyperplane_points(rows, bias, d, dom, rng) -> list:
     """Four points per hyperplane ``w·x + b = 0`` (see :func:`refutation_points`)."""
     pts = []
     for w, c in zip(rows, bias):
+        checkpoint()
         j = max(range(d), key=lambda t: abs(w[t]))
         if w[j] == 0:
             continue

@@ -22,6 +22,8 @@ from __future__ import annotations
 from algebra.linalg import QMatrix
 from algebra.rationals import Q
 
+from ..budget import checkpoint
+
 __all__ = ["simplex_free_le", "simplex_std", "revised_std"]
 
 _ZERO = Q(0)
@@ -204,6 +206,7 @@ def _revised_run(A, b, cost, basis, allowed):
     crow = QMatrix.row(cost + [_ZERO] * (A.ncols - len(cost)))
     bland, degenerate = False, 0
     while True:
+        checkpoint()                 # an active budget stops here (BudgetExhausted)
         B = A.submatrix(cols=basis)
         xB = B.solve(bcol).col_at(0) if r else ()
         pi = B.T.solve(QMatrix.column([crow[0, j] for j in basis])) if r else QMatrix.zeros(0, 1)
@@ -267,6 +270,7 @@ def _run(T, basis, m, ncols, allowed):
     bland = False
     degenerate = 0
     while True:
+        checkpoint()                 # an active budget stops here (BudgetExhausted)
         obj = T.row_at(m)
         if bland:
             j = next((j for j in range(allowed) if obj[j] < 0), None)

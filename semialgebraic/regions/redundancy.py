@@ -16,6 +16,7 @@ from __future__ import annotations
 from algebra.linalg import QMatrix
 from algebra.rationals import Q
 
+from ..budget import checkpoint
 from ..exceptions import CertificateError
 from ..lp import FloatLP, dot, feasible
 
@@ -46,6 +47,7 @@ def redundancy_multipliers(rows, c, active, classes, order, facets, d, known=Non
     todo = [classes[key][0] for key in order if classes[key][0] not in pos and classes[key][0] not in out]
     flp = FloatLP(-AF, cF) if facets and todo else None
     while todo:
+        checkpoint()
         k = todo[0]
         S = _support(rows[k], flp)
         basis = S if S and len(S) == d and AF.submatrix(rows=S).rank() == d else None

@@ -61,7 +61,7 @@ from algebra.linalg import QMatrix
 from algebra.network import Network
 from algebra.rationals import Q, q_json, to_q
 
-from ..budget import Budget, Progress
+from ..budget import Budget, Progress, checkpoint
 from ..exceptions import BudgetExceededError, CertificateError
 from ..lp import FloatLP, dot, feasible
 from ..sets import Polyhedron
@@ -170,7 +170,8 @@ class RegionWalk:
         eng, budget = self._engine, self.budget
         prog = Progress("regions", enabled=self._progress)
         try:
-            first = eng.start(self._start)
+            with budget.active():      # exact LPs inside stop via BudgetExhausted
+                first = eng.start(self._start)
             if first is None:  # empty domain interior
                 self.complete = True
                 return
@@ -180,7 +181,8 @@ class RegionWalk:
                 if budget.exhausted():
                     return
                 pattern, point = queue.popleft()
-                region = eng.region(pattern, point)
+                with budget.active():
+                    region = eng.region(pattern, point)
                 budget.count()
                 for _, q, y in eng.pending_neighbours:
                     if q is not None and q not in seen:
@@ -469,6 +471,7 @@ class _Engine:
             flp = None
             certified: dict = {}
             for t in undecided:
+                checkpoint()           # each class may need an exact facet LP
                 if t in certified:
                     continue
                 i = reps[t]

@@ -1,0 +1,158 @@
+"""The NNet format (Julian et al.; the ACAS Xu networks and many verification benchmarks), read
+exactly.
+
+A ``.nnet`` file is text: ``//`` comment lines, then comma-separated records::
+
+    numLayers, inputSize, outputSize, maxLayerSize,
+    layerSizes (numLayers + 1 values),
+    a flag (unused),
+    input minima (inputSize), input maxima (inputSize),
+    means (inputSize + 1: the inputs', then the output's),
+    ranges (inputSize + 1: the inputs', then the output's),
+    per layer: one line per row of W (layerSizes[k] values each), then one line per bias.
+
+Every number is read as the exact rational its decimal text denotes (``0.1`` is 1/10, not the
+nearest double).  The network returned is the raw weight network: it acts on *normalised*
+inputs ``(x_raw − mean) / range`` and gives normalised outputs (``y_raw = y · range_out +
+mean_out``).  The normalisation goes in the network's provenance (one sentence) and, exactly,
+in :func:`nnet_normalisation`; :func:`nnet_input_box` is the normalised input box (the file's
+input minima and maxima, normalised), the domain ``--box file``.
+
+>>> import tempfile, os
+>>> text = '''// a 2-2-1 net
+... 2,2,1,2,
+... 2,2,1,
+... 0,
+... -1,0,
+... 1,4,
+... 0,2,0,
+... 2,4,1,
+... 1,0.5,
+... -1,0,
+... 0.25,
+... 0,
+... 1,-1,
+... 0.1,
+... '''
+>>> with tempfile.TemporaryDirectory() as d:
+...     p = os.path.join(d, "t.nnet")
+...     _ = open(p, "w").write(text)
+...     net = load_nnet(p)
+>>> net.widths, net.biases[0][0], net.biases[1][0]
+((2, 2, 1), 1/4, 1/10)
+>>> [[str(v) for v in b] for b in nnet_input_box(net)]
+[['-1/2', '1/2'], ['-1/2', '1/2']]
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from ..exceptions import InputError
+from ..network import Network
+from ..rationals import to_q
+
+__all__ = ["load_nnet", "nnet_normalisation", "nnet_input_box"]
+
+_KEY = "nnet_normalisation"
+
+
+def load_nnet(path: str | Path, **options) -> Network:
+    """The raw weight network of the ``.nnet`` file *path* (on normalised inputs), exactly.
+
+    Raises
+    ------
+    InputError
+        For a malformed file (wrong counts, a non-number, a zero range), naming the file and
+        the line.
+    """
+    if options:
+        raise InputError(f"options {sorted(options)} do not apply to .nnet files", source=str(path))
+    src = str(path)
+    try:
+        text = Path(path).read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise InputError(f"cannot read: {exc}", source=src) from None
+    lines = [(k + 1, ln) for k, ln in enumerate(text.splitlines())
+             if ln.strip() and not ln.lstrip().startswith("//")]
+    pos = 0
+    raw: dict = {}                       # the decimal text of the normalisation, for people
+
+    def record(what: str, n: int | None = None, integer: bool = False) -> list:
+        nonlocal pos
+        if pos >= len(lines):
+            raise InputError(f"the file ends before the {what}", source=src)
+        lineno, ln = lines[pos]
+        pos += 1
+        fields = [f.strip() for f in ln.split(",")]
+        while fields and fields[-1] == "":
+            fields.pop()
+        if n is not None and len(fields) != n:
+            raise InputError(f"line {lineno} ({what}): expected {n} values, got {len(fields)}", source=src)
+        try:
+            vals = [to_q(f) for f in fields]
+        except Exception as exc:        # AlgebraError (bad number); one line naming the line
+            raise InputError(f"line {lineno} ({what}): {exc}", source=src) from None
+        if integer and any(v.q != 1 or v < 0 for v in vals):
+            raise InputError(f"line {lineno} ({what}): expected non-negative integers", source=src)
+        raw[what] = fields
+        return vals
+
+    head = record("header (numLayers, inputSize, outputSize, maxLayerSize)", 4, integer=True)
+    n_layers, n_in, n_out = (int(v) for v in head[:3])
+    if n_layers < 1 or n_in < 1 or n_out < 1:
+        raise InputError("the header needs at least one layer, one input and one output", source=src)
+    sizes = [int(v) for v in record("layer sizes", n_layers + 1, integer=True)]
+    if sizes[0] != n_in or sizes[-1] != n_out or min(sizes) < 1:
+        raise InputError(f"layer sizes {sizes} do not match inputSize {n_in} and outputSize {n_out}",
+                         source=src)
+    record("symmetric flag")
+    mins = record("input minima", n_in)
+    maxs = record("input maxima", n_in)
+    means = record("means", n_in + 1)
+    ranges = record("ranges", n_in + 1)
+    if any(r == 0 for r in ranges):
+        raise InputError("a range is zero (normalisation divides by it)", source=src)
+    if any(lo > hi for lo, hi in zip(mins, maxs)):
+        raise InputError("an input minimum exceeds its maximum", source=src)
+    weights, biases = [], []
+    for k in range(n_layers):
+        weights.append([record(f"row {i} of W{k + 1}", sizes[k]) for i in range(sizes[k + 1])])
+        biases.append([record(f"bias {i} of layer {k + 1}", 1)[0] for i in range(sizes[k + 1])])
+    if pos != len(lines):
+        raise InputError(f"line {lines[pos][0]}: unexpected data after the last layer", source=src)
+    net = Network.from_rows(weights, biases)
+    norm = {"input_minimums": tuple(mins), "input_maximums": tuple(maxs),
+            "input_means": tuple(means[:n_in]), "input_ranges": tuple(ranges[:n_in]),
+            "output_mean": means[n_in], "output_range": ranges[n_in]}
+    net.derived(_KEY, lambda: norm)
+    def text(what, k=slice(None)):       # the numbers as written in the file (exact decimals)
+        return ", ".join(raw[what][k])
+    sentence = (f"read from NNet file {Path(path).name}, every decimal exactly; the network acts on "
+                "normalised inputs (x - mean) / range and gives normalised outputs "
+                f"(y_raw = y * {raw['ranges'][n_in]} + {raw['means'][n_in]}); input means "
+                f"({text('means', slice(n_in))}), ranges ({text('ranges', slice(n_in))}), "
+                f"minima ({text('input minima')}), maxima ({text('input maxima')})")
+    net.derived("provenance", lambda: (sentence,))
+    return net
+
+
+def nnet_normalisation(net: Network) -> dict | None:
+    """The exact normalisation of a network read from a ``.nnet`` file (keys
+    ``input_minimums``, ``input_maximums``, ``input_means``, ``input_ranges``, ``output_mean``,
+    ``output_range``), or None for any other network."""
+    return net.derived(_KEY, lambda: None)
+
+
+def nnet_input_box(net: Network) -> list | None:
+    """The file's input box in normalised coordinates: ``[((min_i − mean_i) / range_i,
+    (max_i − mean_i) / range_i)]`` (ends swapped for a negative range), or None."""
+    norm = nnet_normalisation(net)
+    if norm is None:
+        return None
+    box = []
+    for lo, hi, m, r in zip(norm["input_minimums"], norm["input_maximums"], norm["input_means"],
+                            norm["input_ranges"]):
+        a, b = (lo - m) / r, (hi - m) / r
+        box.append((a, b) if a <= b else (b, a))
+    return box

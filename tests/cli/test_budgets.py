@@ -1,0 +1,167 @@
+"""Budgets that hold (issue 15 part 5): ``--timeout T`` returns within 1.05·T + 2 s (time after
+start-up) with the partial result and exit 3; Ctrl-C (SIGINT) gives the same partial report,
+exit 3; the exact simplex and the facet LPs stop inside a region through :func:`checkpoint`."""
+
+from __future__ import annotations
+
+import json
+import random
+import signal
+import subprocess
+import sys
+import time
+from fractions import Fraction
+from pathlib import Path
+
+import pytest
+
+from algebra.network import Network
+from algebra.rationals import Q
+from semialgebraic.budget import Budget, BudgetExhausted, checkpoint
+from semialgebraic.lp.simplex import simplex_free_le
+from semialgebraic.regions import regions
+
+ROOT = Path(__file__).resolve().parents[2]          # run this worktree's code in subprocesses
+
+
+def random_net(widths, seed, denominator=8) -> Network:
+    """He-like random weights with short denominators (exact), biases of scale 1/denominator."""
+    rng = random.Random(seed)
+    ws, bs = [], []
+    for a, b in zip(widths, widths[1:]):
+        scale = max(1, round(denominator * (2 / a) ** 0.5))
+        ws.append([[Fraction(rng.randint(-2 * scale, 2 * scale), denominator) for _ in range(a)]
+                   for _ in range(b)])
+        bs.append([Fraction(rng.randint(-denominator, denominator), denominator) for _ in range(b)])
+    return Network.from_rows(ws, bs)
+
+
+def _cli(*argv) -> list[str]:
+    return [sys.executable, "-m", "semialgebraic.cli", *argv]
+
+
+TINY = ROOT / "algebra" / "examples" / "t1_masked.json"
+
+
+def _startup(argv=("explain",)) -> float:
+    """Seconds the same command takes on a tiny network (imports and start-up), measured now
+    (the machine is shared)."""
+    tiny = [str(TINY) if a.endswith(".json") else a for a in argv]
+    t = time.monotonic()
+    subprocess.run(_cli(*tiny), capture_output=True, check=False, cwd=ROOT)
+    return time.monotonic() - t
+
+
+def timed_run(argv, timeout_s: float, slack: float = 3.0) -> tuple[subprocess.CompletedProcess, float]:
+    """Run ``netfibers *argv --timeout T``; assert it returned within 1.05·T + 2 s after start-up
+    (plus *slack* for a loaded machine) and return the process and the seconds it took."""
+    start = _startup(argv)
+    t = time.monotonic()
+    r = subprocess.run(_cli(*argv, "--timeout", str(timeout_s)), capture_output=True, text=True,
+                       timeout=60 + 10 * timeout_s, cwd=ROOT)
+    took = time.monotonic() - t
+    assert took - start <= 1.05 * timeout_s + 2 + slack, (argv[0], took, start, r.stderr)
+    return r, took
+
+
+# ------------------------------------------------------------------------------------------------
+def test_checkpoint_stops_the_exact_simplex_of_an_active_exhausted_budget():
+    rows = [[Q(1), Q(0)], [Q(0), Q(1)], [Q(-1), Q(-1)]]
+    assert simplex_free_le(rows, [Q(1), Q(1), Q(0)], [Q(1), Q(1)])[0] == "optimal"   # inactive: runs
+    b = Budget(timeout=0)
+    with b.active():
+        with pytest.raises(BudgetExhausted, match="timeout of 0 s reached"):
+            simplex_free_le(rows, [Q(1), Q(1), Q(0)], [Q(1), Q(1)])
+    checkpoint()                                      # the block left: nothing active any more
+
+
+def test_interrupt_keeps_the_reason_of_a_spent_budget():
+    b = Budget(timeout=0)
+    b.interrupt()
+    assert b.reason == "timeout of 0 s reached" and not b.interrupted
+    c = Budget()
+    c.interrupt()
+    assert c.reason == "interrupted (Ctrl-C)" and c.interrupted
+
+
+def test_walk_stops_inside_a_region_with_the_partial_result():
+    net = random_net([4, 12, 12, 1], 3)
+    full = list(regions(net, max_regions=6))
+    assert len(full) == 6
+    b = Budget(timeout=0)
+    walk = regions(net, budget=b)
+    assert list(walk) == [] and walk.complete is False and b.reason.startswith("timeout")
+
+
+def test_regions_timeout_returns_in_time_with_the_partial_result(tmp_path):
+    p = tmp_path / "net.json"
+    p.write_text(json.dumps(random_net([6, 24, 24, 1], 1).to_dict()))
+    r, _ = timed_run(["regions", str(p), "--json"], 2)
+    assert r.returncode == 3, r.stderr
+    data = json.loads(r.stdout)
+    assert data["complete"] is False and data["reason"] == "timeout of 2 s reached"
+    assert data["number_of_regions"] == len(data["regions"]) >= 1
+
+
+def test_ctrl_c_gives_the_partial_report_and_exit_3(tmp_path):
+    p = tmp_path / "net.json"
+    p.write_text(json.dumps(random_net([6, 24, 24, 1], 1).to_dict()))
+    start = _startup()
+    proc = subprocess.Popen(_cli("regions", str(p), "--json"), stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True, cwd=ROOT)
+    time.sleep(start + 1.5)
+    proc.send_signal(signal.SIGINT)
+    out, err = proc.communicate(timeout=30)
+    assert proc.returncode == 3, err
+    data = json.loads(out)
+    assert data["complete"] is False and data["reason"] == "interrupted (Ctrl-C)"
+    assert data["number_of_regions"] == len(data["regions"]) >= 1
+
+
+def test_dim_timeout_returns_in_time_and_states_the_work_done(tmp_path):
+    p = tmp_path / "net.json"
+    p.write_text(json.dumps(random_net([5, 30, 30, 5], 2).to_dict()))
+    r, _ = timed_run(["dim", str(p), "--json"], 2)
+    assert r.returncode in (0, 3), r.stderr
+    data = json.loads(r.stdout)
+    assert data["exact"] or data["lower"] <= data["upper"]
+
+
+# ------------------------------------------------------------------------------------------------
+@pytest.mark.slow
+@pytest.mark.parametrize("timeout_s", [5, 15])
+def test_hard_cases_return_within_the_budget(tmp_path, timeout_s):
+    """diff (64-32-10 vs its float16 copy on [0,16]^64), dim (5-50x6-5), equiv and regions on hard
+    cases, each as a subprocess with a small budget: exit 3 within 1.05 T + 2 s after start-up."""
+    import numpy as np
+    rng = np.random.default_rng(0)
+
+    def he(widths, f16=None):
+        ws = [rng.normal(0, (2 / a) ** 0.5, (b, a)) for a, b in zip(widths, widths[1:])]
+        bs = [rng.normal(0, 0.01, b) for b in widths[1:]]
+        return ws, bs
+
+    def save(name, ws, bs, dtype):
+        net = Network.from_rows([[[Fraction(float(v)) for v in row] for row in w.astype(dtype)] for w in ws],
+                                [[Fraction(float(v)) for v in b.astype(dtype)] for b in bs])
+        path = tmp_path / f"{name}.json"
+        path.write_text(json.dumps(net.to_dict()))
+        return str(path)
+
+    ws, bs = he([64, 32, 10])
+    a32, a16 = save("a32", ws, bs, np.float32), save("a16", ws, bs, np.float16)
+    ws, bs = he([5, 50, 50, 50, 50, 50, 50, 5])
+    acas = save("acas", ws, bs, np.float32)
+    perm = rng.permutation(50)                  # the same function, hidden layer 1 permuted
+    ws2 = [ws[0][perm], ws[1][:, perm]] + ws[2:]
+    bs2 = [bs[0][perm]] + bs[1:]
+    acas_p = save("acas_p", ws2, bs2, np.float32)
+    for argv, codes in ((["diff", a32, a16, "--box", "0,16", "--json"], (3,)),
+                        (["dim", acas, "--json"], (3,)),
+                        (["equiv", acas, acas_p, "--box", "-1/10,1/10", "--json"], (0, 3)),
+                        (["regions", acas, "--json"], (3,))):
+        r, _ = timed_run(argv, timeout_s, slack=5.0)
+        assert r.returncode in codes, (argv[0], r.returncode, r.stderr)
+        data = json.loads(r.stdout)
+        assert r.returncode == 0 or False in (data.get("complete"), data.get("exact")) or \
+            data.get("answer", False) is None                # partial: said so in the JSON
