@@ -246,7 +246,7 @@ def _neurons(np, layers):
 
 def _constant_neurons(net, part):
     """``(i, V_i σ(b_i))`` exactly for the neurons with w = 0 and a non-zero output column."""
-    V = net.weights[1]
+    V = net.layer(1)[0]
     for i in part["constant"].tolist():
         bi = net.biases[0][i]
         if bi > 0:
