@@ -23,7 +23,8 @@ from ..exceptions import CertificateError
 from ..verdict import Hypothesis, Verdict
 from ..verify import verify as _verify
 from .canonical import ShallowCanonicalForm, canonical_form
-from .float32_exact import compare_float32
+from .float32_exact import compare_float32, compare_float64
+from .integer_exact import compare_integer
 from .paths import symmetry_path
 
 __all__ = ["equivalent_shallow", "separating_point", "point_on_hyperplane"]
@@ -103,9 +104,10 @@ def _equivalent_shallow(a: Network, b: Network, orthant: bool, certify: bool) ->
         cert = counterexample_certificate(a, b) if certify else None
         return Verdict(False, method, "the networks have different signatures", tuple(hyps), cert)
     if not orthant:
-        fast = _float32_decision(a, b, hyps, certify)
-        if fast is not None:
-            return fast
+        for compare in (compare_float32, compare_float64, compare_integer):
+            fast = _float32_decision(a, b, hyps, certify, compare)
+            if fast is not None:
+                return fast
     ca, cb = canonical_form(a, orthant=orthant), canonical_form(b, orthant=orthant)
     details = {}
     if ca == cb:
@@ -119,16 +121,22 @@ def _equivalent_shallow(a: Network, b: Network, orthant: bool, certify: bool) ->
                    tuple(hyps), cert, details)
 
 
-def _float32_decision(a: Network, b: Network, hyps: list, certify: bool) -> Verdict | None:
+_PATHS = {compare_float32: "float32_path", compare_float64: "float64_path",
+          compare_integer: "integer_path"}
+
+
+def _float32_decision(a: Network, b: Network, hyps: list, certify: bool,
+                      compare=compare_float32) -> Verdict | None:
     """The decision of :mod:`semialgebraic.shallow.float32_exact` (exact float64 arithmetic for float32
-    parameters), as a verdict; None when its hypotheses fail or its separating candidates do not
-    separate (then the FLINT canonical forms decide)."""
-    r = compare_float32(a, b)
+    parameters) or of :mod:`semialgebraic.shallow.integer_exact` (*compare*: exact int64
+    arithmetic on integer rows), as a verdict; None when its hypotheses fail or its separating
+    candidates do not separate (then the FLINT canonical forms decide)."""
+    r = compare(a, b)
     if r.answer is None:
         return None
     method = "shallow-canonical"
     hyps = hyps + list(r.hypotheses)
-    details = {"float32_path": r.details}
+    details = {_PATHS[compare]: r.details}
     if r.answer:
         cert = symmetry_path(a, b) if certify else None
         return Verdict(True, method, r.reason, tuple(hyps), cert, details)
