@@ -71,7 +71,8 @@ from algebra.rationals import Q, from_float
 
 from ..verdict import Hypothesis
 
-__all__ = ["Float32Comparison", "compare_float32", "compare_float64", "finish_exact", "row_ids", "constant_terms"]
+__all__ = ["Float32Comparison", "compare_float32", "compare_float64", "finish_exact", "row_ids",
+           "constant_terms", "one_plus_one"]
 
 
 @dataclass(frozen=True)
@@ -141,19 +142,11 @@ def _compare(a, b, layers_of, prod, h_name, h_fails, equal_reason) -> Float32Com
             return Float32Comparison(None, "a float key collision: two hyperplanes share a "
                                      "rounded key", hyps)
         order, start, gid = grouped
-        ngroups = int(gid[-1]) + 1
-        s_sorted = src[order]
-        na = np.bincount(gid, weights=(s_sorted == 0), minlength=ngroups).astype(int)
-        nb = np.bincount(gid, weights=(s_sorted == 1), minlength=ngroups).astype(int)
+        ngroups, pair, pa, pb = one_plus_one(np, order, start, gid, src)
     else:
         ngroups = 0
     special = []
     if ngroups:
-        pair = (na == 1) & (nb == 1)
-        pos = np.flatnonzero(start)
-        # one-plus-one groups: the a member and the b member in sorted order
-        pa = np.where(s_sorted[pos] == 0, order[pos], order[np.minimum(pos + 1, total - 1)])
-        pb = np.where(s_sorted[pos] == 0, order[np.minimum(pos + 1, total - 1)], order[pos])
         equal_kink = (kink[pa] == kink[pb]).all(axis=1)
         same_flip = (lead[pa] < 0) == (lead[pb] < 0)
         fast = pair & equal_kink & same_flip
@@ -225,6 +218,23 @@ def finish_exact(a, b, special, members, neuron, constants, hyps, details, equal
         return Float32Comparison(False, "the kinks agree but the affine parts differ", hyps, None,
                                  details)
     return Float32Comparison(True, equal_reason, hyps, None, details)
+
+
+def one_plus_one(np, order, start, gid, src):
+    """``(number of groups, pair, pa, pb)`` for a grouping (a sort *order* of the neurons, the
+    first sorted position of each group, the group id per sorted position; *src* 0/1 per
+    neuron): ``pair[g]`` when group g has one member from each net, then ``pa[g]``, ``pb[g]``
+    are its member from a and from b."""
+    total = len(order)
+    ngroups = int(gid[-1]) + 1
+    s_sorted = src[order]
+    na = np.bincount(gid, weights=(s_sorted == 0), minlength=ngroups).astype(int)
+    nb = np.bincount(gid, weights=(s_sorted == 1), minlength=ngroups).astype(int)
+    pos = np.flatnonzero(start)
+    nxt = order[np.minimum(pos + 1, total - 1)]
+    pa = np.where(s_sorted[pos] == 0, order[pos], nxt)
+    pb = np.where(s_sorted[pos] == 0, nxt, order[pos])
+    return ngroups, (na == 1) & (nb == 1), pa, pb
 
 
 def _groups(np, rows, lead, cols, prod):

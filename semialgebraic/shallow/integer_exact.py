@@ -48,7 +48,7 @@ from algebra.network import Network
 from algebra.rationals import Q
 
 from ..verdict import Hypothesis
-from .float32_exact import Float32Comparison, constant_terms, finish_exact, row_ids
+from .float32_exact import Float32Comparison, constant_terms, finish_exact, one_plus_one, row_ids
 
 __all__ = ["compare_integer", "integer_matrix"]
 
@@ -101,15 +101,7 @@ def compare_integer(a: Network, b: Network) -> Float32Comparison:
         sid = ids[order]
         start = np.concatenate([[True], sid[1:] != sid[:-1]])
         gid = np.cumsum(start) - 1
-        ngroups = int(gid[-1]) + 1
-        s_sorted = src[order]
-        na = np.bincount(gid, weights=(s_sorted == 0), minlength=ngroups).astype(int)
-        nb = np.bincount(gid, weights=(s_sorted == 1), minlength=ngroups).astype(int)
-        pos = np.flatnonzero(start)
-        nxt = order[np.minimum(pos + 1, total - 1)]
-        pa = np.where(s_sorted[pos] == 0, order[pos], nxt)
-        pb = np.where(s_sorted[pos] == 0, nxt, order[pos])
-        pair = (na == 1) & (nb == 1)
+        ngroups, pair, pa, pb = one_plus_one(np, order, start, gid, src)
         fast = pair.copy()
         cand = np.flatnonzero(pair)
         if len(cand):
@@ -134,7 +126,7 @@ def compare_integer(a: Network, b: Network) -> Float32Comparison:
 
     def neuron(k):
         side = int(src[k])
-        part, net = parts[side], (a, b)[side]
+        part = parts[side]
         i = int(local[k])
         t = Q(int(part["num"][i]), part["den"][i]) * (-1 if part["neg"][i] else 1)
         v = [Q(int(y), part["E"]) for y in part["cols"][i].tolist()]
@@ -180,12 +172,18 @@ def _neurons(np, net, mats):
     if any(x * y >= _LIMIT for x, y in zip(k, rowmax)) or any(abs(x) >= _LIMIT for x in p):
         return None
     R = np.empty((len(idx), N.shape[1] + 1), dtype=np.int64)
-    R[:, :-1] = N[idx] * np.array(k, dtype=np.int64)[:, None]
+    R[:, :-1] = N[idx]
+    if any(x != 1 for x in k):
+        R[:, :-1] *= np.array(k, dtype=np.int64)[:, None]
     R[:, -1] = np.array(p, dtype=np.int64)
-    g = np.gcd.reduce(R, axis=1)
+    g = _row_gcds(np, R)
     lead = R[np.arange(len(idx)), (R[:, :-1] != 0).argmax(axis=1)] if len(idx) else g
     neg = lead < 0
-    P = R // np.where(neg, -g, g)[:, None]
+    P = R
+    sel = np.flatnonzero(neg | (g != 1))
+    if len(sel):                                      # only rows that are not yet primitive
+        P = R.copy()
+        P[sel] = R[sel] // np.where(neg, -g, g)[sel, None]
     full = np.zeros(n, dtype=np.int64)
     full[idx] = g
     dens = [0] * n
@@ -196,3 +194,23 @@ def _neurons(np, net, mats):
     return {"P": P, "idx": idx, "num": full, "den": dens, "neg": negs,
             "cols": np.ascontiguousarray(M.T), "E": int(E),
             "constant": np.flatnonzero(live & ~has)}
+
+
+def _row_gcds(np, R):
+    """The gcd of every row of the int64 array *R* (rows not all zero), exactly: the gcd ``g0``
+    of a few columns first (1 settles the row: the row's gcd divides it); a row that ``g0``
+    divides entirely has gcd ``g0``; the full reduction for the rest."""
+    width = R.shape[1]
+    sample = sorted({0, 1 % width, width // 2, width - 2 if width > 1 else 0, width - 1})
+    g = np.gcd.reduce(R[:, sample], axis=1)
+    rest = np.flatnonzero(g != 1)
+    if len(rest):
+        g0 = g[rest]
+        ok = g0 > 0
+        sub = rest[ok]
+        if len(sub):
+            div = (R[sub] % g0[ok][:, None] == 0).all(axis=1)
+            rest = np.concatenate([sub[~div], rest[~ok]])
+        if len(rest):
+            g[rest] = np.gcd.reduce(R[rest], axis=1)
+    return g

@@ -164,3 +164,19 @@ def test_hyperplane_of_a_difference_is_lead_one():
     b = Network.from_rows([[["0.2", "0.4"]], [[2]]], [["0.6"], [0]])
     r = compare_integer(a, b)
     assert r.answer is False and r.hyperplane == ((Q(1), Q(2)), Q(3))
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_row_gcds_match_math_gcd(seed):
+    import math
+    from functools import reduce
+
+    from semialgebraic.shallow.integer_exact import _row_gcds
+    rng = np.random.default_rng(seed)
+    width = int(rng.integers(1, 9))
+    R = rng.integers(-50, 50, (40, width)) * rng.choice([1, 2, 6, 35], (40, 1))
+    R[R[:, :].any(axis=1) == 0, 0] = 7                     # no all-zero row
+    R[3, :] = 0
+    R[3, -1] = 12
+    R = R.astype(np.int64)
+    assert _row_gcds(np, R).tolist() == [reduce(math.gcd, map(int, row)) for row in R]
