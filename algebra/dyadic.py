@@ -94,8 +94,10 @@ def network_float32_layers(net):
         if hint is None:
             return None
         W = exact_float64(*hint)
+        if W is None or not is_float32_exact(W):
+            return None                     # refused before the biases are converted one by one
         b = exact_float64_vector(net.biases[l])
-        if W is None or b is None or not (is_float32_exact(W) and is_float32_exact(b)):
+        if b is None or not is_float32_exact(b):
             return None
         layers.append((W, b))
     return layers
