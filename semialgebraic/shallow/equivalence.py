@@ -166,7 +166,9 @@ def _sparse_candidates(a: Network, b: Network, hyperplane):
     def column(net, i, j):
         key = (i, j)
         if key not in cols:
-            cols[key] = net.weights[0].col_at(j)
+            hint = net.integer_weights(0)        # from the arrays: W1 is not made as rationals
+            cols[key] = ([Q(int(x), int(hint[1])) for x in hint[0][:, j].tolist()]
+                         if hint is not None else net.layer(0)[0].col_at(j))
         return cols[key]
 
     def hidden(net, i, x):                      # exact W x + b for a sparse x (dict j -> value)
@@ -177,7 +179,7 @@ def _sparse_candidates(a: Network, b: Network, hyperplane):
         return h
 
     def output(net, h):
-        return net.weights[1].apply([v if v > 0 else Q(0) for v in h])
+        return net.layer(1)[0].apply([v if v > 0 else Q(0) for v in h])
 
     def point(x):
         return tuple(x.get(j, Q(0)) for j in range(d))
@@ -201,13 +203,13 @@ def _sparse_candidates(a: Network, b: Network, hyperplane):
                 x0[j] = -beta
             eps, ok = Q(1), True
             for i, net in enumerate((a, b)):
-                W, bias = net.layer(0)
+                bias = net.biases[0]
                 for row, (hv, wj) in enumerate(zip(hidden(net, i, x0), column(net, i, j))):
                     if wj == 0:          # h is constant along e_j: never crossed (σ(0) = 0 if h = 0)
                         continue
                     if hv == 0:          # only neurons on H itself may kink at x0 along e_j
                         if bias[row] != wj * beta or any(
-                                w != wj * uu for w, uu in zip(W.row_at(row), u)):
+                                w != wj * uu for w, uu in zip(net.layer(0)[0].row_at(row), u)):
                             ok = False
                             break
                     else:
