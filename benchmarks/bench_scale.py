@@ -19,17 +19,20 @@ Targets: ``info`` <= 2 s, ``convert`` <= 3 s, peak RSS above baseline <= 3x the 
 
 Run by hand: ``python benchmarks/bench_scale.py [--hidden 4096] [--keep DIR]``.
 
-Measured 2026-12-02 01:28 UTC, n = 4096, load 11–13 (eight developers on 2 cores: wall times
-are several times the CPU times; CPU seconds, baseline in the same run)::
+Measured 2026-12-02 01:28 UTC (certificate row) and 01:50 UTC (the others), n = 4096, load
+7–13 (eight developers on 2 cores: wall times are several times the CPU times; CPU seconds,
+baseline in the same run; the numpy baseline itself varies 0.2–0.6 s between runs)::
 
     workload                                        cpu  | baseline cpu  ratio  target
     cert write+verify (50 MB; wall 27.2 s)          3.47 | equiv 2.20     1.6   <= 15 s
-    decimals 784-4096-10 equivalent [int64 path]    0.64 | numpy 0.51     1.3   <= 5x (FLINT 5.66)
-    decimals 784-4096-10 b1 off 1e-9                3.26 | numpy 0.79     4.1   <= 5x (FLINT 4.51)
-    float64 784-4096-10 equivalent [limb path]      1.15 | numpy 0.21     5.5   <= 5x (FLINT 6.01)
-    float64 784-4096-10 one ulp off                 3.23 | numpy 0.70     4.6   <= 5x (FLINT 5.41)
+    decimals 784-4096-10 equivalent [int64 path]    0.73 | numpy 0.61     1.2   <= 5x (FLINT 5.46)
+    decimals 784-4096-10 b1 off 1e-9                2.61 | numpy 0.59     4.4   <= 5x (FLINT 4.97)
+    float64 784-4096-10 equivalent [limb path]      0.82 | numpy 0.53     1.5   <= 5x (FLINT 5.45)
+    float64 784-4096-10 one ulp off                 2.77 | numpy 0.64     4.3   <= 5x (FLINT 4.15)
 
 (Before issue 16 part 3 the certificate took 95 s; its write and replay are now array work.
+The "different" rows spend most of their time building the exact separating point, whose
+evaluation still makes the FLINT matrix of W1.
 The decimal rows use nets whose weights are kept as integer arrays ``N / 10^4``; a net whose
 weights exist only as FLINT rationals first pays the entry-by-entry export, ~1 s per 3 M
 entries.)
