@@ -33,7 +33,8 @@ from __future__ import annotations
 from typing import Sequence
 
 __all__ = ["exact_float64", "exact_float64_vector", "is_float32_exact", "network_float32_layers",
-           "bit_lengths", "dyadic_bit_sizes", "network_bit_sizes"]
+           "bit_lengths", "dyadic_bit_sizes", "network_bit_sizes", "two_product",
+           "is_float64_product_safe", "network_float64_layers"]
 
 
 def exact_float64(N, D: int):
@@ -93,8 +94,10 @@ def network_float32_layers(net):
         if hint is None:
             return None
         W = exact_float64(*hint)
+        if W is None or not is_float32_exact(W):
+            return None                     # refused before the biases are converted one by one
         b = exact_float64_vector(net.biases[l])
-        if W is None or b is None or not (is_float32_exact(W) and is_float32_exact(b)):
+        if b is None or not is_float32_exact(b):
             return None
         layers.append((W, b))
     return layers
@@ -185,6 +188,75 @@ def network_bit_sizes(net) -> tuple[int, int]:
             x, y = bit_size(q)
             num, den = max(num, x), max(den, y)
     return num, den
+
+
+# -- exact products of two float64 values (float64 limbs) ------------------------------------
+
+_SAFE = 2.0 ** 450
+
+
+def two_product(x, y):
+    """The exact product ``x * y`` of float64 arrays as a canonical pair of float64 limbs
+    ``[p, e]`` concatenated along the last axis: ``p = fl(x y)`` (round to nearest) and
+    ``e = x y − p`` exactly (Dekker's TwoProduct with Veltkamp's split into 26-bit halves).
+    Both limbs are functions of the exact product alone, so equal pairs ⇔ equal products.
+    Exact when every non-zero factor lies in ``[2^-450, 2^450]`` in magnitude
+    (:func:`is_float64_product_safe`): no split overflows and no partial product underflows.
+
+    >>> import numpy as np
+    >>> x, y = np.array([1 + 2.0 ** -52]), np.array([1 - 2.0 ** -53])
+    >>> two_product(x, y).tolist()        # (1 + 2^-52)(1 - 2^-53) = 1 + 2^-53 - 2^-105
+    [1.0, 1.1102230246251563e-16]
+    """
+    np = _np()
+    x, y = np.broadcast_arrays(np.asarray(x, dtype=np.float64), np.asarray(y, dtype=np.float64))
+    c = 134217729.0                                  # 2^27 + 1
+    t = c * x
+    xh = t - (t - x)
+    xl = x - xh
+    t = c * y
+    yh = t - (t - y)
+    yl = y - yh
+    p = x * y
+    e = ((xh * yh - p) + xh * yl + xl * yh) + xl * yl
+    return np.concatenate([p, e + 0.0], axis=-1)
+
+
+def is_float64_product_safe(F) -> bool:
+    """True iff every non-zero entry of the float64 array *F* has magnitude in
+    ``[2^-450, 2^450]`` (the hypothesis of :func:`two_product`)."""
+    np = _np()
+    A = np.abs(np.asarray(F, dtype=np.float64))
+    return bool(((A == 0) | ((A >= 1 / _SAFE) & (A <= _SAFE))).all())
+
+
+def network_float64_layers(net):
+    """``[(W_l, b_l), …]`` as float64 arrays equal to the network's exact parameters, every
+    non-zero entry within :func:`is_float64_product_safe`'s range; or None.  The weights come
+    from the float array a reader kept (``net.float_weights``, when the network has it) or
+    from the integer arrays (:meth:`~algebra.network.Network.integer_weights`), else entry by
+    entry from the rational matrix (a float64 file whose integers did not fit int64)."""
+    layers = []
+    for l in range(net.depth):
+        b = exact_float64_vector(net.biases[l])
+        if b is None:                                 # cheap refusal first (decimal biases)
+            return None
+        W = None
+        kept = getattr(net, "float_weights", None)
+        fw = kept(l) if kept is not None else None
+        if fw is not None:
+            W = fw.float_array("float64")
+        if W is None:
+            hint = net.integer_weights(l)
+            W = exact_float64(*hint) if hint is not None else None
+        if W is None and (fw is None and net.integer_weights(l) is None):
+            M = net.layer(l)[0]                       # rationals only: entry by entry (slow)
+            W = exact_float64_vector(M.entries())
+            W = W.reshape(M.shape) if W is not None else None
+        if W is None or not (is_float64_product_safe(W) and is_float64_product_safe(b)):
+            return None
+        layers.append((W, b))
+    return layers
 
 
 def _np():

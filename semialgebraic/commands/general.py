@@ -132,7 +132,7 @@ def cmd_equiv(args) -> int:
     v = equivalent(a, b, method=args.method, domain=_domain(args), budget=budget)
     if args.certificate and v.answer is not None and v.certificate is not None:
         write_certificate(v.certificate, args.certificate)
-    data = v.to_json()
+    data = v.to_json() if getattr(args, "json", False) else {}    # large certificates: costly
     data.setdefault("regions_checked", v.details.get("regions_checked", 0))
     emit(args, data, equiv_text(v, exact=args.exact))
     return v.exit_code()

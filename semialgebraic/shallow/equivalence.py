@@ -23,7 +23,8 @@ from ..exceptions import CertificateError
 from ..verdict import Hypothesis, Verdict
 from ..verify import verify as _verify
 from .canonical import ShallowCanonicalForm, canonical_form
-from .float32_exact import compare_float32
+from .float32_exact import compare_float32, compare_float64
+from .integer_exact import compare_integer
 from .paths import symmetry_path
 
 __all__ = ["equivalent_shallow", "separating_point", "point_on_hyperplane"]
@@ -103,9 +104,10 @@ def _equivalent_shallow(a: Network, b: Network, orthant: bool, certify: bool) ->
         cert = counterexample_certificate(a, b) if certify else None
         return Verdict(False, method, "the networks have different signatures", tuple(hyps), cert)
     if not orthant:
-        fast = _float32_decision(a, b, hyps, certify)
-        if fast is not None:
-            return fast
+        for compare in (compare_float32, compare_float64, compare_integer):
+            fast = _float32_decision(a, b, hyps, certify, compare)
+            if fast is not None:
+                return fast
     ca, cb = canonical_form(a, orthant=orthant), canonical_form(b, orthant=orthant)
     details = {}
     if ca == cb:
@@ -119,16 +121,22 @@ def _equivalent_shallow(a: Network, b: Network, orthant: bool, certify: bool) ->
                    tuple(hyps), cert, details)
 
 
-def _float32_decision(a: Network, b: Network, hyps: list, certify: bool) -> Verdict | None:
+_PATHS = {compare_float32: "float32_path", compare_float64: "float64_path",
+          compare_integer: "integer_path"}
+
+
+def _float32_decision(a: Network, b: Network, hyps: list, certify: bool,
+                      compare=compare_float32) -> Verdict | None:
     """The decision of :mod:`semialgebraic.shallow.float32_exact` (exact float64 arithmetic for float32
-    parameters), as a verdict; None when its hypotheses fail or its separating candidates do not
-    separate (then the FLINT canonical forms decide)."""
-    r = compare_float32(a, b)
+    parameters) or of :mod:`semialgebraic.shallow.integer_exact` (*compare*: exact int64
+    arithmetic on integer rows), as a verdict; None when its hypotheses fail or its separating
+    candidates do not separate (then the FLINT canonical forms decide)."""
+    r = compare(a, b)
     if r.answer is None:
         return None
     method = "shallow-canonical"
     hyps = hyps + list(r.hypotheses)
-    details = {"float32_path": r.details}
+    details = {_PATHS[compare]: r.details}
     if r.answer:
         cert = symmetry_path(a, b) if certify else None
         return Verdict(True, method, r.reason, tuple(hyps), cert, details)
@@ -158,7 +166,9 @@ def _sparse_candidates(a: Network, b: Network, hyperplane):
     def column(net, i, j):
         key = (i, j)
         if key not in cols:
-            cols[key] = net.weights[0].col_at(j)
+            hint = net.integer_weights(0)        # from the arrays: W1 is not made as rationals
+            cols[key] = ([Q(int(x), int(hint[1])) for x in hint[0][:, j].tolist()]
+                         if hint is not None else net.layer(0)[0].col_at(j))
         return cols[key]
 
     def hidden(net, i, x):                      # exact W x + b for a sparse x (dict j -> value)
@@ -169,7 +179,7 @@ def _sparse_candidates(a: Network, b: Network, hyperplane):
         return h
 
     def output(net, h):
-        return net.weights[1].apply([v if v > 0 else Q(0) for v in h])
+        return net.layer(1)[0].apply([v if v > 0 else Q(0) for v in h])
 
     def point(x):
         return tuple(x.get(j, Q(0)) for j in range(d))
@@ -193,13 +203,13 @@ def _sparse_candidates(a: Network, b: Network, hyperplane):
                 x0[j] = -beta
             eps, ok = Q(1), True
             for i, net in enumerate((a, b)):
-                W, bias = net.layer(0)
+                bias = net.biases[0]
                 for row, (hv, wj) in enumerate(zip(hidden(net, i, x0), column(net, i, j))):
                     if wj == 0:          # h is constant along e_j: never crossed (σ(0) = 0 if h = 0)
                         continue
                     if hv == 0:          # only neurons on H itself may kink at x0 along e_j
                         if bias[row] != wj * beta or any(
-                                w != wj * uu for w, uu in zip(W.row_at(row), u)):
+                                w != wj * uu for w, uu in zip(net.layer(0)[0].row_at(row), u)):
                             ok = False
                             break
                     else:

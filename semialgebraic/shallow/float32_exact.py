@@ -31,6 +31,13 @@ With ``f(x) = V σ(W x + b) + c``, ``λ_i = lead(w_i)`` and ``(u_i, β_i) = (w_i
    ``δ_G = 0`` exactly (``λ V = ±|λ| V``); the other groups, the constants and ``c`` are summed in
    exact rationals.
 
+**Float64 parameters** (:func:`compare_float64`, a float64 file): the same steps, with every
+exact product ``x*y`` replaced by its canonical pair of float64 limbs
+(:func:`algebra.dyadic.two_product`: products of two float64 values do not fit a float64),
+under H2': every non-zero parameter is a float64 of magnitude in ``[2^-450, 2^450]``.  Float
+quotients of float64 rows may round two nearby hyperplanes to one key; such buckets are split
+by exact comparisons.
+
 The answer is one of: equal (the forms are equal: the functions are equal on R^d); the first
 group whose kinks differ (an exact hyperplane, from which
 :mod:`semialgebraic.shallow.equivalence` builds a separating point and checks it exactly); "affine parts differ" (kinks equal); or None with the
@@ -58,13 +65,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from algebra.dyadic import network_float32_layers
+from algebra.dyadic import network_float32_layers, network_float64_layers, two_product
 from algebra.network import Network
 from algebra.rationals import Q, from_float
 
 from ..verdict import Hypothesis
 
-__all__ = ["Float32Comparison", "compare_float32"]
+__all__ = ["Float32Comparison", "compare_float32", "compare_float64", "finish_exact", "row_ids",
+           "constant_terms", "one_plus_one"]
 
 
 @dataclass(frozen=True)
@@ -87,16 +95,38 @@ class Float32Comparison:
 def compare_float32(a: Network, b: Network) -> Float32Comparison:
     """Decide on R^d whether two one-hidden-layer nets with float32 parameters compute the same
     function, with exact float64 arithmetic (module docstring); None when the hypotheses fail."""
+    return _compare(a, b, network_float32_layers, _product32,
+                    "H1+H2: every parameter of a and b is exactly a float32, weights kept as "
+                    "exact integer arrays", "parameters are not all known float32 values",
+                    "canonical forms are equal (exact float64 arithmetic under H1+H2)")
+
+
+def compare_float64(a: Network, b: Network) -> Float32Comparison:
+    """The same decision for float64 parameters (a float64 file): every exact product of two
+    parameters is the canonical limb pair of :func:`algebra.dyadic.two_product` (products of two
+    float64 do not fit a float64), under its hypothesis (every non-zero parameter within
+    ``2^±450``); None when the hypotheses fail."""
+    return _compare(a, b, network_float64_layers, two_product,
+                    "H1+H2': every parameter of a and b is exactly a float64 with magnitude in "
+                    "[2^-450, 2^450] or 0, weights kept as exact arrays",
+                    "parameters are not all known float64 values in range",
+                    "canonical forms are equal (exact float64 limb arithmetic under H1+H2')")
+
+
+def _product32(x, y):
+    return x * y                       # exact for float32 values (H2)
+
+
+def _compare(a, b, layers_of, prod, h_name, h_fails, equal_reason) -> Float32Comparison:
     if a.depth != 2 or b.depth != 2 or a.signature != b.signature:
         return Float32Comparison(None, "needs one hidden layer each and equal signatures")
-    la, lb = network_float32_layers(a), network_float32_layers(b)
-    h1 = Hypothesis("H1+H2: every parameter of a and b is exactly a float32, weights kept as "
-                    "exact integer arrays", la is not None and lb is not None,
+    la, lb = layers_of(a), layers_of(b)
+    h1 = Hypothesis(h_name, la is not None and lb is not None,
                     {"a": la is not None, "b": lb is not None})
     if not h1.holds:
-        return Float32Comparison(None, "parameters are not all known float32 values", (h1,))
+        return Float32Comparison(None, h_fails, (h1,))
     import numpy as np
-    parts = [_neurons(np, layers) for layers in (la, lb)]
+    parts = [_neurons(np, layers, prod) for layers in (la, lb)]
     hyps = (h1,)
     rows = np.vstack([p["rows"] for p in parts])
     lead = np.concatenate([p["lead"] for p in parts])
@@ -104,27 +134,19 @@ def compare_float32(a: Network, b: Network) -> Float32Comparison:
     cols = np.vstack([p["cols"] for p in parts])           # the output columns V_i themselves
     src = np.concatenate([np.zeros(len(parts[0]["lead"]), np.int8), np.ones(len(parts[1]["lead"]), np.int8)])
     total = len(lead)
-    m = kink.shape[1]
     if total:
         width = rows.shape[1]
-        grouped = _groups(np, rows, lead, sorted({width - 1, width - 2, width // 2, width // 3}))
+        grouped = _groups(np, rows, lead, sorted({width - 1, width - 2, width // 2, width // 3}),
+                          prod)
         if grouped is None:
             return Float32Comparison(None, "a float key collision: two hyperplanes share a "
                                      "rounded key", hyps)
         order, start, gid = grouped
-        ngroups = int(gid[-1]) + 1
-        s_sorted = src[order]
-        na = np.bincount(gid, weights=(s_sorted == 0), minlength=ngroups).astype(int)
-        nb = np.bincount(gid, weights=(s_sorted == 1), minlength=ngroups).astype(int)
+        ngroups, pair, pa, pb = one_plus_one(np, order, start, gid, src)
     else:
         ngroups = 0
     special = []
     if ngroups:
-        pair = (na == 1) & (nb == 1)
-        pos = np.flatnonzero(start)
-        # one-plus-one groups: the a member and the b member in sorted order
-        pa = np.where(s_sorted[pos] == 0, order[pos], order[np.minimum(pos + 1, total - 1)])
-        pb = np.where(s_sorted[pos] == 0, order[np.minimum(pos + 1, total - 1)], order[pos])
         equal_kink = (kink[pa] == kink[pb]).all(axis=1)
         same_flip = (lead[pa] < 0) == (lead[pb] < 0)
         fast = pair & equal_kink & same_flip
@@ -136,39 +158,51 @@ def compare_float32(a: Network, b: Network) -> Float32Comparison:
         for p_, g in enumerate(gid.tolist()):
             if g in want:
                 members.setdefault(g, []).append(int(order[p_]))
-    delta_A: list[list] = []        # rows δ_G (m-vector) and the hyperplane (u, β) for the affine part
+
+    def neuron(i):
+        lam = from_float(lead[i])
+        return (int(src[i]), lam, [from_float(x) for x in cols[i].tolist()],
+                tuple(from_float(x) / lam for x in rows[i, :-1].tolist()), from_float(rows[i, -1]) / lam)
+    constants = [[v for _, v in constant_terms(net, part)] for net, part in zip((a, b), parts)]
+    details = {"groups": ngroups, "exact_groups": len(special), "neurons": total}
+    return finish_exact(a, b, special, members, neuron, constants, hyps, details, equal_reason)
+
+
+def finish_exact(a, b, special, members, neuron, constants, hyps, details, equal_reason):
+    """The exact end of a grouped comparison (module docstring, steps 3 and 4), shared with
+    :mod:`semialgebraic.shallow.integer_exact`: kinks and flip remainders of the *special* groups
+    (``members[g]``: neuron indices; ``neuron(i) = (side, λ, V_i, u, β)`` exact with
+    ``λ (u, β) = (w_i, b_i)`` and one ``(u, β)`` per group), the constant neurons'
+    ``V_i σ(b_i)`` (*constants*: one list per net) and ``c``.  Every other group must already be
+    proven to contribute equal kinks and no affine difference."""
+    m = a.n_outputs
+    delta_A: list = []          # rows δ_G (m-vector) and the hyperplane (u, β) for the affine part
     first_diff = None
     for g in special:
-        idx = members[g]
         Ka, Kb, Da, Db = [Q(0)] * m, [Q(0)] * m, [Q(0)] * m, [Q(0)] * m
-        for i in idx:
-            lam = from_float(lead[i])
-            v = [from_float(x) for x in cols[i].tolist()]
-            side = src[i]
+        for i in members[g]:
+            side, lam, v, u, beta = neuron(i)
             K_, D_ = (Ka, Da) if side == 0 else (Kb, Db)
             for o in range(m):
                 K_[o] += abs(lam) * v[o]
                 if lam < 0:
                     D_[o] += lam * v[o]
-        i0 = idx[0]
-        lam0 = from_float(lead[i0])
-        u = tuple(from_float(x) / lam0 for x in rows[i0, :-1].tolist())
-        beta = from_float(rows[i0, -1]) / lam0
         if Ka != Kb:
-            if first_diff is None or (u, beta) < first_diff:
-                first_diff = (u, beta)
+            lu = next(x for x in u if x != 0)
+            key = (tuple(x / lu for x in u), beta / lu)
+            if first_diff is None or key < first_diff:
+                first_diff = key
             continue
         dG = [x - y for x, y in zip(Da, Db)]
         if any(dG):
             delta_A.append((dG, u, beta))
-    details = {"groups": ngroups, "exact_groups": len(special), "neurons": total}
     if first_diff is not None:
         return Float32Comparison(False, "the kink vectors differ on a hyperplane", hyps, first_diff,
                                  details)
     # affine parts: A_a − A_b = Σ δ_G u_Gᵀ, c'_a − c'_b = c_a − c_b + Σ δ_G β_G + constants
     dc = [x - y for x, y in zip(a.biases[1], b.biases[1])]
-    for net, sign in ((a, 1), (b, -1)):
-        for i, v in _constant_neurons(net, parts[0 if sign == 1 else 1]):
+    for vs, sign in zip(constants, (1, -1)):
+        for v in vs:
             for o in range(m):
                 dc[o] += sign * v[o]
     dA = [[Q(0)] * a.n_inputs for _ in range(m)]
@@ -183,18 +217,35 @@ def compare_float32(a: Network, b: Network) -> Float32Comparison:
     if any(any(r) for r in dA) or any(dc):
         return Float32Comparison(False, "the kinks agree but the affine parts differ", hyps, None,
                                  details)
-    return Float32Comparison(True, "canonical forms are equal (exact float64 arithmetic under "
-                             "H1+H2)", hyps, None, details)
+    return Float32Comparison(True, equal_reason, hyps, None, details)
 
 
-def _groups(np, rows, lead, cols):
+def one_plus_one(np, order, start, gid, src):
+    """``(number of groups, pair, pa, pb)`` for a grouping (a sort *order* of the neurons, the
+    first sorted position of each group, the group id per sorted position; *src* 0/1 per
+    neuron): ``pair[g]`` when group g has one member from each net, then ``pa[g]``, ``pb[g]``
+    are its member from a and from b."""
+    total = len(order)
+    ngroups = int(gid[-1]) + 1
+    s_sorted = src[order]
+    na = np.bincount(gid, weights=(s_sorted == 0), minlength=ngroups).astype(int)
+    nb = np.bincount(gid, weights=(s_sorted == 1), minlength=ngroups).astype(int)
+    pos = np.flatnonzero(start)
+    nxt = order[np.minimum(pos + 1, total - 1)]
+    pa = np.where(s_sorted[pos] == 0, order[pos], nxt)
+    pb = np.where(s_sorted[pos] == 0, nxt, order[pos])
+    return ngroups, (na == 1) & (nb == 1), pa, pb
+
+
+def _groups(np, rows, lead, cols, prod):
     """Group the rows ``(w, b)`` by hyperplane: bucket by the float quotients ``row[cols]/λ``
     (equal hyperplanes have equal quotients), re-bucket the buckets that mix hyperplanes by the
-    whole quotient row, and prove every group exactly (each member an exact multiple of the
-    group's first member; H2).  ``(order, start, gid)`` (a sort of the rows, the first position
+    whole quotient row, split the buckets that still mix hyperplanes by exact comparisons
+    (:func:`_split_exactly`), and prove every group exactly (each member an exact multiple of
+    the group's first member; H2).  ``(order, start, gid)`` (a sort of the rows, the first position
     of each group, the group id per sorted position), or None when a group cannot be proven."""
-    key_id = _key_ids(np, rows[:, cols] / lead[:, None])
-    for attempt in range(2):
+    key_id = row_ids(np, rows[:, cols] / lead[:, None])
+    for attempt in range(3):
         order = np.argsort(key_id, kind="stable")
         ids = key_id[order]
         start = np.concatenate([[True], ids[1:] != ids[:-1]])
@@ -205,29 +256,54 @@ def _groups(np, rows, lead, cols):
         bad = []
         for lo in range(0, len(mem), 2048):             # chunks bound the temporaries
             mm, rr = mem[lo:lo + 2048], rep[lo:lo + 2048]
-            ok = (rows[mm] * lead[rr][:, None] == rows[rr] * lead[mm][:, None]).all(axis=1)
+            ok = (prod(rows[mm], lead[rr][:, None]) == prod(rows[rr], lead[mm][:, None])).all(axis=1)
             bad.append(mm[~ok])
         bad = np.concatenate(bad) if bad else np.zeros(0, dtype=np.int64)
         if not len(bad):
             return order, start, gid
-        if attempt:
-            return None
         redo = np.flatnonzero(np.isin(key_id, key_id[bad]))
         key_id = key_id.copy()
-        key_id[redo] = key_id.max() + 1 + _key_ids(np, rows[redo] / lead[redo][:, None])
+        if attempt == 0:
+            key_id[redo] = key_id.max() + 1 + row_ids(np, rows[redo] / lead[redo][:, None])
+        elif attempt == 1:
+            fresh = _split_exactly(np, rows, lead, key_id, redo, prod)
+            if fresh is None:
+                return None
+            key_id[redo] = key_id.max() + 1 + fresh
     return None  # pragma: no cover
 
 
-def _key_ids(np, P):
-    """Ids of the distinct rows of the float array *P* (equal rows, equal ids; −0.0 = 0.0)."""
-    P = np.ascontiguousarray(P) + 0.0
-    raw, width = P.tobytes(), P.shape[1] * 8
+def _split_exactly(np, rows, lead, key_id, redo, prod, limit=64):
+    """New ids for the rows *redo* whose buckets (by *key_id*) still mix hyperplanes: each row
+    joins the first earlier row of its bucket that it is an exact multiple of (exact products),
+    else starts a class.  None for a bucket larger than *limit* (quadratic work)."""
+    out = np.zeros(len(redo), dtype=np.int64)
+    reps: dict = {}
+    for k, i in enumerate(redo.tolist()):
+        bucket = reps.setdefault(int(key_id[i]), [])
+        if len(bucket) > limit:
+            return None
+        for r, cls in bucket:
+            if (prod(rows[i], lead[r]) == prod(rows[r], lead[i])).all():
+                out[k] = cls
+                break
+        else:
+            out[k] = k
+            bucket.append((i, k))
+    return out
+
+
+def row_ids(np, P):
+    """Ids of the distinct rows of the float or int64 array *P* (equal rows, equal ids;
+    −0.0 = 0.0)."""
+    P = np.ascontiguousarray(P) + (0.0 if P.dtype.kind == "f" else 0)
+    raw, width = P.tobytes(), P.shape[1] * P.dtype.itemsize
     seen: dict[bytes, int] = {}
     return np.fromiter((seen.setdefault(raw[i * width:(i + 1) * width], len(seen))
                         for i in range(P.shape[0])), dtype=np.int64, count=P.shape[0])
 
 
-def _neurons(np, layers):
+def _neurons(np, layers, prod):
     """Per net: the neurons with a kink (w ≠ 0, V column ≠ 0): rows ``(w, b)``, leads λ, kink
     vectors ``|λ| V_i`` (exact products) and output columns ``V_i``; and the indices of the
     constant neurons (w = 0, V column ≠ 0)."""
@@ -239,14 +315,14 @@ def _neurons(np, layers):
     kinked = np.flatnonzero(live & has)
     rows = np.hstack([W[kinked], b[kinked, None]])
     lead = lead_all[kinked]
-    kink = (V[:, kinked] * np.abs(lead)[None, :]).T      # exact products (H2)
+    kink = prod(V[:, kinked].T, np.abs(lead)[:, None])    # exact products (H2), as limbs
     return {"rows": rows, "lead": lead, "kink": np.ascontiguousarray(kink),
             "cols": np.ascontiguousarray(V[:, kinked].T), "constant": np.flatnonzero(live & ~has)}
 
 
-def _constant_neurons(net, part):
+def constant_terms(net, part):
     """``(i, V_i σ(b_i))`` exactly for the neurons with w = 0 and a non-zero output column."""
-    V = net.weights[1]
+    V = net.layer(1)[0]
     for i in part["constant"].tolist():
         bi = net.biases[0][i]
         if bi > 0:

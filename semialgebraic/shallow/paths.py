@@ -10,6 +10,7 @@ Every path is replayed here before it is returned, and again by the independent 
 
 from __future__ import annotations
 
+from algebra.array_replay import array_view, replay_path, view_equals
 from algebra.kernel import network_digest
 from algebra.network import Network
 from algebra.rationals import Q
@@ -32,6 +33,9 @@ def symmetry_path(a: Network, b: Network, *, orthant: bool = False, forms=None) 
     both, then the inverses of *b*'s steps in reverse order.  The path is replayed here before it
     is returned (a failure raises :class:`CertificateError`: a bug).
     """
+    fast = _array_certificate(a, b, orthant)
+    if fast is not None:
+        return fast
     steps = _direct_path(a, b, orthant)      # replayed below: a wrong path raises, never passes
     rep = None
     if steps is None:
@@ -151,6 +155,68 @@ def _path_to_representative(net: Network, cf: ShallowCanonicalForm):
     if cur != rep:  # pragma: no cover
         raise CertificateError("symmetry_path", "path does not reach the representative")
     return steps, rep
+
+
+def _array_certificate(a: Network, b: Network, orthant: bool):
+    """The certificate of :func:`_array_path`, replayed exactly on the integer arrays
+    (:func:`algebra.array_replay.replay_path`); None when there is no such path or it does
+    not replay to *b* (then the FLINT route decides)."""
+    steps = _array_path(a, b)
+    if not steps:
+        return None
+    replay = replay_path(a, steps)
+    if replay is None or not all(ok for ok, *_ in replay) or not view_equals(replay[-1][2], b):
+        return None
+    return symmetry_path_certificate(a, b, path_to_json(steps), orthant=orthant,
+                                     checkpoints=[r[3] for r in replay])
+
+
+def _array_path(a: Network, b: Network):
+    """``[S2, S1]`` carrying *a* to *b* for one-hidden-layer nets whose weights are int64
+    arrays, found on the arrays: neuron ``i`` of *a* matches neuron ``k`` of *b* when the float
+    keys of ``(w/|λ|, b/|λ|, v|λ|)`` agree (``λ = lead(w)``; equal exact values give equal
+    correctly rounded keys, so a permuted and rescaled copy always matches); the factor is the
+    exact ``|λ_b| / |λ_a|``.  A key collision only gives a wrong candidate, which the exact
+    replay rejects.  None when not applicable or unmatched."""
+    import numpy as np
+    va, vb = array_view(a), array_view(b)
+    if va is None or vb is None or a.depth != 2 or a.widths != b.widths \
+            or a.biases[1] != b.biases[1]:
+        return None
+    sides = []
+    for v in (va, vb):
+        W, V = v.layers
+        nz = W.N != 0
+        has = nz.any(axis=1)
+        lead = np.abs(W.N[np.arange(W.N.shape[0]), nz.argmax(axis=1)])
+        lead = np.where(has, lead, 1)
+        lf = lead.astype(np.float64)
+        scale = [Q(int(x), W.D) if h else Q(1) for x, h in zip(lead.tolist(), has.tolist())]
+        lam = np.where(has, lf / W.D, 1.0)                         # |λ| (1 for w = 0)
+        keys = np.hstack([W.N / lf[:, None],
+                          np.array([float(x / f) for x, f in zip(v.biases[0], scale)])[:, None],
+                          (V.N.astype(np.float64) * lam[None, :] / V.D).T]) + 0.0
+        raw, width = np.ascontiguousarray(keys).tobytes(), keys.shape[1] * 8
+        sides.append(([raw[i * width:(i + 1) * width] for i in range(keys.shape[0])], scale))
+    (ka, sa), (kb, sb) = sides
+    buckets: dict = {}
+    for i, k in enumerate(ka):
+        buckets.setdefault(k, []).append(i)
+    perm = []
+    for k in kb:
+        cand = buckets.get(k)
+        if not cand:
+            return None
+        perm.append(cand.pop())
+    factors = [Q(0)] * len(perm)
+    for k, i in enumerate(perm):
+        factors[i] = sb[k] / sa[i]
+    steps = []
+    if any(f != 1 for f in factors):
+        steps.append(Scale(0, factors))
+    if perm != list(range(len(perm))):
+        steps.append(Permute(0, perm))
+    return steps
 
 
 def _direct_path(a: Network, b: Network, orthant: bool):
