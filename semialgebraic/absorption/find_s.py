@@ -28,7 +28,7 @@ from algebra.rationals import Q
 
 from ..budget import Budget
 
-__all__ = ["find_s", "FindS", "EXACT_LIMIT", "int_rows", "primitive_row"]
+__all__ = ["find_s", "FindS", "EXACT_LIMIT", "int_rows", "primitive_row", "degenerate_units"]
 
 EXACT_LIMIT = 1_000
 """FIND-S works over Q when d²·k is at most this, modulo a prime otherwise (rational elimination
@@ -244,6 +244,64 @@ def _find_s_modular(w_up, w_down, target, max_nullity, budget, seed) -> FindS:
                      f"rank mod {p} = {rank}, nullity {r}: {len(subsets)} valid S "
                      f"({len(rejected)} modular candidate(s) rejected over Q)")
     return FindS([], False, None, None, None, None, last)
+
+
+def degenerate_units(w_up: QMatrix, w_down: QMatrix, dcols: int):
+    """``(zero_row, pair, zero_col)`` of the nondegeneracy conditions (N1)–(N3): the first row of
+    *w_up* vanishing on its first *dcols* columns, the first pair ``(j, i)``, j < i, of such
+    non-zero rows that are collinear (i the smallest index repeating an earlier direction, j
+    the first row with that direction), the first zero column of *w_down* (each None if none).
+
+    Exact on the integer numerators (one common denominator per matrix): collinear rows have
+    equal primitive rows (divided by the gcd, first non-zero of the first *dcols* entries
+    positive).  On numpy int64 arrays when the numerators fit, else on Python integers.
+
+    >>> degenerate_units(QMatrix.from_rows([[0, 0], [2, 4], [1, 3], [-1, -2]]),
+    ...                  QMatrix.from_rows([[1, 0, 2, 0], [0, 0, 1, 3]]), 2)
+    (0, (1, 3), 1)
+    """
+    import numpy as np
+    try:
+        N = np.array(w_up.numer_denom()[0].tolist(), dtype=np.int64).reshape(w_up.shape)
+        V = np.array(w_down.numer_denom()[0].tolist(), dtype=np.int64).reshape(w_down.shape)
+    except OverflowError:
+        return _degenerate_units_python(w_up, w_down, dcols)
+    live = N[:, :dcols].any(axis=1)
+    dead = np.flatnonzero(~live)
+    zero_row = int(dead[0]) if dead.size else None
+    cols = np.flatnonzero(~V.any(axis=0)) if V.size else np.zeros(0, dtype=np.int64)
+    zero_col = int(cols[0]) if cols.size else None
+    idx = np.flatnonzero(live)
+    pair = None
+    if idx.size > 1:
+        R = N[idx]
+        g = np.gcd.reduce(R, axis=1)
+        lead = R[np.arange(R.shape[0]), np.argmax(R[:, :dcols] != 0, axis=1)]
+        keys = R // (g * np.sign(lead))[:, None]          # exact: g divides every entry
+        _, first, inverse = np.unique(keys, axis=0, return_index=True, return_inverse=True)
+        firsts = first[inverse.reshape(-1)]
+        repeat = np.flatnonzero(firsts != np.arange(R.shape[0]))
+        if repeat.size:
+            i = int(repeat[0])
+            pair = (int(idx[firsts[i]]), int(idx[i]))
+    return zero_row, pair, zero_col
+
+
+def _degenerate_units_python(w_up: QMatrix, w_down: QMatrix, dcols: int):
+    ints = int_rows(w_up)
+    zero_row = next((i for i, r in enumerate(ints) if not any(r[:dcols])), None)
+    seen: dict = {}
+    pair = None
+    for i, r in enumerate(ints):
+        if not any(r[:dcols]):
+            continue
+        key = primitive_row(r, dcols)
+        if key in seen:
+            pair = (seen[key], i)
+            break
+        seen[key] = i
+    zero_col = next((i for i, c in enumerate(int_rows(w_down.T)) if not any(c)), None)
+    return zero_row, pair, zero_col
 
 
 def int_rows(m: QMatrix) -> list:

@@ -102,3 +102,26 @@ def test_planted_float_block_found_with_every_candidate_checked():
     exact_product = block.w_down.submatrix(cols=S) @ block.w_up.submatrix(rows=S)
     assert exact_product == -QMatrix.identity(10)
     assert v.details.get("nullity") == 3
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.integers(1, 3), st.integers(1, 8), st.integers(0, 2 ** 30))
+def test_degenerate_units_numpy_equals_python(d, k, seed):
+    from semialgebraic.absorption.find_s import _degenerate_units_python, degenerate_units
+    rng = random.Random(seed)
+    rows = [[Fraction(rng.randint(-2, 2), rng.choice([1, 2])) for _ in range(d + 1)] for _ in range(k)]
+    for _ in range(rng.randint(0, 2)):                     # plant collinear rows, also negative
+        i, j = rng.randrange(k), rng.randrange(k)
+        c = Fraction(rng.choice([-3, -1, 2, 5]), rng.choice([1, 4]))
+        rows[j] = [c * x for x in rows[i]]
+    up = QMatrix.from_rows([[f"{x.numerator}/{x.denominator}" for x in r] for r in rows])
+    down = QMatrix.from_rows([[rng.randint(-1, 1) for _ in range(k)] for _ in range(d)])
+    got = degenerate_units(up, down, d)
+    assert got == _degenerate_units_python(up, down, d)
+    zero_row, pair, zero_col = got                          # and against Fractions directly
+    live = [i for i in range(k) if any(rows[i][:d])]
+    assert zero_row == next((i for i in range(k) if i not in live), None)
+    if pair is not None:
+        j, i = pair
+        ratio = next(rows[i][t] / rows[j][t] for t in range(d) if rows[j][t])
+        assert ratio != 0 and [ratio * x for x in rows[j]] == rows[i]   # negative multiples too
