@@ -169,24 +169,13 @@ def test_npz_object_array_and_truncation_refused(tmp_path):
 
 
 # -- blocks of a checkpoint: the header, then only the tensors used ------------------------------------
-def minilm_like(path, layers=3, d=12, k=48, vocab=100, seed=0):
-    """A synthetic checkpoint with the key names of all-MiniLM-L6 (BERT), smaller shapes."""
-    rng = np.random.default_rng(seed)
-    f = lambda *s: (rng.standard_normal(s) * 0.05).astype(np.float32)   # noqa: E731
-    t = {"embeddings.word_embeddings.weight": f(vocab, d),
-         "embeddings.position_embeddings.weight": f(16, d),
-         "embeddings.LayerNorm.weight": f(d), "embeddings.LayerNorm.bias": f(d)}
-    for i in range(layers):
-        p = f"encoder.layer.{i}."
-        for n in ("attention.self.query", "attention.self.key", "attention.self.value",
-                  "attention.output.dense"):
-            t[p + n + ".weight"], t[p + n + ".bias"] = f(d, d), f(d)
-        t[p + "attention.output.LayerNorm.weight"] = f(d)
-        t[p + "intermediate.dense.weight"], t[p + "intermediate.dense.bias"] = f(k, d), f(k)
-        t[p + "output.dense.weight"], t[p + "output.dense.bias"] = f(d, k), f(d)
-        t[p + "output.LayerNorm.weight"] = f(d)
-    safetensors.save_file(t, str(path))
-    return t
+def minilm_like(path, layers=3, d=12, k=48, vocab=100):
+    """The synthetic MiniLM-shaped checkpoint of ``benchmarks/bench_scale.py``, small."""
+    import sys
+    from pathlib import Path
+    sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
+    from bench_scale import minilm_like as make
+    return make(path, layers=layers, d=d, k=k, vocab=vocab)
 
 
 def test_block_from_checkpoint_reads_only_its_tensors(tmp_path, monkeypatch):
