@@ -34,7 +34,8 @@ from typing import Sequence
 
 __all__ = ["exact_float64", "exact_float64_vector", "is_float32_exact", "network_float32_layers",
            "bit_lengths", "dyadic_bit_sizes", "network_bit_sizes", "two_product",
-           "is_float64_product_safe", "network_float64_layers"]
+           "is_float64_product_safe", "network_float64_layers", "FloatWeights", "float_bit_sizes",
+           "exact_float_array"]
 
 
 def exact_float64(N, D: int):
@@ -90,10 +91,14 @@ def network_float32_layers(net):
     not a float32, …).  Cheap: no FLINT entry is read for the weights."""
     layers = []
     for l in range(net.depth):
-        hint = net.integer_weights(l)
-        if hint is None:
-            return None
-        W = exact_float64(*hint)
+        fw = net.float_weights(l)
+        if fw is not None:                    # the float array read: widened exactly
+            W = fw.float_array("float64")
+        else:
+            hint = net.integer_weights(l)
+            if hint is None:
+                return None
+            W = exact_float64(*hint)
         if W is None or not is_float32_exact(W):
             return None                     # refused before the biases are converted one by one
         b = exact_float64_vector(net.biases[l])
@@ -177,8 +182,11 @@ def network_bit_sizes(net) -> tuple[int, int]:
     from .rationals import bit_size
     num = den = 0
     for l in range(net.depth):
-        hint = net.integer_weights(l)
-        if hint is not None and int(hint[1]) & (int(hint[1]) - 1) == 0:
+        fw = net.float_weights(l)
+        hint = net.integer_weights(l) if fw is None else None
+        if fw is not None:
+            a, b = fw.bit_sizes()
+        elif hint is not None and int(hint[1]) & (int(hint[1]) - 1) == 0:
             a, b = dyadic_bit_sizes(*hint)
         else:
             sizes = [bit_size(q) for q in net.layer(l)[0].entries()]
@@ -257,6 +265,172 @@ def network_float64_layers(net):
             return None
         layers.append((W, b))
     return layers
+
+
+# -- weights kept as the binary float array they were read as ------------------------------------------------
+_IEEE = {2: (10, 5), 4: (23, 8), 8: (52, 11)}  # float itemsize -> (mantissa bits, exponent bits)
+
+
+class FloatWeights:
+    """Exact weights held as the binary float array a reader found (float16/32/64; bfloat16 arrives
+    widened to float32): IEEE 754 packs each entry's integer significand and exponent, so the
+    array *is* an exact mantissa/exponent array, of the file's size and often a read-only memory
+    map of it.  The other exact forms are made from it only when asked, once:
+
+    * :meth:`integers`: ``(N, D)`` int64 numerators over a power of two (what
+      :meth:`~algebra.network.Network.integer_weights` returns), or None when the exponents
+      spread too far for int64 (the network then falls back to rationals for that layer);
+    * :meth:`bit_sizes`: the largest numerator/denominator bits of the reduced fractions, read
+      from the bit fields (:func:`float_bit_sizes`), no integer array made;
+    * :meth:`float_array`: the same values as float32/float64, checked exact.
+
+    *to_integers* and *to_rational* are the reader's exact conversions (``array -> (N, D) or
+    None`` and ``array -> QMatrix``); the reader has checked that every entry is finite.
+
+    >>> import numpy as np
+    >>> fw = FloatWeights(np.array([[0.75, -2.0], [0.0, 3.0]], dtype=np.float32),
+    ...                   lambda a: ((a * 4).astype(np.int64), 4), None)
+    >>> fw.shape, fw.bit_sizes(), fw.integers()[0].tolist()
+    ((2, 2), (2, 3), [[3, -8], [0, 12]])
+    >>> fw.float_array("float64").dtype.name, fw.float_array("float32") is fw.array
+    ('float64', True)
+    """
+
+    __slots__ = ("array", "_to_integers", "_to_rational", "_integers", "_bits")
+
+    def __init__(self, array, to_integers, to_rational):
+        if array.ndim != 2 or array.dtype.kind != "f" or array.dtype.itemsize not in _IEEE:
+            raise ValueError("FloatWeights: a 2-D float16/32/64 array is needed")
+        self.array = array
+        self._to_integers, self._to_rational = to_integers, to_rational
+        self._integers = self._bits = None
+
+    @property
+    def shape(self) -> tuple[int, int]:
+        return int(self.array.shape[0]), int(self.array.shape[1])
+
+    def integers(self):
+        """``(N, D)`` with ``array == N / D`` exactly (N int64, read-only; D a power of two), or
+        None when the integers would not fit in int64."""
+        if self._integers is None:
+            hint = self._to_integers(self.array)
+            if hint is not None:
+                hint[0].flags.writeable = False
+            self._integers = (hint,)
+        return self._integers[0]
+
+    def rational(self):
+        """The exact :class:`~algebra.linalg.QMatrix` (through the integers when they fit)."""
+        hint = self.integers()
+        if hint is None:
+            return self._to_rational(self.array)
+        from .linalg import QMatrix
+        N, D = hint
+        return QMatrix.from_integer_rows(N.tolist(), int(N.shape[1]), den=int(D))
+
+    def bit_sizes(self) -> tuple[int, int]:
+        """``(max numerator bits, max denominator bits)`` of the reduced fractions, as
+        :func:`algebra.rationals.bit_size` gives them (:func:`float_bit_sizes`)."""
+        if self._bits is None:
+            bits = float_bit_sizes(self.array)
+            if bits is None:
+                raise ValueError("FloatWeights: a non-finite entry")   # readers refuse these first
+            self._bits = bits
+        return self._bits
+
+    def float_array(self, dtype: str):
+        """The array as *dtype* (``"float32"``/``"float64"``), equal entrywise to the exact
+        values, or None when some entry is not exactly a value of *dtype* (checked by the round
+        trip back to the source, which is exact)."""
+        np = _np()
+        A = self.array
+        target = np.dtype(dtype)
+        if A.dtype == target and A.dtype.isnative:
+            return A
+        if A.dtype.itemsize <= target.itemsize:
+            return A.astype(target)                      # widening a binary float is exact
+        with np.errstate(over="ignore", under="ignore", invalid="ignore"):
+            out = A.astype(target)
+            ok = bool((out.astype(A.dtype) == A).all())  # overflow (inf) or rounding: unequal
+        return out if ok else None
+
+
+def float_bit_sizes(F, chunk: int = 1 << 20):
+    """``(max numerator bits, max denominator bits)`` over the reduced fractions equal to the
+    entries of the float16/32/64 array *F* (0 is ``0/1``: 0 and 1 bits; an empty array gives
+    ``(0, 0)``), or None when some entry is NaN or infinite.  Read from the IEEE 754 bit fields,
+    in chunks, with integer arithmetic only.
+
+    A non-zero entry is ``m * 2**(e - bias - p)`` with the significand ``m`` (``p`` = 10, 23, 52
+    stored bits, the leading bit implicit for normal numbers) and the exponent field ``e``
+    (1 for subnormals).  With ``t`` the trailing zeros of ``m`` the reduced value is the odd
+    integer ``m >> t`` times ``2**E``, ``E = e - bias - p + t``: numerator bits
+    ``bitlen(m) - t + max(E, 0)``, denominator bits ``max(-E, 0) + 1``.  ``t`` and ``bitlen(m)``
+    are read from the exponent field of ``m & -m`` and ``m`` converted to a float, exact since
+    ``m`` has at most p + 1 <= 53 bits (24 for float16/32 in float32).
+
+    >>> import numpy as np
+    >>> float_bit_sizes(np.array([0.0, 0.375, -4.0, 6.0, 2.0 ** -149], dtype=np.float32))
+    (3, 150)
+    >>> float_bit_sizes(np.array([0.0], dtype=np.float16)), float_bit_sizes(np.array([np.nan]))
+    ((0, 1), None)
+    """
+    np = _np()
+    F = np.asarray(F)
+    size = F.dtype.itemsize
+    if F.dtype.kind != "f" or size not in _IEEE:
+        raise ValueError("float_bit_sizes: a float16/32/64 array is needed")
+    flat = F.reshape(-1)
+    if not flat.dtype.isnative:
+        flat = flat.astype(flat.dtype.newbyteorder("="))
+    if flat.shape[0] == 0:
+        return 0, 0
+    mb, eb = _IEEE[size]
+    emask, bias = (1 << eb) - 1, (1 << (eb - 1)) - 1
+    U = {2: np.uint16, 4: np.uint32, 8: np.uint64}[size]
+    I = np.int64 if size == 8 else np.int32
+    FT, FU, fmb, fbias = ((np.float64, np.uint64, 52, 1023) if size == 8
+                          else (np.float32, np.uint32, 23, 127))
+    num, den = 0, 1
+    for s in range(0, flat.shape[0], chunk):
+        bits = flat[s:s + chunk].view(U)
+        field = ((bits >> U(mb)) & U(emask)).astype(I)
+        if (field == emask).any():
+            return None
+        m = (bits & U((1 << mb) - 1)).astype(FU)
+        m |= (field != 0).astype(FU) << FU(mb)          # the implicit leading bit
+        nz = m != 0
+        if not nz.any():
+            continue
+        m = m[nz]
+        field = field[nz]
+        low = m & (~m + FU(1))                          # the lowest set bit of m
+        t = (low.astype(FT).view(FU) >> FU(fmb)).astype(I) - I(fbias)
+        length = (m.astype(FT).view(FU) >> FU(fmb)).astype(I) - I(fbias - 1)
+        E = np.maximum(field, 1) - I(bias + mb) + t
+        num = max(num, int((length - t + np.maximum(E, 0)).max()))
+        den = max(den, int(np.maximum(-E, 0).max()) + 1)
+    return num, den
+
+
+def exact_float_array(net, l: int, dtype: str):
+    """The weight of layer *l* of *net* as a float array of *dtype* equal to the exact values,
+    or None (not kept as floats or integers by a reader, or not exactly representable).  From
+    the float array read when the network keeps it, else from its integer arrays."""
+    np = _np()
+    fw = net.float_weights(l)
+    if fw is not None:
+        return fw.float_array(dtype)
+    hint = net.integer_weights(l)
+    if hint is None:
+        return None
+    F = exact_float64(*hint)
+    if F is None or dtype == "float64":
+        return F
+    if not is_float32_exact(F):
+        return None
+    with np.errstate(over="ignore"):
+        return F.astype(np.float32)
 
 
 def _np():

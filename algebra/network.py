@@ -23,6 +23,7 @@ from __future__ import annotations
 
 from typing import Iterable, Sequence
 
+from .dyadic import FloatWeights
 from .exceptions import DimensionMismatchError, InputError
 from .linalg import AffineReluChain, QMatrix, to_q_list
 from .rationals import Q as fmpq, q_json, q_str, to_q
@@ -69,10 +70,11 @@ class Network:
 
     @classmethod
     def _from_integer_arrays(cls, integer_weights, biases, source: str | None = None) -> "Network":
-        """A network whose weights are kept as exact numpy integer arrays: layer l is
+        """A network whose weights are kept as exact numpy arrays: layer l is
         ``W_l == N_l / D_l`` for ``integer_weights[l] = (N_l, D_l)`` (N an int64 array of shape
-        (out, in), D a positive int) or a :class:`QMatrix` (a layer the reader could not keep
-        as integers).  The rational :class:`QMatrix` of a layer is made only when something
+        (out, in), D a positive int), the float array it was read as
+        (:class:`~algebra.dyadic.FloatWeights`: its integers are made only when asked), or a
+        :class:`QMatrix` (a layer the reader could not keep as arrays).  The rational :class:`QMatrix` of a layer is made only when something
         asks for it (:meth:`layer`, :attr:`weights`, …), once; fast paths read the arrays
         through :meth:`integer_weights` (:mod:`algebra.dyadic`).  The arrays are made read-only
         so the identity stays true."""
@@ -89,6 +91,11 @@ class Network:
                 wq.append(item)
                 shapes.append(item.shape)
                 hints.append(None)
+                continue
+            if isinstance(item, FloatWeights):
+                wq.append(None)
+                shapes.append(item.shape)
+                hints.append(item)
                 continue
             N, D = item
             D = int(D)
@@ -115,8 +122,12 @@ class Network:
         """The rational matrix of layer *l*, made from the integer arrays on first use."""
         w = self._wq[l]
         if w is None:
-            N, D = self._integer_weights[l]
-            w = QMatrix.from_integer_rows(N.tolist(), int(N.shape[1]), den=D)
+            hint = self._integer_weights[l]
+            if isinstance(hint, FloatWeights):
+                w = hint.rational()
+            else:
+                N, D = hint
+                w = QMatrix.from_integer_rows(N.tolist(), int(N.shape[1]), den=D)
             self._wq[l] = w
         return w
 
@@ -296,8 +307,10 @@ class Network:
 
     def _integer_chain(self) -> AffineReluChain:
         if self._chain is None:
+            hints = (None if self._integer_weights is None
+                     else [self.integer_weights(l) for l in range(self.depth)])
             self._chain = AffineReluChain(list(zip(self._weights, self._biases)),
-                                          integer_weights=self._integer_weights)
+                                          integer_weights=hints)
         return self._chain
 
     def derived(self, key, compute):
@@ -338,7 +351,15 @@ class Network:
         file reader kept it, else None (no conversion is done here).  Used by exact fast paths
         that work on numpy arrays (:mod:`algebra.dyadic`)."""
         hints = self._integer_weights
-        return None if hints is None else hints[l]
+        hint = None if hints is None else hints[l]
+        return hint.integers() if isinstance(hint, FloatWeights) else hint
+
+    def float_weights(self, l: int):
+        """The :class:`~algebra.dyadic.FloatWeights` of layer *l* (the binary float array a
+        reader kept, equal to ``W_l`` exactly), or None."""
+        hints = self._integer_weights
+        hint = None if hints is None else hints[l]
+        return hint if isinstance(hint, FloatWeights) else None
 
     def activation_pattern(self, x: Sequence[object]) -> tuple[int, ...]:
         """Signs (-1/0/1) of all hidden pre-activations at *x*, in layer order."""
@@ -375,6 +396,11 @@ class Network:
         if self._shapes != other._shapes or self._biases != other._biases:
             return False
         for l in range(self.depth):
+            fa, fb = self.float_weights(l), other.float_weights(l)
+            if fa is not None and fb is not None:   # float == is exact equality of the values
+                if not (fa.array == fb.array).all():
+                    return False
+                continue
             a, b = self.integer_weights(l), other.integer_weights(l)
             if a is not None and b is not None and a[1] == b[1]:   # same denominator: compare N
                 if not (a[0] == b[0]).all():

@@ -8,6 +8,12 @@ interpreter (wall time, and peak RSS above the interpreter's post-import baselin
   baseline: numpy reads the arrays and takes ``abs().max()`` of each;
 * ``convert``: ``netfibers convert -o x.npz`` (exact: every value checked representable);
   baseline: numpy reads the arrays and ``np.savez`` them;
+* ``MiniLM-shaped``: listing the MLP blocks of a checkpoint with the key names and shapes of
+  all-MiniLM-L6 (header only), and loading one block for ``absorb --prefix`` (its four tensors
+  only); baseline: safetensors/numpy reading the same;
+* ``absorb generic/planted``: skip absorption of a d x k float32 block with its certificate
+  checked (``--absorb d,k``, default 256,1024; LLM width 1024,4096); baseline: numpy float64
+  least squares of the same size;
 * ``cert write+verify``: a 784-4096-10 one-hidden-layer pair and its permuted/scaled copy,
   ``netfibers equiv --certificate`` then ``netfibers verify`` (payload in the binary sidecar);
   baseline: ``netfibers equiv`` without writing the certificate;
@@ -96,6 +102,9 @@ def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--hidden", type=int, default=4096)
     ap.add_argument("--keep", metavar="DIR", help="work in DIR (kept) instead of a temp dir")
+    ap.add_argument("--absorb", metavar="d,k", default="256,1024",
+                    help="size of the generic and planted absorption blocks (LLM width: 1024,4096; "
+                         "empty: no absorption rows)")
     args = ap.parse_args(argv)
     n = args.hidden
     widths = (784, n, n, 10)
@@ -119,6 +128,9 @@ def main(argv=None) -> int:
     cert_rows = certificate_rows(tmp, n)
     rows += cert_rows
     rows += shallow_rational_rows(n)
+    rows += checkpoint_rows(tmp)
+    if args.absorb:
+        rows += absorption_rows(*(int(t) for t in args.absorb.split(",")))
 
     print(f"model {'-'.join(map(str, widths))} float32 safetensors, {size_mb:.0f} MB; "
           f"RSS target <= {3 * size_mb:.0f} MB above baseline")
@@ -131,6 +143,77 @@ def main(argv=None) -> int:
         print(f"{name:<30}{r['seconds']:>7.2f}{r['cpu']:>7.2f}{r['extra_mb']:>7.0f} | "
               f"{b['seconds']:>13.2f}{b['cpu']:>7.2f}{b['extra_mb']:>7.0f}{ratio:>10.1f}  {target}")
     return 0
+
+
+def minilm_like(path: Path, layers: int = 6, d: int = 384, k: int = 1536, vocab: int = 30522):
+    """A synthetic checkpoint with the key names and shapes of all-MiniLM-L6 (BERT, 90 MB; the
+    tests use it smaller); returns its tensors."""
+    from safetensors.numpy import save_file
+    rng = np.random.default_rng(2)
+    f = lambda *s: (rng.standard_normal(s) * 0.05).astype(np.float32)   # noqa: E731
+    t = {"embeddings.word_embeddings.weight": f(vocab, d),
+         "embeddings.position_embeddings.weight": f(512, d),
+         "embeddings.token_type_embeddings.weight": f(2, d),
+         "embeddings.LayerNorm.weight": f(d), "embeddings.LayerNorm.bias": f(d)}
+    for i in range(layers):
+        p = f"encoder.layer.{i}."
+        for name in ("attention.self.query", "attention.self.key", "attention.self.value",
+                     "attention.output.dense"):
+            t[p + name + ".weight"], t[p + name + ".bias"] = f(d, d), f(d)
+        t[p + "attention.output.LayerNorm.weight"] = f(d)
+        t[p + "intermediate.dense.weight"], t[p + "intermediate.dense.bias"] = f(k, d), f(k)
+        t[p + "output.dense.weight"], t[p + "output.dense.bias"] = f(d, k), f(d)
+        t[p + "output.LayerNorm.weight"] = f(d)
+    save_file(t, str(path))
+    return t
+
+
+def checkpoint_rows(tmp: Path) -> list:
+    """Part 1 on a MiniLM-shaped checkpoint: listing its blocks (header only) and loading one
+    block with ``absorb --prefix`` (only its tensors); baseline: numpy (safetensors) reading
+    the same tensors."""
+    ckpt = tmp / "minilm.safetensors"
+    if not ckpt.exists():
+        minilm_like(ckpt)
+    p = "encoder.layer.0."
+    names = [p + n for n in ("intermediate.dense.weight", "intermediate.dense.bias",
+                             "output.dense.weight", "output.dense.bias")]
+    listing = probe(_CLI, f"main(['info', {str(ckpt)!r}, '--json'])")
+    base = probe("from safetensors import safe_open",
+                 f"f = safe_open({str(ckpt)!r}, 'numpy')\n[f.get_slice(n).get_shape() for n in f.keys()]")
+    load = probe(_CLI + "\nfrom types import SimpleNamespace\nfrom semialgebraic.commands.absorb import _load",
+                 f"_load(SimpleNamespace(block={str(ckpt)!r}, skip=None, activation='gelu', prefix={p!r}))")
+    numpy = probe("from safetensors import safe_open",
+                  f"f = safe_open({str(ckpt)!r}, 'numpy')\n[f.get_tensor(n).copy() for n in {names!r}]")
+    return [("MiniLM-shaped: list blocks", listing, base, "<= 1 s"),
+            ("MiniLM-shaped: absorb --prefix load", load, numpy, "<= 2 s, +150 MB")]
+
+
+_ABSORB = """
+import sys
+sys.path.insert(0, 'benchmarks')
+import numpy as np
+from bench_absorption import generic, planted
+from semialgebraic.absorption import absorbable
+"""
+
+
+def absorption_rows(d: int, k: int) -> list:
+    """Part 4: a generic float32 block (not absorbable, left-null certificate) and a planted
+    absorbable one (nullity 4), decided with the certificate and its independent check (the
+    block is built before the clock starts); baseline: numpy float64 least squares on the same
+    number of rows of the system A xi = vec(-I) (what a float method would solve)."""
+    out = []
+    for kind, make in (("generic", f"b = generic({d}, {k})"),
+                       ("planted", f"b = planted({d}, {k}, 4)[0]")):
+        r = probe(_ABSORB + make, "v = absorbable(b)\nassert v.answer is " +
+                  ("False" if kind == "generic" else "True") + ", v.reason")
+        base = probe(_ABSORB + f"rng = np.random.default_rng(0)\nV = rng.standard_normal(({d}, {k}))"
+                     f"\nU = rng.standard_normal(({k}, {d}))\nrows = rng.choice({d * d}, {k + 8}, replace=False)",
+                     "A = V[rows // %d, :] * U[:, rows %% %d].T\nnp.linalg.lstsq(A, -np.eye(%d).ravel()[rows], rcond=None)"
+                     % (d, d, d))
+        out.append((f"absorb {kind} d={d} k={k}", r, base, "<= 300 s at 1024,4096"))
+    return out
 
 
 def certificate_rows(tmp: Path, n: int) -> list:

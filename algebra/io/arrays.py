@@ -54,19 +54,23 @@ import json
 import math
 import struct
 import zipfile
+from collections.abc import Mapping
 from pathlib import Path
 
 from ..exceptions import InputError
 from ..linalg import QMatrix
+from ..dyadic import exact_float_array
 from ..network import Network
 from ..rationals import Q, q_str
-from .exact import check_dtype, dyadic_integer_array, exact_parts, exact_qmatrix, numpy_or_error
+from .exact import (check_dtype, dyadic_integer_array, exact_parts, exact_qmatrix, float_weights,
+                    numpy_or_error)
 from .layouts import _WB, layer_order, orient_layers
 from .native import write_atomic
 
 __all__ = ["load_binary", "save_binary", "read_tensors", "network_from_tensors", "matrix_from_array",
            "BINARY_SUFFIXES", "WRITABLE_SUFFIXES", "ARRAY_READERS", "GRAPH_READERS", "read_npz",
-           "read_safetensors", "safetensors_header", "first_line", "read_shapes"]
+           "read_safetensors", "safetensors_header", "first_line", "read_shapes", "tensor_index",
+           "safetensors_index", "npz_index", "LazyTensors"]
 
 BINARY_SUFFIXES = (".npz", ".safetensors", ".pt", ".pth", ".bin", ".onnx")
 """File suffixes read by :func:`load_binary`."""
@@ -142,15 +146,48 @@ def read_tensors(path: str | Path) -> dict[str, tuple[tuple[int, ...], list]]:
     >>> t["a"][1][1] == Q(-13421773, 134217728)   # float32(-0.1), exactly
     True
     """
-    p = Path(path)
-    suffix = p.suffix.lower()
-    arrays = GRAPH_READERS[suffix][1](p) if suffix in GRAPH_READERS else _read_arrays(p)
-    out = {}
-    for name, arr in arrays.items():
-        shape = tuple(int(n) for n in arr.shape)
-        flat = arr.reshape(1, -1) if arr.size else arr.reshape(0, 0)
-        out[name] = (shape, exact_qmatrix(flat, name, str(p)).entries())
-    return out
+    lazy = LazyTensors(path)
+    return {name: lazy[name] for name in lazy}
+
+
+class LazyTensors(Mapping):
+    """``{name: (shape, flat row-major list of exact Q)}`` of a weight file, read from its header
+    (:func:`tensor_index`); a tensor is read and converted exactly only when it is looked up
+    (then kept), so taking one block out of a checkpoint touches only that block's tensors."""
+
+    def __init__(self, path: str | Path):
+        self._path = Path(path)
+        self._index = tensor_index(self._path)
+        self._done: dict = {}
+
+    def __getitem__(self, name: str):
+        if name not in self._done:
+            shape, get = self._index[name]
+            arr = get()
+            flat = arr.reshape(1, -1) if arr.size else arr.reshape(0, 0)
+            self._done[name] = (shape, exact_qmatrix(flat, name, str(self._path)).entries())
+        return self._done[name]
+
+    def matrix(self, name: str) -> QMatrix:
+        """The exact matrix of the 2-D tensor *name*, converted straight from its array (not
+        kept: the caller keeps the matrix)."""
+        if name in self._done:
+            shape, values = self._done[name]
+            return QMatrix.from_flat(shape[0], shape[1], values)
+        shape, get = self._index[name]
+        return exact_qmatrix(get(), name, str(self._path))
+
+    def shape(self, name: str) -> tuple[int, ...]:
+        return self._index[name][0]
+
+    def __iter__(self):
+        return iter(self._index)
+
+    def __len__(self) -> int:
+        return len(self._index)
+
+    def __contains__(self, name) -> bool:
+        return name in self._index
 
 
 def network_from_tensors(arrays: dict, source: str | None = None) -> Network:
@@ -185,8 +222,10 @@ def network_from_tensors(arrays: dict, source: str | None = None) -> Network:
             raise InputError(f"has {n_in} input columns but the previous layer {prev_name!r} has "
                              f"{prev_out} outputs (layers are ordered by key: "
                              f"{', '.join(k for k, _ in layers)})", source, wkey)
-        ints = dyadic_integer_array(w, wkey, source)   # exact N / D, kept as arrays
-        W = ints if ints is not None else exact_parts(w, wkey, source)[0]
+        W = float_weights(w, wkey, source)              # the float array, kept exactly
+        if W is None:
+            ints = dyadic_integer_array(w, wkey, source)   # exact N / D, kept as arrays
+            W = ints if ints is not None else exact_parts(w, wkey, source)[0]
         if bkey is None:
             b = [Q(0)] * n_out
         else:
@@ -239,20 +278,16 @@ def save_binary(net: Network, path: str | Path, *, dtype: str = "float32") -> No
     tensors = {}
     for l in range(net.depth):
         b = net.biases[l]
-        W = _float_from_integers(np, net.integer_weights(l), dtype)   # the arrays, when kept
+        W = exact_float_array(net, l, dtype)       # from the arrays kept, checked exact
         if W is None:
             w = net.layer(l)[0]
             W = _float_array(np, w.entries(), w.shape, dtype, f"W{l + 1}", w.ncols, str(p))
         tensors[f"{2 * l}.weight"] = W
         tensors[f"{2 * l}.bias"] = _float_array(np, b, (len(b),), dtype, f"b{l + 1}", None, str(p))
     if suffix == ".npz":
-        import io
-        buf = io.BytesIO()
-        np.savez(buf, **tensors)
-        data = buf.getvalue()
+        write_atomic(p, lambda fh: np.savez(fh, **tensors))     # streamed, no copy in memory
     else:
-        data = _safetensors_bytes(tensors)
-    write_atomic(p, data)
+        write_atomic(p, lambda fh: _write_safetensors(fh, tensors))
 
 
 def matrix_from_array(arr, name: str = "array") -> QMatrix:
@@ -288,27 +323,75 @@ def _read_arrays(p: Path) -> dict:
 
 
 def read_npz(p: Path) -> dict:
+    """``{name: array}`` of an ``.npz`` archive (``allow_pickle=False``): members stored without
+    compression (what ``np.savez`` writes) are read-only memory maps, read only when used."""
+    return {name: get() for name, (_, get) in npz_index(p).items()}
+
+
+def npz_index(p: Path) -> dict:
+    """``{name: (shape, get())}`` of an ``.npz`` archive from the zip directory and the ``.npy``
+    headers alone; ``get()`` returns the array (a memory map of a stored member, else the member
+    read and decompressed).  Object arrays, which need unpickling, are refused."""
     np = numpy_or_error()
+    src = str(p)
+    fmt = np.lib.format
     try:
-        data = np.load(p, allow_pickle=False)
-        if not hasattr(data, "files"):
-            raise InputError("a single array (.npy data), not an .npz archive of named arrays",
-                             source=str(p))
-        with data:
-            out = {}
-            for name in data.files:
-                try:
-                    arr = data[name]
-                except ValueError as exc:  # object arrays need pickle: refused
-                    raise InputError(f"cannot be read without unpickling ({first_line(exc)}); "
-                                     "netfibers never unpickles", source=str(p), where=name) from None
-                out[name] = check_dtype(np, arr, name, str(p))
-            return out
+        with open(p, "rb") as fh:
+            if fh.read(6) == b"\x93NUMPY":
+                raise InputError("a single array (.npy data), not an .npz archive of named arrays",
+                                 source=src)
+        size = p.stat().st_size
+        out = {}
+        with zipfile.ZipFile(p) as zf:
+            for info in zf.infolist():
+                name = info.filename[:-4] if info.filename.endswith(".npy") else info.filename
+                with zf.open(info) as member:
+                    version = fmt.read_magic(member)
+                    reader = fmt.read_array_header_1_0 if version == (1, 0) else fmt.read_array_header_2_0
+                    shape, fortran, dtype = reader(member)
+                    data_start = member.tell()
+                if dtype.hasobject:
+                    raise InputError("cannot be read without unpickling (an object array); "
+                                     "netfibers never unpickles", source=src, where=name)
+                out[name] = (tuple(int(n) for n in shape),
+                             _npz_getter(np, p, info, shape, fortran, dtype, data_start, size, name))
+        return out
     except InputError:
         raise
-    except (zipfile.BadZipFile, EOFError, OSError, ValueError, KeyError, zipfile.LargeZipFile) as exc:
+    except (zipfile.BadZipFile, EOFError, OSError, ValueError, KeyError, zipfile.LargeZipFile,
+            struct.error) as exc:
         raise InputError(f"not a readable .npz archive (truncated or corrupt?): {first_line(exc)}",
-                         source=str(p)) from None
+                         source=src) from None
+
+
+def _npz_getter(np, p: Path, info, shape, fortran, dtype, data_start, size, name):
+    src = str(p)
+
+    def get():
+        try:
+            if info.compress_type == zipfile.ZIP_STORED and info.flag_bits & 1 == 0:
+                with open(p, "rb") as fh:              # the member's local header: its data offset
+                    fh.seek(info.header_offset)
+                    local = fh.read(30)
+                if len(local) < 30 or local[:4] != b"PK\x03\x04":
+                    raise ValueError("bad local header")
+                n_name, n_extra = struct.unpack("<HH", local[26:30])
+                offset = info.header_offset + 30 + n_name + n_extra + data_start
+                count = math.prod(shape)
+                if offset + count * dtype.itemsize > size:
+                    raise ValueError("member data past the end of the file")
+                arr = (np.memmap(p, dtype=dtype, mode="r", offset=offset, shape=tuple(shape),
+                                 order="F" if fortran else "C") if count
+                       else np.zeros(shape, dtype=dtype))
+            else:
+                with zipfile.ZipFile(p) as zf, zf.open(info) as member:
+                    arr = np.lib.format.read_array(member, allow_pickle=False)
+        except (zipfile.BadZipFile, EOFError, OSError, ValueError, zipfile.LargeZipFile,
+                struct.error) as exc:
+            raise InputError(f"not a readable .npz archive (truncated or corrupt?): "
+                             f"{first_line(exc)}", source=src, where=name) from None
+        return check_dtype(np, arr, name, src)
+    return get
 
 
 def read_safetensors(p: Path) -> dict:
@@ -322,6 +405,12 @@ def safetensors_header(p: Path) -> dict:
     """``{name: get()}`` of a ``.safetensors`` file from its header alone: every entry is
     checked (dtype, shape, offsets inside the file) and ``get()`` returns the tensor as a
     read-only array viewing a memory map of the file."""
+    return {name: get for name, (_, get) in safetensors_index(p).items()}
+
+
+def safetensors_index(p: Path) -> dict:
+    """``{name: (shape, get())}`` of a ``.safetensors`` file from its header alone
+    (:func:`safetensors_header`)."""
     np = numpy_or_error()
     src = str(p)
     try:
@@ -386,27 +475,8 @@ def safetensors_header(p: Path) -> dict:
             if bf16:  # widen exactly: bfloat16 is the top half of a float32
                 arr = (arr.astype(np.uint32) << 16).view(np.float32)
             return arr
-        out[name] = get
+        out[name] = (tuple(shape), get)
     return out
-
-
-def _float_from_integers(np, hint, dtype):
-    """The float array of *dtype* equal to ``N / D`` for ``hint = (N, D)``, or None (no hint,
-    or some entry not exactly representable: the caller then names it entry by entry).  The
-    checks are exact (:mod:`algebra.dyadic`: a round trip through the integers, then through
-    float32)."""
-    from ..dyadic import exact_float64, is_float32_exact
-    if hint is None:
-        return None
-    F = exact_float64(*hint)
-    if F is None:
-        return None
-    if dtype == "float64":
-        return F
-    if not is_float32_exact(F):
-        return None
-    with np.errstate(over="ignore"):
-        return F.astype(np.float32)
 
 
 def _float_array(np, values, shape, dtype, label, ncols, source):
@@ -434,25 +504,53 @@ def _float_array(np, values, shape, dtype, label, ncols, source):
 
 
 def _safetensors_bytes(tensors: dict) -> bytes:
-    """The ``.safetensors`` encoding of float arrays (header padded to 8 bytes, as the reference)."""
-    header, offset, chunks = {}, 0, []
+    """The ``.safetensors`` encoding of float arrays, as bytes (:func:`_write_safetensors`)."""
+    import io
+    buf = io.BytesIO()
+    _write_safetensors(buf, tensors)
+    return buf.getvalue()
+
+
+def _write_safetensors(fh, tensors: dict) -> None:
+    """Write the ``.safetensors`` encoding of float arrays to the binary file *fh* (header padded
+    to 8 bytes, as the reference), each array streamed in little-endian C order."""
+    header, offset = {}, 0
     for name, arr in tensors.items():
-        data = arr.astype(arr.dtype.newbyteorder("<")).tobytes()
+        nbytes = int(arr.size) * arr.dtype.itemsize
         header[name] = {"dtype": "F32" if arr.dtype.itemsize == 4 else "F64",
-                        "shape": list(arr.shape), "data_offsets": [offset, offset + len(data)]}
-        offset += len(data)
-        chunks.append(data)
+                        "shape": list(arr.shape), "data_offsets": [offset, offset + nbytes]}
+        offset += nbytes
     text = json.dumps(header, separators=(",", ":")).encode()
     text += b" " * (-len(text) % 8)
-    return struct.pack("<Q", len(text)) + text + b"".join(chunks)
+    fh.write(struct.pack("<Q", len(text)) + text)
+    for arr in tensors.values():
+        little = arr.dtype.newbyteorder("<")
+        flat = arr.reshape(-1)
+        for s in range(0, flat.shape[0], 1 << 22):      # bounded copies for byte order / layout
+            fh.write(flat[s:s + (1 << 22)].astype(little, copy=False).tobytes())
 
 
 def read_shapes(path: str | Path) -> dict[str, tuple[int, ...]]:
-    """``{name: shape}`` of the tensors of a weight file (no values are converted)."""
+    """``{name: shape}`` of the tensors of a weight file (no values are converted; for
+    ``.safetensors`` and ``.npz`` from the headers alone)."""
+    return {name: shape for name, (shape, _) in tensor_index(path).items()}
+
+
+def tensor_index(path: str | Path) -> dict:
+    """``{name: (shape, get())}`` of a weight file: ``.safetensors`` and ``.npz`` from their
+    headers (``get()`` reads one tensor, memory-mapped where the format allows); the other
+    formats are read whole first."""
     p = Path(path)
+    if not p.exists():
+        raise InputError("no such file", source=str(p))
     suffix = p.suffix.lower()
+    if suffix == ".safetensors":
+        return safetensors_index(p)
+    if suffix == ".npz":
+        return npz_index(p)
     arrays = GRAPH_READERS[suffix][1](p) if suffix in GRAPH_READERS else _read_arrays(p)
-    return {name: tuple(int(n) for n in arr.shape) for name, arr in arrays.items()}
+    return {name: (tuple(int(n) for n in arr.shape), lambda arr=arr: arr)
+            for name, arr in arrays.items()}
 
 
 ARRAY_READERS.update({".npz": read_npz, ".safetensors": read_safetensors})

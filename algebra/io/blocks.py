@@ -19,7 +19,7 @@ from ..activations import get_activation
 from ..blocks import BLOCK_FORMAT, Block, BlockStack, HyperConnectionBlock, exact_matrix
 from ..exceptions import InputError
 from ..linalg import QMatrix
-from .arrays import read_tensors
+from .arrays import LazyTensors
 from .native import parse_matrix, parse_vector, read_json_text
 
 __all__ = ["block_from_dict", "block_from_tensors", "load_block", "find_blocks", "LAYOUTS"]
@@ -210,6 +210,10 @@ def block_from_tensors(tensors: dict, *, activation: str, skip="identity", prefi
     act = get_activation(activation)
 
     def mat(name):
+        if isinstance(tensors, LazyTensors):        # straight from the array, nothing else read
+            if len(tensors.shape(name)) != 2:
+                raise InputError(f"expected a 2-d weight, got shape {tensors.shape(name)}", source, name)
+            return tensors.matrix(name)
         shape, values = tensors[name]
         if len(shape) != 2:
             raise InputError(f"expected a 2-d weight, got shape {tuple(shape)}", source, name)
@@ -264,5 +268,6 @@ def load_block(path, *, activation: str | None = None, skip="identity", prefix: 
     if activation is None:
         raise InputError("a weight file does not say its activation: pass --activation "
                          "(e.g. relu, gelu, swiglu)", str(p))
-    return block_from_tensors(read_tensors(p), activation=activation, skip=skip, prefix=prefix,
+    # the header first: only the chosen block's tensors are read and converted
+    return block_from_tensors(LazyTensors(p), activation=activation, skip=skip, prefix=prefix,
                               source=str(p))

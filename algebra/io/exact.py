@@ -11,10 +11,12 @@ from __future__ import annotations
 
 import math
 
+from ..dyadic import FloatWeights
 from ..exceptions import InputError, MissingDependencyError
 from ..linalg import QMatrix
 
-__all__ = ["check_dtype", "exact_qmatrix", "exact_parts", "dyadic_integer_array", "numpy_or_error"]
+__all__ = ["check_dtype", "exact_qmatrix", "exact_parts", "dyadic_integer_array", "numpy_or_error",
+           "float_weights"]
 
 
 def check_dtype(np, arr, name: str, source: str):
@@ -145,6 +147,23 @@ def dyadic_integer_array(arr, name: str, source: str | None, *, chunk: int = 1 <
             x = x * f                     # exact: a power of two, no overflow by the bound
         out[s:s + chunk] = x              # integral floats below 2**62: exact as int64
     return N, 1 << -e0
+
+
+def float_weights(arr, name: str, source: str | None):
+    """The 2-D float16/32/64 array *arr* kept as exact weights (:class:`~algebra.dyadic.FloatWeights`),
+    or None for other arrays.  One pass over the bit fields checks every entry finite (a NaN or
+    an infinity is refused, named by its index) and records the bit sizes; the integer and
+    rational forms are made later, only if an algorithm asks."""
+    if arr.ndim != 2 or arr.dtype.kind != "f" or arr.dtype.itemsize not in _IEEE:
+        return None
+    fw = FloatWeights(arr, lambda a: dyadic_integer_array(a, name, source),
+                      lambda a: exact_parts(a, name, source)[0])
+    try:
+        fw.bit_sizes()
+    except ValueError:
+        dyadic_integer_array(arr, name, source)         # names the first NaN or infinity
+        raise InputError("a NaN or an infinity has no exact value", source, name) from None
+    return fw
 
 
 def _ulp_exponent(np, dtype, value: float) -> int:

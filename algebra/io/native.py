@@ -207,18 +207,21 @@ def network_to_dict(net: Network) -> dict:
     return net.to_dict()
 
 
-def write_atomic(path: Path, text: str | bytes) -> None:
-    """Write *text* (str, as UTF-8, or bytes) to *path* atomically (nothing is left behind on
-    failure)."""
+def write_atomic(path: Path, text) -> None:
+    """Write *text* (str, as UTF-8, or bytes, or a callable writing to a binary file object) to
+    *path* atomically (nothing is left behind on failure)."""
     path = Path(path)
     try:
         fd, tmp = tempfile.mkstemp(dir=str(path.parent or "."), prefix=".nf-", suffix=".tmp")
     except OSError as exc:
         raise InputError(f"cannot write: {exc.strerror}", source=str(path)) from None
     try:
-        with (os.fdopen(fd, "wb") if isinstance(text, bytes)
-              else os.fdopen(fd, "w", encoding="utf-8")) as fh:
-            fh.write(text)
+        with (os.fdopen(fd, "w", encoding="utf-8") if isinstance(text, str)
+              else os.fdopen(fd, "wb")) as fh:
+            if callable(text):
+                text(fh)                       # a writer streaming its own bytes
+            else:
+                fh.write(text)
         umask = os.umask(0)
         os.umask(umask)
         os.chmod(tmp, 0o666 & ~umask)  # mkstemp makes 0600; give the usual permissions

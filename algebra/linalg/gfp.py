@@ -55,7 +55,7 @@ from .qmatrix import QMatrix
 __all__ = ["PRIME", "PRIMES_24", "PRIME_31", "PRIME_61", "is_prime", "prime_for", "residue",
            "residues", "nmod_rank", "nmod_rref", "nmod_left_kernel_vector", "rank_lower_bound",
            "rank_mod_p", "echelon_mod_p", "kernel_mod_p", "shrink_kernel_mod_p", "matmul_mod_p",
-           "inverse_mod_p", "reduce_mod_p"]
+           "inverse_mod_p", "reduce_mod_p", "kernel_free_mod_p", "residues_array"]
 
 # -- the primes --------------------------------------------------------------------------------
 
@@ -298,6 +298,19 @@ def kernel_mod_p(A, p: int = PRIME, block: int = 64):
     """Basis (columns, entries in [0, p)) of the right kernel mod p of the integer matrix *A*:
     an ``ncols x (ncols - rank)`` float64 array K with A K = 0 mod p (block back-substitution
     on :func:`echelon_mod_p`)."""
+    return kernel_free_mod_p(A, p, block)[0]
+
+
+def kernel_free_mod_p(A, p: int = PRIME, block: int = 64):
+    """``(K, free)``: the kernel basis of :func:`kernel_mod_p` and the free (non-pivot) columns
+    of the echelon form, increasing: ``K[free]`` is the identity, so column j of K is the
+    kernel vector with 1 at ``free[j]`` and 0 at the other free columns, and for a pivot column
+    c, ``-K[c, j]`` is the entry of the reduced row echelon form at (row of c, ``free[j]``).
+
+    >>> K, free = kernel_free_mod_p([[1, 2, 3], [2, 4, 7]], 5)
+    >>> free.tolist(), K.T.tolist()
+    ([1], [[3.0, 1.0, 0.0]])
+    """
     import numpy as np
     A = np.asarray(A)
     ncols = A.shape[1]
@@ -313,7 +326,33 @@ def kernel_mod_p(A, p: int = PRIME, block: int = 64):
         for c in range(c0, ncols, 4096):            # entries in [0, p): sums of 4096 products < 2^52
             S = np.mod(S + rows[:, c:c + 4096] @ K[c:c + 4096], p)
         K[cols] = np.mod(-(inv @ S), p) if len(cols) <= 4096 else np.mod(-matmul_mod_p(inv, S, p), p)
-    return K
+    return K, free
+
+
+def residues_array(matrix: QMatrix, p: int):
+    """The residues mod *p* of a rational matrix as a numpy int64 array of its shape, entries in
+    ``[0, p)`` (:func:`residues`, without a Python int per entry where the numerators fit in
+    int64).  Raises ``ZeroDivisionError`` when the common denominator is not invertible mod p.
+
+    >>> residues_array(QMatrix.from_rows([[1, "1/2"], [-1, 0]]), 7).tolist()
+    [[1, 4], [6, 0]]
+    """
+    import numpy as np
+    n, c = matrix.shape
+    if n == 0 or c == 0:
+        return np.zeros((n, c), dtype=np.int64)
+    num, den = matrix.numer_denom()
+    d = int(den) % p
+    if d == 0:
+        raise ZeroDivisionError(f"denominator {den} is not invertible mod {p}")
+    dinv = pow(d, -1, p)
+    try:
+        N = np.array(num.tolist(), dtype=np.int64) % p
+    except OverflowError:                      # numerators beyond int64: FLINT reduces them
+        N = np.array([[int(x) for x in row] for row in nmod_mat(num, p).tolist()], dtype=np.int64)
+    if p < 1 << 31:
+        return N * dinv % p                    # < 2^62: exact in int64
+    return np.array([[x * dinv % p for x in row] for row in N.tolist()], dtype=np.int64)
 
 
 def shrink_kernel_mod_p(K, R, p: int):

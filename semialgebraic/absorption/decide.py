@@ -63,7 +63,7 @@ from ..exceptions import CertificateError
 from ..verdict import Hypothesis, Verdict
 from ..verify import verify as _verify
 from .canon import absorb_general
-from .find_s import find_s, int_rows, primitive_row
+from .find_s import degenerate_units, find_s
 from .stack import compose_block_certificates
 
 __all__ = ["absorbable", "nondegeneracy", "flip_block", "random_block", "random_experiment",
@@ -147,20 +147,7 @@ def nondegeneracy(block: Block) -> tuple[Hypothesis, Hypothesis, Hypothesis]:
     mat = block.w_up
     if augmented:
         mat = QMatrix.from_rows([list(r) + [b] for r, b in zip(block.w_up.to_rows(), block.b_up)])
-    ints = int_rows(mat)
-    dcols = block.d
-    zero_row = next((i for i, r in enumerate(ints) if not any(r[:dcols])), None)
-    seen: dict = {}
-    pair = None
-    for i, r in enumerate(ints):
-        if not any(r[:dcols]):
-            continue
-        key = primitive_row(r, dcols)
-        if key in seen:
-            pair = (seen[key], i)
-            break
-        seen[key] = i
-    zero_col = next((i for i, c in enumerate(int_rows(block.w_down.T)) if not any(c)), None)
+    zero_row, pair, zero_col = degenerate_units(mat, block.w_down, block.d)
     n2 = "(N2) rows of W_up pairwise non-collinear" + (" (augmented by b_up)" if augmented else "")
     return (Hypothesis("(N1) no zero row of W_up", zero_row is None,
                        None if zero_row is None else {"row": zero_row}),

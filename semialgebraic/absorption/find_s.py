@@ -7,9 +7,12 @@ a "no" is certified by a vector Y (mod p) with a_iᵀ Y w_i ≡ 0 for all i and 
 any 0/1 solution would reduce mod p to a contradiction, so the certificate is an exact proof
 (checked by :mod:`semialgebraic.verify.absorption`).  Used by the dispatcher
 (:mod:`semialgebraic.absorption.decide`) and by ABSORB-GENERAL's linear sign searches
-(:mod:`semialgebraic.absorption.canon`).  The modular route uses the primes
-:data:`algebra.linalg.gfp.PRIMES_24` (below 2^24: products of two residues fit int64 sums of
-2^15 terms).
+(:mod:`semialgebraic.absorption.canon`).  The modular route runs on numpy arrays: the residues
+of the weights (:func:`algebra.linalg.gfp.residues_array`), then the blocked float64 elimination
+of :func:`algebra.linalg.gfp.kernel_free_mod_p` (BLAS products, every one an exact integer
+operation for primes below 2^20: the six largest, from :data:`algebra.linalg.PRIME` down), for
+the left-kernel vector Y and for the solution space alike; no FLINT matrix is built from Python
+integers, so d = 1024, k = 4096 takes minutes, not hours.
 """
 
 from __future__ import annotations
@@ -19,13 +22,13 @@ import math
 import random
 from dataclasses import dataclass, field
 
-from algebra.linalg import QMatrix, nmod_rref, residues
-from algebra.linalg.gfp import PRIMES_24
+from algebra.linalg import PRIME, QMatrix, is_prime, matmul_mod_p
+from algebra.linalg.gfp import kernel_free_mod_p, residues_array
 from algebra.rationals import Q
 
 from ..budget import Budget
 
-__all__ = ["find_s", "FindS", "EXACT_LIMIT", "int_rows", "primitive_row"]
+__all__ = ["find_s", "FindS", "EXACT_LIMIT", "int_rows", "primitive_row", "degenerate_units"]
 
 EXACT_LIMIT = 1_000
 """FIND-S works over Q when d²·k is at most this, modulo a prime otherwise (rational elimination
@@ -134,17 +137,33 @@ def _find_s_exact(w_up, w_down, target, max_nullity, budget) -> FindS:
                  f"rank A = {rank}, {why}: {'no' if not subsets else len(subsets)} 0/1 solution(s)")
 
 
+def _float_route_primes() -> tuple:
+    """The primes of the modular route: the six largest below 2^20 (:data:`algebra.linalg.PRIME`
+    and the primes below it), so that the blocked float64 elimination of
+    :func:`algebra.linalg.gfp.kernel_free_mod_p` is exact."""
+    if not _PRIMES:
+        cand = PRIME
+        while len(_PRIMES) < 6:
+            if is_prime(cand):
+                _PRIMES.append(cand)
+            cand -= 1
+    return tuple(_PRIMES)
+
+
+_PRIMES: list = []
+
+
 def _find_s_modular(w_up, w_down, target, max_nullity, budget, seed) -> FindS:
     import numpy as np  # optional dependency, only for large blocks
     k = w_up.nrows
     do, di = target.shape
     n = do * di
     last = "no prime with invertible denominators"
-    for p in PRIMES_24:
+    for p in _float_route_primes():
         try:
-            V = np.array(residues(w_down, p), dtype=np.int64).reshape(do, k)
-            U = np.array(residues(w_up, p), dtype=np.int64).reshape(k, di)
-            Z = np.array(residues(target, p), dtype=np.int64).reshape(do, di)
+            V = residues_array(w_down, p)
+            U = residues_array(w_up, p)
+            Z = residues_array(target, p)
         except ZeroDivisionError:
             continue
         rng = random.Random(seed)
@@ -159,30 +178,32 @@ def _find_s_modular(w_up, w_down, target, max_nullity, budget, seed) -> FindS:
             qi = np.array([r % di for r in rows], dtype=np.int64)
             AE = (V[pi, :] * U[:, qi].T) % p           # m × k
             bE = Z[pi, qi]
-            # Y-system: A_Eᵀ y = 0, b_Eᵀ y = 1
-            top = np.concatenate([AE.T, np.zeros((k, 1), dtype=np.int64)], axis=1)
-            bottom = np.concatenate([bE, np.ones(1, dtype=np.int64)])[None, :]
-            piv, col = nmod_rref(k + 1, m + 1, np.concatenate([top, bottom]).ravel().tolist(), p, columns=[m])
-            if m not in piv:
-                y = [0] * m
-                for j, pc in enumerate(piv):
-                    y[pc] = col[j][0]
-                Y = [[rows[r] // di, rows[r] % di, y[r]] for r in range(m) if y[r]]
-                return FindS([], True, {"kind": "left_null", "modulus": p, "Y": Y}, None, None, p,
-                             f"A xi = vec(-M) has no solution mod {p} on {m} selected rows "
-                             "(left-null vector Y mod p)")
-            aug = np.concatenate([AE, bE[:, None]], axis=1)
-            piv, coef = nmod_rref(m, k + 1, aug.ravel().tolist(), p, columns="nonpivot")
-            free = [j for j in range(k) if j not in set(piv)]
+            # Y-system: A_Eᵀ y = 0 (a left-kernel basis), b_Eᵀ y ≠ 0 for one of its vectors
+            KY, _ = kernel_free_mod_p(AE.T, p)
+            if KY.shape[1]:
+                hits = np.flatnonzero(matmul_mod_p(bE[None, :], KY, p)[0])
+                if hits.size:
+                    y = [int(v) for v in KY[:, int(hits[0])]]
+                    Y = [[rows[r] // di, rows[r] % di, y[r]] for r in range(m) if y[r]]
+                    return FindS([], True, {"kind": "left_null", "modulus": p, "Y": Y}, None, None, p,
+                                 f"A xi = vec(-M) has no solution mod {p} on {m} selected rows "
+                                 "(left-null vector Y mod p)")
+            # consistent mod p: the solutions from the kernel of [A_E | b_E]
+            K, free_all = kernel_free_mod_p(np.concatenate([AE, bE[:, None]], axis=1), p)
+            free = [int(f) for f in free_all if f < k]
             if len(free) <= max_nullity or attempt == 2:
                 break
             extra += k
+        if free_all.size == 0 or int(free_all[-1]) != k:   # b_E a pivot: not once Y failed
+            last = f"inconsistent elimination mod {p}"
+            continue
+        piv = [c for c in range(k) if c not in set(free)]
         rank = len(piv)
         if len(free) > max_nullity:
             return FindS([], False, None, rank, len(free), p,
                          f"nullity mod {p} is {len(free)} > max_nullity {max_nullity}")
-        C = np.array(coef, dtype=np.int64).reshape(rank, len(free) + 1)
-        Cf, x0 = C[:, :-1], C[:, -1]
+        Kp = (-K[piv, :].astype(np.int64)) % p         # RREF entries at the free columns
+        Cf, x0 = Kp[:, :-1], Kp[:, -1]                 # the last free column is the rhs, k
         subsets, rejected, complete = [], [], True
         r = len(free)
         total = 1 << r
@@ -223,6 +244,64 @@ def _find_s_modular(w_up, w_down, target, max_nullity, budget, seed) -> FindS:
                      f"rank mod {p} = {rank}, nullity {r}: {len(subsets)} valid S "
                      f"({len(rejected)} modular candidate(s) rejected over Q)")
     return FindS([], False, None, None, None, None, last)
+
+
+def degenerate_units(w_up: QMatrix, w_down: QMatrix, dcols: int):
+    """``(zero_row, pair, zero_col)`` of the nondegeneracy conditions (N1)–(N3): the first row of
+    *w_up* vanishing on its first *dcols* columns, the first pair ``(j, i)``, j < i, of such
+    non-zero rows that are collinear (i the smallest index repeating an earlier direction, j
+    the first row with that direction), the first zero column of *w_down* (each None if none).
+
+    Exact on the integer numerators (one common denominator per matrix): collinear rows have
+    equal primitive rows (divided by the gcd, first non-zero of the first *dcols* entries
+    positive).  On numpy int64 arrays when the numerators fit, else on Python integers.
+
+    >>> degenerate_units(QMatrix.from_rows([[0, 0], [2, 4], [1, 3], [-1, -2]]),
+    ...                  QMatrix.from_rows([[1, 0, 2, 0], [0, 0, 1, 3]]), 2)
+    (0, (1, 3), 1)
+    """
+    import numpy as np
+    try:
+        N = np.array(w_up.numer_denom()[0].tolist(), dtype=np.int64).reshape(w_up.shape)
+        V = np.array(w_down.numer_denom()[0].tolist(), dtype=np.int64).reshape(w_down.shape)
+    except OverflowError:
+        return _degenerate_units_python(w_up, w_down, dcols)
+    live = N[:, :dcols].any(axis=1)
+    dead = np.flatnonzero(~live)
+    zero_row = int(dead[0]) if dead.size else None
+    cols = np.flatnonzero(~V.any(axis=0)) if V.size else np.zeros(0, dtype=np.int64)
+    zero_col = int(cols[0]) if cols.size else None
+    idx = np.flatnonzero(live)
+    pair = None
+    if idx.size > 1:
+        R = N[idx]
+        g = np.gcd.reduce(R, axis=1)
+        lead = R[np.arange(R.shape[0]), np.argmax(R[:, :dcols] != 0, axis=1)]
+        keys = R // (g * np.sign(lead))[:, None]          # exact: g divides every entry
+        _, first, inverse = np.unique(keys, axis=0, return_index=True, return_inverse=True)
+        firsts = first[inverse.reshape(-1)]
+        repeat = np.flatnonzero(firsts != np.arange(R.shape[0]))
+        if repeat.size:
+            i = int(repeat[0])
+            pair = (int(idx[firsts[i]]), int(idx[i]))
+    return zero_row, pair, zero_col
+
+
+def _degenerate_units_python(w_up: QMatrix, w_down: QMatrix, dcols: int):
+    ints = int_rows(w_up)
+    zero_row = next((i for i, r in enumerate(ints) if not any(r[:dcols])), None)
+    seen: dict = {}
+    pair = None
+    for i, r in enumerate(ints):
+        if not any(r[:dcols]):
+            continue
+        key = primitive_row(r, dcols)
+        if key in seen:
+            pair = (seen[key], i)
+            break
+        seen[key] = i
+    zero_col = next((i for i, c in enumerate(int_rows(w_down.T)) if not any(c)), None)
+    return zero_row, pair, zero_col
 
 
 def int_rows(m: QMatrix) -> list:
