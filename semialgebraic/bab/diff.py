@@ -11,7 +11,7 @@ from algebra.rationals import Q, q_json, to_q
 
 from ..budget import Budget
 from ..exceptions import CertificateError
-from .search import bound_objective
+from .search import Engine, bound_objective
 
 __all__ = ["BabResult", "diff_bounds", "epsilon_equivalent"]
 
@@ -48,11 +48,13 @@ def _box(box, d):
 
 
 def diff_bounds(a: Network, b: Network, box, *, timeout: float | None = None,
-                budget: Budget | None = None, epsilon=None, verify: bool = True) -> BabResult:
+                budget: Budget | None = None, epsilon=None, verify: bool = True,
+                input_splits: bool | None = None) -> BabResult:
     """Certified interval on ``max_o max_{x in box} |a_o(x) − b_o(x)|``.
 
     *box* is ``(lo, hi)`` (a cube) or a list of per-coordinate ``(lo, hi)``.  With *epsilon*,
     the search stops at a point where ``|a − b| > epsilon`` and closes nodes bounded by it.
+    *input_splits* (default: input dimension <= 8) lets the search split input coordinates.
 
     >>> a = Network.from_rows([[[1]], [[1]]], [[0], [0]])
     >>> b = Network.from_rows([[[1]], [["1/2"]]], [[0], [0]])
@@ -69,6 +71,7 @@ def diff_bounds(a: Network, b: Network, box, *, timeout: float | None = None,
     Ws = [W.to_rows() for W in D.weights]
     bs = [list(bv) for bv in D.biases]
     eps = None if epsilon is None else Q(epsilon)
+    engine = Engine(Ws, bs, paired=True)
     objectives, per_output, nodes = [], [], 0
     best = None
     complete, reasons = True, []
@@ -81,7 +84,8 @@ def diff_bounds(a: Network, b: Network, box, *, timeout: float | None = None,
             def value(x, o=o, s=s):
                 return s * D.evaluate(x)[o]
             ob = bound_objective(Ws, bs, box, c, value, budget=budget,
-                                 stop_above=eps, prune_at=eps)
+                                 stop_above=eps, prune_at=eps, engine=engine,
+                                 input_splits=input_splits)
             nodes += ob.nodes
             complete = complete and ob.complete
             if ob.reason and not ob.complete:

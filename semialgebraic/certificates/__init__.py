@@ -23,7 +23,7 @@ type                            builder                                 checker 
 ``identifiability_hypotheses``  :func:`identifiability_certificate`     ``verify/identifiability.py``         1     network; fiber dimension n1 + n2 (hypotheses of R18 re-derived)
 ``functional_dimension``        :func:`dimension_bounds_certificate`    ``verify/functional_dimension.py``    1     network, prime, inputs, lower bound; certified upper bound (optional)
 ``exercise``                    :func:`exercise_certificate`            ``verify/exercise.py``                1     network; proof that one parameter is never exercised on a domain
-``bab_bound``                   :func:`bab_bound_certificate`           ``verify/bab_bound.py``               1     networks ``a``, ``b``; box; per ± output a branch-and-bound tree with exact dual multipliers per leaf
+``bab_bound``                   :func:`bab_bound_certificate`           ``verify/bab_bound.py``               2     networks ``a``, ``b``; box; per ± output a branch-and-bound tree with exact dual multipliers per leaf
 ==============================  ======================================  ====================================  ====  ==========================================================
 
 ``CERTIFICATE_TYPES`` holds the same table as data (checked against the checkers and the schema
