@@ -20,7 +20,7 @@ from algebra.kernel import difference_network
 from algebra.network import Network
 from algebra.rationals import Q, from_float, to_q
 from semialgebraic.bab import diff_bounds
-from semialgebraic.bab.relaxation import node_intervals
+from semialgebraic.bab.symbolic import SymbolicNet
 from semialgebraic.verify import verify
 
 
@@ -60,7 +60,7 @@ def main():
     for k in range(args.points):
         centre = [Q(int(round(v * 1000)), 1000) for v in rng.uniform(-0.5, 0.5, 5)]
         box = [(c - w / 2, c + w / 2) for c in centre]
-        ivs = node_intervals(DW, Db, box, {})
+        ivs = SymbolicNet(DW, Db).intervals(box, {})
         unstable = sum(1 for layer in ivs[:-1] for lo, hi in layer if lo < 0 < hi)
         t = time.monotonic()
         r = diff_bounds(a, b, box, timeout=args.timeout, verify=False)

@@ -126,11 +126,11 @@ class Engine:
         self.lp = lp
         self._cache: dict = {}
 
-    def node(self, box, splits):
+    def node(self, box, splits, parent=None, layer=None):
         key = (tuple(box), tuple(sorted(splits.items())))
         hit = self._cache.get(key)
         if hit is None:
-            ivs = self.sym.intervals(box, splits)
+            ivs = self.sym.intervals(box, splits, parent=parent, layer=layer)
             deltas = None if ivs is None or self.diff is None else self.diff.deltas(box, ivs)[-1]
             hit = self._cache[key] = (ivs, deltas)
         return hit
@@ -190,9 +190,9 @@ def bound_objective(Ws, bs, box, c, value, *, budget: Budget | None = None,
     def cut():
         return lower if prune_at is None else max(lower, prune_at)
 
-    def open_node(nbox, splits, holder, xdepth=0):
+    def open_node(nbox, splits, holder, xdepth=0, parent=None, layer=None):
         nonlocal lower, point, counter
-        ivs, deltas = engine.node(nbox, splits)
+        ivs, deltas = engine.node(nbox, splits, parent, layer)
         if ivs is None:
             holder.update({"empty": "interval"})
             return
@@ -277,7 +277,7 @@ def bound_objective(Ws, bs, box, c, value, *, budget: Budget | None = None,
                 child[k] = (nbox[k][0], mid) if side == 0 else (mid, nbox[k][1])
                 open_node(child, splits, holder["children"][side], xdepth + 1)
             else:
-                open_node(nbox, {**splits, arg: side}, holder["children"][side], xdepth)
+                open_node(nbox, {**splits, arg: side}, holder["children"][side], xdepth, ivs, arg[0])
         nodes += 2
         budget.count()
     bounds = [lf["bound"] for lf in leaves]

@@ -85,13 +85,15 @@ class SymbolicNet:
             self.bnum.append(np.array([int(v * e) for v in b], dtype=object))
 
     # -- one node -------------------------------------------------------------------------
-    def intervals(self, box, splits, cancel=None):
+    def intervals(self, box, splits, cancel=None, parent=None, layer=None):
         """Pre-activation intervals of every layer (grid numbers), or None when a split empties
         one.  *splits* maps ``(l, j)`` to a side; *cancel* (optional) is called between layers and
-        may raise to stop."""
+        may raise to stop.  With *parent* (the intervals of the same box under the splits minus
+        some splits of layer *layer*), the layers below *layer* are reused (they do not depend
+        on splits at or above it: the same numbers)."""
         L = self.L
-        ivs = []
-        for l in range(L):
+        ivs = [] if parent is None else [list(v) for v in parent[:layer]]
+        for l in range(len(ivs), L):
             prev = box if l == 0 else [(max(lo, _ZERO), max(hi, _ZERO)) for lo, hi in ivs[-1]]
             layer = [(down(lo), up(hi)) for lo, hi in interval_image(self.Ws[l], prev, self.bs[l])]
             if l > 0:
