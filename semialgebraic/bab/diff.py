@@ -15,6 +15,24 @@ from .search import Engine, bound_objective
 
 __all__ = ["BabResult", "diff_bounds", "epsilon_equivalent"]
 
+_SEARCH_SHARE = 0.5     # of a timeout, for the search; the rest for re-checking its certificate
+
+
+class _Share(Budget):
+    """A share of an outer budget's remaining time; exhausted also when the outer one is
+    (e.g. interrupted by Ctrl-C)."""
+
+    __slots__ = ("outer",)
+
+    def __init__(self, outer: Budget, share: float):
+        super().__init__(share * outer.remaining(), outer.max_regions)
+        self.outer = outer
+
+    def exhausted(self) -> bool:
+        if self.outer.interrupted or (self.outer.reason is not None):
+            self.reason = self.reason or self.outer.reason
+        return super().exhausted()
+
 
 @dataclass
 class BabResult:
@@ -67,6 +85,10 @@ def diff_bounds(a: Network, b: Network, box, *, timeout: float | None = None,
     d, m = a.n_inputs, a.n_outputs
     box = _box(box, d)
     budget = budget or Budget(timeout)
+    outer = budget
+    if verify and budget.timeout is not None:
+        # the independent check of the certificate runs after the search, inside the same budget
+        budget = _Share(outer, _SEARCH_SHARE)
     D = difference_network(a, b)
     Ws = [W.to_rows() for W in D.weights]
     bs = [list(bv) for bv in D.biases]
@@ -112,6 +134,9 @@ def diff_bounds(a: Network, b: Network, box, *, timeout: float | None = None,
         ok, why = _verify(cert)
         if not ok:
             raise CertificateError("bab_bound", why)
+    if budget is not outer and budget.reason is not None and budget.reason.startswith("timeout"):
+        reasons = [f"timeout of {outer.timeout:g} s reached" if r.startswith("timeout") else r
+                   for r in reasons]
     if eps is None:
         complete = lower == upper
     reason = ("lower = upper" if complete and eps is None else

@@ -202,7 +202,10 @@ def _check_tree(net, box, c, tree, bound):
                     stack.append((ch[side], {**path, (sp[1], sp[2]): side}, here))
             continue
         leaves += 1
-        ivs = layer_intervals(net["mats"], Ws, bs, here, path)
+        key = (tuple(here), tuple(sorted(path.items())))
+        if key not in net["seen"]:              # objectives share nodes: replay each one once
+            net["seen"][key] = layer_intervals(net["mats"], Ws, bs, here, path)
+        ivs = net["seen"][key]
         if "empty" in node:
             if node["empty"] == "interval" and set(node) == {"empty"}:
                 if ivs is not None:
@@ -291,7 +294,7 @@ def check(cert: dict) -> tuple[bool, str]:
                          "'differential': 'paired'}} (schema 2)")
     D = difference_network(a, b)
     net = {"rows": [W.to_rows() for W in D.weights], "biases": [list(v) for v in D.biases],
-           "mats": list(D.weights)}
+           "mats": list(D.weights), "seen": {}}
     seen = set()
     for ob in objs:
         if not isinstance(ob, dict) or set(ob) != {"output", "sign", "upper", "tree"}:
