@@ -11,6 +11,7 @@ from algebra.rationals import Q, q_json, to_q
 
 from ..budget import Budget
 from ..exceptions import CertificateError
+from .primal import float_candidates
 from .search import Engine, bound_objective
 
 __all__ = ["BabResult", "diff_bounds", "epsilon_equivalent"]
@@ -105,7 +106,8 @@ def diff_bounds(a: Network, b: Network, box, *, timeout: float | None = None,
 
             def value(x, o=o, s=s):
                 return s * D.evaluate(x)[o]
-            ob = bound_objective(Ws, bs, box, c, value, budget=budget,
+            start = float_candidates(Ws, bs, box, o, s, seed=o)
+            ob = bound_objective(Ws, bs, box, c, value, budget=budget, start=start,
                                  stop_above=eps, prune_at=eps, engine=engine,
                                  input_splits=input_splits)
             nodes += ob.nodes
