@@ -1,27 +1,40 @@
-"""Benchmark of the exact branch and bound (issue 15): a − b for a net and its float16 copy.
+"""Benchmark of the exact branch and bound (issue 15): ``max |a − b|`` for a net and its float16
+copy, one table.
 
-A generated 5-50x6-5 network (He-normal weights, biases of scale 0.01, seeded, float32) against
-its float16-rounded copy, on small boxes of width ``--width`` around fixed points; per row: the
-unstable neurons of a − b at the root (interval propagation), the certified interval on
-max |a − b|, nodes, search time and the time of the independent certificate check.
+Rows: the digits classifiers 64-32-10 and 64-32-16-10 (sklearn ``MLPClassifier``, relu, seed 0;
+float32 weights in ``benchmarks/data/``, made by ``benchmarks/train_digits.py``) on
+``[0, 16]^64``; a generated 5-50x6-5 network (He-normal weights, biases of scale 0.01, seeded,
+float32) on boxes of width ``--width`` around ``--points`` fixed points and on the full box
+``[-1/2, 1/2]^5``.  Per row: the unstable neurons of ``a − b`` at the root (symbolic intervals),
+the certified interval on max |a − b| and its ratio, nodes, search time, the independent
+certificate check's time and the certificate's size; ``--milp``: a HiGHS MILP (big-M from the
+same certified root intervals, one thread, ``mip_rel_gap=0``, floats, in a child process) on the
+same instance, its value and time; ``--eps``: ε-equivalence at 0.99× and 1.01× the certified
+maximum (when the row is exact), answer and time.  (The ACAS Xu ``.nnet`` files need the
+``.nnet`` reader, not in this branch's base.)
 
-    python benchmarks/bench_bab.py [--width 1/100] [--points 3] [--timeout 60] [--depth 6]
+    python benchmarks/bench_bab.py [--timeout 60] [--full-timeout 120] [--points 10]
+                                   [--width 1/100] [--milp] [--eps] [--only digits|he]
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import multiprocessing as mp
 import time
+from pathlib import Path
 
 import numpy as np
 
 from algebra.kernel import difference_network
 from algebra.network import Network
 from algebra.rationals import Q, from_float, to_q
-from semialgebraic.bab import diff_bounds
-from semialgebraic.bab.relaxation import node_intervals
+from semialgebraic.bab import diff_bounds, epsilon_equivalent
+from semialgebraic.bab.symbolic import SymbolicNet
 from semialgebraic.verify import verify
+
+DATA = Path(__file__).parent / "data"
 
 
 def he_net(widths, seed=0, dtype=np.float32):
@@ -39,40 +52,164 @@ def to_net(Ws, bs, dtype):
                              [[from_float(v) for v in b.astype(dtype)] for b in bs])
 
 
-def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--width", default="1/100")
-    ap.add_argument("--points", type=int, default=3)
-    ap.add_argument("--timeout", type=float, default=60)
-    ap.add_argument("--depth", type=int, default=6, help="hidden layers of width 50")
-    args = ap.parse_args()
-    widths = [5] + [50] * args.depth + [5]
-    Ws, bs = he_net(widths)
-    a, b = to_net(Ws, bs, np.float32), to_net(Ws, bs, np.float16)
+def digits(name):
+    z = np.load(DATA / f"digits_{name}.npz")
+    L = len([k for k in z.files if k.startswith("W")])
+    return [z[f"W{i}"] for i in range(L)], [z[f"b{i}"] for i in range(L)]
+
+
+def _milp_child(Ws, bs, box, ivs, timeout):
+    """max over outputs and signs of ± D(x) by a float big-M MILP (one thread, gap 0)."""
+    from highspy import _core as hc
+    best, t0 = -np.inf, time.monotonic()
+    L = len(Ws)
+    m = len(Ws[-1])
+    status = "optimal"
+    for o in range(m):
+        for s in (1.0, -1.0):
+            left = timeout - (time.monotonic() - t0)
+            if left <= 0:
+                return best, time.monotonic() - t0, "time limit"
+            h = hc._Highs()
+            h.setOptionValue("output_flag", False)
+            h.setOptionValue("threads", 1)
+            h.setOptionValue("mip_rel_gap", 0.0)
+            h.setOptionValue("time_limit", float(left))
+            inf = hc.kHighsInf
+            lo_c, hi_c, integ, rows = [], [], [], []
+
+            def col(lo, hi, kind=0):
+                lo_c.append(lo); hi_c.append(hi); integ.append(kind)
+                return len(lo_c) - 1
+            prev = [col(lo, hi) for lo, hi in box]
+            for l in range(L):
+                zc = [col(lo, hi) for lo, hi in ivs[l]]
+                for j, row in enumerate(Ws[l]):
+                    ent = {zc[j]: 1.0}
+                    for k, w in enumerate(row):
+                        if w != 0:
+                            ent[prev[k]] = ent.get(prev[k], 0.0) - w
+                    rows.append((ent, bs[l][j], bs[l][j]))
+                if l == L - 1:
+                    out = zc
+                    break
+                hc_ = []
+                for j, (lo, hi) in enumerate(ivs[l]):
+                    hj = col(max(lo, 0.0), max(hi, 0.0))
+                    hc_.append(hj)
+                    if lo >= 0:
+                        rows.append(({hj: 1.0, zc[j]: -1.0}, 0.0, 0.0))
+                    elif hi <= 0:
+                        pass                                # h is boxed to [0, 0]
+                    else:
+                        dj = col(0.0, 1.0, 1)
+                        rows.append(({hj: 1.0, zc[j]: -1.0}, 0.0, inf))
+                        rows.append(({hj: 1.0, zc[j]: -1.0, dj: -lo}, -inf, -lo))
+                        rows.append(({hj: 1.0, dj: -hi}, -inf, 0.0))
+                prev = hc_
+            lp = hc.HighsLp()
+            n = len(lo_c)
+            lp.num_col_, lp.num_row_ = n, len(rows)
+            cost = np.zeros(n)
+            cost[out[o]] = s
+            lp.col_cost_ = cost
+            lp.col_lower_ = np.array(lo_c)
+            lp.col_upper_ = np.array(hi_c)
+            lp.row_lower_ = np.array([r[1] for r in rows], dtype=float)
+            lp.row_upper_ = np.array([r[2] for r in rows], dtype=float)
+            lp.sense_ = hc.ObjSense.kMaximize
+            start, index, value = [0], [], []
+            for ent, _, _ in rows:
+                for k, v in ent.items():
+                    index.append(k); value.append(v)
+                start.append(len(index))
+            lp.a_matrix_.format_ = hc.MatrixFormat.kRowwise
+            lp.a_matrix_.start_ = np.array(start, dtype=np.int32)
+            lp.a_matrix_.index_ = np.array(index, dtype=np.int32)
+            lp.a_matrix_.value_ = np.array(value, dtype=float)
+            lp.a_matrix_.num_col_, lp.a_matrix_.num_row_ = n, len(rows)
+            lp.integrality_ = [hc.HighsVarType.kInteger if t else hc.HighsVarType.kContinuous for t in integ]
+            h.passModel(lp)
+            h.run()
+            st = str(h.getModelStatus()).rsplit(".", 1)[-1]
+            if st != "kOptimal":
+                status = st
+            best = max(best, h.getInfo().objective_function_value)
+    return best, time.monotonic() - t0, status
+
+
+def milp(D, box, ivs, timeout):
+    Ws = [[[float(v) for v in row] for row in W.to_rows()] for W in D.weights]
+    bs = [[float(v) for v in b] for b in D.biases]
+    fb = [(float(lo), float(hi)) for lo, hi in box]
+    fi = [[(float(lo), float(hi)) for lo, hi in layer] for layer in ivs]
+    with mp.get_context("spawn").Pool(1) as pool:
+        return pool.apply(_milp_child, (Ws, bs, fb, fi, timeout))
+
+
+def row(name, a, b, box, args):
     D = difference_network(a, b)
     DW = [W.to_rows() for W in D.weights]
     Db = [list(v) for v in D.biases]
-    w = to_q(args.width)
-    rng = np.random.default_rng(1)
-    print(f"net {'-'.join(map(str, widths))} vs float16 copy, boxes of width {args.width}, timeout {args.timeout:g} s")
-    print(f"{'point':>5} {'unstable':>8} {'lower':>12} {'upper':>12} {'ratio':>8} {'nodes':>6} "
-          f"{'search s':>9} {'check s':>8} {'cert KB':>8}")
-    for k in range(args.points):
-        centre = [Q(int(round(v * 1000)), 1000) for v in rng.uniform(-0.5, 0.5, 5)]
-        box = [(c - w / 2, c + w / 2) for c in centre]
-        ivs = node_intervals(DW, Db, box, {})
-        unstable = sum(1 for layer in ivs[:-1] for lo, hi in layer if lo < 0 < hi)
-        t = time.monotonic()
-        r = diff_bounds(a, b, box, timeout=args.timeout, verify=False)
-        ts = time.monotonic() - t
-        t = time.monotonic()
-        ok, why = verify(json.loads(json.dumps(r.certificate, default=str)))
-        tc = time.monotonic() - t
-        assert ok, why
-        size = len(json.dumps(r.certificate, default=str)) / 1024
-        ratio = float(r.upper / r.lower) if r.lower > 0 else float("inf")
-        print(f"{k:>5} {unstable:>8} {float(r.lower):>12.4e} {float(r.upper):>12.4e} {ratio:>8.4f} "
-              f"{r.nodes:>6} {ts:>9.2f} {tc:>8.2f} {size:>8.0f}")
+    ivs = SymbolicNet(DW, Db).intervals(box, {})
+    unstable = sum(1 for layer in ivs[:-1] for lo, hi in layer if lo < 0 < hi)
+    t = time.monotonic()
+    r = diff_bounds(a, b, box, timeout=args.timeout_now, verify=False)
+    ts = time.monotonic() - t
+    text = json.dumps(r.certificate, default=str)
+    t = time.monotonic()
+    ok, why = verify(json.loads(text))
+    tc = time.monotonic() - t
+    assert ok, why
+    ratio = float(r.upper / r.lower) if r.lower > 0 else float("inf")
+    out = (f"{name:<22} {unstable:>5} {float(r.lower):>11.4e} {float(r.upper):>11.4e} {ratio:>9.4g} "
+           f"{'yes' if r.complete else 'no':>5} {r.nodes:>6} {ts:>8.1f} {tc:>7.1f} {len(text) / 1024:>7.0f}")
+    if args.milp:
+        val, tm, st = milp(D, box, ivs, args.timeout_now)
+        out += f" {val:>11.4e} {tm:>7.1f} {st:>9}"
+    if args.eps and r.complete and r.lower > 0:
+        for f in (Q(99, 100), Q(101, 100)):
+            t = time.monotonic()
+            ans, _ = epsilon_equivalent(a, b, box, r.lower * f, timeout=args.timeout_now, verify=False)
+            out += f" {str(ans):>5} {time.monotonic() - t:>6.1f}"
+    print(out, flush=True)
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--width", default="1/100")
+    ap.add_argument("--points", type=int, default=10)
+    ap.add_argument("--timeout", type=float, default=60, help="budget of the digits and small-box rows")
+    ap.add_argument("--full-timeout", type=float, default=120, help="budget of the full-box row")
+    ap.add_argument("--milp", action="store_true")
+    ap.add_argument("--eps", action="store_true")
+    ap.add_argument("--only", choices=("digits", "he"))
+    args = ap.parse_args()
+    head = (f"{'instance':<22} {'unst':>5} {'lower':>11} {'upper':>11} {'up/low':>9} {'exact':>5} "
+            f"{'nodes':>6} {'search':>8} {'check':>7} {'cert KB':>7}")
+    if args.milp:
+        head += f" {'MILP value':>11} {'MILP s':>7} {'MILP':>9}"
+    if args.eps:
+        head += f" {'0.99e':>5} {'s':>6} {'1.01e':>5} {'s':>6}"
+    print(f"a vs its float16 copy; budget {args.timeout:g} s (full box {args.full_timeout:g} s)")
+    print(head)
+    args.timeout_now = args.timeout
+    if args.only in (None, "digits"):
+        for name in ("64-32-10", "64-32-16-10"):
+            Ws, bs = digits(name)
+            a, b = to_net(Ws, bs, np.float32), to_net(Ws, bs, np.float16)
+            row(f"digits {name}", a, b, [(Q(0), Q(16))] * 64, args)
+    if args.only in (None, "he"):
+        widths = [5] + [50] * 6 + [5]
+        Ws, bs = he_net(widths)
+        a, b = to_net(Ws, bs, np.float32), to_net(Ws, bs, np.float16)
+        w = to_q(args.width)
+        rng = np.random.default_rng(1)
+        for k in range(args.points):
+            centre = [Q(int(round(v * 1000)), 1000) for v in rng.uniform(-0.5, 0.5, 5)]
+            row(f"5-50x6-5 box {k}", a, b, [(c - w / 2, c + w / 2) for c in centre], args)
+        args.timeout_now = args.full_timeout
+        row("5-50x6-5 full box", a, b, [(Q(-1, 2), Q(1, 2))] * 5, args)
 
 
 if __name__ == "__main__":

@@ -41,7 +41,7 @@ SCHEMA_VERSIONS: dict[str, int] = {
     "identifiability_hypotheses": 1,
     "functional_dimension": 1,
     "exercise": 1,
-    "bab_bound": 1,
+    "bab_bound": 2,
     "non_localizability": 1,
     "absorbing_blocks": 1,
 }
@@ -59,7 +59,8 @@ SCHEMA_KEYS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
                              ("domain", "upper", "upper_directions", "upper_regions",
                               "upper_one_point", "upper_reason", "uncertified_upper_reason")),
     "exercise": (("claim", "network", "proof"), ()),
-    "bab_bound": (("claim", "a", "b", "box", "upper"), ("objectives", "lower", "point", "output", "epsilon")),
+    "bab_bound": (("claim", "a", "b", "box", "upper"), ("bounds", "objectives", "lower", "point", "output",
+                                                      "epsilon")),
     "non_localizability": (("claim", "network", "composite"), ()),
     "absorbing_blocks": (("claim", "block", "all_S", "absorbing_blocks"), ()),
 }

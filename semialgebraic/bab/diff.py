@@ -11,9 +11,28 @@ from algebra.rationals import Q, q_json, to_q
 
 from ..budget import Budget
 from ..exceptions import CertificateError
-from .search import bound_objective
+from .primal import float_candidates
+from .search import Engine, bound_objective
 
 __all__ = ["BabResult", "diff_bounds", "epsilon_equivalent"]
+
+_SEARCH_SHARE = 0.5     # of a timeout, for the search; the rest for re-checking its certificate
+
+
+class _Share(Budget):
+    """A share of an outer budget's remaining time; exhausted also when the outer one is
+    (e.g. interrupted by Ctrl-C)."""
+
+    __slots__ = ("outer",)
+
+    def __init__(self, outer: Budget, share: float):
+        super().__init__(share * outer.remaining(), outer.max_regions)
+        self.outer = outer
+
+    def exhausted(self) -> bool:
+        if self.outer.interrupted or (self.outer.reason is not None):
+            self.reason = self.reason or self.outer.reason
+        return super().exhausted()
 
 
 @dataclass
@@ -48,11 +67,13 @@ def _box(box, d):
 
 
 def diff_bounds(a: Network, b: Network, box, *, timeout: float | None = None,
-                budget: Budget | None = None, epsilon=None, verify: bool = True) -> BabResult:
+                budget: Budget | None = None, epsilon=None, verify: bool = True,
+                input_splits: bool | None = None) -> BabResult:
     """Certified interval on ``max_o max_{x in box} |a_o(x) − b_o(x)|``.
 
     *box* is ``(lo, hi)`` (a cube) or a list of per-coordinate ``(lo, hi)``.  With *epsilon*,
     the search stops at a point where ``|a − b| > epsilon`` and closes nodes bounded by it.
+    *input_splits* (default: input dimension <= 8) lets the search split input coordinates.
 
     >>> a = Network.from_rows([[[1]], [[1]]], [[0], [0]])
     >>> b = Network.from_rows([[[1]], [["1/2"]]], [[0], [0]])
@@ -65,10 +86,15 @@ def diff_bounds(a: Network, b: Network, box, *, timeout: float | None = None,
     d, m = a.n_inputs, a.n_outputs
     box = _box(box, d)
     budget = budget or Budget(timeout)
+    outer = budget
+    if verify and budget.timeout is not None:
+        # the independent check of the certificate runs after the search, inside the same budget
+        budget = _Share(outer, _SEARCH_SHARE)
     D = difference_network(a, b)
     Ws = [W.to_rows() for W in D.weights]
     bs = [list(bv) for bv in D.biases]
     eps = None if epsilon is None else Q(epsilon)
+    engine = Engine(Ws, bs, paired=True)
     objectives, per_output, nodes = [], [], 0
     best = None
     complete, reasons = True, []
@@ -80,8 +106,10 @@ def diff_bounds(a: Network, b: Network, box, *, timeout: float | None = None,
 
             def value(x, o=o, s=s):
                 return s * D.evaluate(x)[o]
-            ob = bound_objective(Ws, bs, box, c, value, budget=budget,
-                                 stop_above=eps, prune_at=eps)
+            start = float_candidates(Ws, bs, box, o, s, seed=o)
+            ob = bound_objective(Ws, bs, box, c, value, budget=budget, start=start,
+                                 stop_above=eps, prune_at=eps, engine=engine,
+                                 input_splits=input_splits)
             nodes += ob.nodes
             complete = complete and ob.complete
             if ob.reason and not ob.complete:
@@ -108,6 +136,9 @@ def diff_bounds(a: Network, b: Network, box, *, timeout: float | None = None,
         ok, why = _verify(cert)
         if not ok:
             raise CertificateError("bab_bound", why)
+    if budget is not outer and budget.reason is not None and budget.reason.startswith("timeout"):
+        reasons = [f"timeout of {outer.timeout:g} s reached" if r.startswith("timeout") else r
+                   for r in reasons]
     if eps is None:
         complete = lower == upper
     reason = ("lower = upper" if complete and eps is None else

@@ -134,7 +134,7 @@ def exact_bound(Ws, bs, box, ivs, c, mu, alpha, beta):
     return total
 
 
-def float_duals(Ws, bs, box, ivs, c):
+def float_duals(Ws, bs, box, ivs, c, time_limit=None):
     """HiGHS on the node's relaxation (maximise ``c · z_L``): ``(status, x, duals)`` in floats.
 
     ``duals`` is ``(mu, alpha, beta)`` as float lists (HiGHS's row duals, sign conventions
@@ -187,6 +187,8 @@ def float_duals(Ws, bs, box, ivs, c):
     h = hc._Highs()
     h.setOptionValue("output_flag", False)
     h.setOptionValue("presolve", "off")   # a dual ray is only returned without presolve
+    if time_limit is not None:
+        h.setOptionValue("time_limit", max(0.05, float(time_limit)))
     lp = hc.HighsLp()
     lp.num_col_, lp.num_row_ = ncol, len(rows)
     lp.col_cost_ = cost

@@ -1,12 +1,17 @@
 r"""Exact branch and bound on a linear objective of a ReLU network's output over a box.
 
-Best-first on the certified upper bound of each open node (:mod:`.relaxation`: interval
-propagation, then the triangle LP relaxation guessed by HiGHS and bounded exactly by the
-Neumaier–Shcherbina correction); branching on the unstable neuron of the earliest layer with the
-largest triangle area (children ``z <= 0`` then ``z >= 0``); the primal side evaluates candidate
-points exactly (box centre, LP solutions rounded into the box).  Anytime: the certified interval
-``[lower, upper]`` and a point attaining ``lower`` are known after every node; a budget stop
-returns them with ``complete`` False.
+Best-first on the certified upper bound of each open node.  A node's bound is the smallest of:
+its symbolic output interval (:mod:`.symbolic`, DeepPoly/CROWN back-substitution, exact), the
+paired differential bound when the network is ``a − b`` for two networks of one shape
+(:mod:`.differential`), the exact affine maximum when no neuron is unstable, and the triangle LP
+relaxation guessed by HiGHS and bounded exactly by the Neumaier–Shcherbina correction
+(:mod:`.relaxation`).  Branching: for input dimension ``d <= 8`` and more than ``d`` unstable
+neurons, the widest input coordinate at its midpoint (at most ``12·d`` such splits on a path);
+otherwise the unstable neuron of the earliest layer with the largest triangle area (children
+``z <= 0`` then ``z >= 0``).  The primal side evaluates candidate points exactly (box corners
+and centres, LP solutions rounded into the box and the box vertex nearest them).  Anytime: the
+certified interval ``[lower, upper]`` and a point attaining ``lower`` are known after every
+node; a budget stop returns them with ``complete`` False.
 """
 
 from __future__ import annotations
@@ -18,11 +23,14 @@ from fractions import Fraction
 from algebra.rationals import Q
 
 from ..budget import Budget
-from .relaxation import exact_bound, float_duals, node_intervals, project, to_rational
+from .differential import DifferentialNet
+from .relaxation import exact_bound, float_duals, project, to_rational
+from .symbolic import SymbolicNet, affine_bound
 
-__all__ = ["ObjectiveBound", "bound_objective"]
+__all__ = ["ObjectiveBound", "bound_objective", "Engine"]
 
 _ZERO = Q(0)
+_XDEPTH = 12          # at most 12·d input splits on a path, then neuron splits (kinks stay unstable)
 
 
 @dataclass
@@ -43,17 +51,10 @@ def _zeros(Ws):
     return [[_ZERO] * len(W) for W in Ws]
 
 
-def _leaf_bound(Ws, bs, box, ivs, c, lp=True):
-    """(bound, (mu, alpha, beta), float point or None) of a node with intervals *ivs*
-    (the interval bound only, zero multipliers, when *lp* is False)."""
-    L = len(Ws)
-    zero = (_zeros(Ws), _zeros(Ws[:-1]), _zeros(Ws[:-1]))
-    best = (exact_bound(Ws, bs, box, ivs, c, *zero), zero)
-    if not lp:
-        return best[0], best[1], None
-    if all(lo >= 0 or hi <= 0 for layer in ivs[:-1] for lo, hi in layer) and L == 1:
-        return best[0], best[1], None
-    status, x, duals = float_duals(Ws, bs, box, ivs, c)
+def _lp_bound(Ws, bs, box, ivs, c, time_limit=None):
+    """(bound, (mu, alpha, beta), float point) of the node's triangle LP made rigorous, or
+    ``(None, y, None)`` when the multipliers *y* prove the node empty, or None (no LP answer)."""
+    status, x, duals = float_duals(Ws, bs, box, ivs, c, time_limit=time_limit)
     if status == "infeasible" and duals is not None:
         zc = [_ZERO] * len(c)
         for den in (10 ** 6, None):
@@ -62,19 +63,22 @@ def _leaf_bound(Ws, bs, box, ivs, c, lp=True):
                                    for part in duals])
                 if exact_bound(Ws, bs, box, ivs, zc, *y) < 0:
                     return None, y, None          # the node is empty (Farkas-type proof)
-        return best[0], best[1], None
+        return None
     if status != "optimal":
-        return best[0], best[1], None
+        return None
+    best = None
     for den in (10 ** 6, None):
         for sgn in (1, -1):
-            mu = [[to_rational(sgn * v, den) for v in row] for row in duals[0]]
-            al = [[to_rational(sgn * v, den) for v in row] for row in duals[1]]
-            be = [[to_rational(sgn * v, den) for v in row] for row in duals[2]]
-            y = project(ivs, mu, al, be)
+            y = project(ivs, *[[[to_rational(sgn * v, den) for v in row] for row in part]
+                               for part in duals])
             val = exact_bound(Ws, bs, box, ivs, c, *y)
-            if val < best[0]:
+            if best is None or val < best[0]:
                 best = (val, y)
     return best[0], best[1], x
+
+
+def _output_bound(ivs, c):
+    return sum(((cj * hi if cj > 0 else cj * lo) for cj, (lo, hi) in zip(c, ivs[-1]) if cj != 0), _ZERO)
 
 
 def _choose(ivs):
@@ -90,6 +94,10 @@ def _choose(ivs):
     return None
 
 
+def _unstable(ivs):
+    return sum(1 for layer in ivs[:-1] for lo, hi in layer if lo < 0 < hi)
+
+
 def _round_into(x, box):
     out = []
     for v, (lo, hi) in zip(x, box):
@@ -99,8 +107,38 @@ def _round_into(x, box):
     return tuple(out)
 
 
+def _vertex(x, box):
+    """The box vertex nearest the float point *x* (an affine objective's maximiser)."""
+    return tuple(hi if v >= float((lo + hi) / 2) else lo for v, (lo, hi) in zip(x, box))
+
+
+class Engine:
+    """The bounds of one network ``D`` shared by every objective and node: symbolic intervals
+    (:mod:`.symbolic`, cached per node), differential bounds when ``D`` is a difference of two
+    networks of one shape (:mod:`.differential`), and the LP (:mod:`.relaxation`)."""
+
+    def __init__(self, Ws, bs, *, paired: bool = False, lp: bool = True):
+        self.Ws, self.bs = Ws, bs
+        self.sym = SymbolicNet(Ws, bs)
+        self.diff = DifferentialNet(Ws, bs) if paired else None
+        if self.diff is not None and not self.diff.ok:
+            self.diff = None
+        self.lp = lp
+        self._cache: dict = {}
+
+    def node(self, box, splits, parent=None, layer=None):
+        key = (tuple(box), tuple(sorted(splits.items())))
+        hit = self._cache.get(key)
+        if hit is None:
+            ivs = self.sym.intervals(box, splits, parent=parent, layer=layer)
+            deltas = None if ivs is None or self.diff is None else self.diff.deltas(box, ivs)[-1]
+            hit = self._cache[key] = (ivs, deltas)
+        return hit
+
+
 def bound_objective(Ws, bs, box, c, value, *, budget: Budget | None = None,
-                    stop_above=None, prune_at=None, start=None) -> ObjectiveBound:
+                    stop_above=None, prune_at=None, start=None, engine: Engine | None = None,
+                    input_splits: bool | None = None) -> ObjectiveBound:
     """Certified bounds of ``max_{x in box} c · D(x)`` for the network ``D`` of layers *Ws*, *bs*.
 
     Parameters
@@ -113,21 +151,31 @@ def bound_objective(Ws, bs, box, c, value, *, budget: Budget | None = None,
     value : callable
         ``value(x) -> c · D(x)`` exactly (the primal side's evaluation).
     budget : Budget, optional
-        Checked at every node.
+        Checked at every node (and handed to HiGHS as its time limit).
     stop_above : Q, optional
         Stop as soon as ``lower > stop_above`` (a counterexample for ε-equivalence).
     prune_at : Q, optional
         Nodes whose bound is ``<= prune_at`` are closed even above ``lower`` (ε-equivalence).
     start : list of points, optional
         Extra candidate points for the lower bound.
+    engine : Engine, optional
+        Shared bounds (intervals cached across objectives); built from *Ws*, *bs* when absent.
+    input_splits : bool, optional
+        Branch on input coordinates (default: when the input dimension is at most 8).
 
     Returns
     -------
     ObjectiveBound
-        With ``tree``: nested ``{"split": [l, j], "children": [le0, ge0]}`` nodes and leaves
-        ``{"bound": b, "mu": ..., "alpha": ..., "beta": ...}`` or ``{"empty": "interval"}``.
+        With ``tree``: nested ``{"split": [l, j], "children": [z <= 0, z >= 0]}`` and
+        ``{"split": ["x", k, mid], "children": [x_k <= mid, x_k >= mid]}`` nodes and leaves
+        ``{"bound": b, "by": "symbolic" | "differential"}``, ``{"bound": b, "mu", "alpha",
+        "beta"}`` (LP multipliers) or ``{"empty": "interval"}`` / ``{"empty": "dual", ...}``.
     """
     budget = budget or Budget()
+    engine = engine or Engine(Ws, bs)
+    d = len(box)
+    if input_splits is None:
+        input_splits = d <= 8
     cands = [tuple(lo for lo, _ in box), tuple((lo + hi) / 2 for lo, hi in box),
              tuple(hi for _, hi in box)] + [tuple(p) for p in (start or [])]
     lower, point = None, None
@@ -139,30 +187,60 @@ def bound_objective(Ws, bs, box, c, value, *, budget: Budget | None = None,
     heap: list = []
     leaves: list = []
 
-    def open_node(splits, holder):
+    def cut():
+        return lower if prune_at is None else max(lower, prune_at)
+
+    def open_node(nbox, splits, holder, xdepth=0, parent=None, layer=None):
         nonlocal lower, point, counter
-        ivs = node_intervals(Ws, bs, box, splits)
+        ivs, deltas = engine.node(nbox, splits, parent, layer)
         if ivs is None:
             holder.update({"empty": "interval"})
             return
-        bnd, y, x = _leaf_bound(Ws, bs, box, ivs, c, lp=not budget.exhausted())
-        if bnd is None:
-            holder.update({"empty": "dual", "mu": y[0], "alpha": y[1], "beta": y[2]})
-            return
-        holder.update({"bound": bnd, "mu": y[0], "alpha": y[1], "beta": y[2]})
-        leaves.append(holder)
-        if x is not None:
-            p = _round_into(x, box)
-            v = value(p)
+        bnd, by = _output_bound(ivs, c), "symbolic"
+        if deltas is not None:
+            dv = _output_bound([deltas], c)
+            if dv < bnd:
+                bnd, by = dv, "differential"
+        holder.update({"bound": bnd, "by": by})
+        unstable = _unstable(ivs)
+        if unstable == 0:
+            ab, vertex = affine_bound(Ws, bs, nbox, ivs, c)
+            if ab < bnd:
+                bnd = ab
+                holder.update({"bound": bnd, "by": "affine"})
+            v = value(vertex)
             if v > lower:
-                lower, point = v, p
+                lower, point = v, vertex
+        if nbox is not box:
+            centre = tuple((lo + hi) / 2 for lo, hi in nbox)
+            v = value(centre)
+            if v > lower:
+                lower, point = v, centre
+        if (unstable or splits) and bnd > cut() and engine.lp and not budget.exhausted() and (
+                unstable <= 64 or not input_splits):
+            got = _lp_bound(Ws, bs, nbox, ivs, c, time_limit=budget.remaining())
+            if got is not None:
+                lb, y, x = got
+                if lb is None:
+                    holder.clear()
+                    holder.update({"empty": "dual", "mu": y[0], "alpha": y[1], "beta": y[2]})
+                    return
+                if lb < bnd:
+                    holder.clear()
+                    holder.update({"bound": lb, "mu": y[0], "alpha": y[1], "beta": y[2]})
+                    bnd = lb
+                if x is not None:
+                    for p in (_round_into(x, nbox), _vertex(x, nbox)):
+                        v = value(p)
+                        if v > lower:
+                            lower, point = v, p
+        leaves.append(holder)
         counter += 1
-        heapq.heappush(heap, (-bnd, counter, splits, holder, ivs))
+        heapq.heappush(heap, (-bnd, counter, nbox, splits, holder, ivs, unstable, xdepth))
 
     root: dict = {}
-    open_node({}, root)
+    open_node(list(box), {}, root)
     nodes, reason, complete = 1, "", False
-    final = []            # leaves that cannot be split further (their LP is exact)
     while True:
         if stop_above is not None and lower > stop_above:
             reason = "a point above the threshold"
@@ -170,36 +248,45 @@ def bound_objective(Ws, bs, box, c, value, *, budget: Budget | None = None,
         if not heap:
             complete = True
             break
-        neg, _, splits, holder, ivs = heap[0]
-        bnd = -neg
-        cut = lower if prune_at is None else max(lower, prune_at)
-        if bnd <= cut:
+        neg, _, nbox, splits, holder, ivs, unstable, xdepth = heap[0]
+        if -neg <= cut():
             complete = True
             break
         if budget.exhausted():
             reason = str(budget.reason)
             break
         heapq.heappop(heap)
-        arg = _choose(ivs)
+        arg = None
+        widths = [hi - lo for lo, hi in nbox]
+        k = max(range(d), key=lambda i: widths[i]) if d else None
+        if input_splits and unstable > d and widths[k] > 0 and xdepth < _XDEPTH * d:
+            mid = (nbox[k][0] + nbox[k][1]) / 2
+            arg = ("x", k, mid)
+        else:
+            arg = _choose(ivs)
         if arg is None:
-            final.append(holder)
-            continue
-        for key in ("bound", "mu", "alpha", "beta"):
-            del holder[key]
+            continue                   # no unstable neuron: the leaf's LP is as tight as it gets
         leaves.remove(holder)
+        holder.clear()
         holder["split"] = list(arg)
         holder["children"] = [{}, {}]
         for side in (0, 1):
-            open_node({**splits, arg: side}, holder["children"][side])
+            if arg[0] == "x":
+                _, k, mid = arg
+                child = list(nbox)
+                child[k] = (nbox[k][0], mid) if side == 0 else (mid, nbox[k][1])
+                open_node(child, splits, holder["children"][side], xdepth + 1)
+            else:
+                open_node(nbox, {**splits, arg: side}, holder["children"][side], xdepth, ivs, arg[0])
         nodes += 2
         budget.count()
     bounds = [lf["bound"] for lf in leaves]
     upper = max(bounds) if bounds else lower
-    if not bounds:          # every leaf is empty: the box has no point (cannot happen on a box)
-        upper = lower
     if upper < lower:
         raise AssertionError("certified upper below an attained value: a bug")
-    complete = complete and upper == lower if prune_at is None else complete
-    return ObjectiveBound(lower, upper, point, root, nodes, complete and (upper == lower or prune_at is not None),
+    if prune_at is None:
+        complete = complete and upper == lower
+    return ObjectiveBound(lower, upper, point, root, nodes, complete,
                           reason or ("lower = upper" if upper == lower else
                                      "leaves without unstable neurons left a gap of dual rounding"))
+

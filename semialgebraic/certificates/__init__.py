@@ -23,7 +23,7 @@ type                            builder                                 checker 
 ``identifiability_hypotheses``  :func:`identifiability_certificate`     ``verify/identifiability.py``         1     network; fiber dimension n1 + n2 (hypotheses of R18 re-derived)
 ``functional_dimension``        :func:`dimension_bounds_certificate`    ``verify/functional_dimension.py``    1     network, prime, inputs, lower bound; certified upper bound (optional)
 ``exercise``                    :func:`exercise_certificate`            ``verify/exercise.py``                1     network; proof that one parameter is never exercised on a domain
-``bab_bound``                   :func:`bab_bound_certificate`           ``verify/bab_bound.py``               1     networks ``a``, ``b``; box; per ± output a branch-and-bound tree with exact dual multipliers per leaf
+``bab_bound``                   :func:`bab_bound_certificate`           ``verify/bab_bound.py``               2     networks ``a``, ``b``; box; per ± output a branch-and-bound tree with exact dual multipliers per leaf
 ``non_localizability``          :func:`non_localizability_certificate`  ``verify/non_localizability.py``      1     network; hypotheses of f2∘f1 and f3∘f2; symmetry path of the composite changing b3 (three-layer-fibers R19)
 ``absorbing_blocks``            :func:`absorbing_blocks_certificate`    ``verify/absorbing_blocks.py``        1     block; every valid flip set S and its flip block (skip-absorption R10)
 ==============================  ======================================  ====================================  ====  ==========================================================

@@ -5,9 +5,13 @@ from __future__ import annotations
 from algebra.kernel.certificate_schemas import CLAIMS, header
 from algebra.network import Network
 
+from ..bab.symbolic import GRID_BITS
 from ._json import jsonable
 
-__all__ = ["bab_bound_certificate"]
+__all__ = ["bab_bound_certificate", "BOUNDS"]
+
+# how every leaf's intervals are computed (the checker refuses any other method)
+BOUNDS = {"intervals": "symbolic", "grid_bits": GRID_BITS, "differential": "paired"}
 
 
 def bab_bound_certificate(a: Network, b: Network, box, objectives, upper, lower=None, point=None,
@@ -19,6 +23,7 @@ def bab_bound_certificate(a: Network, b: Network, box, objectives, upper, lower=
             "a": a.to_dict(), "b": b.to_dict(), "box": jsonable([[lo, hi] for lo, hi in box]),
             "upper": jsonable(upper)}
     if complete_cover:
+        cert["bounds"] = dict(BOUNDS)
         cert["objectives"] = jsonable(objectives)
     else:
         cert["upper"] = jsonable(epsilon if epsilon is not None else upper)

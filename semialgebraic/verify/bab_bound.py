@@ -1,30 +1,53 @@
 r"""Checker of ``bab_bound`` certificates: a certified bound on ``max_o max_{x in box} |a_o − b_o|``.
 
-Schema (version 1; built by :func:`semialgebraic.certificates.bab_bound_certificate`)::
+Schema (version 2; built by :func:`semialgebraic.certificates.bab_bound_certificate`)::
 
     {"format": "netfibers.certificate", "type": "bab_bound",
-     "schema_version": 1, "netfibers_version": "<str, informational>",
+     "schema_version": 2, "netfibers_version": "<str, informational>",
      "claim": "max_o max_x |a_o(x) - b_o(x)| <= upper on the box"
               | "max_o max_x |a_o(x) - b_o(x)| >= lower on the box",
      "a": <network>, "b": <network>,
      "box": [[lo, hi], ...],                 # one exact interval per input
      "upper": u,                             # exact (the bound claim)
+     "bounds": {"intervals": "symbolic", "grid_bits": 40, "differential": "paired"},
      "objectives": [{"output": o, "sign": 1 | -1, "upper": u_os, "tree": <node>}, ...],
      "lower": l, "point": [x...], "output": o,   # optional: a point attaining l
      "epsilon": e}                               # optional, informational (ε-equivalence)
 
-A tree node is ``{"split": [l, j], "children": [<z_lj <= 0>, <z_lj >= 0>]}`` or a leaf:
-``{"empty": "interval"}`` (the split intervals are empty), ``{"empty": "dual", "mu", "alpha",
-"beta"}`` (multipliers whose bound of the zero objective is negative: the relaxation is empty) or ``{"bound": b, "mu": [[...] per
+A tree node is a neuron split ``{"split": [l, j], "children": [<z_lj <= 0>, <z_lj >= 0>]}`` of
+the difference network ``D = a − b``, an input split ``{"split": ["x", k, mid], "children":
+[<x_k <= mid>, <x_k >= mid>]}`` (``mid`` inside the node's interval of ``x_k``), or a leaf:
+``{"empty": "interval"}`` (the intervals are empty), ``{"empty": "dual", "mu", "alpha", "beta"}``
+(multipliers whose bound of the zero objective is negative: the relaxation is empty), ``{"bound":
+b, "by": "symbolic"}`` (the leaf's interval of the output bounds the objective), ``{"bound": b,
+"by": "differential"}`` (the paired differential bound does) or ``{"bound": b, "mu": [[...] per
 layer], "alpha": [[...] per hidden layer], "beta": [[...] per hidden layer]}``: exact multipliers
-of the triangle relaxation (rows documented in :mod:`semialgebraic.bab.relaxation`).  The checker
-replays each tree (every internal node has both sides, so the leaves cover the box), recomputes
-each leaf's pre-activation intervals by exact interval propagation with the splits on its path,
-checks the multipliers' signs (α, β ≥ 0 on unstable neurons, β = 0 on stable active, both 0 on
-stable inactive), recomputes the Neumaier–Shcherbina bound ``μ·b − β·s·lo + Σ_v max_{v in box}
-(c − Aᵀy)_v v`` exactly and checks it is ``<= b <=`` the objective's ``upper`` ``<= upper``.  The
-objectives must be exactly ``± (a_o − b_o)`` for every output.  The point (when present) must lie
-in the box with ``max_o |a_o − b_o| >= lower`` there, exactly.
+of the triangle relaxation (rows documented in :mod:`semialgebraic.bab.relaxation`).
+
+The checker replays each tree (every internal node has both sides, so the leaves cover the box)
+and recomputes each leaf's intervals (:mod:`semialgebraic.verify.bab_replay`), from its box
+and neuron splits:
+
+* **symbolic intervals**: grid ``G = 2^-40``; layer 0 is the exact interval image of the box,
+  rounded outward to G; layer ``l >= 1`` first the interval image of ``relu`` of layer ``l−1``
+  (rounded outward), then for every neuron that is unstable there (every neuron of the output
+  layer) the back-substitution of ``± z_l[j]`` through the relaxations of the layers below
+  (active ``h = z``, inactive ``h = 0``, unstable ``sl·z <= h <= su·(z − lo)`` with ``su`` =
+  ``hi/(hi−lo)`` rounded up to G and ``sl = 1`` when ``hi > −lo`` else 0; a positive
+  coefficient takes the upper line, a negative one the lower), each coefficient on a ``h_k``
+  (``k >= 0``, not the input) rounded down to G with ``(λ − λ')·max(hi_k, 0)`` added to the
+  constant, maximised over the box, rounded outward to G and intersected with the interval
+  image; then a neuron split clips its interval at 0 (empty: the leaf is empty);
+* **paired differential bound** (:mod:`semialgebraic.bab.differential` states the rules): the
+  interval of ``δ = z_a − z_b`` for each pair of neurons, layer by layer, rounded outward to G;
+  the last δ bounds ``a − b``.
+
+It checks the multipliers' signs (α, β ≥ 0 on unstable neurons, β = 0 on stable active, both 0
+on stable inactive), recomputes the Neumaier–Shcherbina bound ``μ·b − β·s·lo + Σ_v max_{v in
+box} (c − Aᵀy)_v v`` (``s = hi/(hi − lo)`` exactly) or the symbolic or differential bound
+exactly and checks it is ``<= b <=`` the objective's ``upper`` ``<= upper``.  The objectives must
+be exactly ``± (a_o − b_o)`` for every output.  The point (when present) must lie in the box with
+``max_o |a_o − b_o| >= lower`` there, exactly.
 
 Imports ``algebra`` only (the search is :mod:`semialgebraic.bab`; this is independent code).
 """
@@ -35,8 +58,9 @@ from algebra.exceptions import InputError
 from algebra.io.native import network_from_dict
 from algebra.kernel import difference_network
 from algebra.kernel.certificate_schemas import CLAIMS, check_header
-from algebra.linalg import interval_image
 from algebra.rationals import Q, to_q
+
+from .bab_replay import GRID, layer_intervals, paired_deltas
 
 __all__ = ["check"]
 
@@ -53,26 +77,6 @@ def _qlist(v, n, what):
     if not isinstance(v, list) or len(v) != n:
         raise InputError(f"{what} must be a list of {n} exact numbers")
     return [_q(x, what) for x in v]
-
-
-def _intervals(Ws, bs, box, path):
-    cur, out = list(box), []
-    for l in range(len(Ws)):
-        lay = list(interval_image(Ws[l], cur, bs[l]))
-        if l < len(Ws) - 1:
-            for j in range(len(lay)):
-                lo, hi = lay[j]
-                s = path.get((l, j))
-                if s == 1:
-                    lo = max(lo, _Z)
-                elif s == 0:
-                    hi = min(hi, _Z)
-                if lo > hi:
-                    return None
-                lay[j] = (lo, hi)
-            cur = [(max(lo, _Z), max(hi, _Z)) for lo, hi in lay]
-        out.append(lay)
-    return out
 
 
 def _leaf_value(Ws, bs, box, ivs, c, leaf):
@@ -120,30 +124,88 @@ def _leaf_value(Ws, bs, box, ivs, c, leaf):
     return total
 
 
-def _check_tree(Ws, bs, box, c, tree, bound):
+def _affine_max(Ws, bs, box, ivs, c):
+    """Exact maximum of ``c · D`` over a box on which no neuron is unstable (``D`` is affine
+    there: inactive neurons (``hi <= 0 < lo`` fails, ``lo < 0``) output 0, the others ``z``)."""
+    for l, layer in enumerate(ivs[:-1]):
+        for j, (lo, hi) in enumerate(layer):
+            if lo < _Z < hi:
+                return f"an affine leaf has the unstable neuron ({l}, {j})"
+    # forward: every pre-activation as (coefficients on x, constant)
+    cur = [([Q(1) if i == k else _Z for i in range(len(box))], _Z) for k in range(len(box))]
+    for l, (W, b) in enumerate(zip(Ws, bs)):
+        nxt = []
+        for row, bj in zip(W, b):
+            co, cst = [_Z] * len(box), bj
+            for w, (g, g0) in zip(row, cur):
+                if w != _Z:
+                    co = [u + w * v for u, v in zip(co, g)]
+                    cst += w * g0
+            nxt.append((co, cst))
+        if l < len(Ws) - 1:
+            nxt = [(g, g0) if ivs[l][j][0] >= _Z else ([_Z] * len(box), _Z) for j, (g, g0) in enumerate(nxt)]
+        cur = nxt
+    total = sum((cj * cur[o][1] for o, cj in enumerate(c) if cj != _Z), _Z)
+    for k, (lo, hi) in enumerate(box):
+        g = sum((cj * cur[o][0][k] for o, cj in enumerate(c) if cj != _Z), _Z)
+        total += g * hi if g > _Z else g * lo
+    return total
+
+
+def _split_of(node, n_hidden, d, box_here, path):
+    """The split of an internal node as ``("n", l, j)`` or ``("x", k, mid)`` (InputError when
+    malformed; a reason string when it cannot split this node)."""
+    if set(node) != {"split", "children"}:
+        raise InputError("a split node holds 'split' and 'children' only")
+    sp = node["split"]
+    if isinstance(sp, list) and len(sp) == 3 and sp[0] == "x":
+        k = sp[1]
+        if type(k) is not int or not 0 <= k < d:
+            raise InputError(f"split {sp!r} is not an input coordinate")
+        mid = _q(sp[2], "split point")
+        lo, hi = box_here[k]
+        if not lo <= mid <= hi:
+            return f"split point {mid} outside [{lo}, {hi}]: the children do not cover the node"
+        return ("x", k, mid)
+    if (not isinstance(sp, list) or len(sp) != 2 or not all(type(v) is int for v in sp)
+            or not 0 <= sp[0] < len(n_hidden) or not 0 <= sp[1] < n_hidden[sp[0]]):
+        raise InputError(f"split {sp!r} is not a hidden neuron [layer, index] or ['x', k, mid]")
+    if (sp[0], sp[1]) in path:
+        return f"neuron {sp} split twice on one path"
+    return ("n", sp[0], sp[1])
+
+
+def _check_tree(net, box, c, tree, bound):
+    Ws, bs = net["rows"], net["biases"]
     n_hidden = [len(W) for W in Ws[:-1]]
-    stack = [(tree, {})]
+    d = len(box)
+    stack = [(tree, {}, list(box))]
     leaves = 0
     while stack:
-        node, path = stack.pop()
+        node, path, here = stack.pop()
         if not isinstance(node, dict):
             raise InputError("a tree node is an object")
         if "split" in node:
-            if set(node) != {"split", "children"}:
-                raise InputError("a split node holds 'split' and 'children' only")
-            sp, ch = node["split"], node["children"]
-            if (not isinstance(sp, list) or len(sp) != 2 or not all(type(v) is int for v in sp)
-                    or not 0 <= sp[0] < len(n_hidden) or not 0 <= sp[1] < n_hidden[sp[0]]):
-                raise InputError(f"split {sp!r} is not a hidden neuron [layer, index]")
-            if (sp[0], sp[1]) in path:
-                return False, f"neuron {sp} split twice on one path"
+            sp = _split_of(node, n_hidden, d, here, path)
+            if isinstance(sp, str):
+                return False, sp
+            ch = node["children"]
             if not isinstance(ch, list) or len(ch) != 2:
-                return False, "a split node needs both children (z <= 0, z >= 0): the leaves do not cover the box"
+                return False, "a split node needs both children: the leaves do not cover the box"
             for side in (0, 1):
-                stack.append((ch[side], {**path, (sp[0], sp[1]): side}))
+                if sp[0] == "x":
+                    sub = list(here)
+                    lo, hi = here[sp[1]]
+                    sub[sp[1]] = (lo, sp[2]) if side == 0 else (sp[2], hi)
+                    stack.append((ch[side], path, sub))
+                else:
+                    stack.append((ch[side], {**path, (sp[1], sp[2]): side}, here))
             continue
         leaves += 1
-        ivs = _intervals(Ws, bs, box, path)
+        key = (tuple(here), tuple(sorted(path.items())))
+        if key not in net["seen"]:              # objectives share nodes: replay each one once
+            net["seen"][key] = layer_intervals(net["mats"], Ws, bs, here, path)
+        ivs = net["seen"][key]
         if "empty" in node:
             if node["empty"] == "interval" and set(node) == {"empty"}:
                 if ivs is not None:
@@ -153,21 +215,40 @@ def _check_tree(Ws, bs, box, c, tree, bound):
                 raise InputError("an empty leaf is {'empty': 'interval'} or {'empty': 'dual', mu, alpha, beta}")
             if ivs is None:
                 continue
-            val = _leaf_value(Ws, bs, box, ivs, [_Z] * len(c),
+            val = _leaf_value(Ws, bs, here, ivs, [_Z] * len(c),
                               {"bound": 0, **{k: node[k] for k in ("mu", "alpha", "beta")}})
             if isinstance(val, str):
                 return False, val
             if not val < 0:
                 return False, "an empty leaf's multipliers do not prove it empty (bound of 0 is not negative)"
             continue
-        if ivs is None:
-            continue                           # the leaf is empty anyway
-        val = _leaf_value(Ws, bs, box, ivs, c, node)
-        if isinstance(val, str):
-            return False, val
+        if "bound" not in node:
+            raise InputError("a leaf holds 'bound' (or 'empty')")
         claimed = _q(node["bound"], "leaf bound")
-        if val > claimed:
-            return False, f"a leaf's multipliers prove {val}, not its claimed bound {claimed}"
+        if ivs is None:
+            val = None                         # the leaf is empty anyway
+        elif "by" in node:
+            if set(node) != {"bound", "by"} or node["by"] not in ("symbolic", "differential", "affine"):
+                raise InputError("a leaf bound 'by' is 'symbolic', 'differential' or 'affine', with no other keys")
+            if node["by"] == "affine":
+                last = None
+                val = _affine_max(Ws, bs, here, ivs, c)
+                if isinstance(val, str):
+                    return False, val
+            elif node["by"] == "symbolic":
+                last = ivs[-1]
+            elif len(Ws) < 2:
+                return False, "a differential bound needs hidden layers"
+            else:
+                last = paired_deltas(Ws, bs, here, ivs)
+            if last is not None:
+                val = sum(((cj * hi if cj > 0 else cj * lo) for cj, (lo, hi) in zip(c, last) if cj != 0), _Z)
+        else:
+            val = _leaf_value(Ws, bs, here, ivs, c, node)
+            if isinstance(val, str):
+                return False, val
+        if val is not None and val > claimed:
+            return False, f"a leaf's data prove {val}, not its claimed bound {claimed}"
         if claimed > bound:
             return False, f"a leaf's bound {claimed} exceeds the objective's upper bound {bound}"
     return True, f"{leaves} leaves"
@@ -207,9 +288,13 @@ def check(cert: dict) -> tuple[bool, str]:
     objs = cert.get("objectives")
     if not isinstance(objs, list):
         raise InputError("objectives must be a list")
+    bounds = cert.get("bounds")
+    if bounds != {"intervals": "symbolic", "grid_bits": GRID, "differential": "paired"}:
+        raise InputError(f"bounds must be {{'intervals': 'symbolic', 'grid_bits': {GRID}, "
+                         "'differential': 'paired'}} (schema 2)")
     D = difference_network(a, b)
-    Ws = [W.to_rows() for W in D.weights]
-    bs = [list(v) for v in D.biases]
+    net = {"rows": [W.to_rows() for W in D.weights], "biases": [list(v) for v in D.biases],
+           "mats": list(D.weights), "seen": {}}
     seen = set()
     for ob in objs:
         if not isinstance(ob, dict) or set(ob) != {"output", "sign", "upper", "tree"}:
@@ -225,7 +310,7 @@ def check(cert: dict) -> tuple[bool, str]:
             return False, f"objective ({o}, {s}) bound {ub} exceeds the claimed upper {upper}"
         c = [_Z] * m
         c[o] = Q(s)
-        ok, why = _check_tree(Ws, bs, box, c, ob["tree"], ub)
+        ok, why = _check_tree(net, box, c, ob["tree"], ub)
         if not ok:
             return False, f"objective ({o}, {s}): {why}"
     if seen != {(o, s) for o in range(m) for s in (1, -1)}:

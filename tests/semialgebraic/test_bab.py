@@ -18,6 +18,8 @@ from semialgebraic.verify import verify
 
 A1 = Network.from_rows([[[1], [-1]], [[1, 1]]], [[0, 0], [0]])             # |x|
 B1 = Network.from_rows([[[1], [-1]], [["1/2", 1]]], [[0, 0], [0]])         # x/2 on x > 0
+A2 = Network.from_rows([[[1], [-1], [1], [-1]], [[1, 1, 1, 1]]], [[0, 0, -1, 1], [0]])
+B2 = Network.from_rows([[[1], [-1], [2], [-1]], [["1/2", 1, 1, "3/2"]]], [[0, "1/3", -1, 1], [0]])
 
 
 def _json(c):
@@ -87,25 +89,30 @@ def test_epsilon_equivalence():
     assert ok_, why
 
 
-def _cert():
-    return _json(diff_bounds(A1, B1, (-1, 2)).certificate)
+def _cert(pair=(A1, B1), **kw):
+    return _json(diff_bounds(*pair, (-1, 2), **kw).certificate)
 
 
-def _leaf(tree):
-    while "split" in tree:
-        tree = tree["children"][0] if "bound" in tree["children"][0] or "split" in tree["children"][0] else tree["children"][1]
-    return tree
-
-
-def _any_leaf_with_mu(c):
-    stack = [ob["tree"] for ob in c["objectives"]]
+def _leaves(c, pred=lambda t: True):
+    out, stack = [], [ob["tree"] for ob in c["objectives"]]
     while stack:
         t = stack.pop()
         if "split" in t:
             stack += t["children"]
-        elif "mu" in t and any(v != 0 for row in t["mu"] for v in row):
-            return t
-    raise AssertionError("no leaf with a non-zero dual")
+        elif pred(t):
+            out.append(t)
+    return out
+
+
+def _splits(c, kind):
+    out, stack = [], [ob["tree"] for ob in c["objectives"]]
+    while stack:
+        t = stack.pop()
+        if "split" in t:
+            if (t["split"][0] == "x") == (kind == "x"):
+                out.append(t)
+            stack += t["children"]
+    return out
 
 
 def _rejected(c):
@@ -115,45 +122,75 @@ def _rejected(c):
         return True
 
 
-def test_mutations_rejected():
+def test_leaf_kinds_and_schema():
     c = _cert()
+    assert c["schema_version"] == 2 and verify(c)[0]
+    assert c["bounds"] == {"intervals": "symbolic", "grid_bits": 40, "differential": "paired"}
+    kinds = {t.get("by", "lp" if "mu" in t else "empty") for t in _leaves(c)}
+    assert kinds <= {"symbolic", "differential", "affine", "lp", "empty"} and kinds
+    c2 = _cert((A2, B2))
+    assert _splits(c2, "x") and verify(c2)[0]                  # d = 1 <= 8: input splits
+    c2 = _cert((A2, B2), input_splits=False)
+    assert verify(c2)[0] and not _splits(c2, "x")
+
+
+@pytest.mark.parametrize("pair,input_splits", [((A1, B1), True), ((A2, B2), True), ((A2, B2), False)])
+def test_mutations_rejected(pair, input_splits):
+    c = _cert(pair, input_splits=input_splits)
     assert verify(c)[0]
     # shift the claimed upper below the truth
-    m = copy.deepcopy(c); m["upper"] = "1/2"
+    m = copy.deepcopy(c); m["upper"] = str(Q(c["lower"]) / 2)
     assert _rejected(m)
     for ob in m["objectives"]:
-        ob["upper"] = "1/2"
+        ob["upper"] = m["upper"]
     assert _rejected(m)
+    # every leaf claiming less than it proves is caught, whatever proves it
+    for i, leaf in enumerate(_leaves(c, lambda t: "bound" in t)[:6]):
+        m = copy.deepcopy(c)
+        target = _leaves(m, lambda t: "bound" in t)[i]
+        target["bound"] = str(Q(target["bound"]) - Q(1, 10 ** 12))
+        assert _rejected(m), leaf
+    # a leaf proved another way than the one it names
+    for leaf in _leaves(c, lambda t: t.get("by") in ("differential", "affine", "symbolic"))[:3]:
+        for other in ("symbolic", "differential", "affine", "walk"):
+            if other == leaf["by"]:
+                continue
+            m = copy.deepcopy(c)
+            tgt = next(t for t in _leaves(m, lambda t: t == leaf))
+            tgt["by"] = other
+            ok = not _rejected(m)
+            if ok:                                              # then the other bound holds too
+                assert other != "walk"
     # change a dual entry
-    m = copy.deepcopy(c)
-    leaf = _any_leaf_with_mu(m)
-    row = next(r for r in leaf["mu"] if any(v != 0 for v in r))
-    k = next(i for i, v in enumerate(row) if v != 0)
-    row[k] = "1000"
-    assert _rejected(m)
-    # drop a leaf (the split loses a side) / drop an objective / alter a split
-    m = copy.deepcopy(c)
-    stack = [ob["tree"] for ob in m["objectives"]]
-    split = None
-    while stack:
-        t = stack.pop()
-        if "split" in t:
-            split = t
-            break
-    if split is not None:
-        mm = copy.deepcopy(m)
-        split["children"] = split["children"][:1]
+    lp = _leaves(c, lambda t: "mu" in t and any(v != 0 for row in t["mu"] for v in row))
+    if lp:
+        m = copy.deepcopy(c)
+        leaf = _leaves(m, lambda t: "mu" in t and any(v != 0 for row in t["mu"] for v in row))[0]
+        row = next(r for r in leaf["mu"] if any(v != 0 for v in r))
+        k = next(i for i, v in enumerate(row) if v != 0)
+        row[k] = "1000"
         assert _rejected(m)
-        split2 = None
-        stack = [ob["tree"] for ob in mm["objectives"]]
-        while stack:
-            t = stack.pop()
-            if "split" in t:
-                split2 = t
-                break
-        split2["split"] = [5, 0]                               # not a neuron: malformed
-        assert _rejected(mm)
+    # drop a child / alter a split / move an input split outside its interval
+    for kind in ("x", "n"):
+        for idx in range(min(2, len(_splits(c, kind)))):
+            m = copy.deepcopy(c)
+            _splits(m, kind)[idx]["children"] = _splits(m, kind)[idx]["children"][:1]
+            assert _rejected(m)
+            m = copy.deepcopy(c)
+            sp = _splits(m, kind)[idx]
+            sp["split"] = ["x", 0, "7"] if kind == "x" else [5, 0]
+            assert _rejected(m)
+            m = copy.deepcopy(c)
+            sp = _splits(m, kind)[idx]
+            sp["split"] = ["x", 3, "0"] if kind == "x" else ["y", 0]
+            assert _rejected(m)
     m = copy.deepcopy(c); m["objectives"] = m["objectives"][:1]
+    assert _rejected(m)
+    m = copy.deepcopy(c); m["bounds"]["grid_bits"] = 30
+    assert _rejected(m)
+    m = copy.deepcopy(c); del m["bounds"]
+    assert _rejected(m)
+    m = copy.deepcopy(c); m["box"] = [[-1, 3]]                # a larger box: the trees do not cover it
     assert _rejected(m)
     # a point that does not attain the lower bound
     m = copy.deepcopy(c); m["lower"] = "2"

@@ -1,0 +1,179 @@
+r"""Replay of the bounds a ``bab_bound`` certificate (schema 2) relies on: the symbolic intervals
+of every layer at a node and the paired differential bound, recomputed from the network alone.
+
+Independent of :mod:`semialgebraic.bab` (which computes the same numbers on integer matrices);
+here the back-substitution runs one row at a time on rational vectors, with the weight products
+through :class:`algebra.linalg.QMatrix`.  The definitions (documented in
+:mod:`semialgebraic.verify.bab_bound`) are exact, so both sides reach the same grid numbers.
+
+Imports ``algebra`` only.
+"""
+
+from __future__ import annotations
+
+from algebra.linalg import QMatrix, interval_image
+from algebra.rationals import Q
+
+__all__ = ["GRID", "layer_intervals", "paired_deltas"]
+
+GRID = 40
+_SCALE = 2 ** GRID
+_Z = Q(0)
+
+
+def _lo_grid(v):
+    return Q(int((v * _SCALE).floor()), _SCALE)
+
+
+def _hi_grid(v):
+    return Q(int((v * _SCALE).ceil()), _SCALE)
+
+
+def _pos(v):
+    return v if v > _Z else _Z
+
+
+def _lines(layer):
+    """Per neuron (upper slope, lower slope, upper constant) of its relaxation."""
+    out = []
+    for lo, hi in layer:
+        if lo >= _Z:
+            out.append((Q(1), Q(1), _Z))
+        elif hi <= _Z:
+            out.append((_Z, _Z, _Z))
+        else:
+            up_slope = _hi_grid(hi / (hi - lo))
+            out.append((up_slope, Q(1) if hi > -lo else _Z, -up_slope * lo))
+    return out
+
+
+def _substitute(mats, biases, ivs, box, top, rows, consts):
+    """Upper bounds of ``rows[i] · h_{top-1} + consts[i]`` over the node, each row going down
+    the relaxations of layers ``top-1 … 0`` to the box."""
+    R = QMatrix.from_rows(rows) if rows else None
+    const = list(consts)
+    for k in range(top - 1, -1, -1):
+        lines = _lines(ivs[k])
+        new_rows = []
+        for i, r in enumerate(R.to_rows()):
+            nr = []
+            for v, (su, sl, t) in zip(r, lines):
+                if v > _Z:
+                    nr.append(v * su)
+                    const[i] += v * t
+                else:
+                    nr.append(v * sl)
+            new_rows.append(nr)
+        Mq = QMatrix.from_rows(new_rows)
+        shift = Mq.apply(biases[k])
+        const = [u + v for u, v in zip(const, shift)]
+        R = Mq @ mats[k]
+        if k > 0:
+            caps = [_pos(hi) for _, hi in ivs[k - 1]]
+            rounded = []
+            for i, r in enumerate(R.to_rows()):
+                rr = [_lo_grid(v) for v in r]
+                const[i] += sum(((v - w) * cap for v, w, cap in zip(r, rr, caps) if v != w), _Z)
+                rounded.append(rr)
+            R = QMatrix.from_rows(rounded)
+    result = []
+    for i, r in enumerate(R.to_rows()):
+        result.append(const[i] + sum(((v * hi if v > _Z else v * lo) for v, (lo, hi) in zip(r, box)
+                                      if v != _Z), _Z))
+    return result
+
+
+def layer_intervals(mats, weights, biases, box, neuron_sides):
+    """Grid intervals of every layer's pre-activations at a node (None: a split empties one).
+
+    *mats* are the layers as :class:`QMatrix`, *weights* the same as lists of rows,
+    *neuron_sides* maps ``(l, j)`` to 0 (``z <= 0``) or 1 (``z >= 0``).
+    """
+    depth = len(mats)
+    ivs = []
+    for l in range(depth):
+        src = box if l == 0 else [(_pos(lo), _pos(hi)) for lo, hi in ivs[l - 1]]
+        cur = [(_lo_grid(lo), _hi_grid(hi)) for lo, hi in interval_image(weights[l], src, biases[l])]
+        if l >= 1:
+            pick = [j for j in range(len(cur)) if l == depth - 1 or cur[j][0] < _Z < cur[j][1]]
+            if pick:
+                rows = [list(weights[l][j]) for j in pick] + [[-v for v in weights[l][j]] for j in pick]
+                consts = [biases[l][j] for j in pick] + [-biases[l][j] for j in pick]
+                ub = _substitute(mats, biases, ivs, box, l, rows, consts)
+                half = len(pick)
+                for t, j in enumerate(pick):
+                    lo, hi = cur[j]
+                    cur[j] = (max(lo, _lo_grid(-ub[half + t])), min(hi, _hi_grid(ub[t])))
+        if l < depth - 1:
+            for j in range(len(cur)):
+                side = neuron_sides.get((l, j))
+                lo, hi = cur[j]
+                if side == 0:
+                    hi = min(hi, _Z)
+                elif side == 1:
+                    lo = max(lo, _Z)
+                if lo > hi:
+                    return None
+                cur[j] = (lo, hi)
+        ivs.append(cur)
+    return ivs
+
+
+def _intersect(iv, lo, hi):
+    a, b = max(iv[0], lo), min(iv[1], hi)
+    if a > b:
+        return iv
+    return (a, b)
+
+
+def _pair(za, zb, dd):
+    la, ua = za
+    lb, ub = zb
+    res = (min(_Z, dd[0]), max(_Z, dd[1]))
+    res = _intersect(res, _pos(la) - _pos(ub), _pos(ua) - _pos(lb))
+    if la >= _Z:
+        res = _intersect(res, min(dd[0], la), min(dd[1], ua))
+    if lb >= _Z:
+        res = _intersect(res, max(dd[0], -ub), max(dd[1], -lb))
+    return res
+
+
+def paired_deltas(weights, biases, box, ivs):
+    """The last layer's δ intervals (bounds of ``a − b``) of the paired differential bound."""
+    depth = len(weights)
+    delta = None
+    width_prev = None
+    for l in range(depth):
+        W, bvec = weights[l], biases[l]
+        last = l == depth - 1
+        if l == 0:
+            half = len(W) // 2
+            diff_rows = [[u - v for u, v in zip(W[j], W[half + j])] for j in range(half)]
+            delta = interval_image(diff_rows, box, [bvec[j] - bvec[half + j] for j in range(half)])
+        else:
+            prev = ivs[l - 1]
+            dh = [_pair(prev[j], prev[width_prev + j], delta[j]) for j in range(width_prev)]
+            hb = [(_pos(lo), _pos(hi)) for lo, hi in prev[width_prev:]]
+            if last:
+                own = [list(r[:width_prev]) for r in W]
+                other = [[-v for v in r[width_prev:]] for r in W]
+                off = list(bvec)
+            else:
+                half = len(W) // 2
+                own = [list(W[j][:width_prev]) for j in range(half)]
+                other = [list(W[half + j][width_prev:]) for j in range(half)]
+                off = [bvec[j] - bvec[half + j] for j in range(half)]
+            gap = [[u - v for u, v in zip(ra, rb)] for ra, rb in zip(own, other)]
+            first = interval_image(own, dh, [_Z] * len(own))
+            second = interval_image(gap, hb, off)
+            delta = [(p[0] + q[0], p[1] + q[1]) for p, q in zip(first, second)]
+        here = ivs[l]
+        if last:
+            delta = [_intersect(dj, lo, hi) for dj, (lo, hi) in zip(delta, here)]
+        else:
+            half = len(here) // 2
+            delta = [_intersect(delta[j], here[j][0] - here[half + j][1], here[j][1] - here[half + j][0])
+                     for j in range(half)]
+            width_prev = half
+        delta = [(_lo_grid(lo), _hi_grid(hi)) for lo, hi in delta]
+    return delta

@@ -1,0 +1,131 @@
+"""The exact bounds under the branch and bound (issue 15): symbolic intervals, differential
+bounds, and the checker's independent replay of both (the same grid numbers)."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+from hypothesis import HealthCheck, given, settings, strategies as st
+
+from algebra.kernel import difference_network
+from algebra.network import Network
+from algebra.rationals import Q
+from semialgebraic.bab import diff_bounds
+from semialgebraic.bab.differential import DifferentialNet, relu_difference
+from semialgebraic.bab.symbolic import SymbolicNet, affine_bound
+from semialgebraic.equivalence import max_deviation
+from semialgebraic.verify.bab_replay import layer_intervals, paired_deltas
+
+ZERO = Q(0)
+
+
+def _layers(D):
+    return [W.to_rows() for W in D.weights], [list(v) for v in D.biases]
+
+
+def _trace(Ws, bs, x):
+    """Every pre-activation of the network at x (plain exact arithmetic, the oracle)."""
+    out, h = [], list(x)
+    for l, (W, b) in enumerate(zip(Ws, bs)):
+        z = [sum((w * v for w, v in zip(row, h)), ZERO) + bj for row, bj in zip(W, b)]
+        out.append(z)
+        h = [max(v, ZERO) for v in z]
+    return out
+
+
+@st.composite
+def near_pairs(draw):
+    d = draw(st.integers(1, 3))
+    widths = [d] + draw(st.lists(st.integers(1, 4), min_size=1, max_size=3)) + [draw(st.integers(1, 2))]
+    ws, bs, ws2, bs2 = [], [], [], []
+    for i in range(len(widths) - 1):
+        W = [[Q(draw(st.integers(-4, 4)), 2) for _ in range(widths[i])] for _ in range(widths[i + 1])]
+        b = [Q(draw(st.integers(-3, 3)), 3) for _ in range(widths[i + 1])]
+        ws.append(W); bs.append(b)
+        ws2.append([[v + Q(draw(st.integers(-1, 1)), 64) for v in row] for row in W])
+        bs2.append([v + Q(draw(st.integers(-1, 1)), 64) for v in b])
+    box = [(Q(draw(st.integers(-4, 0)), 2), Q(draw(st.integers(1, 4)), 2)) for _ in range(d)]
+    seed = draw(st.integers(0, 10 ** 6))
+    return Network.from_rows(ws, bs), Network.from_rows(ws2, bs2), box, seed
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(near_pairs())
+def test_symbolic_and_differential_bounds_are_sound_and_replayed(case):
+    a, b, box, seed = case
+    Ws, bs = _layers(difference_network(a, b))
+    rng = random.Random(seed)
+    hidden = [(l, j) for l in range(len(Ws) - 1) for j in range(len(Ws[l]))]
+    splits = {}
+    if hidden and rng.random() < 0.5:
+        splits[rng.choice(hidden)] = rng.randrange(2)
+    ivs = SymbolicNet(Ws, bs).intervals(box, splits)
+    D = difference_network(a, b)
+    replay = layer_intervals(list(D.weights), Ws, bs, box, splits)
+    assert ivs == replay                                       # independent code, same numbers
+    if ivs is None:
+        return
+    dn = DifferentialNet(Ws, bs)
+    deltas = dn.deltas(box, ivs) if dn.ok else None
+    if deltas is not None:
+        assert deltas[-1] == paired_deltas(Ws, bs, box, ivs)
+    for _ in range(30):
+        x = [lo + (hi - lo) * Q(rng.randrange(65), 64) for lo, hi in box]
+        zs = _trace(Ws, bs, x)
+        if any(zs[l][j] * (1 if s else -1) < 0 for (l, j), s in splits.items()):
+            continue                                          # outside the node
+        for l, z in enumerate(zs):
+            assert all(lo <= v <= hi for v, (lo, hi) in zip(z, ivs[l]))
+            if deltas is not None:
+                n = len(z) // 2 if l < len(zs) - 1 else len(z)
+                diff = [z[j] - z[n + j] for j in range(n)] if l < len(zs) - 1 else z
+                assert all(lo <= v <= hi for v, (lo, hi) in zip(diff, deltas[l]))
+
+
+def test_relu_difference_rules():
+    # both active: the difference itself; both inactive: 0; a active: min(δ, z_a)
+    assert relu_difference((Q(1), Q(2)), (Q(1), Q(3)), (Q(-1), Q(0))) == (Q(-1), Q(0))
+    assert relu_difference((Q(-2), Q(-1)), (Q(-3), Q(-1)), (Q(-1), Q(1))) == (ZERO, ZERO)
+    assert relu_difference((Q(0), Q(1)), (Q(-1), Q(1)), (Q(-1), Q(2))) == (Q(-1), Q(1))
+    # brute force on a grid: every rule holds at every consistent pair
+    vals = [Q(k, 2) for k in range(-4, 5)]
+    for za in [(Q(-1), Q(1)), (Q(0), Q(2)), (Q(-2), Q(0))]:
+        for zb in [(Q(-1), Q(1)), (Q(1, 2), Q(2)), (Q(-2), Q(-1, 2))]:
+            for dd in [(Q(-1), Q(1)), (Q(-1, 2), Q(0)), (Q(-3), Q(3))]:
+                lo, hi = relu_difference(za, zb, dd)
+                for u in vals:
+                    for v in vals:
+                        if za[0] <= u <= za[1] and zb[0] <= v <= zb[1] and dd[0] <= u - v <= dd[1]:
+                            assert lo <= max(u, ZERO) - max(v, ZERO) <= hi
+
+
+def test_affine_bound_exact():
+    a = Network.from_rows([[[1, 2], [-1, 1]], [[1, -3]]], [[5, -10], [1]])
+    Ws, bs = [W.to_rows() for W in a.weights], [list(v) for v in a.biases]
+    box = [(Q(0), Q(1)), (Q(-1), Q(1))]
+    ivs = SymbolicNet(Ws, bs).intervals(box, {})
+    val, vertex = affine_bound(Ws, bs, box, ivs, [Q(1)])
+    assert val == 9 and vertex == (Q(1), Q(1)) and a(vertex)[0] == 9
+
+
+def test_planted_bump_on_a_tiny_ball():
+    """b = a + a tent of height 1e-6 on [p - 1e-6, p + 1e-6]: max |a - b| is 1e-6 at p."""
+    r, p = Q(1, 10 ** 6), Q(1, 3)
+    W1 = [[1], [-1], [1], [1], [1]]
+    b1 = [0, 1, -(p - r), -p, -(p + r)]
+    a = Network.from_rows([W1, [[1, 1, 0, 0, 0]]], [b1, [0]])
+    b = Network.from_rows([W1, [[1, 1, 1, -2, 1]]], [b1, [0]])
+    assert max_deviation(a, b, (-1, 1)).value == r
+    res = diff_bounds(a, b, (-1, 1))
+    assert res.lower == res.upper == r and res.point == (p,)
+
+
+@pytest.mark.parametrize("input_splits", [True, False])
+def test_one_weight_moved_by_1e9_in_a_deeper_net(input_splits):
+    a = Network.from_rows([[[1, 2], [-1, 1], [2, -1]], [[1, -1, 1], [1, 1, -1]], [[1, -1]]],
+                          [[0, -1, 1], [0, "1/2"], [0]])
+    b = a.with_parameter(4, a.parameters()[4] + Q(1, 10 ** 9))
+    exact = max_deviation(a, b, (-1, 1)).value
+    r = diff_bounds(a, b, (-1, 1), input_splits=input_splits)
+    assert r.lower == exact == r.upper and exact > 0
