@@ -27,7 +27,7 @@ from .exceptions import SemialgebraicError
 __all__ = ["main", "COMMAND_MODULES", "emit", "fail"]
 
 COMMAND_MODULES = ("core", "regions", "shallow", "bottleneck", "absorb", "conserved", "general",
-                   "analyze", "explain")
+                   "analyze", "explain", "batch")
 
 
 class CLIError(Exception):

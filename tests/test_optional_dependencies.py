@@ -63,6 +63,10 @@ INVOCATIONS = {
     "dim": [["dim", "--timeout", "60", f"{EX}/t6_control.json"]],
     "analyze": [["analyze", "--timeout", "60"], ["analyze", "--timeout", "60", f"{EX}/t6_control.json"]],
     "explain": [["explain", "S6"]],
+    "batch": [["batch", "dim", f"{EX}/t6_c*.json", "--out", "{tmp}/dim.jsonl", "--workers", "0",
+               "--timeout", "60"]],
+    "search": [["search", "diff", f"{EX}/t6_control.json", f"{EX}/t6_flip_a.json", "--box=-1,1",
+                "--cells", "2", "--workers", "0"]],
 }
 
 

@@ -1,4 +1,4 @@
-"""Schema versions and top-level keys of the eight certificate types (data shared by the
+"""Schema versions and top-level keys of the certificate types (data shared by the
 builders in :mod:`semialgebraic.certificates` and the checkers in :mod:`semialgebraic.verify`).
 
 Every certificate starts with the common header::
@@ -42,6 +42,7 @@ SCHEMA_VERSIONS: dict[str, int] = {
     "functional_dimension": 1,
     "exercise": 1,
     "bab_bound": 1,
+    "bab_cover": 1,
 }
 
 HEADER_KEYS = ("format", "type", "schema_version", "netfibers_version")
@@ -58,6 +59,7 @@ SCHEMA_KEYS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
                               "upper_one_point", "upper_reason", "uncertified_upper_reason")),
     "exercise": (("claim", "network", "proof"), ()),
     "bab_bound": (("claim", "a", "b", "box", "upper"), ("objectives", "lower", "point", "output", "epsilon")),
+    "bab_cover": (("claim", "a", "b", "box", "upper", "cells"), ("lower", "point", "output")),
 }
 
 # type -> the claims a certificate of that type may state (the checker decides which one fits)
@@ -74,6 +76,7 @@ CLAIMS: dict[str, tuple[str, ...]] = {
     "exercise": ("parameter p is never exercised on the domain",),
     "bab_bound": ("max_o max_x |a_o(x) - b_o(x)| <= upper on the box",
                   "max_o max_x |a_o(x) - b_o(x)| >= lower on the box"),
+    "bab_cover": ("max_o max_x |a_o(x) - b_o(x)| <= upper on the box",),
 }
 
 # the two competitor classes of an ``absorption`` certificate (skip-absorption R1 and R19)

@@ -24,6 +24,7 @@ type                            builder                                 checker 
 ``functional_dimension``        :func:`dimension_bounds_certificate`    ``verify/functional_dimension.py``    1     network, prime, inputs, lower bound; certified upper bound (optional)
 ``exercise``                    :func:`exercise_certificate`            ``verify/exercise.py``                1     network; proof that one parameter is never exercised on a domain
 ``bab_bound``                   :func:`bab_bound_certificate`           ``verify/bab_bound.py``               1     networks ``a``, ``b``; box; per ± output a branch-and-bound tree with exact dual multipliers per leaf
+``bab_cover``                   :func:`bab_cover_certificate`           ``verify/bab_cover.py``               1     networks ``a``, ``b``; box; ``bab_bound`` certificates of cells covering the box
 ==============================  ======================================  ====================================  ====  ==========================================================
 
 ``CERTIFICATE_TYPES`` holds the same table as data (checked against the checkers and the schema
@@ -37,6 +38,7 @@ from algebra.kernel.certificate_schemas import CERTIFICATE_FORMAT, SCHEMA_VERSIO
 from ._json import jsonable, write_certificate
 from .absorption import absorption_certificate
 from .bab_bound import bab_bound_certificate
+from .bab_cover import bab_cover_certificate
 from .counterexample import counterexample_certificate, shorter_point
 from .exercise import exercise_certificate
 from .functional_dimension import dimension_bounds_certificate
@@ -47,7 +49,7 @@ from .symmetry_path import symmetry_path_certificate
 __all__ = ["CERTIFICATE_FORMAT", "CERTIFICATE_TYPES", "SCHEMA_VERSIONS", "header", "jsonable",
            "write_certificate", "counterexample_certificate", "shorter_point", "symmetry_path_certificate",
            "region_cover_certificate", "absorption_certificate", "identifiability_certificate",
-           "dimension_bounds_certificate", "exercise_certificate", "bab_bound_certificate"]
+           "dimension_bounds_certificate", "exercise_certificate", "bab_bound_certificate", "bab_cover_certificate"]
 
 # type -> (builder, checker module under semialgebraic.verify, one-line content)
 CERTIFICATE_TYPES = {
@@ -65,4 +67,6 @@ CERTIFICATE_TYPES = {
                              "lower (and certified upper) bounds of the functional dimension"),
     "exercise": (exercise_certificate, "exercise", "a parameter is never exercised on a domain"),
     "bab_bound": (bab_bound_certificate, "bab_bound", "branch-and-bound trees bound max |a - b| on a box"),
+    "bab_cover": (bab_cover_certificate, "bab_cover",
+                  "bab_bound certificates of cells covering a box bound max |a - b| on it"),
 }

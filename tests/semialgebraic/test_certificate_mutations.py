@@ -138,7 +138,14 @@ def _oracle_bab(c) -> bool:
     return ok and ("lower" not in c or Fraction(str(dev)) >= _frac(c["lower"]))
 
 
-BUILDERS = {"bab_bound": _bab_bound, "counterexample": _counterexample, "symmetry_path": _symmetry_path,
+def _bab_cover():
+    from semialgebraic.distributed import distributed_diff
+    r = distributed_diff(BABA, BABB, [(-1, 2)], cells=2, workers=0)
+    assert r.complete and r.upper == 1 and r.verified
+    return _json(r.certificate)
+
+
+BUILDERS = {"bab_bound": _bab_bound, "bab_cover": _bab_cover, "counterexample": _counterexample, "symmetry_path": _symmetry_path,
             "region_cover": _region_cover, "absorption": _absorption,
             "absorption_no": _absorption_no, "identifiability_hypotheses": _identifiability,
             "functional_dimension": _fd, "exercise": _exercise}
@@ -262,7 +269,7 @@ def _oracle_exercise(c) -> bool:
     return all(_eval(base, x) == _eval(json.loads(json.dumps(jsonable(moved))), x) for x in pts)
 
 
-ORACLES = {"bab_bound": _oracle_bab, "counterexample": _oracle_counterexample, "symmetry_path": _same_function,
+ORACLES = {"bab_bound": _oracle_bab, "bab_cover": _oracle_bab, "counterexample": _oracle_counterexample, "symmetry_path": _same_function,
            "region_cover": _same_function, "absorption": _oracle_absorption,
            "absorption_no": _oracle_absorption, "identifiability_hypotheses": _oracle_identifiability,
            "functional_dimension": _oracle_fd, "exercise": _oracle_exercise}
