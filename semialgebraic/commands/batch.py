@@ -152,12 +152,13 @@ def cmd_search(args) -> int:
             r = search.distributed_diff(nets[0], nets[1], box, cells=args.cells,
                                         workers=args.workers, scheduler=args.scheduler,
                                         memory_limit=args.memory_limit, timeout=args.timeout,
-                                        checkpoint=args.checkpoint)
+                                        checkpoint=args.checkpoint, progress=not args.json)
         else:
             r = search.distributed_regions(nets[0], box, cells=args.cells, workers=args.workers,
                                            scheduler=args.scheduler,
                                            memory_limit=args.memory_limit,
-                                           timeout=args.timeout, checkpoint=args.checkpoint)
+                                           timeout=args.timeout, checkpoint=args.checkpoint,
+                                           progress=not args.json)
     except AlgebraError as exc:
         fail(str(exc))
     except ImportError as exc:

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import sys
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -114,8 +115,20 @@ def _digest(*parts) -> str:
     return hashlib.sha256(json.dumps(jsonable(list(parts)), sort_keys=True).encode()).hexdigest()[:32]
 
 
+def _progress(what, done: dict, n: int) -> None:
+    """One stderr line: finished and open cells, and the current certified bound (diff)."""
+    line = f"search {what}: {len(done)}/{n} cells done, {n - len(done)} open"
+    if what == "diff" and done:
+        lo = max(to_q(r["lower"]) for r in done.values())
+        hi = max(to_q(r["upper"]) for r in done.values())
+        line += f"; max |a - b| >= {float(lo):.6g} so far (cells done: <= {float(hi):.6g})"
+    elif done:
+        line += f"; {len({tuple(r['pattern']) for c in done.values() for r in c['regions']})} regions so far"
+    print(line, file=sys.stderr, flush=True)
+
+
 def _run_cells(what, fn, static, cells, workers, scheduler, memory_limit, checkpoint, key,
-               executor=None):
+               executor=None, progress=False):
     ck = _Checkpoint(checkpoint, key)
     todo = [k for k in range(len(cells)) if k not in ck.done]
     ex = executor or make_executor(workers, scheduler, memory_limit)
@@ -123,6 +136,8 @@ def _run_cells(what, fn, static, cells, workers, scheduler, memory_limit, checkp
         calls = [(k, (*static, _cells_json([cells[k]])[0])) for k in todo]
         for k, res in ex.map_unordered(fn, calls):
             ck.add(k, res)
+            if progress:
+                _progress(what, ck.done, len(cells))
         return ck.done, ex
     except BaseException:
         if executor is None:
@@ -172,7 +187,7 @@ class DiffResult:
 def distributed_diff(a: Network, b: Network, box, *, cells: int | None = None,
                      workers: int | None = None, scheduler: str | None = None,
                      memory_limit=None, timeout: float | None = None, checkpoint=None,
-                     verify: bool = True, executor=None) -> DiffResult:
+                     verify: bool = True, executor=None, progress: bool = False) -> DiffResult:
     """Certified interval on ``max_o max_{x in box} |a_o − b_o|``, one branch and bound per cell.
 
     The same interval as :func:`semialgebraic.bab.diff_bounds` on the whole box whenever both
@@ -197,7 +212,7 @@ def distributed_diff(a: Network, b: Network, box, *, cells: int | None = None,
     aj, bj = jsonable(a.to_dict()), jsonable(b.to_dict())
     key = _digest("diff", aj, bj, _cells_json(parts))
     done, ex = _run_cells("diff", diff_cell, (aj, bj, timeout), parts, workers, scheduler,
-                          memory_limit, checkpoint, key, executor)
+                          memory_limit, checkpoint, key, executor, progress)
     try:
         res = [done[k] for k in range(len(parts))]
         lower_cell = max(range(len(res)), key=lambda k: (to_q(res[k]["lower"]), -k))
@@ -269,7 +284,7 @@ class RegionsResult:
 def distributed_regions(net: Network, box, *, cells: int | None = None,
                         workers: int | None = None, scheduler: str | None = None,
                         memory_limit=None, timeout: float | None = None, checkpoint=None,
-                        executor=None) -> RegionsResult:
+                        executor=None, progress: bool = False) -> RegionsResult:
     """The linear regions of *net* meeting *box* (module docstring), one walk per cell.
 
     >>> net = Network.from_rows([[[1], [-1]], [[1, 1]]], [[0, 1], [0]])
@@ -284,7 +299,7 @@ def distributed_regions(net: Network, box, *, cells: int | None = None,
     nj = jsonable(net.to_dict())
     key = _digest("regions", nj, _cells_json(parts))
     done, ex = _run_cells("regions", regions_cell, (nj, timeout), parts, workers, scheduler,
-                          memory_limit, checkpoint, key, executor)
+                          memory_limit, checkpoint, key, executor, progress)
     if executor is None:
         ex.close()
     seen: dict = {}

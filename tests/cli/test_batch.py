@@ -100,3 +100,46 @@ def test_search_diff_certificate_and_regions(tmp_path, files, capsys):
     assert code == 0 and text.startswith("2 activation regions")
     code, _, err = run(capsys, "search", "diff", files["a"], "--box", "-1,1", "--workers", "0")
     assert code == 2 and "takes 2 network files" in err
+
+
+def test_ctrl_c_leaves_valid_json_lines_and_the_rerun_resumes(tmp_path):
+    import os
+    import random
+    import signal
+    import subprocess
+    import sys
+    import time
+    from pathlib import Path
+
+    from algebra import save
+    from tests.semialgebraic.test_distributed import _net, _variant
+
+    rng = random.Random(23)
+    rows = []
+    for k in range(40):
+        base = _net(rng, (3, 4, 4, 1))
+        save(Network.from_rows(*base), str(tmp_path / f"a{k}.json"))
+        save(Network.from_rows(*_variant(*base, rng, split=True)), str(tmp_path / f"b{k}.json"))
+        rows.append(f"a{k}.json,b{k}.json")
+    (tmp_path / "p.csv").write_text("a,b\n" + "\n".join(rows) + "\n")
+    out = tmp_path / "r.jsonl"
+    root = Path(__file__).resolve().parents[2]
+    env = {**os.environ, "PYTHONPATH": str(root)}
+    argv = [sys.executable, "-m", "semialgebraic.cli", "batch", "equiv", str(tmp_path / "p.csv"),
+            "--out", str(out), "--workers", "0", "--quiet"]
+    proc = subprocess.Popen(argv, cwd=root, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    t0 = time.time()
+    while time.time() - t0 < 120 and (not out.exists() or out.read_text().count("\n") < 2):
+        time.sleep(0.05)
+    proc.send_signal(signal.SIGINT)
+    _, err = proc.communicate(timeout=120)
+    lines = out.read_text().splitlines()
+    assert proc.returncode == 3, err               # interrupted after two of the 40 items
+    assert "interrupted" in err and "resume" in err and "Traceback" not in err
+    assert 2 <= len(lines) < 40
+    assert all(json.loads(line)["status"] == "ok" for line in lines)
+    done = subprocess.run(argv, cwd=root, env=env, capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0
+    recs = [json.loads(line) for line in out.read_text().splitlines()]
+    assert len(recs) == 40 == len({r["id"] for r in recs})
+    assert {r["verdict"] for r in recs} == {"equivalent"}
