@@ -189,7 +189,7 @@ def _probe_points(d: int, n: int = 3) -> list:
 
 def _fingerprint(net: Network) -> tuple[str, str]:
     """The fast-path family and its canonical fingerprint, or ``("general", "")``."""
-    if len(net.widths) == 1:
+    if len(net.hidden_widths) == 1:
         return "shallow", shallow_canonical_form(net).fingerprint()
     if is_bottleneck(net):
         try:

@@ -282,3 +282,20 @@ def test_bab_cover_mutations_specific_to_the_cover():
     shrunk = copy.deepcopy(c)            # a cell box shrunk: no longer a cover
     shrunk["cells"][0]["box"][0][1] = str(Fraction(shrunk["cells"][0]["box"][0][1]) - Fraction(1, 3))
     assert not verify(shrunk)[0]
+
+
+def test_dedup_key_names_the_fast_path_and_values_separate_near_misses(tmp_path):
+    from semialgebraic.distributed.jobs import dedup_key
+    from semialgebraic.shallow import canonical_form
+    rng = random.Random(2)
+    keys = {}
+    for name, widths in (("s", (2, 3, 1)), ("d", (2, 2, 2, 2, 1))):
+        base = _net(rng, widths)
+        for tag, (Ws, bs) in (("", base), ("v", _variant(*base, rng)), ("n", _nudge(*base))):
+            p = tmp_path / f"{name}{tag}.json"
+            save(Network.from_rows(Ws, bs), str(p))
+            keys[name + tag] = dedup_key({"id": str(p), "paths": [str(p)]})
+    assert keys["s"]["family"] == "shallow" and keys["d"]["family"] == "general"
+    assert keys["s"]["fingerprint"] == keys["sv"]["fingerprint"] == canonical_form(Network.from_rows(*_net(random.Random(2), (2, 3, 1)))).fingerprint()
+    for name in ("s", "d"):
+        assert keys[name]["values"] == keys[name + "v"]["values"] != keys[name + "n"]["values"]
