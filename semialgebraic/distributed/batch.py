@@ -27,7 +27,7 @@ from pathlib import Path
 
 from algebra.exceptions import InputError
 
-from ..certificates import jsonable, write_certificate
+from ..certificates import write_certificate
 from .cluster import executor as make_executor
 from .jobs import PAIR_JOBS, classify_bucket, dedup_key, run_item
 from .manifest import read_manifest
@@ -167,6 +167,8 @@ def _call(kind, *args):
 
 
 def _dedup(ex, items, todo, old, timeout, scatter, writer, prog, new):
+    if not todo:
+        return
     by_id = {it["id"]: it for it in items}
     seeds = {}                                  # class -> representative item (earlier run)
     for r in old:

@@ -167,6 +167,9 @@ def _guard(fn, item) -> dict:
         rec = {"status": "error", "error": str(exc) or type(exc).__name__}
     except MemoryError:
         rec = {"status": "error", "error": "out of memory"}
+    except Exception as exc:            # noqa: BLE001 — a bug on one item must not lose the run
+        rec = {"status": "error", "error": f"internal error ({type(exc).__name__}: {exc}); "
+                                            "please report it"}
     rec["id"] = item["id"]
     rec["time"] = round(time.perf_counter() - t0, 4)
     return rec

@@ -200,6 +200,8 @@ def test_dedup_resume_joins_new_files_to_old_classes(tmp_path):
     out.write_text("".join(keep))
     run_batch("dedup", str(tmp_path / "m*.json"), str(out), workers=0, progress=False)
     _same_partition(read_records(out), files, truth)
+    s = run_batch("dedup", str(tmp_path / "m*.json"), str(out), workers=0, progress=False)
+    assert s["resumed"] == s["finished"] == len(files) and len(read_records(out)) == len(files)
 
 
 # -- search, serially ----------------------------------------------------------------------------
