@@ -48,7 +48,7 @@ def split_box(box, cells: int) -> list:
     widest coordinate until there are *cells* (a coordinate of width 0 is never split).
 
     >>> [[(str(l), str(h)) for l, h in c] for c in split_box([(0, 1), (0, 2)], 3)]
-    [[('0', '1'), ('0', '1')], [('0', '1/2'), ('1', '2')], [('1/2', '1'), ('1', '2')]]
+    [[('0', '1/2'), ('0', '1')], [('1/2', '1'), ('0', '1')], [('0', '1'), ('1', '2')]]
     """
     out = [[(to_q(lo), to_q(hi)) for lo, hi in box]]
     while len(out) < cells:
