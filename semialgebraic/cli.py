@@ -27,7 +27,7 @@ from .exceptions import SemialgebraicError
 __all__ = ["main", "COMMAND_MODULES", "emit", "fail"]
 
 COMMAND_MODULES = ("core", "regions", "shallow", "bottleneck", "absorb", "conserved", "general",
-                   "analyze", "explain", "recover", "reproduce", "plot")
+                   "analyze", "explain", "recover", "reproduce", "plot", "batch")
 
 
 class CLIError(Exception):

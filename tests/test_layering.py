@@ -76,6 +76,8 @@ THIRD_PARTY = {
     "z3": ({"semialgebraic"}, "optional solver used only as a hint, re-decided exactly"),
     "matplotlib": ({"semialgebraic.plot", "algebra"},
                    "optional pictures (lazy): the plot renderer; algebra.display's _repr_png_"),
+    "dask": ({"semialgebraic.distributed"}, "optional: batch jobs and searches on a Dask cluster (lazy)"),
+    "distributed": ({"semialgebraic.distributed"}, "optional: dask.distributed client/LocalCluster (lazy)"),
 }
 VERIFY_THIRD_PARTY = {"numpy"}       # rule 4: optional, the modular ranks are exact either way
 
@@ -84,6 +86,9 @@ VERIFY_EXCEPTIONS = {
     ("semialgebraic.commands", "check_inputs_match"):
         "the CLI's `verify CERT A B` compares the embedded inputs with the given files: part of "
         "the checker's interface, not a decision",
+    ("semialgebraic.distributed", "verify_part"):
+        "a distributed search checks the independent parts of its bab_cover certificate on the "
+        "workers (the checker's own split, not a decision)",
     ("semialgebraic.commands", "resolve_sidecar"):
         "the CLI's `verify CERT` reads a large certificate's binary sidecar (digest checked) "
         "before checking: part of the checker's interface, not a decision",
@@ -290,7 +295,9 @@ def test_deciders_import_only_verify_from_the_checker():
              and not e.source.startswith("semialgebraic.verify")}
     assert {(t, n) for _, t, n in names} == {("semialgebraic.verify", "verify"),
                                             ("semialgebraic.verify", "check_inputs_match"),
-                                            ("semialgebraic.verify", "resolve_sidecar")}
+                                            ("semialgebraic.verify", "resolve_sidecar"),
+                                            ("semialgebraic.verify", "verify_part")}
+    assert {s for s, _, n in names if n == "verify_part"} == {"semialgebraic.distributed.search"}
     assert {s for s, _, n in names if n == "check_inputs_match"} == {"semialgebraic.commands.shallow"}
     assert {s for s, _, n in names if n == "resolve_sidecar"} == {"semialgebraic.commands.shallow"}
 

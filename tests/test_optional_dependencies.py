@@ -66,6 +66,10 @@ INVOCATIONS = {
     "analyze": [["analyze", "--timeout", "60"], ["analyze", "--timeout", "60", f"{EX}/t6_control.json"]],
     "explain": [["explain", "S6"]],
     "plot": [["plot", "regions", "--box=-1,1", "-o", "{tmp}/regions.png", f"{EX}/t1_masked.json"]],
+    "batch": [["batch", "dim", f"{EX}/t6_c*.json", "--out", "{tmp}/dim.jsonl", "--workers", "0",
+               "--timeout", "60"]],
+    "search": [["search", "diff", f"{EX}/t6_control.json", f"{EX}/t6_flip_a.json", "--box=-1,1",
+                "--cells", "2", "--workers", "0"]],
 }
 
 

@@ -44,6 +44,7 @@ SCHEMA_VERSIONS: dict[str, int] = {
     "bab_bound": 2,
     "non_localizability": 1,
     "absorbing_blocks": 1,
+    "bab_cover": 1,
 }
 
 HEADER_KEYS = ("format", "type", "schema_version", "netfibers_version")
@@ -63,6 +64,7 @@ SCHEMA_KEYS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
                                                       "epsilon")),
     "non_localizability": (("claim", "network", "composite"), ()),
     "absorbing_blocks": (("claim", "block", "all_S", "absorbing_blocks"), ()),
+    "bab_cover": (("claim", "a", "b", "box", "upper", "cells"), ("lower", "point", "output")),
 }
 
 # type -> the claims a certificate of that type may state (the checker decides which one fits)
@@ -83,6 +85,7 @@ CLAIMS: dict[str, tuple[str, ...]] = {
                            "(three-layer-fibers R19)",),
     "absorbing_blocks": ("these are all absorbing blocks up to permutation and positive scaling "
                          "(skip-absorption R10, derived)",),
+    "bab_cover": ("max_o max_x |a_o(x) - b_o(x)| <= upper on the box",),
 }
 
 # the two competitor classes of an ``absorption`` certificate (skip-absorption R1 and R19)

@@ -20,7 +20,7 @@ from typing import Any
 
 from algebra.exceptions import InexactInputError, InputError, ParseError
 
-__all__ = ["verify", "CHECKERS", "check_inputs_match", "resolve_sidecar"]
+__all__ = ["verify", "verify_part", "CHECKERS", "check_inputs_match", "resolve_sidecar"]
 
 # type -> module under semialgebraic.verify providing ``check(cert) -> (bool, str)``
 CHECKERS = {
@@ -34,6 +34,7 @@ CHECKERS = {
     "bab_bound": "bab_bound",
     "non_localizability": "non_localizability",
     "absorbing_blocks": "absorbing_blocks",
+    "bab_cover": "bab_cover",
 }
 
 
@@ -72,6 +73,24 @@ def verify(cert: Any) -> tuple[bool, str]:
     except InputError:
         raise
     except (ParseError, InexactInputError) as exc:   # a number that is not one: malformed
+        raise InputError(f"malformed certificate: {exc}") from None
+
+
+def verify_part(cert: Any, part) -> tuple[bool, str]:
+    """One independent part of the check of a certificate that splits into parts (run on the
+    workers of a distributed search): for ``bab_cover``, ``part`` is ``"geometry"`` (the cover of
+    the box and the point) or the index of a cell (that cell's ``bab_bound`` certificate).  The
+    claim holds iff every part holds; :func:`verify` checks all of them in turn."""
+    if not isinstance(cert, dict) or cert.get("type") != "bab_cover":
+        raise InputError("only a bab_cover certificate splits into parts")
+    from . import bab_cover
+    try:
+        if part == "geometry":
+            return bab_cover.check_geometry(cert)
+        if type(part) is not int:
+            raise InputError(f"unknown part {part!r}")
+        return bab_cover.check_cell(cert, part)
+    except (ParseError, InexactInputError) as exc:
         raise InputError(f"malformed certificate: {exc}") from None
 
 

@@ -12,7 +12,7 @@ from semialgebraic.cli import _join_negative_values, build_parser
 PARSER = build_parser()
 SUB = next(a for a in PARSER._actions if isinstance(a, argparse._SubParsersAction))
 COMMANDS = sorted(SUB.choices)
-POSITIONALS = {"NET", "A", "B", "BLOCK", "CERT", "STEPS", "TERM", "KIND"}
+POSITIONALS = {"NET", "A", "B", "BLOCK", "CERT", "STEPS", "TERM", "KIND", "JOB", "MANIFEST", "WHAT"}
 
 
 def test_every_command_module_registered():

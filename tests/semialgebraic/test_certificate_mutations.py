@@ -160,7 +160,14 @@ def _absorbing_blocks():
     return _json(v.certificate)
 
 
-BUILDERS = {"bab_bound": _bab_bound, "counterexample": _counterexample, "symmetry_path": _symmetry_path,
+def _bab_cover():
+    from semialgebraic.distributed import distributed_diff
+    r = distributed_diff(BABA, BABB, [(-1, 2)], cells=2, workers=0)
+    assert r.complete and r.upper == 1 and r.verified
+    return _json(r.certificate)
+
+
+BUILDERS = {"bab_bound": _bab_bound, "bab_cover": _bab_cover, "counterexample": _counterexample, "symmetry_path": _symmetry_path,
             "region_cover": _region_cover, "absorption": _absorption,
             "absorption_no": _absorption_no, "identifiability_hypotheses": _identifiability,
             "functional_dimension": _fd, "exercise": _exercise,
@@ -320,7 +327,7 @@ def _oracle_absorbing_blocks(c) -> bool:
     return True
 
 
-ORACLES = {"bab_bound": _oracle_bab, "counterexample": _oracle_counterexample, "symmetry_path": _same_function,
+ORACLES = {"bab_bound": _oracle_bab, "bab_cover": _oracle_bab, "counterexample": _oracle_counterexample, "symmetry_path": _same_function,
            "region_cover": _same_function, "absorption": _oracle_absorption,
            "absorption_no": _oracle_absorption, "identifiability_hypotheses": _oracle_identifiability,
            "functional_dimension": _oracle_fd, "exercise": _oracle_exercise,

@@ -1,0 +1,216 @@
+"""Benchmark of batch jobs and distributed searches on Dask (issue 19).  Run by hand:
+``python benchmarks/bench_distributed.py [--scale 1.0] [--search-width 16] [--skip-search]``.
+
+1. dedup of a generated zoo (``--scale 1``: 1 000 networks — 400 one-hidden-layer 784-64-10,
+   300 bottleneck 8-6-16-2, 300 deep 4-12-12-12-1 — in 200 planted classes, members made by
+   permutations and power-of-two scalings of every hidden layer, a neuron split in two halves
+   and a dead neuron; plus 100 near-misses, a base network with one weight moved by 1e-9), as
+   ``.npz`` weight files (float32 values, the near-misses float64), with 2 workers: every class
+   compared with the planted truth, every merge certificate re-checked by ``verify``;
+   networks/s (target >= 50).
+2. ``search diff`` (branch and bound per cell) and ``search regions`` on one pair / network,
+   1 worker vs 2 workers (embedded LocalCluster), verification included: same certified answer,
+   speed-up (target >= 1.6x when the machine is idle at the start; else efficiency reported).
+3. overhead: 100 trivial items (``dim`` of a 1-1-1 network) serially in-process vs 2 workers.
+
+Reports wall time, task-seconds (the sum of the per-item times measured on the workers; the
+CPU the tasks used), parallel efficiency = task-seconds / (wall x workers), and the load
+average at the start.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import random
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from algebra.network import Network  # noqa: E402
+from semialgebraic.distributed import distributed_diff, distributed_regions, run_batch  # noqa: E402
+from semialgebraic.distributed.batch import read_records  # noqa: E402
+from semialgebraic.distributed.cluster import DaskExecutor, SerialExecutor  # noqa: E402
+from semialgebraic.verify import verify  # noqa: E402
+
+
+def _layers(rng, widths, den=8):
+    Ws = [rng.integers(-9, 10, size=(b, a)).astype(np.float64) / den for a, b in zip(widths, widths[1:])]
+    bs = [rng.integers(-9, 10, size=b).astype(np.float64) / den for b in widths[1:]]
+    return Ws, bs
+
+
+def _variant(rng, Ws, bs, kind):
+    Ws, bs = [W.copy() for W in Ws], [b.copy() for b in bs]
+    for l in range(len(Ws) - 1):
+        n = Ws[l].shape[0]
+        perm = rng.permutation(n)
+        s = 2.0 ** rng.integers(-2, 3, size=n)
+        Ws[l] = Ws[l][perm] * s[:, None]
+        bs[l] = bs[l][perm] * s
+        Ws[l + 1] = Ws[l + 1][:, perm] / s[None, :]
+    if kind == "split":
+        Ws[0] = np.vstack([Ws[0], Ws[0][:1]])
+        bs[0] = np.append(bs[0], bs[0][0])
+        col = Ws[1][:, :1] / 2
+        Ws[1] = np.hstack([Ws[1][:, :1] / 2, Ws[1][:, 1:], col])
+    elif kind == "dead":
+        Ws[0] = np.vstack([Ws[0], np.zeros((1, Ws[0].shape[1]))])
+        bs[0] = np.append(bs[0], -1.0)
+        Ws[1] = np.hstack([Ws[1], np.full((Ws[1].shape[0], 1), 0.5)])
+    return Ws, bs
+
+
+def _save(path, Ws, bs, dtype=np.float32):
+    arrays = {}
+    for l, (W, b) in enumerate(zip(Ws, bs)):
+        arrays[f"{2 * l}.weight"] = W.astype(dtype)
+        arrays[f"{2 * l}.bias"] = b.astype(dtype)
+    np.savez(path, **arrays)
+
+
+def make_zoo(root: Path, scale: float, seed: int = 0):
+    rng = np.random.default_rng(seed)
+    fams = [((784, 64, 10), 400), ((8, 6, 16, 2), 300), ((4, 12, 12, 12, 1), 300)]
+    files, truth, bases = [], [], []
+    cls = 0
+    for widths, count in fams:
+        n = max(5, int(round(count * scale)))
+        classes = max(1, n // 5)
+        for c in range(classes):
+            Ws, bs = _layers(rng, widths)
+            bases.append((Ws, bs))
+            for j in range(n // classes if c < classes - 1 else n - (n // classes) * (classes - 1)):
+                kind = ("base", "perm", "split", "dead", "perm")[j % 5]
+                V = (Ws, bs) if kind == "base" else _variant(rng, Ws, bs, kind)
+                p = root / f"z{len(files):05d}.npz"
+                _save(p, *V)
+                files.append(str(p))
+                truth.append(cls)
+            cls += 1
+    for k in range(max(1, int(round(100 * scale)))):
+        Ws, bs = bases[k % len(bases)]
+        Ws = [W.copy() for W in Ws]
+        Ws[0][0, 0] += 1e-9
+        p = root / f"z{len(files):05d}.npz"
+        _save(p, Ws, bs, np.float64)
+        files.append(str(p))
+        truth.append(cls)
+        cls += 1
+    return files, truth
+
+
+def _load():
+    try:
+        return os.getloadavg()[0]
+    except OSError:
+        return float("nan")
+
+
+def _dask(workers):
+    return DaskExecutor(workers=workers)
+
+
+def bench_dedup(scale, workers):
+    with tempfile.TemporaryDirectory() as tmp:
+        root = Path(tmp)
+        t = time.perf_counter()
+        files, truth = make_zoo(root, scale)
+        gen = time.perf_counter() - t
+        ex = _dask(workers)
+        out = root / "classes.jsonl"
+        t = time.perf_counter()
+        s = run_batch("dedup", str(root / "z*.npz"), str(out), progress=False, executor=ex)
+        wall = time.perf_counter() - t
+        ex.close()
+        recs = read_records(out)
+        cls = {r["file"]: r["class"] for r in recs}
+        ok = all((cls[files[i]] == cls[files[j]]) == (truth[i] == truth[j])
+                 for i in range(len(files)) for j in range(i + 1, len(files)))
+        t = time.perf_counter()
+        certs = [r["certificate"] for r in recs if r.get("certificate")]
+        checked = all(verify(json.loads(Path(c).read_text()))[0] for c in certs)
+        vt = time.perf_counter() - t
+        busy = sum(r.get("time", 0) for r in recs)
+        print(f"dedup: {len(files)} networks ({len(set(truth))} planted classes) generated in {gen:.1f} s")
+        print(f"  {workers} workers: wall {wall:.1f} s, {len(files) / wall:.1f} networks/s "
+              f"(target >= 50), task-seconds {busy:.1f}, efficiency {busy / (wall * workers):.2f}")
+        print(f"  classes found {s['classes']}, merges {s['merges']}, undecided pairs "
+              f"{s['undecided_pairs']}, failed {s['failed']}; partition = planted truth: {ok}")
+        print(f"  {len(certs)} merge certificates re-checked by verify in {vt:.1f} s: all valid {checked}")
+
+
+def _pair(width, seed=1):
+    rng = random.Random(seed)
+
+    def rows(a, b):
+        return [[str(rng.randint(-8, 8)) + "/8" for _ in range(a)] for _ in range(b)]
+    Ws = [rows(4, width), rows(width, width), rows(width, 1)]
+    bs = [[str(rng.randint(-8, 8)) + "/8" for _ in range(n)] for n in (width, width, 1)]
+    a = Network.from_rows(Ws, bs)
+    Wb = [list(map(list, W)) for W in Ws]
+    Wb[1][0][0] = str(rng.randint(-8, 8)) + "/7"
+    return a, Network.from_rows(Wb, bs)
+
+
+def bench_search(width, cells):
+    a, b = _pair(width)
+    box = [(-1, 1)] * 4
+    for name, run in (("diff", lambda ex: distributed_diff(a, b, box, cells=cells, executor=ex)),
+                      ("regions", lambda ex: distributed_regions(a, box, cells=cells, executor=ex))):
+        times, answers = {}, {}
+        for w in (1, 2):
+            ex = _dask(w)
+            t = time.perf_counter()
+            r = run(ex)
+            times[w] = time.perf_counter() - t
+            ex.close()
+            answers[w] = (str(r.lower), str(r.upper), r.verified) if name == "diff" else r.number_of_regions
+        print(f"search {name} 4-{width}-{width}-1 on [-1,1]^4, {cells} cells: 1 worker {times[1]:.1f} s, "
+              f"2 workers {times[2]:.1f} s, speed-up {times[1] / times[2]:.2f}x "
+              f"(efficiency {times[1] / times[2] / 2:.2f}); same answer: {answers[1] == answers[2]} {answers[2]}")
+
+
+def bench_overhead(n=100):
+    with tempfile.TemporaryDirectory() as tmp:
+        root = Path(tmp)
+        net = Network.from_rows([[[1]], [[1]]], [[0], [0]])
+        for k in range(n):
+            (root / f"t{k:03d}.json").write_text(json.dumps(net.to_dict()))
+        t = time.perf_counter()
+        run_batch("dim", str(root / "t*.json"), str(root / "s.jsonl"), progress=False, executor=SerialExecutor())
+        serial = time.perf_counter() - t
+        t = time.perf_counter()
+        ex = _dask(2)
+        run_batch("dim", str(root / "t*.json"), str(root / "d.jsonl"), progress=False, executor=ex)
+        ex.close()
+        dask_t = time.perf_counter() - t
+        print(f"overhead: {n} trivial items serially {serial:.2f} s, on 2 workers {dask_t:.2f} s "
+              f"(cluster start included; target: within 5 s of serial: {dask_t - serial <= 5})")
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--scale", type=float, default=1.0, help="zoo size factor (1: 1 000 + 100)")
+    ap.add_argument("--workers", type=int, default=2)
+    ap.add_argument("--search-width", type=int, default=16)
+    ap.add_argument("--cells", type=int, default=8)
+    ap.add_argument("--skip-search", action="store_true")
+    ap.add_argument("--skip-dedup", action="store_true")
+    args = ap.parse_args()
+    print(f"load average at start: {_load():.2f} on {os.cpu_count()} cores")
+    bench_overhead()
+    if not args.skip_dedup:
+        bench_dedup(args.scale, args.workers)
+    if not args.skip_search:
+        bench_search(args.search_width, args.cells)
+
+
+if __name__ == "__main__":
+    main()

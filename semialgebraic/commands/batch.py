@@ -1,0 +1,188 @@
+"""Commands ``batch`` (one question over a manifest of models or pairs) and ``search`` (one big
+search split into cells), on Dask when it is installed (:mod:`semialgebraic.distributed`).
+
+``netfibers batch JOB MANIFEST --out RESULTS.jsonl [--workers N | --scheduler ADDRESS]
+[--timeout S] [--memory-limit M] [--box B] [--scatter] [--json]``
+
+``netfibers search diff A B --box B [--cells K] [--workers N | --scheduler ADDRESS]
+[--checkpoint FILE] [--certificate FILE] [--timeout S] [--json]`` and
+``netfibers search regions NET --box LO,HI [--cells K] …``
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+
+from algebra.exceptions import AlgebraError
+from algebra.rationals import q_str
+
+from ..certificates import write_certificate
+from ..cli import fail
+from . import display
+from .common import load_network, parse_box, parse_box_domain
+from .help import TIMEOUT_HELP, describe
+
+__all__ = ["register", "cmd_batch", "cmd_search"]
+
+JOBS = ("dedup", "equiv", "dim", "identify", "absorb", "conserved", "diff")
+
+
+def _where_args(p) -> None:
+    where = p.add_mutually_exclusive_group()
+    where.add_argument("--workers", type=int, metavar="N",
+                       help="worker processes of the embedded Dask LocalCluster (default: one "
+                            "per core; 0 runs serially in this process)")
+    where.add_argument("--scheduler", metavar="ADDRESS",
+                       help="use the running Dask cluster at ADDRESS (tcp://host:8786)")
+    p.add_argument("--memory-limit", metavar="M", help="memory limit per worker, passed to Dask "
+                   "(e.g. 2GB; a worker above it is restarted and its task retried)")
+    p.add_argument("--timeout", type=float, metavar="SECONDS", help=TIMEOUT_HELP + " (per item/cell)")
+
+
+def register(sub, parent) -> None:
+    p = sub.add_parser("batch", parents=[parent], help="one question over many models (Dask)",
+                       **describe(
+                           "Run JOB (dedup, equiv, dim, identify, absorb, conserved, diff) on "
+                           "every model or pair of MANIFEST (a directory, a glob, or a CSV/JSON "
+                           "Lines file with columns model, or a,b for pairs, optional box) and "
+                           "append one JSON Lines record per item to --out as it finishes "
+                           "(verdict, certificate path, time; dedup: file, class, "
+                           "representative, certificate of the merge). A rerun with the same "
+                           "--out skips the finished items; a failed item is a record with its "
+                           "error. Runs on an embedded Dask LocalCluster (one worker per core), "
+                           "on --scheduler, or serially without Dask; a summary table ends the "
+                           "run (--json: the summary as JSON).",
+                           exits=["0  every item decided", "3  an item undecided or failed, or "
+                                  "the run interrupted (rerun to resume)"],
+                           examples=["netfibers batch dedup zoo/ --out classes.jsonl --workers 2",
+                                     "netfibers batch equiv pairs.csv --out eq.jsonl --scheduler "
+                                     "tcp://10.0.0.5:8786 --timeout 60"]))
+    p.add_argument("job", choices=JOBS, metavar="JOB", help=f"one of {', '.join(JOBS)}")
+    p.add_argument("manifest", metavar="MANIFEST")
+    p.add_argument("--out", required=True, metavar="RESULTS.jsonl", help="JSON Lines output (appended; resumed)")
+    _where_args(p)
+    p.add_argument("--box", metavar="BOX", help="diff: the box of items without a box column (lo,hi or lo1:hi1,...)")
+    p.add_argument("--scatter", action="store_true",
+                   help="send the files' bytes to the workers (workers without the file system)")
+    p.add_argument("--quiet", action="store_true", help="no progress line")
+    p.set_defaults(func=cmd_batch)
+
+    p = sub.add_parser("search", parents=[parent],
+                       help="one large search split into cells (Dask)",
+                       **describe(
+                           "Split one large search into cells of the box and run one task per "
+                           "cell: 'diff A B' bounds max |a - b| by exact branch and bound per "
+                           "cell and combines the certified intervals (max of the lower, max of "
+                           "the upper bounds) into a bab_cover certificate whose parts are "
+                           "checked on the workers; 'regions NET' walks the linear regions that "
+                           "meet each cell and joins them by activation pattern. The verdict is "
+                           "the same serially and distributed; --checkpoint FILE keeps the "
+                           "finished cells so that a rerun resumes.",
+                           exits=["0  complete", "3  a cell cut short by --timeout, or "
+                                  "interrupted (rerun with the same --checkpoint to resume)"],
+                           examples=["netfibers search diff a.json b.json --box -1,1 --cells 8 "
+                                     "--workers 2 --certificate cover.json",
+                                     "netfibers search regions net.json --box -2,2 --cells 4 "
+                                     "--checkpoint walk.ckpt"]))
+    p.add_argument("what", choices=("diff", "regions"), metavar="WHAT", help="diff or regions")
+    p.add_argument("nets", nargs="+", metavar="NET", help="A B for diff, NET for regions")
+    p.add_argument("--box", required=True, metavar="BOX", help="lo,hi (the cube) or lo1:hi1,...")
+    p.add_argument("--cells", type=int, default=None, metavar="K",
+                   help="number of cells (default: 4 per worker)")
+    _where_args(p)
+    p.add_argument("--checkpoint", metavar="FILE", help="finished cells (JSON Lines); resumed")
+    p.add_argument("--certificate", metavar="FILE", help="diff: write the bab_cover certificate")
+    p.set_defaults(func=cmd_search)
+
+
+def cmd_batch(args) -> int:
+    from ..distributed.batch import run_batch
+    if args.workers is not None and args.workers < 0:
+        fail("--workers must be >= 0")
+    try:
+        s = run_batch(args.job, args.manifest, args.out, workers=args.workers,
+                      scheduler=args.scheduler, timeout=args.timeout,
+                      memory_limit=args.memory_limit, box=args.box, scatter=args.scatter,
+                      progress=not args.quiet and not args.json)
+    except AlgebraError as exc:
+        fail(str(exc))
+    except ImportError as exc:
+        fail(str(exc))
+    except KeyboardInterrupt:
+        print(f"netfibers: interrupted; {args.out} holds the finished items; rerun the same "
+              "command to resume", file=sys.stderr)
+        return 3
+    if args.json:                       # the summary holds float seconds: plain json, not emit
+        print(json.dumps(s, indent=1))
+    else:
+        print(summary_text(s))
+    return 0 if s["ok"] == s["items"] else 3
+
+
+def summary_text(s: dict) -> str:
+    rows = [("items", s["items"]), ("finished", s["finished"]), ("  resumed", s["resumed"]),
+            ("  decided", s["ok"]), ("  undecided", s["undecided"]), ("  failed", s["failed"])]
+    if s["job"] == "dedup":
+        rows += [("classes", s["classes"]), ("merges (certified)", s["merges"]),
+                 ("undecided pairs", s["undecided_pairs"])]
+    else:
+        rows += [(f"  {v}", n) for v, n in sorted(s["verdicts"].items())]
+    rows += [("seconds", s["seconds"]), ("items/s", s["rate"]),
+             ("ran on", f"{s['where']} ({s['workers']} worker{'s' if s['workers'] != 1 else ''})")]
+    w = max(len(k) for k, _ in rows)
+    return f"batch {s['job']}:\n" + "\n".join(f"  {k:<{w}}  {v}" for k, v in rows)
+
+
+def cmd_search(args) -> int:
+    from ..distributed import search
+    need = 2 if args.what == "diff" else 1
+    if len(args.nets) != need:
+        fail(f"search {args.what} takes {need} network file{'s' if need > 1 else ''}")
+    if args.cells is not None and args.cells < 1:
+        fail("--cells must be >= 1")
+    nets = [load_network(p) for p in args.nets]
+    d = nets[0].n_inputs
+    box = parse_box_domain(args.box, d) if args.what == "diff" else [parse_box(args.box)] * d
+    try:
+        if args.what == "diff":
+            if nets[0].signature != nets[1].signature:
+                fail(f"{args.nets[0]} has (inputs, outputs) {nets[0].signature} but "
+                     f"{args.nets[1]} has {nets[1].signature}")
+            r = search.distributed_diff(nets[0], nets[1], box, cells=args.cells,
+                                        workers=args.workers, scheduler=args.scheduler,
+                                        memory_limit=args.memory_limit, timeout=args.timeout,
+                                        checkpoint=args.checkpoint, progress=not args.json)
+        else:
+            r = search.distributed_regions(nets[0], box, cells=args.cells, workers=args.workers,
+                                           scheduler=args.scheduler,
+                                           memory_limit=args.memory_limit,
+                                           timeout=args.timeout, checkpoint=args.checkpoint,
+                                           progress=not args.json)
+    except AlgebraError as exc:
+        fail(str(exc))
+    except ImportError as exc:
+        fail(str(exc))
+    except KeyboardInterrupt:
+        print("netfibers: interrupted" + (f"; {args.checkpoint} holds the finished cells"
+                                          if args.checkpoint else ""), file=sys.stderr)
+        return 3
+    data = r.to_json()
+    if args.what == "diff":
+        if args.certificate and r.certificate is not None:
+            write_certificate(r.certificate, args.certificate)
+            data["certificate"] = args.certificate
+        text = (f"max |a - b| {'=' if r.complete else 'in'} "
+                + (display.number(r.lower, args.exact) if r.complete else
+                   f"[{display.number(r.lower, args.exact)}, {display.number(r.upper, args.exact)}]")
+                + f" over {r.cells} cells ({r.where}); certificate checked: {r.verified}"
+                + display.note([r.lower, r.upper], args.exact))
+    else:
+        text = (f"{r.number_of_regions} activation regions meet the box "
+                f"[{q_str(box[0][0])}, {q_str(box[0][1])}]^{d} ({r.cells} cells, {r.where})"
+                + ("" if r.complete else " (partial: a cell was cut short)"))
+    if args.json:
+        print(json.dumps(data, indent=1, default=str))
+    else:
+        print(text)
+    return 0 if r.complete else 3

@@ -1,0 +1,241 @@
+"""A batch: one question (*job*) over the items of a manifest, results as JSON Lines.
+
+:func:`run_batch` reads the manifest, skips the items already in the output (resume), runs the
+rest on an executor (:mod:`.cluster`) and appends one record per item as it finishes — one
+``write`` of a whole line, then ``flush``, so an interrupted run leaves only complete lines (a
+torn last line from a killed process is cut off on the next run) and a rerun resumes.  The
+certificate of a record is written to ``<out>.certificates/`` and the record keeps its path.
+
+``dedup``: the classes of a model zoo.  Per file, the exact values at fixed points (a function
+invariant) and the canonical fingerprint of the fast path that applies (one hidden layer:
+:func:`semialgebraic.shallow.canonical_form`; bottleneck: CANON); files with different values are
+certainly different; within a group of equal values each file is compared with the class
+representatives by :func:`semialgebraic.equivalent` (the fast path's certificate where one
+applies, the general method otherwise) and merged only on a certified "equivalent" (one
+certificate per merge).  An undecided pair keeps its two classes apart and the record names
+the other class under ``undecided_with``.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import sys
+import time
+from pathlib import Path
+
+from algebra.exceptions import InputError
+
+from ..certificates import write_certificate
+from .cluster import executor as make_executor
+from .jobs import PAIR_JOBS, classify_bucket, dedup_key, run_item
+from .manifest import read_manifest
+
+__all__ = ["run_batch", "read_records", "certificate_dir", "JOB_NAMES", "Progress"]
+
+JOB_NAMES = ("dedup", "equiv", "dim", "identify", "absorb", "conserved", "diff")
+
+
+def certificate_dir(out) -> Path:
+    """``results.jsonl`` -> ``results.certificates/`` (next to the output)."""
+    out = Path(out)
+    return out.with_name(out.stem + ".certificates")
+
+
+def read_records(out) -> list[dict]:
+    """The complete records of *out* (a torn last line, from a killed run, is cut off the file)."""
+    path = Path(out)
+    if not path.exists():
+        return []
+    raw = path.read_bytes()
+    records, good = [], 0
+    for line in raw.splitlines(keepends=True):
+        if not line.endswith(b"\n"):
+            break
+        try:
+            rec = json.loads(line)
+        except json.JSONDecodeError:
+            break
+        if isinstance(rec, dict) and "id" in rec:
+            records.append(rec)
+        good += len(line)
+    if good < len(raw):
+        with open(path, "r+b") as f:
+            f.truncate(good)
+    return records
+
+
+class Progress:
+    """``done/failed/remaining`` and the rate, on one stderr line (``\\r`` on a terminal)."""
+
+    def __init__(self, total: int, enabled: bool = True, every: float = 1.0):
+        self.total, self.done, self.failed = total, 0, 0
+        self.t0 = time.perf_counter()
+        self.enabled = enabled
+        self.every = every if sys.stderr.isatty() else max(every, 5.0)
+        self.last = 0.0
+
+    def update(self, rec: dict) -> None:
+        self.done += 1
+        self.failed += rec.get("status") == "error"
+        now = time.perf_counter()
+        if self.enabled and (now - self.last >= self.every or self.done == self.total):
+            self.last = now
+            rate = self.done / max(now - self.t0, 1e-9)
+            end = "\r" if sys.stderr.isatty() and self.done < self.total else "\n"
+            print(f"batch: {self.done - self.failed} done, {self.failed} failed, "
+                  f"{self.total - self.done} remaining, {rate:.1f} items/s", end=end,
+                  file=sys.stderr, flush=True)
+
+
+class _Writer:
+    def __init__(self, out, job):
+        self.out = Path(out)
+        self.job = job
+        self.certs = certificate_dir(out)
+        self.f = open(self.out, "a", encoding="utf-8")
+
+    def write(self, rec: dict) -> dict:
+        cert = rec.pop("certificate", None)
+        if cert is not None:
+            self.certs.mkdir(parents=True, exist_ok=True)
+            name = hashlib.sha256(rec["id"].encode()).hexdigest()[:16]
+            path = self.certs / f"{'merge' if self.job == 'dedup' else self.job}-{name}.json"
+            write_certificate(cert, path)
+            rec["certificate"] = str(path)
+        elif self.job == "dedup" or "certificate" not in rec:
+            rec["certificate"] = None
+        self.f.write(json.dumps(rec, default=str) + "\n")   # one write per record, then flush
+        self.f.flush()
+        return rec
+
+    def close(self):
+        self.f.close()
+
+
+def _blobs(ex, item, scatter):
+    if not scatter:
+        return None
+    return [ex.scatter(Path(p).read_bytes()) if Path(p).is_file() else None for p in item["paths"]]
+
+
+def run_batch(job: str, manifest: str, out: str, *, workers: int | None = None,
+              scheduler: str | None = None, timeout: float | None = None,
+              memory_limit: str | None = None, box: str | None = None, scatter: bool = False,
+              progress: bool = True, executor=None) -> dict:
+    """Run *job* over *manifest*, appending records to *out*; the summary (dict).
+
+    Raises :class:`InputError` for an unknown job or a bad manifest (nothing is written)."""
+    if job not in JOB_NAMES:
+        raise InputError(f"unknown job {job!r}; choose one of {', '.join(JOB_NAMES)}")
+    items = read_manifest(manifest, pairs=job in PAIR_JOBS)
+    for k, it in enumerate(items):
+        it["index"] = k
+    old = read_records(out)
+    done = {r["id"] for r in old}
+    todo = [it for it in items if it["id"] not in done]
+    t0 = time.perf_counter()
+    prog = Progress(len(todo), progress)
+    new: list[dict] = []
+    ex = executor or (make_executor(workers, scheduler, memory_limit) if todo else None)
+    writer = _Writer(out, job)
+    try:
+        if job == "dedup":
+            _dedup(ex, items, todo, old, timeout, scatter, writer, prog, new)
+        else:
+            calls = [(it["id"], ("run", job, it, timeout, box, _blobs(ex, it, scatter)))
+                     for it in todo]
+            for _, rec in ex.map_unordered(_call, calls) if todo else ():
+                new.append(writer.write(rec))
+                prog.update(rec)
+    finally:
+        writer.close()
+        if ex is not None and executor is None:
+            ex.close()
+    return summary(job, old + new, len(items), len(old), time.perf_counter() - t0,
+                   getattr(ex, "kind", "none"), getattr(ex, "workers", 0))
+
+
+def _call(kind, *args):
+    """The one task function (module level, so a worker imports it by name)."""
+    if kind == "run":
+        return run_item(*args)
+    if kind == "key":
+        return dedup_key(*args)
+    return classify_bucket(*args)
+
+
+def _dedup(ex, items, todo, old, timeout, scatter, writer, prog, new):
+    if not todo:
+        return
+    by_id = {it["id"]: it for it in items}
+    seeds = {}                                  # class -> representative item (earlier run)
+    for r in old:
+        if r.get("class") is not None and r.get("representative") is not None:
+            rep = next((it for it in items if it["paths"][0] == r["representative"]), None)
+            if rep is not None:
+                seeds.setdefault(r["class"], rep)
+    need = todo + [it for it in seeds.values() if it["id"] not in {t["id"] for t in todo}]
+    blobs = {it["id"]: _blobs(ex, it, scatter) for it in need} if scatter else None
+    keys = {}
+    calls = [(it["id"], ("key", it, None if blobs is None else blobs[it["id"]])) for it in need]
+    todo_ids = {it["id"] for it in todo}
+    for ident, rec in ex.map_unordered(_call, calls):
+        if rec["status"] == "error":
+            if ident in todo_ids:
+                rec.update(job="dedup", file=by_id[ident]["paths"][0], **{"class": None},
+                           representative=None)
+                new.append(writer.write(rec))
+                prog.update(rec)
+            continue
+        keys[ident] = rec
+    buckets: dict = {}
+    for it in todo:
+        if it["id"] in keys:
+            k = keys[it["id"]]
+            buckets.setdefault(k["values"], []).append({**it, "fingerprint": k["fingerprint"]})
+    seed_by_bucket: dict = {}
+    for c, rep in sorted(seeds.items()):
+        k = keys.get(rep["id"])
+        if k is not None:
+            seed_by_bucket.setdefault(k["values"], []).append((c, rep, k["fingerprint"]))
+    calls = []
+    for v, members in buckets.items():
+        members.sort(key=lambda m: m["index"])
+        sub = None if blobs is None else {m["id"]: blobs[m["id"]] for m in members}
+        if sub is not None:
+            for _, rep, _ in seed_by_bucket.get(v, ()):
+                sub[rep["id"]] = blobs[rep["id"]]
+        calls.append((v, ("classify", members, timeout, seed_by_bucket.get(v, []), sub)))
+    for _, recs in ex.map_unordered(_call, calls):
+        for rec in recs:
+            if rec.get("status") == "error":
+                rec.update(job="dedup", file=by_id[rec["id"]]["paths"][0], **{"class": None},
+                           representative=None)
+            new.append(writer.write(rec))
+            prog.update(rec)
+
+
+def summary(job, records, total, resumed, seconds, where, workers) -> dict:
+    """Counts per status and verdict of the records of this output (all runs)."""
+    by_status: dict = {}
+    by_verdict: dict = {}
+    for r in records:
+        by_status[r.get("status", "?")] = by_status.get(r.get("status", "?"), 0) + 1
+        if r.get("status") != "error":
+            v = str(r.get("verdict", ""))
+            by_verdict[v] = by_verdict.get(v, 0) + 1
+    out = {"job": job, "items": total, "finished": len(records), "resumed": resumed,
+           "ok": by_status.get("ok", 0), "undecided": by_status.get("undecided", 0),
+           "failed": by_status.get("error", 0), "seconds": round(seconds, 3),
+           "rate": round((len(records) - resumed) / seconds, 3) if seconds > 0 else None,
+           "where": where, "workers": workers}
+    if job == "dedup":
+        classes = {r.get("class") for r in records if r.get("class") is not None}
+        out["classes"] = len(classes)
+        out["merges"] = sum(1 for r in records if r.get("certificate"))
+        out["undecided_pairs"] = sum(len(r.get("undecided_with") or ()) for r in records)
+    else:
+        out["verdicts"] = by_verdict
+    return out

@@ -1,0 +1,129 @@
+"""Where a batch runs: in-process (serially), on an embedded Dask ``LocalCluster`` or on an
+existing Dask cluster (``--scheduler ADDRESS``).
+
+:func:`executor` returns an object with ``map_unordered(fn, calls)`` — *calls* a list of
+``(key, args)`` — yielding ``(key, result)`` as tasks finish, ``scatter(data)`` and
+``close()``.  Dask is optional (``pip install 'netfibers[distributed]'``): without it the work
+runs serially, and :func:`executor` says so once on stderr.
+
+Resources: every worker process gets one thread (``threads_per_worker=1``) and the
+environment ``OMP_NUM_THREADS=OPENBLAS_NUM_THREADS=MKL_NUM_THREADS=1`` (numpy/BLAS), set before
+the worker processes start; python-flint's own thread count is 1 unless a program raises it,
+and the float LPs of HiGHS (a hint only) run the serial simplex.  ``memory_limit`` is Dask's
+per-worker limit (``"2GB"``, ``"auto"``; a worker above it is restarted and its task retried).
+A task lost with its worker is resubmitted by Dask: every task is a pure function of its
+inputs (file paths or scattered bytes, never pickled objects of the project).
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+
+__all__ = ["executor", "have_dask", "INSTALL_HINT", "THREAD_ENV"]
+
+INSTALL_HINT = "pip install 'netfibers[distributed]'"
+THREAD_ENV = {"OMP_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1", "MKL_NUM_THREADS": "1",
+              "VECLIB_MAXIMUM_THREADS": "1", "NUMEXPR_NUM_THREADS": "1"}
+
+
+def have_dask() -> bool:
+    try:
+        import distributed  # noqa: F401
+    except ImportError:
+        return False
+    return True
+
+
+class SerialExecutor:
+    """Runs each call in this process, in order (no Dask)."""
+
+    kind = "serial"
+    workers = 1
+
+    def map_unordered(self, fn, calls):
+        for key, args in calls:
+            yield key, fn(*args)
+
+    def scatter(self, data):
+        return data
+
+    def close(self):
+        pass
+
+
+class DaskExecutor:
+    """A ``distributed.Client`` on an embedded ``LocalCluster`` or an existing scheduler."""
+
+    kind = "dask"
+
+    def __init__(self, workers=None, scheduler=None, memory_limit=None):
+        import dask
+        from distributed import Client, LocalCluster
+        for k, v in THREAD_ENV.items():
+            os.environ.setdefault(k, v)
+        dask.config.set({"distributed.nanny.pre-spawn-environ": dict(THREAD_ENV),
+                         "distributed.scheduler.allowed-failures": 5,
+                         "distributed.worker.daemon": False})
+        self.cluster, self.owned = None, True
+        if scheduler:
+            self.client = Client(scheduler)
+        else:
+            n = workers or os.cpu_count() or 1
+            self.cluster = LocalCluster(n_workers=n, threads_per_worker=1, processes=True,
+                                        memory_limit=memory_limit or "auto",
+                                        dashboard_address=None, silence_logs=40)
+            self.client = Client(self.cluster)
+        self.workers = len(self.client.scheduler_info().get("workers", {})) or (workers or 1)
+
+    @classmethod
+    def from_client(cls, client) -> "DaskExecutor":
+        """An executor on an existing ``distributed.Client`` (closing it leaves the client open)."""
+        ex = cls.__new__(cls)
+        ex.client, ex.cluster, ex.owned = client, None, False
+        ex.workers = len(client.scheduler_info().get("workers", {})) or 1
+        return ex
+
+    def map_unordered(self, fn, calls):
+        from distributed import as_completed
+        calls = list(calls)
+        if not calls:
+            return
+        futures = {}
+        for key, args in calls:
+            fut = self.client.submit(fn, *args, pure=False)
+            futures[fut] = key
+        try:
+            for fut in as_completed(list(futures)):
+                yield futures[fut], fut.result()
+        finally:
+            self.client.cancel([f for f in futures if not f.done()])
+
+    def scatter(self, data):
+        return self.client.scatter(data)
+
+    def close(self):
+        if not self.owned:
+            return
+        try:
+            self.client.close()
+        finally:
+            if self.cluster is not None:
+                self.cluster.close()
+
+
+def executor(workers: int | None = None, scheduler: str | None = None,
+             memory_limit: str | None = None, *, quiet: bool = False):
+    """A serial executor (``workers == 0``, or Dask missing: said once on stderr unless *quiet*)
+    or a Dask one (an embedded ``LocalCluster`` of *workers* processes, default one per core, or
+    the cluster at *scheduler*)."""
+    if workers == 0 and not scheduler:
+        return SerialExecutor()
+    if not have_dask():
+        if scheduler:
+            raise ImportError(f"--scheduler needs Dask ({INSTALL_HINT})")
+        if not quiet:
+            print(f"netfibers: Dask is not installed; running serially ({INSTALL_HINT} to run "
+                  "on several cores or a cluster)", file=sys.stderr)
+        return SerialExecutor()
+    return DaskExecutor(workers, scheduler, memory_limit)

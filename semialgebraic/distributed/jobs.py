@@ -1,0 +1,255 @@
+"""The questions of a batch, one pure function per item (what a Dask task runs on a worker).
+
+Every function here takes plain data only — an *item* of :mod:`.manifest` (file paths), the
+optional bytes of its files (scattered by the client), a timeout — loads the networks itself
+through the public loaders and calls the public API of :mod:`semialgebraic`; it returns a
+JSON-able record.  No Python object of the project crosses a process boundary, so a task is a
+pure function of its inputs and Dask may rerun it on another worker after a worker is lost.
+
+Records: ``{"id", "job", "status": "ok" | "undecided" | "error", "verdict", "time", ...}`` plus
+the certificate as a dict under ``"certificate"`` (the client writes it to a file and keeps the
+path).  A bad file or an exhausted budget is a record with ``"error"``, never an exception.
+
+Deduplication (``dedup``) runs in two kinds of task: :func:`dedup_key` (per file: the exact
+values at fixed rational points, a function invariant, plus the canonical fingerprint where a
+fast path applies) and :func:`classify_bucket` (per group of files with equal values: certified
+pairwise :func:`~semialgebraic.equivalent` against the class representatives).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import random
+import tempfile
+import time
+from pathlib import Path
+
+from algebra import load
+from algebra.exceptions import AlgebraError
+from algebra.io.blocks import load_block
+from algebra.network import Network
+from algebra.rationals import Q, q_json, to_q
+from algebra.conservation import conservation_laws, samples_from_patterns
+
+from ..budget import Budget
+from ..exceptions import SemialgebraicError
+from ..bab import diff_bounds
+from ..bottleneck import identifiability
+from ..bottleneck import canon as bottleneck_canon
+from ..bottleneck.structure import is_bottleneck
+from ..dimension import functional_dimension
+from ..absorption import absorbable
+from ..equivalence import equivalent
+from ..regions import regions
+from ..shallow import canonical_form as shallow_canonical_form
+
+__all__ = ["JOBS", "PAIR_JOBS", "run_item", "dedup_key", "classify_bucket", "load_item"]
+
+PAIR_JOBS = ("equiv", "diff")
+WORDS = {True: "equivalent", False: "not equivalent", None: "undecided"}
+
+
+def load_item(item: dict, blobs=None, *, block: bool = False) -> list:
+    """The objects of *item*: loaded from its paths, or from *blobs* (the files' bytes, scattered
+    by the client) written to a temporary file with the same suffix."""
+    out = []
+    for k, path in enumerate(item["paths"]):
+        if blobs is not None and blobs[k] is not None:
+            with tempfile.TemporaryDirectory() as tmp:
+                local = Path(tmp) / Path(path).name
+                local.write_bytes(blobs[k])
+                out.append(_load(str(local), block, path))
+        else:
+            out.append(_load(path, block, path))
+    return out
+
+
+def _load(path: str, block: bool, shown: str):
+    try:
+        obj = load_block(path) if block else load(path)
+    except AlgebraError as exc:
+        msg = str(exc).replace(path, shown)
+        raise type(exc)(msg if shown in msg else f"{shown}: {msg}") from None
+    if not block and not isinstance(obj, Network):
+        raise SemialgebraicError(f"{shown}: expected a network, got a {type(obj).__name__}")
+    return obj
+
+
+def _verdict(v) -> dict:
+    return {"status": "ok" if v.answer is not None else "undecided", "verdict": WORDS[v.answer],
+            "answer": v.answer, "method": v.method, "reason": v.reason,
+            "certificate": v.certificate}
+
+
+def _equiv(item, blobs, timeout, box):
+    a, b = load_item(item, blobs)
+    return _verdict(equivalent(a, b, timeout=timeout, progress=False))
+
+
+def _identify(item, blobs, timeout, box):
+    (net,) = load_item(item, blobs)
+    if not is_bottleneck(net):
+        raise SemialgebraicError(f"{item['paths'][0]}: identify needs two hidden layers with n1 <= d")
+    v = identifiability(net)
+    rec = _verdict(v)
+    rec["verdict"] = {True: "identifiable", False: "not identifiable", None: "undecided"}[v.answer]
+    return rec
+
+
+def _absorb(item, blobs, timeout, box):
+    (block,) = load_item(item, blobs, block=True)
+    v = absorbable(block, timeout=timeout)
+    rec = _verdict(v)
+    rec["verdict"] = {True: "absorbable", False: "not absorbable", None: "undecided"}[v.answer]
+    return rec
+
+
+def _dim(item, blobs, timeout, box):
+    (net,) = load_item(item, blobs)
+    r = functional_dimension(net, timeout=timeout)
+    exact = r.lower == r.upper
+    return {"status": "ok" if exact else "undecided",
+            "verdict": r.lower if exact else f"{r.lower}..{r.upper}", "lower": r.lower,
+            "upper": r.upper, "n_parameters": r.n_parameters, "reason": r.reason}
+
+
+def _conserved(item, blobs, timeout, box):
+    (net,) = load_item(item, blobs)
+    budget = Budget(timeout=timeout)
+    walk = regions(net, budget=budget)
+    patterns = [r.pattern for r in walk]
+    complete = bool(getattr(walk, "complete", not budget.exhausted()))
+    res = conservation_laws(net, samples_from_patterns(patterns), timeout=budget.remaining(),
+                            complete=complete)
+    ok = res.exact and complete
+    return {"status": "ok" if ok else "undecided",
+            "verdict": res.number_of_laws if ok else f"{res.lower}..{res.upper}",
+            "lower": res.lower, "upper": res.upper, "regions": len(patterns), "complete": complete}
+
+
+def parse_box(text, d: int) -> list:
+    """``"lo,hi"`` (the cube), ``"lo1:hi1,lo2:hi2,…"`` or JSON ``[[lo, hi], …]`` -> exact box."""
+    text = str(text).strip()
+    if text.startswith("["):
+        import json
+        pairs = json.loads(text)
+    elif ":" in text:
+        pairs = [part.split(":") for part in text.split(",")]
+    else:
+        pairs = [text.split(",")] * d
+    box = [(to_q(lo), to_q(hi)) for lo, hi in pairs]
+    if len(box) != d or any(lo > hi for lo, hi in box):
+        raise SemialgebraicError(f"the box {text!r} is not {d} intervals lo <= hi")
+    return box
+
+
+def _diff(item, blobs, timeout, box):
+    a, b = load_item(item, blobs)
+    text = item.get("box") or box
+    if text is None:
+        raise SemialgebraicError(f"{item['id']}: diff needs a box (a 'box' column or --box)")
+    r = diff_bounds(a, b, parse_box(text, a.n_inputs), timeout=timeout)
+    return {"status": "ok" if r.complete else "undecided",
+            "verdict": f"max |a - b| = {r.lower}" if r.complete else f"{r.lower} <= max |a - b| <= {r.upper}",
+            "lower": str(r.lower), "upper": str(r.upper), "point": [q_json(v) for v in r.point],
+            "output": r.output, "nodes": r.nodes, "reason": r.reason, "certificate": r.certificate}
+
+
+JOBS = {"equiv": _equiv, "diff": _diff, "dim": _dim, "identify": _identify, "absorb": _absorb,
+        "conserved": _conserved}
+
+
+def _guard(fn, item) -> dict:
+    t0 = time.perf_counter()
+    try:
+        rec = fn()
+    except (AlgebraError, SemialgebraicError, OSError, ValueError) as exc:
+        rec = {"status": "error", "error": str(exc) or type(exc).__name__}
+    except MemoryError:
+        rec = {"status": "error", "error": "out of memory"}
+    except Exception as exc:            # noqa: BLE001 — a bug on one item must not lose the run
+        rec = {"status": "error", "error": f"internal error ({type(exc).__name__}: {exc}); "
+                                            "please report it"}
+    rec["id"] = item["id"]
+    rec["time"] = round(time.perf_counter() - t0, 4)
+    return rec
+
+
+def run_item(job: str, item: dict, timeout: float | None = None, box: str | None = None,
+             blobs=None) -> dict:
+    """The record of one item of *job* (module docstring); never raises for a bad item."""
+    rec = _guard(lambda: JOBS[job](item, blobs, timeout, box), item)
+    rec["job"] = job
+    return rec
+
+
+# -- dedup -----------------------------------------------------------------------------------
+def _probe_points(d: int, n: int = 3) -> list:
+    """*n* fixed points of Q^d with small generic-looking rational coordinates (seeded)."""
+    rng = random.Random(1729 + d)
+    return [[Q(rng.randint(-997, 997), rng.randint(1, 97)) for _ in range(d)] for _ in range(n)]
+
+
+def _fingerprint(net: Network) -> tuple[str, str]:
+    """The fast-path family and its canonical fingerprint, or ``("general", "")``."""
+    if len(net.hidden_widths) == 1:
+        return "shallow", shallow_canonical_form(net).fingerprint()
+    if is_bottleneck(net):
+        try:
+            return "bottleneck", bottleneck_canon.canonical_form(net).fingerprint()
+        except (SemialgebraicError, AlgebraError):
+            pass
+    return "general", ""
+
+
+def dedup_key(item: dict, blobs=None) -> dict:
+    """``{"id", "status", "values", "family", "fingerprint"}`` of one file: ``values`` is a hash of
+    the exact outputs at fixed points (equal functions have equal values, so files with
+    different values are certainly in different classes); ``fingerprint`` the canonical form's."""
+    def key():
+        (net,) = load_item(item, blobs)
+        h = hashlib.sha256(repr(net.signature).encode())
+        for x in _probe_points(net.n_inputs):
+            h.update(",".join(q_json(v) if isinstance(q_json(v), str) else str(q_json(v))
+                              for v in net.evaluate(x)).encode() + b";")
+        family, fp = _fingerprint(net)
+        return {"status": "ok", "values": h.hexdigest()[:32], "family": family, "fingerprint": fp}
+    return _guard(key, item)
+
+
+def classify_bucket(members: list, timeout: float | None = None, seeds: list | None = None,
+                    blobs=None) -> list:
+    """Classes of *members* (items whose values agree, in manifest order, with their
+    ``fingerprint``), decided by certified :func:`equivalent` against each class representative
+    in turn (a representative with the same canonical fingerprint first).  *seeds*: classes from
+    an earlier run, ``(class, representative item, fingerprint)``, tried first.
+
+    Returns one record per member: ``{"id", "class", "representative", "certificate" (dict of
+    the merge, or None for a representative), "undecided_with": [class, ...], "time"}``; a new
+    class is numbered by its representative's ``index`` (its position in the manifest)."""
+    reps = [{"class": c, "item": it, "fingerprint": fp, "net": None} for c, it, fp in seeds or ()]
+    out = []
+    for m in members:
+        def place(m=m):
+            (net,) = load_item(m, None if blobs is None else blobs.get(m["id"]))
+            undecided, cert, found = [], None, None
+            order = sorted(reps, key=lambda r: (not (m["fingerprint"] and r["fingerprint"] == m["fingerprint"])))
+            for r in order:
+                if r["net"] is None:
+                    (r["net"],) = load_item(r["item"], None if blobs is None else blobs.get(r["item"]["id"]))
+                if r["net"].signature != net.signature:
+                    continue
+                v = equivalent(r["net"], net, timeout=timeout, progress=False)
+                if v.answer is True:
+                    found, cert = r, v.certificate
+                    break
+                if v.answer is None:
+                    undecided.append(r["class"])
+            if found is None:
+                found = {"class": m["index"], "item": m, "fingerprint": m["fingerprint"], "net": net}
+                reps.append(found)
+            return {"status": "ok" if not undecided else "undecided", "class": found["class"],
+                    "representative": found["item"]["paths"][0], "certificate": cert,
+                    "undecided_with": undecided, "file": m["paths"][0], "job": "dedup"}
+        out.append(_guard(place, m))
+    return out

@@ -1,0 +1,121 @@
+"""Manifests of a batch: a directory, a glob, or a CSV / JSON Lines file of models or pairs.
+
+:func:`read_manifest` turns a manifest into a list of *items*: plain dicts ``{"id": str,
+"paths": [path, ...], "box": str | None}`` (one path for the single-model jobs, two for the pair
+jobs ``equiv`` and ``diff``).  Items hold file paths only (strings), so a task shipped to a Dask
+worker carries no Python object of the project.
+
+* a directory: every model file in it (``.json``, ``.safetensors``, ``.onnx``, ``.npz``, ``.pt``,
+  ``.pth``), sorted by name;
+* a glob (``zoo/*.json``): the matching files, sorted;
+* ``.csv``: a header row; the model column is ``model`` (or ``path``/``file``), pairs are
+  ``a,b``; optional ``id`` and ``box`` (for ``diff``, e.g. ``-1:1,0:2`` or ``-1,1``);
+* ``.jsonl``: one JSON object per line with the same keys (or a bare string: a model path).
+
+Relative paths in a CSV/JSON Lines file are relative to the manifest's directory.
+
+>>> import tempfile, pathlib
+>>> d = pathlib.Path(tempfile.mkdtemp())
+>>> _ = (d / "pairs.csv").write_text("a,b\\nx.json,y.json\\n")
+>>> [i["paths"] for i in read_manifest(str(d / "pairs.csv"), pairs=True)] == [[str(d / "x.json"), str(d / "y.json")]]
+True
+"""
+
+from __future__ import annotations
+
+import csv
+import glob
+import json
+from pathlib import Path
+
+from algebra.exceptions import InputError
+
+__all__ = ["read_manifest", "MODEL_SUFFIXES"]
+
+MODEL_SUFFIXES = (".json", ".safetensors", ".onnx", ".npz", ".pt", ".pth")
+
+
+def _single(path: str) -> dict:
+    return {"id": path, "paths": [path], "box": None}
+
+
+def _row_item(row: dict, base: Path, pairs: bool, source: str, where: str) -> dict:
+    def resolve(p):
+        if not isinstance(p, str) or not p.strip():
+            raise InputError(f"{where}: a path must be a non-empty string", source=source)
+        p = p.strip()
+        return p if Path(p).is_absolute() else str(base / p)
+    box = row.get("box")
+    if box is not None and not isinstance(box, str):
+        box = json.dumps(box)
+    if pairs:
+        if "a" not in row or "b" not in row:
+            raise InputError(f"{where}: a pair needs columns/keys 'a' and 'b'", source=source)
+        paths = [resolve(row["a"]), resolve(row["b"])]
+    else:
+        key = next((k for k in ("model", "path", "file") if k in row), None)
+        if key is None:
+            raise InputError(f"{where}: a model needs a column/key 'model' (or 'path', 'file')",
+                             source=source)
+        paths = [resolve(row[key])]
+    ident = row.get("id") or " | ".join(paths)
+    return {"id": str(ident), "paths": paths, "box": box or None}
+
+
+def read_manifest(spec: str, *, pairs: bool = False) -> list[dict]:
+    """The items of the manifest *spec* (see the module docstring); pair jobs need a CSV or JSON
+    Lines file.  Raises :class:`InputError` naming the manifest for any problem."""
+    p = Path(spec)
+    if any(ch in spec for ch in "*?[") and not p.exists():
+        files = sorted(glob.glob(spec))
+        if not files:
+            raise InputError("the glob matches no file", source=spec)
+        if pairs:
+            raise InputError("a pair job needs a CSV or JSON Lines manifest of pairs a,b", source=spec)
+        return [_single(f) for f in files]
+    if p.is_dir():
+        if pairs:
+            raise InputError("a pair job needs a CSV or JSON Lines manifest of pairs a,b", source=spec)
+        files = sorted(str(f) for f in p.iterdir() if f.is_file() and f.suffix.lower() in MODEL_SUFFIXES)
+        if not files:
+            raise InputError("the directory holds no model file", source=spec)
+        return [_single(f) for f in files]
+    if not p.is_file():
+        raise InputError("no such manifest (a directory, a glob, a .csv or a .jsonl file)", source=spec)
+    base = p.parent
+    items: list[dict] = []
+    try:
+        text = p.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise InputError(f"cannot read the manifest ({exc})", source=spec) from None
+    suffix = p.suffix.lower()
+    if suffix == ".csv":
+        rows = list(csv.DictReader(text.splitlines()))
+        for k, row in enumerate(rows):
+            row = {key.strip(): v for key, v in row.items() if key is not None and v not in (None, "")}
+            items.append(_row_item(row, base, pairs, spec, f"row {k + 2}"))
+    elif suffix in (".jsonl", ".ndjson"):
+        for k, line in enumerate(text.splitlines()):
+            if not line.strip():
+                continue
+            try:
+                row = json.loads(line)
+            except json.JSONDecodeError as exc:
+                raise InputError(f"line {k + 1} is not JSON ({exc.msg})", source=spec) from None
+            if isinstance(row, str):
+                row = {"model": row}
+            if not isinstance(row, dict):
+                raise InputError(f"line {k + 1}: expected an object or a path string", source=spec)
+            items.append(_row_item(row, base, pairs, spec, f"line {k + 1}"))
+    elif suffix in MODEL_SUFFIXES and not pairs:
+        items.append(_single(spec))
+    else:
+        raise InputError("a manifest is a directory, a glob, a .csv or a .jsonl file", source=spec)
+    if not items:
+        raise InputError("the manifest lists no item", source=spec)
+    seen: set = set()
+    for it in items:
+        if it["id"] in seen:
+            raise InputError(f"item {it['id']!r} is listed twice", source=spec)
+        seen.add(it["id"])
+    return items

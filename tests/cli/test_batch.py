@@ -1,0 +1,145 @@
+"""``netfibers batch`` and ``netfibers search`` (issue 19): JSON Lines records, summary, exit
+codes, one-line input errors with nothing written, resume; the search's certificate."""
+
+import json
+
+import pytest
+
+from algebra.network import Network
+from semialgebraic.bab import diff_bounds
+from semialgebraic.cli import main
+from semialgebraic.dimension import functional_dimension
+from semialgebraic.verify import verify
+
+A = Network.from_rows([[[1], [-1]], [[1, 1]]], [[0, 0], [0]])                 # |x|
+B = Network.from_rows([[[-2], [3]], [["1/2", "1/3"]]], [[0, 0], [0]])         # |x| again
+C = Network.from_rows([[[1], [-1]], [[1, 2]]], [[0, 0], [0]])                 # differs for x < 0
+
+
+@pytest.fixture
+def files(tmp_path):
+    out = {}
+    for name, net in {"a": A, "b": B, "c": C}.items():
+        p = tmp_path / f"{name}.json"
+        p.write_text(json.dumps(net.to_dict()))
+        out[name] = str(p)
+    (tmp_path / "pairs.csv").write_text("a,b,box\na.json,b.json,-1:1\na.json,c.json,-1:1\n")
+    out["pairs"] = str(tmp_path / "pairs.csv")
+    return out
+
+
+def run(capsys, *argv):
+    code = main(list(argv))
+    cap = capsys.readouterr()
+    return code, cap.out, cap.err
+
+
+def test_batch_dedup_json_summary_and_records(tmp_path, files, capsys):
+    out = tmp_path / "classes.jsonl"
+    code, text, err = run(capsys, "batch", "dedup", str(tmp_path / "*.json"), "--out", str(out),
+                          "--workers", "0", "--json")
+    assert code == 0 and not err
+    s = json.loads(text)
+    assert (s["items"], s["classes"], s["merges"], s["failed"]) == (3, 2, 1, 0)
+    recs = [json.loads(l) for l in out.read_text().splitlines()]
+    cls = {r["file"].rsplit("/", 1)[1]: r["class"] for r in recs}
+    assert cls["a.json"] == cls["b.json"] != cls["c.json"]
+    merge = next(r for r in recs if r["certificate"])
+    assert merge["file"].endswith("b.json") and merge["representative"].endswith("a.json")
+    assert verify(json.loads(open(merge["certificate"]).read()))[0]
+
+
+def test_batch_diff_and_equiv_text_summary(tmp_path, files, capsys):
+    out = tmp_path / "diff.jsonl"
+    code, text, _ = run(capsys, "batch", "diff", files["pairs"], "--out", str(out), "--workers", "0",
+                        "--quiet")
+    assert code == 0 and "batch diff:" in text and "decided" in text
+    recs = {r["id"].rsplit("/", 1)[1]: r for r in map(json.loads, out.read_text().splitlines())}
+    assert recs["b.json"]["upper"] == "0" and recs["c.json"]["lower"] == recs["c.json"]["upper"] == \
+        str(diff_bounds(A, C, (-1, 1)).upper)
+    code, text, _ = run(capsys, "batch", "equiv", files["pairs"], "--out", str(tmp_path / "e.jsonl"),
+                        "--workers", "0", "--quiet", "--json")
+    assert code == 0 and json.loads(text)["verdicts"] == {"equivalent": 1, "not equivalent": 1}
+
+
+def test_batch_bad_input_one_line_exit_2_nothing_written(tmp_path, files, capsys):
+    out = tmp_path / "r.jsonl"
+    for argv in (["batch", "dedup", str(tmp_path / "none*.json")],
+                 ["batch", "equiv", str(tmp_path)],                    # pairs need a CSV/JSONL
+                 ["batch", "dim", str(tmp_path / "missing.csv")]):
+        code, text, err = run(capsys, *argv, "--out", str(out), "--workers", "0")
+        assert code == 2 and err.startswith("netfibers: error:") and len(err.strip().splitlines()) == 1
+        assert "Traceback" not in err and not out.exists()
+
+
+def test_batch_failed_item_is_a_record_exit_3(tmp_path, files, capsys):
+    (tmp_path / "bad.json").write_text("{not json")
+    out = tmp_path / "dim.jsonl"
+    code, text, _ = run(capsys, "batch", "dim", str(tmp_path / "*.json"), "--out", str(out),
+                        "--workers", "0", "--json")
+    s = json.loads(text)
+    assert code == 3 and s["failed"] == 1 and s["ok"] == 3
+    bad = [r for r in map(json.loads, out.read_text().splitlines()) if r["status"] == "error"]
+    assert len(bad) == 1 and "bad.json" in bad[0]["error"]
+    got = {r["id"].rsplit("/", 1)[1]: r["verdict"] for r in map(json.loads, out.read_text().splitlines())
+           if r["status"] == "ok"}
+    assert got == {f"{k}.json": functional_dimension(n).value for k, n in (("a", A), ("b", B), ("c", C))}
+
+
+def test_search_diff_certificate_and_regions(tmp_path, files, capsys):
+    cert = tmp_path / "cover.json"
+    code, text, _ = run(capsys, "search", "diff", files["a"], files["c"], "--box", "-1,1",
+                        "--cells", "3", "--workers", "0", "--certificate", str(cert), "--json")
+    data = json.loads(text)
+    whole = diff_bounds(A, C, (-1, 1))
+    assert code == 0 and data["lower"] == data["upper"] == str(whole.upper) and data["cells"] == 3
+    c = json.loads(cert.read_text())
+    assert c["type"] == "bab_cover" and verify(c)[0]
+    code, text, _ = run(capsys, "search", "regions", files["c"], "--box", "-1,1", "--cells", "2",
+                        "--workers", "0")
+    assert code == 0 and text.startswith("2 activation regions")
+    code, _, err = run(capsys, "search", "diff", files["a"], "--box", "-1,1", "--workers", "0")
+    assert code == 2 and "takes 2 network files" in err
+
+
+def test_ctrl_c_leaves_valid_json_lines_and_the_rerun_resumes(tmp_path):
+    import os
+    import random
+    import signal
+    import subprocess
+    import sys
+    import time
+    from pathlib import Path
+
+    from algebra import save
+    from tests.semialgebraic.test_distributed import _net, _variant
+
+    rng = random.Random(23)
+    rows = []
+    for k in range(40):
+        base = _net(rng, (3, 4, 4, 1))
+        save(Network.from_rows(*base), str(tmp_path / f"a{k}.json"))
+        save(Network.from_rows(*_variant(*base, rng, split=True)), str(tmp_path / f"b{k}.json"))
+        rows.append(f"a{k}.json,b{k}.json")
+    (tmp_path / "p.csv").write_text("a,b\n" + "\n".join(rows) + "\n")
+    out = tmp_path / "r.jsonl"
+    root = Path(__file__).resolve().parents[2]
+    env = {**os.environ, "PYTHONPATH": str(root)}
+    argv = [sys.executable, "-m", "semialgebraic.cli", "batch", "equiv", str(tmp_path / "p.csv"),
+            "--out", str(out), "--workers", "0", "--quiet"]
+    proc = subprocess.Popen(argv, cwd=root, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    t0 = time.time()
+    while time.time() - t0 < 120 and (not out.exists() or out.read_text().count("\n") < 2):
+        time.sleep(0.05)
+    proc.send_signal(signal.SIGINT)
+    _, err = proc.communicate(timeout=120)
+    lines = out.read_text().splitlines()
+    assert proc.returncode == 3, err               # interrupted after two of the 40 items
+    assert "interrupted" in err and "resume" in err and "Traceback" not in err
+    assert 2 <= len(lines) < 40
+    assert all(json.loads(line)["status"] == "ok" for line in lines)
+    done = subprocess.run(argv, cwd=root, env=env, capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0
+    recs = [json.loads(line) for line in out.read_text().splitlines()]
+    assert len(recs) == 40 == len({r["id"] for r in recs})
+    assert {r["verdict"] for r in recs} == {"equivalent"}

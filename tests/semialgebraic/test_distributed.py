@@ -1,0 +1,303 @@
+"""Batch jobs and distributed searches (issue 19), serially and on a 2-worker Dask LocalCluster.
+
+Oracles: planted truth (zoos built by permutations, positive scalings, neuron splits and dead
+neurons of known networks, near-misses one weight apart), the serial public functions
+(``equivalent``, ``diff_bounds`` on the whole box, ``number_of_regions``) and the independent
+checker for every certificate written.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import signal
+import time
+from fractions import Fraction
+
+import pytest
+
+from algebra import save
+from algebra.network import Network
+from algebra.rationals import Q
+from semialgebraic.bab import diff_bounds
+from semialgebraic.distributed import distributed_diff, distributed_regions, run_batch, split_box
+from semialgebraic.distributed.batch import read_records
+from semialgebraic.distributed.manifest import read_manifest
+from semialgebraic.regions import number_of_regions
+from semialgebraic.sets import Polyhedron
+from semialgebraic.verify import verify, verify_part
+from algebra.exceptions import InputError
+
+
+# -- planted zoos ----------------------------------------------------------------------------
+def _rq(rng):
+    return Fraction(rng.randint(-9, 9) or 1, rng.randint(1, 5))
+
+
+def _net(rng, widths):
+    Ws, bs = [], []
+    for a, b in zip(widths, widths[1:]):
+        Ws.append([[str(_rq(rng)) for _ in range(a)] for _ in range(b)])
+        bs.append([str(_rq(rng)) for _ in range(b)])
+    return Ws, bs
+
+
+def _variant(Ws, bs, rng, *, split=False, dead=False):
+    """Same function: permute and positively rescale every hidden layer; optionally split the
+    first neuron of layer 0 in two halves, or add a dead neuron (zero row, bias -1)."""
+    Ws = [[list(r) for r in W] for W in Ws]
+    bs = [list(b) for b in bs]
+    for l in range(len(Ws) - 1):
+        n = len(Ws[l])
+        perm = list(range(n))
+        rng.shuffle(perm)
+        scale = [Fraction(rng.randint(1, 4), rng.randint(1, 3)) for _ in range(n)]
+        Ws[l] = [[str(Fraction(x) * scale[i]) for x in Ws[l][i]] for i in perm]
+        bs[l] = [str(Fraction(bs[l][i]) * scale[i]) for i in perm]
+        Ws[l + 1] = [[str(Fraction(row[i]) / scale[i]) for i in perm] for row in Ws[l + 1]]
+    if split:
+        Ws[0].append(list(Ws[0][0]))
+        bs[0].append(bs[0][0])
+        for row in Ws[1]:
+            half = Fraction(row[0]) / 2
+            row[0] = str(half)
+            row.append(str(half))
+    if dead:
+        Ws[0].append(["0"] * len(Ws[0][0]))
+        bs[0].append("-1")
+        for row in Ws[1]:
+            row.append(str(rng.randint(-3, 3)))
+    return Ws, bs
+
+
+def _nudge(Ws, bs):
+    Ws = [[list(r) for r in W] for W in Ws]
+    Ws[0][0][0] = str(Fraction(Ws[0][0][0]) + Fraction(1, 10 ** 9))
+    return Ws, bs
+
+
+def planted_zoo(tmp_path, rng, families=(((2, 3, 1), 2), ((2, 2, 2, 1), 2)), members=3):
+    """Files and their planted class (an index), near-misses in classes of their own."""
+    files, truth, k = [], [], 0
+    for widths, n_classes in families:
+        for _ in range(n_classes):
+            base = _net(rng, widths)
+            cls = len({t for t in truth}) if truth else 0
+            cls = max(truth, default=-1) + 1
+            for j in range(members):
+                Ws, bs = base if j == 0 else _variant(*base, rng, split=j == 1, dead=j == 2)
+                p = tmp_path / f"m{k:03d}.json"
+                save(Network.from_rows(Ws, bs), str(p))
+                files.append(str(p))
+                truth.append(cls)
+                k += 1
+            p = tmp_path / f"m{k:03d}.json"
+            save(Network.from_rows(*_nudge(*base)), str(p))
+            files.append(str(p))
+            truth.append(max(truth) + 1)
+            k += 1
+    return files, truth
+
+
+def _same_partition(records, files, truth):
+    cls = {r["file"]: r["class"] for r in records}
+    assert set(cls) == set(files)
+    for i, f in enumerate(files):
+        for j, g in enumerate(files):
+            assert (cls[f] == cls[g]) == (truth[i] == truth[j]), (f, g)
+
+
+def _strip(records):
+    return sorted((json.dumps({k: v for k, v in r.items() if k not in ("time", "certificate")},
+                              sort_keys=True) for r in records))
+
+
+# -- manifests -------------------------------------------------------------------------------
+def test_manifest_forms(tmp_path):
+    for name in ("b.json", "a.json", "notes.txt"):
+        (tmp_path / name).write_text("{}")
+    assert [i["paths"][0] for i in read_manifest(str(tmp_path))] == \
+        [str(tmp_path / "a.json"), str(tmp_path / "b.json")]
+    assert len(read_manifest(str(tmp_path / "*.json"))) == 2
+    (tmp_path / "m.jsonl").write_text('"a.json"\n{"model": "b.json", "id": "B"}\n')
+    items = read_manifest(str(tmp_path / "m.jsonl"))
+    assert [i["id"] for i in items] == [str(tmp_path / "a.json"), "B"]
+    (tmp_path / "p.csv").write_text("a,b,box\na.json,b.json,-1:1\n")
+    (item,) = read_manifest(str(tmp_path / "p.csv"), pairs=True)
+    assert item["paths"] == [str(tmp_path / "a.json"), str(tmp_path / "b.json")] and item["box"] == "-1:1"
+    for bad, pairs in (("nothing/*.json", False), (str(tmp_path), True), (str(tmp_path / "notes.txt"), False)):
+        with pytest.raises(InputError):
+            read_manifest(bad, pairs=pairs)
+    (tmp_path / "dup.csv").write_text("model\na.json\na.json\n")
+    with pytest.raises(InputError, match="twice"):
+        read_manifest(str(tmp_path / "dup.csv"))
+
+
+# -- batch, serially ---------------------------------------------------------------------------
+def test_dedup_serial_matches_planted_truth_and_every_merge_is_certified(tmp_path):
+    files, truth = planted_zoo(tmp_path, random.Random(3))
+    out = tmp_path / "classes.jsonl"
+    s = run_batch("dedup", str(tmp_path / "m*.json"), str(out), workers=0, progress=False)
+    recs = read_records(out)
+    _same_partition(recs, files, truth)
+    assert s["classes"] == len(set(truth)) and s["failed"] == 0 and s["undecided"] == 0
+    merges = [r for r in recs if r["certificate"]]
+    assert len(merges) == len(files) - len(set(truth)) == s["merges"]
+    for r in recs:
+        rep = next(x for x in recs if x["file"] == r["representative"])
+        assert rep["class"] == r["class"] and rep["certificate"] is None
+    for r in merges:
+        cert = json.loads(open(r["certificate"]).read())
+        assert verify(cert)[0] and cert["type"] in ("symmetry_path", "region_cover")
+
+
+def test_equiv_batch_with_a_bad_file_and_resume_after_a_torn_line(tmp_path):
+    rng = random.Random(5)
+    rows = []
+    expect = {}
+    for k in range(4):
+        base = _net(rng, (2, 3, 1))
+        a = tmp_path / f"a{k}.json"
+        b = tmp_path / f"b{k}.json"
+        save(Network.from_rows(*base), str(a))
+        other = _variant(*base, rng) if k % 2 == 0 else _nudge(*base)
+        save(Network.from_rows(*other), str(b))
+        rows.append(f"{a.name},{b.name}")
+        expect[f"{a} | {b}"] = "equivalent" if k % 2 == 0 else "not equivalent"
+    (tmp_path / "broken.json").write_text("{not json")
+    rows.append("a0.json,broken.json")
+    (tmp_path / "pairs.csv").write_text("a,b\n" + "\n".join(rows) + "\n")
+    out = tmp_path / "eq.jsonl"
+    s = run_batch("equiv", str(tmp_path / "pairs.csv"), str(out), workers=0, progress=False)
+    recs = read_records(out)
+    assert s["failed"] == 1 and s["ok"] == 4
+    bad = next(r for r in recs if r["status"] == "error")
+    assert "broken.json" in bad["error"] and bad["id"].endswith("broken.json")
+    for r in recs:
+        if r["status"] != "error":
+            assert r["verdict"] == expect[r["id"]]
+            assert verify(json.loads(open(r["certificate"]).read()))[0]
+    # a run killed mid-write: two complete lines and a torn one; the rerun completes the rest
+    lines = out.read_bytes().splitlines(keepends=True)
+    out.write_bytes(b"".join(lines[:2]) + lines[2][:17])
+    s2 = run_batch("equiv", str(tmp_path / "pairs.csv"), str(out), workers=0, progress=False)
+    assert s2["resumed"] == 2 and s2["finished"] == 5
+    recs2 = read_records(out)
+    assert _strip(recs2) == _strip(recs)
+    assert all(json.loads(line) for line in out.read_text().splitlines())
+    # everything finished: a third run does nothing
+    s3 = run_batch("equiv", str(tmp_path / "pairs.csv"), str(out), workers=0, progress=False)
+    assert s3["resumed"] == 5 and len(read_records(out)) == 5
+
+
+def test_dedup_resume_joins_new_files_to_old_classes(tmp_path):
+    files, truth = planted_zoo(tmp_path, random.Random(11), families=(((2, 3, 1), 2),))
+    out = tmp_path / "c.jsonl"
+    run_batch("dedup", str(tmp_path / "m*.json"), str(out), workers=0, progress=False)
+    lines = out.read_text().splitlines(keepends=True)
+    keep = [l for l in lines if json.loads(l)["certificate"] is None]   # representatives only
+    out.write_text("".join(keep))
+    run_batch("dedup", str(tmp_path / "m*.json"), str(out), workers=0, progress=False)
+    _same_partition(read_records(out), files, truth)
+    s = run_batch("dedup", str(tmp_path / "m*.json"), str(out), workers=0, progress=False)
+    assert s["resumed"] == s["finished"] == len(files) and len(read_records(out)) == len(files)
+
+
+# -- search, serially ----------------------------------------------------------------------------
+A2 = Network.from_rows([[[1, -1], [2, 1], [-1, 1]], [[1, 1, -1]]], [[0, -1, "1/2"], [0]])
+B2 = Network.from_rows([[[1, -1], [2, 1], [-1, 1]], [[1, "1/2", -1]]], [[0, -1, "1/2"], ["1/4"]])
+
+
+def test_split_box_covers_the_box():
+    cells = split_box([(0, 1), (-1, 1), (2, 2)], 7)
+    assert len(cells) == 7
+    vol = sum((hi0 - lo0) * (hi1 - lo1) for (lo0, hi0), (lo1, hi1), _ in cells)
+    assert vol == 2 and all(c[2] == (2, 2) for c in cells)
+
+
+def test_distributed_diff_serial_equals_the_whole_box_and_certifies(tmp_path):
+    whole = diff_bounds(A2, B2, [(-1, 1), (-1, 1)])
+    r = distributed_diff(A2, B2, [(-1, 1), (-1, 1)], cells=3, workers=0)
+    assert whole.complete and r.complete and r.lower == r.upper == whole.lower
+    assert verify(r.certificate)[0] and r.certificate["type"] == "bab_cover"
+    assert verify_part(r.certificate, "geometry")[0]
+    assert all(verify_part(r.certificate, k)[0] for k in range(3))
+    # a cover that misses a cell is refused
+    bad = dict(r.certificate, cells=r.certificate["cells"][1:])
+    assert not verify(bad)[0]
+    # equal networks: upper 0 certifies equality on the box
+    z = distributed_diff(A2, A2, [(-1, 1), (-1, 1)], cells=3, workers=0)
+    assert z.upper == 0 and verify(z.certificate)[0]
+
+
+def test_distributed_diff_checkpoint_resumes(tmp_path):
+    ck = tmp_path / "diff.ckpt"
+    r1 = distributed_diff(A2, B2, [(-1, 1), (-1, 1)], cells=4, workers=0, checkpoint=str(ck))
+    lines = ck.read_text().splitlines(keepends=True)
+    assert len(lines) == 5
+    ck.write_text("".join(lines[:3]) + lines[3][:10])       # two cells kept, a torn line
+    calls = []
+    from semialgebraic.distributed import cluster
+
+    class Counting(cluster.SerialExecutor):
+        def map_unordered(self, fn, calls_):
+            calls_ = list(calls_)
+            calls.append(len(calls_))
+            return super().map_unordered(fn, calls_)
+    r2 = distributed_diff(A2, B2, [(-1, 1), (-1, 1)], cells=4, checkpoint=str(ck), executor=Counting())
+    assert calls[0] == 2 and (r2.lower, r2.upper) == (r1.lower, r1.upper) and r2.verified
+    with pytest.raises(InputError, match="another search"):
+        distributed_diff(A2, A2, [(-1, 1), (-1, 1)], cells=4, workers=0, checkpoint=str(ck))
+
+
+def test_distributed_regions_serial_equals_the_walk():
+    for net, lo, hi, cells in ((A2, -2, 2, 6), (B2, -1, 3, 3)):
+        r = distributed_regions(net, [(lo, hi)] * 2, cells=cells, workers=0)
+        assert r.complete and r.number_of_regions == number_of_regions(net, domain=Polyhedron.box(2, lo, hi))
+        for p, x in zip(r.patterns, r.points):
+            assert all(lo <= Q(v) <= hi for v in x)
+
+
+def test_bab_cover_mutations_specific_to_the_cover():
+    import copy
+    r = distributed_diff(A2, B2, [(-1, 1), (-1, 1)], cells=3, workers=0)
+    c = r.certificate
+    assert verify(c)[0]
+    cells = c["cells"]
+    muts = {
+        "a cell twice, one missing": dict(c, cells=[cells[0], cells[0], cells[2]]),
+        "an extra overlapping cell": dict(c, cells=cells + [cells[0]]),
+        "upper below the true max": dict(c, upper=str(Fraction(str(r.upper)) - Fraction(1, 7))),
+        "lower above the point's deviation": dict(c, lower=str(Fraction(str(r.lower)) + 1)),
+        "a cell of other networks": dict(c, cells=[dict(cells[0], b=dict(cells[0]["a"]))] + cells[1:]),
+        "a larger box than the cells": dict(c, box=[["-1", "2"], ["-1", "1"]]),
+        "a point outside the box": dict(c, point=["2", "0"]),
+    }
+    for name, m in muts.items():
+        ok = True
+        try:
+            ok = verify(copy.deepcopy(m))[0]
+        except InputError:
+            ok = False
+        assert ok is False, name
+    shrunk = copy.deepcopy(c)            # a cell box shrunk: no longer a cover
+    shrunk["cells"][0]["box"][0][1] = str(Fraction(shrunk["cells"][0]["box"][0][1]) - Fraction(1, 3))
+    assert not verify(shrunk)[0]
+
+
+def test_dedup_key_names_the_fast_path_and_values_separate_near_misses(tmp_path):
+    from semialgebraic.distributed.jobs import dedup_key
+    from semialgebraic.shallow import canonical_form
+    rng = random.Random(2)
+    keys = {}
+    for name, widths in (("s", (2, 3, 1)), ("d", (2, 2, 2, 2, 1))):
+        base = _net(rng, widths)
+        for tag, (Ws, bs) in (("", base), ("v", _variant(*base, rng)), ("n", _nudge(*base))):
+            p = tmp_path / f"{name}{tag}.json"
+            save(Network.from_rows(Ws, bs), str(p))
+            keys[name + tag] = dedup_key({"id": str(p), "paths": [str(p)]})
+    assert keys["s"]["family"] == "shallow" and keys["d"]["family"] == "general"
+    assert keys["s"]["fingerprint"] == keys["sv"]["fingerprint"] == canonical_form(Network.from_rows(*_net(random.Random(2), (2, 3, 1)))).fingerprint()
+    for name in ("s", "d"):
+        assert keys[name]["values"] == keys[name + "v"]["values"] != keys[name + "n"]["values"]
