@@ -4,7 +4,7 @@
   scaling? (R18; exit 0 yes, 1 no, 3 non-generic/undecided).  JSON keys: ``answer``,
   ``method``, ``hypotheses``, ``reason``, ``certificate``.
 * ``netfibers fiber NET [--orthant] [--latex | --json]``: the fiber (dispatch through
-  ``semialgebraic.fiber.fiber`` when present).  JSON keys: ``dimension``,
+  ``semialgebraic._fiber.fiber`` when present).  JSON keys: ``dimension``,
   ``number_of_components``, ``number_of_orbits``, ``components`` (each: ``label``,
   ``dimension``, ``equalities``, ``inequalities``, ``sample``), ``symmetries``.
 * ``netfibers symmetries NET [--graphml FILE] [--json]``: structure report, symmetry generators
@@ -22,7 +22,7 @@ from ..bottleneck import fiber_bottleneck, identifiability, is_bottleneck, struc
 from ..certificates import write_certificate
 from ..cli import emit, fail
 from ..exceptions import NonGenericError, NotApplicableError
-from ..fiber import fiber
+from .._fiber import fiber
 from ..symmetry_graph import graph_to_json, write_graphml
 from .common import load_network
 from .help import describe
@@ -113,7 +113,7 @@ def register(sub, parent) -> None:
 
 
 def fiber_of(net: Network, *, orthant: bool = False):
-    """The fiber through the dispatcher :func:`semialgebraic.fiber.fiber`."""
+    """The fiber through the dispatcher :func:`semialgebraic._fiber.fiber`."""
     try:
         return fiber(net, domain="orthant" if orthant else None)
     except NotApplicableError as exc:

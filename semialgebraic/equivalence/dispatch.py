@@ -47,8 +47,8 @@ from algebra.network import Network
 
 from ..bottleneck import equivalent_bottleneck
 from ..budget import Budget
-from ..certificates import jsonable
-from ..exceptions import CertificateError, SemialgebraicError, UndecidedError
+from ..certificates import jsonable, require_valid
+from ..exceptions import SemialgebraicError, UndecidedError
 from ..sets import domain_spec, normalize_domain
 from ..shallow import equivalent_shallow
 from ..verdict import Hypothesis, Verdict
@@ -239,7 +239,5 @@ def _run_fast(fn, a, b, name, hyps, check=True) -> Verdict | None:
     if v.answer is None:
         return None
     if v.certificate is not None and check:
-        ok, why = verify(jsonable(v.certificate, keep_networks=True))
-        if not ok:
-            raise CertificateError(v.certificate.get("type", name), why)
+        require_valid(jsonable(v.certificate, keep_networks=True), verify, name)
     return replace(v, hypotheses=tuple(hyps))

@@ -7,7 +7,7 @@ types R3, masked neuron R4/R5, S6 interval R13, S7/S8, the linear block Γ, γ, 
 and the fiber dimension formula R17 (:func:`dimension_formula`).  The helpers (the parts of a
 network :class:`Parts`, the second-layer neuron types, the linear block, proportional rows, the
 preimage map of the first layer) are shared by the other modules of the family
-(:mod:`~semialgebraic.bottleneck.identifiability`, :mod:`~semialgebraic.bottleneck.canon`,
+(:mod:`~semialgebraic.bottleneck._identifiability`, :mod:`~semialgebraic.bottleneck.canon`,
 :mod:`~semialgebraic.bottleneck.fiber`, :mod:`~semialgebraic.bottleneck.fibdim`); the masked
 column is :func:`algebra.symmetries.bottleneck.masking_column`, the test the S6/S7 steps check.
 Indices are 0-based.

@@ -21,13 +21,12 @@ from algebra.rationals import Q
 from algebra.symmetries.bottleneck import KinkSwap, TranslateMasked
 from algebra.symmetries.bottleneck_paths import TailRefactor
 
-from ..certificates import identifiability_certificate, jsonable
-from ..exceptions import CertificateError
+from ..certificates import identifiability_certificate, jsonable, require_valid
 from ..shallow import fiber_shallow
 from ..verdict import Verdict
 from ..verify import verify as _verify
 from .canon import path_certificate
-from .structure import DEAD, Parts, Structure, dimension_formula, proportional_pair, structure
+from ._structure import DEAD, Parts, Structure, dimension_formula, proportional_pair, structure
 
 __all__ = ["identifiability", "non_localizability_example"]
 
@@ -78,9 +77,7 @@ def identifiability(net: Network, *, verify: bool = True) -> Verdict:
     """
     v = _identifiability(net)
     if verify and v.certificate is not None:
-        ok, why = _verify(v.certificate)
-        if not ok:
-            raise CertificateError(v.certificate["type"], why)
+        require_valid(v.certificate, _verify)
     return v
 
 
