@@ -16,6 +16,8 @@ False
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from algebra.network import Network
 from algebra.rationals import Q
 from algebra.symmetries.bottleneck import KinkSwap, TranslateMasked
@@ -23,7 +25,7 @@ from algebra.symmetries.bottleneck_paths import TailRefactor
 
 from ..certificates import identifiability_certificate, jsonable, require_valid
 from ..shallow import fiber_shallow
-from ..verdict import Verdict
+from ..verdict import Verdict, reader_hypotheses
 from ..verify import verify as _verify
 from .canon import path_certificate
 from ._structure import DEAD, Parts, Structure, dimension_formula, proportional_pair, structure
@@ -78,7 +80,8 @@ def identifiability(net: Network, *, verify: bool = True) -> Verdict:
     v = _identifiability(net)
     if verify and v.certificate is not None:
         require_valid(v.certificate, _verify)
-    return v
+    rounded = reader_hypotheses(net)       # a folded BatchNorm's float32 scale, when read so
+    return replace(v, hypotheses=rounded + tuple(v.hypotheses)) if rounded else v
 
 
 def _identifiability(net: Network) -> Verdict:

@@ -25,6 +25,7 @@ from __future__ import annotations
 
 from importlib import resources
 
+from algebra.io.frameworks import roundings
 from algebra.network import Network
 
 from ..bottleneck import (equivalent_bottleneck, fiber_bottleneck, identifiability, is_bottleneck,
@@ -190,9 +191,9 @@ def cmd_analyze(args) -> int:
             write_certificate(cert, args.certificate)
         summary = summary_bottleneck(obj, data, bundled=args.input is None)
         data["summary"] = summary
-        emit(args, data, f"{path}: widths {'-'.join(map(str, obj.widths))}, "
+        emit(args, data, display.with_roundings(data, f"{path}: widths {'-'.join(map(str, obj.widths))}, "
                          f"{obj.n_parameters} parameters\n" + "\n".join(
-                             ["== summary", *summary, "", "== details"] + lines))
+                             ["== summary", *summary, "", "== details"] + lines), obj))
         return code
     if isinstance(obj, Network) and obj.depth == 2:
         d = analysis_shallow(obj)
@@ -201,7 +202,7 @@ def cmd_analyze(args) -> int:
                 f"{'-'.join(map(str, obj.widths))}, {obj.n_parameters} parameters); netfibers "
                 "computes its exact canonical form (kinks and affine part), which decides "
                 "equivalence")
-        emit(args, d, f"{path}:\n{head}\n" + "\n".join(d.get("text", [])))
+        emit(args, d, display.with_roundings(d, f"{path}:\n{head}\n" + "\n".join(d.get("text", [])), obj))
         return 0
     if not isinstance(obj, Network):
         d = analysis_block(obj)
@@ -222,7 +223,7 @@ def cmd_analyze(args) -> int:
             f"functional dimension {value} ({fd.reason})")
     for line in getattr(fd, "deficits", ()):
         text += f"\n  {line}"
-    emit(args, d, text)
+    emit(args, d, display.with_roundings(d, text, obj))
     return 0 if fd.exact else 3
 
 
@@ -237,6 +238,10 @@ def summary_bottleneck(net: Network, data: dict, bundled: bool = False) -> list[
     out = [f"what it is: a ReLU network with two hidden layers (widths {d}-{n1}-{n2}-{m}, "
            f"{net.n_parameters} parameters) whose first hidden layer is not wider than its input: "
            "a three-layer bottleneck, for which netfibers has an exact symmetry theory"]
+    if roundings(net):
+        out.append(f"read with {_plural(len(roundings(net)), 'rounding')} (a folded BatchNorm's "
+                   "scale taken as the framework's float32): every answer below is exact for the "
+                   "network as read (see 'hypothesis:' at the end)")
     st = data.get("structure") or {}
     if st and not st.get("generic"):
         bad = next((h["name"] for h in st.get("hypotheses", ()) if h.get("holds") is False), "?")

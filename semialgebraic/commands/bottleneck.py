@@ -24,6 +24,7 @@ from ..cli import emit, fail
 from ..exceptions import NonGenericError, NotApplicableError
 from .._fiber import fiber
 from ..symmetry_graph import graph_to_json, write_graphml
+from . import display
 from .common import load_network
 from .help import describe
 
@@ -164,7 +165,7 @@ def cmd_identify(args) -> int:
     v = identifiability(net)
     if args.certificate and v.certificate is not None:
         write_certificate(v.certificate, args.certificate)
-    emit(args, v.to_json(), identifiability_text(v))
+    emit(args, data := v.to_json(), display.with_roundings(data, identifiability_text(v), hypotheses=v.hypotheses))
     return v.exit_code()
 
 

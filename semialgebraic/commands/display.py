@@ -21,8 +21,10 @@ from __future__ import annotations
 
 from algebra.rationals import q_str, to_q
 
+from ..verdict import reader_hypotheses
+
 __all__ = ["SMALL", "SIGNIFICANT", "EXACT_NOTE", "approx", "is_small", "number", "numbers",
-           "point", "needs_note", "note"]
+           "point", "needs_note", "note", "interval", "with_roundings"]
 
 SMALL = 12          # characters of "p/q" printed exactly
 SIGNIFICANT = 5     # significant digits of an approximation
@@ -121,3 +123,35 @@ def needs_note(values, exact: bool = False) -> bool:
 def note(values, exact: bool = False) -> str:
     """``"\\n" + EXACT_NOTE`` when some of *values* print approximately, else ``""``."""
     return ("\n" + EXACT_NOTE) if needs_note(values, exact) else ""
+
+
+def interval(lo, hi, exact: bool = False) -> str:
+    """An interval with open or infinite ends given as None: ``(≈-0.33333, 3/2)``, ``(-∞, 2)``.
+
+    >>> from flint import fmpq
+    >>> interval(fmpq(-10**20, 3), None), interval(None, fmpq(3, 2))
+    ('(≈-3.3333e19, ∞)', '(-∞, 3/2)')
+    """
+    return (f"({'-∞' if lo is None else _compact(lo, exact)}, "
+            f"{'∞' if hi is None else _compact(hi, exact)})")
+
+
+def with_roundings(data: dict, text: str, *nets, hypotheses=()) -> str:
+    """*text* followed by one line per rounding a reader made to build *nets* (a folded
+    BatchNorm's scale taken as the framework's float32) or listed among the verdict
+    *hypotheses*; they are added to ``data["hypotheses"]`` (the ``--json`` output) when missing.
+    A network read exactly adds nothing.
+
+    >>> from algebra.network import Network
+    >>> d = {}
+    >>> with_roundings(d, "answer", Network.from_rows([[[1]], [[1]]], [[0], [0]])), d
+    ('answer', {})
+    """
+    found = [h for h in hypotheses if isinstance(h.witness, dict)
+             and h.witness.get("kind") == "reader rounding"]
+    found += [h for h in reader_hypotheses(*nets) if h not in found]
+    if not found:
+        return text
+    listed = data.setdefault("hypotheses", [])
+    listed += [h.to_json() for h in found if h.to_json() not in listed]
+    return text + "".join(f"\nhypothesis: {h.name}" for h in found)

@@ -131,7 +131,7 @@ def cmd_equiv(args) -> int:
         write_certificate(v.certificate, args.certificate)
     data = v.to_json()
     data.setdefault("regions_checked", v.details.get("regions_checked", 0))
-    emit(args, data, equiv_text(v, exact=args.exact))
+    emit(args, data, display.with_roundings(data, equiv_text(v, exact=args.exact), hypotheses=v.hypotheses))
     return v.exit_code()
 
 
@@ -299,7 +299,7 @@ def cmd_dim(args) -> int:
         seconds = 10.0 if left is None else max(0.5, min(10.0, left))
         write_certificate(functional_dimension_certificate(net, fd, domain=_domain(args), seconds=seconds),
                           args.certificate)
-    emit(args, fd.to_json(), text)
+    emit(args, data := fd.to_json(), display.with_roundings(data, text, net))
     return 0 if fd.exact else 3
 
 

@@ -120,7 +120,7 @@ def cmd_canon(args) -> int:
     if args.output:
         lines.append(f"wrote the canonical representative (widths "
                      f"{'-'.join(map(str, rep.widths))}) to {args.output}")
-    emit(args, data, "\n".join(lines) + display.note(shown, ex))
+    emit(args, data, display.with_roundings(data, "\n".join(lines) + display.note(shown, ex), net))
     return 0
 
 

@@ -51,7 +51,7 @@ from ..certificates import jsonable, require_valid
 from ..exceptions import SemialgebraicError, UndecidedError
 from ..sets import domain_spec, normalize_domain
 from ..shallow import equivalent_shallow
-from ..verdict import Hypothesis, Verdict
+from ..verdict import Hypothesis, Verdict, reader_hypotheses
 from ..verify import verify
 from .general import general_method
 from .refutation import refute
@@ -192,7 +192,7 @@ def could_be_equivalent(a: Network, b: Network, *, domain: Any = None, samples: 
 # private: the fast paths, then the general method
 # ------------------------------------------------------------------------------------------------
 def _decide(a, b, dom, method, budget, progress, samples=32, check=True) -> Verdict:
-    hyps: list[Hypothesis] = []
+    hyps: list[Hypothesis] = list(reader_hypotheses(a, b))     # BatchNorm roundings of the readers
     if method in ("auto", "shallow", "bottleneck"):
         fast = _fast_path(a, b, dom, method, hyps, check)
         if fast is not None:
