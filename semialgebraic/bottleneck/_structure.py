@@ -155,7 +155,9 @@ class Structure:
             "linear": list(self.linear), "Gamma": self.Gamma, "gamma": list(self.gamma),
             "rho": self.rho, "kappa_plus": self.kappa_plus, "kappa_witness": self.kappa_witness})
 
-    def to_text(self) -> str:
+    def to_text(self, number=q_str) -> str:
+        """The report for a person; *number* prints one rational (exactly by default; the CLI
+        passes its decimal formatting)."""
         lines = [f"widths {'-'.join(map(str, self.widths))}; generic: {self.is_generic}"]
         for h in self.hypotheses:
             w = "" if h.holds or h.witness is None else f" at {jsonable(h.witness)}"
@@ -166,13 +168,14 @@ class Structure:
         if self.masked is not None:
             lo, hi = self.s6_interval
             lines.append(f"masked first-layer neuron: {self.masked}; S6 interval "
-                         f"[{'-inf' if lo is None else q_str(lo)}, {'inf' if hi is None else q_str(hi)}]")
+                         f"[{'-inf' if lo is None else number(lo)}, {'inf' if hi is None else number(hi)}]")
         else:
             lines.append("masked first-layer neuron: none")
         lines.append(f"S7 applies: {self.s7_applies}; S8 applies: {self.s8_applies}")
         if self.linear:
-            lines.append(f"linear block rows {list(self.linear)}: Gamma = {self.Gamma}, gamma = "
-                         f"({', '.join(q_str(x) for x in self.gamma)}), rank {self.rho}, "
+            rows = "; ".join(", ".join(number(x) for x in r) for r in self.Gamma.to_rows())
+            lines.append(f"linear block rows {list(self.linear)}: Gamma = [{rows}], gamma = "
+                         f"({', '.join(number(x) for x in self.gamma)}), rank {self.rho}, "
                          f"kappa_plus {self.kappa_plus}")
         return "\n".join(lines)
 

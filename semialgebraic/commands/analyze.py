@@ -41,7 +41,7 @@ from ..verify import verify
 from algebra.rationals import to_q
 
 from . import display
-from .bottleneck import Timeout, deadline, identifiability_text
+from .bottleneck import Timeout, deadline, identifiability_text, structure_text
 from .help import describe
 from .common import load_any
 from .core import info_dict
@@ -101,7 +101,7 @@ def analysis_bottleneck(net: Network, *, seed: int = 1, data: dict | None = None
               "second-layer neurons are dead (always off), linear (always on) or switching; a "
               "masked first-layer neuron is one whose kink never shows in the output; Γ: the "
               "linear map carried by the linear neurons",
-              s.to_text()]
+              structure_text(s, exact)]
     v = identifiability(net)
     ok = verify(v.certificate)[0] if v.certificate and v.certificate.get("type") == "symmetry_path" else None
     data["identifiability"] = {**v.to_json(), "certificate_verified": ok}

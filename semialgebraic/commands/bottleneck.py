@@ -28,7 +28,8 @@ from . import display
 from .common import load_network
 from .help import describe
 
-__all__ = ["register", "fiber_of", "fiber_text", "deadline", "Timeout", "identifiability_text"]
+__all__ = ["register", "fiber_of", "fiber_text", "structure_text", "deadline", "Timeout",
+           "identifiability_text"]
 
 
 class Timeout(BaseException):
@@ -121,7 +122,9 @@ def fiber_of(net: Network, *, orthant: bool = False):
         fail(str(exc))
 
 
-def fiber_text(F) -> str:
+def fiber_text(F, exact: bool = False) -> str:
+    """The fiber for a person: dimension, components with their equalities and inequalities
+    (long rational coefficients as ≈ decimals unless *exact*)."""
     dim = F.dimension
     lines = [f"fiber dimension: {dim.value if dim.exact else dim}"]
     fd = getattr(F, "fibdim", None)
@@ -133,12 +136,19 @@ def fiber_text(F) -> str:
         cj = c.to_json()
         lines.append(f"component {k} {cj.get('label', '')}: dimension {cj.get('dimension')}")
         for e in cj.get("equalities", []):
-            lines.append(f"    {e} = 0")
+            lines.append(f"    {display.in_text(str(e), exact)} = 0")
         for q in cj.get("inequalities", []):
-            lines.append(f"    {q}")
+            lines.append(f"    {display.in_text(str(q), exact)}")
     for n in getattr(F, "notes", []):
         lines.append(f"note: {n}")
+    if display.text_needs_note(lines, exact):
+        lines.append(display.EXACT_NOTE)
     return "\n".join(lines)
+
+
+def structure_text(s, exact: bool = False) -> str:
+    """The structure report, long rationals (S6 interval, Γ, γ) as ≈ decimals unless *exact*."""
+    return s.to_text(lambda q: display.numbers([q], exact))
 
 
 _UP_TO = "up to permutation and positive scaling"
@@ -184,7 +194,7 @@ def cmd_fiber(args) -> int:
     if args.latex and not args.json:
         print(F.to_latex())
         return 0
-    emit(args, F.to_json(), fiber_text(F))
+    emit(args, F.to_json(), fiber_text(F, args.exact))
     return 0
 
 
@@ -194,7 +204,7 @@ def cmd_symmetries(args) -> int:
         fail(f"{args.net}: symmetries needs two hidden layers with n1 <= d")
     s = structure(net)
     data = {"structure": s.to_json()}
-    text = [s.to_text()]
+    text = [structure_text(s, args.exact)]
     if s.is_generic:
         try:
             with deadline(args.timeout):
@@ -220,5 +230,7 @@ def cmd_symmetries(args) -> int:
             text.append(f"GraphML written to {args.graphml}")
     elif args.graphml:
         fail("non-generic input: no symmetry graph written")
+    if display.text_needs_note(text, args.exact):
+        text.append(display.EXACT_NOTE)
     emit(args, data, "\n".join(text))
     return 0 if s.is_generic else 3

@@ -19,12 +19,14 @@ exact rationals.
 
 from __future__ import annotations
 
+import re
+
 from algebra.rationals import q_str, to_q
 
 from ..verdict import reader_hypotheses
 
 __all__ = ["SMALL", "SIGNIFICANT", "EXACT_NOTE", "approx", "is_small", "number", "numbers",
-           "point", "needs_note", "note", "interval", "with_roundings"]
+           "point", "needs_note", "note", "interval", "with_roundings", "in_text", "text_needs_note"]
 
 SMALL = 12          # characters of "p/q" printed exactly
 SIGNIFICANT = 5     # significant digits of an approximation
@@ -155,3 +157,28 @@ def with_roundings(data: dict, text: str, *nets, hypotheses=()) -> str:
     listed = data.setdefault("hypotheses", [])
     listed += [h.to_json() for h in found if h.to_json() not in listed]
     return text + "".join(f"\nhypothesis: {h.name}" for h in found)
+
+
+# an integer or p/q in a formula, not an index (W1[0,1]) nor a part of a name or a decimal
+_RATIONAL = re.compile(r"(?<![\w\[,/.-])(-?\d+(?:/\d+)?)(?![\w\],/.])")
+
+
+def in_text(text: str, exact: bool = False) -> str:
+    """*text* (a polynomial, a formula) with each long rational in it printed as ``≈`` decimal
+    (unchanged when *exact*): ``3333340999993/1234612678979*W1[0,0] = 0`` ->
+    ``≈2.6999*W1[0,0] = 0``.
+
+    >>> in_text("-22/13*W1[1,1] + 3333340999993/1234612678979*b1[0] > 0")
+    '-22/13*W1[1,1] + ≈2.6999*b1[0] > 0'
+    >>> in_text("-5000165/2999883 + W3[0,0] - 10000000000000 = 0")
+    '≈-1.6668 + W3[0,0] - ≈1.0000e13 = 0'
+    """
+    if exact:
+        return text
+    return _RATIONAL.sub(lambda m: m.group(1) if is_small(m.group(1)) else "≈" + approx(m.group(1)),
+                         text)
+
+
+def text_needs_note(texts, exact: bool = False) -> bool:
+    """Do *texts* (printed with :func:`number`, :func:`in_text`, …) show an approximation?"""
+    return not exact and any("≈" in s for s in texts)

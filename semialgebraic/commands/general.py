@@ -170,7 +170,7 @@ def equiv_text(v, exact: bool = False) -> str:
                              f"{display.number(w, exact)}, a(x) - b(x) = {display.number(u - w, exact)}")
         if len(ax) > 4 and sum(u == w for u, w in zip(ax, bx)):
             lines.append(f"  ({sum(u == w for u, w in zip(ax, bx))} other output(s) agree at x)")
-        text += "\n" + "\n".join(lines) + display.note([*x, *ax, *bx], exact)
+        text += "\n" + "\n".join(lines) + display.note([*x, *ax, *bx, *(u - w for u, w in zip(ax, bx))], exact)
     return text
 
 

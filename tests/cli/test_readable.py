@@ -104,3 +104,28 @@ def test_identify_says_the_phrase_once(capsys, run):
     code, out, _ = run("analyze", EX + "t5_perm_scale_a.json")
     assert "identifiable: yes - the function determines the weights up to permuting neurons" in out
     assert out.count("identifiable up to permutation and positive scaling") == 1
+
+
+LONG = Network.from_rows([[["1234567/1000003", 0], [0, "7654321/999983"]],
+                          [["1000033/999961", "-3333331/1000037"], [-2, -1]], [["5/3", 1]]],
+                         [["1/7", "-22/13"], ["-1234577/999979", -3], [0]])
+
+
+def test_fiber_and_symmetries_print_long_rationals_as_decimals(tmp_path, run):
+    from semialgebraic.bottleneck import structure
+    path = tmp_path / "long.json"
+    save(LONG, path)
+    lo, hi = structure(LONG).s6_interval
+    assert str(lo) == "-1234528851497/1000011999307" and str(hi) == "3/2"   # the exact interval
+    code, out, _ = run("symmetries", path)
+    assert code == 0 and "S6 interval [≈-1.2345, 3/2]" in out and str(lo) not in out
+    assert out.rstrip().endswith("exact rationals in --json or with --exact)")
+    code, out, _ = run("symmetries", path, "--exact")
+    assert f"S6 interval [{lo}, 3/2]" in out and "≈" not in out
+    code, out, _ = run("fiber", path)
+    assert code == 0 and "≈-1.6668 + ≈0.81000*W1[0,0]*W2[0,0]*W3[0,0] = 0" in out
+    assert "5000165/2999883" not in out and "22/13*W1[1,1]" in out             # short ones stay exact
+    code, out, _ = run("fiber", path, "--exact")
+    assert "-5000165/2999883 + 1000003/1234567*W1[0,0]*W2[0,0]*W3[0,0] = 0" in out and "≈" not in out
+    code, out, _ = run("analyze", path)
+    assert "S6 interval [≈-1.2345, 3/2]" in out
