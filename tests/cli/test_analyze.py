@@ -3,6 +3,8 @@ deeper network; values asserted."""
 
 import json
 
+import pytest
+
 from algebra import Network, save
 
 EX = "algebra/examples/"
@@ -44,3 +46,31 @@ def test_deep_network_reports_exact_functional_dimension(capsys, tmp_path, run):
     assert code == 0
     fd = json.loads(out)["functional_dimension"]
     assert fd["exact"] is True and fd["functional_dimension"] == 17 and fd["fiber_dimension"] == 9
+
+
+@pytest.mark.parametrize("name, failed, fd", [("p5_rank1", "G6", 10), ("t1_endpoint_3_2", "G2", 7)])
+def test_non_generic_bottleneck_still_reports_what_holds(run, name, failed, fd):
+    from algebra import load
+    from semialgebraic.dimension import functional_dimension
+    net = load(EX + name + ".json")
+    assert functional_dimension(net).value == fd                 # the general exact method
+    code, out, _ = run("analyze", EX + name + ".json", "--json")
+    assert code == 0
+    data = json.loads(out)
+    assert data["non_generic"]["failed"].startswith(failed) and data["non_generic"]["means"]
+    assert data["identifiability"]["answer"] is None
+    assert data["symmetries"] == {"generators": ["S1", "S2"], "certified_orbit_dimension": 4}
+    assert data["functional_dimension"]["functional_dimension"] == fd
+    assert data["fiber"]["dimension"] == net.n_parameters - fd >= 4
+    t, p = data["equivalence"]["transformed"], data["equivalence"]["perturbed"]
+    assert t["answer"] is True and t["certificate_verified"] is True
+    assert p["answer"] is False and p["certificate_verified"] is True
+    ax, bx = load(EX + name + ".json"), json.loads(json.dumps(p["copy"]))
+    from algebra.io import network_from_dict
+    x = p["point"]
+    assert ax(x) != network_from_dict(bx)(x)                      # the counterexample, re-evaluated
+    code, out, _ = run("analyze", EX + name + ".json")
+    summary = out.split("== details")[0]
+    assert f"generic: no - {failed}" in summary and "what that means" in out
+    assert f"functional dimension {fd} of {net.n_parameters}" in summary
+    assert "identifiable: undecided" in summary and "proved equivalent" in summary
