@@ -164,7 +164,7 @@ class Structure:
             lines.append(f"  {h.name}: {h.holds}{w}")
         if self.types is None:
             return "\n".join(lines)
-        lines.append("second-layer neurons: " + ", ".join(f"{j}:{t}" for j, t in enumerate(self.types)))
+        lines.append("second-layer neurons: " + _grouped(self.types))
         if self.masked is not None:
             lo, hi = self.s6_interval
             lines.append(f"masked first-layer neuron: {self.masked}; S6 interval "
@@ -178,6 +178,17 @@ class Structure:
                          f"({', '.join(number(x) for x in self.gamma)}), rank {self.rho}, "
                          f"kappa_plus {self.kappa_plus}")
         return "\n".join(lines)
+
+
+def _grouped(types) -> str:
+    """``0:switching, 1:dead`` for a few neurons; ``all 16 switching`` or ``switching [0, 1, …],
+    dead [5]`` for many."""
+    if len(types) <= 4:
+        return ", ".join(f"{j}:{t}" for j, t in enumerate(types))
+    kinds = list(dict.fromkeys(types))
+    if len(kinds) == 1:
+        return f"all {len(types)} {kinds[0]}"
+    return ", ".join(f"{k} {[j for j, t in enumerate(types) if t == k]}" for k in kinds)
 
 
 def structure(net: Network) -> Structure:

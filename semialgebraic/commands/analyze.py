@@ -42,7 +42,7 @@ from ..verify import verify
 from algebra.rationals import to_q
 
 from . import display
-from .bottleneck import Timeout, deadline, identifiability_text, structure_text
+from .bottleneck import Timeout, component_label, deadline, identifiability_text, structure_text
 from .help import describe
 from .common import load_any
 from .core import info_dict
@@ -128,14 +128,14 @@ def analysis_bottleneck(net: Network, *, seed: int = 1, data: dict | None = None
               f"generators: {', '.join(fj['symmetries'])}",
               f"symmetry graph: {F.graph.number_of_nodes()} component(s) up to permutation, "
               f"{F.graph.number_of_edges()} discrete edge(s); topological components "
-              f"{F.number_of_components}, orbits {F.number_of_orbits}"]
+              f"{display.number(F.number_of_components, exact)}, orbits {F.number_of_orbits}"]
     data["fiber"] = fj
     lines += ["== fiber (R16, R17, R22)",
               f"dimension {F.dimension.value} (R17 formula)"
               + (f" = {F.fibdim} (exact Jacobian rank, R22)" if F.fibdim is not None else ""),
               f"{len(F.components)} component(s) up to permutation, each a basic semi-algebraic set"]
     for c in F.components:
-        lines.append(f"  {c.label}: {c.number_of_equalities} equalities, {c.number_of_inequalities} strict "
+        lines.append(f"  {component_label(c.label)}: {c.number_of_equalities} equalities, {c.number_of_inequalities} strict "
                      f"inequalities, generator span rank {c.generator_rank}")
     copy, steps = random_symmetric_copy(net, seed=seed, number_of_steps=5,
                                         first=("s6", "s7", "s8", "s5", "dead", "linear"))
@@ -291,9 +291,11 @@ def cmd_analyze(args) -> int:
             write_certificate(cert, args.certificate)
         summary = summary_bottleneck(obj, data, bundled=args.input is None)
         data["summary"] = summary
-        emit(args, data, display.with_roundings(data, f"{path}: widths {'-'.join(map(str, obj.widths))}, "
-                         f"{obj.n_parameters} parameters\n" + "\n".join(
-                             ["== summary", *summary, "", "== details"] + lines), obj))
+        text = "\n".join([f"{path}: widths {'-'.join(map(str, obj.widths))}, {obj.n_parameters} "
+                          "parameters", "== summary", *summary, "", "== details", *lines])
+        if display.text_needs_note([text], args.exact):
+            text += "\n" + display.EXACT_NOTE
+        emit(args, data, display.with_roundings(data, text, obj))
         return code
     if isinstance(obj, Network) and obj.depth == 2:
         d = analysis_shallow(obj)
@@ -328,7 +330,8 @@ def cmd_analyze(args) -> int:
 
 
 def _plural(n: int, word: str) -> str:
-    return f"{n} {word}{'' if n == 1 else 's'}"
+    """``1 orbit``, ``8 components``, ``≈5.5054e48 components`` (a long count as a decimal)."""
+    return f"{display.numbers([n])} {word}{'' if n == 1 else 's'}"
 
 
 def summary_bottleneck(net: Network, data: dict, bundled: bool = False) -> list[str]:

@@ -13,6 +13,7 @@
 
 from __future__ import annotations
 
+import json
 import signal
 from contextlib import contextmanager
 
@@ -28,7 +29,7 @@ from . import display
 from .common import load_network
 from .help import describe
 
-__all__ = ["register", "fiber_of", "fiber_text", "structure_text", "deadline", "Timeout",
+__all__ = ["register", "fiber_of", "fiber_text", "structure_text", "component_label", "deadline", "Timeout",
            "identifiability_text"]
 
 
@@ -130,11 +131,11 @@ def fiber_text(F, exact: bool = False) -> str:
     fd = getattr(F, "fibdim", None)
     if fd is not None:
         lines.append(f"exact Jacobian rank check (FIBDIM, R22): {fd}")
-    lines.append(f"number of components: {F.number_of_components}")
+    lines.append(f"number of components: {display.number(F.number_of_components, exact)}")
     lines.append(f"number of orbits: {getattr(F, 'number_of_orbits', None)}")
     for k, c in enumerate(F.components):
         cj = c.to_json()
-        lines.append(f"component {k} {cj.get('label', '')}: dimension {cj.get('dimension')}")
+        lines.append(f"component {k} {component_label(cj.get('label', ''))}: dimension {cj.get('dimension')}")
         for e in cj.get("equalities", []):
             lines.append(f"    {display.in_text(str(e), exact)} = 0")
         for q in cj.get("inequalities", []):
@@ -144,6 +145,21 @@ def fiber_text(F, exact: bool = False) -> str:
     if display.text_needs_note(lines, exact):
         lines.append(display.EXACT_NOTE)
     return "\n".join(lines)
+
+
+def component_label(label) -> str:
+    """A fiber component's discrete label for a person: ``flips [0, 2], S7 on [1], S8`` (or
+    ``the component of the network itself`` when nothing is flipped); other labels as text."""
+    if isinstance(label, str):
+        try:
+            label = json.loads(label)
+        except ValueError:
+            return label
+    if not isinstance(label, dict):
+        return str(label)
+    parts = ([f"S5 flips {label['flips']}"] if label.get("flips") else []) + \
+            ([f"S7 on {label['s7']}"] if label.get("s7") else []) + (["S8"] if label.get("s8") else [])
+    return "(" + (", ".join(parts) if parts else "the component of the network itself") + ")"
 
 
 def structure_text(s, exact: bool = False) -> str:
@@ -219,10 +235,10 @@ def cmd_symmetries(args) -> int:
                      "number_of_orbits": F.number_of_orbits, "dimension": F.dimension.value})
         text.append(f"symmetries: {', '.join(data['symmetries'])}")
         text.append(f"symmetry graph: {G.number_of_nodes()} node(s), {G.number_of_edges()} "
-                    f"edge(s); components {F.number_of_components}, orbits "
+                    f"edge(s); components {display.number(F.number_of_components, args.exact)}, orbits "
                     f"{F.number_of_orbits}, dimension {F.dimension.value}")
         for n, d in G.nodes(data=True):
-            text.append(f"  node {n} {d['label']}: generator span rank {d['generator_rank']}")
+            text.append(f"  node {n} {component_label(d['label'])}: generator span rank {d['generator_rank']}")
         for u, v, d in G.edges(data=True):
             text.append(f"  edge {u} -- {v}: {d['step']}" + (f" (neuron {d['neuron']})" if "neuron" in d else ""))
         if args.graphml:

@@ -129,3 +129,18 @@ def test_fiber_and_symmetries_print_long_rationals_as_decimals(tmp_path, run):
     assert "-5000165/2999883 + 1000003/1234567*W1[0,0]*W2[0,0]*W3[0,0] = 0" in out and "≈" not in out
     code, out, _ = run("analyze", path)
     assert "S6 interval [≈-1.2345, 3/2]" in out
+
+
+def test_long_counts_labels_and_neuron_lists_read_well():
+    from math import factorial
+    from semialgebraic.bottleneck._structure import _grouped
+    from semialgebraic.commands.analyze import _plural
+    from semialgebraic.commands.bottleneck import component_label
+    assert _plural(factorial(32) * factorial(16), "component") == "≈5.5054e48 components"
+    assert _plural(1, "orbit") == "1 orbit" and _plural(8, "component") == "8 components"
+    assert component_label({"flips": [], "s7": [], "s8": False}) == "(the component of the network itself)"
+    assert component_label('{"flips": [0, 2], "s7": [1], "s8": true}') == "(S5 flips [0, 2], S7 on [1], S8)"
+    assert _grouped(("switching",) * 16) == "all 16 switching"
+    assert _grouped(("switching", "dead", "switching", "linear", "dead")) == \
+        "switching [0, 2], dead [1, 4], linear [3]"
+    assert _grouped(("switching", "dead")) == "0:switching, 1:dead"
