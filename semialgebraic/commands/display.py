@@ -26,7 +26,7 @@ from algebra.rationals import q_str, to_q
 from ..verdict import reader_hypotheses
 
 __all__ = ["SMALL", "SIGNIFICANT", "EXACT_NOTE", "approx", "is_small", "number", "numbers",
-           "point", "needs_note", "note", "interval", "with_roundings", "in_text", "text_needs_note"]
+           "point", "dot", "needs_note", "note", "interval", "with_roundings", "in_text", "text_needs_note"]
 
 SMALL = 12          # characters of "p/q" printed exactly
 SIGNIFICANT = 5     # significant digits of an approximation
@@ -100,9 +100,9 @@ def _compact(value, exact: bool) -> str:
     return "≈" + s[2:] if s.startswith("≈ ") else s
 
 
-def point(values, exact: bool = False, long: int = 12) -> str:
+def point(values, exact: bool = False, long: int = 12, name: str = "x") -> str:
     """A point: ``(x1, …, xd)``; a point of more than *long* coordinates prints only its non-zero
-    coordinates (``0 except x[3] = ≈0.125, x[7] = 2``)."""
+    coordinates (``0 except x[3] = ≈0.125, x[7] = 2``; *name* instead of ``x``)."""
     vals = [to_q(v) for v in values]
     if len(vals) <= long:
         return f"({numbers(vals, exact)})"
@@ -110,11 +110,23 @@ def point(values, exact: bool = False, long: int = 12) -> str:
     if not nonzero:
         return f"0 (all {len(vals)} coordinates)"
     if len(nonzero) > 3 * long:
-        head = ", ".join(f"x[{i}] = {_compact(v, exact)}" for i, v in nonzero[:long])
+        head = ", ".join(f"{name}[{i}] = {_compact(v, exact)}" for i, v in nonzero[:long])
         return (f"{len(nonzero)} of {len(vals)} coordinates non-zero: {head}, … "
                 f"({len(nonzero) - long} more in --json)")
-    shown = ", ".join(f"x[{i}] = {_compact(v, exact)}" for i, v in nonzero)
+    shown = ", ".join(f"{name}[{i}] = {_compact(v, exact)}" for i, v in nonzero)
     return f"0 except {shown}" if len(nonzero) < len(vals) else f"({numbers(vals, exact)})"
+
+
+def dot(values, var: str = "x", exact: bool = False, long: int = 12) -> str:
+    """A linear form ``u . x``: ``(1, ≈-0.5) . x`` for a short *values*; for a long one,
+    ``u . x with u = <point>`` (its non-zero coordinates named ``u[i]``).
+
+    >>> dot([1, 2]), dot([0] * 20 + [3])
+    ('(1, 2) . x', 'u . x with u = 0 except u[20] = 3')
+    """
+    if len(values) <= long:
+        return f"{point(values, exact, long)} . {var}"
+    return f"u . {var} with u = {point(values, exact, long, name='u')}"
 
 
 def needs_note(values, exact: bool = False) -> bool:

@@ -105,7 +105,7 @@ def cmd_canon(args) -> int:
              f"{cf.number_of_kinks} kink hyperplane(s); affine part of rank {cf.linear.rank()}"]
     ex, shown = args.exact, list(cf.offset)
     for u, beta, K in cf.kinks[:20]:
-        lines.append(f"  kink on ({display.numbers(u, ex)}) . x + {display.number(beta, ex)} = 0 : "
+        lines.append(f"  kink on {display.dot(u, 'x', ex)} + {display.number(beta, ex)} = 0 : "
                      f"[{display.numbers(K, ex)}]")
         shown += [*u, beta, *K]
     if cf.number_of_kinks > 20:
