@@ -164,16 +164,16 @@ def bad_files(tmp_path):
     p = tmp_path / "pickled.pt"
     p.write_bytes(pickle.dumps({"0.weight": [[1.0]]}))
     files["pickled.pt"] = (p, ("pickled.pt",))
-    p = tmp_path / "weights.h5"
+    p = tmp_path / "weights.pkl"
     p.write_bytes(b"x")
-    files["weights.h5"] = (p, ("weights.h5", "unknown file type"))
+    files["weights.pkl"] = (p, ("weights.pkl", "unknown file type"))
     files["missing.json"] = (tmp_path / "missing.json", ("missing.json", "no such file"))
     return files
 
 
 NAMES = ["bad.json", "shape.json", "chain.json", "nan.json", "inf.json", "act.json", "word.json", "empty.json",
          "list.json", "nan.safetensors", "shape.npz", "trunc.safetensors", "trunc.npz", "header.safetensors",
-         "pickled.pt", "weights.h5", "missing.json"]
+         "pickled.pt", "weights.pkl", "missing.json"]
 
 
 @pytest.mark.parametrize("name", NAMES)
