@@ -14,7 +14,7 @@ from .lp import feasible, is_feasible, optimize
 from .regions import Region, number_of_regions, regions
 from .shallow import canonical_form, equivalent_shallow
 from .bottleneck import equivalent_bottleneck, identifiability, structure
-from .fiber import Fiber, fiber
+from ._fiber import Fiber, fiber
 from .equivalence import could_be_equivalent, equivalent, is_equivalent, max_deviation
 from .dimension import functional_dimension, functional_dimension_certificate
 from .absorption import absorbable

@@ -16,9 +16,11 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from algebra.io.frameworks import roundings
+
 from .certificates import jsonable
 
-__all__ = ["Hypothesis", "Verdict"]
+__all__ = ["Hypothesis", "Verdict", "reader_hypotheses"]
 
 
 @dataclass(frozen=True)
@@ -66,3 +68,18 @@ class Verdict:
     def _repr_latex_(self) -> str:
         from .plot import notebook
         return notebook.verdict_latex(self)
+
+def reader_hypotheses(*nets, names=("a", "b")) -> tuple[Hypothesis, ...]:
+    """The roundings the readers made to build *nets* (a BatchNorm's scale γ/√(σ² + ε) taken as
+    the float32 the framework computes), as hypotheses of a verdict about them: the verdict is
+    exact for the networks as read, which are the frameworks' functions only with that rounding.
+
+    >>> from algebra.network import Network
+    >>> reader_hypotheses(Network.from_rows([[[1]], [[1]]], [[0], [0]]))
+    ()
+    """
+    out = []
+    for name, net in zip(names if len(nets) > 1 else ("",), nets):
+        out += [Hypothesis(f"{name + ': ' if name else ''}read with a rounding: {note}", True,
+                           {"kind": "reader rounding"}) for note in roundings(net)]
+    return tuple(out)

@@ -72,6 +72,7 @@ THIRD_PARTY = {
     "torch": ({"algebra.io"}, "optional reader of state_dicts (lazy)"),
     "onnx": ({"algebra.io"}, "optional reader (lazy)"),
     "safetensors": ({"algebra.io"}, "optional reader (lazy)"),
+    "h5py": ({"algebra.io"}, "optional reader of Keras .h5 files (lazy)"),
     "highspy": ({"semialgebraic"}, "optional float LP used only as a hint, re-decided exactly"),
     "z3": ({"semialgebraic"}, "optional solver used only as a hint, re-decided exactly"),
     "matplotlib": ({"semialgebraic.plot", "algebra"},

@@ -28,6 +28,7 @@ from .native import (network_from_dict, network_to_dict, parse_matrix, parse_num
 from .nnet import load_nnet
 from .onnx import load_onnx, onnx_initializers
 from .torch import TORCH_SUFFIXES, read_torch
+from .keras import KERAS_SUFFIXES, keras_arrays, load_keras
 
 __all__ = ["load", "save", "load_json", "save_json", "network_from_dict", "network_to_dict",
            "load_binary", "save_binary", "read_tensors", "network_from_tensors",
@@ -37,6 +38,7 @@ __all__ = ["load", "save", "load_json", "save_json", "network_from_dict", "netwo
 # the optional formats (their libraries are imported only when such a file is read)
 ARRAY_READERS.update(dict.fromkeys(TORCH_SUFFIXES, read_torch))
 GRAPH_READERS[".onnx"] = (load_onnx, onnx_initializers)
+GRAPH_READERS.update(dict.fromkeys(KERAS_SUFFIXES, (load_keras, keras_arrays)))
 
 
 def load_json(path: str | Path, **options):

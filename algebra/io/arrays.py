@@ -72,7 +72,7 @@ __all__ = ["load_binary", "save_binary", "read_tensors", "network_from_tensors",
            "read_safetensors", "safetensors_header", "first_line", "read_shapes", "tensor_index",
            "safetensors_index", "npz_index", "LazyTensors"]
 
-BINARY_SUFFIXES = (".npz", ".safetensors", ".pt", ".pth", ".bin", ".onnx")
+BINARY_SUFFIXES = (".npz", ".safetensors", ".pt", ".pth", ".bin", ".onnx", ".h5", ".hdf5")
 """File suffixes read by :func:`load_binary`."""
 
 WRITABLE_SUFFIXES = (".npz", ".safetensors")

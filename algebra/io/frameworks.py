@@ -27,7 +27,22 @@ from ..network import Network
 from ..rationals import Q
 from .exact import check_dtype, exact_qmatrix, numpy_or_error
 
-__all__ = ["network_from_torch", "network_from_sklearn", "block_from_torch"]
+__all__ = ["network_from_torch", "network_from_sklearn", "block_from_torch", "ROUNDINGS",
+           "roundings"]
+
+ROUNDINGS = "roundings"
+"""The key (of :meth:`~algebra.network.Network.derived`) under which a reader lists the values it
+had to round (a folded BatchNorm's irrational scale): sentences that every verdict about the
+network carries as hypotheses (the verdict is exact for the rounded network)."""
+
+
+def roundings(net: Network) -> tuple[str, ...]:
+    """The roundings a reader made to build *net* (empty for a network read exactly).
+
+    >>> roundings(Network.from_rows([[[1]], [[1]]], [[0], [0]]))
+    ()
+    """
+    return tuple(net.derived(ROUNDINGS, tuple))
 
 _SKIPPED = {"Dropout", "Dropout1d", "Dropout2d", "Dropout3d", "AlphaDropout", "FeatureAlphaDropout",
             "Identity", "Flatten"}
@@ -173,6 +188,7 @@ def network_from_torch(module) -> Network:
     layers.append(current)
     net = Network([A for A, _ in layers], [c for _, c in layers])
     net.derived("provenance", lambda: tuple(["read from a torch nn.Sequential, every float exactly"] + notes))
+    net.derived(ROUNDINGS, lambda: tuple(n for n in notes if " folded into " in n))
     return net
 
 

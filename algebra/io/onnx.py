@@ -130,6 +130,7 @@ def _fold_batchnorms(net: Network, folds, src) -> Network:
                      "in correctly rounded operations, exactly (a runtime may round it "
                      "differently in the last bit); the shift is exact")
     net.derived("provenance", lambda: tuple(notes))
+    net.derived("roundings", lambda: tuple(n for n in notes if " folded into " in n))   # frameworks.ROUNDINGS
     return net
 
 

@@ -5,8 +5,8 @@ Every decision is exact over Q and runs only after its hypotheses G1–G6 (§3.1
 input that fails one is answered "non-generic" with the failed condition and a witness (P1, P2,
 P5, P13), never guessed.  Indices are 0-based (the reference counts from 1).
 
-Modules: :mod:`~semialgebraic.bottleneck.structure` (G0–G7, neuron types, masked neuron, R17),
-:mod:`~semialgebraic.bottleneck.identifiability` (R18, R19), :mod:`~semialgebraic.bottleneck.canon`
+Modules: :mod:`~semialgebraic.bottleneck._structure` (G0–G7, neuron types, masked neuron, R17),
+:mod:`~semialgebraic.bottleneck._identifiability` (R18, R19), :mod:`~semialgebraic.bottleneck.canon`
 (CANON R20, equivalence with certificates, counterexamples), :mod:`~semialgebraic.bottleneck.fiber`
 (the fiber, R16), :mod:`~semialgebraic.bottleneck.fibdim` (FIBDIM, R22) and
 :mod:`~semialgebraic.bottleneck.copies` (discrete moves, random symmetric copies).  This
@@ -29,8 +29,8 @@ from .canon import (BottleneckCanon, canonical_form, counterexample, equivalent_
 from .copies import random_symmetric_copy
 from .fibdim import jacobian_dimension
 from .fiber import BottleneckFiber, BottleneckFiberComponent, fiber_bottleneck
-from .identifiability import identifiability, non_localizability_example
-from .structure import (Structure, dimension_formula, genericity, is_bottleneck, is_generic,
+from ._identifiability import identifiability, non_localizability_example
+from ._structure import (Structure, dimension_formula, genericity, is_bottleneck, is_generic,
                         structure)
 
 __all__ = ["Structure", "BottleneckCanon", "genericity", "is_generic", "structure",

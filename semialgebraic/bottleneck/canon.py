@@ -1,7 +1,7 @@
 r"""CANON (three-layer-fibers R20) and exact equivalence of three-layer bottleneck networks.
 
 :func:`canonical_form` is an invariant of the realised function of a generic network
-(G0–G7 checked exactly first, :mod:`semialgebraic.bottleneck.structure`);
+(G0–G7 checked exactly first, :mod:`semialgebraic.bottleneck._structure`);
 :func:`equivalent_bottleneck` decides ``f_a = f_b`` on R^d with a ``symmetry_path`` certificate
 (:func:`symmetry_path`: steps S1–S8 carrying a to b through normal forms) or an exact
 ``counterexample`` (:func:`counterexample`: exact 1-D restrictions along targeted lines, which
@@ -22,11 +22,12 @@ from algebra.symmetries.bottleneck_paths import (FreeFirstLayer, PermuteHidden, 
                                                RescaleLayer, TailRefactor)
 
 from ..canonical import json_fingerprint
-from ..certificates import counterexample_certificate, jsonable, shorter_point, symmetry_path_certificate
-from ..exceptions import CertificateError, NonGenericError
+from ..certificates import (counterexample_certificate, jsonable, require_valid, shorter_point,
+                            symmetry_path_certificate)
+from ..exceptions import NonGenericError
 from ..verdict import Hypothesis, Verdict
 from ..verify import verify as _verify
-from .structure import DEAD, LINEAR, SWITCHING, Parts, genericity, preimage_map, second_layer_types
+from ._structure import DEAD, LINEAR, SWITCHING, Parts, genericity, preimage_map, second_layer_types
 
 __all__ = ["BottleneckCanon", "canonical_form", "equivalent_bottleneck", "counterexample",
            "symmetry_path", "path_certificate"]
@@ -470,9 +471,7 @@ def _differ(a, b, x, hyps, reason, check=True) -> Verdict:
 def _checked(v: Verdict, check: bool) -> Verdict:
     """*v* after its certificate passed the independent checker (when *check*)."""
     if check and v.certificate is not None:
-        ok, why = _verify(v.certificate)
-        if not ok:   # pragma: no cover - a bug
-            raise CertificateError(v.certificate["type"], why)
+        require_valid(v.certificate, _verify)
     return v
 
 

@@ -3,7 +3,7 @@ r"""Identifiability of the partial compositions f2∘f1 and f3∘f2 (three-layer
 three-layer-fibers R19 in the paper's reading: for f = f3∘f2∘f1 with f1(x) = σ(W1 x + b1),
 f2(z) = σ(W2 z + b2), f3(y) = W3 y + b3, the two pairwise compositions f2∘f1 and f3∘f2 can each
 be identifiable while f3∘f2∘f1 is not.  (The bundled T1 example,
-:func:`semialgebraic.bottleneck.identifiability.non_localizability_example`, follows the other
+:func:`semialgebraic.bottleneck._identifiability.non_localizability_example`, follows the other
 reading: f1 and f3∘f2.)
 
 **Definition (identifiability of a composition that ends in σ)** [derived].
@@ -57,7 +57,7 @@ from algebra.network import Network
 from ..certificates import non_localizability_certificate
 from ..exceptions import CertificateError
 from ..verify import verify as _verify
-from .identifiability import identifiability
+from ._identifiability import identifiability
 
 __all__ = ["first_two_identifiable", "last_two_identifiable", "paper_non_localizability_example",
            "PAPER_EXAMPLE"]

@@ -19,7 +19,7 @@ from algebra.symmetries.bottleneck import KinkSwap, SignFlip, TranslateMasked
 from algebra.symmetries.bottleneck_paths import PermuteHidden, RescaleHidden, TailRefactor
 
 from ..shallow import positive_in_row_space
-from .structure import DEAD, SWITCHING, Parts, is_generic, structure
+from ._structure import DEAD, SWITCHING, Parts, is_generic, structure
 
 __all__ = ["random_symmetric_copy", "discrete_move", "flipped_gamma", "positive_factorization"]
 

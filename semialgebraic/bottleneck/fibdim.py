@@ -20,7 +20,7 @@ from algebra.rationals import Q
 
 from ..exceptions import NonGenericError
 from ..regions import regions as _regions      # one interior point per region, for FIBDIM
-from .structure import Parts, is_bottleneck, preimage_map
+from ._structure import Parts, is_bottleneck, preimage_map
 
 __all__ = ["jacobian_dimension"]
 

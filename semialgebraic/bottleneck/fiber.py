@@ -1,12 +1,12 @@
 r"""Three-layer bottleneck networks: the fiber (three-layer-fibers R16, R17).
 
 For ``f = W3 σ(W2 σ(W1 x + b1) + b2) + b3`` with ``n1 ≤ d`` (three-layer-fibers §5–§7), on top
-of the genericity checks, structure and CANON of :mod:`semialgebraic.bottleneck.structure` and
+of the genericity checks, structure and CANON of :mod:`semialgebraic.bottleneck._structure` and
 :mod:`semialgebraic.bottleneck.canon`: :func:`fiber_bottleneck` — the fiber as components (basic
 semi-algebraic sets up to the permutation action) with their dimensions, checked against R17 and
 FIBDIM (:mod:`semialgebraic.bottleneck.fibdim`), and the networkx symmetry graph
 (:class:`BottleneckFiber`, :class:`BottleneckFiberComponent`, which satisfy the
-:class:`~semialgebraic.fiber.Fiber` / :class:`~semialgebraic.fiber.FiberComponent` protocols).
+:class:`~semialgebraic._fiber.Fiber` / :class:`~semialgebraic._fiber.FiberComponent` protocols).
 The discrete moves between components are in :mod:`semialgebraic.bottleneck.copies`.
 """
 
@@ -29,7 +29,7 @@ from ..symmetry_graph import count_components, symmetry_graph
 from .canon import equivalent_bottleneck
 from .copies import discrete_move, flipped_gamma
 from .fibdim import jacobian_dimension
-from .structure import (DEAD, LINEAR, SWITCHING, Parts, dimension_formula, genericity,
+from ._structure import (DEAD, LINEAR, SWITCHING, Parts, dimension_formula, genericity,
                         second_layer_types, structure)
 
 __all__ = ["fiber_bottleneck", "BottleneckFiber", "BottleneckFiberComponent"]
@@ -113,7 +113,7 @@ class BottleneckFiberComponent:
 
 class BottleneckFiber:
     """The fiber of a generic three-layer bottleneck network (R16, R17); the interface of
-    ``semialgebraic.fiber.Fiber`` protocol: components (up to permutations), dimension (R17, checked
+    ``semialgebraic._fiber.Fiber`` protocol: components (up to permutations), dimension (R17, checked
     against FIBDIM where computed), numbers of components and orbits, symmetry graph,
     ``contains`` (CANON), JSON and LaTeX."""
 
@@ -128,7 +128,7 @@ class BottleneckFiber:
     def contains(self, theta: Network) -> bool:
         """Does *theta* realise the same function?  Generic θ': CANON equality (R20, with a
         verified certificate); otherwise ``membership`` (the exact equivalence dispatcher, given
-        by :func:`semialgebraic.fiber.fiber`), else NonGenericError."""
+        by :func:`semialgebraic._fiber.fiber`), else NonGenericError."""
         v = equivalent_bottleneck(self.net, theta)
         if v.answer is None and self.membership is not None:
             v = self.membership(self.net, theta)

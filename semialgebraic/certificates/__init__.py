@@ -37,6 +37,8 @@ from __future__ import annotations
 
 from algebra.kernel.certificate_schemas import CERTIFICATE_FORMAT, SCHEMA_VERSIONS, header
 
+from ..exceptions import CertificateError
+from ..verify import verify
 from ._json import jsonable, write_certificate
 from .absorbing_blocks import absorbing_blocks_certificate
 from .absorption import absorption_certificate
@@ -51,6 +53,7 @@ from .region_cover import region_cover_certificate
 from .symmetry_path import symmetry_path_certificate
 
 __all__ = ["CERTIFICATE_FORMAT", "CERTIFICATE_TYPES", "SCHEMA_VERSIONS", "header", "jsonable",
+           "require_valid",
            "write_certificate", "counterexample_certificate", "shorter_point", "symmetry_path_certificate",
            "region_cover_certificate", "absorption_certificate", "identifiability_certificate",
            "dimension_bounds_certificate", "exercise_certificate", "bab_bound_certificate",
@@ -79,3 +82,28 @@ CERTIFICATE_TYPES = {
     "bab_cover": (bab_cover_certificate, "bab_cover",
                   "bab_bound certificates of cells covering a box bound max |a - b| on it"),
 }
+
+
+def require_valid(certificate: dict, checker=None, kind: str | None = None) -> dict:
+    """*certificate* after the independent checker accepted it; :class:`CertificateError` (a bug
+    in the decider that built it) when the checker refuses it.
+
+    The one place where a decider re-checks what it is about to return.  *checker* is
+    :func:`semialgebraic.verify.verify` by default; the deciders pass the name they imported it
+    under (so that a test can replace it there); *kind* names the certificate in the error when
+    it has no ``type``.
+
+    >>> from algebra.network import Network
+    >>> a = Network.from_rows([[[1]], [[1]]], [[0], [0]])
+    >>> b = Network.from_rows([[[1]], [[1]]], [[0], [1]])
+    >>> require_valid(counterexample_certificate(a, b, [0]))["type"]
+    'counterexample'
+    >>> require_valid({"type": "counterexample"}, lambda c: (False, "planted"))
+    Traceback (most recent call last):
+        ...
+    semialgebraic.exceptions.CertificateError: internal check of a counterexample certificate failed: planted
+    """
+    ok, why = (checker or verify)(certificate)
+    if not ok:
+        raise CertificateError(certificate.get("type", kind or "certificate"), why)
+    return certificate

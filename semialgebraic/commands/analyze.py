@@ -25,6 +25,7 @@ from __future__ import annotations
 
 from importlib import resources
 
+from algebra.io.frameworks import roundings
 from algebra.network import Network
 
 from ..bottleneck import (equivalent_bottleneck, fiber_bottleneck, identifiability, is_bottleneck,
@@ -32,6 +33,7 @@ from ..bottleneck import (equivalent_bottleneck, fiber_bottleneck, identifiabili
 from ..absorption import analysis_block
 from ..certificates import write_certificate
 from ..dimension import functional_dimension
+from ..equivalence import equivalent
 from ..cli import emit
 from ..exceptions import NonGenericError
 from ..shallow import analysis_shallow
@@ -40,7 +42,7 @@ from ..verify import verify
 from algebra.rationals import to_q
 
 from . import display
-from .bottleneck import Timeout, deadline, identifiability_text
+from .bottleneck import Timeout, component_label, deadline, identifiability_text, structure_text
 from .help import describe
 from .common import load_any
 from .core import info_dict
@@ -100,7 +102,7 @@ def analysis_bottleneck(net: Network, *, seed: int = 1, data: dict | None = None
               "second-layer neurons are dead (always off), linear (always on) or switching; a "
               "masked first-layer neuron is one whose kink never shows in the output; Γ: the "
               "linear map carried by the linear neurons",
-              s.to_text()]
+              structure_text(s, exact)]
     v = identifiability(net)
     ok = verify(v.certificate)[0] if v.certificate and v.certificate.get("type") == "symmetry_path" else None
     data["identifiability"] = {**v.to_json(), "certificate_verified": ok}
@@ -108,8 +110,7 @@ def analysis_bottleneck(net: Network, *, seed: int = 1, data: dict | None = None
     if ok is not None:
         lines.append(f"certificate: planted symmetric copy, symmetry path verified: {ok}")
     if not s.is_generic:
-        lines.append("non-generic input: the bottleneck theory does not apply beyond this point")
-        return data, lines, None
+        return analysis_non_generic(net, s, data, lines, exact)
     try:
         F = fiber_bottleneck(net)
     except NonGenericError as exc:
@@ -127,14 +128,14 @@ def analysis_bottleneck(net: Network, *, seed: int = 1, data: dict | None = None
               f"generators: {', '.join(fj['symmetries'])}",
               f"symmetry graph: {F.graph.number_of_nodes()} component(s) up to permutation, "
               f"{F.graph.number_of_edges()} discrete edge(s); topological components "
-              f"{F.number_of_components}, orbits {F.number_of_orbits}"]
+              f"{display.number(F.number_of_components, exact)}, orbits {F.number_of_orbits}"]
     data["fiber"] = fj
     lines += ["== fiber (R16, R17, R22)",
               f"dimension {F.dimension.value} (R17 formula)"
               + (f" = {F.fibdim} (exact Jacobian rank, R22)" if F.fibdim is not None else ""),
               f"{len(F.components)} component(s) up to permutation, each a basic semi-algebraic set"]
     for c in F.components:
-        lines.append(f"  {c.label}: {c.number_of_equalities} equalities, {c.number_of_inequalities} strict "
+        lines.append(f"  {component_label(c.label)}: {c.number_of_equalities} equalities, {c.number_of_inequalities} strict "
                      f"inequalities, generator span rank {c.generator_rank}")
     copy, steps = random_symmetric_copy(net, seed=seed, number_of_steps=5,
                                         first=("s6", "s7", "s8", "s5", "dead", "linear"))
@@ -164,6 +165,106 @@ def analysis_bottleneck(net: Network, *, seed: int = 1, data: dict | None = None
     return data, lines, ve.certificate
 
 
+# what a failed genericity condition means for the weights (the bottleneck theory is proved
+# only where G0-G7 hold; three-layer-fibers §3.1)
+_FAILS = {
+    "G1": "the first-layer weight rows are linearly dependent, so more weight changes can keep "
+          "the function than the theory counts",
+    "G2": "a second-layer weight or bias is exactly zero, so the neuron types (dead, linear, "
+          "switching) are not decided by signs alone",
+    "G3": "a second-layer neuron feeds no output, so its incoming weights are free",
+    "G4": "two first-layer neurons are proportional, so they can trade weight between them",
+    "G5": "two second-layer neurons are proportional, so they can trade weight between them",
+    "G6": "the always-on (linear) second-layer neurons carry a degenerate linear map Γ, whose "
+          "factorisation has more freedom than the theory counts",
+    "G7": "a first-layer neuron is invisible in the output, so its weights are partly free",
+}
+
+
+def _rescaled_copy(net: Network) -> Network:
+    """*net* with its hidden neurons permuted (reversed) and rescaled by 2 (in) and 1/2 (out):
+    S1 and S2, which keep the function of every ReLU network."""
+    Ws = [W.to_rows() for W in net.weights]
+    bs = [list(b) for b in net.biases]
+    for l in range(len(Ws) - 1):
+        Ws[l] = [[2 * x for x in r] for r in Ws[l]][::-1]
+        bs[l] = [2 * x for x in bs[l]][::-1]
+        Ws[l + 1] = [[x / 2 for x in r][::-1] for r in Ws[l + 1]]
+    return Network.from_rows(Ws, bs)
+
+
+def _rescaling_dimension(net: Network) -> int:
+    """The dimension of the S2 orbit of *net*: the rescaling of hidden neuron j moves row j of
+    [W_l | b_l] and column j of W_{l+1} (disjoint supports), so each neuron with a non-zero
+    entry there adds one independent direction."""
+    n = 0
+    for l in range(net.depth - 1):
+        W, b = net.layer(l)
+        V = net.weights[l + 1]
+        n += sum(1 for j in range(W.nrows) if any(x != 0 for x in W.to_rows()[j]) or b[j] != 0
+                 or any(V[i, j] != 0 for i in range(V.nrows)))
+    return n
+
+
+def analysis_non_generic(net: Network, s, data: dict, lines: list, exact: bool = False,
+                         seconds: float = 30.0) -> tuple[dict, list[str], dict | None]:
+    """The analysis of a bottleneck on which a genericity condition fails: which one, what it
+    means, and what holds for every ReLU network (S1, S2, the exact functional dimension and the
+    fiber dimension it gives, exact equivalence by the general method)."""
+    h = s.failed or next(x for x in s.hypotheses if x.holds is not True)
+    key = h.name.split()[0]
+    meaning = _FAILS.get(key, "a coincidence the theory excludes")
+    d, n1, n2, m = net.widths
+    data["non_generic"] = {"failed": h.name, "witness": h.witness, "means": meaning,
+                           "theory": "the exact bottleneck theory (S3-S8, CANON, the fiber's "
+                                     "components, R16-R22) is proved under G0-G7 and is not "
+                                     "applied; the sections below hold for every ReLU network"}
+    lines += ["== non-generic: " + h.name + " fails" + (f" at {h.witness}" if h.witness else ""),
+              f"  what that means: {meaning}; the exact bottleneck theory (S3-S8, CANON, the "
+              "fiber's components, R16-R22) is proved only where G0-G7 hold, so it is not applied "
+              "here; what follows holds for every ReLU network"]
+    orbit = _rescaling_dimension(net)
+    data["symmetries"] = {"generators": ["S1", "S2"], "certified_orbit_dimension": orbit}
+    lines += ["== symmetries (every ReLU network)",
+              f"S1 (permute hidden neurons) and S2 (rescale a neuron by c > 0 in, 1/c out) keep "
+              f"the function: the fiber contains their orbit, of dimension {orbit} (one per hidden "
+              f"neuron with a non-zero weight, of n1 + n2 = {n1 + n2}; exact); further symmetries "
+              "may exist and are not listed"]
+    fd = functional_dimension(net, timeout=seconds)
+    data["functional_dimension"] = fd.to_json()
+    fib = fd.fiber_dimension
+    data["fiber"] = {"dimension": fib.value, "lower": net.n_parameters - fd.upper,
+                     "upper": net.n_parameters - fd.lower}
+    value = f"{fd.value}" if fd.exact else f"between {fd.lower} and {fd.upper}"
+    lines += ["== functional dimension and fiber dimension (general exact method)",
+              f"functional dimension {value} of {net.n_parameters} parameters ({fd.reason}); "
+              f"fiber dimension " + (f"{fib.value}" if fib.value is not None else
+                                     f"between {data['fiber']['lower']} and {data['fiber']['upper']}")]
+    lines += [f"  {line}" for line in fd.deficits]
+    copy = _rescaled_copy(net)
+    ve = equivalent(net, copy, timeout=seconds)
+    okc = verify(ve.certificate)[0] if ve.certificate else False
+    pert = net.with_parameter("b3[0]", net.biases[-1][0] + to_q("1/1000000"))
+    vp = equivalent(net, pert, timeout=seconds)
+    okp = verify(vp.certificate)[0] if vp.certificate else False
+    data["equivalence"] = {
+        "transformed": {"steps_applied": ["S1", "S2"], "copy": copy.to_dict(), "answer": ve.answer,
+                        "reason": ve.reason, "method": ve.method,
+                        "certificate_type": (ve.certificate or {}).get("type"),
+                        "certificate_verified": okc},
+        "perturbed": {"copy": pert.to_dict(), "answer": vp.answer, "reason": vp.reason,
+                      "point": (vp.certificate or {}).get("x"), "certificate_verified": okp}}
+    x = (vp.certificate or {}).get("x")
+    lines += ["== equivalence: a demonstration of the exact general equivalence test on two "
+              "copies of this network",
+              f"copy with hidden neurons permuted and rescaled (S1, S2): equivalent = {ve.answer} "
+              f"({ve.method}; {(ve.certificate or {}).get('type')} certificate verified: {okc})",
+              f"copy with the output bias moved by 1/10^6: equivalent = {vp.answer}; "
+              f"counterexample x = {display.point([to_q(t) for t in x], exact) if x else 'none'}, "
+              f"verified: {okp}"]
+    return data, lines, ve.certificate
+
+
 def cmd_analyze(args) -> int:
     path = args.input or default_example()
     obj = load_any(path)
@@ -190,9 +291,11 @@ def cmd_analyze(args) -> int:
             write_certificate(cert, args.certificate)
         summary = summary_bottleneck(obj, data, bundled=args.input is None)
         data["summary"] = summary
-        emit(args, data, f"{path}: widths {'-'.join(map(str, obj.widths))}, "
-                         f"{obj.n_parameters} parameters\n" + "\n".join(
-                             ["== summary", *summary, "", "== details"] + lines))
+        text = "\n".join([f"{path}: widths {'-'.join(map(str, obj.widths))}, {obj.n_parameters} "
+                          "parameters", "== summary", *summary, "", "== details", *lines])
+        if display.text_needs_note([text], args.exact):
+            text += "\n" + display.EXACT_NOTE
+        emit(args, data, display.with_roundings(data, text, obj))
         return code
     if isinstance(obj, Network) and obj.depth == 2:
         d = analysis_shallow(obj)
@@ -201,7 +304,7 @@ def cmd_analyze(args) -> int:
                 f"{'-'.join(map(str, obj.widths))}, {obj.n_parameters} parameters); netfibers "
                 "computes its exact canonical form (kinks and affine part), which decides "
                 "equivalence")
-        emit(args, d, f"{path}:\n{head}\n" + "\n".join(d.get("text", [])))
+        emit(args, d, display.with_roundings(d, f"{path}:\n{head}\n" + "\n".join(d.get("text", [])), obj))
         return 0
     if not isinstance(obj, Network):
         d = analysis_block(obj)
@@ -222,12 +325,13 @@ def cmd_analyze(args) -> int:
             f"functional dimension {value} ({fd.reason})")
     for line in getattr(fd, "deficits", ()):
         text += f"\n  {line}"
-    emit(args, d, text)
+    emit(args, d, display.with_roundings(d, text, obj))
     return 0 if fd.exact else 3
 
 
 def _plural(n: int, word: str) -> str:
-    return f"{n} {word}{'' if n == 1 else 's'}"
+    """``1 orbit``, ``8 components``, ``≈5.5054e48 components`` (a long count as a decimal)."""
+    return f"{display.numbers([n])} {word}{'' if n == 1 else 's'}"
 
 
 def summary_bottleneck(net: Network, data: dict, bundled: bool = False) -> list[str]:
@@ -237,12 +341,13 @@ def summary_bottleneck(net: Network, data: dict, bundled: bool = False) -> list[
     out = [f"what it is: a ReLU network with two hidden layers (widths {d}-{n1}-{n2}-{m}, "
            f"{net.n_parameters} parameters) whose first hidden layer is not wider than its input: "
            "a three-layer bottleneck, for which netfibers has an exact symmetry theory"]
+    if roundings(net):
+        out.append(f"read with {_plural(len(roundings(net)), 'rounding')} (a folded BatchNorm's "
+                   "scale taken as the framework's float32): every answer below is exact for the "
+                   "network as read (see 'hypothesis:' at the end)")
     st = data.get("structure") or {}
     if st and not st.get("generic"):
-        bad = next((h["name"] for h in st.get("hypotheses", ()) if h.get("holds") is False), "?")
-        out.append(f"generic: no ({bad} fails), so the exact theory does not apply to it; see "
-                   "'netfibers explain generic'")
-        return out
+        return out + _summary_non_generic(net, data)
     ident = data.get("identifiability") or {}
     if ident:
         why = []
@@ -302,6 +407,44 @@ def summary_bottleneck(net: Network, data: dict, bundled: bool = False) -> list[
         out.append("(the timeout cut the analysis short: the sections below are those done)")
     out.append("terms: 'netfibers explain TERM' (G1-G7, S1-S8, dead, linear, switching, masked, "
                "Gamma, fiber, ...)")
+    return out
+
+
+def _summary_non_generic(net: Network, data: dict) -> list[str]:
+    """The summary lines of a non-generic bottleneck: what fails and means, then what holds."""
+    ng = data.get("non_generic") or {}
+    key = (ng.get("failed") or "?").split()[0]
+    out = [f"generic: no - {ng.get('failed', '?')} fails: {ng.get('means', '')}; the exact "
+           f"bottleneck theory is proved only for generic networks, so netfibers does not apply it "
+           f"(see 'netfibers explain {key}')",
+           "identifiable: undecided (the identifiability criterion R18 needs G0-G7)"]
+    sym = data.get("symmetries") or {}
+    if sym:
+        out.append(f"symmetries: permuting and rescaling neurons (S1, S2), an orbit of dimension "
+                   f"{sym.get('certified_orbit_dimension')} inside the fiber; others may exist")
+    fd = data.get("functional_dimension") or {}
+    fib = data.get("fiber") or {}
+    if fd:
+        n = net.n_parameters
+        if fd.get("exact"):
+            out.append(f"functional dimension {fd['functional_dimension']} of {n} parameters: the "
+                       f"weights can move in {fib.get('dimension')} independent directions without "
+                       "changing the function (fiber dimension, general exact method)")
+        else:
+            out.append(f"functional dimension between {fd.get('lower')} and {fd.get('upper')} of "
+                       f"{n} parameters (fiber dimension between {fib.get('lower')} and "
+                       f"{fib.get('upper')}; {fd.get('reason')})")
+    eq = data.get("equivalence") or {}
+    if eq:
+        t, p = eq.get("transformed") or {}, eq.get("perturbed") or {}
+        out.append(f"equivalence demo (general exact method): a permuted and rescaled copy is "
+                   f"proved {'equivalent' if t.get('answer') else 'NOT equivalent' if t.get('answer') is False else 'undecided'}"
+                   f" (certificate re-checked: {t.get('certificate_verified')}); a copy with the "
+                   f"output bias moved by 1/10^6 is proved "
+                   f"{'different' if p.get('answer') is False else 'equivalent' if p.get('answer') else 'undecided'}"
+                   f" (re-checked: {p.get('certificate_verified')})")
+    if data.get("complete") is False:
+        out.append("(the timeout cut the analysis short: the sections below are those done)")
     return out
 
 

@@ -4,7 +4,7 @@
   scaling? (R18; exit 0 yes, 1 no, 3 non-generic/undecided).  JSON keys: ``answer``,
   ``method``, ``hypotheses``, ``reason``, ``certificate``.
 * ``netfibers fiber NET [--orthant] [--latex | --json]``: the fiber (dispatch through
-  ``semialgebraic.fiber.fiber`` when present).  JSON keys: ``dimension``,
+  ``semialgebraic._fiber.fiber`` when present).  JSON keys: ``dimension``,
   ``number_of_components``, ``number_of_orbits``, ``components`` (each: ``label``,
   ``dimension``, ``equalities``, ``inequalities``, ``sample``), ``symmetries``.
 * ``netfibers symmetries NET [--graphml FILE] [--json]``: structure report, symmetry generators
@@ -13,6 +13,7 @@
 
 from __future__ import annotations
 
+import json
 import signal
 from contextlib import contextmanager
 
@@ -22,12 +23,14 @@ from ..bottleneck import fiber_bottleneck, identifiability, is_bottleneck, struc
 from ..certificates import write_certificate
 from ..cli import emit, fail
 from ..exceptions import NonGenericError, NotApplicableError
-from ..fiber import fiber
+from .._fiber import fiber
 from ..symmetry_graph import graph_to_json, write_graphml
+from . import display
 from .common import load_network
 from .help import describe
 
-__all__ = ["register", "fiber_of", "fiber_text", "deadline", "Timeout", "identifiability_text"]
+__all__ = ["register", "fiber_of", "fiber_text", "structure_text", "component_label", "deadline", "Timeout",
+           "identifiability_text"]
 
 
 class Timeout(BaseException):
@@ -113,31 +116,55 @@ def register(sub, parent) -> None:
 
 
 def fiber_of(net: Network, *, orthant: bool = False):
-    """The fiber through the dispatcher :func:`semialgebraic.fiber.fiber`."""
+    """The fiber through the dispatcher :func:`semialgebraic._fiber.fiber`."""
     try:
         return fiber(net, domain="orthant" if orthant else None)
     except NotApplicableError as exc:
         fail(str(exc))
 
 
-def fiber_text(F) -> str:
+def fiber_text(F, exact: bool = False) -> str:
+    """The fiber for a person: dimension, components with their equalities and inequalities
+    (long rational coefficients as ≈ decimals unless *exact*)."""
     dim = F.dimension
     lines = [f"fiber dimension: {dim.value if dim.exact else dim}"]
     fd = getattr(F, "fibdim", None)
     if fd is not None:
         lines.append(f"exact Jacobian rank check (FIBDIM, R22): {fd}")
-    lines.append(f"number of components: {F.number_of_components}")
+    lines.append(f"number of components: {display.number(F.number_of_components, exact)}")
     lines.append(f"number of orbits: {getattr(F, 'number_of_orbits', None)}")
     for k, c in enumerate(F.components):
         cj = c.to_json()
-        lines.append(f"component {k} {cj.get('label', '')}: dimension {cj.get('dimension')}")
+        lines.append(f"component {k} {component_label(cj.get('label', ''))}: dimension {cj.get('dimension')}")
         for e in cj.get("equalities", []):
-            lines.append(f"    {e} = 0")
+            lines.append(f"    {display.in_text(str(e), exact)} = 0")
         for q in cj.get("inequalities", []):
-            lines.append(f"    {q}")
+            lines.append(f"    {display.in_text(str(q), exact)}")
     for n in getattr(F, "notes", []):
         lines.append(f"note: {n}")
+    if display.text_needs_note(lines, exact):
+        lines.append(display.EXACT_NOTE)
     return "\n".join(lines)
+
+
+def component_label(label) -> str:
+    """A fiber component's discrete label for a person: ``flips [0, 2], S7 on [1], S8`` (or
+    ``the component of the network itself`` when nothing is flipped); other labels as text."""
+    if isinstance(label, str):
+        try:
+            label = json.loads(label)
+        except ValueError:
+            return label
+    if not isinstance(label, dict):
+        return str(label)
+    parts = ([f"S5 flips {label['flips']}"] if label.get("flips") else []) + \
+            ([f"S7 on {label['s7']}"] if label.get("s7") else []) + (["S8"] if label.get("s8") else [])
+    return "(" + (", ".join(parts) if parts else "the component of the network itself") + ")"
+
+
+def structure_text(s, exact: bool = False) -> str:
+    """The structure report, long rationals (S6 interval, Γ, γ) as ≈ decimals unless *exact*."""
+    return s.to_text(lambda q: display.numbers([q], exact))
 
 
 _UP_TO = "up to permutation and positive scaling"
@@ -164,7 +191,7 @@ def cmd_identify(args) -> int:
     v = identifiability(net)
     if args.certificate and v.certificate is not None:
         write_certificate(v.certificate, args.certificate)
-    emit(args, v.to_json(), identifiability_text(v))
+    emit(args, data := v.to_json(), display.with_roundings(data, identifiability_text(v), hypotheses=v.hypotheses))
     return v.exit_code()
 
 
@@ -183,7 +210,7 @@ def cmd_fiber(args) -> int:
     if args.latex and not args.json:
         print(F.to_latex())
         return 0
-    emit(args, F.to_json(), fiber_text(F))
+    emit(args, F.to_json(), fiber_text(F, args.exact))
     return 0
 
 
@@ -193,7 +220,7 @@ def cmd_symmetries(args) -> int:
         fail(f"{args.net}: symmetries needs two hidden layers with n1 <= d")
     s = structure(net)
     data = {"structure": s.to_json()}
-    text = [s.to_text()]
+    text = [structure_text(s, args.exact)]
     if s.is_generic:
         try:
             with deadline(args.timeout):
@@ -208,10 +235,10 @@ def cmd_symmetries(args) -> int:
                      "number_of_orbits": F.number_of_orbits, "dimension": F.dimension.value})
         text.append(f"symmetries: {', '.join(data['symmetries'])}")
         text.append(f"symmetry graph: {G.number_of_nodes()} node(s), {G.number_of_edges()} "
-                    f"edge(s); components {F.number_of_components}, orbits "
+                    f"edge(s); components {display.number(F.number_of_components, args.exact)}, orbits "
                     f"{F.number_of_orbits}, dimension {F.dimension.value}")
         for n, d in G.nodes(data=True):
-            text.append(f"  node {n} {d['label']}: generator span rank {d['generator_rank']}")
+            text.append(f"  node {n} {component_label(d['label'])}: generator span rank {d['generator_rank']}")
         for u, v, d in G.edges(data=True):
             text.append(f"  edge {u} -- {v}: {d['step']}" + (f" (neuron {d['neuron']})" if "neuron" in d else ""))
         if args.graphml:
@@ -219,5 +246,7 @@ def cmd_symmetries(args) -> int:
             text.append(f"GraphML written to {args.graphml}")
     elif args.graphml:
         fail("non-generic input: no symmetry graph written")
+    if display.text_needs_note(text, args.exact):
+        text.append(display.EXACT_NOTE)
     emit(args, data, "\n".join(text))
     return 0 if s.is_generic else 3

@@ -19,10 +19,14 @@ exact rationals.
 
 from __future__ import annotations
 
+import re
+
 from algebra.rationals import q_str, to_q
 
+from ..verdict import reader_hypotheses
+
 __all__ = ["SMALL", "SIGNIFICANT", "EXACT_NOTE", "approx", "is_small", "number", "numbers",
-           "point", "needs_note", "note"]
+           "point", "dot", "needs_note", "note", "interval", "with_roundings", "in_text", "text_needs_note"]
 
 SMALL = 12          # characters of "p/q" printed exactly
 SIGNIFICANT = 5     # significant digits of an approximation
@@ -96,9 +100,9 @@ def _compact(value, exact: bool) -> str:
     return "≈" + s[2:] if s.startswith("≈ ") else s
 
 
-def point(values, exact: bool = False, long: int = 12) -> str:
+def point(values, exact: bool = False, long: int = 12, name: str = "x") -> str:
     """A point: ``(x1, …, xd)``; a point of more than *long* coordinates prints only its non-zero
-    coordinates (``0 except x[3] = ≈0.125, x[7] = 2``)."""
+    coordinates (``0 except x[3] = ≈0.125, x[7] = 2``; *name* instead of ``x``)."""
     vals = [to_q(v) for v in values]
     if len(vals) <= long:
         return f"({numbers(vals, exact)})"
@@ -106,11 +110,23 @@ def point(values, exact: bool = False, long: int = 12) -> str:
     if not nonzero:
         return f"0 (all {len(vals)} coordinates)"
     if len(nonzero) > 3 * long:
-        head = ", ".join(f"x[{i}] = {_compact(v, exact)}" for i, v in nonzero[:long])
+        head = ", ".join(f"{name}[{i}] = {_compact(v, exact)}" for i, v in nonzero[:long])
         return (f"{len(nonzero)} of {len(vals)} coordinates non-zero: {head}, … "
                 f"({len(nonzero) - long} more in --json)")
-    shown = ", ".join(f"x[{i}] = {_compact(v, exact)}" for i, v in nonzero)
+    shown = ", ".join(f"{name}[{i}] = {_compact(v, exact)}" for i, v in nonzero)
     return f"0 except {shown}" if len(nonzero) < len(vals) else f"({numbers(vals, exact)})"
+
+
+def dot(values, var: str = "x", exact: bool = False, long: int = 12) -> str:
+    """A linear form ``u . x``: ``(1, ≈-0.5) . x`` for a short *values*; for a long one,
+    ``u . x with u = <point>`` (its non-zero coordinates named ``u[i]``).
+
+    >>> dot([1, 2]), dot([0] * 20 + [3])
+    ('(1, 2) . x', 'u . x with u = 0 except u[20] = 3')
+    """
+    if len(values) <= long:
+        return f"{point(values, exact, long)} . {var}"
+    return f"u . {var} with u = {point(values, exact, long, name='u')}"
 
 
 def needs_note(values, exact: bool = False) -> bool:
@@ -121,3 +137,60 @@ def needs_note(values, exact: bool = False) -> bool:
 def note(values, exact: bool = False) -> str:
     """``"\\n" + EXACT_NOTE`` when some of *values* print approximately, else ``""``."""
     return ("\n" + EXACT_NOTE) if needs_note(values, exact) else ""
+
+
+def interval(lo, hi, exact: bool = False) -> str:
+    """An interval with open or infinite ends given as None: ``(≈-0.33333, 3/2)``, ``(-∞, 2)``.
+
+    >>> from flint import fmpq
+    >>> interval(fmpq(-10**20, 3), None), interval(None, fmpq(3, 2))
+    ('(≈-3.3333e19, ∞)', '(-∞, 3/2)')
+    """
+    return (f"({'-∞' if lo is None else _compact(lo, exact)}, "
+            f"{'∞' if hi is None else _compact(hi, exact)})")
+
+
+def with_roundings(data: dict, text: str, *nets, hypotheses=()) -> str:
+    """*text* followed by one line per rounding a reader made to build *nets* (a folded
+    BatchNorm's scale taken as the framework's float32) or listed among the verdict
+    *hypotheses*; they are added to ``data["hypotheses"]`` (the ``--json`` output) when missing.
+    A network read exactly adds nothing.
+
+    >>> from algebra.network import Network
+    >>> d = {}
+    >>> with_roundings(d, "answer", Network.from_rows([[[1]], [[1]]], [[0], [0]])), d
+    ('answer', {})
+    """
+    found = [h for h in hypotheses if isinstance(h.witness, dict)
+             and h.witness.get("kind") == "reader rounding"]
+    found += [h for h in reader_hypotheses(*nets) if h not in found]
+    if not found:
+        return text
+    listed = data.setdefault("hypotheses", [])
+    listed += [h.to_json() for h in found if h.to_json() not in listed]
+    return text + "".join(f"\nhypothesis: {h.name}" for h in found)
+
+
+# an integer or p/q in a formula, not an index (W1[0,1]) nor a part of a name or a decimal
+_RATIONAL = re.compile(r"(?<![\w\[,/.-])(-?\d+(?:/\d+)?)(?![\w\],/.])")
+
+
+def in_text(text: str, exact: bool = False) -> str:
+    """*text* (a polynomial, a formula) with each long rational in it printed as ``≈`` decimal
+    (unchanged when *exact*): ``3333340999993/1234612678979*W1[0,0] = 0`` ->
+    ``≈2.6999*W1[0,0] = 0``.
+
+    >>> in_text("-22/13*W1[1,1] + 3333340999993/1234612678979*b1[0] > 0")
+    '-22/13*W1[1,1] + ≈2.6999*b1[0] > 0'
+    >>> in_text("-5000165/2999883 + W3[0,0] - 10000000000000 = 0")
+    '≈-1.6668 + W3[0,0] - ≈1.0000e13 = 0'
+    """
+    if exact:
+        return text
+    return _RATIONAL.sub(lambda m: m.group(1) if is_small(m.group(1)) else "≈" + approx(m.group(1)),
+                         text)
+
+
+def text_needs_note(texts, exact: bool = False) -> bool:
+    """Do *texts* (printed with :func:`number`, :func:`in_text`, …) show an approximation?"""
+    return not exact and any("≈" in s for s in texts)

@@ -134,7 +134,7 @@ def cmd_equiv(args) -> int:
         write_certificate(v.certificate, args.certificate)
     data = v.to_json() if getattr(args, "json", False) else {}    # large certificates: costly
     data.setdefault("regions_checked", v.details.get("regions_checked", 0))
-    emit(args, data, equiv_text(v, exact=args.exact))
+    emit(args, data, display.with_roundings(data, equiv_text(v, exact=args.exact), hypotheses=v.hypotheses))
     return v.exit_code()
 
 
@@ -173,7 +173,7 @@ def equiv_text(v, exact: bool = False) -> str:
                              f"{display.number(w, exact)}, a(x) - b(x) = {display.number(u - w, exact)}")
         if len(ax) > 4 and sum(u == w for u, w in zip(ax, bx)):
             lines.append(f"  ({sum(u == w for u, w in zip(ax, bx))} other output(s) agree at x)")
-        text += "\n" + "\n".join(lines) + display.note([*x, *ax, *bx], exact)
+        text += "\n" + "\n".join(lines) + display.note([*x, *ax, *bx, *(u - w for u, w in zip(ax, bx))], exact)
     return text
 
 
@@ -310,7 +310,7 @@ def cmd_dim(args) -> int:
         seconds = 10.0 if left is None else max(0.5, min(10.0, left))
         write_certificate(functional_dimension_certificate(net, fd, domain=dom, seconds=seconds),
                           args.certificate)
-    emit(args, fd.to_json(), text)
+    emit(args, data := fd.to_json(), display.with_roundings(data, text, net))
     return 0 if fd.exact else 3
 
 

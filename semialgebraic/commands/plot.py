@@ -135,7 +135,7 @@ def cmd_plot(args) -> int:
         code = 0 if scene.data["complete"] else 3
         text = scene.title + "".join(f"; {n}" for n in scene.notes)
     elif args.kind in ("fiber", "symmetries"):
-        from ..fiber import fiber
+        from .._fiber import fiber
         net = load_network(args.net)
         fib = fiber(net)
         if args.kind == "fiber":

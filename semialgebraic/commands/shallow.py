@@ -105,7 +105,7 @@ def cmd_canon(args) -> int:
              f"{cf.number_of_kinks} kink hyperplane(s); affine part of rank {cf.linear.rank()}"]
     ex, shown = args.exact, list(cf.offset)
     for u, beta, K in cf.kinks[:20]:
-        lines.append(f"  kink on ({display.numbers(u, ex)}) . x + {display.number(beta, ex)} = 0 : "
+        lines.append(f"  kink on {display.dot(u, 'x', ex)} + {display.number(beta, ex)} = 0 : "
                      f"[{display.numbers(K, ex)}]")
         shown += [*u, beta, *K]
     if cf.number_of_kinks > 20:
@@ -120,7 +120,7 @@ def cmd_canon(args) -> int:
     if args.output:
         lines.append(f"wrote the canonical representative (widths "
                      f"{'-'.join(map(str, rep.widths))}) to {args.output}")
-    emit(args, data, "\n".join(lines) + display.note(shown, ex))
+    emit(args, data, display.with_roundings(data, "\n".join(lines) + display.note(shown, ex), net))
     return 0
 
 

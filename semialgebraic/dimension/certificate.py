@@ -19,9 +19,8 @@ from algebra.network import Network
 from algebra.rationals import q_json
 
 from ..budget import Budget
-from ..certificates import dimension_bounds_certificate, jsonable
+from ..certificates import dimension_bounds_certificate, jsonable, require_valid
 from ..sets import domain_spec, normalize_domain
-from ..exceptions import CertificateError
 from ..regions import joint_regions
 from ..equivalence import preactivation_bounds
 from ..verify import verify as _verify
@@ -90,9 +89,7 @@ def functional_dimension_certificate(net: Network, fd: FunctionalDimension, *, d
     """
     cert = _certificate(net, fd, normalize_domain(domain, net.n_inputs), seconds)
     if verify and cert["inputs"]:
-        ok, why = _verify(cert)
-        if not ok:
-            raise CertificateError(cert["type"], why)
+        require_valid(cert, _verify)
     return cert
 
 

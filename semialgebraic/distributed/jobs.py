@@ -36,7 +36,7 @@ from ..exceptions import SemialgebraicError
 from ..bab import diff_bounds
 from ..bottleneck import identifiability
 from ..bottleneck import canon as bottleneck_canon
-from ..bottleneck.structure import is_bottleneck
+from ..bottleneck._structure import is_bottleneck
 from ..dimension import functional_dimension
 from ..absorption import absorbable
 from ..equivalence import equivalent

@@ -47,11 +47,11 @@ from algebra.network import Network
 
 from ..bottleneck import equivalent_bottleneck
 from ..budget import Budget
-from ..certificates import jsonable
-from ..exceptions import CertificateError, SemialgebraicError, UndecidedError
+from ..certificates import jsonable, require_valid
+from ..exceptions import SemialgebraicError, UndecidedError
 from ..sets import domain_spec, normalize_domain
 from ..shallow import equivalent_shallow
-from ..verdict import Hypothesis, Verdict
+from ..verdict import Hypothesis, Verdict, reader_hypotheses
 from ..verify import verify
 from .general import general_method
 from .refutation import refute
@@ -192,7 +192,7 @@ def could_be_equivalent(a: Network, b: Network, *, domain: Any = None, samples: 
 # private: the fast paths, then the general method
 # ------------------------------------------------------------------------------------------------
 def _decide(a, b, dom, method, budget, progress, samples=32, check=True) -> Verdict:
-    hyps: list[Hypothesis] = []
+    hyps: list[Hypothesis] = list(reader_hypotheses(a, b))     # BatchNorm roundings of the readers
     if method in ("auto", "shallow", "bottleneck"):
         fast = _fast_path(a, b, dom, method, hyps, check)
         if fast is not None:
@@ -239,7 +239,5 @@ def _run_fast(fn, a, b, name, hyps, check=True) -> Verdict | None:
     if v.answer is None:
         return None
     if v.certificate is not None and check:
-        ok, why = verify(jsonable(v.certificate, keep_networks=True))
-        if not ok:
-            raise CertificateError(v.certificate.get("type", name), why)
+        require_valid(jsonable(v.certificate, keep_networks=True), verify, name)
     return replace(v, hypotheses=tuple(hyps))

@@ -50,7 +50,8 @@ from functools import partial
 from algebra.rationals import Q
 
 from ..budget import Progress
-from ..certificates import counterexample_certificate, jsonable, region_cover_certificate, shorter_point
+from ..certificates import (counterexample_certificate, jsonable, region_cover_certificate, require_valid,
+                            shorter_point)
 from ..exceptions import CertificateError
 from ..regions import JointRegion, joint_regions
 from ..sets import domain_spec, random_batch
@@ -163,10 +164,7 @@ def _checked_if(v: Verdict, json_ready: bool = False, check: bool = True) -> Ver
     cert = v.certificate if json_ready else jsonable(v.certificate)
     if not check:
         return replace(v, certificate=cert)
-    ok, why = verify(cert)
-    if not ok:
-        raise CertificateError(cert["type"], why)
-    return replace(v, certificate=cert)
+    return replace(v, certificate=require_valid(cert, verify))
 
 
 

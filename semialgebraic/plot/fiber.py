@@ -20,7 +20,7 @@ from algebra.rationals import Q, q_str
 from algebra.symmetries.bottleneck import TranslateMasked
 from algebra.symmetries.bottleneck_paths import RescaleHidden
 
-from ..bottleneck.structure import DEAD, structure
+from ..bottleneck._structure import DEAD, structure
 from .scene import Marker, Scene, Segment
 
 __all__ = ["Axis", "fiber_axes", "fiber_scene", "component_name"]
@@ -110,7 +110,7 @@ def fiber_scene(net: Network, fib=None, *, kinds=None, max_pieces: int = 8) -> S
     [('S6 L1[0] ∈ [-1, 3/2]', (-1, 0), (3/2, 0)), ('S3 L2[1] ∈ (-∞, ∞)', None, None)]
     """
     if fib is None:
-        from ..fiber import fiber
+        from .._fiber import fiber
         fib = fiber(net)
     scene = Scene("fiber", title=f"fiber of θ: dimension {fib.dimension.value}, "
                   f"{len(fib.components)} component(s) up to permutations")

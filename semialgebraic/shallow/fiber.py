@@ -2,9 +2,9 @@ r"""One hidden layer: the fiber on R^d and on the orthant, and κ₊ (three-laye
 
 Contents: :func:`positive_factor_rank` and :func:`positive_in_row_space` (R6, exact LP; also
 used by the bottleneck family); :func:`fiber_shallow` with :class:`ShallowFiber` /
-:class:`ShallowFiberComponent` (dispatched by :mod:`semialgebraic.fiber`, whose docstring
-describes the fiber, and satisfying its :class:`~semialgebraic.fiber.Fiber` /
-:class:`~semialgebraic.fiber.FiberComponent` protocols).  The two sides of the dimension check
+:class:`ShallowFiberComponent` (dispatched by :mod:`semialgebraic._fiber`, whose docstring
+describes the fiber, and satisfying its :class:`~semialgebraic._fiber.Fiber` /
+:class:`~semialgebraic._fiber.FiberComponent` protocols).  The two sides of the dimension check
 are in :mod:`semialgebraic.shallow.dimension_bounds`, the ``netfibers analyze`` report in
 :mod:`semialgebraic.shallow.analysis`; the canonical form and the equivalence decision the fiber
 rests on in :mod:`semialgebraic.shallow.canonical` and :mod:`semialgebraic.shallow.equivalence`.

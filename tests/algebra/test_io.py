@@ -368,10 +368,10 @@ def test_unknown_suffix_and_missing_file(tmp_path):
     with pytest.raises(InputError) as info:
         load(tmp_path / "nope.safetensors")
     one_line(info, "nope.safetensors", "no such file")
-    (tmp_path / "m.h5").write_bytes(b"x")
+    (tmp_path / "m.pkl").write_bytes(b"x")
     with pytest.raises(InputError) as info:
-        load(tmp_path / "m.h5")
-    one_line(info, "m.h5", "unknown file type")
+        load(tmp_path / "m.pkl")
+    one_line(info, "m.pkl", "unknown file type")
 
 
 def test_missing_optional_package_gives_install_hint(tmp_path, monkeypatch):

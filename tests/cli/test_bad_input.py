@@ -25,13 +25,6 @@ DENSE = Network.from_rows(
 DENSE_B = DENSE.with_parameter("b3[0]", 2)          # differs everywhere by exactly 1
 
 
-def run(capsys, *argv):
-    try:
-        code = main([str(a) for a in argv])
-    except SystemExit as exc:
-        code = exc.code
-    out, err = capsys.readouterr()
-    return code, out, err
 
 
 @pytest.fixture
@@ -45,22 +38,22 @@ def nets(tmp_path):
 
 
 # -- diff with a budget that runs out before the first region -------------------------------------
-def test_diff_exhausted_budget_is_partial_not_internal_error(nets, capsys):
+def test_diff_exhausted_budget_is_partial_not_internal_error(nets, capsys, run):
     """Bug (fixed in commands/general.py): ``netfibers diff --timeout 0.001`` on a net whose walk
     had not reached its first region crashed with exit 4 ('NoneType' object is not iterable)."""
-    code, out, err = run(capsys, "diff", nets["a"], nets["b"], "--box", "-1,1", "--timeout", "1e-9",
+    code, out, err = run("diff", nets["a"], nets["b"], "--box", "-1,1", "--timeout", "1e-9",
                          "--json")
     assert code == 3, err
     data = json.loads(out)
     assert data["complete"] is False
     # the reported value is an exact lower bound attained at the reported point
     assert data["point"] == [-1, -1, -1] and data["max_deviation"] == 1
-    code, out, err = run(capsys, "diff", nets["a"], nets["b"], "--box", "-1,1", "--timeout", "1e-9")
+    code, out, err = run("diff", nets["a"], nets["b"], "--box", "-1,1", "--timeout", "1e-9")
     assert code == 3 and "lower bound" in out and err == ""
 
 
-def test_diff_complete_value(nets, capsys):
-    code, out, _ = run(capsys, "diff", nets["a"], nets["b"], "--box", "-1,1", "--json")
+def test_diff_complete_value(nets, capsys, run):
+    code, out, _ = run("diff", nets["a"], nets["b"], "--box", "-1,1", "--json")
     assert code == 0
     data = json.loads(out)
     assert data["max_deviation"] == 1 and data["complete"] is True
@@ -121,7 +114,7 @@ def _bad_files(tmp_path):
 
 
 @pytest.mark.parametrize("command", ["info", "canon", "fiber", "dim", "equiv", "diff", "convert"])
-def test_bad_inputs_one_line_exit_2_nothing_written(tmp_path, capsys, command):
+def test_bad_inputs_one_line_exit_2_nothing_written(tmp_path, capsys, command, run):
     good = tmp_path / "good.json"
     good.write_text(json.dumps(_good()))
     out_file = tmp_path / "out" / "x.json"
@@ -130,7 +123,7 @@ def test_bad_inputs_one_line_exit_2_nothing_written(tmp_path, capsys, command):
                 "dim": ["dim", path], "equiv": ["equiv", good, path],
                 "diff": ["diff", path, good, "--box", "0,1"],
                 "convert": ["convert", path, "-o", tmp_path / "converted.json"]}[command]
-        code, out, err = run(capsys, *argv)
+        code, out, err = run(*argv)
         assert code == 2, (name, code, out, err)
         lines = err.strip().splitlines()
         assert len(lines) == 1 and "Traceback" not in err, (name, err)
@@ -138,9 +131,9 @@ def test_bad_inputs_one_line_exit_2_nothing_written(tmp_path, capsys, command):
         assert not (tmp_path / "converted.json").exists() and not out_file.parent.exists()
 
 
-def test_output_into_missing_directory_writes_nothing(tmp_path, capsys, nets):
+def test_output_into_missing_directory_writes_nothing(tmp_path, capsys, nets, run):
     target = tmp_path / "nodir" / "cert.json"
-    code, _, err = run(capsys, "equiv", nets["a"], nets["a"], "--certificate", target)
+    code, _, err = run("equiv", nets["a"], nets["a"], "--certificate", target)
     assert code == 2 and "nodir" in err and len(err.strip().splitlines()) == 1
     assert not target.parent.exists()
 
@@ -153,17 +146,17 @@ def test_output_into_missing_directory_writes_nothing(tmp_path, capsys, nets):
     (["--max-regions", "0"], "--max-regions"),
     (["--method", "magic"], "magic"),
 ])
-def test_conflicting_or_bad_flags(nets, capsys, argv, word):
-    code, out, err = run(capsys, "equiv", nets["a"], nets["b"], *argv)
+def test_conflicting_or_bad_flags(nets, capsys, argv, word, run):
+    code, out, err = run("equiv", nets["a"], nets["b"], *argv)
     assert code == 2 and word in err and out == ""
     assert len(err.strip().splitlines()) == 1
 
 
-def test_equiv_tiny_timeout_is_undecided_exit_3(nets, capsys, tmp_path):
+def test_equiv_tiny_timeout_is_undecided_exit_3(nets, capsys, tmp_path, run):
     cert = tmp_path / "c.json"
     same = tmp_path / "same.json"
     same.write_text(json.dumps(DENSE.to_dict()))
-    code, out, _ = run(capsys, "equiv", nets["a"], same, "--method", "general", "--timeout", "1e-9",
+    code, out, _ = run("equiv", nets["a"], same, "--method", "general", "--timeout", "1e-9",
                        "--certificate", cert, "--json")
     data = json.loads(out)
     # identical nets may be decided by the exact reduction before the walk; otherwise undecided
@@ -172,7 +165,7 @@ def test_equiv_tiny_timeout_is_undecided_exit_3(nets, capsys, tmp_path):
 
 
 # -- pathological JSON: nesting and integers beyond Python's int-string limit -------------------
-def test_deeply_nested_json_is_input_error(tmp_path, capsys):
+def test_deeply_nested_json_is_input_error(tmp_path, capsys, run):
     """Bug (fixed in algebra/io/native.py): 100 000 nested brackets raised RecursionError
     (internal error, exit 4)."""
     for name, text in {"deep.json": "[" * 100_000 + "]" * 100_000,
@@ -181,21 +174,21 @@ def test_deeply_nested_json_is_input_error(tmp_path, capsys):
         p = tmp_path / name
         p.write_text(text)
         for argv in (["info", p], ["verify", p], ["absorb", p]):
-            code, out, err = run(capsys, *argv)
+            code, out, err = run(*argv)
             assert code == 2 and "nested too deeply" in err and name in err, (argv, err)
             assert len(err.strip().splitlines()) == 1
 
 
-def test_deeply_nested_safetensors_header_is_input_error(tmp_path, capsys):
+def test_deeply_nested_safetensors_header_is_input_error(tmp_path, capsys, run):
     import struct
     header = ("[" * 100_000 + "]" * 100_000).encode()
     p = tmp_path / "deep.safetensors"
     p.write_bytes(struct.pack("<Q", len(header)) + header)
-    code, _, err = run(capsys, "info", p)
+    code, _, err = run("info", p)
     assert code == 2 and "deep.safetensors" in err and len(err.strip().splitlines()) == 1
 
 
-def test_json_integer_beyond_python_digit_limit_is_read_exactly(tmp_path, capsys):
+def test_json_integer_beyond_python_digit_limit_is_read_exactly(tmp_path, capsys, run):
     """Bug (fixed in algebra/io/native.py): a JSON integer literal of 5000 digits raised
     ValueError (Python's 4300-digit int limit; internal error, exit 4).  Exact numbers of any
     size are data: it is read exactly and written back (as a string) exactly."""
@@ -205,21 +198,21 @@ def test_json_integer_beyond_python_digit_limit_is_read_exactly(tmp_path, capsys
     assert big in text
     p = tmp_path / "big.json"
     p.write_text(text)
-    code, out, err = run(capsys, "eval", p, "--x", "0,0,0", "--json")
+    code, out, err = run("eval", p, "--x", "0,0,0", "--json")
     assert code == 0, err
     from algebra.io import load
     loaded = load(str(p))
     assert loaded.biases[2][0] == Q(int(big[:4000])) * 10 ** 1000 + Q(int(big[4000:]))
     out_file = tmp_path / "back.json"
-    assert run(capsys, "convert", p, "-o", out_file)[0] == 0
+    assert run("convert", p, "-o", out_file)[0] == 0
     assert load(str(out_file)) == loaded
 
 
 # -- conserved under a budget that stops the region walk at once ---------------------------------
-def test_conserved_budget_before_first_region_is_partial_not_input_error(nets, capsys):
+def test_conserved_budget_before_first_region_is_partial_not_input_error(nets, capsys, run):
     """Bug (fixed in commands/conserved.py): when the timeout stopped the region walk before its
     first region, ``conserved`` said "the domain contains no linear region" with exit 2."""
-    code, out, err = run(capsys, "conserved", nets["a"], "--timeout", "1e-9", "--json")
+    code, out, err = run("conserved", nets["a"], "--timeout", "1e-9", "--json")
     assert code == 3, err
     data = json.loads(out)
     assert data["complete"] is False and data["exact"] is False
@@ -250,7 +243,7 @@ def test_conservation_law_verification_honours_the_timeout():
 @pytest.mark.parametrize("command", ["dim", "fiber", "analyze", "regions", "conserved", "absorb",
                                      "symmetries", "equiv", "diff"])
 @pytest.mark.parametrize("value", ["-1", "nan"])
-def test_negative_or_nan_timeout_is_usage_error(tmp_path, capsys, command, value):
+def test_negative_or_nan_timeout_is_usage_error(tmp_path, capsys, command, value, run):
     """Bug (fixed in cli.py): ``fiber/analyze --timeout -1`` crashed (itimer Errno 22, exit 4);
     ``absorb --timeout -1`` answered undecided; ``dim``/``conserved`` accepted NaN or -1."""
     net = tmp_path / "n.json"
@@ -261,12 +254,12 @@ def test_negative_or_nan_timeout_is_usage_error(tmp_path, capsys, command, value
                                  "w_up": [[1, 0], [0, 1]], "w_down": [[-1, 0], [0, 1]]}))
     argv = {"absorb": ["absorb", block], "equiv": ["equiv", net, net],
             "diff": ["diff", net, net, "--box", "0,1"]}.get(command, [command, net])
-    code, out, err = run(capsys, *argv, "--timeout", value)
+    code, out, err = run(*argv, "--timeout", value)
     assert code == 2 and "--timeout" in err and "Traceback" not in err and out == ""
     assert len(err.strip().splitlines()) == 1
 
 
-def test_timeout_zero_means_no_time_not_no_limit(nets, capsys):
+def test_timeout_zero_means_no_time_not_no_limit(nets, capsys, run):
     """Bug (fixed in commands/bottleneck.py): ``deadline(0)`` disarmed the timer, so
     ``fiber --timeout 0`` ran without any limit; 0 now stops at once (partial, exit 3), as for
     ``regions --timeout 0``."""
@@ -274,13 +267,13 @@ def test_timeout_zero_means_no_time_not_no_limit(nets, capsys):
     with pytest.raises(Timeout):
         with deadline(0):
             pass
-    code, out, _ = run(capsys, "regions", nets["a"], "--timeout", "0", "--json")
+    code, out, _ = run("regions", nets["a"], "--timeout", "0", "--json")
     assert code == 3
 
 
 @pytest.mark.parametrize("command", ["dim", "regions", "conserved"])
-def test_negative_max_regions_is_usage_error(nets, capsys, command):
-    code, out, err = run(capsys, command, nets["a"], "--max-regions", "-3")
+def test_negative_max_regions_is_usage_error(nets, capsys, command, run):
+    code, out, err = run(command, nets["a"], "--max-regions", "-3")
     assert code == 2 and "--max-regions" in err and out == ""
 
 
@@ -307,7 +300,7 @@ def test_functional_dimension_honours_a_tiny_timeout():
     assert time.monotonic() - t0 < 30
 
 
-def test_apply_says_when_the_result_equals_the_input_on_the_orthant_only(tmp_path, capsys):
+def test_apply_says_when_the_result_equals_the_input_on_the_orthant_only(tmp_path, capsys, run):
     """UX gap (fixed in commands/shallow.py): ``apply`` of a step declared on the orthant at
     hidden layer 0 wrote a net that differs on R^d without saying so."""
     net = Network.from_rows([[[1, 0], [-1, -1]], [[1, 2]]], [[0, -1], [0]])
@@ -316,14 +309,14 @@ def test_apply_says_when_the_result_equals_the_input_on_the_orthant_only(tmp_pat
     steps = tmp_path / "s.json"
     steps.write_text(json.dumps([{"step": "S3", "layer": 0, "neuron": 1, "weight": [-5, 0],
                                   "bias": -2, "output": [7], "domain": "orthant"}]))
-    code, text, _ = run(capsys, "apply", steps, src, "-o", out, "--json")
+    code, text, _ = run("apply", steps, src, "-o", out, "--json")
     assert code == 0 and json.loads(text)["domain"] == "orthant"
     from algebra.io import load
     from semialgebraic import equivalent
     assert equivalent(net, load(str(out)), domain="orthant").answer is True
     assert equivalent(net, load(str(out))).answer is False
     steps.write_text(json.dumps([{"step": "S1", "layer": 0, "perm": [1, 0]}]))
-    code, text, _ = run(capsys, "apply", steps, src, "-o", out, "--json")
+    code, text, _ = run("apply", steps, src, "-o", out, "--json")
     assert code == 0 and json.loads(text)["domain"] == "R^d"
 
 

@@ -5,7 +5,6 @@ import subprocess
 import sys
 from importlib import resources
 
-from semialgebraic.cli import main
 from semialgebraic.verify import verify
 
 
@@ -13,60 +12,56 @@ def ex(name):
     return str(resources.files("algebra") / "examples" / f"{name}.json")
 
 
-def run(argv, capsys):
-    code = main(argv)
-    out = capsys.readouterr()
-    return code, out.out, out.err
 
 
-def test_identify_codes_and_certificate(capsys, tmp_path):
-    code, out, _ = run(["identify", ex("masked_bottleneck")], capsys)
+def test_identify_codes_and_certificate(capsys, tmp_path, run):
+    code, out, _ = run(["identify", ex("masked_bottleneck")])
     assert code == 1 and "masked" in out and "dead" in out
-    code, out, _ = run(["identify", ex("t5_perm_scale_a")], capsys)
+    code, out, _ = run(["identify", ex("t5_perm_scale_a")])
     assert code == 0 and out.startswith("identifiable")
     cert = tmp_path / "c.json"
-    code, out, _ = run(["identify", ex("t3_dead_a"), "--json", "--certificate", str(cert)], capsys)
+    code, out, _ = run(["identify", ex("t3_dead_a"), "--json", "--certificate", str(cert)])
     d = json.loads(out)
     assert code == 1 and d["answer"] is False and d["hypotheses"][0]["holds"] is True
     assert verify(json.loads(cert.read_text()))[0]
-    code, out, _ = run(["identify", ex("p5_rank1")], capsys)
+    code, out, _ = run(["identify", ex("p5_rank1")])
     assert code == 3 and "G6" in out
 
 
-def test_identify_bad_input(capsys, tmp_path):
+def test_identify_bad_input(capsys, tmp_path, run):
     bad = tmp_path / "bad.json"
     bad.write_text("{")
-    code, _, err = run(["identify", str(bad)], capsys)
+    code, _, err = run(["identify", str(bad)])
     assert code == 2 and err.count("\n") == 1
-    code, _, err = run(["identify", ex("t4_kink_a").replace("t4_kink_a", "nope")], capsys)
+    code, _, err = run(["identify", ex("t4_kink_a").replace("t4_kink_a", "nope")])
     assert code == 2
 
 
-def test_fiber_text_json_latex(capsys):
-    code, out, _ = run(["fiber", ex("masked_bottleneck")], capsys)
+def test_fiber_text_json_latex(capsys, run):
+    code, out, _ = run(["fiber", ex("masked_bottleneck")])
     assert code == 0 and "fiber dimension: 8" in out and "FIBDIM" in out
-    code, out, _ = run(["fiber", ex("masked_bottleneck"), "--json"], capsys)
+    code, out, _ = run(["fiber", ex("masked_bottleneck"), "--json"])
     d = json.loads(out)
     assert d["dimension"] == 8 and d["number_of_components"] == 8
     assert d["components"][0]["equalities"] and d["components"][0]["sample"]
-    code, out, _ = run(["fiber", ex("t6_flip_a"), "--latex"], capsys)
+    code, out, _ = run(["fiber", ex("t6_flip_a"), "--latex"])
     assert code == 0 and out.startswith(r"\mathrm{Fib}")
-    code, out, _ = run(["fiber", ex("p5_rank1")], capsys)
+    code, out, _ = run(["fiber", ex("p5_rank1")])
     assert code == 3 and "non-generic" in out
 
 
-def test_symmetries_graphml(capsys, tmp_path):
+def test_symmetries_graphml(capsys, tmp_path, run):
     g = tmp_path / "g.graphml"
-    code, out, _ = run(["symmetries", ex("t7_signflip_a"), "--graphml", str(g)], capsys)
+    code, out, _ = run(["symmetries", ex("t7_signflip_a"), "--graphml", str(g)])
     assert code == 0 and "S7" in out and g.exists()
-    code, out, _ = run(["symmetries", ex("t6_flip_a"), "--json"], capsys)
+    code, out, _ = run(["symmetries", ex("t6_flip_a"), "--json"])
     d = json.loads(out)
     assert d["structure"]["kappa_plus"] == 1 and d["graph"]["edges"][0]["step"] == "S5"
 
 
-def test_analyze_default_end_to_end(capsys, tmp_path):
+def test_analyze_default_end_to_end(capsys, tmp_path, run):
     cert = tmp_path / "eq.json"
-    code, out, _ = run(["analyze", "--json", "--certificate", str(cert)], capsys)
+    code, out, _ = run(["analyze", "--json", "--certificate", str(cert)])
     d = json.loads(out)
     assert code == 0
     assert d["structure"]["masked"] == 0 and d["identifiability"]["answer"] is False
@@ -78,19 +73,19 @@ def test_analyze_default_end_to_end(capsys, tmp_path):
     assert d["equivalence"]["perturbed"]["answer"] is False
     assert d["equivalence"]["perturbed"]["certificate_verified"] is True
     assert verify(json.loads(cert.read_text()))[0]
-    code, out, _ = run(["analyze"], capsys)
+    code, out, _ = run(["analyze"])
     assert code == 0 and "== fiber" in out and "verified: True" in out
 
 
-def test_verify_command_on_written_certificate(tmp_path, capsys):
+def test_verify_command_on_written_certificate(tmp_path, capsys, run):
     cert = tmp_path / "c.json"
-    run(["identify", ex("t1_masked"), "--certificate", str(cert)], capsys)
+    run(["identify", ex("t1_masked"), "--certificate", str(cert)])
     r = subprocess.run([sys.executable, "-m", "semialgebraic.cli", "verify", str(cert)],
                        capture_output=True, text=True)
     assert r.returncode in (0, 2)      # 2 only if the verify command is not registered yet
 
 
-def test_analyze_timeout_partial(capsys):
-    code, out, _ = run(["analyze", "--timeout", "0.001", "--json"], capsys)
+def test_analyze_timeout_partial(capsys, run):
+    code, out, _ = run(["analyze", "--timeout", "0.001", "--json"])
     d = json.loads(out)
     assert code == 3 and d["complete"] is False

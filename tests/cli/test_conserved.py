@@ -10,10 +10,6 @@ from semialgebraic.cli import main
 EX = Path(__file__).resolve().parents[2] / "algebra" / "examples"
 
 
-def run(capsys, *argv):
-    code = main([str(a) for a in argv])
-    out, err = capsys.readouterr()
-    return code, out, err
 
 
 @pytest.fixture
@@ -29,8 +25,8 @@ def data1(tmp_path):
     ("t10_masked.json", 2, 4, ["Q1[0]", "Q2[0]"]),
     ("t10_linear.json", 2, 4, ["Q1[0]", "Q2[0]"]),
 ])
-def test_t10_json(capsys, data1, name, laws, lie, names):
-    code, out, err = run(capsys, "conserved", EX / name, "--data", data1, "--json")
+def test_t10_json(capsys, data1, name, laws, lie, names, run):
+    code, out, err = run("conserved", EX / name, "--data", data1, "--json")
     assert code == 0, err
     d = json.loads(out)
     assert d["number_of_laws"] == laws and d["exact"] is True and d["lie_rank"] == lie
@@ -40,28 +36,28 @@ def test_t10_json(capsys, data1, name, laws, lie, names):
     assert d["complete"] is True and d["source"].startswith("data (7 points)")
 
 
-def test_text_and_latex(capsys, data1):
-    code, out, _ = run(capsys, "conserved", EX / "t10_two_linear.json", "--data", data1)
+def test_text_and_latex(capsys, data1, run):
+    code, out, _ = run("conserved", EX / "t10_two_linear.json", "--data", data1)
     assert code == 0
     assert out.startswith("4 independent conservation laws (certified")
     assert "C2[0,1] = W2[0,0]*W2[1,0] + b2[0]*b2[1] - W3[0,0]*W3[0,1]" in out
-    code, out, _ = run(capsys, "conserved", EX / "t10_two_linear.json", "--data", data1, "--latex")
+    code, out, _ = run("conserved", EX / "t10_two_linear.json", "--data", data1, "--latex")
     assert code == 0
     assert "\\begin{align*}" in out and "C^{(2)}_{0,1} &= W^{(2)}_{0,0} W^{(2)}_{1,0}" in out
 
 
-def test_budget_gives_bounds_and_exit_3(capsys, data1):
-    code, out, _ = run(capsys, "conserved", EX / "t10_two_linear.json", "--data", data1,
+def test_budget_gives_bounds_and_exit_3(capsys, data1, run):
+    code, out, _ = run("conserved", EX / "t10_two_linear.json", "--data", data1,
                        "--max-depth", "0", "--json")
     assert code == 3
     d = json.loads(out)
     assert (d["number_of_laws"], d["exact"], d["lower"], d["upper"]) == (None, False, 4, 6)
 
 
-def test_data_on_a_bent_hyperplane_is_noted(capsys, tmp_path):
+def test_data_on_a_bent_hyperplane_is_noted(capsys, tmp_path, run):
     p = tmp_path / "d.json"
     p.write_text(json.dumps({"inputs": [[-1], [1], [3], [-4]]}))  # x = -1: u = W1 x + b1 = 0
-    code, out, _ = run(capsys, "conserved", EX / "t10_masked.json", "--data", p, "--json")
+    code, out, _ = run("conserved", EX / "t10_masked.json", "--data", p, "--json")
     d = json.loads(out)
     assert any("bent hyperplane" in n for n in d["notes"])
     assert d["number_of_laws"] == 2
@@ -74,11 +70,11 @@ def test_data_on_a_bent_hyperplane_is_noted(capsys, tmp_path):
     (["--box", "1,0"], ["--box"]),
     (["--data", "BAD"], ["inputs"]),
 ])
-def test_bad_inputs_exit_2(capsys, tmp_path, argv, words):
+def test_bad_inputs_exit_2(capsys, tmp_path, argv, words, run):
     bad = tmp_path / "bad.json"
     bad.write_text(json.dumps({"points": [[1]]}))
     argv = [str(bad) if a == "BAD" else a for a in argv]
-    code, out, err = run(capsys, "conserved", EX / "t10_masked.json", *argv)
+    code, out, err = run("conserved", EX / "t10_masked.json", *argv)
     assert code == 2, (code, out, err)
     assert err.startswith("netfibers: error: ") and err.count("\n") == 1 and out == ""
     for w in words:
@@ -91,28 +87,28 @@ def test_data_and_box_are_exclusive(capsys, data1):
     assert e.value.code == 2
 
 
-def test_wrong_input_dimension_exit_2(capsys, tmp_path):
+def test_wrong_input_dimension_exit_2(capsys, tmp_path, run):
     p = tmp_path / "d.json"
     p.write_text(json.dumps({"inputs": [[1, 2]]}))
-    code, _, err = run(capsys, "conserved", EX / "t10_masked.json", "--data", p)
+    code, _, err = run("conserved", EX / "t10_masked.json", "--data", p)
     assert code == 2 and "expected 1 entries" in err
 
 
-def test_box_and_default_regions(capsys):
+def test_box_and_default_regions(capsys, run):
     pytest.importorskip("semialgebraic.regions")
-    code, out, err = run(capsys, "conserved", EX / "t10_two_linear.json", "--box=-5,5", "--json")
+    code, out, err = run("conserved", EX / "t10_two_linear.json", "--box=-5,5", "--json")
     assert code == 0, err
     d = json.loads(out)
     assert d["number_of_laws"] == 4 and d["exact"] and d["patterns"] == 2
-    code, out, err = run(capsys, "conserved", EX / "t10_masked.json", "--json")
+    code, out, err = run("conserved", EX / "t10_masked.json", "--json")
     assert code == 0, err
     d = json.loads(out)
     assert d["number_of_laws"] == 2 and d["patterns"] == 3 and d["source"] == "regions of R^1"
 
 
-def test_region_budget_gives_partial_result(capsys):
+def test_region_budget_gives_partial_result(capsys, run):
     pytest.importorskip("semialgebraic.regions")
-    code, out, err = run(capsys, "conserved", EX / "t10_two_linear.json", "--max-regions", "1", "--json")
+    code, out, err = run("conserved", EX / "t10_two_linear.json", "--max-regions", "1", "--json")
     assert code == 3, err
     d = json.loads(out)
     assert (d["complete"], d["exact"], d["number_of_laws"]) == (False, False, None)

@@ -15,14 +15,10 @@ np = pytest.importorskip("numpy")
 safetensors_numpy = pytest.importorskip("safetensors.numpy")
 
 
-def run(capsys, *argv):
-    code = main([str(a) for a in argv])
-    out, err = capsys.readouterr()
-    return code, out, err
 
 
-def assert_input_error(capsys, argv, *words):
-    code, out, err = run(capsys, *argv)
+def assert_input_error(run, argv, *words):
+    code, out, err = run(*argv)
     assert code == 2, (code, out, err)
     assert err.startswith("netfibers: error: ") and err.count("\n") == 1, err
     assert "Traceback" not in err and out == ""
@@ -48,10 +44,10 @@ def as_fraction(x):
 
 
 # -- convert ------------------------------------------------------------------------------------------------
-def test_convert_float32_safetensors_every_number_equals_its_float(tmp_path, capsys):
+def test_convert_float32_safetensors_every_number_equals_its_float(tmp_path, capsys, run):
     path, tensors = float32_model(tmp_path)
     out = tmp_path / "m.json"
-    code, stdout, err = run(capsys, "convert", path, "-o", out, "--json")
+    code, stdout, err = run("convert", path, "-o", out, "--json")
     assert code == 0 and err == ""
     assert json.loads(stdout)["output"] == str(out)
     data = json.loads(out.read_text(), parse_float=Decimal)
@@ -62,36 +58,36 @@ def test_convert_float32_safetensors_every_number_equals_its_float(tmp_path, cap
         assert [as_fraction(x) for x in layer["bias"]] == [Fraction(float(v)) for v in b]
     # and back to float32 losslessly
     back = tmp_path / "back.safetensors"
-    assert run(capsys, "convert", out, "-o", back)[0] == 0
+    assert run("convert", out, "-o", back)[0] == 0
     ref = safetensors_numpy.load_file(str(back))
     for key, arr in tensors.items():
         assert ref[key].dtype == np.float32 and np.array_equal(ref[key], arr)
 
 
-def test_convert_refuses_inexact_float_output_and_writes_nothing(tmp_path, capsys):
+def test_convert_refuses_inexact_float_output_and_writes_nothing(tmp_path, capsys, run):
     src = tmp_path / "n.json"
     src.write_text(json.dumps({"layers": [{"weight": [[1, "1/3"]], "bias": [0]}]}))
-    err = assert_input_error(capsys, ["convert", src, "-o", tmp_path / "o.safetensors"],
+    err = assert_input_error(run, ["convert", src, "-o", tmp_path / "o.safetensors"],
                              "W1[0,1] = 1/3 is not exactly representable as float32")
     assert "o.safetensors" in err
     assert not (tmp_path / "o.safetensors").exists()
-    assert run(capsys, "convert", src, "-o", tmp_path / "o.json")[0] == 0
+    assert run("convert", src, "-o", tmp_path / "o.json")[0] == 0
 
 
 # -- info and eval --------------------------------------------------------------------------------------------
-def test_info_values(tmp_path, capsys):
+def test_info_values(tmp_path, capsys, run):
     src = tmp_path / "n.json"
     src.write_text(json.dumps({"layers": [{"weight": [[1, "-1/1024"], [3, 0]], "bias": [0, "255/7"]},
                                           {"weight": [[2, 1]]}]}))
-    code, out, _ = run(capsys, "info", src, "--json")
+    code, out, _ = run("info", src, "--json")
     assert code == 0
     assert json.loads(out) == {"widths": [2, 2, 1], "depth": 2, "hidden_widths": [2], "n_parameters": 9,
                                "activation": "relu", "max_numerator_bits": 8, "max_denominator_bits": 11}
-    code, out, _ = run(capsys, "info", src)
+    code, out, _ = run("info", src)
     assert code == 0 and out.startswith("widths 2-2-1 (depth 2, 9 parameters")
 
 
-def test_eval_exact_values(tmp_path, capsys):
+def test_eval_exact_values(tmp_path, capsys, run):
     path, tensors = float32_model(tmp_path)
     W1, b1 = [[Fraction(float(w)) for w in r] for r in tensors["0.weight"]], [Fraction(float(v)) for v in tensors["0.bias"]]
     W2, b2 = [[Fraction(float(w)) for w in r] for r in tensors["2.weight"]], [Fraction(float(v)) for v in tensors["2.bias"]]
@@ -99,17 +95,17 @@ def test_eval_exact_values(tmp_path, capsys):
     h = [max(sum(w * v for w, v in zip(r, x)) + c, 0) for r, c in zip(W1, b1)]
     y = [sum(w * v for w, v in zip(r, h)) + c for r, c in zip(W2, b2)]
     for spelled in ("-1,1/3,2.5", "[-1, 1/3, 25e-1]", "-1, 1/3, 5/2"):
-        code, out, err = run(capsys, "eval", path, "--x", spelled, "--json")
+        code, out, err = run("eval", path, "--x", spelled, "--json")
         assert code == 0, err
         data = json.loads(out)
         assert [Fraction(v) for v in data["x"]] == x
         assert [Fraction(v) for v in data["output"]] == y
-    code, out, _ = run(capsys, "eval", path, "--x=-1,1/3,5/2", "--exact")
+    code, out, _ = run("eval", path, "--x=-1,1/3,5/2", "--exact")
     assert code == 0 and [Fraction(t) for t in out.strip().split(", ")] == y
-    code, out, _ = run(capsys, "--exact", "eval", path, "--x=-1,1/3,5/2")   # global form
+    code, out, _ = run("--exact", "eval", path, "--x=-1,1/3,5/2")   # global form
     assert code == 0 and [Fraction(t) for t in out.strip().split(", ")] == y
     # without --exact: long rationals as correctly rounded decimals, marked, with the note
-    code, out, _ = run(capsys, "eval", path, "--x=-1,1/3,5/2")
+    code, out, _ = run("eval", path, "--x=-1,1/3,5/2")
     first, note = out.strip().split("\n")
     assert code == 0 and note.startswith("(≈: decimal approximation; exact rationals in --json")
     for t, v in zip(first.split(", "), y):
@@ -121,7 +117,7 @@ def test_eval_exact_values(tmp_path, capsys):
             assert Fraction(t) == v
     data_file = tmp_path / "d.json"
     data_file.write_text(json.dumps({"inputs": [["-1", "1/3", 2.5], [0, 0, 0]]}))
-    code, out, _ = run(capsys, "eval", path, "--data", data_file, "--json")
+    code, out, _ = run("eval", path, "--data", data_file, "--json")
     assert code == 0
     assert [Fraction(v) for v in json.loads(out)["outputs"][0]] == y
 
@@ -168,35 +164,35 @@ def bad_files(tmp_path):
     p = tmp_path / "pickled.pt"
     p.write_bytes(pickle.dumps({"0.weight": [[1.0]]}))
     files["pickled.pt"] = (p, ("pickled.pt",))
-    p = tmp_path / "weights.h5"
+    p = tmp_path / "weights.pkl"
     p.write_bytes(b"x")
-    files["weights.h5"] = (p, ("weights.h5", "unknown file type"))
+    files["weights.pkl"] = (p, ("weights.pkl", "unknown file type"))
     files["missing.json"] = (tmp_path / "missing.json", ("missing.json", "no such file"))
     return files
 
 
 NAMES = ["bad.json", "shape.json", "chain.json", "nan.json", "inf.json", "act.json", "word.json", "empty.json",
          "list.json", "nan.safetensors", "shape.npz", "trunc.safetensors", "trunc.npz", "header.safetensors",
-         "pickled.pt", "weights.h5", "missing.json"]
+         "pickled.pt", "weights.pkl", "missing.json"]
 
 
 @pytest.mark.parametrize("name", NAMES)
 @pytest.mark.parametrize("command", ["convert", "info", "eval"])
-def test_bad_inputs_exit_2_one_line_nothing_written(tmp_path, capsys, name, command):
+def test_bad_inputs_exit_2_one_line_nothing_written(tmp_path, capsys, name, command, run):
     path, words = bad_files(tmp_path)[name]
     before = sorted(p.name for p in tmp_path.iterdir())
     argv = {"convert": ["convert", path, "-o", tmp_path / "out.json"],
             "info": ["info", path, "--json"],
             "eval": ["eval", path, "--x", "1"]}[command]
-    assert_input_error(capsys, argv, *words)
+    assert_input_error(run, argv, *words)
     assert sorted(p.name for p in tmp_path.iterdir()) == before  # nothing written
 
 
-def test_pickled_torch_module_is_refused(tmp_path, capsys):
+def test_pickled_torch_module_is_refused(tmp_path, capsys, run):
     torch = pytest.importorskip("torch")
     path = tmp_path / "module.pt"
     torch.save(torch.nn.Sequential(torch.nn.Linear(2, 2)), path)
-    assert_input_error(capsys, ["info", path], "module.pt", "weights_only=True", "nothing was executed")
+    assert_input_error(run, ["info", path], "module.pt", "weights_only=True", "nothing was executed")
 
 
 @pytest.mark.parametrize("x, words", [
@@ -210,12 +206,12 @@ def test_pickled_torch_module_is_refused(tmp_path, capsys):
     ("", ["expected 3 coordinates, got 0"]),
     ("1;2;3", ["not a number"]),
 ])
-def test_eval_bad_x(tmp_path, capsys, x, words):
+def test_eval_bad_x(tmp_path, capsys, x, words, run):
     path, _ = float32_model(tmp_path)
-    assert_input_error(capsys, ["eval", path, f"--x={x}"], *words)
+    assert_input_error(run, ["eval", path, f"--x={x}"], *words)
 
 
-def test_usage_errors(tmp_path, capsys):
+def test_usage_errors(tmp_path, capsys, run):
     path, _ = float32_model(tmp_path)
     for argv in (["eval", path], ["eval", path, "--x"], ["convert", path], ["info"],
                  ["eval", path, "--x", "1,2,3", "--data", "d.json"], ["convert", path, "-o", tmp_path / "o.json", "--dtype", "int8"]):
@@ -224,11 +220,11 @@ def test_usage_errors(tmp_path, capsys):
         assert info.value.code == 2
         err = capsys.readouterr().err
         assert err.count("\n") == 1 and "error" in err, err
-    assert_input_error(capsys, ["convert", path, "-o", tmp_path / "o.txt"], "o.txt", "convert writes")
-    assert_input_error(capsys, ["convert", path, "-o", tmp_path], "is a directory")
+    assert_input_error(run, ["convert", path, "-o", tmp_path / "o.txt"], "o.txt", "convert writes")
+    assert_input_error(run, ["convert", path, "-o", tmp_path], "is a directory")
     data = tmp_path / "d.json"
     data.write_text(json.dumps({"inputs": [[1, 2]]}))
-    assert_input_error(capsys, ["eval", path, "--data", data], "d.json", "expected 3 entries")
+    assert_input_error(run, ["eval", path, "--data", data], "d.json", "expected 3 entries")
     assert sorted(p.name for p in tmp_path.iterdir()) == ["d.json", "m.safetensors"]
 
 
@@ -244,23 +240,23 @@ def _block_file(tmp_path, name="b.safetensors", prefixes=("",), names=("up_proj"
     return path
 
 
-def test_info_on_an_up_down_file_says_block_and_convert_refuses(capsys, tmp_path):
+def test_info_on_an_up_down_file_says_block_and_convert_refuses(capsys, tmp_path, run):
     path = _block_file(tmp_path)
-    code, out, err = run(capsys, "info", path)
+    code, out, err = run("info", path)
     assert code == 0 and err == ""
     assert out.splitlines()[0].startswith("1 MLP block, each read as one block")
     assert "(no prefix)  up_proj/down_proj: d=4, k=16, with biases" in out
-    code, out, _ = run(capsys, "info", path, "--json")
+    code, out, _ = run("info", path, "--json")
     assert json.loads(out)["blocks"][0]["d"] == 4 and json.loads(out)["blocks"][0]["k"] == 16
-    assert_input_error(capsys, ["convert", path, "-o", tmp_path / "o.json"], "MLP block", "not a network")
+    assert_input_error(run, ["convert", path, "-o", tmp_path / "o.json"], "MLP block", "not a network")
     assert not (tmp_path / "o.json").exists()
-    assert_input_error(capsys, ["eval", path, "--x", "1,2,3,4"], "MLP block")
+    assert_input_error(run, ["eval", path, "--x", "1,2,3,4"], "MLP block")
 
 
-def test_info_lists_the_blocks_of_a_transformer_checkpoint(capsys, tmp_path):
+def test_info_lists_the_blocks_of_a_transformer_checkpoint(capsys, tmp_path, run):
     path = _block_file(tmp_path, prefixes=[f"encoder.layer.{i}." for i in range(3)],
                        names=("intermediate.dense", "output.dense"))
-    code, out, _ = run(capsys, "info", path)
+    code, out, _ = run("info", path)
     assert code == 0
     lines = out.splitlines()
     assert lines[0].startswith("3 MLP blocks") and "--prefix" in lines[0]
@@ -268,39 +264,39 @@ def test_info_lists_the_blocks_of_a_transformer_checkpoint(capsys, tmp_path):
                          for i in range(3)]
 
 
-def test_info_fc1_fc2_network_by_default_block_with_flag(capsys, tmp_path):
+def test_info_fc1_fc2_network_by_default_block_with_flag(capsys, tmp_path, run):
     path = _block_file(tmp_path, names=("fc1", "fc2"))
-    code, out, _ = run(capsys, "info", path)
+    code, out, _ = run("info", path)
     assert code == 0 and out.startswith("widths 4-16-4 ")
     assert "(out, in)" in out and "fc1.weight, fc2.weight" in out
-    code, out, _ = run(capsys, "info", path, "--block")
+    code, out, _ = run("info", path, "--block")
     assert code == 0 and "fc1/fc2: d=4, k=16" in out
 
 
-def test_layer_order_refused_with_keys_and_sklearn_layout_read(capsys, tmp_path):
+def test_layer_order_refused_with_keys_and_sklearn_layout_read(capsys, tmp_path, run):
     path = tmp_path / "x.npz"
     np.savez(path, **{"hidden.weight": np.ones((2, 2), np.float32),
                       "final_layer.weight": np.ones((1, 2), np.float32)})
-    assert_input_error(capsys, ["info", path], "cannot tell the order", "hidden.weight",
+    assert_input_error(run, ["info", path], "cannot tell the order", "hidden.weight",
                        "final_layer.weight")
     path = tmp_path / "sk.npz"
     np.savez(path, W1=np.ones((64, 32), np.float32), b1=np.ones(32, np.float32),
              W2=np.ones((32, 10), np.float32), b2=np.ones(10, np.float32))
-    code, out, _ = run(capsys, "info", path)
+    code, out, _ = run("info", path)
     assert code == 0 and out.startswith("widths 64-32-10 ") and "(in, out)" in out
 
 
-def test_json_nan_names_its_location(capsys, tmp_path):
+def test_json_nan_names_its_location(capsys, tmp_path, run):
     path = tmp_path / "n.json"
     path.write_text('{"layers": [{"weight": [[1, 2]]}, {"weight": [[1, NaN]]}]}')
-    assert_input_error(capsys, ["info", path], "layers[1].weight[0][1]", "NaN")
+    assert_input_error(run, ["info", path], "layers[1].weight[0][1]", "NaN")
 
 
-def test_truncated_torch_file_is_one_line_without_state_dict_advice(capsys, tmp_path):
+def test_truncated_torch_file_is_one_line_without_state_dict_advice(capsys, tmp_path, run):
     torch = pytest.importorskip("torch")
     path = tmp_path / "t.pt"
     torch.save({"0.weight": torch.ones(2, 2)}, path)
     path.write_bytes(path.read_bytes()[:200])
-    code, out, err = run(capsys, "convert", path, "-o", tmp_path / "o.json")
+    code, out, err = run("convert", path, "-o", tmp_path / "o.json")
     assert code == 2 and err.count("\n") == 1 and "truncated or corrupt" in err
     assert "state_dict" not in err and not (tmp_path / "o.json").exists()

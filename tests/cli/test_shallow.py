@@ -7,7 +7,6 @@ import pytest
 from algebra import load, save
 from algebra.network import Network
 from semialgebraic.certificates import write_certificate
-from semialgebraic.cli import main
 from semialgebraic.shallow import canonical_form, equivalent_shallow
 
 A = Network.from_rows([[[1], [-1]], [[1, 1]]], [[0, 1], [0]])
@@ -26,91 +25,87 @@ def files(tmp_path):
     return paths
 
 
-def run(argv, capsys):
-    code = main(argv)
-    out = capsys.readouterr()
-    return code, out.out, out.err
 
 
-def test_canon_fingerprints_and_json(files, capsys):
-    code, out, _ = run(["canon", files["a"], "--json"], capsys)
+def test_canon_fingerprints_and_json(files, capsys, run):
+    code, out, _ = run(["canon", files["a"], "--json"])
     assert code == 0
     da = json.loads(out)
     assert da["fingerprint"] == canonical_form(A).fingerprint() and da["number_of_kinks"] == 2
-    _, out, _ = run(["canon", files["b"], "--json"], capsys)
+    _, out, _ = run(["canon", files["b"], "--json"])
     assert json.loads(out)["fingerprint"] == da["fingerprint"]
-    _, out, _ = run(["canon", files["c"], "--json"], capsys)
+    _, out, _ = run(["canon", files["c"], "--json"])
     assert json.loads(out)["fingerprint"] != da["fingerprint"]
-    code, out, _ = run(["canon", files["a"], "--orthant"], capsys)
+    code, out, _ = run(["canon", files["a"], "--orthant"])
     assert code == 0 and "orthant" in out
 
 
-def test_canon_writes_the_representative(files, capsys):
+def test_canon_writes_the_representative(files, capsys, run):
     out_path = files["dir"] / "rep.json"
-    code, _, _ = run(["canon", files["b"], "-o", str(out_path)], capsys)
+    code, _, _ = run(["canon", files["b"], "-o", str(out_path)])
     assert code == 0
     rep = load(out_path)
     assert canonical_form(rep) == canonical_form(A)
     assert equivalent_shallow(rep, A).answer is True
 
 
-def test_canon_binary_writer_refuses_inexact(files, capsys):
+def test_canon_binary_writer_refuses_inexact(files, capsys, run):
     pytest.importorskip("safetensors")
     pytest.importorskip("numpy")
     bad = files["dir"] / "rep.safetensors"
     third = files["dir"] / "third.json"
     save(Network.from_rows([[[1]], [["1/3"]]], [[0], [0]]), third)     # kink 1/3 stays
-    code, _, err = run(["canon", str(third), "-o", str(bad)], capsys)
+    code, _, err = run(["canon", str(third), "-o", str(bad)])
     assert code == 2 and not bad.exists() and err
-    code, _, _ = run(["canon", files["a"], "-o", str(bad)], capsys)
+    code, _, _ = run(["canon", files["a"], "-o", str(bad)])
     assert code == 0 and bad.exists()
     assert canonical_form(load(bad)) == canonical_form(A)
 
 
-def test_canon_input_errors(files, capsys):
+def test_canon_input_errors(files, capsys, run):
     deep = files["dir"] / "deep.json"
     save(Network.from_rows([[[1]], [[1]], [[1]]], [[0], [0], [0]]), deep)
-    assert run(["canon", str(deep)], capsys)[0] == 2
-    assert run(["canon", str(files["dir"] / "missing.json")], capsys)[0] == 2
+    assert run(["canon", str(deep)])[0] == 2
+    assert run(["canon", str(files["dir"] / "missing.json")])[0] == 2
 
 
-def test_verify_exit_codes(files, capsys):
+def test_verify_exit_codes(files, capsys, run):
     cert = equivalent_shallow(A, B).certificate
     good = files["dir"] / "good.json"
     write_certificate(cert, good)
-    code, out, _ = run(["verify", str(good)], capsys)
+    code, out, _ = run(["verify", str(good)])
     assert code == 0 and "VALID" in out
-    assert run(["verify", str(good), files["a"], files["b"]], capsys)[0] == 0
-    code, out, _ = run(["verify", str(good), files["b"], files["a"], "--json"], capsys)
+    assert run(["verify", str(good), files["a"], files["b"]])[0] == 0
+    code, out, _ = run(["verify", str(good), files["b"], files["a"], "--json"])
     assert code == 1 and json.loads(out)["answer"] is False
     broken = json.loads(good.read_text())
     broken["b"]["layers"][1]["bias"][0] = 5
     bad = files["dir"] / "bad.json"
     bad.write_text(json.dumps(broken))
-    code, out, _ = run(["verify", str(bad), "--json"], capsys)
+    code, out, _ = run(["verify", str(bad), "--json"])
     assert code == 1 and json.loads(out)["reason"]
     mal = files["dir"] / "mal.json"
     mal.write_text(json.dumps({"format": "netfibers.certificate", "type": "symmetry_path"}))
-    assert run(["verify", str(mal)], capsys)[0] == 2
+    assert run(["verify", str(mal)])[0] == 2
     mal.write_text("{not json")
-    assert run(["verify", str(mal)], capsys)[0] == 2
+    assert run(["verify", str(mal)])[0] == 2
     ce = equivalent_shallow(A, C).certificate
     cep = files["dir"] / "ce.json"
     write_certificate(ce, cep)
-    assert run(["verify", str(cep), files["a"], files["c"]], capsys)[0] == 0
+    assert run(["verify", str(cep), files["a"], files["c"]])[0] == 0
 
 
-def test_apply_steps(files, capsys):
+def test_apply_steps(files, capsys, run):
     cert = equivalent_shallow(A, B).certificate
     steps = files["dir"] / "steps.json"
     steps.write_text(json.dumps(cert["steps"]))
     out_path = files["dir"] / "out.json"
-    code, _, _ = run(["apply", str(steps), files["a"], "-o", str(out_path)], capsys)
+    code, _, _ = run(["apply", str(steps), files["a"], "-o", str(out_path)])
     assert code == 0 and load(out_path) == B
     steps.write_text(json.dumps({"steps": [{"step": "S2", "layer": 0, "factors": [1, -1]}]}))
     out2 = files["dir"] / "out2.json"
-    code, _, err = run(["apply", str(steps), files["a"], "-o", str(out2)], capsys)
+    code, _, err = run(["apply", str(steps), files["a"], "-o", str(out2)])
     assert code == 2 and "not > 0" in err and not out2.exists()
     steps.write_text(json.dumps([{"step": "unknown"}]))
-    assert run(["apply", str(steps), files["a"], "-o", str(out2)], capsys)[0] == 2
+    assert run(["apply", str(steps), files["a"], "-o", str(out2)])[0] == 2
     assert not out2.exists()

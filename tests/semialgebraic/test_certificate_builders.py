@@ -31,7 +31,7 @@ from semialgebraic.verify import CHECKERS, verify
 from tests.semialgebraic.test_certificate_mutations import BUILDERS, IDENT
 
 # the module, not the function: the package attribute ``identifiability`` is the re-exported function
-bottleneck_mod = importlib.import_module("semialgebraic.bottleneck.identifiability")
+bottleneck_mod = importlib.import_module("semialgebraic.bottleneck._identifiability")
 
 KINDS = sorted(SCHEMA_VERSIONS)
 

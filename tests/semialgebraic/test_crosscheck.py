@@ -34,7 +34,7 @@ from algebra.rationals import Q
 from semialgebraic import bottleneck as bn
 from semialgebraic.certificates import jsonable
 from semialgebraic.equivalence import could_be_equivalent, equivalent
-from semialgebraic.fiber import fiber
+from semialgebraic import fiber
 from semialgebraic.shallow import equivalent_shallow
 from semialgebraic.verify import check_inputs_match, verify
 

@@ -14,7 +14,7 @@ from algebra import load
 from algebra.network import Network
 from algebra.rationals import Q
 from semialgebraic.equivalence import equivalent, max_deviation
-from semialgebraic.fiber import fiber
+from semialgebraic import fiber
 from semialgebraic.plot import (Slice, diff_scene, fiber_scene, parse_slice, regions_scene,
                                 symmetry_scene)
 from semialgebraic.plot.fiber import fiber_axes

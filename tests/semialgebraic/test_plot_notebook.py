@@ -6,7 +6,7 @@ import sys
 import pytest
 
 from algebra.network import Network
-from semialgebraic.fiber import fiber
+from semialgebraic import fiber
 from semialgebraic.plot import regions_scene
 from semialgebraic.plot.notebook import show
 from semialgebraic.verdict import Hypothesis, Verdict

@@ -1,5 +1,5 @@
-"""The shared protocols: both fibers satisfy :class:`semialgebraic.fiber.Fiber` (and their
-components :class:`~semialgebraic.fiber.FiberComponent`), the three canonical forms satisfy
+"""The shared protocols: both fibers satisfy :class:`semialgebraic._fiber.Fiber` (and their
+components :class:`~semialgebraic._fiber.FiberComponent`), the three canonical forms satisfy
 :class:`semialgebraic.canonical.CanonicalForm`; no two of these classes share a name."""
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ from algebra.blocks import Block
 from algebra.network import Network
 from semialgebraic import absorption, bottleneck, shallow
 from semialgebraic.canonical import CanonicalForm, json_fingerprint
-from semialgebraic.fiber import Fiber, FiberComponent, fiber
+from semialgebraic._fiber import Fiber, FiberComponent, fiber
 
 SHALLOW = Network.from_rows([[[1, 0], [0, 1]], [[1, -1]]], [[0, 1], [0]])
 BOTTLENECK = Network.from_rows([[[1, 0], [0, 1]], [[1, -1], [-2, -1]], [[1, 1]]],

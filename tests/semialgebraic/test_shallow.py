@@ -16,7 +16,7 @@ from algebra.network import Network
 from algebra.rationals import Q
 from algebra.symmetries.neurons import hidden_neurons, with_hidden_neurons
 from semialgebraic.exceptions import NotApplicableError
-from semialgebraic.fiber import fiber
+from semialgebraic import fiber
 from semialgebraic.shallow import (canonical_form, equivalent_shallow, fiber_shallow,
                                    is_switching_on_orthant, jacobian_rank_bound, neuron_types,
                                    positive_factor_rank, separating_point, symmetry_tangent_rank)

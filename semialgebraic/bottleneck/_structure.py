@@ -7,7 +7,7 @@ types R3, masked neuron R4/R5, S6 interval R13, S7/S8, the linear block Γ, γ, 
 and the fiber dimension formula R17 (:func:`dimension_formula`).  The helpers (the parts of a
 network :class:`Parts`, the second-layer neuron types, the linear block, proportional rows, the
 preimage map of the first layer) are shared by the other modules of the family
-(:mod:`~semialgebraic.bottleneck.identifiability`, :mod:`~semialgebraic.bottleneck.canon`,
+(:mod:`~semialgebraic.bottleneck._identifiability`, :mod:`~semialgebraic.bottleneck.canon`,
 :mod:`~semialgebraic.bottleneck.fiber`, :mod:`~semialgebraic.bottleneck.fibdim`); the masked
 column is :func:`algebra.symmetries.bottleneck.masking_column`, the test the S6/S7 steps check.
 Indices are 0-based.
@@ -155,26 +155,40 @@ class Structure:
             "linear": list(self.linear), "Gamma": self.Gamma, "gamma": list(self.gamma),
             "rho": self.rho, "kappa_plus": self.kappa_plus, "kappa_witness": self.kappa_witness})
 
-    def to_text(self) -> str:
+    def to_text(self, number=q_str) -> str:
+        """The report for a person; *number* prints one rational (exactly by default; the CLI
+        passes its decimal formatting)."""
         lines = [f"widths {'-'.join(map(str, self.widths))}; generic: {self.is_generic}"]
         for h in self.hypotheses:
             w = "" if h.holds or h.witness is None else f" at {jsonable(h.witness)}"
             lines.append(f"  {h.name}: {h.holds}{w}")
         if self.types is None:
             return "\n".join(lines)
-        lines.append("second-layer neurons: " + ", ".join(f"{j}:{t}" for j, t in enumerate(self.types)))
+        lines.append("second-layer neurons: " + _grouped(self.types))
         if self.masked is not None:
             lo, hi = self.s6_interval
             lines.append(f"masked first-layer neuron: {self.masked}; S6 interval "
-                         f"[{'-inf' if lo is None else q_str(lo)}, {'inf' if hi is None else q_str(hi)}]")
+                         f"[{'-inf' if lo is None else number(lo)}, {'inf' if hi is None else number(hi)}]")
         else:
             lines.append("masked first-layer neuron: none")
         lines.append(f"S7 applies: {self.s7_applies}; S8 applies: {self.s8_applies}")
         if self.linear:
-            lines.append(f"linear block rows {list(self.linear)}: Gamma = {self.Gamma}, gamma = "
-                         f"({', '.join(q_str(x) for x in self.gamma)}), rank {self.rho}, "
+            rows = "; ".join(", ".join(number(x) for x in r) for r in self.Gamma.to_rows())
+            lines.append(f"linear block rows {list(self.linear)}: Gamma = [{rows}], gamma = "
+                         f"({', '.join(number(x) for x in self.gamma)}), rank {self.rho}, "
                          f"kappa_plus {self.kappa_plus}")
         return "\n".join(lines)
+
+
+def _grouped(types) -> str:
+    """``0:switching, 1:dead`` for a few neurons; ``all 16 switching`` or ``switching [0, 1, …],
+    dead [5]`` for many."""
+    if len(types) <= 4:
+        return ", ".join(f"{j}:{t}" for j, t in enumerate(types))
+    kinds = list(dict.fromkeys(types))
+    if len(kinds) == 1:
+        return f"all {len(types)} {kinds[0]}"
+    return ", ".join(f"{k} {[j for j, t in enumerate(types) if t == k]}" for k in kinds)
 
 
 def structure(net: Network) -> Structure:

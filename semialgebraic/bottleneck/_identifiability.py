@@ -16,18 +16,19 @@ False
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from algebra.network import Network
 from algebra.rationals import Q
 from algebra.symmetries.bottleneck import KinkSwap, TranslateMasked
 from algebra.symmetries.bottleneck_paths import TailRefactor
 
-from ..certificates import identifiability_certificate, jsonable
-from ..exceptions import CertificateError
+from ..certificates import identifiability_certificate, jsonable, require_valid
 from ..shallow import fiber_shallow
-from ..verdict import Verdict
+from ..verdict import Verdict, reader_hypotheses
 from ..verify import verify as _verify
 from .canon import path_certificate
-from .structure import DEAD, Parts, Structure, dimension_formula, proportional_pair, structure
+from ._structure import DEAD, Parts, Structure, dimension_formula, proportional_pair, structure
 
 __all__ = ["identifiability", "non_localizability_example"]
 
@@ -78,10 +79,9 @@ def identifiability(net: Network, *, verify: bool = True) -> Verdict:
     """
     v = _identifiability(net)
     if verify and v.certificate is not None:
-        ok, why = _verify(v.certificate)
-        if not ok:
-            raise CertificateError(v.certificate["type"], why)
-    return v
+        require_valid(v.certificate, _verify)
+    rounded = reader_hypotheses(net)       # a folded BatchNorm's float32 scale, when read so
+    return replace(v, hypotheses=rounded + tuple(v.hypotheses)) if rounded else v
 
 
 def _identifiability(net: Network) -> Verdict:

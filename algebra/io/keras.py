@@ -1,0 +1,222 @@
+"""Keras models saved as HDF5 (``model.save("model.h5")``), read exactly.
+
+A Keras ``.h5`` file holds the model's configuration as JSON (root attribute ``model_config``)
+and the weights under ``model_weights/<layer name>/`` (attribute ``weight_names``; datasets such
+as ``dense/kernel:0`` of shape (in, out) and ``dense/bias:0``).  Read here:
+
+* a ``Sequential`` model of ``Dense`` layers with activation ``relu`` or ``linear`` (a hidden
+  ``linear`` Dense is composed exactly with the next one); ``Activation("relu")`` and ``ReLU()``
+  layers (without ``max_value``, ``negative_slope`` or ``threshold``) between them;
+* ``InputLayer``, ``Dropout`` (and its variants), ``GaussianNoise``, ``Flatten`` — the identity at
+  inference — skipped;
+* the last Dense may have ``softmax`` or ``sigmoid``: it is left out (the network computes the
+  logits; the predicted class is the same), which the provenance says;
+* anything else is refused by its class name.
+
+``W_l = kernel.T`` and ``b_l = bias``; every float32/float64 value becomes the exact rational it
+denotes (:func:`algebra.io.exact.exact_qmatrix`).  A weights-only file
+(``model.save_weights``) does not store the activations and is refused with the fix.  h5py
+(extra ``netfibers[keras]``) is imported only when such a file is read; no TensorFlow is needed.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from ..exceptions import InputError, MissingDependencyError
+from ..linalg import QMatrix
+from ..network import Network
+from ..rationals import Q
+from .exact import check_dtype, exact_qmatrix, numpy_or_error
+
+__all__ = ["KERAS_SUFFIXES", "load_keras", "keras_arrays"]
+
+KERAS_SUFFIXES = (".h5", ".hdf5")
+_SKIPPED = {"InputLayer", "Dropout", "SpatialDropout1D", "AlphaDropout", "GaussianDropout",
+            "GaussianNoise", "Flatten"}
+_OUTPUT_ACTIVATIONS = {"softmax", "sigmoid"}
+_SUPPORTED = ("Dense (relu or linear), Activation('relu'), ReLU; InputLayer, Dropout, "
+              "GaussianNoise and Flatten are skipped")
+
+
+def _h5py():
+    try:
+        import h5py
+    except ImportError:
+        raise MissingDependencyError("h5py", "keras", "reading a Keras .h5 file") from None
+    return h5py
+
+
+def _text(value) -> str:
+    return value.decode("utf8") if isinstance(value, bytes) else str(value)
+
+
+def _open(p: Path):
+    h5py = _h5py()
+    if not p.exists():
+        raise InputError("no such file", source=str(p))
+    try:
+        return h5py.File(p, "r")
+    except OSError as exc:
+        raise InputError(f"not a readable HDF5 file ({str(exc).splitlines()[0][:120]})",
+                         source=str(p)) from None
+
+
+def _datasets(group, prefix: str = "") -> dict:
+    """``{path: numpy array}`` of every dataset under *group*, in the order h5py lists them."""
+    np = numpy_or_error()
+    out = {}
+    for name, item in group.items():
+        if hasattr(item, "items"):
+            out.update(_datasets(item, f"{prefix}{name}/"))
+        else:
+            out[f"{prefix}{name}"] = np.asarray(item[()])
+    return out
+
+
+def _weights_group(f):
+    return f["model_weights"] if "model_weights" in f else f
+
+
+def keras_arrays(p: Path) -> dict:
+    """Every weight array of a Keras ``.h5`` file: ``{"<layer>/<weight path>": numpy array}``."""
+    with _open(Path(p)) as f:
+        return _datasets(_weights_group(f))
+
+
+def _config(f, src: str) -> list:
+    raw = f.attrs.get("model_config")
+    if raw is None:
+        raise InputError("a weights-only Keras file (no model_config): the layers' activations "
+                         "are not stored; save the whole model with model.save('model.h5')",
+                         source=src)
+    try:
+        config = json.loads(_text(raw))
+    except ValueError as exc:
+        raise InputError(f"model_config is not valid JSON ({exc})", source=src) from None
+    kind = config.get("class_name") if isinstance(config, dict) else None
+    if kind != "Sequential":
+        raise InputError(f"a Keras {kind or 'model'} model; netfibers reads Sequential models of "
+                         "Dense layers (rebuild it as keras.Sequential, or export it to ONNX)",
+                         source=src)
+    layers = config.get("config")
+    layers = layers.get("layers") if isinstance(layers, dict) else layers
+    if not isinstance(layers, list):
+        raise InputError("model_config has no list of layers", source=src)
+    return layers
+
+
+def _dense_arrays(weights, name: str, src: str):
+    """``(kernel, bias or None)`` of the Dense layer *name* (its datasets found by name)."""
+    if name not in weights:
+        raise InputError("no weights stored for this Dense layer", source=src, where=name)
+    group = weights[name]
+    stored = _datasets(group)
+    listed = [_text(w) for w in group.attrs.get("weight_names", ())] or list(stored)
+    kernel = [w for w in listed if w.split("/")[-1].split(":")[0] == "kernel"]
+    bias = [w for w in listed if w.split("/")[-1].split(":")[0] == "bias"]
+    if len(kernel) != 1 or len(bias) > 1 or any(w not in stored for w in kernel + bias):
+        raise InputError(f"expected one kernel and at most one bias, found {listed}",
+                         source=src, where=name)
+    return stored[kernel[0]], (stored[bias[0]] if bias else None)
+
+
+def _steps(layers, weights, src: str) -> tuple[list, list[str]]:
+    """The model as ``("affine", W, b, label)`` and ``("relu", label)`` steps, and notes."""
+    np = numpy_or_error()
+    steps, notes = [], []
+    for k, layer in enumerate(layers):
+        kind = layer.get("class_name") if isinstance(layer, dict) else None
+        cfg = (layer.get("config") or {}) if isinstance(layer, dict) else {}
+        name = str(cfg.get("name", f"layer {k}"))
+        if kind in _SKIPPED:
+            continue
+        if kind == "Dense":
+            kernel, bias = _dense_arrays(weights, name, src)
+            kernel = check_dtype(np, kernel, f"{name}/kernel", src)
+            if kernel.ndim != 2:
+                raise InputError(f"a Dense kernel must be 2-D, got shape {tuple(kernel.shape)}",
+                                 source=src, where=name)
+            W = exact_qmatrix(np.ascontiguousarray(kernel.T), f"{name}/kernel", src)
+            b = ([Q(0)] * W.nrows if bias is None else
+                 exact_qmatrix(check_dtype(np, bias, f"{name}/bias", src).reshape(1, -1),
+                               f"{name}/bias", src).entries())
+            if len(b) != W.nrows:
+                raise InputError(f"bias has {len(b)} entries, the kernel {W.nrows} outputs",
+                                 source=src, where=name)
+            steps.append(("affine", W, b, name))
+            act = cfg.get("activation", "linear") or "linear"
+            if act == "relu":
+                steps.append(("relu", name))
+            elif act in _OUTPUT_ACTIVATIONS and k == len(layers) - 1:
+                notes.append(f"the output activation {act!r} of {name!r} is not part of the "
+                             "network: it computes the logits (the predicted class is the same)")
+            elif act != "linear":
+                raise InputError(f"Dense activation {act!r}; netfibers networks are ReLU networks "
+                                 "(relu or linear; softmax/sigmoid only on the last layer)",
+                                 source=src, where=name)
+        elif kind in ("Activation", "ReLU"):
+            act = cfg.get("activation", "relu") if kind == "Activation" else "relu"
+            plain = all(not cfg.get(key) for key in ("max_value", "negative_slope", "threshold"))
+            if act != "relu" or not plain:
+                raise InputError(f"{kind} layer other than a plain ReLU ({act!r})", source=src,
+                                 where=name)
+            steps.append(("relu", name))
+        else:
+            raise InputError(f"unsupported layer {kind} (supported: {_SUPPORTED})", source=src,
+                             where=name)
+    return steps, notes
+
+
+def load_keras(p: Path) -> Network:
+    """The exact ReLU network of a Keras ``Sequential`` model saved as ``.h5`` (see the module
+    docstring).
+
+    Raises
+    ------
+    InputError
+        Not an HDF5 file, a weights-only file, a model that is not Sequential, a layer other than
+        Dense/ReLU (named), an activation other than relu/linear, shapes that do not chain,
+        NaN/infinity (named).
+    MissingDependencyError
+        h5py is not installed (``pip install 'netfibers[keras]'``).
+    """
+    p = Path(p)
+    src = str(p)
+    with _open(p) as f:
+        steps, notes = _steps(_config(f, src), _weights_group(f), src)
+    layers, current, last_relu = [], None, None
+    for step in steps:
+        if step[0] == "relu":
+            if current is None:
+                raise InputError("ReLU without an affine layer before it", source=src, where=step[1])
+            layers.append(current)
+            current, last_relu = None, step[1]
+            continue
+        _, W, b, name = step
+        if current is None:
+            current = (W, b)
+            continue
+        A0, c0 = current                     # a linear Dense, then this one: W (A0 x + c0) + b
+        if W.ncols != A0.nrows:
+            raise InputError(f"takes {W.ncols} inputs but the previous layer has {A0.nrows} "
+                             "outputs", source=src, where=name)
+        shift = (W @ QMatrix.column(c0)).col_at(0)
+        current = (W @ A0, [x + y for x, y in zip(shift, b)])
+        notes.append(f"two Dense layers without a ReLU between them, composed exactly at {name!r}")
+    if current is None:
+        if last_relu is None:
+            raise InputError("no Dense layer found", source=src)
+        raise InputError("the model ends with a ReLU; netfibers networks have no activation "
+                         "after the last layer", source=src, where=last_relu)
+    layers.append(current)
+    for (A, _), (B, _) in zip(layers, layers[1:]):
+        if B.ncols != A.nrows:
+            raise InputError(f"a Dense layer takes {B.ncols} inputs but the previous one has "
+                             f"{A.nrows} outputs", source=src)
+    net = Network([A for A, _ in layers], [c for _, c in layers])
+    net.derived("provenance", lambda: tuple(
+        ["read from a Keras Sequential (.h5): W_l = kernel.T, b_l = bias, every float exactly"]
+        + notes))
+    return net

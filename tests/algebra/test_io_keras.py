@@ -1,0 +1,152 @@
+"""Issue 17 (2): Keras ``.h5`` files (Sequential of Dense, relu/linear) read exactly, written here
+with h5py in the Keras layout (no TensorFlow): model_config JSON at the root, weights under
+model_weights/<layer>/ with weight_names.  Values checked against Fraction arithmetic."""
+
+import json
+import sys
+from fractions import Fraction
+
+import pytest
+
+from algebra import load
+from algebra.exceptions import InputError, MissingDependencyError
+
+np = pytest.importorskip("numpy")
+h5py = pytest.importorskip("h5py")
+
+
+def dense(name, units, activation="relu", **extra):
+    return {"class_name": "Dense", "config": {"name": name, "units": units,
+                                               "activation": activation, "use_bias": True, **extra}}
+
+
+def write_keras(path, layers, weights, *, model="Sequential", keras3=False, config=True):
+    """*layers*: Keras layer configs; *weights*: {layer name: (kernel (in, out), bias or None)}."""
+    with h5py.File(path, "w") as f:
+        if config:
+            f.attrs["model_config"] = json.dumps({"class_name": model, "config": {
+                "name": "sequential", "layers": layers}})
+            f.attrs["keras_version"] = "3.0.0" if keras3 else "2.15.0"
+            g = f.create_group("model_weights")
+        else:
+            g = f
+        names = [l["config"]["name"] for l in layers]
+        g.attrs["layer_names"] = [n.encode() for n in names]
+        for n in names:
+            lg = g.create_group(n)
+            wn = []
+            for kind, arr in zip(("kernel", "bias"), weights.get(n, ())):
+                if arr is None:
+                    continue
+                key = f"sequential/{n}/{kind}" if keras3 else f"{n}/{kind}:0"
+                lg.create_dataset(key, data=np.asarray(arr, np.float32))
+                wn.append(key.encode())
+            lg.attrs["weight_names"] = wn
+    return path
+
+
+def f32(x):
+    return Fraction(float(np.float32(x)))
+
+
+def frac_rows(M):
+    return [[Fraction(int(x.p), int(x.q)) for x in r] for r in M.to_rows()]
+
+
+K1 = [[0.1, -0.5, 2.0], [1.0, 0.3, -1.25]]          # (in=2, out=3)
+B1 = [0.2, -0.7, 0.0]
+K2 = [[1.5], [-0.1], [0.75]]                          # (in=3, out=1)
+B2 = [0.05]
+
+
+def oracle(x):
+    """The Keras model at x, in Fraction arithmetic on the float32 values."""
+    h = [max(Fraction(0), sum(f32(K1[i][j]) * x[i] for i in range(2)) + f32(B1[j])) for j in range(3)]
+    return [sum(f32(K2[j][0]) * h[j] for j in range(3)) + f32(B2[0])]
+
+
+@pytest.mark.parametrize("keras3", [False, True])
+def test_dense_relu_model_is_read_exactly(tmp_path, keras3):
+    path = write_keras(tmp_path / "m.h5", [{"class_name": "InputLayer", "config": {"name": "input"}},
+                                           dense("dense", 3), {"class_name": "Dropout",
+                                                               "config": {"name": "dropout", "rate": 0.5}},
+                                           dense("dense_1", 1, "linear")],
+                       {"dense": (K1, B1), "dense_1": (K2, B2)}, keras3=keras3)
+    net = load(path)
+    assert net.widths == (2, 3, 1)
+    assert frac_rows(net.weights[0]) == [[f32(K1[i][j]) for i in range(2)] for j in range(3)]   # kernel.T
+    assert frac_rows(net.weights[0])[0][0] != Fraction(1, 10)                                # float32(0.1)
+    for x in ([Fraction(1), Fraction(-2, 3)], [Fraction(5, 7), Fraction(3)]):
+        y = net([str(v) for v in x])
+        assert [Fraction(int(v.p), int(v.q)) for v in y] == oracle(x)
+    assert any("Keras" in p and "kernel.T" in p for p in net.provenance)
+
+
+def test_activation_layers_linear_dense_and_softmax_output(tmp_path):
+    path = write_keras(tmp_path / "m.h5",
+                       [dense("a", 3, "linear"), {"class_name": "Activation",
+                                                  "config": {"name": "act", "activation": "relu"}},
+                        dense("lin", 2, "linear"), dense("out", 2, "softmax")],
+                       {"a": (K1, B1), "lin": ([[1, 0], [0, 1], [1, 1]], [1, 0]),
+                        "out": ([[2, 0], [1, -1]], None)})
+    net = load(path)
+    assert net.widths == (2, 3, 2)       # lin and out composed: one affine layer after the ReLU
+    # out(lin(h)) = [[2, 1], [0, -1]] ([[1, 0, 1], [0, 1, 1]] h + [1, 0]), no bias on out
+    assert frac_rows(net.weights[1]) == [[2, 1, 3], [0, -1, -1]]
+    assert [Fraction(int(v.p), int(v.q)) for v in net.biases[1]] == [2, 0]
+    assert any("softmax" in p for p in net.provenance)
+    assert any("composed exactly" in p for p in net.provenance)
+
+
+@pytest.mark.parametrize("layers, weights, words", [
+    ([dense("d", 3), {"class_name": "Conv2D", "config": {"name": "conv"}}, dense("o", 1, "linear")],
+     {"d": (K1, B1), "o": (K2, B2)}, ["unsupported layer Conv2D", "conv"]),
+    ([dense("d", 3, "tanh"), dense("o", 1, "linear")], {"d": (K1, B1), "o": (K2, B2)},
+     ["activation 'tanh'", "d"]),
+    ([dense("d", 3), dense("o", 1, "relu")], {"d": (K1, B1), "o": (K2, B2)}, ["ends with a ReLU"]),
+    ([dense("d", 3), dense("o", 1, "linear")], {"d": (K1, B1), "o": ([[1.0], [2.0]], B2)},
+     ["takes 2 inputs", "3 outputs"]),
+    ([dense("d", 3), dense("o", 1, "linear")], {"d": (K1, [float("nan"), 0, 0]), "o": (K2, B2)},
+     ["NaN"]),
+])
+def test_refusals_name_the_layer(tmp_path, layers, weights, words):
+    path = write_keras(tmp_path / "m.h5", layers, weights)
+    with pytest.raises(InputError) as exc:
+        load(path)
+    for w in words:
+        assert w in str(exc.value)
+    assert "m.h5" in str(exc.value)
+
+
+def test_weights_only_functional_and_not_hdf5(tmp_path):
+    layers, weights = [dense("d", 3), dense("o", 1, "linear")], {"d": (K1, B1), "o": (K2, B2)}
+    with pytest.raises(InputError, match="weights-only.*model.save"):
+        load(write_keras(tmp_path / "w.h5", layers, weights, config=False))
+    with pytest.raises(InputError, match="Functional model.*Sequential"):
+        load(write_keras(tmp_path / "f.h5", layers, weights, model="Functional"))
+    bad = tmp_path / "bad.h5"
+    bad.write_bytes(b"not hdf5 at all")
+    with pytest.raises(InputError, match="not a readable HDF5 file"):
+        load(bad)
+
+
+def test_missing_h5py_gives_the_install_hint(tmp_path, monkeypatch):
+    path = write_keras(tmp_path / "m.h5", [dense("o", 1, "linear")], {"o": ([[1.0]], [0.0])})
+    monkeypatch.setitem(sys.modules, "h5py", None)
+    with pytest.raises(MissingDependencyError) as exc:
+        load(path)
+    assert "netfibers[keras]" in str(exc.value) and ".[keras]" in str(exc.value)
+
+
+def test_cli_info_and_convert(tmp_path, capsys):
+    from semialgebraic.cli import main
+    path = write_keras(tmp_path / "m.h5", [dense("dense", 3), dense("dense_1", 1, "linear")],
+                       {"dense": (K1, B1), "dense_1": (K2, B2)})
+    assert main(["info", str(path)]) == 0
+    out = capsys.readouterr().out
+    assert "widths 2-3-1" in out and "Keras" in out
+    assert main(["convert", str(path), "-o", str(tmp_path / "m.json")]) == 0
+    capsys.readouterr()
+    assert load(tmp_path / "m.json") == load(path)
+    assert main(["info", str(tmp_path / "nothing.h5")]) == 2
+    assert "nothing.h5" in capsys.readouterr().err
