@@ -13,7 +13,7 @@ from __future__ import annotations
 from ..budget import Budget
 from ..cli import emit, fail
 from ..plot import diff_scene, fiber_scene, regions_scene, symmetry_scene
-from ..plot.render import output_format, require_matplotlib, save
+from ..plot.renderer import output_format, require_matplotlib, save
 from ..plot.slicing import parse_slice
 from .common import load_network, parse_box_domain
 from .help import TIMEOUT_HELP, describe

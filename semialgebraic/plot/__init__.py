@@ -8,17 +8,17 @@
 * :mod:`.graph` — the symmetry graph (:func:`symmetry_scene`);
 * :mod:`.diff` — ``|a − b|`` on a grid of a 2-D slice (:func:`diff_scene`);
 * :mod:`.slicing`, :mod:`.geometry` — exact 2-D slices and polygon vertices;
-* :mod:`.render` — matplotlib (optional extra ``[plot]``), files written atomically;
+* :mod:`.renderer` — matplotlib (optional extra ``[plot]``), files written atomically;
 * :mod:`.notebook` — HTML/LaTeX/PNG representations for Jupyter.
 
-Scenes are computed and tested without matplotlib; only :mod:`.render` imports it (lazily).
+Scenes are computed and tested without matplotlib; only :mod:`.renderer` imports it (lazily).
 """
 
 from .diff import diff_scene
 from .fiber import fiber_scene
 from .graph import symmetry_scene
 from .regions import regions_scene
-from .render import render, render_bytes, require_matplotlib, save
+from .renderer import render, render_bytes, require_matplotlib, save
 from .scene import Scene
 from .slicing import Slice, parse_slice, slice_network
 

@@ -23,7 +23,7 @@ LATEX_LIMIT = 20_000     # longer LaTeX is not rendered (None): notebooks choke 
 
 
 def _png(scene_of) -> bytes | None:
-    from .render import render_bytes, require_matplotlib
+    from .renderer import render_bytes, require_matplotlib
     try:
         require_matplotlib()
     except ImportError:

@@ -1,6 +1,6 @@
 """Scenes: what a picture shows, as plain data with exact coordinates.
 
-A :class:`Scene` is drawn by :mod:`semialgebraic.plot.render` (matplotlib) but is computed and
+A :class:`Scene` is drawn by :mod:`semialgebraic.plot.renderer` (matplotlib) but is computed and
 tested without it: polygons with their exact vertices and activation pattern, segments with
 exact end points, points with labels, graph nodes and edges, and a heat map of exact values.
 Floats appear only in the renderer (and in graph layouts, which decide nothing).

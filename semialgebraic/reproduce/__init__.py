@@ -5,12 +5,12 @@
 ``docs/math/skip-absorption.md`` (R1–R20, the examples A … P6, pitfalls 1–12), the Cor. 11
 random experiment and the documented deviations from the reference; each entry's check runs
 through the public API on bundled examples (``algebra/examples/``) and returns a verdict and a
-detail.  :func:`~semialgebraic.reproduce.run.run` runs them under one budget;
+detail.  :func:`~semialgebraic.reproduce.runner.run` runs them under one budget;
 :mod:`~semialgebraic.reproduce.report` writes the table (text, Markdown, HTML with a hook for
 pictures).
 """
 
 from .registry import REGISTRY, Entry
-from .run import Row, run
+from .runner import Row, run
 
 __all__ = ["REGISTRY", "Entry", "Row", "run"]
