@@ -57,15 +57,22 @@ def cmd_reproduce(args) -> int:
     if args.report and suffix not in (".md", ".html", ".htm"):
         fail(f"{args.report}: the report must end in .md or .html")
     rows, complete = run(only=args.only, timeout=args.timeout)
+    note = ""
     if args.report:
-        text = markdown_report(rows, complete) if suffix == ".md" else html_report(rows, complete)
+        if suffix == ".md":
+            text = markdown_report(rows, complete)
+        else:                                   # the pictures of semialgebraic/reproduce/pictures.py
+            from ..reproduce.pictures import report_pictures
+            pictures, why = report_pictures(rows)
+            text = html_report(rows, complete, pictures)
+            note = f"\n  pictures: {len(pictures)} embedded" if why is None else f"\n  pictures: none ({why})"
         try:
             write_atomic(args.report, text)
         except OSError as exc:
             fail(f"{args.report}: cannot write: {exc.strerror}")
     data = {"rows": [r.to_json() for r in rows], "complete": complete,
             "summary": summary(rows, complete), "report": args.report}
-    emit(args, data, text_table(rows, complete) + (f"\n  report: {args.report}" if args.report else ""))
+    emit(args, data, text_table(rows, complete) + (f"\n  report: {args.report}" if args.report else "") + note)
     if not complete:
         return 3
     return 1 if any(r.verdict == "FAILED" for r in rows) else 0

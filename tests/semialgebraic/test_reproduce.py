@@ -85,3 +85,40 @@ def test_full_reproduce(tmp_path, capsys):
     assert {r["verdict"] for r in data["rows"]} <= {"reproduced", "context"}
     assert sum(r["verdict"] == "context" for r in data["rows"]) <= 10
     assert report.read_text().count("<tr class=") == len(REGISTRY)
+
+
+def test_html_report_embeds_the_pictures(tmp_path, capsys, monkeypatch):
+    """Issue 18: the HTML report embeds the pictures (PNG data URIs drawn from the exact scenes)."""
+    import base64
+
+    from algebra.io import load
+    from semialgebraic.regions import number_of_regions
+    from semialgebraic.sets import Polyhedron
+    from semialgebraic.reproduce.pictures import _EXAMPLES, PICTURES, report_pictures
+    pytest.importorskip("matplotlib")
+    rows, complete = run(ids={"R4", "S6", "R16"}, only="three-layer")
+    pictures, why = report_pictures(rows)
+    assert why is None and set(pictures) == {("three-layer-fibers", i) for i in ("R4", "S6", "R16")}
+    for uri in pictures.values():
+        assert base64.b64decode(uri.split(",", 1)[1])[:8] == b"\x89PNG\r\n\x1a\n"
+    page = html_report(rows, complete, pictures)
+    assert page.count('<img src="data:image/png;base64,') == 3
+    # the regions picture is T1's region walk on [-3, 3]^2: one polygon per region
+    name, build, _ = PICTURES[("three-layer-fibers", "R4")]
+    net = load(str(_EXAMPLES / name))
+    assert len(build(net).polygons) == number_of_regions(net, domain=Polyhedron.box(2, -3, 3))
+    report = tmp_path / "t.html"
+    assert main(["reproduce", "--only", "three-layer", "--report", str(report)]) in (0, 1)
+    assert "pictures: 3 embedded" in capsys.readouterr().out
+    assert report.read_text().count("data:image/png;base64,") == 3
+    # without matplotlib: the table only, and the reason with the install hint
+    import builtins
+    real = builtins.__import__
+
+    def no_mpl(name, *a, **k):
+        if name.startswith("matplotlib"):
+            raise ImportError(name)
+        return real(name, *a, **k)
+    monkeypatch.setattr(builtins, "__import__", no_mpl)
+    pictures, why = report_pictures(rows)
+    assert pictures == {} and "[plot]" in why
