@@ -11,11 +11,68 @@ exact identities decide.
 
 from __future__ import annotations
 
+from fractions import Fraction
+from math import gcd, lcm, sqrt
+
 from algebra.linalg import QMatrix
+from algebra.rationals import Q
 
 from ..lp import dot, feasible
 
-__all__ = ["foot_witnesses", "misses_closure", "facet_lp"]
+__all__ = ["foot_witnesses", "misses_closure", "facet_lp", "centre_point", "facet_point",
+           "primitive_key"]
+
+
+def primitive_key(values) -> tuple:
+    """The primitive integer vector of a rational vector (not all zero): the same for every
+    positive multiple, so it names a hyperplane with its orientation."""
+    den = lcm(*(int(v.q) for v in values))
+    ints = [int(v.p) * (den // int(v.q)) for v in values]
+    g = gcd(*ints)
+    return tuple(v // g for v in ints)
+
+
+def _rounded(xf, s, d):
+    """Exact rational roundings of the float point *xf* (Chebyshev radius *s*), coarse first."""
+    D0 = int(min(2 ** 60, max(1, 4 * sqrt(d) / max(s, 1e-300))))
+    for D in (max(1, D0 // 64), D0, D0 * 1024):
+        yield tuple(Q(f.numerator, f.denominator)
+                    for f in (Fraction(float(v)).limit_denominator(D) for v in xf))
+
+
+def _inside(Areps, creps, y, skip=None) -> bool:
+    """Exactly: every class (but *skip*) is > 0 at *y*."""
+    return all(v + w > 0 for j, (v, w) in enumerate(zip(Areps.apply(y), creps)) if j != skip)
+
+
+def centre_point(flp, Areps, creps):
+    """An exact point well inside ``{Areps x + creps > 0}`` from the float centre of the warm
+    model *flp* (``FloatLP(-Areps, creps, centre=True)``), verified exactly; None when the
+    guess does not verify (the caller then runs the exact LP)."""
+    got = flp.centre()
+    if got is None or got[0] <= 1e-9:
+        return None
+    for y in _rounded(got[1], got[0], Areps.ncols):
+        if _inside(Areps, creps, y):
+            return y
+    return None
+
+
+def facet_point(flp, t, a, ci, Areps, creps):
+    """An exact point of class *t*'s hyperplane with every other class > 0 (a facet witness)
+    from the float centre of the facet in the warm model *flp*: rounded, projected exactly
+    onto the hyperplane and verified exactly; None when the guess does not verify (the
+    caller then runs the exact facet LP, which decides)."""
+    got = flp.centre_on(t)
+    if got is None or got[0] <= 1e-9:
+        return None
+    nn = dot(a, a)
+    for x in _rounded(got[1], got[0], Areps.ncols):
+        r = (dot(a, x) + ci) / nn
+        y = tuple(u - r * v for u, v in zip(x, a))
+        if _inside(Areps, creps, y, skip=t):
+            return y
+    return None
 
 
 def foot_witnesses(point, Areps, creps):

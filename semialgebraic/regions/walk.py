@@ -65,7 +65,8 @@ from ..budget import Budget, Progress, checkpoint
 from ..exceptions import BudgetExceededError, CertificateError
 from ..lp import FloatLP, dot, feasible
 from ..sets import Polyhedron
-from .facets import facet_lp, foot_witnesses, misses_closure
+from .facets import (centre_point, facet_lp, facet_point, foot_witnesses, misses_closure,
+                     primitive_key)
 from .redundancy import redundancy_multipliers
 
 __all__ = ["Region", "RegionWalk", "regions", "region_at", "number_of_regions"]
@@ -326,11 +327,32 @@ def number_of_regions(net: Network, *, domain: Polyhedron | None = None,
 class _Forms:
     """Inequalities of one pattern: A (M x d) rows a_k, constants c (oriented: a·x + c > 0)."""
 
-    __slots__ = ("A", "c", "J", "offset", "zero_rows", "consistent")
+    __slots__ = ("A", "c", "J", "offset", "zero_rows", "consistent", "_geometry")
 
     def __init__(self, A, c, J, offset, zero_rows, consistent):
         self.A, self.c, self.J, self.offset, self.zero_rows = A, c, J, offset, zero_rows
         self.consistent = consistent
+        self._geometry = None
+
+    def geometry(self):
+        """``(rows, active, classes, order)``, computed once per pattern: the rows, the
+        indices of the non-zero rows, and the classes of coinciding hyperplanes (key: the
+        primitive integer vector of ``(a, c)``, a positive multiple; keys in order of first
+        index)."""
+        if self._geometry is None:
+            rows = self.A.to_rows()
+            active = [i for i in range(len(rows)) if any(v != 0 for v in rows[i])]
+            classes: dict = {}
+            order = []
+            for i in active:
+                key = primitive_key((*rows[i], self.c[i]))
+                if key in classes:
+                    classes[key].append(i)
+                else:
+                    classes[key] = [i]
+                    order.append(key)
+            self._geometry = (rows, active, classes, order)
+        return self._geometry
 
     def values(self, x):
         return tuple(v + c for v, c in zip(self.A.apply(x), self.c))
@@ -433,29 +455,22 @@ class _Engine:
     def region(self, pattern, point) -> Region:
         f = self.forms(pattern)
         A, c = f.A, f.c
-        rows = A.to_rows()
+        rows, active, classes, order = f.geometry()
         M = len(rows)
-        # re-centre: well-inside point (Chebyshev-like, verified exactly)
-        active = [i for i in range(M) if any(v != 0 for v in rows[i])]
-        if active and active[0] < self.n_hidden:     # (only domain rows: the point is inside)
-            Aact = A.submatrix(rows=active)
-            lp = feasible(A_lt=-Aact, b_lt=[c[i] for i in active], n=self.d)
-            if not lp.feasible:
-                raise CertificateError("regions", f"region {pattern} has an empty interior")
-            point = lp.point
-        # classes of coinciding hyperplanes
-        classes: dict = {}
-        order = []
-        for i in active:
-            r = rows[i]
-            s = next(abs(v) for v in r if v != 0)
-            key = tuple((int(q.p), int(q.q)) for q in (*(v / s for v in r), c[i] / s))
-            if key in classes:
-                classes[key].append(i)
-            else:
-                classes[key] = [i]
-                order.append(key)
         reps = [classes[k][0] for k in order]
+        Areps = A.submatrix(rows=reps) if reps else None
+        creps = [c[i] for i in reps]
+        # one warm float model per region: the centre, closure tests and facet centres
+        flp = FloatLP(-Areps, creps, centre=True) if reps else None
+        # re-centre: well-inside point (Chebyshev-like, verified exactly)
+        if active and active[0] < self.n_hidden:     # (only domain rows: the point is inside)
+            point = centre_point(flp, Areps, creps)
+            if point is None:                        # the guess failed: exact LP decides
+                Aact = A.submatrix(rows=active)
+                lp = feasible(A_lt=-Aact, b_lt=[c[i] for i in active], n=self.d)
+                if not lp.feasible:
+                    raise CertificateError("regions", f"region {pattern} has an empty interior")
+                point = lp.point
         facets, facet_classes, facet_points, neighbours = [], [], [], []
         self.pending_neighbours = []
         witnesses = {}
@@ -468,19 +483,18 @@ class _Engine:
                     witnesses[t] = y
                 else:
                     undecided.append(t)
-            flp = None
             certified: dict = {}
             for t in undecided:
                 checkpoint()           # each class may need an exact facet LP
                 if t in certified:
                     continue
                 i = reps[t]
-                if len(reps) > 1 and flp is None:
-                    flp = FloatLP(-Areps, creps)
-                if flp is not None and misses_closure(t, rows[i], c[i], Areps, creps, flp,
-                                                       undecided, certified, self.d):
+                if len(reps) > 1 and misses_closure(t, rows[i], c[i], Areps, creps, flp,
+                                                    undecided, certified, self.d):
                     continue
-                y = facet_lp(t, rows[i], c[i], Areps, creps, self.d)
+                y = facet_point(flp, t, rows[i], c[i], Areps, creps) if len(reps) > 1 else None
+                if y is None:          # no verified float guess: the exact facet LP decides
+                    y = facet_lp(t, rows[i], c[i], Areps, creps, self.d)
                 if y is not None:
                     witnesses[t] = y
         for t, i in enumerate(reps):
