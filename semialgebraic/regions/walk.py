@@ -497,19 +497,20 @@ class _Engine:
                     y = facet_lp(t, rows[i], c[i], Areps, creps, self.d)
                 if y is not None:
                     witnesses[t] = y
+        steps = []
         for t, i in enumerate(reps):
             y = witnesses.get(t)
             if y is None:
                 continue
-            a = rows[i]
             cls = tuple(classes[order[t]])
             facets.append(i)
             facet_classes.append(cls)
             facet_points.append(y)
-            if any(j >= self.n_hidden for j in cls):
-                q, y2 = None, None
-            else:
-                q, y2 = self._across(pattern, f, cls, a, y, Areps, creps, reps)
+            if not any(j >= self.n_hidden for j in cls):
+                steps.append((len(facets) - 1, t, cls, rows[i], y))
+        across = self._across_all(pattern, f, steps, Areps, creps, reps)
+        for pos, i in enumerate(facets):
+            q, y2 = across.get(pos, (None, None))
             neighbours.append((i, q))
             self.pending_neighbours.append((i, q, y2))
         ineqs = tuple((tuple(rows[i]), c[i]) for i in range(M))
@@ -531,29 +532,82 @@ class _Engine:
                       facet_points=tuple(facet_points), neighbours=tuple(neighbours),
                       n_hidden=self.n_hidden, redundant=redundant, _A=A)
 
-    def _across(self, pattern, f, cls, a, y, Areps, creps, reps):
-        """Pattern of the region across the facet through y (proved), and a point inside it."""
-        vals = tuple(v + w for v, w in zip(Areps.apply(y), creps))
-        slopes = Areps.apply(a)
-        # largest step keeping every other class positive under the current formulas
-        eps = None
-        for j, rj in enumerate(reps):
-            if rj in cls:
+    def patterns_at(self, points):
+        """:meth:`pattern_at` of every point, the network evaluated on all of them at once
+        (one exact matrix product per layer)."""
+        net, k = self.net, len(points)
+        H = QMatrix.from_rows([list(y) for y in points], ncols=self.d)
+        pats = [[] for _ in range(k)]
+        for l in range(net.depth - 1):
+            W, b = net.layer(l)
+            Z = (H @ W.T).add_to_rows(b)
+            n = Z.ncols
+            ents = Z.entries()
+            for r in range(k):
+                pats[r].extend((v > 0) - (v < 0) for v in ents[r * n:(r + 1) * n])
+            H = Z.relu()
+        out = []
+        for y, p in zip(points, pats):
+            p = tuple(p)
+            if self.domain is not None and not self.domain.contains_interior(y):
+                out.append(None)
                 continue
-            slope = slopes[j]
-            if slope > 0:
-                bound = vals[j] / slope
-                eps = bound if eps is None or bound < eps else eps
-        eps = (eps / 2) if eps is not None else Q(1)
-        for _ in range(64):
+            if not self.forms(p).consistent:   # a zero entry not identically zero
+                self.cache.pop(p, None)
+                out.append(None)
+                continue
+            out.append(p)
+        return out
+
+    def _proves(self, pattern, q, y, y2) -> bool:
+        """Exactly: q differs from *pattern*, and q's live inequalities are > 0 at y2 and
+        >= 0 at y (so the segment (y, y2] lies in q's region)."""
+        if q is None or q == pattern:
+            return False
+        g = self.forms(q)
+        V = (g.A @ QMatrix.from_rows([list(y), list(y2)], ncols=self.d).T).to_rows()
+        zero = set(g.zero_rows)
+        return all(V[k][1] + g.c[k] > 0 and V[k][0] + g.c[k] >= 0
+                   for k in range(len(V)) if k not in zero)
+
+    def _across_all(self, pattern, f, steps, Areps, creps, reps):
+        """For every facet step ``(position, class t, cls, a, y)``: the pattern across the
+        facet through y (proved) and a point inside it, ``{position: (q, y2)}``.  The first
+        step of every facet is tried at once (one product for the steps, one batched forward
+        pass for the patterns); a facet whose first step fails continues alone
+        (:meth:`_across`, the same sequence of steps)."""
+        if not steps:
+            return {}
+        d = self.d
+        V = (Areps @ QMatrix.from_rows([list(s[4]) for s in steps], ncols=d).T).to_rows()
+        S = (Areps @ QMatrix.from_rows([list(s[3]) for s in steps], ncols=d).T).to_rows()
+        firsts = []
+        for col, (_, t, _, a, y) in enumerate(steps):
+            # largest step keeping every other class positive under the current formulas
+            eps = None
+            for j in range(len(reps)):
+                slope = S[j][col]
+                if j != t and slope > 0:
+                    bound = (V[j][col] + creps[j]) / slope
+                    eps = bound if eps is None or bound < eps else eps
+            eps = (eps / 2) if eps is not None else Q(1)
+            firsts.append((eps, tuple(u - eps * v for u, v in zip(y, a))))
+        qs = self.patterns_at([y2 for _, y2 in firsts])
+        out = {}
+        for (pos, _, cls, a, y), (eps, y2), q in zip(steps, firsts, qs):
+            if self._proves(pattern, q, y, y2):
+                out[pos] = (q, y2)
+            else:
+                out[pos] = self._across(pattern, cls, a, y, eps / 4, 63)
+        return out
+
+    def _across(self, pattern, cls, a, y, eps, tries):
+        """Pattern of the region across the facet through y (proved), and a point inside it:
+        steps ``y - eps a``, *eps* divided by 4 after each failed proof."""
+        for _ in range(tries):
             y2 = tuple(u - eps * v for u, v in zip(y, a))
             q = self.pattern_at(y2)
-            if q is not None and q != pattern:
-                g = self.forms(q)
-                vq = g.values(y)
-                v2 = g.values(y2)
-                live = [k for k in range(len(vq)) if k not in g.zero_rows]
-                if all(v2[k] > 0 and vq[k] >= 0 for k in live):
-                    return q, y2
+            if self._proves(pattern, q, y, y2):
+                return q, y2
             eps /= 4
         raise CertificateError("regions", f"could not step across facet {cls} of region {pattern}")
