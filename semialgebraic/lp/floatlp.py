@@ -258,6 +258,7 @@ class FloatLP:
         A = np.asarray(A, dtype=float)
         m, n = A.shape
         self.n, self.m = n, m
+        self.A = A                     # the float model, for callers' float screens
         self._centre = centre
         ncol = n + 1 if centre else n
         if centre:
@@ -278,7 +279,7 @@ class FloatLP:
         if centre:
             lp.col_lower_[n] = 0.0
             lp.col_upper_[n] = 0.0
-        self._b = np.asarray([float(v) for v in b], dtype=float)
+        self._b = self.b = np.asarray([float(v) for v in b], dtype=float)
         lp.row_lower_ = np.full(m, -inf)
         lp.row_upper_ = self._b.copy()
         lp.a_matrix_.format_ = hc.MatrixFormat.kRowwise

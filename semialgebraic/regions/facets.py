@@ -75,13 +75,25 @@ def facet_point(flp, t, a, ci, Areps, creps):
     return None
 
 
-def foot_witnesses(point, Areps, creps):
+def foot_witnesses(point, Areps, creps, flp=None):
     """For each class t: the foot of the perpendicular from the interior point onto its
-    hyperplane if it witnesses a facet (every other class > 0 there), else None.  All feet
-    are checked with one matrix product."""
+    hyperplane if it witnesses a facet (every other class > 0 there), else None.
+
+    With *flp* (the region's :class:`~semialgebraic.lp.FloatLP`, rows ``-Areps``), the feet
+    are first screened in floats: a foot that clearly violates another class (beyond a
+    rounding tolerance) is dropped, since it cannot be a witness; only the remaining feet are
+    checked, exactly.  Without it, all feet are checked with one exact matrix product."""
     m = len(creps)
     vals_p = [v + w for v, w in zip(Areps.apply(point), creps)]
     A = Areps.to_rows()
+    if flp is not None:
+        out = [None] * m
+        for t in _screen_feet(flp, point):
+            s = vals_p[t] / dot(A[t], A[t])
+            y = tuple(p - s * v for p, v in zip(point, A[t]))
+            if _inside(Areps, creps, y, skip=t):
+                out[t] = y
+        return out
     feet = []
     for t in range(m):
         s = vals_p[t] / dot(A[t], A[t])
@@ -92,6 +104,22 @@ def foot_witnesses(point, Areps, creps):
         ok = all(V[j][t] + creps[j] > 0 for j in range(m) if j != t)
         out.append(tuple(feet[t]) if ok else None)
     return out
+
+
+def _screen_feet(flp, point):
+    """Classes whose float foot is not clearly outside the region (a superset of the feet that
+    are witnesses: only a tolerance-sized violation counts as 'clearly')."""
+    import numpy as np
+    Af, cf = -flp.A, flp.b
+    pf = np.array([float(v) for v in point])
+    vals = Af @ pf + cf
+    nn = np.einsum("ij,ij->i", Af, Af)
+    feet = pf[None, :] - (vals / nn)[:, None] * Af
+    V = Af @ feet.T + cf[:, None]                      # V[j, t] = ℓ_j(foot_t)
+    tol = 1e-9 * (1.0 + np.abs(cf)[:, None] + np.abs(Af) @ np.abs(feet).T)
+    bad = V <= -tol
+    np.fill_diagonal(bad, False)
+    return [int(t) for t in np.flatnonzero(~bad.any(axis=0))]
 
 def misses_closure(t, a, ci, Areps, creps, flp, undecided, certified, d) -> bool:
     """Exact proof that ℓ_t >= λ_0 > 0 on the closure: ℓ_t = Σ λ_f ℓ_f + λ_0, λ >= 0.

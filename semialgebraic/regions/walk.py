@@ -372,6 +372,7 @@ class _Engine:
             self.dom_A, self.dom_c = None, ()
         self.cache: dict = {}
         self.pending_neighbours: list = []
+        self._float_layers = None
 
     # -- forms ------------------------------------------------------------------------------
     def forms(self, pattern) -> _Forms:
@@ -478,7 +479,7 @@ class _Engine:
             Areps = A.submatrix(rows=reps)
             creps = [c[i] for i in reps]
             undecided = []
-            for t, y in enumerate(foot_witnesses(point, Areps, creps)):
+            for t, y in enumerate(foot_witnesses(point, Areps, creps, flp)):
                 if y is not None:
                     witnesses[t] = y
                 else:
@@ -592,14 +593,46 @@ class _Engine:
                     eps = bound if eps is None or bound < eps else eps
             eps = (eps / 2) if eps is not None else Q(1)
             firsts.append((eps, tuple(u - eps * v for u, v in zip(y, a))))
-        qs = self.patterns_at([y2 for _, y2 in firsts])
-        out = {}
-        for (pos, _, cls, a, y), (eps, y2), q in zip(steps, firsts, qs):
+        # candidate patterns from a float forward pass; a candidate that passes the exact
+        # proof IS the pattern at y2 (its consistent formulas hold with its own signs there,
+        # layer by layer); otherwise the exact forward pass decides
+        guesses = self._float_patterns([y2 for _, y2 in firsts])
+        out, redo = {}, []
+        for col, ((pos, _, _, _, y), (_, y2), q) in enumerate(zip(steps, firsts, guesses)):
+            if q is not None and self.forms(q).consistent and self._proves(pattern, q, y, y2):
+                out[pos] = (q, y2)
+            else:
+                redo.append(col)
+        qs = self.patterns_at([firsts[col][1] for col in redo]) if redo else []
+        for col, q in zip(redo, qs):
+            pos, _, cls, a, y = steps[col]
+            eps, y2 = firsts[col]
             if self._proves(pattern, q, y, y2):
                 out[pos] = (q, y2)
             else:
                 out[pos] = self._across(pattern, cls, a, y, eps / 4, 63)
         return out
+
+    def _float_patterns(self, points):
+        """Sign patterns of the float forward pass at *points* (guesses only), or Nones."""
+        import numpy as np
+        if self._float_layers is None:
+            self._float_layers = [
+                (np.array([[float(v) for v in row] for row in W.to_rows()], dtype=float),
+                 np.array([float(v) for v in b], dtype=float))
+                for W, b in (self.net.layer(l) for l in range(self.net.depth - 1))]
+        H = np.array([[float(v) for v in y] for y in points], dtype=float)
+        signs = []
+        for W, b in self._float_layers:
+            Z = H @ W.T + b
+            if not np.all(np.isfinite(Z)):
+                return [None] * len(points)
+            signs.append(np.sign(Z).astype(int))
+            H = np.maximum(Z, 0.0)
+        if not signs:
+            return [()] * len(points)
+        P = np.hstack(signs)
+        return [tuple(int(v) for v in row) for row in P]
 
     def _across(self, pattern, cls, a, y, eps, tries):
         """Pattern of the region across the facet through y (proved), and a point inside it:
