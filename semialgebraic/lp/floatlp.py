@@ -288,19 +288,21 @@ class FloatLP:
         lp.a_matrix_.value_ = A.ravel()
         h.passModel(lp)
         self._h = h
+        self._optimal = hc.HighsModelStatus.kOptimal
         self._idx = np.arange(n, dtype=np.int32)
         self._np = np
 
     def minimize(self, c):
         np = self._np
         h = self._h
-        h.changeColsCost(self.n, self._idx, np.asarray([float(v) for v in c], dtype=float))
+        cf = c if isinstance(c, np.ndarray) else np.asarray([float(v) for v in c], dtype=float)
+        h.changeColsCost(self.n, self._idx, cf)
         h.run()
-        if str(h.getModelStatus()).rsplit(".", 1)[-1] != "kOptimal":
+        if h.getModelStatus() != self._optimal:
             return None
         sol = h.getSolution()
         x = np.array(sol.col_value)[:self.n]
-        return float(np.dot([float(v) for v in c], x)), x, -np.array(sol.row_dual)
+        return float(np.dot(cf, x)), x, -np.array(sol.row_dual)
 
     def centre(self, row: int | None = None):
         """``(s, x)``: max s with ``A x + ‖A_i‖ s <= b`` and s <= 1 (with *row*: inside the
@@ -315,7 +317,7 @@ class FloatLP:
             h.changeRowBounds(row, self._b[row], self._b[row])
         try:
             h.run()
-            ok = str(h.getModelStatus()).rsplit(".", 1)[-1] == "kOptimal"
+            ok = h.getModelStatus() == self._optimal
             out = None
             if ok:
                 x = np.array(h.getSolution().col_value)

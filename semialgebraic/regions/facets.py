@@ -20,7 +20,7 @@ from algebra.rationals import Q
 from ..lp import dot, feasible
 
 __all__ = ["foot_witnesses", "misses_closure", "facet_lp", "centre_point", "facet_point",
-           "primitive_key"]
+           "primitive_key", "augmented"]
 
 
 def primitive_key(values) -> tuple:
@@ -40,25 +40,30 @@ def _rounded(xf, s, d):
                     for f in (Fraction(float(v)).limit_denominator(D) for v in xf))
 
 
-def _inside(Areps, creps, y, skip=None) -> bool:
-    """Exactly: every class (but *skip*) is > 0 at *y*."""
-    return all(v + w > 0 for j, (v, w) in enumerate(zip(Areps.apply(y), creps)) if j != skip)
+def augmented(Areps, creps) -> QMatrix:
+    """``[Areps | creps]``: one exact product with ``(y, 1)`` gives every ``ℓ_j(y)``."""
+    return QMatrix.hstack([Areps, QMatrix.column(creps)])
 
 
-def centre_point(flp, Areps, creps):
+def _inside(Aug, y, skip=None) -> bool:
+    """Exactly: every class (but *skip*) is > 0 at *y* (*Aug* = :func:`augmented`)."""
+    return all(v > 0 for j, v in enumerate(Aug.apply((*y, 1))) if j != skip)
+
+
+def centre_point(flp, Aug):
     """An exact point well inside ``{Areps x + creps > 0}`` from the float centre of the warm
     model *flp* (``FloatLP(-Areps, creps, centre=True)``), verified exactly; None when the
     guess does not verify (the caller then runs the exact LP)."""
     got = flp.centre()
     if got is None or got[0] <= 1e-9:
         return None
-    for y in _rounded(got[1], got[0], Areps.ncols):
-        if _inside(Areps, creps, y):
+    for y in _rounded(got[1], got[0], Aug.ncols - 1):
+        if _inside(Aug, y):
             return y
     return None
 
 
-def facet_point(flp, t, a, ci, Areps, creps):
+def facet_point(flp, t, a, ci, Aug):
     """An exact point of class *t*'s hyperplane with every other class > 0 (a facet witness)
     from the float centre of the facet in the warm model *flp*: rounded, projected exactly
     onto the hyperplane and verified exactly; None when the guess does not verify (the
@@ -67,31 +72,32 @@ def facet_point(flp, t, a, ci, Areps, creps):
     if got is None or got[0] <= 1e-9:
         return None
     nn = dot(a, a)
-    for x in _rounded(got[1], got[0], Areps.ncols):
+    for x in _rounded(got[1], got[0], Aug.ncols - 1):
         r = (dot(a, x) + ci) / nn
         y = tuple(u - r * v for u, v in zip(x, a))
-        if _inside(Areps, creps, y, skip=t):
+        if _inside(Aug, y, skip=t):
             return y
     return None
 
 
-def foot_witnesses(point, Areps, creps, flp=None):
+def foot_witnesses(point, Areps, creps, flp=None, Aug=None):
     """For each class t: the foot of the perpendicular from the interior point onto its
     hyperplane if it witnesses a facet (every other class > 0 there), else None.
 
-    With *flp* (the region's :class:`~semialgebraic.lp.FloatLP`, rows ``-Areps``), the feet
+    With *flp* (the region's :class:`~semialgebraic.lp.FloatLP`, rows ``-Areps``) and *Aug*
+    (:func:`augmented`), the feet
     are first screened in floats: a foot that clearly violates another class (beyond a
     rounding tolerance) is dropped, since it cannot be a witness; only the remaining feet are
     checked, exactly.  Without it, all feet are checked with one exact matrix product."""
     m = len(creps)
     vals_p = [v + w for v, w in zip(Areps.apply(point), creps)]
     A = Areps.to_rows()
-    if flp is not None:
+    if flp is not None and Aug is not None:
         out = [None] * m
         for t in _screen_feet(flp, point):
             s = vals_p[t] / dot(A[t], A[t])
             y = tuple(p - s * v for p, v in zip(point, A[t]))
-            if _inside(Areps, creps, y, skip=t):
+            if _inside(Aug, y, skip=t):
                 out[t] = y
         return out
     feet = []
@@ -133,7 +139,7 @@ def misses_closure(t, a, ci, Areps, creps, flp, undecided, certified, d) -> bool
     with the inverse of the basis), and each one whose λ >= 0 and λ_0 > 0 is certified.
     Only the exact identities count.
     """
-    out = flp.minimize(a)
+    out = flp.minimize(-flp.A[t])
     if out is None:
         return False
     value, _, duals = out

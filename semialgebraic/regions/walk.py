@@ -65,7 +65,7 @@ from ..budget import Budget, Progress, checkpoint
 from ..exceptions import BudgetExceededError, CertificateError
 from ..lp import FloatLP, dot, feasible
 from ..sets import Polyhedron
-from .facets import (centre_point, facet_lp, facet_point, foot_witnesses, misses_closure,
+from .facets import (augmented, centre_point, facet_lp, facet_point, foot_witnesses, misses_closure,
                      primitive_key)
 from .redundancy import redundancy_multipliers
 
@@ -327,12 +327,19 @@ def number_of_regions(net: Network, *, domain: Polyhedron | None = None,
 class _Forms:
     """Inequalities of one pattern: A (M x d) rows a_k, constants c (oriented: a·x + c > 0)."""
 
-    __slots__ = ("A", "c", "J", "offset", "zero_rows", "consistent", "_geometry")
+    __slots__ = ("A", "c", "J", "offset", "zero_rows", "consistent", "_geometry", "_aug")
 
     def __init__(self, A, c, J, offset, zero_rows, consistent):
         self.A, self.c, self.J, self.offset, self.zero_rows = A, c, J, offset, zero_rows
         self.consistent = consistent
         self._geometry = None
+        self._aug = None
+
+    def augmented(self) -> QMatrix:
+        """``[A | c]`` (cached): ``[A | c] (x, 1) = A x + c``."""
+        if self._aug is None:
+            self._aug = augmented(self.A, self.c)
+        return self._aug
 
     def geometry(self):
         """``(rows, active, classes, order)``, computed once per pattern: the rows, the
@@ -463,9 +470,10 @@ class _Engine:
         creps = [c[i] for i in reps]
         # one warm float model per region: the centre, closure tests and facet centres
         flp = FloatLP(-Areps, creps, centre=True) if reps else None
+        Aug = augmented(Areps, creps) if reps else None
         # re-centre: well-inside point (Chebyshev-like, verified exactly)
         if active and active[0] < self.n_hidden:     # (only domain rows: the point is inside)
-            point = centre_point(flp, Areps, creps)
+            point = centre_point(flp, Aug)
             if point is None:                        # the guess failed: exact LP decides
                 Aact = A.submatrix(rows=active)
                 lp = feasible(A_lt=-Aact, b_lt=[c[i] for i in active], n=self.d)
@@ -479,7 +487,7 @@ class _Engine:
             Areps = A.submatrix(rows=reps)
             creps = [c[i] for i in reps]
             undecided = []
-            for t, y in enumerate(foot_witnesses(point, Areps, creps, flp)):
+            for t, y in enumerate(foot_witnesses(point, Areps, creps, flp, Aug)):
                 if y is not None:
                     witnesses[t] = y
                 else:
@@ -493,7 +501,7 @@ class _Engine:
                 if len(reps) > 1 and misses_closure(t, rows[i], c[i], Areps, creps, flp,
                                                     undecided, certified, self.d):
                     continue
-                y = facet_point(flp, t, rows[i], c[i], Areps, creps) if len(reps) > 1 else None
+                y = facet_point(flp, t, rows[i], c[i], Aug) if len(reps) > 1 else None
                 if y is None:          # no verified float guess: the exact facet LP decides
                     y = facet_lp(t, rows[i], c[i], Areps, creps, self.d)
                 if y is not None:
@@ -566,10 +574,9 @@ class _Engine:
         if q is None or q == pattern:
             return False
         g = self.forms(q)
-        V = (g.A @ QMatrix.from_rows([list(y), list(y2)], ncols=self.d).T).to_rows()
+        V = (g.augmented() @ QMatrix.from_rows([(*y, 1), (*y2, 1)], ncols=self.d + 1).T).to_rows()
         zero = set(g.zero_rows)
-        return all(V[k][1] + g.c[k] > 0 and V[k][0] + g.c[k] >= 0
-                   for k in range(len(V)) if k not in zero)
+        return all(V[k][1] > 0 and V[k][0] >= 0 for k in range(len(V)) if k not in zero)
 
     def _across_all(self, pattern, f, steps, Areps, creps, reps):
         """For every facet step ``(position, class t, cls, a, y)``: the pattern across the
