@@ -1,11 +1,16 @@
 r"""Exact facet tests of one linear region (used by the walk of :mod:`semialgebraic.regions.walk`).
 
 The region is ``{ℓ_j(x) = a_j·x + c_j > 0}`` over the classes j of coinciding hyperplanes.  A
-class t is a facet iff ``{ℓ_t = 0, ℓ_j > 0 for every other class j}`` is feasible.  Cheapest
-first: the foot of the perpendicular from the interior point onto the hyperplane, checked
-exactly (:func:`foot_witnesses`); then an exact proof that the hyperplane misses the closure,
-with the support guessed by a float LP and the multipliers solved for exactly
-(:func:`misses_closure`); then the exact facet LP (:func:`facet_lp`).  Only exact points and
+class t is a facet iff ``{ℓ_t = 0, ℓ_j > 0 for every other class j}`` is feasible.  One warm
+float model per region (:class:`~semialgebraic.lp.FloatLP` with ``centre=True``) serves every
+float guess of the region: its Chebyshev-like centre (:func:`centre_point`), the supports of
+closure proofs and the centres of facets.  Cheapest first: the foot of the perpendicular from
+the centre onto the hyperplane (feet screened in floats, the survivors checked exactly,
+:func:`foot_witnesses`); then an exact proof that the hyperplane misses the closure, with the
+support guessed by the float model and the multipliers solved for exactly
+(:func:`misses_closure`); then the float centre of the facet rounded, projected exactly onto
+the hyperplane and checked exactly (:func:`facet_point`); then the exact facet LP
+(:func:`facet_lp`), which decides whenever a guess does not verify.  Only exact points and
 exact identities decide.
 """
 

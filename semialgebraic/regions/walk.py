@@ -23,7 +23,18 @@ Neighbours (exact).  Across a facet only the neurons of the facet's class and th
 are identically zero on the region can change (every other pre-activation is non-zero at y).
 The neighbour's pattern q is the pattern at ``y' = y - ε a_i``; it is *proved* to be the region
 across the facet by checking that q's own inequalities are strictly positive at y' and
-non-negative at y (so the segment (y, y'] lies in q's region), halving ε otherwise.  The
+non-negative at y (so the segment (y, y'] lies in q's region), dividing ε by 4 otherwise.  The
+first step of every facet of a region is taken at once: one exact product for the step sizes,
+a float forward pass guessing every q (a guess that passes the exact check *is* the pattern at
+y': its consistent formulas hold with its own signs there, layer by layer), and one exact
+batched forward pass for the guesses that fail.
+
+Speed.  Per pattern, the rows, the classes (keyed by primitive integer vectors) and ``[A | c]``
+are computed once and cached; per region, one warm HiGHS model gives every float guess (the
+centre, closure supports, facet centres; :mod:`semialgebraic.regions.facets`).  Floats only
+choose what to check; ``tests/semialgebraic/test_regions_fast_paths.py`` checks that the exact
+paths alone walk the same regions.  ``benchmarks/bench_regions.py --before REV`` measures the
+speed-up against an older revision.  The
 neighbour may differ in several neurons (coinciding hyperplanes, or a deeper neuron whose
 bent hyperplane continues the facet).
 
