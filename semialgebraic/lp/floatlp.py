@@ -35,8 +35,12 @@ def _floats(M: QMatrix):
     return np.array([float(v) for v in M.entries()], dtype=float).reshape(M.nrows, M.ncols)
 
 
-def _highs_solve(G, h, n_strict, weights, cost, t_col, sense_max=True, lower_t=None):
-    """Run HiGHS on  G w <= h  (rows), free columns except t <= 1; returns (status, x, dual, ray)."""
+def _highs_solve(G, h, n_strict, weights, cost, t_col, sense_max=True, lower_t=None,
+                 basis_out=None):
+    """Run HiGHS on  G w <= h  (rows), free columns except t <= 1; returns (status, x, dual, ray).
+
+    With a list *basis_out*, an optimal solve appends ``(nonbasic rows, t nonbasic, number of
+    nonbasic columns)`` of HiGHS's final basis (a guess for the exact simplex's warm start)."""
     import numpy as np
     from highspy import _core as hc
     m, ncol = G.shape
@@ -67,6 +71,12 @@ def _highs_solve(G, h, n_strict, weights, cost, t_col, sense_max=True, lower_t=N
     sol = h_.getSolution()
     name = str(st).rsplit(".", 1)[-1]
     if name == "kOptimal":
+        if basis_out is not None:
+            basis = h_.getBasis()
+            basic = hc.HighsBasisStatus.kBasic
+            rows = [i for i, v in enumerate(basis.row_status) if v != basic]
+            cols = [j for j, v in enumerate(basis.col_status) if v != basic]
+            basis_out.append((rows, t_col in cols, len(cols)))
         return "optimal", np.array(sol.col_value), np.array(sol.row_dual), None
     if name == "kInfeasible":
         ok, ray = _dual_ray(h_, m)
@@ -94,11 +104,12 @@ def _dual_ray(h_, m):
     return True, np.array(ray[:m], dtype=float)
 
 
-def guess_and_verify(G_lt, h_lt, G_le, h_le):
+def guess_and_verify(G_lt, h_lt, G_le, h_le, hint=None):
     """Decide ``G_lt z < h_lt, G_le z <= h_le`` by a HiGHS guess verified exactly.
 
     Returns ``(True, z)`` with an exact point, ``(False, (y_lt, y_le))`` with exact Motzkin
-    multipliers, or None when the guess cannot be verified (the caller then decides exactly).
+    multipliers, or None when the guess cannot be verified (the caller then decides exactly;
+    with a list *hint*, HiGHS's optimal basis is appended to it for the exact warm start).
     """
     import numpy as np
     k = G_lt.ncols
@@ -120,7 +131,8 @@ def guess_and_verify(G_lt, h_lt, G_le, h_le):
     h = np.r_[f_lt, f_le]
     if not np.all(np.isfinite(G)) or not np.all(np.isfinite(h)):
         return None
-    status, x, dual, ray = _highs_solve(G, h, m_lt, None, cost, t_col)
+    status, x, dual, ray = _highs_solve(G, h, m_lt, None, cost, t_col,
+                                        basis_out=hint if m_lt else None)
     if status == "optimal":
         t = x[k] if m_lt else 1.0
         if t > 1e-9:
