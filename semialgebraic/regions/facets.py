@@ -25,7 +25,7 @@ from algebra.rationals import Q
 from ..lp import dot, feasible
 
 __all__ = ["foot_witnesses", "misses_closure", "facet_lp", "centre_point", "facet_point",
-           "primitive_key", "augmented"]
+           "primitive_key", "augmented", "certify_with_basis"]
 
 
 def primitive_key(values) -> tuple:
@@ -159,16 +159,7 @@ def misses_closure(t, a, ci, Areps, creps, flp, undecided, certified, d) -> bool
         todo = [u for u in undecided if u not in certified and u not in support]
         if t not in todo:
             return False
-        inv = AS.T.inverse()
-        Lam = inv @ Areps.submatrix(rows=todo).T          # column u: λ for inequality u
-        cS = QMatrix.row([creps[f] for f in support])
-        lam0 = cS @ Lam                                    # Σ λ_f c_f per column
-        lam_rows = Lam.to_rows()
-        l0 = lam0.row_at(0)
-        for col, u in enumerate(todo):
-            if creps[u] - l0[col] > 0 and all(lam_rows[r][col] >= 0 for r in range(len(support))):
-                certified[u] = (support, [lam_rows[r][col] for r in range(len(support))],
-                                creps[u] - l0[col])
+        certify_with_basis(support, AS, Areps, creps, todo, certified)
         return t in certified
     sol = AS.T.solve_general(list(a))
     if sol is None:
@@ -181,6 +172,24 @@ def misses_closure(t, a, ci, Areps, creps, flp, undecided, certified, d) -> bool
         certified[t] = (support, list(lam), lam0)
         return True
     return False
+
+def certify_with_basis(support, AS, Areps, creps, todo, certified):
+    """Exact closure proofs of every class of *todo* over one basis *support* of d classes
+    (``AS`` = their rows, rank d): λ solves ``Σ λ_f a_f = a_u`` (one product with the inverse
+    of the basis for all of them); each u with λ >= 0 and ``λ_0 = c_u - Σ λ_f c_f > 0`` goes
+    into *certified*.  Any classes of the region may form the basis (each ``ℓ_f > 0`` on it),
+    e.g. one that certified classes of a neighbouring region."""
+    inv = AS.T.inverse()
+    Lam = inv @ Areps.submatrix(rows=todo).T          # column u: λ for inequality u
+    cS = QMatrix.row([creps[f] for f in support])
+    lam0 = cS @ Lam                                    # Σ λ_f c_f per column
+    lam_rows = Lam.to_rows()
+    l0 = lam0.row_at(0)
+    for col, u in enumerate(todo):
+        if creps[u] - l0[col] > 0 and all(lam_rows[r][col] >= 0 for r in range(len(support))):
+            certified[u] = (list(support), [lam_rows[r][col] for r in range(len(support))],
+                            creps[u] - l0[col])
+
 
 def facet_lp(t, a, ci, Areps, creps, d):
     """Exact facet LP: a point with ℓ_t = 0 and every other class > 0 (dimension *d*), or None."""

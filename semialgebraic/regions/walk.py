@@ -76,7 +76,7 @@ from ..budget import Budget, Progress, checkpoint
 from ..exceptions import BudgetExceededError, CertificateError
 from ..lp import FloatLP, dot, feasible
 from ..sets import Polyhedron
-from .facets import (augmented, centre_point, facet_lp, facet_point, foot_witnesses, misses_closure,
+from .facets import (augmented, centre_point, certify_with_basis, facet_lp, facet_point, foot_witnesses, misses_closure,
                      primitive_key)
 from .redundancy import redundancy_multipliers
 
@@ -200,6 +200,7 @@ class RegionWalk:
                     if q is not None and q not in seen:
                         seen.add(q)
                         queue.append((q, y))
+                        eng.inherited[q] = eng.bases
                 self.count += 1
                 prog.update(1, f"(queue {len(queue)})")
                 yield region
@@ -391,6 +392,8 @@ class _Engine:
         self.cache: dict = {}
         self.pending_neighbours: list = []
         self._float_layers = None
+        self.bases: list = []          # bases of the last region's closure proofs (class keys)
+        self.inherited: dict = {}      # pattern -> bases of the region it was reached from
 
     # -- forms ------------------------------------------------------------------------------
     def forms(self, pattern) -> _Forms:
@@ -504,6 +507,18 @@ class _Engine:
                 else:
                     undecided.append(t)
             certified: dict = {}
+            # bases that certified classes of the region we came from, tried first (exact)
+            where = {key: t for t, key in enumerate(order)}
+            for keys in self.inherited.pop(pattern, ()):
+                basis = [where.get(key) for key in keys]
+                todo = [u for u in undecided if u not in certified and u not in basis]
+                if not todo:
+                    break
+                if None in basis:
+                    continue
+                AS = Areps.submatrix(rows=basis)
+                if AS.rank() == self.d:
+                    certify_with_basis(basis, AS, Areps, creps, todo, certified)
             for t in undecided:
                 checkpoint()           # each class may need an exact facet LP
                 if t in certified:
@@ -528,6 +543,9 @@ class _Engine:
             facet_points.append(y)
             if not any(j >= self.n_hidden for j in cls):
                 steps.append((len(facets) - 1, t, cls, rows[i], y))
+        if reps:       # the bases of this region's closure proofs, for its neighbours
+            self.bases = list({tuple(order[u] for u in proof[0]): None
+                               for proof in certified.values() if len(proof[0]) == self.d})
         across = self._across_all(pattern, f, steps, Areps, creps, reps)
         for pos, i in enumerate(facets):
             q, y2 = across.get(pos, (None, None))
