@@ -27,16 +27,16 @@ non-negative at y (so the segment (y, y'] lies in q's region), dividing ε by 4 
 first step of every facet of a region is taken at once: one exact product for the step sizes,
 a float forward pass guessing every q (a guess that passes the exact check *is* the pattern at
 y': its consistent formulas hold with its own signs there, layer by layer), and one exact
-batched forward pass for the guesses that fail.
+batched forward pass for the guesses that fail.  The
+neighbour may differ in several neurons (coinciding hyperplanes, or a deeper neuron whose
+bent hyperplane continues the facet).
 
 Speed.  Per pattern, the rows, the classes (keyed by primitive integer vectors) and ``[A | c]``
 are computed once and cached; per region, one warm HiGHS model gives every float guess (the
 centre, closure supports, facet centres; :mod:`semialgebraic.regions.facets`).  Floats only
 choose what to check; ``tests/semialgebraic/test_regions_fast_paths.py`` checks that the exact
 paths alone walk the same regions.  ``benchmarks/bench_regions.py --before REV`` measures the
-speed-up against an older revision.  The
-neighbour may differ in several neurons (coinciding hyperplanes, or a deeper neuron whose
-bent hyperplane continues the facet).
+speed-up against an older revision.
 
 Redundancy multipliers (``regions(..., multipliers=True)``).  For every inequality that is not
 a facet, exact Farkas multipliers over the facets (``Region.redundant``,
@@ -76,8 +76,8 @@ from ..budget import Budget, Progress, checkpoint
 from ..exceptions import BudgetExceededError, CertificateError
 from ..lp import FloatLP, dot, feasible
 from ..sets import Polyhedron
-from .facets import (augmented, centre_point, certify_with_basis, facet_lp, facet_point, foot_witnesses, misses_closure,
-                     primitive_key)
+from .facets import (augmented, centre_point, certify_with_basis, facet_lp, facet_point,
+                     foot_witnesses, misses_closure, primitive_key)
 from .redundancy import redundancy_multipliers
 
 __all__ = ["Region", "RegionWalk", "regions", "region_at", "number_of_regions"]
@@ -373,9 +373,6 @@ class _Forms:
             self._geometry = (rows, active, classes, order)
         return self._geometry
 
-    def values(self, x):
-        return tuple(v + c for v, c in zip(self.A.apply(x), self.c))
-
 
 class _Engine:
     def __init__(self, net: Network, domain: Polyhedron | None, multipliers: bool = False):
@@ -498,8 +495,6 @@ class _Engine:
         self.pending_neighbours = []
         witnesses = {}
         if reps:
-            Areps = A.submatrix(rows=reps)
-            creps = [c[i] for i in reps]
             undecided = []
             for t, y in enumerate(foot_witnesses(point, Areps, creps, flp, Aug)):
                 if y is not None:
@@ -510,6 +505,7 @@ class _Engine:
             # bases that certified classes of the region we came from, tried first (exact)
             where = {key: t for t, key in enumerate(order)}
             for keys in self.inherited.pop(pattern, ()):
+                checkpoint()
                 basis = [where.get(key) for key in keys]
                 todo = [u for u in undecided if u not in certified and u not in basis]
                 if not todo:
@@ -546,7 +542,7 @@ class _Engine:
         if reps:       # the bases of this region's closure proofs, for its neighbours
             self.bases = list({tuple(order[u] for u in proof[0]): None
                                for proof in certified.values() if len(proof[0]) == self.d})
-        across = self._across_all(pattern, f, steps, Areps, creps, reps)
+        across = self._across_all(pattern, steps, Areps, creps, reps)
         for pos, i in enumerate(facets):
             q, y2 = across.get(pos, (None, None))
             neighbours.append((i, q))
@@ -607,7 +603,7 @@ class _Engine:
         zero = set(g.zero_rows)
         return all(V[k][1] > 0 and V[k][0] >= 0 for k in range(len(V)) if k not in zero)
 
-    def _across_all(self, pattern, f, steps, Areps, creps, reps):
+    def _across_all(self, pattern, steps, Areps, creps, reps):
         """For every facet step ``(position, class t, cls, a, y)``: the pattern across the
         facet through y (proved) and a point inside it, ``{position: (q, y2)}``.  The first
         step of every facet is tried at once (one product for the steps, one batched forward
