@@ -2,6 +2,7 @@
 
 Run by hand:  python benchmarks/bench_regions.py [--nets 2-16-16-1,3-20-20-1,4-16-16-16-1]
               [--seeds 0] [--skip-relucent] [--relucent-verify] [--max-regions N]
+              [--before REV]
 
 Random ReLU nets with fixed seeds: weights and biases are float64 standard normal draws rounded
 to multiples of 1/64, so the float tool and the exact tool see *identical* numbers (every
@@ -11,11 +12,21 @@ exact interior point, and every facet's neighbour is certified).  Times are wall
 same machine, one worker each (relucent ``nworkers=1``, ``verify=False`` unless
 ``--relucent-verify``).  With ``--max-regions N`` both tools stop after N regions (BFS from the
 origin): a partial, time-only comparison for nets too large to enumerate here.
+
+``--before REV`` also runs the walk of git revision REV (checked out into a temporary
+directory, run in a subprocess on the same net, in the same minute) and prints its CPU
+seconds per region and the ratio before/after: the machine is shared, so the figures compared
+are CPU seconds (``time.process_time``), not wall clock.  The region counts of both must agree.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
 import time
 from collections import OrderedDict
 
@@ -42,13 +53,36 @@ def exact_net(ws) -> Network:
 
 
 def run_exact(ws, max_regions=None):
+    """(regions, wall seconds, CPU seconds) of the exact walk."""
     net = exact_net(ws)
-    t = time.perf_counter()
+    t, c = time.perf_counter(), time.process_time()
     walk = regions(net, progress=False, max_regions=max_regions)
     n = sum(1 for _ in walk)
-    dt = time.perf_counter() - t
+    dt, dc = time.perf_counter() - t, time.process_time() - c
     assert walk.complete or max_regions is not None
-    return n, dt
+    return n, dt, dc
+
+
+def checkout(rev: str) -> str:
+    """A temporary directory holding the tree of git revision *rev* (for ``--before``)."""
+    root = subprocess.run(["git", "rev-parse", "--show-toplevel"], capture_output=True, text=True,
+                          check=True, cwd=os.path.dirname(os.path.abspath(__file__))).stdout.strip()
+    tmp = tempfile.mkdtemp(prefix="bench_regions_before_")
+    archive = subprocess.run(["git", "archive", rev], capture_output=True, check=True, cwd=root).stdout
+    subprocess.run(["tar", "-x", "-C", tmp], input=archive, check=True)
+    return tmp
+
+
+def run_before(tree: str, spec: str, seed: int, max_regions):
+    """(regions, wall s, CPU s) of the walk of the checked-out *tree*, in a subprocess."""
+    code = ("import json, sys, time; sys.path.insert(0, 'benchmarks'); import bench_regions as b; "
+            f"ws = b.weights({[int(v) for v in spec.split('-')]}, {seed}); c = time.process_time(); "
+            f"got = b.run_exact(ws, {max_regions!r}); "
+            "print(json.dumps([got[0], got[1], time.process_time() - c]))")
+    env = dict(os.environ, PYTHONPATH=tree)
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
+                         cwd=tree, env=env).stdout
+    return tuple(json.loads(out.strip().splitlines()[-1]))
 
 
 def run_relucent(ws, verify, max_regions=None):
@@ -75,23 +109,32 @@ def main() -> None:
     ap.add_argument("--skip-relucent", action="store_true")
     ap.add_argument("--relucent-verify", action="store_true")
     ap.add_argument("--max-regions", type=int, default=None)
+    ap.add_argument("--before", metavar="REV", default=None,
+                    help="also time the walk of git revision REV (CPU s/region and the ratio)")
     args = ap.parse_args()
-    print(f"{'net':<16}{'seed':>5}{'regions':>9}{'exact s':>10}{'relucent':>10}{'relucent s':>12}"
-          f"{'ratio':>8}  agree")
+    tree = checkout(args.before) if args.before else None
+    print(f"{'net':<16}{'seed':>5}{'regions':>9}{'exact s':>10}{'cpu ms/reg':>11}"
+          + (f"{'before':>11}{'speed-up':>9}" if tree else "")
+          + ("" if args.skip_relucent else f"{'relucent':>10}{'relucent s':>12}{'ratio':>8}  agree"))
     for spec in args.nets.split(","):
         widths = [int(v) for v in spec.split("-")]
         for seed in (int(s) for s in args.seeds.split(",")):
             ws = weights(widths, seed)
-            n, dt = run_exact(ws, args.max_regions)
+            n, dt, dc = run_exact(ws, args.max_regions)
+            row = f"{spec:<16}{seed:>5}{n:>9}{dt:>10.2f}{1000 * dc / n:>11.2f}"
+            if tree:
+                bn, _, bc = run_before(tree, spec, seed, args.max_regions)
+                if bn != n:
+                    row += f"  NO: revision {args.before} counts {bn} regions (finding)"
+                row += f"{1000 * bc / bn:>11.2f}{(bc / bn) / (dc / n):>8.2f}x"
             if args.skip_relucent:
-                print(f"{spec:<16}{seed:>5}{n:>9}{dt:>10.2f}")
+                print(row, flush=True)
                 continue
             rn, rdt = run_relucent(ws, args.relucent_verify, args.max_regions)
             agree = "yes" if rn == n else f"NO: relucent reports {rn}, exact {n} (finding)"
             if args.max_regions is not None:
                 agree = f"partial (first {args.max_regions} regions of each BFS)"
-            print(f"{spec:<16}{seed:>5}{n:>9}{dt:>10.2f}{rn:>10}{rdt:>12.2f}{dt / rdt:>7.2f}x  {agree}",
-                  flush=True)
+            print(f"{row}{rn:>10}{rdt:>12.2f}{dt / rdt:>7.2f}x  {agree}", flush=True)
 
 
 if __name__ == "__main__":

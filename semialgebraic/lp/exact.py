@@ -47,7 +47,7 @@ from ..exceptions import CertificateError
 from .certificates import (LPOptimum, LPResult, LPSystem, add_vectors, combination, dot, lp_system,
                            satisfies, sub_vectors)
 from .floatlp import guess_and_verify
-from .simplex import revised_std, simplex_free_le
+from .simplex import revised_std, simplex_free_le, warm_std
 
 __all__ = ["METHODS", "feasible", "is_feasible", "optimize"]
 
@@ -210,10 +210,11 @@ def _feasible(S: LPSystem, method: str) -> LPResult:
         G_lt, G_le, h_lt, h_le = S.A_lt, S.A_le, S.b_lt, S.b_le
     # 2. inequalities only, in k variables
     res = None
+    hint: list = []
     if method == "auto" and k > 0 and (G_lt.nrows + G_le.nrows) > 0:
-        res = guess_and_verify(G_lt, h_lt, G_le, h_le)
+        res = guess_and_verify(G_lt, h_lt, G_le, h_le, hint)
     if res is None:
-        res = _exact_inequalities(G_lt, h_lt, G_le, h_le)
+        res = _exact_inequalities(G_lt, h_lt, G_le, h_le, hint[0] if hint else None)
         how = "exact-simplex"
     else:
         how = "highs+exact"
@@ -263,8 +264,12 @@ def _normalise(cert: dict, S: LPSystem) -> dict:
     return {k: [v / s for v in vs] for k, vs in cert.items()}
 
 
-def _exact_inequalities(G_lt, h_lt, G_le, h_le):
-    """Exact simplex: returns (True, z) or (False, (y_lt, y_le))."""
+def _exact_inequalities(G_lt, h_lt, G_le, h_le, hint=None):
+    """Exact simplex: returns (True, z) or (False, (y_lt, y_le)).
+
+    *hint*: HiGHS's optimal basis of the primal ``max t`` (see :func:`_warm_basis`); when it
+    gives an exactly feasible basis of the dual standard form below, the exact simplex starts
+    there (:func:`~semialgebraic.lp.simplex.warm_std`) instead of from phase one."""
     k = G_lt.ncols
     m_lt, m_le = G_lt.nrows, G_le.nrows
     if k == 0:
@@ -290,8 +295,9 @@ def _exact_inequalities(G_lt, h_lt, G_le, h_le):
     rhs = [_ZERO] * k + [_ONE]
     h = list(h_lt) + list(h_le)
     cost = [-v for v in h] + [Q(-1)]
-    basis = [None] * k + [m]
-    status, x, extra = revised_std(rows, rhs, cost, basis)
+    warm = _warm_basis(hint, m, k)
+    got = warm_std(rows, rhs, cost, warm) if warm is not None else None
+    status, x, extra = got if got is not None else revised_std(rows, rhs, cost, [None] * k + [m])
     if status == "unbounded":  # Farkas ray on the non-strict rows
         r = extra
         return False, (tuple(r[:m_lt]), tuple(r[m_lt:m]))
@@ -302,6 +308,22 @@ def _exact_inequalities(G_lt, h_lt, G_le, h_le):
         return False, (tuple(x[:m_lt]), tuple(x[m_lt:m]))
     z = tuple(-v for v in extra[:k])
     return True, z
+
+
+def _warm_basis(hint, m, k):
+    """The dual basis matching HiGHS's primal basis, or None.
+
+    The primal ``max t`` has k + 1 columns (z, t); at a vertex its k + 1 nonbasic constraints
+    (rows at their bound, and ``t <= 1``) are the basic variables of the dual standard form
+    (columns ``y_0 … y_{m-1}``, ``y_cap = m``).  A free column of z left nonbasic (degenerate)
+    or a count other than k + 1 gives no basis.  Only a guess: :func:`warm_std` checks it."""
+    if hint is None:
+        return None
+    rows, t_nonbasic, n_cols = hint
+    if n_cols != (1 if t_nonbasic else 0):
+        return None
+    basis = list(rows) + ([m] if t_nonbasic else [])
+    return basis if len(basis) == k + 1 else None
 
 
 # ------------------------------------------------------------------------------------------------

@@ -35,8 +35,12 @@ def _floats(M: QMatrix):
     return np.array([float(v) for v in M.entries()], dtype=float).reshape(M.nrows, M.ncols)
 
 
-def _highs_solve(G, h, n_strict, weights, cost, t_col, sense_max=True, lower_t=None):
-    """Run HiGHS on  G w <= h  (rows), free columns except t <= 1; returns (status, x, dual, ray)."""
+def _highs_solve(G, h, n_strict, weights, cost, t_col, sense_max=True, lower_t=None,
+                 basis_out=None):
+    """Run HiGHS on  G w <= h  (rows), free columns except t <= 1; returns (status, x, dual, ray).
+
+    With a list *basis_out*, an optimal solve appends ``(nonbasic rows, t nonbasic, number of
+    nonbasic columns)`` of HiGHS's final basis (a guess for the exact simplex's warm start)."""
     import numpy as np
     from highspy import _core as hc
     m, ncol = G.shape
@@ -67,6 +71,12 @@ def _highs_solve(G, h, n_strict, weights, cost, t_col, sense_max=True, lower_t=N
     sol = h_.getSolution()
     name = str(st).rsplit(".", 1)[-1]
     if name == "kOptimal":
+        if basis_out is not None:
+            basis = h_.getBasis()
+            basic = hc.HighsBasisStatus.kBasic
+            rows = [i for i, v in enumerate(basis.row_status) if v != basic]
+            cols = [j for j, v in enumerate(basis.col_status) if v != basic]
+            basis_out.append((rows, t_col in cols, len(cols)))
         return "optimal", np.array(sol.col_value), np.array(sol.row_dual), None
     if name == "kInfeasible":
         ok, ray = _dual_ray(h_, m)
@@ -94,11 +104,12 @@ def _dual_ray(h_, m):
     return True, np.array(ray[:m], dtype=float)
 
 
-def guess_and_verify(G_lt, h_lt, G_le, h_le):
+def guess_and_verify(G_lt, h_lt, G_le, h_le, hint=None):
     """Decide ``G_lt z < h_lt, G_le z <= h_le`` by a HiGHS guess verified exactly.
 
     Returns ``(True, z)`` with an exact point, ``(False, (y_lt, y_le))`` with exact Motzkin
-    multipliers, or None when the guess cannot be verified (the caller then decides exactly).
+    multipliers, or None when the guess cannot be verified (the caller then decides exactly;
+    with a list *hint*, HiGHS's optimal basis is appended to it for the exact warm start).
     """
     import numpy as np
     k = G_lt.ncols
@@ -120,7 +131,8 @@ def guess_and_verify(G_lt, h_lt, G_le, h_le):
     h = np.r_[f_lt, f_le]
     if not np.all(np.isfinite(G)) or not np.all(np.isfinite(h)):
         return None
-    status, x, dual, ray = _highs_solve(G, h, m_lt, None, cost, t_col)
+    status, x, dual, ray = _highs_solve(G, h, m_lt, None, cost, t_col,
+                                        basis_out=hint if m_lt else None)
     if status == "optimal":
         t = x[k] if m_lt else 1.0
         if t > 1e-9:
@@ -237,46 +249,99 @@ class FloatLP:
     ``minimize(c)`` returns ``(value, x, duals)`` (numpy arrays; duals >= 0 with
     ``Aᵀ duals ≈ -c`` at a minimum) or None when HiGHS does not report an optimum.
 
+    With ``centre=True`` the model carries one more column ``s`` (fixed at 0 for
+    :meth:`minimize`) with coefficient ``‖A_i‖`` in row i, so that the same warm model also
+    gives Chebyshev-like centres: :meth:`centre` (``max s`` subject to ``A x + ‖A_i‖ s <= b``,
+    ``s <= 1``) and :meth:`centre_on` (the same inside the hyperplane ``A_i x = b_i``).
+
     >>> F = FloatLP([[1, 0], [0, 1], [-1, -1]], [1, 1, 0])
     >>> round(F.minimize([-1, 0])[0], 9)
     -1.0
+    >>> G = FloatLP([[1], [-1]], [2, 0], centre=True)
+    >>> s, x = G.centre(); round(s, 9), round(float(x[0]), 9)
+    (1.0, 1.0)
     """
 
-    def __init__(self, A, b):
+    def __init__(self, A, b, centre: bool = False):
         import numpy as np
         from highspy import _core as hc
         if isinstance(A, QMatrix):
             A = _floats(A)
         A = np.asarray(A, dtype=float)
         m, n = A.shape
-        self.n = n
+        self.n, self.m = n, m
+        self.A = A                     # the float model, for callers' float screens
+        self._centre = centre
+        ncol = n + 1 if centre else n
+        if centre:
+            w = np.linalg.norm(A, axis=1)
+            w[w == 0] = 1.0
+            self._w = w
+            A = np.c_[A, w]
         h = hc._Highs()
         h.setOptionValue("output_flag", False)
         h.setOptionValue("presolve", "off")
         lp = hc.HighsLp()
-        lp.num_col_, lp.num_row_ = n, m
+        lp.num_col_, lp.num_row_ = ncol, m
         inf = hc.kHighsInf
-        lp.col_cost_ = np.zeros(n)
-        lp.col_lower_ = np.full(n, -inf)
-        lp.col_upper_ = np.full(n, inf)
+        self._inf = inf
+        lp.col_cost_ = np.zeros(ncol)
+        lp.col_lower_ = np.full(ncol, -inf)
+        lp.col_upper_ = np.full(ncol, inf)
+        if centre:
+            lp.col_lower_[n] = 0.0
+            lp.col_upper_[n] = 0.0
+        self._b = self.b = np.asarray([float(v) for v in b], dtype=float)
         lp.row_lower_ = np.full(m, -inf)
-        lp.row_upper_ = np.asarray([float(v) for v in b], dtype=float)
+        lp.row_upper_ = self._b.copy()
         lp.a_matrix_.format_ = hc.MatrixFormat.kRowwise
-        lp.a_matrix_.start_ = np.arange(0, m * n + 1, n, dtype=np.int32)
-        lp.a_matrix_.index_ = np.tile(np.arange(n, dtype=np.int32), m)
+        lp.a_matrix_.start_ = np.arange(0, m * ncol + 1, ncol, dtype=np.int32)
+        lp.a_matrix_.index_ = np.tile(np.arange(ncol, dtype=np.int32), m)
         lp.a_matrix_.value_ = A.ravel()
         h.passModel(lp)
         self._h = h
+        self._optimal = hc.HighsModelStatus.kOptimal
         self._idx = np.arange(n, dtype=np.int32)
         self._np = np
 
     def minimize(self, c):
         np = self._np
         h = self._h
-        h.changeColsCost(self.n, self._idx, np.asarray([float(v) for v in c], dtype=float))
+        cf = c if isinstance(c, np.ndarray) else np.asarray([float(v) for v in c], dtype=float)
+        h.changeColsCost(self.n, self._idx, cf)
         h.run()
-        if str(h.getModelStatus()).rsplit(".", 1)[-1] != "kOptimal":
+        if h.getModelStatus() != self._optimal:
             return None
         sol = h.getSolution()
-        x = np.array(sol.col_value)
-        return float(np.dot([float(v) for v in c], x)), x, -np.array(sol.row_dual)
+        x = np.array(sol.col_value)[:self.n]
+        return float(np.dot(cf, x)), x, -np.array(sol.row_dual)
+
+    def centre(self, row: int | None = None):
+        """``(s, x)``: max s with ``A x + ‖A_i‖ s <= b`` and s <= 1 (with *row*: inside the
+        hyperplane ``A_row x = b_row``, the other rows as before), or None when HiGHS reports
+        no optimum.  Needs ``centre=True``; the model is restored afterwards."""
+        np, h, n = self._np, self._h, self.n
+        h.changeColsCost(self.n, self._idx, np.zeros(n))
+        h.changeColCost(n, -1.0)
+        h.changeColBounds(n, -self._inf, 1.0)
+        if row is not None:
+            h.changeCoeff(row, n, 0.0)
+            h.changeRowBounds(row, self._b[row], self._b[row])
+        try:
+            h.run()
+            ok = h.getModelStatus() == self._optimal
+            out = None
+            if ok:
+                x = np.array(h.getSolution().col_value)
+                out = float(x[n]), x[:n]
+        finally:
+            if row is not None:
+                h.changeCoeff(row, n, float(self._w[row]))
+                h.changeRowBounds(row, -self._inf, self._b[row])
+            h.changeColCost(n, 0.0)
+            h.changeColBounds(n, 0.0, 0.0)
+        return out
+
+    def centre_on(self, row: int):
+        """:meth:`centre` inside the hyperplane of *row*."""
+        return self.centre(row)

@@ -9,7 +9,9 @@ exactly, these routines decide.
   (a Farkas/optimality witness) or an unbounded ray;
 * :func:`simplex_std` — ``max c·x`` s.t. ``A x = b``, ``x >= 0`` (phase one with artificials when
   no basis is given);
-* :func:`revised_std` — the same from a feasible basis (warm start).
+* :func:`revised_std` — the same from a feasible basis (warm start);
+* :func:`warm_std` — the same from a guessed basis (HiGHS's), used only when it is exactly
+  non-singular and primal feasible.
 
 >>> from algebra.rationals import Q
 >>> status, w, y = simplex_free_le([[Q(1)], [Q(-1)]], [Q(2), Q(0)], [Q(1)])
@@ -24,7 +26,7 @@ from algebra.rationals import Q
 
 from ..budget import checkpoint
 
-__all__ = ["simplex_free_le", "simplex_std", "revised_std"]
+__all__ = ["simplex_free_le", "simplex_std", "revised_std", "warm_std"]
 
 _ZERO = Q(0)
 _ONE = Q(1)
@@ -182,7 +184,33 @@ def revised_std(rows, rhs, cost, basis):
             i += 1
         A = A.submatrix(rows=live, cols=range(N))
         b = [rhs[i] for i in live]
-    st, basis, xB, pi, extra = _revised_run(A, b, list(cost), basis, N)
+    return _result(_revised_run(A, b, list(cost), basis, N), N, m, live)
+
+
+def warm_std(rows, rhs, cost, basis):
+    """:func:`revised_std` warm-started from a guessed basis (e.g. HiGHS's optimal basis).
+
+    *basis*: one column per row (any order).  The basis matrix is solved exactly and the basis
+    used only when it is non-singular and exactly primal feasible (``B⁻¹ rhs >= 0``); the exact
+    revised simplex then repairs dual infeasibility with exact pivots from there (usually a
+    few).  Returns what :func:`revised_std` returns, or None when the guess is unusable (the
+    caller then starts cold).
+    """
+    m, N = len(rows), len(cost)
+    if len(basis) != m or len(set(basis)) != m or any(not 0 <= j < N for j in basis):
+        return None
+    A = QMatrix.from_rows([list(r) for r in rows], ncols=N)
+    B = A.submatrix(cols=list(basis))
+    if m and B.rank() < m:
+        return None
+    if m and any(v < 0 for v in B.solve(QMatrix.column(list(rhs))).col_at(0)):
+        return None
+    return _result(_revised_run(A, list(rhs), list(cost), list(basis), N), N, m, range(m))
+
+
+def _result(run, N, m, live):
+    """Package a finished :func:`_revised_run` as :func:`revised_std` returns it."""
+    st, basis, xB, pi, extra = run
     x = [_ZERO] * N
     for i, j in enumerate(basis):
         x[j] = xB[i]

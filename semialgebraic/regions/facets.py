@@ -1,30 +1,110 @@
 r"""Exact facet tests of one linear region (used by the walk of :mod:`semialgebraic.regions.walk`).
 
 The region is ``{ℓ_j(x) = a_j·x + c_j > 0}`` over the classes j of coinciding hyperplanes.  A
-class t is a facet iff ``{ℓ_t = 0, ℓ_j > 0 for every other class j}`` is feasible.  Cheapest
-first: the foot of the perpendicular from the interior point onto the hyperplane, checked
-exactly (:func:`foot_witnesses`); then an exact proof that the hyperplane misses the closure,
-with the support guessed by a float LP and the multipliers solved for exactly
-(:func:`misses_closure`); then the exact facet LP (:func:`facet_lp`).  Only exact points and
+class t is a facet iff ``{ℓ_t = 0, ℓ_j > 0 for every other class j}`` is feasible.  One warm
+float model per region (:class:`~semialgebraic.lp.FloatLP` with ``centre=True``) serves every
+float guess of the region: its Chebyshev-like centre (:func:`centre_point`), the supports of
+closure proofs and the centres of facets.  Cheapest first: the foot of the perpendicular from
+the centre onto the hyperplane (feet screened in floats, the survivors checked exactly,
+:func:`foot_witnesses`); then an exact proof that the hyperplane misses the closure, with the
+support guessed by the float model and the multipliers solved for exactly
+(:func:`misses_closure`); then the float centre of the facet rounded, projected exactly onto
+the hyperplane and checked exactly (:func:`facet_point`); then the exact facet LP
+(:func:`facet_lp`), which decides whenever a guess does not verify.  Only exact points and
 exact identities decide.
 """
 
 from __future__ import annotations
 
+from fractions import Fraction
+from math import gcd, lcm, sqrt
+
 from algebra.linalg import QMatrix
+from algebra.rationals import Q
 
 from ..lp import dot, feasible
 
-__all__ = ["foot_witnesses", "misses_closure", "facet_lp"]
+__all__ = ["foot_witnesses", "misses_closure", "facet_lp", "centre_point", "facet_point",
+           "primitive_key", "augmented", "certify_with_basis"]
 
 
-def foot_witnesses(point, Areps, creps):
+def primitive_key(values) -> tuple:
+    """The primitive integer vector of a rational vector (not all zero): the same for every
+    positive multiple, so it names a hyperplane with its orientation."""
+    den = lcm(*(int(v.q) for v in values))
+    ints = [int(v.p) * (den // int(v.q)) for v in values]
+    g = gcd(*ints)
+    return tuple(v // g for v in ints)
+
+
+def _rounded(xf, s, d):
+    """Exact rational roundings of the float point *xf* (Chebyshev radius *s*), coarse first."""
+    D0 = int(min(2 ** 60, max(1, 4 * sqrt(d) / max(s, 1e-300))))
+    for D in (max(1, D0 // 64), D0, D0 * 1024):
+        yield tuple(Q(f.numerator, f.denominator)
+                    for f in (Fraction(float(v)).limit_denominator(D) for v in xf))
+
+
+def augmented(Areps, creps) -> QMatrix:
+    """``[Areps | creps]``: one exact product with ``(y, 1)`` gives every ``ℓ_j(y)``."""
+    return QMatrix.hstack([Areps, QMatrix.column(creps)])
+
+
+def _inside(Aug, y, skip=None) -> bool:
+    """Exactly: every class (but *skip*) is > 0 at *y* (*Aug* = :func:`augmented`)."""
+    return all(v > 0 for j, v in enumerate(Aug.apply((*y, 1))) if j != skip)
+
+
+def centre_point(flp, Aug):
+    """An exact point well inside ``{Areps x + creps > 0}`` from the float centre of the warm
+    model *flp* (``FloatLP(-Areps, creps, centre=True)``), verified exactly; None when the
+    guess does not verify (the caller then runs the exact LP)."""
+    got = flp.centre()
+    if got is None or got[0] <= 1e-9:
+        return None
+    for y in _rounded(got[1], got[0], Aug.ncols - 1):
+        if _inside(Aug, y):
+            return y
+    return None
+
+
+def facet_point(flp, t, a, ci, Aug):
+    """An exact point of class *t*'s hyperplane with every other class > 0 (a facet witness)
+    from the float centre of the facet in the warm model *flp*: rounded, projected exactly
+    onto the hyperplane and verified exactly; None when the guess does not verify (the
+    caller then runs the exact facet LP, which decides)."""
+    got = flp.centre_on(t)
+    if got is None or got[0] <= 1e-9:
+        return None
+    nn = dot(a, a)
+    for x in _rounded(got[1], got[0], Aug.ncols - 1):
+        r = (dot(a, x) + ci) / nn
+        y = tuple(u - r * v for u, v in zip(x, a))
+        if _inside(Aug, y, skip=t):
+            return y
+    return None
+
+
+def foot_witnesses(point, Areps, creps, flp=None, Aug=None):
     """For each class t: the foot of the perpendicular from the interior point onto its
-    hyperplane if it witnesses a facet (every other class > 0 there), else None.  All feet
-    are checked with one matrix product."""
+    hyperplane if it witnesses a facet (every other class > 0 there), else None.
+
+    With *flp* (the region's :class:`~semialgebraic.lp.FloatLP`, rows ``-Areps``) and *Aug*
+    (:func:`augmented`), the feet
+    are first screened in floats: a foot that clearly violates another class (beyond a
+    rounding tolerance) is dropped, since it cannot be a witness; only the remaining feet are
+    checked, exactly.  Without it, all feet are checked with one exact matrix product."""
     m = len(creps)
     vals_p = [v + w for v, w in zip(Areps.apply(point), creps)]
     A = Areps.to_rows()
+    if flp is not None and Aug is not None:
+        out = [None] * m
+        for t in _screen_feet(flp, point):
+            s = vals_p[t] / dot(A[t], A[t])
+            y = tuple(p - s * v for p, v in zip(point, A[t]))
+            if _inside(Aug, y, skip=t):
+                out[t] = y
+        return out
     feet = []
     for t in range(m):
         s = vals_p[t] / dot(A[t], A[t])
@@ -35,6 +115,22 @@ def foot_witnesses(point, Areps, creps):
         ok = all(V[j][t] + creps[j] > 0 for j in range(m) if j != t)
         out.append(tuple(feet[t]) if ok else None)
     return out
+
+
+def _screen_feet(flp, point):
+    """Classes whose float foot is not clearly outside the region (a superset of the feet that
+    are witnesses: only a tolerance-sized violation counts as 'clearly')."""
+    import numpy as np
+    Af, cf = -flp.A, flp.b
+    pf = np.array([float(v) for v in point])
+    vals = Af @ pf + cf
+    nn = np.einsum("ij,ij->i", Af, Af)
+    feet = pf[None, :] - (vals / nn)[:, None] * Af
+    V = Af @ feet.T + cf[:, None]                      # V[j, t] = ℓ_j(foot_t)
+    tol = 1e-9 * (1.0 + np.abs(cf)[:, None] + np.abs(Af) @ np.abs(feet).T)
+    bad = V <= -tol
+    np.fill_diagonal(bad, False)
+    return [int(t) for t in np.flatnonzero(~bad.any(axis=0))]
 
 def misses_closure(t, a, ci, Areps, creps, flp, undecided, certified, d) -> bool:
     """Exact proof that ℓ_t >= λ_0 > 0 on the closure: ℓ_t = Σ λ_f ℓ_f + λ_0, λ >= 0.
@@ -48,7 +144,7 @@ def misses_closure(t, a, ci, Areps, creps, flp, undecided, certified, d) -> bool
     with the inverse of the basis), and each one whose λ >= 0 and λ_0 > 0 is certified.
     Only the exact identities count.
     """
-    out = flp.minimize(a)
+    out = flp.minimize(-flp.A[t])
     if out is None:
         return False
     value, _, duals = out
@@ -63,16 +159,7 @@ def misses_closure(t, a, ci, Areps, creps, flp, undecided, certified, d) -> bool
         todo = [u for u in undecided if u not in certified and u not in support]
         if t not in todo:
             return False
-        inv = AS.T.inverse()
-        Lam = inv @ Areps.submatrix(rows=todo).T          # column u: λ for inequality u
-        cS = QMatrix.row([creps[f] for f in support])
-        lam0 = cS @ Lam                                    # Σ λ_f c_f per column
-        lam_rows = Lam.to_rows()
-        l0 = lam0.row_at(0)
-        for col, u in enumerate(todo):
-            if creps[u] - l0[col] > 0 and all(lam_rows[r][col] >= 0 for r in range(len(support))):
-                certified[u] = (support, [lam_rows[r][col] for r in range(len(support))],
-                                creps[u] - l0[col])
+        certify_with_basis(support, AS, Areps, creps, todo, certified)
         return t in certified
     sol = AS.T.solve_general(list(a))
     if sol is None:
@@ -85,6 +172,24 @@ def misses_closure(t, a, ci, Areps, creps, flp, undecided, certified, d) -> bool
         certified[t] = (support, list(lam), lam0)
         return True
     return False
+
+def certify_with_basis(support, AS, Areps, creps, todo, certified):
+    """Exact closure proofs of every class of *todo* over one basis *support* of d classes
+    (``AS`` = their rows, rank d): λ solves ``Σ λ_f a_f = a_u`` (one product with the inverse
+    of the basis for all of them); each u with λ >= 0 and ``λ_0 = c_u - Σ λ_f c_f > 0`` goes
+    into *certified*.  Any classes of the region may form the basis (each ``ℓ_f > 0`` on it),
+    e.g. one that certified classes of a neighbouring region."""
+    inv = AS.T.inverse()
+    Lam = inv @ Areps.submatrix(rows=todo).T          # column u: λ for inequality u
+    cS = QMatrix.row([creps[f] for f in support])
+    lam0 = cS @ Lam                                    # Σ λ_f c_f per column
+    lam_rows = Lam.to_rows()
+    l0 = lam0.row_at(0)
+    for col, u in enumerate(todo):
+        if creps[u] - l0[col] > 0 and all(lam_rows[r][col] >= 0 for r in range(len(support))):
+            certified[u] = (list(support), [lam_rows[r][col] for r in range(len(support))],
+                            creps[u] - l0[col])
+
 
 def facet_lp(t, a, ci, Areps, creps, d):
     """Exact facet LP: a point with ℓ_t = 0 and every other class > 0 (dimension *d*), or None."""

@@ -23,9 +23,20 @@ Neighbours (exact).  Across a facet only the neurons of the facet's class and th
 are identically zero on the region can change (every other pre-activation is non-zero at y).
 The neighbour's pattern q is the pattern at ``y' = y - ε a_i``; it is *proved* to be the region
 across the facet by checking that q's own inequalities are strictly positive at y' and
-non-negative at y (so the segment (y, y'] lies in q's region), halving ε otherwise.  The
+non-negative at y (so the segment (y, y'] lies in q's region), dividing ε by 4 otherwise.  The
+first step of every facet of a region is taken at once: one exact product for the step sizes,
+a float forward pass guessing every q (a guess that passes the exact check *is* the pattern at
+y': its consistent formulas hold with its own signs there, layer by layer), and one exact
+batched forward pass for the guesses that fail.  The
 neighbour may differ in several neurons (coinciding hyperplanes, or a deeper neuron whose
 bent hyperplane continues the facet).
+
+Speed.  Per pattern, the rows, the classes (keyed by primitive integer vectors) and ``[A | c]``
+are computed once and cached; per region, one warm HiGHS model gives every float guess (the
+centre, closure supports, facet centres; :mod:`semialgebraic.regions.facets`).  Floats only
+choose what to check; ``tests/semialgebraic/test_regions_fast_paths.py`` checks that the exact
+paths alone walk the same regions.  ``benchmarks/bench_regions.py --before REV`` measures the
+speed-up against an older revision.
 
 Redundancy multipliers (``regions(..., multipliers=True)``).  For every inequality that is not
 a facet, exact Farkas multipliers over the facets (``Region.redundant``,
@@ -65,7 +76,8 @@ from ..budget import Budget, Progress, checkpoint
 from ..exceptions import BudgetExceededError, CertificateError
 from ..lp import FloatLP, dot, feasible
 from ..sets import Polyhedron
-from .facets import facet_lp, foot_witnesses, misses_closure
+from .facets import (augmented, centre_point, certify_with_basis, facet_lp, facet_point,
+                     foot_witnesses, misses_closure, primitive_key)
 from .redundancy import redundancy_multipliers
 
 __all__ = ["Region", "RegionWalk", "regions", "region_at", "number_of_regions"]
@@ -188,6 +200,7 @@ class RegionWalk:
                     if q is not None and q not in seen:
                         seen.add(q)
                         queue.append((q, y))
+                        eng.inherited[q] = eng.bases
                 self.count += 1
                 prog.update(1, f"(queue {len(queue)})")
                 yield region
@@ -326,14 +339,39 @@ def number_of_regions(net: Network, *, domain: Polyhedron | None = None,
 class _Forms:
     """Inequalities of one pattern: A (M x d) rows a_k, constants c (oriented: a·x + c > 0)."""
 
-    __slots__ = ("A", "c", "J", "offset", "zero_rows", "consistent")
+    __slots__ = ("A", "c", "J", "offset", "zero_rows", "consistent", "_geometry", "_aug")
 
     def __init__(self, A, c, J, offset, zero_rows, consistent):
         self.A, self.c, self.J, self.offset, self.zero_rows = A, c, J, offset, zero_rows
         self.consistent = consistent
+        self._geometry = None
+        self._aug = None
 
-    def values(self, x):
-        return tuple(v + c for v, c in zip(self.A.apply(x), self.c))
+    def augmented(self) -> QMatrix:
+        """``[A | c]`` (cached): ``[A | c] (x, 1) = A x + c``."""
+        if self._aug is None:
+            self._aug = augmented(self.A, self.c)
+        return self._aug
+
+    def geometry(self):
+        """``(rows, active, classes, order)``, computed once per pattern: the rows, the
+        indices of the non-zero rows, and the classes of coinciding hyperplanes (key: the
+        primitive integer vector of ``(a, c)``, a positive multiple; keys in order of first
+        index)."""
+        if self._geometry is None:
+            rows = self.A.to_rows()
+            active = [i for i in range(len(rows)) if any(v != 0 for v in rows[i])]
+            classes: dict = {}
+            order = []
+            for i in active:
+                key = primitive_key((*rows[i], self.c[i]))
+                if key in classes:
+                    classes[key].append(i)
+                else:
+                    classes[key] = [i]
+                    order.append(key)
+            self._geometry = (rows, active, classes, order)
+        return self._geometry
 
 
 class _Engine:
@@ -350,6 +388,9 @@ class _Engine:
             self.dom_A, self.dom_c = None, ()
         self.cache: dict = {}
         self.pending_neighbours: list = []
+        self._float_layers = None
+        self.bases: list = []          # bases of the last region's closure proofs (class keys)
+        self.inherited: dict = {}      # pattern -> bases of the region it was reached from
 
     # -- forms ------------------------------------------------------------------------------
     def forms(self, pattern) -> _Forms:
@@ -433,69 +474,77 @@ class _Engine:
     def region(self, pattern, point) -> Region:
         f = self.forms(pattern)
         A, c = f.A, f.c
-        rows = A.to_rows()
+        rows, active, classes, order = f.geometry()
         M = len(rows)
-        # re-centre: well-inside point (Chebyshev-like, verified exactly)
-        active = [i for i in range(M) if any(v != 0 for v in rows[i])]
-        if active and active[0] < self.n_hidden:     # (only domain rows: the point is inside)
-            Aact = A.submatrix(rows=active)
-            lp = feasible(A_lt=-Aact, b_lt=[c[i] for i in active], n=self.d)
-            if not lp.feasible:
-                raise CertificateError("regions", f"region {pattern} has an empty interior")
-            point = lp.point
-        # classes of coinciding hyperplanes
-        classes: dict = {}
-        order = []
-        for i in active:
-            r = rows[i]
-            s = next(abs(v) for v in r if v != 0)
-            key = tuple((int(q.p), int(q.q)) for q in (*(v / s for v in r), c[i] / s))
-            if key in classes:
-                classes[key].append(i)
-            else:
-                classes[key] = [i]
-                order.append(key)
         reps = [classes[k][0] for k in order]
+        Areps = A.submatrix(rows=reps) if reps else None
+        creps = [c[i] for i in reps]
+        # one warm float model per region: the centre, closure tests and facet centres
+        flp = FloatLP(-Areps, creps, centre=True) if reps else None
+        Aug = augmented(Areps, creps) if reps else None
+        # re-centre: well-inside point (Chebyshev-like, verified exactly)
+        if active and active[0] < self.n_hidden:     # (only domain rows: the point is inside)
+            point = centre_point(flp, Aug)
+            if point is None:                        # the guess failed: exact LP decides
+                Aact = A.submatrix(rows=active)
+                lp = feasible(A_lt=-Aact, b_lt=[c[i] for i in active], n=self.d)
+                if not lp.feasible:
+                    raise CertificateError("regions", f"region {pattern} has an empty interior")
+                point = lp.point
         facets, facet_classes, facet_points, neighbours = [], [], [], []
         self.pending_neighbours = []
         witnesses = {}
         if reps:
-            Areps = A.submatrix(rows=reps)
-            creps = [c[i] for i in reps]
             undecided = []
-            for t, y in enumerate(foot_witnesses(point, Areps, creps)):
+            for t, y in enumerate(foot_witnesses(point, Areps, creps, flp, Aug)):
                 if y is not None:
                     witnesses[t] = y
                 else:
                     undecided.append(t)
-            flp = None
             certified: dict = {}
+            # bases that certified classes of the region we came from, tried first (exact)
+            where = {key: t for t, key in enumerate(order)}
+            for keys in self.inherited.pop(pattern, ()):
+                checkpoint()
+                basis = [where.get(key) for key in keys]
+                todo = [u for u in undecided if u not in certified and u not in basis]
+                if not todo:
+                    break
+                if None in basis:
+                    continue
+                AS = Areps.submatrix(rows=basis)
+                if AS.rank() == self.d:
+                    certify_with_basis(basis, AS, Areps, creps, todo, certified)
             for t in undecided:
                 checkpoint()           # each class may need an exact facet LP
                 if t in certified:
                     continue
                 i = reps[t]
-                if len(reps) > 1 and flp is None:
-                    flp = FloatLP(-Areps, creps)
-                if flp is not None and misses_closure(t, rows[i], c[i], Areps, creps, flp,
-                                                       undecided, certified, self.d):
+                if len(reps) > 1 and misses_closure(t, rows[i], c[i], Areps, creps, flp,
+                                                    undecided, certified, self.d):
                     continue
-                y = facet_lp(t, rows[i], c[i], Areps, creps, self.d)
+                y = facet_point(flp, t, rows[i], c[i], Aug) if len(reps) > 1 else None
+                if y is None:          # no verified float guess: the exact facet LP decides
+                    y = facet_lp(t, rows[i], c[i], Areps, creps, self.d)
                 if y is not None:
                     witnesses[t] = y
+        steps = []
         for t, i in enumerate(reps):
             y = witnesses.get(t)
             if y is None:
                 continue
-            a = rows[i]
             cls = tuple(classes[order[t]])
             facets.append(i)
             facet_classes.append(cls)
             facet_points.append(y)
-            if any(j >= self.n_hidden for j in cls):
-                q, y2 = None, None
-            else:
-                q, y2 = self._across(pattern, f, cls, a, y, Areps, creps, reps)
+            if not any(j >= self.n_hidden for j in cls):
+                steps.append((len(facets) - 1, t, cls, rows[i], y))
+        if reps:       # the bases of this region's closure proofs, for its neighbours
+            self.bases = list({tuple(order[u] for u in proof[0]): None
+                               for proof in certified.values() if len(proof[0]) == self.d})
+        across = self._across_all(pattern, steps, Areps, creps, reps)
+        for pos, i in enumerate(facets):
+            q, y2 = across.get(pos, (None, None))
             neighbours.append((i, q))
             self.pending_neighbours.append((i, q, y2))
         ineqs = tuple((tuple(rows[i]), c[i]) for i in range(M))
@@ -517,29 +566,113 @@ class _Engine:
                       facet_points=tuple(facet_points), neighbours=tuple(neighbours),
                       n_hidden=self.n_hidden, redundant=redundant, _A=A)
 
-    def _across(self, pattern, f, cls, a, y, Areps, creps, reps):
-        """Pattern of the region across the facet through y (proved), and a point inside it."""
-        vals = tuple(v + w for v, w in zip(Areps.apply(y), creps))
-        slopes = Areps.apply(a)
-        # largest step keeping every other class positive under the current formulas
-        eps = None
-        for j, rj in enumerate(reps):
-            if rj in cls:
+    def patterns_at(self, points):
+        """:meth:`pattern_at` of every point, the network evaluated on all of them at once
+        (one exact matrix product per layer)."""
+        net, k = self.net, len(points)
+        H = QMatrix.from_rows([list(y) for y in points], ncols=self.d)
+        pats = [[] for _ in range(k)]
+        for l in range(net.depth - 1):
+            W, b = net.layer(l)
+            Z = (H @ W.T).add_to_rows(b)
+            n = Z.ncols
+            ents = Z.entries()
+            for r in range(k):
+                pats[r].extend((v > 0) - (v < 0) for v in ents[r * n:(r + 1) * n])
+            H = Z.relu()
+        out = []
+        for y, p in zip(points, pats):
+            p = tuple(p)
+            if self.domain is not None and not self.domain.contains_interior(y):
+                out.append(None)
                 continue
-            slope = slopes[j]
-            if slope > 0:
-                bound = vals[j] / slope
-                eps = bound if eps is None or bound < eps else eps
-        eps = (eps / 2) if eps is not None else Q(1)
-        for _ in range(64):
+            if not self.forms(p).consistent:   # a zero entry not identically zero
+                self.cache.pop(p, None)
+                out.append(None)
+                continue
+            out.append(p)
+        return out
+
+    def _proves(self, pattern, q, y, y2) -> bool:
+        """Exactly: q differs from *pattern*, and q's live inequalities are > 0 at y2 and
+        >= 0 at y (so the segment (y, y2] lies in q's region)."""
+        if q is None or q == pattern:
+            return False
+        g = self.forms(q)
+        V = (g.augmented() @ QMatrix.from_rows([(*y, 1), (*y2, 1)], ncols=self.d + 1).T).to_rows()
+        zero = set(g.zero_rows)
+        return all(V[k][1] > 0 and V[k][0] >= 0 for k in range(len(V)) if k not in zero)
+
+    def _across_all(self, pattern, steps, Areps, creps, reps):
+        """For every facet step ``(position, class t, cls, a, y)``: the pattern across the
+        facet through y (proved) and a point inside it, ``{position: (q, y2)}``.  The first
+        step of every facet is tried at once (one product for the steps, one batched forward
+        pass for the patterns); a facet whose first step fails continues alone
+        (:meth:`_across`, the same sequence of steps)."""
+        if not steps:
+            return {}
+        d = self.d
+        V = (Areps @ QMatrix.from_rows([list(s[4]) for s in steps], ncols=d).T).to_rows()
+        S = (Areps @ QMatrix.from_rows([list(s[3]) for s in steps], ncols=d).T).to_rows()
+        firsts = []
+        for col, (_, t, _, a, y) in enumerate(steps):
+            # largest step keeping every other class positive under the current formulas
+            eps = None
+            for j in range(len(reps)):
+                slope = S[j][col]
+                if j != t and slope > 0:
+                    bound = (V[j][col] + creps[j]) / slope
+                    eps = bound if eps is None or bound < eps else eps
+            eps = (eps / 2) if eps is not None else Q(1)
+            firsts.append((eps, tuple(u - eps * v for u, v in zip(y, a))))
+        # candidate patterns from a float forward pass; a candidate that passes the exact
+        # proof IS the pattern at y2 (its consistent formulas hold with its own signs there,
+        # layer by layer); otherwise the exact forward pass decides
+        guesses = self._float_patterns([y2 for _, y2 in firsts])
+        out, redo = {}, []
+        for col, ((pos, _, _, _, y), (_, y2), q) in enumerate(zip(steps, firsts, guesses)):
+            if q is not None and self.forms(q).consistent and self._proves(pattern, q, y, y2):
+                out[pos] = (q, y2)
+            else:
+                redo.append(col)
+        qs = self.patterns_at([firsts[col][1] for col in redo]) if redo else []
+        for col, q in zip(redo, qs):
+            pos, _, cls, a, y = steps[col]
+            eps, y2 = firsts[col]
+            if self._proves(pattern, q, y, y2):
+                out[pos] = (q, y2)
+            else:
+                out[pos] = self._across(pattern, cls, a, y, eps / 4, 63)
+        return out
+
+    def _float_patterns(self, points):
+        """Sign patterns of the float forward pass at *points* (guesses only), or Nones."""
+        import numpy as np
+        if self._float_layers is None:
+            self._float_layers = [
+                (np.array([[float(v) for v in row] for row in W.to_rows()], dtype=float),
+                 np.array([float(v) for v in b], dtype=float))
+                for W, b in (self.net.layer(l) for l in range(self.net.depth - 1))]
+        H = np.array([[float(v) for v in y] for y in points], dtype=float)
+        signs = []
+        for W, b in self._float_layers:
+            Z = H @ W.T + b
+            if not np.all(np.isfinite(Z)):
+                return [None] * len(points)
+            signs.append(np.sign(Z).astype(int))
+            H = np.maximum(Z, 0.0)
+        if not signs:
+            return [()] * len(points)
+        P = np.hstack(signs)
+        return [tuple(int(v) for v in row) for row in P]
+
+    def _across(self, pattern, cls, a, y, eps, tries):
+        """Pattern of the region across the facet through y (proved), and a point inside it:
+        steps ``y - eps a``, *eps* divided by 4 after each failed proof."""
+        for _ in range(tries):
             y2 = tuple(u - eps * v for u, v in zip(y, a))
             q = self.pattern_at(y2)
-            if q is not None and q != pattern:
-                g = self.forms(q)
-                vq = g.values(y)
-                v2 = g.values(y2)
-                live = [k for k in range(len(vq)) if k not in g.zero_rows]
-                if all(v2[k] > 0 and vq[k] >= 0 for k in live):
-                    return q, y2
+            if self._proves(pattern, q, y, y2):
+                return q, y2
             eps /= 4
         raise CertificateError("regions", f"could not step across facet {cls} of region {pattern}")
