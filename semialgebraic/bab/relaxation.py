@@ -24,6 +24,8 @@ from fractions import Fraction
 from algebra.linalg import interval_image
 from algebra.rationals import Q
 
+from ..budget import checkpoint
+
 __all__ = ["node_intervals", "exact_bound", "float_duals", "project"]
 
 _ZERO = Q(0)
@@ -119,6 +121,7 @@ def exact_bound(Ws, bs, box, ivs, c, mu, alpha, beta):
                 coef += mu[0][j] * row[k]
         total += _box_max(coef, lo, hi)
     for l in range(L):
+        checkpoint()
         last = l == L - 1
         for j, (lo, hi) in enumerate(ivs[l]):
             coef = (c[j] if last else _ZERO) - mu[l][j]

@@ -166,7 +166,8 @@ def bound_objective(Ws, bs, box, c, value, *, budget: Budget | None = None,
     Returns
     -------
     ObjectiveBound
-        With ``tree``: nested ``{"split": [l, j], "children": [z <= 0, z >= 0]}`` and
+        ``upper`` and ``tree`` are None when the budget ran out (or Ctrl-C) before the root's
+        bound; otherwise ``tree`` is nested ``{"split": [l, j], "children": [z <= 0, z >= 0]}`` and
         ``{"split": ["x", k, mid], "children": [x_k <= mid, x_k >= mid]}`` nodes and leaves
         ``{"bound": b, "by": "symbolic" | "differential"}``, ``{"bound": b, "mu", "alpha",
         "beta"}`` (LP multipliers) or ``{"empty": "interval"}`` / ``{"empty": "dual", ...}``.
@@ -239,7 +240,12 @@ def bound_objective(Ws, bs, box, c, value, *, budget: Budget | None = None,
         heapq.heappush(heap, (-bnd, counter, nbox, splits, holder, ivs, unstable, xdepth))
 
     root: dict = {}
-    open_node(list(box), {}, root)
+    try:
+        open_node(list(box), {}, root)
+    except KeyboardInterrupt:           # budget or Ctrl-C before the root's bound: lower only
+        budget.interrupt()
+        return ObjectiveBound(lower, None, point, None, 0, False,
+                              f"{budget.reason} before the root's bound")
     nodes, reason, complete = 1, "", False
     while True:
         if stop_above is not None and lower > stop_above:
@@ -266,18 +272,24 @@ def bound_objective(Ws, bs, box, c, value, *, budget: Budget | None = None,
             arg = _choose(ivs)
         if arg is None:
             continue                   # no unstable neuron: the leaf's LP is as tight as it gets
+        kids, n_leaves = [{}, {}], len(leaves)
+        try:
+            for side in (0, 1):
+                if arg[0] == "x":
+                    _, k, mid = arg
+                    child = list(nbox)
+                    child[k] = (nbox[k][0], mid) if side == 0 else (mid, nbox[k][1])
+                    open_node(child, splits, kids[side], xdepth + 1)
+                else:
+                    open_node(nbox, {**splits, arg: side}, kids[side], xdepth, ivs, arg[0])
+        except KeyboardInterrupt:       # BudgetExhausted or Ctrl-C: the node stays a leaf
+            budget.interrupt()          # with its own (valid) bound; the children are dropped
+            del leaves[n_leaves:]
+            reason = str(budget.reason)
+            break
         leaves.remove(holder)
         holder.clear()
-        holder["split"] = list(arg)
-        holder["children"] = [{}, {}]
-        for side in (0, 1):
-            if arg[0] == "x":
-                _, k, mid = arg
-                child = list(nbox)
-                child[k] = (nbox[k][0], mid) if side == 0 else (mid, nbox[k][1])
-                open_node(child, splits, holder["children"][side], xdepth + 1)
-            else:
-                open_node(nbox, {**splits, arg: side}, holder["children"][side], xdepth, ivs, arg[0])
+        holder.update({"split": list(arg), "children": kids})
         nodes += 2
         budget.count()
     bounds = [lf["bound"] for lf in leaves]

@@ -127,6 +127,36 @@ def test_dim_timeout_returns_in_time_and_states_the_work_done(tmp_path):
     assert data["exact"] or data["lower"] <= data["upper"]
 
 
+def _near_pair_files(tmp_path, widths, seed):
+    """A He-normal net (float32) and its float16 copy, as files."""
+    import numpy as np
+    rng = np.random.default_rng(seed)
+    ws = [rng.normal(0, (2 / a) ** 0.5, (b, a)) for a, b in zip(widths, widths[1:])]
+    bs = [rng.normal(0, 0.01, b) for b in widths[1:]]
+    paths = []
+    for dtype in (np.float32, np.float16):
+        net = Network.from_rows([[[Fraction(float(v)) for v in row] for row in w.astype(dtype)] for w in ws],
+                                [[Fraction(float(v)) for v in b.astype(dtype)] for b in bs])
+        path = tmp_path / f"{dtype.__name__}.json"
+        path.write_text(json.dumps(net.to_dict()))
+        paths.append(str(path))
+    return paths
+
+
+def test_diff_bab_timeout_returns_in_time_with_a_certified_interval(tmp_path):
+    a, b = _near_pair_files(tmp_path, [20, 40, 40, 5], 0)
+    cert = tmp_path / "cert.out"      # not *.json: _startup swaps *.json arguments for TINY
+    r, _ = timed_run(["diff", a, b, "--box", "0,1", "--method", "bab", "--json",
+                      "--certificate", str(cert)], 2)
+    assert r.returncode == 3, r.stderr
+    data = json.loads(r.stdout)
+    assert data["complete"] is False and "timeout of 2 s reached" in data["reason"]
+    assert data["upper"] == "inf" or Fraction(data["lower"]) <= Fraction(data["upper"])
+    assert isinstance(data["certificate_checked"], bool)
+    v = subprocess.run(_cli("verify", str(cert)), capture_output=True, text=True, cwd=ROOT)
+    assert v.returncode == 0, v.stdout + v.stderr           # partial, but what it claims holds
+
+
 # ------------------------------------------------------------------------------------------------
 @pytest.mark.slow
 @pytest.mark.parametrize("timeout_s", [5, 15])
