@@ -118,7 +118,12 @@ def diff_bounds(a: Network, b: Network, box, *, timeout: float | None = None,
 
                 def value(x, o=o, s=s):
                     return s * D.evaluate(x)[o]
-                start = [] if budget.exhausted() else float_candidates(Ws, bs, box, o, s, seed=o)
+                start = []
+                if not budget.exhausted():
+                    try:
+                        start = float_candidates(Ws, bs, box, o, s, seed=o)
+                    except KeyboardInterrupt:
+                        budget.interrupt()
                 ob = bound_objective(Ws, bs, box, c, value, budget=budget, start=start,
                                      stop_above=eps, prune_at=eps, engine=engine,
                                      input_splits=input_splits)

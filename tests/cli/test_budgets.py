@@ -161,8 +161,8 @@ def test_diff_bab_timeout_returns_in_time_with_a_certified_interval(tmp_path):
 @pytest.mark.slow
 @pytest.mark.parametrize("timeout_s", [5, 15])
 def test_hard_cases_return_within_the_budget(tmp_path, timeout_s):
-    """diff (64-32-10 vs its float16 copy on [0,16]^64), dim (5-50x6-5), equiv and regions on hard
-    cases, each as a subprocess with a small budget: exit 3 within 1.05 T + 2 s after start-up."""
+    """diff (64-32-10 and 5-50x6-5 vs their float16 copies), equiv --epsilon (5-50x6-5), dim
+    (5-50x6-5), equiv and regions on hard cases, each as a subprocess with a small budget: exit 3 within 1.05 T + 2 s after start-up."""
     import numpy as np
     rng = np.random.default_rng(0)
 
@@ -182,11 +182,15 @@ def test_hard_cases_return_within_the_budget(tmp_path, timeout_s):
     a32, a16 = save("a32", ws, bs, np.float32), save("a16", ws, bs, np.float16)
     ws, bs = he([5, 50, 50, 50, 50, 50, 50, 5])
     acas = save("acas", ws, bs, np.float32)
+    acas16 = save("acas16", ws, bs, np.float16)
     perm = rng.permutation(50)                  # the same function, hidden layer 1 permuted
     ws2 = [ws[0][perm], ws[1][:, perm]] + ws[2:]
     bs2 = [bs[0][perm]] + bs[1:]
     acas_p = save("acas_p", ws2, bs2, np.float32)
     for argv, codes in ((["diff", a32, a16, "--box", "0,16", "--json"], (3,)),
+                        (["diff", acas, acas16, "--box=-1/2,1/2", "--method", "bab", "--json"], (3,)),
+                        (["equiv", acas, acas16, "--box=-1/2,1/2", "--epsilon", "1/100", "--json"],
+                         (0, 1, 3)),
                         (["dim", acas, "--json"], (3,)),
                         (["equiv", acas, acas_p, "--box", "-1/10,1/10", "--json"], (0, 3)),
                         (["regions", acas, "--json"], (3,))):
