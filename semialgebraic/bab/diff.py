@@ -2,6 +2,8 @@ r"""``max_o max_{x in box} |a_o(x) − b_o(x)|`` by exact branch and bound, with
 
 from __future__ import annotations
 
+import signal
+import threading
 from dataclasses import dataclass
 
 from algebra.exceptions import InputError
@@ -9,14 +11,14 @@ from algebra.kernel import difference_network
 from algebra.network import Network
 from algebra.rationals import Q, q_json, to_q
 
-from ..budget import Budget
+from ..budget import Budget, BudgetExhausted
 from ..exceptions import CertificateError
 from .primal import float_candidates
 from .search import Engine, bound_objective
 
 __all__ = ["BabResult", "diff_bounds", "epsilon_equivalent"]
 
-_SEARCH_SHARE = 0.5     # of a timeout, for the search; the rest for re-checking its certificate
+_SEARCH_SHARE = 0.85    # of a timeout, for the search; the rest for re-checking its certificate
 
 
 class _Share(Budget):
@@ -48,13 +50,16 @@ class BabResult:
     complete: bool
     reason: str
     certificate: dict
+    checked: bool | None = None      # True: re-checked in-process; None: not (budget / no check)
 
     def to_json(self) -> dict:
-        return {"lower": str(self.lower), "upper": str(self.upper), "complete": self.complete,
+        upper = "inf" if self.upper is None else str(self.upper)
+        return {"lower": str(self.lower), "upper": upper, "complete": self.complete,
                 "max_deviation": q_json(self.lower), "point": [q_json(v) for v in self.point],
                 "output": self.output,
                 "per_output": [{"lower": str(lo), "upper": str(hi)} for lo, hi in self.per_output],
-                "nodes": self.nodes, "reason": self.reason, "method": "branch and bound"}
+                "nodes": self.nodes, "reason": self.reason, "method": "branch and bound",
+                "certificate_checked": bool(self.checked)}
 
 
 def _box(box, d):
@@ -88,62 +93,128 @@ def diff_bounds(a: Network, b: Network, box, *, timeout: float | None = None,
     budget = budget or Budget(timeout)
     outer = budget
     if verify and budget.timeout is not None:
-        # the independent check of the certificate runs after the search, inside the same budget
+        # the independent check of the certificate runs after the search, in what is left
         budget = _Share(outer, _SEARCH_SHARE)
     D = difference_network(a, b)
     Ws = [W.to_rows() for W in D.weights]
     bs = [list(bv) for bv in D.biases]
     eps = None if epsilon is None else Q(epsilon)
-    engine = Engine(Ws, bs, paired=True)
     objectives, per_output, nodes = [], [], 0
     best = None
-    complete, reasons = True, []
-    for o in range(m):
-        pair = []
-        for s in (1, -1):
-            c = [Q(0)] * m
-            c[o] = Q(s)
-
-            def value(x, o=o, s=s):
-                return s * D.evaluate(x)[o]
-            start = float_candidates(Ws, bs, box, o, s, seed=o)
-            ob = bound_objective(Ws, bs, box, c, value, budget=budget, start=start,
-                                 stop_above=eps, prune_at=eps, engine=engine,
-                                 input_splits=input_splits)
-            nodes += ob.nodes
-            complete = complete and ob.complete
-            if ob.reason and not ob.complete:
-                reasons.append(ob.reason)
-            pair.append(ob)
-            objectives.append({"output": o, "sign": s, "upper": ob.upper, "tree": ob.tree})
-            if best is None or ob.lower > best[0]:
-                best = (ob.lower, ob.point, o)
-            if eps is not None and ob.lower > eps:
+    complete, reasons, rootless = True, [], False
+    with budget.active():            # the bounds' inner loops stop at the deadline
+        try:
+            engine = Engine(Ws, bs, paired=True)
+        except KeyboardInterrupt:
+            budget.interrupt()
+            engine = None
+        for o in range(m):
+            if engine is None or rootless:
                 break
-        per_output.append((max(p.lower for p in pair), max(p.upper for p in pair)))
-        if eps is not None and best[0] > eps:
-            break
+            pair = []
+            for s in (1, -1):
+                c = [Q(0)] * m
+                c[o] = Q(s)
+
+                def value(x, o=o, s=s):
+                    return s * D.evaluate(x)[o]
+                start = []
+                if not budget.exhausted():
+                    try:
+                        start = float_candidates(Ws, bs, box, o, s, seed=o)
+                    except KeyboardInterrupt:
+                        budget.interrupt()
+                ob = bound_objective(Ws, bs, box, c, value, budget=budget, start=start,
+                                     stop_above=eps, prune_at=eps, engine=engine,
+                                     input_splits=input_splits)
+                nodes += ob.nodes
+                complete = complete and ob.complete
+                if ob.reason and not ob.complete:
+                    reasons.append(ob.reason)
+                pair.append(ob)
+                if ob.upper is None:
+                    rootless = True
+                objectives.append({"output": o, "sign": s, "upper": ob.upper, "tree": ob.tree})
+                if best is None or ob.lower > best[0]:
+                    best = (ob.lower, ob.point, o)
+                if rootless or (eps is not None and ob.lower > eps):
+                    break
+            if not rootless:
+                per_output.append((max(p.lower for p in pair), max(p.upper for p in pair)))
+            if eps is not None and best[0] > eps:
+                break
+    if budget.interrupted:
+        outer.interrupt()
+    if best is None:                 # not even the engine was built: the centre of the box
+        x = tuple((lo + hi) / 2 for lo, hi in box)
+        devs = [abs(u - v) for u, v in zip(a.evaluate(x), b.evaluate(x))]
+        o = max(range(m), key=devs.__getitem__)
+        best = (devs[o], x, o)
+        reasons.append(f"{budget.reason} before the bounds were prepared")
     lower, point, out = best
     refuted = eps is not None and lower > eps
-    upper = None if refuted else max(hi for _, hi in per_output)
-    if refuted:
-        upper = max(max(hi for _, hi in per_output), lower)
+    unbounded = engine is None or rootless    # no certified upper bound (budget before a root)
+    if refuted or unbounded:
+        complete = False if unbounded and not refuted else complete
+        upper = None if unbounded else max(max(hi for _, hi in per_output), lower)
+    else:
+        upper = max(hi for _, hi in per_output)
     from ..certificates.bab_bound import bab_bound_certificate
-    cert = bab_bound_certificate(a, b, box, objectives, upper, lower, point, out,
-                                 epsilon=eps, complete_cover=not refuted)
-    if verify and not refuted:
-        from ..verify import verify as _verify
-        ok, why = _verify(cert)
-        if not ok:
-            raise CertificateError("bab_bound", why)
+    if refuted or unbounded:         # only the lower bound is claimed (and certified)
+        cert = bab_bound_certificate(a, b, box, [], upper if upper is not None else lower, lower,
+                                     point, out, epsilon=eps, complete_cover=False)
+    else:
+        cert = bab_bound_certificate(a, b, box, objectives, upper, lower, point, out,
+                                     epsilon=eps, complete_cover=True)
+    checked = None
+    if verify:
+        checked = _self_check(cert, outer)
     if budget is not outer and budget.reason is not None and budget.reason.startswith("timeout"):
-        reasons = [f"timeout of {outer.timeout:g} s reached" if r.startswith("timeout") else r
+        reasons = [r.replace(f"timeout of {budget.timeout:g} s", f"timeout of {outer.timeout:g} s")
                    for r in reasons]
     if eps is None:
-        complete = lower == upper
+        complete = upper is not None and lower == upper
     reason = ("lower = upper" if complete and eps is None else
               "; ".join(dict.fromkeys(reasons)) or ("the bound holds" if eps is not None else ""))
-    return BabResult(lower, upper, point, out, per_output, nodes, complete, reason, cert)
+    return BabResult(lower, upper, point, out, per_output, nodes, complete, reason, cert, checked)
+
+
+def _self_check(cert, outer: Budget):
+    """Re-check *cert* with the independent checker in the time *outer* has left: True (valid),
+    None (not re-checked: no time, Ctrl-C, or the check did not finish in time); an invalid
+    certificate raises :class:`CertificateError` (a bug of the search)."""
+    from ..verify import verify as _verify
+    left = outer.remaining()
+    if outer.interrupted:
+        return None
+    if left is None:
+        ok, why = _verify(cert)
+    else:
+        if left <= 0.05 or threading.current_thread() is not threading.main_thread():
+            return None
+        fired = []
+
+        def _alarm(signum, frame):
+            fired.append(True)
+            raise BudgetExhausted("the budget ran out during the certificate's self-check")
+        old = signal.signal(signal.SIGALRM, _alarm)
+        try:
+            signal.setitimer(signal.ITIMER_REAL, left)
+            try:
+                ok, why = _verify(cert)
+            finally:
+                signal.setitimer(signal.ITIMER_REAL, 0)
+        except BudgetExhausted:
+            if fired:
+                return None
+            raise
+        finally:
+            signal.signal(signal.SIGALRM, old)
+        if fired:                    # the alarm fired inside the checker: never trust its answer
+            return None
+    if not ok:
+        raise CertificateError("bab_bound", why)
+    return True
 
 
 def epsilon_equivalent(a: Network, b: Network, box, epsilon, *, timeout: float | None = None,
@@ -157,6 +228,6 @@ def epsilon_equivalent(a: Network, b: Network, box, epsilon, *, timeout: float |
     eps = Q(epsilon)
     if r.lower > eps:
         return False, r
-    if r.upper <= eps:
+    if r.upper is not None and r.upper <= eps:
         return True, r
     return None, r

@@ -22,6 +22,7 @@ from __future__ import annotations
 from algebra.linalg import interval_image
 from algebra.rationals import Q
 
+from ..budget import checkpoint
 from .symbolic import down, up
 
 __all__ = ["DifferentialNet", "relu_difference"]
@@ -85,6 +86,7 @@ class DifferentialNet:
         L = len(self.A)
         d = interval_image(self.E[0], box, self.bias[0])
         for l in range(L):
+            checkpoint()
             if l > 0:
                 prev, n = ivs[l - 1], len(ivs[l - 1]) // 2
                 dh = [relu_difference(prev[j], prev[n + j], out[-1][j]) for j in range(n)]

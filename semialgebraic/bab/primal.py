@@ -11,14 +11,23 @@ import numpy as np
 
 from algebra.rationals import from_float
 
+from ..budget import checkpoint
+
 __all__ = ["float_candidates"]
+
+
+def _mm(A, B):
+    """``A @ B`` without BLAS: on a shared machine a multi-threaded BLAS oversubscribed by
+    other processes made these small products 25x slower (measured), and einsum's plain loop
+    is fast at these sizes."""
+    return np.einsum("ij,jk->ik", A, B, optimize=False)
 
 
 def _forward(Ws, bs, X):
     acts = [X]
     h = X
     for l, (W, b) in enumerate(zip(Ws, bs)):
-        z = h @ W.T + b
+        z = _mm(h, W.T) + b
         if l < len(Ws) - 1:
             acts.append(z)
             h = np.maximum(z, 0.0)
@@ -30,7 +39,7 @@ def _forward(Ws, bs, X):
 def _grad(Ws, acts, g):
     """Gradient of ``g · D(x)`` per row (g: one row of output weights per point)."""
     for l in range(len(Ws) - 1, -1, -1):
-        g = g @ Ws[l]
+        g = _mm(g, Ws[l])
         if l > 0:
             g = g * (acts[l] > 0)
     return g
@@ -47,6 +56,7 @@ def float_candidates(Ws_q, bs_q, box, o, s, *, samples=256, steps=40, keep=3, se
     X = np.vstack([X, (lo + hi) / 2])
     step = (hi - lo) / 8
     for _ in range(steps):
+        checkpoint()                 # an active exhausted budget stops the search here
         out, acts = _forward(Ws, bs, X)
         g = np.zeros_like(out)
         g[:, o] = s

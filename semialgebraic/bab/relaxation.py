@@ -19,12 +19,17 @@ exactly over Q.  With ``c = 0`` a negative bound proves the node empty.
 
 from __future__ import annotations
 
+import math
 from fractions import Fraction
+
+import numpy as np
 
 from algebra.linalg import interval_image
 from algebra.rationals import Q
 
-__all__ = ["node_intervals", "exact_bound", "float_duals", "project"]
+from ..budget import checkpoint
+
+__all__ = ["node_intervals", "exact_bound", "exact_bound_int", "float_duals", "project"]
 
 _ZERO = Q(0)
 
@@ -89,9 +94,60 @@ def _box_max(coef, lo, hi):
     return coef * hi if coef > 0 else coef * lo
 
 
+def _den_lcm(parts):
+    d = 1
+    for part in parts:
+        for row in part:
+            for v in row:
+                if v != 0:
+                    q = int(v.q)
+                    d = d * q // math.gcd(d, q)
+    return d
+
+
+def exact_bound_int(sym, box, ivs, c, mu, alpha, beta):
+    """:func:`exact_bound` (the same number, exactly) with the products ``muᵀW`` as integer
+    matrix products: the multipliers over one common denominator, the weights as the integer
+    rows of *sym* (a :class:`.symbolic.SymbolicNet`); rational arithmetic only per neuron."""
+    L = sym.L
+    dm = _den_lcm([mu, alpha, beta])
+    M = [np.array([int(v * dm) for v in row], dtype=object) for row in mu]
+    total = _ZERO
+    for l in range(L):                                           # mu·b
+        t = M[l].dot(sym.bnum[l]) if len(M[l]) else 0
+        if t:
+            total += Q(int(t), dm * sym.bden[l])
+    # x coefficients: (mu_0ᵀ W_0)_k
+    xco = M[0].dot(sym.Nrows[0]) if len(M[0]) else [0] * len(box)
+    for k, (lo, hi) in enumerate(box):
+        total += _box_max(Q(int(xco[k]), dm * sym.den[0]), lo, hi)
+    for l in range(L):
+        checkpoint()
+        last = l == L - 1
+        up = None if last else (M[l + 1].dot(sym.Nrows[l + 1]) if len(M[l + 1])
+                                else [0] * len(ivs[l]))
+        for j, (lo, hi) in enumerate(ivs[l]):
+            coef = (c[j] if last else _ZERO) - mu[l][j]
+            if not last:
+                a, b = alpha[l][j], beta[l][j]
+                coef -= a
+                if lo < 0 < hi and b != 0:
+                    s = hi / (hi - lo)
+                    coef += s * b
+                    total -= b * s * lo
+            total += _box_max(coef, lo, hi)
+            if not last:
+                hco = alpha[l][j] - beta[l][j]
+                if up[j]:
+                    hco += Q(int(up[j]), dm * sym.den[l + 1])
+                total += _box_max(hco, max(lo, _ZERO), max(hi, _ZERO))
+    return total
+
+
 def exact_bound(Ws, bs, box, ivs, c, mu, alpha, beta):
     """The exact upper bound of ``c · z_L`` over the node's relaxation for the multipliers
-    ``mu`` (per layer), ``alpha``, ``beta`` (per hidden layer), assumed of the right signs."""
+    ``mu`` (per layer), ``alpha``, ``beta`` (per hidden layer), assumed of the right signs.
+    Entry by entry (the reference of :func:`exact_bound_int`, which the search uses)."""
     L = len(Ws)
     total = _ZERO
     # constants: mu·b and beta·(−s lo)
@@ -119,6 +175,7 @@ def exact_bound(Ws, bs, box, ivs, c, mu, alpha, beta):
                 coef += mu[0][j] * row[k]
         total += _box_max(coef, lo, hi)
     for l in range(L):
+        checkpoint()
         last = l == L - 1
         for j, (lo, hi) in enumerate(ivs[l]):
             coef = (c[j] if last else _ZERO) - mu[l][j]
@@ -236,8 +293,9 @@ def float_duals(Ws, bs, box, ivs, c, time_limit=None):
 
 
 def to_rational(y: float, den: int | None) -> Q:
-    """A float as an exact rational: exactly (``den`` None) or the nearest of small denominator."""
-    fr = Fraction(y)
+    """A float as an exact rational: exactly (``den`` None) or the nearest multiple of ``1/den``
+    (any rational multipliers are valid after projection; short ones keep the bound cheap)."""
     if den is not None:
-        fr = fr.limit_denominator(den)
+        return Q(round(y * den), den)
+    fr = Fraction(y)
     return Q(fr.numerator, fr.denominator)

@@ -24,7 +24,7 @@ from algebra.rationals import Q
 
 from ..budget import Budget
 from .differential import DifferentialNet
-from .relaxation import exact_bound, float_duals, project, to_rational
+from .relaxation import exact_bound_int, float_duals, project, to_rational
 from .symbolic import SymbolicNet, affine_bound
 
 __all__ = ["ObjectiveBound", "bound_objective", "Engine"]
@@ -51,29 +51,32 @@ def _zeros(Ws):
     return [[_ZERO] * len(W) for W in Ws]
 
 
-def _lp_bound(Ws, bs, box, ivs, c, time_limit=None):
+def _candidates(ivs, duals):
+    """The projected exact multiplier candidates: HiGHS's duals rounded to ``10^-6`` and exact,
+    each with both signs (every float converted once; a negation is exact)."""
+    for den in (10 ** 6, None):
+        ys = [[[to_rational(v, den) for v in row] for row in part] for part in duals]
+        for sgn in (1, -1):
+            yield project(ivs, *(ys if sgn == 1 else [[[-v for v in row] for row in part] for part in ys]))
+
+
+def _lp_bound(Ws, bs, box, ivs, c, sym, time_limit=None):
     """(bound, (mu, alpha, beta), float point) of the node's triangle LP made rigorous, or
     ``(None, y, None)`` when the multipliers *y* prove the node empty, or None (no LP answer)."""
     status, x, duals = float_duals(Ws, bs, box, ivs, c, time_limit=time_limit)
     if status == "infeasible" and duals is not None:
         zc = [_ZERO] * len(c)
-        for den in (10 ** 6, None):
-            for sgn in (1, -1):
-                y = project(ivs, *[[[to_rational(sgn * v, den) for v in row] for row in part]
-                                   for part in duals])
-                if exact_bound(Ws, bs, box, ivs, zc, *y) < 0:
-                    return None, y, None          # the node is empty (Farkas-type proof)
+        for y in _candidates(ivs, duals):
+            if exact_bound_int(sym, box, ivs, zc, *y) < 0:
+                return None, y, None          # the node is empty (Farkas-type proof)
         return None
     if status != "optimal":
         return None
     best = None
-    for den in (10 ** 6, None):
-        for sgn in (1, -1):
-            y = project(ivs, *[[[to_rational(sgn * v, den) for v in row] for row in part]
-                               for part in duals])
-            val = exact_bound(Ws, bs, box, ivs, c, *y)
-            if best is None or val < best[0]:
-                best = (val, y)
+    for y in _candidates(ivs, duals):
+        val = exact_bound_int(sym, box, ivs, c, *y)
+        if best is None or val < best[0]:
+            best = (val, y)
     return best[0], best[1], x
 
 
@@ -166,7 +169,8 @@ def bound_objective(Ws, bs, box, c, value, *, budget: Budget | None = None,
     Returns
     -------
     ObjectiveBound
-        With ``tree``: nested ``{"split": [l, j], "children": [z <= 0, z >= 0]}`` and
+        ``upper`` and ``tree`` are None when the budget ran out (or Ctrl-C) before the root's
+        bound; otherwise ``tree`` is nested ``{"split": [l, j], "children": [z <= 0, z >= 0]}`` and
         ``{"split": ["x", k, mid], "children": [x_k <= mid, x_k >= mid]}`` nodes and leaves
         ``{"bound": b, "by": "symbolic" | "differential"}``, ``{"bound": b, "mu", "alpha",
         "beta"}`` (LP multipliers) or ``{"empty": "interval"}`` / ``{"empty": "dual", ...}``.
@@ -218,7 +222,7 @@ def bound_objective(Ws, bs, box, c, value, *, budget: Budget | None = None,
                 lower, point = v, centre
         if (unstable or splits) and bnd > cut() and engine.lp and not budget.exhausted() and (
                 unstable <= 64 or not input_splits):
-            got = _lp_bound(Ws, bs, nbox, ivs, c, time_limit=budget.remaining())
+            got = _lp_bound(Ws, bs, nbox, ivs, c, engine.sym, time_limit=budget.remaining())
             if got is not None:
                 lb, y, x = got
                 if lb is None:
@@ -239,7 +243,12 @@ def bound_objective(Ws, bs, box, c, value, *, budget: Budget | None = None,
         heapq.heappush(heap, (-bnd, counter, nbox, splits, holder, ivs, unstable, xdepth))
 
     root: dict = {}
-    open_node(list(box), {}, root)
+    try:
+        open_node(list(box), {}, root)
+    except KeyboardInterrupt:           # budget or Ctrl-C before the root's bound: lower only
+        budget.interrupt()
+        return ObjectiveBound(lower, None, point, None, 0, False,
+                              f"{budget.reason} before the root's bound")
     nodes, reason, complete = 1, "", False
     while True:
         if stop_above is not None and lower > stop_above:
@@ -266,18 +275,24 @@ def bound_objective(Ws, bs, box, c, value, *, budget: Budget | None = None,
             arg = _choose(ivs)
         if arg is None:
             continue                   # no unstable neuron: the leaf's LP is as tight as it gets
+        kids, n_leaves = [{}, {}], len(leaves)
+        try:
+            for side in (0, 1):
+                if arg[0] == "x":
+                    _, k, mid = arg
+                    child = list(nbox)
+                    child[k] = (nbox[k][0], mid) if side == 0 else (mid, nbox[k][1])
+                    open_node(child, splits, kids[side], xdepth + 1)
+                else:
+                    open_node(nbox, {**splits, arg: side}, kids[side], xdepth, ivs, arg[0])
+        except KeyboardInterrupt:       # BudgetExhausted or Ctrl-C: the node stays a leaf
+            budget.interrupt()          # with its own (valid) bound; the children are dropped
+            del leaves[n_leaves:]
+            reason = str(budget.reason)
+            break
         leaves.remove(holder)
         holder.clear()
-        holder["split"] = list(arg)
-        holder["children"] = [{}, {}]
-        for side in (0, 1):
-            if arg[0] == "x":
-                _, k, mid = arg
-                child = list(nbox)
-                child[k] = (nbox[k][0], mid) if side == 0 else (mid, nbox[k][1])
-                open_node(child, splits, holder["children"][side], xdepth + 1)
-            else:
-                open_node(nbox, {**splits, arg: side}, holder["children"][side], xdepth, ivs, arg[0])
+        holder.update({"split": list(arg), "children": kids})
         nodes += 2
         budget.count()
     bounds = [lf["bound"] for lf in leaves]

@@ -27,6 +27,8 @@ import numpy as np
 from algebra.linalg import IntMatrix, interval_image
 from algebra.rationals import Q
 
+from ..budget import checkpoint
+
 __all__ = ["GRID_BITS", "SymbolicNet", "down", "up", "clip"]
 
 GRID_BITS = 40
@@ -87,11 +89,13 @@ class SymbolicNet:
     # -- one node -------------------------------------------------------------------------
     def intervals(self, box, splits, cancel=None, parent=None, layer=None):
         """Pre-activation intervals of every layer (grid numbers), or None when a split empties
-        one.  *splits* maps ``(l, j)`` to a side; *cancel* (optional) is called between layers and
-        may raise to stop.  With *parent* (the intervals of the same box under the splits minus
+        one.  *splits* maps ``(l, j)`` to a side; *cancel* (default
+        :func:`semialgebraic.budget.checkpoint`: an active exhausted budget raises
+        ``BudgetExhausted``) is called between layers and between the back-substitution steps.  With *parent* (the intervals of the same box under the splits minus
         some splits of layer *layer*), the layers below *layer* are reused (they do not depend
         on splits at or above it: the same numbers)."""
         L = self.L
+        cancel = cancel or checkpoint
         ivs = [] if parent is None else [list(v) for v in parent[:layer]]
         for l in range(len(ivs), L):
             prev = box if l == 0 else [(max(lo, _ZERO), max(hi, _ZERO)) for lo, hi in ivs[-1]]
@@ -99,18 +103,17 @@ class SymbolicNet:
             if l > 0:
                 rows = [j for j, (lo, hi) in enumerate(layer) if l == L - 1 or lo < 0 < hi]
                 if rows:
-                    for j, iv in zip(rows, self._back(l, rows, ivs, box)):
+                    for j, iv in zip(rows, self._back(l, rows, ivs, box, cancel)):
                         layer[j] = (max(layer[j][0], iv[0]), min(layer[j][1], iv[1]))
             if l < L - 1:
                 layer = [clip(lo, hi, splits.get((l, j))) for j, (lo, hi) in enumerate(layer)]
                 if any(lo > hi for lo, hi in layer):
                     return None
             ivs.append(layer)
-            if cancel is not None:
-                cancel()
+            cancel()
         return ivs
 
-    def _back(self, l, rows, ivs, box):
+    def _back(self, l, rows, ivs, box, cancel=checkpoint):
         """Grid intervals of ``z_l[j]`` for ``j`` in *rows* by back-substitution to the box."""
         n = len(rows)
         Nl = self.Nrows[l][rows]
@@ -119,6 +122,7 @@ class SymbolicNet:
         bl = [Q(int(self.bnum[l][j]), self.bden[l]) for j in rows]
         const = bl + [-v for v in bl]
         for k in range(l - 1, -1, -1):
+            cancel()
             su, sl, tu = _relaxation(ivs[k])
             pos = lam > 0
             M = np.where(pos, lam * su, lam * sl)                 # scale: scale · 2^P

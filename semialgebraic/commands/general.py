@@ -197,20 +197,38 @@ def _cmd_equiv_epsilon(args, a, b) -> int:
     if args.certificate and answer is not None:
         write_certificate(r.certificate, args.certificate)
     data = {"answer": answer, "method": "branch and bound", "epsilon": str(eps), **r.to_json()}
-    if answer is True:
+    if answer is None:
+        pass
+    elif answer is True:
         text = f"max |a - b| <= {q_str(eps)} (branch and bound, certified: upper bound {_num(r.upper, args)})"
     elif answer is False:
         text = (f"max |a - b| > {q_str(eps)}: |a_{r.output} - b_{r.output}| = {_num(r.lower, args)} at "
                 f"x = ({', '.join(q_str(v) for v in r.point)})")
-    else:
-        text = (f"undecided: max |a - b| in [{_num(r.lower, args)}, {_num(r.upper, args)}] "
+    if answer is None:
+        text = (f"undecided: max |a - b| in [{_num(r.lower, args)}, {_upper(r, args)}] "
                 f"({r.reason})")
+    else:
+        text += _checked_note(r, args.certificate if answer is not None else None)
     emit(args, data, text)
     return {True: 0, False: 1, None: 3}[answer]
 
 
 def _num(q, args) -> str:
     return display.number(q, getattr(args, "exact", False))
+
+
+def _upper(r, args) -> str:
+    return "+inf" if r.upper is None else _num(r.upper, args)
+
+
+def _checked_note(r, path) -> str:
+    """Whether the certificate was re-checked in-process; never claims a check that did not run."""
+    if r.checked:
+        return ""
+    if path:
+        return (f"\n  certificate written, not re-checked in-process (budget): run "
+                f"`netfibers verify {path}`")
+    return "\n  certificate not re-checked in-process (budget)"
 
 
 def _small(a, b) -> bool:
@@ -267,9 +285,10 @@ def _cmd_diff_bab(args, a, b, box) -> int:
     if r.complete:
         text = f"max |a - b| = {_num(r.lower, args)}{at}"
     else:
-        text = (f"max |a - b| \u2208 [{_num(r.lower, args)}, {_num(r.upper, args)}]; lower bound attained{at}"
+        text = (f"max |a - b| \u2208 [{_num(r.lower, args)}, {_upper(r, args)}]; lower bound attained{at}"
                 f" ({r.reason})")
-    emit(args, r.to_json(), text + f" [{'decided by ' if r.complete else ''}branch and bound, {r.nodes} nodes]")
+    text += f" [{'decided by ' if r.complete else ''}branch and bound, {r.nodes} nodes]"
+    emit(args, r.to_json(), text + _checked_note(r, args.certificate))
     return 0 if r.complete else 3
 
 

@@ -127,12 +127,42 @@ def test_dim_timeout_returns_in_time_and_states_the_work_done(tmp_path):
     assert data["exact"] or data["lower"] <= data["upper"]
 
 
+def _near_pair_files(tmp_path, widths, seed):
+    """A He-normal net (float32) and its float16 copy, as files."""
+    import numpy as np
+    rng = np.random.default_rng(seed)
+    ws = [rng.normal(0, (2 / a) ** 0.5, (b, a)) for a, b in zip(widths, widths[1:])]
+    bs = [rng.normal(0, 0.01, b) for b in widths[1:]]
+    paths = []
+    for dtype in (np.float32, np.float16):
+        net = Network.from_rows([[[Fraction(float(v)) for v in row] for row in w.astype(dtype)] for w in ws],
+                                [[Fraction(float(v)) for v in b.astype(dtype)] for b in bs])
+        path = tmp_path / f"{dtype.__name__}.json"
+        path.write_text(json.dumps(net.to_dict()))
+        paths.append(str(path))
+    return paths
+
+
+def test_diff_bab_timeout_returns_in_time_with_a_certified_interval(tmp_path):
+    a, b = _near_pair_files(tmp_path, [20, 40, 40, 5], 0)
+    cert = tmp_path / "cert.out"      # not *.json: _startup swaps *.json arguments for TINY
+    r, _ = timed_run(["diff", a, b, "--box", "0,1", "--method", "bab", "--json",
+                      "--certificate", str(cert)], 2)
+    assert r.returncode == 3, r.stderr
+    data = json.loads(r.stdout)
+    assert data["complete"] is False and "timeout of 2 s reached" in data["reason"]
+    assert data["upper"] == "inf" or Fraction(data["lower"]) <= Fraction(data["upper"])
+    assert isinstance(data["certificate_checked"], bool)
+    v = subprocess.run(_cli("verify", str(cert)), capture_output=True, text=True, cwd=ROOT)
+    assert v.returncode == 0, v.stdout + v.stderr           # partial, but what it claims holds
+
+
 # ------------------------------------------------------------------------------------------------
 @pytest.mark.slow
 @pytest.mark.parametrize("timeout_s", [5, 15])
 def test_hard_cases_return_within_the_budget(tmp_path, timeout_s):
-    """diff (64-32-10 vs its float16 copy on [0,16]^64), dim (5-50x6-5), equiv and regions on hard
-    cases, each as a subprocess with a small budget: exit 3 within 1.05 T + 2 s after start-up."""
+    """diff (64-32-10 and 5-50x6-5 vs their float16 copies), equiv --epsilon (5-50x6-5), dim
+    (5-50x6-5), equiv and regions on hard cases, each as a subprocess with a small budget: exit 3 within 1.05 T + 2 s after start-up."""
     import numpy as np
     rng = np.random.default_rng(0)
 
@@ -152,11 +182,15 @@ def test_hard_cases_return_within_the_budget(tmp_path, timeout_s):
     a32, a16 = save("a32", ws, bs, np.float32), save("a16", ws, bs, np.float16)
     ws, bs = he([5, 50, 50, 50, 50, 50, 50, 5])
     acas = save("acas", ws, bs, np.float32)
+    acas16 = save("acas16", ws, bs, np.float16)
     perm = rng.permutation(50)                  # the same function, hidden layer 1 permuted
     ws2 = [ws[0][perm], ws[1][:, perm]] + ws[2:]
     bs2 = [bs[0][perm]] + bs[1:]
     acas_p = save("acas_p", ws2, bs2, np.float32)
     for argv, codes in ((["diff", a32, a16, "--box", "0,16", "--json"], (3,)),
+                        (["diff", acas, acas16, "--box=-1/2,1/2", "--method", "bab", "--json"], (3,)),
+                        (["equiv", acas, acas16, "--box=-1/2,1/2", "--epsilon", "1/100", "--json"],
+                         (0, 1, 3)),
                         (["dim", acas, "--json"], (3,)),
                         (["equiv", acas, acas_p, "--box", "-1/10,1/10", "--json"], (0, 3)),
                         (["regions", acas, "--json"], (3,))):
