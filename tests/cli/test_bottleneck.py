@@ -5,6 +5,8 @@ import subprocess
 import sys
 from importlib import resources
 
+import pytest
+
 from semialgebraic.verify import verify
 
 
@@ -89,3 +91,20 @@ def test_analyze_timeout_partial(capsys, run):
     code, out, _ = run(["analyze", "--timeout", "0.001", "--json"])
     d = json.loads(out)
     assert code == 3 and d["complete"] is False
+
+
+def test_deadline_is_not_lost_when_the_signal_lands_where_exceptions_are_swallowed():
+    """A Timeout raised inside a gc callback or __del__ is swallowed by Python; the deadline
+    must still end the block (a flaky 'analyze --timeout' exit 0 came from this)."""
+    import time
+
+    from semialgebraic.commands.bottleneck import Timeout, deadline
+
+    class Swallow:
+        def __del__(self):
+            time.sleep(0.05)             # the alarm fires here; Python ignores the exception
+
+    with pytest.raises(Timeout):
+        with deadline(0.01):
+            Swallow()                    # refcount 0 at once: __del__ runs and swallows it
+            time.sleep(0.001)
