@@ -28,7 +28,9 @@ from __future__ import annotations
 import argparse
 import json
 import random
+import resource
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -42,8 +44,8 @@ from algebra.io.arrays import matrix_from_array  # noqa: E402
 from algebra.linalg import QMatrix  # noqa: E402
 from algebra.rationals import Q  # noqa: E402
 from semialgebraic.absorption import absorbable, find_s  # noqa: E402
-from semialgebraic.certificates import jsonable  # noqa: E402
-from semialgebraic.verify import verify  # noqa: E402
+from semialgebraic.certificates import write_certificate  # noqa: E402
+from semialgebraic.verify import resolve_sidecar, verify  # noqa: E402
 
 
 def generic(d: int, k: int, seed: int = 0) -> Block:
@@ -79,17 +81,24 @@ def run(label: str, block: Block, expect) -> dict:
     t0 = time.perf_counter()
     v = absorbable(block, verify=False)          # the decision alone; the check is timed below
     t1 = time.perf_counter()
-    cert = json.loads(json.dumps(jsonable(v.certificate))) if v.certificate else None
-    t2 = time.perf_counter()
-    ok, why = verify(cert) if cert else (None, "no certificate")
-    t3 = time.perf_counter()
+    with tempfile.TemporaryDirectory() as tmp:      # the CLI's route: JSON (+ binary sidecar)
+        path = Path(tmp) / "cert.json"
+        if v.certificate:
+            write_certificate(v.certificate, path)
+        t2 = time.perf_counter()
+        size = sum(f.stat().st_size for f in Path(tmp).iterdir())
+        cert = resolve_sidecar(json.loads(path.read_text()), path) if v.certificate else None
+        ok, why = verify(cert) if cert else (None, "no certificate")
+        t3 = time.perf_counter()
     row = {"case": label, "answer": v.answer, "S": len(v.details.get("all_S") or []),
            "nullity": v.details.get("nullity"), "decide_s": t1 - t0, "cert_s": t2 - t1,
-           "check_s": t3 - t2, "verified": ok, "method": v.method}
+           "check_s": t3 - t2, "verified": ok, "method": v.method, "cert_bytes": size,
+           "peak_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}
     status = "ok" if (expect is None or v.answer is expect) and ok in (True, None) else "MISMATCH"
     print(f"{label:<34} {str(v.answer):<6} nullity={str(row['nullity']):<4} all_S={row['S']:<2} "
           f"decide {row['decide_s']:7.2f}s  cert {row['cert_s']:5.2f}s  decide+cert "
-          f"{row['decide_s'] + row['cert_s']:7.2f}s  check {row['check_s']:6.2f}s  verified={ok}  {status}",
+          f"{row['decide_s'] + row['cert_s']:7.2f}s  check {row['check_s']:6.2f}s  verified={ok}  "
+          f"cert {size / 1e6:.1f} MB  peak RSS {row['peak_mb']:.0f} MB  {status}",
           flush=True)
     return row
 
@@ -133,9 +142,16 @@ def baseline_exact(d: int = 8, k: int = 32) -> None:
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--quick", action="store_true", help="only d=256, k=1024")
+    ap.add_argument("--size", type=int, nargs=2, metavar=("D", "K"),
+                    help="only one generic block d x k (e.g. --size 1024 4096); peak RSS is the "
+                         "process's so far")
     args = ap.parse_args()
+    if args.size:
+        run(f"generic d={args.size[0]} k={args.size[1]}", generic(*args.size), False)
+        return
     print("timed: decision = absorbable(block, verify=False), the decision with its certificate built "
-          "but not checked; then the JSON round trip; then the independent check, separately")
+          "but not checked; then writing the certificate (JSON + binary sidecar); then reading it "
+          "back and the independent check, separately")
     print("case                               answer                      times (decision, certificate JSON, independent check)")
     baseline_exact()
     r = run("generic d=256 k=1024 (target 10s)", generic(256, 1024), False)

@@ -67,20 +67,29 @@ _t0 = time.perf_counter()
 dt = time.perf_counter() - _t0
 _r1 = resource.getrusage(resource.RUSAGE_SELF)
 cpu = _r1.ru_utime + _r1.ru_stime - _r0.ru_utime - _r0.ru_stime
-print(json.dumps({{"seconds": dt, "cpu": cpu, "base_mb": base / 1024, "peak_mb": _r1.ru_maxrss / 1024}}))
+print(json.dumps({{"seconds": dt, "cpu": cpu, "base_mb": base / 1024}}))
 """
 
 
 def probe(imports: str, body: str) -> dict:
-    """Run *body* in a fresh interpreter after *imports*; time and peak RSS above the
-    post-import baseline (ru_maxrss is a high-water mark: the import's own peak is the floor)."""
+    """Run *body* in a fresh interpreter after *imports*; time, and the child's peak RSS taken
+    from outside (``os.wait4``: the rusage of that one child, not a high-water mark over every
+    child) above its post-import baseline (reported by the child)."""
     code = _PROBE.format(imports=imports, body=body)
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                         cwd=Path(__file__).resolve().parents[1])
-    if out.returncode != 0:
-        raise RuntimeError(out.stderr[-2000:])
-    r = json.loads(out.stdout.strip().splitlines()[-1])
-    r["extra_mb"] = r["peak_mb"] - r["base_mb"]
+    with tempfile.TemporaryFile("w+") as err:      # a file: no pipe to fill while stdout is read
+        proc = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, stderr=err,
+                                text=True, cwd=Path(__file__).resolve().parents[1])
+        stdout = proc.stdout.read()
+        proc.stdout.close()
+        _, status, usage = os.wait4(proc.pid, 0)
+        err.seek(0)
+        stderr = err.read()
+    proc.returncode = os.waitstatus_to_exitcode(status)
+    if proc.returncode != 0:
+        raise RuntimeError(stderr[-2000:])
+    r = json.loads(stdout.strip().splitlines()[-1])
+    r["peak_mb"] = usage.ru_maxrss / 1024          # KiB on Linux
+    r["extra_mb"] = max(r["peak_mb"] - r["base_mb"], 0.0)
     return r
 
 
@@ -140,9 +149,14 @@ def main(argv=None) -> int:
           f"{'cpu ratio':>10}  target")
     for name, r, b, target in rows:
         ratio = r["cpu"] / b["cpu"] if b["cpu"] else float("nan")
-        print(f"{name:<30}{r['seconds']:>7.2f}{r['cpu']:>7.2f}{r['extra_mb']:>7.0f} | "
-              f"{b['seconds']:>13.2f}{b['cpu']:>7.2f}{b['extra_mb']:>7.0f}{ratio:>10.1f}  {target}")
+        print(f"{name:<30}{r['seconds']:>7.2f}{r['cpu']:>7.2f}{_mb(r):>7} | "
+              f"{b['seconds']:>13.2f}{b['cpu']:>7.2f}{_mb(b):>7}{ratio:>10.1f}  {target}")
     return 0
+
+
+def _mb(r: dict) -> str:
+    """The +MB cell: the child's peak RSS above its baseline, "-" for in-process rows."""
+    return "-" if r.get("extra_mb") is None else f"{r['extra_mb']:.0f}"
 
 
 def minilm_like(path: Path, layers: int = 6, d: int = 384, k: int = 1536, vocab: int = 30522):
@@ -276,8 +290,8 @@ def shallow_rational_rows(n: int, d: int = 784, m: int = 10) -> list:
         old, to = cpu(lambda: canonical_form(flat[0]) == canonical_form(flat[1]))
         assert v.answer == old, (name, v.answer, old)
         path = next(iter(v.details), "?")
-        return (f"{name} [{path}] = {v.answer}", {"seconds": t, "cpu": t, "extra_mb": 0},
-                {"seconds": tb, "cpu": tb, "extra_mb": 0}, f"{target}; FLINT path {to:.2f} s")
+        return (f"{name} [{path}] = {v.answer}", {"seconds": t, "cpu": t, "extra_mb": None},
+                {"seconds": tb, "cpu": tb, "extra_mb": None}, f"{target}; FLINT path {to:.2f} s")
 
     rng = np.random.default_rng(16)
     out = []

@@ -9,6 +9,11 @@ holds and a witness), ``certificate`` (a self-contained JSON-able dict with a ``
 ...             (Hypothesis("one hidden layer", True),))
 >>> v.to_json()["answer"], v.exit_code()
 (True, 0)
+
+``to_json`` (the ``--json`` output) does not expand large inputs: a network or block at or above
+the certificate sidecar threshold is given as a summary (shape, parameter count, and for a
+network its checkpoint digest, :func:`algebra.kernel.network_digest`) marked ``"summary":
+true``; the full certificate is what ``--certificate FILE`` writes (with its binary sidecar).
 """
 
 from __future__ import annotations
@@ -19,6 +24,7 @@ from typing import Any
 from algebra.io.frameworks import roundings
 
 from .certificates import jsonable
+from .certificates import _json as _certjson
 
 __all__ = ["Hypothesis", "Verdict", "reader_hypotheses"]
 
@@ -56,9 +62,9 @@ class Verdict:
     def to_json(self) -> dict:
         out = {"answer": self.answer, "method": self.method, "reason": self.reason,
                "hypotheses": [h.to_json() for h in self.hypotheses],
-               "certificate": jsonable(self.certificate)}
+               "certificate": jsonable(_summarized(self.certificate))}
         for k, v in self.details.items():
-            out.setdefault(k, jsonable(v))
+            out.setdefault(k, jsonable(_summarized(v)))
         return out
 
     def _repr_html_(self) -> str:  # notebooks: semialgebraic/plot/notebook.py
@@ -83,3 +89,29 @@ def reader_hypotheses(*nets, names=("a", "b")) -> tuple[Hypothesis, ...]:
         out += [Hypothesis(f"{name + ': ' if name else ''}read with a rounding: {note}", True,
                            {"kind": "reader rounding"}) for note in roundings(net)]
     return tuple(out)
+
+
+def _summarized(obj: Any) -> Any:
+    """*obj* with every large Network / Block / BlockStack replaced by a small summary dict."""
+    from algebra.network import Network
+    if isinstance(obj, Network):
+        n = sum(r * c for r, c in obj._shapes)
+        if n < _certjson.SIDECAR_THRESHOLD:
+            return obj
+        from algebra.kernel import network_digest
+        return {"format": "netfibers.network", "summary": True, "widths": list(obj.widths),
+                "parameters": n + sum(r for r, _ in obj._shapes), "digest": network_digest(obj)}
+    if _certjson._block_entries(obj) >= _certjson.SIDECAR_THRESHOLD:
+        out = {"format": "netfibers.block", "summary": True, "d": obj.d,
+               "matrix_entries": _certjson._block_entries(obj)}
+        if hasattr(obj, "k"):
+            out.update(k=obj.k, activation=obj.activation.name)
+        else:
+            out["depth"] = obj.depth
+        return out
+    if isinstance(obj, dict):
+        return {k: _summarized(v) for k, v in obj.items()}
+    if isinstance(obj, (list, tuple)) and any(isinstance(v, (dict, list, tuple, Network)) or
+                                              _certjson._block_entries(v) for v in obj):
+        return [_summarized(v) for v in obj]
+    return obj

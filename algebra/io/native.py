@@ -153,6 +153,50 @@ def _canonical_rows(m: list, ncols: int):
     return rows
 
 
+_MAX_DECIMAL_DIGITS = 18          # 10^18 < 2^63: the common denominator stays an int64-sized power
+
+
+def _decimal_array(m: object, ncols: int | None):
+    """``(N, 10^k)`` (N an int64 numpy array, ``W == N / 10^k`` exactly) for a non-empty
+    rectangular matrix of JSON decimal literals (``Decimal``, e.g. ``0.1234``) and integers, with
+    at most 18 fractional digits and numerators within int64; else None (the general parser
+    then reads it, with its exact error messages).  Keeps JSON-decimal weights as integer arrays
+    for the exact fast paths (no FLINT round trip)."""
+    if not isinstance(m, list) or not m or not isinstance(m[0], list) or not m[0]:
+        return None
+    c = len(m[0])
+    if (ncols is not None and c != ncols) or any(type(r) is not list or len(r) != c for r in m):
+        return None
+    try:
+        import numpy as np
+    except ImportError:
+        return None
+    k, seen = 0, False
+    for r in m:
+        for x in r:
+            t = type(x)
+            if t is Decimal:
+                e = x.as_tuple().exponent
+                if type(e) is not int:                # NaN / Infinity: the general parser errs
+                    return None
+                if -e > k:
+                    k = -e
+                seen = True
+            elif t is not int:
+                return None
+    if not seen or k > _MAX_DECIMAL_DIGITS:
+        return None
+    scale = Decimal(10) ** k
+    try:
+        N = np.array([[int(x * scale) if type(x) is Decimal else x * 10 ** k for x in r] for r in m],
+                     dtype=np.int64)
+    except OverflowError:
+        return None
+    if N.shape != (len(m), c):
+        return None
+    return N, 10 ** k
+
+
 def network_from_dict(data: object, source: str | None = None) -> Network:
     """Build a :class:`Network` from the native JSON structure, with exact error messages (a
     :class:`Network`, e.g. one rebuilt from a certificate's sidecar, is returned as it is)."""
@@ -182,22 +226,26 @@ def network_from_dict(data: object, source: str | None = None) -> Network:
     for l, layer in enumerate(layers, start=1):
         if not isinstance(layer, dict) or "weight" not in layer:
             raise InputError("each layer needs 'weight' (and optionally 'bias')", source, f"layer {l}")
-        w = parse_matrix(layer["weight"], f"layer {l} weight", source, (None, prev))
-        ncols = len(w[0]) if w else prev
+        arr = _decimal_array(layer["weight"], prev)
+        w = arr[0] if arr is not None else parse_matrix(layer["weight"], f"layer {l} weight",
+                                                        source, (None, prev))
+        ncols = (int(w.shape[1]) if arr is not None else len(w[0])) if len(w) else prev
         hidden = l < len(layers)
         # a hidden layer may have no neurons (a pruned layer: the net is constant) when its
         # column count is known: from 'inputs' for the first layer, else the previous width
-        if (not w and not (hidden and ncols is not None)) or (w and ncols == 0 and prev != 0) \
+        if (not len(w) and not (hidden and ncols is not None)) or (len(w) and ncols == 0 and prev != 0) \
                 or (l == 1 and not ncols):
             raise InputError("empty weight matrix" + ("" if hidden else " (the output layer needs "
                              "rows)") + (" (give 'inputs' for a first layer without rows)"
-                                         if l == 1 and not w and hidden else ""),
+                                         if l == 1 and not len(w) and hidden else ""),
                              source, f"layer {l} weight")
         b = parse_vector(layer.get("bias", [0] * len(w)), f"layer {l} bias", source, len(w))
-        ws.append(QMatrix.from_rows(w, ncols=ncols))
+        ws.append(arr if arr is not None else QMatrix.from_rows(w, ncols=ncols))
         bs.append(b)
         prev = len(w)
     try:
+        if any(not isinstance(w, QMatrix) for w in ws):      # decimal layers kept as arrays
+            return Network._from_integer_arrays(ws, bs, source)
         return Network(ws, bs)
     except InputError as exc:
         raise InputError(exc.problem, source, exc.where) from None

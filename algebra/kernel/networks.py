@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import hashlib
 
+from algebra.array_replay import exact_row_dot
 from algebra.linalg import QMatrix
 from algebra.network import Network
 from algebra.rationals import Q, q_str
@@ -162,7 +163,10 @@ def network_digest(net: Network) -> str:
 
     Hashes the widths, every bias and the exact products ``W_l r`` with fixed integer vectors
     ``r`` (one product per layer, so checkpoints stay cheap for large nets).  Digests detect
-    mutated symmetry steps; no claim rests on them alone.
+    mutated symmetry steps; no claim rests on them alone.  A layer kept as exact integer arrays
+    (a network read from a float file, :meth:`~algebra.network.Network.integer_weights`) is
+    hashed from its arrays (``N r`` in exact integer limbs, over ``D``): the same string as the
+    rational route, without building its rational matrix.
 
     Examples
     --------
@@ -173,9 +177,16 @@ def network_digest(net: Network) -> str:
     False
     """
     parts = [",".join(map(str, net.widths))]
-    for W, b in zip(net.weights, net.biases):
-        r = [(j * 40503 + 7) % 65521 + 1 for j in range(W.ncols)]
-        parts.append(",".join(q_str(x) for x in W.apply(r)))
+    for l, b in enumerate(net.biases):
+        ncols = net.widths[l]
+        r = [(j * 40503 + 7) % 65521 + 1 for j in range(ncols)]
+        hint = net.integer_weights(l)
+        if hint is not None:
+            N, D = hint
+            y = [Q(x, int(D)) for x in exact_row_dot(N, r)]
+        else:
+            y = net.layer(l)[0].apply(r)
+        parts.append(",".join(q_str(x) for x in y))
         parts.append(",".join(q_str(x) for x in b))
     return hashlib.sha256("|".join(parts).encode()).hexdigest()[:16]
 

@@ -345,7 +345,7 @@ def _flip_only(block, embed, budget, max_nullity, hyps, what):
 
 def _flip_cert(block, embed, S, res, competitor):
     g = flip_block(block, S)
-    return _cert(embed, "absorbable", {"kind": "flip", "S": list(S), "absorbing_block": g.to_dict(),
+    return _cert(embed, "absorbable", {"kind": "flip", "S": list(S), "absorbing_block": g,
                                        "all_S": [list(s) for s in res.subsets]}, competitor)
 
 
@@ -382,7 +382,7 @@ def _decide_relu_gelu(block, embed, budget, max_nullity, hyps):
     if ok:
         return Verdict(True, "absorb-general (R15, derived)",
                        "degenerate block: a residual-free block with the same canonical form exists",
-                       tuple(hyps), _cert(embed, "absorbable", {"kind": "general", "absorbing_block": data.to_dict()},
+                       tuple(hyps), _cert(embed, "absorbable", {"kind": "general", "absorbing_block": data},
                                           competitor), {"all_S": None})
     canon = data["canon"]
     return Verdict(False, "absorb-general (R15, derived)",

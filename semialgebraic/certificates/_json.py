@@ -13,6 +13,12 @@ verify CERT`` reads the sidecar next to the JSON, checks the digest first and re
 networks exactly (:func:`semialgebraic.verify.resolve_sidecar`); a missing, truncated or altered
 sidecar is a malformed certificate.  Smaller certificates stay one JSON file.  A weight matrix
 whose integers do not fit in int64 stays in the JSON.
+
+Blocks (``absorption`` certificates) use the same sidecar: a :class:`~algebra.blocks.Block` or
+:class:`~algebra.blocks.BlockStack` with at least :data:`SIDECAR_THRESHOLD` matrix entries is
+kept as the object by the builder (:func:`embed_block`), and each of its matrices (``w_up``,
+``w_down``, ``w_gate``, a matrix ``skip``) becomes ``{"$sidecar": "<key>", "den": "<int>"}``
+in the JSON; biases stay JSON numbers.  ``resolve_sidecar`` rebuilds the block exactly.
 """
 
 from __future__ import annotations
@@ -27,7 +33,7 @@ from algebra.linalg import QMatrix
 from algebra.network import Network
 from algebra.rationals import Q, q_json
 
-__all__ = ["jsonable", "write_certificate", "embed_network", "SIDECAR_THRESHOLD"]
+__all__ = ["jsonable", "write_certificate", "embed_network", "embed_block", "SIDECAR_THRESHOLD"]
 
 SIDECAR_THRESHOLD = 100_000
 """Networks with at least this many weight entries go to the binary sidecar."""
@@ -40,6 +46,26 @@ def embed_network(net: Network):
     if sum(r * c for r, c in net._shapes) >= SIDECAR_THRESHOLD:
         return net
     return net.to_dict()
+
+
+def _block_entries(block) -> int:
+    """Number of matrix entries of a Block or BlockStack (0 for anything else)."""
+    from algebra.blocks import Block, BlockStack
+    if isinstance(block, BlockStack):
+        return sum(_block_entries(b) for b in block.blocks)
+    if not isinstance(block, Block):
+        return 0
+    n = 2 * block.d * block.k + (block.d * block.k if block.w_gate is not None else 0)
+    return n + (0 if isinstance(block.skip, str) else block.d * block.d)
+
+
+def embed_block(block):
+    """What a builder puts in a certificate for *block*: its JSON dict, or for a Block or
+    BlockStack with at least :data:`SIDECAR_THRESHOLD` matrix entries the object itself (its
+    matrices go to the sidecar in :func:`write_certificate`; the checker takes it as it is)."""
+    if isinstance(block, dict) or _block_entries(block) < SIDECAR_THRESHOLD:
+        return block if isinstance(block, dict) else block.to_dict()
+    return block
 
 
 def jsonable(obj: Any, keep_networks: bool = False) -> Any:
@@ -77,7 +103,7 @@ def jsonable(obj: Any, keep_networks: bool = False) -> Any:
 
 
 def _keep(obj: Any) -> Any:
-    if isinstance(obj, Network):
+    if isinstance(obj, Network) or _block_entries(obj):
         return obj
     if isinstance(obj, dict):
         return {str(k): _keep(v) for k, v in obj.items()}
@@ -124,6 +150,8 @@ def _split(obj: Any, arrays: dict, where: str) -> Any:
                 weight = {"$sidecar": key, "den": str(ref[1])}
             d["layers"].append({"weight": weight, "bias": [q_json(x) for x in obj.biases[l]]})
         return d
+    if _block_entries(obj):
+        return _split_block(obj, arrays, where or "block")
     if isinstance(obj, dict):
         if obj.get("format") == "netfibers.network" and isinstance(obj.get("layers"), list):
             n = sum(len(L.get("weight", [])) * len((L.get("weight") or [[]])[0])
@@ -138,6 +166,45 @@ def _split(obj: Any, arrays: dict, where: str) -> Any:
     if isinstance(obj, (list, tuple)) and obj and isinstance(obj[0], (dict, Network, list, tuple)):
         return [_split(v, arrays, f"{where}[{i}]") for i, v in enumerate(obj)]
     return obj
+
+
+def _split_block(block, arrays: dict, where: str) -> dict:
+    """The JSON dict of a Block or BlockStack with its large matrices as sidecar references."""
+    from algebra.blocks import BlockStack
+    if isinstance(block, BlockStack):
+        members = [_split_block(b, arrays, f"{where}.blocks[{i}]") for i, b in enumerate(block.blocks)]
+        for m in members:
+            del m["format"], m["version"]
+        return {"format": "netfibers.block", "version": 1, "blocks": members}
+    out = {"format": "netfibers.block", "version": 1, "activation": block.activation.name}
+    for name in ("w_up", "w_down", "w_gate", "skip"):
+        m = getattr(block, name)
+        if m is None or isinstance(m, str):
+            if m is not None:
+                out[name] = m
+            continue
+        ref = _matrix_arrays(m) if m.nrows * m.ncols >= min(1024, SIDECAR_THRESHOLD) else None
+        if ref is None:
+            out[name] = m.to_json()
+        else:
+            arrays[f"{where}.{name}"] = ref[0]
+            out[name] = {"$sidecar": f"{where}.{name}", "den": str(ref[1])}
+    for name in ("b_up", "b_down", "b_gate"):
+        v = getattr(block, name)
+        if v is not None:
+            out[name] = [q_json(x) for x in v]
+    return out
+
+
+def _matrix_arrays(m: QMatrix):
+    """``(N int64 array, den)`` with ``m == N / den``, or None when the integers do not fit."""
+    import numpy as np
+    N, D = m.numer_denom()
+    try:
+        arr = np.array(N.tolist(), dtype=np.int64)
+    except OverflowError:
+        return None
+    return arr.reshape(m.nrows, m.ncols), int(D)
 
 
 def _weight_arrays(net: Network, l: int):

@@ -160,12 +160,84 @@ def _resolve(obj: Any, arrays: dict, used: set) -> Any:
     if (obj.get("format") == "netfibers.network" and isinstance(layers, list)
             and any(isinstance(L, dict) and isinstance(L.get("weight"), dict) for L in layers)):
         return _network(obj, arrays, used)
+    if obj.get("format") == "netfibers.block" and _has_ref(obj):
+        return _block(obj, arrays, used)
     return {k: _resolve(v, arrays, used) for k, v in obj.items()}
+
+
+def _has_ref(obj: Any) -> bool:
+    if isinstance(obj, dict):
+        return "$sidecar" in obj or any(_has_ref(v) for v in obj.values())
+    return isinstance(obj, list) and any(isinstance(v, (dict, list)) and _has_ref(v) for v in obj)
+
+
+def _sidecar_array(ref: Any, arrays: dict, used: set, where: str):
+    """``(N, den)`` of a sidecar reference ``{"$sidecar": key, "den": "<int>"}``."""
+    import numpy as np
+    if not isinstance(ref, dict) or set(ref) != {"$sidecar", "den"} \
+            or not isinstance(ref["$sidecar"], str) or not isinstance(ref["den"], str) \
+            or not ref["den"].isdigit():
+        raise InputError(f"{where}: malformed sidecar reference {ref!r}"[:200])
+    key, den = ref["$sidecar"], int(ref["den"])
+    if key not in arrays:
+        raise InputError(f"{where}: the sidecar has no array {key!r}")
+    N = arrays[key]
+    if N.dtype != np.int64 or N.ndim != 2 or 0 in N.shape or den <= 0:
+        raise InputError(f"{where}: sidecar array {key!r} must be a non-empty 2-D int64 array over "
+                         f"a positive denominator (got {N.dtype}, shape {tuple(N.shape)}, den {den})")
+    used.add(key)
+    return N, den
+
+
+def _block(d: dict, arrays: dict, used: set):
+    """The exact Block (or BlockStack) of a block dict whose matrices reference sidecar arrays:
+    each referenced matrix is ``N / den`` from its int64 array, the rest is parsed as JSON
+    (exact, with the checks of :class:`~algebra.blocks.Block`)."""
+    from algebra.blocks import Block, BlockStack
+    from algebra.io.native import parse_matrix, parse_vector
+    from algebra.linalg import QMatrix
+
+    keys = {"format", "version", "activation", "w_up", "w_down", "w_gate", "skip", "b_up",
+            "b_down", "b_gate", "name"}
+
+    def member(m: dict, where: str, default) -> Block:
+        if not isinstance(m, dict) or set(m) - keys or m.get("version", 1) != 1:
+            raise InputError(f"{where or 'block'}: malformed block with sidecar matrices")
+        mats = {}
+        for name in ("w_up", "w_down", "w_gate", "skip"):
+            v = m.get(name)
+            if isinstance(v, dict):
+                N, den = _sidecar_array(v, arrays, used, f"{where}{name}")
+                mats[name] = QMatrix.from_integer_rows(N.tolist(), int(N.shape[1]), den)
+            elif isinstance(v, list):
+                rows = parse_matrix(v, f"{where}{name}", "certificate")
+                if not rows or not rows[0]:
+                    raise InputError(f"{where}{name}: empty matrix")
+                mats[name] = QMatrix.from_rows(rows)
+            elif v is not None:
+                mats[name] = v                 # "identity" / "none" (checked by Block)
+        if "w_up" not in mats or "w_down" not in mats:
+            raise InputError(f"{where or 'block'}: missing w_up or w_down")
+        vecs = {n: parse_vector(m[n], f"{where}{n}", "certificate") for n in ("b_up", "b_down", "b_gate")
+                if n in m}
+        try:
+            return Block(m.get("activation", default), mats.pop("w_up"), mats.pop("w_down"),
+                         **mats, **vecs)
+        except (TypeError, ValueError) as exc:
+            raise InputError(f"{where or 'block'}: malformed block: {exc}") from None
+
+    if "streams" in d:
+        raise InputError("a Hyper-Connection block cannot have sidecar matrices")
+    if "blocks" in d:
+        if not isinstance(d["blocks"], list) or not d["blocks"] or set(d) - {"format", "version", "activation", "blocks", "name"}:
+            raise InputError("malformed block stack with sidecar matrices")
+        return BlockStack([member(m, f"blocks[{i}].", d.get("activation"))
+                           for i, m in enumerate(d["blocks"])])
+    return member(d, "", None)
 
 
 def _network(d: dict, arrays: dict, used: set):
     """The exact Network of a network dict whose weights reference sidecar arrays."""
-    import numpy as np
     from algebra.io.native import network_from_dict, parse_matrix, parse_vector
     from algebra.linalg import QMatrix
     from algebra.network import Network
@@ -180,21 +252,11 @@ def _network(d: dict, arrays: dict, used: set):
             raise InputError(f"layer {l}: malformed layer of a network with sidecar weights")
         w = layer["weight"]
         if isinstance(w, dict):
-            if set(w) != {"$sidecar", "den"} or not isinstance(w["$sidecar"], str) \
-                    or not isinstance(w["den"], str) or not w["den"].isdigit():
-                raise InputError(f"layer {l}: malformed sidecar reference {w!r}"[:200])
-            key, den = w["$sidecar"], int(w["den"])
-            if key not in arrays:
-                raise InputError(f"layer {l}: the sidecar has no array {key!r}")
-            N = arrays[key]
-            if N.dtype != np.int64 or N.ndim != 2 or 0 in N.shape or den <= 0:
-                raise InputError(f"layer {l}: sidecar array {key!r} must be a non-empty 2-D int64 "
-                                 f"array over a positive denominator (got {N.dtype}, shape "
-                                 f"{tuple(N.shape)}, den {den})")
+            N, den = _sidecar_array(w, arrays, used, f"layer {l}")
+            key = w["$sidecar"]
             if prev is not None and N.shape[1] != prev:
                 raise InputError(f"layer {l}: sidecar array {key!r} has {N.shape[1]} columns, the "
                                  f"previous layer {prev} outputs")
-            used.add(key)
             weights.append((N, den))
             rows = int(N.shape[0])
         else:
@@ -221,7 +283,9 @@ def check_inputs_match(cert: dict, inputs: dict[str, Any]) -> tuple[bool, str]:
         if key not in cert:
             return False, f"certificate has no embedded input {key!r}"
         emb = cert[key]
-        if isinstance(emb, dict) and emb.get("format") == "netfibers.block":
+        if not isinstance(emb, (dict, list)):          # rebuilt from the sidecar already
+            parsed = emb
+        elif isinstance(emb, dict) and emb.get("format") == "netfibers.block":
             from algebra.io.blocks import block_from_dict
             parsed = block_from_dict(emb, source=f"certificate[{key}]")
         else:

@@ -54,7 +54,7 @@ Witness kinds and what is re-checked here (imports ``algebra`` only):
 from __future__ import annotations
 
 from algebra.blocks import Block, BlockStack, HyperConnectionBlock
-from algebra.io.blocks import block_from_dict
+from algebra.io.blocks import block_from_dict as _block_from_dict
 from algebra.exceptions import InputError
 from algebra.linalg import QMatrix
 from algebra.kernel.certificate_schemas import COMPETITOR, COMPETITOR_BIASES, check_header
@@ -65,6 +65,14 @@ from .absorption_obstructions import (_canon, _check_bounded, _check_degree, _ch
                                       _entry, _nonzero_bias, _skip)
 
 __all__ = ["check"]
+
+
+def block_from_dict(data, source: str):
+    """The block of a certificate field: its JSON dict parsed, or (a large block, rebuilt from
+    the binary sidecar by ``resolve_sidecar`` or kept in-process) the block object itself."""
+    if isinstance(data, (Block, BlockStack, HyperConnectionBlock)):
+        return data
+    return _block_from_dict(data, source=source)
 
 
 def check(cert: dict) -> tuple[bool, str]:

@@ -12,7 +12,8 @@ import math
 from algebra.blocks import Block
 from algebra.exceptions import InputError
 from algebra.io.native import parse_number
-from algebra.linalg import QMatrix, nmod_rank, residues
+from algebra.linalg import QMatrix, nmod_rank
+from algebra.linalg.gfp import residues_array
 from algebra.rationals import Q
 
 __all__: list[str] = []
@@ -216,9 +217,9 @@ def _system_left_null(w_up: QMatrix, w_down: QMatrix, Z: QMatrix, w) -> tuple[bo
             return False, "<Y, -M> = 0"
         return True, f"a_i^T Y w_i = 0 for all i and <Y, -M> = {inner} != 0: A xi = vec(-M) is inconsistent"
     try:
-        V = residues(w_down, p)
-        U = residues(w_up, p)
-        Zr = residues(Z, p)
+        Va = residues_array(w_down, p)           # int64 arrays: no Python int per entry
+        Ua = residues_array(w_up, p)
+        Zr = residues_array(Z, p)
     except ZeroDivisionError:
         return False, f"a weight's denominator is divisible by {p}"
     Y = {}
@@ -228,8 +229,6 @@ def _system_left_null(w_up: QMatrix, w_down: QMatrix, Z: QMatrix, w) -> tuple[bo
             raise InputError("modular Y entries must be integers")
         Y[(i, j)] = (Y.get((i, j), 0) + v) % p
     import numpy as np  # optional dependency, used for the O(k |Y|) check
-    Va = np.array(V, dtype=np.int64).reshape(do, k)
-    Ua = np.array(U, dtype=np.int64).reshape(k, di)
     acc = np.zeros(k, dtype=np.int64)
     for (i, j), v in Y.items():
         if v:
@@ -238,7 +237,7 @@ def _system_left_null(w_up: QMatrix, w_down: QMatrix, Z: QMatrix, w) -> tuple[bo
     bad = next((u for u in range(k) if acc[u]), None)
     if bad is not None:
         return False, f"a_{bad}^T Y w_{bad} != 0 mod {p}"
-    inner = sum(v * Zr[i * di + j] for (i, j), v in Y.items()) % p
+    inner = sum(v * int(Zr[i, j]) for (i, j), v in Y.items()) % p
     if inner == 0:
         return False, f"<Y, -M> = 0 mod {p}"
     return True, (f"a_i^T Y w_i = 0 mod {p} for all i and <Y, -M> != 0 mod {p}: no p-integral, "
