@@ -45,15 +45,19 @@ def symmetry_path(a: Network, b: Network, *, orthant: bool = False, forms=None) 
         ca, cb = forms or (canonical_form(a, orthant=orthant), canonical_form(b, orthant=orthant))
         if ca != cb:
             raise ValueError("the canonical forms differ: no symmetry path exists")
-        steps_a, rep = _path_to_representative(a, ca)
-        steps_b, rep_b = _path_to_representative(b, cb)
+        trail_a, trail_b = [a], [b]       # the networks along each path to the representative
+        steps_a, rep = _path_to_representative(a, ca, trail_a)
+        steps_b, rep_b = _path_to_representative(b, cb, trail_b)
         if rep != rep_b:  # pragma: no cover
             raise CertificateError("symmetry_path", "representatives differ")
-        inverses, cur = [], b
-        for s in steps_b:
-            inverses.append(s.inverse(cur))
-            cur = s._apply(cur)
+        inverses = [s.inverse(cur) for s, cur in zip(steps_b, trail_b)]
         steps = steps_a + list(reversed(inverses))
+        # Replaying a's steps visits trail_a, the inverses then visit trail_b backwards down to b:
+        # the checkpoints are their digests (the checker replays and compares them all).
+        checkpoints = [network_digest(n) for n in trail_a[1:]] + \
+            [network_digest(n) for n in reversed(trail_b[:-1])]
+        return symmetry_path_certificate(a, b, path_to_json(steps), orthant=orthant,
+                                         checkpoints=checkpoints)
     checkpoints, cur = [], a
     for s in steps:                 # every step's check is the checker's (verify/symmetry_path)
         cur = s._apply(cur)
@@ -67,12 +71,14 @@ def symmetry_path(a: Network, b: Network, *, orthant: bool = False, forms=None) 
 
 # -- path to the canonical representative ------------------------------------------------------
 
-def _path_to_representative(net: Network, cf: ShallowCanonicalForm):
+def _path_to_representative(net: Network, cf: ShallowCanonicalForm, trail=None):
     """Steps carrying *net* to ``cf.representative()``: S2 scaling to ``|lead(w)| = 1``, one
     ``regroup`` of every hyperplane not already holding a single positively oriented neuron into
     (kink neuron, antiparallel pair for the flip remainder), one ``linear_refactor`` of every
     non-kink neuron into the representative's affine neurons (output bias included), and one
-    permutation into canonical order.  Returns ``(steps, representative)``."""
+    permutation into canonical order.  Returns ``(steps, representative)``; the network after
+    each step is appended to *trail* (a list) when given."""
+    trail = [] if trail is None else trail
     orthant = cf.domain == "orthant"
     dom = "orthant" if orthant else None
     rep = cf.representative()
@@ -93,6 +99,7 @@ def _path_to_representative(net: Network, cf: ShallowCanonicalForm):
         s = Scale(0, factors)
         cur = s._apply(cur)
         steps.append(s)
+        trail.append(cur)
     neurons, _ = hidden_neurons(cur, 0)
     keys = raw_keys(cur)
     buckets: dict = {}
@@ -134,6 +141,7 @@ def _path_to_representative(net: Network, cf: ShallowCanonicalForm):
         s = Regroup(0, [g[:4] for g in regroups])
         cur = s._apply(cur)
         steps.append(s)
+        trail.append(cur)
         drop = {i for g in regroups for i in g[0]}
         labels = [lab for i, lab in enumerate(labels) if i not in drop]
         for g in regroups:
@@ -148,6 +156,7 @@ def _path_to_representative(net: Network, cf: ShallowCanonicalForm):
         s = LinearRefactor(0, others, new_aff, dc, dom)
         cur = s._apply(cur)
         steps.append(s)
+        trail.append(cur)
     neurons, _ = hidden_neurons(cur, 0)
     order = sorted(range(n_k), key=lambda i: (neurons[i][0], neurons[i][1]))
     perm = order + list(range(n_k, len(neurons)))
@@ -155,6 +164,7 @@ def _path_to_representative(net: Network, cf: ShallowCanonicalForm):
         s = Permute(0, perm)
         cur = s._apply(cur)
         steps.append(s)
+        trail.append(cur)
     if cur != rep:  # pragma: no cover
         raise CertificateError("symmetry_path", "path does not reach the representative")
     return steps, rep
