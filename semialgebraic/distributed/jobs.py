@@ -42,6 +42,9 @@ from ..absorption import absorbable
 from ..equivalence import equivalent
 from ..regions import regions
 from ..shallow import canonical_form as shallow_canonical_form
+from ..shallow.paths import symmetry_path as shallow_symmetry_path
+from ..certificates import jsonable, require_valid
+from ..verify import verify
 
 __all__ = ["JOBS", "PAIR_JOBS", "run_item", "dedup_key", "classify_bucket", "load_item"]
 
@@ -183,6 +186,24 @@ def run_item(job: str, item: dict, timeout: float | None = None, box: str | None
     return rec
 
 
+def _shallow_merge(rep: dict, net: Network):
+    """The ``symmetry_path`` certificate carrying the representative ``rep["net"]`` to *net*
+    (one hidden layer, equal fingerprints), built from the two canonical forms (each computed
+    once per network and cached on the representative) and accepted by the independent checker
+    (:func:`verify`, as :func:`equivalent` would); None when no path is built or the checker
+    refuses it (then :func:`equivalent` decides the pair)."""
+    try:
+        if rep.get("form") is None:
+            rep["form"] = shallow_canonical_form(rep["net"])
+        cf = shallow_canonical_form(net)
+        if cf != rep["form"]:                   # a fingerprint collision: the general route decides
+            return None
+        cert = shallow_symmetry_path(rep["net"], net, forms=(rep["form"], cf))
+        return require_valid(jsonable(cert, keep_networks=True), verify, "dedup merge")
+    except (SemialgebraicError, AlgebraError, ValueError):
+        return None
+
+
 # -- dedup -----------------------------------------------------------------------------------
 def _probe_points(d: int, n: int = 3) -> list:
     """*n* fixed points of Q^d with small generic-looking rational coordinates (seeded)."""
@@ -190,10 +211,23 @@ def _probe_points(d: int, n: int = 3) -> list:
     return [[Q(rng.randint(-997, 997), rng.randint(1, 97)) for _ in range(d)] for _ in range(n)]
 
 
+def _shallow_fingerprint(cf) -> str:
+    """An exact fingerprint of a one-hidden-layer canonical form: the SHA-256 of its entries as
+    reduced ``p/q`` strings (``str`` of FLINT rationals, canonical), much cheaper than the JSON
+    of :meth:`ShallowCanonicalForm.fingerprint` on a 784-input net.  It only groups: every merge
+    is still certified by a symmetry path checked by :func:`verify`."""
+    h = hashlib.sha256(f"{cf.domain};{cf.n_inputs};{cf.n_outputs}".encode())
+    for u, beta, K in cf.kinks:
+        h.update(f"{','.join(map(str, u))};{beta};{','.join(map(str, K))}\n".encode())
+    h.update(",".join(map(str, cf.linear.entries())).encode() + b";")
+    h.update(",".join(map(str, cf.offset)).encode())
+    return h.hexdigest()[:16]
+
+
 def _fingerprint(net: Network) -> tuple[str, str]:
     """The fast-path family and its canonical fingerprint, or ``("general", "")``."""
     if len(net.hidden_widths) == 1:
-        return "shallow", shallow_canonical_form(net).fingerprint()
+        return "shallow", _shallow_fingerprint(shallow_canonical_form(net))
     if is_bottleneck(net):
         try:
             return "bottleneck", bottleneck_canon.canonical_form(net).fingerprint()
@@ -239,6 +273,12 @@ def classify_bucket(members: list, timeout: float | None = None, seeds: list | N
                     (r["net"],) = load_item(r["item"], None if blobs is None else blobs.get(r["item"]["id"]))
                 if r["net"].signature != net.signature:
                     continue
+                if m["fingerprint"] and r["fingerprint"] == m["fingerprint"] \
+                        and len(net.hidden_widths) == 1:
+                    cert = _shallow_merge(r, net)
+                    if cert is not None:
+                        found = r
+                        break
                 v = equivalent(r["net"], net, timeout=timeout, progress=False)
                 if v.answer is True:
                     found, cert = r, v.certificate

@@ -5,7 +5,8 @@ r"""One hidden layer: symmetry paths between two networks with equal canonical f
 permutations, S2 scalings, ``regroup`` and ``linear_refactor`` moves) carrying *a* to the
 canonical representative of :mod:`semialgebraic.shallow.canonical`, then the inverses of *b*'s
 steps; the common case of a permuted and rescaled copy gets a direct ``[S2, S1, S2]`` path.
-Every path is replayed here before it is returned, and again by the independent checker.
+Every path is replayed here (checkpoints, end point) before it is returned; its steps are
+checked by the independent checker.
 """
 
 from __future__ import annotations
@@ -30,8 +31,10 @@ def symmetry_path(a: Network, b: Network, *, orthant: bool = False, forms=None) 
     """``symmetry_path`` certificate carrying *a* to *b* (their canonical forms must be equal).
 
     The path is *a* → canonical representative ← *b*: :func:`_path_to_representative` for
-    both, then the inverses of *b*'s steps in reverse order.  The path is replayed here before it
-    is returned (a failure raises :class:`CertificateError`: a bug).
+    both, then the inverses of *b*'s steps in reverse order.  The path is replayed here (without
+    the steps' own checks, which are the independent checker's job; the verdict never depends on
+    them) to record its checkpoints and to confirm it ends at *b* (else :class:`CertificateError`:
+    a bug).  *forms*: the two canonical forms when the caller has them already.
     """
     fast = _array_certificate(a, b, orthant)
     if fast is not None:
@@ -42,18 +45,22 @@ def symmetry_path(a: Network, b: Network, *, orthant: bool = False, forms=None) 
         ca, cb = forms or (canonical_form(a, orthant=orthant), canonical_form(b, orthant=orthant))
         if ca != cb:
             raise ValueError("the canonical forms differ: no symmetry path exists")
-        steps_a, rep = _path_to_representative(a, ca)
-        steps_b, rep_b = _path_to_representative(b, cb)
+        trail_a, trail_b = [a], [b]       # the networks along each path to the representative
+        steps_a, rep = _path_to_representative(a, ca, trail_a)
+        steps_b, rep_b = _path_to_representative(b, cb, trail_b)
         if rep != rep_b:  # pragma: no cover
             raise CertificateError("symmetry_path", "representatives differ")
-        inverses, cur = [], b
-        for s in steps_b:
-            inverses.append(s.inverse(cur))
-            cur = s._apply(cur)
+        inverses = [s.inverse(cur) for s, cur in zip(steps_b, trail_b)]
         steps = steps_a + list(reversed(inverses))
+        # Replaying a's steps visits trail_a, the inverses then visit trail_b backwards down to b:
+        # the checkpoints are their digests (the checker replays and compares them all).
+        checkpoints = [network_digest(n) for n in trail_a[1:]] + \
+            [network_digest(n) for n in reversed(trail_b[:-1])]
+        return symmetry_path_certificate(a, b, path_to_json(steps), orthant=orthant,
+                                         checkpoints=checkpoints)
     checkpoints, cur = [], a
-    for s in steps:
-        cur = s.apply(cur)
+    for s in steps:                 # every step's check is the checker's (verify/symmetry_path)
+        cur = s._apply(cur)
         checkpoints.append(network_digest(cur))
     if cur != b:  # pragma: no cover
         raise CertificateError("symmetry_path", "replaying the path does not give b")
@@ -64,12 +71,14 @@ def symmetry_path(a: Network, b: Network, *, orthant: bool = False, forms=None) 
 
 # -- path to the canonical representative ------------------------------------------------------
 
-def _path_to_representative(net: Network, cf: ShallowCanonicalForm):
+def _path_to_representative(net: Network, cf: ShallowCanonicalForm, trail=None):
     """Steps carrying *net* to ``cf.representative()``: S2 scaling to ``|lead(w)| = 1``, one
     ``regroup`` of every hyperplane not already holding a single positively oriented neuron into
     (kink neuron, antiparallel pair for the flip remainder), one ``linear_refactor`` of every
     non-kink neuron into the representative's affine neurons (output bias included), and one
-    permutation into canonical order.  Returns ``(steps, representative)``."""
+    permutation into canonical order.  Returns ``(steps, representative)``; the network after
+    each step is appended to *trail* (a list) when given."""
+    trail = [] if trail is None else trail
     orthant = cf.domain == "orthant"
     dom = "orthant" if orthant else None
     rep = cf.representative()
@@ -88,8 +97,9 @@ def _path_to_representative(net: Network, cf: ShallowCanonicalForm):
     factors = [1 / abs(lam) if k else Q(1) for lam, k in zip(leads, kinky)]
     if any(f != 1 for f in factors):
         s = Scale(0, factors)
-        cur = s.apply(cur)
+        cur = s._apply(cur)
         steps.append(s)
+        trail.append(cur)
     neurons, _ = hidden_neurons(cur, 0)
     keys = raw_keys(cur)
     buckets: dict = {}
@@ -129,8 +139,9 @@ def _path_to_representative(net: Network, cf: ShallowCanonicalForm):
         regroups.append(([i for i, _ in members], u, beta, new, lab))
     if regroups:
         s = Regroup(0, [g[:4] for g in regroups])
-        cur = s.apply(cur)
+        cur = s._apply(cur)
         steps.append(s)
+        trail.append(cur)
         drop = {i for g in regroups for i in g[0]}
         labels = [lab for i, lab in enumerate(labels) if i not in drop]
         for g in regroups:
@@ -143,15 +154,17 @@ def _path_to_representative(net: Network, cf: ShallowCanonicalForm):
     dc = [x - y for x, y in zip(rep_c, c)]
     if others or new_aff or any(x != 0 for x in dc):
         s = LinearRefactor(0, others, new_aff, dc, dom)
-        cur = s.apply(cur)
+        cur = s._apply(cur)
         steps.append(s)
+        trail.append(cur)
     neurons, _ = hidden_neurons(cur, 0)
     order = sorted(range(n_k), key=lambda i: (neurons[i][0], neurons[i][1]))
     perm = order + list(range(n_k, len(neurons)))
     if perm != list(range(len(neurons))):
         s = Permute(0, perm)
-        cur = s.apply(cur)
+        cur = s._apply(cur)
         steps.append(s)
+        trail.append(cur)
     if cur != rep:  # pragma: no cover
         raise CertificateError("symmetry_path", "path does not reach the representative")
     return steps, rep

@@ -152,6 +152,28 @@ def test_dedup_serial_matches_planted_truth_and_every_merge_is_certified(tmp_pat
         assert verify(cert)[0] and cert["type"] in ("symmetry_path", "region_cover")
 
 
+def test_dedup_fingerprint_collisions_never_merge_different_functions(tmp_path, monkeypatch):
+    # every one-hidden-layer net gets the same fingerprint: the equal-fingerprint merge must
+    # compare the exact canonical forms and fall back, so the partition is still the planted one
+    from semialgebraic.distributed import jobs
+    monkeypatch.setattr(jobs, "_shallow_fingerprint", lambda cf: "collision")
+    files, truth = planted_zoo(tmp_path, random.Random(3))
+    out = tmp_path / "classes.jsonl"
+    s = run_batch("dedup", str(tmp_path / "m*.json"), str(out), workers=0, progress=False)
+    recs = read_records(out)
+    _same_partition(recs, files, truth)
+    assert s["failed"] == 0 and s["undecided"] == 0
+    for r in recs:
+        if r["certificate"]:
+            assert verify(json.loads(open(r["certificate"]).read()))[0]
+    # the merge itself, on a colliding pair: a different function is refused, a split copy merged
+    base = _net(random.Random(4), (2, 3, 1))
+    rep = {"net": Network.from_rows(*base)}
+    assert jobs._shallow_merge(rep, Network.from_rows(*_nudge(*base))) is None
+    cert = jobs._shallow_merge(rep, Network.from_rows(*_variant(*base, random.Random(5), split=True)))
+    assert cert["type"] == "symmetry_path" and verify(cert)[0]
+
+
 def test_equiv_batch_with_a_bad_file_and_resume_after_a_torn_line(tmp_path):
     rng = random.Random(5)
     rows = []
@@ -287,7 +309,7 @@ def test_bab_cover_mutations_specific_to_the_cover():
 
 
 def test_dedup_key_names_the_fast_path_and_values_separate_near_misses(tmp_path):
-    from semialgebraic.distributed.jobs import dedup_key
+    from semialgebraic.distributed.jobs import _shallow_fingerprint, dedup_key
     from semialgebraic.shallow import canonical_form
     rng = random.Random(2)
     keys = {}
@@ -298,6 +320,8 @@ def test_dedup_key_names_the_fast_path_and_values_separate_near_misses(tmp_path)
             save(Network.from_rows(Ws, bs), str(p))
             keys[name + tag] = dedup_key({"id": str(p), "paths": [str(p)]})
     assert keys["s"]["family"] == "shallow" and keys["d"]["family"] == "general"
-    assert keys["s"]["fingerprint"] == keys["sv"]["fingerprint"] == canonical_form(Network.from_rows(*_net(random.Random(2), (2, 3, 1)))).fingerprint()
+    form = canonical_form(Network.from_rows(*_net(random.Random(2), (2, 3, 1))))
+    assert keys["s"]["fingerprint"] == keys["sv"]["fingerprint"] == _shallow_fingerprint(form)
+    assert keys["sn"]["fingerprint"] != keys["s"]["fingerprint"]        # one weight apart
     for name in ("s", "d"):
         assert keys[name]["values"] == keys[name + "v"]["values"] != keys[name + "n"]["values"]
