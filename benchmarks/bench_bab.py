@@ -31,6 +31,7 @@ from algebra.kernel import difference_network
 from algebra.network import Network
 from algebra.rationals import Q, from_float, to_q
 from semialgebraic.bab import diff_bounds, epsilon_equivalent
+from semialgebraic.bab.relaxation import set_rowwise
 from semialgebraic.bab.symbolic import SymbolicNet
 from semialgebraic.verify import verify
 
@@ -118,16 +119,7 @@ def _milp_child(Ws, bs, box, ivs, timeout):
             lp.row_lower_ = np.array([r[1] for r in rows], dtype=float)
             lp.row_upper_ = np.array([r[2] for r in rows], dtype=float)
             lp.sense_ = hc.ObjSense.kMaximize
-            start, index, value = [0], [], []
-            for ent, _, _ in rows:
-                for k, v in ent.items():
-                    index.append(k); value.append(v)
-                start.append(len(index))
-            lp.a_matrix_.format_ = hc.MatrixFormat.kRowwise
-            lp.a_matrix_.start_ = np.array(start, dtype=np.int32)
-            lp.a_matrix_.index_ = np.array(index, dtype=np.int32)
-            lp.a_matrix_.value_ = np.array(value, dtype=float)
-            lp.a_matrix_.num_col_, lp.a_matrix_.num_row_ = n, len(rows)
+            set_rowwise(lp, [ent for ent, _, _ in rows], n)
             lp.integrality_ = [hc.HighsVarType.kInteger if t else hc.HighsVarType.kContinuous for t in integ]
             h.passModel(lp)
             h.run()

@@ -29,7 +29,7 @@ from algebra.rationals import Q
 
 from ..budget import checkpoint
 
-__all__ = ["node_intervals", "exact_bound", "exact_bound_int", "float_duals", "project"]
+__all__ = ["node_intervals", "exact_bound", "exact_bound_int", "float_duals", "project", "set_rowwise"]
 
 _ZERO = Q(0)
 
@@ -254,17 +254,7 @@ def float_duals(Ws, bs, box, ivs, c, time_limit=None):
     lp.row_lower_ = np.array(rlo)
     lp.row_upper_ = np.array(rhi)
     lp.sense_ = hc.ObjSense.kMaximize
-    start, index, value = [0], [], []
-    for ent in rows:
-        for k, v in ent.items():
-            index.append(k); value.append(v)
-        start.append(len(index))
-    lp.a_matrix_.format_ = hc.MatrixFormat.kRowwise
-    lp.a_matrix_.start_ = np.array(start, dtype=np.int32)
-    lp.a_matrix_.index_ = np.array(index, dtype=np.int32)
-    lp.a_matrix_.value_ = np.array(value, dtype=float)
-    lp.a_matrix_.num_col_ = ncol
-    lp.a_matrix_.num_row_ = len(rows)
+    set_rowwise(lp, rows, ncol)
     h.passModel(lp)
     h.run()
     name = str(h.getModelStatus()).rsplit(".", 1)[-1]
@@ -299,3 +289,21 @@ def to_rational(y: float, den: int | None) -> Q:
         return Q(round(y * den), den)
     fr = Fraction(y)
     return Q(fr.numerator, fr.denominator)
+
+
+def set_rowwise(lp, rows, ncol: int) -> None:
+    """Fill the constraint matrix of the HiGHS model *lp* row-wise from *rows* (one dict
+    ``column -> float`` per row) with *ncol* columns (also used by benchmarks/bench_bab.py's MILP)."""
+    from highspy import _core as hc
+    start, index, value = [0], [], []
+    for ent in rows:
+        for k, v in ent.items():
+            index.append(k)
+            value.append(v)
+        start.append(len(index))
+    A = lp.a_matrix_
+    A.format_ = hc.MatrixFormat.kRowwise
+    A.start_ = np.array(start, dtype=np.int32)
+    A.index_ = np.array(index, dtype=np.int32)
+    A.value_ = np.array(value, dtype=float)
+    A.num_col_, A.num_row_ = ncol, len(rows)
