@@ -58,8 +58,7 @@ from algebra.kernel.certificate_schemas import COMPETITOR, COMPETITOR_BIASES
 from algebra.rationals import Q, q_json
 
 from ..budget import Budget
-from ..certificates import absorption_certificate
-from ..exceptions import CertificateError
+from ..certificates import absorption_certificate, require_valid
 from ..verdict import Hypothesis, Verdict
 from ..verify import verify as _verify
 from .canon import absorb_general
@@ -116,9 +115,7 @@ def absorbable(block, *, activation: str | None = None, timeout: float | None = 
         block = _with_activation(block, activation)
     v = _decide(block, budget, max_nullity)
     if verify and v.certificate is not None:
-        ok, why = _verify(v.certificate)
-        if not ok:
-            raise CertificateError("absorption", why)
+        require_valid(v.certificate, _verify, "absorption")
     return v
 
 

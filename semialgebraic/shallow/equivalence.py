@@ -18,8 +18,7 @@ from algebra.network import Network
 from algebra.rationals import Q
 from algebra.symmetries.neurons import probe_vector
 
-from ..certificates import counterexample_certificate, shorter_point
-from ..exceptions import CertificateError
+from ..certificates import counterexample_certificate, require_valid, shorter_point
 from ..verdict import Hypothesis, Verdict
 from ..verify import verify as _verify
 from .canonical import ShallowCanonicalForm, canonical_form
@@ -84,9 +83,7 @@ def equivalent_shallow(a: Network, b: Network, *, orthant: bool = False,
     """
     v = _equivalent_shallow(a, b, orthant, certify)
     if verify and v.certificate is not None:
-        ok, why = _verify(v.certificate)
-        if not ok:
-            raise CertificateError(v.certificate["type"], why)
+        require_valid(v.certificate, _verify)
     return v
 
 
