@@ -11,6 +11,7 @@ all float32 values are decided by the exact float64 arithmetic of
 
 from __future__ import annotations
 
+import math
 import random
 
 from algebra.linalg import IntegerImage, QMatrix
@@ -137,9 +138,11 @@ def _float32_decision(a: Network, b: Network, hyps: list, certify: bool,
     if r.answer:
         cert = symmetry_path(a, b) if certify else None
         return Verdict(True, method, r.reason, tuple(hyps), cert, details)
-    for x, fa, fb in _sparse_candidates(a, b, r.hyperplane):
+    nets = (_SparseNet(a), _SparseNet(b))
+    for x, fa, fb in _sparse_candidates(nets, a.n_inputs, r.hyperplane):
         if fa != fb:                                      # exact values at x: the claim holds
-            x = shorter_point(a, b, x, None)
+            x = _shorter_sparse(nets, x)
+            x = tuple(x.get(j, Q(0)) for j in range(a.n_inputs))
             details["point"] = x
             cert = counterexample_certificate(a, b, x) if certify else None
             return Verdict(False, method, r.reason + "; the point separates the functions",
@@ -147,42 +150,76 @@ def _float32_decision(a: Network, b: Network, hyps: list, certify: bool,
     return None  # pragma: no cover - the module docstring proves one candidate separates
 
 
-def _sparse_candidates(a: Network, b: Network, hyperplane):
+class _SparseNet:
+    """Exact values of a one-hidden-layer net at points with few non-zero coordinates, on
+    integer arrays: ``W1 = N / D`` and ``V = M / E`` from the reader's int64 arrays
+    (:meth:`~algebra.network.Network.integer_weights`; a layer without them gives its columns
+    from the rational matrix), Python integers (numpy object arrays) for every sum, so nothing
+    is rounded and the rational matrix of W1 is never made.  ``x`` is a dict ``j -> Q``."""
+
+    def __init__(self, net: Network):
+        import numpy as np
+        self.np, self.net = np, net
+        self.hint = net.integer_weights(0)
+        bias = net.biases[0]
+        self.bden = math.lcm(*(int(b.q) for b in bias)) if bias else 1
+        self.bnum = np.array([int(b.p) * (self.bden // int(b.q)) for b in bias], dtype=object)
+        out = net.integer_weights(1)
+        if out is None:
+            Mf, E = net.layer(1)[0].numer_denom()
+            out = (np.array([int(v) for v in Mf.entries()], dtype=object)
+                   .reshape(net._shapes[1]), int(E))
+        self.M, self.E = out[0].astype(object), int(out[1])
+        self.c = net.biases[1]
+        self._cols: dict = {}
+
+    def column(self, j: int):
+        """``(numerators, denominator)`` of column *j* of W1 (numerators an object array)."""
+        if j not in self._cols:
+            if self.hint is not None:
+                self._cols[j] = (self.hint[0][:, j].astype(object), int(self.hint[1]))
+            else:
+                col = self.net.layer(0)[0].col_at(j)
+                den = math.lcm(*(int(x.q) for x in col)) if col else 1
+                self._cols[j] = (self.np.array([int(x.p) * (den // int(x.q)) for x in col],
+                                               dtype=object), den)
+        return self._cols[j]
+
+    def row(self, i: int) -> tuple:
+        """Row *i* of W1 as rationals."""
+        if self.hint is not None:
+            return tuple(Q(int(v), int(self.hint[1])) for v in self.hint[0][i].tolist())
+        return self.net.layer(0)[0].row_at(i)
+
+    def hidden(self, x: dict):
+        """``(H, T)`` with ``W1 x + b1 == H / T`` exactly (H an object array, T > 0)."""
+        terms = [(self.column(j), v) for j, v in x.items() if v != 0]
+        T = math.lcm(self.bden, *(den * int(v.q) for (_, den), v in terms))
+        H = self.bnum * (T // self.bden)
+        for (col, den), v in terms:
+            H = H + col * (int(v.p) * (T // (den * int(v.q))))
+        return H, T
+
+    def __call__(self, x: dict) -> tuple:
+        """The exact output ``V σ(W1 x + b1) + c`` at the sparse point *x*."""
+        H, T = self.hidden(x)
+        relu = self.np.where(H > 0, H, 0)
+        y = self.M.dot(relu) if len(relu) else [0] * len(self.c)
+        return tuple(Q(int(v), self.E * T) + c for v, c in zip(y, self.c))
+
+
+def _sparse_candidates(nets, d: int, hyperplane):
     """Exact candidate points ``x`` with few non-zero coordinates, and ``a(x)``, ``b(x)``
-    (evaluated exactly from the few weight columns they touch).
+    (evaluated exactly on integer arrays by the two :class:`_SparseNet` *nets*).
 
     For a hyperplane ``H = (u, β)`` whose kinks differ (``u_j = 1`` at its lead coordinate j):
     ``x0 = r e_k − (β + u_k r) e_j`` lies on H; when no other neuron hyperplane of a or b passes
-    through x0, ``x± = x0 ± ε e_j`` with ε below every other hyperplane's distance along e_j
-    gives ``D(x+) + D(x−) − 2 D(x0) = ε ΔK ≠ 0`` for ``D = a − b`` (:func:`separating_point`), so
-    one of the three separates.  Then ``0`` and the unit vectors (enough when only the affine
-    parts differ)."""
-    d = a.n_inputs
-    cols = {}
-
-    def column(net, i, j):
-        key = (i, j)
-        if key not in cols:
-            hint = net.integer_weights(0)        # from the arrays: W1 is not made as rationals
-            cols[key] = ([Q(int(x), int(hint[1])) for x in hint[0][:, j].tolist()]
-                         if hint is not None else net.layer(0)[0].col_at(j))
-        return cols[key]
-
-    def hidden(net, i, x):                      # exact W x + b for a sparse x (dict j -> value)
-        h = list(net.biases[0])
-        for j, xj in x.items():
-            if xj:
-                h = [hv + w * xj for hv, w in zip(h, column(net, i, j))]
-        return h
-
-    def output(net, h):
-        return net.layer(1)[0].apply([v if v > 0 else Q(0) for v in h])
-
-    def point(x):
-        return tuple(x.get(j, Q(0)) for j in range(d))
-
-    def value(net, i, x):
-        return tuple(o + c for o, c in zip(output(net, hidden(net, i, x)), net.biases[1]))
+    through x0, ``x± = x0 ± ε e_j`` with ``ε = 2^-e`` at most half of every other hyperplane's
+    distance along e_j gives ``D(x+) + D(x−) − 2 D(x0) = ε ΔK ≠ 0`` for ``D = a − b``
+    (:func:`separating_point`), so one of the three separates.  Then ``0`` and the unit vectors
+    (enough when only the affine parts differ).  Points are yielded as dicts ``j -> Q``."""
+    def values(x):
+        return x, nets[0](x), nets[1](x)
 
     if hyperplane is not None:
         u, beta = hyperplane
@@ -198,34 +235,61 @@ def _sparse_candidates(a: Network, b: Network, hyperplane):
                 x0[j] = -(beta + u[k] * x0[k])
             else:
                 x0[j] = -beta
-            eps, ok = Q(1), True
-            for i, net in enumerate((a, b)):
-                bias = net.biases[0]
-                for row, (hv, wj) in enumerate(zip(hidden(net, i, x0), column(net, i, j))):
-                    if wj == 0:          # h is constant along e_j: never crossed (σ(0) = 0 if h = 0)
-                        continue
-                    if hv == 0:          # only neurons on H itself may kink at x0 along e_j
-                        if bias[row] != wj * beta or any(
-                                w != wj * uu for w, uu in zip(net.layer(0)[0].row_at(row), u)):
-                            ok = False
-                            break
-                    else:
-                        eps = min(eps, abs(hv) / abs(wj) / 2)
-                if not ok:
-                    break
-            if not ok:
+            e = _epsilon_exponent(nets, x0, j, u, beta)
+            if e is None:
                 continue
             xp, xm = dict(x0), dict(x0)
-            xp[j] += eps
-            xm[j] -= eps
+            xp[j] += Q(1, 1 << e)
+            xm[j] -= Q(1, 1 << e)
             for x in (x0, xp, xm):
-                yield point(x), value(a, 0, x), value(b, 1, x)
+                yield values(x)
             break
-    zero = {}
-    yield point(zero), value(a, 0, zero), value(b, 1, zero)
+    yield values({})
     for j in range(d):
-        e = {j: Q(1)}
-        yield point(e), value(a, 0, e), value(b, 1, e)
+        yield values({j: Q(1)})
+
+
+def _epsilon_exponent(nets, x0: dict, j: int, u, beta):
+    """The least ``e ≥ 0`` with ``2^-e`` at most half the distance along ``e_j`` from *x0* to
+    every neuron hyperplane of the *nets* that is not ``(u, β)`` and crosses that line; None
+    when such a hyperplane passes through *x0* (then another x0 is tried).  Exact: with
+    ``h_i = H_i / T`` and ``w_ij = N_ij / D`` the distance is ``|H_i| D / (T |N_ij|)``, and
+    ``2^-e · 2 T |N_ij| ≤ |H_i| D`` holds once ``e ≥ bits(2 T |N_ij|) − bits(|H_i| D) + 1``."""
+    e = 0
+    for net in nets:
+        H, T = net.hidden(x0)
+        col, den = net.column(j)
+        for i in net.np.flatnonzero(col != 0).tolist():
+            h, w = int(H[i]), int(col[i])
+            if h == 0:                   # only neurons on H itself may kink at x0 along e_j
+                lam = Q(w, den)
+                if net.net.biases[0][i] != lam * beta or any(
+                        x != lam * y for x, y in zip(net.row(i), u)):
+                    return None
+                continue
+            e = max(e, (2 * T * abs(w)).bit_length() - (abs(h) * den).bit_length() + 1)
+    return e
+
+
+def _shorter_sparse(nets, x: dict) -> dict:
+    """:func:`~semialgebraic.certificates.shorter_point` for a sparse point (same roundings,
+    same result): the first rounding of the non-zero coordinates to multiples of ``2^-k``
+    (k = 4, 8, 16, …) that is shorter than *x* and where the nets still differ (evaluated on
+    integer arrays); else *x*."""
+    def size(p):
+        return sum(v.p.bit_length() + v.q.bit_length() for v in p.values())
+
+    k, full = 4, size(x)
+    top = max((int(v.q) for v in x.values()), default=1)
+    while (1 << k) < 4 * top and k <= 4096:
+        s = 1 << k
+        p = {j: Q((int(v.p) * s + int(v.q) // 2) // int(v.q), s) for j, v in x.items()}
+        if size(p) >= full:
+            break
+        if nets[0](p) != nets[1](p):
+            return p
+        k *= 2
+    return x
 
 
 
