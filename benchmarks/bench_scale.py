@@ -48,7 +48,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import subprocess
 import sys
 import tempfile
@@ -58,39 +57,61 @@ from pathlib import Path
 import numpy as np
 
 _PROBE = r"""
-import resource, sys, time, json
+import json, resource, sys, time
+sys.path.insert(0, {bench!r})
 {imports}
+def _status(key):
+    with open('/proc/self/status') as f:
+        for line in f:
+            if line.startswith(key):
+                return int(line.split()[1]) / 1024
+try:                                   # the high-water mark restarts at the current RSS
+    with open('/proc/self/clear_refs', 'w') as f:
+        f.write('5')
+    base = _status('VmRSS:')
+except OSError:                        # (no clear_refs: the mark so far, an under-estimate)
+    base = _status('VmHWM:')
+result = None
 _r0 = resource.getrusage(resource.RUSAGE_SELF)
-base = _r0.ru_maxrss
 _t0 = time.perf_counter()
 {body}
 dt = time.perf_counter() - _t0
 _r1 = resource.getrusage(resource.RUSAGE_SELF)
 cpu = _r1.ru_utime + _r1.ru_stime - _r0.ru_utime - _r0.ru_stime
-print(json.dumps({{"seconds": dt, "cpu": cpu, "base_mb": base / 1024}}))
+print(json.dumps({{"seconds": dt, "cpu": cpu, "base_mb": base, "peak_mb": _status('VmHWM:'),
+                  "result": result}}))
 """
+
+_BENCH = str(Path(__file__).resolve().parent)
 
 
 def probe(imports: str, body: str) -> dict:
-    """Run *body* in a fresh interpreter after *imports*; time, and the child's peak RSS taken
-    from outside (``os.wait4``: the rusage of that one child, not a high-water mark over every
-    child) above its post-import baseline (reported by the child)."""
-    code = _PROBE.format(imports=imports, body=body)
-    with tempfile.TemporaryFile("w+") as err:      # a file: no pipe to fill while stdout is read
-        proc = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, stderr=err,
-                                text=True, cwd=Path(__file__).resolve().parents[1])
-        stdout = proc.stdout.read()
-        proc.stdout.close()
-        _, status, usage = os.wait4(proc.pid, 0)
-        err.seek(0)
-        stderr = err.read()
-    proc.returncode = os.waitstatus_to_exitcode(status)
+    """Run *body* in a fresh interpreter after *imports* (and any set-up they do, outside the
+    clock); wall and CPU seconds of *body*, and its peak RSS above the baseline taken just
+    before it (``extra_mb``).
+
+    The peak is the child's own ``VmHWM`` (``/proc/self/status``), reset to the current RSS
+    just before *body* (``/proc/self/clear_refs``), not ``ru_maxrss``: a child started by
+    ``fork``/``vfork`` + ``exec`` inherits its parent's ``ru_maxrss``, so with this script's
+    process holding a few hundred MB (the 80 MB model made in memory), every child's
+    ``ru_maxrss`` began at that mark and the ``+MB`` column printed 0 for rows whose own peak
+    was lower (``+116 MB`` by a direct probe for ``info`` at n=4096 printed 0).  The models
+    are also made in a child now (:func:`_in_child`), so this process stays small.  *body*
+    may set ``result`` (JSON-able) to hand back an answer."""
+    code = _PROBE.format(imports=imports, body=body, bench=_BENCH)
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          cwd=Path(__file__).resolve().parents[1], check=False)
     if proc.returncode != 0:
-        raise RuntimeError(stderr[-2000:])
-    r = json.loads(stdout.strip().splitlines()[-1])
-    r["peak_mb"] = usage.ru_maxrss / 1024          # KiB on Linux
+        raise RuntimeError(proc.stderr[-2000:])
+    r = json.loads(proc.stdout.strip().splitlines()[-1])
     r["extra_mb"] = max(r["peak_mb"] - r["base_mb"], 0.0)
     return r
+
+
+def _in_child(call: str) -> None:
+    """Run ``bench_scale.<call>`` in a fresh interpreter (making the big arrays there keeps
+    this process's RSS, which children inherit as their ``ru_maxrss``, small)."""
+    probe("import bench_scale", f"bench_scale.{call}")
 
 
 def make_model(path: Path, widths, seed=0):
@@ -112,50 +133,68 @@ def main(argv=None) -> int:
     ap.add_argument("--hidden", type=int, default=4096)
     ap.add_argument("--keep", metavar="DIR", help="work in DIR (kept) instead of a temp dir")
     ap.add_argument("--absorb", metavar="d,k", default="256,1024",
-                    help="size of the generic and planted absorption blocks (LLM width: 1024,4096; "
-                         "empty: no absorption rows)")
+                    help="size of the generic and planted absorption blocks of the quick "
+                         "absorption rows (empty: none)")
+    ap.add_argument("--llm", action="store_true",
+                    help="also the LLM-width absorption rows (d=1024, k=4096 generic and planted "
+                         "blocks, decision + certificate, check, peak MB; minutes each)")
+    ap.add_argument("--llm-size", metavar="d,k", default="1024,4096",
+                    help="block size of the --llm rows (default 1024,4096)")
+    ap.add_argument("--only", metavar="ROWS", default="",
+                    help="comma-separated row groups to run (info,convert,cert,shallow,checkpoint,"
+                         "absorb,llm; default: all but llm unless --llm)")
     args = ap.parse_args(argv)
     n = args.hidden
     widths = (784, n, n, 10)
+    groups = set(args.only.split(",")) if args.only else \
+        {"info", "convert", "cert", "shallow", "checkpoint", "absorb"} | ({"llm"} if args.llm else set())
     tmp = Path(args.keep) if args.keep else Path(tempfile.mkdtemp(prefix="bench_scale_"))
     tmp.mkdir(parents=True, exist_ok=True)
     model = tmp / "model.safetensors"
-    if not model.exists():
-        make_model(model, widths)
-    size_mb = model.stat().st_size / 2 ** 20
+    if not model.exists() and groups & {"info", "convert"}:
+        _in_child(f"make_model({str(model)!r}, {widths!r})")
     out_npz = tmp / "out.npz"
     rows = []
-
-    r = probe(_CLI, f"main(['info', {str(model)!r}, '--json'])")
-    b = probe(_NUMPY, f"t = load_file({str(model)!r})\n[np.abs(a).max() for a in t.values()]")
-    rows.append(("info", r, b, "<= 2 s"))
-
-    r = probe(_CLI, f"main(['convert', {str(model)!r}, '-o', {str(out_npz)!r}])")
-    b = probe(_NUMPY, f"t = load_file({str(model)!r})\nnp.savez({str(tmp / 'np.npz')!r}, **t)")
-    rows.append(("convert -o .npz", r, b, "<= 3 s"))
-
-    cert_rows = certificate_rows(tmp, n)
-    rows += cert_rows
-    rows += shallow_rational_rows(n)
-    rows += checkpoint_rows(tmp)
-    if args.absorb:
+    if "info" in groups:
+        r = probe(_CLI, f"main(['info', {str(model)!r}, '--json'])")
+        b = probe(_NUMPY, f"t = load_file({str(model)!r})\n[np.abs(a).max() for a in t.values()]")
+        rows.append(("info", r, b, "<= 2 s"))
+    if "convert" in groups:
+        r = probe(_CLI, f"main(['convert', {str(model)!r}, '-o', {str(out_npz)!r}])")
+        b = probe(_NUMPY, f"t = load_file({str(model)!r})\nnp.savez({str(tmp / 'np.npz')!r}, **t)")
+        rows.append(("convert -o .npz", r, b, "<= 3 s"))
+    if "cert" in groups:
+        rows += certificate_rows(tmp, n)
+    if "shallow" in groups:
+        rows += shallow_rational_rows(n)
+    if "checkpoint" in groups:
+        rows += checkpoint_rows(tmp)
+    if "absorb" in groups and args.absorb:
         rows += absorption_rows(*(int(t) for t in args.absorb.split(",")))
+    if "llm" in groups:
+        rows += llm_rows(*(int(t) for t in args.llm_size.split(",")))
 
-    print(f"model {'-'.join(map(str, widths))} float32 safetensors, {size_mb:.0f} MB; "
-          f"RSS target <= {3 * size_mb:.0f} MB above baseline")
+    if model.exists():
+        size_mb = model.stat().st_size / 2 ** 20
+        print(f"model {'-'.join(map(str, widths))} float32 safetensors, {size_mb:.0f} MB; "
+              f"RSS target <= {3 * size_mb:.0f} MB above baseline")
+    if "shallow" in groups:
+        print(f"one-hidden-layer pairs: 784-{n}-10")
     print("wall and CPU seconds (the machine is shared: CPU is the steadier figure); +MB: peak RSS "
-          "above the post-import baseline")
-    print(f"{'workload':<30}{'wall':>7}{'cpu':>7}{'+MB':>7} | {'baseline wall':>13}{'cpu':>7}{'+MB':>7}"
-          f"{'cpu ratio':>10}  target")
+          "above the row's baseline (after imports and inputs), each row in a fresh process")
+    print(f"{'workload':<44}{'wall':>8}{'cpu':>8}{'+MB':>7} | {'baseline':<9}{'wall':>8}{'cpu':>8}"
+          f"{'+MB':>7}{'ratio':>7}  target")
     for name, r, b, target in rows:
-        ratio = r["cpu"] / b["cpu"] if b["cpu"] else float("nan")
-        print(f"{name:<30}{r['seconds']:>7.2f}{r['cpu']:>7.2f}{_mb(r):>7} | "
-              f"{b['seconds']:>13.2f}{b['cpu']:>7.2f}{_mb(b):>7}{ratio:>10.1f}  {target}")
+        bname, b = b if isinstance(b, tuple) else ("numpy", b)
+        ratio = f"{r['cpu'] / b['cpu']:.1f}" if b and b["cpu"] else "-"
+        base = (f"{b['seconds']:>8.2f}{b['cpu']:>8.2f}{_mb(b):>7}" if b else f"{'-':>8}{'-':>8}{'-':>7}")
+        print(f"{name:<44}{r['seconds']:>8.2f}{r['cpu']:>8.2f}{_mb(r):>7} | {bname:<9}{base}"
+              f"{ratio:>7}  {target}")
     return 0
 
 
 def _mb(r: dict) -> str:
-    """The +MB cell: the child's peak RSS above its baseline, "-" for in-process rows."""
+    """The +MB cell: the row's peak RSS above its baseline."""
     return "-" if r.get("extra_mb") is None else f"{r['extra_mb']:.0f}"
 
 
@@ -204,35 +243,105 @@ def checkpoint_rows(tmp: Path) -> list:
 
 
 _ABSORB = """
-import sys
-sys.path.insert(0, 'benchmarks')
 import numpy as np
 from bench_absorption import generic, planted
 from semialgebraic.absorption import absorbable
 """
 
 
+def _lstsq_baseline(d: int, k: int) -> dict:
+    """numpy float64 least squares on ``k + 8`` rows of the system ``A xi = vec(-I)`` of a d x k
+    block (what a float method would solve), in a fresh process."""
+    return probe(f"import numpy as np\nrng = np.random.default_rng(0)\nV = rng.standard_normal(({d}, {k}))"
+                 f"\nU = rng.standard_normal(({k}, {d}))\nrows = rng.choice({d * d}, {k + 8}, replace=False)",
+                 "A = V[rows // %d, :] * U[:, rows %% %d].T\nnp.linalg.lstsq(A, -np.eye(%d).ravel()[rows], rcond=None)"
+                 % (d, d, d))
+
+
 def absorption_rows(d: int, k: int) -> list:
-    """Part 4: a generic float32 block (not absorbable, left-null certificate) and a planted
-    absorbable one (nullity 4), decided with the certificate and its independent check (the
-    block is built before the clock starts); baseline: numpy float64 least squares on the same
-    number of rows of the system A xi = vec(-I) (what a float method would solve)."""
+    """Part 4, quick size: a generic float32 block (not absorbable, left-null certificate) and a
+    planted absorbable one (nullity 4), decided with the certificate and its independent check
+    (the block is built before the clock starts); baseline: :func:`_lstsq_baseline`."""
     out = []
+    base = _lstsq_baseline(d, k)
     for kind, make in (("generic", f"b = generic({d}, {k})"),
                        ("planted", f"b = planted({d}, {k}, 4)[0]")):
         r = probe(_ABSORB + make, "v = absorbable(b)\nassert v.answer is " +
                   ("False" if kind == "generic" else "True") + ", v.reason")
-        base = probe(_ABSORB + f"rng = np.random.default_rng(0)\nV = rng.standard_normal(({d}, {k}))"
-                     f"\nU = rng.standard_normal(({k}, {d}))\nrows = rng.choice({d * d}, {k + 8}, replace=False)",
-                     "A = V[rows // %d, :] * U[:, rows %% %d].T\nnp.linalg.lstsq(A, -np.eye(%d).ravel()[rows], rcond=None)"
-                     % (d, d, d))
-        out.append((f"absorb {kind} d={d} k={k}", r, base, "<= 300 s at 1024,4096"))
+        out.append((f"absorb {kind} d={d} k={k} (+check)", r, ("lstsq", base), "<= 300 s at 1024,4096"))
     return out
 
 
-def certificate_rows(tmp: Path, n: int) -> list:
-    """The one-hidden-layer pair's certificate, written and verified (beside the decision)."""
+def _llm_functions():
+    """``(llm_generic, llm_planted)`` of ``benchmarks/bench_absorption.py`` (developer "llm"),
+    or this script's stand-in :func:`_llm_row` when that file does not have them yet."""
+    try:
+        from bench_absorption import llm_generic, llm_planted
+    except ImportError:
+        return (lambda d, k: _llm_row("generic", d, k)), (lambda d, k: _llm_row("planted", d, k))
+    return llm_generic, llm_planted
+
+
+_LLM_ROW = """
+import json, pathlib, tempfile, time
+from bench_absorption import generic, planted
+from semialgebraic.absorption import absorbable
+from semialgebraic.certificates import write_certificate
+from semialgebraic.verify import resolve_sidecar, verify
+blk = generic({d}, {k}) if {kind!r} == "generic" else planted({d}, {k}, 8)[0]
+"""
+
+
+def _llm_row(kind: str, d: int, k: int) -> dict:
+    """Stand-in for bench_absorption's ``llm_generic``/``llm_planted`` (same keys): the public
+    API (:func:`semialgebraic.absorption.absorbable`, then the certificate written with its
+    sidecar, read back and checked by :func:`semialgebraic.verify.verify`) in a fresh process."""
+    body = (
+        "marks = [(time.perf_counter(), time.process_time())]\n"
+        "v = absorbable(blk, verify=False)\n"
+        "marks.append((time.perf_counter(), time.process_time()))\n"
+        "with tempfile.TemporaryDirectory() as tmp:\n"
+        "    path = pathlib.Path(tmp) / 'cert.json'\n"
+        "    write_certificate(v.certificate, path)\n"
+        "    marks.append((time.perf_counter(), time.process_time()))\n"
+        "    size = sum(f.stat().st_size for f in pathlib.Path(tmp).iterdir()) / 1e6\n"
+        "    ok = verify(resolve_sidecar(json.loads(path.read_text()), path))[0]\n"
+        "    marks.append((time.perf_counter(), time.process_time()))\n"
+        "w, c = [m[0] for m in marks], [m[1] for m in marks]\n"
+        "result = dict(kind=%r, d=%d, k=%d, answer=v.answer, verified=ok, cert_mb=size,\n"
+        "              decision_s=w[1] - w[0], decision_cpu_s=c[1] - c[0],\n"
+        "              certificate_s=w[2] - w[1], certificate_cpu_s=c[2] - c[1],\n"
+        "              check_s=w[3] - w[2], check_cpu_s=c[3] - c[2])\n" % (kind, d, k))
+    r = probe(_LLM_ROW.format(d=d, k=k, kind=kind), body)
+    return dict(r["result"], peak_mb=r["extra_mb"])
+
+
+def llm_rows(d: int = 1024, k: int = 4096) -> list:
+    """Part 4 at LLM width: a generic float32 block d x k (decision + certificate write, then the
+    check) and a planted absorbable block of that size, from bench_absorption's ``llm_generic`` /
+    ``llm_planted`` (each a fresh process, peak MB above its post-import baseline); baseline:
+    :func:`_lstsq_baseline` (numpy float64 least squares of the same size)."""
+    gen, pla = _llm_functions()
+    base = ("lstsq", _lstsq_baseline(d, k))
+    out = []
+    for kind, f, want in (("generic", gen, False), ("planted", pla, True)):
+        r = f(d, k)
+        note = "" if (r["answer"] is want and r["verified"]) else \
+            f" [answer {r['answer']}, verified {r['verified']}: MISMATCH]"
+        dc = {"seconds": r["decision_s"] + r["certificate_s"],
+              "cpu": r["decision_cpu_s"] + r["certificate_cpu_s"], "extra_mb": r["peak_mb"]}
+        ck = {"seconds": r["check_s"], "cpu": r["check_cpu_s"], "extra_mb": None}
+        out.append((f"absorb {kind} d={d} k={k}: decide+cert{note}", dc, base,
+                    f"<= 300 s; cert {r['cert_mb']:.0f} MB"))
+        out.append((f"absorb {kind} d={d} k={k}: check", ck, ("-", None), "(peak in the row above)"))
+    return out
+
+
+def certificate_files(tmp: str, n: int) -> None:
+    """The one-hidden-layer pair of :func:`certificate_rows` as two float32 safetensors files
+    (a, and b = a permuted and rescaled by powers of two) in *tmp*."""
     from safetensors.numpy import save_file
+    tmp = Path(tmp)
     rng = np.random.default_rng(1)
     d, m = 784, 10
     W1 = (rng.standard_normal((n, d)) / np.sqrt(d)).astype(np.float32)
@@ -241,11 +350,18 @@ def certificate_rows(tmp: Path, n: int) -> list:
     b2 = (rng.standard_normal(m) * 0.1).astype(np.float32)
     perm = rng.permutation(n)
     s = (2.0 ** rng.integers(-2, 3, n)).astype(np.float32)   # exact positive scalings
-    a, b = tmp / "a.safetensors", tmp / "b.safetensors"
-    save_file({"0.weight": W1, "0.bias": b1, "2.weight": W2, "2.bias": b2}, str(a))
+    save_file({"0.weight": W1, "0.bias": b1, "2.weight": W2, "2.bias": b2}, str(tmp / "a.safetensors"))
     permuted = {"0.weight": (W1 * s[:, None])[perm], "0.bias": (b1 * s)[perm],
                 "2.weight": (W2 / s[None, :])[:, perm], "2.bias": b2}
-    save_file({k: np.ascontiguousarray(v) for k, v in permuted.items()}, str(b))  # C order!
+    save_file({k: np.ascontiguousarray(v) for k, v in permuted.items()},  # C order!
+              str(tmp / "b.safetensors"))
+
+
+def certificate_rows(tmp: Path, n: int) -> list:
+    """The one-hidden-layer pair's certificate, written and verified (beside the decision)."""
+    a, b = tmp / "a.safetensors", tmp / "b.safetensors"
+    if not (a.exists() and b.exists()):
+        _in_child(f"certificate_files({str(tmp)!r}, {n})")
     cert = tmp / "cert.json"
     rows = []
     decide = probe(_CLI, f"main(['equiv', {str(a)!r}, {str(b)!r}])")
@@ -258,60 +374,40 @@ def certificate_rows(tmp: Path, n: int) -> list:
     both = {"seconds": w["seconds"] + v["seconds"], "cpu": w["cpu"] + v["cpu"],
             "extra_mb": max(w["extra_mb"], v["extra_mb"])}
     size = sum(p.stat().st_size for p in tmp.glob("cert*")) / 2 ** 20
-    rows.append((f"cert write+verify ({size:.0f} MB)", both, decide, "<= 15 s"))
+    rows.append((f"cert write+verify ({size:.0f} MB)", both, ("equiv", decide), "<= 15 s"))
     return rows
 
 
-def shallow_rational_rows(n: int, d: int = 784, m: int = 10) -> list:
-    """Issue 16 part 2: one-hidden-layer equivalence for weights that are not float32 (in this
-    process, CPU seconds of the decision alone; the nets are built first): JSON-decimal weights
-    (``N / 10^4``, kept as integer arrays: the int64 path) and float64 weights (the float64
-    limb path), each pair a copy permuted and rescaled (by 1/3 … 5 for decimals, powers of two
-    for float64) and its near miss (one weight off by 1e-9 / one ulp).  Baselines on the same
-    arrays: numpy's float64 hashing canonicalisation (``bench_shallow.equal_numpy_hash``, no
-    proof) and the previous exact path (FLINT canonical forms)."""
-    sys.path.insert(0, str(Path(__file__).resolve().parent))
-    from bench_shallow import equal_numpy_hash
+SHALLOW_PAIRS = ("decimals equivalent", "decimals b1 off 1e-9", "float64 equivalent",
+                 "float64 one ulp off")
 
+
+def shallow_pair(kind: str, n: int, d: int = 784, m: int = 10):
+    """``(x, y, arrays_x, arrays_y)`` for one pair of :func:`shallow_rational_rows` (*kind* in
+    :data:`SHALLOW_PAIRS`): JSON-decimal weights ``N / 10^4`` kept as integer arrays (the int64
+    path), b a copy permuted and rescaled by 1/5 … 5 (``λ = lam15 / 15``), or float64 weights
+    (the float64 limb path), b permuted and rescaled by powers of two; the near misses move b's
+    first bias by 1e-9 / one W1 entry by one ulp.  ``arrays_*``: the same values as float64
+    arrays (the numpy baseline's input)."""
     from algebra.io.arrays import network_from_tensors
     from algebra.network import Network
     from algebra.rationals import Q
-    from semialgebraic.shallow import canonical_form, equivalent_shallow
-
-    def cpu(f):
-        t0 = time.process_time()
-        out = f()
-        return out, time.process_time() - t0
-
-    def row(name, x, y, arrays_x, arrays_y, target="<= 5x numpy"):
-        v, t = cpu(lambda: equivalent_shallow(x, y, certify=False))
-        base, tb = cpu(lambda: equal_numpy_hash(arrays_x, arrays_y))
-        flat = [Network(list(z.weights), list(z.biases)) for z in (x, y)]
-        old, to = cpu(lambda: canonical_form(flat[0]) == canonical_form(flat[1]))
-        assert v.answer == old, (name, v.answer, old)
-        path = next(iter(v.details), "?")
-        return (f"{name} [{path}] = {v.answer}", {"seconds": t, "cpu": t, "extra_mb": None},
-                {"seconds": tb, "cpu": tb, "extra_mb": None}, f"{target}; FLINT path {to:.2f} s")
-
     rng = np.random.default_rng(16)
-    out = []
     Wi, bi = rng.integers(-9999, 10000, (n, d)), rng.integers(-9999, 10000, n)
     Vi, ci = rng.integers(-9999, 10000, (m, n)), rng.integers(-99, 100, m)
     lam15 = rng.choice([3, 5, 9, 25, 45, 75], n)         # λ = lam15 / 15: 1/5, 1/3, 3/5, 5/3, 3, 5
     perm = rng.permutation(n)
-    bq, cq = [Q(int(x), 10 ** 4) for x in bi], [Q(int(x), 100) for x in ci]
-    a = Network._from_integer_arrays([(Wi, 10 ** 4), (Vi, 10 ** 4)], [bq, cq])
-    Wb = np.ascontiguousarray((Wi * lam15[:, None])[perm])
-    Vb = np.ascontiguousarray((Vi * (225 // lam15)[None, :])[:, perm])    # V / λ = V (15/lam15)
-    bb = [bq[p] * Q(int(lam15[p]), 15) for p in perm]
-    b = Network._from_integer_arrays([(Wb, 15 * 10 ** 4), (Vb, 15 * 10 ** 4)], [bb, cq])
-    arrays_a = (Wi / 1e4, bi / 1e4, Vi / 1e4, ci / 100)
-    arrays_b = (Wb / 15e4, np.array([float(x) for x in bb]), Vb / 15e4, ci / 100)
-    out.append(row(f"decimals {d}-{n}-{m} equivalent", a, b, arrays_a, arrays_b))
-    b2 = Network._from_integer_arrays([(Wb, 15 * 10 ** 4), (Vb, 15 * 10 ** 4)],
-                                      [[bb[0] + Q(1, 10 ** 9)] + bb[1:], cq])
-    out.append(row(f"decimals {d}-{n}-{m} b1 off 1e-9", a, b2, arrays_a, arrays_b))
-
+    if kind.startswith("decimals"):
+        bq, cq = [Q(int(x), 10 ** 4) for x in bi], [Q(int(x), 100) for x in ci]
+        a = Network._from_integer_arrays([(Wi, 10 ** 4), (Vi, 10 ** 4)], [bq, cq])
+        Wb = np.ascontiguousarray((Wi * lam15[:, None])[perm])
+        Vb = np.ascontiguousarray((Vi * (225 // lam15)[None, :])[:, perm])    # V / λ = V (15/lam15)
+        bb = [bq[p] * Q(int(lam15[p]), 15) for p in perm]
+        if kind.endswith("off 1e-9"):
+            bb = [bb[0] + Q(1, 10 ** 9)] + bb[1:]
+        b = Network._from_integer_arrays([(Wb, 15 * 10 ** 4), (Vb, 15 * 10 ** 4)], [bb, cq])
+        return (a, b, (Wi / 1e4, bi / 1e4, Vi / 1e4, ci / 100),
+                (Wb / 15e4, np.array([float(x) for x in bb]), Vb / 15e4, ci / 100))
     W = rng.uniform(0.5, 1.0, (n, d)) * rng.choice([-1.0, 1.0], (n, d))   # float64, narrow range
     bf, V, cf = rng.uniform(-1, 1, n), rng.uniform(-1, 1, (m, n)), rng.uniform(-1, 1, m)
     s = 2.0 ** rng.integers(-2, 3, n)
@@ -319,11 +415,33 @@ def shallow_rational_rows(n: int, d: int = 784, m: int = 10) -> list:
     tb = {"0.weight": (W * s[:, None])[perm], "0.bias": (bf * s)[perm],
           "2.weight": (V / s[None, :])[:, perm], "2.bias": cf}
     tb = {k: np.ascontiguousarray(v) for k, v in tb.items()}
-    fb = network_from_tensors(tb)
-    out.append(row(f"float64 {d}-{n}-{m} equivalent", fa, fb, (W, bf, V, cf), tuple(tb.values())))
-    tb["0.weight"][0, 1] = np.nextafter(tb["0.weight"][0, 1], 2.0)
-    fc = network_from_tensors(tb)
-    out.append(row(f"float64 {d}-{n}-{m} one ulp off", fa, fc, (W, bf, V, cf), tuple(tb.values())))
+    if kind.endswith("one ulp off"):
+        tb["0.weight"][0, 1] = np.nextafter(tb["0.weight"][0, 1], 2.0)
+    return fa, network_from_tensors(tb), (W, bf, V, cf), tuple(tb.values())
+
+
+def shallow_rational_rows(n: int, d: int = 784, m: int = 10) -> list:
+    """Issue 16 part 2: one-hidden-layer equivalence for weights that are not float32, each
+    pair of :func:`shallow_pair` built in a fresh process before the clock starts: the decision
+    (:func:`~semialgebraic.shallow.equivalent_shallow`, ``certify=False``), beside numpy's float64
+    hashing canonicalisation on the same arrays (``bench_shallow.equal_numpy_hash``, no proof),
+    and the previous exact path (FLINT canonical forms, in the target column; its answer must
+    agree)."""
+    out = []
+    for kind in SHALLOW_PAIRS:
+        setup = (f"import bench_scale\nx, y, ax, ay = bench_scale.shallow_pair({kind!r}, {n}, {d}, {m})")
+        r = probe(setup + "\nfrom semialgebraic.shallow import equivalent_shallow",
+                  "v = equivalent_shallow(x, y, certify=False)\n"
+                  "result = [v.answer, next(iter(v.details), '?')]")
+        base = probe(setup + "\nfrom bench_shallow import equal_numpy_hash", "equal_numpy_hash(ax, ay)")
+        old = probe(setup + "\nfrom algebra.network import Network\nfrom semialgebraic.shallow "
+                    "import canonical_form\nflat = [Network(list(z.weights), list(z.biases)) for z in (x, y)]",
+                    "result = canonical_form(flat[0]) == canonical_form(flat[1])")
+        answer, path = r["result"]
+        assert answer == old["result"], (kind, answer, old["result"])
+        path = {"integer_path": "int64", "float64_path": "limbs"}.get(path, path)
+        out.append((f"{kind} [{path}] = {answer}", r, base,
+                    f"<= 5x numpy; FLINT path {old['cpu']:.2f} s"))
     return out
 
 
