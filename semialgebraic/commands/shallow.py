@@ -1,13 +1,18 @@
 """Commands ``canon``, ``apply`` and ``verify`` (one hidden layer; symmetry steps; certificates).
 
-* ``netfibers canon NET [--orthant] [--json] [-o OUT.json|OUT.npz|OUT.safetensors]``: the
+* ``netfibers canon NET [--orthant] [--json] [-o OUT.json|OUT.npz|OUT.safetensors] [--form F]``: the
   canonical form of a one-hidden-layer net (kink hyperplanes with kink vectors, affine part) and
   its fingerprint; ``-o`` writes the canonical representative network (dedup of model zoos:
   equal fingerprints ⇔ equal functions).  The representative has one neuron per kink plus
   ± pairs realising the affine part, so it may be wider than the input (the JSON key
   ``representative_widths`` says so).  Binary writers refuse weights that are not exactly
   representable.  JSON keys: ``fingerprint``, ``domain``, ``canonical_form``,
-  ``number_of_kinks``, ``linear_rank``, ``representative_widths``, ``output``.
+  ``number_of_kinks``, ``linear_rank``, ``representative_widths``, ``output`` (and ``form``).
+  A form of at least ``SIDECAR_THRESHOLD`` numbers (a 784-4096 net: 3.3 M, 84 MB of JSON) is
+  given in ``--json`` as a summary, like :meth:`~semialgebraic.verdict.Verdict.to_json`
+  (``"summary": true``, sizes, the ``sha256`` of its canonical JSON, whose first 16 hex digits
+  are the fingerprint); ``--form F`` writes the full form (canonical JSON, any size).  The text
+  output prints at most 20 kinks and the first entries of long vectors.
 * ``netfibers apply STEPS.json NET -o OUT.json``: apply a JSON list of symmetry steps
   (``algebra.symmetries``), each checked first; an invalid step is an input error naming it.
 * ``netfibers verify CERT [A [B]] [--json]``: re-check a certificate from its content alone (exit
@@ -17,6 +22,8 @@
 
 from __future__ import annotations
 
+import hashlib
+import json
 from pathlib import Path
 
 from algebra import save
@@ -24,9 +31,11 @@ from algebra.exceptions import AlgebraError, InvalidStepError
 from algebra.io.native import read_json_text
 from algebra.symmetries import apply_path, path_from_json
 
+from ..certificates._json import SIDECAR_THRESHOLD
 from ..cli import emit, fail
 from ..exceptions import NotApplicableError
 from ..shallow import canonical_form
+from ..shallow.canonical import _affine_neurons
 from ..verify import check_inputs_match, resolve_sidecar, verify
 from . import display
 from .help import describe
@@ -46,10 +55,12 @@ def register(sub, parent) -> None:
                            "network: one neuron per kink plus +/- pairs for the affine part, so "
                            "it may be wider than NET. JSON keys: fingerprint, domain, "
                            "canonical_form, number_of_kinks, linear_rank, representative_widths, "
-                           "output.",
+                           "output; a large canonical_form is a summary with its sha256, and "
+                           "--form FILE writes it in full.",
                            exits=["0  computed", "2  also: NET does not have one hidden layer"],
                            examples=["netfibers canon net.json",
-                                     "netfibers canon net.json --orthant -o canonical.json"]))
+                                     "netfibers canon net.json --orthant -o canonical.json",
+                                     "netfibers canon big.safetensors --json --form form.json"]))
     p.add_argument("net", metavar="NET")
     p.add_argument("--orthant", action="store_true",
                    help="canonical form on the closed orthant (the tail of a bottleneck)")
@@ -57,6 +68,9 @@ def register(sub, parent) -> None:
                    help="write the canonical representative (.json, .npz or .safetensors); one "
                         "neuron per kink plus ± pairs for the affine part, so it may be wider "
                         "than NET")
+    p.add_argument("--form", metavar="FILE",
+                   help="write the full canonical form as JSON to FILE (--json gives a large "
+                        "form as a summary with its sha256)")
     p.set_defaults(func=cmd_canon)
 
     p = sub.add_parser("apply", parents=[parent], help="apply a JSON list of symmetry steps",
@@ -92,36 +106,88 @@ def cmd_canon(args) -> int:
         cf = canonical_form(net, orthant=args.orthant)
     except NotApplicableError as exc:
         fail(f"{args.net}: {exc}")
-    rep = cf.representative()
-    data = {"fingerprint": cf.fingerprint(), "domain": cf.domain, "canonical_form": cf.to_json(),
+    form = cf.to_json()                   # once: the fingerprint hashes it (3 M numbers at 784-4096)
+    text = json.dumps(form, sort_keys=True, separators=(",", ":"))
+    digest = hashlib.sha256(text.encode()).hexdigest()
+    fingerprint = digest[:16]             # = cf.fingerprint() (semialgebraic.canonical.json_fingerprint)
+    widths = _representative_widths(cf)
+    entries = cf.number_of_kinks * (cf.n_inputs + 1 + cf.n_outputs) + cf.n_outputs * (cf.n_inputs + 1)
+    if entries >= SIDECAR_THRESHOLD:      # like Verdict.to_json: a summary, the full form on request
+        shown_form = {"format": "netfibers.canonical_form", "summary": True, "domain": cf.domain,
+                      "n_inputs": cf.n_inputs, "n_outputs": cf.n_outputs,
+                      "number_of_kinks": cf.number_of_kinks, "numbers": entries,
+                      "sha256": digest, "file": args.form}
+    else:
+        shown_form = form
+    data = {"fingerprint": fingerprint, "domain": cf.domain, "canonical_form": shown_form,
             "number_of_kinks": cf.number_of_kinks, "linear_rank": cf.linear.rank(),
-            "representative_widths": list(rep.widths), "output": args.output}
+            "representative_widths": widths, "output": args.output}
+    if args.form:
+        data["form"] = args.form
     if args.output:
         try:
-            save(rep, args.output)
+            save(cf.representative(), args.output)
         except AlgebraError as exc:
             fail(str(exc))
-    lines = [f"fingerprint {cf.fingerprint()} ({cf.domain})",
+    if args.form:
+        try:
+            Path(args.form).write_text(text + "\n")
+        except OSError as exc:
+            fail(f"{args.form}: cannot write: {exc.strerror or exc}")
+    lines = [f"fingerprint {fingerprint} ({cf.domain})",
              f"{cf.number_of_kinks} kink hyperplane(s); affine part of rank {cf.linear.rank()}"]
     ex, shown = args.exact, list(cf.offset)
-    for u, beta, K in cf.kinks[:20]:
-        lines.append(f"  kink on {display.dot(u, 'x', ex)} + {display.number(beta, ex)} = 0 : "
-                     f"[{display.numbers(K, ex)}]")
-        shown += [*u, beta, *K]
-    if cf.number_of_kinks > 20:
-        lines.append(f"  … {cf.number_of_kinks - 20} more (use --json)")
-    A = cf.linear.to_rows() if hasattr(cf.linear, "to_rows") else None
-    if A is not None:
-        shown += [v for row in A for v in row]
-        atext = "[" + "; ".join(display.numbers(row, ex) for row in A) + "]"
-    else:
-        atext = str(cf.linear.to_json())
-    lines.append(f"affine part: A = {atext}, c = [{display.numbers(cf.offset, ex)}]")
+    for u, beta, K in cf.kinks[:_SHOWN]:
+        lines.append(f"  kink on {_form_dot(u, ex)} + {display.number(beta, ex)} = 0 : "
+                     f"[{_vector(K, ex)}]")
+        shown += [*u[:_SHOWN], beta, *K[:_SHOWN]]
+    if cf.number_of_kinks > _SHOWN:
+        lines.append(f"  … {cf.number_of_kinks - _SHOWN} more (--form FILE writes them all)")
+    A = cf.linear.to_rows()
+    shown += [v for row in A[:_SHOWN] for v in row[:_SHOWN]]
+    if cf.n_inputs <= _SHOWN:                  # one line, as always for small nets
+        atext = "[" + "; ".join(_vector(row, ex) for row in A[:_SHOWN]) + \
+            (f"; … {len(A) - _SHOWN} more rows" if len(A) > _SHOWN else "") + "]"
+        lines.append(f"affine part: A = {atext}, c = [{_vector(cf.offset, ex)}]")
+    else:                                      # long rows: one line each
+        lines.append("affine part: A x + c with rows of A")
+        lines += [f"  [{_vector(row, ex)}]" for row in A[:_SHOWN]]
+        if len(A) > _SHOWN:
+            lines.append(f"  … {len(A) - _SHOWN} more rows")
+        lines.append(f"  c = [{_vector(cf.offset, ex)}]")
     if args.output:
         lines.append(f"wrote the canonical representative (widths "
-                     f"{'-'.join(map(str, rep.widths))}) to {args.output}")
+                     f"{'-'.join(map(str, widths))}) to {args.output}")
+    if args.form:
+        lines.append(f"wrote the canonical form ({entries} numbers, sha256 {digest[:16]}…) to "
+                     f"{args.form}")
     emit(args, data, display.with_roundings(data, "\n".join(lines) + display.note(shown, ex), net))
     return 0
+
+
+_SHOWN = 20        # kinks, and entries of a vector, printed in the text output
+
+
+def _vector(values, exact: bool) -> str:
+    """``a, b, c`` (:func:`display.numbers`), or its first few entries and ``… (N entries)``."""
+    if len(values) <= _SHOWN:
+        return display.numbers(values, exact)
+    return f"{display.numbers(values[:8], exact)}, … ({len(values)} entries)"
+
+
+def _form_dot(u, exact: bool) -> str:
+    """``u . x`` for a kink normal: :func:`display.dot` when short or sparse, else its first
+    entries (a dense 784-vector of exact rationals is not readable)."""
+    if len(u) <= _SHOWN or sum(1 for v in u if v != 0) <= _SHOWN:
+        return display.dot(u, "x", exact)
+    return f"u . x with u = ({_vector(u, exact)})"
+
+
+def _representative_widths(cf) -> list:
+    """Widths of ``cf.representative()`` without building it: one neuron per kink plus the
+    affine neurons (at least one)."""
+    hidden = cf.number_of_kinks + len(_affine_neurons(cf.linear, orthant=cf.domain == "orthant"))
+    return [cf.n_inputs, max(hidden, 1), cf.n_outputs]
 
 
 def cmd_apply(args) -> int:

@@ -165,13 +165,19 @@ class ShallowCanonicalForm:
         return len(self.kinks)
 
     def to_json(self) -> dict:
+        """The form as JSON data (each normal converted from one integer export of the row,
+        :func:`_row_json`; a 784-4096 form has 3.2 M numbers)."""
         return {"domain": self.domain, "n_inputs": self.n_inputs, "n_outputs": self.n_outputs,
-                "kinks": [{"normal": [q_json(x) for x in u], "offset": q_json(beta),
+                "kinks": [{"normal": _row_json(u), "offset": q_json(beta),
                            "kink": [q_json(x) for x in K]} for u, beta, K in self.kinks],
-                "linear": self.linear.to_json(), "bias": [q_json(x) for x in self.offset]}
+                "linear": _matrix_json(self.linear), "bias": [q_json(x) for x in self.offset]}
 
     def fingerprint(self) -> str:
         """First 16 hex digits of the SHA-256 of the canonical JSON (stable across runs)."""
+        return self._fingerprint
+
+    @cached_property
+    def _fingerprint(self) -> str:
         return json_fingerprint(self.to_json())
 
     def __call__(self, x: Sequence[object]) -> tuple[Q, ...]:
@@ -289,6 +295,21 @@ def network_parts(net: Network):
         raise NotApplicableError("shallow", f"needs exactly one hidden layer, got {net.depth - 1}")
     (W, b), (V, c) = net.layer(0), net.layer(1)
     return W, b, V, c
+
+
+def _row_json(u) -> list:
+    """``[q_json(x) for x in u]``, ~2× faster from one integer export of the row."""
+    return _matrix_json(QMatrix.row(u))[0]
+
+
+def _matrix_json(M: QMatrix) -> list:
+    """:meth:`QMatrix.to_json`, or entry by entry with :func:`q_json` when a number has more
+    digits than Python's int-to-text limit (``QMatrix.to_json`` raises ValueError there; q_json
+    writes such numbers through FLINT)."""
+    try:
+        return M.to_json()
+    except ValueError:
+        return [[q_json(x) for x in row] for row in M.to_rows()]
 
 
 def _build(rows, outs, offset, d, m) -> Network:

@@ -109,3 +109,62 @@ def test_apply_steps(files, capsys, run):
     steps.write_text(json.dumps([{"step": "unknown"}]))
     assert run(["apply", str(steps), files["a"], "-o", str(out2)])[0] == 2
     assert not out2.exists()
+
+
+# -- canon on large nets: a summary in --json, the full form with --form ---------------------------
+
+def _wide(seed=3, d=30, n=40, m=2):
+    import random
+    rng = random.Random(seed)
+    q = lambda: f"{rng.randint(-99, 99)}/{rng.randint(1, 97)}"   # noqa: E731
+    return Network.from_rows([[[q() for _ in range(d)] for _ in range(n)],
+                              [[q() for _ in range(n)] for _ in range(m)]],
+                             [[q() for _ in range(n)], [q() for _ in range(m)]])
+
+
+def test_canon_small_json_keeps_the_whole_form(files, capsys, run):
+    code, out, _ = run(["canon", files["b"], "--json"])
+    data = json.loads(out)
+    assert code == 0 and data["canonical_form"] == canonical_form(B).to_json()
+    assert "form" not in data and data["representative_widths"] == list(
+        canonical_form(B).representative().widths)
+
+
+def test_canon_large_json_is_a_summary_and_form_writes_it_all(tmp_path, capsys, run, monkeypatch):
+    import hashlib
+    import semialgebraic.commands.shallow as cmd
+    net = _wide()
+    save(net, tmp_path / "w.json")
+    cf = canonical_form(net)
+    numbers = 40 * (30 + 1 + 2) + 2 * 31
+    monkeypatch.setattr(cmd, "SIDECAR_THRESHOLD", numbers)       # this net counts as large
+    form = tmp_path / "form.json"
+    code, out, _ = run(["canon", tmp_path / "w.json", "--json", "--form", form])
+    data = json.loads(out)
+    s = data["canonical_form"]
+    assert code == 0 and s["summary"] is True and s["numbers"] == numbers
+    assert (s["n_inputs"], s["n_outputs"], s["number_of_kinks"]) == (30, 2, 40)
+    assert data["fingerprint"] == cf.fingerprint() == s["sha256"][:16]
+    full = json.loads(form.read_text())
+    assert full == cf.to_json()                                   # the exact form, in full
+    text = json.dumps(full, sort_keys=True, separators=(",", ":"))
+    assert hashlib.sha256(text.encode()).hexdigest() == s["sha256"] and s["file"] == str(form)
+    assert data["representative_widths"] == list(cf.representative().widths) == [30, 44, 2]   # 40 kinks, rank-2 pairs
+    monkeypatch.setattr(cmd, "SIDECAR_THRESHOLD", numbers + 1)   # one below: inline, unchanged
+    code, out, _ = run(["canon", tmp_path / "w.json", "--json"])
+    assert json.loads(out)["canonical_form"] == cf.to_json()
+
+
+def test_canon_exact_text_of_long_vectors_is_readable(tmp_path, capsys, run):
+    save(_wide(), tmp_path / "w.json")
+    code, out, _ = run(["canon", tmp_path / "w.json", "--exact"])
+    lines = out.splitlines()
+    assert code == 0 and len(lines) <= 30 and max(map(len, lines)) < 800
+    assert "… (30 entries)" in out and "… 20 more (--form FILE writes them all)" in out
+    assert "≈" not in out                                         # --exact: no decimals
+
+
+def test_canon_form_to_an_unwritable_place_is_an_input_error(files, capsys, run):
+    code, _, err = run(["canon", files["a"], "--form", files["dir"] / "no" / "such" / "f.json"])
+    assert code == 2 and "f.json" in err and "Traceback" not in err
+    assert not (files["dir"] / "no").exists()

@@ -385,3 +385,21 @@ def test_canonical_representative_is_equivalent_and_canonical(seed):
         rep = cf.representative()
         assert canonical_form(rep, orthant=orthant) == cf
         assert canonical_form(plant(a, rng, orthant=orthant), orthant=orthant).representative() == rep
+
+
+@settings(max_examples=25, deadline=None)
+@given(st.integers(0, 10 ** 6))
+def test_form_json_rows_equal_q_json_entry_by_entry(seed):
+    """ShallowCanonicalForm.to_json converts each normal from one integer export of the row:
+    the same JSON as q_json entry by entry (the fingerprint must not change), huge integers too."""
+    from algebra.rationals import q_json
+    rng = random.Random(seed)
+    d, n = rng.randint(1, 5), rng.randint(1, 5)
+    big = 10 ** rng.choice([1, 5000])                  # integers of > 14 000 bits are strings
+    W = [[Q(rng.randint(-9, 9) * rng.choice([1, big]), rng.choice([1, 3, 4, 7])) for _ in range(d)]
+         for _ in range(n)]
+    net = Network.from_rows([W, [[Q(rng.randint(1, 5)) for _ in range(n)]]],
+                            [[Q(rng.randint(-5, 5), 3) for _ in range(n)], [Q(0)]])
+    cf = canonical_form(net)
+    assert [k["normal"] for k in cf.to_json()["kinks"]] == [[q_json(x) for x in u]
+                                                           for u, _, _ in cf.kinks]
