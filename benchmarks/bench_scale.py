@@ -1,47 +1,67 @@
 """Benchmark (issue 16): exact work at the size of real models, each row beside its baseline.
 
-Makes a 784-4096-4096-10 float32 ``.safetensors`` model (20 M parameters, 80 MB; numpy random
-weights, in a temporary directory, never committed) and measures, each command in a fresh
-interpreter (wall time, and peak RSS above the interpreter's post-import baseline):
+One table of every row of issue 16.  Makes a 784-4096-4096-10 float32 ``.safetensors`` model
+(20 M parameters, 80 MB; numpy random weights, in a temporary directory, never committed) and
+measures every row and every baseline in its own fresh interpreter: wall and CPU seconds, and
+``+MB``, the peak RSS above the row's baseline (taken after the imports and the inputs are
+built, with the high-water mark reset there: :func:`probe`):
 
 * ``info``: ``netfibers info`` (widths and the largest numerator/denominator bits, exact);
   baseline: numpy reads the arrays and takes ``abs().max()`` of each;
 * ``convert``: ``netfibers convert -o x.npz`` (exact: every value checked representable);
   baseline: numpy reads the arrays and ``np.savez`` them;
-* ``MiniLM-shaped``: listing the MLP blocks of a checkpoint with the key names and shapes of
-  all-MiniLM-L6 (header only), and loading one block for ``absorb --prefix`` (its four tensors
-  only); baseline: safetensors/numpy reading the same;
-* ``absorb generic/planted``: skip absorption of a d x k float32 block with its certificate
-  checked (``--absorb d,k``, default 256,1024; LLM width 1024,4096); baseline: numpy float64
-  least squares of the same size;
 * ``cert write+verify``: a 784-4096-10 one-hidden-layer pair and its permuted/scaled copy,
   ``netfibers equiv --certificate`` then ``netfibers verify`` (payload in the binary sidecar);
   baseline: ``netfibers equiv`` without writing the certificate;
 * ``decimals`` / ``float64``: one-hidden-layer equivalence of non-float32 weights (issue 16
   part 2, :func:`shallow_rational_rows`); baseline: numpy's float64 canonicalisation on the same
-  arrays; the previous exact path (FLINT canonical forms) in the target column.
+  arrays; the previous exact path (FLINT canonical forms) in the target column;
+* ``MiniLM-shaped``: listing the MLP blocks of a checkpoint with the key names and shapes of
+  all-MiniLM-L6 (header only), and loading one block for ``absorb --prefix`` (its four tensors
+  only); baseline: safetensors/numpy reading the same;
+* ``absorb generic/planted``: skip absorption of a d x k float32 block with its certificate
+  checked (``--absorb d,k``, default 256,1024); baseline: numpy float64 least squares of the
+  same size;
+* ``--llm``: absorption at LLM width (d=1024, k=4096; minutes each): a generic block (decision +
+  certificate write, then the check) and a planted absorbable block of that size, from
+  ``bench_absorption.llm_generic`` / ``llm_planted`` (developer "llm"; until they exist there,
+  :func:`_llm_row` makes the same measurement through the public API).
 
 Targets: ``info`` <= 2 s, ``convert`` <= 3 s, peak RSS above baseline <= 3x the file size.
 
-Run by hand: ``python benchmarks/bench_scale.py [--hidden 4096] [--keep DIR]``.
+Run by hand: ``python benchmarks/bench_scale.py [--hidden 4096] [--keep DIR] [--llm]
+[--only info,convert,cert,shallow,checkpoint,absorb,llm]``.
 
-Measured 2026-12-02 01:28 UTC (certificate row) and 01:50 UTC (the others), n = 4096, load
-7–13 (eight developers on 2 cores: wall times are several times the CPU times; CPU seconds,
-baseline in the same run; the numpy baseline itself varies 0.2–0.6 s between runs)::
+The ``+MB`` column printed 0 at n=4096 before: ``ru_maxrss`` of a child started by
+``fork``/``vfork`` + ``exec`` begins at its parent's high-water mark, and this script's process
+had made the 80 MB model in memory (a few hundred MB), so every row whose own peak was lower
+showed nothing (``info``: +116 MB by a direct probe).  Now each row reads its own ``VmHWM``,
+and the models are made in a child.
 
-    workload                                        cpu  | baseline cpu  ratio  target
-    cert write+verify (50 MB; wall 27.2 s)          3.47 | equiv 2.20     1.6   <= 15 s
-    decimals 784-4096-10 equivalent [int64 path]    0.73 | numpy 0.61     1.2   <= 5x (FLINT 5.46)
-    decimals 784-4096-10 b1 off 1e-9                2.61 | numpy 0.59     4.4   <= 5x (FLINT 4.97)
-    float64 784-4096-10 equivalent [limb path]      0.82 | numpy 0.53     1.5   <= 5x (FLINT 5.45)
-    float64 784-4096-10 one ulp off                 2.77 | numpy 0.64     4.3   <= 5x (FLINT 4.15)
+Measured 2026-12-02 04:28–04:37 UTC, ``python benchmarks/bench_scale.py``, one run, load
+14.5 at the start and 19.2 at the end (eight developers on 2 cores plus a test suite: wall
+times are 4–8× the CPU times; the CPU ratio is the figure to read), n = 4096::
 
-(Before issue 16 part 3 the certificate took 95 s; its write and replay are now array work.
-The "different" rows spend most of their time building the exact separating point, whose
-evaluation still makes the FLINT matrix of W1.
-The decimal rows use nets whose weights are kept as integer arrays ``N / 10^4``; a net whose
-weights exist only as FLINT rationals first pays the entry-by-entry export, ~1 s per 3 M
-entries.)
+    workload                              wall    cpu   +MB | baseline  wall   cpu   +MB ratio target
+    info                                  5.92   0.73   116 | numpy     1.44  0.20   153   3.6 <= 2 s
+    convert -o .npz                       6.36   0.83   116 | numpy     1.97  0.27   153   3.1 <= 3 s
+    cert write+verify (50 MB)            25.76   4.05   218 | equiv    17.86  2.17   218   1.9 <= 15 s
+    decimals equivalent [int64] = True    3.00   0.82   222 | numpy     3.16  0.76   304   1.1 <= 5x (FLINT 5.98)
+    decimals b1 off 1e-9 [int64] = False  3.15   0.83   222 | numpy     3.20  0.80   312   1.0 <= 5x (FLINT 5.59)
+    float64 equivalent [limbs] = True     3.93   0.98   210 | numpy     3.17  0.80   249   1.2 <= 5x (FLINT 6.04)
+    float64 one ulp off [limbs] = False   5.80   1.44   210 | numpy     3.09  0.76   249   1.9 <= 5x (FLINT 6.21)
+    MiniLM-shaped: list blocks            1.40   0.16     2 | numpy     1.49  0.19    15   0.8 <= 1 s
+    MiniLM-shaped: absorb --prefix load   2.14   0.56    72 | numpy     0.74  0.20    27   2.9 <= 2 s, +150 MB
+    absorb generic d=256 k=1024 (+check) 13.45   2.30    43 | lstsq    25.12  6.70    20   0.3 <= 300 s at 1024,4096
+    absorb planted d=256 k=1024 (+check) 20.39   3.18    28 | lstsq    25.12  6.70    20   0.5 <= 300 s at 1024,4096
+
+The two "different" one-hidden-layer rows were 4.3–5.6× (b1 off 1e-9: 2.61 s CPU; one ulp off:
+2.77 s) when their exact separating point was evaluated on the FLINT matrix of W1; it is now
+built and evaluated on the integer arrays (``semialgebraic.shallow.equivalence._SparseNet``),
+and the certificate checker still evaluates it independently.  The decimal rows use nets whose
+weights are kept as integer arrays ``N / 10^4``; a net whose weights exist only as FLINT
+rationals first pays the entry-by-entry export, ~1 s per 3 M entries.  Before issue 16 part 3
+the certificate took 95 s.
 """
 
 from __future__ import annotations
