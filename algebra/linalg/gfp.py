@@ -333,6 +333,8 @@ def residues_array(matrix: QMatrix, p: int):
     """The residues mod *p* of a rational matrix as a numpy int64 array of its shape, entries in
     ``[0, p)`` (:func:`residues`, without a Python int per entry where the numerators fit in
     int64).  Raises ``ZeroDivisionError`` when the common denominator is not invertible mod p.
+    *matrix* may also be an integer view (an object with an int64 array ``N``, an int ``den``
+    and a ``shape``: :class:`algebra.blocks.IntegerArray`), reduced without FLINT (p < 2^31).
 
     >>> residues_array(QMatrix.from_rows([[1, "1/2"], [-1, 0]]), 7).tolist()
     [[1, 4], [6, 0]]
@@ -341,6 +343,13 @@ def residues_array(matrix: QMatrix, p: int):
     n, c = matrix.shape
     if n == 0 or c == 0:
         return np.zeros((n, c), dtype=np.int64)
+    if not isinstance(matrix, QMatrix):        # an integer view N / den (algebra.blocks.IntegerArray)
+        d = int(matrix.den) % p
+        if d == 0:
+            raise ZeroDivisionError(f"denominator {matrix.den} is not invertible mod {p}")
+        if p >= 1 << 31:
+            raise ValueError(f"integer views are reduced modulo primes below 2^31, not {p}")
+        return np.mod(matrix.N, p) * pow(d, -1, p) % p
     num, den = matrix.numer_denom()
     d = int(den) % p
     if d == 0:
