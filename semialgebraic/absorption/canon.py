@@ -72,6 +72,20 @@ def canonical_form(block: Block) -> AbsorptionCanon:
         raise InputError("no canonical form for GELU blocks with biases (outside the theory)")
     d, k = block.d, block.k
     lin = block.skip_matrix.scale(2) + block.w_down @ block.w_up
+    if not biased:
+        views = block.integer_matrix("w_up"), block.integer_matrix("w_down")
+        classes = _classes_from_views(act, *views) if None not in views else None
+        if classes is not None:
+            return AbsorptionCanon(act, lin, None, classes)
+    return _canonical_form_rational(block, lin)
+
+
+def _canonical_form_rational(block: Block, lin: QMatrix) -> AbsorptionCanon:
+    """R14 unit by unit over Q (blocks with biases, or without integer views; the reference the
+    integer-view route is tested against)."""
+    act = block.activation.name
+    biased = block.has_nonzero_biases
+    d, k = block.d, block.k
     up, down = block.w_up.to_rows(), block.w_down.T.to_rows()
     b_up = block.b_up or (Q(0),) * k
     const = [Q(0)] * d
@@ -102,6 +116,53 @@ def canonical_form(block: Block) -> AbsorptionCanon:
                           if any(x != 0 for x in v)),
                          key=lambda t: (t[0], t[1])))      # exact rationals, lexicographic
     return AbsorptionCanon(act, lin, tuple(const) if biased else None, items)
+
+
+def _classes_from_views(act: str, up, down) -> tuple | None:
+    """The sorted classes (u, 0, v) of a bias-free block from the int64 views of W_up (N_u / D_u)
+    and W_down (N_d / D_d): units grouped on numpy by their primitive rows (ReLU: u = w / lead(w),
+    equal for collinear rows of either sign; GELU: u = ±w, equal for w' = ±w), dead units (w = 0
+    or a = 0) dropped, v_q = Σ s_i a_i with s_i = |lead(w_i)| (ReLU) or 1 (GELU) summed in Python
+    integers over D_u D_d, so the result is the rational route's exactly.  None when a numerator
+    is -2^63 (no int64 absolute value)."""
+    import numpy as np
+    U, V = up.N, down.N
+    k = U.shape[0]
+    nonzero = U != 0
+    live = np.flatnonzero(nonzero.any(axis=1) & (V != 0).any(axis=0))
+    if live.size == 0:
+        return ()
+    U = U[live]
+    lead_val = U[np.arange(live.size), nonzero[live].argmax(axis=1)]
+    sgn = np.sign(lead_val)
+    if act == "relu":
+        g = np.gcd.reduce(U, axis=1) if not (U == np.iinfo(np.int64).min).any() else None
+        if g is None:
+            return None
+        keys = U // (g * sgn)[:, None]                      # exact: g divides the row
+        scale, den = np.abs(lead_val), up.den * down.den
+    else:
+        keys, scale, den = U * sgn[:, None], np.ones(live.size, dtype=np.int64), down.den
+    _, first, inverse = np.unique(keys, axis=0, return_index=True, return_inverse=True)
+    inverse = np.ravel(inverse)
+    members: dict = {}
+    for pos, cl in enumerate(inverse.tolist()):
+        members.setdefault(cl, []).append(pos)
+    out = []
+    for cl, pos in members.items():
+        row = keys[first[cl]].tolist()
+        if act == "relu":
+            lead_int = next(x for x in row if x)            # > 0 after the sign normalisation
+            u = tuple(Q(x, lead_int) for x in row)
+        else:
+            u = tuple(Q(x, up.den) for x in row)
+        acc = [0] * V.shape[0]
+        for i in pos:
+            s_i, col = int(scale[i]), V[:, live[i]].tolist()
+            acc = [a + s_i * c for a, c in zip(acc, col)]
+        if any(acc):
+            out.append((u, Q(0), tuple(Q(a, den) for a in acc)))
+    return tuple(sorted(out, key=lambda t: t[0]))
 
 
 def absorb_general(block: Block, *, budget: Budget | None = None, modular: bool = True):

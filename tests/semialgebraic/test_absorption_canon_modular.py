@@ -96,3 +96,18 @@ def test_rank_one_flips_track_the_exact_remainder_mod_p():
         expect = [[x.numerator * pow(x.denominator, -1, PRIME) % PRIME for x in row] for row in expect]
         assert mod.cur.tolist() == expect
         assert mod.rank() == R.rank()                          # generic: no prime divides a minor here
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.integers(0, 10 ** 6), st.integers(1, 4), st.integers(2, 7), st.sampled_from(["relu", "gelu"]))
+def test_canonical_form_on_integer_views_equals_the_rational_route(seed, d, k, act):
+    """R14 from the int64 views (numpy grouping) equals R14 unit by unit over Q, also with zero
+    rows, collinear rows of either sign, zero columns and rational (non-dyadic) weights."""
+    from semialgebraic.absorption.canon import _canonical_form_rational
+    rng = random.Random(seed)
+    up, down = _degenerate(rng, d, k)
+    up = [[Fraction(x, rng.choice([1, 2, 3])) for x in row] for row in up]
+    b = Block(act, up, down)
+    assert b.integer_matrix("w_up") is not None
+    lin = b.skip_matrix.scale(2) + b.w_down @ b.w_up
+    assert canonical_form(b) == _canonical_form_rational(b, lin)
