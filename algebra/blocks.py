@@ -135,6 +135,30 @@ def _integer_view(m: QMatrix) -> "IntegerArray | None":
     return IntegerArray(flat.reshape(m.nrows, m.ncols), int(den))
 
 
+def _tight_dyadic(arr):
+    """``(N, 2**e)`` with ``arr == N / 2**e`` exactly for a finite 2-D float64 array whose
+    entries, over the finest unit in the last place among them, fit in int64 (the entry-wise
+    bound: max |x| * 2**e < 2**62), else None.  Each x = m 2^(E-53) (frexp: 0.5 <= |m| < 1
+    scaled to a 53-bit integer M) has its lowest set bit at L = E - 53 + tz(M); e = -min L."""
+    import numpy as np
+    arr = np.asarray(arr)
+    if arr.ndim != 2 or arr.dtype != np.float64 or not np.isfinite(arr).all():
+        return None
+    nz = arr != 0
+    if not nz.any():
+        return np.zeros(arr.shape, dtype=np.int64), 1
+    frac, E = np.frexp(arr)
+    M = (frac * 2.0 ** 53).astype(np.int64)                     # exact: 53-bit significands
+    low = np.where(nz, M & -M, 1)
+    tz = np.frexp(low.astype(np.float64))[1] - 1                # trailing zero bits of M
+    L = np.where(nz, E.astype(np.int64) - 53 + tz, 0)
+    e = max(0, -int(L[nz].min()))
+    if int(E[nz].max()) + e > 62:
+        return None
+    shift = np.where(nz, L + e, 0)                               # >= 0 on non-zero entries
+    return (M >> tz) << shift, 1 << e
+
+
 def exact_matrix(m, where: str) -> QMatrix:
     """*m* (a QMatrix, or rows of exact numbers) as a non-empty QMatrix; errors name *where*."""
     if isinstance(m, QMatrix):
@@ -199,7 +223,9 @@ class Block:
 
         def view(arr, name):
             hint = dyadic_integer_array(arr, name, None)
-            if hint is None and getattr(arr, "ndim", 0) == 2:   # the tight exponent span
+            if hint is None:
+                hint = _tight_dyadic(arr)
+            if hint is None and getattr(arr, "ndim", 0) == 2:
                 m, hint = exact_parts(arr, name, None)
                 if hint is None:
                     return m

@@ -242,10 +242,14 @@ def echelon_mod_p(A, p: int = PRIME, block: int = 64):
     """
     _require_float64_route(p, block)
     import numpy as np
-    M = np.mod(np.asarray(A, dtype=np.int64), p).astype(np.float64)
-    n, ncols = M.shape
+    A = np.asarray(A)
+    n, ncols = A.shape
+    M = np.empty((n, ncols))                   # reduced in row chunks: one float64 copy of A
+    for i in range(0, n, 256):
+        M[i:i + 256] = np.mod(np.asarray(A[i:i + 256], dtype=np.int64), p)
     r, steps = 0, 0
-    E, blocks = [], []
+    E = np.zeros((min(n, ncols), ncols))       # filled in place: no list of blocks to stack
+    blocks = []
     for c0 in range(0, ncols, block):
         if r >= n:
             break
@@ -281,17 +285,17 @@ def echelon_mod_p(A, p: int = PRIME, block: int = 64):
         inv = inverse_mod_p(pivrows[:, piv], p)
         if r + k < n:
             C = reduce_mod_p(np.mod(reduce_mod_p(M[r + k:, cols], p) @ reduce_mod_p(inv, p), p), p)
-            M[r + k:, c0:] -= C @ reduce_mod_p(pivrows, p)
+            R = reduce_mod_p(pivrows, p)
+            for i in range(0, n - r - k, 1024):       # row chunks: small temporaries
+                M[r + k + i:r + k + i + 1024, c0:] -= C[i:i + 1024] @ R
             steps += 1
             if steps % max(1, 2 ** 13 // block) == 0:
-                M[r + k:, c0:] = np.mod(M[r + k:, c0:], p)
-        full = np.zeros((k, ncols))
-        full[:, c0:] = pivrows
-        E.append(full)
+                tail = M[r + k:, c0:]
+                np.mod(tail, p, out=tail)
+        E[r:r + k, c0:] = pivrows
         blocks.append((r, cols, inv))
         r += k
-    E = np.vstack(E) if E else np.zeros((0, ncols))
-    return r, E, blocks
+    return r, E[:r], blocks
 
 
 def kernel_mod_p(A, p: int = PRIME, block: int = 64):

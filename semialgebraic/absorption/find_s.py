@@ -184,8 +184,11 @@ def _find_s_modular(w_up, w_down, target, max_nullity, budget, seed) -> FindS:
             rows = support + rest[: m - len(support)]
             pi = np.array([r // di for r in rows], dtype=np.int64)
             qi = np.array([r % di for r in rows], dtype=np.int64)
-            AE = (V[pi, :] * U[:, qi].T) % p           # m × k
-            bE = Z[pi, qi]
+            AEb = np.empty((m, k + 1), dtype=np.int64)   # [A_E | b_E], filled in row chunks
+            for i in range(0, m, 256):
+                AEb[i:i + 256, :k] = V[pi[i:i + 256], :] * U[:, qi[i:i + 256]].T % p
+            AEb[:, k] = bE = Z[pi, qi]
+            AE = AEb[:, :k]                                # m × k (a view)
             # Y-system: A_Eᵀ y = 0 (a left-kernel basis), b_Eᵀ y ≠ 0 for one of its vectors
             KY, _ = kernel_free_mod_p(AE.T, p)
             if KY.shape[1]:
@@ -197,7 +200,9 @@ def _find_s_modular(w_up, w_down, target, max_nullity, budget, seed) -> FindS:
                                  f"A xi = vec(-M) has no solution mod {p} on {m} selected rows "
                                  "(left-null vector Y mod p)")
             # consistent mod p: the solutions from the kernel of [A_E | b_E]
-            K, free_all = kernel_free_mod_p(np.concatenate([AE, bE[:, None]], axis=1), p)
+            del KY, AE
+            K, free_all = kernel_free_mod_p(AEb, p)
+            del AEb
             free = [int(f) for f in free_all if f < k]
             if len(free) <= max_nullity or attempt == 2:
                 break

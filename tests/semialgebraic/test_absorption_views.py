@@ -144,3 +144,27 @@ def test_flip_check_on_views_rejects_a_wrong_absorbing_block():
                  g.w_down, skip="none")             # the same matrix over another denominator
     good = dict(v.certificate, witness=dict(v.certificate["witness"], absorbing_block=same))
     assert verify(good)[0] is True
+
+
+def test_float64_views_over_the_finest_unit_are_exact():
+    """Float64 weights (a float32 value plus a tiny one, integers, subnormal-free spreads up to
+    2^60) become int64 views over one power of two, checked entry by entry with Fractions; a
+    spread beyond int64 keeps the rational matrix."""
+    from algebra.blocks import _tight_dyadic
+    rng = np.random.default_rng(4)
+    hits = 0
+    for trial in range(60):
+        a = rng.standard_normal((4, 6)).astype(np.float32) * 2.0 ** rng.integers(-6, 6, (4, 6))
+        a[rng.random((4, 6)) < 0.25] = 0
+        a[1] = a[1] + a[2] + 3                           # sums of float32 values, in float64
+        hint = _tight_dyadic(a)
+        if hint is None:
+            continue
+        hits += 1
+        N, D = hint
+        assert [Fraction(int(n), D) for n in N.ravel().tolist()] == [Fraction(x) for x in a.ravel().tolist()]
+    assert hits >= 50
+    assert _tight_dyadic(np.array([[2.0 ** 40, 2.0 ** -40 + 1]])) is None
+    wide = np.array([[2.0 ** 40, 2.0 ** -40 + 1], [1.0, 0.5]])
+    b = Block.from_arrays("relu", wide.T.copy(), wide)
+    assert b.integer_matrix("w_down") is None and b.w_down == matrix_from_array(wide)
