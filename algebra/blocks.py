@@ -49,7 +49,7 @@ from .exceptions import InputError
 from .linalg import QMatrix
 from .rationals import Q, q_json, to_q
 
-__all__ = ["Block", "BlockStack", "HyperConnectionBlock", "BLOCK_FORMAT", "exact_matrix"]
+__all__ = ["Block", "BlockStack", "HyperConnectionBlock", "BLOCK_FORMAT", "exact_matrix", "IntegerArray"]
 
 BLOCK_FORMAT = "netfibers.block"
 
@@ -64,6 +64,99 @@ def _mjson(m: QMatrix) -> list:
         out.append(n // g if g == den else f"{n // g}/{den // g}")
     c = m.ncols
     return [out[i * c:(i + 1) * c] for i in range(m.nrows)]
+
+
+class IntegerArray:
+    """An exact rational matrix ``N / den`` held as a read-only numpy int64 array *N* and a
+    positive int *den* (the integer view of a block matrix: weights read from float files, or
+    rebuilt from a certificate sidecar).  :meth:`to_qmatrix` is the rational matrix;
+    :meth:`canonical` the same matrix over its least common denominator (so that two views of
+    one matrix compare equal entry by entry).
+
+    >>> import numpy as np
+    >>> a = IntegerArray(np.array([[2, -4], [6, 0]]), 4)
+    >>> a.to_qmatrix(), a.canonical().den, a.canonical().N.tolist()
+    (QMatrix([[1/2, -1], [3/2, 0]]), 2, [[1, -2], [3, 0]])
+    """
+
+    __slots__ = ("N", "den", "_canonical")
+
+    def __init__(self, N, den: int):
+        import numpy as np
+        N = np.asarray(N)
+        if N.dtype != np.int64 or N.ndim != 2 or 0 in N.shape:
+            raise InputError(f"an integer matrix is a non-empty 2-D int64 array, got {N.dtype} of "
+                             f"shape {tuple(N.shape)}")
+        den = int(den)
+        if den <= 0:
+            raise InputError(f"the denominator of an integer matrix must be positive, got {den}")
+        if N.flags.writeable:
+            N = N.copy()
+            N.flags.writeable = False
+        self.N, self.den, self._canonical = N, den, None
+
+    @property
+    def shape(self) -> tuple[int, int]:
+        return int(self.N.shape[0]), int(self.N.shape[1])
+
+    def to_qmatrix(self) -> QMatrix:
+        """The exact rational matrix ``N / den``."""
+        return QMatrix.from_integer_rows(self.N.tolist(), self.shape[1], self.den)
+
+    def canonical(self) -> "IntegerArray":
+        """``N' / den'`` with den' the least common denominator of the entries (unique)."""
+        if self._canonical is None:
+            import numpy as np
+            g = math.gcd(int(np.gcd.reduce(self.N, axis=None)), self.den)
+            self._canonical = self if g == 1 else IntegerArray(self.N // g, self.den // g)
+        return self._canonical
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, IntegerArray):
+            return NotImplemented
+        a, b = self.canonical(), other.canonical()
+        return a.den == b.den and a.shape == b.shape and bool((a.N == b.N).all())
+
+    __hash__ = None  # type: ignore[assignment]
+
+
+def _integer_view(m: QMatrix) -> "IntegerArray | None":
+    """The :class:`IntegerArray` of a rational matrix (one FLINT numerator/denominator split, one
+    pass over the entries), or None when an integer does not fit in int64 or numpy is absent."""
+    try:
+        import numpy as np
+    except ImportError:
+        return None
+    num, den = m.numer_denom()
+    try:
+        flat = np.fromiter(map(int, num.entries()), dtype=np.int64, count=m.nrows * m.ncols)
+    except OverflowError:
+        return None
+    return IntegerArray(flat.reshape(m.nrows, m.ncols), int(den))
+
+
+def _tight_dyadic(arr):
+    """``(N, 2**e)`` with ``arr == N / 2**e`` exactly for a finite 2-D float64 array whose
+    entries, over the finest unit in the last place among them, fit in int64 (the entry-wise
+    bound: max |x| * 2**e < 2**62), else None.  Each x = m 2^(E-53) (frexp: 0.5 <= |m| < 1
+    scaled to a 53-bit integer M) has its lowest set bit at L = E - 53 + tz(M); e = -min L."""
+    import numpy as np
+    arr = np.asarray(arr)
+    if arr.ndim != 2 or arr.dtype != np.float64 or not np.isfinite(arr).all():
+        return None
+    nz = arr != 0
+    if not nz.any():
+        return np.zeros(arr.shape, dtype=np.int64), 1
+    frac, E = np.frexp(arr)
+    M = (frac * 2.0 ** 53).astype(np.int64)                     # exact: 53-bit significands
+    low = np.where(nz, M & -M, 1)
+    tz = np.frexp(low.astype(np.float64))[1] - 1                # trailing zero bits of M
+    L = np.where(nz, E.astype(np.int64) - 53 + tz, 0)
+    e = max(0, -int(L[nz].min()))
+    if int(E[nz].max()) + e > 62:
+        return None
+    shift = np.where(nz, L + e, 0)                               # >= 0 on non-zero entries
+    return (M >> tz) << shift, 1 << e
 
 
 def exact_matrix(m, where: str) -> QMatrix:
@@ -101,7 +194,8 @@ class Block:
         claim as a zero bias only in what the JSON says; both compute the same function).
     """
 
-    __slots__ = ("activation", "w_up", "w_down", "w_gate", "skip", "b_up", "b_down", "b_gate")
+    __slots__ = ("activation", "_w_up", "_w_down", "w_gate", "skip", "b_up", "b_down", "b_gate",
+                 "_ints")
 
     @classmethod
     def from_torch(cls, module, *, activation=None, skip="identity", prefix=None) -> "Block":
@@ -111,14 +205,47 @@ class Block:
         from .io.frameworks import block_from_torch
         return block_from_torch(module, activation=activation, skip=skip, prefix=prefix)
 
+    @classmethod
+    def from_arrays(cls, activation, w_up, w_down, **kwargs) -> "Block":
+        """The exact block of numpy float or integer arrays *w_up* (k×d) and *w_down* (d×k),
+        kept as :class:`IntegerArray` views (no rational matrix is built until one is needed)
+        when the integers fit in int64, else as rational matrices.
+
+        >>> import numpy as np
+        >>> b = Block.from_arrays("relu", np.array([[0.5], [2.0]], dtype=np.float32),
+        ...                       np.array([[1.0, -0.25]], dtype=np.float32))
+        >>> up = b.integer_matrix("w_up").canonical()
+        >>> up.N.tolist(), up.den, b.w_down
+        ([[1], [4]], 2, QMatrix([[1, -1/4]]))
+        """
+        from .io.arrays import matrix_from_array
+        from .io.exact import dyadic_integer_array, exact_parts
+
+        def view(arr, name):
+            hint = dyadic_integer_array(arr, name, None)
+            if hint is None:
+                hint = _tight_dyadic(arr)
+            if hint is None and getattr(arr, "ndim", 0) == 2:
+                m, hint = exact_parts(arr, name, None)
+                if hint is None:
+                    return m
+            return IntegerArray(*hint) if hint is not None else matrix_from_array(arr, name)
+
+        return cls(activation, view(w_up, "w_up"), view(w_down, "w_down"), **kwargs)
+
     def __init__(self, activation, w_up, w_down, *, skip="identity", w_gate=None, b_up=None,
                  b_down=None, b_gate=None):
         act = get_activation(activation) if not isinstance(activation, Activation) else activation
-        w_up = exact_matrix(w_up, "w_up")
-        w_down = exact_matrix(w_down, "w_down")
-        k, d = w_up.shape
-        if w_down.shape != (d, k):
-            raise InputError(f"w_down has shape {w_down.shape[0]}x{w_down.shape[1]}, expected "
+        self._ints = {}
+        for name, m in (("w_up", w_up), ("w_down", w_down)):
+            if isinstance(m, IntegerArray):
+                self._ints[name] = m
+        w_up = None if "w_up" in self._ints else exact_matrix(w_up, "w_up")
+        w_down = None if "w_down" in self._ints else exact_matrix(w_down, "w_down")
+        k, d = w_up.shape if w_up is not None else self._ints["w_up"].shape
+        dshape = w_down.shape if w_down is not None else self._ints["w_down"].shape
+        if dshape != (d, k):
+            raise InputError(f"w_down has shape {dshape[0]}x{dshape[1]}, expected "
                              f"{d}x{k} (d x k, with w_up of shape {k}x{d})", None, "w_down")
         if act.is_gated:
             if w_gate is None:
@@ -141,7 +268,7 @@ class Block:
                 raise InputError(f"skip has shape {skip.shape[0]}x{skip.shape[1]}, expected {d}x{d}",
                                  None, "skip")
         self.activation = act
-        self.w_up, self.w_down, self.w_gate, self.skip = w_up, w_down, w_gate, skip
+        self._w_up, self._w_down, self.w_gate, self.skip = w_up, w_down, w_gate, skip
         self.b_up = _vector(b_up, k, "b_up")
         self.b_down = _vector(b_down, d, "b_down")
         self.b_gate = _vector(b_gate, k, "b_gate") if act.is_gated else None
@@ -150,14 +277,41 @@ class Block:
 
     # -- shape and derived data -------------------------------------------------------------
     @property
+    def w_up(self) -> QMatrix:
+        """W_up (k×d), made from its integer view on first use when the block was built from one."""
+        if self._w_up is None:
+            self._w_up = self._ints["w_up"].to_qmatrix()
+        return self._w_up
+
+    @property
+    def w_down(self) -> QMatrix:
+        """W_down (d×k), made from its integer view on first use when built from one."""
+        if self._w_down is None:
+            self._w_down = self._ints["w_down"].to_qmatrix()
+        return self._w_down
+
+    def integer_matrix(self, name: str) -> "IntegerArray | None":
+        """The :class:`IntegerArray` view of the matrix *name* (``w_up``, ``w_down``, ``w_gate``
+        or a matrix ``skip``), kept from construction or made once and cached; None when it has
+        no such matrix, an integer does not fit in int64, or numpy is absent.
+
+        >>> Block("relu", [["1/2", 1]], [[3], [-1]]).integer_matrix("w_up").N.tolist()
+        [[1, 2]]
+        """
+        if name not in self._ints:
+            m = getattr(self, name)
+            self._ints[name] = _integer_view(m) if isinstance(m, QMatrix) else None
+        return self._ints[name]
+
+    @property
     def d(self) -> int:
         """Width of the residual stream (input and output dimension)."""
-        return self.w_up.ncols
+        return self._w_up.ncols if self._w_up is not None else self._ints["w_up"].shape[1]
 
     @property
     def k(self) -> int:
         """Hidden width (number of units)."""
-        return self.w_up.nrows
+        return self._w_up.nrows if self._w_up is not None else self._ints["w_up"].shape[0]
 
     number_of_units = k
 
@@ -185,7 +339,8 @@ class Block:
 
     def replace(self, **changes) -> "Block":
         """A copy with some fields replaced (``activation``, ``w_up``, ``skip``, ``b_up`` …)."""
-        kw = dict(activation=self.activation, w_up=self.w_up, w_down=self.w_down, skip=self.skip,
+        kw = dict(activation=self.activation, w_up=self._w_up if self._w_up is not None else self._ints["w_up"],
+                  w_down=self._w_down if self._w_down is not None else self._ints["w_down"], skip=self.skip,
                   w_gate=self.w_gate, b_up=self.b_up, b_down=self.b_down, b_gate=self.b_gate)
         kw.update(changes)
         act = kw.pop("activation")

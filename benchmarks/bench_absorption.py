@@ -4,6 +4,11 @@ Run by hand::
 
     python benchmarks/bench_absorption.py            # generic, planted, and MiniLM if installed
     python benchmarks/bench_absorption.py --quick    # d=256 only
+    python benchmarks/bench_absorption.py --llm 1024 4096   # LLM width, each row in a child
+
+``llm_generic(d, k, seed)`` and ``llm_planted(d, k, seed)`` return the numbers of one row as a
+dict (decision, certificate write and check seconds, wall and CPU, peak MB above the
+post-import baseline of a fresh child process); ``llm_table(rows)`` prints them.
 
 Rows:
 
@@ -49,10 +54,12 @@ from semialgebraic.verify import resolve_sidecar, verify  # noqa: E402
 
 
 def generic(d: int, k: int, seed: int = 0) -> Block:
+    """A ReLU block with float32 N(0, 1) weights, kept as exact integer views (as read from a
+    float32 checkpoint: :meth:`Block.from_arrays`)."""
     rng = np.random.default_rng(seed)
-    up = matrix_from_array(rng.standard_normal((k, d)).astype(np.float32))
-    down = matrix_from_array(rng.standard_normal((d, k)).astype(np.float32))
-    return Block("relu", up, down)
+    up = rng.standard_normal((k, d)).astype(np.float32)
+    down = rng.standard_normal((d, k)).astype(np.float32)
+    return Block.from_arrays("relu", up, down)
 
 
 def planted(d: int, k: int, r: int, seed: int = 0) -> tuple[Block, list[int]]:
@@ -74,7 +81,7 @@ def planted(d: int, k: int, r: int, seed: int = 0) -> tuple[Block, list[int]]:
         i = d + 3 * t
         down[:, i + 1] = down[:, i + 2] = down[:, i]          # same a
         up[i + 2] = up[i] + up[i + 1]                          # w3 = w1 + w2 (exact in float64)
-    return Block("relu", matrix_from_array(up), matrix_from_array(down)), list(range(d))
+    return Block.from_arrays("relu", up, down), list(range(d))
 
 
 def run(label: str, block: Block, expect) -> dict:
@@ -101,6 +108,85 @@ def run(label: str, block: Block, expect) -> dict:
           f"cert {size / 1e6:.1f} MB  peak RSS {row['peak_mb']:.0f} MB  {status}",
           flush=True)
     return row
+
+
+def _measure(kind: str, d: int, k: int, seed: int, nullity: int) -> dict:
+    """One LLM-width row, measured in this process (run it in a fresh child: :func:`_child`)."""
+    import gc
+    base = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    block, S = (generic(d, k, seed), None) if kind == "generic" else planted(d, k, nullity, seed)
+    gc.collect()
+    out = {"kind": kind, "d": d, "k": k, "seed": seed}
+    if kind == "planted":
+        out["nullity"] = nullity
+    clocks = []
+
+    def tick():
+        clocks.append((time.perf_counter(), time.process_time()))
+
+    tick()
+    v = absorbable(block, verify=False)
+    tick()
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "cert.json"
+        write_certificate(v.certificate, path)
+        tick()
+        size = sum(f.stat().st_size for f in Path(tmp).iterdir())
+        del v.certificate["block"], v.certificate["witness"]
+        cert = resolve_sidecar(json.loads(path.read_text()), path)
+        ok, why = verify(cert)
+        tick()
+    (w0, c0), (w1, c1), (w2, c2), (w3, c3) = clocks
+    all_s = v.details.get("all_S") or []
+    out.update(answer=v.answer, verified=ok, reason=why[:120], method=v.method,
+               S_found=(S is None and not all_s) or (S is not None and sorted(S) in
+                                                    [sorted(t) for t in all_s]),
+               decision_s=w1 - w0, decision_cpu_s=c1 - c0, certificate_s=w2 - w1,
+               certificate_cpu_s=c2 - c1, check_s=w3 - w2, check_cpu_s=c3 - c2,
+               cert_mb=size / 1e6,
+               peak_mb=(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - base) / 1024)
+    return out
+
+
+def _child(kind: str, d: int, k: int, seed: int, nullity: int = 8) -> dict:
+    """Run :func:`_measure` in a fresh Python process, so that the peak RSS above the
+    post-import baseline is this row's alone."""
+    import subprocess
+    cmd = [sys.executable, str(Path(__file__).resolve()), "--child", kind, str(d), str(k),
+           str(seed), str(nullity)]
+    run_ = subprocess.run(cmd, capture_output=True, text=True, check=False)
+    lines = [ln for ln in run_.stdout.splitlines() if ln.startswith("{")]
+    if run_.returncode or not lines:
+        raise RuntimeError(f"benchmark child failed ({run_.returncode}): {run_.stderr[-2000:]}")
+    return json.loads(lines[-1])
+
+
+def llm_generic(d: int = 1024, k: int = 4096, seed: int = 0) -> dict:
+    """A generic float32 ReLU block d×k (not absorbable): decision, certificate write, check
+    (read back + independent checker), wall and CPU seconds, peak MB above the post-import
+    baseline, measured in a fresh child process.  Keys: ``decision_s``, ``certificate_s``,
+    ``check_s`` (and ``*_cpu_s``), ``peak_mb``, ``answer``, ``verified``, ``cert_mb``."""
+    return _child("generic", d, k, seed)
+
+
+def llm_planted(d: int = 1024, k: int = 4096, seed: int = 0, nullity: int = 8) -> dict:
+    """A planted absorbable block d×k (S = units 0..d-1, *nullity* exact dependencies among the
+    other units), measured like :func:`llm_generic`; ``S_found`` says the planted S was listed."""
+    return _child("planted", d, k, seed, nullity)
+
+
+def llm_table(rows: list) -> str:
+    """The rows of :func:`llm_generic` / :func:`llm_planted` as a text table."""
+    head = (f"{'block':<26} {'answer':<6} {'decision s':>10} {'cert s':>8} {'dec+cert':>9} "
+            f"{'check s':>8} {'cpu d/c/k s':>16} {'peak MB':>8} {'cert MB':>8}  verified")
+    out = [head, "-" * len(head)]
+    for r in rows:
+        name = f"{r['kind']} d={r['d']} k={r['k']}" + (f" r={r['nullity']}" if "nullity" in r else "")
+        cpu = f"{r['decision_cpu_s']:.0f}/{r['certificate_cpu_s']:.0f}/{r['check_cpu_s']:.0f}"
+        out.append(f"{name:<26} {str(r['answer']):<6} {r['decision_s']:10.1f} {r['certificate_s']:8.1f} "
+                   f"{r['decision_s'] + r['certificate_s']:9.1f} {r['check_s']:8.1f} {cpu:>16} "
+                   f"{r['peak_mb']:8.0f} {r['cert_mb']:8.1f}  {r['verified']}")
+    return "\n".join(out)
 
 
 def minilm() -> None:
@@ -145,7 +231,24 @@ def main() -> None:
     ap.add_argument("--size", type=int, nargs=2, metavar=("D", "K"),
                     help="only one generic block d x k (e.g. --size 1024 4096); peak RSS is the "
                          "process's so far")
+    ap.add_argument("--llm", type=int, nargs=2, metavar=("D", "K"),
+                    help="only the LLM-width rows, generic and planted, each in a fresh child "
+                         "process (e.g. --llm 1024 4096)")
+    ap.add_argument("--only", choices=("generic", "planted"), help="with --llm: one of the two rows")
+    ap.add_argument("--child", nargs=5, help=argparse.SUPPRESS)
     args = ap.parse_args()
+    if args.child:
+        kind, *nums = args.child
+        print(json.dumps(_measure(kind, *map(int, nums))))
+        return
+    if args.llm:
+        rows = []
+        if args.only in (None, "generic"):
+            rows.append(llm_generic(*args.llm))
+        if args.only in (None, "planted"):
+            rows.append(llm_planted(*args.llm))
+        print(llm_table(rows))
+        return
     if args.size:
         run(f"generic d={args.size[0]} k={args.size[1]}", generic(*args.size), False)
         return

@@ -242,10 +242,14 @@ def echelon_mod_p(A, p: int = PRIME, block: int = 64):
     """
     _require_float64_route(p, block)
     import numpy as np
-    M = np.mod(np.asarray(A, dtype=np.int64), p).astype(np.float64)
-    n, ncols = M.shape
+    A = np.asarray(A)
+    n, ncols = A.shape
+    M = np.empty((n, ncols))                   # reduced in row chunks: one float64 copy of A
+    for i in range(0, n, 256):
+        M[i:i + 256] = np.mod(np.asarray(A[i:i + 256], dtype=np.int64), p)
     r, steps = 0, 0
-    E, blocks = [], []
+    E = np.zeros((min(n, ncols), ncols))       # filled in place: no list of blocks to stack
+    blocks = []
     for c0 in range(0, ncols, block):
         if r >= n:
             break
@@ -281,17 +285,17 @@ def echelon_mod_p(A, p: int = PRIME, block: int = 64):
         inv = inverse_mod_p(pivrows[:, piv], p)
         if r + k < n:
             C = reduce_mod_p(np.mod(reduce_mod_p(M[r + k:, cols], p) @ reduce_mod_p(inv, p), p), p)
-            M[r + k:, c0:] -= C @ reduce_mod_p(pivrows, p)
+            R = reduce_mod_p(pivrows, p)
+            for i in range(0, n - r - k, 1024):       # row chunks: small temporaries
+                M[r + k + i:r + k + i + 1024, c0:] -= C[i:i + 1024] @ R
             steps += 1
             if steps % max(1, 2 ** 13 // block) == 0:
-                M[r + k:, c0:] = np.mod(M[r + k:, c0:], p)
-        full = np.zeros((k, ncols))
-        full[:, c0:] = pivrows
-        E.append(full)
+                tail = M[r + k:, c0:]
+                np.mod(tail, p, out=tail)
+        E[r:r + k, c0:] = pivrows
         blocks.append((r, cols, inv))
         r += k
-    E = np.vstack(E) if E else np.zeros((0, ncols))
-    return r, E, blocks
+    return r, E[:r], blocks
 
 
 def kernel_mod_p(A, p: int = PRIME, block: int = 64):
@@ -333,6 +337,8 @@ def residues_array(matrix: QMatrix, p: int):
     """The residues mod *p* of a rational matrix as a numpy int64 array of its shape, entries in
     ``[0, p)`` (:func:`residues`, without a Python int per entry where the numerators fit in
     int64).  Raises ``ZeroDivisionError`` when the common denominator is not invertible mod p.
+    *matrix* may also be an integer view (an object with an int64 array ``N``, an int ``den``
+    and a ``shape``: :class:`algebra.blocks.IntegerArray`), reduced without FLINT (p < 2^31).
 
     >>> residues_array(QMatrix.from_rows([[1, "1/2"], [-1, 0]]), 7).tolist()
     [[1, 4], [6, 0]]
@@ -341,6 +347,13 @@ def residues_array(matrix: QMatrix, p: int):
     n, c = matrix.shape
     if n == 0 or c == 0:
         return np.zeros((n, c), dtype=np.int64)
+    if not isinstance(matrix, QMatrix):        # an integer view N / den (algebra.blocks.IntegerArray)
+        d = int(matrix.den) % p
+        if d == 0:
+            raise ZeroDivisionError(f"denominator {matrix.den} is not invertible mod {p}")
+        if p >= 1 << 31:
+            raise ValueError(f"integer views are reduced modulo primes below 2^31, not {p}")
+        return np.mod(matrix.N, p) * pow(d, -1, p) % p
     num, den = matrix.numer_denom()
     d = int(den) % p
     if d == 0:

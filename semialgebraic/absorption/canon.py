@@ -12,12 +12,11 @@ from __future__ import annotations
 
 import itertools
 from dataclasses import dataclass
-from fractions import Fraction
 
 from algebra.blocks import Block
 from algebra.exceptions import InputError
-from algebra.linalg import QMatrix, residues
-from algebra.linalg.gfp import PRIMES_24
+from algebra.linalg import PRIME, QMatrix
+from algebra.linalg.gfp import matmul_mod_p, rank_mod_p, residues_array
 from algebra.rationals import Q, lead, q_json, sign
 
 from ..budget import Budget
@@ -73,6 +72,20 @@ def canonical_form(block: Block) -> AbsorptionCanon:
         raise InputError("no canonical form for GELU blocks with biases (outside the theory)")
     d, k = block.d, block.k
     lin = block.skip_matrix.scale(2) + block.w_down @ block.w_up
+    if not biased:
+        views = block.integer_matrix("w_up"), block.integer_matrix("w_down")
+        classes = _classes_from_views(act, *views) if None not in views else None
+        if classes is not None:
+            return AbsorptionCanon(act, lin, None, classes)
+    return _canonical_form_rational(block, lin)
+
+
+def _canonical_form_rational(block: Block, lin: QMatrix) -> AbsorptionCanon:
+    """R14 unit by unit over Q (blocks with biases, or without integer views; the reference the
+    integer-view route is tested against)."""
+    act = block.activation.name
+    biased = block.has_nonzero_biases
+    d, k = block.d, block.k
     up, down = block.w_up.to_rows(), block.w_down.T.to_rows()
     b_up = block.b_up or (Q(0),) * k
     const = [Q(0)] * d
@@ -101,16 +114,64 @@ def canonical_form(block: Block) -> AbsorptionCanon:
         classes[key] = [s * x for x in a] if acc is None else [y + s * x for y, x in zip(acc, a)]
     items = tuple(sorted(((u, beta, tuple(v)) for (u, beta), v in classes.items()
                           if any(x != 0 for x in v)),
-                         key=lambda t: (tuple(map(Fraction, map(str, t[0]))), Fraction(str(t[1])))))
+                         key=lambda t: (t[0], t[1])))      # exact rationals, lexicographic
     return AbsorptionCanon(act, lin, tuple(const) if biased else None, items)
 
 
-def absorb_general(block: Block, *, budget: Budget | None = None):
+def _classes_from_views(act: str, up, down) -> tuple | None:
+    """The sorted classes (u, 0, v) of a bias-free block from the int64 views of W_up (N_u / D_u)
+    and W_down (N_d / D_d): units grouped on numpy by their primitive rows (ReLU: u = w / lead(w),
+    equal for collinear rows of either sign; GELU: u = ±w, equal for w' = ±w), dead units (w = 0
+    or a = 0) dropped, v_q = Σ s_i a_i with s_i = |lead(w_i)| (ReLU) or 1 (GELU) summed in Python
+    integers over D_u D_d, so the result is the rational route's exactly.  None when a numerator
+    is -2^63 (no int64 absolute value)."""
+    import numpy as np
+    U, V = up.N, down.N
+    k = U.shape[0]
+    nonzero = U != 0
+    live = np.flatnonzero(nonzero.any(axis=1) & (V != 0).any(axis=0))
+    if live.size == 0:
+        return ()
+    U = U[live]
+    lead_val = U[np.arange(live.size), nonzero[live].argmax(axis=1)]
+    sgn = np.sign(lead_val)
+    if act == "relu":
+        g = np.gcd.reduce(U, axis=1) if not (U == np.iinfo(np.int64).min).any() else None
+        if g is None:
+            return None
+        keys = U // (g * sgn)[:, None]                      # exact: g divides the row
+        scale, den = np.abs(lead_val), up.den * down.den
+    else:
+        keys, scale, den = U * sgn[:, None], np.ones(live.size, dtype=np.int64), down.den
+    _, first, inverse = np.unique(keys, axis=0, return_index=True, return_inverse=True)
+    inverse = np.ravel(inverse)
+    members: dict = {}
+    for pos, cl in enumerate(inverse.tolist()):
+        members.setdefault(cl, []).append(pos)
+    out = []
+    for cl, pos in members.items():
+        row = keys[first[cl]].tolist()
+        if act == "relu":
+            lead_int = next(x for x in row if x)            # > 0 after the sign normalisation
+            u = tuple(Q(x, lead_int) for x in row)
+        else:
+            u = tuple(Q(x, up.den) for x in row)
+        acc = [0] * V.shape[0]
+        for i in pos:
+            s_i, col = int(scale[i]), V[:, live[i]].tolist()
+            acc = [a + s_i * c for a, c in zip(acc, col)]
+        if any(acc):
+            out.append((u, Q(0), tuple(Q(a, den) for a in acc)))
+    return tuple(sorted(out, key=lambda t: t[0]))
+
+
+def absorb_general(block: Block, *, budget: Budget | None = None, modular: bool = True):
     """ABSORB-GENERAL (R15) on the canonical form, also with ReLU biases (affine classes).
 
     Returns ``(True, absorbing_block)``, ``(False, {"canon": AbsorptionCanon, "per_T": [...]})`` (exhausted
     search; ``per_T`` holds the FIND-S witnesses of the linear sign searches) or
-    ``(None, reason)`` when the budget ran out.
+    ``(None, reason)`` when the budget ran out.  *modular* False ranks every sign vector over Q
+    (the FLINT reference route) instead of filtering modulo a prime first.
 
     >>> from algebra.blocks import Block
     >>> ok, g = absorb_general(Block("relu", [[1], [2]], [[1, 1]]))         # example D
@@ -122,7 +183,7 @@ def absorb_general(block: Block, *, budget: Budget | None = None):
     budget = budget or Budget()
     canon = canonical_form(block)
     record: list = []
-    found = _search_tau(canon, block.k, block.d, budget, record=record)
+    found = _search_tau(canon, block.k, block.d, budget, record=record, modular=modular)
     if found is None:
         return None, f"search stopped ({budget.reason or 'budget'})"
     if found is False:
@@ -137,12 +198,17 @@ def absorb_general(block: Block, *, budget: Budget | None = None):
 # private
 # ----------------------------------------------------------------------------------------------
 def _search_tau(canon: AbsorptionCanon, k: int, d: int, budget: Budget, max_tests: int = 50_000,
-                record: list | None = None):
+                record: list | None = None, modular: bool = True):
     """Find (T, signs) of R15, False when none exists, None when the budget ran out.
 
     For each set T of paired classes: when no free pair is left (Fp = 0) the sign condition is
     linear, Σ_{q∈S} v_q u_qᵀ N_T = (Σ_q v_q u_qᵀ N_T − Λ N_T)/2 with S = {q : τ_q = −1}, and
-    FIND-S lists its 0/1 solutions; otherwise the 2^(c−|T|) signs are tried in Gray-code order.
+    FIND-S lists its 0/1 solutions; otherwise the 2^(c−|T|) signs are tried in Gray-code order:
+    R = Λ N_T − Σ_q τ_q v_q u_qᵀ N_T is kept modulo a prime on numpy arrays (a flip is a rank-one
+    update; the rank mod p, a lower bound of the rank over Q, by the exact float64 elimination of
+    :func:`algebra.linalg.gfp.rank_mod_p`), and only a sign vector that passes this filter gets
+    its exact rank over Q (FLINT).  With *modular* False every sign vector is ranked over Q (the
+    reference route of the tests).
     """
     cls = canon.classes
     c = len(cls)
@@ -179,11 +245,10 @@ def _search_tau(canon: AbsorptionCanon, k: int, d: int, budget: Budget, max_test
                     continue
             if record is not None and len(rest) > MAX_BRUTE_SIGNS:
                 record.append({"unchecked": len(rest)})
-            P = {q: QMatrix.column(cls[q][2]) @ (QMatrix.row(cls[q][0]) @ NT) for q in rest}
-            start = base
-            for q in rest:
-                start = start - P[q]
-            mod = _ModRank.of(start, [P[q] for q in rest])   # rank mod p <= rank over Q: a filter
+            V = QMatrix.from_rows([list(cls[q][2]) for q in rest]).T if rest else QMatrix.zeros(d, 0)
+            UN = QMatrix.from_rows([list(cls[q][0]) for q in rest]) @ NT if rest else \
+                QMatrix.zeros(0, NT.ncols)                                        # |rest| × dim
+            mod = _ModRank.of(base, V, UN) if modular else None   # rank mod p <= rank over Q
             signs = {q: 1 for q in rest}
             for step in range(1 << len(rest)):
                 if step:
@@ -200,54 +265,38 @@ def _search_tau(canon: AbsorptionCanon, k: int, d: int, budget: Budget, max_test
                     return None
                 if mod is not None and mod.rank() > fp:
                     continue
-                cur = base
-                for q in rest:
-                    cur = cur - P[q].scale(signs[q])
+                cur = base - V @ QMatrix.diagonal([signs[q] for q in rest]) @ UN   # exact, over Q
                 if cur.rank() <= fp:
                     return T, dict(signs)
     return False
 
 
 class _ModRank:
-    """cur = start + 2 Σ (flipped) P_q maintained mod a prime, with a small rank routine."""
+    """R = Λ N_T − V diag(τ) U N_T modulo the prime :data:`algebra.linalg.PRIME` on numpy arrays:
+    a sign flip is the rank-one update ``R += 2 τ_q v_q (u_q N_T)ᵀ``, the rank is the exact
+    float64-route rank mod p (never more than the rank over Q of the rational R)."""
 
-    __slots__ = ("p", "cur", "parts")
+    __slots__ = ("p", "cur", "V", "U")
 
     @classmethod
-    def of(cls, start: QMatrix, parts: list):
+    def of(cls, base: QMatrix, V: QMatrix, UN: QMatrix):
+        """All signs +1: R = base − V UN; None when a denominator is not invertible mod p."""
         obj = cls()
-        obj.p = PRIMES_24[0]
+        obj.p = PRIME
         try:
-            obj.cur = [residues(start, obj.p)]
-            obj.parts = [residues(m, obj.p) for m in parts]
+            B, obj.V, obj.U = (residues_array(m, obj.p) for m in (base, V, UN))
         except ZeroDivisionError:
             return None
-        obj.cur = (obj.cur[0], start.nrows, start.ncols)
+        obj.cur = (B - matmul_mod_p(obj.V, obj.U, obj.p).astype(B.dtype)) % obj.p
         return obj
 
     def flip(self, i: int, old_sign: int) -> None:
-        vals, r, c = self.cur
-        f = 2 * old_sign
-        self.cur = ([(a + f * b) % self.p for a, b in zip(vals, self.parts[i])], r, c)
+        import numpy as np
+        p = self.p
+        self.cur = (self.cur + np.outer((2 * old_sign * self.V[:, i]) % p, self.U[i]) % p) % p
 
     def rank(self) -> int:
-        vals, nr, nc = self.cur
-        p = self.p
-        rows = [vals[i * nc:(i + 1) * nc] for i in range(nr)]
-        rank = 0
-        for col in range(nc):
-            piv = next((i for i in range(rank, nr) if rows[i][col]), None)
-            if piv is None:
-                continue
-            rows[rank], rows[piv] = rows[piv], rows[rank]
-            inv = pow(rows[rank][col], -1, p)
-            prow = [x * inv % p for x in rows[rank]]
-            for i in range(rank + 1, nr):
-                f = rows[i][col]
-                if f:
-                    rows[i] = [(x - f * y) % p for x, y in zip(rows[i], prow)]
-            rank += 1
-        return rank
+        return rank_mod_p(self.cur, self.p) if self.cur.size else 0
 
 
 def _build_general_block(block: Block, canon: AbsorptionCanon, T, signs) -> Block:

@@ -51,7 +51,7 @@ import math
 import random
 from fractions import Fraction
 
-from algebra.blocks import Block, BlockStack, HyperConnectionBlock
+from algebra.blocks import Block, BlockStack, HyperConnectionBlock, IntegerArray
 from algebra.exceptions import InputError
 from algebra.linalg import QMatrix
 from algebra.kernel.certificate_schemas import COMPETITOR, COMPETITOR_BIASES
@@ -64,6 +64,8 @@ from ..verify import verify as _verify
 from .canon import absorb_general
 from .find_s import degenerate_units, find_s
 from .stack import compose_block_certificates
+
+_INT64_MIN = -(1 << 63)
 
 __all__ = ["absorbable", "nondegeneracy", "flip_block", "random_block", "random_experiment",
            "wilson_interval", "analysis_block"]
@@ -141,10 +143,10 @@ def nondegeneracy(block: Block) -> tuple[Hypothesis, Hypothesis, Hypothesis]:
     [True, False, True]
     """
     augmented = block.has_nonzero_biases and block.b_up is not None
-    mat = block.w_up
+    mat = _view(block, "w_up")
     if augmented:
         mat = QMatrix.from_rows([list(r) + [b] for r, b in zip(block.w_up.to_rows(), block.b_up)])
-    zero_row, pair, zero_col = degenerate_units(mat, block.w_down, block.d)
+    zero_row, pair, zero_col = degenerate_units(mat, _view(block, "w_down"), block.d)
     n2 = "(N2) rows of W_up pairwise non-collinear" + (" (augmented by b_up)" if augmented else "")
     return (Hypothesis("(N1) no zero row of W_up", zero_row is None,
                        None if zero_row is None else {"row": zero_row}),
@@ -164,7 +166,13 @@ def flip_block(block: Block, S) -> Block:
     """
     S = sorted(set(S))
     signs = [Q(-1) if i in set(S) else Q(1) for i in range(block.k)]
-    w_up = QMatrix.diagonal(signs) @ block.w_up
+    w_up, w_down = _view(block, "w_up"), _view(block, "w_down")
+    if isinstance(w_up, IntegerArray) and not (w_up.N[S] == _INT64_MIN).any():
+        N = w_up.N.copy()                   # D_S W_up on the integer view: rows of S negated
+        N[S] *= -1
+        w_up = IntegerArray(N, w_up.den)
+    else:
+        w_up = QMatrix.diagonal(signs) @ block.w_up
     b_up = b_down = None
     if block.b_up is not None:
         b_up = tuple(s * b for s, b in zip(signs, block.b_up))
@@ -173,7 +181,7 @@ def flip_block(block: Block, S) -> Block:
         b_down = tuple(x + y for x, y in zip(base, corr))
     elif block.b_down is not None:
         b_down = block.b_down
-    return Block(block.activation, w_up, block.w_down, skip="none", b_up=b_up, b_down=b_down)
+    return Block(block.activation, w_up, w_down, skip="none", b_up=b_up, b_down=b_down)
 
 
 def random_block(d: int, k: int, activation: str = "relu", rng: random.Random | None = None,
@@ -257,6 +265,13 @@ def _with_activation(block, activation):
                                 block.mix_residual, block.mix_read, block.mix_write)
 
 
+def _view(block: Block, name: str):
+    """The integer view of a block matrix (:meth:`~algebra.blocks.Block.integer_matrix`), or the
+    rational matrix when its integers do not fit in int64."""
+    view = block.integer_matrix(name)
+    return view if view is not None else getattr(block, name)
+
+
 def _cert(block, claim: str, witness: dict, competitor: str = COMPETITOR) -> dict:
     return absorption_certificate(block, claim, witness, biases=competitor == COMPETITOR_BIASES)
 
@@ -277,7 +292,7 @@ def _decide_single(block: Block, budget: Budget, max_nullity: int, *, embed=None
     hyps = [Hypothesis("no biases", not biased,
                        None if not biased else [n for n in ("b_up", "b_down", "b_gate")
                                                 if getattr(block, n) is not None and any(getattr(block, n))])]
-    nz = _first_nonzero(M)
+    nz = (0, 0, Q(1)) if block.skip == "identity" else _first_nonzero(M)
     hyps.append(Hypothesis("skip M != 0", nz is not None, None if nz is None else {"entry": [nz[0], nz[1]]}))
     competitor = COMPETITOR_BIASES if biased else COMPETITOR
     if nz is None:
@@ -327,7 +342,7 @@ def _degree_verdict(block, embed, p, hyps):
 
 
 def _flip_only(block, embed, budget, max_nullity, hyps, what):
-    res = find_s(block.w_up, block.w_down, -block.skip_matrix, max_nullity=max_nullity, budget=budget)
+    res = find_s(_view(block, "w_up"), _view(block, "w_down"), -block.skip_matrix, max_nullity=max_nullity, budget=budget)
     if res.subsets:
         S = res.subsets[0]
         comp = COMPETITOR_BIASES if block.has_nonzero_biases else COMPETITOR
@@ -360,7 +375,7 @@ def _decide_relu_gelu(block, embed, budget, max_nullity, hyps):
     if all(h.holds for h in nd):
         tag = ("Theorem 8" if block.activation.name == "relu" else "Theorem 10") if theorem else \
             ("R4/R15 with affine classes [derived]" if biased else "R4/R15 [derived]")
-        res = find_s(block.w_up, block.w_down, -block.skip_matrix, max_nullity=max_nullity, budget=budget)
+        res = find_s(_view(block, "w_up"), _view(block, "w_down"), -block.skip_matrix, max_nullity=max_nullity, budget=budget)
         details = {"all_S": [list(s) for s in res.subsets], "complete": res.complete,
                    "rank": res.rank, "nullity": res.nullity, "modulus": res.modulus}
         if res.subsets:

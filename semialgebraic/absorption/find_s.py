@@ -55,7 +55,9 @@ def find_s(w_up: QMatrix, w_down: QMatrix, target: QMatrix, *, max_nullity: int 
     """All S ⊆ {0..k−1} with W_down[:,S] W_up[S,:] = target (R16, FIND-S).
 
     Exact over Q when d²·k ≤ :data:`EXACT_LIMIT` (or *exact* is True); otherwise modulo a prime
-    on selected rows, every candidate re-checked over Q.  When no S exists and the search is
+    on selected rows, every candidate re-checked over Q.  *w_up* and *w_down* may be integer
+    views (:class:`algebra.blocks.IntegerArray`): the modular route reduces them without FLINT
+    and builds a rational matrix only to re-check a candidate.  When no S exists and the search is
     complete, ``witness`` is a ``left_null`` (Y) or ``linear_system`` record.
 
     >>> r = find_s(QMatrix.from_rows([[1, 0], [0, 1], [1, 1], [1, -1], [1, 2]]),
@@ -68,7 +70,7 @@ def find_s(w_up: QMatrix, w_down: QMatrix, target: QMatrix, *, max_nullity: int 
     if exact is None:
         exact = target.nrows * target.ncols * k <= EXACT_LIMIT
     if exact:
-        return _find_s_exact(w_up, w_down, target, max_nullity, budget)
+        return _find_s_exact(_rational(w_up), _rational(w_down), target, max_nullity, budget)
     return _find_s_modular(w_up, w_down, target, max_nullity, budget, seed)
 
 
@@ -153,9 +155,15 @@ def _float_route_primes() -> tuple:
 _PRIMES: list = []
 
 
+def _rational(m) -> QMatrix:
+    """*m* as a QMatrix (an integer view made rational)."""
+    return m if isinstance(m, QMatrix) else m.to_qmatrix()
+
+
 def _find_s_modular(w_up, w_down, target, max_nullity, budget, seed) -> FindS:
     import numpy as np  # optional dependency, only for large blocks
-    k = w_up.nrows
+    k = w_up.shape[0]
+    exact = []                                          # the rational (w_up, w_down), made once
     do, di = target.shape
     n = do * di
     last = "no prime with invertible denominators"
@@ -176,8 +184,11 @@ def _find_s_modular(w_up, w_down, target, max_nullity, budget, seed) -> FindS:
             rows = support + rest[: m - len(support)]
             pi = np.array([r // di for r in rows], dtype=np.int64)
             qi = np.array([r % di for r in rows], dtype=np.int64)
-            AE = (V[pi, :] * U[:, qi].T) % p           # m × k
-            bE = Z[pi, qi]
+            AEb = np.empty((m, k + 1), dtype=np.int64)   # [A_E | b_E], filled in row chunks
+            for i in range(0, m, 256):
+                AEb[i:i + 256, :k] = V[pi[i:i + 256], :] * U[:, qi[i:i + 256]].T % p
+            AEb[:, k] = bE = Z[pi, qi]
+            AE = AEb[:, :k]                                # m × k (a view)
             # Y-system: A_Eᵀ y = 0 (a left-kernel basis), b_Eᵀ y ≠ 0 for one of its vectors
             KY, _ = kernel_free_mod_p(AE.T, p)
             if KY.shape[1]:
@@ -189,7 +200,9 @@ def _find_s_modular(w_up, w_down, target, max_nullity, budget, seed) -> FindS:
                                  f"A xi = vec(-M) has no solution mod {p} on {m} selected rows "
                                  "(left-null vector Y mod p)")
             # consistent mod p: the solutions from the kernel of [A_E | b_E]
-            K, free_all = kernel_free_mod_p(np.concatenate([AE, bE[:, None]], axis=1), p)
+            del KY, AE
+            K, free_all = kernel_free_mod_p(AEb, p)
+            del AEb
             free = [int(f) for f in free_all if f < k]
             if len(free) <= max_nullity or attempt == 2:
                 break
@@ -221,7 +234,9 @@ def _find_s_modular(w_up, w_down, target, max_nullity, budget, seed) -> FindS:
                 xi[free] = zs[idx]
                 xi[list(piv)] = vals[idx]
                 S = tuple(int(i) for i in np.flatnonzero(xi))
-                if _flip_product(w_up, w_down, S) == target:
+                if not exact:
+                    exact.extend((_rational(w_up), _rational(w_down)))
+                if _flip_product(exact[0], exact[1], S) == target:
                     subsets.append(S)
                 else:
                     rejected.append(list(S))
@@ -254,7 +269,8 @@ def degenerate_units(w_up: QMatrix, w_down: QMatrix, dcols: int):
 
     Exact on the integer numerators (one common denominator per matrix): collinear rows have
     equal primitive rows (divided by the gcd, first non-zero of the first *dcols* entries
-    positive).  On numpy int64 arrays when the numerators fit, else on Python integers.
+    positive).  On numpy int64 arrays when the numerators fit (*w_up*, *w_down* may be integer
+    views, :class:`algebra.blocks.IntegerArray`), else on Python integers.
 
     >>> degenerate_units(QMatrix.from_rows([[0, 0], [2, 4], [1, 3], [-1, -2]]),
     ...                  QMatrix.from_rows([[1, 0, 2, 0], [0, 0, 1, 3]]), 2)
@@ -262,10 +278,12 @@ def degenerate_units(w_up: QMatrix, w_down: QMatrix, dcols: int):
     """
     import numpy as np
     try:
-        N = np.array(w_up.numer_denom()[0].tolist(), dtype=np.int64).reshape(w_up.shape)
-        V = np.array(w_down.numer_denom()[0].tolist(), dtype=np.int64).reshape(w_down.shape)
+        N = w_up.N if not isinstance(w_up, QMatrix) else \
+            np.array(w_up.numer_denom()[0].tolist(), dtype=np.int64).reshape(w_up.shape)
+        V = w_down.N if not isinstance(w_down, QMatrix) else \
+            np.array(w_down.numer_denom()[0].tolist(), dtype=np.int64).reshape(w_down.shape)
     except OverflowError:
-        return _degenerate_units_python(w_up, w_down, dcols)
+        return _degenerate_units_python(_rational(w_up), _rational(w_down), dcols)
     live = N[:, :dcols].any(axis=1)
     dead = np.flatnonzero(~live)
     zero_row = int(dead[0]) if dead.size else None

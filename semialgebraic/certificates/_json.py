@@ -178,6 +178,11 @@ def _split_block(block, arrays: dict, where: str) -> dict:
         return {"format": "netfibers.block", "version": 1, "blocks": members}
     out = {"format": "netfibers.block", "version": 1, "activation": block.activation.name}
     for name in ("w_up", "w_down", "w_gate", "skip"):
+        view = block.integer_matrix(name) if name in ("w_up", "w_down") else None
+        if view is not None and view.N.size >= min(1024, SIDECAR_THRESHOLD):
+            arrays[f"{where}.{name}"] = view.N     # the whole int64 array, no entry-by-entry pass
+            out[name] = {"$sidecar": f"{where}.{name}", "den": str(view.den)}
+            continue
         m = getattr(block, name)
         if m is None or isinstance(m, str):
             if m is not None:

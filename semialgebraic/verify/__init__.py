@@ -193,7 +193,7 @@ def _block(d: dict, arrays: dict, used: set):
     """The exact Block (or BlockStack) of a block dict whose matrices reference sidecar arrays:
     each referenced matrix is ``N / den`` from its int64 array, the rest is parsed as JSON
     (exact, with the checks of :class:`~algebra.blocks.Block`)."""
-    from algebra.blocks import Block, BlockStack
+    from algebra.blocks import Block, BlockStack, IntegerArray
     from algebra.io.native import parse_matrix, parse_vector
     from algebra.linalg import QMatrix
 
@@ -208,7 +208,8 @@ def _block(d: dict, arrays: dict, used: set):
             v = m.get(name)
             if isinstance(v, dict):
                 N, den = _sidecar_array(v, arrays, used, f"{where}{name}")
-                mats[name] = QMatrix.from_integer_rows(N.tolist(), int(N.shape[1]), den)
+                mats[name] = IntegerArray(N, den) if name in ("w_up", "w_down") else \
+                    QMatrix.from_integer_rows(N.tolist(), int(N.shape[1]), den)
             elif isinstance(v, list):
                 rows = parse_matrix(v, f"{where}{name}", "certificate")
                 if not rows or not rows[0]:

@@ -53,7 +53,7 @@ Witness kinds and what is re-checked here (imports ``algebra`` only):
 
 from __future__ import annotations
 
-from algebra.blocks import Block, BlockStack, HyperConnectionBlock
+from algebra.blocks import Block, BlockStack, HyperConnectionBlock, IntegerArray
 from algebra.io.blocks import block_from_dict as _block_from_dict
 from algebra.exceptions import InputError
 from algebra.linalg import QMatrix
@@ -173,14 +173,16 @@ def _check_flip(b: Block, w) -> tuple[bool, str]:
         return False, "absorbing block has a skip"
     d, k = b.d, b.k
     sgn = [Q(-1) if i in set(S) else Q(1) for i in range(k)]
-    if g.w_up != QMatrix.diagonal(sgn) @ b.w_up or g.w_down != b.w_down:
+    if not _is_flip_of(b, g, S, sgn):
         return False, "absorbing block is not the flip D_S of the block"
     bu = list(b.b_up) if b.b_up is not None else [Q(0)] * k
     gbu = list(g.b_up) if g.b_up is not None else [Q(0)] * k
     if gbu != [s * x for s, x in zip(sgn, bu)]:
         return False, "b'_up is not D_S b_up"
     bd = list(b.b_down) if b.b_down is not None else [Q(0)] * d
-    corr = [sum((b.w_down[r, i] * bu[i] for i in S), Q(0)) for r in range(d)]
+    corr = [Q(0)] * d
+    if any(bu[i] != 0 for i in S):
+        corr = [sum((b.w_down[r, i] * bu[i] for i in S), Q(0)) for r in range(d)]
     gbd = list(g.b_down) if g.b_down is not None else [Q(0)] * d
     if gbd != [x + y for x, y in zip(bd, corr)]:
         return False, "b'_down is not b_down + W_down[:,S] b_up[S]"
@@ -198,8 +200,23 @@ def _check_flip(b: Block, w) -> tuple[bool, str]:
     return True, f"flip of S = {S}: W_down[:,S] W_up[S,:] = -M (R9)"
 
 
+def _is_flip_of(b: Block, g: Block, S: list, sgn: list) -> bool:
+    """g.W_up = D_S b.W_up and g.W_down = b.W_down: on the integer views when both blocks have
+    them (rows of S negated, compared over the least common denominators), else over Q."""
+    views = [x.integer_matrix(n) for x in (b, g) for n in ("w_up", "w_down")]
+    if all(v is not None for v in views):
+        import numpy as np
+        bu, bd, gu, gd = views
+        if not (bu.N[S] == np.iinfo(np.int64).min).any():
+            N = bu.N.copy()
+            N[S] *= -1
+            return gu == IntegerArray(N, bu.den) and gd == bd
+    return g.w_up == QMatrix.diagonal(sgn) @ b.w_up and g.w_down == b.w_down
+
+
 def _check_all_s(b: Block, S: list, all_s) -> tuple[bool, str]:
-    """Every listed flip set S' satisfies W_down[:,S'] W_up[S',:] = -M; none twice; S listed."""
+    """Every listed flip set S' satisfies W_down[:,S'] W_up[S',:] = -M; none twice; S listed
+    (S itself is checked by the caller)."""
     if not isinstance(all_s, list) or not all(
             isinstance(t, list) and all(isinstance(i, int) and not isinstance(i, bool) for i in t)
             for t in all_s):
@@ -213,6 +230,8 @@ def _check_all_s(b: Block, S: list, all_s) -> tuple[bool, str]:
         if key in seen:
             return False, f"all_S[{n}] = {T} is listed twice"
         seen.add(key)
+        if key == tuple(sorted(S)):
+            continue
         prod = (b.w_down.submatrix(cols=T) @ b.w_up.submatrix(rows=T)) if T else QMatrix.zeros(b.d, b.d)
         if prod != target:
             return False, f"all_S[{n}] = {T} is not a flip set: W_down[:,S] W_up[S,:] != -M"

@@ -128,6 +128,10 @@ def _nondegenerate(b: Block) -> tuple[bool, str]:
     if name not in ("relu", "gelu") or b.activation.is_gated or (name == "gelu" and biased):
         return False, f"the criterion is an iff only for ReLU and bias-free GELU blocks, not {name}"
     aug = biased and b.b_up is not None
+    if not aug:
+        found = _nondegenerate_views(b.integer_matrix("w_up"), b.integer_matrix("w_down"))
+        if found is not None:
+            return found
     m = QMatrix.from_rows([list(r) + [x] for r, x in zip(b.w_up.to_rows(), b.b_up)]) if aug else b.w_up
     num, _ = m.numer_denom()
     flat = [int(x) for x in num.entries()]
@@ -150,6 +154,43 @@ def _nondegenerate(b: Block) -> tuple[bool, str]:
         if not any(flat[i::k]):
             return False, f"(N3) fails: column {i} of W_down is zero"
     return True, ""
+
+
+def _nondegenerate_views(up, down):
+    """(N1)-(N3) on the int64 numerator arrays of W_up and W_down (integer views of the block),
+    the same verdicts and messages as the loop of :func:`_nondegenerate`; None when a view is
+    missing or holds -2^63 (whose absolute value int64 cannot hold)."""
+    if up is None or down is None:
+        return None
+    import numpy as np
+    U, V = up.N, down.N
+    if (U == np.iinfo(np.int64).min).any():
+        return None
+    k = U.shape[0]
+    nonzero = U != 0
+    empty = np.flatnonzero(~nonzero.any(axis=1))
+    if empty.size:
+        return False, f"(N1) fails: row {int(empty[0])} of W_up is zero"
+    lead_sign = np.sign(U[np.arange(k), nonzero.argmax(axis=1)])
+    prim = U // (np.gcd.reduce(np.abs(U), axis=1) * lead_sign)[:, None]   # exact division
+    _, where, back = np.unique(prim, axis=0, return_index=True, return_inverse=True)
+    again = np.flatnonzero(where[np.ravel(back)] < np.arange(k))
+    if again.size:
+        return False, f"(N2) fails: row {int(again[0])} of W_up is collinear with an earlier row"
+    dead = np.flatnonzero(~(V != 0).any(axis=0))
+    if dead.size:
+        return False, f"(N3) fails: column {int(dead[0])} of W_down is zero"
+    return True, ""
+
+
+def _view(b: Block, name: str):
+    """The integer view of a block matrix, else the matrix itself."""
+    view = b.integer_matrix(name)
+    return view if view is not None else getattr(b, name)
+
+
+def _rational(m) -> QMatrix:
+    return m if isinstance(m, QMatrix) else m.to_qmatrix()
 
 
 def _modulus(w):
@@ -190,13 +231,14 @@ def _check_left_null(b: Block, w) -> tuple[bool, str]:
     ok, why = _nondegenerate(b)
     if not ok:
         return False, why
-    return _system_left_null(b.w_up, b.w_down, -_skip(b), w)
+    return _system_left_null(_view(b, "w_up"), _view(b, "w_down"), -_skip(b), w)
 
 
 def _system_left_null(w_up: QMatrix, w_down: QMatrix, Z: QMatrix, w) -> tuple[bool, str]:
-    """Y with a_iᵀ Y w_i = 0 (all i) and <Y, Z> != 0: Σ_{i∈S} a_i w_iᵀ = Z has no 0/1 solution."""
+    """Y with a_iᵀ Y w_i = 0 (all i) and <Y, Z> != 0: Σ_{i∈S} a_i w_iᵀ = Z has no 0/1 solution.
+    *w_up*, *w_down*: rational matrices or integer views (reduced mod p without FLINT)."""
     p = _modulus(w)
-    k = w_up.nrows
+    k = w_up.shape[0]
     do, di = Z.shape
     entries = w.get("Y")
     if not isinstance(entries, list) or not entries:
@@ -207,8 +249,8 @@ def _system_left_null(w_up: QMatrix, w_down: QMatrix, Z: QMatrix, w) -> tuple[bo
             i, j, v = _triple(e, do, di)
             Y[i][j] += parse_number(v, "witness.Y")
         Ym = QMatrix.from_rows(Y)
-        T = (w_down.T @ Ym).to_rows()
-        U = w_up.to_rows()
+        T = (_rational(w_down).T @ Ym).to_rows()
+        U = _rational(w_up).to_rows()
         for i in range(k):
             if sum((x * y for x, y in zip(T[i], U[i])), Q(0)) != 0:
                 return False, f"a_{i}^T Y w_{i} != 0"

@@ -131,10 +131,14 @@ def test_consistently_altered_payload_is_judged_on_content(tmp_path, small_thres
     data = json.loads(path.read_text())
     with np.load(side) as npz:
         arrays = {k: npz[k].copy() for k in npz.files}
-    arrays["block.w_up"][0, 0] += 1                           # breaks W_down[:,S] W_up[S,:] = -I
+    arrays["block.w_up"][0, 0] += 1                           # the absorbing block is no flip
     _resave(side, data, path, arrays)
     code, out, err = run(capsys, "verify", path)
-    assert code == 1 and out.startswith("BROKEN") and "flip set" in out, (out, err)
+    assert code == 1 and out.startswith("BROKEN") and "not the flip D_S" in out, (out, err)
+    arrays["witness.absorbing_block.w_up"][0, 0] -= 1         # a flip again (0 in S), but
+    _resave(side, data, path, arrays)                         # W_down[:,S] W_up[S,:] != -I
+    code, out, err = run(capsys, "verify", path)
+    assert code == 1 and out.startswith("BROKEN") and "!= -M" in out, (out, err)
     arrays["block.w_up"] = arrays["block.w_up"].astype(np.float64)   # wrong dtype: malformed
     _resave(side, data, path, arrays)
     code, out, err = run(capsys, "verify", path)
