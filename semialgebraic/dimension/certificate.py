@@ -182,10 +182,11 @@ class _UpperEntries:
                 self.missing.append(f"the proof that parameter {int(p_['parameter'])} is never exercised "
                                     "does not check" + (" (a one-point box)" if self.point else ""))
         proven = fd.details.get("proven") or {}
+        bab = proven.get("emptiness") or {}
         for g in sorted(proven.get("dead", ())):
-            self.prove_neuron(*self.names[g], 1, "an exact phase search")
+            self.prove_neuron(*self.names[g], 1, "an exact phase search", bab.get(("dead", g)))
         for g in sorted(proven.get("active", ())):
-            self.prove_neuron(*self.names[g], -1, "an exact phase search")
+            self.prove_neuron(*self.names[g], -1, "an exact phase search", bab.get(("active", g)))
         for (t, i), _ in sorted((proven.get("incoming") or {}).items()):
             proof = self.search({(t, i): 1}, leaves=True)
             if proof is None or not self.add(["incoming", t, i, proof]):
@@ -221,9 +222,15 @@ class _UpperEntries:
         self.entries.append(entry)
         return True
 
-    def prove_neuron(self, l, i, s, why):
+    def prove_neuron(self, l, i, s, why, proof=None):
+        """Add the dead (*s* = 1) / always-active (-1) fact of neuron (l, i) with *proof* (a
+        branch-and-bound emptiness proof of the decider) or a phase-search proof found here."""
         if (l, i) in self.dead or (l, i) in self.active:   # (zero neurons are dead: interval [0, 0])
             return                  # (dead and active: z = 0 everywhere, no differentiable input)
+        kind = "dead_proof" if s > 0 else "active_proof"
+        if proof is not None and self.add([kind, l, i, proof]):
+            (self.dead if s > 0 else self.active).add((l, i))
+            return
         proof = self.search({(l, i): s})
         if proof is not None and self.add([("dead_proof" if s > 0 else "active_proof"), l, i, proof]):
             (self.dead if s > 0 else self.active).add((l, i))

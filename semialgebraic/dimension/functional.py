@@ -25,10 +25,11 @@ Method: a sandwich, both sides exact.
   (parameters never exercised, neurons never seen active or inactive, directions inside one
   neuron's incoming parameters), exact searches over activation phases
   (:mod:`semialgebraic.dimension.jacobian_columns`) either find exact inputs (added to the rows)
-  or prove the fact (added to the upper bound).  Complete but exponential: without a timeout
-  these searches get about one second on wide nets (half of what is left of an explicit
-  timeout); 4-32-32-1 normal seed 1 closes with ``timeout=60``, while on 8-32-32-32-1 weights
-  exercised only on thin cones, or never, stay open.
+  or prove the fact (added to the upper bound).  First by branch and bound
+  (:mod:`semialgebraic.bab.emptiness`: never active, never active together, a proof tree or an
+  exact witness point), then by the complete but exponential phase search.  The work of these
+  searches is counted (branch-and-bound nodes, exact LPs), never timed, so the result depends
+  only on the seed and the work; an explicit timeout only stops them.
 * **Upper bound**: N − rank of the span of directions v with J(x) v = 0 at every differentiable
   input of the domain, each proved (:mod:`semialgebraic.dimension.directions`).
 
@@ -133,12 +134,13 @@ def functional_dimension(net: Network, *, domain: Any = None, timeout: float | N
     if fd is not None:
         return fd
     run = _Sandwich(net, dom, budget)
-    run.walk(timeout, max_regions, seed)
-    run.sample(samples, seed, first_round, cover)
-    try:
-        run.decide_suspects()
-    except KeyboardInterrupt:          # Ctrl-C or BudgetExhausted inside an exact LP
-        budget.interrupt()
+    with budget.active():              # every step counts its work; the timeout only stops
+        run.walk(timeout, max_regions, seed)
+        run.sample(samples, seed, first_round, cover)
+        try:
+            run.decide_suspects()
+        except KeyboardInterrupt:      # Ctrl-C or BudgetExhausted inside an exact LP
+            budget.interrupt()
     fd = run.result()
     if fd.non_generic and nearby:
         fd = _nearby(net, dom, fd, sorted(set(run.kinks.values())), budget)
@@ -196,12 +198,17 @@ class _Sandwich:
     def walk(self, timeout, max_regions, seed) -> None:
         """Walk the linear regions (when the first layer alone allows it) and set the upper bound."""
         net, state = self.net, {}
-        walk_budget = Budget(5.0 if timeout is None else min(5.0, timeout / 3), max_regions)
+        walk_budget = Budget(None, max_regions)     # a count of regions, never the clock
         n1, d = (net.widths[1] if net.depth > 1 else 0), net.n_inputs
         first_layer_regions = sum(math.comb(n1, i) for i in range(min(n1, d) + 1))
         if max_regions is None or first_layer_regions <= max_regions:
-            self.regions = list(joint_regions([net], domain=self.dom, budget=walk_budget, state=state,
-                                              seed=seed, multipliers=False))
+            try:                        # the timeout (an active budget) only stops the walk
+                for r in joint_regions([net], domain=self.dom, budget=walk_budget, state=state,
+                                       seed=seed, multipliers=False):
+                    self.regions.append(r)
+            except KeyboardInterrupt:
+                self.budget.interrupt()
+                state["complete"] = False
         self.complete = bool(state.get("complete"))
         self.patterns = [r.pattern for r in self.regions] if self.complete else None
         # regions on which a neuron has sign 0 (its pre-activation vanishes on the whole region, a
@@ -294,8 +301,7 @@ class _Sandwich:
             return
         net = self.net
         self.evidence["missing"] = missing_directions(self.kernel, self.span)
-        self.proven, witnesses, self.proofs = prove_suspects(
-            net, self.dom, self.evidence, self.budget, seconds=3.0 if net.n_hidden <= 48 else 1.0)
+        self.proven, witnesses, self.proofs = prove_suspects(net, self.dom, self.evidence, self.budget)
         if witnesses:                  # exact inputs where a suspect parameter is exercised
             Xw, masks = exact_masks(net, batch_simplex(net, witnesses))
             if Xw:
