@@ -52,7 +52,8 @@
    default / 1e-3 s_max / 1e-6 s_max); 8-32-32-32-1 normal seed 2 (3600 random inputs):
    certified >= 2332, float32 2041 / 1723 / 2330: all wrong.
 
-Options: ``--quick`` (smaller pairs), ``--z3-timeout S`` (default 120), ``--skip-dim``.
+Options: ``--quick`` (smaller pairs), ``--z3-timeout S`` (default 120), ``--skip-dim``,
+``--dim-targets`` (only the rows of issue 15's ``dim`` targets), ``--acas-timeout S`` (default 60).
 """
 
 from __future__ import annotations
@@ -171,31 +172,51 @@ def switching_net(rng, widths, den=16):
     return Network(Ws, bs)
 
 
-def bench_dimension() -> None:
+def bench_dimension(targets_only: bool = False) -> None:
     """Functional dimension by the sandwich (semialgebraic.dimension): exact when the certified
-    lower bound (rank mod p of Jacobian rows at chosen inputs) meets the proven upper bound."""
-    print("\n== exact functional dimension (target: 8-32-32-32-1 exact in <= 10 s) ==")
+    lower bound (rank mod p of Jacobian rows at chosen inputs) meets the proven upper bound.
+    Wall and CPU seconds (the machine is shared) and the work done (points, batches)."""
+    print("\n== exact functional dimension (target: 8-32-32-32-1 normal seeds 1, 3, 5, 6 exact in <= 30 s) ==")
     print(f"{'widths':<14}{'weights':<12}{'seed':>5}{'N-hid':>7}{'lower':>7}{'upper':>7}{'exact':>7}"
-          f"{'inputs':>8}{'time':>8}  deficits / evidence")
-    rows = [((8, 32, 32, 32, 1), "normal", s) for s in (1, 2, 3, 4, 5, 6)] + \
-           [((8, 32, 32, 32, 1), "switching", s) for s in (1, 2, 3)] + \
-           [((4, 32, 32, 1), "normal", s) for s in (1, 2, 3)] + \
-           [((8, 32, 32, 32, 1), "int/8", 7), ((4, 32, 32, 1), "int/8", 3)]
+          f"{'inputs':>8}{'wall':>8}{'cpu':>8}  deficits / evidence")
+    rows = [((8, 32, 32, 32, 1), "normal", s) for s in ((1, 3, 5, 6) if targets_only else (1, 2, 3, 4, 5, 6))]
+    if not targets_only:
+        rows += [((8, 32, 32, 32, 1), "switching", s) for s in (1, 2, 3)] + \
+            [((4, 32, 32, 1), "normal", s) for s in (1, 2, 3)] + \
+            [((8, 32, 32, 32, 1), "int/8", 7), ((4, 32, 32, 1), "int/8", 3)]
     builders = {"normal": normal_net, "switching": switching_net,
                 "int/8": lambda rng, widths: rational_net(rng, widths, den=8)}
     for widths, kind, seed in rows:
         net = builders[kind](random.Random(seed), widths)
-        t = time.perf_counter()
-        fd = functional_dimension(net)          # default budgets (an explicit timeout lets
-        #                                         the exact searches use half of what is left)
-        dt = time.perf_counter() - t
+        t, c = time.perf_counter(), time.process_time()
+        fd = functional_dimension(net)          # default work budgets (no clock)
+        dt, dc = time.perf_counter() - t, time.process_time() - c
         note = f"{len(fd.deficits)} deficit lines" if fd.deficits else ""
         if not fd.exact and "kernel directions" in fd.reason:
             note += ("; " if note else "") + "missing: " + fd.reason.split("(supports): ")[-1].split("; each")[0][:100]
         elif not fd.exact and "evidence" in fd.reason:
             note += ("; " if note else "") + fd.reason.split("unproven): ")[-1][:110]
         print(f"{'-'.join(map(str, widths)):<14}{kind:<12}{seed:>5}{net.n_parameters - net.n_hidden:>7}"
-              f"{fd.lower:>7}{fd.upper:>7}{str(fd.exact):>7}{fd.samples:>8}{dt:>7.1f}s  {note}")
+              f"{fd.lower:>7}{fd.upper:>7}{str(fd.exact):>7}{fd.samples:>8}{dt:>7.1f}s{dc:>7.1f}s  {note}")
+
+
+def bench_dimension_acas(timeout: float = 60.0) -> None:
+    """``netfibers dim`` on the ACAS Xu 5-50x6-5 network (``benchmarks/data``) with ``--timeout``:
+    exact or a certified interval, returned within 1.05 T + 2 s (wall, measured in-process after
+    loading; CPU seconds too)."""
+    from algebra.io.nnet import load_nnet
+    from semialgebraic.budget import Budget
+    path = Path(__file__).resolve().parent / "data" / "ACASXU_run2a_1_1_batch_2000.nnet"
+    net = load_nnet(str(path))
+    print(f"\n== functional dimension of ACAS Xu 5-50x6-5 (N = {net.n_parameters}), timeout {timeout:g} s ==")
+    budget = Budget(timeout)
+    t, c = time.perf_counter(), time.process_time()
+    with budget.active():
+        fd = functional_dimension(net, timeout=timeout, budget=budget)
+    dt, dc = time.perf_counter() - t, time.process_time() - c
+    print(f"lower {fd.lower}  upper {fd.upper}  exact {fd.exact}  work {fd.work_text()}  wall {dt:.1f} s "
+          f"(limit {1.05 * timeout + 2:.1f} s: {'ok' if dt <= 1.05 * timeout + 2 else 'OVER'})  cpu {dc:.1f} s")
+    print(f"  {fd.reason[:300]}")
 
 
 def bench_float_svd() -> None:
@@ -254,11 +275,19 @@ def main() -> None:
     ap.add_argument("--quick", action="store_true")
     ap.add_argument("--z3-timeout", type=float, default=120.0)
     ap.add_argument("--skip-dim", action="store_true")
+    ap.add_argument("--dim-targets", action="store_true",
+                    help="only the issue-15 dim rows: 8-32-32-32-1 normal seeds 1, 3, 5, 6 and ACAS Xu")
+    ap.add_argument("--acas-timeout", type=float, default=60.0)
     args = ap.parse_args()
+    if args.dim_targets:
+        bench_dimension(targets_only=True)
+        bench_dimension_acas(args.acas_timeout)
+        return
     bench_equivalence(args.quick, args.z3_timeout)
     if not args.skip_dim:
         bench_float_svd()
         bench_dimension()
+        bench_dimension_acas(args.acas_timeout)
 
 
 if __name__ == "__main__":

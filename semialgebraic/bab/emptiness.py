@@ -19,7 +19,8 @@ network ``G`` (:func:`emptiness_network`), bounded by :func:`semialgebraic.bab.b
 
 ``max g <= 0`` (certified upper bound, the tree of the search) proves that no input has every
 target sign strictly; a point with ``g > 0`` found by the primal side (LP vertices, box points)
-is turned into an exact witness input (:func:`decide_empty`).  The checker of the proofs is
+(and by a seeded float gradient ascent, :func:`semialgebraic.bab.primal.float_candidates`) is
+turned into an exact witness input (:func:`decide_empty`).  The checker of the proofs is
 :mod:`semialgebraic.verify.functional_dimension_emptiness` (independent code).
 
 >>> from algebra.network import Network
@@ -41,6 +42,7 @@ from algebra.network import Network
 from algebra.rationals import Q
 
 from ..budget import Budget
+from .primal import float_candidates
 from .search import bound_objective
 
 __all__ = ["Emptiness", "emptiness_network", "decide_empty", "emptiness_box"]
@@ -150,8 +152,11 @@ def decide_empty(net: Network, dom, targets: dict, *, nodes: int = 200,
         return G.evaluate(x)[0]
 
     inner = Budget(None, nodes)
+    start = float_candidates(Ws, bs, box, 0, 1, samples=512, steps=60, keep=4, seed=0)
+    if len(targets) == 2:
+        start += _pair_candidates(net, dom, sorted((t, j, s) for (t, j), s in targets.items()), box)
     ob = bound_objective(Ws, bs, box, [_ONE], value, budget=inner, stop_above=_ZERO, prune_at=_ZERO,
-                         input_splits=False)
+                         input_splits=False, start=start)
     if budget is not None and budget.exhausted():
         return Emptiness(None, nodes=ob.nodes, reason=str(budget.reason))
     if ob.lower > 0:
@@ -162,6 +167,59 @@ def decide_empty(net: Network, dom, targets: dict, *, nodes: int = 200,
         return Emptiness(True, upper=ob.upper, tree=ob.tree, nodes=ob.nodes,
                          reason="branch and bound: max <= 0")
     return Emptiness(None, nodes=ob.nodes, reason=ob.reason or "undecided")
+
+
+def _pair_candidates(net, dom, tg, box, samples=512, steps=60, keep=4) -> list:
+    """Float guesses (seeded, a fixed number of steps) of box points where min(s1·z1, s2·z2) is
+    largest: sign-gradient ascent on the smaller of the two forms (the gradient of ``G`` vanishes
+    where ``relu(s1·z1) = 0``).  Guesses only: the engine evaluates each exactly."""
+    import numpy as np
+    from algebra.rationals import from_float
+    homog = not isinstance(dom, tuple)
+    top = tg[-1][0]
+    A = []                                   # [W | b] per layer, floats
+    for t in range(top + 1):
+        W, b = net.layer(t)
+        A.append(np.array([[float(v) for v in r] + [float(c)] for r, c in zip(W.to_rows(), b)]))
+    lo = np.array([float(a) for a, _ in box])
+    hi = np.array([float(c) for _, c in box])
+    X = lo + (hi - lo) * np.random.default_rng(0).random((samples, len(box)))
+    step = (hi - lo) / 8
+
+    def forward(X):
+        tau = X[:, -1:] if homog else np.ones((len(X), 1))
+        h, zs = (X[:, :-1] if homog else X), []
+        for t in range(top + 1):
+            z = np.hstack([h, tau]) @ A[t].T
+            zs.append(z)
+            h = np.maximum(z, 0.0)
+        return zs
+
+    def grad(zs, t, j):
+        g = np.zeros((len(zs[0]), A[t].shape[0]))
+        g[:, j] = 1.0
+        gtau = np.zeros(len(g))
+        for l in range(t, -1, -1):
+            full = g @ A[l]
+            gtau += full[:, -1]
+            g = full[:, :-1]
+            if l:
+                g = g * (zs[l - 1] > 0)
+        return np.hstack([g, gtau[:, None]]) if homog else g
+
+    for _ in range(steps):
+        zs = forward(X)
+        a = tg[0][2] * zs[tg[0][0]][:, tg[0][1]]
+        c = tg[1][2] * zs[tg[1][0]][:, tg[1][1]]
+        ga = tg[0][2] * grad(zs, tg[0][0], tg[0][1])
+        gc = tg[1][2] * grad(zs, tg[1][0], tg[1][1])
+        g = np.where((a < c)[:, None], ga, gc)
+        X = np.clip(X + step * np.sign(g), lo, hi)
+        step = step * 0.9
+    zs = forward(X)
+    m = np.minimum(tg[0][2] * zs[tg[0][0]][:, tg[0][1]], tg[1][2] * zs[tg[1][0]][:, tg[1][1]])
+    return [tuple(min(max(from_float(float(v)), a), c) for v, (a, c) in zip(X[i], box))
+            for i in np.argsort(-m)[:keep]]
 
 
 def _witness(net, dom, targets, point) -> tuple | None:

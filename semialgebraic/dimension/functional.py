@@ -52,7 +52,7 @@ from typing import Any
 
 from algebra.kernel.differentiability import kink_witness
 from algebra.linalg import QMatrix
-from algebra.linalg.gfp import kernel_mod_p, shrink_kernel_mod_p
+from algebra.linalg.gfp import kernel_mod_p, rank_mod_p, shrink_kernel_mod_p
 from algebra.network import Network
 
 from ..budget import Budget
@@ -78,6 +78,10 @@ EXACT_LIMIT_COMPLETE = 2_000_000
 """The same when every region was sampled (then the rank is the value)."""
 
 _log = logging.getLogger(__name__)
+
+RANK_ONLY = 8000
+"""Above this many parameters the rows are only ranked mod p (no kernel basis: it would hold
+about N^2 numbers); the suspects, which need the kernel, are then not searched."""
 
 ELIMINATION_RATE = 2e8
 """Float64 operations per second assumed (conservatively, on a shared machine) when deciding
@@ -194,6 +198,8 @@ class _Sandwich:
         self.proofs: list = []
         self.proven: dict = {}
         self.skipped = ""                # why a sampling batch was not started (budget)
+        self.rows_done, self.done_cost = 0, 0.0   # rows eliminated, their estimated operations
+        self.rows_kept, self.rank_only = None, None   # N > RANK_ONLY: the rows and their rank mod p
 
     def walk(self, timeout, max_regions, seed) -> None:
         """Walk the linear regions (when the first layer alone allows it) and set the upper bound."""
@@ -233,11 +239,41 @@ class _Sandwich:
         """Add the rows at the exact inputs *X* (their masks) to the kernel mod p and the rank."""
         self.all_X += X
         R = jacobian_rows(self.net, X, masks, self.prime)
+        self.rows_done += len(R)
+        if self.N > RANK_ONLY:          # a kernel basis would hold ~N^2 entries: ranks only
+            import numpy as np
+            self.rows_kept = R if self.rows_kept is None else np.vstack([self.rows_kept, R])
+            self.rank_only = rank_mod_p(self.rows_kept, self.prime)
+            return
         if self.kernel is None:
             K = kernel_mod_p(R[:first_rows], self.prime)
             self.kernel = shrink_kernel_mod_p(K, R[first_rows:], self.prime)
         else:
             self.kernel = shrink_kernel_mod_p(self.kernel, R, self.prime)
+
+    def fitted(self, want: int, extra: int, m: int) -> int:
+        """*want* inputs, or fewer so that the batch's elimination (the estimate of
+        :meth:`affordable`) takes at most half of the *timeout* (its value, not the clock: the
+        same timeout gives the same batches); 0 when not even 16 inputs fit."""
+        T = self.budget.timeout
+        if T is None:
+            return want
+        cap = T / 2 * ELIMINATION_RATE
+        if self.rows_done and self.rank_only is not None:     # every row eliminated again
+            cost = lambda k: (self.rows_done + (extra + k) * m) ** 2 * self.N + self.done_cost
+        elif self.rows_done:            # later batches shrink the kernel: ~ rows · N · dim(kernel)
+            cost = lambda k: (extra + k) * m * self.N * max(1, self.kernel_dim()) + self.done_cost
+        else:
+            cost = lambda k: (extra + k) * m * self.N * min((extra + k) * m, self.N) + self.done_cost
+        while want >= 16 and cost(want) > cap:
+            want = want * 3 // 4
+        if want < 16:
+            return 0
+        self.done_cost = cost(want)
+        return want
+
+    def kernel_dim(self) -> int:
+        return self.N if self.kernel is None else int(self.kernel.shape[1])
 
     def affordable(self, rows: int) -> bool:
         """Whether a sampling batch of *rows* Jacobian rows fits the time left: its elimination
@@ -268,17 +304,24 @@ class _Sandwich:
                 if not self.complete:
                     want = samples or (max(16, int(first_round * upper) // m + 16) if not self.rounds
                                        else max(16, upper // (8 * m)))
-                    if not self.affordable(len(new_points) * m + want * m):
+                    if N > RANK_ONLY:          # small batches first, doubling: each one that
+                        want = min(want, 16 << self.rounds)    # finishes raises the lower bound
+                    want = self.fitted(want, len(new_points), m)
+                    if not want or not self.affordable(len(new_points) * m + want * m):
                         break
                     if self.kernel is not None and self.rank < upper:
                         self.evidence["missing"] = missing_directions(self.kernel, self.span, limit=24)
-                    new_points = new_points + chosen_inputs(net, self.dom, nrng, want, 10 * want + 2000,
-                                                            self.evidence, self.rounds, cover=cover)
+                    chosen = chosen_inputs(net, self.dom, nrng, want, 10 * want + 2000, self.evidence,
+                                           self.rounds, cover=cover)
+                    if N > RANK_ONLY:          # the weight-cover inputs too: at most `want` in all
+                        chosen = chosen[:want]
+                    new_points = new_points + chosen
                 X, masks = exact_masks(net, new_points)
                 new_points = []
                 if X:
                     self.add_rows(X, masks, first_rows)
-                new_rank = N - self.kernel.shape[1] if self.kernel is not None else 0
+                new_rank = (self.rank_only if self.rank_only is not None else
+                            N - self.kernel.shape[1] if self.kernel is not None else 0)
                 self.rounds += 1
                 stalled = new_rank <= self.rank
                 productive = new_rank >= self.rank + 4         # sampling still finds new directions
@@ -286,7 +329,8 @@ class _Sandwich:
                 _log.debug("round %d points %d rank %d upper %d", self.rounds, len(self.all_X),
                            new_rank, upper)
                 if (self.complete or self.rank >= upper or self.budget.exhausted()
-                        or (stalled and self.rounds >= 2) or self.rounds >= (6 if productive else 4)):
+                        or (stalled and self.rounds >= 2)
+                        or self.rounds >= (6 if productive else 4) + (6 if N > RANK_ONLY else 0)):
                     break
             except KeyboardInterrupt:        # Ctrl-C: report the bounds established so far
                 self.budget.interrupt()

@@ -20,7 +20,8 @@ from algebra.network import Network
 from ..bab.emptiness import decide_empty
 from .jacobian_columns import exercise, incoming_directions, phase_search
 
-__all__ = ["prove_empty", "prove_suspects", "SUSPECT_LPS", "SUSPECT_NODES", "coactive_targets"]
+__all__ = ["prove_empty", "prove_suspects", "SUSPECT_LPS", "SUSPECT_NODES", "SUSPECT_NODES_TOTAL",
+           "coactive_targets"]
 
 SUSPECT_LPS = 3000
 """Exact LPs of the phase searches of one :func:`prove_suspects` call (nets with at most 48
@@ -29,6 +30,9 @@ the seed and the work, never on the clock (an explicit timeout only stops the se
 
 SUSPECT_NODES = 48
 """Branch-and-bound splits per emptiness question (:func:`semialgebraic.bab.emptiness.decide_empty`)."""
+
+SUSPECT_NODES_TOTAL = 256
+"""Branch-and-bound splits of all the questions of one :func:`prove_suspects` call."""
 
 
 def prove_empty(net: Network, dom, targets: dict, max_lps: int = 400, deadline: float | None = None):
@@ -53,7 +57,8 @@ def prove_suspects(net: Network, dom, evidence: dict, budget, lps: int | None = 
     co-active neurons by branch and bound, then :func:`exercise`), and directions inside one
     neuron's incoming parameters (:func:`incoming_directions`).
 
-    The work is counted, never timed: *nodes* branch-and-bound splits per question and *lps*
+    The work is counted, never timed: *nodes* branch-and-bound splits per question (at most
+    :data:`SUSPECT_NODES_TOTAL` in all) and *lps*
     exact LPs for all the phase searches (default :data:`SUSPECT_LPS`, a third of it above 48
     hidden neurons).  *budget* (its timeout) only stops the searches early.
 
@@ -135,6 +140,7 @@ class _Decider:
     def __init__(self, net, dom, budget, lps, nodes):
         self.net, self.dom, self.budget = net, dom, budget
         self.lps_left, self.nodes = lps, nodes
+        self.nodes_left = max(nodes, SUSPECT_NODES_TOTAL)
         self.deadline = _deadline(budget)
         self.proven: dict = {"dead": set(), "active": set(), "free": set(), "incoming": {},
                              "emptiness": {}}
@@ -152,10 +158,12 @@ class _Decider:
     def bab(self, targets):
         """Branch-and-bound emptiness of *targets* (once per question): True / False / None."""
         key = tuple(sorted(targets.items()))
-        if self.point or key in self.asked:
+        if self.point or key in self.asked or self.nodes_left <= 0:
             return None, None
         self.asked.add(key)
-        r = decide_empty(self.net, self.dom, targets, nodes=self.nodes, budget=self.budget)
+        r = decide_empty(self.net, self.dom, targets, nodes=min(self.nodes, self.nodes_left),
+                         budget=self.budget)
+        self.nodes_left -= (r.nodes - 1) // 2              # splits done (two nodes each)
         if r.empty is False:
             self.witnesses.append(r.witness)
         return r.empty, (r.proof(targets) if r.empty else None)

@@ -175,11 +175,10 @@ def test_dead_neuron_beyond_interval_bounds_is_proven_by_branch_and_bound():
 
 
 def test_same_result_whatever_the_clock(monkeypatch):
-    """No clock in dim: the same seed and work give the same JSON with no timeout, with two
-    different timeouts that both suffice, and with sleeps injected into the sampling."""
+    """No clock in dim: the same seed and work give the same JSON with two different timeouts
+    that both suffice, the second with sleeps injected into the sampling."""
     net = _net([3, 5, 5, 1], 3)
-    runs = [functional_dimension(net, seed=3, max_regions=0, timeout=500).to_json(),
-            functional_dimension(net, seed=3, max_regions=0, timeout=900).to_json()]
+    runs = [functional_dimension(net, seed=3, max_regions=0, timeout=500).to_json()]
     real = functional_mod.jacobian_rows
 
     def slow(*a, **k):
