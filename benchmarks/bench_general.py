@@ -46,6 +46,20 @@
    in 13 / 11.5 s, seeds 4 / 5 / 6 at 2307 / 2277 / 2334 in 60-77 s (walks uncapped, three full modular
    eliminations).  4-32-32-1 normal: 1184, 1171, 1174 <= fd <= 1185 in 2-4.6 s; int/8 nets:
    4-32-32-1 1056 <= fd <= 1089 (6.3 s), 8-32-32-32-1 2225 <= fd <= 2241 (10.9 s).
+   Issue 15 (``dim``) rows, ``--dim-targets``, measured 2026-12-02 04:31-04:50 UTC with the
+   machine at load 14-20 (2 cores shared by 8 developers: wall times inflated ~7x, CPU seconds
+   given too), default work budgets, no timeout: 8-32-32-32-1 normal seed 1: 2336 <= fd <= 2337
+   (31.3 s CPU, 220 s wall; was 2334), missing W3[22,8]; seed 3: 2336 <= fd <= 2337 (21.8 s
+   CPU), missing W3[21,25]; seed 5: 2288 <= fd <= 2337 (33.4 s CPU), missing W2[29,·] (the
+   incoming weights of the rarely active neuron (2, 29), now found by a witness); seed 6: 2334 <= fd <= 2337 (60.1 s CPU; the earlier total-node cap was not yet in).
+   Each open gap is a weight W_l[i,k] whose two neurons are never seen active together in
+   ~400k float samples: the branch-and-bound emptiness proof (:mod:`semialgebraic.bab.emptiness`)
+   does not close within its node budget (the symbolic / LP root bound of the deeper rare neuron
+   over the homogenised box is ~10^2 against a sampled maximum ~1: seed 1's pair (2,3)/(3,22)
+   still has upper bound 14.8 after 300 splits), so neither bound moves.  ACAS Xu 5-50x6-5
+   (N = 13 305) with ``timeout=60``: 187 <= fd <= 13 005, 48 points in 2 batches (rows ranked
+   mod p only, batches doubling), returned after 61.4 s wall (limit 1.05 T + 2 = 65 s; 8.1 s
+   CPU at load 14).
 3. Float32 SVD (numpy) ranks of the same Jacobian rows against their certified rank (rank mod
    p, a lower bound, against N - rank of the proven symmetries, an upper bound), 11:20 run:
    4-32-32-1 int/8 (1500 inputs): certified >= 1039, float32 298 / 261 / 815 (tolerances numpy

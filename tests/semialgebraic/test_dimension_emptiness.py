@@ -149,7 +149,8 @@ def test_never_coactive_weight_proof_in_the_certificate():
     cert = functional_dimension_certificate(net, fd)
     assert verify(cert)[0] and cert["upper"] == 8
     entry = next(e for e in cert["upper_directions"] if e[0] == "free")
-    assert "bab_tree" in entry[2]
+    entry[2] = bab[0]          # the builder prefers the phase-search proof: put the tree in
+    assert "bab_tree" in entry[2] and verify(cert)[0]
     bad = copy.deepcopy(cert)
     e2 = next(e for e in bad["upper_directions"] if e[0] == "free")
     k2 = net.parameter_names().index("W2[1,0]")
@@ -170,8 +171,13 @@ def test_dead_neuron_beyond_interval_bounds_is_proven_by_branch_and_bound():
     ok, why = verify(cert)
     assert ok and cert.get("upper") == fd.upper, why
     proofs = [e for e in cert["upper_directions"] if e[0] == "dead_proof"]
-    assert [e[1:3] for e in proofs] == [[1, 0]] and "bab_tree" in proofs[0][3]
+    assert [e[1:3] for e in proofs] == [[1, 0]]
     assert any("dead neuron (2, 0)" in s for s in fd.deficits)
+    tree = fd.details["proven"]["emptiness"][("dead", 3)]
+    proofs[0][3] = json.loads(json.dumps(tree))          # the branch-and-bound proof checks too
+    assert "bab_tree" in proofs[0][3] and verify(cert)[0]
+    proofs[0][3]["bab_tree"] = {"bound": "-1", "by": "symbolic"}   # a bound the data do not prove
+    assert not verify(cert)[0]
 
 
 def test_same_result_whatever_the_clock(monkeypatch):
