@@ -51,7 +51,8 @@
    given too), default work budgets, no timeout: 8-32-32-32-1 normal seed 1: 2336 <= fd <= 2337
    (31.3 s CPU, 220 s wall; was 2334), missing W3[22,8]; seed 3: 2336 <= fd <= 2337 (21.8 s
    CPU), missing W3[21,25]; seed 5: 2288 <= fd <= 2337 (33.4 s CPU), missing W2[29,·] (the
-   incoming weights of the rarely active neuron (2, 29), now found by a witness); seed 6: 2334 <= fd <= 2337 (60.1 s CPU; the earlier total-node cap was not yet in).
+   incoming weights of the rarely active neuron (2, 29), which is now found by a witness);
+   seed 6: 2334 <= fd <= 2337 (60.1 s CPU, not profiled further).
    Each open gap is a weight W_l[i,k] whose two neurons are never seen active together in
    ~400k float samples: the branch-and-bound emptiness proof (:mod:`semialgebraic.bab.emptiness`)
    does not close within its node budget (the symbolic / LP root bound of the deeper rare neuron
