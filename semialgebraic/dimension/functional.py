@@ -83,6 +83,9 @@ RANK_ONLY = 8000
 """Above this many parameters the rows are only ranked mod p (no kernel basis: it would hold
 about N^2 numbers); the suspects, which need the kernel, are then not searched."""
 
+EXACT_SLOWDOWN = 50
+"""How much slower the exact rational rank is than the elimination mod p (an estimate)."""
+
 ELIMINATION_RATE = 2e8
 """Float64 operations per second assumed (conservatively, on a shared machine) when deciding
 whether a sampling batch fits the budget (:meth:`_Sandwich.affordable`)."""
@@ -253,12 +256,12 @@ class _Sandwich:
 
     def fitted(self, want: int, extra: int, m: int) -> int:
         """*want* inputs, or fewer so that the batch's elimination (the estimate of
-        :meth:`affordable`) takes at most half of the *timeout* (its value, not the clock: the
+        :meth:`affordable`) takes at most a quarter of the *timeout* (its value, not the clock: the
         same timeout gives the same batches); 0 when not even 16 inputs fit."""
         T = self.budget.timeout
         if T is None:
             return want
-        cap = T / 2 * ELIMINATION_RATE
+        cap = T / 4 * ELIMINATION_RATE
         if self.rows_done and self.rank_only is not None:     # every row eliminated again
             cost = lambda k: (self.rows_done + (extra + k) * m) ** 2 * self.N + self.done_cost
         elif self.rows_done:            # later batches shrink the kernel: ~ rows · N · dim(kernel)
@@ -271,6 +274,17 @@ class _Sandwich:
             return 0
         self.done_cost = cost(want)
         return want
+
+    def exact_fits(self, npts: int) -> bool:
+        """Whether the exact rational rank of the rows (one FLINT call no budget can stop, about
+        EXACT_SLOWDOWN times the cost of the elimination mod p) fits a quarter of the *timeout*
+        (its value, not the clock) and the budget is not spent."""
+        T = self.budget.timeout
+        if T is None:
+            return True
+        rows = npts * max(1, self.net.n_outputs)
+        cost = rows * self.N * min(rows, self.N) * EXACT_SLOWDOWN / ELIMINATION_RATE
+        return cost <= T / 4 and not self.budget.exhausted()
 
     def kernel_dim(self) -> int:
         return self.N if self.kernel is None else int(self.kernel.shape[1])
@@ -363,7 +377,7 @@ class _Sandwich:
         how = "rank mod p of the Jacobian rows (a lower bound of the rational rank)"
         exact = False
         limit = EXACT_LIMIT_COMPLETE if self.complete else EXACT_LIMIT
-        if lower < upper and npts and npts * N <= limit:
+        if lower < upper and npts and npts * N <= limit and self.exact_fits(npts):
             lower, how, exact = exact_rank(net, self.all_X), "exact rational rank of the Jacobian rows", True
         complete = self.complete and (lower >= upper or exact)   # a modular bound keeps the interval
         if complete:
