@@ -58,9 +58,9 @@
    does not close within its node budget (the symbolic / LP root bound of the deeper rare neuron
    over the homogenised box is ~10^2 against a sampled maximum ~1: seed 1's pair (2,3)/(3,22)
    still has upper bound 14.8 after 300 splits), so neither bound moves.  ACAS Xu 5-50x6-5
-   (N = 13 305) with ``timeout=60``: 187 <= fd <= 13 005, 48 points in 2 batches (rows ranked
-   mod p only, batches doubling), returned after 61.4 s wall (limit 1.05 T + 2 = 65 s; 8.1 s
-   CPU at load 14).
+   (N = 13 305) with ``timeout=60``: 304 <= fd <= 13 005, 75 points in 3 batches (rows ranked
+   mod p only, batches doubling, each fitted to a quarter of the timeout), returned after 60.0 s
+   wall (limit 1.05 T + 2 = 65 s; 9.3 s CPU, 05:09 UTC).
 3. Float32 SVD (numpy) ranks of the same Jacobian rows against their certified rank (rank mod
    p, a lower bound, against N - rank of the proven symmetries, an upper bound), 11:20 run:
    4-32-32-1 int/8 (1500 inputs): certified >= 1039, float32 298 / 261 / 815 (tolerances numpy
