@@ -290,7 +290,7 @@ def bound_objective(Ws, bs, box, c, value, *, budget: Budget | None = None,
             del leaves[n_leaves:]
             reason = str(budget.reason)
             break
-        leaves.remove(holder)
+        del leaves[next(i for i, lf in enumerate(leaves) if lf is holder)]   # by identity: equal leaves
         holder.clear()
         holder.update({"split": list(arg), "children": kids})
         nodes += 2

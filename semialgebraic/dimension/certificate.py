@@ -26,7 +26,7 @@ from ..equivalence import preactivation_bounds
 from ..verify import verify as _verify
 from .directions import is_masked, silent_set
 from .jacobian import jacobian_rows
-from .jacobian_columns import phase_search
+from .jacobian_columns import exercise, phase_search
 from .result import FunctionalDimension
 from .sampling import exact_masks
 from .upper import checked_directions_bound, is_regions_rank
@@ -178,14 +178,16 @@ class _UpperEntries:
     def run(self) -> tuple[list, int, list]:
         fd = self.fd
         for p_ in fd.details.get("exercise_proofs") or ():
+            p_ = self.phase_first(p_)
             if not self.add(["free", int(p_["parameter"]), p_]):
                 self.missing.append(f"the proof that parameter {int(p_['parameter'])} is never exercised "
                                     "does not check" + (" (a one-point box)" if self.point else ""))
         proven = fd.details.get("proven") or {}
+        bab = proven.get("emptiness") or {}
         for g in sorted(proven.get("dead", ())):
-            self.prove_neuron(*self.names[g], 1, "an exact phase search")
+            self.prove_neuron(*self.names[g], 1, "an exact phase search", bab.get(("dead", g)))
         for g in sorted(proven.get("active", ())):
-            self.prove_neuron(*self.names[g], -1, "an exact phase search")
+            self.prove_neuron(*self.names[g], -1, "an exact phase search", bab.get(("active", g)))
         for (t, i), _ in sorted((proven.get("incoming") or {}).items()):
             proof = self.search({(t, i): 1}, leaves=True)
             if proof is None or not self.add(["incoming", t, i, proof]):
@@ -213,6 +215,15 @@ class _UpperEntries:
             proof["leaves"] = [[list(v) for v in path] for path, _ in lv]
         return proof
 
+    def phase_first(self, proof: dict) -> dict:
+        """For a branch-and-bound proof that a parameter is never exercised: the phase-search
+        proof when :func:`exercise` finds one within the budget (often shorter), else *proof*."""
+        if "bab_tree" not in proof or self.point or time.monotonic() > self.deadline:
+            return proof
+        e = exercise(self.net, int(proof["parameter"]), domain=self.dom, max_lps=10 ** 6,
+                     deadline=self.deadline, record=True)
+        return e.proof if e.exercised is False and e.proof else proof
+
     def add(self, entry) -> bool:
         """Keep *entry* when the checker accepts it (with the dead-neuron proofs it may rely on)."""
         context = [e for e in self.entries if e[0] == "dead_proof"] if entry[0] == "masked" else []
@@ -221,11 +232,17 @@ class _UpperEntries:
         self.entries.append(entry)
         return True
 
-    def prove_neuron(self, l, i, s, why):
+    def prove_neuron(self, l, i, s, why, proof=None):
+        """Add the dead (*s* = 1) / always-active (-1) fact of neuron (l, i) with a phase-search
+        proof found here or else *proof* (the decider's branch-and-bound emptiness proof)."""
         if (l, i) in self.dead or (l, i) in self.active:   # (zero neurons are dead: interval [0, 0])
             return                  # (dead and active: z = 0 everywhere, no differentiable input)
-        proof = self.search({(l, i): s})
-        if proof is not None and self.add([("dead_proof" if s > 0 else "active_proof"), l, i, proof]):
+        kind = "dead_proof" if s > 0 else "active_proof"
+        found = self.search({(l, i): s})       # the phase-search proof first (often shorter)
+        if found is not None and self.add([kind, l, i, found]):
+            (self.dead if s > 0 else self.active).add((l, i))
+            return
+        if proof is not None and self.add([kind, l, i, proof]):
             (self.dead if s > 0 else self.active).add((l, i))
         else:
             self.missing.append(f"neuron ({l}, {i}) is {'dead' if s > 0 else 'always active'} by {why}, "

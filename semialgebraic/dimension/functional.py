@@ -25,10 +25,11 @@ Method: a sandwich, both sides exact.
   (parameters never exercised, neurons never seen active or inactive, directions inside one
   neuron's incoming parameters), exact searches over activation phases
   (:mod:`semialgebraic.dimension.jacobian_columns`) either find exact inputs (added to the rows)
-  or prove the fact (added to the upper bound).  Complete but exponential: without a timeout
-  these searches get about one second on wide nets (half of what is left of an explicit
-  timeout); 4-32-32-1 normal seed 1 closes with ``timeout=60``, while on 8-32-32-32-1 weights
-  exercised only on thin cones, or never, stay open.
+  or prove the fact (added to the upper bound).  First by branch and bound
+  (:mod:`semialgebraic.bab.emptiness`: never active, never active together, a proof tree or an
+  exact witness point), then by the complete but exponential phase search.  The work of these
+  searches is counted (branch-and-bound nodes, exact LPs), never timed, so the result depends
+  only on the seed and the work; an explicit timeout only stops them.
 * **Upper bound**: N − rank of the span of directions v with J(x) v = 0 at every differentiable
   input of the domain, each proved (:mod:`semialgebraic.dimension.directions`).
 
@@ -51,7 +52,7 @@ from typing import Any
 
 from algebra.kernel.differentiability import kink_witness
 from algebra.linalg import QMatrix
-from algebra.linalg.gfp import kernel_mod_p, shrink_kernel_mod_p
+from algebra.linalg.gfp import kernel_mod_p, rank_mod_p, shrink_kernel_mod_p
 from algebra.network import Network
 
 from ..budget import Budget
@@ -77,6 +78,13 @@ EXACT_LIMIT_COMPLETE = 2_000_000
 """The same when every region was sampled (then the rank is the value)."""
 
 _log = logging.getLogger(__name__)
+
+RANK_ONLY = 8000
+"""Above this many parameters the rows are only ranked mod p (no kernel basis: it would hold
+about N^2 numbers); the suspects, which need the kernel, are then not searched."""
+
+EXACT_SLOWDOWN = 50
+"""How much slower the exact rational rank is than the elimination mod p (an estimate)."""
 
 ELIMINATION_RATE = 2e8
 """Float64 operations per second assumed (conservatively, on a shared machine) when deciding
@@ -133,12 +141,13 @@ def functional_dimension(net: Network, *, domain: Any = None, timeout: float | N
     if fd is not None:
         return fd
     run = _Sandwich(net, dom, budget)
-    run.walk(timeout, max_regions, seed)
-    run.sample(samples, seed, first_round, cover)
-    try:
-        run.decide_suspects()
-    except KeyboardInterrupt:          # Ctrl-C or BudgetExhausted inside an exact LP
-        budget.interrupt()
+    with budget.active():              # every step counts its work; the timeout only stops
+        run.walk(timeout, max_regions, seed)
+        run.sample(samples, seed, first_round, cover)
+        try:
+            run.decide_suspects()
+        except KeyboardInterrupt:      # Ctrl-C or BudgetExhausted inside an exact LP
+            budget.interrupt()
     fd = run.result()
     if fd.non_generic and nearby:
         fd = _nearby(net, dom, fd, sorted(set(run.kinks.values())), budget)
@@ -192,16 +201,23 @@ class _Sandwich:
         self.proofs: list = []
         self.proven: dict = {}
         self.skipped = ""                # why a sampling batch was not started (budget)
+        self.rows_done, self.done_cost = 0, 0.0   # rows eliminated, their estimated operations
+        self.rows_kept, self.rank_only = None, None   # N > RANK_ONLY: the rows and their rank mod p
 
     def walk(self, timeout, max_regions, seed) -> None:
         """Walk the linear regions (when the first layer alone allows it) and set the upper bound."""
         net, state = self.net, {}
-        walk_budget = Budget(5.0 if timeout is None else min(5.0, timeout / 3), max_regions)
+        walk_budget = Budget(None, max_regions)     # a count of regions, never the clock
         n1, d = (net.widths[1] if net.depth > 1 else 0), net.n_inputs
         first_layer_regions = sum(math.comb(n1, i) for i in range(min(n1, d) + 1))
         if max_regions is None or first_layer_regions <= max_regions:
-            self.regions = list(joint_regions([net], domain=self.dom, budget=walk_budget, state=state,
-                                              seed=seed, multipliers=False))
+            try:                        # the timeout (an active budget) only stops the walk
+                for r in joint_regions([net], domain=self.dom, budget=walk_budget, state=state,
+                                       seed=seed, multipliers=False):
+                    self.regions.append(r)
+            except KeyboardInterrupt:
+                self.budget.interrupt()
+                state["complete"] = False
         self.complete = bool(state.get("complete"))
         self.patterns = [r.pattern for r in self.regions] if self.complete else None
         # regions on which a neuron has sign 0 (its pre-activation vanishes on the whole region, a
@@ -226,11 +242,52 @@ class _Sandwich:
         """Add the rows at the exact inputs *X* (their masks) to the kernel mod p and the rank."""
         self.all_X += X
         R = jacobian_rows(self.net, X, masks, self.prime)
+        self.rows_done += len(R)
+        if self.N > RANK_ONLY:          # a kernel basis would hold ~N^2 entries: ranks only
+            import numpy as np
+            self.rows_kept = R if self.rows_kept is None else np.vstack([self.rows_kept, R])
+            self.rank_only = rank_mod_p(self.rows_kept, self.prime)
+            return
         if self.kernel is None:
             K = kernel_mod_p(R[:first_rows], self.prime)
             self.kernel = shrink_kernel_mod_p(K, R[first_rows:], self.prime)
         else:
             self.kernel = shrink_kernel_mod_p(self.kernel, R, self.prime)
+
+    def fitted(self, want: int, extra: int, m: int) -> int:
+        """*want* inputs, or fewer so that the batch's elimination (the estimate of
+        :meth:`affordable`) takes at most a quarter of the *timeout* (its value, not the clock: the
+        same timeout gives the same batches); 0 when not even 16 inputs fit."""
+        T = self.budget.timeout
+        if T is None:
+            return want
+        cap = T / 4 * ELIMINATION_RATE
+        if self.rows_done and self.rank_only is not None:     # every row eliminated again
+            cost = lambda k: (self.rows_done + (extra + k) * m) ** 2 * self.N + self.done_cost
+        elif self.rows_done:            # later batches shrink the kernel: ~ rows · N · dim(kernel)
+            cost = lambda k: (extra + k) * m * self.N * max(1, self.kernel_dim()) + self.done_cost
+        else:
+            cost = lambda k: (extra + k) * m * self.N * min((extra + k) * m, self.N) + self.done_cost
+        while want >= 16 and cost(want) > cap:
+            want = want * 3 // 4
+        if want < 16:
+            return 0
+        self.done_cost = cost(want)
+        return want
+
+    def exact_fits(self, npts: int) -> bool:
+        """Whether the exact rational rank of the rows (one FLINT call no budget can stop, about
+        EXACT_SLOWDOWN times the cost of the elimination mod p) fits a quarter of the *timeout*
+        (its value, not the clock) and the budget is not spent."""
+        T = self.budget.timeout
+        if T is None:
+            return True
+        rows = npts * max(1, self.net.n_outputs)
+        cost = rows * self.N * min(rows, self.N) * EXACT_SLOWDOWN / ELIMINATION_RATE
+        return cost <= T / 4 and not self.budget.exhausted()
+
+    def kernel_dim(self) -> int:
+        return self.N if self.kernel is None else int(self.kernel.shape[1])
 
     def affordable(self, rows: int) -> bool:
         """Whether a sampling batch of *rows* Jacobian rows fits the time left: its elimination
@@ -261,17 +318,24 @@ class _Sandwich:
                 if not self.complete:
                     want = samples or (max(16, int(first_round * upper) // m + 16) if not self.rounds
                                        else max(16, upper // (8 * m)))
-                    if not self.affordable(len(new_points) * m + want * m):
+                    if N > RANK_ONLY:          # small batches first, doubling: each one that
+                        want = min(want, 16 << self.rounds)    # finishes raises the lower bound
+                    want = self.fitted(want, len(new_points), m)
+                    if not want or not self.affordable(len(new_points) * m + want * m):
                         break
                     if self.kernel is not None and self.rank < upper:
                         self.evidence["missing"] = missing_directions(self.kernel, self.span, limit=24)
-                    new_points = new_points + chosen_inputs(net, self.dom, nrng, want, 10 * want + 2000,
-                                                            self.evidence, self.rounds, cover=cover)
+                    chosen = chosen_inputs(net, self.dom, nrng, want, 10 * want + 2000, self.evidence,
+                                           self.rounds, cover=cover)
+                    if N > RANK_ONLY:          # the weight-cover inputs too: at most `want` in all
+                        chosen = chosen[:want]
+                    new_points = new_points + chosen
                 X, masks = exact_masks(net, new_points)
                 new_points = []
                 if X:
                     self.add_rows(X, masks, first_rows)
-                new_rank = N - self.kernel.shape[1] if self.kernel is not None else 0
+                new_rank = (self.rank_only if self.rank_only is not None else
+                            N - self.kernel.shape[1] if self.kernel is not None else 0)
                 self.rounds += 1
                 stalled = new_rank <= self.rank
                 productive = new_rank >= self.rank + 4         # sampling still finds new directions
@@ -279,7 +343,8 @@ class _Sandwich:
                 _log.debug("round %d points %d rank %d upper %d", self.rounds, len(self.all_X),
                            new_rank, upper)
                 if (self.complete or self.rank >= upper or self.budget.exhausted()
-                        or (stalled and self.rounds >= 2) or self.rounds >= (6 if productive else 4)):
+                        or (stalled and self.rounds >= 2)
+                        or self.rounds >= (6 if productive else 4) + (6 if N > RANK_ONLY else 0)):
                     break
             except KeyboardInterrupt:        # Ctrl-C: report the bounds established so far
                 self.budget.interrupt()
@@ -294,8 +359,7 @@ class _Sandwich:
             return
         net = self.net
         self.evidence["missing"] = missing_directions(self.kernel, self.span)
-        self.proven, witnesses, self.proofs = prove_suspects(
-            net, self.dom, self.evidence, self.budget, seconds=3.0 if net.n_hidden <= 48 else 1.0)
+        self.proven, witnesses, self.proofs = prove_suspects(net, self.dom, self.evidence, self.budget)
         if witnesses:                  # exact inputs where a suspect parameter is exercised
             Xw, masks = exact_masks(net, batch_simplex(net, witnesses))
             if Xw:
@@ -313,7 +377,7 @@ class _Sandwich:
         how = "rank mod p of the Jacobian rows (a lower bound of the rational rank)"
         exact = False
         limit = EXACT_LIMIT_COMPLETE if self.complete else EXACT_LIMIT
-        if lower < upper and npts and npts * N <= limit:
+        if lower < upper and npts and npts * N <= limit and self.exact_fits(npts):
             lower, how, exact = exact_rank(net, self.all_X), "exact rational rank of the Jacobian rows", True
         complete = self.complete and (lower >= upper or exact)   # a modular bound keeps the interval
         if complete:

@@ -27,6 +27,8 @@ from algebra.linalg import QMatrix
 from algebra.network import Network
 from algebra.rationals import Q
 
+from ..budget import checkpoint
+
 __all__ = ["chosen_inputs", "exact_masks", "batch_simplex", "simplex_points", "COVER", "WALK_STEPS"]
 
 COVER = 6
@@ -205,6 +207,7 @@ def _walk_to_pairs(Ws, bs, Xf, A, nz, pairs, dom, starts=32, steps=10, max_steps
         if l == 0 or k >= Ws[l].shape[1] or done >= max_steps:
             missing.append((l, i, k))
             continue
+        checkpoint()                           # an exhausted active budget stops here (a stop only)
         zs = _pre_all(Ws, bs, Xf, l)
         scale = 1.0 + np.abs(Xf).max(axis=1)
         score = np.minimum(zs[l - 1][:, k], zs[l][:, i]) / scale
@@ -269,6 +272,7 @@ def _walk_to_signs(Ws, bs, Xf, target_sets, dom, max_steps, starts=8, steps=12) 
     for T in target_sets:
         if done >= max_steps:                  # a count of work, never the clock
             break
+        checkpoint()                           # an exhausted active budget stops here (a stop only)
         top = max(t for t, _, _ in T)
         zs = _pre_all(Ws, bs, Xf, top)
         scale = 1.0 + np.abs(Xf).max(axis=1)

@@ -14,14 +14,25 @@ inputs on its active set).  The proven facts lower the upper bound (:func:`symme
 
 from __future__ import annotations
 
-import time
-
 from algebra.kernel import parameter_offsets
 from algebra.network import Network
 
+from ..bab.emptiness import decide_empty
 from .jacobian_columns import exercise, incoming_directions, phase_search
 
-__all__ = ["prove_empty", "prove_suspects"]
+__all__ = ["prove_empty", "prove_suspects", "SUSPECT_LPS", "SUSPECT_NODES", "SUSPECT_NODES_TOTAL",
+           "coactive_targets"]
+
+SUSPECT_LPS = 3000
+"""Exact LPs of the phase searches of one :func:`prove_suspects` call (nets with at most 48
+hidden neurons; a third of it above): a count of work, so that what is decided depends only on
+the seed and the work, never on the clock (an explicit timeout only stops the searches)."""
+
+SUSPECT_NODES = 48
+"""Branch-and-bound splits per emptiness question (:func:`semialgebraic.bab.emptiness.decide_empty`)."""
+
+SUSPECT_NODES_TOTAL = 256
+"""Branch-and-bound splits of all the questions of one :func:`prove_suspects` call."""
 
 
 def prove_empty(net: Network, dom, targets: dict, max_lps: int = 400, deadline: float | None = None):
@@ -38,35 +49,58 @@ def prove_empty(net: Network, dom, targets: dict, max_lps: int = 400, deadline: 
     return None if found is None else not found
 
 
-def prove_suspects(net: Network, dom, evidence: dict, budget, seconds: float = 3.0) -> tuple:
-    """Exact decisions (within *seconds* and the budget) for what the sampled inputs flag:
-    neurons never seen active / inactive (:func:`prove_empty`), parameters never exercised or
-    alone in a missing kernel direction (:func:`exercise`), and directions inside one neuron's
-    incoming parameters (:func:`incoming_directions`).
+def prove_suspects(net: Network, dom, evidence: dict, budget, lps: int | None = None,
+                   nodes: int = SUSPECT_NODES) -> tuple:
+    """Exact decisions for what the sampled inputs flag: neurons never seen active / inactive
+    (branch and bound, :func:`semialgebraic.bab.emptiness.decide_empty`, then
+    :func:`prove_empty`), weights never exercised or alone in a missing kernel direction (never
+    co-active neurons by branch and bound, then :func:`exercise`), and directions inside one
+    neuron's incoming parameters (:func:`incoming_directions`).
+
+    The work is counted, never timed: *nodes* branch-and-bound splits per question (at most
+    :data:`SUSPECT_NODES_TOTAL` in all) and *lps*
+    exact LPs for all the phase searches (default :data:`SUSPECT_LPS`, a third of it above 48
+    hidden neurons).  *budget* (its timeout) only stops the searches early.
 
     Returns
     -------
     (proven, witnesses, proofs)
         Proven facts for :func:`symmetry_directions` (``"dead"``, ``"active"``: flat neuron
-        indices; ``"free"``: parameter indices; ``"incoming"``: directions per neuron), exact
-        witness inputs of exercised suspects, and the exercise proofs.
+        indices; ``"free"``: parameter indices; ``"incoming"``: directions per neuron;
+        ``"emptiness"``: ``{(kind, key): proof}`` of the branch-and-bound proofs of dead /
+        always-active neurons), exact witness inputs of exercised suspects, and the proofs that
+        parameters are never exercised (phase-search or branch-and-bound form).
     """
-    left = budget.remaining() if hasattr(budget, "remaining") else None
-    # default: a few seconds; with an explicit timeout, up to half of what is left of it
-    stop = time.monotonic() + (seconds if left is None else max(0.0, left) / 2)
-    proven: dict = {"dead": set(), "active": set(), "free": set(), "incoming": {}}
-    witnesses: list = []
-    proofs: list = []
+    if lps is None:
+        lps = SUSPECT_LPS if net.n_hidden <= 48 else SUSPECT_LPS // 3
+    run = _Decider(net, dom, budget, lps, nodes)
     open_tasks = _suspect_tasks(net, evidence)[:128]
-    for max_lps in (300, 10**6):          # cheap decisions first, then the rest with the time left
+    for max_lps in (300, None):          # cheap decisions first, then the rest with the LPs left
         undecided = []
         for task in open_tasks:
-            if time.monotonic() > stop:
+            if run.stopped():
                 break
-            if not _decide(net, dom, task, max_lps, stop, proven, witnesses, proofs):
+            if not run.decide(task, max_lps):
                 undecided.append(task)
         open_tasks = undecided
-    return (proven if any(proven.values()) else {}), witnesses, proofs
+    proven = run.proven
+    if not proven["emptiness"]:
+        del proven["emptiness"]
+    return (proven if any(proven.values()) else {}), run.witnesses, run.proofs
+
+
+def coactive_targets(net: Network, parameter: int) -> dict | None:
+    """``{(l-1, k): 1, (l, i): 1}`` when *parameter* is a weight W_l[i,k] between two hidden
+    layers (0-based weight index l, 1 <= l <= L-2): it is never exercised when the two neurons
+    are never active together (∂f/∂W_l[i,k] = δ_l[i] h_{l-1}[k]); else None."""
+    offs = parameter_offsets(net)
+    l = max(t for t in range(net.depth) if offs[t] <= parameter)
+    n_in, n_out = net.widths[l], net.widths[l + 1]
+    q = parameter - offs[l]
+    if not 1 <= l <= net.depth - 2 or q >= n_in * n_out:
+        return None
+    i, k = divmod(q, n_in)
+    return {(l - 1, k): 1, (l, i): 1}
 
 
 def _suspect_tasks(net, evidence) -> list:
@@ -100,27 +134,90 @@ def _suspect_tasks(net, evidence) -> list:
     return tasks
 
 
-def _decide(net, dom, task, max_lps, stop, proven, witnesses, proofs) -> bool:
-    """Run one task, recording its outcome; False when it stays undecided."""
-    kind, key, targets = task
-    if kind == "incoming":
-        res = incoming_directions(net, key[0], key[1], domain=dom, max_lps=max_lps, deadline=stop)
-        if res is None:
-            return False
-        dirs, pts = res
-        if dirs:
-            proven["incoming"][key] = dirs
-        witnesses += list(pts)
-        return True
-    if kind != "free":
-        r = prove_empty(net, dom, targets, max_lps=max_lps, deadline=stop)
-        if r is True:
-            proven[kind].add(key)
-        return r is not None
-    e = exercise(net, key, domain=dom, max_lps=max_lps, deadline=stop)
-    if e.exercised is False:
-        proven["free"].add(key)
-        proofs.append(e.proof)
-    elif e.exercised:
-        witnesses.append(e.witness)
-    return e.exercised is not None
+class _Decider:
+    """The state of one :func:`prove_suspects` call: facts, witnesses, proofs, the work left."""
+
+    def __init__(self, net, dom, budget, lps, nodes):
+        self.net, self.dom, self.budget = net, dom, budget
+        self.lps_left, self.nodes = lps, nodes
+        self.nodes_left = max(nodes, SUSPECT_NODES_TOTAL)
+        self.deadline = _deadline(budget)
+        self.proven: dict = {"dead": set(), "active": set(), "free": set(), "incoming": {},
+                             "emptiness": {}}
+        self.witnesses: list = []
+        self.proofs: list = []
+        self.point = isinstance(dom, tuple) and dom[0] == dom[1]
+        self.asked: set = set()              # branch-and-bound questions already asked
+
+    def stopped(self) -> bool:
+        return self.lps_left <= 0 or (hasattr(self.budget, "exhausted") and self.budget.exhausted())
+
+    def max_lps(self, cap) -> int:
+        return max(0, self.lps_left if cap is None else min(cap, self.lps_left))
+
+    def bab(self, targets):
+        """Branch-and-bound emptiness of *targets* (once per question): True / False / None."""
+        key = tuple(sorted(targets.items()))
+        if self.point or key in self.asked or self.nodes_left <= 0:
+            return None, None
+        self.asked.add(key)
+        r = decide_empty(self.net, self.dom, targets, nodes=min(self.nodes, self.nodes_left),
+                         budget=self.budget)
+        self.nodes_left -= (r.nodes - 1) // 2              # splits done (two nodes each)
+        if r.empty is False:
+            self.witnesses.append(r.witness)
+        return r.empty, (r.proof(targets) if r.empty else None)
+
+    def decide(self, task, cap) -> bool:
+        """Run one task, recording its outcome; False when it stays undecided."""
+        net, dom = self.net, self.dom
+        kind, key, targets = task
+        if kind == "incoming":
+            res = incoming_directions(net, key[0], key[1], domain=dom, max_lps=self.max_lps(cap),
+                                      deadline=self.deadline)
+            self.lps_left -= self.max_lps(cap) if res is None else 0
+            if res is None:
+                return False
+            dirs, pts = res
+            if dirs:
+                self.proven["incoming"][key] = dirs
+            self.witnesses.extend(pts)
+            return True
+        if kind != "free":
+            empty, proof = self.bab(targets)
+            if empty is not None:
+                if empty:
+                    self.proven[kind].add(key)
+                    self.proven["emptiness"][(kind, key)] = proof
+                return True
+            found, _, _, _, used = phase_search(net, dom, targets, None, max_lps=self.max_lps(cap),
+                                                deadline=self.deadline, record=False,
+                                                upto=max(t for t, _ in targets))
+            self.lps_left -= used
+            if found is False and not self.point:
+                self.proven[kind].add(key)
+            return found is not None and not self.point
+        pair = coactive_targets(net, key)
+        if pair is not None:
+            empty, proof = self.bab(pair)
+            if empty:
+                self.proven["free"].add(key)
+                self.proofs.append({"parameter": key, **proof})
+                return True
+            if empty is False:
+                return True
+        e = exercise(net, key, domain=dom, max_lps=self.max_lps(cap), deadline=self.deadline)
+        self.lps_left -= e.lps
+        if e.exercised is False:
+            self.proven["free"].add(key)
+            self.proofs.append(e.proof)
+        elif e.exercised:
+            self.witnesses.append(e.witness)
+        return e.exercised is not None
+
+
+def _deadline(budget) -> float | None:
+    """The monotonic time at which *budget*'s timeout ends (a hard stop only), or None."""
+    if getattr(budget, "timeout", None) is None:
+        return None
+    return budget.start + budget.timeout

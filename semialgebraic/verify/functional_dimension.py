@@ -54,7 +54,12 @@ pre-activation non-zero has sign(z_t[j]) = s for all targets: ``order`` lists ev
 the layers below the deepest target (identically zero neurons excepted) and the targets of that
 layer, layer by layer; the refuted partial patterns (target signs fixed) cover every branch, each
 refuted by a Motzkin certificate of its strict system (optionally with the affine upper bound of
-the first positive target, re-derived).  ``Q`` has the same fields plus ``"leaves"``: the full
+the first positive target, re-derived).  A proof ``P`` (and the proof of a ``free`` entry that names
+``W_l[i,k]`` between two hidden layers, then about the targets ``[[l-1, k, 1], [l, i, 1]]``:
+never active together) may instead be a *branch-and-bound emptiness proof* ``{"targets": ...,
+"bab_tree": <tree>}`` (:mod:`semialgebraic.verify.functional_dimension_emptiness`): it shows
+the closed statement that no input of the domain at all has every target sign strictly.
+``Q`` has the same fields plus ``"leaves"``: the full
 patterns (paths) not refuted; every branch must end in a refutation or a listed leaf.
 
 What is checked (exact; imports ``algebra`` and other ``verify`` modules only):

@@ -14,6 +14,7 @@ from algebra.linalg import QMatrix
 from algebra.rationals import Q
 
 from .exercise import _check_refutation, check_proof, run_deep
+from .functional_dimension_emptiness import check_bab_empty, is_bab_proof
 from .region_cover import _check_cover
 
 __all__: list[str] = []
@@ -76,6 +77,12 @@ def _upper_vectors(net, dirs, lo_hi) -> list | str:
         kind = e[0]
         if kind == "free":
             k, proof = e[1], e[2]
+            if is_bab_proof(proof):            # never co-active: W_l[i,k] is never exercised
+                pair = _coactive(net, offsets, k)
+                if pair is None or not check_bab_empty(net, proof, lo_hi, pair):
+                    return f"the proof that parameter {k} is never exercised does not check"
+                out.append(_unit(N, k))
+                continue
             if not check_proof(net, proof, lo_hi):
                 return f"the proof that parameter {k} is never exercised does not check"
             cache: dict = {}
@@ -241,6 +248,18 @@ def _shape(net, e) -> None:
         raise InputError(f"a {e[0]} entry carries a proof object")
 
 
+def _coactive(net, offsets, k) -> dict | None:
+    """For a weight W_l[i,c] between hidden layers (0-based weight matrix l, 1 <= l <= L-2):
+    ``{(l-1, c): 1, (l, i): 1}``; its column δ_l[i] h_{l-1}[c] vanishes wherever the two
+    neurons are not both active (at a differentiable input a kink gets either mask)."""
+    for l in range(1, net.depth - 1):
+        W = net.weights[l]
+        if offsets[l] <= k < offsets[l] + W.nrows * W.ncols:
+            i, c = divmod(k - offsets[l], W.ncols)
+            return {(l - 1, c): 1, (l, i): 1}
+    return None
+
+
 def _is_int(v) -> bool:
     return isinstance(v, int) and not isinstance(v, bool)
 
@@ -301,6 +320,8 @@ def _check_empty(net, proof, lo_hi, targets, leaves=None) -> bool:
             return False
         if any(is_zero_neuron(net, t, j) for t, j in targets):
             return False
+        if is_bab_proof(proof):
+            return leaves is None and check_bab_empty(net, proof, lo_hi, targets)
         if domain_from_json(proof.get("domain"), net.n_inputs) != lo_hi:
             return False
         last = max(t for t, _ in targets)

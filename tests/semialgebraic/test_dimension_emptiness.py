@@ -1,0 +1,196 @@
+"""Never-active / never-co-active questions decided by branch and bound
+(:mod:`semialgebraic.bab.emptiness`), their proofs in ``functional_dimension`` certificates
+(:mod:`semialgebraic.verify.functional_dimension_emptiness`), and ``dim`` without a clock
+(issue 15, part 3, ``dim``)."""
+
+from __future__ import annotations
+
+import copy
+import json
+import random
+import time
+from fractions import Fraction
+
+import pytest
+
+import semialgebraic.dimension.functional as functional_mod
+from algebra.exceptions import InputError
+from algebra.network import Network
+from algebra.rationals import Q
+from semialgebraic.bab.emptiness import decide_empty, emptiness_network
+from semialgebraic.dimension import functional_dimension, functional_dimension_certificate
+from semialgebraic.dimension.jacobian_columns import phase_search
+from semialgebraic.verify import verify
+from semialgebraic.verify.functional_dimension_emptiness import check_bab_empty
+
+
+def _net(widths, seed, den=4) -> Network:
+    rng = random.Random(seed)
+    return Network.from_rows(
+        [[[Fraction(rng.randint(-8, 8), den) for _ in range(a)] for _ in range(b)] for a, b in zip(widths, widths[1:])],
+        [[Fraction(rng.randint(-6, 6), den) for _ in range(b)] for b in widths[1:]])
+
+
+def _signs(net, x) -> dict:
+    """Exact signs of every hidden pre-activation at x (Fraction arithmetic, the oracle)."""
+    h = [Fraction(str(v)) for v in x]
+    out = {}
+    for t in range(net.depth - 1):
+        W, b = net.layer(t)
+        z = [sum((Fraction(str(W[j, k])) * h[k] for k in range(len(h))), Fraction(0)) + Fraction(str(b[j]))
+             for j in range(W.nrows)]
+        for j, v in enumerate(z):
+            out[(t, j)] = (v > 0) - (v < 0)
+        h = [max(v, Fraction(0)) for v in z]
+    return out
+
+
+@pytest.mark.parametrize("dom", [None, (-1, 1), "orthant"])
+def test_aux_network_is_the_min_of_the_target_forms(dom):
+    """G = min(relu(s1 z1), s2 z2) (box) or its homogenised form at (x, 1) (R^d, orthant):
+    checked against Fraction arithmetic at random inputs."""
+    net = _net([2, 4, 3, 1], 7)
+    targets = {(0, 1): -1, (1, 2): 1}
+    G = emptiness_network(net, dom, targets)
+    rng = random.Random(1)
+    for _ in range(20):
+        x = [Fraction(rng.randint(-8, 8), 8) for _ in range(2)]
+        if dom == "orthant":
+            x = [abs(v) for v in x]
+        h = [Fraction(v) for v in x]
+        zs = []
+        for t in range(2):
+            W, b = net.layer(t)
+            z = [sum((Fraction(str(W[j, k])) * h[k] for k in range(len(h))), Fraction(0)) + Fraction(str(b[j]))
+                 for j in range(W.nrows)]
+            zs.append(z)
+            h = [max(v, Fraction(0)) for v in z]
+        want = min(max(-zs[0][1], Fraction(0)), zs[1][2])
+        arg = x if isinstance(dom, tuple) else x + [1]
+        assert Fraction(str(G.evaluate(arg)[0])) == want
+
+
+def test_box_and_whole_space_answers_differ_where_they_must():
+    """relu(x - 100): never active on [-1, 1] (a proof checked by the checker), active on R
+    (a witness x >= 100, exact) and on the orthant."""
+    net = Network.from_rows([[[1]], [[1]]], [[-100], [0]])
+    box = decide_empty(net, (-1, 1), {(0, 0): 1})
+    assert box.empty is True and box.upper <= 0
+    assert check_bab_empty(net, box.proof({(0, 0): 1}), (Q(-1), Q(1)), {(0, 0): 1})
+    for dom in (None, "orthant"):
+        r = decide_empty(net, dom, {(0, 0): 1})
+        assert r.empty is False and _signs(net, r.witness)[(0, 0)] == 1 and r.witness[0] > 100
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_emptiness_agrees_with_the_exact_phase_search(seed):
+    """On small random nets, every decided pair question agrees with the exact phase search
+    (the general exact method); witnesses have the target signs (Fraction oracle); proofs
+    pass the independent checker."""
+    net = _net([2, 4, 4, 1], 100 + seed)
+    rng = random.Random(seed)
+    decided = 0
+    for _ in range(4):
+        targets = {(0, rng.randrange(4)): rng.choice((1, -1)), (1, rng.randrange(4)): 1}
+        r = decide_empty(net, None, targets, nodes=200)
+        found = phase_search(net, None, targets, None, max_lps=5000, deadline=None, record=False)[0]
+        if r.empty is None or found is None:
+            continue
+        decided += 1
+        assert r.empty == (not found)
+        if r.empty:
+            assert check_bab_empty(net, r.proof(targets), None, targets)
+        else:
+            s = _signs(net, r.witness)
+            assert all(s[k] == v for k, v in targets.items())
+    assert decided >= 2
+
+
+def test_mutated_emptiness_proofs_are_rejected():
+    """A proof for other targets, another domain, a lowered leaf bound or a dropped child does
+    not check."""
+    net = Network([[[1], [-1]], [[-1, 1], [1, 1]], [[1, 1]]], [[0, 0], [-1, -2], [0]])
+    targets = {(0, 0): 1, (1, 0): 1}             # relu(x) and -relu(x) + relu(-x) - 1: never both
+    r = decide_empty(net, None, targets)
+    assert r.empty is True
+    proof = json.loads(json.dumps(r.proof(targets), default=str))
+    assert check_bab_empty(net, proof, None, targets)
+    assert not check_bab_empty(net, proof, None, {(0, 0): 1, (1, 1): 1})
+    assert not check_bab_empty(net, proof, "orthant", {(0, 0): -1, (1, 0): 1})
+
+    def leaves(node):
+        if "children" in node:
+            for ch in node["children"]:
+                yield from leaves(ch)
+        else:
+            yield node
+    bad = copy.deepcopy(proof)
+    lf = next(lf for lf in leaves(bad["bab_tree"]) if "bound" in lf)
+    lf["bound"] = "-1000"
+    assert not check_bab_empty(net, bad, None, targets)
+    if "children" in proof["bab_tree"]:
+        bad = copy.deepcopy(proof)
+        bad["bab_tree"]["children"] = bad["bab_tree"]["children"][:1]
+        assert not check_bab_empty(net, bad, None, targets)
+    with pytest.raises(InputError):
+        check_bab_empty(net, {**proof, "extra": 1}, None, targets)
+
+
+def test_never_coactive_weight_proof_in_the_certificate():
+    """The never-co-active pair of test_dimension's net: the sandwich proves W2[0,0] free by
+    branch and bound; the certificate carries that proof as a 'free' entry and the checker
+    accepts it; a 'free' entry whose tree is for another weight is rejected."""
+    net = Network([[[1], [-1]], [[-1, 1], [1, 1]], [[1, 1]]], [[0, 0], [-1, -2], [0]])
+    fd = functional_dimension(net, max_regions=0)
+    assert (fd.lower, fd.upper) == (7, 8)
+    k = net.parameter_names().index("W2[0,0]")
+    bab = [p for p in fd.details["exercise_proofs"] if "bab_tree" in p]
+    assert [p["parameter"] for p in bab] == [k]
+    cert = functional_dimension_certificate(net, fd)
+    assert verify(cert)[0] and cert["upper"] == 8
+    entry = next(e for e in cert["upper_directions"] if e[0] == "free")
+    entry[2] = bab[0]          # the builder prefers the phase-search proof: put the tree in
+    assert "bab_tree" in entry[2] and verify(cert)[0]
+    bad = copy.deepcopy(cert)
+    e2 = next(e for e in bad["upper_directions"] if e[0] == "free")
+    k2 = net.parameter_names().index("W2[1,0]")
+    e2[1] = e2[2]["parameter"] = k2
+    assert not verify(bad)[0]
+
+
+def test_dead_neuron_beyond_interval_bounds_is_proven_by_branch_and_bound():
+    """Layer-2 neuron relu(h1_0 + h1_1 - 3/2) on [-1, 1]^2 with h1_0 = relu(x_0), h1_1 =
+    relu(-x_0): h1_0 + h1_1 = |x_0| <= 1, so it is dead; interval bounds only give <= 1/2.
+    Proven by branch and bound, certified with a dead_proof entry."""
+    net = Network.from_rows([[[1, 0], [-1, 0], [0, 1]], [[1, 1, 0], [0, 0, 1]], [[1, 1]]],
+                            [[0, 0, 0], ["-3/2", 0], [0]])
+    fd = functional_dimension(net, domain=(-1, 1), max_regions=0)
+    walk = functional_dimension(net, domain=(-1, 1))           # complete walk: the value
+    assert walk.exact and fd.lower <= walk.value <= fd.upper
+    cert = functional_dimension_certificate(net, fd, domain=(-1, 1))
+    ok, why = verify(cert)
+    assert ok and cert.get("upper") == fd.upper, why
+    proofs = [e for e in cert["upper_directions"] if e[0] == "dead_proof"]
+    assert [e[1:3] for e in proofs] == [[1, 0]]
+    assert any("dead neuron (2, 0)" in s for s in fd.deficits)
+    tree = fd.details["proven"]["emptiness"][("dead", 3)]
+    proofs[0][3] = json.loads(json.dumps(tree))          # the branch-and-bound proof checks too
+    assert "bab_tree" in proofs[0][3] and verify(cert)[0]
+    proofs[0][3]["bab_tree"] = {"bound": "-1", "by": "symbolic"}   # a bound the data do not prove
+    assert not verify(cert)[0]
+
+
+def test_same_result_whatever_the_clock(monkeypatch):
+    """No clock in dim: the same seed and work give the same JSON with two different timeouts
+    that both suffice, the second with sleeps injected into the sampling."""
+    net = _net([3, 5, 5, 1], 3)
+    runs = [functional_dimension(net, seed=3, max_regions=0, timeout=500).to_json()]
+    real = functional_mod.jacobian_rows
+
+    def slow(*a, **k):
+        time.sleep(0.05)
+        return real(*a, **k)
+    monkeypatch.setattr(functional_mod, "jacobian_rows", slow)
+    runs.append(functional_dimension(net, seed=3, max_regions=0, timeout=600).to_json())
+    assert all(r == runs[0] for r in runs[1:])
+    assert runs[0]["work"]["points"] > 0
