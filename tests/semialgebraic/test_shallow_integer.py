@@ -9,7 +9,7 @@ import random
 
 import numpy as np
 import pytest
-from hypothesis import given, settings, strategies as st
+from hypothesis import example, given, settings, strategies as st
 
 from algebra.io.arrays import network_from_tensors
 from algebra.network import Network
@@ -72,7 +72,11 @@ def check(a, b, compare=compare_integer, path="integer_path"):
     flint = [Network(list(n.weights), list(n.biases)) for n in (a, b)]
     assert r.answer == oracle(*flint)
     v = equivalent_shallow(a, b)
-    assert v.answer == r.answer and path in v.details
+    # the dispatcher tries float32, float64, then integer rows: dyadic weights (e.g. -29/2,
+    # -29/4) are decided by an earlier exact path, which is as good
+    earlier = {"integer_path": ("float32_path", "float64_path"), "float64_path": ("float32_path",)}
+    assert v.answer == r.answer
+    assert any(p in v.details for p in (path,) + earlier.get(path, ()))
     assert verify(v.certificate)[0]
     return r.answer
 
@@ -102,6 +106,7 @@ def test_planted_rational_pairs_and_near_misses(seed):
 
 @settings(max_examples=40, deadline=None)
 @given(st.integers(0, 10 ** 6), st.booleans())
+@example(149, True)        # all weights dyadic: the float64 path decides
 def test_random_rational_nets_agree_with_canonical_forms(seed, related):
     rng = random.Random(seed)
     d, n, m = rng.randint(1, 3), rng.randint(1, 4), rng.randint(1, 2)
