@@ -11,7 +11,7 @@ from ._json import jsonable
 __all__ = ["bab_bound_certificate", "BOUNDS"]
 
 # how every leaf's intervals are computed (the checker refuses any other method)
-BOUNDS = {"intervals": "symbolic", "grid_bits": GRID_BITS, "differential": "paired"}
+BOUNDS = {"intervals": "symbolic", "grid_bits": GRID_BITS, "differential": "neurodiff"}
 
 
 def bab_bound_certificate(a: Network, b: Network, box, objectives, upper, lower=None, point=None,

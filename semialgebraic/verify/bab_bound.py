@@ -9,7 +9,8 @@ Schema (version 2; built by :func:`semialgebraic.certificates.bab_bound_certific
      "a": <network>, "b": <network>,
      "box": [[lo, hi], ...],                 # one exact interval per input
      "upper": u,                             # exact (the bound claim)
-     "bounds": {"intervals": "symbolic", "grid_bits": 40, "differential": "paired"},
+     "bounds": {"intervals": "symbolic", "grid_bits": 40,
+                "differential": "paired" | "neurodiff"},
      "objectives": [{"output": o, "sign": 1 | -1, "upper": u_os, "tree": <node>}, ...],
      "lower": l, "point": [x...], "output": o,   # optional: a point attaining l
      "epsilon": e}                               # optional, informational (ε-equivalence)
@@ -40,7 +41,17 @@ and neuron splits:
   image; then a neuron split clips its interval at 0 (empty: the leaf is empty);
 * **paired differential bound** (:mod:`semialgebraic.bab.differential` states the rules): the
   interval of ``δ = z_a − z_b`` for each pair of neurons, layer by layer, rounded outward to G;
-  the last δ bounds ``a − b``.
+  the last δ bounds ``a − b``.  With ``"neurodiff"`` every layer ``l >= 1``'s δ interval is
+  then intersected with the back-substitution (as above, same grid rounding) of ``± δ_l``
+  through the network of ``(δ, z_b)``: ``δ_0 = (A_0 − B_0) x + α_0 − β_0``, ``z_{b,0} = B_0 x +
+  β_0``, ``δ_l = A_l Δh + (A_l − B_l) h_b + α_l − β_l``, ``z_{b,l} = B_l h_b + β_l``, where
+  ``h_b`` takes the DeepPoly lines of ``z_b`` and ``Δh = relu(z_a) − relu(z_b)`` the lines in δ
+  of :func:`semialgebraic.bab.differential.delta_lines` (candidates: the constants of the
+  paired interval rule; ``δ`` and ``δ + min(lb, 0)`` when ``la >= 0``; ``δ + max(−la, 0)`` and
+  ``δ`` when ``lb >= 0``; the chords of ``max(0, δ)`` / ``min(0, δ)`` on ``[dl, du]``, slopes
+  rounded up to G; the least upper / greatest lower line at the middle of ``[dl, du]``, the
+  first on a tie); the cap of ``Δh`` in the coefficient rounding is the paired rule's upper
+  end.
 
 It checks the multipliers' signs (α, β ≥ 0 on unstable neurons, β = 0 on stable active, both 0
 on stable inactive), recomputes the Neumaier–Shcherbina bound ``μ·b − β·s·lo + Σ_v max_{v in
@@ -240,7 +251,9 @@ def _check_tree(net, box, c, tree, bound):
             elif len(Ws) < 2:
                 return False, "a differential bound needs hidden layers"
             else:
-                last = paired_deltas(Ws, bs, here, ivs)
+                if key not in net["deltas"]:
+                    net["deltas"][key] = paired_deltas(Ws, bs, here, ivs, symbolic=net["neurodiff"])
+                last = net["deltas"][key]
             if last is not None:
                 val = sum(((cj * hi if cj > 0 else cj * lo) for cj, (lo, hi) in zip(c, last) if cj != 0), _Z)
         else:
@@ -289,12 +302,14 @@ def check(cert: dict) -> tuple[bool, str]:
     if not isinstance(objs, list):
         raise InputError("objectives must be a list")
     bounds = cert.get("bounds")
-    if bounds != {"intervals": "symbolic", "grid_bits": GRID, "differential": "paired"}:
+    if bounds not in ({"intervals": "symbolic", "grid_bits": GRID, "differential": kind}
+                      for kind in ("paired", "neurodiff")):
         raise InputError(f"bounds must be {{'intervals': 'symbolic', 'grid_bits': {GRID}, "
-                         "'differential': 'paired'}} (schema 2)")
+                         "'differential': 'paired' | 'neurodiff'}} (schema 2)")
     D = difference_network(a, b)
     net = {"rows": [W.to_rows() for W in D.weights], "biases": [list(v) for v in D.biases],
-           "mats": list(D.weights), "seen": {}}
+           "mats": list(D.weights), "seen": {}, "deltas": {},
+           "neurodiff": bounds["differential"] == "neurodiff"}
     seen = set()
     for ob in objs:
         if not isinstance(ob, dict) or set(ob) != {"output", "sign", "upper", "tree"}:

@@ -34,42 +34,46 @@ def _pos(v):
 
 
 def _lines(layer):
-    """Per neuron (upper slope, lower slope, upper constant) of its relaxation."""
+    """Per neuron (upper slope, lower slope, upper constant, lower constant) of its DeepPoly
+    relaxation, and per neuron the largest value of its post-activation."""
     out = []
     for lo, hi in layer:
         if lo >= _Z:
-            out.append((Q(1), Q(1), _Z))
+            out.append((Q(1), Q(1), _Z, _Z))
         elif hi <= _Z:
-            out.append((_Z, _Z, _Z))
+            out.append((_Z, _Z, _Z, _Z))
         else:
             up_slope = _hi_grid(hi / (hi - lo))
-            out.append((up_slope, Q(1) if hi > -lo else _Z, -up_slope * lo))
-    return out
+            out.append((up_slope, Q(1) if hi > -lo else _Z, -up_slope * lo, _Z))
+    return out, [_pos(hi) for _, hi in layer]
 
 
-def _substitute(mats, biases, ivs, box, top, rows, consts):
+def _substitute(mats, biases, relax, box, top, rows, consts):
     """Upper bounds of ``rows[i] · h_{top-1} + consts[i]`` over the node, each row going down
-    the relaxations of layers ``top-1 … 0`` to the box."""
+    the relaxations of layers ``top-1 … 0`` to the box; ``relax[k]`` is ``(lines, caps)`` of
+    layer ``k`` (lines ``(su, sl, tu, tl)``: the post-activation lies between ``sl·z + tl`` and
+    ``su·z + tu``; caps: its largest value)."""
     R = QMatrix.from_rows(rows) if rows else None
     const = list(consts)
     for k in range(top - 1, -1, -1):
-        lines = _lines(ivs[k])
+        lines = relax[k][0]
         new_rows = []
         for i, r in enumerate(R.to_rows()):
             nr = []
-            for v, (su, sl, t) in zip(r, lines):
+            for v, (su, sl, tu, tl) in zip(r, lines):
                 if v > _Z:
                     nr.append(v * su)
-                    const[i] += v * t
+                    const[i] += v * tu
                 else:
                     nr.append(v * sl)
+                    const[i] += v * tl
             new_rows.append(nr)
         Mq = QMatrix.from_rows(new_rows)
         shift = Mq.apply(biases[k])
         const = [u + v for u, v in zip(const, shift)]
         R = Mq @ mats[k]
         if k > 0:
-            caps = [_pos(hi) for _, hi in ivs[k - 1]]
+            caps = relax[k - 1][1]
             rounded = []
             for i, r in enumerate(R.to_rows()):
                 rr = [_lo_grid(v) for v in r]
@@ -90,7 +94,7 @@ def layer_intervals(mats, weights, biases, box, neuron_sides):
     *neuron_sides* maps ``(l, j)`` to 0 (``z <= 0``) or 1 (``z >= 0``).
     """
     depth = len(mats)
-    ivs = []
+    ivs, relax = [], []
     for l in range(depth):
         src = box if l == 0 else [(_pos(lo), _pos(hi)) for lo, hi in ivs[l - 1]]
         cur = [(_lo_grid(lo), _hi_grid(hi)) for lo, hi in interval_image(weights[l], src, biases[l])]
@@ -99,7 +103,7 @@ def layer_intervals(mats, weights, biases, box, neuron_sides):
             if pick:
                 rows = [list(weights[l][j]) for j in pick] + [[-v for v in weights[l][j]] for j in pick]
                 consts = [biases[l][j] for j in pick] + [-biases[l][j] for j in pick]
-                ub = _substitute(mats, biases, ivs, box, l, rows, consts)
+                ub = _substitute(mats, biases, relax, box, l, rows, consts)
                 half = len(pick)
                 for t, j in enumerate(pick):
                     lo, hi = cur[j]
@@ -115,6 +119,7 @@ def layer_intervals(mats, weights, biases, box, neuron_sides):
                 if lo > hi:
                     return None
                 cur[j] = (lo, hi)
+            relax.append(_lines(cur))
         ivs.append(cur)
     return ivs
 
@@ -138,11 +143,83 @@ def _pair(za, zb, dd):
     return res
 
 
-def paired_deltas(weights, biases, box, ivs):
-    """The last layer's δ intervals (bounds of ``a − b``) of the paired differential bound."""
+def _delta_network(weights, biases):
+    """The layers of ``(δ_l, z_{b,l})`` (rows as lists, biases) from the difference network's:
+    ``δ_0 = (A_0 − B_0) x + (α_0 − β_0)``, ``z_{b,0} = B_0 x + β_0``; then ``δ_l = A_l Δh +
+    (A_l − B_l) h_b + (α_l − β_l)``, ``z_{b,l} = B_l h_b + β_l`` on ``(Δh, h_b)``."""
+    rows_out, bias_out = [], []
+    depth = len(weights)
+    width_prev = None
+    for l in range(depth):
+        W, bvec = weights[l], biases[l]
+        if l == 0:
+            half = len(W) // 2
+            rows = [[u - v for u, v in zip(W[j], W[half + j])] for j in range(half)] + [list(r) for r in W[half:]]
+            off = [bvec[j] - bvec[half + j] for j in range(half)] + list(bvec[half:])
+        elif l < depth - 1:
+            half = len(W) // 2
+            own = [list(W[j][:width_prev]) for j in range(half)]
+            other = [list(W[half + j][width_prev:]) for j in range(half)]
+            rows = ([ra + [u - v for u, v in zip(ra, rb)] for ra, rb in zip(own, other)]
+                    + [[_Z] * width_prev + rb for rb in other])
+            off = [bvec[j] - bvec[half + j] for j in range(half)] + list(bvec[half:])
+        else:
+            half = len(W)
+            own = [list(r[:width_prev]) for r in W]
+            rows = [ra + [u + v for u, v in zip(ra, r[width_prev:])] for ra, r in zip(own, W)]
+            off = list(bvec)
+        rows_out.append(rows)
+        bias_out.append(off)
+        width_prev = half
+    return rows_out, bias_out
+
+
+def _pair_lines(za, zb, dd):
+    """The NeuroDiff lines of ``Δh = relu(z_a) − relu(z_b)`` in ``δ`` (rules in
+    :mod:`semialgebraic.verify.bab_bound`): ``(su, sl, tu, tl)`` and the largest ``Δh``."""
+    low, high = _pair(za, zb, dd)
+    dl, du = dd
+    one = Q(1)
+    uppers, lowers = [(_Z, high)], [(_Z, low)]
+    if za[0] >= _Z:
+        uppers.append((one, _Z))
+        lowers.append((one, zb[0] if zb[0] < _Z else _Z))
+    if zb[0] >= _Z:
+        uppers.append((one, -za[0] if za[0] < _Z else _Z))
+        lowers.append((one, _Z))
+    if dl >= _Z:
+        uppers.append((one, _Z))
+        lowers.append((_Z, _Z))
+    elif du <= _Z:
+        uppers.append((_Z, _Z))
+        lowers.append((one, _Z))
+    else:
+        su = _hi_grid(du / (du - dl))
+        uppers.append((su, -su * dl))
+        sl = _hi_grid(-dl / (du - dl))
+        lowers.append((sl, -sl * du))
+    centre = (dl + du) / 2
+    pick_u, pick_l = uppers[0], lowers[0]
+    for cand in uppers[1:]:
+        if cand[0] * centre + cand[1] < pick_u[0] * centre + pick_u[1]:
+            pick_u = cand
+    for cand in lowers[1:]:
+        if cand[0] * centre + cand[1] > pick_l[0] * centre + pick_l[1]:
+            pick_l = cand
+    return (pick_u[0], pick_l[0], pick_u[1], pick_l[1]), high
+
+
+def paired_deltas(weights, biases, box, ivs, symbolic=False):
+    """The last layer's δ intervals (bounds of ``a − b``) of the paired differential bound;
+    with *symbolic* (``"differential": "neurodiff"``) every layer's δ intervals are also
+    intersected with the back-substitution of ``± δ`` through the δ network's relaxations."""
     depth = len(weights)
     delta = None
     width_prev = None
+    if symbolic:
+        t_rows, t_bias = _delta_network(weights, biases)
+        t_mats = [QMatrix.from_rows(r) for r in t_rows]
+        t_relax = []
     for l in range(depth):
         W, bvec = weights[l], biases[l]
         last = l == depth - 1
@@ -176,4 +253,15 @@ def paired_deltas(weights, biases, box, ivs):
                      for j in range(half)]
             width_prev = half
         delta = [(_lo_grid(lo), _hi_grid(hi)) for lo, hi in delta]
+        if symbolic and l > 0:
+            count = len(delta)
+            rows = [list(t_rows[l][j]) for j in range(count)]
+            rows += [[-v for v in r] for r in rows]
+            consts = [t_bias[l][j] for j in range(count)] + [-t_bias[l][j] for j in range(count)]
+            ub = _substitute(t_mats, t_bias, t_relax, box, l, rows, consts)
+            delta = [_intersect(delta[j], _lo_grid(-ub[count + j]), _hi_grid(ub[j])) for j in range(count)]
+        if symbolic and not last:
+            pairs = [_pair_lines(here[j], here[half + j], delta[j]) for j in range(half)]
+            own_lines, own_caps = _lines(here[half:])
+            t_relax.append(([p[0] for p in pairs] + own_lines, [p[1] for p in pairs] + own_caps))
     return delta

@@ -125,7 +125,7 @@ def _rejected(c):
 def test_leaf_kinds_and_schema():
     c = _cert()
     assert c["schema_version"] == 2 and verify(c)[0]
-    assert c["bounds"] == {"intervals": "symbolic", "grid_bits": 40, "differential": "paired"}
+    assert c["bounds"] == {"intervals": "symbolic", "grid_bits": 40, "differential": "neurodiff"}
     kinds = {t.get("by", "lp" if "mu" in t else "empty") for t in _leaves(c)}
     assert kinds <= {"symbolic", "differential", "affine", "lp", "empty"} and kinds
     c2 = _cert((A2, B2))
@@ -189,6 +189,8 @@ def test_mutations_rejected(pair, input_splits):
     m = copy.deepcopy(c); m["bounds"]["grid_bits"] = 30
     assert _rejected(m)
     m = copy.deepcopy(c); del m["bounds"]
+    assert _rejected(m)
+    m = copy.deepcopy(c); m["bounds"]["differential"] = "float"
     assert _rejected(m)
     m = copy.deepcopy(c); m["box"] = [[-1, 3]]                # a larger box: the trees do not cover it
     assert _rejected(m)

@@ -68,8 +68,12 @@ def test_symbolic_and_differential_bounds_are_sound_and_replayed(case):
         return
     dn = DifferentialNet(Ws, bs)
     deltas = dn.deltas(box, ivs) if dn.ok else None
+    plain = dn.deltas(box, ivs, symbolic=False) if dn.ok else None
     if deltas is not None:
-        assert deltas[-1] == paired_deltas(Ws, bs, box, ivs)
+        assert deltas[-1] == paired_deltas(Ws, bs, box, ivs, symbolic=True)
+        assert plain[-1] == paired_deltas(Ws, bs, box, ivs)
+        for now, before in zip(deltas, plain):                # the symbolic δ never loosens
+            assert all(b0 <= a0 <= a1 <= b1 for (a0, a1), (b0, b1) in zip(now, before))
     for _ in range(30):
         x = [lo + (hi - lo) * Q(rng.randrange(65), 64) for lo, hi in box]
         zs = _trace(Ws, bs, x)
@@ -129,3 +133,24 @@ def test_one_weight_moved_by_1e9_in_a_deeper_net(input_splits):
     exact = max_deviation(a, b, (-1, 1)).value
     r = diff_bounds(a, b, (-1, 1), input_splits=input_splits)
     assert r.lower == exact == r.upper and exact > 0
+
+
+def test_delta_lines_hold_and_match_the_checker():
+    """Every NeuroDiff line of relu(z_a) − relu(z_b) holds at every consistent pair on a grid,
+    and the checker's independent rules pick the same lines."""
+    from semialgebraic.bab.differential import delta_lines
+    from semialgebraic.verify.bab_replay import _pair_lines
+    vals = [Q(k, 4) for k in range(-12, 13)]
+    ivals = [(Q(-1), Q(1)), (Q(0), Q(2)), (Q(-2), Q(0)), (Q(1, 2), Q(2)), (Q(-2), Q(-1, 2)),
+             (Q(-1, 4), Q(3))]
+    for za in ivals:
+        for zb in ivals:
+            for dd in [(Q(-1), Q(1)), (Q(-1, 2), Q(0)), (Q(-3), Q(3)), (Q(1, 4), Q(1)), (Q(-1, 4), Q(3, 4))]:
+                (su, tu), (sl, tl), (lo, hi) = delta_lines(za, zb, dd)
+                assert _pair_lines(za, zb, dd) == ((su, sl, tu, tl), hi)
+                for u in vals:
+                    for v in vals:
+                        if za[0] <= u <= za[1] and zb[0] <= v <= zb[1] and dd[0] <= u - v <= dd[1]:
+                            dh = max(u, ZERO) - max(v, ZERO)
+                            assert sl * (u - v) + tl <= dh <= su * (u - v) + tu
+                            assert dh <= hi
