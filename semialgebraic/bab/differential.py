@@ -127,16 +127,26 @@ class DifferentialNet:
             m_prev = len(A)
         self.T = IntLayers(Tw, Tb)
 
-    def deltas(self, box, ivs, symbolic=True):
+    def deltas(self, box, ivs, symbolic=True, parent=None, layer=0):
         """The δ interval of every layer (the last is ``a − b`` on the node); with *symbolic*
-        each layer's interval rules are intersected with the back-substitution of ``± δ``."""
-        out = []
+        each layer's interval rules are intersected with the back-substitution of ``± δ``.
+        With *parent* (the :meth:`state` of the same box under fewer splits, none below layer
+        *layer*) the layers below *layer* are reused (the same numbers)."""
+        return self.state(box, ivs, symbolic, parent, layer)[0]
+
+    def state(self, box, ivs, symbolic=True, parent=None, layer=0):
+        """``(deltas, lines, caps)``: :meth:`deltas` and the δ network's relaxations."""
         L = len(self.A)
-        lines, caps = [], []
-        d = interval_image(self.E[0], box, self.bias[0])
-        for l in range(L):
+        if parent is None:
+            layer = 0
+        out = [] if parent is None else list(parent[0][:layer])
+        lines = [] if parent is None else list(parent[1][:layer])
+        caps = [] if parent is None else list(parent[2][:layer])
+        for l in range(layer, L):
             checkpoint()
-            if l > 0:
+            if l == 0:
+                d = interval_image(self.E[0], box, self.bias[0])
+            else:
                 prev, n = ivs[l - 1], len(ivs[l - 1]) // 2
                 dh = [relu_difference(prev[j], prev[n + j], out[-1][j]) for j in range(n)]
                 hb = [(_relu(lo), _relu(hi)) for lo, hi in prev[n:]]
@@ -160,7 +170,7 @@ class DifferentialNet:
             if symbolic and l < L - 1:
                 ln, cp = _paired_lines(cur, d)
                 lines.append(ln); caps.append(cp)
-        return out
+        return out, lines, caps
 
     def bound(self, box, ivs, c):
         """Upper bound of ``c · (a − b)`` on the node (c a signed unit vector or any vector)."""

@@ -24,7 +24,7 @@ from algebra.rationals import Q
 
 from ..budget import Budget
 from .differential import DifferentialNet
-from .relaxation import exact_bound_int, float_duals, project, to_rational
+from .relaxation import LPTemplate, exact_bound_int, float_duals, project, to_rational
 from .symbolic import SymbolicNet, affine_bound
 
 __all__ = ["ObjectiveBound", "bound_objective", "Engine"]
@@ -60,10 +60,10 @@ def _candidates(ivs, duals):
             yield project(ivs, *(ys if sgn == 1 else [[[-v for v in row] for row in part] for part in ys]))
 
 
-def _lp_bound(Ws, bs, box, ivs, c, sym, time_limit=None):
+def _lp_bound(Ws, bs, box, ivs, c, sym, time_limit=None, template=None):
     """(bound, (mu, alpha, beta), float point) of the node's triangle LP made rigorous, or
     ``(None, y, None)`` when the multipliers *y* prove the node empty, or None (no LP answer)."""
-    status, x, duals = float_duals(Ws, bs, box, ivs, c, time_limit=time_limit)
+    status, x, duals = float_duals(Ws, bs, box, ivs, c, time_limit=time_limit, template=template)
     if status == "infeasible" and duals is not None:
         zc = [_ZERO] * len(c)
         for y in _candidates(ivs, duals):
@@ -127,15 +127,25 @@ class Engine:
         if self.diff is not None and not self.diff.ok:
             self.diff = None
         self.lp = lp
+        self.template = LPTemplate(Ws, bs) if lp else None
         self._cache: dict = {}
+        self._state: dict = {}
 
     def node(self, box, splits, parent=None, layer=None):
+        """``(intervals, last δ)`` of a node; with *parent* (the parent node's splits, the same
+        box) the layers below *layer* (the new split's) are reused."""
         key = (tuple(box), tuple(sorted(splits.items())))
         hit = self._cache.get(key)
         if hit is None:
-            ivs = self.sym.intervals(box, splits, parent=parent, layer=layer)
-            deltas = None if ivs is None or self.diff is None else self.diff.deltas(box, ivs)[-1]
-            hit = self._cache[key] = (ivs, deltas)
+            pivs = pstate = None
+            if parent is not None:
+                pivs, pstate = self._state.get((tuple(box), tuple(sorted(parent.items()))), (None, None))
+            ivs = self.sym.intervals(box, splits, parent=pivs, layer=layer)
+            state = None
+            if ivs is not None and self.diff is not None:
+                state = self.diff.state(box, ivs, parent=pstate, layer=layer or 0)
+            self._state[key] = (ivs, state)
+            hit = self._cache[key] = (ivs, None if state is None else state[0][-1])
         return hit
 
 
@@ -222,7 +232,8 @@ def bound_objective(Ws, bs, box, c, value, *, budget: Budget | None = None,
                 lower, point = v, centre
         if (unstable or splits) and bnd > cut() and engine.lp and not budget.exhausted() and (
                 unstable <= 64 or not input_splits):
-            got = _lp_bound(Ws, bs, nbox, ivs, c, engine.sym, time_limit=budget.remaining())
+            got = _lp_bound(Ws, bs, nbox, ivs, c, engine.sym, time_limit=budget.remaining(),
+                            template=engine.template)
             if got is not None:
                 lb, y, x = got
                 if lb is None:
@@ -284,7 +295,7 @@ def bound_objective(Ws, bs, box, c, value, *, budget: Budget | None = None,
                     child[k] = (nbox[k][0], mid) if side == 0 else (mid, nbox[k][1])
                     open_node(child, splits, kids[side], xdepth + 1)
                 else:
-                    open_node(nbox, {**splits, arg: side}, kids[side], xdepth, ivs, arg[0])
+                    open_node(nbox, {**splits, arg: side}, kids[side], xdepth, splits, arg[0])
         except KeyboardInterrupt:       # BudgetExhausted or Ctrl-C: the node stays a leaf
             budget.interrupt()          # with its own (valid) bound; the children are dropped
             del leaves[n_leaves:]
