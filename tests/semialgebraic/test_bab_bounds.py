@@ -3,6 +3,7 @@ bounds, and the checker's independent replay of both (the same grid numbers)."""
 
 from __future__ import annotations
 
+import json
 import random
 
 import pytest
@@ -14,6 +15,7 @@ from algebra.rationals import Q
 from semialgebraic.bab import diff_bounds
 from semialgebraic.bab.differential import DifferentialNet, relu_difference
 from semialgebraic.bab.symbolic import SymbolicNet, affine_bound
+from semialgebraic.certificates import jsonable
 from semialgebraic.equivalence import max_deviation
 from semialgebraic.verify.bab_replay import layer_intervals, paired_deltas
 
@@ -154,3 +156,30 @@ def test_delta_lines_hold_and_match_the_checker():
                             dh = max(u, ZERO) - max(v, ZERO)
                             assert sl * (u - v) + tl <= dh <= su * (u - v) + tu
                             assert dh <= hi
+
+
+def test_neurodiff_leaf_is_checked_by_its_own_definition():
+    """A root leaf proved by the symbolic δ bound (19/128 here, the interval rules give 15/64):
+    valid under 'neurodiff', rejected under the plain 'paired' rules and when claimed lower."""
+    import copy
+    from semialgebraic.certificates.bab_bound import bab_bound_certificate
+    from semialgebraic.verify import verify
+    W1 = [[1, 1], [-2, 0], [2, Q(3, 2)]]
+    a = Network.from_rows([W1, [[0, Q(3, 2), Q(1, 2)], [Q(-1, 2), 2, -1], [0, -1, Q(-3, 2)]], [[2, -1, 0]]],
+                          [[0, 1, 1], [Q(1, 3), 1, Q(-1, 3)], [0]])
+    b = Network.from_rows([[[Q(v) + Q(1, 64) for v in r] for r in W1]] + [W.to_rows() for W in a.weights[1:]],
+                          [list(v) for v in a.biases])
+    box = [(Q(-1), Q(1))] * 2
+    Ws, bs = _layers(difference_network(a, b))
+    ivs = SymbolicNet(Ws, bs).intervals(box, {})
+    dn = DifferentialNet(Ws, bs)
+    (lo, hi), (plo, phi) = dn.deltas(box, ivs)[-1][0], dn.deltas(box, ivs, symbolic=False)[-1][0]
+    assert (lo, hi) == (Q(-19, 128), Q(19, 128)) and (plo, phi) == (Q(-15, 64), Q(15, 64))
+    objectives = [{"output": 0, "sign": 1, "upper": hi, "tree": {"bound": hi, "by": "differential"}},
+                  {"output": 0, "sign": -1, "upper": -lo, "tree": {"bound": -lo, "by": "differential"}}]
+    cert = json.loads(json.dumps(jsonable(bab_bound_certificate(a, b, box, objectives, max(hi, -lo)))))
+    assert cert["bounds"]["differential"] == "neurodiff" and verify(cert)[0]
+    m = copy.deepcopy(cert); m["bounds"]["differential"] = "paired"
+    assert not verify(m)[0]
+    m = copy.deepcopy(cert); m["objectives"][0]["tree"]["bound"] = str(hi - Q(1, 2 ** 40))
+    assert not verify(m)[0]
