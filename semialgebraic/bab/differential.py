@@ -54,6 +54,14 @@ def relu_difference(za, zb, d):
     return cur
 
 
+def _narrowed(za, zb, d):
+    (la, ua), (lb, ub), (dl, du) = za, zb, d
+    na, nb = (max(la, lb + dl), min(ua, ub + du)), (max(lb, la - du), min(ub, ua - dl))
+    if na[0] > na[1] or nb[0] > nb[1]:
+        return za, zb
+    return na, nb
+
+
 def delta_lines(za, zb, d):
     """Lines ``(su, tu)``, ``(sl, tl)`` with ``sl·δ + tl <= relu(z_a) − relu(z_b) <= su·δ + tu``
     on the node (NeuroDiff-style), from the intervals of ``z_a``, ``z_b`` and ``δ`` (grid
@@ -64,7 +72,10 @@ def delta_lines(za, zb, d):
     chord of ``max(0, δ)`` on ``[dl, du]`` (slope rounded up to the grid).  For the lower line:
     ``lo``; ``δ + min(lb, 0)`` when ``z_a >= 0``; ``δ`` when ``z_b >= 0``; the chord of ``min(0,
     δ)`` (``s·(δ − du)``, ``s`` rounded up).  The line of least (greatest) value at the middle of
-    ``[dl, du]`` is taken, the first on a tie (the checker makes the same choice)."""
+    ``[dl, du]`` is taken, the first on a tie (the checker makes the same choice).  The
+    intervals are first narrowed by each other: ``z_a ∈ z_b + δ``, ``z_b ∈ z_a − δ`` (from the
+    values before; skipped when that empties one)."""
+    za, zb = _narrowed(za, zb, d)
     (la, _), (lb, _), (dl, du) = za, zb, d
     lo, hi = relu_difference(za, zb, d)
     ups, lows = [(_ZERO, hi)], [(_ZERO, lo)]

@@ -29,8 +29,8 @@ from algebra.rationals import Q
 
 from ..budget import checkpoint
 
-__all__ = ["node_intervals", "exact_bound", "exact_bound_int", "float_duals", "LPTemplate", "project",
-           "set_rowwise"]
+__all__ = ["node_intervals", "exact_bound", "exact_bound_int", "float_duals", "LPTemplate", "pair_terms",
+           "project", "set_rowwise"]
 
 _ZERO = Q(0)
 
@@ -70,9 +70,10 @@ def _kind(lo, hi):
     return "unstable"
 
 
-def project(ivs, mu, alpha, beta):
+def project(ivs, mu, alpha, beta, gamma=None, eta=None):
     """Multipliers of the right signs: ``alpha, beta >= 0`` on unstable neurons, ``beta = 0`` on
-    stable active ones, both 0 on inactive ones (a new list, exact)."""
+    stable active ones, both 0 on inactive ones; the pair rows' ``gamma, eta >= 0`` (a new
+    list, exact)."""
     A, B = [], []
     for l in range(len(ivs) - 1):
         ra, rb = [], []
@@ -86,7 +87,10 @@ def project(ivs, mu, alpha, beta):
             else:
                 ra.append(_ZERO); rb.append(_ZERO)
         A.append(ra); B.append(rb)
-    return mu, A, B
+    if gamma is None:
+        return mu, A, B
+    pos = [[[max(v, _ZERO) for v in row] for row in part] for part in (gamma, eta)]
+    return mu, A, B, pos[0], pos[1]
 
 
 def _box_max(coef, lo, hi):
@@ -106,14 +110,39 @@ def _den_lcm(parts):
     return d
 
 
-def exact_bound_int(sym, box, ivs, c, mu, alpha, beta):
+def pair_terms(ivs, gamma, eta, lines):
+    """The pair rows' part of the bound (:mod:`.differential` lines of ``Δh = h_a − h_b`` in
+    ``δ = z_a − z_b``, per hidden layer and pair ``(su, tu, sl, tl)``: rows ``h_a − h_b −
+    su·(z_a − z_b) <= tu`` (``gamma >= 0``) and ``−(h_a − h_b) + sl·(z_a − z_b) <= −tl`` (``eta
+    >= 0``)): ``(constant, z coefficients, h coefficients)`` to add to ``c − Aᵀy``."""
+    const, zadj, hadj = _ZERO, [], []
+    for l in range(len(ivs) - 1):
+        n = len(ivs[l]) // 2
+        za, ha = [_ZERO] * (2 * n), [_ZERO] * (2 * n)
+        for j, (su, tu, sl, tl) in enumerate(lines[l]):
+            g, e = gamma[l][j], eta[l][j]
+            if g == 0 and e == 0:
+                continue
+            t = su * g - sl * e
+            za[j] += t; za[n + j] -= t
+            ha[j] += e - g; ha[n + j] += g - e
+            const += g * tu - e * tl
+        zadj.append(za); hadj.append(ha)
+    return const, zadj, hadj
+
+
+def exact_bound_int(sym, box, ivs, c, mu, alpha, beta, gamma=None, eta=None, lines=None):
     """:func:`exact_bound` (the same number, exactly) with the products ``muᵀW`` as integer
     matrix products: the multipliers over one common denominator, the weights as the integer
-    rows of *sym* (a :class:`.symbolic.SymbolicNet`); rational arithmetic only per neuron."""
+    rows of *sym* (a :class:`.symbolic.SymbolicNet`); rational arithmetic only per neuron.
+    With *gamma*, *eta* and *lines*: the pair rows of :func:`pair_terms` too."""
     L = sym.L
     dm = _den_lcm([mu, alpha, beta])
     M = [np.array([int(v * dm) for v in row], dtype=object) for row in mu]
     total = _ZERO
+    zadj = hadj = None
+    if gamma is not None:
+        total, zadj, hadj = pair_terms(ivs, gamma, eta, lines)
     for l in range(L):                                           # mu·b
         t = M[l].dot(sym.bnum[l]) if len(M[l]) else 0
         if t:
@@ -132,6 +161,8 @@ def exact_bound_int(sym, box, ivs, c, mu, alpha, beta):
             if not last:
                 a, b = alpha[l][j], beta[l][j]
                 coef -= a
+                if zadj is not None:
+                    coef += zadj[l][j]
                 if lo < 0 < hi and b != 0:
                     s = hi / (hi - lo)
                     coef += s * b
@@ -139,6 +170,8 @@ def exact_bound_int(sym, box, ivs, c, mu, alpha, beta):
             total += _box_max(coef, lo, hi)
             if not last:
                 hco = alpha[l][j] - beta[l][j]
+                if hadj is not None:
+                    hco += hadj[l][j]
                 if up[j]:
                     hco += Q(int(up[j]), dm * sym.den[l + 1])
                 total += _box_max(hco, max(lo, _ZERO), max(hi, _ZERO))
@@ -240,12 +273,16 @@ class LPTemplate:
         self.n_eq = len(self.eq_rhs)
 
 
-def float_duals(Ws, bs, box, ivs, c, time_limit=None, template: LPTemplate | None = None):
+def float_duals(Ws, bs, box, ivs, c, time_limit=None, template: LPTemplate | None = None,
+                pair_lines=None):
     """HiGHS on the node's relaxation (maximise ``c · z_L``): ``(status, x, duals)`` in floats.
 
     ``duals`` is ``(mu, alpha, beta)`` as float lists (HiGHS's row duals, sign conventions
     unchecked: the caller tries both signs and keeps the exact bound that is smaller).
-    *template* (:class:`LPTemplate` of *Ws*, *bs*) is built when absent.
+    *template* (:class:`LPTemplate` of *Ws*, *bs*) is built when absent.  With *pair_lines*
+    (a difference network: per hidden layer the lines ``(su, tu, sl, tl)`` of each pair, see
+    :func:`pair_terms`) the pair rows are added and ``duals`` is ``(mu, alpha, beta, gamma,
+    eta)``.
     """
     from highspy import _core as hc
     t = template or LPTemplate(Ws, bs)
@@ -293,6 +330,21 @@ def float_duals(Ws, bs, box, ivs, c, time_limit=None, template: LPTemplate | Non
         tri_lo.append(np.where(active[ja], 0.0, -inf)); tri_hi.append(np.zeros(len(ja)))
         tri_lo.append(np.full(len(ju), -inf)); tri_hi.append(-s * lo[ju])
         tags.append((l, ja, ju))
+    if pair_lines is not None:
+        for l in range(L - 1):
+            n = len(pair_lines[l])
+            if n == 0:
+                continue
+            su, tu, sl, tl = (np.array([float(ln[i]) for ln in pair_lines[l]]) for i in range(4))
+            z0, h0, jj = t.zoff[l], t.hoff[l], np.arange(n)
+            for sign, slope, rhs in ((1.0, su, tu), (-1.0, sl, -tl)):
+                idx = np.stack([h0 + jj, h0 + n + jj, z0 + jj, z0 + n + jj], axis=1).ravel()
+                val = np.stack([np.full(n, sign), np.full(n, -sign), -sign * slope, sign * slope],
+                               axis=1).ravel()
+                tri_index.append(idx); tri_value.append(val)
+                tri_start.append(nnz + 4 * np.arange(1, n + 1))
+                nnz += 4 * n
+                tri_lo.append(np.full(n, -inf)); tri_hi.append(rhs)
     start = np.concatenate([t.eq_start] + tri_start)
     index = np.concatenate([t.eq_index] + tri_index)
     value = np.concatenate([t.eq_value] + tri_value)
@@ -347,10 +399,18 @@ def float_duals(Ws, bs, box, ivs, c, time_limit=None, template: LPTemplate | Non
         b[ju] = dual[pos:pos + len(ju)]
         pos += len(ju)
         al.append(a.tolist()); be.append(b.tolist())
+    duals = (mu, al, be)
+    if pair_lines is not None:
+        ga, et = [], []
+        for l in range(L - 1):
+            n = len(pair_lines[l])
+            ga.append(dual[pos:pos + n].tolist()); pos += n
+            et.append(dual[pos:pos + n].tolist()); pos += n
+        duals = (mu, al, be, ga, et)
     if name == "kInfeasible":
-        return "infeasible", None, (mu, al, be)
+        return "infeasible", None, duals
     x = list(h.getSolution().col_value)[:t.d]
-    return "optimal", x, (mu, al, be)
+    return "optimal", x, duals
 
 
 def to_rational(y: float, den: int | None) -> Q:

@@ -14,7 +14,7 @@ from __future__ import annotations
 from algebra.linalg import QMatrix, interval_image
 from algebra.rationals import Q
 
-__all__ = ["GRID", "layer_intervals", "paired_deltas"]
+__all__ = ["GRID", "layer_intervals", "paired_deltas", "pair_rows"]
 
 GRID = 40
 _SCALE = 2 ** GRID
@@ -176,9 +176,15 @@ def _delta_network(weights, biases):
 
 def _pair_lines(za, zb, dd):
     """The NeuroDiff lines of ``Δh = relu(z_a) − relu(z_b)`` in ``δ`` (rules in
-    :mod:`semialgebraic.verify.bab_bound`): ``(su, sl, tu, tl)`` and the largest ``Δh``."""
-    low, high = _pair(za, zb, dd)
+    :mod:`semialgebraic.verify.bab_bound`; the intervals first narrowed by each other, ``z_a ∈
+    z_b + δ``, ``z_b ∈ z_a − δ``, unless that empties one): ``(su, sl, tu, tl)`` and the
+    largest ``Δh``."""
     dl, du = dd
+    za2 = (max(za[0], zb[0] + dl), min(za[1], zb[1] + du))
+    zb2 = (max(zb[0], za[0] - du), min(zb[1], za[1] - dl))
+    if za2[0] <= za2[1] and zb2[0] <= zb2[1]:
+        za, zb = za2, zb2
+    low, high = _pair(za, zb, dd)
     one = Q(1)
     uppers, lowers = [(_Z, high)], [(_Z, low)]
     if za[0] >= _Z:
@@ -209,13 +215,14 @@ def _pair_lines(za, zb, dd):
     return (pick_u[0], pick_l[0], pick_u[1], pick_l[1]), high
 
 
-def paired_deltas(weights, biases, box, ivs, symbolic=False):
+def paired_deltas(weights, biases, box, ivs, symbolic=False, every_layer=False):
     """The last layer's δ intervals (bounds of ``a − b``) of the paired differential bound;
     with *symbolic* (``"differential": "neurodiff"``) every layer's δ intervals are also
     intersected with the back-substitution of ``± δ`` through the δ network's relaxations."""
     depth = len(weights)
     delta = None
     width_prev = None
+    layers = []
     if symbolic:
         t_rows, t_bias = _delta_network(weights, biases)
         t_mats = [QMatrix.from_rows(r) for r in t_rows]
@@ -264,4 +271,21 @@ def paired_deltas(weights, biases, box, ivs, symbolic=False):
             pairs = [_pair_lines(here[j], here[half + j], delta[j]) for j in range(half)]
             own_lines, own_caps = _lines(here[half:])
             t_relax.append(([p[0] for p in pairs] + own_lines, [p[1] for p in pairs] + own_caps))
-    return delta
+        layers.append(delta)
+    return layers if every_layer else delta
+
+
+def pair_rows(weights, biases, box, ivs):
+    """Per hidden layer and pair the lines ``(su, tu, sl, tl)`` of ``Δh = h_a − h_b`` in ``δ``
+    (the rules of :func:`_pair_lines`, from the symbolic δ of every layer) that a leaf's pair
+    multipliers ``gamma``, ``eta`` refer to."""
+    deltas = paired_deltas(weights, biases, box, ivs, symbolic=True, every_layer=True)
+    out = []
+    for l in range(len(weights) - 1):
+        half = len(ivs[l]) // 2
+        row = []
+        for j in range(half):
+            (su, sl, tu, tl), _ = _pair_lines(ivs[l][j], ivs[l][half + j], deltas[l][j])
+            row.append((su, tu, sl, tl))
+        out.append(row)
+    return out
