@@ -240,9 +240,17 @@ def _pair_lines_of(net, key, here, ivs):
 
     def lines():
         if key not in net["pairs"]:
-            net["pairs"][key] = pair_rows(net["rows"], net["biases"], here, ivs)
+            net["pairs"][key] = pair_rows(net["rows"], ivs, _deltas_of(net, key, here, ivs))
         return net["pairs"][key]
     return lines
+
+
+def _deltas_of(net, key, here, ivs):
+    """Every layer's δ of the node (cached): symbolic with 'neurodiff', else the interval rules."""
+    if key not in net["deltas"]:
+        net["deltas"][key] = paired_deltas(net["rows"], net["biases"], here, ivs,
+                                           symbolic=net["neurodiff"], every_layer=True)
+    return net["deltas"][key]
 
 
 def _check_tree(net, box, c, tree, bound):
@@ -313,9 +321,7 @@ def _check_tree(net, box, c, tree, bound):
             elif len(Ws) < 2:
                 return False, "a differential bound needs hidden layers"
             else:
-                if key not in net["deltas"]:
-                    net["deltas"][key] = paired_deltas(Ws, bs, here, ivs, symbolic=net["neurodiff"])
-                last = net["deltas"][key]
+                last = _deltas_of(net, key, here, ivs)[-1]
             if last is not None:
                 val = sum(((cj * hi if cj > 0 else cj * lo) for cj, (lo, hi) in zip(c, last) if cj != 0), _Z)
         else:

@@ -1,9 +1,9 @@
 r"""Replay of the bounds a ``bab_bound`` certificate (schema 2) relies on: the symbolic intervals
 of every layer at a node and the paired differential bound, recomputed from the network alone.
 
-Independent of :mod:`semialgebraic.bab` (which computes the same numbers on integer matrices);
-here the back-substitution runs one row at a time on rational vectors, with the weight products
-through :class:`algebra.linalg.QMatrix`.  The definitions (documented in
+Independent of :mod:`semialgebraic.bab` (its own code; the same definitions): the
+back-substitution runs on integer rows over one denominator, every grid number converted with a
+check that it is one, the weight products through :class:`algebra.linalg.IntMatrix`.  The definitions (documented in
 :mod:`semialgebraic.verify.bab_bound`) are exact, so both sides reach the same grid numbers.
 
 Imports ``algebra`` only.
@@ -11,7 +11,11 @@ Imports ``algebra`` only.
 
 from __future__ import annotations
 
-from algebra.linalg import QMatrix, interval_image
+from math import gcd
+
+import numpy as np
+
+from algebra.linalg import IntMatrix, QMatrix, interval_image
 from algebra.rationals import Q
 
 __all__ = ["GRID", "layer_intervals", "paired_deltas", "pair_rows"]
@@ -45,46 +49,106 @@ def _lines(layer):
         else:
             up_slope = _hi_grid(hi / (hi - lo))
             out.append((up_slope, Q(1) if hi > -lo else _Z, -up_slope * lo, _Z))
-    return out, [_pos(hi) for _, hi in layer]
+    return [out, [_pos(hi) for _, hi in layer]]
 
 
-def _substitute(mats, biases, relax, box, top, rows, consts):
-    """Upper bounds of ``rows[i] · h_{top-1} + consts[i]`` over the node, each row going down
+def _exact_int(v, scale):
+    """``v · scale`` as an int; the value must be an integer (the replay never rounds here)."""
+    w = v * scale
+    if w.q != 1:
+        raise ValueError(f"{v} is not a multiple of 1/{scale}")
+    return int(w.p)
+
+
+def _obj(values):
+    return np.array(values, dtype=object)
+
+
+_CACHE: dict = {}
+
+
+def _cached(obj, make):
+    """``make(obj)``, remembered for the object *obj* (kept alive with the value, so its id is
+    not reused) — integer forms of the certificate's matrices, made once per check."""
+    hit = _CACHE.get(id(obj))
+    if hit is None or hit[0] is not obj:
+        if len(_CACHE) > 256:
+            _CACHE.clear()
+        hit = _CACHE[id(obj)] = (obj, make(obj))
+    return hit[1]
+
+
+def _int_rows(mat):
+    N, d = mat.numer_denom()
+    return _obj([int(e) for e in N.entries()]).reshape(mat.nrows, mat.ncols), int(d)
+
+
+def _substitute(mats, biases, relax, box, top, pick, consts):
+    """Upper bounds of ``± rows_j · h_{top-1} + consts`` (``rows_j`` the rows *pick* of layer
+    *top*, first with ``+``, then with ``−``) over the node, each row going down
     the relaxations of layers ``top-1 … 0`` to the box; ``relax[k]`` is ``(lines, caps)`` of
     layer ``k`` (lines ``(su, sl, tu, tl)``: the post-activation lies between ``sl·z + tl`` and
-    ``su·z + tu``; caps: its largest value)."""
-    R = QMatrix.from_rows(rows) if rows else None
-    const = list(consts)
+    ``su·z + tu``; caps: its largest value).
+
+    Exact, on integers: the rows are ``P / s`` (``P`` a numpy object array), every slope and
+    cap an integer multiple of ``2^-GRID`` and every line constant of ``2^-2·GRID``; a layer's
+    weights are ``N / d`` (FLINT integer matrix product through :class:`IntMatrix`)."""
+    num, s = _cached(mats[top], _int_rows)
+    P = np.concatenate([num[pick], -num[pick]])
+    rows = P
+    acc = [Q(0)] * len(rows)
+    for i, v in enumerate(consts):
+        acc[i] += v
+    G = _SCALE
     for k in range(top - 1, -1, -1):
-        lines = relax[k][0]
-        new_rows = []
-        for i, r in enumerate(R.to_rows()):
-            nr = []
-            for v, (su, sl, tu, tl) in zip(r, lines):
-                if v > _Z:
-                    nr.append(v * su)
-                    const[i] += v * tu
-                else:
-                    nr.append(v * sl)
-                    const[i] += v * tl
-            new_rows.append(nr)
-        Mq = QMatrix.from_rows(new_rows)
-        shift = Mq.apply(biases[k])
-        const = [u + v for u, v in zip(const, shift)]
-        R = Mq @ mats[k]
-        if k > 0:
-            caps = relax[k - 1][1]
-            rounded = []
-            for i, r in enumerate(R.to_rows()):
-                rr = [_lo_grid(v) for v in r]
-                const[i] += sum(((v - w) * cap for v, w, cap in zip(r, rr, caps) if v != w), _Z)
-                rounded.append(rr)
-            R = QMatrix.from_rows(rounded)
-    result = []
-    for i, r in enumerate(R.to_rows()):
-        result.append(const[i] + sum(((v * hi if v > _Z else v * lo) for v, (lo, hi) in zip(r, box)
-                                      if v != _Z), _Z))
-    return result
+        up_s, lo_s, up_c, lo_c, _ = _as_ints(relax[k])
+        plus = P > 0
+        shift = np.where(plus, P, 0).dot(up_c) + np.where(plus, 0, P).dot(lo_c)
+        relaxed = np.where(plus, P * up_s, P * lo_s)            # rows over s·G
+        N, d = mats[k].numer_denom()
+        d = int(d)
+        bias_den = d * _den(biases[k])
+        bias_num = [_exact_int(v, bias_den) for v in biases[k]]
+        prod = IntMatrix.from_rows(relaxed.tolist()) * N          # rows over s·G·d
+        flat = _obj([int(e) for e in prod.entries()]).reshape(len(rows), -1)
+        bterm = relaxed.dot(_obj(bias_num))
+        for i in range(len(rows)):
+            acc[i] += Q(int(shift[i]), s * G * G) + Q(int(bterm[i]), s * G * bias_den)
+        if k == 0:
+            P, s = flat, s * G * d
+            break
+        step = s * d                                               # to the grid: floor(flat / step)
+        P = flat // step
+        spare = (flat - P * step).dot(_as_ints(relax[k - 1])[4])
+        for i in range(len(rows)):
+            acc[i] += Q(int(spare[i]), s * G * d * G)
+        s = G
+    bden = 1
+    for lo, hi in box:
+        bden = bden * int(lo.q) // gcd(bden, int(lo.q))
+        bden = bden * int(hi.q) // gcd(bden, int(hi.q))
+    lo_v = _obj([_exact_int(lo, bden) for lo, _ in box])
+    hi_v = _obj([_exact_int(hi, bden) for _, hi in box])
+    best = np.where(P > 0, P * hi_v, P * lo_v)
+    return [acc[i] + Q(int(sum(best[i])), s * bden) for i in range(len(rows))]
+
+
+def _as_ints(entry):
+    """The integer forms (slopes and caps times ``2^GRID``, constants times ``2^(2·GRID)``) of a
+    layer's relaxation ``[lines, caps]``, converted once and kept as its third item."""
+    if len(entry) == 2:
+        lines, caps = entry
+        G = _SCALE
+        entry.append(tuple(_obj([_exact_int(t[i], G if i < 2 else G * G) for t in lines]) for i in range(4))
+                     + (_obj([_exact_int(c, G) for c in caps]),))
+    return entry[2]
+
+
+def _den(values):
+    out = 1
+    for v in values:
+        out = out * int(v.q) // gcd(out, int(v.q))
+    return out
 
 
 def layer_intervals(mats, weights, biases, box, neuron_sides):
@@ -101,9 +165,8 @@ def layer_intervals(mats, weights, biases, box, neuron_sides):
         if l >= 1:
             pick = [j for j in range(len(cur)) if l == depth - 1 or cur[j][0] < _Z < cur[j][1]]
             if pick:
-                rows = [list(weights[l][j]) for j in pick] + [[-v for v in weights[l][j]] for j in pick]
                 consts = [biases[l][j] for j in pick] + [-biases[l][j] for j in pick]
-                ub = _substitute(mats, biases, relax, box, l, rows, consts)
+                ub = _substitute(mats, biases, relax, box, l, pick, consts)
                 half = len(pick)
                 for t, j in enumerate(pick):
                     lo, hi = cur[j]
@@ -174,6 +237,11 @@ def _delta_network(weights, biases):
     return rows_out, bias_out
 
 
+def _delta_mats(weights, biases):
+    rows, offs = _delta_network(weights, biases)
+    return rows, offs, [QMatrix.from_rows(r) for r in rows]
+
+
 def _pair_lines(za, zb, dd):
     """The NeuroDiff lines of ``Δh = relu(z_a) − relu(z_b)`` in ``δ`` (rules in
     :mod:`semialgebraic.verify.bab_bound`; the intervals first narrowed by each other, ``z_a ∈
@@ -224,8 +292,7 @@ def paired_deltas(weights, biases, box, ivs, symbolic=False, every_layer=False):
     width_prev = None
     layers = []
     if symbolic:
-        t_rows, t_bias = _delta_network(weights, biases)
-        t_mats = [QMatrix.from_rows(r) for r in t_rows]
+        t_rows, t_bias, t_mats = _cached(weights, lambda w: _delta_mats(w, biases))
         t_relax = []
     for l in range(depth):
         W, bvec = weights[l], biases[l]
@@ -262,24 +329,21 @@ def paired_deltas(weights, biases, box, ivs, symbolic=False, every_layer=False):
         delta = [(_lo_grid(lo), _hi_grid(hi)) for lo, hi in delta]
         if symbolic and l > 0:
             count = len(delta)
-            rows = [list(t_rows[l][j]) for j in range(count)]
-            rows += [[-v for v in r] for r in rows]
             consts = [t_bias[l][j] for j in range(count)] + [-t_bias[l][j] for j in range(count)]
-            ub = _substitute(t_mats, t_bias, t_relax, box, l, rows, consts)
+            ub = _substitute(t_mats, t_bias, t_relax, box, l, list(range(count)), consts)
             delta = [_intersect(delta[j], _lo_grid(-ub[count + j]), _hi_grid(ub[j])) for j in range(count)]
         if symbolic and not last:
             pairs = [_pair_lines(here[j], here[half + j], delta[j]) for j in range(half)]
             own_lines, own_caps = _lines(here[half:])
-            t_relax.append(([p[0] for p in pairs] + own_lines, [p[1] for p in pairs] + own_caps))
+            t_relax.append([[p[0] for p in pairs] + own_lines, [p[1] for p in pairs] + own_caps])
         layers.append(delta)
     return layers if every_layer else delta
 
 
-def pair_rows(weights, biases, box, ivs):
+def pair_rows(weights, ivs, deltas):
     """Per hidden layer and pair the lines ``(su, tu, sl, tl)`` of ``Δh = h_a − h_b`` in ``δ``
-    (the rules of :func:`_pair_lines`, from the symbolic δ of every layer) that a leaf's pair
-    multipliers ``gamma``, ``eta`` refer to."""
-    deltas = paired_deltas(weights, biases, box, ivs, symbolic=True, every_layer=True)
+    (the rules of :func:`_pair_lines`, from the symbolic δ of every layer, *deltas*: see
+    :func:`paired_deltas`) that a leaf's pair multipliers ``gamma``, ``eta`` refer to."""
     out = []
     for l in range(len(weights) - 1):
         half = len(ivs[l]) // 2
