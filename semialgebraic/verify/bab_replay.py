@@ -13,8 +13,6 @@ from __future__ import annotations
 
 from math import gcd
 
-import numpy as np
-
 from algebra.linalg import IntMatrix, QMatrix, interval_image
 from algebra.rationals import Q
 
@@ -60,8 +58,13 @@ def _exact_int(v, scale):
     return int(w.p)
 
 
+def _np():
+    import numpy  # a dependency of netfibers, imported lazily as in the other checkers
+    return numpy
+
+
 def _obj(values):
-    return np.array(values, dtype=object)
+    return _np().array(values, dtype=object)
 
 
 _CACHE: dict = {}
@@ -93,6 +96,7 @@ def _substitute(mats, biases, relax, box, top, pick, consts):
     Exact, on integers: the rows are ``P / s`` (``P`` a numpy object array), every slope and
     cap an integer multiple of ``2^-GRID`` and every line constant of ``2^-2·GRID``; a layer's
     weights are ``N / d`` (FLINT integer matrix product through :class:`IntMatrix`)."""
+    np = _np()
     num, s = _cached(mats[top], _int_rows)
     P = np.concatenate([num[pick], -num[pick]])
     rows = P
