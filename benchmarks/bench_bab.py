@@ -3,18 +3,21 @@ copy, one table.
 
 Rows: the digits classifiers 64-32-10 and 64-32-16-10 (sklearn ``MLPClassifier``, relu, seed 0;
 float32 weights in ``benchmarks/data/``, made by ``benchmarks/train_digits.py``) on
-``[0, 16]^64``; a generated 5-50x6-5 network (He-normal weights, biases of scale 0.01, seeded,
-float32) on boxes of width ``--width`` around ``--points`` fixed points and on the full box
-``[-1/2, 1/2]^5``.  Per row: the unstable neurons of ``a − b`` at the root (symbolic intervals),
-the certified interval on max |a − b| and its ratio, nodes, search time, the independent
-certificate check's time and the certificate's size; ``--milp``: a HiGHS MILP (big-M from the
-same certified root intervals, one thread, ``mip_rel_gap=0``, floats, in a child process) on the
-same instance, its value and time; ``--eps``: ε-equivalence at 0.99× and 1.01× the certified
-maximum (when the row is exact), answer and time.  (The ACAS Xu ``.nnet`` files need the
-``.nnet`` reader, not in this branch's base.)
+``[0, 16]^64``; a 5-50x6-5 network on boxes of width ``--width`` around ``--points`` fixed points
+and on the full box: the ACAS Xu network of ``--nnet`` (default
+``benchmarks/data/ACASXU_run2a_1_1_batch_2000.nnet``, read exactly; its full box is the file's
+normalised input box, ``--box file``) and a generated one (He-normal weights, biases of scale
+0.01, seeded, float32; full box ``[-1/2, 1/2]^5``).  Per row: the unstable neurons of ``a − b``
+at the root (symbolic intervals), the certified interval on max |a − b| and its ratio, nodes,
+search time (wall and CPU), the independent check of the certificate written to disk (JSON +
+binary sidecar, read back through ``resolve_sidecar``: wall and CPU) and its size; a HiGHS MILP
+(big-M from the same certified root intervals, one thread, ``mip_rel_gap=0``, floats, in a
+child process, the row's budget; ``--no-milp`` skips it): its value, time and status; ``--eps``:
+ε-equivalence at 0.99× and 1.01× the certified maximum (when the row is exact).
 
     python benchmarks/bench_bab.py [--timeout 60] [--full-timeout 120] [--points 10]
-                                   [--width 1/100] [--milp] [--eps] [--only digits|he]
+                                   [--width 1/100] [--no-milp] [--eps]
+                                   [--only digits|acas|he] [--nnet PATH]
 """
 
 from __future__ import annotations
@@ -22,18 +25,21 @@ from __future__ import annotations
 import argparse
 import json
 import multiprocessing as mp
+import tempfile
 import time
 from pathlib import Path
 
 import numpy as np
 
+from algebra.io.nnet import load_nnet, nnet_input_box
 from algebra.kernel import difference_network
 from algebra.network import Network
 from algebra.rationals import Q, from_float, to_q
 from semialgebraic.bab import diff_bounds, epsilon_equivalent
 from semialgebraic.bab.relaxation import set_rowwise
 from semialgebraic.bab.symbolic import SymbolicNet
-from semialgebraic.verify import verify
+from semialgebraic.certificates import write_certificate
+from semialgebraic.verify import resolve_sidecar, verify
 
 DATA = Path(__file__).parent / "data"
 
@@ -51,6 +57,13 @@ def he_net(widths, seed=0, dtype=np.float32):
 def to_net(Ws, bs, dtype):
     return Network.from_rows([[[from_float(v) for v in row.astype(dtype)] for row in W] for W in Ws],
                              [[from_float(v) for v in b.astype(dtype)] for b in bs])
+
+
+def float16_copy(net: Network) -> Network:
+    """*net* with every weight and bias rounded to the nearest float16 (exactly that value)."""
+    return Network.from_rows([[[from_float(np.float16(float(v))) for v in row] for row in W.to_rows()]
+                              for W in net.weights],
+                             [[from_float(np.float16(float(v))) for v in b] for b in net.biases])
 
 
 def digits(name):
@@ -139,32 +152,52 @@ def milp(D, box, ivs, timeout):
         return pool.apply(_milp_child, (Ws, bs, fb, fi, timeout))
 
 
+def check_written(cert):
+    """Write *cert* (JSON + sidecar) to a temporary directory, read it back and check it:
+    ``(ok, why, wall s, cpu s, bytes on disk)``."""
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "cert.json"
+        write_certificate(cert, path)
+        size = sum(p.stat().st_size for p in Path(tmp).iterdir())
+        t, c = time.monotonic(), time.process_time()
+        data = resolve_sidecar(json.loads(path.read_text()), path)
+        ok, why = verify(data)
+        return ok, why, time.monotonic() - t, time.process_time() - c, size
+
+
 def row(name, a, b, box, args):
     D = difference_network(a, b)
     DW = [W.to_rows() for W in D.weights]
     Db = [list(v) for v in D.biases]
     ivs = SymbolicNet(DW, Db).intervals(box, {})
     unstable = sum(1 for layer in ivs[:-1] for lo, hi in layer if lo < 0 < hi)
-    t = time.monotonic()
+    t, c = time.monotonic(), time.process_time()
     r = diff_bounds(a, b, box, timeout=args.timeout_now, verify=False)
-    ts = time.monotonic() - t
-    text = json.dumps(r.certificate, default=str)
-    t = time.monotonic()
-    ok, why = verify(json.loads(text))
-    tc = time.monotonic() - t
+    ts, cs = time.monotonic() - t, time.process_time() - c
+    ok, why, tc, cc, size = check_written(r.certificate)
     assert ok, why
     ratio = float(r.upper / r.lower) if r.lower > 0 else float("inf")
-    out = (f"{name:<22} {unstable:>5} {float(r.lower):>11.4e} {float(r.upper):>11.4e} {ratio:>9.4g} "
-           f"{'yes' if r.complete else 'no':>5} {r.nodes:>6} {ts:>8.1f} {tc:>7.1f} {len(text) / 1024:>7.0f}")
+    out = (f"| {name} | {unstable} | {float(r.lower):.4e} | {float(r.upper):.4e} | {ratio:.4g} | "
+           f"{'yes' if r.complete else 'no'} | {r.nodes} | {ts:.1f} ({cs:.1f}) | {tc:.1f} ({cc:.1f}) | "
+           f"{size / 1024:.0f} |")
     if args.milp:
         val, tm, st = milp(D, box, ivs, args.timeout_now)
-        out += f" {val:>11.4e} {tm:>7.1f} {st:>9}"
+        out += f" {val:.4e} | {tm:.1f} | {st} |"
     if args.eps and r.complete and r.lower > 0:
         for f in (Q(99, 100), Q(101, 100)):
             t = time.monotonic()
             ans, _ = epsilon_equivalent(a, b, box, r.lower * f, timeout=args.timeout_now, verify=False)
-            out += f" {str(ans):>5} {time.monotonic() - t:>6.1f}"
+            out += f" {ans} | {time.monotonic() - t:.1f} |"
     print(out, flush=True)
+
+
+def _boxes(rng, full, width, points):
+    """*points* boxes of width *width* around fixed points of *full* (clipped to it)."""
+    out = []
+    for _ in range(points):
+        centre = [lo + (hi - lo) * Q(int(rng.integers(0, 1001)), 1000) for lo, hi in full]
+        out.append([(max(c - width / 2, lo), min(c + width / 2, hi)) for c, (lo, hi) in zip(centre, full)])
+    return out
 
 
 def main():
@@ -172,30 +205,42 @@ def main():
     ap.add_argument("--width", default="1/100")
     ap.add_argument("--points", type=int, default=10)
     ap.add_argument("--timeout", type=float, default=60, help="budget of the digits and small-box rows")
-    ap.add_argument("--full-timeout", type=float, default=120, help="budget of the full-box row")
-    ap.add_argument("--milp", action="store_true")
+    ap.add_argument("--full-timeout", type=float, default=120, help="budget of the full-box rows")
+    ap.add_argument("--no-milp", dest="milp", action="store_false")
     ap.add_argument("--eps", action="store_true")
-    ap.add_argument("--only", choices=("digits", "he"))
+    ap.add_argument("--only", choices=("digits", "acas", "he"))
+    ap.add_argument("--nnet", default=str(DATA / "ACASXU_run2a_1_1_batch_2000.nnet"))
     args = ap.parse_args()
-    head = (f"{'instance':<22} {'unst':>5} {'lower':>11} {'upper':>11} {'up/low':>9} {'exact':>5} "
-            f"{'nodes':>6} {'search':>8} {'check':>7} {'cert KB':>7}")
+    head = ("| instance | unstable at root | lower | upper | upper/lower | exact | nodes | search s (cpu) "
+            "| check s (cpu) | cert KB |")
     if args.milp:
-        head += f" {'MILP value':>11} {'MILP s':>7} {'MILP':>9}"
+        head += " MILP value | MILP s | MILP |"
     if args.eps:
-        head += f" {'0.99e':>5} {'s':>6} {'1.01e':>5} {'s':>6}"
+        head += " 0.99ε | s | 1.01ε | s |"
     print(f"a vs its float16 copy; budget {args.timeout:g} s (full box {args.full_timeout:g} s)")
     print(head)
+    print("|---" * (head.count("|") - 1) + "|")
     args.timeout_now = args.timeout
+    w = to_q(args.width)
     if args.only in (None, "digits"):
         for name in ("64-32-10", "64-32-16-10"):
             Ws, bs = digits(name)
             a, b = to_net(Ws, bs, np.float32), to_net(Ws, bs, np.float16)
             row(f"digits {name}", a, b, [(Q(0), Q(16))] * 64, args)
+    if args.only in (None, "acas") and args.nnet:
+        a = load_nnet(args.nnet)
+        b = float16_copy(a)
+        full = nnet_input_box(a)
+        for k, box in enumerate(_boxes(np.random.default_rng(1), full, w, args.points)):
+            args.timeout_now = args.timeout
+            row(f"ACAS Xu box {k}", a, b, box, args)
+        args.timeout_now = args.full_timeout
+        row("ACAS Xu full box", a, b, full, args)
     if args.only in (None, "he"):
+        args.timeout_now = args.timeout
         widths = [5] + [50] * 6 + [5]
         Ws, bs = he_net(widths)
         a, b = to_net(Ws, bs, np.float32), to_net(Ws, bs, np.float16)
-        w = to_q(args.width)
         rng = np.random.default_rng(1)
         for k in range(args.points):
             centre = [Q(int(round(v * 1000)), 1000) for v in rng.uniform(-0.5, 0.5, 5)]

@@ -19,15 +19,18 @@ has a small ``A − B``, so δ stays small where the plain intervals of ``D`` ar
 
 from __future__ import annotations
 
+import numpy as np
+
 from algebra.linalg import interval_image
 from algebra.rationals import Q
 
 from ..budget import checkpoint
-from .symbolic import down, up
+from .symbolic import GRID_BITS, IntLayers, back_substitute, down, relu_lines, up
 
-__all__ = ["DifferentialNet", "relu_difference"]
+__all__ = ["DifferentialNet", "delta_lines", "relu_difference"]
 
-_ZERO = Q(0)
+_ZERO, _ONE = Q(0), Q(1)
+_G = 1 << GRID_BITS
 
 
 def _relu(v):
@@ -51,8 +54,53 @@ def relu_difference(za, zb, d):
     return cur
 
 
+def _narrowed(za, zb, d):
+    (la, ua), (lb, ub), (dl, du) = za, zb, d
+    na, nb = (max(la, lb + dl), min(ua, ub + du)), (max(lb, la - du), min(ub, ua - dl))
+    if na[0] > na[1] or nb[0] > nb[1]:
+        return za, zb
+    return na, nb
+
+
+def delta_lines(za, zb, d):
+    """Lines ``(su, tu)``, ``(sl, tl)`` with ``sl·δ + tl <= relu(z_a) − relu(z_b) <= su·δ + tu``
+    on the node (NeuroDiff-style), from the intervals of ``z_a``, ``z_b`` and ``δ`` (grid
+    numbers), and the interval ``(lo, hi)`` of :func:`relu_difference`.
+
+    Candidates for the upper line: the constant ``hi``; ``δ`` when ``z_a >= 0`` (then ``Δh = δ
+    + min(z_b, 0)``); ``δ + max(−la, 0)`` when ``z_b >= 0`` (then ``Δh = δ + max(−z_a, 0)``); the
+    chord of ``max(0, δ)`` on ``[dl, du]`` (slope rounded up to the grid).  For the lower line:
+    ``lo``; ``δ + min(lb, 0)`` when ``z_a >= 0``; ``δ`` when ``z_b >= 0``; the chord of ``min(0,
+    δ)`` (``s·(δ − du)``, ``s`` rounded up).  The line of least (greatest) value at the middle of
+    ``[dl, du]`` is taken, the first on a tie (the checker makes the same choice).  The
+    intervals are first narrowed by each other: ``z_a ∈ z_b + δ``, ``z_b ∈ z_a − δ`` (from the
+    values before; skipped when that empties one)."""
+    za, zb = _narrowed(za, zb, d)
+    (la, _), (lb, _), (dl, du) = za, zb, d
+    lo, hi = relu_difference(za, zb, d)
+    ups, lows = [(_ZERO, hi)], [(_ZERO, lo)]
+    if la >= 0:
+        ups.append((_ONE, _ZERO)); lows.append((_ONE, min(lb, _ZERO)))
+    if lb >= 0:
+        ups.append((_ONE, max(-la, _ZERO))); lows.append((_ONE, _ZERO))
+    if dl >= 0:
+        ups.append((_ONE, _ZERO)); lows.append((_ZERO, _ZERO))
+    elif du <= 0:
+        ups.append((_ZERO, _ZERO)); lows.append((_ONE, _ZERO))
+    else:
+        s = up(du / (du - dl))
+        ups.append((s, -s * dl))
+        s = up(-dl / (du - dl))
+        lows.append((s, -s * du))
+    mid = (dl + du) / 2
+    best_u = min(ups, key=lambda st: st[0] * mid + st[1])
+    best_l = max(lows, key=lambda st: st[0] * mid + st[1])
+    return best_u, best_l, (lo, hi)
+
+
 class DifferentialNet:
-    """The blocks ``A_l`` (of a) and ``B_l`` (of b) of a difference network, and ``A_l − B_l``."""
+    """The blocks ``A_l`` (of a) and ``B_l`` (of b) of a difference network, ``A_l − B_l``, and
+    the network of ``(δ_l, z_{b,l})`` for the symbolic δ bounds (the module docstring)."""
 
     def __init__(self, Ws, bs):
         L = len(Ws)
@@ -60,6 +108,7 @@ class DifferentialNet:
         if not self.ok:
             return
         self.A, self.E, self.bias = [], [], []
+        Tw, Tb = [], []
         m_prev = None
         for l, (W, b) in enumerate(zip(Ws, bs)):
             if l == 0:
@@ -75,19 +124,40 @@ class DifferentialNet:
                 A = [row[:m_prev] for row in W]
                 B = [[-v for v in row[m_prev:]] for row in W]
                 bias = list(b)
+            E = [[u - v for u, v in zip(ra, rb)] for ra, rb in zip(A, B)]
             self.A.append(A)
-            self.E.append([[u - v for u, v in zip(ra, rb)] for ra, rb in zip(A, B)])
+            self.E.append(E)
             self.bias.append(bias)
+            if l == 0:
+                Tw.append(E + B); Tb.append(bias + list(b[n:]))
+            elif l < L - 1:
+                Tw.append([ra + re for ra, re in zip(A, E)] + [[_ZERO] * m_prev + rb for rb in B])
+                Tb.append(bias + list(b[n:]))
+            else:
+                Tw.append([ra + re for ra, re in zip(A, E)]); Tb.append(bias)
             m_prev = len(A)
+        self.T = IntLayers(Tw, Tb)
 
-    def deltas(self, box, ivs):
-        """The δ interval of every layer (the last is ``a − b`` on the node)."""
-        out = []
+    def deltas(self, box, ivs, symbolic=True, parent=None, layer=0):
+        """The δ interval of every layer (the last is ``a − b`` on the node); with *symbolic*
+        each layer's interval rules are intersected with the back-substitution of ``± δ``.
+        With *parent* (the :meth:`state` of the same box under fewer splits, none below layer
+        *layer*) the layers below *layer* are reused (the same numbers)."""
+        return self.state(box, ivs, symbolic, parent, layer)[0]
+
+    def state(self, box, ivs, symbolic=True, parent=None, layer=0):
+        """``(deltas, lines, caps)``: :meth:`deltas` and the δ network's relaxations."""
         L = len(self.A)
-        d = interval_image(self.E[0], box, self.bias[0])
-        for l in range(L):
+        if parent is None:
+            layer = 0
+        out = [] if parent is None else list(parent[0][:layer])
+        lines = [] if parent is None else list(parent[1][:layer])
+        caps = [] if parent is None else list(parent[2][:layer])
+        for l in range(layer, L):
             checkpoint()
-            if l > 0:
+            if l == 0:
+                d = interval_image(self.E[0], box, self.bias[0])
+            else:
                 prev, n = ivs[l - 1], len(ivs[l - 1]) // 2
                 dh = [relu_difference(prev[j], prev[n + j], out[-1][j]) for j in range(n)]
                 hb = [(_relu(lo), _relu(hi)) for lo, hi in prev[n:]]
@@ -101,11 +171,36 @@ class DifferentialNet:
                      for j, dj in enumerate(d)]
             else:
                 d = [_meet(dj, lo, hi) for dj, (lo, hi) in zip(d, cur)]
-            out.append([(down(lo), up(hi)) for lo, hi in d])
-        return out
+            d = [(down(lo), up(hi)) for lo, hi in d]
+            if symbolic and l > 0:
+                lam, scale, const = self.T.rows_of(l, list(range(len(d))))
+                ub = back_substitute(self.T, l - 1, lines, caps, box, lam, scale, const)
+                k = len(d)
+                d = [_meet(dj, down(-ub[k + j]), up(ub[j])) for j, dj in enumerate(d)]
+            out.append(d)
+            if symbolic and l < L - 1:
+                ln, cp = _paired_lines(cur, d)
+                lines.append(ln); caps.append(cp)
+        return out, lines, caps
 
     def bound(self, box, ivs, c):
         """Upper bound of ``c · (a − b)`` on the node (c a signed unit vector or any vector)."""
         last = self.deltas(box, ivs)[-1]
         return sum(((cj * hi if cj > 0 else cj * lo) for cj, (lo, hi) in zip(c, last) if cj != 0),
                    _ZERO)
+
+
+def _paired_lines(cur, d):
+    """The lines of layer ``(Δh, h_b)`` of the δ network in :func:`back_substitute`'s integer
+    form (Δh: :func:`delta_lines`; h_b: DeepPoly) and its caps."""
+    n = len(d)
+    (su_b, sl_b, tu_b, _), cap_b = relu_lines(cur[n:])
+    su, sl, tu, tl, cap = [], [], [], [], []
+    for j in range(n):
+        (a, t), (b, r), (_, hi) = delta_lines(cur[j], cur[n + j], d[j])
+        su.append(int(a * _G)); tu.append(int(t * _G * _G))
+        sl.append(int(b * _G)); tl.append(int(r * _G * _G))
+        cap.append(int(hi * _G))
+    arr = lambda xs, ys: np.concatenate([np.array(xs, dtype=object), ys])  # noqa: E731
+    return ((arr(su, su_b), arr(sl, sl_b), arr(tu, tu_b), arr(tl, np.zeros(n, dtype=object))),
+            arr(cap, cap_b))

@@ -29,7 +29,8 @@ from algebra.rationals import Q
 
 from ..budget import checkpoint
 
-__all__ = ["node_intervals", "exact_bound", "exact_bound_int", "float_duals", "project", "set_rowwise"]
+__all__ = ["node_intervals", "exact_bound", "exact_bound_int", "float_duals", "LPTemplate", "pair_terms",
+           "project", "set_rowwise"]
 
 _ZERO = Q(0)
 
@@ -69,9 +70,10 @@ def _kind(lo, hi):
     return "unstable"
 
 
-def project(ivs, mu, alpha, beta):
+def project(ivs, mu, alpha, beta, gamma=None, eta=None):
     """Multipliers of the right signs: ``alpha, beta >= 0`` on unstable neurons, ``beta = 0`` on
-    stable active ones, both 0 on inactive ones (a new list, exact)."""
+    stable active ones, both 0 on inactive ones; the pair rows' ``gamma, eta >= 0`` (a new
+    list, exact)."""
     A, B = [], []
     for l in range(len(ivs) - 1):
         ra, rb = [], []
@@ -85,7 +87,10 @@ def project(ivs, mu, alpha, beta):
             else:
                 ra.append(_ZERO); rb.append(_ZERO)
         A.append(ra); B.append(rb)
-    return mu, A, B
+    if gamma is None:
+        return mu, A, B
+    pos = [[[max(v, _ZERO) for v in row] for row in part] for part in (gamma, eta)]
+    return mu, A, B, pos[0], pos[1]
 
 
 def _box_max(coef, lo, hi):
@@ -105,14 +110,39 @@ def _den_lcm(parts):
     return d
 
 
-def exact_bound_int(sym, box, ivs, c, mu, alpha, beta):
+def pair_terms(ivs, gamma, eta, lines):
+    """The pair rows' part of the bound (:mod:`.differential` lines of ``Δh = h_a − h_b`` in
+    ``δ = z_a − z_b``, per hidden layer and pair ``(su, tu, sl, tl)``: rows ``h_a − h_b −
+    su·(z_a − z_b) <= tu`` (``gamma >= 0``) and ``−(h_a − h_b) + sl·(z_a − z_b) <= −tl`` (``eta
+    >= 0``)): ``(constant, z coefficients, h coefficients)`` to add to ``c − Aᵀy``."""
+    const, zadj, hadj = _ZERO, [], []
+    for l in range(len(ivs) - 1):
+        n = len(ivs[l]) // 2
+        za, ha = [_ZERO] * (2 * n), [_ZERO] * (2 * n)
+        for j, (su, tu, sl, tl) in enumerate(lines[l]):
+            g, e = gamma[l][j], eta[l][j]
+            if g == 0 and e == 0:
+                continue
+            t = su * g - sl * e
+            za[j] += t; za[n + j] -= t
+            ha[j] += e - g; ha[n + j] += g - e
+            const += g * tu - e * tl
+        zadj.append(za); hadj.append(ha)
+    return const, zadj, hadj
+
+
+def exact_bound_int(sym, box, ivs, c, mu, alpha, beta, gamma=None, eta=None, lines=None):
     """:func:`exact_bound` (the same number, exactly) with the products ``muᵀW`` as integer
     matrix products: the multipliers over one common denominator, the weights as the integer
-    rows of *sym* (a :class:`.symbolic.SymbolicNet`); rational arithmetic only per neuron."""
+    rows of *sym* (a :class:`.symbolic.SymbolicNet`); rational arithmetic only per neuron.
+    With *gamma*, *eta* and *lines*: the pair rows of :func:`pair_terms` too."""
     L = sym.L
     dm = _den_lcm([mu, alpha, beta])
     M = [np.array([int(v * dm) for v in row], dtype=object) for row in mu]
     total = _ZERO
+    zadj = hadj = None
+    if gamma is not None:
+        total, zadj, hadj = pair_terms(ivs, gamma, eta, lines)
     for l in range(L):                                           # mu·b
         t = M[l].dot(sym.bnum[l]) if len(M[l]) else 0
         if t:
@@ -131,6 +161,8 @@ def exact_bound_int(sym, box, ivs, c, mu, alpha, beta):
             if not last:
                 a, b = alpha[l][j], beta[l][j]
                 coef -= a
+                if zadj is not None:
+                    coef += zadj[l][j]
                 if lo < 0 < hi and b != 0:
                     s = hi / (hi - lo)
                     coef += s * b
@@ -138,6 +170,8 @@ def exact_bound_int(sym, box, ivs, c, mu, alpha, beta):
             total += _box_max(coef, lo, hi)
             if not last:
                 hco = alpha[l][j] - beta[l][j]
+                if hadj is not None:
+                    hco += hadj[l][j]
                 if up[j]:
                     hco += Q(int(up[j]), dm * sym.den[l + 1])
                 total += _box_max(hco, max(lo, _ZERO), max(hi, _ZERO))
@@ -191,70 +225,152 @@ def exact_bound(Ws, bs, box, ivs, c, mu, alpha, beta):
     return total
 
 
-def float_duals(Ws, bs, box, ivs, c, time_limit=None):
+class LPTemplate:
+    """The node-independent part of the triangle LP of a network, in floats, built once: the
+    column layout (``x``, then per layer ``z_l`` and, hidden, ``h_l``) and the equality rows
+    ``z_{l,j} − W_l[j]·h_{l−1} = b_l[j]`` in row-wise sparse form (HiGHS's input)."""
+
+    def __init__(self, Ws, bs):
+        self.L = L = len(Ws)
+        self.widths = [len(W) for W in Ws]
+        self.d = len(Ws[0][0]) if Ws and Ws[0] else 0
+        off = self.d
+        self.zoff, self.hoff = [], []
+        prev = np.arange(self.d)
+        starts, index, value, rhs = [np.zeros(1, dtype=np.int64)], [], [], []
+        nnz = 0
+        for l in range(L):
+            n = self.widths[l]
+            zcols = np.arange(off, off + n)
+            self.zoff.append(off)
+            off += n
+            W = np.array([[float(v) for v in row] for row in Ws[l]], dtype=float).reshape(n, len(prev))
+            r, k = np.nonzero(W)
+            counts = np.bincount(r, minlength=n) + 1
+            # per row: z first, then the nonzeros of −W (row-major order of np.nonzero)
+            row_start = np.concatenate([[0], np.cumsum(counts)[:-1]])
+            idx = np.empty(int(counts.sum()), dtype=np.int64)
+            val = np.empty(int(counts.sum()), dtype=float)
+            idx[row_start] = zcols
+            val[row_start] = 1.0
+            pos_in_row = np.arange(len(r)) - np.concatenate([[0], np.cumsum(np.bincount(r, minlength=n))[:-1]])[r]
+            dest = row_start[r] + 1 + pos_in_row
+            idx[dest] = prev[k]
+            val[dest] = -W[r, k]
+            index.append(idx); value.append(val)
+            starts.append(nnz + np.cumsum(counts))
+            nnz += int(counts.sum())
+            rhs.append(np.array([float(v) for v in bs[l]], dtype=float))
+            if l < L - 1:
+                self.hoff.append(off)
+                prev = np.arange(off, off + n)
+                off += n
+        self.ncol = off
+        self.eq_start = np.concatenate(starts)
+        self.eq_index = np.concatenate(index) if index else np.zeros(0, dtype=np.int64)
+        self.eq_value = np.concatenate(value) if value else np.zeros(0)
+        self.eq_rhs = np.concatenate(rhs) if rhs else np.zeros(0)
+        self.n_eq = len(self.eq_rhs)
+
+
+def float_duals(Ws, bs, box, ivs, c, time_limit=None, template: LPTemplate | None = None,
+                pair_lines=None):
     """HiGHS on the node's relaxation (maximise ``c · z_L``): ``(status, x, duals)`` in floats.
 
     ``duals`` is ``(mu, alpha, beta)`` as float lists (HiGHS's row duals, sign conventions
     unchecked: the caller tries both signs and keeps the exact bound that is smaller).
+    *template* (:class:`LPTemplate` of *Ws*, *bs*) is built when absent.  With *pair_lines*
+    (a difference network: per hidden layer the lines ``(su, tu, sl, tl)`` of each pair, see
+    :func:`pair_terms`) the pair rows are added and ``duals`` is ``(mu, alpha, beta, gamma,
+    eta)``.
     """
-    import numpy as np
     from highspy import _core as hc
-    L = len(Ws)
-    d = len(box)
-    f = float
-    col_lo, col_hi = [f(lo) for lo, _ in box], [f(hi) for _, hi in box]
-    zcol, hcol = [], []
-    for l in range(L):
-        zc = []
-        for lo, hi in ivs[l]:
-            zc.append(len(col_lo)); col_lo.append(f(lo)); col_hi.append(f(hi))
-        zcol.append(zc)
-        if l < L - 1:
-            hc_ = []
-            for lo, hi in ivs[l]:
-                hc_.append(len(col_lo)); col_lo.append(max(f(lo), 0.0)); col_hi.append(max(f(hi), 0.0))
-            hcol.append(hc_)
-    prev = list(range(d))
-    rows, rlo, rhi, tags = [], [], [], []
+    t = template or LPTemplate(Ws, bs)
+    L = t.L
     inf = hc.kHighsInf
+    col_lo = np.empty(t.ncol)
+    col_hi = np.empty(t.ncol)
+    col_lo[:t.d] = [float(lo) for lo, _ in box]
+    col_hi[:t.d] = [float(hi) for _, hi in box]
+    tri_start, tri_index, tri_value, tri_lo, tri_hi, tags = [], [], [], [], [], []
+    nnz = len(t.eq_index)
     for l in range(L):
-        for j, row in enumerate(Ws[l]):
-            ent = {zcol[l][j]: 1.0}
-            for k, w in enumerate(row):
-                if w != 0:
-                    ent[prev[k]] = ent.get(prev[k], 0.0) - f(w)
-            rows.append(ent); rlo.append(f(bs[l][j])); rhi.append(f(bs[l][j])); tags.append(("mu", l, j))
-        if l < L - 1:
-            for j, (lo, hi) in enumerate(ivs[l]):
-                k = _kind(lo, hi)
-                if k == "active":
-                    rows.append({zcol[l][j]: 1.0, hcol[l][j]: -1.0}); rlo.append(0.0); rhi.append(0.0)
-                    tags.append(("alpha", l, j))
-                elif k == "unstable":
-                    s = f(hi / (hi - lo))
-                    rows.append({zcol[l][j]: 1.0, hcol[l][j]: -1.0}); rlo.append(-inf); rhi.append(0.0)
-                    tags.append(("alpha", l, j))
-                    rows.append({hcol[l][j]: 1.0, zcol[l][j]: -s}); rlo.append(-inf); rhi.append(-s * f(lo))
-                    tags.append(("beta", l, j))
-            prev = hcol[l]
-    ncol = len(col_lo)
-    cost = np.zeros(ncol)
-    for j, cj in enumerate(c):
-        cost[zcol[L - 1][j]] = f(cj)
+        lo = np.array([float(a) for a, _ in ivs[l]])
+        hi = np.array([float(b) for _, b in ivs[l]])
+        z0 = t.zoff[l]
+        col_lo[z0:z0 + len(lo)] = lo
+        col_hi[z0:z0 + len(lo)] = hi
+        if l == L - 1:
+            break
+        h0 = t.hoff[l]
+        col_lo[h0:h0 + len(lo)] = np.maximum(lo, 0.0)
+        col_hi[h0:h0 + len(lo)] = np.maximum(hi, 0.0)
+        lo_q = [a for a, _ in ivs[l]]
+        hi_q = [b for _, b in ivs[l]]
+        active = np.array([a >= 0 for a in lo_q], dtype=bool)
+        unstable = np.array([a < 0 < b for a, b in zip(lo_q, hi_q)], dtype=bool)
+        ja = np.nonzero(active | unstable)[0]          # z − h (= 0 active, <= 0 unstable)
+        ju = np.nonzero(unstable)[0]                    # h − s z <= −s lo
+        s = np.array([float(hi_q[j] / (hi_q[j] - lo_q[j])) for j in ju])
+        m = len(ja) + len(ju)
+        idx = np.empty(2 * m, dtype=np.int64)
+        val = np.empty(2 * m)
+        idx[0:2 * len(ja):2] = z0 + ja
+        idx[1:2 * len(ja):2] = h0 + ja
+        val[0:2 * len(ja):2] = 1.0
+        val[1:2 * len(ja):2] = -1.0
+        b0 = 2 * len(ja)
+        idx[b0::2] = h0 + ju
+        idx[b0 + 1::2] = z0 + ju
+        val[b0::2] = 1.0
+        val[b0 + 1::2] = -s
+        tri_index.append(idx); tri_value.append(val)
+        tri_start.append(nnz + 2 * np.arange(1, m + 1))
+        nnz += 2 * m
+        tri_lo.append(np.where(active[ja], 0.0, -inf)); tri_hi.append(np.zeros(len(ja)))
+        tri_lo.append(np.full(len(ju), -inf)); tri_hi.append(-s * lo[ju])
+        tags.append((l, ja, ju))
+    if pair_lines is not None:
+        for l in range(L - 1):
+            n = len(pair_lines[l])
+            if n == 0:
+                continue
+            su, tu, sl, tl = (np.array([float(ln[i]) for ln in pair_lines[l]]) for i in range(4))
+            z0, h0, jj = t.zoff[l], t.hoff[l], np.arange(n)
+            for sign, slope, rhs in ((1.0, su, tu), (-1.0, sl, -tl)):
+                idx = np.stack([h0 + jj, h0 + n + jj, z0 + jj, z0 + n + jj], axis=1).ravel()
+                val = np.stack([np.full(n, sign), np.full(n, -sign), -sign * slope, sign * slope],
+                               axis=1).ravel()
+                tri_index.append(idx); tri_value.append(val)
+                tri_start.append(nnz + 4 * np.arange(1, n + 1))
+                nnz += 4 * n
+                tri_lo.append(np.full(n, -inf)); tri_hi.append(rhs)
+    start = np.concatenate([t.eq_start] + tri_start)
+    index = np.concatenate([t.eq_index] + tri_index)
+    value = np.concatenate([t.eq_value] + tri_value)
+    rlo = np.concatenate([t.eq_rhs] + tri_lo)
+    rhi = np.concatenate([t.eq_rhs] + tri_hi)
+    cost = np.zeros(t.ncol)
+    cost[t.zoff[L - 1]:t.zoff[L - 1] + len(c)] = [float(cj) for cj in c]
     h = hc._Highs()
     h.setOptionValue("output_flag", False)
     h.setOptionValue("presolve", "off")   # a dual ray is only returned without presolve
     if time_limit is not None:
         h.setOptionValue("time_limit", max(0.05, float(time_limit)))
     lp = hc.HighsLp()
-    lp.num_col_, lp.num_row_ = ncol, len(rows)
+    lp.num_col_, lp.num_row_ = t.ncol, len(rlo)
     lp.col_cost_ = cost
-    lp.col_lower_ = np.array(col_lo)
-    lp.col_upper_ = np.array(col_hi)
-    lp.row_lower_ = np.array(rlo)
-    lp.row_upper_ = np.array(rhi)
+    lp.col_lower_ = col_lo
+    lp.col_upper_ = col_hi
+    lp.row_lower_ = rlo
+    lp.row_upper_ = rhi
     lp.sense_ = hc.ObjSense.kMaximize
-    set_rowwise(lp, rows, ncol)
+    A = lp.a_matrix_
+    A.format_ = hc.MatrixFormat.kRowwise
+    A.start_ = start.astype(np.int32)
+    A.index_ = index.astype(np.int32)
+    A.value_ = value
+    A.num_col_, A.num_row_ = t.ncol, len(rlo)
     h.passModel(lp)
     h.run()
     name = str(h.getModelStatus()).rsplit(".", 1)[-1]
@@ -266,20 +382,35 @@ def float_duals(Ws, bs, box, ivs, c, time_limit=None):
             has, ray = False, None
         if not has:
             return "infeasible", None, None
-        dual = list(ray)
+        dual = np.asarray(ray, dtype=float)
     elif name != "kOptimal":
         return "unknown", None, None
     else:
-        dual = list(h.getSolution().row_dual)
-    mu = [[0.0] * len(Ws[l]) for l in range(L)]
-    al = [[0.0] * len(Ws[l]) for l in range(L - 1)]
-    be = [[0.0] * len(Ws[l]) for l in range(L - 1)]
-    for (t, l, j), y in zip(tags, dual):
-        {"mu": mu, "alpha": al, "beta": be}[t][l][j] = y
+        dual = np.asarray(h.getSolution().row_dual, dtype=float)
+    mu, pos = [], 0
+    for n in t.widths:
+        mu.append(dual[pos:pos + n].tolist())
+        pos += n
+    al, be = [], []
+    for l, ja, ju in tags:
+        a = np.zeros(t.widths[l]); b = np.zeros(t.widths[l])
+        a[ja] = dual[pos:pos + len(ja)]
+        pos += len(ja)
+        b[ju] = dual[pos:pos + len(ju)]
+        pos += len(ju)
+        al.append(a.tolist()); be.append(b.tolist())
+    duals = (mu, al, be)
+    if pair_lines is not None:
+        ga, et = [], []
+        for l in range(L - 1):
+            n = len(pair_lines[l])
+            ga.append(dual[pos:pos + n].tolist()); pos += n
+            et.append(dual[pos:pos + n].tolist()); pos += n
+        duals = (mu, al, be, ga, et)
     if name == "kInfeasible":
-        return "infeasible", None, (mu, al, be)
-    x = list(h.getSolution().col_value)[:d]
-    return "optimal", x, (mu, al, be)
+        return "infeasible", None, duals
+    x = list(h.getSolution().col_value)[:t.d]
+    return "optimal", x, duals
 
 
 def to_rational(y: float, den: int | None) -> Q:

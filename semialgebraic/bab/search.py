@@ -23,8 +23,8 @@ from fractions import Fraction
 from algebra.rationals import Q
 
 from ..budget import Budget
-from .differential import DifferentialNet
-from .relaxation import exact_bound_int, float_duals, project, to_rational
+from .differential import DifferentialNet, delta_lines
+from .relaxation import LPTemplate, exact_bound_int, float_duals, project, to_rational
 from .symbolic import SymbolicNet, affine_bound
 
 __all__ = ["ObjectiveBound", "bound_objective", "Engine"]
@@ -60,24 +60,31 @@ def _candidates(ivs, duals):
             yield project(ivs, *(ys if sgn == 1 else [[[-v for v in row] for row in part] for part in ys]))
 
 
-def _lp_bound(Ws, bs, box, ivs, c, sym, time_limit=None):
-    """(bound, (mu, alpha, beta), float point) of the node's triangle LP made rigorous, or
-    ``(None, y, None)`` when the multipliers *y* prove the node empty, or None (no LP answer)."""
-    status, x, duals = float_duals(Ws, bs, box, ivs, c, time_limit=time_limit)
+def _lp_bound(Ws, bs, box, ivs, c, sym, time_limit=None, template=None, lines=None):
+    """(bound, (mu, alpha, beta[, gamma, eta]), float point) of the node's triangle LP (with the
+    pair rows of *lines*, :func:`.relaxation.pair_terms`) made rigorous, or ``(None, y, None)``
+    when the multipliers *y* prove the node empty, or None (no LP answer)."""
+    status, x, duals = float_duals(Ws, bs, box, ivs, c, time_limit=time_limit, template=template,
+                                   pair_lines=lines)
     if status == "infeasible" and duals is not None:
         zc = [_ZERO] * len(c)
         for y in _candidates(ivs, duals):
-            if exact_bound_int(sym, box, ivs, zc, *y) < 0:
+            if exact_bound_int(sym, box, ivs, zc, *y, lines=lines) < 0:
                 return None, y, None          # the node is empty (Farkas-type proof)
         return None
     if status != "optimal":
         return None
     best = None
     for y in _candidates(ivs, duals):
-        val = exact_bound_int(sym, box, ivs, c, *y)
+        val = exact_bound_int(sym, box, ivs, c, *y, lines=lines)
         if best is None or val < best[0]:
             best = (val, y)
     return best[0], best[1], x
+
+
+def _multipliers(y):
+    """A leaf's multiplier keys (``gamma``, ``eta``: the pair rows, when present)."""
+    return dict(zip(("mu", "alpha", "beta", "gamma", "eta"), y))
 
 
 def _output_bound(ivs, c):
@@ -127,16 +134,42 @@ class Engine:
         if self.diff is not None and not self.diff.ok:
             self.diff = None
         self.lp = lp
+        self.template = LPTemplate(Ws, bs) if lp else None
         self._cache: dict = {}
+        self._state: dict = {}
 
     def node(self, box, splits, parent=None, layer=None):
+        """``(intervals, last δ)`` of a node; with *parent* (the parent node's splits, the same
+        box) the layers below *layer* (the new split's) are reused."""
         key = (tuple(box), tuple(sorted(splits.items())))
         hit = self._cache.get(key)
         if hit is None:
-            ivs = self.sym.intervals(box, splits, parent=parent, layer=layer)
-            deltas = None if ivs is None or self.diff is None else self.diff.deltas(box, ivs)[-1]
-            hit = self._cache[key] = (ivs, deltas)
+            pivs = pstate = None
+            if parent is not None:
+                pivs, pstate = self._state.get((tuple(box), tuple(sorted(parent.items()))), (None, None))
+            ivs = self.sym.intervals(box, splits, parent=pivs, layer=layer)
+            state = None
+            if ivs is not None and self.diff is not None:
+                state = self.diff.state(box, ivs, parent=pstate, layer=layer or 0)
+            self._state[key] = (ivs, state)
+            hit = self._cache[key] = (ivs, None if state is None else state[0][-1])
         return hit
+
+    def pair_lines(self, box, splits):
+        """Per hidden layer the lines ``(su, tu, sl, tl)`` of every pair at a node opened by
+        :meth:`node` (:func:`.differential.delta_lines`), or None (not a paired network)."""
+        ivs, state = self._state.get((tuple(box), tuple(sorted(splits.items()))), (None, None))
+        if ivs is None or state is None:
+            return None
+        out = []
+        for l in range(len(ivs) - 1):
+            n = len(ivs[l]) // 2
+            row = []
+            for j in range(n):
+                (su, tu), (sl, tl), _ = delta_lines(ivs[l][j], ivs[l][n + j], state[0][l][j])
+                row.append((su, tu, sl, tl))
+            out.append(row)
+        return out
 
 
 def bound_objective(Ws, bs, box, c, value, *, budget: Budget | None = None,
@@ -222,16 +255,17 @@ def bound_objective(Ws, bs, box, c, value, *, budget: Budget | None = None,
                 lower, point = v, centre
         if (unstable or splits) and bnd > cut() and engine.lp and not budget.exhausted() and (
                 unstable <= 64 or not input_splits):
-            got = _lp_bound(Ws, bs, nbox, ivs, c, engine.sym, time_limit=budget.remaining())
+            got = _lp_bound(Ws, bs, nbox, ivs, c, engine.sym, time_limit=budget.remaining(),
+                            template=engine.template, lines=engine.pair_lines(nbox, splits))
             if got is not None:
                 lb, y, x = got
                 if lb is None:
                     holder.clear()
-                    holder.update({"empty": "dual", "mu": y[0], "alpha": y[1], "beta": y[2]})
+                    holder.update({"empty": "dual", **_multipliers(y)})
                     return
                 if lb < bnd:
                     holder.clear()
-                    holder.update({"bound": lb, "mu": y[0], "alpha": y[1], "beta": y[2]})
+                    holder.update({"bound": lb, **_multipliers(y)})
                     bnd = lb
                 if x is not None:
                     for p in (_round_into(x, nbox), _vertex(x, nbox)):
@@ -284,7 +318,7 @@ def bound_objective(Ws, bs, box, c, value, *, budget: Budget | None = None,
                     child[k] = (nbox[k][0], mid) if side == 0 else (mid, nbox[k][1])
                     open_node(child, splits, kids[side], xdepth + 1)
                 else:
-                    open_node(nbox, {**splits, arg: side}, kids[side], xdepth, ivs, arg[0])
+                    open_node(nbox, {**splits, arg: side}, kids[side], xdepth, splits, arg[0])
         except KeyboardInterrupt:       # BudgetExhausted or Ctrl-C: the node stays a leaf
             budget.interrupt()          # with its own (valid) bound; the children are dropped
             del leaves[n_leaves:]

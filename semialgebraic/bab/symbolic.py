@@ -29,7 +29,8 @@ from algebra.rationals import Q
 
 from ..budget import checkpoint
 
-__all__ = ["GRID_BITS", "SymbolicNet", "down", "up", "clip"]
+__all__ = ["GRID_BITS", "IntLayers", "SymbolicNet", "back_substitute", "relu_lines", "down", "up",
+           "clip"]
 
 GRID_BITS = 40
 _G = 1 << GRID_BITS
@@ -69,8 +70,10 @@ def _gcd(a, b):
     return a
 
 
-class SymbolicNet:
-    """A network ``D`` (rows *Ws*, biases *bs*) prepared for repeated symbolic bounds."""
+class IntLayers:
+    """Affine layers (rows *Ws*, biases *bs*, exact) in integer form, converted once: per layer
+    ``N`` (FLINT ``fmpz_mat``) and ``Nrows`` (numpy object array) with ``W = N / den``, and
+    ``b = bnum / bden``."""
 
     def __init__(self, Ws, bs):
         self.Ws, self.bs = Ws, bs
@@ -86,76 +89,106 @@ class SymbolicNet:
             self.bden.append(e)
             self.bnum.append(np.array([int(v * e) for v in b], dtype=object))
 
+    def rows_of(self, l, rows):
+        """``(λ, scale, const)``: the rows *rows* of layer *l* and their negations, ready for
+        :func:`back_substitute` (``λ / scale`` on the post-activations of layer ``l − 1``)."""
+        Nl = self.Nrows[l][rows]
+        bl = [Q(int(self.bnum[l][j]), self.bden[l]) for j in rows]
+        return np.concatenate([Nl, -Nl]), self.den[l], bl + [-v for v in bl]
+
+
+def back_substitute(lay, top, lines, caps, box, lam, scale, const, cancel=checkpoint):
+    """Upper bounds of ``λ_i / scale · h_top + const_i`` over a node, going down the linear
+    relaxations of layers ``top … 0`` of *lay* (an :class:`IntLayers`) to the box.
+
+    ``lines[k] = (su, sl, tu, tl)``: per neuron of layer ``k`` the post-activation lies between
+    ``sl·z + tl`` and ``su·z + tu`` (slopes times ``2^P``, constants times ``2^(2P)``, integer
+    arrays; ``tl`` None when all zero); ``caps[k]``: an upper bound of each post-activation of
+    layer ``k`` times ``2^P``, used to round the coefficients down to the grid (the module
+    docstring).  Exact; returns a list of ``Q``."""
+    const = list(const)
+    for k in range(top, -1, -1):
+        cancel()
+        su, sl, tu, tl = lines[k]
+        pos = lam > 0
+        M = np.where(pos, lam * su, lam * sl)                 # scale: scale · 2^P
+        lift = np.where(pos, lam, 0).dot(tu)                  # scale: scale · 2^(2P)
+        if tl is not None:
+            lift = lift + np.where(pos, 0, lam).dot(tl)
+        for i, v in enumerate(lift):
+            if v:
+                const[i] += Q(int(v), scale * _G * _G)
+        MN = _int_array(IntMatrix.from_rows(M.tolist()) * lay.N[k], M.shape[0])
+        bterm = M.dot(lay.bnum[k])                            # scale: scale · 2^P · bden_k
+        s2 = scale * _G * lay.den[k]                          # the scale of MN
+        for i, v in enumerate(bterm):
+            if v:
+                const[i] += Q(int(v), scale * _G * lay.bden[k])
+        if k > 0:
+            q = scale * lay.den[k]
+            lam2 = MN // q                                    # floor: grid 2^-P
+            rem = MN - lam2 * q                               # >= 0, scale s2
+            for i, v in enumerate(rem.dot(caps[k - 1])):
+                if v:
+                    const[i] += Q(int(v), s2 * _G)
+            lam, scale = lam2, _G
+        else:
+            lam, scale = MN, s2
+    # maximise over the box: every coordinate an integer over one denominator
+    bd = _lcm_den(v for pair in box for v in pair)
+    blo = np.array([int(lo * bd) for lo, _ in box], dtype=object)
+    bhi = np.array([int(hi * bd) for _, hi in box], dtype=object)
+    tot = np.where(lam > 0, lam * bhi, lam * blo).sum(axis=1) if lam.shape[1] else [0] * lam.shape[0]
+    return [const[i] + Q(int(tot[i]), scale * bd) for i in range(lam.shape[0])]
+
+
+def relu_lines(layer):
+    """The DeepPoly lines of every neuron of *layer* (intervals, grid numbers) in the integer
+    form of :func:`back_substitute`, and the caps ``max(hi, 0) · 2^P``."""
+    su, sl, tu = _relaxation(layer)
+    caps = np.array([int(max(hi, _ZERO) * _G) for _, hi in layer], dtype=object)
+    return (su, sl, tu, None), caps
+
+
+class SymbolicNet(IntLayers):
+    """A network ``D`` (rows *Ws*, biases *bs*) prepared for repeated symbolic bounds."""
+
     # -- one node -------------------------------------------------------------------------
     def intervals(self, box, splits, cancel=None, parent=None, layer=None):
         """Pre-activation intervals of every layer (grid numbers), or None when a split empties
         one.  *splits* maps ``(l, j)`` to a side; *cancel* (default
         :func:`semialgebraic.budget.checkpoint`: an active exhausted budget raises
-        ``BudgetExhausted``) is called between layers and between the back-substitution steps.  With *parent* (the intervals of the same box under the splits minus
-        some splits of layer *layer*), the layers below *layer* are reused (they do not depend
-        on splits at or above it: the same numbers)."""
+        ``BudgetExhausted``) is called between layers and between the back-substitution steps.
+        With *parent* (the intervals of the same box under the splits minus some splits of
+        layer *layer*), the layers below *layer* are reused (they do not depend on splits at or
+        above it: the same numbers)."""
         L = self.L
         cancel = cancel or checkpoint
         ivs = [] if parent is None else [list(v) for v in parent[:layer]]
+        lines, caps = [], []
+        for k in range(len(ivs)):
+            ln, cp = relu_lines(ivs[k])
+            lines.append(ln); caps.append(cp)
         for l in range(len(ivs), L):
             prev = box if l == 0 else [(max(lo, _ZERO), max(hi, _ZERO)) for lo, hi in ivs[-1]]
-            layer = [(down(lo), up(hi)) for lo, hi in interval_image(self.Ws[l], prev, self.bs[l])]
+            cur = [(down(lo), up(hi)) for lo, hi in interval_image(self.Ws[l], prev, self.bs[l])]
             if l > 0:
-                rows = [j for j, (lo, hi) in enumerate(layer) if l == L - 1 or lo < 0 < hi]
+                rows = [j for j, (lo, hi) in enumerate(cur) if l == L - 1 or lo < 0 < hi]
                 if rows:
-                    for j, iv in zip(rows, self._back(l, rows, ivs, box, cancel)):
-                        layer[j] = (max(layer[j][0], iv[0]), min(layer[j][1], iv[1]))
+                    lam, scale, const = self.rows_of(l, rows)
+                    ub = back_substitute(self, l - 1, lines, caps, box, lam, scale, const, cancel)
+                    n = len(rows)
+                    for t, j in enumerate(rows):
+                        cur[j] = (max(cur[j][0], down(-ub[n + t])), min(cur[j][1], up(ub[t])))
             if l < L - 1:
-                layer = [clip(lo, hi, splits.get((l, j))) for j, (lo, hi) in enumerate(layer)]
-                if any(lo > hi for lo, hi in layer):
+                cur = [clip(lo, hi, splits.get((l, j))) for j, (lo, hi) in enumerate(cur)]
+                if any(lo > hi for lo, hi in cur):
                     return None
-            ivs.append(layer)
+                ln, cp = relu_lines(cur)
+                lines.append(ln); caps.append(cp)
+            ivs.append(cur)
             cancel()
         return ivs
-
-    def _back(self, l, rows, ivs, box, cancel=checkpoint):
-        """Grid intervals of ``z_l[j]`` for ``j`` in *rows* by back-substitution to the box."""
-        n = len(rows)
-        Nl = self.Nrows[l][rows]
-        lam = np.concatenate([Nl, -Nl])
-        scale = self.den[l]
-        bl = [Q(int(self.bnum[l][j]), self.bden[l]) for j in rows]
-        const = bl + [-v for v in bl]
-        for k in range(l - 1, -1, -1):
-            cancel()
-            su, sl, tu = _relaxation(ivs[k])
-            pos = lam > 0
-            M = np.where(pos, lam * su, lam * sl)                 # scale: scale · 2^P
-            lift = np.where(pos, lam, 0).dot(tu)                  # scale: scale · 2^(2P)
-            for i, v in enumerate(lift):
-                if v:
-                    const[i] += Q(int(v), scale * _G * _G)
-            MN = _int_array(IntMatrix.from_rows(M.tolist()) * self.N[k], M.shape[0])
-            bterm = M.dot(self.bnum[k])                           # scale: scale · 2^P · bden_k
-            s2 = scale * _G * self.den[k]                         # the scale of MN
-            for i, v in enumerate(bterm):
-                if v:
-                    const[i] += Q(int(v), scale * _G * self.bden[k])
-            if k > 0:
-                q = scale * self.den[k]
-                lam2 = MN // q                                    # floor: grid 2^-P
-                rem = MN - lam2 * q                               # >= 0, scale s2
-                H = np.array([int(max(hi, _ZERO) * _G) for _, hi in ivs[k - 1]], dtype=object)
-                for i, v in enumerate(rem.dot(H)):
-                    if v:
-                        const[i] += Q(int(v), s2 * _G)
-                lam, scale = lam2, _G
-            else:
-                lam, scale = MN, s2
-        ub = []
-        for i in range(lam.shape[0]):
-            tot = const[i]
-            for kk, (lo, hi) in enumerate(box):
-                v = lam[i, kk]
-                if v:
-                    tot += Q(int(v), scale) * (hi if v > 0 else lo)
-            ub.append(tot)
-        return [(down(-ub[n + i]), up(ub[i])) for i in range(n)]
 
 
 def _int_array(m, rows):

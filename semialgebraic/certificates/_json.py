@@ -38,6 +38,9 @@ __all__ = ["jsonable", "write_certificate", "embed_network", "embed_block", "SID
 SIDECAR_THRESHOLD = 100_000
 """Networks with at least this many weight entries go to the binary sidecar."""
 
+SIDECAR_THRESHOLD_BY_TYPE = {"bab_bound": 2_000}
+"""Smaller thresholds per certificate type (``bab_bound``: its two networks are most of it)."""
+
 
 def embed_network(net: Network):
     """What a builder puts in a certificate for *net*: its JSON dict, or for a network with at
@@ -118,7 +121,7 @@ def write_certificate(cert: dict, path: str | Path) -> None:
     module docstring); the sidecar is written first, so the JSON never names a missing file."""
     path = Path(path)
     arrays: dict = {}
-    body = _split(cert, arrays, "")
+    body = _split(cert, arrays, "", SIDECAR_THRESHOLD_BY_TYPE.get(cert.get("type")))
     if arrays:
         import hashlib
         import io
@@ -133,10 +136,12 @@ def write_certificate(cert: dict, path: str | Path) -> None:
     write_atomic(path, json.dumps(jsonable(body), indent=1) + "\n")
 
 
-def _split(obj: Any, arrays: dict, where: str) -> Any:
-    """*obj* with the weights of large networks replaced by sidecar references (into *arrays*)."""
+def _split(obj: Any, arrays: dict, where: str, limit: int | None = None) -> Any:
+    """*obj* with the weights of large networks (at least *limit* or :data:`SIDECAR_THRESHOLD`
+    entries, the smaller) replaced by sidecar references (into *arrays*)."""
+    limit = SIDECAR_THRESHOLD if limit is None else min(limit, SIDECAR_THRESHOLD)
     if isinstance(obj, Network):
-        if sum(r * c for r, c in obj._shapes) < SIDECAR_THRESHOLD:
+        if sum(r * c for r, c in obj._shapes) < limit:
             return obj.to_dict()
         d = {"format": "netfibers.network", "version": 1, "activation": "relu",
              "inputs": obj.n_inputs, "layers": []}
@@ -156,15 +161,15 @@ def _split(obj: Any, arrays: dict, where: str) -> Any:
         if obj.get("format") == "netfibers.network" and isinstance(obj.get("layers"), list):
             n = sum(len(L.get("weight", [])) * len((L.get("weight") or [[]])[0])
                     for L in obj["layers"] if isinstance(L, dict) and isinstance(L.get("weight"), list))
-            if n >= SIDECAR_THRESHOLD:
+            if n >= limit:
                 try:
                     from algebra.io.native import network_from_dict
-                    return _split(network_from_dict(obj), arrays, where)
+                    return _split(network_from_dict(obj), arrays, where, limit)
                 except Exception:        # not a valid network: written as it is
                     return obj
-        return {k: _split(v, arrays, f"{where}.{k}" if where else str(k)) for k, v in obj.items()}
+        return {k: _split(v, arrays, f"{where}.{k}" if where else str(k), limit) for k, v in obj.items()}
     if isinstance(obj, (list, tuple)) and obj and isinstance(obj[0], (dict, Network, list, tuple)):
-        return [_split(v, arrays, f"{where}[{i}]") for i, v in enumerate(obj)]
+        return [_split(v, arrays, f"{where}[{i}]", limit) for i, v in enumerate(obj)]
     return obj
 
 

@@ -6,12 +6,20 @@ from algebra.kernel.certificate_schemas import CLAIMS, header
 from algebra.network import Network
 
 from ..bab.symbolic import GRID_BITS
-from ._json import jsonable
+from ._json import SIDECAR_THRESHOLD_BY_TYPE, jsonable
 
 __all__ = ["bab_bound_certificate", "BOUNDS"]
 
 # how every leaf's intervals are computed (the checker refuses any other method)
-BOUNDS = {"intervals": "symbolic", "grid_bits": GRID_BITS, "differential": "paired"}
+BOUNDS = {"intervals": "symbolic", "grid_bits": GRID_BITS, "differential": "neurodiff"}
+
+
+def _embed(net: Network):
+    """The network's JSON dict, or the :class:`Network` itself when large (its exact arrays go
+    to the binary sidecar in :func:`~semialgebraic.certificates.write_certificate`)."""
+    if sum(r * c for r, c in net._shapes) >= SIDECAR_THRESHOLD_BY_TYPE["bab_bound"]:
+        return net
+    return net.to_dict()
 
 
 def bab_bound_certificate(a: Network, b: Network, box, objectives, upper, lower=None, point=None,
@@ -20,7 +28,7 @@ def bab_bound_certificate(a: Network, b: Network, box, objectives, upper, lower=
     in *objectives*) and, with *point*, ``>= lower``; with ``complete_cover`` False only the
     lower bound is claimed (the point of a refuted ε-equivalence, ``upper`` = the threshold)."""
     cert = {**header("bab_bound"), "claim": CLAIMS["bab_bound"][0 if complete_cover else 1],
-            "a": a.to_dict(), "b": b.to_dict(), "box": jsonable([[lo, hi] for lo, hi in box]),
+            "a": _embed(a), "b": _embed(b), "box": jsonable([[lo, hi] for lo, hi in box]),
             "upper": jsonable(upper)}
     if complete_cover:
         cert["bounds"] = dict(BOUNDS)

@@ -9,7 +9,8 @@ Schema (version 2; built by :func:`semialgebraic.certificates.bab_bound_certific
      "a": <network>, "b": <network>,
      "box": [[lo, hi], ...],                 # one exact interval per input
      "upper": u,                             # exact (the bound claim)
-     "bounds": {"intervals": "symbolic", "grid_bits": 40, "differential": "paired"},
+     "bounds": {"intervals": "symbolic", "grid_bits": 40,
+                "differential": "paired" | "neurodiff"},
      "objectives": [{"output": o, "sign": 1 | -1, "upper": u_os, "tree": <node>}, ...],
      "lower": l, "point": [x...], "output": o,   # optional: a point attaining l
      "epsilon": e}                               # optional, informational (ε-equivalence)
@@ -22,7 +23,12 @@ the difference network ``D = a − b``, an input split ``{"split": ["x", k, mid]
 b, "by": "symbolic"}`` (the leaf's interval of the output bounds the objective), ``{"bound": b,
 "by": "differential"}`` (the paired differential bound does) or ``{"bound": b, "mu": [[...] per
 layer], "alpha": [[...] per hidden layer], "beta": [[...] per hidden layer]}``: exact multipliers
-of the triangle relaxation (rows documented in :mod:`semialgebraic.bab.relaxation`).
+of the triangle relaxation (rows documented in :mod:`semialgebraic.bab.relaxation`), with
+``"differential": "neurodiff"`` optionally also ``"gamma"``, ``"eta"`` (per hidden layer, one
+per pair of neurons ``j`` of a and ``j`` of b; also on ``{"empty": "dual", ...}`` leaves): the
+multipliers (``>= 0``) of the pair rows ``h_a − h_b − su·(z_a − z_b) <= tu`` and ``−(h_a − h_b) +
+sl·(z_a − z_b) <= −tl``, where ``(su, tu)``, ``(sl, tl)`` are the NeuroDiff lines of the pair at
+the leaf (below: from the leaf's intervals and its symbolic δ of that layer).
 
 The checker replays each tree (every internal node has both sides, so the leaves cover the box)
 and recomputes each leaf's intervals (:mod:`semialgebraic.verify.bab_replay`), from its box
@@ -40,7 +46,17 @@ and neuron splits:
   image; then a neuron split clips its interval at 0 (empty: the leaf is empty);
 * **paired differential bound** (:mod:`semialgebraic.bab.differential` states the rules): the
   interval of ``δ = z_a − z_b`` for each pair of neurons, layer by layer, rounded outward to G;
-  the last δ bounds ``a − b``.
+  the last δ bounds ``a − b``.  With ``"neurodiff"`` every layer ``l >= 1``'s δ interval is
+  then intersected with the back-substitution (as above, same grid rounding) of ``± δ_l``
+  through the network of ``(δ, z_b)``: ``δ_0 = (A_0 − B_0) x + α_0 − β_0``, ``z_{b,0} = B_0 x +
+  β_0``, ``δ_l = A_l Δh + (A_l − B_l) h_b + α_l − β_l``, ``z_{b,l} = B_l h_b + β_l``, where
+  ``h_b`` takes the DeepPoly lines of ``z_b`` and ``Δh = relu(z_a) − relu(z_b)`` the lines in δ
+  of :func:`semialgebraic.bab.differential.delta_lines` (candidates: the constants of the
+  paired interval rule; ``δ`` and ``δ + min(lb, 0)`` when ``la >= 0``; ``δ + max(−la, 0)`` and
+  ``δ`` when ``lb >= 0``; the chords of ``max(0, δ)`` / ``min(0, δ)`` on ``[dl, du]``, slopes
+  rounded up to G; the least upper / greatest lower line at the middle of ``[dl, du]``, the
+  first on a tie); the cap of ``Δh`` in the coefficient rounding is the paired rule's upper
+  end.
 
 It checks the multipliers' signs (α, β ≥ 0 on unstable neurons, β = 0 on stable active, both 0
 on stable inactive), recomputes the Neumaier–Shcherbina bound ``μ·b − β·s·lo + Σ_v max_{v in
@@ -60,7 +76,7 @@ from algebra.kernel import difference_network
 from algebra.kernel.certificate_schemas import CLAIMS, check_header
 from algebra.rationals import Q, to_q
 
-from .bab_replay import GRID, layer_intervals, paired_deltas
+from .bab_replay import GRID, layer_intervals, pair_rows, paired_deltas
 
 __all__ = ["check"]
 
@@ -79,11 +95,41 @@ def _qlist(v, n, what):
     return [_q(x, what) for x in v]
 
 
-def _leaf_value(Ws, bs, box, ivs, c, leaf):
-    """Exact bound of the leaf's multipliers, or a reason string when they are malformed/wrong."""
+def _pair_part(leaf, ivs, rows):
+    """The pair rows' constant and coefficient changes on ``z`` and ``h`` of a leaf with
+    ``gamma``, ``eta`` (rows ``h_a − h_b − su·(z_a − z_b) <= tu`` and ``−(h_a − h_b) + sl·(z_a −
+    z_b) <= −tl`` per pair, the lines *rows* replayed), or a reason string."""
+    depth = len(ivs)
+    for key in ("gamma", "eta"):
+        if not isinstance(leaf[key], list) or len(leaf[key]) != depth - 1:
+            raise InputError(f"leaf {key} must have {depth - 1} layers")
+    const, zc, hc = _Z, [], []
+    for l in range(depth - 1):
+        half = len(ivs[l]) // 2
+        g = _qlist(leaf["gamma"][l], half, "gamma")
+        e = _qlist(leaf["eta"][l], half, "eta")
+        zrow, hrow = [_Z] * (2 * half), [_Z] * (2 * half)
+        for j in range(half):
+            if g[j] < 0 or e[j] < 0:
+                return f"negative pair multiplier at ({l}, {j})"
+            su, tu, sl, tl = rows[l][j]
+            zrow[j] = su * g[j] - sl * e[j]
+            zrow[half + j] = -zrow[j]
+            hrow[j] = e[j] - g[j]
+            hrow[half + j] = g[j] - e[j]
+            const += g[j] * tu - e[j] * tl
+        zc.append(zrow)
+        hc.append(hrow)
+    return const, zc, hc
+
+
+def _leaf_value(Ws, bs, box, ivs, c, leaf, pair_lines=None):
+    """Exact bound of the leaf's multipliers, or a reason string when they are malformed/wrong.
+    *pair_lines* (a callable giving the replayed pair lines) is needed by ``gamma``/``eta``."""
     L = len(Ws)
-    if set(leaf) != {"bound", "mu", "alpha", "beta"}:
-        raise InputError("a leaf holds 'bound', 'mu', 'alpha', 'beta' (or 'empty')")
+    keys = set(leaf)
+    if keys not in ({"bound", "mu", "alpha", "beta"}, {"bound", "mu", "alpha", "beta", "gamma", "eta"}):
+        raise InputError("a leaf holds 'bound', 'mu', 'alpha', 'beta' [, 'gamma', 'eta'] (or 'empty')")
     for key, n in (("mu", L), ("alpha", L - 1), ("beta", L - 1)):
         if not isinstance(leaf[key], list) or len(leaf[key]) != n:
             raise InputError(f"leaf {key} must have {n} layers")
@@ -91,6 +137,15 @@ def _leaf_value(Ws, bs, box, ivs, c, leaf):
     al = [_qlist(leaf["alpha"][l], len(Ws[l]), "alpha") for l in range(L - 1)]
     be = [_qlist(leaf["beta"][l], len(Ws[l]), "beta") for l in range(L - 1)]
     const = sum((mu[l][j] * bs[l][j] for l in range(L) for j in range(len(Ws[l]))), _Z)
+    zpair = hpair = None
+    if "gamma" in keys:
+        if pair_lines is None:
+            return "pair multipliers need the 'neurodiff' bounds of a difference of two networks"
+        part = _pair_part(leaf, ivs, pair_lines())
+        if isinstance(part, str):
+            return part
+        extra, zpair, hpair = part
+        const += extra
     # coefficient of every variable in c − Aᵀy, with its box
     terms = []
     xco = [_Z] * len(box)
@@ -116,6 +171,9 @@ def _leaf_value(Ws, bs, box, ivs, c, leaf):
                 elif a != 0 or b != 0:
                     return f"multiplier on the stable inactive neuron ({l}, {j})"
                 hco = a - b + sum((mu[l + 1][i] * Ws[l + 1][i][j] for i in range(len(Ws[l + 1]))), _Z)
+                if zpair is not None:
+                    zco += zpair[l][j]
+                    hco += hpair[l][j]
                 terms.append((hco, (max(lo, _Z), max(hi, _Z))))
             terms.append((zco, (lo, hi)))
     total = const
@@ -175,6 +233,26 @@ def _split_of(node, n_hidden, d, box_here, path):
     return ("n", sp[0], sp[1])
 
 
+def _pair_lines_of(net, key, here, ivs):
+    """A callable giving the node's replayed pair lines (cached), or None without 'neurodiff'."""
+    if not net["neurodiff"] or len(net["rows"]) < 2:
+        return None
+
+    def lines():
+        if key not in net["pairs"]:
+            net["pairs"][key] = pair_rows(net["rows"], ivs, _deltas_of(net, key, here, ivs))
+        return net["pairs"][key]
+    return lines
+
+
+def _deltas_of(net, key, here, ivs):
+    """Every layer's δ of the node (cached): symbolic with 'neurodiff', else the interval rules."""
+    if key not in net["deltas"]:
+        net["deltas"][key] = paired_deltas(net["rows"], net["biases"], here, ivs,
+                                           symbolic=net["neurodiff"], every_layer=True)
+    return net["deltas"][key]
+
+
 def _check_tree(net, box, c, tree, bound):
     Ws, bs = net["rows"], net["biases"]
     n_hidden = [len(W) for W in Ws[:-1]]
@@ -211,12 +289,15 @@ def _check_tree(net, box, c, tree, bound):
                 if ivs is not None:
                     return False, "a leaf claimed empty has non-empty intervals"
                 continue
-            if node["empty"] != "dual" or set(node) != {"empty", "mu", "alpha", "beta"}:
-                raise InputError("an empty leaf is {'empty': 'interval'} or {'empty': 'dual', mu, alpha, beta}")
+            if node["empty"] != "dual" or set(node) not in ({"empty", "mu", "alpha", "beta"},
+                                                           {"empty", "mu", "alpha", "beta", "gamma", "eta"}):
+                raise InputError("an empty leaf is {'empty': 'interval'} or {'empty': 'dual', mu, alpha, beta"
+                                 "[, gamma, eta]}")
             if ivs is None:
                 continue
             val = _leaf_value(Ws, bs, here, ivs, [_Z] * len(c),
-                              {"bound": 0, **{k: node[k] for k in ("mu", "alpha", "beta")}})
+                              {"bound": 0, **{k: v for k, v in node.items() if k != "empty"}},
+                              _pair_lines_of(net, key, here, ivs))
             if isinstance(val, str):
                 return False, val
             if not val < 0:
@@ -240,11 +321,11 @@ def _check_tree(net, box, c, tree, bound):
             elif len(Ws) < 2:
                 return False, "a differential bound needs hidden layers"
             else:
-                last = paired_deltas(Ws, bs, here, ivs)
+                last = _deltas_of(net, key, here, ivs)[-1]
             if last is not None:
                 val = sum(((cj * hi if cj > 0 else cj * lo) for cj, (lo, hi) in zip(c, last) if cj != 0), _Z)
         else:
-            val = _leaf_value(Ws, bs, here, ivs, c, node)
+            val = _leaf_value(Ws, bs, here, ivs, c, node, _pair_lines_of(net, key, here, ivs))
             if isinstance(val, str):
                 return False, val
         if val is not None and val > claimed:
@@ -289,12 +370,14 @@ def check(cert: dict) -> tuple[bool, str]:
     if not isinstance(objs, list):
         raise InputError("objectives must be a list")
     bounds = cert.get("bounds")
-    if bounds != {"intervals": "symbolic", "grid_bits": GRID, "differential": "paired"}:
+    if bounds not in ({"intervals": "symbolic", "grid_bits": GRID, "differential": kind}
+                      for kind in ("paired", "neurodiff")):
         raise InputError(f"bounds must be {{'intervals': 'symbolic', 'grid_bits': {GRID}, "
-                         "'differential': 'paired'}} (schema 2)")
+                         "'differential': 'paired' | 'neurodiff'}} (schema 2)")
     D = difference_network(a, b)
     net = {"rows": [W.to_rows() for W in D.weights], "biases": [list(v) for v in D.biases],
-           "mats": list(D.weights), "seen": {}}
+           "mats": list(D.weights), "seen": {}, "deltas": {}, "pairs": {},
+           "neurodiff": bounds["differential"] == "neurodiff"}
     seen = set()
     for ob in objs:
         if not isinstance(ob, dict) or set(ob) != {"output", "sign", "upper", "tree"}:

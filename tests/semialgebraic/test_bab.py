@@ -125,8 +125,9 @@ def _rejected(c):
 def test_leaf_kinds_and_schema():
     c = _cert()
     assert c["schema_version"] == 2 and verify(c)[0]
-    assert c["bounds"] == {"intervals": "symbolic", "grid_bits": 40, "differential": "paired"}
+    assert c["bounds"] == {"intervals": "symbolic", "grid_bits": 40, "differential": "neurodiff"}
     kinds = {t.get("by", "lp" if "mu" in t else "empty") for t in _leaves(c)}
+    assert all("gamma" in t and "eta" in t for t in _leaves(c, lambda t: "mu" in t))   # paired LP rows
     assert kinds <= {"symbolic", "differential", "affine", "lp", "empty"} and kinds
     c2 = _cert((A2, B2))
     assert _splits(c2, "x") and verify(c2)[0]                  # d = 1 <= 8: input splits
@@ -170,6 +171,21 @@ def test_mutations_rejected(pair, input_splits):
         k = next(i for i, v in enumerate(row) if v != 0)
         row[k] = "1000"
         assert _rejected(m)
+    # the pair rows' multipliers (gamma, eta) of LP leaves: a negative one, a changed one,
+    # under the plain 'paired' bounds, or one layer short are all caught
+    pairs = _leaves(c, lambda t: "gamma" in t and any(v != 0 for row in t["gamma"] + t["eta"] for v in row))
+    for i, leaf in enumerate(pairs[:2]):
+        key = "gamma" if any(v != 0 for row in leaf["gamma"] for v in row) else "eta"
+        l, j = next((l, j) for l, row in enumerate(leaf[key]) for j, v in enumerate(row) if v != 0)
+        for value in ("-1/1000", "1000"):
+            m = copy.deepcopy(c)
+            _leaves(m, lambda t: "gamma" in t and any(v != 0 for row in t["gamma"] + t["eta"] for v in row))[i][key][l][j] = value
+            assert _rejected(m)
+        m = copy.deepcopy(c); m["bounds"]["differential"] = "paired"
+        assert _rejected(m)
+        m = copy.deepcopy(c)
+        _leaves(m, lambda t: "gamma" in t and any(v != 0 for row in t["gamma"] + t["eta"] for v in row))[i]["eta"].pop()
+        assert _rejected(m)
     # drop a child / alter a split / move an input split outside its interval
     for kind in ("x", "n"):
         for idx in range(min(2, len(_splits(c, kind)))):
@@ -189,6 +205,8 @@ def test_mutations_rejected(pair, input_splits):
     m = copy.deepcopy(c); m["bounds"]["grid_bits"] = 30
     assert _rejected(m)
     m = copy.deepcopy(c); del m["bounds"]
+    assert _rejected(m)
+    m = copy.deepcopy(c); m["bounds"]["differential"] = "float"
     assert _rejected(m)
     m = copy.deepcopy(c); m["box"] = [[-1, 3]]                # a larger box: the trees do not cover it
     assert _rejected(m)

@@ -3,6 +3,7 @@ bounds, and the checker's independent replay of both (the same grid numbers)."""
 
 from __future__ import annotations
 
+import json
 import random
 
 import pytest
@@ -14,6 +15,7 @@ from algebra.rationals import Q
 from semialgebraic.bab import diff_bounds
 from semialgebraic.bab.differential import DifferentialNet, relu_difference
 from semialgebraic.bab.symbolic import SymbolicNet, affine_bound
+from semialgebraic.certificates import jsonable
 from semialgebraic.equivalence import max_deviation
 from semialgebraic.verify.bab_replay import layer_intervals, paired_deltas
 
@@ -68,8 +70,12 @@ def test_symbolic_and_differential_bounds_are_sound_and_replayed(case):
         return
     dn = DifferentialNet(Ws, bs)
     deltas = dn.deltas(box, ivs) if dn.ok else None
+    plain = dn.deltas(box, ivs, symbolic=False) if dn.ok else None
     if deltas is not None:
-        assert deltas[-1] == paired_deltas(Ws, bs, box, ivs)
+        assert deltas[-1] == paired_deltas(Ws, bs, box, ivs, symbolic=True)
+        assert plain[-1] == paired_deltas(Ws, bs, box, ivs)
+        for now, before in zip(deltas, plain):                # the symbolic δ never loosens
+            assert all(b0 <= a0 <= a1 <= b1 for (a0, a1), (b0, b1) in zip(now, before))
     for _ in range(30):
         x = [lo + (hi - lo) * Q(rng.randrange(65), 64) for lo, hi in box]
         zs = _trace(Ws, bs, x)
@@ -129,3 +135,51 @@ def test_one_weight_moved_by_1e9_in_a_deeper_net(input_splits):
     exact = max_deviation(a, b, (-1, 1)).value
     r = diff_bounds(a, b, (-1, 1), input_splits=input_splits)
     assert r.lower == exact == r.upper and exact > 0
+
+
+def test_delta_lines_hold_and_match_the_checker():
+    """Every NeuroDiff line of relu(z_a) − relu(z_b) holds at every consistent pair on a grid,
+    and the checker's independent rules pick the same lines."""
+    from semialgebraic.bab.differential import delta_lines
+    from semialgebraic.verify.bab_replay import _pair_lines
+    vals = [Q(k, 4) for k in range(-12, 13)]
+    ivals = [(Q(-1), Q(1)), (Q(0), Q(2)), (Q(-2), Q(0)), (Q(1, 2), Q(2)), (Q(-2), Q(-1, 2)),
+             (Q(-1, 4), Q(3))]
+    for za in ivals:
+        for zb in ivals:
+            for dd in [(Q(-1), Q(1)), (Q(-1, 2), Q(0)), (Q(-3), Q(3)), (Q(1, 4), Q(1)), (Q(-1, 4), Q(3, 4))]:
+                (su, tu), (sl, tl), (lo, hi) = delta_lines(za, zb, dd)
+                assert _pair_lines(za, zb, dd) == ((su, sl, tu, tl), hi)
+                for u in vals:
+                    for v in vals:
+                        if za[0] <= u <= za[1] and zb[0] <= v <= zb[1] and dd[0] <= u - v <= dd[1]:
+                            dh = max(u, ZERO) - max(v, ZERO)
+                            assert sl * (u - v) + tl <= dh <= su * (u - v) + tu
+                            assert dh <= hi
+
+
+def test_neurodiff_leaf_is_checked_by_its_own_definition():
+    """A root leaf proved by the symbolic δ bound (19/128 here, the interval rules give 15/64):
+    valid under 'neurodiff', rejected under the plain 'paired' rules and when claimed lower."""
+    import copy
+    from semialgebraic.certificates.bab_bound import bab_bound_certificate
+    from semialgebraic.verify import verify
+    W1 = [[1, 1], [-2, 0], [2, Q(3, 2)]]
+    a = Network.from_rows([W1, [[0, Q(3, 2), Q(1, 2)], [Q(-1, 2), 2, -1], [0, -1, Q(-3, 2)]], [[2, -1, 0]]],
+                          [[0, 1, 1], [Q(1, 3), 1, Q(-1, 3)], [0]])
+    b = Network.from_rows([[[Q(v) + Q(1, 64) for v in r] for r in W1]] + [W.to_rows() for W in a.weights[1:]],
+                          [list(v) for v in a.biases])
+    box = [(Q(-1), Q(1))] * 2
+    Ws, bs = _layers(difference_network(a, b))
+    ivs = SymbolicNet(Ws, bs).intervals(box, {})
+    dn = DifferentialNet(Ws, bs)
+    (lo, hi), (plo, phi) = dn.deltas(box, ivs)[-1][0], dn.deltas(box, ivs, symbolic=False)[-1][0]
+    assert (lo, hi) == (Q(-19, 128), Q(19, 128)) and (plo, phi) == (Q(-15, 64), Q(15, 64))
+    objectives = [{"output": 0, "sign": 1, "upper": hi, "tree": {"bound": hi, "by": "differential"}},
+                  {"output": 0, "sign": -1, "upper": -lo, "tree": {"bound": -lo, "by": "differential"}}]
+    cert = json.loads(json.dumps(jsonable(bab_bound_certificate(a, b, box, objectives, max(hi, -lo)))))
+    assert cert["bounds"]["differential"] == "neurodiff" and verify(cert)[0]
+    m = copy.deepcopy(cert); m["bounds"]["differential"] = "paired"
+    assert not verify(m)[0]
+    m = copy.deepcopy(cert); m["objectives"][0]["tree"]["bound"] = str(hi - Q(1, 2 ** 40))
+    assert not verify(m)[0]
