@@ -1,0 +1,56 @@
+"""Regression: a HiGHS run with ``threads=1`` after another HiGHS run in the same process.
+
+HiGHS builds one global thread scheduler at the first run; an instance whose ``threads``
+option differs then fails silently (``run()`` gives ``kError``, model status ``kNotset``), so an
+LP of :mod:`semialgebraic.lp.floatlp` returned "no guess" without a word.  ``run_highs`` resets
+the scheduler and runs again.  Each case runs in a fresh interpreter (the scheduler is global).
+Oracle: the exact optimum (min -x over the triangle x, y <= 1, x + y >= 0 is -1 at x = 1).
+"""
+
+import subprocess
+import sys
+import textwrap
+
+import pytest
+
+pytest.importorskip("highspy")
+
+_SCRIPT = textwrap.dedent("""
+    import numpy as np
+    from highspy import _core as hc
+    from semialgebraic.lp.floatlp import FloatLP, new_highs, run_highs
+
+    first = FloatLP([[1, 0], [0, 1], [-1, -1]], [1, 1, 0])   # builds the global scheduler
+    assert first.minimize([-1, 0])[0] == -1.0
+    h = new_highs(threads=1)
+    lp = hc.HighsLp()
+    lp.num_col_, lp.num_row_ = 1, 0
+    lp.col_cost_ = np.array([1.0])
+    lp.col_lower_, lp.col_upper_ = np.array([2.0]), np.array([5.0])
+    h.passModel(lp)
+    {run}
+    print(h.getModelStatus() == hc.HighsModelStatus.kOptimal, h.getInfo().objective_function_value)
+    again = FloatLP([[1, 0], [0, 1], [-1, -1]], [1, 1, 0], highs=new_highs(threads=1))
+    print(again.minimize([-1, 0])[0], first.minimize([0, -1])[0])
+""")
+
+
+def _run(run_line):
+    out = subprocess.run([sys.executable, "-c", _SCRIPT.replace("{run}", run_line)],
+                         capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr
+    return out.stdout.split()
+
+
+def test_threads_one_after_another_run_solves():
+    ok, value, again, first = _run("run_highs(h)")
+    assert ok == "True" and float(value) == 2.0
+    assert float(again) == -1.0 and float(first) == -1.0
+
+
+def test_the_plain_run_is_what_failed():
+    """The bug itself, so the test notices if HiGHS changes: a plain ``run()`` fails."""
+    ok, *_ = _run("h.run()")
+    if ok == "True":
+        pytest.skip("this HiGHS build no longer refuses a second scheduler size")
+    assert ok == "False"
