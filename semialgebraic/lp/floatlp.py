@@ -30,7 +30,7 @@ from algebra.rationals import Q
 
 from .certificates import add_vectors, dot
 
-__all__ = ["guess_and_verify", "FloatLP", "new_highs", "run_highs"]
+__all__ = ["guess_and_verify", "guess_basis_le", "FloatLP", "new_highs", "run_highs"]
 
 _ZERO = Q(0)
 
@@ -75,7 +75,8 @@ def _highs_solve(G, h, n_strict, weights, cost, t_col, sense_max=True, lower_t=N
     """Run HiGHS on  G w <= h  (rows), free columns except t <= 1; returns (status, x, dual, ray).
 
     With a list *basis_out*, an optimal solve appends ``(nonbasic rows, t nonbasic, number of
-    nonbasic columns)`` of HiGHS's final basis (a guess for the exact simplex's warm start)."""
+    nonbasic columns, nonbasic columns)`` of HiGHS's final basis (a guess for the exact
+    simplex's warm start)."""
     import numpy as np
     from highspy import _core as hc
     m, ncol = G.shape
@@ -109,7 +110,7 @@ def _highs_solve(G, h, n_strict, weights, cost, t_col, sense_max=True, lower_t=N
             basic = hc.HighsBasisStatus.kBasic
             rows = [i for i, v in enumerate(basis.row_status) if v != basic]
             cols = [j for j, v in enumerate(basis.col_status) if v != basic]
-            basis_out.append((rows, t_col in cols, len(cols)))
+            basis_out.append((rows, t_col in cols, len(cols), cols))
         return "optimal", np.array(sol.col_value), np.array(sol.row_dual), None
     if name == "kInfeasible":
         ok, ray = _dual_ray(h_, m)
@@ -185,6 +186,27 @@ def guess_and_verify(G_lt, h_lt, G_le, h_le, hint=None):
         if y is not None:
             return False, y
     return None
+
+
+def guess_basis_le(G, h, c):
+    """HiGHS's optimal basis of ``max c·w`` s.t. ``G w <= h`` (w free), as a guess for the
+    exact simplex (:func:`~semialgebraic.lp.simplex.simplex_free_le` with ``warm=``):
+    ``(basic columns with the sign of their value, basic rows)``, or None (no optimum, or a
+    non-finite float)."""
+    import numpy as np
+    Gf = _floats(G) if G.nrows else np.zeros((0, G.ncols))
+    hf = np.array([float(v) for v in h], dtype=float)
+    cf = np.array([float(v) for v in c], dtype=float)
+    if not (np.all(np.isfinite(Gf)) and np.all(np.isfinite(hf)) and np.all(np.isfinite(cf))):
+        return None
+    out: list = []
+    status, x, _, _ = _highs_solve(Gf, hf, 0, None, cf, None, basis_out=out)
+    if status != "optimal" or not out:
+        return None
+    nonbasic_rows, _, _, nonbasic_cols = out[0]
+    cols = [(j, 1 if x[j] >= 0 else -1) for j in range(G.ncols) if j not in set(nonbasic_cols)]
+    rows = [i for i in range(G.nrows) if i not in set(nonbasic_rows)]
+    return cols, rows
 
 
 def _round_vector(v, D):
