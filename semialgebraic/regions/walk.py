@@ -32,8 +32,13 @@ neighbour may differ in several neurons (coinciding hyperplanes, or a deeper neu
 bent hyperplane continues the facet).
 
 Speed.  Per pattern, the rows, the classes (keyed by primitive integer vectors) and ``[A | c]``
-are computed once and cached; per region, one warm HiGHS model gives every float guess (the
-centre, closure supports, facet centres; :mod:`semialgebraic.regions.facets`).  Floats only
+are computed once and cached; every exact sign test of a region runs on the classes' integer
+rows (:mod:`semialgebraic.regions.integer`: every perpendicular foot at once from the Gram
+matrix, points and neighbour proofs by one integer product, closure proofs over a basis whose
+exact inverse is cached by its hyperplanes' keys, so neighbouring regions reuse it, and the
+basis that proved a hyperplane redundant is tried first wherever it reappears); one HiGHS
+instance, loaded with each region's model, gives every float guess (the centre, closure
+supports, facet centres; :mod:`semialgebraic.regions.facets`).  Floats only
 choose what to check; ``tests/semialgebraic/test_regions_fast_paths.py`` checks that the exact
 paths alone walk the same regions.  ``benchmarks/bench_regions.py --before REV`` measures the
 speed-up against an older revision.
