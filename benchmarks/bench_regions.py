@@ -2,7 +2,7 @@
 
 Run by hand:  python benchmarks/bench_regions.py [--nets 2-16-16-1,3-20-20-1,4-16-16-16-1]
               [--seeds 0] [--skip-relucent] [--relucent-verify] [--max-regions N]
-              [--before REV]
+              [--before REV] [--timeout SECONDS]
 
 Random ReLU nets with fixed seeds: weights and biases are float64 standard normal draws rounded
 to multiples of 1/64, so the float tool and the exact tool see *identical* numbers (every
@@ -16,12 +16,15 @@ origin): a partial, time-only comparison for nets too large to enumerate here.
 ``--before REV`` also runs the walk of git revision REV (checked out into a temporary
 directory, run in a subprocess on the same net, in the same minute) and prints its CPU
 seconds per region and the ratio before/after: the machine is shared, so the figures compared
-are CPU seconds (``time.process_time``), not wall clock.  The region counts of both must agree.
+are CPU seconds (``time.process_time``), not wall clock.  The region counts of both must agree,
+and so must a hash of the certified output (every region's pattern, facets, facet classes and
+neighbours: :func:`digest`).
 """
 
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
 import os
 import subprocess
@@ -52,15 +55,26 @@ def exact_net(ws) -> Network:
                    [[from_float(v) for v in b] for _, b in ws])
 
 
-def run_exact(ws, max_regions=None):
-    """(regions, wall seconds, CPU seconds) of the exact walk."""
+def digest(rs) -> str:
+    """Hash of the certified output: every region's pattern, facets, facet classes and
+    neighbours (sorted by pattern, so the visiting order does not matter)."""
+    h = hashlib.sha256()
+    for r in sorted(rs, key=lambda r: r.pattern):
+        h.update(repr((r.pattern, r.facets, r.facet_classes, r.neighbours)).encode())
+    return h.hexdigest()[:12]
+
+
+def run_exact(ws, max_regions=None, timeout=None, hashes=False):
+    """(regions, wall seconds, CPU seconds, complete[, digest]) of the exact walk."""
     net = exact_net(ws)
     t, c = time.perf_counter(), time.process_time()
-    walk = regions(net, progress=False, max_regions=max_regions)
-    n = sum(1 for _ in walk)
+    walk = regions(net, progress=False, max_regions=max_regions, timeout=timeout)
+    rs = list(walk) if hashes else None
+    n = len(rs) if hashes else sum(1 for _ in walk)
     dt, dc = time.perf_counter() - t, time.process_time() - c
-    assert walk.complete or max_regions is not None
-    return n, dt, dc
+    assert walk.complete or max_regions is not None or timeout is not None
+    out = (n, dt, dc, walk.complete)
+    return out + (digest(rs),) if hashes else out
 
 
 def checkout(rev: str) -> str:
@@ -73,12 +87,27 @@ def checkout(rev: str) -> str:
     return tmp
 
 
+_DIGEST_SRC = ("(lambda rs: __import__('hashlib').sha256(''.join(repr((r.pattern, r.facets, "
+               "r.facet_classes, r.neighbours)) for r in sorted(rs, key=lambda r: r.pattern))"
+               ".encode()).hexdigest()[:12])")
+
+
+def _has_digest(tree: str) -> bool:
+    with open(os.path.join(tree, "benchmarks", "bench_regions.py"), encoding="utf-8") as fh:
+        return "def digest(" in fh.read()
+
+
 def run_before(tree: str, spec: str, seed: int, max_regions):
-    """(regions, wall s, CPU s) of the walk of the checked-out *tree*, in a subprocess."""
+    """(regions, wall s, CPU s, digest) of the walk of the checked-out *tree*, in a
+    subprocess (the digest as :func:`digest` computes it, inlined for older trees)."""
     code = ("import json, sys, time; sys.path.insert(0, 'benchmarks'); import bench_regions as b; "
+            "from semialgebraic.regions import regions; "
             f"ws = b.weights({[int(v) for v in spec.split('-')]}, {seed}); c = time.process_time(); "
-            f"got = b.run_exact(ws, {max_regions!r}); "
-            "print(json.dumps([got[0], got[1], time.process_time() - c]))")
+            f"t = time.perf_counter(); rs = list(regions(b.exact_net(ws), progress=False, "
+            f"max_regions={max_regions!r})); dt = time.perf_counter() - t; "
+            "dc = time.process_time() - c; "
+            "print(json.dumps([len(rs), dt, dc, DIGEST(rs)]))")
+    code = code.replace("DIGEST", "b.digest" if _has_digest(tree) else _DIGEST_SRC)
     env = dict(os.environ, PYTHONPATH=tree)
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
                          cwd=tree, env=env).stdout
@@ -111,22 +140,26 @@ def main() -> None:
     ap.add_argument("--max-regions", type=int, default=None)
     ap.add_argument("--before", metavar="REV", default=None,
                     help="also time the walk of git revision REV (CPU s/region and the ratio)")
+    ap.add_argument("--timeout", type=float, default=None,
+                    help="stop the exact walk after SECONDS (the row is then marked partial)")
     args = ap.parse_args()
     tree = checkout(args.before) if args.before else None
-    print(f"{'net':<16}{'seed':>5}{'regions':>9}{'exact s':>10}{'cpu ms/reg':>11}"
-          + (f"{'before':>11}{'speed-up':>9}" if tree else "")
+    print(f"{'net':<16}{'seed':>5}{'regions':>9}{'exact s':>10}{'cpu s':>9}{'cpu ms/reg':>11}"
+          f"{'hash':>14}" + (f"{'before':>11}{'speed-up':>9}  same" if tree else "")
           + ("" if args.skip_relucent else f"{'relucent':>10}{'relucent s':>12}{'ratio':>8}  agree"))
     for spec in args.nets.split(","):
         widths = [int(v) for v in spec.split("-")]
         for seed in (int(s) for s in args.seeds.split(",")):
             ws = weights(widths, seed)
-            n, dt, dc = run_exact(ws, args.max_regions)
-            row = f"{spec:<16}{seed:>5}{n:>9}{dt:>10.2f}{1000 * dc / n:>11.2f}"
+            n, dt, dc, complete, h = run_exact(ws, args.max_regions, args.timeout, hashes=True)
+            row = f"{spec:<16}{seed:>5}{n:>9}{dt:>10.2f}{dc:>9.1f}{1000 * dc / n:>11.2f}{h:>14}"
+            if not complete and args.max_regions is None:
+                row += "  (partial: --timeout)"
             if tree:
-                bn, _, bc = run_before(tree, spec, seed, args.max_regions)
-                if bn != n:
-                    row += f"  NO: revision {args.before} counts {bn} regions (finding)"
+                bn, _, bc, bh = run_before(tree, spec, seed, args.max_regions)
                 row += f"{1000 * bc / bn:>11.2f}{(bc / bn) / (dc / n):>8.2f}x"
+                row += "  yes" if (bn, bh) == (n, h) else \
+                    f"  NO: revision {args.before} gives {bn} regions, hash {bh} (finding)"
             if args.skip_relucent:
                 print(row, flush=True)
                 continue

@@ -22,8 +22,10 @@ HiGHS + exact verification decides and certifies in a few tens of ms (median); t
 fallback alone takes seconds at 20 x 80 and minutes at 50 x 200 (entry growth of exact
 pivoting), so it runs only when verification fails.
 
-:func:`optimize` runs the exact simplex directly (no float guess): it is meant for the small
-LPs of region geometry; :func:`feasible` is the fast path.
+:func:`optimize` (``method="auto"``) warm-starts the exact simplex from HiGHS's optimal basis:
+solved exactly, repaired by exact pivots when it is not primal feasible
+(:func:`~semialgebraic.lp.simplex.warm_std`), optimal only when the exact reduced costs say so;
+``method="exact"`` starts cold.
 
 >>> r = feasible(A_lt=[[1, 0], [0, 1], [-1, -1]], b_lt=[1, 1, 0])
 >>> r.feasible, r.check()
@@ -46,7 +48,7 @@ from algebra.rationals import Q, to_q
 from ..exceptions import CertificateError
 from .certificates import (LPOptimum, LPResult, LPSystem, add_vectors, combination, dot, lp_system,
                            satisfies, sub_vectors)
-from .floatlp import guess_and_verify
+from .floatlp import guess_and_verify, guess_basis_le
 from .simplex import revised_std, simplex_free_le, warm_std
 
 __all__ = ["METHODS", "feasible", "is_feasible", "optimize"]
@@ -319,7 +321,7 @@ def _warm_basis(hint, m, k):
     or a count other than k + 1 gives no basis.  Only a guess: :func:`warm_std` checks it."""
     if hint is None:
         return None
-    rows, t_nonbasic, n_cols = hint
+    rows, t_nonbasic, n_cols = hint[:3]
     if n_cols != (1 if t_nonbasic else 0):
         return None
     basis = list(rows) + ([m] if t_nonbasic else [])
@@ -358,7 +360,10 @@ def _optimize(S: LPSystem, c: tuple, maximize: bool, method: str) -> LPOptimum:
             return LPOptimum("infeasible", certificate=fr.certificate, method="exact", **common)
         status, z, y, ray = "optimal", (), [_ZERO] * len(h), None
     else:
-        status, z, extra = simplex_free_le(rows, list(h), list(cz))
+        # HiGHS's optimal basis, solved and checked exactly (repaired by exact pivots when it
+        # is not feasible), else the cold exact simplex
+        warm = guess_basis_le(G, h, cz) if method == "auto" and rows else None
+        status, z, extra = simplex_free_le(rows, list(h), list(cz), warm=warm)
         if status == "optimal":
             y = extra
         elif status == "unbounded":

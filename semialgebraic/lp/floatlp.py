@@ -11,6 +11,14 @@ does not verify returns None and the exact simplex decides.
 
 :class:`FloatLP` keeps one float model ``A x <= b`` and re-solves it for many objectives (the
 region walk uses its duals to guess supports of Farkas multipliers, then solves them exactly).
+
+HiGHS's thread scheduler is global to the process and built by the first run: a later instance
+whose ``threads`` option differs (e.g. ``threads=1`` for a one-thread benchmark after any other
+HiGHS run) makes ``run()`` return ``kError`` with model status ``kNotset`` and nothing else
+("the scheduler has already been initialized", ERGO-Code/HiGHS pull request 715) -- callers that
+only read the model status then see a silent failure.  Every model here is made by
+:func:`new_highs` and run by :func:`run_highs`, which recognises that error, resets the global
+scheduler (``resetGlobalScheduler(True)``) and runs again.
 """
 
 from __future__ import annotations
@@ -22,9 +30,36 @@ from algebra.rationals import Q
 
 from .certificates import add_vectors, dot
 
-__all__ = ["guess_and_verify", "FloatLP"]
+__all__ = ["guess_and_verify", "guess_basis_le", "FloatLP", "new_highs", "run_highs"]
 
 _ZERO = Q(0)
+
+
+# ------------------------------------------------------------------------------------------------
+# HiGHS instances
+# ------------------------------------------------------------------------------------------------
+def new_highs(**options):
+    """A silent HiGHS instance (presolve off: small dense LPs) with extra *options* set, e.g.
+    ``new_highs(threads=1)``; run it with :func:`run_highs`."""
+    from highspy import _core as hc
+    h = hc._Highs()
+    h.setOptionValue("output_flag", False)
+    h.setOptionValue("presolve", "off")   # small dense LPs: presolve costs more than it saves
+    for key, value in options.items():
+        h.setOptionValue(key, value)
+    return h
+
+
+def run_highs(h):
+    """``h.run()``; when HiGHS refuses to run because its global thread scheduler was built
+    for another ``threads`` value (status ``kError``, model status ``kNotset``), reset the
+    scheduler and run once more.  Returns the run's status."""
+    from highspy import _core as hc
+    status = h.run()
+    if status == hc.HighsStatus.kError and h.getModelStatus() == hc.HighsModelStatus.kNotset:
+        hc._Highs.resetGlobalScheduler(True)
+        status = h.run()
+    return status
 
 
 # ------------------------------------------------------------------------------------------------
@@ -40,13 +75,12 @@ def _highs_solve(G, h, n_strict, weights, cost, t_col, sense_max=True, lower_t=N
     """Run HiGHS on  G w <= h  (rows), free columns except t <= 1; returns (status, x, dual, ray).
 
     With a list *basis_out*, an optimal solve appends ``(nonbasic rows, t nonbasic, number of
-    nonbasic columns)`` of HiGHS's final basis (a guess for the exact simplex's warm start)."""
+    nonbasic columns, nonbasic columns)`` of HiGHS's final basis (a guess for the exact
+    simplex's warm start)."""
     import numpy as np
     from highspy import _core as hc
     m, ncol = G.shape
-    h_ = hc._Highs()
-    h_.setOptionValue("output_flag", False)
-    h_.setOptionValue("presolve", "off")   # small dense LPs: presolve costs more than it saves
+    h_ = new_highs()
     lp = hc.HighsLp()
     lp.num_col_ = ncol
     lp.num_row_ = m
@@ -66,7 +100,7 @@ def _highs_solve(G, h, n_strict, weights, cost, t_col, sense_max=True, lower_t=N
     lp.a_matrix_.index_ = np.tile(np.arange(ncol, dtype=np.int32), m)
     lp.a_matrix_.value_ = G.ravel()
     h_.passModel(lp)
-    h_.run()
+    run_highs(h_)
     st = h_.getModelStatus()
     sol = h_.getSolution()
     name = str(st).rsplit(".", 1)[-1]
@@ -76,7 +110,7 @@ def _highs_solve(G, h, n_strict, weights, cost, t_col, sense_max=True, lower_t=N
             basic = hc.HighsBasisStatus.kBasic
             rows = [i for i, v in enumerate(basis.row_status) if v != basic]
             cols = [j for j, v in enumerate(basis.col_status) if v != basic]
-            basis_out.append((rows, t_col in cols, len(cols)))
+            basis_out.append((rows, t_col in cols, len(cols), cols))
         return "optimal", np.array(sol.col_value), np.array(sol.row_dual), None
     if name == "kInfeasible":
         ok, ray = _dual_ray(h_, m)
@@ -152,6 +186,27 @@ def guess_and_verify(G_lt, h_lt, G_le, h_le, hint=None):
         if y is not None:
             return False, y
     return None
+
+
+def guess_basis_le(G, h, c):
+    """HiGHS's optimal basis of ``max c·w`` s.t. ``G w <= h`` (w free), as a guess for the
+    exact simplex (:func:`~semialgebraic.lp.simplex.simplex_free_le` with ``warm=``):
+    ``(basic columns with the sign of their value, basic rows)``, or None (no optimum, or a
+    non-finite float)."""
+    import numpy as np
+    Gf = _floats(G) if G.nrows else np.zeros((0, G.ncols))
+    hf = np.array([float(v) for v in h], dtype=float)
+    cf = np.array([float(v) for v in c], dtype=float)
+    if not (np.all(np.isfinite(Gf)) and np.all(np.isfinite(hf)) and np.all(np.isfinite(cf))):
+        return None
+    out: list = []
+    status, x, _, _ = _highs_solve(Gf, hf, 0, None, cf, None, basis_out=out)
+    if status != "optimal" or not out:
+        return None
+    nonbasic_rows, _, _, nonbasic_cols = out[0]
+    cols = [(j, 1 if x[j] >= 0 else -1) for j in range(G.ncols) if j not in set(nonbasic_cols)]
+    rows = [i for i in range(G.nrows) if i not in set(nonbasic_rows)]
+    return cols, rows
 
 
 def _round_vector(v, D):
@@ -253,6 +308,8 @@ class FloatLP:
     :meth:`minimize`) with coefficient ``‖A_i‖`` in row i, so that the same warm model also
     gives Chebyshev-like centres: :meth:`centre` (``max s`` subject to ``A x + ‖A_i‖ s <= b``,
     ``s <= 1``) and :meth:`centre_on` (the same inside the hyperplane ``A_i x = b_i``).
+    *highs*: an instance of :func:`new_highs` to load the model into (reused across models, as
+    the region walk does, to save building one per model).
 
     >>> F = FloatLP([[1, 0], [0, 1], [-1, -1]], [1, 1, 0])
     >>> round(F.minimize([-1, 0])[0], 9)
@@ -262,7 +319,7 @@ class FloatLP:
     (1.0, 1.0)
     """
 
-    def __init__(self, A, b, centre: bool = False):
+    def __init__(self, A, b, centre: bool = False, highs=None):
         import numpy as np
         from highspy import _core as hc
         if isinstance(A, QMatrix):
@@ -278,9 +335,7 @@ class FloatLP:
             w[w == 0] = 1.0
             self._w = w
             A = np.c_[A, w]
-        h = hc._Highs()
-        h.setOptionValue("output_flag", False)
-        h.setOptionValue("presolve", "off")
+        h = highs if highs is not None else new_highs()   # a reused instance: a new model
         lp = hc.HighsLp()
         lp.num_col_, lp.num_row_ = ncol, m
         inf = hc.kHighsInf
@@ -309,7 +364,7 @@ class FloatLP:
         h = self._h
         cf = c if isinstance(c, np.ndarray) else np.asarray([float(v) for v in c], dtype=float)
         h.changeColsCost(self.n, self._idx, cf)
-        h.run()
+        run_highs(h)
         if h.getModelStatus() != self._optimal:
             return None
         sol = h.getSolution()
@@ -328,7 +383,7 @@ class FloatLP:
             h.changeCoeff(row, n, 0.0)
             h.changeRowBounds(row, self._b[row], self._b[row])
         try:
-            h.run()
+            run_highs(h)
             ok = h.getModelStatus() == self._optimal
             out = None
             if ok:

@@ -10,8 +10,8 @@ exactly, these routines decide.
 * :func:`simplex_std` — ``max c·x`` s.t. ``A x = b``, ``x >= 0`` (phase one with artificials when
   no basis is given);
 * :func:`revised_std` — the same from a feasible basis (warm start);
-* :func:`warm_std` — the same from a guessed basis (HiGHS's), used only when it is exactly
-  non-singular and primal feasible.
+* :func:`warm_std` — the same from a guessed basis (HiGHS's) when it is exactly non-singular,
+  repaired by exact pivots (:func:`repair_primal`) when it is not primal feasible.
 
 >>> from algebra.rationals import Q
 >>> status, w, y = simplex_free_le([[Q(1)], [Q(-1)]], [Q(2), Q(0)], [Q(1)])
@@ -26,21 +26,30 @@ from algebra.rationals import Q
 
 from ..budget import checkpoint
 
-__all__ = ["simplex_free_le", "simplex_std", "revised_std", "warm_std"]
+__all__ = ["simplex_free_le", "simplex_std", "revised_std", "warm_std", "repair_primal"]
 
 _ZERO = Q(0)
 _ONE = Q(1)
 
 
 # ------------------------------------------------------------------------------------------------
-def simplex_free_le(rows, rhs, cost):
+def simplex_free_le(rows, rhs, cost, warm=None):
     """max cost·w s.t. rows·w <= rhs, w free.
 
     Returns ("optimal", w, y) with y >= 0 the row duals (yᵀ rows = cost, y·rhs = optimum),
     ("unbounded", w, r) with rows·r <= 0 and cost·r > 0, or ("infeasible", None, None).
+
+    *warm*: a guessed basis ``(basic columns (j, sign), basic rows)`` (HiGHS's,
+    :func:`~semialgebraic.lp.floatlp.guess_basis_le`): the standard form's basis of ``w_j^±``
+    and the slacks of the basic rows is solved exactly and repaired by exact pivots
+    (:func:`warm_std`); unusable guesses fall back to the cold start.
     """
     m = len(rows)
     k = len(cost)
+    if warm is not None and m:
+        got = _warm_free_le(rows, rhs, cost, warm)
+        if got is not None:
+            return got
     # columns: w+ (k), w- (k), s (m)
     std_rows, std_rhs, basis = [], [], []
     for i in range(m):
@@ -60,6 +69,25 @@ def simplex_free_le(rows, rhs, cost):
     # extra = dual of the standard rows; undo the sign flips
     y = tuple(extra[i] if rhs[i] >= 0 else -extra[i] for i in range(m))
     return status, w, y
+
+
+def _warm_free_le(rows, rhs, cost, warm):
+    """:func:`simplex_free_le` from the guessed basis *warm*, or None when it is unusable."""
+    m, k = len(rows), len(cost)
+    cols, basic_rows = warm
+    basis = [j if sgn >= 0 else k + j for j, sgn in cols] + [2 * k + i for i in basic_rows]
+    if len(basis) != m:
+        return None
+    std_rows = [list(rows[i]) + [-v for v in rows[i]] + [_ONE if j == i else _ZERO for j in range(m)]
+                for i in range(m)]
+    got = warm_std(std_rows, list(rhs), list(cost) + [-v for v in cost] + [_ZERO] * m, basis)
+    if got is None:
+        return None
+    status, x, extra = got
+    w = tuple(x[j] - x[k + j] for j in range(k))
+    if status == "unbounded":
+        return status, w, tuple(extra[j] - extra[k + j] for j in range(k))
+    return status, w, tuple(extra)
 
 
 def simplex_std(rows, rhs, cost, basis=None, want_dual=False):
@@ -190,11 +218,14 @@ def revised_std(rows, rhs, cost, basis):
 def warm_std(rows, rhs, cost, basis):
     """:func:`revised_std` warm-started from a guessed basis (e.g. HiGHS's optimal basis).
 
-    *basis*: one column per row (any order).  The basis matrix is solved exactly and the basis
-    used only when it is non-singular and exactly primal feasible (``B⁻¹ rhs >= 0``); the exact
-    revised simplex then repairs dual infeasibility with exact pivots from there (usually a
-    few).  Returns what :func:`revised_std` returns, or None when the guess is unusable (the
-    caller then starts cold).
+    *basis*: one column per row (any order).  The basis matrix is solved exactly; a singular
+    guess is unusable.  When it is not exactly primal feasible (some ``(B⁻¹ rhs)_i < 0``, e.g.
+    HiGHS stopped within its tolerances), it is repaired by exact pivots from there
+    (:func:`repair_primal`: one artificial column, phase one warm-started from the guess), not
+    by a cold start; the exact revised simplex then repairs dual infeasibility with exact
+    pivots (usually a few).  Returns what :func:`revised_std` returns, or None when the guess
+    is unusable (singular, or the repair found no feasible basis: the caller then starts cold
+    and decides).
     """
     m, N = len(rows), len(cost)
     if len(basis) != m or len(set(basis)) != m or any(not 0 <= j < N for j in basis):
@@ -203,9 +234,48 @@ def warm_std(rows, rhs, cost, basis):
     B = A.submatrix(cols=list(basis))
     if m and B.rank() < m:
         return None
-    if m and any(v < 0 for v in B.solve(QMatrix.column(list(rhs))).col_at(0)):
-        return None
-    return _result(_revised_run(A, list(rhs), list(cost), list(basis), N), N, m, range(m))
+    basis = list(basis)
+    if m:
+        xB = B.solve(QMatrix.column(list(rhs))).col_at(0)
+        if any(v < 0 for v in xB):
+            basis = repair_primal(A, list(rhs), basis, xB)
+            if basis is None:
+                return None
+    return _result(_revised_run(A, list(rhs), list(cost), basis, N), N, m, range(m))
+
+
+def repair_primal(A, b, basis, xB):
+    """A primal feasible basis of ``A x = b, x >= 0`` reached by exact pivots from the
+    non-singular basis *basis* (values *xB*, some negative), or None.
+
+    One artificial column ``h = -B u`` (``u`` the indicator of the negative rows) enters at
+    the most negative row r: ``B⁻¹h = -u`` has ``-1`` in row r, so the new basis is
+    non-singular, and its values ``xB + θu`` (``θ = -xB_r``) are >= 0.  Phase one (minimise the
+    artificial) runs from there with :func:`_revised_run`; the artificial must end at 0 and is
+    pivoted out of the basis if it stays there degenerate.  None when the system is
+    infeasible or the artificial cannot be pivoted out (the caller starts cold)."""
+    m, N = A.nrows, A.ncols
+    u = QMatrix.column([_ONE if v < 0 else _ZERO for v in xB])
+    h = -(A.submatrix(cols=basis) @ u)
+    Aext = QMatrix.hstack([A, h])
+    r = min((i for i in range(m) if xB[i] < 0), key=lambda i: (xB[i], basis[i]))
+    start = list(basis)
+    start[r] = N
+    _, basis2, xB2, _, _ = _revised_run(Aext, b, [_ZERO] * N + [Q(-1)], start, N + 1)
+    if N not in basis2:
+        return list(basis2)
+    i = basis2.index(N)
+    if xB2[i] != 0:
+        return None                    # min artificial > 0: infeasible
+    B2 = Aext.submatrix(cols=basis2)
+    e = QMatrix.column([_ONE if t == i else _ZERO for t in range(m)])
+    rowi = (B2.T.solve(e).T @ A).row_at(0)
+    j = next((j for j in range(N) if rowi[j] != 0 and j not in basis2), None)
+    if j is None:
+        return None                    # a redundant row: left to the cold start
+    basis2 = list(basis2)
+    basis2[i] = j                      # degenerate pivot: the values stay >= 0
+    return basis2
 
 
 def _result(run, N, m, live):

@@ -5,8 +5,8 @@ class t is a facet iff ``{ℓ_t = 0, ℓ_j > 0 for every other class j}`` is fea
 float model per region (:class:`~semialgebraic.lp.FloatLP` with ``centre=True``) serves every
 float guess of the region: its Chebyshev-like centre (:func:`centre_point`), the supports of
 closure proofs and the centres of facets.  Cheapest first: the foot of the perpendicular from
-the centre onto the hyperplane (feet screened in floats, the survivors checked exactly,
-:func:`foot_witnesses`); then an exact proof that the hyperplane misses the closure, with the
+the centre onto the hyperplane (every foot checked exactly at once on the classes' primitive
+integer rows, :mod:`semialgebraic.regions.integer`); then an exact proof that the hyperplane misses the closure, with the
 support guessed by the float model and the multipliers solved for exactly
 (:func:`misses_closure`); then the float centre of the facet rounded, projected exactly onto
 the hyperplane and checked exactly (:func:`facet_point`); then the exact facet LP
@@ -16,7 +16,6 @@ exact identities decide.
 
 from __future__ import annotations
 
-from fractions import Fraction
 from math import gcd, lcm, sqrt
 
 from algebra.linalg import QMatrix
@@ -41,8 +40,8 @@ def _rounded(xf, s, d):
     """Exact rational roundings of the float point *xf* (Chebyshev radius *s*), coarse first."""
     D0 = int(min(2 ** 60, max(1, 4 * sqrt(d) / max(s, 1e-300))))
     for D in (max(1, D0 // 64), D0, D0 * 1024):
-        yield tuple(Q(f.numerator, f.denominator)
-                    for f in (Fraction(float(v)).limit_denominator(D) for v in xf))
+        D = 1 << (D.bit_length() - 1)              # a power of two: cheap exact rationals
+        yield tuple(Q(int(round(float(v) * D)), D) for v in xf)
 
 
 def augmented(Areps, creps) -> QMatrix:
@@ -50,61 +49,45 @@ def augmented(Areps, creps) -> QMatrix:
     return QMatrix.hstack([Areps, QMatrix.column(creps)])
 
 
-def _inside(Aug, y, skip=None) -> bool:
-    """Exactly: every class (but *skip*) is > 0 at *y* (*Aug* = :func:`augmented`)."""
-    return all(v > 0 for j, v in enumerate(Aug.apply((*y, 1))) if j != skip)
-
-
-def centre_point(flp, Aug):
+def centre_point(flp, kints):
     """An exact point well inside ``{Areps x + creps > 0}`` from the float centre of the warm
-    model *flp* (``FloatLP(-Areps, creps, centre=True)``), verified exactly; None when the
+    model *flp* (``FloatLP(-Areps, creps, centre=True)``), verified exactly on the classes'
+    integer rows *kints* (:class:`~semialgebraic.regions.integer.ClassInts`); None when the
     guess does not verify (the caller then runs the exact LP)."""
     got = flp.centre()
     if got is None or got[0] <= 1e-9:
         return None
-    for y in _rounded(got[1], got[0], Aug.ncols - 1):
-        if _inside(Aug, y):
+    for y in _rounded(got[1], got[0], kints.d):
+        if kints.inside(y):
             return y
     return None
 
 
-def facet_point(flp, t, a, ci, Aug):
+def facet_point(flp, t, a, ci, kints):
     """An exact point of class *t*'s hyperplane with every other class > 0 (a facet witness)
     from the float centre of the facet in the warm model *flp*: rounded, projected exactly
-    onto the hyperplane and verified exactly; None when the guess does not verify (the
-    caller then runs the exact facet LP, which decides)."""
+    onto the hyperplane and verified exactly (*kints* as in :func:`centre_point`); None when
+    the guess does not verify (the caller then runs the exact facet LP, which decides)."""
     got = flp.centre_on(t)
     if got is None or got[0] <= 1e-9:
         return None
     nn = dot(a, a)
-    for x in _rounded(got[1], got[0], Aug.ncols - 1):
+    for x in _rounded(got[1], got[0], kints.d):
         r = (dot(a, x) + ci) / nn
         y = tuple(u - r * v for u, v in zip(x, a))
-        if _inside(Aug, y, skip=t):
+        if kints.inside(y, skip=t):
             return y
     return None
 
 
-def foot_witnesses(point, Areps, creps, flp=None, Aug=None):
+def foot_witnesses(point, Areps, creps):
     """For each class t: the foot of the perpendicular from the interior point onto its
-    hyperplane if it witnesses a facet (every other class > 0 there), else None.
-
-    With *flp* (the region's :class:`~semialgebraic.lp.FloatLP`, rows ``-Areps``) and *Aug*
-    (:func:`augmented`), the feet
-    are first screened in floats: a foot that clearly violates another class (beyond a
-    rounding tolerance) is dropped, since it cannot be a witness; only the remaining feet are
-    checked, exactly.  Without it, all feet are checked with one exact matrix product."""
+    hyperplane if it witnesses a facet (every other class > 0 there), else None; one exact
+    rational product for all feet.  (The walk computes the same on integer rows,
+    :meth:`~semialgebraic.regions.integer.ClassInts.feet`; this is its rational reference.)"""
     m = len(creps)
     vals_p = [v + w for v, w in zip(Areps.apply(point), creps)]
     A = Areps.to_rows()
-    if flp is not None and Aug is not None:
-        out = [None] * m
-        for t in _screen_feet(flp, point):
-            s = vals_p[t] / dot(A[t], A[t])
-            y = tuple(p - s * v for p, v in zip(point, A[t]))
-            if _inside(Aug, y, skip=t):
-                out[t] = y
-        return out
     feet = []
     for t in range(m):
         s = vals_p[t] / dot(A[t], A[t])
@@ -117,27 +100,13 @@ def foot_witnesses(point, Areps, creps, flp=None, Aug=None):
     return out
 
 
-def _screen_feet(flp, point):
-    """Classes whose float foot is not clearly outside the region (a superset of the feet that
-    are witnesses: only a tolerance-sized violation counts as 'clearly')."""
-    import numpy as np
-    Af, cf = -flp.A, flp.b
-    pf = np.array([float(v) for v in point])
-    vals = Af @ pf + cf
-    nn = np.einsum("ij,ij->i", Af, Af)
-    feet = pf[None, :] - (vals / nn)[:, None] * Af
-    V = Af @ feet.T + cf[:, None]                      # V[j, t] = ℓ_j(foot_t)
-    tol = 1e-9 * (1.0 + np.abs(cf)[:, None] + np.abs(Af) @ np.abs(feet).T)
-    bad = V <= -tol
-    np.fill_diagonal(bad, False)
-    return [int(t) for t in np.flatnonzero(~bad.any(axis=0))]
-
-def misses_closure(t, a, ci, Areps, creps, flp, undecided, certified, d) -> bool:
+def misses_closure(t, a, ci, Areps, creps, flp, undecided, certified, d, ints) -> bool:
     """Exact proof that ℓ_t >= λ_0 > 0 on the closure: ℓ_t = Σ λ_f ℓ_f + λ_0, λ >= 0.
 
     *t*: the class tested (row *a*, constant *ci*) among the classes ``Areps x + creps > 0`` in
     dimension *d*; *flp*: a :class:`~semialgebraic.lp.FloatLP` of the classes; proofs found go
-    into *certified* (class -> ``(support, λ, λ_0)``), for every class of *undecided* at once.
+    into *certified* (class -> ``(support, λ, λ_0)``), for every class of *undecided* at once;
+    *ints*: ``(ClassInts, scales, want_values, cache)`` for :func:`certify_with_basis`.
 
     The support of λ (a vertex basis) is guessed by a float LP (min ℓ_t over the closure);
     λ is then solved for exactly, for *every* undecided inequality at once (one product
@@ -154,14 +123,13 @@ def misses_closure(t, a, ci, Areps, creps, flp, undecided, certified, d) -> bool
     support = [f for f in range(len(duals)) if f != t and duals[f] > 1e-9 * max(top, 1.0)]
     if not support:
         return False
-    AS = Areps.submatrix(rows=support)
-    if len(support) == d and AS.rank() == d:
+    if len(support) == d:
         todo = [u for u in undecided if u not in certified and u not in support]
         if t not in todo:
             return False
-        certify_with_basis(support, AS, Areps, creps, todo, certified)
-        return t in certified
-    sol = AS.T.solve_general(list(a))
+        if certify_with_basis(support, *ints[:2], todo, certified, *ints[2:]):
+            return t in certified
+    sol = Areps.submatrix(rows=support).T.solve_general(list(a))
     if sol is None:
         return False
     lam = sol[0]
@@ -173,22 +141,24 @@ def misses_closure(t, a, ci, Areps, creps, flp, undecided, certified, d) -> bool
         return True
     return False
 
-def certify_with_basis(support, AS, Areps, creps, todo, certified):
-    """Exact closure proofs of every class of *todo* over one basis *support* of d classes
-    (``AS`` = their rows, rank d): λ solves ``Σ λ_f a_f = a_u`` (one product with the inverse
-    of the basis for all of them); each u with λ >= 0 and ``λ_0 = c_u - Σ λ_f c_f > 0`` goes
-    into *certified*.  Any classes of the region may form the basis (each ``ℓ_f > 0`` on it),
-    e.g. one that certified classes of a neighbouring region."""
-    inv = AS.T.inverse()
-    Lam = inv @ Areps.submatrix(rows=todo).T          # column u: λ for inequality u
-    cS = QMatrix.row([creps[f] for f in support])
-    lam0 = cS @ Lam                                    # Σ λ_f c_f per column
-    lam_rows = Lam.to_rows()
-    l0 = lam0.row_at(0)
-    for col, u in enumerate(todo):
-        if creps[u] - l0[col] > 0 and all(lam_rows[r][col] >= 0 for r in range(len(support))):
-            certified[u] = (list(support), [lam_rows[r][col] for r in range(len(support))],
-                            creps[u] - l0[col])
+def certify_with_basis(support, kints, scales, todo, certified, want_values=False,
+                       cache=None) -> bool:
+    """Exact closure proofs of every class of *todo* over one basis *support* of d classes:
+    λ solves ``Σ λ_f a_f = a_u`` (one exact inverse of the d x d integer basis, then integer
+    products for all of them, :meth:`~semialgebraic.regions.integer.ClassInts.certify`); each u
+    with λ >= 0 and ``λ_0 = c_u - Σ λ_f c_f > 0`` goes into *certified* as
+    ``(support, λ, λ_0)`` (λ and λ_0 None unless *want_values*).  Any classes of the region
+    may form the basis (each ``ℓ_f > 0`` on it), e.g. one that certified classes of a
+    neighbouring region.  False when the basis is singular.  *cache*: inverses of bases
+    shared between regions (:func:`~semialgebraic.regions.integer.basis_inverse`)."""
+    if len(support) != kints.d:
+        return False
+    got = kints.certify(list(support), list(todo), want_values, scales, cache)
+    if got is None:
+        return False
+    for u, vals in got.items():
+        certified[u] = (list(support), *(vals if vals is not None else (None, None)))
+    return True
 
 
 def facet_lp(t, a, ci, Areps, creps, d):

@@ -32,8 +32,13 @@ neighbour may differ in several neurons (coinciding hyperplanes, or a deeper neu
 bent hyperplane continues the facet).
 
 Speed.  Per pattern, the rows, the classes (keyed by primitive integer vectors) and ``[A | c]``
-are computed once and cached; per region, one warm HiGHS model gives every float guess (the
-centre, closure supports, facet centres; :mod:`semialgebraic.regions.facets`).  Floats only
+are computed once and cached; every exact sign test of a region runs on the classes' integer
+rows (:mod:`semialgebraic.regions.integer`: every perpendicular foot at once from the Gram
+matrix, points and neighbour proofs by one integer product, closure proofs over a basis whose
+exact inverse is cached by its hyperplanes' keys, so neighbouring regions reuse it, and the
+basis that proved a hyperplane redundant is tried first wherever it reappears); one HiGHS
+instance, loaded with each region's model, gives every float guess (the centre, closure
+supports, facet centres; :mod:`semialgebraic.regions.facets`).  Floats only
 choose what to check; ``tests/semialgebraic/test_regions_fast_paths.py`` checks that the exact
 paths alone walk the same regions.  ``benchmarks/bench_regions.py --before REV`` measures the
 speed-up against an older revision.
@@ -75,9 +80,11 @@ from algebra.rationals import Q, q_json, to_q
 from ..budget import Budget, Progress, checkpoint
 from ..exceptions import BudgetExceededError, CertificateError
 from ..lp import FloatLP, dot, feasible
+from ..lp.floatlp import new_highs
 from ..sets import Polyhedron
 from .facets import (augmented, centre_point, certify_with_basis, facet_lp, facet_point,
-                     foot_witnesses, misses_closure, primitive_key)
+                     misses_closure, primitive_key)
+from .integer import ClassInts
 from .redundancy import redundancy_multipliers
 
 __all__ = ["Region", "RegionWalk", "regions", "region_at", "number_of_regions"]
@@ -339,13 +346,32 @@ def number_of_regions(net: Network, *, domain: Polyhedron | None = None,
 class _Forms:
     """Inequalities of one pattern: A (M x d) rows a_k, constants c (oriented: a·x + c > 0)."""
 
-    __slots__ = ("A", "c", "J", "offset", "zero_rows", "consistent", "_geometry", "_aug")
+    __slots__ = ("A", "c", "J", "offset", "zero_rows", "consistent", "_geometry", "_aug",
+                 "_ints")
 
     def __init__(self, A, c, J, offset, zero_rows, consistent):
         self.A, self.c, self.J, self.offset, self.zero_rows = A, c, J, offset, zero_rows
         self.consistent = consistent
         self._geometry = None
         self._aug = None
+        self._ints = None
+
+    def ints(self):
+        """``(ClassInts of the classes, scales s_t, constants_ok)``, computed once per pattern:
+        the primitive integer rows ``K_t = s_t (a_t, c_t)`` of the classes (in class order), and
+        whether every row with ``a = 0`` (a constant pre-activation) that is not a zero row of
+        the pattern is a positive constant."""
+        if self._ints is None:
+            rows, active, classes, order = self.geometry()
+            scales = []
+            for key in order:
+                i = classes[key][0]
+                j = next(j for j, v in enumerate(rows[i]) if v != 0)
+                scales.append(Q(key[j]) / rows[i][j])
+            act, zero = set(active), set(self.zero_rows)
+            const_ok = all(self.c[i] > 0 for i in range(len(rows)) if i not in act and i not in zero)
+            self._ints = (ClassInts(order) if order else None, scales, const_ok)
+        return self._ints
 
     def augmented(self) -> QMatrix:
         """``[A | c]`` (cached): ``[A | c] (x, 1) = A x + c``."""
@@ -391,6 +417,9 @@ class _Engine:
         self._float_layers = None
         self.bases: list = []          # bases of the last region's closure proofs (class keys)
         self.inherited: dict = {}      # pattern -> bases of the region it was reached from
+        self._highs = None             # one HiGHS instance, loaded with each region's model
+        self.inverses: dict = {}       # basis rows (primitive integer keys) -> exact inverse
+        self.proved_by: dict = {}      # class key -> keys of the last basis that proved it
 
     # -- forms ------------------------------------------------------------------------------
     def forms(self, pattern) -> _Forms:
@@ -479,12 +508,14 @@ class _Engine:
         reps = [classes[k][0] for k in order]
         Areps = A.submatrix(rows=reps) if reps else None
         creps = [c[i] for i in reps]
+        kints, scales, _ = f.ints()
         # one warm float model per region: the centre, closure tests and facet centres
-        flp = FloatLP(-Areps, creps, centre=True) if reps else None
-        Aug = augmented(Areps, creps) if reps else None
+        if reps and self._highs is None:
+            self._highs = new_highs()
+        flp = FloatLP(-Areps, creps, centre=True, highs=self._highs) if reps else None
         # re-centre: well-inside point (Chebyshev-like, verified exactly)
         if active and active[0] < self.n_hidden:     # (only domain rows: the point is inside)
-            point = centre_point(flp, Aug)
+            point = centre_point(flp, kints)
             if point is None:                        # the guess failed: exact LP decides
                 Aact = A.submatrix(rows=active)
                 lp = feasible(A_lt=-Aact, b_lt=[c[i] for i in active], n=self.d)
@@ -496,7 +527,7 @@ class _Engine:
         witnesses = {}
         if reps:
             undecided = []
-            for t, y in enumerate(foot_witnesses(point, Areps, creps, flp, Aug)):
+            for t, y in enumerate(kints.feet(point)):
                 if y is not None:
                     witnesses[t] = y
                 else:
@@ -512,18 +543,28 @@ class _Engine:
                     break
                 if None in basis:
                     continue
-                AS = Areps.submatrix(rows=basis)
-                if AS.rank() == self.d:
-                    certify_with_basis(basis, AS, Areps, creps, todo, certified)
+                certify_with_basis(basis, kints, scales, todo, certified, self.multipliers,
+                                   self.inverses)
+            ints = (kints, scales, self.multipliers, self.inverses)
             for t in undecided:
                 checkpoint()           # each class may need an exact facet LP
                 if t in certified:
                     continue
+                # the basis that proved this hyperplane in an earlier region, if all its
+                # hyperplanes bound this one too (exact; no float model needed)
+                keys = self.proved_by.get(order[t])
+                if keys is not None:
+                    basis = [where.get(key) for key in keys]
+                    if None not in basis and t not in basis:
+                        todo = [u for u in undecided if u not in certified and u not in basis]
+                        certify_with_basis(basis, kints, scales, todo, certified, *ints[2:])
+                        if t in certified:
+                            continue
                 i = reps[t]
                 if len(reps) > 1 and misses_closure(t, rows[i], c[i], Areps, creps, flp,
-                                                    undecided, certified, self.d):
+                                                    undecided, certified, self.d, ints):
                     continue
-                y = facet_point(flp, t, rows[i], c[i], Aug) if len(reps) > 1 else None
+                y = facet_point(flp, t, rows[i], c[i], kints) if len(reps) > 1 else None
                 if y is None:          # no verified float guess: the exact facet LP decides
                     y = facet_lp(t, rows[i], c[i], Areps, creps, self.d)
                 if y is not None:
@@ -542,6 +583,11 @@ class _Engine:
         if reps:       # the bases of this region's closure proofs, for its neighbours
             self.bases = list({tuple(order[u] for u in proof[0]): None
                                for proof in certified.values() if len(proof[0]) == self.d})
+            if len(self.proved_by) > 200000:
+                self.proved_by.clear()
+            for u, proof in certified.items():
+                if len(proof[0]) == self.d:
+                    self.proved_by[order[u]] = tuple(order[f] for f in proof[0])
         across = self._across_all(pattern, steps, Areps, creps, reps)
         for pos, i in enumerate(facets):
             q, y2 = across.get(pos, (None, None))
@@ -598,10 +644,8 @@ class _Engine:
         >= 0 at y (so the segment (y, y2] lies in q's region)."""
         if q is None or q == pattern:
             return False
-        g = self.forms(q)
-        V = (g.augmented() @ QMatrix.from_rows([(*y, 1), (*y2, 1)], ncols=self.d + 1).T).to_rows()
-        zero = set(g.zero_rows)
-        return all(V[k][1] > 0 and V[k][0] >= 0 for k in range(len(V)) if k not in zero)
+        kints, _, const_ok = self.forms(q).ints()   # rows of one class share their sign
+        return const_ok and (kints is None or (kints.inside(y2) and kints.nonneg(y)))
 
     def _across_all(self, pattern, steps, Areps, creps, reps):
         """For every facet step ``(position, class t, cls, a, y)``: the pattern across the

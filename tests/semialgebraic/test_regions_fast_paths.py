@@ -1,10 +1,9 @@
 """The float fast paths of the region walk change nothing but speed.
 
 Every fast path of :mod:`semialgebraic.regions` (the region's centre and facet centres from one
-warm HiGHS model, the float screen of the perpendicular feet, the float forward pass guessing the
-pattern across a facet) is only a guess checked exactly.  With every guess switched off, the
-exact paths alone (the exact LP of :func:`semialgebraic.lp.feasible`, all feet checked exactly,
-the exact forward pass) must give the same regions, facets, facet classes and neighbours, and
+warm HiGHS model, the float forward pass guessing the pattern across a facet) is only a guess
+checked exactly.  With every guess switched off, the exact paths alone (the exact LP of
+:func:`semialgebraic.lp.feasible`, the exact forward pass) must give the same regions, facets, facet classes and neighbours, and
 the points of both walks must be exact interior/facet points.
 """
 
@@ -24,10 +23,8 @@ def _structure(rs):
 
 
 def _exact_only(monkeypatch):
-    feet = walk_module.foot_witnesses
     monkeypatch.setattr(walk_module, "centre_point", lambda *a: None)
     monkeypatch.setattr(walk_module, "facet_point", lambda *a: None)
-    monkeypatch.setattr(walk_module, "foot_witnesses", lambda p, A, c, *rest: feet(p, A, c))
     monkeypatch.setattr(walk_module._Engine, "_float_patterns", lambda self, pts: [None] * len(pts))
 
 

@@ -1,0 +1,209 @@
+r"""Exact integer arithmetic of one region's classes (the batched exact work of the walk).
+
+Every class of coinciding hyperplanes of a region (:mod:`semialgebraic.regions.walk`) is named
+by its primitive integer vector ``K_t = s_t (a_t, c_t)`` (``s_t > 0`` rational), so the sign of
+``ℓ_t`` at a rational point ``y = (y_1 … y_d)`` is the sign of the integer ``K_t · (D y, D)`` for
+any common denominator ``D > 0`` of y.  :class:`ClassInts` holds K once per pattern and answers
+with integer matrix products: the signs at a point (:meth:`ClassInts.inside`), every foot of
+the perpendicular from a point at once (:meth:`ClassInts.feet`, with the Gram matrix of the
+normals) and the closure proofs over a basis of d classes (:meth:`ClassInts.certify`, one exact
+inverse of a d x d integer matrix, then integer products for every class tested).
+
+Products run on numpy ``int64`` only when a bound proves that no entry can overflow
+(``max_i Σ_k |A_ik| · max |B| < 2^63``, :func:`int_matmul`); otherwise on Python integers
+(numpy object arrays).  No float is involved.
+
+>>> from algebra.rationals import Q
+>>> C = ClassInts([(1, 0, 0), (0, 1, 0), (-1, -1, 2)])     # x > 0, y > 0, x + y < 2
+>>> C.inside((Q(1, 2), Q(1, 2))), C.inside((Q(2), Q(1)))
+(True, False)
+>>> [t for t, y in enumerate(C.feet((Q(1, 2), Q(1, 2)))) if y is not None]
+[0, 1, 2]
+"""
+
+from __future__ import annotations
+
+from math import lcm
+
+import numpy as np
+
+from algebra.exceptions import SingularMatrixError
+from algebra.linalg import QMatrix
+from algebra.rationals import Q
+
+__all__ = ["ClassInts", "basis_inverse", "int_matmul", "int_point"]
+
+_LIMIT = 2 ** 63 - 1
+
+
+def _as_object(A):
+    """*A* as an array of Python integers (never numpy scalars, which could overflow)."""
+    return A if A.dtype == object else A.astype(object)
+
+
+def _max_abs(A) -> int:
+    if A.dtype != object:
+        return int(np.abs(A).max(initial=0)) if A.size else 0
+    return int(max((abs(v) for v in A.flat), default=0))
+
+
+def _row_bound(A) -> int:
+    """``max_i Σ_k |A_ik|`` as a Python integer (exact for object arrays)."""
+    if not A.size:
+        return 0
+    return int(max(sum(abs(int(v)) for v in row) for row in A.reshape(A.shape[0], -1)))
+
+
+def int_matmul(A, B, row_bound=None):
+    """``A @ B`` of integer arrays, exactly: int64 when the bound ``max_i Σ_k |A_ik| · max|B|``
+    is below 2^63 (*row_bound*: that row sum, when known), Python integers otherwise."""
+    if A.size and B.size:
+        rb = _row_bound(A) if row_bound is None else row_bound
+        if rb * _max_abs(B) <= _LIMIT:
+            return A.astype(np.int64) @ B.astype(np.int64)
+    return _as_object(A) @ _as_object(B)
+
+
+def int_point(y) -> list:
+    """``[D y_1, …, D y_d, D]`` for the least common denominator D > 0 of the rational point."""
+    D = lcm(*(int(v.q) for v in y)) if len(y) else 1
+    return [int(v.p) * (D // int(v.q)) for v in y] + [D]
+
+
+def basis_inverse(K, support, cache=None):
+    """``(P, den)`` with ``P / den`` the inverse of ``Ka[support]ᵀ`` (P integer, den > 0), or
+    None when singular.  The rows are primitive integer vectors that name hyperplanes, so the
+    same basis in a neighbouring region (the same keys) has the same inverse: *cache* (a dict,
+    keyed by the rows) reuses it."""
+    d = K.shape[1] - 1
+    rows = tuple(tuple(int(v) for v in K[f, :d]) for f in support)
+    if cache is not None and rows in cache:
+        return cache[rows]
+    M = QMatrix.from_integer_rows(rows, ncols=d).T
+    try:
+        ents = M.inverse().entries()
+    except SingularMatrixError:
+        got = None
+    else:
+        den = lcm(*(int(v.q) for v in ents))
+        got = (np.array([int(v.p) * (den // int(v.q)) for v in ents], dtype=object).reshape(d, d),
+               den)
+    if cache is not None:
+        if len(cache) > 20000:
+            cache.clear()
+        cache[rows] = got
+    return got
+
+
+class ClassInts:
+    """The primitive integer rows ``K`` (one per class, ``(a, c)`` scaled) of a region.
+
+    *keys*: the primitive integer vectors, in class order (length ``d + 1`` each).
+    """
+
+    __slots__ = ("K", "Ka", "Kc", "d", "_gram", "_norms", "_K64", "_kb", "_ka_max")
+
+    def __init__(self, keys):
+        keys = [list(k) for k in keys]
+        self.d = len(keys[0]) - 1 if keys else 0
+        self.K = np.array(keys, dtype=object).reshape(len(keys), self.d + 1)
+        self.Ka = self.K[:, :self.d]
+        self.Kc = self.K[:, self.d]
+        self._gram = None
+        self._norms = None
+        self._kb = _row_bound(self.K)                 # max row sum of |K|, exact
+        self._ka_max = _max_abs(self.Ka)
+        self._K64 = self.K.astype(np.int64) if self._kb <= _LIMIT else None
+
+    def values(self, y):
+        """``K · (D y, D)`` (the signs of every ``ℓ_t(y)``), an integer array."""
+        p = int_point(y)
+        if self._K64 is not None and self._kb * max(abs(v) for v in p) <= _LIMIT:
+            return self._K64 @ np.array(p, dtype=np.int64)
+        return self.K @ np.array(p, dtype=object)
+
+    def inside(self, y, skip=None) -> bool:
+        """Exactly: every class (but *skip*) is > 0 at the rational point *y*."""
+        ok = self.values(y) > 0
+        if skip is not None:
+            ok[skip] = True
+        return bool(ok.all())
+
+    def nonneg(self, y) -> bool:
+        """Exactly: every class is >= 0 at *y*."""
+        return bool((self.values(y) >= 0).all())
+
+    def gram(self):
+        """``Ka Kaᵀ`` (exact integers), computed once."""
+        if self._gram is None:
+            self._gram = int_matmul(self.Ka, self.Ka.T)
+            self._norms = [int(self._gram[t, t]) for t in range(self._gram.shape[0])]
+        return self._gram
+
+    def feet(self, point):
+        """For each class t: the foot of the perpendicular from *point* (inside the region)
+        onto its hyperplane when every other class is > 0 there (a facet witness), else None.
+
+        With ``V = K·(D p, D)`` and the Gram matrix G, class j at the foot of t has the sign of
+        ``n_t V_j - V_t G_jt`` (``n_t = G_tt > 0``): one integer matrix for every pair."""
+        m = self.K.shape[0]
+        if m == 0:
+            return []
+        G = self.gram()
+        V = self.values(point)
+        n = np.array(self._norms, dtype=object)
+        Vo = _as_object(V)
+        bound = _max_abs(Vo) * (_max_abs(n) + _max_abs(G))
+        if bound <= _LIMIT:
+            X = (np.outer(V.astype(np.int64), n.astype(np.int64))
+                 - G.astype(np.int64) * V.astype(np.int64)[None, :])
+        else:
+            X = np.outer(Vo, n) - _as_object(G) * Vo[None, :]
+        np.fill_diagonal(X, 1)
+        good = np.all(X > 0, axis=0)
+        D = int_point(point)[-1]
+        out = []
+        for t in range(m):
+            if not good[t]:
+                out.append(None)
+                continue
+            r = Q(int(V[t])) / (D * int(self._norms[t]))
+            out.append(tuple(p - r * int(k) for p, k in zip(point, self.Ka[t])))
+        return out
+
+    def certify(self, support, todo, want_values=False, scales=None, cache=None):
+        """Closure proofs over the basis *support* (d classes): for each class u of *todo*,
+        ``K_u = Σ μ_f K_f + μ_0`` with ``μ >= 0, μ_0 > 0`` (so ``ℓ_u > 0`` on the closure).
+
+        Returns ``{u: None}`` for the certified classes, or with *want_values* (and *scales*,
+        the rationals ``s_t`` with ``K_t = s_t (a_t, c_t)``) ``{u: (λ, λ_0)}`` in the classes'
+        own rows: ``ℓ_u = Σ λ_f ℓ_f + λ_0``.  None when the basis is singular.  *cache*: a
+        dict shared between regions for :func:`basis_inverse`."""
+        d = self.d
+        if len(support) != d or not todo:
+            return {}
+        got = basis_inverse(self.K, support, cache)
+        if got is None:
+            return None
+        P, den = got
+        rb = int(max(sum(abs(v) for v in row) for row in P))
+        if rb * self._ka_max <= _LIMIT:                      # no entry of Num can overflow
+            Num = P.astype(np.int64) @ self._K64[list(todo), :d].T if self._K64 is not None \
+                else int_matmul(P, self.Ka[list(todo)].T, rb)
+        else:
+            Num = P @ self.Ka[list(todo)].T
+        Num = _as_object(Num)                                # den · μ, column per class
+        cS = self.Kc[list(support)]
+        L0 = self.Kc[list(todo)] * den - cS @ Num
+        ok = np.all(Num >= 0, axis=0) & (L0 > 0)
+        out = {}
+        for col, u in enumerate(todo):
+            if not ok[col]:
+                continue
+            if not want_values:
+                out[u] = None
+                continue
+            su = scales[u]
+            lam = [Q(int(Num[r, col]), den) * scales[f] / su for r, f in enumerate(support)]
+            out[u] = (lam, Q(int(L0[col]), den) / su)
+        return out

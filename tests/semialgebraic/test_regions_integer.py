@@ -1,0 +1,150 @@
+"""The integer exact work of the region walk (:mod:`semialgebraic.regions.integer`).
+
+Oracles: plain ``Fraction`` arithmetic written here (signs at points, feet of perpendiculars,
+closure identities ``ℓ_u = Σ λ_f ℓ_f + λ_0``), the rational reference ``foot_witnesses`` of
+:mod:`semialgebraic.regions.facets`, and for the walk itself the exact count of cells of a line
+arrangement (one hidden layer in R^2: ``1 + L + Σ_p (m_p - 1)`` over the intersection points p
+of the L distinct lines, m_p lines through p) on planted degenerate rows: duplicate rows, zero
+rows, parallel and antiparallel hyperplanes, several lines through one point.  Entries up to
+2^70 force the Python-integer route next to the int64 one.
+"""
+
+import itertools
+from fractions import Fraction
+
+from hypothesis import given, settings, strategies as st
+
+from algebra.linalg import QMatrix
+from algebra.network import Network
+from algebra.rationals import Q
+from semialgebraic.regions import number_of_regions, regions
+from semialgebraic.regions.facets import foot_witnesses
+from semialgebraic.regions.integer import ClassInts, int_matmul
+
+import numpy as np
+
+ints = st.one_of(st.integers(-6, 6), st.integers(-2 ** 70, 2 ** 70))
+rats = st.builds(lambda p, q: Q(p, q), st.integers(-40, 40), st.integers(1, 9))
+
+
+def _value(key, y):
+    return sum((Fraction(k) * Fraction(int(v.p), int(v.q)) for k, v in zip(key, y)), Fraction(0)) \
+        + key[-1]
+
+
+@settings(max_examples=30, deadline=None)
+@given(st.lists(st.lists(ints, min_size=3, max_size=3), min_size=1, max_size=5),
+       st.lists(rats, min_size=2, max_size=2))
+def test_signs_at_a_point_are_the_fraction_signs(keys, y):
+    keys = [k for k in keys if any(k[:2])]
+    if not keys:
+        return
+    C = ClassInts(keys)
+    vals = [_value(k, y) for k in keys]
+    assert C.inside(y) == all(v > 0 for v in vals)
+    assert C.nonneg(y) == all(v >= 0 for v in vals)
+    assert C.inside(y, skip=0) == all(v > 0 for v in vals[1:])
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.lists(st.lists(st.integers(-2 ** 40, 2 ** 40), min_size=4, max_size=4), min_size=1,
+                max_size=4),
+       st.lists(st.lists(st.integers(-2 ** 40, 2 ** 40), min_size=4, max_size=4), min_size=1,
+                max_size=3))
+def test_int_matmul_is_exact_on_both_routes(A, B):
+    A, B = np.array(A, dtype=object), np.array(B, dtype=object).T
+    got = int_matmul(A, B)
+    want = [[sum(int(a) * int(b) for a, b in zip(row, col)) for col in B.T] for row in A]
+    assert [[int(v) for v in row] for row in got] == want
+
+
+def _box_keys(extra):
+    """Keys of a region of R^2: inside the box -1 < x, y < 1 (integer rows), plus *extra*."""
+    return [(1, 0, 1), (-1, 0, 1), (0, 1, 1), (0, -1, 1)] + extra
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.lists(st.tuples(st.integers(-5, 5), st.integers(-5, 5), st.integers(1, 12)),
+                max_size=5))
+def test_feet_agree_with_the_rational_reference(extra):
+    keys = [k for k in _box_keys([list(e) for e in extra]) if any(k[:2])]
+    keys = list(dict.fromkeys(tuple(k) for k in keys))
+    point = (Q(0), Q(0))                 # inside: every constant is positive
+    C = ClassInts(keys)
+    A = QMatrix.from_rows([[Q(v) for v in k[:2]] for k in keys])
+    assert C.feet(point) == foot_witnesses(point, A, [Q(k[2]) for k in keys])
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.lists(st.tuples(st.integers(-5, 5), st.integers(-5, 5), st.integers(1, 12)),
+                min_size=1, max_size=5), st.sampled_from([(0, 2), (1, 3), (0, 3), (1, 2)]))
+def test_closure_proofs_are_exact_identities(extra, basis):
+    keys = [tuple(k) for k in _box_keys([list(e) for e in extra]) if any(k[:2])]
+    C = ClassInts(keys)
+    todo = [u for u in range(len(keys)) if u not in basis]
+    scales = [Q(1)] * len(keys)            # the rows are their own keys here
+    got = C.certify(list(basis), todo, want_values=True, scales=scales)
+    for u in todo:
+        # the oracle: λ solving Σ λ_f a_f = a_u with Fractions (2 x 2, Cramer)
+        (a, b), (c, d) = keys[basis[0]][:2], keys[basis[1]][:2]
+        det = a * d - b * c
+        x, y = keys[u][:2]
+        lam = (Fraction(x * d - y * c, det), Fraction(a * y - b * x, det))
+        lam0 = keys[u][2] - lam[0] * keys[basis[0]][2] - lam[1] * keys[basis[1]][2]
+        proved = lam[0] >= 0 and lam[1] >= 0 and lam0 > 0
+        assert (u in got) == proved
+        if proved:
+            assert [Fraction(int(v.p), int(v.q)) for v in got[u][0]] == list(lam)
+            assert Fraction(int(got[u][1].p), int(got[u][1].q)) == lam0
+
+
+def _arrangement_cells(lines):
+    """Cells of an arrangement of lines a x + b y + c = 0 in R^2 (Fractions; duplicates and
+    zero rows dropped): 1 + L + Σ over intersection points of (lines through it - 1)."""
+    distinct = set()
+    for a, b, c in lines:
+        if a == 0 and b == 0:
+            continue
+        s = next(v for v in (a, b) if v != 0)
+        distinct.add((Fraction(a, s), Fraction(b, s), Fraction(c, s)))
+    distinct = list(distinct)
+    points: dict = {}
+    for (a1, b1, c1), (a2, b2, c2) in itertools.combinations(distinct, 2):
+        det = a1 * b2 - a2 * b1
+        if det == 0:
+            continue
+        p = ((b1 * c2 - b2 * c1) / det, (a2 * c1 - a1 * c2) / det)
+        points.setdefault(p, set()).update({(a1, b1, c1), (a2, b2, c2)})
+    return 1 + len(distinct) + sum(len(s) - 1 for s in points.values())
+
+
+def _net(lines):
+    return Network.from_rows([[[a, b] for a, b, _ in lines], [[1] * len(lines)]],
+                             [[c for *_, c in lines], [0]])
+
+
+PLANTED = {
+    "duplicate rows": [(1, 2, 1), (1, 2, 1), (2, 4, 2), (3, -1, 0)],
+    "zero rows": [(0, 0, 1), (1, 1, 0), (0, 0, -2), (1, -1, 1)],
+    "parallel": [(1, 1, 0), (1, 1, 1), (-1, -1, 2), (2, 2, -3), (1, -1, 0)],
+    "antiparallel copy": [(1, 2, 3), (-1, -2, -3), (2, -1, 1)],
+    "three through a point": [(1, 0, 0), (0, 1, 0), (1, 1, 0), (1, -1, 0), (1, 2, -5)],
+}
+
+
+def test_planted_degenerate_rows_give_the_arrangement_count():
+    for name, lines in PLANTED.items():
+        net = _net(lines)
+        rs = list(regions(net, progress=False))
+        assert len(rs) == _arrangement_cells(lines), name
+        assert number_of_regions(net) == len(rs), name
+        for r in rs:           # every point is strictly inside its region, every pattern its own
+            assert r.contains(r.point) and tuple(net.activation_pattern(r.point)) == r.pattern
+
+
+@settings(max_examples=10, deadline=None)
+@given(st.lists(st.tuples(st.integers(-3, 3), st.integers(-3, 3), st.integers(-3, 3)),
+                min_size=1, max_size=6))
+def test_random_line_arrangements_give_the_arrangement_count(lines):
+    net = _net(lines)
+    assert number_of_regions(net) == _arrangement_cells(lines)
