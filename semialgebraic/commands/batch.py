@@ -76,7 +76,8 @@ def register(sub, parent) -> None:
                            "exceeds --nodes splits in two and its halves run as new tasks) and "
                            "combines the certified intervals into a bab_cover certificate over "
                            "the closed cells, whose parts are checked on the workers; 'regions NET' walks the linear regions that "
-                           "meet each cell and joins them by activation pattern. The verdict is "
+                           "meet each cell, joins them by activation pattern and certifies that "
+                           "they cover the box (region_cover). The verdict is "
                            "the same serially and distributed; --checkpoint FILE keeps the "
                            "finished cells so that a rerun resumes.",
                            exits=["0  complete", "3  a cell cut short by --timeout, or "
@@ -94,7 +95,8 @@ def register(sub, parent) -> None:
                    help="diff: node expansions per task before its cell splits in two (default 400)")
     _where_args(p)
     p.add_argument("--checkpoint", metavar="FILE", help="finished cells (JSON Lines); resumed")
-    p.add_argument("--certificate", metavar="FILE", help="diff: write the bab_cover certificate")
+    p.add_argument("--certificate", metavar="FILE",
+                   help="write the certificate (diff: bab_cover; regions: region_cover)")
     p.set_defaults(func=cmd_search)
 
 
@@ -173,10 +175,10 @@ def cmd_search(args) -> int:
                                           if args.checkpoint else ""), file=sys.stderr)
         return 3
     data = r.to_json()
+    if args.certificate and r.certificate is not None:
+        write_certificate(r.certificate, args.certificate)
+        data["certificate"] = args.certificate
     if args.what == "diff":
-        if args.certificate and r.certificate is not None:
-            write_certificate(r.certificate, args.certificate)
-            data["certificate"] = args.certificate
         text = (f"max |a - b| {'=' if r.complete else 'in'} "
                 + (display.number(r.lower, args.exact) if r.complete else
                    f"[{display.number(r.lower, args.exact)}, "
@@ -188,7 +190,8 @@ def cmd_search(args) -> int:
     else:
         text = (f"{r.number_of_regions} activation regions meet the box "
                 f"[{q_str(box[0][0])}, {q_str(box[0][1])}]^{d} ({r.cells} cells, {r.where})"
-                + ("" if r.complete else " (partial: a cell was cut short)"))
+                + ("" if r.complete else " (partial: a cell was cut short)")
+                + (f"; region_cover certificate checked: {r.verified}" if r.complete else ""))
     if args.json:
         print(json.dumps(data, indent=1, default=str))
     else:

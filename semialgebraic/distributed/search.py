@@ -39,6 +39,7 @@ from ..exceptions import CertificateError
 from ..regions import regions
 from ..sets import Polyhedron
 from ..verify import verify_part
+from . import cover
 from .cluster import executor as make_executor
 
 __all__ = ["split_box", "distributed_diff", "distributed_regions", "DiffResult", "RegionsResult"]
@@ -435,7 +436,8 @@ def regions_cell(net_json: dict, timeout, cell) -> dict:
 
 @dataclass
 class RegionsResult:
-    """The regions meeting the box (``patterns`` sorted, one interior point each)."""
+    """The regions meeting the box (``patterns`` sorted, one interior point each) and, for a
+    complete walk of a cube ``[lo, hi]^d``, their ``region_cover`` certificate (checked)."""
 
     patterns: list
     points: list
@@ -443,6 +445,8 @@ class RegionsResult:
     complete: bool
     where: str = "serial"
     seconds: float = 0.0
+    certificate: dict | None = None
+    verified: bool = False
 
     @property
     def number_of_regions(self) -> int:
@@ -451,35 +455,76 @@ class RegionsResult:
     def to_json(self) -> dict:
         return {"number_of_regions": self.number_of_regions, "complete": self.complete,
                 "cells": self.cells, "where": self.where, "seconds": round(self.seconds, 3),
+                "certificate_checked": self.verified,
                 "regions": [{"pattern": p, "point": x} for p, x in zip(self.patterns, self.points)]}
 
 
 def distributed_regions(net: Network, box, *, cells: int | None = None,
                         workers: int | None = None, scheduler: str | None = None,
                         memory_limit=None, timeout: float | None = None, checkpoint=None,
-                        executor=None, progress: bool = False) -> RegionsResult:
+                        executor=None, progress: bool = False, certify: bool = True,
+                        verify: bool = True) -> RegionsResult:
     """The linear regions of *net* meeting *box* (module docstring), one walk per cell.
 
+    With *certify* (and a complete walk of a cube ``[lo, hi]^d``), the ``region_cover``
+    certificate of the regions is assembled (:mod:`.cover`: each region's facets, neighbours and
+    multipliers on the box, one task per chunk of patterns) and, with *verify*, checked part by
+    part on the workers (:func:`semialgebraic.verify.verify_part`; a failure raises
+    :class:`CertificateError`: a bug).
+
     >>> net = Network.from_rows([[[1], [-1]], [[1, 1]]], [[0, 1], [0]])
-    >>> distributed_regions(net, [(-2, 2)], cells=4, workers=0).patterns
-    [[-1, 1], [1, -1], [1, 1]]
+    >>> r = distributed_regions(net, [(-2, 2)], cells=4, workers=0)
+    >>> r.patterns, r.verified
+    ([[-1, 1], [1, -1], [1, 1]], True)
     """
     box = [(to_q(lo), to_q(hi)) for lo, hi in box]
     if len(box) != net.n_inputs or any(lo > hi for lo, hi in box):
         raise InputError(f"the box needs {net.n_inputs} intervals lo <= hi")
     t0 = time.perf_counter()
-    parts = split_box(box, cells or max(1, 4 * (workers or 2)))
+    parts = split_box(box, cells or DEFAULT_CELLS)
     nj = jsonable(net.to_dict())
     key = _digest("regions", nj, _cells_json(parts))
     done, ex = _run_cells(regions_cell, (nj, timeout), parts, workers, scheduler,
                           memory_limit, checkpoint, key, executor, progress)
-    if executor is None:
-        ex.close()
-    seen: dict = {}
-    for k in range(len(parts)):
-        for r in done[k]["regions"]:
-            seen.setdefault(tuple(r["pattern"]), r["point"])
-    pats = sorted(seen)
+    try:
+        seen: dict = {}
+        for k in range(len(parts)):
+            for r in done[k]["regions"]:
+                seen.setdefault(tuple(r["pattern"]), r["point"])
+        pats = sorted(seen)
+        complete = all(done[k]["complete"] for k in range(len(parts)))
+        cube = len({b for b in box}) == 1 and box[0][0] < box[0][1]
+        cert, verified = None, False
+        if certify and complete and cube and net.depth > 1:
+            cert, verified = _certify_regions(net, nj, box[0], pats, seen, ex, verify)
+    finally:
+        if executor is None:
+            ex.close()
     return RegionsResult([list(p) for p in pats], [seen[p] for p in pats], len(parts),
-                         all(done[k]["complete"] for k in range(len(parts))),
-                         getattr(ex, "kind", "serial"), time.perf_counter() - t0)
+                         complete, getattr(ex, "kind", "serial"), time.perf_counter() - t0,
+                         cert, verified)
+
+
+def _certify_regions(net, nj, lohi, pats, seen, ex, verify):
+    """The ``region_cover`` certificate of the joined walk and its check (parts on *ex*)."""
+    lo, hi = q_json(lohi[0]), q_json(lohi[1])
+    items = [[list(p), seen[p]] for p in pats]
+    chunks = [items[k:k + cover.CHUNK] for k in range(0, len(items), cover.CHUNK)]
+    got = dict(ex.map_unordered(cover.piece, [(k, (nj, lo, hi, c)) for k, c in enumerate(chunks)]))
+    pieces = [p for k in range(len(chunks)) for p in got[k]]
+    cert = cover.cover_certificate(net, lohi[0], lohi[1], pieces)
+    if cert is None:
+        raise CertificateError("region_cover", "a neighbour's pattern is not among the walked "
+                               "regions: the cells' walks missed a region")
+    if not verify:
+        return cert, False
+    ok, why = verify_part(cert, "cover")
+    if ok:
+        spans = [[k, min(k + cover.CHUNK, len(pats))] for k in range(0, len(pats), cover.CHUNK)]
+        for span, (ok_k, why_k) in ex.map_unordered(check_part, [(tuple(s), (cert, s)) for s in spans]):
+            if not ok_k:
+                ok, why = False, why_k
+                break
+    if not ok:
+        raise CertificateError("region_cover", why)
+    return cert, True
