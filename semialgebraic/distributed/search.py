@@ -55,15 +55,9 @@ def split_box(box, cells: int) -> list:
     out = [[(to_q(lo), to_q(hi)) for lo, hi in box]]
     while len(out) < cells:
         k = max(range(len(out)), key=lambda i: (max(hi - lo for lo, hi in out[i]), -i))
-        cell = out[k]
-        j = max(range(len(cell)), key=lambda i: (cell[i][1] - cell[i][0], -i))
-        lo, hi = cell[j]
-        if lo == hi:
+        if all(lo == hi for lo, hi in out[k]):
             break
-        mid = (lo + hi) / 2
-        left, right = list(cell), list(cell)
-        left[j], right[j] = (lo, mid), (mid, hi)
-        out[k:k + 1] = [left, right]
+        out[k:k + 1] = list(_halve(out[k]))
     return out
 
 
@@ -150,9 +144,9 @@ DEFAULT_WAVE = 64          # open cells submitted at once (the best first)
 _MAX_DEPTH = 48            # a cell halved this often is kept as it is (its partial bound)
 
 
-def diff_cell(a_json: dict, b_json: dict, nodes, timeout, threshold, cell) -> dict:
-    """Task: ``diff_bounds`` on one cell within *nodes* node expansions (and *timeout*), its
-    certificate unchecked (the client checks the cover's parts).
+def diff_cell(a_json: dict, b_json: dict, nodes, deadline, threshold, cell) -> dict:
+    """Task: ``diff_bounds`` on one cell within *nodes* node expansions (and until *deadline*,
+    seconds since the epoch), its certificate unchecked (the client checks the cover's parts).
 
     With *threshold* (a value attained elsewhere in the box), nodes bounded by it are closed
     first (``epsilon``): a cell whose maximum is at most the threshold closes without finding
@@ -160,7 +154,8 @@ def diff_cell(a_json: dict, b_json: dict, nodes, timeout, threshold, cell) -> di
     ``upper`` is None when no certified upper bound was reached within the budget."""
     a, b = network_from_dict(a_json), network_from_dict(b_json)
     box = [(to_q(lo), to_q(hi)) for lo, hi in cell]
-    budget = Budget(timeout=timeout, max_regions=nodes)
+    budget = Budget(timeout=None if deadline is None else max(0.0, deadline - time.time()),
+                    max_regions=nodes)
     eps = None if threshold is None else to_q(threshold)
     r = diff_bounds(a, b, box, verify=False, budget=budget, epsilon=eps)
     done = r.nodes
@@ -335,11 +330,12 @@ def distributed_diff(a: Network, b: Network, box, *, cells: int | None = None,
     if len(box) != a.n_inputs or any(lo > hi for lo, hi in box):
         raise InputError(f"the box needs {a.n_inputs} intervals lo <= hi")
     t0 = time.perf_counter()
-    deadline = None if timeout is None else time.monotonic() + timeout
+    deadline = None if timeout is None else time.time() + timeout
     nodes = nodes or DEFAULT_NODES
     parts = split_box(box, cells or DEFAULT_CELLS)
     aj, bj = jsonable(a.to_dict()), jsonable(b.to_dict())
-    key = _digest("diff", aj, bj, _cells_json(parts), nodes)
+    wave = wave or DEFAULT_WAVE
+    key = _digest("diff", aj, bj, _cells_json(parts), nodes, wave)
     ck = _Checkpoint(checkpoint, key)
     st = _Search(parts)
     st.start(a, b)
@@ -350,14 +346,13 @@ def distributed_diff(a: Network, b: Network, box, *, cells: int | None = None,
             up = st.upper()
             if up is not None and st.lower is not None and up <= st.lower:
                 break                   # every open cell's inherited bound is attained
-            left = None if deadline is None else deadline - time.monotonic()
-            if left is not None and left <= 0:
+            if deadline is not None and time.time() >= deadline:
                 reason = f"timeout of {timeout:g} s reached"
                 break
-            batch = st.wave(wave or DEFAULT_WAVE)
+            batch = st.wave(wave)
             got = {p: ck.done[p] for p in batch if p in ck.done}
             lower = None if st.lower is None else q_json(st.lower)
-            calls = [(p, (aj, bj, nodes, left, lower, _cells_json([st.boxes[p]])[0]))
+            calls = [(p, (aj, bj, nodes, deadline, lower, _cells_json([st.boxes[p]])[0]))
                      for p in batch if p not in got]
             for p, res in ex.map_unordered(diff_cell, calls):
                 ck.add(p, res)

@@ -72,6 +72,7 @@ def test_cells_over_budget_split_and_the_cover_certifies_the_whole_box(whole, sp
     assert max(abs(u - v) for u, v in zip(ya, yb)) == Fraction(str(r.lower))
 
 
+@pytest.mark.slow
 def test_the_result_is_deterministic(split_run):
     again = distributed_diff(A, B, BOX, cells=2, workers=0, nodes=3)
     assert (again.lower, again.upper, again.tasks) == (split_run.lower, split_run.upper, split_run.tasks)
@@ -93,7 +94,10 @@ def test_a_timeout_gives_a_certified_partial_interval(whole):
 
 
 def test_progress_shows_the_interval_and_open_cells(capsys):
-    distributed_diff(A, B, BOX, cells=2, workers=0, nodes=3, progress=True)
+    a = Network.from_rows([[[1], [-1]], [[1, 1]]], [[0, 1], [0]])
+    b = Network.from_rows([[[1], [-1]], [[1, "1/2"]]], [[0, 1], [0]])
+    r = distributed_diff(a, b, [(-2, 2)], cells=2, workers=0, nodes=1, progress=True)
+    assert r.complete and str(r.lower) == str(r.upper) == "3/2"        # (1 - x)/2 at x = -2
     lines = capsys.readouterr().err.strip().splitlines()
     assert lines and all(ln.startswith("search diff: max |a - b| in [") for ln in lines)
     assert "open cells" in lines[0] and lines[-1].split("; ")[1].startswith("0 open cells")
