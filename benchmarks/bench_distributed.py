@@ -187,7 +187,7 @@ def _timed(run, workers):
     return r, wall, cpu, load
 
 
-def _row(name, serial, dist, same, workers):
+def _row(serial, dist, same, workers):
     (_, w1, c1, l1), (_, w2, c2, l2) = serial, dist
     print(f"  serial:    wall {w1:7.1f} s, CPU {c1:7.1f} s (load at start {l1:.1f})")
     print(f"  {workers} workers: wall {w2:7.1f} s, CPU {c2:7.1f} s (load at start {l2:.1f}); "
@@ -195,9 +195,16 @@ def _row(name, serial, dist, same, workers):
           f"(target 1.6x when idle at start); same certified answer: {same}")
 
 
-def bench_search(diff_widths, walk_widths, walk_box, cells, nodes, workers):
+def bench_search(diff_widths, walk_widths, walk_box, cells, nodes, workers, only=None):
     """The two search rows: serial (in-process, same algorithm) vs *workers* workers, each
     with the certificate assembled and checked (verification included in the time)."""
+    if only != "regions":
+        bench_diff(diff_widths, cells, nodes, workers)
+    if only != "diff":
+        bench_walk(walk_widths, walk_box, cells, workers)
+
+
+def bench_diff(diff_widths, cells, nodes, workers):
     a, b = _pair(diff_widths)
     d = diff_widths[0]
     box = [(-1, 1)] * d
@@ -210,7 +217,10 @@ def bench_search(diff_widths, walk_widths, walk_box, cells, nodes, workers):
     same = (r1.lower, r1.upper, r1.per_cell) == (r2.lower, r2.upper, r2.per_cell) and r1.verified and r2.verified
     print(f"  max |a - b| = {r1.lower} (≈ {float(r1.lower):.6g}), upper {r1.upper}, complete "
           f"{r1.complete}, {r1.tasks} tasks, cover of {r1.cells} cells, certificate checked {r1.verified}")
-    _row("diff", *runs, same, workers)
+    _row(*runs, same, workers)
+
+
+def bench_walk(walk_widths, walk_box, cells, workers):
     net, _ = _pair(walk_widths, seed=2)
     lo, hi = walk_box
     name = "-".join(map(str, walk_widths))
@@ -222,7 +232,7 @@ def bench_search(diff_widths, walk_widths, walk_box, cells, nodes, workers):
               if g.certificate else None for g in (g1, g2))
     same = g1.patterns == g2.patterns and h1 == h2 and g1.verified and g2.verified
     print(f"  {g1.number_of_regions} regions, complete {g1.complete}, region_cover checked {g1.verified}")
-    _row("regions", *runs, same, workers)
+    _row(*runs, same, workers)
 
 
 def bench_overhead(n=100):
@@ -253,6 +263,7 @@ def main():
     ap.add_argument("--cells", type=int, default=8)
     ap.add_argument("--nodes", type=int, default=400, help="diff: node expansions per task")
     ap.add_argument("--skip-overhead", action="store_true")
+    ap.add_argument("--only", choices=("diff", "regions"), help="one search row")
     ap.add_argument("--skip-search", action="store_true")
     ap.add_argument("--skip-dedup", action="store_true")
     args = ap.parse_args()
@@ -264,7 +275,7 @@ def main():
     if not args.skip_search:
         widths = [tuple(int(v) for v in w.split("-")) for w in (args.diff_net, args.walk_net)]
         bench_search(*widths, tuple(int(v) for v in args.walk_box.split(",")), args.cells,
-                     args.nodes, args.workers)
+                     args.nodes, args.workers, args.only)
 
 
 if __name__ == "__main__":

@@ -88,3 +88,23 @@ def test_no_certificate_for_a_partial_walk_or_a_box_that_is_not_a_cube():
     net = _net(1, (2, 4, 3, 1))
     r = distributed_regions(net, [(-2, 2), (-1, 1)], cells=2, workers=0)
     assert r.complete and r.certificate is None and not r.verified
+
+
+def test_checkpoint_resumes_the_walk_and_certifies_the_same_regions(tmp_path):
+    from semialgebraic.distributed import cluster
+
+    class Counting(cluster.SerialExecutor):
+        walks = 0
+
+        def map_unordered(self, fn, calls):
+            calls = list(calls)
+            if fn.__name__ == "regions_cell":
+                Counting.walks += len(calls)
+            return super().map_unordered(fn, calls)
+    net, ck = _net(2, (2, 5, 1)), tmp_path / "w.ckpt"
+    r1 = distributed_regions(net, [(-1, 3)] * 2, cells=3, workers=0, checkpoint=str(ck))
+    lines = ck.read_text().splitlines(keepends=True)
+    ck.write_text("".join(lines[:2]))                       # one of the three cells kept
+    r2 = distributed_regions(net, [(-1, 3)] * 2, cells=3, checkpoint=str(ck), executor=Counting())
+    assert Counting.walks == 2 and r2.verified
+    assert r2.patterns == r1.patterns and region_hash(r2.certificate) == region_hash(r1.certificate)
