@@ -27,6 +27,7 @@ from .exceptions import InexactInputError, ParseError
 
 __all__ = [
     "Q",
+    "flint_threads",
     "MAX_DIGITS",
     "to_q",
     "to_q_vector",
@@ -299,3 +300,12 @@ def lead(vec) -> fmpq | None:
 def sign(q: fmpq) -> int:
     """Sign of *q* as -1, 0 or 1."""
     return (q > 0) - (q < 0)
+
+
+def flint_threads(n: int | None = None) -> int:
+    """FLINT's thread count (python-flint's ``ctx.threads``), set to *n* first when given (a
+    distributed worker sets 1 so that workers do not oversubscribe the cores)."""
+    import flint
+    if n is not None:
+        flint.ctx.threads = n
+    return flint.ctx.threads

@@ -1,5 +1,6 @@
 """Benchmark of batch jobs and distributed searches on Dask (issue 19).  Run by hand:
-``python benchmarks/bench_distributed.py [--scale 1.0] [--search-width 16] [--skip-search]``.
+``python benchmarks/bench_distributed.py [--scale 1.0] [--skip-search] [--skip-dedup]
+[--diff-net 4-12-12-1] [--walk-net 3-20-20-1] [--walk-box -1,1] [--cells 8] [--nodes 400]``.
 
 1. dedup of a generated zoo (``--scale 1``: 1 000 networks — 400 one-hidden-layer 784-64-10,
    300 bottleneck 8-6-16-2, 300 deep 4-12-12-12-1 — in 200 planted classes, members made by
@@ -8,9 +9,12 @@
    ``.npz`` weight files (float32 values, the near-misses float64), with 2 workers: every class
    compared with the planted truth, every merge certificate re-checked by ``verify``;
    networks/s (target >= 50).
-2. ``search diff`` (branch and bound per cell) and ``search regions`` on one pair / network,
-   1 worker vs 2 workers (embedded LocalCluster), verification included: same certified answer,
-   speed-up (target >= 1.6x when the machine is idle at the start; else efficiency reported).
+2. ``search diff`` (branch and bound whose open cells are tasks, split when over ``--nodes``)
+   and ``search regions`` (walk per cell, ``region_cover`` certificate), serially in-process vs
+   2 workers (embedded LocalCluster started before the clock), certificate assembled and
+   checked in the time: same certified answer (interval and cover; region hashes), wall, CPU
+   seconds (client + workers), speed-up and efficiency = serial wall / (workers x wall)
+   (target >= 1.6x when the machine is idle at the start; else efficiency reported).
 3. overhead: 100 trivial items (``dim`` of a 1-1-1 network) serially in-process vs 2 workers.
 
 Reports wall time, task-seconds (the sum of the per-item times measured on the workers; the
@@ -146,35 +150,89 @@ def bench_dedup(scale, workers):
         print(f"  {len(certs)} merge certificates re-checked by verify in {vt:.1f} s: all valid {checked}")
 
 
-def _pair(width, seed=1):
+def _pair(widths, seed=1):
+    """A pair with the same architecture: random weights k/8, b = a with one weight of the
+    second layer moved to k/7."""
     rng = random.Random(seed)
 
     def rows(a, b):
         return [[str(rng.randint(-8, 8)) + "/8" for _ in range(a)] for _ in range(b)]
-    Ws = [rows(4, width), rows(width, width), rows(width, 1)]
-    bs = [[str(rng.randint(-8, 8)) + "/8" for _ in range(n)] for n in (width, width, 1)]
+    Ws = [rows(a, b) for a, b in zip(widths, widths[1:])]
+    bs = [[str(rng.randint(-8, 8)) + "/8" for _ in range(n)] for n in widths[1:]]
     a = Network.from_rows(Ws, bs)
     Wb = [list(map(list, W)) for W in Ws]
     Wb[1][0][0] = str(rng.randint(-8, 8)) + "/7"
     return a, Network.from_rows(Wb, bs)
 
 
-def bench_search(width, cells):
-    a, b = _pair(width)
-    box = [(-1, 1)] * 4
-    for name, run in (("diff", lambda ex: distributed_diff(a, b, box, cells=cells, executor=ex)),
-                      ("regions", lambda ex: distributed_regions(a, box, cells=cells, executor=ex))):
-        times, answers = {}, {}
-        for w in (1, 2):
-            ex = _dask(w)
-            t = time.perf_counter()
-            r = run(ex)
-            times[w] = time.perf_counter() - t
-            ex.close()
-            answers[w] = (str(r.lower), str(r.upper), r.verified) if name == "diff" else r.number_of_regions
-        print(f"search {name} 4-{width}-{width}-1 on [-1,1]^4, {cells} cells: 1 worker {times[1]:.1f} s, "
-              f"2 workers {times[2]:.1f} s, speed-up {times[1] / times[2]:.2f}x "
-              f"(efficiency {times[1] / times[2] / 2:.2f}); same answer: {answers[1] == answers[2]} {answers[2]}")
+def _cpu(ex):
+    """CPU seconds used so far by this process and the workers' processes."""
+    own = time.process_time()
+    if not isinstance(ex, DaskExecutor):
+        return own
+    return own + sum(ex.client.run(time.process_time).values())
+
+
+def _timed(run, workers):
+    """``(result, wall, cpu, load at start)`` of *run(ex)*, the cluster started beforehand."""
+    load = _load()
+    ex = SerialExecutor() if workers == 0 else _dask(workers)
+    c0, t = _cpu(ex), time.perf_counter()
+    try:
+        r = run(ex)
+        wall = time.perf_counter() - t
+        cpu = _cpu(ex) - c0
+    finally:
+        ex.close()
+    return r, wall, cpu, load
+
+
+def _row(serial, dist, same, workers):
+    (_, w1, c1, l1), (_, w2, c2, l2) = serial, dist
+    print(f"  serial:    wall {w1:7.1f} s, CPU {c1:7.1f} s (load at start {l1:.1f})")
+    print(f"  {workers} workers: wall {w2:7.1f} s, CPU {c2:7.1f} s (load at start {l2:.1f}); "
+          f"speed-up {w1 / w2:.2f}x, efficiency {w1 / (w2 * workers):.2f} "
+          f"(target 1.6x when idle at start); same certified answer: {same}")
+
+
+def bench_search(diff_widths, walk_widths, walk_box, cells, nodes, workers, only=None):
+    """The two search rows: serial (in-process, same algorithm) vs *workers* workers, each
+    with the certificate assembled and checked (verification included in the time)."""
+    if only != "regions":
+        bench_diff(diff_widths, cells, nodes, workers)
+    if only != "diff":
+        bench_walk(walk_widths, walk_box, cells, workers)
+
+
+def bench_diff(diff_widths, cells, nodes, workers):
+    a, b = _pair(diff_widths)
+    d = diff_widths[0]
+    box = [(-1, 1)] * d
+    name = "-".join(map(str, diff_widths))
+    print(f"search diff {name} (one weight of layer 2 moved) on [-1,1]^{d}, {cells} first cells, "
+          f"{nodes} nodes per task:")
+    runs = [_timed(lambda ex: distributed_diff(a, b, box, cells=cells, nodes=nodes, executor=ex), w)
+            for w in (0, workers)]
+    (r1, *_), (r2, *_) = runs
+    same = (r1.lower, r1.upper, r1.per_cell) == (r2.lower, r2.upper, r2.per_cell) and r1.verified and r2.verified
+    print(f"  max |a - b| = {r1.lower} (≈ {float(r1.lower):.6g}), upper {r1.upper}, complete "
+          f"{r1.complete}, {r1.tasks} tasks, cover of {r1.cells} cells, certificate checked {r1.verified}")
+    _row(*runs, same, workers)
+
+
+def bench_walk(walk_widths, walk_box, cells, workers):
+    net, _ = _pair(walk_widths, seed=2)
+    lo, hi = walk_box
+    name = "-".join(map(str, walk_widths))
+    print(f"search regions {name} on [{lo},{hi}]^{walk_widths[0]}, {cells} cells:")
+    runs = [_timed(lambda ex: distributed_regions(net, [(lo, hi)] * walk_widths[0], cells=cells,
+                                                  executor=ex), w) for w in (0, workers)]
+    (g1, *_), (g2, *_) = runs
+    h1, h2 = (json.dumps([(r["pattern"], r["facets"], r["neighbours"]) for r in g.certificate["regions"]])
+              if g.certificate else None for g in (g1, g2))
+    same = g1.patterns == g2.patterns and h1 == h2 and g1.verified and g2.verified
+    print(f"  {g1.number_of_regions} regions, complete {g1.complete}, region_cover checked {g1.verified}")
+    _row(*runs, same, workers)
 
 
 def bench_overhead(n=100):
@@ -199,17 +257,25 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--scale", type=float, default=1.0, help="zoo size factor (1: 1 000 + 100)")
     ap.add_argument("--workers", type=int, default=2)
-    ap.add_argument("--search-width", type=int, default=16)
+    ap.add_argument("--diff-net", default="4-12-12-1", help="widths of the diff pair")
+    ap.add_argument("--walk-net", default="3-20-20-1", help="widths of the walked network")
+    ap.add_argument("--walk-box", default="-1,1", help="lo,hi of the walked cube")
     ap.add_argument("--cells", type=int, default=8)
+    ap.add_argument("--nodes", type=int, default=400, help="diff: node expansions per task")
+    ap.add_argument("--skip-overhead", action="store_true")
+    ap.add_argument("--only", choices=("diff", "regions"), help="one search row")
     ap.add_argument("--skip-search", action="store_true")
     ap.add_argument("--skip-dedup", action="store_true")
     args = ap.parse_args()
     print(f"load average at start: {_load():.2f} on {os.cpu_count()} cores")
-    bench_overhead()
+    if not args.skip_overhead:
+        bench_overhead()
     if not args.skip_dedup:
         bench_dedup(args.scale, args.workers)
     if not args.skip_search:
-        bench_search(args.search_width, args.cells)
+        widths = [tuple(int(v) for v in w.split("-")) for w in (args.diff_net, args.walk_net)]
+        bench_search(*widths, tuple(int(v) for v in args.walk_box.split(",")), args.cells,
+                     args.nodes, args.workers, args.only)
 
 
 if __name__ == "__main__":

@@ -79,6 +79,8 @@ THIRD_PARTY = {
                    "optional pictures (lazy): the plot renderer; algebra.display's _repr_png_"),
     "dask": ({"semialgebraic.distributed"}, "optional: batch jobs and searches on a Dask cluster (lazy)"),
     "distributed": ({"semialgebraic.distributed"}, "optional: dask.distributed client/LocalCluster (lazy)"),
+    "threadpoolctl": ({"semialgebraic.distributed"},
+                      "optional: one BLAS/OpenMP thread in each Dask worker process (lazy)"),
 }
 VERIFY_THIRD_PARTY = {"numpy"}       # rule 4: optional, the modular ranks are exact either way
 
@@ -88,7 +90,8 @@ VERIFY_EXCEPTIONS = {
         "the CLI's `verify CERT A B` compares the embedded inputs with the given files: part of "
         "the checker's interface, not a decision",
     ("semialgebraic.distributed", "verify_part"):
-        "a distributed search checks the independent parts of its bab_cover certificate on the "
+        "a distributed search checks the independent parts of its bab_cover / region_cover "
+        "certificate on the "
         "workers (the checker's own split, not a decision)",
     ("semialgebraic.commands", "resolve_sidecar"):
         "the CLI's `verify CERT` reads a large certificate's binary sidecar (digest checked) "

@@ -72,11 +72,12 @@ def register(sub, parent) -> None:
                        help="one large search split into cells (Dask)",
                        **describe(
                            "Split one large search into cells of the box and run one task per "
-                           "cell: 'diff A B' bounds max |a - b| by exact branch and bound per "
-                           "cell and combines the certified intervals (max of the lower, max of "
-                           "the upper bounds) into a bab_cover certificate whose parts are "
-                           "checked on the workers; 'regions NET' walks the linear regions that "
-                           "meet each cell and joins them by activation pattern. The verdict is "
+                           "cell: 'diff A B' runs exact branch and bound per cell (a cell that "
+                           "exceeds --nodes splits in two and its halves run as new tasks) and "
+                           "combines the certified intervals into a bab_cover certificate over "
+                           "the closed cells, whose parts are checked on the workers; 'regions NET' walks the linear regions that "
+                           "meet each cell, joins them by activation pattern and certifies that "
+                           "they cover the box (region_cover). The verdict is "
                            "the same serially and distributed; --checkpoint FILE keeps the "
                            "finished cells so that a rerun resumes.",
                            exits=["0  complete", "3  a cell cut short by --timeout, or "
@@ -89,10 +90,13 @@ def register(sub, parent) -> None:
     p.add_argument("nets", nargs="+", metavar="NET", help="A B for diff, NET for regions")
     p.add_argument("--box", required=True, metavar="BOX", help="lo,hi (the cube) or lo1:hi1,...")
     p.add_argument("--cells", type=int, default=None, metavar="K",
-                   help="number of cells (default: 4 per worker)")
+                   help="number of first cells (default 8; the same serially and distributed)")
+    p.add_argument("--nodes", type=int, default=None, metavar="N",
+                   help="diff: node expansions per task before its cell splits in two (default 400)")
     _where_args(p)
     p.add_argument("--checkpoint", metavar="FILE", help="finished cells (JSON Lines); resumed")
-    p.add_argument("--certificate", metavar="FILE", help="diff: write the bab_cover certificate")
+    p.add_argument("--certificate", metavar="FILE",
+                   help="write the certificate (diff: bab_cover; regions: region_cover)")
     p.set_defaults(func=cmd_search)
 
 
@@ -141,6 +145,8 @@ def cmd_search(args) -> int:
         fail(f"search {args.what} takes {need} network file{'s' if need > 1 else ''}")
     if args.cells is not None and args.cells < 1:
         fail("--cells must be >= 1")
+    if args.nodes is not None and args.nodes < 1:
+        fail("--nodes must be >= 1")
     nets = [load_network(p) for p in args.nets]
     d = nets[0].n_inputs
     box = parse_box_domain(args.box, d) if args.what == "diff" else [parse_box(args.box)] * d
@@ -152,7 +158,8 @@ def cmd_search(args) -> int:
             r = search.distributed_diff(nets[0], nets[1], box, cells=args.cells,
                                         workers=args.workers, scheduler=args.scheduler,
                                         memory_limit=args.memory_limit, timeout=args.timeout,
-                                        checkpoint=args.checkpoint, progress=not args.json)
+                                        checkpoint=args.checkpoint, progress=not args.json,
+                                        nodes=args.nodes)
         else:
             r = search.distributed_regions(nets[0], box, cells=args.cells, workers=args.workers,
                                            scheduler=args.scheduler,
@@ -168,19 +175,23 @@ def cmd_search(args) -> int:
                                           if args.checkpoint else ""), file=sys.stderr)
         return 3
     data = r.to_json()
+    if args.certificate and r.certificate is not None:
+        write_certificate(r.certificate, args.certificate)
+        data["certificate"] = args.certificate
     if args.what == "diff":
-        if args.certificate and r.certificate is not None:
-            write_certificate(r.certificate, args.certificate)
-            data["certificate"] = args.certificate
         text = (f"max |a - b| {'=' if r.complete else 'in'} "
                 + (display.number(r.lower, args.exact) if r.complete else
-                   f"[{display.number(r.lower, args.exact)}, {display.number(r.upper, args.exact)}]")
-                + f" over {r.cells} cells ({r.where}); certificate checked: {r.verified}"
-                + display.note([r.lower, r.upper], args.exact))
+                   f"[{display.number(r.lower, args.exact)}, "
+                   + ("no certified upper bound yet" if r.upper is None else
+                      display.number(r.upper, args.exact)) + "]")
+                + f" over {r.cells} cells, {r.tasks} tasks ({r.where}); certificate checked: "
+                + f"{r.verified}" + display.note([v for v in (r.lower, r.upper) if v is not None],
+                                                 args.exact))
     else:
         text = (f"{r.number_of_regions} activation regions meet the box "
                 f"[{q_str(box[0][0])}, {q_str(box[0][1])}]^{d} ({r.cells} cells, {r.where})"
-                + ("" if r.complete else " (partial: a cell was cut short)"))
+                + ("" if r.complete else " (partial: a cell was cut short)")
+                + (f"; region_cover certificate checked: {r.verified}" if r.complete else ""))
     if args.json:
         print(json.dumps(data, indent=1, default=str))
     else:

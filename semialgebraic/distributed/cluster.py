@@ -6,11 +6,19 @@ existing Dask cluster (``--scheduler ADDRESS``).
 ``close()``.  Dask is optional (``pip install 'netfibers[distributed]'``): without it the work
 runs serially, and :func:`executor` says so once on stderr.
 
-Resources: every worker process gets one thread (``threads_per_worker=1``) and the
-environment ``OMP_NUM_THREADS=OPENBLAS_NUM_THREADS=MKL_NUM_THREADS=1`` (numpy/BLAS), set before
-the worker processes start; python-flint's own thread count is 1 unless a program raises it,
-and the float LPs of HiGHS (a hint only) run the serial simplex.  ``memory_limit`` is Dask's
-per-worker limit (``"2GB"``, ``"auto"``; a worker above it is restarted and its task retried).
+Resources (one core per worker process, by default): every worker process gets one thread
+(``threads_per_worker=1``); the environment ``OMP_NUM_THREADS=OPENBLAS_NUM_THREADS=MKL_NUM_THREADS=1``
+(numpy/BLAS) is set before the worker processes start, and every worker (also one that joins
+or restarts later) runs :func:`limit_threads` on start (:mod:`.worker_plugin`):
+``threadpoolctl.threadpool_limits(1)`` when threadpoolctl is installed (BLAS/OpenMP
+libraries already loaded) and FLINT's ``ctx.threads = 1``.  HiGHS: the package's float LPs
+(hints, re-decided exactly) run HiGHS's serial simplex; its ``threads`` option is not changed
+here, because HiGHS keeps one scheduler per thread and a model whose ``threads`` differs from
+the one that first initialised it fails (``Option 'threads' is set to 1 but global scheduler
+has already been initialized``, HiGHS.jl issue 130), so it must be set by every model or by
+none.  ``memory_limit`` is Dask's per-worker limit (``"2GB"``, ``"auto"``; a worker above it is
+restarted and its task retried) for the embedded cluster; with ``--scheduler`` the workers keep
+the limit they were started with (``dask worker --memory-limit``) and a warning says so.
 A task lost with its worker is resubmitted by Dask: every task is a pure function of its
 inputs (file paths or scattered bytes, never pickled objects of the project).
 """
@@ -20,7 +28,7 @@ from __future__ import annotations
 import os
 import sys
 
-__all__ = ["executor", "have_dask", "INSTALL_HINT", "THREAD_ENV"]
+__all__ = ["executor", "have_dask", "limit_threads", "INSTALL_HINT", "THREAD_ENV"]
 
 INSTALL_HINT = "pip install 'netfibers[distributed]'"
 THREAD_ENV = {"OMP_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1", "MKL_NUM_THREADS": "1",
@@ -33,6 +41,20 @@ def have_dask() -> bool:
     except ImportError:
         return False
     return True
+
+
+def limit_threads() -> dict:
+    """One thread for BLAS/OpenMP (threadpoolctl, when installed) and FLINT in this process;
+    returns what was set (``{"blas": True/False, "flint": 1}``)."""
+    from algebra.rationals import flint_threads
+    out = {"flint": flint_threads(1), "blas": False}
+    try:
+        from threadpoolctl import threadpool_limits
+    except ImportError:
+        return out
+    threadpool_limits(1)
+    out["blas"] = True
+    return out
 
 
 class SerialExecutor:
@@ -67,6 +89,10 @@ class DaskExecutor:
                          "distributed.worker.daemon": False})
         self.cluster, self.owned = None, True
         if scheduler:
+            if memory_limit is not None:
+                print("netfibers: --memory-limit is not applied to an existing cluster (its "
+                      "workers keep the limit they were started with: dask worker "
+                      "--memory-limit)", file=sys.stderr)
             self.client = Client(scheduler)
         else:
             n = workers or os.cpu_count() or 1
@@ -74,6 +100,8 @@ class DaskExecutor:
                                         memory_limit=memory_limit or "auto",
                                         dashboard_address=None, silence_logs=40)
             self.client = Client(self.cluster)
+        from .worker_plugin import SingleThreaded
+        self.client.register_plugin(SingleThreaded())
         self.workers = len(self.client.scheduler_info().get("workers", {})) or (workers or 1)
 
     @classmethod
@@ -81,6 +109,8 @@ class DaskExecutor:
         """An executor on an existing ``distributed.Client`` (closing it leaves the client open)."""
         ex = cls.__new__(cls)
         ex.client, ex.cluster, ex.owned = client, None, False
+        from .worker_plugin import SingleThreaded
+        client.register_plugin(SingleThreaded())
         ex.workers = len(client.scheduler_info().get("workers", {})) or 1
         return ex
 

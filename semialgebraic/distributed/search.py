@@ -27,6 +27,7 @@ from pathlib import Path
 
 from algebra.exceptions import InputError
 from algebra.io.native import network_from_dict
+from algebra.kernel.certificate_schemas import CLAIMS
 from algebra.network import Network
 from algebra.rationals import Q, q_json, to_q
 
@@ -38,6 +39,7 @@ from ..exceptions import CertificateError
 from ..regions import regions
 from ..sets import Polyhedron
 from ..verify import verify_part
+from . import cover
 from .cluster import executor as make_executor
 
 __all__ = ["split_box", "distributed_diff", "distributed_regions", "DiffResult", "RegionsResult"]
@@ -53,15 +55,9 @@ def split_box(box, cells: int) -> list:
     out = [[(to_q(lo), to_q(hi)) for lo, hi in box]]
     while len(out) < cells:
         k = max(range(len(out)), key=lambda i: (max(hi - lo for lo, hi in out[i]), -i))
-        cell = out[k]
-        j = max(range(len(cell)), key=lambda i: (cell[i][1] - cell[i][0], -i))
-        lo, hi = cell[j]
-        if lo == hi:
+        if all(lo == hi for lo, hi in out[k]):
             break
-        mid = (lo + hi) / 2
-        left, right = list(cell), list(cell)
-        left[j], right[j] = (lo, mid), (mid, hi)
-        out[k:k + 1] = [left, right]
+        out[k:k + 1] = list(_halve(out[k]))
     return out
 
 
@@ -115,19 +111,14 @@ def _digest(*parts) -> str:
     return hashlib.sha256(json.dumps(jsonable(list(parts)), sort_keys=True).encode()).hexdigest()[:32]
 
 
-def _progress(what, done: dict, n: int) -> None:
-    """One stderr line: finished and open cells, and the current certified bound (diff)."""
-    line = f"search {what}: {len(done)}/{n} cells done, {n - len(done)} open"
-    if what == "diff" and done:
-        lo = max(to_q(r["lower"]) for r in done.values())
-        hi = max(to_q(r["upper"]) for r in done.values())
-        line += f"; max |a - b| >= {float(lo):.6g} so far (cells done: <= {float(hi):.6g})"
-    elif done:
-        line += f"; {len({tuple(r['pattern']) for c in done.values() for r in c['regions']})} regions so far"
-    print(line, file=sys.stderr, flush=True)
+def _progress(done: dict, n: int) -> None:
+    """One stderr line of the region walk: finished and open cells, regions so far."""
+    pats = {tuple(r["pattern"]) for c in done.values() for r in c["regions"]}
+    print(f"search regions: {len(done)}/{n} cells done, {n - len(done)} open; {len(pats)} regions "
+          "so far", file=sys.stderr, flush=True)
 
 
-def _run_cells(what, fn, static, cells, workers, scheduler, memory_limit, checkpoint, key,
+def _run_cells(fn, static, cells, workers, scheduler, memory_limit, checkpoint, key,
                executor=None, progress=False):
     ck = _Checkpoint(checkpoint, key)
     todo = [k for k in range(len(cells)) if k not in ck.done]
@@ -137,7 +128,7 @@ def _run_cells(what, fn, static, cells, workers, scheduler, memory_limit, checkp
         for k, res in ex.map_unordered(fn, calls):
             ck.add(k, res)
             if progress:
-                _progress(what, ck.done, len(cells))
+                _progress(ck.done, len(cells))
         return ck.done, ex
     except BaseException:
         if executor is None:
@@ -146,26 +137,68 @@ def _run_cells(what, fn, static, cells, workers, scheduler, memory_limit, checkp
 
 
 # -- diff ------------------------------------------------------------------------------------
-def diff_cell(a_json: dict, b_json: dict, timeout, cell) -> dict:
-    """Task: ``diff_bounds`` on one cell (its certificate unchecked: the client checks parts)."""
+_UPPER_CLAIM = CLAIMS["bab_bound"][0]
+DEFAULT_CELLS = 8          # first cells of the box (independent of the workers: same result)
+DEFAULT_NODES = 400        # node expansions a task may spend before its cell splits
+DEFAULT_WAVE = 64          # open cells submitted at once (the best first)
+_MAX_DEPTH = 48            # a cell halved this often is kept as it is (its partial bound)
+
+
+def diff_cell(a_json: dict, b_json: dict, nodes, deadline, threshold, cell) -> dict:
+    """Task: ``diff_bounds`` on one cell within *nodes* node expansions (and until *deadline*,
+    seconds since the epoch), its certificate unchecked (the client checks the cover's parts).
+
+    With *threshold* (a value attained elsewhere in the box), nodes bounded by it are closed
+    first (``epsilon``): a cell whose maximum is at most the threshold closes without finding
+    its own maximum; a cell with a point above it runs the plain search with the nodes left.
+    ``upper`` is None when no certified upper bound was reached within the budget."""
     a, b = network_from_dict(a_json), network_from_dict(b_json)
-    r = diff_bounds(a, b, [(to_q(lo), to_q(hi)) for lo, hi in cell], timeout=timeout, verify=False)
-    return {"lower": q_json(r.lower), "upper": q_json(r.upper),
-            "point": [q_json(v) for v in r.point], "output": r.output, "nodes": r.nodes,
-            "reason": r.reason, "certificate": jsonable(r.certificate)}
+    box = [(to_q(lo), to_q(hi)) for lo, hi in cell]
+    budget = Budget(timeout=None if deadline is None else max(0.0, deadline - time.time()),
+                    max_regions=nodes)
+    eps = None if threshold is None else to_q(threshold)
+    r = diff_bounds(a, b, box, verify=False, budget=budget, epsilon=eps)
+    done = r.nodes
+    if eps is not None and r.lower > eps and not budget.exhausted():
+        r = diff_bounds(a, b, box, verify=False, budget=budget)
+        done += r.nodes
+    upper = r.upper if r.upper is not None and r.certificate.get("claim") == _UPPER_CLAIM else None
+    closed = upper is not None and (upper == r.lower or (eps is not None and upper <= eps))
+    return {"lower": q_json(r.lower), "upper": None if upper is None else q_json(upper),
+            "point": [q_json(v) for v in r.point], "output": r.output, "nodes": done,
+            "complete": closed, "reason": r.reason,
+            "certificate": jsonable(r.certificate) if upper is not None else None}
 
 
 def check_part(cert: dict, part) -> tuple:
-    """Task: one part of a ``bab_cover`` certificate (:func:`semialgebraic.verify.verify_part`)."""
+    """Task: one part of a split certificate (:func:`semialgebraic.verify.verify_part`)."""
     return verify_part(cert, part)
+
+
+def _halve(cell):
+    """The two halves of *cell* along its widest coordinate (the first of equal widths)."""
+    j = max(range(len(cell)), key=lambda i: (cell[i][1] - cell[i][0], -i))
+    lo, hi = cell[j]
+    mid = (lo + hi) / 2
+    left, right = list(cell), list(cell)
+    left[j], right[j] = (lo, mid), (mid, hi)
+    return left, right
+
+
+def _ancestors(path: str):
+    while "." in path:
+        path = path.rsplit(".", 1)[0]
+        yield path
 
 
 @dataclass
 class DiffResult:
-    """Certified ``lower <= max_o max_x |a_o − b_o| <= upper`` over the box, from *cells* cells."""
+    """Certified ``lower <= max_o max_x |a_o − b_o| <= upper`` over the box (``upper`` None: no
+    certified upper bound yet), from the B&B tasks of ``tasks`` cells; the certificate's cover
+    has ``cells`` cells."""
 
     lower: Q
-    upper: Q
+    upper: Q | None
     point: tuple
     output: int
     cells: int
@@ -175,25 +208,115 @@ class DiffResult:
     where: str = "serial"
     seconds: float = 0.0
     per_cell: list = field(default_factory=list)
+    tasks: int = 0
+    reason: str = ""
 
     def to_json(self) -> dict:
-        return {"lower": str(self.lower), "upper": str(self.upper),
+        return {"lower": str(self.lower), "upper": None if self.upper is None else str(self.upper),
                 "max_deviation": q_json(self.lower), "point": [q_json(v) for v in self.point],
-                "output": self.output, "cells": self.cells, "complete": self.complete,
+                "output": self.output, "cells": self.cells, "tasks": self.tasks,
+                "complete": self.complete, "reason": self.reason,
                 "verified": self.verified, "where": self.where, "seconds": round(self.seconds, 3),
-                "per_cell": self.per_cell, "method": "branch and bound, distributed by cells"}
+                "per_cell": self.per_cell,
+                "method": "branch and bound, open cells as tasks (split when over budget)"}
+
+
+class _Search:
+    """The client's state of a distributed branch and bound (see :func:`distributed_diff`)."""
+
+    def __init__(self, parts):
+        self.open = {str(k): (c, None) for k, c in enumerate(parts)}   # path -> (box, inherited upper)
+        self.boxes = {str(k): c for k, c in enumerate(parts)}
+        self.done: dict = {}            # path -> task result
+        self.leaves: list = []          # paths whose certificate is part of the cover
+        self.lower, self.best = None, None
+
+    def start(self, a, b):
+        """The first lower bound: the best cell centre (exact; the same for every run)."""
+        for p in sorted(self.open, key=_order):
+            x = [(lo + hi) / 2 for lo, hi in self.boxes[p]]
+            devs = [abs(u - v) for u, v in zip(a.evaluate(x), b.evaluate(x))]
+            o = max(range(len(devs)), key=devs.__getitem__)
+            if self.lower is None or devs[o] > self.lower:
+                self.lower = devs[o]
+                self.best = {"lower": q_json(devs[o]), "point": [q_json(v) for v in x],
+                             "output": o}
+
+    def upper(self):
+        """The certified upper bound now (None: some open cell has none yet)."""
+        ups = [to_q(self.done[p]["upper"]) for p in self.leaves]
+        for p, (_, inh) in self.open.items():
+            if inh is None:
+                return None
+            ups.append(inh)
+        return max(ups) if ups else self.lower
+
+    def wave(self, size):
+        inf = [p for p, (_, inh) in self.open.items() if inh is None]
+        rest = sorted((p for p, (_, inh) in self.open.items() if inh is not None),
+                      key=lambda p: (-self.open[p][1], _order(p)))
+        return sorted(inf, key=_order)[:size] + rest[:max(0, size - len(inf))]
+
+    def take(self, results: dict):
+        """The results of one wave: the lower bound first, then every cell (in path order)
+        becomes a leaf (closed: its own lower = upper, or upper <= the global lower) or splits."""
+        for p in sorted(results, key=_order):
+            r = results[p]
+            self.done[p] = r
+            lo = to_q(r["lower"])
+            if self.lower is None or lo > self.lower:
+                self.lower, self.best = lo, r
+        for p in sorted(results, key=_order):
+            r = results[p]
+            box, inh = self.open.pop(p)
+            up = None if r["upper"] is None else to_q(r["upper"])
+            if up is not None and (up <= self.lower or r["complete"] or p.count(".") >= _MAX_DEPTH):
+                self.leaves.append(p)
+                continue
+            bound = up if inh is None else inh if up is None else min(up, inh)
+            for k, child in enumerate(_halve(box)):
+                q = f"{p}.{k}"
+                self.boxes[q] = child
+                self.open[q] = (child, bound)
+
+    def cover(self):
+        """The cells of the certificate: the leaves, and for each open cell the ancestor with the
+        least certified upper bound (the bound it inherited; it replaces its finished
+        descendants); None when an open cell has no certified ancestor."""
+        repl = set()
+        for p in self.open:
+            certified = [q for q in _ancestors(p) if self.done.get(q, {}).get("upper") is not None]
+            if not certified:
+                return None
+            repl.add(min(certified, key=lambda q: to_q(self.done[q]["upper"])))  # the nearest of ties
+        repl = {q for q in repl if not any(u in repl for u in _ancestors(q))}
+        keep = [p for p in self.leaves if not any(u in repl for u in _ancestors(p))]
+        return sorted(keep + list(repl), key=_order)
+
+
+def _order(path: str):
+    return tuple(int(v) for v in path.split("."))
 
 
 def distributed_diff(a: Network, b: Network, box, *, cells: int | None = None,
                      workers: int | None = None, scheduler: str | None = None,
                      memory_limit=None, timeout: float | None = None, checkpoint=None,
-                     verify: bool = True, executor=None, progress: bool = False) -> DiffResult:
-    """Certified interval on ``max_o max_{x in box} |a_o − b_o|``, one branch and bound per cell.
+                     verify: bool = True, executor=None, progress: bool = False,
+                     nodes: int | None = None, wave: int | None = None) -> DiffResult:
+    """Certified interval on ``max_o max_{x in box} |a_o − b_o|``: a branch and bound whose open
+    cells run as tasks.
 
-    The same interval as :func:`semialgebraic.bab.diff_bounds` on the whole box whenever both
-    are complete (the maximum over a union of cells is the maximum of the cells' maxima).
-    *workers* 0 runs serially.  With *verify*, the ``bab_cover`` certificate is checked part by
-    part (a failure raises :class:`CertificateError`: a bug).
+    The box starts as *cells* cells (default 8).  A task runs :func:`semialgebraic.bab.diff_bounds`
+    on its cell with *nodes* node expansions (default 400); a cell that does not close within them
+    splits in two and its halves are resubmitted (a node that grows too big).  The client keeps
+    the certified ``[lower, upper]``: ``lower`` the best value attained, ``upper`` the max over
+    the closed cells' bounds and the open cells' inherited bounds; it submits the open cells in
+    waves of at most *wave* (the highest inherited bound first) and closes a cell whose bound is
+    at most ``lower``.  The decisions are taken per wave, in cell order, so the result (and the
+    cover) is the same serially and on any number of workers, given the same inputs.  It stops
+    when no cell is open (then ``lower = upper``) or at *timeout* (partial; the open cells are
+    covered by their parents' certified bounds).  With *verify*, the ``bab_cover`` certificate is
+    checked part by part, the cells on the workers (a failure raises :class:`CertificateError`).
 
     >>> a = Network.from_rows([[[1]], [[1]]], [[0], [0]])
     >>> b = Network.from_rows([[[1]], [["1/2"]]], [[0], [0]])
@@ -207,40 +330,86 @@ def distributed_diff(a: Network, b: Network, box, *, cells: int | None = None,
     if len(box) != a.n_inputs or any(lo > hi for lo, hi in box):
         raise InputError(f"the box needs {a.n_inputs} intervals lo <= hi")
     t0 = time.perf_counter()
-    cells_n = cells or max(1, 4 * (workers or 2))
-    parts = split_box(box, cells_n)
+    deadline = None if timeout is None else time.time() + timeout
+    nodes = nodes or DEFAULT_NODES
+    parts = split_box(box, cells or DEFAULT_CELLS)
     aj, bj = jsonable(a.to_dict()), jsonable(b.to_dict())
-    key = _digest("diff", aj, bj, _cells_json(parts))
-    done, ex = _run_cells("diff", diff_cell, (aj, bj, timeout), parts, workers, scheduler,
-                          memory_limit, checkpoint, key, executor, progress)
+    wave = wave or DEFAULT_WAVE
+    key = _digest("diff", aj, bj, _cells_json(parts), nodes, wave)
+    ck = _Checkpoint(checkpoint, key)
+    st = _Search(parts)
+    st.start(a, b)
+    ex = executor or make_executor(workers, scheduler, memory_limit)
+    tasks, reason = 0, ""
     try:
-        res = [done[k] for k in range(len(parts))]
-        lower_cell = max(range(len(res)), key=lambda k: (to_q(res[k]["lower"]), -k))
-        lower = to_q(res[lower_cell]["lower"])
-        upper = max(to_q(r["upper"]) for r in res)
-        point = tuple(to_q(v) for v in res[lower_cell]["point"])
-        output = res[lower_cell]["output"]
-        cert = bab_cover_certificate(a, b, box, [r["certificate"] for r in res], upper, lower,
-                                     point, output)
-        verified = False
-        if verify:
-            ok, why = verify_part(cert, "geometry")
-            if ok:
-                calls = [(k, ({**cert, "cells": [c]}, 0)) for k, c in enumerate(cert["cells"])]
-                for k, (ok_k, why_k) in ex.map_unordered(check_part, calls):
-                    if not ok_k:
-                        ok, why = False, f"cell {k}: {why_k}"
-                        break
-            if not ok:
-                raise CertificateError("bab_cover", why)
-            verified = True
+        while st.open:
+            up = st.upper()
+            if up is not None and st.lower is not None and up <= st.lower:
+                break                   # every open cell's inherited bound is attained
+            if deadline is not None and time.time() >= deadline:
+                reason = f"timeout of {timeout:g} s reached"
+                break
+            batch = st.wave(wave)
+            got = {p: ck.done[p] for p in batch if p in ck.done}
+            lower = None if st.lower is None else q_json(st.lower)
+            calls = [(p, (aj, bj, nodes, deadline, lower, _cells_json([st.boxes[p]])[0]))
+                     for p in batch if p not in got]
+            for p, res in ex.map_unordered(diff_cell, calls):
+                ck.add(p, res)
+                got[p] = res
+            tasks += len(batch)
+            st.take(got)
+            if progress:
+                _progress_diff(st, tasks)
+        res = _assemble_diff(st, a, b, box, ex if verify else None)
     finally:
         if executor is None:
             ex.close()
-    per_cell = [{"box": _cells_json([parts[k]])[0], "lower": r["lower"], "upper": r["upper"],
-                 "nodes": r["nodes"]} for k, r in enumerate(res)]
-    return DiffResult(lower, upper, point, output, len(parts), lower == upper, verified, cert,
-                      getattr(ex, "kind", "serial"), time.perf_counter() - t0, per_cell)
+    cert, verified, cover = res
+    upper = st.upper() if not st.open or cover is None else max(
+        to_q(st.done[p]["upper"]) for p in cover)
+    if upper is not None and st.lower is not None and upper < st.lower:
+        raise AssertionError("certified upper below an attained value: a bug")
+    best = st.best
+    per_cell = [{"box": _cells_json([st.boxes[p]])[0], "lower": st.done[p]["lower"],
+                 "upper": st.done[p]["upper"], "nodes": st.done[p]["nodes"]} for p in cover or ()]
+    complete = upper is not None and upper == st.lower
+    return DiffResult(st.lower, upper, tuple(to_q(v) for v in best["point"]), best["output"],
+                      len(cover or ()), complete, verified, cert, getattr(ex, "kind", "serial"),
+                      time.perf_counter() - t0, per_cell, tasks,
+                      "lower = upper" if complete else (reason or "open cells left"))
+
+
+def _assemble_diff(st, a, b, box, ex):
+    """The ``bab_cover`` certificate of the cover (None when there is none) and, with an
+    executor *ex*, its check: the geometry here, one part per cell on the workers."""
+    cover = st.cover()
+    if cover is None:
+        return None, False, None
+    upper = max(to_q(st.done[p]["upper"]) for p in cover)
+    best = st.best
+    cert = bab_cover_certificate(a, b, box, [st.done[p]["certificate"] for p in cover], upper,
+                                 st.lower, tuple(to_q(v) for v in best["point"]), best["output"])
+    if ex is None:
+        return cert, False, cover
+    ok, why = verify_part(cert, "geometry")
+    if ok:
+        calls = [(k, ({**cert, "cells": [c]}, 0)) for k, c in enumerate(cert["cells"])]
+        for k, (ok_k, why_k) in ex.map_unordered(check_part, calls):
+            if not ok_k:
+                ok, why = False, f"cell {k}: {why_k}"
+                break
+    if not ok:
+        raise CertificateError("bab_cover", why)
+    return cert, True, cover
+
+
+def _progress_diff(st, tasks) -> None:
+    """One stderr line: the certified interval, open and closed cells, tasks run."""
+    up = st.upper()
+    hi = "not bounded yet" if up is None else f"{float(up):.6g}"
+    print(f"search diff: max |a - b| in [{float(st.lower):.6g}, {hi}]; {len(st.open)} open "
+          f"cells, {len(st.leaves)} closed, {tasks} tasks run", file=sys.stderr, flush=True)
 
 
 # -- regions ---------------------------------------------------------------------------------
@@ -262,7 +431,8 @@ def regions_cell(net_json: dict, timeout, cell) -> dict:
 
 @dataclass
 class RegionsResult:
-    """The regions meeting the box (``patterns`` sorted, one interior point each)."""
+    """The regions meeting the box (``patterns`` sorted, one interior point each) and, for a
+    complete walk of a cube ``[lo, hi]^d``, their ``region_cover`` certificate (checked)."""
 
     patterns: list
     points: list
@@ -270,6 +440,8 @@ class RegionsResult:
     complete: bool
     where: str = "serial"
     seconds: float = 0.0
+    certificate: dict | None = None
+    verified: bool = False
 
     @property
     def number_of_regions(self) -> int:
@@ -278,35 +450,76 @@ class RegionsResult:
     def to_json(self) -> dict:
         return {"number_of_regions": self.number_of_regions, "complete": self.complete,
                 "cells": self.cells, "where": self.where, "seconds": round(self.seconds, 3),
+                "certificate_checked": self.verified,
                 "regions": [{"pattern": p, "point": x} for p, x in zip(self.patterns, self.points)]}
 
 
 def distributed_regions(net: Network, box, *, cells: int | None = None,
                         workers: int | None = None, scheduler: str | None = None,
                         memory_limit=None, timeout: float | None = None, checkpoint=None,
-                        executor=None, progress: bool = False) -> RegionsResult:
+                        executor=None, progress: bool = False, certify: bool = True,
+                        verify: bool = True) -> RegionsResult:
     """The linear regions of *net* meeting *box* (module docstring), one walk per cell.
 
+    With *certify* (and a complete walk of a cube ``[lo, hi]^d``), the ``region_cover``
+    certificate of the regions is assembled (:mod:`.cover`: each region's facets, neighbours and
+    multipliers on the box, one task per chunk of patterns) and, with *verify*, checked part by
+    part on the workers (:func:`semialgebraic.verify.verify_part`; a failure raises
+    :class:`CertificateError`: a bug).
+
     >>> net = Network.from_rows([[[1], [-1]], [[1, 1]]], [[0, 1], [0]])
-    >>> distributed_regions(net, [(-2, 2)], cells=4, workers=0).patterns
-    [[-1, 1], [1, -1], [1, 1]]
+    >>> r = distributed_regions(net, [(-2, 2)], cells=4, workers=0)
+    >>> r.patterns, r.verified
+    ([[-1, 1], [1, -1], [1, 1]], True)
     """
     box = [(to_q(lo), to_q(hi)) for lo, hi in box]
     if len(box) != net.n_inputs or any(lo > hi for lo, hi in box):
         raise InputError(f"the box needs {net.n_inputs} intervals lo <= hi")
     t0 = time.perf_counter()
-    parts = split_box(box, cells or max(1, 4 * (workers or 2)))
+    parts = split_box(box, cells or DEFAULT_CELLS)
     nj = jsonable(net.to_dict())
     key = _digest("regions", nj, _cells_json(parts))
-    done, ex = _run_cells("regions", regions_cell, (nj, timeout), parts, workers, scheduler,
+    done, ex = _run_cells(regions_cell, (nj, timeout), parts, workers, scheduler,
                           memory_limit, checkpoint, key, executor, progress)
-    if executor is None:
-        ex.close()
-    seen: dict = {}
-    for k in range(len(parts)):
-        for r in done[k]["regions"]:
-            seen.setdefault(tuple(r["pattern"]), r["point"])
-    pats = sorted(seen)
+    try:
+        seen: dict = {}
+        for k in range(len(parts)):
+            for r in done[k]["regions"]:
+                seen.setdefault(tuple(r["pattern"]), r["point"])
+        pats = sorted(seen)
+        complete = all(done[k]["complete"] for k in range(len(parts)))
+        cube = len({b for b in box}) == 1 and box[0][0] < box[0][1]
+        cert, verified = None, False
+        if certify and complete and cube and net.depth > 1:
+            cert, verified = _certify_regions(net, nj, box[0], pats, seen, ex, verify)
+    finally:
+        if executor is None:
+            ex.close()
     return RegionsResult([list(p) for p in pats], [seen[p] for p in pats], len(parts),
-                         all(done[k]["complete"] for k in range(len(parts))),
-                         getattr(ex, "kind", "serial"), time.perf_counter() - t0)
+                         complete, getattr(ex, "kind", "serial"), time.perf_counter() - t0,
+                         cert, verified)
+
+
+def _certify_regions(net, nj, lohi, pats, seen, ex, verify):
+    """The ``region_cover`` certificate of the joined walk and its check (parts on *ex*)."""
+    lo, hi = q_json(lohi[0]), q_json(lohi[1])
+    items = [[list(p), seen[p]] for p in pats]
+    chunks = [items[k:k + cover.CHUNK] for k in range(0, len(items), cover.CHUNK)]
+    got = dict(ex.map_unordered(cover.piece, [(k, (nj, lo, hi, c)) for k, c in enumerate(chunks)]))
+    pieces = [p for k in range(len(chunks)) for p in got[k]]
+    cert = cover.cover_certificate(net, lohi[0], lohi[1], pieces)
+    if cert is None:
+        raise CertificateError("region_cover", "a neighbour's pattern is not among the walked "
+                               "regions: the cells' walks missed a region")
+    if not verify:
+        return cert, False
+    ok, why = verify_part(cert, "cover")
+    if ok:
+        spans = [[k, min(k + cover.CHUNK, len(pats))] for k in range(0, len(pats), cover.CHUNK)]
+        for span, (ok_k, why_k) in ex.map_unordered(check_part, [(tuple(s), (cert, s)) for s in spans]):
+            if not ok_k:
+                ok, why = False, why_k
+                break
+    if not ok:
+        raise CertificateError("region_cover", why)
+    return cert, True

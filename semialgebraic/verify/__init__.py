@@ -79,12 +79,20 @@ def verify(cert: Any) -> tuple[bool, str]:
 def verify_part(cert: Any, part) -> tuple[bool, str]:
     """One independent part of the check of a certificate that splits into parts (run on the
     workers of a distributed search): for ``bab_cover``, ``part`` is ``"geometry"`` (the cover of
-    the box and the point) or the index of a cell (that cell's ``bab_bound`` certificate).  The
+    the box and the point) or the index of a cell (that cell's ``bab_bound`` certificate); for
+    ``region_cover``, ``"cover"`` or ``[start, stop]`` (:mod:`.region_cover_parts`).  The
     claim holds iff every part holds; :func:`verify` checks all of them in turn."""
-    if not isinstance(cert, dict) or cert.get("type") != "bab_cover":
-        raise InputError("only a bab_cover certificate splits into parts")
-    from . import bab_cover
+    if not isinstance(cert, dict) or cert.get("type") not in ("bab_cover", "region_cover"):
+        raise InputError("only bab_cover and region_cover certificates split into parts")
+    from . import bab_cover, region_cover_parts
     try:
+        if cert["type"] == "region_cover":
+            if part == "cover":
+                return region_cover_parts.check_cover(cert)
+            if not (isinstance(part, (list, tuple)) and len(part) == 2
+                    and all(type(v) is int for v in part)):
+                raise InputError(f"unknown part {part!r}")
+            return region_cover_parts.check_regions(cert, *part)
         if part == "geometry":
             return bab_cover.check_geometry(cert)
         if type(part) is not int:

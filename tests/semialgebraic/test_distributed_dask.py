@@ -100,3 +100,86 @@ def test_distributed_search_on_two_workers_equals_serial(client):
     assert verify(r.certificate)[0]
     g = distributed_regions(A2, [(-2, 2)] * 2, cells=2, executor=_ex(client))
     assert g.patterns == distributed_regions(A2, [(-2, 2)] * 2, cells=2, workers=0).patterns
+
+
+# -- the distributed search (issue 19, parts 3, 4, 6) -----------------------------------------------
+def test_workers_limit_blas_and_flint_to_one_thread(client):
+    _ex(client)                      # registers the worker plugin
+    assert set(client.run(lambda: __import__("flint").ctx.threads).values()) == {1}
+    tp = pytest.importorskip("threadpoolctl")
+    counts = client.run(lambda: [i["num_threads"] for i in tp.threadpool_info()])
+    assert all(set(c) <= {1} for c in counts.values())
+
+
+def test_memory_limit_reaches_the_embedded_cluster_and_is_refused_for_a_scheduler(client, monkeypatch, capsys):
+    from semialgebraic.distributed.cluster import DaskExecutor
+    seen = {}
+
+    class Stop(Exception):
+        pass
+
+    def fake(**kw):
+        seen.update(kw)
+        raise Stop
+    monkeypatch.setattr(distributed, "LocalCluster", fake)
+    with pytest.raises(Stop):
+        DaskExecutor(2, None, "1GB")
+    assert seen["memory_limit"] == "1GB" and seen["threads_per_worker"] == 1 and seen["n_workers"] == 2
+    ex = DaskExecutor(None, client.scheduler.address, "1GB")
+    try:
+        assert ex.workers == 2
+    finally:
+        ex.client.close()
+    assert "--memory-limit is not applied to an existing cluster" in capsys.readouterr().err
+
+
+@pytest.fixture(scope="module")
+def serial_split():
+    from tests.semialgebraic.test_distributed_search import A, B, BOX
+    return distributed_diff(A, B, BOX, cells=2, workers=0, nodes=3)
+
+
+def test_split_search_on_two_workers_is_the_serial_one(client, serial_split):
+    from tests.semialgebraic.test_distributed_search import A, B, BOX
+    s = serial_split
+    r = distributed_diff(A, B, BOX, cells=2, nodes=3, executor=_ex(client))
+    assert r.where == "dask" and r.verified and s.verified and r.complete
+    assert (r.lower, r.upper, r.tasks, r.per_cell) == (s.lower, s.upper, s.tasks, s.per_cell)
+    assert verify(r.certificate)[0]
+
+
+def test_region_cover_on_two_workers_is_the_serial_one(client):
+    from tests.semialgebraic.test_distributed_regions_cover import _net, region_hash
+    net = _net(1, (2, 4, 3, 1))
+    s = distributed_regions(net, [(-2, 2)] * 2, cells=3, workers=0)
+    r = distributed_regions(net, [(-2, 2)] * 2, cells=3, executor=_ex(client))
+    assert r.where == "dask" and r.verified and s.verified and r.patterns == s.patterns
+    assert region_hash(r.certificate) == region_hash(s.certificate) and verify(r.certificate)[0]
+
+
+def _killing(client, ex, after=1):
+    """*ex* whose task stream SIGKILLs one worker process after *after* results."""
+    victim = sorted(client.run(os.getpid).values())[0]
+    killed, real = [], ex.map_unordered
+
+    def killing(fn, calls):
+        for n, kv in enumerate(real(fn, calls)):
+            if n == after and not killed:
+                os.kill(victim, signal.SIGKILL)
+                killed.append(victim)
+            yield kv
+    ex.map_unordered = killing
+    return killed
+
+
+def test_a_killed_worker_does_not_change_the_search(client, tmp_path, serial_split):
+    from tests.semialgebraic.test_distributed_search import A, B, BOX
+    s = serial_split
+    ex = _ex(client)
+    killed = _killing(client, ex)
+    r = distributed_diff(A, B, BOX, cells=2, nodes=3, executor=ex, checkpoint=str(tmp_path / "k.ckpt"))
+    assert killed and r.verified and (r.lower, r.upper, r.per_cell) == (s.lower, s.upper, s.per_cell)
+    client.wait_for_workers(2, timeout=60)
+    # the checkpoint of the run with the killed worker resumes without running a task
+    again = distributed_diff(A, B, BOX, cells=2, workers=0, nodes=3, checkpoint=str(tmp_path / "k.ckpt"))
+    assert again.per_cell == s.per_cell

@@ -1,0 +1,136 @@
+r"""The ``region_cover`` certificate of a distributed region walk (issue 19, part 3).
+
+The walk of the cells (:func:`semialgebraic.distributed.distributed_regions`) finds every
+activation pattern of a network N on the box ``[lo, hi]^d`` with an interior point each.  The
+certificate is assembled from them in the format of :mod:`semialgebraic.verify.region_cover`,
+whose checker proves that the listed regions cover the domain (each region non-empty with its
+facets complete, every facet crossed into a listed region):
+
+* the pair is ``a = b = N`` and the reduction turns ``D = N − N`` into ``D'`` whose hidden
+  neurons are N's: in each hidden layer (in order) every neuron of the b copy merges into its
+  twin of the a copy (``merge``, factor 1: the rows are equal once the previous layer is
+  merged) and is then zeroed (``zero``); D' has N's hidden layers, a zero output layer and
+  zero rows for the b copies (sign 0);
+* a region of D' is a region of N: the pattern ``p_l`` of each layer followed by ``n_l``
+  zeros; its rows, facets, neighbours and Farkas multipliers are those of N's region on the box
+  (:func:`piece`, one task per chunk of patterns, a walk of one region started at the interior
+  point, with multipliers), renumbered into D's neuron order.
+
+So the checked claim ``a = b`` is trivial, and what the checker establishes is the cover of the
+box by exactly these regions: the number of regions and their patterns (hashes) are certified.
+"""
+
+from __future__ import annotations
+
+from algebra.io.native import network_from_dict
+from algebra.kernel import domain_rows
+from algebra.network import Network
+from algebra.rationals import Q, q_json, to_q
+
+from ..budget import Budget
+from ..certificates import jsonable, region_cover_certificate
+from ..regions import regions
+from ..sets import Polyhedron
+
+__all__ = ["piece", "cover_certificate", "expand", "reduction_steps", "CHUNK"]
+
+CHUNK = 16                  # patterns per certificate task
+
+
+def expand(widths, pattern) -> tuple:
+    """N's pattern → D''s: each hidden layer's signs, then as many zeros (the b copy)."""
+    out, k = [], 0
+    for n in widths:
+        out += list(pattern[k:k + n]) + [0] * n
+        k += n
+    return tuple(out)
+
+
+def _renumber(widths):
+    """N's inequality index → D''s (hidden neurons of layer l at 2·offset_l + i; domain rows
+    after D''s 2n hidden rows)."""
+    table, off = [], 0
+    for n in widths:
+        table += [2 * off + i for i in range(n)]
+        off += n
+    total = off
+
+    def index(k):
+        return table[k] if k < total else k + total
+    return index
+
+
+def reduction_steps(widths) -> list:
+    """``merge`` each b neuron into its a twin, then ``zero`` it, layer after layer."""
+    steps = []
+    for l, n in enumerate(widths):
+        steps += [{"step": "merge", "layer": l, "keep": i, "drop": n + i, "factor": 1}
+                  for i in range(n)]
+        steps += [{"step": "zero", "layer": l, "neuron": n + i} for i in range(n)]
+    return steps
+
+
+def piece(net_json: dict, lo, hi, items) -> list:
+    """Task: for each ``(pattern, point)`` of *items*, N's region at the interior point on the box
+    ``[lo, hi]^d`` in certificate form (N's numbering; :func:`cover_certificate` renumbers):
+    ``inequalities`` (oriented rows, then the box's), ``facets`` (a domain row where the facet
+    hyperplane is the box's), ``across`` (the neighbour pattern per facet, None on the box's
+    boundary), ``redundant`` (exact Farkas multipliers of the other rows)."""
+    net = network_from_dict(net_json)
+    d, n = net.n_inputs, net.n_hidden
+    rows = domain_rows(d, (to_q(lo), to_q(hi)))
+    box = Polyhedron([[-v for v in g[:d]] for g in rows], [g[d] for g in rows], d)
+    out = []
+    for pattern, point in items:
+        walk = regions(net, domain=box, budget=Budget(max_regions=1), progress=False,
+                       start=[to_q(v) for v in point], multipliers=True)
+        reg = next(iter(walk))
+        if list(reg.pattern) != list(pattern):
+            raise AssertionError(f"the region at {point} has another pattern: a bug")
+        ineq = [tuple(a) + (c,) for a, c in reg.inequalities]
+        listed, scale = [], []
+        for cls in reg.facet_classes:
+            f = next((j for j in cls if j >= n), cls[0])     # the box's row when it is one
+            ratio = Q(1) if f == cls[0] else next(
+                u / v for u, v in zip(ineq[cls[0]][:d], ineq[f][:d]) if v != 0)
+            listed.append(f)
+            scale.append(ratio)
+        redundant = {}
+        for k, (l0, ls) in (reg.redundant or {}).items():
+            if k not in listed:
+                redundant[k] = [l0, [v * s for v, s in zip(ls, scale)]]
+        for p, (cls, f) in enumerate(zip(reg.facet_classes, listed)):
+            if f != cls[0]:                                     # ℓ_rep = ratio · ℓ_f
+                redundant[cls[0]] = [Q(0), [scale[p] if t == p else Q(0) for t in range(len(listed))]]
+        out.append({"pattern": list(reg.pattern), "point": [q_json(v) for v in reg.point],
+                    "inequalities": [[q_json(v) for v in g] for g in ineq],
+                    "facets": listed,
+                    "across": [None if q is None else list(q) for _, q in reg.neighbours],
+                    "redundant": {str(k): jsonable(v) for k, v in sorted(redundant.items())}})
+    return out
+
+
+def cover_certificate(net: Network, lo, hi, pieces: list) -> dict | None:
+    """The ``region_cover`` certificate (module docstring) from the :func:`piece` results of
+    every pattern, in the order given; None when a neighbour pattern is not among them (an
+    incomplete walk)."""
+    widths = list(net.widths[1:-1])
+    n = sum(widths)
+    renum = _renumber(widths)
+    index = {tuple(p["pattern"]): r for r, p in enumerate(pieces)}
+    zero_row = ["0"] * (net.n_inputs + 1)
+    regs = []
+    for p in pieces:
+        if any(q is not None and tuple(q) not in index for q in p["across"]):
+            return None
+        ineq = [None] * (2 * n) + p["inequalities"][n:]
+        for k in range(2 * n):
+            ineq[k] = zero_row
+        for k in range(n):
+            ineq[renum(k)] = p["inequalities"][k]
+        regs.append({"pattern": list(expand(widths, p["pattern"])), "point": p["point"],
+                     "inequalities": ineq, "facets": [renum(f) for f in p["facets"]],
+                     "neighbours": [None if q is None else index[tuple(q)] for q in p["across"]],
+                     "redundant": {str(renum(int(k))): v for k, v in p["redundant"].items()}})
+    return region_cover_certificate(net, net, domain={"box": [to_q(lo), to_q(hi)]},
+                                    reduction=reduction_steps(widths), regions=regs)
