@@ -40,9 +40,16 @@ from semialgebraic.distributed.cluster import DaskExecutor, SerialExecutor  # no
 from semialgebraic.verify import verify  # noqa: E402
 
 
+def _nonzero(rng, size, den):
+    """Integers in [-9, 9] without 0 (generic networks: no zero weight or bias unless a dead
+    neuron is planted), over *den*."""
+    x = rng.integers(1, 10, size=size) * rng.choice(np.array([-1, 1]), size=size)
+    return x.astype(np.float64) / den
+
+
 def _layers(rng, widths, den=8):
-    Ws = [rng.integers(-9, 10, size=(b, a)).astype(np.float64) / den for a, b in zip(widths, widths[1:])]
-    bs = [rng.integers(-9, 10, size=b).astype(np.float64) / den for b in widths[1:]]
+    Ws = [_nonzero(rng, (b, a), den) for a, b in zip(widths, widths[1:])]
+    bs = [_nonzero(rng, b, den) for b in widths[1:]]
     return Ws, bs
 
 

@@ -113,12 +113,14 @@ def _keep(obj: Any) -> Any:
     return jsonable(obj)
 
 
-def write_certificate(cert: dict, path: str | Path) -> None:
+def write_certificate(cert: dict, path: str | Path, *, threshold: int | None = None) -> None:
     """Write a certificate atomically as JSON, with a binary sidecar for large networks (see the
-    module docstring); the sidecar is written first, so the JSON never names a missing file."""
+    module docstring); the sidecar is written first, so the JSON never names a missing file.
+    *threshold*: the number of weights from which a network object goes to the sidecar
+    (default :data:`SIDECAR_THRESHOLD`; batch dedup uses a lower one)."""
     path = Path(path)
     arrays: dict = {}
-    body = _split(cert, arrays, "")
+    body = _split(cert, arrays, "", threshold or SIDECAR_THRESHOLD)
     if arrays:
         import hashlib
         import io
@@ -133,10 +135,10 @@ def write_certificate(cert: dict, path: str | Path) -> None:
     write_atomic(path, json.dumps(jsonable(body), indent=1) + "\n")
 
 
-def _split(obj: Any, arrays: dict, where: str) -> Any:
+def _split(obj: Any, arrays: dict, where: str, limit: int) -> Any:
     """*obj* with the weights of large networks replaced by sidecar references (into *arrays*)."""
     if isinstance(obj, Network):
-        if sum(r * c for r, c in obj._shapes) < SIDECAR_THRESHOLD:
+        if sum(r * c for r, c in obj._shapes) < limit:
             return obj.to_dict()
         d = {"format": "netfibers.network", "version": 1, "activation": "relu",
              "inputs": obj.n_inputs, "layers": []}
@@ -159,12 +161,12 @@ def _split(obj: Any, arrays: dict, where: str) -> Any:
             if n >= SIDECAR_THRESHOLD:
                 try:
                     from algebra.io.native import network_from_dict
-                    return _split(network_from_dict(obj), arrays, where)
+                    return _split(network_from_dict(obj), arrays, where, limit)
                 except Exception:        # not a valid network: written as it is
                     return obj
-        return {k: _split(v, arrays, f"{where}.{k}" if where else str(k)) for k, v in obj.items()}
+        return {k: _split(v, arrays, f"{where}.{k}" if where else str(k), limit) for k, v in obj.items()}
     if isinstance(obj, (list, tuple)) and obj and isinstance(obj[0], (dict, Network, list, tuple)):
-        return [_split(v, arrays, f"{where}[{i}]") for i, v in enumerate(obj)]
+        return [_split(v, arrays, f"{where}[{i}]", limit) for i, v in enumerate(obj)]
     return obj
 
 

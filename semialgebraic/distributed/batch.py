@@ -34,6 +34,10 @@ from .manifest import read_manifest
 
 __all__ = ["run_batch", "read_records", "certificate_dir", "JOB_NAMES", "Progress"]
 
+DEDUP_SIDECAR = 1000
+"""Merge certificates put networks with at least this many weights in the binary sidecar (a
+zoo's networks are written once per merge: JSON numbers would dominate the run)."""
+
 JOB_NAMES = ("dedup", "equiv", "dim", "identify", "absorb", "conserved", "diff")
 
 
@@ -102,7 +106,7 @@ class _Writer:
             self.certs.mkdir(parents=True, exist_ok=True)
             name = hashlib.sha256(rec["id"].encode()).hexdigest()[:16]
             path = self.certs / f"{'merge' if self.job == 'dedup' else self.job}-{name}.json"
-            write_certificate(cert, path)
+            write_certificate(cert, path, threshold=DEDUP_SIDECAR if self.job == "dedup" else None)
             rec["certificate"] = str(path)
         elif self.job == "dedup" or "certificate" not in rec:
             rec["certificate"] = None

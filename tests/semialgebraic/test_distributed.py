@@ -154,9 +154,10 @@ def test_dedup_serial_matches_planted_truth_and_every_merge_is_certified(tmp_pat
 
 def test_dedup_fingerprint_collisions_never_merge_different_functions(tmp_path, monkeypatch):
     # every one-hidden-layer net gets the same fingerprint: the equal-fingerprint merge must
-    # compare the exact canonical forms and fall back, so the partition is still the planted one
+    # find no path between different functions and fall back, so the partition is still the
+    # planted one
     from semialgebraic.distributed import jobs
-    monkeypatch.setattr(jobs, "_shallow_fingerprint", lambda cf: "collision")
+    monkeypatch.setattr(jobs, "fingerprint_shallow", lambda view: "collision")
     files, truth = planted_zoo(tmp_path, random.Random(3))
     out = tmp_path / "classes.jsonl"
     s = run_batch("dedup", str(tmp_path / "m*.json"), str(out), workers=0, progress=False)
@@ -309,7 +310,7 @@ def test_bab_cover_mutations_specific_to_the_cover():
 
 
 def test_dedup_key_names_the_fast_path_and_values_separate_near_misses(tmp_path):
-    from semialgebraic.distributed.jobs import _shallow_fingerprint, dedup_key
+    from semialgebraic.distributed.jobs import dedup_key
     from semialgebraic.shallow import canonical_form
     rng = random.Random(2)
     keys = {}
@@ -320,8 +321,10 @@ def test_dedup_key_names_the_fast_path_and_values_separate_near_misses(tmp_path)
             save(Network.from_rows(Ws, bs), str(p))
             keys[name + tag] = dedup_key({"id": str(p), "paths": [str(p)]})
     assert keys["s"]["family"] == "shallow" and keys["d"]["family"] == "general"
-    form = canonical_form(Network.from_rows(*_net(random.Random(2), (2, 3, 1))))
-    assert keys["s"]["fingerprint"] == keys["sv"]["fingerprint"] == _shallow_fingerprint(form)
-    assert keys["sn"]["fingerprint"] != keys["s"]["fingerprint"]        # one weight apart
+    # oracle: the exact canonical forms (equal for the variant, different for the near-miss)
+    from algebra import load
+    forms = {k: canonical_form(load(str(tmp_path / f"{k}.json"))) for k in ("s", "sv", "sn")}
+    assert forms["s"] == forms["sv"] and keys["s"]["fingerprint"] == keys["sv"]["fingerprint"]
+    assert forms["s"] != forms["sn"] and keys["sn"]["fingerprint"] != keys["s"]["fingerprint"]
     for name in ("s", "d"):
         assert keys[name]["values"] == keys[name + "v"]["values"] != keys[name + "n"]["values"]
