@@ -309,12 +309,13 @@ def replay_step(view: ArrayView, step) -> tuple[ArrayView | None, tuple[bool, st
     return replace_neurons(view, layer, [], [(w, b, v)], dc, step.position), (ok, why)
 
 
-def replay_path(net, steps, view: ArrayView | None = None):
+def replay_path(net, steps, view: ArrayView | None = None, digests: bool = True):
     """Replay the symmetry *steps* (step objects) from *net* on arrays: the list of
     ``(ok, why, view, digest)`` after each step, stopping at the first step whose check
     fails (then ``view`` and ``digest`` are None); or None when *net* or a step cannot be
-    represented (the caller replays on FLINT).  ``digest`` is :func:`view_digest`.  *view*:
-    the array view of *net* when the caller has it."""
+    represented (the caller replays on FLINT).  ``digest`` is :func:`view_digest` (None
+    without *digests*: a path without checkpoints).  *view*: the array view of *net* when the
+    caller has it."""
     view = array_view(net) if view is None else view
     if view is None or not all(_replayable(s) for s in steps):
         return None
@@ -326,7 +327,7 @@ def replay_path(net, steps, view: ArrayView | None = None):
             return out
         if view is None:
             return None
-        out.append((True, why, view, view_digest(view)))
+        out.append((True, why, view, view_digest(view) if digests else None))
     return out
 
 
@@ -398,6 +399,10 @@ def scaled_rows_equal(N, s: Sequence[int], M, t: Sequence[int]) -> bool:
     def mag(A):
         return max(abs(int(A.min())), abs(int(A.max())))
     bound = max(map(abs, s)) * mag(N) + max(map(abs, t)) * mag(M)
+    if bound < 1 << 62:                            # both products fit int64: compare directly
+        sv = np.array(list(s), dtype=np.int64)[:, None]
+        tv = np.array(list(t), dtype=np.int64)[:, None]
+        return bool((N * sv == M * tv).all())
     prod, used = 1, []
     for m in MODULI:
         if prod > bound:

@@ -20,9 +20,11 @@ from __future__ import annotations
 
 import functools
 import hashlib
+import os
 import random
 import tempfile
 import time
+from collections import OrderedDict
 from pathlib import Path
 
 from algebra import load
@@ -46,7 +48,7 @@ from ..shallow import canonical_form as shallow_canonical_form
 from ..shallow.paths import symmetry_path as shallow_symmetry_path
 from ..certificates import jsonable, require_valid
 from ..verify import verify
-from .merge import array_merge_certificate, fingerprint_shallow
+from .merge import array_merge_certificate, fingerprint_shallow, reduce_view
 
 __all__ = ["JOBS", "PAIR_JOBS", "run_item", "dedup_key", "classify_bucket", "load_item"]
 
@@ -63,15 +65,39 @@ def load_item(item: dict, blobs=None, *, block: bool = False) -> list:
             with tempfile.TemporaryDirectory() as tmp:
                 local = Path(tmp) / Path(path).name
                 local.write_bytes(blobs[k])
-                out.append(_load(str(local), block, path))
+                out.append(_load(str(local), block, path, cache=False))
         else:
             out.append(_load(path, block, path))
     return out
 
 
-def _load(path: str, block: bool, shown: str):
+_CACHE: "OrderedDict[tuple, Network]" = OrderedDict()
+CACHE_PARAMETERS = 20_000_000
+"""Parameters of the networks a process keeps loaded (least recently used dropped first): a
+dedup reads each file in its key task and again in its class task, often on the same worker."""
+
+
+def _cached_load(path: str) -> Network:
+    """``load(path)``, memoised per process by ``(path, size, mtime)`` (an immutable network;
+    a file changed on disk is read again)."""
+    st = os.stat(path)
+    key = (os.path.abspath(path), st.st_size, st.st_mtime_ns)
+    net = _CACHE.get(key)
+    if net is not None:
+        _CACHE.move_to_end(key)
+        return net
+    net = load(path)
+    if isinstance(net, Network):
+        _CACHE[key] = net
+        total = sum(n.n_parameters for n in _CACHE.values())
+        while total > CACHE_PARAMETERS and len(_CACHE) > 1:
+            total -= _CACHE.popitem(last=False)[1].n_parameters
+    return net
+
+
+def _load(path: str, block: bool, shown: str, cache: bool = True):
     try:
-        obj = load_block(path) if block else load(path)
+        obj = load_block(path) if block else _cached_load(path) if cache else load(path)
     except AlgebraError as exc:
         msg = str(exc).replace(path, shown)
         raise type(exc)(msg if shown in msg else f"{shown}: {msg}") from None
@@ -268,7 +294,14 @@ def dedup_key(item: dict, blobs=None) -> dict:
     return _guard(key, item)
 
 
-def _merge(rep: dict, net: Network, view, fingerprint: str, timeout):
+def _reduced(holder: dict):
+    """The :func:`.merge.reduce_view` of ``holder["view"]``, computed once per network."""
+    if "reduced" not in holder:
+        holder["reduced"] = None if holder["view"] is None else reduce_view(holder["view"])
+    return holder["reduced"]
+
+
+def _merge(rep: dict, net: Network, view, fingerprint: str, timeout, mine: dict):
     """``(answer, certificate)`` for the representative *rep* and *net*: a path found on the
     integer arrays (:func:`.merge.array_merge_certificate`), then the canonical paths of one
     hidden layer, then :func:`equivalent`; every certificate accepted only after :func:`verify`.
@@ -276,7 +309,8 @@ def _merge(rep: dict, net: Network, view, fingerprint: str, timeout):
     if fingerprint and rep["fingerprint"] and rep["fingerprint"] != fingerprint:
         return False, None
     try:
-        cert = array_merge_certificate(rep["net"], net, (rep["view"], view))
+        cert = array_merge_certificate(rep["net"], net, (rep["view"], view),
+                                       (_reduced(rep), _reduced(mine)))
     except (SemialgebraicError, AlgebraError, ValueError):
         cert = None
     if cert is not None:
@@ -310,6 +344,7 @@ def classify_bucket(members: list, timeout: float | None = None, seeds: list | N
         def place(m=m):
             (net,) = load_item(m, None if blobs is None else blobs.get(m["id"]))
             view = array_view(net, convert=net.n_parameters < 100_000)
+            mine = {"view": view}
             undecided, cert, found = [], None, None
             order = sorted(reps, key=lambda r: (not (m["fingerprint"] and r["fingerprint"] == m["fingerprint"])))
             for r in order:
@@ -318,7 +353,7 @@ def classify_bucket(members: list, timeout: float | None = None, seeds: list | N
                     r["view"] = array_view(r["net"], convert=r["net"].n_parameters < 100_000)
                 if r["net"].signature != net.signature:
                     continue
-                answer, cert = _merge(r, net, view, m["fingerprint"], timeout)
+                answer, cert = _merge(r, net, view, m["fingerprint"], timeout, mine)
                 if answer is True:
                     found = r
                     break
@@ -326,8 +361,8 @@ def classify_bucket(members: list, timeout: float | None = None, seeds: list | N
                     undecided.append(r["class"])
             if found is None:
                 cert = None
-                found = {"class": m["index"], "item": m, "fingerprint": m["fingerprint"],
-                         "net": net, "view": view}
+                found = {**mine, "class": m["index"], "item": m,
+                         "fingerprint": m["fingerprint"], "net": net}
                 reps.append(found)
             return {"status": "ok" if not undecided else "undecided", "class": found["class"],
                     "representative": found["item"]["paths"][0], "certificate": cert,

@@ -40,7 +40,7 @@ from algebra.symmetries import InsertNeuron, Permute, Regroup, RemoveNeuron, Sca
 from ..certificates import symmetry_path_certificate
 from ..shallow.integer_exact import _row_gcds
 
-__all__ = ["array_merge_certificate", "reduce_view", "fingerprint_shallow", "primitive_rows"]
+__all__ = ["array_merge_certificate", "checkpointed", "reduce_view", "fingerprint_shallow", "primitive_rows"]
 
 _LIMIT = 1 << 62
 
@@ -86,11 +86,12 @@ def _advance(view, step, trail):
 
 
 def reduce_view(view: ArrayView):
-    """``(steps, reduced view, trail)``: the reduction of step 1 (module docstring) of every
-    hidden layer, each step replayed (checked) on the arrays; *trail* holds ``(step, view
-    before it)``.  None when a step cannot be represented or does not apply (the caller
-    decides another way)."""
-    steps, trail = [], []
+    """``(steps, reduced view, trail, rows)``: the reduction of step 1 (module docstring) of
+    every hidden layer, each step replayed (checked) on the arrays; *trail* holds ``(step, view
+    before it)``; ``rows[l]`` the :func:`primitive_rows` of layer *l* of the reduced view (None:
+    not kept).  None when a step cannot be represented or does not apply (the caller decides
+    another way)."""
+    steps, trail, kept = [], [], []
     for layer in range(view.depth - 1):
         L, nxt = view.layers[layer], view.layers[layer + 1]
         dead = ~(L.N != 0).any(axis=1) | ~(nxt.N != 0).any(axis=0)
@@ -120,13 +121,14 @@ def reduce_view(view: ArrayView):
                 K = [abs(t[i]) * x for x in v] if K is None else [y + abs(t[i]) * x for y, x in zip(K, v)]
             u = [Q(int(x)) for x in P[idx[0]].tolist()]
             merge.append((idx, u[:-1], u[-1], [(Q(1) if signs == {True} else Q(-1), K)]))
+        kept.append(None if merge else rows)   # removals at later layers keep these rows
         if merge:
             step = Regroup(layer, merge)
             view = _advance(view, step, trail)
             if view is None:
                 return None
             steps.append(step)
-    return steps, view, trail
+    return steps, view, trail, kept
 
 
 def _inverse(step, before: ArrayView) -> list:
@@ -155,14 +157,21 @@ def _inverse(step, before: ArrayView) -> list:
     return out
 
 
-def _align(va: ArrayView, vb: ArrayView):
-    """S2 and S1 steps carrying the reduced *va* onto the reduced *vb*, layer by layer, with
-    the view they reach; None when the neurons do not match."""
+def _rows(red, view, layer):
+    known = red[3][layer] if red is not None else None
+    return known if known is not None else primitive_rows(view, layer)
+
+
+def _align(reda, redb):
+    """S2 and S1 steps carrying the reduced *a* onto the reduced *b* (:func:`reduce_view`
+    results), layer by layer, with the view they reach; None when the neurons do not match."""
+    va, vb = reda[1], redb[1]
     steps = []
     if va.widths != vb.widths:
         return None
     for layer in range(va.depth - 1):
-        ra, rb = primitive_rows(va, layer), primitive_rows(vb, layer)
+        ra = _rows(reda if layer == 0 else None, va, layer)   # later layers: columns moved
+        rb = _rows(redb, vb, layer)
         if ra is None or rb is None:
             return None
         (Pa, ta), (Pb, tb) = ra, rb
@@ -188,31 +197,41 @@ def _align(va: ArrayView, vb: ArrayView):
     return steps, va
 
 
-def array_merge_certificate(a, b, views=None) -> dict | None:
+def array_merge_certificate(a, b, views=None, reductions=None) -> dict | None:
     """The ``symmetry_path`` certificate carrying *a* to *b* found on the arrays (module
     docstring; the networks are kept in it as objects, for an in-process check and the binary
     sidecar), or None when there is none of this form.  *views*: ``(array_view(a),
-    array_view(b))`` when the caller has them."""
+    array_view(b))`` when the caller has them; *reductions*: their :func:`reduce_view` results
+    (either may be None: computed here).  With *checkpoints* the path is replayed here once more
+    to record the digest after each step; without, the certificate has no checkpoints (they
+    are optional: every step's check and the exact end point are what prove the claim)."""
     va, vb = views or (array_view(a, convert=True), array_view(b, convert=True))
     if va is None or vb is None or a.signature != b.signature or a.depth != b.depth:
         return None
-    ra, rb = reduce_view(va), reduce_view(vb)
+    ra, rb = reductions or (None, None)
+    ra = reduce_view(va) if ra is None else ra
+    rb = reduce_view(vb) if rb is None else rb
     if ra is None or rb is None:
         return None
-    aligned = _align(ra[1], rb[1])
+    aligned = _align(ra, rb)
     if aligned is None:
         return None
     back = [s for step, before in reversed(rb[2]) for s in _inverse(step, before)]
     steps = ra[0] + aligned[0] + back
     if not steps:
         return None
-    replay = replay_path(a, steps, view=va)
-    if replay is None or not all(ok for ok, *_ in replay):
+    return symmetry_path_certificate(a, b, steps, keep_networks=True)
+
+
+def checkpointed(cert: dict, view=None) -> dict | None:
+    """*cert* (of :func:`array_merge_certificate`) with its checkpoints, replayed on the arrays;
+    None when the replay fails or does not end at ``b``."""
+    from algebra.symmetries import path_from_json
+    a, b = cert["a"], cert["b"]
+    replay = replay_path(a, path_from_json(cert["steps"]), view=view)
+    if replay is None or not all(ok for ok, *_ in replay) or not view_equals(replay[-1][2], b):
         return None
-    if not view_equals(replay[-1][2], b):
-        return None
-    return symmetry_path_certificate(a, b, steps, checkpoints=[r[3] for r in replay],
-                                     keep_networks=True)
+    return {**cert, "checkpoints": [r[3] for r in replay]}
 
 
 def fingerprint_shallow(view: ArrayView) -> str | None:
@@ -224,7 +243,7 @@ def fingerprint_shallow(view: ArrayView) -> str | None:
     if red is None:
         return None
     rv = red[1]
-    rows = primitive_rows(rv, 0) if rv.widths[1] else None
+    rows = _rows(red, rv, 0) if rv.widths[1] else None
     if rv.widths[1] and rows is None:
         return None
     h = hashlib.sha256(",".join(map(str, rv.widths)).encode())
