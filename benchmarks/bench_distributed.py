@@ -37,7 +37,7 @@ from algebra.network import Network  # noqa: E402
 from semialgebraic.distributed import distributed_diff, distributed_regions, run_batch  # noqa: E402
 from semialgebraic.distributed.batch import read_records  # noqa: E402
 from semialgebraic.distributed.cluster import DaskExecutor, SerialExecutor  # noqa: E402
-from semialgebraic.verify import verify  # noqa: E402
+from semialgebraic.verify import resolve_sidecar, verify  # noqa: E402
 
 
 def _nonzero(rng, size, den):
@@ -124,33 +124,53 @@ def _dask(workers):
     return DaskExecutor(workers=workers)
 
 
+def _dedup_run(root, files, truth, ex, name):
+    """One dedup of the zoo on *ex*: wall, client CPU, task-seconds; the partition is asserted
+    equal to the planted truth and every merge certificate re-checked by ``verify``."""
+    out = root / f"classes-{name}.jsonl"
+    t, c = time.perf_counter(), time.process_time()
+    s = run_batch("dedup", str(root / "z*.npz"), str(out), progress=False, executor=ex)
+    wall, cpu = time.perf_counter() - t, time.process_time() - c
+    recs = read_records(out)
+    cls = {r["file"]: r["class"] for r in recs}
+    ok = all((cls[files[i]] == cls[files[j]]) == (truth[i] == truth[j])
+             for i in range(len(files)) for j in range(i + 1, len(files)))
+    t = time.perf_counter()
+    certs = [r["certificate"] for r in recs if r.get("certificate")]
+    checked = all(verify(resolve_sidecar(json.loads(Path(c).read_text()), c))[0] for c in certs)
+    vt = time.perf_counter() - t
+    busy = sum(r.get("time", 0) for r in recs)
+    assert ok, "the classes differ from the planted truth"
+    assert checked and s["merges"] == len(files) - len(set(truth)), "a merge is not certified"
+    return {"wall": wall, "cpu": cpu, "busy": busy, "summary": s, "certs": len(certs), "verify": vt,
+            "ok": ok, "checked": checked}
+
+
 def bench_dedup(scale, workers):
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp)
         t = time.perf_counter()
         files, truth = make_zoo(root, scale)
         gen = time.perf_counter() - t
+        print(f"dedup: {len(files)} networks ({len(set(truth))} planted classes) generated in {gen:.1f} s; "
+              f"load {_load():.2f}")
+        rows = [("serial", 1, _dedup_run(root, files, truth, SerialExecutor(), "serial"))]
+        t = time.perf_counter()
         ex = _dask(workers)
-        out = root / "classes.jsonl"
-        t = time.perf_counter()
-        s = run_batch("dedup", str(root / "z*.npz"), str(out), progress=False, executor=ex)
-        wall = time.perf_counter() - t
+        start = time.perf_counter() - t
+        print(f"  load before the {workers}-worker run: {_load():.2f}; cluster start {start:.1f} s (not in the row)")
+        rows.append((f"{workers} workers", workers, _dedup_run(root, files, truth, ex, "dask")))
         ex.close()
-        recs = read_records(out)
-        cls = {r["file"]: r["class"] for r in recs}
-        ok = all((cls[files[i]] == cls[files[j]]) == (truth[i] == truth[j])
-                 for i in range(len(files)) for j in range(i + 1, len(files)))
-        t = time.perf_counter()
-        certs = [r["certificate"] for r in recs if r.get("certificate")]
-        checked = all(verify(json.loads(Path(c).read_text()))[0] for c in certs)
-        vt = time.perf_counter() - t
-        busy = sum(r.get("time", 0) for r in recs)
-        print(f"dedup: {len(files)} networks ({len(set(truth))} planted classes) generated in {gen:.1f} s")
-        print(f"  {workers} workers: wall {wall:.1f} s, {len(files) / wall:.1f} networks/s "
-              f"(target >= 50), task-seconds {busy:.1f}, efficiency {busy / (wall * workers):.2f}")
-        print(f"  classes found {s['classes']}, merges {s['merges']}, undecided pairs "
-              f"{s['undecided_pairs']}, failed {s['failed']}; partition = planted truth: {ok}")
-        print(f"  {len(certs)} merge certificates re-checked by verify in {vt:.1f} s: all valid {checked}")
+        print("  | run | wall s | networks/s | task-seconds | efficiency | client CPU s | classes | merges "
+              "| undecided | certificates re-checked (s) |")
+        print("  |---|---|---|---|---|---|---|---|---|---|")
+        for name, w, r in rows:
+            s = r["summary"]
+            print(f"  | {name} | {r['wall']:.1f} | {len(files) / r['wall']:.1f} | {r['busy']:.1f} | "
+                  f"{r['busy'] / (r['wall'] * w):.2f} | {r['cpu']:.1f} | {s['classes']} | {s['merges']} | "
+                  f"{s['undecided_pairs']} | {r['certs']} valid ({r['verify']:.1f}) |")
+        print(f"  partition = planted truth in both runs; target >= 50 networks/s with {workers} workers: "
+              f"{len(files) / rows[-1][2]['wall'] >= 50}")
 
 
 def _pair(width, seed=1):
@@ -218,9 +238,11 @@ def main():
     ap.add_argument("--cells", type=int, default=8)
     ap.add_argument("--skip-search", action="store_true")
     ap.add_argument("--skip-dedup", action="store_true")
+    ap.add_argument("--skip-overhead", action="store_true")
     args = ap.parse_args()
     print(f"load average at start: {_load():.2f} on {os.cpu_count()} cores")
-    bench_overhead()
+    if not args.skip_overhead:
+        bench_overhead()
     if not args.skip_dedup:
         bench_dedup(args.scale, args.workers)
     if not args.skip_search:

@@ -30,15 +30,11 @@ from algebra.exceptions import InputError
 
 from ..certificates import write_certificate
 from .cluster import executor as make_executor
-from .jobs import PAIR_JOBS, classify_bucket, dedup_key, run_item
+from .jobs import DEDUP_SIDECAR, PAIR_JOBS, classify_bucket, dedup_key, run_item
 from .manifest import read_manifest
 
 __all__ = ["run_batch", "read_records", "certificate_dir", "JOB_NAMES", "Progress", "LazyCluster",
            "map_calls"]
-
-DEDUP_SIDECAR = 1000
-"""Merge certificates put networks with at least this many weights in the binary sidecar (a
-zoo's networks are written once per merge: JSON numbers would dominate the run)."""
 
 JOB_NAMES = ("dedup", "equiv", "dim", "identify", "absorb", "conserved", "diff")
 

@@ -47,6 +47,7 @@ from ..regions import regions
 from ..shallow import canonical_form as shallow_canonical_form
 from ..shallow.paths import symmetry_path as shallow_symmetry_path
 from ..certificates import jsonable, require_valid
+from ..certificates._json import pack_certificate
 from ..verify import verify
 from .merge import array_merge_certificate, fingerprint_shallow, reduce_view
 
@@ -234,6 +235,9 @@ def _shallow_merge(rep: dict, net: Network):
 
 # -- dedup -----------------------------------------------------------------------------------
 PROBE_DEN = 64
+DEDUP_SIDECAR = 1000
+"""Merge certificates put networks with at least this many weights in the binary sidecar (a
+zoo's networks are written once per merge: JSON numbers would dominate the run)."""
 
 
 @functools.lru_cache(maxsize=64)
@@ -364,6 +368,8 @@ def classify_bucket(members: list, timeout: float | None = None, seeds: list | N
                 found = {**mine, "class": m["index"], "item": m,
                          "fingerprint": m["fingerprint"], "net": net}
                 reps.append(found)
+            if cert is not None:             # plain data (JSON body + sidecar bytes) from here on
+                cert = pack_certificate(cert, DEDUP_SIDECAR)
             return {"status": "ok" if not undecided else "undecided", "class": found["class"],
                     "representative": found["item"]["paths"][0], "certificate": cert,
                     "undecided_with": undecided, "file": m["paths"][0], "job": "dedup"}
