@@ -204,7 +204,7 @@ def map_calls(ex, calls):
 
 class LazyCluster:
     """The embedded cluster, started only when the work is worth it.  Calls run in this process
-    while the estimated remaining work (mean time per call so far × calls left) stays below
+    while the estimated remaining work (mean CPU time per call so far × calls left) stays below
     :data:`START_COST`; above it the cluster is started in a background thread while this
     process keeps working, and the calls left go to the cluster (in chunks) once it is up.  A
     cluster that fails to start leaves the work serial.  Results do not depend on where a call
@@ -241,9 +241,9 @@ class LazyCluster:
                 yield from map_calls(self.real, calls)
                 return
             key, args = calls.pop(0)
-            t0 = time.perf_counter()
+            t0 = time.process_time()             # CPU, not wall: a loaded machine inflates wall
             result = fn(*args)
-            spent, done = spent + time.perf_counter() - t0, done + 1
+            spent, done = spent + time.process_time() - t0, done + 1
             yield key, result
             if self.thread is None and spent / done * len(calls) > START_COST:
                 self._start()
