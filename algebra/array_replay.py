@@ -53,8 +53,9 @@ from typing import Sequence
 from .linalg import QMatrix
 from .rationals import Q, q_str
 
-__all__ = ["ArrayView", "array_view", "apply_step", "replay_path", "view_digest", "view_equals",
-           "scaled_rows_equal", "exact_row_dot", "MODULI"]
+__all__ = ["ArrayView", "array_view", "apply_step", "replay_path", "replay_step", "check_step",
+           "replace_neurons", "view_neuron", "view_column", "view_digest", "view_equals", "scaled_rows_equal",
+           "exact_row_dot", "MODULI", "ARRAY_STEPS"]
 
 MODULI = (2147483647, 2147483629, 2147483587, 2147483579, 2147483563, 2147483549, 2147483543,
           2147483497, 2147483489, 2147483477, 2147483423, 2147483399, 2147483353, 2147483323,
@@ -136,32 +137,197 @@ def apply_step(view: ArrayView, name: str, layer: int, *, perm: Sequence[int] | 
         bias[layer] = tuple(x * y for x, y in zip(bias[layer], f))
     else:
         return None
-    if (L.r is not None and L.c is not None) or (nxt.r is not None and nxt.c is not None):
+    L, nxt = _fold(L), _fold(nxt)
+    if L is None or nxt is None:
         return None
     layers = list(view.layers)
     layers[layer], layers[layer + 1] = L, nxt
     return ArrayView(tuple(layers), tuple(bias))
 
 
-def replay_path(net, steps):
+def _fold(L: ArrayLayer, force: bool = False) -> ArrayLayer | None:
+    """*L* with its row and column factors multiplied into ``N`` (one denominator) when it has
+    both (or with *force*, any); None when the integers would not fit int64 (bound checked
+    first: ``max|N| · max|row multiplier| · max|column multiplier| < 2^62``)."""
+    if L.r is None and L.c is None or not force and (L.r is None or L.c is None):
+        return L
+    np = _np()
+    mults, dens = [], []
+    for fac in (L.r, L.c):
+        if fac is None:
+            mults.append(None)
+            dens.append(1)
+            continue
+        den = math.lcm(*(int(f.q) for f in fac))
+        mults.append([int(f.p) * (den // int(f.q)) for f in fac])
+        dens.append(den)
+    mag = max(abs(int(L.N.min())), abs(int(L.N.max()))) if L.N.size else 0
+    bound = mag * max(map(abs, mults[0] or [1])) * max(map(abs, mults[1] or [1]))
+    if bound >= 1 << 62:
+        return None
+    N = L.N
+    if mults[0] is not None:
+        N = N * np.array(mults[0], dtype=np.int64)[:, None]
+    if mults[1] is not None:
+        N = N * np.array(mults[1], dtype=np.int64)[None, :]
+    return ArrayLayer(np.ascontiguousarray(N), L.D * dens[0] * dens[1])
+
+
+# -- neuron moves on arrays (regroup, remove_neuron, insert_neuron) ---------------------------
+
+def view_neuron(view: ArrayView, layer: int, i: int):
+    """``(w, b, v)`` of neuron *i* of hidden layer *layer* as tuples of exact rationals (one row
+    and one column: cheap even for wide layers)."""
+    L, nxt = view.layers[layer], view.layers[layer + 1]
+    r = Q(1) if L.r is None else L.r[i]
+    row = L.N[i].tolist()
+    if L.c is None:
+        w = tuple(Q(int(x), L.D) * r for x in row)
+    else:
+        w = tuple(Q(int(x), L.D) * r * c for x, c in zip(row, L.c))
+    return w, view.biases[layer][i], view_column(view, layer, i)
+
+
+def view_column(view: ArrayView, layer: int, i: int) -> tuple:
+    """The output column ``v`` of neuron *i* of hidden layer *layer* (exact rationals)."""
+    nxt = view.layers[layer + 1]
+    cf = Q(1) if nxt.c is None else nxt.c[i]
+    col = nxt.N[:, i].tolist()
+    if nxt.r is None:
+        return tuple(Q(int(x), nxt.D) * cf for x in col)
+    return tuple(Q(int(x), nxt.D) * cf * rr for x, rr in zip(col, nxt.r))
+
+
+def _ints_over(vec):
+    """``(X, den)`` with ``vec == X / den`` (X an int64 array), or None when X does not fit."""
+    np = _np()
+    den = math.lcm(*(int(x.q) for x in vec)) if len(vec) else 1
+    X = [int(x.p) * (den // int(x.q)) for x in vec]
+    if any(abs(x) >= 1 << 62 for x in X):
+        return None
+    return np.array(X, dtype=np.int64), den
+
+
+def replace_neurons(view: ArrayView, layer: int, drop: Sequence[int], new, dc=None,
+                    position: int | None = None) -> ArrayView | None:
+    """The view after removing neurons *drop* of hidden layer *layer* and adding *new*
+    (``(w, b, v)`` triples of rationals) after the kept ones (or at *position*), ``dc`` added to
+    the next bias: :class:`algebra.symmetries.moves._Replace` on arrays.  None when a new row or
+    column does not fit int64 (the caller replays on FLINT)."""
+    np = _np()
+    L, nxt = _fold(view.layers[layer], force=view.layers[layer].c is not None), view.layers[layer + 1]
+    nxt = _fold(nxt, force=nxt.r is not None)
+    if L is None or nxt is None:
+        return None
+    n = int(L.N.shape[0])
+    gone = set(drop)
+    keep = [i for i in range(n) if i not in gone]
+    rows, rfac = [L.N[keep]], [(Q(1) if L.r is None else L.r[i]) for i in keep]
+    cols, cfac = [nxt.N[:, keep]], [(Q(1) if nxt.c is None else nxt.c[i]) for i in keep]
+    bias = [view.biases[layer][i] for i in keep]
+    for w, b, v in new:
+        wr, vc = _ints_over(w), _ints_over(v)
+        if wr is None or vc is None:
+            return None
+        rows.append(wr[0][None, :])
+        rfac.append(Q(L.D, wr[1]))
+        cols.append(vc[0][:, None])
+        cfac.append(Q(nxt.D, vc[1]))
+        bias.append(b)
+    N, M = np.vstack(rows), np.hstack(cols)
+    if position is not None:                   # one new neuron, moved from the end to position
+        order = list(range(position)) + [N.shape[0] - 1] + list(range(position, N.shape[0] - 1))
+        N, M = N[order], M[:, order]
+        rfac, cfac, bias = ([x[k] for k in order] for x in (rfac, cfac, bias))
+    ones = all(f == 1 for f in rfac), all(f == 1 for f in cfac)
+    L = ArrayLayer(np.ascontiguousarray(N), L.D, None if ones[0] else tuple(rfac))
+    nxt = ArrayLayer(np.ascontiguousarray(M), nxt.D, nxt.r, None if ones[1] else tuple(cfac))
+    biases = list(view.biases)
+    biases[layer] = tuple(bias)
+    if dc is not None:
+        biases[layer + 1] = tuple(x + y for x, y in zip(biases[layer + 1], dc))
+    layers = list(view.layers)
+    layers[layer], layers[layer + 1] = L, nxt
+    return ArrayView(tuple(layers), tuple(biases))
+
+
+ARRAY_STEPS = ("S1", "S2", "regroup", "remove_neuron", "insert_neuron", "composite")
+"""The steps :func:`replay_path` replays on arrays (a path with any other step: None)."""
+
+
+def _replayable(step) -> bool:
+    if step.name == "composite":
+        return all(_replayable(s) for s in step.steps)
+    return step.name in ARRAY_STEPS
+
+
+def check_step(view: ArrayView, step) -> tuple[bool, str]:
+    """The step's own validity check at the network *view* represents: S1, S2 and
+    ``insert_neuron`` read only the shape (their ``check`` runs on the view itself); ``regroup``
+    and ``remove_neuron`` read the neurons they name through :func:`view_neuron` (the same
+    check code as on a :class:`~algebra.network.Network`)."""
+    if step.name in ("regroup", "remove_neuron"):
+        ok = 0 <= step.layer < view.depth - 1
+        if not ok:
+            return False, f"hidden layer {step.layer} does not exist ({view.depth - 1} hidden layers)"
+        n, w = view.widths[step.layer + 1], view.widths
+
+        def neuron(i):
+            return view_neuron(view, step.layer, i)
+        if step.name == "regroup":
+            return step.check_neurons(neuron, n, w[step.layer], w[step.layer + 2])
+        return step.check_neuron(view, neuron, n)
+    return step.check(view)
+
+
+def replay_step(view: ArrayView, step) -> tuple[ArrayView | None, tuple[bool, str]]:
+    """``(view after step, (ok, why))``: the step checked at *view* (:func:`check_step`) then
+    applied (a composite: each sub-step at its own intermediate view); the view is None when
+    the check fails or the result cannot be represented."""
+    if step.name == "composite":
+        for k, sub in enumerate(step.steps):
+            view, (ok, why) = replay_step(view, sub)
+            if not ok or view is None:
+                return None, (ok, f"sub-step {k} ({sub.name}): {why}" if not ok else why)
+        return view, (True, "every sub-step is valid")
+    ok, why = check_step(view, step)
+    if not ok:
+        return None, (ok, why)
+    if step.name in ("S1", "S2"):
+        return apply_step(view, step.name, step.layer, perm=getattr(step, "perm", None),
+                          factors=getattr(step, "factors", None)), (ok, why)
+    layer = step.layer
+    if step.name == "regroup":
+        flat = step._flat_replace()
+        return replace_neurons(view, layer, flat.indices, flat.new), (ok, why)
+    if step.name == "remove_neuron":
+        w, b, v = view_neuron(view, layer, step.neuron)
+        dc = tuple(x * b for x in v) if b > 0 and not any(w) else None
+        return replace_neurons(view, layer, [step.neuron], [], dc), (ok, why)
+    w, b, v = step.weight, step.bias, step.output              # insert_neuron
+    dc = tuple(-x * b for x in v) if b > 0 and not any(w) else None
+    return replace_neurons(view, layer, [], [(w, b, v)], dc, step.position), (ok, why)
+
+
+def replay_path(net, steps, view: ArrayView | None = None, digests: bool = True):
     """Replay the symmetry *steps* (step objects) from *net* on arrays: the list of
-    ``(ok, why, view, digest)`` after each step, stopping at the first step whose ``check``
+    ``(ok, why, view, digest)`` after each step, stopping at the first step whose check
     fails (then ``view`` and ``digest`` are None); or None when *net* or a step cannot be
-    represented (the caller replays on FLINT).  ``digest`` is :func:`view_digest`."""
-    view = array_view(net)
-    if view is None or any(s.name not in ("S1", "S2") for s in steps):
+    represented (the caller replays on FLINT).  ``digest`` is :func:`view_digest` (None
+    without *digests*: a path without checkpoints).  *view*: the array view of *net* when the
+    caller has it."""
+    view = array_view(net) if view is None else view
+    if view is None or not all(_replayable(s) for s in steps):
         return None
     out = []
     for step in steps:
-        ok, why = step.check(view)
+        view, (ok, why) = replay_step(view, step)
         if not ok:
             out.append((False, why, None, None))
             return out
-        view = apply_step(view, step.name, step.layer, perm=getattr(step, "perm", None),
-                          factors=getattr(step, "factors", None))
         if view is None:
             return None
-        out.append((True, why, view, view_digest(view)))
+        out.append((True, why, view, view_digest(view) if digests else None))
     return out
 
 
@@ -233,6 +399,10 @@ def scaled_rows_equal(N, s: Sequence[int], M, t: Sequence[int]) -> bool:
     def mag(A):
         return max(abs(int(A.min())), abs(int(A.max())))
     bound = max(map(abs, s)) * mag(N) + max(map(abs, t)) * mag(M)
+    if bound < 1 << 62:                            # both products fit int64: compare directly
+        sv = np.array(list(s), dtype=np.int64)[:, None]
+        tv = np.array(list(t), dtype=np.int64)[:, None]
+        return bool((N * sv == M * tv).all())
     prod, used = 1, []
     for m in MODULI:
         if prod > bound:

@@ -41,12 +41,19 @@ from algebra.network import Network  # noqa: E402
 from semialgebraic.distributed import distributed_diff, distributed_regions, run_batch  # noqa: E402
 from semialgebraic.distributed.batch import read_records  # noqa: E402
 from semialgebraic.distributed.cluster import DaskExecutor, SerialExecutor  # noqa: E402
-from semialgebraic.verify import verify  # noqa: E402
+from semialgebraic.verify import resolve_sidecar, verify  # noqa: E402
+
+
+def _nonzero(rng, size, den):
+    """Integers in [-9, 9] without 0 (generic networks: no zero weight or bias unless a dead
+    neuron is planted), over *den*."""
+    x = rng.integers(1, 10, size=size) * rng.choice(np.array([-1, 1]), size=size)
+    return x.astype(np.float64) / den
 
 
 def _layers(rng, widths, den=8):
-    Ws = [rng.integers(-9, 10, size=(b, a)).astype(np.float64) / den for a, b in zip(widths, widths[1:])]
-    bs = [rng.integers(-9, 10, size=b).astype(np.float64) / den for b in widths[1:]]
+    Ws = [_nonzero(rng, (b, a), den) for a, b in zip(widths, widths[1:])]
+    bs = [_nonzero(rng, b, den) for b in widths[1:]]
     return Ws, bs
 
 
@@ -121,33 +128,65 @@ def _dask(workers):
     return DaskExecutor(workers=workers)
 
 
+def _dedup_run(root, files, truth, ex, name):
+    """One dedup of the zoo on *ex*: wall, client CPU, task-seconds; the partition is asserted
+    equal to the planted truth and every merge certificate re-checked by ``verify``."""
+    out = root / f"classes-{name}.jsonl"
+    workers_cpu = _workers_cpu(ex)
+    t, c = time.perf_counter(), time.process_time()
+    s = run_batch("dedup", str(root / "z*.npz"), str(out), progress=False, executor=ex)
+    wall, cpu = time.perf_counter() - t, time.process_time() - c
+    workers_cpu = _workers_cpu(ex) - workers_cpu
+    recs = read_records(out)
+    cls = {r["file"]: r["class"] for r in recs}
+    ok = all((cls[files[i]] == cls[files[j]]) == (truth[i] == truth[j])
+             for i in range(len(files)) for j in range(i + 1, len(files)))
+    t = time.perf_counter()
+    certs = [r["certificate"] for r in recs if r.get("certificate")]
+    checked = all(verify(resolve_sidecar(json.loads(Path(c).read_text()), c))[0] for c in certs)
+    vt = time.perf_counter() - t
+    busy = sum(r.get("time", 0) for r in recs)
+    assert ok, "the classes differ from the planted truth"
+    assert checked and s["merges"] == len(files) - len(set(truth)), "a merge is not certified"
+    return {"wall": wall, "cpu": cpu, "busy": busy, "summary": s, "certs": len(certs), "verify": vt,
+            "ok": ok, "checked": checked, "workers_cpu": workers_cpu}
+
+
+def _workers_cpu(ex) -> float:
+    """CPU seconds used so far by the worker processes of a Dask executor (0 serially)."""
+    client = getattr(ex, "client", None)
+    if client is None:
+        return 0.0
+    return sum(client.run(time.process_time).values())
+
+
 def bench_dedup(scale, workers):
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp)
         t = time.perf_counter()
         files, truth = make_zoo(root, scale)
         gen = time.perf_counter() - t
+        print(f"dedup: {len(files)} networks ({len(set(truth))} planted classes) generated in {gen:.1f} s; "
+              f"load {_load():.2f}")
+        rows = [("serial", 1, _dedup_run(root, files, truth, SerialExecutor(), "serial"))]
+        t = time.perf_counter()
         ex = _dask(workers)
-        out = root / "classes.jsonl"
-        t = time.perf_counter()
-        s = run_batch("dedup", str(root / "z*.npz"), str(out), progress=False, executor=ex)
-        wall = time.perf_counter() - t
+        start = time.perf_counter() - t
+        print(f"  load before the {workers}-worker run: {_load():.2f}; cluster start {start:.1f} s (not in the row)")
+        rows.append((f"{workers} workers", workers, _dedup_run(root, files, truth, ex, "dask")))
         ex.close()
-        recs = read_records(out)
-        cls = {r["file"]: r["class"] for r in recs}
-        ok = all((cls[files[i]] == cls[files[j]]) == (truth[i] == truth[j])
-                 for i in range(len(files)) for j in range(i + 1, len(files)))
-        t = time.perf_counter()
-        certs = [r["certificate"] for r in recs if r.get("certificate")]
-        checked = all(verify(json.loads(Path(c).read_text()))[0] for c in certs)
-        vt = time.perf_counter() - t
-        busy = sum(r.get("time", 0) for r in recs)
-        print(f"dedup: {len(files)} networks ({len(set(truth))} planted classes) generated in {gen:.1f} s")
-        print(f"  {workers} workers: wall {wall:.1f} s, {len(files) / wall:.1f} networks/s "
-              f"(target >= 50), task-seconds {busy:.1f}, efficiency {busy / (wall * workers):.2f}")
-        print(f"  classes found {s['classes']}, merges {s['merges']}, undecided pairs "
-              f"{s['undecided_pairs']}, failed {s['failed']}; partition = planted truth: {ok}")
-        print(f"  {len(certs)} merge certificates re-checked by verify in {vt:.1f} s: all valid {checked}")
+        print("  | run | wall s | networks/s | task-seconds | efficiency | client CPU s | workers CPU s "
+              "| networks per CPU-second | classes | merges | undecided | certificates re-checked (s) |")
+        print("  |---|---|---|---|---|---|---|---|---|---|---|---|")
+        for name, w, r in rows:
+            s = r["summary"]
+            total = r["cpu"] + r["workers_cpu"]
+            print(f"  | {name} | {r['wall']:.1f} | {len(files) / r['wall']:.1f} | {r['busy']:.1f} | "
+                  f"{r['busy'] / (r['wall'] * w):.2f} | {r['cpu']:.1f} | {r['workers_cpu']:.1f} | "
+                  f"{len(files) / total:.1f} | {s['classes']} | {s['merges']} | "
+                  f"{s['undecided_pairs']} | {r['certs']} valid ({r['verify']:.1f}) |")
+        print(f"  partition = planted truth in both runs; target >= 50 networks/s with {workers} workers: "
+              f"{len(files) / rows[-1][2]['wall'] >= 50}")
 
 
 def _pair(widths, seed=1):
@@ -236,21 +275,29 @@ def bench_walk(walk_widths, walk_box, cells, workers):
 
 
 def bench_overhead(n=100):
+    """100 trivial items: serially in-process; ``run_batch(workers=2)`` as ``netfibers batch
+    --workers 2`` runs it (the embedded cluster starts only when the estimated work exceeds
+    ``START_COST``); and on a 2-worker cluster forced by an explicit executor (chunked tasks,
+    cluster start included)."""
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp)
         net = Network.from_rows([[[1]], [[1]]], [[0], [0]])
         for k in range(n):
             (root / f"t{k:03d}.json").write_text(json.dumps(net.to_dict()))
-        t = time.perf_counter()
-        run_batch("dim", str(root / "t*.json"), str(root / "s.jsonl"), progress=False, executor=SerialExecutor())
-        serial = time.perf_counter() - t
-        t = time.perf_counter()
-        ex = _dask(2)
-        run_batch("dim", str(root / "t*.json"), str(root / "d.jsonl"), progress=False, executor=ex)
-        ex.close()
-        dask_t = time.perf_counter() - t
-        print(f"overhead: {n} trivial items serially {serial:.2f} s, on 2 workers {dask_t:.2f} s "
-              f"(cluster start included; target: within 5 s of serial: {dask_t - serial <= 5})")
+        rows = {}
+        for name, kw in (("serial", {"executor": SerialExecutor()}), ("workers=2 (lazy)", {"workers": 2}),
+                         ("forced 2-worker cluster", None)):
+            t, c = time.perf_counter(), time.process_time()
+            ex = _dask(2) if kw is None else None
+            s = run_batch("dim", str(root / "t*.json"), str(root / f"{len(rows)}.jsonl"), progress=False,
+                          **(kw or {"executor": ex}))
+            if ex is not None:
+                ex.close()
+            rows[name] = (time.perf_counter() - t, time.process_time() - c, s["where"], s["ok"])
+        serial = rows["serial"][0]
+        for name, (wall, cpu, where, ok) in rows.items():
+            print(f"overhead: {n} trivial items, {name}: wall {wall:.2f} s, client CPU {cpu:.2f} s, "
+                  f"ran {where}, {ok} ok; within 5 s of serial: {wall - serial <= 5}")
 
 
 def main():
@@ -266,6 +313,7 @@ def main():
     ap.add_argument("--only", choices=("diff", "regions"), help="one search row")
     ap.add_argument("--skip-search", action="store_true")
     ap.add_argument("--skip-dedup", action="store_true")
+    ap.add_argument("--skip-overhead", action="store_true")
     args = ap.parse_args()
     print(f"load average at start: {_load():.2f} on {os.cpu_count()} cores")
     if not args.skip_overhead:

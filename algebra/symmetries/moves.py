@@ -174,11 +174,23 @@ class Regroup(Step):
         return _Replace(self.layer, idx, new)
 
     def check(self, net):
-        parts, why = self._flat_replace()._common(net)
-        if parts is None:
+        ok, why = _layer_ok(net, self.layer)
+        if not ok:
             return False, why
-        neurons, c = parts
-        d, m = net.widths[self.layer], len(c)
+        neurons, c = hidden_neurons(net, self.layer)
+        return self.check_neurons(neurons.__getitem__, len(neurons), net.widths[self.layer], len(c))
+
+    def check_neurons(self, neuron, n: int, d: int, m: int):
+        """:meth:`check` with neuron *i* of the layer read as ``neuron(i)`` (``(w, b, v)``) among
+        *n* neurons with *d* inputs and *m* outputs: one check for the FLINT replay and the
+        integer-array replay (:mod:`algebra.array_replay`), which reads only the named neurons."""
+        flat = self._flat_replace()
+        if len(set(flat.indices)) != len(flat.indices):
+            return False, "repeated neuron index"
+        if any(not 0 <= i < n for i in flat.indices):
+            return False, "neuron index out of range"
+        if any(len(w) != d or len(v) != m for w, _, v in flat.new):
+            return False, "a new neuron has the wrong shape"
         for g, (idx, u, beta, new) in enumerate(self.groups):
             if len(u) != d:
                 return False, f"group {g}: hyperplane normal has the wrong length"
@@ -187,7 +199,7 @@ class Regroup(Step):
                 return False, f"group {g}: zero normal"
             K, M = [ZERO] * m, [ZERO] * m
             for i in idx:
-                w, b, v = neurons[i]
+                w, b, v = neuron(i)
                 t = w[j] / u[j]
                 if t == 0 or tuple(t * x for x in u) != w or t * beta != b:
                     return False, f"group {g}: neuron {i} is not on the hyperplane"
@@ -253,9 +265,14 @@ class RemoveNeuron(Step):
         if not ok:
             return ok, why
         neurons, _ = hidden_neurons(net, self.layer)
-        if not 0 <= self.neuron < len(neurons):
+        return self.check_neuron(net, neurons.__getitem__, len(neurons))
+
+    def check_neuron(self, net, neuron, n: int):
+        """:meth:`check` with neuron *i* read as ``neuron(i)`` among *n* (shared with the
+        integer-array replay, :mod:`algebra.array_replay`; *net* gives only the depth)."""
+        if not 0 <= self.neuron < n:
             return False, f"no neuron {self.neuron}"
-        return _removable(net, self.layer, neurons[self.neuron], self.domain)
+        return _removable(net, self.layer, neuron(self.neuron), self.domain)
 
     def _apply(self, net):
         neurons, c = hidden_neurons(net, self.layer)

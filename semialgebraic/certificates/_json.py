@@ -33,7 +33,7 @@ from algebra.linalg import QMatrix
 from algebra.network import Network
 from algebra.rationals import Q, q_json
 
-__all__ = ["jsonable", "write_certificate", "embed_network", "embed_block", "SIDECAR_THRESHOLD"]
+__all__ = ["jsonable", "write_certificate", "pack_certificate", "embed_network", "embed_block", "SIDECAR_THRESHOLD"]
 
 SIDECAR_THRESHOLD = 100_000
 """Networks with at least this many weight entries go to the binary sidecar."""
@@ -116,30 +116,44 @@ def _keep(obj: Any) -> Any:
     return jsonable(obj)
 
 
-def write_certificate(cert: dict, path: str | Path) -> None:
+def write_certificate(cert: dict, path: str | Path, *, threshold: int | None = None) -> None:
     """Write a certificate atomically as JSON, with a binary sidecar for large networks (see the
-    module docstring); the sidecar is written first, so the JSON never names a missing file."""
+    module docstring); the sidecar is written first, so the JSON never names a missing file.
+    *threshold*: the number of weights from which a network object goes to the sidecar
+    (default :data:`SIDECAR_THRESHOLD_BY_TYPE` of the type, else :data:`SIDECAR_THRESHOLD`; batch
+    dedup uses a lower one).  *cert* may also be the
+    :func:`pack_certificate` of a certificate (made where it was built, e.g. on a worker)."""
     path = Path(path)
-    arrays: dict = {}
-    body = _split(cert, arrays, "", SIDECAR_THRESHOLD_BY_TYPE.get(cert.get("type")))
-    if arrays:
+    body, data = cert["$packed"] if "$packed" in cert else pack_certificate(cert, threshold)["$packed"]
+    if data is not None:
         import hashlib
-        import io
-        import numpy as np
-        buf = io.BytesIO()
-        np.savez(buf, **arrays)
-        data = buf.getvalue()
         name = path.name + ".payload.npz" if path.suffix.lower() != ".json" else \
             path.stem + ".payload.npz"
         write_atomic(path.with_name(name), data)
         body = {**body, "sidecar": {"file": name, "sha256": hashlib.sha256(data).hexdigest()}}
-    write_atomic(path, json.dumps(jsonable(body), indent=1) + "\n")
+    write_atomic(path, json.dumps(body, indent=1) + "\n")
 
 
-def _split(obj: Any, arrays: dict, where: str, limit: int | None = None) -> Any:
-    """*obj* with the weights of large networks (at least *limit* or :data:`SIDECAR_THRESHOLD`
-    entries, the smaller) replaced by sidecar references (into *arrays*)."""
-    limit = SIDECAR_THRESHOLD if limit is None else min(limit, SIDECAR_THRESHOLD)
+def pack_certificate(cert: dict, threshold: int | None = None) -> dict:
+    """``{"$packed": (JSON body, sidecar bytes or None)}``: what :func:`write_certificate` writes,
+    as plain data (a JSON-able body and the bytes of the ``.npz`` sidecar), so a certificate
+    built on a Dask worker travels back without pickled networks."""
+    if threshold is None:
+        threshold = min(SIDECAR_THRESHOLD_BY_TYPE.get(cert.get("type"), SIDECAR_THRESHOLD),
+                        SIDECAR_THRESHOLD)
+    arrays: dict = {}
+    body = jsonable(_split(cert, arrays, "", threshold))
+    if not arrays:
+        return {"$packed": (body, None)}
+    import io
+    import numpy as np
+    buf = io.BytesIO()
+    np.savez(buf, **arrays)
+    return {"$packed": (body, buf.getvalue())}
+
+
+def _split(obj: Any, arrays: dict, where: str, limit: int) -> Any:
+    """*obj* with the weights of large networks replaced by sidecar references (into *arrays*)."""
     if isinstance(obj, Network):
         if sum(r * c for r, c in obj._shapes) < limit:
             return obj.to_dict()

@@ -13,11 +13,14 @@ __all__ = ["symmetry_path_certificate"]
 
 
 def symmetry_path_certificate(a: Network, b: Network, steps: Sequence, *, orthant: bool = False,
-                              checkpoints: Sequence[str] | None = None) -> dict:
+                              checkpoints: Sequence[str] | None = None,
+                              keep_networks: bool = False) -> dict:
     """Certificate that the symmetry *steps* (``algebra.symmetries`` step objects, or their JSON
     forms) carry *a* exactly to *b*, so that they compute the same function on R^d (or on the
     closed orthant with *orthant*).  *checkpoints*: the digest of the network after each step
-    (:func:`semialgebraic.verify.symmetry_path.network_digest`), optional.
+    (:func:`semialgebraic.verify.symmetry_path.network_digest`), optional.  *keep_networks*:
+    keep *a* and *b* as the :class:`Network` objects (an in-process check takes them as they
+    are; :func:`write_certificate` puts their arrays in the binary sidecar) instead of their JSON.
 
     >>> a = Network.from_rows([[[1]], [[1]]], [[0], [0]])
     >>> c = symmetry_path_certificate(a, a, [])
@@ -28,7 +31,8 @@ def symmetry_path_certificate(a: Network, b: Network, steps: Sequence, *, orthan
     js = steps if all(isinstance(s, dict) for s in steps) else path_to_json(steps)
     cert = {**header("symmetry_path"), "claim": CLAIMS["symmetry_path"][1 if orthant else 0],
             "domain": {"orthant": True} if orthant else None,
-            "a": embed_network(a), "b": embed_network(b), "steps": js}
+            "a": a if keep_networks else embed_network(a),
+            "b": b if keep_networks else embed_network(b), "steps": js}
     if checkpoints is not None:
         cert["checkpoints"] = list(checkpoints)
     return cert

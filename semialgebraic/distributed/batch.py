@@ -22,6 +22,7 @@ import hashlib
 import json
 import os
 import sys
+import threading
 import time
 from pathlib import Path
 
@@ -29,10 +30,11 @@ from algebra.exceptions import InputError
 
 from ..certificates import write_certificate
 from .cluster import executor as make_executor
-from .jobs import PAIR_JOBS, classify_bucket, dedup_key, run_item
+from .jobs import DEDUP_SIDECAR, PAIR_JOBS, classify_bucket, dedup_key, run_item
 from .manifest import read_manifest
 
-__all__ = ["run_batch", "read_records", "certificate_dir", "JOB_NAMES", "Progress"]
+__all__ = ["run_batch", "read_records", "certificate_dir", "JOB_NAMES", "Progress", "LazyCluster",
+           "map_calls"]
 
 JOB_NAMES = ("dedup", "equiv", "dim", "identify", "absorb", "conserved", "diff")
 
@@ -102,7 +104,7 @@ class _Writer:
             self.certs.mkdir(parents=True, exist_ok=True)
             name = hashlib.sha256(rec["id"].encode()).hexdigest()[:16]
             path = self.certs / f"{'merge' if self.job == 'dedup' else self.job}-{name}.json"
-            write_certificate(cert, path)
+            write_certificate(cert, path, threshold=DEDUP_SIDECAR if self.job == "dedup" else None)
             rec["certificate"] = str(path)
         elif self.job == "dedup" or "certificate" not in rec:
             rec["certificate"] = None
@@ -138,7 +140,12 @@ def run_batch(job: str, manifest: str, out: str, *, workers: int | None = None,
     t0 = time.perf_counter()
     prog = Progress(len(todo), progress)
     new: list[dict] = []
-    ex = executor or (make_executor(workers, scheduler, memory_limit) if todo else None)
+    if executor is not None or not todo:
+        ex = executor
+    elif scheduler or workers == 0:
+        ex = make_executor(workers, scheduler, memory_limit)
+    else:
+        ex = LazyCluster(lambda: make_executor(workers, scheduler, memory_limit))
     writer = _Writer(out, job)
     try:
         if job == "dedup":
@@ -146,7 +153,7 @@ def run_batch(job: str, manifest: str, out: str, *, workers: int | None = None,
         else:
             calls = [(it["id"], ("run", job, it, timeout, box, _blobs(ex, it, scatter)))
                      for it in todo]
-            for _, rec in ex.map_unordered(_call, calls) if todo else ():
+            for _, rec in map_calls(ex, calls) if todo else ():
                 new.append(writer.write(rec))
                 prog.update(rec)
     finally:
@@ -158,12 +165,94 @@ def run_batch(job: str, manifest: str, out: str, *, workers: int | None = None,
 
 
 def _call(kind, *args):
-    """The one task function (module level, so a worker imports it by name)."""
+    """The one task function (module level, so a worker imports it by name); ``"chunk"``: a
+    list of ``(key, args)`` calls run in turn, their ``(key, result)`` pairs returned."""
+    if kind == "chunk":
+        return [(key, _call(*a)) for key, a in args[0]]
     if kind == "run":
         return run_item(*args)
     if kind == "key":
         return dedup_key(*args)
     return classify_bucket(*args)
+
+
+CHUNK_MAX = 32
+"""At most this many items per Dask task (small items: one task each would cost more in
+scheduling than in work)."""
+
+START_COST = 5.0
+"""Seconds of estimated remaining work below which :class:`LazyCluster` never starts a cluster
+(starting one takes seconds: a batch of trivial items finishes sooner in this process)."""
+
+
+def map_calls(ex, calls):
+    """``(key, result)`` of ``_call(*args)`` for each ``(key, args)`` of *calls*, as they finish
+    on the executor *ex*; on Dask, ``len(calls) / (4 × workers)`` calls (at most
+    :data:`CHUNK_MAX`) go to one task."""
+    calls = list(calls)
+    if getattr(ex, "kind", "") != "dask":
+        yield from ex.map_unordered(_call, calls)
+        return
+    size = max(1, min(CHUNK_MAX, len(calls) // (4 * max(1, ex.workers))))
+    if size == 1:
+        yield from ex.map_unordered(_call, calls)
+        return
+    chunks = [(k, ("chunk", calls[k:k + size])) for k in range(0, len(calls), size)]
+    for _, pairs in ex.map_unordered(_call, chunks):
+        yield from pairs
+
+
+class LazyCluster:
+    """The embedded cluster, started only when the work is worth it.  Calls run in this process
+    while the estimated remaining work (mean CPU time per call so far × calls left) stays below
+    :data:`START_COST`; above it the cluster is started in a background thread while this
+    process keeps working, and the calls left go to the cluster (in chunks) once it is up.  A
+    cluster that fails to start leaves the work serial.  Results do not depend on where a call
+    ran (every call is a pure function of its inputs)."""
+
+    def __init__(self, make):
+        self.make, self.real, self.thread, self.error = make, None, None, None
+
+    @property
+    def kind(self) -> str:
+        return self.real.kind if self.real is not None else "serial"
+
+    @property
+    def workers(self) -> int:
+        return self.real.workers if self.real is not None else 1
+
+    def _start(self):
+        def run():
+            try:
+                self.real = self.make()
+            except Exception as exc:        # noqa: BLE001 — the work goes on serially
+                self.error = exc
+        self.thread = threading.Thread(target=run, name="netfibers-cluster-start", daemon=True)
+        self.thread.start()
+
+    def scatter(self, data):
+        return data if self.real is None else self.real.scatter(data)
+
+    def map_unordered(self, fn, calls):
+        calls = list(calls)
+        spent, done = 0.0, 0
+        while calls:
+            if self.real is not None and not self.thread.is_alive():
+                yield from map_calls(self.real, calls)
+                return
+            key, args = calls.pop(0)
+            t0 = time.process_time()             # CPU, not wall: a loaded machine inflates wall
+            result = fn(*args)
+            spent, done = spent + time.process_time() - t0, done + 1
+            yield key, result
+            if self.thread is None and spent / done * len(calls) > START_COST:
+                self._start()
+
+    def close(self):
+        if self.thread is not None:
+            self.thread.join()
+        if self.real is not None:
+            self.real.close()
 
 
 def _dedup(ex, items, todo, old, timeout, scatter, writer, prog, new):
@@ -181,7 +270,7 @@ def _dedup(ex, items, todo, old, timeout, scatter, writer, prog, new):
     keys = {}
     calls = [(it["id"], ("key", it, None if blobs is None else blobs[it["id"]])) for it in need]
     todo_ids = {it["id"] for it in todo}
-    for ident, rec in ex.map_unordered(_call, calls):
+    for ident, rec in map_calls(ex, calls):
         if rec["status"] == "error":
             if ident in todo_ids:
                 rec.update(job="dedup", file=by_id[ident]["paths"][0], **{"class": None},
@@ -208,7 +297,7 @@ def _dedup(ex, items, todo, old, timeout, scatter, writer, prog, new):
             for _, rep, _ in seed_by_bucket.get(v, ()):
                 sub[rep["id"]] = blobs[rep["id"]]
         calls.append((v, ("classify", members, timeout, seed_by_bucket.get(v, []), sub)))
-    for _, recs in ex.map_unordered(_call, calls):
+    for _, recs in map_calls(ex, calls):
         for rec in recs:
             if rec.get("status") == "error":
                 rec.update(job="dedup", file=by_id[rec["id"]]["paths"][0], **{"class": None},

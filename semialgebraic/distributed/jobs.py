@@ -18,15 +18,19 @@ pairwise :func:`~semialgebraic.equivalent` against the class representatives).
 
 from __future__ import annotations
 
+import functools
 import hashlib
+import os
 import random
 import tempfile
 import time
+from collections import OrderedDict
 from pathlib import Path
 
 from algebra import load
 from algebra.exceptions import AlgebraError
 from algebra.io.blocks import load_block
+from algebra.array_replay import array_view, exact_row_dot
 from algebra.network import Network
 from algebra.rationals import Q, q_json, to_q
 from algebra.conservation import conservation_laws, samples_from_patterns
@@ -35,7 +39,6 @@ from ..budget import Budget
 from ..exceptions import SemialgebraicError
 from ..bab import diff_bounds
 from ..bottleneck import identifiability
-from ..bottleneck import canon as bottleneck_canon
 from ..bottleneck._structure import is_bottleneck
 from ..dimension import functional_dimension
 from ..absorption import absorbable
@@ -44,7 +47,9 @@ from ..regions import regions
 from ..shallow import canonical_form as shallow_canonical_form
 from ..shallow.paths import symmetry_path as shallow_symmetry_path
 from ..certificates import jsonable, require_valid
+from ..certificates._json import pack_certificate
 from ..verify import verify
+from .merge import array_merge_certificate, fingerprint_shallow, reduce_view
 
 __all__ = ["JOBS", "PAIR_JOBS", "run_item", "dedup_key", "classify_bucket", "load_item"]
 
@@ -61,15 +66,39 @@ def load_item(item: dict, blobs=None, *, block: bool = False) -> list:
             with tempfile.TemporaryDirectory() as tmp:
                 local = Path(tmp) / Path(path).name
                 local.write_bytes(blobs[k])
-                out.append(_load(str(local), block, path))
+                out.append(_load(str(local), block, path, cache=False))
         else:
             out.append(_load(path, block, path))
     return out
 
 
-def _load(path: str, block: bool, shown: str):
+_CACHE: "OrderedDict[tuple, Network]" = OrderedDict()
+CACHE_PARAMETERS = 20_000_000
+"""Parameters of the networks a process keeps loaded (least recently used dropped first): a
+dedup reads each file in its key task and again in its class task, often on the same worker."""
+
+
+def _cached_load(path: str) -> Network:
+    """``load(path)``, memoised per process by ``(path, size, mtime)`` (an immutable network;
+    a file changed on disk is read again)."""
+    st = os.stat(path)
+    key = (os.path.abspath(path), st.st_size, st.st_mtime_ns)
+    net = _CACHE.get(key)
+    if net is not None:
+        _CACHE.move_to_end(key)
+        return net
+    net = load(path)
+    if isinstance(net, Network):
+        _CACHE[key] = net
+        total = sum(n.n_parameters for n in _CACHE.values())
+        while total > CACHE_PARAMETERS and len(_CACHE) > 1:
+            total -= _CACHE.popitem(last=False)[1].n_parameters
+    return net
+
+
+def _load(path: str, block: bool, shown: str, cache: bool = True):
     try:
-        obj = load_block(path) if block else load(path)
+        obj = load_block(path) if block else _cached_load(path) if cache else load(path)
     except AlgebraError as exc:
         msg = str(exc).replace(path, shown)
         raise type(exc)(msg if shown in msg else f"{shown}: {msg}") from None
@@ -205,89 +234,142 @@ def _shallow_merge(rep: dict, net: Network):
 
 
 # -- dedup -----------------------------------------------------------------------------------
+PROBE_DEN = 64
+DEDUP_SIDECAR = 1000
+"""Merge certificates put networks with at least this many weights in the binary sidecar (a
+zoo's networks are written once per merge: JSON numbers would dominate the run)."""
+
+
+@functools.lru_cache(maxsize=64)
 def _probe_points(d: int, n: int = 3) -> list:
-    """*n* fixed points of Q^d with small generic-looking rational coordinates (seeded)."""
+    """*n* fixed points of Q^d with small generic-looking coordinates ``X / 64`` (seeded; one
+    denominator, so the first layer is evaluated on the integer arrays)."""
     rng = random.Random(1729 + d)
-    return [[Q(rng.randint(-997, 997), rng.randint(1, 97)) for _ in range(d)] for _ in range(n)]
+    return [[Q(rng.randint(-997, 997), PROBE_DEN) for _ in range(d)] for _ in range(n)]
 
 
-def _shallow_fingerprint(cf) -> str:
-    """An exact fingerprint of a one-hidden-layer canonical form: the SHA-256 of its entries as
-    reduced ``p/q`` strings (``str`` of FLINT rationals, canonical), much cheaper than the JSON
-    of :meth:`ShallowCanonicalForm.fingerprint` on a 784-input net.  It only groups: every merge
-    is still certified by a symmetry path checked by :func:`verify`."""
-    h = hashlib.sha256(f"{cf.domain};{cf.n_inputs};{cf.n_outputs}".encode())
-    for u, beta, K in cf.kinks:
-        h.update(f"{','.join(map(str, u))};{beta};{','.join(map(str, K))}\n".encode())
-    h.update(",".join(map(str, cf.linear.entries())).encode() + b";")
-    h.update(",".join(map(str, cf.offset)).encode())
-    return h.hexdigest()[:16]
+def exact_outputs(net: Network, view=None) -> list:
+    """The exact outputs of *net* at :func:`_probe_points`: the first layer on the integer
+    arrays (``N X`` summed exactly, :func:`algebra.array_replay.exact_row_dot`) when *view*
+    (its :func:`~algebra.array_replay.array_view`) is given and the layer is wide, the rest
+    with exact rationals."""
+    out = []
+    wide = view is not None and view.layers[0].r is None and view.layers[0].c is None \
+        and view.layers[0].N.size >= 4096
+    for x in _probe_points(net.n_inputs):
+        if not wide:
+            out.append(tuple(net.evaluate(x)))
+            continue
+        X = [int(v * PROBE_DEN) for v in x]
+        L = view.layers[0]
+        pos = exact_row_dot(L.N, [max(v, 0) for v in X])
+        neg = exact_row_dot(L.N, [max(-v, 0) for v in X])
+        h = [Q(p - q, L.D * PROBE_DEN) + b for p, q, b in zip(pos, neg, net.biases[0])]
+        for l in range(1, net.depth):
+            h = [max(v, Q(0)) for v in h]
+            W, c = net.layer(l)
+            h = [y + z for y, z in zip(W.apply(h), c)]
+        out.append(tuple(h))
+    return out
 
 
-def _fingerprint(net: Network) -> tuple[str, str]:
-    """The fast-path family and its canonical fingerprint, or ``("general", "")``."""
+def _fingerprint(net: Network, view) -> tuple[str, str]:
+    """The fast-path family and its fingerprint (an exact function invariant: different
+    fingerprints prove different functions), or ``("general", "")``."""
     if len(net.hidden_widths) == 1:
-        return "shallow", _shallow_fingerprint(shallow_canonical_form(net))
-    if is_bottleneck(net):
-        try:
-            return "bottleneck", bottleneck_canon.canonical_form(net).fingerprint()
-        except (SemialgebraicError, AlgebraError):
-            pass
+        fp = fingerprint_shallow(view)
+        if fp is not None:
+            return "shallow", fp
     return "general", ""
 
 
 def dedup_key(item: dict, blobs=None) -> dict:
     """``{"id", "status", "values", "family", "fingerprint"}`` of one file: ``values`` is a hash of
     the exact outputs at fixed points (equal functions have equal values, so files with
-    different values are certainly in different classes); ``fingerprint`` the canonical form's."""
+    different values are certainly in different classes); ``fingerprint`` the fast path's."""
     def key():
         (net,) = load_item(item, blobs)
+        view = array_view(net, convert=net.n_parameters < 100_000)
         h = hashlib.sha256(repr(net.signature).encode())
-        for x in _probe_points(net.n_inputs):
-            h.update(",".join(q_json(v) if isinstance(q_json(v), str) else str(q_json(v))
-                              for v in net.evaluate(x)).encode() + b";")
-        family, fp = _fingerprint(net)
+        for ys in exact_outputs(net, view):
+            h.update(",".join(str(y) for y in ys).encode() + b";")
+        family, fp = _fingerprint(net, view)
         return {"status": "ok", "values": h.hexdigest()[:32], "family": family, "fingerprint": fp}
     return _guard(key, item)
+
+
+def _reduced(holder: dict):
+    """The :func:`.merge.reduce_view` of ``holder["view"]``, computed once per network."""
+    if "reduced" not in holder:
+        holder["reduced"] = None if holder["view"] is None else reduce_view(holder["view"])
+    return holder["reduced"]
+
+
+def _merge(rep: dict, net: Network, view, fingerprint: str, timeout, mine: dict):
+    """``(answer, certificate)`` for the representative *rep* and *net*: a path found on the
+    integer arrays (:func:`.merge.array_merge_certificate`), then the canonical paths of one
+    hidden layer, then :func:`equivalent`; every certificate accepted only after :func:`verify`.
+    Different fast-path fingerprints prove different functions (no pairwise work)."""
+    if fingerprint and rep["fingerprint"] and rep["fingerprint"] != fingerprint:
+        return False, None
+    try:
+        cert = array_merge_certificate(rep["net"], net, (rep["view"], view),
+                                       (_reduced(rep), _reduced(mine)))
+    except (SemialgebraicError, AlgebraError, ValueError):
+        cert = None
+    if cert is not None:
+        try:
+            return True, require_valid(cert, verify, "dedup merge")
+        except SemialgebraicError:
+            pass
+    if fingerprint and rep["fingerprint"] == fingerprint and len(net.hidden_widths) == 1:
+        cert = _shallow_merge(rep, net)
+        if cert is not None:
+            return True, cert
+    v = equivalent(rep["net"], net, timeout=timeout, progress=False)
+    return v.answer, v.certificate if v.answer else None
 
 
 def classify_bucket(members: list, timeout: float | None = None, seeds: list | None = None,
                     blobs=None) -> list:
     """Classes of *members* (items whose values agree, in manifest order, with their
-    ``fingerprint``), decided by certified :func:`equivalent` against each class representative
-    in turn (a representative with the same canonical fingerprint first).  *seeds*: classes from
-    an earlier run, ``(class, representative item, fingerprint)``, tried first.
+    ``fingerprint``), decided against each class representative in turn (a representative with
+    the same fingerprint first; one with a different fast-path fingerprint is skipped: a
+    different function) by :func:`_merge`.  *seeds*: classes from an earlier run,
+    ``(class, representative item, fingerprint)``, tried first.
 
     Returns one record per member: ``{"id", "class", "representative", "certificate" (dict of
     the merge, or None for a representative), "undecided_with": [class, ...], "time"}``; a new
-    class is numbered by its representative's ``index`` (its position in the manifest)."""
+    class is numbered by its representative's ``index`` (its position in the manifest).  Each
+    file is loaded once per task."""
     reps = [{"class": c, "item": it, "fingerprint": fp, "net": None} for c, it, fp in seeds or ()]
     out = []
     for m in members:
         def place(m=m):
             (net,) = load_item(m, None if blobs is None else blobs.get(m["id"]))
+            view = array_view(net, convert=net.n_parameters < 100_000)
+            mine = {"view": view}
             undecided, cert, found = [], None, None
             order = sorted(reps, key=lambda r: (not (m["fingerprint"] and r["fingerprint"] == m["fingerprint"])))
             for r in order:
                 if r["net"] is None:
                     (r["net"],) = load_item(r["item"], None if blobs is None else blobs.get(r["item"]["id"]))
+                    r["view"] = array_view(r["net"], convert=r["net"].n_parameters < 100_000)
                 if r["net"].signature != net.signature:
                     continue
-                if m["fingerprint"] and r["fingerprint"] == m["fingerprint"] \
-                        and len(net.hidden_widths) == 1:
-                    cert = _shallow_merge(r, net)
-                    if cert is not None:
-                        found = r
-                        break
-                v = equivalent(r["net"], net, timeout=timeout, progress=False)
-                if v.answer is True:
-                    found, cert = r, v.certificate
+                answer, cert = _merge(r, net, view, m["fingerprint"], timeout, mine)
+                if answer is True:
+                    found = r
                     break
-                if v.answer is None:
+                if answer is None:
                     undecided.append(r["class"])
             if found is None:
-                found = {"class": m["index"], "item": m, "fingerprint": m["fingerprint"], "net": net}
+                cert = None
+                found = {**mine, "class": m["index"], "item": m,
+                         "fingerprint": m["fingerprint"], "net": net}
                 reps.append(found)
+            if cert is not None:             # plain data (JSON body + sidecar bytes) from here on
+                cert = pack_certificate(cert, DEDUP_SIDECAR)
             return {"status": "ok" if not undecided else "undecided", "class": found["class"],
                     "representative": found["item"]["paths"][0], "certificate": cert,
                     "undecided_with": undecided, "file": m["paths"][0], "job": "dedup"}

@@ -102,7 +102,7 @@ def _replay_on_arrays(a, b, steps, checkpoints, orthant):
     there (then the FLINT replay decides)."""
     if not steps:
         return None
-    replay = replay_path(a, steps)
+    replay = replay_path(a, steps, digests=checkpoints is not None)
     if replay is None:
         return None
     for k, (step, (ok, why, _, digest)) in enumerate(zip(steps, replay)):

@@ -87,11 +87,17 @@ def test_near_miss_is_unequal(seed):
     assert view_equals(end, Network(other.weights, other.biases)) is False
 
 
-def test_two_hidden_layers_scaled_on_both_sides_is_not_represented():
+def test_two_hidden_layers_scaled_on_both_sides_is_folded_into_the_integers():
+    # a layer with row and column factors is multiplied out (one denominator): same digests
     rng = random.Random(5)
     net = _net(rng, (2, 3, 3, 1))
-    steps = [Scale(0, [Q(2)] * 3), Scale(1, [Q(3)] * 3)]
-    assert replay_path(net, steps) is None
+    steps = [Scale(0, [Q(2), Q(1, 3), Q(5)]), Scale(1, [Q(3), Q(1, 2), Q(7, 4)])]
+    out = replay_path(net, steps)
+    cur = net
+    for s, (ok, _, view, digest) in zip(steps, out):
+        cur = s.apply(cur)
+        assert ok and digest == network_digest(cur)
+    assert view_equals(out[-1][2], cur) is True
 
 
 def test_a_failing_check_stops_the_replay():

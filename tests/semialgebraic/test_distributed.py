@@ -154,9 +154,10 @@ def test_dedup_serial_matches_planted_truth_and_every_merge_is_certified(tmp_pat
 
 def test_dedup_fingerprint_collisions_never_merge_different_functions(tmp_path, monkeypatch):
     # every one-hidden-layer net gets the same fingerprint: the equal-fingerprint merge must
-    # compare the exact canonical forms and fall back, so the partition is still the planted one
+    # find no path between different functions and fall back, so the partition is still the
+    # planted one
     from semialgebraic.distributed import jobs
-    monkeypatch.setattr(jobs, "_shallow_fingerprint", lambda cf: "collision")
+    monkeypatch.setattr(jobs, "fingerprint_shallow", lambda view: "collision")
     files, truth = planted_zoo(tmp_path, random.Random(3))
     out = tmp_path / "classes.jsonl"
     s = run_batch("dedup", str(tmp_path / "m*.json"), str(out), workers=0, progress=False)
@@ -309,7 +310,7 @@ def test_bab_cover_mutations_specific_to_the_cover():
 
 
 def test_dedup_key_names_the_fast_path_and_values_separate_near_misses(tmp_path):
-    from semialgebraic.distributed.jobs import _shallow_fingerprint, dedup_key
+    from semialgebraic.distributed.jobs import dedup_key
     from semialgebraic.shallow import canonical_form
     rng = random.Random(2)
     keys = {}
@@ -320,8 +321,73 @@ def test_dedup_key_names_the_fast_path_and_values_separate_near_misses(tmp_path)
             save(Network.from_rows(Ws, bs), str(p))
             keys[name + tag] = dedup_key({"id": str(p), "paths": [str(p)]})
     assert keys["s"]["family"] == "shallow" and keys["d"]["family"] == "general"
-    form = canonical_form(Network.from_rows(*_net(random.Random(2), (2, 3, 1))))
-    assert keys["s"]["fingerprint"] == keys["sv"]["fingerprint"] == _shallow_fingerprint(form)
-    assert keys["sn"]["fingerprint"] != keys["s"]["fingerprint"]        # one weight apart
+    # oracle: the exact canonical forms (equal for the variant, different for the near-miss)
+    from algebra import load
+    forms = {k: canonical_form(load(str(tmp_path / f"{k}.json"))) for k in ("s", "sv", "sn")}
+    assert forms["s"] == forms["sv"] and keys["s"]["fingerprint"] == keys["sv"]["fingerprint"]
+    assert forms["s"] != forms["sn"] and keys["sn"]["fingerprint"] != keys["s"]["fingerprint"]
     for name in ("s", "d"):
         assert keys[name]["values"] == keys[name + "v"]["values"] != keys[name + "n"]["values"]
+
+
+# -- batch overhead: chunked tasks and the lazily started cluster ------------------------------
+class _FakeDask:
+    """A serial executor that says it is Dask (counts the tasks it is given)."""
+
+    kind, workers = "dask", 2
+
+    def __init__(self):
+        self.tasks = 0
+
+    def map_unordered(self, fn, calls):
+        for key, args in calls:
+            self.tasks += 1
+            yield key, fn(*args)
+
+    def scatter(self, data):
+        return data
+
+    def close(self):
+        pass
+
+
+def _trivial_calls(tmp_path, n):
+    net = Network.from_rows([[[1]], [[1]]], [[0], [0]])
+    items = []
+    for k in range(n):
+        p = tmp_path / f"t{k:03d}.json"
+        save(net, str(p))
+        items.append({"id": str(p), "paths": [str(p)]})
+    return [(it["id"], ("run", "dim", it, None, None, None)) for it in items]
+
+
+def test_small_items_go_to_dask_in_chunks_with_the_same_records(tmp_path):
+    from semialgebraic.distributed.batch import map_calls
+    from semialgebraic.distributed.cluster import SerialExecutor
+    calls = _trivial_calls(tmp_path, 100)
+    fake = _FakeDask()
+    chunked = dict(map_calls(fake, calls))
+    serial = dict(map_calls(SerialExecutor(), calls))
+    assert fake.tasks == 9                          # 100 // (4 * 2) = 12 calls a task
+    assert chunked.keys() == serial.keys() and len(chunked) == 100
+    assert all(chunked[k]["verdict"] == serial[k]["verdict"] == 3 for k in serial)   # R: w, b, v, c
+    assert all(chunked[k]["status"] == "ok" for k in serial)
+
+
+def test_lazy_cluster_starts_only_for_work_worth_it(tmp_path, monkeypatch):
+    from semialgebraic.distributed import batch
+    calls = _trivial_calls(tmp_path, 40)
+    lazy = batch.LazyCluster(lambda: pytest.fail("trivial work must not start a cluster"))
+    assert len(dict(lazy.map_unordered(batch._call, calls))) == 40 and lazy.thread is None
+    lazy.close()
+    monkeypatch.setattr(batch, "START_COST", 0.0)   # every estimate is worth a cluster
+    fake = _FakeDask()
+    lazy = batch.LazyCluster(lambda: fake)
+    out = {}
+    for key, rec in lazy.map_unordered(batch._call, calls):
+        out[key] = rec
+        if lazy.thread is not None:
+            lazy.thread.join()                      # the cluster is up before the next call
+    lazy.close()
+    assert len(out) == 40 and all(r["verdict"] == 3 for r in out.values())
+    assert lazy.kind == "dask" and 1 <= fake.tasks <= 10    # the 38 or 39 calls left, chunks of 4
