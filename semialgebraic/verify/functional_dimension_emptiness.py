@@ -66,10 +66,22 @@ def check_bab_empty(net, proof, lo_hi, targets: dict) -> bool:
     else:
         low = _Z if lo_hi == "orthant" else -_I
         box = [(low, _I) for _ in range(d)] + [(_Z, _I)]
+    if _pair_leaf(proof["bab_tree"]):
+        return False                   # the auxiliary network is not a pair a - b
     aux = {"rows": rows, "biases": biases, "mats": [QMatrix.from_rows(r, ncols=len(r[0])) for r in rows],
-           "seen": {}}
+           "seen": {}, "deltas": {}, "pairs": {}, "neurodiff": False, "paired": False}
     ok, _ = _check_tree(aux, box, [_I], proof["bab_tree"], _Z)
     return ok
+
+
+def _pair_leaf(node) -> bool:
+    """Whether a tree has a leaf that only a difference network a − b can prove (a differential
+    bound, or pair-row multipliers): the auxiliary network has no neuron pairs."""
+    if isinstance(node, dict):
+        if node.get("by") == "differential" or "gamma" in node or "eta" in node:
+            return True
+        return any(_pair_leaf(ch) for ch in node.get("children", ()) or ())
+    return isinstance(node, list) and any(_pair_leaf(ch) for ch in node)
 
 
 def _aux_network(net, lo_hi, want) -> tuple[list, list]:

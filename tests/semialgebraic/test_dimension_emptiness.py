@@ -134,6 +134,12 @@ def test_mutated_emptiness_proofs_are_rejected():
         assert not check_bab_empty(net, bad, None, targets)
     with pytest.raises(InputError):
         check_bab_empty(net, {**proof, "extra": 1}, None, targets)
+    # the auxiliary network is not a pair a - b: a differential leaf or pair-row multipliers
+    # (whose replay would read its neurons as pairs) are refused, whatever their bound
+    for forged in ({"bound": "-1000", "by": "differential"}, {**lf, "gamma": [[0]], "eta": [[0]]}):
+        bad = copy.deepcopy(proof)
+        bad["bab_tree"] = forged
+        assert not check_bab_empty(net, bad, None, targets)
 
 
 def test_never_coactive_weight_proof_in_the_certificate():
