@@ -15,6 +15,11 @@ For *any* multipliers of the right signs, ``c·v <= mu·rhs + beta·rhs + Σ_k m
 (c − Aᵀy)_k v_k`` for every feasible ``v`` (weak duality with the residual corrected over the box:
 Neumaier and Shcherbina, Math. Prog. 99 (2004)).  HiGHS only *guesses* ``y``; the bound is computed
 exactly over Q.  With ``c = 0`` a negative bound proves the node empty.
+
+Half-spaces ``a·x <= b`` of the domain (box ∩ half-spaces) are extra rows on ``x`` with
+multipliers ``gamma >= 0``: they add ``gamma·b`` to the bound and ``−Σ_i gamma_i a_i`` to the
+coefficients of ``x`` (the one hook for them: *halfspaces* of :func:`float_duals`,
+:func:`project`, :func:`exact_bound_int`; absent, nothing changes).
 """
 
 from __future__ import annotations
@@ -69,9 +74,10 @@ def _kind(lo, hi):
     return "unstable"
 
 
-def project(ivs, mu, alpha, beta):
+def project(ivs, mu, alpha, beta, *gamma):
     """Multipliers of the right signs: ``alpha, beta >= 0`` on unstable neurons, ``beta = 0`` on
-    stable active ones, both 0 on inactive ones (a new list, exact)."""
+    stable active ones, both 0 on inactive ones (a new list, exact); the half-spaces'
+    ``gamma`` (one row, when given) ``>= 0``."""
     A, B = [], []
     for l in range(len(ivs) - 1):
         ra, rb = [], []
@@ -85,6 +91,8 @@ def project(ivs, mu, alpha, beta):
             else:
                 ra.append(_ZERO); rb.append(_ZERO)
         A.append(ra); B.append(rb)
+    if gamma:
+        return mu, A, B, [[max(g, _ZERO) for g in gamma[0][0]]]
     return mu, A, B
 
 
@@ -105,10 +113,11 @@ def _den_lcm(parts):
     return d
 
 
-def exact_bound_int(sym, box, ivs, c, mu, alpha, beta):
+def exact_bound_int(sym, box, ivs, c, mu, alpha, beta, gamma=None, halfspaces=()):
     """:func:`exact_bound` (the same number, exactly) with the products ``muᵀW`` as integer
     matrix products: the multipliers over one common denominator, the weights as the integer
-    rows of *sym* (a :class:`.symbolic.SymbolicNet`); rational arithmetic only per neuron."""
+    rows of *sym* (a :class:`.symbolic.SymbolicNet`); rational arithmetic only per neuron.
+    *gamma* (``[[g_i]]``, ``>= 0``) weighs the *halfspaces* ``(a_i, b_i)``, ``a_i·x <= b_i``."""
     L = sym.L
     dm = _den_lcm([mu, alpha, beta])
     M = [np.array([int(v * dm) for v in row], dtype=object) for row in mu]
@@ -119,8 +128,10 @@ def exact_bound_int(sym, box, ivs, c, mu, alpha, beta):
             total += Q(int(t), dm * sym.bden[l])
     # x coefficients: (mu_0ᵀ W_0)_k
     xco = M[0].dot(sym.Nrows[0]) if len(M[0]) else [0] * len(box)
+    shift = _halfspace_shift(gamma, halfspaces, len(box))
     for k, (lo, hi) in enumerate(box):
-        total += _box_max(Q(int(xco[k]), dm * sym.den[0]), lo, hi)
+        total += _box_max(Q(int(xco[k]), dm * sym.den[0]) + shift[k], lo, hi)
+    total += shift[-1]
     for l in range(L):
         checkpoint()
         last = l == L - 1
@@ -142,6 +153,17 @@ def exact_bound_int(sym, box, ivs, c, mu, alpha, beta):
                     hco += Q(int(up[j]), dm * sym.den[l + 1])
                 total += _box_max(hco, max(lo, _ZERO), max(hi, _ZERO))
     return total
+
+
+def _halfspace_shift(gamma, halfspaces, d):
+    """``(−Σ g_i a_i, Σ g_i b_i)`` as one list of ``d + 1`` rationals (zeros without gamma)."""
+    out = [_ZERO] * (d + 1)
+    for g, (a, b) in zip(gamma[0] if gamma else (), halfspaces):
+        if g != 0:
+            for k in range(d):
+                out[k] -= g * a[k]
+            out[d] += g * b
+    return out
 
 
 def exact_bound(Ws, bs, box, ivs, c, mu, alpha, beta):
@@ -191,11 +213,12 @@ def exact_bound(Ws, bs, box, ivs, c, mu, alpha, beta):
     return total
 
 
-def float_duals(Ws, bs, box, ivs, c, time_limit=None):
+def float_duals(Ws, bs, box, ivs, c, time_limit=None, halfspaces=()):
     """HiGHS on the node's relaxation (maximise ``c · z_L``): ``(status, x, duals)`` in floats.
 
     ``duals`` is ``(mu, alpha, beta)`` as float lists (HiGHS's row duals, sign conventions
-    unchecked: the caller tries both signs and keeps the exact bound that is smaller).
+    unchecked: the caller tries both signs and keeps the exact bound that is smaller), and
+    ``[gamma]`` after them when *halfspaces* ``(a, b)`` (rows ``a·x <= b``) are given.
     """
     import numpy as np
     from highspy import _core as hc
@@ -237,6 +260,9 @@ def float_duals(Ws, bs, box, ivs, c, time_limit=None):
                     rows.append({hcol[l][j]: 1.0, zcol[l][j]: -s}); rlo.append(-inf); rhi.append(-s * f(lo))
                     tags.append(("beta", l, j))
             prev = hcol[l]
+    for i, (a, b) in enumerate(halfspaces):
+        rows.append({k: f(v) for k, v in enumerate(a) if v != 0}); rlo.append(-inf); rhi.append(f(b))
+        tags.append(("gamma", 0, i))
     ncol = len(col_lo)
     cost = np.zeros(ncol)
     for j, cj in enumerate(c):
@@ -274,12 +300,14 @@ def float_duals(Ws, bs, box, ivs, c, time_limit=None):
     mu = [[0.0] * len(Ws[l]) for l in range(L)]
     al = [[0.0] * len(Ws[l]) for l in range(L - 1)]
     be = [[0.0] * len(Ws[l]) for l in range(L - 1)]
+    ga = [[0.0] * len(halfspaces)]
     for (t, l, j), y in zip(tags, dual):
-        {"mu": mu, "alpha": al, "beta": be}[t][l][j] = y
+        {"mu": mu, "alpha": al, "beta": be, "gamma": ga}[t][l][j] = y
+    duals = (mu, al, be, ga) if halfspaces else (mu, al, be)
     if name == "kInfeasible":
-        return "infeasible", None, (mu, al, be)
+        return "infeasible", None, duals
     x = list(h.getSolution().col_value)[:d]
-    return "optimal", x, (mu, al, be)
+    return "optimal", x, duals
 
 
 def to_rational(y: float, den: int | None) -> Q:

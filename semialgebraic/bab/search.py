@@ -60,24 +60,34 @@ def _candidates(ivs, duals):
             yield project(ivs, *(ys if sgn == 1 else [[[-v for v in row] for row in part] for part in ys]))
 
 
-def _lp_bound(Ws, bs, box, ivs, c, sym, time_limit=None):
-    """(bound, (mu, alpha, beta), float point) of the node's triangle LP made rigorous, or
-    ``(None, y, None)`` when the multipliers *y* prove the node empty, or None (no LP answer)."""
-    status, x, duals = float_duals(Ws, bs, box, ivs, c, time_limit=time_limit)
+def _lp_bound(Ws, bs, box, ivs, c, sym, time_limit=None, halfspaces=()):
+    """(bound, (mu, alpha, beta[, gamma]), float point) of the node's triangle LP made rigorous
+    (``gamma`` on the domain's *halfspaces*), or ``(None, y, None)`` when the multipliers *y*
+    prove the node empty, or None (no LP answer)."""
+    status, x, duals = float_duals(Ws, bs, box, ivs, c, time_limit=time_limit, halfspaces=halfspaces)
     if status == "infeasible" and duals is not None:
         zc = [_ZERO] * len(c)
         for y in _candidates(ivs, duals):
-            if exact_bound_int(sym, box, ivs, zc, *y) < 0:
+            if exact_bound_int(sym, box, ivs, zc, *y, halfspaces=halfspaces) < 0:
                 return None, y, None          # the node is empty (Farkas-type proof)
         return None
     if status != "optimal":
         return None
     best = None
     for y in _candidates(ivs, duals):
-        val = exact_bound_int(sym, box, ivs, c, *y)
+        val = exact_bound_int(sym, box, ivs, c, *y, halfspaces=halfspaces)
         if best is None or val < best[0]:
             best = (val, y)
     return best[0], best[1], x
+
+
+def _dual_leaf(y) -> dict:
+    """A leaf's multipliers: ``mu``, ``alpha``, ``beta`` and, on a domain with half-spaces,
+    ``gamma``."""
+    out = {"mu": y[0], "alpha": y[1], "beta": y[2]}
+    if len(y) > 3:
+        out["gamma"] = y[3][0]
+    return out
 
 
 def _output_bound(ivs, c):
@@ -120,8 +130,9 @@ class Engine:
     (:mod:`.symbolic`, cached per node), differential bounds when ``D`` is a difference of two
     networks of one shape (:mod:`.differential`), and the LP (:mod:`.relaxation`)."""
 
-    def __init__(self, Ws, bs, *, paired: bool = False, lp: bool = True):
+    def __init__(self, Ws, bs, *, paired: bool = False, lp: bool = True, halfspaces=()):
         self.Ws, self.bs = Ws, bs
+        self.halfspaces = tuple(halfspaces)    # the domain's a·x <= b rows (LP only)
         self.sym = SymbolicNet(Ws, bs)
         self.diff = DifferentialNet(Ws, bs) if paired else None
         if self.diff is not None and not self.diff.ok:
@@ -220,18 +231,19 @@ def bound_objective(Ws, bs, box, c, value, *, budget: Budget | None = None,
             v = value(centre)
             if v > lower:
                 lower, point = v, centre
-        if (unstable or splits) and bnd > cut() and engine.lp and not budget.exhausted() and (
+        if (unstable or splits or engine.halfspaces) and bnd > cut() and engine.lp and not budget.exhausted() and (
                 unstable <= 64 or not input_splits):
-            got = _lp_bound(Ws, bs, nbox, ivs, c, engine.sym, time_limit=budget.remaining())
+            got = _lp_bound(Ws, bs, nbox, ivs, c, engine.sym, time_limit=budget.remaining(),
+                            halfspaces=engine.halfspaces)
             if got is not None:
                 lb, y, x = got
                 if lb is None:
                     holder.clear()
-                    holder.update({"empty": "dual", "mu": y[0], "alpha": y[1], "beta": y[2]})
+                    holder.update({"empty": "dual", **_dual_leaf(y)})
                     return
                 if lb < bnd:
                     holder.clear()
-                    holder.update({"bound": lb, "mu": y[0], "alpha": y[1], "beta": y[2]})
+                    holder.update({"bound": lb, **_dual_leaf(y)})
                     bnd = lb
                 if x is not None:
                     for p in (_round_into(x, nbox), _vertex(x, nbox)):
