@@ -149,8 +149,8 @@ def unbounded_diff(a: Network, b: Network, dom: Domain, budget: Budget, eps=None
         return BabResult(devs[o], None, point, o, [("inf", "inf") if k == o else (dk, None)
                                                    for k, dk in enumerate(devs)],
                          sub.nodes, True,
-                         f"unbounded: |a_{o} - b_{o}| grows like {abs(v[o])}·t along x0 + t·r, "
-                         f"t >= {t1} (the biases-free a - b is not 0 on the recession cone, R28)",
+                         f"|a_{o} - b_{o}| grows without bound along the ray x0 + t·r, t >= t1 "
+                         f"(the biases-free a - b is not 0 on the recession cone, R28)",
                          cert, unbounded=True,
                          ray={**jsonable(ray), "slope": str(v[o]), "constant": str(u[o])})
     if sub.upper is not None and sub.upper <= 0 and sub.lower <= 0:   # f_0 = 0 on C: bounded

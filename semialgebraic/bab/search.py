@@ -53,11 +53,21 @@ def _zeros(Ws):
 
 def _candidates(ivs, duals):
     """The projected exact multiplier candidates: HiGHS's duals rounded to ``10^-6`` and exact,
-    each with both signs (every float converted once; a negation is exact)."""
-    for den in (10 ** 6, None):
-        ys = [[[to_rational(v, den) for v in row] for row in part] for part in duals]
+    each with both signs (every float converted once; a negation is exact); on a domain with
+    half-spaces (a fourth part, ``gamma``) also the nearest fractions of denominator <= 10^9,
+    which recover the exact optimal duals of an affine leaf."""
+    for den in (10 ** 6, None) + (("cf",) if len(duals) > 3 else ()):
+        if den == "cf":
+            ys = [[[_near_fraction(v) for v in row] for row in part] for part in duals]
+        else:
+            ys = [[[to_rational(v, den) for v in row] for row in part] for part in duals]
         for sgn in (1, -1):
             yield project(ivs, *(ys if sgn == 1 else [[[-v for v in row] for row in part] for part in ys]))
+
+
+def _near_fraction(y: float) -> Q:
+    fr = Fraction(y).limit_denominator(10 ** 9)
+    return Q(fr.numerator, fr.denominator)
 
 
 def _lp_bound(Ws, bs, box, ivs, c, sym, time_limit=None, halfspaces=()):

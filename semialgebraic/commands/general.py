@@ -296,8 +296,8 @@ def _cmd_diff_bab(args, a, b, dom) -> int:
         write_certificate(r.certificate, args.certificate)
     at = f" at x = {display.point(r.point, args.exact)}, output {r.output}"
     if r.unbounded:
-        text = f"max |a - b| = +inf: {r.reason}; |a_{r.output} - b_{r.output}| = " \
-               f"{_num(r.lower, args)}{at}"
+        text = (f"max |a - b| = +inf: {r.reason}; |a_{r.output} - b_{r.output}| = "
+                f"{_num(r.lower, args)}{at}")
     elif r.complete:
         text = f"max |a - b| = {_num(r.lower, args)}{at}"
     else:
