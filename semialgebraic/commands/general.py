@@ -217,7 +217,8 @@ def _cmd_equiv_epsilon(args, a, b) -> int:
             text += f"\n  {r.reason}"
     if answer is None:
         text = (f"undecided: max |a - b| in [{_num(r.lower, args)}, {_upper(r, args)}] "
-                f"({r.reason})")
+                f"({r.reason})" if r.upper is not None else
+                f"undecided: max |a - b| >= {_num(r.lower, args)} ({r.reason})")
     else:
         text += _checked_note(r, args.certificate if answer is not None else None)
     emit(args, data, text)
@@ -229,9 +230,7 @@ def _num(q, args) -> str:
 
 
 def _upper(r, args) -> str:
-    if r.unbounded:
-        return "+inf"
-    return "? (no upper bound within the budget)" if r.upper is None else _num(r.upper, args)
+    return "+inf" if r.unbounded else _num(r.upper, args)
 
 
 def _checked_note(r, path) -> str:
@@ -281,8 +280,10 @@ def cmd_diff(args) -> int:
             + display.note([dev.value, *dev.point], args.exact))
     diff_picture(args.plot, a, b, [box] * d, dev.point, dev.value if dev.complete else None)
     data = dev.to_json()
-    data.update({"lower": str(dev.value), "upper": str(dev.value) if dev.complete else "inf",
+    data.update({"lower": str(dev.value), "upper": str(dev.value) if dev.complete else None,
                  "per_output": None, "nodes": dev.regions, "method": "region walk"})
+    if not dev.complete:             # "inf" is reserved for a proved unbounded supremum
+        data["reason"] = f"{dev.reason}; no upper bound within the budget"
     emit(args, data, text)          # JSON "method" says which decided (README output unchanged)
     return 0 if dev.complete else 3
 
@@ -298,6 +299,8 @@ def _cmd_diff_bab(args, a, b, dom) -> int:
     if r.unbounded:
         text = (f"max |a - b| = +inf: {r.reason}; |a_{r.output} - b_{r.output}| = "
                 f"{_num(r.lower, args)}{at}")
+    elif r.upper is None:
+        text = f"max |a - b| >= {_num(r.lower, args)}; lower bound attained{at} ({r.reason})"
     elif r.complete:
         text = f"max |a - b| = {_num(r.lower, args)}{at}"
     else:

@@ -167,3 +167,10 @@ def test_diff_bad_domains_exit_2(capsys, pair, argv, problem):
     assert main(["diff", pair["abs"], pair["half"], *[a.format(**pair) for a in argv]]) == 2
     captured = capsys.readouterr()
     assert captured.out == "" and captured.err.count("\n") == 1 and problem in captured.err
+
+
+def test_diff_budget_without_upper_bound_is_null_not_inf(capsys, pair):
+    code, data = _diff(capsys, pair["abs"], pair["half"], "--box=-1,2", "--max-regions", "1",
+                       "--method", "walk")
+    assert code == 3 and data["upper"] is None and "no upper bound within the budget" in data["reason"]
+    assert DIFF_KEYS <= set(data) and Fraction(data["lower"]) <= 1
