@@ -52,11 +52,11 @@ def _zeros(Ws):
 
 
 def _candidates(ivs, duals):
-    """The projected exact multiplier candidates: HiGHS's duals rounded to ``10^-6`` and exact,
-    each with both signs (every float converted once; a negation is exact); on a domain with
-    half-spaces (a fourth part, ``gamma``) also the nearest fractions of denominator <= 10^9,
-    which recover the exact optimal duals of an affine leaf."""
-    for den in (10 ** 6, None) + (("cf",) if len(duals) > 3 else ()):
+    """The projected exact multiplier candidates: HiGHS's duals rounded to ``10^-6``, exact, and
+    as the nearest fractions of denominator <= 10^9 (which recover the exact optimal duals of a
+    leaf whose LP is tight, so lower = upper there), each with both signs (every float converted
+    once; a negation is exact)."""
+    for den in (10 ** 6, None, "cf"):
         if den == "cf":
             ys = [[[_near_fraction(v) for v in row] for row in part] for part in duals]
         else:
