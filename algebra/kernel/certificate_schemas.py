@@ -45,6 +45,7 @@ SCHEMA_VERSIONS: dict[str, int] = {
     "non_localizability": 1,
     "absorbing_blocks": 1,
     "bab_cover": 1,
+    "bab_recession": 1,
 }
 
 HEADER_KEYS = ("format", "type", "schema_version", "netfibers_version")
@@ -61,10 +62,12 @@ SCHEMA_KEYS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
                               "upper_one_point", "upper_reason", "uncertified_upper_reason")),
     "exercise": (("claim", "network", "proof"), ()),
     "bab_bound": (("claim", "a", "b", "box", "upper"), ("bounds", "objectives", "lower", "point", "output",
-                                                      "epsilon")),
+                                                      "epsilon", "halfspaces")),
     "non_localizability": (("claim", "network", "composite"), ()),
     "absorbing_blocks": (("claim", "block", "all_S", "absorbing_blocks"), ()),
     "bab_cover": (("claim", "a", "b", "box", "upper", "cells"), ("lower", "point", "output")),
+    "bab_recession": (("claim", "a", "b", "domain"), ("ray", "cone", "decomposition", "upper", "lower",
+                                                      "point", "output")),
 }
 
 # type -> the claims a certificate of that type may state (the checker decides which one fits)
@@ -86,6 +89,9 @@ CLAIMS: dict[str, tuple[str, ...]] = {
     "absorbing_blocks": ("these are all absorbing blocks up to permutation and positive scaling "
                          "(skip-absorption R10, derived)",),
     "bab_cover": ("max_o max_x |a_o(x) - b_o(x)| <= upper on the box",),
+    "bab_recession": ("sup_x |a_o(x) - b_o(x)| = +inf on the domain (three-layer-fibers R28)",
+                      "max_o sup_x |a_o(x) - b_o(x)| <= upper on the domain (three-layer-fibers R28)",
+                      "max_o sup_x |a_o(x) - b_o(x)| >= lower on the domain"),
 }
 
 # the two competitor classes of an ``absorption`` certificate (skip-absorption R1 and R19)

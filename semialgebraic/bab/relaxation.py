@@ -15,6 +15,12 @@ For *any* multipliers of the right signs, ``c·v <= mu·rhs + beta·rhs + Σ_k m
 (c − Aᵀy)_k v_k`` for every feasible ``v`` (weak duality with the residual corrected over the box:
 Neumaier and Shcherbina, Math. Prog. 99 (2004)).  HiGHS only *guesses* ``y``; the bound is computed
 exactly over Q.  With ``c = 0`` a negative bound proves the node empty.
+
+Half-spaces ``a·x <= b`` of the domain (box ∩ half-spaces) are extra rows on ``x`` with
+multipliers ``kappa >= 0``: they add ``kappa·b`` to the bound and ``−Σ_i kappa_i a_i`` to the
+coefficients of ``x`` (the one hook for them: *halfspaces* of :func:`float_duals` and
+:func:`exact_bound_int`, *kappa* of :func:`project`; absent, nothing changes).  They are
+distinct from the pair rows' ``gamma``, ``eta`` (:func:`pair_terms`) and can be present together.
 """
 
 from __future__ import annotations
@@ -70,10 +76,12 @@ def _kind(lo, hi):
     return "unstable"
 
 
-def project(ivs, mu, alpha, beta, gamma=None, eta=None):
+def project(ivs, mu, alpha, beta, gamma=None, eta=None, kappa=None):
     """Multipliers of the right signs: ``alpha, beta >= 0`` on unstable neurons, ``beta = 0`` on
-    stable active ones, both 0 on inactive ones; the pair rows' ``gamma, eta >= 0`` (a new
-    list, exact)."""
+    stable active ones, both 0 on inactive ones; the pair rows' ``gamma, eta >= 0`` and the
+    half-spaces' ``kappa >= 0`` (``[[k_i]]``, one row) (a new list, exact).  Without *gamma* and
+    *kappa*: ``(mu, alpha, beta)``; otherwise ``(mu, alpha, beta, gamma, eta, kappa)``, an absent
+    part None."""
     A, B = [], []
     for l in range(len(ivs) - 1):
         ra, rb = [], []
@@ -87,10 +95,11 @@ def project(ivs, mu, alpha, beta, gamma=None, eta=None):
             else:
                 ra.append(_ZERO); rb.append(_ZERO)
         A.append(ra); B.append(rb)
-    if gamma is None:
+    if gamma is None and kappa is None:
         return mu, A, B
-    pos = [[[max(v, _ZERO) for v in row] for row in part] for part in (gamma, eta)]
-    return mu, A, B, pos[0], pos[1]
+    pos = [None if part is None else [[max(v, _ZERO) for v in row] for row in part]
+           for part in (gamma, eta, kappa)]
+    return (mu, A, B, *pos)
 
 
 def _box_max(coef, lo, hi):
@@ -131,11 +140,13 @@ def pair_terms(ivs, gamma, eta, lines):
     return const, zadj, hadj
 
 
-def exact_bound_int(sym, box, ivs, c, mu, alpha, beta, gamma=None, eta=None, lines=None):
+def exact_bound_int(sym, box, ivs, c, mu, alpha, beta, gamma=None, eta=None, kappa=None, lines=None,
+                    halfspaces=()):
     """:func:`exact_bound` (the same number, exactly) with the products ``muᵀW`` as integer
     matrix products: the multipliers over one common denominator, the weights as the integer
     rows of *sym* (a :class:`.symbolic.SymbolicNet`); rational arithmetic only per neuron.
-    With *gamma*, *eta* and *lines*: the pair rows of :func:`pair_terms` too."""
+    With *gamma*, *eta* and *lines*: the pair rows of :func:`pair_terms` too; *kappa*
+    (``[[k_i]]``, ``>= 0``) weighs the *halfspaces* ``(a_i, b_i)``, ``a_i·x <= b_i``."""
     L = sym.L
     dm = _den_lcm([mu, alpha, beta])
     M = [np.array([int(v * dm) for v in row], dtype=object) for row in mu]
@@ -149,8 +160,10 @@ def exact_bound_int(sym, box, ivs, c, mu, alpha, beta, gamma=None, eta=None, lin
             total += Q(int(t), dm * sym.bden[l])
     # x coefficients: (mu_0ᵀ W_0)_k
     xco = M[0].dot(sym.Nrows[0]) if len(M[0]) else [0] * len(box)
+    shift = _halfspace_shift(kappa, halfspaces, len(box))
     for k, (lo, hi) in enumerate(box):
-        total += _box_max(Q(int(xco[k]), dm * sym.den[0]), lo, hi)
+        total += _box_max(Q(int(xco[k]), dm * sym.den[0]) + shift[k], lo, hi)
+    total += shift[-1]
     for l in range(L):
         checkpoint()
         last = l == L - 1
@@ -176,6 +189,17 @@ def exact_bound_int(sym, box, ivs, c, mu, alpha, beta, gamma=None, eta=None, lin
                     hco += Q(int(up[j]), dm * sym.den[l + 1])
                 total += _box_max(hco, max(lo, _ZERO), max(hi, _ZERO))
     return total
+
+
+def _halfspace_shift(kappa, halfspaces, d):
+    """``(−Σ k_i a_i, Σ k_i b_i)`` as one list of ``d + 1`` rationals (zeros without kappa)."""
+    out = [_ZERO] * (d + 1)
+    for g, (a, b) in zip(kappa[0] if kappa else (), halfspaces):
+        if g != 0:
+            for k in range(d):
+                out[k] -= g * a[k]
+            out[d] += g * b
+    return out
 
 
 def exact_bound(Ws, bs, box, ivs, c, mu, alpha, beta):
@@ -274,15 +298,17 @@ class LPTemplate:
 
 
 def float_duals(Ws, bs, box, ivs, c, time_limit=None, template: LPTemplate | None = None,
-                pair_lines=None):
+                pair_lines=None, halfspaces=()):
     """HiGHS on the node's relaxation (maximise ``c · z_L``): ``(status, x, duals)`` in floats.
 
     ``duals`` is ``(mu, alpha, beta)`` as float lists (HiGHS's row duals, sign conventions
     unchecked: the caller tries both signs and keeps the exact bound that is smaller).
     *template* (:class:`LPTemplate` of *Ws*, *bs*) is built when absent.  With *pair_lines*
     (a difference network: per hidden layer the lines ``(su, tu, sl, tl)`` of each pair, see
-    :func:`pair_terms`) the pair rows are added and ``duals`` is ``(mu, alpha, beta, gamma,
-    eta)``.
+    :func:`pair_terms`) the pair rows are added; with *halfspaces* ``(a, b)`` (rows ``a·x <=
+    b`` on the input, after the pair rows) so are they.  With either, ``duals`` is ``(mu, alpha,
+    beta, gamma, eta, kappa)`` (``kappa`` = ``[[k_i]]``, one per half-space; an absent part
+    None), the row duals read in the order of the rows.
     """
     from highspy import _core as hc
     t = template or LPTemplate(Ws, bs)
@@ -345,6 +371,14 @@ def float_duals(Ws, bs, box, ivs, c, time_limit=None, template: LPTemplate | Non
                 tri_start.append(nnz + 4 * np.arange(1, n + 1))
                 nnz += 4 * n
                 tri_lo.append(np.full(n, -inf)); tri_hi.append(rhs)
+    if halfspaces:                                      # a_i·x <= b_i, after the pair rows
+        d = t.d
+        for a, b in halfspaces:
+            ks = np.array([k for k in range(d) if a[k] != 0], dtype=np.int64)
+            tri_index.append(ks); tri_value.append(np.array([float(a[k]) for k in ks], dtype=float))
+            nnz += len(ks)
+            tri_start.append(np.array([nnz], dtype=np.int64))
+            tri_lo.append(np.array([-inf])); tri_hi.append(np.array([float(b)]))
     start = np.concatenate([t.eq_start] + tri_start)
     index = np.concatenate([t.eq_index] + tri_index)
     value = np.concatenate([t.eq_value] + tri_value)
@@ -399,14 +433,17 @@ def float_duals(Ws, bs, box, ivs, c, time_limit=None, template: LPTemplate | Non
         b[ju] = dual[pos:pos + len(ju)]
         pos += len(ju)
         al.append(a.tolist()); be.append(b.tolist())
-    duals = (mu, al, be)
+    ga = et = ka = None
     if pair_lines is not None:
         ga, et = [], []
         for l in range(L - 1):
             n = len(pair_lines[l])
             ga.append(dual[pos:pos + n].tolist()); pos += n
             et.append(dual[pos:pos + n].tolist()); pos += n
-        duals = (mu, al, be, ga, et)
+    if halfspaces:                                      # the half-space rows come last
+        ka = [dual[pos:pos + len(halfspaces)].tolist()]
+        pos += len(halfspaces)
+    duals = (mu, al, be) if ga is None and ka is None else (mu, al, be, ga, et, ka)
     if name == "kInfeasible":
         return "infeasible", None, duals
     x = list(h.getSolution().col_value)[:t.d]

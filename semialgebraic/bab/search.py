@@ -52,39 +52,54 @@ def _zeros(Ws):
 
 
 def _candidates(ivs, duals):
-    """The projected exact multiplier candidates: HiGHS's duals rounded to ``10^-6`` and exact,
-    each with both signs (every float converted once; a negation is exact)."""
-    for den in (10 ** 6, None):
-        ys = [[[to_rational(v, den) for v in row] for row in part] for part in duals]
+    """The projected exact multiplier candidates: HiGHS's duals rounded to ``10^-6``, exact, and
+    as the nearest fractions of denominator <= 10^9 (which recover the exact optimal duals of a
+    leaf whose LP is tight, so lower = upper there), each with both signs (every float converted
+    once; a negation is exact).  An absent part of *duals* (None: no pair rows, no half-spaces)
+    stays None."""
+    for den in (10 ** 6, None, "cf"):
+        conv = _near_fraction if den == "cf" else (lambda v, den=den: to_rational(v, den))
+        ys = [None if part is None else [[conv(v) for v in row] for row in part] for part in duals]
         for sgn in (1, -1):
-            yield project(ivs, *(ys if sgn == 1 else [[[-v for v in row] for row in part] for part in ys]))
+            yield project(ivs, *(ys if sgn == 1 else
+                                 [None if part is None else [[-v for v in row] for row in part] for part in ys]))
 
 
-def _lp_bound(Ws, bs, box, ivs, c, sym, time_limit=None, template=None, lines=None):
-    """(bound, (mu, alpha, beta[, gamma, eta]), float point) of the node's triangle LP (with the
-    pair rows of *lines*, :func:`.relaxation.pair_terms`) made rigorous, or ``(None, y, None)``
-    when the multipliers *y* prove the node empty, or None (no LP answer)."""
+def _near_fraction(y: float) -> Q:
+    fr = Fraction(y).limit_denominator(10 ** 9)
+    return Q(fr.numerator, fr.denominator)
+
+
+def _lp_bound(Ws, bs, box, ivs, c, sym, time_limit=None, template=None, lines=None, halfspaces=()):
+    """(bound, (mu, alpha, beta[, gamma, eta, kappa]), float point) of the node's triangle LP
+    (with the pair rows of *lines*, :func:`.relaxation.pair_terms`, and the rows of the domain's
+    *halfspaces*, multipliers ``kappa``) made rigorous, or ``(None, y, None)`` when the
+    multipliers *y* prove the node empty, or None (no LP answer)."""
     status, x, duals = float_duals(Ws, bs, box, ivs, c, time_limit=time_limit, template=template,
-                                   pair_lines=lines)
+                                   pair_lines=lines, halfspaces=halfspaces)
     if status == "infeasible" and duals is not None:
         zc = [_ZERO] * len(c)
         for y in _candidates(ivs, duals):
-            if exact_bound_int(sym, box, ivs, zc, *y, lines=lines) < 0:
+            if exact_bound_int(sym, box, ivs, zc, *y, lines=lines, halfspaces=halfspaces) < 0:
                 return None, y, None          # the node is empty (Farkas-type proof)
         return None
     if status != "optimal":
         return None
     best = None
     for y in _candidates(ivs, duals):
-        val = exact_bound_int(sym, box, ivs, c, *y, lines=lines)
+        val = exact_bound_int(sym, box, ivs, c, *y, lines=lines, halfspaces=halfspaces)
         if best is None or val < best[0]:
             best = (val, y)
     return best[0], best[1], x
 
 
 def _multipliers(y):
-    """A leaf's multiplier keys (``gamma``, ``eta``: the pair rows, when present)."""
-    return dict(zip(("mu", "alpha", "beta", "gamma", "eta"), y))
+    """A leaf's multiplier keys: ``mu``, ``alpha``, ``beta``; ``gamma``, ``eta`` (the pair rows,
+    when present); ``kappa`` (the domain's half-spaces, when present: one list)."""
+    out = {k: v for k, v in zip(("mu", "alpha", "beta", "gamma", "eta"), y) if v is not None}
+    if len(y) > 5 and y[5] is not None:
+        out["kappa"] = y[5][0]
+    return out
 
 
 def _output_bound(ivs, c):
@@ -127,8 +142,9 @@ class Engine:
     (:mod:`.symbolic`, cached per node), differential bounds when ``D`` is a difference of two
     networks of one shape (:mod:`.differential`), and the LP (:mod:`.relaxation`)."""
 
-    def __init__(self, Ws, bs, *, paired: bool = False, lp: bool = True):
+    def __init__(self, Ws, bs, *, paired: bool = False, lp: bool = True, halfspaces=()):
         self.Ws, self.bs = Ws, bs
+        self.halfspaces = tuple(halfspaces)    # the domain's a·x <= b rows (LP only)
         self.sym = SymbolicNet(Ws, bs)
         self.diff = DifferentialNet(Ws, bs) if paired else None
         if self.diff is not None and not self.diff.ok:
@@ -253,10 +269,11 @@ def bound_objective(Ws, bs, box, c, value, *, budget: Budget | None = None,
             v = value(centre)
             if v > lower:
                 lower, point = v, centre
-        if (unstable or splits) and bnd > cut() and engine.lp and not budget.exhausted() and (
+        if (unstable or splits or engine.halfspaces) and bnd > cut() and engine.lp and not budget.exhausted() and (
                 unstable <= 64 or not input_splits):
             got = _lp_bound(Ws, bs, nbox, ivs, c, engine.sym, time_limit=budget.remaining(),
-                            template=engine.template, lines=engine.pair_lines(nbox, splits))
+                            template=engine.template, lines=engine.pair_lines(nbox, splits),
+                            halfspaces=engine.halfspaces)
             if got is not None:
                 lb, y, x = got
                 if lb is None:

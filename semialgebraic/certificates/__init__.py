@@ -27,6 +27,7 @@ type                            builder                                 checker 
 ``non_localizability``          :func:`non_localizability_certificate`  ``verify/non_localizability.py``      1     network; hypotheses of f2∘f1 and f3∘f2; symmetry path of the composite changing b3 (three-layer-fibers R19)
 ``absorbing_blocks``            :func:`absorbing_blocks_certificate`    ``verify/absorbing_blocks.py``        1     block; every valid flip set S and its flip block (skip-absorption R10)
 ``bab_cover``                   :func:`bab_cover_certificate`           ``verify/bab_cover.py``               1     networks ``a``, ``b``; box; ``bab_bound`` certificates of cells covering the box
+``bab_recession``               :func:`bab_recession_certificate`       ``verify/bab_recession.py``           1     networks ``a``, ``b``; unbounded domain; a ray along which |a − b| grows, or a ``bab_bound`` proof that the biases-free a − b is 0 on the recession cone (R28)
 ==============================  ======================================  ====================================  ====  ==========================================================
 
 ``CERTIFICATE_TYPES`` holds the same table as data (checked against the checkers and the schema
@@ -44,6 +45,7 @@ from .absorbing_blocks import absorbing_blocks_certificate
 from .absorption import absorption_certificate
 from .bab_bound import bab_bound_certificate
 from .bab_cover import bab_cover_certificate
+from .bab_recession import bab_recession_certificate
 from .counterexample import counterexample_certificate, shorter_point
 from .exercise import exercise_certificate
 from .functional_dimension import dimension_bounds_certificate
@@ -57,7 +59,8 @@ __all__ = ["CERTIFICATE_FORMAT", "CERTIFICATE_TYPES", "SCHEMA_VERSIONS", "header
            "write_certificate", "counterexample_certificate", "shorter_point", "symmetry_path_certificate",
            "region_cover_certificate", "absorption_certificate", "identifiability_certificate",
            "dimension_bounds_certificate", "exercise_certificate", "bab_bound_certificate",
-           "non_localizability_certificate", "absorbing_blocks_certificate", "bab_cover_certificate"]
+           "non_localizability_certificate", "absorbing_blocks_certificate", "bab_cover_certificate",
+           "bab_recession_certificate"]
 
 # type -> (builder, checker module under semialgebraic.verify, one-line content)
 CERTIFICATE_TYPES = {
@@ -81,6 +84,8 @@ CERTIFICATE_TYPES = {
                          "every absorbing block up to permutation and scaling (skip-absorption R10)"),
     "bab_cover": (bab_cover_certificate, "bab_cover",
                   "bab_bound certificates of cells covering a box bound max |a - b| on it"),
+    "bab_recession": (bab_recession_certificate, "bab_recession",
+                      "sup |a - b| on an unbounded domain: +inf along a ray, or bounded (R28)"),
 }
 
 

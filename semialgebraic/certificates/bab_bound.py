@@ -23,10 +23,12 @@ def _embed(net: Network):
 
 
 def bab_bound_certificate(a: Network, b: Network, box, objectives, upper, lower=None, point=None,
-                          output=None, *, epsilon=None, complete_cover: bool = True) -> dict:
+                          output=None, *, epsilon=None, complete_cover: bool = True,
+                          halfspaces=()) -> dict:
     """Certificate of ``max_o max_{x in box} |a_o − b_o| <= upper`` (the branch-and-bound trees
     in *objectives*) and, with *point*, ``>= lower``; with ``complete_cover`` False only the
-    lower bound is claimed (the point of a refuted ε-equivalence, ``upper`` = the threshold)."""
+    lower bound is claimed (the point of a refuted ε-equivalence, ``upper`` = the threshold).
+    *halfspaces* ``[(a, b)]`` (``a·x <= b``) cut the domain out of the box."""
     cert = {**header("bab_bound"), "claim": CLAIMS["bab_bound"][0 if complete_cover else 1],
             "a": _embed(a), "b": _embed(b), "box": jsonable([[lo, hi] for lo, hi in box]),
             "upper": jsonable(upper)}
@@ -41,4 +43,6 @@ def bab_bound_certificate(a: Network, b: Network, box, objectives, upper, lower=
             cert["output"] = output
     if epsilon is not None:
         cert["epsilon"] = jsonable(epsilon)
+    if halfspaces:
+        cert["halfspaces"] = [{"a": jsonable(list(a)), "b": jsonable(b)} for a, b in halfspaces]
     return cert

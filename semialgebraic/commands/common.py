@@ -108,22 +108,28 @@ def _box_file(text: str) -> tuple[list, list]:
             data = data.get("box")
         if not isinstance(data, list) or not all(isinstance(p, list) and len(p) == 2 for p in data):
             raise InputError("expected [[lo, hi], …] or {'box': [[lo, hi], …]}", source=text)
-        if not isinstance(hs, list) or not all(isinstance(h, dict) and isinstance(h.get("a"), list)
-                                               and "b" in h for h in hs):
-            raise InputError("'halfspaces' must be a list of {'a': [a1, …], 'b': b} (a·x <= b)",
-                             source=text)
         box = [(parse_number(lo, "box", text), parse_number(hi, "box", text)) for lo, hi in data]
-        halfspaces = [(parse_vector(h["a"], "halfspaces.a", text, len(box)),
-                       parse_number(h["b"], "halfspaces.b", text)) for h in hs]
+        halfspaces = _halfspaces(hs, text, len(box))
     except AlgebraError as exc:
         fail(f"--box: {exc}")
     return box, halfspaces
 
 
+def _halfspaces(hs, text: str, d: int) -> list:
+    """``[{"a": [a1, …], "b": b}, …]`` (``a·x <= b``) -> ``[(a, b)]`` exact (InputError)."""
+    if not isinstance(hs, list) or not all(isinstance(h, dict) and isinstance(h.get("a"), list)
+                                           and "b" in h for h in hs):
+        raise InputError("'halfspaces' must be a list of {'a': [a1, …], 'b': b} (a·x <= b)",
+                         source=text)
+    return [(parse_vector(h["a"], "halfspaces.a", text, d), parse_number(h["b"], "halfspaces.b", text))
+            for h in hs]
+
+
 def parse_domain(args, d: int, net: Network | None = None) -> Domain:
     """The one exact :class:`~algebra.kernel.Domain` of a command's options: ``--box`` (any form of
-    :func:`parse_box_domain`; a JSON file may add ``"halfspaces"``), ``--ball X,R``, ``--orthant``,
-    or all of R^d when none is given.  A bad domain is a one-line input error (exit 2)."""
+    :func:`parse_box_domain`; a JSON file may add ``"halfspaces"``, leave sides open with
+    ``null`` and leave out ``"box"``), ``--ball X,R``, ``--orthant``, or all of R^d when none is
+    given.  A bad domain is a one-line input error (exit 2)."""
     box_text, ball = getattr(args, "box", None), getattr(args, "ball", None)
     orthant = getattr(args, "orthant", False)
     if sum(bool(v) for v in (box_text, ball, orthant)) > 1:
@@ -134,13 +140,29 @@ def parse_domain(args, d: int, net: Network | None = None) -> Domain:
         return Domain.from_box(parse_ball(ball, d))
     if not box_text:
         return Domain.whole(d)
-    halfspaces = []
-    if box_text != "file" and (box_text.endswith(".json") or Path(box_text).is_file()):
-        _, halfspaces = _box_file(box_text)
     try:
-        return Domain.from_box(parse_box_domain(box_text, d, net)).with_halfspaces(halfspaces)
+        if box_text != "file" and (box_text.endswith(".json") or Path(box_text).is_file()):
+            return _domain_file(box_text, d)
+        return Domain.from_box(parse_box_domain(box_text, d, net))
     except AlgebraError as exc:
         fail(f"--box: {exc}")
+
+
+def _domain_file(text: str, d: int) -> Domain:
+    """A domain file: ``[[lo, hi], …]`` or ``{"box": [[lo, hi], …], "halfspaces": [{"a": […],
+    "b": b}, …]}`` (``a·x <= b``); a side may be ``null`` (open) and ``"box"`` may be left out
+    (all of R^d cut by the half-spaces)."""
+    data = read_json_text(Path(text))
+    if isinstance(data, dict) and "box" not in data:
+        data = {**data, "box": [[None, None]] * d}
+    box = data.get("box") if isinstance(data, dict) else data
+    if not isinstance(box, list) or len(box) != d:
+        fail(f"--box: {text}: expected {d} intervals [lo, hi]")
+    num = (lambda v: None if v is None else parse_number(v, "box", text))
+    lo_hi = [(num(p[0]), num(p[1])) if isinstance(p, list) and len(p) == 2 else
+             fail(f"--box: {text}: an interval is not [lo, hi]") for p in box]
+    halfspaces = _halfspaces(data.get("halfspaces", []), text, d) if isinstance(data, dict) else []
+    return Domain([lo for lo, _ in lo_hi], [hi for _, hi in lo_hi], halfspaces)
 
 
 def load_data(path: str, n_inputs: int) -> list:

@@ -6,16 +6,20 @@
   The certificate (``region_cover``, ``counterexample`` or a fast path's) is written atomically,
   only when the question was decided.  JSON keys: ``answer``, ``method``, ``reason``,
   ``hypotheses``, ``certificate``, ``regions_checked``.
-* ``netfibers diff A B (--box lo,hi | --box lo1:hi1,... | --box FILE.json | --ball X,R)
-  [--method auto|bab|walk] [--certificate FILE] [--exact] [--timeout S] [--max-regions N]
-  [--json]``: a certified interval ``[lower, upper]`` on max over the box of max over outputs of
-  |a − b| (exact branch and bound, :mod:`semialgebraic.bab`; the exact region walk for small
-  nets on a cube), the ``point`` and ``output`` attaining ``lower``, ``complete`` (lower =
-  upper; exit 3 otherwise).  JSON keys ``lower``, ``upper`` (exact strings, ``"inf"`` when
-  unknown), ``complete``, ``max_deviation`` (= lower), ``point``, ``output``, ``per_output``,
-  ``nodes``, ``reason``, ``method`` (which method decided).
-* ``netfibers equiv A B (--box ... | --ball X,R) --epsilon E``: exit 0 with a ``bab_bound``
-  certificate that max |a − b| <= E, 1 with a point where |a − b| > E, 3 when the budget ran out.
+* ``netfibers diff A B [--box lo,hi | --box lo1:hi1,... | --box FILE.json | --box file |
+  --ball X,R | --orthant] [--method auto|bab|walk] [--certificate FILE] [--exact] [--timeout S]
+  [--max-regions N] [--json]``: a certified interval ``[lower, upper]`` on sup over the domain
+  (all of R^d when none is given) of max over outputs of |a − b| (exact branch and bound,
+  :mod:`semialgebraic.bab`; on an unbounded domain first the exact boundedness test of
+  :mod:`semialgebraic.bab.recession`; the exact region walk for small nets on a cube), the
+  ``point`` and ``output`` attaining ``lower``, ``complete`` (lower = upper; exit 3 otherwise).
+  JSON keys ``lower``, ``upper`` (exact strings; both ``"inf"`` when unbounded, with ``ray``;
+  ``upper`` null when no upper bound was certified within the budget), ``complete``,
+  ``max_deviation`` (= lower), ``point``, ``output``, ``per_output``, ``nodes``, ``reason``,
+  ``method`` (which method decided).
+* ``netfibers equiv A B [DOMAIN as for diff] --epsilon E``: exit 0 with a ``bab_bound`` /
+  ``bab_recession`` certificate that max |a − b| <= E, 1 with a point where |a − b| > E, 3 when
+  the budget ran out.
 * ``netfibers dim NET [--box lo,hi | --orthant] [--timeout S] [--max-regions N] [--json]``:
   ``functional_dimension``, ``fiber_dimension``, ``exact``, and ``lower``/``upper`` when not
   exact (exit 3 then).
@@ -36,7 +40,7 @@ from .plot import diff_picture
 from ..dimension import functional_dimension, functional_dimension_certificate
 from ..equivalence import METHODS, equivalent, max_deviation
 from . import display
-from .common import load_network, parse_ball, parse_box, parse_box_domain, parse_domain
+from .common import load_network, parse_box, parse_domain
 from .help import describe
 
 __all__ = ["register"]
@@ -65,32 +69,42 @@ def register(sub, parent) -> None:
     _domain_args(p)
     _budget_args(p)
     p.add_argument("--certificate", metavar="FILE", help="write the certificate (only when decided)")
-    p.add_argument("--epsilon", metavar="E", help="decide max |a - b| <= E on the box or ball "
-                   "(exact branch and bound): exit 0 with a certificate, 1 with a point, 3 budget")
+    p.add_argument("--epsilon", metavar="E", help="decide max |a - b| <= E on the domain (exact "
+                   "branch and bound; --box in any form of diff, --ball, --orthant, or all of R^d): "
+                   "exit 0 with a certificate, 1 with a point, 3 budget")
     p.add_argument("--ball", metavar="X,R", help="with --epsilon: the L-infinity ball around X")
     p.set_defaults(func=cmd_equiv)
 
     p = sub.add_parser("diff", parents=[parent],
-                       help="certified interval on the maximum deviation |a - b| over a box",
+                       help="certified interval on the maximum deviation |a - b| over a domain",
                        **describe(
-                           "Bound max |a(x) - b(x)| over a box or an L-infinity ball (largest "
-                           "over the outputs too): a certified interval [lower, upper], the point "
-                           "and output attaining the lower bound; exact when lower = upper. Small "
+                           "Bound max |a(x) - b(x)| over a domain (largest over the outputs too): "
+                           "a box (a cube, per-coordinate bounds, a JSON file that may add "
+                           "half-spaces a.x <= b and leave sides open with null, or a .nnet "
+                           "file's input box), an L-infinity ball, the orthant, or all of R^d "
+                           "when no domain is given. The answer is a certified interval [lower, "
+                           "upper] with the point and output attaining the lower bound, exact "
+                           "when lower = upper. On an unbounded domain it first decides exactly "
+                           "whether |a - b| is bounded: +inf comes with a certified ray. Small "
                            "pairs on a cube are decided by the exact region walk, others by exact "
-                           "branch and bound (--method). JSON keys: lower, upper (\"inf\" when "
-                           "unbounded), complete, max_deviation (= lower), point, output, "
-                           "per_output, nodes, method, reason.",
-                           exits=["0  exact maximum (lower = upper)",
+                           "branch and bound (--method). JSON keys: lower, upper (exact strings; "
+                           "\"inf\" when unbounded, null when no upper bound was found within "
+                           "the budget), complete, max_deviation (= lower), point, output, "
+                           "per_output, nodes, reason, method.",
+                           exits=["0  exact maximum (lower = upper; +inf with a certified ray)",
                                   "3  a budget cut the search short: [lower, upper] is certified"],
                            examples=["netfibers diff algebra/examples/t1_masked.json "
                                      "algebra/examples/t1_translated_2.json --box -3,3",
                                      "netfibers diff A.json B.json --box=-1:1,0:2 --method bab "
-                                     "--certificate cert.json"]))
+                                     "--certificate cert.json",
+                                     "netfibers diff A.json B.json --orthant --json"]))
     p.add_argument("a", metavar="A")
     p.add_argument("b", metavar="B")
-    g = p.add_mutually_exclusive_group(required=True)
-    g.add_argument("--box", metavar="LO,HI", help="the cube [lo, hi]^d; lo1:hi1,lo2:hi2 (one interval per coordinate); or FILE.json")
+    g = p.add_mutually_exclusive_group()
+    g.add_argument("--box", metavar="LO,HI", help="the cube [lo, hi]^d; lo1:hi1,lo2:hi2 (one interval "
+                   "per coordinate); FILE.json ({box, halfspaces}); or 'file' (a .nnet input box)")
     g.add_argument("--ball", metavar="X,R", help="the L-infinity ball of radius R around X (x1,...,xd,R)")
+    g.add_argument("--orthant", action="store_true", help="the closed orthant x >= 0 (unbounded)")
     p.add_argument("--method", choices=("auto", "bab", "walk"), default="auto",
                    help="bab: exact branch and bound; walk: exact region walk (small cases); "
                         "auto: the walk for small nets on a cube, else bab")
@@ -181,19 +195,14 @@ def _cmd_equiv_epsilon(args, a, b) -> int:
     """``equiv --epsilon E``: decide ``max |a − b| <= E`` by exact branch and bound."""
     if args.epsilon is None:
         fail("--ball needs --epsilon")
-    if args.orthant or (args.box is None and args.ball is None):
-        fail("--epsilon needs a box (--box) or a ball (--ball)")
-    if args.box is not None and args.ball is not None:
-        fail("--box and --ball exclude each other")
     try:
         eps = to_q(args.epsilon)
     except AlgebraError as exc:
         fail(f"--epsilon: {exc}")
     if eps < 0:
         fail("--epsilon must be >= 0")
-    box = (parse_ball(args.ball, a.n_inputs) if args.ball is not None
-           else parse_box_domain(args.box, a.n_inputs, a))
-    answer, r = epsilon_equivalent(a, b, box, eps, budget=_budget(args))
+    dom = parse_domain(args, a.n_inputs, a)
+    answer, r = epsilon_equivalent(a, b, dom, eps, budget=_budget(args))
     if args.certificate and answer is not None:
         write_certificate(r.certificate, args.certificate)
     data = {"answer": answer, "method": "branch and bound", "epsilon": str(eps), **r.to_json()}
@@ -203,10 +212,13 @@ def _cmd_equiv_epsilon(args, a, b) -> int:
         text = f"max |a - b| <= {q_str(eps)} (branch and bound, certified: upper bound {_num(r.upper, args)})"
     elif answer is False:
         text = (f"max |a - b| > {q_str(eps)}: |a_{r.output} - b_{r.output}| = {_num(r.lower, args)} at "
-                f"x = ({', '.join(q_str(v) for v in r.point)})")
+                f"x = {display.point(r.point, args.exact)}")
+        if r.unbounded:
+            text += f"\n  {r.reason}"
     if answer is None:
         text = (f"undecided: max |a - b| in [{_num(r.lower, args)}, {_upper(r, args)}] "
-                f"({r.reason})")
+                f"({r.reason})" if r.upper is not None else
+                f"undecided: max |a - b| >= {_num(r.lower, args)} ({r.reason})")
     else:
         text += _checked_note(r, args.certificate if answer is not None else None)
     emit(args, data, text)
@@ -218,7 +230,7 @@ def _num(q, args) -> str:
 
 
 def _upper(r, args) -> str:
-    return "+inf" if r.upper is None else _num(r.upper, args)
+    return "+inf" if r.unbounded else _num(r.upper, args)
 
 
 def _checked_note(r, path) -> str:
@@ -243,11 +255,9 @@ def cmd_diff(args) -> int:
     if a.signature != b.signature:
         fail(f"{args.a} has (inputs, outputs) {a.signature} but {args.b} has {b.signature}")
     d = a.n_inputs
-    if args.ball is not None:
-        box = parse_ball(args.ball, d)
-    else:
-        box = parse_box_domain(args.box, d, a)
-    cube = len(set(box)) == 1
+    dom = parse_domain(args, d, a)
+    box = dom.box
+    cube = box is not None and len(set(box)) == 1
     method = args.method
     if method == "walk" and not cube:
         fail("--method walk needs a cube box lo,hi")
@@ -255,7 +265,7 @@ def cmd_diff(args) -> int:
         method = ("walk" if cube and not args.certificate
                   and (args.max_regions is not None or _small(a, b)) else "bab")
     if method == "bab":
-        return _cmd_diff_bab(args, a, b, box)
+        return _cmd_diff_bab(args, a, b, dom)
     box = box[0]
     dev = max_deviation(a, b, box, budget=_budget(args))
     if dev.point is None:  # the budget ran out before the first region: exact value at a corner
@@ -270,19 +280,28 @@ def cmd_diff(args) -> int:
             + display.note([dev.value, *dev.point], args.exact))
     diff_picture(args.plot, a, b, [box] * d, dev.point, dev.value if dev.complete else None)
     data = dev.to_json()
-    data.update({"lower": str(dev.value), "upper": str(dev.value) if dev.complete else "inf",
+    data.update({"lower": str(dev.value), "upper": str(dev.value) if dev.complete else None,
                  "per_output": None, "nodes": dev.regions, "method": "region walk"})
+    if not dev.complete:             # "inf" is reserved for a proved unbounded supremum
+        data["reason"] = f"{dev.reason}; no upper bound within the budget"
     emit(args, data, text)          # JSON "method" says which decided (README output unchanged)
     return 0 if dev.complete else 3
 
 
-def _cmd_diff_bab(args, a, b, box) -> int:
-    r = diff_bounds(a, b, box, budget=_budget(args))
-    diff_picture(args.plot, a, b, box, r.point, r.lower if r.complete else None)
+def _cmd_diff_bab(args, a, b, dom) -> int:
+    if args.plot is not None and dom.box is None:
+        fail("--plot needs a bounded box (--box or --ball) without half-spaces")
+    r = diff_bounds(a, b, dom, budget=_budget(args))
+    diff_picture(args.plot, a, b, dom.box, r.point, r.lower if r.complete else None)
     if args.certificate:
         write_certificate(r.certificate, args.certificate)
     at = f" at x = {display.point(r.point, args.exact)}, output {r.output}"
-    if r.complete:
+    if r.unbounded:
+        text = (f"max |a - b| = +inf: {r.reason}; |a_{r.output} - b_{r.output}| = "
+                f"{_num(r.lower, args)}{at}")
+    elif r.upper is None:
+        text = f"max |a - b| >= {_num(r.lower, args)}; lower bound attained{at} ({r.reason})"
+    elif r.complete:
         text = f"max |a - b| = {_num(r.lower, args)}{at}"
     else:
         text = (f"max |a - b| \u2208 [{_num(r.lower, args)}, {_upper(r, args)}]; lower bound attained{at}"

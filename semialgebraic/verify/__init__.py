@@ -35,6 +35,7 @@ CHECKERS = {
     "non_localizability": "non_localizability",
     "absorbing_blocks": "absorbing_blocks",
     "bab_cover": "bab_cover",
+    "bab_recession": "bab_recession",
 }
 
 

@@ -13,7 +13,8 @@ Schema (version 2; built by :func:`semialgebraic.certificates.bab_bound_certific
                 "differential": "paired" | "neurodiff"},
      "objectives": [{"output": o, "sign": 1 | -1, "upper": u_os, "tree": <node>}, ...],
      "lower": l, "point": [x...], "output": o,   # optional: a point attaining l
-     "epsilon": e}                               # optional, informational (ε-equivalence)
+     "epsilon": e,                               # optional, informational (ε-equivalence)
+     "halfspaces": [{"a": [a_1, ...], "b": b}, ...]}   # optional: the domain is box ∩ {a·x <= b}
 
 A tree node is a neuron split ``{"split": [l, j], "children": [<z_lj <= 0>, <z_lj >= 0>]}`` of
 the difference network ``D = a − b``, an input split ``{"split": ["x", k, mid], "children":
@@ -28,7 +29,11 @@ of the triangle relaxation (rows documented in :mod:`semialgebraic.bab.relaxatio
 per pair of neurons ``j`` of a and ``j`` of b; also on ``{"empty": "dual", ...}`` leaves): the
 multipliers (``>= 0``) of the pair rows ``h_a − h_b − su·(z_a − z_b) <= tu`` and ``−(h_a − h_b) +
 sl·(z_a − z_b) <= −tl``, where ``(su, tu)``, ``(sl, tl)`` are the NeuroDiff lines of the pair at
-the leaf (below: from the leaf's intervals and its symbolic δ of that layer).
+the leaf (below: from the leaf's intervals and its symbolic δ of that layer).  With
+``halfspaces``, a multiplier leaf (or an empty ``dual`` leaf) may add ``"kappa": [k_i, ...]``
+(``k_i >= 0``, one per half-space): the rows ``a_i·x <= b_i`` then enter its bound (``+ k·b``,
+``− Σ k_i a_i`` on the coefficients of ``x``); every other leaf bounds the objective over its whole
+box, which contains the domain's part of it.
 
 The checker replays each tree (every internal node has both sides, so the leaves cover the box)
 and recomputes each leaf's intervals (:mod:`semialgebraic.verify.bab_replay`), from its box
@@ -123,20 +128,42 @@ def _pair_part(leaf, ivs, rows):
     return const, zc, hc
 
 
-def _leaf_value(Ws, bs, box, ivs, c, leaf, pair_lines=None):
+def _kappa_terms(leaf, halfspaces, d):
+    """``(−Σ k_i a_i, Σ k_i b_i)`` of a leaf's half-space multipliers (zeros without ``kappa``),
+    or a reason string when one is negative."""
+    xs, const = [_Z] * d, _Z
+    if "kappa" not in leaf:
+        return xs, const
+    g = _qlist(leaf["kappa"], len(halfspaces), "kappa")
+    for gi, (a, b) in zip(g, halfspaces):
+        if gi < 0:
+            return "a negative half-space multiplier"
+        for k in range(d):
+            xs[k] -= gi * a[k]
+        const += gi * b
+    return xs, const
+
+
+def _leaf_value(Ws, bs, box, ivs, c, leaf, pair_lines=None, halfspaces=()):
     """Exact bound of the leaf's multipliers, or a reason string when they are malformed/wrong.
-    *pair_lines* (a callable giving the replayed pair lines) is needed by ``gamma``/``eta``."""
+    *pair_lines* (a callable giving the replayed pair lines) is needed by ``gamma``/``eta``,
+    *halfspaces* (the certificate's ``[(a, b)]``) by ``kappa``."""
     L = len(Ws)
-    keys = set(leaf)
-    if keys not in ({"bound", "mu", "alpha", "beta"}, {"bound", "mu", "alpha", "beta", "gamma", "eta"}):
-        raise InputError("a leaf holds 'bound', 'mu', 'alpha', 'beta' [, 'gamma', 'eta'] (or 'empty')")
+    keys = set(leaf) - {"kappa"}
+    if keys not in ({"bound", "mu", "alpha", "beta"}, {"bound", "mu", "alpha", "beta", "gamma", "eta"}) or (
+            "kappa" in leaf and not halfspaces):
+        raise InputError("a leaf holds 'bound', 'mu', 'alpha', 'beta' [, 'gamma', 'eta'] [, 'kappa' with "
+                         "half-spaces] (or 'empty')")
+    shift = _kappa_terms(leaf, halfspaces, len(box))
+    if isinstance(shift, str):
+        return shift
     for key, n in (("mu", L), ("alpha", L - 1), ("beta", L - 1)):
         if not isinstance(leaf[key], list) or len(leaf[key]) != n:
             raise InputError(f"leaf {key} must have {n} layers")
     mu = [_qlist(leaf["mu"][l], len(Ws[l]), "mu") for l in range(L)]
     al = [_qlist(leaf["alpha"][l], len(Ws[l]), "alpha") for l in range(L - 1)]
     be = [_qlist(leaf["beta"][l], len(Ws[l]), "beta") for l in range(L - 1)]
-    const = sum((mu[l][j] * bs[l][j] for l in range(L) for j in range(len(Ws[l]))), _Z)
+    const = sum((mu[l][j] * bs[l][j] for l in range(L) for j in range(len(Ws[l]))), _Z) + shift[1]
     zpair = hpair = None
     if "gamma" in keys:
         if pair_lines is None:
@@ -148,7 +175,7 @@ def _leaf_value(Ws, bs, box, ivs, c, leaf, pair_lines=None):
         const += extra
     # coefficient of every variable in c − Aᵀy, with its box
     terms = []
-    xco = [_Z] * len(box)
+    xco = list(shift[0])
     for j, row in enumerate(Ws[0]):
         for k, w in enumerate(row):
             xco[k] += mu[0][j] * w
@@ -289,15 +316,15 @@ def _check_tree(net, box, c, tree, bound):
                 if ivs is not None:
                     return False, "a leaf claimed empty has non-empty intervals"
                 continue
-            if node["empty"] != "dual" or set(node) not in ({"empty", "mu", "alpha", "beta"},
-                                                           {"empty", "mu", "alpha", "beta", "gamma", "eta"}):
+            if node["empty"] != "dual" or set(node) - {"kappa"} not in (
+                    {"empty", "mu", "alpha", "beta"}, {"empty", "mu", "alpha", "beta", "gamma", "eta"}):
                 raise InputError("an empty leaf is {'empty': 'interval'} or {'empty': 'dual', mu, alpha, beta"
-                                 "[, gamma, eta]}")
+                                 "[, gamma, eta][, kappa]}")
             if ivs is None:
                 continue
             val = _leaf_value(Ws, bs, here, ivs, [_Z] * len(c),
                               {"bound": 0, **{k: v for k, v in node.items() if k != "empty"}},
-                              _pair_lines_of(net, key, here, ivs))
+                              _pair_lines_of(net, key, here, ivs), net["halfspaces"])
             if isinstance(val, str):
                 return False, val
             if not val < 0:
@@ -320,12 +347,15 @@ def _check_tree(net, box, c, tree, bound):
                 last = ivs[-1]
             elif len(Ws) < 2:
                 return False, "a differential bound needs hidden layers"
+            elif not net["paired"]:
+                return False, "a differential bound needs a and b of one shape (neurons paired)"
             else:
                 last = _deltas_of(net, key, here, ivs)[-1]
             if last is not None:
                 val = sum(((cj * hi if cj > 0 else cj * lo) for cj, (lo, hi) in zip(c, last) if cj != 0), _Z)
         else:
-            val = _leaf_value(Ws, bs, here, ivs, c, node, _pair_lines_of(net, key, here, ivs))
+            val = _leaf_value(Ws, bs, here, ivs, c, node, _pair_lines_of(net, key, here, ivs),
+                              net["halfspaces"])
             if isinstance(val, str):
                 return False, val
         if val is not None and val > claimed:
@@ -333,6 +363,13 @@ def _check_tree(net, box, c, tree, bound):
         if claimed > bound:
             return False, f"a leaf's bound {claimed} exceeds the objective's upper bound {bound}"
     return True, f"{leaves} leaves"
+
+
+def _halfspaces(data, d):
+    """The optional ``halfspaces`` of a certificate: ``[(a, b)]`` exact, ``a·x <= b``."""
+    if not isinstance(data, list) or not all(isinstance(h, dict) and set(h) == {"a", "b"} for h in data):
+        raise InputError("halfspaces must be a list of {'a': [...], 'b': b}")
+    return [(_qlist(h["a"], d, "halfspaces.a"), _q(h["b"], "halfspaces.b")) for h in data]
 
 
 def check(cert: dict) -> tuple[bool, str]:
@@ -349,6 +386,8 @@ def check(cert: dict) -> tuple[bool, str]:
     if any(lo > hi for lo, hi in box):
         return False, "an empty box interval"
     upper = _q(cert["upper"], "upper")
+    halfspaces = _halfspaces(cert.get("halfspaces", []), d)
+    where = "on the box" + (f" ∩ {len(halfspaces)} half-space(s)" if halfspaces else "")
     lower = None
     if "lower" in cert or "point" in cert:
         if "lower" not in cert or "point" not in cert:
@@ -357,13 +396,15 @@ def check(cert: dict) -> tuple[bool, str]:
         x = _qlist(cert["point"], d, "point")
         if any(not lo <= v <= hi for v, (lo, hi) in zip(x, box)):
             return False, "the point is outside the box"
+        if any(sum((ai * xi for ai, xi in zip(a, x)), _Z) > b for a, b in halfspaces):
+            return False, "the point is outside a half-space of the domain"
         dev = max(abs(u - v) for u, v in zip(a.evaluate(x), b.evaluate(x)))
         if dev < lower:
             return False, f"|a - b| at the point is {dev}, below the claimed lower bound {lower}"
     if cert["claim"] == CLAIMS["bab_bound"][1]:
         if lower is None:
             raise InputError("a lower-bound claim needs 'lower' and 'point'")
-        return True, f"max |a - b| >= {lower} (attained at the point)"
+        return True, f"max |a - b| >= {lower} (attained at the point) {where}"
     if lower is not None and lower > upper:
         return False, f"the point's deviation exceeds the claimed upper bound {upper}"
     objs = cert.get("objectives")
@@ -377,7 +418,8 @@ def check(cert: dict) -> tuple[bool, str]:
     D = difference_network(a, b)
     net = {"rows": [W.to_rows() for W in D.weights], "biases": [list(v) for v in D.biases],
            "mats": list(D.weights), "seen": {}, "deltas": {}, "pairs": {},
-           "neurodiff": bounds["differential"] == "neurodiff"}
+           "neurodiff": bounds["differential"] == "neurodiff", "halfspaces": halfspaces,
+           "paired": a.widths == b.widths}
     seen = set()
     for ob in objs:
         if not isinstance(ob, dict) or set(ob) != {"output", "sign", "upper", "tree"}:
@@ -398,5 +440,5 @@ def check(cert: dict) -> tuple[bool, str]:
             return False, f"objective ({o}, {s}): {why}"
     if seen != {(o, s) for o in range(m) for s in (1, -1)}:
         return False, "the objectives do not cover ± (a_o − b_o) for every output"
-    return True, f"max_o max_x |a_o - b_o| <= {upper} on the box" + (
+    return True, f"max_o max_x |a_o - b_o| <= {upper} {where}" + (
         f" (and >= {lower}, attained)" if lower is not None else "")

@@ -1,5 +1,7 @@
 """Domains on the command line (issue 15): every form parsed into one exact domain, used by
-``regions`` and ``dim``; a bad domain is one line on stderr, exit 2, nothing on stdout."""
+``regions``, ``dim``, ``diff`` and ``equiv --epsilon`` (box ∩ half-spaces, open sides, the
+orthant, all of R^d: unbounded ones decided by three-layer-fibers R28); a bad domain is one line
+on stderr, exit 2, nothing on stdout."""
 
 from __future__ import annotations
 
@@ -67,3 +69,108 @@ def test_dim_takes_a_ball_and_refuses_a_non_cube_box(capsys, net):
     assert ball["functional_dimension"] == cube["functional_dimension"] == 13 - 3 and ball["exact"]
     assert main(["dim", net, "--box", "0:1,0:2"]) == 2
     assert "dim:" in capsys.readouterr().err
+
+
+# ------------------------------------------------------------------------------------------------
+# diff and equiv --epsilon on every domain form (issue 15, part 1 and 3)
+# ------------------------------------------------------------------------------------------------
+DIFF_KEYS = {"lower", "upper", "complete", "max_deviation", "point", "output", "per_output", "nodes",
+             "reason"}
+
+
+@pytest.fixture
+def pair(tmp_path):
+    from tests.cases.bab_domains import ABS, HALF, SHIFT
+    out = {}
+    for name, n in (("abs", ABS), ("half", HALF), ("shift", SHIFT)):
+        out[name] = tmp_path / f"{name}.json"
+        out[name].write_text(json.dumps(n.to_dict()))
+    for name, dom in (("hs", {"box": [[-1, 2]], "halfspaces": [{"a": [1], "b": 1}]}),
+                      ("open", {"box": [[None, 0]]}),
+                      ("hsonly", {"halfspaces": [{"a": [1], "b": -1}]}),
+                      ("empty", {"box": [[0, 1]], "halfspaces": [{"a": [1], "b": -1}]})):
+        out[name] = tmp_path / f"{name}.json"
+        out[name].write_text(json.dumps(dom))
+    return {k: str(v) for k, v in out.items()}
+
+
+def _diff(capsys, *argv):
+    code = main(["diff", *argv, "--json"])
+    return code, json.loads(capsys.readouterr().out)
+
+
+def test_diff_unbounded_orthant_is_inf_with_a_ray(capsys, pair, tmp_path):
+    cert = tmp_path / "u.json"
+    code, data = _diff(capsys, pair["abs"], pair["half"], "--orthant", "--certificate", str(cert))
+    assert code == 0 and DIFF_KEYS <= set(data)
+    assert (data["lower"], data["upper"], data["complete"], data["max_deviation"]) == ("inf", "inf", True, "inf")
+    x = Fraction(data["point"][0])
+    assert x >= 0 and Fraction(data["ray"]["slope"]) > 0
+    assert main(["verify", str(cert)]) == 0 and "VALID bab_recession" in capsys.readouterr().out
+    assert main(["diff", pair["abs"], pair["half"], "--orthant"]) == 0
+    assert capsys.readouterr().out.startswith("max |a - b| = +inf: |a_0 - b_0| grows without bound")
+
+
+def test_diff_bounded_on_R_and_on_open_or_halfspace_domains(capsys, pair):
+    code, data = _diff(capsys, pair["abs"], pair["shift"])            # no domain: all of R^1
+    assert code == 3 and (data["lower"], data["upper"], data["complete"]) == ("1", "2", False)
+    assert Fraction(data["point"][0]) <= -1                          # |a - b| = 1 exactly there
+    code, data = _diff(capsys, pair["abs"], pair["shift"], "--box", pair["hsonly"])   # x <= -1
+    assert code == 3 and data["lower"] == "1" and data["upper"] == "2"
+    code, data = _diff(capsys, pair["abs"], pair["half"], "--box", pair["open"])      # x <= 0
+    assert code == 0 and (data["lower"], data["upper"]) == ("0", "0")
+    code, data = _diff(capsys, pair["abs"], pair["half"], "--box", pair["hs"])        # [-1, 1]
+    assert code == 0 and (data["lower"], data["upper"], data["point"]) == ("1/2", "1/2", [1])
+    assert main(["diff", pair["abs"], pair["half"], "--box", pair["hs"]]) == 0
+    assert capsys.readouterr().out.startswith("max |a - b| = 1/2 at x = (1)")
+
+
+def test_diff_decimals_for_people_exact_with_a_flag(capsys, tmp_path):
+    a = Network.from_rows([[[1]], [[1]]], [[0], [0]])
+    b = Network.from_rows([[[1]], [["99991/99992"]]], [[0], [0]])
+    files = []
+    for name, n in (("a", a), ("b", b)):
+        files.append(tmp_path / f"{name}.json")
+        files[-1].write_text(json.dumps(n.to_dict()))
+    dom = tmp_path / "d.json"
+    dom.write_text(json.dumps({"box": [[0, 1]], "halfspaces": [{"a": [1], "b": "12345/67891"}]}))
+    assert main(["diff", str(files[0]), str(files[1]), "--box", str(dom)]) == 0
+    assert "max |a - b| = ≈ 1.8185e-6" in capsys.readouterr().out    # 12345/6788556872
+    assert main(["diff", str(files[0]), str(files[1]), "--box", str(dom), "--exact"]) == 0
+    assert "max |a - b| = 12345/6788556872 at x = (12345/67891)" in capsys.readouterr().out
+
+
+def test_equiv_epsilon_on_every_domain_exit_codes(capsys, pair, tmp_path):
+    assert main(["equiv", pair["abs"], pair["half"], "--orthant", "--epsilon", "5"]) == 1
+    out = capsys.readouterr().out
+    assert out.startswith("max |a - b| > 5") and "grows without bound" in out
+    assert main(["equiv", pair["abs"], pair["shift"], "--epsilon", "2"]) == 0      # R^1, bounded
+    capsys.readouterr()
+    assert main(["equiv", pair["abs"], pair["shift"], "--epsilon", "1/2", "--json"]) == 1
+    assert Fraction(json.loads(capsys.readouterr().out)["point"][0]) < 0
+    cert = tmp_path / "c.json"
+    assert main(["equiv", pair["abs"], pair["half"], "--box", pair["hs"], "--epsilon", "1/2",
+                 "--certificate", str(cert)]) == 0
+    capsys.readouterr()
+    assert main(["verify", str(cert)]) == 0
+    assert "half-space" in capsys.readouterr().out
+    assert main(["equiv", pair["abs"], pair["half"], "--ball", "0,1", "--epsilon", "1/2"]) == 0
+    capsys.readouterr()
+    assert main(["equiv", pair["abs"], pair["half"], "--box=-1:3", "--epsilon", "1"]) == 1
+
+
+@pytest.mark.parametrize("argv, problem", [
+    (["--box", "{empty}"], "empty"),
+    (["--box", "{open}", "--plot", "x.png"], "--plot"),
+])
+def test_diff_bad_domains_exit_2(capsys, pair, argv, problem):
+    assert main(["diff", pair["abs"], pair["half"], *[a.format(**pair) for a in argv]]) == 2
+    captured = capsys.readouterr()
+    assert captured.out == "" and captured.err.count("\n") == 1 and problem in captured.err
+
+
+def test_diff_budget_without_upper_bound_is_null_not_inf(capsys, pair):
+    code, data = _diff(capsys, pair["abs"], pair["half"], "--box=-1,2", "--max-regions", "1",
+                       "--method", "walk")
+    assert code == 3 and data["upper"] is None and "no upper bound within the budget" in data["reason"]
+    assert DIFF_KEYS <= set(data) and Fraction(data["lower"]) <= 1

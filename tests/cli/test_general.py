@@ -97,7 +97,7 @@ def test_equiv_method_not_applicable(files, capsys, run):
     ["equiv", "{a}", "{b}", "--max-regions", "0"],
     ["equiv", "{a}", "{b}", "--box=2,1"],
     ["equiv", "{a}", "{b}", "--method", "magic"],
-    ["diff", "{a}", "{c}"],
+    ["diff", "{a}", "{c}", "--box=0,1", "--orthant"],       # no domain at all: R^d (test_domains)
     ["diff", "{a}", "{wide}", "--box=0,1"],
     ["dim", "{bad}"],
 ])

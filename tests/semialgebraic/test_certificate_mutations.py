@@ -28,6 +28,7 @@ from algebra.io.native import network_from_dict
 from algebra.kernel.certificate_schemas import CLAIMS, COMPETITOR_BIASES
 from algebra.network import Network
 from semialgebraic.absorption import absorbable
+from tests.cases import bab_domains
 from semialgebraic.bottleneck import identifiability
 from semialgebraic.certificates import dimension_bounds_certificate, exercise_certificate, jsonable
 from semialgebraic.dimension import functional_dimension, functional_dimension_certificate
@@ -172,7 +173,7 @@ BUILDERS = {"bab_bound": _bab_bound, "bab_cover": _bab_cover, "counterexample": 
             "absorption_no": _absorption_no, "identifiability_hypotheses": _identifiability,
             "functional_dimension": _fd, "exercise": _exercise,
             "absorption_stack": _absorption_stack, "non_localizability": _non_localizability,
-            "absorbing_blocks": _absorbing_blocks}
+            "absorbing_blocks": _absorbing_blocks, **bab_domains.BUILDERS}
 
 
 @pytest.fixture(scope="module")
@@ -332,7 +333,7 @@ ORACLES = {"bab_bound": _oracle_bab, "bab_cover": _oracle_bab, "counterexample":
            "absorption_no": _oracle_absorption, "identifiability_hypotheses": _oracle_identifiability,
            "functional_dimension": _oracle_fd, "exercise": _oracle_exercise,
            "absorption_stack": _oracle_absorption, "non_localizability": _oracle_non_localizability,
-           "absorbing_blocks": _oracle_absorbing_blocks}
+           "absorbing_blocks": _oracle_absorbing_blocks, **bab_domains.ORACLES}
 
 
 # ------------------------------------------------------------------------------------------------

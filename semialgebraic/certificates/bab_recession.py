@@ -1,0 +1,35 @@
+"""Builder of ``bab_recession`` certificates (schema: :mod:`semialgebraic.verify.bab_recession`):
+``sup |a − b|`` on an unbounded domain is +∞ (a ray) or at most ``upper`` (three-layer-fibers
+R28: the biases-free ``a − b`` is 0 on the recession cone, a ``bab_bound`` certificate)."""
+
+from __future__ import annotations
+
+from algebra.kernel.certificate_schemas import CLAIMS, header
+from algebra.network import Network
+
+from ._json import jsonable
+
+__all__ = ["bab_recession_certificate"]
+
+
+def bab_recession_certificate(a: Network, b: Network, domain, *, ray=None, cone=None,
+                              decomposition=None, upper=None, lower=None, point=None,
+                              output=None) -> dict:
+    """With *ray* ``{"x0", "direction", "t1", "output"}``: the claim ``sup = +∞``; with *cone*
+    (the ``bab_bound`` certificate of ``max |a_0 − b_0| <= 0`` on ``C ∩ [−1, 1]^d``),
+    *decomposition* (the box ``B_q``) and *upper*: ``sup <= upper``; otherwise only ``>= lower``
+    at *point*.  *domain* is a :class:`~algebra.kernel.domains.Domain`."""
+    claims = CLAIMS["bab_recession"]
+    claim = claims[0] if ray is not None else claims[1] if cone is not None else claims[2]
+    cert = {**header("bab_recession"), "claim": claim, "a": a.to_dict(), "b": b.to_dict(),
+            "domain": domain.to_json()}
+    if ray is not None:
+        cert["ray"] = jsonable(ray)
+    if cone is not None:
+        cert.update({"cone": cone, "decomposition": jsonable([[lo, hi] for lo, hi in decomposition]),
+                     "upper": jsonable(upper)})
+    if point is not None:
+        cert.update({"lower": jsonable(lower), "point": jsonable(list(point))})
+        if output is not None:
+            cert["output"] = output
+    return cert
