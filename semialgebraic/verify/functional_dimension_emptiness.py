@@ -69,7 +69,8 @@ def check_bab_empty(net, proof, lo_hi, targets: dict) -> bool:
     if _pair_leaf(proof["bab_tree"]):
         return False                   # the auxiliary network is not a pair a - b
     aux = {"rows": rows, "biases": biases, "mats": [QMatrix.from_rows(r, ncols=len(r[0])) for r in rows],
-           "seen": {}, "deltas": {}, "pairs": {}, "neurodiff": False, "paired": False}
+           "seen": {}, "deltas": {}, "pairs": {}, "neurodiff": False, "paired": False,
+           "halfspaces": []}
     ok, _ = _check_tree(aux, box, [_I], proof["bab_tree"], _Z)
     return ok
 
