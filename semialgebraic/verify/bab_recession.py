@@ -46,25 +46,15 @@ from algebra.io.native import network_from_dict
 from algebra.kernel import difference_network
 from algebra.kernel.certificate_schemas import CLAIMS, check_header
 from algebra.kernel.domains import Domain
-from algebra.rationals import Q, to_q
+from algebra.rationals import Q
 
 from . import bab_bound
 
 __all__ = ["check"]
 
 _Z = Q(0)
-
-
-def _q(v, what):
-    if isinstance(v, bool) or not isinstance(v, (int, str)):
-        raise InputError(f"{what} must be an exact number (JSON integer or 'p/q' string)")
-    return to_q(v)
-
-
-def _vec(v, n, what):
-    if not isinstance(v, list) or len(v) != n:
-        raise InputError(f"{what} must be a list of {n} exact numbers")
-    return [_q(x, what) for x in v]
+_q = bab_bound._q              # one parser of exact numbers for both checkers
+_vec = bab_bound._qlist
 
 
 def _domain(data, d):
