@@ -39,6 +39,7 @@ from semialgebraic.bab import diff_bounds, epsilon_equivalent
 from semialgebraic.bab.relaxation import set_rowwise
 from semialgebraic.bab.symbolic import SymbolicNet
 from semialgebraic.certificates import write_certificate
+from semialgebraic.lp.floatlp import new_highs, run_highs
 from semialgebraic.verify import resolve_sidecar, verify
 
 DATA = Path(__file__).parent / "data"
@@ -84,11 +85,8 @@ def _milp_child(Ws, bs, box, ivs, timeout):
             left = timeout - (time.monotonic() - t0)
             if left <= 0:
                 return best, time.monotonic() - t0, "time limit"
-            h = hc._Highs()
-            h.setOptionValue("output_flag", False)
-            h.setOptionValue("threads", 1)
-            h.setOptionValue("mip_rel_gap", 0.0)
-            h.setOptionValue("time_limit", float(left))
+            # a MILP: HiGHS's default presolve ("choose") back on
+            h = new_highs(threads=1, presolve="choose", mip_rel_gap=0.0, time_limit=float(left))
             inf = hc.kHighsInf
             lo_c, hi_c, integ, rows = [], [], [], []
 
@@ -135,7 +133,7 @@ def _milp_child(Ws, bs, box, ivs, timeout):
             set_rowwise(lp, [ent for ent, _, _ in rows], n)
             lp.integrality_ = [hc.HighsVarType.kInteger if t else hc.HighsVarType.kContinuous for t in integ]
             h.passModel(lp)
-            h.run()
+            run_highs(h)
             st = str(h.getModelStatus()).rsplit(".", 1)[-1]
             if st != "kOptimal":
                 status = st

@@ -34,6 +34,7 @@ from algebra.linalg import interval_image
 from algebra.rationals import Q
 
 from ..budget import checkpoint
+from ..lp.floatlp import new_highs, run_highs
 
 __all__ = ["node_intervals", "exact_bound", "exact_bound_int", "float_duals", "LPTemplate", "pair_terms",
            "project", "set_rowwise"]
@@ -386,11 +387,8 @@ def float_duals(Ws, bs, box, ivs, c, time_limit=None, template: LPTemplate | Non
     rhi = np.concatenate([t.eq_rhs] + tri_hi)
     cost = np.zeros(t.ncol)
     cost[t.zoff[L - 1]:t.zoff[L - 1] + len(c)] = [float(cj) for cj in c]
-    h = hc._Highs()
-    h.setOptionValue("output_flag", False)
-    h.setOptionValue("presolve", "off")   # a dual ray is only returned without presolve
-    if time_limit is not None:
-        h.setOptionValue("time_limit", max(0.05, float(time_limit)))
+    # presolve off (new_highs): a dual ray is only returned without presolve
+    h = new_highs() if time_limit is None else new_highs(time_limit=max(0.05, float(time_limit)))
     lp = hc.HighsLp()
     lp.num_col_, lp.num_row_ = t.ncol, len(rlo)
     lp.col_cost_ = cost
@@ -406,7 +404,7 @@ def float_duals(Ws, bs, box, ivs, c, time_limit=None, template: LPTemplate | Non
     A.value_ = value
     A.num_col_, A.num_row_ = t.ncol, len(rlo)
     h.passModel(lp)
-    h.run()
+    run_highs(h)
     name = str(h.getModelStatus()).rsplit(".", 1)[-1]
     if name == "kInfeasible":
         try:

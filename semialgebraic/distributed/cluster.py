@@ -11,12 +11,12 @@ Resources (one core per worker process, by default): every worker process gets o
 (numpy/BLAS) is set before the worker processes start, and every worker (also one that joins
 or restarts later) runs :func:`limit_threads` on start (:mod:`.worker_plugin`):
 ``threadpoolctl.threadpool_limits(1)`` when threadpoolctl is installed (BLAS/OpenMP
-libraries already loaded) and FLINT's ``ctx.threads = 1``.  HiGHS: the package's float LPs
-(hints, re-decided exactly) run HiGHS's serial simplex; its ``threads`` option is not changed
-here, because HiGHS keeps one scheduler per thread and a model whose ``threads`` differs from
-the one that first initialised it fails (``Option 'threads' is set to 1 but global scheduler
-has already been initialized``, HiGHS.jl issue 130), so it must be set by every model or by
-none.  ``memory_limit`` is Dask's per-worker limit (``"2GB"``, ``"auto"``; a worker above it is
+libraries already loaded), FLINT's ``ctx.threads = 1`` and HiGHS's ``threads = 1`` for every
+model made afterwards (:func:`semialgebraic.lp.floatlp.set_highs_threads`; every HiGHS model of
+the package is made by ``new_highs``).  HiGHS keeps one global thread scheduler per process
+and refuses a model whose ``threads`` differs from the one that built it; ``run_highs``
+resets the scheduler and runs again, so a worker that ran HiGHS before the plugin still
+solves.  ``memory_limit`` is Dask's per-worker limit (``"2GB"``, ``"auto"``; a worker above it is
 restarted and its task retried) for the embedded cluster; with ``--scheduler`` the workers keep
 the limit they were started with (``dask worker --memory-limit``) and a warning says so.
 A task lost with its worker is resubmitted by Dask: every task is a pure function of its
@@ -45,9 +45,12 @@ def have_dask() -> bool:
 
 def limit_threads() -> dict:
     """One thread for BLAS/OpenMP (threadpoolctl, when installed) and FLINT in this process;
-    returns what was set (``{"blas": True/False, "flint": 1}``)."""
+    and HiGHS (every later ``new_highs`` model); returns what was set (``{"blas": True/False,
+    "flint": 1, "highs": 1}``)."""
     from algebra.rationals import flint_threads
-    out = {"flint": flint_threads(1), "blas": False}
+    from ..lp.floatlp import highs_threads, set_highs_threads
+    set_highs_threads(1)
+    out = {"flint": flint_threads(1), "blas": False, "highs": highs_threads()}
     try:
         from threadpoolctl import threadpool_limits
     except ImportError:

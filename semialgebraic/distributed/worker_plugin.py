@@ -12,7 +12,7 @@ __all__ = ["SingleThreaded"]
 
 
 class SingleThreaded(WorkerPlugin):
-    """One BLAS/OpenMP and FLINT thread in the worker process."""
+    """One BLAS/OpenMP, FLINT and HiGHS thread in the worker process."""
 
     name = "netfibers-single-threaded"
 

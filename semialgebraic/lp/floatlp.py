@@ -18,7 +18,9 @@ HiGHS run) makes ``run()`` return ``kError`` with model status ``kNotset`` and n
 ("the scheduler has already been initialized", ERGO-Code/HiGHS pull request 715) -- callers that
 only read the model status then see a silent failure.  Every model here is made by
 :func:`new_highs` and run by :func:`run_highs`, which recognises that error, resets the global
-scheduler (``resetGlobalScheduler(True)``) and runs again.
+scheduler (``resetGlobalScheduler(True)``) and runs again.  :func:`set_highs_threads` sets a
+process-wide ``threads`` value for every later :func:`new_highs` model (the Dask worker plugin
+sets 1: one thread per worker process, :func:`semialgebraic.distributed.cluster.limit_threads`).
 """
 
 from __future__ import annotations
@@ -30,7 +32,8 @@ from algebra.rationals import Q
 
 from .certificates import add_vectors, dot
 
-__all__ = ["guess_and_verify", "guess_basis_le", "FloatLP", "new_highs", "run_highs"]
+__all__ = ["guess_and_verify", "guess_basis_le", "FloatLP", "new_highs", "run_highs",
+           "set_highs_threads", "highs_threads"]
 
 _ZERO = Q(0)
 
@@ -38,13 +41,38 @@ _ZERO = Q(0)
 # ------------------------------------------------------------------------------------------------
 # HiGHS instances
 # ------------------------------------------------------------------------------------------------
+_THREADS = None        # the process-wide HiGHS ``threads`` of new models (None: HiGHS's default)
+
+
+def set_highs_threads(n: int | None) -> int | None:
+    """Every later :func:`new_highs` model gets ``threads=n`` (None: HiGHS's default again,
+    unless the model's own options say otherwise); returns the previous value.
+
+    >>> old = set_highs_threads(1); highs_threads(), set_highs_threads(old)
+    (1, 1)
+    """
+    global _THREADS
+    if n is not None and (not isinstance(n, int) or isinstance(n, bool) or n < 1):
+        raise ValueError(f"HiGHS threads must be a positive integer or None, not {n!r}")
+    old, _THREADS = _THREADS, n
+    return old
+
+
+def highs_threads() -> int | None:
+    """The process-wide ``threads`` of new HiGHS models (:func:`set_highs_threads`), or None."""
+    return _THREADS
+
+
 def new_highs(**options):
     """A silent HiGHS instance (presolve off: small dense LPs) with extra *options* set, e.g.
-    ``new_highs(threads=1)``; run it with :func:`run_highs`."""
+    ``new_highs(threads=1)`` (without ``threads``: the process-wide value of
+    :func:`set_highs_threads`, when set); run it with :func:`run_highs`."""
     from highspy import _core as hc
     h = hc._Highs()
     h.setOptionValue("output_flag", False)
     h.setOptionValue("presolve", "off")   # small dense LPs: presolve costs more than it saves
+    if _THREADS is not None and "threads" not in options:
+        h.setOptionValue("threads", _THREADS)
     for key, value in options.items():
         h.setOptionValue(key, value)
     return h

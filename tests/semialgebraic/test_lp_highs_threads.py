@@ -47,3 +47,87 @@ def test_threads_one_after_another_run_solves():
     # the plain run() is what failed, silently (a HiGHS release that stops refusing a second
     # scheduler size makes only this line fail: then run_highs's retry is no longer needed)
     assert plain == "False"
+
+
+# one thread for every later model (set_highs_threads, the Dask worker's setting) after a run
+# with HiGHS's default threads: a branch-and-bound difference (its node LPs are HiGHS models of
+# semialgebraic.bab.relaxation) and an exact LP (HiGHS guess verified over Q) still solve, and
+# HiGHS itself answers (the node LPs report "optimal", the LP's method is "highs+exact").
+# Oracles: the region walk's exact maximum deviation of the pair (A2, B2 of test_bab; 11/6 on
+# [-2, 2]: at x = -2, A2 = 2 + 3 = 5 and B2 = 7/3 + 9/2 = 41/6, by hand); the point
+# (1/2, 1/2) is the only one HiGHS's centre can round to on x + y = 1, x, y > 0.
+_SCRIPT_BAB = textwrap.dedent("""
+    from algebra.network import Network
+    from semialgebraic.bab import diff_bounds, search
+    from semialgebraic.equivalence import max_deviation
+    from semialgebraic.lp import feasible
+    from semialgebraic.lp.floatlp import FloatLP, highs_threads, new_highs, set_highs_threads
+
+    first = FloatLP([[1, 0], [0, 1], [-1, -1]], [1, 1, 0])   # default threads build the scheduler
+    assert first.minimize([-1, 0])[0] == -1.0
+    assert set_highs_threads(1) is None and highs_threads() == 1
+    print(new_highs().getOptionValue("threads")[1], new_highs(threads=2).getOptionValue("threads")[1])
+    seen, orig = [], search.float_duals
+
+    def recorded(*args, **kwargs):
+        out = orig(*args, **kwargs)
+        seen.append(out[0])
+        return out
+    search.float_duals = recorded
+    A2 = Network.from_rows([[[1], [-1], [1], [-1]], [[1, 1, 1, 1]]], [[0, 0, -1, 1], [0]])
+    B2 = Network.from_rows([[[1], [-1], [2], [-1]], [["1/2", 1, 1, "3/2"]]],
+                           [[0, "1/3", -1, 1], [0]])
+    r = diff_bounds(A2, B2, (-2, 2))
+    exact = max_deviation(A2, B2, (-2, 2)).value          # the region walk, also on HiGHS
+    print(r.lower, r.upper, exact, r.complete, ",".join(seen))
+    f = feasible(A_eq=[[1, 1]], b_eq=[1], A_lt=[[-1, 0], [0, -1]], b_lt=[0, 0])
+    print(f.feasible, f.method, ",".join(map(str, f.point)))
+    print(first.minimize([0, -1])[0])                      # the default-threads model again
+""")
+
+
+def test_threads_one_for_every_model_after_a_default_run():
+    out = subprocess.run([sys.executable, "-c", _SCRIPT_BAB], capture_output=True, text=True,
+                         timeout=300)
+    assert out.returncode == 0, out.stderr
+    lines = out.stdout.split("\n")
+    assert lines[0].split() == ["1", "2"]                   # process-wide default; own option wins
+    lower, upper, exact, complete, statuses = lines[1].split()
+    assert lower == upper == exact == "11/6" and complete == "True"
+    assert statuses and set(statuses.split(",")) == {"optimal"}
+    assert lines[2].split() == ["True", "highs+exact", "1/2,1/2"]
+    assert float(lines[3]) == -1.0
+
+
+def test_set_highs_threads_validates_and_restores():
+    from semialgebraic.lp.floatlp import highs_threads, set_highs_threads
+    old = set_highs_threads(3)
+    try:
+        assert highs_threads() == 3
+        for bad in (0, -1, 1.5, True, "1"):
+            with pytest.raises(ValueError):
+                set_highs_threads(bad)
+        assert highs_threads() == 3
+    finally:
+        set_highs_threads(old)
+    assert highs_threads() == old
+
+
+def test_worker_plugin_sets_one_highs_thread():
+    """The Dask worker plugin's setup (no cluster: called directly, in a fresh interpreter since
+    it limits BLAS and FLINT too) sets HiGHS's threads to 1 for every later model."""
+    pytest.importorskip("distributed")
+    script = textwrap.dedent("""
+        from semialgebraic.distributed.cluster import limit_threads
+        from semialgebraic.distributed.worker_plugin import SingleThreaded
+        from semialgebraic.lp.floatlp import FloatLP, highs_threads, new_highs
+        print(highs_threads())
+        SingleThreaded().setup(worker=None)
+        print(highs_threads(), new_highs().getOptionValue("threads")[1], limit_threads()["highs"])
+        print(FloatLP([[1, 0], [0, 1], [-1, -1]], [1, 1, 0]).minimize([-1, 0])[0])
+    """)
+    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                         timeout=120)
+    assert out.returncode == 0, out.stderr
+    before, after, option, reported, value = out.stdout.split()
+    assert before == "None" and after == option == reported == "1" and float(value) == -1.0
