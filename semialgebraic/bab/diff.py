@@ -251,8 +251,9 @@ def bounded_diff(a: Network, b: Network, dom: Domain, budget: Budget, eps=None,
             best = (devs[o], tuple(x), o)
     if engine is None:
         reasons.append(f"{budget.reason} before the bounds were prepared")
-    rootless = engine is None or len(runs) < len(keys) or any(ob.upper is None for ob in runs.values())
     refuted = eps is not None and best[0] > eps
+    rootless = (engine is None or any(ob.upper is None for ob in runs.values())
+                or (len(runs) < len(keys) and not refuted))   # a refutation stops the others
     complete = not rootless and all(ob.complete for ob in runs.values())
     per_output, objectives = [], []
     for o in range(m):
