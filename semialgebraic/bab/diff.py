@@ -201,11 +201,11 @@ def bounded_diff(a: Network, b: Network, dom: Domain, budget: Budget, eps=None,
             o, s = key
             c = [Q(0)] * m
             c[o] = Q(s)
-            if key not in seeds and not budget.exhausted():
+            if key not in seeds and not bud.exhausted():
                 try:
                     seeds[key] = float_candidates(Ws, bs, box, o, s, seed=o)
                 except KeyboardInterrupt:
-                    budget.interrupt()
+                    bud.interrupt()  # (a slice's end is not the outer budget's)
             start = ([] if x0 is None else [x0]) + seeds.get(key, [])
             ob = bound_objective(Ws, bs, box, c, _objective(D, o, s, dom, x0), budget=bud,
                                  start=start, stop_above=eps, prune_at=eps, engine=engine,
