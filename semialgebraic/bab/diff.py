@@ -170,7 +170,13 @@ _NO_UPPER = "no upper bound within the budget"
 
 def bounded_diff(a: Network, b: Network, dom: Domain, budget: Budget, eps=None,
                  input_splits: bool | None = None) -> BabResult:
-    """Branch and bound on a bounded domain (a box, or a box ∩ half-spaces), no self-check."""
+    """Branch and bound on a bounded domain (a box, or a box ∩ half-spaces), no self-check.
+
+    Without a timeout the ``2m`` objectives ``± (a_o − b_o)`` run one after another.  With one,
+    they share it (:func:`_rounds`): in rounds, each open objective (largest upper bound first)
+    gets a slice of the time, doubled every round, until all are closed or the time is spent;
+    an objective that finishes gives the same bound as in the sequential order.  The lower
+    bound is the best exact ``|a_o − b_o|`` at an evaluated point of the domain (never < 0)."""
     d, m = a.n_inputs, a.n_outputs
     box = list(zip(dom.lo, dom.hi))
     halfspaces = dom.halfspaces
@@ -178,9 +184,10 @@ def bounded_diff(a: Network, b: Network, dom: Domain, budget: Budget, eps=None,
     D = difference_network(a, b)
     Ws = [W.to_rows() for W in D.weights]
     bs = [list(bv) for bv in D.biases]
-    objectives, per_output, nodes = [], [], 0
-    best = None
-    complete, reasons, rootless = True, [], False
+    runs: dict = {}                  # (o, s) -> the ObjectiveBound of least upper bound
+    seeds: dict = {}                 # (o, s) -> the float search's start points
+    nodes = 0
+    reasons = []
     with budget.active():            # the bounds' inner loops stop at the deadline
         try:
             # the differential bounds pair neuron j of a with neuron j of b: one shape only
@@ -188,48 +195,78 @@ def bounded_diff(a: Network, b: Network, dom: Domain, budget: Budget, eps=None,
         except KeyboardInterrupt:
             budget.interrupt()
             engine = None
-        for o in range(m):
-            if engine is None or rootless:
-                break
-            pair = []
-            for s in (1, -1):
-                c = [Q(0)] * m
-                c[o] = Q(s)
-                value = _objective(D, o, s, dom, x0)
-                start = [] if x0 is None else [x0]
-                if not budget.exhausted():
-                    try:
-                        start += float_candidates(Ws, bs, box, o, s, seed=o)
-                    except KeyboardInterrupt:
-                        budget.interrupt()
-                ob = bound_objective(Ws, bs, box, c, value, budget=budget, start=start,
-                                     stop_above=eps, prune_at=eps, engine=engine,
-                                     input_splits=input_splits)
-                nodes += ob.nodes
-                complete = complete and ob.complete
+
+        def run(key, bud):
+            nonlocal nodes
+            o, s = key
+            c = [Q(0)] * m
+            c[o] = Q(s)
+            if key not in seeds and not bud.exhausted():
+                try:
+                    seeds[key] = float_candidates(Ws, bs, box, o, s, seed=o)
+                except KeyboardInterrupt:
+                    bud.interrupt()  # (a slice's end is not the outer budget's)
+            start = ([] if x0 is None else [x0]) + seeds.get(key, [])
+            ob = bound_objective(Ws, bs, box, c, _objective(D, o, s, dom, x0), budget=bud,
+                                 start=start, stop_above=eps, prune_at=eps, engine=engine,
+                                 input_splits=input_splits)
+            nodes += ob.nodes
+            old = runs.get(key)
+            if old is not None and ob.upper is None and old.upper is not None:
+                ob.upper, ob.tree = old.upper, old.tree      # keep the certified bound
+            if old is not None and old.upper is not None and ob.upper is not None and old.upper < ob.upper:
+                ob.upper, ob.tree = old.upper, old.tree      # (a restart in a shorter slice)
+            if old is not None and old.lower > ob.lower:
+                ob.lower, ob.point = old.lower, old.point
+            runs[key] = ob
+            return ob
+
+        keys = [(o, s) for o in range(m) for s in (1, -1)]
+        if engine is None:
+            pass
+        elif budget.timeout is None:
+            for key in keys:
+                ob = run(key, budget)
                 if ob.reason and not ob.complete:
                     reasons.append(ob.reason)
-                pair.append(ob)
-                if ob.upper is None:
-                    rootless = True
-                objectives.append({"output": o, "sign": s, "upper": ob.upper, "tree": ob.tree})
-                if best is None or ob.lower > best[0]:
-                    best = (ob.lower, ob.point, o)
-                if rootless or (eps is not None and ob.lower > eps):
+                if ob.upper is None or (eps is not None and ob.lower > eps):
                     break
-            if not rootless:
-                per_output.append((max(p.lower for p in pair), max(p.upper for p in pair)))
-            if eps is not None and best[0] > eps:
-                break
-    if best is None:                 # not even the engine was built: a point of the domain
-        x = x0 if x0 is not None else tuple((lo + hi) / 2 for lo, hi in box)
+        else:
+            reasons += _rounds(keys, run, runs, budget, eps)
+    best = None                      # the objectives' best in the sequential order, then exact |a − b|
+    for key in keys:
+        ob = runs.get(key)
+        if ob is not None and (best is None or ob.lower > best[0]):
+            best = (ob.lower, ob.point, key[0])
+    pts = [ob.point for ob in runs.values()]
+    pts.append(x0 if x0 is not None else tuple((lo + hi) / 2 for lo, hi in box))
+    dev_o = [Q(0)] * m               # per output: the best exact |a_o − b_o| at those points
+    for x in pts:
+        if halfspaces and not dom.contains(x):
+            continue
         devs = [abs(u - v) for u, v in zip(a.evaluate(x), b.evaluate(x))]
         o = max(range(m), key=devs.__getitem__)
-        best = (devs[o], x, o)
+        dev_o = [max(u, v) for u, v in zip(dev_o, devs)]
+        if best is None or devs[o] > best[0]:
+            best = (devs[o], tuple(x), o)
+    if engine is None:
         reasons.append(f"{budget.reason} before the bounds were prepared")
+    refuted = eps is not None and best[0] > eps
+    rootless = (engine is None or any(ob.upper is None for ob in runs.values())
+                or (len(runs) < len(keys) and not refuted))   # a refutation stops the others
+    complete = not rootless and all(ob.complete for ob in runs.values())
+    per_output, objectives = [], []
+    for o in range(m):
+        pair = [runs[(o, s)] for s in (1, -1) if (o, s) in runs]
+        if not pair:
+            break
+        ups = [p.upper for p in pair]
+        per_output.append((max([p.lower for p in pair] + [dev_o[o]]),
+                           None if None in ups else max(ups)))
+        objectives += [{"output": o, "sign": s, "upper": runs[(o, s)].upper, "tree": runs[(o, s)].tree}
+                       for s in (1, -1) if (o, s) in runs]
     lower, point, out = best
-    refuted = eps is not None and lower > eps
-    unbounded = engine is None or rootless    # no certified upper bound (budget before a root)
+    unbounded = rootless             # no certified upper bound (budget before a root)
     if unbounded and not refuted:
         reasons.append(_NO_UPPER)
     if refuted or unbounded:
@@ -250,6 +287,56 @@ def bounded_diff(a: Network, b: Network, dom: Domain, budget: Budget, eps=None,
     reason = ("lower = upper" if complete and eps is None else
               "; ".join(dict.fromkeys(reasons)) or ("the bound holds" if eps is not None else ""))
     return BabResult(lower, upper, point, out, per_output, nodes, complete, reason, cert)
+
+
+class _Slice(Budget):
+    """*seconds* of an outer budget: exhausted when they are spent or when the outer budget is
+    (its reason then copied); its nodes count on the outer budget too."""
+
+    __slots__ = ("outer",)
+
+    def __init__(self, outer: Budget, seconds: float):
+        super().__init__(min(seconds, outer.remaining()), None)
+        self.outer = outer
+
+    def count(self, n: int = 1) -> None:
+        super().count(n)
+        self.outer.count(n)
+
+    def exhausted(self) -> bool:
+        if self.reason is None and self.outer.exhausted():
+            self.reason = self.outer.reason
+        return super().exhausted()
+
+
+def _rounds(keys, run, runs: dict, budget: Budget, eps) -> list:
+    """Share *budget* (with a timeout) among the objectives *keys*: in rounds, each open one,
+    largest upper bound first (no bound yet = largest), is run by ``run(key, slice)`` from the
+    start in a slice of the time (the remaining time over twice the open objectives, at least
+    twice the last round's; all of it for the last open one); *runs* holds their results.  An
+    objective closes when its run ends by itself (not stopped by its slice).  Returns the
+    reasons of a partial result."""
+    open_, slice_, reasons = list(keys), 0.0, []
+    while open_ and not budget.exhausted():
+        left = budget.remaining()
+        slice_ = left if len(open_) == 1 else max(2 * slice_, left / (2 * len(open_)))
+        order = sorted(open_, key=lambda k: (0, 0) if runs.get(k) is None or runs[k].upper is None
+                       else (1, -runs[k].upper))
+        for key in order:
+            if budget.exhausted():
+                break
+            sl = _Slice(budget, slice_)
+            with sl.active():
+                ob = run(key, sl)
+            if sl.interrupted:       # Ctrl-C inside the slice
+                budget.interrupt()
+            if sl.reason is None or ob.complete:
+                open_.remove(key)    # finished by itself: the answer of the sequential order
+                if ob.reason and not ob.complete:
+                    reasons.append(ob.reason)
+            if eps is not None and ob.lower > eps:
+                return reasons
+    return reasons + ([str(budget.reason)] if open_ else [])
 
 
 def _objective(D, o, s, dom: Domain, x0):

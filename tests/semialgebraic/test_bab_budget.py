@@ -128,3 +128,71 @@ def test_integer_lp_correction_equals_the_entry_by_entry_one(seed):
     for c in ([Q(1), Q(0)], [Q(0), Q(-1)], [Q(0), Q(0)]):
         assert exact_bound_int(sym, box, ivs, c, mu, alpha, beta) == \
             exact_bound(Ws, bs, box, ivs, c, mu, alpha, beta)
+
+
+def _root_bound(D, box, o, s):
+    """The bound an objective keeps when the budget is spent before its search starts (the
+    root's symbolic and differential intervals, no LP): what the sequential order left the
+    objectives after the first."""
+    from semialgebraic.bab.search import Engine, bound_objective
+    Ws, bs = [W.to_rows() for W in D.weights], [list(v) for v in D.biases]
+    c = [Q(0)] * D.n_outputs
+    c[o] = Q(s)
+    ob = bound_objective(Ws, bs, box, c, lambda x: s * D.evaluate(x)[o], budget=Budget(max_regions=0),
+                         engine=Engine(Ws, bs, paired=True))
+    assert ob.tree.get("by") in ("symbolic", "differential")
+    return Fraction(str(ob.upper))
+
+
+def test_a_timeout_is_shared_by_every_objective():
+    """With a timeout too small to close the first objective (which the sequential order spent
+    whole, leaving the others their root bounds: 0.0043 and 0.0083 here), every objective
+    ``± (a_o − b_o)`` gets branch-and-bound work: its upper bound is below its root bound; the
+    partial certificate verifies."""
+    a, b = near_pair([4, 16, 16, 2], 0)
+    box = [(Q(-1), Q(1))] * 4
+    r = diff_bounds(a, b, box, timeout=4)
+    assert not r.complete and r.upper is not None and "timeout of 4 s" in r.reason
+    D = difference_network(a, b)
+    objs = r.certificate["objectives"]
+    assert sorted((ob["output"], ob["sign"]) for ob in objs) == [(0, -1), (0, 1), (1, -1), (1, 1)]
+    for ob in objs:
+        assert "by" not in ob["tree"]                  # LP multipliers or a split
+        assert Fraction(ob["upper"]) < _root_bound(D, box, ob["output"], ob["sign"])
+    assert [Fraction(str(hi)) for _, hi in r.per_output] == [max(Fraction(ob["upper"]) for ob in objs if ob["output"] == o)
+                                               for o in range(2)]
+    assert verify(json.loads(json.dumps(jsonable(r.certificate))))[0]
+    x = r.point
+    assert 0 <= r.lower == max(abs(u - v) for u, v in zip(a.evaluate(x), b.evaluate(x)))
+
+
+def test_lower_bound_is_never_negative():
+    """``a − b = −1`` everywhere: the objective ``+ (a − b)`` alone is −1 at every point, but the
+    reported lower bound is ``max |a − b|`` at an evaluated domain point, 1, attained exactly."""
+    a = Network.from_rows([[[1, -1], [2, 1]], [[1, 1]]], [[0, 0], [0]])
+    b = Network.from_rows([[[1, -1], [2, 1]], [[1, 1]]], [[0, 0], [1]])
+    box = [(Q(-1), Q(1))] * 2
+    for budget in (Budget(max_regions=0), Budget(timeout=0)):
+        r = diff_bounds(a, b, box, budget=budget)
+        assert r.lower == 1 and r.upper is None and r.output == 0
+        assert abs(a.evaluate(r.point)[0] - b.evaluate(r.point)[0]) == 1
+        assert all(-1 <= v <= 1 for v in r.point)
+        cert = json.loads(json.dumps(jsonable(r.certificate)))
+        assert verify(cert)[0] and Fraction(cert["lower"]) == 1
+    assert diff_bounds(a, b, box).lower == 1
+
+
+@pytest.mark.parametrize("widths,seed", [([2, 4, 4, 1], 3),
+                                         pytest.param([2, 5, 3, 2], 4, marks=pytest.mark.slow)])
+def test_shared_timeout_gives_the_sequential_answer(widths, seed):
+    """When every objective finishes, the rounds give exactly the sequential answer (no
+    timeout), which is the region walk's exact maximum."""
+    a, b = near_pair(widths, seed)
+    box = [(Q(-1), Q(1))] * 2
+    seq = diff_bounds(a, b, box)
+    shared = diff_bounds(a, b, box, timeout=120)
+    exact = max_deviation(a, b, (Q(-1), Q(1)))
+    assert exact.complete and seq.complete and shared.complete
+    assert shared.lower == shared.upper == seq.lower == seq.upper == exact.value
+    assert (shared.point, shared.output, shared.per_output) == (seq.point, seq.output, seq.per_output)
+    assert shared.checked is True
