@@ -501,7 +501,10 @@ def planted_nets(draw):
     return Network(Ws, bs), domain, draw(st.sampled_from([400, 0]))
 
 
-@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+# the fast suite's bounded sample: a fixed set of draws (derandomized), since one random draw can
+# take the whole 20 s budget of the certificate's proof search; the sweep below is marked slow
+@settings(max_examples=10, deadline=None, derandomize=True,
+          suppress_health_check=[HealthCheck.too_slow])
 @given(planted_nets())
 def test_random_planted_nets(case):
     net, domain, max_regions = case
