@@ -193,16 +193,7 @@ def _frac(v):
         return None
 
 
-def _eval(net: dict, x):
-    """Exact evaluation of a native network dict with Fractions (relu between layers)."""
-    h = [Fraction(v) for v in x]
-    layers = net["layers"]
-    for k, layer in enumerate(layers):
-        h = [sum((Fraction(w) * v for w, v in zip(row, h)), Fraction(0)) + Fraction(c)
-             for row, c in zip(layer["weight"], layer["bias"])]
-        if k < len(layers) - 1:
-            h = [max(v, Fraction(0)) for v in h]
-    return h
+_eval = bab_domains._eval          # exact evaluation of a native network dict (Fractions)
 
 
 def _points(d, lo=-3, hi=3, n=60, seed=1):
