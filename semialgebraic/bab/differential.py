@@ -19,13 +19,11 @@ has a small ``A − B``, so δ stays small where the plain intervals of ``D`` ar
 
 from __future__ import annotations
 
-import numpy as np
 
-from algebra.linalg import interval_image
 from algebra.rationals import Q
 
 from ..budget import checkpoint
-from .symbolic import GRID_BITS, IntLayers, back_substitute, down, relu_lines, up
+from .symbolic import GRID_BITS, IntLayers, _grid, _lcm_den, back_substitute, down, relu_lines, up
 
 __all__ = ["DifferentialNet", "delta_lines", "relu_difference"]
 
@@ -146,24 +144,29 @@ class DifferentialNet:
         return self.state(box, ivs, symbolic, parent, layer)[0]
 
     def state(self, box, ivs, symbolic=True, parent=None, layer=0):
-        """``(deltas, lines, caps)``: :meth:`deltas` and the δ network's relaxations."""
+        """``(deltas, lines, None)``: :meth:`deltas` and the δ network's relaxations (limb form,
+        :meth:`.symbolic.IntLayers.relax`)."""
         L = len(self.A)
         if parent is None:
             layer = 0
         out = [] if parent is None else list(parent[0][:layer])
         lines = [] if parent is None else list(parent[1][:layer])
-        caps = [] if parent is None else list(parent[2][:layer])
         for l in range(layer, L):
             checkpoint()
             if l == 0:
-                d = interval_image(self.E[0], box, self.bias[0])
+                bd = _lcm_den(v for pair in box for v in pair)
+                lo, hi, E = [int(a * bd) for a, _ in box], [int(b * bd) for _, b in box], bd
             else:
                 prev, n = ivs[l - 1], len(ivs[l - 1]) // 2
-                dh = [relu_difference(prev[j], prev[n + j], out[-1][j]) for j in range(n)]
-                hb = [(_relu(lo), _relu(hi)) for lo, hi in prev[n:]]
-                u = interval_image(self.A[l], dh, [_ZERO] * len(self.A[l]))
-                v = interval_image(self.E[l], hb, self.bias[l])
-                d = [(p[0] + q[0], p[1] + q[1]) for p, q in zip(u, v)]
+                dh = _grid([relu_difference(prev[j], prev[n + j], out[-1][j]) for j in range(n)])
+                hb = [(max(a, 0), max(b, 0)) for a, b in _grid(prev[n:])]
+                lo, hi, E = [a for a, _ in dh + hb], [b for _, b in dh + hb], _G
+            # the δ rows of the δ network: A_l Δh + (A_l − B_l) h_b + (α_l − β_l), exact
+            k = len(self.A[l])
+            low, upp, F = self.T.images[l].bounds(lo, hi, E)
+            e = self.T.bden[l]
+            b = self.T.bnum[l] * F
+            d = [(Q(u, F * e), Q(v, F * e)) for u, v in zip((low * e + b)[:k].tolist(), (upp * e + b)[:k].tolist())]
             cur = ivs[l]
             if l < L - 1:
                 n = len(cur) // 2
@@ -173,15 +176,15 @@ class DifferentialNet:
                 d = [_meet(dj, lo, hi) for dj, (lo, hi) in zip(d, cur)]
             d = [(down(lo), up(hi)) for lo, hi in d]
             if symbolic and l > 0:
-                lam, scale, const = self.T.rows_of(l, list(range(len(d))))
-                ub = back_substitute(self.T, l - 1, lines, caps, box, lam, scale, const)
+                lam, scale, const, cden = self.T.rows_of(l, list(range(len(d))))
+                num, D = back_substitute(self.T, l - 1, lines, box, lam, scale, const, cden)
+                ub = [Q(v, _G) for v in (-((-num * _G) // D)).tolist()]   # up(num / D)
                 k = len(d)
-                d = [_meet(dj, down(-ub[k + j]), up(ub[j])) for j, dj in enumerate(d)]
+                d = [_meet(dj, -ub[k + j], ub[j]) for j, dj in enumerate(d)]
             out.append(d)
             if symbolic and l < L - 1:
-                ln, cp = _paired_lines(cur, d)
-                lines.append(ln); caps.append(cp)
-        return out, lines, caps
+                lines.append(self.T.relax(*_paired_lines(cur, d)))
+        return out, lines, None
 
     def bound(self, box, ivs, c):
         """Upper bound of ``c · (a − b)`` on the node (c a signed unit vector or any vector)."""
@@ -192,15 +195,13 @@ class DifferentialNet:
 
 def _paired_lines(cur, d):
     """The lines of layer ``(Δh, h_b)`` of the δ network in :func:`back_substitute`'s integer
-    form (Δh: :func:`delta_lines`; h_b: DeepPoly) and its caps."""
+    form (Δh: :func:`delta_lines`; h_b: DeepPoly) and its caps: ``(su, sl, tu, tl, caps)``."""
     n = len(d)
-    (su_b, sl_b, tu_b, _), cap_b = relu_lines(cur[n:])
+    su_b, sl_b, tu_b, _, cap_b = relu_lines(_grid(cur[n:]))
     su, sl, tu, tl, cap = [], [], [], [], []
     for j in range(n):
         (a, t), (b, r), (_, hi) = delta_lines(cur[j], cur[n + j], d[j])
         su.append(int(a * _G)); tu.append(int(t * _G * _G))
         sl.append(int(b * _G)); tl.append(int(r * _G * _G))
         cap.append(int(hi * _G))
-    arr = lambda xs, ys: np.concatenate([np.array(xs, dtype=object), ys])  # noqa: E731
-    return ((arr(su, su_b), arr(sl, sl_b), arr(tu, tu_b), arr(tl, np.zeros(n, dtype=object))),
-            arr(cap, cap_b))
+    return su + su_b, sl + sl_b, tu + tu_b, tl + [0] * n, cap + cap_b

@@ -24,7 +24,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from algebra.linalg import IntMatrix, interval_image
+from algebra.kernel.limbs import LimbArith
+from algebra.linalg import interval_image
 from algebra.rationals import Q
 
 from ..budget import checkpoint
@@ -34,6 +35,7 @@ __all__ = ["GRID_BITS", "IntLayers", "SymbolicNet", "back_substitute", "relu_lin
 
 GRID_BITS = 40
 _G = 1 << GRID_BITS
+_CHUNK = 1 << 22        # rows of one back-substitution chunk: about this many limb products each
 _ZERO = Q(0)
 
 
@@ -50,9 +52,9 @@ def up(q) -> Q:
 def clip(lo, hi, side):
     """The interval ``[lo, hi]`` intersected with ``z >= 0`` (side 1) or ``z <= 0`` (side 0)."""
     if side == 1 and lo < 0:
-        lo = _ZERO
+        lo = 0 * lo
     elif side == 0 and hi > 0:
-        hi = _ZERO
+        hi = 0 * hi
     return lo, hi
 
 
@@ -72,82 +74,180 @@ def _gcd(a, b):
 
 class IntLayers:
     """Affine layers (rows *Ws*, biases *bs*, exact) in integer form, converted once: per layer
-    ``N`` (FLINT ``fmpz_mat``) and ``Nrows`` (numpy object array) with ``W = N / den``, and
-    ``b = bnum / bden``."""
+    ``Nrows`` (numpy object array) with ``W = Nrows / den`` and ``b = bnum / bden``, and the
+    same as int64 limbs (:class:`algebra.kernel.limbs.LimbArith`, one base for every product of
+    the back-substitution: its largest inner dimension is the largest width)."""
 
     def __init__(self, Ws, bs):
         self.Ws, self.bs = Ws, bs
         self.L = len(Ws)
-        self.N, self.Nrows, self.den, self.bnum, self.bden = [], [], [], [], []
+        self.Nrows, self.den, self.bnum, self.bden = [], [], [], []
+        widths = [1] + [len(W) for W in Ws] + [len(W[0]) for W in Ws if W]
+        self.arith = LimbArith(np, max(widths))
+        self._limbs, self._right = [], []
         for W, b in zip(Ws, bs):
             d = _lcm_den(v for row in W for v in row)
             self.den.append(d)
             ints = [[int(v * d) for v in row] for row in W]
-            self.N.append(IntMatrix.from_rows(ints))
             self.Nrows.append(np.array(ints, dtype=object).reshape(len(ints), -1))
             e = _lcm_den(b)
             self.bden.append(e)
             self.bnum.append(np.array([int(v * e) for v in b], dtype=object))
+            # the right operand of a step: [N | bnum], so M·N and M·bnum are one product
+            self._limbs.append(self.arith.split(self.Nrows[-1]))
+            both = np.concatenate([self.Nrows[-1], self.bnum[-1].reshape(-1, 1)], axis=1)
+            self._right.append(self.arith.prepare(self.arith.split(both)))
+        self.images = [IntImage(self.arith, N, d) for N, d in zip(self.Nrows, self.den)]
+
+    def image(self, l, lo, hi, E):
+        """The pre-activations of layer *l* over the box ``[lo / E, hi / E]`` (integer lists)
+        of its inputs, rounded outward to the grid: two lists of grid integers."""
+        low, upp, F = self.images[l].bounds(lo, hi, E)
+        e = self.bden[l]
+        b = self.bnum[l] * F
+        return _floor_div((low * e + b) * _G, F * e), _ceil_div((upp * e + b) * _G, F * e)
 
     def rows_of(self, l, rows):
-        """``(λ, scale, const)``: the rows *rows* of layer *l* and their negations, ready for
-        :func:`back_substitute` (``λ / scale`` on the post-activations of layer ``l − 1``)."""
-        Nl = self.Nrows[l][rows]
-        bl = [Q(int(self.bnum[l][j]), self.bden[l]) for j in rows]
-        return np.concatenate([Nl, -Nl]), self.den[l], bl + [-v for v in bl]
+        """``(λ, scale, const, cden)``: the rows *rows* of layer *l* and their negations, ready
+        for :func:`back_substitute` (``λ / scale`` on the post-activations of layer ``l − 1``,
+        λ as limbs; the constants ``const / cden``, an object array)."""
+        A = self.arith
+        Nl = A.take(self._limbs[l], rows)
+        bl = self.bnum[l][rows]
+        return A.concat([Nl, A.neg(Nl)]), self.den[l], np.concatenate([bl, -bl]), self.bden[l]
+
+    def relax(self, su, sl, tu, tl, caps):
+        """The limb form of one layer's lines (integer lists in the form of
+        :func:`back_substitute`; *tl* None when all zero) and caps."""
+        A = self.arith
+        S = [A.split(_ints(v).reshape(1, -1)) for v in (su, sl)]
+        n = max(len(S[0]), len(S[1]))
+        S = (A.pad(S[0], n), A.pad(S[1], n))                 # one number of limbs: picked per entry
+        col = lambda v: A.prepare(A.split(_ints(v).reshape(-1, 1)))  # noqa: E731
+        return (S, col(tu), None if tl is None or not any(tl) else col(tl), col(caps))
 
 
-def back_substitute(lay, top, lines, caps, box, lam, scale, const, cancel=checkpoint):
-    """Upper bounds of ``λ_i / scale · h_top + const_i`` over a node, going down the linear
-    relaxations of layers ``top … 0`` of *lay* (an :class:`IntLayers`) to the box.
+class IntImage:
+    """The exact interval image of boxes under one integer matrix ``N / den`` (limbs: its
+    positive and negative parts side by side, transposed, prepared once)."""
 
-    ``lines[k] = (su, sl, tu, tl)``: per neuron of layer ``k`` the post-activation lies between
-    ``sl·z + tl`` and ``su·z + tu`` (slopes times ``2^P``, constants times ``2^(2P)``, integer
-    arrays; ``tl`` None when all zero); ``caps[k]``: an upper bound of each post-activation of
-    layer ``k`` times ``2^P``, used to round the coefficients down to the grid (the module
-    docstring).  Exact; returns a list of ``Q``."""
-    const = list(const)
+    def __init__(self, A, N, den):
+        self.A, self.den, self.n = A, den, N.shape[0]
+        pos = np.where(N > 0, N, 0)
+        self.right = A.prepare(A.split(np.concatenate([pos.T, (N - pos).T], axis=1)))
+
+    def bounds(self, lo, hi, E):
+        """``(low, up, F)``: per row the exact minimum ``low / F`` and maximum ``up / F`` of
+        ``N / den · x`` over ``lo / E <= x <= hi / E`` (object arrays, ``F = den · E``)."""
+        A, n = self.A, self.n
+        if not len(lo):
+            z = np.zeros(n, dtype=object)
+            return z, z.copy(), self.den * E
+        P = A.ints(A.matmul(A.split(np.array([list(hi), list(lo)], dtype=object)), self.right))
+        return P[1, :n] + P[0, n:], P[0, :n] + P[1, n:], self.den * E
+
+
+def back_substitute(lay, top, lines, box, lam, scale, const, cden, cancel=checkpoint):
+    """Upper bounds of ``λ_i / scale · h_top + const_i / cden`` over a node, going down the
+    linear relaxations of layers ``top … 0`` of *lay* (an :class:`IntLayers`) to the box.
+
+    ``lines[k]`` (:meth:`IntLayers.relax`): per neuron of layer ``k`` the post-activation lies
+    between ``sl·z + tl`` and ``su·z + tu`` (slopes times ``2^P``, constants times ``2^(2P)``,
+    integers) and below its cap (times ``2^P``), used to round the coefficients down to the
+    grid (the module docstring).  λ is a limb array (:mod:`algebra.kernel.limbs`); every
+    product is exact (that module's bounds), the coefficients are floored to the grid exactly
+    (:meth:`~algebra.kernel.limbs.LimbArith.floor_div`: a shift when ``scale · den_k`` is a
+    power of two), every constant is an exact integer over a known denominator, summed once at
+    the end.  The rows go in chunks (*cancel* is called between chunks and steps).  Exact;
+    returns ``(num, D)``: the bounds are ``num / D`` (an object array, one integer ``D``)."""
+    A = lay.arith
+    R = lam[0].shape[0]
+    widest = max([1] + [len(W) * (len(W[0]) + 1) if W else 1 for W in lay.Ws[:top + 1]])
+    step = max(8, _CHUNK // widest)
+    bd = _lcm_den(v for pair in box for v in pair)
+    bhi = A.prepare(A.split(np.array([int(hi * bd) for _, hi in box], dtype=object).reshape(-1, 1)))
+    blo = A.prepare(A.split(np.array([int(lo * bd) for lo, _ in box], dtype=object).reshape(-1, 1)))
+    terms = [(const, cden)]
+    parts = []
+    for r0 in range(0, R, step):
+        part = _substitute_rows(lay, top, lines, A.take(lam, slice(r0, r0 + step)), scale,
+                                (blo, bhi, bd), cancel)
+        parts.append(part)
+    # one integer vector per denominator, chunks stacked
+    for t in range(len(parts[0])):
+        terms.append((np.concatenate([p[t][0] for p in parts]), parts[0][t][1]))
+    D = 1
+    for _, d in terms:
+        D = D * d // _gcd(D, d)
+    return sum((v * (D // d) for v, d in terms[1:]), terms[0][0] * (D // terms[0][1])), D
+
+
+def _substitute_rows(lay, top, lines, lam, scale, box, cancel):
+    """:func:`back_substitute` of a chunk of rows: the list of ``(integer vector, denominator)``
+    whose sum is each row's bound (the box maximum last)."""
+    A = lay.arith
+    out = []
     for k in range(top, -1, -1):
         cancel()
-        su, sl, tu, tl = lines[k]
-        pos = lam > 0
-        M = np.where(pos, lam * su, lam * sl)                 # scale: scale · 2^P
-        lift = np.where(pos, lam, 0).dot(tu)                  # scale: scale · 2^(2P)
+        S, tu, tl, _ = lines[k]
+        pos, neg = A.signs(lam)
+        lp = A.keep(lam, pos)
+        out.append((_column(A, A.matmul(lp, tu)), scale * _G * _G))
         if tl is not None:
-            lift = lift + np.where(pos, 0, lam).dot(tl)
-        for i, v in enumerate(lift):
-            if v:
-                const[i] += Q(int(v), scale * _G * _G)
-        MN = _int_array(IntMatrix.from_rows(M.tolist()) * lay.N[k], M.shape[0])
-        bterm = M.dot(lay.bnum[k])                            # scale: scale · 2^P · bden_k
+            out.append((_column(A, A.matmul(A.keep(lam, neg), tl)), scale * _G * _G))
+        # M = λ·su where λ > 0, λ·sl elsewhere (scale · 2^P)
+        M = A.mul(lam, [np.where(pos, u, v) for u, v in zip(*S)])
+        MNb = A.matmul(M, lay._right[k])
+        m = MNb[0].shape[1] - 1
+        out.append((_column(A, [h[:, m:] for h in MNb]), scale * _G * lay.bden[k]))
+        MN = _trim([h[:, :m] for h in MNb])
         s2 = scale * _G * lay.den[k]                          # the scale of MN
-        for i, v in enumerate(bterm):
-            if v:
-                const[i] += Q(int(v), scale * _G * lay.bden[k])
         if k > 0:
-            q = scale * lay.den[k]
-            lam2 = MN // q                                    # floor: grid 2^-P
-            rem = MN - lam2 * q                               # >= 0, scale s2
-            for i, v in enumerate(rem.dot(caps[k - 1])):
-                if v:
-                    const[i] += Q(int(v), s2 * _G)
-            lam, scale = lam2, _G
+            lam, rem = A.floor_div(MN, scale * lay.den[k])    # floor: grid 2^-P; rem >= 0
+            out.append((_column(A, A.matmul(rem, lines[k - 1][3])), s2 * _G))
+            scale = _G
         else:
             lam, scale = MN, s2
-    # maximise over the box: every coordinate an integer over one denominator
-    bd = _lcm_den(v for pair in box for v in pair)
-    blo = np.array([int(lo * bd) for lo, _ in box], dtype=object)
-    bhi = np.array([int(hi * bd) for _, hi in box], dtype=object)
-    tot = np.where(lam > 0, lam * bhi, lam * blo).sum(axis=1) if lam.shape[1] else [0] * lam.shape[0]
-    return [const[i] + Q(int(tot[i]), scale * bd) for i in range(lam.shape[0])]
+    blo, bhi, bd = box
+    pos, neg = A.signs(lam)
+    tot = A.add(A.matmul(A.keep(lam, pos), bhi), A.matmul(A.keep(lam, neg), blo))
+    out.append((_column(A, tot), scale * bd))
+    return out
+
+
+def _floor_div(a, d):
+    return a // d
+
+
+def _ceil_div(a, d):
+    return -((-a) // d)
+
+
+def _grid(pairs):
+    """Grid numbers ``(lo, hi)`` as the integers ``(lo · 2^P, hi · 2^P)``."""
+    return [(int(lo * _G), int(hi * _G)) for lo, hi in pairs]
+
+
+def _column(A, x):
+    return A.ints(x)[:, 0]
+
+
+def _trim(x):
+    while len(x) > 1 and not x[-1].any():
+        x.pop()
+    return x
+
+
+def _ints(v):
+    return np.array([int(t) for t in v], dtype=object)
 
 
 def relu_lines(layer):
-    """The DeepPoly lines of every neuron of *layer* (intervals, grid numbers) in the integer
-    form of :func:`back_substitute`, and the caps ``max(hi, 0) · 2^P``."""
+    """The DeepPoly lines of every neuron of *layer* (intervals as grid integers) in the integer
+    form of :func:`back_substitute`, as lists ``(su, sl, tu, tl, caps)`` (caps ``max(hi, 0) ·
+    2^P``; *tl* None: all zero); :meth:`IntLayers.relax` makes their limb form."""
     su, sl, tu = _relaxation(layer)
-    caps = np.array([int(max(hi, _ZERO) * _G) for _, hi in layer], dtype=object)
-    return (su, sl, tu, None), caps
+    return su, sl, tu, None, [max(hi, 0) for _, hi in layer]
 
 
 class SymbolicNet(IntLayers):
@@ -161,43 +261,44 @@ class SymbolicNet(IntLayers):
         ``BudgetExhausted``) is called between layers and between the back-substitution steps.
         With *parent* (the intervals of the same box under the splits minus some splits of
         layer *layer*), the layers below *layer* are reused (they do not depend on splits at or
-        above it: the same numbers)."""
+        above it: the same numbers).  The work is on grid integers (``2^P`` times the grid
+        numbers), each layer turned into ``Q`` once."""
         L = self.L
         cancel = cancel or checkpoint
         ivs = [] if parent is None else [list(v) for v in parent[:layer]]
-        lines, caps = [], []
-        for k in range(len(ivs)):
-            ln, cp = relu_lines(ivs[k])
-            lines.append(ln); caps.append(cp)
+        grid = [_grid(v) for v in ivs]
+        lines = [self.relax(*relu_lines(g)) for g in grid]
         for l in range(len(ivs), L):
-            prev = box if l == 0 else [(max(lo, _ZERO), max(hi, _ZERO)) for lo, hi in ivs[-1]]
-            cur = [(down(lo), up(hi)) for lo, hi in interval_image(self.Ws[l], prev, self.bs[l])]
+            if l == 0:
+                bd = _lcm_den(v for pair in box for v in pair)
+                lo, hi = self.image(0, [int(a * bd) for a, _ in box], [int(b * bd) for _, b in box], bd)
+            else:
+                lo, hi = self.image(l, [max(a, 0) for a, _ in grid[-1]], [max(b, 0) for _, b in grid[-1]], _G)
+            cur = list(zip(lo.tolist(), hi.tolist()))
             if l > 0:
-                rows = [j for j, (lo, hi) in enumerate(cur) if l == L - 1 or lo < 0 < hi]
+                rows = [j for j, (a, b) in enumerate(cur) if l == L - 1 or a < 0 < b]
                 if rows:
-                    lam, scale, const = self.rows_of(l, rows)
-                    ub = back_substitute(self, l - 1, lines, caps, box, lam, scale, const, cancel)
+                    lam, scale, const, cden = self.rows_of(l, rows)
+                    num, D = back_substitute(self, l - 1, lines, box, lam, scale, const, cden, cancel)
+                    ub = _ceil_div(num * _G, D).tolist()
                     n = len(rows)
                     for t, j in enumerate(rows):
-                        cur[j] = (max(cur[j][0], down(-ub[n + t])), min(cur[j][1], up(ub[t])))
+                        cur[j] = (max(cur[j][0], -ub[n + t]), min(cur[j][1], ub[t]))
             if l < L - 1:
-                cur = [clip(lo, hi, splits.get((l, j))) for j, (lo, hi) in enumerate(cur)]
-                if any(lo > hi for lo, hi in cur):
+                cur = [clip(a, b, splits.get((l, j))) for j, (a, b) in enumerate(cur)]
+                if any(a > b for a, b in cur):
                     return None
-                ln, cp = relu_lines(cur)
-                lines.append(ln); caps.append(cp)
-            ivs.append(cur)
+                lines.append(self.relax(*relu_lines(cur)))
+            grid.append(cur)
+            ivs.append([(Q(a, _G), Q(b, _G)) for a, b in cur])
             cancel()
         return ivs
 
 
-def _int_array(m, rows):
-    return np.array([int(e) for e in m.entries()], dtype=object).reshape(rows, -1)
-
-
 def _relaxation(layer):
     """Integer slopes (``su``, ``sl`` times ``2^P``) and the upper lines' constants ``−su·lo``
-    times ``2^(2P)`` (intervals are grid numbers, so all three are integers)."""
+    times ``2^(2P)`` of a layer given as grid integers (``lo · 2^P``, ``hi · 2^P``): the slope
+    ``up(hi / (hi − lo))`` is the exact integer ceiling of ``hi · 2^P / (hi − lo)``."""
     su, sl, tu = [], [], []
     for lo, hi in layer:
         if lo >= 0:
@@ -205,11 +306,11 @@ def _relaxation(layer):
         elif hi <= 0:
             su.append(0); sl.append(0); tu.append(0)
         else:
-            s = int((hi / (hi - lo) * _G).ceil())
+            s = -((-hi * _G) // (hi - lo))
             su.append(s)
             sl.append(_G if hi > -lo else 0)
-            tu.append(s * int(-lo * _G))
-    return (np.array(su, dtype=object), np.array(sl, dtype=object), np.array(tu, dtype=object))
+            tu.append(s * -lo)
+    return su, sl, tu
 
 
 def affine_bound(Ws, bs, box, ivs, c):
