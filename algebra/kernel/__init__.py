@@ -25,6 +25,9 @@ vectors
 jacobian
     :func:`exercise_spec` (what a parameter's Jacobian column needs to be non-zero),
     :func:`is_delta_zero` (the back-propagated ``δ`` under fixed masks).
+limbs
+    :class:`~algebra.kernel.limbs.LimbArith`, exact integer arrays on int64 limbs (the products
+    of the branch-and-bound bounds; numpy is passed in, so it is imported from its module).
 """
 
 from .domains import domain_from_json, domain_json, domain_rows

@@ -3,8 +3,10 @@ of every layer at a node and the paired differential bound, recomputed from the 
 
 Independent of :mod:`semialgebraic.bab` (its own code; the same definitions): the
 back-substitution runs on integer rows over one denominator, every grid number converted with a
-check that it is one, the weight products through :class:`algebra.linalg.IntMatrix`.  The definitions (documented in
-:mod:`semialgebraic.verify.bab_bound`) are exact, so both sides reach the same grid numbers.
+check that it is one, the weight products on int64 limbs (:mod:`algebra.kernel.limbs`, the
+trusted kernel's exact integer products, shared with the search: only that primitive is).  The
+definitions (documented in :mod:`semialgebraic.verify.bab_bound`) are exact, so both sides
+reach the same grid numbers.
 
 Imports ``algebra`` only.
 """
@@ -13,7 +15,8 @@ from __future__ import annotations
 
 from math import gcd
 
-from algebra.linalg import IntMatrix, QMatrix, interval_image
+from algebra.kernel.limbs import LimbArith
+from algebra.linalg import QMatrix
 from algebra.rationals import Q
 
 __all__ = ["GRID", "layer_intervals", "paired_deltas", "pair_rows"]
@@ -86,65 +89,135 @@ def _int_rows(mat):
     return _obj([int(e) for e in N.entries()]).reshape(mat.nrows, mat.ncols), int(d)
 
 
-def _substitute(mats, biases, relax, box, top, pick, consts):
-    """Upper bounds of ``± rows_j · h_{top-1} + consts`` (``rows_j`` the rows *pick* of layer
-    *top*, first with ``+``, then with ``−``) over the node, each row going down
-    the relaxations of layers ``top-1 … 0`` to the box; ``relax[k]`` is ``(lines, caps)`` of
-    layer ``k`` (lines ``(su, sl, tu, tl)``: the post-activation lies between ``sl·z + tl`` and
-    ``su·z + tu``; caps: its largest value).
+class _Layers:
+    """Integer forms of a list of layers (:class:`QMatrix` *mats*, bias lists), made once per
+    check: per layer the rows ``N`` (``W = N / d``) as limbs (:mod:`algebra.kernel.limbs`), the
+    biases ``c / e`` (each over its own denominator: a bias column over ``d·e`` would need more
+    limbs than ``N``), the right operand ``[N | c]`` of a
+    substitution step and ``[|N|⁺ᵀ | N⁻ᵀ]`` of an interval image."""
 
-    Exact, on integers: the rows are ``P / s`` (``P`` a numpy object array), every slope and
-    cap an integer multiple of ``2^-GRID`` and every line constant of ``2^-2·GRID``; a layer's
-    weights are ``N / d`` (FLINT integer matrix product through :class:`IntMatrix`)."""
+    def __init__(self, mats, biases):
+        np = _np()
+        ints = [_int_rows(m) for m in mats]
+        self.ar = LimbArith(np, max([1] + [max(N.shape) for N, _ in ints]))
+        ar = self.ar
+        self.rows, self.d, self.c, self.e, self.step, self.image = [], [], [], [], [], []
+        for (N, d), bias in zip(ints, biases):
+            e = _den(bias)
+            c = _obj([_exact_int(v, e) for v in bias])
+            self.rows.append(ar.split(N))
+            self.d.append(d)
+            self.c.append(c)
+            self.e.append(e)
+            self.step.append(ar.prepare(ar.split(np.hstack([N, c.reshape(-1, 1)]))))
+            neg = np.where(N < 0, N, 0)
+            self.image.append(ar.prepare(ar.split(np.hstack([(N - neg).T, neg.T]))))
+
+    def bounds(self, l, lo, hi, scale):
+        """Exact ``(min, max, den)`` (integer arrays over ``den``) of layer *l*'s
+        pre-activations over the box ``[lo / scale, hi / scale]`` (integer lists)."""
+        ar = self.ar
+        n = len(self.c[l])
+        if not len(lo):
+            lo_part = up_part = _np().zeros(n, dtype=object)
+        else:
+            prod = ar.ints(ar.matmul(ar.split(_obj([lo, hi])), self.image[l]))
+            lo_part, up_part = prod[0, :n] + prod[1, n:], prod[1, :n] + prod[0, n:]
+        e = self.e[l]
+        off = self.c[l] * (self.d[l] * scale)
+        return lo_part * e + off, up_part * e + off, self.d[l] * scale * e
+
+
+def _on_grid(num, den):
+    """``(⌊num·2^GRID / den⌋, ⌈num·2^GRID / den⌉)`` elementwise (object arrays)."""
+    t = num * _SCALE
+    return t // den, -((-t) // den)
+
+
+def _substitute(net, relax, box, top, pick, consts, cden):
+    """Upper bounds ``num / den`` of ``± rows_j · h_{top-1} + consts_j / cden`` (``rows_j`` the
+    rows *pick* of layer *top* of *net*, a :class:`_Layers`, first with ``+``, then with ``−``)
+    over the node, each row going down the relaxations of layers ``top-1 … 0`` to the box;
+    ``relax[k]`` is ``(lines, caps)`` of layer ``k`` (lines ``(su, sl, tu, tl)``: the
+    post-activation lies between ``sl·z + tl`` and ``su·z + tu``; caps: its largest value).
+
+    Exact, on integers: the rows are ``P / s`` (``P`` limbs, :mod:`algebra.kernel.limbs`: exact
+    float64 products and int64 carries), every slope and cap an integer multiple of
+    ``2^-GRID`` and every line constant of ``2^-2·GRID``; a layer's weights are ``N / d``.
+    Each row is handled alone, so the rows go in blocks."""
+    ar = net.ar
+    mine = ar.take(net.rows[top], pick)
+    P = ar.concat([mine, ar.neg(mine)])
+    width = max(len(net.c[k]) for k in range(top + 1))
+    block = max(8, (1 << 22) // (width * width))
+    parts = [_substitute_block(net, relax, box, top, ar.take(P, slice(r, r + block)))
+             for r in range(0, P[0].shape[0], block)]
+    den = cden
+    for _, d in parts[0]:
+        den = den * d // gcd(den, d)
+    total = consts * (den // cden)
+    for t, (_, d) in enumerate(parts[0]):
+        column = _np().concatenate([part[t][0] for part in parts])
+        total = total + column * (den // d)
+    return total, den
+
+
+def _substitute_block(net, relax, box, top, P):
+    """:func:`_substitute` of a block of rows: ``[(integers, denominator)]`` summing to the
+    bounds."""
     np = _np()
-    num, s = _cached(mats[top], _int_rows)
-    P = np.concatenate([num[pick], -num[pick]])
-    rows = P
-    acc = [Q(0)] * len(rows)
-    for i, v in enumerate(consts):
-        acc[i] += v
+    ar = net.ar
     G = _SCALE
+    s = net.d[top]
+    out = []
     for k in range(top - 1, -1, -1):
-        up_s, lo_s, up_c, lo_c, _ = _as_ints(relax[k])
-        plus = P > 0
-        shift = np.where(plus, P, 0).dot(up_c) + np.where(plus, 0, P).dot(lo_c)
-        relaxed = np.where(plus, P * up_s, P * lo_s)            # rows over s·G
-        N, d = mats[k].numer_denom()
-        d = int(d)
-        bias_den = d * _den(biases[k])
-        bias_num = [_exact_int(v, bias_den) for v in biases[k]]
-        prod = IntMatrix.from_rows(relaxed.tolist()) * N          # rows over s·G·d
-        flat = _obj([int(e) for e in prod.entries()]).reshape(len(rows), -1)
-        bterm = relaxed.dot(_obj(bias_num))
-        for i in range(len(rows)):
-            acc[i] += Q(int(shift[i]), s * G * G) + Q(int(bterm[i]), s * G * bias_den)
+        up_s, lo_s, up_c, lo_c = _as_limbs(relax[k], ar)[:4]
+        plus, minus = ar.signs(P)
+        shift = ar.matmul(ar.keep(P, plus), up_c)
+        if lo_c is not None:
+            shift = ar.add(shift, ar.matmul(ar.keep(P, minus), lo_c))
+        out.append((_col(ar, shift), s * G * G))
+        relaxed = ar.mul(P, [np.where(plus, a, b) for a, b in zip(up_s, lo_s)])      # over s·G
+        both = ar.matmul(relaxed, net.step[k])                                       # [flat | bias]
+        m = both[0].shape[1] - 1
+        out.append((_col(ar, [h[:, m:] for h in both]), s * G * net.e[k]))
+        flat = [h[:, :m] for h in both]                                              # over s·G·d
         if k == 0:
-            P, s = flat, s * G * d
+            P, s = flat, s * G * net.d[k]
             break
-        step = s * d                                               # to the grid: floor(flat / step)
-        P = flat // step
-        spare = (flat - P * step).dot(_as_ints(relax[k - 1])[4])
-        for i in range(len(rows)):
-            acc[i] += Q(int(spare[i]), s * G * d * G)
+        P, spare = ar.floor_div(flat, s * net.d[k])                                  # to the grid
+        out.append((_col(ar, ar.matmul(spare, _as_limbs(relax[k - 1], ar)[4])), s * G * net.d[k] * G))
         s = G
     bden = 1
     for lo, hi in box:
         bden = bden * int(lo.q) // gcd(bden, int(lo.q))
         bden = bden * int(hi.q) // gcd(bden, int(hi.q))
-    lo_v = _obj([_exact_int(lo, bden) for lo, _ in box])
-    hi_v = _obj([_exact_int(hi, bden) for _, hi in box])
-    best = np.where(P > 0, P * hi_v, P * lo_v)
-    return [acc[i] + Q(int(sum(best[i])), s * bden) for i in range(len(rows))]
+    corner = [_obj([_exact_int(v[side], bden) for v in box]).reshape(-1, 1) for side in (0, 1)]
+    plus, minus = ar.signs(P)
+    best = ar.add(ar.matmul(ar.keep(P, plus), ar.prepare(ar.split(corner[1]))),
+                  ar.matmul(ar.keep(P, minus), ar.prepare(ar.split(corner[0]))))
+    out.append((_col(ar, best), s * bden))
+    return out
 
 
-def _as_ints(entry):
-    """The integer forms (slopes and caps times ``2^GRID``, constants times ``2^(2·GRID)``) of a
-    layer's relaxation ``[lines, caps]``, converted once and kept as its third item."""
+def _col(ar, x):
+    return ar.ints(x)[:, 0]
+
+
+def _as_limbs(entry, ar):
+    """The limb forms of a layer's relaxation ``[lines, caps]`` (slopes times ``2^GRID`` as one
+    row each, padded to one number of limbs; the constants times ``2^(2·GRID)`` and the caps
+    times ``2^GRID`` as prepared columns, the lower constants None when all zero), converted
+    once and kept as its third item."""
     if len(entry) == 2:
         lines, caps = entry
         G = _SCALE
-        entry.append(tuple(_obj([_exact_int(t[i], G if i < 2 else G * G) for t in lines]) for i in range(4))
-                     + (_obj([_exact_int(c, G) for c in caps]),))
+        ints = [_obj([_exact_int(t[i], G if i < 2 else G * G) for t in lines]) for i in range(4)]
+        slopes = [ar.split(v.reshape(1, -1)) for v in ints[:2]]
+        top = max(len(x) for x in slopes)
+        column = lambda v: ar.prepare(ar.split(v.reshape(-1, 1)))  # noqa: E731
+        entry.append((ar.pad(slopes[0], top), ar.pad(slopes[1], top), column(ints[2]),
+                      column(ints[3]) if ints[3].any() else None, column(_obj([_exact_int(c, G) for c in caps]))))
     return entry[2]
 
 
@@ -155,39 +228,45 @@ def _den(values):
     return out
 
 
-def layer_intervals(mats, weights, biases, box, neuron_sides):
+def layer_intervals(mats, weights, biases, box, neuron_sides):  # pylint: disable=unused-argument
     """Grid intervals of every layer's pre-activations at a node (None: a split empties one).
 
-    *mats* are the layers as :class:`QMatrix`, *weights* the same as lists of rows,
-    *neuron_sides* maps ``(l, j)`` to 0 (``z <= 0``) or 1 (``z >= 0``).
+    *mats* are the layers as :class:`QMatrix`, *weights* the same as lists of rows (not read
+    any more: the integer forms come from *mats*), *neuron_sides* maps ``(l, j)`` to 0 (``z <= 0``) or 1 (``z >= 0``).  The interval image of
+    each layer and the substitutions are exact integer products (:class:`_Layers`); the
+    endpoints are kept as integers times ``2^GRID`` until each layer is done.
     """
+    net = _cached(mats, lambda m: _Layers(m, biases))
     depth = len(mats)
     ivs, relax = [], []
+    bden = _den([v for pair in box for v in pair])
+    src = ([_exact_int(lo, bden) for lo, _ in box], [_exact_int(hi, bden) for _, hi in box], bden)
     for l in range(depth):
-        src = box if l == 0 else [(_pos(lo), _pos(hi)) for lo, hi in ivs[l - 1]]
-        cur = [(_lo_grid(lo), _hi_grid(hi)) for lo, hi in interval_image(weights[l], src, biases[l])]
+        lo_n, hi_n, den = net.bounds(l, *src)
+        low, high = _on_grid(lo_n, den)[0].tolist(), _on_grid(hi_n, den)[1].tolist()
         if l >= 1:
-            pick = [j for j in range(len(cur)) if l == depth - 1 or cur[j][0] < _Z < cur[j][1]]
+            pick = [j for j in range(len(low)) if l == depth - 1 or low[j] < 0 < high[j]]
             if pick:
-                consts = [biases[l][j] for j in pick] + [-biases[l][j] for j in pick]
-                ub = _substitute(mats, biases, relax, box, l, pick, consts)
+                mine = net.c[l][pick]
+                num, den = _substitute(net, relax, box, l, pick, _np().concatenate([mine, -mine]), net.e[l])
+                ub = _on_grid(num, den)[1].tolist()
                 half = len(pick)
                 for t, j in enumerate(pick):
-                    lo, hi = cur[j]
-                    cur[j] = (max(lo, _lo_grid(-ub[half + t])), min(hi, _hi_grid(ub[t])))
+                    low[j], high[j] = max(low[j], -ub[half + t]), min(high[j], ub[t])
         if l < depth - 1:
-            for j in range(len(cur)):
+            for j in range(len(low)):
                 side = neuron_sides.get((l, j))
-                lo, hi = cur[j]
                 if side == 0:
-                    hi = min(hi, _Z)
+                    high[j] = min(high[j], 0)
                 elif side == 1:
-                    lo = max(lo, _Z)
-                if lo > hi:
+                    low[j] = max(low[j], 0)
+                if low[j] > high[j]:
                     return None
-                cur[j] = (lo, hi)
+        cur = [(Q(a, _SCALE), Q(b, _SCALE)) for a, b in zip(low, high)]
+        if l < depth - 1:
             relax.append(_lines(cur))
         ivs.append(cur)
+        src = ([max(a, 0) for a in low], [max(b, 0) for b in high], _SCALE)
     return ivs
 
 
@@ -290,38 +369,29 @@ def _pair_lines(za, zb, dd):
 def paired_deltas(weights, biases, box, ivs, symbolic=False, every_layer=False):
     """The last layer's δ intervals (bounds of ``a − b``) of the paired differential bound;
     with *symbolic* (``"differential": "neurodiff"``) every layer's δ intervals are also
-    intersected with the back-substitution of ``± δ`` through the δ network's relaxations."""
+    intersected with the back-substitution of ``± δ`` through the δ network's relaxations.
+    The interval rule's sum ``A_l Δh + (A_l − B_l) relu(z_b) + (α_l − β_l)`` is the exact
+    interval image of the δ rows of the δ network (:func:`_delta_network`) over ``(Δh, h_b)``."""
     depth = len(weights)
     delta = None
     width_prev = None
     layers = []
-    if symbolic:
-        t_rows, t_bias, t_mats = _cached(weights, lambda w: _delta_mats(w, biases))
-        t_relax = []
+    _, t_bias, t_mats = _cached(weights, lambda w: _delta_mats(w, biases))
+    net = _cached(t_mats, lambda m: _Layers(m, t_bias))
+    t_relax = []
+    bden = _den([v for pair in box for v in pair])
     for l in range(depth):
-        W, bvec = weights[l], biases[l]
         last = l == depth - 1
         if l == 0:
-            half = len(W) // 2
-            diff_rows = [[u - v for u, v in zip(W[j], W[half + j])] for j in range(half)]
-            delta = interval_image(diff_rows, box, [bvec[j] - bvec[half + j] for j in range(half)])
+            src = ([_exact_int(lo, bden) for lo, _ in box], [_exact_int(hi, bden) for _, hi in box], bden)
         else:
             prev = ivs[l - 1]
             dh = [_pair(prev[j], prev[width_prev + j], delta[j]) for j in range(width_prev)]
-            hb = [(_pos(lo), _pos(hi)) for lo, hi in prev[width_prev:]]
-            if last:
-                own = [list(r[:width_prev]) for r in W]
-                other = [[-v for v in r[width_prev:]] for r in W]
-                off = list(bvec)
-            else:
-                half = len(W) // 2
-                own = [list(W[j][:width_prev]) for j in range(half)]
-                other = [list(W[half + j][width_prev:]) for j in range(half)]
-                off = [bvec[j] - bvec[half + j] for j in range(half)]
-            gap = [[u - v for u, v in zip(ra, rb)] for ra, rb in zip(own, other)]
-            first = interval_image(own, dh, [_Z] * len(own))
-            second = interval_image(gap, hb, off)
-            delta = [(p[0] + q[0], p[1] + q[1]) for p, q in zip(first, second)]
+            both = dh + [(_pos(lo), _pos(hi)) for lo, hi in prev[width_prev:]]
+            src = ([_exact_int(lo, _SCALE) for lo, _ in both], [_exact_int(hi, _SCALE) for _, hi in both], _SCALE)
+        count = len(weights[l]) if last else len(weights[l]) // 2
+        lo_n, hi_n, den = net.bounds(l, *src)
+        delta = [(Q(int(a), den), Q(int(b), den)) for a, b in zip(lo_n[:count], hi_n[:count])]
         here = ivs[l]
         if last:
             delta = [_intersect(dj, lo, hi) for dj, (lo, hi) in zip(delta, here)]
@@ -332,10 +402,11 @@ def paired_deltas(weights, biases, box, ivs, symbolic=False, every_layer=False):
             width_prev = half
         delta = [(_lo_grid(lo), _hi_grid(hi)) for lo, hi in delta]
         if symbolic and l > 0:
-            count = len(delta)
-            consts = [t_bias[l][j] for j in range(count)] + [-t_bias[l][j] for j in range(count)]
-            ub = _substitute(t_mats, t_bias, t_relax, box, l, list(range(count)), consts)
-            delta = [_intersect(delta[j], _lo_grid(-ub[count + j]), _hi_grid(ub[j])) for j in range(count)]
+            mine = net.c[l][:count]
+            num, den = _substitute(net, t_relax, box, l, list(range(count)), _np().concatenate([mine, -mine]),
+                                   net.e[l])
+            ub = [Q(v, _SCALE) for v in _on_grid(num, den)[1].tolist()]
+            delta = [_intersect(delta[j], -ub[count + j], ub[j]) for j in range(count)]
         if symbolic and not last:
             pairs = [_pair_lines(here[j], here[half + j], delta[j]) for j in range(half)]
             own_lines, own_caps = _lines(here[half:])
