@@ -23,7 +23,7 @@ from __future__ import annotations
 from algebra.rationals import Q
 
 from ..budget import checkpoint
-from .symbolic import GRID_BITS, IntLayers, _grid, _lcm_den, back_substitute, down, relu_lines, up
+from .symbolic import GRID_BITS, IntLayers, _grid, back_substitute, down, relu_lines, up
 
 __all__ = ["DifferentialNet", "delta_lines", "relu_difference"]
 
@@ -154,8 +154,7 @@ class DifferentialNet:
         for l in range(layer, L):
             checkpoint()
             if l == 0:
-                bd = _lcm_den(v for pair in box for v in pair)
-                lo, hi, E = [int(a * bd) for a, _ in box], [int(b * bd) for _, b in box], bd
+                lo, hi, E = self.T.box_ints(box)
             else:
                 prev, n = ivs[l - 1], len(ivs[l - 1]) // 2
                 dh = _grid([relu_difference(prev[j], prev[n + j], out[-1][j]) for j in range(n)])

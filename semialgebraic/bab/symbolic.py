@@ -29,6 +29,8 @@ holds the old outputs bit for bit).
 
 from __future__ import annotations
 
+from math import lcm
+
 import numpy as np
 
 from algebra.kernel.limbs import LimbArith
@@ -65,17 +67,7 @@ def clip(lo, hi, side):
 
 
 def _lcm_den(values):
-    d = 1
-    for v in values:
-        q = int(v.q)
-        d = d * q // _gcd(d, q)
-    return d
-
-
-def _gcd(a, b):
-    while b:
-        a, b = b, a % b
-    return a
+    return lcm(1, *(int(v.q) for v in values))
 
 
 class IntLayers:
@@ -90,7 +82,7 @@ class IntLayers:
         self.Nrows, self.den, self.bnum, self.bden = [], [], [], []
         widths = [1] + [len(W) for W in Ws] + [len(W[0]) for W in Ws if W]
         self.arith = LimbArith(np, max(widths))
-        self._limbs, self._right = [], []
+        self._limbs, self._right, self._boxes = [], [], {}
         for W, b in zip(Ws, bs):
             d = _lcm_den(v for row in W for v in row)
             self.den.append(d)
@@ -104,6 +96,18 @@ class IntLayers:
             both = np.concatenate([self.Nrows[-1], self.bnum[-1].reshape(-1, 1)], axis=1)
             self._right.append(self.arith.prepare(self.arith.split(both)))
         self.images = [IntImage(self.arith, N, d) for N, d in zip(self.Nrows, self.den)]
+
+    def box_ints(self, box):
+        """``(lo, hi, E)``: the box as integer lists over one denominator ``E`` (remembered for
+        the last few boxes)."""
+        key = tuple(box)
+        hit = self._boxes.get(key)
+        if hit is None:
+            if len(self._boxes) > 64:
+                self._boxes.clear()
+            E = _lcm_den(v for pair in box for v in pair)
+            hit = self._boxes[key] = ([int(a * E) for a, _ in box], [int(b * E) for _, b in box], E)
+        return hit
 
     def image(self, l, lo, hi, E):
         """The pre-activations of layer *l* over the box ``[lo / E, hi / E]`` (integer lists)
@@ -170,9 +174,8 @@ def back_substitute(lay, top, lines, box, lam, scale, const, cden, cancel=checkp
     R = lam[0].shape[0]
     widest = max([1] + [len(W) * (len(W[0]) + 1) if W else 1 for W in lay.Ws[:top + 1]])
     step = max(8, _CHUNK // widest)
-    bd = _lcm_den(v for pair in box for v in pair)
-    bhi = A.prepare(A.split(np.array([int(hi * bd) for _, hi in box], dtype=object).reshape(-1, 1)))
-    blo = A.prepare(A.split(np.array([int(lo * bd) for lo, _ in box], dtype=object).reshape(-1, 1)))
+    blo, bhi, bd = lay.box_ints(box)
+    blo, bhi = (A.prepare(A.split(np.array(v, dtype=object).reshape(-1, 1))) for v in (blo, bhi))
     terms = [(const, cden)]
     parts = []
     for r0 in range(0, R, step):
@@ -184,7 +187,7 @@ def back_substitute(lay, top, lines, box, lam, scale, const, cden, cancel=checkp
         terms.append((np.concatenate([p[t][0] for p in parts]), parts[0][t][1]))
     D = 1
     for _, d in terms:
-        D = D * d // _gcd(D, d)
+        D = lcm(D, d)
     return sum((v * (D // d) for v, d in terms[1:]), terms[0][0] * (D // terms[0][1])), D
 
 
@@ -284,8 +287,7 @@ class SymbolicNet(IntLayers):
         lines = [self.relax(*relu_lines(g)) for g in grid]
         for l in range(len(ivs), L):
             if l == 0:
-                bd = _lcm_den(v for pair in box for v in pair)
-                lo, hi = self.image(0, [int(a * bd) for a, _ in box], [int(b * bd) for _, b in box], bd)
+                lo, hi = self.image(0, *self.box_ints(box))
             else:
                 lo, hi = self.image(l, [max(a, 0) for a, _ in grid[-1]], [max(b, 0) for _, b in grid[-1]], _G)
             cur = list(zip(lo.tolist(), hi.tolist()))
