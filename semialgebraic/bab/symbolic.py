@@ -82,7 +82,7 @@ class IntLayers:
         self.Nrows, self.den, self.bnum, self.bden = [], [], [], []
         widths = [1] + [len(W) for W in Ws] + [len(W[0]) for W in Ws if W]
         self.arith = LimbArith(np, max(widths))
-        self._limbs, self._right, self._boxes = [], [], {}
+        self._limbs, self._right, self._boxes = [], [], None
         for W, b in zip(Ws, bs):
             d = _lcm_den(v for row in W for v in row)
             self.den.append(d)
@@ -99,15 +99,12 @@ class IntLayers:
 
     def box_ints(self, box):
         """``(lo, hi, E)``: the box as integer lists over one denominator ``E`` (remembered for
-        the last few boxes)."""
-        key = tuple(box)
-        hit = self._boxes.get(key)
-        if hit is None:
-            if len(self._boxes) > 64:
-                self._boxes.clear()
+        the last box: compared by value, as hashing rationals costs more than converting)."""
+        last = self._boxes
+        if last is None or not (last[0] is box or last[0] == list(box)):
             E = _lcm_den(v for pair in box for v in pair)
-            hit = self._boxes[key] = ([int(a * E) for a, _ in box], [int(b * E) for _, b in box], E)
-        return hit
+            last = self._boxes = (list(box), ([int(a * E) for a, _ in box], [int(b * E) for _, b in box], E))
+        return last[1]
 
     def image(self, l, lo, hi, E):
         """The pre-activations of layer *l* over the box ``[lo / E, hi / E]`` (integer lists)
