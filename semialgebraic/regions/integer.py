@@ -59,7 +59,8 @@ def int_matmul(A, B, row_bound=None):
     is below 2^63 (*row_bound*: that row sum, when known), Python integers otherwise."""
     if A.size and B.size:
         rb = _row_bound(A) if row_bound is None else row_bound
-        if rb * _max_abs(B) <= _LIMIT:
+        mb = _max_abs(B)
+        if rb * mb <= _LIMIT and rb <= _LIMIT and mb <= _LIMIT:   # (each factor: a zero one)
             return A.astype(np.int64) @ B.astype(np.int64)
     return _as_object(A) @ _as_object(B)
 
@@ -101,7 +102,8 @@ class ClassInts:
     *keys*: the primitive integer vectors, in class order (length ``d + 1`` each).
     """
 
-    __slots__ = ("K", "Ka", "Kc", "d", "_gram", "_norms", "_K64", "_kb", "_ka_max")
+    __slots__ = ("K", "Ka", "Kc", "d", "_gram", "_norms", "_K64", "_kb", "_ka_max", "_Kf",
+                 "_norms_f", "_sq")
 
     def __init__(self, keys):
         keys = [list(k) for k in keys]
@@ -114,6 +116,35 @@ class ClassInts:
         self._kb = _row_bound(self.K)                 # max row sum of |K|, exact
         self._ka_max = _max_abs(self.Ka)
         self._K64 = self.K.astype(np.int64) if self._kb <= _LIMIT else None
+        self._Kf = None
+        self._norms_f = None
+        self._sq = {}
+
+    @property
+    def Kf(self):
+        """Float copy of K (for float guesses only; may hold ±inf for huge rows)."""
+        if self._Kf is None:
+            self._Kf = self._K64.astype(float) if self._K64 is not None else \
+                np.array([float(v) for v in self.K.flat], dtype=float).reshape(self.K.shape)
+        return self._Kf
+
+    @property
+    def norms_f(self):
+        """Float Euclidean norms of the rows of Ka (float guesses only)."""
+        if self._norms_f is None:
+            self._norms_f = np.linalg.norm(self.Kf[:, :self.d], axis=1)
+        return self._norms_f
+
+    def products(self, B):
+        """``K @ B`` for an integer array B (d + 1 rows), exactly (int64 when proven safe)."""
+        return int_matmul(self.K if self._K64 is None else self._K64, B, self._kb)
+
+    def norm(self, t) -> int:
+        """``|Ka_t|^2``, exact."""
+        got = self._sq.get(t)
+        if got is None:
+            got = self._sq[t] = sum(int(v) * int(v) for v in self.Ka[t])
+        return got
 
     def values(self, y):
         """``K · (D y, D)`` (the signs of every ``ℓ_t(y)``), an integer array."""
