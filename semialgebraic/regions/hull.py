@@ -93,7 +93,7 @@ def _guess(point, kints):
     if not np.all(np.isfinite(pts)):
         return None
     try:
-        hull = hull_cls(pts)
+        hull = hull_cls(pts, qhull_options="Qt")
     except Exception:            # noqa: BLE001 - Qhull refuses flat / degenerate input
         return None
     eqs, simp = hull.equations, hull.simplices
@@ -112,7 +112,10 @@ def _guess(point, kints):
         incr = _incidence(simp[~vert], m + 1)[facets][keep]
         X = X + (1.0 + float(np.abs(Z).max())) * (incr @ eqs[~vert, :d])
     points = dict(zip((int(t) for t in facets[keep]), X + yf))
-    others = np.setdiff1d(np.arange(m), facets)
+    isf = np.zeros(m + 1, dtype=bool)
+    isf[facets] = True
+    isf[m] = True
+    others = np.nonzero(~isf)[0]
     bases: dict = {}
     if len(others):
         best = np.argmax(pts[others] @ Z.T, axis=1)     # exit facet of the ray 0 -> p_u

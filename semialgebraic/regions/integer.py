@@ -51,7 +51,10 @@ def _row_bound(A) -> int:
     """``max_i Σ_k |A_ik|`` as a Python integer (exact for object arrays)."""
     if not A.size:
         return 0
-    return int(max(sum(abs(int(v)) for v in row) for row in A.reshape(A.shape[0], -1)))
+    A = A.reshape(A.shape[0], -1)
+    if A.dtype == np.int64 and _max_abs(A) * A.shape[1] <= _LIMIT:   # no sum can overflow
+        return int(np.abs(A).sum(axis=1).max())
+    return int(max(sum(abs(int(v)) for v in row) for row in A))
 
 
 def int_matmul(A, B, row_bound=None):
@@ -96,6 +99,25 @@ def basis_inverse(K, support, cache=None):
     return got
 
 
+def _inverse(K, support, cache=None):
+    """:func:`basis_inverse` with the int64 copy of P (or None) and its row bound, cached."""
+    d = K.shape[1] - 1
+    rows = tuple(tuple(int(v) for v in K[f, :d]) for f in support)
+    key = ("full", rows)
+    if cache is not None and key in cache:
+        return cache[key]
+    got = basis_inverse(K, support)
+    if got is not None:
+        P, den = got
+        rb = int(max(sum(abs(v) for v in row) for row in P))
+        got = (P, den, P.astype(np.int64) if rb <= _LIMIT else None, rb)
+    if cache is not None:
+        if len(cache) > 20000:
+            cache.clear()
+        cache[key] = got
+    return got
+
+
 class ClassInts:
     """The primitive integer rows ``K`` (one per class, ``(a, c)`` scaled) of a region.
 
@@ -106,16 +128,25 @@ class ClassInts:
                  "_norms_f", "_sq")
 
     def __init__(self, keys):
-        keys = [list(k) for k in keys]
+        keys = list(keys)
         self.d = len(keys[0]) - 1 if keys else 0
-        self.K = np.array(keys, dtype=object).reshape(len(keys), self.d + 1)
+        shape = (len(keys), self.d + 1)
+        arr = np.array(keys) if keys else None
+        if arr is not None and arr.dtype == np.int64 and arr.shape == shape \
+                and _max_abs(arr) < 2 ** 62:          # every key fits: bounds on int64
+            self.K = arr.astype(object)
+            self._kb = _row_bound(arr)                # max row sum of |K|, exact
+            self._ka_max = _max_abs(arr[:, :self.d])
+            self._K64 = arr if self._kb <= _LIMIT else None
+        else:
+            self.K = np.array([list(k) for k in keys], dtype=object).reshape(shape)
+            self._kb = _row_bound(self.K)
+            self._ka_max = _max_abs(self.K[:, :self.d])
+            self._K64 = self.K.astype(np.int64) if self._kb <= _LIMIT else None
         self.Ka = self.K[:, :self.d]
         self.Kc = self.K[:, self.d]
         self._gram = None
         self._norms = None
-        self._kb = _row_bound(self.K)                 # max row sum of |K|, exact
-        self._ka_max = _max_abs(self.Ka)
-        self._K64 = self.K.astype(np.int64) if self._kb <= _LIMIT else None
         self._Kf = None
         self._norms_f = None
         self._sq = {}
@@ -213,19 +244,24 @@ class ClassInts:
         d = self.d
         if len(support) != d or not todo:
             return {}
-        got = basis_inverse(self.K, support, cache)
+        got = _inverse(self.K, support, cache)
         if got is None:
             return None
-        P, den = got
-        rb = int(max(sum(abs(v) for v in row) for row in P))
-        if rb * self._ka_max <= _LIMIT:                      # no entry of Num can overflow
-            Num = P.astype(np.int64) @ self._K64[list(todo), :d].T if self._K64 is not None \
-                else int_matmul(P, self.Ka[list(todo)].T, rb)
+        P, den, P64, rb = got
+        todo = list(todo)
+        support = list(support)
+        L0 = None
+        if P64 is not None and self._K64 is not None and rb * self._ka_max <= _LIMIT:
+            Num = P64 @ self._K64[todo, :d].T                # den · μ, column per class
+            cmax = int(np.abs(self._K64[:, d]).max(initial=0))
+            nmax = int(np.abs(Num).max(initial=0))
+            if cmax * den <= _LIMIT // 2 and d * cmax * nmax <= _LIMIT // 2:
+                L0 = self._K64[todo, d] * den - self._K64[support, d] @ Num
         else:
-            Num = P @ self.Ka[list(todo)].T
-        Num = _as_object(Num)                                # den · μ, column per class
-        cS = self.Kc[list(support)]
-        L0 = self.Kc[list(todo)] * den - cS @ Num
+            Num = int_matmul(P, self.Ka[todo].T, rb)
+        if L0 is None:
+            Num = _as_object(Num)
+            L0 = self.Kc[todo] * den - self.Kc[support] @ Num
         ok = np.all(Num >= 0, axis=0) & (L0 > 0)
         out = {}
         for col, u in enumerate(todo):

@@ -94,7 +94,7 @@ from ..sets import Polyhedron
 from .facets import (centre_point, certify_with_basis, facet_lp, facet_point,
                      misses_closure, primitive_key)
 from .hull import hull_pass
-from .integer import ClassInts, _as_object, _row_bound, int_matmul
+from .integer import _LIMIT, ClassInts, _as_object, _row_bound, int_matmul
 from .redundancy import redundancy_multipliers
 
 __all__ = ["Region", "RegionWalk", "regions", "region_at", "number_of_regions"]
@@ -427,15 +427,24 @@ class _Forms:
         H, d = self.H, self.H.shape[1] - 1
         dom = self._dom
         M = H.shape[0] + (len(dom[2]) if dom[0] is not None else 0)
+        if H.size and H.dtype == object and max(abs(int(v)) for v in H.flat) < 2 ** 62:
+            H = H.astype(np.int64)
+        elif H.dtype == np.int64 and H.size and int(np.abs(H).max()) >= 2 ** 62:
+            H = H.astype(object)
         act = np.any(H[:, :d] != 0, axis=1) if H.size else np.zeros(0, dtype=bool)
-        active = [int(i) for i in np.nonzero(act)[0]]
-        g = np.gcd.reduce(H[act], axis=1) if active else []
-        keys = (H[act] // np.asarray(g, dtype=H.dtype)[:, None]).tolist() if active else []
-        pairs = [(tuple(int(v) for v in k), Q(int(self.hs[i]), int(gi)))
-                 for i, k, gi in zip(active, keys, g)]
-        zero = set(self.zero_rows)
-        const_ok = all(int(H[i, d]) > 0 for i in range(H.shape[0])
-                       if not act[i] and i not in zero)
+        active = np.nonzero(act)[0].tolist()
+        if active:
+            Ha = H[act]
+            g = np.gcd.reduce(Ha, axis=1)
+            keys = list(map(tuple, (Ha // g[:, None]).tolist()))
+            g = g.tolist()
+        else:
+            keys, g = [], []
+        rest = ~act
+        if self.zero_rows:
+            rest[list(self.zero_rows)] = False
+        const_ok = bool(np.all(H[rest, d] > 0)) if H.size else True
+        gs = dict(zip(active, g))
         if dom[0] is not None:
             base = H.shape[0]
             for j, (key, scale) in enumerate(dom[2]):
@@ -443,16 +452,18 @@ class _Forms:
                     const_ok = const_ok and dom[1][j] > 0
                 else:
                     active.append(base + j)
-                    pairs.append((key, scale))
+                    keys.append(key)
+                    gs[base + j] = scale
         classes: dict = {}
         order, scales = [], []
-        for i, (key, scale) in zip(active, pairs):
+        nh = H.shape[0]
+        for i, key in zip(active, keys):
             if key in classes:
                 classes[key].append(i)
             else:
                 classes[key] = [i]
                 order.append(key)
-                scales.append(scale)
+                scales.append(Q(int(self.hs[i]), int(gs[i])) if i < nh else gs[i])
         self._geometry = (M, active, classes, order)
         self._ints = (ClassInts(order) if order else None, scales, const_ok)
 
@@ -501,7 +512,9 @@ class _Engine:
             W, bias = net.layer(l)
             N, den = _int_rows(QMatrix.hstack([W, QMatrix.column(bias)]))
             W = _small(N[:, :-1])
-            self._ilayers.append((W, N[:, -1], den, _row_bound(W)))
+            bias = N[:, -1]
+            self._ilayers.append((W, bias, den, _row_bound(W),
+                                  max((abs(int(v)) for v in bias), default=0)))
         dom_keys = []
         if self.dom_A is not None:
             for row, cj in zip(self.dom_A.to_rows(), self.dom_c):
@@ -527,23 +540,28 @@ class _Engine:
         if f is not None:
             return f
         d = self.d
-        F = np.zeros((d, d + 1), dtype=object)       # the input x, as integer rows (scale 1)
-        for i in range(d):
-            F[i, i] = 1
+        F = np.eye(d, d + 1, dtype=np.int64)          # the input x, as integer rows (scale 1)
+        bF = 1                                        # a bound on |F|
         s = 1
         blocks, hs, zero_rows = [], [], []
         consistent = True
         k = 0
         L = len(self._ilayers)
-        for l, (W, b, den, rb) in enumerate(self._ilayers):
-            Z = _as_object(int_matmul(W, F, rb))
-            Z[:, d] += b * s
+        for l, (W, b, den, rb, bmax) in enumerate(self._ilayers):
+            if (rb * bF + bmax * s <= _LIMIT and max(bF, s) <= _LIMIT
+                    and W.dtype == np.int64):                 # no entry can overflow
+                Z = W @ F.astype(np.int64)
+                Z[:, d] += b.astype(np.int64) * s
+            else:
+                Z = _as_object(int_matmul(W, _as_object(F), rb))
+                Z[:, d] += b * s
+            bF = rb * bF + bmax * s
             s *= den
             if l == L - 1:
                 Jint, sJ = Z, s
                 break
             n = Z.shape[0]
-            pat = np.array(pattern[k:k + n], dtype=object)
+            pat = np.array(pattern[k:k + n], dtype=Z.dtype)
             zeros = np.nonzero(pat == 0)[0]
             if len(zeros):
                 zero_rows.extend(k + int(i) for i in zeros)
@@ -552,7 +570,9 @@ class _Engine:
             hs.extend([s] * n)
             F = Z * (pat > 0)[:, None]
             k += n
-        H = np.vstack(blocks) if blocks else np.zeros((0, d + 1), dtype=object)
+        if any(B.dtype == object for B in blocks):
+            blocks = [_as_object(B) for B in blocks]
+        H = np.vstack(blocks) if blocks else np.zeros((0, d + 1), dtype=np.int64)
         f = _Forms(H, hs, Jint, sJ, tuple(zero_rows), consistent, self._dom)
         self.cache[pattern] = f
         return f
@@ -600,8 +620,7 @@ class _Engine:
         rows, active, classes, order = f.geometry()
         M = len(rows)
         reps = [classes[k][0] for k in order]
-        Areps = A.submatrix(rows=reps) if reps else None
-        creps = [c[i] for i in reps]
+        Areps = creps = None
         kints, scales, _ = f.ints()
         witnesses: dict = {}
         certified: dict = {}
@@ -610,6 +629,7 @@ class _Engine:
                                           self.multipliers, self.inverses)
         flp = None
         if reps and not hulled:
+            Areps, creps = A.submatrix(rows=reps), [c[i] for i in reps]
             flp = self._float_model(Areps, creps)
         # re-centre: well-inside point (Chebyshev-like, verified exactly)
         if not hulled and active and active[0] < self.n_hidden:   # (else the point is inside)
@@ -622,19 +642,21 @@ class _Engine:
                 point = lp.point
         facets, facet_classes, facet_points, neighbours = [], [], [], []
         self.pending_neighbours = []
-        if reps:
-            undecided = [t for t in range(len(reps)) if t not in witnesses and t not in certified]
-            if undecided:
-                feet = kints.feet(point)
-                for t in list(undecided):
-                    if feet[t] is not None:
-                        witnesses[t] = feet[t]
-                        undecided.remove(t)
+        undecided = [t for t in range(len(reps)) if t not in witnesses and t not in certified]
+        inherited = self.inherited.pop(pattern, ())
+        if undecided:
+            if Areps is None:
+                Areps, creps = A.submatrix(rows=reps), [c[i] for i in reps]
+            feet = kints.feet(point)
+            for t in list(undecided):
+                if feet[t] is not None:
+                    witnesses[t] = feet[t]
+                    undecided.remove(t)
             if undecided and flp is None and len(reps) > 1:
                 flp = self._float_model(Areps, creps)
             # bases that certified classes of the region we came from, tried first (exact)
             where = {key: t for t, key in enumerate(order)}
-            for keys in self.inherited.pop(pattern, ()):
+            for keys in inherited:
                 checkpoint()
                 basis = [where.get(key) for key in keys]
                 todo = [u for u in undecided if u not in certified and u not in basis]
@@ -679,7 +701,8 @@ class _Engine:
             facet_points.append(y)
             if not any(j >= self.n_hidden for j in cls):
                 steps.append((len(facets) - 1, t, cls, rows[i], y))
-        if reps:       # the bases of this region's closure proofs, for its neighbours
+        self.bases = []
+        if undecided or not hulled:   # the bases of this region's closure proofs, for its neighbours
             self.bases = list({tuple(order[u] for u in proof[0]): None
                                for proof in certified.values() if len(proof[0]) == self.d})
             if len(self.proved_by) > 200000:
