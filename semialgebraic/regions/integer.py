@@ -100,22 +100,42 @@ def basis_inverse(K, support, cache=None):
 
 
 def _inverse(K, support, cache=None):
-    """:func:`basis_inverse` with the int64 copy of P (or None) and its row bound, cached."""
+    """:func:`basis_inverse` with the int64 copy of P (or None) and its row bound.
+
+    Cached by the basis's hyperplanes up to order and orientation: with rows ``R_i = s_i
+    C_{π(i)}`` (C the sorted rows, each with its first non-zero entry > 0, s_i = ±1), row i
+    of the inverse of ``Rᵀ`` is s_i times row π(i) of the inverse of ``Cᵀ``, so the regions
+    around one vertex, which see its hyperplanes with other orientations, share one inverse."""
     d = K.shape[1] - 1
-    rows = tuple(tuple(int(v) for v in K[f, :d]) for f in support)
-    key = ("full", rows)
-    if cache is not None and key in cache:
-        return cache[key]
-    got = basis_inverse(K, support)
-    if got is not None:
-        P, den = got
-        rb = int(max(sum(abs(v) for v in row) for row in P))
-        got = (P, den, P.astype(np.int64) if rb <= _LIMIT else None, rb)
-    if cache is not None:
-        if len(cache) > 20000:
-            cache.clear()
-        cache[key] = got
-    return got
+    rows = K[list(support), :d].tolist()
+    signs, canon = [], []
+    for r in rows:
+        first = next((v for v in r if v != 0), 0)
+        sgn = -1 if first < 0 else 1
+        signs.append(sgn)
+        canon.append(tuple(v * sgn for v in r) if sgn < 0 else tuple(r))
+    order = sorted(range(d), key=canon.__getitem__)
+    pos = [0] * d
+    for j, i in enumerate(order):
+        pos[i] = j
+    key = ("canon", tuple(canon[i] for i in order))
+    got = cache.get(key, False) if cache is not None else False
+    if got is False:
+        got = basis_inverse(np.array([list(c) + [0] for c in key[1]], dtype=object),
+                            list(range(d)))
+        if got is not None:
+            P, den = got
+            rb = _row_bound(P)
+            got = (P, den, P.astype(np.int64) if rb <= _LIMIT else None, rb)
+        if cache is not None:
+            if len(cache) > 20000:
+                cache.clear()
+            cache[key] = got
+    if got is None:
+        return None
+    P, den, P64, rb = got
+    sv = np.array(signs, dtype=np.int64)[:, None]
+    return (P[pos] * sv.astype(object), den, None if P64 is None else P64[pos] * sv, rb)
 
 
 class ClassInts:
