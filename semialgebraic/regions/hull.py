@@ -137,7 +137,7 @@ def _dyadic(points, kints):
     delta = S.min(axis=1)
     out = {}
     for row, t in enumerate(ts):
-        if not (delta[row] > 0 and np.all(np.abs(P[row]) < 2.0 ** 900)):
+        if not (delta[row] > 0 and np.all(np.abs(P[row]) < 2.0 ** 800)):   # (u D < 2^1000)
             continue
         e = int(np.ceil(np.log2(16 * sqrt(kints.d) / delta[row])))
         if e > 200:
@@ -155,13 +155,17 @@ def hull_pass(point, kints, scales, witnesses, certified, want_values=False, cac
     :func:`~semialgebraic.regions.facets.certify_with_basis`.  Proved facets go into
     *witnesses* (class -> exact point of the hyperplane with every other class > 0), closure
     proofs of non-facets into *certified*.  False when no hull was computed (nothing added)."""
-    got = _guess(point, kints)
+    try:                         # floats only guess; one that overflows guesses nothing
+        got = _guess(point, kints)
+        grid = _dyadic(got[0], kints) if got is not None else {}
+    except (OverflowError, ValueError, FloatingPointError):
+        got = None
     if got is None:
         return False
-    points, bases = got
+    bases = got[1]
     d = kints.d
     cols, who = [], []
-    for t, (X, D) in _dyadic(points, kints).items():
+    for t, (X, D) in grid.items():
         Kt = [int(v) for v in kints.K[t]]
         N = kints.norm(t)
         val = sum(a * b for a, b in zip(Kt, X)) + Kt[d] * D

@@ -286,3 +286,14 @@ def test_benchmark_net_same_output(monkeypatch):
     assert models["n"] <= len(got) // 4
     monkeypatch.undo()
     assert _structure(got) == _structure(_without_hull(net, monkeypatch=monkeypatch))
+
+
+def test_huge_denominators_fall_back(monkeypatch):
+    """A point whose denominator overflows a float: the pass guesses nothing (no exception)
+    and the walk's other paths decide."""
+    C = ClassInts([(1, 0, 0), (0, 1, 0), (-1, -1, 2)])
+    tiny = Q(1, 2 ** 1100)
+    wit, cert = {}, {}
+    assert hull_pass((Q(1, 2) + tiny, Q(1, 2)), C, [Q(1)] * 3, wit, cert) in (True, False)
+    _check_claims([(1, 0, 0), (0, 1, 0), (-1, -1, 2)], (Q(1, 2) + tiny, Q(1, 2)), wit, cert,
+                  [Q(1)] * 3)
