@@ -75,6 +75,8 @@ THIRD_PARTY = {
     "h5py": ({"algebra.io"}, "optional reader of Keras .h5 files (lazy)"),
     "highspy": ({"semialgebraic"}, "optional float LP used only as a hint, re-decided exactly"),
     "z3": ({"semialgebraic"}, "optional solver used only as a hint, re-decided exactly"),
+    "scipy": ({"semialgebraic"}, "optional Qhull convex hulls guessing region facets (lazy), "
+              "re-decided exactly"),
     "matplotlib": ({"semialgebraic.plot", "algebra"},
                    "optional pictures (lazy): the plot renderer; algebra.display's _repr_png_"),
     "dask": ({"semialgebraic.distributed"}, "optional: batch jobs and searches on a Dask cluster (lazy)"),

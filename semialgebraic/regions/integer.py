@@ -51,7 +51,10 @@ def _row_bound(A) -> int:
     """``max_i Σ_k |A_ik|`` as a Python integer (exact for object arrays)."""
     if not A.size:
         return 0
-    return int(max(sum(abs(int(v)) for v in row) for row in A.reshape(A.shape[0], -1)))
+    A = A.reshape(A.shape[0], -1)
+    if A.dtype == np.int64 and _max_abs(A) * A.shape[1] <= _LIMIT:   # no sum can overflow
+        return int(np.abs(A).sum(axis=1).max())
+    return int(max(sum(abs(int(v)) for v in row) for row in A))
 
 
 def int_matmul(A, B, row_bound=None):
@@ -59,7 +62,8 @@ def int_matmul(A, B, row_bound=None):
     is below 2^63 (*row_bound*: that row sum, when known), Python integers otherwise."""
     if A.size and B.size:
         rb = _row_bound(A) if row_bound is None else row_bound
-        if rb * _max_abs(B) <= _LIMIT:
+        mb = _max_abs(B)
+        if rb * mb <= _LIMIT and rb <= _LIMIT and mb <= _LIMIT:   # (each factor: a zero one)
             return A.astype(np.int64) @ B.astype(np.int64)
     return _as_object(A) @ _as_object(B)
 
@@ -95,25 +99,103 @@ def basis_inverse(K, support, cache=None):
     return got
 
 
+def _inverse(K, support, cache=None):
+    """:func:`basis_inverse` with the int64 copy of P (or None) and its row bound.
+
+    Cached by the basis's hyperplanes up to order and orientation: with rows ``R_i = s_i
+    C_{π(i)}`` (C the sorted rows, each with its first non-zero entry > 0, s_i = ±1), row i
+    of the inverse of ``Rᵀ`` is s_i times row π(i) of the inverse of ``Cᵀ``, so the regions
+    around one vertex, which see its hyperplanes with other orientations, share one inverse."""
+    d = K.shape[1] - 1
+    rows = K[list(support), :d].tolist()
+    signs, canon = [], []
+    for r in rows:
+        first = next((v for v in r if v != 0), 0)
+        sgn = -1 if first < 0 else 1
+        signs.append(sgn)
+        canon.append(tuple(v * sgn for v in r) if sgn < 0 else tuple(r))
+    order = sorted(range(d), key=canon.__getitem__)
+    pos = [0] * d
+    for j, i in enumerate(order):
+        pos[i] = j
+    key = ("canon", tuple(canon[i] for i in order))
+    got = cache.get(key, False) if cache is not None else False
+    if got is False:
+        got = basis_inverse(np.array([list(c) + [0] for c in key[1]], dtype=object),
+                            list(range(d)))
+        if got is not None:
+            P, den = got
+            rb = _row_bound(P)
+            got = (P, den, P.astype(np.int64) if rb <= _LIMIT else None, rb)
+        if cache is not None:
+            if len(cache) > 20000:
+                cache.clear()
+            cache[key] = got
+    if got is None:
+        return None
+    P, den, P64, rb = got
+    sv = np.array(signs, dtype=np.int64)[:, None]
+    return (P[pos] * sv.astype(object), den, None if P64 is None else P64[pos] * sv, rb)
+
+
 class ClassInts:
     """The primitive integer rows ``K`` (one per class, ``(a, c)`` scaled) of a region.
 
     *keys*: the primitive integer vectors, in class order (length ``d + 1`` each).
     """
 
-    __slots__ = ("K", "Ka", "Kc", "d", "_gram", "_norms", "_K64", "_kb", "_ka_max")
+    __slots__ = ("K", "Ka", "Kc", "d", "_gram", "_norms", "_K64", "_kb", "_ka_max", "_Kf",
+                 "_norms_f", "_sq")
 
     def __init__(self, keys):
-        keys = [list(k) for k in keys]
+        keys = list(keys)
         self.d = len(keys[0]) - 1 if keys else 0
-        self.K = np.array(keys, dtype=object).reshape(len(keys), self.d + 1)
+        shape = (len(keys), self.d + 1)
+        arr = np.array(keys) if keys else None
+        if arr is not None and arr.dtype == np.int64 and arr.shape == shape \
+                and _max_abs(arr) < 2 ** 62:          # every key fits: bounds on int64
+            self.K = arr.astype(object)
+            self._kb = _row_bound(arr)                # max row sum of |K|, exact
+            self._ka_max = _max_abs(arr[:, :self.d])
+            self._K64 = arr if self._kb <= _LIMIT else None
+        else:
+            self.K = np.array([list(k) for k in keys], dtype=object).reshape(shape)
+            self._kb = _row_bound(self.K)
+            self._ka_max = _max_abs(self.K[:, :self.d])
+            self._K64 = self.K.astype(np.int64) if self._kb <= _LIMIT else None
         self.Ka = self.K[:, :self.d]
         self.Kc = self.K[:, self.d]
         self._gram = None
         self._norms = None
-        self._kb = _row_bound(self.K)                 # max row sum of |K|, exact
-        self._ka_max = _max_abs(self.Ka)
-        self._K64 = self.K.astype(np.int64) if self._kb <= _LIMIT else None
+        self._Kf = None
+        self._norms_f = None
+        self._sq = {}
+
+    @property
+    def Kf(self):
+        """Float copy of K (for float guesses only; may hold ±inf for huge rows)."""
+        if self._Kf is None:
+            self._Kf = self._K64.astype(float) if self._K64 is not None else \
+                np.array([float(v) for v in self.K.flat], dtype=float).reshape(self.K.shape)
+        return self._Kf
+
+    @property
+    def norms_f(self):
+        """Float Euclidean norms of the rows of Ka (float guesses only)."""
+        if self._norms_f is None:
+            self._norms_f = np.linalg.norm(self.Kf[:, :self.d], axis=1)
+        return self._norms_f
+
+    def products(self, B):
+        """``K @ B`` for an integer array B (d + 1 rows), exactly (int64 when proven safe)."""
+        return int_matmul(self.K if self._K64 is None else self._K64, B, self._kb)
+
+    def norm(self, t) -> int:
+        """``|Ka_t|^2``, exact."""
+        got = self._sq.get(t)
+        if got is None:
+            got = self._sq[t] = sum(int(v) * int(v) for v in self.Ka[t])
+        return got
 
     def values(self, y):
         """``K · (D y, D)`` (the signs of every ``ℓ_t(y)``), an integer array."""
@@ -182,19 +264,24 @@ class ClassInts:
         d = self.d
         if len(support) != d or not todo:
             return {}
-        got = basis_inverse(self.K, support, cache)
+        got = _inverse(self.K, support, cache)
         if got is None:
             return None
-        P, den = got
-        rb = int(max(sum(abs(v) for v in row) for row in P))
-        if rb * self._ka_max <= _LIMIT:                      # no entry of Num can overflow
-            Num = P.astype(np.int64) @ self._K64[list(todo), :d].T if self._K64 is not None \
-                else int_matmul(P, self.Ka[list(todo)].T, rb)
+        P, den, P64, rb = got
+        todo = list(todo)
+        support = list(support)
+        L0 = None
+        if P64 is not None and self._K64 is not None and rb * self._ka_max <= _LIMIT:
+            Num = P64 @ self._K64[todo, :d].T                # den · μ, column per class
+            cmax = int(np.abs(self._K64[:, d]).max(initial=0))
+            nmax = int(np.abs(Num).max(initial=0))
+            if cmax * den <= _LIMIT // 2 and d * cmax * nmax <= _LIMIT // 2:
+                L0 = self._K64[todo, d] * den - self._K64[support, d] @ Num
         else:
-            Num = P @ self.Ka[list(todo)].T
-        Num = _as_object(Num)                                # den · μ, column per class
-        cS = self.Kc[list(support)]
-        L0 = self.Kc[list(todo)] * den - cS @ Num
+            Num = int_matmul(P, self.Ka[todo].T, rb)
+        if L0 is None:
+            Num = _as_object(Num)
+            L0 = self.Kc[todo] * den - self.Kc[support] @ Num
         ok = np.all(Num >= 0, axis=0) & (L0 > 0)
         out = {}
         for col, u in enumerate(todo):

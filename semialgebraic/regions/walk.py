@@ -31,8 +31,14 @@ batched forward pass for the guesses that fail.  The
 neighbour may differ in several neurons (coinciding hyperplanes, or a deeper neuron whose
 bent hyperplane continues the facet).
 
-Speed.  Per pattern, the rows, the classes (keyed by primitive integer vectors) and ``[A | c]``
-are computed once and cached; every exact sign test of a region runs on the classes' integer
+Speed.  Per pattern, the rows are computed once, on integers (the layers as integer matrices
+over a common denominator; the rational rows only when the region is built), and so are the
+classes (keyed by primitive integer vectors, from gcds of the integer rows).  One float convex
+hull of the region's polar (:mod:`semialgebraic.regions.hull`, scipy's Qhull) guesses every
+facet, a point inside each and the vertex basis of every closure proof, with no LP; the
+points are checked exactly in one integer product and the proofs solved exactly; the float
+step across every facet is checked by the exact neighbour proof below.  What the hull leaves
+open goes to the paths below.  Every exact sign test of a region runs on the classes' integer
 rows (:mod:`semialgebraic.regions.integer`: every perpendicular foot at once from the Gram
 matrix, points and neighbour proofs by one integer product, closure proofs over a basis whose
 exact inverse is cached by its hyperplanes' keys, so neighbouring regions reuse it, and the
@@ -69,8 +75,11 @@ True
 from __future__ import annotations
 
 from collections import deque
+from math import lcm
 from dataclasses import dataclass, field
 from typing import Sequence
+
+import numpy as np
 
 from algebra.exceptions import DimensionMismatchError, InputError
 from algebra.linalg import QMatrix
@@ -82,9 +91,10 @@ from ..exceptions import BudgetExceededError, CertificateError
 from ..lp import FloatLP, dot, feasible
 from ..lp.floatlp import new_highs
 from ..sets import Polyhedron
-from .facets import (augmented, centre_point, certify_with_basis, facet_lp, facet_point,
+from .facets import (centre_point, certify_with_basis, facet_lp, facet_point,
                      misses_closure, primitive_key)
-from .integer import ClassInts
+from .hull import hull_pass
+from .integer import _LIMIT, ClassInts, _as_object, _row_bound, int_matmul
 from .redundancy import redundancy_multipliers
 
 __all__ = ["Region", "RegionWalk", "regions", "region_at", "number_of_regions"]
@@ -344,17 +354,62 @@ def number_of_regions(net: Network, *, domain: Polyhedron | None = None,
 # engine
 # ------------------------------------------------------------------------------------------------
 class _Forms:
-    """Inequalities of one pattern: A (M x d) rows a_k, constants c (oriented: a·x + c > 0)."""
+    """Inequalities of one pattern, ``a·x + c > 0`` (oriented by the pattern): from exact
+    integer rows ``H`` (one per hidden neuron, then the domain's), row i being ``hs_i (a_i,
+    c_i)`` with ``hs_i > 0`` an integer; the rational A (M x d), c, J and offset are built
+    from them on first use."""
 
-    __slots__ = ("A", "c", "J", "offset", "zero_rows", "consistent", "_geometry", "_aug",
-                 "_ints")
+    __slots__ = ("H", "hs", "_Jint", "_sJ", "zero_rows", "consistent", "_rat", "_dom",
+                 "_geometry", "_ints")
 
-    def __init__(self, A, c, J, offset, zero_rows, consistent):
-        self.A, self.c, self.J, self.offset, self.zero_rows = A, c, J, offset, zero_rows
-        self.consistent = consistent
+    def __init__(self, H, hs, Jint, sJ, zero_rows, consistent, dom):
+        self.H, self.hs, self._Jint, self._sJ = H, hs, Jint, sJ
+        self.zero_rows, self.consistent, self._dom = zero_rows, consistent, dom
+        self._rat = None
         self._geometry = None
-        self._aug = None
         self._ints = None
+
+    def _rational(self):
+        if self._rat is None:
+            H, d = self.H, self.H.shape[1] - 1
+            n = len(self.hs)
+            blocks, consts = [], []
+            start = 0
+            while start < n:                 # one exact block per run of equal scales
+                s = self.hs[start]
+                stop = start
+                while stop < n and self.hs[stop] == s:
+                    stop += 1
+                B = QMatrix.from_integers(stop - start, d + 1,
+                                          [int(v) for v in H[start:stop].flat], den=int(s))
+                blocks.append(B.submatrix(cols=list(range(d))))
+                consts.extend(B.col_at(d))
+                start = stop
+            dom = self._dom
+            if dom[0] is not None:
+                blocks.append(dom[0])
+                consts.extend(dom[1])
+            A = QMatrix.vstack(blocks) if blocks else QMatrix.zeros(0, d)
+            Jq = QMatrix.from_integers(self._Jint.shape[0], d + 1,
+                                       [int(v) for v in self._Jint.flat], den=int(self._sJ))
+            self._rat = (A, tuple(consts), Jq.submatrix(cols=list(range(d))), Jq.col_at(d))
+        return self._rat
+
+    @property
+    def A(self):
+        return self._rational()[0]
+
+    @property
+    def c(self):
+        return self._rational()[1]
+
+    @property
+    def J(self):
+        return self._rational()[2]
+
+    @property
+    def offset(self):
+        return self._rational()[3]
 
     def ints(self):
         """``(ClassInts of the classes, scales s_t, constants_ok)``, computed once per pattern:
@@ -362,22 +417,55 @@ class _Forms:
         whether every row with ``a = 0`` (a constant pre-activation) that is not a zero row of
         the pattern is a positive constant."""
         if self._ints is None:
-            rows, active, classes, order = self.geometry()
-            scales = []
-            for key in order:
-                i = classes[key][0]
-                j = next(j for j, v in enumerate(rows[i]) if v != 0)
-                scales.append(Q(key[j]) / rows[i][j])
-            act, zero = set(active), set(self.zero_rows)
-            const_ok = all(self.c[i] > 0 for i in range(len(rows)) if i not in act and i not in zero)
-            self._ints = (ClassInts(order) if order else None, scales, const_ok)
+            self._classes()
         return self._ints
 
-    def augmented(self) -> QMatrix:
-        """``[A | c]`` (cached): ``[A | c] (x, 1) = A x + c``."""
-        if self._aug is None:
-            self._aug = augmented(self.A, self.c)
-        return self._aug
+    def _classes(self):
+        """The classes of coinciding hyperplanes from the integer rows (key: the primitive
+        integer vector of ``(a, c)``, keys in order of first index), their scales, and
+        ``constants_ok``."""
+        H, d = self.H, self.H.shape[1] - 1
+        dom = self._dom
+        M = H.shape[0] + (len(dom[2]) if dom[0] is not None else 0)
+        if H.size and H.dtype == object and max(abs(int(v)) for v in H.flat) < 2 ** 62:
+            H = H.astype(np.int64)
+        elif H.dtype == np.int64 and H.size and int(np.abs(H).max()) >= 2 ** 62:
+            H = H.astype(object)
+        act = np.any(H[:, :d] != 0, axis=1) if H.size else np.zeros(0, dtype=bool)
+        active = np.nonzero(act)[0].tolist()
+        if active:
+            Ha = H[act]
+            g = np.gcd.reduce(Ha, axis=1)
+            keys = list(map(tuple, (Ha // g[:, None]).tolist()))
+            g = g.tolist()
+        else:
+            keys, g = [], []
+        rest = ~act
+        if self.zero_rows:
+            rest[list(self.zero_rows)] = False
+        const_ok = bool(np.all(H[rest, d] > 0)) if H.size else True
+        gs = dict(zip(active, g))
+        if dom[0] is not None:
+            base = H.shape[0]
+            for j, (key, scale) in enumerate(dom[2]):
+                if key is None:
+                    const_ok = const_ok and dom[1][j] > 0
+                else:
+                    active.append(base + j)
+                    keys.append(key)
+                    gs[base + j] = scale
+        classes: dict = {}
+        order, scales = [], []
+        nh = H.shape[0]
+        for i, key in zip(active, keys):
+            if key in classes:
+                classes[key].append(i)
+            else:
+                classes[key] = [i]
+                order.append(key)
+                scales.append(Q(int(self.hs[i]), int(gs[i])) if i < nh else gs[i])
+        self._geometry = (M, active, classes, order)
+        self._ints = (ClassInts(order) if order else None, scales, const_ok)
 
     def geometry(self):
         """``(rows, active, classes, order)``, computed once per pattern: the rows, the
@@ -385,19 +473,26 @@ class _Forms:
         primitive integer vector of ``(a, c)``, a positive multiple; keys in order of first
         index)."""
         if self._geometry is None:
-            rows = self.A.to_rows()
-            active = [i for i in range(len(rows)) if any(v != 0 for v in rows[i])]
-            classes: dict = {}
-            order = []
-            for i in active:
-                key = primitive_key((*rows[i], self.c[i]))
-                if key in classes:
-                    classes[key].append(i)
-                else:
-                    classes[key] = [i]
-                    order.append(key)
-            self._geometry = (rows, active, classes, order)
-        return self._geometry
+            self._classes()
+        g = self._geometry
+        if isinstance(g[0], int):
+            self._geometry = g = (self.A.to_rows(),) + g[1:]
+        return g
+
+
+def _small(N):
+    """*N* as int64 when every entry fits comfortably (else the object array)."""
+    if N.size and max(abs(int(v)) for v in N.flat) < 2 ** 31:
+        return N.astype(np.int64)
+    return N
+
+
+def _int_rows(M):
+    """``(N, den)``: the rational matrix as integers ``N / den`` (object array, den > 0)."""
+    ents = M.entries()
+    den = lcm(*(int(v.q) for v in ents)) if ents else 1
+    N = np.array([int(v.p) * (den // int(v.q)) for v in ents], dtype=object)
+    return N.reshape(M.nrows, M.ncols), den
 
 
 class _Engine:
@@ -412,6 +507,24 @@ class _Engine:
             self.dom_c = domain.b
         else:
             self.dom_A, self.dom_c = None, ()
+        self._ilayers = []             # (W, b) of each layer as integers N / den
+        for l in range(net.depth):
+            W, bias = net.layer(l)
+            N, den = _int_rows(QMatrix.hstack([W, QMatrix.column(bias)]))
+            W = _small(N[:, :-1])
+            bias = N[:, -1]
+            self._ilayers.append((W, bias, den, _row_bound(W),
+                                  max((abs(int(v)) for v in bias), default=0)))
+        dom_keys = []
+        if self.dom_A is not None:
+            for row, cj in zip(self.dom_A.to_rows(), self.dom_c):
+                if all(v == 0 for v in row):
+                    dom_keys.append((None, None))
+                    continue
+                key = primitive_key((*row, cj))
+                j = next(j for j, v in enumerate(row) if v != 0)
+                dom_keys.append((key, Q(key[j]) / row[j]))
+        self._dom = (self.dom_A, tuple(self.dom_c), dom_keys)
         self.cache: dict = {}
         self.pending_neighbours: list = []
         self._float_layers = None
@@ -426,40 +539,41 @@ class _Engine:
         f = self.cache.get(pattern)
         if f is not None:
             return f
-        net = self.net
         d = self.d
-        J = QMatrix.identity(d)
-        c = QMatrix.zeros(d, 1)
-        blocks, consts, zero_rows = [], [], []
+        F = np.eye(d, d + 1, dtype=np.int64)          # the input x, as integer rows (scale 1)
+        bF = 1                                        # a bound on |F|
+        s = 1
+        blocks, hs, zero_rows = [], [], []
         consistent = True
         k = 0
-        L = net.depth
-        for l in range(L):
-            W, b = net.layer(l)
-            P = W @ J
-            q = W @ c + QMatrix.column(b)
+        L = len(self._ilayers)
+        for l, (W, b, den, rb, bmax) in enumerate(self._ilayers):
+            if (rb * bF + bmax * s <= _LIMIT and max(bF, s) <= _LIMIT
+                    and W.dtype == np.int64):                 # no entry can overflow
+                Z = W @ F.astype(np.int64)
+                Z[:, d] += b.astype(np.int64) * s
+            else:
+                Z = _as_object(int_matmul(W, _as_object(F), rb))
+                Z[:, d] += b * s
+            bF = rb * bF + bmax * s
+            s *= den
             if l == L - 1:
-                J, c = P, q
+                Jint, sJ = Z, s
                 break
-            n = W.nrows
-            pat = pattern[k:k + n]
-            S = QMatrix.diagonal(pat)
-            blocks.append(S @ P)
-            consts.extend((S @ q).col_at(0))
-            zeros = [i for i in range(n) if pat[i] == 0]
-            zero_rows.extend(k + i for i in zeros)
-            if zeros:
-                qv = q.col_at(0)
-                consistent = consistent and all(
-                    qv[i] == 0 and all(v == 0 for v in P.row_at(i)) for i in zeros)
-            D = QMatrix.diagonal([1 if s > 0 else 0 for s in pat])
-            J, c = D @ P, D @ q
+            n = Z.shape[0]
+            pat = np.array(pattern[k:k + n], dtype=Z.dtype)
+            zeros = np.nonzero(pat == 0)[0]
+            if len(zeros):
+                zero_rows.extend(k + int(i) for i in zeros)
+                consistent = consistent and not np.any(Z[zeros] != 0)
+            blocks.append(Z * pat[:, None])
+            hs.extend([s] * n)
+            F = Z * (pat > 0)[:, None]
             k += n
-        if self.dom_A is not None:
-            blocks.append(self.dom_A)
-            consts.extend(self.dom_c)
-        A = QMatrix.vstack(blocks) if blocks else QMatrix.zeros(0, d)
-        f = _Forms(A, tuple(consts), J, c.col_at(0), tuple(zero_rows), consistent)
+        if any(B.dtype == object for B in blocks):
+            blocks = [_as_object(B) for B in blocks]
+        H = np.vstack(blocks) if blocks else np.zeros((0, d + 1), dtype=np.int64)
+        f = _Forms(H, hs, Jint, sJ, tuple(zero_rows), consistent, self._dom)
         self.cache[pattern] = f
         return f
 
@@ -506,15 +620,19 @@ class _Engine:
         rows, active, classes, order = f.geometry()
         M = len(rows)
         reps = [classes[k][0] for k in order]
-        Areps = A.submatrix(rows=reps) if reps else None
-        creps = [c[i] for i in reps]
+        Areps = creps = None
         kints, scales, _ = f.ints()
-        # one warm float model per region: the centre, closure tests and facet centres
-        if reps and self._highs is None:
-            self._highs = new_highs()
-        flp = FloatLP(-Areps, creps, centre=True, highs=self._highs) if reps else None
+        witnesses: dict = {}
+        certified: dict = {}
+        # one float hull of the region guesses every facet and closure basis (checked exactly)
+        hulled = bool(reps) and hull_pass(point, kints, scales, witnesses, certified,
+                                          self.multipliers, self.inverses)
+        flp = None
+        if reps and not hulled:
+            Areps, creps = A.submatrix(rows=reps), [c[i] for i in reps]
+            flp = self._float_model(Areps, creps)
         # re-centre: well-inside point (Chebyshev-like, verified exactly)
-        if active and active[0] < self.n_hidden:     # (only domain rows: the point is inside)
+        if not hulled and active and active[0] < self.n_hidden:   # (else the point is inside)
             point = centre_point(flp, kints)
             if point is None:                        # the guess failed: exact LP decides
                 Aact = A.submatrix(rows=active)
@@ -524,18 +642,21 @@ class _Engine:
                 point = lp.point
         facets, facet_classes, facet_points, neighbours = [], [], [], []
         self.pending_neighbours = []
-        witnesses = {}
-        if reps:
-            undecided = []
-            for t, y in enumerate(kints.feet(point)):
-                if y is not None:
-                    witnesses[t] = y
-                else:
-                    undecided.append(t)
-            certified: dict = {}
+        undecided = [t for t in range(len(reps)) if t not in witnesses and t not in certified]
+        inherited = self.inherited.pop(pattern, ())
+        if undecided:
+            if Areps is None:
+                Areps, creps = A.submatrix(rows=reps), [c[i] for i in reps]
+            feet = kints.feet(point)
+            for t in list(undecided):
+                if feet[t] is not None:
+                    witnesses[t] = feet[t]
+                    undecided.remove(t)
+            if undecided and flp is None and len(reps) > 1:
+                flp = self._float_model(Areps, creps)
             # bases that certified classes of the region we came from, tried first (exact)
             where = {key: t for t, key in enumerate(order)}
-            for keys in self.inherited.pop(pattern, ()):
+            for keys in inherited:
                 checkpoint()
                 basis = [where.get(key) for key in keys]
                 todo = [u for u in undecided if u not in certified and u not in basis]
@@ -580,7 +701,8 @@ class _Engine:
             facet_points.append(y)
             if not any(j >= self.n_hidden for j in cls):
                 steps.append((len(facets) - 1, t, cls, rows[i], y))
-        if reps:       # the bases of this region's closure proofs, for its neighbours
+        self.bases = []
+        if undecided or not hulled:   # the bases of this region's closure proofs, for its neighbours
             self.bases = list({tuple(order[u] for u in proof[0]): None
                                for proof in certified.values() if len(proof[0]) == self.d})
             if len(self.proved_by) > 200000:
@@ -588,7 +710,7 @@ class _Engine:
             for u, proof in certified.items():
                 if len(proof[0]) == self.d:
                     self.proved_by[order[u]] = tuple(order[f] for f in proof[0])
-        across = self._across_all(pattern, steps, Areps, creps, reps)
+        across = self._across_all(pattern, steps, kints)
         for pos, i in enumerate(facets):
             q, y2 = across.get(pos, (None, None))
             neighbours.append((i, q))
@@ -611,6 +733,12 @@ class _Engine:
                       inequalities=ineqs, facets=tuple(facets), facet_classes=tuple(facet_classes),
                       facet_points=tuple(facet_points), neighbours=tuple(neighbours),
                       n_hidden=self.n_hidden, redundant=redundant, _A=A)
+
+    def _float_model(self, Areps, creps):
+        """One warm float model of the region (its centre, closure tests, facet centres)."""
+        if self._highs is None:
+            self._highs = new_highs()
+        return FloatLP(-Areps, creps, centre=True, highs=self._highs)
 
     def patterns_at(self, points):
         """:meth:`pattern_at` of every point, the network evaluated on all of them at once
@@ -647,7 +775,7 @@ class _Engine:
         kints, _, const_ok = self.forms(q).ints()   # rows of one class share their sign
         return const_ok and (kints is None or (kints.inside(y2) and kints.nonneg(y)))
 
-    def _across_all(self, pattern, steps, Areps, creps, reps):
+    def _across_all(self, pattern, steps, kints):
         """For every facet step ``(position, class t, cls, a, y)``: the pattern across the
         facet through y (proved) and a point inside it, ``{position: (q, y2)}``.  The first
         step of every facet is tried at once (one product for the steps, one batched forward
@@ -656,18 +784,26 @@ class _Engine:
         if not steps:
             return {}
         d = self.d
-        V = (Areps @ QMatrix.from_rows([list(s[4]) for s in steps], ncols=d).T).to_rows()
-        S = (Areps @ QMatrix.from_rows([list(s[3]) for s in steps], ncols=d).T).to_rows()
+        # largest step keeping every other class positive, guessed in floats (halved, rounded
+        # down to a power of two): the exact proof below decides, smaller steps otherwise
+        Kf = kints.Kf
+        Y = np.array([[float(u) for u in st[4]] for st in steps])
+        Adir = np.array([[float(u) for u in st[3]] for st in steps])
+        vals = Kf[:, :d] @ Y.T + Kf[:, d:]
+        slopes = Kf[:, :d] @ Adir.T
+        with np.errstate(divide="ignore", invalid="ignore"):
+            ratio = np.where(slopes > 0, vals / np.where(slopes > 0, slopes, 1.0), np.inf)
+        ratio[[st[1] for st in steps], np.arange(len(steps))] = np.inf
+        best = ratio.min(axis=0)
         firsts = []
-        for col, (_, t, _, a, y) in enumerate(steps):
-            # largest step keeping every other class positive under the current formulas
-            eps = None
-            for j in range(len(reps)):
-                slope = S[j][col]
-                if j != t and slope > 0:
-                    bound = (V[j][col] + creps[j]) / slope
-                    eps = bound if eps is None or bound < eps else eps
-            eps = (eps / 2) if eps is not None else Q(1)
+        for (_, _, _, a, y), r in zip(steps, best.tolist()):
+            if r == np.inf:
+                eps = Q(1)
+            elif r > 0 and np.isfinite(r):
+                e = int(np.floor(np.log2(r / 2)))
+                eps = Q(2) ** e if e >= 0 else Q(1, 2 ** min(-e, 1000))
+            else:
+                eps = Q(1, 2 ** 40)
             firsts.append((eps, tuple(u - eps * v for u, v in zip(y, a))))
         # candidate patterns from a float forward pass; a candidate that passes the exact
         # proof IS the pattern at y2 (its consistent formulas hold with its own signs there,

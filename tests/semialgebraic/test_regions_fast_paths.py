@@ -1,7 +1,8 @@
 """The float fast paths of the region walk change nothing but speed.
 
-Every fast path of :mod:`semialgebraic.regions` (the region's centre and facet centres from one
-warm HiGHS model, the float forward pass guessing the pattern across a facet) is only a guess
+Every fast path of :mod:`semialgebraic.regions` (the float convex hull guessing every facet and
+closure basis, the region's centre and facet centres from one warm HiGHS model, the float
+forward pass guessing the pattern across a facet) is only a guess
 checked exactly.  With every guess switched off, the exact paths alone (the exact LP of
 :func:`semialgebraic.lp.feasible`, the exact forward pass) must give the same regions, facets, facet classes and neighbours, and
 the points of both walks must be exact interior/facet points.
@@ -23,6 +24,7 @@ def _structure(rs):
 
 
 def _exact_only(monkeypatch):
+    monkeypatch.setattr(walk_module, "hull_pass", lambda *a: False)
     monkeypatch.setattr(walk_module, "centre_point", lambda *a: None)
     monkeypatch.setattr(walk_module, "facet_point", lambda *a: None)
     monkeypatch.setattr(walk_module._Engine, "_float_patterns", lambda self, pts: [None] * len(pts))

@@ -148,3 +148,33 @@ def test_planted_degenerate_rows_give_the_arrangement_count():
 def test_random_line_arrangements_give_the_arrangement_count(lines):
     net = _net(lines)
     assert number_of_regions(net) == _arrangement_cells(lines)
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.lists(st.lists(st.integers(-9, 9), min_size=3, max_size=3), min_size=3, max_size=3),
+       st.permutations([0, 1, 2]), st.lists(st.sampled_from([1, -1]), min_size=3, max_size=3))
+def test_basis_inverse_shared_up_to_order_and_orientation(rows, perm, signs):
+    """The inverse cached for one ordering/orientation of a basis serves every other one:
+    each returned ``(P, den)`` satisfies ``Rᵀ P = den I`` exactly (Fractions), for the basis
+    and its signed permutation, through one shared cache."""
+    from semialgebraic.regions.integer import _inverse
+    cache = {}
+    K1 = np.array([r + [1] for r in rows], dtype=object)
+    K2 = np.array([[signs[i] * v for v in rows[perm[i]]] + [1] for i in range(3)], dtype=object)
+    for K in (K1, K2):
+        got = _inverse(K, [0, 1, 2], cache)
+        M = [[Fraction(int(K[j, i])) for j in range(3)] for i in range(3)]      # Rᵀ
+        det = (M[0][0] * (M[1][1] * M[2][2] - M[1][2] * M[2][1])
+               - M[0][1] * (M[1][0] * M[2][2] - M[1][2] * M[2][0])
+               + M[0][2] * (M[1][0] * M[2][1] - M[1][1] * M[2][0]))
+        if det == 0:
+            assert got is None
+            continue
+        P, den, P64, _ = got
+        assert den > 0
+        for i in range(3):
+            for j in range(3):
+                assert sum(M[i][k] * int(P[k, j]) for k in range(3)) == (den if i == j else 0)
+                if P64 is not None:
+                    assert int(P64[i, j]) == int(P[i, j])
+    assert len(cache) <= 1
