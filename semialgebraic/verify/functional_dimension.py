@@ -73,8 +73,9 @@ What is checked (exact; imports ``algebra`` and other ``verify`` modules only):
 3. the Jacobian rows ``∂f_o(x)/∂θ`` (closed form: ``∂f/∂W_l[i,k] = δ_l[i] h_{l-1}[k]``,
    ``∂f/∂b_l[i] = δ_l[i]``, ``δ`` back-propagated through the masks) reduced mod p have rank
    ``>= lower``;
-4. when ``upper_directions`` is given: each entry's fact holds and ``upper == N − rank`` (exact)
-   of the vectors they name.
+4. when ``upper_directions`` is given: each entry's fact holds and ``upper == N − rank`` of the
+   vectors they name, the rank taken mod p (every entry p-integral; rank_p <= rank_Q, so
+   N − rank_p is still an upper bound) or else exactly over Q.
 
 Why this proves ``functional dimension >= lower``: a non-zero r×r minor mod p of the reduced
 rows is the reduction of the same minor over Q, which is then non-zero; so the rational rank
