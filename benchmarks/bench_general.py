@@ -61,6 +61,29 @@
    (N = 13 305) with ``timeout=60``: 304 <= fd <= 13 005, 75 points in 3 batches (rows ranked
    mod p only, batches doubling, each fitted to a quarter of the timeout), returned after 60.0 s
    wall (limit 1.05 T + 2 = 65 s; 9.3 s CPU, 05:09 UTC).
+   Re-measured 2026-12-02 07:18-07:40 UTC (load 8-16; suspects now decided neurons first, and
+   an exact witness of a rarely met sign set spread into inputs of that set; measured with 48
+   inputs per witness, the committed setting is 16 for the first 4 witnesses, seed 5 re-measured
+   with it: [2290, 2337], 34.2 s CPU): seed 1 [2336, 2337] (29.0 s CPU), seed 3 [2336, 2337]
+   (20.2 s), seed 5 [2290, 2337] (34.3 s), seed 6 [2334, 2337] (71.3 s).  Which side is wrong (float evidence, 2-4M samples at scales 10^-2..10^3
+   per pair, max of min(z_a, z_c)/(1 + |x|)): every open pair is never co-active in the samples
+   (seed 1 (2,8)/(3,22): best -0.46, (3,22) active in 0.1 %; seed 3 (2,25)/(3,21): -0.06; seed 6
+   (2,2), (2,13), (2,30) with (3,4): -0.37, -0.57, -0.37, (3,4) active in 0.01 %); a float MILP
+   (HiGHS, seed 1, 60 s) found no co-active point either (unfinished, dual bound 5.8).  So the
+   truth is most likely the lower side
+   (2336, 2336, 2334), the missing piece an upper-bound proof the branch and bound does not find
+   (root bound ~15-24 after 100-300 splits, input splits included).  Seed 5 is not sampling
+   starvation either: (2, 29) is active only on a bounded set near the origin (|x|_inf 0.08-0.13,
+   found by the witness walk), where 11 layer-1 neurons are never on (W2[29,k] for those k appear
+   as single-weight kernel directions), 8 layer-3 neurons never on and 15 always on: the true
+   value is well below 2337 and the missing pieces are again never-co-active proofs (the branch
+   and bound leaves (1,1)/(2,29) undecided after 300 splits).  ACAS Xu: the certificate builder's
+   direction ranks (300 x 13 305, long rationals) took > 10 min exactly over Q; now mod the
+   certificate's prime by sparse echelon form (decider and checker), 4.2 s CPU; ``netfibers dim
+   ACAS --timeout 60 --certificate c.json``: 187 <= fd <= 13 005 certified (48 points), 38.8 s
+   wall in the command (12.6 s CPU), certificate 12.6 s wall (4.2 s CPU); ``--dim-targets`` row:
+   [187, 13 005] in 61.2 s wall (limit 65 s, 7.3 s CPU).  13 005 = N - 300 is already the
+   generic bound (three-layer-fibers R9 scalings, one per hidden neuron).
 3. Float32 SVD (numpy) ranks of the same Jacobian rows against their certified rank (rank mod
    p, a lower bound, against N - rank of the proven symmetries, an upper bound), 11:20 run:
    4-32-32-1 int/8 (1500 inputs): certified >= 1039, float32 298 / 261 / 815 (tolerances numpy

@@ -55,7 +55,7 @@ from .qmatrix import QMatrix
 __all__ = ["PRIME", "PRIMES_24", "PRIME_31", "PRIME_61", "is_prime", "prime_for", "residue",
            "residues", "nmod_rank", "nmod_rref", "nmod_left_kernel_vector", "rank_lower_bound",
            "rank_mod_p", "echelon_mod_p", "kernel_mod_p", "shrink_kernel_mod_p", "matmul_mod_p",
-           "inverse_mod_p", "reduce_mod_p", "kernel_free_mod_p", "residues_array"]
+           "inverse_mod_p", "reduce_mod_p", "kernel_free_mod_p", "residues_array", "sparse_rank_mod_p"]
 
 # -- the primes --------------------------------------------------------------------------------
 
@@ -165,6 +165,41 @@ def nmod_rank(nrows: int, ncols: int, entries: Sequence[int], p: int) -> int:
     if nrows == 0 or ncols == 0:
         return 0
     return nmod_mat(nrows, ncols, [int(x) for x in entries], p).rank()
+
+
+def sparse_rank_mod_p(rows, p: int, max_ops: int = 10 ** 7) -> int | None:
+    """Rank mod a prime *p* of sparse rows (dicts column -> residue in [0, p)) by incremental
+    echelon form (each row reduced by the pivots found so far, leading column first); None when
+    the fill-in would exceed *max_ops* entry updates (then a dense route is the better one).
+    Fast for rows with private columns, such as the scaling directions of a network's neurons.
+
+    >>> sparse_rank_mod_p([{0: 1, 2: 2}, {1: 1}, {0: 2, 1: 3, 2: 4}], 7)
+    2
+    >>> sparse_rank_mod_p([{0: 1, 1: 1}, {0: 1, 1: 2}], 7, max_ops=1) is None
+    True
+    """
+    pivots: dict = {}                 # leading column -> row normalised to 1 there
+    ops = 0
+    for r in rows:
+        row = {c: v % p for c, v in r.items() if v % p}
+        while row:
+            c = min(row)
+            piv = pivots.get(c)
+            if piv is None:
+                inv = pow(row[c], -1, p)
+                pivots[c] = {k: v * inv % p for k, v in row.items()}
+                break
+            f = row[c]
+            ops += len(piv)
+            if ops > max_ops:
+                return None
+            for k, v in piv.items():
+                w = (row.get(k, 0) - f * v) % p
+                if w:
+                    row[k] = w
+                else:
+                    row.pop(k, None)
+    return len(pivots)
 
 
 def nmod_left_kernel_vector(nrows: int, ncols: int, entries: Sequence[int], p: int,

@@ -31,11 +31,16 @@ from .result import FunctionalDimension
 from .sampling import exact_masks
 from .upper import checked_directions_bound, is_regions_rank
 
-__all__ = ["functional_dimension_certificate"]
+__all__ = ["functional_dimension_certificate", "CERTIFICATE_LPS"]
+
+CERTIFICATE_LPS = 6000
+"""Exact LPs of all the proof searches of one certificate (phase searches that record the
+proofs of the upper bound): a count of work, so that the certificate never depends on the clock."""
 
 
 def functional_dimension_certificate(net: Network, fd: FunctionalDimension, *, domain: Any = None,
-                                     seconds: float = 10.0, verify: bool = True) -> dict:
+                                     seconds: float | None = None, lps: int = CERTIFICATE_LPS,
+                                     verify: bool = True) -> dict:
     """A ``functional_dimension`` certificate of the bounds of *fd* (checked by
     :mod:`semialgebraic.verify.functional_dimension`).
 
@@ -45,7 +50,7 @@ def functional_dimension_certificate(net: Network, fd: FunctionalDimension, *, d
     when N − rank of the directions the checker can re-derive from θ equals ``fd.upper``
     exactly: scalings, dead / silent / always-active neurons by interval bounds, GL blocks,
     never-exercised parameters with their proofs, and, searched again here with proofs recorded
-    (at most *seconds*), neurons proven dead / always active / masked and the incoming
+    (at most *lps* exact LPs), neurons proven dead / always active / masked and the incoming
     directions of :func:`incoming_directions`.  When they do not reach ``fd.upper`` and the
     regions were walked completely (then ``fd.upper`` is the exact rank over every region), the
     regions are walked again with Farkas multipliers and listed (``upper_regions``: the checker
@@ -58,8 +63,11 @@ def functional_dimension_certificate(net: Network, fd: FunctionalDimension, *, d
     fd : FunctionalDimension
         The result of :func:`functional_dimension` on *net* and *domain*.
     domain : None, "orthant" or (lo, hi)
-    seconds : float
-        Budget of the searches that record the proofs of the upper bound.
+    seconds : float, optional
+        A hard time limit of the searches that record the proofs of the upper bound (a timeout
+        only stops them; default none: the certificate depends only on *fd* and the work).
+    lps : int
+        Exact LPs of those searches in all (default :data:`CERTIFICATE_LPS`).
     verify : bool
         Re-check the certificate with the independent checker before returning it.  A
         certificate without a differentiable input (θ non-generic, or none found) shows nothing
@@ -87,13 +95,13 @@ def functional_dimension_certificate(net: Network, fd: FunctionalDimension, *, d
     >>> fd.value, cert["lower"], verify(cert)[0]
     (5, 5, True)
     """
-    cert = _certificate(net, fd, normalize_domain(domain, net.n_inputs), seconds)
+    cert = _certificate(net, fd, normalize_domain(domain, net.n_inputs), seconds, lps)
     if verify and cert["inputs"]:
         require_valid(cert, _verify)
     return cert
 
 
-def _certificate(net, fd, dom, seconds) -> dict:
+def _certificate(net, fd, dom, seconds, lps) -> dict:
     p = fd.details.get("prime", PRIME)
     X = _thinned_inputs(net, fd, p)
     inputs = [[q_json(v) for v in x] for x in X]
@@ -104,13 +112,14 @@ def _certificate(net, fd, dom, seconds) -> dict:
 
     if isinstance(dom, tuple) and dom[0] == dom[1] and fd.upper == fd.lower and len(X) == 1:
         return certificate(upper=int(fd.upper), upper_one_point=True)   # the rank at the input
-    start = time.monotonic()
-    dirs, bound, missing = _UpperEntries(net, fd, dom, seconds).run()
+    deadline = None if seconds is None else time.monotonic() + seconds
+    dirs, bound, missing = _UpperEntries(net, fd, dom, deadline, lps).run()
     if bound == fd.upper:                          # the upper bound is re-checkable: certified
         return certificate(upper=int(fd.upper), upper_directions=dirs)
     regions = None
     if fd.complete_regions:        # the upper bound is the exact rank over every region
-        regions = cover_regions(net, fd, dom, max(1.0, seconds - (time.monotonic() - start)))
+        regions = cover_regions(net, fd, dom, None if deadline is None else
+                                max(1.0, deadline - time.monotonic()))
         if regions is None:
             missing.append(f"the upper bound {fd.upper} is the exact rank at every linear region of a "
                            "complete walk; the walk with Farkas multipliers (its cover certificate) "
@@ -136,10 +145,11 @@ def _thinned_inputs(net, fd, p) -> list:
     return X
 
 
-def cover_regions(net: Network, fd: FunctionalDimension, dom, seconds: float) -> list | None:
+def cover_regions(net: Network, fd: FunctionalDimension, dom, seconds: float | None) -> list | None:
     """The linear regions of *net* on *dom* in the ``region_cover`` format (with Farkas
-    multipliers), when the walk completes within *seconds* and the checker's exact rank of the
-    Jacobian rows on them is ``fd.upper``; else None."""
+    multipliers), when the walk completes (at most one region more than the complete walk of
+    *fd* found: a count, not the clock; *seconds*, when given, only stops it) and the checker's
+    exact rank of the Jacobian rows on them is ``fd.upper``; else None."""
     state: dict = {}
     cap = len(fd.details.get("patterns") or ()) + 1
     regs = [r.to_json() for r in joint_regions([net], domain=dom, budget=Budget(seconds, cap),
@@ -160,9 +170,9 @@ class _UpperEntries:
     ``fd.upper``, the pattern facts (dead, always active, masked) the same way.  Every entry is
     validated by the checker's own code before it is kept."""
 
-    def __init__(self, net, fd, dom, seconds):
+    def __init__(self, net, fd, dom, deadline, lps):
         self.net, self.fd, self.dom = net, fd, dom
-        self.deadline = time.monotonic() + seconds
+        self.deadline, self.lps_left = deadline, lps     # the deadline (a timeout) only stops
         L = net.depth
         self.names = [(l, i) for l in range(L - 1) for i in range(net.widths[l + 1])]
         bounds = preactivation_bounds(net, domain=dom)
@@ -201,12 +211,14 @@ class _UpperEntries:
 
     def search(self, targets, leaves=False):
         """An emptiness (or, with *leaves*, enumeration) proof for *targets*, or None."""
-        if self.point or time.monotonic() > self.deadline:
+        if self.point or self.stopped():
             return None
         lv: list | None = [] if leaves else None
-        found, _, refuted, order, _ = phase_search(self.net, self.dom, targets, None, max_lps=10 ** 6,
-                                                   deadline=self.deadline, record=True,
-                                                   upto=max(t for t, _ in targets), leaves=lv)
+        found, _, refuted, order, used = phase_search(self.net, self.dom, targets, None,
+                                                      max_lps=self.lps_left, deadline=self.deadline,
+                                                      record=True, upto=max(t for t, _ in targets),
+                                                      leaves=lv)
+        self.lps_left -= used
         if found is not False:
             return None
         proof = {"targets": [[t, j, s] for (t, j), s in sorted(targets.items())],
@@ -218,11 +230,16 @@ class _UpperEntries:
     def phase_first(self, proof: dict) -> dict:
         """For a branch-and-bound proof that a parameter is never exercised: the phase-search
         proof when :func:`exercise` finds one within the budget (often shorter), else *proof*."""
-        if "bab_tree" not in proof or self.point or time.monotonic() > self.deadline:
+        if "bab_tree" not in proof or self.point or self.stopped():
             return proof
-        e = exercise(self.net, int(proof["parameter"]), domain=self.dom, max_lps=10 ** 6,
+        e = exercise(self.net, int(proof["parameter"]), domain=self.dom, max_lps=self.lps_left,
                      deadline=self.deadline, record=True)
+        self.lps_left -= e.lps
         return e.proof if e.exercised is False and e.proof else proof
+
+    def stopped(self) -> bool:
+        """The LPs are spent (or the hard time limit, when one was given, has passed)."""
+        return self.lps_left <= 0 or (self.deadline is not None and time.monotonic() > self.deadline)
 
     def add(self, entry) -> bool:
         """Keep *entry* when the checker accepts it (with the dead-neuron proofs it may rely on)."""

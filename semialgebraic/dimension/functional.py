@@ -180,7 +180,7 @@ def _nearby(net, dom, fd, kinks, budget) -> FunctionalDimension:
         return functional_dimension(near, domain=dom_, timeout=timeout, nearby=False)
 
     def certify(near, sub, dom_):
-        return functional_dimension_certificate(near, sub, domain=dom_, seconds=5.0, verify=False)
+        return functional_dimension_certificate(near, sub, domain=dom_, verify=False)
 
     return with_nearby(net, dom, fd, kinks, budget, solve, certify)
 

@@ -29,7 +29,8 @@ from algebra.rationals import Q
 
 from ..budget import checkpoint
 
-__all__ = ["chosen_inputs", "exact_masks", "batch_simplex", "simplex_points", "COVER", "WALK_STEPS"]
+__all__ = ["chosen_inputs", "exact_masks", "batch_simplex", "simplex_points", "spread_points", "COVER",
+           "WALK_STEPS", "SPREAD"]
 
 COVER = 6
 """Inputs wanted per weight (coverage) by :func:`chosen_inputs`."""
@@ -40,6 +41,12 @@ directions), per round: a count of work, not seconds, so that the inputs chosen 
 seed and the rounds done, never on the clock (the budget stops sampling between whole rounds)."""
 
 _log = logging.getLogger(__name__)
+
+
+SPREAD = 16
+"""Inputs per exact witness of a rarely met sign condition (:func:`spread_points`)."""
+
+_SPREAD_TRIES = 14              # step lengths tried per move (halving)
 
 
 def _np():
@@ -348,6 +355,77 @@ def _exercises(Ws, bs, x, l, i, k) -> bool:
     for t in range(len(Ws) - 2, l - 1, -1):
         nzv = masks[t] & ((np.abs(Ws[t + 1]) > 0).T.astype(float) @ nzv.astype(float) > 0)
     return bool(nzv[i])
+
+
+def spread_points(net: Network, dom, witness, targets: dict, count: int | None = None, seed: int = 0) -> list:
+    """*count* (default :data:`SPREAD`) inputs spread over the set where every target sign holds (``s·z_t[j] > 0`` for
+    ``((t, j), s)`` in *targets*), from an exact *witness* of it: a seeded float hit-and-run walk
+    (random directions; the longest of a halving sequence of steps that keeps every target sign
+    with a margin and stays in the domain).
+
+    A witness of a rarely active neuron (or pair) is one region; the parameters it alone
+    exercises (its incoming and outgoing weights) need rows at many inputs of its active set,
+    in several regions, to reach their rank.  Floats only choose: the returned inputs are
+    exact dyadic rationals whose masks :func:`exact_masks` recomputes (an input that left the
+    set still gives a correct row).  Deterministic given *seed* (no clock).
+
+    >>> from algebra.network import Network
+    >>> net = Network.from_rows([[[1, 0], [0, 1]], [[1, 1]]], [[0, 0], [0]])
+    >>> pts = spread_points(net, None, (1, 1), {(0, 0): 1, (0, 1): 1}, count=5)
+    >>> len(pts), all(net.activation_pattern(x)[:2] == (1, 1) for x in pts)
+    (5, True)
+    """
+    np = _np()
+    count = SPREAD if count is None else count
+    if not targets or count <= 0:
+        return []
+    Ws = [np.array([[float(v) for v in r] for r in w.to_rows()]).reshape(w.nrows, w.ncols) for w in net.weights]
+    bs = [np.array([float(v) for v in b]) for b in net.biases]
+    top = max(t for t, _ in targets)
+    keys = sorted(targets.items())
+    rng = np.random.default_rng([seed] + [v for (t, j), s in keys for v in (t, j, s + 1)])
+    x = np.array([float(v) for v in witness])
+    d = len(x)
+    lo = hi = None
+    if isinstance(dom, tuple):
+        lo, hi = float(dom[0]), float(dom[1])
+    elif dom == "orthant":
+        lo = 0.0
+
+    def margins(X):
+        zs = _pre_all(Ws, bs, X, top)
+        return np.min(np.stack([s * zs[t][:, j] for (t, j), s in keys]), axis=0)
+
+    base = margins(x[None, :])[0]
+    if not base > 0:
+        return []
+    out = []
+    halving = 2.0 ** -np.arange(_SPREAD_TRIES)
+    for _ in range(count * 4):
+        if len(out) >= count:
+            break
+        u = rng.standard_normal(d)
+        u /= np.linalg.norm(u)
+        scale = (hi - lo) / 2 if hi is not None else max(float(np.abs(x).max()), 1e-3)
+        C = x + (rng.choice([-1.0, 1.0]) * scale * rng.uniform(0.5, 1.0)) * halving[:, None] * u
+        ok = margins(C) > 1e-9 * max(1.0, float(np.abs(C).max()))
+        if lo is not None:
+            ok &= (C >= lo).all(axis=1)
+        if hi is not None:
+            ok &= (C <= hi).all(axis=1)
+        if not ok.any():
+            continue
+        y = C[int(np.argmax(ok))]
+        e = np.floor(np.log2(np.abs(y).max().clip(2.0 ** -900)))
+        q = 2.0 ** (30 - e)
+        y = np.round(y * q) / q                        # dyadic: exact in float and in Q
+        if lo is not None:
+            y = np.maximum(y, lo)
+        if hi is not None:
+            y = np.minimum(y, hi)
+        x = y
+        out.append(tuple(Q(*float(v).as_integer_ratio()) for v in y))
+    return out
 
 
 def batch_simplex(net: Network, bases) -> list:

@@ -19,9 +19,10 @@ from algebra.network import Network
 
 from ..bab.emptiness import decide_empty
 from .jacobian_columns import exercise, incoming_directions, phase_search
+from .sampling import spread_points
 
 __all__ = ["prove_empty", "prove_suspects", "SUSPECT_LPS", "SUSPECT_NODES", "SUSPECT_NODES_TOTAL",
-           "coactive_targets"]
+           "coactive_targets", "SPREAD_WITNESSES"]
 
 SUSPECT_LPS = 3000
 """Exact LPs of the phase searches of one :func:`prove_suspects` call (nets with at most 48
@@ -33,6 +34,11 @@ SUSPECT_NODES = 48
 
 SUSPECT_NODES_TOTAL = 256
 """Branch-and-bound splits of all the questions of one :func:`prove_suspects` call."""
+
+
+SPREAD_WITNESSES = 4
+"""Witnesses of one :func:`prove_suspects` call spread into inputs of their sign set (the first
+ones: neurons never seen active come first)."""
 
 
 def prove_empty(net: Network, dom, targets: dict, max_lps: int = 400, deadline: float | None = None):
@@ -104,9 +110,10 @@ def coactive_targets(net: Network, parameter: int) -> dict | None:
 
 
 def _suspect_tasks(net, evidence) -> list:
-    """The tasks in order: parameters alone in a missing kernel direction (exactly the gap),
-    other weights never exercised, neurons never seen on / off, then directions inside one
-    neuron's incoming parameters."""
+    """The tasks in order: neurons never seen on / off (one decision settles all their
+    parameters: a proof frees them, a witness and the inputs spread from it exercise them),
+    parameters alone in a missing kernel direction (exactly the gap), other weights never
+    exercised, then directions inside one neuron's incoming parameters."""
     import numpy as np
     names = [(l, i) for l, w in enumerate(net.widths[1:-1]) for i in range(w)]
     offs = parameter_offsets(net)
@@ -114,11 +121,9 @@ def _suspect_tasks(net, evidence) -> list:
     for l, i, k in evidence.get("unexercised") or []:
         n_in = net.widths[l]
         params.append(offs[l] + (i * n_in + k if k < n_in else net.widths[l + 1] * n_in + i))
-    tasks = [("free", p_, None) for p_ in dict.fromkeys(params)]
-    for g in np.flatnonzero(evidence.get("never_on", [])):
-        tasks.append(("dead", int(g), {names[g]: 1}))
-    for g in np.flatnonzero(evidence.get("never_off", [])):
-        tasks.append(("active", int(g), {names[g]: -1}))
+    tasks = [("dead", int(g), {names[g]: 1}) for g in np.flatnonzero(evidence.get("never_on", []))]
+    tasks += [("active", int(g), {names[g]: -1}) for g in np.flatnonzero(evidence.get("never_off", []))]
+    tasks += [("free", p_, None) for p_ in dict.fromkeys(params)]
     L = net.depth
     for sup in evidence.get("missing") or []:        # directions inside one neuron's incoming
         ls = {max(u for u in range(L) if offs[u] <= p_) for p_ in sup}
@@ -148,6 +153,7 @@ class _Decider:
         self.proofs: list = []
         self.point = isinstance(dom, tuple) and dom[0] == dom[1]
         self.asked: set = set()              # branch-and-bound questions already asked
+        self.spread_left = SPREAD_WITNESSES  # witnesses spread into many inputs (the first ones)
 
     def stopped(self) -> bool:
         return self.lps_left <= 0 or (hasattr(self.budget, "exhausted") and self.budget.exhausted())
@@ -165,8 +171,17 @@ class _Decider:
                          budget=self.budget)
         self.nodes_left -= (r.nodes - 1) // 2              # splits done (two nodes each)
         if r.empty is False:
-            self.witnesses.append(r.witness)
+            self.witness(r.witness, targets)
         return r.empty, (r.proof(targets) if r.empty else None)
+
+    def witness(self, x, targets) -> None:
+        """Keep the exact witness *x* of *targets* and inputs spread over the same sign set
+        (:func:`spread_points`): a rarely active neuron's parameters need rows at many of its
+        inputs, not one region's."""
+        self.witnesses.append(x)
+        if self.spread_left > 0:
+            self.spread_left -= 1
+            self.witnesses.extend(spread_points(self.net, self.dom, x, targets))
 
     def decide(self, task, cap) -> bool:
         """Run one task, recording its outcome; False when it stays undecided."""
@@ -190,10 +205,12 @@ class _Decider:
                     self.proven[kind].add(key)
                     self.proven["emptiness"][(kind, key)] = proof
                 return True
-            found, _, _, _, used = phase_search(net, dom, targets, None, max_lps=self.max_lps(cap),
+            found, w, _, _, used = phase_search(net, dom, targets, None, max_lps=self.max_lps(cap),
                                                 deadline=self.deadline, record=False,
                                                 upto=max(t for t, _ in targets))
             self.lps_left -= used
+            if found and w is not None:
+                self.witness(w, targets)
             if found is False and not self.point:
                 self.proven[kind].add(key)
             return found is not None and not self.point
@@ -212,7 +229,7 @@ class _Decider:
             self.proven["free"].add(key)
             self.proofs.append(e.proof)
         elif e.exercised:
-            self.witnesses.append(e.witness)
+            self.witness(e.witness, pair or {})
         return e.exercised is not None
 
 

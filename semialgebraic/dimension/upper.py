@@ -21,6 +21,7 @@ from __future__ import annotations
 
 from algebra.kernel import parameter_offsets
 from algebra.linalg import QMatrix
+from algebra.linalg.gfp import rank_mod_p, residue, sparse_rank_mod_p
 from algebra.network import Network
 from algebra.rationals import Q
 
@@ -30,20 +31,37 @@ from .jacobian import network_prime
 from .jacobian_columns import active_span_perp
 from ..verify import verify
 
-__all__ = ["entry_vectors", "directions_bound", "checked_directions_bound", "is_regions_rank"]
+__all__ = ["entry_vectors", "sparse_entry_vectors", "directions_bound", "checked_directions_bound", "is_regions_rank"]
 
 
 def entry_vectors(net: Network, entries) -> list[list[Q]]:
-    """The vectors (flat parameter order) named by ``upper_directions`` *entries* (the format of
-    :mod:`semialgebraic.verify.functional_dimension`), built from θ without checking any fact.
+    """:func:`sparse_entry_vectors` as dense lists (flat parameter order).
 
     >>> net = Network.from_rows([[[2]], [[3]]], [[1], [0]])
     >>> [list(map(str, v)) for v in entry_vectors(net, [["scale", 0, 0], ["free", 3, {}]])]
     [['2', '1', '-3', '0'], ['0', '0', '0', '1']]
     """
     N = net.n_parameters
+    out = []
+    for v in sparse_entry_vectors(net, entries):
+        dense = [Q(0)] * N
+        for k, w in v.items():
+            dense[k] = w
+        out.append(dense)
+    return out
+
+
+def sparse_entry_vectors(net: Network, entries) -> list[dict]:
+    """The vectors (flat parameter order) named by ``upper_directions`` *entries* (the format of
+    :mod:`semialgebraic.verify.functional_dimension`), built from θ without checking any fact.
+
+    >>> net = Network.from_rows([[[2]], [[3]]], [[1], [0]])
+    >>> [sorted((k, str(w)) for k, w in v.items()) for v in sparse_entry_vectors(net, [["free", 3, {}]])]
+    [[(3, '1')]]
+    """
+    N = net.n_parameters
     offs = parameter_offsets(net)
-    out: list[list[Q]] = []
+    out: list[dict] = []
     for e in entries:
         kind = e[0]
         if kind == "free":
@@ -57,7 +75,7 @@ def entry_vectors(net: Network, entries) -> list[list[Q]]:
             for i in e[2]:
                 for i2 in e[2]:
                     if i != i2:
-                        v = [Q(0)] * N
+                        v = {}
                         for c in range(n_in):
                             v[offs[l] + i * n_in + c] = W[i2, c]
                         v[offs[l] + W.nrows * n_in + i] = b[i2]
@@ -70,7 +88,7 @@ def entry_vectors(net: Network, entries) -> list[list[Q]]:
         bias = offs[l] + W.nrows * n_in + i
         wout = [offs[l + 1] + o * V.ncols + i for o in range(V.nrows)]
         if kind == "scale":
-            v = [Q(0)] * N
+            v = {}
             for c in range(n_in):
                 v[win[c]] = W[i, c]
             v[bias] = b[i]
@@ -80,7 +98,7 @@ def entry_vectors(net: Network, entries) -> list[list[Q]]:
         elif kind in ("dead", "dead_proof"):
             out.extend(_unit(N, k) for k in win + [bias] + wout)
         elif kind in ("active", "active_proof", "masked"):
-            v = [Q(0)] * N
+            v = {}
             v[bias] = Q(1)
             for o in range(V.nrows):
                 v[offs[l + 1] + V.nrows * V.ncols + o] = -V[o, i]
@@ -89,7 +107,7 @@ def entry_vectors(net: Network, entries) -> list[list[Q]]:
             out.extend(_unit(N, k) for k in win + [bias])
         elif kind == "incoming":
             for c in active_span_perp(net, l, e[3].get("leaves") or []):
-                v = [Q(0)] * N
+                v = {}
                 for k, w in zip(win + [bias], c):
                     v[k] = w
                 out.append(v)
@@ -99,10 +117,29 @@ def entry_vectors(net: Network, entries) -> list[list[Q]]:
 
 
 def directions_bound(net: Network, entries) -> int:
-    """N − rank of :func:`entry_vectors` (no fact checked)."""
+    """N − rank of :func:`entry_vectors` (no fact checked): N − their rank mod the certificate's
+    prime (:func:`network_prime`; at most the rank over Q, so the bound stays valid, and the same
+    rank the sandwich's upper bound uses), the exact rank over Q when a residue does not exist."""
+    import numpy as np
     N = net.n_parameters
-    vecs = entry_vectors(net, entries)
-    return N - (QMatrix.from_rows(vecs, ncols=N).rank() if vecs else 0)
+    vecs = sparse_entry_vectors(net, entries)
+    if not vecs:
+        return N
+    if any(k >= N or k < 0 for v in vecs for k in v):
+        raise IndexError("a direction names a parameter out of range")
+    p = network_prime(net)
+    try:
+        rows = [{k: residue(w, p) for k, w in v.items()} for v in vecs]
+        rank = sparse_rank_mod_p(rows, p)
+        if rank is None:                 # much fill-in: dense elimination
+            M = np.zeros((len(vecs), N), dtype=np.int64)
+            for i, v in enumerate(rows):
+                for k, w in v.items():
+                    M[i, k] = w
+            rank = rank_mod_p(M, p)
+        return N - rank
+    except ZeroDivisionError:
+        return N - QMatrix.from_rows(entry_vectors(net, entries), ncols=N).rank()
 
 
 def checked_directions_bound(net: Network, entries, dom, inputs) -> int | str:
@@ -131,5 +168,5 @@ def _minimal_certificate(net, dom, upper, key, value, inputs) -> dict:
                                         domain=domain_spec(dom), upper=int(upper), **{key: value})
 
 
-def _unit(N, k) -> list:
-    return [Q(1) if t == k else Q(0) for t in range(N)]
+def _unit(N, k) -> dict:
+    return {k: Q(1)} if 0 <= k < N else {N: Q(1)}         # (an index out of range is caught)

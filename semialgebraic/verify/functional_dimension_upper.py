@@ -98,7 +98,7 @@ def _upper_vectors(net, dirs, lo_hi) -> list | str:
         rows = [offsets[l] + i * W.ncols + j for j in range(W.ncols)] if kind != "block" else []
         bias = offsets[l] + W.nrows * W.ncols + i if kind != "block" else None
         if kind == "scale":
-            v = [Q(0)] * N
+            v = [_ZERO] * N
             for j, w in enumerate(W.row_at(i)):
                 v[rows[j]] = w
             v[bias] = b[i]
@@ -120,7 +120,7 @@ def _upper_vectors(net, dirs, lo_hi) -> list | str:
                 why = _check_masked(net, lo_hi, l, i, e[3], dead)
                 if why:
                     return why
-            v = [Q(0)] * N
+            v = [_ZERO] * N
             v[bias] = Q(1)
             for o, w in enumerate(V.col_at(i)):
                 v[offsets[l + 1] + V.nrows * V.ncols + o] = -w
@@ -139,7 +139,7 @@ def _upper_vectors(net, dirs, lo_hi) -> list | str:
                 for i2 in block:
                     if i == i2:
                         continue
-                    v = [Q(0)] * N
+                    v = [_ZERO] * N
                     for c, w in enumerate(W.row_at(i2)):
                         v[offsets[l] + i * W.ncols + c] = w
                     v[offsets[l] + W.nrows * W.ncols + i] = b[i2]
@@ -151,7 +151,7 @@ def _upper_vectors(net, dirs, lo_hi) -> list | str:
             if isinstance(cs, str):
                 return cs
             for c in cs:
-                v = [Q(0)] * N
+                v = [_ZERO] * N
                 for k, w in zip(rows + [bias], c):
                     v[k] = w
                 out.append(v)
@@ -265,7 +265,13 @@ def _is_int(v) -> bool:
 
 
 def _unit(N, k) -> list:
-    return [Q(1) if t == k else Q(0) for t in range(N)]
+    v = [_ZERO] * N            # one zero object: the modular rank skips it by identity
+    if 0 <= k < N:
+        v[k] = Q(1)
+    return v
+
+
+_ZERO = Q(0)
 
 
 def _param_offsets(net) -> list:

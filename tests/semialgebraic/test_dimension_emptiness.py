@@ -200,3 +200,49 @@ def test_same_result_whatever_the_clock(monkeypatch):
     runs.append(functional_dimension(net, seed=3, max_regions=0, timeout=600).to_json())
     assert all(r == runs[0] for r in runs[1:])
     assert runs[0]["work"]["points"] > 0
+
+
+def test_same_certificate_whatever_the_clock(monkeypatch):
+    """No clock in dim's certificate builder either: its proof searches count exact LPs, so two
+    runs give identical certificates, the second with sleeps injected into every phase search
+    and the builder's clock jumping 1000 s at each reading (a 10 s budget would have run out).
+    The net needs a searched proof (a dead neuron beyond interval bounds) and its cover walk."""
+    import semialgebraic.dimension.certificate as cert_mod
+    net = Network.from_rows([[[1, 0], [-1, 0], [0, 1]], [[1, 1, 0], [0, 0, 1]], [[1, 1]]],
+                            [[0, 0, 0], ["-3/2", 0], [0]])
+    fd = functional_dimension(net, domain=(-1, 1), max_regions=0)
+    first = json.dumps(functional_dimension_certificate(net, fd, domain=(-1, 1)), sort_keys=True)
+    real_search = cert_mod.phase_search
+
+    def slow_search(*a, **k):
+        time.sleep(0.02)
+        return real_search(*a, **k)
+
+    class Jumping:
+        now = 0.0
+
+        def monotonic(self):
+            Jumping.now += 1000.0
+            return Jumping.now
+    monkeypatch.setattr(cert_mod, "phase_search", slow_search)
+    monkeypatch.setattr(cert_mod, "time", Jumping())
+    second = json.dumps(functional_dimension_certificate(net, fd, domain=(-1, 1)), sort_keys=True)
+    assert first == second
+    cert = json.loads(first)
+    assert verify(cert)[0] and cert["upper"] == fd.upper
+    assert [e[1:3] for e in cert["upper_directions"] if e[0] == "dead_proof"] == [[1, 0]]
+
+
+def test_certificate_work_cap_is_a_count():
+    """The builder's phase searches are capped by a count of exact LPs: with none allowed, the
+    dead neuron's proof is the decider's branch-and-bound tree (no search); with the default
+    count, the phase-search proof (recorded by the search).  Both certify the same upper bound."""
+    net = Network.from_rows([[[1, 0], [-1, 0], [0, 1]], [[1, 1, 0], [0, 0, 1]], [[1, 1]]],
+                            [[0, 0, 0], ["-3/2", 0], [0]])
+    fd = functional_dimension(net, domain=(-1, 1), max_regions=0)
+    kinds = []
+    for kw in ({"lps": 0}, {}):
+        cert = functional_dimension_certificate(net, fd, domain=(-1, 1), **kw)
+        assert verify(cert)[0] and cert["upper"] == fd.upper == 6
+        kinds.append([sorted(e[3]) for e in cert["upper_directions"] if e[0] == "dead_proof"])
+    assert kinds == [[["bab_tree", "targets"]], [["domain", "order", "refuted", "targets"]]]

@@ -30,4 +30,48 @@ def test_same_seed_same_work_same_result():
     b = functional_dimension(net, domain=(-1, 1), seed=5, max_regions=3, budget=Budget(None, None))
     assert a.work == b.work and (a.lower, a.upper) == (b.lower, b.upper) and a.inputs == b.inputs
     assert a.work["points"] == len(a.inputs) > 0 and a.work["batches"] >= 1
-    assert a.work_text().startswith(f"{a.work['points']} points in {a.work['batches']} batch")
+    points = f"{a.work['points']:,}".replace(",", " ")
+    assert a.work_text().startswith(f"{points} points in {a.work['batches']} batch")
+
+
+def _signs(net, x) -> dict:
+    """Exact signs of every hidden pre-activation at x (Fraction arithmetic, the oracle)."""
+    h = [Fraction(str(v)) for v in x]
+    out = {}
+    for t, (W, b) in enumerate(zip(net.weights[:-1], net.biases[:-1])):
+        z = [sum((Fraction(str(W[j, k])) * h[k] for k in range(len(h))), Fraction(0)) + Fraction(str(b[j]))
+             for j in range(W.nrows)]
+        out.update({(t, j): (v > 0) - (v < 0) for j, v in enumerate(z)})
+        h = [max(v, Fraction(0)) for v in z]
+    return out
+
+
+def test_spread_points_stay_in_the_sign_set_and_spread():
+    """From one exact witness of a rarely active layer-2 neuron (and of a pair), the seeded walk
+    returns the asked number of inputs of the domain, every one with the target signs (exact,
+    Fraction oracle), in several activation regions, the same on a second call."""
+    net = _net([3, 8, 8, 1], 11)
+    rng = random.Random(0)
+    for dom, targets in [(None, {(1, 2): 1}), ((-1, 1), {(1, 2): 1}), (None, {(0, 1): 1, (1, 2): 1}),
+                         ("orthant", {(1, 2): 1})]:
+        lo, hi = (dom if isinstance(dom, tuple) else (0 if dom == "orthant" else -4, 4))
+        witness = None
+        for _ in range(4000):
+            x = [Fraction(rng.randint(lo * 64, hi * 64), 64) for _ in range(3)]
+            s = _signs(net, x)
+            if all(s[k] == v for k, v in targets.items()):
+                witness = x
+                break
+        assert witness is not None
+        pts = sampling.spread_points(net, dom, witness, targets, count=20)
+        assert len(pts) == 20 and pts == sampling.spread_points(net, dom, witness, targets, count=20)
+        for p in pts:
+            s = _signs(net, p)
+            assert all(s[k] == v for k, v in targets.items())
+            if dom == "orthant":
+                assert min(p) >= 0
+            elif dom is not None:
+                assert all(lo <= v <= hi for v in p)
+        assert len({tuple(sorted(_signs(net, p).items())) for p in pts}) >= 3
+    off = next(x for x in ([Fraction(i, 4), 0, 0] for i in range(-16, 17)) if _signs(net, x)[(1, 2)] < 1)
+    assert sampling.spread_points(net, None, off, {(1, 2): 1}) == []     # not a witness: nothing

@@ -619,3 +619,40 @@ def test_checker_rank_numpy_and_python_agree():
             assert F._rank_mod_p_numpy(np, net, X, masks, p) == F._rank_mod_p_python(net, X, masks, p)
             checked += 1
     assert checked > 50
+
+
+def test_upper_directions_rank_mod_p_and_its_exact_fallback():
+    """The checker accepts N − rank_p of the directions (rank mod the certificate's prime, at
+    most the rank over Q, so a valid bound) and falls back to the exact rank over Q otherwise.
+    Neuron 1's scaling vector (3, 3, -3) vanishes mod 3: N = 7, rank over Q 2 (upper 5), mod 3
+    1 (upper 6).  Both are accepted (the truth, by the complete walk, is 3: the two neurons are
+    parallel); 4 (not N − rank of these directions) and 7 are not."""
+    from semialgebraic.certificates import dimension_bounds_certificate
+    net = Network.from_rows([[[1], [3]], [[1, -3]]], [[1, 3], [0]])
+    assert functional_dimension(net).value == 3           # the oracle: the complete walk
+
+    def cert(upper):
+        return dimension_bounds_certificate(net, prime=3, inputs=[["1"]], lower=0, domain=None,
+                                            upper=upper, upper_directions=[["scale", 0, 0], ["scale", 0, 1]])
+    assert [verify(cert(u))[0] for u in (4, 5, 6, 7)] == [False, True, True, False]
+    from semialgebraic.dimension.upper import directions_bound
+    assert directions_bound(net, [["scale", 0, 0], ["scale", 0, 1]]) == 5    # its own prime: exact
+
+
+def test_sparse_rank_mod_p_agrees_with_dense_elimination():
+    """The sparse echelon rank used for the directions (decider and checker) equals the dense
+    rank mod p (algebra.linalg.gfp.nmod_rank, FLINT) on random sparse matrices, dependent rows
+    included; with no work allowed it declines (None) instead of guessing."""
+    from algebra.linalg.gfp import nmod_rank, sparse_rank_mod_p
+    rng = random.Random(5)
+    p = 10007
+    for _ in range(60):
+        n, m = rng.randint(1, 12), rng.randint(1, 15)
+        rows = [{c: rng.randint(1, p - 1) for c in rng.sample(range(m), rng.randint(0, min(m, 4)))}
+                for _ in range(n)]
+        if n > 2 and rng.random() < 0.5:          # a combination of two rows
+            a, b = rows[0], rows[1]
+            rows.append({c: (3 * a.get(c, 0) + 5 * b.get(c, 0)) % p for c in set(a) | set(b)})
+        flat = [r.get(c, 0) for r in rows for c in range(m)]
+        assert sparse_rank_mod_p(rows, p) == nmod_rank(len(rows), m, flat, p)
+    assert sparse_rank_mod_p([{0: 1, 1: 1}, {0: 1, 1: 2}], p, max_ops=0) is None
