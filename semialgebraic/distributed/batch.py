@@ -18,7 +18,6 @@ the other class under ``undecided_with``.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import sys
@@ -27,10 +26,12 @@ import time
 from pathlib import Path
 
 from algebra.exceptions import InputError
+from algebra.io.native import write_atomic
 
 from ..certificates import write_certificate
 from .cluster import executor as make_executor
-from .jobs import DEDUP_SIDECAR, PAIR_JOBS, classify_bucket, dedup_key, run_item
+from .jobs import (DEDUP_SIDECAR, PAIR_JOBS, certificate_stem, classify_bucket, dedup_chunk, dedup_key,
+                   run_item)
 from .manifest import read_manifest
 
 __all__ = ["run_batch", "read_records", "certificate_dir", "JOB_NAMES", "Progress", "LazyCluster",
@@ -102,9 +103,13 @@ class _Writer:
         cert = rec.pop("certificate", None)
         if cert is not None:
             self.certs.mkdir(parents=True, exist_ok=True)
-            name = hashlib.sha256(rec["id"].encode()).hexdigest()[:16]
-            path = self.certs / f"{'merge' if self.job == 'dedup' else self.job}-{name}.json"
-            write_certificate(cert, path, threshold=DEDUP_SIDECAR if self.job == "dedup" else None)
+            if "$files" in cert:                 # made on the worker: sidecar first, JSON last
+                for name, data in cert["$files"]:
+                    path = self.certs / name
+                    write_atomic(path, data)
+            else:
+                path = self.certs / f"{certificate_stem(self.job, rec['id'])}.json"
+                write_certificate(cert, path, threshold=DEDUP_SIDECAR if self.job == "dedup" else None)
             rec["certificate"] = str(path)
         elif self.job == "dedup" or "certificate" not in rec:
             rec["certificate"] = None
@@ -173,8 +178,13 @@ def _call(kind, *args):
         return run_item(*args)
     if kind == "key":
         return dedup_key(*args)
+    if kind == "dedup_chunk":
+        return dedup_chunk(*args)
     return classify_bucket(*args)
 
+
+SIZED = ("dedup_chunk",)
+"""Calls that are chunks of items already (one task each)."""
 
 CHUNK_MAX = 32
 """At most this many items per Dask task (small items: one task each would cost more in
@@ -193,7 +203,8 @@ def map_calls(ex, calls):
     if getattr(ex, "kind", "") != "dask":
         yield from ex.map_unordered(_call, calls)
         return
-    size = max(1, min(CHUNK_MAX, len(calls) // (4 * max(1, ex.workers))))
+    sized = sum(args[0] in SIZED for _, args in calls)         # already chunks: one task each
+    size = max(1, min(CHUNK_MAX, (len(calls) - sized) // (4 * max(1, ex.workers))))
     if size == 1:
         yield from ex.map_unordered(_call, calls)
         return
@@ -255,55 +266,96 @@ class LazyCluster:
             self.real.close()
 
 
+def _seeds(items, old) -> dict:
+    """class -> representative item, of the classes of an earlier run (resume)."""
+    by_path = {it["paths"][0]: it for it in items}
+    seeds: dict = {}
+    for r in old:
+        if r.get("class") is not None and r.get("representative") in by_path:
+            seeds.setdefault(r["class"], by_path[r["representative"]])
+    return seeds
+
+
 def _dedup(ex, items, todo, old, timeout, scatter, writer, prog, new):
+    """Phase 1: :func:`.jobs.dedup_chunk` on chunks of consecutive items (values and the classes
+    inside each chunk, every file parsed once); phase 2: :func:`.jobs.classify_bucket` only for
+    the buckets of equal values that span several chunks (the first chunk's classes as seeds: its
+    records are final, since a bucket is classified in manifest order) or meet the classes of
+    an earlier run."""
     if not todo:
         return
     by_id = {it["id"]: it for it in items}
-    seeds = {}                                  # class -> representative item (earlier run)
-    for r in old:
-        if r.get("class") is not None and r.get("representative") is not None:
-            rep = next((it for it in items if it["paths"][0] == r["representative"]), None)
-            if rep is not None:
-                seeds.setdefault(r["class"], rep)
-    need = todo + [it for it in seeds.values() if it["id"] not in {t["id"] for t in todo}]
-    blobs = {it["id"]: _blobs(ex, it, scatter) for it in need} if scatter else None
-    keys = {}
-    calls = [(it["id"], ("key", it, None if blobs is None else blobs[it["id"]])) for it in need]
+    seeds = _seeds(items, old)
     todo_ids = {it["id"] for it in todo}
-    for ident, rec in map_calls(ex, calls):
-        if rec["status"] == "error":
-            if ident in todo_ids:
-                rec.update(job="dedup", file=by_id[ident]["paths"][0], **{"class": None},
-                           representative=None)
-                new.append(writer.write(rec))
-                prog.update(rec)
+    extra = [it for it in seeds.values() if it["id"] not in todo_ids]
+    blobs = {it["id"]: _blobs(ex, it, scatter) for it in todo + extra} if scatter else None
+
+    def sub(members):
+        return None if blobs is None else {m["id"]: blobs[m["id"]] for m in members}
+    size = _chunk_size(len(todo), ex)
+    chunks = [todo[k:k + size] for k in range(0, len(todo), size)]
+    calls = [(("chunk", c), ("dedup_chunk", ch, timeout, sub(ch))) for c, ch in enumerate(chunks)]
+    calls += [(("key", it["id"]), ("key", it, None if blobs is None else blobs[it["id"]]))
+              for it in extra]
+    keys, local, chunk_of = {}, {}, {}
+    for (kind, tag), res in map_calls(ex, calls):
+        if kind == "key":
+            keys[tag] = res
             continue
-        keys[ident] = rec
+        keys.update(res["keys"])
+        for it in chunks[tag]:
+            chunk_of[it["id"]] = tag
+        for v, recs in res["local"].items():
+            local[(tag, v)] = {r["id"]: r for r in recs}
     buckets: dict = {}
     for it in todo:
-        if it["id"] in keys:
-            k = keys[it["id"]]
-            buckets.setdefault(k["values"], []).append({**it, "fingerprint": k["fingerprint"]})
+        k = keys[it["id"]]
+        if k["status"] == "error":
+            k.update(job="dedup", file=it["paths"][0], **{"class": None}, representative=None)
+            new.append(writer.write(k))
+            prog.update(k)
+        else:
+            buckets.setdefault(k["values"], []).append(it)
     seed_by_bucket: dict = {}
     for c, rep in sorted(seeds.items()):
         k = keys.get(rep["id"])
-        if k is not None:
-            seed_by_bucket.setdefault(k["values"], []).append((c, rep, k["fingerprint"]))
+        if k is not None and k["status"] == "ok":
+            seed_by_bucket.setdefault(k["values"], []).append((c, rep, k.get("fingerprint")))
     calls = []
     for v, members in buckets.items():
-        members.sort(key=lambda m: m["index"])
-        sub = None if blobs is None else {m["id"]: blobs[m["id"]] for m in members}
-        if sub is not None:
-            for _, rep, _ in seed_by_bucket.get(v, ()):
-                sub[rep["id"]] = blobs[rep["id"]]
-        calls.append((v, ("classify", members, timeout, seed_by_bucket.get(v, []), sub)))
+        if v in seed_by_bucket:
+            first, rest, bucket_seeds = [], members, seed_by_bucket[v]
+        else:
+            c0 = chunk_of[members[0]["id"]]
+            first = [m for m in members if chunk_of[m["id"]] == c0]
+            rest = [m for m in members if chunk_of[m["id"]] != c0]
+            recs = local[(c0, v)]
+            bucket_seeds = [(recs[m["id"]]["class"], m, None) for m in first
+                            if recs[m["id"]].get("class") == m["index"]]
+            for m in first:
+                rec = recs[m["id"]]
+                rec["time"] = round(rec["time"] + keys[m["id"]]["time"], 4)
+                _write_dedup(writer, prog, new, rec, by_id)
+        if rest:
+            calls.append((v, ("classify", rest, timeout, bucket_seeds,
+                              sub(rest + [s[1] for s in bucket_seeds]))))
     for _, recs in map_calls(ex, calls):
         for rec in recs:
-            if rec.get("status") == "error":
-                rec.update(job="dedup", file=by_id[rec["id"]]["paths"][0], **{"class": None},
-                           representative=None)
-            new.append(writer.write(rec))
-            prog.update(rec)
+            _write_dedup(writer, prog, new, rec, by_id)
+
+
+def _chunk_size(n: int, ex) -> int:
+    """Items per dedup chunk: about four chunks per worker (at least two workers counted: a
+    lazy executor may start a cluster), at most :data:`CHUNK_MAX`."""
+    return max(1, min(CHUNK_MAX, n // (4 * max(2, getattr(ex, "workers", 1) or 1))))
+
+
+def _write_dedup(writer, prog, new, rec, by_id):
+    if rec.get("status") == "error":
+        rec.update(job="dedup", file=by_id[rec["id"]]["paths"][0], **{"class": None},
+                   representative=None)
+    new.append(writer.write(rec))
+    prog.update(rec)
 
 
 def summary(job, records, total, resumed, seconds, where, workers) -> dict:

@@ -234,12 +234,13 @@ def checkpointed(cert: dict, view=None) -> dict | None:
     return {**cert, "checkpoints": [r[3] for r in replay]}
 
 
-def fingerprint_shallow(view: ArrayView) -> str | None:
+def fingerprint_shallow(view: ArrayView, red=None) -> str | None:
     """The kink fingerprint of a one-hidden-layer network (module docstring), or None when a
-    row does not fit (or the view has another depth)."""
+    row does not fit (or the view has another depth).  *red*: the :func:`reduce_view` of
+    *view* when the caller has it."""
     if view is None or view.depth != 2:
         return None
-    red = reduce_view(view)
+    red = reduce_view(view) if red is None else red
     if red is None:
         return None
     rv = red[1]

@@ -152,12 +152,39 @@ def test_dedup_serial_matches_planted_truth_and_every_merge_is_certified(tmp_pat
         assert verify(cert)[0] and cert["type"] in ("symmetry_path", "region_cover")
 
 
+@pytest.mark.parametrize("chunk", [1, 3, 64])
+def test_dedup_records_do_not_depend_on_the_chunks(tmp_path, monkeypatch, chunk):
+    # chunk 1: every bucket of equal values spans several chunks (all decided in phase 2 with
+    # the first chunk's classes as seeds); 64: one chunk, every bucket decided where the files
+    # were parsed (phase 1); 3: both.  Same records, same partition as the planted truth.
+    from semialgebraic.distributed import batch, jobs
+    files, truth = planted_zoo(tmp_path, random.Random(3))
+    loads = []
+    real = jobs._prepared
+    monkeypatch.setattr(jobs, "_prepared", lambda it, blobs=None: loads.append(it["id"]) or real(it, blobs))
+    ref = tmp_path / "ref.jsonl"
+    run_batch("dedup", str(tmp_path / "m*.json"), str(ref), workers=0, progress=False)
+    monkeypatch.setattr(batch, "CHUNK_MAX", chunk)
+    monkeypatch.setattr(batch, "_chunk_size", lambda n, ex: chunk)
+    loads.clear()
+    out = tmp_path / f"c{chunk}.jsonl"
+    s = run_batch("dedup", str(tmp_path / "m*.json"), str(out), workers=0, progress=False)
+    recs = read_records(out)
+    _same_partition(recs, files, truth)
+    assert _strip(recs) == _strip(read_records(ref)) and s["merges"] == len(files) - len(set(truth))
+    if chunk == 64:
+        assert sorted(loads) == sorted(files)           # every file parsed exactly once
+    for r in recs:
+        if r["certificate"]:
+            assert verify(json.loads(open(r["certificate"]).read()))[0]
+
+
 def test_dedup_fingerprint_collisions_never_merge_different_functions(tmp_path, monkeypatch):
     # every one-hidden-layer net gets the same fingerprint: the equal-fingerprint merge must
     # find no path between different functions and fall back, so the partition is still the
     # planted one
     from semialgebraic.distributed import jobs
-    monkeypatch.setattr(jobs, "fingerprint_shallow", lambda view: "collision")
+    monkeypatch.setattr(jobs, "fingerprint_shallow", lambda view, red=None: "collision")
     files, truth = planted_zoo(tmp_path, random.Random(3))
     out = tmp_path / "classes.jsonl"
     s = run_batch("dedup", str(tmp_path / "m*.json"), str(out), workers=0, progress=False)
