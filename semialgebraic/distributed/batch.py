@@ -130,23 +130,40 @@ def _blobs(ex, item, scatter):
 def run_batch(job: str, manifest: str, out: str, *, workers: int | None = None,
               scheduler: str | None = None, timeout: float | None = None,
               memory_limit: str | None = None, box: str | None = None, scatter: bool = False,
-              progress: bool = True, executor=None) -> dict:
+              progress: bool = True, executor=None, start_cluster: bool = False) -> dict:
     """Run *job* over *manifest*, appending records to *out*; the summary (dict).
+
+    The embedded cluster (no *executor*, no *scheduler*, *workers* not 0) is a
+    :class:`LazyCluster`: started only when the estimated work is worth it, or with
+    *start_cluster* at once, in the background, while the manifest is read and the first
+    items run in this process.
 
     Raises :class:`InputError` for an unknown job or a bad manifest (nothing is written)."""
     if job not in JOB_NAMES:
         raise InputError(f"unknown job {job!r}; choose one of {', '.join(JOB_NAMES)}")
-    items = read_manifest(manifest, pairs=job in PAIR_JOBS)
+    t0 = time.perf_counter()
+    early = None
+    if start_cluster and executor is None and not scheduler and workers != 0:
+        early = LazyCluster(lambda: make_executor(workers, scheduler, memory_limit), start=True)
+    try:
+        items = read_manifest(manifest, pairs=job in PAIR_JOBS)
+    except BaseException:
+        if early is not None:
+            early.close()
+        raise
     for k, it in enumerate(items):
         it["index"] = k
     old = read_records(out)
     done = {r["id"] for r in old}
     todo = [it for it in items if it["id"] not in done]
-    t0 = time.perf_counter()
     prog = Progress(len(todo), progress)
     new: list[dict] = []
     if executor is not None or not todo:
         ex = executor
+        if early is not None:
+            early.close()
+    elif early is not None:
+        ex = early
     elif scheduler or workers == 0:
         ex = make_executor(workers, scheduler, memory_limit)
     else:
@@ -200,7 +217,7 @@ def map_calls(ex, calls):
     on the executor *ex*; on Dask, ``len(calls) / (4 × workers)`` calls (at most
     :data:`CHUNK_MAX`) go to one task."""
     calls = list(calls)
-    if getattr(ex, "kind", "") != "dask":
+    if getattr(ex, "kind", "") != "dask" or isinstance(ex, LazyCluster):   # it chunks itself
         yield from ex.map_unordered(_call, calls)
         return
     sized = sum(args[0] in SIZED for _, args in calls)         # already chunks: one task each
@@ -214,30 +231,41 @@ def map_calls(ex, calls):
 
 
 class LazyCluster:
-    """The embedded cluster, started only when the work is worth it.  Calls run in this process
-    while the estimated remaining work (mean CPU time per call so far × calls left) stays below
-    :data:`START_COST`; above it the cluster is started in a background thread while this
-    process keeps working, and the calls left go to the cluster (in chunks) once it is up.  A
+    """The embedded cluster, started in the background while this process keeps working.
+    Calls run in this process until the cluster is up; then the calls left go to the cluster
+    (in chunks), and later calls (the next phase) too.  With *start* the cluster starts at
+    once; otherwise only when the estimated remaining work (mean CPU time per call so far, the
+    first call — imports, caches — left out, × calls left) exceeds :data:`START_COST`.  A
     cluster that fails to start leaves the work serial.  Results do not depend on where a call
     ran (every call is a pure function of its inputs)."""
 
-    def __init__(self, make):
+    def __init__(self, make, start: bool = False):
         self.make, self.real, self.thread, self.error = make, None, None, None
+        self.lock, self.closed, self.ran = threading.Lock(), False, None
+        if start:
+            self._start()
 
     @property
     def kind(self) -> str:
-        return self.real.kind if self.real is not None else "serial"
+        """Where calls ran: ``"dask"`` once any went to the cluster, else ``"serial"``."""
+        return self.ran.kind if self.ran is not None else "serial"
 
     @property
     def workers(self) -> int:
-        return self.real.workers if self.real is not None else 1
+        return self.ran.workers if self.ran is not None else 1
 
     def _start(self):
         def run():
             try:
-                self.real = self.make()
+                real = self.make()
             except Exception as exc:        # noqa: BLE001 — the work goes on serially
                 self.error = exc
+                return
+            with self.lock:
+                if not self.closed:
+                    self.real = real
+                    return
+            real.close()                    # closed while it was starting
         self.thread = threading.Thread(target=run, name="netfibers-cluster-start", daemon=True)
         self.thread.start()
 
@@ -246,24 +274,31 @@ class LazyCluster:
 
     def map_unordered(self, fn, calls):
         calls = list(calls)
-        spent, done = 0.0, 0
+        spent, done, first = 0.0, 0, None
         while calls:
-            if self.real is not None and not self.thread.is_alive():
+            if self.real is not None:
+                self.ran = self.real
                 yield from map_calls(self.real, calls)
                 return
             key, args = calls.pop(0)
             t0 = time.process_time()             # CPU, not wall: a loaded machine inflates wall
             result = fn(*args)
-            spent, done = spent + time.process_time() - t0, done + 1
+            if first is None:                    # warm-up (imports): not in the estimate
+                first = time.process_time() - t0
+            else:
+                spent, done = spent + time.process_time() - t0, done + 1
             yield key, result
-            if self.thread is None and spent / done * len(calls) > START_COST:
+            if self.thread is None and done and spent / done * len(calls) > START_COST:
                 self._start()
 
     def close(self):
         if self.thread is not None:
             self.thread.join()
-        if self.real is not None:
-            self.real.close()
+        with self.lock:
+            self.closed = True
+            real = self.real
+        if real is not None:
+            real.close()
 
 
 def _seeds(items, old) -> dict:

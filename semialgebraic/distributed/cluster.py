@@ -60,6 +60,27 @@ def limit_threads() -> dict:
     return out
 
 
+def _fork_workers() -> None:
+    """Embedded workers forked from one server process that imports Dask and this package
+    once (``forkserver``), instead of each spawned worker importing them again (seconds per
+    worker on a loaded machine); a later cluster of the same process forks from the same
+    server.  Where ``forkserver`` does not exist, Dask's default (spawn) is kept."""
+    import multiprocessing
+    if "forkserver" not in multiprocessing.get_all_start_methods():
+        return
+    import dask
+    dask.config.set({"distributed.worker.multiprocessing-method": "forkserver"})
+    try:
+        from multiprocessing import forkserver
+        from distributed.utils import get_mp_context
+        ctx = get_mp_context()                   # Dask's own preload list, set once
+        mods = list(getattr(forkserver._forkserver, "_preload_modules", None) or ["distributed"])
+        if __name__.rsplit(".", 1)[0] + ".batch" not in mods:
+            ctx.set_forkserver_preload(mods + [__name__.rsplit(".", 1)[0] + ".batch"])
+    except (ImportError, AttributeError, ValueError):     # the preload is only an optimisation
+        pass
+
+
 class SerialExecutor:
     """Runs each call in this process, in order (no Dask)."""
 
@@ -99,6 +120,7 @@ class DaskExecutor:
             self.client = Client(scheduler)
         else:
             n = workers or os.cpu_count() or 1
+            _fork_workers()
             self.cluster = LocalCluster(n_workers=n, threads_per_worker=1, processes=True,
                                         memory_limit=memory_limit or "auto",
                                         dashboard_address=None, silence_logs=40)
