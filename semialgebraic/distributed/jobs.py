@@ -50,7 +50,8 @@ from ..shallow.paths import symmetry_path as shallow_symmetry_path
 from ..certificates import jsonable, require_valid
 from ..certificates._json import pack_certificate
 from ..verify import verify
-from .merge import array_merge_certificate, fingerprint_shallow, reduce_view
+from .merge import (array_merge_certificate, bottleneck_canon, bottleneck_merge_certificate,
+                    fingerprint_shallow, reduce_view)
 
 __all__ = ["JOBS", "PAIR_JOBS", "run_item", "dedup_key", "dedup_chunk", "classify_bucket", "load_item",
            "certificate_stem", "certificate_files"]
@@ -234,6 +235,23 @@ def _shallow_merge(rep: dict, net: Network):
         return None
 
 
+def _bottleneck_merge(rep: dict, mine: dict):
+    """The certificate of :func:`.merge.bottleneck_merge_certificate` for two holders with equal
+    CANON fingerprints, accepted by :func:`verify`; None when none is built or it is refused
+    (then :func:`equivalent` decides the pair)."""
+    for h in (rep, mine):
+        if "canon" not in h:
+            h["canon"] = bottleneck_canon(h["net"], _reduced(h))
+    if rep["canon"] is None or mine["canon"] is None:
+        return None
+    try:
+        cert = bottleneck_merge_certificate(rep["net"], mine["net"], (rep["canon"], mine["canon"]),
+                                            (_reduced(rep), _reduced(mine)))
+        return None if cert is None else require_valid(cert, verify, "dedup merge")
+    except (SemialgebraicError, AlgebraError, ValueError, ZeroDivisionError):
+        return None
+
+
 # -- dedup -----------------------------------------------------------------------------------
 PROBE_DEN = 64
 DEDUP_SIDECAR = 1000
@@ -274,13 +292,22 @@ def exact_outputs(net: Network, view=None) -> list:
     return out
 
 
-def _fingerprint(net: Network, view, red=None) -> tuple[str, str]:
+def _fingerprint(net: Network, view, red=None, holder=None) -> tuple[str, str]:
     """The fast-path family and its fingerprint (an exact function invariant: different
-    fingerprints prove different functions), or ``("general", "")``."""
+    fingerprints of one family prove different functions), or ``("general", "")``: one hidden
+    layer, the kink fingerprint (:func:`.merge.fingerprint_shallow`); two hidden layers, CANON
+    of the reduced network when it is generic (:func:`.merge.bottleneck_canon`, kept in
+    *holder* for the merge).  The family is the fingerprint's prefix."""
     if len(net.hidden_widths) == 1:
         fp = fingerprint_shallow(view) if red is None else fingerprint_shallow(view, red)
         if fp is not None:
-            return "shallow", fp
+            return "shallow", "shallow:" + fp
+    if len(net.hidden_widths) == 2:
+        canon = bottleneck_canon(net, red)
+        if holder is not None:
+            holder["canon"] = canon
+        if canon is not None:
+            return "bottleneck", "bottleneck:" + canon[0]
     return "general", ""
 
 
@@ -342,7 +369,7 @@ def _reduced(holder: dict):
 def _fp(holder: dict) -> str:
     """The fast path's fingerprint of ``holder["net"]`` ("" for none), computed once, lazily."""
     if holder.get("fingerprint") is None:
-        holder["fingerprint"] = _fingerprint(holder["net"], holder["view"], _reduced(holder))[1]
+        holder["fingerprint"] = _fingerprint(holder["net"], holder["view"], _reduced(holder), holder)[1]
     return holder["fingerprint"]
 
 
@@ -364,10 +391,11 @@ def _merge(rep: dict, mine: dict, timeout):
         except SemialgebraicError:
             pass
     fp_rep, fp = _fp(rep), _fp(mine)
-    if fp and fp_rep and fp_rep != fp:
-        return False, None
-    if fp and fp_rep == fp and len(net.hidden_widths) == 1:
-        cert = _shallow_merge(rep, net)
+    family = fp.split(":")[0]
+    if fp and fp_rep.split(":")[0] == family and fp_rep != fp:
+        return False, None                      # one fast path, different invariants
+    if fp and fp_rep == fp:
+        cert = _shallow_merge(rep, net) if family == "shallow" else _bottleneck_merge(rep, mine)
         if cert is not None:
             return True, cert
     v = equivalent(rep["net"], net, timeout=timeout, progress=False)
