@@ -35,6 +35,15 @@ THREAD_ENV = {"OMP_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1", "MKL_NUM_THRE
               "VECLIB_MAXIMUM_THREADS": "1", "NUMEXPR_NUM_THREADS": "1"}
 
 
+QUIET_CONFIG = {"distributed.worker.profile.enabled": False,
+                "distributed.admin.tick.interval": "200ms",
+                "distributed.admin.system-monitor.interval": "2s"}
+"""Dask's periodic work that costs CPU in proportion to wall time, not to tasks, turned down
+for the embedded cluster (its scheduler runs in this process): the statistical profiler of
+every worker (a stack sample every 10 ms), the event-loop health check (20 ms) and the
+system monitor (500 ms).  On a loaded machine they were a sizeable part of the CPU of a batch."""
+
+
 def have_dask() -> bool:
     try:
         import distributed  # noqa: F401
@@ -110,7 +119,8 @@ class DaskExecutor:
             os.environ.setdefault(k, v)
         dask.config.set({"distributed.nanny.pre-spawn-environ": dict(THREAD_ENV),
                          "distributed.scheduler.allowed-failures": 5,
-                         "distributed.worker.daemon": False})
+                         "distributed.worker.daemon": False,
+                         **QUIET_CONFIG})
         self.cluster, self.owned = None, True
         if scheduler:
             if memory_limit is not None:
