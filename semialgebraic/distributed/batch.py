@@ -7,12 +7,12 @@ torn last line from a killed process is cut off on the next run) and a rerun res
 certificate of a record is written to ``<out>.certificates/`` and the record keeps its path.
 
 ``dedup``: the classes of a model zoo.  Per file, the exact values at fixed points (a function
-invariant) and the canonical fingerprint of the fast path that applies (one hidden layer:
-:func:`semialgebraic.shallow.canonical_form`; bottleneck: CANON); files with different values are
-certainly different; within a group of equal values each file is compared with the class
-representatives by :func:`semialgebraic.equivalent` (the fast path's certificate where one
-applies, the general method otherwise) and merged only on a certified "equivalent" (one
-certificate per merge).  An undecided pair keeps its two classes apart and the record names
+invariant); files with different values are certainly different; within a group of equal
+values each file is compared with the class representatives — a path on the integer arrays,
+then the fingerprint of the fast path that applies (one hidden layer: the kink fingerprint;
+bottleneck: CANON of the reduced network when generic), then :func:`semialgebraic.equivalent`
+— and merged only on a checked certificate (one per merge, its files made on the worker).
+Each file is parsed once per run (:func:`.jobs.dedup_chunk`).  An undecided pair keeps its two classes apart and the record names
 the other class under ``undecided_with``.
 """
 

@@ -10,10 +10,13 @@ Records: ``{"id", "job", "status": "ok" | "undecided" | "error", "verdict", "tim
 the certificate as a dict under ``"certificate"`` (the client writes it to a file and keeps the
 path).  A bad file or an exhausted budget is a record with ``"error"``, never an exception.
 
-Deduplication (``dedup``) runs in two kinds of task: :func:`dedup_key` (per file: the exact
-values at fixed rational points, a function invariant, plus the canonical fingerprint where a
-fast path applies) and :func:`classify_bucket` (per group of files with equal values: certified
-pairwise :func:`~semialgebraic.equivalent` against the class representatives).
+Deduplication (``dedup``) runs :func:`dedup_chunk` on chunks of consecutive files (each file
+parsed once: the exact values at fixed rational points, a function invariant, and the classes
+of the files of the chunk with equal values, decided by :func:`classify_bucket` on the networks
+already loaded: merges found on the integer arrays, then the fast path's fingerprint — one
+hidden layer, or CANON of a generic reduced bottleneck — then certified pairwise
+:func:`~semialgebraic.equivalent`); :func:`classify_bucket` runs again only for a group of
+equal values that spans several chunks.  :func:`dedup_key` is the per-file key alone.
 """
 
 from __future__ import annotations
