@@ -7,18 +7,17 @@ torn last line from a killed process is cut off on the next run) and a rerun res
 certificate of a record is written to ``<out>.certificates/`` and the record keeps its path.
 
 ``dedup``: the classes of a model zoo.  Per file, the exact values at fixed points (a function
-invariant) and the canonical fingerprint of the fast path that applies (one hidden layer:
-:func:`semialgebraic.shallow.canonical_form`; bottleneck: CANON); files with different values are
-certainly different; within a group of equal values each file is compared with the class
-representatives by :func:`semialgebraic.equivalent` (the fast path's certificate where one
-applies, the general method otherwise) and merged only on a certified "equivalent" (one
-certificate per merge).  An undecided pair keeps its two classes apart and the record names
+invariant); files with different values are certainly different; within a group of equal
+values each file is compared with the class representatives — a path on the integer arrays,
+then the fingerprint of the fast path that applies (one hidden layer: the kink fingerprint;
+bottleneck: CANON of the reduced network when generic), then :func:`semialgebraic.equivalent`
+— and merged only on a checked certificate (one per merge, its files made on the worker).
+Each file is parsed once per run (:func:`.jobs.dedup_chunk`).  An undecided pair keeps its two classes apart and the record names
 the other class under ``undecided_with``.
 """
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import sys
@@ -27,10 +26,12 @@ import time
 from pathlib import Path
 
 from algebra.exceptions import InputError
+from algebra.io.native import write_atomic
 
 from ..certificates import write_certificate
 from .cluster import executor as make_executor
-from .jobs import DEDUP_SIDECAR, PAIR_JOBS, classify_bucket, dedup_key, run_item
+from .jobs import (DEDUP_SIDECAR, PAIR_JOBS, certificate_stem, classify_bucket, dedup_chunk, dedup_key,
+                   run_item)
 from .manifest import read_manifest
 
 __all__ = ["run_batch", "read_records", "certificate_dir", "JOB_NAMES", "Progress", "LazyCluster",
@@ -102,9 +103,13 @@ class _Writer:
         cert = rec.pop("certificate", None)
         if cert is not None:
             self.certs.mkdir(parents=True, exist_ok=True)
-            name = hashlib.sha256(rec["id"].encode()).hexdigest()[:16]
-            path = self.certs / f"{'merge' if self.job == 'dedup' else self.job}-{name}.json"
-            write_certificate(cert, path, threshold=DEDUP_SIDECAR if self.job == "dedup" else None)
+            if "$files" in cert:                 # made on the worker: sidecar first, JSON last
+                for name, data in cert["$files"]:
+                    path = self.certs / name
+                    write_atomic(path, data)
+            else:
+                path = self.certs / f"{certificate_stem(self.job, rec['id'])}.json"
+                write_certificate(cert, path, threshold=DEDUP_SIDECAR if self.job == "dedup" else None)
             rec["certificate"] = str(path)
         elif self.job == "dedup" or "certificate" not in rec:
             rec["certificate"] = None
@@ -125,23 +130,40 @@ def _blobs(ex, item, scatter):
 def run_batch(job: str, manifest: str, out: str, *, workers: int | None = None,
               scheduler: str | None = None, timeout: float | None = None,
               memory_limit: str | None = None, box: str | None = None, scatter: bool = False,
-              progress: bool = True, executor=None) -> dict:
+              progress: bool = True, executor=None, start_cluster: bool = False) -> dict:
     """Run *job* over *manifest*, appending records to *out*; the summary (dict).
+
+    The embedded cluster (no *executor*, no *scheduler*, *workers* not 0) is a
+    :class:`LazyCluster`: started only when the estimated work is worth it, or with
+    *start_cluster* at once, in the background, while the manifest is read and the first
+    items run in this process.
 
     Raises :class:`InputError` for an unknown job or a bad manifest (nothing is written)."""
     if job not in JOB_NAMES:
         raise InputError(f"unknown job {job!r}; choose one of {', '.join(JOB_NAMES)}")
-    items = read_manifest(manifest, pairs=job in PAIR_JOBS)
+    t0 = time.perf_counter()
+    early = None
+    if start_cluster and executor is None and not scheduler and workers != 0:
+        early = LazyCluster(lambda: make_executor(workers, scheduler, memory_limit), start=True)
+    try:
+        items = read_manifest(manifest, pairs=job in PAIR_JOBS)
+    except BaseException:
+        if early is not None:
+            early.close()
+        raise
     for k, it in enumerate(items):
         it["index"] = k
     old = read_records(out)
     done = {r["id"] for r in old}
     todo = [it for it in items if it["id"] not in done]
-    t0 = time.perf_counter()
     prog = Progress(len(todo), progress)
     new: list[dict] = []
     if executor is not None or not todo:
         ex = executor
+        if early is not None:
+            early.close()
+    elif early is not None:
+        ex = early
     elif scheduler or workers == 0:
         ex = make_executor(workers, scheduler, memory_limit)
     else:
@@ -173,8 +195,13 @@ def _call(kind, *args):
         return run_item(*args)
     if kind == "key":
         return dedup_key(*args)
+    if kind == "dedup_chunk":
+        return dedup_chunk(*args)
     return classify_bucket(*args)
 
+
+SIZED = ("dedup_chunk",)
+"""Calls that are chunks of items already (one task each)."""
 
 CHUNK_MAX = 32
 """At most this many items per Dask task (small items: one task each would cost more in
@@ -190,10 +217,11 @@ def map_calls(ex, calls):
     on the executor *ex*; on Dask, ``len(calls) / (4 × workers)`` calls (at most
     :data:`CHUNK_MAX`) go to one task."""
     calls = list(calls)
-    if getattr(ex, "kind", "") != "dask":
+    if getattr(ex, "kind", "") != "dask" or isinstance(ex, LazyCluster):   # it chunks itself
         yield from ex.map_unordered(_call, calls)
         return
-    size = max(1, min(CHUNK_MAX, len(calls) // (4 * max(1, ex.workers))))
+    sized = sum(args[0] in SIZED for _, args in calls)         # already chunks: one task each
+    size = max(1, min(CHUNK_MAX, (len(calls) - sized) // (4 * max(1, ex.workers))))
     if size == 1:
         yield from ex.map_unordered(_call, calls)
         return
@@ -203,30 +231,41 @@ def map_calls(ex, calls):
 
 
 class LazyCluster:
-    """The embedded cluster, started only when the work is worth it.  Calls run in this process
-    while the estimated remaining work (mean CPU time per call so far × calls left) stays below
-    :data:`START_COST`; above it the cluster is started in a background thread while this
-    process keeps working, and the calls left go to the cluster (in chunks) once it is up.  A
+    """The embedded cluster, started in the background while this process keeps working.
+    Calls run in this process until the cluster is up; then the calls left go to the cluster
+    (in chunks), and later calls (the next phase) too.  With *start* the cluster starts at
+    once; otherwise only when the estimated remaining work (mean CPU time per call so far, the
+    first call — imports, caches — left out, × calls left) exceeds :data:`START_COST`.  A
     cluster that fails to start leaves the work serial.  Results do not depend on where a call
     ran (every call is a pure function of its inputs)."""
 
-    def __init__(self, make):
+    def __init__(self, make, start: bool = False):
         self.make, self.real, self.thread, self.error = make, None, None, None
+        self.lock, self.closed, self.ran = threading.Lock(), False, None
+        if start:
+            self._start()
 
     @property
     def kind(self) -> str:
-        return self.real.kind if self.real is not None else "serial"
+        """Where calls ran: ``"dask"`` once any went to the cluster, else ``"serial"``."""
+        return self.ran.kind if self.ran is not None else "serial"
 
     @property
     def workers(self) -> int:
-        return self.real.workers if self.real is not None else 1
+        return self.ran.workers if self.ran is not None else 1
 
     def _start(self):
         def run():
             try:
-                self.real = self.make()
+                real = self.make()
             except Exception as exc:        # noqa: BLE001 — the work goes on serially
                 self.error = exc
+                return
+            with self.lock:
+                if not self.closed:
+                    self.real = real
+                    return
+            real.close()                    # closed while it was starting
         self.thread = threading.Thread(target=run, name="netfibers-cluster-start", daemon=True)
         self.thread.start()
 
@@ -235,75 +274,123 @@ class LazyCluster:
 
     def map_unordered(self, fn, calls):
         calls = list(calls)
-        spent, done = 0.0, 0
+        spent, done, first = 0.0, 0, None
         while calls:
-            if self.real is not None and not self.thread.is_alive():
+            if self.real is not None:
+                self.ran = self.real
                 yield from map_calls(self.real, calls)
                 return
             key, args = calls.pop(0)
             t0 = time.process_time()             # CPU, not wall: a loaded machine inflates wall
             result = fn(*args)
-            spent, done = spent + time.process_time() - t0, done + 1
+            if first is None:                    # warm-up (imports): not in the estimate
+                first = time.process_time() - t0
+            else:
+                spent, done = spent + time.process_time() - t0, done + 1
             yield key, result
-            if self.thread is None and spent / done * len(calls) > START_COST:
+            if self.thread is None and done and spent / done * len(calls) > START_COST:
                 self._start()
 
     def close(self):
         if self.thread is not None:
             self.thread.join()
-        if self.real is not None:
-            self.real.close()
+        with self.lock:
+            self.closed = True
+            real = self.real
+        if real is not None:
+            real.close()
+
+
+def _seeds(items, old) -> dict:
+    """class -> representative item, of the classes of an earlier run (resume)."""
+    by_path = {it["paths"][0]: it for it in items}
+    seeds: dict = {}
+    for r in old:
+        if r.get("class") is not None and r.get("representative") in by_path:
+            seeds.setdefault(r["class"], by_path[r["representative"]])
+    return seeds
 
 
 def _dedup(ex, items, todo, old, timeout, scatter, writer, prog, new):
+    """Phase 1: :func:`.jobs.dedup_chunk` on chunks of consecutive items (values and the classes
+    inside each chunk, every file parsed once); phase 2: :func:`.jobs.classify_bucket` only for
+    the buckets of equal values that span several chunks (the first chunk's classes as seeds: its
+    records are final, since a bucket is classified in manifest order) or meet the classes of
+    an earlier run."""
     if not todo:
         return
     by_id = {it["id"]: it for it in items}
-    seeds = {}                                  # class -> representative item (earlier run)
-    for r in old:
-        if r.get("class") is not None and r.get("representative") is not None:
-            rep = next((it for it in items if it["paths"][0] == r["representative"]), None)
-            if rep is not None:
-                seeds.setdefault(r["class"], rep)
-    need = todo + [it for it in seeds.values() if it["id"] not in {t["id"] for t in todo}]
-    blobs = {it["id"]: _blobs(ex, it, scatter) for it in need} if scatter else None
-    keys = {}
-    calls = [(it["id"], ("key", it, None if blobs is None else blobs[it["id"]])) for it in need]
+    seeds = _seeds(items, old)
     todo_ids = {it["id"] for it in todo}
-    for ident, rec in map_calls(ex, calls):
-        if rec["status"] == "error":
-            if ident in todo_ids:
-                rec.update(job="dedup", file=by_id[ident]["paths"][0], **{"class": None},
-                           representative=None)
-                new.append(writer.write(rec))
-                prog.update(rec)
+    extra = [it for it in seeds.values() if it["id"] not in todo_ids]
+    blobs = {it["id"]: _blobs(ex, it, scatter) for it in todo + extra} if scatter else None
+
+    def sub(members):
+        return None if blobs is None else {m["id"]: blobs[m["id"]] for m in members}
+    size = _chunk_size(len(todo), ex)
+    chunks = [todo[k:k + size] for k in range(0, len(todo), size)]
+    calls = [(("chunk", c), ("dedup_chunk", ch, timeout, sub(ch))) for c, ch in enumerate(chunks)]
+    calls += [(("key", it["id"]), ("key", it, None if blobs is None else blobs[it["id"]]))
+              for it in extra]
+    keys, local, chunk_of = {}, {}, {}
+    for (kind, tag), res in map_calls(ex, calls):
+        if kind == "key":
+            keys[tag] = res
             continue
-        keys[ident] = rec
+        keys.update(res["keys"])
+        for it in chunks[tag]:
+            chunk_of[it["id"]] = tag
+        for v, recs in res["local"].items():
+            local[(tag, v)] = {r["id"]: r for r in recs}
     buckets: dict = {}
     for it in todo:
-        if it["id"] in keys:
-            k = keys[it["id"]]
-            buckets.setdefault(k["values"], []).append({**it, "fingerprint": k["fingerprint"]})
+        k = keys[it["id"]]
+        if k["status"] == "error":
+            k.update(job="dedup", file=it["paths"][0], **{"class": None}, representative=None)
+            new.append(writer.write(k))
+            prog.update(k)
+        else:
+            buckets.setdefault(k["values"], []).append(it)
     seed_by_bucket: dict = {}
     for c, rep in sorted(seeds.items()):
         k = keys.get(rep["id"])
-        if k is not None:
-            seed_by_bucket.setdefault(k["values"], []).append((c, rep, k["fingerprint"]))
+        if k is not None and k["status"] == "ok":
+            seed_by_bucket.setdefault(k["values"], []).append((c, rep, k.get("fingerprint")))
     calls = []
     for v, members in buckets.items():
-        members.sort(key=lambda m: m["index"])
-        sub = None if blobs is None else {m["id"]: blobs[m["id"]] for m in members}
-        if sub is not None:
-            for _, rep, _ in seed_by_bucket.get(v, ()):
-                sub[rep["id"]] = blobs[rep["id"]]
-        calls.append((v, ("classify", members, timeout, seed_by_bucket.get(v, []), sub)))
+        if v in seed_by_bucket:
+            first, rest, bucket_seeds = [], members, seed_by_bucket[v]
+        else:
+            c0 = chunk_of[members[0]["id"]]
+            first = [m for m in members if chunk_of[m["id"]] == c0]
+            rest = [m for m in members if chunk_of[m["id"]] != c0]
+            recs = local[(c0, v)]
+            bucket_seeds = [(recs[m["id"]]["class"], m, None) for m in first
+                            if recs[m["id"]].get("class") == m["index"]]
+            for m in first:
+                rec = recs[m["id"]]
+                rec["time"] = round(rec["time"] + keys[m["id"]]["time"], 4)
+                _write_dedup(writer, prog, new, rec, by_id)
+        if rest:
+            calls.append((v, ("classify", rest, timeout, bucket_seeds,
+                              sub(rest + [s[1] for s in bucket_seeds]))))
     for _, recs in map_calls(ex, calls):
         for rec in recs:
-            if rec.get("status") == "error":
-                rec.update(job="dedup", file=by_id[rec["id"]]["paths"][0], **{"class": None},
-                           representative=None)
-            new.append(writer.write(rec))
-            prog.update(rec)
+            _write_dedup(writer, prog, new, rec, by_id)
+
+
+def _chunk_size(n: int, ex) -> int:
+    """Items per dedup chunk: about four chunks per worker (at least two workers counted: a
+    lazy executor may start a cluster), at most :data:`CHUNK_MAX`."""
+    return max(1, min(CHUNK_MAX, n // (4 * max(2, getattr(ex, "workers", 1) or 1))))
+
+
+def _write_dedup(writer, prog, new, rec, by_id):
+    if rec.get("status") == "error":
+        rec.update(job="dedup", file=by_id[rec["id"]]["paths"][0], **{"class": None},
+                   representative=None)
+    new.append(writer.write(rec))
+    prog.update(rec)
 
 
 def summary(job, records, total, resumed, seconds, where, workers) -> dict:

@@ -35,6 +35,15 @@ THREAD_ENV = {"OMP_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1", "MKL_NUM_THRE
               "VECLIB_MAXIMUM_THREADS": "1", "NUMEXPR_NUM_THREADS": "1"}
 
 
+QUIET_CONFIG = {"distributed.worker.profile.enabled": False,
+                "distributed.admin.tick.interval": "200ms",
+                "distributed.admin.system-monitor.interval": "2s"}
+"""Dask's periodic work that costs CPU in proportion to wall time, not to tasks, turned down
+for the embedded cluster (its scheduler runs in this process): the statistical profiler of
+every worker (a stack sample every 10 ms), the event-loop health check (20 ms) and the
+system monitor (500 ms).  On a loaded machine they were a sizeable part of the CPU of a batch."""
+
+
 def have_dask() -> bool:
     try:
         import distributed  # noqa: F401
@@ -58,6 +67,27 @@ def limit_threads() -> dict:
     threadpool_limits(1)
     out["blas"] = True
     return out
+
+
+def _fork_workers() -> None:
+    """Embedded workers forked from one server process that imports Dask and this package
+    once (``forkserver``), instead of each spawned worker importing them again (seconds per
+    worker on a loaded machine); a later cluster of the same process forks from the same
+    server.  Where ``forkserver`` does not exist, Dask's default (spawn) is kept."""
+    import multiprocessing
+    if "forkserver" not in multiprocessing.get_all_start_methods():
+        return
+    import dask
+    dask.config.set({"distributed.worker.multiprocessing-method": "forkserver"})
+    try:
+        from multiprocessing import forkserver
+        from distributed.utils import get_mp_context
+        ctx = get_mp_context()                   # Dask's own preload list, set once
+        mods = list(getattr(forkserver._forkserver, "_preload_modules", None) or ["distributed"])
+        if __name__.rsplit(".", 1)[0] + ".batch" not in mods:
+            ctx.set_forkserver_preload(mods + [__name__.rsplit(".", 1)[0] + ".batch"])
+    except (ImportError, AttributeError, ValueError):     # the preload is only an optimisation
+        pass
 
 
 class SerialExecutor:
@@ -89,7 +119,8 @@ class DaskExecutor:
             os.environ.setdefault(k, v)
         dask.config.set({"distributed.nanny.pre-spawn-environ": dict(THREAD_ENV),
                          "distributed.scheduler.allowed-failures": 5,
-                         "distributed.worker.daemon": False})
+                         "distributed.worker.daemon": False,
+                         **QUIET_CONFIG})
         self.cluster, self.owned = None, True
         if scheduler:
             if memory_limit is not None:
@@ -99,6 +130,7 @@ class DaskExecutor:
             self.client = Client(scheduler)
         else:
             n = workers or os.cpu_count() or 1
+            _fork_workers()
             self.cluster = LocalCluster(n_workers=n, threads_per_worker=1, processes=True,
                                         memory_limit=memory_limit or "auto",
                                         dashboard_address=None, silence_logs=40)

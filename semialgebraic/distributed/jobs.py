@@ -10,16 +10,20 @@ Records: ``{"id", "job", "status": "ok" | "undecided" | "error", "verdict", "tim
 the certificate as a dict under ``"certificate"`` (the client writes it to a file and keeps the
 path).  A bad file or an exhausted budget is a record with ``"error"``, never an exception.
 
-Deduplication (``dedup``) runs in two kinds of task: :func:`dedup_key` (per file: the exact
-values at fixed rational points, a function invariant, plus the canonical fingerprint where a
-fast path applies) and :func:`classify_bucket` (per group of files with equal values: certified
-pairwise :func:`~semialgebraic.equivalent` against the class representatives).
+Deduplication (``dedup``) runs :func:`dedup_chunk` on chunks of consecutive files (each file
+parsed once: the exact values at fixed rational points, a function invariant, and the classes
+of the files of the chunk with equal values, decided by :func:`classify_bucket` on the networks
+already loaded: merges found on the integer arrays, then the fast path's fingerprint — one
+hidden layer, or CANON of a generic reduced bottleneck — then certified pairwise
+:func:`~semialgebraic.equivalent`); :func:`classify_bucket` runs again only for a group of
+equal values that spans several chunks.  :func:`dedup_key` is the per-file key alone.
 """
 
 from __future__ import annotations
 
 import functools
 import hashlib
+import json
 import os
 import random
 import tempfile
@@ -49,9 +53,11 @@ from ..shallow.paths import symmetry_path as shallow_symmetry_path
 from ..certificates import jsonable, require_valid
 from ..certificates._json import pack_certificate
 from ..verify import verify
-from .merge import array_merge_certificate, fingerprint_shallow, reduce_view
+from .merge import (array_merge_certificate, bottleneck_canon, bottleneck_merge_certificate,
+                    fingerprint_shallow, reduce_view)
 
-__all__ = ["JOBS", "PAIR_JOBS", "run_item", "dedup_key", "classify_bucket", "load_item"]
+__all__ = ["JOBS", "PAIR_JOBS", "run_item", "dedup_key", "dedup_chunk", "classify_bucket", "load_item",
+           "certificate_stem", "certificate_files"]
 
 PAIR_JOBS = ("equiv", "diff")
 WORDS = {True: "equivalent", False: "not equivalent", None: "undecided"}
@@ -163,7 +169,6 @@ def parse_box(text, d: int) -> list:
     """``"lo,hi"`` (the cube), ``"lo1:hi1,lo2:hi2,…"`` or JSON ``[[lo, hi], …]`` -> exact box."""
     text = str(text).strip()
     if text.startswith("["):
-        import json
         pairs = json.loads(text)
     elif ":" in text:
         pairs = [part.split(":") for part in text.split(",")]
@@ -233,6 +238,23 @@ def _shallow_merge(rep: dict, net: Network):
         return None
 
 
+def _bottleneck_merge(rep: dict, mine: dict):
+    """The certificate of :func:`.merge.bottleneck_merge_certificate` for two holders with equal
+    CANON fingerprints, accepted by :func:`verify`; None when none is built or it is refused
+    (then :func:`equivalent` decides the pair)."""
+    for h in (rep, mine):
+        if "canon" not in h:
+            h["canon"] = bottleneck_canon(h["net"], _reduced(h))
+    if rep["canon"] is None or mine["canon"] is None:
+        return None
+    try:
+        cert = bottleneck_merge_certificate(rep["net"], mine["net"], (rep["canon"], mine["canon"]),
+                                            (_reduced(rep), _reduced(mine)))
+        return None if cert is None else require_valid(cert, verify, "dedup merge")
+    except (SemialgebraicError, AlgebraError, ValueError, ZeroDivisionError):
+        return None
+
+
 # -- dedup -----------------------------------------------------------------------------------
 PROBE_DEN = 64
 DEDUP_SIDECAR = 1000
@@ -273,14 +295,38 @@ def exact_outputs(net: Network, view=None) -> list:
     return out
 
 
-def _fingerprint(net: Network, view) -> tuple[str, str]:
+def _fingerprint(net: Network, view, red=None, holder=None) -> tuple[str, str]:
     """The fast-path family and its fingerprint (an exact function invariant: different
-    fingerprints prove different functions), or ``("general", "")``."""
+    fingerprints of one family prove different functions), or ``("general", "")``: one hidden
+    layer, the kink fingerprint (:func:`.merge.fingerprint_shallow`); two hidden layers, CANON
+    of the reduced network when it is generic (:func:`.merge.bottleneck_canon`, kept in
+    *holder* for the merge).  The family is the fingerprint's prefix."""
     if len(net.hidden_widths) == 1:
-        fp = fingerprint_shallow(view)
+        fp = fingerprint_shallow(view) if red is None else fingerprint_shallow(view, red)
         if fp is not None:
-            return "shallow", fp
+            return "shallow", "shallow:" + fp
+    if len(net.hidden_widths) == 2:
+        canon = bottleneck_canon(net, red)
+        if holder is not None:
+            holder["canon"] = canon
+        if canon is not None:
+            return "bottleneck", "bottleneck:" + canon[0]
     return "general", ""
+
+
+def _prepared(item: dict, blobs=None) -> dict:
+    """``{"net", "view"}`` of a one-network *item*: loaded once, with its integer array view."""
+    (net,) = load_item(item, blobs)
+    return {"net": net, "view": array_view(net, convert=net.n_parameters < 100_000)}
+
+
+def _values(held: dict) -> str:
+    """A hash of the signature and of the exact outputs at the fixed probe points."""
+    net = held["net"]
+    h = hashlib.sha256(repr(net.signature).encode())
+    for ys in exact_outputs(net, held["view"]):
+        h.update(",".join(str(y) for y in ys).encode() + b";")
+    return h.hexdigest()[:32]
 
 
 def dedup_key(item: dict, blobs=None) -> dict:
@@ -288,14 +334,32 @@ def dedup_key(item: dict, blobs=None) -> dict:
     the exact outputs at fixed points (equal functions have equal values, so files with
     different values are certainly in different classes); ``fingerprint`` the fast path's."""
     def key():
-        (net,) = load_item(item, blobs)
-        view = array_view(net, convert=net.n_parameters < 100_000)
-        h = hashlib.sha256(repr(net.signature).encode())
-        for ys in exact_outputs(net, view):
-            h.update(",".join(str(y) for y in ys).encode() + b";")
-        family, fp = _fingerprint(net, view)
-        return {"status": "ok", "values": h.hexdigest()[:32], "family": family, "fingerprint": fp}
+        held = _prepared(item, blobs)
+        family, fp = _fingerprint(held["net"], held["view"])
+        return {"status": "ok", "values": _values(held), "family": family, "fingerprint": fp}
     return _guard(key, item)
+
+
+def dedup_chunk(items: list, timeout: float | None = None, blobs=None) -> dict:
+    """Both phases of a dedup on a chunk of items, each file parsed once: ``{"keys": {id:
+    {"status", "values", "time"}}, "local": {values: classify_bucket records}}`` — the values of
+    every item, and the classes of each group of items of this chunk with equal values,
+    decided by :func:`classify_bucket` on the networks already loaded.  The client keeps a
+    group's records when no other chunk has items with the same values (else it decides that
+    bucket again, :func:`classify_bucket` with the first chunk's classes as seeds); the fast
+    path's fingerprint is computed only when a pair is not merged on the arrays."""
+    held: dict = {}
+
+    def key(it):
+        held[it["id"]] = _prepared(it, None if blobs is None else blobs.get(it["id"]))
+        return {"status": "ok", "values": _values(held[it["id"]])}
+    keys = {it["id"]: _guard(lambda it=it: key(it), it) for it in items}
+    groups: dict = {}
+    for it in items:
+        if keys[it["id"]]["status"] == "ok":
+            groups.setdefault(keys[it["id"]]["values"], []).append(it)
+    local = {v: classify_bucket(members, timeout, held=held) for v, members in groups.items()}
+    return {"keys": keys, "local": local}
 
 
 def _reduced(holder: dict):
@@ -305,15 +369,22 @@ def _reduced(holder: dict):
     return holder["reduced"]
 
 
-def _merge(rep: dict, net: Network, view, fingerprint: str, timeout, mine: dict):
-    """``(answer, certificate)`` for the representative *rep* and *net*: a path found on the
-    integer arrays (:func:`.merge.array_merge_certificate`), then the canonical paths of one
-    hidden layer, then :func:`equivalent`; every certificate accepted only after :func:`verify`.
-    Different fast-path fingerprints prove different functions (no pairwise work)."""
-    if fingerprint and rep["fingerprint"] and rep["fingerprint"] != fingerprint:
-        return False, None
+def _fp(holder: dict) -> str:
+    """The fast path's fingerprint of ``holder["net"]`` ("" for none), computed once, lazily."""
+    if holder.get("fingerprint") is None:
+        holder["fingerprint"] = _fingerprint(holder["net"], holder["view"], _reduced(holder), holder)[1]
+    return holder["fingerprint"]
+
+
+def _merge(rep: dict, mine: dict, timeout):
+    """``(answer, certificate)`` for the representative *rep* and *mine* (``{"net", "view"}``
+    holders): a path found on the integer arrays (:func:`.merge.array_merge_certificate`); then
+    different fast-path fingerprints prove different functions (no pairwise work); then the
+    canonical paths of one hidden layer, then :func:`equivalent`; every certificate accepted
+    only after :func:`verify`."""
+    net = mine["net"]
     try:
-        cert = array_merge_certificate(rep["net"], net, (rep["view"], view),
+        cert = array_merge_certificate(rep["net"], net, (rep["view"], mine["view"]),
                                        (_reduced(rep), _reduced(mine)))
     except (SemialgebraicError, AlgebraError, ValueError):
         cert = None
@@ -322,42 +393,69 @@ def _merge(rep: dict, net: Network, view, fingerprint: str, timeout, mine: dict)
             return True, require_valid(cert, verify, "dedup merge")
         except SemialgebraicError:
             pass
-    if fingerprint and rep["fingerprint"] == fingerprint and len(net.hidden_widths) == 1:
-        cert = _shallow_merge(rep, net)
+    fp_rep, fp = _fp(rep), _fp(mine)
+    family = fp.split(":")[0]
+    if fp and fp_rep.split(":")[0] == family and fp_rep != fp:
+        return False, None                      # one fast path, different invariants
+    if fp and fp_rep == fp:
+        cert = _shallow_merge(rep, net) if family == "shallow" else _bottleneck_merge(rep, mine)
         if cert is not None:
             return True, cert
     v = equivalent(rep["net"], net, timeout=timeout, progress=False)
     return v.answer, v.certificate if v.answer else None
 
 
-def classify_bucket(members: list, timeout: float | None = None, seeds: list | None = None,
-                    blobs=None) -> list:
-    """Classes of *members* (items whose values agree, in manifest order, with their
-    ``fingerprint``), decided against each class representative in turn (a representative with
-    the same fingerprint first; one with a different fast-path fingerprint is skipped: a
-    different function) by :func:`_merge`.  *seeds*: classes from an earlier run,
-    ``(class, representative item, fingerprint)``, tried first.
+def certificate_stem(job: str, ident: str) -> str:
+    """The file name (without suffix) of the certificate of item *ident* in ``<out>.certificates/``."""
+    return f"{'merge' if job == 'dedup' else job}-{hashlib.sha256(ident.encode()).hexdigest()[:16]}"
 
-    Returns one record per member: ``{"id", "class", "representative", "certificate" (dict of
-    the merge, or None for a representative), "undecided_with": [class, ...], "time"}``; a new
-    class is numbered by its representative's ``index`` (its position in the manifest).  Each
-    file is loaded once per task."""
-    reps = [{"class": c, "item": it, "fingerprint": fp, "net": None} for c, it, fp in seeds or ()]
+
+def certificate_files(cert: dict, stem: str, threshold: int | None = None) -> dict:
+    """``{"$files": [[name, bytes or text], ...]}``: the files of *cert* as
+    :func:`~semialgebraic.certificates.write_certificate` lays them out (the binary sidecar
+    first, then the JSON naming it with its SHA-256), made where the certificate was built (a
+    worker), so the client only writes bytes, in this order."""
+    body, data = pack_certificate(cert, threshold)["$packed"]
+    files = []
+    if data is not None:
+        side = stem + ".payload.npz"
+        files.append([side, data])
+        body = {**body, "sidecar": {"file": side, "sha256": hashlib.sha256(data).hexdigest()}}
+    files.append([stem + ".json", json.dumps(body) + "\n"])
+    return {"$files": files}
+
+
+def classify_bucket(members: list, timeout: float | None = None, seeds: list | None = None,
+                    blobs=None, held: dict | None = None) -> list:
+    """Classes of *members* (items whose values agree, in manifest order), decided against each
+    class representative in turn by :func:`_merge`.  *seeds*: classes from an earlier run or
+    another chunk, ``(class, representative item, fingerprint or None)``, tried first; *held*:
+    ``{id: {"net", "view"}}`` of networks already loaded (:func:`dedup_chunk`).
+
+    Returns one record per member: ``{"id", "class", "representative", "certificate" (the
+    :func:`certificate_files` of the merge, or None for a representative), "undecided_with":
+    [class, ...], "time"}``; a new class is numbered by its representative's ``index`` (its
+    position in the manifest).  Each file is loaded at most once per task."""
+    held = {} if held is None else held
+    reps = [{"class": c, "item": it, "fingerprint": fp or None, "net": None}
+            for c, it, fp in seeds or ()]
     out = []
+
+    def loaded(it):
+        if it["id"] not in held:
+            held[it["id"]] = _prepared(it, None if blobs is None else blobs.get(it["id"]))
+        return held[it["id"]]
     for m in members:
         def place(m=m):
-            (net,) = load_item(m, None if blobs is None else blobs.get(m["id"]))
-            view = array_view(net, convert=net.n_parameters < 100_000)
-            mine = {"view": view}
+            mine = {**loaded(m)}
+            net = mine["net"]
             undecided, cert, found = [], None, None
-            order = sorted(reps, key=lambda r: (not (m["fingerprint"] and r["fingerprint"] == m["fingerprint"])))
-            for r in order:
+            for r in reps:
                 if r["net"] is None:
-                    (r["net"],) = load_item(r["item"], None if blobs is None else blobs.get(r["item"]["id"]))
-                    r["view"] = array_view(r["net"], convert=r["net"].n_parameters < 100_000)
+                    r.update(loaded(r["item"]))
                 if r["net"].signature != net.signature:
                     continue
-                answer, cert = _merge(r, net, view, m["fingerprint"], timeout, mine)
+                answer, cert = _merge(r, mine, timeout)
                 if answer is True:
                     found = r
                     break
@@ -365,11 +463,10 @@ def classify_bucket(members: list, timeout: float | None = None, seeds: list | N
                     undecided.append(r["class"])
             if found is None:
                 cert = None
-                found = {**mine, "class": m["index"], "item": m,
-                         "fingerprint": m["fingerprint"], "net": net}
+                found = {**mine, "class": m["index"], "item": m}
                 reps.append(found)
-            if cert is not None:             # plain data (JSON body + sidecar bytes) from here on
-                cert = pack_certificate(cert, DEDUP_SIDECAR)
+            if cert is not None:             # plain data (JSON text + sidecar bytes) from here on
+                cert = certificate_files(cert, certificate_stem("dedup", m["id"]), DEDUP_SIDECAR)
             return {"status": "ok" if not undecided else "undecided", "class": found["class"],
                     "representative": found["item"]["paths"][0], "certificate": cert,
                     "undecided_with": undecided, "file": m["paths"][0], "job": "dedup"}

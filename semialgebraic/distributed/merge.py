@@ -25,6 +25,15 @@ hyperplane rows ``P`` with a non-zero kink vector (equal functions have equal ki
 three-layer-fibers R9 and :mod:`semialgebraic.shallow.canonical`).  It does not cover the affine
 part, so equal fingerprints only propose a merge; different fingerprints prove different
 functions.
+
+Bottleneck networks (two hidden layers): :func:`bottleneck_canon` is CANON (three-layer-fibers
+R20, :mod:`semialgebraic.bottleneck.canon`) of the *reduced* network, computed only when the
+reduced network satisfies the genericity conditions G0–G7 (checked exactly by
+``canonical_form``; otherwise None and the pair is decided pairwise).  The reduction steps
+preserve the function, so different CANONs prove different functions; equal CANONs give the
+certificate of :func:`bottleneck_merge_certificate`: *a*'s reduction, the canonical path of
+the two reduced networks (S1–S8, through their normal forms) and the inverse of *b*'s
+reduction, accepted only after the independent checker has replayed it.
 """
 
 from __future__ import annotations
@@ -37,10 +46,14 @@ from algebra.array_replay import (ArrayView, _fold, array_view, replay_path, rep
 from algebra.rationals import Q
 from algebra.symmetries import InsertNeuron, Permute, Regroup, RemoveNeuron, Scale
 
+from ..bottleneck.canon import canonical_form as _bottleneck_canonical_form
+from ..bottleneck.canon import symmetry_path as _bottleneck_path
 from ..certificates import symmetry_path_certificate
+from ..exceptions import SemialgebraicError
 from ..shallow.integer_exact import _row_gcds
 
-__all__ = ["array_merge_certificate", "checkpointed", "reduce_view", "fingerprint_shallow", "primitive_rows"]
+__all__ = ["array_merge_certificate", "checkpointed", "reduce_view", "fingerprint_shallow", "primitive_rows",
+           "bottleneck_canon", "bottleneck_merge_certificate"]
 
 _LIMIT = 1 << 62
 
@@ -234,12 +247,13 @@ def checkpointed(cert: dict, view=None) -> dict | None:
     return {**cert, "checkpoints": [r[3] for r in replay]}
 
 
-def fingerprint_shallow(view: ArrayView) -> str | None:
+def fingerprint_shallow(view: ArrayView, red=None) -> str | None:
     """The kink fingerprint of a one-hidden-layer network (module docstring), or None when a
-    row does not fit (or the view has another depth)."""
+    row does not fit (or the view has another depth).  *red*: the :func:`reduce_view` of
+    *view* when the caller has it."""
     if view is None or view.depth != 2:
         return None
-    red = reduce_view(view)
+    red = reduce_view(view) if red is None else red
     if red is None:
         return None
     rv = red[1]
@@ -257,3 +271,49 @@ def fingerprint_shallow(view: ArrayView) -> str | None:
     for key, K in sorted(entries):
         h.update(key + K.encode() + b";")
     return h.hexdigest()[:16]
+
+
+BOTTLENECK_MAX_PARAMETERS = 20_000
+"""Bottleneck networks above this size get no CANON fingerprint (its exact rank and Γ product
+run on FLINT rationals; such networks are decided pairwise)."""
+
+
+def _reduced_network(net, red):
+    """*net* after the reduction steps ``red[0]`` (applied with their checks), or *net*."""
+    if red is None:
+        return net
+    for step in red[0]:
+        net = step.apply(net)
+    return net
+
+
+def bottleneck_canon(net, red=None):
+    """``(CANON fingerprint, reduced network)`` of a network with two hidden layers whose
+    reduction (:func:`reduce_view` result *red*, or None: the network itself) is generic
+    (G0–G7, checked exactly); None otherwise (module docstring)."""
+    if net.depth != 3 or net.n_parameters > BOTTLENECK_MAX_PARAMETERS:
+        return None
+    try:
+        cur = _reduced_network(net, red)
+        return _bottleneck_canonical_form(cur).fingerprint(), cur
+    except (SemialgebraicError, ValueError, ZeroDivisionError):   # NonGenericError included
+        return None
+
+
+def bottleneck_merge_certificate(a, b, canons, reductions) -> dict | None:
+    """The ``symmetry_path`` certificate carrying *a* to *b* through their reduced networks:
+    *canons* the :func:`bottleneck_canon` of both (equal fingerprints), *reductions* their
+    :func:`reduce_view` results (None: not reduced).  None when no path is built; the caller
+    has the certificate checked before accepting it."""
+    (fa, ra_net), (fb, rb_net) = canons
+    if fa != fb or a.signature != b.signature:
+        return None
+    mid = _bottleneck_path(ra_net, rb_net)
+    if mid is None:
+        return None
+    ra, rb = reductions
+    back = [s for step, before in reversed(rb[2]) for s in _inverse(step, before)] if rb else []
+    steps = (list(ra[0]) if ra else []) + list(mid) + back
+    if not steps:
+        return None
+    return symmetry_path_certificate(a, b, steps, keep_networks=True)

@@ -152,12 +152,86 @@ def test_dedup_serial_matches_planted_truth_and_every_merge_is_certified(tmp_pat
         assert verify(cert)[0] and cert["type"] in ("symmetry_path", "region_cover")
 
 
+@pytest.mark.parametrize("chunk", [1, 3, 64])
+def test_dedup_records_do_not_depend_on_the_chunks(tmp_path, monkeypatch, chunk):
+    # chunk 1: every bucket of equal values spans several chunks (all decided in phase 2 with
+    # the first chunk's classes as seeds); 64: one chunk, every bucket decided where the files
+    # were parsed (phase 1); 3: both.  Same records, same partition as the planted truth.
+    from semialgebraic.distributed import batch, jobs
+    files, truth = planted_zoo(tmp_path, random.Random(3))
+    loads = []
+    real = jobs._prepared
+    monkeypatch.setattr(jobs, "_prepared", lambda it, blobs=None: loads.append(it["id"]) or real(it, blobs))
+    ref = tmp_path / "ref.jsonl"
+    run_batch("dedup", str(tmp_path / "m*.json"), str(ref), workers=0, progress=False)
+    monkeypatch.setattr(batch, "CHUNK_MAX", chunk)
+    monkeypatch.setattr(batch, "_chunk_size", lambda n, ex: chunk)
+    loads.clear()
+    out = tmp_path / f"c{chunk}.jsonl"
+    s = run_batch("dedup", str(tmp_path / "m*.json"), str(out), workers=0, progress=False)
+    recs = read_records(out)
+    _same_partition(recs, files, truth)
+    assert _strip(recs) == _strip(read_records(ref)) and s["merges"] == len(files) - len(set(truth))
+    if chunk == 64:
+        assert sorted(loads) == sorted(files)           # every file parsed exactly once
+    for r in recs:
+        if r["certificate"]:
+            assert verify(json.loads(open(r["certificate"]).read()))[0]
+
+
+def test_dedup_bottleneck_canon_merges_what_the_array_route_cannot(tmp_path):
+    # masked / linear second-layer neurons: copies by S5-S8 (sign flips, translations, tail
+    # refactors) that no permutation/scaling/split path reaches; CANON of the (generic) reduced
+    # networks merges them with a checked certificate, and a near-miss (one weight of W3 moved
+    # by 1/1000) is a different class without any pairwise work.  Oracle: the planted truth and
+    # equivalent_bottleneck.
+    from fractions import Fraction
+    from algebra.io.native import network_from_dict
+    from semialgebraic.bottleneck import equivalent_bottleneck
+    from semialgebraic.bottleneck.copies import random_symmetric_copy
+    from semialgebraic.distributed.jobs import dedup_key
+    from semialgebraic.distributed.merge import array_merge_certificate
+    from tests.cases.bottleneck import masked_row, planted
+    patterns = {"masked": lambda n1, rng: [masked_row(rng, n1, 0), masked_row(rng, n1, 0), "-" * n1 + "|-"],
+                "linear": lambda n1, rng: ["+" * n1 + "|+", "+" * n1 + "|+", "-" * n1 + "|+",
+                                           "+" + "-" * (n1 - 1) + "|-"]}
+    files, truth, k = [], [], 0
+    for cls, kind in enumerate(("masked", "linear")):
+        rng = random.Random(1)
+        n1 = rng.choice([2, 3])
+        net = planted(rng, n1 + rng.choice([0, 1]), n1, patterns[kind](n1, rng), 2)
+        img, _ = random_symmetric_copy(net, seed=1, number_of_steps=6, first=("s6", "s7", "s8", "s5"))
+        assert array_merge_certificate(net, img) is None and equivalent_bottleneck(net, img).answer is True
+        d = net.to_dict()
+        d["layers"][2]["weight"][0][0] = str(Fraction(d["layers"][2]["weight"][0][0]) + Fraction(1, 1000))
+        near = network_from_dict(d)
+        assert equivalent_bottleneck(net, near).answer is False
+        for n, t in ((net, 2 * cls), (img, 2 * cls), (near, 2 * cls + 1)):
+            p = tmp_path / f"b{k:02d}.json"
+            save(n, str(p))
+            files.append(str(p))
+            truth.append(t)
+            k += 1
+    keys = [dedup_key({"id": f, "paths": [f]}) for f in files]
+    assert all(key["family"] == "bottleneck" for key in keys)
+    assert keys[0]["fingerprint"] == keys[1]["fingerprint"] != keys[2]["fingerprint"]
+    out = tmp_path / "b.jsonl"
+    s = run_batch("dedup", str(tmp_path / "b*.json"), str(out), workers=0, progress=False)
+    recs = read_records(out)
+    _same_partition(recs, files, truth)
+    assert s["merges"] == 2 and s["undecided"] == 0 and s["failed"] == 0
+    for r in recs:
+        if r["certificate"]:
+            cert = json.loads(open(r["certificate"]).read())
+            assert cert["type"] == "symmetry_path" and verify(cert)[0]
+
+
 def test_dedup_fingerprint_collisions_never_merge_different_functions(tmp_path, monkeypatch):
     # every one-hidden-layer net gets the same fingerprint: the equal-fingerprint merge must
     # find no path between different functions and fall back, so the partition is still the
     # planted one
     from semialgebraic.distributed import jobs
-    monkeypatch.setattr(jobs, "fingerprint_shallow", lambda view: "collision")
+    monkeypatch.setattr(jobs, "fingerprint_shallow", lambda view, red=None: "collision")
     files, truth = planted_zoo(tmp_path, random.Random(3))
     out = tmp_path / "classes.jsonl"
     s = run_batch("dedup", str(tmp_path / "m*.json"), str(out), workers=0, progress=False)
