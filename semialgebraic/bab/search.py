@@ -351,6 +351,8 @@ def bound_objective(Ws, bs, box, c, value, *, budget: Budget | None = None,
         except KeyboardInterrupt:       # BudgetExhausted or Ctrl-C: the node stays a leaf
             budget.interrupt()          # with its own (valid) bound; the children are dropped
             del leaves[n_leaves:]
+            heap[:] = [e for e in heap if e[4] is not kids[0] and e[4] is not kids[1]]
+            heapq.heapify(heap)
             heapq.heappush(heap, entry)  # (and it stays open for a resumed call)
             reason = str(budget.reason)
             break

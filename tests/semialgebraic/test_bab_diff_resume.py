@@ -117,3 +117,34 @@ def test_a_resumed_run_whose_bound_rises_keeps_the_former_tree(monkeypatch):
     assert verify(json.loads(json.dumps(jsonable(r.certificate))))[0]
     exact = max_deviation(a, b, (Q(-1), Q(1))).value
     assert r.lower <= exact <= r.upper < exact + 1
+
+
+def test_a_split_interrupted_between_its_children_resumes_to_the_same_tree():
+    """A budget that ends inside a split (after the first child was opened and pushed): the
+    node stays one open leaf, its first child leaves the heap too, and the resumed search
+    grows the tree of one long run."""
+    from semialgebraic.budget import BudgetExhausted
+    a, b = near_pair([2, 4, 4, 1], 3)
+    box = [(Q(-1), Q(1))] * 2
+    _, Ws, bs, c, value = _objective(a, b, 0, -1)
+    whole = bound_objective(Ws, bs, box, c, value, engine=Engine(Ws, bs, paired=True))
+
+    class Stopping(Engine):
+        calls = 0
+
+        def node(self, *args, **kw):
+            Stopping.calls += 1
+            if Stopping.calls % 4 == 0:          # the second child of every other split
+                raise BudgetExhausted("a slice ended")
+            return super().node(*args, **kw)
+    engine = Stopping(Ws, bs, paired=True)
+    ob = bound_objective(Ws, bs, box, c, value, engine=engine, budget=Budget())
+    stops = 0
+    while ob.reason == "a slice ended" or ob.reason.startswith("interrupted"):
+        stops += 1
+        st = ob.extra["state"]
+        assert all(any(lf is e[4] for lf in st["leaves"]) for e in st["heap"])   # open = leaves
+        ob = bound_objective(Ws, bs, box, c, value, engine=engine, budget=Budget(),
+                             state=ob.extra["state"])
+    assert stops >= 2, ob.reason
+    assert (ob.lower, ob.upper, ob.nodes, ob.tree) == (whole.lower, whole.upper, whole.nodes, whole.tree)
