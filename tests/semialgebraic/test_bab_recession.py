@@ -26,7 +26,7 @@ from semialgebraic.certificates import jsonable
 from semialgebraic.equivalence import max_deviation
 from semialgebraic.exceptions import CertificateError
 from semialgebraic.verify import verify
-from tests.cases.bab_domains import ABS, HALF, SHIFT
+from tests.cases.bab_domains import ABS, HALF, SHIFT, SHIFT2
 
 # a(x, y) = relu(1 - x) + relu(y - x); b = 0.  On the orthant a grows along y; on the orthant
 # cut by y <= x the biases-free a is 0 on the cone and sup a = 1 (at x = 0).
@@ -61,12 +61,15 @@ def test_R28_same_pair_bounded_where_the_cone_misses_the_growth():
 
 
 def test_R28_bounded_on_R_with_the_bias_bound():
-    r = diff_bounds(ABS, SHIFT, Domain.whole(1))              # 1 for x <= -1, -x on [-1, 0], 0 after
+    # ABS - SHIFT2 = 0, x, 1 on x <= 0, [0, 1], x >= 1 (other weights: R28's cone, bias bound 2)
+    r = diff_bounds(ABS, SHIFT2, Domain.whole(1))
     assert not r.unbounded and r.lower == 1 and r.upper == 2 and not r.complete
-    assert _fdev(ABS, SHIFT, r.point) == 1
+    assert _fdev(ABS, SHIFT2, r.point) == 1 and "cone" in r.certificate
     j = r.to_json()
     assert (j["lower"], j["upper"], j["complete"]) == ("1", "2", False)
     assert verify(r.certificate)[0]
+    r = diff_bounds(ABS, SHIFT, Domain.whole(1))              # 1 for x <= -1, -x on [-1, 0], 0 after
+    assert (r.lower, r.upper, r.complete) == (1, 1, True) and "tail" in r.certificate   # R29
 
 
 def test_R28_planted_wedge_bounded_exact_and_orthant_unbounded():
