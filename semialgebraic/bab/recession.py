@@ -58,8 +58,13 @@ def bias_free(net: Network) -> Network:
 
 
 def apex_box(dom: Domain):
-    """A box ``B_q`` (list of ``(lo, hi)``) with ``dom ⊆ B_q + C``, or None when none is found
-    (half-spaces together with coordinates bounded on both sides)."""
+    """A box ``B_q`` (list of ``(lo, hi)``) with ``dom ⊆ B_q + C``, or None when none is found.
+
+    With half-spaces: ``[lo_i, hi_i]`` on the coordinates ``I`` bounded on both sides (where
+    ``C`` has ``r_i = 0``) and one point ``p_J`` on the others, found by an exact LP with
+    ``g_J·p_J <= −c − max_{x_I in box} g_I·x_I`` for every row ``g·x + c >= 0`` of the domain
+    with ``g_J != 0``: then ``x = (x_I, p_J) + (0, x_J − p_J)`` with the second part in ``C``.
+    None when that LP is infeasible (e.g. a slab ``|x_1 + x_2| <= 1``)."""
     if not dom.halfspaces:
         out = []
         for lo, hi in zip(dom.lo, dom.hi):
@@ -70,11 +75,21 @@ def apex_box(dom: Domain):
                 out.append((v, v))
         return out
     from ..lp import feasible
-    rows = dom.rows()
-    res = feasible(A_le=[list(r[:-1]) for r in rows], b_le=[-r[-1] for r in rows], n=dom.dim)
-    if not res.feasible:
+    two = [lo is not None and hi is not None for lo, hi in zip(dom.lo, dom.hi)]
+    A, rhs = [], []
+    for r in dom.rows():
+        g = [_Z if t else v for v, t in zip(r[:-1], two)]
+        if all(v == 0 for v in g):
+            continue                 # a row on I only: its cone row holds with r_I = 0
+        top = sum((max(v * dom.lo[i], v * dom.hi[i]) for i, (v, t) in enumerate(zip(r[:-1], two))
+                   if t and v != 0), _Z)
+        A.append(g)
+        rhs.append(-r[-1] - top)
+    res = feasible(A_le=A, b_le=rhs, n=dom.dim) if A else None
+    if res is not None and not res.feasible:
         return None
-    return [(v, v) for v in res.point]
+    p = res.point if res is not None else [_Z] * dom.dim
+    return [(dom.lo[i], dom.hi[i]) if t else (p[i], p[i]) for i, t in enumerate(two)]
 
 
 def deviation_bound(D: Network, qbox) -> list:
@@ -328,8 +343,8 @@ def unbounded_diff(a: Network, b: Network, dom: Domain, budget: Budget, eps=None
                              "bounded (the biases-free a - b is 0 on the recession cone, R28); "
                              "upper bound from the biases propagated through |W|",
                              cert)
-        reason = ("bounded (the biases-free a - b is 0 on the recession cone, R28), but no finite "
-                  "bound for a domain mixing half-spaces and coordinates bounded on both sides")
+        reason = ("bounded (the biases-free a - b is 0 on the recession cone, R28), but no box "
+                  "B_q with the domain inside B_q + C was found (a slab of half-spaces)")
     else:
         reason = f"boundedness not decided ({sub.reason}); no upper bound within the budget"
     cert = bab_recession_certificate(a, b, dom, lower=lower, point=point, output=out)

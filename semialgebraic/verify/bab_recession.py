@@ -30,8 +30,10 @@ Claims and checks (exact over Q, ``D = a − b`` by :func:`algebra.kernel.differ
   half-spaces ``a_k·r <= 0``: so the biases-free ``a − b`` is 0 on ``C`` (positive homogeneity).
   ``decomposition`` is a box ``B_q`` with ``domain ⊆ B_q + C``: without half-spaces, per
   coordinate ``B_q,i ⊇ [lo_i, hi_i]`` when both are finite, ``min B_q,i <= lo_i`` when only lo is,
-  ``max B_q,i >= hi_i`` when only hi is; with half-spaces, ``B_q`` is one point ``p`` with
-  ``a·p + c <= 0`` for every row ``a·x + c >= 0`` of the domain.  Then ``upper >= E_L,o`` for
+  ``max B_q,i >= hi_i`` when only hi is; with half-spaces, ``B_q,i ⊇ [lo_i, hi_i]`` on the
+  coordinates ``I`` bounded on both sides and one point ``p_j`` on the others ``J``, with
+  ``g_J·p_J + max_{x_I in B_q,I} g_I·x_I + c <= 0`` for every row ``g·x + c >= 0`` of the
+  domain with ``g_J != 0`` (for ``I`` empty: ``g·p + c <= 0``).  Then ``upper >= E_L,o`` for
   every output, ``E_0 = max_{q in B_q} |q|``, ``E_l = |W_l| E_{l−1} + |b_l|`` (the weights and
   biases of ``D``).
 * the same claim by three-layer-fibers R29, for ``a`` and ``b`` of the same widths and exactly
@@ -165,11 +167,19 @@ def _check_bounded(cert, a, b, D, dom: Domain):
     if any(p > q for p, q in qbox):
         return False, "an empty decomposition interval"
     if dom.halfspaces:
-        if any(p != q for p, q in qbox):
-            return False, "with half-spaces the decomposition is one point"
-        p = [lo for lo, _ in qbox]
-        if any(sum((row[i] * p[i] for i in range(d)), _Z) + row[-1] > 0 for row in dom.rows()):
-            return False, "the point p of the decomposition has a row a·p + c > 0"
+        fixed = [lo is not None and hi is not None for lo, hi in zip(dom.lo, dom.hi)]
+        for i, t in enumerate(fixed):
+            (p, q), lo, hi = qbox[i], dom.lo[i], dom.hi[i]
+            if t and (p > lo or q < hi):
+                return False, f"the decomposition box misses coordinate {i} of the domain"
+            if not t and p != q:
+                return False, f"the decomposition is one point on coordinate {i} (not bounded on both sides)"
+        for row in dom.rows():
+            # x = (x_I, p_J) + r with r in C needs g_J·p_J <= −c − max over the box of g_I·x_I
+            on_j = sum((row[i] * qbox[i][0] for i in range(d) if not fixed[i]), _Z)
+            worst = sum((max(row[i] * qbox[i][0], row[i] * qbox[i][1]) for i in range(d) if fixed[i]), _Z)
+            if any(row[i] != 0 for i in range(d) if not fixed[i]) and on_j + worst + row[-1] > 0:
+                return False, "the point p of the decomposition has a row g_J·p + max g_I·x_I + c > 0"
     else:
         for i, ((lo, hi), (p, q)) in enumerate(zip(zip(dom.lo, dom.hi), qbox)):
             if (lo is not None and p > lo) or (hi is not None and q < hi):
