@@ -292,7 +292,8 @@ def _check_tail(a, b, dom: Domain, tail):
             claimed = _q(node["bound"], "tail leaf bound")
             got = _cell_bound(a, b, box, sigma)
             if got > claimed or claimed > t:
-                return False, f"a tail cell's bound {got} exceeds its claim {claimed} or the tail's bound", R, t
+                return (False, f"a tail cell's bound {got} exceeds its claim {claimed} or the tail's bound",
+                        R, t)
         else:
             raise InputError("a tail node is a split, an empty leaf or a bound leaf")
     return True, "", R, t
@@ -322,7 +323,8 @@ def _check_body_tail(cert, a, b, dom: Domain):
         raise InputError(f"the body certificate's box must be {dom.dim} pairs [lo, hi]")
     if [[_q(p, "body box"), _q(q, "body box")] for p, q in box] != want:
         return False, "the body certificate's box is not the domain's box closed at the radius"
-    if bab_bound._halfspaces(body.get("halfspaces", []), dom.dim) != [(list(a_), b_) for a_, b_ in dom.halfspaces]:
+    want_hs = [(list(a_), b_) for a_, b_ in dom.halfspaces]
+    if bab_bound._halfspaces(body.get("halfspaces", []), dom.dim) != want_hs:
         return False, "the body certificate's half-spaces are not the domain's"
     if body.get("claim") != CLAIMS["bab_bound"][0]:
         return False, "the body certificate does not bound max |a - b|"

@@ -152,6 +152,7 @@ def oracle_bab_recession(c) -> bool:
 
 # builder / oracle tables for tests/semialgebraic/test_certificate_mutations.py
 BUILDERS = {"bab_bound_halfspace": bab_bound_halfspace_cert, "bab_recession": bab_recession_ray_cert,
-            "bab_recession_bounded": bab_recession_bounded_cert, "bab_recession_cone": bab_recession_cone_cert}
+            "bab_recession_bounded": bab_recession_bounded_cert,
+            "bab_recession_cone": bab_recession_cone_cert}
 ORACLES = {"bab_bound_halfspace": oracle_bab_bound_halfspace, "bab_recession": oracle_bab_recession,
            "bab_recession_bounded": oracle_bab_recession, "bab_recession_cone": oracle_bab_recession}
