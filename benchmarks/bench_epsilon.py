@@ -22,7 +22,8 @@ Ratios: ``baseline s / ours s`` (wall), targets ``>= 1/2`` against HiGHS and ``>
 against z3.
 
     python benchmarks/bench_epsilon.py [--timeout 120] [--milp-timeout 120] [--z3-timeout 300]
-                                       [--points 3] [--digits-points 2] [--digits-width 1/2]
+                                       [--points 3] [--he-boxes 1,2] [--digits-points 2]
+                                       [--digits-width 1/2]
                                        [--only digits|he|small]
 """
 
@@ -74,7 +75,8 @@ def z3_exceeds(a, b, box, eps, timeout):
     s.add(z3.Or([z3.Or(p - q > e, q - p > e) for p, q in zip(out(a), out(b))]))
     t = time.monotonic()
     res = s.check()
-    return {z3.sat: True, z3.unsat: False}.get(res), time.monotonic() - t
+    ans = True if res == z3.sat else False if res == z3.unsat else None
+    return ans, time.monotonic() - t
 
 
 def _answer(ans):
@@ -121,6 +123,7 @@ def main():
     ap.add_argument("--milp-timeout", type=float, default=120)
     ap.add_argument("--z3-timeout", type=float, default=300)
     ap.add_argument("--points", type=int, default=3, help="5-50x6-5 boxes")
+    ap.add_argument("--he-boxes", default="", help="only these of the 5-50x6-5 boxes, e.g. 1,2")
     ap.add_argument("--digits-points", type=int, default=2)
     ap.add_argument("--digits-width", default="1/2")
     ap.add_argument("--only", choices=("digits", "he", "small"))
@@ -148,6 +151,8 @@ def main():
         w = Q(1, 100)
         for k in range(args.points):
             centre = [Q(int(round(v * 1000)), 1000) for v in rng.uniform(-0.5, 0.5, 5)]
+            if args.he_boxes and str(k) not in args.he_boxes.split(","):
+                continue
             instance(f"5-50x6-5 box {k}", a, b, [(c - w / 2, c + w / 2) for c in centre], args, "milp")
     if args.only in (None, "small"):
         for seed, widths in enumerate(SMALL):
