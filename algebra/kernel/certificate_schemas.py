@@ -66,8 +66,8 @@ SCHEMA_KEYS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
     "non_localizability": (("claim", "network", "composite"), ()),
     "absorbing_blocks": (("claim", "block", "all_S", "absorbing_blocks"), ()),
     "bab_cover": (("claim", "a", "b", "box", "upper", "cells"), ("lower", "point", "output")),
-    "bab_recession": (("claim", "a", "b", "domain"), ("ray", "cone", "decomposition", "upper", "lower",
-                                                      "point", "output")),
+    "bab_recession": (("claim", "a", "b", "domain"), ("ray", "cone", "decomposition", "body", "tail",
+                                                      "upper", "lower", "point", "output")),
 }
 
 # type -> the claims a certificate of that type may state (the checker decides which one fits)

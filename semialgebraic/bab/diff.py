@@ -24,6 +24,7 @@ from .search import Engine, bound_objective
 __all__ = ["BabResult", "diff_bounds", "epsilon_equivalent", "as_domain", "domain_point", "bounded_diff"]
 
 _SEARCH_SHARE = 0.85    # of a timeout, for the search; the rest for re-checking its certificate
+_PREFETCH = 128         # hidden neurons of a − b from which the root's intervals come first
 
 
 class _Share(Budget):
@@ -174,7 +175,8 @@ def bounded_diff(a: Network, b: Network, dom: Domain, budget: Budget, eps=None,
 
     Without a timeout the ``2m`` objectives ``± (a_o − b_o)`` run one after another.  With one,
     they share it (:func:`_rounds`): in rounds, each open objective (largest upper bound first)
-    gets a slice of the time, doubled every round, until all are closed or the time is spent;
+    gets a slice of the time, doubled every round, until all are closed or the time is spent (a
+    cut objective continues from its open nodes: ``bound_objective(state=…)``);
     an objective that finishes gives the same bound as in the sequential order.  The lower
     bound is the best exact ``|a_o − b_o|`` at an evaluated point of the domain (never < 0)."""
     d, m = a.n_inputs, a.n_outputs
@@ -186,6 +188,7 @@ def bounded_diff(a: Network, b: Network, dom: Domain, budget: Budget, eps=None,
     bs = [list(bv) for bv in D.biases]
     runs: dict = {}                  # (o, s) -> the ObjectiveBound of least upper bound
     seeds: dict = {}                 # (o, s) -> the float search's start points
+    states: dict = {}                # (o, s) -> (open nodes of a cut run, its node count)
     nodes = 0
     reasons = []
     with budget.active():            # the bounds' inner loops stop at the deadline
@@ -195,6 +198,11 @@ def bounded_diff(a: Network, b: Network, dom: Domain, budget: Budget, eps=None,
         except KeyboardInterrupt:
             budget.interrupt()
             engine = None
+        if engine is not None and budget.timeout is not None and sum(len(W) for W in Ws[:-1]) >= _PREFETCH:
+            try:                     # a large net's root intervals, shared by every objective
+                engine.node(list(box), {})   # (cached): once in the whole budget, not lost to
+            except KeyboardInterrupt:        # slices too short for them (5-50x6-5: no upper
+                budget.interrupt()           # bound at all in 40 s under load without this)
 
         def run(key, bud):
             nonlocal nodes
@@ -207,11 +215,16 @@ def bounded_diff(a: Network, b: Network, dom: Domain, budget: Budget, eps=None,
                 except KeyboardInterrupt:
                     bud.interrupt()  # (a slice's end is not the outer budget's)
             start = ([] if x0 is None else [x0]) + seeds.get(key, [])
+            old = runs.get(key)
+            state, done = states.pop(key, (None, 0))
+            if state is not None and old is not None and old.tree is state["root"]:
+                old.tree = freeze_tree(old.tree)   # the resumed run grows the live tree in place
             ob = bound_objective(Ws, bs, box, c, _objective(D, o, s, dom, x0), budget=bud,
                                  start=start, stop_above=eps, prune_at=eps, engine=engine,
-                                 input_splits=input_splits)
-            nodes += ob.nodes
-            old = runs.get(key)
+                                 input_splits=input_splits, state=state)
+            nodes += ob.nodes - done
+            if ob.upper is not None and "state" in ob.extra:
+                states[key] = (ob.extra["state"], ob.nodes)   # a cut run continues from here
             if old is not None and ob.upper is None and old.upper is not None:
                 ob.upper, ob.tree = old.upper, old.tree      # keep the certified bound
             if old is not None and old.upper is not None and ob.upper is not None and old.upper < ob.upper:
@@ -289,6 +302,21 @@ def bounded_diff(a: Network, b: Network, dom: Domain, budget: Budget, eps=None,
     return BabResult(lower, upper, point, out, per_output, nodes, complete, reason, cert)
 
 
+def freeze_tree(tree):
+    """A copy of a search tree that later growth of *tree* (a resumed search splits its leaves
+    in place) does not change: every node dict copied, the multiplier lists shared."""
+    if tree is None:
+        return None
+    out = dict(tree)
+    stack = [out]
+    while stack:
+        node = stack.pop()
+        if "children" in node:
+            node["children"] = [dict(ch) for ch in node["children"]]
+            stack.extend(node["children"])
+    return out
+
+
 class _Slice(Budget):
     """*seconds* of an outer budget: exhausted when they are spent or when the outer budget is
     (its reason then copied); its nodes count on the outer budget too."""
@@ -311,8 +339,8 @@ class _Slice(Budget):
 
 def _rounds(keys, run, runs: dict, budget: Budget, eps) -> list:
     """Share *budget* (with a timeout) among the objectives *keys*: in rounds, each open one,
-    largest upper bound first (no bound yet = largest), is run by ``run(key, slice)`` from the
-    start in a slice of the time (the remaining time over twice the open objectives, at least
+    largest upper bound first (no bound yet = largest), is run by ``run(key, slice)`` (which
+    continues a cut objective from its open nodes) in a slice of the time (the remaining time over twice the open objectives, at least
     twice the last round's; all of it for the last open one); *runs* holds their results.  An
     objective closes when its run ends by itself (not stopped by its slice).  Returns the
     reasons of a partial result."""

@@ -22,7 +22,11 @@ The certificate is a ``bab_recession`` (:mod:`semialgebraic.verify.bab_recession
 
 from __future__ import annotations
 
+import heapq
+import re
+
 from algebra.kernel import difference_network
+from algebra.kernel.certificate_schemas import CLAIMS
 from algebra.kernel.domains import Domain
 from algebra.network import Network
 from algebra.rationals import Q
@@ -30,9 +34,11 @@ from algebra.rationals import Q
 from ..budget import Budget
 from .diff import BabResult, bounded_diff, domain_point
 
-__all__ = ["cone_domain", "bias_free", "apex_box", "deviation_bound", "ray_start", "unbounded_diff"]
+__all__ = ["cone_domain", "bias_free", "apex_box", "deviation_bound", "ray_start", "unbounded_diff",
+           "same_weights", "tail_faces", "tail_cells", "body_domain"]
 
 _Z = Q(0)
+_TAIL_CELLS = 4000      # at most this many cells in the tail's cover (work, not the clock)
 
 
 def cone_domain(dom: Domain) -> Domain:
@@ -52,8 +58,13 @@ def bias_free(net: Network) -> Network:
 
 
 def apex_box(dom: Domain):
-    """A box ``B_q`` (list of ``(lo, hi)``) with ``dom ⊆ B_q + C``, or None when none is found
-    (half-spaces together with coordinates bounded on both sides)."""
+    """A box ``B_q`` (list of ``(lo, hi)``) with ``dom ⊆ B_q + C``, or None when none is found.
+
+    With half-spaces: ``[lo_i, hi_i]`` on the coordinates ``I`` bounded on both sides (where
+    ``C`` has ``r_i = 0``) and one point ``p_J`` on the others, found by an exact LP with
+    ``g_J·p_J <= −c − max_{x_I in box} g_I·x_I`` for every row ``g·x + c >= 0`` of the domain
+    with ``g_J != 0``: then ``x = (x_I, p_J) + (0, x_J − p_J)`` with the second part in ``C``.
+    None when that LP is infeasible (e.g. a slab ``|x_1 + x_2| <= 1``)."""
     if not dom.halfspaces:
         out = []
         for lo, hi in zip(dom.lo, dom.hi):
@@ -64,11 +75,21 @@ def apex_box(dom: Domain):
                 out.append((v, v))
         return out
     from ..lp import feasible
-    rows = dom.rows()
-    res = feasible(A_le=[list(r[:-1]) for r in rows], b_le=[-r[-1] for r in rows], n=dom.dim)
-    if not res.feasible:
+    two = [lo is not None and hi is not None for lo, hi in zip(dom.lo, dom.hi)]
+    A, rhs = [], []
+    for r in dom.rows():
+        g = [_Z if t else v for v, t in zip(r[:-1], two)]
+        if all(v == 0 for v in g):
+            continue                 # a row on I only: its cone row holds with r_I = 0
+        top = sum((max(v * dom.lo[i], v * dom.hi[i]) for i, (v, t) in enumerate(zip(r[:-1], two))
+                   if t and v != 0), _Z)
+        A.append(g)
+        rhs.append(-r[-1] - top)
+    res = feasible(A_le=A, b_le=rhs, n=dom.dim) if A else None
+    if res is not None and not res.feasible:
         return None
-    return [(v, v) for v in res.point]
+    p = res.point if res is not None else [_Z] * dom.dim
+    return [(dom.lo[i], dom.hi[i]) if t else (p[i], p[i]) for i, t in enumerate(two)]
 
 
 def deviation_bound(D: Network, qbox) -> list:
@@ -101,6 +122,160 @@ def ray_start(D: Network, x0, r):
     return t1, u, v
 
 
+def same_weights(a: Network, b: Network) -> bool:
+    """Whether *a* and *b* have the same widths and exactly the same weights (only the biases
+    may differ): then ``a − b`` is bounded on all of R^d (three-layer-fibers R29)."""
+    return a.widths == b.widths and all(Wa == Wb for Wa, Wb in zip(a.weights, b.weights))
+
+
+def body_domain(dom: Domain, radius) -> Domain:
+    """The body ``dom ∩ {‖x‖∞ <= radius}`` as a bounded domain: every open side closed at
+    ``∓ radius`` (finite sides and half-spaces kept)."""
+    return Domain([-radius if v is None else v for v in dom.lo],
+                  [radius if v is None else v for v in dom.hi], dom.halfspaces)
+
+
+def tail_faces(dom: Domain, sigma) -> list:
+    """The ``2d`` root cells of the tail (R29), in the order ``(0, +1), (0, −1), (1, +1), …``:
+    the box of directions ``u`` with ``u_i = ±1`` and, per coordinate ``j``, ``u_j`` within
+    ``[max(−1, min(0, lo_j σ)), min(1, max(0, hi_j σ))]``; None when ``±1`` is outside coordinate
+    i's range (no point of the domain has that face)."""
+    rng = []
+    for lo, hi in zip(dom.lo, dom.hi):
+        rng.append((Q(-1) if lo is None else max(Q(-1), min(_Z, lo * sigma)),
+                    Q(1) if hi is None else min(Q(1), max(_Z, hi * sigma))))
+    out = []
+    for i in range(dom.dim):
+        for v in (Q(1), Q(-1)):
+            if rng[i][0] <= v <= rng[i][1]:
+                out.append(rng[:i] + [(v, v)] + rng[i + 1:])
+            else:
+                out.append(None)
+    return out
+
+
+class _Tail:
+    """The exact bound of ``|a − b|`` on one cell of the tail (R29): intervals of the
+    homogenised ``a`` and ``b`` (biases times ``s in [0, σ]``) give each pair of neurons a sign,
+    and the difference ``ρ = z_a − z_b`` (at the point ``x = u/s`` itself) runs through the
+    layers by ``ρ ↦ W·g + Δβ`` with ``g = ρ`` (both active), ``0`` (both inactive), else the
+    hull of ``0`` and ``ρ``."""
+
+    def __init__(self, a: Network, b: Network, dom: Domain, sigma):
+        self.Ws = [W.to_rows() for W in a.weights]
+        self.ba = [list(v) for v in a.biases]
+        self.bb = [list(v) for v in b.biases]
+        self.sigma = sigma
+        self.rows = [(r[:-1], r[-1]) for r in dom.rows()[len(dom.rows()) - len(dom.halfspaces):]]
+
+    def empty(self, box):
+        """The index of a half-space row no direction of *box* satisfies (``max g·u + max(0,
+        c·σ) < 0``), or None."""
+        for k, (g, c) in enumerate(self.rows):
+            top = sum(((gi * (hi if gi > 0 else lo)) for gi, (lo, hi) in zip(g, box) if gi != 0), _Z)
+            if top + max(_Z, c * self.sigma) < 0:
+                return k
+        return None
+
+    def bound(self, box):
+        """``max_o |ρ_o|`` over the cell (an exact upper bound of ``|a − b|`` there)."""
+        sig = self.sigma
+        la = lb = [(lo, hi) for lo, hi in box]        # intervals of the homogenised a, b
+        rho = None                                     # interval of z_a − z_b (in x space)
+        L = len(self.Ws)
+        for l, W in enumerate(self.Ws):
+            za, zb, nr = [], [], []
+            for j, row in enumerate(W):
+                for (ivs, bias, out) in ((la, self.ba[l][j], za), (lb, self.bb[l][j], zb)):
+                    lo = hi = _Z
+                    for w, (p, q) in zip(row, ivs):
+                        if w > 0:
+                            lo, hi = lo + w * p, hi + w * q
+                        elif w < 0:
+                            lo, hi = lo + w * q, hi + w * p
+                    bs_ = bias * sig
+                    out.append((lo + min(_Z, bs_), hi + max(_Z, bs_)))
+                db = self.ba[l][j] - self.bb[l][j]
+                if rho is None:
+                    nr.append((db, db))
+                else:
+                    lo = hi = db
+                    for w, (p, q) in zip(row, rho):
+                        if w > 0:
+                            lo, hi = lo + w * p, hi + w * q
+                        elif w < 0:
+                            lo, hi = lo + w * q, hi + w * p
+                    nr.append((lo, hi))
+            rho = nr
+            if l == L - 1:
+                break
+            g = []
+            for (pa, qa), (pb, qb), (p, q) in zip(za, zb, rho):
+                if pa >= 0 and pb >= 0:
+                    g.append((p, q))
+                elif qa <= 0 and qb <= 0:
+                    g.append((_Z, _Z))
+                else:
+                    g.append((min(_Z, p), max(_Z, q)))
+            rho = g
+            la = [(max(p, _Z), max(q, _Z)) for p, q in za]
+            lb = [(max(p, _Z), max(q, _Z)) for p, q in zb]
+        return max(max(abs(p), abs(q)) for p, q in rho)
+
+
+def tail_cells(a: Network, b: Network, dom: Domain, radius, budget: Budget, target=None,
+               max_cells: int = _TAIL_CELLS):
+    """``(bound, faces)``: ``|a − b| <= bound`` at every point of *dom* with ``‖x‖∞ >= radius``
+    (R29; *a*, *b* of the same weights).  *faces* is the cover's tree per root cell of
+    :func:`tail_faces` (None: no such face): leaves ``{"bound": t}`` or ``{"empty": k}`` (the
+    domain's half-space k), inner nodes ``{"split": [k, mid], "children": [u_k <= mid,
+    u_k >= mid]}``.  Best first: the cell of largest bound is halved on its widest coordinate
+    until the bound is ``<= target`` (or ``<=`` 0), the cells run out, the bound has not
+    dropped for ``max(64, 4d)`` splits, or the budget ends."""
+    sigma = 1 / Q(radius)
+    tail = _Tail(a, b, dom, sigma)
+    heap, faces, n = [], [], 0
+
+    def leaf(box, holder):
+        nonlocal n
+        k = tail.empty(box)
+        if k is not None:
+            holder["empty"] = k
+            return
+        t = tail.bound(box)
+        holder["bound"] = t
+        n += 1
+        heapq.heappush(heap, (-t, n, box, holder))
+    for box in tail_faces(dom, sigma):
+        if box is None:
+            faces.append(None)
+            continue
+        faces.append({})
+        leaf(box, faces[-1])
+    last, stale = None, 0
+    while heap and n < max_cells and not budget.exhausted():
+        t = -heap[0][0]
+        if t <= 0 or (target is not None and t <= target):
+            break
+        stale = stale + 1 if last is not None and t >= last else 0
+        last = t
+        if stale > max(64, 4 * dom.dim):     # the cover no longer tightens: interval stability
+            break                            # in high dimension (work, not the clock)
+        _, _, box, holder = heapq.heappop(heap)
+        k = max(range(len(box)), key=lambda i: box[i][1] - box[i][0])
+        lo, hi = box[k]
+        if hi == lo:
+            heapq.heappush(heap, (-t, 0, box, holder))
+            break
+        mid = (lo + hi) / 2
+        kids = [{}, {}]
+        leaf(box[:k] + [(lo, mid)] + box[k + 1:], kids[0])
+        leaf(box[:k] + [(mid, hi)] + box[k + 1:], kids[1])
+        holder.clear()
+        holder.update({"split": [k, mid], "children": kids})
+    return (-heap[0][0] if heap else _Z), faces
+
+
 def _devs(a, b, x):
     return [abs(p - q) for p, q in zip(a.evaluate(x), b.evaluate(x))]
 
@@ -131,6 +306,8 @@ def unbounded_diff(a: Network, b: Network, dom: Domain, budget: Budget, eps=None
     certified finite interval, or (budget) the lower bound with ``upper`` None."""
     from ..certificates.bab_recession import bab_recession_certificate
     x0 = domain_point(dom)
+    if same_weights(a, b):
+        return _body_and_tail(a, b, dom, x0, budget, eps, input_splits)
     cone = cone_domain(dom)
     D = difference_network(a, b)
     sub = bounded_diff(bias_free(a), bias_free(b), cone, budget, Q(0), input_splits)
@@ -166,10 +343,99 @@ def unbounded_diff(a: Network, b: Network, dom: Domain, budget: Budget, eps=None
                              "bounded (the biases-free a - b is 0 on the recession cone, R28); "
                              "upper bound from the biases propagated through |W|",
                              cert)
-        reason = ("bounded (the biases-free a - b is 0 on the recession cone, R28), but no finite "
-                  "bound for a domain mixing half-spaces and coordinates bounded on both sides")
+        reason = ("bounded (the biases-free a - b is 0 on the recession cone, R28), but no box "
+                  "B_q with the domain inside B_q + C was found (a slab of half-spaces)")
     else:
         reason = f"boundedness not decided ({sub.reason}); no upper bound within the budget"
     cert = bab_recession_certificate(a, b, dom, lower=lower, point=point, output=out)
     return BabResult(lower, None, point, out, [(dk, None) for dk in devs], sub.nodes, False,
                      reason, cert)
+
+
+_TAIL_SHARE = 0.25      # of a timeout, kept for the tail's cover; the body's search gets the rest
+
+
+def _radius(dom: Domain, x0):
+    """The body's radius: at least 1, twice every finite bound and twice the domain point's
+    largest coordinate (so the body holds *x0*)."""
+    vals = [abs(v) for v in dom.lo + dom.hi if v is not None] + [abs(v) for v in x0]
+    return max([Q(1)] + [2 * v for v in vals])
+
+
+def _body_and_tail(a, b, dom: Domain, x0, budget: Budget, eps, input_splits) -> BabResult:
+    """*a*, *b* of the same weights (R29): ``sup |a − b| <= max(body, tail)``, the body ``dom ∩
+    {‖x‖∞ <= R}`` by branch and bound (a ``bab_bound`` certificate; with a timeout, 3/4 of what
+    is left), the tail ``‖x‖∞ >= R`` by the cover of :func:`tail_cells` refined down to the
+    body's upper bound (or ε); while the tail's bound is the larger, the radius grows (×8, at
+    most 3 times) as long as the farther tail's bound is smaller and the budget lasts."""
+    from ..certificates.bab_recession import bab_recession_certificate
+    from .diff import _Share
+    R = _radius(dom, x0)
+
+    def body_at(R):
+        share = _Share(budget, 1 - _TAIL_SHARE) if budget.timeout is not None else budget
+        body = bounded_diff(a, b, body_domain(dom, R), share, eps, input_splits)
+        if share.interrupted:
+            budget.interrupt()
+        return body
+
+    def decided(up, body):
+        return budget.exhausted() or (eps is not None and (up <= eps or body.lower > eps))
+    body = body_at(R)
+    best = None
+    if body.upper is not None:
+        # the tail need not go below the body's bound (or below ε)
+        t, faces = tail_cells(a, b, dom, R, budget, target=body.upper if eps is None else eps)
+        best = (max(body.upper, t, body.lower), R, t, faces, body)
+    for _ in range(3):
+        if best is None or best[2] <= max(best[4].upper, best[4].lower) or decided(best[0], best[4]):
+            break
+        R2 = 8 * best[1]                     # a farther tail: worth a new body only if tighter
+        t2, faces2 = tail_cells(a, b, dom, R2, budget, target=best[4].upper if eps is None else eps)
+        if t2 >= best[2]:
+            break
+        body2 = body_at(R2)
+        if body2.upper is None:
+            break
+        up2 = max(body2.upper, t2, body2.lower)
+        if up2 < best[0]:
+            best = (up2, R2, t2, faces2, body2)
+    if best is None:
+        cert = bab_recession_certificate(a, b, dom, lower=body.lower, point=body.point,
+                                         output=body.output)
+        return BabResult(body.lower, None, body.point, body.output,
+                         [(lo, None) for lo, _ in body.per_output], body.nodes, False,
+                         _outer_reason(body.reason, budget), cert)
+    upper, R, t, faces, body = best
+    tail = {"radius": R, "faces": faces, "bound": t}
+    if body.certificate["claim"] == CLAIMS["bab_bound"][0]:
+        cert = bab_recession_certificate(a, b, dom, body=body.certificate, tail=tail, upper=upper,
+                                         lower=body.lower, point=body.point, output=body.output)
+    else:                            # a refutation (point above ε): only the lower bound is claimed
+        cert = bab_recession_certificate(a, b, dom, lower=body.lower, point=body.point,
+                                         output=body.output)
+    complete = body.lower == upper if eps is None else (upper <= eps or body.lower > eps)
+    reason = ("lower = upper" if eps is None and complete else
+              "a point above the threshold" if eps is not None and body.lower > eps else
+              "the bound holds" if eps is not None and upper <= eps else
+              f"bounded (a and b differ only in their biases, R29): body ‖x‖∞ <= {R} by branch "
+              f"and bound ({_outer_reason(body.reason, budget)}), tail by {_count(faces)} cells")
+    per_output = [(lo, None if hi is None else max(hi, t)) for lo, hi in body.per_output]
+    return BabResult(body.lower, upper, body.point, body.output, per_output, body.nodes, complete,
+                     reason, cert)
+
+
+def _outer_reason(reason: str, budget: Budget) -> str:
+    """*reason* with a share's timeout replaced by *budget*'s (the one the caller knows)."""
+    if budget.timeout is None:
+        return reason
+    return re.sub(r"timeout of [0-9.e+-]+ s", f"timeout of {budget.timeout:g} s", reason)
+
+
+def _count(faces) -> int:
+    n, stack = 0, [f for f in faces if f is not None]
+    while stack:
+        node = stack.pop()
+        n += 1
+        stack.extend(node.get("children", ()))
+    return n

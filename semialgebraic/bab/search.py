@@ -190,7 +190,7 @@ class Engine:
 
 def bound_objective(Ws, bs, box, c, value, *, budget: Budget | None = None,
                     stop_above=None, prune_at=None, start=None, engine: Engine | None = None,
-                    input_splits: bool | None = None) -> ObjectiveBound:
+                    input_splits: bool | None = None, state: dict | None = None) -> ObjectiveBound:
     """Certified bounds of ``max_{x in box} c · D(x)`` for the network ``D`` of layers *Ws*, *bs*.
 
     Parameters
@@ -214,6 +214,9 @@ def bound_objective(Ws, bs, box, c, value, *, budget: Budget | None = None,
         Shared bounds (intervals cached across objectives); built from *Ws*, *bs* when absent.
     input_splits : bool, optional
         Branch on input coordinates (default: when the input dimension is at most 8).
+    state : dict, optional
+        ``extra["state"]`` of an earlier call on the same objective, box and engine that stopped
+        on its budget: the search continues from its open nodes (its tree grows in place).
 
     Returns
     -------
@@ -223,6 +226,8 @@ def bound_objective(Ws, bs, box, c, value, *, budget: Budget | None = None,
         ``{"split": ["x", k, mid], "children": [x_k <= mid, x_k >= mid]}`` nodes and leaves
         ``{"bound": b, "by": "symbolic" | "differential"}``, ``{"bound": b, "mu", "alpha",
         "beta"}`` (LP multipliers) or ``{"empty": "interval"}`` / ``{"empty": "dual", ...}``.
+        ``extra["state"]`` holds the open nodes for a later call with *state* (once the root
+        is bounded).
     """
     budget = budget or Budget()
     engine = engine or Engine(Ws, bs)
@@ -294,13 +299,20 @@ def bound_objective(Ws, bs, box, c, value, *, budget: Budget | None = None,
         heapq.heappush(heap, (-bnd, counter, nbox, splits, holder, ivs, unstable, xdepth))
 
     root: dict = {}
-    try:
-        open_node(list(box), {}, root)
-    except KeyboardInterrupt:           # budget or Ctrl-C before the root's bound: lower only
-        budget.interrupt()
-        return ObjectiveBound(lower, None, point, None, 0, False,
-                              f"{budget.reason} before the root's bound")
-    nodes, reason, complete = 1, "", False
+    if state is not None:               # resume: the earlier call's open nodes and best point
+        heap, leaves, root = state["heap"], state["leaves"], state["root"]
+        counter, nodes = state["counter"], state["nodes"]
+        if state["lower"] > lower:
+            lower, point = state["lower"], state["point"]
+    else:
+        try:
+            open_node(list(box), {}, root)
+        except KeyboardInterrupt:       # budget or Ctrl-C before the root's bound: lower only
+            budget.interrupt()
+            return ObjectiveBound(lower, None, point, None, 0, False,
+                                  f"{budget.reason} before the root's bound")
+        nodes = 1
+    reason, complete = "", False
     while True:
         if stop_above is not None and lower > stop_above:
             reason = "a point above the threshold"
@@ -315,7 +327,7 @@ def bound_objective(Ws, bs, box, c, value, *, budget: Budget | None = None,
         if budget.exhausted():
             reason = str(budget.reason)
             break
-        heapq.heappop(heap)
+        entry = heapq.heappop(heap)
         arg = None
         widths = [hi - lo for lo, hi in nbox]
         k = max(range(d), key=lambda i: widths[i]) if d else None
@@ -339,6 +351,9 @@ def bound_objective(Ws, bs, box, c, value, *, budget: Budget | None = None,
         except KeyboardInterrupt:       # BudgetExhausted or Ctrl-C: the node stays a leaf
             budget.interrupt()          # with its own (valid) bound; the children are dropped
             del leaves[n_leaves:]
+            heap[:] = [e for e in heap if e[4] is not kids[0] and e[4] is not kids[1]]
+            heapq.heapify(heap)
+            heapq.heappush(heap, entry)  # (and it stays open for a resumed call)
             reason = str(budget.reason)
             break
         del leaves[next(i for i, lf in enumerate(leaves) if lf is holder)]   # by identity: equal leaves
@@ -354,5 +369,7 @@ def bound_objective(Ws, bs, box, c, value, *, budget: Budget | None = None,
         complete = complete and upper == lower
     return ObjectiveBound(lower, upper, point, root, nodes, complete,
                           reason or ("lower = upper" if upper == lower else
-                                     "leaves without unstable neurons left a gap of dual rounding"))
+                                     "leaves without unstable neurons left a gap of dual rounding"),
+                          extra={"state": {"heap": heap, "leaves": leaves, "root": root, "lower": lower,
+                                           "point": point, "counter": counter, "nodes": nodes}})
 

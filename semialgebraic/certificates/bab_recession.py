@@ -1,6 +1,7 @@
 """Builder of ``bab_recession`` certificates (schema: :mod:`semialgebraic.verify.bab_recession`):
 ``sup |a − b|`` on an unbounded domain is +∞ (a ray) or at most ``upper`` (three-layer-fibers
-R28: the biases-free ``a − b`` is 0 on the recession cone, a ``bab_bound`` certificate)."""
+R28: the biases-free ``a − b`` is 0 on the recession cone, a ``bab_bound`` certificate; R29: a and
+b of the same weights, a ``bab_bound`` certificate on a body and a cover of the tail)."""
 
 from __future__ import annotations
 
@@ -14,13 +15,16 @@ __all__ = ["bab_recession_certificate"]
 
 def bab_recession_certificate(a: Network, b: Network, domain, *, ray=None, cone=None,
                               decomposition=None, upper=None, lower=None, point=None,
-                              output=None) -> dict:
+                              output=None, body=None, tail=None) -> dict:
     """With *ray* ``{"x0", "direction", "t1", "output"}``: the claim ``sup = +∞``; with *cone*
     (the ``bab_bound`` certificate of ``max |a_0 − b_0| <= 0`` on ``C ∩ [−1, 1]^d``),
-    *decomposition* (the box ``B_q``) and *upper*: ``sup <= upper``; otherwise only ``>= lower``
-    at *point*.  *domain* is a :class:`~algebra.kernel.domains.Domain`."""
+    *decomposition* (the box ``B_q``) and *upper*: ``sup <= upper``; with *body* (the
+    ``bab_bound`` certificate on the domain's part ``‖x‖∞ <= R``), *tail* (``{"radius": R,
+    "faces": [...], "bound": t}``, R29, for *a*, *b* of the same weights) and *upper*: ``sup <=
+    upper`` too; otherwise only ``>= lower`` at *point*.  *domain* is a :class:`~algebra.kernel.domains.Domain`."""
     claims = CLAIMS["bab_recession"]
-    claim = claims[0] if ray is not None else claims[1] if cone is not None else claims[2]
+    claim = claims[0] if ray is not None else claims[1] if (cone is not None or body is not None) \
+        else claims[2]
     cert = {**header("bab_recession"), "claim": claim, "a": a.to_dict(), "b": b.to_dict(),
             "domain": domain.to_json()}
     if ray is not None:
@@ -28,6 +32,8 @@ def bab_recession_certificate(a: Network, b: Network, domain, *, ray=None, cone=
     if cone is not None:
         cert.update({"cone": cone, "decomposition": jsonable([[lo, hi] for lo, hi in decomposition]),
                      "upper": jsonable(upper)})
+    if body is not None:
+        cert.update({"body": body, "tail": jsonable(tail), "upper": jsonable(upper)})
     if point is not None:
         cert.update({"lower": jsonable(lower), "point": jsonable(list(point))})
         if output is not None:

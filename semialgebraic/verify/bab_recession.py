@@ -1,5 +1,5 @@
 r"""Checker of ``bab_recession`` certificates: ``sup |a − b|`` on an unbounded domain is +∞, or
-at most ``upper`` (three-layer-fibers R28).
+at most ``upper`` (three-layer-fibers R28, R29).
 
 Schema (version 1; built by :func:`semialgebraic.certificates.bab_recession_certificate`)::
 
@@ -8,7 +8,9 @@ Schema (version 1; built by :func:`semialgebraic.certificates.bab_recession_cert
      "a": <network>, "b": <network>,
      "domain": {"lo": [lo_i | null], "hi": [hi_i | null], "halfspaces": [{"a": [...], "b": b}]},
      "ray": {"x0": [...], "direction": [...], "t1": t1, "output": o},        # claim +inf
-     "cone": <bab_bound certificate>, "decomposition": [[lo, hi], ...],     # claim <= upper
+     "cone": <bab_bound certificate>, "decomposition": [[lo, hi], ...],     # claim <= upper (R28)
+     "body": <bab_bound certificate>, "tail": {"radius": R, "faces": [...],
+                                                "bound": t},                # or (R29)
      "upper": u,
      "lower": l, "point": [...], "output": o}                              # optional (all claims)
 
@@ -28,10 +30,27 @@ Claims and checks (exact over Q, ``D = a − b`` by :func:`algebra.kernel.differ
   half-spaces ``a_k·r <= 0``: so the biases-free ``a − b`` is 0 on ``C`` (positive homogeneity).
   ``decomposition`` is a box ``B_q`` with ``domain ⊆ B_q + C``: without half-spaces, per
   coordinate ``B_q,i ⊇ [lo_i, hi_i]`` when both are finite, ``min B_q,i <= lo_i`` when only lo is,
-  ``max B_q,i >= hi_i`` when only hi is; with half-spaces, ``B_q`` is one point ``p`` with
-  ``a·p + c <= 0`` for every row ``a·x + c >= 0`` of the domain.  Then ``upper >= E_L,o`` for
+  ``max B_q,i >= hi_i`` when only hi is; with half-spaces, ``B_q,i ⊇ [lo_i, hi_i]`` on the
+  coordinates ``I`` bounded on both sides and one point ``p_j`` on the others ``J``, with
+  ``g_J·p_J + max_{x_I in B_q,I} g_I·x_I + c <= 0`` for every row ``g·x + c >= 0`` of the
+  domain with ``g_J != 0`` (for ``I`` empty: ``g·p + c <= 0``).  Then ``upper >= E_L,o`` for
   every output, ``E_0 = max_{q in B_q} |q|``, ``E_l = |W_l| E_{l−1} + |b_l|`` (the weights and
   biases of ``D``).
+* the same claim by three-layer-fibers R29, for ``a`` and ``b`` of the same widths and exactly
+  the same weights (only biases differ), with ``body`` and ``tail`` instead of ``cone`` and
+  ``decomposition``: ``body`` is a valid ``bab_bound`` certificate (upper-bound claim) for these
+  same ``a`` and ``b`` on the box ``[lo_i or −R, hi_i or R]`` (an open side closed at ``∓R``)
+  with the domain's half-spaces, its ``upper <= upper``; ``tail`` covers every point with
+  ``‖x‖∞ >= R``: ``faces`` has ``2d`` entries, ``(i, +1), (i, −1)`` for ``i = 0..d−1``, each null
+  exactly when ``±1`` lies outside ``[max(−1, min(0, lo_i/R)), min(1, max(0, hi_i/R))]`` (``−1``
+  or ``1`` for an open side), else a tree over the box of directions ``u`` with ``u_i = ±1`` and
+  every other ``u_j`` in that range: ``{"split": [k, mid], "children": [u_k <= mid, u_k >=
+  mid]}`` (``mid`` inside the cell), ``{"empty": k}`` (the domain's half-space ``k``, ``g·x <=
+  c``, written ``−g·x + c >= 0``: ``max_cell (−g)·u + max(0, c/R) < 0``) or ``{"bound": t_c}``:
+  with the homogenised intervals (``u`` in the cell, biases times ``s in [0, 1/R]``) of ``a``
+  and ``b``, the difference ``ρ = z_a − z_b`` runs as ``ρ_0 = Δbias_0``, ``ρ_l = W_l g + Δbias_l``
+  with ``g_j = ρ_j`` when both neurons j are active (interval lo >= 0), ``0`` when both are
+  inactive (hi <= 0), else the hull of ``0`` and ``ρ_j``; ``max_o |ρ_o| <= t_c <= t <= upper``.
 * ``"max_o sup_x |a_o(x) - b_o(x)| >= lower on the domain"``: only the point.
 
 With ``point``: it lies in the domain and ``max_o |a_o − b_o| >= lower`` there.
@@ -148,11 +167,19 @@ def _check_bounded(cert, a, b, D, dom: Domain):
     if any(p > q for p, q in qbox):
         return False, "an empty decomposition interval"
     if dom.halfspaces:
-        if any(p != q for p, q in qbox):
-            return False, "with half-spaces the decomposition is one point"
-        p = [lo for lo, _ in qbox]
-        if any(sum((row[i] * p[i] for i in range(d)), _Z) + row[-1] > 0 for row in dom.rows()):
-            return False, "the point p of the decomposition has a row a·p + c > 0"
+        fixed = [lo is not None and hi is not None for lo, hi in zip(dom.lo, dom.hi)]
+        for i, t in enumerate(fixed):
+            (p, q), lo, hi = qbox[i], dom.lo[i], dom.hi[i]
+            if t and (p > lo or q < hi):
+                return False, f"the decomposition box misses coordinate {i} of the domain"
+            if not t and p != q:
+                return False, f"the decomposition is one point on coordinate {i} (not bounded on both sides)"
+        for row in dom.rows():
+            # x = (x_I, p_J) + r with r in C needs g_J·p_J <= −c − max over the box of g_I·x_I
+            on_j = sum((row[i] * qbox[i][0] for i in range(d) if not fixed[i]), _Z)
+            worst = sum((max(row[i] * qbox[i][0], row[i] * qbox[i][1]) for i in range(d) if fixed[i]), _Z)
+            if any(row[i] != 0 for i in range(d) if not fixed[i]) and on_j + worst + row[-1] > 0:
+                return False, "the point p of the decomposition has a row g_J·p + max g_I·x_I + c > 0"
     else:
         for i, ((lo, hi), (p, q)) in enumerate(zip(zip(dom.lo, dom.hi), qbox)):
             if (lo is not None and p > lo) or (hi is not None and q < hi):
@@ -164,6 +191,150 @@ def _check_bounded(cert, a, b, D, dom: Domain):
     if max(e) > upper:
         return False, f"the bias bound {max(e)} exceeds the claimed upper bound {upper}"
     return True, f"max_o sup |a_o - b_o| <= {upper} on the domain (R28)"
+
+
+def _dot(row, ivs, const=_Z):
+    """The exact interval of ``row · v + const`` for ``v`` in the boxes *ivs*."""
+    lo = hi = const
+    for w, (p, q) in zip(row, ivs):
+        if w != 0:
+            lo += w * (p if w > 0 else q)
+            hi += w * (q if w > 0 else p)
+    return lo, hi
+
+
+def _cell_bound(a, b, box, sigma):
+    """R29 on one cell of directions *box* (``s in [0, sigma]``): ``max_o |a_o − b_o|`` there."""
+    ha, hb, rho = list(box), list(box), None
+    n_layers = a.depth
+    for l in range(n_layers):
+        rows = a.weights[l].to_rows()
+        ba, bb = a.biases[l], b.biases[l]
+        sa = [_dot(r, ha, _Z) for r in rows]
+        sb = [_dot(r, hb, _Z) for r in rows]
+        za = [(p + min(_Z, c * sigma), q + max(_Z, c * sigma)) for (p, q), c in zip(sa, ba)]
+        zb = [(p + min(_Z, c * sigma), q + max(_Z, c * sigma)) for (p, q), c in zip(sb, bb)]
+        if rho is None:
+            rho = [(ca - cb, ca - cb) for ca, cb in zip(ba, bb)]
+        else:
+            rho = [_dot(r, rho, ca - cb) for r, ca, cb in zip(rows, ba, bb)]
+        if l == n_layers - 1:
+            return max(max(-p, q) for p, q in rho)
+        nxt = []
+        for (pa, qa), (pb, qb), (p, q) in zip(za, zb, rho):
+            both_on, both_off = min(pa, pb) >= 0, max(qa, qb) <= 0
+            nxt.append((p, q) if both_on else (_Z, _Z) if both_off else (min(p, _Z), max(q, _Z)))
+        rho = nxt
+        ha = [(max(p, _Z), max(q, _Z)) for p, q in za]
+        hb = [(max(p, _Z), max(q, _Z)) for p, q in zb]
+    raise InputError("a network without layers")
+
+
+def _tail_roots(dom: Domain, sigma):
+    d = dom.dim
+    span = []
+    for i in range(d):
+        lo, hi = dom.lo[i], dom.hi[i]
+        span.append((max(Q(-1), min(_Z, lo * sigma)) if lo is not None else Q(-1),
+                     min(Q(1), max(_Z, hi * sigma)) if hi is not None else Q(1)))
+    for i in range(d):
+        for v in (Q(1), Q(-1)):
+            yield (None if not span[i][0] <= v <= span[i][1] else
+                   [span[k] if k != i else (v, v) for k in range(d)])
+
+
+def _check_tail(a, b, dom: Domain, tail):
+    """``(ok, why, R, bound)``: the tail's cover replayed (R29)."""
+    if not isinstance(tail, dict) or set(tail) != {"radius", "faces", "bound"}:
+        raise InputError("tail holds radius, faces, bound")
+    R, t = _q(tail["radius"], "tail radius"), _q(tail["bound"], "tail bound")
+    if R <= 0:
+        return False, "the tail's radius must be > 0", R, t
+    sigma = 1 / R
+    faces = tail["faces"]
+    roots = list(_tail_roots(dom, sigma))
+    if not isinstance(faces, list) or len(faces) != len(roots):
+        raise InputError(f"tail faces must be {len(roots)} entries (two per coordinate)")
+    hs = [(row[:-1], row[-1]) for row in dom.rows()[len(dom.rows()) - len(dom.halfspaces):]]
+    todo = []
+    for k, (face, root) in enumerate(zip(faces, roots)):
+        if root is None and face is not None:
+            return False, f"tail face {k} is not a face of the domain's directions", R, t
+        if root is None:
+            continue
+        if not isinstance(face, dict):
+            return False, f"tail face {k} has no cover", R, t
+        todo.append((face, root))
+    while todo:
+        node, box = todo.pop()
+        if not isinstance(node, dict):
+            raise InputError("a tail node must be an object")
+        if "split" in node:
+            sp, kids = node.get("split"), node.get("children")
+            if not (isinstance(sp, list) and len(sp) == 2 and type(sp[0]) is int and 0 <= sp[0] < dom.dim
+                    and isinstance(kids, list) and len(kids) == 2):
+                raise InputError("a tail split is {split: [k, mid], children: [left, right]}")
+            k, mid = sp[0], _q(sp[1], "tail split")
+            lo, hi = box[k]
+            if not lo <= mid <= hi:
+                return False, "a tail split point lies outside its cell", R, t
+            todo.append((kids[0], box[:k] + [(lo, mid)] + box[k + 1:]))
+            todo.append((kids[1], box[:k] + [(mid, hi)] + box[k + 1:]))
+        elif "empty" in node:
+            j = node["empty"]
+            if type(j) is not int or not 0 <= j < len(hs):
+                raise InputError("a tail 'empty' leaf names a half-space of the domain")
+            g, c = hs[j]
+            top = _dot(g, box)[1]
+            if top + max(_Z, c * sigma) >= 0:
+                return False, f"a tail cell claimed outside half-space {j} is not", R, t
+        elif "bound" in node:
+            claimed = _q(node["bound"], "tail leaf bound")
+            got = _cell_bound(a, b, box, sigma)
+            if got > claimed or claimed > t:
+                return (False, f"a tail cell's bound {got} exceeds its claim {claimed} or the tail's bound",
+                        R, t)
+        else:
+            raise InputError("a tail node is a split, an empty leaf or a bound leaf")
+    return True, "", R, t
+
+
+def _check_body_tail(cert, a, b, dom: Domain):
+    """The bounded claim of R29: same weights, a body certificate and a tail cover."""
+    if "tail" not in cert or "upper" not in cert or "cone" in cert or "decomposition" in cert:
+        raise InputError("a body claim holds body, tail and upper (no cone, no decomposition)")
+    if a.widths != b.widths or any(Wa != Wb for Wa, Wb in zip(a.weights, b.weights)):
+        return False, "a body and tail claim needs a and b of the same weights (R29)"
+    ok, why, R, t = _check_tail(a, b, dom, cert["tail"])
+    if not ok:
+        return False, f"tail: {why}"
+    body = cert["body"]
+    if not isinstance(body, dict) or body.get("type") != "bab_bound":
+        raise InputError("body must be a bab_bound certificate")
+    for net, name in ((a, "a"), (b, "b")):
+        net0 = network_from_dict(body.get(name), f"body.{name}")
+        if net0.widths != net.widths or list(net0.weights) != list(net.weights) or \
+                [list(v) for v in net0.biases] != [list(v) for v in net.biases]:
+            return False, f"the body certificate's {name} is not {name}"
+    want = [[lo if lo is not None else -R, hi if hi is not None else R] for lo, hi in zip(dom.lo, dom.hi)]
+    box = body.get("box")
+    if not isinstance(box, list) or len(box) != dom.dim or \
+            not all(isinstance(p, list) and len(p) == 2 for p in box):
+        raise InputError(f"the body certificate's box must be {dom.dim} pairs [lo, hi]")
+    if [[_q(p, "body box"), _q(q, "body box")] for p, q in box] != want:
+        return False, "the body certificate's box is not the domain's box closed at the radius"
+    want_hs = [(list(a_), b_) for a_, b_ in dom.halfspaces]
+    if bab_bound._halfspaces(body.get("halfspaces", []), dom.dim) != want_hs:
+        return False, "the body certificate's half-spaces are not the domain's"
+    if body.get("claim") != CLAIMS["bab_bound"][0]:
+        return False, "the body certificate does not bound max |a - b|"
+    upper = _q(cert["upper"], "upper")
+    if _q(body.get("upper"), "body upper") > upper or t > upper:
+        return False, "the body's or the tail's bound exceeds the claimed upper bound"
+    ok, why = bab_bound.check(body)
+    if not ok:
+        return False, f"body certificate: {why}"
+    return True, f"max_o sup |a_o - b_o| <= {upper} on the domain (R29: body ‖x‖∞ <= {R}, tail {t})"
 
 
 def check(cert: dict) -> tuple[bool, str]:
@@ -199,4 +370,8 @@ def check(cert: dict) -> tuple[bool, str]:
         return True, f"max |a - b| >= {lower} (attained at the point)"
     if lower is not None and lower > _q(cert.get("upper", 0), "upper"):
         return False, "the point's deviation exceeds the claimed upper bound"
+    if "body" in cert:
+        return _check_body_tail(cert, a, b, dom)
+    if "tail" in cert:
+        raise InputError("a tail comes with a body")
     return _check_bounded(cert, a, b, D, dom)

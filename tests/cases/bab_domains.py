@@ -38,10 +38,23 @@ def bab_recession_ray_cert():
 
 
 def bab_recession_bounded_cert():
-    """``ABS − SHIFT`` on R: bounded (sup 1), upper bound 2 from the biases."""
+    """``ABS − SHIFT`` on R: bounded (sup 1); the same weights, so R29's body and tail: exact."""
     from semialgebraic.bab import diff_bounds
     r = diff_bounds(ABS, SHIFT, Domain.whole(1))
-    assert not r.unbounded and r.lower == 1 and r.upper == 2
+    assert not r.unbounded and r.lower == 1 and r.upper == 1 and "tail" in r.certificate
+    return _json(r.certificate)
+
+
+# relu(x) + relu(1 - x) - 1 with other weights than ABS: ABS - SHIFT2 is 0, x, 1 on x <= 0,
+# [0, 1], x >= 1 (sup 1 on R); the biases-free difference is 0, so R28's cone and decomposition
+SHIFT2 = Network.from_rows([[[2], [-1]], [["1/2", 1]]], [[0, 1], [-1]])
+
+
+def bab_recession_cone_cert():
+    """``ABS − SHIFT2`` on R: bounded (sup 1), R28's upper bound 2 from the biases."""
+    from semialgebraic.bab import diff_bounds
+    r = diff_bounds(ABS, SHIFT2, Domain.whole(1))
+    assert not r.unbounded and r.lower == 1 and r.upper == 2 and "cone" in r.certificate
     return _json(r.certificate)
 
 
@@ -139,6 +152,7 @@ def oracle_bab_recession(c) -> bool:
 
 # builder / oracle tables for tests/semialgebraic/test_certificate_mutations.py
 BUILDERS = {"bab_bound_halfspace": bab_bound_halfspace_cert, "bab_recession": bab_recession_ray_cert,
-            "bab_recession_bounded": bab_recession_bounded_cert}
+            "bab_recession_bounded": bab_recession_bounded_cert,
+            "bab_recession_cone": bab_recession_cone_cert}
 ORACLES = {"bab_bound_halfspace": oracle_bab_bound_halfspace, "bab_recession": oracle_bab_recession,
-           "bab_recession_bounded": oracle_bab_recession}
+           "bab_recession_bounded": oracle_bab_recession, "bab_recession_cone": oracle_bab_recession}

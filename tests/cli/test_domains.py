@@ -112,11 +112,12 @@ def test_diff_unbounded_orthant_is_inf_with_a_ray(capsys, pair, tmp_path):
 
 
 def test_diff_bounded_on_R_and_on_open_or_halfspace_domains(capsys, pair):
+    # the same weights: R29's body and tail give the exact sup 1 (R28's bias bound was 2)
     code, data = _diff(capsys, pair["abs"], pair["shift"])            # no domain: all of R^1
-    assert code == 3 and (data["lower"], data["upper"], data["complete"]) == ("1", "2", False)
+    assert code == 0 and (data["lower"], data["upper"], data["complete"]) == ("1", "1", True)
     assert Fraction(data["point"][0]) <= -1                          # |a - b| = 1 exactly there
     code, data = _diff(capsys, pair["abs"], pair["shift"], "--box", pair["hsonly"])   # x <= -1
-    assert code == 3 and data["lower"] == "1" and data["upper"] == "2"
+    assert code == 0 and data["lower"] == "1" and data["upper"] == "1"
     code, data = _diff(capsys, pair["abs"], pair["half"], "--box", pair["open"])      # x <= 0
     assert code == 0 and (data["lower"], data["upper"]) == ("0", "0")
     code, data = _diff(capsys, pair["abs"], pair["half"], "--box", pair["hs"])        # [-1, 1]
@@ -146,6 +147,10 @@ def test_equiv_epsilon_on_every_domain_exit_codes(capsys, pair, tmp_path):
     assert out.startswith("max |a - b| > 5") and "grows without bound" in out
     assert main(["equiv", pair["abs"], pair["shift"], "--epsilon", "2"]) == 0      # R^1, bounded
     capsys.readouterr()
+    tight = tmp_path / "t.json"                  # at the exact sup 1 (R29; R28's bound 2 left it open)
+    assert main(["equiv", pair["abs"], pair["shift"], "--epsilon", "1", "--certificate", str(tight)]) == 0
+    capsys.readouterr()
+    assert main(["verify", str(tight)]) == 0 and "R29" in capsys.readouterr().out
     assert main(["equiv", pair["abs"], pair["shift"], "--epsilon", "1/2", "--json"]) == 1
     assert Fraction(json.loads(capsys.readouterr().out)["point"][0]) < 0
     cert = tmp_path / "c.json"

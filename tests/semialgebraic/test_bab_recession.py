@@ -26,7 +26,7 @@ from semialgebraic.certificates import jsonable
 from semialgebraic.equivalence import max_deviation
 from semialgebraic.exceptions import CertificateError
 from semialgebraic.verify import verify
-from tests.cases.bab_domains import ABS, HALF, SHIFT
+from tests.cases.bab_domains import ABS, HALF, SHIFT, SHIFT2
 
 # a(x, y) = relu(1 - x) + relu(y - x); b = 0.  On the orthant a grows along y; on the orthant
 # cut by y <= x the biases-free a is 0 on the cone and sup a = 1 (at x = 0).
@@ -61,12 +61,15 @@ def test_R28_same_pair_bounded_where_the_cone_misses_the_growth():
 
 
 def test_R28_bounded_on_R_with_the_bias_bound():
-    r = diff_bounds(ABS, SHIFT, Domain.whole(1))              # 1 for x <= -1, -x on [-1, 0], 0 after
+    # ABS - SHIFT2 = 0, x, 1 on x <= 0, [0, 1], x >= 1 (other weights: R28's cone, bias bound 2)
+    r = diff_bounds(ABS, SHIFT2, Domain.whole(1))
     assert not r.unbounded and r.lower == 1 and r.upper == 2 and not r.complete
-    assert _fdev(ABS, SHIFT, r.point) == 1
+    assert _fdev(ABS, SHIFT2, r.point) == 1 and "cone" in r.certificate
     j = r.to_json()
     assert (j["lower"], j["upper"], j["complete"]) == ("1", "2", False)
     assert verify(r.certificate)[0]
+    r = diff_bounds(ABS, SHIFT, Domain.whole(1))              # 1 for x <= -1, -x on [-1, 0], 0 after
+    assert (r.lower, r.upper, r.complete) == (1, 1, True) and "tail" in r.certificate   # R29
 
 
 def test_R28_planted_wedge_bounded_exact_and_orthant_unbounded():
@@ -244,3 +247,43 @@ def test_self_check_honours_the_budget(monkeypatch):
     start = time.monotonic()
     r = diff_bounds(ABS, HALF, (-1, 2), timeout=1.5)
     assert time.monotonic() - start < 10 and r.checked is None and r.upper == 1
+
+
+# relu(x + y + 1) - relu(y) (other weights than b): the biases-free difference relu(r1 + r2) -
+# relu(r2) is 0 on the recession cone {r1 = 0, r2 >= 0} of the mixed domain below (x in [-1, 1]
+# on both sides, y >= -3 open above, and the half-space x + y >= -1), not on R^2
+MIX_A = Network.from_rows([[[1, 1]], [[1]]], [[1], [0]])
+MIX_B = Network.from_rows([[[0, 1]], [[1]]], [[0], [0]])
+MIXED = Domain([Q(-1), Q(-3)], [Q(1), None]).with_halfspaces([([Q(-1), Q(-1)], Q(1))])
+
+
+def test_R28_mixed_domain_gets_a_finite_bound_against_z3():
+    """Half-spaces with a coordinate bounded on both sides (was ``upper: null``): B_q is
+    [-1, 1] on x and one point on y; the interval contains z3's optimum (2, at x = 1)."""
+    r = diff_bounds(MIX_A, MIX_B, MIXED)
+    truth = _z3_max(MIX_A, MIX_B, MIXED)
+    assert not r.unbounded and r.upper is not None and r.checked
+    assert r.lower <= Q(truth.numerator, truth.denominator) <= r.upper and truth == 2
+    cert = json.loads(json.dumps(jsonable(r.certificate)))
+    assert "cone" in cert and verify(cert)[0]
+    assert [Fraction(str(v)) for v in cert["decomposition"][0]] == [-1, 1]
+    p = Fraction(str(cert["decomposition"][1][0]))
+    assert p == Fraction(str(cert["decomposition"][1][1])) and p <= -2     # y: one point, x + y >= -1
+    bad = copy.deepcopy(cert)
+    bad["decomposition"][1] = ["0", "0"]      # -x - y <= 1 no longer forces y >= p on the cone
+    assert verify(bad)[0] is False
+    bad = copy.deepcopy(cert)
+    bad["decomposition"][0] = ["0", "1"]      # misses x in [-1, 0)
+    assert verify(bad)[0] is False
+    assert diff_bounds(MIX_A, MIX_B, Domain.whole(2)).unbounded       # off the cone it grows
+
+
+def test_R28_slab_has_no_decomposition_box():
+    """A slab |x + y| <= 1 (lineality along x - y, where the difference is 0): bounded, but no
+    box B_q with the slab inside B_q + C: the upper bound stays null, with the reason."""
+    a = Network.from_rows([[[1, 1]], [[1]]], [[1], [0]])
+    b = Network.from_rows([[[2, 2]], [["1/2"]]], [[0], [0]])
+    slab = Domain.whole(2).with_halfspaces([([Q(1), Q(1)], Q(1)), ([Q(-1), Q(-1)], Q(1))])
+    r = diff_bounds(a, b, slab)
+    assert not r.unbounded and r.upper is None and "slab" in r.reason
+    assert verify(json.loads(json.dumps(jsonable(r.certificate))))[0]
