@@ -81,7 +81,8 @@ from algebra.kernel import difference_network
 from algebra.kernel.certificate_schemas import CLAIMS, check_header
 from algebra.rationals import Q, to_q
 
-from .bab_replay import GRID, layer_intervals, pair_rows, paired_deltas
+from .bab_intermediate import leaf_intervals, split_leaf
+from .bab_replay import GRID, pair_rows, paired_deltas
 
 __all__ = ["check"]
 
@@ -307,10 +308,13 @@ def _check_tree(net, box, c, tree, bound):
                     stack.append((ch[side], {**path, (sp[1], sp[2]): side}, here))
             continue
         leaves += 1
-        key = (tuple(here), tuple(sorted(path.items())))
+        node, refs = split_leaf(node)
+        key = (tuple(here), tuple(sorted(path.items())), repr(refs))
         if key not in net["seen"]:              # objectives share nodes: replay each one once
-            net["seen"][key] = layer_intervals(net["mats"], Ws, bs, here, path)
+            net["seen"][key] = leaf_intervals(net, here, path, refs, _leaf_value)
         ivs = net["seen"][key]
+        if isinstance(ivs, str):
+            return False, ivs
         if "empty" in node:
             if node["empty"] == "interval" and set(node) == {"empty"}:
                 if ivs is not None:
@@ -419,7 +423,9 @@ def check(cert: dict) -> tuple[bool, str]:
     net = {"rows": [W.to_rows() for W in D.weights], "biases": [list(v) for v in D.biases],
            "mats": list(D.weights), "seen": {}, "deltas": {}, "pairs": {},
            "neurodiff": bounds["differential"] == "neurodiff", "halfspaces": halfspaces,
-           "paired": a.widths == b.widths}
+           "paired": a.widths == b.widths, "intermediate": cert.get("intermediate", [])}
+    if not isinstance(net["intermediate"], list):
+        raise InputError("intermediate must be a list of intermediate-bound records")
     seen = set()
     for ob in objs:
         if not isinstance(ob, dict) or set(ob) != {"output", "sign", "upper", "tree"}:

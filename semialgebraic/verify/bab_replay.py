@@ -155,11 +155,13 @@ def _den(values):
     return out
 
 
-def layer_intervals(mats, weights, biases, box, neuron_sides):
+def layer_intervals(mats, weights, biases, box, neuron_sides, adjust=None):
     """Grid intervals of every layer's pre-activations at a node (None: a split empties one).
 
     *mats* are the layers as :class:`QMatrix`, *weights* the same as lists of rows,
-    *neuron_sides* maps ``(l, j)`` to 0 (``z <= 0``) or 1 (``z >= 0``).
+    *neuron_sides* maps ``(l, j)`` to 0 (``z <= 0``) or 1 (``z >= 0``); *adjust* (optional,
+    :mod:`semialgebraic.verify.bab_intermediate`) maps ``(l, hidden layer l, layers below)`` to
+    the hidden layer's certified (tightened) intervals, after the splits.
     """
     depth = len(mats)
     ivs, relax = [], []
@@ -186,6 +188,10 @@ def layer_intervals(mats, weights, biases, box, neuron_sides):
                 if lo > hi:
                     return None
                 cur[j] = (lo, hi)
+            if adjust is not None:
+                cur = adjust(l, cur, ivs)
+                if any(lo > hi for lo, hi in cur):
+                    return None
             relax.append(_lines(cur))
         ivs.append(cur)
     return ivs
