@@ -7,8 +7,10 @@ paired differential bound when the network is ``a − b`` for two networks of on
 relaxation guessed by HiGHS and bounded exactly by the Neumaier–Shcherbina correction
 (:mod:`.relaxation`).  Branching: for input dimension ``d <= 8`` and more than ``d`` unstable
 neurons, the widest input coordinate at its midpoint (at most ``12·d`` such splits on a path);
-otherwise the unstable neuron of the earliest layer with the largest triangle area (children
-``z <= 0`` then ``z >= 0``).  The primal side evaluates candidate points exactly (box corners
+otherwise, at a leaf bounded by the LP, the unstable neuron whose triangle row weighs most in
+its bound (multiplier times intercept, the BaBSR/FSB-style score), else the unstable neuron of
+the earliest layer with the largest triangle area (children ``z <= 0`` then ``z >= 0``).  Every
+node's hidden intervals are first tightened by LPs (:mod:`.tighten`, a counted cap per node).  The primal side evaluates candidate points exactly (box corners
 and centres, LP solutions rounded into the box and the box vertex nearest them).  Anytime: the
 certified interval ``[lower, upper]`` and a point attaining ``lower`` are known after every
 node; a budget stop returns them with ``complete`` False.
@@ -99,6 +101,24 @@ def _choose(ivs):
         if arg is not None:
             return arg
     return None
+
+
+def _choose_by_duals(ivs, holder):
+    """The unstable neuron whose upper triangle row costs the leaf's LP bound most: ``β_j · s_j ·
+    (−lo_j)`` (``s_j = hi/(hi − lo)``; the row's share of the Neumaier–Shcherbina constant,
+    the intercept score of BaBSR/FSB), or None without LP multipliers or when every share is 0."""
+    beta = holder.get("beta")
+    if beta is None:
+        return None
+    best, arg = _ZERO, None
+    for l, layer in enumerate(ivs[:-1]):
+        for j, (lo, hi) in enumerate(layer):
+            b = beta[l][j]
+            if lo < 0 < hi and b > 0:
+                score = -b * hi * lo / (hi - lo)
+                if score > best:
+                    best, arg = score, (l, j)
+    return arg
 
 
 def _unstable(ivs):
@@ -345,7 +365,7 @@ def bound_objective(Ws, bs, box, c, value, *, budget: Budget | None = None,
             mid = (nbox[k][0] + nbox[k][1]) / 2
             arg = ("x", k, mid)
         else:
-            arg = _choose(ivs)
+            arg = _choose_by_duals(ivs, holder) or _choose(ivs)
         if arg is None:
             continue                   # no unstable neuron: the leaf's LP is as tight as it gets
         kids, n_leaves = [{}, {}], len(leaves)

@@ -90,10 +90,10 @@ def _records(net, refs):
             if not 0 <= ref < len(table):
                 raise InputError(f"intermediate-bound index {ref} is not in the table")
             if ref not in parsed:
-                parsed[ref] = _record(table[ref], widths)
+                parsed[ref] = _record(table[ref], widths) + (ref,)
             rec = parsed[ref]
         else:
-            rec = _record(ref, widths)
+            rec = _record(ref, widths) + (None,)
         if (rec[0], rec[1]) in out:
             raise InputError(f"two intermediate-bound records of neuron {list(rec[:2])}")
         out[(rec[0], rec[1])] = rec
@@ -101,7 +101,20 @@ def _records(net, refs):
 
 
 def _prove(net, box, below, rec, sign, leaf_value):
-    """The exact bound of ``sign · z_{l,j}`` of the record's multipliers of that side."""
+    """Check the record's side *sign* (its multipliers prove ``sign · z_{l,j} <= sign · value``
+    over the relaxation of the layers *below*); a table record's proof is remembered for the
+    same box and the same intervals below (the same numbers: the same proof)."""
+    key = None
+    if rec[4] is not None:
+        key = (rec[4], sign, tuple(box), tuple(tuple(layer) for layer in below[:rec[0]]))
+        if key in net.setdefault("intermediate_proved", set()):
+            return
+    _prove_once(net, box, below, rec, sign, leaf_value)
+    if key is not None:
+        net["intermediate_proved"].add(key)
+
+
+def _prove_once(net, box, below, rec, sign, leaf_value):
     l, j = rec[0], rec[1]
     value, mult = rec[2] if sign < 0 else rec[3]
     if (value * 2 ** GRID).q != 1:
