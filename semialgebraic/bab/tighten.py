@@ -21,7 +21,9 @@ A record (kept by the certificate, re-checked by :mod:`semialgebraic.verify.bab_
 the ``lower`` ones (objective ``−z``).  Work is counted, not clocked: at most *cap* LPs per node
 (the most unstable neurons first, largest ``−lo·hi``), the budget checked between LPs.  A child
 of a neuron split at layer ``s`` keeps its parent's records of layers ``<= s`` (their
-relaxations are the same numbers) and solves new LPs above ``s`` only.
+relaxations are the same numbers) and solves new LPs above ``s`` only.  A layer's new records
+are kept only when they pay for the recomputation of the layers above (:func:`_pays`: a neuron
+made stable, or a tenth of the layer's unstable width cut).
 """
 
 from __future__ import annotations
@@ -97,10 +99,14 @@ class Tightener:
             if l >= start and budget > 0:
                 done = {j for k, j in tried if k == l} | {r["at"][1] for r in records if r["at"][0] == l}
                 todo = self._pick(ivs[l], done, -(-budget // (L - 1 - l)))
+                new = []
                 for j, rec in self._solve(box, ivs, l, todo):
                     budget -= 2
                     tried.add((l, j))
                     if rec is not None:
+                        new.append(rec)
+                if _pays(ivs[l], new):          # else dropped: no recomputation of the layers above
+                    for rec in new:
                         mine.append(rec)
                         records.append(rec)
                         changed |= _apply(ivs[l], rec)
@@ -175,6 +181,22 @@ class Tightener:
                     mult["kappa"] = kappa[0]
                 best = (val, mult)
         return best
+
+
+def _pays(row, new, share=Q(1, 10)):
+    """Whether the new records of a layer are worth a recomputation of the layers above: one
+    neuron at least made stable, or the unstable intervals' total width cut by *share*."""
+    if not new:
+        return False
+    total = sum((hi - lo for lo, hi in row if lo < 0 < hi), _ZERO)
+    cut = _ZERO
+    for rec in new:
+        lo, hi = row[rec["at"][1]]
+        nlo, nhi = max(lo, rec.get("lo", lo)), min(hi, rec.get("hi", hi))
+        if nlo >= 0 or nhi <= 0:
+            return True
+        cut += (hi - lo) - (nhi - nlo)
+    return cut >= share * total
 
 
 def _apply(row, rec):
