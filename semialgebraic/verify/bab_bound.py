@@ -75,6 +75,8 @@ Imports ``algebra`` only (the search is :mod:`semialgebraic.bab`; this is indepe
 
 from __future__ import annotations
 
+from math import gcd
+
 from algebra.exceptions import InputError
 from algebra.io.native import network_from_dict
 from algebra.kernel import difference_network
@@ -82,7 +84,7 @@ from algebra.kernel.certificate_schemas import CLAIMS, check_header
 from algebra.rationals import Q, to_q
 
 from .bab_intermediate import leaf_intervals, split_leaf
-from .bab_replay import GRID, pair_rows, paired_deltas
+from .bab_replay import GRID, _cached, _obj, pair_rows, paired_deltas
 
 __all__ = ["check"]
 
@@ -145,6 +147,31 @@ def _kappa_terms(leaf, halfspaces, d):
     return xs, const
 
 
+def _int_rows_of(rows):
+    """Rows of exact numbers as a numpy object array of integers over one denominator."""
+    den = _lcm(v for row in rows for v in row)
+    return _obj([[int(v * den) for v in row] for row in rows]), den
+
+
+def _lcm(values):
+    d = 1
+    for v in values:
+        q = int(v.q)
+        d = d * q // gcd(d, q)
+    return d
+
+
+def _mu_w(W, mu, n):
+    """``Σ_i mu_i W[i][k]`` for every column ``k`` (exact; integer products, the rows' integer
+    form made once per matrix)."""
+    if not W:
+        return [_Z] * n
+    num, den = _cached(W, _int_rows_of)
+    md = _lcm(mu)
+    tot = _obj([int(v * md) for v in mu]).dot(num.reshape(len(W), -1))
+    return [Q(int(t), md * den) for t in tot]
+
+
 def _leaf_value(Ws, bs, box, ivs, c, leaf, pair_lines=None, halfspaces=()):
     """Exact bound of the leaf's multipliers, or a reason string when they are malformed/wrong.
     *pair_lines* (a callable giving the replayed pair lines) is needed by ``gamma``/``eta``,
@@ -176,12 +203,10 @@ def _leaf_value(Ws, bs, box, ivs, c, leaf, pair_lines=None, halfspaces=()):
         const += extra
     # coefficient of every variable in c − Aᵀy, with its box
     terms = []
-    xco = list(shift[0])
-    for j, row in enumerate(Ws[0]):
-        for k, w in enumerate(row):
-            xco[k] += mu[0][j] * w
+    xco = [u + v for u, v in zip(shift[0], _mu_w(Ws[0], mu[0], len(box)))]
     terms += [(xco[k], box[k]) for k in range(len(box))]
     for l in range(L):
+        up = _mu_w(Ws[l + 1], mu[l + 1], len(ivs[l])) if l < L - 1 else None
         for j, (lo, hi) in enumerate(ivs[l]):
             zco = -mu[l][j] + (c[j] if l == L - 1 else _Z)
             if l < L - 1:
@@ -198,7 +223,7 @@ def _leaf_value(Ws, bs, box, ivs, c, leaf, pair_lines=None, halfspaces=()):
                     zco += -a
                 elif a != 0 or b != 0:
                     return f"multiplier on the stable inactive neuron ({l}, {j})"
-                hco = a - b + sum((mu[l + 1][i] * Ws[l + 1][i][j] for i in range(len(Ws[l + 1]))), _Z)
+                hco = a - b + up[j]
                 if zpair is not None:
                     zco += zpair[l][j]
                     hco += hpair[l][j]
