@@ -244,7 +244,9 @@ def bound_objective(Ws, bs, box, c, value, *, budget: Budget | None = None,
         bound; otherwise ``tree`` is nested ``{"split": [l, j], "children": [z <= 0, z >= 0]}`` and
         ``{"split": ["x", k, mid], "children": [x_k <= mid, x_k >= mid]}`` nodes and leaves
         ``{"bound": b, "by": "symbolic" | "differential"}``, ``{"bound": b, "mu", "alpha",
-        "beta"}`` (LP multipliers) or ``{"empty": "interval"}`` / ``{"empty": "dual", ...}``.
+        "beta"}`` (LP multipliers) or ``{"empty": "interval"}`` / ``{"empty": "dual", ...}``;
+        a leaf whose intervals were LP-tightened also holds ``"tightened"``: the records of
+        :mod:`.tighten` (shared objects; the certificate builder puts them in one table).
     """
     budget = budget or Budget()
     engine = engine or Engine(Ws, bs)

@@ -258,3 +258,27 @@ def test_certificates_without_records_are_accepted(monkeypatch):
     c = _json(r.certificate)
     assert "intermediate" not in c and verify(c)[0]
     assert not any("tightened" in t for t in _all_leaves(c))
+
+
+def test_halfspace_domain_records_with_kappa():
+    """On box ∩ half-spaces layer 0 is tightened too (its records carry ``kappa``), and the
+    certificate verifies; a record's kappa made negative is refused."""
+    from algebra.kernel.domains import Domain
+    a, b = _deep_pair(5)
+    dom = Domain.cube(2, Q(-1), Q(1)).with_halfspaces([([Q(1), Q(1)], Q(1, 2)), ([Q(-1), Q(2)], Q(1))])
+    r = diff_bounds(a, b, dom, input_splits=False, budget=Budget(None, 4))
+    c = _json(r.certificate)
+    assert verify(c)[0]
+    zero = [rec for rec in c.get("intermediate", []) if rec["at"][0] == 0]
+    assert zero and all("kappa" in rec.get("upper", rec.get("lower")) for rec in zero)
+    for x in ([Q(k, 8) - 1, Q(m, 8) - 1] for k in range(17) for m in range(17)):   # sound at domain points
+        if dom.contains(x):
+            z0 = _trace(*_layers(difference_network(a, b)), x)[0]
+            for rec in zero:
+                l, j = rec["at"]
+                assert Q(rec.get("lo", -10 ** 9)) <= z0[j] <= Q(rec.get("hi", 10 ** 9))
+    m = copy.deepcopy(c)
+    rec = next(rec for rec in m["intermediate"] if rec["at"][0] == 0)
+    side = rec.get("upper") or rec["lower"]
+    side["kappa"] = ["-1"] * len(side["kappa"])
+    assert _rejected(m)
