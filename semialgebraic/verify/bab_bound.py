@@ -14,7 +14,8 @@ Schema (version 2; built by :func:`semialgebraic.certificates.bab_bound_certific
      "objectives": [{"output": o, "sign": 1 | -1, "upper": u_os, "tree": <node>}, ...],
      "lower": l, "point": [x...], "output": o,   # optional: a point attaining l
      "epsilon": e,                               # optional, informational (ε-equivalence)
-     "halfspaces": [{"a": [a_1, ...], "b": b}, ...]}   # optional: the domain is box ∩ {a·x <= b}
+     "halfspaces": [{"a": [a_1, ...], "b": b}, ...],  # optional: the domain is box ∩ {a·x <= b}
+     "intermediate": [<record>, ...]}                 # optional: LP-tightened intermediate bounds
 
 A tree node is a neuron split ``{"split": [l, j], "children": [<z_lj <= 0>, <z_lj >= 0>]}`` of
 the difference network ``D = a − b``, an input split ``{"split": ["x", k, mid], "children":
@@ -34,6 +35,11 @@ the leaf (below: from the leaf's intervals and its symbolic δ of that layer).  
 (``k_i >= 0``, one per half-space): the rows ``a_i·x <= b_i`` then enter its bound (``+ k·b``,
 ``− Σ k_i a_i`` on the coefficients of ``x``); every other leaf bounds the objective over its whole
 box, which contains the domain's part of it.
+
+Any leaf may also hold ``"tightened": [i, ...]`` (indices into ``intermediate``, or records
+inline): intermediate bounds ``{"at": [l, j], "hi", "upper": {mu, alpha, beta[, kappa]}, "lo",
+"lower": {...}}`` of hidden neurons, each proved from the layers below and intersected with the
+replayed intervals (:mod:`semialgebraic.verify.bab_intermediate` states the rules).
 
 The checker replays each tree (every internal node has both sides, so the leaves cover the box)
 and recomputes each leaf's intervals (:mod:`semialgebraic.verify.bab_replay`), from its box
