@@ -172,12 +172,16 @@ def row(name, a, b, box, args):
     t, c = time.monotonic(), time.process_time()
     r = diff_bounds(a, b, box, timeout=args.timeout_now, verify=False)
     ts, cs = time.monotonic() - t, time.process_time() - c
-    ok, why, tc, cc, size = check_written(r.certificate)
-    assert ok, why
-    ratio = float(r.upper / r.lower) if r.lower > 0 else float("inf")
-    out = (f"| {name} | {unstable} | {float(r.lower):.4e} | {float(r.upper):.4e} | {ratio:.4g} | "
-           f"{'yes' if r.complete else 'no'} | {r.nodes} | {ts:.1f} ({cs:.1f}) | {tc:.1f} ({cc:.1f}) | "
-           f"{size / 1024:.0f} |")
+    if r.upper is None:                    # no root bound within the budget: the lower bound only
+        out = (f"| {name} | {unstable} | {float(r.lower):.4e} | none | — | no | {r.nodes} | "
+               f"{ts:.1f} ({cs:.1f}) | — | — |")
+    else:
+        ok, why, tc, cc, size = check_written(r.certificate)
+        assert ok, why
+        ratio = float(r.upper / r.lower) if r.lower > 0 else float("inf")
+        out = (f"| {name} | {unstable} | {float(r.lower):.4e} | {float(r.upper):.4e} | {ratio:.4g} | "
+               f"{'yes' if r.complete else 'no'} | {r.nodes} | {ts:.1f} ({cs:.1f}) | {tc:.1f} ({cc:.1f}) | "
+               f"{size / 1024:.0f} |")
     if args.milp:
         val, tm, st = milp(D, box, ivs, args.timeout_now)
         out += f" {val:.4e} | {tm:.1f} | {st} |"

@@ -36,7 +36,8 @@ from algebra.rationals import Q
 from ..budget import checkpoint
 from ..lp.floatlp import new_highs, run_highs
 
-__all__ = ["node_intervals", "exact_bound", "exact_bound_int", "float_duals", "LPTemplate", "pair_terms",
+__all__ = ["node_intervals", "exact_bound", "exact_bound_int", "float_duals", "build_lp", "read_duals", "candidates",
+           "LPTemplate", "pair_terms",
            "project", "set_rowwise"]
 
 _ZERO = Q(0)
@@ -311,8 +312,20 @@ def float_duals(Ws, bs, box, ivs, c, time_limit=None, template: LPTemplate | Non
     beta, gamma, eta, kappa)`` (``kappa`` = ``[[k_i]]``, one per half-space; an absent part
     None), the row duals read in the order of the rows.
     """
-    from highspy import _core as hc
     t = template or LPTemplate(Ws, bs)
+    lp, tags = build_lp(t, box, ivs, c, pair_lines, halfspaces)
+    # presolve off (new_highs): a dual ray is only returned without presolve
+    h = new_highs() if time_limit is None else new_highs(time_limit=max(0.05, float(time_limit)))
+    h.passModel(lp)
+    run_highs(h)
+    return read_duals(h, t, tags, pair_lines, halfspaces)
+
+
+def build_lp(t: LPTemplate, box, ivs, c, pair_lines=None, halfspaces=(), free_top: bool = False):
+    """The HiGHS model (``HighsLp``, maximise ``c · z_L``) of :func:`float_duals` and the tags
+    :func:`read_duals` needs; with *free_top* the last layer's columns are free (their rows
+    then fix its multipliers at ``c``: the intermediate bounds of :mod:`.tighten`)."""
+    from highspy import _core as hc
     L = t.L
     inf = hc.kHighsInf
     col_lo = np.empty(t.ncol)
@@ -325,8 +338,8 @@ def float_duals(Ws, bs, box, ivs, c, time_limit=None, template: LPTemplate | Non
         lo = np.array([float(a) for a, _ in ivs[l]])
         hi = np.array([float(b) for _, b in ivs[l]])
         z0 = t.zoff[l]
-        col_lo[z0:z0 + len(lo)] = lo
-        col_hi[z0:z0 + len(lo)] = hi
+        col_lo[z0:z0 + len(lo)] = -inf if free_top and l == L - 1 else lo
+        col_hi[z0:z0 + len(lo)] = inf if free_top and l == L - 1 else hi
         if l == L - 1:
             break
         h0 = t.hoff[l]
@@ -387,8 +400,6 @@ def float_duals(Ws, bs, box, ivs, c, time_limit=None, template: LPTemplate | Non
     rhi = np.concatenate([t.eq_rhs] + tri_hi)
     cost = np.zeros(t.ncol)
     cost[t.zoff[L - 1]:t.zoff[L - 1] + len(c)] = [float(cj) for cj in c]
-    # presolve off (new_highs): a dual ray is only returned without presolve
-    h = new_highs() if time_limit is None else new_highs(time_limit=max(0.05, float(time_limit)))
     lp = hc.HighsLp()
     lp.num_col_, lp.num_row_ = t.ncol, len(rlo)
     lp.col_cost_ = cost
@@ -403,8 +414,12 @@ def float_duals(Ws, bs, box, ivs, c, time_limit=None, template: LPTemplate | Non
     A.index_ = index.astype(np.int32)
     A.value_ = value
     A.num_col_, A.num_row_ = t.ncol, len(rlo)
-    h.passModel(lp)
-    run_highs(h)
+    return lp, tags
+
+
+def read_duals(h, t: LPTemplate, tags, pair_lines=None, halfspaces=()):
+    """``(status, x, duals)`` of the solved model *h* built by :func:`build_lp`."""
+    L = t.L
     name = str(h.getModelStatus()).rsplit(".", 1)[-1]
     if name == "kInfeasible":
         try:
@@ -446,6 +461,25 @@ def float_duals(Ws, bs, box, ivs, c, time_limit=None, template: LPTemplate | Non
         return "infeasible", None, duals
     x = list(h.getSolution().col_value)[:t.d]
     return "optimal", x, duals
+
+
+def candidates(ivs, duals, dens=(10 ** 6, None, "cf"), signs=(1, -1)):
+    """The projected exact multiplier candidates: HiGHS's duals rounded to ``10^-6``, exact, and
+    as the nearest fractions of denominator <= 10^9 (which recover the exact optimal duals of a
+    leaf whose LP is tight, so lower = upper there), each with both signs (every float converted
+    once; a negation is exact).  An absent part of *duals* (None: no pair rows, no half-spaces)
+    stays None.  *dens* and *signs* choose among them (in that order)."""
+    for den in dens:
+        conv = _near_fraction if den == "cf" else (lambda v, den=den: to_rational(v, den))
+        ys = [None if part is None else [[conv(v) for v in row] for row in part] for part in duals]
+        for sgn in signs:
+            yield project(ivs, *(ys if sgn == 1 else
+                                 [None if part is None else [[-v for v in row] for row in part] for part in ys]))
+
+
+def _near_fraction(y: float) -> Q:
+    fr = Fraction(y).limit_denominator(10 ** 9)
+    return Q(fr.numerator, fr.denominator)
 
 
 def to_rational(y: float, den: int | None) -> Q:

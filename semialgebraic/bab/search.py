@@ -7,8 +7,10 @@ paired differential bound when the network is ``a − b`` for two networks of on
 relaxation guessed by HiGHS and bounded exactly by the Neumaier–Shcherbina correction
 (:mod:`.relaxation`).  Branching: for input dimension ``d <= 8`` and more than ``d`` unstable
 neurons, the widest input coordinate at its midpoint (at most ``12·d`` such splits on a path);
-otherwise the unstable neuron of the earliest layer with the largest triangle area (children
-``z <= 0`` then ``z >= 0``).  The primal side evaluates candidate points exactly (box corners
+otherwise, at a leaf bounded by the LP, the unstable neuron whose triangle row weighs most in
+its bound (multiplier times intercept, the BaBSR/FSB-style score), else the unstable neuron of
+the earliest layer with the largest triangle area (children ``z <= 0`` then ``z >= 0``).  Every
+node's hidden intervals are first tightened by LPs (:mod:`.tighten`, a counted cap per node).  The primal side evaluates candidate points exactly (box corners
 and centres, LP solutions rounded into the box and the box vertex nearest them).  Anytime: the
 certified interval ``[lower, upper]`` and a point attaining ``lower`` are known after every
 node; a budget stop returns them with ``complete`` False.
@@ -24,8 +26,9 @@ from algebra.rationals import Q
 
 from ..budget import Budget
 from .differential import DifferentialNet, delta_lines
-from .relaxation import LPTemplate, exact_bound_int, float_duals, project, to_rational
+from .relaxation import LPTemplate, candidates as _candidates, exact_bound_int, float_duals
 from .symbolic import SymbolicNet, affine_bound
+from .tighten import DEFAULT_CAP, Tightener
 
 __all__ = ["ObjectiveBound", "bound_objective", "Engine"]
 
@@ -49,25 +52,6 @@ class ObjectiveBound:
 
 def _zeros(Ws):
     return [[_ZERO] * len(W) for W in Ws]
-
-
-def _candidates(ivs, duals):
-    """The projected exact multiplier candidates: HiGHS's duals rounded to ``10^-6``, exact, and
-    as the nearest fractions of denominator <= 10^9 (which recover the exact optimal duals of a
-    leaf whose LP is tight, so lower = upper there), each with both signs (every float converted
-    once; a negation is exact).  An absent part of *duals* (None: no pair rows, no half-spaces)
-    stays None."""
-    for den in (10 ** 6, None, "cf"):
-        conv = _near_fraction if den == "cf" else (lambda v, den=den: to_rational(v, den))
-        ys = [None if part is None else [[conv(v) for v in row] for row in part] for part in duals]
-        for sgn in (1, -1):
-            yield project(ivs, *(ys if sgn == 1 else
-                                 [None if part is None else [[-v for v in row] for row in part] for part in ys]))
-
-
-def _near_fraction(y: float) -> Q:
-    fr = Fraction(y).limit_denominator(10 ** 9)
-    return Q(fr.numerator, fr.denominator)
 
 
 def _lp_bound(Ws, bs, box, ivs, c, sym, time_limit=None, template=None, lines=None, halfspaces=()):
@@ -119,6 +103,24 @@ def _choose(ivs):
     return None
 
 
+def _choose_by_duals(ivs, holder):
+    """The unstable neuron whose upper triangle row costs the leaf's LP bound most: ``β_j · s_j ·
+    (−lo_j)`` (``s_j = hi/(hi − lo)``; the row's share of the Neumaier–Shcherbina constant,
+    the intercept score of BaBSR/FSB), or None without LP multipliers or when every share is 0."""
+    beta = holder.get("beta")
+    if beta is None:
+        return None
+    best, arg = _ZERO, None
+    for l, layer in enumerate(ivs[:-1]):
+        for j, (lo, hi) in enumerate(layer):
+            b = beta[l][j]
+            if lo < 0 < hi and b > 0:
+                score = -b * hi * lo / (hi - lo)
+                if score > best:
+                    best, arg = score, (l, j)
+    return arg
+
+
 def _unstable(ivs):
     return sum(1 for layer in ivs[:-1] for lo, hi in layer if lo < 0 < hi)
 
@@ -142,7 +144,8 @@ class Engine:
     (:mod:`.symbolic`, cached per node), differential bounds when ``D`` is a difference of two
     networks of one shape (:mod:`.differential`), and the LP (:mod:`.relaxation`)."""
 
-    def __init__(self, Ws, bs, *, paired: bool = False, lp: bool = True, halfspaces=()):
+    def __init__(self, Ws, bs, *, paired: bool = False, lp: bool = True, halfspaces=(),
+                 tighten: int | None = None):
         self.Ws, self.bs = Ws, bs
         self.halfspaces = tuple(halfspaces)    # the domain's a·x <= b rows (LP only)
         self.sym = SymbolicNet(Ws, bs)
@@ -151,8 +154,12 @@ class Engine:
             self.diff = None
         self.lp = lp
         self.template = LPTemplate(Ws, bs) if lp else None
+        cap = DEFAULT_CAP if tighten is None else tighten     # LPs per node (0: none)
+        self.tightener = Tightener(Ws, bs, self.sym, self.halfspaces, cap) if lp and cap > 0 else None
         self._cache: dict = {}
         self._state: dict = {}
+        self._records: dict = {}
+        self._memo: dict = {}                 # per node: LP-tightening work done so far
 
     def node(self, box, splits, parent=None, layer=None):
         """``(intervals, last δ)`` of a node; with *parent* (the parent node's splits, the same
@@ -164,12 +171,27 @@ class Engine:
             if parent is not None:
                 pivs, pstate = self._state.get((tuple(box), tuple(sorted(parent.items()))), (None, None))
             ivs = self.sym.intervals(box, splits, parent=pivs, layer=layer)
+            records = []
+            if ivs is not None and self.tightener is not None:
+                inherited = []
+                if parent is not None:
+                    pkey = (tuple(box), tuple(sorted(parent.items())))
+                    inherited = [r for r in self._records.get(pkey, ()) if r["at"][0] <= layer]
+                ivs, records = self.tightener.node(box, splits, ivs, inherited,
+                                                   layer if parent is not None else None,
+                                                   self._memo.setdefault(key, {}))
+            self._records[key] = records
             state = None
             if ivs is not None and self.diff is not None:
                 state = self.diff.state(box, ivs, parent=pstate, layer=layer or 0)
             self._state[key] = (ivs, state)
             hit = self._cache[key] = (ivs, None if state is None else state[0][-1])
         return hit
+
+    def tightened(self, box, splits):
+        """The LP-tightened interval records (:mod:`.tighten`) of a node opened by :meth:`node`
+        (a list, empty when none was tighter than the symbolic bound)."""
+        return self._records.get((tuple(box), tuple(sorted(splits.items()))), [])
 
     def pair_lines(self, box, splits):
         """Per hidden layer the lines ``(su, tu, sl, tl)`` of every pair at a node opened by
@@ -225,7 +247,9 @@ def bound_objective(Ws, bs, box, c, value, *, budget: Budget | None = None,
         bound; otherwise ``tree`` is nested ``{"split": [l, j], "children": [z <= 0, z >= 0]}`` and
         ``{"split": ["x", k, mid], "children": [x_k <= mid, x_k >= mid]}`` nodes and leaves
         ``{"bound": b, "by": "symbolic" | "differential"}``, ``{"bound": b, "mu", "alpha",
-        "beta"}`` (LP multipliers) or ``{"empty": "interval"}`` / ``{"empty": "dual", ...}``.
+        "beta"}`` (LP multipliers) or ``{"empty": "interval"}`` / ``{"empty": "dual", ...}``;
+        a leaf whose intervals were LP-tightened also holds ``"tightened"``: the records of
+        :mod:`.tighten` (shared objects; the certificate builder puts them in one table).
         ``extra["state"]`` holds the open nodes for a later call with *state* (once the root
         is bounded).
     """
@@ -251,8 +275,11 @@ def bound_objective(Ws, bs, box, c, value, *, budget: Budget | None = None,
     def open_node(nbox, splits, holder, xdepth=0, parent=None, layer=None):
         nonlocal lower, point, counter
         ivs, deltas = engine.node(nbox, splits, parent, layer)
+        recs = engine.tightened(nbox, splits)
         if ivs is None:
             holder.update({"empty": "interval"})
+            if recs:
+                holder["tightened"] = recs
             return
         bnd, by = _output_bound(ivs, c), "symbolic"
         if deltas is not None:
@@ -284,6 +311,8 @@ def bound_objective(Ws, bs, box, c, value, *, budget: Budget | None = None,
                 if lb is None:
                     holder.clear()
                     holder.update({"empty": "dual", **_multipliers(y)})
+                    if recs:
+                        holder["tightened"] = recs
                     return
                 if lb < bnd:
                     holder.clear()
@@ -294,6 +323,21 @@ def bound_objective(Ws, bs, box, c, value, *, budget: Budget | None = None,
                         v = value(p)
                         if v > lower:
                             lower, point = v, p
+        if recs and unstable == 0 and bnd > cut() and engine.lp and not budget.exhausted():
+            # no neuron left to split, but the tightened (grid) intervals keep the LP from
+            # reaching the exact value: the LP on the symbolic intervals alone (a leaf without
+            # records; its unstable neurons relaxed) recovers exact multipliers
+            plain = engine.sym.intervals(nbox, splits)
+            got = None if plain is None else _lp_bound(Ws, bs, nbox, plain, c, engine.sym,
+                                                       time_limit=budget.remaining(),
+                                                       template=engine.template, halfspaces=engine.halfspaces)
+            if got is not None and got[0] is not None and got[0] < bnd:
+                bnd = got[0]
+                holder.clear()
+                holder.update({"bound": bnd, **_multipliers(got[1])})
+                recs = []
+        if recs:
+            holder["tightened"] = recs
         leaves.append(holder)
         counter += 1
         heapq.heappush(heap, (-bnd, counter, nbox, splits, holder, ivs, unstable, xdepth))
@@ -335,7 +379,7 @@ def bound_objective(Ws, bs, box, c, value, *, budget: Budget | None = None,
             mid = (nbox[k][0] + nbox[k][1]) / 2
             arg = ("x", k, mid)
         else:
-            arg = _choose(ivs)
+            arg = _choose_by_duals(ivs, holder) or _choose(ivs)
         if arg is None:
             continue                   # no unstable neuron: the leaf's LP is as tight as it gets
         kids, n_leaves = [{}, {}], len(leaves)

@@ -260,7 +260,7 @@ class SymbolicNet(IntLayers):
     """A network ``D`` (rows *Ws*, biases *bs*) prepared for repeated symbolic bounds."""
 
     # -- one node -------------------------------------------------------------------------
-    def intervals(self, box, splits, cancel=None, parent=None, layer=None):
+    def intervals(self, box, splits, cancel=None, parent=None, layer=None, reuse_layer=True):
         """Pre-activation intervals of every layer (grid numbers), or None when a split empties
         one.  *splits* maps ``(l, j)`` to a side; *cancel* (default
         :func:`semialgebraic.budget.checkpoint`: an active exhausted budget raises
@@ -268,12 +268,14 @@ class SymbolicNet(IntLayers):
         With *parent* (the intervals of the same box under the splits minus some splits of
         layer *layer*), the layers below *layer* are reused (they do not depend on splits at or
         above it: the same numbers), and so is layer *layer* before its clips (its numbers
-        depend on the layers below only), clipped again.  The work is on grid integers (``2^P`` times the grid
+        depend on the layers below only), clipped again — unless *reuse_layer* is False (the
+        caller changed the layers below *layer*, e.g. LP tightening: layer *layer* is then
+        recomputed from them).  The work is on grid integers (``2^P`` times the grid
         numbers), each layer turned into ``Q`` once."""
         L = self.L
         cancel = cancel or checkpoint
         ivs = [] if parent is None else [list(v) for v in parent[:layer]]
-        if parent is not None and layer is not None and layer < L - 1:
+        if parent is not None and layer is not None and layer < L - 1 and reuse_layer:
             # layer *layer* itself before its clips is the parent's too (it depends on the layers
             # below only): the parent's clipped intervals, clipped again by these splits
             cur = [clip(lo, hi, splits.get((layer, j))) for j, (lo, hi) in enumerate(parent[layer])]

@@ -22,6 +22,24 @@ def _embed(net: Network):
     return net.to_dict()
 
 
+def _hoist(tree, table, index):
+    """A copy of *tree* whose leaves' ``"tightened"`` records (:mod:`..bab.tighten`, shared
+    objects) are indices into *table* (each record once, by identity)."""
+    if not isinstance(tree, dict):
+        return tree
+    if "children" in tree:
+        return {**tree, "children": [_hoist(ch, table, index) for ch in tree["children"]]}
+    if "tightened" not in tree:
+        return tree
+    refs = []
+    for rec in tree["tightened"]:
+        if id(rec) not in index:
+            index[id(rec)] = (len(table), rec)
+            table.append(rec)
+        refs.append(index[id(rec)][0])
+    return {**tree, "tightened": refs}
+
+
 def bab_bound_certificate(a: Network, b: Network, box, objectives, upper, lower=None, point=None,
                           output=None, *, epsilon=None, complete_cover: bool = True,
                           halfspaces=()) -> dict:
@@ -34,7 +52,12 @@ def bab_bound_certificate(a: Network, b: Network, box, objectives, upper, lower=
             "upper": jsonable(upper)}
     if complete_cover:
         cert["bounds"] = dict(BOUNDS)
+        table: list = []
+        objectives = [{**ob, "tree": _hoist(ob["tree"], table, {})} if isinstance(ob, dict) and "tree" in ob
+                      else ob for ob in objectives]
         cert["objectives"] = jsonable(objectives)
+        if table:
+            cert["intermediate"] = jsonable(table)
     else:
         cert["upper"] = jsonable(epsilon if epsilon is not None else upper)
     if point is not None:

@@ -14,7 +14,8 @@ Schema (version 2; built by :func:`semialgebraic.certificates.bab_bound_certific
      "objectives": [{"output": o, "sign": 1 | -1, "upper": u_os, "tree": <node>}, ...],
      "lower": l, "point": [x...], "output": o,   # optional: a point attaining l
      "epsilon": e,                               # optional, informational (ε-equivalence)
-     "halfspaces": [{"a": [a_1, ...], "b": b}, ...]}   # optional: the domain is box ∩ {a·x <= b}
+     "halfspaces": [{"a": [a_1, ...], "b": b}, ...],  # optional: the domain is box ∩ {a·x <= b}
+     "intermediate": [<record>, ...]}                 # optional: LP-tightened intermediate bounds
 
 A tree node is a neuron split ``{"split": [l, j], "children": [<z_lj <= 0>, <z_lj >= 0>]}`` of
 the difference network ``D = a − b``, an input split ``{"split": ["x", k, mid], "children":
@@ -34,6 +35,11 @@ the leaf (below: from the leaf's intervals and its symbolic δ of that layer).  
 (``k_i >= 0``, one per half-space): the rows ``a_i·x <= b_i`` then enter its bound (``+ k·b``,
 ``− Σ k_i a_i`` on the coefficients of ``x``); every other leaf bounds the objective over its whole
 box, which contains the domain's part of it.
+
+Any leaf may also hold ``"tightened": [i, ...]`` (indices into ``intermediate``, or records
+inline): intermediate bounds ``{"at": [l, j], "hi", "upper": {mu, alpha, beta[, kappa]}, "lo",
+"lower": {...}}`` of hidden neurons, each proved from the layers below and intersected with the
+replayed intervals (:mod:`semialgebraic.verify.bab_intermediate` states the rules).
 
 The checker replays each tree (every internal node has both sides, so the leaves cover the box)
 and recomputes each leaf's intervals (:mod:`semialgebraic.verify.bab_replay`), from its box
@@ -75,13 +81,16 @@ Imports ``algebra`` only (the search is :mod:`semialgebraic.bab`; this is indepe
 
 from __future__ import annotations
 
+from math import gcd
+
 from algebra.exceptions import InputError
 from algebra.io.native import network_from_dict
 from algebra.kernel import difference_network
 from algebra.kernel.certificate_schemas import CLAIMS, check_header
 from algebra.rationals import Q, to_q
 
-from .bab_replay import GRID, layer_intervals, pair_rows, paired_deltas
+from .bab_intermediate import leaf_intervals, split_leaf
+from .bab_replay import GRID, _cached, _obj, pair_rows, paired_deltas
 
 __all__ = ["check"]
 
@@ -144,6 +153,31 @@ def _kappa_terms(leaf, halfspaces, d):
     return xs, const
 
 
+def _int_rows_of(rows):
+    """Rows of exact numbers as a numpy object array of integers over one denominator."""
+    den = _lcm(v for row in rows for v in row)
+    return _obj([[int(v * den) for v in row] for row in rows]), den
+
+
+def _lcm(values):
+    d = 1
+    for v in values:
+        q = int(v.q)
+        d = d * q // gcd(d, q)
+    return d
+
+
+def _mu_w(W, mu, n):
+    """``Σ_i mu_i W[i][k]`` for every column ``k`` (exact; integer products, the rows' integer
+    form made once per matrix)."""
+    if not W:
+        return [_Z] * n
+    num, den = _cached(W, _int_rows_of)
+    md = _lcm(mu)
+    tot = _obj([int(v * md) for v in mu]).dot(num.reshape(len(W), -1))
+    return [Q(int(t), md * den) for t in tot]
+
+
 def _leaf_value(Ws, bs, box, ivs, c, leaf, pair_lines=None, halfspaces=()):
     """Exact bound of the leaf's multipliers, or a reason string when they are malformed/wrong.
     *pair_lines* (a callable giving the replayed pair lines) is needed by ``gamma``/``eta``,
@@ -175,12 +209,10 @@ def _leaf_value(Ws, bs, box, ivs, c, leaf, pair_lines=None, halfspaces=()):
         const += extra
     # coefficient of every variable in c − Aᵀy, with its box
     terms = []
-    xco = list(shift[0])
-    for j, row in enumerate(Ws[0]):
-        for k, w in enumerate(row):
-            xco[k] += mu[0][j] * w
+    xco = [u + v for u, v in zip(shift[0], _mu_w(Ws[0], mu[0], len(box)))]
     terms += [(xco[k], box[k]) for k in range(len(box))]
     for l in range(L):
+        up = _mu_w(Ws[l + 1], mu[l + 1], len(ivs[l])) if l < L - 1 else None
         for j, (lo, hi) in enumerate(ivs[l]):
             zco = -mu[l][j] + (c[j] if l == L - 1 else _Z)
             if l < L - 1:
@@ -197,7 +229,7 @@ def _leaf_value(Ws, bs, box, ivs, c, leaf, pair_lines=None, halfspaces=()):
                     zco += -a
                 elif a != 0 or b != 0:
                     return f"multiplier on the stable inactive neuron ({l}, {j})"
-                hco = a - b + sum((mu[l + 1][i] * Ws[l + 1][i][j] for i in range(len(Ws[l + 1]))), _Z)
+                hco = a - b + up[j]
                 if zpair is not None:
                     zco += zpair[l][j]
                     hco += hpair[l][j]
@@ -307,10 +339,13 @@ def _check_tree(net, box, c, tree, bound):
                     stack.append((ch[side], {**path, (sp[1], sp[2]): side}, here))
             continue
         leaves += 1
-        key = (tuple(here), tuple(sorted(path.items())))
+        node, refs = split_leaf(node)
+        key = (tuple(here), tuple(sorted(path.items())), repr(refs))
         if key not in net["seen"]:              # objectives share nodes: replay each one once
-            net["seen"][key] = layer_intervals(net["mats"], Ws, bs, here, path)
+            net["seen"][key] = leaf_intervals(net, here, path, refs, _leaf_value)
         ivs = net["seen"][key]
+        if isinstance(ivs, str):
+            return False, ivs
         if "empty" in node:
             if node["empty"] == "interval" and set(node) == {"empty"}:
                 if ivs is not None:
@@ -419,7 +454,9 @@ def check(cert: dict) -> tuple[bool, str]:
     net = {"rows": [W.to_rows() for W in D.weights], "biases": [list(v) for v in D.biases],
            "mats": list(D.weights), "seen": {}, "deltas": {}, "pairs": {},
            "neurodiff": bounds["differential"] == "neurodiff", "halfspaces": halfspaces,
-           "paired": a.widths == b.widths}
+           "paired": a.widths == b.widths, "intermediate": cert.get("intermediate", [])}
+    if not isinstance(net["intermediate"], list):
+        raise InputError("intermediate must be a list of intermediate-bound records")
     seen = set()
     for ob in objs:
         if not isinstance(ob, dict) or set(ob) != {"output", "sign", "upper", "tree"}:

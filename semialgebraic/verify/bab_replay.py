@@ -228,13 +228,17 @@ def _den(values):
     return out
 
 
-def layer_intervals(mats, weights, biases, box, neuron_sides):  # pylint: disable=unused-argument
+def layer_intervals(mats, weights, biases, box, neuron_sides, adjust=None):  # pylint: disable=unused-argument
     """Grid intervals of every layer's pre-activations at a node (None: a split empties one).
 
     *mats* are the layers as :class:`QMatrix`, *weights* the same as lists of rows (not read
-    any more: the integer forms come from *mats*), *neuron_sides* maps ``(l, j)`` to 0 (``z <= 0``) or 1 (``z >= 0``).  The interval image of
-    each layer and the substitutions are exact integer products (:class:`_Layers`); the
-    endpoints are kept as integers times ``2^GRID`` until each layer is done.
+    any more: the integer forms come from *mats*), *neuron_sides* maps ``(l, j)`` to 0
+    (``z <= 0``) or 1 (``z >= 0``); *adjust* (optional,
+    :mod:`semialgebraic.verify.bab_intermediate`) maps ``(l, hidden layer l, layers below)`` to
+    the hidden layer's certified (tightened) intervals, after the splits (grid numbers).  The
+    interval image of each layer and the substitutions are exact integer products
+    (:class:`_Layers`); the endpoints are kept as integers times ``2^GRID`` until each layer is
+    done.
     """
     net = _cached(mats, lambda m: _Layers(m, biases))
     depth = len(mats)
@@ -264,6 +268,13 @@ def layer_intervals(mats, weights, biases, box, neuron_sides):  # pylint: disabl
                     return None
         cur = [(Q(a, _SCALE), Q(b, _SCALE)) for a, b in zip(low, high)]
         if l < depth - 1:
+            if adjust is not None:
+                cur = adjust(l, cur, ivs)
+                if any(lo > hi for lo, hi in cur):
+                    return None
+                # the adjusted endpoints are grid numbers (checked: _exact_int refuses others)
+                low = [_exact_int(lo, _SCALE) for lo, _ in cur]
+                high = [_exact_int(hi, _SCALE) for _, hi in cur]
             relax.append(_lines(cur))
         ivs.append(cur)
         src = ([max(a, 0) for a in low], [max(b, 0) for b in high], _SCALE)
