@@ -8,7 +8,10 @@
 * :func:`distributed_regions` — the linear regions meeting the box: each cell's task walks the
   regions meeting its cell (:func:`semialgebraic.regions.regions` with the cell as domain); a
   region meets the box in an open set iff it meets some cell in an open set, so the union of
-  the cells' regions, joined by activation pattern, is exactly the box's.
+  the cells' regions, joined by activation pattern, is exactly the box's.  For the
+  ``region_cover`` certificate the cells' walks keep their work: a region inside its cell
+  comes back with its certificate piece; only the regions cut by a cell boundary are
+  recomputed on the box (:mod:`.cover`).
 
 Tasks receive networks as native JSON dicts and cells as exact strings (no pickled objects of
 the project).  ``checkpoint``: a JSON Lines file — a header naming the search (a digest of the
@@ -37,7 +40,6 @@ from ..certificates import jsonable
 from ..certificates.bab_cover import bab_cover_certificate
 from ..exceptions import CertificateError
 from ..regions import regions
-from ..sets import Polyhedron
 from ..verify import verify_part
 from . import cover
 from .cluster import executor as make_executor
@@ -119,12 +121,12 @@ def _progress(done: dict, n: int) -> None:
 
 
 def _run_cells(fn, static, cells, workers, scheduler, memory_limit, checkpoint, key,
-               executor=None, progress=False):
+               executor=None, progress=False, after=()):
     ck = _Checkpoint(checkpoint, key)
     todo = [k for k in range(len(cells)) if k not in ck.done]
     ex = executor or make_executor(workers, scheduler, memory_limit)
     try:
-        calls = [(k, (*static, _cells_json([cells[k]])[0])) for k in todo]
+        calls = [(k, (*static, _cells_json([cells[k]])[0], *after)) for k in todo]
         for k, res in ex.map_unordered(fn, calls):
             ck.add(k, res)
             if progress:
@@ -413,19 +415,24 @@ def _progress_diff(st, tasks) -> None:
 
 
 # -- regions ---------------------------------------------------------------------------------
-def regions_cell(net_json: dict, timeout, cell) -> dict:
-    """Task: the activation patterns (and an interior point each) of the regions meeting *cell*."""
+def regions_cell(net_json: dict, timeout, cell, box=None) -> dict:
+    """Task: the activation patterns (and an interior point each) of the regions meeting *cell*.
+
+    With *box* (``[lo, hi]`` of the cube ``[lo, hi]^d`` the cell is part of, as exact strings),
+    the walk also proves each region's facets (with multipliers), and a region whose facets on
+    the cell are its facets on the box (:func:`.cover.inside`: it meets no cell boundary inside
+    the box) carries its certificate piece for the box (``piece``, :func:`.cover.as_piece`):
+    the client recomputes only the regions cut by a cell boundary."""
     net = network_from_dict(net_json)
-    d = net.n_inputs
-    rows, rhs = [], []
-    for i, (lo, hi) in enumerate(cell):
-        e = [0] * d
-        e[i] = 1
-        rows += [e, [-v for v in e]]
-        rhs += [to_q(hi), -to_q(lo)]
     budget = Budget(timeout=timeout)
-    walk = regions(net, domain=Polyhedron(rows, rhs, d), budget=budget)
-    found = [{"pattern": list(r.pattern), "point": [q_json(v) for v in r.point]} for r in walk]
+    walk = regions(net, domain=cover.cell_domain(cell), budget=budget, multipliers=box is not None)
+    shift = None if box is None else cover.shifts(net.n_hidden, cell, *box)
+    found = []
+    for r in walk:
+        rec = {"pattern": list(r.pattern), "point": [q_json(v) for v in r.point]}
+        if shift is not None and cover.inside(r, shift):
+            rec["piece"] = cover.as_piece(r, net.n_hidden, net.n_inputs, shift)
+        found.append(rec)
     return {"regions": found, "complete": bool(walk.complete)}
 
 
@@ -478,20 +485,24 @@ def distributed_regions(net: Network, box, *, cells: int | None = None,
     t0 = time.perf_counter()
     parts = split_box(box, cells or DEFAULT_CELLS)
     nj = jsonable(net.to_dict())
-    key = _digest("regions", nj, _cells_json(parts))
+    cube = len({b for b in box}) == 1 and box[0][0] < box[0][1]
+    whole = [q_json(v) for v in box[0]] if certify and cube and net.depth > 1 else None
+    key = _digest("regions", nj, _cells_json(parts), whole)
     done, ex = _run_cells(regions_cell, (nj, timeout), parts, workers, scheduler,
-                          memory_limit, checkpoint, key, executor, progress)
+                          memory_limit, checkpoint, key, executor, progress, (whole,))
     try:
         seen: dict = {}
+        pieces: dict = {}
         for k in range(len(parts)):
             for r in done[k]["regions"]:
                 seen.setdefault(tuple(r["pattern"]), r["point"])
+                if "piece" in r:
+                    pieces.setdefault(tuple(r["pattern"]), r["piece"])
         pats = sorted(seen)
         complete = all(done[k]["complete"] for k in range(len(parts)))
-        cube = len({b for b in box}) == 1 and box[0][0] < box[0][1]
         cert, verified = None, False
-        if certify and complete and cube and net.depth > 1:
-            cert, verified = _certify_regions(net, nj, box[0], pats, seen, ex, verify)
+        if whole is not None and complete:
+            cert, verified = _certify_regions(net, nj, box[0], pats, seen, pieces, ex, verify)
     finally:
         if executor is None:
             ex.close()
@@ -500,14 +511,18 @@ def distributed_regions(net: Network, box, *, cells: int | None = None,
                          cert, verified)
 
 
-def _certify_regions(net, nj, lohi, pats, seen, ex, verify):
-    """The ``region_cover`` certificate of the joined walk and its check (parts on *ex*)."""
+def _certify_regions(net, nj, lohi, pats, seen, pieces, ex, verify):
+    """The ``region_cover`` certificate of the joined walk and its check (parts on *ex*): the
+    pieces the cells' walks returned, and the regions cut by a cell boundary recomputed on
+    the box (one task per chunk)."""
     lo, hi = q_json(lohi[0]), q_json(lohi[1])
-    items = [[list(p), seen[p]] for p in pats]
+    items = [[list(p), seen[p]] for p in pats if p not in pieces]
     chunks = [items[k:k + cover.CHUNK] for k in range(0, len(items), cover.CHUNK)]
     got = dict(ex.map_unordered(cover.piece, [(k, (nj, lo, hi, c)) for k, c in enumerate(chunks)]))
-    pieces = [p for k in range(len(chunks)) for p in got[k]]
-    cert = cover.cover_certificate(net, lohi[0], lohi[1], pieces)
+    pieces = dict(pieces)
+    for k in range(len(chunks)):
+        pieces.update((tuple(p["pattern"]), p) for p in got[k])
+    cert = cover.cover_certificate(net, lohi[0], lohi[1], [pieces[p] for p in pats])
     if cert is None:
         raise CertificateError("region_cover", "a neighbour's pattern is not among the walked "
                                "regions: the cells' walks missed a region")
