@@ -37,6 +37,7 @@ from algebra.rationals import Q, q_json, to_q
 from ..bab import diff_bounds
 from ..budget import Budget
 from ..certificates import jsonable
+from ..certificates.bab_bound import bab_bound_certificate
 from ..certificates.bab_cover import bab_cover_certificate
 from ..exceptions import CertificateError
 from ..regions import regions
@@ -193,6 +194,72 @@ def _ancestors(path: str):
         yield path
 
 
+def _tree_upper(tree):
+    """The largest leaf bound of a ``bab_bound`` tree (JSON), None for a tree without a bound
+    (every leaf empty: the objective is bounded by anything)."""
+    best, stack = None, [tree]
+    while stack:
+        node = stack.pop()
+        if "split" in node:
+            stack += node["children"]
+        elif "bound" in node:
+            v = to_q(node["bound"])
+            best = v if best is None or v > best else best
+    return best
+
+
+def _inherited(objectives, cell, side):
+    """The parent's proof restricted to its half *side*: when the root of every objective's tree
+    is the input split that made the halves (``["x", j, mid]`` of :func:`_halve`), the subtree
+    of that side is a branch-and-bound tree of the same objective on the half (the same node
+    boxes, so the same bounds at every leaf); None otherwise."""
+    j = max(range(len(cell)), key=lambda i: (cell[i][1] - cell[i][0], -i))
+    mid = (cell[j][0] + cell[j][1]) / 2
+    out = []
+    for ob in objectives:
+        tree = ob["tree"]
+        sp = tree.get("split") if isinstance(tree, dict) else None
+        if not (isinstance(sp, list) and len(sp) == 3 and sp[0] == "x" and sp[1] == j
+                and to_q(sp[2]) == mid):
+            return None
+        sub = tree["children"][side]
+        up = _tree_upper(sub)
+        out.append({"output": ob["output"], "sign": ob["sign"],
+                    "upper": q_json(up if up is not None else to_q(ob["upper"])), "tree": sub})
+    return out
+
+
+def _objectives_upper(objectives):
+    return max(to_q(ob["upper"]) for ob in objectives)
+
+
+def _with_inherited(a, b, box, res, inherited):
+    """The task result *res* of a cell whose parent's proof restricted to it is *inherited*
+    (:func:`_inherited`): per objective the tree of the smaller bound, so the parent's bound
+    caps the cell's; a new ``bab_bound`` certificate of those trees (checked like any cell's).
+    Without a certified upper bound of its own the cell takes the inherited trees whole."""
+    cert = res.get("certificate")
+    own = None if cert is None else {(ob["output"], ob["sign"]): ob for ob in cert["objectives"]}
+    if own is not None and set(own) != {(ob["output"], ob["sign"]) for ob in inherited}:
+        return res
+    merged, taken = [], 0
+    for ob in inherited:
+        mine = None if own is None else own[(ob["output"], ob["sign"])]
+        if mine is None or to_q(ob["upper"]) < to_q(mine["upper"]):
+            merged.append(ob)
+            taken += 1
+        else:
+            merged.append(mine)
+    if not taken:
+        return res
+    upper = max(_objectives_upper(merged), to_q(res["lower"]))
+    point = [to_q(v) for v in res["point"]]
+    cert = jsonable(bab_bound_certificate(a, b, box, merged, upper, to_q(res["lower"]), point,
+                                          res["output"]))
+    return {**res, "upper": q_json(upper), "certificate": cert, "inherited": taken,
+            "complete": res["complete"] or upper == to_q(res["lower"])}
+
+
 @dataclass
 class DiffResult:
     """Certified ``lower <= max_o max_x |a_o − b_o| <= upper`` over the box (``upper`` None: no
@@ -226,12 +293,15 @@ class DiffResult:
 class _Search:
     """The client's state of a distributed branch and bound (see :func:`distributed_diff`)."""
 
-    def __init__(self, parts):
+    def __init__(self, parts, a=None, b=None):
         self.open = {str(k): (c, None) for k, c in enumerate(parts)}   # path -> (box, inherited upper)
         self.boxes = {str(k): c for k, c in enumerate(parts)}
-        self.done: dict = {}            # path -> task result
+        self.done: dict = {}            # path -> task result (with the parent's proof kept)
         self.leaves: list = []          # paths whose certificate is part of the cover
+        self.proofs: dict = {}          # open path -> its parent's trees restricted to it
         self.lower, self.best = None, None
+        self.a, self.b = a, b
+        self.skipped = 0                # halves closed by their parent's proof, no task run
 
     def start(self, a, b):
         """The first lower bound: the best cell centre (exact; the same for every run)."""
@@ -264,6 +334,9 @@ class _Search:
         becomes a leaf (closed: its own lower = upper, or upper <= the global lower) or splits."""
         for p in sorted(results, key=_order):
             r = results[p]
+            inh = self.proofs.pop(p, None)
+            if inh is not None:
+                r = _with_inherited(self.a, self.b, self.boxes[p], r, inh)
             self.done[p] = r
             lo = to_q(r["lower"])
             if self.lower is None or lo > self.lower:
@@ -276,10 +349,29 @@ class _Search:
                 self.leaves.append(p)
                 continue
             bound = up if inh is None else inh if up is None else min(up, inh)
+            cert = r.get("certificate")
             for k, child in enumerate(_halve(box)):
                 q = f"{p}.{k}"
                 self.boxes[q] = child
-                self.open[q] = (child, bound)
+                proof = None if cert is None else _inherited(cert["objectives"], box, k)
+                if proof is None:
+                    self.open[q] = (child, bound)
+                    continue
+                mine = _objectives_upper(proof)
+                if mine <= self.lower:      # the parent's proof closes this half: no task
+                    self._close(q, child, proof, mine)
+                    continue
+                self.proofs[q] = proof
+                self.open[q] = (child, min(bound, mine))
+
+    def _close(self, q, child, proof, upper):
+        """Half *q* closed by its parent's trees *proof* (bound *upper* <= the lower bound)."""
+        cert = jsonable(bab_bound_certificate(self.a, self.b, child, proof, upper))
+        self.done[q] = {"lower": None, "upper": q_json(upper), "point": None, "output": None,
+                        "nodes": 0, "complete": True, "reason": "closed by the parent's proof",
+                        "certificate": cert, "inherited": len(proof)}
+        self.leaves.append(q)
+        self.skipped += 1
 
     def cover(self):
         """The cells of the certificate: the leaves, and for each open cell the ancestor with the
@@ -339,7 +431,7 @@ def distributed_diff(a: Network, b: Network, box, *, cells: int | None = None,
     wave = wave or DEFAULT_WAVE
     key = _digest("diff", aj, bj, _cells_json(parts), nodes, wave)
     ck = _Checkpoint(checkpoint, key)
-    st = _Search(parts)
+    st = _Search(parts, a, b)
     st.start(a, b)
     ex = executor or make_executor(workers, scheduler, memory_limit)
     tasks, reason = 0, ""
