@@ -342,7 +342,7 @@ class _Search:
             if self.lower is None or lo > self.lower:
                 self.lower, self.best = lo, r
         for p in sorted(results, key=_order):
-            r = results[p]
+            r = self.done[p]                # (capped by the parent's proof)
             box, inh = self.open.pop(p)
             up = None if r["upper"] is None else to_q(r["upper"])
             if up is not None and (up <= self.lower or r["complete"] or p.count(".") >= _MAX_DEPTH):
