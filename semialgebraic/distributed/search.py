@@ -623,7 +623,8 @@ def _certify_regions(net, nj, lohi, pats, seen, pieces, ex, verify):
     ok, why = verify_part(cert, "cover")
     if ok:
         spans = [[k, min(k + cover.CHUNK, len(pats))] for k in range(0, len(pats), cover.CHUNK)]
-        for span, (ok_k, why_k) in ex.map_unordered(check_part, [(tuple(s), (cert, s)) for s in spans]):
+        whole = ex.scatter([cert])[0]       # sent to the workers once, not with every part
+        for span, (ok_k, why_k) in ex.map_unordered(check_part, [(tuple(s), (whole, s)) for s in spans]):
             if not ok_k:
                 ok, why = False, why_k
                 break
