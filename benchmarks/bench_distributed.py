@@ -1,6 +1,7 @@
 """Benchmark of batch jobs and distributed searches on Dask (issue 19).  Run by hand:
 ``python benchmarks/bench_distributed.py [--scale 1.0] [--skip-search] [--skip-dedup]
-[--diff-net 4-12-12-1] [--walk-net 3-20-20-1] [--walk-box -1,1] [--cells 8] [--nodes 400]``.
+[--diff-net 4-12-12-1] [--diff-box -1,1] [--walk-net 3-20-20-1] [--walk-box -1,1] [--cells 8]
+[--nodes 400] [--only diff|regions]``.
 
 1. dedup of a generated zoo (``--scale 1``: 1 000 networks — 400 one-hidden-layer 784-64-10,
    300 bottleneck 8-6-16-2, 300 deep 4-12-12-12-1 — in 200 planted classes, members made by
@@ -9,8 +10,10 @@
    ``.npz`` weight files (float32 values, the near-misses float64), with 2 workers: every class
    compared with the planted truth, every merge certificate re-checked by ``verify``;
    networks/s (target >= 50).
-2. ``search diff`` (branch and bound whose open cells are tasks, split when over ``--nodes``)
-   and ``search regions`` (walk per cell, ``region_cover`` certificate), serially in-process vs
+2. ``search diff`` (branch and bound whose open cells are tasks, split when over ``--nodes``, a
+   half inheriting its parent's tree) and ``search regions`` (walk per cell, ``region_cover``
+   certificate; a region inside its cell kept from the cell's walk), each as one serial search
+   (``diff_bounds`` on the whole box; one cell), the same cells serially in-process, and
    2 workers (embedded LocalCluster started before the clock), certificate assembled and
    checked in the time: same certified answer (interval and cover; region hashes), wall, CPU
    seconds (client + workers), speed-up and efficiency = serial wall / (workers x wall)
@@ -226,52 +229,72 @@ def _timed(run, workers):
     return r, wall, cpu, load
 
 
-def _row(serial, dist, same, workers):
-    (_, w1, c1, l1), (_, w2, c2, l2) = serial, dist
-    print(f"  serial:    wall {w1:7.1f} s, CPU {c1:7.1f} s (load at start {l1:.1f})")
-    print(f"  {workers} workers: wall {w2:7.1f} s, CPU {c2:7.1f} s (load at start {l2:.1f}); "
-          f"speed-up {w1 / w2:.2f}x, efficiency {w1 / (w2 * workers):.2f} "
-          f"(target 1.6x when idle at start); same certified answer: {same}")
+def _row(runs, same, workers):
+    """One line per run (wall, CPU, load at start) and the speed-ups of the last run (the
+    *workers*-worker one) over each serial one."""
+    *serial, (_, w2, c2, l2, name2) = runs
+    for _, w1, c1, l1, name in serial:
+        print(f"  | {name} | {w1:.1f} | {c1:.1f} | {l1:.1f} | | |")
+    for _, w1, _, _, name in serial:
+        print(f"  | {name2} vs {name} | {w2:.1f} | {c2:.1f} | {l2:.1f} | {w1 / w2:.2f}x | "
+              f"{w1 / (w2 * workers):.2f} |")
+    print(f"  same certified answer: {same}; target 1.6x over one worker when the machine is idle "
+          f"at the start (load < 0.5: {max(r[3] for r in runs) < 0.5}; else the efficiency is reported)")
 
 
-def bench_search(diff_widths, walk_widths, walk_box, cells, nodes, workers, only=None):
-    """The two search rows: serial (in-process, same algorithm) vs *workers* workers, each
-    with the certificate assembled and checked (verification included in the time)."""
+def _header(title):
+    print(title)
+    print("  | run | wall s | CPU s (client + workers) | load at start | speed-up | efficiency |")
+    print("  |---|---|---|---|---|---|")
+
+
+def bench_search(diff_widths, walk_widths, walk_box, cells, nodes, workers, only=None, diff_box=None):
+    """The two search rows: one serial search (``diff_bounds`` on the whole box / one cell's
+    walk), the same cells serially in-process, and *workers* workers, each with the certificate
+    assembled and checked (verification included in the time)."""
     if only != "regions":
-        bench_diff(diff_widths, cells, nodes, workers)
+        bench_diff(diff_widths, cells, nodes, workers, diff_box)
     if only != "diff":
         bench_walk(walk_widths, walk_box, cells, workers)
 
 
-def bench_diff(diff_widths, cells, nodes, workers):
+def bench_diff(diff_widths, cells, nodes, workers, lohi=None):
+    from semialgebraic.bab import diff_bounds
     a, b = _pair(diff_widths)
     d = diff_widths[0]
-    box = [(-1, 1)] * d
+    lo, hi = lohi or (-1, 1)
+    box = [(lo, hi)] * d
     name = "-".join(map(str, diff_widths))
-    print(f"search diff {name} (one weight of layer 2 moved) on [-1,1]^{d}, {cells} first cells, "
-          f"{nodes} nodes per task:")
-    runs = [_timed(lambda ex: distributed_diff(a, b, box, cells=cells, nodes=nodes, executor=ex), w)
-            for w in (0, workers)]
-    (r1, *_), (r2, *_) = runs
-    same = (r1.lower, r1.upper, r1.per_cell) == (r2.lower, r2.upper, r2.per_cell) and r1.verified and r2.verified
+    _header(f"search diff {name} (one weight of layer 2 moved) on [{lo},{hi}]^{d}, {cells} first "
+            f"cells, {nodes} nodes per task:")
+    runs = [_timed(lambda ex: diff_bounds(a, b, box), 0) + ("one search (diff_bounds, checked)",)]
+    runs += [_timed(lambda ex: distributed_diff(a, b, box, cells=cells, nodes=nodes, executor=ex), w)
+             + (f"{cells} cells, {'serial' if w == 0 else f'{w} workers'}",) for w in (0, workers)]
+    r0, r1, r2 = (r[0] for r in runs)
+    same = ((r0.lower, r0.upper) == (r1.lower, r1.upper) == (r2.lower, r2.upper)
+            and r1.per_cell == r2.per_cell and r0.checked and r1.verified and r2.verified)
     print(f"  max |a - b| = {r1.lower} (≈ {float(r1.lower):.6g}), upper {r1.upper}, complete "
           f"{r1.complete}, {r1.tasks} tasks, cover of {r1.cells} cells, certificate checked {r1.verified}")
-    _row(*runs, same, workers)
+    _row(runs, same, workers)
 
 
 def bench_walk(walk_widths, walk_box, cells, workers):
     net, _ = _pair(walk_widths, seed=2)
     lo, hi = walk_box
     name = "-".join(map(str, walk_widths))
-    print(f"search regions {name} on [{lo},{hi}]^{walk_widths[0]}, {cells} cells:")
-    runs = [_timed(lambda ex: distributed_regions(net, [(lo, hi)] * walk_widths[0], cells=cells,
-                                                  executor=ex), w) for w in (0, workers)]
-    (g1, *_), (g2, *_) = runs
-    h1, h2 = (json.dumps([(r["pattern"], r["facets"], r["neighbours"]) for r in g.certificate["regions"]])
-              if g.certificate else None for g in (g1, g2))
-    same = g1.patterns == g2.patterns and h1 == h2 and g1.verified and g2.verified
-    print(f"  {g1.number_of_regions} regions, complete {g1.complete}, region_cover checked {g1.verified}")
-    _row(*runs, same, workers)
+    _header(f"search regions {name} on [{lo},{hi}]^{walk_widths[0]}, {cells} cells "
+            "(region_cover certificate built and checked):")
+    box = [(lo, hi)] * walk_widths[0]
+    runs = [_timed(lambda ex: distributed_regions(net, box, cells=k, executor=ex), w)
+            + (f"{k} cell{'s' if k > 1 else ''}, {'serial' if w == 0 else f'{w} workers'}",)
+            for k, w in ((1, 0), (cells, 0), (cells, workers))]
+    gs = [r[0] for r in runs]
+    hs = [json.dumps([(r["pattern"], r["facets"], r["neighbours"]) for r in g.certificate["regions"]])
+          if g.certificate else None for g in gs]
+    same = all(g.patterns == gs[0].patterns and g.verified for g in gs) and len(set(hs)) == 1
+    print(f"  {gs[0].number_of_regions} regions, complete {gs[0].complete}, region_cover checked "
+          f"{gs[0].verified}")
+    _row(runs, same, workers)
 
 
 def bench_overhead(n=100):
@@ -312,7 +335,7 @@ def main():
     ap.add_argument("--walk-box", default="-1,1", help="lo,hi of the walked cube")
     ap.add_argument("--cells", type=int, default=8)
     ap.add_argument("--nodes", type=int, default=400, help="diff: node expansions per task")
-    ap.add_argument("--skip-overhead", action="store_true")
+    ap.add_argument("--diff-box", default="-1,1", help="lo,hi of the diff's cube")
     ap.add_argument("--only", choices=("diff", "regions"), help="one search row")
     ap.add_argument("--skip-search", action="store_true")
     ap.add_argument("--skip-dedup", action="store_true")
@@ -325,7 +348,8 @@ def main():
     if not args.skip_search:
         widths = [tuple(int(v) for v in w.split("-")) for w in (args.diff_net, args.walk_net)]
         bench_search(*widths, tuple(int(v) for v in args.walk_box.split(",")), args.cells,
-                     args.nodes, args.workers, args.only)
+                     args.nodes, args.workers, args.only,
+                     tuple(int(v) for v in args.diff_box.split(",")))
 
 
 if __name__ == "__main__":

@@ -111,6 +111,7 @@ class DaskExecutor:
     """A ``distributed.Client`` on an embedded ``LocalCluster`` or an existing scheduler."""
 
     kind = "dask"
+    wait = None          # seconds one map_unordered may wait in all (None: no limit; tests set one)
 
     def __init__(self, workers=None, scheduler=None, memory_limit=None):
         import dask
@@ -158,9 +159,9 @@ class DaskExecutor:
         for key, args in calls:
             fut = self.client.submit(fn, *args, pure=False)
             futures[fut] = key
-        try:
-            for fut in as_completed(list(futures)):
-                yield futures[fut], fut.result()
+        try:               # with a wait, a stall raises TimeoutError instead of hanging
+            for fut in as_completed(list(futures), timeout=self.wait):
+                yield futures[fut], fut.result(timeout=self.wait)
         finally:
             self.client.cancel([f for f in futures if not f.done()])
 

@@ -12,9 +12,12 @@ facets complete, every facet crossed into a listed region):
   merged) and is then zeroed (``zero``); D' has N's hidden layers, a zero output layer and
   zero rows for the b copies (sign 0);
 * a region of D' is a region of N: the pattern ``p_l`` of each layer followed by ``n_l``
-  zeros; its rows, facets, neighbours and Farkas multipliers are those of N's region on the box
-  (:func:`piece`, one task per chunk of patterns, a walk of one region started at the interior
-  point, with multipliers), renumbered into D's neuron order.
+  zeros; its rows, facets, neighbours and Farkas multipliers are those of N's region on the box,
+  renumbered into D's neuron order.  A region that meets no cell boundary inside the box is the
+  same set in its cell and on the box: its cell's walk returns its piece (:func:`as_piece`, the
+  box's rows being the cell's plus :func:`shifts`); only a region cut by a cell boundary (found
+  by two cells or more) is walked again on the box (:func:`piece`, one task per chunk of
+  patterns, a walk of one region started at the interior point, with multipliers).
 
 So the checked claim ``a = b`` is trivial, and what the checker establishes is the cover of the
 box by exactly these regions: the number of regions and their patterns (hashes) are certified.
@@ -32,7 +35,8 @@ from ..certificates import jsonable, region_cover_certificate
 from ..regions import regions
 from ..sets import Polyhedron
 
-__all__ = ["piece", "cover_certificate", "expand", "reduction_steps", "CHUNK"]
+__all__ = ["piece", "as_piece", "cell_domain", "shifts", "inside", "cover_certificate", "expand",
+           "reduction_steps", "CHUNK"]
 
 CHUNK = 16                  # patterns per certificate task
 
@@ -72,10 +76,8 @@ def reduction_steps(widths) -> list:
 
 def piece(net_json: dict, lo, hi, items) -> list:
     """Task: for each ``(pattern, point)`` of *items*, N's region at the interior point on the box
-    ``[lo, hi]^d`` in certificate form (N's numbering; :func:`cover_certificate` renumbers):
-    ``inequalities`` (oriented rows, then the box's), ``facets`` (a domain row where the facet
-    hyperplane is the box's), ``across`` (the neighbour pattern per facet, None on the box's
-    boundary), ``redundant`` (exact Farkas multipliers of the other rows)."""
+    ``[lo, hi]^d`` in certificate form (:func:`as_piece`), by a walk of one region started at
+    the point."""
     net = network_from_dict(net_json)
     d, n = net.n_inputs, net.n_hidden
     rows = domain_rows(d, (to_q(lo), to_q(hi)))
@@ -87,27 +89,72 @@ def piece(net_json: dict, lo, hi, items) -> list:
         reg = next(iter(walk))
         if list(reg.pattern) != list(pattern):
             raise AssertionError(f"the region at {point} has another pattern: a bug")
-        ineq = [tuple(a) + (c,) for a, c in reg.inequalities]
-        listed, scale = [], []
-        for cls in reg.facet_classes:
-            f = next((j for j in cls if j >= n), cls[0])     # the box's row when it is one
-            ratio = Q(1) if f == cls[0] else next(
-                u / v for u, v in zip(ineq[cls[0]][:d], ineq[f][:d]) if v != 0)
-            listed.append(f)
-            scale.append(ratio)
-        redundant = {}
-        for k, (l0, ls) in (reg.redundant or {}).items():
-            if k not in listed:
-                redundant[k] = [l0, [v * s for v, s in zip(ls, scale)]]
-        for p, (cls, f) in enumerate(zip(reg.facet_classes, listed)):
-            if f != cls[0]:                                     # ℓ_rep = ratio · ℓ_f
-                redundant[cls[0]] = [Q(0), [scale[p] if t == p else Q(0) for t in range(len(listed))]]
-        out.append({"pattern": list(reg.pattern), "point": [q_json(v) for v in reg.point],
-                    "inequalities": [[q_json(v) for v in g] for g in ineq],
-                    "facets": listed,
-                    "across": [None if q is None else list(q) for _, q in reg.neighbours],
-                    "redundant": {str(k): jsonable(v) for k, v in sorted(redundant.items())}})
+        out.append(as_piece(reg, n, d))
     return out
+
+
+def cell_domain(cell) -> Polyhedron:
+    """The cell ``[(lo_i, hi_i)]`` as a domain whose rows are in the order of
+    :func:`algebra.kernel.domain_rows` (``x_i − lo_i``, ``hi_i − x_i`` for each i), so that a
+    region walked in the cell has the box's rows up to their constants (:func:`shifts`)."""
+    d = len(cell)
+    rows, rhs = [], []
+    for i, (lo, hi) in enumerate(cell):
+        e = [0] * d
+        e[i] = 1
+        rows += [[-v for v in e], e]
+        rhs += [-to_q(lo), to_q(hi)]
+    return Polyhedron(rows, rhs, d)
+
+
+def shifts(n: int, cell, lo, hi) -> dict:
+    """``{k: s}``: the box ``[lo, hi]^d``'s row k (index n + ... as in a region's inequalities,
+    *n* hidden neurons) is the cell's row k plus ``s >= 0``; only the non-zero shifts."""
+    out = {}
+    for i, (a, b) in enumerate(cell):
+        for k, s in ((n + 2 * i, to_q(a) - to_q(lo)), (n + 2 * i + 1, to_q(hi) - to_q(b))):
+            if s != 0:
+                out[k] = s
+    return out
+
+
+def inside(reg, shift: dict) -> bool:
+    """True when a region walked in a cell (rows of :func:`cell_domain`) is the same set as on
+    the box: none of its facets lies on a hyperplane of the cell that is not the box's (every
+    facet class free of shifted rows).  Then its closure is cut out by the same facets on the
+    box, the box's other rows are redundant, and its neighbours are those on the box."""
+    return not any(j in shift for cls in reg.facet_classes for j in cls)
+
+
+def as_piece(reg, n: int, d: int, shift: dict | None = None) -> dict:
+    """A walked region in certificate form (N's numbering; :func:`cover_certificate`
+    renumbers): ``inequalities`` (oriented rows, then the box's), ``facets`` (a domain row where
+    the facet hyperplane is the box's), ``across`` (the neighbour pattern per facet, None on the
+    box's boundary), ``redundant`` (exact Farkas multipliers of the other rows).
+
+    *shift* (:func:`shifts`; the region walked in a cell and :func:`inside` it): the box's row
+    k is the cell's plus ``s``, so its constant and its multiplier ``λ_0`` grow by ``s``."""
+    shift = shift or {}
+    ineq = [tuple(a) + (c + shift.get(k, 0),) for k, (a, c) in enumerate(reg.inequalities)]
+    listed, scale = [], []
+    for cls in reg.facet_classes:
+        f = next((j for j in cls if j >= n), cls[0])     # the box's row when it is one
+        ratio = Q(1) if f == cls[0] else next(
+            u / v for u, v in zip(ineq[cls[0]][:d], ineq[f][:d]) if v != 0)
+        listed.append(f)
+        scale.append(ratio)
+    redundant = {}
+    for k, (l0, ls) in (reg.redundant or {}).items():
+        if k not in listed:
+            redundant[k] = [l0 + shift.get(k, 0), [v * s for v, s in zip(ls, scale)]]
+    for p, (cls, f) in enumerate(zip(reg.facet_classes, listed)):
+        if f != cls[0]:                                     # ℓ_rep = ratio · ℓ_f
+            redundant[cls[0]] = [Q(0), [scale[p] if t == p else Q(0) for t in range(len(listed))]]
+    return {"pattern": list(reg.pattern), "point": [q_json(v) for v in reg.point],
+            "inequalities": [[q_json(v) for v in g] for g in ineq],
+            "facets": listed,
+            "across": [None if q is None else list(q) for _, q in reg.neighbours],
+            "redundant": {str(k): jsonable(v) for k, v in sorted(redundant.items())}}
 
 
 def cover_certificate(net: Network, lo, hi, pieces: list) -> dict | None:

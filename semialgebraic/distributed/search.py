@@ -8,7 +8,10 @@
 * :func:`distributed_regions` — the linear regions meeting the box: each cell's task walks the
   regions meeting its cell (:func:`semialgebraic.regions.regions` with the cell as domain); a
   region meets the box in an open set iff it meets some cell in an open set, so the union of
-  the cells' regions, joined by activation pattern, is exactly the box's.
+  the cells' regions, joined by activation pattern, is exactly the box's.  For the
+  ``region_cover`` certificate the cells' walks keep their work: a region inside its cell
+  comes back with its certificate piece; only the regions cut by a cell boundary are
+  recomputed on the box (:mod:`.cover`).
 
 Tasks receive networks as native JSON dicts and cells as exact strings (no pickled objects of
 the project).  ``checkpoint``: a JSON Lines file — a header naming the search (a digest of the
@@ -34,10 +37,10 @@ from algebra.rationals import Q, q_json, to_q
 from ..bab import diff_bounds
 from ..budget import Budget
 from ..certificates import jsonable
+from ..certificates.bab_bound import bab_bound_certificate
 from ..certificates.bab_cover import bab_cover_certificate
 from ..exceptions import CertificateError
 from ..regions import regions
-from ..sets import Polyhedron
 from ..verify import verify_part
 from . import cover
 from .cluster import executor as make_executor
@@ -119,12 +122,12 @@ def _progress(done: dict, n: int) -> None:
 
 
 def _run_cells(fn, static, cells, workers, scheduler, memory_limit, checkpoint, key,
-               executor=None, progress=False):
+               executor=None, progress=False, after=()):
     ck = _Checkpoint(checkpoint, key)
     todo = [k for k in range(len(cells)) if k not in ck.done]
     ex = executor or make_executor(workers, scheduler, memory_limit)
     try:
-        calls = [(k, (*static, _cells_json([cells[k]])[0])) for k in todo]
+        calls = [(k, (*static, _cells_json([cells[k]])[0], *after)) for k in todo]
         for k, res in ex.map_unordered(fn, calls):
             ck.add(k, res)
             if progress:
@@ -191,6 +194,72 @@ def _ancestors(path: str):
         yield path
 
 
+def _tree_upper(tree):
+    """The largest leaf bound of a ``bab_bound`` tree (JSON), None for a tree without a bound
+    (every leaf empty: the objective is bounded by anything)."""
+    best, stack = None, [tree]
+    while stack:
+        node = stack.pop()
+        if "split" in node:
+            stack += node["children"]
+        elif "bound" in node:
+            v = to_q(node["bound"])
+            best = v if best is None or v > best else best
+    return best
+
+
+def _inherited(objectives, cell, side):
+    """The parent's proof restricted to its half *side*: when the root of every objective's tree
+    is the input split that made the halves (``["x", j, mid]`` of :func:`_halve`), the subtree
+    of that side is a branch-and-bound tree of the same objective on the half (the same node
+    boxes, so the same bounds at every leaf); None otherwise."""
+    j = max(range(len(cell)), key=lambda i: (cell[i][1] - cell[i][0], -i))
+    mid = (cell[j][0] + cell[j][1]) / 2
+    out = []
+    for ob in objectives:
+        tree = ob["tree"]
+        sp = tree.get("split") if isinstance(tree, dict) else None
+        if not (isinstance(sp, list) and len(sp) == 3 and sp[0] == "x" and sp[1] == j
+                and to_q(sp[2]) == mid):
+            return None
+        sub = tree["children"][side]
+        up = _tree_upper(sub)
+        out.append({"output": ob["output"], "sign": ob["sign"],
+                    "upper": q_json(up if up is not None else to_q(ob["upper"])), "tree": sub})
+    return out
+
+
+def _objectives_upper(objectives):
+    return max(to_q(ob["upper"]) for ob in objectives)
+
+
+def _with_inherited(a, b, box, res, inherited):
+    """The task result *res* of a cell whose parent's proof restricted to it is *inherited*
+    (:func:`_inherited`): per objective the tree of the smaller bound, so the parent's bound
+    caps the cell's; a new ``bab_bound`` certificate of those trees (checked like any cell's).
+    Without a certified upper bound of its own the cell takes the inherited trees whole."""
+    cert = res.get("certificate")
+    own = None if cert is None else {(ob["output"], ob["sign"]): ob for ob in cert["objectives"]}
+    if own is not None and set(own) != {(ob["output"], ob["sign"]) for ob in inherited}:
+        return res
+    merged, taken = [], 0
+    for ob in inherited:
+        mine = None if own is None else own[(ob["output"], ob["sign"])]
+        if mine is None or to_q(ob["upper"]) < to_q(mine["upper"]):
+            merged.append(ob)
+            taken += 1
+        else:
+            merged.append(mine)
+    if not taken:
+        return res
+    upper = max(_objectives_upper(merged), to_q(res["lower"]))
+    point = [to_q(v) for v in res["point"]]
+    cert = jsonable(bab_bound_certificate(a, b, box, merged, upper, to_q(res["lower"]), point,
+                                          res["output"]))
+    return {**res, "upper": q_json(upper), "certificate": cert, "inherited": taken,
+            "complete": res["complete"] or upper == to_q(res["lower"])}
+
+
 @dataclass
 class DiffResult:
     """Certified ``lower <= max_o max_x |a_o − b_o| <= upper`` over the box (``upper`` None: no
@@ -224,12 +293,15 @@ class DiffResult:
 class _Search:
     """The client's state of a distributed branch and bound (see :func:`distributed_diff`)."""
 
-    def __init__(self, parts):
+    def __init__(self, parts, a=None, b=None):
         self.open = {str(k): (c, None) for k, c in enumerate(parts)}   # path -> (box, inherited upper)
         self.boxes = {str(k): c for k, c in enumerate(parts)}
-        self.done: dict = {}            # path -> task result
+        self.done: dict = {}            # path -> task result (with the parent's proof kept)
         self.leaves: list = []          # paths whose certificate is part of the cover
+        self.proofs: dict = {}          # open path -> its parent's trees restricted to it
         self.lower, self.best = None, None
+        self.a, self.b = a, b
+        self.skipped = 0                # halves closed by their parent's proof, no task run
 
     def start(self, a, b):
         """The first lower bound: the best cell centre (exact; the same for every run)."""
@@ -262,22 +334,44 @@ class _Search:
         becomes a leaf (closed: its own lower = upper, or upper <= the global lower) or splits."""
         for p in sorted(results, key=_order):
             r = results[p]
+            inh = self.proofs.pop(p, None)
+            if inh is not None:
+                r = _with_inherited(self.a, self.b, self.boxes[p], r, inh)
             self.done[p] = r
             lo = to_q(r["lower"])
             if self.lower is None or lo > self.lower:
                 self.lower, self.best = lo, r
         for p in sorted(results, key=_order):
-            r = results[p]
+            r = self.done[p]                # (capped by the parent's proof)
             box, inh = self.open.pop(p)
             up = None if r["upper"] is None else to_q(r["upper"])
             if up is not None and (up <= self.lower or r["complete"] or p.count(".") >= _MAX_DEPTH):
                 self.leaves.append(p)
                 continue
             bound = up if inh is None else inh if up is None else min(up, inh)
+            cert = r.get("certificate")
             for k, child in enumerate(_halve(box)):
                 q = f"{p}.{k}"
                 self.boxes[q] = child
-                self.open[q] = (child, bound)
+                proof = None if cert is None else _inherited(cert["objectives"], box, k)
+                if proof is None:
+                    self.open[q] = (child, bound)
+                    continue
+                mine = _objectives_upper(proof)
+                if mine <= self.lower:      # the parent's proof closes this half: no task
+                    self._close(q, child, proof, mine)
+                    continue
+                self.proofs[q] = proof
+                self.open[q] = (child, min(bound, mine))
+
+    def _close(self, q, child, proof, upper):
+        """Half *q* closed by its parent's trees *proof* (bound *upper* <= the lower bound)."""
+        cert = jsonable(bab_bound_certificate(self.a, self.b, child, proof, upper))
+        self.done[q] = {"lower": None, "upper": q_json(upper), "point": None, "output": None,
+                        "nodes": 0, "complete": True, "reason": "closed by the parent's proof",
+                        "certificate": cert, "inherited": len(proof)}
+        self.leaves.append(q)
+        self.skipped += 1
 
     def cover(self):
         """The cells of the certificate: the leaves, and for each open cell the ancestor with the
@@ -337,7 +431,7 @@ def distributed_diff(a: Network, b: Network, box, *, cells: int | None = None,
     wave = wave or DEFAULT_WAVE
     key = _digest("diff", aj, bj, _cells_json(parts), nodes, wave)
     ck = _Checkpoint(checkpoint, key)
-    st = _Search(parts)
+    st = _Search(parts, a, b)
     st.start(a, b)
     ex = executor or make_executor(workers, scheduler, memory_limit)
     tasks, reason = 0, ""
@@ -413,19 +507,24 @@ def _progress_diff(st, tasks) -> None:
 
 
 # -- regions ---------------------------------------------------------------------------------
-def regions_cell(net_json: dict, timeout, cell) -> dict:
-    """Task: the activation patterns (and an interior point each) of the regions meeting *cell*."""
+def regions_cell(net_json: dict, timeout, cell, box=None) -> dict:
+    """Task: the activation patterns (and an interior point each) of the regions meeting *cell*.
+
+    With *box* (``[lo, hi]`` of the cube ``[lo, hi]^d`` the cell is part of, as exact strings),
+    the walk also proves each region's facets (with multipliers), and a region whose facets on
+    the cell are its facets on the box (:func:`.cover.inside`: it meets no cell boundary inside
+    the box) carries its certificate piece for the box (``piece``, :func:`.cover.as_piece`):
+    the client recomputes only the regions cut by a cell boundary."""
     net = network_from_dict(net_json)
-    d = net.n_inputs
-    rows, rhs = [], []
-    for i, (lo, hi) in enumerate(cell):
-        e = [0] * d
-        e[i] = 1
-        rows += [e, [-v for v in e]]
-        rhs += [to_q(hi), -to_q(lo)]
     budget = Budget(timeout=timeout)
-    walk = regions(net, domain=Polyhedron(rows, rhs, d), budget=budget)
-    found = [{"pattern": list(r.pattern), "point": [q_json(v) for v in r.point]} for r in walk]
+    walk = regions(net, domain=cover.cell_domain(cell), budget=budget, multipliers=box is not None)
+    shift = None if box is None else cover.shifts(net.n_hidden, cell, *box)
+    found = []
+    for r in walk:
+        rec = {"pattern": list(r.pattern), "point": [q_json(v) for v in r.point]}
+        if shift is not None and cover.inside(r, shift):
+            rec["piece"] = cover.as_piece(r, net.n_hidden, net.n_inputs, shift)
+        found.append(rec)
     return {"regions": found, "complete": bool(walk.complete)}
 
 
@@ -478,20 +577,24 @@ def distributed_regions(net: Network, box, *, cells: int | None = None,
     t0 = time.perf_counter()
     parts = split_box(box, cells or DEFAULT_CELLS)
     nj = jsonable(net.to_dict())
-    key = _digest("regions", nj, _cells_json(parts))
+    cube = len({b for b in box}) == 1 and box[0][0] < box[0][1]
+    whole = [q_json(v) for v in box[0]] if certify and cube and net.depth > 1 else None
+    key = _digest("regions", nj, _cells_json(parts), whole)
     done, ex = _run_cells(regions_cell, (nj, timeout), parts, workers, scheduler,
-                          memory_limit, checkpoint, key, executor, progress)
+                          memory_limit, checkpoint, key, executor, progress, (whole,))
     try:
         seen: dict = {}
+        pieces: dict = {}
         for k in range(len(parts)):
             for r in done[k]["regions"]:
                 seen.setdefault(tuple(r["pattern"]), r["point"])
+                if "piece" in r:
+                    pieces.setdefault(tuple(r["pattern"]), r["piece"])
         pats = sorted(seen)
         complete = all(done[k]["complete"] for k in range(len(parts)))
-        cube = len({b for b in box}) == 1 and box[0][0] < box[0][1]
         cert, verified = None, False
-        if certify and complete and cube and net.depth > 1:
-            cert, verified = _certify_regions(net, nj, box[0], pats, seen, ex, verify)
+        if whole is not None and complete:
+            cert, verified = _certify_regions(net, nj, box[0], pats, seen, pieces, ex, verify)
     finally:
         if executor is None:
             ex.close()
@@ -500,14 +603,18 @@ def distributed_regions(net: Network, box, *, cells: int | None = None,
                          cert, verified)
 
 
-def _certify_regions(net, nj, lohi, pats, seen, ex, verify):
-    """The ``region_cover`` certificate of the joined walk and its check (parts on *ex*)."""
+def _certify_regions(net, nj, lohi, pats, seen, pieces, ex, verify):
+    """The ``region_cover`` certificate of the joined walk and its check (parts on *ex*): the
+    pieces the cells' walks returned, and the regions cut by a cell boundary recomputed on
+    the box (one task per chunk)."""
     lo, hi = q_json(lohi[0]), q_json(lohi[1])
-    items = [[list(p), seen[p]] for p in pats]
+    items = [[list(p), seen[p]] for p in pats if p not in pieces]
     chunks = [items[k:k + cover.CHUNK] for k in range(0, len(items), cover.CHUNK)]
     got = dict(ex.map_unordered(cover.piece, [(k, (nj, lo, hi, c)) for k, c in enumerate(chunks)]))
-    pieces = [p for k in range(len(chunks)) for p in got[k]]
-    cert = cover.cover_certificate(net, lohi[0], lohi[1], pieces)
+    pieces = dict(pieces)
+    for k in range(len(chunks)):
+        pieces.update((tuple(p["pattern"]), p) for p in got[k])
+    cert = cover.cover_certificate(net, lohi[0], lohi[1], [pieces[p] for p in pats])
     if cert is None:
         raise CertificateError("region_cover", "a neighbour's pattern is not among the walked "
                                "regions: the cells' walks missed a region")
@@ -516,7 +623,8 @@ def _certify_regions(net, nj, lohi, pats, seen, ex, verify):
     ok, why = verify_part(cert, "cover")
     if ok:
         spans = [[k, min(k + cover.CHUNK, len(pats))] for k in range(0, len(pats), cover.CHUNK)]
-        for span, (ok_k, why_k) in ex.map_unordered(check_part, [(tuple(s), (cert, s)) for s in spans]):
+        whole = ex.scatter([cert])[0]       # sent to the workers once, not with every part
+        for span, (ok_k, why_k) in ex.map_unordered(check_part, [(tuple(s), (whole, s)) for s in spans]):
             if not ok_k:
                 ok, why = False, why_k
                 break

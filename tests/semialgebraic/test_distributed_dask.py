@@ -7,6 +7,7 @@ from __future__ import annotations
 import os
 import random
 import signal
+from contextlib import contextmanager
 
 import pytest
 
@@ -20,23 +21,62 @@ from tests.semialgebraic.test_distributed import (A2, B2, _net, _nudge, _same_pa
 
 distributed = pytest.importorskip("distributed")
 
+# Every Dask wait is bounded: a test (with its share of the cluster's start) that runs longer
+# than LIMIT seconds fails with a TimeoutError naming it (SIGALRM in the main thread, which is
+# where the client waits), and an executor's map waits at most WAIT seconds for its tasks.  A
+# loaded machine (load 20 on 2 cores) makes the tests slow, never stuck.
+LIMIT, WAIT = 600, 300
+
+
+@contextmanager
+def bounded(what: str, seconds: int = LIMIT):
+    def fail(signum, frame):
+        raise TimeoutError(f"{what} took more than {seconds} s: a Dask wait hung")
+    old = signal.signal(signal.SIGALRM, fail)
+    signal.alarm(seconds)
+    try:
+        yield
+    finally:
+        signal.alarm(0)
+        signal.signal(signal.SIGALRM, old)
+
+
+@pytest.fixture(autouse=True)
+def _bounded(request):
+    with bounded(request.node.name):
+        yield
+
 
 @pytest.fixture(scope="module")
 def client():
     from semialgebraic.distributed.cluster import THREAD_ENV
     import dask
-    with dask.config.set({"distributed.nanny.pre-spawn-environ": dict(THREAD_ENV)}):
-        cluster = distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
-                                           dashboard_address=None, silence_logs=40)
-    c = distributed.Client(cluster)
+    with bounded("starting the 2-worker LocalCluster"):
+        with dask.config.set({"distributed.nanny.pre-spawn-environ": dict(THREAD_ENV)}):
+            cluster = distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
+                                               dashboard_address=None, silence_logs=40)
+        c = distributed.Client(cluster, timeout=120)
+        c.wait_for_workers(2, timeout=120)
     yield c
-    c.close()
-    cluster.close()
+    with bounded("closing the LocalCluster"):
+        c.close(timeout=60)
+        cluster.close(timeout=60)
 
 
 def _ex(client):
     from semialgebraic.distributed.cluster import DaskExecutor
-    return DaskExecutor.from_client(client)
+    ex = DaskExecutor.from_client(client)
+    ex.wait = WAIT
+    return ex
+
+
+def test_a_stalled_map_fails_instead_of_hanging(client):
+    """An executor's wait is bounded: a task that never ends within it raises TimeoutError."""
+    import time
+    ex = _ex(client)
+    ex.wait = 1
+    with pytest.raises(TimeoutError):
+        list(ex.map_unordered(time.sleep, [(0, (4,))]))
 
 
 def test_workers_run_single_threaded(client):
