@@ -120,14 +120,14 @@ def reduce_view(view: ArrayView):
         P, t = rows
         groups: dict = {}
         for i, key in enumerate(_keys(P)):
-            groups.setdefault(key, []).append(i)
+            # antiparallel neurons (same primitive row, t of opposite signs) are different
+            # neurons: only positively parallel ones merge (a split)
+            groups.setdefault((key, t[i] > 0), []).append(i)
         merge = []
         for idx in groups.values():
             if len(idx) < 2:
                 continue
             signs = {t[i] > 0 for i in idx}
-            if len(signs) != 1:
-                return None                     # antiparallel neurons: not this route
             K = None
             for i in idx:
                 v = view_column(view, layer, i)

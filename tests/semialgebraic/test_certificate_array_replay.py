@@ -99,7 +99,7 @@ def test_b_differing_in_one_weight_is_rejected(cert):
 
 from fractions import Fraction  # noqa: E402
 
-from hypothesis import HealthCheck, given, settings, strategies as st  # noqa: E402
+from hypothesis import HealthCheck, assume, example, given, settings, strategies as st  # noqa: E402
 
 from algebra.array_replay import array_view, replay_path  # noqa: E402
 from algebra.rationals import Q  # noqa: E402
@@ -170,12 +170,14 @@ _cases = st.tuples(st.integers(0, 10 ** 6), st.sampled_from([(3, 4, 2), (2, 3, 1
 
 @settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(_cases)
+@example((90, (2, 3, 1), False, False))   # antiparallel neurons (w, b) and −(w, b): kept apart
 def test_split_and_dead_paths_replay_on_arrays_as_on_flint(case):
     import random
     seed, widths, split, dead = case
     rng = random.Random(seed)
     a = _arrays_net(rng, widths)
     b = _planted(a, rng, split, dead)
+    assume(network_digest(a) != network_digest(b))      # an identity plant has no path (seed 43)
     c = array_merge_certificate(a, b)
     assert c is not None
     steps = path_from_json(c["steps"])
