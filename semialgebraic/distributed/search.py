@@ -208,6 +208,26 @@ def _tree_upper(tree):
     return best
 
 
+def _resolved(tree, table):
+    """A copy of the JSON *tree* whose leaves' ``"tightened"`` indices (into a certificate's
+    ``"intermediate"`` table) are the records themselves, so the tree can go into another
+    certificate (the builder makes a new table)."""
+    if not isinstance(tree, dict):
+        return tree
+    if "children" in tree:
+        return {**tree, "children": [_resolved(ch, table) for ch in tree["children"]]}
+    if "tightened" not in tree:
+        return tree
+    return {**tree, "tightened": [table[i] for i in tree["tightened"]]}
+
+
+def _objectives_of(cert):
+    """The objectives of a ``bab_bound`` certificate (JSON) with their records resolved."""
+    table = cert.get("intermediate") or []
+    return [{**ob, "tree": _resolved(ob["tree"], table)} if "tree" in ob else ob
+            for ob in cert["objectives"]]
+
+
 def _inherited(objectives, cell, side):
     """The parent's proof restricted to its half *side*: when the root of every objective's tree
     is the input split that made the halves (``["x", j, mid]`` of :func:`_halve`), the subtree
@@ -239,7 +259,7 @@ def _with_inherited(a, b, box, res, inherited):
     caps the cell's; a new ``bab_bound`` certificate of those trees (checked like any cell's).
     Without a certified upper bound of its own the cell takes the inherited trees whole."""
     cert = res.get("certificate")
-    own = None if cert is None else {(ob["output"], ob["sign"]): ob for ob in cert["objectives"]}
+    own = None if cert is None else {(ob["output"], ob["sign"]): ob for ob in _objectives_of(cert)}
     if own is not None and set(own) != {(ob["output"], ob["sign"]) for ob in inherited}:
         return res
     merged, taken = [], 0
@@ -353,7 +373,7 @@ class _Search:
             for k, child in enumerate(_halve(box)):
                 q = f"{p}.{k}"
                 self.boxes[q] = child
-                proof = None if cert is None else _inherited(cert["objectives"], box, k)
+                proof = None if cert is None else _inherited(_objectives_of(cert), box, k)
                 if proof is None:
                     self.open[q] = (child, bound)
                     continue

@@ -20,7 +20,8 @@ from tests.semialgebraic.test_distributed_search import A, B, BOX
 
 @pytest.fixture(scope="module")
 def run():
-    """Two first cells, 10 nodes per task: halves inherit and one closes with no task."""
+    """Two first cells, 8 nodes per task: halves inherit and one closes with no task (with LP
+    tightening 10 nodes close both first cells, nothing is split; 6 and 8 split them)."""
     seen = {}
     real = search._Search.take
 
@@ -29,7 +30,7 @@ def run():
         seen["search"] = self
     search._Search.take = take
     try:
-        r = search.distributed_diff(A, B, BOX, cells=2, workers=0, nodes=10)
+        r = search.distributed_diff(A, B, BOX, cells=2, workers=0, nodes=8)
     finally:
         search._Search.take = real
     return r, seen["search"]
@@ -54,7 +55,7 @@ def test_halves_inherit_the_parent_proof_and_the_cover_certifies(run):
 def test_inherited_subtrees_are_the_parent_tree_under_the_split():
     cell = [(to_q(-1), to_q(1)), (to_q(-1), to_q(1))]
     parent = search.diff_cell(A.to_dict(), B.to_dict(), 30, None, None, [["-1", "1"], ["-1", "1"]])
-    objs = parent["certificate"]["objectives"]
+    objs = search._objectives_of(parent["certificate"])     # records resolved (LP-tightened leaves)
     assert all(ob["tree"]["split"][0] == "x" for ob in objs)
     for side, half in enumerate(search._halve(cell)):
         proof = search._inherited(objs, cell, side)
