@@ -339,6 +339,7 @@ def main():
     ap.add_argument("--only", choices=("diff", "regions"), help="one search row")
     ap.add_argument("--skip-search", action="store_true")
     ap.add_argument("--skip-dedup", action="store_true")
+    ap.add_argument("--skip-overhead", action="store_true")
     args = ap.parse_args()
     print(f"load average at start: {_load():.2f} on {os.cpu_count()} cores")
     if not args.skip_overhead:
