@@ -154,6 +154,17 @@ def tail_faces(dom: Domain, sigma) -> list:
     return out
 
 
+
+def _row_interval(row, ivs, c):
+    """The exact interval of ``c + row · v`` for ``v`` in the box *ivs* (pairs ``(lo, hi)``)."""
+    lo = hi = c
+    for w, (p, q) in zip(row, ivs):
+        if w > 0:
+            lo, hi = lo + w * p, hi + w * q
+        elif w < 0:
+            lo, hi = lo + w * q, hi + w * p
+    return lo, hi
+
 class _Tail:
     """The exact bound of ``|a − b|`` on one cell of the tail (R29): intervals of the
     homogenised ``a`` and ``b`` (biases times ``s in [0, σ]``) give each pair of neurons a sign,
@@ -187,25 +198,14 @@ class _Tail:
             za, zb, nr = [], [], []
             for j, row in enumerate(W):
                 for (ivs, bias, out) in ((la, self.ba[l][j], za), (lb, self.bb[l][j], zb)):
-                    lo = hi = _Z
-                    for w, (p, q) in zip(row, ivs):
-                        if w > 0:
-                            lo, hi = lo + w * p, hi + w * q
-                        elif w < 0:
-                            lo, hi = lo + w * q, hi + w * p
+                    lo, hi = _row_interval(row, ivs, _Z)
                     bs_ = bias * sig
                     out.append((lo + min(_Z, bs_), hi + max(_Z, bs_)))
                 db = self.ba[l][j] - self.bb[l][j]
                 if rho is None:
                     nr.append((db, db))
                 else:
-                    lo = hi = db
-                    for w, (p, q) in zip(row, rho):
-                        if w > 0:
-                            lo, hi = lo + w * p, hi + w * q
-                        elif w < 0:
-                            lo, hi = lo + w * q, hi + w * p
-                    nr.append((lo, hi))
+                    nr.append(_row_interval(row, rho, db))
             rho = nr
             if l == L - 1:
                 break
