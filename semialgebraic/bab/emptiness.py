@@ -54,7 +54,9 @@ _ZERO, _ONE = Q(0), Q(1)
 class Emptiness:
     """The outcome of :func:`decide_empty`: ``empty`` True (``tree`` proves ``max g <= upper <=
     0``), False (``witness``: an exact input of the domain with every target sign) or None
-    (undecided: node budget, or the question is not of the supported form)."""
+    (undecided: node budget, or the question is not of the supported form; ``upper``, when not
+    None, is then the certified bound ``max G <= upper`` the search reached, > 0, over the
+    search box: how far the question is from a proof)."""
 
     empty: bool | None
     upper: Q | None = None
@@ -166,7 +168,7 @@ def decide_empty(net: Network, dom, targets: dict, *, nodes: int = 200,
     if ob.upper is not None and ob.upper <= 0 and ob.tree is not None:
         return Emptiness(True, upper=ob.upper, tree=ob.tree, nodes=ob.nodes,
                          reason="branch and bound: max <= 0")
-    return Emptiness(None, nodes=ob.nodes, reason=ob.reason or "undecided")
+    return Emptiness(None, upper=ob.upper, nodes=ob.nodes, reason=ob.reason or "undecided")
 
 
 def _pair_candidates(net, dom, tg, box, samples=512, steps=60, keep=4) -> list:

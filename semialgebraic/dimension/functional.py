@@ -448,6 +448,10 @@ def _evidence_lines(net, evidence) -> list:
     if un:
         lines.append(f"{len(un)} weights never exercised (delta and input never both non-zero), "
                      f"e.g. {['W%d[%d,%s]' % (l + 1, i, k) for l, i, k in un[:4]]}")
+    for targets, upper, splits in (evidence.get("open_emptiness") or [])[:6]:
+        lines.append(f"{_question_text(targets)}: undecided, branch and bound reached max G <= "
+                     f"{float(upper):.3g} (not <= 0) after {splits} splits "
+                     "(semialgebraic.bab.emptiness; G > 0 exactly where every sign holds)")
     miss = evidence.get("missing") or []
     if miss:
         shown = ["+".join(pn[j] for j in sup[:4]) + ("+..." if len(sup) > 4 else "") for sup in miss[:6]]
@@ -456,3 +460,10 @@ def _evidence_lines(net, evidence) -> list:
                      "unproven symmetry (a proof that the parameters' Jacobian columns satisfy "
                      "that relation on every region closes the gap)")
     return lines
+
+
+def _question_text(targets: dict) -> str:
+    """``(2, 8) active and (3, 22) active never together`` for a branch-and-bound emptiness
+    question (1-based hidden layers, as in the evidence lines)."""
+    parts = [f"({t + 1}, {j}) {'active' if s > 0 else 'inactive'}" for (t, j), s in sorted(targets.items())]
+    return " and ".join(parts) + (" never together" if len(parts) > 1 else " never")

@@ -66,7 +66,10 @@ def prove_suspects(net: Network, dom, evidence: dict, budget, lps: int | None = 
     The work is counted, never timed: *nodes* branch-and-bound splits per question (at most
     :data:`SUSPECT_NODES_TOTAL` in all) and *lps*
     exact LPs for all the phase searches (default :data:`SUSPECT_LPS`, a third of it above 48
-    hidden neurons).  *budget* (its timeout) only stops the searches early.
+    hidden neurons).  *budget* (its timeout) only stops the searches early.  The
+    branch-and-bound questions left open are recorded in ``evidence["open_emptiness"]`` as
+    ``(targets, upper, splits)``: the certified bound ``max G <= upper`` (> 0) reached, so that
+    the reason of an open interval says how far each proof is.
 
     Returns
     -------
@@ -89,6 +92,8 @@ def prove_suspects(net: Network, dom, evidence: dict, budget, lps: int | None = 
             if not run.decide(task, max_lps):
                 undecided.append(task)
         open_tasks = undecided
+    if run.open_questions:
+        evidence["open_emptiness"] = run.open_questions
     proven = run.proven
     if not proven["emptiness"]:
         del proven["emptiness"]
@@ -153,6 +158,7 @@ class _Decider:
         self.proofs: list = []
         self.point = isinstance(dom, tuple) and dom[0] == dom[1]
         self.asked: set = set()              # branch-and-bound questions already asked
+        self.open_questions: list = []       # (targets, certified upper > 0, splits) left open
         self.spread_left = SPREAD_WITNESSES  # witnesses spread into many inputs (the first ones)
 
     def stopped(self) -> bool:
@@ -172,6 +178,8 @@ class _Decider:
         self.nodes_left -= (r.nodes - 1) // 2              # splits done (two nodes each)
         if r.empty is False:
             self.witness(r.witness, targets)
+        elif r.empty is None and r.upper is not None:
+            self.open_questions.append((dict(targets), r.upper, (r.nodes - 1) // 2))
         return r.empty, (r.proof(targets) if r.empty else None)
 
     def witness(self, x, targets) -> None:

@@ -246,3 +246,63 @@ def test_certificate_work_cap_is_a_count():
         assert verify(cert)[0] and cert["upper"] == fd.upper == 6
         kinds.append([sorted(e[3]) for e in cert["upper_directions"] if e[0] == "dead_proof"])
     assert kinds == [[["bab_tree", "targets"]], [["domain", "order", "refuted", "targets"]]]
+
+
+def _g_homogenised(net, targets, point) -> Fraction:
+    """``G(x, τ) = τ·min(relu(s1·z1), s2·z2)(x/τ)`` (one target: ``τ·s·z(x/τ)``) by Fraction
+    arithmetic, for τ > 0 (the oracle of the bound an undecided search reports)."""
+    *x, tau = [Fraction(str(v)) for v in point]
+    s = _signs_values(net, [v / tau for v in x])
+    tg = sorted(targets.items())
+    if len(tg) == 1:
+        (key, sg), = tg
+        return tau * sg * s[key]
+    (k1, s1), (k2, s2) = tg
+    return tau * min(max(s1 * s[k1], Fraction(0)), s2 * s[k2])
+
+
+def _signs_values(net, x) -> dict:
+    """Exact pre-activation values of every hidden neuron at x (Fraction arithmetic)."""
+    h, out = list(x), {}
+    for t in range(net.depth - 1):
+        W, b = net.layer(t)
+        z = [sum((Fraction(str(W[j, k])) * h[k] for k in range(len(h))), Fraction(0)) + Fraction(str(b[j]))
+             for j in range(W.nrows)]
+        out.update({(t, j): v for j, v in enumerate(z)})
+        h = [max(v, Fraction(0)) for v in z]
+    return out
+
+
+def test_undecided_questions_report_a_certified_bound():
+    """A question the node budget leaves open carries the certified ``max G <= upper`` (> 0)
+    of its search box: checked above G at random box points (Fraction oracle); the suspects'
+    decider records it in the evidence and the open interval's reason names the question."""
+    from semialgebraic.budget import Budget
+    from semialgebraic.dimension.functional import _evidence_lines
+    from semialgebraic.dimension.suspects import coactive_targets, prove_suspects
+    rng = random.Random(5)
+    opened = []
+    for seed in range(6):
+        net = _net([2, 5, 5, 1], 200 + seed)
+        for k in range(net.n_parameters):
+            targets = coactive_targets(net, k)
+            if targets is None:
+                continue
+            r = decide_empty(net, None, targets, nodes=0)
+            if r.empty is not None:
+                continue
+            assert r.upper is not None and r.upper > 0 and r.tree is None
+            for _ in range(40):
+                p = [Fraction(rng.randint(-16, 16), 16) for _ in range(2)] + [Fraction(rng.randint(1, 16), 16)]
+                assert _g_homogenised(net, targets, p) <= Fraction(str(r.upper))
+            opened.append((net, k, targets))
+    assert len(opened) >= 3
+    net, k, targets = opened[0]
+    evidence = {"missing": [[k]]}
+    prove_suspects(net, None, evidence, Budget(), lps=1, nodes=0)
+    (got, upper, splits), = evidence["open_emptiness"]
+    assert got == targets and upper > 0 and splits == 0
+    lines = _evidence_lines(net, evidence)
+    (t1, j1), (t2, j2) = sorted(targets)
+    assert any(f"({t1 + 1}, {j1}) active and ({t2 + 1}, {j2}) active never together: undecided" in ln
+               for ln in lines)
