@@ -84,6 +84,24 @@
    wall in the command (12.6 s CPU), certificate 12.6 s wall (4.2 s CPU); ``--dim-targets`` row:
    [187, 13 005] in 61.2 s wall (limit 65 s, 7.3 s CPU).  13 005 = N - 300 is already the
    generic bound (three-layer-fibers R9 scalings, one per hidden neuron).
+   Re-measured 2026-12-02 10:26-10:38 UTC (load 10-13, ``--dim-seeds 1,3,5,6``; default work
+   budgets): seed 1 [2336, 2337] 22.1 s CPU (107 s wall), seed 3 [2336, 2337] 18.3 s (86 s),
+   seed 5 [2290, 2337] 27.0 s (131 s), seed 6 [2334, 2337] 42.5 s (207 s): not exact.  The
+   undecided emptiness questions now report the certified bound their search reached (seed 1:
+   (2, 8)/(3, 22) max G <= 8.42 after 48 splits; seed 3: (2, 25)/(3, 21) <= 7.46).  Why no
+   proof closes (measured the same morning, floats as evidence only): a float MILP (HiGHS via
+   scipy ``milp``, big-M from interval bounds and one round of LP bound tightening, the
+   homogenised box, ~40 s wall each) leaves dual bounds 6.7 (seed 1, 12 874 nodes, 27 s CPU),
+   7.8 (seed 3), 13.3 / 13.5 (seed 6, (2, 2) and (2, 13) with (3, 4)) and 0.57 / 1.0-1.7 (seed
+   5, (1, k)/(2, 29)), never finds a co-active point (incumbent 0), so an exact search at
+   0.03-0.08 s CPU per node has no chance within 30 s; the cross-section of the homogenised
+   cone (faces tau = 1 and x_k = +-1, which avoid the origin where G = 0 is attained) with 100
+   exact splits per face leaves bounds 7.8-21 on seed 1's pair, and on 21 never-co-active pairs
+   of 3-10-10-10-1 nets it decides fewer questions than the whole box at the same node count (2
+   against 7), so it was not adopted; input splitting alone (float symbolic intervals, face tau
+   = 1 of seed 1's pair) needs more than 300 000 boxes; seed 5 split into a tail ("(2, 29)
+   never active where |x|_inf >= 1/4": 1 of 16 faces closes in 100 splits, bounds 1.3-3.5 on the
+   others) and a body (the pairs on [-1/4, 1/4]^8: bounds 0.48-0.57 after 100 splits).
 3. Float32 SVD (numpy) ranks of the same Jacobian rows against their certified rank (rank mod
    p, a lower bound, against N - rank of the proven symmetries, an upper bound), 11:20 run:
    4-32-32-1 int/8 (1500 inputs): certified >= 1039, float32 298 / 261 / 815 (tolerances numpy
