@@ -254,8 +254,8 @@ def bench_dimension(targets_only: bool = False, seeds: tuple | None = None) -> N
             note += ("; " if note else "") + "missing: " + fd.reason.split("(supports): ")[-1].split("; each")[0][:100]
         elif not fd.exact and "evidence" in fd.reason:
             note += ("; " if note else "") + fd.reason.split("unproven): ")[-1][:110]
-        for part in fd.reason.split("; "):       # the branch-and-bound questions left open
-            if "undecided, branch and bound reached" in part:
+        for part in [p for p in fd.reason.split("; ") if "undecided, branch and bound reached" in p][:2]:
+            if part:                              # the branch-and-bound questions left open
                 note += "; open: " + part.split(" (semialgebraic")[0].replace(
                     "undecided, branch and bound reached ", "")
         print(f"{'-'.join(map(str, widths)):<14}{kind:<12}{seed:>5}{net.n_parameters - net.n_hidden:>7}"

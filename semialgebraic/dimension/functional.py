@@ -63,8 +63,8 @@ from .directions import symmetry_directions
 from .jacobian import ProvenSpan, exact_rank, jacobian_rows, missing_directions, network_prime
 from .nongeneric import neuron_list, non_generic, one_point, seen_zero_neurons, with_nearby
 from .result import FunctionalDimension
-from .sampling import COVER, batch_simplex, chosen_inputs, exact_masks
-from .suspects import prove_suspects
+from .sampling import COVER, SPREAD, batch_simplex, chosen_inputs, exact_masks
+from .suspects import SPREAD_WITNESSES, prove_suspects
 
 __all__ = ["functional_dimension", "FIRST_ROUND", "EXACT_LIMIT", "EXACT_LIMIT_COMPLETE"]
 
@@ -82,6 +82,14 @@ _log = logging.getLogger(__name__)
 RANK_ONLY = 8000
 """Above this many parameters the rows are only ranked mod p (no kernel basis: it would hold
 about N^2 numbers); the suspects, which need the kernel, are then not searched."""
+
+SPREAD_OPS = 4e8
+"""Estimated float64 operations (about 2 s at :data:`ELIMINATION_RATE`) that the inputs spread
+from the suspects' witnesses may cost in the kernel's shrinking (:meth:`_Sandwich.spread_count`)."""
+
+SPREAD_MAX = 256
+"""At most this many inputs spread from one witness (8-32-32-32-1 normal seed 5: 16 inputs give
+lower 2290, 256 give 2293, 1024 give 2294)."""
 
 EXACT_SLOWDOWN = 50
 """How much slower the exact rational rank is than the elimination mod p (an estimate)."""
@@ -286,6 +294,18 @@ class _Sandwich:
         cost = rows * self.N * min(rows, self.N) * EXACT_SLOWDOWN / ELIMINATION_RATE
         return cost <= T / 4 and not self.budget.exhausted()
 
+    def spread_count(self) -> int:
+        """Inputs spread from each witness of a rarely met sign set (:func:`spread_points`): as
+        many as the shrinking of the kernel basis affords within :data:`SPREAD_OPS` estimated
+        operations (about rows · N · dim(kernel)), or within an eighth of the *timeout* (its
+        value, not the clock) when that is more: a count of work, so the same seed and timeout
+        give the same inputs; between :data:`SPREAD` and :data:`SPREAD_MAX`."""
+        ops = SPREAD_OPS
+        if self.budget.timeout is not None:
+            ops = max(ops, self.budget.timeout / 8 * ELIMINATION_RATE)
+        per_row = self.N * max(1, self.kernel_dim())
+        return int(min(SPREAD_MAX, max(SPREAD, ops / per_row / SPREAD_WITNESSES)))
+
     def kernel_dim(self) -> int:
         return self.N if self.kernel is None else int(self.kernel.shape[1])
 
@@ -359,7 +379,8 @@ class _Sandwich:
             return
         net = self.net
         self.evidence["missing"] = missing_directions(self.kernel, self.span)
-        self.proven, witnesses, self.proofs = prove_suspects(net, self.dom, self.evidence, self.budget)
+        self.proven, witnesses, self.proofs = prove_suspects(net, self.dom, self.evidence, self.budget,
+                                                             spread=self.spread_count())
         if witnesses:                  # exact inputs where a suspect parameter is exercised
             Xw, masks = exact_masks(net, batch_simplex(net, witnesses))
             if Xw:

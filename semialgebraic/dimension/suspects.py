@@ -56,7 +56,7 @@ def prove_empty(net: Network, dom, targets: dict, max_lps: int = 400, deadline: 
 
 
 def prove_suspects(net: Network, dom, evidence: dict, budget, lps: int | None = None,
-                   nodes: int = SUSPECT_NODES) -> tuple:
+                   nodes: int = SUSPECT_NODES, spread: int | None = None) -> tuple:
     """Exact decisions for what the sampled inputs flag: neurons never seen active / inactive
     (branch and bound, :func:`semialgebraic.bab.emptiness.decide_empty`, then
     :func:`prove_empty`), weights never exercised or alone in a missing kernel direction (never
@@ -69,7 +69,9 @@ def prove_suspects(net: Network, dom, evidence: dict, budget, lps: int | None = 
     hidden neurons).  *budget* (its timeout) only stops the searches early.  The
     branch-and-bound questions left open are recorded in ``evidence["open_emptiness"]`` as
     ``(targets, upper, splits)``: the certified bound ``max G <= upper`` (> 0) reached, so that
-    the reason of an open interval says how far each proof is.
+    the reason of an open interval says how far each proof is.  *spread*: inputs spread from
+    each of the first :data:`SPREAD_WITNESSES` witnesses (default
+    :data:`semialgebraic.dimension.sampling.SPREAD`).
 
     Returns
     -------
@@ -83,6 +85,7 @@ def prove_suspects(net: Network, dom, evidence: dict, budget, lps: int | None = 
     if lps is None:
         lps = SUSPECT_LPS if net.n_hidden <= 48 else SUSPECT_LPS // 3
     run = _Decider(net, dom, budget, lps, nodes)
+    run.spread = spread
     open_tasks = _suspect_tasks(net, evidence)[:128]
     for max_lps in (300, None):          # cheap decisions first, then the rest with the LPs left
         undecided = []
@@ -160,6 +163,7 @@ class _Decider:
         self.asked: set = set()              # branch-and-bound questions already asked
         self.open_questions: list = []       # (targets, certified upper > 0, splits) left open
         self.spread_left = SPREAD_WITNESSES  # witnesses spread into many inputs (the first ones)
+        self.spread = None                   # inputs per spread witness (None: the default)
 
     def stopped(self) -> bool:
         return self.lps_left <= 0 or (hasattr(self.budget, "exhausted") and self.budget.exhausted())
@@ -189,7 +193,7 @@ class _Decider:
         self.witnesses.append(x)
         if self.spread_left > 0:
             self.spread_left -= 1
-            self.witnesses.extend(spread_points(self.net, self.dom, x, targets))
+            self.witnesses.extend(spread_points(self.net, self.dom, x, targets, count=self.spread))
 
     def decide(self, task, cap) -> bool:
         """Run one task, recording its outcome; False when it stays undecided."""

@@ -75,3 +75,34 @@ def test_spread_points_stay_in_the_sign_set_and_spread():
         assert len({tuple(sorted(_signs(net, p).items())) for p in pts}) >= 3
     off = next(x for x in ([Fraction(i, 4), 0, 0] for i in range(-16, 17)) if _signs(net, x)[(1, 2)] < 1)
     assert sampling.spread_points(net, None, off, {(1, 2): 1}) == []     # not a witness: nothing
+
+
+def test_spread_count_is_a_count_of_work():
+    """The inputs spread from each witness depend on the kernel's size and the timeout's value,
+    never on the clock: the same timeout gives the same count (one budget created 0.2 s later);
+    a larger timeout or a smaller kernel never gives fewer; always between SPREAD and
+    SPREAD_MAX; and at least SPREAD_OPS / (rows' cost) when that lies in between."""
+    import time
+    import numpy as np
+    from semialgebraic.dimension import functional as fmod
+    net = _net([8, 32, 32, 1], 1)
+    counts = {}
+    for T in (None, 10.0, 1000.0):
+        for kdim in (40, 400, 4000):
+            got = []
+            for _ in range(2):
+                s = fmod._Sandwich(net, None, Budget(T))
+                s.kernel = np.zeros((s.N, kdim), dtype=np.int64)
+                got.append(s.spread_count())
+                time.sleep(0.1)
+            assert got[0] == got[1]
+            counts[(T, kdim)] = got[0]
+    assert all(fmod.SPREAD <= c <= fmod.SPREAD_MAX for c in counts.values())
+    for kdim in (40, 400, 4000):
+        assert counts[(None, kdim)] <= counts[(10.0, kdim)] <= counts[(1000.0, kdim)]
+    for T in (None, 10.0, 1000.0):
+        assert counts[(T, 40)] >= counts[(T, 400)] >= counts[(T, 4000)]
+    N = net.n_parameters
+    want = fmod.SPREAD_OPS / (N * 400) / fmod.SPREAD_WITNESSES
+    assert fmod.SPREAD < want < fmod.SPREAD_MAX and counts[(None, 400)] == int(want)
+    assert counts[(1000.0, 4000)] == fmod.SPREAD_MAX and counts[(None, 4000)] < fmod.SPREAD_MAX
