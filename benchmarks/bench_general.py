@@ -102,6 +102,11 @@
    = 1 of seed 1's pair) needs more than 300 000 boxes; seed 5 split into a tail ("(2, 29)
    never active where |x|_inf >= 1/4": 1 of 16 faces closes in 100 splits, bounds 1.3-3.5 on the
    others) and a body (the pairs on [-1/4, 1/4]^8: bounds 0.48-0.57 after 100 splits).
+   Under a timeout the inputs spread from each suspect witness now scale with the timeout's
+   value (a count of work, :meth:`_Sandwich.spread_count`; default runs unchanged, 16):
+   ``functional_dimension(net, timeout=600)`` 10:53-10:56 UTC (load 12-14): seed 5 [2293, 2337]
+   (7 613 points, 31.5 s CPU, 167 s wall; 1 024 inputs per witness gave 2294, 35.6 s CPU),
+   seed 1 [2336, 2337] (14 384 points, 35.2 s CPU: the extra inputs cost ~10 s and add nothing).
 3. Float32 SVD (numpy) ranks of the same Jacobian rows against their certified rank (rank mod
    p, a lower bound, against N - rank of the proven symmetries, an upper bound), 11:20 run:
    4-32-32-1 int/8 (1500 inputs): certified >= 1039, float32 298 / 261 / 815 (tolerances numpy
@@ -254,10 +259,9 @@ def bench_dimension(targets_only: bool = False, seeds: tuple | None = None) -> N
             note += ("; " if note else "") + "missing: " + fd.reason.split("(supports): ")[-1].split("; each")[0][:100]
         elif not fd.exact and "evidence" in fd.reason:
             note += ("; " if note else "") + fd.reason.split("unproven): ")[-1][:110]
-        for part in [p for p in fd.reason.split("; ") if "undecided, branch and bound reached" in p][:2]:
-            if part:                              # the branch-and-bound questions left open
-                note += "; open: " + part.split(" (semialgebraic")[0].replace(
-                    "undecided, branch and bound reached ", "")
+        opened = [p for p in fd.reason.split("; ") if "undecided, branch and bound reached" in p]
+        for part in opened[:2]:                   # the branch-and-bound questions left open
+            note += "; open: " + part.split(" (semialgebraic")[0].replace("undecided, branch and bound reached ", "")
         print(f"{'-'.join(map(str, widths)):<14}{kind:<12}{seed:>5}{net.n_parameters - net.n_hidden:>7}"
               f"{fd.lower:>7}{fd.upper:>7}{str(fd.exact):>7}{fd.samples:>8}{dt:>7.1f}s{dc:>7.1f}s  {note}")
 

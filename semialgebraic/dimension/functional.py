@@ -83,13 +83,9 @@ RANK_ONLY = 8000
 """Above this many parameters the rows are only ranked mod p (no kernel basis: it would hold
 about N^2 numbers); the suspects, which need the kernel, are then not searched."""
 
-SPREAD_OPS = 4e8
-"""Estimated float64 operations (about 2 s at :data:`ELIMINATION_RATE`) that the inputs spread
-from the suspects' witnesses may cost in the kernel's shrinking (:meth:`_Sandwich.spread_count`)."""
-
 SPREAD_MAX = 256
-"""At most this many inputs spread from one witness (8-32-32-32-1 normal seed 5: 16 inputs give
-lower 2290, 256 give 2293, 1024 give 2294)."""
+"""At most this many inputs spread from one witness under a timeout (8-32-32-32-1 normal seed 5:
+16 inputs give lower 2290, 256 give 2293, 1024 give 2294)."""
 
 EXACT_SLOWDOWN = 50
 """How much slower the exact rational rank is than the elimination mod p (an estimate)."""
@@ -295,16 +291,17 @@ class _Sandwich:
         return cost <= T / 4 and not self.budget.exhausted()
 
     def spread_count(self) -> int:
-        """Inputs spread from each witness of a rarely met sign set (:func:`spread_points`): as
-        many as the shrinking of the kernel basis affords within :data:`SPREAD_OPS` estimated
-        operations (about rows · N · dim(kernel)), or within an eighth of the *timeout* (its
-        value, not the clock) when that is more: a count of work, so the same seed and timeout
-        give the same inputs; between :data:`SPREAD` and :data:`SPREAD_MAX`."""
-        ops = SPREAD_OPS
-        if self.budget.timeout is not None:
-            ops = max(ops, self.budget.timeout / 8 * ELIMINATION_RATE)
-        per_row = self.N * max(1, self.kernel_dim())
-        return int(min(SPREAD_MAX, max(SPREAD, ops / per_row / SPREAD_WITNESSES)))
+        """Inputs spread from each witness of a rarely met sign set (:func:`spread_points`):
+        :data:`SPREAD` without a timeout; with one, as many as an eighth of the *timeout* (its
+        value, not the clock) affords in the kernel's shrinking (about (d + 1) rows per input,
+        each costing N · dim(kernel) operations at :data:`ELIMINATION_RATE`), between
+        :data:`SPREAD` and :data:`SPREAD_MAX`: a count of work, so the same seed and timeout
+        give the same inputs, and a larger budget buys more of them."""
+        T = self.budget.timeout
+        if T is None:
+            return SPREAD
+        per_input = (self.net.n_inputs + 1) * max(1, self.net.n_outputs) * self.N * max(1, self.kernel_dim())
+        return int(min(SPREAD_MAX, max(SPREAD, T / 8 * ELIMINATION_RATE / per_input / SPREAD_WITNESSES)))
 
     def kernel_dim(self) -> int:
         return self.N if self.kernel is None else int(self.kernel.shape[1])
