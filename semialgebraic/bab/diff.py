@@ -219,8 +219,11 @@ def bounded_diff(a: Network, b: Network, dom: Domain, budget: Budget, eps=None,
             state, done = states.pop(key, (None, 0))
             if state is not None and old is not None and old.tree is state["root"]:
                 old.tree = freeze_tree(old.tree)   # the resumed run grows the live tree in place
+            # without ε, an objective's nodes are closed at the best lower bound of them all
+            # (only max_o matters): objectives below it finish at once
+            prune = eps if eps is not None else max((r.lower for r in runs.values()), default=None)
             ob = bound_objective(Ws, bs, box, c, _objective(D, o, s, dom, x0), budget=bud,
-                                 start=start, stop_above=eps, prune_at=eps, engine=engine,
+                                 start=start, stop_above=eps, prune_at=prune, engine=engine,
                                  input_splits=input_splits, state=state)
             nodes += ob.nodes - done
             if ob.upper is not None and "state" in ob.extra:
