@@ -26,6 +26,7 @@ from algebra.rationals import Q
 
 from ..budget import Budget
 from .differential import DifferentialNet, delta_lines
+from .exactleaf import exact_leaf
 from .relaxation import LPTemplate, candidates as _candidates, exact_bound_int, float_duals
 from .symbolic import SymbolicNet, affine_bound
 from .tighten import DEFAULT_CAP, Tightener
@@ -100,6 +101,25 @@ def _lp_bound(Ws, bs, box, ivs, c, sym, time_limit=None, template=None, lines=No
             if val < best[0]:
                 best = (val, y)
     return best[0], best[1], x
+
+
+def _exact_leaf(Ws, bs, box, ivs, c, x, sym, value, holder, bnd):
+    """A leaf without unstable neurons: the exact LP of its region from HiGHS's point *x*
+    (:func:`.exactleaf.exact_leaf`): ``(bound, (value, point) or None)``; *holder* takes the
+    exact multipliers when their bound is below *bnd*."""
+    got = exact_leaf(Ws, bs, box, ivs, c, x)
+    if got is None:
+        return bnd, None
+    mu, alpha, beta, p = got
+    found = None
+    if all(lo <= v <= hi for v, (lo, hi) in zip(p, box)):
+        found = (value(p), p)
+    val = exact_bound_int(sym, box, ivs, c, mu, alpha, beta)
+    if val < bnd:
+        holder.clear()
+        holder.update({"bound": val, "mu": mu, "alpha": alpha, "beta": beta})
+        bnd = val
+    return bnd, found
 
 
 def _multipliers(y):
@@ -361,6 +381,11 @@ def bound_objective(Ws, bs, box, c, value, *, budget: Budget | None = None,
                         v = value(p)
                         if v > lower:
                             lower, point = v, p
+                if x is not None and unstable == 0 and bnd > cut() and not engine.halfspaces:
+                    bnd = _exact_leaf(Ws, bs, nbox, ivs, c, x, engine.sym, value, holder, bnd)
+                    if bnd[1] is not None and bnd[1][0] > lower:
+                        lower, point = bnd[1]
+                    bnd = bnd[0]
         if recs and unstable == 0 and bnd > cut() and engine.lp and not budget.exhausted():
             # no neuron left to split, but the tightened (grid) intervals keep the LP from
             # reaching the exact value: the LP on the symbolic intervals alone (a leaf without
