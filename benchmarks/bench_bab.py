@@ -12,7 +12,9 @@ at the root (symbolic intervals), the certified interval on max |a − b| and it
 search time (wall and CPU), the independent check of the certificate written to disk (JSON +
 binary sidecar, read back through ``resolve_sidecar``: wall and CPU) and its size; a HiGHS MILP
 (big-M from the same certified root intervals, one thread, ``mip_rel_gap=0``, floats, in a
-child process, the row's budget; ``--no-milp`` skips it): its value, time and status; ``--eps``:
+child process, one MILP per output and sign, each an equal share of the row's budget;
+``--no-milp`` skips it): its best incumbent and largest dual bound (floats, unverified), wall
+and CPU time, status; ``--eps``:
 ε-equivalence at 0.99× and 1.01× the certified maximum (when the row is exact).
 
     python benchmarks/bench_bab.py [--timeout 60] [--full-timeout 120] [--points 10]
@@ -192,7 +194,8 @@ def row(name, a, b, box, args):
                f"{size / 1024:.0f} |")
     if args.milp:
         val, dual, tm, tc, st = milp(D, box, ivs, args.timeout_now)
-        out += f" [{val:.4e}, {dual:.4e}] | {tm:.1f} ({tc:.1f}) | {st} |"
+        inc = f"{val:.4e}" if np.isfinite(val) else "none"
+        out += f" [{inc}, {dual:.4e}] | {tm:.1f} ({tc:.1f}) | {st} |"
     if args.eps and r.complete and r.lower > 0:
         for f in (Q(99, 100), Q(101, 100)):
             t = time.monotonic()
