@@ -12,7 +12,9 @@ at the root (symbolic intervals), the certified interval on max |a − b| and it
 search time (wall and CPU), the independent check of the certificate written to disk (JSON +
 binary sidecar, read back through ``resolve_sidecar``: wall and CPU) and its size; a HiGHS MILP
 (big-M from the same certified root intervals, one thread, ``mip_rel_gap=0``, floats, in a
-child process, the row's budget; ``--no-milp`` skips it): its value, time and status; ``--eps``:
+child process, one MILP per output and sign, each an equal share of the row's budget;
+``--no-milp`` skips it): its best incumbent and largest dual bound (floats, unverified), wall
+and CPU time, status; ``--eps``:
 ε-equivalence at 0.99× and 1.01× the certified maximum (when the row is exact).
 
     python benchmarks/bench_bab.py [--timeout 60] [--full-timeout 120] [--points 10]
@@ -74,71 +76,79 @@ def digits(name):
 
 
 def _milp_child(Ws, bs, box, ivs, timeout):
-    """max over outputs and signs of ± D(x) by a float big-M MILP (one thread, gap 0)."""
+    """``max_o |D_o(x)|`` by a float big-M MILP per output and sign (one thread, gap 0; every
+    ``M`` from the same certified root intervals), each given an equal share of *timeout* (it
+    was the whole remaining time in turn, so the first objective took all of it and the
+    incumbent was output 0's alone; one MILP of ``max t``, ``t <= s·z_o + M(1 − y_os)``, ``Σ y
+    = 1``, found worse incumbents than the shares, tried 2026-12-02).  Returns ``(incumbent,
+    bound, wall s, cpu s, status)``: the best incumbent and the largest dual bound of the
+    objectives (floats, unverified), the status "optimal" when every objective was solved."""
     from highspy import _core as hc
-    best, t0 = -np.inf, time.monotonic()
+    best, bound, t0, c0 = -np.inf, -np.inf, time.monotonic(), time.process_time()
     L = len(Ws)
     m = len(Ws[-1])
     status = "optimal"
-    for o in range(m):
-        for s in (1.0, -1.0):
-            left = timeout - (time.monotonic() - t0)
-            if left <= 0:
-                return best, time.monotonic() - t0, "time limit"
-            # a MILP: HiGHS's default presolve ("choose") back on
-            h = new_highs(threads=1, presolve="choose", mip_rel_gap=0.0, time_limit=float(left))
-            inf = hc.kHighsInf
-            lo_c, hi_c, integ, rows = [], [], [], []
+    for k, (o, s) in enumerate((o, s) for o in range(m) for s in (1.0, -1.0)):
+        left = timeout - (time.monotonic() - t0)
+        if left <= 0:
+            return best, np.inf, time.monotonic() - t0, time.process_time() - c0, "time limit"
+        share = left / (2 * m - k)
+        # a MILP: HiGHS's default presolve ("choose") back on
+        h = new_highs(threads=1, presolve="choose", mip_rel_gap=0.0, time_limit=float(share))
+        inf = hc.kHighsInf
+        lo_c, hi_c, integ, rows = [], [], [], []
 
-            def col(lo, hi, kind=0):
-                lo_c.append(lo); hi_c.append(hi); integ.append(kind)
-                return len(lo_c) - 1
-            prev = [col(lo, hi) for lo, hi in box]
-            for l in range(L):
-                zc = [col(lo, hi) for lo, hi in ivs[l]]
-                for j, row in enumerate(Ws[l]):
-                    ent = {zc[j]: 1.0}
-                    for k, w in enumerate(row):
-                        if w != 0:
-                            ent[prev[k]] = ent.get(prev[k], 0.0) - w
-                    rows.append((ent, bs[l][j], bs[l][j]))
-                if l == L - 1:
-                    out = zc
-                    break
-                hc_ = []
-                for j, (lo, hi) in enumerate(ivs[l]):
-                    hj = col(max(lo, 0.0), max(hi, 0.0))
-                    hc_.append(hj)
-                    if lo >= 0:
-                        rows.append(({hj: 1.0, zc[j]: -1.0}, 0.0, 0.0))
-                    elif hi <= 0:
-                        pass                                # h is boxed to [0, 0]
-                    else:
-                        dj = col(0.0, 1.0, 1)
-                        rows.append(({hj: 1.0, zc[j]: -1.0}, 0.0, inf))
-                        rows.append(({hj: 1.0, zc[j]: -1.0, dj: -lo}, -inf, -lo))
-                        rows.append(({hj: 1.0, dj: -hi}, -inf, 0.0))
-                prev = hc_
-            lp = hc.HighsLp()
-            n = len(lo_c)
-            lp.num_col_, lp.num_row_ = n, len(rows)
-            cost = np.zeros(n)
-            cost[out[o]] = s
-            lp.col_cost_ = cost
-            lp.col_lower_ = np.array(lo_c)
-            lp.col_upper_ = np.array(hi_c)
-            lp.row_lower_ = np.array([r[1] for r in rows], dtype=float)
-            lp.row_upper_ = np.array([r[2] for r in rows], dtype=float)
-            lp.sense_ = hc.ObjSense.kMaximize
-            set_rowwise(lp, [ent for ent, _, _ in rows], n)
-            lp.integrality_ = [hc.HighsVarType.kInteger if t else hc.HighsVarType.kContinuous for t in integ]
-            h.passModel(lp)
-            run_highs(h)
-            st = str(h.getModelStatus()).rsplit(".", 1)[-1]
-            if st != "kOptimal":
-                status = st
-            best = max(best, h.getInfo().objective_function_value)
-    return best, time.monotonic() - t0, status
+        def col(lo, hi, kind=0):
+            lo_c.append(lo); hi_c.append(hi); integ.append(kind)
+            return len(lo_c) - 1
+        prev = [col(lo, hi) for lo, hi in box]
+        for l in range(L):
+            zc = [col(lo, hi) for lo, hi in ivs[l]]
+            for j, row in enumerate(Ws[l]):
+                ent = {zc[j]: 1.0}
+                for i, w in enumerate(row):
+                    if w != 0:
+                        ent[prev[i]] = ent.get(prev[i], 0.0) - w
+                rows.append((ent, bs[l][j], bs[l][j]))
+            if l == L - 1:
+                out = zc
+                break
+            hc_ = []
+            for j, (lo, hi) in enumerate(ivs[l]):
+                hj = col(max(lo, 0.0), max(hi, 0.0))
+                hc_.append(hj)
+                if lo >= 0:
+                    rows.append(({hj: 1.0, zc[j]: -1.0}, 0.0, 0.0))
+                elif hi <= 0:
+                    pass                                # h is boxed to [0, 0]
+                else:
+                    dj = col(0.0, 1.0, 1)
+                    rows.append(({hj: 1.0, zc[j]: -1.0}, 0.0, inf))
+                    rows.append(({hj: 1.0, zc[j]: -1.0, dj: -lo}, -inf, -lo))
+                    rows.append(({hj: 1.0, dj: -hi}, -inf, 0.0))
+            prev = hc_
+        lp = hc.HighsLp()
+        n = len(lo_c)
+        lp.num_col_, lp.num_row_ = n, len(rows)
+        cost = np.zeros(n)
+        cost[out[o]] = s
+        lp.col_cost_ = cost
+        lp.col_lower_ = np.array(lo_c)
+        lp.col_upper_ = np.array(hi_c)
+        lp.row_lower_ = np.array([r[1] for r in rows], dtype=float)
+        lp.row_upper_ = np.array([r[2] for r in rows], dtype=float)
+        lp.sense_ = hc.ObjSense.kMaximize
+        set_rowwise(lp, [ent for ent, _, _ in rows], n)
+        lp.integrality_ = [hc.HighsVarType.kInteger if t else hc.HighsVarType.kContinuous for t in integ]
+        h.passModel(lp)
+        run_highs(h)
+        st = str(h.getModelStatus()).rsplit(".", 1)[-1]
+        if st != "kOptimal":
+            status = st
+        info = h.getInfo()
+        best = max(best, info.objective_function_value)
+        bound = max(bound, info.mip_dual_bound)
+    return best, bound, time.monotonic() - t0, time.process_time() - c0, status
 
 
 def milp(D, box, ivs, timeout):
@@ -183,8 +193,9 @@ def row(name, a, b, box, args):
                f"{'yes' if r.complete else 'no'} | {r.nodes} | {ts:.1f} ({cs:.1f}) | {tc:.1f} ({cc:.1f}) | "
                f"{size / 1024:.0f} |")
     if args.milp:
-        val, tm, st = milp(D, box, ivs, args.timeout_now)
-        out += f" {val:.4e} | {tm:.1f} | {st} |"
+        val, dual, tm, tc, st = milp(D, box, ivs, args.timeout_now)
+        inc = f"{val:.4e}" if np.isfinite(val) else "none"
+        out += f" [{inc}, {dual:.4e}] | {tm:.1f} ({tc:.1f}) | {st} |"
     if args.eps and r.complete and r.lower > 0:
         for f in (Q(99, 100), Q(101, 100)):
             t = time.monotonic()
@@ -216,7 +227,7 @@ def main():
     head = ("| instance | unstable at root | lower | upper | upper/lower | exact | nodes | search s (cpu) "
             "| check s (cpu) | cert KB |")
     if args.milp:
-        head += " MILP value | MILP s | MILP |"
+        head += " MILP [incumbent, bound] | MILP s (cpu) | MILP |"
     if args.eps:
         head += " 0.99ε | s | 1.01ε | s |"
     print(f"a vs its float16 copy; budget {args.timeout:g} s (full box {args.full_timeout:g} s)")

@@ -97,7 +97,7 @@ def instance(name, a, b, box, args, baseline):
     if baseline == "milp":
         D = difference_network(a, b)
         ivs = SymbolicNet([W.to_rows() for W in D.weights], [list(v) for v in D.biases]).intervals(box, {})
-        mil = milp(D, box, ivs, args.milp_timeout)   # (value, s, status), in a child process
+        mil = milp(D, box, ivs, args.milp_timeout)   # (incumbent, bound, s, cpu s, status), in a child process
     for f in FACTORS:
         eps = M * f
         (ans, rr), te, ce = _timed(epsilon_equivalent, a, b, box, eps, timeout=args.timeout)
@@ -105,7 +105,7 @@ def instance(name, a, b, box, args, baseline):
         if ans is not None and ans != truth:
             raise AssertionError(f"{name}: wrong ε answer at {f}·M")
         if baseline == "milp":
-            val, tb, st = mil
+            val, _, tb, _, st = mil
             bans = "yes" if val <= float(eps) else "no"
             base = f"HiGHS MILP: {bans} (max {val:.4e}, {st})"
         else:

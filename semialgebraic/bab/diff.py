@@ -18,12 +18,13 @@ from algebra.rationals import Q, q_json, to_q
 
 from ..budget import Budget, BudgetExhausted
 from ..exceptions import CertificateError
-from .primal import float_candidates
+from .primal import float_candidates, region_search
 from .search import Engine, bound_objective
 
 __all__ = ["BabResult", "diff_bounds", "epsilon_equivalent", "as_domain", "domain_point", "bounded_diff"]
 
 _SEARCH_SHARE = 0.85    # of a timeout, for the search; the rest for re-checking its certificate
+_STARTS = 8         # the gradient ascent's best points, each the start of a walk over regions
 _PREFETCH = 128         # hidden neurons of a − b from which the root's intervals come first
 
 
@@ -188,6 +189,7 @@ def bounded_diff(a: Network, b: Network, dom: Domain, budget: Budget, eps=None,
     bs = [list(bv) for bv in D.biases]
     runs: dict = {}                  # (o, s) -> the ObjectiveBound of least upper bound
     seeds: dict = {}                 # (o, s) -> the float search's start points
+    walked: dict = {}                # (o, s) -> the best points of the walk over regions
     states: dict = {}                # (o, s) -> (open nodes of a cut run, its node count)
     nodes = 0
     reasons = []
@@ -211,16 +213,25 @@ def bounded_diff(a: Network, b: Network, dom: Domain, budget: Budget, eps=None,
             c[o] = Q(s)
             if key not in seeds and not bud.exhausted():
                 try:
-                    seeds[key] = float_candidates(Ws, bs, box, o, s, seed=o)
+                    seeds[key] = float_candidates(Ws, bs, box, o, s, seed=o, keep=_STARTS)
                 except KeyboardInterrupt:
                     bud.interrupt()  # (a slice's end is not the outer budget's)
-            start = ([] if x0 is None else [x0]) + seeds.get(key, [])
+            if key in seeds and key not in walked and (key in runs or budget.timeout is None) \
+                    and not bud.exhausted():
+                try:                 # after the root's bound (when sliced): a walk over regions
+                    walked[key] = region_search(Ws, bs, box, o, s, seeds[key], halfspaces=halfspaces)
+                except KeyboardInterrupt:
+                    bud.interrupt()
+            start = ([] if x0 is None else [x0]) + seeds.get(key, [])[:3] + walked.get(key, [])
             old = runs.get(key)
             state, done = states.pop(key, (None, 0))
             if state is not None and old is not None and old.tree is state["root"]:
                 old.tree = freeze_tree(old.tree)   # the resumed run grows the live tree in place
+            # without ε, an objective's nodes are closed at the best lower bound of them all
+            # (only max_o matters): objectives below it finish at once
+            prune = eps if eps is not None else max((r.lower for r in runs.values()), default=None)
             ob = bound_objective(Ws, bs, box, c, _objective(D, o, s, dom, x0), budget=bud,
-                                 start=start, stop_above=eps, prune_at=eps, engine=engine,
+                                 start=start, stop_above=eps, prune_at=prune, engine=engine,
                                  input_splits=input_splits, state=state)
             nodes += ob.nodes - done
             if ob.upper is not None and "state" in ob.extra:

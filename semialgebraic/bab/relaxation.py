@@ -487,8 +487,7 @@ def to_rational(y: float, den: int | None) -> Q:
     (any rational multipliers are valid after projection; short ones keep the bound cheap)."""
     if den is not None:
         return Q(round(y * den), den)
-    fr = Fraction(y)
-    return Q(fr.numerator, fr.denominator)
+    return Q(*y.as_integer_ratio())
 
 
 def set_rowwise(lp, rows, ncol: int) -> None:

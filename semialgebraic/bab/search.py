@@ -26,6 +26,7 @@ from algebra.rationals import Q
 
 from ..budget import Budget
 from .differential import DifferentialNet, delta_lines
+from .exactleaf import exact_leaf
 from .relaxation import LPTemplate, candidates as _candidates, exact_bound_int, float_duals
 from .symbolic import SymbolicNet, affine_bound
 from .tighten import DEFAULT_CAP, Tightener
@@ -33,6 +34,7 @@ from .tighten import DEFAULT_CAP, Tightener
 __all__ = ["ObjectiveBound", "bound_objective", "Engine"]
 
 _ZERO = Q(0)
+_DUAL_GRID = 1 << 60  # HiGHS's duals rounded to multiples of 2^-60 (see _lp_bound)
 _XDEPTH = 12          # at most 12·d input splits on a path, then neuron splits (kinks stay unstable)
 
 
@@ -54,27 +56,70 @@ def _zeros(Ws):
     return [[_ZERO] * len(W) for W in Ws]
 
 
-def _lp_bound(Ws, bs, box, ivs, c, sym, time_limit=None, template=None, lines=None, halfspaces=()):
+def _lp_bound(Ws, bs, box, ivs, c, sym, time_limit=None, template=None, lines=None, halfspaces=(),
+              bound=None, tight=False, memo=None, target=None):
     """(bound, (mu, alpha, beta[, gamma, eta, kappa]), float point) of the node's triangle LP
     (with the pair rows of *lines*, :func:`.relaxation.pair_terms`, and the rows of the domain's
     *halfspaces*, multipliers ``kappa``) made rigorous, or ``(None, y, None)`` when the
-    multipliers *y* prove the node empty, or None (no LP answer)."""
+    multipliers *y* prove the node empty, or None (no LP answer).
+
+    HiGHS's duals are rounded to the dyadic grid ``2^-60`` (exact for every dual above ``2^-8``
+    in magnitude, and the common denominator of a leaf stays ``<= 2^60``: an exactly converted
+    dual of ``1e-300`` made it ``2^1000``) and projected; the sign found
+    right at the last node is tried first and the other only when the first does not improve on
+    *bound* (the node's bound so far: a wrong sign gives a useless bound), so one exact
+    correction per node is the rule (it was six: three roundings × two signs).  With *tight*
+    (a leaf without unstable neurons, where the LP is the exact maximum of its region), or when
+    the bound is within 0.1 % above *target* (the value the search must reach to close the
+    node), the duals rounded to ``10^-6`` and the nearest fractions of small denominator are
+    tried too: they recover the exact optimal duals of a tight LP.  *memo* (a dict kept by the caller, :attr:`Engine.lp_memo`) remembers the sign."""
+    memo = {} if memo is None else memo
     status, x, duals = float_duals(Ws, bs, box, ivs, c, time_limit=time_limit, template=template,
                                    pair_lines=lines, halfspaces=halfspaces)
+    first = memo.get("sign", 1)
+    signs = (first, -first)
     if status == "infeasible" and duals is not None:
         zc = [_ZERO] * len(c)
-        for y in _candidates(ivs, duals):
+        for y in _candidates(ivs, duals, dens=(_DUAL_GRID, "cf"), signs=signs):
             if exact_bound_int(sym, box, ivs, zc, *y, lines=lines, halfspaces=halfspaces) < 0:
                 return None, y, None          # the node is empty (Farkas-type proof)
         return None
     if status != "optimal":
         return None
     best = None
-    for y in _candidates(ivs, duals):
+    for i, sg in enumerate(signs):
+        y = next(_candidates(ivs, duals, dens=(_DUAL_GRID,), signs=(sg,)))
         val = exact_bound_int(sym, box, ivs, c, *y, lines=lines, halfspaces=halfspaces)
         if best is None or val < best[0]:
             best = (val, y)
+        if bound is None or val < bound:
+            memo["sign"] = sg
+            break
+    if tight or (target is not None and best[0] > target and best[0] - target <= abs(best[0]) / 1000):
+        for y in _candidates(ivs, duals, dens=(10 ** 6, "cf"), signs=(memo.get("sign", 1),)):
+            val = exact_bound_int(sym, box, ivs, c, *y, lines=lines, halfspaces=halfspaces)
+            if val < best[0]:
+                best = (val, y)
     return best[0], best[1], x
+
+
+def _exact_leaf(Ws, bs, box, ivs, c, x, sym, value, holder, bnd):
+    """A leaf without unstable neurons: the exact LP of its region from HiGHS's point *x*
+    (:func:`.exactleaf.exact_leaf`): ``(bound, (value, point) or None)``; *holder* takes the
+    exact multipliers when their bound is below *bnd*."""
+    got = exact_leaf(Ws, bs, box, ivs, c, x)
+    if got is None:
+        return bnd, None
+    mu, alpha, beta, p = got
+    found = None
+    if all(lo <= v <= hi for v, (lo, hi) in zip(p, box)):
+        found = (value(p), p)
+    val = exact_bound_int(sym, box, ivs, c, mu, alpha, beta)
+    if val < bnd:
+        holder.clear()
+        holder.update({"bound": val, "mu": mu, "alpha": alpha, "beta": beta})
+        bnd = val
+    return bnd, found
 
 
 def _multipliers(y):
@@ -160,22 +205,34 @@ class Engine:
         self._state: dict = {}
         self._records: dict = {}
         self._memo: dict = {}                 # per node: LP-tightening work done so far
+        self._boxes: dict = {}                # tuple(box) -> a number
+        self._box_ids: dict = {}              # id(box) -> (box, its number)
+        self.lp_memo: dict = {}               # the sign of HiGHS's duals that last gave a bound
+
+    def _key(self, box, splits):
+        """The cache key of a node: a small number for its box (hashing a tuple of 2d rationals
+        at every lookup cost 10 % of a digits node) and its sorted splits."""
+        got = self._box_ids.get(id(box))
+        if got is None or got[0] is not box:
+            got = (box, self._boxes.setdefault(tuple(box), len(self._boxes)))
+            self._box_ids[id(box)] = got     # (holding *box*: its id is not reused)
+        return got[1], tuple(sorted(splits.items()))
 
     def node(self, box, splits, parent=None, layer=None):
         """``(intervals, last δ)`` of a node; with *parent* (the parent node's splits, the same
         box) the layers below *layer* (the new split's) are reused."""
-        key = (tuple(box), tuple(sorted(splits.items())))
+        key = self._key(box, splits)
         hit = self._cache.get(key)
         if hit is None:
             pivs = pstate = None
             if parent is not None:
-                pivs, pstate = self._state.get((tuple(box), tuple(sorted(parent.items()))), (None, None))
+                pivs, pstate = self._state.get(self._key(box, parent), (None, None))
             ivs = self.sym.intervals(box, splits, parent=pivs, layer=layer)
             records = []
             if ivs is not None and self.tightener is not None:
                 inherited = []
                 if parent is not None:
-                    pkey = (tuple(box), tuple(sorted(parent.items())))
+                    pkey = self._key(box, parent)
                     inherited = [r for r in self._records.get(pkey, ()) if r["at"][0] <= layer]
                 ivs, records = self.tightener.node(box, splits, ivs, inherited,
                                                    layer if parent is not None else None,
@@ -191,12 +248,12 @@ class Engine:
     def tightened(self, box, splits):
         """The LP-tightened interval records (:mod:`.tighten`) of a node opened by :meth:`node`
         (a list, empty when none was tighter than the symbolic bound)."""
-        return self._records.get((tuple(box), tuple(sorted(splits.items()))), [])
+        return self._records.get(self._key(box, splits), [])
 
     def pair_lines(self, box, splits):
         """Per hidden layer the lines ``(su, tu, sl, tl)`` of every pair at a node opened by
         :meth:`node` (:func:`.differential.delta_lines`), or None (not a paired network)."""
-        ivs, state = self._state.get((tuple(box), tuple(sorted(splits.items()))), (None, None))
+        ivs, state = self._state.get(self._key(box, splits), (None, None))
         if ivs is None or state is None:
             return None
         out = []
@@ -305,7 +362,8 @@ def bound_objective(Ws, bs, box, c, value, *, budget: Budget | None = None,
                 unstable <= 64 or not input_splits):
             got = _lp_bound(Ws, bs, nbox, ivs, c, engine.sym, time_limit=budget.remaining(),
                             template=engine.template, lines=engine.pair_lines(nbox, splits),
-                            halfspaces=engine.halfspaces)
+                            halfspaces=engine.halfspaces, bound=bnd, tight=unstable == 0, memo=engine.lp_memo,
+                            target=cut())
             if got is not None:
                 lb, y, x = got
                 if lb is None:
@@ -323,6 +381,11 @@ def bound_objective(Ws, bs, box, c, value, *, budget: Budget | None = None,
                         v = value(p)
                         if v > lower:
                             lower, point = v, p
+                if x is not None and unstable == 0 and bnd > cut() and not engine.halfspaces:
+                    bnd = _exact_leaf(Ws, bs, nbox, ivs, c, x, engine.sym, value, holder, bnd)
+                    if bnd[1] is not None and bnd[1][0] > lower:
+                        lower, point = bnd[1]
+                    bnd = bnd[0]
         if recs and unstable == 0 and bnd > cut() and engine.lp and not budget.exhausted():
             # no neuron left to split, but the tightened (grid) intervals keep the LP from
             # reaching the exact value: the LP on the symbolic intervals alone (a leaf without
@@ -330,7 +393,8 @@ def bound_objective(Ws, bs, box, c, value, *, budget: Budget | None = None,
             plain = engine.sym.intervals(nbox, splits)
             got = None if plain is None else _lp_bound(Ws, bs, nbox, plain, c, engine.sym,
                                                        time_limit=budget.remaining(),
-                                                       template=engine.template, halfspaces=engine.halfspaces)
+                                                       template=engine.template, halfspaces=engine.halfspaces,
+                                                       bound=bnd, tight=True, memo=engine.lp_memo)
             if got is not None and got[0] is not None and got[0] < bnd:
                 bnd = got[0]
                 holder.clear()
