@@ -93,8 +93,9 @@ def register(sub, parent) -> None:
     p.add_argument("what", choices=("diff", "regions"), metavar="WHAT", help="diff or regions")
     p.add_argument("nets", nargs="+", metavar="NET", help="A B for diff, NET for regions")
     p.add_argument("--box", required=True, metavar="BOX", help="lo,hi (the cube) or lo1:hi1,...")
-    p.add_argument("--split", choices=("tree", "cells"), default="tree",
-                   help="diff: the open nodes of one tree as tasks (default) or cells of the box")
+    p.add_argument("--split", choices=("tree", "cells"), default=None,
+                   help="diff: the open nodes of one tree as tasks (the default without --cells) "
+                        "or cells of the box (the default with --cells)")
     p.add_argument("--cells", type=int, default=None, metavar="K",
                    help="number of first cells (default 8; the same serially and distributed)")
     p.add_argument("--nodes", type=int, default=None, metavar="N",
@@ -162,7 +163,7 @@ def cmd_search(args) -> int:
             if nets[0].signature != nets[1].signature:
                 fail(f"{args.nets[0]} has (inputs, outputs) {nets[0].signature} but "
                      f"{args.nets[1]} has {nets[1].signature}")
-            if args.split == "tree":
+            if (args.split or ("cells" if args.cells is not None else "tree")) == "tree":
                 return _tree_diff(args, nets, box)
             r = search.distributed_diff(nets[0], nets[1], box, cells=args.cells,
                                         workers=args.workers, scheduler=args.scheduler,
