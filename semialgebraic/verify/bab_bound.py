@@ -76,6 +76,12 @@ exactly and checks it is ``<= b <=`` the objective's ``upper`` ``<= upper``.  Th
 be exactly ``± (a_o − b_o)`` for every output.  The point (when present) must lie in the box with
 ``max_o |a_o − b_o| >= lower`` there, exactly.
 
+**Parts** (:func:`check_part`, through :func:`semialgebraic.verify.verify_part`): ``"claim"``
+checks everything but the leaves (header, point, objectives, and every split of every tree, so
+that the leaves cover the box); ``{"objective": k, "at": [side, ...]}`` the leaves of the
+subtree of objective ``k`` reached by those child indices (a leaf's check depends on its box,
+its splits and its own data only).  :func:`check` is ``"claim"`` and every root.
+
 Imports ``algebra`` only (the search is :mod:`semialgebraic.bab`; this is independent code).
 """
 
