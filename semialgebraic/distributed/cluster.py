@@ -134,7 +134,11 @@ class DaskExecutor:
             _fork_workers()
             self.cluster = LocalCluster(n_workers=n, threads_per_worker=1, processes=True,
                                         memory_limit=memory_limit or "auto",
-                                        dashboard_address=None, silence_logs=40)
+                                        dashboard_address=None, silence_logs=40,
+                                        # the scheduler's HTTP routes (no dashboard) on a free
+                                        # port: no "Port 8787 is already in use" warning when
+                                        # another cluster runs on the machine
+                                        scheduler_kwargs={"dashboard_address": ":0"})
             self.client = Client(self.cluster)
         from .worker_plugin import SingleThreaded
         self.client.register_plugin(SingleThreaded())
