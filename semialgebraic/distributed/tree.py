@@ -359,7 +359,8 @@ def tree_diff(a: Network, b: Network, box, *, workers: int | None = None,
               max_tasks: int | None = None) -> TreeResult:
     """Certified interval on ``max_o max_{x in box} |a_o − b_o|``: one branch-and-bound tree
     whose open nodes run as tasks (module docstring) of *nodes* node expansions (default
-    :data:`DEFAULT_NODES`), in waves of *wave* (default :data:`DEFAULT_WAVE`); *max_tasks*
+    :data:`DEFAULT_NODES`; an eighth of it, at least 1, while the frontier holds fewer than a
+    wave: the first tasks fan out), in waves of *wave* (default :data:`DEFAULT_WAVE`); *max_tasks*
     stops after that many tasks (a partial result, like *timeout*).  With *verify*, the
     ``bab_bound`` certificate is checked in parts, the subtrees on the workers (a failure raises
     :class:`CertificateError`: a bug).
@@ -397,12 +398,14 @@ def tree_diff(a: Network, b: Network, box, *, workers: int | None = None,
             if max_tasks is not None and tasks >= max_tasks:
                 reason = f"max_tasks={max_tasks} reached"
                 break
+            # a frontier smaller than a wave fans out first: tasks of an eighth of the budget
+            budget = nodes if len(st.frontier) >= wave else max(1, nodes // 8)
             batch = st.wave(wave)
             if not batch:
                 break
             got = {name: log.done[name] for _, name, _ in batch if name in log.done}
             prune = q_json(st.lower)
-            calls = [(name, (aj, bj, pair, boxj, node, prune, nodes))
+            calls = [(name, (aj, bj, pair, boxj, node, prune, budget))
                      for _, name, node in batch if name not in got]
             for name, res in ex.map_unordered(expand, calls):
                 log.add(name, res)
