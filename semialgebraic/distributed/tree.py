@@ -18,8 +18,11 @@
   objectives), closes the nodes bounded by the global lower bound (the best ``|a_o − b_o|``
   attained), submits waves of at most *wave* nodes (a number independent of the workers),
   grafts the returned subtrees into one tree per objective and takes a wave's results in the
-  wave's order, so the tree, the interval and the certificate are the same serially
-  (``workers=0``) and on any number of workers;
+  wave's order; two waves are in flight (the next one is formed from the frontier before the
+  results of the one before it are grafted, so the workers do not wait for a wave's last
+  task), and the rule that forms them does not depend on the executor, so the tree, the
+  interval and the certificate are the same serially (``workers=0``) and on any number of
+  workers;
 * the **certificate** is the ``bab_bound`` certificate of the serial ``netfibers diff``
   (:func:`semialgebraic.certificates.bab_bound_certificate`; the records interned by content so
   that the builder tables each once), checked in parts (:func:`semialgebraic.verify.verify_part`:
@@ -37,6 +40,7 @@ import heapq
 import json
 import sys
 import time
+from collections import deque
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -62,6 +66,7 @@ DEFAULT_NODES = 48     # node expansions per task before its open leaves go back
 DEFAULT_WAVE = 8       # nodes submitted at once (the best first; independent of the workers)
 PART_LEAVES = 400      # leaves per verification part (a subtree checked on a worker)
 _SEARCH_SHARE = 0.85   # of a timeout, for the search; the rest for the certificate's check
+_PIPELINE = 2          # waves in flight: the next wave runs while the last tasks of one finish
 _ENGINES: dict = {}    # in each worker process: (pair digest, o, s) -> engine (see expand)
 _NETS: dict = {}       # pair digest -> (D, rows, biases, base engine)
 
@@ -272,6 +277,7 @@ class _Tree:
         self.frontier: list = []       # heap of (rank, name, node)
         self.closed = None             # the largest bound of a closed leaf
         self.lower, self.best = None, None
+        self.flying: dict = {}         # name -> rank of the nodes submitted, not yet taken
         for o in range(m):
             for s in (1, -1):
                 node = {"objective": [o, s], "steps": []}
@@ -282,7 +288,9 @@ class _Tree:
             self.lower, self.best = lower, (tuple(point), output)
 
     def wave(self, size: int) -> list:
-        """The next nodes to expand (the highest bound first; nodes bounded by lower closed)."""
+        """The next nodes to expand (the highest bound first; nodes bounded by lower closed);
+        they count as open (:meth:`upper`) until their results are taken or they are pushed
+        back."""
         out = []
         while self.frontier and len(out) < size:
             rank, name, node = heapq.heappop(self.frontier)
@@ -290,7 +298,13 @@ class _Tree:
                 self._close(-rank[1])
                 continue
             out.append((rank, name, node))
+            self.flying[name] = rank
         return out
+
+    def push(self, entry) -> None:
+        """A node of a wave whose task did not finish: open again."""
+        self.flying.pop(entry[1], None)
+        heapq.heappush(self.frontier, entry)
 
     def _close(self, bound: Q) -> None:
         if self.closed is None or bound > self.closed:
@@ -299,7 +313,7 @@ class _Tree:
     def upper(self):
         """The certified upper bound of the tree so far (None: a root not bounded yet)."""
         ups = [b for b in (self.closed, self.lower) if b is not None]
-        for rank, _, _ in self.frontier:
+        for rank in [e[0] for e in self.frontier] + list(self.flying.values()):
             if rank[0] == 0:
                 return None
             ups.append(-rank[1])
@@ -307,6 +321,7 @@ class _Tree:
 
     def take(self, node, res) -> None:
         """Graft the task result *res* of *node* and push its open leaves."""
+        self.flying.pop(_name(node), None)
         table = []
         for rec in res["records"]:
             k = json.dumps(rec, sort_keys=True)
@@ -388,30 +403,41 @@ def tree_diff(a: Network, b: Network, box, *, workers: int | None = None,
     devs = [abs(u - v) for u, v in zip(a.evaluate(centre), b.evaluate(centre))]
     st.see(max(devs), centre, devs.index(max(devs)))
     ex = executor or make_executor(workers, scheduler, memory_limit)
-    tasks = expansions = 0
+    tasks = expansions = submitted = 0
     reason = ""
+    flying: deque = deque()              # waves submitted, not yet grafted (at most _PIPELINE)
     try:
         while True:
-            if deadline is not None and time.monotonic() >= deadline:
-                reason = f"timeout of {timeout:g} s reached"
+            while len(flying) < _PIPELINE and not reason:
+                if deadline is not None and time.monotonic() >= deadline:
+                    reason = f"timeout of {timeout:g} s reached"
+                elif max_tasks is not None and submitted >= max_tasks:
+                    reason = f"max_tasks={max_tasks} reached"
+                if reason:
+                    break
+                # a frontier smaller than a wave fans out first: tasks of an eighth of the budget
+                budget = nodes if len(st.frontier) >= wave else max(1, nodes // 8)
+                batch = st.wave(wave)
+                if not batch:
+                    break
+                got = {name: log.done[name] for _, name, _ in batch if name in log.done}
+                prune = q_json(st.lower)
+                calls = [(name, (aj, bj, pair, boxj, node, prune, budget))
+                         for _, name, node in batch if name not in got]
+                flying.append((batch, got, ex.submit_unordered(expand, calls)))
+                submitted += len(batch)
+            if not flying:
                 break
-            if max_tasks is not None and tasks >= max_tasks:
-                reason = f"max_tasks={max_tasks} reached"
-                break
-            # a frontier smaller than a wave fans out first: tasks of an eighth of the budget
-            budget = nodes if len(st.frontier) >= wave else max(1, nodes // 8)
-            batch = st.wave(wave)
-            if not batch:
-                break
-            got = {name: log.done[name] for _, name, _ in batch if name in log.done}
-            prune = q_json(st.lower)
-            calls = [(name, (aj, bj, pair, boxj, node, prune, budget))
-                     for _, name, node in batch if name not in got]
-            for name, res in ex.map_unordered(expand, calls):
+            batch, got, results = flying.popleft()
+            late = False
+            for name, res in results:
                 log.add(name, res)
                 got[name] = res
-                if deadline is not None and time.monotonic() >= deadline and len(got) < len(batch):
+                late = deadline is not None and time.monotonic() >= deadline
+                if late and len(got) < len(batch):
                     break                # the rest of the wave stays open (certified bounds)
+            if late:
+                results.close()
             for entry in batch:          # the wave's order: the same tree on any executor
                 rank, name, node = entry
                 if name in got:
@@ -419,7 +445,14 @@ def tree_diff(a: Network, b: Network, box, *, workers: int | None = None,
                     tasks += 1
                     expansions += got[name]["expansions"]
                 else:
-                    heapq.heappush(st.frontier, entry)
+                    st.push(entry)
+            if late:
+                reason = f"timeout of {timeout:g} s reached"
+                for batch, _, results in flying:     # the next wave's nodes stay open too
+                    results.close()
+                    for entry in batch:
+                        st.push(entry)
+                flying.clear()
             if progress:
                 _progress(st, tasks, expansions)
         cert, verified = _assemble(st, a, b, box, aj, bj, ex if verify else None)

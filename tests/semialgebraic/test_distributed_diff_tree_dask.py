@@ -10,7 +10,10 @@ import pytest
 
 from semialgebraic.distributed.tree import tree_diff
 from semialgebraic.verify import verify
-from tests.semialgebraic.test_distributed_dask import _bounded, _ex, _killing, client  # noqa: F401
+import os
+import signal
+
+from tests.semialgebraic.test_distributed_dask import _bounded, _ex, client  # noqa: F401
 from tests.semialgebraic.test_distributed_diff_tree import A3, B3, BOX3
 
 pytest.importorskip("distributed")
@@ -19,6 +22,26 @@ pytest.importorskip("distributed")
 @pytest.fixture(scope="module")
 def serial():
     return tree_diff(A3, B3, BOX3, workers=0, nodes=2)
+
+
+def _killing(client, ex, after):  # noqa: F811
+    """*ex* whose task streams SIGKILL one worker process after *after* results in all (the
+    search submits a wave before it reads the one before: ``submit_unordered``)."""
+    victim = sorted(client.run(os.getpid).values())[0]
+    killed, real, seen = [], ex.submit_unordered, [0]
+
+    def stream(it):
+        for kv in it:
+            seen[0] += 1
+            if seen[0] > after and not killed:
+                os.kill(victim, signal.SIGKILL)
+                killed.append(victim)
+            yield kv
+
+    def killing(fn, calls):
+        return stream(real(fn, calls))
+    ex.submit_unordered = killing
+    return killed
 
 
 def _same(r, s):
