@@ -193,3 +193,27 @@ def test_progress_shows_the_interval_and_the_open_nodes(capsys):
     lines = capsys.readouterr().err.strip().splitlines()
     assert r.complete and lines and all(ln.startswith("search diff: max |a - b| in [") for ln in lines)
     assert "open nodes" in lines[0] and lines[-1].split("; ")[1].startswith("0 open nodes")
+
+
+def test_search_diff_runs_the_tree_by_default(tmp_path, capsys):
+    from semialgebraic.cli import main
+    paths = []
+    for name, net in (("a", A), ("b", B)):
+        p = tmp_path / f"{name}.json"
+        p.write_text(json.dumps(net.to_dict()))
+        paths.append(str(p))
+    cert = tmp_path / "bound.json"
+    code = main(["search", "diff", *paths, "--box", "-1,1", "--workers", "0", "--nodes", "2",
+                 "--certificate", str(cert), "--json"])
+    data = json.loads(capsys.readouterr().out)
+    assert code == 0 and data["lower"] == data["upper"] == "116" and data["complete"]
+    assert data["method"].startswith("branch and bound, open nodes") and data["open_nodes"] == 0
+    c = json.loads(cert.read_text())
+    assert c["type"] == "bab_bound" and verify(c)[0]
+    code = main(["search", "diff", *paths, "--box", "-1,1", "--workers", "0", "--timeout", "0"])
+    out = capsys.readouterr().out
+    assert code == 3 and "no certified upper bound yet" in out and "timeout" in out
+    code = main(["search", "diff", *paths, "--box", "-1,1", "--workers", "0", "--split", "cells",
+                 "--json"])
+    data = json.loads(capsys.readouterr().out)
+    assert code == 0 and data["upper"] == "116" and data["cells"] >= 1
