@@ -135,9 +135,12 @@ def _hoisted(tree):
     return jsonable(walk(tree)), jsonable(table)
 
 
-def expand(a_json: dict, b_json: dict, key: str, box_json: list, node: dict, prune, nodes: int) -> dict:
+def expand(a_json: dict, b_json: dict, key: str, box_json: list, node: dict, prune, nodes: int,
+           stop=None) -> dict:
     """Task: the branch and bound of one objective from *node* (module docstring) within *nodes*
-    node expansions, nodes bounded by *prune* (an attained value, or None) closed.
+    node expansions, nodes bounded by *prune* (an attained value, or None) closed; with *stop*
+    (above *prune*), the expansions also end when every open node is bounded by *stop* (the
+    client's frontier holds a wave of nodes above it: global best-first, roughly).
 
     Returns ``{"tree", "records", "open": [{"steps", "bound"}], "closed", "lower", "point",
     "output", "expansions"}``: the subtree (the node as its root), its records' table, the open
@@ -156,9 +159,11 @@ def expand(a_json: dict, b_json: dict, key: str, box_json: list, node: dict, pru
     c[o] = Q(s)
     start = float_candidates(Ws, bs, box, o, s, seed=o) if not steps else []
     budget = Budget(max_regions=nodes)
+    cut_at = None if prune is None else to_q(prune)
+    if stop is not None:
+        cut_at = to_q(stop) if cut_at is None else max(cut_at, to_q(stop))
     ob = bound_objective(Ws, bs, box, c, lambda x: s * D.evaluate(x)[o], budget=budget,
-                         prune_at=None if prune is None else to_q(prune), start=start,
-                         engine=eng, at=path[-1])
+                         prune_at=cut_at, start=start, engine=eng, at=path[-1])
     if ob.tree is None:
         raise RuntimeError(f"no bound at the node: {ob.reason}")
     where, stack = {}, [(ob.tree, [])]
@@ -301,6 +306,14 @@ class _Tree:
             self.flying[name] = rank
         return out
 
+    def floor(self, k: int):
+        """The bound of the *k*-th best open node (None: fewer, or a root not bounded yet): a
+        task stops expanding below it, where the next wave's nodes are better."""
+        best = heapq.nsmallest(k, self.frontier)
+        if len(best) < k or best[-1][0][0] == 0:
+            return None
+        return max(-best[-1][0][1], self.lower)
+
     def push(self, entry) -> None:
         """A node of a wave whose task did not finish: open again."""
         self.flying.pop(entry[1], None)
@@ -421,9 +434,11 @@ def tree_diff(a: Network, b: Network, box, *, workers: int | None = None,
                 if not batch:
                     break
                 got = {name: log.done[name] for _, name, _ in batch if name in log.done}
-                prune = q_json(st.lower)
-                calls = [(name, (aj, bj, pair, boxj, node, prune, budget))
-                         for _, name, node in batch if name not in got]
+                prune, floor = q_json(st.lower), st.floor(wave)
+                calls = [(name, (aj, bj, pair, boxj, node, prune, budget,
+                                 None if floor is None or rank[0] == 0 or -rank[1] <= floor
+                                 else q_json(floor)))
+                         for rank, name, node in batch if name not in got]
                 flying.append((batch, got, ex.submit_unordered(expand, calls)))
                 submitted += len(batch)
             if not flying:
