@@ -16,7 +16,9 @@
   still-open leaves as new nodes;
 * the **client** keeps the global best-first frontier (the highest bound first, over all
   objectives), closes the nodes bounded by the global lower bound (the best ``|a_o − b_o|``
-  attained), submits waves of at most *wave* nodes (a number independent of the workers),
+  attained), submits waves of at most *wave* nodes (a number independent of the workers; each
+  task also stops once its open nodes are bounded by the bound of the next wave's last node,
+  where the frontier has better nodes: global best-first, roughly),
   grafts the returned subtrees into one tree per objective and takes a wave's results in the
   wave's order; two waves are in flight (the next one is formed from the frontier before the
   results of the one before it are grafted, so the workers do not wait for a wave's last
