@@ -67,6 +67,7 @@ def test_any_task_budget_gives_the_same_certified_maximum(nodes):
     assert max(abs(u - v) for u, v in zip(_frac_eval(*ROWS_A, x), _frac_eval(*ROWS_B, x))) == 116
 
 
+@pytest.mark.slow          # (the 2-worker test compares fresh worker engines with this process's)
 def test_the_tree_does_not_depend_on_what_ran_before(small_tasks):
     from semialgebraic.distributed import tree
     saved = dict(tree._ENGINES), dict(tree._NETS)
