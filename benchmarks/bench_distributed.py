@@ -1,7 +1,8 @@
 """Benchmark of batch jobs and distributed searches on Dask (issue 19).  Run by hand:
 ``python benchmarks/bench_distributed.py [--scale 1.0] [--skip-search] [--skip-dedup]
 [--diff-net 4-12-12-1] [--diff-box -1,1] [--walk-net 3-20-20-1] [--walk-box -1,1] [--cells 8]
-[--nodes 400] [--only diff|regions]``.
+[--nodes 400] [--only diff|regions] [--diff-split tree|cells] [--diff-pair moved|float16]
+[--diff-seed 0] [--tree-nodes 48]``.
 
 1. dedup of a generated zoo (``--scale 1``: 1 000 networks — 400 one-hidden-layer 784-64-10,
    300 bottleneck 8-6-16-2, 300 deep 4-12-12-12-1 — in 200 planted classes, members made by
@@ -10,7 +11,12 @@
    ``.npz`` weight files (float32 values, the near-misses float64), with 2 workers: every class
    compared with the planted truth, every merge certificate re-checked by ``verify``;
    networks/s (target >= 50).
-2. ``search diff`` (branch and bound whose open cells are tasks, split when over ``--nodes``, a
+2. ``search diff`` (default ``--diff-split tree``: the open nodes of one branch-and-bound tree
+   as tasks, :func:`semialgebraic.distributed.tree.tree_diff`, ``--tree-nodes`` expansions per
+   task, against the serial ``diff_bounds``, on 1 and ``--workers`` workers, the ``bab_bound``
+   certificate checked in parts in the time; ``--diff-pair float16`` a generated net against
+   its float16 copy; ``--diff-split cells``: the older mode, branch and bound whose open cells
+   are tasks, split when over ``--nodes``, a
    half inheriting its parent's tree) and ``search regions`` (walk per cell, ``region_cover``
    certificate; a region inside its cell kept from the cell's walk), each as one serial search
    (``diff_bounds`` on the whole box; one cell), the same cells serially in-process, and
