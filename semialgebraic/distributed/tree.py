@@ -147,8 +147,7 @@ def expand(a_json: dict, b_json: dict, key: str, box_json: list, node: dict, pru
     Returns ``{"tree", "records", "open": [{"steps", "bound"}], "closed", "lower", "point",
     "output", "expansions"}``: the subtree (the node as its root), its records' table, the open
     leaves (steps from the objective's root), the largest bound of a closed leaf (None: none),
-    and the best ``max_o |a_o − b_o|`` found (at a point of the node's box; ``lower`` None when
-    no point was evaluated there)."""
+    and ``max_o |a_o − b_o|`` at the best point of the objective found in the node's box."""
     o, s = node["objective"]
     steps = node["steps"]
     D, Ws, bs, eng = _engine(a_json, b_json, key, (o, s))
