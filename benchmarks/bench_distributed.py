@@ -1,7 +1,8 @@
 """Benchmark of batch jobs and distributed searches on Dask (issue 19).  Run by hand:
 ``python benchmarks/bench_distributed.py [--scale 1.0] [--skip-search] [--skip-dedup]
 [--diff-net 4-12-12-1] [--diff-box -1,1] [--walk-net 3-20-20-1] [--walk-box -1,1] [--cells 8]
-[--nodes 400] [--only diff|regions]``.
+[--nodes 400] [--only diff|regions] [--diff-split tree|cells] [--diff-pair moved|float16]
+[--diff-seed 0] [--tree-nodes 48]``.
 
 1. dedup of a generated zoo (``--scale 1``: 1 000 networks — 400 one-hidden-layer 784-64-10,
    300 bottleneck 8-6-16-2, 300 deep 4-12-12-12-1 — in 200 planted classes, members made by
@@ -10,7 +11,12 @@
    ``.npz`` weight files (float32 values, the near-misses float64), with 2 workers: every class
    compared with the planted truth, every merge certificate re-checked by ``verify``;
    networks/s (target >= 50).
-2. ``search diff`` (branch and bound whose open cells are tasks, split when over ``--nodes``, a
+2. ``search diff`` (default ``--diff-split tree``: the open nodes of one branch-and-bound tree
+   as tasks, :func:`semialgebraic.distributed.tree.tree_diff`, ``--tree-nodes`` expansions per
+   task, against the serial ``diff_bounds``, on 1 and ``--workers`` workers, the ``bab_bound``
+   certificate checked in parts in the time; ``--diff-pair float16`` a generated net against
+   its float16 copy; ``--diff-split cells``: the older mode, branch and bound whose open cells
+   are tasks, split when over ``--nodes``, a
    half inheriting its parent's tree) and ``search regions`` (walk per cell, ``region_cover``
    certificate; a region inside its cell kept from the cell's walk), each as one serial search
    (``diff_bounds`` on the whole box; one cell), the same cells serially in-process, and
@@ -34,6 +40,7 @@ import random
 import sys
 import tempfile
 import time
+from fractions import Fraction
 from pathlib import Path
 
 import numpy as np
@@ -248,14 +255,67 @@ def _header(title):
     print("  |---|---|---|---|---|---|")
 
 
-def bench_search(diff_widths, walk_widths, walk_box, cells, nodes, workers, only=None, diff_box=None):
+def bench_search(diff_widths, walk_widths, walk_box, cells, nodes, workers, only=None, diff_box=None,
+                 **diff):
     """The two search rows: one serial search (``diff_bounds`` on the whole box / one cell's
     walk), the same cells serially in-process, and *workers* workers, each with the certificate
     assembled and checked (verification included in the time)."""
-    if only != "regions":
+    if only != "regions" and diff.get("split") == "cells":
         bench_diff(diff_widths, cells, nodes, workers, diff_box)
+    elif only != "regions":
+        bench_tree_diff(diff_widths, diff.get("tree_nodes"), workers, diff_box, diff.get("pair", "moved"),
+                        diff.get("seed", 0))
     if only != "diff":
         bench_walk(walk_widths, walk_box, cells, workers)
+
+
+def _float16_pair(widths, seed=0):
+    """A generated net (He-normal weights, biases of scale 0.01, float32 values) and its float16
+    copy, both read exactly (every float is the rational it denotes)."""
+    rng = np.random.default_rng(seed)
+    Ws = [(rng.standard_normal((m, n)) * np.sqrt(2 / n)).astype(np.float32)
+          for n, m in zip(widths, widths[1:])]
+    bs = [(0.01 * rng.standard_normal(m)).astype(np.float32) for m in widths[1:]]
+
+    def net(dtype):
+        def q(v):
+            f = Fraction(float(dtype(v)))
+            return f"{f.numerator}/{f.denominator}"
+        return Network.from_rows([[[q(v) for v in row] for row in W] for W in Ws],
+                                 [[q(v) for v in b] for b in bs])
+    return net(np.float32), net(np.float16)
+
+
+def bench_tree_diff(diff_widths, nodes, workers, lohi=None, kind="moved", seed=0):
+    """The diff row: one serial search (``netfibers diff``: ``diff_bounds``, certificate checked)
+    against the open nodes of one tree as tasks (``search diff``: :func:`tree_diff`, the
+    ``bab_bound`` certificate checked in parts on the workers) on 1 and *workers* workers."""
+    from semialgebraic.bab import diff_bounds
+    from semialgebraic.distributed.tree import DEFAULT_NODES, tree_diff
+    nodes = nodes or DEFAULT_NODES
+    a, b = _pair(diff_widths) if kind == "moved" else _float16_pair(diff_widths, seed)
+    d = diff_widths[0]
+    lo, hi = lohi or (-1, 1)
+    box = [(lo, hi)] * d
+    name = "-".join(map(str, diff_widths))
+    what = "one weight of layer 2 moved" if kind == "moved" else f"float16 copy, seed {seed}"
+    _header(f"search diff {name} ({what}) on [{lo},{hi}]^{d}, open nodes of one tree as tasks, "
+            f"{nodes} node expansions per task:")
+    runs = [_timed(lambda ex: diff_bounds(a, b, box), 0) + ("netfibers diff (diff_bounds, checked)",)]
+    runs += [_timed(lambda ex: tree_diff(a, b, box, nodes=nodes, executor=ex), w)
+             + (f"tree, {w} worker{'s' if w > 1 else ''}",) for w in (1, workers)]
+    r0, r1, r2 = (r[0] for r in runs)
+    same = ((r0.lower, r0.upper) == (r1.lower, r1.upper) == (r2.lower, r2.upper) and r0.checked
+            and r1.verified and r2.verified
+            and json.dumps(r1.certificate, sort_keys=True) == json.dumps(r2.certificate, sort_keys=True))
+    print(f"  max |a - b| = {r1.lower} (≈ {float(r1.lower):.6g}), upper {r1.upper}, complete "
+          f"{r1.complete}; serial {r0.nodes} nodes; tree {r1.expansions} node expansions in "
+          f"{r1.tasks} tasks, certificate checked {r1.verified}, the same tree on 1 and {workers} "
+          f"workers: {json.dumps(r1.certificate, sort_keys=True) == json.dumps(r2.certificate, sort_keys=True)}")
+    _row(runs, same, workers)
+    (_, _, c0, _, _), (_, _, c1, _, _), (_, _, c2, _, _) = runs
+    print(f"  CPU s over the serial search's: tree on 1 worker {c1 / c0:.2f}, on {workers} workers "
+          f"{c2 / c0:.2f} (the work the tasks add: replays, engines per objective, the wave ends)")
 
 
 def bench_diff(diff_widths, cells, nodes, workers, lohi=None):
@@ -265,7 +325,7 @@ def bench_diff(diff_widths, cells, nodes, workers, lohi=None):
     lo, hi = lohi or (-1, 1)
     box = [(lo, hi)] * d
     name = "-".join(map(str, diff_widths))
-    _header(f"search diff {name} (one weight of layer 2 moved) on [{lo},{hi}]^{d}, {cells} first "
+    _header(f"search diff --split cells {name} (one weight of layer 2 moved) on [{lo},{hi}]^{d}, {cells} first "
             f"cells, {nodes} nodes per task:")
     runs = [_timed(lambda ex: diff_bounds(a, b, box), 0) + ("one search (diff_bounds, checked)",)]
     runs += [_timed(lambda ex: distributed_diff(a, b, box, cells=cells, nodes=nodes, executor=ex), w)
@@ -336,6 +396,12 @@ def main():
     ap.add_argument("--cells", type=int, default=8)
     ap.add_argument("--nodes", type=int, default=400, help="diff: node expansions per task")
     ap.add_argument("--diff-box", default="-1,1", help="lo,hi of the diff's cube")
+    ap.add_argument("--diff-split", choices=("tree", "cells"), default="tree",
+                    help="diff: open nodes of one tree as tasks (default) or cells of the box")
+    ap.add_argument("--diff-pair", choices=("moved", "float16"), default="moved",
+                    help="diff: one weight of layer 2 moved, or a float16 copy of a generated net")
+    ap.add_argument("--diff-seed", type=int, default=0, help="diff: seed of the float16 pair")
+    ap.add_argument("--tree-nodes", type=int, default=None, help="diff: node expansions per task")
     ap.add_argument("--only", choices=("diff", "regions"), help="one search row")
     ap.add_argument("--skip-search", action="store_true")
     ap.add_argument("--skip-dedup", action="store_true")
@@ -350,7 +416,8 @@ def main():
         widths = [tuple(int(v) for v in w.split("-")) for w in (args.diff_net, args.walk_net)]
         bench_search(*widths, tuple(int(v) for v in args.walk_box.split(",")), args.cells,
                      args.nodes, args.workers, args.only,
-                     tuple(int(v) for v in args.diff_box.split(",")))
+                     tuple(int(v) for v in args.diff_box.split(",")), split=args.diff_split,
+                     tree_nodes=args.tree_nodes, pair=args.diff_pair, seed=args.diff_seed)
 
 
 if __name__ == "__main__":

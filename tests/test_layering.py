@@ -92,7 +92,7 @@ VERIFY_EXCEPTIONS = {
         "the CLI's `verify CERT A B` compares the embedded inputs with the given files: part of "
         "the checker's interface, not a decision",
     ("semialgebraic.distributed", "verify_part"):
-        "a distributed search checks the independent parts of its bab_cover / region_cover "
+        "a distributed search checks the independent parts of its bab_cover / region_cover / bab_bound "
         "certificate on the "
         "workers (the checker's own split, not a decision)",
     ("semialgebraic.commands", "resolve_sidecar"):
@@ -303,7 +303,8 @@ def test_deciders_import_only_verify_from_the_checker():
                                             ("semialgebraic.verify", "check_inputs_match"),
                                             ("semialgebraic.verify", "resolve_sidecar"),
                                             ("semialgebraic.verify", "verify_part")}
-    assert {s for s, _, n in names if n == "verify_part"} == {"semialgebraic.distributed.search"}
+    assert {s for s, _, n in names if n == "verify_part"} == {"semialgebraic.distributed.search",
+                                                              "semialgebraic.distributed.tree"}
     assert {s for s, _, n in names if n == "check_inputs_match"} == {"semialgebraic.commands.shallow"}
     assert {s for s, _, n in names if n == "resolve_sidecar"} == {"semialgebraic.commands.shallow"}
 

@@ -69,7 +69,9 @@ INVOCATIONS = {
     "batch": [["batch", "dim", f"{EX}/t6_c*.json", "--out", "{tmp}/dim.jsonl", "--workers", "0",
                "--timeout", "60"]],
     "search": [["search", "diff", f"{EX}/t6_control.json", f"{EX}/t6_flip_a.json", "--box=-1,1",
-                "--cells", "2", "--workers", "0"]],
+                "--cells", "2", "--workers", "0"],
+               ["search", "diff", f"{EX}/t6_control.json", f"{EX}/t6_flip_a.json", "--box=-1,1",
+                "--workers", "0"]],
 }
 
 

@@ -245,6 +245,16 @@ class Engine:
             hit = self._cache[key] = (ivs, None if state is None else state[0][-1])
         return hit
 
+    def fork(self) -> "Engine":
+        """An engine sharing this one's network bounds (symbolic, differential, LP template,
+        tightener) with empty node caches: one per objective, so that a node is only ever
+        opened along its own tree's path (a distributed search's tasks give the same numbers
+        whatever ran before them on a worker)."""
+        out = object.__new__(Engine)
+        out.__dict__.update(self.__dict__)
+        out._cache, out._state, out._records, out._memo = {}, {}, {}, {}
+        return out
+
     def tightened(self, box, splits):
         """The LP-tightened interval records (:mod:`.tighten`) of a node opened by :meth:`node`
         (a list, empty when none was tighter than the symbolic bound)."""
@@ -269,7 +279,8 @@ class Engine:
 
 def bound_objective(Ws, bs, box, c, value, *, budget: Budget | None = None,
                     stop_above=None, prune_at=None, start=None, engine: Engine | None = None,
-                    input_splits: bool | None = None, state: dict | None = None) -> ObjectiveBound:
+                    input_splits: bool | None = None, state: dict | None = None,
+                    at: tuple | None = None) -> ObjectiveBound:
     """Certified bounds of ``max_{x in box} c · D(x)`` for the network ``D`` of layers *Ws*, *bs*.
 
     Parameters
@@ -296,6 +307,13 @@ def bound_objective(Ws, bs, box, c, value, *, budget: Budget | None = None,
     state : dict, optional
         ``extra["state"]`` of an earlier call on the same objective, box and engine that stopped
         on its budget: the search continues from its open nodes (its tree grows in place).
+    at : tuple, optional
+        ``(node box, splits, xdepth, parent splits, layer)``: the search starts at this node of a
+        larger tree of *box* (the returned tree is its subtree; a distributed search's task,
+        :mod:`semialgebraic.distributed.tree`) instead of at the root; *parent* and *layer*
+        (None for the root or an input split's child) are passed to :meth:`Engine.node`, whose
+        parent node must be open on *engine* already.  The points evaluated for ``lower`` are
+        then the node box's (*start* included: points of the node box only).
 
     Returns
     -------
@@ -315,8 +333,9 @@ def bound_objective(Ws, bs, box, c, value, *, budget: Budget | None = None,
     d = len(box)
     if input_splits is None:
         input_splits = d <= 8
-    cands = [tuple(lo for lo, _ in box), tuple((lo + hi) / 2 for lo, hi in box),
-             tuple(hi for _, hi in box)] + [tuple(p) for p in (start or [])]
+    cbox = box if at is None else at[0]
+    cands = [tuple(lo for lo, _ in cbox), tuple((lo + hi) / 2 for lo, hi in cbox),
+             tuple(hi for _, hi in cbox)] + [tuple(p) for p in (start or [])]
     lower, point = None, None
     for p in cands:
         v = value(p)
@@ -414,7 +433,10 @@ def bound_objective(Ws, bs, box, c, value, *, budget: Budget | None = None,
             lower, point = state["lower"], state["point"]
     else:
         try:
-            open_node(list(box), {}, root)
+            if at is None:
+                open_node(list(box), {}, root)
+            else:
+                open_node(list(at[0]), dict(at[1]), root, at[2], at[3], at[4])
         except KeyboardInterrupt:       # budget or Ctrl-C before the root's bound: lower only
             budget.interrupt()
             return ObjectiveBound(lower, None, point, None, 0, False,

@@ -69,30 +69,38 @@ def register(sub, parent) -> None:
     p.set_defaults(func=cmd_batch)
 
     p = sub.add_parser("search", parents=[parent],
-                       help="one large search split into cells (Dask)",
+                       help="one large search as tasks (Dask)",
                        **describe(
-                           "Split one large search into cells of the box and run one task per "
-                           "cell: 'diff A B' runs exact branch and bound per cell (a cell that "
-                           "exceeds --nodes splits in two and its halves run as new tasks) and "
-                           "combines the certified intervals into a bab_cover certificate over "
-                           "the closed cells, whose parts are checked on the workers; 'regions NET' walks the linear regions that "
+                           "Run one large search as tasks: 'diff A B' runs one exact "
+                           "branch-and-bound tree whose open nodes are tasks (a task expands at "
+                           "most --nodes nodes, its open leaves go back to the client's "
+                           "best-first frontier; the subtrees are grafted into the bab_bound "
+                           "certificate of 'netfibers diff', checked in parts on the workers; "
+                           "--split cells runs the older mode: a whole search per cell of the "
+                           "box, a cell over --nodes halved, a bab_cover certificate); "
+                           "'regions NET' walks the linear regions that "
                            "meet each cell, joins them by activation pattern and certifies that "
                            "they cover the box (region_cover). The verdict is "
                            "the same serially and distributed; --checkpoint FILE keeps the "
-                           "finished cells so that a rerun resumes.",
-                           exits=["0  complete", "3  a cell cut short by --timeout, or "
-                                  "interrupted (rerun with the same --checkpoint to resume)"],
-                           examples=["netfibers search diff a.json b.json --box -1,1 --cells 8 "
-                                     "--workers 2 --certificate cover.json",
+                           "finished tasks so that a rerun resumes.",
+                           exits=["0  complete", "3  partial: --timeout reached (diff: the "
+                                  "certified interval so far), a cell cut short, or interrupted "
+                                  "(rerun with the same --checkpoint to resume)"],
+                           examples=["netfibers search diff a.json b.json --box -1,1 "
+                                     "--workers 2 --certificate bound.json",
                                      "netfibers search regions net.json --box -2,2 --cells 4 "
                                      "--checkpoint walk.ckpt"]))
     p.add_argument("what", choices=("diff", "regions"), metavar="WHAT", help="diff or regions")
     p.add_argument("nets", nargs="+", metavar="NET", help="A B for diff, NET for regions")
     p.add_argument("--box", required=True, metavar="BOX", help="lo,hi (the cube) or lo1:hi1,...")
+    p.add_argument("--split", choices=("tree", "cells"), default=None,
+                   help="diff: the open nodes of one tree as tasks (the default without --cells) "
+                        "or cells of the box (the default with --cells)")
     p.add_argument("--cells", type=int, default=None, metavar="K",
                    help="number of first cells (default 8; the same serially and distributed)")
     p.add_argument("--nodes", type=int, default=None, metavar="N",
-                   help="diff: node expansions per task before its cell splits in two (default 400)")
+                   help="diff: node expansions per task (default 48; --split cells: before its "
+                        "cell splits in two, default 400)")
     _where_args(p)
     p.add_argument("--checkpoint", metavar="FILE", help="finished cells (JSON Lines); resumed")
     p.add_argument("--certificate", metavar="FILE",
@@ -155,6 +163,8 @@ def cmd_search(args) -> int:
             if nets[0].signature != nets[1].signature:
                 fail(f"{args.nets[0]} has (inputs, outputs) {nets[0].signature} but "
                      f"{args.nets[1]} has {nets[1].signature}")
+            if (args.split or ("cells" if args.cells is not None else "tree")) == "tree":
+                return _tree_diff(args, nets, box)
             r = search.distributed_diff(nets[0], nets[1], box, cells=args.cells,
                                         workers=args.workers, scheduler=args.scheduler,
                                         memory_limit=args.memory_limit, timeout=args.timeout,
@@ -196,4 +206,37 @@ def cmd_search(args) -> int:
         print(json.dumps(data, indent=1, default=str))
     else:
         print(text)
+    return 0 if r.complete else 3
+
+
+def _tree_diff(args, nets, box) -> int:
+    """``search diff`` with the open nodes of one tree as tasks (:mod:`..distributed.tree`)."""
+    from ..distributed.tree import tree_diff
+    try:
+        r = tree_diff(nets[0], nets[1], box, workers=args.workers, scheduler=args.scheduler,
+                      memory_limit=args.memory_limit, timeout=args.timeout,
+                      checkpoint=args.checkpoint, progress=not args.json, nodes=args.nodes)
+    except (AlgebraError, ImportError) as exc:
+        fail(str(exc))
+    except KeyboardInterrupt:
+        print("netfibers: interrupted" + (f"; {args.checkpoint} holds the finished tasks"
+                                          if args.checkpoint else ""), file=sys.stderr)
+        return 3
+    data = r.to_json()
+    if args.certificate and r.certificate is not None:
+        write_certificate(r.certificate, args.certificate)
+        data["certificate"] = args.certificate
+    if args.json:
+        print(json.dumps(data, indent=1, default=str))
+        return 0 if r.complete else 3
+    value = (display.number(r.lower, args.exact) if r.complete else
+             f"[{display.number(r.lower, args.exact)}, "
+             + ("no certified upper bound yet" if r.upper is None else display.number(r.upper, args.exact))
+             + "]")
+    print(f"max |a - b| {'=' if r.complete else 'in'} {value} at x = ({display.numbers(r.point, args.exact)}), "
+          f"output {r.output}; "
+          f"{r.expansions} node expansions in {r.tasks} tasks ({r.where}), {r.open_nodes} open "
+          f"nodes; certificate checked: {r.verified}"
+          + ("" if r.complete else f" ({r.reason})")
+          + display.note([v for v in (r.lower, r.upper, *r.point) if v is not None], args.exact))
     return 0 if r.complete else 3

@@ -6,6 +6,8 @@ on Dask (``dask.distributed``) when it is installed, serially otherwise (issue 1
   identify, absorb, conserved, diff;
 * :mod:`.batch` — :func:`run_batch`: JSON Lines output appended per item, resume, summary;
 * :mod:`.cluster` — the executor: serial, an embedded ``LocalCluster`` or ``--scheduler``;
+* :mod:`.tree` — :func:`tree_diff` (the open nodes of one branch-and-bound tree as tasks, the
+  serial ``bab_bound`` certificate);
 * :mod:`.search` — :func:`distributed_diff` (branch and bound per cell, ``bab_cover``
   certificate) and :func:`distributed_regions` (region walk per cell).
 
@@ -14,5 +16,6 @@ Dask is imported only when a cluster is started (``pip install 'netfibers[distri
 
 from .batch import run_batch
 from .search import distributed_diff, distributed_regions, split_box
+from .tree import tree_diff
 
-__all__ = ["run_batch", "distributed_diff", "distributed_regions", "split_box"]
+__all__ = ["run_batch", "distributed_diff", "distributed_regions", "split_box", "tree_diff"]

@@ -2,8 +2,8 @@
 existing Dask cluster (``--scheduler ADDRESS``).
 
 :func:`executor` returns an object with ``map_unordered(fn, calls)`` — *calls* a list of
-``(key, args)`` — yielding ``(key, result)`` as tasks finish, ``scatter(data)`` and
-``close()``.  Dask is optional (``pip install 'netfibers[distributed]'``): without it the work
+``(key, args)`` — yielding ``(key, result)`` as tasks finish (``submit_unordered``: the same,
+the tasks submitted at once, before the results are read), ``scatter(data)`` and ``close()``.  Dask is optional (``pip install 'netfibers[distributed]'``): without it the work
 runs serially, and :func:`executor` says so once on stderr.
 
 Resources (one core per worker process, by default): every worker process gets one thread
@@ -100,6 +100,10 @@ class SerialExecutor:
         for key, args in calls:
             yield key, fn(*args)
 
+    def submit_unordered(self, fn, calls):
+        """As :meth:`map_unordered` (serially the calls run as the results are read)."""
+        return self.map_unordered(fn, list(calls))
+
     def scatter(self, data):
         return data
 
@@ -134,7 +138,11 @@ class DaskExecutor:
             _fork_workers()
             self.cluster = LocalCluster(n_workers=n, threads_per_worker=1, processes=True,
                                         memory_limit=memory_limit or "auto",
-                                        dashboard_address=None, silence_logs=40)
+                                        dashboard_address=None, silence_logs=40,
+                                        # the scheduler's HTTP routes (no dashboard) on a free
+                                        # port: no "Port 8787 is already in use" warning when
+                                        # another cluster runs on the machine
+                                        scheduler_kwargs={"dashboard_address": ":0"})
             self.client = Client(self.cluster)
         from .worker_plugin import SingleThreaded
         self.client.register_plugin(SingleThreaded())
@@ -151,14 +159,23 @@ class DaskExecutor:
         return ex
 
     def map_unordered(self, fn, calls):
-        from distributed import as_completed
+        yield from self.submit_unordered(fn, calls)
+
+    def submit_unordered(self, fn, calls):
+        """Submit every call now; an iterator of ``(key, result)`` as they finish (the calls
+        not finished are cancelled when it is closed): a caller can submit the next calls
+        before it reads these results."""
         calls = list(calls)
-        if not calls:
-            return
         futures = {}
         for key, args in calls:
             fut = self.client.submit(fn, *args, pure=False)
             futures[fut] = key
+        return self._results(futures)
+
+    def _results(self, futures):
+        from distributed import as_completed
+        if not futures:
+            return
         try:               # with a wait, a stall raises TimeoutError instead of hanging
             for fut in as_completed(list(futures), timeout=self.wait):
                 yield futures[fut], fut.result(timeout=self.wait)

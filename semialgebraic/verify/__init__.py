@@ -81,12 +81,17 @@ def verify_part(cert: Any, part) -> tuple[bool, str]:
     """One independent part of the check of a certificate that splits into parts (run on the
     workers of a distributed search): for ``bab_cover``, ``part`` is ``"geometry"`` (the cover of
     the box and the point) or the index of a cell (that cell's ``bab_bound`` certificate); for
-    ``region_cover``, ``"cover"`` or ``[start, stop]`` (:mod:`.region_cover_parts`).  The
-    claim holds iff every part holds; :func:`verify` checks all of them in turn."""
-    if not isinstance(cert, dict) or cert.get("type") not in ("bab_cover", "region_cover"):
-        raise InputError("only bab_cover and region_cover certificates split into parts")
-    from . import bab_cover, region_cover_parts
+    ``region_cover``, ``"cover"`` or ``[start, stop]`` (:mod:`.region_cover_parts`); for
+    ``bab_bound``, ``"claim"`` (all but the leaves) or ``{"objective": k, "at": [sides]}`` (the
+    leaves of a subtree, :func:`.bab_bound.check_part`).  The claim holds iff every part holds
+    (for ``bab_bound``: the subtrees checked hold every leaf); :func:`verify` checks all of them
+    in turn."""
+    if not isinstance(cert, dict) or cert.get("type") not in ("bab_cover", "region_cover", "bab_bound"):
+        raise InputError("only bab_bound, bab_cover and region_cover certificates split into parts")
+    from . import bab_bound, bab_cover, region_cover_parts
     try:
+        if cert["type"] == "bab_bound":
+            return bab_bound.check_part(cert, part)
         if cert["type"] == "region_cover":
             if part == "cover":
                 return region_cover_parts.check_cover(cert)

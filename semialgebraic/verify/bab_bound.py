@@ -76,6 +76,12 @@ exactly and checks it is ``<= b <=`` the objective's ``upper`` ``<= upper``.  Th
 be exactly ``± (a_o − b_o)`` for every output.  The point (when present) must lie in the box with
 ``max_o |a_o − b_o| >= lower`` there, exactly.
 
+**Parts** (:func:`check_part`, through :func:`semialgebraic.verify.verify_part`): ``"claim"``
+checks everything but the leaves (header, point, objectives, and every split of every tree, so
+that the leaves cover the box); ``{"objective": k, "at": [side, ...]}`` the leaves of the
+subtree of objective ``k`` reached by those child indices (a leaf's check depends on its box,
+its splits and its own data only).  :func:`check` is ``"claim"`` and every root.
+
 Imports ``algebra`` only (the search is :mod:`semialgebraic.bab`; this is independent code).
 """
 
@@ -92,7 +98,7 @@ from algebra.rationals import Q, to_q
 from .bab_intermediate import leaf_intervals, split_leaf
 from .bab_replay import GRID, _cached, _obj, pair_rows, paired_deltas
 
-__all__ = ["check"]
+__all__ = ["check", "check_part"]
 
 _Z = Q(0)
 
@@ -312,33 +318,62 @@ def _deltas_of(net, key, here, ivs):
     return net["deltas"][key]
 
 
-def _check_tree(net, box, c, tree, bound):
+def _children(node, n_hidden, d, path, here):
+    """``[(child, path, box)]`` of a split node (both sides), or a reason string."""
+    sp = _split_of(node, n_hidden, d, here, path)
+    if isinstance(sp, str):
+        return sp
+    ch = node["children"]
+    if not isinstance(ch, list) or len(ch) != 2:
+        return "a split node needs both children: the leaves do not cover the box"
+    out = []
+    for side in (0, 1):
+        if sp[0] == "x":
+            sub = list(here)
+            lo, hi = here[sp[1]]
+            sub[sp[1]] = (lo, sp[2]) if side == 0 else (sp[2], hi)
+            out.append((ch[side], path, sub))
+        else:
+            out.append((ch[side], {**path, (sp[1], sp[2]): side}, here))
+    return out
+
+
+def _descend(net, box, tree, sides):
+    """``(node, path, box)`` of the node of *tree* reached by the child indices *sides* (every
+    split on the way checked), or a reason string."""
+    n_hidden = [len(W) for W in net["rows"][:-1]]
+    at = (tree, {}, list(box))
+    for side in sides:
+        if not isinstance(at[0], dict) or "split" not in at[0] or type(side) is not int or side not in (0, 1):
+            raise InputError(f"the part's path {sides!r} is not a path of the tree")
+        kids = _children(at[0], n_hidden, len(box), at[1], at[2])
+        if isinstance(kids, str):
+            return kids
+        at = kids[side]
+    return at
+
+
+def _check_tree(net, box, c, tree, bound, start=None, leaves_too=True):
+    """Replay *tree* (or, with *start* ``(node, path, box)``, its subtree there); without
+    *leaves_too* only its splits (the leaves counted, not checked)."""
     Ws, bs = net["rows"], net["biases"]
     n_hidden = [len(W) for W in Ws[:-1]]
     d = len(box)
-    stack = [(tree, {}, list(box))]
+    stack = [start or (tree, {}, list(box))]
     leaves = 0
     while stack:
         node, path, here = stack.pop()
         if not isinstance(node, dict):
             raise InputError("a tree node is an object")
         if "split" in node:
-            sp = _split_of(node, n_hidden, d, here, path)
-            if isinstance(sp, str):
-                return False, sp
-            ch = node["children"]
-            if not isinstance(ch, list) or len(ch) != 2:
-                return False, "a split node needs both children: the leaves do not cover the box"
-            for side in (0, 1):
-                if sp[0] == "x":
-                    sub = list(here)
-                    lo, hi = here[sp[1]]
-                    sub[sp[1]] = (lo, sp[2]) if side == 0 else (sp[2], hi)
-                    stack.append((ch[side], path, sub))
-                else:
-                    stack.append((ch[side], {**path, (sp[1], sp[2]): side}, here))
+            kids = _children(node, n_hidden, d, path, here)
+            if isinstance(kids, str):
+                return False, kids
+            stack += kids
             continue
         leaves += 1
+        if not leaves_too:
+            continue
         node, refs = split_leaf(node)
         key = (tuple(here), tuple(sorted(path.items())), repr(refs))
         if key not in net["seen"]:              # objectives share nodes: replay each one once
@@ -408,6 +443,57 @@ def _halfspaces(data, d):
 
 
 def check(cert: dict) -> tuple[bool, str]:
+    claim = _claim(cert)
+    if isinstance(claim, tuple):
+        return claim
+    for o, s, ub, tree in claim["objectives"]:
+        ok, why = _check_tree(claim["net"], claim["box"], _objective(claim, o, s), tree, ub)
+        if not ok:
+            return False, f"objective ({o}, {s}): {why}"
+    return True, claim["message"]
+
+
+def check_part(cert: dict, part) -> tuple[bool, str]:
+    """One independent part of :func:`check` (the checker's split of an upper-bound claim):
+    ``"claim"`` checks everything but the leaves (header, point, objectives, every split of
+    every tree: the leaves cover the box); ``{"objective": k, "at": [side, ...]}`` checks the
+    leaves of objective *k*'s subtree reached by those child indices from its root (and the
+    splits on the way).  The claim holds iff ``"claim"`` holds and, per objective, the subtrees
+    checked hold every leaf (e.g. the root, ``[]``; or both children of every node above
+    them)."""
+    claim = _claim(cert)
+    if isinstance(claim, tuple):
+        if part != "claim":
+            raise InputError("a lower-bound claim has no trees: its one part is 'claim'")
+        return claim
+    if part == "claim":
+        n = 0
+        for o, s, ub, tree in claim["objectives"]:
+            ok, why = _check_tree(claim["net"], claim["box"], None, tree, ub, leaves_too=False)
+            if not ok:
+                return False, f"objective ({o}, {s}): {why}"
+            n += int(why.split()[0])
+        return True, f"{claim['message']} once the {n} leaves are checked"
+    if not isinstance(part, dict) or set(part) != {"objective", "at"} or type(part["objective"]) is not int \
+            or not 0 <= part["objective"] < len(claim["objectives"]) or not isinstance(part["at"], list):
+        raise InputError(f"unknown part {part!r} ('claim' or {{'objective': k, 'at': [sides]}})")
+    o, s, ub, tree = claim["objectives"][part["objective"]]
+    start = _descend(claim["net"], claim["box"], tree, part["at"])
+    if isinstance(start, str):
+        return False, f"objective ({o}, {s}): {start}"
+    ok, why = _check_tree(claim["net"], claim["box"], _objective(claim, o, s), tree, ub, start)
+    return ok, f"objective ({o}, {s}) at {part['at']}: {why}"
+
+
+def _objective(claim, o, s):
+    c = [_Z] * claim["m"]
+    c[o] = Q(s)
+    return c
+
+
+def _claim(cert: dict):
+    """Everything of the check but the trees: ``(ok, reason)`` when that decides (a lower-bound
+    claim, or a failure), else the parsed parts the trees are checked against."""
     check_header(cert, "bab_bound")
     a = network_from_dict(cert["a"], source="certificate[a]")
     b = network_from_dict(cert["b"], source="certificate[b]")
@@ -457,7 +543,7 @@ def check(cert: dict) -> tuple[bool, str]:
            "paired": a.widths == b.widths, "intermediate": cert.get("intermediate", [])}
     if not isinstance(net["intermediate"], list):
         raise InputError("intermediate must be a list of intermediate-bound records")
-    seen = set()
+    seen, parsed = set(), []
     for ob in objs:
         if not isinstance(ob, dict) or set(ob) != {"output", "sign", "upper", "tree"}:
             raise InputError("an objective holds output, sign, upper, tree")
@@ -470,12 +556,9 @@ def check(cert: dict) -> tuple[bool, str]:
         ub = _q(ob["upper"], "objective upper")
         if ub > upper:
             return False, f"objective ({o}, {s}) bound {ub} exceeds the claimed upper {upper}"
-        c = [_Z] * m
-        c[o] = Q(s)
-        ok, why = _check_tree(net, box, c, ob["tree"], ub)
-        if not ok:
-            return False, f"objective ({o}, {s}): {why}"
+        parsed.append((o, s, ub, ob["tree"]))
     if seen != {(o, s) for o in range(m) for s in (1, -1)}:
         return False, "the objectives do not cover ± (a_o − b_o) for every output"
-    return True, f"max_o max_x |a_o - b_o| <= {upper} {where}" + (
-        f" (and >= {lower}, attained)" if lower is not None else "")
+    return {"net": net, "box": box, "m": m, "objectives": parsed,
+            "message": f"max_o max_x |a_o - b_o| <= {upper} {where}" + (
+                f" (and >= {lower}, attained)" if lower is not None else "")}

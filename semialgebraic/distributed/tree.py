@@ -1,0 +1,558 @@
+"""The open nodes of ONE branch-and-bound tree as tasks (issue 19, part 3): ``search diff``.
+
+:func:`tree_diff` bounds ``max_o max_{x in box} |a_o − b_o|`` with the search of
+:func:`semialgebraic.bab.diff_bounds` (objectives ``c·D`` with ``c = ± e_o``, ``D = a − b``,
+:func:`semialgebraic.bab.bound_objective`), but the open nodes of the search run as tasks:
+
+* a **task** (:func:`expand`) is a pure function of JSON: the networks (native dicts), the box,
+  a node (its objective ``(o, s)`` and its *steps* from the objective's root: ``[l, j, side]``
+  neuron splits and ``["x", k, mid, side]`` input splits, exact strings), the global prune level
+  and a budget of node expansions (never the clock: every run builds the same tree).  It opens
+  the node along its path on the worker's engine (one :class:`~semialgebraic.bab.Engine` per
+  network pair and objective, cached in the worker process: a node is only ever opened along
+  its own path, so its numbers do not depend on what ran on the worker before), searches from
+  it best-first (``bound_objective(at=…)``) and returns the subtree it built (the JSON of the
+  serial certificate's trees, its LP-tightened records in a table), its best point and the
+  still-open leaves as new nodes;
+* the **client** keeps the global best-first frontier (the highest bound first, over all
+  objectives), closes the nodes bounded by the global lower bound (the best ``|a_o − b_o|``
+  attained), submits waves of at most *wave* nodes (a number independent of the workers; each
+  task also stops once its open nodes are bounded by the bound of the next wave's last node,
+  where the frontier has better nodes: global best-first, roughly),
+  grafts the returned subtrees into one tree per objective and takes a wave's results in the
+  wave's order; two waves are in flight (the next one is formed from the frontier before the
+  results of the one before it are grafted, so the workers do not wait for a wave's last
+  task), and the rule that forms them does not depend on the executor, so the tree, the
+  interval and the certificate are the same serially (``workers=0``) and on any number of
+  workers;
+* the **certificate** is the ``bab_bound`` certificate of the serial ``netfibers diff``
+  (:func:`semialgebraic.certificates.bab_bound_certificate`; the records interned by content so
+  that the builder tables each once), checked in parts (:func:`semialgebraic.verify.verify_part`:
+  the claim at the client, subtrees of at most :data:`PART_LEAVES` leaves on the workers);
+* ``checkpoint``: JSON Lines, a header naming the search and one line per finished task; a
+  rerun takes the recorded results instead of running their tasks (the same waves are formed);
+* ``timeout``: the search stops submitting (and stops waiting for a wave) at 85 % of it and
+  returns the certified interval of the tree so far (every open leaf keeps its certified bound).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import heapq
+import json
+import sys
+import time
+from collections import deque
+from dataclasses import dataclass
+from pathlib import Path
+
+from algebra.exceptions import InputError
+from algebra.io.native import network_from_dict
+from algebra.kernel import difference_network
+from algebra.network import Network
+from algebra.rationals import Q, q_json, to_q
+
+from ..bab import bound_objective
+from ..bab.primal import float_candidates
+from ..bab.search import Engine
+from ..budget import Budget
+from ..certificates import jsonable
+from ..certificates.bab_bound import bab_bound_certificate
+from ..exceptions import CertificateError
+from ..verify import verify_part
+from .cluster import executor as make_executor
+
+__all__ = ["tree_diff", "TreeResult", "expand", "DEFAULT_NODES", "DEFAULT_WAVE", "PART_LEAVES"]
+
+DEFAULT_NODES = 48     # node expansions per task before its open leaves go back to the client
+DEFAULT_WAVE = 8       # nodes submitted at once (the best first; independent of the workers)
+PART_LEAVES = 400      # leaves per verification part (a subtree checked on a worker)
+_SEARCH_SHARE = 0.85   # of a timeout, for the search; the rest for the certificate's check
+_PIPELINE = 2          # waves in flight: the next wave runs while the last tasks of one finish
+_ENGINES: dict = {}    # in each worker process: (pair digest, o, s) -> engine (see expand)
+_NETS: dict = {}       # pair digest -> (D, rows, biases, base engine)
+
+
+# -- the task ----------------------------------------------------------------------------------
+def _engine(a_json, b_json, key, objective):
+    """The worker's engine of one objective of the pair *key* (built once per process)."""
+    eng = _ENGINES.get((key, *objective))
+    if eng is not None:
+        return _NETS[key][:3] + (eng,)
+    if key not in _NETS:
+        if len(_NETS) >= 2:                      # a worker keeps the last pairs only
+            _NETS.clear()
+            _ENGINES.clear()
+        a, b = network_from_dict(a_json), network_from_dict(b_json)
+        D = difference_network(a, b)
+        Ws, bs = [W.to_rows() for W in D.weights], [list(v) for v in D.biases]
+        _NETS[key] = (D, Ws, bs, Engine(Ws, bs, paired=a.widths == b.widths))
+    eng = _ENGINES[(key, *objective)] = _NETS[key][3].fork()
+    return _NETS[key][:3] + (eng,)
+
+
+def _path(box, steps):
+    """The nodes along *steps* from the root: ``(box, splits, xdepth, parent, layer)`` each (the
+    arguments :meth:`Engine.node` and ``bound_objective(at=…)`` take)."""
+    out = [(list(box), {}, 0, None, None)]
+    for st in steps:
+        nbox, splits, xd = out[-1][:3]
+        if st[0] == "x":
+            _, k, mid, side = st
+            mid = to_q(mid)
+            lo, hi = nbox[k]
+            if not lo <= mid <= hi:
+                raise InputError(f"input split at {mid} outside [{lo}, {hi}]")
+            child = list(nbox)
+            child[k] = (lo, mid) if side == 0 else (mid, hi)
+            out.append((child, splits, xd + 1, None, None))
+        else:
+            l, j, side = st
+            out.append((nbox, {**splits, (l, j): side}, xd, splits, l))
+    return out
+
+
+def _step(split, side):
+    if split[0] == "x":
+        return ["x", split[1], q_json(split[2]), side]
+    return [split[0], split[1], side]
+
+
+def _hoisted(tree):
+    """*tree* as JSON with its leaves' records (shared objects) as indices into a table."""
+    table, index = [], {}
+
+    def walk(node):
+        if "children" in node:
+            return {**node, "children": [walk(ch) for ch in node["children"]]}
+        if "tightened" not in node:
+            return node
+        refs = []
+        for rec in node["tightened"]:
+            if id(rec) not in index:
+                index[id(rec)] = len(table)
+                table.append(rec)
+            refs.append(index[id(rec)])
+        return {**node, "tightened": refs}
+    return jsonable(walk(tree)), jsonable(table)
+
+
+def expand(a_json: dict, b_json: dict, key: str, box_json: list, node: dict, prune, nodes: int,
+           stop=None) -> dict:
+    """Task: the branch and bound of one objective from *node* (module docstring) within *nodes*
+    node expansions, nodes bounded by *prune* (an attained value, or None) closed; with *stop*
+    (above *prune*), the expansions also end when every open node is bounded by *stop* (the
+    client's frontier holds a wave of nodes above it: global best-first, roughly).
+
+    Returns ``{"tree", "records", "open": [{"steps", "bound"}], "closed", "lower", "point",
+    "output", "expansions"}``: the subtree (the node as its root), its records' table, the open
+    leaves (steps from the objective's root), the largest bound of a closed leaf (None: none),
+    and ``max_o |a_o − b_o|`` at the best point of the objective found in the node's box."""
+    o, s = node["objective"]
+    steps = node["steps"]
+    D, Ws, bs, eng = _engine(a_json, b_json, key, (o, s))
+    box = [(to_q(lo), to_q(hi)) for lo, hi in box_json]
+    path = _path(box, steps)
+    first = max((i for i, st in enumerate(steps) if st[0] == "x"), default=-1) + 1
+    for nbox, splits, _, parent, layer in path[first:-1]:    # the chain the node's intervals reuse
+        eng.node(nbox, splits, parent, layer)
+    c = [Q(0)] * len(bs[-1])
+    c[o] = Q(s)
+    start = float_candidates(Ws, bs, box, o, s, seed=o) if not steps else []
+    budget = Budget(max_regions=nodes)
+    cut_at = None if prune is None else to_q(prune)
+    if stop is not None:
+        cut_at = to_q(stop) if cut_at is None else max(cut_at, to_q(stop))
+    ob = bound_objective(Ws, bs, box, c, lambda x: s * D.evaluate(x)[o], budget=budget,
+                         prune_at=cut_at, start=start, engine=eng, at=path[-1])
+    if ob.tree is None:
+        raise RuntimeError(f"no bound at the node: {ob.reason}")
+    where, stack = {}, [(ob.tree, [])]
+    while stack:                                  # every node's steps from the task's node
+        n, rel = stack.pop()
+        where[id(n)] = rel
+        if "children" in n:
+            stack += [(ch, rel + [_step(n["split"], k)]) for k, ch in enumerate(n["children"])]
+    cut = ob.lower if prune is None else max(ob.lower, to_q(prune))
+    heap = ob.extra.get("state", {}).get("heap", [])
+    open_ = sorted(((-e[0], where[id(e[4])]) for e in heap if -e[0] > cut), key=lambda t: t[1])
+    still = {id(e[4]) for e in heap if -e[0] > cut}
+    closed, stack = None, [ob.tree]
+    while stack:
+        n = stack.pop()
+        if "children" in n:
+            stack += n["children"]
+        elif "bound" in n and id(n) not in still:
+            closed = n["bound"] if closed is None or n["bound"] > closed else closed
+    tree, records = _hoisted(ob.tree)
+    devs = [abs(v) for v in D.evaluate(ob.point)]
+    out = max(range(len(devs)), key=devs.__getitem__)
+    return {"tree": tree, "records": records,
+            "open": [{"steps": steps + rel, "bound": q_json(bnd)} for bnd, rel in open_],
+            "closed": None if closed is None else q_json(closed),
+            "lower": q_json(devs[out]), "point": [q_json(v) for v in ob.point], "output": out,
+            "expansions": budget.regions}
+
+
+# -- the client --------------------------------------------------------------------------------
+@dataclass
+class TreeResult:
+    """Certified ``lower <= max_o max_x |a_o − b_o| <= upper`` (``upper`` None: some objective's
+    root not bounded yet); ``point``/``output`` attain ``lower``; ``certificate`` the
+    ``bab_bound`` certificate of the grafted trees (None without every root)."""
+
+    lower: Q
+    upper: Q | None
+    point: tuple
+    output: int
+    complete: bool
+    reason: str
+    certificate: dict | None
+    verified: bool
+    tasks: int
+    expansions: int
+    open_nodes: int
+    where: str = "serial"
+    seconds: float = 0.0
+    per_output: list | None = None
+
+    def to_json(self) -> dict:
+        return {"lower": str(self.lower), "upper": None if self.upper is None else str(self.upper),
+                "complete": self.complete, "max_deviation": q_json(self.lower),
+                "point": [q_json(v) for v in self.point], "output": self.output,
+                "per_output": self.per_output or [],
+                "nodes": self.expansions, "tasks": self.tasks, "open_nodes": self.open_nodes,
+                "reason": self.reason, "verified": self.verified,
+                "certificate_checked": self.verified, "where": self.where,
+                "seconds": round(self.seconds, 3),
+                "method": "branch and bound, open nodes of one tree as tasks"}
+
+
+def _digest(*parts) -> str:
+    return hashlib.sha256(json.dumps(jsonable(list(parts)), sort_keys=True).encode()).hexdigest()[:32]
+
+
+class _Log:
+    """The finished tasks of one search, as JSON Lines (module docstring)."""
+
+    def __init__(self, path, key: str):
+        self.path, self.done = (Path(path) if path else None), {}
+        if self.path is None:
+            return
+        keep = 0
+        if self.path.exists():
+            raw = self.path.read_bytes()
+            for line in raw.splitlines(keepends=True):
+                try:
+                    rec = json.loads(line) if line.endswith(b"\n") else None
+                except json.JSONDecodeError:
+                    rec = None
+                if rec is None or (keep == 0 and rec.get("search") != key):
+                    if keep == 0 and rec is not None:
+                        raise InputError("the checkpoint belongs to another search (other networks, "
+                                         "box or budgets)", source=str(self.path))
+                    break
+                if keep:
+                    self.done[rec["node"]] = rec["result"]
+                keep += len(line)
+            if keep < len(raw):
+                with open(self.path, "r+b") as f:      # a torn last line (killed mid-write)
+                    f.truncate(keep)
+        if keep == 0:
+            self.path.write_text(json.dumps({"search": key}) + "\n")
+
+    def add(self, name: str, result: dict) -> None:
+        if self.path is not None:
+            with open(self.path, "a", encoding="utf-8") as f:
+                f.write(json.dumps({"node": name, "result": result}) + "\n")
+                f.flush()
+
+
+def _name(node) -> str:
+    """A node's name: its objective and the sides of its steps (unique in the search)."""
+    o, s = node["objective"]
+    return f"{o}{'+' if s > 0 else '-'}" + "".join(str(st[-1]) for st in node["steps"])
+
+
+class _Tree:
+    """The client's state: one grafted tree per objective, the frontier, the best point."""
+
+    def __init__(self, m: int):
+        self.trees: dict = {}
+        self.records: dict = {}        # canonical JSON -> the one shared record object
+        self.frontier: list = []       # heap of (rank, name, node)
+        self.closed = None             # the largest bound of a closed leaf
+        self.lower, self.best = None, None
+        self.flying: dict = {}         # name -> rank of the nodes submitted, not yet taken
+        for o in range(m):
+            for s in (1, -1):
+                node = {"objective": [o, s], "steps": []}
+                heapq.heappush(self.frontier, ((0, Q(0)), _name(node), node))
+
+    def see(self, lower: Q, point, output) -> None:
+        if self.lower is None or lower > self.lower:
+            self.lower, self.best = lower, (tuple(point), output)
+
+    def wave(self, size: int) -> list:
+        """The next nodes to expand (the highest bound first; nodes bounded by lower closed);
+        they count as open (:meth:`upper`) until their results are taken or they are pushed
+        back."""
+        out = []
+        while self.frontier and len(out) < size:
+            rank, name, node = heapq.heappop(self.frontier)
+            if rank[0] == 1 and -rank[1] <= self.lower:
+                self._close(-rank[1])
+                continue
+            out.append((rank, name, node))
+            self.flying[name] = rank
+        return out
+
+    def floor(self, k: int):
+        """The bound of the *k*-th best open node (None: fewer, or a root not bounded yet): a
+        task stops expanding below it, where the next wave's nodes are better."""
+        best = heapq.nsmallest(k, self.frontier)
+        if len(best) < k or best[-1][0][0] == 0:
+            return None
+        return max(-best[-1][0][1], self.lower)
+
+    def push(self, entry) -> None:
+        """A node of a wave whose task did not finish: open again."""
+        self.flying.pop(entry[1], None)
+        heapq.heappush(self.frontier, entry)
+
+    def _close(self, bound: Q) -> None:
+        if self.closed is None or bound > self.closed:
+            self.closed = bound
+
+    def upper(self):
+        """The certified upper bound of the tree so far (None: a root not bounded yet)."""
+        ups = [b for b in (self.closed, self.lower) if b is not None]
+        for rank in [e[0] for e in self.frontier] + list(self.flying.values()):
+            if rank[0] == 0:
+                return None
+            ups.append(-rank[1])
+        return max(ups)
+
+    def take(self, node, res) -> None:
+        """Graft the task result *res* of *node* and push its open leaves."""
+        self.flying.pop(_name(node), None)
+        table = []
+        for rec in res["records"]:
+            k = json.dumps(rec, sort_keys=True)
+            table.append(self.records.setdefault(k, rec))
+        sub = _with_records(res["tree"], table)
+        key = tuple(node["objective"])
+        if not node["steps"]:
+            self.trees[key] = sub
+        else:
+            at = self.trees[key]
+            for st in node["steps"]:
+                at = at["children"][st[-1]]
+            if "children" in at:
+                raise AssertionError("a node expanded twice: a bug")
+            at.clear()
+            at.update(sub)
+        if res["closed"] is not None:
+            self._close(to_q(res["closed"]))
+        for leaf in res["open"]:
+            child = {"objective": node["objective"], "steps": leaf["steps"]}
+            heapq.heappush(self.frontier, ((1, -to_q(leaf["bound"])), _name(child), child))
+        self.see(to_q(res["lower"]), [to_q(v) for v in res["point"]], res["output"])
+
+
+def _with_records(tree, table):
+    """*tree* (JSON) with its leaves' record indices replaced by the shared records of *table*."""
+    if "children" in tree:
+        return {**tree, "children": [_with_records(ch, table) for ch in tree["children"]]}
+    if "tightened" in tree:
+        return {**tree, "tightened": [table[i] for i in tree["tightened"]]}
+    return tree
+
+
+def _leaf_max(tree):
+    best, stack = None, [tree]
+    while stack:
+        n = stack.pop()
+        if "children" in n:
+            stack += n["children"]
+        elif "bound" in n:
+            v = to_q(n["bound"])
+            best = v if best is None or v > best else best
+    return best
+
+
+def tree_diff(a: Network, b: Network, box, *, workers: int | None = None,
+              scheduler: str | None = None, memory_limit=None, timeout: float | None = None,
+              checkpoint=None, verify: bool = True, executor=None, progress: bool = False,
+              nodes: int | None = None, wave: int | None = None,
+              max_tasks: int | None = None) -> TreeResult:
+    """Certified interval on ``max_o max_{x in box} |a_o − b_o|``: one branch-and-bound tree
+    whose open nodes run as tasks (module docstring) of *nodes* node expansions (default
+    :data:`DEFAULT_NODES`; an eighth of it, at least 1, while the frontier holds fewer than a
+    wave: the first tasks fan out), in waves of *wave* (default :data:`DEFAULT_WAVE`); *max_tasks*
+    stops after that many tasks (a partial result, like *timeout*).  With *verify*, the
+    ``bab_bound`` certificate is checked in parts, the subtrees on the workers (a failure raises
+    :class:`CertificateError`: a bug).
+
+    >>> a = Network.from_rows([[[1]], [[1]]], [[0], [0]])
+    >>> b = Network.from_rows([[[1]], [["1/2"]]], [[0], [0]])
+    >>> r = tree_diff(a, b, [(-1, 2)], workers=0)
+    >>> r.lower, r.upper, r.complete, r.verified, r.certificate["type"]
+    (1, 1, True, True, 'bab_bound')
+    """
+    if a.signature != b.signature:
+        raise InputError(f"the networks have different signatures {a.signature} and {b.signature}")
+    box = [(to_q(lo), to_q(hi)) for lo, hi in box]
+    if len(box) != a.n_inputs or any(lo > hi for lo, hi in box):
+        raise InputError(f"the box needs {a.n_inputs} intervals lo <= hi")
+    t0 = time.perf_counter()
+    deadline = None if timeout is None else time.monotonic() + _SEARCH_SHARE * timeout
+    nodes, wave = nodes or DEFAULT_NODES, wave or DEFAULT_WAVE
+    aj, bj = jsonable(a.to_dict()), jsonable(b.to_dict())
+    boxj = [[q_json(lo), q_json(hi)] for lo, hi in box]
+    pair = _digest("pair", aj, bj)
+    log = _Log(checkpoint, _digest("tree diff", pair, boxj, nodes, wave))
+    st = _Tree(a.n_outputs)
+    centre = [(lo + hi) / 2 for lo, hi in box]
+    devs = [abs(u - v) for u, v in zip(a.evaluate(centre), b.evaluate(centre))]
+    st.see(max(devs), centre, devs.index(max(devs)))
+    ex = executor or make_executor(workers, scheduler, memory_limit)
+    tasks = expansions = submitted = 0
+    reason = ""
+    flying: deque = deque()              # waves submitted, not yet grafted (at most _PIPELINE)
+    try:
+        while True:
+            while len(flying) < _PIPELINE and not reason:
+                if deadline is not None and time.monotonic() >= deadline:
+                    reason = f"timeout of {timeout:g} s reached"
+                elif max_tasks is not None and submitted >= max_tasks:
+                    reason = f"max_tasks={max_tasks} reached"
+                if reason:
+                    break
+                # a frontier smaller than a wave fans out first: tasks of an eighth of the budget
+                budget = nodes if len(st.frontier) >= wave else max(1, nodes // 8)
+                batch = st.wave(wave)
+                if not batch:
+                    break
+                got = {name: log.done[name] for _, name, _ in batch if name in log.done}
+                prune, floor = q_json(st.lower), st.floor(wave)
+                calls = [(name, (aj, bj, pair, boxj, node, prune, budget,
+                                 None if floor is None or rank[0] == 0 or -rank[1] <= floor
+                                 else q_json(floor)))
+                         for rank, name, node in batch if name not in got]
+                flying.append((batch, got, ex.submit_unordered(expand, calls)))
+                submitted += len(batch)
+            if not flying:
+                break
+            batch, got, results = flying.popleft()
+            late = False
+            for name, res in results:
+                log.add(name, res)
+                got[name] = res
+                late = deadline is not None and time.monotonic() >= deadline
+                if late and len(got) < len(batch):
+                    break                # the rest of the wave stays open (certified bounds)
+            if late:
+                results.close()
+            for entry in batch:          # the wave's order: the same tree on any executor
+                rank, name, node = entry
+                if name in got:
+                    st.take(node, got[name])
+                    tasks += 1
+                    expansions += got[name]["expansions"]
+                else:
+                    st.push(entry)
+            if late:
+                reason = f"timeout of {timeout:g} s reached"
+                for batch, _, results in flying:     # the next wave's nodes stay open too
+                    results.close()
+                    for entry in batch:
+                        st.push(entry)
+                flying.clear()
+            if progress:
+                _progress(st, tasks, expansions)
+        cert, verified = _assemble(st, a, b, box, aj, bj, ex if verify else None)
+    finally:
+        if executor is None:
+            ex.close()
+    upper = st.upper()
+    if upper is not None and upper < st.lower:
+        raise AssertionError("certified upper below an attained value: a bug")
+    complete = upper is not None and upper == st.lower
+    if not reason:
+        reason = ("lower = upper" if complete else
+                  "leaves without unstable neurons left a gap of dual rounding")
+    per_output = None
+    if cert is not None:
+        per_output = [{"upper": str(max(to_q(ob["upper"]) for ob in cert["objectives"]
+                                        if ob["output"] == o))} for o in range(a.n_outputs)]
+    return TreeResult(st.lower, upper, st.best[0], st.best[1], complete, reason, cert, verified,
+                      tasks, expansions, len(st.frontier), getattr(ex, "kind", "serial"),
+                      time.perf_counter() - t0, per_output)
+
+
+def _assemble(st: _Tree, a, b, box, aj, bj, ex):
+    """The ``bab_bound`` certificate of the grafted trees (None before every root is bounded)
+    and, with an executor *ex*, its check in parts: the claim here, the subtrees on *ex*."""
+    m = a.n_outputs
+    keys = [(o, s) for o in range(m) for s in (1, -1)]
+    if any(k not in st.trees for k in keys):
+        return None, False
+    objectives = []
+    for o, s in keys:
+        tree = st.trees[(o, s)]
+        up = _leaf_max(tree)
+        objectives.append({"output": o, "sign": s, "upper": st.lower if up is None else up, "tree": tree})
+    upper = max(max(ob["upper"] for ob in objectives), st.lower)
+    cert = bab_bound_certificate(a, b, box, objectives, upper, st.lower, st.best[0], st.best[1])
+    if ex is None:
+        return cert, False
+    ok, why = verify_part(cert, "claim")
+    if ok:
+        wire = ex.scatter([{**jsonable(cert), "a": aj, "b": bj}])[0]
+        calls = [(k, (wire, part)) for k, part in enumerate(_parts(cert))]
+        for k, (ok_k, why_k) in ex.map_unordered(check_part, calls):
+            if not ok_k:
+                ok, why = False, why_k
+                break
+    if not ok:
+        raise CertificateError("bab_bound", why)
+    return cert, True
+
+
+def check_part(cert: dict, part) -> tuple:
+    """Task: one part of the certificate's check (:func:`semialgebraic.verify.verify_part`)."""
+    return verify_part(cert, part)
+
+
+def _parts(cert) -> list:
+    """Subtrees covering every leaf of every objective, each of at most :data:`PART_LEAVES`
+    leaves where the tree allows: ``{"objective": k, "at": [sides]}``."""
+    out = []
+    for k, ob in enumerate(cert["objectives"]):
+        sizes: dict = {}
+        order, stack = [], [(ob["tree"], ())]
+        while stack:
+            n, at = stack.pop()
+            order.append((n, at))
+            if "children" in n:
+                stack += [(ch, at + (i,)) for i, ch in enumerate(n["children"])]
+        for n, at in reversed(order):    # children before parents
+            sizes[at] = (sum(sizes[at + (i,)] for i in range(len(n["children"])))
+                         if "children" in n else 1)
+        stack = [(ob["tree"], ())]
+        while stack:
+            n, at = stack.pop()
+            if sizes[at] <= PART_LEAVES or "children" not in n:
+                out.append({"objective": k, "at": list(at)})
+            else:
+                stack += [(ch, at + (i,)) for i, ch in enumerate(n["children"])]
+    return sorted(out, key=lambda p: (p["objective"], p["at"]))
+
+
+def _progress(st: _Tree, tasks: int, expansions: int) -> None:
+    """One stderr line: the certified interval and the open nodes."""
+    up = st.upper()
+    hi = "not bounded yet" if up is None else f"{float(up):.6g}"
+    print(f"search diff: max |a - b| in [{float(st.lower):.6g}, {hi}]; {len(st.frontier)} open "
+          f"nodes, {tasks} tasks, {expansions} node expansions", file=sys.stderr, flush=True)
