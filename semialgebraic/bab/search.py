@@ -253,6 +253,7 @@ class Engine:
         out = object.__new__(Engine)
         out.__dict__.update(self.__dict__)
         out._cache, out._state, out._records, out._memo = {}, {}, {}, {}
+        out.lp_memo = {}
         return out
 
     def tightened(self, box, splits):

@@ -78,6 +78,7 @@ def _engine(a_json, b_json, key, objective):
     """The worker's engine of one objective of the pair *key* (built once per process)."""
     eng = _ENGINES.get((key, *objective))
     if eng is not None:
+        eng.lp_memo.clear()     # the dual sign tried first: from this task's own nodes only
         return _NETS[key][:3] + (eng,)
     if key not in _NETS:
         if len(_NETS) >= 2:                      # a worker keeps the last pairs only
