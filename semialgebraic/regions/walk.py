@@ -844,7 +844,7 @@ class _Engine:
         if not signs:
             return [()] * len(points)
         P = np.hstack(signs)
-        return [tuple(int(v) for v in row) for row in P]
+        return list(map(tuple, P.tolist()))
 
     def _across(self, pattern, cls, a, y, eps, tries):
         """Pattern of the region across the facet through y (proved), and a point inside it:
