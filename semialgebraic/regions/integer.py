@@ -179,6 +179,7 @@ def _inverse_parts(K, support, cache=None, K64=None):
         order = np.lexsort(C.T[::-1])
         pos = np.empty(d, dtype=np.intp)
         pos[order] = np.arange(d)
+        pos = pos.tolist()
         key = ("canon", tuple(map(tuple, C[order].tolist())))
     else:
         rows = K[list(support), :d].tolist()
@@ -218,7 +219,7 @@ class ClassInts:
     *keys*: the primitive integer vectors, in class order (length ``d + 1`` each).
     """
 
-    __slots__ = ("K", "Ka", "Kc", "d", "_gram", "_norms", "_K64", "_kb", "_ka_max", "_Kf",
+    __slots__ = ("K", "Ka", "Kc", "d", "_kl", "_gram", "_norms", "_K64", "_kb", "_ka_max", "_Kf",
                  "_norms_f", "_sq")
 
     def __init__(self, keys):
@@ -240,6 +241,7 @@ class ClassInts:
         self.Ka = self.K[:, :self.d]
         self.Kc = self.K[:, self.d]
         self._gram = None
+        self._kl = None
         self._norms = None
         self._Kf = None
         self._norms_f = None
@@ -351,8 +353,8 @@ class ClassInts:
             nmax = int(np.abs(Num).max(initial=0))
             if cmax * den <= _LIMIT // 2 and d * cmax * nmax <= _LIMIT // 2:
                 L0 = self._K64[todo, d] * den - self._K64[support, d] @ Num
-        else:
-            Num = int_matmul(P[pos] * sv.astype(object), self.Ka[todo].T, rb)
+        else:                  # big integers: plain Python beats numpy's object arrays here
+            return self._certify_big(support, todo, P, den, pos, sv, want_values, scales)
         if L0 is None:
             Num = _as_object(Num)
             L0 = self.Kc[todo] * den - self.Kc[support] @ Num
@@ -367,4 +369,29 @@ class ClassInts:
             su = scales[u]
             lam = [Q(int(Num[r, col]), den) * scales[f] / su for r, f in enumerate(support)]
             out[u] = (lam, Q(int(L0[col]), den) / su)
+        return out
+
+    def _certify_big(self, support, todo, P, den, pos, sv, want_values, scales):
+        """:meth:`certify` on Python integers: ``μ = P_u K_u[:d] / den`` with the basis's own
+        inverse rows ``sv_i P[pos_i]``, ``μ_0 = (den K_u[d] - Σ K_f[d] den μ_f) / den``."""
+        d = self.d
+        if self._kl is None:
+            self._kl = self.K.tolist()
+        kl = self._kl
+        rows = [[s * v for v in P[p].tolist()] for p, s in zip(pos, sv.ravel().tolist())]
+        cs = [kl[f][d] for f in support]
+        out = {}
+        for u in todo:
+            a = kl[u]
+            num = [sum(p * x for p, x in zip(r, a)) for r in rows]      # den · μ
+            if min(num) < 0:
+                continue
+            l0 = a[d] * den - sum(c * n for c, n in zip(cs, num))
+            if l0 <= 0:
+                continue
+            if not want_values:
+                out[u] = None
+                continue
+            su = scales[u]
+            out[u] = ([Q(n, den) * scales[f] / su for n, f in zip(num, support)], Q(l0, den) / su)
         return out
