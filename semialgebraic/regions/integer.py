@@ -164,14 +164,15 @@ def _inverse(K, support, cache=None):
     return (P[pos] * sv.astype(object), den, P64, rb)
 
 
-def _inverse_parts(K, support, cache=None, K64=None):
+def _inverse_parts(K, support, cache=None, K64=None, rows=None):
     """``(P, den, P64, rb, pos, sv)``: the cached inverse of the canonical basis (P, object
     integers; :func:`_inverse`), ``P64`` the int64 inverse of the basis itself (rows permuted
     and signed, or None), and the permutation and signs that give the basis's own object
     inverse ``P[pos] * sv``; None when singular.  *K64*: the int64 copy of K, when there is
-    one (the canonical form is then found with numpy)."""
+    one; *rows*: the rows of the basis as lists of Python integers, when the caller has them
+    (the canonical form is then found in plain Python)."""
     d = K.shape[1] - 1
-    if K64 is not None:
+    if K64 is not None and rows is None:
         R = K64[support, :d]
         first = R[np.arange(d), np.argmax(R != 0, axis=1)]
         sv = np.where(first < 0, -1, 1)[:, None]
@@ -182,13 +183,15 @@ def _inverse_parts(K, support, cache=None, K64=None):
         pos = pos.tolist()
         key = ("canon", tuple(map(tuple, C[order].tolist())))
     else:
-        rows = K[list(support), :d].tolist()
+        if rows is None:
+            rows = K[list(support), :d].tolist()
         signs, canon = [], []
         for r in rows:
+            r = r[:d]
             first = next((v for v in r if v != 0), 0)
             sgn = -1 if first < 0 else 1
             signs.append(sgn)
-            canon.append(tuple(v * sgn for v in r) if sgn < 0 else tuple(r))
+            canon.append(tuple(-v for v in r) if sgn < 0 else tuple(r))
         order = sorted(range(d), key=canon.__getitem__)
         pos = [0] * d
         for j, i in enumerate(order):
@@ -341,7 +344,10 @@ class ClassInts:
         if len(support) != d or not todo:
             return {}
         support = list(support)
-        got = _inverse_parts(self.K, support, cache, self._K64)
+        if self._kl is None:
+            self._kl = self.K.tolist()
+        kl = self._kl
+        got = _inverse_parts(self.K, support, cache, self._K64, [kl[f] for f in support])
         if got is None:
             return None
         P, den, P64, rb, pos, sv = got
