@@ -225,11 +225,12 @@ class ClassInts:
     __slots__ = ("K", "Ka", "Kc", "d", "_kl", "_gram", "_norms", "_K64", "_kb", "_ka_max", "_Kf",
                  "_norms_f", "_sq")
 
-    def __init__(self, keys):
+    def __init__(self, keys, arr=None):
         keys = list(keys)
         self.d = len(keys[0]) - 1 if keys else 0
         shape = (len(keys), self.d + 1)
-        arr = np.array(keys) if keys else None
+        if arr is None or arr.dtype != np.int64:      # (*arr*: the keys as an int64 array)
+            arr = np.array(keys) if keys else None
         if arr is not None and arr.dtype == np.int64 and arr.shape == shape \
                 and _max_abs(arr) < 2 ** 62:          # every key fits: bounds on int64
             self.K = arr.astype(object)
@@ -244,11 +245,23 @@ class ClassInts:
         self.Ka = self.K[:, :self.d]
         self.Kc = self.K[:, self.d]
         self._gram = None
-        self._kl = None
+        self._kl = keys
         self._norms = None
         self._Kf = None
         self._norms_f = None
         self._sq = {}
+
+    def trim(self) -> None:
+        """Drop what only the region's own exact work uses (Gram matrix, float copies, norms),
+        keeping the rows for the neighbour proofs of other regions (memory)."""
+        self._gram = self._norms = self._Kf = self._norms_f = self._kl = None
+        self._sq = {}
+
+    def _rows(self) -> list:
+        """The rows of K as Python integers (the keys, when given)."""
+        if self._kl is None:
+            self._kl = self.K.tolist()
+        return self._kl
 
     @property
     def Kf(self):
@@ -344,9 +357,7 @@ class ClassInts:
         if len(support) != d or not todo:
             return {}
         support = list(support)
-        if self._kl is None:
-            self._kl = self.K.tolist()
-        kl = self._kl
+        kl = self._rows()
         got = _inverse_parts(self.K, support, cache, self._K64, [kl[f] for f in support])
         if got is None:
             return None
@@ -381,9 +392,7 @@ class ClassInts:
         """:meth:`certify` on Python integers: ``μ = P_u K_u[:d] / den`` with the basis's own
         inverse rows ``sv_i P[pos_i]``, ``μ_0 = (den K_u[d] - Σ K_f[d] den μ_f) / den``."""
         d = self.d
-        if self._kl is None:
-            self._kl = self.K.tolist()
-        kl = self._kl
+        kl = self._rows()
         rows = [[s * v for v in P[p].tolist()] for p, s in zip(pos, sv.ravel().tolist())]
         cs = [kl[f][d] for f in support]
         out = {}
