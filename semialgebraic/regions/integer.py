@@ -71,8 +71,9 @@ def int_matmul(A, B, row_bound=None):
 
 def int_point(y) -> list:
     """``[D y_1, …, D y_d, D]`` for the least common denominator D > 0 of the rational point."""
-    D = lcm(*(int(v.q) for v in y)) if len(y) else 1
-    return [int(v.p) * (D // int(v.q)) for v in y] + [D]
+    qs = [int(v.q) for v in y]
+    D = lcm(*qs) if qs else 1
+    return [int(v.p) * (D // q) for v, q in zip(y, qs)] + [D]
 
 
 def _adjugate(a):
@@ -292,7 +293,7 @@ class ClassInts:
     def values(self, y):
         """``K · (D y, D)`` (the signs of every ``ℓ_t(y)``), an integer array."""
         p = int_point(y)
-        if self._K64 is not None and self._kb * max(abs(v) for v in p) <= _LIMIT:
+        if self._K64 is not None and self._kb * max(map(abs, p)) <= _LIMIT:
             return self._K64 @ np.array(p, dtype=np.int64)
         return self.K @ np.array(p, dtype=object)
 
