@@ -166,8 +166,8 @@ def _inverse(K, support, cache=None):
 
 
 def _inverse_parts(K, support, cache=None, K64=None, rows=None):
-    """``(P, den, P64, rb, pos, sv)``: the cached inverse of the canonical basis (P, object
-    integers; :func:`_inverse`), ``P64`` the int64 inverse of the basis itself (rows permuted
+    """``(P, den, Q, rb, pos, sv)``: the cached inverse of the canonical basis (P, object
+    integers; :func:`_inverse`), Q the int64 inverse of the basis itself (rows permuted
     and signed, or None), and the permutation and signs that give the basis's own object
     inverse ``P[pos] * sv``; None when singular.  *K64*: the int64 copy of K, when there is
     one; *rows*: the rows of the basis as lists of Python integers, when the caller has them

@@ -41,13 +41,20 @@ step across every facet is checked by the exact neighbour proof below.  What the
 open goes to the paths below.  Every exact sign test of a region runs on the classes' integer
 rows (:mod:`semialgebraic.regions.integer`: every perpendicular foot at once from the Gram
 matrix, points and neighbour proofs by one integer product, closure proofs over a basis whose
-exact inverse is cached by its hyperplanes' keys, so neighbouring regions reuse it, and the
-basis that proved a hyperplane redundant is tried first wherever it reappears); one HiGHS
+exact inverse — in R^d, d <= 4, the integer adjugate in closed form — is cached by its
+hyperplanes' keys up to order and orientation, so the regions around one vertex share it, and
+the basis that proved a hyperplane redundant is tried first wherever it reappears); one HiGHS
 instance, loaded with each region's model, gives every float guess (the centre, closure
 supports, facet centres; :mod:`semialgebraic.regions.facets`).  Floats only
 choose what to check; ``tests/semialgebraic/test_regions_fast_paths.py`` checks that the exact
 paths alone walk the same regions.  ``benchmarks/bench_regions.py --before REV`` measures the
 speed-up against an older revision.
+
+Memory.  The forms of a pattern are kept while it can still be proved a neighbour: once the
+walk reaches breadth-first layer k, the forms of the regions of layer k - 2 are dropped (a
+region's neighbours lie at most one layer up when it is their neighbour too; one asked for
+again is recomputed, identically), and a visited pattern keeps only its integer rows.  So the
+walk holds about three layers of patterns, not every region it has seen.
 
 Redundancy multipliers (``regions(..., multipliers=True)``).  For every inequality that is not
 a facet, exact Farkas multipliers over the facets (``Region.redundant``,
