@@ -423,7 +423,7 @@ class _Forms:
                 while stop < n and self.hs[stop] == s:
                     stop += 1
                 B = QMatrix.from_integers(stop - start, d + 1,
-                                          [int(v) for v in H[start:stop].flat], den=int(s))
+                                          H[start:stop].ravel().tolist(), den=int(s))
                 blocks.append(B.submatrix(cols=list(range(d))))
                 consts.extend(B.col_at(d))
                 start = stop
@@ -433,7 +433,7 @@ class _Forms:
                 consts.extend(dom[1])
             A = QMatrix.vstack(blocks) if blocks else QMatrix.zeros(0, d)
             Jq = QMatrix.from_integers(self._Jint.shape[0], d + 1,
-                                       [int(v) for v in self._Jint.flat], den=int(self._sJ))
+                                       self._Jint.ravel().tolist(), den=int(self._sJ))
             self._rat = (A, tuple(consts), Jq.submatrix(cols=list(range(d))), Jq.col_at(d))
         return self._rat
 
