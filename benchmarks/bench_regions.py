@@ -13,6 +13,9 @@ same machine, one worker each (relucent ``nworkers=1``, ``verify=False`` unless
 ``--relucent-verify``).  With ``--max-regions N`` both tools stop after N regions (BFS from the
 origin): a partial, time-only comparison for nets too large to enumerate here.
 
+The exact walk's row keeps only each region's :func:`summary` (what the hash covers), so a
+long walk holds no regions in memory.
+
 ``--before REV`` also runs the walk of git revision REV (checked out into a temporary
 directory, run in a subprocess on the same net, in the same minute) and prints its CPU
 seconds per region and the ratio before/after: the machine is shared, so the figures compared
