@@ -23,7 +23,7 @@ Products run on numpy ``int64`` only when a bound proves that no entry can overf
 
 from __future__ import annotations
 
-from math import lcm
+from math import gcd, lcm
 
 import numpy as np
 
@@ -34,6 +34,7 @@ from algebra.rationals import Q
 __all__ = ["ClassInts", "basis_inverse", "int_matmul", "int_point"]
 
 _LIMIT = 2 ** 63 - 1
+_CACHE = 200000       # inverses kept (a vertex's 2^d regions are far apart in the breadth-first order)
 
 
 def _as_object(A):
@@ -70,8 +71,56 @@ def int_matmul(A, B, row_bound=None):
 
 def int_point(y) -> list:
     """``[D y_1, …, D y_d, D]`` for the least common denominator D > 0 of the rational point."""
-    D = lcm(*(int(v.q) for v in y)) if len(y) else 1
-    return [int(v.p) * (D // int(v.q)) for v in y] + [D]
+    qs = [int(v.q) for v in y]
+    D = lcm(*qs) if qs else 1
+    return [int(v.p) * (D // q) for v, q in zip(y, qs)] + [D]
+
+
+def _adjugate(a):
+    """``(adj(a), det(a))`` of a square integer matrix of size 1 to 4 (lists of Python
+    integers), by cofactor expansion: ``a⁻¹ = adj / det`` when ``det != 0``.  In R^d with
+    d <= 4 this is several times cheaper than a rational inverse and its conversion back
+    to integers; ``tests/semialgebraic/test_regions_integer.py`` checks ``a · adj = det I``."""
+    n = len(a)
+    if n == 1:
+        return [[1]], a[0][0]
+    if n == 2:
+        return [[a[1][1], -a[0][1]], [-a[1][0], a[0][0]]], a[0][0] * a[1][1] - a[0][1] * a[1][0]
+    if n == 3:
+        adj = [[a[1][1] * a[2][2] - a[1][2] * a[2][1], a[0][2] * a[2][1] - a[0][1] * a[2][2],
+                a[0][1] * a[1][2] - a[0][2] * a[1][1]],
+               [a[1][2] * a[2][0] - a[1][0] * a[2][2], a[0][0] * a[2][2] - a[0][2] * a[2][0],
+                a[0][2] * a[1][0] - a[0][0] * a[1][2]],
+               [a[1][0] * a[2][1] - a[1][1] * a[2][0], a[0][1] * a[2][0] - a[0][0] * a[2][1],
+                a[0][0] * a[1][1] - a[0][1] * a[1][0]]]
+        return adj, a[0][0] * adj[0][0] + a[0][1] * adj[1][0] + a[0][2] * adj[2][0]
+    (a00, a01, a02, a03), (a10, a11, a12, a13), (a20, a21, a22, a23), (a30, a31, a32, a33) = a
+    s0, s1, s2 = a00 * a11 - a10 * a01, a00 * a12 - a10 * a02, a00 * a13 - a10 * a03
+    s3, s4, s5 = a01 * a12 - a11 * a02, a01 * a13 - a11 * a03, a02 * a13 - a12 * a03
+    c5, c4, c3 = a22 * a33 - a32 * a23, a21 * a33 - a31 * a23, a21 * a32 - a31 * a22
+    c2, c1, c0 = a20 * a33 - a30 * a23, a20 * a32 - a30 * a22, a20 * a31 - a30 * a21
+    det = s0 * c5 - s1 * c4 + s2 * c3 + s3 * c2 - s4 * c1 + s5 * c0
+    adj = [[a11 * c5 - a12 * c4 + a13 * c3, -a01 * c5 + a02 * c4 - a03 * c3,
+            a31 * s5 - a32 * s4 + a33 * s3, -a21 * s5 + a22 * s4 - a23 * s3],
+           [-a10 * c5 + a12 * c2 - a13 * c1, a00 * c5 - a02 * c2 + a03 * c1,
+            -a30 * s5 + a32 * s2 - a33 * s1, a20 * s5 - a22 * s2 + a23 * s1],
+           [a10 * c4 - a11 * c2 + a13 * c0, -a00 * c4 + a01 * c2 - a03 * c0,
+            a30 * s4 - a31 * s2 + a33 * s0, -a20 * s4 + a21 * s2 - a23 * s0],
+           [-a10 * c3 + a11 * c1 - a12 * c0, a00 * c3 - a01 * c1 + a02 * c0,
+            -a30 * s3 + a31 * s1 - a32 * s0, a20 * s3 - a21 * s1 + a22 * s0]]
+    return adj, det
+
+
+def _small_inverse(rows):
+    """``(P, den)`` with ``P / den`` the inverse of the transpose of the integer *rows* (d <= 4;
+    P integer, den > 0, in lowest terms: the form of :func:`basis_inverse`), or None."""
+    adj, det = _adjugate([list(col) for col in zip(*rows)])
+    if det == 0:
+        return None
+    if det < 0:
+        adj, det = [[-v for v in r] for r in adj], -det
+    g = gcd(det, *(v for r in adj for v in r))
+    return np.array([[v // g for v in r] for r in adj], dtype=object), det // g
 
 
 def basis_inverse(K, support, cache=None):
@@ -83,17 +132,20 @@ def basis_inverse(K, support, cache=None):
     rows = tuple(tuple(int(v) for v in K[f, :d]) for f in support)
     if cache is not None and rows in cache:
         return cache[rows]
-    M = QMatrix.from_integer_rows(rows, ncols=d).T
-    try:
-        ents = M.inverse().entries()
-    except SingularMatrixError:
-        got = None
+    if d <= 4:
+        got = _small_inverse(rows)
     else:
-        den = lcm(*(int(v.q) for v in ents))
-        got = (np.array([int(v.p) * (den // int(v.q)) for v in ents], dtype=object).reshape(d, d),
-               den)
+        M = QMatrix.from_integer_rows(rows, ncols=d).T
+        try:
+            ents = M.inverse().entries()
+        except SingularMatrixError:
+            got = None
+        else:
+            den = lcm(*(int(v.q) for v in ents))
+            got = (np.array([int(v.p) * (den // int(v.q)) for v in ents],
+                            dtype=object).reshape(d, d), den)
     if cache is not None:
-        if len(cache) > 20000:
+        if len(cache) > _CACHE:
             cache.clear()
         cache[rows] = got
     return got
@@ -106,36 +158,63 @@ def _inverse(K, support, cache=None):
     C_{π(i)}`` (C the sorted rows, each with its first non-zero entry > 0, s_i = ±1), row i
     of the inverse of ``Rᵀ`` is s_i times row π(i) of the inverse of ``Cᵀ``, so the regions
     around one vertex, which see its hyperplanes with other orientations, share one inverse."""
+    got = _inverse_parts(K, support, cache)
+    if got is None:
+        return None
+    P, den, P64, rb, pos, sv = got
+    return (P[pos] * sv.astype(object), den, P64, rb)
+
+
+def _inverse_parts(K, support, cache=None, K64=None, rows=None):
+    """``(P, den, Q, rb, pos, sv)``: the cached inverse of the canonical basis (P, object
+    integers; :func:`_inverse`), Q the int64 inverse of the basis itself (rows permuted
+    and signed, or None), and the permutation and signs that give the basis's own object
+    inverse ``P[pos] * sv``; None when singular.  *K64*: the int64 copy of K, when there is
+    one; *rows*: the rows of the basis as lists of Python integers, when the caller has them
+    (the canonical form is then found in plain Python)."""
     d = K.shape[1] - 1
-    rows = K[list(support), :d].tolist()
-    signs, canon = [], []
-    for r in rows:
-        first = next((v for v in r if v != 0), 0)
-        sgn = -1 if first < 0 else 1
-        signs.append(sgn)
-        canon.append(tuple(v * sgn for v in r) if sgn < 0 else tuple(r))
-    order = sorted(range(d), key=canon.__getitem__)
-    pos = [0] * d
-    for j, i in enumerate(order):
-        pos[i] = j
-    key = ("canon", tuple(canon[i] for i in order))
+    if K64 is not None and rows is None:
+        R = K64[support, :d]
+        first = R[np.arange(d), np.argmax(R != 0, axis=1)]
+        sv = np.where(first < 0, -1, 1)[:, None]
+        C = R * sv
+        order = np.lexsort(C.T[::-1])
+        pos = np.empty(d, dtype=np.intp)
+        pos[order] = np.arange(d)
+        pos = pos.tolist()
+        key = ("canon", tuple(map(tuple, C[order].tolist())))
+    else:
+        if rows is None:
+            rows = K[list(support), :d].tolist()
+        signs, canon = [], []
+        for r in rows:
+            r = r[:d]
+            first = next((v for v in r if v != 0), 0)
+            sgn = -1 if first < 0 else 1
+            signs.append(sgn)
+            canon.append(tuple(-v for v in r) if sgn < 0 else tuple(r))
+        order = sorted(range(d), key=canon.__getitem__)
+        pos = [0] * d
+        for j, i in enumerate(order):
+            pos[i] = j
+        key = ("canon", tuple(canon[i] for i in order))
+        sv = np.array(signs, dtype=np.int64)[:, None]
     got = cache.get(key, False) if cache is not None else False
     if got is False:
-        got = basis_inverse(np.array([list(c) + [0] for c in key[1]], dtype=object),
-                            list(range(d)))
+        got = _small_inverse(key[1]) if d <= 4 else \
+            basis_inverse(np.array([list(c) + [0] for c in key[1]], dtype=object), list(range(d)))
         if got is not None:
             P, den = got
             rb = _row_bound(P)
             got = (P, den, P.astype(np.int64) if rb <= _LIMIT else None, rb)
         if cache is not None:
-            if len(cache) > 20000:
+            if len(cache) > _CACHE:
                 cache.clear()
             cache[key] = got
     if got is None:
         return None
     P, den, P64, rb = got
-    sv = np.array(signs, dtype=np.int64)[:, None]
-    return (P[pos] * sv.astype(object), den, None if P64 is None else P64[pos] * sv, rb)
+    return (P, den, None if P64 is None else P64[pos] * sv, rb, pos, sv)
 
 
 class ClassInts:
@@ -144,14 +223,15 @@ class ClassInts:
     *keys*: the primitive integer vectors, in class order (length ``d + 1`` each).
     """
 
-    __slots__ = ("K", "Ka", "Kc", "d", "_gram", "_norms", "_K64", "_kb", "_ka_max", "_Kf",
+    __slots__ = ("K", "Ka", "Kc", "d", "_kl", "_gram", "_norms", "_K64", "_kb", "_ka_max", "_Kf",
                  "_norms_f", "_sq")
 
-    def __init__(self, keys):
+    def __init__(self, keys, arr=None):
         keys = list(keys)
         self.d = len(keys[0]) - 1 if keys else 0
         shape = (len(keys), self.d + 1)
-        arr = np.array(keys) if keys else None
+        if arr is None or arr.dtype != np.int64:      # (*arr*: the keys as an int64 array)
+            arr = np.array(keys) if keys else None
         if arr is not None and arr.dtype == np.int64 and arr.shape == shape \
                 and _max_abs(arr) < 2 ** 62:          # every key fits: bounds on int64
             self.K = arr.astype(object)
@@ -166,10 +246,23 @@ class ClassInts:
         self.Ka = self.K[:, :self.d]
         self.Kc = self.K[:, self.d]
         self._gram = None
+        self._kl = keys
         self._norms = None
         self._Kf = None
         self._norms_f = None
         self._sq = {}
+
+    def trim(self) -> None:
+        """Drop what only the region's own exact work uses (Gram matrix, float copies, norms),
+        keeping the rows for the neighbour proofs of other regions (memory)."""
+        self._gram = self._norms = self._Kf = self._norms_f = self._kl = None
+        self._sq = {}
+
+    def _rows(self) -> list:
+        """The rows of K as Python integers (the keys, when given)."""
+        if self._kl is None:
+            self._kl = self.K.tolist()
+        return self._kl
 
     @property
     def Kf(self):
@@ -200,7 +293,7 @@ class ClassInts:
     def values(self, y):
         """``K · (D y, D)`` (the signs of every ``ℓ_t(y)``), an integer array."""
         p = int_point(y)
-        if self._K64 is not None and self._kb * max(abs(v) for v in p) <= _LIMIT:
+        if self._K64 is not None and self._kb * max(map(abs, p)) <= _LIMIT:
             return self._K64 @ np.array(p, dtype=np.int64)
         return self.K @ np.array(p, dtype=object)
 
@@ -264,12 +357,13 @@ class ClassInts:
         d = self.d
         if len(support) != d or not todo:
             return {}
-        got = _inverse(self.K, support, cache)
+        support = list(support)
+        kl = self._rows()
+        got = _inverse_parts(self.K, support, cache, self._K64, [kl[f] for f in support])
         if got is None:
             return None
-        P, den, P64, rb = got
+        P, den, P64, rb, pos, sv = got
         todo = list(todo)
-        support = list(support)
         L0 = None
         if P64 is not None and self._K64 is not None and rb * self._ka_max <= _LIMIT:
             Num = P64 @ self._K64[todo, :d].T                # den · μ, column per class
@@ -277,8 +371,8 @@ class ClassInts:
             nmax = int(np.abs(Num).max(initial=0))
             if cmax * den <= _LIMIT // 2 and d * cmax * nmax <= _LIMIT // 2:
                 L0 = self._K64[todo, d] * den - self._K64[support, d] @ Num
-        else:
-            Num = int_matmul(P, self.Ka[todo].T, rb)
+        else:                  # big integers: plain Python beats numpy's object arrays here
+            return self._certify_big(support, todo, P, den, pos, sv, want_values, scales)
         if L0 is None:
             Num = _as_object(Num)
             L0 = self.Kc[todo] * den - self.Kc[support] @ Num
@@ -293,4 +387,27 @@ class ClassInts:
             su = scales[u]
             lam = [Q(int(Num[r, col]), den) * scales[f] / su for r, f in enumerate(support)]
             out[u] = (lam, Q(int(L0[col]), den) / su)
+        return out
+
+    def _certify_big(self, support, todo, P, den, pos, sv, want_values, scales):
+        """:meth:`certify` on Python integers: ``μ = P_u K_u[:d] / den`` with the basis's own
+        inverse rows ``sv_i P[pos_i]``, ``μ_0 = (den K_u[d] - Σ K_f[d] den μ_f) / den``."""
+        d = self.d
+        kl = self._rows()
+        rows = [[s * v for v in P[p].tolist()] for p, s in zip(pos, sv.ravel().tolist())]
+        cs = [kl[f][d] for f in support]
+        out = {}
+        for u in todo:
+            a = kl[u]
+            num = [sum(p * x for p, x in zip(r, a)) for r in rows]      # den · μ
+            if min(num) < 0:
+                continue
+            l0 = a[d] * den - sum(c * n for c, n in zip(cs, num))
+            if l0 <= 0:
+                continue
+            if not want_values:
+                out[u] = None
+                continue
+            su = scales[u]
+            out[u] = ([Q(n, den) * scales[f] / su for n, f in zip(num, support)], Q(l0, den) / su)
         return out

@@ -41,13 +41,20 @@ step across every facet is checked by the exact neighbour proof below.  What the
 open goes to the paths below.  Every exact sign test of a region runs on the classes' integer
 rows (:mod:`semialgebraic.regions.integer`: every perpendicular foot at once from the Gram
 matrix, points and neighbour proofs by one integer product, closure proofs over a basis whose
-exact inverse is cached by its hyperplanes' keys, so neighbouring regions reuse it, and the
-basis that proved a hyperplane redundant is tried first wherever it reappears); one HiGHS
+exact inverse — in R^d, d <= 4, the integer adjugate in closed form — is cached by its
+hyperplanes' keys up to order and orientation, so the regions around one vertex share it, and
+the basis that proved a hyperplane redundant is tried first wherever it reappears); one HiGHS
 instance, loaded with each region's model, gives every float guess (the centre, closure
 supports, facet centres; :mod:`semialgebraic.regions.facets`).  Floats only
 choose what to check; ``tests/semialgebraic/test_regions_fast_paths.py`` checks that the exact
 paths alone walk the same regions.  ``benchmarks/bench_regions.py --before REV`` measures the
 speed-up against an older revision.
+
+Memory.  The forms of a pattern are kept while it can still be proved a neighbour: once the
+walk reaches breadth-first layer k, the forms of the regions of layer k - 2 are dropped (a
+region's neighbours lie at most one layer up when it is their neighbour too; one asked for
+again is recomputed, identically), and a visited pattern keeps only its integer rows.  So the
+walk holds about three layers of patterns, not every region it has seen.
 
 Redundancy multipliers (``regions(..., multipliers=True)``).  For every inequality that is not
 a facet, exact Farkas multipliers over the facets (``Region.redundant``,
@@ -204,19 +211,28 @@ class RegionWalk:
             if first is None:  # empty domain interior
                 self.complete = True
                 return
-            queue = deque([first])
+            queue = deque([(*first, 0)])
             seen = {first[0]}
+            visited: dict = {}         # breadth-first depth -> patterns visited at it
             while queue:
                 if budget.exhausted():
                     return
-                pattern, point = queue.popleft()
+                pattern, point, depth = queue.popleft()
+                if depth - 2 in visited:
+                    # a region's neighbours lie at most one layer up (when it is their
+                    # neighbour too), so the regions two layers up are (almost) never proved
+                    # again: drop their forms from the cache (memory; one asked for again is
+                    # recomputed, identically)
+                    for p in visited.pop(depth - 2):
+                        eng.cache.pop(p, None)
                 with budget.active():
                     region = eng.region(pattern, point)
+                visited.setdefault(depth, []).append(pattern)
                 budget.count()
                 for _, q, y in eng.pending_neighbours:
                     if q is not None and q not in seen:
                         seen.add(q)
-                        queue.append((q, y))
+                        queue.append((q, y, depth + 1))
                         eng.inherited[q] = eng.bases
                 self.count += 1
                 prog.update(1, f"(queue {len(queue)})")
@@ -353,6 +369,32 @@ def number_of_regions(net: Network, *, domain: Polyhedron | None = None,
 # ------------------------------------------------------------------------------------------------
 # engine
 # ------------------------------------------------------------------------------------------------
+class _Scales:
+    """The scales ``s_t`` of a pattern's classes (``K_t = s_t (a_t, c_t)``), as rationals built
+    on first use: only the redundancy multipliers need them."""
+
+    __slots__ = ("_src", "_vals")
+
+    def __init__(self, firsts, hs, gs, nh):
+        self._src = (firsts, hs, gs, nh)
+        self._vals = None
+
+    def _values(self):
+        if self._vals is None:
+            firsts, hs, gs, nh = self._src
+            self._vals = [Q(int(hs[i]), int(gs[i])) if i < nh else gs[i] for i in firsts]
+        return self._vals
+
+    def __getitem__(self, t):
+        return self._values()[t]
+
+    def __len__(self):
+        return len(self._src[0])
+
+    def __iter__(self):
+        return iter(self._values())
+
+
 class _Forms:
     """Inequalities of one pattern, ``a·x + c > 0`` (oriented by the pattern): from exact
     integer rows ``H`` (one per hidden neuron, then the domain's), row i being ``hs_i (a_i,
@@ -381,7 +423,7 @@ class _Forms:
                 while stop < n and self.hs[stop] == s:
                     stop += 1
                 B = QMatrix.from_integers(stop - start, d + 1,
-                                          [int(v) for v in H[start:stop].flat], den=int(s))
+                                          H[start:stop].ravel().tolist(), den=int(s))
                 blocks.append(B.submatrix(cols=list(range(d))))
                 consts.extend(B.col_at(d))
                 start = stop
@@ -391,7 +433,7 @@ class _Forms:
                 consts.extend(dom[1])
             A = QMatrix.vstack(blocks) if blocks else QMatrix.zeros(0, d)
             Jq = QMatrix.from_integers(self._Jint.shape[0], d + 1,
-                                       [int(v) for v in self._Jint.flat], den=int(self._sJ))
+                                       self._Jint.ravel().tolist(), den=int(self._sJ))
             self._rat = (A, tuple(consts), Jq.submatrix(cols=list(range(d))), Jq.col_at(d))
         return self._rat
 
@@ -410,6 +452,12 @@ class _Forms:
     @property
     def offset(self):
         return self._rational()[3]
+
+    def trim(self) -> None:
+        """Once the region is built: keep only what proving it a neighbour needs (memory)."""
+        self._rat = self._geometry = None          # (geometry() rebuilds both, and _ints)
+        if self._ints is not None and self._ints[0] is not None:
+            self._ints[0].trim()
 
     def ints(self):
         """``(ClassInts of the classes, scales s_t, constants_ok)``, computed once per pattern:
@@ -433,10 +481,12 @@ class _Forms:
             H = H.astype(object)
         act = np.any(H[:, :d] != 0, axis=1) if H.size else np.zeros(0, dtype=bool)
         active = np.nonzero(act)[0].tolist()
+        prim = None
         if active:
             Ha = H[act]
             g = np.gcd.reduce(Ha, axis=1)
-            keys = list(map(tuple, (Ha // g[:, None]).tolist()))
+            prim = Ha // g[:, None]
+            keys = list(map(tuple, prim.tolist()))
             g = g.tolist()
         else:
             keys, g = [], []
@@ -455,17 +505,19 @@ class _Forms:
                     keys.append(key)
                     gs[base + j] = scale
         classes: dict = {}
-        order, scales = [], []
-        nh = H.shape[0]
-        for i, key in zip(active, keys):
+        order, firsts, pos = [], [], []
+        for j, (i, key) in enumerate(zip(active, keys)):
             if key in classes:
                 classes[key].append(i)
             else:
                 classes[key] = [i]
                 order.append(key)
-                scales.append(Q(int(self.hs[i]), int(gs[i])) if i < nh else gs[i])
+                firsts.append(i)
+                pos.append(j)
+        arr = prim[pos] if prim is not None and pos and pos[-1] < len(prim) else None
         self._geometry = (M, active, classes, order)
-        self._ints = (ClassInts(order) if order else None, scales, const_ok)
+        self._ints = (ClassInts(order, arr) if order else None,
+                      _Scales(firsts, self.hs, gs, H.shape[0]), const_ok)
 
     def geometry(self):
         """``(rows, active, classes, order)``, computed once per pattern: the rows, the
@@ -729,10 +781,12 @@ class _Engine:
                         known[reps[t]] = (proof[2], tuple(lam))
             redundant = redundancy_multipliers(rows, c, active, classes, order, facets, self.d,
                                                known)
-        return Region(pattern=tuple(pattern), point=tuple(point), jacobian=f.J, offset=f.offset,
-                      inequalities=ineqs, facets=tuple(facets), facet_classes=tuple(facet_classes),
-                      facet_points=tuple(facet_points), neighbours=tuple(neighbours),
-                      n_hidden=self.n_hidden, redundant=redundant, _A=A)
+        out = Region(pattern=tuple(pattern), point=tuple(point), jacobian=f.J, offset=f.offset,
+                     inequalities=ineqs, facets=tuple(facets), facet_classes=tuple(facet_classes),
+                     facet_points=tuple(facet_points), neighbours=tuple(neighbours),
+                     n_hidden=self.n_hidden, redundant=redundant, _A=A)
+        f.trim()
+        return out
 
     def _float_model(self, Areps, creps):
         """One warm float model of the region (its centre, closure tests, facet centres)."""
@@ -844,7 +898,7 @@ class _Engine:
         if not signs:
             return [()] * len(points)
         P = np.hstack(signs)
-        return [tuple(int(v) for v in row) for row in P]
+        return list(map(tuple, P.tolist()))
 
     def _across(self, pattern, cls, a, y, eps, tries):
         """Pattern of the region across the facet through y (proved), and a point inside it:

@@ -10,6 +10,7 @@ rows, parallel and antiparallel hyperplanes, several lines through one point.  E
 """
 
 import itertools
+import math
 from fractions import Fraction
 
 from hypothesis import given, settings, strategies as st
@@ -178,3 +179,29 @@ def test_basis_inverse_shared_up_to_order_and_orientation(rows, perm, signs):
                 if P64 is not None:
                     assert int(P64[i, j]) == int(P[i, j])
     assert len(cache) <= 1
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.integers(1, 4).flatmap(
+    lambda n: st.lists(st.lists(st.one_of(st.integers(-3, 3), st.integers(-2 ** 40, 2 ** 40)),
+                                min_size=n, max_size=n), min_size=n, max_size=n)))
+def test_small_inverse_is_the_rational_inverse(rows):
+    """The closed-form integer inverse of R^d bases (d <= 4, cofactors) is, entry for entry,
+    the lowest-terms integer form of flint's rational inverse (the route it replaces, kept for
+    d > 4), and None exactly when the basis is singular; ``a · adj(a) = det(a) I``."""
+    from semialgebraic.regions.integer import _adjugate, _small_inverse
+    n = len(rows)
+    adj, det = _adjugate(rows)
+    for i in range(n):
+        for j in range(n):
+            assert sum(rows[i][k] * adj[k][j] for k in range(n)) == (det if i == j else 0)
+    got = _small_inverse(rows)
+    M = QMatrix.from_integer_rows(rows, ncols=n).T
+    if M.rank() < n:
+        assert got is None
+        return
+    ents = M.inverse().entries()
+    P, den = got
+    assert den > 0
+    assert [Fraction(int(v), den) for v in P.flat] == [Fraction(int(e.p), int(e.q)) for e in ents]
+    assert den == math.lcm(*(int(e.q) for e in ents))
