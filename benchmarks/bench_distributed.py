@@ -248,14 +248,15 @@ def _header(title):
     print("  |---|---|---|---|---|---|")
 
 
-def bench_search(diff_widths, walk_widths, walk_box, cells, nodes, workers, only=None, diff_box=None):
+def bench_search(diff_widths, walk_widths, walk_box, cells, nodes, workers, only=None, diff_box=None,
+                 with_cells=False):
     """The two search rows: one serial search (``diff_bounds`` on the whole box / one cell's
     walk), the same cells serially in-process, and *workers* workers, each with the certificate
     assembled and checked (verification included in the time)."""
     if only != "regions":
         bench_diff(diff_widths, cells, nodes, workers, diff_box)
     if only != "diff":
-        bench_walk(walk_widths, walk_box, cells, workers)
+        bench_walk(walk_widths, walk_box, cells, workers, with_cells)
 
 
 def bench_diff(diff_widths, cells, nodes, workers, lohi=None):
@@ -278,22 +279,55 @@ def bench_diff(diff_widths, cells, nodes, workers, lohi=None):
     _row(runs, same, workers)
 
 
-def bench_walk(walk_widths, walk_box, cells, workers):
+def _per_process_cpu(ex):
+    """``(client CPU s, [CPU s of each worker process])`` used so far."""
+    own = time.process_time()
+    if not isinstance(ex, DaskExecutor):
+        return own, []
+    return own, sorted(ex.client.run(time.process_time).values())
+
+
+def bench_walk(walk_widths, walk_box, cells, workers, with_cells=False):
+    """The walk row: the distributed breadth-first walk (``search regions``, the default) run
+    serially in-process, on 1 worker and on *workers* workers (embedded LocalCluster started
+    before the clock), the ``region_cover`` certificate assembled and checked part by part in
+    the time; with *with_cells* also the cell mode (*cells* cells on *workers* workers) it
+    replaces.  Same regions (patterns, facets, neighbours: the region hash) in every run."""
     net, _ = _pair(walk_widths, seed=2)
     lo, hi = walk_box
     name = "-".join(map(str, walk_widths))
-    _header(f"search regions {name} on [{lo},{hi}]^{walk_widths[0]}, {cells} cells "
-            "(region_cover certificate built and checked):")
+    _header(f"search regions {name} on [{lo},{hi}]^{walk_widths[0]}, distributed walk "
+            "(region_cover certificate built and checked, parts on the workers):")
     box = [(lo, hi)] * walk_widths[0]
-    runs = [_timed(lambda ex: distributed_regions(net, box, cells=k, executor=ex), w)
-            + (f"{k} cell{'s' if k > 1 else ''}, {'serial' if w == 0 else f'{w} workers'}",)
-            for k, w in ((1, 0), (cells, 0), (cells, workers))]
+    runs, split = [], []
+    for w in (0, 1, workers):
+        load = _load()
+        ex = SerialExecutor() if w == 0 else _dask(w)
+        (c0, ws0), t = _per_process_cpu(ex), time.perf_counter()
+        try:
+            r = distributed_regions(net, box, executor=ex)
+            wall = time.perf_counter() - t
+            c1, ws1 = _per_process_cpu(ex)
+        finally:
+            ex.close()
+        split.append((c1 - c0, [b - a for a, b in zip(ws0, ws1)]))
+        runs.append((r, wall, c1 - c0 + sum(ws1) - sum(ws0), load,
+                     "serial (in-process)" if w == 0 else f"{w} worker{'s' if w > 1 else ''}"))
+    if with_cells:
+        runs.insert(-1, _timed(lambda ex: distributed_regions(net, box, cells=cells, executor=ex),
+                               workers) + (f"{cells} cells, {workers} workers",))
     gs = [r[0] for r in runs]
     hs = [json.dumps([(r["pattern"], r["facets"], r["neighbours"]) for r in g.certificate["regions"]])
           if g.certificate else None for g in gs]
     same = all(g.patterns == gs[0].patterns and g.verified for g in gs) and len(set(hs)) == 1
     print(f"  {gs[0].number_of_regions} regions, complete {gs[0].complete}, region_cover checked "
-          f"{gs[0].verified}")
+          f"{gs[0].verified}; tasks {[g.tasks for g in gs]}")
+    for (_, _, _, _, nm), (cc, wc) in zip(runs, split):
+        print(f"  CPU s of {nm}: client {cc:.1f}, workers {', '.join(f'{v:.1f}' for v in wc) or '-'}")
+    c0, c2 = runs[0][2], runs[-1][2]
+    print(f"  CPU of {workers} workers / CPU serial: {c2 / c0:.2f} (work added by distributing); "
+          f"serial CPU / (CPU of {workers} workers / {workers}): {c0 * workers / c2:.2f}x "
+          "(the speed-up on idle cores if the work splits evenly)")
     _row(runs, same, workers)
 
 
@@ -331,7 +365,9 @@ def main():
     ap.add_argument("--scale", type=float, default=1.0, help="zoo size factor (1: 1 000 + 100)")
     ap.add_argument("--workers", type=int, default=2)
     ap.add_argument("--diff-net", default="4-12-12-1", help="widths of the diff pair")
-    ap.add_argument("--walk-net", default="3-20-20-1", help="widths of the walked network")
+    ap.add_argument("--walk-net", default="3-28-28-1", help="widths of the walked network")
+    ap.add_argument("--walk-cells", action="store_true",
+                    help="regions: also the cell mode (--cells cells) the walk replaces")
     ap.add_argument("--walk-box", default="-1,1", help="lo,hi of the walked cube")
     ap.add_argument("--cells", type=int, default=8)
     ap.add_argument("--nodes", type=int, default=400, help="diff: node expansions per task")
@@ -350,7 +386,7 @@ def main():
         widths = [tuple(int(v) for v in w.split("-")) for w in (args.diff_net, args.walk_net)]
         bench_search(*widths, tuple(int(v) for v in args.walk_box.split(",")), args.cells,
                      args.nodes, args.workers, args.only,
-                     tuple(int(v) for v in args.diff_box.split(",")))
+                     tuple(int(v) for v in args.diff_box.split(",")), args.walk_cells)
 
 
 if __name__ == "__main__":

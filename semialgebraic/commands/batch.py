@@ -6,7 +6,7 @@ search split into cells), on Dask when it is installed (:mod:`semialgebraic.dist
 
 ``netfibers search diff A B --box B [--cells K] [--workers N | --scheduler ADDRESS]
 [--checkpoint FILE] [--certificate FILE] [--timeout S] [--json]`` and
-``netfibers search regions NET --box LO,HI [--cells K] …``
+``netfibers search regions NET --box LO,HI [--method walk|cells] [--cells K] …``
 """
 
 from __future__ import annotations
@@ -76,21 +76,28 @@ def register(sub, parent) -> None:
                            "exceeds --nodes splits in two and its halves run as new tasks) and "
                            "combines the certified intervals into a bab_cover certificate over "
                            "the closed cells, whose parts are checked on the workers; 'regions NET' walks the linear regions that "
-                           "meet each cell, joins them by activation pattern and certifies that "
-                           "they cover the box (region_cover). The verdict is "
-                           "the same serially and distributed; --checkpoint FILE keeps the "
-                           "finished cells so that a rerun resumes.",
-                           exits=["0  complete", "3  a cell cut short by --timeout, or "
-                                  "interrupted (rerun with the same --checkpoint to resume)"],
+                           "meet the box breadth first, batches of regions as tasks (each region "
+                           "walked once; --method cells: one walk per cell instead), and "
+                           "certifies that they cover the box (region_cover, checked in parts on "
+                           "the workers). The verdict is the same serially and distributed; "
+                           "--checkpoint FILE keeps the finished cells (regions) so that a rerun "
+                           "resumes.",
+                           exits=["0  complete", "3  cut short by --timeout (diff: per cell; "
+                                  "regions: the whole walk), or interrupted (rerun with the same "
+                                  "--checkpoint to resume)"],
                            examples=["netfibers search diff a.json b.json --box -1,1 --cells 8 "
                                      "--workers 2 --certificate cover.json",
-                                     "netfibers search regions net.json --box -2,2 --cells 4 "
+                                     "netfibers search regions net.json --box -2,2 --workers 2 "
                                      "--checkpoint walk.ckpt"]))
     p.add_argument("what", choices=("diff", "regions"), metavar="WHAT", help="diff or regions")
     p.add_argument("nets", nargs="+", metavar="NET", help="A B for diff, NET for regions")
     p.add_argument("--box", required=True, metavar="BOX", help="lo,hi (the cube) or lo1:hi1,...")
     p.add_argument("--cells", type=int, default=None, metavar="K",
-                   help="number of first cells (default 8; the same serially and distributed)")
+                   help="number of first cells (default 8; the same serially and distributed); "
+                        "regions: implies --method cells")
+    p.add_argument("--method", choices=("walk", "cells"), default=None,
+                   help="regions: walk (default: breadth first, batches of regions as tasks) or "
+                        "cells (one walk per cell)")
     p.add_argument("--nodes", type=int, default=None, metavar="N",
                    help="diff: node expansions per task before its cell splits in two (default 400)")
     _where_args(p)
@@ -139,7 +146,9 @@ def summary_text(s: dict) -> str:
 
 
 def cmd_search(args) -> int:
-    from ..distributed import search
+    from ..distributed import distributed_regions, search
+    if args.method is not None and args.what != "regions":
+        fail("--method is an option of search regions")
     need = 2 if args.what == "diff" else 1
     if len(args.nets) != need:
         fail(f"search {args.what} takes {need} network file{'s' if need > 1 else ''}")
@@ -161,17 +170,18 @@ def cmd_search(args) -> int:
                                         checkpoint=args.checkpoint, progress=not args.json,
                                         nodes=args.nodes)
         else:
-            r = search.distributed_regions(nets[0], box, cells=args.cells, workers=args.workers,
-                                           scheduler=args.scheduler,
-                                           memory_limit=args.memory_limit,
-                                           timeout=args.timeout, checkpoint=args.checkpoint,
-                                           progress=not args.json)
+            r = distributed_regions(nets[0], box, method=args.method, cells=args.cells,
+                                    workers=args.workers, scheduler=args.scheduler,
+                                    memory_limit=args.memory_limit, timeout=args.timeout,
+                                    checkpoint=args.checkpoint, progress=not args.json)
     except AlgebraError as exc:
         fail(str(exc))
     except ImportError as exc:
         fail(str(exc))
     except KeyboardInterrupt:
-        print("netfibers: interrupted" + (f"; {args.checkpoint} holds the finished cells"
+        walk = args.what == "regions" and (args.method or ("cells" if args.cells else "walk")) == "walk"
+        print("netfibers: interrupted" + (f"; {args.checkpoint} holds the finished "
+                                          f"{'regions' if walk else 'cells'}"
                                           if args.checkpoint else ""), file=sys.stderr)
         return 3
     data = r.to_json()
@@ -188,9 +198,10 @@ def cmd_search(args) -> int:
                 + f"{r.verified}" + display.note([v for v in (r.lower, r.upper) if v is not None],
                                                  args.exact))
     else:
+        how = (f"walk, {r.tasks} tasks" if r.method == "walk" else f"{r.cells} cells") + f", {r.where}"
         text = (f"{r.number_of_regions} activation regions meet the box "
-                f"[{q_str(box[0][0])}, {q_str(box[0][1])}]^{d} ({r.cells} cells, {r.where})"
-                + ("" if r.complete else " (partial: a cell was cut short)")
+                f"[{q_str(box[0][0])}, {q_str(box[0][1])}]^{d} ({how})"
+                + ("" if r.complete else f" (partial: {r.reason}; rerun with --checkpoint to resume)")
                 + (f"; region_cover certificate checked: {r.verified}" if r.complete else ""))
     if args.json:
         print(json.dumps(data, indent=1, default=str))

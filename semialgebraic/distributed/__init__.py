@@ -7,12 +7,15 @@ on Dask (``dask.distributed``) when it is installed, serially otherwise (issue 1
 * :mod:`.batch` — :func:`run_batch`: JSON Lines output appended per item, resume, summary;
 * :mod:`.cluster` — the executor: serial, an embedded ``LocalCluster`` or ``--scheduler``;
 * :mod:`.search` — :func:`distributed_diff` (branch and bound per cell, ``bab_cover``
-  certificate) and :func:`distributed_regions` (region walk per cell).
+  certificate) and the region walk per cell (:func:`.search.cell_regions`);
+* :mod:`.walk` — :func:`distributed_regions`: the distributed breadth-first region walk (the
+  client holds the visited patterns, tasks walk batches of regions), or the cells.
 
 Dask is imported only when a cluster is started (``pip install 'netfibers[distributed]'``).
 """
 
 from .batch import run_batch
-from .search import distributed_diff, distributed_regions, split_box
+from .search import distributed_diff, split_box
+from .walk import distributed_regions
 
 __all__ = ["run_batch", "distributed_diff", "distributed_regions", "split_box"]
