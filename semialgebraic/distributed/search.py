@@ -555,8 +555,8 @@ def regions_cell(net_json: dict, timeout, cell, box=None) -> dict:
 class RegionsResult:
     """The regions meeting the box (``patterns`` sorted, one interior point each) and, for a
     complete walk of a cube ``[lo, hi]^d``, their ``region_cover`` certificate (checked);
-    ``method`` "walk" (:mod:`.walk`, ``tasks`` batches of regions) or "cells" (``cells``
-    walks)."""
+    ``method`` "walk" (:mod:`.walk`, ``tasks`` batches of regions, ``task_cpu`` the CPU
+    seconds they spent) or "cells" (``cells`` walks)."""
 
     patterns: list
     points: list
@@ -569,6 +569,7 @@ class RegionsResult:
     method: str = "cells"
     tasks: int = 0
     reason: str = ""
+    task_cpu: float = 0.0
 
     @property
     def number_of_regions(self) -> int:

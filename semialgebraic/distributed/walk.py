@@ -79,8 +79,9 @@ def walk_batch(key: str, net_json: dict, box_json: list, multipliers: bool, dead
     region, closure bases to try first) → ``{"pattern", "region", "next"}``: the region on the
     box in certificate form (:func:`.cover.region_entry`, neighbours as patterns in
     ``across``) and, per facet, a point inside the neighbour across it (None on the box's
-    boundary), and ``"bases"``.  At *deadline* (seconds since the epoch) it stops; the items
-    not done come back in ``"left"``."""
+    boundary), and ``"bases"``; ``"cpu"``: the task's CPU seconds.  At *deadline* (seconds
+    since the epoch) it stops; the items not done come back in ``"left"``."""
+    c0 = time.process_time()
     st = _steps(key, net_json, box_json, multipliers)
     widths = list(st.net.widths[1:-1])
     n, d = st.net.n_hidden, st.net.n_inputs
@@ -88,19 +89,19 @@ def walk_batch(key: str, net_json: dict, box_json: list, multipliers: bool, dead
     for k, (pattern, point, bases) in enumerate(items):
         budget = Budget(timeout=None if deadline is None else deadline - time.time())
         if budget.exhausted():
-            return {"regions": out, "left": items[k:]}
+            return {"regions": out, "left": items[k:], "cpu": time.process_time() - c0}
         try:
             with budget.active():
                 reg, nxt, bases = st.region(pattern, point, bases)
         except BudgetExhausted:
-            return {"regions": out, "left": items[k:]}
+            return {"regions": out, "left": items[k:], "cpu": time.process_time() - c0}
         ahead = dict((tuple(q), y) for q, y in nxt)
         piece = cover.as_piece(reg, n, d)
         out.append({"pattern": list(reg.pattern), "region": cover.region_entry(piece, widths),
                     "next": [None if q is None else [q_json(v) for v in ahead[tuple(q)]]
                              for q in piece["across"]],
                     "bases": [[list(k) for k in keys] for keys in bases]})
-    return {"regions": out, "left": []}
+    return {"regions": out, "left": [], "cpu": time.process_time() - c0}
 
 
 class _Log:
@@ -242,7 +243,7 @@ def distributed_walk(net: Network, box, *, workers: int | None = None,
     ex = executor or make_executor(workers, scheduler, memory_limit)
     try:
         res = _walk(net, box, nj, bj, whole, key, log, ex, deadline, progress, batch or BATCH)
-        seen, complete, tasks, reason = res
+        seen, complete, tasks, reason, cpu = res
         pats = sorted(log.regions) if complete else sorted(seen)
         cert, verified = None, False
         if whole and complete:
@@ -261,12 +262,13 @@ def distributed_walk(net: Network, box, *, workers: int | None = None,
             ex.close()
     points = [log.regions[p]["region"]["point"] if p in log.regions else seen[p] for p in pats]
     return RegionsResult([list(p) for p in pats], points, 1, complete, getattr(ex, "kind", "serial"),
-                         time.perf_counter() - t0, cert, verified, "walk", tasks, reason)
+                         time.perf_counter() - t0, cert, verified, "walk", tasks, reason, cpu)
 
 
 def _walk(net, box, nj, bj, whole, key, log, ex, deadline, progress, most):
-    """The client's loop: ``(seen, complete, tasks, reason)``, *seen* mapping every pattern
-    found (visited or in the frontier) to a point inside its region."""
+    """The client's loop: ``(seen, complete, tasks, reason, cpu)``, *seen* mapping every
+    pattern found (visited or in the frontier) to a point inside its region, *cpu* the CPU
+    seconds the tasks spent."""
     seen: dict = {}
     frontier: deque = deque()
     for p, rec in log.regions.items():          # resumed: the finished regions
@@ -279,14 +281,14 @@ def _walk(net, box, nj, bj, whole, key, log, ex, deadline, progress, most):
     if not log.regions:
         first = RegionSteps(net, cover.cell_domain(bj)).start()
         if first is None:                   # the box has no interior
-            return seen, True, 0, ""
+            return seen, True, 0, "", 0.0
         p, x = first
         seen[p] = [q_json(v) for v in x]
         frontier.append([list(p), seen[p], []])
     client = getattr(ex, "client", None)
     pool = _Inline() if client is None else _Futures(client, getattr(ex, "wait", None))
     slots = 1 if client is None else SLOTS * max(1, getattr(ex, "workers", 1))
-    tasks, reason, shown = 0, "", time.monotonic()
+    tasks, reason, shown, cpu = 0, "", time.monotonic(), 0.0
     try:
         while frontier or len(pool):
             if deadline is not None and time.time() >= deadline:
@@ -298,6 +300,7 @@ def _walk(net, box, nj, bj, whole, key, log, ex, deadline, progress, most):
                 pool.submit(walk_batch, (key, nj, bj, whole, deadline, items), tasks)
                 tasks += 1
             _, res = pool.next()
+            cpu += res["cpu"]
             log.add(res["regions"])
             for rec in res["regions"]:
                 for q, y in zip(rec["region"]["across"], rec["next"]):
@@ -311,7 +314,7 @@ def _walk(net, box, nj, bj, whole, key, log, ex, deadline, progress, most):
                       f"frontier, {len(pool)} tasks running, {tasks} tasks run", file=sys.stderr,
                       flush=True)
         else:
-            return seen, True, tasks, ""
+            return seen, True, tasks, "", cpu
     finally:
         pool.cancel()
-    return seen, False, tasks, reason
+    return seen, False, tasks, reason, cpu
