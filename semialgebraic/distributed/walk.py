@@ -38,6 +38,7 @@ from __future__ import annotations
 import hashlib
 import json
 import math
+import os
 import sys
 import time
 from collections import deque
@@ -79,7 +80,7 @@ def walk_batch(key: str, net_json: dict, box_json: list, multipliers: bool, dead
     region, closure bases to try first) → ``{"pattern", "region", "next"}``: the region on the
     box in certificate form (:func:`.cover.region_entry`, neighbours as patterns in
     ``across``) and, per facet, a point inside the neighbour across it (None on the box's
-    boundary), and ``"bases"``; ``"cpu"``: the task's CPU seconds.  At *deadline* (seconds
+    boundary), and ``"bases"``; ``"cpu"``: the task's CPU seconds, ``"pid"``: its process.  At *deadline* (seconds
     since the epoch) it stops; the items not done come back in ``"left"``."""
     c0 = time.process_time()
     st = _steps(key, net_json, box_json, multipliers)
@@ -89,19 +90,21 @@ def walk_batch(key: str, net_json: dict, box_json: list, multipliers: bool, dead
     for k, (pattern, point, bases) in enumerate(items):
         budget = Budget(timeout=None if deadline is None else deadline - time.time())
         if budget.exhausted():
-            return {"regions": out, "left": items[k:], "cpu": time.process_time() - c0}
+            return {"regions": out, "left": items[k:], "cpu": time.process_time() - c0,
+                    "pid": os.getpid()}
         try:
             with budget.active():
                 reg, nxt, bases = st.region(pattern, point, bases)
         except BudgetExhausted:
-            return {"regions": out, "left": items[k:], "cpu": time.process_time() - c0}
+            return {"regions": out, "left": items[k:], "cpu": time.process_time() - c0,
+                    "pid": os.getpid()}
         ahead = dict((tuple(q), y) for q, y in nxt)
         piece = cover.as_piece(reg, n, d)
         out.append({"pattern": list(reg.pattern), "region": cover.region_entry(piece, widths),
                     "next": [None if q is None else [q_json(v) for v in ahead[tuple(q)]]
                              for q in piece["across"]],
                     "bases": [[list(k) for k in keys] for keys in bases]})
-    return {"regions": out, "left": [], "cpu": time.process_time() - c0}
+    return {"regions": out, "left": [], "cpu": time.process_time() - c0, "pid": os.getpid()}
 
 
 class _Log:
@@ -141,6 +144,36 @@ class _Log:
                 f.flush()
 
 
+class _Frontier:
+    """The regions to visit, one queue per worker process that found them (its *home*: that
+    process holds their pattern forms already, so a batch goes back to it when it can)."""
+
+    def __init__(self):
+        self.queues: dict = {}
+
+    def __len__(self):
+        return sum(map(len, self.queues.values()))
+
+    def add(self, item, home, first=False):
+        q = self.queues.setdefault(home, deque())
+        if first:
+            q.appendleft(item)
+        else:
+            q.append(item)
+
+    def take(self, size, home=None):
+        """``(items, home)``: up to *size* items, from *home*'s queue when it has any, else
+        from the longest queue (first in, first out)."""
+        q = self.queues.get(home)
+        if not q:
+            home = max(self.queues, key=lambda h: len(self.queues[h]))
+            q = self.queues[home]
+        items = [q.popleft() for _ in range(min(size, len(q)))]
+        if not q:
+            del self.queues[home]
+        return items, home
+
+
 class _Inline:
     """Tasks run here, one at a time, in submission order (the serial executor)."""
 
@@ -150,7 +183,7 @@ class _Inline:
     def __len__(self):
         return len(self.queue)
 
-    def submit(self, fn, args, tag):
+    def submit(self, fn, args, tag, home=None):
         self.queue.append((fn, args, tag))
 
     def next(self):
@@ -170,12 +203,17 @@ class _Futures:
         self.client, self.wait = client, wait
         self.done = as_completed()
         self.tags: dict = {}
+        self.address = {pid: addr for addr, pid in client.run(os.getpid).items()}
 
     def __len__(self):
         return len(self.tags)
 
-    def submit(self, fn, args, tag):
-        fut = self.client.submit(fn, *args, pure=False)
+    def submit(self, fn, args, tag, home=None):
+        """*fn(*args)* as a task, preferably on the worker process *home* (a pid; any worker
+        when it is gone)."""
+        where = self.address.get(home)
+        place = {} if where is None else {"workers": [where], "allow_other_workers": True}
+        fut = self.client.submit(fn, *args, pure=False, **place)
         self.tags[fut] = tag
         self.done.add(fut)
 
@@ -270,44 +308,48 @@ def _walk(net, box, nj, bj, whole, key, log, ex, deadline, progress, most):
     pattern found (visited or in the frontier) to a point inside its region, *cpu* the CPU
     seconds the tasks spent."""
     seen: dict = {}
-    frontier: deque = deque()
+    frontier = _Frontier()
     for p, rec in log.regions.items():          # resumed: the finished regions
         seen[p] = rec["region"]["point"]
     for p, rec in log.regions.items():
         for q, y in zip(rec["region"]["across"], rec["next"]):
             if q is not None and tuple(q) not in seen:
                 seen[tuple(q)] = y
-                frontier.append([list(q), y, rec["bases"]])
+                frontier.add([list(q), y, rec["bases"]], None)
     if not log.regions:
         first = RegionSteps(net, cover.cell_domain(bj)).start()
         if first is None:                   # the box has no interior
             return seen, True, 0, "", 0.0
         p, x = first
         seen[p] = [q_json(v) for v in x]
-        frontier.append([list(p), seen[p], []])
+        frontier.add([list(p), seen[p], []], None)
     client = getattr(ex, "client", None)
     pool = _Inline() if client is None else _Futures(client, getattr(ex, "wait", None))
     slots = 1 if client is None else SLOTS * max(1, getattr(ex, "workers", 1))
-    tasks, reason, shown, cpu = 0, "", time.monotonic(), 0.0
+    tasks, reason, shown, cpu, free = 0, "", time.monotonic(), 0.0, None
     try:
-        while frontier or len(pool):
+        while len(frontier) or len(pool):
             if deadline is not None and time.time() >= deadline:
                 reason = "timeout reached"
                 break
-            while frontier and len(pool) < slots:
+            while len(frontier) and len(pool) < slots:
                 size = max(1, min(most, math.ceil(len(frontier) / slots)))
-                items = [frontier.popleft() for _ in range(min(size, len(frontier)))]
-                pool.submit(walk_batch, (key, nj, bj, whole, deadline, items), tasks)
+                items, home = frontier.take(size, free)
+                pool.submit(walk_batch, (key, nj, bj, whole, deadline, items), tasks,
+                            free if free is not None else home)
+                free = None                 # the slot freed by the last result is refilled
                 tasks += 1
             _, res = pool.next()
             cpu += res["cpu"]
+            free = res["pid"]
             log.add(res["regions"])
             for rec in res["regions"]:
                 for q, y in zip(rec["region"]["across"], rec["next"]):
                     if q is not None and tuple(q) not in seen:
                         seen[tuple(q)] = y
-                        frontier.append([q, y, rec["bases"]])
-            frontier.extendleft(reversed(res["left"]))
+                        frontier.add([q, y, rec["bases"]], free)
+            for item in reversed(res["left"]):
+                frontier.add(item, free, first=True)
             if progress and time.monotonic() - shown >= 2:
                 shown = time.monotonic()
                 print(f"search regions: {len(log.regions)} regions walked, {len(frontier)} in the "
