@@ -1,7 +1,7 @@
 """Benchmark of batch jobs and distributed searches on Dask (issue 19).  Run by hand:
 ``python benchmarks/bench_distributed.py [--scale 1.0] [--skip-search] [--skip-dedup]
-[--diff-net 4-12-12-1] [--diff-box -1,1] [--walk-net 3-20-20-1] [--walk-box -1,1] [--cells 8]
-[--nodes 400] [--only diff|regions]``.
+[--diff-net 4-12-12-1] [--diff-box -1,1] [--walk-net 3-28-28-1] [--walk-box -1,1] [--walk-cells]
+[--cells 8] [--nodes 400] [--only diff|regions]``.
 
 1. dedup of a generated zoo (``--scale 1``: 1 000 networks — 400 one-hidden-layer 784-64-10,
    300 bottleneck 8-6-16-2, 300 deep 4-12-12-12-1 — in 200 planted classes, members made by
@@ -11,13 +11,15 @@
    compared with the planted truth, every merge certificate re-checked by ``verify``;
    networks/s (target >= 50).
 2. ``search diff`` (branch and bound whose open cells are tasks, split when over ``--nodes``, a
-   half inheriting its parent's tree) and ``search regions`` (walk per cell, ``region_cover``
-   certificate; a region inside its cell kept from the cell's walk), each as one serial search
-   (``diff_bounds`` on the whole box; one cell), the same cells serially in-process, and
-   2 workers (embedded LocalCluster started before the clock), certificate assembled and
-   checked in the time: same certified answer (interval and cover; region hashes), wall, CPU
-   seconds (client + workers), speed-up and efficiency = serial wall / (workers x wall)
-   (target >= 1.6x when the machine is idle at the start; else efficiency reported).
+   half inheriting its parent's tree) as one serial search (``diff_bounds`` on the whole box),
+   the same cells serially in-process, and 2 workers; and ``search regions`` (the distributed
+   breadth-first walk: batches of frontier regions as tasks, each region walked once,
+   ``region_cover`` certificate checked in parts on the workers) serially in-process, on 1 worker
+   and on 2 workers (``--walk-cells``: also the cell mode it replaced).  Embedded LocalCluster
+   started before the clock, certificate assembled and checked in the time: same certified
+   answer (interval and cover; region hashes), wall, CPU seconds (client + workers; per process
+   for the walk), speed-up and efficiency = serial wall / (workers x wall) (target >= 1.6x over
+   one worker when the machine is idle at the start; else efficiency reported).
 3. overhead: 100 trivial items (``dim`` of a 1-1-1 network) serially in-process vs 2 workers.
 
 Reports wall time, task-seconds (the sum of the per-item times measured on the workers; the
@@ -313,17 +315,21 @@ def bench_walk(walk_widths, walk_box, cells, workers, with_cells=False):
         split.append((c1 - c0, [b - a for a, b in zip(ws0, ws1)]))
         runs.append((r, wall, c1 - c0 + sum(ws1) - sum(ws0), load,
                      "serial (in-process)" if w == 0 else f"{w} worker{'s' if w > 1 else ''}"))
-    if with_cells:
-        runs.insert(-1, _timed(lambda ex: distributed_regions(net, box, cells=cells, executor=ex),
-                               workers) + (f"{cells} cells, {workers} workers",))
     gs = [r[0] for r in runs]
+    if with_cells:
+        c, wall, cpu, load = _timed(lambda ex: distributed_regions(net, box, cells=cells, executor=ex),
+                                    workers)
+        print(f"  the cell mode it replaces, {cells} cells on {workers} workers: wall {wall:.1f} s, CPU "
+              f"{cpu:.1f} s, load at start {load:.1f}, same regions {c.patterns == gs[0].patterns}")
+        gs.append(c)
     hs = [json.dumps([(r["pattern"], r["facets"], r["neighbours"]) for r in g.certificate["regions"]])
           if g.certificate else None for g in gs]
     same = all(g.patterns == gs[0].patterns and g.verified for g in gs) and len(set(hs)) == 1
     print(f"  {gs[0].number_of_regions} regions, complete {gs[0].complete}, region_cover checked "
           f"{gs[0].verified}; tasks {[g.tasks for g in gs]}")
-    for (_, _, _, _, nm), (cc, wc) in zip(runs, split):
-        print(f"  CPU s of {nm}: client {cc:.1f}, workers {', '.join(f'{v:.1f}' for v in wc) or '-'}")
+    for (g, _, _, _, nm), (cc, wc) in zip(runs, split):
+        print(f"  CPU s of {nm}: client {cc:.1f}, workers {', '.join(f'{v:.1f}' for v in wc) or '-'}; "
+              f"in the walk's {g.tasks} tasks {g.task_cpu:.1f}")
     c0, c2 = runs[0][2], runs[-1][2]
     print(f"  CPU of {workers} workers / CPU serial: {c2 / c0:.2f} (work added by distributing); "
           f"serial CPU / (CPU of {workers} workers / {workers}): {c0 * workers / c2:.2f}x "

@@ -662,14 +662,16 @@ def _certify_regions(net, nj, lohi, pats, seen, pieces, ex, verify):
 def check_region_cover(cert: dict, ex) -> tuple:
     """The check of a ``region_cover`` certificate part by part: the cover here, then chunks of
     regions (at least :data:`.cover.CHUNK`, about four per worker) on the executor *ex*, the
-    certificate scattered to the workers once; ``(ok, why)``."""
+    certificate scattered to the workers once (not hashed: Dask's hash of a large certificate
+    walks every entry in Python, seconds of the client's time); ``(ok, why)``."""
     ok, why = verify_part(cert, "cover")
     if not ok:
         return ok, why
     n = len(cert["regions"])
     size = max(cover.CHUNK, -(-n // (4 * max(1, getattr(ex, "workers", 1)))))
     spans = [[k, min(k + size, n)] for k in range(0, n, size)]
-    whole = ex.scatter([cert])[0]       # sent to the workers once, not with every part
+    client = getattr(ex, "client", None)    # sent to the workers once, not with every part;
+    whole = ex.scatter([cert])[0] if client is None else client.scatter([cert], hash=False)[0]
     for _span, (ok_k, why_k) in ex.map_unordered(check_part, [(tuple(s), (whole, s)) for s in spans]):
         if not ok_k:
             return False, why_k

@@ -77,10 +77,11 @@ def _steps(key: str, net_json: dict, box_json: list, multipliers: bool) -> Regio
 
 def walk_batch(key: str, net_json: dict, box_json: list, multipliers: bool, deadline, items) -> dict:
     """Task: each ``[pattern, point, bases]`` of *items* (N's pattern, a point inside its
-    region, closure bases to try first) → ``{"pattern", "region", "next"}``: the region on the
-    box in certificate form (:func:`.cover.region_entry`, neighbours as patterns in
-    ``across``) and, per facet, a point inside the neighbour across it (None on the box's
-    boundary), and ``"bases"``; ``"cpu"``: the task's CPU seconds, ``"pid"``: its process.  At *deadline* (seconds
+    region, closure bases to try first) → ``{"pattern", "point", "across", "next", "bases",
+    "region"}``: the region's interior point, the pattern across each facet (None on the box's
+    boundary) and a point inside that neighbour, the bases for the neighbours, and the region on
+    the box in certificate form (:func:`.cover.region_entry`) as JSON text (the client reads it
+    once, at the end: a string crosses the wire at no cost); ``"cpu"``: the task's CPU seconds, ``"pid"``: its process.  At *deadline* (seconds
     since the epoch) it stops; the items not done come back in ``"left"``."""
     c0 = time.process_time()
     st = _steps(key, net_json, box_json, multipliers)
@@ -100,10 +101,12 @@ def walk_batch(key: str, net_json: dict, box_json: list, multipliers: bool, dead
                     "pid": os.getpid()}
         ahead = dict((tuple(q), y) for q, y in nxt)
         piece = cover.as_piece(reg, n, d)
-        out.append({"pattern": list(reg.pattern), "region": cover.region_entry(piece, widths),
+        out.append({"pattern": list(reg.pattern), "point": piece["point"],
+                    "across": piece["across"],
                     "next": [None if q is None else [q_json(v) for v in ahead[tuple(q)]]
                              for q in piece["across"]],
-                    "bases": [[list(k) for k in keys] for keys in bases]})
+                    "bases": [[list(k) for k in keys] for keys in bases],
+                    "region": json.dumps(cover.region_entry(piece, widths))})
     return {"regions": out, "left": [], "cpu": time.process_time() - c0, "pid": os.getpid()}
 
 
@@ -285,7 +288,8 @@ def distributed_walk(net: Network, box, *, workers: int | None = None,
         pats = sorted(log.regions) if complete else sorted(seen)
         cert, verified = None, False
         if whole and complete:
-            regs = cover.linked([log.regions[p]["region"] for p in pats], [list(p) for p in pats])
+            regs = cover.linked([json.loads(log.regions[p]["region"]) for p in pats],
+                                [list(p) for p in pats])
             if regs is None:
                 raise CertificateError("region_cover", "a neighbour's pattern is not among the "
                                        "walked regions: a bug")
@@ -298,7 +302,7 @@ def distributed_walk(net: Network, box, *, workers: int | None = None,
     finally:
         if executor is None:
             ex.close()
-    points = [log.regions[p]["region"]["point"] if p in log.regions else seen[p] for p in pats]
+    points = [log.regions[p]["point"] if p in log.regions else seen[p] for p in pats]
     return RegionsResult([list(p) for p in pats], points, 1, complete, getattr(ex, "kind", "serial"),
                          time.perf_counter() - t0, cert, verified, "walk", tasks, reason, cpu)
 
@@ -310,9 +314,9 @@ def _walk(net, box, nj, bj, whole, key, log, ex, deadline, progress, most):
     seen: dict = {}
     frontier = _Frontier()
     for p, rec in log.regions.items():          # resumed: the finished regions
-        seen[p] = rec["region"]["point"]
+        seen[p] = rec["point"]
     for p, rec in log.regions.items():
-        for q, y in zip(rec["region"]["across"], rec["next"]):
+        for q, y in zip(rec["across"], rec["next"]):
             if q is not None and tuple(q) not in seen:
                 seen[tuple(q)] = y
                 frontier.add([list(q), y, rec["bases"]], None)
@@ -344,7 +348,7 @@ def _walk(net, box, nj, bj, whole, key, log, ex, deadline, progress, most):
             free = res["pid"]
             log.add(res["regions"])
             for rec in res["regions"]:
-                for q, y in zip(rec["region"]["across"], rec["next"]):
+                for q, y in zip(rec["across"], rec["next"]):
                     if q is not None and tuple(q) not in seen:
                         seen[tuple(q)] = y
                         frontier.add([q, y, rec["bases"]], free)
