@@ -39,6 +39,7 @@ import hashlib
 import json
 import math
 import os
+import socket
 import sys
 import time
 from collections import deque
@@ -57,7 +58,7 @@ from . import cover
 from .cluster import executor as make_executor
 from .search import RegionsResult, cell_regions, check_region_cover
 
-__all__ = ["distributed_regions", "distributed_walk", "walk_batch", "BATCH", "SLOTS"]
+__all__ = ["distributed_regions", "distributed_walk", "walk_batch", "process_name", "BATCH", "SLOTS"]
 
 BATCH = 32      # most regions per task (a task is then ~0.1-0.5 s of exact work)
 SLOTS = 2       # tasks in flight per worker (one running, one waiting)
@@ -81,33 +82,38 @@ def walk_batch(key: str, net_json: dict, box_json: list, multipliers: bool, dead
     "region"}``: the region's interior point, the pattern across each facet (None on the box's
     boundary) and a point inside that neighbour, the bases for the neighbours, and the region on
     the box in certificate form (:func:`.cover.region_entry`) as JSON text (the client reads it
-    once, at the end: a string crosses the wire at no cost); ``"cpu"``: the task's CPU seconds, ``"pid"``: its process.  At *deadline* (seconds
-    since the epoch) it stops; the items not done come back in ``"left"``."""
+    once, at the end: a string crosses the wire at no cost).  Also ``"cpu"`` (the task's CPU
+    seconds) and ``"home"`` (:func:`process_name`).  At *deadline* (seconds since the epoch) it
+    stops; the items not done come back in ``"left"``."""
     c0 = time.process_time()
     st = _steps(key, net_json, box_json, multipliers)
     widths = list(st.net.widths[1:-1])
     n, d = st.net.n_hidden, st.net.n_inputs
-    out = []
+    out, left = [], []
     for k, (pattern, point, bases) in enumerate(items):
         budget = Budget(timeout=None if deadline is None else deadline - time.time())
-        if budget.exhausted():
-            return {"regions": out, "left": items[k:], "cpu": time.process_time() - c0,
-                    "pid": os.getpid()}
         try:
+            if budget.exhausted():
+                raise BudgetExhausted(budget.reason)
             with budget.active():
                 reg, nxt, bases = st.region(pattern, point, bases)
         except BudgetExhausted:
-            return {"regions": out, "left": items[k:], "cpu": time.process_time() - c0,
-                    "pid": os.getpid()}
+            left = items[k:]
+            break
         ahead = dict((tuple(q), y) for q, y in nxt)
         piece = cover.as_piece(reg, n, d)
         out.append({"pattern": list(reg.pattern), "point": piece["point"],
                     "across": piece["across"],
                     "next": [None if q is None else [q_json(v) for v in ahead[tuple(q)]]
                              for q in piece["across"]],
-                    "bases": [[list(k) for k in keys] for keys in bases],
+                    "bases": [[list(key_) for key_ in basis] for basis in bases],
                     "region": json.dumps(cover.region_entry(piece, widths))})
-    return {"regions": out, "left": [], "cpu": time.process_time() - c0, "pid": os.getpid()}
+    return {"regions": out, "left": left, "cpu": time.process_time() - c0, "home": process_name()}
+
+
+def process_name() -> str:
+    """``host:pid`` of this process (where a task ran; unique across the machines of a cluster)."""
+    return f"{socket.gethostname()}:{os.getpid()}"
 
 
 class _Log:
@@ -119,7 +125,7 @@ class _Log:
         self.regions: dict = {}
         if self.path is None:
             return
-        good = b""
+        good = []
         if self.path.exists():
             for k, line in enumerate(self.path.read_bytes().splitlines(keepends=True)):
                 try:
@@ -133,10 +139,10 @@ class _Log:
                                      "box or mode)", source=str(self.path))
                 for r in rec.get("regions", ()):
                     self.regions.setdefault(tuple(r["pattern"]), r)
-                good += line
+                good.append(line)
         if not good:
-            good = (json.dumps({"search": key}) + "\n").encode()
-        self.path.write_bytes(good)
+            good = [(json.dumps({"search": key}) + "\n").encode()]
+        self.path.write_bytes(b"".join(good))
 
     def add(self, recs: list) -> None:
         for r in recs:
@@ -206,14 +212,14 @@ class _Futures:
         self.client, self.wait = client, wait
         self.done = as_completed()
         self.tags: dict = {}
-        self.address = {pid: addr for addr, pid in client.run(os.getpid).items()}
+        self.address = {name: addr for addr, name in client.run(process_name).items()}
 
     def __len__(self):
         return len(self.tags)
 
     def submit(self, fn, args, tag, home=None):
-        """*fn(*args)* as a task, preferably on the worker process *home* (a pid; any worker
-        when it is gone)."""
+        """*fn(*args)* as a task, preferably on the worker process *home*
+        (:func:`process_name`; any worker when it is gone)."""
         where = self.address.get(home)
         place = {} if where is None else {"workers": [where], "allow_other_workers": True}
         fut = self.client.submit(fn, *args, pure=False, **place)
@@ -345,7 +351,7 @@ def _walk(net, box, nj, bj, whole, key, log, ex, deadline, progress, most):
                 tasks += 1
             _, res = pool.next()
             cpu += res["cpu"]
-            free = res["pid"]
+            free = res["home"]
             log.add(res["regions"])
             for rec in res["regions"]:
                 for q, y in zip(rec["across"], rec["next"]):
