@@ -156,3 +156,17 @@ def test_region_steps_is_the_walk_one_region_at_a_time():
     for r in found:
         w = walked[r.pattern]
         assert (r.facets, r.neighbours, r.inequalities) == (w.facets, w.neighbours, w.inequalities)
+
+
+def test_the_frontier_refills_a_slot_from_its_workers_queue_then_the_longest():
+    f = walk._Frontier()
+    for k in range(3):
+        f.add(("a", k), "host:1")
+    for k in range(5):
+        f.add(("b", k), "host:2")
+    f.add(("a", -1), "host:1", first=True)          # an item a task handed back comes first
+    assert len(f) == 9
+    assert f.take(2, "host:1") == ([("a", -1), ("a", 0)], "host:1")
+    assert f.take(9, "host:1") == ([("a", 1), ("a", 2)], "host:1")
+    assert f.take(2, "host:1") == ([("b", 0), ("b", 1)], "host:2")    # its queue is empty
+    assert f.take(2, None) == ([("b", 2), ("b", 3)], "host:2") and len(f) == 1
