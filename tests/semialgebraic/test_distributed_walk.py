@@ -170,3 +170,16 @@ def test_the_frontier_refills_a_slot_from_its_workers_queue_then_the_longest():
     assert f.take(9, "host:1") == ([("a", 1), ("a", 2)], "host:1")
     assert f.take(2, "host:1") == ([("b", 0), ("b", 1)], "host:2")    # its queue is empty
     assert f.take(2, None) == ([("b", 2), ("b", 3)], "host:2") and len(f) == 1
+
+
+def test_the_check_in_parts_refuses_an_altered_region_in_any_part():
+    from semialgebraic.distributed.cluster import SerialExecutor
+    from semialgebraic.distributed.search import check_region_cover
+    c = distributed_regions(_net(3, (2, 8, 6, 1)), [(-3, 3)] * 2, workers=0).certificate
+    n = len(c["regions"])
+    assert n > 2 * 16 and check_region_cover(c, SerialExecutor())[0]
+    for r in (0, n // 2, n - 1):                    # the first, a middle and the last part
+        regs = json.loads(json.dumps(c["regions"]))
+        regs[r]["point"] = ["100", "100"]              # outside the region
+        ok, why = check_region_cover(dict(c, regions=regs), SerialExecutor())
+        assert not ok and f"region {r}" in why
