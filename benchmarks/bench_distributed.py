@@ -1,7 +1,7 @@
 """Benchmark of batch jobs and distributed searches on Dask (issue 19).  Run by hand:
 ``python benchmarks/bench_distributed.py [--scale 1.0] [--skip-search] [--skip-dedup]
-[--diff-net 4-12-12-1] [--diff-box -1,1] [--walk-net 3-20-20-1] [--walk-box -1,1] [--cells 8]
-[--nodes 400] [--only diff|regions] [--diff-split tree|cells] [--diff-pair moved|float16]
+[--diff-net 4-12-12-1] [--diff-box -1,1] [--walk-net 3-28-28-1] [--walk-box -1,1] [--walk-cells]
+[--cells 8] [--nodes 400] [--only diff|regions] [--diff-split tree|cells] [--diff-pair moved|float16]
 [--diff-seed 0] [--tree-nodes 48]``.
 
 1. dedup of a generated zoo (``--scale 1``: 1 000 networks — 400 one-hidden-layer 784-64-10,
@@ -16,14 +16,15 @@
    task, against the serial ``diff_bounds``, on 1 and ``--workers`` workers, the ``bab_bound``
    certificate checked in parts in the time; ``--diff-pair float16`` a generated net against
    its float16 copy; ``--diff-split cells``: the older mode, branch and bound whose open cells
-   are tasks, split when over ``--nodes``, a
-   half inheriting its parent's tree) and ``search regions`` (walk per cell, ``region_cover``
-   certificate; a region inside its cell kept from the cell's walk), each as one serial search
-   (``diff_bounds`` on the whole box; one cell), the same cells serially in-process, and
-   2 workers (embedded LocalCluster started before the clock), certificate assembled and
-   checked in the time: same certified answer (interval and cover; region hashes), wall, CPU
-   seconds (client + workers), speed-up and efficiency = serial wall / (workers x wall)
-   (target >= 1.6x when the machine is idle at the start; else efficiency reported).
+   are tasks, split when over ``--nodes``, a half inheriting its parent's tree, as one serial
+   search, the same cells serially in-process, and 2 workers); and ``search regions`` (the
+   distributed breadth-first walk: batches of frontier regions as tasks, each region walked
+   once, ``region_cover`` certificate checked in parts on the workers) serially in-process, on 1
+   worker and on 2 workers (``--walk-cells``: also the cell mode it replaced).  Embedded
+   LocalCluster started before the clock, certificate assembled and checked in the time: same
+   certified answer (interval and cover; region hashes), wall, CPU seconds (client + workers;
+   per process for the walk), speed-up and efficiency = serial wall / (workers x wall) (target
+   >= 1.6x over one worker when the machine is idle at the start; else efficiency reported).
 3. overhead: 100 trivial items (``dim`` of a 1-1-1 network) serially in-process vs 2 workers.
 
 Reports wall time, task-seconds (the sum of the per-item times measured on the workers; the
@@ -256,7 +257,7 @@ def _header(title):
 
 
 def bench_search(diff_widths, walk_widths, walk_box, cells, nodes, workers, only=None, diff_box=None,
-                 **diff):
+                 with_cells=False, **diff):
     """The two search rows: one serial search (``diff_bounds`` on the whole box / one cell's
     walk), the same cells serially in-process, and *workers* workers, each with the certificate
     assembled and checked (verification included in the time)."""
@@ -266,7 +267,7 @@ def bench_search(diff_widths, walk_widths, walk_box, cells, nodes, workers, only
         bench_tree_diff(diff_widths, diff.get("tree_nodes"), workers, diff_box, diff.get("pair", "moved"),
                         diff.get("seed", 0))
     if only != "diff":
-        bench_walk(walk_widths, walk_box, cells, workers)
+        bench_walk(walk_widths, walk_box, cells, workers, with_cells)
 
 
 def _float16_pair(widths, seed=0):
@@ -338,22 +339,59 @@ def bench_diff(diff_widths, cells, nodes, workers, lohi=None):
     _row(runs, same, workers)
 
 
-def bench_walk(walk_widths, walk_box, cells, workers):
+def _per_process_cpu(ex):
+    """``(client CPU s, [CPU s of each worker process])`` used so far."""
+    own = time.process_time()
+    if not isinstance(ex, DaskExecutor):
+        return own, []
+    return own, sorted(ex.client.run(time.process_time).values())
+
+
+def bench_walk(walk_widths, walk_box, cells, workers, with_cells=False):
+    """The walk row: the distributed breadth-first walk (``search regions``, the default) run
+    serially in-process, on 1 worker and on *workers* workers (embedded LocalCluster started
+    before the clock), the ``region_cover`` certificate assembled and checked part by part in
+    the time; with *with_cells* also the cell mode (*cells* cells on *workers* workers) it
+    replaces.  Same regions (patterns, facets, neighbours: the region hash) in every run."""
     net, _ = _pair(walk_widths, seed=2)
     lo, hi = walk_box
     name = "-".join(map(str, walk_widths))
-    _header(f"search regions {name} on [{lo},{hi}]^{walk_widths[0]}, {cells} cells "
-            "(region_cover certificate built and checked):")
+    _header(f"search regions {name} on [{lo},{hi}]^{walk_widths[0]}, distributed walk "
+            "(region_cover certificate built and checked, parts on the workers):")
     box = [(lo, hi)] * walk_widths[0]
-    runs = [_timed(lambda ex: distributed_regions(net, box, cells=k, executor=ex), w)
-            + (f"{k} cell{'s' if k > 1 else ''}, {'serial' if w == 0 else f'{w} workers'}",)
-            for k, w in ((1, 0), (cells, 0), (cells, workers))]
+    runs, split = [], []
+    for w in (0, 1, workers):
+        load = _load()
+        ex = SerialExecutor() if w == 0 else _dask(w)
+        (c0, ws0), t = _per_process_cpu(ex), time.perf_counter()
+        try:
+            r = distributed_regions(net, box, executor=ex)
+            wall = time.perf_counter() - t
+            c1, ws1 = _per_process_cpu(ex)
+        finally:
+            ex.close()
+        split.append((c1 - c0, [b - a for a, b in zip(ws0, ws1)]))
+        runs.append((r, wall, c1 - c0 + sum(ws1) - sum(ws0), load,
+                     "serial (in-process)" if w == 0 else f"{w} worker{'s' if w > 1 else ''}"))
     gs = [r[0] for r in runs]
+    if with_cells:
+        c, wall, cpu, load = _timed(lambda ex: distributed_regions(net, box, cells=cells, executor=ex),
+                                    workers)
+        print(f"  the cell mode it replaces, {cells} cells on {workers} workers: wall {wall:.1f} s, CPU "
+              f"{cpu:.1f} s, load at start {load:.1f}, same regions {c.patterns == gs[0].patterns}")
+        gs.append(c)
     hs = [json.dumps([(r["pattern"], r["facets"], r["neighbours"]) for r in g.certificate["regions"]])
           if g.certificate else None for g in gs]
     same = all(g.patterns == gs[0].patterns and g.verified for g in gs) and len(set(hs)) == 1
     print(f"  {gs[0].number_of_regions} regions, complete {gs[0].complete}, region_cover checked "
-          f"{gs[0].verified}")
+          f"{gs[0].verified}; tasks {[g.tasks for g in gs]}")
+    for (g, _, _, _, nm), (cc, wc) in zip(runs, split):
+        print(f"  CPU s of {nm}: client {cc:.1f}, workers {', '.join(f'{v:.1f}' for v in wc) or '-'}; "
+              f"in the walk's {g.tasks} tasks {g.task_cpu:.1f}")
+    c0, c2 = runs[0][2], runs[-1][2]
+    print(f"  CPU of {workers} workers / CPU serial: {c2 / c0:.2f} (work added by distributing); "
+          f"serial CPU / (CPU of {workers} workers / {workers}): {c0 * workers / c2:.2f}x "
+          "(the speed-up on idle cores if the work splits evenly)")
     _row(runs, same, workers)
 
 
@@ -391,7 +429,9 @@ def main():
     ap.add_argument("--scale", type=float, default=1.0, help="zoo size factor (1: 1 000 + 100)")
     ap.add_argument("--workers", type=int, default=2)
     ap.add_argument("--diff-net", default="4-12-12-1", help="widths of the diff pair")
-    ap.add_argument("--walk-net", default="3-20-20-1", help="widths of the walked network")
+    ap.add_argument("--walk-net", default="3-28-28-1", help="widths of the walked network")
+    ap.add_argument("--walk-cells", action="store_true",
+                    help="regions: also the cell mode (--cells cells) the walk replaces")
     ap.add_argument("--walk-box", default="-1,1", help="lo,hi of the walked cube")
     ap.add_argument("--cells", type=int, default=8)
     ap.add_argument("--nodes", type=int, default=400, help="diff: node expansions per task")
@@ -416,8 +456,9 @@ def main():
         widths = [tuple(int(v) for v in w.split("-")) for w in (args.diff_net, args.walk_net)]
         bench_search(*widths, tuple(int(v) for v in args.walk_box.split(",")), args.cells,
                      args.nodes, args.workers, args.only,
-                     tuple(int(v) for v in args.diff_box.split(",")), split=args.diff_split,
-                     tree_nodes=args.tree_nodes, pair=args.diff_pair, seed=args.diff_seed)
+                     tuple(int(v) for v in args.diff_box.split(",")), args.walk_cells,
+                     split=args.diff_split, tree_nodes=args.tree_nodes, pair=args.diff_pair,
+                     seed=args.diff_seed)
 
 
 if __name__ == "__main__":

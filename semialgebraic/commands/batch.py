@@ -1,12 +1,13 @@
 """Commands ``batch`` (one question over a manifest of models or pairs) and ``search`` (one big
-search split into cells), on Dask when it is installed (:mod:`semialgebraic.distributed`).
+search as tasks: the open nodes of one tree, batches of regions, or cells), on Dask when it is
+installed (:mod:`semialgebraic.distributed`).
 
 ``netfibers batch JOB MANIFEST --out RESULTS.jsonl [--workers N | --scheduler ADDRESS]
 [--timeout S] [--memory-limit M] [--box B] [--scatter] [--json]``
 
-``netfibers search diff A B --box B [--cells K] [--workers N | --scheduler ADDRESS]
+``netfibers search diff A B --box B [--method tree|cells] [--cells K] [--workers N | --scheduler ADDRESS]
 [--checkpoint FILE] [--certificate FILE] [--timeout S] [--json]`` and
-``netfibers search regions NET --box LO,HI [--cells K] …``
+``netfibers search regions NET --box LO,HI [--method walk|cells] [--cells K] …``
 """
 
 from __future__ import annotations
@@ -76,28 +77,33 @@ def register(sub, parent) -> None:
                            "most --nodes nodes, its open leaves go back to the client's "
                            "best-first frontier; the subtrees are grafted into the bab_bound "
                            "certificate of 'netfibers diff', checked in parts on the workers; "
-                           "--split cells runs the older mode: a whole search per cell of the "
+                           "--method cells runs the older mode: a whole search per cell of the "
                            "box, a cell over --nodes halved, a bab_cover certificate); "
-                           "'regions NET' walks the linear regions that "
-                           "meet each cell, joins them by activation pattern and certifies that "
-                           "they cover the box (region_cover). The verdict is "
-                           "the same serially and distributed; --checkpoint FILE keeps the "
-                           "finished tasks so that a rerun resumes.",
+                           "'regions NET' walks the linear regions that meet the box breadth "
+                           "first, batches of regions as tasks (each region walked once; "
+                           "--method cells: one walk per cell instead), and certifies that they "
+                           "cover the box (region_cover, checked in parts on the workers). The "
+                           "verdict is the same serially and distributed; --checkpoint FILE "
+                           "keeps the finished tasks so that a rerun resumes.",
                            exits=["0  complete", "3  partial: --timeout reached (diff: the "
-                                  "certified interval so far), a cell cut short, or interrupted "
-                                  "(rerun with the same --checkpoint to resume)"],
+                                  "certified interval so far; regions: the whole walk), a cell "
+                                  "cut short, or interrupted (rerun with the same --checkpoint "
+                                  "to resume)"],
                            examples=["netfibers search diff a.json b.json --box -1,1 "
                                      "--workers 2 --certificate bound.json",
-                                     "netfibers search regions net.json --box -2,2 --cells 4 "
+                                     "netfibers search regions net.json --box -2,2 --workers 2 "
                                      "--checkpoint walk.ckpt"]))
     p.add_argument("what", choices=("diff", "regions"), metavar="WHAT", help="diff or regions")
     p.add_argument("nets", nargs="+", metavar="NET", help="A B for diff, NET for regions")
     p.add_argument("--box", required=True, metavar="BOX", help="lo,hi (the cube) or lo1:hi1,...")
-    p.add_argument("--split", choices=("tree", "cells"), default=None,
-                   help="diff: the open nodes of one tree as tasks (the default without --cells) "
-                        "or cells of the box (the default with --cells)")
     p.add_argument("--cells", type=int, default=None, metavar="K",
-                   help="number of first cells (default 8; the same serially and distributed)")
+                   help="number of first cells (default 8; the same serially and distributed); "
+                        "regions: implies --method cells")
+    p.add_argument("--method", "--split", dest="method", choices=("tree", "walk", "cells"),
+                   default=None,
+                   help="diff: tree (default without --cells: the open nodes of one tree as "
+                        "tasks) or cells (cells of the box); regions: walk (default: breadth "
+                        "first, batches of regions as tasks) or cells (one walk per cell)")
     p.add_argument("--nodes", type=int, default=None, metavar="N",
                    help="diff: node expansions per task (default 48; --split cells: before its "
                         "cell splits in two, default 400)")
@@ -147,7 +153,11 @@ def summary_text(s: dict) -> str:
 
 
 def cmd_search(args) -> int:
-    from ..distributed import search
+    from ..distributed import distributed_regions, search
+    if args.method == "tree" and args.what != "diff":
+        fail("--method tree is a method of search diff (regions: walk or cells)")
+    if args.method == "walk" and args.what != "regions":
+        fail("--method walk is a method of search regions (diff: tree or cells)")
     need = 2 if args.what == "diff" else 1
     if len(args.nets) != need:
         fail(f"search {args.what} takes {need} network file{'s' if need > 1 else ''}")
@@ -163,7 +173,7 @@ def cmd_search(args) -> int:
             if nets[0].signature != nets[1].signature:
                 fail(f"{args.nets[0]} has (inputs, outputs) {nets[0].signature} but "
                      f"{args.nets[1]} has {nets[1].signature}")
-            if (args.split or ("cells" if args.cells is not None else "tree")) == "tree":
+            if (args.method or ("cells" if args.cells is not None else "tree")) == "tree":
                 return _tree_diff(args, nets, box)
             r = search.distributed_diff(nets[0], nets[1], box, cells=args.cells,
                                         workers=args.workers, scheduler=args.scheduler,
@@ -171,17 +181,18 @@ def cmd_search(args) -> int:
                                         checkpoint=args.checkpoint, progress=not args.json,
                                         nodes=args.nodes)
         else:
-            r = search.distributed_regions(nets[0], box, cells=args.cells, workers=args.workers,
-                                           scheduler=args.scheduler,
-                                           memory_limit=args.memory_limit,
-                                           timeout=args.timeout, checkpoint=args.checkpoint,
-                                           progress=not args.json)
+            r = distributed_regions(nets[0], box, method=args.method, cells=args.cells,
+                                    workers=args.workers, scheduler=args.scheduler,
+                                    memory_limit=args.memory_limit, timeout=args.timeout,
+                                    checkpoint=args.checkpoint, progress=not args.json)
     except AlgebraError as exc:
         fail(str(exc))
     except ImportError as exc:
         fail(str(exc))
     except KeyboardInterrupt:
-        print("netfibers: interrupted" + (f"; {args.checkpoint} holds the finished cells"
+        walk = args.what == "regions" and (args.method or ("cells" if args.cells else "walk")) == "walk"
+        print("netfibers: interrupted" + (f"; {args.checkpoint} holds the finished "
+                                          f"{'regions' if walk else 'cells'}"
                                           if args.checkpoint else ""), file=sys.stderr)
         return 3
     data = r.to_json()
@@ -198,9 +209,10 @@ def cmd_search(args) -> int:
                 + f"{r.verified}" + display.note([v for v in (r.lower, r.upper) if v is not None],
                                                  args.exact))
     else:
+        how = (f"walk, {r.tasks} tasks" if r.method == "walk" else f"{r.cells} cells") + f", {r.where}"
         text = (f"{r.number_of_regions} activation regions meet the box "
-                f"[{q_str(box[0][0])}, {q_str(box[0][1])}]^{d} ({r.cells} cells, {r.where})"
-                + ("" if r.complete else " (partial: a cell was cut short)")
+                f"[{q_str(box[0][0])}, {q_str(box[0][1])}]^{d} ({how})"
+                + ("" if r.complete else f" (partial: {r.reason}; rerun with --checkpoint to resume)")
                 + (f"; region_cover certificate checked: {r.verified}" if r.complete else ""))
     if args.json:
         print(json.dumps(data, indent=1, default=str))

@@ -9,13 +9,16 @@ on Dask (``dask.distributed``) when it is installed, serially otherwise (issue 1
 * :mod:`.tree` — :func:`tree_diff` (the open nodes of one branch-and-bound tree as tasks, the
   serial ``bab_bound`` certificate);
 * :mod:`.search` — :func:`distributed_diff` (branch and bound per cell, ``bab_cover``
-  certificate) and :func:`distributed_regions` (region walk per cell).
+  certificate) and the region walk per cell (:func:`.search.cell_regions`);
+* :mod:`.walk` — :func:`distributed_regions`: the distributed breadth-first region walk (the
+  client holds the visited patterns, tasks walk batches of regions), or the cells.
 
 Dask is imported only when a cluster is started (``pip install 'netfibers[distributed]'``).
 """
 
 from .batch import run_batch
-from .search import distributed_diff, distributed_regions, split_box
+from .search import distributed_diff, split_box
 from .tree import tree_diff
+from .walk import distributed_regions
 
 __all__ = ["run_batch", "distributed_diff", "distributed_regions", "split_box", "tree_diff"]

@@ -36,7 +36,7 @@ from ..regions import regions
 from ..sets import Polyhedron
 
 __all__ = ["piece", "as_piece", "cell_domain", "shifts", "inside", "cover_certificate", "expand",
-           "reduction_steps", "CHUNK"]
+           "reduction_steps", "region_entry", "linked", "assembled", "CHUNK"]
 
 CHUNK = 16                  # patterns per certificate task
 
@@ -157,27 +157,50 @@ def as_piece(reg, n: int, d: int, shift: dict | None = None) -> dict:
             "redundant": {str(k): jsonable(v) for k, v in sorted(redundant.items())}}
 
 
+def region_entry(piece: dict, widths) -> dict:
+    """A :func:`as_piece` result as a region of D' (module docstring; N's hidden layers of
+    *widths*), its neighbours still named by N's patterns (``across``): the part of the
+    assembly a worker does (:func:`linked` puts in the indices)."""
+    n = sum(widths)
+    renum = _renumber(widths)
+    ineq = [["0"] * (len(piece["point"]) + 1)] * (2 * n) + piece["inequalities"][n:]
+    for k in range(n):
+        ineq[renum(k)] = piece["inequalities"][k]
+    return {"pattern": list(expand(widths, piece["pattern"])), "point": piece["point"],
+            "inequalities": ineq, "facets": [renum(f) for f in piece["facets"]],
+            "across": piece["across"],
+            "redundant": {str(renum(int(k))): v for k, v in piece["redundant"].items()}}
+
+
+def linked(entries: list, patterns: list) -> list | None:
+    """The regions of the certificate: the :func:`region_entry` *entries* of N's *patterns*
+    (in that order) with each ``across`` pattern replaced by its index (``neighbours``); None
+    when a neighbour pattern is not among them (an incomplete walk)."""
+    index = {tuple(p): r for r, p in enumerate(patterns)}
+    out = []
+    for e in entries:
+        try:
+            nb = [None if q is None else index[tuple(q)] for q in e["across"]]
+        except KeyError:
+            return None
+        out.append({"pattern": e["pattern"], "point": e["point"], "inequalities": e["inequalities"],
+                    "facets": e["facets"], "neighbours": nb, "redundant": e["redundant"]})
+    return out
+
+
+def assembled(net: Network, lo, hi, regs: list) -> dict:
+    """The ``region_cover`` certificate of N on ``[lo, hi]^d`` whose regions are *regs*
+    (:func:`linked`; JSON data already, put in as they are)."""
+    cert = region_cover_certificate(net, net, domain={"box": [to_q(lo), to_q(hi)]},
+                                    reduction=reduction_steps(list(net.widths[1:-1])))
+    cert["regions"] = regs
+    return cert
+
+
 def cover_certificate(net: Network, lo, hi, pieces: list) -> dict | None:
     """The ``region_cover`` certificate (module docstring) from the :func:`piece` results of
     every pattern, in the order given; None when a neighbour pattern is not among them (an
     incomplete walk)."""
     widths = list(net.widths[1:-1])
-    n = sum(widths)
-    renum = _renumber(widths)
-    index = {tuple(p["pattern"]): r for r, p in enumerate(pieces)}
-    zero_row = ["0"] * (net.n_inputs + 1)
-    regs = []
-    for p in pieces:
-        if any(q is not None and tuple(q) not in index for q in p["across"]):
-            return None
-        ineq = [None] * (2 * n) + p["inequalities"][n:]
-        for k in range(2 * n):
-            ineq[k] = zero_row
-        for k in range(n):
-            ineq[renum(k)] = p["inequalities"][k]
-        regs.append({"pattern": list(expand(widths, p["pattern"])), "point": p["point"],
-                     "inequalities": ineq, "facets": [renum(f) for f in p["facets"]],
-                     "neighbours": [None if q is None else index[tuple(q)] for q in p["across"]],
-                     "redundant": {str(renum(int(k))): v for k, v in p["redundant"].items()}})
-    return region_cover_certificate(net, net, domain={"box": [to_q(lo), to_q(hi)]},
-                                    reduction=reduction_steps(widths), regions=regs)
+    regs = linked([region_entry(p, widths) for p in pieces], [p["pattern"] for p in pieces])
+    return None if regs is None else assembled(net, lo, hi, regs)

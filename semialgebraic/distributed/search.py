@@ -5,13 +5,15 @@
   (max of the lowers, max of the uppers) and the per-cell ``bab_bound`` certificates with the
   cover of the box form one ``bab_cover`` certificate, assembled here and checked part by part
   (:func:`semialgebraic.verify.verify_part`: the cover at the client, one task per cell).
-* :func:`distributed_regions` — the linear regions meeting the box: each cell's task walks the
+* :func:`cell_regions` — the linear regions meeting the box: each cell's task walks the
   regions meeting its cell (:func:`semialgebraic.regions.regions` with the cell as domain); a
   region meets the box in an open set iff it meets some cell in an open set, so the union of
   the cells' regions, joined by activation pattern, is exactly the box's.  For the
   ``region_cover`` certificate the cells' walks keep their work: a region inside its cell
   comes back with its certificate piece; only the regions cut by a cell boundary are
-  recomputed on the box (:mod:`.cover`).
+  recomputed on the box (:mod:`.cover`).  The distributed breadth-first walk
+  (:mod:`.walk`, the default of :func:`semialgebraic.distributed.distributed_regions`) does
+  each region once and is faster; the cells are kept to measure against it.
 
 Tasks receive networks as native JSON dicts and cells as exact strings (no pickled objects of
 the project).  ``checkpoint``: a JSON Lines file — a header naming the search (a digest of the
@@ -45,7 +47,8 @@ from ..verify import verify_part
 from . import cover
 from .cluster import executor as make_executor
 
-__all__ = ["split_box", "distributed_diff", "distributed_regions", "DiffResult", "RegionsResult"]
+__all__ = ["split_box", "distributed_diff", "cell_regions", "check_region_cover", "DiffResult",
+           "RegionsResult"]
 
 
 def split_box(box, cells: int) -> list:
@@ -551,7 +554,9 @@ def regions_cell(net_json: dict, timeout, cell, box=None) -> dict:
 @dataclass
 class RegionsResult:
     """The regions meeting the box (``patterns`` sorted, one interior point each) and, for a
-    complete walk of a cube ``[lo, hi]^d``, their ``region_cover`` certificate (checked)."""
+    complete walk of a cube ``[lo, hi]^d``, their ``region_cover`` certificate (checked);
+    ``method`` "walk" (:mod:`.walk`, ``tasks`` batches of regions, ``task_cpu`` the CPU
+    seconds they spent) or "cells" (``cells`` walks)."""
 
     patterns: list
     points: list
@@ -561,6 +566,10 @@ class RegionsResult:
     seconds: float = 0.0
     certificate: dict | None = None
     verified: bool = False
+    method: str = "cells"
+    tasks: int = 0
+    reason: str = ""
+    task_cpu: float = 0.0
 
     @property
     def number_of_regions(self) -> int:
@@ -568,28 +577,31 @@ class RegionsResult:
 
     def to_json(self) -> dict:
         return {"number_of_regions": self.number_of_regions, "complete": self.complete,
-                "cells": self.cells, "where": self.where, "seconds": round(self.seconds, 3),
-                "certificate_checked": self.verified,
+                "method": self.method, "cells": self.cells, "tasks": self.tasks,
+                "where": self.where, "seconds": round(self.seconds, 3),
+                "certificate_checked": self.verified, "reason": self.reason,
                 "regions": [{"pattern": p, "point": x} for p, x in zip(self.patterns, self.points)]}
 
 
-def distributed_regions(net: Network, box, *, cells: int | None = None,
-                        workers: int | None = None, scheduler: str | None = None,
-                        memory_limit=None, timeout: float | None = None, checkpoint=None,
-                        executor=None, progress: bool = False, certify: bool = True,
-                        verify: bool = True) -> RegionsResult:
-    """The linear regions of *net* meeting *box* (module docstring), one walk per cell.
+def cell_regions(net: Network, box, *, cells: int | None = None,
+                 workers: int | None = None, scheduler: str | None = None,
+                 memory_limit=None, timeout: float | None = None, checkpoint=None,
+                 executor=None, progress: bool = False, certify: bool = True,
+                 verify: bool = True) -> RegionsResult:
+    """The linear regions of *net* meeting *box* (module docstring), one walk per cell (the
+    ``cells`` method of :func:`semialgebraic.distributed.distributed_regions`; a region cut
+    by a cell boundary is walked by every cell it meets).
 
     With *certify* (and a complete walk of a cube ``[lo, hi]^d``), the ``region_cover``
     certificate of the regions is assembled (:mod:`.cover`: each region's facets, neighbours and
     multipliers on the box, one task per chunk of patterns) and, with *verify*, checked part by
-    part on the workers (:func:`semialgebraic.verify.verify_part`; a failure raises
+    part on the workers (:func:`check_region_cover`; a failure raises
     :class:`CertificateError`: a bug).
 
     >>> net = Network.from_rows([[[1], [-1]], [[1, 1]]], [[0, 1], [0]])
-    >>> r = distributed_regions(net, [(-2, 2)], cells=4, workers=0)
-    >>> r.patterns, r.verified
-    ([[-1, 1], [1, -1], [1, 1]], True)
+    >>> r = cell_regions(net, [(-2, 2)], cells=4, workers=0)
+    >>> r.patterns, r.verified, r.method
+    ([[-1, 1], [1, -1], [1, 1]], True, 'cells')
     """
     box = [(to_q(lo), to_q(hi)) for lo, hi in box]
     if len(box) != net.n_inputs or any(lo > hi for lo, hi in box):
@@ -620,7 +632,8 @@ def distributed_regions(net: Network, box, *, cells: int | None = None,
             ex.close()
     return RegionsResult([list(p) for p in pats], [seen[p] for p in pats], len(parts),
                          complete, getattr(ex, "kind", "serial"), time.perf_counter() - t0,
-                         cert, verified)
+                         cert, verified, "cells", len(parts),
+                         "" if complete else "a cell was cut short")
 
 
 def _certify_regions(net, nj, lohi, pats, seen, pieces, ex, verify):
@@ -640,14 +653,38 @@ def _certify_regions(net, nj, lohi, pats, seen, pieces, ex, verify):
                                "regions: the cells' walks missed a region")
     if not verify:
         return cert, False
-    ok, why = verify_part(cert, "cover")
-    if ok:
-        spans = [[k, min(k + cover.CHUNK, len(pats))] for k in range(0, len(pats), cover.CHUNK)]
-        whole = ex.scatter([cert])[0]       # sent to the workers once, not with every part
-        for span, (ok_k, why_k) in ex.map_unordered(check_part, [(tuple(s), (whole, s)) for s in spans]):
-            if not ok_k:
-                ok, why = False, why_k
-                break
+    ok, why = check_region_cover(cert, ex)
     if not ok:
         raise CertificateError("region_cover", why)
     return cert, True
+
+
+def check_region_cover(cert: dict, ex) -> tuple:
+    """The check of a ``region_cover`` certificate part by part: chunks of regions (at least
+    :data:`.cover.CHUNK`, two per worker: each part re-reads the networks and the patterns) on
+    the executor *ex*, the certificate scattered to the workers once (not hashed: Dask's hash of
+    a large certificate walks every entry in Python, seconds of the client's time), and the
+    cover here while they run; ``(ok, why)``."""
+    n = len(cert["regions"])
+    size = max(cover.CHUNK, -(-n // (2 * max(1, getattr(ex, "workers", 1)))))
+    spans = [[k, min(k + size, n)] for k in range(0, n, size)]
+    client = getattr(ex, "client", None)
+    if client is None:
+        ok, why = verify_part(cert, "cover")
+        for span in spans if ok else ():
+            ok, why = check_part(cert, span)
+            if not ok:
+                break
+        return ok, why if not ok else f"{n} regions in {len(spans)} parts"
+    from distributed import as_completed
+    whole = client.scatter([cert], hash=False)[0]       # sent once, not with every part
+    futures = [client.submit(check_part, whole, span, pure=False) for span in spans]
+    try:
+        ok, why = verify_part(cert, "cover")
+        for fut in as_completed(futures) if ok else ():
+            ok, why = fut.result(timeout=getattr(ex, "wait", None))
+            if not ok:
+                break
+    finally:
+        client.cancel(futures)
+    return ok, why if not ok else f"{n} regions in {len(spans)} parts"

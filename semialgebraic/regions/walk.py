@@ -104,7 +104,7 @@ from .hull import hull_pass
 from .integer import _LIMIT, ClassInts, _as_object, _row_bound, int_matmul
 from .redundancy import redundancy_multipliers
 
-__all__ = ["Region", "RegionWalk", "regions", "region_at", "number_of_regions"]
+__all__ = ["Region", "RegionWalk", "RegionSteps", "regions", "region_at", "number_of_regions"]
 
 _ZERO = Q(0)
 
@@ -910,3 +910,39 @@ class _Engine:
                 return q, y2
             eps /= 4
         raise CertificateError("regions", f"could not step across facet {cls} of region {pattern}")
+
+
+class RegionSteps:
+    """The walk one region at a time, for a driver that keeps the visited patterns itself (the
+    distributed walk, :mod:`semialgebraic.distributed.walk`): what :class:`RegionWalk` does per
+    region, without its queue.
+
+    :meth:`start` gives the first ``(pattern, point)`` (None for an empty interior);
+    :meth:`region` builds the region of *pattern* from a *point* inside it and returns it with
+    its neighbours to visit, ``(pattern, point)`` per facet off the domain's boundary (the point
+    proved inside that neighbour), and the bases of its closure proofs for them.  The bases only
+    choose which exact proofs are tried first: a region is the same whatever bases it is given.
+
+    >>> from algebra.network import Network
+    >>> steps = RegionSteps(Network.from_rows([[[1], [-1]], [[1, 1]]], [[0, 1], [0]]))
+    >>> p, x = steps.start()
+    >>> r, nxt, _ = steps.region(p, x)
+    >>> r.pattern, [q for q, _ in nxt]
+    ((-1, 1), [(1, 1)])
+    """
+
+    def __init__(self, net: Network, domain: Polyhedron | None = None, multipliers: bool = False):
+        self.net = net
+        self._engine = _Engine(net, domain, multipliers)
+
+    def start(self, start: Sequence[object] | None = None):
+        return self._engine.start(start)
+
+    def region(self, pattern, point, bases=()):
+        eng = self._engine
+        pattern = tuple(pattern)
+        if bases:
+            eng.inherited[pattern] = [tuple(tuple(k) for k in keys) for keys in bases]
+        region = eng.region(pattern, tuple(to_q(v) for v in point))
+        nxt = [(q, y) for _, q, y in eng.pending_neighbours if q is not None]
+        return region, nxt, list(eng.bases)

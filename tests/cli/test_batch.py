@@ -100,6 +100,35 @@ def test_search_diff_certificate_and_regions(tmp_path, files, capsys):
     assert code == 0 and text.startswith("2 activation regions")
     code, _, err = run(capsys, "search", "diff", files["a"], "--box", "-1,1", "--workers", "0")
     assert code == 2 and "takes 2 network files" in err
+    code, _, err = run(capsys, "search", "diff", files["a"], files["c"], "--box", "-1,1",
+                       "--method", "walk", "--workers", "0")
+    assert code == 2 and "--method is an option of search regions" in err
+
+
+def test_search_regions_walks_breadth_first_by_default(tmp_path, capsys):
+    from semialgebraic.regions import number_of_regions
+    from semialgebraic.sets import Polyhedron
+    from tests.semialgebraic.test_distributed_regions_cover import _net, region_hash
+    net = _net(5, (2, 6, 4, 1))
+    path = tmp_path / "n.json"
+    path.write_text(json.dumps(net.to_dict()))
+    n = number_of_regions(net, domain=Polyhedron.box(2, -2, 2))
+    cert, ck = tmp_path / "cover.json", tmp_path / "walk.ckpt"
+    # --timeout 0: a partial walk, exit 3, nothing certified; the checkpoint then resumes it
+    code, text, _ = run(capsys, "search", "regions", str(path), "--box=-2,2", "--workers", "0",
+                        "--timeout", "0", "--checkpoint", str(ck))
+    assert code == 3 and "(partial: timeout reached; rerun with --checkpoint to resume)" in text
+    code, text, _ = run(capsys, "search", "regions", str(path), "--box=-2,2", "--workers", "0",
+                        "--checkpoint", str(ck), "--certificate", str(cert), "--json")
+    data = json.loads(text)
+    assert code == 0 and data["method"] == "walk" and data["complete"] and data["certificate_checked"]
+    assert data["number_of_regions"] == n and data["certificate"] == str(cert)
+    c = json.loads(cert.read_text())
+    assert c["type"] == "region_cover" and verify(c)[0]
+    code, text, _ = run(capsys, "search", "regions", str(path), "--box=-2,2", "--workers", "0",
+                        "--method", "cells", "--certificate", str(tmp_path / "cells.json"))
+    assert code == 0 and text.startswith(f"{n} activation regions") and "(8 cells, serial)" in text
+    assert region_hash(json.loads((tmp_path / "cells.json").read_text())) == region_hash(c)
 
 
 def test_ctrl_c_leaves_valid_json_lines_and_the_rerun_resumes(tmp_path):

@@ -223,3 +223,52 @@ def test_a_killed_worker_does_not_change_the_search(client, tmp_path, serial_spl
     # the checkpoint of the run with the killed worker resumes without running a task
     again = distributed_diff(A, B, BOX, cells=2, workers=0, nodes=3, checkpoint=str(tmp_path / "k.ckpt"))
     assert again.per_cell == s.per_cell
+
+
+# -- the distributed breadth-first walk (semialgebraic/distributed/walk.py) ----------------------
+@pytest.fixture(scope="module")
+def serial_walk():
+    from tests.semialgebraic.test_distributed_regions_cover import _net
+    net = _net(5, (2, 6, 4, 1))
+    return net, distributed_regions(net, [(-2, 2)] * 2, workers=0)
+
+
+def test_the_walk_on_two_workers_certifies_the_serial_regions(client, serial_walk):
+    from tests.semialgebraic.test_distributed_regions_cover import region_hash
+    net, s = serial_walk
+    r = distributed_regions(net, [(-2, 2)] * 2, executor=_ex(client))
+    assert r.where == "dask" and r.method == "walk" and r.verified and s.verified
+    assert r.patterns == s.patterns and region_hash(r.certificate) == region_hash(s.certificate)
+    assert verify(r.certificate)[0]
+    # the parts checked on the workers refuse an altered region
+    from semialgebraic.distributed.search import check_region_cover
+    regs = [dict(g) for g in r.certificate["regions"]]
+    regs[-1]["point"] = ["100", "100"]
+    ok, why = check_region_cover(dict(r.certificate, regions=regs), _ex(client))
+    assert not ok and f"region {len(regs) - 1}" in why
+
+
+def test_a_killed_worker_does_not_change_the_walk(client, serial_walk, tmp_path, monkeypatch):
+    """One worker SIGKILLed after the first finished task: Dask reruns its tasks elsewhere, the
+    walk ends with the serial regions, and its checkpoint resumes without a task."""
+    from semialgebraic.distributed import walk
+    from tests.semialgebraic.test_distributed_regions_cover import region_hash
+    net, s = serial_walk
+    victim = sorted(client.run(os.getpid).values())[0]
+    killed, real = [], walk._Futures.next
+
+    def killing(self):
+        out = real(self)
+        if not killed:
+            os.kill(victim, signal.SIGKILL)
+            killed.append(victim)
+        return out
+    monkeypatch.setattr(walk._Futures, "next", killing)
+    ck = tmp_path / "walk.ckpt"
+    r = distributed_regions(net, [(-2, 2)] * 2, executor=_ex(client), checkpoint=str(ck))
+    assert killed and r.verified and r.patterns == s.patterns
+    assert region_hash(r.certificate) == region_hash(s.certificate)
+    client.wait_for_workers(2, timeout=60)
+    monkeypatch.setattr(walk, "walk_batch", None)     # resumed: no region left to walk
+    again = distributed_regions(net, [(-2, 2)] * 2, workers=0, checkpoint=str(ck))
+    assert again.verified and region_hash(again.certificate) == region_hash(s.certificate)

@@ -1,0 +1,372 @@
+r"""The distributed region walk (issue 19, part 3): breadth first over the linear regions of a
+network meeting a box, the client holding the visited patterns and the workers the exact work.
+
+The walk of :func:`semialgebraic.regions.regions` run as tasks: the client keeps the set of
+activation patterns seen so far and a frontier of regions to visit (a pattern and a point
+proved inside its region); a task (:func:`walk_batch`) takes a batch of frontier regions and,
+for each, builds the region on the box (:class:`semialgebraic.regions.RegionSteps`: facets,
+Farkas multipliers, the neighbour across every facet, proved), turns it into its piece of the
+``region_cover`` certificate (:func:`.cover.as_piece`, renumbered by :func:`.cover.region_entry`)
+and returns it with a point inside each neighbour; the client adds the neighbours it has not
+seen to the frontier and submits new batches as tasks finish (at most two tasks per worker in
+flight, no barrier between the levels of the walk).  Every region is processed exactly once, and
+the patterns visited are those of the serial walk: the regions meeting the open box are
+connected across their facets inside it (the box is convex), so the walk from any region
+reaches all of them.
+
+Each worker process builds the walk's engine once per search (:data:`_STEPS`) and keeps its
+caches (pattern forms, inverses of closure bases) across the batches it runs; the bases that
+proved a region's closure travel with its neighbours (they only choose which exact proof is
+tried first).
+
+At the end the client links the pieces (each ``across`` pattern becomes an index,
+:func:`.cover.linked`) into the ``region_cover`` certificate of the cube, with the regions
+sorted by pattern: the same regions, facets and neighbours as the serial walk's; the interior
+points and multipliers may differ (they depend on where a region was entered), and the checker
+proves them either way.  The check runs part by part (the cover here, chunks of regions on the
+workers: :func:`.search.check_region_cover`).
+
+``checkpoint``: a JSON Lines file, a header naming the search (a digest of the network, the box
+and the mode) and one line per finished task (its regions), each ``write`` + flush; a rerun
+takes the finished regions and starts from their unvisited neighbours.  ``timeout``: the tasks
+stop at the deadline, the client stops submitting, and the result is partial (``complete``
+False; the checkpoint holds what was done).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+import os
+import socket
+import sys
+import time
+from collections import deque
+from pathlib import Path
+
+from algebra.exceptions import InputError
+from algebra.io.native import network_from_dict
+from algebra.network import Network
+from algebra.rationals import q_json, to_q
+
+from ..budget import Budget, BudgetExhausted
+from ..certificates import jsonable
+from ..exceptions import CertificateError
+from ..regions import RegionSteps
+from . import cover
+from .cluster import executor as make_executor
+from .search import RegionsResult, cell_regions, check_region_cover
+
+__all__ = ["distributed_regions", "distributed_walk", "walk_batch", "process_name", "BATCH", "SLOTS"]
+
+BATCH = 32      # most regions per task (a task is then ~0.1-0.5 s of exact work)
+SLOTS = 2       # tasks in flight per worker (one running, one waiting)
+_STEPS: dict = {}   # per worker process: search key -> RegionSteps (the last few searches)
+
+
+def _steps(key: str, net_json: dict, box_json: list, multipliers: bool) -> RegionSteps:
+    st = _STEPS.get(key)
+    if st is None:
+        if len(_STEPS) >= 2:
+            _STEPS.pop(next(iter(_STEPS)))
+        net = network_from_dict(net_json)
+        st = RegionSteps(net, cover.cell_domain(box_json), multipliers)
+        _STEPS[key] = st
+    return st
+
+
+def walk_batch(key: str, net_json: dict, box_json: list, multipliers: bool, deadline, items) -> dict:
+    """Task: each ``[pattern, point, bases]`` of *items* (N's pattern, a point inside its
+    region, closure bases to try first) → ``{"pattern", "point", "across", "next", "bases",
+    "region"}``: the region's interior point, the pattern across each facet (None on the box's
+    boundary) and a point inside that neighbour, the bases for the neighbours, and the region on
+    the box in certificate form (:func:`.cover.region_entry`) as JSON text (the client reads it
+    once, at the end: a string crosses the wire at no cost).  Also ``"cpu"`` (the task's CPU
+    seconds) and ``"home"`` (:func:`process_name`).  At *deadline* (seconds since the epoch) it
+    stops; the items not done come back in ``"left"``."""
+    c0 = time.process_time()
+    st = _steps(key, net_json, box_json, multipliers)
+    widths = list(st.net.widths[1:-1])
+    n, d = st.net.n_hidden, st.net.n_inputs
+    out, left = [], []
+    for k, (pattern, point, bases) in enumerate(items):
+        budget = Budget(timeout=None if deadline is None else deadline - time.time())
+        try:
+            if budget.exhausted():
+                raise BudgetExhausted(budget.reason)
+            with budget.active():
+                reg, nxt, bases = st.region(pattern, point, bases)
+        except BudgetExhausted:
+            left = items[k:]
+            break
+        ahead = dict((tuple(q), y) for q, y in nxt)
+        piece = cover.as_piece(reg, n, d)
+        out.append({"pattern": list(reg.pattern), "point": piece["point"],
+                    "across": piece["across"],
+                    "next": [None if q is None else [q_json(v) for v in ahead[tuple(q)]]
+                             for q in piece["across"]],
+                    "bases": [[list(key_) for key_ in basis] for basis in bases],
+                    "region": json.dumps(cover.region_entry(piece, widths))})
+    return {"regions": out, "left": left, "cpu": time.process_time() - c0, "home": process_name()}
+
+
+def process_name() -> str:
+    """``host:pid`` of this process (where a task ran; unique across the machines of a cluster)."""
+    return f"{socket.gethostname()}:{os.getpid()}"
+
+
+class _Log:
+    """The finished regions of one walk (JSON Lines; module docstring): ``regions`` maps each
+    finished pattern to its task record, in the order written."""
+
+    def __init__(self, path, key: str):
+        self.path = None if path is None else Path(path)
+        self.regions: dict = {}
+        if self.path is None:
+            return
+        good = []
+        if self.path.exists():
+            for k, line in enumerate(self.path.read_bytes().splitlines(keepends=True)):
+                try:
+                    rec = json.loads(line) if line.endswith(b"\n") else None
+                except json.JSONDecodeError:
+                    rec = None
+                if rec is None:
+                    break                   # a line cut short by a kill: dropped
+                if k == 0 and rec.get("search") != key:
+                    raise InputError("the checkpoint belongs to another search (other network, "
+                                     "box or mode)", source=str(self.path))
+                for r in rec.get("regions", ()):
+                    self.regions.setdefault(tuple(r["pattern"]), r)
+                good.append(line)
+        if not good:
+            good = [(json.dumps({"search": key}) + "\n").encode()]
+        self.path.write_bytes(b"".join(good))
+
+    def add(self, recs: list) -> None:
+        for r in recs:
+            self.regions.setdefault(tuple(r["pattern"]), r)
+        if self.path is not None and recs:
+            with open(self.path, "a", encoding="utf-8") as f:
+                f.write(json.dumps({"regions": recs}) + "\n")
+                f.flush()
+
+
+class _Frontier:
+    """The regions to visit, one queue per worker process that found them (its *home*: that
+    process holds their pattern forms already, so a batch goes back to it when it can)."""
+
+    def __init__(self):
+        self.queues: dict = {}
+
+    def __len__(self):
+        return sum(map(len, self.queues.values()))
+
+    def add(self, item, home, first=False):
+        q = self.queues.setdefault(home, deque())
+        if first:
+            q.appendleft(item)
+        else:
+            q.append(item)
+
+    def take(self, size, home=None):
+        """``(items, home)``: up to *size* items, from *home*'s queue when it has any, else
+        from the longest queue (first in, first out)."""
+        q = self.queues.get(home)
+        if not q:
+            home = max(self.queues, key=lambda h: len(self.queues[h]))
+            q = self.queues[home]
+        items = [q.popleft() for _ in range(min(size, len(q)))]
+        if not q:
+            del self.queues[home]
+        return items, home
+
+
+class _Inline:
+    """Tasks run here, one at a time, in submission order (the serial executor)."""
+
+    def __init__(self):
+        self.queue = deque()
+
+    def __len__(self):
+        return len(self.queue)
+
+    def submit(self, fn, args, tag, home=None):
+        self.queue.append((fn, args, tag))
+
+    def next(self):
+        fn, args, tag = self.queue.popleft()
+        return tag, fn(*args)
+
+    def cancel(self):
+        self.queue.clear()
+
+
+class _Futures:
+    """Tasks on a Dask client, results as they finish (Dask resubmits a task lost with its
+    worker: a task is a pure function of its arguments)."""
+
+    def __init__(self, client, wait=None):
+        from distributed import as_completed
+        self.client, self.wait = client, wait
+        self.done = as_completed()
+        self.tags: dict = {}
+        self.address = {name: addr for addr, name in client.run(process_name).items()}
+
+    def __len__(self):
+        return len(self.tags)
+
+    def submit(self, fn, args, tag, home=None):
+        """*fn(*args)* as a task, preferably on the worker process *home*
+        (:func:`process_name`; any worker when it is gone)."""
+        where = self.address.get(home)
+        place = {} if where is None else {"workers": [where], "allow_other_workers": True}
+        fut = self.client.submit(fn, *args, pure=False, **place)
+        self.tags[fut] = tag
+        self.done.add(fut)
+
+    def next(self):
+        fut = next(self.done)
+        return self.tags.pop(fut), fut.result(timeout=self.wait)
+
+    def cancel(self):
+        self.client.cancel(list(self.tags))
+        self.tags.clear()
+
+
+def distributed_regions(net: Network, box, *, method: str | None = None,
+                        cells: int | None = None, **kw) -> RegionsResult:
+    """The linear regions of *net* meeting *box*, distributed: *method* "walk" (the default
+    when *cells* is not given; :func:`distributed_walk`, every region processed once) or
+    "cells" (the default when *cells* is given; :func:`.search.cell_regions`, one walk per
+    cell of the box, a region cut by a cell boundary walked by every cell it meets: kept to
+    measure against the walk).  The keywords *kw* (``workers``, ``scheduler``,
+    ``memory_limit``, ``timeout``, ``checkpoint``, ``executor``, ``progress``, ``certify``,
+    ``verify``) are those of both.
+
+    >>> net = Network.from_rows([[[1], [-1]], [[1, 1]]], [[0, 1], [0]])
+    >>> a = distributed_regions(net, [(-2, 2)], workers=0)
+    >>> b = distributed_regions(net, [(-2, 2)], cells=4, workers=0)
+    >>> (a.method, b.method), a.patterns == b.patterns, a.verified and b.verified
+    (('walk', 'cells'), True, True)
+    """
+    method = method or ("cells" if cells is not None else "walk")
+    if method == "cells":
+        return cell_regions(net, box, cells=cells, **kw)
+    if method != "walk":
+        raise InputError(f"unknown method {method!r} (walk or cells)")
+    return distributed_walk(net, box, **kw)
+
+
+def distributed_walk(net: Network, box, *, workers: int | None = None,
+                     scheduler: str | None = None, memory_limit=None,
+                     timeout: float | None = None, checkpoint=None, executor=None,
+                     progress: bool = False, certify: bool = True, verify: bool = True,
+                     batch: int | None = None):
+    """The linear regions of *net* meeting *box* by the distributed walk (module docstring).
+
+    With *certify* (and a complete walk of a cube ``[lo, hi]^d``, depth > 1) the
+    ``region_cover`` certificate is assembled and, with *verify*, checked part by part (the
+    chunks on the workers; a failure raises :class:`CertificateError`: a bug).  Returns a
+    :class:`semialgebraic.distributed.search.RegionsResult` (``method`` "walk", ``tasks``).
+
+    >>> net = Network.from_rows([[[1], [-1]], [[1, 1]]], [[0, 1], [0]])
+    >>> r = distributed_walk(net, [(-2, 2)], workers=0)
+    >>> r.patterns, r.verified, r.tasks
+    ([[-1, 1], [1, -1], [1, 1]], True, 3)
+    """
+    box = [(to_q(lo), to_q(hi)) for lo, hi in box]
+    if len(box) != net.n_inputs or any(lo > hi for lo, hi in box):
+        raise InputError(f"the box needs {net.n_inputs} intervals lo <= hi")
+    t0 = time.perf_counter()
+    deadline = None if timeout is None else time.time() + timeout
+    nj = jsonable(net.to_dict())
+    bj = [[q_json(lo), q_json(hi)] for lo, hi in box]
+    cube = len(set(box)) == 1 and box[0][0] < box[0][1]
+    whole = certify and cube and net.depth > 1
+    key = hashlib.sha256(json.dumps(["walk", nj, bj, whole], sort_keys=True).encode()).hexdigest()[:32]
+    log = _Log(checkpoint, key)
+    ex = executor or make_executor(workers, scheduler, memory_limit)
+    try:
+        res = _walk(net, box, nj, bj, whole, key, log, ex, deadline, progress, batch or BATCH)
+        seen, complete, tasks, reason, cpu = res
+        pats = sorted(log.regions) if complete else sorted(seen)
+        cert, verified = None, False
+        if whole and complete:
+            regs = cover.linked([json.loads(log.regions[p]["region"]) for p in pats],
+                                [list(p) for p in pats])
+            if regs is None:
+                raise CertificateError("region_cover", "a neighbour's pattern is not among the "
+                                       "walked regions: a bug")
+            cert = cover.assembled(net, box[0][0], box[0][1], regs)
+            if verify:
+                ok, why = check_region_cover(cert, ex)
+                if not ok:
+                    raise CertificateError("region_cover", why)
+                verified = True
+    finally:
+        if executor is None:
+            ex.close()
+    points = [log.regions[p]["point"] if p in log.regions else seen[p] for p in pats]
+    return RegionsResult([list(p) for p in pats], points, 1, complete, getattr(ex, "kind", "serial"),
+                         time.perf_counter() - t0, cert, verified, "walk", tasks, reason, cpu)
+
+
+def _walk(net, box, nj, bj, whole, key, log, ex, deadline, progress, most):
+    """The client's loop: ``(seen, complete, tasks, reason, cpu)``, *seen* mapping every
+    pattern found (visited or in the frontier) to a point inside its region, *cpu* the CPU
+    seconds the tasks spent."""
+    seen: dict = {}
+    frontier = _Frontier()
+    for p, rec in log.regions.items():          # resumed: the finished regions
+        seen[p] = rec["point"]
+    for p, rec in log.regions.items():
+        for q, y in zip(rec["across"], rec["next"]):
+            if q is not None and tuple(q) not in seen:
+                seen[tuple(q)] = y
+                frontier.add([list(q), y, rec["bases"]], None)
+    if not log.regions:
+        first = RegionSteps(net, cover.cell_domain(bj)).start()
+        if first is None:                   # the box has no interior
+            return seen, True, 0, "", 0.0
+        p, x = first
+        seen[p] = [q_json(v) for v in x]
+        frontier.add([list(p), seen[p], []], None)
+    client = getattr(ex, "client", None)
+    pool = _Inline() if client is None else _Futures(client, getattr(ex, "wait", None))
+    slots = 1 if client is None else SLOTS * max(1, getattr(ex, "workers", 1))
+    tasks, reason, shown, cpu, free = 0, "", time.monotonic(), 0.0, None
+    try:
+        while len(frontier) or len(pool):
+            if deadline is not None and time.time() >= deadline:
+                reason = "timeout reached"
+                break
+            while len(frontier) and len(pool) < slots:
+                size = max(1, min(most, math.ceil(len(frontier) / slots)))
+                items, home = frontier.take(size, free)
+                pool.submit(walk_batch, (key, nj, bj, whole, deadline, items), tasks,
+                            free if free is not None else home)
+                free = None                 # the slot freed by the last result is refilled
+                tasks += 1
+            _, res = pool.next()
+            cpu += res["cpu"]
+            free = res["home"]
+            log.add(res["regions"])
+            for rec in res["regions"]:
+                for q, y in zip(rec["across"], rec["next"]):
+                    if q is not None and tuple(q) not in seen:
+                        seen[tuple(q)] = y
+                        frontier.add([q, y, rec["bases"]], free)
+            for item in reversed(res["left"]):
+                frontier.add(item, free, first=True)
+            if progress and time.monotonic() - shown >= 2:
+                shown = time.monotonic()
+                print(f"search regions: {len(log.regions)} regions walked, {len(frontier)} in the "
+                      f"frontier, {len(pool)} tasks running, {tasks} tasks run", file=sys.stderr,
+                      flush=True)
+        else:
+            return seen, True, tasks, "", cpu
+    finally:
+        pool.cancel()
+    return seen, False, tasks, reason, cpu

@@ -1,0 +1,185 @@
+"""The distributed breadth-first region walk (issue 19, part 3; :mod:`semialgebraic.distributed.walk`),
+serially: every region processed exactly once, the same regions and the same certified regions
+(patterns, facets, neighbours) as the serial walk and as the cell mode, a certificate the full
+checker accepts and refuses once altered, checkpoint and resume, a timeout's partial result.
+Oracles: :func:`semialgebraic.regions.regions` on the whole box (its own queue), the cell mode
+(:func:`semialgebraic.distributed.search.cell_regions`) and the full ``region_cover`` checker.
+The 2-worker runs are in ``test_distributed_dask.py``."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from algebra.exceptions import InputError
+from algebra.network import Network
+from semialgebraic.distributed import distributed_regions, walk
+from semialgebraic.distributed.cover import expand
+from semialgebraic.distributed.search import cell_regions
+from semialgebraic.regions import RegionSteps, regions
+from semialgebraic.sets import Polyhedron
+from semialgebraic.verify import verify
+from tests.semialgebraic.test_distributed_regions_cover import PLANTED, _net, region_hash
+
+
+def _serial(net, box):
+    dom = Polyhedron([[-1 if j == i else 0 for j in range(len(box))] for i in range(len(box))]
+                     + [[1 if j == i else 0 for j in range(len(box))] for i in range(len(box))],
+                     [-lo for lo, _ in box] + [hi for _, hi in box], len(box))
+    return sorted(list(r.pattern) for r in regions(net, domain=dom))
+
+
+class _Counted:
+    """Counts the regions :func:`walk.walk_batch` processes (monkeypatched in)."""
+
+    def __init__(self, monkeypatch):
+        self.items, self.calls, real = [], 0, walk.walk_batch
+
+        def counted(*args):
+            self.calls += 1
+            self.items += [tuple(it[0]) for it in args[-1]]
+            return real(*args)
+        monkeypatch.setattr(walk, "walk_batch", counted)
+
+
+@pytest.mark.parametrize("net,box", [
+    (_net(1, (2, 4, 3, 1)), [(-2, 2)] * 2),
+    (_net(2, (2, 5, 1)), [(-1, 3)] * 2),
+    (PLANTED, [(-1, 1)] * 2),                     # a dead neuron, duplicate rows, two layers
+    (_net(3, (3, 5, 4, 1)), [(-1, 1)] * 3),
+    (_net(4, (1, 6, 1)), [(-3, 3)]),
+])
+def test_the_walk_processes_each_region_once_and_certifies_the_serial_regions(net, box, monkeypatch):
+    counted = _Counted(monkeypatch)
+    r = distributed_regions(net, box, workers=0)
+    assert r.method == "walk" and r.complete and r.verified
+    assert r.patterns == _serial(net, box)
+    # every region processed exactly once (no region walked twice, none missed)
+    assert sorted(map(list, counted.items)) == r.patterns and counted.calls == r.tasks
+    cert = r.certificate
+    assert verify(cert)[0]
+    widths = list(net.widths[1:-1])
+    assert [g["pattern"] for g in cert["regions"]] == [list(expand(widths, p)) for p in r.patterns]
+    # the same certified regions as the cell mode (one cell, and cells cut by boundaries)
+    for cells in (1, 3):
+        c = cell_regions(net, box, cells=cells, workers=0)
+        assert c.patterns == r.patterns and region_hash(c.certificate) == region_hash(cert)
+    # every interior point is in its region: the network's pattern there is the region's
+    for p, x in zip(r.patterns, r.points):
+        assert list(net.activation_pattern(x)) == p
+
+
+def test_batches_of_any_size_walk_the_same_regions(monkeypatch):
+    net = _net(5, (2, 6, 4, 1))
+    one = walk.distributed_walk(net, [(-2, 2)] * 2, workers=0, batch=1)
+    many = walk.distributed_walk(net, [(-2, 2)] * 2, workers=0, batch=64)
+    assert one.tasks == one.number_of_regions > many.tasks
+    assert region_hash(one.certificate) == region_hash(many.certificate) and many.verified
+
+
+def test_an_altered_walk_certificate_is_refused():
+    r = distributed_regions(_net(1, (2, 4, 3, 1)), [(-2, 2)] * 2, workers=0)
+    c = r.certificate
+    assert verify(c)[0]
+    dropped = dict(c, regions=c["regions"][1:])
+    assert not verify(dropped)[0]
+    regs = json.loads(json.dumps(c["regions"]))
+    k = next(k for k, g in enumerate(regs) if any(v is not None for v in g["neighbours"]))
+    j = next(j for j, v in enumerate(regs[k]["neighbours"]) if v is not None)
+    regs[k]["neighbours"][j] = (regs[k]["neighbours"][j] + 1) % len(regs)
+    assert not verify(dict(c, regions=regs))[0]
+    regs = json.loads(json.dumps(c["regions"]))
+    regs[0]["point"] = ["100"] * 2                       # outside the region (and the box)
+    assert not verify(dict(c, regions=regs))[0]
+
+
+def test_no_certificate_off_a_cube_and_no_region_in_an_empty_interior():
+    net = _net(1, (2, 4, 3, 1))
+    r = distributed_regions(net, [(-2, 2), (-1, 1)], workers=0)
+    assert r.complete and r.certificate is None and r.patterns == _serial(net, [(-2, 2), (-1, 1)])
+    flat = distributed_regions(net, [(0, 0), (-1, 1)], workers=0)
+    assert flat.complete and flat.patterns == [] and flat.certificate is None
+    with pytest.raises(InputError):
+        distributed_regions(net, [(1, 0), (-1, 1)], workers=0)
+    with pytest.raises(InputError):
+        distributed_regions(net, [(-1, 1)] * 2, workers=0, method="grid")
+
+
+def test_checkpoint_resumes_with_the_unfinished_regions_only(tmp_path, monkeypatch):
+    net, box, ck = _net(5, (2, 6, 4, 1)), [(-2, 2)] * 2, tmp_path / "walk.ckpt"
+    full = walk.distributed_walk(net, box, workers=0, checkpoint=str(ck), batch=4)
+    lines = ck.read_text().splitlines(keepends=True)
+    assert json.loads(lines[0])["search"] and len(lines) == full.tasks + 1
+    kept = lines[:4]
+    done = {tuple(r["pattern"]) for line in kept[1:] for r in json.loads(line)["regions"]}
+    ck.write_text("".join(kept) + lines[4][: len(lines[4]) // 2])      # a line cut by a kill
+    counted = _Counted(monkeypatch)
+    again = walk.distributed_walk(net, box, workers=0, checkpoint=str(ck), batch=4)
+    assert again.verified and again.patterns == full.patterns
+    assert region_hash(again.certificate) == region_hash(full.certificate)
+    assert sorted(counted.items) == sorted(set(map(tuple, full.patterns)) - done)
+    # a finished checkpoint: nothing to walk; another search's checkpoint is refused
+    counted.items.clear()
+    assert walk.distributed_walk(net, box, workers=0, checkpoint=str(ck)).patterns == full.patterns
+    assert counted.items == []
+    with pytest.raises(InputError, match="another search"):
+        walk.distributed_walk(net, [(-1, 1)] * 2, workers=0, checkpoint=str(ck))
+
+
+def test_a_timeout_gives_a_partial_walk_that_a_checkpoint_completes(tmp_path):
+    net, box, ck = _net(5, (2, 6, 4, 1)), [(-2, 2)] * 2, tmp_path / "walk.ckpt"
+    cut = walk.distributed_walk(net, box, workers=0, timeout=0, checkpoint=str(ck))
+    assert not cut.complete and cut.certificate is None and "timeout" in cut.reason
+    assert len(cut.patterns) >= 1 and set(map(tuple, cut.patterns)) <= set(map(tuple, _serial(net, box)))
+    done = walk.distributed_walk(net, box, workers=0, checkpoint=str(ck))
+    assert done.complete and done.verified and done.patterns == _serial(net, box)
+
+
+def test_region_steps_is_the_walk_one_region_at_a_time():
+    net = _net(3, (3, 5, 4, 1))
+    dom = Polyhedron.box(3, -1, 1)
+    steps = RegionSteps(net, dom)
+    p, x = steps.start()
+    seen, queue, found = {p}, [(p, x, [])], []
+    while queue:
+        p, x, bases = queue.pop()                  # depth first: another order than the walk's
+        reg, nxt, bases = steps.region(p, x, bases)
+        found.append(reg)
+        for q, y in nxt:
+            assert tuple(net.activation_pattern(y)) == q
+            if q not in seen:
+                seen.add(q)
+                queue.append((q, y, bases))
+    walked = {r.pattern: r for r in regions(net, domain=dom)}
+    assert {r.pattern for r in found} == set(walked)
+    for r in found:
+        w = walked[r.pattern]
+        assert (r.facets, r.neighbours, r.inequalities) == (w.facets, w.neighbours, w.inequalities)
+
+
+def test_the_frontier_refills_a_slot_from_its_workers_queue_then_the_longest():
+    f = walk._Frontier()
+    for k in range(3):
+        f.add(("a", k), "host:1")
+    for k in range(5):
+        f.add(("b", k), "host:2")
+    f.add(("a", -1), "host:1", first=True)          # an item a task handed back comes first
+    assert len(f) == 9
+    assert f.take(2, "host:1") == ([("a", -1), ("a", 0)], "host:1")
+    assert f.take(9, "host:1") == ([("a", 1), ("a", 2)], "host:1")
+    assert f.take(2, "host:1") == ([("b", 0), ("b", 1)], "host:2")    # its queue is empty
+    assert f.take(2, None) == ([("b", 2), ("b", 3)], "host:2") and len(f) == 1
+
+
+def test_the_check_in_parts_refuses_an_altered_region_in_any_part():
+    from semialgebraic.distributed.cluster import SerialExecutor
+    from semialgebraic.distributed.search import check_region_cover
+    c = distributed_regions(_net(3, (2, 8, 6, 1)), [(-3, 3)] * 2, workers=0).certificate
+    n = len(c["regions"])
+    assert n > 2 * 16 and check_region_cover(c, SerialExecutor())[0]
+    for r in (0, n // 2, n - 1):                    # the first, a middle and the last part
+        regs = json.loads(json.dumps(c["regions"]))
+        regs[r]["point"] = ["100", "100"]              # outside the region
+        ok, why = check_region_cover(dict(c, regions=regs), SerialExecutor())
+        assert not ok and f"region {r}" in why
