@@ -174,9 +174,9 @@ def test_certificate_with_intermediate_bounds_verifies(deep_cert):
     assert r.lower <= r.upper
     a, b = _deep_pair()
     D = difference_network(a, b)
-    for rec in c["intermediate"]:                     # every record a hidden neuron, each side proved
-        l, j = rec["at"]
-        assert 0 <= l < len(D.weights) - 1 and ("hi" in rec or "lo" in rec)
+    for rec in c["intermediate"]:                     # every record a hidden neuron (or a pair: the
+        l, j = rec["at"] if "at" in rec else rec["pair"]  # δ of tighten.Tightener.deltas), each side
+        assert 0 <= l < len(D.weights) - 1 and ("hi" in rec or "lo" in rec)         # proved
 
 
 def test_tightening_pays_on_the_deep_pair():
@@ -197,7 +197,7 @@ def test_tightening_pays_on_the_deep_pair():
 def test_mutated_records_are_rejected(deep_cert, mutation):
     c = copy.deepcopy(deep_cert[0])
     table = c["intermediate"]
-    k = next(i for i, rec in enumerate(table) if "hi" in rec and rec["at"][0] >= 1)
+    k = next(i for i, rec in enumerate(table) if "hi" in rec and "at" in rec and rec["at"][0] >= 1)
     rec = table[k]                                   # every record of the table is used by a leaf
     leaf = _leaf_with_records(c)
     if mutation == "none":                           # the control
@@ -206,7 +206,7 @@ def test_mutated_records_are_rejected(deep_cert, mutation):
     if mutation == "hi_below":
         rec["hi"] = str(Q(rec["hi"]) - Q(1, 2 ** 20))
     elif mutation == "lo_above":
-        rec2 = next((r for r in table if "lo" in r and r["at"][0] >= 1), None)
+        rec2 = next((r for r in table if "lo" in r and "at" in r and r["at"][0] >= 1), None)
         if rec2 is None:
             pytest.skip("no lower record")
         rec2["lo"] = str(Q(rec2["lo"]) + Q(1, 2 ** 20))
@@ -269,7 +269,7 @@ def test_halfspace_domain_records_with_kappa():
     r = diff_bounds(a, b, dom, input_splits=False, budget=Budget(None, 4))
     c = _json(r.certificate)
     assert verify(c)[0]
-    zero = [rec for rec in c.get("intermediate", []) if rec["at"][0] == 0]
+    zero = [rec for rec in c.get("intermediate", []) if "at" in rec and rec["at"][0] == 0]
     assert zero and all("kappa" in rec.get("upper", rec.get("lower")) for rec in zero)
     for x in ([Q(k, 8) - 1, Q(m, 8) - 1] for k in range(17) for m in range(17)):   # sound at domain points
         if dom.contains(x):
@@ -278,7 +278,7 @@ def test_halfspace_domain_records_with_kappa():
                 l, j = rec["at"]
                 assert Q(rec.get("lo", -10 ** 9)) <= z0[j] <= Q(rec.get("hi", 10 ** 9))
     m = copy.deepcopy(c)
-    rec = next(rec for rec in m["intermediate"] if rec["at"][0] == 0)
+    rec = next(rec for rec in m["intermediate"] if "at" in rec and rec["at"][0] == 0)
     side = rec.get("upper") or rec["lower"]
     side["kappa"] = ["-1"] * len(side["kappa"])
     assert _rejected(m)
