@@ -54,7 +54,11 @@ from .symbolic import GRID_BITS, down, up
 __all__ = ["Tightener", "DEFAULT_CAP", "DELTA_CAP", "ROOT_FACTOR", "layer_of"]
 
 DEFAULT_CAP = 16      # LPs per node (each side of a neuron is one LP)
-DELTA_CAP = 8         # δ LPs per node (each side of a pair is one LP)
+# δ LPs per node (each side of a pair is one LP); off by default: measured 2026-12-02 (load
+# 9–11, CPU s) on ACAS Xu's 1/100 box 0, 90 nodes: upper 2.68375e-5 -> 2.68321e-5 (0.02 %) for
+# 57 -> 95 CPU s; 5-50x6-5 full box root: last δ 5.774 -> 5.713 (1 %) for 4.6 -> 11.7 CPU s
+# (the LP over the same pair lines gains 0–20 % per δ on layer 1, 1–3 % above)
+DELTA_CAP = 0
 ROOT_FACTOR = 4       # the root gets ROOT_FACTOR · cap LPs
 _ZERO, _ONE = Q(0), Q(1)
 _GRID = 1 << GRID_BITS
@@ -238,6 +242,8 @@ class Tightener:
         memo = {} if memo is None else memo
         known = memo.setdefault("pairs", {})      # (l, j) -> record or None: LPs done here
         mine = [r for r in inherited if "pair" in r]
+        if self.delta_cap <= 0 and not mine and not any(known.values()):
+            return diff.state(box, ivs, parent=parent, layer=layer or 0), []
         L = len(ivs)
         start = 1 if layer is None else layer + 1
         budget = [self.delta_cap * (ROOT_FACTOR if root else 1) - 2 * len(known)]

@@ -17,6 +17,7 @@ from algebra.kernel import difference_network
 from algebra.linalg import QMatrix
 from algebra.network import Network
 from algebra.rationals import Q
+import semialgebraic.bab.tighten as tighten
 from semialgebraic.bab import diff_bounds
 from semialgebraic.bab.search import Engine
 from semialgebraic.budget import Budget
@@ -92,7 +93,7 @@ def _root(seed, delta_cap=64, cap=0):
     box = [(Q(-1), Q(1))] * 2
     e = Engine(Ws, bs, paired=True, tighten=cap if cap else 1)
     e.tightener.cap = cap
-    e.tightener.delta_cap = delta_cap
+    e.tightener.delta_cap = delta_cap                    # (off by default: tighten.DELTA_CAP)
     ivs, _ = e.node(list(box), {})
     state = e._state[(tuple(box), ())][1]
     return Ws, bs, box, e, ivs, state[0], e.tightened(list(box), {})
@@ -138,12 +139,14 @@ def test_some_deltas_are_tightened():
 
 @pytest.fixture(scope="module")
 def pair_cert():
-    for seed in range(0, 24, 3):
-        a, b = _near_pair(seed)
-        r = diff_bounds(a, b, (-1, 1), input_splits=False, budget=Budget(None, 6))
-        c = _json(r.certificate)
-        if any("pair" in rec for rec in c.get("intermediate", [])):
-            return c, r, (a, b)
+    with pytest.MonkeyPatch.context() as mp:             # δ LPs are off by default (tighten.py)
+        mp.setattr(tighten, "DELTA_CAP", 8)
+        for seed in range(0, 24, 3):
+            a, b = _near_pair(seed)
+            r = diff_bounds(a, b, (-1, 1), input_splits=False, budget=Budget(None, 6))
+            c = _json(r.certificate)
+            if any("pair" in rec for rec in c.get("intermediate", [])):
+                return c, r, (a, b)
     pytest.fail("no certificate with pair records")
 
 
@@ -219,3 +222,28 @@ def _leaves(c):
         else:
             out.append(t)
     return out
+
+
+def test_objectives_stopped_before_the_root_lp_keep_the_root_bound(monkeypatch):
+    """An objective whose root LP is cut by the budget (a short slice under load) keeps the
+    root's symbolic/differential bound (with its tightened records, pair records included) as
+    a one-leaf tree instead of no upper bound; the certificate verifies and the bound holds."""
+    import semialgebraic.bab.search as search
+
+    def stop(*args, **kwargs):
+        raise KeyboardInterrupt
+    monkeypatch.setattr(search, "_lp_bound", stop)
+    monkeypatch.setattr(tighten, "DELTA_CAP", 8)
+    for seed in range(0, 24, 3):
+        a, b = _near_pair(seed)
+        r = diff_bounds(a, b, (-1, 1), input_splits=False, verify=False)
+        c = _json(r.certificate)
+        if any("pair" in rec for rec in c.get("intermediate", [])):
+            break
+    assert r.upper is not None and not r.complete
+    assert all(set(ob["tree"]) - {"tightened"} == {"bound", "by"} for ob in c["objectives"])
+    assert verify(c)[0]
+    for k in range(17):
+        for m in range(17):
+            x = [Q(k, 8) - 1, Q(m, 8) - 1]
+            assert max(abs(u - v) for u, v in zip(a.evaluate(x), b.evaluate(x))) <= r.upper
