@@ -299,3 +299,27 @@ def test_layer_above_a_tightened_layer_is_recomputed_as_the_checker_does(seed):
     sym = SymbolicNet(Ws, bs)
     tight, records = Tightener(Ws, bs, sym, cap=64).node(box, {}, sym.intervals(box, {}))
     assert leaf_intervals(_net_dict(Ws, bs), box, {}, _json(records), _leaf_value) == tight
+
+
+def test_layers_above_a_tightened_layer_are_recomputed_once(monkeypatch):
+    """The recomputation above tightened layers is incremental: every layer is recomputed at
+    most once per node (was: all the layers above after each tightened layer), and the result
+    is still the checker's replay."""
+    a, b = _deep_pair()
+    Ws, bs = _layers(difference_network(a, b))
+    box = [(Q(-1), Q(1))] * 2
+    sym = SymbolicNet(Ws, bs)
+    start = sym.intervals(box, {})
+    computed = []
+    real = SymbolicNet.intervals
+
+    def counting(self, box, splits, cancel=None, parent=None, layer=None, reuse_layer=True, upto=None):
+        out = real(self, box, splits, cancel, parent, layer, reuse_layer, upto)
+        first = 0 if parent is None else layer
+        computed.extend(range(first, len(self.Ws) if upto is None else upto + 1))
+        return out
+    monkeypatch.setattr(SymbolicNet, "intervals", counting)
+    tight, records = Tightener(Ws, bs, sym, cap=64).node(box, {}, start)
+    assert records and tight != start
+    assert sorted(computed) == sorted(set(computed))     # each layer at most once
+    assert leaf_intervals(_net_dict(Ws, bs), box, {}, _json(records), _leaf_value) == tight
