@@ -209,4 +209,3 @@ def _paired_lines(cur, d):
         sl.append(int(b * _G)); tl.append(int(r * _G * _G))
         cap.append(int(hi * _G))
     return su + su_b, sl + sl_b, tu + tu_b, tl + [0] * n, cap + cap_b
-
