@@ -9,17 +9,20 @@ and on the full box: the ACAS Xu network of ``--nnet`` (default
 normalised input box, ``--box file``) and a generated one (He-normal weights, biases of scale
 0.01, seeded, float32; full box ``[-1/2, 1/2]^5``).  Per row: the unstable neurons of ``a − b``
 at the root (symbolic intervals), the certified interval on max |a − b| and its ratio, nodes,
-search time (wall and CPU), the independent check of the certificate written to disk (JSON +
+search time (wall and CPU: on a shared machine the wall budget buys less CPU), the independent check of the certificate written to disk (JSON +
 binary sidecar, read back through ``resolve_sidecar``: wall and CPU) and its size; a HiGHS MILP
 (big-M from the same certified root intervals, one thread, ``mip_rel_gap=0``, floats, in a
 child process, one MILP per output and sign, each an equal share of the row's budget;
 ``--no-milp`` skips it): its best incumbent and largest dual bound (floats, unverified), wall
 and CPU time, status; ``--eps``:
-ε-equivalence at 0.99× and 1.01× the certified maximum (when the row is exact).
+ε-equivalence at 0.99× and 1.01× the certified maximum (when the row is exact); last, the
+machine's 1-minute load average when the row ended.
 
     python benchmarks/bench_bab.py [--timeout 60] [--full-timeout 120] [--points 10]
                                    [--width 1/100] [--no-milp] [--eps]
-                                   [--only digits|acas|he] [--nnet PATH]
+                                   [--only digits|acas|he] [--nnet PATH] [--full-only]
+
+``--full-only`` runs the full-box rows of acas/he alone (e.g. ``--full-timeout 600``).
 """
 
 from __future__ import annotations
@@ -27,6 +30,7 @@ from __future__ import annotations
 import argparse
 import json
 import multiprocessing as mp
+import os
 import tempfile
 import time
 from pathlib import Path
@@ -201,7 +205,7 @@ def row(name, a, b, box, args):
             t = time.monotonic()
             ans, _ = epsilon_equivalent(a, b, box, r.lower * f, timeout=args.timeout_now, verify=False)
             out += f" {ans} | {time.monotonic() - t:.1f} |"
-    print(out, flush=True)
+    print(out + f" {os.getloadavg()[0]:.1f} |", flush=True)
 
 
 def _boxes(rng, full, width, points):
@@ -223,6 +227,7 @@ def main():
     ap.add_argument("--eps", action="store_true")
     ap.add_argument("--only", choices=("digits", "acas", "he"))
     ap.add_argument("--nnet", default=str(DATA / "ACASXU_run2a_1_1_batch_2000.nnet"))
+    ap.add_argument("--full-only", action="store_true", help="acas/he: the full-box rows only")
     args = ap.parse_args()
     head = ("| instance | unstable at root | lower | upper | upper/lower | exact | nodes | search s (cpu) "
             "| check s (cpu) | cert KB |")
@@ -230,6 +235,7 @@ def main():
         head += " MILP [incumbent, bound] | MILP s (cpu) | MILP |"
     if args.eps:
         head += " 0.99ε | s | 1.01ε | s |"
+    head += " load |"
     print(f"a vs its float16 copy; budget {args.timeout:g} s (full box {args.full_timeout:g} s)")
     print(head)
     print("|---" * (head.count("|") - 1) + "|")
@@ -244,7 +250,7 @@ def main():
         a = load_nnet(args.nnet)
         b = float16_copy(a)
         full = nnet_input_box(a)
-        for k, box in enumerate(_boxes(np.random.default_rng(1), full, w, args.points)):
+        for k, box in enumerate(_boxes(np.random.default_rng(1), full, w, 0 if args.full_only else args.points)):
             args.timeout_now = args.timeout
             row(f"ACAS Xu box {k}", a, b, box, args)
         args.timeout_now = args.full_timeout
@@ -255,7 +261,7 @@ def main():
         Ws, bs = he_net(widths)
         a, b = to_net(Ws, bs, np.float32), to_net(Ws, bs, np.float16)
         rng = np.random.default_rng(1)
-        for k in range(args.points):
+        for k in range(0 if args.full_only else args.points):
             centre = [Q(int(round(v * 1000)), 1000) for v in rng.uniform(-0.5, 0.5, 5)]
             row(f"5-50x6-5 box {k}", a, b, [(c - w / 2, c + w / 2) for c in centre], args)
         args.timeout_now = args.full_timeout

@@ -19,7 +19,7 @@ from algebra.rationals import Q, q_json, to_q
 from ..budget import Budget, BudgetExhausted
 from ..exceptions import CertificateError
 from .primal import float_candidates, region_search
-from .search import Engine, bound_objective
+from .search import Engine, ObjectiveBound, _output_bound, bound_objective
 
 __all__ = ["BabResult", "diff_bounds", "epsilon_equivalent", "as_domain", "domain_point", "bounded_diff"]
 
@@ -233,6 +233,8 @@ def bounded_diff(a: Network, b: Network, dom: Domain, budget: Budget, eps=None,
             ob = bound_objective(Ws, bs, box, c, _objective(D, o, s, dom, x0), budget=bud,
                                  start=start, stop_above=eps, prune_at=prune, engine=engine,
                                  input_splits=input_splits, state=state)
+            if ob.upper is None:
+                ob = _root_leaf(engine, box, c, ob)
             nodes += ob.nodes - done
             if ob.upper is not None and "state" in ob.extra:
                 states[key] = (ob.extra["state"], ob.nodes)   # a cut run continues from here
@@ -311,6 +313,27 @@ def bounded_diff(a: Network, b: Network, dom: Domain, budget: Budget, eps=None,
     reason = ("lower = upper" if complete and eps is None else
               "; ".join(dict.fromkeys(reasons)) or ("the bound holds" if eps is not None else ""))
     return BabResult(lower, upper, point, out, per_output, nodes, complete, reason, cert)
+
+
+def _root_leaf(engine: Engine, box, c, ob: ObjectiveBound) -> ObjectiveBound:
+    """An objective stopped before its root's LP bound (a slice too short under load): the
+    root's symbolic or paired differential bound, when the root's intervals are known
+    (:meth:`.search.Engine.node`, cached: computed once for every objective), as a one-leaf
+    tree with the root's tightened records; else *ob* unchanged (no upper bound)."""
+    try:
+        ivs, last = engine.node(list(box), {})
+    except KeyboardInterrupt:        # not cached and no time left to compute it
+        return ob
+    if ivs is None:
+        return ob
+    bnd, by = _output_bound(ivs, c), "symbolic"
+    if last is not None and _output_bound([last], c) < bnd:
+        bnd, by = _output_bound([last], c), "differential"
+    leaf = {"bound": bnd, "by": by}
+    recs = engine.tightened(list(box), {})
+    if recs:
+        leaf["tightened"] = recs
+    return ObjectiveBound(ob.lower, max(bnd, ob.lower), ob.point, leaf, max(ob.nodes, 1), False, ob.reason)
 
 
 def freeze_tree(tree):

@@ -36,6 +36,7 @@ def _relu(v):
 
 
 def _meet(cur, lo, hi):
+    """``cur ∩ [lo, hi]``, or *cur* when that is empty."""
     lo2, hi2 = max(cur[0], lo), min(cur[1], hi)
     return cur if lo2 > hi2 else (lo2, hi2)
 
@@ -143,9 +144,11 @@ class DifferentialNet:
         *layer*) the layers below *layer* are reused (the same numbers)."""
         return self.state(box, ivs, symbolic, parent, layer)[0]
 
-    def state(self, box, ivs, symbolic=True, parent=None, layer=0):
+    def state(self, box, ivs, symbolic=True, parent=None, layer=0, hook=None):
         """``(deltas, lines, None)``: :meth:`deltas` and the δ network's relaxations (limb form,
-        :meth:`.symbolic.IntLayers.relax`)."""
+        :meth:`.symbolic.IntLayers.relax`).  *hook* (LP tightening, :meth:`.tighten.Tightener.
+        deltas`) maps ``(l, δ of hidden layer l, δ of the layers below)`` to layer *l*'s final δ
+        (intersected with certified bounds) before its lines are made."""
         L = len(self.A)
         if parent is None:
             layer = 0
@@ -180,6 +183,8 @@ class DifferentialNet:
                 ub = [Q(v, _G) for v in (-((-num * _G) // D)).tolist()]   # up(num / D)
                 k = len(d)
                 d = [_meet(dj, -ub[k + j], ub[j]) for j, dj in enumerate(d)]
+            if hook is not None and l < L - 1:
+                d = hook(l, d, out)
             out.append(d)
             if symbolic and l < L - 1:
                 lines.append(self.T.relax(*_paired_lines(cur, d)))

@@ -29,7 +29,7 @@ from .differential import DifferentialNet, delta_lines
 from .exactleaf import exact_leaf
 from .relaxation import LPTemplate, candidates as _candidates, exact_bound_int, float_duals
 from .symbolic import SymbolicNet, affine_bound
-from .tighten import DEFAULT_CAP, Tightener
+from .tighten import DEFAULT_CAP, Tightener, layer_of
 
 __all__ = ["ObjectiveBound", "bound_objective", "Engine"]
 
@@ -228,19 +228,24 @@ class Engine:
             if parent is not None:
                 pivs, pstate = self._state.get(self._key(box, parent), (None, None))
             ivs = self.sym.intervals(box, splits, parent=pivs, layer=layer)
-            records = []
+            records, inherited = [], []
             if ivs is not None and self.tightener is not None:
-                inherited = []
                 if parent is not None:
                     pkey = self._key(box, parent)
-                    inherited = [r for r in self._records.get(pkey, ()) if r["at"][0] <= layer]
+                    inherited = [r for r in self._records.get(pkey, ()) if layer_of(r) <= layer]
                 ivs, records = self.tightener.node(box, splits, ivs, inherited,
                                                    layer if parent is not None else None,
                                                    self._memo.setdefault(key, {}))
-            self._records[key] = records
             state = None
             if ivs is not None and self.diff is not None:
-                state = self.diff.state(box, ivs, parent=pstate, layer=layer or 0)
+                if self.tightener is not None:     # the paired δ tightened too (tighten.py)
+                    state, more = self.tightener.deltas(self.diff, box, ivs, pstate,
+                                                        layer if parent is not None else None, inherited,
+                                                        self._memo.setdefault(key, {}), root=not splits)
+                    records = records + more
+                else:
+                    state = self.diff.state(box, ivs, parent=pstate, layer=layer or 0)
+            self._records[key] = records
             self._state[key] = (ivs, state)
             hit = self._cache[key] = (ivs, None if state is None else state[0][-1])
         return hit

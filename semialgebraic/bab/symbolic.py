@@ -260,7 +260,7 @@ class SymbolicNet(IntLayers):
     """A network ``D`` (rows *Ws*, biases *bs*) prepared for repeated symbolic bounds."""
 
     # -- one node -------------------------------------------------------------------------
-    def intervals(self, box, splits, cancel=None, parent=None, layer=None, reuse_layer=True):
+    def intervals(self, box, splits, cancel=None, parent=None, layer=None, reuse_layer=True, upto=None):
         """Pre-activation intervals of every layer (grid numbers), or None when a split empties
         one.  *splits* maps ``(l, j)`` to a side; *cancel* (default
         :func:`semialgebraic.budget.checkpoint`: an active exhausted budget raises
@@ -270,8 +270,10 @@ class SymbolicNet(IntLayers):
         above it: the same numbers), and so is layer *layer* before its clips (its numbers
         depend on the layers below only), clipped again — unless *reuse_layer* is False (the
         caller changed the layers below *layer*, e.g. LP tightening: layer *layer* is then
-        recomputed from them).  The work is on grid integers (``2^P`` times the grid
-        numbers), each layer turned into ``Q`` once."""
+        recomputed from them).  With *upto* only the layers up to *upto* are returned (the
+        incremental recomputation of :mod:`.tighten`: one layer at a time, each from the final
+        layers below it).  The work is on grid integers (``2^P`` times the grid numbers), each
+        layer turned into ``Q`` once."""
         L = self.L
         cancel = cancel or checkpoint
         ivs = [] if parent is None else [list(v) for v in parent[:layer]]
@@ -284,7 +286,7 @@ class SymbolicNet(IntLayers):
             ivs.append(cur)
         grid = [_grid(v) for v in ivs]
         lines = [self.relax(*relu_lines(g)) for g in grid]
-        for l in range(len(ivs), L):
+        for l in range(len(ivs), L if upto is None else upto + 1):
             if l == 0:
                 lo, hi = self.image(0, *self.box_ints(box))
             else:

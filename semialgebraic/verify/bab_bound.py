@@ -39,7 +39,10 @@ box, which contains the domain's part of it.
 Any leaf may also hold ``"tightened": [i, ...]`` (indices into ``intermediate``, or records
 inline): intermediate bounds ``{"at": [l, j], "hi", "upper": {mu, alpha, beta[, kappa]}, "lo",
 "lower": {...}}`` of hidden neurons, each proved from the layers below and intersected with the
-replayed intervals (:mod:`semialgebraic.verify.bab_intermediate` states the rules).
+replayed intervals, and (``"neurodiff"`` only) bounds ``{"pair": [l, j], ...}`` (multipliers with
+``gamma``, ``eta``) of the paired ``δ_{l,j}``, each proved from the layers below and their pair
+rows and intersected with the replayed δ (:mod:`semialgebraic.verify.bab_intermediate` states
+the rules).
 
 The checker replays each tree (every internal node has both sides, so the leaves cover the box)
 and recomputes each leaf's intervals (:mod:`semialgebraic.verify.bab_replay`), from its box
@@ -95,7 +98,7 @@ from algebra.kernel import difference_network
 from algebra.kernel.certificate_schemas import CLAIMS, check_header
 from algebra.rationals import Q, to_q
 
-from .bab_intermediate import leaf_intervals, split_leaf
+from .bab_intermediate import leaf_deltas, leaf_intervals, split_leaf
 from .bab_replay import GRID, _cached, _obj, pair_rows, paired_deltas
 
 __all__ = ["check", "check_part"]
@@ -311,11 +314,23 @@ def _pair_lines_of(net, key, here, ivs):
 
 
 def _deltas_of(net, key, here, ivs):
-    """Every layer's δ of the node (cached): symbolic with 'neurodiff', else the interval rules."""
+    """Every layer's δ of the node (cached): symbolic with 'neurodiff', else the interval rules;
+    the leaf's pair records (its ``tightened`` refs, ``key[2]``) proved and applied."""
     if key not in net["deltas"]:
-        net["deltas"][key] = paired_deltas(net["rows"], net["biases"], here, ivs,
-                                           symbolic=net["neurodiff"], every_layer=True)
-    return net["deltas"][key]
+        refs = net.get("refs", {}).get(key)
+        if refs:
+            net["deltas"][key] = leaf_deltas(net, here, ivs, refs, _leaf_value)
+        else:
+            net["deltas"][key] = paired_deltas(net["rows"], net["biases"], here, ivs,
+                                               symbolic=net["neurodiff"], every_layer=True)
+    got = net["deltas"][key]
+    if isinstance(got, str):
+        raise _PairRefuted(got)
+    return got
+
+
+class _PairRefuted(Exception):
+    """A leaf's pair record is not proved by its multipliers (the reason is the message)."""
 
 
 def _children(node, n_hidden, d, path, here):
@@ -354,8 +369,16 @@ def _descend(net, box, tree, sides):
 
 
 def _check_tree(net, box, c, tree, bound, start=None, leaves_too=True):
-    """Replay *tree* (or, with *start* ``(node, path, box)``, its subtree there); without
-    *leaves_too* only its splits (the leaves counted, not checked)."""
+    """``(ok, reason)``: replay *tree* (or, with *start* ``(node, path, box)``, its subtree
+    there), every leaf re-proved ``<= bound``; without *leaves_too* only its splits (the leaves
+    counted, not checked)."""
+    try:
+        return _check_leaves(net, box, c, tree, bound, start, leaves_too)
+    except _PairRefuted as e:
+        return False, str(e)
+
+
+def _check_leaves(net, box, c, tree, bound, start=None, leaves_too=True):
     Ws, bs = net["rows"], net["biases"]
     n_hidden = [len(W) for W in Ws[:-1]]
     d = len(box)
@@ -376,6 +399,7 @@ def _check_tree(net, box, c, tree, bound, start=None, leaves_too=True):
             continue
         node, refs = split_leaf(node)
         key = (tuple(here), tuple(sorted(path.items())), repr(refs))
+        net.setdefault("refs", {}).setdefault(key, refs)
         if key not in net["seen"]:              # objectives share nodes: replay each one once
             net["seen"][key] = leaf_intervals(net, here, path, refs, _leaf_value)
         ivs = net["seen"][key]

@@ -18,6 +18,21 @@ its bound), and the exact Neumaier–Shcherbina bound must be ``<= u``; likewise
 weight ``−1`` must prove ``−z_{l,j} <= −v``.  ``u`` and ``v`` must be multiples of ``2^-40``.  A
 record that fails makes the leaf (and the certificate) INVALID.
 
+A pair record (``"differential": "neurodiff"``, a and b of one shape)::
+
+    {"pair": [l, j], "hi": u, "upper": {"mu", "alpha", "beta", "gamma", "eta"[, "kappa"]},
+                     "lo": v, "lower": {...}}
+
+bounds ``δ_{l,j} = z_{l,j} − z_{l,n+j}`` (``n`` half the width of layer ``l``: neuron ``j`` of a
+and its copy in b).  It is applied while the leaf's δ are replayed
+(:func:`leaf_deltas`, :func:`semialgebraic.verify.bab_replay.paired_deltas`): after layer ``l``'s
+δ (symbolic), each of its records is proved over the triangle relaxation of layers ``0 … l − 1``
+(the leaf's final intervals) *with the pair rows* of those layers (the lines of
+:func:`~semialgebraic.verify.bab_replay.pair_rows` from their final δ, multipliers ``gamma``,
+``eta``) and the rows ``z_{l,j}``, ``z_{l,n+j}`` weighted by exactly ``1`` and ``−1`` (``−1`` and
+``1`` for ``lower``); the δ is then intersected with ``[v, u]`` (kept when that would empty it,
+as the replay's own intersections) before the layers above are replayed.
+
 Imports ``algebra`` only (and its sibling checker modules).
 """
 
@@ -26,12 +41,15 @@ from __future__ import annotations
 from algebra.exceptions import InputError
 from algebra.rationals import Q, to_q
 
-from .bab_replay import GRID, layer_intervals
+from .bab_replay import GRID, layer_intervals, pair_rows, paired_deltas
 
-__all__ = ["leaf_intervals", "split_leaf"]
+__all__ = ["leaf_deltas", "leaf_intervals", "split_leaf"]
 
 _Z = Q(0)
 _KEYS = {"at", "lo", "hi", "lower", "upper"}
+_PAIR_KEYS = {"pair", "lo", "hi", "lower", "upper"}
+_MULT = {"mu", "alpha", "beta"}
+_PAIR_MULT = {"mu", "alpha", "beta", "gamma", "eta"}
 
 
 class _Refuted(Exception):
@@ -55,23 +73,29 @@ def _num(v, what):
 
 
 def _record(rec, widths):
-    """``(l, j, lo, hi, lower, upper)`` of a record (sides absent: None); InputError when
-    malformed."""
-    if not isinstance(rec, dict) or not set(rec) <= _KEYS or "at" not in rec:
-        raise InputError("an intermediate-bound record holds 'at' and 'lo'/'lower', 'hi'/'upper'")
-    at = rec["at"]
+    """``(kind, l, j, lo, hi, lower, upper)`` of a record (kind ``"at"``: a neuron, ``"pair"``:
+    the δ of a pair; sides absent: None); InputError when malformed."""
+    if not isinstance(rec, dict) or "at" not in rec and "pair" not in rec:
+        raise InputError("an intermediate-bound record holds 'at' (or 'pair') and 'lo'/'lower', 'hi'/'upper'")
+    kind = "at" if "at" in rec else "pair"
+    if not set(rec) <= (_KEYS if kind == "at" else _PAIR_KEYS):
+        raise InputError("an intermediate-bound record holds 'at' (or 'pair') and 'lo'/'lower', 'hi'/'upper'")
+    at = rec[kind]
+    n = (lambda l: widths[l]) if kind == "at" else (lambda l: widths[l] // 2)
     if (not isinstance(at, list) or len(at) != 2 or not all(type(v) is int for v in at)
-            or not 0 <= at[0] < len(widths) or not 0 <= at[1] < widths[at[0]]):
-        raise InputError(f"intermediate-bound record at {at!r} is not a hidden neuron [layer, index]")
-    out = [at[0], at[1]]
+            or not 0 <= at[0] < len(widths) or not 0 <= at[1] < n(at[0])):
+        what = "hidden neuron [layer, index]" if kind == "at" else "pair [layer, index of a's neuron]"
+        raise InputError(f"intermediate-bound record at {at!r} is not a {what}")
+    out = [kind, at[0], at[1]]
+    need = _MULT if kind == "at" else _PAIR_MULT
     for bound, mult in (("lo", "lower"), ("hi", "upper")):
         if (bound in rec) != (mult in rec):
             raise InputError(f"an intermediate-bound record's '{bound}' comes with its '{mult}' multipliers")
         if bound in rec:
             m = rec[mult]
-            if not isinstance(m, dict) or not {"mu", "alpha", "beta"} <= set(m) <= {"mu", "alpha", "beta", "kappa"}:
-                raise InputError("intermediate-bound multipliers hold 'mu', 'alpha', 'beta' [, 'kappa']")
-            if not all(isinstance(m[k], list) for k in ("mu", "alpha", "beta")):
+            if not isinstance(m, dict) or not need <= set(m) <= need | {"kappa"}:
+                raise InputError(f"intermediate-bound multipliers hold {sorted(need)} [, 'kappa']")
+            if not all(isinstance(m[k], list) for k in need):
                 raise InputError("intermediate-bound multipliers are lists")
             out.append((_num(rec[bound], bound), m))
         else:
@@ -80,7 +104,8 @@ def _record(rec, widths):
 
 
 def _records(net, refs):
-    """The parsed records a leaf refers to, by neuron (indices into the certificate's table)."""
+    """The parsed records a leaf refers to, by ``(kind, layer, index)`` (indices into the
+    certificate's table)."""
     widths = [len(W) for W in net["rows"][:-1]]
     table = net.get("intermediate") or []
     parsed = net.setdefault("intermediate_parsed", {})
@@ -94,71 +119,116 @@ def _records(net, refs):
             rec = parsed[ref]
         else:
             rec = _record(ref, widths) + (None,)
-        if (rec[0], rec[1]) in out:
-            raise InputError(f"two intermediate-bound records of neuron {list(rec[:2])}")
-        out[(rec[0], rec[1])] = rec
+        if rec[:3] in out:
+            raise InputError(f"two intermediate-bound records of {rec[0]} {list(rec[1:3])}")
+        out[rec[:3]] = rec
     return out
 
 
-def _prove(net, box, below, rec, sign, leaf_value):
-    """Check the record's side *sign* (its multipliers prove ``sign · z_{l,j} <= sign · value``
-    over the relaxation of the layers *below*); a table record's proof is remembered for the
-    same box and the same intervals below (the same numbers: the same proof)."""
+def _prove(net, box, below, rec, sign, leaf_value, deltas=None):
+    """Check the record's side *sign* (its multipliers prove ``sign · z_{l,j} <= sign · value``,
+    or of ``δ_{l,j}`` for a pair, over the relaxation of the layers *below*, with the pair rows
+    of their δ, *deltas*, for a pair); a table record's proof is remembered for the same box,
+    the same intervals below and the same δ below (the same numbers: the same proof)."""
     key = None
-    if rec[4] is not None:
-        key = (rec[4], sign, tuple(box), tuple(tuple(layer) for layer in below[:rec[0]]))
+    l = rec[1]
+    if rec[5] is not None:
+        key = (rec[5], sign, tuple(box), tuple(tuple(layer) for layer in below[:l]),
+               None if deltas is None else tuple(tuple(layer) for layer in deltas[:l]))
         if key in net.setdefault("intermediate_proved", set()):
             return
-    _prove_once(net, box, below, rec, sign, leaf_value)
+    _prove_once(net, box, below, rec, sign, leaf_value, deltas)
     if key is not None:
         net["intermediate_proved"].add(key)
 
 
-def _prove_once(net, box, below, rec, sign, leaf_value):
-    l, j = rec[0], rec[1]
-    value, mult = rec[2] if sign < 0 else rec[3]
+def _prove_once(net, box, below, rec, sign, leaf_value, deltas):
+    kind, l, j = rec[0], rec[1], rec[2]
+    what = f"neuron ({l}, {j})" if kind == "at" else f"the δ of pair ({l}, {j})"
+    value, mult = rec[3] if sign < 0 else rec[4]
     if (value * 2 ** GRID).q != 1:
-        raise _Refuted(f"the intermediate bound {value} of neuron ({l}, {j}) is not a multiple of 2^-{GRID}")
+        raise _Refuted(f"the intermediate bound {value} of {what} is not a multiple of 2^-{GRID}")
     if len(mult["mu"]) != l:
-        raise InputError(f"intermediate-bound multipliers of neuron ({l}, {j}) need mu of {l} layers")
+        raise InputError(f"intermediate-bound multipliers of {what} need mu of {l} layers")
     Ws, bs = net["rows"], net["biases"]
-    leaf = {"bound": 0, "mu": list(mult["mu"]) + [[sign]], "alpha": mult["alpha"], "beta": mult["beta"]}
-    if "kappa" in mult:
-        leaf["kappa"] = mult["kappa"]
-    got = leaf_value(Ws[:l] + [[Ws[l][j]]], bs[:l] + [[bs[l][j]]], box, list(below[:l]) + [[(_Z, _Z)]],
-                     [Q(sign)], leaf, None, net["halfspaces"])
+    # the cut network: layers below l and the record's own rows, weighted by exactly ±1
+    rows = [j] if kind == "at" else [j, len(Ws[l]) // 2 + j]
+    own = [sign] if kind == "at" else [sign, -sign]          # JSON integers, as a leaf's
+    c = [Q(v) for v in own]
+    leaf = {"bound": 0, "mu": list(mult["mu"]) + [own], "alpha": mult["alpha"], "beta": mult["beta"]}
+    for k in ("gamma", "eta", "kappa"):
+        if k in mult:
+            leaf[k] = mult[k]
+    lines = None
+    if kind == "pair":
+        rows_below = pair_rows(Ws[:l + 1], below[:l], deltas[:l])
+        lines = lambda: rows_below  # noqa: E731
+    got = leaf_value(Ws[:l] + [[Ws[l][r] for r in rows]], bs[:l] + [[bs[l][r] for r in rows]], box,
+                     list(below[:l]) + [[(_Z, _Z)] * len(rows)], c, leaf, lines, net["halfspaces"])
     if isinstance(got, str):
-        raise _Refuted(f"intermediate bound of neuron ({l}, {j}): {got}")
+        raise _Refuted(f"intermediate bound of {what}: {got}")
     if got > sign * value:
         side = "upper" if sign > 0 else "lower"
-        raise _Refuted(f"the {side} intermediate bound {value} of neuron ({l}, {j}) is not proved "
+        raise _Refuted(f"the {side} intermediate bound {value} of {what} is not proved "
                        f"by its multipliers (they give {sign * got})")
 
 
+def _sides(net, box, below, rec, leaf_value, lo, hi, deltas=None):
+    """``(lo, hi)`` intersected with the record's proved sides."""
+    if rec[3] is not None:
+        _prove(net, box, below, rec, -1, leaf_value, deltas)
+        lo = max(lo, rec[3][0])
+    if rec[4] is not None:
+        _prove(net, box, below, rec, 1, leaf_value, deltas)
+        hi = min(hi, rec[4][0])
+    return lo, hi
+
+
 def leaf_intervals(net, box, path, refs, leaf_value):
-    """The intervals of a leaf (None: empty) with its records *refs* proved and applied, or a
-    reason string when a record is not proved.  *leaf_value* is the bound of a leaf's
-    multipliers (:func:`semialgebraic.verify.bab_bound._leaf_value`)."""
-    if not refs:
+    """The intervals of a leaf (None: empty) with its neuron records (``"at"``) among *refs*
+    proved and applied, or a reason string when a record is not proved.  *leaf_value* is the
+    bound of a leaf's multipliers (:func:`semialgebraic.verify.bab_bound._leaf_value`)."""
+    recs = {} if not refs else {key[1:]: rec for key, rec in _records(net, refs).items() if key[0] == "at"}
+    if not recs:
         return layer_intervals(net["mats"], net["rows"], net["biases"], box, path)
-    recs = _records(net, refs)
 
     def adjust(l, cur, below):
         cur = list(cur)
         for (rl, j), rec in recs.items():
-            if rl != l:
-                continue
-            lo, hi = cur[j]
-            if rec[2] is not None:
-                _prove(net, box, below, rec, -1, leaf_value)
-                lo = max(lo, rec[2][0])
-            if rec[3] is not None:
-                _prove(net, box, below, rec, 1, leaf_value)
-                hi = min(hi, rec[3][0])
-            cur[j] = (lo, hi)
+            if rl == l:
+                cur[j] = _sides(net, box, below, rec, leaf_value, *cur[j])
         return cur
 
     try:
         return layer_intervals(net["mats"], net["rows"], net["biases"], box, path, adjust=adjust)
+    except _Refuted as e:
+        return str(e)
+
+
+def leaf_deltas(net, box, ivs, refs, leaf_value):
+    """Every layer's δ of a leaf (:func:`semialgebraic.verify.bab_replay.paired_deltas`, symbolic
+    with ``"neurodiff"``) with its pair records (``"pair"``) among *refs* proved and applied:
+    after layer ``l``'s δ is replayed, each record of layer ``l`` is proved over the relaxation
+    of the layers below (the leaf's final intervals *ivs*) with the pair rows of their final δ
+    (the rules of :func:`~semialgebraic.verify.bab_replay.pair_rows`), its own rows ``z_{l,j}``
+    and ``z_{l,n+j}`` weighted by exactly ``±1`` and ``∓1``, and intersected with the δ (kept
+    when that would empty it, as the replay's own intersections).  A reason string when a
+    record is not proved."""
+    recs = {} if not refs else {key[1:]: rec for key, rec in _records(net, refs).items() if key[0] == "pair"}
+    if recs and (not net["neurodiff"] or not net["paired"]):
+        raise InputError("pair records need the 'neurodiff' bounds of a difference of two networks of one shape")
+
+    def adjust(l, delta, below):
+        delta = list(delta)
+        for (rl, j), rec in recs.items():
+            if rl == l:
+                lo, hi = _sides(net, box, ivs, rec, leaf_value, *delta[j], deltas=below)
+                if lo <= hi:
+                    delta[j] = (lo, hi)
+        return delta
+
+    try:
+        return paired_deltas(net["rows"], net["biases"], box, ivs, symbolic=net["neurodiff"],
+                             every_layer=True, adjust=adjust if recs else None)
     except _Refuted as e:
         return str(e)

@@ -377,10 +377,13 @@ def _pair_lines(za, zb, dd):
     return (pick_u[0], pick_l[0], pick_u[1], pick_l[1]), high
 
 
-def paired_deltas(weights, biases, box, ivs, symbolic=False, every_layer=False):
+def paired_deltas(weights, biases, box, ivs, symbolic=False, every_layer=False, adjust=None):
     """The last layer's δ intervals (bounds of ``a − b``) of the paired differential bound;
     with *symbolic* (``"differential": "neurodiff"``) every layer's δ intervals are also
     intersected with the back-substitution of ``± δ`` through the δ network's relaxations.
+    *adjust* (optional, :mod:`semialgebraic.verify.bab_intermediate`) maps ``(l, δ of hidden
+    layer l, δ of the layers below)`` to layer *l*'s certified (tightened) δ, before its
+    lines are made.
     The interval rule's sum ``A_l Δh + (A_l − B_l) relu(z_b) + (α_l − β_l)`` is the exact
     interval image of the δ rows of the δ network (:func:`_delta_network`) over ``(Δh, h_b)``."""
     depth = len(weights)
@@ -418,6 +421,8 @@ def paired_deltas(weights, biases, box, ivs, symbolic=False, every_layer=False):
                                    net.e[l])
             ub = [Q(v, _SCALE) for v in _on_grid(num, den)[1].tolist()]
             delta = [_intersect(delta[j], -ub[count + j], ub[j]) for j in range(count)]
+        if adjust is not None and not last:
+            delta = adjust(l, delta, layers)
         if symbolic and not last:
             pairs = [_pair_lines(here[j], here[half + j], delta[j]) for j in range(half)]
             own_lines, own_caps = _lines(here[half:])

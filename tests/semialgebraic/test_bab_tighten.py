@@ -174,9 +174,9 @@ def test_certificate_with_intermediate_bounds_verifies(deep_cert):
     assert r.lower <= r.upper
     a, b = _deep_pair()
     D = difference_network(a, b)
-    for rec in c["intermediate"]:                     # every record a hidden neuron, each side proved
-        l, j = rec["at"]
-        assert 0 <= l < len(D.weights) - 1 and ("hi" in rec or "lo" in rec)
+    for rec in c["intermediate"]:                     # every record a hidden neuron (or a pair: the
+        l, j = rec["at"] if "at" in rec else rec["pair"]  # δ of tighten.Tightener.deltas), each side
+        assert 0 <= l < len(D.weights) - 1 and ("hi" in rec or "lo" in rec)         # proved
 
 
 def test_tightening_pays_on_the_deep_pair():
@@ -197,7 +197,7 @@ def test_tightening_pays_on_the_deep_pair():
 def test_mutated_records_are_rejected(deep_cert, mutation):
     c = copy.deepcopy(deep_cert[0])
     table = c["intermediate"]
-    k = next(i for i, rec in enumerate(table) if "hi" in rec and rec["at"][0] >= 1)
+    k = next(i for i, rec in enumerate(table) if "hi" in rec and "at" in rec and rec["at"][0] >= 1)
     rec = table[k]                                   # every record of the table is used by a leaf
     leaf = _leaf_with_records(c)
     if mutation == "none":                           # the control
@@ -206,7 +206,7 @@ def test_mutated_records_are_rejected(deep_cert, mutation):
     if mutation == "hi_below":
         rec["hi"] = str(Q(rec["hi"]) - Q(1, 2 ** 20))
     elif mutation == "lo_above":
-        rec2 = next((r for r in table if "lo" in r and r["at"][0] >= 1), None)
+        rec2 = next((r for r in table if "lo" in r and "at" in r and r["at"][0] >= 1), None)
         if rec2 is None:
             pytest.skip("no lower record")
         rec2["lo"] = str(Q(rec2["lo"]) + Q(1, 2 ** 20))
@@ -269,7 +269,7 @@ def test_halfspace_domain_records_with_kappa():
     r = diff_bounds(a, b, dom, input_splits=False, budget=Budget(None, 4))
     c = _json(r.certificate)
     assert verify(c)[0]
-    zero = [rec for rec in c.get("intermediate", []) if rec["at"][0] == 0]
+    zero = [rec for rec in c.get("intermediate", []) if "at" in rec and rec["at"][0] == 0]
     assert zero and all("kappa" in rec.get("upper", rec.get("lower")) for rec in zero)
     for x in ([Q(k, 8) - 1, Q(m, 8) - 1] for k in range(17) for m in range(17)):   # sound at domain points
         if dom.contains(x):
@@ -278,7 +278,7 @@ def test_halfspace_domain_records_with_kappa():
                 l, j = rec["at"]
                 assert Q(rec.get("lo", -10 ** 9)) <= z0[j] <= Q(rec.get("hi", 10 ** 9))
     m = copy.deepcopy(c)
-    rec = next(rec for rec in m["intermediate"] if rec["at"][0] == 0)
+    rec = next(rec for rec in m["intermediate"] if "at" in rec and rec["at"][0] == 0)
     side = rec.get("upper") or rec["lower"]
     side["kappa"] = ["-1"] * len(side["kappa"])
     assert _rejected(m)
@@ -298,4 +298,28 @@ def test_layer_above_a_tightened_layer_is_recomputed_as_the_checker_does(seed):
     box = [(Q(-1), Q(1))] * 2
     sym = SymbolicNet(Ws, bs)
     tight, records = Tightener(Ws, bs, sym, cap=64).node(box, {}, sym.intervals(box, {}))
+    assert leaf_intervals(_net_dict(Ws, bs), box, {}, _json(records), _leaf_value) == tight
+
+
+def test_layers_above_a_tightened_layer_are_recomputed_once(monkeypatch):
+    """The recomputation above tightened layers is incremental: every layer is recomputed at
+    most once per node (was: all the layers above after each tightened layer), and the result
+    is still the checker's replay."""
+    a, b = _deep_pair()
+    Ws, bs = _layers(difference_network(a, b))
+    box = [(Q(-1), Q(1))] * 2
+    sym = SymbolicNet(Ws, bs)
+    start = sym.intervals(box, {})
+    computed = []
+    real = SymbolicNet.intervals
+
+    def counting(self, box, splits, cancel=None, parent=None, layer=None, reuse_layer=True, upto=None):
+        out = real(self, box, splits, cancel, parent, layer, reuse_layer, upto)
+        first = 0 if parent is None else layer
+        computed.extend(range(first, len(self.Ws) if upto is None else upto + 1))
+        return out
+    monkeypatch.setattr(SymbolicNet, "intervals", counting)
+    tight, records = Tightener(Ws, bs, sym, cap=64).node(box, {}, start)
+    assert records and tight != start
+    assert sorted(computed) == sorted(set(computed))     # each layer at most once
     assert leaf_intervals(_net_dict(Ws, bs), box, {}, _json(records), _leaf_value) == tight
