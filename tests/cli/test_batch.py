@@ -102,7 +102,10 @@ def test_search_diff_certificate_and_regions(tmp_path, files, capsys):
     assert code == 2 and "takes 2 network files" in err
     code, _, err = run(capsys, "search", "diff", files["a"], files["c"], "--box", "-1,1",
                        "--method", "walk", "--workers", "0")
-    assert code == 2 and "--method is an option of search regions" in err
+    assert code == 2 and "--method walk is a method of search regions" in err
+    code, _, err = run(capsys, "search", "regions", files["c"], "--box", "-1,1",
+                       "--method", "tree", "--workers", "0")
+    assert code == 2 and "--method tree is a method of search diff" in err
 
 
 def test_search_regions_walks_breadth_first_by_default(tmp_path, capsys):
