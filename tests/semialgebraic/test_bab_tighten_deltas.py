@@ -95,7 +95,7 @@ def _root(seed, delta_cap=64, cap=0):
     e.tightener.cap = cap
     e.tightener.delta_cap = delta_cap                    # (off by default: tighten.DELTA_CAP)
     ivs, _ = e.node(list(box), {})
-    state = e._state[(tuple(box), ())][1]
+    state = e._state[e._key(list(box), {})][1]
     return Ws, bs, box, e, ivs, state[0], e.tightened(list(box), {})
 
 
