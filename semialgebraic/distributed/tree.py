@@ -61,6 +61,7 @@ from ..certificates.bab_bound import bab_bound_certificate
 from ..exceptions import CertificateError
 from ..verify import verify_part
 from .cluster import executor as make_executor
+from .search import _tree_upper
 
 __all__ = ["tree_diff", "TreeResult", "expand", "DEFAULT_NODES", "DEFAULT_WAVE", "PART_LEAVES"]
 
@@ -370,18 +371,6 @@ def _with_records(tree, table):
     return tree
 
 
-def _leaf_max(tree):
-    best, stack = None, [tree]
-    while stack:
-        n = stack.pop()
-        if "children" in n:
-            stack += n["children"]
-        elif "bound" in n:
-            v = to_q(n["bound"])
-            best = v if best is None or v > best else best
-    return best
-
-
 def tree_diff(a: Network, b: Network, box, *, workers: int | None = None,
               scheduler: str | None = None, memory_limit=None, timeout: float | None = None,
               checkpoint=None, verify: bool = True, executor=None, progress: bool = False,
@@ -502,7 +491,7 @@ def _assemble(st: _Tree, a, b, box, aj, bj, ex):
     objectives = []
     for o, s in keys:
         tree = st.trees[(o, s)]
-        up = _leaf_max(tree)
+        up = _tree_upper(tree)
         objectives.append({"output": o, "sign": s, "upper": st.lower if up is None else up, "tree": tree})
     upper = max(max(ob["upper"] for ob in objectives), st.lower)
     cert = bab_bound_certificate(a, b, box, objectives, upper, st.lower, st.best[0], st.best[1])
