@@ -336,6 +336,101 @@ def bench_float_svd() -> None:
             print(f"  float32 SVD rank, tolerance {tol_name:<14}: {r:>5}  {verdict}")
 
 
+# -- float evidence: conditioned bound tightening on the open never-co-active pairs ------------------
+DIM_OPEN_PAIRS = {1: [((1, 8), (2, 22))], 3: [((1, 25), (2, 21))],
+                  5: [((0, 1), (1, 29))], 6: [((1, 2), (2, 4)), ((1, 13), (2, 4)), ((1, 30), (2, 4))]}
+"""The open questions of the four ``--dim-seeds`` rows (0-based hidden layers; the docstring's
+(2, 8)/(3, 22) is ``((1, 8), (2, 22))``), as measured 2026-12-02."""
+
+
+def conditioned_obbt(net, pair, box, rounds: int = 6):
+    """Float evidence only (HiGHS, nothing decides): optimisation-based bound tightening of every
+    unstable neuron of the homogenised network up to the deeper neuron of *pair*, over the
+    triangle relaxation *with the conditioning* ``z_a >= 0`` and ``z_c >= 0`` (the question
+    "is {z_a > 0, z_c > 0} empty?"), both sides of each interval, iterated *rounds* times (each
+    LP sees the intervals tightened before it).  *box* is a face of the homogenised box (one
+    coordinate fixed: tau = 1 or x_k = +-1; on the whole box the origin is conditioned-feasible).
+    Returns ``(status, rounds done, LPs, (max z_a, max z_c), unstable neurons left)``, status
+    ``"infeasible"`` when one LP (or one interval) is empty: the conditioned set is then empty on
+    the face in floats, which an exact Farkas certificate could prove."""
+    from highspy import _core as hc
+    from semialgebraic.bab.emptiness import emptiness_network
+    from semialgebraic.bab.relaxation import LPTemplate, build_lp, node_intervals
+    from semialgebraic.lp.floatlp import new_highs, run_highs
+    (t1, j1), (t2, j2) = pair
+    G = emptiness_network(net, None, {(t2, j2): 1})          # homogenised, output z_c, tau carried
+    Ws = [W.to_rows() for W in G.weights]
+    bs = [list(b) for b in G.biases]
+    ex = node_intervals(Ws, bs, [(Q(lo), Q(hi)) for lo, hi in box], {(t1, j1): 1})
+    if ex is None:
+        return "infeasible", 0, 0, None, 0
+    ivs = [[[float(lo), float(hi)] for lo, hi in layer] for layer in ex]
+    ivs[-1][0][0] = max(ivs[-1][0][0], 0.0)                  # conditioning z_c >= 0
+    t = LPTemplate(Ws, bs)
+    L, lps = len(Ws), 0
+    fbox = [(float(lo), float(hi)) for lo, hi in box]
+    for rnd in range(rounds):
+        lp, _ = build_lp(t, fbox, [[tuple(v) for v in layer] for layer in ivs], [0.0])
+        h = new_highs()
+        h.passModel(lp)
+        changed = 0
+        for l in range(L):
+            for j, iv in enumerate(ivs[l]):
+                if l < L - 1 and not iv[0] < 0 < iv[1] and (l, j) != (t1, j1):
+                    continue
+                col = t.zoff[l] + j
+                for sgn in (1.0, -1.0):                      # maximise sgn * z
+                    h.changeColCost(col, sgn)
+                    run_highs(h)
+                    lps += 1
+                    name = str(h.getModelStatus()).rsplit(".", 1)[-1]
+                    if name == "kInfeasible":
+                        return "infeasible", rnd + 1, lps, None, 0
+                    if name != "kOptimal":
+                        continue
+                    v = sgn * h.getInfo().objective_function_value
+                    k = 1 if sgn > 0 else 0
+                    if (v < iv[1] - 1e-9) if sgn > 0 else (v > iv[0] + 1e-9):
+                        iv[k] = v
+                        changed += 1
+                    if iv[0] > iv[1] + 1e-9:
+                        return "infeasible", rnd + 1, lps, None, 0
+                    h.changeColBounds(col, iv[0], iv[1])
+                h.changeColCost(col, 0.0)
+        if not changed:
+            break
+    unstable = sum(1 for layer in ivs[:-1] for lo, hi in layer if lo < 0 < hi)
+    return "open", rnd + 1, lps, (ivs[t1][j1][1], ivs[-1][0][1]), unstable
+
+
+def bench_dim_obbt(seeds, rounds: int = 6, faces: str = "all") -> None:
+    """Float evidence for :data:`DIM_OPEN_PAIRS`: :func:`conditioned_obbt` on the face tau = 1
+    and the 2d faces x_k = +-1 of the homogenised box (their union meets every ray, so empty
+    conditioned sets on all faces would mean never co-active), CPU seconds per pair."""
+    print(f"\n== conditioned bound tightening (floats, evidence only), {rounds} rounds per face ==")
+    for seed in seeds:
+        net = normal_net(random.Random(seed), (8, 32, 32, 32, 1))
+        d = net.n_inputs
+        full = [(-1, 1)] * d + [(0, 1)]
+        names = [("tau=1", [(-1, 1)] * d + [(1, 1)])]
+        if faces == "all":
+            for k in range(d):
+                for s in (1, -1):
+                    b = list(full)
+                    b[k] = (s, s)
+                    names.append((f"x{k}={s:+d}", b))
+        for pair in DIM_OPEN_PAIRS.get(seed, []):
+            c = time.process_time()
+            out = [(nm, conditioned_obbt(net, pair, b, rounds)) for nm, b in names]
+            closed = [nm for nm, r in out if r[0] == "infeasible"]
+            opened = [(nm, r) for nm, r in out if r[0] != "infeasible"]
+            worst = ", ".join(f"{nm}: max z_a {r[3][0]:.3g}, z_c {r[3][1]:.3g}, {r[4]} unstable"
+                              for nm, r in opened[:3])
+            print(f"seed {seed} pair {pair}: {len(closed)}/{len(out)} faces empty in floats "
+                  f"({sum(r[2] for _, r in out)} LPs, {time.process_time() - c:.1f} s CPU); open: {worst}",
+                  flush=True)
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--quick", action="store_true")
@@ -346,7 +441,13 @@ def main() -> None:
     ap.add_argument("--dim-seeds", default=None,
                     help="only these 8-32-32-32-1 normal seeds (comma-separated, e.g. 1,3), no ACAS Xu row")
     ap.add_argument("--acas-timeout", type=float, default=60.0)
+    ap.add_argument("--dim-obbt", default=None,
+                    help="float evidence only: conditioned bound tightening on the open pairs of these seeds")
+    ap.add_argument("--obbt-faces", default="all", choices=("all", "tau"))
     args = ap.parse_args()
+    if args.dim_obbt:
+        bench_dim_obbt(tuple(int(v) for v in args.dim_obbt.split(",")), faces=args.obbt_faces)
+        return
     if args.dim_seeds:
         bench_dimension(targets_only=True, seeds=tuple(int(v) for v in args.dim_seeds.split(",")))
         return
