@@ -18,7 +18,12 @@ network ``G`` (:func:`emptiness_network`), bounded by :func:`semialgebraic.bab.b
   whole domain.
 
 ``max g <= 0`` (certified upper bound, the tree of the search) proves that no input has every
-target sign strictly; a point with ``g > 0`` found by the primal side (LP vertices, box points)
+target sign strictly; when the search leaves a question open, *conditioned bound tightening*
+(:func:`decide_conditioned`) may prove it: the closed set ``{s·z_t[j] >= 0 for every target}`` is
+empty on every piece (the domain box, or on R^d the faces ``τ = 1``, ``x_k = ±1`` of the
+homogenised box, which every ray meets), shown by tightening every unstable interval over the
+triangle relaxation *with those constraints* until an interval or the LP is empty — each step a
+dual vector made exact (Neumaier–Shcherbina), replayed by the checker in order; a point with ``g > 0`` found by the primal side (LP vertices, box points)
 (and by a seeded float gradient ascent, :func:`semialgebraic.bab.primal.float_candidates`) is
 turned into an exact witness input (:func:`decide_empty`).  The checker of the proofs is
 :mod:`semialgebraic.verify.functional_dimension_emptiness` (independent code).
@@ -41,13 +46,25 @@ from dataclasses import dataclass
 from algebra.network import Network
 from algebra.rationals import Q
 
-from ..budget import Budget
+from ..budget import Budget, BudgetExhausted, checkpoint
 from .primal import float_candidates
 from .search import bound_objective
 
-__all__ = ["Emptiness", "emptiness_network", "decide_empty", "emptiness_box"]
+__all__ = ["Emptiness", "emptiness_network", "decide_empty", "emptiness_box", "decide_conditioned",
+           "conditioned_pieces", "conditioned_intervals", "relaxed_max", "CONDITIONED_LPS"]
 
 _ZERO, _ONE = Q(0), Q(1)
+
+CONDITIONED_LPS = 1500
+"""Float LPs of the conditioned tightening of one question (all pieces, rounds included): a count
+of work.  A piece whose float pass does not end empty stops the question (no exact work)."""
+
+CONDITIONED_ROUNDS = 12
+"""Rounds of the conditioned tightening per piece (each tightens every unstable neuron once)."""
+
+STALL = 0.05
+"""The float pass of a piece stops when a round makes no neuron stable and cuts the total width
+of the unstable intervals by less than this share."""
 
 
 @dataclass
@@ -64,12 +81,17 @@ class Emptiness:
     witness: tuple | None = None
     nodes: int = 0
     reason: str = ""
+    pieces: list | None = None
+    lps: int = 0
 
     def proof(self, targets: dict) -> dict:
-        """The JSON-ready proof (``targets`` and the tree, exact numbers as strings) for the checker."""
+        """The JSON-ready proof (``targets`` and the tree, or the conditioned ``pieces`` of
+        :func:`decide_conditioned`; exact numbers as strings) for the checker."""
         from ..certificates import jsonable
-        return {"targets": [[t, j, s] for (t, j), s in sorted(targets.items())],
-                "bab_tree": jsonable(self.tree)}
+        tg = [[t, j, s] for (t, j), s in sorted(targets.items())]
+        if self.pieces is not None:
+            return {"targets": tg, "conditioned": jsonable(self.pieces)}
+        return {"targets": tg, "bab_tree": jsonable(self.tree)}
 
 
 def emptiness_box(dom, d: int) -> list:
@@ -137,11 +159,30 @@ def emptiness_network(net: Network, dom, targets: dict) -> Network | None:
 
 
 def decide_empty(net: Network, dom, targets: dict, *, nodes: int = 200,
-                 budget: Budget | None = None) -> Emptiness:
+                 budget: Budget | None = None, conditioned: int = CONDITIONED_LPS) -> Emptiness:
     """Decide whether no input of *dom* has ``s·z_t[j] > 0`` for every target (module docstring).
 
     *nodes* caps the branch-and-bound splits (a count of work: the outcome does not depend on
-    the clock); an outer *budget* (checked by the engine) may stop it earlier (undecided)."""
+    the clock); an outer *budget* (checked by the engine) may stop it earlier (undecided).  A
+    question the branch and bound leaves open (no witness) then gets *conditioned* float LPs of
+    :func:`decide_conditioned` (0: none)."""
+    r = _decide_bab(net, dom, targets, nodes, budget)
+    if r.empty is not None or not conditioned or r.reason.startswith("not one target") or (
+            budget is not None and budget.exhausted()):
+        return r
+    try:
+        pieces, used = decide_conditioned(net, dom, targets, lps=conditioned)
+    except BudgetExhausted:                 # the outer budget ran out: undecided
+        return r
+    if pieces is not None:
+        return Emptiness(True, nodes=r.nodes, pieces=pieces, lps=used,
+                         reason="conditioned bound tightening: every piece empty")
+    r.lps = used
+    return r
+
+
+def _decide_bab(net, dom, targets, nodes, budget) -> Emptiness:
+    """The branch-and-bound part of :func:`decide_empty`."""
     G = emptiness_network(net, dom, targets)
     if G is None:
         return Emptiness(None, reason="not one target or two targets in different layers")
@@ -245,3 +286,251 @@ def _witness(net, dom, targets, point) -> tuple | None:
         if all(flat[key] == s for key, s in targets.items()):
             return c
     return None
+
+
+# -- conditioned bound tightening: {s1·z_a >= 0, s2·z_c >= 0} empty on every piece ------------------
+
+
+def conditioned_pieces(dom, d: int) -> list:
+    """The boxes of :func:`decide_conditioned`: the domain box itself, or (R^d, orthant) the faces
+    of the homogenised box that every ray meets: ``τ = 1``, then ``x_k = 1`` and ``x_k = −1``
+    (``x_k = 1`` only on the orthant) for each ``k``; the checker builds the same list."""
+    if isinstance(dom, tuple):
+        return [[(Q(dom[0]), Q(dom[1]))] * d]
+    low = _ZERO if dom == "orthant" else -_ONE
+    out = [[(low, _ONE)] * d + [(_ONE, _ONE)]]
+    for k in range(d):
+        for s in ((_ONE,) if dom == "orthant" else (_ONE, -_ONE)):
+            b = [(low, _ONE)] * d + [(_ZERO, _ONE)]
+            b[k] = (s, s)
+            out.append(b)
+    return out
+
+
+def _conditioned_setup(net, dom, targets):
+    """``(Ws, bs, first)``: the one-target network of the deeper target (output ``s2·z_c``,
+    homogenised on R^d / the orthant) and the shallower target ``(t1, j1, s1)`` or None."""
+    tg = sorted((t, j, s) for (t, j), s in targets.items())
+    G = emptiness_network(net, dom, {(tg[-1][0], tg[-1][1]): tg[-1][2]})
+    return [W.to_rows() for W in G.weights], [list(b) for b in G.biases], (tg[0] if len(tg) == 2 else None)
+
+
+def conditioned_intervals(Ws, bs, box, first):
+    """Exact interval propagation of *box* with the conditioning: the first target's neuron
+    clipped to its side (a split) and the output ``s2·z_c`` to ``>= 0``; None when empty."""
+    from .relaxation import node_intervals
+    splits = {} if first is None else {(first[0], first[1]): 1 if first[2] > 0 else 0}
+    ivs = node_intervals(Ws, bs, box, splits)
+    if ivs is None:
+        return None
+    lo, hi = ivs[-1][0]
+    if hi < 0:
+        return None
+    ivs[-1] = [(max(lo, _ZERO), hi)]
+    return ivs
+
+
+def relaxed_max(Ws, bs, box, ivs, obj, mu, alpha, beta) -> Q:
+    """The exact Neumaier–Shcherbina bound of ``Σ obj[(l, j)]·z_{l,j}`` (any layers) over the
+    triangle relaxation of the intervals *ivs* (the rows of :mod:`.relaxation`) for multipliers
+    of the right signs (:func:`.relaxation.project`)."""
+    L = len(Ws)
+    total = _ZERO
+    for l in range(L):
+        for j, bj in enumerate(bs[l]):
+            if mu[l][j] != 0:
+                total += mu[l][j] * bj
+
+    def pulled(l, n):                      # Σ_i mu_l[i] W_l[i][k], k < n
+        out = [_ZERO] * n
+        for i, row in enumerate(Ws[l]):
+            m = mu[l][i]
+            if m != 0:
+                for k, w in enumerate(row):
+                    if w != 0:
+                        out[k] += m * w
+        return out
+
+    def top(co, lo, hi):
+        return co * hi if co > 0 else co * lo if co < 0 else _ZERO
+    for k, co in enumerate(pulled(0, len(box))):
+        total += top(co, *box[k])
+    for l in range(L):
+        checkpoint()
+        up_ = pulled(l + 1, len(ivs[l])) if l < L - 1 else None
+        for j, (lo, hi) in enumerate(ivs[l]):
+            co = obj.get((l, j), _ZERO) - mu[l][j]
+            if l < L - 1:
+                a, b = alpha[l][j], beta[l][j]
+                co -= a
+                if lo < 0 < hi and b != 0:
+                    s = hi / (hi - lo)
+                    co += s * b
+                    total -= b * s * lo
+                total += top(a - b + up_[j], max(lo, _ZERO), max(hi, _ZERO))
+            total += top(co, lo, hi)
+    return total
+
+
+def _float_pass(t, box, ivs, first, rounds, lps):
+    """Float conditioned tightening (HiGHS, proposals only): ``(empty?, LPs used)``."""
+    from ..lp.floatlp import new_highs, run_highs
+    from .relaxation import build_lp
+    fiv = [[[float(a), float(b)] for a, b in layer] for layer in ivs]
+    used, last = 0, _spread(fiv)
+    for _ in range(rounds):
+        lp, _tags = build_lp(t, box, [[tuple(v) for v in layer] for layer in fiv], [_ZERO])
+        h = new_highs()
+        h.passModel(lp)
+        changed = False
+        for l, j in _order(fiv, first):
+            iv = fiv[l][j]
+            col = t.zoff[l] + j
+            for sgn in (1.0, -1.0):
+                if used >= lps:
+                    return False, used
+                checkpoint()
+                h.changeColCost(col, sgn)
+                run_highs(h)
+                used += 1
+                name = str(h.getModelStatus()).rsplit(".", 1)[-1]
+                if name == "kInfeasible":
+                    return True, used
+                if name != "kOptimal":
+                    continue
+                v = sgn * h.getInfo().objective_function_value
+                if (v < iv[1] - 1e-9) if sgn > 0 else (v > iv[0] + 1e-9):
+                    iv[1 if sgn > 0 else 0] = v
+                    changed = True
+                if iv[0] > iv[1] + 1e-9:
+                    return True, used
+                h.changeColBounds(col, iv[0], iv[1])
+            h.changeColCost(col, 0.0)
+        width = _spread(fiv)
+        if not changed or width[1] == last[1] and width[0] > (1 - STALL) * last[0]:
+            break                          # stalled: no neuron made stable, width cut < STALL
+        last = width
+    return False, used
+
+
+def _spread(fiv):
+    """``(total width of the unstable intervals, number of unstable neurons)`` (floats)."""
+    unst = [(a, b) for layer in fiv[:-1] for a, b in layer if a < 0 < b]
+    return sum(b - a for a, b in unst), len(unst)
+
+
+def _order(ivs, first):
+    """The neurons one round tightens: the unstable hidden ones (and the first target's), layer
+    by layer, then the output."""
+    L = len(ivs)
+    out = []
+    for l in range(L):
+        for j, (lo, hi) in enumerate(ivs[l]):
+            if l == L - 1 or lo < 0 < hi or (first is not None and (l, j) == (first[0], first[1])):
+                out.append((l, j))
+    return out
+
+
+def _exact_pass(Ws, bs, t, box, ivs, first, rounds, lps):
+    """The conditioned tightening made exact: ``(steps, end, LPs)``; *end* is ``{"farkas":
+    multipliers}`` (a negative bound of the zero objective), ``{"interval": [l, j]}`` (the last
+    step empties that interval) or None (not proven).  Each step ``{"at": [l, j], "side": ±1,
+    "bound": v, "mu", "alpha", "beta"}`` proves ``side·z_{l,j} <= v`` over the relaxation of the
+    intervals left by the steps before it (rounded outward to the grid of :mod:`.symbolic`)."""
+    from ..lp.floatlp import new_highs, run_highs
+    from .relaxation import build_lp, candidates, read_duals
+    from .symbolic import up
+    ivs = [list(layer) for layer in ivs]
+    steps, used = [], 0
+    for _ in range(rounds):
+        lp, tags = build_lp(t, box, ivs, [_ZERO])
+        h = new_highs()
+        h.passModel(lp)
+        changed = False
+        for l, j in _order(ivs, first):
+            col = t.zoff[l] + j
+            for sgn in (1, -1):
+                if used >= lps:
+                    return steps, None, used
+                checkpoint()
+                h.changeColCost(col, float(sgn))
+                run_highs(h)
+                used += 1
+                status, _, duals = read_duals(h, t, tags)
+                if duals is None:
+                    continue
+                obj = {} if status == "infeasible" else {(l, j): Q(sgn)}
+                best = None
+                for y in candidates(ivs, duals, dens=(10 ** 6, "cf")):
+                    v = relaxed_max(Ws, bs, box, ivs, obj, *y)
+                    if best is None or v < best[0]:
+                        best = (v, y)
+                if best is None:
+                    continue
+                v, (mu, al, be) = best
+                mult = {"mu": mu, "alpha": al, "beta": be}
+                if status == "infeasible":
+                    if v < 0:
+                        return steps, {"farkas": mult}, used
+                    continue
+                v = up(v)
+                lo, hi = ivs[l][j]
+                if (sgn > 0 and v < hi) or (sgn < 0 and -v > lo):
+                    steps.append({"at": [l, j], "side": sgn, "bound": v, **mult})
+                    ivs[l][j] = (lo, v) if sgn > 0 else (-v, hi)
+                    changed = True
+                    if ivs[l][j][0] > ivs[l][j][1]:
+                        return steps, {"interval": [l, j]}, used
+                    h.changeColBounds(col, float(ivs[l][j][0]), float(ivs[l][j][1]))
+                    if l < len(ivs) - 1:
+                        hc = t.hoff[l] + j
+                        h.changeColBounds(hc, max(float(ivs[l][j][0]), 0.0), max(float(ivs[l][j][1]), 0.0))
+            h.changeColCost(col, 0.0)
+        if not changed:
+            break
+    return steps, None, used
+
+
+def decide_conditioned(net: Network, dom, targets: dict, *, lps: int = CONDITIONED_LPS,
+                       rounds: int = CONDITIONED_ROUNDS) -> tuple:
+    """Conditioned bound tightening: prove that ``{s·z_t[j] >= 0 for every target}`` is empty on
+    every piece of :func:`conditioned_pieces` (then no input has every target sign strictly:
+    on R^d a point with both signs strict scales, ``(x, 1)/max(1, |x|_∞)``, onto a face).  On
+    each piece the intervals of every unstable neuron up to the deeper target (the shallower
+    target's neuron and the output ``s2·z_c`` included) are tightened over the triangle
+    relaxation *with the conditioning* (the first target clipped to its side, ``s2·z_c >= 0``),
+    round after round, until an interval or the LP is empty.  HiGHS proposes, first in a float
+    pass (a piece that does not end empty in floats stops the question: no exact work), then
+    each improving LP's dual vector is made exact (:func:`relaxed_max`, projected signs).
+
+    Returns ``(pieces or None, LPs used)``: one ``{"steps": [...], "end": {...}}`` per piece
+    (:func:`_exact_pass`; the checker is
+    :func:`semialgebraic.verify.functional_dimension_emptiness.check_conditioned`)."""
+    from .relaxation import LPTemplate
+    tg = sorted((t, j, s) for (t, j), s in targets.items())
+    if not 1 <= len(tg) <= 2 or (len(tg) == 2 and tg[0][0] == tg[1][0]):
+        return None, 0
+    Ws, bs, first = _conditioned_setup(net, dom, targets)
+    t = LPTemplate(Ws, bs)
+    boxes = conditioned_pieces(dom, net.n_inputs)
+    starts, used = [], 0
+    for box in boxes:                            # floats first: every piece must close
+        ivs = conditioned_intervals(Ws, bs, box, first)
+        starts.append(ivs)
+        if ivs is None:
+            continue
+        ok, n = _float_pass(t, box, ivs, first, rounds, lps - used)
+        used += n
+        if not ok:
+            return None, used
+    pieces = []
+    for box, ivs in zip(boxes, starts):
+        if ivs is None:
+            pieces.append({"steps": [], "end": {"interval": None}})
+            continue
+        steps, end, n = _exact_pass(Ws, bs, t, box, ivs, first, rounds, 2 * lps)
+        used += n
+        if end is None:
+            return None, used
+        pieces.append({"steps": steps, "end": end})
+    return pieces, used

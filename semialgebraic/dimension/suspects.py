@@ -17,11 +17,12 @@ from __future__ import annotations
 from algebra.kernel import parameter_offsets
 from algebra.network import Network
 
-from ..bab.emptiness import decide_empty
+from ..bab.emptiness import CONDITIONED_LPS, decide_empty
 from .jacobian_columns import exercise, incoming_directions, phase_search
 from .sampling import spread_points
 
 __all__ = ["prove_empty", "prove_suspects", "SUSPECT_LPS", "SUSPECT_NODES", "SUSPECT_NODES_TOTAL",
+           "SUSPECT_CONDITIONED_TOTAL",
            "coactive_targets", "SPREAD_WITNESSES"]
 
 SUSPECT_LPS = 3000
@@ -34,6 +35,12 @@ SUSPECT_NODES = 48
 
 SUSPECT_NODES_TOTAL = 256
 """Branch-and-bound splits of all the questions of one :func:`prove_suspects` call."""
+
+
+SUSPECT_CONDITIONED_TOTAL = 8000
+"""Float LPs of the conditioned bound tightening (:func:`semialgebraic.bab.emptiness.
+decide_conditioned`) of all the questions of one :func:`prove_suspects` call (at most
+:data:`semialgebraic.bab.emptiness.CONDITIONED_LPS` per question): a count of work."""
 
 
 SPREAD_WITNESSES = 4
@@ -56,7 +63,8 @@ def prove_empty(net: Network, dom, targets: dict, max_lps: int = 400, deadline: 
 
 
 def prove_suspects(net: Network, dom, evidence: dict, budget, lps: int | None = None,
-                   nodes: int = SUSPECT_NODES, spread: int | None = None) -> tuple:
+                   nodes: int = SUSPECT_NODES, spread: int | None = None,
+                   conditioned: int = SUSPECT_CONDITIONED_TOTAL) -> tuple:
     """Exact decisions for what the sampled inputs flag: neurons never seen active / inactive
     (branch and bound, :func:`semialgebraic.bab.emptiness.decide_empty`, then
     :func:`prove_empty`), weights never exercised or alone in a missing kernel direction (never
@@ -66,7 +74,10 @@ def prove_suspects(net: Network, dom, evidence: dict, budget, lps: int | None = 
     The work is counted, never timed: *nodes* branch-and-bound splits per question (at most
     :data:`SUSPECT_NODES_TOTAL` in all) and *lps*
     exact LPs for all the phase searches (default :data:`SUSPECT_LPS`, a third of it above 48
-    hidden neurons).  *budget* (its timeout) only stops the searches early.  The
+    hidden neurons); *conditioned* float LPs of conditioned bound tightening for the questions
+    the branch and bound leaves open (:func:`semialgebraic.bab.emptiness.decide_conditioned`,
+    at most :data:`~semialgebraic.bab.emptiness.CONDITIONED_LPS` each).  *budget* (its timeout)
+    only stops the searches early.  The
     branch-and-bound questions left open are recorded in ``evidence["open_emptiness"]`` as
     ``(targets, upper, splits)``: the certified bound ``max G <= upper`` (> 0) reached, so that
     the reason of an open interval says how far each proof is.  *spread*: inputs spread from
@@ -85,6 +96,7 @@ def prove_suspects(net: Network, dom, evidence: dict, budget, lps: int | None = 
     if lps is None:
         lps = SUSPECT_LPS if net.n_hidden <= 48 else SUSPECT_LPS // 3
     run = _Decider(net, dom, budget, lps, nodes)
+    run.conditioned_left = conditioned
     run.spread = spread
     open_tasks = _suspect_tasks(net, evidence)[:128]
     for max_lps in (300, None):          # cheap decisions first, then the rest with the LPs left
@@ -164,6 +176,7 @@ class _Decider:
         self.open_questions: list = []       # (targets, certified upper > 0, splits) left open
         self.spread_left = SPREAD_WITNESSES  # witnesses spread into many inputs (the first ones)
         self.spread = None                   # inputs per spread witness (None: the default)
+        self.conditioned_left = SUSPECT_CONDITIONED_TOTAL   # float LPs of conditioned tightening
 
     def stopped(self) -> bool:
         return self.lps_left <= 0 or (hasattr(self.budget, "exhausted") and self.budget.exhausted())
@@ -178,8 +191,9 @@ class _Decider:
             return None, None
         self.asked.add(key)
         r = decide_empty(self.net, self.dom, targets, nodes=min(self.nodes, self.nodes_left),
-                         budget=self.budget)
+                         budget=self.budget, conditioned=max(0, min(CONDITIONED_LPS, self.conditioned_left)))
         self.nodes_left -= (r.nodes - 1) // 2              # splits done (two nodes each)
+        self.conditioned_left -= r.lps
         if r.empty is False:
             self.witness(r.witness, targets)
         elif r.empty is None and r.upper is not None:

@@ -21,7 +21,15 @@ leaves cover the box), asking every leaf bound to be ``<= 0``.
   hidden layer (``relu(τ) = τ``); ReLU is positively homogeneous, so ``G(x/r, 1/r) = g(x)/r`` for
   ``r = max(1, |x|_∞)``: ``G <= 0`` on ``B`` gives ``g <= 0`` at every input.
 
-So a checked proof shows the closed statement "``g <= 0`` on the domain", which excludes every
+A conditioned proof ``{"targets", "conditioned": [piece, ...]}`` (:func:`check_conditioned`)
+instead shows that the closed set ``{s·z_t[j] >= 0 for every target}`` is empty on every piece:
+the domain box, or on R^d (orthant) the faces ``τ = 1`` and ``x_k = ±1`` (``x_k = 1``) of the
+homogenised box, in that order, built here (every input with all target signs strict scales,
+``(x, 1)/max(1, |x|_∞)``, onto one of them with the same signs).  The network is the one-target
+``G`` of the deeper target (output ``s2·z_c``); each piece's steps are replayed in order
+(:func:`_check_piece`).
+
+So a checked tree proof shows the closed statement "``g <= 0`` on the domain", which excludes every
 input (differentiable or not) with all target signs strict.
 
 Imports ``algebra`` and other ``verify`` modules only.
@@ -30,26 +38,29 @@ Imports ``algebra`` and other ``verify`` modules only.
 from __future__ import annotations
 
 from algebra.exceptions import InputError
-from algebra.linalg import QMatrix
-from algebra.rationals import Q
+from algebra.linalg import QMatrix, interval_image
+from algebra.rationals import Q, to_q
 
-from .bab_bound import _check_tree
+from .bab_bound import _check_tree, _mu_w
 
-__all__ = ["is_bab_proof", "check_bab_empty"]
+__all__ = ["is_bab_proof", "check_bab_empty", "check_conditioned"]
 
 _Z, _I = Q(0), Q(1)
 
 
 def is_bab_proof(proof) -> bool:
-    """Whether *proof* is in the branch-and-bound form (a ``bab_tree`` key)."""
-    return isinstance(proof, dict) and "bab_tree" in proof
+    """Whether *proof* is in the branch-and-bound form (a ``bab_tree`` key) or the conditioned
+    form (a ``conditioned`` key, :func:`check_conditioned`)."""
+    return isinstance(proof, dict) and ("bab_tree" in proof or "conditioned" in proof)
 
 
 def check_bab_empty(net, proof, lo_hi, targets: dict) -> bool:
     """True when *proof* shows that no input of the domain *lo_hi* (None: R^d, ``"orthant"``,
     or ``(lo, hi)``) has ``s·z_t[j] > 0`` for every ``((t, j), s)`` of *targets*; False when it
     does not (wrong targets, a leaf bound above 0 or not recomputed).  Raises InputError when
-    the tree is malformed."""
+    the tree is malformed.  A conditioned proof goes to :func:`check_conditioned`."""
+    if "conditioned" in proof:
+        return check_conditioned(net, proof, lo_hi, targets)
     want = sorted((t, j, s) for (t, j), s in targets.items())
     got = proof.get("targets")
     if not isinstance(got, list) or sorted(tuple(v) for v in got if isinstance(v, list)) != want \
@@ -128,3 +139,138 @@ def _aux_network(net, lo_hi, want) -> tuple[list, list]:
     prev = emit([("keep", {"form": {"u": _I}, "const": _Z}), ("gap", {"form": gap, "const": -y["const"]})])
     emit([("g", {"form": {"keep": _I, "gap": -_I}, "const": _Z})])
     return rows, biases
+
+
+# -- conditioned proofs: {s·z_t[j] >= 0 for every target} empty on every piece ----------------------
+def check_conditioned(net, proof, lo_hi, targets: dict) -> bool:
+    """True when the conditioned proof ``{"targets", "conditioned": [piece, ...]}`` shows that no
+    input of the domain has ``s·z_t[j] > 0`` for every target (rules in the docstring of
+    :func:`_check_piece`); False when it does not.  InputError when malformed."""
+    want = sorted((t, j, s) for (t, j), s in targets.items())
+    got = proof.get("targets")
+    if not isinstance(got, list) or sorted(tuple(v) for v in got if isinstance(v, list)) != want \
+            or len(got) != len(want):
+        return False
+    if not 1 <= len(want) <= 2 or (len(want) == 2 and want[0][0] == want[1][0]):
+        return False
+    if set(proof) - {"targets", "conditioned", "parameter"}:
+        raise InputError("a conditioned emptiness proof holds 'targets' and 'conditioned' only")
+    rows, biases = _aux_network(net, lo_hi, want[-1:])
+    boxes = _pieces(lo_hi, net.n_inputs)
+    pieces = proof["conditioned"]
+    if not isinstance(pieces, list) or len(pieces) != len(boxes):
+        return False                   # the pieces must be exactly the faces (the cover)
+    first = want[0] if len(want) == 2 else None
+    return all(_check_piece(rows, biases, box, first, piece) for box, piece in zip(boxes, pieces))
+
+
+def _pieces(lo_hi, d):
+    """The domain box, or the faces of the homogenised box every ray meets: ``τ = 1``, then
+    ``x_k = 1``, ``x_k = −1`` per ``k`` (``x_k = 1`` only on the orthant).  A point ``x`` with
+    every target sign strict gives ``(x, 1)/max(1, |x|_∞)`` on one of them with the same strict
+    signs (positive homogeneity)."""
+    if isinstance(lo_hi, tuple):
+        return [[(lo_hi[0], lo_hi[1])] * d]
+    low = _Z if lo_hi == "orthant" else -_I
+    out = [[(low, _I)] * d + [(_I, _I)]]
+    for k in range(d):
+        for s in ((_I,) if lo_hi == "orthant" else (_I, -_I)):
+            b = [(low, _I)] * d + [(_Z, _I)]
+            b[k] = (s, s)
+            out.append(b)
+    return out
+
+
+def _check_piece(rows, biases, box, first, piece) -> bool:
+    """One piece: the exact interval image of *box* layer by layer (``relu`` between layers),
+    the first target's neuron clipped to its side (``s1 = 1``: ``lo := max(lo, 0)``; ``−1``:
+    ``hi := min(hi, 0)``) and the output ``s2·z_c`` to ``>= 0``: the conditioned set, which
+    holds every point of the piece with every target sign strict.  Empty intervals: proved.
+    Then each step ``{"at": [l, j], "side": ±1, "bound": v, "mu", "alpha", "beta"}`` must have
+    multipliers of the right signs for the *current* intervals (α, β ≥ 0 on unstable neurons, β
+    = 0 on stable active ones, both 0 on stable inactive ones) whose Neumaier–Shcherbina bound
+    of ``side·z_{l,j}`` over the triangle relaxation of every layer (:func:`_relaxed_max`) is
+    ``<= v``; the interval of ``(l, j)`` is then cut at ``side·z <= v``.  The piece is proved
+    when ``"end"`` is ``{"interval": [l, j]}`` and the last step left that interval empty, or
+    ``{"farkas": {"mu", "alpha", "beta"}}`` whose bound of the zero objective is ``< 0``."""
+    if not isinstance(piece, dict) or set(piece) != {"steps", "end"} or not isinstance(piece["steps"], list):
+        raise InputError("a conditioned piece holds 'steps' (a list) and 'end'")
+    ivs, cur = [], list(box)
+    L = len(rows)
+    for l in range(L):
+        layer = list(interval_image(rows[l], cur, biases[l]))
+        if first is not None and l == first[0]:
+            lo, hi = layer[first[1]]
+            layer[first[1]] = (max(lo, _Z), hi) if first[2] > 0 else (lo, min(hi, _Z))
+        if l == L - 1:
+            layer = [(max(layer[0][0], _Z), layer[0][1])]
+        if any(lo > hi for lo, hi in layer):
+            return piece["end"] == {"interval": None} and not piece["steps"]
+        ivs.append(layer)
+        cur = [(max(lo, _Z), max(hi, _Z)) for lo, hi in layer]
+    end = piece["end"]
+    steps = piece["steps"]
+    for n, st in enumerate(steps):
+        if not isinstance(st, dict) or set(st) != {"at", "side", "bound", "mu", "alpha", "beta"}:
+            raise InputError("a conditioned step holds 'at', 'side', 'bound', 'mu', 'alpha', 'beta'")
+        at, side = st["at"], st["side"]
+        if (not isinstance(at, list) or len(at) != 2 or not all(type(v) is int for v in at)
+                or not 0 <= at[0] < L or not 0 <= at[1] < len(ivs[at[0]]) or side not in (1, -1)):
+            raise InputError(f"conditioned step at {at!r}, side {side!r} is not a neuron and a sign")
+        v = to_q(st["bound"])
+        got = _relaxed_max(rows, biases, box, ivs, {(at[0], at[1]): Q(side)},
+                           {k: st[k] for k in ("mu", "alpha", "beta")})
+        if got is None or got > v:
+            return False
+        l, j = at
+        lo, hi = ivs[l][j]
+        ivs[l][j] = (lo, min(hi, v)) if side > 0 else (max(lo, -v), hi)
+        if ivs[l][j][0] > ivs[l][j][1]:
+            return n == len(steps) - 1 and end == {"interval": [l, j]}
+    if not isinstance(end, dict) or set(end) != {"farkas"}:
+        return False
+    got = _relaxed_max(rows, biases, box, ivs, {}, end["farkas"])
+    return got is not None and got < 0
+
+
+def _relaxed_max(rows, biases, box, ivs, obj, mult):
+    """The exact bound of ``Σ obj[(l, j)]·z_{l,j}`` by the multipliers *mult* (``mu`` per layer,
+    ``alpha``, ``beta`` per hidden layer) over the triangle relaxation of *ivs* (rows ``z_l −
+    W_l h_{l−1} = b_l``; unstable: ``z − h <= 0`` (α), ``h − s z <= −s lo``, ``s = hi/(hi −
+    lo)`` (β); active ``z − h = 0``; inactive ``h = 0``), every variable in its interval; None
+    when a multiplier has the wrong sign.  InputError when malformed."""
+    L = len(rows)
+    if not isinstance(mult, dict) or set(mult) != {"mu", "alpha", "beta"}:
+        raise InputError("conditioned multipliers hold 'mu', 'alpha', 'beta'")
+    for key, n in (("mu", L), ("alpha", L - 1), ("beta", L - 1)):
+        if not isinstance(mult[key], list) or len(mult[key]) != n or not all(
+                isinstance(r, list) and len(r) == len(rows[l]) for l, r in enumerate(mult[key])):
+            raise InputError(f"conditioned multipliers: {key} must have {n} layers of the layer widths")
+    mu = [[to_q(v) for v in r] for r in mult["mu"]]
+    al = [[to_q(v) for v in r] for r in mult["alpha"]]
+    be = [[to_q(v) for v in r] for r in mult["beta"]]
+    total = sum((mu[l][j] * biases[l][j] for l in range(L) for j in range(len(rows[l]))), _Z)
+    terms = list(zip(_mu_w(rows[0], mu[0], len(box)), box))
+    for l in range(L):
+        up = _mu_w(rows[l + 1], mu[l + 1], len(ivs[l])) if l < L - 1 else None
+        for j, (lo, hi) in enumerate(ivs[l]):
+            zco = obj.get((l, j), _Z) - mu[l][j]
+            if l < L - 1:
+                a, b = al[l][j], be[l][j]
+                if lo < 0 < hi:
+                    if a < 0 or b < 0:
+                        return None
+                    s = hi / (hi - lo)
+                    zco += -a + s * b
+                    total -= b * s * lo
+                elif lo >= 0:
+                    if b != 0:
+                        return None
+                    zco -= a
+                elif a != 0 or b != 0:
+                    return None
+                terms.append((a - b + up[j], (max(lo, _Z), max(hi, _Z))))
+            terms.append((zco, (lo, hi)))
+    for co, (lo, hi) in terms:
+        total += co * hi if co > 0 else co * lo
+    return total

@@ -17,7 +17,7 @@ import semialgebraic.dimension.functional as functional_mod
 from algebra.exceptions import InputError
 from algebra.network import Network
 from algebra.rationals import Q
-from semialgebraic.bab.emptiness import decide_empty, emptiness_network
+from semialgebraic.bab.emptiness import Emptiness, decide_empty, emptiness_network
 from semialgebraic.dimension import functional_dimension, functional_dimension_certificate
 from semialgebraic.dimension.jacobian_columns import phase_search
 from semialgebraic.verify import verify
@@ -288,7 +288,7 @@ def test_undecided_questions_report_a_certified_bound():
             targets = coactive_targets(net, k)
             if targets is None:
                 continue
-            r = decide_empty(net, None, targets, nodes=0)
+            r = decide_empty(net, None, targets, nodes=0, conditioned=0)
             if r.empty is not None:
                 continue
             assert r.upper is not None and r.upper > 0 and r.tree is None
@@ -299,10 +299,123 @@ def test_undecided_questions_report_a_certified_bound():
     assert len(opened) >= 3
     net, k, targets = opened[0]
     evidence = {"missing": [[k]]}
-    prove_suspects(net, None, evidence, Budget(), lps=1, nodes=0)
+    prove_suspects(net, None, evidence, Budget(), lps=1, nodes=0, conditioned=0)
     (got, upper, splits), = evidence["open_emptiness"]
     assert got == targets and upper > 0 and splits == 0
     lines = _evidence_lines(net, evidence)
     (t1, j1), (t2, j2) = sorted(targets)
     assert any(f"({t1 + 1}, {j1}) active and ({t2 + 1}, {j2}) active never together: undecided" in ln
                for ln in lines)
+
+
+# -- conditioned bound tightening (decide_conditioned) --------------------------------------------
+_COND_PAIRS = [{(0, 1): 1, (1, 3): 1}, {(0, 2): 1, (1, 3): 1}, {(0, 5): 1, (1, 3): 1}]
+
+
+def test_conditioned_tightening_proves_what_the_root_bound_leaves_open():
+    """A 2-6-6-1 net whose pairs (0, k)/(1, 3) are never co-active on R^2 (the exact phase
+    search finds no input with both signs): the branch and bound at its root (no split) leaves
+    each open; conditioned bound tightening (z_a >= 0 and z_c >= 0 added, every unstable interval
+    tightened over that relaxation) proves each, and the independent checker accepts the proofs
+    (5 pieces: tau = 1 and x_k = +-1)."""
+    from semialgebraic.bab.emptiness import decide_conditioned
+    net = _net([2, 6, 6, 1], 301)
+    for targets in _COND_PAIRS:
+        assert phase_search(net, None, targets, None, max_lps=5000, deadline=None, record=False)[0] is False
+        assert decide_empty(net, None, targets, nodes=0, conditioned=0).empty is None
+        pieces, used = decide_conditioned(net, None, targets)
+        assert pieces is not None and len(pieces) == 5 and 0 < used <= 100
+        r = decide_empty(net, None, targets, nodes=0)
+        assert r.empty is True and r.pieces is not None and r.reason.startswith("conditioned")
+        proof = json.loads(json.dumps(r.proof(targets)))
+        assert "conditioned" in proof and check_bab_empty(net, proof, None, targets)
+
+
+@pytest.mark.parametrize("seed", [0, 3, 4, 6])
+def test_conditioned_decisions_agree_with_the_exact_phase_search(seed):
+    """Soundness on small random nets (both signs of the shallower target, R^2 and a box): a
+    conditioned proof is never given where the exact phase search finds an input with the
+    target signs, and every proof checks."""
+    from semialgebraic.bab.emptiness import decide_conditioned
+    net = _net([2, 5, 5, 1], 400 + seed)
+    rng = random.Random(seed)
+    proved = 0
+    for _ in range(6):
+        targets = {(0, rng.randrange(5)): rng.choice((1, -1)), (1, rng.randrange(5)): 1}
+        for dom in (None, (Q(-1), Q(1))):
+            pieces, _ = decide_conditioned(net, dom, targets)
+            if pieces is None:
+                continue
+            found = phase_search(net, dom, targets, None, max_lps=5000, deadline=None, record=False)[0]
+            assert found is not True
+            proof = json.loads(json.dumps(Emptiness(True, pieces=pieces).proof(targets)))
+            assert check_bab_empty(net, proof, dom, targets)
+            proved += 1
+    assert proved >= 1
+
+
+def test_mutated_conditioned_proofs_are_rejected():
+    """Other targets, another domain, a dropped piece, a lowered step bound, a dropped last
+    step, a zero Farkas vector, a negative triangle multiplier: not proved; unknown keys:
+    InputError."""
+    net = _net([2, 6, 6, 1], 301)
+    targets = _COND_PAIRS[2]
+    proof = json.loads(json.dumps(decide_empty(net, None, targets, nodes=0).proof(targets)))
+    assert check_bab_empty(net, proof, None, targets)
+    assert not check_bab_empty(net, proof, None, {(0, 5): 1, (1, 2): 1})
+    assert not check_bab_empty(net, proof, "orthant", targets)
+    bad = copy.deepcopy(proof)
+    bad["conditioned"] = bad["conditioned"][1:]
+    assert not check_bab_empty(net, bad, None, targets)
+    k, piece = next((k, p) for k, p in enumerate(proof["conditioned"]) if p["steps"])
+    bad = copy.deepcopy(proof)
+    st = bad["conditioned"][k]["steps"][0]
+    st["bound"] = str(Q(st["bound"]) - 1)
+    assert not check_bab_empty(net, bad, None, targets)
+    bad = copy.deepcopy(proof)
+    bad["conditioned"][k]["steps"] = piece["steps"][:-1]
+    assert not check_bab_empty(net, bad, None, targets)
+    bad = copy.deepcopy(proof)
+    st = piece["steps"][0]
+    bad["conditioned"][k]["end"] = {"farkas": {key: [[0] * len(r) for r in st[key]] for key in ("mu", "alpha", "beta")}}
+    bad["conditioned"][k]["steps"] = []
+    assert not check_bab_empty(net, bad, None, targets)
+    bad = copy.deepcopy(proof)
+    st = bad["conditioned"][k]["steps"][0]
+    st["alpha"] = [[-1] * len(r) for r in st["alpha"]]
+    assert not check_bab_empty(net, bad, None, targets)
+    with pytest.raises(InputError):
+        check_bab_empty(net, {**proof, "extra": 1}, None, targets)
+    bad = copy.deepcopy(proof)
+    bad["conditioned"][k]["steps"][0]["extra"] = 1
+    with pytest.raises(InputError):
+        check_bab_empty(net, bad, None, targets)
+
+
+def test_conditioned_proof_in_the_certificate():
+    """The sandwich of the 2-6-6-1 net (no region walk) proves its three never-co-active weights
+    free by conditioned tightening; each proof, put in the certificate's 'free' entry of its
+    weight, is accepted; moved to another weight's entry, or with a zero Farkas vector, it is
+    not."""
+    net = _net([2, 6, 6, 1], 301)
+    fd = functional_dimension(net, max_regions=0)
+    assert fd.exact and fd.value == 51
+    cond = [p for p in fd.details["exercise_proofs"] if "conditioned" in p]
+    assert [p["parameter"] for p in cond] == [37, 38, 41]
+    cert = functional_dimension_certificate(net, fd)
+    assert verify(cert)[0] and cert["upper"] == 51
+    for p in cond:
+        entry = next(e for e in cert["upper_directions"] if e[0] == "free" and e[1] == p["parameter"])
+        entry[2] = json.loads(json.dumps(p))
+    assert verify(cert)[0]
+    bad = copy.deepcopy(cert)
+    e1, e2 = [e for e in bad["upper_directions"] if e[0] == "free" and e[1] in (37, 41)]
+    e1[2], e2[2] = e2[2], e1[2]
+    e1[2]["parameter"], e2[2]["parameter"] = 37, 41       # well formed, about other weights
+    assert not verify(bad)[0]
+    bad = copy.deepcopy(cert)
+    e1 = next(e for e in bad["upper_directions"] if e[0] == "free" and e[1] == 37)
+    piece = next(pc for pc in e1[2]["conditioned"] if "farkas" in pc["end"])
+    fk = piece["end"]["farkas"]
+    piece["end"]["farkas"] = {key: [[0] * len(r) for r in fk[key]] for key in fk}   # bound 0, not < 0
+    assert not verify(bad)[0]
