@@ -107,6 +107,33 @@
    ``functional_dimension(net, timeout=600)`` 10:53-10:56 UTC (load 12-14): seed 5 [2293, 2337]
    (7 613 points, 31.5 s CPU, 167 s wall; 1 024 inputs per witness gave 2294, 35.6 s CPU),
    seed 1 [2336, 2337] (14 384 points, 35.2 s CPU: the extra inputs cost ~10 s and add nothing).
+   Conditioned bound tightening (2026-12-02 afternoon, :func:`semialgebraic.bab.emptiness.
+   decide_conditioned`, now tried on every question the branch and bound leaves open): add the
+   target signs as constraints (z_a >= 0, z_c >= 0), tighten every unstable interval over that
+   relaxation, round after round, on each face of the homogenised box (tau = 1, x_k = +-1: every
+   ray meets one; on the whole box the origin satisfies the constraints), until an interval or
+   the LP is empty; certified step by step (exact Neumaier-Shcherbina multipliers, replayed by
+   the checker).  It proves never-co-active pairs the root bound leaves open on small nets
+   (3-10-10-10-1 ``normal_net`` seeds 1-7, the 43 adjacent-layer pairs never co-active in 10^5
+   float samples: the branch and bound alone, 48 splits, finds a witness for 13 and leaves 30
+   open; the conditioned pass proves 21 of those 30, 0.05-2.6 s CPU each at load ~12, and gives
+   no proof where a witness exists), not the open pairs of these four seeds.  Float evidence
+   (``--dim-obbt 5,1,3,6``, 6 rounds per face, 13:19-13:35 UTC, load 5-9): seed 5 (1, 1)/(2, 29)
+   14 of 17 faces empty (3.3 s CPU; open: tau = 1 with max z_a 2.89, z_c 9.56, 31 neurons still
+   unstable, and x_0 = +1, x_3 = +1, which close with 20 rounds); seeds 1, 3, 6 (all five open
+   pairs): 0 of 17 faces (1 of 17 for seed 6's (2, 2)/(3, 4)), 63 of 64 neurons still unstable,
+   max z_a 12-48 and z_c 38-165 on the faces (31-32 s CPU per pair).  Bisecting seed 1's tau = 1
+   face (2 rounds per box) closes boxes only at depth ~10 (60 boxes: 0.14 % of the volume); the
+   sign patterns of layers 1-2 among the sampled inputs where (3, 22) is active are almost all
+   distinct (2 013 of 2 069 for seed 1; 82 163 of 167 916 for seed 3's (3, 21)), so an exact walk
+   of {z_c >= 0} is no shortcut either.  Seed 5's pairs close on more pieces with a finer cover
+   (faces x_k = +-1 with tau in [0, 8] and the cube |x| <= 1/8 at tau = 1: 15 of 17 for (1, 1),
+   11 of 17 for (1, 2), 20 rounds) but not on all.  ``--dim-seeds 1,3,5,6`` with the
+   conditioned pass (13:44-13:56 UTC, load 12-17): seed 1 [2336, 2337] 22.1 s CPU, seed 3
+   [2336, 2337] 16.1 s, seed 5 [2290, 2337] 25.5 s, seed 6 [2334, 2337] 44.0 s; without it
+   (13:18-13:27 UTC, load 6-9): 20.4, 18.4, 25.3, 38.6 s CPU, the same intervals.  The
+   conditioned pass costs 0.2-0.9 s CPU per open question here (its float pass stops when a
+   round makes no neuron stable and cuts the unstable widths by < 5 %).
 3. Float32 SVD (numpy) ranks of the same Jacobian rows against their certified rank (rank mod
    p, a lower bound, against N - rank of the proven symmetries, an upper bound), 11:20 run:
    4-32-32-1 int/8 (1500 inputs): certified >= 1039, float32 298 / 261 / 815 (tolerances numpy
@@ -115,7 +142,9 @@
 
 Options: ``--quick`` (smaller pairs), ``--z3-timeout S`` (default 120), ``--skip-dim``,
 ``--dim-targets`` (only the rows of issue 15's ``dim`` targets), ``--dim-seeds 1,3`` (only those
-8-32-32-32-1 normal seeds, no ACAS Xu row), ``--acas-timeout S`` (default 60).
+8-32-32-32-1 normal seeds, no ACAS Xu row), ``--acas-timeout S`` (default 60), ``--dim-obbt 5,1``
+(float evidence only: conditioned bound tightening on the open pairs of those seeds, per face;
+``--obbt-faces tau`` only the face tau = 1).
 """
 
 from __future__ import annotations
