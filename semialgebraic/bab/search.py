@@ -22,6 +22,8 @@ import heapq
 from dataclasses import dataclass, field
 from fractions import Fraction
 
+import numpy as np
+
 from algebra.rationals import Q
 
 from ..budget import Budget
@@ -35,6 +37,8 @@ __all__ = ["ObjectiveBound", "bound_objective", "Engine"]
 
 _ZERO = Q(0)
 _DUAL_GRID = 1 << 60  # HiGHS's duals rounded to multiples of 2^-60 (see _lp_bound)
+_PAIR_SCORE = True    # experiments: False restores the triangle-only score
+_SKIP = 1e-6        # an LP point whose float value is this far (relative) below lower is not evaluated
 _XDEPTH = 12          # at most 12·d input splits on a path, then neuron splits (kinks stay unstable)
 
 
@@ -148,22 +152,48 @@ def _choose(ivs):
     return None
 
 
-def _choose_by_duals(ivs, holder):
-    """The unstable neuron whose upper triangle row costs the leaf's LP bound most: ``β_j · s_j ·
-    (−lo_j)`` (``s_j = hi/(hi − lo)``; the row's share of the Neumaier–Shcherbina constant,
-    the intercept score of BaBSR/FSB), or None without LP multipliers or when every share is 0."""
+def _choose_by_duals(ivs, holder, lines=None):
+    """The unstable neuron whose rows cost the leaf's LP bound most, or None without LP
+    multipliers or when every share is 0.  A neuron's share is its upper triangle row's part of
+    the Neumaier–Shcherbina constant, ``β_j · s_j · (−lo_j)`` (``s_j = hi/(hi − lo)``, the
+    intercept score of BaBSR/FSB); with the pair rows of a difference network (*lines*, per
+    hidden layer ``(su, tu, sl, tl)`` of :func:`.differential.delta_lines`, multipliers
+    ``gamma``, ``eta``) the share of pair ``j`` — its rows' constant ``γ_j·tu_j − η_j·tl_j`` plus
+    the triangle shares of ``a_j`` and ``b_j`` — goes to the unstable one of the two of larger
+    triangle area (splitting either makes the pair's lines nearly exact: the other's interval
+    is then narrowed to within ``δ`` of 0)."""
+    ranked = _ranked(ivs, holder, lines)
+    return ranked[0][1] if ranked else None
+
+
+def _ranked(ivs, holder, lines=None):
+    """The split candidates of :func:`_choose_by_duals` of positive share, ``(share, (l, j))``
+    best first (empty without LP multipliers)."""
     beta = holder.get("beta")
     if beta is None:
-        return None
-    best, arg = _ZERO, None
+        return []
+    gamma, eta = holder.get("gamma"), holder.get("eta")
+    out = []
     for l, layer in enumerate(ivs[:-1]):
+        own = []
         for j, (lo, hi) in enumerate(layer):
             b = beta[l][j]
-            if lo < 0 < hi and b > 0:
-                score = -b * hi * lo / (hi - lo)
-                if score > best:
-                    best, arg = score, (l, j)
-    return arg
+            own.append(-b * hi * lo / (hi - lo) if lo < 0 < hi and b > 0 else _ZERO)
+        if lines is None or gamma is None or not _PAIR_SCORE:
+            out += [(score, (l, j)) for j, score in enumerate(own) if score > 0]
+            continue
+        n = len(layer) // 2
+        for j in range(n):
+            cand = [k for k in (j, n + j) if layer[k][0] < 0 < layer[k][1]]
+            if not cand:
+                continue
+            _, tu, _, tl = lines[l][j]
+            score = own[j] + own[n + j] + gamma[l][j] * tu - eta[l][j] * tl
+            if score > 0:
+                k = max(cand, key=lambda k: (own[k], -layer[k][0] * layer[k][1] / (layer[k][1] - layer[k][0])))
+                out.append((score, (l, k)))
+    out.sort(key=lambda t: (-t[0], t[1]))
+    return out
 
 
 def _unstable(ivs):
@@ -205,9 +235,11 @@ class Engine:
         self._state: dict = {}
         self._records: dict = {}
         self._memo: dict = {}                 # per node: LP-tightening work done so far
+        self._lines: dict = {}                # per node: pair_lines (asked by the LP and the branching)
         self._boxes: dict = {}                # tuple(box) -> a number
         self._box_ids: dict = {}              # id(box) -> (box, its number)
         self.lp_memo: dict = {}               # the sign of HiGHS's duals that last gave a bound
+        self._floats = None                   # float64 layers of float_value, made on first use
 
     def _key(self, box, splits):
         """The cache key of a node: a small number for its box (hashing a tuple of 2d rationals
@@ -250,6 +282,20 @@ class Engine:
             hit = self._cache[key] = (ivs, None if state is None else state[0][-1])
         return hit
 
+    def float_value(self, p, c) -> float:
+        """``c · D(p)`` in floats (float64 weights, made once): a proposal's screen, the exact
+        value (the caller's) alone counts."""
+        if self._floats is None:
+            self._floats = ([np.array([[float(v) for v in row] for row in W], dtype=float) for W in self.Ws],
+                            [np.array([float(v) for v in b], dtype=float) for b in self.bs])
+        fW, fb = self._floats
+        h = np.array([float(v) for v in p], dtype=float)
+        for l, (W, b) in enumerate(zip(fW, fb)):
+            h = W @ h + b
+            if l < len(fW) - 1:
+                h = np.maximum(h, 0.0)
+        return float(np.dot(h, [float(v) for v in c]))
+
     def fork(self) -> "Engine":
         """An engine sharing this one's network bounds (symbolic, differential, LP template,
         tightener) with empty node caches: one per objective, so that a node is only ever
@@ -258,6 +304,7 @@ class Engine:
         out = object.__new__(Engine)
         out.__dict__.update(self.__dict__)
         out._cache, out._state, out._records, out._memo = {}, {}, {}, {}
+        out._lines = {}
         out.lp_memo = {}
         return out
 
@@ -269,7 +316,10 @@ class Engine:
     def pair_lines(self, box, splits):
         """Per hidden layer the lines ``(su, tu, sl, tl)`` of every pair at a node opened by
         :meth:`node` (:func:`.differential.delta_lines`), or None (not a paired network)."""
-        ivs, state = self._state.get(self._key(box, splits), (None, None))
+        key = self._key(box, splits)
+        if key in self._lines:
+            return self._lines[key]
+        ivs, state = self._state.get(key, (None, None))
         if ivs is None or state is None:
             return None
         out = []
@@ -280,6 +330,7 @@ class Engine:
                 (su, tu), (sl, tl), _ = delta_lines(ivs[l][j], ivs[l][n + j], state[0][l][j])
                 row.append((su, tu, sl, tl))
             out.append(row)
+        self._lines[key] = out               # (complete: a budget stop above leaves no entry)
         return out
 
 
@@ -348,6 +399,7 @@ def bound_objective(Ws, bs, box, c, value, *, budget: Budget | None = None,
         if lower is None or v > lower:
             lower, point = v, p
     counter = 0
+    centred: dict = {}                  # id -> box whose centre was evaluated (held: ids stay unique)
     heap: list = []
     leaves: list = []
 
@@ -378,7 +430,8 @@ def bound_objective(Ws, bs, box, c, value, *, budget: Budget | None = None,
             v = value(vertex)
             if v > lower:
                 lower, point = v, vertex
-        if nbox is not box:
+        if nbox is not box and id(nbox) not in centred:   # once per box (a neuron split's
+            centred[id(nbox)] = nbox                          # children share their parent's)
             centre = tuple((lo + hi) / 2 for lo, hi in nbox)
             v = value(centre)
             if v > lower:
@@ -403,6 +456,8 @@ def bound_objective(Ws, bs, box, c, value, *, budget: Budget | None = None,
                     bnd = lb
                 if x is not None:
                     for p in (_round_into(x, nbox), _vertex(x, nbox)):
+                        if engine.float_value(p, c) < float(lower) - _SKIP * (1 + abs(float(lower))):
+                            continue           # floats only skip a proposal, never decide
                         v = value(p)
                         if v > lower:
                             lower, point = v, p
@@ -471,18 +526,20 @@ def bound_objective(Ws, bs, box, c, value, *, budget: Budget | None = None,
             mid = (nbox[k][0] + nbox[k][1]) / 2
             arg = ("x", k, mid)
         else:
-            arg = _choose_by_duals(ivs, holder) or _choose(ivs)
+            ranked = [a for _, a in _ranked(ivs, holder, engine.pair_lines(nbox, splits))]
+            arg = ranked[0] if ranked else _choose(ivs)
         if arg is None:
             continue                   # no unstable neuron: the leaf's LP is as tight as it gets
         kids, n_leaves = [{}, {}], len(leaves)
         try:
-            for side in (0, 1):
-                if arg[0] == "x":
-                    _, k, mid = arg
+            if arg[0] == "x":
+                _, k, mid = arg
+                for side in (0, 1):
                     child = list(nbox)
                     child[k] = (nbox[k][0], mid) if side == 0 else (mid, nbox[k][1])
                     open_node(child, splits, kids[side], xdepth + 1)
-                else:
+            else:
+                for side in (0, 1):
                     open_node(nbox, {**splits, arg: side}, kids[side], xdepth, splits, arg[0])
         except KeyboardInterrupt:       # BudgetExhausted or Ctrl-C: the node stays a leaf
             budget.interrupt()          # with its own (valid) bound; the children are dropped
