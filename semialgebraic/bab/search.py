@@ -38,6 +38,7 @@ __all__ = ["ObjectiveBound", "bound_objective", "Engine"]
 _ZERO = Q(0)
 _DUAL_GRID = 1 << 60  # HiGHS's duals rounded to multiples of 2^-60 (see _lp_bound)
 _PAIR_SCORE = True    # experiments: False restores the triangle-only score
+_WARM = True        # HiGHS warm-started from the parent's basis (experiments: False)
 _SKIP = 1e-6        # an LP point whose float value is this far (relative) below lower is not evaluated
 _XDEPTH = 12          # at most 12·d input splits on a path, then neuron splits (kinks stay unstable)
 
@@ -61,7 +62,7 @@ def _zeros(Ws):
 
 
 def _lp_bound(Ws, bs, box, ivs, c, sym, time_limit=None, template=None, lines=None, halfspaces=(),
-              bound=None, tight=False, memo=None, target=None):
+              bound=None, tight=False, memo=None, target=None, basis=None, keep=None):
     """(bound, (mu, alpha, beta[, gamma, eta, kappa]), float point) of the node's triangle LP
     (with the pair rows of *lines*, :func:`.relaxation.pair_terms`, and the rows of the domain's
     *halfspaces*, multipliers ``kappa``) made rigorous, or ``(None, y, None)`` when the
@@ -76,10 +77,11 @@ def _lp_bound(Ws, bs, box, ivs, c, sym, time_limit=None, template=None, lines=No
     (a leaf without unstable neurons, where the LP is the exact maximum of its region), or when
     the bound is within 0.1 % above *target* (the value the search must reach to close the
     node), the duals rounded to ``10^-6`` and the nearest fractions of small denominator are
-    tried too: they recover the exact optimal duals of a tight LP.  *memo* (a dict kept by the caller, :attr:`Engine.lp_memo`) remembers the sign."""
+    tried too: they recover the exact optimal duals of a tight LP.  *memo* (a dict kept by the caller, :attr:`Engine.lp_memo`) remembers the sign.
+    *basis*, *keep*: HiGHS's warm start (:func:`.relaxation.float_duals`)."""
     memo = {} if memo is None else memo
     status, x, duals = float_duals(Ws, bs, box, ivs, c, time_limit=time_limit, template=template,
-                                   pair_lines=lines, halfspaces=halfspaces)
+                                   pair_lines=lines, halfspaces=halfspaces, basis=basis, keep=keep)
     first = memo.get("sign", 1)
     signs = (first, -first)
     if status == "infeasible" and duals is not None:
@@ -400,13 +402,14 @@ def bound_objective(Ws, bs, box, c, value, *, budget: Budget | None = None,
             lower, point = v, p
     counter = 0
     centred: dict = {}                  # id -> box whose centre was evaluated (held: ids stay unique)
+    bases: dict = {}                    # id(leaf holder) -> HiGHS's final basis at that leaf
     heap: list = []
     leaves: list = []
 
     def cut():
         return lower if prune_at is None else max(lower, prune_at)
 
-    def open_node(nbox, splits, holder, xdepth=0, parent=None, layer=None):
+    def open_node(nbox, splits, holder, xdepth=0, parent=None, layer=None, warm=None):
         nonlocal lower, point, counter
         ivs, deltas = engine.node(nbox, splits, parent, layer)
         recs = engine.tightened(nbox, splits)
@@ -438,10 +441,13 @@ def bound_objective(Ws, bs, box, c, value, *, budget: Budget | None = None,
                 lower, point = v, centre
         if (unstable or splits or engine.halfspaces) and bnd > cut() and engine.lp and not budget.exhausted() and (
                 unstable <= 64 or not input_splits):
+            keep: list | None = [] if _WARM else None
             got = _lp_bound(Ws, bs, nbox, ivs, c, engine.sym, time_limit=budget.remaining(),
                             template=engine.template, lines=engine.pair_lines(nbox, splits),
                             halfspaces=engine.halfspaces, bound=bnd, tight=unstable == 0, memo=engine.lp_memo,
-                            target=cut())
+                            target=cut(), basis=warm, keep=keep)
+            if keep:
+                bases[id(holder)] = keep[0]      # the children's warm start
             if got is not None:
                 lb, y, x = got
                 if lb is None:
@@ -489,6 +495,7 @@ def bound_objective(Ws, bs, box, c, value, *, budget: Budget | None = None,
     root: dict = {}
     if state is not None:               # resume: the earlier call's open nodes and best point
         heap, leaves, root = state["heap"], state["leaves"], state["root"]
+        bases, centred = state.get("bases", bases), state.get("centred", centred)
         counter, nodes = state["counter"], state["nodes"]
         if state["lower"] > lower:
             lower, point = state["lower"], state["point"]
@@ -531,22 +538,27 @@ def bound_objective(Ws, bs, box, c, value, *, budget: Budget | None = None,
         if arg is None:
             continue                   # no unstable neuron: the leaf's LP is as tight as it gets
         kids, n_leaves = [{}, {}], len(leaves)
+        warm = bases.pop(id(holder), None) if _WARM else None
         try:
             if arg[0] == "x":
                 _, k, mid = arg
                 for side in (0, 1):
                     child = list(nbox)
                     child[k] = (nbox[k][0], mid) if side == 0 else (mid, nbox[k][1])
-                    open_node(child, splits, kids[side], xdepth + 1)
+                    open_node(child, splits, kids[side], xdepth + 1, warm=warm)
             else:
                 for side in (0, 1):
-                    open_node(nbox, {**splits, arg: side}, kids[side], xdepth, splits, arg[0])
+                    open_node(nbox, {**splits, arg: side}, kids[side], xdepth, splits, arg[0], warm=warm)
         except KeyboardInterrupt:       # BudgetExhausted or Ctrl-C: the node stays a leaf
             budget.interrupt()          # with its own (valid) bound; the children are dropped
             del leaves[n_leaves:]
             heap[:] = [e for e in heap if e[4] is not kids[0] and e[4] is not kids[1]]
             heapq.heapify(heap)
             heapq.heappush(heap, entry)  # (and it stays open for a resumed call)
+            for kd in kids:
+                bases.pop(id(kd), None)
+            if warm is not None:
+                bases[id(holder)] = warm
             reason = str(budget.reason)
             break
         del leaves[next(i for i, lf in enumerate(leaves) if lf is holder)]   # by identity: equal leaves
@@ -564,5 +576,6 @@ def bound_objective(Ws, bs, box, c, value, *, budget: Budget | None = None,
                           reason or ("lower = upper" if upper == lower else
                                      "leaves without unstable neurons left a gap of dual rounding"),
                           extra={"state": {"heap": heap, "leaves": leaves, "root": root, "lower": lower,
-                                           "point": point, "counter": counter, "nodes": nodes}})
+                                           "point": point, "counter": counter, "nodes": nodes,
+                                           "bases": bases, "centred": centred}})
 
