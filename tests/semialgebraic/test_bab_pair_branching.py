@@ -2,7 +2,8 @@
 
 The split is chosen by the share of the node's LP bound carried by a pair's rows (the pair
 lines' constants and both triangle rows, :func:`semialgebraic.bab.search._ranked`); whatever is
-chosen, the certified interval must close on the region walk's exact value."""
+chosen, the certified interval must close on the region walk's exact value.  Also HiGHS's warm
+start of a child's LP from its parent's basis (:class:`semialgebraic.bab.relaxation.Basis`)."""
 
 from __future__ import annotations
 
@@ -104,3 +105,51 @@ def test_first_split_is_the_ranked_pair(monkeypatch):
     # the root of each objective was split by the first ranked pair, scored with its pair rows
     assert calls[0][1] and calls[0][0][0][1] == (0, 0)
     assert any(out and out[0][1] == (0, 5) for out, _ in calls)
+
+
+def test_warm_start_from_the_parent_basis():
+    """A child's LP started from its parent's basis (mapped by row identity): the basis is
+    accepted, HiGHS's optimum is the cold one's and the exact bounds agree."""
+    from highspy import _core as hc
+
+    from semialgebraic.bab import relaxation as R
+    a = Network.from_rows([[[1, 1], [1, -1], [-1, 1]], [[1, -1, 1]]], [[0, 0, 0], [0]])
+    b = Network.from_rows([[["17/16", 1], [1, "-15/16"], [-1, 1]], [["15/16", -1, "17/16"]]],
+                          [["1/16", 0, "-1/16"], ["1/16"]])
+    D = difference_network(a, b)
+    Ws, bs = [W.to_rows() for W in D.weights], [list(v) for v in D.biases]
+    box = [(Q(-1), Q(1))] * 2
+    eng = Engine(Ws, bs, paired=True)
+    ivs, _ = eng.node(box, {})
+    keep = []
+    st, _, _ = R.float_duals(Ws, bs, box, ivs, [Q(1)], template=eng.template,
+                             pair_lines=eng.pair_lines(box, {}), keep=keep)
+    assert st == "optimal" and len(keep) == 1 and len(keep[0].cols) == eng.template.ncol
+    unstable = [(0, j) for j, (lo, hi) in enumerate(ivs[0]) if lo < 0 < hi]
+    assert unstable
+    applied = []
+    orig = R.Basis.apply
+
+    def apply(self, h, keys, t):
+        applied.append(orig(self, h, keys, t))
+        return applied[-1]
+    R.Basis.apply = apply
+    try:
+        for split in unstable:
+            for side in (0, 1):
+                sp = {split: side}
+                civs, _ = eng.node(box, sp, {}, 0)
+                if civs is None:
+                    continue
+                lines = eng.pair_lines(box, sp)
+                cold = R.float_duals(Ws, bs, box, civs, [Q(1)], template=eng.template, pair_lines=lines)
+                warm = R.float_duals(Ws, bs, box, civs, [Q(1)], template=eng.template, pair_lines=lines,
+                                     basis=keep[0])
+                assert cold[0] == warm[0] == "optimal"
+                ys = [next(R.candidates(civs, r[2], dens=(1 << 60,), signs=(1,))) for r in (cold, warm)]
+                vals = [R.exact_bound_int(eng.sym, box, civs, [Q(1)], *y, lines=lines) for y in ys]
+                assert abs(vals[0] - vals[1]) <= Q(1, 10 ** 6)
+    finally:
+        R.Basis.apply = orig
+    assert applied and all(applied)
+    assert hc.HighsBasisStatus.kBasic == hc.HighsBasisStatus(1)
