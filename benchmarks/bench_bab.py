@@ -21,8 +21,10 @@ machine's 1-minute load average when the row ended.
     python benchmarks/bench_bab.py [--timeout 60] [--full-timeout 120] [--points 10]
                                    [--width 1/100] [--no-milp] [--eps]
                                    [--only digits|acas|he] [--nnet PATH] [--full-only]
+                                   [--digits 64-32-10|64-32-16-10]
 
-``--full-only`` runs the full-box rows of acas/he alone (e.g. ``--full-timeout 600``).
+``--full-only`` runs the full-box rows of acas/he alone (e.g. ``--full-timeout 600``);
+``--digits 64-32-10`` one digits row alone (e.g. ``--only digits --timeout 600``).
 """
 
 from __future__ import annotations
@@ -226,6 +228,8 @@ def main():
     ap.add_argument("--no-milp", dest="milp", action="store_false")
     ap.add_argument("--eps", action="store_true")
     ap.add_argument("--only", choices=("digits", "acas", "he"))
+    ap.add_argument("--digits", choices=("64-32-10", "64-32-16-10"), action="append",
+                    help="the digits rows to run (repeatable; default both)")
     ap.add_argument("--nnet", default=str(DATA / "ACASXU_run2a_1_1_batch_2000.nnet"))
     ap.add_argument("--full-only", action="store_true", help="acas/he: the full-box rows only")
     args = ap.parse_args()
@@ -242,7 +246,7 @@ def main():
     args.timeout_now = args.timeout
     w = to_q(args.width)
     if args.only in (None, "digits"):
-        for name in ("64-32-10", "64-32-16-10"):
+        for name in args.digits or ("64-32-10", "64-32-16-10"):
             Ws, bs = digits(name)
             a, b = to_net(Ws, bs, np.float32), to_net(Ws, bs, np.float16)
             row(f"digits {name}", a, b, [(Q(0), Q(16))] * 64, args)

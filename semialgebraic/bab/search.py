@@ -8,10 +8,18 @@ relaxation guessed by HiGHS and bounded exactly by the Neumaier–Shcherbina cor
 (:mod:`.relaxation`).  Branching: for input dimension ``d <= 8`` and more than ``d`` unstable
 neurons, the widest input coordinate at its midpoint (at most ``12·d`` such splits on a path);
 otherwise, at a leaf bounded by the LP, the unstable neuron whose triangle row weighs most in
-its bound (multiplier times intercept, the BaBSR/FSB-style score), else the unstable neuron of
+its bound (multiplier times intercept, the BaBSR/FSB-style score; on a difference network the
+pair ``(a_j, b_j)`` whose pair rows and two triangle rows weigh most together, split at the
+one of the two with the larger own share: :func:`_ranked`), else the unstable neuron of
 the earliest layer with the largest triangle area (children ``z <= 0`` then ``z >= 0``).  Every
-node's hidden intervals are first tightened by LPs (:mod:`.tighten`, a counted cap per node).  The primal side evaluates candidate points exactly (box corners
-and centres, LP solutions rounded into the box and the box vertex nearest them).  Anytime: the
+node's hidden intervals are first tightened by LPs (:mod:`.tighten`, a counted cap per node).
+HiGHS starts a child's LP from its parent's final basis (:class:`.relaxation.Basis`; measured
+on digits 64-32-10: 13× fewer simplex iterations); floats still only propose the duals.
+Scoring by a lookahead (FSB's strong branching: both children's LPs for the 3 or 6 best
+candidates) gave worse bounds per CPU second on digits 64-32-10 (2026-12-02) and is not done.
+The primal side evaluates candidate points exactly (box corners
+and centres, LP solutions rounded into the box and the box vertex nearest them; an LP point
+whose float value is below ``lower`` is skipped, a box centre evaluated once).  Anytime: the
 certified interval ``[lower, upper]`` and a point attaining ``lower`` are known after every
 node; a budget stop returns them with ``complete`` False.
 """
@@ -21,6 +29,8 @@ from __future__ import annotations
 import heapq
 from dataclasses import dataclass, field
 from fractions import Fraction
+
+import numpy as np
 
 from algebra.rationals import Q
 
@@ -35,6 +45,9 @@ __all__ = ["ObjectiveBound", "bound_objective", "Engine"]
 
 _ZERO = Q(0)
 _DUAL_GRID = 1 << 60  # HiGHS's duals rounded to multiples of 2^-60 (see _lp_bound)
+_PAIR_SCORE = True    # experiments: False restores the triangle-only score
+_WARM = True        # HiGHS warm-started from the parent's basis (experiments: False)
+_SKIP = 1e-6        # an LP point whose float value is this far (relative) below lower is not evaluated
 _XDEPTH = 12          # at most 12·d input splits on a path, then neuron splits (kinks stay unstable)
 
 
@@ -57,7 +70,7 @@ def _zeros(Ws):
 
 
 def _lp_bound(Ws, bs, box, ivs, c, sym, time_limit=None, template=None, lines=None, halfspaces=(),
-              bound=None, tight=False, memo=None, target=None):
+              bound=None, tight=False, memo=None, target=None, basis=None, keep=None):
     """(bound, (mu, alpha, beta[, gamma, eta, kappa]), float point) of the node's triangle LP
     (with the pair rows of *lines*, :func:`.relaxation.pair_terms`, and the rows of the domain's
     *halfspaces*, multipliers ``kappa``) made rigorous, or ``(None, y, None)`` when the
@@ -72,10 +85,11 @@ def _lp_bound(Ws, bs, box, ivs, c, sym, time_limit=None, template=None, lines=No
     (a leaf without unstable neurons, where the LP is the exact maximum of its region), or when
     the bound is within 0.1 % above *target* (the value the search must reach to close the
     node), the duals rounded to ``10^-6`` and the nearest fractions of small denominator are
-    tried too: they recover the exact optimal duals of a tight LP.  *memo* (a dict kept by the caller, :attr:`Engine.lp_memo`) remembers the sign."""
+    tried too: they recover the exact optimal duals of a tight LP.  *memo* (a dict kept by the caller, :attr:`Engine.lp_memo`) remembers the sign.
+    *basis*, *keep*: HiGHS's warm start (:func:`.relaxation.float_duals`)."""
     memo = {} if memo is None else memo
     status, x, duals = float_duals(Ws, bs, box, ivs, c, time_limit=time_limit, template=template,
-                                   pair_lines=lines, halfspaces=halfspaces)
+                                   pair_lines=lines, halfspaces=halfspaces, basis=basis, keep=keep)
     first = memo.get("sign", 1)
     signs = (first, -first)
     if status == "infeasible" and duals is not None:
@@ -148,22 +162,48 @@ def _choose(ivs):
     return None
 
 
-def _choose_by_duals(ivs, holder):
-    """The unstable neuron whose upper triangle row costs the leaf's LP bound most: ``β_j · s_j ·
-    (−lo_j)`` (``s_j = hi/(hi − lo)``; the row's share of the Neumaier–Shcherbina constant,
-    the intercept score of BaBSR/FSB), or None without LP multipliers or when every share is 0."""
+def _choose_by_duals(ivs, holder, lines=None):
+    """The unstable neuron whose rows cost the leaf's LP bound most, or None without LP
+    multipliers or when every share is 0.  A neuron's share is its upper triangle row's part of
+    the Neumaier–Shcherbina constant, ``β_j · s_j · (−lo_j)`` (``s_j = hi/(hi − lo)``, the
+    intercept score of BaBSR/FSB); with the pair rows of a difference network (*lines*, per
+    hidden layer ``(su, tu, sl, tl)`` of :func:`.differential.delta_lines`, multipliers
+    ``gamma``, ``eta``) the share of pair ``j`` — its rows' constant ``γ_j·tu_j − η_j·tl_j`` plus
+    the triangle shares of ``a_j`` and ``b_j`` — goes to the unstable one of the two of larger
+    triangle area (splitting either makes the pair's lines nearly exact: the other's interval
+    is then narrowed to within ``δ`` of 0)."""
+    ranked = _ranked(ivs, holder, lines)
+    return ranked[0][1] if ranked else None
+
+
+def _ranked(ivs, holder, lines=None):
+    """The split candidates of :func:`_choose_by_duals` of positive share, ``(share, (l, j))``
+    best first (empty without LP multipliers)."""
     beta = holder.get("beta")
     if beta is None:
-        return None
-    best, arg = _ZERO, None
+        return []
+    gamma, eta = holder.get("gamma"), holder.get("eta")
+    out = []
     for l, layer in enumerate(ivs[:-1]):
+        own = []
         for j, (lo, hi) in enumerate(layer):
             b = beta[l][j]
-            if lo < 0 < hi and b > 0:
-                score = -b * hi * lo / (hi - lo)
-                if score > best:
-                    best, arg = score, (l, j)
-    return arg
+            own.append(-b * hi * lo / (hi - lo) if lo < 0 < hi and b > 0 else _ZERO)
+        if lines is None or gamma is None or not _PAIR_SCORE:
+            out += [(score, (l, j)) for j, score in enumerate(own) if score > 0]
+            continue
+        n = len(layer) // 2
+        for j in range(n):
+            cand = [k for k in (j, n + j) if layer[k][0] < 0 < layer[k][1]]
+            if not cand:
+                continue
+            _, tu, _, tl = lines[l][j]
+            score = own[j] + own[n + j] + gamma[l][j] * tu - eta[l][j] * tl
+            if score > 0:
+                k = max(cand, key=lambda k: (own[k], -layer[k][0] * layer[k][1] / (layer[k][1] - layer[k][0])))
+                out.append((score, (l, k)))
+    out.sort(key=lambda t: (-t[0], t[1]))
+    return out
 
 
 def _unstable(ivs):
@@ -205,9 +245,11 @@ class Engine:
         self._state: dict = {}
         self._records: dict = {}
         self._memo: dict = {}                 # per node: LP-tightening work done so far
+        self._lines: dict = {}                # per node: pair_lines (asked by the LP and the branching)
         self._boxes: dict = {}                # tuple(box) -> a number
         self._box_ids: dict = {}              # id(box) -> (box, its number)
         self.lp_memo: dict = {}               # the sign of HiGHS's duals that last gave a bound
+        self._floats = None                   # float64 layers of float_value, made on first use
 
     def _key(self, box, splits):
         """The cache key of a node: a small number for its box (hashing a tuple of 2d rationals
@@ -250,6 +292,20 @@ class Engine:
             hit = self._cache[key] = (ivs, None if state is None else state[0][-1])
         return hit
 
+    def float_value(self, p, c) -> float:
+        """``c · D(p)`` in floats (float64 weights, made once): a proposal's screen, the exact
+        value (the caller's) alone counts."""
+        if self._floats is None:
+            self._floats = ([np.array([[float(v) for v in row] for row in W], dtype=float) for W in self.Ws],
+                            [np.array([float(v) for v in b], dtype=float) for b in self.bs])
+        fW, fb = self._floats
+        h = np.array([float(v) for v in p], dtype=float)
+        for l, (W, b) in enumerate(zip(fW, fb)):
+            h = W @ h + b
+            if l < len(fW) - 1:
+                h = np.maximum(h, 0.0)
+        return float(np.dot(h, [float(v) for v in c]))
+
     def fork(self) -> "Engine":
         """An engine sharing this one's network bounds (symbolic, differential, LP template,
         tightener) with empty node caches: one per objective, so that a node is only ever
@@ -258,6 +314,7 @@ class Engine:
         out = object.__new__(Engine)
         out.__dict__.update(self.__dict__)
         out._cache, out._state, out._records, out._memo = {}, {}, {}, {}
+        out._lines = {}
         out.lp_memo = {}
         return out
 
@@ -269,7 +326,10 @@ class Engine:
     def pair_lines(self, box, splits):
         """Per hidden layer the lines ``(su, tu, sl, tl)`` of every pair at a node opened by
         :meth:`node` (:func:`.differential.delta_lines`), or None (not a paired network)."""
-        ivs, state = self._state.get(self._key(box, splits), (None, None))
+        key = self._key(box, splits)
+        if key in self._lines:
+            return self._lines[key]
+        ivs, state = self._state.get(key, (None, None))
         if ivs is None or state is None:
             return None
         out = []
@@ -280,6 +340,7 @@ class Engine:
                 (su, tu), (sl, tl), _ = delta_lines(ivs[l][j], ivs[l][n + j], state[0][l][j])
                 row.append((su, tu, sl, tl))
             out.append(row)
+        self._lines[key] = out               # (complete: a budget stop above leaves no entry)
         return out
 
 
@@ -348,13 +409,15 @@ def bound_objective(Ws, bs, box, c, value, *, budget: Budget | None = None,
         if lower is None or v > lower:
             lower, point = v, p
     counter = 0
+    centred: dict = {}                  # id -> box whose centre was evaluated (held: ids stay unique)
+    bases: dict = {}                    # id(leaf holder) -> HiGHS's final basis at that leaf
     heap: list = []
     leaves: list = []
 
     def cut():
         return lower if prune_at is None else max(lower, prune_at)
 
-    def open_node(nbox, splits, holder, xdepth=0, parent=None, layer=None):
+    def open_node(nbox, splits, holder, xdepth=0, parent=None, layer=None, warm=None):
         nonlocal lower, point, counter
         ivs, deltas = engine.node(nbox, splits, parent, layer)
         recs = engine.tightened(nbox, splits)
@@ -378,17 +441,21 @@ def bound_objective(Ws, bs, box, c, value, *, budget: Budget | None = None,
             v = value(vertex)
             if v > lower:
                 lower, point = v, vertex
-        if nbox is not box:
+        if nbox is not box and id(nbox) not in centred:   # once per box (a neuron split's
+            centred[id(nbox)] = nbox                          # children share their parent's)
             centre = tuple((lo + hi) / 2 for lo, hi in nbox)
             v = value(centre)
             if v > lower:
                 lower, point = v, centre
         if (unstable or splits or engine.halfspaces) and bnd > cut() and engine.lp and not budget.exhausted() and (
                 unstable <= 64 or not input_splits):
+            keep: list | None = [] if _WARM else None
             got = _lp_bound(Ws, bs, nbox, ivs, c, engine.sym, time_limit=budget.remaining(),
                             template=engine.template, lines=engine.pair_lines(nbox, splits),
                             halfspaces=engine.halfspaces, bound=bnd, tight=unstable == 0, memo=engine.lp_memo,
-                            target=cut())
+                            target=cut(), basis=warm, keep=keep)
+            if keep:
+                bases[id(holder)] = keep[0]      # the children's warm start
             if got is not None:
                 lb, y, x = got
                 if lb is None:
@@ -403,6 +470,8 @@ def bound_objective(Ws, bs, box, c, value, *, budget: Budget | None = None,
                     bnd = lb
                 if x is not None:
                     for p in (_round_into(x, nbox), _vertex(x, nbox)):
+                        if engine.float_value(p, c) < float(lower) - _SKIP * (1 + abs(float(lower))):
+                            continue           # floats only skip a proposal, never decide
                         v = value(p)
                         if v > lower:
                             lower, point = v, p
@@ -434,6 +503,7 @@ def bound_objective(Ws, bs, box, c, value, *, budget: Budget | None = None,
     root: dict = {}
     if state is not None:               # resume: the earlier call's open nodes and best point
         heap, leaves, root = state["heap"], state["leaves"], state["root"]
+        bases, centred = state.get("bases", bases), state.get("centred", centred)
         counter, nodes = state["counter"], state["nodes"]
         if state["lower"] > lower:
             lower, point = state["lower"], state["point"]
@@ -471,25 +541,32 @@ def bound_objective(Ws, bs, box, c, value, *, budget: Budget | None = None,
             mid = (nbox[k][0] + nbox[k][1]) / 2
             arg = ("x", k, mid)
         else:
-            arg = _choose_by_duals(ivs, holder) or _choose(ivs)
+            ranked = [a for _, a in _ranked(ivs, holder, engine.pair_lines(nbox, splits))]
+            arg = ranked[0] if ranked else _choose(ivs)
         if arg is None:
             continue                   # no unstable neuron: the leaf's LP is as tight as it gets
         kids, n_leaves = [{}, {}], len(leaves)
+        warm = bases.pop(id(holder), None) if _WARM else None
         try:
-            for side in (0, 1):
-                if arg[0] == "x":
-                    _, k, mid = arg
+            if arg[0] == "x":
+                _, k, mid = arg
+                for side in (0, 1):
                     child = list(nbox)
                     child[k] = (nbox[k][0], mid) if side == 0 else (mid, nbox[k][1])
-                    open_node(child, splits, kids[side], xdepth + 1)
-                else:
-                    open_node(nbox, {**splits, arg: side}, kids[side], xdepth, splits, arg[0])
+                    open_node(child, splits, kids[side], xdepth + 1, warm=warm)
+            else:
+                for side in (0, 1):
+                    open_node(nbox, {**splits, arg: side}, kids[side], xdepth, splits, arg[0], warm=warm)
         except KeyboardInterrupt:       # BudgetExhausted or Ctrl-C: the node stays a leaf
             budget.interrupt()          # with its own (valid) bound; the children are dropped
             del leaves[n_leaves:]
             heap[:] = [e for e in heap if e[4] is not kids[0] and e[4] is not kids[1]]
             heapq.heapify(heap)
             heapq.heappush(heap, entry)  # (and it stays open for a resumed call)
+            for kd in kids:
+                bases.pop(id(kd), None)
+            if warm is not None:
+                bases[id(holder)] = warm
             reason = str(budget.reason)
             break
         del leaves[next(i for i, lf in enumerate(leaves) if lf is holder)]   # by identity: equal leaves
@@ -507,5 +584,6 @@ def bound_objective(Ws, bs, box, c, value, *, budget: Budget | None = None,
                           reason or ("lower = upper" if upper == lower else
                                      "leaves without unstable neurons left a gap of dual rounding"),
                           extra={"state": {"heap": heap, "leaves": leaves, "root": root, "lower": lower,
-                                           "point": point, "counter": counter, "nodes": nodes}})
+                                           "point": point, "counter": counter, "nodes": nodes,
+                                           "bases": bases, "centred": centred}})
 
