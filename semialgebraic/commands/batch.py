@@ -3,7 +3,7 @@ search as tasks: the open nodes of one tree, batches of regions, or cells), on D
 installed (:mod:`semialgebraic.distributed`).
 
 ``netfibers batch JOB MANIFEST --out RESULTS.jsonl [--workers N | --scheduler ADDRESS]
-[--timeout S] [--memory-limit M] [--box B] [--scatter] [--json]``
+[--start-cluster] [--timeout S] [--memory-limit M] [--box B] [--scatter] [--json]``
 
 ``netfibers search diff A B --box B [--method tree|cells] [--cells K] [--workers N | --scheduler ADDRESS]
 [--checkpoint FILE] [--certificate FILE] [--timeout S] [--json]`` and
@@ -33,7 +33,8 @@ def _where_args(p) -> None:
     where = p.add_mutually_exclusive_group()
     where.add_argument("--workers", type=int, metavar="N",
                        help="worker processes of the embedded Dask LocalCluster (default: one "
-                            "per core; 0 runs serially in this process)")
+                            "per core; 0 runs serially in this process; batch: the cluster starts "
+                            "when the estimated work is worth it, or at once with --start-cluster)")
     where.add_argument("--scheduler", metavar="ADDRESS",
                        help="use the running Dask cluster at ADDRESS (tcp://host:8786)")
     p.add_argument("--memory-limit", metavar="M", help="memory limit per worker, passed to Dask "
@@ -66,6 +67,10 @@ def register(sub, parent) -> None:
     p.add_argument("--box", metavar="BOX", help="diff: the box of items without a box column (lo,hi or lo1:hi1,...)")
     p.add_argument("--scatter", action="store_true",
                    help="send the files' bytes to the workers (workers without the file system)")
+    p.add_argument("--start-cluster", action="store_true",
+                   help="start the embedded LocalCluster at once, in the background while the "
+                        "manifest is read (default: started only when the estimated work is "
+                        "worth it; a batch of trivial items runs in this process)")
     p.add_argument("--quiet", action="store_true", help="no progress line")
     p.set_defaults(func=cmd_batch)
 
@@ -118,11 +123,14 @@ def cmd_batch(args) -> int:
     from ..distributed.batch import run_batch
     if args.workers is not None and args.workers < 0:
         fail("--workers must be >= 0")
+    if args.start_cluster and (args.scheduler or args.workers == 0):
+        fail("--start-cluster starts the embedded cluster: not with --scheduler or --workers 0")
     try:
         s = run_batch(args.job, args.manifest, args.out, workers=args.workers,
                       scheduler=args.scheduler, timeout=args.timeout,
                       memory_limit=args.memory_limit, box=args.box, scatter=args.scatter,
-                      progress=not args.quiet and not args.json)
+                      progress=not args.quiet and not args.json,
+                      start_cluster=args.start_cluster)
     except AlgebraError as exc:
         fail(str(exc))
     except ImportError as exc:
@@ -189,10 +197,11 @@ def cmd_search(args) -> int:
         fail(str(exc))
     except ImportError as exc:
         fail(str(exc))
-    except KeyboardInterrupt:
-        walk = args.what == "regions" and (args.method or ("cells" if args.cells else "walk")) == "walk"
-        print("netfibers: interrupted" + (f"; {args.checkpoint} holds the finished "
-                                          f"{'regions' if walk else 'cells'}"
+    except KeyboardInterrupt:            # the one handler of search (tree, cells and walk)
+        method = args.method or ("cells" if args.cells is not None else
+                                 ("tree" if args.what == "diff" else "walk"))
+        done = {"walk": "regions", "tree": "tasks"}.get(method, "cells")
+        print("netfibers: interrupted" + (f"; {args.checkpoint} holds the finished {done}"
                                           if args.checkpoint else ""), file=sys.stderr)
         return 3
     data = r.to_json()
@@ -222,18 +231,12 @@ def cmd_search(args) -> int:
 
 
 def _tree_diff(args, nets, box) -> int:
-    """``search diff`` with the open nodes of one tree as tasks (:mod:`..distributed.tree`)."""
+    """``search diff`` with the open nodes of one tree as tasks (:mod:`..distributed.tree`);
+    called inside :func:`cmd_search`'s handlers (errors, Ctrl-C)."""
     from ..distributed.tree import tree_diff
-    try:
-        r = tree_diff(nets[0], nets[1], box, workers=args.workers, scheduler=args.scheduler,
-                      memory_limit=args.memory_limit, timeout=args.timeout,
-                      checkpoint=args.checkpoint, progress=not args.json, nodes=args.nodes)
-    except (AlgebraError, ImportError) as exc:
-        fail(str(exc))
-    except KeyboardInterrupt:
-        print("netfibers: interrupted" + (f"; {args.checkpoint} holds the finished tasks"
-                                          if args.checkpoint else ""), file=sys.stderr)
-        return 3
+    r = tree_diff(nets[0], nets[1], box, workers=args.workers, scheduler=args.scheduler,
+                  memory_limit=args.memory_limit, timeout=args.timeout,
+                  checkpoint=args.checkpoint, progress=not args.json, nodes=args.nodes)
     data = r.to_json()
     if args.certificate and r.certificate is not None:
         write_certificate(r.certificate, args.certificate)

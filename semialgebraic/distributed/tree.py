@@ -20,11 +20,13 @@
   task also stops once its open nodes are bounded by the bound of the next wave's last node,
   where the frontier has better nodes: global best-first, roughly),
   grafts the returned subtrees into one tree per objective and takes a wave's results in the
-  wave's order; two waves are in flight (the next one is formed from the frontier before the
-  results of the one before it are grafted, so the workers do not wait for a wave's last
-  task), and the rule that forms them does not depend on the executor, so the tree, the
-  interval and the certificate are the same serially (``workers=0``) and on any number of
-  workers;
+  wave's order; the next wave is formed once a wave is grafted (:data:`_PIPELINE` waves in
+  flight, 1: its tasks close the nodes bounded by the latest lower bound, where with two waves
+  in flight they had the lower bound of two waves before — 4-28-28-1: 304 node expansions with
+  two waves in flight, 221 with one, 183 in the serial search; a wave's tasks still keep two
+  workers busy: 1.89x on that run's task times), and the rule that forms them does not depend
+  on the executor, so the tree, the interval and the certificate are the same serially
+  (``workers=0``) and on any number of workers;
 * the **certificate** is the ``bab_bound`` certificate of the serial ``netfibers diff``
   (:func:`semialgebraic.certificates.bab_bound_certificate`; the records interned by content so
   that the builder tables each once), checked in parts (:func:`semialgebraic.verify.verify_part`:
@@ -42,7 +44,7 @@ import heapq
 import json
 import sys
 import time
-from collections import deque
+from collections import OrderedDict, deque
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -53,9 +55,9 @@ from algebra.network import Network
 from algebra.rationals import Q, q_json, to_q
 
 from ..bab import bound_objective
-from ..bab.primal import float_candidates
+from ..bab.primal import float_candidates, region_search
 from ..bab.search import Engine
-from ..budget import Budget
+from ..budget import Budget, BudgetExhausted
 from ..certificates import jsonable
 from ..certificates.bab_bound import bab_bound_certificate
 from ..exceptions import CertificateError
@@ -69,27 +71,45 @@ DEFAULT_NODES = 48     # node expansions per task before its open leaves go back
 DEFAULT_WAVE = 8       # nodes submitted at once (the best first; independent of the workers)
 PART_LEAVES = 400      # leaves per verification part (a subtree checked on a worker)
 _SEARCH_SHARE = 0.85   # of a timeout, for the search; the rest for the certificate's check
-_PIPELINE = 2          # waves in flight: the next wave runs while the last tasks of one finish
-_ENGINES: dict = {}    # in each worker process: (pair digest, o, s) -> engine (see expand)
-_NETS: dict = {}       # pair digest -> (D, rows, biases, base engine)
+_STARTS = 8           # the gradient ascent's points a root's walk starts from (as bab.diff)
+_PIPELINE = 1          # waves in flight (2: the next wave ran while the last tasks of one finished)
+_ENGINES: OrderedDict = OrderedDict()   # in each worker process: (pair digest, o, s) -> engine
+_NETS: OrderedDict = OrderedDict()      # pair digest -> (D, rows, biases, base engine)
+MAX_PAIRS = 2          # network pairs a worker keeps (least recently used dropped first)
+MAX_ENGINES = 16       # objective engines a worker keeps (least recently used dropped first)
+MAX_CACHED_NODES = 4096   # nodes an objective engine keeps before it starts afresh
 
 
 # -- the task ----------------------------------------------------------------------------------
 def _engine(a_json, b_json, key, objective):
-    """The worker's engine of one objective of the pair *key* (built once per process)."""
-    eng = _ENGINES.get((key, *objective))
+    """The worker's engine of one objective of the pair *key* (built once per process; the
+    caches are least-recently-used with caps :data:`MAX_PAIRS`, :data:`MAX_ENGINES`, and an
+    engine that holds more than :data:`MAX_CACHED_NODES` nodes is replaced by a fresh one: a
+    node is only ever opened along its own path, from the last input split, so a task gives
+    the same numbers on a fresh engine — the reason for one engine per objective)."""
+    ek = (key, *objective)
+    eng = _ENGINES.get(ek)
+    if eng is not None and len(eng._cache) > MAX_CACHED_NODES:
+        del _ENGINES[ek]
+        eng = None
     if eng is not None:
+        _ENGINES.move_to_end(ek)
+        _NETS.move_to_end(key)
         eng.lp_memo.clear()     # the dual sign tried first: from this task's own nodes only
         return _NETS[key][:3] + (eng,)
     if key not in _NETS:
-        if len(_NETS) >= 2:                      # a worker keeps the last pairs only
-            _NETS.clear()
-            _ENGINES.clear()
+        while len(_NETS) >= MAX_PAIRS:
+            old, _ = _NETS.popitem(last=False)
+            for k in [k for k in _ENGINES if k[0] == old]:
+                del _ENGINES[k]
         a, b = network_from_dict(a_json), network_from_dict(b_json)
         D = difference_network(a, b)
         Ws, bs = [W.to_rows() for W in D.weights], [list(v) for v in D.biases]
         _NETS[key] = (D, Ws, bs, Engine(Ws, bs, paired=a.widths == b.widths))
-    eng = _ENGINES[(key, *objective)] = _NETS[key][3].fork()
+    _NETS.move_to_end(key)
+    while len(_ENGINES) >= MAX_ENGINES:
+        _ENGINES.popitem(last=False)
+    eng = _ENGINES[ek] = _NETS[key][3].fork()
     return _NETS[key][:3] + (eng,)
 
 
@@ -139,35 +159,62 @@ def _hoisted(tree):
     return jsonable(walk(tree)), jsonable(table)
 
 
+def _starts(Ws, bs, box, o, s) -> list:
+    """The start points of an objective's root, those of the serial ``diff``
+    (:func:`semialgebraic.bab.diff.bounded_diff`): the gradient ascent's best 3 of
+    :data:`_STARTS` and the best points of the float walk over regions from all of them (the
+    tree's tasks then close the nodes the serial search closes from its start; it had the
+    ascent's 3 points alone)."""
+    seeds = float_candidates(Ws, bs, box, o, s, seed=o, keep=_STARTS)
+    return seeds[:3] + region_search(Ws, bs, box, o, s, seeds)
+
+
 def expand(a_json: dict, b_json: dict, key: str, box_json: list, node: dict, prune, nodes: int,
-           stop=None) -> dict:
+           stop=None, deadline=None) -> dict:
     """Task: the branch and bound of one objective from *node* (module docstring) within *nodes*
     node expansions, nodes bounded by *prune* (an attained value, or None) closed; with *stop*
     (above *prune*), the expansions also end when every open node is bounded by *stop* (the
-    client's frontier holds a wave of nodes above it: global best-first, roughly).
+    client's frontier holds a wave of nodes above it: global best-first, roughly).  With
+    *deadline* (seconds since the epoch: the search's timeout), the task also stops there, in
+    the middle of a node's LPs too (``Budget.active``): ``"cut": True``, a valid but partial
+    subtree that the client grafts but does not checkpoint (``{"cut": True, "tree": None}``
+    when the deadline came before the node's own bound: the node stays open).
 
     Returns ``{"tree", "records", "open": [{"steps", "bound"}], "closed", "lower", "point",
-    "output", "expansions"}``: the subtree (the node as its root), its records' table, the open
-    leaves (steps from the objective's root), the largest bound of a closed leaf (None: none),
-    and ``max_o |a_o − b_o|`` at the best point of the objective found in the node's box."""
+    "output", "expansions", "cut"}``: the subtree (the node as its root), its records' table,
+    the open leaves (steps from the objective's root), the largest bound of a closed leaf (None:
+    none), and ``max_o |a_o − b_o|`` at the best point of the objective found in the node's box."""
     o, s = node["objective"]
     steps = node["steps"]
-    D, Ws, bs, eng = _engine(a_json, b_json, key, (o, s))
-    box = [(to_q(lo), to_q(hi)) for lo, hi in box_json]
-    path = _path(box, steps)
-    first = max((i for i, st in enumerate(steps) if st[0] == "x"), default=-1) + 1
-    for nbox, splits, _, parent, layer in path[first:-1]:    # the chain the node's intervals reuse
-        eng.node(nbox, splits, parent, layer)
-    c = [Q(0)] * len(bs[-1])
-    c[o] = Q(s)
-    start = float_candidates(Ws, bs, box, o, s, seed=o) if not steps else []
-    budget = Budget(max_regions=nodes)
-    cut_at = None if prune is None else to_q(prune)
-    if stop is not None:
-        cut_at = to_q(stop) if cut_at is None else max(cut_at, to_q(stop))
-    ob = bound_objective(Ws, bs, box, c, lambda x: s * D.evaluate(x)[o], budget=budget,
-                         prune_at=cut_at, start=start, engine=eng, at=path[-1])
+    left = None if deadline is None else max(0.0, deadline - time.time())
+    budget = Budget(timeout=left, max_regions=nodes)
+    with budget.active():
+        try:
+            D, Ws, bs, eng = _engine(a_json, b_json, key, (o, s))
+            box = [(to_q(lo), to_q(hi)) for lo, hi in box_json]
+            path = _path(box, steps)
+            first = max((i for i, st in enumerate(steps) if st[0] == "x"), default=-1) + 1
+            for nbox, splits, _, parent, layer in path[first:-1]:   # the chain the node reuses
+                eng.node(nbox, splits, parent, layer)
+            c = [Q(0)] * len(bs[-1])
+            c[o] = Q(s)
+            start = _starts(Ws, bs, box, o, s) if not steps else []
+        except BudgetExhausted:
+            _ENGINES.pop((key, o, s), None)   # no node cut in its LPs stays cached half done
+            return {"cut": True, "tree": None}
+        cut_at = None if prune is None else to_q(prune)
+        if stop is not None:
+            cut_at = to_q(stop) if cut_at is None else max(cut_at, to_q(stop))
+        ob = bound_objective(Ws, bs, box, c, lambda x: s * D.evaluate(x)[o], budget=budget,
+                             prune_at=cut_at, start=start, engine=eng, at=path[-1])
+    late = deadline is not None and (time.time() >= deadline or (budget.reason or "").startswith("timeout"))
+    if late or budget.interrupted:
+        _ENGINES.pop((key, o, s), None)   # no node cut in its LPs stays cached half done
+    if budget.interrupted and not late:
+        raise KeyboardInterrupt        # Ctrl-C (a serial run): not a task's result
     if ob.tree is None:
+        if late:
+            return {"cut": True, "tree": None}
         raise RuntimeError(f"no bound at the node: {ob.reason}")
     where, stack = {}, [(ob.tree, [])]
     while stack:                                  # every node's steps from the task's node
@@ -193,7 +240,7 @@ def expand(a_json: dict, b_json: dict, key: str, box_json: list, node: dict, pru
             "open": [{"steps": steps + rel, "bound": q_json(bnd)} for bnd, rel in open_],
             "closed": None if closed is None else q_json(closed),
             "lower": q_json(devs[out]), "point": [q_json(v) for v in ob.point], "output": out,
-            "expansions": budget.regions}
+            "expansions": budget.regions, "cut": late}
 
 
 # -- the client --------------------------------------------------------------------------------
@@ -397,6 +444,7 @@ def tree_diff(a: Network, b: Network, box, *, workers: int | None = None,
         raise InputError(f"the box needs {a.n_inputs} intervals lo <= hi")
     t0 = time.perf_counter()
     deadline = None if timeout is None else time.monotonic() + _SEARCH_SHARE * timeout
+    until = None if timeout is None else time.time() + _SEARCH_SHARE * timeout   # the tasks'
     nodes, wave = nodes or DEFAULT_NODES, wave or DEFAULT_WAVE
     aj, bj = jsonable(a.to_dict()), jsonable(b.to_dict())
     boxj = [[q_json(lo), q_json(hi)] for lo, hi in box]
@@ -428,7 +476,7 @@ def tree_diff(a: Network, b: Network, box, *, workers: int | None = None,
                 prune, floor = q_json(st.lower), st.floor(wave)
                 calls = [(name, (aj, bj, pair, boxj, node, prune, budget,
                                  None if floor is None or rank[0] == 0 or -rank[1] <= floor
-                                 else q_json(floor)))
+                                 else q_json(floor), until))
                          for rank, name, node in batch if name not in got]
                 flying.append((batch, got, ex.submit_unordered(expand, calls)))
                 submitted += len(batch)
@@ -437,13 +485,19 @@ def tree_diff(a: Network, b: Network, box, *, workers: int | None = None,
             batch, got, results = flying.popleft()
             late = False
             for name, res in results:
-                log.add(name, res)
+                if res.get("tree") is None:      # the deadline before the node's bound: open
+                    late = True
+                    continue
+                if not res.get("cut"):           # a task cut by the deadline is not logged: a
+                    log.add(name, res)           # resumed run expands its node whole
                 got[name] = res
-                late = deadline is not None and time.monotonic() >= deadline
+                late = late or bool(res.get("cut")) or (deadline is not None
+                                                        and time.monotonic() >= deadline)
                 if late and len(got) < len(batch):
                     break                # the rest of the wave stays open (certified bounds)
             if late:
                 results.close()
+                late = True
             for entry in batch:          # the wave's order: the same tree on any executor
                 rank, name, node = entry
                 if name in got:

@@ -175,3 +175,24 @@ def test_ctrl_c_leaves_valid_json_lines_and_the_rerun_resumes(tmp_path):
     recs = [json.loads(line) for line in out.read_text().splitlines()]
     assert len(recs) == 40 == len({r["id"] for r in recs})
     assert {r["verdict"] for r in recs} == {"equivalent"}
+
+
+def test_batch_start_cluster_flag_is_passed_and_checked(tmp_path, files, capsys, monkeypatch):
+    from semialgebraic.distributed import batch as dbatch
+    seen = {}
+
+    def fake(job, manifest, out, **kw):
+        seen.update(kw)
+        return dbatch.summary(job, [], 0, 0, 0.0, "none", 0)
+    monkeypatch.setattr(dbatch, "run_batch", fake)
+    code, text, _ = run(capsys, "batch", "dim", files["a"], "--out", str(tmp_path / "r.jsonl"),
+                        "--workers", "2", "--start-cluster", "--json")
+    assert code == 0 and seen["start_cluster"] is True and seen["workers"] == 2
+    code, _, _ = run(capsys, "batch", "dim", files["a"], "--out", str(tmp_path / "r.jsonl"), "--json")
+    assert code == 0 and seen["start_cluster"] is False
+    code, _, err = run(capsys, "batch", "dim", files["a"], "--out", str(tmp_path / "r.jsonl"),
+                       "--workers", "0", "--start-cluster")     # nothing to start: an input error
+    assert code == 2 and "--start-cluster" in err
+    with pytest.raises(SystemExit):
+        main(["batch", "--help"])
+    assert "--start-cluster" in capsys.readouterr().out

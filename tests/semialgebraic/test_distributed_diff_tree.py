@@ -218,3 +218,51 @@ def test_search_diff_runs_the_tree_by_default(tmp_path, capsys):
                  "--json"])
     data = json.loads(capsys.readouterr().out)
     assert code == 0 and data["upper"] == "116" and data["cells"] >= 1
+
+
+def test_a_task_stops_at_its_deadline_and_is_not_checkpointed(tmp_path, small_tasks):
+    import time as _time
+    aj, bj = A3.to_dict(), B3.to_dict()
+    box = [["-1", "1"]] * 3
+    node = {"objective": [0, 1], "steps": []}
+    res = expand(aj, bj, "k", box, node, None, 1000, None, _time.time() - 1)   # already past
+    assert res == {"cut": True, "tree": None}
+    res = expand(aj, bj, "k", box, node, None, 1, None, _time.time() + 3600)   # far: whole
+    assert not res["cut"] and res["expansions"] == 1
+    # a search whose tasks are all cut: nothing is checkpointed, the nodes stay open
+    ck = tmp_path / "d.ckpt"
+    r = tree_diff(A3, B3, BOX3, workers=0, nodes=2, timeout=1e-9, checkpoint=str(ck))
+    assert not r.complete and r.reason.startswith("timeout") and r.tasks == 0
+    assert len(ck.read_text().splitlines()) == 1                # the header only
+
+
+def test_capped_worker_caches_give_the_same_tree(small_tasks, monkeypatch):
+    from semialgebraic.distributed import tree
+    monkeypatch.setattr(tree, "MAX_ENGINES", 1)       # one objective engine at a time
+    monkeypatch.setattr(tree, "MAX_CACHED_NODES", 0)  # and a fresh engine for every task
+    monkeypatch.setattr(tree, "_ENGINES", type(tree._ENGINES)())
+    monkeypatch.setattr(tree, "_NETS", type(tree._NETS)())
+    again = tree_diff(A3, B3, BOX3, workers=0, nodes=2)
+    assert len(tree._ENGINES) == 1 and len(tree._NETS) == 1
+    assert json.dumps(again.certificate, sort_keys=True) == json.dumps(small_tasks.certificate, sort_keys=True)
+    monkeypatch.setattr(tree, "MAX_PAIRS", 1)         # a second pair drops the first one's engines
+    tree_diff(A, B, BOX, workers=0, nodes=2)
+    assert len(tree._NETS) == 1 and all(k[0] in tree._NETS for k in tree._ENGINES)
+
+
+def test_search_diff_ctrl_c_is_one_handler(tmp_path, capsys, monkeypatch):
+    from semialgebraic.cli import main
+    from semialgebraic.distributed import tree
+
+    def interrupted(*args, **kw):
+        raise KeyboardInterrupt
+    monkeypatch.setattr(tree, "tree_diff", interrupted)
+    paths = []
+    for name, net in (("a", A), ("b", B)):
+        p = tmp_path / f"{name}.json"
+        p.write_text(json.dumps(net.to_dict()))
+        paths.append(str(p))
+    code = main(["search", "diff", *paths, "--box", "-1,1", "--workers", "0",
+                 "--checkpoint", str(tmp_path / "c.ckpt")])
+    err = capsys.readouterr().err
+    assert code == 3 and "interrupted" in err and "holds the finished tasks" in err
