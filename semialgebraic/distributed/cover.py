@@ -27,18 +27,22 @@ from __future__ import annotations
 
 from algebra.io.native import network_from_dict
 from algebra.kernel import domain_rows
+from algebra.linalg import QMatrix
 from algebra.network import Network
 from algebra.rationals import Q, q_json, to_q
 
 from ..budget import Budget
-from ..certificates import jsonable, region_cover_certificate
+from ..certificates import region_cover_certificate
 from ..regions import regions
 from ..sets import Polyhedron
+from ..verify import verify_part
 
 __all__ = ["piece", "as_piece", "cell_domain", "shifts", "inside", "cover_certificate", "expand",
-           "reduction_steps", "region_entry", "linked", "assembled", "CHUNK"]
+           "reduction_steps", "region_entry", "linked", "assembled", "check_in_parts", "check_span",
+           "CHUNK", "PARTS"]
 
-CHUNK = 16                  # patterns per certificate task
+CHUNK = 16                  # patterns per certificate task; fewest regions per check part
+PARTS = 4                   # check parts per worker (as_completed: the early finisher takes more)
 
 
 def expand(widths, pattern) -> tuple:
@@ -150,11 +154,19 @@ def as_piece(reg, n: int, d: int, shift: dict | None = None) -> dict:
     for p, (cls, f) in enumerate(zip(reg.facet_classes, listed)):
         if f != cls[0]:                                     # ℓ_rep = ratio · ℓ_f
             redundant[cls[0]] = [Q(0), [scale[p] if t == p else Q(0) for t in range(len(listed))]]
+    keys = sorted(redundant)
+    lams = _json_rows([[redundant[k][0], *redundant[k][1]] for k in keys], len(listed) + 1)
     return {"pattern": list(reg.pattern), "point": [q_json(v) for v in reg.point],
-            "inequalities": [[q_json(v) for v in g] for g in ineq],
+            "inequalities": _json_rows(ineq, d + 1),
             "facets": listed,
             "across": [None if q is None else list(q) for _, q in reg.neighbours],
-            "redundant": {str(k): jsonable(v) for k, v in sorted(redundant.items())}}
+            "redundant": {str(k): [lam[0], lam[1:]] for k, lam in zip(keys, lams)}}
+
+
+def _json_rows(rows, width: int) -> list:
+    """Rows of rationals in JSON form (:func:`algebra.rationals.q_json` of each entry), read out
+    of one matrix at once (:meth:`algebra.linalg.QMatrix.to_json`)."""
+    return QMatrix.from_rows(rows, ncols=width).to_json() if rows else []
 
 
 def region_entry(piece: dict, widths) -> dict:
@@ -204,3 +216,54 @@ def cover_certificate(net: Network, lo, hi, pieces: list) -> dict | None:
     widths = list(net.widths[1:-1])
     regs = linked([region_entry(p, widths) for p in pieces], [p["pattern"] for p in pieces])
     return None if regs is None else assembled(net, lo, hi, regs)
+
+
+def check_in_parts(cert: dict, ex) -> tuple:
+    """The check of a ``region_cover`` certificate part by part
+    (:mod:`semialgebraic.verify.region_cover_parts`): ``"cover"`` here, and spans of regions,
+    :data:`PARTS` per worker (at least :data:`CHUNK` regions each), on the executor *ex* while
+    it runs; ``(ok, why)``.
+
+    On Dask each worker receives the certificate's *skeleton* once (broadcast): the header, the
+    networks, the reduction, and each region cut to its pattern and point, which is all a part
+    reads of the regions outside its span; a part then receives only its span's regions
+    (:func:`check_span` puts them back in place), so the certificate crosses the wire about once
+    instead of once per worker and is not hashed (Dask's hash of a large certificate walks every
+    entry in Python)."""
+    regs = cert["regions"]
+    n = len(regs)
+    workers = max(1, getattr(ex, "workers", 1))
+    size = max(CHUNK, -(-n // (PARTS * workers)))
+    spans = [(k, min(k + size, n)) for k in range(0, n, size)]
+    client = getattr(ex, "client", None)
+    if client is None:
+        ok, why = verify_part(cert, "cover")
+        for a, b in spans if ok else ():
+            ok, why = verify_part(cert, [a, b])
+            if not ok:
+                break
+        return ok, why if not ok else f"{n} regions in {len(spans)} parts"
+    from distributed import as_completed
+    skeleton = dict(cert, regions=[{"pattern": r["pattern"], "point": r["point"]}
+                                   if isinstance(r, dict) and "pattern" in r and "point" in r
+                                   else r for r in regs])
+    skel = client.scatter(skeleton, broadcast=True, hash=False)
+    futures = [client.submit(check_span, skel, a, regs[a:b], pure=False) for a, b in spans]
+    try:
+        ok, why = verify_part(cert, "cover")
+        for fut in as_completed(futures) if ok else ():
+            ok, why = fut.result(timeout=getattr(ex, "wait", None))
+            if not ok:
+                break
+    finally:
+        client.cancel(futures + [skel])
+    return ok, why if not ok else f"{n} regions in {len(spans)} parts"
+
+
+def check_span(skeleton: dict, start: int, regs: list) -> tuple:
+    """Task: the part ``[start, start + len(regs)]`` of the certificate whose *skeleton*
+    (:func:`check_in_parts`) has the regions *regs* in that span
+    (:func:`semialgebraic.verify.verify_part`)."""
+    whole = list(skeleton["regions"])
+    whole[start:start + len(regs)] = regs
+    return verify_part(dict(skeleton, regions=whole), [start, start + len(regs)])
