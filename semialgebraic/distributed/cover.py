@@ -25,6 +25,8 @@ box by exactly these regions: the number of regions and their patterns (hashes) 
 
 from __future__ import annotations
 
+import json
+
 from algebra.io.native import network_from_dict
 from algebra.kernel import domain_rows
 from algebra.linalg import QMatrix
@@ -247,8 +249,9 @@ def check_in_parts(cert: dict, ex) -> tuple:
     skeleton = dict(cert, regions=[{"pattern": r["pattern"], "point": r["point"]}
                                    if isinstance(r, dict) and "pattern" in r and "point" in r
                                    else r for r in regs])
-    skel = client.scatter(skeleton, broadcast=True, hash=False)
-    futures = [client.submit(check_span, skel, a, regs[a:b], pure=False) for a, b in spans]
+    skel = client.scatter([skeleton], broadcast=True, hash=False)[0]
+    futures = [client.submit(check_span, skel, a, json.dumps(regs[a:b]), pure=False)
+               for a, b in spans]
     try:
         ok, why = verify_part(cert, "cover")
         for fut in as_completed(futures) if ok else ():
@@ -260,10 +263,12 @@ def check_in_parts(cert: dict, ex) -> tuple:
     return ok, why if not ok else f"{n} regions in {len(spans)} parts"
 
 
-def check_span(skeleton: dict, start: int, regs: list) -> tuple:
+def check_span(skeleton: dict, start: int, text: str) -> tuple:
     """Task: the part ``[start, start + len(regs)]`` of the certificate whose *skeleton*
-    (:func:`check_in_parts`) has the regions *regs* in that span
+    (:func:`check_in_parts`) has the regions *regs* (JSON *text*: sent as it is, where a list
+    of dicts would be walked by Dask in search of futures and pickled) in that span
     (:func:`semialgebraic.verify.verify_part`)."""
+    regs = json.loads(text)
     whole = list(skeleton["regions"])
     whole[start:start + len(regs)] = regs
     return verify_part(dict(skeleton, regions=whole), [start, start + len(regs)])

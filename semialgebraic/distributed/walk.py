@@ -123,6 +123,7 @@ class _Log:
     def __init__(self, path, key: str):
         self.path = None if path is None else Path(path)
         self.regions: dict = {}
+        self.entries: dict = {}
         if self.path is None:
             return
         good = []
@@ -143,6 +144,15 @@ class _Log:
         if not good:
             good = [(json.dumps({"search": key}) + "\n").encode()]
         self.path.write_bytes(b"".join(good))
+
+    def entry(self, pattern: tuple) -> dict:
+        """The finished region *pattern*'s certificate entry (:func:`.cover.region_entry`),
+        read from its JSON text once (the client reads each as its task returns, while the
+        workers walk on, rather than all at the end)."""
+        e = self.entries.get(pattern)
+        if e is None:
+            e = self.entries[pattern] = json.loads(self.regions[pattern]["region"])
+        return e
 
     def add(self, recs: list) -> None:
         for r in recs:
@@ -294,7 +304,7 @@ def distributed_walk(net: Network, box, *, workers: int | None = None,
         pats = sorted(log.regions) if complete else sorted(seen)
         cert, verified = None, False
         if whole and complete:
-            regs = cover.linked([json.loads(log.regions[p]["region"]) for p in pats],
+            regs = cover.linked([log.entry(p) for p in pats],
                                 [list(p) for p in pats])
             if regs is None:
                 raise CertificateError("region_cover", "a neighbour's pattern is not among the "
@@ -353,6 +363,8 @@ def _walk(net, box, nj, bj, whole, key, log, ex, deadline, progress, most):
             cpu += res["cpu"]
             free = res["home"]
             log.add(res["regions"])
+            for rec in res["regions"] if whole else ():
+                log.entry(tuple(rec["pattern"]))
             for rec in res["regions"]:
                 for q, y in zip(rec["across"], rec["next"]):
                     if q is not None and tuple(q) not in seen:
