@@ -143,6 +143,7 @@ __all__ = ["check", "neuron_rows", "directions", "neighbour_pattern", "apply_red
            "apply_contractions", "is_collapsed"]
 
 _ZERO, _ONE = Q(0), Q(1)
+_TEXT = {str, int}                 # the JSON numbers :class:`_Numbers` remembers
 
 
 def check(cert: dict) -> tuple[bool, str]:
@@ -318,19 +319,25 @@ def neuron_rows(net: Network, pattern: Sequence[int], layers: list | None = None
     >>> [tuple(map(str, r)) for r in neuron_rows(net, (1, -1, 1))]
     [('1', '0'), ('-1', '1'), ('1', '-1')]
     """
-    d = net.n_inputs
-    # M is ((n_l + 1) x (d+1)): affine forms of the current layer's outputs in [x, 1], then 1
-    M = QMatrix.identity(d + 1)
-    rows: list[tuple[Q, ...]] = []
-    k = 0
-    for A in layers or homogeneous_layers(net):
-        P = A @ M
-        n = P.nrows - 1
-        rows.extend(P.to_tuples()[:n])
-        mask = [_ONE if pattern[k + i] > 0 else _ZERO for i in range(n)]
-        k += n
-        M = QMatrix.diagonal(mask + [_ONE]) @ P
+    layers = layers or homogeneous_layers(net)
+    cur = list(layers[0].to_tuples()[:-1])          # the first layer's rows are [W | b]
+    rows, k = list(cur), 0
+    for A in layers[1:]:
+        nxt = _next_rows(A, cur, pattern[k:k + len(cur)])
+        k += len(cur)
+        cur = nxt
+        rows.extend(cur)
     return rows
+
+
+def _next_rows(A: QMatrix, rows: Sequence[tuple], signs: Sequence[int]) -> list:
+    """The rows of the next layer (homogeneous matrix *A*) from the rows *rows* of a layer and
+    its signs (an output is its row when active, zero otherwise)."""
+    d1 = len(rows[0]) if rows else A.ncols
+    zero = (_ZERO,) * d1
+    out = [row if s > 0 else zero for row, s in zip(rows, signs)]
+    out.append(zero[:-1] + (_ONE,))
+    return list((A @ QMatrix.from_rows(out)).to_tuples()[:-1])
 
 
 def homogeneous_layers(net: Network) -> list:
@@ -373,9 +380,9 @@ def neighbour_pattern(nets: Sequence[Network], pattern: Sequence[int], g: Sequen
     :func:`homogeneous_layers` of the one network of *nets*, when the caller has them.
     Neurons whose old row is not a multiple of g keep their sign; the others get the sign of
     their new row ``ν g`` on the far side, i.e. ``-sign(ν)``, layer by layer (see the module
-    docstring): a layer's new rows are recomputed only when a sign of an earlier layer changed
-    (else they are the old rows).  Raises ValueError when a new row is not a multiple of g
-    (impossible for a facet of a true region).
+    docstring): a layer's new rows are the old ones until a sign changes, then each next layer's
+    are recomputed from the layer below with its new signs.  Raises ValueError when a new row
+    is not a multiple of g (impossible for a facet of a true region).
     """
     dirs = directions(old_rows) if old_directions is None else old_directions
     here = directions([g])[0]
@@ -384,28 +391,26 @@ def neighbour_pattern(nets: Sequence[Network], pattern: Sequence[int], g: Sequen
     new = list(pattern)
     off = 0
     for net in nets:
-        n = net.n_hidden
-        sub = list(pattern[off:off + n])
-        k, rows, changed = 0, None, False
+        As = layers if layers is not None and len(nets) == 1 else homogeneous_layers(net)
+        k, cur = off, None              # cur: the layer's new rows once they differ from the old
         for l in range(net.depth - 1):
             width = net.widths[l + 1]
-            if changed:                 # a sign of layers < l changed since *rows*: recomputed
-                rows, changed = neuron_rows(net, sub, layers if len(nets) == 1 else None), False
-            for i in range(k, k + width):
-                j = off + i
-                if dirs[j] is not None and dirs[j] != here:
+            rows = old_rows[k:k + width] if cur is None else cur
+            changed = False
+            for i in range(width):
+                if dirs[k + i] is not None and dirs[k + i] != here:
                     continue            # not a multiple of g: keeps its sign
-                row = old_rows[j] if rows is None else rows[i]
-                nu = _ZERO if (dirs[j] is None if rows is None else not any(row)) \
-                    else is_proportional(row, g)
+                row = rows[i]
+                nu = is_proportional(row, g) if any(row) else _ZERO
                 if nu is None:
-                    raise ValueError(f"neuron {j}: row across the facet is not a multiple of it")
+                    raise ValueError(f"neuron {k + i}: row across the facet is not a multiple of it")
                 s = -((nu > 0) - (nu < 0))
-                if s != sub[i]:
-                    sub[i], changed = s, True
+                if s != new[k + i]:
+                    new[k + i], changed = s, True
+            if l + 2 < net.depth and (changed or cur is not None):
+                cur = _next_rows(As[l + 1], rows, new[k:k + width])
             k += width
-        new[off:off + n] = sub
-        off += n
+        off += net.n_hidden
     return tuple(new)
 
 
@@ -508,7 +513,12 @@ class _Numbers:
     def vector(self, v, where: str, length: int) -> list:
         if type(v) is not list or len(v) != length:
             return parse_vector(v, where, length=length)       # raises
-        memo, out = self.memo, []
+        memo = self.memo
+        if set(map(type, v)) <= _TEXT:          # (a bool would find the int's entry)
+            out = list(map(memo.get, v))
+            if None not in out:
+                return out
+        out = []
         for i, x in enumerate(v):
             t = type(x)
             q = memo.get(x) if t is str or t is int else None
