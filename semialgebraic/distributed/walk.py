@@ -70,13 +70,13 @@ def _steps(key: str, net_json: dict, box_json: list, multipliers: bool) -> Regio
     if st is None:
         if len(_STEPS) >= 2:
             _STEPS.pop(next(iter(_STEPS)))
-        net = network_from_dict(net_json)
+        net = network_from_dict(json.loads(net_json) if isinstance(net_json, str) else net_json)
         st = RegionSteps(net, cover.cell_domain(box_json), multipliers)
         _STEPS[key] = st
     return st
 
 
-def walk_batch(key: str, net_json: dict, box_json: list, multipliers: bool, deadline, items) -> dict:
+def walk_batch(key: str, net_json, box_json: list, multipliers: bool, deadline, items) -> dict:
     """Task: each ``[pattern, point, bases]`` of *items* (N's pattern, a point inside its
     region, closure bases to try first) → ``{"pattern", "point", "across", "next", "bases",
     "region"}``: the region's interior point, the pattern across each facet (None on the box's
@@ -84,7 +84,9 @@ def walk_batch(key: str, net_json: dict, box_json: list, multipliers: bool, dead
     the box in certificate form (:func:`.cover.region_entry`) as JSON text (the client reads it
     once, at the end: a string crosses the wire at no cost).  Also ``"cpu"`` (the task's CPU
     seconds) and ``"home"`` (:func:`process_name`).  At *deadline* (seconds since the epoch) it
-    stops; the items not done come back in ``"left"``."""
+    stops; the items not done come back in ``"left"``.  *net_json*: the network's native dict,
+    or that dict as JSON text (what the client sends: Dask neither walks nor pickles a string's
+    insides; it is read only when this process has no engine for *key* yet)."""
     c0 = time.process_time()
     st = _steps(key, net_json, box_json, multipliers)
     widths = list(st.net.widths[1:-1])
@@ -347,6 +349,7 @@ def _walk(net, box, nj, bj, whole, key, log, ex, deadline, progress, most):
     pool = _Inline() if client is None else _Futures(client, getattr(ex, "wait", None))
     slots = 1 if client is None else SLOTS * max(1, getattr(ex, "workers", 1))
     tasks, reason, shown, cpu, free = 0, "", time.monotonic(), 0.0, None
+    text = json.dumps(nj)
     try:
         while len(frontier) or len(pool):
             if deadline is not None and time.time() >= deadline:
@@ -355,7 +358,7 @@ def _walk(net, box, nj, bj, whole, key, log, ex, deadline, progress, most):
             while len(frontier) and len(pool) < slots:
                 size = max(1, min(most, math.ceil(len(frontier) / slots)))
                 items, home = frontier.take(size, free)
-                pool.submit(walk_batch, (key, nj, bj, whole, deadline, items), tasks,
+                pool.submit(walk_batch, (key, text, bj, whole, deadline, items), tasks,
                             free if free is not None else home)
                 free = None                 # the slot freed by the last result is refilled
                 tasks += 1
