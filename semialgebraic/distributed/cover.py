@@ -40,8 +40,8 @@ from ..sets import Polyhedron
 from ..verify import verify_part
 
 __all__ = ["piece", "as_piece", "cell_domain", "shifts", "inside", "cover_certificate", "expand",
-           "reduction_steps", "region_entry", "linked", "assembled", "check_in_parts", "check_span",
-           "CHUNK", "PARTS"]
+           "reduction_steps", "region_entry", "entry_text", "linked", "linked_text", "assembled",
+           "check_in_parts", "submit_parts", "await_parts", "slim", "check_span", "CHUNK", "PARTS"]
 
 CHUNK = 16                  # patterns per certificate task; fewest regions per check part
 PARTS = 4                   # check parts per worker (as_completed: the early finisher takes more)
@@ -220,53 +220,96 @@ def cover_certificate(net: Network, lo, hi, pieces: list) -> dict | None:
     return None if regs is None else assembled(net, lo, hi, regs)
 
 
+def entry_text(piece: dict, widths) -> str:
+    """The :func:`region_entry` of a piece as JSON text without its ``across`` (the worker's
+    part of the assembly; :func:`linked_text` appends the neighbours' indices)."""
+    e = region_entry(piece, widths)
+    del e["across"]
+    return json.dumps(e)
+
+
+def linked_text(text: str, neighbours: list) -> str:
+    """An :func:`entry_text` with its ``neighbours`` (indices into the certificate's regions,
+    None on the box's boundary): the region's JSON text in the certificate, by concatenation."""
+    return f'{text[:-1]}, "neighbours": {json.dumps(neighbours)}}}'
+
+
 def check_in_parts(cert: dict, ex) -> tuple:
     """The check of a ``region_cover`` certificate part by part
-    (:mod:`semialgebraic.verify.region_cover_parts`): ``"cover"`` here, and spans of regions,
-    :data:`PARTS` per worker (at least :data:`CHUNK` regions each), on the executor *ex* while
-    it runs; ``(ok, why)``.
-
-    On Dask each worker receives the certificate's *skeleton* once (broadcast): the header, the
-    networks, the reduction, and each region cut to its pattern and point, which is all a part
-    reads of the regions outside its span; a part then receives only its span's regions
-    (:func:`check_span` puts them back in place), so the certificate crosses the wire about once
-    instead of once per worker and is not hashed (Dask's hash of a large certificate walks every
-    entry in Python)."""
+    (:mod:`semialgebraic.verify.region_cover_parts`): :func:`submit_parts`, then
+    :func:`await_parts`; ``(ok, why)``."""
     regs = cert["regions"]
-    n = len(regs)
+    texts = [json.dumps(r) for r in regs] if getattr(ex, "client", None) is not None else None
+    return await_parts(cert, submit_parts(dict(cert, regions=[slim(r) for r in regs]), texts, ex), ex)
+
+
+def submit_parts(skeleton: dict, texts, ex):
+    """Start the parts of a ``region_cover`` check on the executor *ex*: spans of regions,
+    :data:`PARTS` per worker (at least :data:`CHUNK` regions each); the handle for
+    :func:`await_parts`.
+
+    *skeleton*: the certificate with each region cut to its pattern and point, which is all a
+    part reads of the regions outside its span; *texts*: every region's JSON text.  On Dask
+    the skeleton goes to every worker once (broadcast, not hashed: Dask's hash of a large
+    object walks every entry in Python) and each span, as JSON text, to one worker (scattered
+    round robin, straight to the worker, not through the scheduler in the task graph; a
+    string crosses the wire as it is, where a list of dicts would be walked by Dask in search
+    of futures and pickled); :func:`check_span` puts the span back in place.  Serially (no
+    client) nothing starts here."""
+    n = len(skeleton["regions"])
     workers = max(1, getattr(ex, "workers", 1))
     size = max(CHUNK, -(-n // (PARTS * workers)))
     spans = [(k, min(k + size, n)) for k in range(0, n, size)]
     client = getattr(ex, "client", None)
     if client is None:
-        ok, why = verify_part(cert, "cover")
-        for a, b in spans if ok else ():
-            ok, why = verify_part(cert, [a, b])
-            if not ok:
-                break
-        return ok, why if not ok else f"{n} regions in {len(spans)} parts"
-    from distributed import as_completed
-    skeleton = dict(cert, regions=[{"pattern": r["pattern"], "point": r["point"]}
-                                   if isinstance(r, dict) and "pattern" in r and "point" in r
-                                   else r for r in regs])
+        return skeleton, spans, None
     skel = client.scatter([skeleton], broadcast=True, hash=False)[0]
-    futures = [client.submit(check_span, skel, a, json.dumps(regs[a:b]), pure=False)
-               for a, b in spans]
+    data = client.scatter([f"[{','.join(texts[a:b])}]" for a, b in spans], hash=False)
+    futures = [client.submit(check_span, skel, a, text, pure=False)
+               for (a, _), text in zip(spans, data)]
+    return skeleton, spans, futures + data + [skel]
+
+
+def await_parts(cert: dict, handle, ex) -> tuple:
+    """The parts started by :func:`submit_parts` for *cert*: ``"cover"`` here (while the
+    workers check the spans), then each span's verdict (serially: each span here);
+    ``(ok, why)``.  The skeleton the parts received must be *cert*'s regions cut to their
+    patterns and points (compared here: the parts then checked *cert* itself)."""
+    skeleton, spans, futures = handle
+    n = len(cert["regions"])
     try:
+        if len(skeleton["regions"]) != n or any(
+                s != slim(r) for s, r in zip(skeleton["regions"], cert["regions"])):
+            return False, "the parts were sent other regions than the certificate's: a bug"
         ok, why = verify_part(cert, "cover")
-        for fut in as_completed(futures) if ok else ():
-            ok, why = fut.result(timeout=getattr(ex, "wait", None))
-            if not ok:
-                break
+        if futures is None:
+            for a, b in spans if ok else ():
+                ok, why = verify_part(cert, [a, b])
+                if not ok:
+                    break
+        else:
+            from distributed import as_completed
+            for fut in as_completed(futures[:len(spans)]) if ok else ():
+                ok, why = fut.result(timeout=getattr(ex, "wait", None))
+                if not ok:
+                    break
     finally:
-        client.cancel(futures + [skel])
+        if futures is not None:
+            ex.client.cancel(futures)
     return ok, why if not ok else f"{n} regions in {len(spans)} parts"
 
 
+def slim(region):
+    """A region of a certificate cut to its pattern and point (what a part of the check reads
+    of the regions outside its span); anything else as it is."""
+    if isinstance(region, dict) and "pattern" in region and "point" in region:
+        return {"pattern": region["pattern"], "point": region["point"]}
+    return region
+
+
 def check_span(skeleton: dict, start: int, text: str) -> tuple:
-    """Task: the part ``[start, start + len(regs)]`` of the certificate whose *skeleton*
-    (:func:`check_in_parts`) has the regions *regs* (JSON *text*: sent as it is, where a list
-    of dicts would be walked by Dask in search of futures and pickled) in that span
+    """Task: the part of the check of the certificate whose *skeleton* (:func:`submit_parts`)
+    has in place ``start, start + 1, …`` the regions of the JSON *text*
     (:func:`semialgebraic.verify.verify_part`)."""
     regs = json.loads(text)
     whole = list(skeleton["regions"])

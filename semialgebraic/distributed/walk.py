@@ -86,8 +86,10 @@ def walk_batch(key: str, net_json, box_json: list, multipliers: bool, deadline, 
     seconds) and ``"home"`` (:func:`process_name`).  At *deadline* (seconds since the epoch) it
     stops; the items not done come back in ``"left"``.  *net_json*: the network's native dict,
     or that dict as JSON text (what the client sends: Dask neither walks nor pickles a string's
-    insides; it is read only when this process has no engine for *key* yet)."""
+    insides; it is read only when this process has no engine for *key* yet); *items* likewise
+    a list or its JSON text."""
     c0 = time.process_time()
+    items = json.loads(items) if isinstance(items, str) else items
     st = _steps(key, net_json, box_json, multipliers)
     widths = list(st.net.widths[1:-1])
     n, d = st.net.n_hidden, st.net.n_inputs
@@ -109,7 +111,7 @@ def walk_batch(key: str, net_json, box_json: list, multipliers: bool, deadline, 
                     "next": [None if q is None else [q_json(v) for v in ahead[tuple(q)]]
                              for q in piece["across"]],
                     "bases": [[list(key_) for key_ in basis] for basis in bases],
-                    "region": json.dumps(cover.region_entry(piece, widths))})
+                    "region": cover.entry_text(piece, widths)})
     return {"regions": out, "left": left, "cpu": time.process_time() - c0, "home": process_name()}
 
 
@@ -125,7 +127,6 @@ class _Log:
     def __init__(self, path, key: str):
         self.path = None if path is None else Path(path)
         self.regions: dict = {}
-        self.entries: dict = {}
         if self.path is None:
             return
         good = []
@@ -146,15 +147,6 @@ class _Log:
         if not good:
             good = [(json.dumps({"search": key}) + "\n").encode()]
         self.path.write_bytes(b"".join(good))
-
-    def entry(self, pattern: tuple) -> dict:
-        """The finished region *pattern*'s certificate entry (:func:`.cover.region_entry`),
-        read from its JSON text once (the client reads each as its task returns, while the
-        workers walk on, rather than all at the end)."""
-        e = self.entries.get(pattern)
-        if e is None:
-            e = self.entries[pattern] = json.loads(self.regions[pattern]["region"])
-        return e
 
     def add(self, recs: list) -> None:
         for r in recs:
@@ -297,7 +289,7 @@ def distributed_walk(net: Network, box, *, workers: int | None = None,
     bj = [[q_json(lo), q_json(hi)] for lo, hi in box]
     cube = len(set(box)) == 1 and box[0][0] < box[0][1]
     whole = certify and cube and net.depth > 1
-    key = hashlib.sha256(json.dumps(["walk", nj, bj, whole], sort_keys=True).encode()).hexdigest()[:32]
+    key = hashlib.sha256(json.dumps(["walk", 2, nj, bj, whole], sort_keys=True).encode()).hexdigest()[:32]
     log = _Log(checkpoint, key)
     ex = executor or make_executor(workers, scheduler, memory_limit)
     try:
@@ -306,14 +298,23 @@ def distributed_walk(net: Network, box, *, workers: int | None = None,
         pats = sorted(log.regions) if complete else sorted(seen)
         cert, verified = None, False
         if whole and complete:
-            regs = cover.linked([log.entry(p) for p in pats],
-                                [list(p) for p in pats])
-            if regs is None:
+            index = {p: r for r, p in enumerate(pats)}
+            try:
+                texts = [cover.linked_text(log.regions[p]["region"],
+                                           [None if q is None else index[tuple(q)]
+                                            for q in log.regions[p]["across"]]) for p in pats]
+            except KeyError:
                 raise CertificateError("region_cover", "a neighbour's pattern is not among the "
-                                       "walked regions: a bug")
-            cert = cover.assembled(net, box[0][0], box[0][1], regs)
+                                       "walked regions: a bug") from None
+            head = cover.assembled(net, box[0][0], box[0][1], [])
+            widths, parts = list(net.widths[1:-1]), None
+            if verify:      # the parts start on the workers while the client reads the texts
+                slim = [{"pattern": list(cover.expand(widths, p)), "point": log.regions[p]["point"]}
+                        for p in pats]
+                parts = cover.submit_parts(dict(head, regions=slim), texts, ex)
+            cert = dict(head, regions=[json.loads(t) for t in texts])
             if verify:
-                ok, why = check_region_cover(cert, ex)
+                ok, why = cover.await_parts(cert, parts, ex)
                 if not ok:
                     raise CertificateError("region_cover", why)
                 verified = True
@@ -358,7 +359,7 @@ def _walk(net, box, nj, bj, whole, key, log, ex, deadline, progress, most):
             while len(frontier) and len(pool) < slots:
                 size = max(1, min(most, math.ceil(len(frontier) / slots)))
                 items, home = frontier.take(size, free)
-                pool.submit(walk_batch, (key, text, bj, whole, deadline, items), tasks,
+                pool.submit(walk_batch, (key, text, bj, whole, deadline, json.dumps(items)), tasks,
                             free if free is not None else home)
                 free = None                 # the slot freed by the last result is refilled
                 tasks += 1
@@ -366,8 +367,6 @@ def _walk(net, box, nj, bj, whole, key, log, ex, deadline, progress, most):
             cpu += res["cpu"]
             free = res["home"]
             log.add(res["regions"])
-            for rec in res["regions"] if whole else ():
-                log.entry(tuple(rec["pattern"]))
             for rec in res["regions"]:
                 for q, y in zip(rec["across"], rec["next"]):
                     if q is not None and tuple(q) not in seen:
