@@ -37,14 +37,12 @@ from ..budget import Budget
 from ..certificates import region_cover_certificate
 from ..regions import regions
 from ..sets import Polyhedron
-from ..verify import verify_part
 
 __all__ = ["piece", "as_piece", "cell_domain", "shifts", "inside", "cover_certificate", "expand",
            "reduction_steps", "region_entry", "entry_text", "linked", "linked_text", "assembled",
-           "check_in_parts", "submit_parts", "await_parts", "slim", "check_span", "CHUNK", "PARTS"]
+           "CHUNK"]
 
-CHUNK = 16                  # patterns per certificate task; fewest regions per check part
-PARTS = 4                   # check parts per worker (as_completed: the early finisher takes more)
+CHUNK = 16                  # patterns per certificate task
 
 
 def expand(widths, pattern) -> tuple:
@@ -232,86 +230,3 @@ def linked_text(text: str, neighbours: list) -> str:
     """An :func:`entry_text` with its ``neighbours`` (indices into the certificate's regions,
     None on the box's boundary): the region's JSON text in the certificate, by concatenation."""
     return f'{text[:-1]}, "neighbours": {json.dumps(neighbours)}}}'
-
-
-def check_in_parts(cert: dict, ex) -> tuple:
-    """The check of a ``region_cover`` certificate part by part
-    (:mod:`semialgebraic.verify.region_cover_parts`): :func:`submit_parts`, then
-    :func:`await_parts`; ``(ok, why)``."""
-    regs = cert["regions"]
-    texts = [json.dumps(r) for r in regs] if getattr(ex, "client", None) is not None else None
-    return await_parts(cert, submit_parts(dict(cert, regions=[slim(r) for r in regs]), texts, ex), ex)
-
-
-def submit_parts(skeleton: dict, texts, ex):
-    """Start the parts of a ``region_cover`` check on the executor *ex*: spans of regions,
-    :data:`PARTS` per worker (at least :data:`CHUNK` regions each); the handle for
-    :func:`await_parts`.
-
-    *skeleton*: the certificate with each region cut to its pattern and point, which is all a
-    part reads of the regions outside its span; *texts*: every region's JSON text.  On Dask
-    the skeleton goes to every worker once (broadcast, not hashed: Dask's hash of a large
-    object walks every entry in Python) and each span, as JSON text, to one worker (scattered
-    round robin, straight to the worker, not through the scheduler in the task graph; a
-    string crosses the wire as it is, where a list of dicts would be walked by Dask in search
-    of futures and pickled); :func:`check_span` puts the span back in place.  Serially (no
-    client) nothing starts here."""
-    n = len(skeleton["regions"])
-    workers = max(1, getattr(ex, "workers", 1))
-    size = max(CHUNK, -(-n // (PARTS * workers)))
-    spans = [(k, min(k + size, n)) for k in range(0, n, size)]
-    client = getattr(ex, "client", None)
-    if client is None:
-        return skeleton, spans, None
-    skel = client.scatter([skeleton], broadcast=True, hash=False)[0]
-    data = client.scatter([f"[{','.join(texts[a:b])}]" for a, b in spans], hash=False)
-    futures = [client.submit(check_span, skel, a, text, pure=False)
-               for (a, _), text in zip(spans, data)]
-    return skeleton, spans, futures + data + [skel]
-
-
-def await_parts(cert: dict, handle, ex) -> tuple:
-    """The parts started by :func:`submit_parts` for *cert*: ``"cover"`` here (while the
-    workers check the spans), then each span's verdict (serially: each span here);
-    ``(ok, why)``.  The skeleton the parts received must be *cert*'s regions cut to their
-    patterns and points (compared here: the parts then checked *cert* itself)."""
-    skeleton, spans, futures = handle
-    n = len(cert["regions"])
-    try:
-        if len(skeleton["regions"]) != n or any(
-                s != slim(r) for s, r in zip(skeleton["regions"], cert["regions"])):
-            return False, "the parts were sent other regions than the certificate's: a bug"
-        ok, why = verify_part(cert, "cover")
-        if futures is None:
-            for a, b in spans if ok else ():
-                ok, why = verify_part(cert, [a, b])
-                if not ok:
-                    break
-        else:
-            from distributed import as_completed
-            for fut in as_completed(futures[:len(spans)]) if ok else ():
-                ok, why = fut.result(timeout=getattr(ex, "wait", None))
-                if not ok:
-                    break
-    finally:
-        if futures is not None:
-            ex.client.cancel(futures)
-    return ok, why if not ok else f"{n} regions in {len(spans)} parts"
-
-
-def slim(region):
-    """A region of a certificate cut to its pattern and point (what a part of the check reads
-    of the regions outside its span); anything else as it is."""
-    if isinstance(region, dict) and "pattern" in region and "point" in region:
-        return {"pattern": region["pattern"], "point": region["point"]}
-    return region
-
-
-def check_span(skeleton: dict, start: int, text: str) -> tuple:
-    """Task: the part of the check of the certificate whose *skeleton* (:func:`submit_parts`)
-    has in place ``start, start + 1, …`` the regions of the JSON *text*
-    (:func:`semialgebraic.verify.verify_part`)."""
-    regs = json.loads(text)
-    whole = list(skeleton["regions"])
-    whole[start:start + len(regs)] = regs
-    return verify_part(dict(skeleton, regions=whole), [start, start + len(regs)])

@@ -660,6 +660,31 @@ def _certify_regions(net, nj, lohi, pats, seen, pieces, ex, verify):
 
 
 def check_region_cover(cert: dict, ex) -> tuple:
-    """The check of a ``region_cover`` certificate part by part, the spans of regions on the
-    executor *ex* (:func:`.cover.check_in_parts`); ``(ok, why)``."""
-    return cover.check_in_parts(cert, ex)
+    """The check of a ``region_cover`` certificate part by part: chunks of regions (at least
+    :data:`.cover.CHUNK`, two per worker: each part re-reads the networks and the patterns) on
+    the executor *ex*, the certificate scattered to the workers once (not hashed: Dask's hash of
+    a large certificate walks every entry in Python, seconds of the client's time), and the
+    cover here while they run; ``(ok, why)``."""
+    n = len(cert["regions"])
+    size = max(cover.CHUNK, -(-n // (2 * max(1, getattr(ex, "workers", 1)))))
+    spans = [[k, min(k + size, n)] for k in range(0, n, size)]
+    client = getattr(ex, "client", None)
+    if client is None:
+        ok, why = verify_part(cert, "cover")
+        for span in spans if ok else ():
+            ok, why = check_part(cert, span)
+            if not ok:
+                break
+        return ok, why if not ok else f"{n} regions in {len(spans)} parts"
+    from distributed import as_completed
+    whole = client.scatter([cert], hash=False)[0]       # sent once, not with every part
+    futures = [client.submit(check_part, whole, span, pure=False) for span in spans]
+    try:
+        ok, why = verify_part(cert, "cover")
+        for fut in as_completed(futures) if ok else ():
+            ok, why = fut.result(timeout=getattr(ex, "wait", None))
+            if not ok:
+                break
+    finally:
+        client.cancel(futures)
+    return ok, why if not ok else f"{n} regions in {len(spans)} parts"

@@ -173,9 +173,11 @@ def test_the_frontier_refills_a_slot_from_its_workers_queue_then_the_longest():
     assert f.take(2, None) == ([("b", 2), ("b", 3)], "host:2") and len(f) == 1
 
 
-def test_the_check_in_parts_refuses_an_altered_region_in_any_part():
+@pytest.mark.parametrize("check", ["search", "walk"])
+def test_the_check_in_parts_refuses_an_altered_region_in_any_part(check):
     from semialgebraic.distributed.cluster import SerialExecutor
-    from semialgebraic.distributed.search import check_region_cover
+    from semialgebraic.distributed import search
+    check_region_cover = search.check_region_cover if check == "search" else walk.check_in_parts
     c = distributed_regions(_net(3, (2, 8, 6, 1)), [(-3, 3)] * 2, workers=0).certificate
     n = len(c["regions"])
     assert n > 2 * 16 and check_region_cover(c, SerialExecutor())[0]
@@ -203,9 +205,9 @@ def test_the_linked_texts_are_the_linked_entries_and_a_wrong_skeleton_is_refused
     assert [json.loads(t) for t in texts] == entries
     assert [(e["pattern"], e["facets"], e["neighbours"]) for e in entries] == \
         [(r["pattern"], r["facets"], r["neighbours"]) for r in c["regions"]]
-    skeleton = dict(c, regions=[cover.slim(r) for r in c["regions"]])
-    assert cover.await_parts(c, cover.submit_parts(skeleton, texts, SerialExecutor()), SerialExecutor())[0]
+    skeleton = dict(c, regions=[walk.slim(r) for r in c["regions"]])
+    assert walk.await_parts(c, walk.submit_parts(skeleton, texts, SerialExecutor()), SerialExecutor())[0]
     wrong = json.loads(json.dumps(skeleton))
     wrong["regions"][3]["pattern"] = wrong["regions"][4]["pattern"]
-    ok, why = cover.await_parts(c, cover.submit_parts(wrong, texts, SerialExecutor()), SerialExecutor())
+    ok, why = walk.await_parts(c, walk.submit_parts(wrong, texts, SerialExecutor()), SerialExecutor())
     assert not ok and "other regions" in why
