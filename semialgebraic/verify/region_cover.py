@@ -494,21 +494,27 @@ class _Numbers:
     """The JSON numbers of one check, each text read once: :func:`parse_number`'s value of a
     JSON integer or string remembered by that text (a certificate repeats few distinct numbers
     over many rows); anything else (a bool, a float, a list) goes to :func:`parse_number`,
-    which refuses it as before."""
+    which refuses it as before.  At most :data:`MEMO` texts are remembered (then forgotten
+    all at once: the frequent ones come back at once), so the memory stays bounded."""
 
     __slots__ = ("memo",)
+    MEMO = 1 << 16
 
     def __init__(self):
         self.memo: dict = {}
 
+    def _read(self, x, where: str) -> Q:
+        q = parse_number(x, where)
+        if type(x) is str or type(x) is int:
+            if len(self.memo) >= self.MEMO:
+                self.memo.clear()
+            self.memo[x] = q
+        return q
+
     def number(self, x, where: str) -> Q:
         t = type(x)
-        if t is str or t is int:
-            q = self.memo.get(x)
-            if q is None:
-                q = self.memo[x] = parse_number(x, where)
-            return q
-        return parse_number(x, where)
+        q = self.memo.get(x) if t is str or t is int else None
+        return self._read(x, where) if q is None else q
 
     def vector(self, v, where: str, length: int) -> list:
         if type(v) is not list or len(v) != length:
@@ -522,11 +528,7 @@ class _Numbers:
         for i, x in enumerate(v):
             t = type(x)
             q = memo.get(x) if t is str or t is int else None
-            if q is None:
-                q = parse_number(x, f"{where}[{i}]")
-                if t is str or t is int:
-                    memo[x] = q
-            out.append(q)
+            out.append(self._read(x, f"{where}[{i}]") if q is None else q)
         return out
 
 

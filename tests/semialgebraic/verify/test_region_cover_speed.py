@@ -75,3 +75,11 @@ def test_numbers_read_once_refuse_what_parse_number_refuses():
         read.vector([1, 2, 3], "v", 2)
     with pytest.raises(InputError):
         read.number(False, "x")
+
+
+def test_numbers_remembered_stay_bounded(monkeypatch):
+    monkeypatch.setattr(_Numbers, "MEMO", 4)
+    read = _Numbers()
+    values = read.vector([f"{k}/7" for k in range(10)], "v", 10)
+    assert [str(v) for v in values] == [f"{k}/7" if k % 7 else str(k // 7) for k in range(10)]
+    assert len(read.memo) <= 4 and read.number("3/7", "x") == values[3]
