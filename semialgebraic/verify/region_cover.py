@@ -320,6 +320,8 @@ def neuron_rows(net: Network, pattern: Sequence[int], layers: list | None = None
     [('1', '0'), ('-1', '1'), ('1', '-1')]
     """
     layers = layers or homogeneous_layers(net)
+    if not layers:                                  # no hidden layer
+        return []
     cur = list(layers[0].to_tuples()[:-1])          # the first layer's rows are [W | b]
     rows, k = list(cur), 0
     for A in layers[1:]:

@@ -5,6 +5,7 @@ tested with ``is_proportional``), on the regions of networks with two and three 
 JSON numbers read once per check (:class:`_Numbers`) refuse what ``parse_number`` refuses."""
 
 import random
+from fractions import Fraction
 
 import pytest
 
@@ -83,3 +84,22 @@ def test_numbers_remembered_stay_bounded(monkeypatch):
     values = read.vector([f"{k}/7" for k in range(10)], "v", 10)
     assert [str(v) for v in values] == [f"{k}/7" if k % 7 else str(k // 7) for k in range(10)]
     assert len(read.memo) <= 4 and read.number("3/7", "x") == values[3]
+
+
+def test_rows_of_a_network_without_hidden_layer_and_of_deeper_ones():
+    assert neuron_rows(Network.from_rows([[[1, 2]]], [[3]]), ()) == []
+    net = _net((2, 3, 2, 2, 1), 5)
+    for pattern in [(1, -1, 1, 1, 1, -1, 1), (-1, -1, -1, 1, -1, 1, -1), (1, 1, 1, 1, 1, 1, 1)]:
+        rows = neuron_rows(net, pattern)
+        x = [Fraction(1, 3), Fraction(-2, 5)]
+        # the rows are the pre-activations wherever the network has this pattern: compare with
+        # an evaluation that forces the pattern's masks
+        h, k, pre = x, 0, []
+        for l in range(net.depth - 1):
+            W, b = net.layer(l)
+            z = [sum((Fraction(str(W[i, j])) * h[j] for j in range(len(h))), Fraction(0)) + Fraction(str(b[i]))
+                 for i in range(W.nrows)]
+            pre += z
+            h = [v if pattern[k + i] > 0 else Fraction(0) for i, v in enumerate(z)]
+            k += W.nrows
+        assert [Fraction(str(r[0])) * x[0] + Fraction(str(r[1])) * x[1] + Fraction(str(r[2])) for r in rows] == pre
