@@ -25,18 +25,22 @@ box by exactly these regions: the number of regions and their patterns (hashes) 
 
 from __future__ import annotations
 
+import json
+
 from algebra.io.native import network_from_dict
 from algebra.kernel import domain_rows
+from algebra.linalg import QMatrix
 from algebra.network import Network
 from algebra.rationals import Q, q_json, to_q
 
 from ..budget import Budget
-from ..certificates import jsonable, region_cover_certificate
+from ..certificates import region_cover_certificate
 from ..regions import regions
 from ..sets import Polyhedron
 
 __all__ = ["piece", "as_piece", "cell_domain", "shifts", "inside", "cover_certificate", "expand",
-           "reduction_steps", "region_entry", "linked", "assembled", "CHUNK"]
+           "reduction_steps", "region_entry", "entry_text", "linked", "linked_text", "assembled",
+           "CHUNK"]
 
 CHUNK = 16                  # patterns per certificate task
 
@@ -150,11 +154,19 @@ def as_piece(reg, n: int, d: int, shift: dict | None = None) -> dict:
     for p, (cls, f) in enumerate(zip(reg.facet_classes, listed)):
         if f != cls[0]:                                     # ℓ_rep = ratio · ℓ_f
             redundant[cls[0]] = [Q(0), [scale[p] if t == p else Q(0) for t in range(len(listed))]]
+    keys = sorted(redundant)
+    lams = _json_rows([[redundant[k][0], *redundant[k][1]] for k in keys], len(listed) + 1)
     return {"pattern": list(reg.pattern), "point": [q_json(v) for v in reg.point],
-            "inequalities": [[q_json(v) for v in g] for g in ineq],
+            "inequalities": _json_rows(ineq, d + 1),
             "facets": listed,
             "across": [None if q is None else list(q) for _, q in reg.neighbours],
-            "redundant": {str(k): jsonable(v) for k, v in sorted(redundant.items())}}
+            "redundant": {str(k): [lam[0], lam[1:]] for k, lam in zip(keys, lams)}}
+
+
+def _json_rows(rows, width: int) -> list:
+    """Rows of rationals in JSON form (:func:`algebra.rationals.q_json` of each entry), read out
+    of one matrix at once (:meth:`algebra.linalg.QMatrix.to_json`)."""
+    return QMatrix.from_rows(rows, ncols=width).to_json() if rows else []
 
 
 def region_entry(piece: dict, widths) -> dict:
@@ -204,3 +216,17 @@ def cover_certificate(net: Network, lo, hi, pieces: list) -> dict | None:
     widths = list(net.widths[1:-1])
     regs = linked([region_entry(p, widths) for p in pieces], [p["pattern"] for p in pieces])
     return None if regs is None else assembled(net, lo, hi, regs)
+
+
+def entry_text(piece: dict, widths) -> str:
+    """The :func:`region_entry` of a piece as JSON text without its ``across`` (the worker's
+    part of the assembly; :func:`linked_text` appends the neighbours' indices)."""
+    e = region_entry(piece, widths)
+    del e["across"]
+    return json.dumps(e)
+
+
+def linked_text(text: str, neighbours: list) -> str:
+    """An :func:`entry_text` with its ``neighbours`` (indices into the certificate's regions,
+    None on the box's boundary): the region's JSON text in the certificate, by concatenation."""
+    return f'{text[:-1]}, "neighbours": {json.dumps(neighbours)}}}'

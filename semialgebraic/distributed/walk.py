@@ -19,12 +19,15 @@ caches (pattern forms, inverses of closure bases) across the batches it runs; th
 proved a region's closure travel with its neighbours (they only choose which exact proof is
 tried first).
 
-At the end the client links the pieces (each ``across`` pattern becomes an index,
-:func:`.cover.linked`) into the ``region_cover`` certificate of the cube, with the regions
-sorted by pattern: the same regions, facets and neighbours as the serial walk's; the interior
-points and multipliers may differ (they depend on where a region was entered), and the checker
-proves them either way.  The check runs part by part (the cover here, chunks of regions on the
-workers: :func:`.search.check_region_cover`).
+At the end the client links the pieces: each region comes back as the JSON text of its
+certificate entry (:func:`.cover.entry_text`), and the client appends the indices of its
+neighbours (:func:`.cover.linked_text`, string concatenation) into the ``region_cover``
+certificate of the cube, with the regions sorted by pattern: the same regions, facets and
+neighbours as the serial walk's; the interior points and multipliers may differ (they depend on
+where a region was entered), and the checker proves them either way.  The check runs part by
+part and starts before the client reads the texts (:func:`submit_parts`: spans of
+regions on the workers, their texts sent as they are); the client then reads the texts into
+the certificate, checks the cover and collects the parts (:func:`await_parts`).
 
 ``checkpoint``: a JSON Lines file, a header naming the search (a digest of the network, the box
 and the mode) and one line per finished task (its regions), each ``write`` + flush; a rerun
@@ -56,12 +59,14 @@ from ..exceptions import CertificateError
 from ..regions import RegionSteps
 from . import cover
 from .cluster import executor as make_executor
-from .search import RegionsResult, cell_regions, check_region_cover
+from .search import RegionsResult, cell_regions, check_part
 
-__all__ = ["distributed_regions", "distributed_walk", "walk_batch", "process_name", "BATCH", "SLOTS"]
+__all__ = ["distributed_regions", "distributed_walk", "walk_batch", "process_name", "check_in_parts",
+           "submit_parts", "await_parts", "slim", "check_span", "BATCH", "SLOTS", "PARTS"]
 
 BATCH = 32      # most regions per task (a task is then ~0.1-0.5 s of exact work)
 SLOTS = 2       # tasks in flight per worker (one running, one waiting)
+PARTS = 4       # check parts per worker (as_completed: the early finisher takes more)
 _STEPS: dict = {}   # per worker process: search key -> RegionSteps (the last few searches)
 
 
@@ -70,13 +75,13 @@ def _steps(key: str, net_json: dict, box_json: list, multipliers: bool) -> Regio
     if st is None:
         if len(_STEPS) >= 2:
             _STEPS.pop(next(iter(_STEPS)))
-        net = network_from_dict(net_json)
+        net = network_from_dict(json.loads(net_json) if isinstance(net_json, str) else net_json)
         st = RegionSteps(net, cover.cell_domain(box_json), multipliers)
         _STEPS[key] = st
     return st
 
 
-def walk_batch(key: str, net_json: dict, box_json: list, multipliers: bool, deadline, items) -> dict:
+def walk_batch(key: str, net_json, box_json: list, multipliers: bool, deadline, items) -> dict:
     """Task: each ``[pattern, point, bases]`` of *items* (N's pattern, a point inside its
     region, closure bases to try first) → ``{"pattern", "point", "across", "next", "bases",
     "region"}``: the region's interior point, the pattern across each facet (None on the box's
@@ -84,8 +89,12 @@ def walk_batch(key: str, net_json: dict, box_json: list, multipliers: bool, dead
     the box in certificate form (:func:`.cover.region_entry`) as JSON text (the client reads it
     once, at the end: a string crosses the wire at no cost).  Also ``"cpu"`` (the task's CPU
     seconds) and ``"home"`` (:func:`process_name`).  At *deadline* (seconds since the epoch) it
-    stops; the items not done come back in ``"left"``."""
+    stops; the items not done come back in ``"left"``.  *net_json*: the network's native dict,
+    or that dict as JSON text (what the client sends: Dask neither walks nor pickles a string's
+    insides; it is read only when this process has no engine for *key* yet); *items* likewise
+    a list or its JSON text."""
     c0 = time.process_time()
+    items = json.loads(items) if isinstance(items, str) else items
     st = _steps(key, net_json, box_json, multipliers)
     widths = list(st.net.widths[1:-1])
     n, d = st.net.n_hidden, st.net.n_inputs
@@ -107,7 +116,7 @@ def walk_batch(key: str, net_json: dict, box_json: list, multipliers: bool, dead
                     "next": [None if q is None else [q_json(v) for v in ahead[tuple(q)]]
                              for q in piece["across"]],
                     "bases": [[list(key_) for key_ in basis] for basis in bases],
-                    "region": json.dumps(cover.region_entry(piece, widths))})
+                    "region": cover.entry_text(piece, widths)})
     return {"regions": out, "left": left, "cpu": time.process_time() - c0, "home": process_name()}
 
 
@@ -285,7 +294,7 @@ def distributed_walk(net: Network, box, *, workers: int | None = None,
     bj = [[q_json(lo), q_json(hi)] for lo, hi in box]
     cube = len(set(box)) == 1 and box[0][0] < box[0][1]
     whole = certify and cube and net.depth > 1
-    key = hashlib.sha256(json.dumps(["walk", nj, bj, whole], sort_keys=True).encode()).hexdigest()[:32]
+    key = hashlib.sha256(json.dumps(["walk", 2, nj, bj, whole], sort_keys=True).encode()).hexdigest()[:32]
     log = _Log(checkpoint, key)
     ex = executor or make_executor(workers, scheduler, memory_limit)
     try:
@@ -294,14 +303,23 @@ def distributed_walk(net: Network, box, *, workers: int | None = None,
         pats = sorted(log.regions) if complete else sorted(seen)
         cert, verified = None, False
         if whole and complete:
-            regs = cover.linked([json.loads(log.regions[p]["region"]) for p in pats],
-                                [list(p) for p in pats])
-            if regs is None:
+            index = {p: r for r, p in enumerate(pats)}
+            try:
+                texts = [cover.linked_text(log.regions[p]["region"],
+                                           [None if q is None else index[tuple(q)]
+                                            for q in log.regions[p]["across"]]) for p in pats]
+            except KeyError:
                 raise CertificateError("region_cover", "a neighbour's pattern is not among the "
-                                       "walked regions: a bug")
-            cert = cover.assembled(net, box[0][0], box[0][1], regs)
+                                       "walked regions: a bug") from None
+            head = cover.assembled(net, box[0][0], box[0][1], [])
+            widths, parts = list(net.widths[1:-1]), None
+            if verify:      # the parts start on the workers while the client reads the texts
+                slim = [{"pattern": list(cover.expand(widths, p)), "point": log.regions[p]["point"]}
+                        for p in pats]
+                parts = submit_parts(dict(head, regions=slim), texts, ex)
+            cert = dict(head, regions=[json.loads(t) for t in texts])
             if verify:
-                ok, why = check_region_cover(cert, ex)
+                ok, why = await_parts(cert, parts, ex)
                 if not ok:
                     raise CertificateError("region_cover", why)
                 verified = True
@@ -337,6 +355,7 @@ def _walk(net, box, nj, bj, whole, key, log, ex, deadline, progress, most):
     pool = _Inline() if client is None else _Futures(client, getattr(ex, "wait", None))
     slots = 1 if client is None else SLOTS * max(1, getattr(ex, "workers", 1))
     tasks, reason, shown, cpu, free = 0, "", time.monotonic(), 0.0, None
+    text = json.dumps(nj)
     try:
         while len(frontier) or len(pool):
             if deadline is not None and time.time() >= deadline:
@@ -345,7 +364,7 @@ def _walk(net, box, nj, bj, whole, key, log, ex, deadline, progress, most):
             while len(frontier) and len(pool) < slots:
                 size = max(1, min(most, math.ceil(len(frontier) / slots)))
                 items, home = frontier.take(size, free)
-                pool.submit(walk_batch, (key, nj, bj, whole, deadline, items), tasks,
+                pool.submit(walk_batch, (key, text, bj, whole, deadline, json.dumps(items)), tasks,
                             free if free is not None else home)
                 free = None                 # the slot freed by the last result is refilled
                 tasks += 1
@@ -370,3 +389,86 @@ def _walk(net, box, nj, bj, whole, key, log, ex, deadline, progress, most):
     finally:
         pool.cancel()
     return seen, False, tasks, reason, cpu
+
+
+def check_in_parts(cert: dict, ex) -> tuple:
+    """The check of a ``region_cover`` certificate part by part
+    (:mod:`semialgebraic.verify.region_cover_parts`): :func:`submit_parts`, then
+    :func:`await_parts`; ``(ok, why)``."""
+    regs = cert["regions"]
+    texts = [json.dumps(r) for r in regs] if getattr(ex, "client", None) is not None else None
+    return await_parts(cert, submit_parts(dict(cert, regions=[slim(r) for r in regs]), texts, ex), ex)
+
+
+def submit_parts(skeleton: dict, texts, ex):
+    """Start the parts of a ``region_cover`` check on the executor *ex*: spans of regions,
+    :data:`PARTS` per worker (at least :data:`.cover.CHUNK` regions each); the handle for
+    :func:`await_parts`.
+
+    *skeleton*: the certificate with each region cut to its pattern and point, which is all a
+    part reads of the regions outside its span; *texts*: every region's JSON text.  On Dask
+    the skeleton goes to every worker once (broadcast, not hashed: Dask's hash of a large
+    object walks every entry in Python) and each span, as JSON text, to one worker (scattered
+    round robin, straight to the worker, not through the scheduler in the task graph; a
+    string crosses the wire as it is, where a list of dicts would be walked by Dask in search
+    of futures and pickled); :func:`check_span` puts the span back in place.  Serially (no
+    client) nothing starts here."""
+    n = len(skeleton["regions"])
+    workers = max(1, getattr(ex, "workers", 1))
+    size = max(cover.CHUNK, -(-n // (PARTS * workers)))
+    spans = [(k, min(k + size, n)) for k in range(0, n, size)]
+    client = getattr(ex, "client", None)
+    if client is None:
+        return skeleton, spans, None
+    skel = client.scatter([skeleton], broadcast=True, hash=False)[0]
+    data = client.scatter([f"[{','.join(texts[a:b])}]" for a, b in spans], hash=False)
+    futures = [client.submit(check_span, skel, a, text, pure=False)
+               for (a, _), text in zip(spans, data)]
+    return skeleton, spans, futures + data + [skel]
+
+
+def await_parts(cert: dict, handle, ex) -> tuple:
+    """The parts started by :func:`submit_parts` for *cert*: ``"cover"`` here (while the
+    workers check the spans), then each span's verdict (serially: each span here);
+    ``(ok, why)``.  The skeleton the parts received must be *cert*'s regions cut to their
+    patterns and points (compared here: the parts then checked *cert* itself)."""
+    skeleton, spans, futures = handle
+    n = len(cert["regions"])
+    try:
+        if len(skeleton["regions"]) != n or any(
+                s != slim(r) for s, r in zip(skeleton["regions"], cert["regions"])):
+            return False, "the parts were sent other regions than the certificate's: a bug"
+        ok, why = check_part(cert, "cover")
+        if futures is None:
+            for a, b in spans if ok else ():
+                ok, why = check_part(cert, [a, b])
+                if not ok:
+                    break
+        else:
+            from distributed import as_completed
+            for fut in as_completed(futures[:len(spans)]) if ok else ():
+                ok, why = fut.result(timeout=getattr(ex, "wait", None))
+                if not ok:
+                    break
+    finally:
+        if futures is not None:
+            ex.client.cancel(futures)
+    return ok, why if not ok else f"{n} regions in {len(spans)} parts"
+
+
+def slim(region):
+    """A region of a certificate cut to its pattern and point (what a part of the check reads
+    of the regions outside its span); anything else as it is."""
+    if isinstance(region, dict) and "pattern" in region and "point" in region:
+        return {"pattern": region["pattern"], "point": region["point"]}
+    return region
+
+
+def check_span(skeleton: dict, start: int, text: str) -> tuple:
+    """Task: the part of the check of the certificate whose *skeleton* (:func:`submit_parts`)
+    has in place ``start, start + 1, …`` the regions of the JSON *text*
+    (:func:`.search.check_part`)."""
+    regs = json.loads(text)
+    whole = list(skeleton["regions"])
+    whole[start:start + len(regs)] = regs
+    return check_part(dict(skeleton, regions=whole), [start, start + len(regs)])

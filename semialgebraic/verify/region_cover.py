@@ -139,8 +139,11 @@ from algebra.kernel.certificate_schemas import check_header
 from algebra.network import Network
 from algebra.rationals import Q
 
-__all__ = ["check", "neuron_rows", "neighbour_pattern", "apply_reduction", "apply_contractions",
-           "is_collapsed"]
+__all__ = ["check", "neuron_rows", "directions", "neighbour_pattern", "apply_reduction",
+           "apply_contractions", "is_collapsed"]
+
+_ZERO, _ONE = Q(0), Q(1)
+_TEXT = {str, int}                 # the JSON numbers :class:`_Numbers` remembers
 
 
 def check(cert: dict) -> tuple[bool, str]:
@@ -305,63 +308,111 @@ def apply_contractions(a: Network, b: Network, steps, lo_hi=None) -> tuple[Netwo
                           for l, W in enumerate(Ws)], bs) for Ws, bs in (nets["a"], nets["b"]))
 
 
-def neuron_rows(net: Network, pattern: Sequence[int]) -> list[tuple[Q, ...]]:
+def neuron_rows(net: Network, pattern: Sequence[int], layers: list | None = None) -> list[tuple[Q, ...]]:
     """Affine pre-activation of every hidden neuron of *net* on the region of *pattern*.
 
     Row k is ``(a_0, …, a_{d-1}, c)`` with pre-activation ``a·x + c`` (unoriented); entries of
-    *pattern* > 0 mean active.
+    *pattern* > 0 mean active.  *layers*: :func:`homogeneous_layers` of *net* when the caller
+    has them (computed here otherwise).
 
     >>> net = Network.from_rows([[[1], [-1]], [[1, 1]], [[1]]], [[0, 1], [-1], [0]])
     >>> [tuple(map(str, r)) for r in neuron_rows(net, (1, -1, 1))]
     [('1', '0'), ('-1', '1'), ('1', '-1')]
     """
-    d = net.n_inputs
-    # M is (n_l x (d+1)): affine forms of the current layer's outputs in [x, 1]
-    M = QMatrix.hstack([QMatrix.identity(d), QMatrix.zeros(d, 1)])
-    one = QMatrix.hstack([QMatrix.zeros(1, d), QMatrix.identity(1)])
-    rows: list[tuple[Q, ...]] = []
-    k = 0
-    for l in range(net.depth - 1):
-        W, bias = net.layer(l)
-        P = W @ M + QMatrix.column(bias) @ one
-        rows.extend(P.to_tuples())
-        mask = [1 if pattern[k + i] > 0 else 0 for i in range(W.nrows)]
-        k += W.nrows
-        M = QMatrix.diagonal(mask) @ P
+    layers = layers or homogeneous_layers(net)
+    if not layers:                                  # no hidden layer
+        return []
+    cur = list(layers[0].to_tuples()[:-1])          # the first layer's rows are [W | b]
+    rows, k = list(cur), 0
+    for A in layers[1:]:
+        nxt = _next_rows(A, cur, pattern[k:k + len(cur)])
+        k += len(cur)
+        cur = nxt
+        rows.extend(cur)
     return rows
 
 
+def _next_rows(A: QMatrix, rows: Sequence[tuple], signs: Sequence[int]) -> list:
+    """The rows of the next layer (homogeneous matrix *A*) from the rows *rows* of a layer and
+    its signs (an output is its row when active, zero otherwise)."""
+    d1 = len(rows[0]) if rows else A.ncols
+    zero = (_ZERO,) * d1
+    out = [row if s > 0 else zero for row, s in zip(rows, signs)]
+    out.append(zero[:-1] + (_ONE,))
+    return list((A @ QMatrix.from_rows(out)).to_tuples()[:-1])
+
+
+def homogeneous_layers(net: Network) -> list:
+    """The hidden layers of *net* as ``[[W, b], [0, 1]]``: the affine forms of a layer's
+    pre-activations (and the constant 1) from those of the layer below (:func:`neuron_rows`)."""
+    out = []
+    for l in range(net.depth - 1):
+        W, bias = net.layer(l)
+        out.append(QMatrix.vstack([QMatrix.hstack([W, QMatrix.column(bias)]),
+                                   QMatrix.row([_ZERO] * W.ncols + [_ONE])]))
+    return out
+
+
+def directions(rows: Sequence[Sequence[Q]]) -> list:
+    """Per row, None for a zero row, else the row divided by its first non-zero entry: two
+    non-zero rows are proportional (``u = μ v``, any μ ≠ 0) exactly when their directions are
+    equal (:func:`neighbour_pattern` compares a facet with every row this way).
+
+    >>> directions([(Q(2), Q(-4)), (Q(0), Q(0)), (Q(-1), Q(2))])[0] == directions([(Q(-1), Q(2))])[0]
+    True
+    """
+    out = []
+    for row in rows:
+        for v in row:
+            if v:
+                out.append(tuple(u / v for u in row))
+                break
+        else:
+            out.append(None)
+    return out
+
+
 def neighbour_pattern(nets: Sequence[Network], pattern: Sequence[int], g: Sequence[Q],
-                      old_rows: Sequence[Sequence[Q]]) -> tuple[int, ...]:
+                      old_rows: Sequence[Sequence[Q]], old_directions: list | None = None,
+                      layers: list | None = None) -> tuple[int, ...]:
     """Pattern just across the relative interior of the facet ``g = 0`` (``g > 0`` on the region).
 
-    *old_rows* are the unoriented neuron rows on the region (all networks, concatenated).
+    *old_rows* are the unoriented neuron rows on the region (all networks, concatenated);
+    *old_directions* their :func:`directions` (computed here when not given); *layers* the
+    :func:`homogeneous_layers` of the one network of *nets*, when the caller has them.
     Neurons whose old row is not a multiple of g keep their sign; the others get the sign of
     their new row ``ν g`` on the far side, i.e. ``-sign(ν)``, layer by layer (see the module
-    docstring).  Raises ValueError when a new row is not a multiple of g (impossible for a
-    facet of a true region).
+    docstring): a layer's new rows are the old ones until a sign changes, then each next layer's
+    are recomputed from the layer below with its new signs.  Raises ValueError when a new row
+    is not a multiple of g (impossible for a facet of a true region).
     """
+    dirs = directions(old_rows) if old_directions is None else old_directions
+    here = directions([g])[0]
+    if here is None:
+        raise ValueError("zero facet row")
     new = list(pattern)
     off = 0
     for net in nets:
-        n = net.n_hidden
-        sub = list(pattern[off:off + n])
-        k = 0
+        As = layers if layers is not None and len(nets) == 1 else homogeneous_layers(net)
+        k, cur = off, None              # cur: the layer's new rows once they differ from the old
         for l in range(net.depth - 1):
             width = net.widths[l + 1]
-            rows = neuron_rows(net, sub) if l else None
+            rows = old_rows[k:k + width] if cur is None else cur
+            changed = False
             for i in range(width):
-                old = old_rows[off + k + i]
-                if is_proportional(old, g) is None:
-                    continue
-                row = old if l == 0 else rows[k + i]
-                nu = is_proportional(row, g)
+                if dirs[k + i] is not None and dirs[k + i] != here:
+                    continue            # not a multiple of g: keeps its sign
+                row = rows[i]
+                nu = is_proportional(row, g) if any(row) else _ZERO
                 if nu is None:
-                    raise ValueError(f"neuron {off + k + i}: row across the facet is not a multiple of it")
-                sub[k + i] = -((nu > 0) - (nu < 0))
+                    raise ValueError(f"neuron {k + i}: row across the facet is not a multiple of it")
+                s = -((nu > 0) - (nu < 0))
+                if s != new[k + i]:
+                    new[k + i], changed = s, True
+            if l + 2 < net.depth and (changed or cur is not None):
+                cur = _next_rows(As[l + 1], rows, new[k:k + width])
             k += width
-        new[off:off + n] = sub
-        off += n
+        off += net.n_hidden
     return tuple(new)
 
 
@@ -403,8 +454,10 @@ def _check_cover(net, regions, lo_hi, value) -> tuple[bool, str]:
     index = {p: i for i, p in enumerate(patterns)}
     if len(index) != len(patterns):
         return False, "a pattern is listed twice"
+    numbers, layers = _Numbers(), homogeneous_layers(net)
     for r, reg in enumerate(regions):
-        ok, why = _check_region(net, r, reg, patterns[r], dom, d, n, patterns, len(regions), value)
+        ok, why = _check_region(net, r, reg, patterns[r], dom, d, n, patterns, len(regions), value,
+                                numbers, layers)
         if not ok:
             return False, f"region {r}: {why}"
     return True, "ok"
@@ -439,17 +492,63 @@ def _nonpositive_outputs(neurons):
     return value
 
 
-def _check_region(net, r, reg, pat, dom, d, n, patterns, count, value=_zero_map) -> tuple[bool, str]:
-    x = parse_vector(reg["point"], f"regions[{r}].point", length=d)
-    rows = neuron_rows(net, pat)
-    oriented = [tuple(s * v for v in row) for s, row in zip(pat, rows)] + list(dom)
+class _Numbers:
+    """The JSON numbers of one check, each text read once: :func:`parse_number`'s value of a
+    JSON integer or string remembered by that text (a certificate repeats few distinct numbers
+    over many rows); anything else (a bool, a float, a list) goes to :func:`parse_number`,
+    which refuses it as before.  At most :data:`MEMO` texts are remembered (then forgotten
+    all at once: the frequent ones come back at once), so the memory stays bounded."""
+
+    __slots__ = ("memo",)
+    MEMO = 1 << 16
+
+    def __init__(self):
+        self.memo: dict = {}
+
+    def _read(self, x, where: str) -> Q:
+        q = parse_number(x, where)
+        if type(x) is str or type(x) is int:
+            if len(self.memo) >= self.MEMO:
+                self.memo.clear()
+            self.memo[x] = q
+        return q
+
+    def number(self, x, where: str) -> Q:
+        t = type(x)
+        q = self.memo.get(x) if t is str or t is int else None
+        return self._read(x, where) if q is None else q
+
+    def vector(self, v, where: str, length: int) -> list:
+        if type(v) is not list or len(v) != length:
+            return parse_vector(v, where, length=length)       # raises
+        memo = self.memo
+        if set(map(type, v)) <= _TEXT:          # (a bool would find the int's entry)
+            out = list(map(memo.get, v))
+            if None not in out:
+                return out
+        out = []
+        for i, x in enumerate(v):
+            t = type(x)
+            q = memo.get(x) if t is str or t is int else None
+            out.append(self._read(x, f"{where}[{i}]") if q is None else q)
+        return out
+
+
+def _check_region(net, r, reg, pat, dom, d, n, patterns, count, value=_zero_map,
+                  numbers: _Numbers | None = None, layers: list | None = None) -> tuple[bool, str]:
+    read = numbers or _Numbers()
+    layers = layers or homogeneous_layers(net)
+    x = read.vector(reg["point"], f"regions[{r}].point", d)
+    rows = neuron_rows(net, pat, layers)
+    zero = tuple(Q(0) for _ in range(d + 1))
+    oriented = [row if s > 0 else zero if s == 0 else tuple(-v for v in row)
+                for s, row in zip(pat, rows)] + list(dom)
     claimed = reg.get("inequalities")
     if not isinstance(claimed, list) or len(claimed) != len(oriented):
         raise InputError(f"regions[{r}].inequalities must list {len(oriented)} rows")
     for k, row in enumerate(claimed):
-        if list(oriented[k]) != parse_vector(row, f"regions[{r}].inequalities[{k}]", length=d + 1):
+        if tuple(read.vector(row, f"regions[{r}].inequalities[{k}]", d + 1)) != oriented[k]:
             return False, f"inequality {k} is not the one the networks give on this pattern"
-    zero = tuple(Q(0) for _ in range(d + 1))
     for k in range(n):
         if pat[k] == 0 and rows[k] != zero:
             return False, f"neuron {k} has sign 0 but its pre-activation is not identically zero"
@@ -466,6 +565,7 @@ def _check_region(net, r, reg, pat, dom, d, n, patterns, count, value=_zero_map)
     if any(not isinstance(f, int) or isinstance(f, bool) or not 0 <= f < len(oriented) for f in facets) \
             or len(set(facets)) != len(facets):
         raise InputError(f"regions[{r}]: facets must be distinct inequality indices")
+    dirs = None
     for f, nb in zip(facets, neigh):
         g = oriented[f]
         if all(v == 0 for v in g[:d]):
@@ -476,8 +576,10 @@ def _check_region(net, r, reg, pat, dom, d, n, patterns, count, value=_zero_map)
             continue
         if not isinstance(nb, int) or not 0 <= nb < count:
             return False, f"facet {f} has no valid neighbour"
+        if dirs is None:
+            dirs = directions(rows)
         try:
-            across = neighbour_pattern((net,), pat, g, rows)
+            across = neighbour_pattern((net,), pat, g, rows, dirs, layers)
         except ValueError as exc:
             return False, f"facet {f}: {exc}"
         if patterns[nb] != across:
@@ -485,13 +587,14 @@ def _check_region(net, r, reg, pat, dom, d, n, patterns, count, value=_zero_map)
     red = reg.get("redundant", {})
     if not isinstance(red, dict):
         raise InputError(f"regions[{r}].redundant must be an object")
+    listed = set(facets)
     for k, g in enumerate(oriented):
-        if k in facets or (k < n and pat[k] == 0):
+        if k in listed or (k < n and pat[k] == 0):
             continue
         lam = red.get(str(k))
         if not isinstance(lam, list) or len(lam) != 2 or not isinstance(lam[1], list):
             return False, f"inequality {k} is neither a facet nor certified redundant"
-        why = _farkas(lam, oriented, facets, g, f"regions[{r}].redundant[{k}]")
+        why = _farkas(lam, oriented, facets, g, f"regions[{r}].redundant[{k}]", read)
         if why:
             return False, f"redundancy multipliers of inequality {k} {why} (target: the inequality)"
     return value(net, r, reg, pat, oriented, facets)
@@ -501,16 +604,18 @@ def _value(g, x) -> Q:
     return sum((gi * xi for gi, xi in zip(g, x)), Q(0)) + g[-1]
 
 
-def _farkas(mult, oriented, facets, target, where) -> str:
+def _farkas(mult, oriented, facets, target, where, numbers: _Numbers | None = None) -> str:
     """"" when ``mult = [m_0, [m_f for f in facets]]`` (all >= 0) gives
     ``target = m_0 + Σ_f m_f g_f`` as affine functions (rows ``oriented[f]``), else what fails
     ("are not all >= 0" / "do not reproduce the target")."""
-    m0 = parse_number(mult[0], where)
-    ms = parse_vector(mult[1], where, length=len(facets))
+    read = numbers or _Numbers()
+    m0 = read.number(mult[0], where)
+    ms = read.vector(mult[1], where, len(facets))
     if m0 < 0 or any(v < 0 for v in ms):
         return "are not all >= 0"
-    d1 = len(target)
-    comb = [sum((v * oriented[f][j] for v, f in zip(ms, facets)), Q(0)) for j in range(d1)]
-    comb[d1 - 1] += m0
+    comb = [Q(0)] * len(target)
+    for v, f in zip(ms, facets):
+        if v:                                   # a zero multiplier adds nothing
+            comb = [c + v * gj for c, gj in zip(comb, oriented[f])]
+    comb[-1] += m0
     return "" if tuple(comb) == tuple(target) else "do not reproduce the target"
-

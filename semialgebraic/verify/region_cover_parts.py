@@ -79,9 +79,10 @@ def check_regions(cert: dict, start: int, stop: int) -> tuple[bool, str]:
         raise InputError(f"no regions {start}..{stop - 1}")
     d = net.n_inputs
     dom = domain_rows(d, lo_hi)
+    numbers, layers = _rc._Numbers(), _rc.homogeneous_layers(net)
     for r in range(start, stop):
         ok, why = _rc._check_region(net, r, cert["regions"][r], pats[r], dom, d, net.n_hidden,
-                                    pats, len(pats))
+                                    pats, len(pats), numbers=numbers, layers=layers)
         if not ok:
             return False, f"region {r}: {why}"
     return True, f"regions {start}..{stop - 1} hold"

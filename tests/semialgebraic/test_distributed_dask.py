@@ -242,10 +242,13 @@ def test_the_walk_on_two_workers_certifies_the_serial_regions(client, serial_wal
     assert verify(r.certificate)[0]
     # the parts checked on the workers refuse an altered region
     from semialgebraic.distributed.search import check_region_cover
+    from semialgebraic.distributed.walk import check_in_parts
     regs = [dict(g) for g in r.certificate["regions"]]
     regs[-1]["point"] = ["100", "100"]
-    ok, why = check_region_cover(dict(r.certificate, regions=regs), _ex(client))
-    assert not ok and f"region {len(regs) - 1}" in why
+    for check in (check_region_cover, check_in_parts):
+        ok, why = check(dict(r.certificate, regions=regs), _ex(client))
+        assert not ok and f"region {len(regs) - 1}" in why
+    assert check_in_parts(r.certificate, _ex(client))[0]
 
 
 def test_a_killed_worker_does_not_change_the_walk(client, serial_walk, tmp_path, monkeypatch):

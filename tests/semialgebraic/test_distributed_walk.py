@@ -38,7 +38,8 @@ class _Counted:
 
         def counted(*args):
             self.calls += 1
-            self.items += [tuple(it[0]) for it in args[-1]]
+            items = json.loads(args[-1]) if isinstance(args[-1], str) else args[-1]
+            self.items += [tuple(it[0]) for it in items]
             return real(*args)
         monkeypatch.setattr(walk, "walk_batch", counted)
 
@@ -172,9 +173,11 @@ def test_the_frontier_refills_a_slot_from_its_workers_queue_then_the_longest():
     assert f.take(2, None) == ([("b", 2), ("b", 3)], "host:2") and len(f) == 1
 
 
-def test_the_check_in_parts_refuses_an_altered_region_in_any_part():
+@pytest.mark.parametrize("check", ["search", "walk"])
+def test_the_check_in_parts_refuses_an_altered_region_in_any_part(check):
     from semialgebraic.distributed.cluster import SerialExecutor
-    from semialgebraic.distributed.search import check_region_cover
+    from semialgebraic.distributed import search
+    check_region_cover = search.check_region_cover if check == "search" else walk.check_in_parts
     c = distributed_regions(_net(3, (2, 8, 6, 1)), [(-3, 3)] * 2, workers=0).certificate
     n = len(c["regions"])
     assert n > 2 * 16 and check_region_cover(c, SerialExecutor())[0]
@@ -183,3 +186,28 @@ def test_the_check_in_parts_refuses_an_altered_region_in_any_part():
         regs[r]["point"] = ["100", "100"]              # outside the region
         ok, why = check_region_cover(dict(c, regions=regs), SerialExecutor())
         assert not ok and f"region {r}" in why
+
+
+def test_the_linked_texts_are_the_linked_entries_and_a_wrong_skeleton_is_refused():
+    from semialgebraic.distributed import cover
+    from semialgebraic.distributed.cluster import SerialExecutor
+    net = _net(3, (2, 8, 6, 1))
+    c = distributed_regions(net, [(-3, 3)] * 2, workers=0).certificate
+    pieces = cover.piece(net.to_dict(), -3, 3, [(r["pattern"][:8] + r["pattern"][16:22], r["point"])
+                                                 for r in c["regions"]])
+    widths = [8, 6]
+    pats = [p["pattern"] for p in pieces]
+    index = {tuple(p): k for k, p in enumerate(pats)}
+    texts = [cover.linked_text(cover.entry_text(p, widths),
+                               [None if q is None else index[tuple(q)] for q in p["across"]])
+             for p in pieces]
+    entries = cover.linked([cover.region_entry(p, widths) for p in pieces], pats)
+    assert [json.loads(t) for t in texts] == entries
+    assert [(e["pattern"], e["facets"], e["neighbours"]) for e in entries] == \
+        [(r["pattern"], r["facets"], r["neighbours"]) for r in c["regions"]]
+    skeleton = dict(c, regions=[walk.slim(r) for r in c["regions"]])
+    assert walk.await_parts(c, walk.submit_parts(skeleton, texts, SerialExecutor()), SerialExecutor())[0]
+    wrong = json.loads(json.dumps(skeleton))
+    wrong["regions"][3]["pattern"] = wrong["regions"][4]["pattern"]
+    ok, why = walk.await_parts(c, walk.submit_parts(wrong, texts, SerialExecutor()), SerialExecutor())
+    assert not ok and "other regions" in why
