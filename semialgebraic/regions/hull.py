@@ -172,10 +172,9 @@ def hull_pass(point, kints, scales, witnesses, certified, want_values=False, cac
         cols.append([xi * N - val * a for xi, a in zip(X, Kt[:d])] + [D * N])   # exact foot
         who.append(t)
     if cols:
-        Y = np.array(cols, dtype=object).T
-        vals = kints.products(Y)
+        sg = kints.col_signs(cols)                 # exact signs of every class at every point
         for col, t in enumerate(who):
-            ok = vals[:, col] > 0
+            ok = sg[:, col] > 0
             ok[t] = True
             if ok.all():
                 den = cols[col][d]

@@ -24,6 +24,7 @@ Products run on numpy ``int64`` only when a bound proves that no entry can overf
 from __future__ import annotations
 
 from math import gcd, lcm
+from operator import mul
 
 import numpy as np
 
@@ -67,6 +68,44 @@ def int_matmul(A, B, row_bound=None):
         if rb * mb <= _LIMIT and rb <= _LIMIT and mb <= _LIMIT:   # (each factor: a zero one)
             return A.astype(np.int64) @ B.astype(np.int64)
     return _as_object(A) @ _as_object(B)
+
+
+def int_signs(K64, kb, cols):
+    """Signs (-1, 0, 1; an int64 array, one column per vector) of ``K64 @ cols``, exactly, for
+    an int64 matrix whose row sums of absolute values are at most *kb* (< 2^54) and integer
+    vectors *cols* (lists of Python integers, each of length ``K64.shape[1]``) of any size.
+
+    Each vector is split into limbs of s bits, ``v = Σ_j v_j 2^(s j)`` (``0 <= v_j < 2^s``
+    below the top limb), with ``kb · 2^s <= 2^62``, so every limb product ``K64 @ v_j`` is exact
+    in int64; the carries are then propagated from the lowest limb up (each step exact in
+    int64: a limb product plus a carry below 2^(63 - s)).  With the low limbs reduced to
+    ``[0, 2^s)``, the sign of the sum is the sign of the top limb, or, when it is zero, 0 if
+    every low limb is 0 and 1 otherwise.  No float is involved."""
+    k = len(cols)
+    s = 62 - max(1, kb).bit_length()
+    if s < 8:
+        raise ValueError("int_signs: rows too large for int64 limbs")
+    top = max((abs(v).bit_length() for col in cols for v in col), default=0)
+    L = max(1, -(-top // s))
+    n = K64.shape[1]
+    if L == 1:
+        return np.sign(K64 @ np.array(cols, dtype=np.int64).reshape(k, n).T)
+    mask = (1 << s) - 1
+    B = np.empty((n, L * k), dtype=np.int64)        # column j * k + c: limb j of vector c
+    for c, col in enumerate(cols):
+        for i, v in enumerate(col):
+            for j in range(L - 1):
+                B[i, j * k + c] = (v >> (s * j)) & mask
+            B[i, (L - 1) * k + c] = v >> (s * (L - 1))
+    A = K64 @ B
+    carry = np.zeros((K64.shape[0], k), dtype=np.int64)
+    low = np.zeros((K64.shape[0], k), dtype=bool)    # some low limb is non-zero
+    for j in range(L - 1):
+        t = A[:, j * k:(j + 1) * k] + carry
+        low |= (t & mask) != 0
+        carry = t >> s
+    t = A[:, (L - 1) * k:] + carry
+    return np.where(t != 0, np.sign(t), low.astype(np.int64))
 
 
 def int_point(y) -> list:
@@ -217,6 +256,46 @@ def _inverse_parts(K, support, cache=None, K64=None, rows=None):
     return (P, den, None if P64 is None else P64[pos] * sv, rb, pos, sv)
 
 
+def _oriented_inverse(rows, d, cache=None):
+    """``(R, den)`` with ``R[i] / den`` row i of the inverse of the transpose of the basis
+    *rows* (sequences of Python integers, of which the first d entries count; d <= 4), R as
+    tuples of Python integers, or None when singular.
+
+    Cached by the basis's hyperplanes up to order and orientation, as :func:`_inverse_parts`:
+    with ``rows_i = s_i C_{π(i)}`` (C sorted, each row's first non-zero entry > 0), row i of
+    the inverse is s_i times row π(i) of the inverse of ``Cᵀ``."""
+    canon, signs = [], []
+    for r in rows:
+        a = tuple(r[:d])
+        for v in a:
+            if v:
+                break
+        if v < 0:
+            canon.append(tuple([-x for x in a]))
+            signs.append(-1)
+        else:
+            canon.append(a)
+            signs.append(1)
+    order = sorted(range(d), key=canon.__getitem__)
+    key = ("rows", tuple([canon[i] for i in order]))
+    got = cache.get(key, False) if cache is not None else False
+    if got is False:
+        inv = _small_inverse(key[1])
+        got = None if inv is None else \
+            (tuple(tuple(int(v) for v in row) for row in inv[0].tolist()), int(inv[1]))
+        if cache is not None:
+            if len(cache) > _CACHE:
+                cache.clear()
+            cache[key] = got
+    if got is None:
+        return None
+    P, den = got
+    pos = [0] * d
+    for j, i in enumerate(order):
+        pos[i] = j
+    return [P[pos[i]] if signs[i] > 0 else tuple([-v for v in P[pos[i]]]) for i in range(d)], den
+
+
 class ClassInts:
     """The primitive integer rows ``K`` (one per class, ``(a, c)`` scaled) of a region.
 
@@ -297,16 +376,37 @@ class ClassInts:
             return self._K64 @ np.array(p, dtype=np.int64)
         return self.K @ np.array(p, dtype=object)
 
+    def signs(self, points):
+        """Signs of every ``ℓ_t`` at each rational point of *points* (an int64 array, one
+        column per point), exactly (:meth:`col_signs` of the points ``(D y, D)``)."""
+        return self.col_signs([int_point(y) for y in points])
+
     def inside(self, y, skip=None) -> bool:
         """Exactly: every class (but *skip*) is > 0 at the rational point *y*."""
-        ok = self.values(y) > 0
+        ok = self.signs([y])[:, 0] > 0
         if skip is not None:
             ok[skip] = True
         return bool(ok.all())
 
     def nonneg(self, y) -> bool:
         """Exactly: every class is >= 0 at *y*."""
-        return bool((self.values(y) >= 0).all())
+        return bool((self.signs([y]) >= 0).all())
+
+    def inside_and_nonneg(self, y2, y) -> bool:
+        """Exactly: every class is > 0 at *y2* and >= 0 at *y* (one product for both)."""
+        S = self.signs([y2, y])
+        return bool((S[:, 0] > 0).all() and (S[:, 1] >= 0).all())
+
+    def col_signs(self, cols):
+        """Signs of ``K @ col`` for integer vectors *cols* (lists of Python integers of length
+        d + 1), exactly (an int64 array, one column per vector)."""
+        kb = self._kb
+        if self._K64 is not None and kb < 2 ** 54:
+            if kb * max((abs(v) for c in cols for v in c), default=0) <= _LIMIT:
+                return np.sign(self._K64 @ np.array(cols, dtype=np.int64).T)
+            return int_signs(self._K64, kb, cols)
+        V = self.K @ np.array(cols, dtype=object).T
+        return (V > 0).astype(np.int64) - (V < 0).astype(np.int64)
 
     def gram(self):
         """``Ka Kaᵀ`` (exact integers), computed once."""
@@ -357,6 +457,8 @@ class ClassInts:
         d = self.d
         if len(support) != d or not todo:
             return {}
+        if d <= 4:
+            return self._certify_small(list(support), todo, want_values, scales, cache)
         support = list(support)
         kl = self._rows()
         got = _inverse_parts(self.K, support, cache, self._K64, [kl[f] for f in support])
@@ -387,6 +489,34 @@ class ClassInts:
             su = scales[u]
             lam = [Q(int(Num[r, col]), den) * scales[f] / su for r, f in enumerate(support)]
             out[u] = (lam, Q(int(L0[col]), den) / su)
+        return out
+
+    def _certify_small(self, support, todo, want_values, scales, cache):
+        """:meth:`certify` for d <= 4 in plain Python integers: the inverse of the basis from
+        :func:`_oriented_inverse` (cached up to order and orientation), then ``den · μ`` and
+        ``den · μ_0`` of each class by integer dot products (numpy's fixed costs exceed the
+        work of a few 4-vectors)."""
+        d = self.d
+        kl = self._rows()
+        got = _oriented_inverse([kl[f] for f in support], d, cache)
+        if got is None:
+            return None
+        rows, den = got
+        cs = [kl[f][d] for f in support]
+        out = {}
+        for u in todo:
+            a = kl[u]
+            num = [sum(map(mul, r, a)) for r in rows]                   # den · μ
+            if min(num) < 0:
+                continue
+            l0 = a[d] * den - sum(map(mul, cs, num))                    # den · μ_0
+            if l0 <= 0:
+                continue
+            if not want_values:
+                out[u] = None
+                continue
+            su = scales[u]
+            out[u] = ([Q(n, den) * scales[f] / su for n, f in zip(num, support)], Q(l0, den) / su)
         return out
 
     def _certify_big(self, support, todo, P, den, pos, sv, want_values, scales):

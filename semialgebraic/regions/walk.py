@@ -827,7 +827,7 @@ class _Engine:
         if q is None or q == pattern:
             return False
         kints, _, const_ok = self.forms(q).ints()   # rows of one class share their sign
-        return const_ok and (kints is None or (kints.inside(y2) and kints.nonneg(y)))
+        return const_ok and (kints is None or kints.inside_and_nonneg(y2, y))
 
     def _across_all(self, pattern, steps, kints):
         """For every facet step ``(position, class t, cls, a, y)``: the pattern across the
