@@ -84,6 +84,7 @@ from __future__ import annotations
 from collections import deque
 from math import lcm
 from dataclasses import dataclass, field
+from collections.abc import Sequence as SequenceABC
 from typing import Sequence
 
 import numpy as np
@@ -395,6 +396,73 @@ class _Scales:
         return iter(self._values())
 
 
+class _Inequalities(SequenceABC):
+    """``Region.inequalities`` built on first use: the rational ``(a, c)`` of every row from the
+    pattern's exact integer rows (row i is ``(H_i[:d], H_i[d]) / hs_i``), then the domain's.
+    Behaves as the tuple it stands for (indexing, iteration, equality, hash; pickled as that
+    tuple); a walk whose caller never reads the inequalities never builds them."""
+
+    __slots__ = ("_src", "_t", "_n")
+
+    def __init__(self, H, hs, dom_ineqs):
+        self._src = (H, hs, dom_ineqs)
+        self._n = H.shape[0] + len(dom_ineqs)
+        self._t = None
+
+    def _tuple(self) -> tuple:
+        if self._t is None:
+            H, hs, dom_ineqs = self._src
+            self._t = _rational_rows(H, hs) + dom_ineqs
+            self._src = None
+        return self._t
+
+    def __getitem__(self, i):
+        return self._tuple()[i]
+
+    def __len__(self) -> int:
+        return self._n
+
+    def __iter__(self):
+        return iter(self._tuple())
+
+    def __eq__(self, other):
+        if isinstance(other, _Inequalities):
+            other = other._tuple()
+        return self._tuple() == other
+
+    def __ne__(self, other):
+        return not self == other
+
+    def __hash__(self):
+        return hash(self._tuple())
+
+    def __repr__(self) -> str:
+        return repr(self._tuple())
+
+    def __reduce__(self):
+        return (tuple, (self._tuple(),))
+
+
+def _rational_rows(H, hs) -> tuple:
+    """``((a_i, c_i), ...)`` with ``(a_i, c_i) = H_i / hs_i`` (exact rationals): one exact
+    block per run of equal scales."""
+    d = H.shape[1] - 1
+    n = len(hs)
+    out = []
+    start = 0
+    while start < n:
+        s = hs[start]
+        stop = start
+        while stop < n and hs[stop] == s:
+            stop += 1
+        ents = QMatrix.from_integers(stop - start, d + 1, H[start:stop].ravel().tolist(),
+                                     den=int(s)).entries()
+        for r in range(0, (stop - start) * (d + 1), d + 1):
+            out.append((tuple(ents[r:r + d]), ents[r + d]))
+        start = stop
+    return tuple(out)
+
+
 class _Forms:
     """Inequalities of one pattern, ``a·x + c > 0`` (oriented by the pattern): from exact
     integer rows ``H`` (one per hidden neuron, then the domain's), row i being ``hs_i (a_i,
@@ -432,10 +500,15 @@ class _Forms:
                 blocks.append(dom[0])
                 consts.extend(dom[1])
             A = QMatrix.vstack(blocks) if blocks else QMatrix.zeros(0, d)
-            Jq = QMatrix.from_integers(self._Jint.shape[0], d + 1,
-                                       self._Jint.ravel().tolist(), den=int(self._sJ))
-            self._rat = (A, tuple(consts), Jq.submatrix(cols=list(range(d))), Jq.col_at(d))
+            self._rat = (A, tuple(consts))
         return self._rat
+
+    def affine(self):
+        """``(J, offset)``: the network is ``x ↦ J x + offset`` on the region (exact)."""
+        d = self.H.shape[1] - 1
+        Jq = QMatrix.from_integers(self._Jint.shape[0], d + 1,
+                                   self._Jint.ravel().tolist(), den=int(self._sJ))
+        return Jq.submatrix(cols=list(range(d))), Jq.col_at(d)
 
     @property
     def A(self):
@@ -447,11 +520,11 @@ class _Forms:
 
     @property
     def J(self):
-        return self._rational()[2]
+        return self.affine()[0]
 
     @property
     def offset(self):
-        return self._rational()[3]
+        return self.affine()[1]
 
     def trim(self) -> None:
         """Once the region is built: keep only what proving it a neighbour needs (memory)."""
@@ -519,6 +592,14 @@ class _Forms:
         self._ints = (ClassInts(order, arr) if order else None,
                       _Scales(firsts, self.hs, gs, H.shape[0]), const_ok)
 
+    def info(self):
+        """``(M, active, classes, order)`` of :meth:`geometry`, without the rational rows (M:
+        their number)."""
+        if self._geometry is None:
+            self._classes()
+        g = self._geometry
+        return (g[0] if isinstance(g[0], int) else len(g[0]),) + g[1:]
+
     def geometry(self):
         """``(rows, active, classes, order)``, computed once per pattern: the rows, the
         indices of the non-zero rows, and the classes of coinciding hyperplanes (key: the
@@ -577,6 +658,8 @@ class _Engine:
                 j = next(j for j, v in enumerate(row) if v != 0)
                 dom_keys.append((key, Q(key[j]) / row[j]))
         self._dom = (self.dom_A, tuple(self.dom_c), dom_keys)
+        self._dom_ineqs = tuple((tuple(row), cj) for row, cj in
+                                zip(self.dom_A.to_rows(), self.dom_c)) if self.dom_A is not None else ()
         self.cache: dict = {}
         self.pending_neighbours: list = []
         self._float_layers = None
@@ -668,9 +751,7 @@ class _Engine:
     # -- one region -------------------------------------------------------------------------
     def region(self, pattern, point) -> Region:
         f = self.forms(pattern)
-        A, c = f.A, f.c
-        rows, active, classes, order = f.geometry()
-        M = len(rows)
+        M, active, classes, order = f.info()
         reps = [classes[k][0] for k in order]
         Areps = creps = None
         kints, scales, _ = f.ints()
@@ -679,6 +760,10 @@ class _Engine:
         # one float hull of the region guesses every facet and closure basis (checked exactly)
         hulled = bool(reps) and hull_pass(point, kints, scales, witnesses, certified,
                                           self.multipliers, self.inverses)
+        rows = A = c = None             # the rational rows: only off the hull's path
+        if not hulled or self.multipliers:
+            A, c = f.A, f.c
+            rows = f.geometry()[0]
         flp = None
         if reps and not hulled:
             Areps, creps = A.submatrix(rows=reps), [c[i] for i in reps]
@@ -697,6 +782,9 @@ class _Engine:
         undecided = [t for t in range(len(reps)) if t not in witnesses and t not in certified]
         inherited = self.inherited.pop(pattern, ())
         if undecided:
+            if rows is None:
+                A, c = f.A, f.c
+                rows = f.geometry()[0]
             if Areps is None:
                 Areps, creps = A.submatrix(rows=reps), [c[i] for i in reps]
             feet = kints.feet(point)
@@ -752,7 +840,8 @@ class _Engine:
             facet_classes.append(cls)
             facet_points.append(y)
             if not any(j >= self.n_hidden for j in cls):
-                steps.append((len(facets) - 1, t, cls, rows[i], y))
+                # across the facet along its normal (the class's key: a positive multiple)
+                steps.append((len(facets) - 1, t, cls, order[t][:self.d], y))
         self.bases = []
         if undecided or not hulled:   # the bases of this region's closure proofs, for its neighbours
             self.bases = list({tuple(order[u] for u in proof[0]): None
@@ -767,7 +856,11 @@ class _Engine:
             q, y2 = across.get(pos, (None, None))
             neighbours.append((i, q))
             self.pending_neighbours.append((i, q, y2))
-        ineqs = tuple((tuple(rows[i]), c[i]) for i in range(M))
+        if rows is not None:
+            ineqs = tuple((tuple(rows[i]), c[i]) for i in range(M))
+        else:                          # built from the integer rows when first read
+            ineqs = _Inequalities(f.H, f.hs, self._dom_ineqs)
+        J, offset = f.affine()
         redundant = None
         if self.multipliers:
             known = {}                 # closure proofs of non-facets that use facets only
@@ -781,7 +874,7 @@ class _Engine:
                         known[reps[t]] = (proof[2], tuple(lam))
             redundant = redundancy_multipliers(rows, c, active, classes, order, facets, self.d,
                                                known)
-        out = Region(pattern=tuple(pattern), point=tuple(point), jacobian=f.J, offset=f.offset,
+        out = Region(pattern=tuple(pattern), point=tuple(point), jacobian=J, offset=offset,
                      inequalities=ineqs, facets=tuple(facets), facet_classes=tuple(facet_classes),
                      facet_points=tuple(facet_points), neighbours=tuple(neighbours),
                      n_hidden=self.n_hidden, redundant=redundant, _A=A)
@@ -842,7 +935,7 @@ class _Engine:
         # down to a power of two): the exact proof below decides, smaller steps otherwise
         Kf = kints.Kf
         Y = np.array([[float(u) for u in st[4]] for st in steps])
-        Adir = np.array([[float(u) for u in st[3]] for st in steps])
+        Adir = Kf[[st[1] for st in steps], :d]          # the steps' directions (keys)
         vals = Kf[:, :d] @ Y.T + Kf[:, d:]
         slopes = Kf[:, :d] @ Adir.T
         with np.errstate(divide="ignore", invalid="ignore"):
