@@ -85,18 +85,21 @@ def int_signs(K64, kb, cols):
     s = 62 - max(1, kb).bit_length()
     if s < 8:
         raise ValueError("int_signs: rows too large for int64 limbs")
-    top = max((abs(v).bit_length() for col in cols for v in col), default=0)
+    flat = [v for col in cols for v in col]
+    top = max(max(flat, default=0).bit_length(), (-min(flat, default=0)).bit_length())
     L = max(1, -(-top // s))
     n = K64.shape[1]
     if L == 1:
         return np.sign(K64 @ np.array(cols, dtype=np.int64).reshape(k, n).T)
     mask = (1 << s) - 1
-    B = np.empty((n, L * k), dtype=np.int64)        # column j * k + c: limb j of vector c
-    for c, col in enumerate(cols):
-        for i, v in enumerate(col):
-            for j in range(L - 1):
-                B[i, j * k + c] = (v >> (s * j)) & mask
-            B[i, (L - 1) * k + c] = v >> (s * (L - 1))
+    limbs = []                                       # limb j of every entry, j = 0 .. L - 1
+    for j in range(L - 1):
+        sh = s * j
+        limbs.extend([(v >> sh) & mask for v in flat])
+    sh = s * (L - 1)
+    limbs.extend([v >> sh for v in flat])
+    # B[:, j * k + c]: limb j of vector c
+    B = np.array(limbs, dtype=np.int64).reshape(L * k, n).T
     A = K64 @ B
     carry = np.zeros((K64.shape[0], k), dtype=np.int64)
     low = np.zeros((K64.shape[0], k), dtype=bool)    # some low limb is non-zero

@@ -193,6 +193,7 @@ class RegionWalk:
         self.complete = False
         self.count = 0
         self._engine = _Engine(net, domain, multipliers)
+        self._engine.across = {}       # neighbours known from the other side (the walk cleans it)
         self._progress = progress
         self._start = start
         self._gen = self._walk()
@@ -226,6 +227,7 @@ class RegionWalk:
                     # recomputed, identically)
                     for p in visited.pop(depth - 2):
                         eng.cache.pop(p, None)
+                        eng.across.pop(p, None)
                 with budget.active():
                     region = eng.region(pattern, point)
                 visited.setdefault(depth, []).append(pattern)
@@ -667,7 +669,11 @@ class _Engine:
         self.inherited: dict = {}      # pattern -> bases of the region it was reached from
         self._highs = None             # one HiGHS instance, loaded with each region's model
         self.inverses: dict = {}       # basis rows (primitive integer keys) -> exact inverse
+        # pattern q -> {key of a facet of q: (pattern across it, a point inside that region)},
+        # from the neighbour proofs of regions already built (None: not kept; see _record)
+        self.across: dict | None = None
         self.proved_by: dict = {}      # class key -> keys of the last basis that proved it
+        self.hull_proofs: dict = {}    # class key -> keys of the bases of its latest proofs (hull)
 
     # -- forms ------------------------------------------------------------------------------
     def forms(self, pattern) -> _Forms:
@@ -759,7 +765,8 @@ class _Engine:
         certified: dict = {}
         # one float hull of the region guesses every facet and closure basis (checked exactly)
         hulled = bool(reps) and hull_pass(point, kints, scales, witnesses, certified,
-                                          self.multipliers, self.inverses)
+                                          self.multipliers, self.inverses,
+                                          (self.hull_proofs, order))
         rows = A = c = None             # the rational rows: only off the hull's path
         if not hulled or self.multipliers:
             A, c = f.A, f.c
@@ -831,6 +838,8 @@ class _Engine:
                 if y is not None:
                     witnesses[t] = y
         steps = []
+        known = self.across.pop(tuple(pattern), None) if self.across is not None else None
+        known_at = {}                  # facet position -> (pattern across, point inside it)
         for t, i in enumerate(reps):
             y = witnesses.get(t)
             if y is None:
@@ -840,6 +849,9 @@ class _Engine:
             facet_classes.append(cls)
             facet_points.append(y)
             if not any(j >= self.n_hidden for j in cls):
+                if known is not None and order[t] in known:
+                    known_at[len(facets) - 1] = known[order[t]]      # proved from the other side
+                    continue
                 # across the facet along its normal (the class's key: a positive multiple)
                 steps.append((len(facets) - 1, t, cls, order[t][:self.d], y))
         self.bases = []
@@ -851,7 +863,8 @@ class _Engine:
             for u, proof in certified.items():
                 if len(proof[0]) == self.d:
                     self.proved_by[order[u]] = tuple(order[f] for f in proof[0])
-        across = self._across_all(pattern, steps, kints)
+        across = self._across_all(pattern, steps, kints, point, order)
+        across.update(known_at)
         for pos, i in enumerate(facets):
             q, y2 = across.get(pos, (None, None))
             neighbours.append((i, q))
@@ -914,15 +927,38 @@ class _Engine:
             out.append(p)
         return out
 
-    def _proves(self, pattern, q, y, y2) -> bool:
+    def _proves(self, pattern, q, y, y2, record=None) -> bool:
         """Exactly: q differs from *pattern*, and q's live inequalities are > 0 at y2 and
-        >= 0 at y (so the segment (y, y2] lies in q's region)."""
+        >= 0 at y (so the segment (y, y2] lies in q's region).
+
+        *record*: ``(key, point)``, the key of the facet of *pattern* through y and a point
+        inside *pattern*'s region.  When the proof holds and exactly one class of q vanishes at
+        y, with the opposite key, then y is a point of q's facet on that hyperplane with every
+        other class of q > 0 (a facet witness of q) and *pattern*'s region lies across it
+        there; across a facet the region is the same all along it (only the neurons of the
+        facet's class vanish on its relative interior, and their forms on the other side stay
+        multiples of the facet's), so the walk notes that q's facet ``-key`` leads to
+        *pattern* (``self.across``) and does not step across it again from q."""
         if q is None or q == pattern:
             return False
-        kints, _, const_ok = self.forms(q).ints()   # rows of one class share their sign
-        return const_ok and (kints is None or kints.inside_and_nonneg(y2, y))
+        f = self.forms(q)
+        kints, _, const_ok = f.ints()   # rows of one class share their sign
+        if not const_ok:
+            return False
+        if kints is None:
+            return True
+        S = kints.signs([y2, y])
+        if not ((S[:, 0] > 0).all() and (S[:, 1] >= 0).all()):
+            return False
+        if record is not None and self.across is not None:
+            zero = np.flatnonzero(S[:, 1] == 0)
+            if len(zero) == 1:
+                key = tuple(-v for v in record[0])
+                if f.info()[3][int(zero[0])] == key:
+                    self.across.setdefault(q, {})[key] = (tuple(pattern), record[1])
+        return True
 
-    def _across_all(self, pattern, steps, kints):
+    def _across_all(self, pattern, steps, kints, point=None, order=None):
         """For every facet step ``(position, class t, cls, a, y)``: the pattern across the
         facet through y (proved) and a point inside it, ``{position: (q, y2)}``.  The first
         step of every facet is tried at once (one product for the steps, one batched forward
@@ -957,19 +993,22 @@ class _Engine:
         # layer by layer); otherwise the exact forward pass decides
         guesses = self._float_patterns([y2 for _, y2 in firsts])
         out, redo = {}, []
-        for col, ((pos, _, _, _, y), (_, y2), q) in enumerate(zip(steps, firsts, guesses)):
-            if q is not None and self.forms(q).consistent and self._proves(pattern, q, y, y2):
+        rec = (lambda t: (order[t], point)) if order is not None and point is not None else \
+            (lambda t: None)
+        for col, ((pos, t, _, _, y), (_, y2), q) in enumerate(zip(steps, firsts, guesses)):
+            if q is not None and self.forms(q).consistent and \
+                    self._proves(pattern, q, y, y2, rec(t)):
                 out[pos] = (q, y2)
             else:
                 redo.append(col)
         qs = self.patterns_at([firsts[col][1] for col in redo]) if redo else []
         for col, q in zip(redo, qs):
-            pos, _, cls, a, y = steps[col]
+            pos, t, cls, a, y = steps[col]
             eps, y2 = firsts[col]
-            if self._proves(pattern, q, y, y2):
+            if self._proves(pattern, q, y, y2, rec(t)):
                 out[pos] = (q, y2)
             else:
-                out[pos] = self._across(pattern, cls, a, y, eps / 4, 63)
+                out[pos] = self._across(pattern, cls, a, y, eps / 4, 63, rec(t))
         return out
 
     def _float_patterns(self, points):
@@ -993,13 +1032,13 @@ class _Engine:
         P = np.hstack(signs)
         return list(map(tuple, P.tolist()))
 
-    def _across(self, pattern, cls, a, y, eps, tries):
+    def _across(self, pattern, cls, a, y, eps, tries, record=None):
         """Pattern of the region across the facet through y (proved), and a point inside it:
         steps ``y - eps a``, *eps* divided by 4 after each failed proof."""
         for _ in range(tries):
             y2 = tuple(u - eps * v for u, v in zip(y, a))
             q = self.pattern_at(y2)
-            if self._proves(pattern, q, y, y2):
+            if self._proves(pattern, q, y, y2, record):
                 return q, y2
             eps /= 4
         raise CertificateError("regions", f"could not step across facet {cls} of region {pattern}")
