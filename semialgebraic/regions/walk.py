@@ -227,7 +227,8 @@ class RegionWalk:
                     # recomputed, identically)
                     for p in visited.pop(depth - 2):
                         eng.cache.pop(p, None)
-                        eng.across.pop(p, None)
+                        if eng.across is not None:
+                            eng.across.pop(p, None)
                 with budget.active():
                     region = eng.region(pattern, point)
                 visited.setdefault(depth, []).append(pattern)
