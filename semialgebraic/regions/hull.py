@@ -83,16 +83,21 @@ def _guess(point, kints):
     inside its facet (the mean of its vertices plus its rays), and the classes of every other
     class grouped by the basis of a vertex minimising it."""
     hull_cls = _qhull()
-    d, m = kints.d, kints.K.shape[0]
+    d, m = kints.d, kints._m
     if hull_cls is None or d < 2 or m < d:
         return None
-    V = kints.values(point)                        # D ℓ_t(y), integers, all > 0
-    D = int_point(point)[-1]
-    Ka, v = kints.Kf[:, :d], _floats(V)
+    Ka, Kc = kints.Kf[:, :d], kints.Kf[:, d]
     yf = np.array([float(u) for u in point])
-    if v is None or not np.all(np.isfinite(Ka)) or not np.all(v > 0):
+    v = Ka @ yf + Kc                               # ℓ_t(y) in floats, when clearly > 0
+    if not (np.all(np.isfinite(v)) and np.all(v > 1e-9 * (np.abs(Ka) @ np.abs(yf) + np.abs(Kc)))):
+        V = kints.values(point)                    # D ℓ_t(y), integers, all > 0
+        v = _floats(V)
+        if v is None or not np.all(v > 0):
+            return None
+        v = v / float(int_point(point)[-1])
+    if not np.all(np.isfinite(Ka)):
         return None
-    pts = np.vstack([Ka * (-float(D) / v)[:, None], np.zeros((1, d))])
+    pts = np.vstack([Ka * (-1.0 / v)[:, None], np.zeros((1, d))])
     if not np.all(np.isfinite(pts)):
         return None
     try:
@@ -138,15 +143,16 @@ def _dyadic(points, kints):
     S = (P @ K[:, :-1].T + K[:, -1]) / kints.norms_f        # point x class distances
     S[np.arange(len(ts)), ts] = np.inf
     delta = S.min(axis=1)
+    ok = (delta > 0) & np.all(np.abs(P) < 2.0 ** 800, axis=1)             # (u D < 2^1000)
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        E = np.ceil(np.log2(16 * sqrt(kints.d) / np.where(ok, delta, 1.0)))
+    ok &= E <= 200
     out = {}
-    for row, t in enumerate(ts):
-        if not (delta[row] > 0 and np.all(np.abs(P[row]) < 2.0 ** 800)):   # (u D < 2^1000)
+    for row, t, e, good, prow in zip(range(len(ts)), ts, E.tolist(), ok.tolist(), P.tolist()):
+        if not good:
             continue
-        e = int(np.ceil(np.log2(16 * sqrt(kints.d) / delta[row])))
-        if e > 200:
-            continue
-        D = 1 << max(0, e)
-        out[t] = ([int(round(float(u) * D)) for u in P[row]], D)
+        D = 1 << max(0, int(e))
+        out[t] = ([int(round(u * D)) for u in prow], D)
     return out
 
 
@@ -176,8 +182,9 @@ def hull_pass(point, kints, scales, witnesses, certified, want_values=False, cac
     bases = got[1]
     d = kints.d
     cols, who = [], []
+    kl = kints._rows()
     for t, (X, D) in grid.items():
-        Kt = [int(v) for v in kints.K[t]]
+        Kt = kl[t]
         N = kints.norm(t)
         val = sum(a * b for a, b in zip(Kt, X)) + Kt[d] * D
         cols.append([xi * N - val * a for xi, a in zip(X, Kt[:d])] + [D * N])   # exact foot

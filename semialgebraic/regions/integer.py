@@ -305,8 +305,8 @@ class ClassInts:
     *keys*: the primitive integer vectors, in class order (length ``d + 1`` each).
     """
 
-    __slots__ = ("K", "Ka", "Kc", "d", "_kl", "_gram", "_norms", "_K64", "_kb", "_ka_max", "_Kf",
-                 "_norms_f", "_sq")
+    __slots__ = ("_K", "d", "_kl", "_gram", "_norms", "_K64", "_kb", "_ka_max", "_Kf",
+                 "_norms_f", "_sq", "_m")
 
     def __init__(self, keys, arr=None):
         keys = list(keys)
@@ -314,19 +314,21 @@ class ClassInts:
         shape = (len(keys), self.d + 1)
         if arr is None or arr.dtype != np.int64:      # (*arr*: the keys as an int64 array)
             arr = np.array(keys) if keys else None
-        if arr is not None and arr.dtype == np.int64 and arr.shape == shape \
-                and _max_abs(arr) < 2 ** 62:          # every key fits: bounds on int64
-            self.K = arr.astype(object)
+        self._m = shape[0]
+        absmax = int(np.abs(arr).max(initial=0)) if arr is not None and arr.dtype == np.int64 \
+            and arr.shape == shape else None
+        if absmax is not None and absmax < 2 ** 62:   # every key fits: bounds on int64
+            self._K = None                            # (the object copy, built when asked for)
             self._kb = _row_bound(arr)                # max row sum of |K|, exact
             self._ka_max = _max_abs(arr[:, :self.d])
             self._K64 = arr if self._kb <= _LIMIT else None
+            if self._K64 is None:
+                self._K = arr.astype(object)
         else:
-            self.K = np.array([list(k) for k in keys], dtype=object).reshape(shape)
-            self._kb = _row_bound(self.K)
-            self._ka_max = _max_abs(self.K[:, :self.d])
-            self._K64 = self.K.astype(np.int64) if self._kb <= _LIMIT else None
-        self.Ka = self.K[:, :self.d]
-        self.Kc = self.K[:, self.d]
+            self._K = np.array([list(k) for k in keys], dtype=object).reshape(shape)
+            self._kb = _row_bound(self._K)
+            self._ka_max = _max_abs(self._K[:, :self.d])
+            self._K64 = self._K.astype(np.int64) if self._kb <= _LIMIT else None
         self._gram = None
         self._kl = keys
         self._norms = None
@@ -334,16 +336,33 @@ class ClassInts:
         self._norms_f = None
         self._sq = {}
 
+    @property
+    def K(self):
+        """The rows as an array of Python integers."""
+        if self._K is None:
+            self._K = self._K64.astype(object)
+        return self._K
+
+    @property
+    def Ka(self):
+        return self.K[:, :self.d]
+
+    @property
+    def Kc(self):
+        return self.K[:, self.d]
+
     def trim(self) -> None:
         """Drop what only the region's own exact work uses (Gram matrix, float copies, norms),
         keeping the rows for the neighbour proofs of other regions (memory)."""
         self._gram = self._norms = self._Kf = self._norms_f = self._kl = None
         self._sq = {}
+        if self._K64 is not None:
+            self._K = None
 
     def _rows(self) -> list:
         """The rows of K as Python integers (the keys, when given)."""
         if self._kl is None:
-            self._kl = self.K.tolist()
+            self._kl = (self._K64 if self._K64 is not None else self.K).tolist()
         return self._kl
 
     @property
@@ -369,7 +388,7 @@ class ClassInts:
         """``|Ka_t|^2``, exact."""
         got = self._sq.get(t)
         if got is None:
-            got = self._sq[t] = sum(int(v) * int(v) for v in self.Ka[t])
+            got = self._sq[t] = sum(v * v for v in self._rows()[t][:self.d])
         return got
 
     def values(self, y):
