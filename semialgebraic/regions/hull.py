@@ -43,7 +43,6 @@ from .integer import int_point
 
 __all__ = ["hull_pass", "have_hull"]
 
-_PROOFS = 200000      # classes whose closure proofs are remembered between regions
 _KEPT = 6             # proofs kept per class (the bases of its latest proofs)
 
 
@@ -166,12 +165,12 @@ def hull_pass(point, kints, scales, witnesses, certified, want_values=False, cac
     *witnesses* (class -> exact point of the hyperplane with every other class > 0), closure
     proofs of non-facets into *certified*.  False when no hull was computed (nothing added).
 
-    *proofs*: ``(proved_by, order)``, the keys of the class of every index (*order*) and a dict
-    shared between regions, class key -> keys of a basis that proved it.  A closure proof
-    ``K_u = Σ μ_f K_f + μ_0`` (μ >= 0, μ_0 > 0) is an identity between the classes' keys, so
-    it proves ``ℓ_u > 0`` on the closure of every region that has all those classes: such a
-    class is certified with no arithmetic (without *want_values*, which needs μ itself), and
-    every new proof is noted in *proved_by*."""
+    *proofs*: ``(proved_by, ids)``, an integer id of the key of every class (*ids*, ids given
+    by the caller, the same for a key in every region) and a dict shared between regions, class
+    id -> ids of the bases of its latest proofs.  A closure proof ``K_u = Σ μ_f K_f + μ_0``
+    (μ >= 0, μ_0 > 0) is an identity between the classes' keys, so it proves ``ℓ_u > 0`` on
+    the closure of every region that has all those classes: such a class is certified with no
+    arithmetic (without *want_values*, which needs μ itself), and every new proof is noted in *proved_by*."""
     try:                         # floats only guess; one that overflows guesses nothing
         got = _guess(point, kints)
         grid = _dyadic(got[0], kints) if got is not None else {}
@@ -201,14 +200,12 @@ def hull_pass(point, kints, scales, witnesses, certified, want_values=False, cac
         for basis, todo in bases.items():
             certify_with_basis(list(basis), kints, scales, todo, certified, want_values, cache)
         return True
-    proved_by, order = proofs
-    if len(proved_by) > _PROOFS:
-        proved_by.clear()
-    where = {key: t for t, key in enumerate(order)}
+    proved_by, ids = proofs
+    where = {k: t for t, k in enumerate(ids)}
     for basis, todo in bases.items():
         rest = []
         for u in todo:
-            for keys in proved_by.get(order[u], ()):
+            for keys in proved_by.get(ids[u], ()):
                 idx = [where.get(k) for k in keys]
                 if None not in idx:                # the same identity holds here
                     certified[u] = (idx, None, None)
@@ -216,9 +213,9 @@ def hull_pass(point, kints, scales, witnesses, certified, want_values=False, cac
             else:
                 rest.append(u)
         if rest and certify_with_basis(list(basis), kints, scales, rest, certified, False, cache):
-            bk = tuple(order[f] for f in basis)
+            bk = tuple([ids[f] for f in basis])
             for u in rest:
                 if u in certified:
-                    old = proved_by.get(order[u], ())
-                    proved_by[order[u]] = (bk,) + old[:_KEPT - 1]
+                    old = proved_by.get(ids[u], ())
+                    proved_by[ids[u]] = (bk,) + old[:_KEPT - 1]
     return True

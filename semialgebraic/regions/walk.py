@@ -108,6 +108,7 @@ from .redundancy import redundancy_multipliers
 __all__ = ["Region", "RegionWalk", "RegionSteps", "regions", "region_at", "number_of_regions"]
 
 _ZERO = Q(0)
+_KEYS = 200000         # class keys given ids (and closure proofs kept) before both are dropped
 
 
 @dataclass(frozen=True)
@@ -674,7 +675,8 @@ class _Engine:
         # from the neighbour proofs of regions already built (None: not kept; see _record)
         self.across: dict | None = None
         self.proved_by: dict = {}      # class key -> keys of the last basis that proved it
-        self.hull_proofs: dict = {}    # class key -> keys of the bases of its latest proofs (hull)
+        self.hull_proofs: dict = {}    # class id -> ids of the bases of its latest proofs (hull)
+        self.key_ids: dict = {}        # class key -> its id (for hull_proofs)
 
     # -- forms ------------------------------------------------------------------------------
     def forms(self, pattern) -> _Forms:
@@ -767,7 +769,7 @@ class _Engine:
         # one float hull of the region guesses every facet and closure basis (checked exactly)
         hulled = bool(reps) and hull_pass(point, kints, scales, witnesses, certified,
                                           self.multipliers, self.inverses,
-                                          (self.hull_proofs, order))
+                                          (self.hull_proofs, self._key_ids(order)))
         rows = A = c = None             # the rational rows: only off the hull's path
         if not hulled or self.multipliers:
             A, c = f.A, f.c
@@ -894,6 +896,16 @@ class _Engine:
                      n_hidden=self.n_hidden, redundant=redundant, _A=A)
         f.trim()
         return out
+
+    def _key_ids(self, order) -> list:
+        """An integer id per class key (the same in every region), for the closure proofs kept
+        between regions (:func:`~semialgebraic.regions.hull.hull_pass`; bounded memory: both
+        are dropped together)."""
+        ids = self.key_ids
+        if len(ids) > _KEYS:
+            ids.clear()
+            self.hull_proofs.clear()
+        return [ids.setdefault(k, len(ids)) for k in order]
 
     def _float_model(self, Areps, creps):
         """One warm float model of the region (its centre, closure tests, facet centres)."""
