@@ -377,7 +377,8 @@ class ClassInts:
     def norms_f(self):
         """Float Euclidean norms of the rows of Ka (float guesses only)."""
         if self._norms_f is None:
-            self._norms_f = np.linalg.norm(self.Kf[:, :self.d], axis=1)
+            Ka = self.Kf[:, :self.d]
+            self._norms_f = np.sqrt(np.einsum("ij,ij->i", Ka, Ka))
         return self._norms_f
 
     def products(self, B):

@@ -652,6 +652,9 @@ class _Engine:
             bias = N[:, -1]
             self._ilayers.append((W, bias, den, _row_bound(W),
                                   max((abs(int(v)) for v in bias), default=0)))
+        # the biases as int64 where they fit (forms() uses them only when no entry can overflow)
+        self._bias64 = [b.astype(np.int64) if bmax <= _LIMIT else None
+                        for _, b, _, _, bmax in self._ilayers]
         dom_keys = []
         if self.dom_A is not None:
             for row, cj in zip(self.dom_A.to_rows(), self.dom_c):
@@ -691,11 +694,13 @@ class _Engine:
         consistent = True
         k = 0
         L = len(self._ilayers)
+        has_zero = 0 in pattern
+        pall = np.array(pattern, dtype=np.int64)
         for l, (W, b, den, rb, bmax) in enumerate(self._ilayers):
             if (rb * bF + bmax * s <= _LIMIT and max(bF, s) <= _LIMIT
                     and W.dtype == np.int64):                 # no entry can overflow
-                Z = W @ F.astype(np.int64)
-                Z[:, d] += b.astype(np.int64) * s
+                Z = W @ (F if F.dtype == np.int64 else F.astype(np.int64))
+                Z[:, d] += self._bias64[l] * s
             else:
                 Z = _as_object(int_matmul(W, _as_object(F), rb))
                 Z[:, d] += b * s
@@ -705,11 +710,13 @@ class _Engine:
                 Jint, sJ = Z, s
                 break
             n = Z.shape[0]
-            pat = np.array(pattern[k:k + n], dtype=Z.dtype)
-            zeros = np.nonzero(pat == 0)[0]
-            if len(zeros):
-                zero_rows.extend(k + int(i) for i in zeros)
-                consistent = consistent and not np.any(Z[zeros] != 0)
+            pat = pall[k:k + n] if Z.dtype == np.int64 else \
+                np.array(pattern[k:k + n], dtype=Z.dtype)
+            if has_zero:
+                zeros = np.nonzero(pat == 0)[0]
+                if len(zeros):
+                    zero_rows.extend(k + int(i) for i in zeros)
+                    consistent = consistent and not np.any(Z[zeros] != 0)
             blocks.append(Z * pat[:, None])
             hs.extend([s] * n)
             F = Z * (pat > 0)[:, None]
