@@ -47,7 +47,21 @@ the basis that proved a hyperplane redundant is tried first wherever it reappear
 instance, loaded with each region's model, gives every float guess (the centre, closure
 supports, facet centres; :mod:`semialgebraic.regions.facets`).  Floats only
 choose what to check; ``tests/semialgebraic/test_regions_fast_paths.py`` checks that the exact
-paths alone walk the same regions.  ``benchmarks/bench_regions.py --before REV`` measures the
+paths alone walk the same regions.
+
+Reuse between regions (``tests/semialgebraic/test_regions_reuse.py``: the same walk without
+it).  A closure proof ``K_u = Σ μ_f K_f + μ_0`` is an identity between class keys, so it holds
+in every region that has the classes of its basis: the hull's proofs are kept by class (integer
+ids of the keys) and a class they cover needs no arithmetic.  When the proof that q lies across
+the facet ``key`` of p also shows that exactly one class of q vanishes at the facet point y,
+with key ``-key``, then y is a facet point of q and p lies across that facet of q (across a
+facet the region is the same along all of its relative interior: only the facet's neurons
+vanish there, and on the other side their forms stay multiples of the facet's), so the walk
+does not step across it again from q (``_Engine.across``; the serial walk only).  Closure
+proofs in R^d, d <= 4, run on Python integers, and the neighbour proofs' signs on int64 limbs
+(:func:`~semialgebraic.regions.integer.int_signs`).  ``Region.inequalities`` (rational) is
+built from the pattern's integer rows when first read, so a walk that only counts or hashes
+regions never builds it.  ``benchmarks/bench_regions.py --before REV`` measures the
 speed-up against an older revision.
 
 Memory.  The forms of a pattern are kept while it can still be proved a neighbour: once the
