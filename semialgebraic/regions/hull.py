@@ -43,6 +43,8 @@ from .integer import int_point
 
 __all__ = ["hull_pass", "have_hull"]
 
+_KEPT = 6             # proofs kept per class (the bases of its latest proofs)
+
 
 def _qhull():
     try:
@@ -80,16 +82,21 @@ def _guess(point, kints):
     inside its facet (the mean of its vertices plus its rays), and the classes of every other
     class grouped by the basis of a vertex minimising it."""
     hull_cls = _qhull()
-    d, m = kints.d, kints.K.shape[0]
+    d, m = kints.d, kints._m
     if hull_cls is None or d < 2 or m < d:
         return None
-    V = kints.values(point)                        # D ℓ_t(y), integers, all > 0
-    D = int_point(point)[-1]
-    Ka, v = kints.Kf[:, :d], _floats(V)
+    Ka, Kc = kints.Kf[:, :d], kints.Kf[:, d]
     yf = np.array([float(u) for u in point])
-    if v is None or not np.all(np.isfinite(Ka)) or not np.all(v > 0):
+    v = Ka @ yf + Kc                               # ℓ_t(y) in floats, when clearly > 0
+    if not (np.all(np.isfinite(v)) and np.all(v > 1e-9 * (np.abs(Ka) @ np.abs(yf) + np.abs(Kc)))):
+        V = kints.values(point)                    # D ℓ_t(y), integers, all > 0
+        v = _floats(V)
+        if v is None or not np.all(v > 0):
+            return None
+        v = v / float(int_point(point)[-1])
+    if not np.all(np.isfinite(Ka)):
         return None
-    pts = np.vstack([Ka * (-float(D) / v)[:, None], np.zeros((1, d))])
+    pts = np.vstack([Ka * (-1.0 / v)[:, None], np.zeros((1, d))])
     if not np.all(np.isfinite(pts)):
         return None
     try:
@@ -135,26 +142,35 @@ def _dyadic(points, kints):
     S = (P @ K[:, :-1].T + K[:, -1]) / kints.norms_f        # point x class distances
     S[np.arange(len(ts)), ts] = np.inf
     delta = S.min(axis=1)
+    ok = (delta > 0) & np.all(np.abs(P) < 2.0 ** 800, axis=1)             # (u D < 2^1000)
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        E = np.ceil(np.log2(16 * sqrt(kints.d) / np.where(ok, delta, 1.0)))
+    ok &= E <= 200
     out = {}
-    for row, t in enumerate(ts):
-        if not (delta[row] > 0 and np.all(np.abs(P[row]) < 2.0 ** 800)):   # (u D < 2^1000)
+    for row, t, e, good, prow in zip(range(len(ts)), ts, E.tolist(), ok.tolist(), P.tolist()):
+        if not good:
             continue
-        e = int(np.ceil(np.log2(16 * sqrt(kints.d) / delta[row])))
-        if e > 200:
-            continue
-        D = 1 << max(0, e)
-        out[t] = ([int(round(float(u) * D)) for u in P[row]], D)
+        D = 1 << max(0, int(e))
+        out[t] = ([int(round(u * D)) for u in prow], D)
     return out
 
 
-def hull_pass(point, kints, scales, witnesses, certified, want_values=False, cache=None) -> bool:
+def hull_pass(point, kints, scales, witnesses, certified, want_values=False, cache=None,
+              proofs=None) -> bool:
     """Decide what one float hull of the region lets us prove exactly.
 
     *point*: an exact interior point; *kints*: the region's classes
     (:class:`~semialgebraic.regions.integer.ClassInts`); *scales*, *want_values*, *cache*: as for
     :func:`~semialgebraic.regions.facets.certify_with_basis`.  Proved facets go into
     *witnesses* (class -> exact point of the hyperplane with every other class > 0), closure
-    proofs of non-facets into *certified*.  False when no hull was computed (nothing added)."""
+    proofs of non-facets into *certified*.  False when no hull was computed (nothing added).
+
+    *proofs*: ``(proved_by, ids)``, an integer id of the key of every class (*ids*, ids given
+    by the caller, the same for a key in every region) and a dict shared between regions, class
+    id -> ids of the bases of its latest proofs.  A closure proof ``K_u = Σ μ_f K_f + μ_0``
+    (μ >= 0, μ_0 > 0) is an identity between the classes' keys, so it proves ``ℓ_u > 0`` on
+    the closure of every region that has all those classes: such a class is certified with no
+    arithmetic (without *want_values*, which needs μ itself), and every new proof is noted in *proved_by*."""
     try:                         # floats only guess; one that overflows guesses nothing
         got = _guess(point, kints)
         grid = _dyadic(got[0], kints) if got is not None else {}
@@ -165,21 +181,41 @@ def hull_pass(point, kints, scales, witnesses, certified, want_values=False, cac
     bases = got[1]
     d = kints.d
     cols, who = [], []
+    kl = kints._rows()
     for t, (X, D) in grid.items():
-        Kt = [int(v) for v in kints.K[t]]
+        Kt = kl[t]
         N = kints.norm(t)
         val = sum(a * b for a, b in zip(Kt, X)) + Kt[d] * D
         cols.append([xi * N - val * a for xi, a in zip(X, Kt[:d])] + [D * N])   # exact foot
         who.append(t)
     if cols:
-        Y = np.array(cols, dtype=object).T
-        vals = kints.products(Y)
+        sg = kints.col_signs(cols)                 # exact signs of every class at every point
         for col, t in enumerate(who):
-            ok = vals[:, col] > 0
+            ok = sg[:, col] > 0
             ok[t] = True
             if ok.all():
                 den = cols[col][d]
                 witnesses[t] = tuple(Q(int(u), den) for u in cols[col][:d])
+    if proofs is None or want_values:
+        for basis, todo in bases.items():
+            certify_with_basis(list(basis), kints, scales, todo, certified, want_values, cache)
+        return True
+    proved_by, ids = proofs
+    where = {k: t for t, k in enumerate(ids)}
     for basis, todo in bases.items():
-        certify_with_basis(list(basis), kints, scales, todo, certified, want_values, cache)
+        rest = []
+        for u in todo:
+            for keys in proved_by.get(ids[u], ()):
+                idx = [where.get(k) for k in keys]
+                if None not in idx:                # the same identity holds here
+                    certified[u] = (idx, None, None)
+                    break
+            else:
+                rest.append(u)
+        if rest and certify_with_basis(list(basis), kints, scales, rest, certified, False, cache):
+            bk = tuple([ids[f] for f in basis])
+            for u in rest:
+                if u in certified:
+                    old = proved_by.get(ids[u], ())
+                    proved_by[ids[u]] = (bk,) + old[:_KEPT - 1]
     return True

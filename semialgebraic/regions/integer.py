@@ -24,6 +24,7 @@ Products run on numpy ``int64`` only when a bound proves that no entry can overf
 from __future__ import annotations
 
 from math import gcd, lcm
+from operator import mul
 
 import numpy as np
 
@@ -67,6 +68,47 @@ def int_matmul(A, B, row_bound=None):
         if rb * mb <= _LIMIT and rb <= _LIMIT and mb <= _LIMIT:   # (each factor: a zero one)
             return A.astype(np.int64) @ B.astype(np.int64)
     return _as_object(A) @ _as_object(B)
+
+
+def int_signs(K64, kb, cols):
+    """Signs (-1, 0, 1; an int64 array, one column per vector) of ``K64 @ cols``, exactly, for
+    an int64 matrix whose row sums of absolute values are at most *kb* (< 2^54) and integer
+    vectors *cols* (lists of Python integers, each of length ``K64.shape[1]``) of any size.
+
+    Each vector is split into limbs of s bits, ``v = Σ_j v_j 2^(s j)`` (``0 <= v_j < 2^s``
+    below the top limb), with ``kb · 2^s <= 2^62``, so every limb product ``K64 @ v_j`` is exact
+    in int64; the carries are then propagated from the lowest limb up (each step exact in
+    int64: a limb product plus a carry below 2^(63 - s)).  With the low limbs reduced to
+    ``[0, 2^s)``, the sign of the sum is the sign of the top limb, or, when it is zero, 0 if
+    every low limb is 0 and 1 otherwise.  No float is involved."""
+    k = len(cols)
+    s = 62 - max(1, kb).bit_length()
+    if s < 8:
+        raise ValueError("int_signs: rows too large for int64 limbs")
+    flat = [v for col in cols for v in col]
+    top = max(max(flat, default=0).bit_length(), (-min(flat, default=0)).bit_length())
+    L = max(1, -(-top // s))
+    n = K64.shape[1]
+    if L == 1:
+        return np.sign(K64 @ np.array(cols, dtype=np.int64).reshape(k, n).T)
+    mask = (1 << s) - 1
+    limbs = []                                       # limb j of every entry, j = 0 .. L - 1
+    for j in range(L - 1):
+        sh = s * j
+        limbs.extend([(v >> sh) & mask for v in flat])
+    sh = s * (L - 1)
+    limbs.extend([v >> sh for v in flat])
+    # B[:, j * k + c]: limb j of vector c
+    B = np.array(limbs, dtype=np.int64).reshape(L * k, n).T
+    A = K64 @ B
+    carry = np.zeros((K64.shape[0], k), dtype=np.int64)
+    low = np.zeros((K64.shape[0], k), dtype=bool)    # some low limb is non-zero
+    for j in range(L - 1):
+        t = A[:, j * k:(j + 1) * k] + carry
+        low |= (t & mask) != 0
+        carry = t >> s
+    t = A[:, (L - 1) * k:] + carry
+    return np.where(t != 0, np.sign(t), low.astype(np.int64))
 
 
 def int_point(y) -> list:
@@ -217,14 +259,54 @@ def _inverse_parts(K, support, cache=None, K64=None, rows=None):
     return (P, den, None if P64 is None else P64[pos] * sv, rb, pos, sv)
 
 
+def _oriented_inverse(rows, d, cache=None):
+    """``(R, den)`` with ``R[i] / den`` row i of the inverse of the transpose of the basis
+    *rows* (sequences of Python integers, of which the first d entries count; d <= 4), R as
+    tuples of Python integers, or None when singular.
+
+    Cached by the basis's hyperplanes up to order and orientation, as :func:`_inverse_parts`:
+    with ``rows_i = s_i C_{π(i)}`` (C sorted, each row's first non-zero entry > 0), row i of
+    the inverse is s_i times row π(i) of the inverse of ``Cᵀ``."""
+    canon, signs = [], []
+    for r in rows:
+        a = tuple(r[:d])
+        for v in a:
+            if v:
+                break
+        if v < 0:
+            canon.append(tuple([-x for x in a]))
+            signs.append(-1)
+        else:
+            canon.append(a)
+            signs.append(1)
+    order = sorted(range(d), key=canon.__getitem__)
+    key = ("rows", tuple([canon[i] for i in order]))
+    got = cache.get(key, False) if cache is not None else False
+    if got is False:
+        inv = _small_inverse(key[1])
+        got = None if inv is None else \
+            (tuple(tuple(int(v) for v in row) for row in inv[0].tolist()), int(inv[1]))
+        if cache is not None:
+            if len(cache) > _CACHE:
+                cache.clear()
+            cache[key] = got
+    if got is None:
+        return None
+    P, den = got
+    pos = [0] * d
+    for j, i in enumerate(order):
+        pos[i] = j
+    return [P[pos[i]] if signs[i] > 0 else tuple([-v for v in P[pos[i]]]) for i in range(d)], den
+
+
 class ClassInts:
     """The primitive integer rows ``K`` (one per class, ``(a, c)`` scaled) of a region.
 
     *keys*: the primitive integer vectors, in class order (length ``d + 1`` each).
     """
 
-    __slots__ = ("K", "Ka", "Kc", "d", "_kl", "_gram", "_norms", "_K64", "_kb", "_ka_max", "_Kf",
-                 "_norms_f", "_sq")
+    __slots__ = ("_K", "d", "_kl", "_gram", "_norms", "_K64", "_kb", "_ka_max", "_Kf",
+                 "_norms_f", "_sq", "_m")
 
     def __init__(self, keys, arr=None):
         keys = list(keys)
@@ -232,19 +314,21 @@ class ClassInts:
         shape = (len(keys), self.d + 1)
         if arr is None or arr.dtype != np.int64:      # (*arr*: the keys as an int64 array)
             arr = np.array(keys) if keys else None
-        if arr is not None and arr.dtype == np.int64 and arr.shape == shape \
-                and _max_abs(arr) < 2 ** 62:          # every key fits: bounds on int64
-            self.K = arr.astype(object)
+        self._m = shape[0]
+        absmax = int(np.abs(arr).max(initial=0)) if arr is not None and arr.dtype == np.int64 \
+            and arr.shape == shape else None
+        if absmax is not None and absmax < 2 ** 62:   # every key fits: bounds on int64
+            self._K = None                            # (the object copy, built when asked for)
             self._kb = _row_bound(arr)                # max row sum of |K|, exact
             self._ka_max = _max_abs(arr[:, :self.d])
             self._K64 = arr if self._kb <= _LIMIT else None
+            if self._K64 is None:
+                self._K = arr.astype(object)
         else:
-            self.K = np.array([list(k) for k in keys], dtype=object).reshape(shape)
-            self._kb = _row_bound(self.K)
-            self._ka_max = _max_abs(self.K[:, :self.d])
-            self._K64 = self.K.astype(np.int64) if self._kb <= _LIMIT else None
-        self.Ka = self.K[:, :self.d]
-        self.Kc = self.K[:, self.d]
+            self._K = np.array([list(k) for k in keys], dtype=object).reshape(shape)
+            self._kb = _row_bound(self._K)
+            self._ka_max = _max_abs(self._K[:, :self.d])
+            self._K64 = self._K.astype(np.int64) if self._kb <= _LIMIT else None
         self._gram = None
         self._kl = keys
         self._norms = None
@@ -252,16 +336,33 @@ class ClassInts:
         self._norms_f = None
         self._sq = {}
 
+    @property
+    def K(self):
+        """The rows as an array of Python integers."""
+        if self._K is None:
+            self._K = self._K64.astype(object)
+        return self._K
+
+    @property
+    def Ka(self):
+        return self.K[:, :self.d]
+
+    @property
+    def Kc(self):
+        return self.K[:, self.d]
+
     def trim(self) -> None:
         """Drop what only the region's own exact work uses (Gram matrix, float copies, norms),
         keeping the rows for the neighbour proofs of other regions (memory)."""
         self._gram = self._norms = self._Kf = self._norms_f = self._kl = None
         self._sq = {}
+        if self._K64 is not None:
+            self._K = None
 
     def _rows(self) -> list:
         """The rows of K as Python integers (the keys, when given)."""
         if self._kl is None:
-            self._kl = self.K.tolist()
+            self._kl = (self._K64 if self._K64 is not None else self.K).tolist()
         return self._kl
 
     @property
@@ -276,7 +377,8 @@ class ClassInts:
     def norms_f(self):
         """Float Euclidean norms of the rows of Ka (float guesses only)."""
         if self._norms_f is None:
-            self._norms_f = np.linalg.norm(self.Kf[:, :self.d], axis=1)
+            Ka = self.Kf[:, :self.d]
+            self._norms_f = np.sqrt(np.einsum("ij,ij->i", Ka, Ka))
         return self._norms_f
 
     def products(self, B):
@@ -287,7 +389,7 @@ class ClassInts:
         """``|Ka_t|^2``, exact."""
         got = self._sq.get(t)
         if got is None:
-            got = self._sq[t] = sum(int(v) * int(v) for v in self.Ka[t])
+            got = self._sq[t] = sum(v * v for v in self._rows()[t][:self.d])
         return got
 
     def values(self, y):
@@ -297,16 +399,37 @@ class ClassInts:
             return self._K64 @ np.array(p, dtype=np.int64)
         return self.K @ np.array(p, dtype=object)
 
+    def signs(self, points):
+        """Signs of every ``ℓ_t`` at each rational point of *points* (an int64 array, one
+        column per point), exactly (:meth:`col_signs` of the points ``(D y, D)``)."""
+        return self.col_signs([int_point(y) for y in points])
+
     def inside(self, y, skip=None) -> bool:
         """Exactly: every class (but *skip*) is > 0 at the rational point *y*."""
-        ok = self.values(y) > 0
+        ok = self.signs([y])[:, 0] > 0
         if skip is not None:
             ok[skip] = True
         return bool(ok.all())
 
     def nonneg(self, y) -> bool:
         """Exactly: every class is >= 0 at *y*."""
-        return bool((self.values(y) >= 0).all())
+        return bool((self.signs([y]) >= 0).all())
+
+    def inside_and_nonneg(self, y2, y) -> bool:
+        """Exactly: every class is > 0 at *y2* and >= 0 at *y* (one product for both)."""
+        S = self.signs([y2, y])
+        return bool((S[:, 0] > 0).all() and (S[:, 1] >= 0).all())
+
+    def col_signs(self, cols):
+        """Signs of ``K @ col`` for integer vectors *cols* (lists of Python integers of length
+        d + 1), exactly (an int64 array, one column per vector)."""
+        kb = self._kb
+        if self._K64 is not None and kb < 2 ** 54:
+            if kb * max((abs(v) for c in cols for v in c), default=0) <= _LIMIT:
+                return np.sign(self._K64 @ np.array(cols, dtype=np.int64).T)
+            return int_signs(self._K64, kb, cols)
+        V = self.K @ np.array(cols, dtype=object).T
+        return (V > 0).astype(np.int64) - (V < 0).astype(np.int64)
 
     def gram(self):
         """``Ka Kaᵀ`` (exact integers), computed once."""
@@ -357,6 +480,8 @@ class ClassInts:
         d = self.d
         if len(support) != d or not todo:
             return {}
+        if d <= 4:
+            return self._certify_small(list(support), todo, want_values, scales, cache)
         support = list(support)
         kl = self._rows()
         got = _inverse_parts(self.K, support, cache, self._K64, [kl[f] for f in support])
@@ -387,6 +512,34 @@ class ClassInts:
             su = scales[u]
             lam = [Q(int(Num[r, col]), den) * scales[f] / su for r, f in enumerate(support)]
             out[u] = (lam, Q(int(L0[col]), den) / su)
+        return out
+
+    def _certify_small(self, support, todo, want_values, scales, cache):
+        """:meth:`certify` for d <= 4 in plain Python integers: the inverse of the basis from
+        :func:`_oriented_inverse` (cached up to order and orientation), then ``den · μ`` and
+        ``den · μ_0`` of each class by integer dot products (numpy's fixed costs exceed the
+        work of a few 4-vectors)."""
+        d = self.d
+        kl = self._rows()
+        got = _oriented_inverse([kl[f] for f in support], d, cache)
+        if got is None:
+            return None
+        rows, den = got
+        cs = [kl[f][d] for f in support]
+        out = {}
+        for u in todo:
+            a = kl[u]
+            num = [sum(map(mul, r, a)) for r in rows]                   # den · μ
+            if min(num) < 0:
+                continue
+            l0 = a[d] * den - sum(map(mul, cs, num))                    # den · μ_0
+            if l0 <= 0:
+                continue
+            if not want_values:
+                out[u] = None
+                continue
+            su = scales[u]
+            out[u] = ([Q(n, den) * scales[f] / su for n, f in zip(num, support)], Q(l0, den) / su)
         return out
 
     def _certify_big(self, support, todo, P, den, pos, sv, want_values, scales):

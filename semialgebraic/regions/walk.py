@@ -47,7 +47,21 @@ the basis that proved a hyperplane redundant is tried first wherever it reappear
 instance, loaded with each region's model, gives every float guess (the centre, closure
 supports, facet centres; :mod:`semialgebraic.regions.facets`).  Floats only
 choose what to check; ``tests/semialgebraic/test_regions_fast_paths.py`` checks that the exact
-paths alone walk the same regions.  ``benchmarks/bench_regions.py --before REV`` measures the
+paths alone walk the same regions.
+
+Reuse between regions (``tests/semialgebraic/test_regions_reuse.py``: the same walk without
+it).  A closure proof ``K_u = Σ μ_f K_f + μ_0`` is an identity between class keys, so it holds
+in every region that has the classes of its basis: the hull's proofs are kept by class (integer
+ids of the keys) and a class they cover needs no arithmetic.  When the proof that q lies across
+the facet ``key`` of p also shows that exactly one class of q vanishes at the facet point y,
+with key ``-key``, then y is a facet point of q and p lies across that facet of q (across a
+facet the region is the same along all of its relative interior: only the facet's neurons
+vanish there, and on the other side their forms stay multiples of the facet's), so the walk
+does not step across it again from q (``_Engine.across``; the serial walk only).  Closure
+proofs in R^d, d <= 4, run on Python integers, and the neighbour proofs' signs on int64 limbs
+(:func:`~semialgebraic.regions.integer.int_signs`).  ``Region.inequalities`` (rational) is
+built from the pattern's integer rows when first read, so a walk that only counts or hashes
+regions never builds it.  ``benchmarks/bench_regions.py --before REV`` measures the
 speed-up against an older revision.
 
 Memory.  The forms of a pattern are kept while it can still be proved a neighbour: once the
@@ -84,6 +98,7 @@ from __future__ import annotations
 from collections import deque
 from math import lcm
 from dataclasses import dataclass, field
+from collections.abc import Sequence as SequenceABC
 from typing import Sequence
 
 import numpy as np
@@ -107,6 +122,7 @@ from .redundancy import redundancy_multipliers
 __all__ = ["Region", "RegionWalk", "RegionSteps", "regions", "region_at", "number_of_regions"]
 
 _ZERO = Q(0)
+_KEYS = 200000         # class keys given ids (and closure proofs kept) before both are dropped
 
 
 @dataclass(frozen=True)
@@ -192,6 +208,7 @@ class RegionWalk:
         self.complete = False
         self.count = 0
         self._engine = _Engine(net, domain, multipliers)
+        self._engine.across = {}       # neighbours known from the other side (the walk cleans it)
         self._progress = progress
         self._start = start
         self._gen = self._walk()
@@ -225,6 +242,8 @@ class RegionWalk:
                     # recomputed, identically)
                     for p in visited.pop(depth - 2):
                         eng.cache.pop(p, None)
+                        if eng.across is not None:
+                            eng.across.pop(p, None)
                 with budget.active():
                     region = eng.region(pattern, point)
                 visited.setdefault(depth, []).append(pattern)
@@ -395,6 +414,73 @@ class _Scales:
         return iter(self._values())
 
 
+class _Inequalities(SequenceABC):
+    """``Region.inequalities`` built on first use: the rational ``(a, c)`` of every row from the
+    pattern's exact integer rows (row i is ``(H_i[:d], H_i[d]) / hs_i``), then the domain's.
+    Behaves as the tuple it stands for (indexing, iteration, equality, hash; pickled as that
+    tuple); a walk whose caller never reads the inequalities never builds them."""
+
+    __slots__ = ("_src", "_t", "_n")
+
+    def __init__(self, H, hs, dom_ineqs):
+        self._src = (H, hs, dom_ineqs)
+        self._n = H.shape[0] + len(dom_ineqs)
+        self._t = None
+
+    def _tuple(self) -> tuple:
+        if self._t is None:
+            H, hs, dom_ineqs = self._src
+            self._t = _rational_rows(H, hs) + dom_ineqs
+            self._src = None
+        return self._t
+
+    def __getitem__(self, i):
+        return self._tuple()[i]
+
+    def __len__(self) -> int:
+        return self._n
+
+    def __iter__(self):
+        return iter(self._tuple())
+
+    def __eq__(self, other):
+        if isinstance(other, _Inequalities):
+            other = other._tuple()
+        return self._tuple() == other
+
+    def __ne__(self, other):
+        return not self == other
+
+    def __hash__(self):
+        return hash(self._tuple())
+
+    def __repr__(self) -> str:
+        return repr(self._tuple())
+
+    def __reduce__(self):
+        return (tuple, (self._tuple(),))
+
+
+def _rational_rows(H, hs) -> tuple:
+    """``((a_i, c_i), ...)`` with ``(a_i, c_i) = H_i / hs_i`` (exact rationals): one exact
+    block per run of equal scales."""
+    d = H.shape[1] - 1
+    n = len(hs)
+    out = []
+    start = 0
+    while start < n:
+        s = hs[start]
+        stop = start
+        while stop < n and hs[stop] == s:
+            stop += 1
+        ents = QMatrix.from_integers(stop - start, d + 1, H[start:stop].ravel().tolist(),
+                                     den=int(s)).entries()
+        for r in range(0, (stop - start) * (d + 1), d + 1):
+            out.append((tuple(ents[r:r + d]), ents[r + d]))
+        start = stop
+    return tuple(out)
+
+
 class _Forms:
     """Inequalities of one pattern, ``a·x + c > 0`` (oriented by the pattern): from exact
     integer rows ``H`` (one per hidden neuron, then the domain's), row i being ``hs_i (a_i,
@@ -432,10 +518,15 @@ class _Forms:
                 blocks.append(dom[0])
                 consts.extend(dom[1])
             A = QMatrix.vstack(blocks) if blocks else QMatrix.zeros(0, d)
-            Jq = QMatrix.from_integers(self._Jint.shape[0], d + 1,
-                                       self._Jint.ravel().tolist(), den=int(self._sJ))
-            self._rat = (A, tuple(consts), Jq.submatrix(cols=list(range(d))), Jq.col_at(d))
+            self._rat = (A, tuple(consts))
         return self._rat
+
+    def affine(self):
+        """``(J, offset)``: the network is ``x ↦ J x + offset`` on the region (exact)."""
+        d = self.H.shape[1] - 1
+        Jq = QMatrix.from_integers(self._Jint.shape[0], d + 1,
+                                   self._Jint.ravel().tolist(), den=int(self._sJ))
+        return Jq.submatrix(cols=list(range(d))), Jq.col_at(d)
 
     @property
     def A(self):
@@ -447,11 +538,11 @@ class _Forms:
 
     @property
     def J(self):
-        return self._rational()[2]
+        return self.affine()[0]
 
     @property
     def offset(self):
-        return self._rational()[3]
+        return self.affine()[1]
 
     def trim(self) -> None:
         """Once the region is built: keep only what proving it a neighbour needs (memory)."""
@@ -519,6 +610,14 @@ class _Forms:
         self._ints = (ClassInts(order, arr) if order else None,
                       _Scales(firsts, self.hs, gs, H.shape[0]), const_ok)
 
+    def info(self):
+        """``(M, active, classes, order)`` of :meth:`geometry`, without the rational rows (M:
+        their number)."""
+        if self._geometry is None:
+            self._classes()
+        g = self._geometry
+        return (g[0] if isinstance(g[0], int) else len(g[0]),) + g[1:]
+
     def geometry(self):
         """``(rows, active, classes, order)``, computed once per pattern: the rows, the
         indices of the non-zero rows, and the classes of coinciding hyperplanes (key: the
@@ -567,6 +666,9 @@ class _Engine:
             bias = N[:, -1]
             self._ilayers.append((W, bias, den, _row_bound(W),
                                   max((abs(int(v)) for v in bias), default=0)))
+        # the biases as int64 where they fit (forms() uses them only when no entry can overflow)
+        self._bias64 = [b.astype(np.int64) if bmax <= _LIMIT else None
+                        for _, b, _, _, bmax in self._ilayers]
         dom_keys = []
         if self.dom_A is not None:
             for row, cj in zip(self.dom_A.to_rows(), self.dom_c):
@@ -577,6 +679,8 @@ class _Engine:
                 j = next(j for j, v in enumerate(row) if v != 0)
                 dom_keys.append((key, Q(key[j]) / row[j]))
         self._dom = (self.dom_A, tuple(self.dom_c), dom_keys)
+        self._dom_ineqs = tuple((tuple(row), cj) for row, cj in
+                                zip(self.dom_A.to_rows(), self.dom_c)) if self.dom_A is not None else ()
         self.cache: dict = {}
         self.pending_neighbours: list = []
         self._float_layers = None
@@ -584,7 +688,12 @@ class _Engine:
         self.inherited: dict = {}      # pattern -> bases of the region it was reached from
         self._highs = None             # one HiGHS instance, loaded with each region's model
         self.inverses: dict = {}       # basis rows (primitive integer keys) -> exact inverse
+        # pattern q -> {key of a facet of q: (pattern across it, a point inside that region)},
+        # from the neighbour proofs of regions already built (None: not kept; see _record)
+        self.across: dict | None = None
         self.proved_by: dict = {}      # class key -> keys of the last basis that proved it
+        self.hull_proofs: dict = {}    # class id -> ids of the bases of its latest proofs (hull)
+        self.key_ids: dict = {}        # class key -> its id (for hull_proofs)
 
     # -- forms ------------------------------------------------------------------------------
     def forms(self, pattern) -> _Forms:
@@ -599,11 +708,13 @@ class _Engine:
         consistent = True
         k = 0
         L = len(self._ilayers)
+        has_zero = 0 in pattern
+        pall = np.array(pattern, dtype=np.int64)
         for l, (W, b, den, rb, bmax) in enumerate(self._ilayers):
             if (rb * bF + bmax * s <= _LIMIT and max(bF, s) <= _LIMIT
                     and W.dtype == np.int64):                 # no entry can overflow
-                Z = W @ F.astype(np.int64)
-                Z[:, d] += b.astype(np.int64) * s
+                Z = W @ (F if F.dtype == np.int64 else F.astype(np.int64))
+                Z[:, d] += self._bias64[l] * s
             else:
                 Z = _as_object(int_matmul(W, _as_object(F), rb))
                 Z[:, d] += b * s
@@ -613,11 +724,13 @@ class _Engine:
                 Jint, sJ = Z, s
                 break
             n = Z.shape[0]
-            pat = np.array(pattern[k:k + n], dtype=Z.dtype)
-            zeros = np.nonzero(pat == 0)[0]
-            if len(zeros):
-                zero_rows.extend(k + int(i) for i in zeros)
-                consistent = consistent and not np.any(Z[zeros] != 0)
+            pat = pall[k:k + n] if Z.dtype == np.int64 else \
+                np.array(pattern[k:k + n], dtype=Z.dtype)
+            if has_zero:
+                zeros = np.nonzero(pat == 0)[0]
+                if len(zeros):
+                    zero_rows.extend(k + int(i) for i in zeros)
+                    consistent = consistent and not np.any(Z[zeros] != 0)
             blocks.append(Z * pat[:, None])
             hs.extend([s] * n)
             F = Z * (pat > 0)[:, None]
@@ -668,9 +781,7 @@ class _Engine:
     # -- one region -------------------------------------------------------------------------
     def region(self, pattern, point) -> Region:
         f = self.forms(pattern)
-        A, c = f.A, f.c
-        rows, active, classes, order = f.geometry()
-        M = len(rows)
+        M, active, classes, order = f.info()
         reps = [classes[k][0] for k in order]
         Areps = creps = None
         kints, scales, _ = f.ints()
@@ -678,7 +789,12 @@ class _Engine:
         certified: dict = {}
         # one float hull of the region guesses every facet and closure basis (checked exactly)
         hulled = bool(reps) and hull_pass(point, kints, scales, witnesses, certified,
-                                          self.multipliers, self.inverses)
+                                          self.multipliers, self.inverses,
+                                          (self.hull_proofs, self._key_ids(order)))
+        rows = A = c = None             # the rational rows: only off the hull's path
+        if not hulled or self.multipliers:
+            A, c = f.A, f.c
+            rows = f.geometry()[0]
         flp = None
         if reps and not hulled:
             Areps, creps = A.submatrix(rows=reps), [c[i] for i in reps]
@@ -697,6 +813,9 @@ class _Engine:
         undecided = [t for t in range(len(reps)) if t not in witnesses and t not in certified]
         inherited = self.inherited.pop(pattern, ())
         if undecided:
+            if rows is None:
+                A, c = f.A, f.c
+                rows = f.geometry()[0]
             if Areps is None:
                 Areps, creps = A.submatrix(rows=reps), [c[i] for i in reps]
             feet = kints.feet(point)
@@ -743,6 +862,8 @@ class _Engine:
                 if y is not None:
                     witnesses[t] = y
         steps = []
+        known = self.across.pop(tuple(pattern), None) if self.across is not None else None
+        known_at = {}                  # facet position -> (pattern across, point inside it)
         for t, i in enumerate(reps):
             y = witnesses.get(t)
             if y is None:
@@ -752,7 +873,11 @@ class _Engine:
             facet_classes.append(cls)
             facet_points.append(y)
             if not any(j >= self.n_hidden for j in cls):
-                steps.append((len(facets) - 1, t, cls, rows[i], y))
+                if known is not None and order[t] in known:
+                    known_at[len(facets) - 1] = known[order[t]]      # proved from the other side
+                    continue
+                # across the facet along its normal (the class's key: a positive multiple)
+                steps.append((len(facets) - 1, t, cls, order[t][:self.d], y))
         self.bases = []
         if undecided or not hulled:   # the bases of this region's closure proofs, for its neighbours
             self.bases = list({tuple(order[u] for u in proof[0]): None
@@ -762,12 +887,17 @@ class _Engine:
             for u, proof in certified.items():
                 if len(proof[0]) == self.d:
                     self.proved_by[order[u]] = tuple(order[f] for f in proof[0])
-        across = self._across_all(pattern, steps, kints)
+        across = self._across_all(pattern, steps, kints, point, order)
+        across.update(known_at)
         for pos, i in enumerate(facets):
             q, y2 = across.get(pos, (None, None))
             neighbours.append((i, q))
             self.pending_neighbours.append((i, q, y2))
-        ineqs = tuple((tuple(rows[i]), c[i]) for i in range(M))
+        if rows is not None:
+            ineqs = tuple((tuple(rows[i]), c[i]) for i in range(M))
+        else:                          # built from the integer rows when first read
+            ineqs = _Inequalities(f.H, f.hs, self._dom_ineqs)
+        J, offset = f.affine()
         redundant = None
         if self.multipliers:
             known = {}                 # closure proofs of non-facets that use facets only
@@ -781,12 +911,22 @@ class _Engine:
                         known[reps[t]] = (proof[2], tuple(lam))
             redundant = redundancy_multipliers(rows, c, active, classes, order, facets, self.d,
                                                known)
-        out = Region(pattern=tuple(pattern), point=tuple(point), jacobian=f.J, offset=f.offset,
+        out = Region(pattern=tuple(pattern), point=tuple(point), jacobian=J, offset=offset,
                      inequalities=ineqs, facets=tuple(facets), facet_classes=tuple(facet_classes),
                      facet_points=tuple(facet_points), neighbours=tuple(neighbours),
                      n_hidden=self.n_hidden, redundant=redundant, _A=A)
         f.trim()
         return out
+
+    def _key_ids(self, order) -> list:
+        """An integer id per class key (the same in every region), for the closure proofs kept
+        between regions (:func:`~semialgebraic.regions.hull.hull_pass`; bounded memory: both
+        are dropped together)."""
+        ids = self.key_ids
+        if len(ids) > _KEYS:
+            ids.clear()
+            self.hull_proofs.clear()
+        return [ids.setdefault(k, len(ids)) for k in order]
 
     def _float_model(self, Areps, creps):
         """One warm float model of the region (its centre, closure tests, facet centres)."""
@@ -821,15 +961,38 @@ class _Engine:
             out.append(p)
         return out
 
-    def _proves(self, pattern, q, y, y2) -> bool:
+    def _proves(self, pattern, q, y, y2, record=None) -> bool:
         """Exactly: q differs from *pattern*, and q's live inequalities are > 0 at y2 and
-        >= 0 at y (so the segment (y, y2] lies in q's region)."""
+        >= 0 at y (so the segment (y, y2] lies in q's region).
+
+        *record*: ``(key, point)``, the key of the facet of *pattern* through y and a point
+        inside *pattern*'s region.  When the proof holds and exactly one class of q vanishes at
+        y, with the opposite key, then y is a point of q's facet on that hyperplane with every
+        other class of q > 0 (a facet witness of q) and *pattern*'s region lies across it
+        there; across a facet the region is the same all along it (only the neurons of the
+        facet's class vanish on its relative interior, and their forms on the other side stay
+        multiples of the facet's), so the walk notes that q's facet ``-key`` leads to
+        *pattern* (``self.across``) and does not step across it again from q."""
         if q is None or q == pattern:
             return False
-        kints, _, const_ok = self.forms(q).ints()   # rows of one class share their sign
-        return const_ok and (kints is None or (kints.inside(y2) and kints.nonneg(y)))
+        f = self.forms(q)
+        kints, _, const_ok = f.ints()   # rows of one class share their sign
+        if not const_ok:
+            return False
+        if kints is None:
+            return True
+        S = kints.signs([y2, y])
+        if not ((S[:, 0] > 0).all() and (S[:, 1] >= 0).all()):
+            return False
+        if record is not None and self.across is not None:
+            zero = np.flatnonzero(S[:, 1] == 0)
+            if len(zero) == 1:
+                key = tuple(-v for v in record[0])
+                if f.info()[3][int(zero[0])] == key:
+                    self.across.setdefault(q, {})[key] = (tuple(pattern), record[1])
+        return True
 
-    def _across_all(self, pattern, steps, kints):
+    def _across_all(self, pattern, steps, kints, point=None, order=None):
         """For every facet step ``(position, class t, cls, a, y)``: the pattern across the
         facet through y (proved) and a point inside it, ``{position: (q, y2)}``.  The first
         step of every facet is tried at once (one product for the steps, one batched forward
@@ -842,7 +1005,7 @@ class _Engine:
         # down to a power of two): the exact proof below decides, smaller steps otherwise
         Kf = kints.Kf
         Y = np.array([[float(u) for u in st[4]] for st in steps])
-        Adir = np.array([[float(u) for u in st[3]] for st in steps])
+        Adir = Kf[[st[1] for st in steps], :d]          # the steps' directions (keys)
         vals = Kf[:, :d] @ Y.T + Kf[:, d:]
         slopes = Kf[:, :d] @ Adir.T
         with np.errstate(divide="ignore", invalid="ignore"):
@@ -864,19 +1027,22 @@ class _Engine:
         # layer by layer); otherwise the exact forward pass decides
         guesses = self._float_patterns([y2 for _, y2 in firsts])
         out, redo = {}, []
-        for col, ((pos, _, _, _, y), (_, y2), q) in enumerate(zip(steps, firsts, guesses)):
-            if q is not None and self.forms(q).consistent and self._proves(pattern, q, y, y2):
+        rec = (lambda t: (order[t], point)) if order is not None and point is not None else \
+            (lambda t: None)
+        for col, ((pos, t, _, _, y), (_, y2), q) in enumerate(zip(steps, firsts, guesses)):
+            if q is not None and self.forms(q).consistent and \
+                    self._proves(pattern, q, y, y2, rec(t)):
                 out[pos] = (q, y2)
             else:
                 redo.append(col)
         qs = self.patterns_at([firsts[col][1] for col in redo]) if redo else []
         for col, q in zip(redo, qs):
-            pos, _, cls, a, y = steps[col]
+            pos, t, cls, a, y = steps[col]
             eps, y2 = firsts[col]
-            if self._proves(pattern, q, y, y2):
+            if self._proves(pattern, q, y, y2, rec(t)):
                 out[pos] = (q, y2)
             else:
-                out[pos] = self._across(pattern, cls, a, y, eps / 4, 63)
+                out[pos] = self._across(pattern, cls, a, y, eps / 4, 63, rec(t))
         return out
 
     def _float_patterns(self, points):
@@ -900,13 +1066,13 @@ class _Engine:
         P = np.hstack(signs)
         return list(map(tuple, P.tolist()))
 
-    def _across(self, pattern, cls, a, y, eps, tries):
+    def _across(self, pattern, cls, a, y, eps, tries, record=None):
         """Pattern of the region across the facet through y (proved), and a point inside it:
         steps ``y - eps a``, *eps* divided by 4 after each failed proof."""
         for _ in range(tries):
             y2 = tuple(u - eps * v for u, v in zip(y, a))
             q = self.pattern_at(y2)
-            if self._proves(pattern, q, y, y2):
+            if self._proves(pattern, q, y, y2, record):
                 return q, y2
             eps /= 4
         raise CertificateError("regions", f"could not step across facet {cls} of region {pattern}")
