@@ -169,14 +169,17 @@ def _nondegenerate_views(up, down):
     k = U.shape[0]
     nonzero = U != 0
     empty = np.flatnonzero(~nonzero.any(axis=1))
+    k = int(empty[0]) if empty.size else k          # the loop stops at the first zero row
+    U, nonzero = U[:k], nonzero[:k]
+    if k:
+        lead_sign = np.sign(U[np.arange(k), nonzero.argmax(axis=1)])
+        prim = U // (np.gcd.reduce(np.abs(U), axis=1) * lead_sign)[:, None]   # exact division
+        _, where, back = np.unique(prim, axis=0, return_index=True, return_inverse=True)
+        again = np.flatnonzero(where[np.ravel(back)] < np.arange(k))
+        if again.size:
+            return False, f"(N2) fails: row {int(again[0])} of W_up is collinear with an earlier row"
     if empty.size:
-        return False, f"(N1) fails: row {int(empty[0])} of W_up is zero"
-    lead_sign = np.sign(U[np.arange(k), nonzero.argmax(axis=1)])
-    prim = U // (np.gcd.reduce(np.abs(U), axis=1) * lead_sign)[:, None]   # exact division
-    _, where, back = np.unique(prim, axis=0, return_index=True, return_inverse=True)
-    again = np.flatnonzero(where[np.ravel(back)] < np.arange(k))
-    if again.size:
-        return False, f"(N2) fails: row {int(again[0])} of W_up is collinear with an earlier row"
+        return False, f"(N1) fails: row {k} of W_up is zero"
     dead = np.flatnonzero(~(V != 0).any(axis=0))
     if dead.size:
         return False, f"(N3) fails: column {int(dead[0])} of W_down is zero"

@@ -10,7 +10,7 @@ import json
 from fractions import Fraction
 
 import pytest
-from hypothesis import given, settings, strategies as st
+from hypothesis import example, given, settings, strategies as st
 
 from algebra.blocks import Block, IntegerArray
 from algebra.exceptions import InputError
@@ -88,6 +88,7 @@ def test_residues_of_a_view_are_the_residues_of_the_matrix():
 @settings(max_examples=60, deadline=None)
 @given(st.lists(st.lists(st.integers(-3, 3), min_size=3, max_size=3), min_size=2, max_size=8),
        st.integers(0, 7), st.sampled_from([-2, -1, 1, 3]), st.booleans())
+@example([[1, 0, 0], [1, 0, 0], [0, 0, 0]], 0, 1, False)   # collinear row 1 before zero row 2: (N2)
 def test_checker_nondegeneracy_on_views_agrees_with_its_loop(rows, src, factor, copy):
     """Zero rows, collinear rows (negative multiples too) and zero columns, on views and on the
     checker's Python loop (forced by hiding the views): the same verdict and message."""
@@ -168,3 +169,9 @@ def test_float64_views_over_the_finest_unit_are_exact():
     wide = np.array([[2.0 ** 40, 2.0 ** -40 + 1], [1.0, 0.5]])
     b = Block.from_arrays("relu", wide.T.copy(), wide)
     assert b.integer_matrix("w_down") is None and b.w_down == matrix_from_array(wide)
+
+
+def test_views_report_the_first_failing_row_like_the_loop():
+    """A collinear row before a zero row: both paths name (N2) at row 1, not (N1) at row 2."""
+    b = Block("relu", [[1, 0, 0], [1, 0, 0], [0, 0, 0]], [[1, 1, 1]])
+    assert obstructions._nondegenerate(b) == (False, "(N2) fails: row 1 of W_up is collinear with an earlier row")
