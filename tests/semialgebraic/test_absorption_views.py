@@ -173,5 +173,5 @@ def test_float64_views_over_the_finest_unit_are_exact():
 
 def test_views_report_the_first_failing_row_like_the_loop():
     """A collinear row before a zero row: both paths name (N2) at row 1, not (N1) at row 2."""
-    b = Block("relu", [[1, 0, 0], [1, 0, 0], [0, 0, 0]], [[1, 1, 1]])
+    b = Block("relu", [[1, 0, 0], [1, 0, 0], [0, 0, 0]], [[1, 1, 1]] * 3)
     assert obstructions._nondegenerate(b) == (False, "(N2) fails: row 1 of W_up is collinear with an earlier row")
