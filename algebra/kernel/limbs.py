@@ -175,8 +175,8 @@ class LimbArith:
                 v = self.ints(x)
                 quo = v // q
                 return self.split(quo), self.split(v - quo * q)
-            # X = 2^s·X1 + R1 (a shift), X1 = m·Q + r (long division limb by limb, top down:
-            # each partial r·2^B + limb < m·2^B < 2^62), so X = q·Q + (2^s·r + R1)
+            # X = 2^s·X1 + low (a shift), X1 = m·Q + r (long division limb by limb, top down:
+            # each partial r·2^B + limb < m·2^B < 2^62), so X = q·Q + (2^s·r + low)
             x1, r1 = self.floor_div(x, 1 << s) if s else (x, None)
             np = self.np
             quo, r = [None] * len(x1), None
