@@ -198,8 +198,9 @@ def _region_lp(G, g, box, ivs, grad, x):
         if res.status != "optimal":
             return None
         p = res.point
+        inside = set(work)
         bad = [i for i, (_, _, _, r, rhs) in enumerate(cand)
-               if i not in set(work) and sum((u * v for u, v in zip(r, p)), _ZERO) > rhs]
+               if i not in inside and sum((u * v for u, v in zip(r, p)), _ZERO) > rhs]
         if not bad:
             nus = [[_ZERO] * len(layer) for layer in ivs]
             for i, y in zip(work, res.dual["y_le"][2 * d:]):
