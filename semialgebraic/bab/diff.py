@@ -135,7 +135,8 @@ def diff_bounds(a: Network, b: Network, box, *, timeout: float | None = None,
     relaxation); an unbounded one is first decided bounded or not (:mod:`.recession`).  With
     *epsilon*, the search stops at a point where ``|a − b| > epsilon`` and closes nodes bounded
     by it.  *input_splits* (default: input dimension <= 8) lets the search split input
-    coordinates.
+    coordinates; by default near copies split them only at nodes with many unstable neurons
+    (:func:`_twin_split`), while True splits them wherever more than ``d`` neurons are unstable.
 
     >>> a = Network.from_rows([[[1]], [[1]]], [[0], [0]])
     >>> b = Network.from_rows([[[1]], [["1/2"]]], [[0], [0]])
@@ -208,7 +209,7 @@ def bounded_diff(a: Network, b: Network, dom: Domain, budget: Budget, eps=None,
             except KeyboardInterrupt:        # slices too short for them (5-50x6-5: no upper
                 budget.interrupt()           # bound at all in 40 s under load without this)
         split_above = None
-        if engine is not None and engine.diff is not None and input_splits is not False and not budget.exhausted():
+        if engine is not None and engine.diff is not None and input_splits is None and not budget.exhausted():
             try:
                 root = list(box)
                 ivs = engine.node(root, {})[0]
