@@ -18,7 +18,9 @@ Why every operation is exact (``B = (53 − bitlength(K)) // 2`` for the largest
   ``2^61``, and the carry propagation adds less than ``2^(61 − B) + 1``: no int64 overflow;
 * a floor division by ``2^s`` of a normalized limb array is a shift of its limbs (lower limbs
   are non-negative, the top one shifts arithmetically, i.e. rounds toward −∞); the remainder is
-  the low ``s`` bits, in ``[0, 2^s)``; any other divisor goes through Python integers.
+  the low ``s`` bits, in ``[0, 2^s)``; by an odd ``m < 2^(62 − B)``, a long division from the
+  top limb down (each partial ``r·2^B + limb`` with ``0 <= r < m`` is below ``2^62``; numpy's
+  ``//`` floors the signed top); any other divisor goes through Python integers.
 
 The numpy module is passed in (the kernel imports no third-party module).
 """
@@ -159,14 +161,34 @@ class LimbArith:
 
     def floor_div(self, x: list, q: int):
         """``(⌊X / q⌋, X − q·⌊X / q⌋)`` for an integer ``q >= 1``; the remainder lies in
-        ``[0, q)``.  A power of two shifts the limbs, any other ``q`` goes through Python ints."""
+        ``[0, q)``.  A power of two shifts the limbs; ``q = 2^s·m`` with an odd ``m`` below
+        ``2^(62 − B)`` shifts, then divides by ``m`` limb by limb (int64 long division: the
+        denominators ``2^a·5^k`` of decimal weights, e.g. ACAS Xu's ``.nnet``, where Python
+        integers took a third of a node); any other ``q`` goes through Python ints."""
         q = int(q)
         if q < 1:
             raise ValueError("the divisor must be positive")
         if q & (q - 1):
-            v = self.ints(x)
-            quo = v // q
-            return self.split(quo), self.split(v - quo * q)
+            s = (q & -q).bit_length() - 1          # q = 2^s · m, m odd
+            m = q >> s
+            if m.bit_length() + self.B > 62:
+                v = self.ints(x)
+                quo = v // q
+                return self.split(quo), self.split(v - quo * q)
+            # X = 2^s·X1 + low (a shift), X1 = m·Q + r (long division limb by limb, top down:
+            # each partial r·2^B + limb < m·2^B < 2^62), so X = q·Q + (2^s·r + low)
+            x1, r1 = self.floor_div(x, 1 << s) if s else (x, None)
+            np = self.np
+            quo, r = [None] * len(x1), None
+            for i in range(len(x1) - 1, -1, -1):
+                cur = x1[i] if r is None else (r << self.B) + x1[i]
+                quo[i] = cur // m                    # floor (toward −∞ on the signed top)
+                r = cur - quo[i] * m                 # in [0, m)
+            a_, b_ = divmod(s, self.B)
+            rem = _normalize_limbs(np, [np.zeros_like(r)] * a_ + [r << b_], self.B)
+            if r1 is not None:
+                rem = self.add(rem, r1)
+            return _trim_limbs(quo), rem
         s = q.bit_length() - 1
         a, r = divmod(s, self.B)
         x = self.pad(x, a + 2)

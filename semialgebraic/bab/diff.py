@@ -26,6 +26,8 @@ __all__ = ["BabResult", "diff_bounds", "epsilon_equivalent", "as_domain", "domai
 _SEARCH_SHARE = 0.85    # of a timeout, for the search; the rest for re-checking its certificate
 _STARTS = 8         # the gradient ascent's best points, each the start of a walk over regions
 _PREFETCH = 128         # hidden neurons of a − b from which the root's intervals come first
+_TWIN_SPLIT = 24        # near copies: input splits only at nodes with more unstable neurons
+_TWIN_SHARE = Q(3, 4)   # near copies: this share of the root's unstable neurons have an unstable twin
 
 
 class _Share(Budget):
@@ -133,7 +135,8 @@ def diff_bounds(a: Network, b: Network, box, *, timeout: float | None = None,
     relaxation); an unbounded one is first decided bounded or not (:mod:`.recession`).  With
     *epsilon*, the search stops at a point where ``|a − b| > epsilon`` and closes nodes bounded
     by it.  *input_splits* (default: input dimension <= 8) lets the search split input
-    coordinates.
+    coordinates; by default near copies split them only at nodes with many unstable neurons
+    (:func:`_twin_split`), while True splits them wherever more than ``d`` neurons are unstable.
 
     >>> a = Network.from_rows([[[1]], [[1]]], [[0], [0]])
     >>> b = Network.from_rows([[[1]], [["1/2"]]], [[0], [0]])
@@ -205,6 +208,14 @@ def bounded_diff(a: Network, b: Network, dom: Domain, budget: Budget, eps=None,
                 engine.node(list(box), {})   # (cached): once in the whole budget, not lost to
             except KeyboardInterrupt:        # slices too short for them (5-50x6-5: no upper
                 budget.interrupt()           # bound at all in 40 s under load without this)
+        split_above = None
+        if engine is not None and engine.diff is not None and input_splits is None and not budget.exhausted():
+            try:
+                root = list(box)
+                ivs = engine.node(root, {})[0]
+                split_above = _twin_split(ivs, engine._state.get(engine._key(root, {}), (None, None))[1])
+            except KeyboardInterrupt:
+                budget.interrupt()
 
         def run(key, bud):
             nonlocal nodes
@@ -232,7 +243,7 @@ def bounded_diff(a: Network, b: Network, dom: Domain, budget: Budget, eps=None,
             prune = eps if eps is not None else max((r.lower for r in runs.values()), default=None)
             ob = bound_objective(Ws, bs, box, c, _objective(D, o, s, dom, x0), budget=bud,
                                  start=start, stop_above=eps, prune_at=prune, engine=engine,
-                                 input_splits=input_splits, state=state)
+                                 input_splits=input_splits, state=state, input_split_above=split_above)
             if ob.upper is None:
                 ob = _root_leaf(engine, box, c, ob)
             nodes += ob.nodes - done
@@ -313,6 +324,37 @@ def bounded_diff(a: Network, b: Network, dom: Domain, budget: Budget, eps=None,
     reason = ("lower = upper" if complete and eps is None else
               "; ".join(dict.fromkeys(reasons)) or ("the bound holds" if eps is not None else ""))
     return BabResult(lower, upper, point, out, per_output, nodes, complete, reason, cert)
+
+
+def _twin_split(ivs, state):
+    """For near copies, the number of unstable neurons above which a node is split on an input
+    coordinate (``_TWIN_SPLIT``), else None (the search's default, the input dimension).
+
+    ``a − b`` pairs neuron ``j`` of ``a`` with neuron ``j`` of ``b`` (:mod:`.differential`); in
+    a near copy (float16, quantised) the two kinks nearly coincide, so both are unstable
+    together and an input split never separates them (the thin slab between them crosses
+    every sub-box), while a neuron split removes a kink at once.  Measured 2026-12-02 on ACAS
+    Xu's 1/100 box 3 (14 unstable at the root, 60 splits of objective ``−(a_0 − b_0)``):
+    upper/lower − 1 = 5.9e-3 with input splits, 3.5e-5 with neuron splits only; on box 8 (69
+    unstable) input splits did better (0.20 against 0.57 after 40 splits), their sub-boxes
+    ending with 17–19 unstable: hence neuron splits below ``_TWIN_SPLIT`` unstable only.
+    Twins: both neurons of a pair unstable with the pair's δ (*state*, the root's
+    differential state) at most a sixteenth of either's width; near copies: at least
+    ``_TWIN_SHARE`` of the root's unstable neurons are twins.  *ivs* are the root's
+    intervals (None: an empty root)."""
+    if ivs is None or state is None:
+        return None
+    unstable = twins = 0
+    for l, layer in enumerate(ivs[:-1]):
+        n = len(layer) // 2
+        for j in range(n):
+            (la, ua), (lb, ub) = layer[j], layer[n + j]
+            ta, tb = la < 0 < ua, lb < 0 < ub
+            unstable += ta + tb
+            dl, du = state[0][l][j]
+            if ta and tb and 16 * (du - dl) <= min(ua - la, ub - lb):
+                twins += 2
+    return _TWIN_SPLIT if unstable and twins >= _TWIN_SHARE * unstable else None
 
 
 def _root_leaf(engine: Engine, box, c, ob: ObjectiveBound) -> ObjectiveBound:

@@ -347,7 +347,7 @@ class Engine:
 def bound_objective(Ws, bs, box, c, value, *, budget: Budget | None = None,
                     stop_above=None, prune_at=None, start=None, engine: Engine | None = None,
                     input_splits: bool | None = None, state: dict | None = None,
-                    at: tuple | None = None) -> ObjectiveBound:
+                    at: tuple | None = None, input_split_above: int | None = None) -> ObjectiveBound:
     """Certified bounds of ``max_{x in box} c · D(x)`` for the network ``D`` of layers *Ws*, *bs*.
 
     Parameters
@@ -371,6 +371,9 @@ def bound_objective(Ws, bs, box, c, value, *, budget: Budget | None = None,
         Shared bounds (intervals cached across objectives); built from *Ws*, *bs* when absent.
     input_splits : bool, optional
         Branch on input coordinates (default: when the input dimension is at most 8).
+    input_split_above : int, optional
+        With input splits, a node is split on an input coordinate only when more than this many
+        of its neurons are unstable (default: the input dimension ``d``); below, on a neuron.
     state : dict, optional
         ``extra["state"]`` of an earlier call on the same objective, box and engine that stopped
         on its budget: the search continues from its open nodes (its tree grows in place).
@@ -400,6 +403,7 @@ def bound_objective(Ws, bs, box, c, value, *, budget: Budget | None = None,
     d = len(box)
     if input_splits is None:
         input_splits = d <= 8
+    xmin = d if input_split_above is None else input_split_above
     cbox = box if at is None else at[0]
     cands = [tuple(lo for lo, _ in cbox), tuple((lo + hi) / 2 for lo, hi in cbox),
              tuple(hi for _, hi in cbox)] + [tuple(p) for p in (start or [])]
@@ -537,7 +541,7 @@ def bound_objective(Ws, bs, box, c, value, *, budget: Budget | None = None,
         arg = None
         widths = [hi - lo for lo, hi in nbox]
         k = max(range(d), key=lambda i: widths[i]) if d else None
-        if input_splits and unstable > d and widths[k] > 0 and xdepth < _XDEPTH * d:
+        if input_splits and unstable > xmin and widths[k] > 0 and xdepth < _XDEPTH * d:
             mid = (nbox[k][0] + nbox[k][1]) / 2
             arg = ("x", k, mid)
         else:

@@ -71,6 +71,22 @@ def test_floor_by_powers_of_two(values, s):
     assert pos.tolist() == [[(v >> s) > 0 for v in values]] and neg.tolist() == [[(v >> s) < 0 for v in values]]
 
 
+@settings(max_examples=80, deadline=None)
+@given(st.lists(st.integers(-2 ** 200, 2 ** 200), min_size=1, max_size=6),
+       st.integers(0, 120), st.integers(0, 25), st.sampled_from([3, 7, 1953125, 9765625, 2 ** 31 - 1]))
+def test_floor_by_decimal_denominators(values, s, k, m):
+    """``q = 2^s · 5^k`` (ACAS Xu's decimal weights) and other odd factors: the int64 long
+    division gives Python's floor and a remainder in ``[0, q)``, in the limb form (lower limbs
+    in ``[0, 2^B)``)."""
+    A = LimbArith(np, 100)
+    q = (2 ** s) * (5 ** k) * m
+    X = _obj([values])
+    quo, rem = A.floor_div(A.split(X), q)
+    assert A.ints(quo).tolist() == [[v // q for v in values]]
+    assert A.ints(rem).tolist() == [[v % q for v in values]]
+    assert all(((h >= 0) & (h < 2 ** A.B)).all() for h in quo[:-1] + rem[:-1])
+
+
 def test_the_float64_bound_at_its_edge():
     """Inner dimension K with K·2^(2B) just below 2^53 and every limb at ±2^B: each partial sum
     still an exact float64 integer; a larger K is refused, not rounded."""

@@ -129,8 +129,10 @@ def test_leaf_kinds_and_schema():
     kinds = {t.get("by", "lp" if "mu" in t else "empty") for t in _leaves(c)}
     assert all("gamma" in t and "eta" in t for t in _leaves(c, lambda t: "mu" in t))   # paired LP rows
     assert kinds <= {"symbolic", "differential", "affine", "lp", "empty"} and kinds
-    c2 = _cert((A2, B2))
+    c2 = _cert((A2, B2), input_splits=True)
     assert _splits(c2, "x") and verify(c2)[0]                  # d = 1 <= 8: input splits
+    c2 = _cert((A2, B2))                                       # a near copy, few unstable: neurons
+    assert verify(c2)[0] and not _splits(c2, "x")
     c2 = _cert((A2, B2), input_splits=False)
     assert verify(c2)[0] and not _splits(c2, "x")
 

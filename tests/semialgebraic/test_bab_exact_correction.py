@@ -222,3 +222,24 @@ def test_exact_leaf_declines_unstable_leaves_and_a_wrong_guess_stays_a_valid_bou
     if got is not None:
         truth = _region_lp(Ws, bs, box, ivs, c)
         assert exact_bound_int(engine.sym, box, ivs, c, *got[:3]) >= truth
+
+
+@pytest.mark.parametrize("guess", [[1.0, -1.0], [-1.0, -1.0], [0.0, 0.0], [0.25, 0.5]])
+def test_exact_leaf_from_any_float_guess_reaches_the_exact_lp(guess):
+    """A float point that is not the optimal vertex (a box corner, the centre, an interior
+    point: no square active set) still gives the exact maximum of the leaf's region: the exact
+    LP of the region decides when the square solve is not optimal (:func:`exact_leaf`), and its
+    point attains the bound (lower = upper at the leaf)."""
+    a, b = near_pair([2, 4, 4, 1], 1)
+    box = [(Q(-1), Q(1))] * 2
+    D, Ws, bs, c, value = _objective(a, b, 0, 1)
+    engine = Engine(Ws, bs, tighten=0)
+    pre = D.preactivations((Q(1, 3), Q(-1, 5)))
+    splits = {(l, j): 1 if pre[l][j] >= 0 else 0 for l in range(len(Ws) - 1) for j in range(len(Ws[l]))}
+    ivs, _ = engine.node(box, splits)
+    assert ivs is not None and not any(lo < 0 < hi for layer in ivs[:-1] for lo, hi in layer)
+    got = exact_leaf(Ws, bs, box, ivs, c, guess)
+    assert got is not None
+    mu, alpha, beta, point = got
+    truth = _region_lp(Ws, bs, box, ivs, c)
+    assert exact_bound_int(engine.sym, box, ivs, c, mu, alpha, beta) == truth == value(point)

@@ -137,7 +137,8 @@ def test_halfspace_rows_with_pair_rows(b, truth):
     the checker recomputes its bound exactly (1e-12 less is rejected), and rejects a negative or
     missing kappa, kappa without the half-space, and a point outside the half-space."""
     assert max_deviation(PA, PB, (-b, Q(2))).value == truth
-    r = diff_bounds(PA, PB, Domain.cube(1, Q(-2), Q(2)).with_halfspaces([([Q(-1)], b)]))
+    r = diff_bounds(PA, PB, Domain.cube(1, Q(-2), Q(2)).with_halfspaces([([Q(-1)], b)]),
+                    input_splits=True)      # input splits: an LP leaf with kappa and the pair rows
     assert (r.lower, r.upper, r.complete) == (truth, truth, True)
     cert = json.loads(json.dumps(jsonable(r.certificate)))
     assert cert["bounds"]["differential"] == "neurodiff" and verify(cert)[0]
