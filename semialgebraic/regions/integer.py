@@ -525,22 +525,7 @@ class ClassInts:
         if got is None:
             return None
         rows, den = got
-        cs = [kl[f][d] for f in support]
-        out = {}
-        for u in todo:
-            a = kl[u]
-            num = [sum(map(mul, r, a)) for r in rows]                   # den · μ
-            if min(num) < 0:
-                continue
-            l0 = a[d] * den - sum(map(mul, cs, num))                    # den · μ_0
-            if l0 <= 0:
-                continue
-            if not want_values:
-                out[u] = None
-                continue
-            su = scales[u]
-            out[u] = ([Q(n, den) * scales[f] / su for n, f in zip(num, support)], Q(l0, den) / su)
-        return out
+        return _certify_rows(kl, d, rows, den, support, todo, want_values, scales)
 
     def _certify_big(self, support, todo, P, den, pos, sv, want_values, scales):
         """:meth:`certify` on Python integers: ``μ = P_u K_u[:d] / den`` with the basis's own
@@ -548,19 +533,26 @@ class ClassInts:
         d = self.d
         kl = self._rows()
         rows = [[s * v for v in P[p].tolist()] for p, s in zip(pos, sv.ravel().tolist())]
-        cs = [kl[f][d] for f in support]
-        out = {}
-        for u in todo:
-            a = kl[u]
-            num = [sum(p * x for p, x in zip(r, a)) for r in rows]      # den · μ
-            if min(num) < 0:
-                continue
-            l0 = a[d] * den - sum(c * n for c, n in zip(cs, num))
-            if l0 <= 0:
-                continue
-            if not want_values:
-                out[u] = None
-                continue
-            su = scales[u]
-            out[u] = ([Q(n, den) * scales[f] / su for n, f in zip(num, support)], Q(l0, den) / su)
-        return out
+        return _certify_rows(kl, d, rows, den, support, todo, want_values, scales)
+
+
+def _certify_rows(kl, d, rows, den, support, todo, want_values, scales):
+    """The closure proofs of the classes *todo* from the integer inverse rows *rows* of the
+    basis *support* (``den`` times the inverse): ``den · μ = rows · K_u[:d]`` must be ``>= 0``
+    and ``den · μ_0 = den K_u[d] − Σ_f K_f[d] den μ_f`` ``> 0`` (plain Python integers)."""
+    cs = [kl[f][d] for f in support]
+    out = {}
+    for u in todo:
+        a = kl[u]
+        num = [sum(map(mul, r, a)) for r in rows]                   # den · μ
+        if min(num) < 0:
+            continue
+        l0 = a[d] * den - sum(map(mul, cs, num))                    # den · μ_0
+        if l0 <= 0:
+            continue
+        if not want_values:
+            out[u] = None
+            continue
+        su = scales[u]
+        out[u] = ([Q(n, den) * scales[f] / su for n, f in zip(num, support)], Q(l0, den) / su)
+    return out

@@ -61,12 +61,8 @@ def check_bab_empty(net, proof, lo_hi, targets: dict) -> bool:
     the tree is malformed.  A conditioned proof goes to :func:`check_conditioned`."""
     if "conditioned" in proof:
         return check_conditioned(net, proof, lo_hi, targets)
-    want = sorted((t, j, s) for (t, j), s in targets.items())
-    got = proof.get("targets")
-    if not isinstance(got, list) or sorted(tuple(v) for v in got if isinstance(v, list)) != want \
-            or len(got) != len(want):
-        return False
-    if not 1 <= len(want) <= 2 or (len(want) == 2 and want[0][0] == want[1][0]):
+    want = _targets(proof, targets)
+    if want is None:
         return False
     if set(proof) - {"targets", "bab_tree", "parameter"}:
         raise InputError("a branch-and-bound emptiness proof holds 'targets' and 'bab_tree' only")
@@ -94,6 +90,19 @@ def _pair_leaf(node) -> bool:
             return True
         return any(_pair_leaf(ch) for ch in node.get("children", ()) or ())
     return isinstance(node, list) and any(_pair_leaf(ch) for ch in node)
+
+
+def _targets(proof, targets: dict):
+    """The sorted ``(t, j, s)`` of *targets* when the proof's ``targets`` list them exactly (one
+    neuron, or two neurons of different layers), else None."""
+    want = sorted((t, j, s) for (t, j), s in targets.items())
+    got = proof.get("targets")
+    if not isinstance(got, list) or sorted(tuple(v) for v in got if isinstance(v, list)) != want \
+            or len(got) != len(want):
+        return None
+    if not 1 <= len(want) <= 2 or (len(want) == 2 and want[0][0] == want[1][0]):
+        return None
+    return want
 
 
 def _aux_network(net, lo_hi, want) -> tuple[list, list]:
@@ -146,12 +155,8 @@ def check_conditioned(net, proof, lo_hi, targets: dict) -> bool:
     """True when the conditioned proof ``{"targets", "conditioned": [piece, ...]}`` shows that no
     input of the domain has ``s·z_t[j] > 0`` for every target (rules in the docstring of
     :func:`_check_piece`); False when it does not.  InputError when malformed."""
-    want = sorted((t, j, s) for (t, j), s in targets.items())
-    got = proof.get("targets")
-    if not isinstance(got, list) or sorted(tuple(v) for v in got if isinstance(v, list)) != want \
-            or len(got) != len(want):
-        return False
-    if not 1 <= len(want) <= 2 or (len(want) == 2 and want[0][0] == want[1][0]):
+    want = _targets(proof, targets)
+    if want is None:
         return False
     if set(proof) - {"targets", "conditioned", "parameter"}:
         raise InputError("a conditioned emptiness proof holds 'targets' and 'conditioned' only")
