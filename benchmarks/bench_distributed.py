@@ -1,6 +1,6 @@
 """Benchmark of batch jobs and distributed searches on Dask (issue 19).  Run by hand:
 ``python benchmarks/bench_distributed.py [--scale 1.0] [--skip-search] [--skip-dedup]
-[--diff-net 3-24-24-1] [--diff-box -1,1] [--walk-net 3-28-28-1] [--walk-box -1,1] [--walk-cells]
+[--diff-net 3-24-24-1] [--diff-box -1,1] [--walk-net 3-32-32-1] [--walk-box -1,1] [--walk-cells]
 [--cells 8] [--nodes 400] [--only diff|regions] [--diff-split tree|cells] [--diff-pair float16|moved]
 [--diff-seed 0] [--tree-nodes 48]``.
 
@@ -442,7 +442,7 @@ def main():
     ap.add_argument("--diff-net", default="3-24-24-1",
                     help="widths of the diff pair (default 3-24-24-1 against its float16 copy: a "
                          "serial netfibers diff of more than 60 s, the issue's size)")
-    ap.add_argument("--walk-net", default="3-28-28-1", help="widths of the walked network")
+    ap.add_argument("--walk-net", default="3-32-32-1", help="widths of the walked network (3-32-32-1: a serial walk and check of >= 60 s, the issue's size)")
     ap.add_argument("--walk-cells", action="store_true",
                     help="regions: also the cell mode (--cells cells) the walk replaces")
     ap.add_argument("--walk-box", default="-1,1", help="lo,hi of the walked cube")
