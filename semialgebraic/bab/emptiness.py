@@ -48,6 +48,7 @@ from algebra.rationals import Q
 
 from ..budget import Budget, BudgetExhausted, checkpoint
 from .primal import float_candidates
+from .relaxation import relaxed_max
 from .search import bound_objective
 
 __all__ = ["Emptiness", "emptiness_network", "decide_empty", "emptiness_box", "decide_conditioned",
@@ -328,48 +329,6 @@ def conditioned_intervals(Ws, bs, box, first):
         return None
     ivs[-1] = [(max(lo, _ZERO), hi)]
     return ivs
-
-
-def relaxed_max(Ws, bs, box, ivs, obj, mu, alpha, beta) -> Q:
-    """The exact Neumaier–Shcherbina bound of ``Σ obj[(l, j)]·z_{l,j}`` (any layers) over the
-    triangle relaxation of the intervals *ivs* (the rows of :mod:`.relaxation`) for multipliers
-    of the right signs (:func:`.relaxation.project`)."""
-    L = len(Ws)
-    total = _ZERO
-    for l in range(L):
-        for j, bj in enumerate(bs[l]):
-            if mu[l][j] != 0:
-                total += mu[l][j] * bj
-
-    def pulled(l, n):                      # Σ_i mu_l[i] W_l[i][k], k < n
-        out = [_ZERO] * n
-        for i, row in enumerate(Ws[l]):
-            m = mu[l][i]
-            if m != 0:
-                for k, w in enumerate(row):
-                    if w != 0:
-                        out[k] += m * w
-        return out
-
-    def top(co, lo, hi):
-        return co * hi if co > 0 else co * lo if co < 0 else _ZERO
-    for k, co in enumerate(pulled(0, len(box))):
-        total += top(co, *box[k])
-    for l in range(L):
-        checkpoint()
-        up_ = pulled(l + 1, len(ivs[l])) if l < L - 1 else None
-        for j, (lo, hi) in enumerate(ivs[l]):
-            co = obj.get((l, j), _ZERO) - mu[l][j]
-            if l < L - 1:
-                a, b = alpha[l][j], beta[l][j]
-                co -= a
-                if lo < 0 < hi and b != 0:
-                    s = hi / (hi - lo)
-                    co += s * b
-                    total -= b * s * lo
-                total += top(a - b + up_[j], max(lo, _ZERO), max(hi, _ZERO))
-            total += top(co, lo, hi)
-    return total
 
 
 def _float_pass(t, box, ivs, first, rounds, lps):

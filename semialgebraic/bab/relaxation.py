@@ -36,7 +36,7 @@ from algebra.rationals import Q
 from ..budget import checkpoint
 from ..lp.floatlp import new_highs, run_highs
 
-__all__ = ["node_intervals", "exact_bound", "exact_bound_int", "float_duals", "build_lp", "read_duals", "candidates",
+__all__ = ["node_intervals", "exact_bound", "relaxed_max", "exact_bound_int", "float_duals", "build_lp", "read_duals", "candidates",
            "LPTemplate", "pair_terms", "Basis", "row_keys",
            "project", "set_rowwise"]
 
@@ -207,47 +207,51 @@ def _halfspace_shift(kappa, halfspaces, d):
 def exact_bound(Ws, bs, box, ivs, c, mu, alpha, beta):
     """The exact upper bound of ``c · z_L`` over the node's relaxation for the multipliers
     ``mu`` (per layer), ``alpha``, ``beta`` (per hidden layer), assumed of the right signs.
-    Entry by entry (the reference of :func:`exact_bound_int`, which the search uses)."""
+    Entry by entry (the reference of :func:`exact_bound_int`, which the search uses): the
+    objective on the output layer of :func:`relaxed_max`."""
+    L = len(Ws)
+    return relaxed_max(Ws, bs, box, ivs, {(L - 1, j): cj for j, cj in enumerate(c) if cj != 0},
+                       mu, alpha, beta)
+
+
+def relaxed_max(Ws, bs, box, ivs, obj, mu, alpha, beta) -> Q:
+    """The exact Neumaier–Shcherbina bound of ``Σ obj[(l, j)]·z_{l,j}`` (any layers) over the
+    triangle relaxation of the intervals *ivs* (the rows of this module) for multipliers
+    of the right signs (:func:`project`)."""
     L = len(Ws)
     total = _ZERO
-    # constants: mu·b and beta·(−s lo)
     for l in range(L):
         for j, bj in enumerate(bs[l]):
             if mu[l][j] != 0:
                 total += mu[l][j] * bj
-    slopes = []
-    for l in range(L - 1):
-        sl = []
-        for j, (lo, hi) in enumerate(ivs[l]):
-            if lo < 0 < hi:
-                s = hi / (hi - lo)
-                sl.append(s)
-                if beta[l][j] != 0:
-                    total -= beta[l][j] * s * lo
-            else:
-                sl.append(_ZERO)
-        slopes.append(sl)
-    # x coefficients: Σ_j mu_0j W_0[j][k]
-    for k, (lo, hi) in enumerate(box):
-        coef = _ZERO
-        for j, row in enumerate(Ws[0]):
-            if mu[0][j] != 0 and row[k] != 0:
-                coef += mu[0][j] * row[k]
-        total += _box_max(coef, lo, hi)
+
+    def pulled(l, n):                      # Σ_i mu_l[i] W_l[i][k], k < n
+        out = [_ZERO] * n
+        for i, row in enumerate(Ws[l]):
+            m = mu[l][i]
+            if m != 0:
+                for k, w in enumerate(row):
+                    if w != 0:
+                        out[k] += m * w
+        return out
+
+    top = _box_max
+    for k, co in enumerate(pulled(0, len(box))):
+        total += top(co, *box[k])
     for l in range(L):
         checkpoint()
-        last = l == L - 1
+        up_ = pulled(l + 1, len(ivs[l])) if l < L - 1 else None
         for j, (lo, hi) in enumerate(ivs[l]):
-            coef = (c[j] if last else _ZERO) - mu[l][j]
-            if not last:
-                coef += -alpha[l][j] + slopes[l][j] * beta[l][j]
-            total += _box_max(coef, lo, hi)
-            if not last:
-                hco = alpha[l][j] - beta[l][j]
-                for i, row in enumerate(Ws[l + 1]):
-                    if mu[l + 1][i] != 0 and row[j] != 0:
-                        hco += mu[l + 1][i] * row[j]
-                total += _box_max(hco, max(lo, _ZERO), max(hi, _ZERO))
+            co = obj.get((l, j), _ZERO) - mu[l][j]
+            if l < L - 1:
+                a, b = alpha[l][j], beta[l][j]
+                co -= a
+                if lo < 0 < hi and b != 0:
+                    s = hi / (hi - lo)
+                    co += s * b
+                    total -= b * s * lo
+                total += top(a - b + up_[j], max(lo, _ZERO), max(hi, _ZERO))
+            total += top(co, lo, hi)
     return total
 
 
