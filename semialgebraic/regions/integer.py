@@ -249,10 +249,7 @@ def _inverse_parts(K, support, cache=None, K64=None, rows=None):
             P, den = got
             rb = _row_bound(P)
             got = (P, den, P.astype(np.int64) if rb <= _LIMIT else None, rb)
-        if cache is not None:
-            if len(cache) > _CACHE:
-                cache.clear()
-            cache[key] = got
+        _remember(cache, key, got)
     if got is None:
         return None
     P, den, P64, rb = got
@@ -286,10 +283,7 @@ def _oriented_inverse(rows, d, cache=None):
         inv = _small_inverse(key[1])
         got = None if inv is None else \
             (tuple(tuple(int(v) for v in row) for row in inv[0].tolist()), int(inv[1]))
-        if cache is not None:
-            if len(cache) > _CACHE:
-                cache.clear()
-            cache[key] = got
+        _remember(cache, key, got)
     if got is None:
         return None
     P, den = got
@@ -556,3 +550,12 @@ def _certify_rows(kl, d, rows, den, support, todo, want_values, scales):
         su = scales[u]
         out[u] = ([Q(n, den) * scales[f] / su for n, f in zip(num, support)], Q(l0, den) / su)
     return out
+
+
+def _remember(cache, key, value) -> None:
+    """Store *value* under *key* in the bounded inverse cache (cleared past ``_CACHE`` keys);
+    no cache (None): nothing."""
+    if cache is not None:
+        if len(cache) > _CACHE:
+            cache.clear()
+        cache[key] = value
