@@ -125,16 +125,28 @@ def _records(net, refs):
     return out
 
 
-def _prove(net, box, below, rec, sign, leaf_value, deltas=None):
+def _context(net, box, below, l, deltas=None):
+    """A small integer naming the box, the intervals of the layers below *l* and (pairs) their
+    δ: interned in a table whose keys are those numbers (a dict compares its keys exactly, so
+    equal integers mean equal numbers).  Made once per replayed layer, not per record: hashing
+    the rationals was most of the check's time (64-32-16-10 digits, 2026-12-02)."""
+    key = (tuple(box), tuple(tuple(layer) for layer in below[:l]),
+           None if deltas is None else tuple(tuple(layer) for layer in deltas[:l]))
+    table = net.setdefault("intermediate_contexts", {})
+    return table.setdefault(key, len(table))
+
+
+def _prove(net, box, below, rec, sign, leaf_value, deltas=None, context=None):
     """Check the record's side *sign* (its multipliers prove ``sign · z_{l,j} <= sign · value``,
     or of ``δ_{l,j}`` for a pair, over the relaxation of the layers *below*, with the pair rows
     of their δ, *deltas*, for a pair); a table record's proof is remembered for the same box,
-    the same intervals below and the same δ below (the same numbers: the same proof)."""
+    the same intervals below and the same δ below (the same numbers: the same proof), named by
+    :func:`_context` (*context*: a callable giving it, computed once per layer by the caller)."""
     key = None
     l = rec[1]
     if rec[5] is not None:
-        key = (rec[5], sign, tuple(box), tuple(tuple(layer) for layer in below[:l]),
-               None if deltas is None else tuple(tuple(layer) for layer in deltas[:l]))
+        ctx = context() if context is not None else _context(net, box, below, l, deltas)
+        key = (rec[5], sign, ctx)
         if key in net.setdefault("intermediate_proved", set()):
             return
     _prove_once(net, box, below, rec, sign, leaf_value, deltas)
@@ -173,15 +185,26 @@ def _prove_once(net, box, below, rec, sign, leaf_value, deltas):
                        f"by its multipliers (they give {sign * got})")
 
 
-def _sides(net, box, below, rec, leaf_value, lo, hi, deltas=None):
+def _sides(net, box, below, rec, leaf_value, lo, hi, deltas=None, context=None):
     """``(lo, hi)`` intersected with the record's proved sides."""
     if rec[3] is not None:
-        _prove(net, box, below, rec, -1, leaf_value, deltas)
+        _prove(net, box, below, rec, -1, leaf_value, deltas, context)
         lo = max(lo, rec[3][0])
     if rec[4] is not None:
-        _prove(net, box, below, rec, 1, leaf_value, deltas)
+        _prove(net, box, below, rec, 1, leaf_value, deltas, context)
         hi = min(hi, rec[4][0])
     return lo, hi
+
+
+def _once(make):
+    """A callable returning ``make()``, computed on the first call only."""
+    got = []
+
+    def value():
+        if not got:
+            got.append(make())
+        return got[0]
+    return value
 
 
 def leaf_intervals(net, box, path, refs, leaf_value):
@@ -194,9 +217,10 @@ def leaf_intervals(net, box, path, refs, leaf_value):
 
     def adjust(l, cur, below):
         cur = list(cur)
+        context = _once(lambda: _context(net, box, below, l))
         for (rl, j), rec in recs.items():
             if rl == l:
-                cur[j] = _sides(net, box, below, rec, leaf_value, *cur[j])
+                cur[j] = _sides(net, box, below, rec, leaf_value, *cur[j], context=context)
         return cur
 
     try:
@@ -220,9 +244,10 @@ def leaf_deltas(net, box, ivs, refs, leaf_value):
 
     def adjust(l, delta, below):
         delta = list(delta)
+        context = _once(lambda: _context(net, box, ivs, l, below))
         for (rl, j), rec in recs.items():
             if rl == l:
-                lo, hi = _sides(net, box, ivs, rec, leaf_value, *delta[j], deltas=below)
+                lo, hi = _sides(net, box, ivs, rec, leaf_value, *delta[j], deltas=below, context=context)
                 if lo <= hi:
                     delta[j] = (lo, hi)
         return delta
