@@ -90,6 +90,7 @@ Imports ``algebra`` only (the search is :mod:`semialgebraic.bab`; this is indepe
 
 from __future__ import annotations
 
+import re
 from math import gcd
 
 from algebra.exceptions import InputError
@@ -99,7 +100,7 @@ from algebra.kernel.certificate_schemas import CLAIMS, check_header
 from algebra.rationals import Q, to_q
 
 from .bab_intermediate import leaf_deltas, leaf_intervals, split_leaf
-from .bab_replay import GRID, _cached, _obj, pair_rows, paired_deltas
+from .bab_replay import GRID, _cached, _np, _obj, pair_rows, paired_deltas
 
 __all__ = ["check", "check_part"]
 
@@ -121,28 +122,27 @@ def _qlist(v, n, what):
 def _pair_part(leaf, ivs, rows):
     """The pair rows' constant and coefficient changes on ``z`` and ``h`` of a leaf with
     ``gamma``, ``eta`` (rows ``h_a − h_b − su·(z_a − z_b) <= tu`` and ``−(h_a − h_b) + sl·(z_a −
-    z_b) <= −tl`` per pair, the lines *rows* replayed), or a reason string."""
+    z_b) <= −tl`` per pair, the lines *rows* replayed), or a reason string.  Exact integers:
+    ``(constant, [zrow per hidden layer], [hrow per hidden layer])``, each an :class:`_Vec`."""
     depth = len(ivs)
     for key in ("gamma", "eta"):
         if not isinstance(leaf[key], list) or len(leaf[key]) != depth - 1:
             raise InputError(f"leaf {key} must have {depth - 1} layers")
-    const, zc, hc = _Z, [], []
+    const, zc, hc = _Vec.zero(1), [], []
     for l in range(depth - 1):
         half = len(ivs[l]) // 2
-        g = _qlist(leaf["gamma"][l], half, "gamma")
-        e = _qlist(leaf["eta"][l], half, "eta")
-        zrow, hrow = [_Z] * (2 * half), [_Z] * (2 * half)
-        for j in range(half):
-            if g[j] < 0 or e[j] < 0:
-                return f"negative pair multiplier at ({l}, {j})"
-            su, tu, sl, tl = rows[l][j]
-            zrow[j] = su * g[j] - sl * e[j]
-            zrow[half + j] = -zrow[j]
-            hrow[j] = e[j] - g[j]
-            hrow[half + j] = g[j] - e[j]
-            const += g[j] * tu - e[j] * tl
-        zc.append(zrow)
-        hc.append(hrow)
+        g = _Vec.parse(leaf["gamma"][l], half, "gamma")
+        e = _Vec.parse(leaf["eta"][l], half, "eta")
+        bad = _np().flatnonzero((g.num < 0) | (e.num < 0))
+        if len(bad):
+            return f"negative pair multiplier at ({l}, {int(bad[0])})"
+        su, tu, sl, tl = (_Vec.of([r[i] for r in rows[l]]) for i in range(4))
+        z = su.mul(g).sub(sl.mul(e))
+        h = e.sub(g)
+        part = tu.mul(g).sub(tl.mul(e))
+        const = const.add(_Vec(_obj([part.num.sum()]), part.den))
+        zc.append(z.concat(z.neg()))
+        hc.append(h.concat(h.neg()))
     return const, zc, hc
 
 
@@ -187,10 +187,116 @@ def _mu_w(W, mu, n):
     return [Q(int(t), md * den) for t in tot]
 
 
+_CANONICAL = re.compile(r"(-?[0-9]{1,300})(?:/([0-9]{1,300}))?")
+
+
+def _pq(v, what):
+    """``(p, q)``, ``q > 0``, with ``p / q`` the value of :func:`_q` ``(v, what)`` (the canonical
+    ``"p/q"`` and small integers read directly, anything else through :func:`_q`)."""
+    if type(v) is int and v.bit_length() < 1024:
+        return v, 1
+    if type(v) is str:
+        m = _CANONICAL.fullmatch(v)
+        if m:
+            p, q = m.groups()
+            if q is None:
+                return int(p), 1
+            q = int(q)
+            if q:
+                return int(p), q
+    x = _q(v, what)
+    return int(x.p), int(x.q)
+
+
+class _Vec:
+    """An exact rational vector as integers over one positive denominator: ``num / den``
+    (``num`` a numpy object array of Python integers)."""
+
+    __slots__ = ("num", "den")
+
+    def __init__(self, num, den):
+        self.num, self.den = num, den
+
+    @staticmethod
+    def zero(n):
+        return _Vec(_obj([0] * n), 1)
+
+    @staticmethod
+    def _from_pq(pq):
+        den = 1
+        for _, q in pq:
+            if den % q:
+                den = den * q // gcd(den, q)
+        return _Vec(_obj([p * (den // q) for p, q in pq]), den)
+
+    @staticmethod
+    def parse(v, n, what):
+        """A certificate list of *n* exact numbers (the errors of :func:`_qlist`)."""
+        if not isinstance(v, list) or len(v) != n:
+            raise InputError(f"{what} must be a list of {n} exact numbers")
+        return _Vec._from_pq([_pq(x, what) for x in v])
+
+    @staticmethod
+    def of(values):
+        """Exact numbers (:data:`Q`) as a vector."""
+        return _Vec._from_pq([(int(x.p), int(x.q)) for x in values])
+
+    def to(self, den):
+        """The numerators over *den*, a multiple of ``self.den``."""
+        return self.num if den == self.den else self.num * (den // self.den)
+
+    def add(self, other):
+        den = self.den * other.den // gcd(self.den, other.den)
+        return _Vec(self.to(den) + other.to(den), den)
+
+    def neg(self):
+        return _Vec(-self.num, self.den)
+
+    def sub(self, other):
+        return self.add(other.neg())
+
+    def mul(self, other):
+        return _Vec(self.num * other.num, self.den * other.den)
+
+    def concat(self, other):
+        den = self.den * other.den // gcd(self.den, other.den)
+        return _Vec(_np().concatenate([self.to(den), other.to(den)]), den)
+
+    def value(self):
+        """The sum of the entries, exact."""
+        return Q(int(self.num.sum()), self.den) if len(self.num) else _Z
+
+
+def _int_matrix(W):
+    """``(N, d)`` with ``W = N / d`` (integers), remembered for the network's own layers (a
+    record's one- or two-row cut layer is made each time: it is small, and remembering it would
+    push the network's layers out of the cache)."""
+    return _int_rows_of(W) if len(W) <= 2 else _cached(W, _int_rows_of)
+
+
+def _int_bias(b):
+    return _Vec.of(b) if len(b) <= 2 else _cached(b, _Vec.of)
+
+
+def _max_over(co, lo, hi):
+    """``Σ_k max(co_k·v, v in [lo_k, hi_k])`` (:class:`_Vec` each), exact."""
+    den = lo.den * hi.den // gcd(lo.den, hi.den)
+    a, b = lo.to(den), hi.to(den)
+    return Q(int(_np().where(co.num > 0, co.num * b, co.num * a).sum()), co.den * den)
+
+
 def _leaf_value(Ws, bs, box, ivs, c, leaf, pair_lines=None, halfspaces=()):
     """Exact bound of the leaf's multipliers, or a reason string when they are malformed/wrong.
     *pair_lines* (a callable giving the replayed pair lines) is needed by ``gamma``/``eta``,
-    *halfspaces* (the certificate's ``[(a, b)]``) by ``kappa``."""
+    *halfspaces* (the certificate's ``[(a, b)]``) by ``kappa``.
+
+    The Neumaier–Shcherbina bound of the module docstring, on integers over one denominator
+    per vector (:class:`_Vec`).  An unstable neuron's ``z`` term and its constant ``−β·s·lo``
+    are added as one: with ``r`` the rest of its coefficient (``zco = r + s·β``, ``s = hi/(hi −
+    lo)``), ``zco > 0`` iff ``r·(hi − lo) + β·hi > 0``, and then ``zco·hi − β·s·lo = (r + β)·hi``,
+    else ``zco·lo − β·s·lo = r·lo`` — the same exact number, without the divisions by ``hi −
+    lo``."""
+    np = _np()
     L = len(Ws)
     keys = set(leaf) - {"kappa"}
     if keys not in ({"bound", "mu", "alpha", "beta"}, {"bound", "mu", "alpha", "beta", "gamma", "eta"}) or (
@@ -203,10 +309,12 @@ def _leaf_value(Ws, bs, box, ivs, c, leaf, pair_lines=None, halfspaces=()):
     for key, n in (("mu", L), ("alpha", L - 1), ("beta", L - 1)):
         if not isinstance(leaf[key], list) or len(leaf[key]) != n:
             raise InputError(f"leaf {key} must have {n} layers")
-    mu = [_qlist(leaf["mu"][l], len(Ws[l]), "mu") for l in range(L)]
-    al = [_qlist(leaf["alpha"][l], len(Ws[l]), "alpha") for l in range(L - 1)]
-    be = [_qlist(leaf["beta"][l], len(Ws[l]), "beta") for l in range(L - 1)]
-    const = sum((mu[l][j] * bs[l][j] for l in range(L) for j in range(len(Ws[l]))), _Z) + shift[1]
+    mu = [_Vec.parse(leaf["mu"][l], len(Ws[l]), "mu") for l in range(L)]
+    al = [_Vec.parse(leaf["alpha"][l], len(Ws[l]), "alpha") for l in range(L - 1)]
+    be = [_Vec.parse(leaf["beta"][l], len(Ws[l]), "beta") for l in range(L - 1)]
+    total = shift[1]
+    for l in range(L):
+        total += mu[l].mul(_int_bias(bs[l])).value()
     zpair = hpair = None
     if "gamma" in keys:
         if pair_lines is None:
@@ -215,38 +323,53 @@ def _leaf_value(Ws, bs, box, ivs, c, leaf, pair_lines=None, halfspaces=()):
         if isinstance(part, str):
             return part
         extra, zpair, hpair = part
-        const += extra
-    # coefficient of every variable in c − Aᵀy, with its box
-    terms = []
-    xco = [u + v for u, v in zip(shift[0], _mu_w(Ws[0], mu[0], len(box)))]
-    terms += [(xco[k], box[k]) for k in range(len(box))]
+        total += extra.value()
+
+    def mu_w(l, n):                                  # Σ_i mu_i W_l[i] (integers over mu.den · d)
+        if not Ws[l]:
+            return _Vec.zero(n)
+        N, d = _int_matrix(Ws[l])
+        return _Vec(mu[l].num.dot(N.reshape(len(Ws[l]), -1)), mu[l].den * d)
+
+    # the input's coefficients, over the box
+    x = mu_w(0, len(box))
+    if any(v != 0 for v in shift[0]):
+        x = x.add(_Vec.of(shift[0]))
+    total += _max_over(x, _Vec.of([lo for lo, _ in box]), _Vec.of([hi for _, hi in box]))
+    cvec = _Vec.of(c)
     for l in range(L):
-        up = _mu_w(Ws[l + 1], mu[l + 1], len(ivs[l])) if l < L - 1 else None
-        for j, (lo, hi) in enumerate(ivs[l]):
-            zco = -mu[l][j] + (c[j] if l == L - 1 else _Z)
-            if l < L - 1:
-                a, b = al[l][j], be[l][j]
-                if lo < 0 < hi:
-                    if a < 0 or b < 0:
-                        return f"negative triangle multiplier at neuron ({l}, {j})"
-                    s = hi / (hi - lo)
-                    zco += -a + s * b
-                    const += -b * s * lo
-                elif lo >= 0:
-                    if b != 0:
-                        return f"beta on the stable active neuron ({l}, {j})"
-                    zco += -a
-                elif a != 0 or b != 0:
-                    return f"multiplier on the stable inactive neuron ({l}, {j})"
-                hco = a - b + up[j]
-                if zpair is not None:
-                    zco += zpair[l][j]
-                    hco += hpair[l][j]
-                terms.append((hco, (max(lo, _Z), max(hi, _Z))))
-            terms.append((zco, (lo, hi)))
-    total = const
-    for co, (lo, hi) in terms:
-        total += co * hi if co > 0 else co * lo
+        lo, hi = _Vec.of([v for v, _ in ivs[l]]), _Vec.of([v for _, v in ivs[l]])
+        r = mu[l].neg()
+        if l == L - 1:
+            r = r.add(cvec)
+            total += _max_over(r, lo, hi)
+            break
+        a, b = al[l], be[l]
+        unstable = (lo.num < 0) & (hi.num > 0)
+        active = lo.num >= 0
+        bad = np.where(unstable, (a.num < 0) | (b.num < 0),
+                       np.where(active, b.num != 0, (a.num != 0) | (b.num != 0)))
+        if bad.any():
+            j = int(np.flatnonzero(bad)[0])
+            if unstable[j]:
+                return f"negative triangle multiplier at neuron ({l}, {j})"
+            if active[j]:
+                return f"beta on the stable active neuron ({l}, {j})"
+            return f"multiplier on the stable inactive neuron ({l}, {j})"
+        h = a.sub(b).add(mu_w(l + 1, len(ivs[l])))
+        r = r.sub(a)
+        if zpair is not None:
+            r = r.add(zpair[l])
+            h = h.add(hpair[l])
+        total += _max_over(h, _Vec(np.maximum(lo.num, 0), lo.den), _Vec(np.maximum(hi.num, 0), hi.den))
+        # z: the unstable neurons' terms with their constants (docstring), the stable ones plain
+        den = lo.den * hi.den // gcd(lo.den, hi.den)
+        lo_n, hi_n = lo.to(den), hi.to(den)
+        rden = r.den * b.den // gcd(r.den, b.den)
+        rn, bn = r.to(rden), b.to(rden)
+        up = np.where(unstable, rn * (hi_n - lo_n) + hi_n * bn > 0, rn > 0)
+        term = np.where(up, (rn + np.where(unstable, bn, 0)) * hi_n, rn * lo_n)
+        total += Q(int(term.sum()), rden * den)
     return total
 
 
