@@ -162,30 +162,44 @@ class LimbArith:
     def floor_div(self, x: list, q: int):
         """``(⌊X / q⌋, X − q·⌊X / q⌋)`` for an integer ``q >= 1``; the remainder lies in
         ``[0, q)``.  A power of two shifts the limbs; ``q = 2^s·m`` with an odd ``m`` below
-        ``2^(62 − B)`` shifts, then divides by ``m`` limb by limb (int64 long division: the
-        denominators ``2^a·5^k`` of decimal weights, e.g. ACAS Xu's ``.nnet``, where Python
-        integers took a third of a node); any other ``q`` goes through Python ints."""
+        ``2^61`` shifts, then divides by ``m`` from the top limb down, each limb in chunks of
+        at most ``w = min(B, 62 − bitlength(m))`` bits (int64 long division: each partial
+        ``r·2^w + chunk`` with ``0 <= r < m`` is below ``2^62``; numpy's ``//`` floors the
+        signed top) — the denominators ``2^a·5^k`` of decimal weights, e.g. ACAS Xu's
+        ``.nnet``, where Python integers took a third of a node, and their products (a layer's
+        denominator times the next one's, up to ``2^61``: they went through Python integers,
+        40 % of an ACAS Xu certificate's check, 2026-12-02); any other ``q`` goes through
+        Python ints."""
         q = int(q)
         if q < 1:
             raise ValueError("the divisor must be positive")
         if q & (q - 1):
             s = (q & -q).bit_length() - 1          # q = 2^s · m, m odd
             m = q >> s
-            if m.bit_length() + self.B > 62:
+            if m.bit_length() > 61:
                 v = self.ints(x)
                 quo = v // q
                 return self.split(quo), self.split(v - quo * q)
-            # X = 2^s·X1 + low (a shift), X1 = m·Q + r (long division limb by limb, top down:
-            # each partial r·2^B + limb < m·2^B < 2^62), so X = q·Q + (2^s·r + low)
+            # X = 2^s·X1 + low (a shift), X1 = m·Q + r (long division, top down: limb by limb,
+            # each limb in chunks of w bits, top chunk first), so X = q·Q + (2^s·r + low)
             x1, r1 = self.floor_div(x, 1 << s) if s else (x, None)
             np = self.np
+            B = self.B
+            w = min(B, 62 - m.bit_length())
+            chunks = [(B - w * (i + 1) if B - w * (i + 1) > 0 else 0) for i in range(-(-B // w))]
             quo, r = [None] * len(x1), None
             for i in range(len(x1) - 1, -1, -1):
-                cur = x1[i] if r is None else (r << self.B) + x1[i]
-                quo[i] = cur // m                    # floor (toward −∞ on the signed top)
-                r = cur - quo[i] * m                 # in [0, m)
-            a_, b_ = divmod(s, self.B)
-            rem = _normalize_limbs(np, [np.zeros_like(r)] * a_ + [r << b_], self.B)
+                limb, top = x1[i], B
+                for low in chunks:                      # bits [low, top) of the limb
+                    part = limb >> low if top == B else (limb >> low) & ((1 << (top - low)) - 1)
+                    cur = part if r is None else (r << (top - low)) + part
+                    digit = cur // m                    # floor (toward −∞ on the signed top)
+                    r = cur - digit * m                 # in [0, m)
+                    quo[i] = digit << low if top == B else quo[i] + (digit << low)
+                    top = low
+            a_, b_ = divmod(s, B)
+            mask = (1 << B) - 1
+            rem = _normalize_limbs(np, [np.zeros_like(r)] * a_ + [(r & mask) << b_, (r >> B) << b_], B)
             if r1 is not None:
                 rem = self.add(rem, r1)
             return _trim_limbs(quo), rem

@@ -90,27 +90,21 @@ Imports ``algebra`` only (the search is :mod:`semialgebraic.bab`; this is indepe
 
 from __future__ import annotations
 
-import re
 from math import gcd
 
 from algebra.exceptions import InputError
 from algebra.io.native import network_from_dict
 from algebra.kernel import difference_network
 from algebra.kernel.certificate_schemas import CLAIMS, check_header
-from algebra.rationals import Q, to_q
+from algebra.rationals import Q
 
+from .bab_integers import IntVec, _int_rows_of, _lcm, _q, int_bias, int_matrix, max_over
 from .bab_intermediate import leaf_deltas, leaf_intervals, split_leaf
 from .bab_replay import GRID, _cached, _np, _obj, pair_rows, paired_deltas
 
 __all__ = ["check", "check_part"]
 
 _Z = Q(0)
-
-
-def _q(v, what):
-    if isinstance(v, bool) or not isinstance(v, (int, str)):
-        raise InputError(f"{what} must be an exact number (JSON integer or 'p/q' string)")
-    return to_q(v)
 
 
 def _qlist(v, n, what):
@@ -123,24 +117,24 @@ def _pair_part(leaf, ivs, rows):
     """The pair rows' constant and coefficient changes on ``z`` and ``h`` of a leaf with
     ``gamma``, ``eta`` (rows ``h_a − h_b − su·(z_a − z_b) <= tu`` and ``−(h_a − h_b) + sl·(z_a −
     z_b) <= −tl`` per pair, the lines *rows* replayed), or a reason string.  Exact integers:
-    ``(constant, [zrow per hidden layer], [hrow per hidden layer])``, each an :class:`_Vec`."""
+    ``(constant, [zrow per hidden layer], [hrow per hidden layer])``, each an :class:`IntVec`."""
     depth = len(ivs)
     for key in ("gamma", "eta"):
         if not isinstance(leaf[key], list) or len(leaf[key]) != depth - 1:
             raise InputError(f"leaf {key} must have {depth - 1} layers")
-    const, zc, hc = _Vec.zero(1), [], []
+    const, zc, hc = IntVec.zero(1), [], []
     for l in range(depth - 1):
         half = len(ivs[l]) // 2
-        g = _Vec.parse(leaf["gamma"][l], half, "gamma")
-        e = _Vec.parse(leaf["eta"][l], half, "eta")
+        g = IntVec.parse(leaf["gamma"][l], half, "gamma")
+        e = IntVec.parse(leaf["eta"][l], half, "eta")
         bad = _np().flatnonzero((g.num < 0) | (e.num < 0))
         if len(bad):
             return f"negative pair multiplier at ({l}, {int(bad[0])})"
-        su, tu, sl, tl = (_Vec.of([r[i] for r in rows[l]]) for i in range(4))
+        su, tu, sl, tl = (IntVec.of([r[i] for r in rows[l]]) for i in range(4))
         z = su.mul(g).sub(sl.mul(e))
         h = e.sub(g)
         part = tu.mul(g).sub(tl.mul(e))
-        const = const.add(_Vec(_obj([part.num.sum()]), part.den))
+        const = const.add(IntVec(_obj([part.num.sum()]), part.den))
         zc.append(z.concat(z.neg()))
         hc.append(h.concat(h.neg()))
     return const, zc, hc
@@ -162,20 +156,6 @@ def _kappa_terms(leaf, halfspaces, d):
     return xs, const
 
 
-def _int_rows_of(rows):
-    """Rows of exact numbers as a numpy object array of integers over one denominator."""
-    den = _lcm(v for row in rows for v in row)
-    return _obj([[int(v * den) for v in row] for row in rows]), den
-
-
-def _lcm(values):
-    d = 1
-    for v in values:
-        q = int(v.q)
-        d = d * q // gcd(d, q)
-    return d
-
-
 def _mu_w(W, mu, n):
     """``Σ_i mu_i W[i][k]`` for every column ``k`` (exact; integer products, the rows' integer
     form made once per matrix)."""
@@ -187,111 +167,13 @@ def _mu_w(W, mu, n):
     return [Q(int(t), md * den) for t in tot]
 
 
-_CANONICAL = re.compile(r"(-?[0-9]{1,300})(?:/([0-9]{1,300}))?")
-
-
-def _pq(v, what):
-    """``(p, q)``, ``q > 0``, with ``p / q`` the value of :func:`_q` ``(v, what)`` (the canonical
-    ``"p/q"`` and small integers read directly, anything else through :func:`_q`)."""
-    if type(v) is int and v.bit_length() < 1024:
-        return v, 1
-    if type(v) is str:
-        m = _CANONICAL.fullmatch(v)
-        if m:
-            p, q = m.groups()
-            if q is None:
-                return int(p), 1
-            q = int(q)
-            if q:
-                return int(p), q
-    x = _q(v, what)
-    return int(x.p), int(x.q)
-
-
-class _Vec:
-    """An exact rational vector as integers over one positive denominator: ``num / den``
-    (``num`` a numpy object array of Python integers)."""
-
-    __slots__ = ("num", "den")
-
-    def __init__(self, num, den):
-        self.num, self.den = num, den
-
-    @staticmethod
-    def zero(n):
-        return _Vec(_obj([0] * n), 1)
-
-    @staticmethod
-    def _from_pq(pq):
-        den = 1
-        for _, q in pq:
-            if den % q:
-                den = den * q // gcd(den, q)
-        return _Vec(_obj([p * (den // q) for p, q in pq]), den)
-
-    @staticmethod
-    def parse(v, n, what):
-        """A certificate list of *n* exact numbers (the errors of :func:`_qlist`)."""
-        if not isinstance(v, list) or len(v) != n:
-            raise InputError(f"{what} must be a list of {n} exact numbers")
-        return _Vec._from_pq([_pq(x, what) for x in v])
-
-    @staticmethod
-    def of(values):
-        """Exact numbers (:data:`Q`) as a vector."""
-        return _Vec._from_pq([(int(x.p), int(x.q)) for x in values])
-
-    def to(self, den):
-        """The numerators over *den*, a multiple of ``self.den``."""
-        return self.num if den == self.den else self.num * (den // self.den)
-
-    def add(self, other):
-        den = self.den * other.den // gcd(self.den, other.den)
-        return _Vec(self.to(den) + other.to(den), den)
-
-    def neg(self):
-        return _Vec(-self.num, self.den)
-
-    def sub(self, other):
-        return self.add(other.neg())
-
-    def mul(self, other):
-        return _Vec(self.num * other.num, self.den * other.den)
-
-    def concat(self, other):
-        den = self.den * other.den // gcd(self.den, other.den)
-        return _Vec(_np().concatenate([self.to(den), other.to(den)]), den)
-
-    def value(self):
-        """The sum of the entries, exact."""
-        return Q(int(self.num.sum()), self.den) if len(self.num) else _Z
-
-
-def _int_matrix(W):
-    """``(N, d)`` with ``W = N / d`` (integers), remembered for the network's own layers (a
-    record's one- or two-row cut layer is made each time: it is small, and remembering it would
-    push the network's layers out of the cache)."""
-    return _int_rows_of(W) if len(W) <= 2 else _cached(W, _int_rows_of)
-
-
-def _int_bias(b):
-    return _Vec.of(b) if len(b) <= 2 else _cached(b, _Vec.of)
-
-
-def _max_over(co, lo, hi):
-    """``Σ_k max(co_k·v, v in [lo_k, hi_k])`` (:class:`_Vec` each), exact."""
-    den = lo.den * hi.den // gcd(lo.den, hi.den)
-    a, b = lo.to(den), hi.to(den)
-    return Q(int(_np().where(co.num > 0, co.num * b, co.num * a).sum()), co.den * den)
-
-
 def _leaf_value(Ws, bs, box, ivs, c, leaf, pair_lines=None, halfspaces=()):
     """Exact bound of the leaf's multipliers, or a reason string when they are malformed/wrong.
     *pair_lines* (a callable giving the replayed pair lines) is needed by ``gamma``/``eta``,
     *halfspaces* (the certificate's ``[(a, b)]``) by ``kappa``.
 
     The Neumaier–Shcherbina bound of the module docstring, on integers over one denominator
-    per vector (:class:`_Vec`).  An unstable neuron's ``z`` term and its constant ``−β·s·lo``
+    per vector (:class:`IntVec`).  An unstable neuron's ``z`` term and its constant ``−β·s·lo``
     are added as one: with ``r`` the rest of its coefficient (``zco = r + s·β``, ``s = hi/(hi −
     lo)``), ``zco > 0`` iff ``r·(hi − lo) + β·hi > 0``, and then ``zco·hi − β·s·lo = (r + β)·hi``,
     else ``zco·lo − β·s·lo = r·lo`` — the same exact number, without the divisions by ``hi −
@@ -309,12 +191,12 @@ def _leaf_value(Ws, bs, box, ivs, c, leaf, pair_lines=None, halfspaces=()):
     for key, n in (("mu", L), ("alpha", L - 1), ("beta", L - 1)):
         if not isinstance(leaf[key], list) or len(leaf[key]) != n:
             raise InputError(f"leaf {key} must have {n} layers")
-    mu = [_Vec.parse(leaf["mu"][l], len(Ws[l]), "mu") for l in range(L)]
-    al = [_Vec.parse(leaf["alpha"][l], len(Ws[l]), "alpha") for l in range(L - 1)]
-    be = [_Vec.parse(leaf["beta"][l], len(Ws[l]), "beta") for l in range(L - 1)]
+    mu = [IntVec.parse(leaf["mu"][l], len(Ws[l]), "mu") for l in range(L)]
+    al = [IntVec.parse(leaf["alpha"][l], len(Ws[l]), "alpha") for l in range(L - 1)]
+    be = [IntVec.parse(leaf["beta"][l], len(Ws[l]), "beta") for l in range(L - 1)]
     total = shift[1]
     for l in range(L):
-        total += mu[l].mul(_int_bias(bs[l])).value()
+        total += mu[l].mul(int_bias(bs[l])).value()
     zpair = hpair = None
     if "gamma" in keys:
         if pair_lines is None:
@@ -327,22 +209,22 @@ def _leaf_value(Ws, bs, box, ivs, c, leaf, pair_lines=None, halfspaces=()):
 
     def mu_w(l, n):                                  # Σ_i mu_i W_l[i] (integers over mu.den · d)
         if not Ws[l]:
-            return _Vec.zero(n)
-        N, d = _int_matrix(Ws[l])
-        return _Vec(mu[l].num.dot(N.reshape(len(Ws[l]), -1)), mu[l].den * d)
+            return IntVec.zero(n)
+        N, d = int_matrix(Ws[l])
+        return IntVec(mu[l].num.dot(N.reshape(len(Ws[l]), -1)), mu[l].den * d)
 
     # the input's coefficients, over the box
     x = mu_w(0, len(box))
     if any(v != 0 for v in shift[0]):
-        x = x.add(_Vec.of(shift[0]))
-    total += _max_over(x, _Vec.of([lo for lo, _ in box]), _Vec.of([hi for _, hi in box]))
-    cvec = _Vec.of(c)
+        x = x.add(IntVec.of(shift[0]))
+    total += max_over(x, IntVec.of([lo for lo, _ in box]), IntVec.of([hi for _, hi in box]))
+    cvec = IntVec.of(c)
     for l in range(L):
-        lo, hi = _Vec.of([v for v, _ in ivs[l]]), _Vec.of([v for _, v in ivs[l]])
+        lo, hi = IntVec.of([v for v, _ in ivs[l]]), IntVec.of([v for _, v in ivs[l]])
         r = mu[l].neg()
         if l == L - 1:
             r = r.add(cvec)
-            total += _max_over(r, lo, hi)
+            total += max_over(r, lo, hi)
             break
         a, b = al[l], be[l]
         unstable = (lo.num < 0) & (hi.num > 0)
@@ -361,7 +243,7 @@ def _leaf_value(Ws, bs, box, ivs, c, leaf, pair_lines=None, halfspaces=()):
         if zpair is not None:
             r = r.add(zpair[l])
             h = h.add(hpair[l])
-        total += _max_over(h, _Vec(np.maximum(lo.num, 0), lo.den), _Vec(np.maximum(hi.num, 0), hi.den))
+        total += max_over(h, IntVec(np.maximum(lo.num, 0), lo.den), IntVec(np.maximum(hi.num, 0), hi.den))
         # z: the unstable neurons' terms with their constants (docstring), the stable ones plain
         den = lo.den * hi.den // gcd(lo.den, hi.den)
         lo_n, hi_n = lo.to(den), hi.to(den)
@@ -438,7 +320,8 @@ def _pair_lines_of(net, key, here, ivs):
 
 def _deltas_of(net, key, here, ivs):
     """Every layer's δ of the node (cached): symbolic with 'neurodiff', else the interval rules;
-    the leaf's pair records (its ``tightened`` refs, ``key[2]``) proved and applied."""
+    the leaf's pair records (its ``tightened`` refs, ``net["refs"][key]``; *key* names the
+    leaf) proved and applied."""
     if key not in net["deltas"]:
         refs = net.get("refs", {}).get(key)
         if refs:
@@ -522,6 +405,7 @@ def _check_leaves(net, box, c, tree, bound, start=None, leaves_too=True):
             continue
         node, refs = split_leaf(node)
         key = (tuple(here), tuple(sorted(path.items())), repr(refs))
+        key = net.setdefault("leaf_keys", {}).setdefault(key, len(net["leaf_keys"]))   # hashed once
         net.setdefault("refs", {}).setdefault(key, refs)
         if key not in net["seen"]:              # objectives share nodes: replay each one once
             net["seen"][key] = leaf_intervals(net, here, path, refs, _leaf_value)

@@ -118,3 +118,22 @@ def test_many_rows_are_chunked_below_the_one_thread_size():
     assert 400 * k * m * 3 > ONE_THREAD
     assert A.ints(A.matmul(A.split(X), A.prepare(A.split(Y)))).tolist() == _ref_matmul(X, Y).tolist()
     assert MAX_TERMS == 256
+
+
+@settings(max_examples=120, deadline=None)
+@given(st.lists(st.integers(-2 ** 260, 2 ** 260), min_size=1, max_size=6),
+       st.integers(0, 90), st.integers(2, 61), st.integers(0, 2 ** 61), st.sampled_from([1, 4, 100, 5000]))
+def test_floor_by_wide_odd_factors_in_chunks(values, s, bits, salt, width):
+    """An odd factor ``m`` of ``2^B·m >= 2^62`` (up to 61 bits: the product of two layers'
+    decimal denominators) is divided limb by limb in chunks of ``62 − bitlength(m)`` bits: the
+    same floor and remainder as Python's, the limb form kept (lower limbs in ``[0, 2^B)``),
+    including the most negative top limb."""
+    A = LimbArith(np, width)
+    m = (1 << (bits - 1)) | (salt % (1 << (bits - 1))) | 1        # odd, exactly *bits* bits
+    q = (2 ** s) * m
+    edge = -(2 ** (A.B * 4))                                      # top limb −2^B after the split
+    X = _obj([values + [edge, edge + 1, q - 1, -q, 0]])
+    quo, rem = A.floor_div(A.split(X), q)
+    assert A.ints(quo).tolist() == [[v // q for v in X[0]]]
+    assert A.ints(rem).tolist() == [[v % q for v in X[0]]]
+    assert all(((h >= 0) & (h < 2 ** A.B)).all() for h in quo[:-1] + rem[:-1])
