@@ -18,6 +18,7 @@ from algebra.rationals import Q, q_json, to_q
 
 from ..budget import Budget, BudgetExhausted
 from ..exceptions import CertificateError
+from .align import aligned
 from .primal import float_candidates, region_search
 from .search import Engine, ObjectiveBound, _output_bound, bound_objective
 
@@ -186,6 +187,8 @@ def bounded_diff(a: Network, b: Network, dom: Domain, budget: Budget, eps=None,
     d, m = a.n_inputs, a.n_outputs
     box = list(zip(dom.lo, dom.hi))
     halfspaces = dom.halfspaces
+    given = b                        # b's neurons paired with a's (S1/S2: same function, :mod:`.align`)
+    b, b_steps = aligned(a, b)
     x0 = domain_point(dom) if halfspaces else None
     D = difference_network(a, b)
     Ws = [W.to_rows() for W in D.weights]
@@ -313,12 +316,13 @@ def bounded_diff(a: Network, b: Network, dom: Domain, budget: Budget, eps=None,
         upper = max(hi for _, hi in per_output)
     from ..certificates.bab_bound import bab_bound_certificate
     if refuted or unbounded:         # only the lower bound is claimed (and certified)
-        cert = bab_bound_certificate(a, b, box, [], upper if upper is not None else lower, lower,
+        cert = bab_bound_certificate(a, given, box, [], upper if upper is not None else lower, lower,
                                      point, out, epsilon=eps, complete_cover=False,
                                      halfspaces=halfspaces)
     else:
-        cert = bab_bound_certificate(a, b, box, objectives, upper, lower, point, out,
-                                     epsilon=eps, complete_cover=True, halfspaces=halfspaces)
+        cert = bab_bound_certificate(a, given, box, objectives, upper, lower, point, out,
+                                     epsilon=eps, complete_cover=True, halfspaces=halfspaces,
+                                     b_steps=b_steps)
     if eps is None:
         complete = upper is not None and lower == upper
     reason = ("lower = upper" if complete and eps is None else
