@@ -89,3 +89,18 @@ def test_planted_symmetric_near_copies_get_the_exact_maximum(seed, widths, eps):
     assert r.lower <= truth <= r.upper
     assert r.complete and r.lower == truth
     assert verify(r.certificate)[0]
+
+
+# A with neuron 0 split into halves 1/4, 3/4 of its outgoing weight (widths differ: no pairing,
+# no alignment) and one bias moved by 1e-6
+SPLIT = Network.from_rows([[["1/2", -1], ["-3/2", "5/4"], [1, "-3/4"], ["-1/2", "3/2"], ["1/2", -1]],
+                           [["-1/8", "1/2", "1/4", "1/2", "-3/8"], ["1/16", "-3/2", 0, "-1/4", "3/16"]]],
+                          [["-3/4", "3/4", "1/2", "1000001/1000000", "-3/4"], ["-1/2", 0]])
+
+
+def test_a_pair_of_other_widths_splits_neurons_below_sixteen_unstable():
+    # inputs split above max(d, 16) unstable neurons only (diff._PLAIN_SPLIT): 144 nodes; with
+    # input splits above d unstable, 13 918 nodes and 30 CPU s left it open
+    r = diff_bounds(A, SPLIT, (-1, 1), timeout=120)
+    assert r.complete and r.lower == r.upper == Q(1, 2000000) == max_deviation(A, SPLIT, (-1, 1)).value
+    assert r.nodes <= 400 and verify(r.certificate)[0]
