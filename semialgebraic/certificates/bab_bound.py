@@ -42,11 +42,12 @@ def _hoist(tree, table, index):
 
 def bab_bound_certificate(a: Network, b: Network, box, objectives, upper, lower=None, point=None,
                           output=None, *, epsilon=None, complete_cover: bool = True,
-                          halfspaces=()) -> dict:
+                          halfspaces=(), b_steps=()) -> dict:
     """Certificate of ``max_o max_{x in box} |a_o − b_o| <= upper`` (the branch-and-bound trees
     in *objectives*) and, with *point*, ``>= lower``; with ``complete_cover`` False only the
     lower bound is claimed (the point of a refuted ε-equivalence, ``upper`` = the threshold).
-    *halfspaces* ``[(a, b)]`` (``a·x <= b``) cut the domain out of the box."""
+    *halfspaces* ``[(a, b)]`` (``a·x <= b``) cut the domain out of the box.  *b_steps* (S1/S2
+    symmetry steps, :mod:`..bab.align`): the trees bound ``a − b'`` with ``b'`` = *b* after them."""
     cert = {**header("bab_bound"), "claim": CLAIMS["bab_bound"][0 if complete_cover else 1],
             "a": _embed(a), "b": _embed(b), "box": jsonable([[lo, hi] for lo, hi in box]),
             "upper": jsonable(upper)}
@@ -66,6 +67,8 @@ def bab_bound_certificate(a: Network, b: Network, box, objectives, upper, lower=
             cert["output"] = output
     if epsilon is not None:
         cert["epsilon"] = jsonable(epsilon)
+    if b_steps and complete_cover:
+        cert["b_aligned_by"] = [st.to_json() for st in b_steps]
     if halfspaces:
         cert["halfspaces"] = [{"a": jsonable(list(a)), "b": jsonable(b)} for a, b in halfspaces]
     return cert

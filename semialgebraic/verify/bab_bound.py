@@ -15,7 +15,9 @@ Schema (version 2; built by :func:`semialgebraic.certificates.bab_bound_certific
      "lower": l, "point": [x...], "output": o,   # optional: a point attaining l
      "epsilon": e,                               # optional, informational (ε-equivalence)
      "halfspaces": [{"a": [a_1, ...], "b": b}, ...],  # optional: the domain is box ∩ {a·x <= b}
-     "intermediate": [<record>, ...]}                 # optional: LP-tightened intermediate bounds
+     "intermediate": [<record>, ...],                 # optional: LP-tightened intermediate bounds
+     "b_aligned_by": [{"step": "S1" | "S2", ...}]}    # optional: the trees bound a − b', b' = b
+                                                      # after these symmetry steps (checked here)
 
 A tree node is a neuron split ``{"split": [l, j], "children": [<z_lj <= 0>, <z_lj >= 0>]}`` of
 the difference network ``D = a − b``, an input split ``{"split": ["x", k, mid], "children":
@@ -97,6 +99,7 @@ from algebra.io.native import network_from_dict
 from algebra.kernel import difference_network
 from algebra.kernel.certificate_schemas import CLAIMS, check_header
 from algebra.rationals import Q
+from algebra.symmetries import step_from_json
 
 from .bab_integers import IntVec, _int_rows_of, _lcm, _q, int_bias, int_matrix, max_over
 from .bab_intermediate import leaf_deltas, leaf_intervals, split_leaf
@@ -522,6 +525,23 @@ def _objective(claim, o, s):
     return c
 
 
+def _aligned(b, data):
+    """``b`` after the certificate's ``b_aligned_by`` steps: only S1 (a permutation of a hidden
+    layer) and S2 (positive factors), symmetries of every ReLU network (three-layer-fibers R8,
+    R9), each checked by its own ``check`` before it is applied; a message when one is invalid."""
+    if not isinstance(data, list):
+        raise InputError("b_aligned_by must be a list of S1/S2 steps")
+    for i, item in enumerate(data):
+        if not isinstance(item, dict) or item.get("step") not in ("S1", "S2"):
+            raise InputError("b_aligned_by holds only S1 (permutation) and S2 (positive scaling) steps")
+        st = step_from_json(item)
+        ok, why = st.check(b)
+        if not ok:
+            return f"alignment step #{i} ({st.name}) is invalid: {why}"
+        b = st.apply(b)
+    return b
+
+
 def _claim(cert: dict):
     """Everything of the check but the trees: ``(ok, reason)`` when that decides (a lower-bound
     claim, or a failure), else the parsed parts the trees are checked against."""
@@ -567,6 +587,9 @@ def _claim(cert: dict):
                       for kind in ("paired", "neurodiff")):
         raise InputError(f"bounds must be {{'intervals': 'symbolic', 'grid_bits': {GRID}, "
                          "'differential': 'paired' | 'neurodiff'}} (schema 2)")
+    b = _aligned(b, cert.get("b_aligned_by", []))
+    if isinstance(b, str):
+        return False, b
     D = difference_network(a, b)
     net = {"rows": [W.to_rows() for W in D.weights], "biases": [list(v) for v in D.biases],
            "mats": list(D.weights), "seen": {}, "deltas": {}, "pairs": {},

@@ -1,0 +1,94 @@
+"""Align ``b``'s hidden neurons with ``a``'s before the differential bounds (issue 15).
+
+The differential bounds (:mod:`.differential`) pair neuron ``j`` of ``a`` with neuron ``j`` of
+``b``.  When ``b`` is a permuted and rescaled copy of a near copy of ``a`` (planted symmetries,
+a re-ordered checkpoint), that pairing is meaningless and ``a − b`` is bounded as loosely as two
+unrelated networks: a 2-4-2 pair whose exact maximum is ``7/400000`` stayed open at ``[1.75e-5,
+5.6e-3]`` after 1 800 nodes.  :func:`alignment` proposes (in floats) a permutation (S1) and
+positive rescaling (S2) of each hidden layer of ``b`` that brings its neurons onto ``a``'s; both
+are symmetries of every ReLU network (three-layer-fibers R8, R9), so the aligned ``b'``
+computes exactly ``b``'s function, whatever the floats proposed: the alignment can cost
+tightness, never soundness.  The certificate carries the steps (``"b_aligned_by"``) and the
+checker applies them itself (each step checked: a permutation, factors > 0).
+
+Factors are exact where the planted scaling is exact: the quotient of the two rows' entries of
+largest magnitude.  Steps that change nothing (identity permutation, all factors 1) are left out,
+so near copies (float16, quantised) keep ``b`` untouched.
+"""
+
+from __future__ import annotations
+
+import math
+
+from algebra.network import Network
+from algebra.rationals import Q
+from algebra.symmetries.elementary import Permute, Scale
+from algebra.symmetries.step import apply_path
+
+__all__ = ["alignment", "aligned"]
+
+_MATCH = 0.9          # cosine below which two rows are not taken for the same neuron
+_NEAR_ONE = Q(1, 8)   # factors this close to 1 stay 1 (near copies keep their exact numbers)
+
+
+def _rows(net: Network, l: int):
+    W, b = net.layer(l)
+    return [list(r) + [c] for r, c in zip(W.to_rows(), b)]
+
+
+def _unit(row):
+    v = [float(x) for x in row]
+    n = math.sqrt(sum(x * x for x in v))
+    return [x / n for x in v] if n > 0 else None
+
+
+def _factor(ra, rb):
+    """``λ > 0`` with ``λ·rb ≈ ra``: the exact quotient at ``ra``'s largest entry when that is
+    positive and not within ``_NEAR_ONE`` of 1, else 1."""
+    k = max(range(len(ra)), key=lambda i: abs(ra[i]))
+    if ra[k] == 0 or rb[k] == 0:
+        return Q(1)
+    lam = Q(ra[k]) / Q(rb[k])
+    return lam if lam > 0 and abs(lam - 1) > _NEAR_ONE else Q(1)
+
+
+def alignment(a: Network, b: Network) -> list:
+    """Symmetry steps (S1, S2) taking ``b`` to a network whose neuron ``j`` of each hidden layer
+    is the one most like ``a``'s neuron ``j``; ``[]`` when the shapes differ or nothing moves."""
+    if a.widths != b.widths:
+        return []
+    steps: list = []
+    cur = b
+    for l in range(len(a.widths) - 2):
+        ra, rb = _rows(a, l), _rows(cur, l)
+        ua, ub = [_unit(r) for r in ra], [_unit(r) for r in rb]
+        pairs = sorted(((sum(x * y for x, y in zip(u, v)), i, j)
+                        for i, u in enumerate(ua) if u is not None
+                        for j, v in enumerate(ub) if v is not None), reverse=True)
+        n = len(ra)
+        perm: list = [None] * n          # perm[i] = the b neuron put at position i
+        used = set()
+        for cos, i, j in pairs:
+            if cos < _MATCH:
+                break
+            if perm[i] is None and j not in used:
+                perm[i] = j
+                used.add(j)
+        rest = iter(j for j in range(n) if j not in used)
+        perm = [p if p is not None else next(rest) for p in perm]
+        layer_steps = []
+        if perm != list(range(n)):
+            layer_steps.append(Permute(l, perm))
+        factors = [_factor(ra[i], rb[perm[i]]) for i in range(n)]
+        if any(f != 1 for f in factors):
+            layer_steps.append(Scale(l, factors))
+        if layer_steps:
+            cur = apply_path(cur, layer_steps)
+            steps += layer_steps
+    return steps
+
+
+def aligned(a: Network, b: Network):
+    """``(b', steps)``: ``b`` with :func:`alignment`'s steps applied (``b`` itself when none)."""
+    steps = alignment(a, b)
+    return (apply_path(b, steps) if steps else b), steps

@@ -1,0 +1,106 @@
+"""Branch and bound on permuted and rescaled near copies (issue 15; :mod:`semialgebraic.bab.align`).
+
+The differential bounds pair neuron ``j`` of ``a`` with neuron ``j`` of ``b``; a planted
+permutation (S1) and positive rescaling (S2) of ``b`` (three-layer-fibers R8, R9) made that
+pairing meaningless (a 2-4-2 pair with exact maximum 7/400000 stayed open after 1 800 nodes).
+``b`` is now aligned first (same function: the steps go into the certificate and the checker
+applies them itself).  Oracles: the region walk's exact maximum and the checker."""
+
+from __future__ import annotations
+
+import copy
+import random
+from fractions import Fraction
+
+import pytest
+from hypothesis import HealthCheck, given, settings, strategies as st
+
+from algebra.exceptions import InputError
+from algebra.network import Network
+from algebra.rationals import Q
+from algebra.symmetries.elementary import random_permute_scale
+from semialgebraic.bab import diff_bounds
+from semialgebraic.bab.align import aligned, alignment
+from semialgebraic.equivalence import max_deviation
+from semialgebraic.verify import verify
+
+from .test_bab_budget import near_pair
+
+A = Network.from_rows([[["1/2", -1], ["-3/2", "5/4"], [1, "-3/4"], ["-1/2", "3/2"]],
+                       [["-1/2", "1/2", "1/4", "1/2"], ["1/4", "-3/2", 0, "-1/4"]]],
+                      [["-3/4", "3/4", "1/2", 1], ["-1/2", 0]])
+# A's hidden layer permuted and rescaled, one bias moved by 1e-6: found by a fuzz run
+B = Network.from_rows([[[1, "-3/4"], ["-15/2", "25/4"], ["-3/4", "9/4"], ["5/2", -5]],
+                       [["1/4", "1/10", "1/3", "-1/10"], [0, "-299999/1000000", "-1/6", "1/20"]]],
+                      [["500001/1000000", "15/4", "3/2", "-15/4"], ["-1/2", 0]])
+
+
+def test_a_permuted_rescaled_near_copy_is_exact_in_a_few_nodes():
+    r = diff_bounds(A, B, (-1, 1))
+    assert r.complete and r.lower == r.upper == Q(7, 400000)
+    assert r.nodes <= 20                                       # was > 1 800 without alignment
+    steps = r.certificate["b_aligned_by"]
+    assert [s["step"] for s in steps] == ["S1", "S2"] and steps[0]["perm"] == [3, 1, 0, 2]
+    assert verify(r.certificate)[0]
+    assert max_deviation(A, B, (-1, 1)).value == Q(7, 400000)
+
+
+def test_a_near_copy_in_order_is_left_untouched():
+    a, b = near_pair([3, 6, 6, 1], 0)
+    assert alignment(a, b) == []                               # float16: factors ~1, identity
+    assert "b_aligned_by" not in diff_bounds(a, b, (-1, 1), timeout=2).certificate
+    assert alignment(a, Network.from_rows([[[1, 1, 1]], [[1]]], [[0], [0]])) == []   # other widths
+
+
+@pytest.mark.parametrize("mutate,why", [
+    (lambda s: s[0].update(perm=[2, 1, 3, 3]), "not a permutation"),
+    (lambda s: s[1]["factors"].__setitem__(0, "-1/5"), "not > 0"),
+    (lambda s: s[1]["factors"].__setitem__(0, "1/4"), ""),      # another b': the trees fail
+    (lambda s: s.pop(0), ""),                                   # no permutation: another b'
+])
+def test_a_wrong_alignment_is_rejected(mutate, why):
+    cert = copy.deepcopy(diff_bounds(A, B, (-1, 1)).certificate)
+    mutate(cert["b_aligned_by"])
+    ok, reason = verify(cert)
+    assert not ok and why in reason
+
+
+def test_only_symmetry_steps_may_align():
+    cert = copy.deepcopy(diff_bounds(A, B, (-1, 1)).certificate)
+    cert["b_aligned_by"].append({"step": "remove_dead", "layer": 0, "neuron": 0})
+    with pytest.raises(InputError, match="only S1"):
+        verify(cert)
+
+
+@settings(max_examples=6, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.integers(0, 10**6), st.sampled_from([[2, 5, 1], [2, 4, 4, 1], [3, 5, 2]]),
+       st.sampled_from([Fraction(1, 10**9), Fraction(1, 10**6), Fraction(1, 8)]))
+def test_planted_symmetric_near_copies_get_the_exact_maximum(seed, widths, eps):
+    rng = random.Random(seed)
+    a, _ = near_pair(widths, seed % 7)
+    b = random_permute_scale(a, rng)
+    W, bias = [W.to_rows() for W in b.weights], [list(v) for v in b.biases]
+    l = rng.randrange(len(W))
+    bias[l][rng.randrange(len(bias[l]))] += Q(eps.numerator, eps.denominator)   # the near miss
+    b = Network.from_rows(W, bias)
+    assert aligned(a, b)[0](tuple([Q(1, 3)] * widths[0])) == b(tuple([Q(1, 3)] * widths[0]))
+    r = diff_bounds(a, b, (-1, 1), timeout=60)
+    truth = max_deviation(a, b, (-1, 1)).value
+    assert r.lower <= truth <= r.upper
+    assert r.complete and r.lower == truth
+    assert verify(r.certificate)[0]
+
+
+# A with neuron 0 split into halves 1/4, 3/4 of its outgoing weight (widths differ: no pairing,
+# no alignment) and one bias moved by 1e-6
+SPLIT = Network.from_rows([[["1/2", -1], ["-3/2", "5/4"], [1, "-3/4"], ["-1/2", "3/2"], ["1/2", -1]],
+                           [["-1/8", "1/2", "1/4", "1/2", "-3/8"], ["1/16", "-3/2", 0, "-1/4", "3/16"]]],
+                          [["-3/4", "3/4", "1/2", "1000001/1000000", "-3/4"], ["-1/2", 0]])
+
+
+def test_a_pair_of_other_widths_splits_neurons_below_sixteen_unstable():
+    # inputs split above max(d, 16) unstable neurons only (diff._PLAIN_SPLIT): 144 nodes; with
+    # input splits above d unstable, 13 918 nodes and 30 CPU s left it open
+    r = diff_bounds(A, SPLIT, (-1, 1), timeout=120)
+    assert r.complete and r.lower == r.upper == Q(1, 2000000) == max_deviation(A, SPLIT, (-1, 1)).value
+    assert r.nodes <= 400 and verify(r.certificate)[0]
