@@ -73,7 +73,7 @@ __all__ = ["distributed_regions", "distributed_walk", "walk_batch", "process_nam
 BATCH = 32      # most regions per task (a task is then ~0.1-0.5 s of exact work)
 SLOTS = 2       # tasks in flight per worker (one running, one waiting)
 PARTS = 4       # check parts per worker (as_completed: the early finisher takes more)
-STREAM = 256    # regions per check part started while the walk runs (:class:`_Stream`)
+STREAM = 512    # regions per check part started while the walk runs (:class:`_Stream`)
 _STEPS: dict = {}   # per worker process: search key -> RegionSteps (the last few searches)
 
 
