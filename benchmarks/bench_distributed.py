@@ -358,12 +358,24 @@ def _per_process_cpu(ex):
     return own, sorted(ex.client.run(time.process_time).values())
 
 
+def _regions_by_pattern(cert):
+    """The certified regions of *cert* (patterns, facets, the neighbours' patterns) in pattern
+    order, as text: the same for the same regions in any order (the walk numbers the regions in
+    the order it finds them, which depends on the workers)."""
+    if not cert:
+        return None
+    regs = cert["regions"]
+    return json.dumps(sorted((r["pattern"], r["facets"], [None if k is None else regs[k]["pattern"]
+                                                          for k in r["neighbours"]]) for r in regs))
+
+
 def bench_walk(walk_widths, walk_box, cells, workers, with_cells=False):
     """The walk row: the distributed breadth-first walk (``search regions``, the default) run
     serially in-process, on 1 worker and on *workers* workers (embedded LocalCluster started
     before the clock), the ``region_cover`` certificate assembled and checked part by part in
     the time; with *with_cells* also the cell mode (*cells* cells on *workers* workers) it
-    replaces.  Same regions (patterns, facets, neighbours: the region hash) in every run."""
+    replaces.  Same regions (patterns, facets, neighbours, compared by pattern:
+    :func:`_regions_by_pattern`) in every run."""
     net, _ = _pair(walk_widths, seed=2)
     lo, hi = walk_box
     name = "-".join(map(str, walk_widths))
@@ -391,8 +403,7 @@ def bench_walk(walk_widths, walk_box, cells, workers, with_cells=False):
         print(f"  the cell mode it replaces, {cells} cells on {workers} workers: wall {wall:.1f} s, CPU "
               f"{cpu:.1f} s, load at start {load:.1f}, same regions {c.patterns == gs[0].patterns}")
         gs.append(c)
-    hs = [json.dumps([(r["pattern"], r["facets"], r["neighbours"]) for r in g.certificate["regions"]])
-          if g.certificate else None for g in gs]
+    hs = [_regions_by_pattern(g.certificate) for g in gs]
     same = all(g.patterns == gs[0].patterns and g.verified for g in gs) and len(set(hs)) == 1
     print(f"  {gs[0].number_of_regions} regions, complete {gs[0].complete}, region_cover checked "
           f"{gs[0].verified}; tasks {[g.tasks for g in gs]}")

@@ -24,6 +24,8 @@ from . import region_cover as _rc
 
 __all__ = ["check_cover", "check_regions"]
 
+_INT, _SIGNS = frozenset((int,)), frozenset((-1, 0, 1))
+
 
 def _prepared(cert: dict):
     """``(ok, why, net, lo_hi, patterns)``: D' after the contractions and reductions."""
@@ -44,8 +46,9 @@ def _prepared(cert: dict):
     pats = []
     for r, reg in enumerate(regs):
         pat = reg.get("pattern") if isinstance(reg, dict) and "point" in reg else None
+        # JSON integers -1, 0, 1 only (a bool's type is bool, a float's float), in C loops
         if not isinstance(pat, list) or len(pat) != net.n_hidden or \
-                any(isinstance(s, bool) or s not in (-1, 0, 1) for s in pat):
+                not set(map(type, pat)) <= _INT or not set(pat) <= _SIGNS:
             raise InputError(f"region {r}: a pattern of {net.n_hidden} entries in -1/0/1 and a point")
         pats.append(tuple(pat))
     return True, "ok", net, lo_hi, pats

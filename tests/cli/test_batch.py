@@ -111,7 +111,8 @@ def test_search_diff_certificate_and_regions(tmp_path, files, capsys):
 def test_search_regions_walks_breadth_first_by_default(tmp_path, capsys):
     from semialgebraic.regions import number_of_regions
     from semialgebraic.sets import Polyhedron
-    from tests.semialgebraic.test_distributed_regions_cover import _net, region_hash
+    from tests.semialgebraic.test_distributed_regions_cover import _net
+    from tests.semialgebraic.test_distributed_walk import walk_hash
     net = _net(5, (2, 6, 4, 1))
     path = tmp_path / "n.json"
     path.write_text(json.dumps(net.to_dict()))
@@ -131,7 +132,7 @@ def test_search_regions_walks_breadth_first_by_default(tmp_path, capsys):
     code, text, _ = run(capsys, "search", "regions", str(path), "--box=-2,2", "--workers", "0",
                         "--method", "cells", "--certificate", str(tmp_path / "cells.json"))
     assert code == 0 and text.startswith(f"{n} activation regions") and "(8 cells, serial)" in text
-    assert region_hash(json.loads((tmp_path / "cells.json").read_text())) == region_hash(c)
+    assert walk_hash(json.loads((tmp_path / "cells.json").read_text())) == walk_hash(c)
 
 
 def test_ctrl_c_leaves_valid_json_lines_and_the_rerun_resumes(tmp_path):

@@ -234,7 +234,7 @@ def serial_walk():
 
 
 def test_the_walk_on_two_workers_certifies_the_serial_regions(client, serial_walk):
-    from tests.semialgebraic.test_distributed_regions_cover import region_hash
+    from tests.semialgebraic.test_distributed_walk import walk_hash as region_hash
     net, s = serial_walk
     r = distributed_regions(net, [(-2, 2)] * 2, executor=_ex(client))
     assert r.where == "dask" and r.method == "walk" and r.verified and s.verified
@@ -255,7 +255,7 @@ def test_a_killed_worker_does_not_change_the_walk(client, serial_walk, tmp_path,
     """One worker SIGKILLed after the first finished task: Dask reruns its tasks elsewhere, the
     walk ends with the serial regions, and its checkpoint resumes without a task."""
     from semialgebraic.distributed import walk
-    from tests.semialgebraic.test_distributed_regions_cover import region_hash
+    from tests.semialgebraic.test_distributed_walk import walk_hash as region_hash
     net, s = serial_walk
     victim = sorted(client.run(os.getpid).values())[0]
     killed, real = [], walk._Futures.next
@@ -275,3 +275,42 @@ def test_a_killed_worker_does_not_change_the_walk(client, serial_walk, tmp_path,
     monkeypatch.setattr(walk, "walk_batch", None)     # resumed: no region left to walk
     again = distributed_regions(net, [(-2, 2)] * 2, workers=0, checkpoint=str(ck))
     assert again.verified and region_hash(again.certificate) == region_hash(s.certificate)
+
+
+def test_the_walk_checks_parts_while_it_runs_and_they_refuse_an_altered_region(client, serial_walk,
+                                                                              monkeypatch):
+    """Parts of STREAM = 5 regions start on the workers as soon as their regions are final (the
+    regions numbered in the order found): the same certified regions as the serial walk, in
+    more parts than the end alone would start; a region whose point a task moved out of it is
+    refused by its part (the streamed check is the check)."""
+    from semialgebraic.distributed import walk
+    from semialgebraic.exceptions import CertificateError
+    from tests.semialgebraic.test_distributed_walk import walk_hash
+    net, s = serial_walk
+    n = s.number_of_regions
+    monkeypatch.setattr(walk, "STREAM", 5)
+    early, finish = [], walk._Stream.finish
+
+    def counted(self, cert):                   # the parts started before the walk ended
+        early.append(len(self.parts))
+        return finish(self, cert)
+    monkeypatch.setattr(walk._Stream, "finish", counted)
+    r = distributed_regions(net, [(-2, 2)] * 2, executor=_ex(client))
+    assert early[0] >= 2
+    assert r.verified and r.patterns == s.patterns and walk_hash(r.certificate) == walk_hash(s.certificate)
+    assert verify(r.certificate)[0]
+    assert n > 4 * 5, n                        # more regions than the streamed parts' size
+    real = walk.walk_batch
+
+    def moved(*args):                          # cloudpickled by value: runs on the workers
+        import json as _json
+        out = real(*args)
+        for rec in out["regions"]:
+            if rec["pattern"] == s.patterns[n // 2]:
+                e = _json.loads(rec["region"])
+                e["point"] = ["100", "100"]
+                rec["region"] = _json.dumps(e)
+        return out
+    monkeypatch.setattr(walk, "walk_batch", moved)
+    with pytest.raises(CertificateError, match="point"):
+        distributed_regions(net, [(-2, 2)] * 2, executor=_ex(client))
