@@ -193,7 +193,10 @@ def bounded_diff(a: Network, b: Network, dom: Domain, budget: Budget, eps=None,
     they share it (:func:`_rounds`): in rounds, each open objective (largest upper bound first)
     gets a slice of the time, doubled every round, until all are closed or the time is spent (a
     cut objective continues from its open nodes: ``bound_objective(state=…)``);
-    an objective that finishes gives the same bound as in the sequential order.  The lower
+    an objective that finishes gives the same bound as in the sequential order; an objective
+    whose upper bound is above ``_PRIMAL_GAP`` times the best lower bound gets a primal round
+    at each later slice (more float ascents and a walk, :func:`.primal.many_candidates`, in
+    ``_PRIMAL_SHARE`` of the slice: the lower bound grows with the budget).  The lower
     bound is the best exact ``|a_o − b_o|`` at an evaluated point of the domain (never < 0)."""
     d, m = a.n_inputs, a.n_outputs
     box = list(zip(dom.lo, dom.hi))
