@@ -15,7 +15,7 @@ from algebra.rationals import from_float
 from ..budget import checkpoint
 from ..lp.floatlp import new_highs, run_highs
 
-__all__ = ["float_candidates", "region_search"]
+__all__ = ["float_candidates", "many_candidates", "region_search"]
 
 
 def _mm(A, B):
@@ -50,14 +50,15 @@ def _grad(Ws, acts, g):
 _WORK = 3_000_000      # samples · weights per step: ~2.4e8 flops over 40 steps (counted, not clocked)
 
 
-def float_candidates(Ws_q, bs_q, box, o, s, *, samples=256, steps=40, keep=3, seed=0):
+def float_candidates(Ws_q, bs_q, box, o, s, *, samples=256, steps=40, keep=3, seed=0, work=_WORK):
     """Up to *keep* exact points of the box (rationals) where the float ``s·D_o`` is largest.
 
-    The number of samples is at most ``_WORK`` divided by the number of weights (at least 16):
-    on a 5-50×6-5 pair the full 256 samples cost more than the exact search (measured: 24 of
-    40 s, einsum's plain loop)."""
+    The number of samples is at most *work* (default ``_WORK``) divided by the number of
+    weights (at least 16): on a 5-50×6-5 pair the full 256 samples cost more than the exact
+    search (measured: 24 of 40 s, einsum's plain loop).  A larger *work* is the primal rounds
+    of :func:`semialgebraic.bab.diff.bounded_diff` (``_MORE_WORK``)."""
     Ws = [np.array([[float(v) for v in row] for row in W]) for W in Ws_q]
-    samples = min(samples, max(16, _WORK // max(1, sum(W.size for W in Ws))))
+    samples = min(samples, max(16, work // max(1, sum(W.size for W in Ws))))
     bs = [np.array([float(v) for v in b]) for b in bs_q]
     lo = np.array([float(a) for a, _ in box])
     hi = np.array([float(b) for _, b in box])
@@ -83,6 +84,39 @@ def float_candidates(Ws_q, bs_q, box, o, s, *, samples=256, steps=40, keep=3, se
             p.append(min(max(q, a), b))
         pts.append(tuple(p))
     return pts
+
+
+def many_candidates(Ws_q, bs_q, box, o, s, *, chunk=128, chunks=16, steps=60, keep=8, seed=0,
+                    more=lambda: True):
+    """Up to *keep* exact points of the box where the float ``s·D_o`` is largest after
+    sign-gradient ascents from *chunk* random points at a time (steps ``(hi − lo)/8`` shrinking
+    by 0.85), at most *chunks* chunks, a next one only while ``more()`` (the caller's share of
+    its time; the first always runs).  Returns ``(points, chunks done)``.  Floats only propose
+    (the caller evaluates exactly); the seed and the chunks done fix the points."""
+    Ws = [np.array([[float(v) for v in row] for row in W]) for W in Ws_q]
+    bs = [np.array([float(v) for v in b]) for b in bs_q]
+    lo = np.array([float(a) for a, _ in box])
+    hi = np.array([float(b) for _, b in box])
+    rng = np.random.default_rng(seed)
+    best_x, best_v = np.zeros((0, len(box))), np.zeros(0)
+    done = 0
+    while done < chunks and (done == 0 or more()):
+        X = lo + (hi - lo) * rng.random((chunk, len(box)))
+        step = (hi - lo) / 8
+        for _ in range(steps):
+            checkpoint()
+            out, acts = _forward(Ws, bs, X)
+            g = np.zeros_like(out)
+            g[:, o] = s
+            X = np.clip(X + step * np.sign(_grad(Ws, acts, g)), lo, hi)
+            step = step * 0.85
+        out, _ = _forward(Ws, bs, X)
+        best_x = np.vstack([best_x, X])
+        best_v = np.concatenate([best_v, s * out[:, o]])
+        order = np.argsort(-best_v)[:keep]
+        best_x, best_v = best_x[order], best_v[order]
+        done += 1
+    return [_exact_point(x, box) for x in best_x], done
 
 
 def _exact_point(x, box):

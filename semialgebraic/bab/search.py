@@ -6,7 +6,12 @@ paired differential bound when the network is ``a − b`` for two networks of on
 (:mod:`.differential`), the exact affine maximum when no neuron is unstable, and the triangle LP
 relaxation guessed by HiGHS and bounded exactly by the Neumaier–Shcherbina correction
 (:mod:`.relaxation`).  Branching: for input dimension ``d <= 8`` and more than ``d`` unstable
-neurons, the widest input coordinate at its midpoint (at most ``12·d`` such splits on a path);
+neurons, an input coordinate at its midpoint (at most ``12·d`` such splits on a path): at the
+root the widest, below it the one of largest smear (ReluVal: its width times the largest
+``|∂(c·D)/∂x_k|`` of a float interval gradient over the node, :meth:`Engine.smear_axis`;
+measured 2026-12-02 on ACAS Xu, 40 splits of one objective: full box upper 64.9 -> 55.4, 1/100
+box 8 upper/lower 1.142 -> 1.018 for 44 -> 27 CPU s); a node with more than ``_LP_MAX`` unstable
+neurons gets no LP and no LP tightening (:class:`Engine`'s *tighten_above*);
 otherwise, at a leaf bounded by the LP, the unstable neuron whose triangle row weighs most in
 its bound (multiplier times intercept, the BaBSR/FSB-style score; on a difference network the
 pair ``(a_j, b_j)`` whose pair rows and two triangle rows weigh most together, split at the
@@ -49,6 +54,8 @@ _PAIR_SCORE = True    # experiments: False restores the triangle-only score
 _WARM = True        # HiGHS warm-started from the parent's basis (experiments: False)
 _SKIP = 1e-6        # an LP point whose float value is this far (relative) below lower is not evaluated
 _XDEPTH = 12          # at most 12·d input splits on a path, then neuron splits (kinks stay unstable)
+_SMEAR = True         # input splits on the coordinate of largest smear (False: the widest)
+_LP_MAX = 64          # with input splits, a node with more unstable neurons gets no LP (nor LP tightening)
 
 
 @dataclass
@@ -230,8 +237,16 @@ class Engine:
     networks of one shape (:mod:`.differential`), and the LP (:mod:`.relaxation`)."""
 
     def __init__(self, Ws, bs, *, paired: bool = False, lp: bool = True, halfspaces=(),
-                 tighten: int | None = None):
+                 tighten: int | None = None, tighten_above: int | None = -1):
         self.Ws, self.bs = Ws, bs
+        # a node with more unstable neurons than this (symbolic intervals) is not LP-tightened:
+        # on an input of dimension <= 8 it is split on an input coordinate without an LP
+        # (``_LP_MAX``), and its tightening cost 10x its symbolic bound for nothing (measured
+        # 2026-12-02 on ACAS Xu's full box, 584 unstable: 4.8 against 0.38 CPU s, the last δ
+        # 97.67 both ways; at width 1/64, 148 unstable: 1.29 against 0.34 CPU s for 0.068 ->
+        # 0.053, less than an input split gives); -1: that default, None: always tightened
+        d = len(Ws[0][0]) if Ws and Ws[0] else 0
+        self.tighten_above = (_LP_MAX if d <= 8 else None) if tighten_above == -1 else tighten_above
         self.halfspaces = tuple(halfspaces)    # the domain's a·x <= b rows (LP only)
         self.sym = SymbolicNet(Ws, bs)
         self.diff = DifferentialNet(Ws, bs) if paired else None
@@ -271,7 +286,8 @@ class Engine:
                 pivs, pstate = self._state.get(self._key(box, parent), (None, None))
             ivs = self.sym.intervals(box, splits, parent=pivs, layer=layer)
             records, inherited = [], []
-            if ivs is not None and self.tightener is not None:
+            if ivs is not None and self.tightener is not None and (
+                    self.tighten_above is None or _unstable(ivs) <= self.tighten_above):
                 if parent is not None:
                     pkey = self._key(box, parent)
                     inherited = [r for r in self._records.get(pkey, ()) if layer_of(r) <= layer]
@@ -292,19 +308,45 @@ class Engine:
             hit = self._cache[key] = (ivs, None if state is None else state[0][-1])
         return hit
 
-    def float_value(self, p, c) -> float:
-        """``c · D(p)`` in floats (float64 weights, made once): a proposal's screen, the exact
-        value (the caller's) alone counts."""
+    def _float_layers(self):
         if self._floats is None:
             self._floats = ([np.array([[float(v) for v in row] for row in W], dtype=float) for W in self.Ws],
                             [np.array([float(v) for v in b], dtype=float) for b in self.bs])
-        fW, fb = self._floats
+        return self._floats
+
+    def float_value(self, p, c) -> float:
+        """``c · D(p)`` in floats (float64 weights, made once): a proposal's screen, the exact
+        value (the caller's) alone counts."""
+        fW, fb = self._float_layers()
         h = np.array([float(v) for v in p], dtype=float)
         for l, (W, b) in enumerate(zip(fW, fb)):
             h = W @ h + b
             if l < len(fW) - 1:
                 h = np.maximum(h, 0.0)
         return float(np.dot(h, [float(v) for v in c]))
+
+    def smear_axis(self, box, ivs, c):
+        """The input coordinate of largest smear (ReluVal's choice for input splits): its width
+        times the largest ``|∂(c·D)/∂x_k|`` over the node, from the interval gradient of ``c·D``
+        (a neuron with ``lo < 0 < hi`` has a derivative in ``[0, 1]``), in floats: it only
+        chooses which coordinate to split, every bound stays exact.  None when every smear is
+        0 (e.g. every neuron inactive)."""
+        fW, _ = self._float_layers()
+        g_lo = g_hi = np.array([float(v) for v in c], dtype=float)
+        for l in range(len(fW) - 1, -1, -1):
+            W = fW[l]
+            Wp, Wn = np.maximum(W, 0.0), np.minimum(W, 0.0)
+            g_lo, g_hi = Wp.T @ g_lo + Wn.T @ g_hi, Wp.T @ g_hi + Wn.T @ g_lo
+            if l > 0:
+                lo = np.array([float(a) for a, _ in ivs[l - 1]])
+                hi = np.array([float(b) for _, b in ivs[l - 1]])
+                act, dead = lo >= 0, hi <= 0
+                g_lo = np.where(act, g_lo, np.where(dead, 0.0, np.minimum(g_lo, 0.0)))
+                g_hi = np.where(act, g_hi, np.where(dead, 0.0, np.maximum(g_hi, 0.0)))
+        widths = np.array([float(b - a) for a, b in box])
+        score = widths * np.maximum(np.abs(g_lo), np.abs(g_hi))
+        k = int(np.argmax(score))
+        return k if score[k] > 0 else None
 
     def fork(self) -> "Engine":
         """An engine sharing this one's network bounds (symbolic, differential, LP template,
@@ -541,6 +583,11 @@ def bound_objective(Ws, bs, box, c, value, *, budget: Budget | None = None,
         arg = None
         widths = [hi - lo for lo, hi in nbox]
         k = max(range(d), key=lambda i: widths[i]) if d else None
+        if _SMEAR and holder is not root and input_splits and unstable > xmin and widths[k] > 0 and xdepth < _XDEPTH * d:
+            # (the root keeps the widest coordinate: a distributed search halves its cells there,
+            # :func:`semialgebraic.distributed.search._halve`, and the halves inherit its subtrees)
+            k = engine.smear_axis(nbox, ivs, c)
+            k = max(range(d), key=lambda i: widths[i]) if k is None or widths[k] == 0 else k
         if input_splits and unstable > xmin and widths[k] > 0 and xdepth < _XDEPTH * d:
             mid = (nbox[k][0] + nbox[k][1]) / 2
             arg = ("x", k, mid)
