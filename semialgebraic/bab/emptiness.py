@@ -22,8 +22,10 @@ target sign strictly; when the search leaves a question open, *conditioned bound
 (:func:`decide_conditioned`) may prove it: the closed set ``{s·z_t[j] >= 0 for every target}`` is
 empty on every piece (the domain box, or on R^d the faces ``τ = 1``, ``x_k = ±1`` of the
 homogenised box, which every ray meets), shown by tightening every unstable interval over the
-triangle relaxation *with those constraints* until an interval or the LP is empty — each step a
-dual vector made exact (Neumaier–Shcherbina), replayed by the checker in order; a point with ``g > 0`` found by the primal side (LP vertices, box points)
+triangle relaxation *with those constraints* until an interval or the LP is empty, a piece left
+open split on its widest unstable neuron into the halves ``z <= 0`` and ``z >= 0`` (a tree per
+piece; ``splits`` of :func:`decide_conditioned`, none by default) — each step a dual vector made
+exact (Neumaier–Shcherbina), replayed by the checker in order; a point with ``g > 0`` found by the primal side (LP vertices, box points)
 (and by a seeded float gradient ascent, :func:`semialgebraic.bab.primal.float_candidates`) is
 turned into an exact witness input (:func:`decide_empty`).  The checker of the proofs is
 :mod:`semialgebraic.verify.functional_dimension_emptiness` (independent code).
@@ -66,6 +68,11 @@ CONDITIONED_ROUNDS = 12
 CONDITIONED_SPLITS = 0
 """Neuron splits of the conditioned tightening of one question (all pieces together): a count of
 work (:func:`decide_conditioned`)."""
+
+GAIN = 0.0
+"""A tightening step is taken only when it cuts more than this share of the interval's width (or
+makes the neuron stable, or empties it): :func:`_gain`.  0: every cut (0.02 was tried on seed
+5's pair of ``benchmarks/bench_general.py --dim-split 5``: the same ~6 000 exact LPs, no gain)."""
 
 SPLIT_ROUNDS = 4
 """Rounds of the conditioned tightening at a node below a piece's root."""
@@ -340,11 +347,11 @@ def conditioned_intervals(Ws, bs, box, first):
 
 def _float_pass(t, box, fiv, first, rounds, lps):
     """Float conditioned tightening (HiGHS, proposals only) of the float intervals *fiv* (changed
-    in place): ``(empty?, LPs used)``."""
+    in place): ``(empty?, LPs used, rounds begun)``."""
     from ..lp.floatlp import new_highs, run_highs
     from .relaxation import build_lp
-    used, last = 0, _spread(fiv)
-    for _ in range(rounds):
+    used, last, rnd = 0, _spread(fiv), 0
+    for rnd in range(rounds):
         lp, _tags = build_lp(t, box, [[tuple(v) for v in layer] for layer in fiv], [_ZERO])
         h = new_highs()
         h.passModel(lp)
@@ -354,29 +361,29 @@ def _float_pass(t, box, fiv, first, rounds, lps):
             col = t.zoff[l] + j
             for sgn in (1.0, -1.0):
                 if used >= lps:
-                    return False, used
+                    return False, used, rnd + 1
                 checkpoint()
                 h.changeColCost(col, sgn)
                 run_highs(h)
                 used += 1
                 name = str(h.getModelStatus()).rsplit(".", 1)[-1]
                 if name == "kInfeasible":
-                    return True, used
+                    return True, used, rnd + 1
                 if name != "kOptimal":
                     continue
                 v = sgn * h.getInfo().objective_function_value
-                if (v < iv[1] - 1e-9) if sgn > 0 else (v > iv[0] + 1e-9):
+                if _gain(v if sgn > 0 else -v, iv, sgn):
                     iv[1 if sgn > 0 else 0] = v
                     changed = True
                 if iv[0] > iv[1] + 1e-9:
-                    return True, used
+                    return True, used, rnd + 1
                 h.changeColBounds(col, iv[0], iv[1])
             h.changeColCost(col, 0.0)
         width = _spread(fiv)
         if not changed or width[1] == last[1] and width[0] > (1 - STALL) * last[0]:
             break                          # stalled: no neuron made stable, width cut < STALL
         last = width
-    return False, used
+    return False, used, rnd + 1
 
 
 def _spread(fiv):
@@ -395,6 +402,25 @@ def _order(ivs, first):
             if l == L - 1 or lo < 0 < hi or (first is not None and (l, j) == (first[0], first[1])):
                 out.append((l, j))
     return out
+
+
+def _gain(v, iv, sgn) -> bool:
+    """Whether the float bound ``sgn·z <= v`` is worth a step on the interval *iv* of ``z``: it
+    cuts at least :data:`GAIN` of the width, or makes the neuron stable, or empties the interval
+    (smaller cuts cost an exact certificate each and rarely matter)."""
+    lo, hi = float(iv[0]), float(iv[1])
+    new = (lo, min(hi, v)) if sgn > 0 else (max(lo, -v), hi)
+    if new[0] > new[1] or (lo < 0 < hi and not new[0] < 0 < new[1]):
+        return True
+    return (hi - lo) - (new[1] - new[0]) > max(GAIN * (hi - lo), 1e-9)
+
+
+def _no_gain(h, sgn, iv) -> bool:
+    """Whether the solved float LP (max ``sgn·z``) is optimal with a value not worth a step on
+    the interval *iv* (:func:`_gain`; a proposal only: the exact pass then skips that LP)."""
+    if str(h.getModelStatus()).rsplit(".", 1)[-1] != "kOptimal":
+        return False
+    return not _gain(h.getInfo().objective_function_value, iv, sgn)
 
 
 def _exact_pass(Ws, bs, t, box, ivs, first, rounds, lps):
@@ -423,6 +449,8 @@ def _exact_pass(Ws, bs, t, box, ivs, first, rounds, lps):
                 h.changeColCost(col, float(sgn))
                 run_highs(h)
                 used += 1
+                if _no_gain(h, sgn, ivs[l][j]):
+                    continue                     # floats see no gain: no exact work, no step
                 status, _, duals = read_duals(h, t, tags)
                 if duals is None:
                     continue
@@ -483,10 +511,10 @@ def _float_tree(t, box, fiv, first, rounds, work):
     node tightens (:func:`_float_pass`); a node left open splits its widest unstable neuron
     (:func:`_split_choice`) into ``z <= 0`` and ``z >= 0`` (the two halves cover it), each half
     tightened from the parent's intervals.  *work* ``{"lps", "splits"}`` is counted down."""
-    ok, n = _float_pass(t, box, fiv, first, rounds, work["lps"])
+    ok, n, done = _float_pass(t, box, fiv, first, rounds, work["lps"])
     work["lps"] -= n
     if ok:
-        return {}
+        return {"rounds": done}
     at = _split_choice(fiv)
     if at is None or work["splits"] <= 0 or work["lps"] <= 0:
         return None
@@ -498,18 +526,19 @@ def _float_tree(t, box, fiv, first, rounds, work):
         if k is None:
             return None
         kids.append(k)
-    return {"split": list(at), "children": kids}
+    return {"rounds": done, "split": list(at), "children": kids}
 
 
 def _exact_tree(Ws, bs, t, box, ivs, first, rounds, plan, lps):
-    """The split tree *plan* of :func:`_float_tree` made exact: ``(node or None, LPs)``; a node is
+    """The split tree *plan* of :func:`_float_tree` made exact (each node at most one round more
+    than its float pass took): ``(node or None, LPs)``; a node is
     a leaf ``{"steps", "end"}`` (:func:`_exact_pass` empties it) or ``{"steps", "split": [l, j],
     "children": [z <= 0 half, z >= 0 half]}``; a half whose clipped interval is empty is
     ``{"steps": [], "end": {"interval": None}}``."""
-    steps, end, used, ivs = _exact_pass(Ws, bs, t, box, ivs, first, rounds, lps)
+    steps, end, used, ivs = _exact_pass(Ws, bs, t, box, ivs, first, min(rounds, plan["rounds"] + 1), lps)
     if end is not None:
         return {"steps": steps, "end": end}, used
-    if not plan:
+    if "split" not in plan:
         return None, used
     at = tuple(plan["split"])
     kids = []
