@@ -446,12 +446,19 @@ def _split_count(node) -> int:
 def test_split_conditioned_tightening_proves_what_tightening_alone_does_not():
     """A 2-5-5-5-1 net (``normal_net`` seed 9) whose neurons (2, 0) and (3, 2) are never active
     together on R^2 (the exact phase search, every activation pattern up to layer 3, finds no
-    input): conditioned tightening without splits leaves the face tau = 1 open; with splits it
+    input; the complete exact region walk: 72 regions, (2, 0) active in 48, (3, 2) in 10, both in
+    none): conditioned tightening without splits leaves the face tau = 1 open; with splits it
     splits one layer-1 neuron there, (1, 1) (both halves then empty), and proves the question; the
     independent checker accepts the tree."""
     from semialgebraic.bab.emptiness import decide_conditioned
+    from semialgebraic.regions import regions
     net = _gauss_net(*_SPLIT_NET)
     assert phase_search(net, None, _SPLIT_PAIR, None, max_lps=20000, deadline=None, record=False)[0] is False
+    walk = regions(net, max_regions=5000)              # brute force: every region of R^2, exactly
+    pats = [r.pattern for r in walk]                   # flat neuron index: (2, 0) is 5, (3, 2) is 12
+    assert walk.complete and len(pats) == 72
+    assert (sum(p[5] > 0 for p in pats), sum(p[12] > 0 for p in pats)) == (48, 10)
+    assert not any(p[5] > 0 and p[12] > 0 for p in pats)
     assert decide_conditioned(net, None, _SPLIT_PAIR, splits=0, lps=5000)[0] is None
     pieces, used = decide_conditioned(net, None, _SPLIT_PAIR, splits=40, lps=5000)
     assert pieces is not None and [_split_count(p) for p in pieces] == [1, 0, 0, 0, 0]
