@@ -456,10 +456,13 @@ def _exact_pass(Ws, bs, t, box, ivs, first, rounds, lps):
                     continue
                 obj = {} if status == "infeasible" else {(l, j): Q(sgn)}
                 best = None
+                near = None if status == "infeasible" else h.getInfo().objective_function_value
                 for y in candidates(ivs, duals, dens=(10 ** 6, "cf")):
                     v = relaxed_max(Ws, bs, box, ivs, obj, *y)
                     if best is None or v < best[0]:
                         best = (v, y)
+                    if v < 0 if near is None else float(v) <= near + 1e-6 * (1 + abs(near)):
+                        break                  # as good as HiGHS's value: no further rounding
                 if best is None:
                     continue
                 v, (mu, al, be) = best
