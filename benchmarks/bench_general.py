@@ -156,7 +156,12 @@
    replaying the tree), ``--dim-split 5``: seed 5's (1, 1)/(2, 29) proved never co-active, 8
    splits on tau = 1 (17 nodes), none on the other 16 faces, ~13 400 LPs (7 400 float, 6 000
    exact), 27 s CPU (22 s of it the exact certificates, ~3.7 ms per exact LP), checked in 4.4 s
-   CPU (the committed ``--dim-split 5``, 16:57 UTC, load ~11: 13 394 LPs, 30.2 s CPU, check 5.6 s).  It is not in the ``dim`` defaults (``CONDITIONED_SPLITS = 0``): seed 5 has >= 11 such
+   CPU (``--dim-split 5`` at 16:57 UTC, load ~11: 13 394 LPs, 30.2 s CPU, check 5.6 s).  The exact
+   pass then stopped rounding a step's duals at the first candidate as good as HiGHS's value:
+   ``--dim-split 5`` 17:12 UTC (load ~11): the same tree and 13 394 LPs, 19.4 s CPU (exact part
+   22 -> 14 s), check 4.1 s CPU.  Seed 5's other open pairs with the split search (``splits=200,
+   lps=20000``, load ~11): (1, 2)/(2, 29) proved, 22 503 LPs, 54.7 s CPU; (1, 4)/(2, 29) proved,
+   21 197 LPs, 47.6 s (both before that change); (1, 5)/(2, 29) proved, 10 999 LPs, 17.6 s.  It is not in the ``dim`` defaults (``CONDITIONED_SPLITS = 0``): seed 5 has >= 11 such
    open pairs ((1, k)/(2, 29), then layer-3 ones) at ~27 s each, and on seeds 1, 3, 6 the float
    tree does not close within hundreds of splits (the MILP's ~10^4 nodes per face), so the 30 s
    target stays out of reach this way: the obstacle is the number of nodes (a relaxation that is
