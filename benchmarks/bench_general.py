@@ -134,6 +134,39 @@
    (13:18-13:27 UTC, load 6-9): 20.4, 18.4, 25.3, 38.6 s CPU, the same intervals.  The
    conditioned pass costs 0.2-0.9 s CPU per open question here (its float pass stops when a
    round makes no neuron stable and cuts the unstable widths by < 5 %).
+   Neuron splits in the conditioned pass (2026-12-02 16:00-17:30 UTC, load 6-11 throughout: CPU
+   seconds are the figures).  Float evidence first (``--dim-milp``: HiGHS MILP, one thread,
+   ``mip_rel_gap = 0``, big-M from interval bounds plus two rounds of conditioned float OBBT,
+   ``z_a >= 0``, ``z_c >= 0`` as bounds; nothing decides): seed 1's (2, 8)/(3, 22) on the whole
+   homogenised box closes at zero margin (max min(z_a, z_c) = 0, attained at the origin) after
+   41 149 nodes, 75 s CPU (an equivalent scratch script, 600 s limit); on the face tau = 1 it is
+   infeasible after 10 926 nodes (20.4 s CPU); no co-active point in either, so the lower side
+   2336 is the truth (in floats) and an exact proof must do the work of ~10^4 MILP nodes per
+   face of the 17.  Seed 3's (2, 25)/(3, 21), face tau = 1: unfinished after 300 s wall (31.8 s
+   CPU at load ~9), 12 659 nodes, dual bound 6.0, no point.  Seed 6's (2, 2)/(3, 4), tau = 1:
+   infeasible after 9 448 nodes (20.4 s CPU).  Seed 5's (1, 1)/(2, 29), tau = 1:
+   infeasible after 1 127 nodes (1.0 s CPU).  A float prototype of the search (conditioned OBBT
+   at every node, 1-2 rounds, depth first): splitting the unstable neuron with the widest
+   triangle closes all 17 faces of seed 5's pair (tau = 1: 69 nodes, 4.7 s CPU; the faces x_k =
+   +-1: 3-7 nodes each), bisecting the input coordinates of the face does not (tau = 1: 400
+   nodes, 200 closed, 33.7 s CPU, open); on seed 1's face tau = 1 the neuron splits reach depth
+   19 without closing a node (0.37 s CPU per node in floats).  The winner, made exact
+   (:func:`semialgebraic.bab.emptiness.decide_conditioned` with ``splits``: a tree per face,
+   halves ``z <= 0`` / ``z >= 0``, each node's tightening certified as before, the checker
+   replaying the tree), ``--dim-split 5``: seed 5's (1, 1)/(2, 29) proved never co-active, 8
+   splits on tau = 1 (17 nodes), none on the other 16 faces, ~13 400 LPs (7 400 float, 6 000
+   exact), 27 s CPU (22 s of it the exact certificates, ~3.7 ms per exact LP), checked in 4.4 s
+   CPU (``--dim-split 5`` at 16:57 UTC, load ~11: 13 394 LPs, 30.2 s CPU, check 5.6 s).  The exact
+   pass then stopped rounding a step's duals at the first candidate as good as HiGHS's value:
+   ``--dim-split 5`` 17:12 UTC (load ~11): the same tree and 13 394 LPs, 19.4 s CPU (exact part
+   22 -> 14 s), check 4.1 s CPU.  Seed 5's other open pairs with the split search (``splits=200,
+   lps=20000``, load ~11): (1, 2)/(2, 29) proved, 22 503 LPs, 54.7 s CPU; (1, 4)/(2, 29) proved,
+   21 197 LPs, 47.6 s (both before that change); (1, 5)/(2, 29) proved, 10 999 LPs, 17.6 s.  It is not in the ``dim`` defaults (``CONDITIONED_SPLITS = 0``): seed 5 has >= 11 such
+   open pairs ((1, k)/(2, 29), then layer-3 ones) at ~27 s each, and on seeds 1, 3, 6 the float
+   tree does not close within hundreds of splits (the MILP's ~10^4 nodes per face), so the 30 s
+   target stays out of reach this way: the obstacle is the number of nodes (a relaxation that is
+   too weak on these pairs: the triangle relaxation with single-neuron splits), not the cost per
+   node.
 3. Float32 SVD (numpy) ranks of the same Jacobian rows against their certified rank (rank mod
    p, a lower bound, against N - rank of the proven symmetries, an upper bound), 11:20 run:
    4-32-32-1 int/8 (1500 inputs): certified >= 1039, float32 298 / 261 / 815 (tolerances numpy
@@ -144,7 +177,9 @@ Options: ``--quick`` (smaller pairs), ``--z3-timeout S`` (default 120), ``--skip
 ``--dim-targets`` (only the rows of issue 15's ``dim`` targets), ``--dim-seeds 1,3`` (only those
 8-32-32-32-1 normal seeds, no ACAS Xu row), ``--acas-timeout S`` (default 60), ``--dim-obbt 5,1``
 (float evidence only: conditioned bound tightening on the open pairs of those seeds, per face;
-``--obbt-faces tau`` only the face tau = 1).
+``--obbt-faces tau`` only the face tau = 1), ``--dim-split 5`` (exact: conditioned tightening
+with neuron splits on the open pair of those seeds, proof checked), ``--dim-milp 1 --milp-face
+tau --milp-time 600`` (float evidence only: the HiGHS MILP of that pair on the box or one face).
 """
 
 from __future__ import annotations
@@ -460,6 +495,123 @@ def bench_dim_obbt(seeds, rounds: int = 6, faces: str = "all") -> None:
                   flush=True)
 
 
+def bench_dim_split(seeds, lps: int = 20000, splits: int = 200) -> None:
+    """Exact, certified: conditioned tightening *with neuron splits*
+    (:func:`semialgebraic.bab.emptiness.decide_conditioned`, ``splits``) on the first open pair
+    of each seed of :data:`DIM_OPEN_PAIRS`; the proof checked by the independent checker.  Prints
+    proved / open, LPs (float and exact), split nodes per piece, CPU seconds of the search and
+    of the check."""
+    import json
+    from semialgebraic.bab.emptiness import Emptiness, decide_conditioned
+    from semialgebraic.verify.functional_dimension_emptiness import check_bab_empty
+    print(f"\n== conditioned tightening with neuron splits (exact), <= {lps} LPs, <= {splits} splits ==")
+
+    def count(node):
+        return ("split" in node) + sum(count(k) for k in node.get("children", []))
+    for seed in seeds:
+        net = normal_net(random.Random(seed), (8, 32, 32, 32, 1))
+        pair = DIM_OPEN_PAIRS[seed][0]
+        targets = {pair[0]: 1, pair[1]: 1}
+        c = time.process_time()
+        pieces, used = decide_conditioned(net, None, targets, lps=lps, splits=splits)
+        dc = time.process_time() - c
+        if pieces is None:
+            print(f"seed {seed} pair {pair}: open ({used} LPs, {dc:.1f} s CPU)", flush=True)
+            continue
+        c = time.process_time()
+        ok = check_bab_empty(net, json.loads(json.dumps(Emptiness(True, pieces=pieces).proof(targets))),
+                             None, targets)
+        print(f"seed {seed} pair {pair}: proved ({used} LPs, {dc:.1f} s CPU), splits per piece "
+              f"{[count(p) for p in pieces]}, checked {ok} ({time.process_time() - c:.1f} s CPU)", flush=True)
+
+
+def dim_milp(seed: int, face: str = "box", time_limit: float = 600.0, pair=None) -> dict:
+    """Float evidence only (HiGHS MILP, one thread, ``mip_rel_gap = 0``; nothing decides): max
+    of ``min(z_a, z_c)`` for the first open pair of *seed* (:data:`DIM_OPEN_PAIRS`) over the
+    homogenised box (*face* ``"box"``: its maximum is 0 at the origin when the pair is never
+    co-active, so the tree must close at zero margin) or over one face (``"tau"``: tau = 1;
+    ``"x3+"``: x_3 = 1), the conditioning ``z_a >= 0``, ``z_c >= 0`` added as bounds.  Big-M from
+    interval bounds tightened by two rounds of float OBBT over the conditioned LP relaxation.
+    Returns status, dual bound, nodes and CPU seconds of the MILP."""
+    import highspy
+    import numpy as np
+    net = normal_net(random.Random(seed), (8, 32, 32, 32, 1))
+    (ta, ja), (tc, jc) = pair or DIM_OPEN_PAIRS[seed][0]
+    Ws = [np.array([[float(v) for v in r] for r in W.to_rows()]) for W in net.weights[:tc + 1]]
+    bs = [np.array([float(v) for v in b]) for b in net.biases[:tc + 1]]
+    box = [(-1.0, 1.0)] * net.n_inputs + [(0.0, 1.0)]
+    if face == "tau":
+        box[-1] = (1.0, 1.0)
+    elif face != "box":
+        box[int(face[1:-1])] = (1.0, 1.0) if face[-1] == "+" else (-1.0, -1.0)
+    L, U, hl, hu = [], [], np.array([a for a, _ in box[:-1]]), np.array([b for _, b in box[:-1]])
+    for W, b in zip(Ws, bs):                       # interval bounds (tau in [box[-1]])
+        Wp, Wn = np.maximum(W, 0), np.minimum(W, 0)
+        L.append(Wp @ hl + Wn @ hu + np.minimum(b * box[-1][0], b * box[-1][1]))
+        U.append(Wp @ hu + Wn @ hl + np.maximum(b * box[-1][0], b * box[-1][1]))
+        hl, hu = np.maximum(L[-1], 0), np.maximum(U[-1], 0)
+    L[ta][ja], L[tc][jc] = max(L[ta][ja], 0.0), max(L[tc][jc], 0.0)
+
+    def model(integer):
+        h = highspy.Highs()
+        h.setOptionValue("output_flag", False)
+        h.setOptionValue("threads", 1)
+        x = [h.addVariable(lb=a, ub=b) for a, b in box]
+        prev, z = x[:-1], []
+        for t, (W, b) in enumerate(zip(Ws, bs)):
+            z.append([h.addVariable(lb=L[t][j], ub=U[t][j]) for j in range(len(b))])
+            for j in range(len(b)):
+                h.addConstr(z[t][j] - sum(W[j, k] * p for k, p in enumerate(prev)) - b[j] * x[-1] == 0)
+            if t == tc:
+                break
+            nxt = []
+            for j in range(len(b)):
+                lo, hi = L[t][j], U[t][j]
+                if lo >= 0 or hi <= 0:
+                    nxt.append(z[t][j] if lo >= 0 else 0.0)
+                    continue
+                hv = h.addVariable(lb=0.0, ub=hi)
+                dv = h.addVariable(lb=0.0, ub=1.0, type=highspy.HighsVarType.kInteger) if integer else \
+                    h.addVariable(lb=0.0, ub=1.0)
+                h.addConstr(hv - z[t][j] >= 0)
+                h.addConstr(hv - z[t][j] - lo * dv <= -lo)
+                h.addConstr(hv - hi * dv <= 0)
+                nxt.append(hv)
+            prev = nxt
+        return h, z
+
+    for _ in range(2):                             # float OBBT over the conditioned relaxation
+        for t in range(tc + 1):
+            h, z = model(False)
+            for j in range(len(bs[t])):
+                if t == tc and j != jc or t < tc and not L[t][j] < 0 < U[t][j] and (t, j) != (ta, ja):
+                    continue
+                for sense in (highspy.ObjSense.kMaximize, highspy.ObjSense.kMinimize):
+                    h.setObjective(z[t][j], sense)
+                    h.run()
+                    if h.getModelStatus() == highspy.HighsModelStatus.kInfeasible:
+                        return {"status": "infeasible after OBBT", "nodes": 0}
+                    v = h.getInfo().objective_function_value
+                    if sense == highspy.ObjSense.kMaximize:
+                        U[t][j] = min(U[t][j], v)
+                    else:
+                        L[t][j] = max(L[t][j], v)
+                    h.changeColBounds(z[t][j].index, L[t][j], U[t][j])
+    h, z = model(True)
+    s = h.addVariable(lb=-highspy.kHighsInf, ub=highspy.kHighsInf)
+    h.addConstr(s - z[ta][ja] <= 0)
+    h.addConstr(s - z[tc][jc] <= 0)
+    h.setObjective(s, highspy.ObjSense.kMaximize)
+    h.setOptionValue("mip_rel_gap", 0.0)
+    h.setOptionValue("time_limit", float(time_limit))
+    c = time.process_time()
+    h.run()
+    info = h.getInfo()
+    return {"status": str(h.getModelStatus()).rsplit(".", 1)[-1], "dual": info.mip_dual_bound,
+            "incumbent": info.objective_function_value, "nodes": info.mip_node_count,
+            "cpu": time.process_time() - c}
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--quick", action="store_true")
@@ -473,7 +625,20 @@ def main() -> None:
     ap.add_argument("--dim-obbt", default=None,
                     help="float evidence only: conditioned bound tightening on the open pairs of these seeds")
     ap.add_argument("--obbt-faces", default="all", choices=("all", "tau"))
+    ap.add_argument("--dim-split", default=None,
+                    help="exact: conditioned tightening with neuron splits on the open pair of these seeds")
+    ap.add_argument("--dim-milp", default=None,
+                    help="float evidence only: HiGHS MILP on the open pair of these seeds (--milp-face, --milp-time)")
+    ap.add_argument("--milp-face", default="box")
+    ap.add_argument("--milp-time", type=float, default=600.0)
     args = ap.parse_args()
+    if args.dim_split:
+        bench_dim_split(tuple(int(v) for v in args.dim_split.split(",")))
+        return
+    if args.dim_milp:
+        for seed in (int(v) for v in args.dim_milp.split(",")):
+            print(f"seed {seed} {args.milp_face}: {dim_milp(seed, args.milp_face, args.milp_time)}", flush=True)
+        return
     if args.dim_obbt:
         bench_dim_obbt(tuple(int(v) for v in args.dim_obbt.split(",")), faces=args.obbt_faces)
         return

@@ -22,8 +22,10 @@ target sign strictly; when the search leaves a question open, *conditioned bound
 (:func:`decide_conditioned`) may prove it: the closed set ``{s·z_t[j] >= 0 for every target}`` is
 empty on every piece (the domain box, or on R^d the faces ``τ = 1``, ``x_k = ±1`` of the
 homogenised box, which every ray meets), shown by tightening every unstable interval over the
-triangle relaxation *with those constraints* until an interval or the LP is empty — each step a
-dual vector made exact (Neumaier–Shcherbina), replayed by the checker in order; a point with ``g > 0`` found by the primal side (LP vertices, box points)
+triangle relaxation *with those constraints* until an interval or the LP is empty, a piece left
+open split on its widest unstable neuron into the halves ``z <= 0`` and ``z >= 0`` (a tree per
+piece; ``splits`` of :func:`decide_conditioned`, none by default) — each step a dual vector made
+exact (Neumaier–Shcherbina), replayed by the checker in order; a point with ``g > 0`` found by the primal side (LP vertices, box points)
 (and by a seeded float gradient ascent, :func:`semialgebraic.bab.primal.float_candidates`) is
 turned into an exact witness input (:func:`decide_empty`).  The checker of the proofs is
 :mod:`semialgebraic.verify.functional_dimension_emptiness` (independent code).
@@ -62,6 +64,18 @@ of work.  A piece whose float pass does not end empty stops the question (no exa
 
 CONDITIONED_ROUNDS = 12
 """Rounds of the conditioned tightening per piece (each tightens every unstable neuron once)."""
+
+CONDITIONED_SPLITS = 0
+"""Neuron splits of the conditioned tightening of one question (all pieces together): a count of
+work (:func:`decide_conditioned`)."""
+
+GAIN = 0.0
+"""A tightening step is taken only when it cuts more than this share of the interval's width (or
+makes the neuron stable, or empties it): :func:`_gain`.  0: every cut (0.02 was tried on seed
+5's pair of ``benchmarks/bench_general.py --dim-split 5``: the same ~6 000 exact LPs, no gain)."""
+
+SPLIT_ROUNDS = 4
+"""Rounds of the conditioned tightening at a node below a piece's root."""
 
 STALL = 0.05
 """The float pass of a piece stops when a round makes no neuron stable and cuts the total width
@@ -331,13 +345,13 @@ def conditioned_intervals(Ws, bs, box, first):
     return ivs
 
 
-def _float_pass(t, box, ivs, first, rounds, lps):
-    """Float conditioned tightening (HiGHS, proposals only): ``(empty?, LPs used)``."""
+def _float_pass(t, box, fiv, first, rounds, lps):
+    """Float conditioned tightening (HiGHS, proposals only) of the float intervals *fiv* (changed
+    in place): ``(empty?, LPs used, rounds begun)``."""
     from ..lp.floatlp import new_highs, run_highs
     from .relaxation import build_lp
-    fiv = [[[float(a), float(b)] for a, b in layer] for layer in ivs]
-    used, last = 0, _spread(fiv)
-    for _ in range(rounds):
+    used, last, rnd = 0, _spread(fiv), 0
+    for rnd in range(rounds):
         lp, _tags = build_lp(t, box, [[tuple(v) for v in layer] for layer in fiv], [_ZERO])
         h = new_highs()
         h.passModel(lp)
@@ -347,29 +361,29 @@ def _float_pass(t, box, ivs, first, rounds, lps):
             col = t.zoff[l] + j
             for sgn in (1.0, -1.0):
                 if used >= lps:
-                    return False, used
+                    return False, used, rnd + 1
                 checkpoint()
                 h.changeColCost(col, sgn)
                 run_highs(h)
                 used += 1
                 name = str(h.getModelStatus()).rsplit(".", 1)[-1]
                 if name == "kInfeasible":
-                    return True, used
+                    return True, used, rnd + 1
                 if name != "kOptimal":
                     continue
                 v = sgn * h.getInfo().objective_function_value
-                if (v < iv[1] - 1e-9) if sgn > 0 else (v > iv[0] + 1e-9):
+                if _gain(v if sgn > 0 else -v, iv, sgn):
                     iv[1 if sgn > 0 else 0] = v
                     changed = True
                 if iv[0] > iv[1] + 1e-9:
-                    return True, used
+                    return True, used, rnd + 1
                 h.changeColBounds(col, iv[0], iv[1])
             h.changeColCost(col, 0.0)
         width = _spread(fiv)
         if not changed or width[1] == last[1] and width[0] > (1 - STALL) * last[0]:
             break                          # stalled: no neuron made stable, width cut < STALL
         last = width
-    return False, used
+    return False, used, rnd + 1
 
 
 def _spread(fiv):
@@ -390,8 +404,28 @@ def _order(ivs, first):
     return out
 
 
+def _gain(v, iv, sgn) -> bool:
+    """Whether the float bound ``sgn·z <= v`` is worth a step on the interval *iv* of ``z``: it
+    cuts at least :data:`GAIN` of the width, or makes the neuron stable, or empties the interval
+    (smaller cuts cost an exact certificate each and rarely matter)."""
+    lo, hi = float(iv[0]), float(iv[1])
+    new = (lo, min(hi, v)) if sgn > 0 else (max(lo, -v), hi)
+    if new[0] > new[1] or (lo < 0 < hi and not new[0] < 0 < new[1]):
+        return True
+    return (hi - lo) - (new[1] - new[0]) > max(GAIN * (hi - lo), 1e-9)
+
+
+def _no_gain(h, sgn, iv) -> bool:
+    """Whether the solved float LP (max ``sgn·z``) is optimal with a value not worth a step on
+    the interval *iv* (:func:`_gain`; a proposal only: the exact pass then skips that LP)."""
+    if str(h.getModelStatus()).rsplit(".", 1)[-1] != "kOptimal":
+        return False
+    return not _gain(h.getInfo().objective_function_value, iv, sgn)
+
+
 def _exact_pass(Ws, bs, t, box, ivs, first, rounds, lps):
-    """The conditioned tightening made exact: ``(steps, end, LPs)``; *end* is ``{"farkas":
+    """The conditioned tightening made exact: ``(steps, end, LPs, intervals)`` (the intervals
+    left by the steps); *end* is ``{"farkas":
     multipliers}`` (a negative bound of the zero objective), ``{"interval": [l, j]}`` (the last
     step empties that interval) or None (not proven).  Each step ``{"at": [l, j], "side": ±1,
     "bound": v, "mu", "alpha", "beta"}`` proves ``side·z_{l,j} <= v`` over the relaxation of the
@@ -410,27 +444,32 @@ def _exact_pass(Ws, bs, t, box, ivs, first, rounds, lps):
             col = t.zoff[l] + j
             for sgn in (1, -1):
                 if used >= lps:
-                    return steps, None, used
+                    return steps, None, used, ivs
                 checkpoint()
                 h.changeColCost(col, float(sgn))
                 run_highs(h)
                 used += 1
+                if _no_gain(h, sgn, ivs[l][j]):
+                    continue                     # floats see no gain: no exact work, no step
                 status, _, duals = read_duals(h, t, tags)
                 if duals is None:
                     continue
                 obj = {} if status == "infeasible" else {(l, j): Q(sgn)}
                 best = None
+                near = None if status == "infeasible" else h.getInfo().objective_function_value
                 for y in candidates(ivs, duals, dens=(10 ** 6, "cf")):
                     v = relaxed_max(Ws, bs, box, ivs, obj, *y)
                     if best is None or v < best[0]:
                         best = (v, y)
+                    if v < 0 if near is None else float(v) <= near + 1e-6 * (1 + abs(near)):
+                        break                  # as good as HiGHS's value: no further rounding
                 if best is None:
                     continue
                 v, (mu, al, be) = best
                 mult = {"mu": mu, "alpha": al, "beta": be}
                 if status == "infeasible":
                     if v < 0:
-                        return steps, {"farkas": mult}, used
+                        return steps, {"farkas": mult}, used, ivs
                     continue
                 v = up(v)
                 lo, hi = ivs[l][j]
@@ -439,7 +478,7 @@ def _exact_pass(Ws, bs, t, box, ivs, first, rounds, lps):
                     ivs[l][j] = (lo, v) if sgn > 0 else (-v, hi)
                     changed = True
                     if ivs[l][j][0] > ivs[l][j][1]:
-                        return steps, {"interval": [l, j]}, used
+                        return steps, {"interval": [l, j]}, used, ivs
                     h.changeColBounds(col, float(ivs[l][j][0]), float(ivs[l][j][1]))
                     if l < len(ivs) - 1:
                         hc = t.hoff[l] + j
@@ -447,24 +486,94 @@ def _exact_pass(Ws, bs, t, box, ivs, first, rounds, lps):
             h.changeColCost(col, 0.0)
         if not changed:
             break
-    return steps, None, used
+    return steps, None, used, ivs
+
+
+def _split_choice(fiv):
+    """The unstable hidden neuron ``(l, j)`` of the float intervals *fiv* with the largest
+    triangle height ``-lo·hi/(hi - lo)`` (the widest relaxation), or None."""
+    best, at = 0.0, None
+    for l, layer in enumerate(fiv[:-1]):
+        for j, (lo, hi) in enumerate(layer):
+            if lo < 0 < hi and -lo * hi / (hi - lo) > best:
+                best, at = -lo * hi / (hi - lo), (l, j)
+    return at
+
+
+def _clip(ivs, at, side, zero):
+    """A copy of the intervals *ivs* with neuron *at* on its *side* (0: ``z <= 0``, 1: ``z >= 0``)."""
+    out = [list(layer) for layer in ivs]
+    l, j = at
+    lo, hi = out[l][j]
+    out[l][j] = (lo, min(hi, zero)) if side == 0 else (max(lo, zero), hi)
+    return out
+
+
+def _float_tree(t, box, fiv, first, rounds, work):
+    """Floats only: the split tree that empties the conditioned set of one piece, or None.  Each
+    node tightens (:func:`_float_pass`); a node left open splits its widest unstable neuron
+    (:func:`_split_choice`) into ``z <= 0`` and ``z >= 0`` (the two halves cover it), each half
+    tightened from the parent's intervals.  *work* ``{"lps", "splits"}`` is counted down."""
+    ok, n, done = _float_pass(t, box, fiv, first, rounds, work["lps"])
+    work["lps"] -= n
+    if ok:
+        return {"rounds": done}
+    at = _split_choice(fiv)
+    if at is None or work["splits"] <= 0 or work["lps"] <= 0:
+        return None
+    work["splits"] -= 1
+    kids = []
+    for side in (0, 1):
+        k = _float_tree(t, box, [[list(v) for v in layer] for layer in _clip(fiv, at, side, 0.0)],
+                        first, SPLIT_ROUNDS, work)
+        if k is None:
+            return None
+        kids.append(k)
+    return {"rounds": done, "split": list(at), "children": kids}
+
+
+def _exact_tree(Ws, bs, t, box, ivs, first, rounds, plan, lps):
+    """The split tree *plan* of :func:`_float_tree` made exact (each node at most one round more
+    than its float pass took): ``(node or None, LPs)``; a node is
+    a leaf ``{"steps", "end"}`` (:func:`_exact_pass` empties it) or ``{"steps", "split": [l, j],
+    "children": [z <= 0 half, z >= 0 half]}``; a half whose clipped interval is empty is
+    ``{"steps": [], "end": {"interval": None}}``."""
+    steps, end, used, ivs = _exact_pass(Ws, bs, t, box, ivs, first, min(rounds, plan["rounds"] + 1), lps)
+    if end is not None:
+        return {"steps": steps, "end": end}, used
+    if "split" not in plan:
+        return None, used
+    at = tuple(plan["split"])
+    kids = []
+    for side, sub in zip((0, 1), plan["children"]):
+        c = _clip(ivs, at, side, _ZERO)
+        if c[at[0]][at[1]][0] > c[at[0]][at[1]][1]:
+            kids.append({"steps": [], "end": {"interval": None}})
+            continue
+        k, n = _exact_tree(Ws, bs, t, box, c, first, SPLIT_ROUNDS, sub, lps - used)
+        used += n
+        if k is None:
+            return None, used
+        kids.append(k)
+    return {"steps": steps, "split": list(at), "children": kids}, used
 
 
 def decide_conditioned(net: Network, dom, targets: dict, *, lps: int = CONDITIONED_LPS,
-                       rounds: int = CONDITIONED_ROUNDS) -> tuple:
+                       rounds: int = CONDITIONED_ROUNDS, splits: int = CONDITIONED_SPLITS) -> tuple:
     """Conditioned bound tightening: prove that ``{s·z_t[j] >= 0 for every target}`` is empty on
     every piece of :func:`conditioned_pieces` (then no input has every target sign strictly:
     on R^d a point with both signs strict scales, ``(x, 1)/max(1, |x|_∞)``, onto a face).  On
     each piece the intervals of every unstable neuron up to the deeper target (the shallower
     target's neuron and the output ``s2·z_c`` included) are tightened over the triangle
     relaxation *with the conditioning* (the first target clipped to its side, ``s2·z_c >= 0``),
-    round after round, until an interval or the LP is empty.  HiGHS proposes, first in a float
-    pass (a piece that does not end empty in floats stops the question: no exact work), then
-    each improving LP's dual vector is made exact (:func:`relaxed_max`, projected signs).
+    round after round, until an interval or the LP is empty; a piece left open is split on its
+    widest unstable neuron (``z <= 0`` / ``z >= 0``, the halves tightened again from the
+    parent's intervals; at most *splits* splits over all pieces).  HiGHS proposes, first in a
+    float pass (a piece that does not end empty in floats stops the question: no exact work),
+    then each improving LP's dual vector is made exact (:func:`relaxed_max`, projected signs).
 
-    Returns ``(pieces or None, LPs used)``: one ``{"steps": [...], "end": {...}}`` per piece
-    (:func:`_exact_pass`; the checker is
-    :func:`semialgebraic.verify.functional_dimension_emptiness.check_conditioned`)."""
+    Returns ``(pieces or None, LPs used)``: one tree per piece (:func:`_exact_tree`; the checker
+    is :func:`semialgebraic.verify.functional_dimension_emptiness.check_conditioned`)."""
     from .relaxation import LPTemplate
     tg = sorted((t, j, s) for (t, j), s in targets.items())
     if not 1 <= len(tg) <= 2 or (len(tg) == 2 and tg[0][0] == tg[1][0]):
@@ -472,24 +581,27 @@ def decide_conditioned(net: Network, dom, targets: dict, *, lps: int = CONDITION
     Ws, bs, first = _conditioned_setup(net, dom, targets)
     t = LPTemplate(Ws, bs)
     boxes = conditioned_pieces(dom, net.n_inputs)
-    starts, used = [], 0
+    starts, plans = [], []
+    work = {"lps": lps, "splits": splits}
     for box in boxes:                            # floats first: every piece must close
         ivs = conditioned_intervals(Ws, bs, box, first)
         starts.append(ivs)
+        plans.append(None)
         if ivs is None:
             continue
-        ok, n = _float_pass(t, box, ivs, first, rounds, lps - used)
-        used += n
-        if not ok:
-            return None, used
+        plans[-1] = _float_tree(t, box, [[[float(a), float(b)] for a, b in layer] for layer in ivs],
+                                first, rounds, work)
+        if plans[-1] is None:
+            return None, lps - work["lps"]
+    used = lps - work["lps"]
     pieces = []
-    for box, ivs in zip(boxes, starts):
+    for box, ivs, plan in zip(boxes, starts, plans):
         if ivs is None:
             pieces.append({"steps": [], "end": {"interval": None}})
             continue
-        steps, end, n = _exact_pass(Ws, bs, t, box, ivs, first, rounds, 2 * lps)
+        node, n = _exact_tree(Ws, bs, t, box, ivs, first, rounds, plan, 2 * lps)
         used += n
-        if end is None:
+        if node is None:
             return None, used
-        pieces.append({"steps": steps, "end": end})
+        pieces.append(node)
     return pieces, used

@@ -27,7 +27,8 @@ the domain box, or on R^d (orthant) the faces ``τ = 1`` and ``x_k = ±1`` (``x_
 homogenised box, in that order, built here (every input with all target signs strict scales,
 ``(x, 1)/max(1, |x|_∞)``, onto one of them with the same signs).  The network is the one-target
 ``G`` of the deeper target (output ``s2·z_c``); each piece's steps are replayed in order
-(:func:`_check_piece`).
+(:func:`_check_piece`), and a piece may split a hidden neuron into its halves ``z <= 0`` and
+``z >= 0`` (a tree, :func:`_check_node`), each half replayed from its parent's intervals.
 
 So a checked tree proof shows the closed statement "``g <= 0`` on the domain", which excludes every
 input (differentiable or not) with all target signs strict.
@@ -190,16 +191,11 @@ def _check_piece(rows, biases, box, first, piece) -> bool:
     """One piece: the exact interval image of *box* layer by layer (``relu`` between layers),
     the first target's neuron clipped to its side (``s1 = 1``: ``lo := max(lo, 0)``; ``−1``:
     ``hi := min(hi, 0)``) and the output ``s2·z_c`` to ``>= 0``: the conditioned set, which
-    holds every point of the piece with every target sign strict.  Empty intervals: proved.
-    Then each step ``{"at": [l, j], "side": ±1, "bound": v, "mu", "alpha", "beta"}`` must have
-    multipliers of the right signs for the *current* intervals (α, β ≥ 0 on unstable neurons, β
-    = 0 on stable active ones, both 0 on stable inactive ones) whose Neumaier–Shcherbina bound
-    of ``side·z_{l,j}`` over the triangle relaxation of every layer (:func:`_relaxed_max`) is
-    ``<= v``; the interval of ``(l, j)`` is then cut at ``side·z <= v``.  The piece is proved
-    when ``"end"`` is ``{"interval": [l, j]}`` and the last step left that interval empty, or
-    ``{"farkas": {"mu", "alpha", "beta"}}`` whose bound of the zero objective is ``< 0``."""
-    if not isinstance(piece, dict) or set(piece) != {"steps", "end"} or not isinstance(piece["steps"], list):
-        raise InputError("a conditioned piece holds 'steps' (a list) and 'end'")
+    holds every point of the piece with every target sign strict.  Empty intervals: proved
+    (the piece must then be ``{"steps": [], "end": {"interval": None}}``).  Then the piece's
+    tree is replayed from those intervals (:func:`_check_node`)."""
+    if not isinstance(piece, dict) or not isinstance(piece.get("steps"), list):
+        raise InputError("a conditioned piece holds 'steps' (a list) and 'end', or 'split' and 'children'")
     ivs, cur = [], list(box)
     L = len(rows)
     for l in range(L):
@@ -210,11 +206,33 @@ def _check_piece(rows, biases, box, first, piece) -> bool:
         if l == L - 1:
             layer = [(max(layer[0][0], _Z), layer[0][1])]
         if any(lo > hi for lo, hi in layer):
-            return piece["end"] == {"interval": None} and not piece["steps"]
+            return piece == {"steps": [], "end": {"interval": None}}
         ivs.append(layer)
         cur = [(max(lo, _Z), max(hi, _Z)) for lo, hi in layer]
-    end = piece["end"]
-    steps = piece["steps"]
+    return _check_node(rows, biases, box, ivs, piece, sum(len(r) for r in rows[:-1]))
+
+
+def _check_node(rows, biases, box, ivs, node, depth) -> bool:
+    """One node of a piece's tree over the intervals *ivs* (valid on the node's part of the
+    conditioned set).  Each step ``{"at": [l, j], "side": ±1, "bound": v, "mu", "alpha",
+    "beta"}`` must have multipliers of the right signs for the *current* intervals (α, β ≥ 0 on
+    unstable neurons, β = 0 on stable active ones, both 0 on stable inactive ones) whose
+    Neumaier–Shcherbina bound of ``side·z_{l,j}`` over the triangle relaxation of every layer
+    (:func:`_relaxed_max`) is ``<= v``; the interval of ``(l, j)`` is then cut at ``side·z <=
+    v``.  A leaf ``{"steps", "end"}`` is proved when ``"end"`` is ``{"interval": [l, j]}`` and
+    the last step left that interval empty, or ``{"farkas": {"mu", "alpha", "beta"}}`` whose
+    bound of the zero objective is ``< 0``.  A split ``{"steps", "split": [l, j], "children":
+    [c0, c1]}`` (``l`` a hidden layer) is proved when both halves are: ``c0`` with ``hi :=
+    min(hi, 0)`` on ``(l, j)`` (the points with ``z_{l,j} <= 0``), ``c1`` with ``lo := max(lo,
+    0)`` (``z_{l,j} >= 0``); the two halves cover the node.  A half whose interval is then empty
+    must be ``{"steps": [], "end": {"interval": None}}``.  At most *depth* nested splits."""
+    if not isinstance(node, dict) or set(node) not in ({"steps", "end"}, {"steps", "split", "children"}) \
+            or not isinstance(node["steps"], list):
+        raise InputError("a conditioned piece holds 'steps' (a list) and 'end', or 'split' and 'children'")
+    L = len(rows)
+    ivs = [list(layer) for layer in ivs]
+    end = node.get("end")
+    steps = node["steps"]
     for n, st in enumerate(steps):
         if not isinstance(st, dict) or set(st) != {"at", "side", "bound", "mu", "alpha", "beta"}:
             raise InputError("a conditioned step holds 'at', 'side', 'bound', 'mu', 'alpha', 'beta'")
@@ -232,6 +250,26 @@ def _check_piece(rows, biases, box, first, piece) -> bool:
         ivs[l][j] = (lo, min(hi, v)) if side > 0 else (max(lo, -v), hi)
         if ivs[l][j][0] > ivs[l][j][1]:
             return n == len(steps) - 1 and end == {"interval": [l, j]}
+    if "split" in node:
+        at, kids = node["split"], node["children"]
+        if (not isinstance(at, list) or len(at) != 2 or not all(type(v) is int for v in at)
+                or not 0 <= at[0] < L - 1 or not 0 <= at[1] < len(ivs[at[0]])
+                or not isinstance(kids, list) or len(kids) != 2):
+            raise InputError(f"conditioned split at {at!r} is not a hidden neuron with two children")
+        if depth <= 0:
+            return False
+        l, j = at
+        lo, hi = ivs[l][j]
+        for half, kid in zip(((lo, min(hi, _Z)), (max(lo, _Z), hi)), kids):
+            if half[0] > half[1]:
+                if kid != {"steps": [], "end": {"interval": None}}:
+                    return False
+                continue
+            sub = [list(layer) for layer in ivs]
+            sub[l][j] = half
+            if not _check_node(rows, biases, box, sub, kid, depth - 1):
+                return False
+        return True
     if not isinstance(end, dict) or set(end) != {"farkas"}:
         return False
     got = _relaxed_max(rows, biases, box, ivs, {}, end["farkas"])

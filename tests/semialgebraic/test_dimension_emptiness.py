@@ -419,3 +419,105 @@ def test_conditioned_proof_in_the_certificate():
     fk = piece["end"]["farkas"]
     piece["end"]["farkas"] = {key: [[0] * len(r) for r in fk[key]] for key in fk}   # bound 0, not < 0
     assert not verify(bad)[0]
+
+
+# -- conditioned tightening with neuron splits (a tree per piece) ---------------------------------
+def _gauss_net(widths, seed) -> Network:
+    """The ``normal_net`` weights of ``benchmarks/bench_general.py``: k/16 != 0, standard-normal
+    like; biases of scale 0.1."""
+    rng = random.Random(seed)
+
+    def g(scale):
+        v = 0
+        while v == 0:
+            v = round(rng.gauss(0, 1) * 16 * scale)
+        return Fraction(v, 16)
+    W = [[[g(1) for _ in range(a)] for _ in range(b)] for a, b in zip(widths, widths[1:])]
+    return Network.from_rows(W, [[g(0.1) for _ in range(b)] for b in widths[1:]])
+
+
+_SPLIT_NET, _SPLIT_PAIR = ((2, 5, 5, 5, 1), 9), {(1, 0): 1, (2, 2): 1}
+
+
+def _split_count(node) -> int:
+    return ("split" in node) + sum(_split_count(k) for k in node.get("children", []))
+
+
+def test_split_conditioned_tightening_proves_what_tightening_alone_does_not():
+    """A 2-5-5-5-1 net (``normal_net`` seed 9) whose neurons (2, 0) and (3, 2) are never active
+    together on R^2 (the exact phase search, every activation pattern up to layer 3, finds no
+    input; the complete exact region walk: 72 regions, (2, 0) active in 48, (3, 2) in 10, both in
+    none): conditioned tightening without splits leaves the face tau = 1 open; with splits it
+    splits one layer-1 neuron there, (1, 1) (both halves then empty), and proves the question; the
+    independent checker accepts the tree."""
+    from semialgebraic.bab.emptiness import decide_conditioned
+    from semialgebraic.regions import regions
+    net = _gauss_net(*_SPLIT_NET)
+    assert phase_search(net, None, _SPLIT_PAIR, None, max_lps=20000, deadline=None, record=False)[0] is False
+    walk = regions(net, max_regions=5000)              # brute force: every region of R^2, exactly
+    pats = [r.pattern for r in walk]                   # flat neuron index: (2, 0) is 5, (3, 2) is 12
+    assert walk.complete and len(pats) == 72
+    assert (sum(p[5] > 0 for p in pats), sum(p[12] > 0 for p in pats)) == (48, 10)
+    assert not any(p[5] > 0 and p[12] > 0 for p in pats)
+    assert decide_conditioned(net, None, _SPLIT_PAIR, splits=0, lps=5000)[0] is None
+    pieces, used = decide_conditioned(net, None, _SPLIT_PAIR, splits=40, lps=5000)
+    assert pieces is not None and [_split_count(p) for p in pieces] == [1, 0, 0, 0, 0]
+    assert pieces[0]["split"] == [0, 1] and 300 < used < 2000
+    proof = json.loads(json.dumps(Emptiness(True, pieces=pieces).proof(_SPLIT_PAIR)))
+    assert check_bab_empty(net, proof, None, _SPLIT_PAIR)
+
+
+@pytest.mark.parametrize("seed", [2, 3, 4, 10])
+def test_split_conditioned_decisions_agree_with_the_exact_phase_search(seed):
+    """Soundness with splits on 2-4-4-4-1 nets (adjacent-layer pairs, R^2): a split proof is never
+    given where the exact phase search finds an input with both signs, and every proof checks."""
+    from semialgebraic.bab.emptiness import decide_conditioned
+    net = _gauss_net((2, 4, 4, 4, 1), seed)
+    rng = random.Random(seed)
+    proved = 0
+    for _ in range(5):
+        t = rng.randrange(2)
+        targets = {(t, rng.randrange(4)): 1, (t + 1, rng.randrange(4)): 1}
+        pieces, _ = decide_conditioned(net, None, targets, splits=12, lps=1500)
+        found = phase_search(net, None, targets, None, max_lps=5000, deadline=None, record=False)[0]
+        if pieces is None:
+            continue
+        assert found is not True
+        proof = json.loads(json.dumps(Emptiness(True, pieces=pieces).proof(targets)))
+        assert check_bab_empty(net, proof, None, targets)
+        proved += 1
+    assert proved >= 1
+
+
+def test_mutated_split_proofs_are_rejected():
+    """The split tree of the planted pair: children swapped, a half claimed empty, one half
+    dropped into a leaf, the split moved to another neuron: not proved; a split on the output or
+    a third child: InputError."""
+    from semialgebraic.bab.emptiness import decide_conditioned
+    net = _gauss_net(*_SPLIT_NET)
+    pieces, _ = decide_conditioned(net, None, _SPLIT_PAIR, splits=40, lps=5000)
+    proof = json.loads(json.dumps(Emptiness(True, pieces=pieces).proof(_SPLIT_PAIR)))
+    assert check_bab_empty(net, proof, None, _SPLIT_PAIR)
+    bad = copy.deepcopy(proof)
+    node = bad["conditioned"][0]
+    node["children"] = node["children"][::-1]
+    assert not check_bab_empty(net, bad, None, _SPLIT_PAIR)
+    for k in (0, 1):
+        bad = copy.deepcopy(proof)
+        bad["conditioned"][0]["children"][k] = {"steps": [], "end": {"interval": None}}
+        assert not check_bab_empty(net, bad, None, _SPLIT_PAIR)
+    bad = copy.deepcopy(proof)
+    node = bad["conditioned"][0]
+    bad["conditioned"][0] = {"steps": node["steps"], "end": node["children"][1]["end"]}
+    assert not check_bab_empty(net, bad, None, _SPLIT_PAIR)
+    bad = copy.deepcopy(proof)
+    bad["conditioned"][0]["split"] = [1, 3]
+    assert not check_bab_empty(net, bad, None, _SPLIT_PAIR)
+    bad = copy.deepcopy(proof)
+    bad["conditioned"][0]["split"] = [2, 0]
+    with pytest.raises(InputError):
+        check_bab_empty(net, bad, None, _SPLIT_PAIR)
+    bad = copy.deepcopy(proof)
+    bad["conditioned"][0]["children"].append({"steps": [], "end": {"interval": None}})
+    with pytest.raises(InputError):
+        check_bab_empty(net, bad, None, _SPLIT_PAIR)
