@@ -62,7 +62,7 @@ SCHEMA_KEYS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
                               "upper_one_point", "upper_reason", "uncertified_upper_reason")),
     "exercise": (("claim", "network", "proof"), ()),
     "bab_bound": (("claim", "a", "b", "box", "upper"), ("bounds", "objectives", "lower", "point", "output",
-                                                      "epsilon", "halfspaces", "intermediate")),
+                                                      "epsilon", "halfspaces", "intermediate", "cuts")),
     "non_localizability": (("claim", "network", "composite"), ()),
     "absorbing_blocks": (("claim", "block", "all_S", "absorbing_blocks"), ()),
     "bab_cover": (("claim", "a", "b", "box", "upper", "cells"), ("lower", "point", "output")),

@@ -15,7 +15,8 @@ Schema (version 2; built by :func:`semialgebraic.certificates.bab_bound_certific
      "lower": l, "point": [x...], "output": o,   # optional: a point attaining l
      "epsilon": e,                               # optional, informational (ε-equivalence)
      "halfspaces": [{"a": [a_1, ...], "b": b}, ...],  # optional: the domain is box ∩ {a·x <= b}
-     "intermediate": [<record>, ...]}                 # optional: LP-tightened intermediate bounds
+     "intermediate": [<record>, ...],                 # optional: LP-tightened intermediate bounds
+     "cuts": [<cut>, ...]}                            # optional: single-neuron cuts (bab_cuts.py)
 
 A tree node is a neuron split ``{"split": [l, j], "children": [<z_lj <= 0>, <z_lj >= 0>]}`` of
 the difference network ``D = a − b``, an input split ``{"split": ["x", k, mid], "children":
@@ -35,6 +36,11 @@ the leaf (below: from the leaf's intervals and its symbolic δ of that layer).  
 (``k_i >= 0``, one per half-space): the rows ``a_i·x <= b_i`` then enter its bound (``+ k·b``,
 ``− Σ k_i a_i`` on the coefficients of ``x``); every other leaf bounds the objective over its whole
 box, which contains the domain's part of it.
+
+A multiplier leaf (or an empty ``dual`` leaf) may also hold ``"cuts"``: valid inequalities of
+single neurons (indices into the certificate's optional table ``"cuts"``, or inline) with their
+multipliers ``ρ >= 0``, each re-proved on the leaf's box by two exact knapsacks
+(:mod:`semialgebraic.verify.bab_cuts`, three-layer-fibers R31).
 
 Any leaf may also hold ``"tightened": [i, ...]`` (indices into ``intermediate``, or records
 inline): intermediate bounds ``{"at": [l, j], "hi", "upper": {mu, alpha, beta[, kappa]}, "lo",
@@ -98,6 +104,7 @@ from algebra.kernel import difference_network
 from algebra.kernel.certificate_schemas import CLAIMS, check_header
 from algebra.rationals import Q, to_q
 
+from .bab_cuts import cut_terms
 from .bab_intermediate import leaf_deltas, leaf_intervals, split_leaf
 from .bab_replay import GRID, _cached, _obj, pair_rows, paired_deltas
 
@@ -187,12 +194,13 @@ def _mu_w(W, mu, n):
     return [Q(int(t), md * den) for t in tot]
 
 
-def _leaf_value(Ws, bs, box, ivs, c, leaf, pair_lines=None, halfspaces=()):
+def _leaf_value(Ws, bs, box, ivs, c, leaf, pair_lines=None, halfspaces=(), cuts_of=None):
     """Exact bound of the leaf's multipliers, or a reason string when they are malformed/wrong.
     *pair_lines* (a callable giving the replayed pair lines) is needed by ``gamma``/``eta``,
-    *halfspaces* (the certificate's ``[(a, b)]``) by ``kappa``."""
+    *halfspaces* (the certificate's ``[(a, b)]``) by ``kappa``, *cuts_of* (the certificate's
+    table ``cuts`` and a memo for the check) by ``cuts``."""
     L = len(Ws)
-    keys = set(leaf) - {"kappa"}
+    keys = set(leaf) - {"kappa", "cuts"}
     if keys not in ({"bound", "mu", "alpha", "beta"}, {"bound", "mu", "alpha", "beta", "gamma", "eta"}) or (
             "kappa" in leaf and not halfspaces):
         raise InputError("a leaf holds 'bound', 'mu', 'alpha', 'beta' [, 'gamma', 'eta'] [, 'kappa' with "
@@ -207,6 +215,13 @@ def _leaf_value(Ws, bs, box, ivs, c, leaf, pair_lines=None, halfspaces=()):
     al = [_qlist(leaf["alpha"][l], len(Ws[l]), "alpha") for l in range(L - 1)]
     be = [_qlist(leaf["beta"][l], len(Ws[l]), "beta") for l in range(L - 1)]
     const = sum((mu[l][j] * bs[l][j] for l in range(L) for j in range(len(Ws[l]))), _Z) + shift[1]
+    cuts = None
+    if "cuts" in leaf:                       # valid single-neuron rows (bab_cuts.py)
+        table, memo = cuts_of if cuts_of is not None else ((), None)
+        cuts = cut_terms(leaf["cuts"], Ws, bs, box, ivs, table, memo)
+        if isinstance(cuts, str):
+            return cuts
+        const += cuts[0]
     zpair = hpair = None
     if "gamma" in keys:
         if pair_lines is None:
@@ -219,6 +234,8 @@ def _leaf_value(Ws, bs, box, ivs, c, leaf, pair_lines=None, halfspaces=()):
     # coefficient of every variable in c − Aᵀy, with its box
     terms = []
     xco = [u + v for u, v in zip(shift[0], _mu_w(Ws[0], mu[0], len(box)))]
+    if cuts is not None:
+        xco = [u + v for u, v in zip(xco, cuts[1])]
     terms += [(xco[k], box[k]) for k in range(len(box))]
     for l in range(L):
         up = _mu_w(Ws[l + 1], mu[l + 1], len(ivs[l])) if l < L - 1 else None
@@ -239,6 +256,8 @@ def _leaf_value(Ws, bs, box, ivs, c, leaf, pair_lines=None, halfspaces=()):
                 elif a != 0 or b != 0:
                     return f"multiplier on the stable inactive neuron ({l}, {j})"
                 hco = a - b + up[j]
+                if cuts is not None:
+                    hco += cuts[2][l][j]
                 if zpair is not None:
                     zco += zpair[l][j]
                     hco += hpair[l][j]
@@ -410,7 +429,7 @@ def _check_leaves(net, box, c, tree, bound, start=None, leaves_too=True):
                 if ivs is not None:
                     return False, "a leaf claimed empty has non-empty intervals"
                 continue
-            if node["empty"] != "dual" or set(node) - {"kappa"} not in (
+            if node["empty"] != "dual" or set(node) - {"kappa", "cuts"} not in (
                     {"empty", "mu", "alpha", "beta"}, {"empty", "mu", "alpha", "beta", "gamma", "eta"}):
                 raise InputError("an empty leaf is {'empty': 'interval'} or {'empty': 'dual', mu, alpha, beta"
                                  "[, gamma, eta][, kappa]}")
@@ -418,7 +437,7 @@ def _check_leaves(net, box, c, tree, bound, start=None, leaves_too=True):
                 continue
             val = _leaf_value(Ws, bs, here, ivs, [_Z] * len(c),
                               {"bound": 0, **{k: v for k, v in node.items() if k != "empty"}},
-                              _pair_lines_of(net, key, here, ivs), net["halfspaces"])
+                              _pair_lines_of(net, key, here, ivs), net["halfspaces"], net["cuts"])
             if isinstance(val, str):
                 return False, val
             if not val < 0:
@@ -449,7 +468,7 @@ def _check_leaves(net, box, c, tree, bound, start=None, leaves_too=True):
                 val = sum(((cj * hi if cj > 0 else cj * lo) for cj, (lo, hi) in zip(c, last) if cj != 0), _Z)
         else:
             val = _leaf_value(Ws, bs, here, ivs, c, node, _pair_lines_of(net, key, here, ivs),
-                              net["halfspaces"])
+                              net["halfspaces"], net["cuts"])
             if isinstance(val, str):
                 return False, val
         if val is not None and val > claimed:
@@ -564,7 +583,10 @@ def _claim(cert: dict):
     net = {"rows": [W.to_rows() for W in D.weights], "biases": [list(v) for v in D.biases],
            "mats": list(D.weights), "seen": {}, "deltas": {}, "pairs": {},
            "neurodiff": bounds["differential"] == "neurodiff", "halfspaces": halfspaces,
-           "paired": a.widths == b.widths, "intermediate": cert.get("intermediate", [])}
+           "paired": a.widths == b.widths, "intermediate": cert.get("intermediate", []),
+           "cuts": (cert.get("cuts", []), {})}
+    if not isinstance(net["cuts"][0], list):
+        raise InputError("cuts must be a list of single-neuron cuts")
     if not isinstance(net["intermediate"], list):
         raise InputError("intermediate must be a list of intermediate-bound records")
     seen, parsed = set(), []
