@@ -244,6 +244,8 @@ class CutSeparator:
             mine: list = []
             got = float_duals(Ws, bs, box, ivs, c, cuts=cuts, info=info, keep=mine, **kw)
             basis = mine[0] if mine else None
+            if r == 0:
+                plain = (basis, not cuts)     # the basis before any new cut (for children without cuts)
             if got[0] != "optimal" or info.get("cols") is None:
                 break
             top = info["cols"][t.zoff[-1]:t.zoff[-1] + len(c)]
@@ -269,6 +271,9 @@ class CutSeparator:
             kw["basis"] = basis
             cuts = cuts + new
         rho = info.get("rho", [0.0] * len(cuts))
+        if keep is not None and root and not self.pays.get(key, True) and plain[1] and plain[0] is not None:
+            keep.append(plain[0])             # the children solve without cuts: a basis without cut rows
+            return (*got, cuts, rho)
         if keep is not None and basis is not None:
             basis.cuts = tuple(cut for cut, v in zip(cuts, rho) if abs(v) > 1e-12)
             if not root and self.forward and got[0] == "optimal" and info.get("cols") is not None:
