@@ -437,7 +437,8 @@ def _check_leaves(net, box, c, tree, bound, start=None, leaves_too=True):
                 continue
             val = _leaf_value(Ws, bs, here, ivs, [_Z] * len(c),
                               {"bound": 0, **{k: v for k, v in node.items() if k != "empty"}},
-                              _pair_lines_of(net, key, here, ivs), net["halfspaces"], net["cuts"])
+                              _pair_lines_of(net, key, here, ivs), net["halfspaces"],
+                              net.setdefault("cuts", ((), {})))
             if isinstance(val, str):
                 return False, val
             if not val < 0:
@@ -468,7 +469,7 @@ def _check_leaves(net, box, c, tree, bound, start=None, leaves_too=True):
                 val = sum(((cj * hi if cj > 0 else cj * lo) for cj, (lo, hi) in zip(c, last) if cj != 0), _Z)
         else:
             val = _leaf_value(Ws, bs, here, ivs, c, node, _pair_lines_of(net, key, here, ivs),
-                              net["halfspaces"], net["cuts"])
+                              net["halfspaces"], net.setdefault("cuts", ((), {})))
             if isinstance(val, str):
                 return False, val
         if val is not None and val > claimed:
