@@ -18,9 +18,11 @@ on digits 64-32-10: 13× fewer simplex iterations); floats still only propose th
 Scoring by a lookahead (FSB's strong branching: both children's LPs for the 3 or 6 best
 candidates) gave worse bounds per CPU second on digits 64-32-10 (2026-12-02) and is not done.
 Every LP also holds single-neuron cuts (:mod:`.cuts`, Anderson et al.'s convex-hull rows,
-three-layer-fibers R30): rounds of them at the root, and each node's separated at its LP point
-for its children (which keep the parent's cuts of non-zero multiplier, right-hand sides
-recomputed on their box); measured on digits (README).  The primal side evaluates candidate points exactly (box corners
+three-layer-fibers R30): rounds of them at the root and, for an objective whose root rounds
+lowered its LP value by >= 8 %, each node's cuts separated at its LP point for its children
+(which keep the parent's cuts of non-zero multiplier, right-hand sides recomputed on their
+box); a neuron's cut multipliers add to its triangle row's in the branching score (not
+measured apart); measured on digits (README).  The primal side evaluates candidate points exactly (box corners
 and centres, LP solutions rounded into the box and the box vertex nearest them; an LP point
 whose float value is below ``lower`` is skipped, a box centre evaluated once).  Anytime: the
 certified interval ``[lower, upper]`` and a point attaining ``lower`` are known after every
