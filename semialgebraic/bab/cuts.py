@@ -222,21 +222,22 @@ class CutSeparator:
             out.append(self.exact((l, j), idx, vals, Q(1), box, ivs))
         return out
 
-    def solve(self, Ws, bs, box, ivs, c, *, root: bool, inherited=(), keep=None, **kw):
+    def solve(self, Ws, bs, box, ivs, c, *, root: bool, inherited=(), keep=None, lp=float_duals, **kw):
         """HiGHS on the node's relaxation with cuts: the inherited ones (their ``δ`` made exact
         here), then rounds of separation and re-solving (:data:`ROOT_ROUNDS` at the root,
         :data:`NODE_ROUNDS` elsewhere; none at a node that inherits no cut, such as every node
         below the root of an objective whose root rounds lowered its LP value by less than
         :data:`PAY_GAIN`: that root hands its children a basis without cuts).  ``(status, x, duals, cuts, rho)`` (the last solve's
         :func:`.relaxation.float_duals` answer, its cuts and their float duals); with a list
-        *keep*, the last basis is appended, holding the cuts of ``ρ != 0`` for the children."""
+        *keep*, the last basis is appended, holding the cuts of ``ρ != 0`` for the children;
+        *lp* is :func:`.relaxation.float_duals` (the caller's, e.g. an instrumented one)."""
         t = kw["template"]
         key = tuple(c)
         if not root and not inherited:
             # below the root, cuts only on a path that carries them (the basis of the parent):
             # a pure function of the path, the same serially and in a distributed task
             # (:mod:`semialgebraic.distributed.tree`), which starts without a basis
-            got = float_duals(Ws, bs, box, ivs, c, keep=keep, **kw)
+            got = lp(Ws, bs, box, ivs, c, keep=keep, **kw)
             return (*got, [], [])
         cuts = self.refresh(inherited, box, ivs)
         rounds = self.root_rounds if root else self.node_rounds
@@ -246,7 +247,7 @@ class CutSeparator:
         for r in range(rounds + 1):
             info: dict = {}
             mine: list = []
-            got = float_duals(Ws, bs, box, ivs, c, cuts=cuts, info=info, keep=mine, **kw)
+            got = lp(Ws, bs, box, ivs, c, cuts=cuts, info=info, keep=mine, **kw)
             basis = mine[0] if mine else None
             if r == 0:
                 plain = (basis, not cuts)     # the basis before any new cut (for children without cuts)

@@ -106,7 +106,7 @@ def _lp_bound(Ws, bs, box, ivs, c, sym, time_limit=None, template=None, lines=No
                                        pair_lines=lines, halfspaces=halfspaces, basis=basis, keep=keep)
     else:
         status, x, duals, cuts, rho = separator.solve(
-            Ws, bs, box, ivs, c, root=root, inherited=() if basis is None else basis.cuts, keep=keep,
+            Ws, bs, box, ivs, c, root=root, inherited=() if basis is None else basis.cuts, keep=keep, lp=float_duals,
             time_limit=time_limit, template=template, pair_lines=lines, halfspaces=halfspaces, basis=basis)
 
     def with_cuts(y, sg):
