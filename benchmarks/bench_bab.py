@@ -21,10 +21,12 @@ machine's 1-minute load average when the row ended.
     python benchmarks/bench_bab.py [--timeout 60] [--full-timeout 120] [--points 10]
                                    [--width 1/100] [--no-milp] [--eps]
                                    [--only digits|acas|he] [--nnet PATH] [--full-only]
-                                   [--digits 64-32-10|64-32-16-10]
+                                   [--digits 64-32-10|64-32-16-10] [--no-cuts]
 
 ``--full-only`` runs the full-box rows of acas/he alone (e.g. ``--full-timeout 600``);
-``--digits 64-32-10`` one digits row alone (e.g. ``--only digits --timeout 600``).
+``--digits 64-32-10`` one digits row alone (e.g. ``--only digits --timeout 600``);
+``--no-cuts`` turns the single-neuron cuts of ``semialgebraic/bab/cuts.py`` off (the triangle LP
+alone), e.g. to run both side by side under the same load.
 """
 
 from __future__ import annotations
@@ -43,7 +45,7 @@ from algebra.io.nnet import load_nnet, nnet_input_box
 from algebra.kernel import difference_network
 from algebra.network import Network
 from algebra.rationals import Q, from_float, to_q
-from semialgebraic.bab import diff_bounds, epsilon_equivalent
+from semialgebraic.bab import diff_bounds, epsilon_equivalent, search
 from semialgebraic.bab.relaxation import set_rowwise
 from semialgebraic.bab.symbolic import SymbolicNet
 from semialgebraic.certificates import write_certificate
@@ -226,6 +228,8 @@ def main():
     ap.add_argument("--timeout", type=float, default=60, help="budget of the digits and small-box rows")
     ap.add_argument("--full-timeout", type=float, default=120, help="budget of the full-box rows")
     ap.add_argument("--no-milp", dest="milp", action="store_false")
+    ap.add_argument("--no-cuts", dest="cuts", action="store_false",
+                    help="the triangle LP alone, no single-neuron cuts (semialgebraic/bab/cuts.py)")
     ap.add_argument("--eps", action="store_true")
     ap.add_argument("--only", choices=("digits", "acas", "he"))
     ap.add_argument("--digits", choices=("64-32-10", "64-32-16-10"), action="append",
@@ -233,6 +237,7 @@ def main():
     ap.add_argument("--nnet", default=str(DATA / "ACASXU_run2a_1_1_batch_2000.nnet"))
     ap.add_argument("--full-only", action="store_true", help="acas/he: the full-box rows only")
     args = ap.parse_args()
+    search._CUTS = args.cuts
     head = ("| instance | unstable at root | lower | upper | upper/lower | exact | nodes | search s (cpu) "
             "| check s (cpu) | cert KB |")
     if args.milp:
@@ -240,7 +245,8 @@ def main():
     if args.eps:
         head += " 0.99ε | s | 1.01ε | s |"
     head += " load |"
-    print(f"a vs its float16 copy; budget {args.timeout:g} s (full box {args.full_timeout:g} s)")
+    print(f"a vs its float16 copy; budget {args.timeout:g} s (full box {args.full_timeout:g} s); "
+          f"single-neuron cuts {'on' if args.cuts else 'off'}")
     print(head)
     print("|---" * (head.count("|") - 1) + "|")
     args.timeout_now = args.timeout

@@ -28,6 +28,10 @@ jacobian
 limbs
     :class:`~algebra.kernel.limbs.LimbArith`, exact integer arrays on int64 limbs (the products
     of the branch-and-bound bounds; numpy is passed in, so it is imported from its module).
+knapsack
+    :func:`~algebra.kernel.knapsack.max_over_box_halfspace` (max of a linear function over a box
+    cut by one half-space) and :func:`~algebra.kernel.knapsack.relu_cut_rhs` (the least valid
+    right-hand side of a single-neuron cut; imported from its module).
 """
 
 from .domains import domain_from_json, domain_json, domain_rows

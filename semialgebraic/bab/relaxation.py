@@ -143,12 +143,15 @@ def pair_terms(ivs, gamma, eta, lines):
 
 
 def exact_bound_int(sym, box, ivs, c, mu, alpha, beta, gamma=None, eta=None, kappa=None, lines=None,
-                    halfspaces=()):
+                    halfspaces=(), cuts=None):
     """:func:`exact_bound` (the same number, exactly) with the products ``muᵀW`` as integer
     matrix products: the multipliers over one common denominator, the weights as the integer
     rows of *sym* (a :class:`.symbolic.SymbolicNet`); rational arithmetic only per neuron.
     With *gamma*, *eta* and *lines*: the pair rows of :func:`pair_terms` too; *kappa*
-    (``[[k_i]]``, ``>= 0``) weighs the *halfspaces* ``(a_i, b_i)``, ``a_i·x <= b_i``."""
+    (``[[k_i]]``, ``>= 0``) weighs the *halfspaces* ``(a_i, b_i)``, ``a_i·x <= b_i``; *cuts*
+    ``(const, x coefficients, h coefficients)`` (:func:`.cuts.cut_terms`: the cut rows
+    ``α·h_{l−1} + β·h_{l,j} <= δ`` weighted by their multipliers ``ρ >= 0``) are added to
+    ``c − Aᵀy`` and the constant."""
     L = sym.L
     dm = _den_lcm([mu, alpha, beta])
     M = [np.array([int(v * dm) for v in row], dtype=object) for row in mu]
@@ -163,8 +166,15 @@ def exact_bound_int(sym, box, ivs, c, mu, alpha, beta, gamma=None, eta=None, kap
     # x coefficients: (mu_0ᵀ W_0)_k
     xco = M[0].dot(sym.Nrows[0]) if len(M[0]) else [0] * len(box)
     shift = _halfspace_shift(kappa, halfspaces, len(box))
+    cx = ch = None
+    if cuts is not None:
+        const, cx, ch = cuts
+        total += const
     for k, (lo, hi) in enumerate(box):
-        total += _box_max(Q(int(xco[k]), dm * sym.den[0]) + shift[k], lo, hi)
+        co = Q(int(xco[k]), dm * sym.den[0]) + shift[k]
+        if cx is not None and cx[k]:
+            co += cx[k]
+        total += _box_max(co, lo, hi)
     total += shift[-1]
     for l in range(L):
         checkpoint()
@@ -187,6 +197,8 @@ def exact_bound_int(sym, box, ivs, c, mu, alpha, beta, gamma=None, eta=None, kap
                 hco = alpha[l][j] - beta[l][j]
                 if hadj is not None:
                     hco += hadj[l][j]
+                if ch is not None and ch[l][j]:
+                    hco += ch[l][j]
                 if up[j]:
                     hco += Q(int(up[j]), dm * sym.den[l + 1])
                 total += _box_max(hco, max(lo, _ZERO), max(hi, _ZERO))
@@ -304,7 +316,7 @@ class LPTemplate:
 
 
 def float_duals(Ws, bs, box, ivs, c, time_limit=None, template: LPTemplate | None = None,
-                pair_lines=None, halfspaces=(), basis=None, keep=None):
+                pair_lines=None, halfspaces=(), basis=None, keep=None, cuts=(), info=None):
     """HiGHS on the node's relaxation (maximise ``c · z_L``): ``(status, x, duals)`` in floats.
 
     ``duals`` is ``(mu, alpha, beta)`` as float lists (HiGHS's row duals, sign conventions
@@ -321,26 +333,45 @@ def float_duals(Ws, bs, box, ivs, c, time_limit=None, template: LPTemplate | Non
     and given to HiGHS when it is consistent; with a list *keep*, the final basis is appended
     to it.  HiGHS only guesses the duals either way (the exact bound is the caller's): on a
     digits 64-32-10 node a warm start took 13× fewer simplex iterations (measured 2026-12-02).
+
+    *cuts* (:class:`.cuts.Cut`, valid inequalities of single neurons, rows after the
+    half-spaces) are added as rows; with a dict *info*, their row duals (or the dual ray's
+    entries) go to ``info["rho"]`` and every column's value to ``info["cols"]`` (the separation
+    of :mod:`.cuts` reads the hidden layers' values).
     """
     t = template or LPTemplate(Ws, bs)
-    lp, tags = build_lp(t, box, ivs, c, pair_lines, halfspaces)
+    lp, tags = build_lp(t, box, ivs, c, pair_lines, halfspaces, cuts=cuts)
     # presolve off (new_highs): a dual ray is only returned without presolve
     h = new_highs() if time_limit is None else new_highs(time_limit=max(0.05, float(time_limit)))
     h.passModel(lp)
-    layout = (t, tags, None if pair_lines is None else [len(p) for p in pair_lines], len(halfspaces))
+    layout = (t, tags, None if pair_lines is None else [len(p) for p in pair_lines], len(halfspaces),
+              tuple(cut.key for cut in cuts))
     if basis is not None:
         basis.apply(h, row_keys(*layout), t)
     run_highs(h)
     if keep is not None and str(h.getModelStatus()).rsplit(".", 1)[-1] == "kOptimal":
         keep.append(Basis.read(h, layout))
-    return read_duals(h, t, tags, pair_lines, halfspaces)
+    out = read_duals(h, t, tags, pair_lines, halfspaces)
+    if info is not None:
+        info["rho"], info["cols"] = [0.0] * len(cuts), None
+        if out[0] == "optimal":
+            sol = h.getSolution()
+            info["cols"] = np.asarray(sol.col_value, dtype=float)
+            if cuts:
+                info["rho"] = list(np.asarray(sol.row_dual, dtype=float)[-len(cuts):])
+        elif out[0] == "infeasible" and out[2] is not None and cuts:
+            got = h.getDualRay()
+            ray = got[2] if len(got) == 3 else got[1]
+            info["rho"] = list(np.asarray(ray, dtype=float)[-len(cuts):])
+    return out
 
 
-def row_keys(t: LPTemplate, tags, pair_sizes=None, n_halfspaces=0):
+def row_keys(t: LPTemplate, tags, pair_sizes=None, n_halfspaces=0, cut_keys=()):
     """The identity of every row of :func:`build_lp`'s model, in order: ``("q", i)`` (the
     equality rows), ``("a", l, j)`` / ``("u", l, j)`` (neuron ``(l, j)``'s ``z − h`` and upper
     triangle rows), ``("g", l, j)`` / ``("e", l, j)`` (pair rows; *pair_sizes*: the pairs per
-    hidden layer), ``("k", i)`` (half-spaces)."""
+    hidden layer), ``("k", i)`` (half-spaces), ``("c", key)`` (the cuts, by their keys: a
+    child's inherited cut is the parent's row)."""
     out = [("q", i) for i in range(t.n_eq)]
     for l, ja, ju in tags:
         out += [("a", l, int(j)) for j in ja]
@@ -350,6 +381,7 @@ def row_keys(t: LPTemplate, tags, pair_sizes=None, n_halfspaces=0):
             out += [("g", l, j) for j in range(pair_sizes[l])]
             out += [("e", l, j) for j in range(pair_sizes[l])]
     out += [("k", i) for i in range(n_halfspaces)]
+    out += [("c", key) for key in cut_keys]
     return out
 
 
@@ -359,11 +391,12 @@ class Basis:
     same at every node) and row statuses, both ``int8`` (a few hundred bytes per open leaf),
     with the model's layout (its rows' keys are made only when applied)."""
 
-    __slots__ = ("cols", "rows", "layout", "_map")
+    __slots__ = ("cols", "rows", "layout", "_map", "cuts")
 
     def __init__(self, cols, rows, layout):
         self.cols, self.rows, self.layout = cols, rows, layout
         self._map = None                  # row key -> status, made on the first apply
+        self.cuts = ()                    # the node's cuts that its children inherit (.cuts)
 
     @classmethod
     def read(cls, h, layout) -> "Basis":
@@ -408,10 +441,13 @@ class Basis:
         return h.setBasis(out) == hc.HighsStatus.kOk
 
 
-def build_lp(t: LPTemplate, box, ivs, c, pair_lines=None, halfspaces=(), free_top: bool = False):
+def build_lp(t: LPTemplate, box, ivs, c, pair_lines=None, halfspaces=(), free_top: bool = False,
+             cuts=()):
     """The HiGHS model (``HighsLp``, maximise ``c · z_L``) of :func:`float_duals` and the tags
     :func:`read_duals` needs; with *free_top* the last layer's columns are free (their rows
-    then fix its multipliers at ``c``: the intermediate bounds of :mod:`.tighten`)."""
+    then fix its multipliers at ``c``: the intermediate bounds of :mod:`.tighten`); *cuts*
+    (:class:`.cuts.Cut`) are rows ``α·h_{l−1} + β·h_{l,j} <= δ`` after everything else (the
+    single-neuron cuts of three-layer-fibers R30)."""
     from highspy import _core as hc
     L = t.L
     inf = hc.kHighsInf
@@ -480,6 +516,14 @@ def build_lp(t: LPTemplate, box, ivs, c, pair_lines=None, halfspaces=(), free_to
             nnz += len(ks)
             tri_start.append(np.array([nnz], dtype=np.int64))
             tri_lo.append(np.array([-inf])); tri_hi.append(np.array([float(b)]))
+    for cut in cuts:                                    # valid inequalities of one neuron, last
+        l, j = cut.at
+        base = 0 if l == 0 else t.hoff[l - 1]
+        ks = np.concatenate([base + cut.index, [t.hoff[l] + j]]).astype(np.int64)
+        tri_index.append(ks); tri_value.append(np.concatenate([cut.fvalues, [float(cut.beta)]]))
+        nnz += len(ks)
+        tri_start.append(np.array([nnz], dtype=np.int64))
+        tri_lo.append(np.array([-inf])); tri_hi.append(np.array([float(cut.delta)]))
     start = np.concatenate([t.eq_start] + tri_start)
     index = np.concatenate([t.eq_index] + tri_index)
     value = np.concatenate([t.eq_value] + tri_value)

@@ -22,7 +22,12 @@ HiGHS starts a child's LP from its parent's final basis (:class:`.relaxation.Bas
 on digits 64-32-10: 13× fewer simplex iterations); floats still only propose the duals.
 Scoring by a lookahead (FSB's strong branching: both children's LPs for the 3 or 6 best
 candidates) gave worse bounds per CPU second on digits 64-32-10 (2026-12-02) and is not done.
-The primal side evaluates candidate points exactly (box corners
+Every LP also holds single-neuron cuts (:mod:`.cuts`, Anderson et al.'s convex-hull rows,
+three-layer-fibers R30): rounds of them at the root and, for an objective whose root rounds
+lowered its LP value by >= 8 %, each node's cuts separated at its LP point for its children
+(which keep the parent's cuts of non-zero multiplier, right-hand sides recomputed on their
+box); a neuron's cut multipliers add to its triangle row's in the branching score (not
+measured apart); measured on digits (README).  The primal side evaluates candidate points exactly (box corners
 and centres, LP solutions rounded into the box and the box vertex nearest them; an LP point
 whose float value is below ``lower`` is skipped, a box centre evaluated once).  Anytime: the
 certified interval ``[lower, upper]`` and a point attaining ``lower`` are known after every
@@ -41,6 +46,7 @@ from algebra.rationals import Q
 
 from ..budget import Budget
 from .differential import DifferentialNet, delta_lines
+from .cuts import CutSeparator, cut_json, cut_terms, exact_rho
 from .exactleaf import exact_leaf
 from .relaxation import LPTemplate, candidates as _candidates, exact_bound_int, float_duals
 from .symbolic import SymbolicNet, affine_bound
@@ -53,6 +59,8 @@ _DUAL_GRID = 1 << 60  # HiGHS's duals rounded to multiples of 2^-60 (see _lp_bou
 _PAIR_SCORE = True    # experiments: False restores the triangle-only score
 _WARM = True        # HiGHS warm-started from the parent's basis (experiments: False)
 _SKIP = 1e-6        # an LP point whose float value is this far (relative) below lower is not evaluated
+_CUT_SCORE = True     # a neuron's cut multipliers add to its triangle row's in the branching score
+_CUTS = True          # single-neuron cuts in the node LPs (.cuts; experiments: False)
 _XDEPTH = 12          # at most 12·d input splits on a path, then neuron splits (kinks stay unstable)
 _SMEAR = True         # input splits on the coordinate of largest smear (False: the widest)
 _LP_MAX = 64          # with input splits, a node with more unstable neurons gets no LP (nor LP tightening)
@@ -77,7 +85,8 @@ def _zeros(Ws):
 
 
 def _lp_bound(Ws, bs, box, ivs, c, sym, time_limit=None, template=None, lines=None, halfspaces=(),
-              bound=None, tight=False, memo=None, target=None, basis=None, keep=None):
+              bound=None, tight=False, memo=None, target=None, basis=None, keep=None,
+              separator=None, root=False):
     """(bound, (mu, alpha, beta[, gamma, eta, kappa]), float point) of the node's triangle LP
     (with the pair rows of *lines*, :func:`.relaxation.pair_terms`, and the rows of the domain's
     *halfspaces*, multipliers ``kappa``) made rigorous, or ``(None, y, None)`` when the
@@ -93,32 +102,57 @@ def _lp_bound(Ws, bs, box, ivs, c, sym, time_limit=None, template=None, lines=No
     the bound is within 0.1 % above *target* (the value the search must reach to close the
     node), the duals rounded to ``10^-6`` and the nearest fractions of small denominator are
     tried too: they recover the exact optimal duals of a tight LP.  *memo* (a dict kept by the caller, :attr:`Engine.lp_memo`) remembers the sign.
-    *basis*, *keep*: HiGHS's warm start (:func:`.relaxation.float_duals`)."""
+    *basis*, *keep*: HiGHS's warm start (:func:`.relaxation.float_duals`).  With *separator*
+    (a :class:`.cuts.CutSeparator`) the LP has cut rows (inherited from *basis*, then rounds of
+    separation, more at the *root*); their multipliers ``ρ`` enter every exact bound and the
+    leaf (``y`` then has a 7th part: the cuts as :func:`.cuts.cut_json`)."""
     memo = {} if memo is None else memo
-    status, x, duals = float_duals(Ws, bs, box, ivs, c, time_limit=time_limit, template=template,
-                                   pair_lines=lines, halfspaces=halfspaces, basis=basis, keep=keep)
+    cuts = ()
+    if separator is None:
+        status, x, duals = float_duals(Ws, bs, box, ivs, c, time_limit=time_limit, template=template,
+                                       pair_lines=lines, halfspaces=halfspaces, basis=basis, keep=keep)
+    else:
+        status, x, duals, cuts, rho = separator.solve(
+            Ws, bs, box, ivs, c, root=root, inherited=() if basis is None else basis.cuts, keep=keep, lp=float_duals,
+            time_limit=time_limit, template=template, pair_lines=lines, halfspaces=halfspaces, basis=basis)
+
+    def with_cuts(y, sg):
+        """``(y with the cut part, the exact cut terms)`` for the sign *sg* of HiGHS's duals."""
+        if not cuts:
+            return y, None
+        r = exact_rho(rho, sg)
+        used = [(cut, v) for cut, v in zip(cuts, r) if v != 0]
+        if not used:
+            return y, None
+        terms = cut_terms([u for u, _ in used], [v for _, v in used], len(box), separator.widths)
+        return tuple(y) + (None,) * (6 - len(y)) + ([cut_json(u, v) for u, v in used],), terms
+
     first = memo.get("sign", 1)
     signs = (first, -first)
     if status == "infeasible" and duals is not None:
         zc = [_ZERO] * len(c)
-        for y in _candidates(ivs, duals, dens=(_DUAL_GRID, "cf"), signs=signs):
-            if exact_bound_int(sym, box, ivs, zc, *y, lines=lines, halfspaces=halfspaces) < 0:
-                return None, y, None          # the node is empty (Farkas-type proof)
+        for sg in signs:
+            for y in _candidates(ivs, duals, dens=(_DUAL_GRID, "cf"), signs=(sg,)):
+                y, terms = with_cuts(y, sg)
+                if exact_bound_int(sym, box, ivs, zc, *y[:6], lines=lines, halfspaces=halfspaces, cuts=terms) < 0:
+                    return None, y, None          # the node is empty (Farkas-type proof)
         return None
     if status != "optimal":
         return None
     best = None
     for i, sg in enumerate(signs):
-        y = next(_candidates(ivs, duals, dens=(_DUAL_GRID,), signs=(sg,)))
-        val = exact_bound_int(sym, box, ivs, c, *y, lines=lines, halfspaces=halfspaces)
+        y, terms = with_cuts(next(_candidates(ivs, duals, dens=(_DUAL_GRID,), signs=(sg,))), sg)
+        val = exact_bound_int(sym, box, ivs, c, *y[:6], lines=lines, halfspaces=halfspaces, cuts=terms)
         if best is None or val < best[0]:
             best = (val, y)
         if bound is None or val < bound:
             memo["sign"] = sg
             break
     if tight or (target is not None and best[0] > target and best[0] - target <= abs(best[0]) / 1000):
-        for y in _candidates(ivs, duals, dens=(10 ** 6, "cf"), signs=(memo.get("sign", 1),)):
-            val = exact_bound_int(sym, box, ivs, c, *y, lines=lines, halfspaces=halfspaces)
+        sg = memo.get("sign", 1)
+        for y in _candidates(ivs, duals, dens=(10 ** 6, "cf"), signs=(sg,)):
+            y, terms = with_cuts(y, sg)
+            val = exact_bound_int(sym, box, ivs, c, *y[:6], lines=lines, halfspaces=halfspaces, cuts=terms)
             if val < best[0]:
                 best = (val, y)
     return best[0], best[1], x
@@ -149,6 +183,8 @@ def _multipliers(y):
     out = {k: v for k, v in zip(("mu", "alpha", "beta", "gamma", "eta"), y) if v is not None}
     if len(y) > 5 and y[5] is not None:
         out["kappa"] = y[5][0]
+    if len(y) > 6 and y[6]:
+        out["cuts"] = y[6]
     return out
 
 
@@ -190,11 +226,16 @@ def _ranked(ivs, holder, lines=None):
     if beta is None:
         return []
     gamma, eta = holder.get("gamma"), holder.get("eta")
+    extra: dict = {}                 # a neuron's cut rows (.cuts) count as its upper row (both have h's coefficient 1)
+    if _CUT_SCORE:
+        for ent in holder.get("cuts", ()):
+            key = tuple(ent["cut"]["at"])
+            extra[key] = extra.get(key, _ZERO) + ent["rho"] * ent["cut"]["beta"]
     out = []
     for l, layer in enumerate(ivs[:-1]):
         own = []
         for j, (lo, hi) in enumerate(layer):
-            b = beta[l][j]
+            b = beta[l][j] + extra.get((l, j), _ZERO) if extra else beta[l][j]
             own.append(-b * hi * lo / (hi - lo) if lo < 0 < hi and b > 0 else _ZERO)
         if lines is None or gamma is None or not _PAIR_SCORE:
             out += [(score, (l, j)) for j, score in enumerate(own) if score > 0]
@@ -237,7 +278,7 @@ class Engine:
     networks of one shape (:mod:`.differential`), and the LP (:mod:`.relaxation`)."""
 
     def __init__(self, Ws, bs, *, paired: bool = False, lp: bool = True, halfspaces=(),
-                 tighten: int | None = None, tighten_above: int | None = -1):
+                 tighten: int | None = None, tighten_above: int | None = -1, cuts: bool | None = None):
         self.Ws, self.bs = Ws, bs
         # a node with more unstable neurons than this (symbolic intervals) is not LP-tightened:
         # on an input of dimension <= 8 it is split on an input coordinate without an LP
@@ -254,6 +295,9 @@ class Engine:
             self.diff = None
         self.lp = lp
         self.template = LPTemplate(Ws, bs) if lp else None
+        # single-neuron cuts in the LP (.cuts; experiments: cuts=False)
+        cuts = _CUTS if cuts is None else cuts
+        self.separator = CutSeparator(Ws, bs) if lp and cuts and len(Ws) > 1 else None
         cap = DEFAULT_CAP if tighten is None else tighten     # LPs per node (0: none)
         self.tightener = Tightener(Ws, bs, self.sym, self.halfspaces, cap) if lp and cap > 0 else None
         self._cache: dict = {}
@@ -499,7 +543,8 @@ def bound_objective(Ws, bs, box, c, value, *, budget: Budget | None = None,
             got = _lp_bound(Ws, bs, nbox, ivs, c, engine.sym, time_limit=budget.remaining(),
                             template=engine.template, lines=engine.pair_lines(nbox, splits),
                             halfspaces=engine.halfspaces, bound=bnd, tight=unstable == 0, memo=engine.lp_memo,
-                            target=cut(), basis=warm, keep=keep)
+                            target=cut(), basis=warm, keep=keep,
+                            separator=engine.separator if unstable else None, root=not splits and xdepth == 0)
             if keep:
                 bases[id(holder)] = keep[0]      # the children's warm start
             if got is not None:

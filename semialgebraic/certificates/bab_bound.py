@@ -22,13 +22,26 @@ def _embed(net: Network):
     return net.to_dict()
 
 
-def _hoist(tree, table, index):
+def _hoist(tree, table, index, cuts=None):
     """A copy of *tree* whose leaves' ``"tightened"`` records (:mod:`..bab.tighten`, shared
-    objects) are indices into *table* (each record once, by identity)."""
+    objects) are indices into *table* (each record once, by identity); with *cuts* ``(list,
+    index)`` likewise the ``"cut"`` of every entry of a leaf's ``"cuts"`` (:mod:`..bab.cuts`)."""
     if not isinstance(tree, dict):
         return tree
     if "children" in tree:
-        return {**tree, "children": [_hoist(ch, table, index) for ch in tree["children"]]}
+        return {**tree, "children": [_hoist(ch, table, index, cuts) for ch in tree["children"]]}
+    if cuts is not None and "cuts" in tree:
+        ctab, cind = cuts
+        ents = []
+        for ent in tree["cuts"]:
+            cut = ent["cut"]
+            if isinstance(cut, dict):
+                if id(cut) not in cind:
+                    cind[id(cut)] = (len(ctab), cut)
+                    ctab.append(cut)
+                cut = cind[id(cut)][0]
+            ents.append({**ent, "cut": cut})
+        tree = {**tree, "cuts": ents}
     if "tightened" not in tree:
         return tree
     refs = []
@@ -54,11 +67,14 @@ def bab_bound_certificate(a: Network, b: Network, box, objectives, upper, lower=
     if complete_cover:
         cert["bounds"] = dict(BOUNDS)
         table: list = []
-        objectives = [{**ob, "tree": _hoist(ob["tree"], table, {})} if isinstance(ob, dict) and "tree" in ob
-                      else ob for ob in objectives]
+        cuts: list = []
+        objectives = [{**ob, "tree": _hoist(ob["tree"], table, {}, (cuts, {}))}
+                      if isinstance(ob, dict) and "tree" in ob else ob for ob in objectives]
         cert["objectives"] = jsonable(objectives)
         if table:
             cert["intermediate"] = jsonable(table)
+        if cuts:
+            cert["cuts"] = jsonable(cuts)
     else:
         cert["upper"] = jsonable(epsilon if epsilon is not None else upper)
     if point is not None:

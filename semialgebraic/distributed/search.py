@@ -211,14 +211,18 @@ def _tree_upper(tree):
     return best
 
 
-def _resolved(tree, table):
+def _resolved(tree, table, cuts=()):
     """A copy of the JSON *tree* whose leaves' ``"tightened"`` indices (into a certificate's
-    ``"intermediate"`` table) are the records themselves, so the tree can go into another
-    certificate (the builder makes a new table)."""
+    ``"intermediate"`` table) are the records themselves, and whose cut indices (into its
+    ``"cuts"`` table) the cuts, so the tree can go into another certificate (the builder makes
+    new tables)."""
     if not isinstance(tree, dict):
         return tree
     if "children" in tree:
-        return {**tree, "children": [_resolved(ch, table) for ch in tree["children"]]}
+        return {**tree, "children": [_resolved(ch, table, cuts) for ch in tree["children"]]}
+    if "cuts" in tree:
+        tree = {**tree, "cuts": [{**e, "cut": cuts[e["cut"]]} if type(e["cut"]) is int else e
+                                 for e in tree["cuts"]]}
     if "tightened" not in tree:
         return tree
     return {**tree, "tightened": [table[i] for i in tree["tightened"]]}
@@ -227,7 +231,8 @@ def _resolved(tree, table):
 def _objectives_of(cert):
     """The objectives of a ``bab_bound`` certificate (JSON) with their records resolved."""
     table = cert.get("intermediate") or []
-    return [{**ob, "tree": _resolved(ob["tree"], table)} if "tree" in ob else ob
+    cuts = cert.get("cuts") or []
+    return [{**ob, "tree": _resolved(ob["tree"], table, cuts)} if "tree" in ob else ob
             for ob in cert["objectives"]]
 
 

@@ -16,8 +16,9 @@ Schema (version 2; built by :func:`semialgebraic.certificates.bab_bound_certific
      "epsilon": e,                               # optional, informational (ε-equivalence)
      "halfspaces": [{"a": [a_1, ...], "b": b}, ...],  # optional: the domain is box ∩ {a·x <= b}
      "intermediate": [<record>, ...],                 # optional: LP-tightened intermediate bounds
-     "b_aligned_by": [{"step": "S1" | "S2", ...}]}    # optional: the trees bound a − b', b' = b
+     "b_aligned_by": [{"step": "S1" | "S2", ...}],    # optional: the trees bound a − b', b' = b
                                                       # after these symmetry steps (checked here)
+     "cuts": [<cut>, ...]}                            # optional: single-neuron cuts (bab_cuts.py)
 
 A tree node is a neuron split ``{"split": [l, j], "children": [<z_lj <= 0>, <z_lj >= 0>]}`` of
 the difference network ``D = a − b``, an input split ``{"split": ["x", k, mid], "children":
@@ -37,6 +38,11 @@ the leaf (below: from the leaf's intervals and its symbolic δ of that layer).  
 (``k_i >= 0``, one per half-space): the rows ``a_i·x <= b_i`` then enter its bound (``+ k·b``,
 ``− Σ k_i a_i`` on the coefficients of ``x``); every other leaf bounds the objective over its whole
 box, which contains the domain's part of it.
+
+A multiplier leaf (or an empty ``dual`` leaf) may also hold ``"cuts"``: valid inequalities of
+single neurons (indices into the certificate's optional table ``"cuts"``, or inline) with their
+multipliers ``ρ >= 0``, each re-proved on the leaf's box by two exact knapsacks
+(:mod:`semialgebraic.verify.bab_cuts`, three-layer-fibers R31).
 
 Any leaf may also hold ``"tightened": [i, ...]`` (indices into ``intermediate``, or records
 inline): intermediate bounds ``{"at": [l, j], "hi", "upper": {mu, alpha, beta[, kappa]}, "lo",
@@ -102,6 +108,7 @@ from algebra.rationals import Q
 from algebra.symmetries import step_from_json
 
 from .bab_integers import IntVec, _int_rows_of, _lcm, _q, int_bias, int_matrix, max_over
+from .bab_cuts import cut_terms
 from .bab_intermediate import leaf_deltas, leaf_intervals, split_leaf
 from .bab_replay import GRID, _cached, _np, _obj, pair_rows, paired_deltas
 
@@ -170,10 +177,11 @@ def _mu_w(W, mu, n):
     return [Q(int(t), md * den) for t in tot]
 
 
-def _leaf_value(Ws, bs, box, ivs, c, leaf, pair_lines=None, halfspaces=()):
+def _leaf_value(Ws, bs, box, ivs, c, leaf, pair_lines=None, halfspaces=(), cuts_of=None):
     """Exact bound of the leaf's multipliers, or a reason string when they are malformed/wrong.
     *pair_lines* (a callable giving the replayed pair lines) is needed by ``gamma``/``eta``,
-    *halfspaces* (the certificate's ``[(a, b)]``) by ``kappa``.
+    *halfspaces* (the certificate's ``[(a, b)]``) by ``kappa``, *cuts_of* (the certificate's
+    table ``cuts`` and a memo for the check) by ``cuts``.
 
     The Neumaier–Shcherbina bound of the module docstring, on integers over one denominator
     per vector (:class:`IntVec`).  An unstable neuron's ``z`` term and its constant ``−β·s·lo``
@@ -183,7 +191,7 @@ def _leaf_value(Ws, bs, box, ivs, c, leaf, pair_lines=None, halfspaces=()):
     lo``."""
     np = _np()
     L = len(Ws)
-    keys = set(leaf) - {"kappa"}
+    keys = set(leaf) - {"kappa", "cuts"}
     if keys not in ({"bound", "mu", "alpha", "beta"}, {"bound", "mu", "alpha", "beta", "gamma", "eta"}) or (
             "kappa" in leaf and not halfspaces):
         raise InputError("a leaf holds 'bound', 'mu', 'alpha', 'beta' [, 'gamma', 'eta'] [, 'kappa' with "
@@ -200,6 +208,13 @@ def _leaf_value(Ws, bs, box, ivs, c, leaf, pair_lines=None, halfspaces=()):
     total = shift[1]
     for l in range(L):
         total += mu[l].mul(int_bias(bs[l])).value()
+    cuts = None
+    if "cuts" in leaf:                       # valid single-neuron rows (bab_cuts.py)
+        table, memo = cuts_of if cuts_of is not None else ((), None)
+        cuts = cut_terms(leaf["cuts"], Ws, bs, box, ivs, table, memo)
+        if isinstance(cuts, str):
+            return cuts
+        total += cuts[0]
     zpair = hpair = None
     if "gamma" in keys:
         if pair_lines is None:
@@ -220,6 +235,8 @@ def _leaf_value(Ws, bs, box, ivs, c, leaf, pair_lines=None, halfspaces=()):
     x = mu_w(0, len(box))
     if any(v != 0 for v in shift[0]):
         x = x.add(IntVec.of(shift[0]))
+    if cuts is not None:
+        x = x.add(IntVec.of(cuts[1]))
     total += max_over(x, IntVec.of([lo for lo, _ in box]), IntVec.of([hi for _, hi in box]))
     cvec = IntVec.of(c)
     for l in range(L):
@@ -242,6 +259,8 @@ def _leaf_value(Ws, bs, box, ivs, c, leaf, pair_lines=None, halfspaces=()):
                 return f"beta on the stable active neuron ({l}, {j})"
             return f"multiplier on the stable inactive neuron ({l}, {j})"
         h = a.sub(b).add(mu_w(l + 1, len(ivs[l])))
+        if cuts is not None:
+            h = h.add(IntVec.of(cuts[2][l]))
         r = r.sub(a)
         if zpair is not None:
             r = r.add(zpair[l])
@@ -420,7 +439,7 @@ def _check_leaves(net, box, c, tree, bound, start=None, leaves_too=True):
                 if ivs is not None:
                     return False, "a leaf claimed empty has non-empty intervals"
                 continue
-            if node["empty"] != "dual" or set(node) - {"kappa"} not in (
+            if node["empty"] != "dual" or set(node) - {"kappa", "cuts"} not in (
                     {"empty", "mu", "alpha", "beta"}, {"empty", "mu", "alpha", "beta", "gamma", "eta"}):
                 raise InputError("an empty leaf is {'empty': 'interval'} or {'empty': 'dual', mu, alpha, beta"
                                  "[, gamma, eta][, kappa]}")
@@ -428,7 +447,8 @@ def _check_leaves(net, box, c, tree, bound, start=None, leaves_too=True):
                 continue
             val = _leaf_value(Ws, bs, here, ivs, [_Z] * len(c),
                               {"bound": 0, **{k: v for k, v in node.items() if k != "empty"}},
-                              _pair_lines_of(net, key, here, ivs), net["halfspaces"])
+                              _pair_lines_of(net, key, here, ivs), net["halfspaces"],
+                              net.setdefault("cuts", ((), {})))
             if isinstance(val, str):
                 return False, val
             if not val < 0:
@@ -459,7 +479,7 @@ def _check_leaves(net, box, c, tree, bound, start=None, leaves_too=True):
                 val = sum(((cj * hi if cj > 0 else cj * lo) for cj, (lo, hi) in zip(c, last) if cj != 0), _Z)
         else:
             val = _leaf_value(Ws, bs, here, ivs, c, node, _pair_lines_of(net, key, here, ivs),
-                              net["halfspaces"])
+                              net["halfspaces"], net.setdefault("cuts", ((), {})))
             if isinstance(val, str):
                 return False, val
         if val is not None and val > claimed:
@@ -594,7 +614,10 @@ def _claim(cert: dict):
     net = {"rows": [W.to_rows() for W in D.weights], "biases": [list(v) for v in D.biases],
            "mats": list(D.weights), "seen": {}, "deltas": {}, "pairs": {},
            "neurodiff": bounds["differential"] == "neurodiff", "halfspaces": halfspaces,
-           "paired": a.widths == b.widths, "intermediate": cert.get("intermediate", [])}
+           "paired": a.widths == b.widths, "intermediate": cert.get("intermediate", []),
+           "cuts": (cert.get("cuts", []), {})}
+    if not isinstance(net["cuts"][0], list):
+        raise InputError("cuts must be a list of single-neuron cuts")
     if not isinstance(net["intermediate"], list):
         raise InputError("intermediate must be a list of intermediate-bound records")
     seen, parsed = set(), []

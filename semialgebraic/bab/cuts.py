@@ -1,0 +1,298 @@
+r"""Valid inequalities of single ReLU neurons (cuts) that tighten the triangle LP of a node.
+
+The triangle relaxation of :mod:`.relaxation` relaxes each unstable neuron ``y = relu(w·x +
+b)`` on its own pre-activation interval; its LP optimum sits at the triangles' tops.  The
+convex hull of the graph of one neuron over the *box* of its inputs ``x`` (the input box for
+layer 0, the post-activation box ``[max(lo, 0), max(hi, 0)]`` of the layer below otherwise) is
+much smaller: Anderson, Huchette, Ma, Tjandraatmadja and Vielma, "Strong mixed-integer
+programming formulations for trained neural networks", Math. Prog. 183 (2020), their main result for one neuron,
+describe it by the inequalities
+
+    y <= Σ_{i in I} w_i (x_i − L̆_i) + ℓ(I) / (Ŭ_h − L̆_h) · (x_h − L̆_h),
+
+``L̆_i``/``Ŭ_i`` the ends of ``x_i``'s interval where ``w_i x_i`` is smallest/largest,
+``ℓ(I) = Σ_{i in I} w_i L̆_i + Σ_{i ∉ I} w_i Ŭ_i + b >= 0`` and ``ℓ(I ∪ {h}) < 0``; the most
+violated one at a point is found in ``O(n log n)`` (sort the coordinates by how far ``x_i`` is
+along its interval, fill the capacity ``ℓ(∅)`` greedily: ``h`` is the critical item).  Here
+that separation runs in floats at HiGHS's LP point (:meth:`CutSeparator.separate`) and only
+*proposes* ``(α, β)``; the right-hand side ``δ`` of the row ``α·x + β·y <= δ`` is computed
+exactly by :func:`algebra.kernel.knapsack.relu_cut_rhs` (two fractional knapsacks over the
+box), so every cut is valid by construction, and the checker re-proves it the same way
+(:mod:`semialgebraic.verify.bab_cuts`; three-layer-fibers R30, R31).  A child node keeps its
+parent's cuts that the parent's LP used (``ρ > 0``), their ``δ`` recomputed on the child's
+(smaller) box; the rows enter the Neumaier–Shcherbina bound with multipliers ``ρ >= 0``
+(:func:`cut_terms`).  On a difference network ``a − b`` every neuron is a neuron of ``a`` or of
+``b`` (its row has zeros on the other network's half), so the cuts are per network.
+"""
+
+from __future__ import annotations
+
+import time
+
+import numpy as np
+
+from algebra.kernel.knapsack import relu_cut_rhs
+from algebra.rationals import Q
+
+from ..budget import checkpoint
+from .relaxation import float_duals
+
+__all__ = ["Cut", "CutSeparator", "cut_terms", "cut_json", "ROOT_ROUNDS", "NODE_ROUNDS", "PER_ROUND", "NODE_PER_ROUND"]
+
+ROOT_ROUNDS = 4       # separation rounds at the root (each: separate, re-solve)
+NODE_ROUNDS = 0       # at other nodes (after the inherited cuts): none, FORWARD instead
+PER_ROUND = 32        # at most this many new cuts per round at the root, the most violated first
+NODE_PER_ROUND = 8    # at other nodes
+FORWARD = True        # a node (not the root) separates at its final LP point for its children
+# cuts below the root only for an objective whose root rounds lowered its LP value by this
+# share: measured 2026-12-02 (root, 4 rounds, every objective): digits 64-32-10 13–16 % (cuts
+# pay: 1.83x -> 1.77x side by side at 9 CPU s), 64-32-16-10 3–4 % (they did not: 4.61x ->
+# 5.07x, half the nodes)
+PAY_GAIN = 0.08
+_MIN_VIOLATION = 1e-7   # relative to the neuron's interval width
+_ALPHA_GRID = 1 << 40   # the fractional coefficient rounded to this grid (δ stays exact)
+_RHO_GRID = 1 << 60     # HiGHS's cut duals rounded as the other duals (.search._DUAL_GRID)
+_ZERO = Q(0)
+
+
+class Cut:
+    """The row ``α·h_{l−1} + β·h_{l,j} <= δ`` of neuron ``at = (l, j)`` (``h_{−1}`` is the
+    input ``x``): ``index`` (the ``k`` of non-zero ``α_k``), ``values`` (those ``α_k``, exact)
+    and ``fvalues`` (floats, for HiGHS), ``beta``, ``delta`` (exact, valid on the box it was
+    computed for), ``key`` (its identity, kept by a child's copy: HiGHS's warm start)."""
+
+    __slots__ = ("at", "index", "values", "fvalues", "beta", "delta", "key", "box", "_json")
+
+    def __init__(self, at, index, values, beta, delta, key, box=None):
+        self.at, self.index, self.values = at, np.asarray(index, dtype=np.int64), list(values)
+        self.fvalues = np.array([float(v) for v in self.values], dtype=float)
+        self.beta, self.delta, self.key = beta, delta, key
+        self.box = box                # the input box δ was computed on
+        self._json = None
+
+    def as_json(self) -> dict:
+        """``{"at", "alpha": [[k, α_k], ...], "beta", "delta"}`` (one dict per cut, made once)."""
+        if self._json is None:
+            self._json = {"at": [int(self.at[0]), int(self.at[1])],
+                          "alpha": [[int(k), v] for k, v in zip(self.index.tolist(), self.values)],
+                          "beta": self.beta, "delta": self.delta}
+        return self._json
+
+    def dense(self, n):
+        out = [_ZERO] * n
+        for k, v in zip(self.index.tolist(), self.values):
+            out[k] = v
+        return out
+
+
+def cut_json(cut: Cut, rho) -> dict:
+    """A cut with its multiplier as a leaf of a ``bab_bound`` certificate holds it: ``{"cut":
+    {"at", "alpha", "beta", "delta"}, "rho"}``, the inner dict one object per cut (the
+    certificate's builder puts it in the table ``"cuts"`` once, by identity)."""
+    return {"cut": cut.as_json(), "rho": rho}
+
+
+def cut_terms(cuts, rho, d, widths):
+    """``(Σ ρ δ, x coefficients, h coefficients per hidden layer)``: the part of ``c − Aᵀy``
+    (and of the constant) of the cut rows with multipliers ``ρ >= 0``."""
+    const = _ZERO
+    cx = [_ZERO] * d
+    ch = [[_ZERO] * n for n in widths]
+    for cut, r in zip(cuts, rho):
+        if r == 0:
+            continue
+        l, j = cut.at
+        const += r * cut.delta
+        tgt = cx if l == 0 else ch[l - 1]
+        for k, v in zip(cut.index.tolist(), cut.values):
+            tgt[k] -= r * v
+        ch[l][j] -= r * cut.beta
+    return const, cx, ch
+
+
+class CutSeparator:
+    """The cuts of one network (rows *Ws*, biases *bs*, exact): separation in floats, right-hand
+    sides exact, and the LP solved with rounds of cuts (:meth:`solve`)."""
+
+    def __init__(self, Ws, bs, root_rounds: int = ROOT_ROUNDS, node_rounds: int = NODE_ROUNDS,
+                 per_round: int = PER_ROUND, per_round_node: int = NODE_PER_ROUND):
+        self.Ws, self.bs = Ws, bs
+        self.fW = [np.array([[float(v) for v in row] for row in W], dtype=float) for W in Ws]
+        self.fb = [np.array([float(v) for v in b], dtype=float) for b in bs]
+        self.root_rounds, self.node_rounds, self.per_round = root_rounds, node_rounds, per_round
+        self.per_round_node = per_round_node
+        self.forward = FORWARD
+        self.pay_gain = PAY_GAIN
+        self.pays: dict = {}          # objective -> its root's rounds paid (cuts below the root)
+        self.widths = [len(W) for W in Ws[:-1]]
+        self._serial = 0
+        self.made = 0                 # cuts made (work done, for reports and tests)
+
+    def input_box(self, box, ivs, l):
+        """The exact box of neuron layer *l*'s inputs at a node."""
+        if l == 0:
+            return list(box)
+        return [(max(lo, _ZERO), max(hi, _ZERO)) for lo, hi in ivs[l - 1]]
+
+    def exact(self, at, index, values, beta, box, ivs, key=None):
+        """The cut ``(α, β)`` of neuron *at* with its exact ``δ`` on the node's box."""
+        l, j = at
+        n = len(self.Ws[l][0])
+        alpha = [_ZERO] * n
+        for k, v in zip(index, values):
+            alpha[k] = v
+        inputs = self.input_box(box, ivs, l)
+        delta = relu_cut_rhs(alpha, beta, self.Ws[l][j], self.bs[l][j], inputs)
+        if key is None:
+            self._serial += 1
+            key = (l, j, self._serial)
+            self.made += 1
+        return Cut(at, index, values, beta, delta, key, inputs)
+
+    def refresh(self, cuts, box, ivs):
+        """*cuts* (a parent's) with ``δ`` recomputed on this node's box (valid by construction;
+        the same cut when its input box is unchanged: a neuron split leaves the layers below)."""
+        out = []
+        for cut in cuts:
+            checkpoint()
+            if cut.box is not None and self.input_box(box, ivs, cut.at[0]) == cut.box:
+                out.append(cut)
+            else:
+                out.append(self.exact(cut.at, cut.index.tolist(), cut.values, cut.beta, box, ivs, cut.key))
+        return out
+
+    def separate(self, box, ivs, cols, template, limit):
+        """The most violated Anderson cuts at the LP point *cols* (floats), at most *limit*, of
+        the unstable neurons of the node (exact ``δ``)."""
+        t = template
+        found = []
+        for l, layer in enumerate(ivs[:-1]):
+            unst = [j for j, (lo, hi) in enumerate(layer) if lo < 0 < hi]
+            if not unst:
+                continue
+            if l == 0:
+                L = np.array([float(lo) for lo, _ in box]); U = np.array([float(hi) for _, hi in box])
+                xs = cols[:t.d]
+            else:
+                prev = ivs[l - 1]
+                L = np.array([max(float(lo), 0.0) for lo, _ in prev]); U = np.array([max(float(hi), 0.0) for _, hi in prev])
+                xs = cols[t.hoff[l - 1]:t.hoff[l - 1] + len(prev)]
+            ys = cols[t.hoff[l]:t.hoff[l] + len(layer)]
+            J = np.array(unst, dtype=np.int64)
+            W = self.fW[l][J]                               # one row per unstable neuron
+            b = self.fb[l][J]
+            pos = W >= 0
+            Lb, Ub = np.where(pos, L, U), np.where(pos, U, L)
+            d = W * (Ub - Lb)                               # >= 0
+            u = (W * Ub).sum(axis=1) + b                    # ℓ(∅): the largest z over the box
+            low = (W * Lb).sum(axis=1) + b
+            span = Ub - Lb
+            with np.errstate(divide="ignore", invalid="ignore"):
+                tt = np.where(d > 0, np.clip((xs[None, :] - Lb) / span, 0.0, 1.0), np.inf)
+            order = np.argsort(tt, axis=1, kind="stable")   # items of d = 0 last (t = inf)
+            ds = np.take_along_axis(d, order, axis=1)
+            cum = np.cumsum(ds, axis=1)
+            cross = (cum > u[:, None]).argmax(axis=1)       # the critical item h
+            ok = (u > 0) & (low < 0) & (cum[:, -1] > u)
+            rows = np.arange(len(J))
+            ts = np.take_along_axis(np.where(np.isfinite(tt), tt, 0.0), order, axis=1)
+            before = np.where(np.arange(ds.shape[1])[None, :] < cross[:, None], ds * ts, 0.0).sum(axis=1)
+            ell = u - np.where(cross > 0, cum[rows, np.maximum(cross - 1, 0)], 0.0)
+            env = before + ell * ts[rows, cross]
+            width = np.array([float(layer[j][1] - layer[j][0]) for j in unst])
+            viol = ys[J] - env
+            for r in np.nonzero(ok & (viol > _MIN_VIOLATION * np.maximum(width, 1e-12)))[0]:
+                k = int(cross[r])
+                h = int(order[r, k])
+                found.append((viol[r] / max(width[r], 1e-12), l, int(J[r]), order[r, :k], h,
+                              ell[r] / (Ub[r, h] - Lb[r, h])))
+        found.sort(key=lambda f: -f[0])
+        out = []
+        for _, l, j, I, h, slope in found[:limit]:
+            checkpoint()
+            row = self.Ws[l][j]
+            idx = sorted(int(i) for i in I)
+            vals = [-row[i] for i in idx]
+            s = Q(round(slope * _ALPHA_GRID), _ALPHA_GRID)
+            if s != 0:
+                idx.append(h)
+                vals.append(-s)
+                order = sorted(range(len(idx)), key=idx.__getitem__)
+                idx, vals = [idx[i] for i in order], [vals[i] for i in order]
+            out.append(self.exact((l, j), idx, vals, Q(1), box, ivs))
+        return out
+
+    def solve(self, Ws, bs, box, ivs, c, *, root: bool, inherited=(), keep=None, lp=float_duals, **kw):
+        """HiGHS on the node's relaxation with cuts: the inherited ones (their ``δ`` made exact
+        here), then rounds of separation and re-solving (:data:`ROOT_ROUNDS` at the root,
+        :data:`NODE_ROUNDS` elsewhere; none at a node that inherits no cut, such as every node
+        below the root of an objective whose root rounds lowered its LP value by less than
+        :data:`PAY_GAIN`: that root hands its children a basis without cuts).  ``(status, x, duals, cuts, rho)`` (the last solve's
+        :func:`.relaxation.float_duals` answer, its cuts and their float duals); with a list
+        *keep*, the last basis is appended, holding the cuts of ``ρ != 0`` for the children;
+        *lp* is :func:`.relaxation.float_duals` (the caller's, e.g. an instrumented one)."""
+        t = kw["template"]
+        key = tuple(c)
+        if not root and not inherited:
+            # below the root, cuts only on a path that carries them (the basis of the parent):
+            # a pure function of the path, the same serially and in a distributed task
+            # (:mod:`semialgebraic.distributed.tree`), which starts without a basis
+            got = lp(Ws, bs, box, ivs, c, keep=keep, **kw)
+            return (*got, [], [])
+        cuts = self.refresh(inherited, box, ivs)
+        rounds = self.root_rounds if root else self.node_rounds
+        got = None
+        first = None
+        t0, limit = time.monotonic(), kw.get("time_limit")
+        for r in range(rounds + 1):
+            info: dict = {}
+            mine: list = []
+            got = lp(Ws, bs, box, ivs, c, cuts=cuts, info=info, keep=mine, **kw)
+            basis = mine[0] if mine else None
+            if r == 0:
+                plain = (basis, not cuts)     # the basis before any new cut (for children without cuts)
+            if got[0] != "optimal" or info.get("cols") is None:
+                break
+            top = info["cols"][t.zoff[-1]:t.zoff[-1] + len(c)]
+            value = float(np.dot(top, [float(v) for v in c]))
+            if first is None:
+                first = last = value
+                if root:
+                    self.pays[key] = False
+            else:
+                if root:
+                    self.pays[key] = first - value >= self.pay_gain * abs(first)
+                # rounds stop when one gains < 1 % (or the first < PAY_GAIN / 2: they will not
+                # pay), or after a quarter of the node's time limit
+                if (last - value < 0.01 * abs(first) or (r == 1 and first - value < self.pay_gain / 2 * abs(first))
+                        or (limit is not None and time.monotonic() - t0 > limit / 4)):
+                    break
+                last = value
+            if r == rounds:
+                break
+            new = self.separate(box, ivs, info["cols"], t, self.per_round if root else self.per_round_node)
+            if not new:
+                break
+            kw["basis"] = basis
+            cuts = cuts + new
+        rho = info.get("rho", [0.0] * len(cuts))
+        if keep is not None and root and not self.pays.get(key, True) and plain[1] and plain[0] is not None:
+            keep.append(plain[0])             # the children solve without cuts: a basis without cut rows
+            return (*got, cuts, rho)
+        if keep is not None and basis is not None:
+            basis.cuts = tuple(cut for cut, v in zip(cuts, rho) if abs(v) > 1e-12)
+            if not root and self.forward and got[0] == "optimal" and info.get("cols") is not None:
+                # cuts separated at this node's LP point, for its children only (no re-solve here)
+                basis.cuts += tuple(self.separate(box, ivs, info["cols"], t, self.per_round_node))
+            keep.append(basis)
+        return (*got, cuts, rho)
+
+
+def exact_rho(rho, sign):
+    """The cut multipliers as exact rationals of the right sign (HiGHS's duals times *sign*,
+    rounded to the grid ``2^-60``, negatives set to 0: any ``ρ >= 0`` is valid)."""
+    out = []
+    for v in rho:
+        q = Q(round(sign * float(v) * _RHO_GRID), _RHO_GRID)
+        out.append(q if q > 0 else _ZERO)
+    return out

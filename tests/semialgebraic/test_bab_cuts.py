@@ -1,0 +1,295 @@
+"""Single-neuron cuts in the branch and bound (Anderson et al. 2020; three-layer-fibers R30, R31):
+values against the region walk, every emitted cut valid by brute force, mutations rejected."""
+
+from __future__ import annotations
+
+import copy
+import itertools
+import json
+from fractions import Fraction as F
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings, strategies as st
+
+from algebra.exceptions import InputError
+from algebra.kernel import difference_network
+from algebra.kernel.knapsack import relu_cut_rhs
+from algebra.network import Network
+from algebra.rationals import Q, from_float, to_q
+import semialgebraic.bab.cuts as cuts_module
+from semialgebraic.bab import diff_bounds
+from semialgebraic.bab.search import Engine, _lp_bound
+from semialgebraic.certificates import jsonable
+from semialgebraic.equivalence import max_deviation
+from semialgebraic.verify import verify
+
+
+def _json(c):
+    return json.loads(json.dumps(jsonable(c)))
+
+
+def _float_pair(widths, seed):
+    """A float32 network and its float16 copy (exact rationals), normal weights."""
+    rng = np.random.default_rng(seed)
+    Ws = [rng.normal(0, 1, (widths[i + 1], widths[i])).astype(np.float32) for i in range(len(widths) - 1)]
+    bs = [(0.3 * rng.normal(size=widths[i + 1])).astype(np.float32) for i in range(len(widths) - 1)]
+
+    def net(dt):
+        return Network.from_rows([[[from_float(v) for v in row.astype(dt)] for row in W] for W in Ws],
+                                 [[from_float(v) for v in b.astype(dt)] for b in bs])
+    return net(np.float32), net(np.float16)
+
+
+def _leaves_with_cuts(cert):
+    """``(leaf, box, splits)`` of every leaf holding cuts (input splits replayed)."""
+    out = []
+    box0 = [(to_q(lo), to_q(hi)) for lo, hi in cert["box"]]
+    for ob in cert["objectives"]:
+        stack = [(ob["tree"], box0, {})]
+        while stack:
+            t, box, splits = stack.pop()
+            if "split" in t:
+                sp = t["split"]
+                for side, ch in enumerate(t["children"]):
+                    if sp[0] == "x":
+                        sub = list(box)
+                        lo, hi = box[sp[1]]
+                        mid = to_q(sp[2])
+                        sub[sp[1]] = (lo, mid) if side == 0 else (mid, hi)
+                        stack.append((ch, sub, splits))
+                    else:
+                        stack.append((ch, box, {**splits, tuple(sp): side}))
+            elif "cuts" in t:
+                out.append((t, box, splits))
+    return out
+
+
+def _layers(a, b):
+    D = difference_network(a, b)
+    return ([[[F(str(v)) for v in row] for row in W.to_rows()] for W in D.weights],
+            [[F(str(v)) for v in bv] for bv in D.biases])
+
+
+def _forward(Ws, bs, x):
+    """Every layer's pre-activations at *x* (Fractions)."""
+    h, out = list(x), []
+    for l, (W, b) in enumerate(zip(Ws, bs)):
+        z = [sum(w * v for w, v in zip(row, h)) + bj for row, bj in zip(W, b)]
+        out.append(z)
+        h = [max(v, F(0)) for v in z]
+    return out
+
+
+def _resolved(cert, ent):
+    """The cut of a leaf's entry (an index into the certificate's table, or inline)."""
+    return cert["cuts"][ent["cut"]] if type(ent["cut"]) is int else ent["cut"]
+
+
+def _brute_valid(cut, Ws, bs, box, splits, samples):
+    """The cut holds at every box vertex (layer 0: the exact maximum of the convex ``α·x +
+    relu(w·x + b)``, β = 1 >= 0) and at every sample of the leaf (its splits' signs)."""
+    l, j = cut["at"]
+    alpha = {k: F(str(v)) for k, v in cut["alpha"]}
+    beta, delta = F(str(cut["beta"])), F(str(cut["delta"]))
+    if l == 0 and beta >= 0:
+        for v in itertools.product(*[(F(str(lo)), F(str(hi))) for lo, hi in box]):
+            y = max(sum(w * x for w, x in zip(Ws[0][j], v)) + bs[0][j], F(0))
+            if sum(a * v[k] for k, a in alpha.items()) + beta * y > delta:
+                return False
+    for x in samples:
+        if not all(F(str(lo)) <= xi <= F(str(hi)) for xi, (lo, hi) in zip(x, box)):
+            continue
+        zs = _forward(Ws, bs, x)
+        if any((zs[sl][sj] >= 0) != (side == 1) and zs[sl][sj] != 0 for (sl, sj), side in splits.items()):
+            continue
+        prev = list(x) if l == 0 else [max(v, F(0)) for v in zs[l - 1]]
+        if sum(a * prev[k] for k, a in alpha.items()) + beta * max(zs[l][j], F(0)) > delta:
+            return False
+    return True
+
+
+def _samples(box, n, seed):
+    rng = np.random.default_rng(seed)
+    out = []
+    for _ in range(n):
+        out.append([F(str(lo)) + (F(str(hi)) - F(str(lo))) * F(int(rng.integers(0, 65)), 64) for lo, hi in box])
+    return out
+
+
+@pytest.fixture(scope="module")
+def cut_cert():
+    a, b = _float_pair([3, 8, 6, 1], 2)
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(cuts_module, "PAY_GAIN", 0.0)          # cuts below the root whatever the root gained
+        r = diff_bounds(a, b, [(Q(-1), Q(1))] * 3, input_splits=False)
+    assert r.complete
+    return a, b, r, _json(r.certificate)
+
+
+def test_cuts_tighten_the_root_bound():
+    """Digits-like near copy, one objective: the root's certified LP bound with cut rounds is
+    below the triangle LP's (values asserted)."""
+    a, b = _float_pair([4, 12, 8, 2], 0)
+    D = difference_network(a, b)
+    Ws = [W.to_rows() for W in D.weights]
+    bs = [list(v) for v in D.biases]
+    box = [(Q(-1), Q(1))] * 4
+    c = [Q(1), Q(0)]
+    plain = Engine(Ws, bs, paired=True, cuts=False)
+    cut = Engine(Ws, bs, paired=True, cuts=True)
+    ivs = plain.node(box, {})[0]
+    assert cut.node(box, {})[0] == ivs
+    kw = dict(template=plain.template, lines=plain.pair_lines(box, {}), memo={})
+    without = _lp_bound(Ws, bs, box, ivs, c, plain.sym, **kw)
+    withcuts = _lp_bound(Ws, bs, box, ivs, c, cut.sym, separator=cut.separator, root=True, **kw)
+    assert withcuts[0] < without[0]
+    assert len(withcuts[1]) == 7 and withcuts[1][6]          # the cut part of the multipliers
+    assert all(ent["rho"] > 0 for ent in withcuts[1][6])
+
+
+def test_certificate_with_cuts_verifies_and_cuts_are_valid(cut_cert):
+    a, b, r, cert = cut_cert
+    assert r.lower == r.upper and r.complete            # (the walk's value: the hypothesis test below)
+    ok, why = verify(cert)
+    assert ok, why
+    leaves = _leaves_with_cuts(cert)
+    assert leaves
+    layers = {_resolved(cert, ent)["at"][0] for leaf, _, _ in leaves for ent in leaf["cuts"]}
+    assert layers == {0, 1}                                   # cuts of both hidden layers
+    assert len(cert["cuts"]) < sum(len(leaf["cuts"]) for leaf, _, _ in leaves)   # one table entry per cut
+    Ws, bs = _layers(a, b)
+    samples = _samples(cert["box"], 10, 0)
+    for leaf, box, splits in leaves[:4]:
+        for ent in leaf["cuts"]:
+            assert ent["rho"] != "0" and not str(ent["rho"]).startswith("-")
+            assert _brute_valid(_resolved(cert, ent), Ws, bs, box, splits, samples)
+
+
+def _rejected(c):
+    try:
+        return not verify(c)[0]
+    except InputError:
+        return True
+
+
+def _layer0_cut(cert):
+    """``(leaf index, entry index)`` of a cut of layer 0 (its box is the certificate's)."""
+    for i, (leaf, _, _) in enumerate(_leaves_with_cuts(cert)):
+        for k, ent in enumerate(leaf["cuts"]):
+            if _resolved(cert, ent)["at"][0] == 0:
+                return i, k
+    raise AssertionError("no layer-0 cut")
+
+
+def _entry(c, where):
+    i, k = where
+    return _leaves_with_cuts(c)[i][0]["cuts"][k]
+
+
+def _cut_at(c, where):
+    return _resolved(c, _entry(c, where))
+
+
+def test_mutations_rejected(cut_cert):
+    a, b, _, cert = cut_cert
+    Ws, bs = _layers(a, b)
+    box = [(to_q(lo), to_q(hi)) for lo, hi in cert["box"]]
+    where = _layer0_cut(cert)
+    base = _cut_at(cert, where)
+    l, j = base["at"]
+    n = len(box)
+    alpha = [Q(0)] * n
+    for k, v in base["alpha"]:
+        alpha[k] = to_q(v)
+    row = [Q(int(v.numerator), int(v.denominator)) for v in Ws[0][j]]
+    bias = Q(int(bs[0][j].numerator), int(bs[0][j].denominator))
+    least = relu_cut_rhs(alpha, to_q(base["beta"]), row, bias, box)
+    assert least == to_q(base["delta"])              # the search's δ is the least valid one
+    # δ lowered
+    c = copy.deepcopy(cert)
+    _cut_at(c, where)["delta"] = str(least - Q(1, 10 ** 6))
+    assert _rejected(c)
+    # α changed (towards the maximiser's vertex: the least valid δ grows)
+    grown = False
+    for k in range(n):
+        for step in (Q(1), Q(-1)):
+            trial = list(alpha)
+            trial[k] += step
+            if relu_cut_rhs(trial, to_q(base["beta"]), row, bias, box) > least:
+                c = copy.deepcopy(cert)
+                _cut_at(c, where)["alpha"] = [[kk, str(v)] for kk, v in enumerate(trial) if v != 0]
+                assert _rejected(c)
+                grown = True
+                break
+        if grown:
+            break
+    assert grown
+    # attached to the wrong neuron (one whose least valid δ is larger)
+    moved = False
+    for jj in range(len(Ws[0])):
+        other = [Q(int(v.numerator), int(v.denominator)) for v in Ws[0][jj]]
+        ob = Q(int(bs[0][jj].numerator), int(bs[0][jj].denominator))
+        if jj != j and relu_cut_rhs(alpha, to_q(base["beta"]), other, ob, box) > least:
+            c = copy.deepcopy(cert)
+            _cut_at(c, where)["at"] = [0, jj]
+            assert _rejected(c)
+            moved = True
+            break
+    assert moved
+    # the box widened: δ made on a narrower box than the leaf's is not valid on the leaf
+    narrow = [(lo / 2, hi / 2) for lo, hi in box]
+    small = relu_cut_rhs(alpha, to_q(base["beta"]), row, bias, narrow)
+    assert small < least
+    c = copy.deepcopy(cert)
+    _cut_at(c, where)["delta"] = str(small)
+    assert _rejected(c)
+    # a negative multiplier; malformed cuts
+    c = copy.deepcopy(cert)
+    _entry(c, where)["rho"] = "-1/1000"
+    assert _rejected(c)
+    c = copy.deepcopy(cert)
+    _entry(c, where)["cut"] = len(c["cuts"])                  # an index out of the table
+    assert _rejected(c)
+    for bad in ({"at": [5, 0]}, {"alpha": [[99, "1"]]}, {"beta": 0.5}, {"extra": 1}):
+        c = copy.deepcopy(cert)
+        _cut_at(c, where).update(bad)
+        assert _rejected(c)
+    # unchanged: accepted
+    assert verify(copy.deepcopy(cert))[0]
+
+
+def _net(draw, widths):
+    ws, bs = [], []
+    for i in range(len(widths) - 1):
+        ws.append([[draw(st.integers(-3, 3)) for _ in range(widths[i])] for _ in range(widths[i + 1])])
+        bs.append([draw(st.integers(-2, 2)) for _ in range(widths[i + 1])])
+    return Network.from_rows(ws, bs)
+
+
+@st.composite
+def pairs(draw):
+    d = draw(st.integers(1, 3))
+    hidden = draw(st.lists(st.integers(2, 4), min_size=1, max_size=2))
+    widths = [d] + hidden + [1]
+    return _net(draw, widths), _net(draw, widths), (draw(st.integers(-2, 0)), draw(st.integers(1, 2)))
+
+
+@settings(max_examples=10, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(pairs())
+def test_bab_with_cuts_equals_region_walk(case):
+    """With cuts (the default): the branch-and-bound maximum is the region walk's exact value,
+    the certificate verifies and every cut it holds is valid by brute force."""
+    a, b, box = case
+    exact = max_deviation(a, b, box).value
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(cuts_module, "PAY_GAIN", 0.0)          # cuts at every node
+        r = diff_bounds(a, b, box, input_splits=False)
+    assert r.lower == exact == r.upper and r.complete
+    cert = _json(r.certificate)
+    assert verify(cert)[0]
+    Ws, bs = _layers(a, b)
+    samples = _samples(cert["box"], 12, 1)
+    for leaf, lbox, splits in _leaves_with_cuts(cert):
+        for ent in leaf["cuts"]:
+            assert _brute_valid(_resolved(cert, ent), Ws, bs, lbox, splits, samples)
