@@ -40,7 +40,7 @@ from algebra.rationals import Q
 from ..budget import checkpoint
 from ..lp.exact import optimize
 
-__all__ = ["exact_leaf"]
+__all__ = ["exact_leaf", "exact_region"]
 
 _ZERO = Q(0)
 _TOL = 1e-9
@@ -165,16 +165,10 @@ def _optimal(G, g, box, ivs, grad, nus, point):
 _ROUNDS = 8          # working-set rounds of the exact region LP (each adds the violated rows)
 
 
-def _region_lp(G, g, box, ivs, grad, x):
-    """``(ν, point)`` of the exact LP ``max ∇·x`` over the leaf's region (the box and every
-    ``lo <= z_{l,j} <= hi``): exact simplex (:func:`semialgebraic.lp.exact.optimize`, warm
-    from HiGHS) on a working set of rows — the ones within ``10^-6`` of tight at the float
-    point *x* (relative to ``1 + |bound|``), then the rows the exact optimum violates, at most ``_ROUNDS`` times (a
-    relaxation whose optimum satisfies every row is optimal for all of them, its multipliers
-    those of the whole LP with zeros elsewhere).  None when the region is empty or the rounds
-    run out."""
-    d = len(box)
-    cand = []                    # (l, j, sign, row, rhs): sign·(G x + g) <= sign·bound
+def _rows(G, g, ivs):
+    """The region's rows ``(l, j, sign, row, rhs)``: ``sign·(G x + g) <= sign·bound`` for every
+    non-constant ``z_{l,j}``; None when a constant ``z`` is outside its interval."""
+    cand = []
     for l, layer in enumerate(ivs):
         for j, (lo, hi) in enumerate(layer):
             r = G[l].row_at(j)
@@ -184,12 +178,61 @@ def _region_lp(G, g, box, ivs, grad, x):
                 continue
             cand.append((l, j, 1, r, hi - g[l][j]))
             cand.append((l, j, -1, tuple(-v for v in r), g[l][j] - lo))
+    return cand
+
+
+def _box_rows(box):
+    d = len(box)
+    brows = [tuple(Q(1) if i == k else _ZERO for i in range(d)) for k in range(d)]
+    return brows + [tuple(-v for v in r) for r in brows], [hi for _, hi in box] + [-lo for lo, _ in box]
+
+
+def exact_region(Ws, bs, box, ivs, c):
+    """A leaf without unstable neurons where HiGHS gave no point (a thin region, or one HiGHS
+    calls infeasible without a usable proof): the exact LP of its whole region in the input
+    coordinates.  ``("max", (mu, alpha, beta), point)`` (its optimum's multipliers),
+    ``("empty", (mu, alpha, beta), None)`` (the multipliers of its Motzkin certificate for the
+    zero objective: the caller keeps them only when their exact bound is negative), or None."""
+    if any(lo < 0 < hi for layer in ivs[:-1] for lo, hi in layer):
+        return None
+    d, L = len(box), len(Ws)
+    act = [[lo >= 0 for lo, _ in layer] for layer in ivs[:-1]]
+    G, g = _affine(Ws, bs, act, d)
+    cand = _rows(G, g, ivs)
+    if cand is None:
+        return None
+    A_box, b_box = _box_rows(box)
+    checkpoint()
+    res = optimize(list(G[L - 1].transpose().apply(c)), A_le=A_box + [r[3] for r in cand],
+                   b_le=b_box + [r[4] for r in cand], n=d)
+    if res.status == "optimal":
+        kind, ys, target = "max", res.dual["y_le"], c
+    elif res.status == "infeasible" and res.certificate is not None:
+        kind, ys, target = "empty", res.certificate["y_le"], [_ZERO] * len(c)
+    else:
+        return None
+    nus = [[_ZERO] * len(layer) for layer in ivs]
+    for (l, j, sign, _, _), y in zip(cand, ys[2 * d:]):
+        nus[l][j] += sign * y
+    return kind, _multipliers(Ws, ivs, act, target, nus), (list(res.point) if kind == "max" else None)
+
+
+def _region_lp(G, g, box, ivs, grad, x):
+    """``(ν, point)`` of the exact LP ``max ∇·x`` over the leaf's region (the box and every
+    ``lo <= z_{l,j} <= hi``): exact simplex (:func:`semialgebraic.lp.exact.optimize`, warm
+    from HiGHS) on a working set of rows — the ones within ``10^-6`` of tight at the float
+    point *x* (relative to ``1 + |bound|``), then the rows the exact optimum violates, at most ``_ROUNDS`` times (a
+    relaxation whose optimum satisfies every row is optimal for all of them, its multipliers
+    those of the whole LP with zeros elsewhere).  None when the region is empty or the rounds
+    run out."""
+    d = len(box)
+    cand = _rows(G, g, ivs)
+    if cand is None:
+        return None
     xf = np.array(x, dtype=float)
     slack = [float(b) - float(np.dot([float(v) for v in r], xf)) for _, _, _, r, b in cand]
     work = [i for i, (s, c_) in enumerate(zip(slack, cand)) if s <= 1e-6 * (1.0 + abs(float(c_[4])))]
-    brows = [tuple(Q(1) if i == k else _ZERO for i in range(d)) for k in range(d)]
-    A_box = brows + [tuple(-v for v in r) for r in brows]
-    b_box = [hi for _, hi in box] + [-lo for lo, _ in box]
+    A_box, b_box = _box_rows(box)
     for _ in range(_ROUNDS):
         checkpoint()
         A = A_box + [cand[i][3] for i in work]

@@ -47,7 +47,7 @@ from algebra.rationals import Q
 from ..budget import Budget
 from .differential import DifferentialNet, delta_lines
 from .cuts import CutSeparator, cut_json, cut_terms, exact_rho
-from .exactleaf import exact_leaf
+from .exactleaf import exact_leaf, exact_region
 from .relaxation import LPTemplate, candidates as _candidates, exact_bound_int, float_duals
 from .symbolic import SymbolicNet, affine_bound
 from .tighten import DEFAULT_CAP, Tightener, layer_of
@@ -169,6 +169,29 @@ def _exact_leaf(Ws, bs, box, ivs, c, x, sym, value, holder, bnd):
     found = None
     if all(lo <= v <= hi for v, (lo, hi) in zip(p, box)):
         found = (value(p), p)
+    val = exact_bound_int(sym, box, ivs, c, mu, alpha, beta)
+    if val < bnd:
+        holder.clear()
+        holder.update({"bound": val, "mu": mu, "alpha": alpha, "beta": beta})
+        bnd = val
+    return bnd, found
+
+
+def _exact_region(Ws, bs, box, ivs, c, sym, value, holder, bnd):
+    """:func:`.exactleaf.exact_region` at a leaf without unstable neurons: None when its
+    multipliers prove the leaf empty (*holder* then an ``"empty": "dual"`` leaf), else
+    ``(bound, (value, point) or None)`` as :func:`_exact_leaf`."""
+    got = exact_region(Ws, bs, box, ivs, c)
+    if got is None:
+        return bnd, None
+    kind, (mu, alpha, beta), p = got
+    if kind == "empty":
+        if exact_bound_int(sym, box, ivs, [_ZERO] * len(c), mu, alpha, beta) < 0:
+            holder.clear()
+            holder.update({"empty": "dual", "mu": mu, "alpha": alpha, "beta": beta})
+            return None
+        return bnd, None
+    found = (value(p), p) if all(lo <= v <= hi for v, (lo, hi) in zip(p, box)) else None
     val = exact_bound_int(sym, box, ivs, c, mu, alpha, beta)
     if val < bnd:
         holder.clear()
@@ -571,6 +594,18 @@ def bound_objective(Ws, bs, box, c, value, *, budget: Budget | None = None,
                     if bnd[1] is not None and bnd[1][0] > lower:
                         lower, point = bnd[1]
                     bnd = bnd[0]
+            if (got is None or got[2] is None) and unstable == 0 and bnd > cut() and not engine.halfspaces:
+                # HiGHS gave no point at a leaf with nothing left to split (a thin region, or
+                # one it calls infeasible without a usable proof): the region's exact LP decides
+                # (found by a fuzz run 2026-12-02: a split-neuron pair kept 55/168 over 1.5e-9)
+                fb = _exact_region(Ws, bs, nbox, ivs, c, engine.sym, value, holder, bnd)
+                if fb is None:
+                    if recs:
+                        holder["tightened"] = recs
+                    return
+                bnd, found = fb
+                if found is not None and found[0] > lower:
+                    lower, point = found
         if recs and unstable == 0 and bnd > cut() and engine.lp and not budget.exhausted():
             # no neuron left to split, but the tightened (grid) intervals keep the LP from
             # reaching the exact value: the LP on the symbolic intervals alone (a leaf without

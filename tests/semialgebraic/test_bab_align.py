@@ -104,3 +104,27 @@ def test_a_pair_of_other_widths_splits_neurons_below_sixteen_unstable():
     r = diff_bounds(A, SPLIT, (-1, 1), timeout=120)
     assert r.complete and r.lower == r.upper == Q(1, 2000000) == max_deviation(A, SPLIT, (-1, 1)).value
     assert r.nodes <= 400 and verify(r.certificate)[0]
+
+
+# a fuzz pair (2026-12-02): A2's layer 1 permuted, rescaled, one neuron split in two equal
+# rows, one bias moved by 1e-9; a leaf whose splits put the twin rows on both sides of their
+# kink is a thin region HiGHS called infeasible without a usable proof: the leaf kept its
+# affine bound 55/168 and the search ended at [1.5e-9, 55/168] with "nothing to split"
+A2 = Network.from_rows([[["-3/2", "-1/4", "3/2"], ["-1/4", 0, "-5/4"], ["-3/4", "5/4", "-3/2"], ["5/4", "-1/2", "-1/2"]],
+                        [["3/4", "-5/4", "-1/4", 0], ["3/2", "-1/2", "-3/2", "-1/2"], ["-5/4", "-3/2", 1, "-1/2"]],
+                        [[0, "1/2", "-1/4"], ["-3/4", "3/2", "-1/4"]]],
+                       [["1/4", "-3/4", "1/2", "1/2"], ["-1/2", "-1/4", 0], ["1/2", -1]])
+B2 = Network.from_rows([[["-9/8", "15/8", "-9/4"], ["-1/6", 0, "-5/6"], ["5/12", "-1/6", "-1/6"], [-2, "-1/3", 2],
+                         ["-9/8", "15/8", "-9/4"]],
+                        [["-1/12", "-15/8", 0, "9/16", "-1/12"], ["-1/2", "-3/4", "-3/2", "9/8", "-1/2"],
+                         ["1/3", "-9/4", "-3/2", "-15/16", "1/3"]],
+                        [[0, "1/2", "-1/4"], ["-3/4", "3/2", "-1/4"]]],
+                       [["3/4", "-1/2", "1/6", "1/3", "3/4"], ["-1/2", "-249999999/1000000000", 0], ["1/2", -1]])
+
+
+def test_a_thin_leaf_without_unstable_neurons_is_decided_by_its_exact_lp():
+    box = [(Q(-1, 3), Q(1, 7))] * 3
+    r = diff_bounds(A2, B2, box, timeout=120)
+    assert r.complete and r.lower == r.upper == Q(3, 2000000000)
+    assert verify(r.certificate)[0]
+    assert max_deviation(A2, B2, (Q(-1, 3), Q(1, 7))).value == Q(3, 2000000000)
