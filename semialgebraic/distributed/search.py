@@ -39,6 +39,7 @@ from algebra.rationals import Q, q_json, to_q
 from ..bab import diff_bounds
 from ..budget import Budget
 from ..certificates import jsonable
+from ..bab.align import alignment
 from ..certificates.bab_bound import bab_bound_certificate
 from ..certificates.bab_cover import bab_cover_certificate
 from ..exceptions import CertificateError
@@ -283,7 +284,7 @@ def _with_inherited(a, b, box, res, inherited):
     upper = max(_objectives_upper(merged), to_q(res["lower"]))
     point = [to_q(v) for v in res["point"]]
     cert = jsonable(bab_bound_certificate(a, b, box, merged, upper, to_q(res["lower"]), point,
-                                          res["output"]))
+                                          res["output"], b_steps=alignment(a, b)))
     return {**res, "upper": q_json(upper), "certificate": cert, "inherited": taken,
             "complete": res["complete"] or upper == to_q(res["lower"])}
 
@@ -394,7 +395,8 @@ class _Search:
 
     def _close(self, q, child, proof, upper):
         """Half *q* closed by its parent's trees *proof* (bound *upper* <= the lower bound)."""
-        cert = jsonable(bab_bound_certificate(self.a, self.b, child, proof, upper))
+        cert = jsonable(bab_bound_certificate(self.a, self.b, child, proof, upper,
+                                              b_steps=alignment(self.a, self.b)))
         self.done[q] = {"lower": None, "upper": q_json(upper), "point": None, "output": None,
                         "nodes": 0, "complete": True, "reason": "closed by the parent's proof",
                         "certificate": cert, "inherited": len(proof)}

@@ -12,14 +12,25 @@ import json
 import pytest
 
 from algebra.rationals import to_q
-from semialgebraic.bab import diff_bounds
+from semialgebraic.bab import diff as bab_diff, diff_bounds
+from semialgebraic.bab.align import alignment
 from semialgebraic.distributed import search
 from semialgebraic.verify import verify, verify_part
 from tests.semialgebraic.test_distributed_search import A, B, BOX
 
 
+@pytest.fixture(scope="module", autouse=True)
+def input_splits():
+    """Inputs split above d unstable neurons again (the rule before 2026-12-02's
+    ``diff._PLAIN_SPLIT``): the cells' trees must split inputs for their halves to inherit."""
+    plain = bab_diff._PLAIN_SPLIT
+    bab_diff._PLAIN_SPLIT = 0
+    yield
+    bab_diff._PLAIN_SPLIT = plain
+
+
 @pytest.fixture(scope="module")
-def run():
+def run(input_splits):
     """Two first cells, 8 nodes per task: halves inherit and one closes with no task (with LP
     tightening 10 nodes close both first cells, nothing is split; 6 and 8 split them)."""
     seen = {}
@@ -62,7 +73,7 @@ def test_inherited_subtrees_are_the_parent_tree_under_the_split():
         assert proof is not None
         up = search._objectives_upper(proof)
         assert up <= to_q(parent["upper"]) and diff_bounds(A, B, half).upper <= up
-        cert = json.loads(json.dumps(search.bab_bound_certificate(A, B, half, proof, up),
+        cert = json.loads(json.dumps(search.bab_bound_certificate(A, B, half, proof, up, b_steps=alignment(A, B)),
                                      default=str))
         assert verify(cert)[0]
     # another split than the halves' (a different midpoint): nothing is inherited
