@@ -17,6 +17,7 @@ from algebra.kernel import difference_network
 from algebra.kernel.knapsack import relu_cut_rhs
 from algebra.network import Network
 from algebra.rationals import Q, from_float, to_q
+from algebra.symmetries import apply_path, path_from_json
 import semialgebraic.bab.cuts as cuts_module
 from semialgebraic.bab import diff_bounds
 from semialgebraic.bab.search import Engine, _lp_bound
@@ -65,7 +66,9 @@ def _leaves_with_cuts(cert):
     return out
 
 
-def _layers(a, b):
+def _layers(a, b, cert):
+    """The rows of D = a − b', b' = b after the certificate's alignment (its trees' network)."""
+    b = apply_path(b, path_from_json(cert.get("b_aligned_by", [])))
     D = difference_network(a, b)
     return ([[[F(str(v)) for v in row] for row in W.to_rows()] for W in D.weights],
             [[F(str(v)) for v in bv] for bv in D.biases])
@@ -158,7 +161,7 @@ def test_certificate_with_cuts_verifies_and_cuts_are_valid(cut_cert):
     layers = {_resolved(cert, ent)["at"][0] for leaf, _, _ in leaves for ent in leaf["cuts"]}
     assert layers == {0, 1}                                   # cuts of both hidden layers
     assert len(cert["cuts"]) < sum(len(leaf["cuts"]) for leaf, _, _ in leaves)   # one table entry per cut
-    Ws, bs = _layers(a, b)
+    Ws, bs = _layers(a, b, cert)
     samples = _samples(cert["box"], 10, 0)
     for leaf, box, splits in leaves[:4]:
         for ent in leaf["cuts"]:
@@ -193,7 +196,7 @@ def _cut_at(c, where):
 
 def test_mutations_rejected(cut_cert):
     a, b, _, cert = cut_cert
-    Ws, bs = _layers(a, b)
+    Ws, bs = _layers(a, b, cert)
     box = [(to_q(lo), to_q(hi)) for lo, hi in cert["box"]]
     where = _layer0_cut(cert)
     base = _cut_at(cert, where)
@@ -288,7 +291,7 @@ def test_bab_with_cuts_equals_region_walk(case):
     assert r.lower == exact == r.upper and r.complete
     cert = _json(r.certificate)
     assert verify(cert)[0]
-    Ws, bs = _layers(a, b)
+    Ws, bs = _layers(a, b, cert)
     samples = _samples(cert["box"], 12, 1)
     for leaf, lbox, splits in _leaves_with_cuts(cert):
         for ent in leaf["cuts"]:
