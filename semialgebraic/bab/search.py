@@ -166,13 +166,17 @@ def _exact_leaf(Ws, bs, box, ivs, c, x, sym, value, holder, bnd):
     if got is None:
         return bnd, None
     mu, alpha, beta, p = got
-    found = None
-    if all(lo <= v <= hi for v, (lo, hi) in zip(p, box)):
-        found = (value(p), p)
-    val = exact_bound_int(sym, box, ivs, c, mu, alpha, beta)
+    return _closed(sym, box, ivs, c, (mu, alpha, beta), p, value, holder, bnd)
+
+
+def _closed(sym, box, ivs, c, y, p, value, holder, bnd):
+    """``(bound, (value, point) or None)`` of exact multipliers *y* and optimal point *p* of a
+    leaf's region; *holder* takes *y* when their bound is below *bnd*."""
+    found = (value(p), p) if all(lo <= v <= hi for v, (lo, hi) in zip(p, box)) else None
+    val = exact_bound_int(sym, box, ivs, c, *y)
     if val < bnd:
         holder.clear()
-        holder.update({"bound": val, "mu": mu, "alpha": alpha, "beta": beta})
+        holder.update({"bound": val, "mu": y[0], "alpha": y[1], "beta": y[2]})
         bnd = val
     return bnd, found
 
@@ -191,13 +195,7 @@ def _exact_region(Ws, bs, box, ivs, c, sym, value, holder, bnd):
             holder.update({"empty": "dual", "mu": mu, "alpha": alpha, "beta": beta})
             return None
         return bnd, None
-    found = (value(p), p) if all(lo <= v <= hi for v, (lo, hi) in zip(p, box)) else None
-    val = exact_bound_int(sym, box, ivs, c, mu, alpha, beta)
-    if val < bnd:
-        holder.clear()
-        holder.update({"bound": val, "mu": mu, "alpha": alpha, "beta": beta})
-        bnd = val
-    return bnd, found
+    return _closed(sym, box, ivs, c, (mu, alpha, beta), p, value, holder, bnd)
 
 
 def _multipliers(y):

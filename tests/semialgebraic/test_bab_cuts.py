@@ -24,6 +24,7 @@ from semialgebraic.bab.search import Engine, _lp_bound
 from semialgebraic.certificates import jsonable
 from semialgebraic.equivalence import max_deviation
 from semialgebraic.verify import verify
+from .test_bab import _net   # (random small integer networks)
 
 
 def _json(c):
@@ -260,14 +261,6 @@ def test_mutations_rejected(cut_cert):
         assert _rejected(c)
     # unchanged: accepted
     assert verify(copy.deepcopy(cert))[0]
-
-
-def _net(draw, widths):
-    ws, bs = [], []
-    for i in range(len(widths) - 1):
-        ws.append([[draw(st.integers(-3, 3)) for _ in range(widths[i])] for _ in range(widths[i + 1])])
-        bs.append([draw(st.integers(-2, 2)) for _ in range(widths[i + 1])])
-    return Network.from_rows(ws, bs)
 
 
 @st.composite

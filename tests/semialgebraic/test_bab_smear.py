@@ -16,14 +16,7 @@ from semialgebraic.bab.search import Engine, bound_objective
 from semialgebraic.certificates import jsonable
 from semialgebraic.equivalence import max_deviation
 from semialgebraic.verify import verify
-
-
-def _net(draw, widths):
-    ws, bs = [], []
-    for i in range(len(widths) - 1):
-        ws.append([[draw(st.integers(-3, 3)) for _ in range(widths[i])] for _ in range(widths[i + 1])])
-        bs.append([draw(st.integers(-2, 2)) for _ in range(widths[i + 1])])
-    return Network.from_rows(ws, bs)
+from .test_bab import _net   # (random small integer networks)
 
 
 @st.composite
