@@ -18,7 +18,7 @@ so near copies (float16, quantised) keep ``b`` untouched.
 
 from __future__ import annotations
 
-import math
+import numpy as np
 
 from algebra.network import Network
 from algebra.rationals import Q
@@ -28,18 +28,14 @@ from algebra.symmetries.step import apply_path
 __all__ = ["alignment", "aligned"]
 
 _MATCH = 0.9          # cosine below which two rows are not taken for the same neuron
+_SAME = 0.99          # every row this close to its own: the layer is already aligned
+_WIDE = 2048          # wider layers are not matched (an O(n²) float matrix)
 _NEAR_ONE = Q(1, 8)   # factors this close to 1 stay 1 (near copies keep their exact numbers)
 
 
 def _rows(net: Network, l: int):
     W, b = net.layer(l)
     return [list(r) + [c] for r, c in zip(W.to_rows(), b)]
-
-
-def _unit(row):
-    v = [float(x) for x in row]
-    n = math.sqrt(sum(x * x for x in v))
-    return [x / n for x in v] if n > 0 else None
 
 
 def _factor(ra, rb):
@@ -52,30 +48,51 @@ def _factor(ra, rb):
     return lam if lam > 0 and abs(lam - 1) > _NEAR_ONE else Q(1)
 
 
+def _pairing(ra, rb):
+    """``perm[i]`` = the row of *rb* put at position ``i``: the identity when every row already
+    meets its own (near copies: O(n·d)), else a greedy matching by cosine above ``_MATCH`` (the
+    rest in order); None when the layer is too wide for the O(n²) matching (``_WIDE``)."""
+    def units(rows):
+        M = np.array([[float(x) for x in r] for r in rows], dtype=float)
+        n = np.linalg.norm(M, axis=1)
+        return M / np.where(n > 0, n, 1.0)[:, None], n > 0
+    UA, oka = units(ra)
+    UB, okb = units(rb)
+    n = len(ra)
+    if np.all(np.sum(UA * UB, axis=1)[oka & okb] >= _SAME) and np.array_equal(oka, okb):
+        return list(range(n))
+    if n > _WIDE:
+        return None
+    cos = UA @ UB.T
+    cos[~oka, :] = -2.0
+    cos[:, ~okb] = -2.0
+    perm: list = [None] * n
+    used = set()
+    for flat in np.argsort(-cos, axis=None, kind="stable"):
+        i, j = divmod(int(flat), n)
+        if cos[i, j] < _MATCH:
+            break
+        if perm[i] is None and j not in used:
+            perm[i] = j
+            used.add(j)
+    rest = iter(j for j in range(n) if j not in used)
+    return [p if p is not None else next(rest) for p in perm]
+
+
 def alignment(a: Network, b: Network) -> list:
     """Symmetry steps (S1, S2) taking ``b`` to a network whose neuron ``j`` of each hidden layer
-    is the one most like ``a``'s neuron ``j``; ``[]`` when the shapes differ or nothing moves."""
+    is the one most like ``a``'s neuron ``j``; ``[]`` when the shapes differ or nothing moves
+    (the steps found below a layer wider than ``_WIDE`` that needs a matching: none there)."""
     if a.widths != b.widths:
         return []
     steps: list = []
     cur = b
     for l in range(len(a.widths) - 2):
         ra, rb = _rows(a, l), _rows(cur, l)
-        ua, ub = [_unit(r) for r in ra], [_unit(r) for r in rb]
-        pairs = sorted(((sum(x * y for x, y in zip(u, v)), i, j)
-                        for i, u in enumerate(ua) if u is not None
-                        for j, v in enumerate(ub) if v is not None), reverse=True)
+        perm = _pairing(ra, rb)
+        if perm is None:
+            break
         n = len(ra)
-        perm: list = [None] * n          # perm[i] = the b neuron put at position i
-        used = set()
-        for cos, i, j in pairs:
-            if cos < _MATCH:
-                break
-            if perm[i] is None and j not in used:
-                perm[i] = j
-                used.add(j)
-        rest = iter(j for j in range(n) if j not in used)
-        perm = [p if p is not None else next(rest) for p in perm]
         layer_steps = []
         if perm != list(range(n)):
             layer_steps.append(Permute(l, perm))
