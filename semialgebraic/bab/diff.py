@@ -231,19 +231,12 @@ def bounded_diff(a: Network, b: Network, dom: Domain, budget: Budget, eps=None,
             except KeyboardInterrupt:        # slices too short for them (5-50x6-5: no upper
                 budget.interrupt()           # bound at all in 40 s under load without this)
         split_above = None
-        if engine is not None and engine.diff is not None and input_splits is None and not budget.exhausted():
+        if input_splits is None:
             try:
-                root = list(box)
-                ivs = engine.node(root, {})[0]
-                split_above = _twin_split(ivs, engine._state.get(engine._key(root, {}), (None, None))[1])
+                split_above = split_threshold(engine if not budget.exhausted() else None, box)
             except KeyboardInterrupt:
                 budget.interrupt()
-        if split_above is None and input_splits is None:
-            # not near copies: neuron splits too below _PLAIN_SPLIT unstable (a few kinks are
-            # resolved by neuron splits in few nodes; input splits never stabilise a kink that
-            # crosses the box: fuzz of 40 small pairs 2026-12-02, 36 exact in 41.8 CPU s against
-            # 35 in 83.1 with input splits above d unstable)
-            split_above = max(d, _PLAIN_SPLIT)
+                split_above = max(d, _PLAIN_SPLIT)
 
         def run(key, bud):
             nonlocal nodes
@@ -367,6 +360,22 @@ def bounded_diff(a: Network, b: Network, dom: Domain, budget: Budget, eps=None,
     reason = ("lower = upper" if complete and eps is None else
               "; ".join(dict.fromkeys(reasons)) or ("the bound holds" if eps is not None else ""))
     return BabResult(lower, upper, point, out, per_output, nodes, complete, reason, cert)
+
+
+def split_threshold(engine: Engine | None, box) -> int:
+    """``input_split_above`` of the search on *box*: :func:`_twin_split` of the root for near
+    copies, else ``max(d, _PLAIN_SPLIT)`` (also without an *engine*).  Not near copies: neuron
+    splits too below ``_PLAIN_SPLIT`` unstable (a few kinks are resolved by neuron splits in few
+    nodes; input splits never stabilise a kink that crosses the box: fuzz of 40 small pairs
+    2026-12-02, 36 exact in 41.8 CPU s against 35 in 83.1 with input splits above d unstable).
+    The root's bounds come from the engine (cached); ``KeyboardInterrupt`` at the budget."""
+    if engine is not None and engine.diff is not None:
+        root = list(box)
+        ivs = engine.node(root, {})[0]
+        twin = _twin_split(ivs, engine._state.get(engine._key(root, {}), (None, None))[1])
+        if twin is not None:
+            return twin
+    return max(len(box), _PLAIN_SPLIT)
 
 
 def _twin_split(ivs, state):

@@ -490,7 +490,8 @@ def bound_objective(Ws, bs, box, c, value, *, budget: Budget | None = None,
         :mod:`semialgebraic.distributed.tree`) instead of at the root; *parent* and *layer*
         (None for the root or an input split's child) are passed to :meth:`Engine.node`, whose
         parent node must be open on *engine* already.  The points evaluated for ``lower`` are
-        then the node box's (*start* included: points of the node box only).
+        then the node box's (*start* included: points of the node box only); below neuron splits
+        such a point may lie outside the node's region, and ``upper < lower`` then just closes it.
 
     Returns
     -------
@@ -705,8 +706,8 @@ def bound_objective(Ws, bs, box, c, value, *, budget: Budget | None = None,
         budget.count()
     bounds = [lf["bound"] for lf in leaves]
     upper = max(bounds) if bounds else lower
-    if upper < lower:
-        raise AssertionError("certified upper below an attained value: a bug")
+    if upper < lower and (at is None or not at[1]):   # the point of a node with neuron splits
+        raise AssertionError("certified upper below an attained value: a bug")   # may lie outside it
     if prune_at is None:
         complete = complete and upper == lower
     return ObjectiveBound(lower, upper, point, root, nodes, complete,

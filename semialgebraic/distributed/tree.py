@@ -55,6 +55,8 @@ from algebra.network import Network
 from algebra.rationals import Q, q_json, to_q
 
 from ..bab import bound_objective
+from ..bab.align import aligned
+from ..bab.diff import split_threshold
 from ..bab.primal import float_candidates, region_search
 from ..bab.search import Engine
 from ..budget import Budget, BudgetExhausted
@@ -81,7 +83,7 @@ MAX_CACHED_NODES = 4096   # nodes an objective engine keeps before it starts afr
 
 
 # -- the task ----------------------------------------------------------------------------------
-def _engine(a_json, b_json, key, objective):
+def _engine(a_json, b_json, key, objective, box_json):
     """The worker's engine of one objective of the pair *key* (built once per process; the
     caches are least-recently-used with caps :data:`MAX_PAIRS`, :data:`MAX_ENGINES`, and an
     engine that holds more than :data:`MAX_CACHED_NODES` nodes is replaced by a fresh one: a
@@ -96,7 +98,7 @@ def _engine(a_json, b_json, key, objective):
         _ENGINES.move_to_end(ek)
         _NETS.move_to_end(key)
         eng.lp_memo.clear()     # the dual sign tried first: from this task's own nodes only
-        return _NETS[key][:3] + (eng,)
+        return _NETS[key][:3] + (eng, _split(key, box_json))
     if key not in _NETS:
         while len(_NETS) >= MAX_PAIRS:
             old, _ = _NETS.popitem(last=False)
@@ -105,12 +107,23 @@ def _engine(a_json, b_json, key, objective):
         a, b = network_from_dict(a_json), network_from_dict(b_json)
         D = difference_network(a, b)
         Ws, bs = [W.to_rows() for W in D.weights], [list(v) for v in D.biases]
-        _NETS[key] = (D, Ws, bs, Engine(Ws, bs, paired=a.widths == b.widths))
+        _NETS[key] = (D, Ws, bs, Engine(Ws, bs, paired=a.widths == b.widths), {})
     _NETS.move_to_end(key)
     while len(_ENGINES) >= MAX_ENGINES:
         _ENGINES.popitem(last=False)
+    split = _split(key, box_json)
     eng = _ENGINES[ek] = _NETS[key][3].fork()
-    return _NETS[key][:3] + (eng,)
+    return _NETS[key][:3] + (eng, split)
+
+
+def _split(key, box_json) -> int:
+    """The serial diff's ``input_split_above`` on the box (:func:`~semialgebraic.bab.diff.split_threshold`,
+    from the root's bounds on the pair's base engine), once per pair and box."""
+    base, known = _NETS[key][3], _NETS[key][4]
+    bk = tuple(map(tuple, box_json))
+    if bk not in known:
+        known[bk] = split_threshold(base, [(to_q(lo), to_q(hi)) for lo, hi in box_json])
+    return known[bk]
 
 
 def _path(box, steps):
@@ -190,7 +203,7 @@ def expand(a_json: dict, b_json: dict, key: str, box_json: list, node: dict, pru
     budget = Budget(timeout=left, max_regions=nodes)
     with budget.active():
         try:
-            D, Ws, bs, eng = _engine(a_json, b_json, key, (o, s))
+            D, Ws, bs, eng, split_above = _engine(a_json, b_json, key, (o, s), box_json)
             box = [(to_q(lo), to_q(hi)) for lo, hi in box_json]
             path = _path(box, steps)
             first = max((i for i, st in enumerate(steps) if st[0] == "x"), default=-1) + 1
@@ -206,7 +219,8 @@ def expand(a_json: dict, b_json: dict, key: str, box_json: list, node: dict, pru
         if stop is not None:
             cut_at = to_q(stop) if cut_at is None else max(cut_at, to_q(stop))
         ob = bound_objective(Ws, bs, box, c, lambda x: s * D.evaluate(x)[o], budget=budget,
-                             prune_at=cut_at, start=start, engine=eng, at=path[-1])
+                             prune_at=cut_at, start=start, engine=eng, at=path[-1],
+                             input_split_above=split_above)
     late = deadline is not None and (time.time() >= deadline or (budget.reason or "").startswith("timeout"))
     if late or budget.interrupted:
         _ENGINES.pop((key, o, s), None)   # no node cut in its LPs stays cached half done
@@ -443,6 +457,8 @@ def tree_diff(a: Network, b: Network, box, *, workers: int | None = None,
     if len(box) != a.n_inputs or any(lo > hi for lo, hi in box):
         raise InputError(f"the box needs {a.n_inputs} intervals lo <= hi")
     t0 = time.perf_counter()
+    given = b                  # b's neurons paired with a's (S1/S2 steps, same function), as in diff
+    b, b_steps = aligned(a, b)
     deadline = None if timeout is None else time.monotonic() + _SEARCH_SHARE * timeout
     until = None if timeout is None else time.time() + _SEARCH_SHARE * timeout   # the tasks'
     nodes, wave = nodes or DEFAULT_NODES, wave or DEFAULT_WAVE
@@ -515,7 +531,7 @@ def tree_diff(a: Network, b: Network, box, *, workers: int | None = None,
                 flying.clear()
             if progress:
                 _progress(st, tasks, expansions)
-        cert, verified = _assemble(st, a, b, box, aj, bj, ex if verify else None)
+        cert, verified = _assemble(st, a, given, b_steps, box, aj, ex if verify else None)
     finally:
         if executor is None:
             ex.close()
@@ -535,9 +551,10 @@ def tree_diff(a: Network, b: Network, box, *, workers: int | None = None,
                       time.perf_counter() - t0, per_output)
 
 
-def _assemble(st: _Tree, a, b, box, aj, bj, ex):
+def _assemble(st: _Tree, a, b, b_steps, box, aj, ex):
     """The ``bab_bound`` certificate of the grafted trees (None before every root is bounded)
-    and, with an executor *ex*, its check in parts: the claim here, the subtrees on *ex*."""
+    and, with an executor *ex*, its check in parts: the claim here, the subtrees on *ex*.  *b*
+    is the given ``b``; the trees bound ``a − b'`` with ``b'`` = *b* after *b_steps* (:mod:`..bab.align`)."""
     m = a.n_outputs
     keys = [(o, s) for o in range(m) for s in (1, -1)]
     if any(k not in st.trees for k in keys):
@@ -548,12 +565,13 @@ def _assemble(st: _Tree, a, b, box, aj, bj, ex):
         up = _tree_upper(tree)
         objectives.append({"output": o, "sign": s, "upper": st.lower if up is None else up, "tree": tree})
     upper = max(max(ob["upper"] for ob in objectives), st.lower)
-    cert = bab_bound_certificate(a, b, box, objectives, upper, st.lower, st.best[0], st.best[1])
+    cert = bab_bound_certificate(a, b, box, objectives, upper, st.lower, st.best[0], st.best[1],
+                                 b_steps=b_steps)
     if ex is None:
         return cert, False
     ok, why = verify_part(cert, "claim")
     if ok:
-        wire = ex.scatter([{**jsonable(cert), "a": aj, "b": bj}])[0]
+        wire = ex.scatter([{**jsonable(cert), "a": aj, "b": jsonable(b.to_dict())}])[0]
         calls = [(k, (wire, part)) for k, part in enumerate(_parts(cert))]
         for k, (ok_k, why_k) in ex.map_unordered(check_part, calls):
             if not ok_k:
