@@ -132,13 +132,14 @@ def parse_domain(args, d: int, net: Network | None = None) -> Domain:
     given.  A bad domain is a one-line input error (exit 2)."""
     box_text, ball = getattr(args, "box", None), getattr(args, "ball", None)
     orthant = getattr(args, "orthant", False)
-    if sum(bool(v) for v in (box_text, ball, orthant)) > 1:
+    # an empty value ("--box ''", an unset shell variable) is an error, never R^d
+    if sum(v is not None for v in (box_text, ball)) + bool(orthant) > 1:
         fail("give one domain: --box, --ball or --orthant")
     if orthant:
         return Domain.orthant(d)
-    if ball:
+    if ball is not None:
         return Domain.from_box(parse_ball(ball, d))
-    if not box_text:
+    if box_text is None:
         return Domain.whole(d)
     try:
         if box_text != "file" and (box_text.endswith(".json") or Path(box_text).is_file()):

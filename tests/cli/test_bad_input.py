@@ -340,3 +340,19 @@ def test_apply_step_name_of_wrong_type_cli(tmp_path, capsys):
     assert main(["apply", str(steps), str(net), "-o", str(tmp_path / "out.json")]) == 2
     assert not (tmp_path / "out.json").exists()
     capsys.readouterr()
+
+
+# -- an empty domain value is an error, never all of R^d ---------------------------------------------
+@pytest.mark.parametrize("argv", [
+    ["regions", "A", "--box", ""], ["regions", "A", "--ball", ""], ["dim", "A", "--box", ""],
+    ["dim", "A", "--ball", ""], ["equiv", "A", "B", "--box", ""], ["diff", "A", "B", "--box", ""],
+    ["diff", "A", "B", "--ball", ""], ["conserved", "A", "--box", ""]])
+def test_empty_box_or_ball_is_an_error_not_the_whole_space(nets, capsys, argv, run, tmp_path):
+    """Bug (fixed in commands/common.py, conserved.py, general.py; found by tests/fuzz/inputs.py):
+    ``--box ''`` (an unset shell variable) was read as "no domain": ``equiv`` answered over R^d
+    and ``regions`` walked R^d, exit 0, with the user believing a box was used."""
+    argv = [{"A": nets["a"], "B": nets["b"]}.get(a, a) for a in argv]
+    code, out, err = run(*argv, "--timeout", "5")
+    opt = "--box" if "--box" in argv else "--ball"
+    assert code == 2 and out == "", (code, out, err)
+    assert len(err.strip().splitlines()) == 1 and opt in err
