@@ -280,19 +280,33 @@ def _is_num(s):
 def _claim_holds(cert) -> bool | None:
     """Whether a (mutated) certificate's claim is true by the oracles; None when not judged."""
     from algebra.io import network_from_dict
+    kind = cert.get("type")
+    if kind == "identifiability_hypotheses":
+        try:
+            net = network_from_dict(cert["network"])
+            (_, _), (W2, b2), _ = frac_layers(net)
+        except Exception:
+            return None
+        mixed = all(any(v > 0 for v in r + [c]) and any(v < 0 for v in r + [c])
+                    for r, c in zip(W2, b2))
+        return None if (all(my_genericity(net).values()) and mixed) else False
     try:
         a, b = network_from_dict(cert["a"]), network_from_dict(cert["b"])
     except Exception:
         return None
-    if cert.get("type") == "counterexample":
+    if kind == "counterexample":
         x = cert.get("x")
         try:
             return frac_eval(frac_layers(a), [Fraction(str(v)) for v in x]) != \
                 frac_eval(frac_layers(b), [Fraction(str(v)) for v in x])
         except Exception:
             return None
-    if cert.get("domain") in (None, "R^d") and a.depth == 2 and b.depth == 2:
-        return shallow_equivalent_oracle(a, b)
+    if cert.get("domain") in (None, "R^d"):
+        if a.depth == 2 and b.depth == 2:
+            return shallow_equivalent_oracle(a, b)
+        if max(a.widths) <= 4 and max(b.widths) <= 4:
+            from tests.oracles.z3 import z3_equivalent
+            return z3_equivalent(a, b)
     return None
 
 
@@ -506,8 +520,326 @@ def run_dim(seed, count, verbose=True):
             print(failures[-1], flush=True)
     return stats, failures
 
+# -- three-layer bottleneck: CANON, identify, hypotheses G1–G5 -----------------------------------
+def my_genericity(net: Network) -> dict:
+    """G1–G5 of three-layer-fibers §3.1 decided here (Fractions, flint rank): {name: bool}."""
+    import flint
+    (W1, b1), (W2, b2), (W3, b3) = frac_layers(net)
+    n1, d = len(W1), len(W1[0])
 
-KINDS = {"shallow": run_shallow, "dim": run_dim}
+    def rank(rows):
+        return flint.fmpq_mat(len(rows), len(rows[0]), [flint.fmpq(v.numerator, v.denominator)
+                                                        for r in rows for v in r]).rank()
+
+    def proportional(r, s):
+        return rank([r, s]) < 2
+    A1 = [r + [c] for r, c in zip(W1, b1)]
+    A2 = [r + [c] for r, c in zip(W2, b2)]
+    return {"G1": n1 <= d and rank(W1) == n1,
+            "G2": all(v != 0 for r in A2 for v in r),
+            "G3": all(any(W3[o][j] != 0 for o in range(len(W3))) for j in range(len(W2))),
+            "G4": not any(proportional(A1[i], A1[j]) for i in range(n1) for j in range(i)),
+            "G5": not any(proportional(A2[i], A2[j]) for i in range(len(A2)) for j in range(i))}
+
+
+def violate(rng, net: Network, which: str) -> Network:
+    """*net* with exactly one of G1, G2, G3, G5 broken (as far as a single edit goes)."""
+    (W1, b1), (W2, b2), (W3, b3) = [(copy.deepcopy(W), list(b)) for W, b in frac_layers(net)]
+    if which == "G1":                 # a row of W1 proportional to another (bias kept): rank drops
+        i, j = rng.sample(range(len(W1)), 2)
+        W1[j] = [v * Fraction(rng.choice([2, 3, -1, Fraction(1, 2)])) for v in W1[i]]
+    elif which == "G2":
+        i = rng.randrange(len(W2))
+        j = rng.randrange(len(W2[0]) + 1)
+        if j < len(W2[0]):
+            W2[i][j] = Fraction(0)
+        else:
+            b2[i] = Fraction(0)
+    elif which == "G3":
+        j = rng.randrange(len(W2))
+        for row in W3:
+            row[j] = Fraction(0)
+    elif which == "G5":
+        i, j = rng.sample(range(len(W2)), 2)
+        s = Fraction(rng.choice([1, 2, 3]), rng.choice([1, 2]))
+        W2[j], b2[j] = [s * v for v in W2[i]], s * b2[i]
+    q = lambda v: Q(v.numerator, v.denominator)
+    return Network.from_rows([[[q(v) for v in r] for r in W] for W in (W1, W2, W3)],
+                             [[q(v) for v in b] for b in (b1, b2, b3)])
+
+
+def random_bottleneck(rng):
+    from tests.cases.bottleneck import planted
+    n1 = rng.choice([1, 2, 2, 2, 3])
+    d = rng.randint(n1, 3)
+    n2 = rng.randint(2, 3)
+    signs = lambda k: "".join(rng.choice("+-") for _ in range(k))
+    rows = [signs(n1) + "|" + signs(1) for _ in range(n2)]
+    return planted(rng, d, n1, rows, m=rng.choice([1, 1, 2]))
+
+
+def run_bottleneck(seed, count, verbose=True):
+    """Generic bottleneck pairs (planted S1/S2 copy, or a perturbed copy), and the same with one
+    hypothesis broken: equiv (auto and --method bottleneck) against z3 / exact evaluation,
+    identify never "identifiable" with a failed hypothesis, G1–G5 against our own check."""
+    from semialgebraic import equivalent, identifiability
+    from semialgebraic.bottleneck import genericity
+    from tests.cases.general import planted_copy
+    from tests.oracles.z3 import z3_equivalent
+    rng = random.Random(seed)
+    stats = {"cases": 0, "generic": 0, "violated": 0, "equivalent": 0, "not_equivalent": 0,
+             "undecided": 0, "refused": 0, "identify_true": 0, "identify_false": 0,
+             "identify_none": 0}
+    failures = []
+    for i in range(count):
+        a = random_bottleneck(rng)
+        which = rng.choice([None, None, "G1", "G2", "G3", "G5"])
+        if which == "G1" and a.widths[1] < 2:
+            which = "G2"
+        if which:
+            a = violate(rng, a, which)
+        b = planted_copy(rng, a)
+        desc = f"{which or 'generic'} widths={a.widths}"
+        if rng.random() < 0.5:
+            wb, what = perturb_deep(rng, b)
+            b, desc = wb, desc + f"; {what}"
+        tag = f"bottleneck seed={seed} case={i} ({desc})"
+        stats["cases"] += 1
+        stats["violated" if which else "generic"] += 1
+        mine = my_genericity(a)
+        theirs = {h.name.split()[0]: h.holds for h in genericity(a)}
+        for g, ok in mine.items():
+            if theirs.get(g) is not None and theirs[g] != ok:
+                failures.append(f"{tag}: {g} reported {theirs[g]}, our check {ok}")
+        truth = z3_equivalent(a, b)
+        for method in ("auto", "bottleneck"):
+            try:
+                v = equivalent(a, b, method=method, timeout=TIMEOUT)
+            except Exception as exc:
+                name = type(exc).__name__
+                if method == "bottleneck" and name in ("NonGenericError", "NotApplicableError"):
+                    stats["refused"] += 1
+                    continue
+                failures.append(f"{tag}: {method} raised {name}: {exc}")
+                continue
+            if v.answer is None:
+                stats["undecided"] += 1
+            elif truth is not None and v.answer != truth:
+                failures.append(f"{tag}: {method} answered {v.answer}, z3 {truth} "
+                                f"({v.method}: {v.reason})")
+            else:
+                stats["equivalent" if v.answer else "not_equivalent"] += 1
+            if v.answer is False and v.certificate and v.certificate.get("x") is not None:
+                x = [Fraction(str(t)) for t in v.certificate["x"]]
+                if frac_eval(frac_layers(a), x) == frac_eval(frac_layers(b), x):
+                    failures.append(f"{tag}: counterexample x={x} does not separate a and b")
+            check_certificate(rng, v, stats, failures, f"{tag} {method}", mutations=1)
+        try:
+            idv = identifiability(a)
+        except Exception as exc:
+            name = type(exc).__name__
+            if name not in ("NonGenericError", "NotApplicableError"):
+                failures.append(f"{tag}: identify raised {name}: {exc}")
+            idv = None
+        if idv is not None:
+            stats[f"identify_{str(idv.answer).lower()}"] += 1
+            failed = [h.name for h in idv.hypotheses if h.holds is False]
+            if idv.answer is True and (failed or not all(mine.values())):
+                failures.append(f"{tag}: identify True with failed hypotheses {failed} "
+                                f"(ours {mine})")
+            check_certificate(rng, idv, stats, failures, f"{tag} identify", mutations=1)
+        if verbose and failures and failures[-1].startswith(tag):
+            print(failures[-1], flush=True)
+    return stats, failures
+
+
+def perturb_deep(rng, net: Network):
+    """One parameter moved by 1e-9 … 1/3 (the parameter by name)."""
+    name = rng.choice(net.parameter_names())
+    delta = rng.choice([Q(1, 10 ** 9), Q(-1, 10 ** 6), Q(1, 8), Q(1, 3)])
+    old = dict(zip(net.parameter_names(), net.parameters()))[name]
+    return net.with_parameter(name, old + delta), f"{name} moved by {delta}"
+
+
+
+# -- fiber: every sample computes the same function; no non-equivalent net is a member ------------
+def run_fiber(seed, count, verbose=True):
+    """``fiber`` of bottlenecks (generic or one hypothesis broken) and shallow nets: each
+    component's sample and representative compute the net's function (z3 / the kink oracle),
+    the net is a member of some component, a perturbed net that z3 separates is in none, and
+    the fiber dimension plus our sampled Jacobian rank never exceed the parameter count."""
+    from semialgebraic import fiber
+    from tests.oracles.z3 import z3_equivalent
+    rng = random.Random(seed)
+    stats = {"cases": 0, "components": 0, "refused": 0, "members_checked": 0}
+    failures = []
+    for i in range(count):
+        if rng.random() < 0.6:
+            net = random_bottleneck(rng)
+            which = rng.choice([None, None, "G1", "G2", "G3", "G5"])
+            if which == "G1" and net.widths[1] < 2:
+                which = None
+            if which:
+                net = violate(rng, net, which)
+        else:
+            which = "shallow"
+            net = to_net(*random_shallow(rng))
+        tag = f"fiber seed={seed} case={i} ({which or 'generic'} widths={net.widths})"
+        stats["cases"] += 1
+        same = (lambda a, b: shallow_equivalent_oracle(a, b)) if net.depth == 2 else z3_equivalent
+        try:
+            fib = fiber(net)
+        except Exception as exc:
+            name = type(exc).__name__
+            if name in ("NonGenericError", "NotApplicableError", "UndecidedError"):
+                stats["refused"] += 1
+            else:
+                failures.append(f"{tag}: raised {name}: {exc}")
+                if verbose:
+                    print(failures[-1], flush=True)
+            continue
+        comps = list(fib.components)
+        stats["components"] += len(comps)
+        params = list(net.parameters())
+        if not any(c.contains(net) for c in comps):
+            failures.append(f"{tag}: the net itself is in no component")
+        for c in comps:
+            for what in ("sample", "representative"):
+                pt = getattr(c, what)
+                pt = pt() if callable(pt) and not isinstance(pt, Network) else pt
+                if pt is None:
+                    continue
+                other = pt if isinstance(pt, Network) else Network.from_parameters(net.widths, pt)
+                stats["members_checked"] += 1
+                if same(net, other) is False:
+                    failures.append(f"{tag}: component {c.label!r} {what} computes another "
+                                    f"function")
+        bad, what = perturb_deep(rng, net)
+        if same(net, bad) is False and any(c.contains(bad) for c in comps):
+            failures.append(f"{tag}: a net that differs ({what}) is a member of the fiber")
+        dim = fib.dimension
+        dval = getattr(dim, "value", dim)
+        if isinstance(dval, int):
+            rank = jacobian_rank(net, rng, n_lines=8)
+            if dval + rank > len(params):
+                failures.append(f"{tag}: fiber dimension {dval} + sampled Jacobian rank {rank} > "
+                                f"{len(params)} parameters")
+        if verbose and failures and failures[-1].startswith(tag):
+            print(failures[-1], flush=True)
+    return stats, failures
+
+
+# -- conservation laws: dQ/dt = ∇Q · J^T v = 0 along the gradient flow, at exact GD iterates -------
+def _set_params(layers, theta):
+    out, k = [], 0
+    for W, b in layers:
+        nW = [[theta[k + i * len(W[0]) + j] for j in range(len(W[0]))] for i in range(len(W))]
+        k += len(W) * len(W[0])
+        nb = list(theta[k:k + len(b)])
+        k += len(b)
+        out.append((nW, nb))
+    return out
+
+
+def _pattern(layers, x):
+    return tuple(tuple((v > 0) - (v < 0) for v in z) for z in preactivations(layers, x))
+
+
+def run_conserved(seed, count, verbose=True, steps=3):
+    """``conservation_laws`` on random data: at θ and at a few exact gradient-descent iterates
+    (squared loss, random targets, step 1/64, stopped when a data point changes pattern), every
+    reported law Q has ∇Q · J_{x,o} = 0 exactly for every data point x and output o (our own
+    Jacobian, sympy for ∇Q); the laws' gradients are independent; and the certified lower bound
+    never exceeds N − rank of the fields J_{x,o} at θ."""
+    import flint
+    import sympy
+    from algebra.conservation.fields import samples_from_points
+    from algebra.conservation.laws import conservation_laws
+    rng = random.Random(seed)
+    stats = {"cases": 0, "laws": 0, "law_checks": 0, "iterates": 0, "exact": 0}
+    failures = []
+    for i in range(count):
+        net = random_deep(rng)
+        layers = frac_layers(net)
+        d, m = net.n_inputs, net.n_outputs
+        pts = [[Fraction(rng.randint(-9, 9), rng.randint(1, 3)) for _ in range(d)]
+               for _ in range(rng.randint(2, 6))]
+        ys = [[Fraction(rng.randint(-4, 4)) for _ in range(m)] for _ in pts]
+        tag = f"conserved seed={seed} case={i} widths={net.widths} points={len(pts)}"
+        stats["cases"] += 1
+        try:
+            L = conservation_laws(net, samples_from_points(net, [[Q(v.numerator, v.denominator)
+                                                                  for v in x] for x in pts]),
+                                  timeout=TIMEOUT)
+        except Exception as exc:
+            failures.append(f"{tag}: raised {type(exc).__name__}: {exc}")
+            if verbose:
+                print(failures[-1], flush=True)
+            continue
+        stats["exact"] += L.lower == L.upper
+        names = list(net.parameter_names())
+        syms = {n: sympy.Symbol(n) for n in names}
+        grads = []
+        for law in L.laws:
+            e = law.to_sympy()
+            free = {str(f): f for f in e.free_symbols}
+            grads.append([sympy.diff(e, free[n]) if n in free else sympy.Integer(0) for n in names])
+        stats["laws"] += len(grads)
+        theta = [Fraction(str(v)) for v in net.parameters()]
+        pattern0 = [_pattern(layers, x) for x in pts]
+        rows0 = None
+        for step in range(steps + 1):
+            cur = _set_params(layers, theta)
+            if [_pattern(cur, x) for x in pts] != pattern0:
+                break                               # a data point changed region: laws' scope
+            rows, ok = [], True
+            for x in pts:
+                r = jacobian_row(cur, x)
+                if r is None:
+                    ok = False
+                    break
+                rows += r
+            if not ok:
+                break
+            if rows0 is None:
+                rows0 = rows
+            stats["iterates"] += 1
+            env = {n: sympy.Rational(v.numerator, v.denominator) for n, v in zip(names, theta)}
+            for law, g in zip(L.laws, grads):
+                gv = [Fraction(str(sympy.sympify(c).subs(env))) for c in g]
+                stats["law_checks"] += 1
+                for r in rows:
+                    if sum((a * b for a, b in zip(gv, r)), Fraction(0)) != 0:
+                        failures.append(f"{tag}: law {law.name} ({law.polynomial}) changes along "
+                                        f"the gradient flow at iterate {step}")
+                        break
+            # one exact gradient step of the squared loss
+            grad = [Fraction(0)] * len(theta)
+            for x, y in zip(pts, ys):
+                out = frac_eval(cur, x)
+                for o, r in enumerate(jacobian_row(cur, x)):
+                    res = out[o] - y[o]
+                    grad = [g + res * v for g, v in zip(grad, r)]
+            theta = [t - Fraction(1, 64) * g for t, g in zip(theta, grad)]
+        N = len(theta)
+        if grads:
+            env = {n: sympy.Rational(str(v)) for n, v in zip(names, net.parameters())}
+            G = [[Fraction(str(sympy.sympify(c).subs(env))) for c in g] for g in grads]
+            rk = flint.fmpq_mat(len(G), N, [flint.fmpq(v.numerator, v.denominator)
+                                            for r in G for v in r]).rank()
+            if rk != len(G):
+                failures.append(f"{tag}: the {len(G)} laws' gradients have rank {rk} at θ")
+        if rows0:
+            fr = flint.fmpq_mat(len(rows0), N, [flint.fmpq(v.numerator, v.denominator)
+                                                for r in rows0 for v in r]).rank()
+            if L.lower > N - fr:
+                failures.append(f"{tag}: lower bound {L.lower} > N − rank(fields) = {N - fr}")
+        if verbose and failures and failures[-1].startswith(tag):
+            print(failures[-1], flush=True)
+    return stats, failures
+
+
+KINDS = {"conserved": run_conserved, "fiber": run_fiber, "shallow": run_shallow, "dim": run_dim, "bottleneck": run_bottleneck}
 
 
 def _main():
