@@ -281,6 +281,27 @@ def _claim_holds(cert) -> bool | None:
     """Whether a (mutated) certificate's claim is true by the oracles; None when not judged."""
     from algebra.io import network_from_dict
     kind = cert.get("type")
+    if kind == "absorption":
+        try:
+            blk, w = cert["block"], cert["witness"]
+            if blk.get("activation") != "relu" or blk.get("skip") != "identity" or \
+                    any(blk.get(key) is not None for key in ("b_up", "b_down", "w_gate")):
+                return None
+            up, down = _frac_matrix(blk["w_up"]), _frac_matrix(blk["w_down"])
+        except Exception:
+            return None
+        if cert.get("claim") == "absorbable":
+            other = w.get("absorbing_block")
+            if not other or other.get("skip") != "none" or len(other["w_up"]) != len(up):
+                return None
+            return block_decomposition(_frac_matrix(other["w_up"]), _frac_matrix(other["w_down"]),
+                                       False) == block_decomposition(up, down, True)
+        from itertools import combinations
+        k, d = len(up), len(up[0])
+        flips = any(all(sum((down[o][t] * up[t][j] for t in S), Fraction(0)) == -int(o == j)
+                        for o in range(d) for j in range(d))
+                    for r in range(1, k + 1) for S in combinations(range(k), r))
+        return False if flips else None
     if kind == "identifiability_hypotheses":
         try:
             net = network_from_dict(cert["network"])
@@ -839,7 +860,138 @@ def run_conserved(seed, count, verbose=True, steps=3):
     return stats, failures
 
 
-KINDS = {"conserved": run_conserved, "fiber": run_fiber, "shallow": run_shallow, "dim": run_dim, "bottleneck": run_bottleneck}
+# -- skip absorption (ReLU blocks, no biases) -------------------------------------------------------
+def block_decomposition(up, down, skip: bool):
+    """x ↦ [x] + W_down relu(W_up x) as {oriented hyperplane through 0: kink vector} and the
+    linear part (Fractions): the kink oracle of the shallow kind, without biases."""
+    k, d = len(up), len(up[0])
+    kinks: dict = {}
+    A = [[Fraction(int(skip and o == j)) for j in range(d)] for o in range(d)]
+    for i in range(k):
+        row, out = up[i], [down[o][i] for o in range(d)]
+        nz = next((v for v in row if v != 0), None)
+        if nz is None:
+            continue
+        key = tuple(v / nz for v in row)
+        kv = kinks.setdefault(key, [Fraction(0)] * d)
+        s = abs(nz)
+        for o in range(d):
+            kv[o] += out[o] * s
+            if nz < 0:
+                for j in range(d):
+                    A[o][j] -= out[o] * s * key[j]
+    return {h: v for h, v in kinks.items() if any(v)}, A
+
+
+def _frac_matrix(rows):
+    return [[Fraction(str(v)) for v in r] for r in rows]
+
+
+def random_block(rng):
+    """(kind, w_up, w_down): planted absorbable (a flip set S with W_down[:,S] W_up[S,:] = -I),
+    a near miss of it (one entry moved by 1e-9 … 1/8), degenerate (zero / duplicate / parallel
+    units), or random."""
+    import flint
+    d = rng.randint(1, 3)
+    k = rng.randint(d, d + 3)
+    up = [[_rat(rng) for _ in range(d)] for _ in range(k)]
+    down = [[_rat(rng) for _ in range(k)] for _ in range(d)]
+    kind = rng.choice(["planted", "planted", "near", "degenerate", "random"])
+    if kind in ("planted", "near"):
+        S = rng.sample(range(k), d)
+        while True:
+            P = [[_rat(rng) for _ in range(d)] for _ in range(d)]
+            M = flint.fmpq_mat(d, d, [flint.fmpq(v.numerator, v.denominator) for r in P for v in r])
+            if M.rank() == d:
+                break
+        inv = M.inv()
+        for a, i in enumerate(S):
+            up[i] = P[a]
+            for o in range(d):
+                q = inv[o, a]
+                down[o][i] = -Fraction(int(q.p), int(q.q))
+        if kind == "near":
+            o, a = rng.randrange(d), rng.randrange(d)
+            down[o][S[a]] += rng.choice([Fraction(1, 10 ** 9), Fraction(-1, 10 ** 6),
+                                         Fraction(1, 8)])
+    elif kind == "degenerate":
+        for _ in range(rng.randint(1, 2)):
+            i = rng.randrange(k)
+            op = rng.choice(["zero_up", "zero_down", "dup", "antiparallel"])
+            if op == "zero_up":
+                up[i] = [Fraction(0)] * d
+            elif op == "zero_down":
+                for o in range(d):
+                    down[o][i] = Fraction(0)
+            elif k > 1:
+                j = rng.choice([t for t in range(k) if t != i])
+                s = Fraction(rng.randint(1, 3)) * (1 if op == "dup" else -1)
+                up[j] = [s * v for v in up[i]]
+    return kind, up, down
+
+
+def run_absorb(seed, count, verbose=True):
+    """``absorbable`` on ReLU blocks: an "absorbable" answer's absorbing block is residual-free,
+    of width k, and computes x + W_down relu(W_up x) exactly (our kink oracle); every flip set S
+    with W_down[:,S] W_up[S,:] = -I (brute force over all S) forces "absorbable"; the
+    certificates are verified and mutations rejected or true."""
+    from itertools import combinations
+    from algebra.blocks import Block
+    from semialgebraic import absorbable
+    rng = random.Random(seed)
+    stats = {"cases": 0, "absorbable": 0, "not_absorbable": 0, "undecided": 0}
+    failures = []
+    for i in range(count):
+        kind, up, down = random_block(rng)
+        d, k = len(up[0]), len(up)
+        tag = f"absorb seed={seed} case={i} ({kind} d={d} k={k})"
+        stats["cases"] += 1
+        s = lambda M: [[str(v) for v in r] for r in M]
+        try:
+            v = absorbable(Block("relu", s(up), s(down)), timeout=TIMEOUT)
+        except Exception as exc:
+            failures.append(f"{tag}: raised {type(exc).__name__}: {exc}")
+            if verbose:
+                print(failures[-1], flush=True)
+            continue
+        flips = [list(S) for r in range(1, k + 1) for S in combinations(range(k), r)
+                 if all(sum((down[o][t] * up[t][j] for t in S), Fraction(0)) == -int(o == j)
+                        for o in range(d) for j in range(d))]
+        if v.answer is None:
+            stats["undecided"] += 1
+        else:
+            stats["absorbable" if v.answer else "not_absorbable"] += 1
+        if flips and v.answer is False:
+            failures.append(f"{tag}: 'not absorbable' but S = {flips[0]} flips the skip away")
+        if d == 1 and v.answer is not None:
+            # exact on R: f = K relu(x) + A x; two units make any (K, A), one unit (α, 0) or (α, −α)
+            kinks, A = block_decomposition(up, down, True)
+            K = next(iter(kinks.values()))[0] if kinks else Fraction(0)
+            a = A[0][0]
+            truth = k >= 2 or a == 0 or a == -K
+            if v.answer != truth:
+                failures.append(f"{tag}: answered {v.answer}, the d = 1 oracle {truth}")
+        if v.answer is True:
+            w = v.certificate["witness"]
+            blk = w.get("absorbing_block")
+            if blk is None:
+                failures.append(f"{tag}: absorbable without an absorbing block ({w.get('kind')})")
+            else:
+                up2, down2 = _frac_matrix(blk["w_up"]), _frac_matrix(blk["w_down"])
+                if blk.get("skip") != "none" or len(up2) != k:
+                    failures.append(f"{tag}: absorbing block has skip {blk.get('skip')!r} and "
+                                    f"width {len(up2)} (k = {k})")
+                elif block_decomposition(up2, down2, False) != block_decomposition(up, down, True):
+                    failures.append(f"{tag}: the absorbing block computes another function")
+            if "all_S" in w and sorted(map(sorted, w["all_S"])) != sorted(flips):
+                failures.append(f"{tag}: all_S {w['all_S']} but brute force {flips}")
+        check_certificate(rng, v, stats, failures, tag)
+        if verbose and failures and failures[-1].startswith(tag):
+            print(failures[-1], flush=True)
+    return stats, failures
+
+
+KINDS = {"absorb": run_absorb, "conserved": run_conserved, "fiber": run_fiber, "shallow": run_shallow, "dim": run_dim, "bottleneck": run_bottleneck}
 
 
 def _main():
