@@ -104,7 +104,9 @@ def random_shallow(rng, d=None, n=None, m=None, float32=False):
     d = d or rng.randint(1, 3)
     n = n or rng.randint(1, 5)
     m = m or rng.randint(1, 2)
-    if float32:
+    if float32 == "float64":
+        f = lambda: Fraction(rng.uniform(-2, 2))
+    elif float32:
         import numpy as np
         f = lambda: Fraction(float(np.float32(rng.uniform(-2, 2))))
     else:
@@ -129,8 +131,9 @@ def to_net(W1, b1, W2, b2) -> Network:
                              [[q(v) for v in b1], [q(v) for v in b2]])
 
 
-def planted_shallow(rng, W1, b1, W2, b2):
-    """b's weights: a function-preserving move of a (named)."""
+def planted_shallow(rng, W1, b1, W2, b2, dyadic=False):
+    """b's weights: a function-preserving move of a (named); *dyadic*: scalings by powers of two
+    only (b keeps float32 weights: the float fast paths decide)."""
     W1, b1, W2, b2 = copy.deepcopy((W1, b1, W2, b2))
     n, m, d = len(W1), len(W2), len(W1[0])
     kind = rng.choice(["permute_scale", "twins", "split", "dead", "zero_out", "linear_block",
@@ -138,7 +141,8 @@ def planted_shallow(rng, W1, b1, W2, b2):
     if kind == "permute_scale":
         perm = list(range(n))
         rng.shuffle(perm)
-        sc = [Fraction(rng.randint(1, 7), rng.randint(1, 7)) for _ in range(n)]
+        sc = [Fraction(2) ** rng.randint(-3, 3) if dyadic else
+              Fraction(rng.randint(1, 7), rng.randint(1, 7)) for _ in range(n)]
         W1 = [[v * sc[p] for v in W1[p]] for p in perm]
         b1 = [b1[p] * sc[p] for p in perm]
         W2 = [[row[p] / sc[p] for p in perm] for row in W2]
@@ -219,15 +223,18 @@ def perturb(rng, W1, b1, W2, b2):
 
 def shallow_case(rng):
     """(a, b, description)."""
-    fl = rng.random() < 0.2
-    w = random_shallow(rng, float32=fl)
-    kind, res = planted_shallow(rng, *w)
+    r = rng.random()
+    fl = "float32" if r < 0.2 else "float64" if r < 0.3 else ""
+    big = rng.random() < 0.15                  # wider nets: the fast paths' own territory
+    w = random_shallow(rng, d=rng.randint(2, 8) if big else None,
+                       n=rng.randint(10, 40) if big else None, float32=fl)
+    kind, res = planted_shallow(rng, *w, dyadic=bool(fl))
     if kind == "linear_block":
         u, v, u2, v2, out = res
         wa, wb = _with_block(*w, u, v, out), _with_block(*w, u2, v2, out)
     else:
         wa, wb = w, res
-    desc = kind + (" float32" if fl else "")
+    desc = kind + (f" {fl}" if fl else "")
     if rng.random() < 0.5:
         wb, what = perturb(rng, *wb)
         desc += f"; {what}"
@@ -270,11 +277,10 @@ def _mutate(rng, cert):
 
 
 def _is_num(s):
-    try:
-        Fraction(s)
-        return True
-    except (ValueError, ZeroDivisionError):
-        return False
+    """An exact number string ("-3", "7/2", "0.125"); not a hex digest such as "1234e56789"
+    (Fraction would build 10^56789…)."""
+    import re
+    return re.fullmatch(r"-?\d+(/\d+|\.\d+)?", s) is not None and not s.endswith("/0")
 
 
 def _claim_holds(cert) -> bool | None:
@@ -366,6 +372,25 @@ def check_certificate(rng, v, stats, failures, tag, mutations=2):
                 stats["accepted_at"][where] += 1
 
 
+def _through_files(a, b, dtype):
+    """a and b written to .npz files of *dtype* and read back (the float fast paths need the
+    arrays a reader kept), or unchanged when a parameter is not representable."""
+    import tempfile
+    from pathlib import Path
+    from algebra.exceptions import InputError
+    from algebra.io import load, save_binary
+    with tempfile.TemporaryDirectory() as tmp:
+        try:
+            out = []
+            for name, net in (("a", a), ("b", b)):
+                p = Path(tmp) / f"{name}.npz"
+                save_binary(net, p, dtype=dtype)
+                out.append(load(p))
+        except InputError:
+            return a, b, ""
+    return out[0], out[1], f" via {dtype} .npz"
+
+
 def run_shallow(seed, count, verbose=True):
     from semialgebraic import equivalent
     rng = random.Random(seed)
@@ -376,15 +401,24 @@ def run_shallow(seed, count, verbose=True):
         tag = f"shallow seed={seed} case={i} ({desc})"
         truth = shallow_equivalent_oracle(a, b)
         stats["cases"] += 1
+        if "float" in desc.split(";")[0] and rng.random() < 0.7:
+            a, b, routed = _through_files(a, b, "float32" if "float32" in desc else "float64")
+            desc += routed
+            tag = f"shallow seed={seed} case={i} ({desc})"
+        if verbose == "trace":
+            print(tag, a.widths, flush=True)
         try:
             v = equivalent(a, b, timeout=TIMEOUT)
         except Exception as exc:
             failures.append(f"{tag}: raised {type(exc).__name__}: {exc}")
             continue
+        path = next((k for k in (v.details or {}) if k.endswith("_path")), "canonical")
+        stats[path] = stats.get(path, 0) + 1
         if v.answer is None:
             stats["undecided"] += 1
         elif v.answer != truth:
-            failures.append(f"{tag}: answer {v.answer}, oracle {truth} ({v.method}: {v.reason})")
+            failures.append(f"{tag}: answer {v.answer}, oracle {truth} ({v.method}, {path}: "
+                            f"{v.reason})")
         else:
             stats["equivalent" if truth else "not_equivalent"] += 1
         check_certificate(rng, v, stats, failures, tag)
@@ -999,10 +1033,12 @@ def _main():
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--count", type=int, default=50)
     ap.add_argument("--kind", choices=sorted(KINDS), action="append")
+    ap.add_argument("--trace", action="store_true", help="print each case before running it")
     args = ap.parse_args()
     bad = 0
     for kind in args.kind or sorted(KINDS):
-        stats, failures = KINDS[kind](args.seed, args.count)
+        stats, failures = KINDS[kind](args.seed, args.count,
+                                      verbose="trace" if args.trace else True)
         bad += len(failures)
         print(f"{kind}: {json.dumps(stats)}; {len(failures)} failing")
     return 1 if bad else 0
