@@ -23,3 +23,18 @@ def test_the_checker_can_fail(tmp_path):
     assert run_cli(["info", p]).code == 0
     problem = check(["info", p], p.name, tmp_path, tmp_path)
     assert problem is not None and "exit 0" in problem
+
+
+def test_fuzz_readable_sample():
+    """One seed of ``tests/fuzz/readable.py``: long rationals print as ≈ decimals, no reprs, and
+    ``--exact`` leaves no ≈."""
+    from tests.fuzz.readable import fuzz as fuzz_readable
+    stats, failures = fuzz_readable(20261202, 1, verbose=False)
+    assert stats["outputs"] == 34
+    assert failures == []
+
+
+def test_readable_checker_can_fail():
+    from tests.fuzz.readable import LONG, REPRS
+    assert LONG.findall("x = 12345678901234567/3") and not LONG.findall("≈1.2345e16")
+    assert any(r in "fiber dimension Dimension(3: …)" for r in REPRS)

@@ -337,6 +337,21 @@ def _claim_holds(cert) -> bool | None:
     return None
 
 
+CLI_SHARE = 0.1
+"""Share of the certificates also checked through ``netfibers verify FILE`` (a file, a process-free
+CLI call: exit 0 valid, 1 broken, 2 malformed, never 4)."""
+
+
+def _cli_verify(cert) -> int:
+    import tempfile
+    from pathlib import Path
+    from tests.fuzz.inputs import run_cli
+    with tempfile.TemporaryDirectory() as tmp:
+        p = Path(tmp) / "cert.json"
+        p.write_text(json.dumps(cert))
+        return run_cli(["verify", p]).code
+
+
 def check_certificate(rng, v, stats, failures, tag, mutations=2):
     """verify() accepts the certificate; each mutation is rejected or still makes a true claim."""
     from algebra.exceptions import InputError
@@ -346,11 +361,21 @@ def check_certificate(rng, v, stats, failures, tag, mutations=2):
     ok, msg = verify(v.certificate)
     if not ok:
         failures.append(f"{tag}: certificate rejected: {msg}")
+    cli = rng.random() < CLI_SHARE
+    if cli:                                   # the same through `netfibers verify FILE`
+        code = _cli_verify(v.certificate)
+        stats["cli_verify"] = stats.get("cli_verify", 0) + 1
+        if code != 0:
+            failures.append(f"{tag}: netfibers verify exit {code} on the certificate")
     for _ in range(mutations):
         mut, path = _mutate(rng, v.certificate)
         if mut is None:
             continue
         stats["mutations"] = stats.get("mutations", 0) + 1
+        if cli:
+            code = _cli_verify(mut)
+            if code not in (0, 1, 2):
+                failures.append(f"{tag}: netfibers verify exit {code} on a mutation at {path}")
         try:
             ok, msg = verify(mut)
         except InputError:                   # malformed: refused (verify's contract)
