@@ -322,18 +322,36 @@ def _claim_holds(cert) -> bool | None:
     except Exception:
         return None
     if kind == "counterexample":
-        x = cert.get("x")
         try:
-            return frac_eval(frac_layers(a), [Fraction(str(v)) for v in x]) != \
-                frac_eval(frac_layers(b), [Fraction(str(v)) for v in x])
+            x = [Fraction(str(v)) for v in cert.get("x")]
+            dom = cert.get("domain") or {}
+            if dom.get("orthant") and any(t < 0 for t in x):
+                return False
+            if "box" in dom:
+                lo, hi = (Fraction(str(v)) for v in dom["box"])
+                if any(not lo <= t <= hi for t in x):
+                    return False
+            return frac_eval(frac_layers(a), x) != frac_eval(frac_layers(b), x)
         except Exception:
             return None
-    if cert.get("domain") in (None, "R^d"):
+    dom = cert.get("domain")
+    if dom in (None, "R^d"):
         if a.depth == 2 and b.depth == 2:
             return shallow_equivalent_oracle(a, b)
-        if max(a.widths) <= 4 and max(b.widths) <= 4:
-            from tests.oracles.z3 import z3_equivalent
-            return z3_equivalent(a, b)
+        z3dom = None
+    elif isinstance(dom, dict) and dom.get("orthant") is True and len(dom) == 1:
+        z3dom = "orthant"
+    elif isinstance(dom, dict) and list(dom) == ["box"] and isinstance(dom["box"], list) \
+            and len(dom["box"]) == 2 and all(isinstance(v, (int, str)) for v in dom["box"]):
+        try:
+            z3dom = tuple(Fraction(str(v)) for v in dom["box"])
+        except (ValueError, ZeroDivisionError):
+            return None
+    else:
+        return None
+    if max(a.widths) <= 5 and max(b.widths) <= 5:
+        from tests.oracles.z3 import z3_equivalent
+        return z3_equivalent(a, b, domain=z3dom)
     return None
 
 
@@ -1050,7 +1068,89 @@ def run_absorb(seed, count, verbose=True):
     return stats, failures
 
 
-KINDS = {"absorb": run_absorb, "conserved": run_conserved, "fiber": run_fiber, "shallow": run_shallow, "dim": run_dim, "bottleneck": run_bottleneck}
+# -- shallow equivalence on the orthant and on boxes (z3 the oracle) -------------------------------
+def orthant_move(rng, W1, b1, W2, b2):
+    """A move valid on the orthant x >= 0 (not on R^d): a neuron dead there (w <= 0, b < 0)
+    added, or one that is linear there (w >= 0, b > 0) replaced by its affine part through a
+    pair relu(u) − relu(−u) of another direction ... kept simple: a dead neuron, or a neuron
+    whose kink misses the orthant moved across to its flipped twin (relu(z) = z + relu(−z))."""
+    W1, b1, W2, b2 = copy.deepcopy((W1, b1, W2, b2))
+    d, m = len(W1[0]), len(W2)
+    kind = rng.choice(["dead_orthant", "always_active"])
+    if kind == "dead_orthant":
+        W1.append([-Fraction(rng.randint(0, 3), rng.randint(1, 2)) for _ in range(d)])
+        b1.append(-Fraction(rng.randint(1, 3), rng.randint(1, 3)))
+        for o in range(m):
+            W2[o].append(_rat(rng))
+    else:
+        # c relu(z) with z > 0 on the orthant = c z; written as c relu(z) + c' relu(y) − c' relu(y)
+        # would be trivial, so add the pair relu(z) − relu(−z) for such a z with output weights
+        # (c, 0): on the orthant relu(−z) = 0 there, so b = a + c relu(z) − c (z) needs z in the
+        # affine part: use two such neurons z1 + z2 = z3 with all three positive on the orthant
+        z1 = [Fraction(rng.randint(0, 3)) for _ in range(d)] + [Fraction(rng.randint(1, 3))]
+        z2 = [Fraction(rng.randint(0, 3)) for _ in range(d)] + [Fraction(rng.randint(1, 3))]
+        z3 = [u + v for u, v in zip(z1, z2)]
+        c = [_rat(rng) for _ in range(m)]
+        for z, sgn in ((z1, 1), (z2, 1), (z3, -1)):
+            W1.append(z[:d])
+            b1.append(z[d])
+            for o in range(m):
+                W2[o].append(sgn * c[o])
+    return kind, (W1, b1, W2, b2)
+
+
+def run_shallow_domains(seed, count, verbose=True):
+    """One-hidden-layer ``equivalent`` on the orthant and on boxes, for pairs equal only there
+    (a neuron dead on the orthant, always-active neurons whose sum is linear there) or perturbed,
+    against z3 on the same domain; certificates verified and mutated."""
+    from semialgebraic import equivalent
+    from tests.oracles.z3 import z3_equivalent
+    rng = random.Random(seed)
+    stats = {"cases": 0, "equivalent": 0, "not_equivalent": 0, "undecided": 0}
+    failures = []
+    for i in range(count):
+        w = random_shallow(rng, d=rng.randint(1, 2), n=rng.randint(1, 3))
+        kind, wb = orthant_move(rng, *w)
+        desc = kind
+        if rng.random() < 0.5:
+            wb, what = perturb(rng, *wb)
+            desc += f"; {what}"
+        a, b = to_net(*w), to_net(*wb)
+        if rng.random() < 0.5:
+            dom, z3dom = "orthant", "orthant"
+        else:
+            lo = Fraction(rng.randint(-3, 1), rng.randint(1, 2))
+            hi = lo + Fraction(rng.randint(1, 4), rng.randint(1, 3))
+            dom, z3dom = (Q(lo.numerator, lo.denominator), Q(hi.numerator, hi.denominator)), (lo, hi)
+        tag = f"shallow_domains seed={seed} case={i} ({desc}; domain {dom})"
+        stats["cases"] += 1
+        truth = z3_equivalent(a, b, domain=z3dom)
+        try:
+            v = equivalent(a, b, domain=dom, timeout=TIMEOUT)
+        except Exception as exc:
+            failures.append(f"{tag}: raised {type(exc).__name__}: {exc}")
+            if verbose:
+                print(failures[-1], flush=True)
+            continue
+        if v.answer is None:
+            stats["undecided"] += 1
+        elif truth is not None and v.answer != truth:
+            failures.append(f"{tag}: answered {v.answer}, z3 {truth} ({v.method}: {v.reason})")
+        else:
+            stats["equivalent" if v.answer else "not_equivalent"] += 1
+        if v.answer is False and v.certificate and v.certificate.get("x") is not None:
+            x = [Fraction(str(t)) for t in v.certificate["x"]]
+            inside = all(t >= 0 for t in x) if dom == "orthant" else \
+                all(z3dom[0] <= t <= z3dom[1] for t in x)
+            if not inside or frac_eval(frac_layers(a), x) == frac_eval(frac_layers(b), x):
+                failures.append(f"{tag}: counterexample {x} outside the domain or not separating")
+        check_certificate(rng, v, stats, failures, tag, mutations=1)
+        if verbose and failures and failures[-1].startswith(tag):
+            print(failures[-1], flush=True)
+    return stats, failures
+
+
+KINDS = {"shallow_domains": run_shallow_domains, "absorb": run_absorb, "conserved": run_conserved, "fiber": run_fiber, "shallow": run_shallow, "dim": run_dim, "bottleneck": run_bottleneck}
 
 
 def _main():
