@@ -356,3 +356,29 @@ def test_empty_box_or_ball_is_an_error_not_the_whole_space(nets, capsys, argv, r
     opt = "--box" if "--box" in argv else "--ball"
     assert code == 2 and out == "", (code, out, err)
     assert len(err.strip().splitlines()) == 1 and opt in err
+
+
+@pytest.mark.parametrize("argv, option", [
+    (["equiv", "A", "A", "--certificate", ""], "--certificate"),
+    (["dim", "A", "--certificate", ""], "--certificate"),
+    (["identify", "A", "--certificate", ""], "--certificate"),
+    (["convert", "A", "-o", ""], "--output"),
+    (["eval", "A", "--data", ""], "--data"),
+    (["conserved", "A", "--data", ""], "--data")])
+def test_empty_file_name_is_an_error_not_silence(nets, capsys, argv, option, run):
+    """Bug (fixed in semialgebraic/cli.py; found by fuzzing the options): ``--certificate ''``
+    exited 0 and wrote no certificate, without a word."""
+    argv = [nets["a"] if a == "A" else a for a in argv]
+    code, out, err = run(*argv)
+    assert code == 2 and out == "" and f"{option}: empty file name" in err
+    assert len(err.strip().splitlines()) == 1
+
+
+def test_negative_max_nullity_is_usage_error(tmp_path, capsys, run):
+    """``absorb --max-nullity -1`` answered "undecided" (exit 3) instead of refusing the option."""
+    block = tmp_path / "b.json"
+    block.write_text(json.dumps({"format": "netfibers.block", "version": 1, "activation": "relu",
+                                 "w_up": [[1, 0], [0, 1]], "w_down": [[-1, 0], [0, -1]]}))
+    code, out, err = run("absorb", block, "--max-nullity", "-1")
+    assert code == 2 and "--max-nullity" in err and out == ""
+    assert run("absorb", block, "--max-nullity", "0")[0] in (0, 3)

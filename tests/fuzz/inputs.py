@@ -394,6 +394,7 @@ OPTION_CASES = [
     ("--ball", ["", "0", "0,0,0,1", "a,b,c", "0,0,-1", "0,0,nan", "nan,0,1", "0,0,1/0"]),
     ("--x", ["", "0", "0,0,0", "a,b", "nan,0", "1/0,1", "inf,0", "0,,"]),
     ("--epsilon", ["-1", "nan", "abc", "1/0", "inf", ""]),
+    ("--file", [""]),
 ]
 
 
@@ -415,6 +416,17 @@ def option_argvs(good: Path, bottleneck: Path, out: Path):
                     res.append((opt, v, [*cmd, opt, v, *T]))
             elif opt == "--x":
                 res.append((opt, v, ["eval", good, opt, v]))
+            elif opt == "--file":              # an empty file name where a file is written/read
+                for cmd, o in ((["equiv", good, good], "--certificate"),
+                               (["dim", good], "--certificate"),
+                               (["identify", bottleneck], "--certificate"),
+                               (["symmetries", bottleneck], "--graphml"),
+                               (["convert", good], "-o"), (["canon", good], "--form"),
+                               (["eval", good], "--data"), (["conserved", good], "--data")):
+                    res.append((o.lstrip("-") if o != "-o" else "--output", v,
+                                [*cmd, o, v, *T] if cmd[0] not in ("convert", "canon", "eval",
+                                                                   "identify")
+                                else [*cmd, o, v]))
             else:
                 res.append((opt, v, ["equiv", good, good, "--box", "0,1", opt, v,
                                      "--certificate", out / "e.json", *T]))
