@@ -666,6 +666,34 @@ def violate(rng, net: Network, which: str) -> Network:
                              [[q(v) for v in b] for b in (b1, b2, b3)])
 
 
+def s1s2_form(net: Network):
+    """A normal form of a two-hidden-layer net under permutations and positive scalings of its
+    hidden neurons (S1, S2): every hidden row [W | b] scaled so that its first non-zero entry is
+    ±1 (the factor moved into the next layer's column), then each layer's neurons sorted (layer
+    1 by its normalised rows with W2's columns permuted along; layer 2 by row and W3 column)."""
+    (W1, b1), (W2, b2), (W3, b3) = [(copy.deepcopy(W), list(b)) for W, b in frac_layers(net)]
+
+    def normalise(W, b, Wn):
+        for i in range(len(W)):
+            nz = next((v for v in W[i] + [b[i]] if v != 0), None)
+            if nz is None:
+                continue
+            s = abs(nz)
+            W[i] = [v / s for v in W[i]]
+            b[i] /= s
+            for r in Wn:
+                r[i] *= s
+    normalise(W1, b1, W2)
+    o1 = sorted(range(len(W1)), key=lambda i: W1[i] + [b1[i]])
+    W1, b1 = [W1[i] for i in o1], [b1[i] for i in o1]
+    W2 = [[r[i] for i in o1] for r in W2]                 # columns in the sorted order first
+    normalise(W2, b2, W3)
+    o2 = sorted(range(len(W2)), key=lambda i: W2[i] + [b2[i]] + [r[i] for r in W3])
+    W2, b2 = [W2[i] for i in o2], [b2[i] for i in o2]
+    W3 = [[r[i] for i in o2] for r in W3]
+    return W1, b1, W2, b2, W3, b3
+
+
 def random_bottleneck(rng):
     from tests.cases.bottleneck import planted
     n1 = rng.choice([1, 2, 2, 2, 3])
@@ -746,6 +774,17 @@ def run_bottleneck(seed, count, verbose=True):
                 failures.append(f"{tag}: identify True with failed hypotheses {failed} "
                                 f"(ours {mine})")
             check_certificate(rng, idv, stats, failures, f"{tag} identify", mutations=1)
+            cert = idv.certificate or {}
+            if idv.answer is False and cert.get("type") == "symmetry_path":
+                from algebra.io import network_from_dict
+                ca, cb = network_from_dict(cert["a"]), network_from_dict(cert["b"])
+                stats["identify_false_witnesses"] = stats.get("identify_false_witnesses", 0) + 1
+                if s1s2_form(ca) == s1s2_form(cb):
+                    failures.append(f"{tag}: 'not identifiable' witnessed by a copy that is only "
+                                    f"permuted and rescaled")
+                if z3_equivalent(ca, cb) is False:
+                    failures.append(f"{tag}: the non-identifiability witness computes another "
+                                    f"function")
         if verbose and failures and failures[-1].startswith(tag):
             print(failures[-1], flush=True)
     return stats, failures

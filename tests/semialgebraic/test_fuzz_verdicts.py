@@ -60,3 +60,15 @@ def test_mutated_certificates_are_judged():
     # a claim the oracle refutes is reported
     cert = dict(v.certificate, b=SHALLOW_A.with_parameter("b1[2]", 0).to_dict())
     assert fz._claim_holds(cert) is False
+
+
+def test_s1s2_form_sees_only_permutations_and_scalings():
+    from tests.cases.bottleneck import T5a, T5b, T7a, T7b
+    from tests.cases.general import planted_copy
+    rng = random.Random(0)
+    for _ in range(20):
+        a = fz.random_bottleneck(rng)
+        assert fz.s1s2_form(a) == fz.s1s2_form(planted_copy(rng, a))
+        assert fz.s1s2_form(a) != fz.s1s2_form(a.with_parameter("b3[0]", 77))
+    assert fz.s1s2_form(T5a) == fz.s1s2_form(T5b)            # T5: S1 + S2
+    assert fz.s1s2_form(T7a) != fz.s1s2_form(T7b)            # T7: S7 sign flip, not S1/S2
