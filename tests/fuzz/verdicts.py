@@ -545,7 +545,7 @@ def jacobian_row(layers, x):
     return rows
 
 
-def jacobian_rank(net: Network, rng, n_lines=12) -> int:
+def jacobian_rank(net: Network, rng, n_lines=12, box=None) -> int:
     """Exact rank of the parameter Jacobian of (f(x_1), …, f(x_k)) at inputs where θ ↦ f(x) is
     differentiable: a lower bound of the functional dimension on R^d.  Inputs: the pieces of
     *n_lines* random segments (scales 1 … 1000) and points moved off them (Fractions; flint only
@@ -556,12 +556,19 @@ def jacobian_rank(net: Network, rng, n_lines=12) -> int:
     P = sum(len(W) * (len(W[0]) if W else 0) + len(b) for W, b in layers)
     rows = []
     for _ in range(n_lines):
-        scale = rng.choice([1, 10, 1000])
-        p = [Fraction(rng.randint(-1000, 1000) * scale, 1000) for _ in range(d)]
-        q = [Fraction(rng.randint(-1000, 1000) * scale, 1000) for _ in range(d)]
+        if box is None:
+            scale = rng.choice([1, 10, 1000])
+            p = [Fraction(rng.randint(-1000, 1000) * scale, 1000) for _ in range(d)]
+            q = [Fraction(rng.randint(-1000, 1000) * scale, 1000) for _ in range(d)]
+        else:                                  # segments inside the box [lo, hi]^d
+            lo, hi = box
+            p = [lo + (hi - lo) * Fraction(rng.randint(0, 1000), 1000) for _ in range(d)]
+            q = [lo + (hi - lo) * Fraction(rng.randint(0, 1000), 1000) for _ in range(d)]
         if p == q:
             continue
         for x in line_points(layers, p, q, (Fraction(1, 10), Fraction(1, 1000)), rng):
+            if box is not None and not all(box[0] < t < box[1] for t in x):
+                continue                       # moved off the line out of the box
             r = jacobian_row(layers, x)
             if r is not None:
                 rows += r
@@ -596,17 +603,23 @@ def run_dim(seed, count, verbose=True):
     failures = []
     for i in range(count):
         net = random_deep(rng)
-        tag = f"dim seed={seed} case={i} widths={net.widths}"
+        box = None
+        if rng.random() < 0.4:                   # a box: the rank over its interior
+            lo = Fraction(rng.randint(-3, 1), rng.randint(1, 2))
+            box = (lo, lo + Fraction(rng.randint(1, 4), rng.randint(1, 3)))
+        tag = f"dim seed={seed} case={i} widths={net.widths} box={box}"
         stats["cases"] += 1
         try:
-            r = functional_dimension(net, timeout=TIMEOUT)
+            dom = None if box is None else tuple(Q(v.numerator, v.denominator) for v in box)
+            r = functional_dimension(net, timeout=TIMEOUT, domain=dom)
         except Exception as exc:
             failures.append(f"{tag}: raised {type(exc).__name__}: {exc}")
             continue
-        rank = jacobian_rank(net, rng)
+        rank = jacobian_rank(net, rng, box=box)
         lo, hi = r.lower, r.upper
         if rank < lo:                              # our lines missed a thin region? look harder
-            rank = max(rank, jacobian_rank(net, random.Random(f"{seed}-{i}"), n_lines=100))
+            rank = max(rank, jacobian_rank(net, random.Random(f"{seed}-{i}"), n_lines=100,
+                                           box=box))
         if hi is not None and rank > hi:
             failures.append(f"{tag}: sampled Jacobian rank {rank} > reported upper {hi} "
                             f"({r.reason})")
