@@ -707,6 +707,24 @@ def s1s2_form(net: Network):
     return W1, b1, W2, b2, W3, b3
 
 
+def my_structure(net: Network):
+    """Second-layer neuron types (R3: all-negative row of [W2 | b2] dead, all-positive linear,
+    else switching) and the masked column (R4: every non-dead row has the masking pattern for
+    column i: W2[j, i] > 0, the other entries and the bias < 0), decided here."""
+    (_, _), (W2, b2), _ = frac_layers(net)
+    types = []
+    for r, c in zip(W2, b2):
+        row = r + [c]
+        types.append("dead" if all(v < 0 for v in row) else
+                     "linear" if all(v > 0 for v in row) else "switching")
+    live = [j for j, t in enumerate(types) if t != "dead"]
+    masked = [i for i in range(len(W2[0]))
+              if live and all(W2[j][i] > 0 and b2[j] < 0 and
+                              all(W2[j][k] < 0 for k in range(len(W2[0])) if k != i)
+                              for j in live)]
+    return tuple(types), (masked[0] if len(masked) == 1 else None if not masked else masked)
+
+
 def random_bottleneck(rng):
     from tests.cases.bottleneck import planted
     n1 = rng.choice([1, 2, 2, 2, 3])
@@ -750,6 +768,14 @@ def run_bottleneck(seed, count, verbose=True):
         for g, ok in mine.items():
             if theirs.get(g) is not None and theirs[g] != ok:
                 failures.append(f"{tag}: {g} reported {theirs[g]}, our check {ok}")
+        if not which:                              # generic: the structure report
+            from semialgebraic import structure
+            st = structure(a)
+            types, masked = my_structure(a)
+            if tuple(st.types) != types or st.masked != masked:
+                failures.append(f"{tag}: structure types {st.types} masked {st.masked}, ours "
+                                f"{types} masked {masked}")
+            stats["structures"] = stats.get("structures", 0) + 1
         truth = z3_equivalent(a, b)
         for method in ("auto", "bottleneck"):
             try:
