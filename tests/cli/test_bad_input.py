@@ -382,3 +382,27 @@ def test_negative_max_nullity_is_usage_error(tmp_path, capsys, run):
     code, out, err = run("absorb", block, "--max-nullity", "-1")
     assert code == 2 and "--max-nullity" in err and out == ""
     assert run("absorb", block, "--max-nullity", "0")[0] in (0, 3)
+
+
+def test_file_name_too_long_and_pipe_are_input_errors(tmp_path, capsys, run):
+    """Bugs (fixed in algebra/io/__init__.py and algebra/io/native.py; found by fuzzing the
+    paths): a file name longer than the system allows was an internal error (exit 4, OSError
+    from Path.exists), and a named pipe (FIFO) made ``info`` / ``verify`` wait forever."""
+    import os
+    long_name = tmp_path / ("x" * 300 + ".json")
+    code, out, err = run("info", long_name)
+    assert code == 2 and out == "" and "cannot read" in err and "internal" not in err
+    if not hasattr(os, "mkfifo"):
+        return
+    fifo = tmp_path / "pipe.json"
+    os.mkfifo(fifo)
+    for argv in (["info", fifo], ["verify", fifo], ["eval", _dense_path(tmp_path), "--data", fifo]):
+        code, out, err = run(*argv)
+        assert code == 2 and "pipe.json: not a regular file" in err, (argv, err)
+        assert len(err.strip().splitlines()) == 1
+
+
+def _dense_path(tmp_path):
+    p = tmp_path / "dense.json"
+    p.write_text(json.dumps(DENSE.to_dict()))
+    return p

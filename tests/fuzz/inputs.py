@@ -303,7 +303,8 @@ def binary_cases(rng: random.Random, tmp: Path, n: int):
             p.write_bytes(bytes(rng.randrange(256) for _ in range(rng.randint(0, 100))))
             makers.append(("h5:garbage", p))
         else:
-            kind = rng.choice(["directory", "missing", "suffix", "nosuffix", "json_dir"])
+            kind = rng.choice(["directory", "missing", "suffix", "nosuffix", "json_dir", "fifo",
+                               "long_name"])
             if kind == "directory":
                 p = tmp / f"{name}.json"
                 p.mkdir()
@@ -312,6 +313,12 @@ def binary_cases(rng: random.Random, tmp: Path, n: int):
                 p.mkdir()
             elif kind == "missing":
                 p = tmp / f"{name}.json"
+            elif kind == "fifo":
+                import os
+                p = tmp / f"{name}.json"
+                os.mkfifo(p)
+            elif kind == "long_name":
+                p = tmp / (name + "x" * 300 + ".json")
             elif kind == "suffix":
                 p = tmp / f"{name}.txt"
                 p.write_text(json.dumps(SHALLOW))
