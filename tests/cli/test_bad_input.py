@@ -406,3 +406,21 @@ def _dense_path(tmp_path):
     p = tmp_path / "dense.json"
     p.write_text(json.dumps(DENSE.to_dict()))
     return p
+
+
+@pytest.mark.parametrize("argv", [["regions", "A", "--box", "L"], ["dim", "A", "--box", "L"],
+                                  ["convert", "A", "-o", "L.json"], ["absorb", "BLOCK", "--skip", "L"]])
+def test_option_value_too_long_for_a_file_name_is_an_input_error(nets, tmp_path, capsys, argv,
+                                                                 run):
+    """Bug (fixed in commands/common.py, core.py, absorb.py; found by fuzzing the paths): an
+    option value tried as a path (``--box``, ``--skip``, ``-o``) longer than a file name may be
+    was an internal error (exit 4, OSError)."""
+    block = tmp_path / "b.json"
+    block.write_text(json.dumps({"format": "netfibers.block", "version": 1, "activation": "relu",
+                                 "w_up": [[1, 0], [0, 1]], "w_down": [[-1, 0], [0, -1]]}))
+    long = "x" * 300
+    argv = [nets["a"] if a == "A" else block if a == "BLOCK" else a.replace("L", long)
+            for a in argv]
+    code, out, err = run(*argv)
+    assert code == 2 and out == "" and "internal" not in err, err
+    assert len(err.strip().splitlines()) == 1
