@@ -1005,12 +1005,29 @@ def run_conserved(seed, count, verbose=True, steps=3):
         pts = [[Fraction(rng.randint(-9, 9), rng.randint(1, 3)) for _ in range(d)]
                for _ in range(rng.randint(2, 6))]
         ys = [[Fraction(rng.randint(-4, 4)) for _ in range(m)] for _ in pts]
-        tag = f"conserved seed={seed} case={i} widths={net.widths} points={len(pts)}"
+        region_mode = rng.random() < 0.4
+        if region_mode:
+            # the laws of the regions meeting a box hold at every differentiable point of the box
+            from algebra.conservation import samples_from_patterns
+            from semialgebraic.regions import regions as walk_regions
+            from semialgebraic.sets import Polyhedron
+            lo = Fraction(rng.randint(-2, 0))
+            hi = lo + Fraction(rng.randint(1, 2))
+            walk = list(walk_regions(net, domain=Polyhedron.box(d, Q(lo.numerator),
+                                                                Q(hi.numerator))))
+            samples = samples_from_patterns([r.pattern for r in walk])
+            pts = [[lo + (hi - lo) * Fraction(rng.randint(1, 999), 1000) for _ in range(d)]
+                   for _ in range(12)]
+            ys = [[Fraction(rng.randint(-4, 4)) for _ in range(m)] for _ in pts]
+        tag = (f"conserved seed={seed} case={i} widths={net.widths} "
+               + (f"box [{lo}, {hi}] ({len(samples)} patterns)" if region_mode
+                  else f"points={len(pts)}"))
         stats["cases"] += 1
         try:
-            L = conservation_laws(net, samples_from_points(net, [[Q(v.numerator, v.denominator)
-                                                                  for v in x] for x in pts]),
-                                  timeout=TIMEOUT)
+            if not region_mode:
+                samples = samples_from_points(net, [[Q(v.numerator, v.denominator) for v in x]
+                                                    for x in pts])
+            L = conservation_laws(net, samples, timeout=TIMEOUT)
         except Exception as exc:
             failures.append(f"{tag}: raised {type(exc).__name__}: {exc}")
             if verbose:
