@@ -490,9 +490,44 @@ def run_shallow(seed, count, verbose=True):
         else:
             stats["equivalent" if truth else "not_equivalent"] += 1
         check_certificate(rng, v, stats, failures, tag)
+        if rng.random() < CLI_SHARE:
+            problem = _cli_equiv(a, b, truth)
+            stats["cli_equiv"] = stats.get("cli_equiv", 0) + 1
+            if problem:
+                failures.append(f"{tag}: netfibers equiv: {problem}")
         if verbose and failures and failures[-1].startswith(tag):
             print(failures[-1], flush=True)
     return stats, failures
+
+
+def _cli_equiv(a, b, truth) -> str | None:
+    """`netfibers equiv A B --json --certificate C` on files: the exit code says the answer
+    (0 equivalent, 1 not, 3 undecided), the JSON answer is the oracle's, the certificate file is
+    written exactly when decided and `netfibers verify C A B` accepts it."""
+    import tempfile
+    from pathlib import Path
+    from tests.fuzz.inputs import run_cli
+    with tempfile.TemporaryDirectory() as tmp:
+        pa, pb, pc = Path(tmp) / "a.json", Path(tmp) / "b.json", Path(tmp) / "c.json"
+        pa.write_text(json.dumps(a.to_dict()))
+        pb.write_text(json.dumps(b.to_dict()))
+        res = run_cli(["equiv", pa, pb, "--json", "--certificate", pc, "--timeout", str(TIMEOUT)])
+        try:
+            answer = json.loads(res.out)["answer"]
+        except (ValueError, KeyError):
+            return f"exit {res.code}, no JSON answer ({res.err.strip()[:200]})"
+        want = {True: 0, False: 1, None: 3}[answer]
+        if res.code != want:
+            return f"exit {res.code} for answer {answer}"
+        if answer is not None and answer != truth:
+            return f"answer {answer}, oracle {truth}"
+        if pc.exists() != (answer is not None):
+            return f"certificate written: {pc.exists()}, answer {answer}"
+        if pc.exists():
+            code = run_cli(["verify", pc, pa, pb]).code
+            if code != 0:
+                return f"netfibers verify C A B exit {code}"
+    return None
 
 
 # -- functional dimension --------------------------------------------------------------------------
