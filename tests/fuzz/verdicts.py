@@ -36,6 +36,7 @@ from fractions import Fraction
 
 from algebra.network import Network
 from algebra.rationals import Q
+from tests.fuzz.inputs import _containers
 
 TIMEOUT = 20
 
@@ -242,8 +243,25 @@ def shallow_case(rng):
 
 
 def _mutate(rng, cert):
-    """A deep copy with one numeric leaf (int, or a 'p/q' string) changed; None if none."""
+    """A deep copy with one numeric leaf (int, or a 'p/q' string) changed, or (one time in four)
+    one list of the certificate edited (an item dropped, repeated or two swapped); None if none."""
     c = copy.deepcopy(cert)
+    if rng.random() < 0.25:
+        lists = [(p, v) for p, v in _containers(c) if isinstance(v, list) and len(v) >= 2
+                 and p and p[0] not in ("a", "b", "network", "block")]
+        if lists:
+            path, lst = rng.choice(lists)
+            op = rng.choice(["drop", "repeat", "swap"])
+            i, j = rng.sample(range(len(lst)), 2)
+            if op == "drop":
+                del lst[i]
+            elif op == "repeat":
+                lst.insert(i, copy.deepcopy(lst[j]))
+            elif lst[i] != lst[j]:
+                lst[i], lst[j] = lst[j], lst[i]
+            else:
+                return None, None
+            return c, path + (op,)
     leaves = []
 
     def walk(obj, path):
