@@ -70,5 +70,5 @@ def test_s1s2_form_sees_only_permutations_and_scalings():
         a = fz.random_bottleneck(rng)
         assert fz.s1s2_form(a) == fz.s1s2_form(planted_copy(rng, a))
         assert fz.s1s2_form(a) != fz.s1s2_form(a.with_parameter("b3[0]", 77))
-    assert fz.s1s2_form(T5a) == fz.s1s2_form(T5b)            # T5: S1 + S2
-    assert fz.s1s2_form(T7a) != fz.s1s2_form(T7b)            # T7: S7 sign flip, not S1/S2
+    assert fz.s1s2_form(T5a) == fz.s1s2_form(T5b)            # permuted and rescaled
+    assert fz.s1s2_form(T7a) != fz.s1s2_form(T7b)            # a sign flip, not S1/S2
