@@ -78,6 +78,9 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+# options naming a file (their argparse dest): an empty value is a usage error, not "no file"
+FILE_OPTIONS = ("certificate", "output", "graphml", "form", "checkpoint", "data")
+
 # options whose value may start with "-" (argparse would read "-1,1" as an option)
 NEGATIVE_VALUE_OPTIONS = ("--box", "--x", "--ball")
 _NEGATIVE = re.compile(r"^-\.?\d[\d,./eE+\- ]*$")
@@ -112,6 +115,12 @@ def main(argv: list[str] | None = None) -> int:
     max_regions = getattr(args, "max_regions", None)
     if max_regions is not None and max_regions < 0:
         parser.error(f"--max-regions must be non-negative, got {max_regions}")
+    max_nullity = getattr(args, "max_nullity", None)
+    if max_nullity is not None and max_nullity < 0:
+        parser.error(f"--max-nullity must be non-negative, got {max_nullity}")
+    for dest in FILE_OPTIONS:              # "--certificate ''" (an unset variable): never silent
+        if getattr(args, dest, None) == "":
+            parser.error(f"--{dest}: empty file name")
     try:
         code = args.func(args)
     except CLIError as exc:

@@ -24,7 +24,7 @@ from .arrays import (ARRAY_READERS, BINARY_SUFFIXES, GRAPH_READERS, WRITABLE_SUF
                      matrix_from_array, network_from_tensors, read_tensors, save_binary)
 from .blocks import block_from_dict, block_from_tensors, load_block
 from .native import (network_from_dict, network_to_dict, parse_matrix, parse_number, parse_vector,
-                     read_json_text, save_json, write_atomic)
+                     read_json_text, require_regular_file, save_json, write_atomic)
 from .nnet import load_nnet
 from .onnx import load_onnx, onnx_initializers
 from .torch import TORCH_SUFFIXES, read_torch
@@ -71,11 +71,7 @@ def load(path: str | Path, **options):
         For a missing, malformed or unsupported file; the message names the file and the
         problem.
     """
-    p = Path(path)
-    if not p.exists():
-        raise InputError("no such file", source=str(p))
-    if p.is_dir():
-        raise InputError("is a directory, not a weight file", source=str(p))
+    p = require_regular_file(path)
     suffix = p.suffix.lower()
     if suffix == ".json":
         return load_json(p, **options)

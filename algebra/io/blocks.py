@@ -13,14 +13,13 @@ True
 
 from __future__ import annotations
 
-from pathlib import Path
 
 from ..activations import get_activation
 from ..blocks import BLOCK_FORMAT, Block, BlockStack, HyperConnectionBlock, exact_matrix
 from ..exceptions import InputError
 from ..linalg import QMatrix
 from .arrays import LazyTensors
-from .native import parse_matrix, parse_vector, read_json_text
+from .native import parse_matrix, parse_vector, read_json_text, require_regular_file
 
 __all__ = ["block_from_dict", "block_from_tensors", "load_block", "find_blocks", "LAYOUTS"]
 
@@ -257,9 +256,7 @@ def load_block(path, *, activation: str | None = None, skip="identity", prefix: 
     For JSON, *activation* (when given) overrides the file's; *skip* is used only for binary
     files (JSON says its skip itself).
     """
-    p = Path(path)
-    if not p.exists():
-        raise InputError("no such file", str(p))
+    p = require_regular_file(path, "a block file")
     if p.suffix.lower() == ".json":
         data = read_json_text(p)
         if isinstance(data, dict) and data.get("format") == BLOCK_FORMAT:

@@ -27,10 +27,30 @@ __all__ = ["save_json", "read_json_text", "network_from_dict", "network_to_dict"
 KNOWN_ACTIVATIONS_NETWORK = {"relu"}
 
 
+def require_regular_file(path, what: str = "a weight file") -> Path:
+    """*path* as a Path, or InputError naming it: missing, a directory, a pipe or a device
+    (reading could wait forever), or a name the system refuses (too long, …)."""
+    p = Path(path)
+    try:
+        exists, is_dir, is_file = p.exists(), p.is_dir(), p.is_file()
+    except OSError as exc:                 # e.g. a file name longer than the system allows
+        raise InputError(f"cannot read: {exc.strerror or exc}", source=str(p)) from None
+    if not exists:
+        raise InputError("no such file", source=str(p))
+    if is_dir:
+        raise InputError(f"is a directory, not {what}", source=str(p))
+    if not is_file:
+        raise InputError("not a regular file (a pipe or a device?)", source=str(p))
+    return p
+
+
 def read_json_text(path: Path) -> object:
     """Parse a JSON file exactly: float literals become ``Decimal`` (their spelled value)."""
     try:
-        text = Path(path).read_text(encoding="utf-8")
+        p = Path(path)
+        if p.exists() and not p.is_file() and not p.is_dir():   # a pipe would wait forever
+            raise InputError("not a regular file (a pipe or a device?)", source=str(path))
+        text = p.read_text(encoding="utf-8")
     except UnicodeDecodeError:
         raise InputError("not a UTF-8 text file", source=str(path)) from None
     except OSError as exc:

@@ -23,6 +23,7 @@ from ..certificates import write_certificate
 from algebra.activations import supported_activations
 
 from ..cli import emit, fail
+from .common import is_existing_file
 from .help import describe
 
 __all__ = ["register", "cmd_absorb"]
@@ -114,7 +115,7 @@ def _parse_skip(text: str):
     if text in ("identity", "none"):
         return text
     p = Path(text)
-    if not p.exists():
+    if not is_existing_file(text):
         raise InputError("--skip is 'identity', 'none' or an existing JSON file with a matrix", text)
     data = read_json_text(p)
     if isinstance(data, dict):

@@ -14,7 +14,7 @@ from algebra.rationals import to_q
 
 from ..cli import fail
 
-__all__ = ["load_network", "load_any", "parse_point", "parse_box", "parse_box_domain", "parse_ball",
+__all__ = ["load_network", "load_any", "is_existing_file", "parse_point", "parse_box", "parse_box_domain", "parse_ball",
            "parse_domain", "load_data", "load_certificate"]
 
 
@@ -32,6 +32,15 @@ def load_network(path: str, **options) -> Network:
     if not isinstance(obj, Network):
         fail(f"{path}: expected a network, got a {type(obj).__name__}")
     return obj
+
+
+def is_existing_file(text: str) -> bool:
+    """Whether *text* names an existing regular file; False for a name the system refuses (too
+    long, …) instead of an OSError: option values such as ``--box lo,hi`` are tried as paths."""
+    try:
+        return Path(text).is_file()
+    except OSError:
+        return False
 
 
 def parse_point(text: str, n: int | None = None, what: str = "--x") -> list:
@@ -61,7 +70,7 @@ def parse_box_domain(text: str, d: int, net: Network | None = None) -> list:
         box = nnet_input_box(net) if net is not None else None
         if box is None:
             fail("--box file: the network was not read from a .nnet file (no input box in the file)")
-    elif text.endswith(".json") or Path(text).is_file():
+    elif text.endswith(".json") or is_existing_file(text):
         box, _ = _box_file(text)
     elif ":" in text:
         box = []
@@ -132,16 +141,17 @@ def parse_domain(args, d: int, net: Network | None = None) -> Domain:
     given.  A bad domain is a one-line input error (exit 2)."""
     box_text, ball = getattr(args, "box", None), getattr(args, "ball", None)
     orthant = getattr(args, "orthant", False)
-    if sum(bool(v) for v in (box_text, ball, orthant)) > 1:
+    # an empty value ("--box ''", an unset shell variable) is an error, never R^d
+    if sum(v is not None for v in (box_text, ball)) + bool(orthant) > 1:
         fail("give one domain: --box, --ball or --orthant")
     if orthant:
         return Domain.orthant(d)
-    if ball:
+    if ball is not None:
         return Domain.from_box(parse_ball(ball, d))
-    if not box_text:
+    if box_text is None:
         return Domain.whole(d)
     try:
-        if box_text != "file" and (box_text.endswith(".json") or Path(box_text).is_file()):
+        if box_text != "file" and (box_text.endswith(".json") or is_existing_file(box_text)):
             return _domain_file(box_text, d)
         return Domain.from_box(parse_box_domain(box_text, d, net))
     except AlgebraError as exc:

@@ -83,7 +83,7 @@ def cmd_conserved(args) -> int:
         samples = samples_from_points(net, points)
         source = f"data ({len(points)} points)"
     else:
-        if args.box:
+        if args.box is not None:           # "--box ''" is an error, never R^d
             lo, hi = parse_box(args.box)
             domain = Polyhedron.box(net.n_inputs, lo, hi)
             source = f"regions of the box [{args.box}]^{net.n_inputs}"

@@ -100,7 +100,11 @@ def info_dict(net) -> dict:
 
 def cmd_convert(args) -> int:
     out = Path(args.output)
-    if out.is_dir():
+    try:
+        is_dir = out.is_dir()
+    except OSError as exc:                 # a name the system refuses (too long, …)
+        fail(f"{args.output}: cannot write: {exc.strerror or exc}")
+    if is_dir:
         fail(f"{args.output}: is a directory")
     if out.suffix.lower() not in _OUTPUT_SUFFIXES:
         fail(f"{args.output}: convert writes {', '.join(_OUTPUT_SUFFIXES)}, not "

@@ -372,7 +372,7 @@ def _budget_args(p) -> None:
 def _domain(args):
     if getattr(args, "orthant", False):
         return "orthant"
-    if getattr(args, "box", None):
+    if getattr(args, "box", None) is not None:     # "--box ''" is an error, never R^d
         return parse_box(args.box)
     return None
 

@@ -120,7 +120,7 @@ def _common(p, box_help=None) -> None:
 
 
 def _window(text, default="-2,2"):
-    return parse_box_domain(text or default, 2)
+    return parse_box_domain(default if text is None else text, 2)
 
 
 def cmd_plot(args) -> int:

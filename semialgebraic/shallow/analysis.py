@@ -49,8 +49,9 @@ def analysis_shallow(net: Network, *, seed: int = 1) -> dict:
             out["fingerprint"] = cf.fingerprint()
             out["fiber"] = fj
         lines.append(f"[{key}] {cf.summary()}")
-        lines.append(f"[{key}] fiber dimension {F.dimension}; components "
-                     f"{F.number_of_components}; orbits {F.number_of_orbits}; neuron types "
+        lines.append(f"[{key}] fiber dimension {_dimension_text(F.dimension)}; components "
+                     f"{_count_text(F.number_of_components)}; orbits "
+                     f"{_count_text(F.number_of_orbits)}; neuron types "
                      f"{', '.join(F.details['neuron_types'])}")
     twin = _planted_copy(net, seed)
     v = equivalent_shallow(net, twin)
@@ -87,3 +88,13 @@ def _planted_copy(net: Network, seed: int) -> Network:
             new.append((tuple(x * lam for x in w), b * lam, tuple(x / lam for x in v)))
     rng.shuffle(new)
     return with_hidden_neurons(net, 0, new, c)
+
+
+def _dimension_text(dim) -> str:
+    """``3 (reason)`` or ``between 5 and 7 (reason)``: words for a person, not the repr."""
+    value = dim.value if dim.exact else f"between {dim.lower} and {dim.upper}"
+    return f"{value} ({dim.reason})" if dim.reason else f"{value}"
+
+
+def _count_text(n) -> str:
+    return "not computed" if n is None else str(n)

@@ -340,3 +340,87 @@ def test_apply_step_name_of_wrong_type_cli(tmp_path, capsys):
     assert main(["apply", str(steps), str(net), "-o", str(tmp_path / "out.json")]) == 2
     assert not (tmp_path / "out.json").exists()
     capsys.readouterr()
+
+
+# -- an empty domain value is an error, never all of R^d ---------------------------------------------
+@pytest.mark.parametrize("argv", [
+    ["regions", "A", "--box", ""], ["regions", "A", "--ball", ""], ["dim", "A", "--box", ""],
+    ["dim", "A", "--ball", ""], ["equiv", "A", "B", "--box", ""], ["diff", "A", "B", "--box", ""],
+    ["diff", "A", "B", "--ball", ""], ["conserved", "A", "--box", ""]])
+def test_empty_box_or_ball_is_an_error_not_the_whole_space(nets, capsys, argv, run, tmp_path):
+    """Bug (fixed in commands/common.py, conserved.py, general.py; found by tests/fuzz/inputs.py):
+    ``--box ''`` (an unset shell variable) was read as "no domain": ``equiv`` answered over R^d
+    and ``regions`` walked R^d, exit 0, with the user believing a box was used."""
+    argv = [{"A": nets["a"], "B": nets["b"]}.get(a, a) for a in argv]
+    code, out, err = run(*argv, "--timeout", "5")
+    opt = "--box" if "--box" in argv else "--ball"
+    assert code == 2 and out == "", (code, out, err)
+    assert len(err.strip().splitlines()) == 1 and opt in err
+
+
+@pytest.mark.parametrize("argv, option", [
+    (["equiv", "A", "A", "--certificate", ""], "--certificate"),
+    (["dim", "A", "--certificate", ""], "--certificate"),
+    (["identify", "A", "--certificate", ""], "--certificate"),
+    (["convert", "A", "-o", ""], "--output"),
+    (["eval", "A", "--data", ""], "--data"),
+    (["conserved", "A", "--data", ""], "--data")])
+def test_empty_file_name_is_an_error_not_silence(nets, capsys, argv, option, run):
+    """Bug (fixed in semialgebraic/cli.py; found by fuzzing the options): ``--certificate ''``
+    exited 0 and wrote no certificate, without a word."""
+    argv = [nets["a"] if a == "A" else a for a in argv]
+    code, out, err = run(*argv)
+    assert code == 2 and out == "" and f"{option}: empty file name" in err
+    assert len(err.strip().splitlines()) == 1
+
+
+def test_negative_max_nullity_is_usage_error(tmp_path, capsys, run):
+    """``absorb --max-nullity -1`` answered "undecided" (exit 3) instead of refusing the option."""
+    block = tmp_path / "b.json"
+    block.write_text(json.dumps({"format": "netfibers.block", "version": 1, "activation": "relu",
+                                 "w_up": [[1, 0], [0, 1]], "w_down": [[-1, 0], [0, -1]]}))
+    code, out, err = run("absorb", block, "--max-nullity", "-1")
+    assert code == 2 and "--max-nullity" in err and out == ""
+    assert run("absorb", block, "--max-nullity", "0")[0] in (0, 3)
+
+
+def test_file_name_too_long_and_pipe_are_input_errors(tmp_path, capsys, run):
+    """Bugs (fixed in algebra/io/__init__.py and algebra/io/native.py; found by fuzzing the
+    paths): a file name longer than the system allows was an internal error (exit 4, OSError
+    from Path.exists), and a named pipe (FIFO) made ``info`` / ``verify`` wait forever."""
+    import os
+    long_name = tmp_path / ("x" * 300 + ".json")
+    code, out, err = run("info", long_name)
+    assert code == 2 and out == "" and "cannot read" in err and "internal" not in err
+    if not hasattr(os, "mkfifo"):
+        return
+    fifo = tmp_path / "pipe.json"
+    os.mkfifo(fifo)
+    for argv in (["info", fifo], ["verify", fifo], ["eval", _dense_path(tmp_path), "--data", fifo]):
+        code, out, err = run(*argv)
+        assert code == 2 and "pipe.json: not a regular file" in err, (argv, err)
+        assert len(err.strip().splitlines()) == 1
+
+
+def _dense_path(tmp_path):
+    p = tmp_path / "dense.json"
+    p.write_text(json.dumps(DENSE.to_dict()))
+    return p
+
+
+@pytest.mark.parametrize("argv", [["regions", "A", "--box", "L"], ["dim", "A", "--box", "L"],
+                                  ["convert", "A", "-o", "L.json"], ["absorb", "BLOCK", "--skip", "L"]])
+def test_option_value_too_long_for_a_file_name_is_an_input_error(nets, tmp_path, capsys, argv,
+                                                                 run):
+    """Bug (fixed in commands/common.py, core.py, absorb.py; found by fuzzing the paths): an
+    option value tried as a path (``--box``, ``--skip``, ``-o``) longer than a file name may be
+    was an internal error (exit 4, OSError)."""
+    block = tmp_path / "b.json"
+    block.write_text(json.dumps({"format": "netfibers.block", "version": 1, "activation": "relu",
+                                 "w_up": [[1, 0], [0, 1]], "w_down": [[-1, 0], [0, -1]]}))
+    long = "x" * 300
+    argv = [nets["a"] if a == "A" else block if a == "BLOCK" else a.replace("L", long)
+            for a in argv]
+    code, out, err = run(*argv)
+    assert code == 2 and out == "" and "internal" not in err, err
+    assert len(err.strip().splitlines()) == 1

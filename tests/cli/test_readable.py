@@ -144,3 +144,17 @@ def test_long_counts_labels_and_neuron_lists_read_well():
     assert _grouped(("switching", "dead", "switching", "linear", "dead")) == \
         "switching [0, 2], dead [1, 4], linear [3]"
     assert _grouped(("switching", "dead")) == "0:switching, 1:dead"
+
+
+def test_analyze_one_hidden_layer_prints_words_not_reprs(tmp_path, capsys, run):
+    """Bug (fixed in semialgebraic/shallow/analysis.py; found by the readability fuzz): analyze
+    on a one-hidden-layer net printed ``fiber dimension Dimension(3: irredundant: …)`` and
+    ``components None; orbits None`` on the orthant."""
+    net = Network.from_rows([[[1, 2], [-1, 1], [3, -1]], [[1, -2, 1]]], [[0, 1, -1], [2]])
+    save(net, tmp_path / "a.json")
+    code, out, _ = run("analyze", tmp_path / "a.json", "--timeout", "20")
+    assert code == 0
+    lines = [l for l in out.splitlines() if "fiber dimension" in l and l.startswith("[")]
+    assert len(lines) == 2, out
+    assert "Dimension(" not in out and "None" not in out
+    assert lines[0].startswith("[R^d] fiber dimension 3 (")                # 3 scalings
