@@ -80,7 +80,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 # options whose value may start with "-" (argparse would read "-1,1" as an option)
 NEGATIVE_VALUE_OPTIONS = ("--box", "--x", "--ball")
-_NEGATIVE = re.compile(r"^-\.?\d[\d,./eE+\- ]*$")
+_NEGATIVE = re.compile(r"^-\.?\d[\d,./:eE+\- ]*$")     # ":": per-coordinate lo:hi
 
 
 def _join_negative_values(argv: list[str]) -> list[str]:

@@ -276,10 +276,10 @@ def bump(d, m, rng, dom, depth, r=F(1, 10**6)):
     return [([u], [-mx + r]), ([[w] for _ in range(m)], [F(0)] * m)]
 
 
-def outside(d, m, dom):
-    """g = relu(x_0 − hi_0 − 1) (zero on the box, grows outside it)."""
+def outside(d, m, dom, gap=F(1)):
+    """g = relu(x_0 − hi_0 − gap) (zero on the box, grows outside it)."""
     hi = dom[1][0][1] if dom[0] == "box" else F(0)
-    return [([[F(1)] + [F(0)] * (d - 1)], [-hi - 1]), ([[F(1)] for _ in range(m)], [F(0)] * m)]
+    return [([[F(1)] + [F(0)] * (d - 1)], [-hi - gap]), ([[F(1)] for _ in range(m)], [F(0)] * m)]
 
 
 def ramp(d, m, bounded):
@@ -310,27 +310,32 @@ def f32_round(net):
 
 KINDS = ["identical", "permuted", "scaled", "scaled_float", "split", "dead_zero", "dead_negbias",
          "dead_zero_out", "identity_layer", "dup_rows", "weight_1e-9", "bias_1e-6", "bump_1e-6",
-         "outside_box", "orthant_unbounded", "orthant_bounded", "float32_rounded"]
+         "outside_box", "outside_touch", "corner_bump", "orthant_unbounded", "orthant_bounded", "float32_rounded"]
 EQUIVALENT_ON_R = {"identical", "permuted", "scaled", "scaled_float", "split", "dead_zero", "dead_zero_out",
                    "identity_layer", "dup_rows"}
 
 
-def make_case(seed, kind=None):
-    """(kind, a, b, dom, style) for *seed*; dom is ('box', [(lo, hi)]*d) / ('orthant', d) / ('R', d)."""
+def make_case(seed, kind=None, small=False):
+    """(kind, a, b, dom, style) for *seed*; dom is ('box', [(lo, hi)]*d) / ('orthant', d) / ('R', d).
+    *small*: d <= 2 and at most 4 hidden neurons per layer (the suite's sample)."""
     rng = random.Random(seed)
     kind = kind or rng.choice(KINDS)
     d = rng.randint(1, 4)
     nh = rng.choice([1, 1, 2, 2, 3])
     hidden = [rng.randint(1, 8 if nh == 1 else 5 if nh == 2 else 3) for _ in range(nh)]
+    if small:
+        d, hidden = min(d, 2), [min(h, 4) for h in hidden[:2]]
     m = rng.choice([1, 1, 2])
     style = rng.choice(["rat", "rat", "f32", "f16"])
     a = random_net(rng, d, hidden, m, style)
     if kind.startswith("orthant"):
         dom = ("orthant", d)
-    elif kind == "dead_negbias" or kind == "outside_box" or rng.random() < 0.8:
+    elif kind in ("dead_negbias", "outside_box", "outside_touch", "corner_bump") or rng.random() < 0.8:
         lo = F(rng.randint(-4, 0), rng.choice([1, 2]))
         hi = lo + F(rng.randint(1, 6), rng.choice([1, 2, 4]))
         dom = ("box", [(lo, hi)] * d)
+        if rng.random() < 0.3:        # per-coordinate intervals (diff, --epsilon; equiv --box is a cube)
+            dom = ("box", [(lo - i, hi + F(i, 3)) for i in range(d)])
     else:
         dom = ("R", d)
     if kind == "identical":
@@ -360,6 +365,12 @@ def make_case(seed, kind=None):
         b = permute(parallel_sum(a, bump(d, m, rng, dom, len(a))), rng)
     elif kind == "outside_box":
         b = parallel_sum(a, outside(d, m, dom))
+    elif kind == "outside_touch":     # relu(x_0 − hi): zero on the closed box, > 0 just outside
+        b = parallel_sum(a, outside(d, m, dom, F(0)))
+    elif kind == "corner_bump":       # a neuron on only within 1e-6 (L1) of a corner of the box
+        u = [F(rng.choice([-1, 1])) for _ in range(d)]
+        g = [([u], [-box_max(u, F(0), dom) + F(1, 10**6)]), ([[F(rng.choice([1, -2]))] for _ in range(m)], [F(0)] * m)]
+        b = permute(parallel_sum(a, g), rng)
     elif kind == "orthant_unbounded":
         b = parallel_sum(a, ramp(d, m, False))
     elif kind == "orthant_bounded":
@@ -485,7 +496,7 @@ def _solve(A, y):
     return [M[i][n] / M[i][i] for i in range(n)]
 
 
-def brute_force_max(a, b, box, limit=4000):
+def brute_force_max(a, b, box, limit=30000):
     """Exact max over the box of max_o |a_o − b_o|: the vertices of every activation pattern's
     closed polyhedron (a pattern's affine map is the network's value on its closure), or None
     when there are more than *limit* pattern × vertex-candidate combinations."""
@@ -496,7 +507,7 @@ def brute_force_max(a, b, box, limit=4000):
     n_sub = 1
     for i in range(d):
         n_sub = n_sub * (m_cons - i) // (i + 1)
-    if (2 ** N) * n_sub > limit * 50:
+    if (2 ** N) * n_sub > limit:
         return None
     box_cons = [(1, e, -lo) for j, (lo, hi) in enumerate(box) for e in [[F(int(i == j)) for i in range(d)]]] + \
                [(1, [-v for v in e], hi) for j, (lo, hi) in enumerate(box) for e in [[F(int(i == j)) for i in range(d)]]]
@@ -549,6 +560,27 @@ def z3_differ(a, b, dom, threshold=F(0), timeout_ms=20000):
     s.add(z3.Or([z3.Or(p - q > t, q - p > t) for p, q in zip(_z3_outputs(z3, a, xs), _z3_outputs(z3, b, xs))]))
     r = s.check()
     return True if r == z3.sat else False if r == z3.unsat else None
+
+
+def z3_max(a, b, box, timeout_ms=20000):
+    """Exact max over the box of max_o |a_o − b_o| by z3's optimizer, or None (unknown)."""
+    import z3
+    xs = [z3.Real(f"x{i}") for i in range(len(box))]
+    o = z3.Optimize()
+    o.set("timeout", timeout_ms)
+    o.add(*_z3_domain(z3, xs, ("box", box)))
+    t = z3.Real("t")
+    ya, yb = _z3_outputs(z3, a, xs), _z3_outputs(z3, b, xs)
+    o.add(z3.Or([t == p - q for p, q in zip(ya, yb)] + [t == q - p for p, q in zip(ya, yb)]))
+    h = o.maximize(t)
+    if o.check() != z3.sat:
+        return None
+    v = o.upper(h)
+    try:
+        r = F(str(v))                    # an exact rational optimum ("1/2"; not "oo", "epsilon")
+    except ValueError:
+        return None
+    return r if o.lower(h).eq(v) else None
 
 
 def regions_oracle(net, box):
@@ -640,9 +672,9 @@ def _q(s):
 
 
 class Case:
-    def __init__(self, seed, kind=None, runner=None, workdir=None, rng_formats=True, api=True):
+    def __init__(self, seed, kind=None, runner=None, workdir=None, rng_formats=True, api=True, small=False):
         self.seed = seed
-        self.kind, self.a, self.b, self.dom, self.style = make_case(seed, kind)
+        self.kind, self.a, self.b, self.dom, self.style = make_case(seed, kind, small)
         self.rng = random.Random(seed * 7919 + 1)
         self.run = runner
         self.workdir = workdir
@@ -672,7 +704,12 @@ class Case:
         t = time.perf_counter()
         exact = brute_force_max(self.a, self.b, dom[1]) if dom[0] == "box" and len(dom[1]) <= 3 else None
         self.times["oracle brute force"] += time.perf_counter() - t
-        self.calls["oracle exact max" if exact is not None else "oracle no exact max"] += 1
+        how = "brute force"
+        if exact is None and dom[0] == "box":
+            t = time.perf_counter()
+            exact, how = z3_max(self.a, self.b, dom[1]), "z3 optimize"
+            self.times["oracle z3 max"] += time.perf_counter() - t
+        self.calls[f"oracle exact max by {how}" if exact is not None else "oracle no exact max"] += 1
         if exact is not None and exact < low:
             self.find(f"ORACLE disagreement: brute force {exact} < sampled {low}")
         return exact, low
@@ -767,6 +804,13 @@ class Case:
                 self.find(f"UNSOUND diff: upper {upper} < a sampled |a - b| = {low}", cmd)
             if exact is not None and upper < exact:
                 self.find(f"UNSOUND diff: upper {upper} < exact max {exact}", cmd)
+            if exact is None and not ball:
+                t = time.perf_counter()
+                over = z3_differ(self.a, self.b, dom, upper)
+                self.times["oracle z3 upper"] += time.perf_counter() - t
+                self.calls[f"oracle z3 upper {over}"] += 1
+                if over:
+                    self.find(f"UNSOUND diff: z3 finds |a - b| > upper {upper}", cmd)
             if dom[0] == "orthant" and self.kind == "orthant_unbounded":
                 self.find(f"UNSOUND diff: finite upper {upper} on an unbounded difference", cmd)
         if lower is not None:
@@ -804,7 +848,7 @@ class Case:
         if ans is True:
             if truth_max is not None and truth_max > eps:
                 self.find(f"UNSOUND equiv --epsilon {eps}: yes but max |a-b| = {truth_max}", cmd)
-            elif truth_max is None and dom[0] == "box" and z3_differ(self.a, self.b, dom, eps):
+            elif truth_max is None and z3_differ(self.a, self.b, dom, eps):
                 self.find(f"UNSOUND equiv --epsilon {eps}: yes but z3 finds |a-b| > eps", cmd)
         if ans is False:
             x = js.get("point")
@@ -892,16 +936,18 @@ class Case:
                 self.find(f"API diff_bounds [{r.lower}, {r.upper}] misses the exact max {cli_max}")
 
 
-def run_case(seed, runner, kind=None, formats=True, api=True, regions=True, log=print):
+def run_case(seed, runner, kind=None, formats=True, api=True, regions=True, log=print, small=False):
     with tempfile.TemporaryDirectory() as wd:
-        c = Case(seed, kind, runner, wd, formats, api)
+        c = Case(seed, kind, runner, wd, formats, api, small)
         dom = c.dom
         # exact equality on R^d (auto) and on the domain (auto and general)
         c.check_equiv(("R", len(c.a[0][0][0])), "auto")
         ans = None
-        if dom[0] != "R":
+        cube = dom[0] != "box" or all(iv == dom[1][0] for iv in dom[1])
+        if dom[0] != "R" and cube:
             ans = c.check_equiv(dom, "auto")
-        c.check_equiv(dom, "general")
+        if cube:
+            c.check_equiv(dom, "general")
         exact, low = (None, F(0))
         if dom[0] == "box":
             exact, low = c.truth_max(dom)
@@ -909,16 +955,20 @@ def run_case(seed, runner, kind=None, formats=True, api=True, regions=True, log=
             if all(iv == dom[1][0] for iv in dom[1]):
                 c.check_diff(dom, ball=True, exact=exact, low=low)
             ref = exact if exact is not None else (got[0] if got and got[2] else None)
+            e0 = c.check_epsilon(dom, F(0), exact)            # --epsilon 0: exact equality by bab
+            if e0 is not None and ans is not None and e0 != ans:
+                c.find(f"equiv --epsilon 0 says {e0}, equiv says {ans}")
             if ref is not None:
-                c.check_epsilon(dom, ref, ref)
+                c.check_epsilon(dom, ref, exact)
                 if ref > 0:
-                    c.check_epsilon(dom, ref * F(999, 1000), ref)
-                    c.check_epsilon(dom, ref * F(999, 1000), ref, ball=all(iv == dom[1][0] for iv in dom[1]))
+                    c.check_epsilon(dom, ref * F(999, 1000), exact)
+                    c.check_epsilon(dom, ref * F(999, 1000), exact, ball=all(iv == dom[1][0] for iv in dom[1]))
             else:
                 c.check_epsilon(dom, F(1, 10**7), None)
-        elif dom[0] == "orthant":
-            got = c.check_diff(dom, exact=None, low=low)
-            c.check_epsilon(dom, F(1, 10**3), None)
+        else:
+            low = max(deviation(c.a, c.b, x)[0] for x in sample_points(dom, c.rng, 60))
+            c.check_diff(dom, exact=F(0) if c.kind in EQUIVALENT_ON_R else None, low=low)
+            c.check_epsilon(dom, F(1, 10**3), F(0) if c.kind in EQUIVALENT_ON_R else None)
         if regions and dom[0] == "box":
             c.check_regions(c.a, c.pa, dom)
         if api:
@@ -927,7 +977,9 @@ def run_case(seed, runner, kind=None, formats=True, api=True, regions=True, log=
             except Exception as e:   # a crash of the API is a finding
                 c.find(f"API raised {type(e).__name__}: {e}")
         for f in c.findings:
-            log(f"FINDING seed={seed} kind={f[0]}: {f[2]}" + (f"\n    {f[3]}  [a={c.pa} b={c.pb}]" if f[3] else ""))
+            log(f"FINDING seed={seed} kind={f[0]}: {f[2]}\n    (python -m tests.fuzz.bab_fuzz --seed {seed} --count 1 "
+                f"--kind {f[0]}{' --small' if small else ''}; files: {os.path.basename(c.pa)}, "
+                f"{os.path.basename(c.pb)})" + (f"\n    {f[3]}" if f[3] else ""))
         return c
 
 
@@ -938,7 +990,7 @@ def main(argv=None):
     ap.add_argument("--kind", choices=KINDS)
     ap.add_argument("--timeout", type=float, default=20)
     ap.add_argument("--subprocess", action="store_true", help="run each command as a subprocess")
-    ap.add_argument("--keep", help="copy the files of cases with findings here")
+    ap.add_argument("--small", action="store_true", help="d <= 2, at most 4 neurons a layer (the suite's cases)")
     args = ap.parse_args(argv)
     runner = Runner(args.subprocess, args.timeout)
     per_kind, bad, calls, times = Counter(), defaultdict(list), Counter(), Counter()
@@ -946,7 +998,7 @@ def main(argv=None):
     for s in range(args.seed, args.seed + args.count):
         kind = args.kind or KINDS[s % len(KINDS)]
         t = time.time()
-        c = run_case(s, runner, kind)
+        c = run_case(s, runner, kind, small=args.small)
         per_kind[kind] += 1
         calls.update(c.calls)
         times.update(c.times)
