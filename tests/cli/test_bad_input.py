@@ -340,3 +340,18 @@ def test_apply_step_name_of_wrong_type_cli(tmp_path, capsys):
     assert main(["apply", str(steps), str(net), "-o", str(tmp_path / "out.json")]) == 2
     assert not (tmp_path / "out.json").exists()
     capsys.readouterr()
+
+
+def test_an_internal_certificate_failure_is_exit_4_not_1(nets, capsys, monkeypatch):
+    """Bug (found by tests/fuzz): a CertificateError raised inside a command (here the region
+    walk's start-point search) escaped ``main`` as a traceback with exit 1, which ``equiv`` uses
+    for "not equivalent".  It is a bug in netfibers: one line, exit 4."""
+    from semialgebraic.exceptions import CertificateError
+    from semialgebraic.regions import walk
+
+    def boom(self, start):
+        raise CertificateError("regions", "could not find a start point off the hyperplanes")
+    monkeypatch.setattr(walk._Engine, "start", boom)
+    code = main(["regions", nets["a"], "--box", "-1,1"])
+    err = capsys.readouterr().err
+    assert code == 4 and "internal error (CertificateError" in err and err.count("\n") == 1

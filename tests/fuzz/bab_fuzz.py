@@ -94,6 +94,17 @@ def to_algebra(net):
 # random networks
 # -------------------------------------------------------------------------------------------------
 def _value(rng, style):
+    if style == "wild":            # 0, small integers, 1e-6..1e-12, 12-digit numerators
+        t = rng.random()
+        if t < 0.2:
+            return F(0)
+        if t < 0.6:
+            return F(rng.randint(-3, 3))
+        if t < 0.85:
+            return F(rng.choice([-1, 1]), 10 ** rng.randint(6, 12))
+        return F(rng.randint(-10**12, 10**12), rng.randint(1, 10**6))
+    if style == "f16tiny":         # float16 values near and below the normal range (subnormals)
+        return F(float(np.float16(rng.gauss(0, 1) * 10 ** rng.choice([0, -4, -6, -7]))))
     if style == "rat":
         if rng.random() < 0.15:
             return F(0)
@@ -310,7 +321,7 @@ def f32_round(net):
 
 KINDS = ["identical", "permuted", "scaled", "scaled_float", "split", "dead_zero", "dead_negbias",
          "dead_zero_out", "identity_layer", "dup_rows", "weight_1e-9", "bias_1e-6", "bump_1e-6",
-         "outside_box", "outside_touch", "corner_bump", "orthant_unbounded", "orthant_bounded", "float32_rounded"]
+         "outside_box", "outside_touch", "corner_bump", "ball_on_kink", "antiparallel", "constant", "orthant_unbounded", "orthant_bounded", "float32_rounded"]
 EQUIVALENT_ON_R = {"identical", "permuted", "scaled", "scaled_float", "split", "dead_zero", "dead_zero_out",
                    "identity_layer", "dup_rows"}
 
@@ -326,7 +337,7 @@ def make_case(seed, kind=None, small=False):
     if small:
         d, hidden = min(d, 2), [min(h, 4) for h in hidden[:2]]
     m = rng.choice([1, 1, 2])
-    style = rng.choice(["rat", "rat", "f32", "f16"])
+    style = rng.choice(["rat", "rat", "f32", "f16", "wild", "f16tiny"])
     a = random_net(rng, d, hidden, m, style)
     if kind.startswith("orthant"):
         dom = ("orthant", d)
@@ -363,6 +374,30 @@ def make_case(seed, kind=None, small=False):
         if dom[0] != "box":
             dom = ("box", [(F(-1), F(1))] * d)
         b = permute(parallel_sum(a, bump(d, m, rng, dom, len(a))), rng)
+    elif kind == "ball_on_kink":      # a box of radius 1e-6 around a point of a first-layer kink
+        W, bb = a[0]
+        i = next((i for i, r in enumerate(W) if any(r)), None)
+        x = [F(rng.randint(-4, 4), 2) for _ in range(d)]
+        if i is not None:
+            j = next(j for j, v in enumerate(W[i]) if v)
+            x[j] -= (sum((w * v for w, v in zip(W[i], x)), F(0)) + bb[i]) / W[i][j]
+        r = F(1, 10**6)
+        dom = ("box", [(v - r, v + r) for v in x])
+        b = nudge(permute(a, rng), rng, rng.choice(["weight", "bias"])) if rng.random() < 0.5 else permute(a, rng)
+    elif kind == "antiparallel":      # rows w and −w (|w.x + b| pieces), b: scaled copy, one weight 1e-9 off
+        W, bb = a[0]
+        i = rng.randrange(len(W))
+        W.append([-v for v in W[i]])
+        bb.append(-bb[i])
+        for r in a[1][0]:
+            r.append(_value(rng, "rat"))
+        b = scale(permute(a, rng), rng)
+        if rng.random() < 0.5:
+            b = nudge(b, rng, "weight")
+    elif kind == "constant":          # a hidden layer of zero rows: a constant; b the same or 1e-6 off
+        l = rng.randrange(len(a) - 1)
+        a[l] = ([[F(0)] * len(r) for r in a[l][0]], [F(rng.choice([0, 0, 1, -1]))] * len(a[l][1]))
+        b = permute(a, rng) if rng.random() < 0.5 else nudge(a, rng, "bias")
     elif kind == "outside_box":
         b = parallel_sum(a, outside(d, m, dom))
     elif kind == "outside_touch":     # relu(x_0 − hi): zero on the closed box, > 0 just outside
