@@ -834,6 +834,8 @@ class Case:
                 self.find("diff: +inf on a box", cmd)
             if self.kind == "orthant_bounded" or (dom[0] == "orthant" and self.kind in EQUIVALENT_ON_R):
                 self.find("UNSOUND diff: +inf where |a - b| is bounded", cmd)
+            elif z3_differ(self.a, self.b, dom, F(10**9)) is False:
+                self.find("UNSOUND diff: +inf but z3 proves |a - b| <= 1e9", cmd)
         if upper is not None:
             if upper < low:
                 self.find(f"UNSOUND diff: upper {upper} < a sampled |a - b| = {low}", cmd)

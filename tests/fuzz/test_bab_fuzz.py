@@ -59,8 +59,26 @@ def test_the_checks_catch_false_claims(tmp_path):
     assert "UNSOUND equiv" in what and "UNSOUND diff: upper 0 < exact max" in what
 
 
-@settings(max_examples=12, deadline=None, suppress_health_check=list(HealthCheck), derandomize=True)
+def _no_findings(seed, kind):
+    c = run_case(seed, Runner(False, 10), kind, small=True, log=lambda *_: None)
+    assert not c.findings, c.findings
+
+
+@settings(max_examples=2, deadline=None, suppress_health_check=list(HealthCheck), derandomize=True)
 @given(seed=st.integers(0, 10**6), kind=st.sampled_from(KINDS))
 def test_fuzz_sample_has_no_findings(seed, kind):
-    c = run_case(seed, Runner(False, 10), kind, small=True, log=lambda *_: None)
+    _no_findings(seed, kind)
+
+
+@pytest.mark.slow
+@settings(max_examples=40, deadline=None, suppress_health_check=list(HealthCheck))
+@given(seed=st.integers(0, 10**6), kind=st.sampled_from(KINDS))
+def test_fuzz_sample_has_no_findings_slow(seed, kind):
+    _no_findings(seed, kind)
+
+
+@pytest.mark.parametrize("seed, kind", [(400, "ball_on_kink")])
+def test_fuzz_regressions(seed, kind):
+    """Cases that found bugs (regions on a 1e-6 box centred on a kink)."""
+    c = run_case(seed, Runner(False, 10), kind, api=False, log=lambda *_: None)
     assert not c.findings, c.findings
