@@ -326,7 +326,7 @@ EQUIVALENT_ON_R = {"identical", "permuted", "scaled", "scaled_float", "split", "
                    "identity_layer", "dup_rows"}
 
 
-def make_case(seed, kind=None, small=False):
+def make_case(seed, kind=None, small=False, large=False):
     """(kind, a, b, dom, style) for *seed*; dom is ('box', [(lo, hi)]*d) / ('orthant', d) / ('R', d).
     *small*: d <= 2 and at most 4 hidden neurons per layer (the suite's sample)."""
     rng = random.Random(seed)
@@ -336,6 +336,8 @@ def make_case(seed, kind=None, small=False):
     hidden = [rng.randint(1, 8 if nh == 1 else 5 if nh == 2 else 3) for _ in range(nh)]
     if small:
         d, hidden = min(d, 2), [min(h, 4) for h in hidden[:2]]
+    if large:       # where branch and bound branches: 2-4 inputs, two hidden layers of 5-8
+        d, hidden = rng.randint(2, 4), [rng.randint(5, 8), rng.randint(5, 8)]
     m = rng.choice([1, 1, 2])
     style = rng.choice(["rat", "rat", "f32", "f16", "wild", "f16tiny"])
     a = random_net(rng, d, hidden, m, style)
@@ -707,9 +709,10 @@ def _q(s):
 
 
 class Case:
-    def __init__(self, seed, kind=None, runner=None, workdir=None, rng_formats=True, api=True, small=False):
+    def __init__(self, seed, kind=None, runner=None, workdir=None, rng_formats=True, api=True, small=False,
+                 large=False):
         self.seed = seed
-        self.kind, self.a, self.b, self.dom, self.style = make_case(seed, kind, small)
+        self.kind, self.a, self.b, self.dom, self.style = make_case(seed, kind, small, large)
         self.rng = random.Random(seed * 7919 + 1)
         self.run = runner
         self.workdir = workdir
@@ -973,9 +976,10 @@ class Case:
                 self.find(f"API diff_bounds [{r.lower}, {r.upper}] misses the exact max {cli_max}")
 
 
-def run_case(seed, runner, kind=None, formats=True, api=True, regions=True, log=print, small=False):
+def run_case(seed, runner, kind=None, formats=True, api=True, regions=True, log=print, small=False,
+             large=False):
     with tempfile.TemporaryDirectory() as wd:
-        c = Case(seed, kind, runner, wd, formats, api, small)
+        c = Case(seed, kind, runner, wd, formats, api, small, large)
         dom = c.dom
         # exact equality on R^d (auto) and on the domain (auto and general)
         c.check_equiv(("R", len(c.a[0][0][0])), "auto")
@@ -1006,7 +1010,7 @@ def run_case(seed, runner, kind=None, formats=True, api=True, regions=True, log=
             low = max(deviation(c.a, c.b, x)[0] for x in sample_points(dom, c.rng, 60))
             c.check_diff(dom, exact=F(0) if c.kind in EQUIVALENT_ON_R else None, low=low)
             c.check_epsilon(dom, F(1, 10**3), F(0) if c.kind in EQUIVALENT_ON_R else None)
-        if regions and dom[0] == "box":
+        if regions:
             c.check_regions(c.a, c.pa, dom)
         if api:
             try:
@@ -1015,7 +1019,7 @@ def run_case(seed, runner, kind=None, formats=True, api=True, regions=True, log=
                 c.find(f"API raised {type(e).__name__}: {e}")
         for f in c.findings:
             log(f"FINDING seed={seed} kind={f[0]}: {f[2]}\n    (python -m tests.fuzz.bab_fuzz --seed {seed} --count 1 "
-                f"--kind {f[0]}{' --small' if small else ''}; files: {os.path.basename(c.pa)}, "
+                f"--kind {f[0]}{' --small' if small else ''}{' --large' if large else ''}; files: {os.path.basename(c.pa)}, "
                 f"{os.path.basename(c.pb)})" + (f"\n    {f[3]}" if f[3] else ""))
         return c
 
@@ -1028,14 +1032,17 @@ def main(argv=None):
     ap.add_argument("--timeout", type=float, default=20)
     ap.add_argument("--subprocess", action="store_true", help="run each command as a subprocess")
     ap.add_argument("--small", action="store_true", help="d <= 2, at most 4 neurons a layer (the suite's cases)")
+    ap.add_argument("--large", action="store_true", help="d 2-4, two hidden layers of 5-8 (branch and bound branches)")
+    ap.add_argument("--kinds", help="comma-separated kinds to cycle through (default: all)")
     args = ap.parse_args(argv)
     runner = Runner(args.subprocess, args.timeout)
     per_kind, bad, calls, times = Counter(), defaultdict(list), Counter(), Counter()
     t0 = time.time()
     for s in range(args.seed, args.seed + args.count):
-        kind = args.kind or KINDS[s % len(KINDS)]
+        kinds = args.kinds.split(",") if args.kinds else KINDS
+        kind = args.kind or kinds[s % len(kinds)]
         t = time.time()
-        c = run_case(s, runner, kind, small=args.small)
+        c = run_case(s, runner, kind, small=args.small, large=args.large, regions=not args.large)
         per_kind[kind] += 1
         calls.update(c.calls)
         times.update(c.times)
