@@ -1014,8 +1014,14 @@ def run_case(seed, runner, kind=None, formats=True, api=True, regions=True, log=
                 c.check_epsilon(dom, F(1, 10**7), None)
         else:
             low = max(deviation(c.a, c.b, x)[0] for x in sample_points(dom, c.rng, 60))
-            c.check_diff(dom, exact=F(0) if c.kind in EQUIVALENT_ON_R else None, low=low)
-            c.check_epsilon(dom, F(1, 10**3), F(0) if c.kind in EQUIVALENT_ON_R else None)
+            known = F(0) if c.kind in EQUIVALENT_ON_R else F(1) if c.kind == "orthant_bounded" else None
+            c.check_diff(dom, exact=known, low=low)
+            c.check_epsilon(dom, F(1, 10**3), known)
+            if c.kind == "orthant_bounded":      # |a − b| = relu(x_0) − relu(x_0 − 1): sup 1, attained
+                for eps in (F(1), 1 - F(1, 10**9)):
+                    ans = c.check_epsilon(dom, eps, F(1))
+                    if ans is not None and ans != (eps >= 1):
+                        c.find(f"equiv --epsilon {eps} on {dom[0]} says {ans}; sup |a - b| = 1")
         if regions:
             c.check_regions(c.a, c.pa, dom)
         if api:
