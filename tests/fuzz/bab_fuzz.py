@@ -34,7 +34,6 @@ import sys
 import tempfile
 import time
 from collections import Counter, defaultdict
-from decimal import Decimal
 from fractions import Fraction as F
 
 import numpy as np
@@ -467,7 +466,11 @@ def save(net, path_stem, fmt):
     # nnet: exact decimals (dyadic rationals have finite decimal expansions), no normalisation
     p = path_stem + ".nnet"
     sizes = widths(net)
-    dec = lambda v: format(Decimal(v.numerator) / Decimal(v.denominator), "f")  # noqa: E731
+    def dec(v):                # p / 2^k = p·5^k / 10^k, exactly (Decimal division would round)
+        k = v.denominator.bit_length() - 1
+        n = abs(v.numerator) * 5 ** k
+        txt = str(n).rjust(k + 1, "0")
+        return ("-" if v < 0 else "") + (txt[:-k] + "." + txt[-k:] if k else txt)
     lines = ["// fuzz", f"{len(net)},{sizes[0]},{sizes[-1]},{max(sizes)},", ",".join(map(str, sizes)) + ",", "0,",
              ",".join(["-1000"] * sizes[0]) + ",", ",".join(["1000"] * sizes[0]) + ",",
              ",".join(["0"] * (sizes[0] + 1)) + ",", ",".join(["1"] * (sizes[0] + 1)) + ","]
