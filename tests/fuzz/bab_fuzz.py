@@ -1003,7 +1003,7 @@ def run_case(seed, runner, kind=None, formats=True, api=True, regions=True, log=
             got = c.check_diff(dom, exact=exact, low=low)
             if all(iv == dom[1][0] for iv in dom[1]):
                 c.check_diff(dom, ball=True, exact=exact, low=low)
-            c.check_diff(dom, exact=exact, low=low, method="walk")
+                c.check_diff(dom, exact=exact, low=low, method="walk")     # the walk takes cubes only
             ref = exact if exact is not None else (got[0] if got and got[2] else None)
             e0 = c.check_epsilon(dom, F(0), exact)            # --epsilon 0: exact equality by bab
             if e0 is not None and ans is not None and e0 != ans:
