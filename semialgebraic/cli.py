@@ -83,7 +83,7 @@ FILE_OPTIONS = ("certificate", "output", "graphml", "form", "checkpoint", "data"
 
 # options whose value may start with "-" (argparse would read "-1,1" as an option)
 NEGATIVE_VALUE_OPTIONS = ("--box", "--x", "--ball")
-_NEGATIVE = re.compile(r"^-\.?\d[\d,./eE+\- ]*$")
+_NEGATIVE = re.compile(r"^-\.?\d[\d,./:eE+\- ]*$")     # ":": per-coordinate lo:hi
 
 
 def _join_negative_values(argv: list[str]) -> list[str]:
@@ -130,19 +130,26 @@ def main(argv: list[str] | None = None) -> int:
         if isinstance(exc, (ValueError, TypeError, ImportError, OSError)):
             print(f"netfibers: error: {exc}", file=sys.stderr)
             return 2
-        raise
+        # any other (a failed internal certificate check, ...) is a bug: exit 4 like the rest,
+        # never a traceback with exit 1 (which `equiv` uses for "not equivalent")
+        return _internal_error(args, exc)
     except KeyboardInterrupt as exc:          # BudgetExhausted carries the budget's reason
         print(f"netfibers: {exc or 'interrupted'}", file=sys.stderr)
         return 3
     except BrokenPipeError:
         return 0
     except Exception as exc:  # a bug: one line unless --debug
-        if args.debug:
-            raise
-        print(f"netfibers: internal error ({type(exc).__name__}: {exc}); rerun with --debug "
-              "and report it", file=sys.stderr)
-        return 4
+        return _internal_error(args, exc)
     return int(code or 0)
+
+
+def _internal_error(args, exc) -> int:
+    """A bug: one line on stderr and exit 4, the traceback with --debug (called in an except)."""
+    if args.debug:
+        raise exc
+    print(f"netfibers: internal error ({type(exc).__name__}: {exc}); rerun with --debug "
+          "and report it", file=sys.stderr)
+    return 4
 
 
 if __name__ == "__main__":  # pragma: no cover

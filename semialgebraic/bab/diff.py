@@ -170,7 +170,7 @@ def diff_bounds(a: Network, b: Network, box, *, timeout: float | None = None,
     if verify and budget.timeout is not None:
         # the independent check of the certificate runs after the search, in what is left
         budget = _Share(outer, _SEARCH_SHARE)
-    eps = None if epsilon is None else Q(epsilon)
+    eps = None if epsilon is None else to_q(epsilon)
     if None in dom.lo or None in dom.hi:
         from .recession import unbounded_diff
         r = unbounded_diff(a, b, dom, budget, eps, input_splits)
@@ -555,7 +555,7 @@ def epsilon_equivalent(a: Network, b: Network, box, epsilon, *, timeout: float |
     has ``|a − b| > epsilon``) or None (budget).
     """
     r = diff_bounds(a, b, box, timeout=timeout, budget=budget, epsilon=epsilon, verify=verify)
-    eps = Q(epsilon)
+    eps = to_q(epsilon)
     if r.lower > eps:
         return False, r
     if r.upper is not None and r.upper <= eps:

@@ -766,14 +766,17 @@ class _Engine:
         p = self.pattern_at(x)
         step = Q(1, 7)
         tries = 0
+        x0 = x
         while p is None:
             tries += 1
             if tries > 200:
                 raise CertificateError("regions", "could not find a start point off the hyperplanes")
-            # deterministic pseudo-random rational perturbation, shrinking
+            # deterministic pseudo-random rational perturbation of the (interior) start point,
+            # shrinking: from x0, not cumulative, so that a tiny domain (a ball of radius 1e-6
+            # centred on a kink) is not left for good by the first, large steps
             x = tuple(v + step * Q((7 * i * i + 3 * tries * (i + 1)) % 11 - 5, 5 * tries)
-                      for i, v in enumerate(x))
-            if tries % 10 == 0:
+                      for i, v in enumerate(x0))
+            if tries % 5 == 0:
                 step /= 4
             p = self.pattern_at(x)
         return p, x

@@ -424,3 +424,18 @@ def test_option_value_too_long_for_a_file_name_is_an_input_error(nets, tmp_path,
     code, out, err = run(*argv)
     assert code == 2 and out == "" and "internal" not in err, err
     assert len(err.strip().splitlines()) == 1
+
+
+def test_an_internal_certificate_failure_is_exit_4_not_1(nets, capsys, monkeypatch):
+    """Bug (found by tests/fuzz): a CertificateError raised inside a command (here the region
+    walk's start-point search) escaped ``main`` as a traceback with exit 1, which ``equiv`` uses
+    for "not equivalent".  It is a bug in netfibers: one line, exit 4."""
+    from semialgebraic.exceptions import CertificateError
+    from semialgebraic.regions import walk
+
+    def boom(self, start):
+        raise CertificateError("regions", "could not find a start point off the hyperplanes")
+    monkeypatch.setattr(walk._Engine, "start", boom)
+    code = main(["regions", nets["a"], "--box", "-1,1"])
+    err = capsys.readouterr().err
+    assert code == 4 and "internal error (CertificateError" in err and err.count("\n") == 1

@@ -37,6 +37,9 @@ def test_cube_box_per_coordinate_ball_and_halfspaces(capsys, net, tmp_path):
     assert data["domain"] == {"type": "polyhedron", "lo": ["1", "-1"], "hi": ["2", "1"], "halfspaces": []}
     code, data = _regions(capsys, net, "--ball", "3,1,1/2")          # away from every line
     assert code == 0 and data["number_of_regions"] == 1 and data["domain"]["lo"] == ["5/2", "1/2"]
+    # a per-coordinate box whose first bound is negative needs no "=" (found by tests/fuzz)
+    code, data = _regions(capsys, net, "--box", "-1/2:1,-1:1")
+    assert code == 0 and data["number_of_regions"] == 6 and data["domain"]["lo"] == ["-1/2", "-1"]
     f = tmp_path / "dom.json"
     f.write_text(json.dumps({"box": [[-1, 1], [-1, 1]], "halfspaces": [{"a": [-1, 0], "b": "-1/2"}]}))
     code, data = _regions(capsys, net, "--box", str(f))               # x >= 1/2: y = 0 and x = y

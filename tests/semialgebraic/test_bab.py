@@ -285,3 +285,19 @@ def test_bab_equals_region_walk_sweep(case):
     exact = max_deviation(a, b, box).value
     r = diff_bounds(a, b, box)
     assert r.lower <= exact <= r.upper and r.complete and r.lower == exact
+
+
+def test_epsilon_takes_a_fraction_or_a_string_and_refuses_a_float():
+    """Found by tests/fuzz: ``epsilon_equivalent(a, b, box, Fraction(1, 2))`` raised TypeError
+    (flint's fmpq does not take a Fraction) while the box took Fractions; ε is read by ``to_q``
+    like every other exact input (a float is refused by name, never rounded)."""
+    from fractions import Fraction
+    from algebra.exceptions import InexactInputError
+    a = Network.from_rows([[[1]], [[1]]], [[0], [0]])
+    b = Network.from_rows([[[1]], [["1/2"]]], [[0], [0]])            # |a − b| = relu(x)/2: max 1 on [−1, 2]
+    box = [(Fraction(-1), Fraction(2))]
+    assert epsilon_equivalent(a, b, box, Fraction(1))[0] is True
+    assert epsilon_equivalent(a, b, box, "99/100")[0] is False
+    assert diff_bounds(a, b, box, epsilon=Fraction(1, 2)).lower > Q(1, 2)
+    with pytest.raises(InexactInputError):
+        epsilon_equivalent(a, b, box, 0.5)

@@ -250,6 +250,19 @@ def test_empty_domain_interior():
     assert list(walk) == [] and walk.complete
 
 
+def test_tiny_box_centred_on_a_kink():
+    """Bug (found by tests/fuzz): on a box of radius 1e-6 whose centre lies on a hyperplane the
+    walk's start-point search stepped from the centre by 1/7 and kept the step cumulatively, so
+    it never came back into the box: CertificateError "could not find a start point"."""
+    net = Network.from_rows([[[1, 1], [1, -1]], [[1, 2]]], [[-1, 0], [0]])   # kinks x+y=1, x=y
+    r = Q(1, 10**6)
+    box = [(Q(1, 2) - r, Q(1, 2) + r)] * 2                                  # centre on both kinks
+    rs = list(regions(net, domain=Polyhedron.box(2, box[0][0], box[0][1])))
+    assert sorted(tuple(x.pattern) for x in rs) == [(-1, -1), (-1, 1), (1, -1), (1, 1)]
+    for x in rs:                                                           # points in the box
+        assert all(lo < v < hi for v, (lo, hi) in zip(x.point, box))
+
+
 # -- CLI ------------------------------------------------------------------------------------------
 def _cli(args, capsys):
     import json
