@@ -19,7 +19,8 @@ Instances: the digits 64-32-10 classifier (float32) vs its float16 copy on sub-b
 boxes of width 1/100 around its ``--points`` fixed points; small pairs (2-10-10-1, 3-10-10-2,
 4-10-10-1, 4-20-20-1 He-normal float32 nets) vs their float16 copies on ``[-1, 1]^d``.
 Ratios: ``baseline s / ours s`` (wall), targets ``>= 1/2`` against HiGHS and ``>= 10``
-against z3.
+against z3; CPU seconds beside every time (z3 and the MILP included) and the 1-minute load
+average at the end of each row: on a shared machine CPU seconds are the comparable figure.
 
     python benchmarks/bench_epsilon.py [--timeout 120] [--milp-timeout 120] [--z3-timeout 300]
                                        [--points 3] [--he-boxes 1,2] [--digits-points 2]
@@ -30,6 +31,7 @@ against z3.
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 import time
 from pathlib import Path
@@ -55,7 +57,7 @@ def _timed(fn, *args, **kw):
 
 
 def z3_exceeds(a, b, box, eps, timeout):
-    """z3 on ``∃x in box, o: |a_o(x) − b_o(x)| > eps``: ``(answer, wall s)``; answer True (sat:
+    """z3 on ``∃x in box, o: |a_o(x) − b_o(x)| > eps``: ``(answer, wall s, CPU s)``; answer True (sat:
     not ε-equivalent), False (unsat) or None (z3's timeout / unknown)."""
     import z3
     xs = [z3.Real(f"x{i}") for i in range(a.n_inputs)]
@@ -73,10 +75,10 @@ def z3_exceeds(a, b, box, eps, timeout):
         s.add(x >= z3.RealVal(str(lo)), x <= z3.RealVal(str(hi)))
     e = z3.RealVal(str(eps))
     s.add(z3.Or([z3.Or(p - q > e, q - p > e) for p, q in zip(out(a), out(b))]))
-    t = time.monotonic()
+    t, c = time.monotonic(), time.process_time()
     res = s.check()
     ans = True if res == z3.sat else False if res == z3.unsat else None
-    return ans, time.monotonic() - t
+    return ans, time.monotonic() - t, time.process_time() - c
 
 
 def _answer(ans):
@@ -90,7 +92,7 @@ def instance(name, a, b, box, args, baseline):
     up = "none" if r.upper is None else f"{float(r.upper):.4e}"
     head = f"| {name} | {a.n_inputs} | {relus} | [{float(r.lower):.4e}, {up}] | {ts:.1f} ({cs:.1f}) |"
     if r.upper is None or not (r.lower > 0 and r.upper <= r.lower * FACTORS[1]):
-        print(head + " not within 1% within the budget: no ε rows | | | | | |", flush=True)
+        print(head + " not within 1% within the budget: no ε rows | | | | | | |", flush=True)
         return
     M = r.lower              # exact, or the interval within 1%: both ε answers are still known
     mil = None
@@ -105,16 +107,16 @@ def instance(name, a, b, box, args, baseline):
         if ans is not None and ans != truth:
             raise AssertionError(f"{name}: wrong ε answer at {f}·M")
         if baseline == "milp":
-            val, _, tb, _, st = mil
+            val, _, tb, cb, st = mil
             bans = "yes" if val <= float(eps) else "no"
             base = f"HiGHS MILP: {bans} (max {val:.4e}, {st})"
         else:
-            zans, tb = z3_exceeds(a, b, box, eps, args.z3_timeout)
+            zans, tb, cb = z3_exceeds(a, b, box, eps, args.z3_timeout)
             bans = {True: "no", False: "yes", None: "timeout"}[zans]
             base = f"z3: {bans}"
         ratio = tb / te if te > 0 else float("inf")
-        print(f"{head} {float(f):.2f} | {_answer(ans)} | {te:.2f} ({ce:.2f}) | {base} | {tb:.2f} "
-              f"| {ratio:.2f} |", flush=True)
+        print(f"{head} {float(f):.2f} | {_answer(ans)} | {te:.2f} ({ce:.2f}) | {base} | {tb:.2f} ({cb:.2f}) "
+              f"| {ratio:.2f} | {os.getloadavg()[0]:.1f} |", flush=True)
 
 
 def main():
@@ -132,7 +134,7 @@ def main():
           f"budget {args.timeout:g} s; "
           "times wall (CPU) s; ratio = baseline s / ours s")
     head = ("| instance | d | ReLUs | certified [L, U] | M in s (cpu) | ε/M | ours | ours s (cpu) "
-            "| baseline | baseline s | ratio |")
+            "| baseline | baseline s (cpu) | ratio | load |")
     print(head)
     print("|---" * (head.count("|") - 1) + "|")
     if args.only in (None, "digits"):

@@ -31,6 +31,19 @@ _PREFETCH = 128         # hidden neurons of a − b from which the root's interv
 _TWIN_SPLIT = 24        # near copies: input splits only at nodes with more unstable neurons
 _PLAIN_SPLIT = 16       # other pairs: input splits only at nodes with more unstable neurons
 _TWIN_SHARE = Q(3, 4)   # near copies: this share of the root's unstable neurons have an unstable twin
+# Small near copies (input dimension <= _SMALL_D, at most _SMALL_RELUS hidden neurons per
+# network, one shape): no LP tightening of the intermediate bounds, no single-neuron cuts
+# (same nodes, 15–30 % less CPU on the three 10-10 pairs), and an input split wherever
+# more than d *kinks* cross the node (:func:`_kinks`: a twin pair counts once), neuron splits
+# below.  Measured 2026-12-02 (CPU s, load 4–7) on the small pairs of bench_epsilon.py vs their
+# float16 copies on [-1, 1]^d, ε = 1.01·max: 2-10-10-1 270 -> 112 nodes, 4.0 -> 0.75 s;
+# 3-10-10-2 356 -> 554 nodes, 7.1 -> 4.8 s; 4-10-10-1 338 -> 258, 10.5 -> 3.2 s; 4-20-20-1 1592
+# -> 1442, 56.7 -> 15.0 s; exact max 6.1 / 11.3 / 15.8 / >= 54 -> 1.2 / 6.5 / 3.9 / 20.9 s.  The
+# tightening LPs cost more than the nodes they save at this size (tightening off alone: 4-10-10-1
+# 338 -> 276 nodes, 10.5 -> 3.2 s); the kinks of a tiny box around the maximiser are a twin pair
+# or two, which input splits never separate and two neuron splits resolve.
+_SMALL_D = 4
+_SMALL_RELUS = 40
 # The primal rounds (:func:`bounded_diff`): an objective whose certified upper bound is above
 # _PRIMAL_GAP times the best lower bound gets, at each of its later slices, more float ascents
 # (:func:`.primal.many_candidates`, a new seed, chunks of 128 random points of _MORE_STEPS
@@ -218,10 +231,12 @@ def bounded_diff(a: Network, b: Network, dom: Domain, budget: Budget, eps=None,
     states: dict = {}                # (o, s) -> (open nodes of a cut run, its node count)
     nodes = 0
     reasons = []
+    small = input_splits is None and _small_pair(a, b)
     with budget.active():            # the bounds' inner loops stop at the deadline
         try:
             # the differential bounds pair neuron j of a with neuron j of b: one shape only
-            engine = Engine(Ws, bs, paired=a.widths == b.widths, halfspaces=halfspaces)
+            engine = Engine(Ws, bs, paired=a.widths == b.widths, halfspaces=halfspaces,
+                            **({"tighten": 0, "cuts": False} if small else {}))
         except KeyboardInterrupt:
             budget.interrupt()
             engine = None
@@ -230,13 +245,19 @@ def bounded_diff(a: Network, b: Network, dom: Domain, budget: Budget, eps=None,
                 engine.node(list(box), {})   # (cached): once in the whole budget, not lost to
             except KeyboardInterrupt:        # slices too short for them (5-50x6-5: no upper
                 budget.interrupt()           # bound at all in 40 s under load without this)
-        split_above = None
+        split_above = count = None
         if input_splits is None:
             try:
-                split_above = split_threshold(engine if not budget.exhausted() else None, box)
+                split_above = near_copy_split(engine if not budget.exhausted() else None, box)
             except KeyboardInterrupt:
                 budget.interrupt()
-                split_above = max(d, _PLAIN_SPLIT)
+        if engine is not None and small:
+            if split_above is not None:  # small near copies: input splits above d kinks
+                split_above, count = d, _kinks
+            else:                    # not near copies: the default engine (tightened bounds)
+                engine = Engine(Ws, bs, paired=a.widths == b.widths, halfspaces=halfspaces)
+        if split_above is None and input_splits is None:
+            split_above = max(d, _PLAIN_SPLIT)   # not near copies (:func:`split_threshold`)
 
         def run(key, bud):
             nonlocal nodes
@@ -278,7 +299,8 @@ def bounded_diff(a: Network, b: Network, dom: Domain, budget: Budget, eps=None,
             prune = eps if eps is not None else max((r.lower for r in runs.values()), default=None)
             ob = bound_objective(Ws, bs, box, c, _objective(D, o, s, dom, x0), budget=bud,
                                  start=start, stop_above=eps, prune_at=prune, engine=engine,
-                                 input_splits=input_splits, state=state, input_split_above=split_above)
+                                 input_splits=input_splits, state=state, input_split_above=split_above,
+                                 split_count=count)
             if ob.upper is None:
                 ob = _root_leaf(engine, box, c, ob)
             nodes += ob.nodes - done
@@ -362,20 +384,42 @@ def bounded_diff(a: Network, b: Network, dom: Domain, budget: Budget, eps=None,
     return BabResult(lower, upper, point, out, per_output, nodes, complete, reason, cert)
 
 
+def near_copy_split(engine: Engine | None, box):
+    """:func:`_twin_split` of the root of *box* (None: not near copies, or no *engine*); the
+    root's bounds come from the engine (cached); ``KeyboardInterrupt`` at the budget."""
+    if engine is None or engine.diff is None:
+        return None
+    root = list(box)
+    ivs = engine.node(root, {})[0]
+    return _twin_split(ivs, engine._state.get(engine._key(root, {}), (None, None))[1])
+
+
 def split_threshold(engine: Engine | None, box) -> int:
-    """``input_split_above`` of the search on *box*: :func:`_twin_split` of the root for near
-    copies, else ``max(d, _PLAIN_SPLIT)`` (also without an *engine*).  Not near copies: neuron
-    splits too below ``_PLAIN_SPLIT`` unstable (a few kinks are resolved by neuron splits in few
-    nodes; input splits never stabilise a kink that crosses the box: fuzz of 40 small pairs
-    2026-12-02, 36 exact in 41.8 CPU s against 35 in 83.1 with input splits above d unstable).
-    The root's bounds come from the engine (cached); ``KeyboardInterrupt`` at the budget."""
-    if engine is not None and engine.diff is not None:
-        root = list(box)
-        ivs = engine.node(root, {})[0]
-        twin = _twin_split(ivs, engine._state.get(engine._key(root, {}), (None, None))[1])
-        if twin is not None:
-            return twin
-    return max(len(box), _PLAIN_SPLIT)
+    """``input_split_above`` of the search on *box*: :func:`near_copy_split` for near copies,
+    else ``max(d, _PLAIN_SPLIT)``.  Not near copies: neuron splits too below ``_PLAIN_SPLIT``
+    unstable (a few kinks are resolved by neuron splits in few nodes; input splits never
+    stabilise a kink that crosses the box: fuzz of 40 small pairs 2026-12-02, 36 exact in 41.8
+    CPU s against 35 in 83.1 with input splits above d unstable).  (The serial diff's rule for
+    small pairs, ``_small_pair``, is not applied here: the distributed tree keeps this one.)"""
+    twin = near_copy_split(engine, box)
+    return max(len(box), _PLAIN_SPLIT) if twin is None else twin
+
+
+def _small_pair(a: Network, b: Network) -> bool:
+    """A pair of one shape with input dimension <= ``_SMALL_D`` and at most ``_SMALL_RELUS``
+    hidden neurons per network (its search: no LP tightening, input splits above d kinks)."""
+    return a.n_inputs <= _SMALL_D and a.widths == b.widths and a.n_hidden <= _SMALL_RELUS
+
+
+def _kinks(ivs) -> int:
+    """The kinks crossing a node of ``a − b`` (hidden layers ``[a's n | b's n]``): the pairs
+    ``(a_j, b_j)`` of which at least one neuron is unstable (a twin pair of a near copy counts
+    once: an input split never separates its two kinks)."""
+    out = 0
+    for layer in ivs[:-1]:
+        n = len(layer) // 2
+        out += sum(1 for j in range(n) if layer[j][0] < 0 < layer[j][1] or layer[n + j][0] < 0 < layer[n + j][1])
+    return out
 
 
 def _twin_split(ivs, state):

@@ -454,7 +454,8 @@ class Engine:
 def bound_objective(Ws, bs, box, c, value, *, budget: Budget | None = None,
                     stop_above=None, prune_at=None, start=None, engine: Engine | None = None,
                     input_splits: bool | None = None, state: dict | None = None,
-                    at: tuple | None = None, input_split_above: int | None = None) -> ObjectiveBound:
+                    at: tuple | None = None, input_split_above: int | None = None,
+                    split_count=None) -> ObjectiveBound:
     """Certified bounds of ``max_{x in box} c · D(x)`` for the network ``D`` of layers *Ws*, *bs*.
 
     Parameters
@@ -481,6 +482,9 @@ def bound_objective(Ws, bs, box, c, value, *, budget: Budget | None = None,
     input_split_above : int, optional
         With input splits, a node is split on an input coordinate only when more than this many
         of its neurons are unstable (default: the input dimension ``d``); below, on a neuron.
+    split_count : callable, optional
+        ``split_count(intervals) -> int``, compared with *input_split_above* instead of the
+        number of unstable neurons (e.g. :func:`.diff._kinks`: a twin pair counts once).
     state : dict, optional
         ``extra["state"]`` of an earlier call on the same objective, box and engine that stopped
         on its budget: the search continues from its open nodes (its tree grows in place).
@@ -660,6 +664,8 @@ def bound_objective(Ws, bs, box, c, value, *, budget: Budget | None = None,
             break
         entry = heapq.heappop(heap)
         arg = None
+        if split_count is not None:
+            unstable = split_count(ivs)
         widths = [hi - lo for lo, hi in nbox]
         k = max(range(d), key=lambda i: widths[i]) if d else None
         if _SMEAR and holder is not root and input_splits and unstable > xmin and widths[k] > 0 and xdepth < _XDEPTH * d:

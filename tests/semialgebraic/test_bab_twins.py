@@ -1,4 +1,5 @@
-"""Near copies split neurons, not inputs, once few neurons are unstable (issue 15, ACAS Xu rows):
+"""Near copies split neurons, not inputs, once few neurons are unstable (issue 15, ACAS Xu rows;
+small near copies instead split inputs above d kinks, ``_small_pair``):
 a float16 copy's kinks nearly coincide with the original's, so each unstable neuron has an
 unstable twin (:func:`semialgebraic.bab.diff._twin_split`), and the search then splits inputs
 only at nodes with more than ``_TWIN_SPLIT`` unstable neurons.  Oracles: the region walk's exact
@@ -11,6 +12,7 @@ import pytest
 from algebra.kernel import difference_network
 from algebra.rationals import Q
 from semialgebraic.bab import diff_bounds
+from semialgebraic.bab import diff
 from semialgebraic.bab.diff import _TWIN_SPLIT, _twin_split
 from semialgebraic.bab.search import Engine
 from semialgebraic.equivalence import max_deviation
@@ -37,19 +39,31 @@ def test_a_float16_copy_is_a_near_copy_and_two_unrelated_nets_are_not():
     assert _twin_split(None, state) is None                       # an empty root
 
 
-@pytest.mark.parametrize("widths,seed", [([2, 6, 6, 1], 0),
-                                         pytest.param([3, 6, 6, 2], 1, marks=pytest.mark.slow)])
-def test_a_near_copy_searched_by_neuron_splits_is_exact_and_certified(widths, seed):
-    """The root of these pairs has fewer than ``_TWIN_SPLIT`` unstable neurons: neuron splits
-    only (no ``"x"`` split in any tree), and the answer is the region walk's exact maximum."""
-    a, b = near_pair(widths, seed)
-    box = [(Q(-1), Q(1))] * widths[0]
-    r = diff_bounds(a, b, box)
-    assert r.complete and r.lower == r.upper == max_deviation(a, b, (Q(-1), Q(1))).value
-    assert verify(r.certificate)[0]
-    stack = [ob["tree"] for ob in r.certificate["objectives"]]
+def _kinds(cert):
+    """The kinds of split ("x" or "neuron") in a certificate's trees."""
+    out, stack = set(), [ob["tree"] for ob in cert["objectives"]]
     while stack:
         node = stack.pop()
         if "split" in node:
-            assert node["split"][0] != "x"
+            out.add("x" if node["split"][0] == "x" else "neuron")
             stack.extend(node["children"])
+    return out
+
+
+@pytest.mark.parametrize("widths,seed", [([2, 6, 6, 1], 0),
+                                         pytest.param([3, 6, 6, 2], 1, marks=pytest.mark.slow)])
+def test_a_near_copy_searched_by_neuron_splits_is_exact_and_certified(widths, seed, monkeypatch):
+    """The root of these pairs has fewer than ``_TWIN_SPLIT`` unstable neurons: without the
+    small-pair rule (``_SMALL_RELUS`` 0 here) neuron splits only (no ``"x"`` split in any tree);
+    with it (the default at this size) inputs split above d kinks and neurons below.  Both
+    answers are the region walk's exact maximum, certified."""
+    a, b = near_pair(widths, seed)
+    box = [(Q(-1), Q(1))] * widths[0]
+    exact = max_deviation(a, b, (Q(-1), Q(1))).value
+    r = diff_bounds(a, b, box)
+    assert r.complete and r.lower == r.upper == exact
+    assert verify(r.certificate)[0] and _kinds(r.certificate) == {"x", "neuron"}
+    monkeypatch.setattr(diff, "_SMALL_RELUS", 0)
+    r = diff_bounds(a, b, box)
+    assert r.complete and r.lower == r.upper == exact
+    assert verify(r.certificate)[0] and _kinds(r.certificate) == {"neuron"}
