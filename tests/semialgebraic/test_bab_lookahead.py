@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 import math
 
+import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
 
 import semialgebraic.bab.search as search
@@ -78,18 +79,49 @@ def test_child_values_are_the_childrens_optima(case, sign):
         assert all(max(pair) <= max(v) for v in vals.values())
 
 
-@settings(max_examples=8, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@pytest.mark.slow
+@settings(max_examples=5, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(near_pairs())
 def test_the_search_with_every_split_looked_ahead_closes_on_the_region_walk(case):
-    """The lookahead at every neuron split (its trigger forced): the exact maximum, a checked
-    certificate, the same answer as without it."""
+    """The lookahead at every neuron split (its trigger forced): the exact maximum and a
+    checked certificate."""
     a, b, box = case
     exact = max_deviation(a, b, box).value
-    old = search._LOOK_SHARE
-    search._LOOK_SHARE = Q(10 ** 9)
+    old, look, calls = search._LOOK_SHARE, search._look, []
+
+    def counted(*args):
+        calls.append(args)
+        return look(*args)
+    search._LOOK_SHARE, search._look = Q(10 ** 9), counted
     try:
         r = diff_bounds(a, b, box, input_splits=False)
     finally:
-        search._LOOK_SHARE = old
+        search._LOOK_SHARE, search._look = old, look
     assert r.lower == exact == r.upper and r.complete
     assert verify(_json(r.certificate))[0]
+    assert all(len(args) == 6 for args in calls)
+
+
+def test_a_looked_ahead_split_is_an_unstable_neuron_and_the_search_stays_exact():
+    """The pair of test_bab_pair_branching (exact maximum 31/128): with the trigger forced,
+    every split goes through the lookahead, each chosen neuron is unstable at its node."""
+    from algebra.network import Network
+    a = Network.from_rows([[[1, 1], [1, -1], [-1, 1]], [[1, -1, 1]]], [[0, 0, 0], [0]])
+    b = Network.from_rows([[["17/16", 1], [1, "-15/16"], [-1, 1]], [["15/16", -1, "17/16"]]],
+                          [["1/16", 0, "-1/16"], ["1/16"]])
+    old, look, picks = search._LOOK_SHARE, search._look, []
+
+    def counted(engine, box, splits, ivs, c, budget):
+        got = look(engine, box, splits, ivs, c, budget)
+        picks.append((got, ivs))
+        return got
+    search._LOOK_SHARE, search._look = Q(10 ** 9), counted
+    try:
+        r = diff_bounds(a, b, (-1, 1), input_splits=False)
+    finally:
+        search._LOOK_SHARE, search._look = old, look
+    assert r.lower == r.upper == Q(31, 128) and r.complete
+    assert verify(_json(r.certificate))[0]
+    chosen = [(got, ivs) for got, ivs in picks if got is not None]
+    assert chosen
+    assert all(ivs[l][j][0] < 0 < ivs[l][j][1] for (l, j), ivs in chosen)
