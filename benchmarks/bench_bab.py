@@ -21,11 +21,12 @@ machine's 1-minute load average when the row ended.
     python benchmarks/bench_bab.py [--timeout 60] [--full-timeout 120] [--points 10]
                                    [--width 1/100] [--no-milp] [--eps]
                                    [--only digits|acas|he] [--nnet PATH] [--full-only]
-                                   [--digits 64-32-10|64-32-16-10] [--no-cuts]
+                                   [--digits 64-32-10|64-32-16-10] [--no-cuts] [--boxes 0,3,5]
 
 ``--full-only`` runs the full-box rows of acas/he alone (e.g. ``--full-timeout 600``);
 ``--digits 64-32-10`` one digits row alone (e.g. ``--only digits --timeout 600``);
-``--no-cuts`` turns the single-neuron cuts of ``semialgebraic/bab/cuts.py`` off (the triangle LP
+``--boxes 0,3,5`` runs those small boxes of acas/he alone (numbered as in the table; no
+full-box row); ``--no-cuts`` turns the single-neuron cuts of ``semialgebraic/bab/cuts.py`` off (the triangle LP
 alone), e.g. to run both side by side under the same load.
 """
 
@@ -236,6 +237,8 @@ def main():
                     help="the digits rows to run (repeatable; default both)")
     ap.add_argument("--nnet", default=str(DATA / "ACASXU_run2a_1_1_batch_2000.nnet"))
     ap.add_argument("--full-only", action="store_true", help="acas/he: the full-box rows only")
+    ap.add_argument("--boxes", type=lambda t: {int(k) for k in t.split(",")},
+                    help="acas/he: these small boxes only (e.g. 0,3,5), no full-box row")
     args = ap.parse_args()
     search._CUTS = args.cuts
     head = ("| instance | unstable at root | lower | upper | upper/lower | exact | nodes | search s (cpu) "
@@ -262,9 +265,11 @@ def main():
         full = nnet_input_box(a)
         for k, box in enumerate(_boxes(np.random.default_rng(1), full, w, 0 if args.full_only else args.points)):
             args.timeout_now = args.timeout
-            row(f"ACAS Xu box {k}", a, b, box, args)
+            if args.boxes is None or k in args.boxes:
+                row(f"ACAS Xu box {k}", a, b, box, args)
         args.timeout_now = args.full_timeout
-        row("ACAS Xu full box", a, b, full, args)
+        if args.boxes is None:
+            row("ACAS Xu full box", a, b, full, args)
     if args.only in (None, "he"):
         args.timeout_now = args.timeout
         widths = [5] + [50] * 6 + [5]
@@ -273,9 +278,11 @@ def main():
         rng = np.random.default_rng(1)
         for k in range(0 if args.full_only else args.points):
             centre = [Q(int(round(v * 1000)), 1000) for v in rng.uniform(-0.5, 0.5, 5)]
-            row(f"5-50x6-5 box {k}", a, b, [(c - w / 2, c + w / 2) for c in centre], args)
+            if args.boxes is None or k in args.boxes:
+                row(f"5-50x6-5 box {k}", a, b, [(c - w / 2, c + w / 2) for c in centre], args)
         args.timeout_now = args.full_timeout
-        row("5-50x6-5 full box", a, b, [(Q(-1, 2), Q(1, 2))] * 5, args)
+        if args.boxes is None:
+            row("5-50x6-5 full box", a, b, [(Q(-1, 2), Q(1, 2))] * 5, args)
 
 
 if __name__ == "__main__":

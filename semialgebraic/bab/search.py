@@ -20,8 +20,12 @@ the earliest layer with the largest triangle area (children ``z <= 0`` then ``z 
 node's hidden intervals are first tightened by LPs (:mod:`.tighten`, a counted cap per node).
 HiGHS starts a child's LP from its parent's final basis (:class:`.relaxation.Basis`; measured
 on digits 64-32-10: 13× fewer simplex iterations); floats still only propose the duals.
-Scoring by a lookahead (FSB's strong branching: both children's LPs for the 3 or 6 best
-candidates) gave worse bounds per CPU second on digits 64-32-10 (2026-12-02) and is not done.
+Scoring every split by a lookahead (FSB's strong branching: both children's LPs for the 3 or 6
+best candidates) gave worse bounds per CPU second on digits 64-32-10 (2026-12-02); only when
+no neuron's share reaches ``_LOOK_SHARE`` of the leaf's gap to close (a degenerate LP optimum:
+on near copies every share is often 0, and the earliest layer's widest triangle rarely moves
+the bound) the split is chosen by a float lookahead (:mod:`.lookahead`: the leaf's model
+re-solved hot with each of its ``_LOOK_MAX`` widest unstable neurons fixed on either side).
 Every LP also holds single-neuron cuts (:mod:`.cuts`, Anderson et al.'s convex-hull rows,
 three-layer-fibers R30): rounds of them at the root and, for an objective whose root rounds
 lowered its LP value by >= 8 %, each node's cuts separated at its LP point for its children
@@ -48,6 +52,7 @@ from ..budget import Budget
 from .differential import DifferentialNet, delta_lines
 from .cuts import CutSeparator, cut_json, cut_terms, exact_rho
 from .exactleaf import exact_leaf, exact_region
+from .lookahead import lookahead
 from .relaxation import LPTemplate, candidates as _candidates, exact_bound_int, float_duals
 from .symbolic import SymbolicNet, affine_bound
 from .tighten import DEFAULT_CAP, Tightener, layer_of
@@ -64,6 +69,9 @@ _CUTS = True          # single-neuron cuts in the node LPs (.cuts; experiments: 
 _XDEPTH = 12          # at most 12·d input splits on a path, then neuron splits (kinks stay unstable)
 _SMEAR = True         # input splits on the coordinate of largest smear (False: the widest)
 _LP_MAX = 64          # with input splits, a node with more unstable neurons gets no LP (nor LP tightening)
+_LOOKAHEAD = True     # a float lookahead chooses the neuron when the LP's shares do not (.lookahead)
+_LOOK_SHARE = Q(1, 10)  # ... i.e. when the best share is below this part of the leaf's gap to close
+_LOOK_MAX = 24        # candidates of the lookahead: the unstable neurons of largest triangle area
 
 
 @dataclass
@@ -291,6 +299,17 @@ def _round_into(x, box):
 def _vertex(x, box):
     """The box vertex nearest the float point *x* (an affine objective's maximiser)."""
     return tuple(hi if v >= float((lo + hi) / 2) else lo for v, (lo, hi) in zip(x, box))
+
+
+def _look(engine, box, splits, ivs, c, budget):
+    """The neuron of :func:`.lookahead.lookahead` among the ``_LOOK_MAX`` unstable neurons of
+    largest triangle area (floats choose; None: no choice)."""
+    cands = [(-lo * hi / (hi - lo), (l, j)) for l, layer in enumerate(ivs[:-1])
+             for j, (lo, hi) in enumerate(layer) if lo < 0 < hi]
+    cands.sort(key=lambda t: (-t[0], t[1]))
+    got = lookahead(engine.template, box, ivs, c, [a for _, a in cands[:_LOOK_MAX]],
+                    engine.pair_lines(box, splits), engine.halfspaces, time_limit=budget.remaining())
+    return None if got is None else got[0]
 
 
 class Engine:
@@ -677,8 +696,11 @@ def bound_objective(Ws, bs, box, c, value, *, budget: Budget | None = None,
             mid = (nbox[k][0] + nbox[k][1]) / 2
             arg = ("x", k, mid)
         else:
-            ranked = [a for _, a in _ranked(ivs, holder, engine.pair_lines(nbox, splits))]
-            arg = ranked[0] if ranked else _choose(ivs)
+            scored = _ranked(ivs, holder, engine.pair_lines(nbox, splits))
+            arg = scored[0][1] if scored else _choose(ivs)
+            if _LOOKAHEAD and engine.lp and unstable <= _LP_MAX and \
+                    (not scored or scored[0][0] < _LOOK_SHARE * (-neg - cut())):
+                arg = _look(engine, nbox, splits, ivs, c, budget) or arg
         if arg is None:
             continue                   # no unstable neuron: the leaf's LP is as tight as it gets
         kids, n_leaves = [{}, {}], len(leaves)

@@ -139,6 +139,15 @@ class Tightener:
                         mine.append(rec)
                         records.append(rec)
                         changed |= _apply(ivs[l], rec)
+                    # a resumed node (*memo*) may hold records of the layers above, proved over
+                    # this layer's wider intervals: the checker replays them over the narrowed
+                    # ones (a neuron made stable refuses their multiplier), so they are dropped
+                    # and their neurons may be solved again (bench_bab, ACAS Xu box 0, 2026-12-02)
+                    stale = {id(r) for r in mine if r["at"][0] > l}
+                    if stale:
+                        mine[:] = [r for r in mine if id(r) not in stale]
+                        records[:] = [r for r in records if id(r) not in stale]
+                        tried -= {(k, j) for k, j in tried if k > l}
             if any(lo > hi for lo, hi in ivs[l]):
                 return None, records
             dirty |= changed

@@ -323,3 +323,42 @@ def test_layers_above_a_tightened_layer_are_recomputed_once(monkeypatch):
     assert records and tight != start
     assert sorted(computed) == sorted(set(computed))     # each layer at most once
     assert leaf_intervals(_net_dict(Ws, bs), box, {}, _json(records), _leaf_value) == tight
+
+
+
+def _resumed(Ws, bs, box):
+    """A node tightened with a small cap, then resumed from its memo with a larger one (as
+    a node stopped by the budget resumes with LPs left): ``(tight, records)``."""
+    sym = SymbolicNet(Ws, bs)
+    memo: dict = {}
+    t = Tightener(Ws, bs, sym, cap=1)
+    t.node(box, {}, sym.intervals(box, {}), memo=memo)
+    t.cap = 12
+    return t.node(box, {}, sym.intervals(box, {}), memo=memo)
+
+
+def test_a_resumed_node_drops_the_records_above_a_narrowed_layer():
+    """New records of layer 1 at a resumed node made (1, 0) stable inactive; the memo's record of
+    (2, 2), proved over the wider layer 1, had a multiplier on it and the checker refused it
+    (found on ACAS Xu's 1/100 box 0 by bench_bab, 2026-12-02: "intermediate bound of neuron
+    (4, 23): beta on the stable active neuron (3, 23)"; this net: a random search, seed 53)."""
+    h = Q(1, 2)
+    Ws = [[[Q(2)], [h], [Q(3, 2)], [Q(-2)]],
+          [[Q(-1), Q(0), Q(-2), Q(-1)], [Q(-2), h, -h, Q(3, 2)], [-h, -h, Q(-1), Q(-1)], [h, Q(2), h, Q(2)]],
+          [[Q(0), Q(-1), Q(-3, 2), Q(2)], [Q(1), Q(1), Q(3, 2), -h], [Q(-1), Q(-2), Q(3, 2), Q(3, 2)]],
+          [[-h, Q(-1), Q(-3, 2)]]]
+    bs = [[Q(1), Q(-1), Q(-2, 3), Q(-1, 3)], [Q(2, 3), Q(0), Q(-1), Q(-1, 3)], [Q(-2, 3), Q(-1, 3), Q(1, 3)], [Q(-1)]]
+    box = [(Q(-2), h)]
+    tight, records = _resumed(Ws, bs, box)
+    assert any(r["at"][0] == 1 for r in records) and any(r["at"][0] == 2 for r in records)
+    assert leaf_intervals(_net_dict(Ws, bs), box, {}, _json(records), _leaf_value) == tight
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(deep_nets())
+def test_a_resumed_node_keeps_only_provable_records(case):
+    Ws, bs, box, _ = case
+    if SymbolicNet(Ws, bs).intervals(box, {}) is None:
+        return
+    tight, records = _resumed(Ws, bs, box)
+    assert leaf_intervals(_net_dict(Ws, bs), box, {}, _json(records), _leaf_value) == tight
