@@ -22,19 +22,7 @@ box), so every cut is valid by construction, and the checker re-proves it the sa
 parent's cuts that the parent's LP used (``ρ > 0``), their ``δ`` recomputed on the child's
 (smaller) box; the rows enter the Neumaier–Shcherbina bound with multipliers ``ρ >= 0``
 (:func:`cut_terms`).  On a difference network ``a − b`` every neuron is a neuron of ``a`` or of
-``b`` (its row has zeros on the other network's half), so these cuts are per network.
-
-*Pair cuts* (a difference network of two networks of one shape, ``paired``): the convex hull of
-the graph ``{(x, relu(z_a(x)), relu(z_b(x)))}`` of a neuron of ``a`` and its copy in ``b`` over
-their common input box is much smaller than what the cuts of each neuron and the pair lines of
-:mod:`.differential` describe (digits 64-32-10, root, one objective: that hull per pair, by
-Balas's extended formulation in floats, gives 0.055 where the triangle LP with pair lines gives
-0.089 and the single-neuron cuts 0.077; measured 2026-12-02).  Its facets ``α·x + β_a·h_a +
-β_b·h_b <= δ`` with ``(β_a, β_b) = ±(1, −1)`` (the rows that bound ``h_a − h_b``) are separated
-at HiGHS's LP point by a float cut-generating LP (the disjunction over the pair's four sign
-regions); ``α`` is rounded to a grid and ``δ`` computed exactly by
-:func:`algebra.kernel.knapsack.pair_cut_rhs` with the region multipliers ``μ`` of that LP (valid
-for every ``μ >= 0``), which the cut carries so that the checker re-proves it the same way.
+``b`` (its row has zeros on the other network's half), so the cuts are per network.
 """
 
 from __future__ import annotations
@@ -43,7 +31,7 @@ import time
 
 import numpy as np
 
-from algebra.kernel.knapsack import PAIR_REGIONS, pair_cut_rhs, relu_cut_rhs
+from algebra.kernel.knapsack import relu_cut_rhs
 from algebra.rationals import Q
 
 from ..budget import checkpoint
@@ -65,26 +53,22 @@ _MIN_VIOLATION = 1e-7   # relative to the neuron's interval width
 _ALPHA_GRID = 1 << 40   # the fractional coefficient rounded to this grid (δ stays exact)
 _RHO_GRID = 1 << 60     # HiGHS's cut duals rounded as the other duals (.search._DUAL_GRID)
 _ZERO = Q(0)
-PAIR_CUTS = True        # pair cuts on a paired difference network (module docstring)
 
 
 class Cut:
     """The row ``α·h_{l−1} + β·h_{l,j} <= δ`` of neuron ``at = (l, j)`` (``h_{−1}`` is the
     input ``x``): ``index`` (the ``k`` of non-zero ``α_k``), ``values`` (those ``α_k``, exact)
     and ``fvalues`` (floats, for HiGHS), ``beta``, ``delta`` (exact, valid on the box it was
-    computed for), ``key`` (its identity, kept by a child's copy: HiGHS's warm start).  A pair
-    cut has ``pair = (j2, β_2, μ)``: the row has ``+ β_2·h_{l,j2}`` too (the copy of neuron
-    ``j`` in ``b``) and ``δ`` is :func:`pair_cut_rhs`'s with the four multipliers ``μ``."""
+    computed for), ``key`` (its identity, kept by a child's copy: HiGHS's warm start)."""
 
-    __slots__ = ("at", "index", "values", "fvalues", "beta", "delta", "key", "box", "_json", "pair")
+    __slots__ = ("at", "index", "values", "fvalues", "beta", "delta", "key", "box", "_json")
 
-    def __init__(self, at, index, values, beta, delta, key, box=None, pair=None):
+    def __init__(self, at, index, values, beta, delta, key, box=None):
         self.at, self.index, self.values = at, np.asarray(index, dtype=np.int64), list(values)
         self.fvalues = np.array([float(v) for v in self.values], dtype=float)
         self.beta, self.delta, self.key = beta, delta, key
         self.box = box                # the input box δ was computed on
         self._json = None
-        self.pair = pair              # None, or (j2, β_2, μ per sign region) of a pair cut
 
     def as_json(self) -> dict:
         """``{"at", "alpha": [[k, α_k], ...], "beta", "delta"}`` (one dict per cut, made once)."""
@@ -92,10 +76,6 @@ class Cut:
             self._json = {"at": [int(self.at[0]), int(self.at[1])],
                           "alpha": [[int(k), v] for k, v in zip(self.index.tolist(), self.values)],
                           "beta": self.beta, "delta": self.delta}
-            if self.pair is not None:
-                j2, b2, mus = self.pair
-                self._json["pair"] = [int(j2), b2]
-                self._json["mu"] = list(mus)
         return self._json
 
     def dense(self, n):
@@ -127,8 +107,6 @@ def cut_terms(cuts, rho, d, widths):
         for k, v in zip(cut.index.tolist(), cut.values):
             tgt[k] -= r * v
         ch[l][j] -= r * cut.beta
-        if cut.pair is not None:
-            ch[l][cut.pair[0]] -= r * cut.pair[1]
     return const, cx, ch
 
 
@@ -137,9 +115,8 @@ class CutSeparator:
     sides exact, and the LP solved with rounds of cuts (:meth:`solve`)."""
 
     def __init__(self, Ws, bs, root_rounds: int = ROOT_ROUNDS, node_rounds: int = NODE_ROUNDS,
-                 per_round: int = PER_ROUND, per_round_node: int = NODE_PER_ROUND, paired: bool = False):
+                 per_round: int = PER_ROUND, per_round_node: int = NODE_PER_ROUND):
         self.Ws, self.bs = Ws, bs
-        self.paired = paired and PAIR_CUTS   # pair cuts (a difference network of two networks of one shape)
         self.fW = [np.array([[float(v) for v in row] for row in W], dtype=float) for W in Ws]
         self.fb = [np.array([float(v) for v in b], dtype=float) for b in bs]
         self.root_rounds, self.node_rounds, self.per_round = root_rounds, node_rounds, per_round
@@ -157,26 +134,20 @@ class CutSeparator:
             return list(box)
         return [(max(lo, _ZERO), max(hi, _ZERO)) for lo, hi in ivs[l - 1]]
 
-    def exact(self, at, index, values, beta, box, ivs, key=None, pair=None):
-        """The cut ``(α, β)`` of neuron *at* (with *pair* ``(j2, β_2, μ)``: the pair cut) with its
-        exact ``δ`` on the node's box."""
+    def exact(self, at, index, values, beta, box, ivs, key=None):
+        """The cut ``(α, β)`` of neuron *at* with its exact ``δ`` on the node's box."""
         l, j = at
         n = len(self.Ws[l][0])
         alpha = [_ZERO] * n
         for k, v in zip(index, values):
             alpha[k] = v
         inputs = self.input_box(box, ivs, l)
-        if pair is None:
-            delta = relu_cut_rhs(alpha, beta, self.Ws[l][j], self.bs[l][j], inputs)
-        else:
-            j2, b2, mus = pair
-            delta = pair_cut_rhs(alpha, beta, b2, self.Ws[l][j], self.bs[l][j], self.Ws[l][j2], self.bs[l][j2],
-                                 inputs, mus)
+        delta = relu_cut_rhs(alpha, beta, self.Ws[l][j], self.bs[l][j], inputs)
         if key is None:
             self._serial += 1
             key = (l, j, self._serial)
             self.made += 1
-        return Cut(at, index, values, beta, delta, key, inputs, pair)
+        return Cut(at, index, values, beta, delta, key, inputs)
 
     def refresh(self, cuts, box, ivs):
         """*cuts* (a parent's) with ``δ`` recomputed on this node's box (valid by construction;
@@ -187,8 +158,7 @@ class CutSeparator:
             if cut.box is not None and self.input_box(box, ivs, cut.at[0]) == cut.box:
                 out.append(cut)
             else:
-                out.append(self.exact(cut.at, cut.index.tolist(), cut.values, cut.beta, box, ivs, cut.key,
-                                      cut.pair))
+                out.append(self.exact(cut.at, cut.index.tolist(), cut.values, cut.beta, box, ivs, cut.key))
         return out
 
     def separate(self, box, ivs, cols, template, limit):
@@ -250,53 +220,7 @@ class CutSeparator:
                 order = sorted(range(len(idx)), key=idx.__getitem__)
                 idx, vals = [idx[i] for i in order], [vals[i] for i in order]
             out.append(self.exact((l, j), idx, vals, Q(1), box, ivs))
-        if self.paired:
-            out += self.separate_pairs(box, ivs, cols, template, limit)
         return out
-
-    def separate_pairs(self, box, ivs, cols, template, limit):
-        """Pair cuts (module docstring) violated at the LP point *cols* (floats), at most
-        *limit*: the pairs whose LP value of ``h_a − h_b`` is farthest from ``relu(z_a) −
-        relu(z_b)`` at the LP's own inputs first (a point on that graph satisfies every row of
-        ``(β_a, β_b) = ±(1, −1)``), each side's cut from :func:`_pair_cglp`, ``δ`` exact."""
-        t = template
-        cand = []
-        for l, layer in enumerate(ivs[:-1]):
-            n = len(layer) // 2
-            if n == 0 or 2 * n != len(layer):
-                continue
-            inputs = self.input_box(box, ivs, l)
-            L = np.array([float(lo) for lo, _ in inputs]); U = np.array([float(hi) for _, hi in inputs])
-            xs = cols[:t.d] if l == 0 else cols[t.hoff[l - 1]:t.hoff[l - 1] + len(L)]
-            ys = cols[t.hoff[l]:t.hoff[l] + len(layer)]
-            z = self.fW[l] @ xs + self.fb[l]
-            g = np.maximum(z[:n], 0.0) - np.maximum(z[n:], 0.0)
-            gap = (ys[:n] - ys[n:]) - g
-            for j in range(n):
-                (la, ua), (lb, ub) = layer[j], layer[n + j]
-                if not (la < 0 < ua or lb < 0 < ub):
-                    continue
-                scale = max(float(ua - la), float(ub - lb), 1e-12)
-                if abs(gap[j]) > _MIN_VIOLATION * scale:
-                    cand.append((abs(gap[j]) / scale, l, j, 1 if gap[j] > 0 else -1, L, U, xs, ys))
-        cand.sort(key=lambda f: -f[0])
-        out = []
-        for _, l, j, side, L, U, xs, ys in cand[:limit]:
-            checkpoint()
-            n = len(ivs[l]) // 2
-            got = _pair_cglp(self.fW[l][j], self.fb[l][j], self.fW[l][n + j], self.fb[l][n + j],
-                             float(side), -float(side), L, U, xs, side * (ys[j] - ys[n + j]))
-            if got is None:
-                continue
-            alpha, mus = got
-            idx = [k for k, v in enumerate(alpha) if v != 0]
-            vals = [Q(round(alpha[k] * _ALPHA_GRID), _ALPHA_GRID) for k in idx]
-            keep = [i for i, v in enumerate(vals) if v != 0]
-            idx, vals = [idx[i] for i in keep], [vals[i] for i in keep]
-            qmus = [max(Q(round(m * _ALPHA_GRID), _ALPHA_GRID), _ZERO) for m in mus]
-            out.append(self.exact((l, j), idx, vals, Q(side), box, ivs, pair=(n + j, Q(-side), qmus)))
-        return out
-
 
     def solve(self, Ws, bs, box, ivs, c, *, root: bool, inherited=(), keep=None, lp=float_duals, **kw):
         """HiGHS on the node's relaxation with cuts: the inherited ones (their ``δ`` made exact
@@ -372,59 +296,3 @@ def exact_rho(rho, sign):
         q = Q(round(sign * float(v) * _RHO_GRID), _RHO_GRID)
         out.append(q if q > 0 else _ZERO)
     return out
-
-
-def _pair_cglp(wa, ba, wb, bb, beta_a, beta_b, L, U, x, hval):
-    """The float cut-generating LP of one pair: ``min δ − α·x`` over the rows ``α·x + β_a h_a +
-    β_b h_b <= δ`` valid on the box ``[L, U]`` (every sign region of :data:`PAIR_REGIONS`
-    written with its Lagrangian multipliers ``μ_a, μ_b >= 0`` of the two half-spaces and the
-    box's dual ``p, q >= 0``); ``(α, μ_b per region)`` when the row is violated at the LP
-    point (``hval = β_a h_a + β_b h_b`` there, above ``δ − α·x``), else None."""
-    from highspy import _core as hc
-    from ..lp.floatlp import new_highs, run_highs
-    d = len(L)
-    R = len(PAIR_REGIONS)
-    ncol = d + 1 + R * (2 * d + 2)
-    inf = hc.kHighsInf
-    cap = 2.0 * (np.abs(wa) * abs(beta_a) + np.abs(wb) * abs(beta_b)) + 1e-9
-    lo = np.concatenate([-cap, [-inf], np.zeros(R * (2 * d + 2))])
-    hi = np.concatenate([cap, [inf], np.full(R * (2 * d + 2), inf)])
-    cost = np.zeros(ncol)
-    cost[:d] = -x
-    cost[d] = 1.0
-    rows, rlo, rhi = [], [], []
-    for r, (act_a, act_b) in enumerate(PAIR_REGIONS):
-        base = d + 1 + r * (2 * d + 2)
-        sa, sb = (-1.0 if act_a else 1.0), (-1.0 if act_b else 1.0)
-        rhs = beta_a * act_a * wa + beta_b * act_b * wb
-        for i in range(d):
-            ent = {base + i: 1.0, base + d + i: -1.0, i: -1.0}
-            if wa[i]:
-                ent[base + 2 * d] = sa * wa[i]
-            if wb[i]:
-                ent[base + 2 * d + 1] = sb * wb[i]
-            rows.append(ent); rlo.append(rhs[i]); rhi.append(rhs[i])
-        ent = {base + i: U[i] for i in range(d) if U[i]}
-        ent.update({base + d + i: -L[i] for i in range(d) if L[i]})
-        ent[base + 2 * d] = -sa * ba
-        ent[base + 2 * d + 1] = -sb * bb
-        ent[d] = -1.0
-        k = beta_a * act_a * ba + beta_b * act_b * bb
-        rows.append(ent); rlo.append(-inf); rhi.append(-k)
-    from .relaxation import set_rowwise
-    lp = hc.HighsLp()
-    lp.num_col_, lp.num_row_ = ncol, len(rows)
-    lp.col_cost_, lp.col_lower_, lp.col_upper_ = cost, lo, hi
-    lp.row_lower_, lp.row_upper_ = np.array(rlo), np.array(rhi)
-    lp.sense_ = hc.ObjSense.kMinimize
-    set_rowwise(lp, rows, ncol)
-    h = new_highs()
-    h.passModel(lp)
-    run_highs(h)
-    if not str(h.getModelStatus()).endswith("kOptimal"):
-        return None
-    v = np.asarray(h.getSolution().col_value, dtype=float)
-    if hval - h.getInfo().objective_function_value <= 1e-9 * max(1.0, abs(hval)):
-        return None
-    mus = [v[d + 1 + r * (2 * d + 2) + 2 * d + 1] for r in range(R)]
-    return v[:d], mus
