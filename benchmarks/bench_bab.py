@@ -21,19 +21,20 @@ machine's 1-minute load average when the row ended.
     python benchmarks/bench_bab.py [--timeout 60] [--full-timeout 120] [--points 10]
                                    [--width 1/100] [--no-milp] [--eps]
                                    [--only digits|acas|he] [--nnet PATH] [--full-only]
-                                   [--digits 64-32-10|64-32-16-10] [--no-cuts]
+                                   [--digits 64-32-10|64-32-16-10] [--no-cuts] [--pair-cuts R:P]
 
 ``--full-only`` runs the full-box rows of acas/he alone (e.g. ``--full-timeout 600``);
 ``--digits 64-32-10`` one digits row alone (e.g. ``--only digits --timeout 600``);
 ``--no-cuts`` turns the single-neuron cuts of ``semialgebraic/bab/cuts.py`` off (the triangle LP
-alone), e.g. to run both side by side under the same load.
+alone), e.g. to run both side by side under the same load; ``--pair-cuts R:P`` sets the pair cuts
+of the root (R rounds of the P pairs farthest from their graph; ``0:0`` none).
 
 ``--root`` replaces the search by a report of root bounds (what each relaxation gives before any
 split) on the objectives ``±(a_o − b_o)`` of largest differential bound (``--root-objectives``,
 default 4): the differential δ bound of ``semialgebraic/bab/differential.py`` by interval rules
 alone and with its back-substitution (the search's, exact); the certified root LP (triangle rows,
 pair lines, LP-tightened intervals as the search's root; exact Neumaier–Shcherbina bound) without
-and with the single-neuron cuts; and, in floats (HiGHS, unverified: what a stronger relaxation
+and with the single-neuron cuts, and with the pair cuts too (``--pair-cuts``, default 1:4); and, in floats (HiGHS, unverified: what a stronger relaxation
 *could* give), the same LP plus NeuroDiff's convex approximation of ``relu(z_a) − relu(z_b)`` in
 ``(z_b, δ)`` (every facet of the hull of its graph over the pair's polygon) and plus the exact
 convex hull of ``{(z_a, z_b, relu z_a, relu z_b)}`` per pair (``z_a, z_b`` in their intervals,
@@ -399,7 +400,13 @@ def root_report(name, a, b, box, args):
         cpu[key] = cpu.get(key, 0.0) + time.process_time() - c0
         return out
 
+    from semialgebraic.bab import cuts as cuts_module
+    was = cuts_module.PAIR_CUTS
+    cuts_module.PAIR_CUTS = False              # the single-neuron cuts' column
     eng = timed("root", Engine, DW, Db, paired=True, cuts=True)
+    cuts_module.PAIR_CUTS = True               # the pair cuts' own column (off by default in the search)
+    paired_sep = cuts_module.CutSeparator(DW, Db, paired=True)
+    cuts_module.PAIR_CUTS = was
     ivs, _ = timed("root", eng.node, box, {})
     state = eng._state[eng._key(box, {})][1]
     lines = eng.pair_lines(box, {})
@@ -410,7 +417,7 @@ def root_report(name, a, b, box, args):
     objs = sorted(((last[o][1] if s > 0 else -last[o][0], o, s) for o in range(len(last)) for s in (1, -1)),
                   reverse=True)[:args.root_objectives]
     print(f"\n{name}: {unstable} unstable at the root; load {os.getloadavg()[0]:.1f}")
-    head = ("| objective | interval δ | δ (search) | LP exact | LP + cuts exact | LP float | LP + NeuroDiff float "
+    head = ("| objective | interval δ | δ (search) | LP exact | LP + cuts exact | LP + cuts + pair cuts exact | LP float | LP + NeuroDiff float "
             "| LP + pair hull float | LP + pair hull in inputs float | sample max |")
     print(head)
     print("|---" * (head.count("|") - 1) + "|")
@@ -420,6 +427,8 @@ def root_report(name, a, b, box, args):
         got = timed("LP", _lp_bound, DW, Db, box, ivs, c, eng.sym, template=eng.template, lines=lines)
         cut = timed("LP + cuts", _lp_bound, DW, Db, box, ivs, c, eng.sym, template=eng.template, lines=lines,
                     separator=eng.separator, root=True)
+        pair = timed("LP + cuts + pair cuts", _lp_bound, DW, Db, box, ivs, c, eng.sym, template=eng.template,
+                     lines=lines, separator=paired_sep, root=True)
         kinds = ("none", "nd", "hull") + (("inputs",) if unstable * len(box) <= args.root_inputs_max else ())
         fl = {k: timed(k, _float_root_lp, eng, box, ivs, state[0], lines, c, k) for k in kinds}
         fl.setdefault("inputs", (float("nan"), 0))
@@ -427,6 +436,7 @@ def root_report(name, a, b, box, args):
               f"| {float(last[o][1] if s > 0 else -last[o][0]):.4g} "
               f"| {float(got[0]) if got and got[0] is not None else float('nan'):.4g} "
               f"| {float(cut[0]) if cut and cut[0] is not None else float('nan'):.4g} "
+              f"| {float(pair[0]) if pair and pair[0] is not None else float('nan'):.4g} "
               f"| {fl['none'][0]:.4g} | {fl['nd'][0]:.4g} ({fl['nd'][1]} rows) "
               f"| {fl['hull'][0]:.4g} ({fl['hull'][1]} rows) | {fl['inputs'][0]:.4g} ({fl['inputs'][1]} rows) "
               f"| {hi_s[o] if s > 0 else -lo_s[o]:.4g} |", flush=True)
@@ -457,12 +467,18 @@ def main():
                     help="the digits rows to run (repeatable; default both)")
     ap.add_argument("--nnet", default=str(DATA / "ACASXU_run2a_1_1_batch_2000.nnet"))
     ap.add_argument("--full-only", action="store_true", help="acas/he: the full-box rows only")
+    ap.add_argument("--pair-cuts", metavar="ROUNDS:PAIRS",
+                    help="pair cuts at the root (semialgebraic/bab/cuts.py): rounds and pairs per round; 0:0 none")
     ap.add_argument("--root", action="store_true", help="root bounds of every relaxation, no search")
     ap.add_argument("--root-objectives", type=int, default=4)
     ap.add_argument("--root-width", help="--root: ACAS Xu also on a box of this width around the sample maximiser")
     ap.add_argument("--root-inputs-max", type=int, default=4096,
                     help="--root: the input-space pair hull only when unstable neurons x input dimension <= this")
     args = ap.parse_args()
+    if args.pair_cuts:
+        from semialgebraic.bab import cuts
+        cuts.PAIR_HULL_ROUNDS, cuts.PAIR_HULL_PAIRS = (int(v) for v in args.pair_cuts.split(":"))
+        cuts.PAIR_CUTS = cuts.PAIR_HULL_ROUNDS > 0 and cuts.PAIR_HULL_PAIRS > 0 and not args.root
     if args.root:
         return roots(args)
     search._CUTS = args.cuts

@@ -31,7 +31,7 @@ their common input box is much smaller than what the cuts of each neuron and the
 every pair gives 0.0548 where the triangle LP with pair lines gives 0.0894 and the single-neuron
 cuts 0.0774; for the 8 pairs the LP point violates most, 0.0619 in 0.45 CPU s; measured
 2026-12-02 by ``benchmarks/bench_bab.py --root``).  Its facets are many (separating them one at
-a time from the LP point gained nothing in 448 cuts), so at the root the LP is solved once with
+a time from the LP point gained nothing in 448 cuts), so (with :data:`PAIR_CUTS`, off by default) at the root the LP is solved once with
 Balas's extended formulation of that hull for the :data:`PAIR_HULL_PAIRS` pairs of largest
 violation (:func:`add_input_hull`: one scaled copy of the inputs per sign region), and the row
 of each pair that this LP's duals aggregate, ``α·x + β_a·h_a + β_b·h_b <= δ`` (both signs),
@@ -69,7 +69,12 @@ _MIN_VIOLATION = 1e-7   # relative to the neuron's interval width
 _ALPHA_GRID = 1 << 40   # the fractional coefficient rounded to this grid (δ stays exact)
 _RHO_GRID = 1 << 60     # HiGHS's cut duals rounded as the other duals (.search._DUAL_GRID)
 _ZERO = Q(0)
-PAIR_CUTS = True        # pair cuts on a paired difference network (module docstring)
+# pair cuts on a paired difference network (module docstring): off by default, measured
+# 2026-12-02 on digits 64-32-10 side by side (bench_bab.py --pair-cuts): 60 s at load 7.9 (14 CPU
+# s) 2.03x against 1.747x without; 600 s, 1 round of 4 pairs at load ~10 (89.6 CPU s) 1.392x
+# against 1.443x, 2 rounds of 8 at load ~7 (111 CPU s) 1.464x against 1.409x: the root bound
+# falls 9–30 %, the search does not gain (fewer nodes)
+PAIR_CUTS = False
 PAIR_HULL_ROUNDS = 1    # root rounds that add pair cuts
 PAIR_HULL_PAIRS = 4     # pairs in the root's extended formulation; digits 64-32-10 root, objective
 # −(a_4 − b_4), load ~6 (floats, that LP alone: 4 pairs 0.0705 in 0.13 CPU s, 8 0.0619 in 0.45, 16

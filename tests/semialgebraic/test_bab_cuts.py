@@ -346,6 +346,7 @@ def pair_cert():
     a, b = _float_pair([3, 8, 6, 1], 2)
     with pytest.MonkeyPatch.context() as mp:
         mp.setattr(cuts_module, "PAY_GAIN", 0.0)
+        mp.setattr(cuts_module, "PAIR_CUTS", True)        # (off by default)
         r = diff_bounds(a, b, [(Q(-1), Q(1))] * 3, input_splits=False)
     assert r.complete
     return a, b, r, _json(r.certificate)
