@@ -21,13 +21,33 @@ machine's 1-minute load average when the row ended.
     python benchmarks/bench_bab.py [--timeout 60] [--full-timeout 120] [--points 10]
                                    [--width 1/100] [--no-milp] [--eps]
                                    [--only digits|acas|he] [--nnet PATH] [--full-only]
-                                   [--digits 64-32-10|64-32-16-10] [--no-cuts] [--boxes 0,3,5]
+                                   [--digits 64-32-10|64-32-16-10] [--no-cuts] [--pair-cuts R:P]
+                                   [--boxes 0,3,5]
 
 ``--full-only`` runs the full-box rows of acas/he alone (e.g. ``--full-timeout 600``);
 ``--digits 64-32-10`` one digits row alone (e.g. ``--only digits --timeout 600``);
 ``--boxes 0,3,5`` runs those small boxes of acas/he alone (numbered as in the table; no
-full-box row); ``--no-cuts`` turns the single-neuron cuts of ``semialgebraic/bab/cuts.py`` off (the triangle LP
-alone), e.g. to run both side by side under the same load.
+full-box row);
+``--no-cuts`` turns the single-neuron cuts of ``semialgebraic/bab/cuts.py`` off (the triangle LP
+alone), e.g. to run both side by side under the same load; ``--pair-cuts R:P`` sets the pair cuts
+of the root (R rounds of the P pairs farthest from their graph; ``0:0`` none).
+
+``--root`` replaces the search by a report of root bounds (what each relaxation gives before any
+split) on the objectives ``±(a_o − b_o)`` of largest differential bound (``--root-objectives``,
+default 4): the differential δ bound of ``semialgebraic/bab/differential.py`` by interval rules
+alone and with its back-substitution (the search's, exact); the certified root LP (triangle rows,
+pair lines, LP-tightened intervals as the search's root; exact Neumaier–Shcherbina bound) without
+and with the single-neuron cuts, and with the pair cuts too (``--pair-cuts``, default 1:4); and, in floats (HiGHS, unverified: what a stronger relaxation
+*could* give), the same LP plus NeuroDiff's convex approximation of ``relu(z_a) − relu(z_b)`` in
+``(z_b, δ)`` (every facet of the hull of its graph over the pair's polygon) and plus the exact
+convex hull of ``{(z_a, z_b, relu z_a, relu z_b)}`` per pair (``z_a, z_b`` in their intervals,
+``z_a − z_b`` in δ's; Qhull on the vertices of that polygon cut by ``z_a = 0``, ``z_b = 0``) and
+plus the convex hull of each pair's graph ``{(h_{l−1}, relu z_a, relu z_b)}`` over the box of its
+inputs (Balas's extended formulation over the four sign regions; only when unstable neurons ×
+input dimension <= ``--root-inputs-max``, 4096); last a float sample's max (a lower estimate).  With ``--root-width W`` the ACAS Xu rows are boxes of
+width W around the sample maximiser of the full box (the full box is always reported).
+
+    python benchmarks/bench_bab.py --root [--only digits|acas] [--root-width 1/16]
 """
 
 from __future__ import annotations
@@ -213,6 +233,219 @@ def row(name, a, b, box, args):
     print(out + f" {os.getloadavg()[0]:.1f} |", flush=True)
 
 
+def _pair_polygon(la, ua, lb, ub, dl, du):
+    """Float vertices ``(z_a, z_b)`` of ``{z_a in [la, ua], z_b in [lb, ub], z_a − z_b in [dl,
+    du]}`` cut by ``z_a = 0`` and ``z_b = 0`` (every pairwise crossing of those lines inside)."""
+    lines = [(1, 0, la), (1, 0, ua), (0, 1, lb), (0, 1, ub), (1, -1, dl), (1, -1, du), (1, 0, 0), (0, 1, 0)]
+    tol = 1e-12 * (1 + max(abs(la), abs(ua), abs(lb), abs(ub)))
+    out = []
+    for i, (a1, b1, c1) in enumerate(lines):
+        for a2, b2, c2 in lines[i + 1:]:
+            det = a1 * b2 - a2 * b1
+            if det == 0:
+                continue
+            za, zb = (c1 * b2 - c2 * b1) / det, (a1 * c2 - a2 * c1) / det
+            if la - tol <= za <= ua + tol and lb - tol <= zb <= ub + tol and dl - tol <= za - zb <= du + tol:
+                out.append((za, zb))
+    return out
+
+
+def _facets(P):
+    """Rows ``(a, r)``, ``a·p <= r``, of the convex hull of the float points *P* (Qhull on their
+    affine hull, plus that hull's equations as two rows each)."""
+    from scipy.spatial import ConvexHull
+    P = np.unique(np.round(np.asarray(P, dtype=float), 14), axis=0)
+    c = P.mean(0)
+    _, S, Vt = np.linalg.svd(P - c)
+    r = int((S > 1e-9 * max(1.0, S[0])).sum()) if len(S) else 0
+    rows = []
+    for v in Vt[r:]:
+        rows += [(v, v @ c), (-v, -v @ c)]
+    if r == 1:
+        y = (P - c) @ Vt[0]
+        rows += [(Vt[0], y.max() + Vt[0] @ c), (-Vt[0], -y.min() - Vt[0] @ c)]
+    elif r > 1:
+        B = Vt[:r]
+        for eq in ConvexHull((P - c) @ B.T).equations:
+            a = eq[:-1] @ B
+            rows.append((a, a @ c - eq[-1]))
+    return rows
+
+
+def pair_rows(za, zb, d, kind):
+    """Float rows ``a·(z_a, z_b, h_a, h_b) <= r`` of one pair of a difference network: *kind*
+    "hull" (the convex hull of the pair's graph over its polygon) or "nd" (NeuroDiff: the hull of
+    ``(z_b, δ, relu(z_a) − relu(z_b))``).  Empty when both neurons are stable."""
+    (la, ua), (lb, ub), (dl, du) = [(float(p), float(q)) for p, q in (za, zb, d)]
+    if not (la < 0 < ua or lb < 0 < ub):
+        return []
+    pts = _pair_polygon(la, ua, lb, ub, dl, du)
+    if not pts:
+        return []
+    if kind == "hull":
+        return _facets([(p, q, max(p, 0.0), max(q, 0.0)) for p, q in pts])
+    out = []
+    for a, r in _facets([(q, p - q, max(p, 0.0) - max(q, 0.0)) for p, q in pts]):
+        if abs(a[2]) > 1e-12:            # (z_b, δ, Δh) -> (z_a, z_b, h_a, h_b)
+            out.append((np.array([a[1], a[0] - a[1], a[2], -a[2]]), r))
+    return out
+
+
+def _add_input_hull(h, t, W, b, box, ivs, l, j, n):
+    """Rows and columns making ``(h_{l−1}, h_{l,j}, h_{l,n+j})`` lie in the convex hull of the
+    graph of the pair ``(relu(z_a), relu(z_b))`` over the box of their inputs (Balas's extended
+    formulation: one scaled copy ``y_k`` of the inputs and a weight ``λ_k`` per sign region,
+    ``Σ y_k = h_{l−1}``, ``Σ λ_k = 1``, ``y_k ∈ λ_k·box``, the signs of the region on ``y_k``, and
+    ``h_{l,j}``, ``h_{l,n+j}`` the sums of the pieces), floats."""
+    from highspy import _core as hc
+    inf = hc.kHighsInf
+    if l == 0:
+        lo = np.array([float(v) for v, _ in box]); hi = np.array([float(v) for _, v in box]); xcol = np.arange(t.d)
+    else:
+        lo = np.array([max(float(v), 0.0) for v, _ in ivs[l - 1]]); hi = np.array([max(float(v), 0.0) for _, v in ivs[l - 1]])
+        xcol = t.hoff[l - 1] + np.arange(len(lo))
+    d = len(lo)
+    wa, ba, wb, bb = W[l][j], b[l][j], W[l][n + j], b[l][n + j]
+    regions = [(1, 1), (1, 0), (0, 1), (0, 0)]
+    base = h.getNumCol()
+    K = len(regions)
+    ncol = K * (d + 1)
+    h.addCols(ncol, np.zeros(ncol), np.array(([-inf] * d + [0.0]) * K), np.array(([inf] * d + [1.0]) * K),
+              0, np.array([], dtype=np.int32), np.array([], dtype=np.int32), np.array([]))
+    y = lambda k: base + k * (d + 1) + np.arange(d)
+    lam = lambda k: base + k * (d + 1) + d
+    rows = []                     # (lower, upper, columns, values)
+    for i in range(d):
+        rows.append((0.0, 0.0, [int(y(k)[i]) for k in range(K)] + [int(xcol[i])], [1.0] * K + [-1.0]))
+    rows.append((1.0, 1.0, [lam(k) for k in range(K)], [1.0] * K))
+    for k, (sa, sb) in enumerate(regions):
+        for i in range(d):
+            rows.append((0.0, inf, [int(y(k)[i]), lam(k)], [1.0, -lo[i]]))
+            rows.append((-inf, 0.0, [int(y(k)[i]), lam(k)], [1.0, -hi[i]]))
+        for w, bias, sg in ((wa, ba, sa), (wb, bb, sb)):
+            rows.append((0.0, inf) if sg else (-inf, 0.0))
+            rows[-1] = rows[-1] + ([*map(int, y(k)), lam(k)], [*w, bias])
+    for w, bias, col, side in ((wa, ba, t.hoff[l] + j, 0), (wb, bb, t.hoff[l] + n + j, 1)):
+        cols, vals = [col], [-1.0]
+        for k, reg in enumerate(regions):
+            if reg[side]:
+                cols += [*map(int, y(k)), lam(k)]
+                vals += [*w, bias]
+        rows.append((0.0, 0.0, cols, vals))
+    starts = np.cumsum([0] + [len(r[2]) for r in rows[:-1]]).astype(np.int32)
+    h.addRows(len(rows), np.array([r[0] for r in rows]), np.array([r[1] for r in rows]),
+              int(sum(len(r[2]) for r in rows)), starts,
+              np.concatenate([np.asarray(r[2], dtype=np.int32) for r in rows]),
+              np.concatenate([np.asarray(r[3], dtype=float) for r in rows]))
+    return len(rows)
+
+
+def _float_root_lp(eng, box, ivs, deltas, lines, c, kind):
+    """The float optimum of the root LP (triangle rows and pair lines) plus the rows of
+    :func:`pair_rows` of every pair (*kind* "hull" or "nd"), or (*kind* "inputs") the hull of
+    each pair's graph over its input box (:func:`_add_input_hull`), and the number of rows
+    added."""
+    from highspy import _core as hc
+    from semialgebraic.bab.relaxation import build_lp
+    t = eng.template
+    lp, _ = build_lp(t, box, ivs, c, lines)
+    h = new_highs()
+    h.passModel(lp)
+    added = 0
+    if kind == "inputs":
+        W = [np.array([[float(v) for v in r] for r in M]) for M in eng.Ws]
+        b = [np.array([float(v) for v in r]) for r in eng.bs]
+    for l in range(len(ivs) - 1):
+        n = len(ivs[l]) // 2
+        cols = np.array([0, n, 0, n], dtype=np.int32) + np.array([t.zoff[l]] * 2 + [t.hoff[l]] * 2, dtype=np.int32)
+        for j in range(n):
+            if kind == "inputs":
+                (la, ua), (lb, ub) = ivs[l][j], ivs[l][n + j]
+                if la < 0 < ua or lb < 0 < ub:
+                    added += _add_input_hull(h, t, W, b, box, ivs, l, j, n)
+                continue
+            for a, r in pair_rows(ivs[l][j], ivs[l][n + j], deltas[l][j], kind):
+                h.addRow(-hc.kHighsInf, float(r) + 1e-12 * (1 + abs(r)), 4, cols + j, np.asarray(a, dtype=float))
+                added += 1
+    run_highs(h)
+    ok = str(h.getModelStatus()).endswith("kOptimal")
+    return (h.getInfo().objective_function_value if ok else float("nan")), added
+
+
+def _sample_max(D, box, n=200_000, seed=0):
+    """Per output the float max and min of ``D`` over *n* uniform points of *box*, and the point
+    of largest ``|D_o|`` (floats: a lower estimate)."""
+    fW = [np.array([[float(v) for v in r] for r in W.to_rows()]) for W in D.weights]
+    fb = [np.array([float(v) for v in b]) for b in D.biases]
+    lo, hi = (np.array([float(v[k]) for v in box]) for k in (0, 1))
+    X = lo + (hi - lo) * np.random.default_rng(seed).random((n, len(box)))
+    H = X.T
+    for l, (W, b) in enumerate(zip(fW, fb)):
+        H = W @ H + b[:, None]
+        if l < len(fW) - 1:
+            H = np.maximum(H, 0.0)
+    i = int(np.abs(H).max(0).argmax())
+    return H.max(1), H.min(1), X[i]
+
+
+def root_report(name, a, b, box, args):
+    """One block of ``--root``: per objective the root bounds of every relaxation (module
+    docstring), with the CPU seconds of each column summed over the objectives."""
+    from semialgebraic.bab.search import Engine, _lp_bound
+    D = difference_network(a, b)
+    DW = [W.to_rows() for W in D.weights]
+    Db = [list(v) for v in D.biases]
+    cpu = {}
+
+    def timed(key, f, *xs, **kw):
+        c0 = time.process_time()
+        out = f(*xs, **kw)
+        cpu[key] = cpu.get(key, 0.0) + time.process_time() - c0
+        return out
+
+    from semialgebraic.bab import cuts as cuts_module
+    was = cuts_module.PAIR_CUTS
+    cuts_module.PAIR_CUTS = False              # the single-neuron cuts' column
+    eng = timed("root", Engine, DW, Db, paired=True, cuts=True)
+    cuts_module.PAIR_CUTS = True               # the pair cuts' own column (off by default in the search)
+    paired_sep = cuts_module.CutSeparator(DW, Db, paired=True)
+    cuts_module.PAIR_CUTS = was
+    ivs, _ = timed("root", eng.node, box, {})
+    state = eng._state[eng._key(box, {})][1]
+    lines = eng.pair_lines(box, {})
+    plain = timed("interval δ", eng.diff.state, box, ivs, symbolic=False)[0][-1]
+    last = state[0][-1]
+    hi_s, lo_s, _ = _sample_max(D, box)
+    unstable = sum(1 for layer in ivs[:-1] for lo, hi in layer if lo < 0 < hi)
+    objs = sorted(((last[o][1] if s > 0 else -last[o][0], o, s) for o in range(len(last)) for s in (1, -1)),
+                  reverse=True)[:args.root_objectives]
+    print(f"\n{name}: {unstable} unstable at the root; load {os.getloadavg()[0]:.1f}")
+    head = ("| objective | interval δ | δ (search) | LP exact | LP + cuts exact | LP + cuts + pair cuts exact | LP float | LP + NeuroDiff float "
+            "| LP + pair hull float | LP + pair hull in inputs float | sample max |")
+    print(head)
+    print("|---" * (head.count("|") - 1) + "|")
+    for _, o, s in objs:
+        c = [Q(0)] * len(last)
+        c[o] = Q(s)
+        got = timed("LP", _lp_bound, DW, Db, box, ivs, c, eng.sym, template=eng.template, lines=lines)
+        cut = timed("LP + cuts", _lp_bound, DW, Db, box, ivs, c, eng.sym, template=eng.template, lines=lines,
+                    separator=eng.separator, root=True)
+        pair = timed("LP + cuts + pair cuts", _lp_bound, DW, Db, box, ivs, c, eng.sym, template=eng.template,
+                     lines=lines, separator=paired_sep, root=True)
+        kinds = ("none", "nd", "hull") + (("inputs",) if unstable * len(box) <= args.root_inputs_max else ())
+        fl = {k: timed(k, _float_root_lp, eng, box, ivs, state[0], lines, c, k) for k in kinds}
+        fl.setdefault("inputs", (float("nan"), 0))
+        print(f"| {'+' if s > 0 else '−'}(a_{o} − b_{o}) | {float(plain[o][1] if s > 0 else -plain[o][0]):.4g} "
+              f"| {float(last[o][1] if s > 0 else -last[o][0]):.4g} "
+              f"| {float(got[0]) if got and got[0] is not None else float('nan'):.4g} "
+              f"| {float(cut[0]) if cut and cut[0] is not None else float('nan'):.4g} "
+              f"| {float(pair[0]) if pair and pair[0] is not None else float('nan'):.4g} "
+              f"| {fl['none'][0]:.4g} | {fl['nd'][0]:.4g} ({fl['nd'][1]} rows) "
+              f"| {fl['hull'][0]:.4g} ({fl['hull'][1]} rows) | {fl['inputs'][0]:.4g} ({fl['inputs'][1]} rows) "
+              f"| {hi_s[o] if s > 0 else -lo_s[o]:.4g} |", flush=True)
+    print("CPU s: " + ", ".join(f"{k} {v:.2f}" for k, v in cpu.items()))
+
+
 def _boxes(rng, full, width, points):
     """*points* boxes of width *width* around fixed points of *full* (clipped to it)."""
     out = []
@@ -239,7 +472,20 @@ def main():
     ap.add_argument("--full-only", action="store_true", help="acas/he: the full-box rows only")
     ap.add_argument("--boxes", type=lambda t: {int(k) for k in t.split(",")},
                     help="acas/he: these small boxes only (e.g. 0,3,5), no full-box row")
+    ap.add_argument("--pair-cuts", metavar="ROUNDS:PAIRS",
+                    help="pair cuts at the root (semialgebraic/bab/cuts.py): rounds and pairs per round; 0:0 none")
+    ap.add_argument("--root", action="store_true", help="root bounds of every relaxation, no search")
+    ap.add_argument("--root-objectives", type=int, default=4)
+    ap.add_argument("--root-width", help="--root: ACAS Xu also on a box of this width around the sample maximiser")
+    ap.add_argument("--root-inputs-max", type=int, default=4096,
+                    help="--root: the input-space pair hull only when unstable neurons x input dimension <= this")
     args = ap.parse_args()
+    if args.pair_cuts:
+        from semialgebraic.bab import cuts
+        cuts.PAIR_HULL_ROUNDS, cuts.PAIR_HULL_PAIRS = (int(v) for v in args.pair_cuts.split(":"))
+        cuts.PAIR_CUTS = cuts.PAIR_HULL_ROUNDS > 0 and cuts.PAIR_HULL_PAIRS > 0 and not args.root
+    if args.root:
+        return roots(args)
     search._CUTS = args.cuts
     head = ("| instance | unstable at root | lower | upper | upper/lower | exact | nodes | search s (cpu) "
             "| check s (cpu) | cert KB |")
@@ -283,6 +529,27 @@ def main():
         args.timeout_now = args.full_timeout
         if args.boxes is None:
             row("5-50x6-5 full box", a, b, [(Q(-1, 2), Q(1, 2))] * 5, args)
+
+
+def roots(args):
+    """``--root``: :func:`root_report` on the digits rows and ACAS Xu's full box (and a box of
+    width ``--root-width`` around its sample maximiser)."""
+    if args.only in (None, "digits"):
+        for name in args.digits or ("64-32-10", "64-32-16-10"):
+            Ws, bs = digits(name)
+            root_report(f"digits {name}", to_net(Ws, bs, np.float32), to_net(Ws, bs, np.float16),
+                        [(Q(0), Q(16))] * 64, args)
+    if args.only in (None, "acas") and args.nnet:
+        a = load_nnet(args.nnet)
+        b = float16_copy(a)
+        full = nnet_input_box(a)
+        root_report("ACAS Xu full box", a, b, full, args)
+        if args.root_width:
+            w = to_q(args.root_width)
+            p = _sample_max(difference_network(a, b), full)[2]
+            centre = [Q(int(round(v * 10 ** 4)), 10 ** 4) for v in p]
+            root_report(f"ACAS Xu box of width {args.root_width} around ({', '.join(f'{float(v):.4f}' for v in centre)})",
+                        a, b, [(max(lo, v - w / 2), min(hi, v + w / 2)) for v, (lo, hi) in zip(centre, full)], args)
 
 
 if __name__ == "__main__":

@@ -10,6 +10,11 @@ by the exchange argument: Dantzig 1957), the last one partly.  Exact over Q, ``O
 :func:`relu_cut_rhs` is the least ``δ`` such that ``α·x + β·y <= δ`` holds for every ``x`` in
 the box and ``y = relu(w·x + b)``: the larger of the two knapsacks ``max {α·x : x in box, w·x +
 b <= 0}`` (``y = 0``) and ``max {(α + βw)·x + βb : x in box, w·x + b >= 0}`` (``y = w·x + b``).
+:func:`pair_cut_rhs` does the same for a row ``α·x + β_a·relu(w_a·x + b_a) + β_b·relu(w_b·x +
+b_b) <= δ`` of two neurons with the same inputs (a neuron of ``a`` and its copy in ``b``): per
+sign region of the two pre-activations a knapsack with the first neuron's half-space, the
+second's taken into the objective with a given multiplier ``μ >= 0`` (weak duality: an upper
+bound of the region's maximum for every ``μ >= 0``, equal to it at the best ``μ``).
 It is how the branch-and-bound search makes a cut separated in floats valid (the convex-hull
 cuts of one neuron of Anderson et al., "Strong mixed-integer programming formulations for
 trained neural networks", Math. Prog. 183 (2020)), and how the
@@ -28,7 +33,7 @@ from __future__ import annotations
 
 from algebra.rationals import Q
 
-__all__ = ["max_over_box_halfspace", "relu_cut_rhs"]
+__all__ = ["max_over_box_halfspace", "relu_cut_rhs", "pair_cut_rhs", "pair_region_max", "PAIR_REGIONS"]
 
 _Z = Q(0)
 
@@ -85,3 +90,54 @@ def relu_cut_rhs(alpha, beta, w, b, box):
     if off is None:
         return on
     return off if on is None or off >= on else on
+
+
+# the four sign regions (a active, b active) of :func:`pair_cut_rhs`, in the order of its multipliers
+PAIR_REGIONS = ((1, 1), (1, 0), (0, 1), (0, 0))
+
+
+def pair_cut_rhs(alpha, beta_a, beta_b, wa, ba, wb, bb, box, mus):
+    """A valid ``δ`` (exact) of ``α·x + β_a·relu(w_a·x + b_a) + β_b·relu(w_b·x + b_b) <= δ`` on
+    *box* (three-layer-fibers R32): the largest over the four sign regions (:data:`PAIR_REGIONS`; *mus* one ``μ >= 0``
+    per region) of ``max {c·x : x in box, σ_a (w_a·x + b_a) <= 0} + k``, where the region's
+    linear function ``c·x + k`` is the row's left side there minus ``μ·σ_b (w_b·x + b_b)``
+    (``σ = −1`` on an active side, ``+1`` on an inactive one): at least the row's maximum on the
+    region for every ``μ >= 0`` (which is required: ValueError otherwise).  None when every
+    region is empty (only for an empty box).
+
+    >>> from algebra.rationals import Q
+    >>> box = [(Q(-1), Q(1))]
+    >>> mus = [Q(0), Q(1), Q(2), Q(0)]
+    >>> pair_cut_rhs([Q(0)], Q(1), Q(-1), [Q(1)], Q(0), [Q(1)], Q(-1, 2), box, mus)  # relu(x) − relu(x − 1/2)
+    1/2
+    >>> pair_cut_rhs([Q(0)], Q(1), Q(-1), [Q(1)], Q(0), [Q(1)], Q(-1, 2), box, [Q(0)] * 4)  # valid, loose
+    3/2
+    """
+    best = None
+    for region, mu in zip(PAIR_REGIONS, mus):
+        m = pair_region_max(alpha, beta_a, beta_b, wa, ba, wb, bb, box, region, mu)
+        if m is not None and (best is None or m > best):
+            best = m
+    return best
+
+
+def pair_region_max(alpha, beta_a, beta_b, wa, ba, wb, bb, box, region, mu):
+    """The bound of :func:`pair_cut_rhs` on one sign region ``(a active, b active)`` with the
+    multiplier *mu* ``>= 0`` (ValueError otherwise), or None when the box meets no point of
+    the first neuron's side."""
+    if mu < 0:
+        raise ValueError("a pair cut's multiplier must be >= 0")
+    act_a, act_b = region
+    sa, sb = (-1 if act_a else 1), (-1 if act_b else 1)
+    c, k = list(alpha), _Z
+    if act_a:
+        c = [u + beta_a * v for u, v in zip(c, wa)]
+        k += beta_a * ba
+    if act_b:
+        c = [u + beta_b * v for u, v in zip(c, wb)]
+        k += beta_b * bb
+    if mu != 0:
+        c = [u - mu * sb * v for u, v in zip(c, wb)]
+        k -= mu * sb * bb
+    m = max_over_box_halfspace(c, box, [sa * v for v in wa], sa * ba)
+    return None if m is None else m + k

@@ -22,7 +22,23 @@ box), so every cut is valid by construction, and the checker re-proves it the sa
 parent's cuts that the parent's LP used (``ρ > 0``), their ``δ`` recomputed on the child's
 (smaller) box; the rows enter the Neumaier–Shcherbina bound with multipliers ``ρ >= 0``
 (:func:`cut_terms`).  On a difference network ``a − b`` every neuron is a neuron of ``a`` or of
-``b`` (its row has zeros on the other network's half), so the cuts are per network.
+``b`` (its row has zeros on the other network's half), so these cuts are per network.
+
+*Pair cuts* (a difference network of two networks of one shape, ``paired``): the convex hull of
+the graph ``{(x, relu(z_a(x)), relu(z_b(x)))}`` of a neuron of ``a`` and its copy in ``b`` over
+their common input box is much smaller than what the cuts of each neuron and the pair lines of
+:mod:`.differential` describe (digits 64-32-10, root, objective −(a_4 − b_4), floats: that hull for
+every pair gives 0.0548 where the triangle LP with pair lines gives 0.0894 and the single-neuron
+cuts 0.0774; for the 8 pairs the LP point violates most, 0.0619 in 0.45 CPU s; measured
+2026-12-02 by ``benchmarks/bench_bab.py --root``).  Its facets are many (separating them one at
+a time from the LP point gained nothing in 448 cuts), so (with :data:`PAIR_CUTS`, off by default) at the root the LP is solved once with
+Balas's extended formulation of that hull for the :data:`PAIR_HULL_PAIRS` pairs of largest
+violation (:func:`add_input_hull`: one scaled copy of the inputs per sign region), and the row
+of each pair that this LP's duals aggregate, ``α·x + β_a·h_a + β_b·h_b <= δ`` (both signs),
+becomes a cut: ``α``, ``β`` rounded to a grid, ``δ`` exact by
+:func:`algebra.kernel.knapsack.pair_cut_rhs` with a multiplier ``μ >= 0`` per sign region (the
+dual of a float LP of that region), which the cut carries so that the checker re-proves it the
+same way (three-layer-fibers R32).  The children inherit them as any cut.
 """
 
 from __future__ import annotations
@@ -31,11 +47,11 @@ import time
 
 import numpy as np
 
-from algebra.kernel.knapsack import relu_cut_rhs
+from algebra.kernel.knapsack import PAIR_REGIONS, pair_cut_rhs, pair_region_max, relu_cut_rhs
 from algebra.rationals import Q
 
 from ..budget import checkpoint
-from .relaxation import float_duals
+from .relaxation import build_lp, float_duals
 
 __all__ = ["Cut", "CutSeparator", "cut_terms", "cut_json", "ROOT_ROUNDS", "NODE_ROUNDS", "PER_ROUND", "NODE_PER_ROUND"]
 
@@ -53,22 +69,37 @@ _MIN_VIOLATION = 1e-7   # relative to the neuron's interval width
 _ALPHA_GRID = 1 << 40   # the fractional coefficient rounded to this grid (δ stays exact)
 _RHO_GRID = 1 << 60     # HiGHS's cut duals rounded as the other duals (.search._DUAL_GRID)
 _ZERO = Q(0)
+# pair cuts on a paired difference network (module docstring): off by default, measured
+# 2026-12-02 on digits 64-32-10 side by side (bench_bab.py --pair-cuts): 60 s at load 7.9 (14 CPU
+# s) 2.03x against 1.747x without; 600 s, 1 round of 4 pairs at load ~10 (89.6 CPU s) 1.392x
+# against 1.443x, 2 rounds of 8 at load ~7 (111 CPU s) 1.464x against 1.409x: the root bound
+# falls 9–30 %, the search does not gain (fewer nodes)
+PAIR_CUTS = False
+PAIR_HULL_ROUNDS = 1    # root rounds that add pair cuts
+PAIR_HULL_PAIRS = 4     # pairs in the root's extended formulation; digits 64-32-10 root, objective
+# −(a_4 − b_4), load ~6 (floats, that LP alone: 4 pairs 0.0705 in 0.13 CPU s, 8 0.0619 in 0.45, 16
+# 0.0570 in 3.8, all 32 0.0548 in 16.8); certified with the single-neuron cuts (0.0774 in 0.11 CPU
+# s without pair cuts): 1 round of 4 pairs 0.0706 (0.33 CPU s), 1 of 8 0.0674 (0.70), 2 of 8 0.0596
+# (2.3), 4 of 8 0.0554 (6.4); a 60 s budget at load 7 buys ~13 CPU s for 20 objectives
 
 
 class Cut:
     """The row ``α·h_{l−1} + β·h_{l,j} <= δ`` of neuron ``at = (l, j)`` (``h_{−1}`` is the
     input ``x``): ``index`` (the ``k`` of non-zero ``α_k``), ``values`` (those ``α_k``, exact)
     and ``fvalues`` (floats, for HiGHS), ``beta``, ``delta`` (exact, valid on the box it was
-    computed for), ``key`` (its identity, kept by a child's copy: HiGHS's warm start)."""
+    computed for), ``key`` (its identity, kept by a child's copy: HiGHS's warm start).  A pair
+    cut has ``pair = (j2, β_2, μ)``: the row has ``+ β_2·h_{l,j2}`` too (the copy of neuron
+    ``j`` in ``b``) and ``δ`` is :func:`pair_cut_rhs`'s with the four multipliers ``μ``."""
 
-    __slots__ = ("at", "index", "values", "fvalues", "beta", "delta", "key", "box", "_json")
+    __slots__ = ("at", "index", "values", "fvalues", "beta", "delta", "key", "box", "_json", "pair")
 
-    def __init__(self, at, index, values, beta, delta, key, box=None):
+    def __init__(self, at, index, values, beta, delta, key, box=None, pair=None):
         self.at, self.index, self.values = at, np.asarray(index, dtype=np.int64), list(values)
         self.fvalues = np.array([float(v) for v in self.values], dtype=float)
         self.beta, self.delta, self.key = beta, delta, key
         self.box = box                # the input box δ was computed on
         self._json = None
+        self.pair = pair              # None, or (j2, β_2, μ per sign region) of a pair cut
 
     def as_json(self) -> dict:
         """``{"at", "alpha": [[k, α_k], ...], "beta", "delta"}`` (one dict per cut, made once)."""
@@ -76,6 +107,10 @@ class Cut:
             self._json = {"at": [int(self.at[0]), int(self.at[1])],
                           "alpha": [[int(k), v] for k, v in zip(self.index.tolist(), self.values)],
                           "beta": self.beta, "delta": self.delta}
+            if self.pair is not None:
+                j2, b2, mus = self.pair
+                self._json["pair"] = [int(j2), b2]
+                self._json["mu"] = list(mus)
         return self._json
 
     def dense(self, n):
@@ -107,6 +142,8 @@ def cut_terms(cuts, rho, d, widths):
         for k, v in zip(cut.index.tolist(), cut.values):
             tgt[k] -= r * v
         ch[l][j] -= r * cut.beta
+        if cut.pair is not None:
+            ch[l][cut.pair[0]] -= r * cut.pair[1]
     return const, cx, ch
 
 
@@ -115,8 +152,9 @@ class CutSeparator:
     sides exact, and the LP solved with rounds of cuts (:meth:`solve`)."""
 
     def __init__(self, Ws, bs, root_rounds: int = ROOT_ROUNDS, node_rounds: int = NODE_ROUNDS,
-                 per_round: int = PER_ROUND, per_round_node: int = NODE_PER_ROUND):
+                 per_round: int = PER_ROUND, per_round_node: int = NODE_PER_ROUND, paired: bool = False):
         self.Ws, self.bs = Ws, bs
+        self.paired = paired and PAIR_CUTS   # pair cuts (a difference network of two networks of one shape)
         self.fW = [np.array([[float(v) for v in row] for row in W], dtype=float) for W in Ws]
         self.fb = [np.array([float(v) for v in b], dtype=float) for b in bs]
         self.root_rounds, self.node_rounds, self.per_round = root_rounds, node_rounds, per_round
@@ -134,20 +172,26 @@ class CutSeparator:
             return list(box)
         return [(max(lo, _ZERO), max(hi, _ZERO)) for lo, hi in ivs[l - 1]]
 
-    def exact(self, at, index, values, beta, box, ivs, key=None):
-        """The cut ``(α, β)`` of neuron *at* with its exact ``δ`` on the node's box."""
+    def exact(self, at, index, values, beta, box, ivs, key=None, pair=None):
+        """The cut ``(α, β)`` of neuron *at* (with *pair* ``(j2, β_2, μ)``: the pair cut) with its
+        exact ``δ`` on the node's box."""
         l, j = at
         n = len(self.Ws[l][0])
         alpha = [_ZERO] * n
         for k, v in zip(index, values):
             alpha[k] = v
         inputs = self.input_box(box, ivs, l)
-        delta = relu_cut_rhs(alpha, beta, self.Ws[l][j], self.bs[l][j], inputs)
+        if pair is None:
+            delta = relu_cut_rhs(alpha, beta, self.Ws[l][j], self.bs[l][j], inputs)
+        else:
+            j2, b2, mus = pair
+            delta = pair_cut_rhs(alpha, beta, b2, self.Ws[l][j], self.bs[l][j], self.Ws[l][j2], self.bs[l][j2],
+                                 inputs, mus)
         if key is None:
             self._serial += 1
             key = (l, j, self._serial)
             self.made += 1
-        return Cut(at, index, values, beta, delta, key, inputs)
+        return Cut(at, index, values, beta, delta, key, inputs, pair)
 
     def refresh(self, cuts, box, ivs):
         """*cuts* (a parent's) with ``δ`` recomputed on this node's box (valid by construction;
@@ -158,7 +202,8 @@ class CutSeparator:
             if cut.box is not None and self.input_box(box, ivs, cut.at[0]) == cut.box:
                 out.append(cut)
             else:
-                out.append(self.exact(cut.at, cut.index.tolist(), cut.values, cut.beta, box, ivs, cut.key))
+                out.append(self.exact(cut.at, cut.index.tolist(), cut.values, cut.beta, box, ivs, cut.key,
+                                      cut.pair))
         return out
 
     def separate(self, box, ivs, cols, template, limit):
@@ -222,6 +267,67 @@ class CutSeparator:
             out.append(self.exact((l, j), idx, vals, Q(1), box, ivs))
         return out
 
+    def pair_hull_cuts(self, box, ivs, c, cuts, cols, kw):
+        """Pair cuts (module docstring) from one float LP: the node's (its cuts *cuts*, pair
+        lines and half-spaces from *kw*) with the extended formulation of the input hull of the
+        :data:`PAIR_HULL_PAIRS` pairs farthest from their graph at the LP point *cols*; per pair
+        the aggregated row of both signs, exact."""
+        from ..lp.floatlp import new_highs, run_highs
+        t = kw["template"]
+        cand = []
+        for l, layer in enumerate(ivs[:-1]):
+            n = len(layer) // 2
+            if n == 0 or 2 * n != len(layer):
+                continue
+            xs = cols[:t.d] if l == 0 else cols[t.hoff[l - 1]:t.hoff[l - 1] + len(ivs[l - 1])]
+            ys = cols[t.hoff[l]:t.hoff[l] + len(layer)]
+            z = self.fW[l] @ xs + self.fb[l]
+            gap = np.abs(ys - np.maximum(z, 0.0))
+            for j in range(n):
+                (la, ua), (lb, ub) = layer[j], layer[n + j]
+                if la < 0 < ua or lb < 0 < ub:
+                    cand.append((gap[j] + gap[n + j], l, j))
+        cand.sort(key=lambda f: -f[0])
+        chosen = [(l, j) for g, l, j in cand[:PAIR_HULL_PAIRS] if g > 0]
+        if not chosen:
+            return []
+        lp, _ = build_lp(t, box, ivs, c, kw.get("pair_lines"), kw.get("halfspaces", ()), cuts=cuts)
+        limit = kw.get("time_limit")
+        h = new_highs() if limit is None else new_highs(time_limit=max(0.05, float(limit)))
+        h.passModel(lp)
+        where = [(l, j, add_input_hull(h, t, self.fW, self.fb, self.input_box(box, ivs, l), l, j))
+                 for l, j in chosen]
+        run_highs(h)
+        if not str(h.getModelStatus()).endswith("kOptimal"):
+            return []
+        dual = np.asarray(h.getSolution().row_dual, dtype=float)
+        out = []
+        for l, j, (xrows, ha_row, hb_row) in where:
+            checkpoint()
+            n = len(ivs[l]) // 2
+            a, ba, bb = dual[xrows], dual[ha_row], dual[hb_row]
+            scale = max(abs(ba), abs(bb))
+            if scale <= 1e-9:
+                continue
+            inputs = self.input_box(box, ivs, l)
+            for sg in (1.0, -1.0):
+                alpha, b1, b2 = sg * a / scale, sg * ba / scale, sg * bb / scale
+                idx = [k for k in range(len(alpha)) if abs(alpha[k]) * _ALPHA_GRID >= 1]
+                vals = [Q(round(alpha[k] * _ALPHA_GRID), _ALPHA_GRID) for k in idx]
+                qa, qb = (Q(round(v * _ALPHA_GRID), _ALPHA_GRID) for v in (b1, b2))
+                rows = (self.Ws[l][j], self.bs[l][j], self.Ws[l][n + j], self.bs[l][n + j])
+                frows = (self.fW[l][j], self.fb[l][j], self.fW[l][n + j], self.fb[l][n + j])
+                mus = _region_mus(rows, frows, self.dense_alpha(idx, vals, len(inputs)), qa, qb, inputs)
+                out.append(self.exact((l, j), idx, vals, qa, box, ivs, pair=(n + j, qb, mus)))
+        return out
+
+    @staticmethod
+    def dense_alpha(idx, vals, n):
+        out = [_ZERO] * n
+        for k, v in zip(idx, vals):
+            out[k] = v
+        return out
+
     def solve(self, Ws, bs, box, ivs, c, *, root: bool, inherited=(), keep=None, lp=float_duals, **kw):
         """HiGHS on the node's relaxation with cuts: the inherited ones (their ``δ`` made exact
         here), then rounds of separation and re-solving (:data:`ROOT_ROUNDS` at the root,
@@ -271,6 +377,8 @@ class CutSeparator:
             if r == rounds:
                 break
             new = self.separate(box, ivs, info["cols"], t, self.per_round if root else self.per_round_node)
+            if r < PAIR_HULL_ROUNDS and root and self.paired:
+                new = new + self.pair_hull_cuts(box, ivs, c, cuts, info["cols"], kw)
             if not new:
                 break
             kw["basis"] = basis
@@ -295,4 +403,100 @@ def exact_rho(rho, sign):
     for v in rho:
         q = Q(round(sign * float(v) * _RHO_GRID), _RHO_GRID)
         out.append(q if q > 0 else _ZERO)
+    return out
+
+
+def add_input_hull(h, t, fW, fb, inputs, l, j):
+    """Add to the HiGHS model *h* (columns of :class:`.relaxation.LPTemplate` *t* first) the
+    extended formulation of the convex hull of the graph of the pair ``(j, n + j)`` of hidden
+    layer *l* over the box *inputs* of ``h_{l−1}`` (``x`` for ``l = 0``), floats *fW*, *fb*:
+    per sign region of :data:`PAIR_REGIONS` a copy ``y_k`` of the inputs and a weight ``λ_k``,
+    ``Σ y_k = h_{l−1}``, ``Σ λ_k = 1``, ``y_k ∈ λ_k·box``, the region's signs on ``(y_k, λ_k)``,
+    and ``h_{l,j}``, ``h_{l,n+j}`` the sums of the active pieces (Balas 1985).  Returns the
+    rows ``(Σ y_k = h_{l−1} rows, the h_{l,j} row, the h_{l,n+j} row)``."""
+    from highspy import _core as hc
+    inf = hc.kHighsInf
+    n = len(fW[l]) // 2
+    lo = np.array([float(v) for v, _ in inputs]); hi = np.array([float(v) for _, v in inputs])
+    d = len(lo)
+    xcol = np.arange(d) if l == 0 else t.hoff[l - 1] + np.arange(d)
+    wa, ba, wb, bb = fW[l][j], fb[l][j], fW[l][n + j], fb[l][n + j]
+    K = len(PAIR_REGIONS)
+    base = h.getNumCol()
+    h.addCols(K * (d + 1), np.zeros(K * (d + 1)), np.array(([-inf] * d + [0.0]) * K),
+              np.array(([inf] * d + [1.0]) * K), 0, np.array([], dtype=np.int32), np.array([], dtype=np.int32),
+              np.array([]))
+    ys = [base + k * (d + 1) + np.arange(d) for k in range(K)]
+    lam = [base + k * (d + 1) + d for k in range(K)]
+    rows = [(0.0, 0.0, [int(y[i]) for y in ys] + [int(xcol[i])], [1.0] * K + [-1.0]) for i in range(d)]
+    rows.append((1.0, 1.0, lam, [1.0] * K))
+    for k, (sa, sb) in enumerate(PAIR_REGIONS):
+        for i in range(d):
+            rows.append((0.0, inf, [int(ys[k][i]), lam[k]], [1.0, -lo[i]]))
+            rows.append((-inf, 0.0, [int(ys[k][i]), lam[k]], [1.0, -hi[i]]))
+        for w, bias, side in ((wa, ba, sa), (wb, bb, sb)):
+            rows.append((0.0, inf, [*map(int, ys[k]), lam[k]], [*w, bias]) if side else
+                        (-inf, 0.0, [*map(int, ys[k]), lam[k]], [*w, bias]))
+    for w, bias, col, side in ((wa, ba, t.hoff[l] + j, 0), (wb, bb, t.hoff[l] + n + j, 1)):
+        cols, vals = [int(col)], [-1.0]
+        for k, reg in enumerate(PAIR_REGIONS):
+            if reg[side]:
+                cols += [*map(int, ys[k]), lam[k]]
+                vals += [*w, bias]
+        rows.append((0.0, 0.0, cols, vals))
+    first = h.getNumRow()
+    starts = np.cumsum([0] + [len(r[2]) for r in rows[:-1]]).astype(np.int32)
+    h.addRows(len(rows), np.array([r[0] for r in rows]), np.array([r[1] for r in rows]),
+              int(sum(len(r[2]) for r in rows)), starts,
+              np.concatenate([np.asarray(r[2], dtype=np.int32) for r in rows]),
+              np.concatenate([np.asarray(r[3], dtype=float) for r in rows]))
+    last = first + len(rows)
+    return np.arange(first, first + d), last - 2, last - 1
+
+
+def _region_mus(rows, frows, alpha, beta_a, beta_b, inputs):
+    """Per sign region of :data:`PAIR_REGIONS` a multiplier ``μ >= 0`` of the second neuron's
+    half-space for :func:`pair_cut_rhs` (exact, on a grid): the dual of that row in the float
+    LP ``max`` of the row's left side over the region; for a region HiGHS finds empty, the one
+    of ``s·4^e`` (``e = 0 … 12``, ``s`` the row's scale) of least exact bound
+    (:func:`algebra.kernel.knapsack.pair_region_max`).  *rows* ``(w_a, b_a, w_b, b_b)`` exact,
+    *frows* the same in floats, *alpha* exact (dense), *beta_a*, *beta_b* exact."""
+    from highspy import _core as hc
+    from ..lp.floatlp import new_highs, run_highs
+    from .relaxation import set_rowwise
+    inf = hc.kHighsInf
+    wa, ba, wb, bb = frows
+    fa = np.array([float(v) for v in alpha])
+    lo = np.array([float(v) for v, _ in inputs]); hi = np.array([float(v) for _, v in inputs])
+    d = len(lo)
+    out = []
+    for region in PAIR_REGIONS:
+        act_a, act_b = region
+        sa, sb = (-1.0 if act_a else 1.0), (-1.0 if act_b else 1.0)
+        lp = hc.HighsLp()
+        lp.num_col_, lp.num_row_ = d, 2
+        lp.col_cost_ = fa + float(beta_a) * act_a * wa + float(beta_b) * act_b * wb
+        lp.col_lower_, lp.col_upper_ = lo, hi
+        lp.row_lower_, lp.row_upper_ = np.array([-inf, -inf]), np.array([-sa * ba, -sb * bb])
+        lp.sense_ = hc.ObjSense.kMaximize
+        set_rowwise(lp, [{k: sa * wa[k] for k in range(d) if wa[k]}, {k: sb * wb[k] for k in range(d) if wb[k]}], d)
+        h = new_highs()
+        h.passModel(lp)
+        run_highs(h)
+        if str(h.getModelStatus()).endswith("kOptimal"):
+            mu = abs(float(np.asarray(h.getSolution().row_dual, dtype=float)[1]))
+            out.append(max(Q(round(mu * _ALPHA_GRID), _ALPHA_GRID), _ZERO))
+            continue
+        scale = float(np.abs(fa).sum() + abs(float(beta_a)) * np.abs(wa).sum() + abs(float(beta_b)) * np.abs(wb).sum())
+        scale = Q(max(1, round(scale / max(float(np.abs(wb).sum()), 1e-12))))
+        best = None
+        for e in range(13):
+            m = scale * 4 ** e
+            got = pair_region_max(alpha, beta_a, beta_b, *rows, inputs, region, m)
+            if got is None:
+                best = (None, _ZERO)
+                break
+            if best is None or got < best[0]:
+                best = (got, m)
+        out.append(best[1])
     return out

@@ -447,7 +447,7 @@ def build_lp(t: LPTemplate, box, ivs, c, pair_lines=None, halfspaces=(), free_to
     :func:`read_duals` needs; with *free_top* the last layer's columns are free (their rows
     then fix its multipliers at ``c``: the intermediate bounds of :mod:`.tighten`); *cuts*
     (:class:`.cuts.Cut`) are rows ``α·h_{l−1} + β·h_{l,j} <= δ`` after everything else (the
-    single-neuron cuts of three-layer-fibers R30)."""
+    single-neuron cuts of three-layer-fibers R30; a pair cut has ``+ β_2·h_{l,j2}`` too)."""
     from highspy import _core as hc
     L = t.L
     inf = hc.kHighsInf
@@ -520,7 +520,11 @@ def build_lp(t: LPTemplate, box, ivs, c, pair_lines=None, halfspaces=(), free_to
         l, j = cut.at
         base = 0 if l == 0 else t.hoff[l - 1]
         ks = np.concatenate([base + cut.index, [t.hoff[l] + j]]).astype(np.int64)
-        tri_index.append(ks); tri_value.append(np.concatenate([cut.fvalues, [float(cut.beta)]]))
+        vals = np.concatenate([cut.fvalues, [float(cut.beta)]])
+        if cut.pair is not None:                        # a pair cut: + β_2·h_{l,j2} too (.cuts)
+            ks = np.append(ks, t.hoff[l] + cut.pair[0])
+            vals = np.append(vals, float(cut.pair[1]))
+        tri_index.append(ks); tri_value.append(vals)
         nnz += len(ks)
         tri_start.append(np.array([nnz], dtype=np.int64))
         tri_lo.append(np.array([-inf])); tri_hi.append(np.array([float(cut.delta)]))

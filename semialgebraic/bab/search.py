@@ -337,7 +337,8 @@ class Engine:
         self.template = LPTemplate(Ws, bs) if lp else None
         # single-neuron cuts in the LP (.cuts; experiments: cuts=False)
         cuts = _CUTS if cuts is None else cuts
-        self.separator = CutSeparator(Ws, bs) if lp and cuts and len(Ws) > 1 else None
+        self.separator = (CutSeparator(Ws, bs, paired=self.diff is not None)
+                          if lp and cuts and len(Ws) > 1 else None)
         cap = DEFAULT_CAP if tighten is None else tighten     # LPs per node (0: none)
         self.tightener = Tightener(Ws, bs, self.sym, self.halfspaces, cap) if lp and cap > 0 else None
         self._cache: dict = {}

@@ -19,19 +19,27 @@ on the constant, ``− ρα`` on the coefficients of ``h_{l−1}`` (of ``x``), `
 ``h_{l,j}``.  Where ``(α, β)`` came from is not trusted (the search separates Anderson et al.'s
 convex-hull cuts in floats, Math. Prog. 2020; three-layer-fibers R30, R31).
 
+A *pair cut* also holds ``"pair": [j2, β_2]`` and ``"mu": [μ_1, …, μ_4]``: the row has ``+ β_2
+h_{l,j2}`` too (``j2`` another neuron of layer ``l``, ``j2 != j``) and is proved valid by
+:func:`algebra.kernel.knapsack.pair_cut_rhs` with those multipliers (each ``>= 0``; any such
+``μ`` gives an upper bound of the row on each sign region of the two neurons, three-layer-fibers
+R32), which must be
+``<= δ``; it adds ``− ρβ_2`` to the coefficient of ``h_{l,j2}``.
+
 Imports ``algebra`` only.
 """
 
 from __future__ import annotations
 
 from algebra.exceptions import InputError
-from algebra.kernel.knapsack import relu_cut_rhs
+from algebra.kernel.knapsack import pair_cut_rhs, relu_cut_rhs
 from algebra.rationals import Q, to_q
 
 __all__ = ["cut_terms"]
 
 _Z = Q(0)
 _KEYS = {"at", "alpha", "beta", "delta"}
+_PAIR_KEYS = _KEYS | {"pair", "mu"}
 
 
 def _num(v, what):
@@ -41,9 +49,10 @@ def _num(v, what):
 
 
 def _parse(cut, widths, d):
-    """``(l, j, alpha (dense), beta, delta)`` of a cut; InputError when malformed."""
-    if not isinstance(cut, dict) or set(cut) != _KEYS:
-        raise InputError("a cut holds 'at', 'alpha', 'beta', 'delta'")
+    """``(l, j, alpha (dense), beta, delta, pair)`` of a cut (``pair`` None or ``(j2, β_2,
+    μ)``); InputError when malformed."""
+    if not isinstance(cut, dict) or set(cut) not in (_KEYS, _PAIR_KEYS):
+        raise InputError("a cut holds 'at', 'alpha', 'beta', 'delta' (and a pair cut 'pair', 'mu')")
     at = cut["at"]
     if (not isinstance(at, list) or len(at) != 2 or not all(type(v) is int for v in at)
             or not 0 <= at[0] < len(widths) or not 0 <= at[1] < widths[at[0]]):
@@ -60,7 +69,16 @@ def _parse(cut, widths, d):
             raise InputError(f"a cut's alpha entry {ent!r} is not [index, value] of a distinct input")
         seen.add(ent[0])
         alpha[ent[0]] = _num(ent[1], "cut alpha")
-    return l, j, alpha, _num(cut["beta"], "cut beta"), _num(cut["delta"], "cut delta")
+    pair = None
+    if "pair" in cut:
+        p, mu = cut["pair"], cut["mu"]
+        if (not isinstance(p, list) or len(p) != 2 or type(p[0]) is not int or not 0 <= p[0] < widths[l]
+                or p[0] == j):
+            raise InputError(f"a pair cut's pair {p!r} is not [another neuron of layer {l}, beta]")
+        if not isinstance(mu, list) or len(mu) != 4:
+            raise InputError("a pair cut's mu is a list of four multipliers")
+        pair = (p[0], _num(p[1], "pair cut beta"), [_num(v, "pair cut mu") for v in mu])
+    return l, j, alpha, _num(cut["beta"], "cut beta"), _num(cut["delta"], "cut delta"), pair
 
 
 def cut_terms(entries, Ws, bs, box, ivs, table=(), memo=None):
@@ -85,14 +103,20 @@ def cut_terms(entries, Ws, bs, box, ivs, table=(), memo=None):
         key = id(cut)
         if key not in memo:
             memo[key] = (cut, _parse(cut, widths, len(box)))     # (holding the object: ids stay unique)
-        l, j, alpha, beta, delta = memo[key][1]
+        l, j, alpha, beta, delta, pair = memo[key][1]
         rho = _num(ent["rho"], "cut rho")
         if rho < 0:
             return f"a negative cut multiplier at neuron ({l}, {j})"
         inputs = tuple(box) if l == 0 else tuple((max(lo, _Z), max(hi, _Z)) for lo, hi in ivs[l - 1])
         vkey = (key, inputs)
         if vkey not in memo:
-            memo[vkey] = relu_cut_rhs(alpha, beta, Ws[l][j], bs[l][j], list(inputs))
+            if pair is None:
+                memo[vkey] = relu_cut_rhs(alpha, beta, Ws[l][j], bs[l][j], list(inputs))
+            elif min(pair[2]) < 0:
+                return f"a negative multiplier mu in the pair cut of neurons ({l}, {j}), ({l}, {pair[0]})"
+            else:
+                memo[vkey] = pair_cut_rhs(alpha, beta, pair[1], Ws[l][j], bs[l][j], Ws[l][pair[0]], bs[l][pair[0]],
+                                          list(inputs), pair[2])
         least = memo[vkey]
         if least > delta:
             return (f"the cut of neuron ({l}, {j}) is not valid on the leaf: its right-hand side {delta} "
@@ -105,4 +129,6 @@ def cut_terms(entries, Ws, bs, box, ivs, table=(), memo=None):
             if a != 0:
                 tgt[k] -= rho * a
         ch[l][j] -= rho * beta
+        if pair is not None:
+            ch[l][pair[0]] -= rho * pair[1]
     return const, cx, ch

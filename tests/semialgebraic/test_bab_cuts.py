@@ -96,7 +96,8 @@ def _brute_valid(cut, Ws, bs, box, splits, samples):
     l, j = cut["at"]
     alpha = {k: F(str(v)) for k, v in cut["alpha"]}
     beta, delta = F(str(cut["beta"])), F(str(cut["delta"]))
-    if l == 0 and beta >= 0:
+    j2, beta2 = (cut["pair"][0], F(str(cut["pair"][1]))) if "pair" in cut else (None, F(0))
+    if l == 0 and beta >= 0 and j2 is None:
         for v in itertools.product(*[(F(str(lo)), F(str(hi))) for lo, hi in box]):
             y = max(sum(w * x for w, x in zip(Ws[0][j], v)) + bs[0][j], F(0))
             if sum(a * v[k] for k, a in alpha.items()) + beta * y > delta:
@@ -108,7 +109,8 @@ def _brute_valid(cut, Ws, bs, box, splits, samples):
         if any((zs[sl][sj] >= 0) != (side == 1) and zs[sl][sj] != 0 for (sl, sj), side in splits.items()):
             continue
         prev = list(x) if l == 0 else [max(v, F(0)) for v in zs[l - 1]]
-        if sum(a * prev[k] for k, a in alpha.items()) + beta * max(zs[l][j], F(0)) > delta:
+        other = beta2 * max(zs[l][j2], F(0)) if j2 is not None else F(0)
+        if sum(a * prev[k] for k, a in alpha.items()) + beta * max(zs[l][j], F(0)) + other > delta:
             return False
     return True
 
@@ -181,7 +183,7 @@ def _layer0_cut(cert):
     """``(leaf index, entry index)`` of a cut of layer 0 (its box is the certificate's)."""
     for i, (leaf, _, _) in enumerate(_leaves_with_cuts(cert)):
         for k, ent in enumerate(leaf["cuts"]):
-            if _resolved(cert, ent)["at"][0] == 0:
+            if _resolved(cert, ent)["at"][0] == 0 and "pair" not in _resolved(cert, ent):
                 return i, k
     raise AssertionError("no layer-0 cut")
 
@@ -289,3 +291,147 @@ def test_bab_with_cuts_equals_region_walk(case):
     for leaf, lbox, splits in _leaves_with_cuts(cert):
         for ent in leaf["cuts"]:
             assert _brute_valid(_resolved(cert, ent), Ws, bs, lbox, splits, samples)
+
+
+# ---- pair cuts (rows of a neuron of a and its copy in b: the input-space hull of the pair) ----
+
+from algebra.kernel.knapsack import PAIR_REGIONS, pair_cut_rhs, pair_region_max   # noqa: E402
+
+
+def _pair_lhs(alpha, ba, bb, wa, ca, wb, cb, x):
+    za = sum(w * v for w, v in zip(wa, x)) + ca
+    zb = sum(w * v for w, v in zip(wb, x)) + cb
+    return sum(a * v for a, v in zip(alpha, x)) + ba * max(za, 0) + bb * max(zb, 0)
+
+
+_small = st.integers(-4, 4).map(lambda v: Q(v, 2))
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.integers(1, 3).flatmap(lambda d: st.tuples(
+    st.lists(_small, min_size=d, max_size=d), _small, _small,
+    st.lists(_small, min_size=d, max_size=d), _small, st.lists(_small, min_size=d, max_size=d), _small,
+    st.lists(st.integers(0, 8).map(lambda v: Q(v, 4)), min_size=4, max_size=4))))
+def test_pair_cut_rhs_bounds_every_point(case):
+    """pair_cut_rhs (any μ >= 0, three-layer-fibers R32) is at least the row's value at every point of a grid of the
+    box, and every region's bound with μ = 0 is at least the region's grid maximum."""
+    alpha, ba, bb, wa, ca, wb, cb, mus = case
+    d = len(alpha)
+    box = [(Q(-1), Q(1))] * d
+    bound = pair_cut_rhs(alpha, ba, bb, wa, ca, wb, cb, box, mus)
+    grid = list(itertools.product(*[[Q(k, 4) for k in range(-4, 5)]] * d))
+    assert all(_pair_lhs(alpha, ba, bb, wa, ca, wb, cb, x) <= bound for x in grid)
+    for region in PAIR_REGIONS:
+        inside = [x for x in grid
+                  if ((sum(w * v for w, v in zip(wa, x)) + ca >= 0) == bool(region[0]) or sum(w * v for w, v in zip(wa, x)) + ca == 0)
+                  and ((sum(w * v for w, v in zip(wb, x)) + cb >= 0) == bool(region[1]) or sum(w * v for w, v in zip(wb, x)) + cb == 0)]
+        got = pair_region_max(alpha, ba, bb, wa, ca, wb, cb, box, region, Q(0))
+        if inside:
+            assert got is not None and got >= max(_pair_lhs(alpha, ba, bb, wa, ca, wb, cb, x) for x in inside)
+    with pytest.raises(ValueError):
+        pair_cut_rhs(alpha, ba, bb, wa, ca, wb, cb, box, [Q(-1, 8)] + mus[1:])
+
+
+def test_pair_cut_rhs_values():
+    """relu(x) − relu(x − 1/2) on [−1, 1]: its maximum 1/2 with the right multipliers, a valid
+    but larger bound with none (μ = 0 drops the second neuron's half-space)."""
+    box = [(Q(-1), Q(1))]
+    args = ([Q(0)], Q(1), Q(-1), [Q(1)], Q(0), [Q(1)], Q(-1, 2), box)
+    assert pair_cut_rhs(*args, [Q(0), Q(1), Q(2), Q(0)]) == Q(1, 2)
+    assert pair_cut_rhs(*args, [Q(0)] * 4) == Q(3, 2)
+
+
+@pytest.fixture(scope="module")
+def pair_cert():
+    a, b = _float_pair([3, 8, 6, 1], 2)
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(cuts_module, "PAY_GAIN", 0.0)
+        mp.setattr(cuts_module, "PAIR_CUTS", True)        # (off by default)
+        r = diff_bounds(a, b, [(Q(-1), Q(1))] * 3, input_splits=False)
+    assert r.complete
+    return a, b, r, _json(r.certificate)
+
+
+def _pair_cut_where(cert):
+    for i, (leaf, _, _) in enumerate(_leaves_with_cuts(cert)):
+        for k, ent in enumerate(leaf["cuts"]):
+            cut = _resolved(cert, ent)
+            if "pair" in cut and cut["at"][0] == 0 and ent["rho"] != "0":
+                return i, k
+    raise AssertionError("no pair cut of layer 0 with a positive multiplier")
+
+
+def test_pair_cuts_in_certificate_valid_and_mutations_rejected(pair_cert):
+    """The search's certificate of a near copy holds pair cuts, each valid by
+    brute force; the checker rejects a δ below the bound its μ prove, a negative μ, a pair
+    naming the neuron itself or missing its μ, and a β_2 that makes the row invalid."""
+    a, b, r, cert = pair_cert
+    assert r.lower == r.upper
+    assert verify(copy.deepcopy(cert))[0]
+    Ws, bs = _layers(a, b, cert)
+    leaves = _leaves_with_cuts(cert)
+    pairs = [(_resolved(cert, e), lbox, sp) for leaf, lbox, sp in leaves for e in leaf["cuts"]
+             if "pair" in _resolved(cert, e)]
+    assert pairs and 0 in {c["at"][0] for c, _, _ in pairs}
+    samples = _samples(cert["box"], 12, 3)
+    for cut, lbox, sp in pairs[:12]:
+        assert cut["pair"][0] == cut["at"][1] + len(Ws[cut["at"][0]]) // 2     # its copy in b
+        assert _brute_valid(cut, Ws, bs, lbox, sp, samples)
+    where = _pair_cut_where(cert)
+    base = _cut_at(cert, where)
+    box = [(to_q(lo), to_q(hi)) for lo, hi in cert["box"]]
+    l, j = base["at"]
+    n = len(box)
+    alpha = [Q(0)] * n
+    for k, v in base["alpha"]:
+        alpha[k] = to_q(v)
+    row = lambda jj: ([Q(int(v.numerator), int(v.denominator)) for v in Ws[0][jj]],
+                      Q(int(bs[0][jj].numerator), int(bs[0][jj].denominator)))
+    mus = [to_q(v) for v in base["mu"]]
+    j2, b2 = base["pair"][0], to_q(base["pair"][1])
+    proved = pair_cut_rhs(alpha, to_q(base["beta"]), b2, *row(j), *row(j2), box, mus)
+    assert proved == to_q(base["delta"])
+    c = copy.deepcopy(cert)
+    _cut_at(c, where)["delta"] = str(proved - Q(1, 10 ** 9))
+    assert _rejected(c)
+    c = copy.deepcopy(cert)
+    _cut_at(c, where)["mu"] = ["-1/1000"] + base["mu"][1:]
+    assert _rejected(c)
+    for bad in ({"pair": [j, base["pair"][1]]}, {"pair": [99, base["pair"][1]]}, {"mu": base["mu"][:3]}):
+        c = copy.deepcopy(cert)
+        _cut_at(c, where).update(bad)
+        assert _rejected(c)
+    c = copy.deepcopy(cert)
+    del _cut_at(c, where)["mu"]
+    assert _rejected(c)
+    grown = False
+    for step in (Q(1, 2), Q(-1, 2), Q(2), Q(-2)):
+        if pair_cut_rhs(alpha, to_q(base["beta"]), b2 + step, *row(j), *row(j2), box, mus) > proved:
+            c = copy.deepcopy(cert)
+            _cut_at(c, where)["pair"] = [j2, str(b2 + step)]
+            assert _rejected(c)
+            grown = True
+            break
+    assert grown
+
+
+def test_pair_cuts_tighten_the_root_bound():
+    """Digits-like near copy, one objective: the certified root bound with pair cuts is below
+    the one with the single-neuron cuts alone (values asserted)."""
+    a, b = _float_pair([6, 16, 2], 4)
+    D = difference_network(a, b)
+    Ws = [W.to_rows() for W in D.weights]
+    bs = [list(v) for v in D.biases]
+    box = [(Q(-1), Q(1))] * 6
+    c = [Q(1), Q(0)]
+    got = {}
+    for on in (False, True):
+        with pytest.MonkeyPatch.context() as mp:
+            mp.setattr(cuts_module, "PAIR_CUTS", on)
+            eng = Engine(Ws, bs, paired=True, cuts=True)
+            ivs = eng.node(box, {})[0]
+            got[on] = _lp_bound(Ws, bs, box, ivs, c, eng.sym, template=eng.template, lines=eng.pair_lines(box, {}),
+                                memo={}, separator=eng.separator, root=True)
+    assert got[True][0] < got[False][0]
+    assert any("pair" in ent["cut"] for ent in got[True][1][6])
+    assert not any("pair" in ent["cut"] for ent in (got[False][1][6] or []))
