@@ -340,3 +340,23 @@ def test_apply_step_name_of_wrong_type_cli(tmp_path, capsys):
     assert main(["apply", str(steps), str(net), "-o", str(tmp_path / "out.json")]) == 2
     assert not (tmp_path / "out.json").exists()
     capsys.readouterr()
+
+
+
+def test_a_budget_error_escaping_a_command_is_exit_3_not_2(capsys, monkeypatch):
+    """``BudgetExceededError`` is a ``TimeoutError``, hence an ``OSError``: had one escaped a
+    command, ``main`` reported it as bad input (exit 2); a budget is exit 3, "undecided"."""
+    import argparse
+
+    import semialgebraic.cli as cli
+    from semialgebraic.exceptions import BudgetExceededError
+
+    def boom(args):
+        raise BudgetExceededError("timeout of 1 s reached")
+
+    class Parser:
+        def parse_args(self, argv):
+            return argparse.Namespace(command="info", func=boom, debug=False)
+    monkeypatch.setattr(cli, "build_parser", Parser)
+    assert cli.main(["info", "x.json"]) == 3
+    assert capsys.readouterr().err == "netfibers: budget exhausted: timeout of 1 s reached\n"
