@@ -22,7 +22,7 @@ import sys
 from algebra import __version__
 from algebra.exceptions import AlgebraError
 from .certificates import jsonable
-from .exceptions import SemialgebraicError
+from .exceptions import BudgetExceededError, SemialgebraicError
 
 __all__ = ["main", "COMMAND_MODULES", "emit", "fail"]
 
@@ -127,6 +127,9 @@ def main(argv: list[str] | None = None) -> int:
         print(f"netfibers: error: {exc}", file=sys.stderr)
         return 2
     except (AlgebraError, SemialgebraicError) as exc:
+        if isinstance(exc, BudgetExceededError):   # a TimeoutError (an OSError): exit 3, not 2
+            print(f"netfibers: {exc}", file=sys.stderr)
+            return 3
         if isinstance(exc, (ValueError, TypeError, ImportError, OSError)):
             print(f"netfibers: error: {exc}", file=sys.stderr)
             return 2

@@ -439,3 +439,23 @@ def test_an_internal_certificate_failure_is_exit_4_not_1(nets, capsys, monkeypat
     code = main(["regions", nets["a"], "--box", "-1,1"])
     err = capsys.readouterr().err
     assert code == 4 and "internal error (CertificateError" in err and err.count("\n") == 1
+
+
+
+def test_a_budget_error_escaping_a_command_is_exit_3_not_2(capsys, monkeypatch):
+    """``BudgetExceededError`` is a ``TimeoutError``, hence an ``OSError``: had one escaped a
+    command, ``main`` reported it as bad input (exit 2); a budget is exit 3, "undecided"."""
+    import argparse
+
+    import semialgebraic.cli as cli
+    from semialgebraic.exceptions import BudgetExceededError
+
+    def boom(args):
+        raise BudgetExceededError("timeout of 1 s reached")
+
+    class Parser:
+        def parse_args(self, argv):
+            return argparse.Namespace(command="info", func=boom, debug=False)
+    monkeypatch.setattr(cli, "build_parser", Parser)
+    assert cli.main(["info", "x.json"]) == 3
+    assert capsys.readouterr().err == "netfibers: budget exhausted: timeout of 1 s reached\n"
