@@ -341,10 +341,10 @@ def _add_input_hull(h, t, W, b, box, ivs, l, j, n):
 
 
 def _float_root_lp(eng, box, ivs, deltas, lines, c, kind):
-    """The float optimum of the root LP (triangle rows and pair lines) plus the rows of
-    :func:`pair_rows` of every pair (*kind* "hull" or "nd"), or (*kind* "inputs") the hull of
-    each pair's graph over its input box (:func:`_add_input_hull`), and the number of rows
-    added."""
+    """The float optimum of the root LP (triangle rows and pair lines) alone (*kind* "none": the
+    LP whose bound the "LP exact" column certifies) or plus the rows of :func:`pair_rows` of
+    every pair (*kind* "hull" or "nd"), or (*kind* "inputs") the hull of each pair's graph over
+    its input box (:func:`_add_input_hull`), and the number of rows added."""
     from highspy import _core as hc
     from semialgebraic.bab.relaxation import build_lp
     t = eng.template
@@ -352,6 +352,10 @@ def _float_root_lp(eng, box, ivs, deltas, lines, c, kind):
     h = new_highs()
     h.passModel(lp)
     added = 0
+    if kind == "none":         # the certified LP's own rows, nothing added (pair_rows would add NeuroDiff's)
+        run_highs(h)
+        return (h.getInfo().objective_function_value if str(h.getModelStatus()).endswith("kOptimal")
+                else float("nan")), 0
     if kind == "inputs":
         W = [np.array([[float(v) for v in r] for r in M]) for M in eng.Ws]
         b = [np.array([float(v) for v in r]) for r in eng.bs]
