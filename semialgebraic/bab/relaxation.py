@@ -36,7 +36,7 @@ from algebra.rationals import Q
 from ..budget import checkpoint
 from ..lp.floatlp import new_highs, run_highs
 
-__all__ = ["node_intervals", "exact_bound", "relaxed_max", "exact_bound_int", "float_duals", "build_lp", "read_duals", "candidates",
+__all__ = ["node_intervals", "exact_bound", "relaxed_max", "exact_bound_int", "refit", "float_duals", "build_lp", "read_duals", "candidates",
            "LPTemplate", "pair_terms", "Basis", "row_keys",
            "project", "set_rowwise"]
 
@@ -152,8 +152,52 @@ def exact_bound_int(sym, box, ivs, c, mu, alpha, beta, gamma=None, eta=None, kap
     ``(const, x coefficients, h coefficients)`` (:func:`.cuts.cut_terms`: the cut rows
     ``α·h_{l−1} + β·h_{l,j} <= δ`` weighted by their multipliers ``ρ >= 0``) are added to
     ``c − Aᵀy`` and the constant."""
+    return _bound_int(sym, box, ivs, c, mu, alpha, beta, gamma, eta, kappa, lines, halfspaces, cuts)[0]
+
+
+def refit(sym, box, ivs, c, mu, alpha, beta, gamma=None, eta=None, kappa=None, lines=None,
+          halfspaces=(), cuts=None, grid: int = 1 << 60):
+    """``(bound, alpha, beta)``: every hidden neuron's triangle multipliers chosen anew for the
+    given *mu* (and pair rows, half-spaces, cuts; arguments of :func:`exact_bound_int`), and
+    their exact bound.  For fixed coefficients ``P`` of ``z`` and ``u`` of ``h`` (everything
+    but ``alpha``, ``beta``), the least Neumaier–Shcherbina term of an unstable neuron is the
+    maximum of ``P·z + u·h`` over its triangle, attained at a vertex ``(lo, 0)``, ``(0, 0)`` or
+    ``(hi, hi)``; the multipliers that attain it, by the vertex (LP duality on one neuron):
+    ``(P, 0)`` at ``(0, 0)``, ``(0, max(u, 0))`` at ``(lo, 0)``, ``(max(0, −u), 0)`` (``P >= 0``)
+    or ``(0, −P/s)`` (``P < 0``) at ``(hi, hi)``; a stable active neuron's ``alpha = −u``.
+    ``P``, ``u`` and the choice are floats, rounded to the grid ``1/grid`` (and ``>= 0``):
+    any multipliers of the right signs give a valid bound, computed exactly, so the floats
+    only choose — what HiGHS's duals lose to its dual-feasibility tolerance on the ``z``, ``h``
+    columns (about ``1e-8`` times the intervals' widths per neuron) is won back.  Each neuron
+    keeps the given pair when that is as good, exactly, so the bound is never above
+    :func:`exact_bound_int`'s of the given (projected) multipliers; stable inactive neurons keep
+    theirs (0 after :func:`project`)."""
+    return _bound_int(sym, box, ivs, c, mu, alpha, beta, gamma, eta, kappa, lines, halfspaces, cuts, grid)
+
+
+def _fit(P, u, lo, hi, grid):
+    """The triangle multipliers ``(alpha, beta)`` of :func:`refit` for one neuron (floats in,
+    exact grid values out); *lo*, *hi* floats."""
+    if lo >= 0:                                   # stable active: z − h = 0, alpha free
+        return Q(round(-u * grid), grid), _ZERO
+    s = hi / (hi - lo)
+    v0, vlo, vhi = 0.0, P * lo, (P + u) * hi
+    if vhi >= vlo and vhi >= v0:
+        a, b = (max(0.0, -u), 0.0) if P >= 0 else (0.0, -P / s)
+    elif vlo >= v0:
+        a, b = 0.0, max(u, 0.0)
+    else:
+        a, b = P, 0.0
+    return Q(max(round(a * grid), 0), grid), Q(max(round(b * grid), 0), grid)
+
+
+def _bound_int(sym, box, ivs, c, mu, alpha, beta, gamma, eta, kappa, lines, halfspaces, cuts, grid=None):
+    """:func:`exact_bound_int` (*grid* None: ``(bound, alpha, beta)`` as given) or :func:`refit`."""
     L = sym.L
-    dm = _den_lcm([mu, alpha, beta])
+    dm = _den_lcm([mu])                           # only mu enters the integer products
+    if grid is not None:
+        alpha = [list(row) for row in alpha]
+        beta = [list(row) for row in beta]
     M = [np.array([int(v * dm) for v in row], dtype=object) for row in mu]
     total = _ZERO
     zadj = hadj = None
@@ -183,26 +227,41 @@ def exact_bound_int(sym, box, ivs, c, mu, alpha, beta, gamma=None, eta=None, kap
                                 else [0] * len(ivs[l]))
         for j, (lo, hi) in enumerate(ivs[l]):
             coef = (c[j] if last else _ZERO) - mu[l][j]
-            if not last:
-                a, b = alpha[l][j], beta[l][j]
-                coef -= a
-                if zadj is not None:
-                    coef += zadj[l][j]
-                if lo < 0 < hi and b != 0:
-                    s = hi / (hi - lo)
-                    coef += s * b
-                    total -= b * s * lo
-            total += _box_max(coef, lo, hi)
-            if not last:
-                hco = alpha[l][j] - beta[l][j]
-                if hadj is not None:
-                    hco += hadj[l][j]
-                if ch is not None and ch[l][j]:
-                    hco += ch[l][j]
-                if up[j]:
-                    hco += Q(int(up[j]), dm * sym.den[l + 1])
-                total += _box_max(hco, max(lo, _ZERO), max(hi, _ZERO))
-    return total
+            if last:
+                total += _box_max(coef, lo, hi)
+                continue
+            hco = _ZERO
+            if hadj is not None:
+                hco += hadj[l][j]
+            if ch is not None and ch[l][j]:
+                hco += ch[l][j]
+            if up[j]:
+                hco += Q(int(up[j]), dm * sym.den[l + 1])
+            if zadj is not None:
+                coef += zadj[l][j]
+            if grid is not None and hi > 0 and hi > lo:    # unstable, or stable active and not a point
+                fit = _fit(float(coef), float(hco), float(lo), float(hi), grid)
+                given = (alpha[l][j], beta[l][j])
+                got = [_term(coef, hco, ab[0], ab[1], lo, hi) for ab in (given, fit)]
+                if got[1] < got[0]:              # the given pair when it is as good (never worse)
+                    alpha[l][j], beta[l][j] = fit
+                total += min(got)
+            else:
+                total += _term(coef, hco, alpha[l][j], beta[l][j], lo, hi)
+    return total, alpha, beta
+
+
+def _term(coef, hco, a, b, lo, hi):
+    """One hidden neuron's part of the bound: ``z``'s coefficient *coef* and ``h``'s *hco*
+    without the triangle multipliers *a*, *b*, their constant ``−b·s·lo`` included."""
+    coef -= a
+    hco += a - b
+    total = _ZERO
+    if lo < 0 < hi and b != 0:
+        s = hi / (hi - lo)
+        coef += s * b
+        total -= b * s * lo
+    return total + _box_max(coef, lo, hi) + _box_max(hco, max(lo, _ZERO), max(hi, _ZERO))
 
 
 def _halfspace_shift(kappa, halfspaces, d):
