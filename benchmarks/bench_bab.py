@@ -45,9 +45,9 @@ convex hull of ``{(z_a, z_b, relu z_a, relu z_b)}`` per pair (``z_a, z_b`` in th
 plus the convex hull of each pair's graph ``{(h_{l−1}, relu z_a, relu z_b)}`` over the box of its
 inputs (Balas's extended formulation over the four sign regions; only when unstable neurons ×
 input dimension <= ``--root-inputs-max``, 4096); last a float sample's max (a lower estimate).  With ``--root-width W`` the ACAS Xu rows are boxes of
-width W around the sample maximiser of the full box (the full box is always reported).
+width W around the sample maximiser of the full box (the full box too, unless ``--no-root-full``).
 
-    python benchmarks/bench_bab.py --root [--only digits|acas] [--root-width 1/16]
+    python benchmarks/bench_bab.py --root [--only digits|acas] [--root-width 1/16] [--no-root-full]
 """
 
 from __future__ import annotations
@@ -481,6 +481,8 @@ def main():
     ap.add_argument("--root", action="store_true", help="root bounds of every relaxation, no search")
     ap.add_argument("--root-objectives", type=int, default=4)
     ap.add_argument("--root-width", help="--root: ACAS Xu also on a box of this width around the sample maximiser")
+    ap.add_argument("--no-root-full", dest="root_full", action="store_false",
+                    help="--root: not ACAS Xu's full box (its float hull columns take minutes)")
     ap.add_argument("--root-inputs-max", type=int, default=4096,
                     help="--root: the input-space pair hull only when unstable neurons x input dimension <= this")
     args = ap.parse_args()
@@ -547,7 +549,8 @@ def roots(args):
         a = load_nnet(args.nnet)
         b = float16_copy(a)
         full = nnet_input_box(a)
-        root_report("ACAS Xu full box", a, b, full, args)
+        if args.root_full:
+            root_report("ACAS Xu full box", a, b, full, args)
         if args.root_width:
             w = to_q(args.root_width)
             p = _sample_max(difference_network(a, b), full)[2]
