@@ -52,6 +52,7 @@ from ..budget import Budget, BudgetExhausted, checkpoint
 from .primal import float_candidates
 from .relaxation import relaxed_max
 from .search import bound_objective
+from .signwalk import sign_walk
 
 __all__ = ["Emptiness", "emptiness_network", "decide_empty", "emptiness_box", "decide_conditioned",
            "conditioned_pieces", "conditioned_intervals", "relaxed_max", "CONDITIONED_LPS"]
@@ -201,6 +202,9 @@ def _decide_bab(net, dom, targets, nodes, budget) -> Emptiness:
     G = emptiness_network(net, dom, targets)
     if G is None:
         return Emptiness(None, reason="not one target or two targets in different layers")
+    for x in sign_walk(net, dom, targets):        # float proposals, each checked exactly
+        if _in_domain(x, dom) and _signs_hold(net, targets, x):
+            return Emptiness(False, witness=x, reason="a point of the domain (region walk)")
     d = net.n_inputs
     box = emptiness_box(dom, d)
     Ws = [W.to_rows() for W in G.weights]
@@ -291,16 +295,28 @@ def _witness(net, dom, targets, point) -> tuple | None:
         taus = [tau] if tau > 0 else [Q(1, 2 ** k) for k in (8, 16, 32, 64)]
         cands = [tuple(v / tv for v in x) for tv in taus]
     for c in cands:
-        pat = net.activation_pattern(c)
-        flat = {}
-        k = 0
-        for t in range(net.depth - 1):
-            for j in range(net.widths[t + 1]):
-                flat[(t, j)] = pat[k]
-                k += 1
-        if all(flat[key] == s for key, s in targets.items()):
+        if _signs_hold(net, targets, c):
             return c
     return None
+
+
+def _signs_hold(net, targets, x) -> bool:
+    """Whether every target sign holds at the exact input *x* (exact activation pattern)."""
+    pat = net.activation_pattern(x)
+    flat = {}
+    k = 0
+    for t in range(net.depth - 1):
+        for j in range(net.widths[t + 1]):
+            flat[(t, j)] = pat[k]
+            k += 1
+    return all(flat[key] == s for key, s in targets.items())
+
+
+def _in_domain(x, dom) -> bool:
+    """Whether the exact input *x* lies in *dom* (a box, the orthant or R^d)."""
+    if isinstance(dom, tuple):
+        return all(Q(dom[0]) <= v <= Q(dom[1]) for v in x)
+    return dom != "orthant" or all(v >= 0 for v in x)
 
 
 # -- conditioned bound tightening: {s1·z_a >= 0, s2·z_c >= 0} empty on every piece ------------------
