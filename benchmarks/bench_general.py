@@ -167,6 +167,25 @@
    target stays out of reach this way: the obstacle is the number of nodes (a relaxation that is
    too weak on these pairs: the triangle relaxation with single-neuron splits), not the cost per
    node.
+   Seed 3 was the other side (2026-12-03): its pair (2, 25)/(3, 21) *is* co-active, on a sliver
+   near the origin (|x|_inf ~ 0.09) where min(z_a, z_c) reaches only 0.0035, which 4M float
+   samples (best -0.06) and the MILP (unfinished) missed.  A float walk over linear regions (one
+   LP per region: max of the smaller target form; best-first across the facets of each optimum;
+   :mod:`semialgebraic.bab.signwalk`, now run by ``decide_empty`` before the branch and bound,
+   400 LPs per question, ~0.5 s CPU) finds it after 200-400 LPs; the witness is checked exactly
+   and spread into inputs, and seed 3 is exact 2337.  ``--dim-seeds 1,3,5,6`` before (05:31-05:37
+   UTC, load 2.3-9.9): seed 1 [2336, 2337] 42.0 s wall / 20.5 s CPU, seed 3 [2336, 2337]
+   31.8 / 15.4, seed 5 [2290, 2337] 79.8 / 25.1, seed 6 [2334, 2337] 190.1 / 39.5; after (05:40-05:47
+   UTC, load 7.4-7.7): seed 3 exact 2337 in 28.8 s wall / 12.5 s CPU (``netfibers dim
+   --certificate``: 86.8 s wall / 34.0 s CPU with the certificate, ``netfibers verify`` VALID, exact
+   2337, 33.5 s wall / 13.1 s CPU), seeds 1 / 5 / 6 unchanged intervals in 71.5 / 81.5 / 95.0 s
+   wall, 23.1 / 29.2 / 28.6 s CPU.  The same walk on seeds 1 and 6 finds nothing (400 and 1 500 LPs,
+   2.5 s CPU), a randomised variant (scratch) stalls at min(z_a, z_c) = -0.40 (seed 1) and -0.23
+   / -0.21 / -0.18 (seed 6's three pairs): the lower side is their truth in floats (2336, 2334;
+   the MILP agrees for seed 1), and the exact proof is the open part.  On seed 5 it finds (1, k) co-active with (2, 29) for 22 of the 32 layer-1
+   neurons in 0.03-0.1 s each and none of k = 1, 2, 4, 5, 12, 16, 17, 19, 22, 25 (1 500 LPs):
+   those ten are the never-co-active candidates (each an exact proof of ~20-50 s CPU with
+   ``--dim-split``).
 3. Float32 SVD (numpy) ranks of the same Jacobian rows against their certified rank (rank mod
    p, a lower bound, against N - rank of the proven symmetries, an upper bound), 11:20 run:
    4-32-32-1 int/8 (1500 inputs): certified >= 1039, float32 298 / 261 / 815 (tolerances numpy
@@ -401,7 +420,7 @@ def bench_float_svd() -> None:
 
 
 # -- float evidence: conditioned bound tightening on the open never-co-active pairs ------------------
-DIM_OPEN_PAIRS = {1: [((1, 8), (2, 22))], 3: [((1, 25), (2, 21))],
+DIM_OPEN_PAIRS = {1: [((1, 8), (2, 22))], 3: [((1, 25), (2, 21))],      # seed 3's: co-active (2026-12-03)
                   5: [((0, 1), (1, 29))], 6: [((1, 2), (2, 4)), ((1, 13), (2, 4)), ((1, 30), (2, 4))]}
 """The open questions of the four ``--dim-seeds`` rows (0-based hidden layers; the docstring's
 (2, 8)/(3, 22) is ``((1, 8), (2, 22))``), as measured 2026-12-02."""
