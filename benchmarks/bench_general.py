@@ -172,7 +172,7 @@
    samples (best -0.06) and the MILP (unfinished) missed.  A float walk over linear regions (one
    LP per region: max of the smaller target form; best-first across the facets of each optimum;
    :mod:`semialgebraic.bab.signwalk`, now run by ``decide_empty`` before the branch and bound,
-   400 LPs per question, ~0.5 s CPU) finds it after 200-400 LPs; the witness is checked exactly
+   400 LPs per question, ~0.5 s CPU) finds it after 200-250 LPs; the witness is checked exactly
    and spread into inputs, and seed 3 is exact 2337.  ``--dim-seeds 1,3,5,6`` before (05:31-05:37
    UTC, load 2.3-9.9): seed 1 [2336, 2337] 42.0 s wall / 20.5 s CPU, seed 3 [2336, 2337]
    31.8 / 15.4, seed 5 [2290, 2337] 79.8 / 25.1, seed 6 [2334, 2337] 190.1 / 39.5; after (05:40-05:47
@@ -182,7 +182,11 @@
    wall, 23.1 / 29.2 / 28.6 s CPU.  The same walk on seeds 1 and 6 finds nothing (400 and 1 500 LPs,
    2.5 s CPU), a randomised variant (scratch) stalls at min(z_a, z_c) = -0.40 (seed 1) and -0.23
    / -0.21 / -0.18 (seed 6's three pairs): the lower side is their truth in floats (2336, 2334;
-   the MILP agrees for seed 1), and the exact proof is the open part.  On seed 5 it finds (1, k) co-active with (2, 29) for 22 of the 32 layer-1
+   the MILP agrees for seed 1), and the exact proof is the open part.  Seed 6's other two pairs by
+   the MILP on the whole homogenised box (``dim_milp(6, "box", 400, pair)``, 05:52-06:02 UTC, load
+   6-9): (2, 13)/(3, 4) optimal 3.4e-12 (36 868 nodes, 55.4 s CPU), (2, 30)/(3, 4) optimal 1e-6
+   (24 293 nodes, 30.6 s CPU) at x ~ 1e-13, tau ~ 5e-12, the origin within the tolerance (at
+   x/tau exactly: z_c = -7.6): neither has a co-active point, so 2334 for seed 6 in floats.  On seed 5 it finds (1, k) co-active with (2, 29) for 22 of the 32 layer-1
    neurons in 0.03-0.1 s each and none of k = 1, 2, 4, 5, 12, 16, 17, 19, 22, 25 (1 500 LPs):
    those ten are the never-co-active candidates (each an exact proof of ~20-50 s CPU with
    ``--dim-split``).

@@ -16,7 +16,7 @@ On R^d (and the orthant) the walk stays on ``τ = 1``, the inputs themselves, in
 :data:`RADIUS`: on the homogenised box every region is a cone through the origin, where every
 form is 0, so the LP value would not guide the walk.  8-32-32-32-1 ``normal_net`` seed 3 of
 ``benchmarks/bench_general.py``: (2, 25) and (3, 21) are active together where ``min(z_a, z_c)``
-reaches 0.0035 (found after ~180 LPs); 4 million float samples never saw it (best -0.06).
+reaches 0.0035 (found after 200-250 LPs); 4 million float samples never saw it (best -0.06).
 """
 
 from __future__ import annotations
