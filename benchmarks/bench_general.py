@@ -202,7 +202,9 @@ Options: ``--quick`` (smaller pairs), ``--z3-timeout S`` (default 120), ``--skip
 (float evidence only: conditioned bound tightening on the open pairs of those seeds, per face;
 ``--obbt-faces tau`` only the face tau = 1), ``--dim-split 5`` (exact: conditioned tightening
 with neuron splits on the open pair of those seeds, proof checked), ``--dim-milp 1 --milp-face
-tau --milp-time 600`` (float evidence only: the HiGHS MILP of that pair on the box or one face).
+tau --milp-time 600`` (float evidence only: the HiGHS MILP of that pair on the box or one face),
+``--dim-walk 3,5`` (the region walk of :mod:`semialgebraic.bab.signwalk` on the open pairs of those
+seeds, and on seed 5 every (1, k)/(2, 29); proposals checked exactly).
 """
 
 from __future__ import annotations
@@ -635,6 +637,27 @@ def dim_milp(seed: int, face: str = "box", time_limit: float = 600.0, pair=None)
             "cpu": time.process_time() - c}
 
 
+def bench_dim_walk(seeds, lps: int = 1500) -> None:
+    """The region walk (:func:`semialgebraic.bab.signwalk.sign_walk`, *lps* LPs) on the pairs of
+    :data:`DIM_OPEN_PAIRS` and, for seed 5, on every (1, k)/(2, 29) (1-based): which pairs it
+    finds co-active (each proposal checked exactly here), CPU seconds per pair."""
+    from semialgebraic.bab.signwalk import sign_walk
+    for seed in seeds:
+        net = normal_net(random.Random(seed), (8, 32, 32, 32, 1))
+        pairs = DIM_OPEN_PAIRS[seed] + ([((0, k), (1, 29)) for k in range(32)] if seed == 5 else [])
+        off = [0]
+        for w in net.widths[1:-1]:
+            off.append(off[-1] + w)
+        for (ta, ja), (tc, jc) in dict.fromkeys(pairs):
+            c = time.process_time()
+            found = sign_walk(net, None, {(ta, ja): 1, (tc, jc): 1}, lps=lps)
+            pat = net.activation_pattern(found[0]) if found else None
+            ok = pat is not None and pat[off[ta] + ja] == 1 and pat[off[tc] + jc] == 1
+            print(f"seed {seed} ({ta + 1}, {ja})/({tc + 1}, {jc}): "
+                  f"{'co-active (exact witness)' if ok else 'no witness'}  {time.process_time() - c:.2f} s CPU",
+                  flush=True)
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--quick", action="store_true")
@@ -652,11 +675,16 @@ def main() -> None:
                     help="exact: conditioned tightening with neuron splits on the open pair of these seeds")
     ap.add_argument("--dim-milp", default=None,
                     help="float evidence only: HiGHS MILP on the open pair of these seeds (--milp-face, --milp-time)")
+    ap.add_argument("--dim-walk", default=None,
+                    help="float proposals checked exactly: the region walk on the open pairs of these seeds")
     ap.add_argument("--milp-face", default="box")
     ap.add_argument("--milp-time", type=float, default=600.0)
     args = ap.parse_args()
     if args.dim_split:
         bench_dim_split(tuple(int(v) for v in args.dim_split.split(",")))
+        return
+    if args.dim_walk:
+        bench_dim_walk(tuple(int(v) for v in args.dim_walk.split(",")))
         return
     if args.dim_milp:
         for seed in (int(v) for v in args.dim_milp.split(",")):

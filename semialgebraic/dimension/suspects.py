@@ -192,7 +192,7 @@ class _Decider:
         self.asked.add(key)
         r = decide_empty(self.net, self.dom, targets, nodes=min(self.nodes, self.nodes_left),
                          budget=self.budget, conditioned=max(0, min(CONDITIONED_LPS, self.conditioned_left)))
-        self.nodes_left -= (r.nodes - 1) // 2              # splits done (two nodes each)
+        self.nodes_left -= max(0, r.nodes - 1) // 2       # splits done (two nodes each; 0: none)
         self.conditioned_left -= r.lps
         if r.empty is False:
             self.witness(r.witness, targets)
