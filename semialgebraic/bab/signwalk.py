@@ -12,9 +12,9 @@ margin inside it (every sign and every target held by at least that margin, scal
 norms), which is rounded to exact rationals; the caller checks every sign exactly, so floats only
 propose.
 
-On R^d (and the orthant) the walk stays on ``τ = 1``, the inputs themselves, in the cube of side
-:data:`RADIUS`: on the homogenised box every region is a cone through the origin, where every
-form is 0, so the LP value would not guide the walk.  8-32-32-32-1 ``normal_net`` seed 3 of
+On R^d (and the orthant) the walk stays on ``τ = 1``, the inputs themselves, in the cube
+``[-RADIUS, RADIUS]^d`` (:data:`RADIUS`): on the homogenised box every region is a cone through
+the origin, where every form is 0, so the LP value would not guide the walk.  8-32-32-32-1 ``normal_net`` seed 3 of
 ``benchmarks/bench_general.py``: (2, 25) and (3, 21) are active together where ``min(z_a, z_c)``
 reaches 0.0035 (found after 200-250 LPs); 4 million float samples never saw it (best -0.06).
 """
@@ -45,7 +45,7 @@ _FACETS = 12
 def sign_walk(net, dom, targets: dict, starts=(), *, lps: int = WALK_LPS, seed: int = 0) -> list:
     """Float proposals (exact rational inputs of *dom*, at most a few) where every target sign
     *may* hold, from a best-first walk over linear regions started at the inputs *starts* and at
-    the best of seeded float samples (:func:`_sampled_starts`; module docstring).  The caller
+    the best of seeded float samples (``_Walk.sampled_starts``; module docstring).  The caller
     checks them exactly; [] when the walk found no region of positive value within *lps* LPs."""
     tg = sorted((t, j, s) for (t, j), s in targets.items())
     top = tg[-1][0]
