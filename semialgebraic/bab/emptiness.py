@@ -25,7 +25,9 @@ homogenised box, which every ray meets), shown by tightening every unstable inte
 triangle relaxation *with those constraints* until an interval or the LP is empty, a piece left
 open split on its widest unstable neuron into the halves ``z <= 0`` and ``z >= 0`` (a tree per
 piece; ``splits`` of :func:`decide_conditioned`, none by default) — each step a dual vector made
-exact (Neumaier–Shcherbina), replayed by the checker in order; a point with ``g > 0`` found by the primal side (LP vertices, box points)
+exact (Neumaier–Shcherbina), replayed by the checker in order; before any of it, the float walk
+over linear regions of :func:`semialgebraic.bab.signwalk.sign_walk` proposes inputs with every
+target sign (checked exactly: a witness ends the question); a point with ``g > 0`` found by the primal side (LP vertices, box points)
 (and by a seeded float gradient ascent, :func:`semialgebraic.bab.primal.float_candidates`) is
 turned into an exact witness input (:func:`decide_empty`).  The checker of the proofs is
 :mod:`semialgebraic.verify.functional_dimension_emptiness` (independent code).
