@@ -56,7 +56,7 @@ from .relaxation import relaxed_max
 from .search import bound_objective
 from .signwalk import sign_walk
 
-__all__ = ["Emptiness", "emptiness_network", "decide_empty", "emptiness_box", "decide_conditioned",
+__all__ = ["Emptiness", "emptiness_network", "decide_empty", "walk_witness", "emptiness_box", "decide_conditioned",
            "conditioned_pieces", "conditioned_intervals", "relaxed_max", "CONDITIONED_LPS"]
 
 _ZERO, _ONE = Q(0), Q(1)
@@ -204,9 +204,9 @@ def _decide_bab(net, dom, targets, nodes, budget) -> Emptiness:
     G = emptiness_network(net, dom, targets)
     if G is None:
         return Emptiness(None, reason="not one target or two targets in different layers")
-    for x in sign_walk(net, dom, targets):        # float proposals, each checked exactly
-        if _in_domain(x, dom) and _signs_hold(net, targets, x):
-            return Emptiness(False, witness=x, reason="a point of the domain (region walk)")
+    found, _ = walk_witness(net, dom, targets)
+    if found is not None:
+        return found
     d = net.n_inputs
     box = emptiness_box(dom, d)
     Ws = [W.to_rows() for W in G.weights]
@@ -231,6 +231,19 @@ def _decide_bab(net, dom, targets, nodes, budget) -> Emptiness:
         return Emptiness(True, upper=ob.upper, tree=ob.tree, nodes=ob.nodes,
                          reason="branch and bound: max <= 0")
     return Emptiness(None, upper=ob.upper, nodes=ob.nodes, reason=ob.reason or "undecided")
+
+
+def walk_witness(net: Network, dom, targets: dict, lps: int | None = None) -> tuple:
+    """``(Emptiness(False, witness=x), used)`` when the region walk of
+    :func:`semialgebraic.bab.signwalk.sign_walk` (*lps* LPs, default its ``WALK_LPS``) proposes an
+    input *x* of *dom* with every target sign, checked exactly; else ``(None, used)``; *used*:
+    the walk's LPs."""
+    stats: dict = {}
+    kw = {} if lps is None else {"lps": lps}
+    for x in sign_walk(net, dom, targets, stats=stats, **kw):   # float proposals, checked exactly
+        if _in_domain(x, dom) and _signs_hold(net, targets, x):
+            return Emptiness(False, witness=x, reason="a point of the domain (region walk)"), stats["lps"]
+    return None, stats["lps"]
 
 
 def _pair_candidates(net, dom, tg, box, samples=512, steps=60, keep=4) -> list:

@@ -42,11 +42,15 @@ _FACETS = 12
 """Facets crossed from one region's optimum (the tightest first)."""
 
 
-def sign_walk(net, dom, targets: dict, starts=(), *, lps: int = WALK_LPS, seed: int = 0) -> list:
+def sign_walk(net, dom, targets: dict, starts=(), *, lps: int = WALK_LPS, seed: int = 0,
+              stats: dict | None = None) -> list:
     """Float proposals (exact rational inputs of *dom*, at most a few) where every target sign
     *may* hold, from a best-first walk over linear regions started at the inputs *starts* and at
     the best of seeded float samples (``_Walk.sampled_starts``; module docstring).  The caller
-    checks them exactly; [] when the walk found no region of positive value within *lps* LPs."""
+    checks them exactly; [] when the walk found no region of positive value within *lps* LPs.
+    *stats*, when given, receives ``"lps"``: the region LPs used."""
+    stats = {} if stats is None else stats
+    stats["lps"] = 0
     tg = sorted((t, j, s) for (t, j), s in targets.items())
     top = tg[-1][0]
     Ws = [np.array([[float(v) for v in r] for r in net.layer(t)[0].to_rows()]) for t in range(top + 1)]
@@ -73,6 +77,7 @@ def sign_walk(net, dom, targets: dict, starts=(), *, lps: int = WALK_LPS, seed: 
             continue
         seen.add(pat)
         used += 1
+        stats["lps"] = used
         got = walk.region_lp(pat)
         if got is None:
             continue

@@ -372,3 +372,20 @@ def test_planted_rare_neuron_never_coactive_pairs_and_dead_neuron(extra, dead, v
     assert any("W2[0,5] is never exercised" in s for s in fd.deficits) == extra
     assert any("dead neuron (2, 3)" in s for s in fd.deficits) == dead
     assert functional_dimension(net).value == value
+
+
+def test_questions_past_the_exact_budget_get_the_region_walk():
+    """With no exact LP left (``lps=0``) the suspects still get the region walk: the weight
+    W2[0,3] of the planted net (h3 is active on the 1e-5 triangle where (2, 0) is) gets an exact
+    witness of both signs; W2[0,4] (never co-active) gets none, and nothing is proven."""
+    from semialgebraic.budget import Budget
+    from semialgebraic.dimension.suspects import prove_suspects
+    net = _planted()
+    names = net.parameter_names()
+    for name, found in (("W2[0,3]", True), ("W2[0,4]", False)):
+        ev = {"missing": [[names.index(name)]]}
+        proven, witnesses, proofs = prove_suspects(net, None, ev, Budget(None), lps=0)
+        assert proven == {} and proofs == [] and bool(witnesses) == found
+        for x in witnesses[:1]:
+            pat = net.activation_pattern(x)
+            assert pat[3] == 1 and pat[5] == 1          # (1, 3) and (2, 0) both active
