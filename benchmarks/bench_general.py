@@ -189,7 +189,13 @@
    x/tau exactly: z_c = -7.6): neither has a co-active point, so 2334 for seed 6 in floats.  On seed 5 it finds (1, k) co-active with (2, 29) for 22 of the 32 layer-1
    neurons in 0.03-0.1 s each and none of k = 1, 2, 4, 5, 12, 16, 17, 19, 22, 25 (1 500 LPs):
    those ten are the never-co-active candidates (each an exact proof of ~20-50 s CPU with
-   ``--dim-split``).
+   ``--dim-split``).  Seed 5's suspects stopped after 4 of their 66 questions (the 1 000 exact
+   LPs of the phase searches spent), so the walk never saw the other 22 pairs; now every question
+   left unasked gets the walk alone (``SUSPECT_WALK_LPS = 6000`` in all): seed 5 [2296, 2337],
+   its missing directions then exactly those ten weights W2[29, k].  ``--dim-seeds 1,3,5,6``
+   06:17-06:22 UTC (load 8.3-9.8): seed 1 [2336, 2337] 48.8 s wall / 24.2 s CPU, seed 3 exact 2337
+   30.1 / 12.5, seed 5 [2296, 2337] 94.5 / 38.6 (the walks of the ten never-co-active pairs cost
+   ~5 s CPU of it), seed 6 [2334, 2337] 65.2 / 29.5.
 3. Float32 SVD (numpy) ranks of the same Jacobian rows against their certified rank (rank mod
    p, a lower bound, against N - rank of the proven symmetries, an upper bound), 11:20 run:
    4-32-32-1 int/8 (1500 inputs): certified >= 1039, float32 298 / 261 / 815 (tolerances numpy
