@@ -167,6 +167,35 @@
    target stays out of reach this way: the obstacle is the number of nodes (a relaxation that is
    too weak on these pairs: the triangle relaxation with single-neuron splits), not the cost per
    node.
+   Seed 3 was the other side (2026-12-03): its pair (2, 25)/(3, 21) *is* co-active, on a sliver
+   near the origin (|x|_inf ~ 0.09) where min(z_a, z_c) reaches only 0.0035, which 4M float
+   samples (best -0.06) and the MILP (unfinished) missed.  A float walk over linear regions (one
+   LP per region: max of the smaller target form; best-first across the facets of each optimum;
+   :mod:`semialgebraic.bab.signwalk`, now run by ``decide_empty`` before the branch and bound,
+   400 LPs per question, ~0.5 s CPU) finds it after 200-250 LPs; the witness is checked exactly
+   and spread into inputs, and seed 3 is exact 2337.  ``--dim-seeds 1,3,5,6`` before (05:31-05:37
+   UTC, load 2.3-9.9): seed 1 [2336, 2337] 42.0 s wall / 20.5 s CPU, seed 3 [2336, 2337]
+   31.8 / 15.4, seed 5 [2290, 2337] 79.8 / 25.1, seed 6 [2334, 2337] 190.1 / 39.5; after (05:40-05:47
+   UTC, load 7.4-7.7): seed 3 exact 2337 in 28.8 s wall / 12.5 s CPU (``netfibers dim
+   --certificate``: 86.8 s wall / 34.0 s CPU with the certificate, ``netfibers verify`` VALID, exact
+   2337, 33.5 s wall / 13.1 s CPU), seeds 1 / 5 / 6 unchanged intervals in 71.5 / 81.5 / 95.0 s
+   wall, 23.1 / 29.2 / 28.6 s CPU.  The same walk on seeds 1 and 6 finds nothing (400 and 1 500 LPs,
+   2.5 s CPU), a randomised variant (scratch) stalls at min(z_a, z_c) = -0.40 (seed 1) and -0.23
+   / -0.21 / -0.18 (seed 6's three pairs): the lower side is their truth in floats (2336, 2334;
+   the MILP agrees for seed 1), and the exact proof is the open part.  Seed 6's other two pairs by
+   the MILP on the whole homogenised box (``dim_milp(6, "box", 400, pair)``, 05:52-06:02 UTC, load
+   6-9): (2, 13)/(3, 4) optimal 3.4e-12 (36 868 nodes, 55.4 s CPU), (2, 30)/(3, 4) optimal 1e-6
+   (24 293 nodes, 30.6 s CPU) at x ~ 1e-13, tau ~ 5e-12, the origin within the tolerance (at
+   x/tau exactly: z_c = -7.6): neither has a co-active point, so 2334 for seed 6 in floats.  On seed 5 it finds (1, k) co-active with (2, 29) for 22 of the 32 layer-1
+   neurons in 0.03-0.1 s each and none of k = 1, 2, 4, 5, 12, 16, 17, 19, 22, 25 (1 500 LPs):
+   those ten are the never-co-active candidates (each an exact proof of ~20-50 s CPU with
+   ``--dim-split``).  Seed 5's suspects stopped after 4 of their 66 questions (the 1 000 exact
+   LPs of the phase searches spent), so the walk never saw the other 22 pairs; now every question
+   left unasked gets the walk alone (``SUSPECT_WALK_LPS = 6000`` in all): seed 5 [2296, 2337],
+   its missing directions then exactly those ten weights W2[29, k].  ``--dim-seeds 1,3,5,6``
+   06:17-06:22 UTC (load 8.3-9.8): seed 1 [2336, 2337] 48.8 s wall / 24.2 s CPU, seed 3 exact 2337
+   30.1 / 12.5, seed 5 [2296, 2337] 94.5 / 38.6 (the walks of the ten never-co-active pairs cost
+   ~5 s CPU of it), seed 6 [2334, 2337] 65.2 / 29.5.
 3. Float32 SVD (numpy) ranks of the same Jacobian rows against their certified rank (rank mod
    p, a lower bound, against N - rank of the proven symmetries, an upper bound), 11:20 run:
    4-32-32-1 int/8 (1500 inputs): certified >= 1039, float32 298 / 261 / 815 (tolerances numpy
@@ -179,7 +208,9 @@ Options: ``--quick`` (smaller pairs), ``--z3-timeout S`` (default 120), ``--skip
 (float evidence only: conditioned bound tightening on the open pairs of those seeds, per face;
 ``--obbt-faces tau`` only the face tau = 1), ``--dim-split 5`` (exact: conditioned tightening
 with neuron splits on the open pair of those seeds, proof checked), ``--dim-milp 1 --milp-face
-tau --milp-time 600`` (float evidence only: the HiGHS MILP of that pair on the box or one face).
+tau --milp-time 600`` (float evidence only: the HiGHS MILP of that pair on the box or one face),
+``--dim-walk 3,5`` (the region walk of :mod:`semialgebraic.bab.signwalk` on the open pairs of those
+seeds, and on seed 5 every (1, k)/(2, 29); proposals checked exactly).
 """
 
 from __future__ import annotations
@@ -401,7 +432,7 @@ def bench_float_svd() -> None:
 
 
 # -- float evidence: conditioned bound tightening on the open never-co-active pairs ------------------
-DIM_OPEN_PAIRS = {1: [((1, 8), (2, 22))], 3: [((1, 25), (2, 21))],
+DIM_OPEN_PAIRS = {1: [((1, 8), (2, 22))], 3: [((1, 25), (2, 21))],      # seed 3's: co-active (2026-12-03)
                   5: [((0, 1), (1, 29))], 6: [((1, 2), (2, 4)), ((1, 13), (2, 4)), ((1, 30), (2, 4))]}
 """The open questions of the four ``--dim-seeds`` rows (0-based hidden layers; the docstring's
 (2, 8)/(3, 22) is ``((1, 8), (2, 22))``), as measured 2026-12-02."""
@@ -612,6 +643,27 @@ def dim_milp(seed: int, face: str = "box", time_limit: float = 600.0, pair=None)
             "cpu": time.process_time() - c}
 
 
+def bench_dim_walk(seeds, lps: int = 1500) -> None:
+    """The region walk (:func:`semialgebraic.bab.signwalk.sign_walk`, *lps* LPs) on the pairs of
+    :data:`DIM_OPEN_PAIRS` and, for seed 5, on every (1, k)/(2, 29) (1-based): which pairs it
+    finds co-active (each proposal checked exactly here), CPU seconds per pair."""
+    from semialgebraic.bab.signwalk import sign_walk
+    for seed in seeds:
+        net = normal_net(random.Random(seed), (8, 32, 32, 32, 1))
+        pairs = DIM_OPEN_PAIRS[seed] + ([((0, k), (1, 29)) for k in range(32)] if seed == 5 else [])
+        off = [0]
+        for w in net.widths[1:-1]:
+            off.append(off[-1] + w)
+        for (ta, ja), (tc, jc) in dict.fromkeys(pairs):
+            c = time.process_time()
+            found = sign_walk(net, None, {(ta, ja): 1, (tc, jc): 1}, lps=lps)
+            pat = net.activation_pattern(found[0]) if found else None
+            ok = pat is not None and pat[off[ta] + ja] == 1 and pat[off[tc] + jc] == 1
+            print(f"seed {seed} ({ta + 1}, {ja})/({tc + 1}, {jc}): "
+                  f"{'co-active (exact witness)' if ok else 'no witness'}  {time.process_time() - c:.2f} s CPU",
+                  flush=True)
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--quick", action="store_true")
@@ -629,11 +681,16 @@ def main() -> None:
                     help="exact: conditioned tightening with neuron splits on the open pair of these seeds")
     ap.add_argument("--dim-milp", default=None,
                     help="float evidence only: HiGHS MILP on the open pair of these seeds (--milp-face, --milp-time)")
+    ap.add_argument("--dim-walk", default=None,
+                    help="float proposals checked exactly: the region walk on the open pairs of these seeds")
     ap.add_argument("--milp-face", default="box")
     ap.add_argument("--milp-time", type=float, default=600.0)
     args = ap.parse_args()
     if args.dim_split:
         bench_dim_split(tuple(int(v) for v in args.dim_split.split(",")))
+        return
+    if args.dim_walk:
+        bench_dim_walk(tuple(int(v) for v in args.dim_walk.split(",")))
         return
     if args.dim_milp:
         for seed in (int(v) for v in args.dim_milp.split(",")):

@@ -25,7 +25,9 @@ homogenised box, which every ray meets), shown by tightening every unstable inte
 triangle relaxation *with those constraints* until an interval or the LP is empty, a piece left
 open split on its widest unstable neuron into the halves ``z <= 0`` and ``z >= 0`` (a tree per
 piece; ``splits`` of :func:`decide_conditioned`, none by default) — each step a dual vector made
-exact (Neumaier–Shcherbina), replayed by the checker in order; a point with ``g > 0`` found by the primal side (LP vertices, box points)
+exact (Neumaier–Shcherbina), replayed by the checker in order; before any of it, the float walk
+over linear regions of :func:`semialgebraic.bab.signwalk.sign_walk` proposes inputs with every
+target sign (checked exactly: a witness ends the question); a point with ``g > 0`` found by the primal side (LP vertices, box points)
 (and by a seeded float gradient ascent, :func:`semialgebraic.bab.primal.float_candidates`) is
 turned into an exact witness input (:func:`decide_empty`).  The checker of the proofs is
 :mod:`semialgebraic.verify.functional_dimension_emptiness` (independent code).
@@ -52,8 +54,9 @@ from ..budget import Budget, BudgetExhausted, checkpoint
 from .primal import float_candidates
 from .relaxation import relaxed_max
 from .search import bound_objective
+from .signwalk import sign_walk
 
-__all__ = ["Emptiness", "emptiness_network", "decide_empty", "emptiness_box", "decide_conditioned",
+__all__ = ["Emptiness", "emptiness_network", "decide_empty", "walk_witness", "emptiness_box", "decide_conditioned",
            "conditioned_pieces", "conditioned_intervals", "relaxed_max", "CONDITIONED_LPS"]
 
 _ZERO, _ONE = Q(0), Q(1)
@@ -201,6 +204,9 @@ def _decide_bab(net, dom, targets, nodes, budget) -> Emptiness:
     G = emptiness_network(net, dom, targets)
     if G is None:
         return Emptiness(None, reason="not one target or two targets in different layers")
+    found, _ = walk_witness(net, dom, targets)
+    if found is not None:
+        return found
     d = net.n_inputs
     box = emptiness_box(dom, d)
     Ws = [W.to_rows() for W in G.weights]
@@ -225,6 +231,19 @@ def _decide_bab(net, dom, targets, nodes, budget) -> Emptiness:
         return Emptiness(True, upper=ob.upper, tree=ob.tree, nodes=ob.nodes,
                          reason="branch and bound: max <= 0")
     return Emptiness(None, upper=ob.upper, nodes=ob.nodes, reason=ob.reason or "undecided")
+
+
+def walk_witness(net: Network, dom, targets: dict, lps: int | None = None) -> tuple:
+    """``(Emptiness(False, witness=x), used)`` when the region walk of
+    :func:`semialgebraic.bab.signwalk.sign_walk` (*lps* LPs, default its ``WALK_LPS``) proposes an
+    input *x* of *dom* with every target sign, checked exactly; else ``(None, used)``; *used*:
+    the walk's LPs."""
+    stats: dict = {}
+    kw = {} if lps is None else {"lps": lps}
+    for x in sign_walk(net, dom, targets, stats=stats, **kw):   # float proposals, checked exactly
+        if _in_domain(x, dom) and _signs_hold(net, targets, x):
+            return Emptiness(False, witness=x, reason="a point of the domain (region walk)"), stats["lps"]
+    return None, stats["lps"]
 
 
 def _pair_candidates(net, dom, tg, box, samples=512, steps=60, keep=4) -> list:
@@ -291,16 +310,28 @@ def _witness(net, dom, targets, point) -> tuple | None:
         taus = [tau] if tau > 0 else [Q(1, 2 ** k) for k in (8, 16, 32, 64)]
         cands = [tuple(v / tv for v in x) for tv in taus]
     for c in cands:
-        pat = net.activation_pattern(c)
-        flat = {}
-        k = 0
-        for t in range(net.depth - 1):
-            for j in range(net.widths[t + 1]):
-                flat[(t, j)] = pat[k]
-                k += 1
-        if all(flat[key] == s for key, s in targets.items()):
+        if _signs_hold(net, targets, c):
             return c
     return None
+
+
+def _signs_hold(net, targets, x) -> bool:
+    """Whether every target sign holds at the exact input *x* (exact activation pattern)."""
+    pat = net.activation_pattern(x)
+    flat = {}
+    k = 0
+    for t in range(net.depth - 1):
+        for j in range(net.widths[t + 1]):
+            flat[(t, j)] = pat[k]
+            k += 1
+    return all(flat[key] == s for key, s in targets.items())
+
+
+def _in_domain(x, dom) -> bool:
+    """Whether the exact input *x* lies in *dom* (a box, the orthant or R^d)."""
+    if isinstance(dom, tuple):
+        return all(Q(dom[0]) <= v <= Q(dom[1]) for v in x)
+    return dom != "orthant" or all(v >= 0 for v in x)
 
 
 # -- conditioned bound tightening: {s1·z_a >= 0, s2·z_c >= 0} empty on every piece ------------------

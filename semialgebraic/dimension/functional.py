@@ -27,7 +27,8 @@ Method: a sandwich, both sides exact.
   (:mod:`semialgebraic.dimension.jacobian_columns`) either find exact inputs (added to the rows)
   or prove the fact (added to the upper bound).  First by branch and bound
   (:mod:`semialgebraic.bab.emptiness`: never active, never active together, a proof tree or an
-  exact witness point), then by the complete but exponential phase search.  The work of these
+  exact witness point, sought first by a float walk over linear regions,
+  :mod:`semialgebraic.bab.signwalk`), then by the complete but exponential phase search.  The work of these
   searches is counted (branch-and-bound nodes, exact LPs), never timed, so the result depends
   only on the seed and the work; an explicit timeout only stops them.
 * **Upper bound**: N − rank of the span of directions v with J(x) v = 0 at every differentiable

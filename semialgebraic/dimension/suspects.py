@@ -17,12 +17,13 @@ from __future__ import annotations
 from algebra.kernel import parameter_offsets
 from algebra.network import Network
 
-from ..bab.emptiness import CONDITIONED_LPS, decide_empty
+from ..bab.emptiness import CONDITIONED_LPS, decide_empty, walk_witness
+from ..bab.signwalk import WALK_LPS
 from .jacobian_columns import exercise, incoming_directions, phase_search
 from .sampling import spread_points
 
 __all__ = ["prove_empty", "prove_suspects", "SUSPECT_LPS", "SUSPECT_NODES", "SUSPECT_NODES_TOTAL",
-           "SUSPECT_CONDITIONED_TOTAL",
+           "SUSPECT_CONDITIONED_TOTAL", "SUSPECT_WALK_LPS",
            "coactive_targets", "SPREAD_WITNESSES"]
 
 SUSPECT_LPS = 3000
@@ -41,6 +42,13 @@ SUSPECT_CONDITIONED_TOTAL = 8000
 """Float LPs of the conditioned bound tightening (:func:`semialgebraic.bab.emptiness.
 decide_conditioned`) of all the questions of one :func:`prove_suspects` call (at most
 :data:`semialgebraic.bab.emptiness.CONDITIONED_LPS` per question): a count of work."""
+
+
+SUSPECT_WALK_LPS = 6000
+"""Region-walk LPs (:func:`semialgebraic.bab.emptiness.walk_witness`) of the questions asked
+after the branch-and-bound splits (:data:`SUSPECT_NODES_TOTAL`) are spent, all together: a count
+of work (8-32-32-32-1 normal seed 5 of ``benchmarks/bench_general.py``: (1, k) and (2, 29) are
+co-active for 22 of the 32 k, found in 0.03-0.1 s each)."""
 
 
 SPREAD_WITNESSES = 4
@@ -98,7 +106,8 @@ def prove_suspects(net: Network, dom, evidence: dict, budget, lps: int | None = 
     run = _Decider(net, dom, budget, lps, nodes)
     run.conditioned_left = conditioned
     run.spread = spread
-    open_tasks = _suspect_tasks(net, evidence)[:128]
+    all_tasks = _suspect_tasks(net, evidence)[:128]
+    open_tasks = all_tasks
     for max_lps in (300, None):          # cheap decisions first, then the rest with the LPs left
         undecided = []
         for task in open_tasks:
@@ -107,6 +116,10 @@ def prove_suspects(net: Network, dom, evidence: dict, budget, lps: int | None = 
             if not run.decide(task, max_lps):
                 undecided.append(task)
         open_tasks = undecided
+    for task in all_tasks:               # the questions never asked: the region walk alone
+        if hasattr(budget, "exhausted") and budget.exhausted() or run.walk_left <= 0:
+            break
+        run.walk_only(task)
     if run.open_questions:
         evidence["open_emptiness"] = run.open_questions
     proven = run.proven
@@ -177,6 +190,7 @@ class _Decider:
         self.spread_left = SPREAD_WITNESSES  # witnesses spread into many inputs (the first ones)
         self.spread = None                   # inputs per spread witness (None: the default)
         self.conditioned_left = SUSPECT_CONDITIONED_TOTAL   # float LPs of conditioned tightening
+        self.walk_left = SUSPECT_WALK_LPS    # region-walk LPs of the questions past the splits
 
     def stopped(self) -> bool:
         return self.lps_left <= 0 or (hasattr(self.budget, "exhausted") and self.budget.exhausted())
@@ -185,20 +199,49 @@ class _Decider:
         return max(0, self.lps_left if cap is None else min(cap, self.lps_left))
 
     def bab(self, targets):
-        """Branch-and-bound emptiness of *targets* (once per question): True / False / None."""
+        """Branch-and-bound emptiness of *targets* (once per question): True / False / None.
+        When the splits are spent, the region walk alone (:func:`walk_witness`, within
+        :data:`SUSPECT_WALK_LPS`) may still find a witness."""
         key = tuple(sorted(targets.items()))
-        if self.point or key in self.asked or self.nodes_left <= 0:
+        if self.point or key in self.asked:
             return None, None
+        if self.nodes_left <= 0:
+            if self.walk_left <= 0:
+                return None, None
+            self.asked.add(key)
+            r, used = walk_witness(self.net, self.dom, targets, lps=min(WALK_LPS, self.walk_left))
+            self.walk_left -= used
+            if r is None:
+                return None, None
+            self.witness(r.witness, targets)
+            return False, None
         self.asked.add(key)
         r = decide_empty(self.net, self.dom, targets, nodes=min(self.nodes, self.nodes_left),
                          budget=self.budget, conditioned=max(0, min(CONDITIONED_LPS, self.conditioned_left)))
-        self.nodes_left -= (r.nodes - 1) // 2              # splits done (two nodes each)
+        self.nodes_left -= max(0, r.nodes - 1) // 2       # splits done (two nodes each; 0: none)
         self.conditioned_left -= r.lps
         if r.empty is False:
             self.witness(r.witness, targets)
         elif r.empty is None and r.upper is not None:
             self.open_questions.append((dict(targets), r.upper, (r.nodes - 1) // 2))
         return r.empty, (r.proof(targets) if r.empty else None)
+
+    def walk_only(self, task) -> None:
+        """The region walk (:func:`walk_witness`) on the question of *task* when it was never
+        asked: a witness is kept (with the inputs spread from it), nothing is proven."""
+        kind, key, targets = task
+        if kind == "free":
+            targets = coactive_targets(self.net, key)
+        if targets is None or kind == "incoming" or self.point:
+            return
+        qkey = tuple(sorted(targets.items()))
+        if qkey in self.asked:
+            return
+        self.asked.add(qkey)
+        r, used = walk_witness(self.net, self.dom, targets, lps=min(WALK_LPS, self.walk_left))
+        self.walk_left -= used
+        if r is not None:
+            self.witness(r.witness, targets)
 
     def witness(self, x, targets) -> None:
         """Keep the exact witness *x* of *targets* and inputs spread over the same sign set

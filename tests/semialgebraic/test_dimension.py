@@ -328,3 +328,64 @@ def test_sampling_options_are_keyword_arguments():
     for kw in ({}, {"cover": 1, "first_round": 0.5}, {"cover": 12, "first_round": 3.0}):
         fd = functional_dimension(net, max_regions=0, **kw)
         assert fd.lower <= exact <= fd.upper
+
+
+def _planted(extra=False, dead=False) -> Network:
+    """A 2-5-3-1 net with a *rarely active* layer-2 neuron (2, 0): z = 10^-6 - h0 - h1 - h2 +
+    (h3 - h4)/10^7, where h0 = relu(x0 - 1/3), h1 = relu(x1 - 1/5), h2 = relu(8/15 - 10^-5 - x0 -
+    x1) vanish together only on a triangle of side 10^-5 at (1/3, 1/5), so (2, 0) is active only
+    near it.  h4 = relu(-x0/2 + 5 x1/4 - 1/5) is -0.117 there: (1, 4) and (2, 0) are *never
+    active together*.  *extra*: one more layer-1 neuron relu(x0 + x1/3 - 1/2) (-0.1 there: never
+    active with (2, 0) either); *dead*: a layer-2 neuron relu(-sum h - 1) (dead) with output 5."""
+    W1 = [[1, 0], [0, 1], [-1, -1], [2, -3], [Q(-1, 2), Q(5, 4)]]
+    b1 = [Q(-1, 3), Q(-1, 5), Q(8, 15) - Q(1, 10**5), Q(1, 3), Q(-1, 5)]
+    W2 = [[-1, -1, -1, Q(1, 10**7), Q(-1, 10**7)], [1, Q(-1, 2), Q(3, 4), -1, Q(5, 4)],
+          [Q(-3, 4), 2, Q(1, 2), Q(7, 4), -1]]
+    b2 = [Q(1, 10**6), Q(1, 7), Q(-1, 3)]
+    W3 = [[3, Q(-5, 4), 2]]
+    if extra:
+        W1.append([1, Q(1, 3)])
+        b1.append(Q(-1, 2))
+        for r, v in zip(W2, [Q(1, 8), Q(-2, 3), Q(3, 2)]):
+            r.append(v)
+    if dead:
+        W2.append([-1] * len(W1))
+        b2.append(-1)
+        W3[0].append(5)
+    return Network.from_rows([W1, W2, W3], [b1, b2, [0]])
+
+
+@pytest.mark.parametrize("extra, dead, value", [(False, False, 28), pytest.param(True, False, 32, marks=pytest.mark.slow),
+                                                pytest.param(False, True, 28, marks=pytest.mark.slow),
+                                                pytest.param(True, True, 32, marks=pytest.mark.slow)])
+def test_planted_rare_neuron_never_coactive_pairs_and_dead_neuron(extra, dead, value):
+    """The planted nets of :func:`_planted`, by sampling alone (``max_regions=0``): exact, at the
+    value known by construction: N - #hidden = 29 for the base net, minus 1 for the weight
+    W2[0,4] between the never co-active neurons (its Jacobian column is zero) = 28; the extra
+    neuron adds 2 + 1 + 3 parameters minus its scaling and its own never-exercised weight W2[0,5]
+    (+4); a dead neuron adds nothing.  The complete region walk gives the same value."""
+    net = _planted(extra, dead)
+    fd = functional_dimension(net, max_regions=0)
+    assert fd.exact and fd.value == value
+    assert net.n_parameters - net.n_hidden == 29 + 5 * extra + (6 + extra) * dead
+    assert any("W2[0,4] is never exercised" in s for s in fd.deficits)
+    assert any("W2[0,5] is never exercised" in s for s in fd.deficits) == extra
+    assert any("dead neuron (2, 3)" in s for s in fd.deficits) == dead
+    assert functional_dimension(net).value == value
+
+
+def test_questions_past_the_exact_budget_get_the_region_walk():
+    """With no exact LP left (``lps=0``) the suspects still get the region walk: the weight
+    W2[0,3] of the planted net (h3 is active on the 1e-5 triangle where (2, 0) is) gets an exact
+    witness of both signs; W2[0,4] (never co-active) gets none, and nothing is proven."""
+    from semialgebraic.budget import Budget
+    from semialgebraic.dimension.suspects import prove_suspects
+    net = _planted()
+    names = net.parameter_names()
+    for name, found in (("W2[0,3]", True), ("W2[0,4]", False)):
+        ev = {"missing": [[names.index(name)]]}
+        proven, witnesses, proofs = prove_suspects(net, None, ev, Budget(None), lps=0)
+        assert proven == {} and proofs == [] and bool(witnesses) == found
+        for x in witnesses[:1]:
+            pat = net.activation_pattern(x)
+            assert pat[3] == 1 and pat[5] == 1          # (1, 3) and (2, 0) both active

@@ -521,3 +521,49 @@ def test_mutated_split_proofs_are_rejected():
     bad["conditioned"][0]["children"].append({"steps": [], "end": {"interval": None}})
     with pytest.raises(InputError):
         check_bab_empty(net, bad, None, _SPLIT_PAIR)
+
+
+# -- the region walk: witnesses of rarely met sign sets (semialgebraic.bab.signwalk) -------------
+_SEED3_PAIR = {(1, 25): 1, (2, 21): 1}
+
+
+def test_region_walk_finds_the_rare_coactive_pair_of_seed_3():
+    """8-32-32-32-1 ``normal_net`` seed 3 (``benchmarks/bench_general.py``): neurons (2, 25) and
+    (3, 21) (1-based) are active together only where min(z_a, z_c) <= ~0.0035 (4 million float
+    samples never saw it); the walk over linear regions finds an input there, the same one on
+    every run, and ``decide_empty`` returns it as a witness (checked here by Fraction arithmetic)."""
+    from semialgebraic.bab.signwalk import sign_walk
+    net = _gauss_net((8, 32, 32, 32, 1), 3)
+    first = sign_walk(net, None, _SEED3_PAIR)
+    r = decide_empty(net, None, _SEED3_PAIR)
+    assert len(first) == 1 and r.witness == first[0]
+    assert r.empty is False and "region walk" in r.reason and r.nodes == 0
+    signs = _signs(net, r.witness)
+    assert signs[(1, 25)] == signs[(2, 21)] == 1
+
+
+def test_region_walk_proposes_nothing_where_no_input_has_the_signs():
+    """The never-co-active pair of the 2-5-5-5-1 net above (proved by the phase search and the
+    complete walk there): the walk proposes nothing; on the box [1/2, 1]^2 every proposal for a
+    one-target question of layer 1 lies in the box and has the sign (Fraction oracle), and the
+    signs met on that box get one."""
+    from semialgebraic.bab.signwalk import sign_walk
+    net = _gauss_net(*_SPLIT_NET)
+    assert sign_walk(net, None, _SPLIT_PAIR) == []
+    corners = [_signs(net, [a, b]) for a in (Q(1, 2), Q(1)) for b in (Q(1, 2), Q(1))]
+    for j in range(5):
+        for s in (1, -1):
+            found = sign_walk(net, (Q(1, 2), Q(1)), {(0, j): s})
+            for x in found:
+                assert all(Q(1, 2) <= v <= 1 for v in x) and _signs(net, x)[(0, j)] == s
+            if any(c[(0, j)] == s for c in corners):      # the sign is met at a corner of the box
+                assert found
+
+
+@pytest.mark.slow
+def test_seed_3_functional_dimension_is_exact():
+    """The same net: exact 2337 = N - #hidden (it was [2336, 2337] before the walk), the lower
+    bound certified by the checker (12-35 s CPU: slow)."""
+    net = _gauss_net((8, 32, 32, 32, 1), 3)
+    fd = functional_dimension(net)
+    assert fd.exact and fd.value == net.n_parameters - net.n_hidden == 2337
