@@ -63,7 +63,9 @@ _MORE_STEPS = 60
 # 3.6944e-2; certified upper 5.1e-2 at 600 s): the walk from the 8 best of 2 048 ascents with
 # 120 LPs stays at the search's 3.6162e-2 (three seeds), from the 20 best with 600 LPs it
 # reaches 3.6916e-2 / 3.6931e-2 / 3.6162e-2 (0.3 + 0.3 CPU s): the walk's start points, not the
-# ascents, were missing.
+# ascents, were missing.  Only above 8 inputs (with input splits the boxes' centres and the
+# LP points propose well): on ACAS Xu 1/100 boxes 0 and 6 side by side with main (load 7, 60 s,
+# 18 CPU s) they cost nodes (box 0: 56 -> 42) for no better lower bound.
 _NEAR_MAX = Q(9, 10)
 _NEAR_ROUNDS = 3
 _NEAR_KEEP = 20
@@ -293,7 +295,7 @@ def bounded_diff(a: Network, b: Network, dom: Domain, budget: Budget, eps=None,
             k, _ = more.get(key, (0, []))
             kind = None
             if key in walked and key in runs and runs[key].upper is not None and best_lower is not None:
-                kind = primal_round(runs[key].lower, runs[key].upper, best_lower, k)
+                kind = primal_round(runs[key].lower, runs[key].upper, best_lower, k if d > 8 else _NEAR_ROUNDS)
             near = kind == "near"
             if kind is not None and not bud.exhausted():
                 left = bud.remaining()
