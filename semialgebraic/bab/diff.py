@@ -223,7 +223,9 @@ def bounded_diff(a: Network, b: Network, dom: Domain, budget: Budget, eps=None,
 
     Without a timeout the ``2m`` objectives ``± (a_o − b_o)`` run one after another.  With one,
     they share it (:func:`_rounds`): in rounds, each open objective (largest upper bound first)
-    gets a slice of the time, doubled every round, until all are closed or the time is spent (a
+    gets a slice of the time (by default a first round over all of them, then each slice to the
+    objective of largest upper bound; without ``_GREEDY`` slices doubled every round: :func:`_rounds`),
+    until all are closed or the time is spent (a
     cut objective continues from its open nodes: ``bound_objective(state=…)``);
     an objective that finishes gives the same bound as in the sequential order; an objective
     whose upper bound is above ``_PRIMAL_GAP`` times the best lower bound gets a primal round
@@ -524,6 +526,10 @@ def freeze_tree(tree):
     return out
 
 
+_GREEDY = True          # _rounds: after the first round, slices to the objective of largest upper
+_GREEDY_PARTS = 4
+
+
 class _Slice(Budget):
     """*seconds* of an outer budget: exhausted when they are spent or when the outer budget is
     (its reason then copied); its nodes count on the outer budget too."""
@@ -550,13 +556,24 @@ def _rounds(keys, run, runs: dict, budget: Budget, eps) -> list:
     continues a cut objective from its open nodes) in a slice of the time (the remaining time over twice the open objectives, at least
     twice the last round's; all of it for the last open one); *runs* holds their results.  An
     objective closes when its run ends by itself (not stopped by its slice).  Returns the
-    reasons of a partial result."""
+    reasons of a partial result.
+
+    With ``_GREEDY`` (the default) only the first round runs every open objective; after it,
+    each slice (the remaining time over ``_GREEDY_PARTS`` times the open objectives) goes to
+    the open objective of largest upper bound (the one that is the answer's upper bound, or
+    blocks an ε proof), the order of the other rounds otherwise."""
     open_, slice_, reasons = list(keys), 0.0, []
+    first = True
     while open_ and not budget.exhausted():
         left = budget.remaining()
-        slice_ = left if len(open_) == 1 else max(2 * slice_, left / (2 * len(open_)))
         order = sorted(open_, key=lambda k: (0, 0) if runs.get(k) is None or runs[k].upper is None
                        else (1, -runs[k].upper))
+        if _GREEDY:                  # every open objective once, then the one of largest upper
+            slice_ = left if len(open_) == 1 else left / (_GREEDY_PARTS * len(open_))
+            order = order if first else order[:1]
+        else:
+            slice_ = left if len(open_) == 1 else max(2 * slice_, left / (2 * len(open_)))
+        first = False
         for key in order:
             if budget.exhausted():
                 break
