@@ -176,3 +176,28 @@ def test_greedy_rounds_give_the_slices_to_the_largest_upper_bound(monkeypatch):
     reasons = diff_mod._rounds(["A", "B", "C"], run, runs, Budget(timeout=2.0), None)
     assert calls[:7] == ["A", "B", "C", "A", "B", "A", "C"]
     assert reasons and "timeout" in reasons[-1]
+
+
+@pytest.mark.slow       # (15 CPU s)
+def test_near_max_rounds_above_eight_inputs_keep_the_exact_answer(monkeypatch):
+    """A 10-4-2 net and its float16 copy on [-1, 1]^10 in one-split slices: the objectives
+    near the best lower bound get the wide walk (20 starts, 600 region LPs: ``primal_round``
+    "near", only above 8 inputs), the interval holds the region walk's exact maximum and the
+    certificate checks."""
+    a, b = near_pair([10, 4, 2], 1)
+    box = [(Q(-1), Q(1))] * 10
+    exact = max_deviation(a, b, (Q(-1), Q(1)))
+    assert exact.complete
+    walks = []
+    real = diff_mod.region_search
+
+    def spy(*args, **kw):
+        walks.append(kw.get("lps"))
+        return real(*args, **kw)
+    monkeypatch.setattr(diff_mod, "_Slice", _NodeSlice)
+    monkeypatch.setattr(diff_mod, "region_search", spy)
+    r = diff_bounds(a, b, box, timeout=3600)
+    assert r.lower <= exact.value <= r.upper
+    assert r.lower == exact.value                      # the walks find the exact maximum
+    assert diff_mod._NEAR_LPS in walks                 # a near-max round ran
+    assert verify(json.loads(json.dumps(jsonable(r.certificate))))[0]
