@@ -55,6 +55,21 @@ _SMALL_RELUS = 40
 _PRIMAL_GAP = 2
 _PRIMAL_SHARE = 0.25
 _MORE_STEPS = 60
+# Near-max primal rounds: the first _NEAR_ROUNDS rounds of an objective whose own lower bound
+# is at least _NEAR_MAX times the best lower bound (a candidate for the maximiser; with or
+# without the _PRIMAL_GAP rule) walk from its _NEAR_KEEP best ascents with _NEAR_LPS region
+# LPs.  Measured 2026-12-03 on digits 64-32-10 vs its float16 copy, where the upper bound is the
+# loose side (16 384 float ascents and walks from their 400 best all end at |a_2 − b_2| <=
+# 3.6944e-2; certified upper 5.1e-2 at 600 s): the walk from the 8 best of 2 048 ascents with
+# 120 LPs stays at the search's 3.6162e-2 (three seeds), from the 20 best with 600 LPs it
+# reaches 3.6916e-2 / 3.6931e-2 / 3.6162e-2 (0.3 + 0.3 CPU s): the walk's start points, not the
+# ascents, were missing.  Only above 8 inputs (with input splits the boxes' centres and the
+# LP points propose well): on ACAS Xu 1/100 boxes 0 and 6 side by side with main (load 7, 60 s,
+# 18 CPU s) they cost nodes (box 0: 56 -> 42) for no better lower bound.
+_NEAR_MAX = Q(9, 10)
+_NEAR_ROUNDS = 3
+_NEAR_KEEP = 20
+_NEAR_LPS = 600
 
 
 class _Share(Budget):
@@ -208,12 +223,15 @@ def bounded_diff(a: Network, b: Network, dom: Domain, budget: Budget, eps=None,
 
     Without a timeout the ``2m`` objectives ``± (a_o − b_o)`` run one after another.  With one,
     they share it (:func:`_rounds`): in rounds, each open objective (largest upper bound first)
-    gets a slice of the time, doubled every round, until all are closed or the time is spent (a
+    gets a slice of the time, doubled every round (with ``_GREEDY``, off by default, only a
+    first round over all of them, then each slice to the objective of largest upper bound:
+    :func:`_rounds`), until all are closed or the time is spent (a
     cut objective continues from its open nodes: ``bound_objective(state=…)``);
     an objective that finishes gives the same bound as in the sequential order; an objective
     whose upper bound is above ``_PRIMAL_GAP`` times the best lower bound gets a primal round
     at each later slice (more float ascents and a walk, :func:`.primal.many_candidates`, in
-    ``_PRIMAL_SHARE`` of the slice: the lower bound grows with the budget).  The lower
+    ``_PRIMAL_SHARE`` of the slice: the lower bound grows with the budget), and an objective
+    near the best lower bound a wider walk in its first rounds (:func:`primal_round`).  The lower
     bound is the best exact ``|a_o − b_o|`` at an evaluated point of the domain (never < 0)."""
     d, m = a.n_inputs, a.n_outputs
     box = list(zip(dom.lo, dom.hi))
@@ -276,16 +294,22 @@ def bounded_diff(a: Network, b: Network, dom: Domain, budget: Budget, eps=None,
                 except KeyboardInterrupt:
                     bud.interrupt()
             best_lower = max((r.lower for r in runs.values()), default=None)
-            if key in walked and key in runs and runs[key].upper is not None and best_lower is not None \
-                    and runs[key].upper > _PRIMAL_GAP * max(best_lower, Q(0)) and not bud.exhausted():
-                k, _ = more.get(key, (0, []))
+            k, _ = more.get(key, (0, []))
+            kind = None
+            if key in walked and key in runs and runs[key].upper is not None and best_lower is not None:
+                kind = primal_round(runs[key].lower, runs[key].upper, best_lower, k if d > 8 else _NEAR_ROUNDS)
+            near = kind == "near"
+            if kind is not None and not bud.exhausted():
                 left = bud.remaining()
                 end = None if left is None else time.monotonic() + _PRIMAL_SHARE * left
+                keep, lps = (_NEAR_KEEP, _NEAR_LPS) if near else (_STARTS, None)
                 try:                 # a primal round: new float ascents and their walk (anytime)
-                    pts, _ = many_candidates(Ws, bs, box, o, s, seed=o + 1000 * (k + 1), keep=_STARTS,
+                    pts, _ = many_candidates(Ws, bs, box, o, s, seed=o + 1000 * (k + 1), keep=keep,
                                              steps=_MORE_STEPS,
                                              more=lambda: end is not None and time.monotonic() < end)
-                    more[key] = (k + 1, pts[:3] + region_search(Ws, bs, box, o, s, pts, halfspaces=halfspaces))
+                    walk = region_search(Ws, bs, box, o, s, pts, halfspaces=halfspaces,
+                                         **({} if lps is None else {"lps": lps}))
+                    more[key] = (k + 1, pts[:3] + walk)
                 except KeyboardInterrupt:
                     bud.interrupt()
             start = (([] if x0 is None else [x0]) + seeds.get(key, [])[:3] + walked.get(key, [])
@@ -382,6 +406,19 @@ def bounded_diff(a: Network, b: Network, dom: Domain, budget: Budget, eps=None,
     reason = ("lower = upper" if complete and eps is None else
               "; ".join(dict.fromkeys(reasons)) or ("the bound holds" if eps is not None else ""))
     return BabResult(lower, upper, point, out, per_output, nodes, complete, reason, cert)
+
+
+def primal_round(lower, upper, best_lower, done: int):
+    """The primal round an objective of certified ``[lower, upper]`` gets after *done* rounds,
+    *best_lower* the best lower bound of all objectives: ``"near"`` (one of its first
+    ``_NEAR_ROUNDS``, its lower at least ``_NEAR_MAX`` times the best and its upper above it:
+    the wide walk), ``"gap"`` (upper above ``_PRIMAL_GAP`` times the best: the rounds of
+    ACAS Xu's full box) or None (no round)."""
+    if best_lower > 0 and done < _NEAR_ROUNDS and lower >= _NEAR_MAX * best_lower and upper > best_lower:
+        return "near"
+    if upper > _PRIMAL_GAP * max(best_lower, Q(0)):
+        return "gap"
+    return None
 
 
 def near_copy_split(engine: Engine | None, box):
@@ -489,6 +526,15 @@ def freeze_tree(tree):
     return out
 
 
+# _rounds: after the first round, each slice to the objective of largest upper (experiments).
+# Off: digits 64-32-10 side by side with main at 60 s (load 8.8, 8.7 vs 8.9 CPU s) 50 nodes,
+# upper 8.15e-2 against 292 nodes, 6.41e-2: the slices (remaining / (4 x open)) shrink, and
+# every call pays its primal round (one chunk of ascents and a walk at least) and the root
+# LPs of objectives whose first slice ended before them.
+_GREEDY = False
+_GREEDY_PARTS = 4
+
+
 class _Slice(Budget):
     """*seconds* of an outer budget: exhausted when they are spent or when the outer budget is
     (its reason then copied); its nodes count on the outer budget too."""
@@ -515,13 +561,24 @@ def _rounds(keys, run, runs: dict, budget: Budget, eps) -> list:
     continues a cut objective from its open nodes) in a slice of the time (the remaining time over twice the open objectives, at least
     twice the last round's; all of it for the last open one); *runs* holds their results.  An
     objective closes when its run ends by itself (not stopped by its slice).  Returns the
-    reasons of a partial result."""
+    reasons of a partial result.
+
+    With ``_GREEDY`` (off by default: measured worse) only the first round runs every open
+    objective; after it, each slice (the remaining time over ``_GREEDY_PARTS`` times the open objectives) goes to
+    the open objective of largest upper bound (the one that is the answer's upper bound, or
+    blocks an ε proof), the order of the other rounds otherwise."""
     open_, slice_, reasons = list(keys), 0.0, []
+    first = True
     while open_ and not budget.exhausted():
         left = budget.remaining()
-        slice_ = left if len(open_) == 1 else max(2 * slice_, left / (2 * len(open_)))
         order = sorted(open_, key=lambda k: (0, 0) if runs.get(k) is None or runs[k].upper is None
                        else (1, -runs[k].upper))
+        if _GREEDY:                  # every open objective once, then the one of largest upper
+            slice_ = left if len(open_) == 1 else left / (_GREEDY_PARTS * len(open_))
+            order = order if first else order[:1]
+        else:
+            slice_ = left if len(open_) == 1 else max(2 * slice_, left / (2 * len(open_)))
+        first = False
         for key in order:
             if budget.exhausted():
                 break

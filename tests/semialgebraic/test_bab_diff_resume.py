@@ -152,3 +152,52 @@ def test_a_split_interrupted_between_its_children_resumes_to_the_same_tree():
                              state=ob.extra["state"])
     assert stops >= 2, ob.reason
     assert (ob.lower, ob.upper, ob.nodes, ob.tree) == (whole.lower, whole.upper, whole.nodes, whole.tree)
+
+
+def test_greedy_rounds_give_the_slices_to_the_largest_upper_bound(monkeypatch):
+    """``_rounds`` with ``_GREEDY`` (off by default): every objective once (no bound yet: key order), then
+    each slice to the open objective of largest upper bound.  Fake objectives whose upper drops
+    by 3/2 per slice (each spends its whole slice): uppers 3, 2, 1 after the first round, then
+    A (3 -> 3/2), B (2 -> 1/2), A (3/2 -> 0), C (1 -> -1/2)."""
+    import time
+    from types import SimpleNamespace
+    runs, calls = {}, []
+    start = {"A": Q(3), "B": Q(2), "C": Q(1)}
+    monkeypatch.setattr(diff_mod, "_GREEDY", True)   # (an experiment, off by default)
+
+    def run(key, bud):
+        calls.append(key)
+        old = runs.get(key)
+        upper = start[key] if old is None else old.upper - Q(3, 2)
+        while not bud.exhausted():
+            time.sleep(0.001)
+        runs[key] = SimpleNamespace(upper=upper, lower=Q(-10), complete=False, reason="")
+        return runs[key]
+    reasons = diff_mod._rounds(["A", "B", "C"], run, runs, Budget(timeout=2.0), None)
+    assert calls[:7] == ["A", "B", "C", "A", "B", "A", "C"]
+    assert reasons and "timeout" in reasons[-1]
+
+
+@pytest.mark.slow       # (15 CPU s)
+def test_near_max_rounds_above_eight_inputs_keep_the_exact_answer(monkeypatch):
+    """A 10-4-2 net and its float16 copy on [-1, 1]^10 in one-split slices: the objectives
+    near the best lower bound get the wide walk (20 starts, 600 region LPs: ``primal_round``
+    "near", only above 8 inputs), the interval holds the region walk's exact maximum and the
+    certificate checks."""
+    a, b = near_pair([10, 4, 2], 1)
+    box = [(Q(-1), Q(1))] * 10
+    exact = max_deviation(a, b, (Q(-1), Q(1)))
+    assert exact.complete
+    walks = []
+    real = diff_mod.region_search
+
+    def spy(*args, **kw):
+        walks.append(kw.get("lps"))
+        return real(*args, **kw)
+    monkeypatch.setattr(diff_mod, "_Slice", _NodeSlice)
+    monkeypatch.setattr(diff_mod, "region_search", spy)
+    r = diff_bounds(a, b, box, timeout=3600)
+    assert r.lower <= exact.value <= r.upper
+    assert r.lower == exact.value                      # the walks find the exact maximum
+    assert diff_mod._NEAR_LPS in walks                 # a near-max round ran
+    assert verify(json.loads(json.dumps(jsonable(r.certificate))))[0]

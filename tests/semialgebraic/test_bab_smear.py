@@ -151,3 +151,51 @@ def test_many_candidates_is_deterministic_and_climbs():
     assert best >= Q(99, 100)
     one, done1 = primal.many_candidates(Ws, bs, box, 0, 1, chunk=8, chunks=3, seed=5, more=lambda: False)
     assert done1 == 1 and len(one) == 8                   # the first chunk always runs
+
+
+def test_primal_round_rule():
+    """:func:`semialgebraic.bab.diff.primal_round`: the wide walk for objectives whose lower
+    bound is within 9/10 of the best (their first three rounds, while their upper is above
+    the best), the gap rounds above twice the best, none otherwise."""
+    from semialgebraic.bab.diff import primal_round
+    best = Q(1)
+    assert primal_round(Q(9, 10), Q(3, 2), best, 0) == "near"
+    assert primal_round(Q(9, 10), Q(3), best, 2) == "near"       # near wins over the gap rule
+    assert primal_round(Q(9, 10), Q(3), best, 3) == "gap"        # ... for three rounds
+    assert primal_round(Q(9, 10), Q(3, 2), best, 3) is None
+    assert primal_round(Q(89, 100), Q(3, 2), best, 0) is None    # not near, below 2x
+    assert primal_round(Q(1, 2), Q(201, 100), best, 0) == "gap"
+    assert primal_round(Q(1), Q(1), best, 0) is None            # closed at the best lower
+    assert primal_round(Q(0), Q(1, 10), Q(0), 0) == "gap"       # best lower 0: never near
+    assert primal_round(Q(0), Q(0), Q(0), 0) is None
+
+
+def test_wide_walk_finds_the_digits_maximum():
+    """Digits 64-32-10 vs its float16 copy on [0, 16]^64, objective a_2 − b_2 (the maximiser
+    of max_o |a_o − b_o| by 16 384 float ascents and walks: 3.6944e-2): the near rounds' walk
+    (the 20 best of 6 chunks of ascents, 600 region LPs) reaches it, exactly evaluated; the
+    gap rounds' walk (8 best, 120 LPs) from the same ascents stays at 3.6162e-2."""
+    from pathlib import Path
+    import numpy as np
+    from semialgebraic.bab import diff
+    z = np.load(Path(__file__).parents[2] / "benchmarks" / "data" / "digits_64-32-10.npz")
+    from algebra.rationals import from_float
+    Ws = [z["W0"], z["W1"]]
+    bs = [z["b0"], z["b1"]]
+    a = Network.from_rows([[[from_float(float(v)) for v in row] for row in W] for W in Ws],
+                          [[from_float(float(v)) for v in b] for b in bs])
+    b = Network.from_rows([[[from_float(float(np.float16(v))) for v in row] for row in W] for W in Ws],
+                          [[from_float(float(np.float16(v))) for v in b] for b in bs])
+    D = difference_network(a, b)
+    W = [M.to_rows() for M in D.weights]
+    B = [list(v) for v in D.biases]
+    box = [(Q(0), Q(16))] * 64
+
+    def best(keep, lps):
+        pts, done = primal.many_candidates(W, B, box, 2, 1, seed=2 + 1000, keep=keep, chunks=6)
+        assert done == 6
+        walk = primal.region_search(W, B, box, 2, 1, pts, lps=lps)
+        return max(D.evaluate(p)[2] for p in pts[:3] + walk)
+    wide = best(diff._NEAR_KEEP, diff._NEAR_LPS)
+    assert Q(36943, 10**6) < wide < Q(36945, 10**6)
+    assert best(diff._STARTS, 120) < Q(3617, 10**5)
