@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import signal
 import threading
-import time
 from dataclasses import dataclass
 
 from algebra.exceptions import InputError
@@ -64,7 +63,7 @@ class _Share(Budget):
     __slots__ = ("outer",)
 
     def __init__(self, outer: Budget, share: float):
-        super().__init__(share * outer.remaining(), outer.max_regions)
+        super().__init__(share * outer.remaining(), outer.max_regions, clock=outer.clock)
         self.outer = outer
 
     def exhausted(self) -> bool:
@@ -280,11 +279,11 @@ def bounded_diff(a: Network, b: Network, dom: Domain, budget: Budget, eps=None,
                     and runs[key].upper > _PRIMAL_GAP * max(best_lower, Q(0)) and not bud.exhausted():
                 k, _ = more.get(key, (0, []))
                 left = bud.remaining()
-                end = None if left is None else time.monotonic() + _PRIMAL_SHARE * left
+                end = None if left is None else bud.clock() + _PRIMAL_SHARE * left
                 try:                 # a primal round: new float ascents and their walk (anytime)
                     pts, _ = many_candidates(Ws, bs, box, o, s, seed=o + 1000 * (k + 1), keep=_STARTS,
                                              steps=_MORE_STEPS,
-                                             more=lambda: end is not None and time.monotonic() < end)
+                                             more=lambda: end is not None and bud.clock() < end)
                     more[key] = (k + 1, pts[:3] + region_search(Ws, bs, box, o, s, pts, halfspaces=halfspaces))
                 except KeyboardInterrupt:
                     bud.interrupt()
@@ -496,7 +495,7 @@ class _Slice(Budget):
     __slots__ = ("outer",)
 
     def __init__(self, outer: Budget, seconds: float):
-        super().__init__(min(seconds, outer.remaining()), None)
+        super().__init__(min(seconds, outer.remaining()), None, clock=outer.clock)
         self.outer = outer
 
     def count(self, n: int = 1) -> None:

@@ -5,7 +5,9 @@ exit 3; the exact simplex and the facet LPs stop inside a region through :func:`
 from __future__ import annotations
 
 import json
+import os
 import random
+import resource
 import signal
 import subprocess
 import sys
@@ -103,17 +105,56 @@ def test_regions_timeout_returns_in_time_with_the_partial_result(tmp_path):
     assert data["number_of_regions"] == len(data["regions"]) >= 1
 
 
+def cpu_seconds(pid: int) -> float | None:
+    """CPU seconds (user + system) the running process *pid* has used so far, from ``/proc``
+    (None where there is none)."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except OSError:
+        return None
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def children_cpu() -> float:
+    """CPU seconds used by this process's finished children."""
+    ru = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return ru.ru_utime + ru.ru_stime
+
+
+def interrupt_after_cpu(proc: subprocess.Popen, seconds: float) -> float:
+    """Send SIGINT to *proc* once it has used *seconds* of CPU (its start-up included: on a loaded
+    machine a wall-clock sleep may end before the imports do); return the CPU it had used.
+    Where ``/proc`` is missing, *seconds* of wall time twice over."""
+    used = cpu_seconds(proc.pid)
+    if used is None:
+        time.sleep(2 * seconds)
+    while used is not None and used < seconds and proc.poll() is None:
+        time.sleep(0.02)
+        used = cpu_seconds(proc.pid)
+    proc.send_signal(signal.SIGINT)
+    return used or 0.0
+
+
 def test_ctrl_c_gives_the_partial_report_and_exit_3(tmp_path):
+    """Ctrl-C 1 CPU second into the walk (after the CPU the same command takes to its first
+    region, measured now): the partial report with exit 3, with little CPU after the signal
+    (no long call that does not see it)."""
     p = tmp_path / "net.json"
     p.write_text(json.dumps(random_net([6, 24, 24, 1], 1).to_dict()))
-    start = _startup()
-    proc = subprocess.Popen(_cli("regions", str(p), "--json"), stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True, cwd=ROOT)
-    time.sleep(start + 1.5)
-    proc.send_signal(signal.SIGINT)
-    out, err = proc.communicate(timeout=30)
+    c = children_cpu()
+    subprocess.run(_cli("regions", str(p), "--json", "--max-regions", "1"), capture_output=True,
+                   check=False, cwd=ROOT)
+    first = children_cpu() - c                    # imports, start-up and one region
+    with open(tmp_path / "out", "w") as out, open(tmp_path / "err", "w") as err:
+        proc = subprocess.Popen(_cli("regions", str(p), "--json"), stdout=out, stderr=err,
+                                cwd=ROOT)
+        at = interrupt_after_cpu(proc, first + 1.0)
+        _, status, ru = os.wait4(proc.pid, 0)
+    proc.returncode = os.waitstatus_to_exitcode(status)
+    err = (tmp_path / "err").read_text()
     assert proc.returncode == 3, err
-    data = json.loads(out)
+    assert ru.ru_utime + ru.ru_stime - at <= 2.0, err    # the report: no long call after Ctrl-C
+    data = json.loads((tmp_path / "out").read_text())
     assert data["complete"] is False and data["reason"] == "interrupted (Ctrl-C)"
     assert data["number_of_regions"] == len(data["regions"]) >= 1
 
