@@ -109,6 +109,20 @@ class Budget:
                     del _ACTIVE[i]
                     break
 
+    def timer(self) -> "Budget":
+        """This budget's timeout alone (same clock and start, no region limit): it watches the
+        phases before a walk, which counts the regions of *this* budget.
+
+        >>> b = Budget(timeout=0, max_regions=0)
+        >>> b.timer().exhausted(), b.timer().reason
+        (True, 'timeout of 0 s reached')
+        >>> Budget(timeout=None, max_regions=0).timer().exhausted()
+        False
+        """
+        t = Budget(self.timeout, None, clock=self.clock)
+        t.start = self.start
+        return t
+
     def remaining(self) -> float | None:
         if self.timeout is None:
             return None
