@@ -186,16 +186,17 @@ def test_first_difference_checks_the_budget_between_batches(monkeypatch):
     assert calls == []                                # nothing evaluated after the deadline
 
 
-@pytest.mark.parametrize("stop", ["timeout", "ctrl-c"])
-def test_equiv_stopped_before_the_walk_is_undecided(monkeypatch, stop):
-    """A budget spent (or Ctrl-C) in the steps before the walk (refutation, reduction) gives the
-    undecided verdict with its reason, not an error without a report."""
+def test_equiv_budget_spent_before_the_walk_is_undecided(monkeypatch):
+    """A budget spent in the steps before the walk (refutation, reduction) gives the undecided
+    verdict with its reason, not an error without a report; Ctrl-C there propagates (``batch``
+    stops on it: test_batch.py::test_ctrl_c_leaves_valid_json_lines_and_the_rerun_resumes)."""
     from semialgebraic.equivalence import equivalent, general
     now = [0.0]
     budget = Budget(timeout=5, clock=lambda: now[0])
+    stop = []
 
     def spent(*args, **kw):              # the reduction's loop, when the time runs out
-        if stop == "ctrl-c":
+        if stop:
             raise KeyboardInterrupt
         now[0] = 6.0
         checkpoint()
@@ -203,10 +204,12 @@ def test_equiv_stopped_before_the_walk_is_undecided(monkeypatch, stop):
     monkeypatch.setattr(general, "reduced_difference", spent)
     a = random_net([3, 6, 6, 1], 4)
     v = equivalent(a, a, domain=(-1, 1), budget=budget)
-    reason = "timeout of 5 s reached" if stop == "timeout" else "interrupted (Ctrl-C)"
-    assert v.answer is None and v.reason == f"undecided: {reason} before the walk; 0 regions " \
-        "checked, no counterexample found"
-    assert v.details["complete"] is False and budget.reason == reason
+    assert v.answer is None and v.reason == "undecided: timeout of 5 s reached before the walk; " \
+        "0 regions checked, no counterexample found"
+    assert v.details["complete"] is False and budget.reason == "timeout of 5 s reached"
+    stop.append(True)
+    with pytest.raises(KeyboardInterrupt):
+        equivalent(a, a, domain=(-1, 1), budget=Budget(timeout=5))
 
 
 @pytest.mark.slow
