@@ -46,16 +46,26 @@ def checkpoint() -> None:
 class Budget:
     """Time and size limits of one computation.
 
+    *clock* measures the timeout: the wall clock by default (what a user waits for);
+    ``time.process_time`` makes it seconds of this process's CPU, the measure of the *work* a
+    budget buys whatever else the machine runs (tests that assert on that work use it).  Budgets
+    made from another one (shares, slices) take its clock.
+
     >>> b = Budget(timeout=None, max_regions=2)
     >>> b.count(); b.count(); b.exhausted()
     True
+    >>> c = Budget(timeout=10, clock=time.process_time)
+    >>> c.clock is time.process_time and 0 <= c.elapsed() < 10 and not c.exhausted()
+    True
     """
 
-    __slots__ = ("timeout", "max_regions", "start", "regions", "reason", "interrupted")
+    __slots__ = ("timeout", "max_regions", "clock", "start", "regions", "reason", "interrupted")
 
-    def __init__(self, timeout: float | None = None, max_regions: int | None = None):
+    def __init__(self, timeout: float | None = None, max_regions: int | None = None, *,
+                 clock=time.monotonic):
         self.timeout, self.max_regions = timeout, max_regions
-        self.start = time.monotonic()
+        self.clock = clock
+        self.start = clock()
         self.regions = 0
         self.reason: str | None = None
         self.interrupted = False
@@ -64,7 +74,7 @@ class Budget:
         self.regions += n
 
     def elapsed(self) -> float:
-        return time.monotonic() - self.start
+        return self.clock() - self.start
 
     def exhausted(self) -> bool:
         """True (and ``reason`` set) once a limit is reached."""
@@ -98,6 +108,20 @@ class Budget:
                 if _ACTIVE[i] is self:
                     del _ACTIVE[i]
                     break
+
+    def timer(self) -> "Budget":
+        """This budget's timeout alone (same clock and start, no region limit): it watches the
+        phases before a walk, which counts the regions of *this* budget.
+
+        >>> b = Budget(timeout=0, max_regions=0)
+        >>> b.timer().exhausted(), b.timer().reason
+        (True, 'timeout of 0 s reached')
+        >>> Budget(timeout=None, max_regions=0).timer().exhausted()
+        False
+        """
+        t = Budget(self.timeout, None, clock=self.clock)
+        t.start = self.start
+        return t
 
     def remaining(self) -> float | None:
         if self.timeout is None:

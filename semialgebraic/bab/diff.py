@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import signal
 import threading
-import time
 from dataclasses import dataclass
 
 from algebra.exceptions import InputError
@@ -79,7 +78,7 @@ class _Share(Budget):
     __slots__ = ("outer",)
 
     def __init__(self, outer: Budget, share: float):
-        super().__init__(share * outer.remaining(), outer.max_regions)
+        super().__init__(share * outer.remaining(), outer.max_regions, clock=outer.clock)
         self.outer = outer
 
     def exhausted(self) -> bool:
@@ -301,12 +300,12 @@ def bounded_diff(a: Network, b: Network, dom: Domain, budget: Budget, eps=None,
             near = kind == "near"
             if kind is not None and not bud.exhausted():
                 left = bud.remaining()
-                end = None if left is None else time.monotonic() + _PRIMAL_SHARE * left
+                end = None if left is None else bud.clock() + _PRIMAL_SHARE * left
                 keep, lps = (_NEAR_KEEP, _NEAR_LPS) if near else (_STARTS, None)
                 try:                 # a primal round: new float ascents and their walk (anytime)
                     pts, _ = many_candidates(Ws, bs, box, o, s, seed=o + 1000 * (k + 1), keep=keep,
                                              steps=_MORE_STEPS,
-                                             more=lambda: end is not None and time.monotonic() < end)
+                                             more=lambda: end is not None and bud.clock() < end)
                     walk = region_search(Ws, bs, box, o, s, pts, halfspaces=halfspaces,
                                          **({} if lps is None else {"lps": lps}))
                     more[key] = (k + 1, pts[:3] + walk)
@@ -542,7 +541,7 @@ class _Slice(Budget):
     __slots__ = ("outer",)
 
     def __init__(self, outer: Budget, seconds: float):
-        super().__init__(min(seconds, outer.remaining()), None)
+        super().__init__(min(seconds, outer.remaining()), None, clock=outer.clock)
         self.outer = outer
 
     def count(self, n: int = 1) -> None:

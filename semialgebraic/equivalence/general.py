@@ -49,7 +49,7 @@ from functools import partial
 
 from algebra.rationals import Q
 
-from ..budget import Progress
+from ..budget import BudgetExhausted, Progress
 from ..certificates import (counterexample_certificate, jsonable, region_cover_certificate, require_valid,
                             shorter_point)
 from ..exceptions import CertificateError
@@ -70,8 +70,22 @@ def general_method(a, b, dom, budget, progress, hyps, samples=32, check=True) ->
 
     *hyps*: the hypotheses recorded so far (fast paths tried); *samples*: random points of the
     cheap refutation (0 skips it); *check*: verify the certificate with the independent
-    checker.  The verdict's answer is None when *budget* or Ctrl-C stopped the walk.
+    checker.  The verdict's answer is None when *budget* or Ctrl-C stopped the walk, or when
+    the budget ran out in the steps before it (refutation, reduction: their loops stop at
+    :func:`checkpoint` while the budget's timeout is active; its region count is the walk's).
+    Ctrl-C before the walk propagates (``batch`` stops on it rather than record an item).
     """
+    try:
+        with budget.timer().active():
+            return _general(a, b, dom, budget, progress, hyps, samples, check)
+    except BudgetExhausted:
+        budget.interrupt()
+        return Verdict(None, "general", f"undecided: {budget.reason} before the walk; 0 regions "
+                       "checked, no counterexample found", hyps, None,
+                       {"regions_checked": 0, "complete": False})
+
+
+def _general(a, b, dom, budget, progress, hyps, samples, check) -> Verdict:
     _checked = partial(_checked_if, check=check)
     domj = domain_spec(dom)
     details: dict = {"regions_checked": 0}

@@ -379,6 +379,7 @@ def _dead_cover(Ws, bs, l, zeroed, d, dom, cap, budget, tried) -> dict | None:
         for k, i in enumerate(cands):
             if i in alive:
                 continue
+            checkpoint()                        # one LP per candidate and region
             mu = _nonpositive_on_closure(J.row_at(k), c[k], F, d)
             if mu is None:
                 alive.add(i)

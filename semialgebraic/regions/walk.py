@@ -1033,13 +1033,15 @@ class _Engine:
         rec = (lambda t: (order[t], point)) if order is not None and point is not None else \
             (lambda t: None)
         for col, ((pos, t, _, _, y), (_, y2), q) in enumerate(zip(steps, firsts, guesses)):
+            checkpoint()               # a facet's pattern and its exact proof (ACAS Xu: 1.3 s
             if q is not None and self.forms(q).consistent and \
                     self._proves(pattern, q, y, y2, rec(t)):
                 out[pos] = (q, y2)
             else:
                 redo.append(col)
         qs = self.patterns_at([firsts[col][1] for col in redo]) if redo else []
-        for col, q in zip(redo, qs):
+        for col, q in zip(redo, qs):   # past a 10 s budget at load 8 without these checks)
+            checkpoint()
             pos, t, cls, a, y = steps[col]
             eps, y2 = firsts[col]
             if self._proves(pattern, q, y, y2, rec(t)):

@@ -161,9 +161,11 @@ def test_ctrl_c_leaves_valid_json_lines_and_the_rerun_resumes(tmp_path):
     argv = [sys.executable, "-m", "semialgebraic.cli", "batch", "equiv", str(tmp_path / "p.csv"),
             "--out", str(out), "--workers", "0", "--quiet"]
     proc = subprocess.Popen(argv, cwd=root, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    t0 = time.time()
-    while time.time() - t0 < 120 and (not out.exists() or out.read_text().count("\n") < 2):
-        time.sleep(0.05)
+    t0 = time.monotonic()            # two items written (a count of work, not a time: a loaded
+    while proc.poll() is None and time.monotonic() - t0 < 600 and \
+            (not out.exists() or out.read_text().count("\n") < 2):   # machine may take minutes)
+        time.sleep(0.02)
+    assert proc.poll() is None, proc.communicate()
     proc.send_signal(signal.SIGINT)
     _, err = proc.communicate(timeout=120)
     lines = out.read_text().splitlines()

@@ -5,7 +5,9 @@ exit 3; the exact simplex and the facet LPs stop inside a region through :func:`
 from __future__ import annotations
 
 import json
+import os
 import random
+import resource
 import signal
 import subprocess
 import sys
@@ -103,19 +105,133 @@ def test_regions_timeout_returns_in_time_with_the_partial_result(tmp_path):
     assert data["number_of_regions"] == len(data["regions"]) >= 1
 
 
+def cpu_seconds(pid: int) -> float | None:
+    """CPU seconds (user + system) the running process *pid* has used so far, from ``/proc``
+    (None where there is none)."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except OSError:
+        return None
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def children_cpu() -> float:
+    """CPU seconds used by this process's finished children."""
+    ru = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return ru.ru_utime + ru.ru_stime
+
+
+def interrupt_after_cpu(proc: subprocess.Popen, seconds: float) -> float:
+    """Send SIGINT to *proc* once it has used *seconds* of CPU (its start-up included: on a loaded
+    machine a wall-clock sleep may end before the imports do); return the CPU it had used.
+    Where ``/proc`` is missing, *seconds* of wall time twice over."""
+    used = cpu_seconds(proc.pid)
+    if used is None:
+        time.sleep(2 * seconds)
+    while used is not None and used < seconds and proc.poll() is None:
+        time.sleep(0.02)
+        used = cpu_seconds(proc.pid)
+    proc.send_signal(signal.SIGINT)
+    return used or 0.0
+
+
 def test_ctrl_c_gives_the_partial_report_and_exit_3(tmp_path):
+    """Ctrl-C 1 CPU second into the walk (after the CPU the same command takes to its first
+    region, measured now): the partial report with exit 3, with little CPU after the signal
+    (no long call that does not see it)."""
     p = tmp_path / "net.json"
     p.write_text(json.dumps(random_net([6, 24, 24, 1], 1).to_dict()))
-    start = _startup()
-    proc = subprocess.Popen(_cli("regions", str(p), "--json"), stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True, cwd=ROOT)
-    time.sleep(start + 1.5)
-    proc.send_signal(signal.SIGINT)
-    out, err = proc.communicate(timeout=30)
+    c = children_cpu()
+    subprocess.run(_cli("regions", str(p), "--json", "--max-regions", "1"), capture_output=True,
+                   check=False, cwd=ROOT)
+    first = children_cpu() - c                    # imports, start-up and one region
+    with open(tmp_path / "out", "w") as out, open(tmp_path / "err", "w") as err:
+        proc = subprocess.Popen(_cli("regions", str(p), "--json"), stdout=out, stderr=err,
+                                cwd=ROOT)
+        at = interrupt_after_cpu(proc, first + 1.0)
+        _, status, ru = os.wait4(proc.pid, 0)
+    proc.returncode = os.waitstatus_to_exitcode(status)
+    err = (tmp_path / "err").read_text()
     assert proc.returncode == 3, err
-    data = json.loads(out)
+    assert ru.ru_utime + ru.ru_stime - at <= 2.0, err    # the report: no long call after Ctrl-C
+    data = json.loads((tmp_path / "out").read_text())
     assert data["complete"] is False and data["reason"] == "interrupted (Ctrl-C)"
     assert data["number_of_regions"] == len(data["regions"]) >= 1
+
+
+def test_first_difference_checks_the_budget_between_batches(monkeypatch):
+    """The exact evaluation of many refutation points runs in batches of ``_CHUNK`` with a budget
+    check between them (400 points next to the hyperplanes of ACAS Xu and its copy took 3 s of
+    CPU in one call: ``equiv --timeout 3`` returned after 7 s); the first differing point is
+    the one a single batch finds."""
+    from semialgebraic.equivalence import refutation
+    a = random_net([4, 12, 12, 1], 3)
+    b = a.with_parameter("W3[0,0]", a.weights[2].row_at(0)[0] + 1)   # differs where neuron 0 is on
+    rng = random.Random(5)
+    pts = [tuple(Q(rng.randint(-64, 64), 32) for _ in range(4)) for _ in range(100)]
+    same = [x for x in pts if a(x) == b(x)]
+    pts = (same * 40)[:40] + [x for x in pts if x not in same]   # the first difference: batch 2
+    first = next(x for x in pts if a(x) != b(x))
+    assert pts.index(first) == 40 > refutation._CHUNK
+    calls = []
+    real = Network.evaluate_batch
+    monkeypatch.setattr(Network, "evaluate_batch",
+                        lambda self, X, **kw: calls.append(X.nrows) or real(self, X, **kw))
+    assert refutation._first_difference(a, b, pts) == first
+    assert refutation._first_difference(a, a, pts) is None
+    assert max(calls) == refutation._CHUNK
+    calls.clear()
+    with Budget(timeout=0).active(), pytest.raises(BudgetExhausted):
+        refutation._first_difference(a, a, pts)
+    assert calls == []                                # nothing evaluated after the deadline
+
+
+def test_equiv_budget_spent_before_the_walk_is_undecided(monkeypatch):
+    """A budget spent in the steps before the walk (refutation, reduction) gives the undecided
+    verdict with its reason, not an error without a report; Ctrl-C there propagates (``batch``
+    stops on it: test_batch.py::test_ctrl_c_leaves_valid_json_lines_and_the_rerun_resumes)."""
+    from semialgebraic.equivalence import equivalent, general
+    now = [0.0]
+    budget = Budget(timeout=5, clock=lambda: now[0])
+    stop = []
+
+    def spent(*args, **kw):              # the reduction's loop, when the time runs out
+        if stop:
+            raise KeyboardInterrupt
+        now[0] = 6.0
+        checkpoint()
+        raise AssertionError("checkpoint() did not stop")
+    monkeypatch.setattr(general, "reduced_difference", spent)
+    a = random_net([3, 6, 6, 1], 4)
+    v = equivalent(a, a, domain=(-1, 1), budget=budget)
+    assert v.answer is None and v.reason == "undecided: timeout of 5 s reached before the walk; " \
+        "0 regions checked, no counterexample found"
+    assert v.details["complete"] is False and budget.reason == "timeout of 5 s reached"
+    stop.append(True)
+    with pytest.raises(KeyboardInterrupt):
+        equivalent(a, a, domain=(-1, 1), budget=Budget(timeout=5))
+
+
+@pytest.mark.slow
+def test_equiv_of_acas_xu_and_a_dead_neuron_stops_at_its_cpu_budget():
+    """ACAS Xu against itself plus a neuron dead on the box (equal there; neither interval
+    bounds nor the random points settle it): 2 s of CPU budget end within 1.05·2 + 2 s of CPU
+    (before the fix: 5 s, the refutation next to the 100 first-layer hyperplanes ran whole after
+    the deadline), undecided with the reason."""
+    from algebra.io import load
+    from semialgebraic.equivalence import equivalent
+    a = load(ROOT / "benchmarks" / "data" / "ACASXU_run2a_1_1_batch_2000.nnet")
+    Ws, bs = [W.to_rows() for W in a.weights], [list(v) for v in a.biases]
+    rng = random.Random(1)
+    Ws[-2] = Ws[-2] + [[Fraction(rng.randint(-8, 8), 8) for _ in range(50)]]
+    bs[-2] = bs[-2] + [Fraction(-1000)]             # dead on [-1/2, 1/2]^5, alive on R^5
+    Ws[-1] = [row + [Fraction(1)] for row in Ws[-1]]
+    b = Network.from_rows(Ws, bs)
+    t = time.process_time()
+    v = equivalent(a, b, domain=(Q(-1, 2), Q(1, 2)), budget=Budget(timeout=2, clock=time.process_time))
+    used = time.process_time() - t
+    assert used <= 1.05 * 2 + 2, used
+    assert v.answer is None and "timeout of 2 s reached" in v.reason
 
 
 def test_dim_timeout_returns_in_time_and_states_the_work_done(tmp_path):

@@ -148,10 +148,13 @@ def test_a_timeout_is_shared_by_every_objective():
     """With a timeout too small to close the first objective (which the sequential order spent
     whole, leaving the others their root bounds: 0.0043 and 0.0083 here), every objective
     ``± (a_o − b_o)`` gets branch-and-bound work: its upper bound is below its root bound; the
-    partial certificate verifies."""
+    partial certificate verifies.  The timeout is 4 s of CPU (what the work needs, whatever else
+    the machine runs: 4 s of wall time at load 5 on 2 cores bought 0.66 s of CPU, and the
+    objectives ended barely below their root bounds); the wall clock's own budgets are the
+    subprocess tests of ``tests/cli/test_budgets.py``."""
     a, b = near_pair([4, 16, 16, 2], 0)
     box = [(Q(-1), Q(1))] * 4
-    r = diff_bounds(a, b, box, timeout=4)
+    r = diff_bounds(a, b, box, budget=Budget(timeout=4, clock=time.process_time))
     assert not r.complete and r.upper is not None and "timeout of 4 s" in r.reason
     D = difference_network(a, b)
     objs = r.certificate["objectives"]
@@ -186,13 +189,29 @@ def test_lower_bound_is_never_negative():
                                          pytest.param([2, 5, 3, 2], 4, marks=pytest.mark.slow)])
 def test_shared_timeout_gives_the_sequential_answer(widths, seed):
     """When every objective finishes, the rounds give exactly the sequential answer (no
-    timeout), which is the region walk's exact maximum."""
+    timeout), which is the region walk's exact maximum.  (120 s of CPU: on a loaded machine 120 s
+    of wall time may not be enough to finish.)"""
     a, b = near_pair(widths, seed)
     box = [(Q(-1), Q(1))] * 2
     seq = diff_bounds(a, b, box)
-    shared = diff_bounds(a, b, box, timeout=120)
+    shared = diff_bounds(a, b, box, budget=Budget(timeout=120, clock=time.process_time))
     exact = max_deviation(a, b, (Q(-1), Q(1)))
     assert exact.complete and seq.complete and shared.complete
     assert shared.lower == shared.upper == seq.lower == seq.upper == exact.value
     assert (shared.point, shared.output, shared.per_output) == (seq.point, seq.output, seq.per_output)
     assert shared.checked is True
+
+
+def test_shares_and_slices_take_the_clock_of_their_budget():
+    """A CPU-time budget stays one in the search's shares and slices (a fake clock here: one tick
+    a read); the slice's seconds are what the outer budget has left on that clock."""
+    from semialgebraic.bab.diff import _Share, _Slice
+    ticks = iter(range(10 ** 6))
+
+    def clock():
+        return float(next(ticks))
+    outer = Budget(timeout=100, clock=clock)                     # start = 0
+    share, sl = _Share(outer, 0.5), _Slice(outer, 1000)
+    assert share.clock is clock is sl.clock
+    assert share.timeout == 0.5 * (100 - 1) and sl.timeout == 100 - 3
+    assert not sl.exhausted() and outer.elapsed() < 100
