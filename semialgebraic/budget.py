@@ -113,8 +113,8 @@ class Budget:
         """This budget's timeout alone (same clock and start, no region limit): it watches the
         phases before a walk, which counts the regions of *this* budget.
 
-        >>> b = Budget(timeout=0, max_regions=0)
-        >>> b.timer().exhausted(), b.timer().reason
+        >>> t = Budget(timeout=0, max_regions=0).timer()
+        >>> t.exhausted(), t.reason
         (True, 'timeout of 0 s reached')
         >>> Budget(timeout=None, max_regions=0).timer().exhausted()
         False
