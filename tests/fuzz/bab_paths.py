@@ -13,7 +13,11 @@ at most 40 ReLUs (the small near-copy path of :func:`semialgebraic.bab.diff._sma
 * ``tree``: the distributed tree :func:`semialgebraic.distributed.tree.tree_diff` in process
   (``workers=0``; tiny tasks and waves so that many subtrees are grafted, ``b_aligned_by``);
 * ``eps``: ``epsilon_equivalent`` at the exact maximum ``T`` and at ``T ± 1e-30``, on the box and
-  on the box ∩ a half-space through it;
+  (``half``) on the box ∩ a half-space through it; ``orth``: ``diff`` and ε on the orthant (+inf
+  with a ray that must grow, checked with Fractions; one input: the exact sup);
+* ``cli``: ``equiv --epsilon`` through the CLI on ``--ball`` and ``--box FILE.json`` with a
+  half-space, exit codes, ``netfibers verify`` of each certificate file; ``timeout``: ``diff`` and
+  ``equiv --epsilon`` with ``--timeout`` 0.2–3 s back in time, exit 0/1/3, sound intervals;
 
 and ``.nnet`` files with normalisation fields read back exactly, ``--box file`` through the CLI.
 Every interval is compared with an exact oracle that shares no code with netfibers (Fractions):
@@ -382,7 +386,7 @@ class Case:
         if truth is not None and low > truth:
             self.find(f"ORACLE: sampled {low} > exact {truth}")
         self.calls["oracle s"] += 0
-        routes = self.routes or ["serial", "paircuts", "nolook", "tree", "eps", "half", "orth", "timeout"]
+        routes = self.routes or ["serial", "paircuts", "nolook", "tree", "eps", "half", "orth", "cli", "timeout"]
         qbox = [(str(lo), str(hi)) for lo, hi in box]
         got = None
         look = search.lookahead
@@ -445,9 +449,57 @@ class Case:
             self.run_eps(A, B, qbox, truth, got, route == "half")
         elif route == "timeout":
             self.run_timeout(truth)
+        elif route == "cli":
+            self.run_cli(truth)
         else:
             raise ValueError(route)
         return None
+
+    def run_cli(self, truth):
+        """Through the CLI: ``equiv --epsilon`` at the exact max and 1e-30 below on ``--ball``
+        (the box's cube hull centred) and on ``--box FILE.json`` with a half-space; exit codes
+        0 / 1 / 3, and ``netfibers verify`` of every certificate file (exit 0)."""
+        d = len(self.box)
+        lo = min(l for l, _ in self.box)
+        hi = max(h for _, h in self.box)
+        cen, rad = (lo + hi) / 2, (hi - lo) / 2
+        ball = [(cen - rad, cen + rad)] * d
+        h = [F(self.rng.randint(-3, 3)) for _ in range(d)]
+        if not any(h):
+            h[0] = F(1)
+        c = sum((u * (l + r) / 2 for u, (l, r) in zip(h, self.box)), F(0))
+        with tempfile.TemporaryDirectory() as wd:
+            pa, pb = os.path.join(wd, "a.json"), os.path.join(wd, "b.json")
+            for p, net in ((pa, self.a), (pb, self.b)):
+                with open(p, "w") as f:
+                    json.dump(to_json(net), f)
+            domf = os.path.join(wd, "dom.json")
+            with open(domf, "w") as f:
+                json.dump({"box": [[str(l), str(r)] for l, r in self.box],
+                           "halfspaces": [{"a": [str(v) for v in h], "b": str(c)}]}, f)
+            for name, dargs, t in (("ball", ["--ball", ",".join(str(cen) for _ in range(d)) + f",{rad}"],
+                                    truth_max(self.a, self.b, ball)),
+                                   ("boxfile", ["--box", domf], truth_max(self.a, self.b, self.box, ((h, c),)))):
+                if t is None:
+                    continue
+                for e, want in ((t, 0), (t - TINY, 1)):
+                    if e < 0:
+                        continue
+                    cert = os.path.join(wd, f"cert_{name}_{want}.json")
+                    code, out, err = cli("equiv", pa, pb, *dargs, "--epsilon", e, "--json", "--timeout", 60,
+                                         "--certificate", cert)
+                    self.calls[f"cli {name} epsilon exit {code}"] += 1
+                    if code not in (want, 3):
+                        self.find(f"cli {name}: equiv --epsilon {e} (exact max {t}) exit {code}, want {want}: "
+                                  f"{err.strip()[:200]}")
+                    if code in (0, 1):
+                        if not os.path.exists(cert):
+                            self.find(f"cli {name}: exit {code} but no certificate")
+                            continue
+                        vc, vout, verr = cli("verify", cert)
+                        self.calls[f"cli verify exit {vc}"] += 1
+                        if vc != 0:
+                            self.find(f"cli {name}: verify exit {vc} on a right answer: {(verr or vout).strip()[:200]}")
 
     def run_timeout(self, truth, slack=10.0):
         """``netfibers diff`` and ``equiv --epsilon`` through the CLI with a short ``--timeout``:

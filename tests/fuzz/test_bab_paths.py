@@ -135,3 +135,19 @@ def test_halfspace_diff_is_exact():
     r = _halfspace_run()
     assert r.complete and F(str(r.lower)) == F(str(r.upper)) == t
     assert _halfspace_run(t) is True
+
+
+def test_nnet_files_that_normalise_differently_get_a_note(tmp_path):
+    """One weight set, two normalisations: the raw networks are what ``equiv`` / ``diff``
+    compare (equivalent, max 0), and stderr says that the files' maps are not compared."""
+    from tests.fuzz.bab_paths import write_nnet
+    p1, p2 = tmp_path / "n1.nnet", tmp_path / "n2.nnet"
+    write_nnet(p1, ABS, [F(-1)], [F(1)], [F(0), F(0)], [F(1), F(1)])
+    write_nnet(p2, ABS, [F(-4)], [F(4)], [F(1), F(0)], [F(2), F(1)])     # x -> (x - 1) / 2
+    code, out, err = cli("equiv", p1, p2)
+    assert code == 0 and "equivalent" in out and "normalise differently" in err
+    code, out, err = cli("diff", p2, p1, "--box", "file", "--json")
+    assert code == 0 and out.count('"upper": "0"') == 1 and '"point": [\n  "-5/2"' in out
+    assert "normalise differently" in err
+    code, out, err = cli("equiv", p1, p1)
+    assert code == 0 and err == ""
