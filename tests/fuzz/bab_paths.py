@@ -323,6 +323,10 @@ class Case:
             m = _copy.deepcopy(cert)
             m["upper"] = str(truth - TINY)
             muts.append(("upper below the truth", m))
+            m = _copy.deepcopy(m)             # the objectives' uppers forged along
+            for ob in m["objectives"]:
+                ob["upper"] = str(min(_qs(ob["upper"]), truth - TINY))
+            muts.append(("upper and objective uppers below the truth", m))
         if truth is None and up is not None and "lower" in cert and _qs(cert["lower"]) > 0 and cert.get("objectives"):
             m = _copy.deepcopy(cert)          # below the attained lower bound: false
             m["upper"] = str(_qs(cert["lower"]) - TINY)
@@ -364,6 +368,18 @@ class Case:
                 ok, why = verify(m)
             except Exception as e:   # InputError is a rejection too
                 ok, why = False, str(e)
+            if m.get("type") == "bab_bound" and m.get("objectives"):
+                from semialgebraic.distributed.tree import _parts
+                from semialgebraic.verify import verify_part
+                parts = ["claim"] + _parts(m)
+                try:                   # the distributed check: every part must hold
+                    ok_parts = all(verify_part(m, p)[0] for p in parts)
+                except Exception:
+                    ok_parts = False
+                self.calls[f"mutants checked in {'one part' if len(parts) == 2 else 'parts'}"] += 1
+                if ok_parts and not ok:
+                    self.find(f"{route}: mutated certificate ({what}) rejected whole but ACCEPTED in parts")
+                ok = ok or ok_parts
             self.calls[f"mutants {what}"] += 1
             if ok:
                 if what in ("cut delta - 1", "pair cut delta - 1"):
@@ -771,7 +787,11 @@ def dim_case(seed, log=print, rare=True):
             calls[f"dim exit {code}"] += 1
             if js is None:
                 findings.append(f"dim {name}: exit {code} {err.strip()[:200]}")
-                continue
+                if "is not in the box" not in err:
+                    continue
+                code, js, err = _dim(p, f"{lo},{hi}")      # the known bug (xfail in the test):
+                if js is None:                               # compare without a certificate
+                    continue
             code2, js2, _ = _dim(p, f"{lo},{hi}")
             strip = lambda j: {k: v for k, v in j.items() if k not in ("seconds", "time")}   # noqa: E731
             if js2 is None or strip(js) != strip(js2):
