@@ -186,7 +186,7 @@ def sampled_max(a, b, box, rng, k=40, halfspaces=()):
 # cases: pairs of one shape
 # -------------------------------------------------------------------------------------------------
 KINDS = ["near_f16", "near_all_1e-3", "near_one_1e-6", "near_bias", "unrelated", "near_dead",
-         "identical_f16"]
+         "identical_f16", "near_perm_scaled"]
 
 
 def _f16(v):
@@ -236,6 +236,10 @@ def make_pair(seed, kind=None, size="small"):
         b[0][1][i] = F(-1, 7)
     elif kind == "unrelated":
         b = random_net(rng, d, hidden, m, style)
+    elif kind == "near_perm_scaled":   # b's neurons permuted and rescaled (b_aligned_by: S1, S2)
+        from tests.fuzz.bab_fuzz import permute, scale
+        b = [([[_f16(v) for v in r] for r in W], [_f16(v) for v in bb]) for W, bb in a]
+        b = permute(scale(b, rng), rng)
     else:
         raise ValueError(kind)
     lo = F(rng.randint(-4, 0), rng.choice([1, 2, 8]))
@@ -358,6 +362,15 @@ class Case:
                     m["point"] = [str(v) for v in y]
                     muts.append(("point moved", m))
                     break
+        for k, st in enumerate(cert.get("b_aligned_by", [])):
+            self.calls[f"{route} b_aligned_by {st.get('step')}"] += 1
+            if st.get("step") == "S2" and truth is not None and truth > 0:
+                m = _copy.deepcopy(cert)          # a factor <= 0 (no symmetry) and a false upper
+                key = next((k2 for k2, v in st.items() if isinstance(v, list)), None)
+                if key is not None and m["b_aligned_by"][k][key]:
+                    m["b_aligned_by"][k][key][0] = "-1"
+                    m["upper"] = str(truth - TINY)
+                    muts.append(("S2 factor -1 and upper below the truth", m))
         if cert.get("cuts"):
             m = _copy.deepcopy(cert)
             c = m["cuts"][0]
