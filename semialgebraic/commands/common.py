@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 
 from algebra import load
-from algebra.io.nnet import nnet_input_box
+from algebra.io.nnet import nnet_input_box, nnet_normalisation
 from algebra.kernel.domains import Domain
 from algebra.exceptions import AlgebraError, InputError
 from algebra.io.native import parse_number, parse_vector, read_json_text
@@ -14,7 +15,7 @@ from algebra.rationals import to_q
 
 from ..cli import fail
 
-__all__ = ["load_network", "load_any", "is_existing_file", "parse_point", "parse_box", "parse_box_domain", "parse_ball",
+__all__ = ["load_network", "load_pair", "load_any", "is_existing_file", "parse_point", "parse_box", "parse_box_domain", "parse_ball",
            "parse_domain", "load_data", "load_certificate"]
 
 
@@ -32,6 +33,20 @@ def load_network(path: str, **options) -> Network:
     if not isinstance(obj, Network):
         fail(f"{path}: expected a network, got a {type(obj).__name__}")
     return obj
+
+
+def load_pair(path_a: str, path_b: str) -> tuple[Network, Network]:
+    """The two networks of ``equiv`` / ``diff``.  Two ``.nnet`` files are read as their raw
+    weight networks (on normalised inputs, :mod:`algebra.io.nnet`); when their normalisations
+    differ, the raw networks are still what is compared, but the files' input-output maps are
+    not: a one-line note on stderr says so (found by the bab fuzz: two files with one weight
+    set and different means were 'equivalent')."""
+    a, b = load_network(path_a), load_network(path_b)
+    na, nb = nnet_normalisation(a), nnet_normalisation(b)
+    if na is not None and nb is not None and na != nb:
+        print(f"netfibers: note: {path_a} and {path_b} normalise differently (.nnet means, ranges or "
+              "input bounds); the raw weight networks on normalised inputs are compared", file=sys.stderr)
+    return a, b
 
 
 def is_existing_file(text: str) -> bool:

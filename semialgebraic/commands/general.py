@@ -41,7 +41,7 @@ from .plot import diff_picture
 from ..dimension import functional_dimension, functional_dimension_certificate
 from ..equivalence import METHODS, equivalent, max_deviation
 from . import display
-from .common import load_network, parse_box, parse_domain
+from .common import load_network, load_pair, parse_box, parse_domain
 from .help import describe
 
 __all__ = ["register"]
@@ -138,7 +138,7 @@ def register(sub, parent) -> None:
 
 
 def cmd_equiv(args) -> int:
-    a, b = load_network(args.a), load_network(args.b)
+    a, b = load_pair(args.a, args.b)
     if a.signature != b.signature:
         fail(f"{args.a} has (inputs, outputs) {a.signature} but {args.b} has {b.signature}")
     if args.epsilon is not None or args.ball is not None:
@@ -252,7 +252,7 @@ def _small(a, b) -> bool:
 
 
 def cmd_diff(args) -> int:
-    a, b = load_network(args.a), load_network(args.b)
+    a, b = load_pair(args.a, args.b)
     if a.signature != b.signature:
         fail(f"{args.a} has (inputs, outputs) {a.signature} but {args.b} has {b.signature}")
     d = a.n_inputs
