@@ -387,8 +387,9 @@ def bounded_diff(a: Network, b: Network, dom: Domain, budget: Budget, eps=None,
     if unbounded and not refuted:
         reasons.append(_NO_UPPER)
     if refuted or unbounded:
-        complete = False if unbounded and not refuted else complete
-        upper = None if unbounded else max(max(hi for _, hi in per_output), lower)
+        complete = False if (unbounded and not refuted) or not per_output else complete
+        # refuted before any objective ran (budget spent at once): only the lower bound is known
+        upper = None if unbounded or not per_output else max(max(hi for _, hi in per_output), lower)
     else:
         upper = max(hi for _, hi in per_output)
     from ..certificates.bab_bound import bab_bound_certificate
@@ -403,8 +404,27 @@ def bounded_diff(a: Network, b: Network, dom: Domain, budget: Budget, eps=None,
     if eps is None:
         complete = upper is not None and lower == upper
     reason = ("lower = upper" if complete and eps is None else
-              "; ".join(dict.fromkeys(reasons)) or ("the bound holds" if eps is not None else ""))
+              "; ".join(dict.fromkeys(reasons)) or _eps_reason(eps, upper, refuted))
     return BabResult(lower, upper, point, out, per_output, nodes, complete, reason, cert)
+
+
+def _eps_reason(eps, upper, refuted) -> str:
+    """The reason of an ε question no budget or objective explained: it holds, it is refuted, or
+    the certified upper bound stays above ε (fuzz 2026-12-03: an undecided answer once said "the
+    bound holds").
+
+    >>> _eps_reason(None, Q(1), False), _eps_reason(Q(1), Q(1), False), _eps_reason(Q(1), Q(2), True)
+    ('', 'the bound holds', 'a point exceeds epsilon')
+    >>> _eps_reason(Q(1), Q(2), False)
+    'the certified upper bound 2 stays above epsilon'
+    """
+    if eps is None:
+        return ""
+    if refuted:
+        return "a point exceeds epsilon"
+    if upper is not None and upper <= eps:
+        return "the bound holds"
+    return f"the certified upper bound {upper} stays above epsilon"
 
 
 def primal_round(lower, upper, best_lower, done: int):

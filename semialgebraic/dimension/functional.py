@@ -330,7 +330,7 @@ class _Sandwich:
         nrng = np.random.default_rng(seed)
         m = max(1, net.n_outputs)
         first_rows = min(N + 64, int(1.3 * upper) + 64)   # eliminated once; later rows shrink the kernel
-        new_points = batch_simplex(net, [reg.point for reg in self.regions])   # every walked region
+        new_points = batch_simplex(net, [reg.point for reg in self.regions], self.dom)   # every walked region
         while True:
             try:
                 if not self.complete:
@@ -380,7 +380,7 @@ class _Sandwich:
         self.proven, witnesses, self.proofs = prove_suspects(net, self.dom, self.evidence, self.budget,
                                                              spread=self.spread_count())
         if witnesses:                  # exact inputs where a suspect parameter is exercised
-            Xw, masks = exact_masks(net, batch_simplex(net, witnesses))
+            Xw, masks = exact_masks(net, batch_simplex(net, witnesses, self.dom))
             if Xw:
                 self.add_rows(Xw, masks)
                 self.rank = max(self.rank, self.N - self.kernel.shape[1])

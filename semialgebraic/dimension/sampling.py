@@ -197,7 +197,7 @@ def _exact_points(net, dom, U, chosen, pool) -> list:
         out.append(tuple(Q(*float(v).as_integer_ratio()) for v in U[t]))
     walked = [out[c] for c, t in enumerate(chosen) if t >= pool]
     if walked:
-        out += batch_simplex(net, walked)[len(walked):]
+        out += batch_simplex(net, walked, dom)[len(walked):]
     return out
 
 
@@ -428,12 +428,24 @@ def spread_points(net: Network, dom, witness, targets: dict, count: int | None =
     return out
 
 
-def batch_simplex(net: Network, bases) -> list:
-    """Each base point and d points x + t e_k of its region (patterns checked exactly, in batch;
-    t = 2^-20, then 2^-40, …; points whose region cannot be matched are dropped)."""
+def _inside(dom):
+    """A test that a point lies in the domain (``(lo, hi)`` a cube, ``"orthant"``, else R^d)."""
+    if isinstance(dom, tuple):
+        lo, hi = dom
+        return lambda y: all(lo <= v <= hi for v in y)
+    if dom == "orthant":
+        return lambda y: all(v >= 0 for v in y)
+    return lambda y: True
+
+
+def batch_simplex(net: Network, bases, dom=None) -> list:
+    """Each base point and d points x ± t e_k of its region (patterns checked exactly, in batch;
+    t = 2^-20, then 2^-40, …; the step is −t where +t leaves the domain *dom*; points whose
+    region cannot be matched inside the domain are dropped)."""
     if not bases:
         return []
     d = net.n_inputs
+    inside = _inside(dom)
     pats = _patterns(net, bases)
     out = list(map(tuple, bases))
     todo = [(i, k) for i in range(len(bases)) for k in range(d)]
@@ -441,14 +453,18 @@ def batch_simplex(net: Network, bases) -> list:
     for _ in range(4):
         if not todo:
             break
-        cand = []
+        cand, kept = [], []
         for i, k in todo:
-            y = list(bases[i])
-            y[k] += t
-            cand.append(tuple(y))
-        got = _patterns(net, cand)
+            for step in (t, -t):
+                y = list(bases[i])
+                y[k] += step
+                if inside(y):
+                    cand.append(tuple(y))
+                    kept.append((i, k))
+                    break
+        got = _patterns(net, cand) if cand else []
         rest = []
-        for (i, k), y, p in zip(todo, cand, got):
+        for (i, k), y, p in zip(kept, cand, got):
             if p == pats[i]:
                 out.append(y)
             else:
@@ -469,16 +485,20 @@ def _patterns(net, pts) -> list:
     return [sum((layer[i] for layer in cols), ()) for i in range(len(pts))]
 
 
-def simplex_points(net: Network, x, pat) -> list:
-    """x and d points x + t e_k in the same region (t halved until the pattern is unchanged)."""
+def simplex_points(net: Network, x, pat, dom=None) -> list:
+    """x and d points x ± t e_k in the same region and the domain *dom* (t quartered until the
+    pattern is unchanged; −t where +t leaves the domain)."""
     pts = [tuple(x)]
     d = net.n_inputs
+    inside = _inside(dom)
     for c in range(d):
         t = Q(1, 8)
         for _ in range(80):
             y = list(x)
             y[c] += t
-            if net.activation_pattern(y) == tuple(pat):
+            if not inside(y):
+                y[c] -= 2 * t
+            if inside(y) and net.activation_pattern(y) == tuple(pat):
                 pts.append(tuple(y))
                 break
             t /= 4

@@ -83,10 +83,8 @@ def test_bab_paths_more_seeds(seed):
 RARE = [([[F(1)], [F(-1)], [F(1)]], [F(0), F(0), F(-1) + F(1, 10**6)]), ([[F(1), F(1), F(1)]], [F(0)])]
 
 
-@pytest.mark.xfail(strict=True, reason="semialgebraic/dimension/sampling.py batch_simplex (and "
-                   "simplex_points): the d points x + t·e_k of a region are checked for its pattern "
-                   "but not for the domain: at x = 1 − 2^-21 of [−1, 1] it adds 1 + 2^-21, so the "
-                   "certificate's internal check fails ('input 5 is not in the box'): exit 4")
+# dimension/sampling.py batch_simplex once stepped x + t·e_k out of the box (fuzz: exit 4,
+# 'input 5 is not in the box'); it now steps by −t there
 def test_dim_certificate_with_a_region_thin_at_the_box_edge(tmp_path):
     import json
     p = tmp_path / "rare.json"
@@ -153,12 +151,8 @@ def test_nnet_files_that_normalise_differently_get_a_note(tmp_path):
     assert code == 0 and err == ""
 
 
-@pytest.mark.xfail(strict=True, raises=ValueError,
-                   reason="semialgebraic/bab/diff.py bounded_diff (the line 'upper = None if unbounded "
-                   "else max(max(hi for _, hi in per_output), lower)'): with a timeout spent before "
-                   "the first slice of _rounds, no objective ran (per_output empty) but the centre "
-                   "point already refutes epsilon: max() of an empty sequence, exit 4 (fuzz: equiv "
-                   "--epsilon 1e-6 --timeout 0.02 on make_pair(307, 'near_all_1e-3', 'big'))")
+# diff.py bounded_diff once took max() of no objective's bounds when the budget was spent before
+# the first slice but the centre point refuted epsilon (fuzz: exit 4)
 def test_epsilon_refuted_before_any_objective_ran(monkeypatch):
     from algebra.network import Network
     from semialgebraic.bab import diff as diff_module
