@@ -187,12 +187,14 @@ def _box_rows(box):
     return brows + [tuple(-v for v in r) for r in brows], [hi for _, hi in box] + [-lo for lo, _ in box]
 
 
-def exact_region(Ws, bs, box, ivs, c):
+def exact_region(Ws, bs, box, ivs, c, halfspaces=()):
     """A leaf without unstable neurons where HiGHS gave no point (a thin region, or one HiGHS
     calls infeasible without a usable proof): the exact LP of its whole region in the input
-    coordinates.  ``("max", (mu, alpha, beta), point)`` (its optimum's multipliers),
-    ``("empty", (mu, alpha, beta), None)`` (the multipliers of its Motzkin certificate for the
-    zero objective: the caller keeps them only when their exact bound is negative), or None."""
+    coordinates (and the domain's *halfspaces* ``a·x <= b``).  ``("max", (mu, alpha, beta),
+    point)`` (its optimum's multipliers), ``("empty", (mu, alpha, beta), None)`` (the
+    multipliers of its Motzkin certificate for the zero objective: the caller keeps them only
+    when their exact bound is negative), or None.  With *halfspaces* the multipliers have a 4th
+    part, ``kappa`` (``[[k_i]]``: the rows' multipliers, ``>= 0``)."""
     if any(lo < 0 < hi for layer in ivs[:-1] for lo, hi in layer):
         return None
     d, L = len(box), len(Ws)
@@ -202,6 +204,9 @@ def exact_region(Ws, bs, box, ivs, c):
     if cand is None:
         return None
     A_box, b_box = _box_rows(box)
+    A_box += [tuple(a) for a, _ in halfspaces]
+    b_box += [b for _, b in halfspaces]
+    nh = 2 * d + len(halfspaces)
     checkpoint()
     res = optimize(list(G[L - 1].transpose().apply(c)), A_le=A_box + [r[3] for r in cand],
                    b_le=b_box + [r[4] for r in cand], n=d)
@@ -212,9 +217,12 @@ def exact_region(Ws, bs, box, ivs, c):
     else:
         return None
     nus = [[_ZERO] * len(layer) for layer in ivs]
-    for (l, j, sign, _, _), y in zip(cand, ys[2 * d:]):
+    for (l, j, sign, _, _), y in zip(cand, ys[nh:]):
         nus[l][j] += sign * y
-    return kind, _multipliers(Ws, ivs, act, target, nus), (list(res.point) if kind == "max" else None)
+    y = _multipliers(Ws, ivs, act, target, nus)
+    if halfspaces:
+        y = (*y, [list(ys[2 * d:nh])])
+    return kind, y, (list(res.point) if kind == "max" else None)
 
 
 def _region_lp(G, g, box, ivs, grad, x):

@@ -177,33 +177,44 @@ def _exact_leaf(Ws, bs, box, ivs, c, x, sym, value, holder, bnd):
     return _closed(sym, box, ivs, c, (mu, alpha, beta), p, value, holder, bnd)
 
 
-def _closed(sym, box, ivs, c, y, p, value, holder, bnd):
-    """``(bound, (value, point) or None)`` of exact multipliers *y* and optimal point *p* of a
-    leaf's region; *holder* takes *y* when their bound is below *bnd*."""
-    found = (value(p), p) if all(lo <= v <= hi for v, (lo, hi) in zip(p, box)) else None
-    val = exact_bound_int(sym, box, ivs, c, *y)
+def _closed(sym, box, ivs, c, y, p, value, holder, bnd, halfspaces=()):
+    """``(bound, (value, point) or None)`` of exact multipliers *y* (``(mu, alpha, beta[,
+    kappa])``, kappa weighing the domain's *halfspaces*) and optimal point *p* of a leaf's
+    region; *holder* takes *y* when their bound is below *bnd*."""
+    inside = all(lo <= v <= hi for v, (lo, hi) in zip(p, box)) and all(
+        sum((u * v for u, v in zip(a, p)), _ZERO) <= b for a, b in halfspaces)
+    found = (value(p), p) if inside else None
+    kappa = y[3] if len(y) > 3 else None
+    val = exact_bound_int(sym, box, ivs, c, *y[:3], kappa=kappa, halfspaces=halfspaces)
     if val < bnd:
         holder.clear()
         holder.update({"bound": val, "mu": y[0], "alpha": y[1], "beta": y[2]})
+        if kappa is not None:
+            holder["kappa"] = kappa[0]
         bnd = val
     return bnd, found
 
 
-def _exact_region(Ws, bs, box, ivs, c, sym, value, holder, bnd):
+def _exact_region(Ws, bs, box, ivs, c, sym, value, holder, bnd, halfspaces=()):
     """:func:`.exactleaf.exact_region` at a leaf without unstable neurons: None when its
     multipliers prove the leaf empty (*holder* then an ``"empty": "dual"`` leaf), else
     ``(bound, (value, point) or None)`` as :func:`_exact_leaf`."""
-    got = exact_region(Ws, bs, box, ivs, c)
+    got = exact_region(Ws, bs, box, ivs, c, halfspaces)
     if got is None:
         return bnd, None
-    kind, (mu, alpha, beta), p = got
+    kind, y, p = got
+    mu, alpha, beta = y[:3]
+    kappa = y[3] if len(y) > 3 else None
     if kind == "empty":
-        if exact_bound_int(sym, box, ivs, [_ZERO] * len(c), mu, alpha, beta) < 0:
+        if exact_bound_int(sym, box, ivs, [_ZERO] * len(c), mu, alpha, beta, kappa=kappa,
+                           halfspaces=halfspaces) < 0:
             holder.clear()
             holder.update({"empty": "dual", "mu": mu, "alpha": alpha, "beta": beta})
+            if kappa is not None:
+                holder["kappa"] = kappa[0]
             return None
         return bnd, None
-    return _closed(sym, box, ivs, c, (mu, alpha, beta), p, value, holder, bnd)
+    return _closed(sym, box, ivs, c, y, p, value, holder, bnd, halfspaces)
 
 
 def _multipliers(y):
@@ -612,16 +623,27 @@ def bound_objective(Ws, bs, box, c, value, *, budget: Budget | None = None,
                         v = value(p)
                         if v > lower:
                             lower, point = v, p
-                if x is not None and unstable == 0 and bnd > cut() and not engine.halfspaces:
-                    bnd = _exact_leaf(Ws, bs, nbox, ivs, c, x, engine.sym, value, holder, bnd)
+                if x is not None and unstable == 0 and bnd > cut():
+                    if engine.halfspaces:    # the region's exact LP with the domain's rows
+                        fb = _exact_region(Ws, bs, nbox, ivs, c, engine.sym, value, holder, bnd,
+                                           engine.halfspaces)
+                        if fb is None:
+                            if recs:
+                                holder["tightened"] = recs
+                            return
+                        bnd = fb
+                    else:
+                        bnd = _exact_leaf(Ws, bs, nbox, ivs, c, x, engine.sym, value, holder, bnd)
                     if bnd[1] is not None and bnd[1][0] > lower:
                         lower, point = bnd[1]
                     bnd = bnd[0]
-            if (got is None or got[2] is None) and unstable == 0 and bnd > cut() and not engine.halfspaces:
+            if (got is None or got[2] is None) and unstable == 0 and bnd > cut():
                 # HiGHS gave no point at a leaf with nothing left to split (a thin region, or
                 # one it calls infeasible without a usable proof): the region's exact LP decides
                 # (found by a fuzz run 2026-12-02: a split-neuron pair kept 55/168 over 1.5e-9)
-                fb = _exact_region(Ws, bs, nbox, ivs, c, engine.sym, value, holder, bnd)
+                # (with the domain's half-spaces too: fuzz 2026-12-03, a stable leaf of box ∩
+                # {x >= 1} kept the affine bound of its whole box, 73 % above the exact max)
+                fb = _exact_region(Ws, bs, nbox, ivs, c, engine.sym, value, holder, bnd, engine.halfspaces)
                 if fb is None:
                     if recs:
                         holder["tightened"] = recs
