@@ -13,7 +13,7 @@ import numpy as np
 from algebra.rationals import from_float
 
 from ..budget import checkpoint
-from ..lp.floatlp import new_highs, run_highs
+from ..lp.floatlp import dense_max
 
 __all__ = ["float_candidates", "many_candidates", "region_search"]
 
@@ -127,7 +127,6 @@ def _exact_point(x, box):
 def _region_lp(Ws, bs, x, o, s, lo, hi, halfspaces):
     """HiGHS on ``max s·D_o`` over the linear region of *x* (its activation pattern) in the box
     ∩ *halfspaces*: the optimal vertex (floats) and its float value, or None."""
-    from highspy import _core as hc
     d = len(x)
     M, v, h = np.eye(d), np.zeros(d), x
     rows, rhs = [], []
@@ -147,25 +146,8 @@ def _region_lp(Ws, bs, x, o, s, lo, hi, halfspaces):
         rhs.append(np.array([float(b)]))
     R = np.vstack(rows) if rows else np.zeros((0, d))
     r = np.concatenate(rhs) if rhs else np.zeros(0)
-    lp = hc.HighsLp()
-    lp.num_col_, lp.num_row_ = d, len(r)
-    lp.col_cost_ = s * G[o]
-    lp.col_lower_, lp.col_upper_ = lo, hi
-    lp.row_lower_ = np.full(len(r), -hc.kHighsInf)
-    lp.row_upper_ = r
-    lp.sense_ = hc.ObjSense.kMaximize
-    A = lp.a_matrix_
-    A.format_ = hc.MatrixFormat.kRowwise
-    A.start_ = np.arange(0, R.size + 1, max(d, 1), dtype=np.int32)[:len(r) + 1]
-    A.index_ = np.tile(np.arange(d, dtype=np.int32), len(r))
-    A.value_ = R.ravel()
-    A.num_col_, A.num_row_ = d, len(r)
-    hs = new_highs()
-    hs.passModel(lp)
-    run_highs(hs)
-    if str(hs.getModelStatus()).rsplit(".", 1)[-1] != "kOptimal":
-        return None
-    return np.array(hs.getSolution().col_value), hs.getInfo().objective_function_value + s * g[o]
+    got = dense_max(R, r, s * G[o], lo, hi)
+    return None if got is None else (got[0], got[1] + s * g[o])
 
 
 _LPS = 120             # region LPs per call of region_search (counted, not clocked)

@@ -28,7 +28,7 @@ import numpy as np
 from algebra.rationals import Q, from_float
 
 from ..budget import checkpoint
-from ..lp.floatlp import new_highs, run_highs
+from ..lp.floatlp import dense_max
 
 __all__ = ["sign_walk", "WALK_LPS", "RADIUS"]
 
@@ -197,24 +197,5 @@ class _Walk:
 
 def _lp(A, r, cost, lo, hi):
     """HiGHS: max cost·x subject to ``A x <= r``, ``lo <= x <= hi``; the optimum or None."""
-    from highspy import _core as hc
-    n = len(cost)
-    lp = hc.HighsLp()
-    lp.num_col_, lp.num_row_ = n, len(r)
-    lp.col_cost_ = cost
-    lp.col_lower_, lp.col_upper_ = lo, hi
-    lp.row_lower_ = np.full(len(r), -hc.kHighsInf)
-    lp.row_upper_ = r
-    lp.sense_ = hc.ObjSense.kMaximize
-    M = lp.a_matrix_
-    M.format_ = hc.MatrixFormat.kRowwise
-    M.start_ = np.arange(0, A.size + 1, n, dtype=np.int32)[:len(r) + 1]
-    M.index_ = np.tile(np.arange(n, dtype=np.int32), len(r))
-    M.value_ = A.ravel()
-    M.num_col_, M.num_row_ = n, len(r)
-    hs = new_highs()
-    hs.passModel(lp)
-    run_highs(hs)
-    if str(hs.getModelStatus()).rsplit(".", 1)[-1] != "kOptimal":
-        return None
-    return np.array(hs.getSolution().col_value)
+    got = dense_max(A, r, cost, lo, hi)
+    return None if got is None else got[0]

@@ -32,7 +32,7 @@ from algebra.rationals import Q
 
 from .certificates import add_vectors, dot
 
-__all__ = ["guess_and_verify", "guess_basis_le", "FloatLP", "new_highs", "run_highs",
+__all__ = ["guess_and_verify", "guess_basis_le", "FloatLP", "new_highs", "run_highs", "dense_max",
            "set_highs_threads", "highs_threads"]
 
 _ZERO = Q(0)
@@ -88,6 +88,33 @@ def run_highs(h):
         hc._Highs.resetGlobalScheduler(True)
         status = h.run()
     return status
+
+
+def dense_max(A, r, cost, lo, hi):
+    """HiGHS (floats, a hint only): ``max cost·x`` subject to the dense rows ``A x <= r`` and
+    ``lo <= x <= hi`` (numpy arrays); ``(x, objective)`` at the optimum, else None."""
+    import numpy as np
+    from highspy import _core as hc
+    n = len(cost)
+    lp = hc.HighsLp()
+    lp.num_col_, lp.num_row_ = n, len(r)
+    lp.col_cost_ = cost
+    lp.col_lower_, lp.col_upper_ = lo, hi
+    lp.row_lower_ = np.full(len(r), -hc.kHighsInf)
+    lp.row_upper_ = r
+    lp.sense_ = hc.ObjSense.kMaximize
+    M = lp.a_matrix_
+    M.format_ = hc.MatrixFormat.kRowwise
+    M.start_ = np.arange(0, A.size + 1, max(n, 1), dtype=np.int32)[:len(r) + 1]
+    M.index_ = np.tile(np.arange(n, dtype=np.int32), len(r))
+    M.value_ = A.ravel()
+    M.num_col_, M.num_row_ = n, len(r)
+    hs = new_highs()
+    hs.passModel(lp)
+    run_highs(hs)
+    if str(hs.getModelStatus()).rsplit(".", 1)[-1] != "kOptimal":
+        return None
+    return np.array(hs.getSolution().col_value), hs.getInfo().objective_function_value
 
 
 # ------------------------------------------------------------------------------------------------
