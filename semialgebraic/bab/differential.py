@@ -13,6 +13,12 @@ of ``b`` and the difference ``δ_l = z_{a,l} − z_{b,l}`` is bounded layer by l
   intersected with ``[la − ub, ua − lb]`` from the node's intervals (skipped when it would empty
   the interval), and rounded outward to the grid of :mod:`.symbolic`.
 
+With the back-substitution (``symbolic``) each layer's δ is also kept inside the plain chain's
+(the interval rules alone, from the plain δ below: :meth:`DifferentialNet.state`), or replaced by
+it when the two are disjoint.  On a non-empty node the rules are monotone in δ, so this only acts
+on nodes that are empty (a rule's intersection would be empty and is skipped, which is sound but
+can leave the symbolic δ outside the plain one): the symbolic δ is never looser than the plain.
+
 The last δ is ``a − b`` itself: its interval bounds ``± (a_o − b_o)`` on the node.  A float16 copy
 has a small ``A − B``, so δ stays small where the plain intervals of ``D`` are wide.
 """
@@ -39,6 +45,12 @@ def _meet(cur, lo, hi):
     """``cur ∩ [lo, hi]``, or *cur* when that is empty."""
     lo2, hi2 = max(cur[0], lo), min(cur[1], hi)
     return cur if lo2 > hi2 else (lo2, hi2)
+
+
+def _within(cur, plain):
+    """``cur ∩ plain``, or *plain* when that is empty (then the node is empty)."""
+    lo2, hi2 = max(cur[0], plain[0]), min(cur[1], plain[1])
+    return plain if lo2 > hi2 else (lo2, hi2)
 
 
 def relu_difference(za, zb, d):
@@ -145,8 +157,9 @@ class DifferentialNet:
         return self.state(box, ivs, symbolic, parent, layer)[0]
 
     def state(self, box, ivs, symbolic=True, parent=None, layer=0, hook=None):
-        """``(deltas, lines, None)``: :meth:`deltas` and the δ network's relaxations (limb form,
-        :meth:`.symbolic.IntLayers.relax`).  *hook* (LP tightening, :meth:`.tighten.Tightener.
+        """``(deltas, lines, plain)``: :meth:`deltas`, the δ network's relaxations (limb form,
+        :meth:`.symbolic.IntLayers.relax`) and, with *symbolic*, the plain δ chain (interval
+        rules alone) that bounds every layer's δ (module docstring; None without *symbolic*).  *hook* (LP tightening, :meth:`.tighten.Tightener.
         deltas`) maps ``(l, δ of hidden layer l, δ of the layers below)`` to layer *l*'s final δ
         (intersected with certified bounds) before its lines are made."""
         L = len(self.A)
@@ -154,41 +167,50 @@ class DifferentialNet:
             layer = 0
         out = [] if parent is None else list(parent[0][:layer])
         lines = [] if parent is None else list(parent[1][:layer])
+        plain = None if not symbolic else [] if parent is None else list(parent[2][:layer])
         for l in range(layer, L):
             checkpoint()
-            if l == 0:
-                lo, hi, E = self.T.box_ints(box)
-            else:
-                prev, n = ivs[l - 1], len(ivs[l - 1]) // 2
-                dh = _grid([relu_difference(prev[j], prev[n + j], out[-1][j]) for j in range(n)])
-                hb = [(max(a, 0), max(b, 0)) for a, b in _grid(prev[n:])]
-                lo, hi, E = [a for a, _ in dh + hb], [b for _, b in dh + hb], _G
-            # the δ rows of the δ network: A_l Δh + (A_l − B_l) h_b + (α_l − β_l), exact
-            k = len(self.A[l])
-            low, upp, F = self.T.images[l].bounds(lo, hi, E)
-            e = self.T.bden[l]
-            b = self.T.bnum[l] * F
-            d = [(Q(u, F * e), Q(v, F * e)) for u, v in zip((low * e + b)[:k].tolist(), (upp * e + b)[:k].tolist())]
-            cur = ivs[l]
-            if l < L - 1:
-                n = len(cur) // 2
-                d = [_meet(dj, cur[j][0] - cur[n + j][1], cur[j][1] - cur[n + j][0])
-                     for j, dj in enumerate(d)]
-            else:
-                d = [_meet(dj, lo, hi) for dj, (lo, hi) in zip(d, cur)]
-            d = [(down(lo), up(hi)) for lo, hi in d]
+            d = self._rules(l, box, ivs, out[-1] if l else None)
+            if symbolic:
+                p = d if l == 0 else self._rules(l, box, ivs, plain[-1])
+                plain.append(p)
             if symbolic and l > 0:
                 lam, scale, const, cden = self.T.rows_of(l, list(range(len(d))))
                 num, D = back_substitute(self.T, l - 1, lines, box, lam, scale, const, cden)
                 ub = [Q(v, _G) for v in (-((-num * _G) // D)).tolist()]   # up(num / D)
                 k = len(d)
-                d = [_meet(dj, -ub[k + j], ub[j]) for j, dj in enumerate(d)]
+                d = [_within(_meet(dj, -ub[k + j], ub[j]), pj) for j, (dj, pj) in enumerate(zip(d, p))]
             if hook is not None and l < L - 1:
                 d = hook(l, d, out)
             out.append(d)
             if symbolic and l < L - 1:
-                lines.append(self.T.relax(*_paired_lines(cur, d)))
-        return out, lines, None
+                lines.append(self.T.relax(*_paired_lines(ivs[l], d)))
+        return out, lines, plain
+
+    def _rules(self, l, box, ivs, below):
+        """Layer *l*'s δ by the interval rules (module docstring) from the δ of layer ``l − 1``
+        (*below*), intersected with the node's intervals and rounded outward to the grid."""
+        if l == 0:
+            lo, hi, E = self.T.box_ints(box)
+        else:
+            prev, n = ivs[l - 1], len(ivs[l - 1]) // 2
+            dh = _grid([relu_difference(prev[j], prev[n + j], below[j]) for j in range(n)])
+            hb = [(max(a, 0), max(b, 0)) for a, b in _grid(prev[n:])]
+            lo, hi, E = [a for a, _ in dh + hb], [b for _, b in dh + hb], _G
+        # the δ rows of the δ network: A_l Δh + (A_l − B_l) h_b + (α_l − β_l), exact
+        k = len(self.A[l])
+        low, upp, F = self.T.images[l].bounds(lo, hi, E)
+        e = self.T.bden[l]
+        b = self.T.bnum[l] * F
+        d = [(Q(u, F * e), Q(v, F * e)) for u, v in zip((low * e + b)[:k].tolist(), (upp * e + b)[:k].tolist())]
+        cur = ivs[l]
+        if l < len(self.A) - 1:
+            n = len(cur) // 2
+            d = [_meet(dj, cur[j][0] - cur[n + j][1], cur[j][1] - cur[n + j][0])
+                 for j, dj in enumerate(d)]
+        else:
+            d = [_meet(dj, lo, hi) for dj, (lo, hi) in zip(d, cur)]
+        return [(down(lo), up(hi)) for lo, hi in d]
 
     def bound(self, box, ivs, c):
         """Upper bound of ``c · (a − b)`` on the node (c a signed unit vector or any vector)."""

@@ -78,7 +78,9 @@ and neuron splits:
   ``δ`` when ``lb >= 0``; the chords of ``max(0, δ)`` / ``min(0, δ)`` on ``[dl, du]``, slopes
   rounded up to G; the least upper / greatest lower line at the middle of ``[dl, du]``, the
   first on a tie); the cap of ``Δh`` in the coefficient rounding is the paired rule's upper
-  end.
+  end.  Each such δ is then met with the plain paired δ of its layer (the rules alone, from
+  the plain δ below), or replaced by it when the two are disjoint (both enclose δ on the leaf,
+  so the leaf is then empty): the neurodiff δ is never wider than the paired one.
 
 It checks the multipliers' signs (α, β ≥ 0 on unstable neurons, β = 0 on stable active, both 0
 on stable inactive), recomputes the Neumaier–Shcherbina bound ``μ·b − β·s·lo + Σ_v max_{v in

@@ -288,6 +288,10 @@ def _intersect(iv, lo, hi):
     return (a, b)
 
 
+def _meets(iv, other):
+    return max(iv[0], other[0]) <= min(iv[1], other[1])
+
+
 def _pair(za, zb, dd):
     la, ua = za
     lb, ub = zb
@@ -381,12 +385,15 @@ def paired_deltas(weights, biases, box, ivs, symbolic=False, every_layer=False, 
     """The last layer's δ intervals (bounds of ``a − b``) of the paired differential bound;
     with *symbolic* (``"differential": "neurodiff"``) every layer's δ intervals are also
     intersected with the back-substitution of ``± δ`` through the δ network's relaxations.
+    Each symbolic δ is kept inside the plain one (``symbolic=False``), replaced by it when
+    the two are disjoint (then no point of the node exists).
     *adjust* (optional, :mod:`semialgebraic.verify.bab_intermediate`) maps ``(l, δ of hidden
     layer l, δ of the layers below)`` to layer *l*'s certified (tightened) δ, before its
     lines are made.
     The interval rule's sum ``A_l Δh + (A_l − B_l) relu(z_b) + (α_l − β_l)`` is the exact
     interval image of the δ rows of the δ network (:func:`_delta_network`) over ``(Δh, h_b)``."""
     depth = len(weights)
+    plain = paired_deltas(weights, biases, box, ivs, every_layer=True) if symbolic else None
     delta = None
     width_prev = None
     layers = []
@@ -421,6 +428,9 @@ def paired_deltas(weights, biases, box, ivs, symbolic=False, every_layer=False, 
                                    net.e[l])
             ub = [Q(v, _SCALE) for v in _on_grid(num, den)[1].tolist()]
             delta = [_intersect(delta[j], -ub[count + j], ub[j]) for j in range(count)]
+            # kept inside the plain δ (interval rules alone), or that one when disjoint: the
+            # node is then empty, as both enclose δ on the node
+            delta = [_intersect(dj, *pj) if _meets(dj, pj) else pj for dj, pj in zip(delta, plain[l])]
         if adjust is not None and not last:
             delta = adjust(l, delta, layers)
         if symbolic and not last:

@@ -7,7 +7,7 @@ import json
 import random
 
 import pytest
-from hypothesis import HealthCheck, given, settings, strategies as st
+from hypothesis import HealthCheck, example, given, settings, strategies as st
 
 from algebra.kernel import difference_network
 from algebra.network import Network
@@ -52,8 +52,19 @@ def near_pairs(draw):
     return Network.from_rows(ws, bs), Network.from_rows(ws2, bs2), box, seed
 
 
+def _empty_node_case():
+    """A node that is empty (the split ``(1, 2)`` inactive, but ``z_{1,2} >= 13/192`` on the
+    box) where a skipped, empty intersection left the symbolic δ disjoint from the plain one."""
+    rows = [[[0], [-1], [-2], ["1/2"]], [[0, "1/2", -1, "1/2"], [0, 0, "1/2", 1]],
+            [[0, 0], [1, "1/2"], ["1/2", 0]], [[0, 1, "-3/2"]]]
+    a = Network.from_rows(rows, [[0, 1, 0, 0], ["1/3", 0], [0, 0, 0], [0]])
+    b = Network.from_rows(rows, [[0, 1, "1/64", "1/64"], ["1/3", 0], [0, 0, 0], [0]])
+    return a, b, [(Q(-1, 2), Q(1, 2))], 2454
+
+
 @settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(near_pairs())
+@example(_empty_node_case())
 def test_symbolic_and_differential_bounds_are_sound_and_replayed(case):
     a, b, box, seed = case
     Ws, bs = _layers(difference_network(a, b))
@@ -87,6 +98,28 @@ def test_symbolic_and_differential_bounds_are_sound_and_replayed(case):
                 n = len(z) // 2 if l < len(zs) - 1 else len(z)
                 diff = [z[j] - z[n + j] for j in range(n)] if l < len(zs) - 1 else z
                 assert all(lo <= v <= hi for v, (lo, hi) in zip(diff, deltas[l]))
+
+
+def test_symbolic_delta_stays_inside_the_plain_one_on_an_empty_node():
+    a, b, box, _ = _empty_node_case()
+    D = difference_network(a, b)
+    Ws, bs = _layers(D)
+    assert min(_trace(Ws, bs, [x])[1][2] for x in (Q(-1, 2), Q(-1, 32), Q(1, 128), Q(1, 2))) == Q(13, 192)
+    ivs = SymbolicNet(Ws, bs).intervals(box, {(1, 2): 0})     # empty node, not detected
+    assert ivs[3] == [(Q(14316557653, 2 ** 40), Q(228349094571, 2 ** 39))]
+    dn = DifferentialNet(Ws, bs)
+    plain = dn.deltas(box, ivs, symbolic=False)
+    assert plain[3] == [(Q(14316557653, 2 ** 40), Q(1, 64))]
+    assert plain[2][1] == (Q(-5, 256), Q(1, 64))
+    sym = dn.deltas(box, ivs)
+    assert sym[2][1] == (Q(-17179869185, 2 ** 40), Q(3, 256))   # tighter than plain
+    assert sym[3] == plain[3]             # was [-13600729771/2^40, 0], disjoint from plain
+    assert paired_deltas(Ws, bs, box, ivs, symbolic=True) == sym[3]
+    # the root (not empty): symbolic δ is exact here, max |a − b| = 5/512 at x = 1/4
+    root = SymbolicNet(Ws, bs).intervals(box, {})
+    assert dn.deltas(box, root)[-1] == [(Q(-5, 512), ZERO)]
+    assert dn.deltas(box, root, symbolic=False)[-1] == [(Q(-1, 32), Q(11, 512))]
+    assert max_deviation(a, b, (Q(-1, 2), Q(1, 2))).value == Q(5, 512)
 
 
 def test_relu_difference_rules():
