@@ -25,6 +25,7 @@ from .search import Engine, ObjectiveBound, _output_bound, bound_objective
 __all__ = ["BabResult", "diff_bounds", "epsilon_equivalent", "as_domain", "domain_point", "bounded_diff"]
 
 _SEARCH_SHARE = 0.85    # of a timeout, for the search; the rest for re-checking its certificate
+_ALARM_AGAIN = 0.25     # s between the repeated alarms that stop the self-check at the budget
 _STARTS = 8         # the gradient ascent's best points, each the start of a walk over regions
 _PREFETCH = 128         # hidden neurons of a − b from which the root's intervals come first
 _TWIN_SPLIT = 24        # near copies: input splits only at nodes with more unstable neurons
@@ -642,17 +643,22 @@ def _self_check(cert, outer: Budget):
         return True
     if left <= 0.05 or threading.current_thread() is not threading.main_thread():
         return None
-    fired = []
+    fired, armed = [], [True]
 
     def _alarm(signum, frame):
-        fired.append(True)
-        raise BudgetExhausted("the budget ran out during the certificate's self-check")
+        if armed[0]:
+            fired.append(True)
+            raise BudgetExhausted("the budget ran out during the certificate's self-check")
     old = signal.signal(signal.SIGALRM, _alarm)
     try:
-        signal.setitimer(signal.ITIMER_REAL, left)
+        # the alarm repeats every _ALARM_AGAIN s until the check has stopped: a raise that lands
+        # where Python swallows it (a __del__, a callback, an ``except`` of the checker) is raised
+        # again, never a check run whole past the budget (one alarm only: 352 s of check)
+        signal.setitimer(signal.ITIMER_REAL, left, _ALARM_AGAIN)
         try:
             require_valid(cert, _verify)
         finally:
+            armed[0] = False
             signal.setitimer(signal.ITIMER_REAL, 0)
     except BudgetExhausted:
         if fired:

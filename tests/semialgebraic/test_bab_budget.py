@@ -104,6 +104,28 @@ def test_self_check_gets_only_what_is_left(monkeypatch):
         _self_check(cert, Budget(timeout=30))
 
 
+def test_self_check_stops_even_when_the_first_alarm_is_swallowed(monkeypatch):
+    """The alarm that stops the self-check repeats until the check has stopped: a checker that
+    swallows the first raise (as a ``__del__`` or a callback does) still stops within a
+    fraction of a second of the budget (budget findings 2026-12-03: digits 64-32-10 ``diff
+    --timeout 600`` took 647 s wall; one alarm is one chance), and never claims the check."""
+    a, b = near_pair([2, 4, 1], 3)
+    cert = diff_bounds(a, b, [(Q(-1), Q(1))] * 2).certificate
+    swallowed = []
+
+    def deaf_then_slow(c):
+        try:
+            time.sleep(5)
+        except KeyboardInterrupt:
+            swallowed.append(True)                          # the first alarm lost
+        time.sleep(5)
+        return True, "never reached"
+    monkeypatch.setattr(sys.modules["semialgebraic.verify"], "verify", deaf_then_slow)
+    t = time.monotonic()
+    assert _self_check(cert, Budget(timeout=0.3)) is None
+    assert swallowed and time.monotonic() - t < 0.3 + 4 * 0.25 + 0.5
+
+
 @pytest.mark.parametrize("seed", range(4))
 def test_integer_lp_correction_equals_the_entry_by_entry_one(seed):
     """The vectorised Neumaier–Shcherbina bound (integer products) is the same exact number as
