@@ -237,3 +237,22 @@ def test_shares_and_slices_take_the_clock_of_their_budget():
     assert share.clock is clock is sl.clock
     assert share.timeout == 0.5 * (100 - 1) and sl.timeout == 100 - 3
     assert not sl.exhausted() and outer.elapsed() < 100
+
+
+def test_without_the_self_check_the_search_leaves_time_for_the_certificate(monkeypatch):
+    """``verify=False`` with a timeout (the benchmarks): the search stops at ``_ASSEMBLY_SHARE``
+    of it, the rest for assembling the certificate, which no budget stops (digits 64-32-10 at
+    600 s: 21 s after the search at load 2; with the whole timeout for the search a run took
+    647 s at load 8.6).  A budget counting nodes (a distributed task's) is kept whole."""
+    from semialgebraic.bab import diff as bdiff
+    from semialgebraic.certificates import bab_bound as bb
+    a, b = near_pair([20, 40, 40, 5], 0)
+    real, at = bb.bab_bound_certificate, []
+    monkeypatch.setattr(bb, "bab_bound_certificate",
+                        lambda *args, **kw: at.append(time.monotonic()) or real(*args, **kw))
+    assert 0.9 <= bdiff._ASSEMBLY_SHARE < 0.95
+    monkeypatch.setattr(bdiff, "_ASSEMBLY_SHARE", 0.5)     # (a share the clock tells apart)
+    t = time.monotonic()
+    r = diff_bounds(a, b, [(Q(0), Q(1))] * 20, timeout=3, verify=False)
+    assert not r.complete and r.reason.startswith("timeout of 3 s reached") and r.checked is None
+    assert 1.5 - 0.3 <= at[0] - t <= 1.5 + 0.6
