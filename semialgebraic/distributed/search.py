@@ -465,27 +465,33 @@ def distributed_diff(a: Network, b: Network, box, *, cells: int | None = None,
     st.start(a, b)
     ex = executor or make_executor(workers, scheduler, memory_limit)
     tasks, reason = 0, ""
+    from .tree import _deferred_sigint
     try:
-        while st.open:
-            up = st.upper()
-            if up is not None and st.lower is not None and up <= st.lower:
-                break                   # every open cell's inherited bound is attained
-            if deadline is not None and time.time() >= deadline:
-                reason = f"timeout of {timeout:g} s reached"
-                break
-            batch = st.wave(wave)
-            got = {p: ck.done[p] for p in batch if p in ck.done}
-            lower = None if st.lower is None else q_json(st.lower)
-            calls = [(p, (aj, bj, nodes, deadline, lower, _cells_json([st.boxes[p]])[0]))
-                     for p in batch if p not in got]
-            for p, res in ex.map_unordered(diff_cell, calls):
-                ck.add(p, res)
-                got[p] = res
-            tasks += len(batch)
-            st.take(got)
-            if progress:
-                _progress_diff(st, tasks)
-        res = _assemble_diff(st, a, b, box, ex if verify else None)
+        try:
+            while st.open:
+                up = st.upper()
+                if up is not None and st.lower is not None and up <= st.lower:
+                    break               # every open cell's inherited bound is attained
+                if deadline is not None and time.time() >= deadline:
+                    reason = f"timeout of {timeout:g} s reached"
+                    break
+                batch = st.wave(wave)
+                got = {p: ck.done[p] for p in batch if p in ck.done}
+                lower = None if st.lower is None else q_json(st.lower)
+                calls = [(p, (aj, bj, nodes, deadline, lower, _cells_json([st.boxes[p]])[0]))
+                         for p in batch if p not in got]
+                for p, res in ex.map_unordered(diff_cell, calls):
+                    ck.add(p, res)
+                    got[p] = res
+                with _deferred_sigint():    # a wave taken whole (its cells stay open else)
+                    tasks += len(batch)
+                    st.take(got)
+                if progress:
+                    _progress_diff(st, tasks)
+        except KeyboardInterrupt:       # Ctrl-C: the cells so far, the open ones by their parents
+            reason = "interrupted (Ctrl-C)"
+        res = _assemble_diff(st, a, b, box, ex if verify and not reason.startswith("interrupted")
+                             else None)
     finally:
         if executor is None:
             ex.close()

@@ -42,9 +42,12 @@ from __future__ import annotations
 import hashlib
 import heapq
 import json
+import signal
 import sys
+import threading
 import time
 from collections import OrderedDict, deque
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -58,7 +61,7 @@ from ..bab import bound_objective
 from ..bab.align import aligned
 from ..bab.diff import split_threshold
 from ..bab.primal import float_candidates, region_search
-from ..bab.search import Engine
+from ..bab.search import Engine, _output_bound
 from ..budget import Budget, BudgetExhausted
 from ..certificates import jsonable
 from ..certificates.bab_bound import bab_bound_certificate
@@ -383,6 +386,17 @@ class _Tree:
         self.flying.pop(entry[1], None)
         heapq.heappush(self.frontier, entry)
 
+    def bound_root(self, key, leaf: dict) -> None:
+        """The objective *key*'s root, not bounded by a task, as the one-leaf tree *leaf* (its
+        bound from the root's intervals, :func:`_root_bounds`): an open node of that bound."""
+        node = {"objective": list(key), "steps": []}
+        name = _name(node)
+        self.frontier = [e for e in self.frontier if e[1] != name]
+        heapq.heapify(self.frontier)
+        self.flying.pop(name, None)
+        self.trees[tuple(key)] = leaf
+        heapq.heappush(self.frontier, ((1, -to_q(leaf["bound"])), name, node))
+
     def _close(self, bound: Q) -> None:
         if self.closed is None or bound > self.closed:
             self.closed = bound
@@ -423,6 +437,82 @@ class _Tree:
         self.see(to_q(res["lower"]), [to_q(v) for v in res["point"]], res["output"])
 
 
+@contextmanager
+def _deferred_sigint():
+    """Ctrl-C inside the block is held until its end (then raised): a wave's results are
+    grafted whole or not at all (a graft cut halfway would lose open leaves: a wrong upper
+    bound).  Only in the main thread (elsewhere there is no SIGINT to hold)."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    held = []
+    old = signal.signal(signal.SIGINT, lambda signum, frame: held.append(signum))
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, old)
+    if held:
+        raise KeyboardInterrupt
+
+
+@contextmanager
+def _alarm_at(end):
+    """Inside the block, :class:`BudgetExhausted` is raised at *end* (``time.monotonic``) and
+    again every 0.25 s until the block is left (a raise swallowed somewhere is raised again):
+    the in-process parts of the check (a serial run) stop at the timeout, not after a part of
+    12 s (ACAS Xu, ``search diff --timeout 30``: 39 s).  Yields the list that records a fire
+    (a check that saw one is never trusted).  Without *end*, or off the main thread: no alarm."""
+    fired, armed = [], [True]
+    if end is None or threading.current_thread() is not threading.main_thread():
+        yield fired
+        return
+
+    def _alarm(signum, frame):
+        if armed[0]:
+            fired.append(True)
+            raise BudgetExhausted("the budget ran out during the certificate's check")
+    old = signal.signal(signal.SIGALRM, _alarm)
+    try:
+        signal.setitimer(signal.ITIMER_REAL, max(1e-3, end - time.monotonic()), 0.25)
+        try:
+            yield fired
+        finally:
+            armed[0] = False
+            signal.setitimer(signal.ITIMER_REAL, 0)
+    finally:
+        signal.signal(signal.SIGALRM, old)
+
+
+def _root_bounds(a, b, box, deadline) -> dict:
+    """``(o, s) -> one-leaf tree`` of every objective from the root's intervals (the symbolic or
+    paired differential bound with the root's tightened records, as the serial search's root
+    leaf, :func:`semialgebraic.bab.diff._root_leaf`), computed here once for all objectives
+    before the tasks run: a search cut before a task bounded some root still has a certified
+    upper bound.  ``{}`` when *deadline* (``time.monotonic``) comes first; Ctrl-C propagates."""
+    D = difference_network(a, b)
+    Ws, bs = [W.to_rows() for W in D.weights], [list(v) for v in D.biases]
+    budget = Budget(timeout=None if deadline is None else max(0.0, deadline - time.monotonic()))
+    with budget.active():
+        try:
+            eng = Engine(Ws, bs, paired=a.widths == b.widths)
+            ivs, last = eng.node(list(box), {})
+            recs = eng.tightened(list(box), {})
+        except BudgetExhausted:
+            return {}
+    if ivs is None:
+        return {}
+    out = {}
+    for o in range(a.n_outputs):
+        for s in (1, -1):
+            c = [Q(0)] * a.n_outputs
+            c[o] = Q(s)
+            bnd, by = _output_bound(ivs, c), "symbolic"
+            if last is not None and _output_bound([last], c) < bnd:
+                bnd, by = _output_bound([last], c), "differential"
+            out[(o, s)] = {"bound": bnd, "by": by, **({"tightened": recs} if recs else {})}
+    return out
+
+
 def _with_records(tree, table):
     """*tree* (JSON) with its leaves' record indices replaced by the shared records of *table*."""
     if "children" in tree:
@@ -460,6 +550,7 @@ def tree_diff(a: Network, b: Network, box, *, workers: int | None = None,
     given = b                  # b's neurons paired with a's (S1/S2 steps, same function), as in diff
     b, b_steps = aligned(a, b)
     deadline = None if timeout is None else time.monotonic() + _SEARCH_SHARE * timeout
+    end = None if timeout is None else time.monotonic() + timeout    # of the check too
     until = None if timeout is None else time.time() + _SEARCH_SHARE * timeout   # the tasks'
     nodes, wave = nodes or DEFAULT_NODES, wave or DEFAULT_WAVE
     aj, bj = jsonable(a.to_dict()), jsonable(b.to_dict())
@@ -474,64 +565,85 @@ def tree_diff(a: Network, b: Network, box, *, workers: int | None = None,
     tasks = expansions = submitted = 0
     reason = ""
     flying: deque = deque()              # waves submitted, not yet grafted (at most _PIPELINE)
+    roots: dict = {}
     try:
-        while True:
-            while len(flying) < _PIPELINE and not reason:
-                if deadline is not None and time.monotonic() >= deadline:
-                    reason = f"timeout of {timeout:g} s reached"
-                elif max_tasks is not None and submitted >= max_tasks:
-                    reason = f"max_tasks={max_tasks} reached"
-                if reason:
+        try:
+            roots = _root_bounds(a, b, box, deadline)   # in case no task bounds a root
+            while True:
+                while len(flying) < _PIPELINE and not reason:
+                    if deadline is not None and time.monotonic() >= deadline:
+                        reason = f"timeout of {timeout:g} s reached"
+                    elif max_tasks is not None and submitted >= max_tasks:
+                        reason = f"max_tasks={max_tasks} reached"
+                    if reason:
+                        break
+                    # a frontier smaller than a wave fans out first: tasks of an eighth of the budget
+                    budget = nodes if len(st.frontier) >= wave else max(1, nodes // 8)
+                    batch = st.wave(wave)
+                    if not batch:
+                        break
+                    got = {name: log.done[name] for _, name, _ in batch if name in log.done}
+                    prune, floor = q_json(st.lower), st.floor(wave)
+                    calls = [(name, (aj, bj, pair, boxj, node, prune, budget,
+                                     None if floor is None or rank[0] == 0 or -rank[1] <= floor
+                                     else q_json(floor), until))
+                             for rank, name, node in batch if name not in got]
+                    flying.append((batch, got, ex.submit_unordered(expand, calls)))
+                    submitted += len(batch)
+                if not flying:
                     break
-                # a frontier smaller than a wave fans out first: tasks of an eighth of the budget
-                budget = nodes if len(st.frontier) >= wave else max(1, nodes // 8)
-                batch = st.wave(wave)
-                if not batch:
-                    break
-                got = {name: log.done[name] for _, name, _ in batch if name in log.done}
-                prune, floor = q_json(st.lower), st.floor(wave)
-                calls = [(name, (aj, bj, pair, boxj, node, prune, budget,
-                                 None if floor is None or rank[0] == 0 or -rank[1] <= floor
-                                 else q_json(floor), until))
-                         for rank, name, node in batch if name not in got]
-                flying.append((batch, got, ex.submit_unordered(expand, calls)))
-                submitted += len(batch)
-            if not flying:
-                break
-            batch, got, results = flying.popleft()
-            late = False
-            for name, res in results:
-                if res.get("tree") is None:      # the deadline before the node's bound: open
-                    late = True
-                    continue
-                if not res.get("cut"):           # a task cut by the deadline is not logged: a
-                    log.add(name, res)           # resumed run expands its node whole
-                got[name] = res
-                late = late or bool(res.get("cut")) or (deadline is not None
-                                                        and time.monotonic() >= deadline)
-                if late and len(got) < len(batch):
-                    break                # the rest of the wave stays open (certified bounds)
-            if late:
-                results.close()
-                late = True
-            for entry in batch:          # the wave's order: the same tree on any executor
-                rank, name, node = entry
-                if name in got:
-                    st.take(node, got[name])
-                    tasks += 1
-                    expansions += got[name]["expansions"]
-                else:
-                    st.push(entry)
-            if late:
-                reason = f"timeout of {timeout:g} s reached"
-                for batch, _, results in flying:     # the next wave's nodes stay open too
+                batch, got, results = flying[0]
+                late = False
+                for name, res in results:
+                    if res.get("tree") is None:      # the deadline before the node's bound: open
+                        late = True
+                        continue
+                    if not res.get("cut"):           # a task cut by the deadline is not logged: a
+                        log.add(name, res)           # resumed run expands its node whole
+                    got[name] = res
+                    late = late or bool(res.get("cut")) or (deadline is not None
+                                                            and time.monotonic() >= deadline)
+                    if late and len(got) < len(batch):
+                        break                # the rest of the wave stays open (certified bounds)
+                if late:
                     results.close()
-                    for entry in batch:
-                        st.push(entry)
-                flying.clear()
-            if progress:
-                _progress(st, tasks, expansions)
-        cert, verified = _assemble(st, a, given, b_steps, box, aj, ex if verify else None)
+                    late = True
+                with _deferred_sigint():     # grafted whole (Ctrl-C after the wave)
+                    flying.popleft()
+                    for entry in batch:      # the wave's order: the same tree on any executor
+                        rank, name, node = entry
+                        if name in got:
+                            st.take(node, got[name])
+                            tasks += 1
+                            expansions += got[name]["expansions"]
+                        else:
+                            st.push(entry)
+                if late:
+                    reason = f"timeout of {timeout:g} s reached"
+                    for batch, _, results in flying:     # the next wave's nodes stay open too
+                        results.close()
+                        for entry in batch:
+                            st.push(entry)
+                    flying.clear()
+                if progress:
+                    _progress(st, tasks, expansions)
+        except KeyboardInterrupt as exc:   # Ctrl-C (or a task's spent budget): the partial report
+            reason = (str(exc) if isinstance(exc, BudgetExhausted) and str(exc)
+                      else "interrupted (Ctrl-C)")
+            for batch, _, results in flying:   # the waves not grafted stay open
+                results.close()
+                for entry in batch:
+                    st.push(entry)
+            flying.clear()
+        for key, leaf in roots.items():    # roots no task bounded: the root intervals' bound
+            if key not in st.trees:
+                st.bound_root(key, leaf)
+        stopped = reason.startswith("interrupted")
+        cert, verified = _assemble(st, a, given, b_steps, box, aj,
+                                   ex if verify and not stopped else None, end)
+        if verify and cert is not None and not verified:
+            reason += ("; " if reason else "") + "the certificate not checked (" + (
+                "interrupted" if stopped else "no time left in the budget") + ")"
     finally:
         if executor is None:
             ex.close()
@@ -551,10 +663,12 @@ def tree_diff(a: Network, b: Network, box, *, workers: int | None = None,
                       time.perf_counter() - t0, per_output)
 
 
-def _assemble(st: _Tree, a, b, b_steps, box, aj, ex):
+def _assemble(st: _Tree, a, b, b_steps, box, aj, ex, end=None):
     """The ``bab_bound`` certificate of the grafted trees (None before every root is bounded)
     and, with an executor *ex*, its check in parts: the claim here, the subtrees on *ex*.  *b*
-    is the given ``b``; the trees bound ``a − b'`` with ``b'`` = *b* after *b_steps* (:mod:`..bab.align`)."""
+    is the given ``b``; the trees bound ``a − b'`` with ``b'`` = *b* after *b_steps* (:mod:`..bab.align`).
+    At *end* (``time.monotonic``: the timeout) the check stops between parts: ``(cert, False)``,
+    the certificate not checked (never a verdict on it), the run within its budget."""
     m = a.n_outputs
     keys = [(o, s) for o in range(m) for s in (1, -1)]
     if any(k not in st.trees for k in keys):
@@ -569,14 +683,28 @@ def _assemble(st: _Tree, a, b, b_steps, box, aj, ex):
                                  b_steps=b_steps)
     if ex is None:
         return cert, False
-    ok, why = verify_part(cert, "claim")
-    if ok:
-        wire = ex.scatter([{**jsonable(cert), "a": aj, "b": jsonable(b.to_dict())}])[0]
-        calls = [(k, (wire, part)) for k, part in enumerate(_parts(cert))]
-        for k, (ok_k, why_k) in ex.map_unordered(check_part, calls):
-            if not ok_k:
-                ok, why = False, why_k
-                break
+    if end is not None and time.monotonic() >= end:
+        return cert, False
+    try:
+        with _alarm_at(end) as fired:
+            ok, why = verify_part(cert, "claim")
+            if ok:
+                wire = ex.scatter([{**jsonable(cert), "a": aj, "b": jsonable(b.to_dict())}])[0]
+                calls = [(k, (wire, part)) for k, part in enumerate(_parts(cert))]
+                results = ex.map_unordered(check_part, calls)
+                try:
+                    for n, (_, (ok_k, why_k)) in enumerate(results, 1):
+                        if not ok_k:
+                            ok, why = False, why_k
+                            break
+                        if end is not None and time.monotonic() >= end and n < len(calls):
+                            return cert, False
+                finally:
+                    results.close()
+    except KeyboardInterrupt:        # the alarm, or Ctrl-C in the check: the report, unchecked
+        return cert, False
+    if fired:                        # an alarm inside the checker: never trust its answer
+        return cert, False
     if not ok:
         raise CertificateError("bab_bound", why)
     return cert, True

@@ -466,7 +466,7 @@ def distributed_walk(net: Network, box, *, workers: int | None = None,
         head = cover.assembled(net, box[0][0], box[0][1], []) if whole else None
         stream = _Stream(head, widths, ex if verify else None) if whole else None
         res = _walk(net, box, nj, bj, whole, key, log, ex, deadline, progress, batch or BATCH,
-                    stream)
+                    stream, timeout)
         seen, complete, tasks, reason, cpu = res
         pats = sorted(log.regions) if complete else sorted(seen)
         cert, verified = None, False
@@ -487,7 +487,8 @@ def distributed_walk(net: Network, box, *, workers: int | None = None,
                          time.perf_counter() - t0, cert, verified, "walk", tasks, reason, cpu)
 
 
-def _walk(net, box, nj, bj, whole, key, log, ex, deadline, progress, most, stream=None):
+def _walk(net, box, nj, bj, whole, key, log, ex, deadline, progress, most, stream=None,
+          timeout=None):
     """The client's loop: ``(seen, complete, tasks, reason, cpu)``, *seen* mapping every
     pattern found (visited or in the frontier) to a point inside its region, *cpu* the CPU
     seconds the tasks spent.  *stream* (a :class:`_Stream`): told every pattern found, in
@@ -523,7 +524,7 @@ def _walk(net, box, nj, bj, whole, key, log, ex, deadline, progress, most, strea
     try:
         while len(frontier) or len(pool):
             if deadline is not None and time.time() >= deadline:
-                reason = "timeout reached"
+                reason = f"timeout of {timeout:g} s reached"
                 break
             while len(frontier) and len(pool) < slots:
                 size = max(1, min(most, math.ceil(len(frontier) / slots)))
@@ -552,6 +553,8 @@ def _walk(net, box, nj, bj, whole, key, log, ex, deadline, progress, most, strea
                       flush=True)
         else:
             return seen, True, tasks, "", cpu
+    except KeyboardInterrupt:           # Ctrl-C: the regions found so far (each with its point)
+        reason = "interrupted (Ctrl-C)"
     finally:
         pool.cancel()
     return seen, False, tasks, reason, cpu

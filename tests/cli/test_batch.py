@@ -121,7 +121,7 @@ def test_search_regions_walks_breadth_first_by_default(tmp_path, capsys):
     # --timeout 0: a partial walk, exit 3, nothing certified; the checkpoint then resumes it
     code, text, _ = run(capsys, "search", "regions", str(path), "--box=-2,2", "--workers", "0",
                         "--timeout", "0", "--checkpoint", str(ck))
-    assert code == 3 and "(partial: timeout reached; rerun with --checkpoint to resume)" in text
+    assert code == 3 and "(partial: timeout of 0 s reached; rerun with --checkpoint to resume)" in text
     code, text, _ = run(capsys, "search", "regions", str(path), "--box=-2,2", "--workers", "0",
                         "--checkpoint", str(ck), "--certificate", str(cert), "--json")
     data = json.loads(text)

@@ -159,6 +159,38 @@ def test_ctrl_c_gives_the_partial_report_and_exit_3(tmp_path):
     assert data["number_of_regions"] == len(data["regions"]) >= 1
 
 
+@pytest.mark.slow
+@pytest.mark.parametrize("what", ["diff", "regions"])
+def test_search_ctrl_c_gives_the_partial_report(tmp_path, what):
+    """``search diff`` (the tree) and ``search regions`` (the walk) on ``--workers 0``: Ctrl-C
+    after the CPU of their start-up and 2 s more gives the partial JSON report with exit 3,
+    as ``diff`` and ``regions`` do (budget findings 2026-12-03: only "netfibers: interrupted");
+    ``search diff`` has the roots' certified upper bound."""
+    paths = []
+    for seed in (1, 2):
+        p = tmp_path / f"n{seed}.json"
+        p.write_text(json.dumps(random_net([6, 24, 24, 2], seed).to_dict()))
+        paths.append(str(p))
+    argv = (["search", "diff", *paths] if what == "diff" else ["search", "regions", paths[0]]) \
+        + ["--box=-1,1", "--workers", "0", "--json"]
+    c = children_cpu()
+    subprocess.run(_cli("explain"), capture_output=True, check=False, cwd=ROOT)
+    start = children_cpu() - c
+    with open(tmp_path / "out", "w") as out, open(tmp_path / "err", "w") as err:
+        proc = subprocess.Popen(_cli(*argv), stdout=out, stderr=err, cwd=ROOT)
+        at = interrupt_after_cpu(proc, start + 2.0)
+        _, status, ru = os.wait4(proc.pid, 0)
+    err = (tmp_path / "err").read_text()
+    assert os.waitstatus_to_exitcode(status) == 3, err
+    assert ru.ru_utime + ru.ru_stime - at <= 2.0, err
+    data = json.loads((tmp_path / "out").read_text())
+    assert data["complete"] is False and data["reason"].startswith("interrupted (Ctrl-C)")
+    if what == "diff":
+        assert data["upper"] is not None and Fraction(data["lower"]) <= Fraction(data["upper"])
+    else:
+        assert data["number_of_regions"] == len(data["regions"]) >= 1
+
+
 def test_first_difference_checks_the_budget_between_batches(monkeypatch):
     """The exact evaluation of many refutation points runs in batches of ``_CHUNK`` with a budget
     check between them (400 points next to the hyperplanes of ACAS Xu and its copy took 3 s of

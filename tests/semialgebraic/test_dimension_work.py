@@ -106,3 +106,26 @@ def test_spread_count_is_a_count_of_work():
     want = 1000.0 / 8 * fmod.ELIMINATION_RATE / (9 * net.n_parameters * 4000) / fmod.SPREAD_WITNESSES
     assert fmod.SPREAD < want < fmod.SPREAD_MAX and counts[(1000.0, 4000)] == int(want)
     assert counts[(1000.0, 40)] == fmod.SPREAD_MAX
+
+
+def test_the_rank_of_the_proven_directions_stops_at_the_budget():
+    """ACAS Xu (13 305 parameters, 300 proven directions): the rank of their span is checked
+    against the timeout between chunks (budget findings 2026-12-03: 4.4 s past ``dim --timeout
+    3`` at load 10 in this one call).  Within the budget it is ``ProvenSpan.rank`` exactly; with
+    the budget spent, the rank of the first chunk (a subset of the rows mod p: still a lower
+    bound of the rank over Q), so ``N − it`` is a valid, looser upper bound."""
+    from pathlib import Path
+    from algebra.io import load
+    from semialgebraic.dimension import functional as fmod
+    from semialgebraic.sets import normalize_domain
+    net = load(Path(__file__).resolve().parents[2] / "benchmarks" / "data"
+               / "ACASXU_run2a_1_1_batch_2000.nnet")
+    dom = normalize_domain(None, net.n_inputs)
+    full = fmod._Sandwich(net, dom, Budget(3600))
+    full.symmetries()
+    assert len(full.sym) == 300 and full.sym_rank == full.span.rank() == 300
+    assert full.upper == 13005 and full.skipped == ""
+    cut = fmod._Sandwich(net, dom, Budget(0))
+    cut.symmetries()
+    assert cut.sym_rank == fmod.RANK_CHUNK == 32 and cut.upper == 13305 - 32 >= full.upper
+    assert cut.skipped == "the rank of 32 of the 300 proven directions (the budget ran out)"

@@ -14,7 +14,7 @@ import pytest
 
 from algebra.network import Network
 from semialgebraic.bab import diff_bounds
-from semialgebraic.distributed import cluster, distributed_diff
+from semialgebraic.distributed import cluster, distributed_diff, search
 from semialgebraic.verify import verify, verify_part
 
 
@@ -127,3 +127,20 @@ def test_checkpoint_resumes_a_split_search(tmp_path, split_run):
     ex = _Counting()                                            # complete checkpoint: no task runs
     r3 = distributed_diff(A, B, BOX, cells=2, nodes=3, checkpoint=str(ck), executor=ex)
     assert ex.calls == 0 and r3.per_cell == r1.per_cell
+
+
+def test_ctrl_c_in_the_cells_gives_the_partial_interval(monkeypatch):
+    """``search diff --cells`` (``distributed_diff``): Ctrl-C in a task gives the partial
+    report (the cells done; the wave cut stays open), not only "netfibers: interrupted"."""
+    whole = distributed_diff(A, B, BOX, cells=4, workers=0)
+    real, calls = search.diff_cell, []
+
+    def interrupted(*args):
+        calls.append(1)
+        if len(calls) == 3:
+            raise KeyboardInterrupt
+        return real(*args)
+    monkeypatch.setattr(search, "diff_cell", interrupted)
+    r = distributed_diff(A, B, BOX, cells=4, workers=0)
+    assert not r.complete and r.reason == "interrupted (Ctrl-C)" and not r.verified
+    assert r.lower <= whole.lower and (r.upper is None or whole.upper <= r.upper)

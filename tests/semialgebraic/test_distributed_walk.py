@@ -224,3 +224,25 @@ def test_the_linked_texts_are_the_linked_entries_and_a_wrong_skeleton_is_refused
     wrong["regions"][3]["pattern"] = wrong["regions"][4]["pattern"]
     ok, why = walk.await_parts(c, walk.submit_parts(wrong, texts, SerialExecutor()), SerialExecutor())
     assert not ok and "other regions" in why
+
+
+def test_ctrl_c_and_the_timeout_give_the_partial_walk_with_their_reason(monkeypatch):
+    """``search regions`` (the walk): Ctrl-C in a task gives the regions found so far (each a
+    serial region) with the reason "interrupted (Ctrl-C)", not only "netfibers: interrupted";
+    the timeout's reason names its seconds like the other commands' (budget findings
+    2026-12-03: "timeout reached")."""
+    net, box = _net(5, (2, 6, 4, 1)), [(-2, 2)] * 2
+    cut = walk.distributed_walk(net, box, workers=0, timeout=0)
+    assert not cut.complete and cut.reason == "timeout of 0 s reached"
+    real, calls = walk.walk_batch, []
+
+    def interrupted(*args):
+        calls.append(1)
+        if len(calls) == 2:
+            raise KeyboardInterrupt
+        return real(*args)
+    monkeypatch.setattr(walk, "walk_batch", interrupted)
+    r = walk.distributed_walk(net, box, workers=0)
+    assert not r.complete and r.reason == "interrupted (Ctrl-C)" and r.certificate is None
+    assert len(calls) == 2 and len(r.patterns) >= 2
+    assert set(map(tuple, r.patterns)) < set(map(tuple, _serial(net, box)))
