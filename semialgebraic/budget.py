@@ -17,7 +17,7 @@ import sys
 import time
 from contextlib import contextmanager
 
-__all__ = ["Budget", "Progress", "BudgetExhausted", "checkpoint"]
+__all__ = ["Budget", "Progress", "BudgetExhausted", "checkpoint", "alarm_at"]
 
 _ACTIVE: list["Budget"] = []
 
@@ -153,3 +153,35 @@ class Progress:
         if self.enabled:
             sys.stderr.write("\r\x1b[K")
             sys.stderr.flush()
+
+
+@contextmanager
+def alarm_at(end, what: str = "the certificate's check", again: float = 0.25):
+    """Inside the block, :class:`BudgetExhausted` is raised at *end* (``time.monotonic``) and
+    again every *again* s until the block is left (a raise that lands where Python swallows it
+    — a ``__del__``, a callback, an ``except`` of the code inside — is raised again): an
+    in-process certificate check stops at the timeout (ACAS Xu ``search diff --timeout 30``: a
+    12 s part took it to 39 s; digits: one alarm only let a 352 s check run whole).  Yields the
+    list that records a fire (a check that saw one is never trusted).  Without *end*, or off the
+    main thread: no alarm."""
+    import signal
+    import threading
+    fired, armed = [], [True]
+    if end is None or threading.current_thread() is not threading.main_thread():
+        yield fired
+        return
+
+    def _alarm(signum, frame):
+        if armed[0]:
+            fired.append(True)
+            raise BudgetExhausted(f"the budget ran out during {what}")
+    old = signal.signal(signal.SIGALRM, _alarm)
+    try:
+        signal.setitimer(signal.ITIMER_REAL, max(1e-3, end - time.monotonic()), again)
+        try:
+            yield fired
+        finally:
+            armed[0] = False
+            signal.setitimer(signal.ITIMER_REAL, 0)
+    finally:
+        signal.signal(signal.SIGALRM, old)

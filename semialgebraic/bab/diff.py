@@ -6,8 +6,8 @@ exactly whether the supremum is finite (three-layer-fibers R28)."""
 
 from __future__ import annotations
 
-import signal
 import threading
+import time
 from dataclasses import dataclass
 
 from algebra.exceptions import InputError
@@ -16,7 +16,7 @@ from algebra.kernel.domains import Domain
 from algebra.network import Network
 from algebra.rationals import Q, q_json, to_q
 
-from ..budget import Budget, BudgetExhausted
+from ..budget import Budget, BudgetExhausted, alarm_at
 from ..exceptions import CertificateError
 from .align import aligned
 from .primal import float_candidates, many_candidates, region_search
@@ -649,23 +649,11 @@ def _self_check(cert, outer: Budget):
         return True
     if left <= 0.05 or threading.current_thread() is not threading.main_thread():
         return None
-    fired, armed = [], [True]
-
-    def _alarm(signum, frame):
-        if armed[0]:
-            fired.append(True)
-            raise BudgetExhausted("the budget ran out during the certificate's self-check")
-    old = signal.signal(signal.SIGALRM, _alarm)
+    fired: list = []
     try:
-        # the alarm repeats every _ALARM_AGAIN s until the check has stopped: a raise that lands
-        # where Python swallows it (a __del__, a callback, an ``except`` of the checker) is raised
-        # again, never a check run whole past the budget (one alarm only: 352 s of check)
-        signal.setitimer(signal.ITIMER_REAL, left, _ALARM_AGAIN)
-        try:
+        # the alarm repeats every _ALARM_AGAIN s until the check has stopped (budget.alarm_at)
+        with alarm_at(time.monotonic() + left, "the certificate's self-check", _ALARM_AGAIN) as fired:
             require_valid(cert, _verify)
-        finally:
-            armed[0] = False
-            signal.setitimer(signal.ITIMER_REAL, 0)
     except BudgetExhausted:
         if fired:
             return None
@@ -674,8 +662,6 @@ def _self_check(cert, outer: Budget):
         if fired:                    # the alarm fired inside the checker: never trust its answer
             return None
         raise
-    finally:
-        signal.signal(signal.SIGALRM, old)
     return None if fired else True
 
 

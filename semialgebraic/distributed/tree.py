@@ -62,7 +62,7 @@ from ..bab.align import aligned
 from ..bab.diff import split_threshold
 from ..bab.primal import float_candidates, region_search
 from ..bab.search import Engine, _output_bound
-from ..budget import Budget, BudgetExhausted
+from ..budget import Budget, BudgetExhausted, alarm_at
 from ..certificates import jsonable
 from ..certificates.bab_bound import bab_bound_certificate
 from ..exceptions import CertificateError
@@ -455,34 +455,6 @@ def _deferred_sigint():
         raise KeyboardInterrupt
 
 
-@contextmanager
-def _alarm_at(end):
-    """Inside the block, :class:`BudgetExhausted` is raised at *end* (``time.monotonic``) and
-    again every 0.25 s until the block is left (a raise swallowed somewhere is raised again):
-    the in-process parts of the check (a serial run) stop at the timeout, not after a part of
-    12 s (ACAS Xu, ``search diff --timeout 30``: 39 s).  Yields the list that records a fire
-    (a check that saw one is never trusted).  Without *end*, or off the main thread: no alarm."""
-    fired, armed = [], [True]
-    if end is None or threading.current_thread() is not threading.main_thread():
-        yield fired
-        return
-
-    def _alarm(signum, frame):
-        if armed[0]:
-            fired.append(True)
-            raise BudgetExhausted("the budget ran out during the certificate's check")
-    old = signal.signal(signal.SIGALRM, _alarm)
-    try:
-        signal.setitimer(signal.ITIMER_REAL, max(1e-3, end - time.monotonic()), 0.25)
-        try:
-            yield fired
-        finally:
-            armed[0] = False
-            signal.setitimer(signal.ITIMER_REAL, 0)
-    finally:
-        signal.signal(signal.SIGALRM, old)
-
-
 def _root_bounds(a, b, box, deadline) -> dict:
     """``(o, s) -> one-leaf tree`` of every objective from the root's intervals (the symbolic or
     paired differential bound with the root's tightened records, as the serial search's root
@@ -686,7 +658,7 @@ def _assemble(st: _Tree, a, b, b_steps, box, aj, ex, end=None):
     if end is not None and time.monotonic() >= end:
         return cert, False
     try:
-        with _alarm_at(end) as fired:
+        with alarm_at(end) as fired:
             ok, why = verify_part(cert, "claim")
             if ok:
                 wire = ex.scatter([{**jsonable(cert), "a": aj, "b": jsonable(b.to_dict())}])[0]
