@@ -229,9 +229,7 @@ def bounded_diff(a: Network, b: Network, dom: Domain, budget: Budget, eps=None,
 
     Without a timeout the ``2m`` objectives ``± (a_o − b_o)`` run one after another.  With one,
     they share it (:func:`_rounds`): in rounds, each open objective (largest upper bound first)
-    gets a slice of the time, doubled every round (with ``_GREEDY``, off by default, only a
-    first round over all of them, then each slice to the objective of largest upper bound:
-    :func:`_rounds`), until all are closed or the time is spent (a
+    gets a slice of the time, doubled every round, until all are closed or the time is spent (a
     cut objective continues from its open nodes: ``bound_objective(state=…)``);
     an objective that finishes gives the same bound as in the sequential order; an objective
     whose upper bound is above ``_PRIMAL_GAP`` times the best lower bound gets a primal round
@@ -552,15 +550,6 @@ def freeze_tree(tree):
     return out
 
 
-# _rounds: after the first round, each slice to the objective of largest upper (experiments).
-# Off: digits 64-32-10 side by side with main at 60 s (load 8.8, 8.7 vs 8.9 CPU s) 50 nodes,
-# upper 8.15e-2 against 292 nodes, 6.41e-2: the slices (remaining / (4 x open)) shrink, and
-# every call pays its primal round (one chunk of ascents and a walk at least) and the root
-# LPs of objectives whose first slice ended before them.
-_GREEDY = False
-_GREEDY_PARTS = 4
-
-
 class _Slice(Budget):
     """*seconds* of an outer budget: exhausted when they are spent or when the outer budget is
     (its reason then copied); its nodes count on the outer budget too."""
@@ -587,24 +576,15 @@ def _rounds(keys, run, runs: dict, budget: Budget, eps) -> list:
     continues a cut objective from its open nodes) in a slice of the time (the remaining time over twice the open objectives, at least
     twice the last round's; all of it for the last open one); *runs* holds their results.  An
     objective closes when its run ends by itself (not stopped by its slice).  Returns the
-    reasons of a partial result.
-
-    With ``_GREEDY`` (off by default: measured worse) only the first round runs every open
-    objective; after it, each slice (the remaining time over ``_GREEDY_PARTS`` times the open objectives) goes to
-    the open objective of largest upper bound (the one that is the answer's upper bound, or
-    blocks an ε proof), the order of the other rounds otherwise."""
+    reasons of a partial result.  (Measured 2026-12-03 and not kept: after one round, each slice
+    to the objective of largest upper bound — digits 64-32-10 at 60 s: 50 nodes, upper 8.15e-2
+    against 292 nodes, 6.41e-2 — the slices shrink and each call pays a primal round.)"""
     open_, slice_, reasons = list(keys), 0.0, []
-    first = True
     while open_ and not budget.exhausted():
         left = budget.remaining()
+        slice_ = left if len(open_) == 1 else max(2 * slice_, left / (2 * len(open_)))
         order = sorted(open_, key=lambda k: (0, 0) if runs.get(k) is None or runs[k].upper is None
                        else (1, -runs[k].upper))
-        if _GREEDY:                  # every open objective once, then the one of largest upper
-            slice_ = left if len(open_) == 1 else left / (_GREEDY_PARTS * len(open_))
-            order = order if first else order[:1]
-        else:
-            slice_ = left if len(open_) == 1 else max(2 * slice_, left / (2 * len(open_)))
-        first = False
         for key in order:
             if budget.exhausted():
                 break

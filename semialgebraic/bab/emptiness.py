@@ -51,6 +51,7 @@ from algebra.network import Network
 from algebra.rationals import Q
 
 from ..budget import Budget, BudgetExhausted, checkpoint
+from ..sets.domains import in_domain
 from .primal import float_candidates
 from .relaxation import relaxed_max
 from .search import bound_objective
@@ -241,7 +242,7 @@ def walk_witness(net: Network, dom, targets: dict, lps: int | None = None) -> tu
     stats: dict = {}
     kw = {} if lps is None else {"lps": lps}
     for x in sign_walk(net, dom, targets, stats=stats, **kw):   # float proposals, checked exactly
-        if _in_domain(x, dom) and _signs_hold(net, targets, x):
+        if in_domain(x, dom) and _signs_hold(net, targets, x):
             return Emptiness(False, witness=x, reason="a point of the domain (region walk)"), stats["lps"]
     return None, stats["lps"]
 
@@ -325,13 +326,6 @@ def _signs_hold(net, targets, x) -> bool:
             flat[(t, j)] = pat[k]
             k += 1
     return all(flat[key] == s for key, s in targets.items())
-
-
-def _in_domain(x, dom) -> bool:
-    """Whether the exact input *x* lies in *dom* (a box, the orthant or R^d)."""
-    if isinstance(dom, tuple):
-        return all(Q(dom[0]) <= v <= Q(dom[1]) for v in x)
-    return dom != "orthant" or all(v >= 0 for v in x)
 
 
 # -- conditioned bound tightening: {s1·z_a >= 0, s2·z_c >= 0} empty on every piece ------------------

@@ -28,6 +28,7 @@ from algebra.network import Network
 from algebra.rationals import Q
 
 from ..budget import checkpoint
+from ..sets.domains import in_domain
 
 __all__ = ["chosen_inputs", "exact_masks", "batch_simplex", "simplex_points", "spread_points", "COVER",
            "WALK_STEPS", "SPREAD"]
@@ -428,16 +429,6 @@ def spread_points(net: Network, dom, witness, targets: dict, count: int | None =
     return out
 
 
-def _inside(dom):
-    """A test that a point lies in the domain (``(lo, hi)`` a cube, ``"orthant"``, else R^d)."""
-    if isinstance(dom, tuple):
-        lo, hi = dom
-        return lambda y: all(lo <= v <= hi for v in y)
-    if dom == "orthant":
-        return lambda y: all(v >= 0 for v in y)
-    return lambda y: True
-
-
 def batch_simplex(net: Network, bases, dom=None) -> list:
     """Each base point and d points x ± t e_k of its region (patterns checked exactly, in batch;
     t = 2^-20, then 2^-40, …; the step is −t where +t leaves the domain *dom*; points whose
@@ -445,7 +436,6 @@ def batch_simplex(net: Network, bases, dom=None) -> list:
     if not bases:
         return []
     d = net.n_inputs
-    inside = _inside(dom)
     pats = _patterns(net, bases)
     out = list(map(tuple, bases))
     todo = [(i, k) for i in range(len(bases)) for k in range(d)]
@@ -458,7 +448,7 @@ def batch_simplex(net: Network, bases, dom=None) -> list:
             for step in (t, -t):
                 y = list(bases[i])
                 y[k] += step
-                if inside(y):
+                if in_domain(y, dom):
                     cand.append(tuple(y))
                     kept.append((i, k))
                     break
@@ -490,15 +480,14 @@ def simplex_points(net: Network, x, pat, dom=None) -> list:
     pattern is unchanged; −t where +t leaves the domain)."""
     pts = [tuple(x)]
     d = net.n_inputs
-    inside = _inside(dom)
     for c in range(d):
         t = Q(1, 8)
         for _ in range(80):
             y = list(x)
             y[c] += t
-            if not inside(y):
+            if not in_domain(y, dom):
                 y[c] -= 2 * t
-            if inside(y) and net.activation_pattern(y) == tuple(pat):
+            if in_domain(y, dom) and net.activation_pattern(y) == tuple(pat):
                 pts.append(tuple(y))
                 break
             t /= 4

@@ -154,30 +154,6 @@ def test_a_split_interrupted_between_its_children_resumes_to_the_same_tree():
     assert (ob.lower, ob.upper, ob.nodes, ob.tree) == (whole.lower, whole.upper, whole.nodes, whole.tree)
 
 
-def test_greedy_rounds_give_the_slices_to_the_largest_upper_bound(monkeypatch):
-    """``_rounds`` with ``_GREEDY`` (off by default): every objective once (no bound yet: key order), then
-    each slice to the open objective of largest upper bound.  Fake objectives whose upper drops
-    by 3/2 per slice (each spends its whole slice): uppers 3, 2, 1 after the first round, then
-    A (3 -> 3/2), B (2 -> 1/2), A (3/2 -> 0), C (1 -> -1/2)."""
-    import time
-    from types import SimpleNamespace
-    runs, calls = {}, []
-    start = {"A": Q(3), "B": Q(2), "C": Q(1)}
-    monkeypatch.setattr(diff_mod, "_GREEDY", True)   # (an experiment, off by default)
-
-    def run(key, bud):
-        calls.append(key)
-        old = runs.get(key)
-        upper = start[key] if old is None else old.upper - Q(3, 2)
-        while not bud.exhausted():
-            time.sleep(0.001)
-        runs[key] = SimpleNamespace(upper=upper, lower=Q(-10), complete=False, reason="")
-        return runs[key]
-    reasons = diff_mod._rounds(["A", "B", "C"], run, runs, Budget(timeout=2.0), None)
-    assert calls[:7] == ["A", "B", "C", "A", "B", "A", "C"]
-    assert reasons and "timeout" in reasons[-1]
-
-
 @pytest.mark.slow       # (15 CPU s)
 def test_near_max_rounds_above_eight_inputs_keep_the_exact_answer(monkeypatch):
     """A 10-4-2 net and its float16 copy on [-1, 1]^10 in one-split slices: the objectives
