@@ -53,7 +53,7 @@ from typing import Any
 
 from algebra.kernel.differentiability import kink_witness
 from algebra.linalg import QMatrix
-from algebra.linalg.gfp import kernel_mod_p, matmul_mod_p, rank_mod_p, residue, shrink_kernel_mod_p
+from algebra.linalg.gfp import kernel_mod_p, rank_mod_p, shrink_kernel_mod_p
 from algebra.network import Network
 
 from ..budget import Budget
@@ -83,10 +83,6 @@ _log = logging.getLogger(__name__)
 RANK_ONLY = 8000
 """Above this many parameters the rows are only ranked mod p (no kernel basis: it would hold
 about N^2 numbers); the suspects, which need the kernel, are then not searched."""
-
-RANK_CHUNK = 32
-"""Proven directions reduced mod p (and projected) between two checks of the timeout in the rank
-of their span (:meth:`_Sandwich._span_rank`; ACAS Xu: 300 directions of 13 305 parameters)."""
 
 SPREAD_MAX = 256
 """At most this many inputs spread from one witness under a timeout (8-32-32-32-1 normal seed 5:
@@ -248,38 +244,12 @@ class _Sandwich:
         self.upper = self.N - self.sym_rank
 
     def _span_rank(self) -> int:
-        """``ProvenSpan.rank`` (the same value) with a timeout checked between chunks of
-        :data:`RANK_CHUNK` directions (each small: their residues and their product with the
-        random projection); at the budget (or Ctrl-C) the rank mod p of the directions reduced
-        so far, still a lower bound of the rank over Q (a subset of the rows, the same
-        projection), so ``N − it`` stays a valid upper bound: the partial sandwich.  On a large
-        network (ACAS Xu, 13 305 parameters) the whole rank took 4.4 s at load 10."""
-        span, budget = self.span, self.budget
-        k = len(span.vectors)
-        if budget.timeout is None or k <= RANK_CHUNK:
-            return span.rank()
-        import numpy as np
-        p, N = span.p, self.N
-        wide = N > 4 * k + 64
-        R = np.random.default_rng(0).integers(0, p, (N, k + 8)) if wide else None   # as rank()
-        done = []
-        try:
-            for a in range(0, k, RANK_CHUNK):
-                if a and budget.exhausted():
-                    break
-                A = np.zeros((min(k, a + RANK_CHUNK) - a, N), dtype=np.int64)
-                for i, r in enumerate(span.vectors[a:a + RANK_CHUNK]):
-                    for c in [c for c, v in enumerate(r) if v]:
-                        A[i, c] = residue(r[c], p)
-                done.append(matmul_mod_p(A, R, p).astype(np.int64) if wide else A)
-        except ZeroDivisionError:       # p divides a denominator: rank() decides over Q
-            return span.rank() if not budget.exhausted() else 0
-        except KeyboardInterrupt:
-            budget.interrupt()
-        if len(done) * RANK_CHUNK < k and not self.skipped:
-            self.skipped = (f"the rank of {min(k, len(done) * RANK_CHUNK)} of the {k} proven "
-                            "directions (the budget ran out)")
-        return rank_mod_p(np.vstack(done), p) if done else 0
+        """``ProvenSpan.rank`` under the budget (the partial sandwich when it runs out)."""
+        k = len(self.span.vectors)
+        r = self.span.rank(self.budget)
+        if self.span.ranked < k and not self.skipped:
+            self.skipped = f"the rank of {self.span.ranked} of the {k} proven directions (the budget ran out)"
+        return r
 
     def add_rows(self, X, masks, first_rows=None) -> None:
         """Add the rows at the exact inputs *X* (their masks) to the kernel mod p and the rank."""

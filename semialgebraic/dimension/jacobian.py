@@ -95,6 +95,11 @@ def exact_rank(net: Network, points) -> int:
     return QMatrix.from_rows(rows, ncols=net.n_parameters).rank() if rows else 0
 
 
+RANK_CHUNK = 32
+"""Proven directions reduced mod p (and projected) between two checks of the timeout in
+:meth:`ProvenSpan.rank`."""
+
+
 class ProvenSpan:
     """The span of the proven symmetry directions, reduced mod p on first use (its RREF mod p:
     pivot columns and rows), for :func:`missing_directions` and the rank of the upper bound; one
@@ -120,20 +125,43 @@ class ProvenSpan:
             self._residues = A
         return self._residues
 
-    def rank(self) -> int:
+    def rank(self, budget=None) -> int:
         """A lower bound of the rank over Q of the vectors (the rank mod p; exact over Q when p
         divides a denominator): N − this bound is still a valid upper bound of the functional
-        dimension, never below the exact N − rank."""
-        if not self.vectors:
+        dimension, never below the exact N − rank.  With a *budget* that has a timeout, the
+        vectors are reduced (and projected) in chunks of :data:`RANK_CHUNK` with the timeout
+        checked between them; at the budget (or Ctrl-C) the rank of the chunks done, a subset
+        of the rows under the same projection: still a lower bound (``ranked``: how many
+        vectors it covers).  ACAS Xu, 300 directions of 13 305 parameters: 4.4 s in one call
+        at load 10."""
+        import numpy as np
+        k = len(self.vectors)
+        self.ranked = k
+        if not k:
             return 0
-        A = self.residues()
-        if A is None:
-            return QMatrix.from_rows(self.vectors, ncols=self.n).rank()
-        if A.shape[1] > 4 * A.shape[0] + 64:   # wide: rank(A R) <= rank(A) for a random R (seeded)
-            import numpy as np
-            R = np.random.default_rng(0).integers(0, self.p, (A.shape[1], A.shape[0] + 8))
-            A = matmul_mod_p(A, R, self.p).astype(np.int64)
-        return rank_mod_p(A, self.p)
+        wide = self.n > 4 * k + 64              # wide: rank(A R) <= rank(A) for a random R (seeded)
+        R = np.random.default_rng(0).integers(0, self.p, (self.n, k + 8)) if wide else None
+        if budget is None or budget.timeout is None or k <= RANK_CHUNK or self._residues is not None:
+            A = self.residues()
+            if A is None:
+                return QMatrix.from_rows(self.vectors, ncols=self.n).rank()
+            return rank_mod_p(matmul_mod_p(A, R, self.p).astype(np.int64) if wide else A, self.p)
+        done = []
+        try:
+            for a in range(0, k, RANK_CHUNK):
+                if a and budget.exhausted():
+                    break
+                A = np.zeros((min(k, a + RANK_CHUNK) - a, self.n), dtype=np.int64)
+                for i, r in enumerate(self.vectors[a:a + RANK_CHUNK]):
+                    for c in [c for c, v in enumerate(r) if v]:
+                        A[i, c] = residue(r[c], self.p)
+                done.append(matmul_mod_p(A, R, self.p).astype(np.int64) if wide else A)
+        except ZeroDivisionError:               # p divides a denominator: the rank over Q decides
+            return self.rank() if not budget.exhausted() else 0
+        except KeyboardInterrupt:
+            budget.interrupt()
+        self.ranked = min(k, len(done) * RANK_CHUNK)
+        return rank_mod_p(np.vstack(done), self.p) if done else 0
 
     def reduced(self) -> tuple:
         """(pivot columns, rows mod p as a float64 array) of the RREF mod p of the span."""

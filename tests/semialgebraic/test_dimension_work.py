@@ -116,7 +116,7 @@ def test_the_rank_of_the_proven_directions_stops_at_the_budget():
     bound of the rank over Q), so ``N − it`` is a valid, looser upper bound."""
     from pathlib import Path
     from algebra.io import load
-    from semialgebraic.dimension import functional as fmod
+    from semialgebraic.dimension import functional as fmod, jacobian
     from semialgebraic.sets import normalize_domain
     net = load(Path(__file__).resolve().parents[2] / "benchmarks" / "data"
                / "ACASXU_run2a_1_1_batch_2000.nnet")
@@ -127,5 +127,5 @@ def test_the_rank_of_the_proven_directions_stops_at_the_budget():
     assert full.upper == 13005 and full.skipped == ""
     cut = fmod._Sandwich(net, dom, Budget(0))
     cut.symmetries()
-    assert cut.sym_rank == fmod.RANK_CHUNK == 32 and cut.upper == 13305 - 32 >= full.upper
+    assert cut.sym_rank == jacobian.RANK_CHUNK == 32 and cut.upper == 13305 - 32 >= full.upper
     assert cut.skipped == "the rank of 32 of the 300 proven directions (the budget ran out)"
