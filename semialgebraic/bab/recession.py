@@ -12,7 +12,10 @@ certificate either way.
   the box, one point per open side; or one point ``p`` with ``a·p + c <= 0`` for every row
   ``a·x + c >= 0`` of P when P has half-spaces), and ``|f(q + r)| <= E_L`` per output with
   ``E_0 = max_{q in B_q} |q|``, ``E_l = |W_l| E_{l−1} + |b_l|`` (relu is 1-Lipschitz, ``f_0(r) = 0``).
-  Lower bound: exact values at points of P.
+  Lower bound: exact values at points of P.  When that bound is loose (or leaves ε undecided):
+  a body ``‖x‖∞ <= R`` by branch and bound and a tail cover of stable cells (R29 for any
+  weights: a − b constant on each cell's tail), kept when tighter; networks of the same weights
+  go there at once (R29's ρ rule).
 * ``|f_0(r)| > 0`` at ``r in C``: +∞, with a ray ``x0 + t r`` (``x0 in P``) and the exact ``t1`` from
   which the activation pattern of ``D`` along the ray is fixed; ``D_o`` is then ``u + t v`` with
   slope ``v = f_{0,o}(r) != 0``.
@@ -167,13 +170,18 @@ def _row_interval(row, ivs, c):
 
 class _Tail:
     """The exact bound of ``|a − b|`` on one cell of the tail (R29): intervals of the
-    homogenised ``a`` and ``b`` (biases times ``s in [0, σ]``) give each pair of neurons a sign,
-    and the difference ``ρ = z_a − z_b`` (at the point ``x = u/s`` itself) runs through the
-    layers by ``ρ ↦ W·g + Δβ`` with ``g = ρ`` (both active), ``0`` (both inactive), else the
-    hull of ``0`` and ``ρ``."""
+    homogenised ``a`` and ``b`` (biases times ``s in [0, σ]``) give each neuron a sign on the
+    cell.  Same weights: the difference ``ρ = z_a − z_b`` (at the point ``x = u/s`` itself) runs
+    through the layers by ``ρ ↦ W·g + Δβ`` with ``g = ρ`` (both active), ``0`` (both inactive),
+    else the hull of ``0`` and ``ρ``.  Any weights (R29's stable cells): when every hidden neuron
+    of ``a`` and ``b`` has one sign on the cell, ``a − b = M x + c`` there, and when ``M u = 0``
+    on the cell's box ``|a − b| = |c|`` on the cell's tail; the bound is the smaller of the two
+    rules that apply (None: neither, an unstable cell of networks of different weights)."""
 
     def __init__(self, a: Network, b: Network, dom: Domain, sigma):
-        self.Ws = [W.to_rows() for W in a.weights]
+        self.Wa = [W.to_rows() for W in a.weights]
+        self.Wb = [W.to_rows() for W in b.weights]
+        self.same = self.Wa == self.Wb
         self.ba = [list(v) for v in a.biases]
         self.bb = [list(v) for v in b.biases]
         self.sigma = sigma
@@ -188,45 +196,96 @@ class _Tail:
                 return k
         return None
 
+    def _signs(self, Ws, bias, box):
+        """Per hidden layer, the homogenised pre-activation intervals of one network on *box*."""
+        sig, h, out = self.sigma, list(box), []
+        for l, W in enumerate(Ws[:-1]):
+            z = []
+            for row, c in zip(W, bias[l]):
+                lo, hi = _row_interval(row, h, _Z)
+                z.append((lo + min(_Z, c * sig), hi + max(_Z, c * sig)))
+            out.append(z)
+            h = [(max(p, _Z), max(q, _Z)) for p, q in z]
+        return out
+
     def bound(self, box):
-        """``max_o |ρ_o|`` over the cell (an exact upper bound of ``|a − b|`` there)."""
-        sig = self.sigma
-        la = lb = [(lo, hi) for lo, hi in box]        # intervals of the homogenised a, b
-        rho = None                                     # interval of z_a − z_b (in x space)
-        L = len(self.Ws)
-        for l, W in enumerate(self.Ws):
-            za, zb, nr = [], [], []
-            for j, row in enumerate(W):
-                for (ivs, bias, out) in ((la, self.ba[l][j], za), (lb, self.bb[l][j], zb)):
-                    lo, hi = _row_interval(row, ivs, _Z)
-                    bs_ = bias * sig
-                    out.append((lo + min(_Z, bs_), hi + max(_Z, bs_)))
-                db = self.ba[l][j] - self.bb[l][j]
-                if rho is None:
-                    nr.append((db, db))
-                else:
-                    nr.append(_row_interval(row, rho, db))
-            rho = nr
-            if l == L - 1:
-                break
-            g = []
-            for (pa, qa), (pb, qb), (p, q) in zip(za, zb, rho):
-                if pa >= 0 and pb >= 0:
-                    g.append((p, q))
-                elif qa <= 0 and qb <= 0:
-                    g.append((_Z, _Z))
-                else:
-                    g.append((min(_Z, p), max(_Z, q)))
-            rho = g
-            la = [(max(p, _Z), max(q, _Z)) for p, q in za]
-            lb = [(max(p, _Z), max(q, _Z)) for p, q in zb]
-        return max(max(abs(p), abs(q)) for p, q in rho)
+        """An exact upper bound of ``max_o |a_o − b_o|`` on the cell's tail, or None."""
+        best = _stable_bound(self.Wa, self.ba, self.Wb, self.bb, box, self.sigma)
+        if self.same:
+            za, zb = self._signs(self.Wa, self.ba, box), self._signs(self.Wb, self.bb, box)
+            t = _rho_bound(self.Wa, self.ba, self.bb, za, zb)
+            best = t if best is None else min(best, t)
+        return best
+
+
+def _rho_bound(Ws, ba, bb, za, zb):
+    """R29's rule for networks of the same weights *Ws*: ``max_o |ρ_o|`` on the cell."""
+    rho = None
+    for l, W in enumerate(Ws):
+        db = [p - q for p, q in zip(ba[l], bb[l])]
+        rho = [(c, c) for c in db] if rho is None else [_row_interval(row, rho, c) for row, c in zip(W, db)]
+        if l == len(Ws) - 1:
+            break
+        g = []
+        for (pa, qa), (pb, qb), (p, q) in zip(za[l], zb[l], rho):
+            if pa >= 0 and pb >= 0:
+                g.append((p, q))
+            elif qa <= 0 and qb <= 0:
+                g.append((_Z, _Z))
+            else:
+                g.append((min(_Z, p), max(_Z, q)))
+        rho = g
+    return max(max(abs(p), abs(q)) for p, q in rho)
+
+
+def _affine(Ws, bias, box, sigma):
+    """``(M, c)`` with ``net(x) = M x + c`` on the tail of the cell *box*, when every hidden
+    neuron has one sign there, else None.  Under a fixed pattern the homogenised pre-activation
+    is ``M_l u + c_l s`` exactly, so each neuron's sign is read from that affine form's exact
+    range over the cell and ``s in [0, σ]`` (lo >= 0 active, hi <= 0 inactive), not from the
+    layers' intervals (which lose the cancellations: a neuron whose ``M_l u`` is 0 far out)."""
+    M, c = None, None
+    for l, W in enumerate(Ws):
+        if M is None:
+            M, c = [list(row) for row in W], list(bias[l])
+        else:
+            M = [[sum((w * M[k][i] for k, w in enumerate(row) if w != 0), _Z) for i in range(len(M[0]))]
+                 for row in W]
+            c = [sum((w * c[k] for k, w in enumerate(row) if w != 0), _Z) + bj for row, bj in zip(W, bias[l])]
+        if l == len(Ws) - 1:
+            return M, c
+        on = []
+        for row, cj in zip(M, c):
+            lo, hi = _row_interval(row, box, _Z)
+            lo, hi = lo + min(_Z, cj * sigma), hi + max(_Z, cj * sigma)
+            if lo >= 0:
+                on.append(True)
+            elif hi <= 0:
+                on.append(False)
+            else:
+                return None
+        M = [row if t else [_Z] * len(row) for row, t in zip(M, on)]
+        c = [v if t else _Z for v, t in zip(c, on)]
+    return None
+
+
+def _stable_bound(Wa, ba, Wb, bb, box, sigma):
+    """R29's stable cells: ``max_o |c_o|`` when both patterns are fixed on the cell and
+    ``a − b = M x + c`` has ``M u = 0`` for every ``u`` of *box*; else None."""
+    fa, fb = _affine(Wa, ba, box, sigma), _affine(Wb, bb, box, sigma)
+    if fa is None or fb is None:
+        return None
+    for ra, rb in zip(fa[0], fb[0]):
+        if _row_interval([p - q for p, q in zip(ra, rb)], box, _Z) != (_Z, _Z):
+            return None
+    return max(abs(p - q) for p, q in zip(fa[1], fb[1]))
 
 
 def tail_cells(a: Network, b: Network, dom: Domain, radius, budget: Budget, target=None,
                max_cells: int = _TAIL_CELLS):
     """``(bound, faces)``: ``|a − b| <= bound`` at every point of *dom* with ``‖x‖∞ >= radius``
-    (R29; *a*, *b* of the same weights).  *faces* is the cover's tree per root cell of
+    (R29), or ``(None, faces)`` when a cell stays unbounded (networks of different weights: a
+    cell where a neuron changes sign, or ``a − b`` grows).  *faces* is the cover's tree per root cell of
     :func:`tail_faces` (None: no such face): leaves ``{"bound": t}`` or ``{"empty": k}`` (the
     domain's half-space k), inner nodes ``{"split": [k, mid], "children": [u_k <= mid,
     u_k >= mid]}``.  Best first: the cell of largest bound is halved on its widest coordinate
@@ -245,27 +304,28 @@ def tail_cells(a: Network, b: Network, dom: Domain, radius, budget: Budget, targ
         t = tail.bound(box)
         holder["bound"] = t
         n += 1
-        heapq.heappush(heap, (-t, n, box, holder))
+        heapq.heappush(heap, ((0, _Z) if t is None else (1, -t), n, box, holder))
     for box in tail_faces(dom, sigma):
         if box is None:
             faces.append(None)
             continue
         faces.append({})
         leaf(box, faces[-1])
-    last, stale = None, 0
+    last, stale, first = None, 0, True
     while heap and n < max_cells and not budget.exhausted():
-        t = -heap[0][0]
-        if t <= 0 or (target is not None and t <= target):
+        t = None if heap[0][0][0] == 0 else -heap[0][0][1]
+        if t is not None and (t <= 0 or (target is not None and t <= target)):
             break
-        stale = stale + 1 if last is not None and t >= last else 0
-        last = t
+        # (None: unbounded so far, no better than the last; the first cell is no repeat)
+        stale = stale + 1 if not first and (t is None or (last is not None and t >= last)) else 0
+        last, first = t, False
         if stale > max(64, 4 * dom.dim):     # the cover no longer tightens: interval stability
             break                            # in high dimension (work, not the clock)
         _, _, box, holder = heapq.heappop(heap)
         k = max(range(len(box)), key=lambda i: box[i][1] - box[i][0])
         lo, hi = box[k]
         if hi == lo:
-            heapq.heappush(heap, (-t, 0, box, holder))
+            heapq.heappush(heap, ((0, _Z) if t is None else (1, -t), 0, box, holder))
             break
         mid = (lo + hi) / 2
         kids = [{}, {}]
@@ -273,7 +333,9 @@ def tail_cells(a: Network, b: Network, dom: Domain, radius, budget: Budget, targ
         leaf(box[:k] + [(mid, hi)] + box[k + 1:], kids[1])
         holder.clear()
         holder.update({"split": [k, mid], "children": kids})
-    return (-heap[0][0] if heap else _Z), faces
+    if not heap:
+        return _Z, faces
+    return (None if heap[0][0][0] == 0 else -heap[0][0][1]), faces
 
 
 def _devs(a, b, x):
@@ -335,6 +397,17 @@ def unbounded_diff(a: Network, b: Network, dom: Domain, budget: Budget, eps=None
         if qbox is not None:
             E = deviation_bound(D, qbox)
             upper = max(max(E), lower)
+            if lower < upper and not budget.exhausted() and (eps is None or lower <= eps < upper):
+                # the |W| bound is loose (or leaves ε undecided): a body and a tail of stable
+                # cells (R29 for any weights), kept when tighter
+                fine = _body_and_tail(a, b, dom, x0, budget, eps, input_splits,
+                                      radius=_kink_radius(D, dom, x0, cone))
+                if (fine.upper is not None and fine.upper < upper) or (eps is not None and fine.lower > eps):
+                    fine.nodes += sub.nodes
+                    return fine
+                if fine.lower > lower:       # its point, for the |W| bound's certificate
+                    lower, point, out = fine.lower, fine.point, fine.output
+                    devs = [max(p, q) for p, q in zip(devs, _devs(a, b, point))]
             cert = bab_recession_certificate(a, b, dom, cone=sub.certificate, decomposition=qbox,
                                              upper=upper, lower=lower, point=point, output=out)
             return BabResult(lower, upper, point, out, list(zip(devs, E)), sub.nodes,
@@ -355,6 +428,21 @@ def unbounded_diff(a: Network, b: Network, dom: Domain, budget: Budget, eps=None
 _TAIL_SHARE = 0.25      # of a timeout, kept for the tail's cover; the body's search gets the rest
 
 
+def _kink_radius(D: Network, dom: Domain, x0, cone: Domain):
+    """The tail's first radius for networks of different weights: :func:`_radius`, and twice
+    ``‖x0 + t1 r‖∞`` for the corners ``r`` of ``C ∩ [−1, 1]^d`` in ``C`` (the first ``2^6``),
+    ``t1`` from where the pattern along the ray is fixed (:func:`ray_start`): on one input the
+    tail's one cell is then stable (its kinks all inside the body)."""
+    R = _radius(dom, x0)
+    d = dom.dim
+    for k in range(2 ** min(d, 6)):
+        r = tuple(cone.hi[i] if (k >> i) & 1 else cone.lo[i] for i in range(d))
+        if any(r) and cone.contains(r):
+            t1 = ray_start(D, x0, r)[0]
+            R = max(R, 2 * max(abs(x + t1 * ri) for x, ri in zip(x0, r)))
+    return R
+
+
 def _radius(dom: Domain, x0):
     """The body's radius: at least 1, twice every finite bound and twice the domain point's
     largest coordinate (so the body holds *x0*)."""
@@ -362,15 +450,17 @@ def _radius(dom: Domain, x0):
     return max([Q(1)] + [2 * v for v in vals])
 
 
-def _body_and_tail(a, b, dom: Domain, x0, budget: Budget, eps, input_splits) -> BabResult:
-    """*a*, *b* of the same weights (R29): ``sup |a − b| <= max(body, tail)``, the body ``dom ∩
+def _body_and_tail(a, b, dom: Domain, x0, budget: Budget, eps, input_splits, radius=None) -> BabResult:
+    """R29: ``sup |a − b| <= max(body, tail)``, the body ``dom ∩
     {‖x‖∞ <= R}`` by branch and bound (a ``bab_bound`` certificate; with a timeout, 3/4 of what
     is left), the tail ``‖x‖∞ >= R`` by the cover of :func:`tail_cells` refined down to the
     body's upper bound (or ε); while the tail's bound is the larger, the radius grows (×8, at
-    most 3 times) as long as the farther tail's bound is smaller and the budget lasts."""
+    most 3 times) as long as the farther tail's bound is smaller and the budget lasts (or, for
+    networks of different weights, while a tail cell stays unstable).  *radius*: the first R
+    (default :func:`_radius`)."""
     from ..certificates.bab_recession import bab_recession_certificate
     from .diff import _Share
-    R = _radius(dom, x0)
+    R = _radius(dom, x0) if radius is None else radius
 
     def body_at(R):
         share = _Share(budget, 1 - _TAIL_SHARE) if budget.timeout is not None else budget
@@ -386,20 +476,26 @@ def _body_and_tail(a, b, dom: Domain, x0, budget: Budget, eps, input_splits) -> 
     if body.upper is not None:
         # the tail need not go below the body's bound (or below ε)
         t, faces = tail_cells(a, b, dom, R, budget, target=body.upper if eps is None else eps)
-        best = (max(body.upper, t, body.lower), R, t, faces, body)
+        if t is not None:
+            best = (max(body.upper, t, body.lower), R, t, faces, body)
+    far = R
     for _ in range(3):
-        if best is None or best[2] <= max(best[4].upper, best[4].lower) or decided(best[0], best[4]):
+        if body.upper is None or budget.exhausted() or (best is not None and (
+                best[2] <= max(best[4].upper, best[4].lower) or decided(best[0], best[4]))):
             break
-        R2 = 8 * best[1]                     # a farther tail: worth a new body only if tighter
-        t2, faces2 = tail_cells(a, b, dom, R2, budget, target=best[4].upper if eps is None else eps)
-        if t2 >= best[2]:
+        far = 8 * far                        # a farther tail: worth a new body only if tighter
+        ref = body if best is None else best[4]
+        t2, faces2 = tail_cells(a, b, dom, far, budget, target=ref.upper if eps is None else eps)
+        if t2 is None:
+            continue                         # (different weights) a cell still unstable: farther
+        if best is not None and t2 >= best[2]:
             break
-        body2 = body_at(R2)
+        body2 = body_at(far)
         if body2.upper is None:
             break
         up2 = max(body2.upper, t2, body2.lower)
-        if up2 < best[0]:
-            best = (up2, R2, t2, faces2, body2)
+        if best is None or up2 < best[0]:
+            best = (up2, far, t2, faces2, body2)
     if best is None:
         cert = bab_recession_certificate(a, b, dom, lower=body.lower, point=body.point,
                                          output=body.output)

@@ -1,7 +1,7 @@
 """Builder of ``bab_recession`` certificates (schema: :mod:`semialgebraic.verify.bab_recession`):
 ``sup |a − b|`` on an unbounded domain is +∞ (a ray) or at most ``upper`` (three-layer-fibers
 R28: the biases-free ``a − b`` is 0 on the recession cone, a ``bab_bound`` certificate; R29: a and
-b of the same weights, a ``bab_bound`` certificate on a body and a cover of the tail)."""
+b of the same weights or stable tail cells, a ``bab_bound`` certificate on a body and a cover of the tail)."""
 
 from __future__ import annotations
 
@@ -20,7 +20,7 @@ def bab_recession_certificate(a: Network, b: Network, domain, *, ray=None, cone=
     (the ``bab_bound`` certificate of ``max |a_0 − b_0| <= 0`` on ``C ∩ [−1, 1]^d``),
     *decomposition* (the box ``B_q``) and *upper*: ``sup <= upper``; with *body* (the
     ``bab_bound`` certificate on the domain's part ``‖x‖∞ <= R``), *tail* (``{"radius": R,
-    "faces": [...], "bound": t}``, R29, for *a*, *b* of the same weights) and *upper*: ``sup <=
+    "faces": [...], "bound": t}``, R29: same weights, or stable cells) and *upper*: ``sup <=
     upper`` too; otherwise only ``>= lower`` at *point*.  *domain* is a :class:`~algebra.kernel.domains.Domain`."""
     claims = CLAIMS["bab_recession"]
     claim = claims[0] if ray is not None else claims[1] if (cone is not None or body is not None) \

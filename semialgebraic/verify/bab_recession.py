@@ -36,8 +36,7 @@ Claims and checks (exact over Q, ``D = a − b`` by :func:`algebra.kernel.differ
   domain with ``g_J != 0`` (for ``I`` empty: ``g·p + c <= 0``).  Then ``upper >= E_L,o`` for
   every output, ``E_0 = max_{q in B_q} |q|``, ``E_l = |W_l| E_{l−1} + |b_l|`` (the weights and
   biases of ``D``).
-* the same claim by three-layer-fibers R29, for ``a`` and ``b`` of the same widths and exactly
-  the same weights (only biases differ), with ``body`` and ``tail`` instead of ``cone`` and
+* the same claim by three-layer-fibers R29 with ``body`` and ``tail`` instead of ``cone`` and
   ``decomposition``: ``body`` is a valid ``bab_bound`` certificate (upper-bound claim) for these
   same ``a`` and ``b`` on the box ``[lo_i or −R, hi_i or R]`` (an open side closed at ``∓R``)
   with the domain's half-spaces, its ``upper <= upper``; ``tail`` covers every point with
@@ -50,7 +49,14 @@ Claims and checks (exact over Q, ``D = a − b`` by :func:`algebra.kernel.differ
   with the homogenised intervals (``u`` in the cell, biases times ``s in [0, 1/R]``) of ``a``
   and ``b``, the difference ``ρ = z_a − z_b`` runs as ``ρ_0 = Δbias_0``, ``ρ_l = W_l g + Δbias_l``
   with ``g_j = ρ_j`` when both neurons j are active (interval lo >= 0), ``0`` when both are
-  inactive (hi <= 0), else the hull of ``0`` and ``ρ_j``; ``max_o |ρ_o| <= t_c <= t <= upper``.
+  inactive (hi <= 0), else the hull of ``0`` and ``ρ_j``, when ``a`` and ``b`` have the same
+  widths and weights (only biases differ); and for any weights by R29's stable cells: with
+  ``M^a_0 = W^a_0``, ``c^a_0 = β^a_0`` and, under the pattern so far, ``M^a_l = W^a_l M^a_{l−1}``,
+  ``c^a_l = W^a_l c^a_{l−1} + β^a_l``, every hidden neuron's range of ``M^a_l u + c^a_l s``
+  over the cell and ``s in [0, 1/R]`` must have lo >= 0 (active: its rows kept) or hi <= 0
+  (inactive: its rows 0), likewise for ``b``; then ``(M^a_L − M^b_L) u`` must be 0 on the cell
+  and the cell's bound is ``max_o |c^a_L − c^b_L|``; the smaller of the rules that apply (a cell
+  where neither applies is refused); ``t_c <= t <= upper``.
 * ``"max_o sup_x |a_o(x) - b_o(x)| >= lower on the domain"``: only the point.
 
 With ``point``: it lies in the domain and ``max_o |a_o − b_o| >= lower`` there.
@@ -204,16 +210,37 @@ def _dot(row, ivs, const=_Z):
 
 
 def _cell_bound(a, b, box, sigma):
-    """R29 on one cell of directions *box* (``s in [0, sigma]``): ``max_o |a_o − b_o|`` there."""
-    ha, hb, rho = list(box), list(box), None
+    """``max_o |a_o − b_o|`` on the tail of one cell of directions *box* (``s in [0, sigma]``):
+    the smaller of R29's ρ rule (same weights) and its stable-cell rule (any weights); None
+    when neither applies."""
+    got = _stable_cell(a, b, box, sigma)
+    if a.widths == b.widths and all(Wa == Wb for Wa, Wb in zip(a.weights, b.weights)):
+        t = _rho_cell(a, b, _hom_signs(a, box, sigma), _hom_signs(b, box, sigma))
+        got = t if got is None else min(got, t)
+    return got
+
+
+def _hom_signs(net, box, sigma):
+    """The homogenised pre-activation intervals of *net*'s hidden layers (``u`` in *box*, each
+    bias times ``s in [0, sigma]``)."""
+    h, out = list(box), []
+    for W, bias in list(zip(net.weights, net.biases))[:-1]:
+        z = []
+        for row, c in zip(W.to_rows(), bias):
+            p, q = _dot(row, h)
+            z.append((p + min(_Z, c * sigma), q + max(_Z, c * sigma)))
+        out.append(z)
+        h = [(max(p, _Z), max(q, _Z)) for p, q in z]
+    return out
+
+
+def _rho_cell(a, b, za, zb):
+    """R29's ρ rule (a and b of the same weights)."""
+    rho = None
     n_layers = a.depth
     for l in range(n_layers):
         rows = a.weights[l].to_rows()
         ba, bb = a.biases[l], b.biases[l]
-        sa = [_dot(r, ha, _Z) for r in rows]
-        sb = [_dot(r, hb, _Z) for r in rows]
-        za = [(p + min(_Z, c * sigma), q + max(_Z, c * sigma)) for (p, q), c in zip(sa, ba)]
-        zb = [(p + min(_Z, c * sigma), q + max(_Z, c * sigma)) for (p, q), c in zip(sb, bb)]
         if rho is None:
             rho = [(ca - cb, ca - cb) for ca, cb in zip(ba, bb)]
         else:
@@ -221,13 +248,50 @@ def _cell_bound(a, b, box, sigma):
         if l == n_layers - 1:
             return max(max(-p, q) for p, q in rho)
         nxt = []
-        for (pa, qa), (pb, qb), (p, q) in zip(za, zb, rho):
+        for (pa, qa), (pb, qb), (p, q) in zip(za[l], zb[l], rho):
             both_on, both_off = min(pa, pb) >= 0, max(qa, qb) <= 0
             nxt.append((p, q) if both_on else (_Z, _Z) if both_off else (min(p, _Z), max(q, _Z)))
         rho = nxt
-        ha = [(max(p, _Z), max(q, _Z)) for p, q in za]
-        hb = [(max(p, _Z), max(q, _Z)) for p, q in zb]
     raise InputError("a network without layers")
+
+
+def _pattern_map(net, box, sigma):
+    """``(M, c)``: *net* is ``x -> M x + c`` on the tail of the cell *box*, each hidden neuron's
+    sign read from the exact range of its homogenised pre-activation ``M_l u + c_l s`` (``u`` in
+    *box*, ``s in [0, sigma]``) under the pattern of the layers before it (lo >= 0 on, hi <= 0
+    off); None when a range holds both signs."""
+    d = net.n_inputs
+    M = [[Q(int(i == k)) for i in range(d)] for k in range(d)]     # rows: the current units
+    c = [_Z] * d
+    n_layers = net.depth
+    for l, (W, bias) in enumerate(zip(net.weights, net.biases)):
+        rows = W.to_rows()
+        M = [[sum((w * M[k][i] for k, w in enumerate(row)), _Z) for i in range(d)] for row in rows]
+        c = [sum((w * ck for w, ck in zip(row, c)), _Z) + bj for row, bj in zip(rows, bias)]
+        if l == n_layers - 1:
+            return M, c
+        keep = []
+        for row, cj in zip(M, c):
+            p, q = _dot(row, box)
+            p, q = p + min(_Z, cj * sigma), q + max(_Z, cj * sigma)
+            if p < 0 < q:
+                return None
+            keep.append(p >= 0)
+        M = [row if on else [_Z] * d for row, on in zip(M, keep)]
+        c = [v if on else _Z for v, on in zip(c, keep)]
+    raise InputError("a network without layers")
+
+
+def _stable_cell(a, b, box, sigma):
+    """R29's stable-cell rule: both patterns fixed on the cell and ``a − b = M x + c`` with
+    ``M u = 0`` for every ``u`` of *box*: then ``|a − b| = |c|`` on the cell's tail."""
+    fa, fb = _pattern_map(a, box, sigma), _pattern_map(b, box, sigma)
+    if fa is None or fb is None:
+        return None
+    for ra, rb in zip(fa[0], fb[0]):
+        if _dot([p - q for p, q in zip(ra, rb)], box) != (_Z, _Z):
+            return None
+    return max(abs(p - q) for p, q in zip(fa[1], fb[1]))
 
 
 def _tail_roots(dom: Domain, sigma):
@@ -291,6 +355,8 @@ def _check_tail(a, b, dom: Domain, tail):
         elif "bound" in node:
             claimed = _q(node["bound"], "tail leaf bound")
             got = _cell_bound(a, b, box, sigma)
+            if got is None:
+                return False, "a tail cell is neither of the same weights nor stable (R29)", R, t
             if got > claimed or claimed > t:
                 return (False, f"a tail cell's bound {got} exceeds its claim {claimed} or the tail's bound",
                         R, t)
@@ -303,8 +369,6 @@ def _check_body_tail(cert, a, b, dom: Domain):
     """The bounded claim of R29: same weights, a body certificate and a tail cover."""
     if "tail" not in cert or "upper" not in cert or "cone" in cert or "decomposition" in cert:
         raise InputError("a body claim holds body, tail and upper (no cone, no decomposition)")
-    if a.widths != b.widths or any(Wa != Wb for Wa, Wb in zip(a.weights, b.weights)):
-        return False, "a body and tail claim needs a and b of the same weights (R29)"
     ok, why, R, t = _check_tail(a, b, dom, cert["tail"])
     if not ok:
         return False, f"tail: {why}"

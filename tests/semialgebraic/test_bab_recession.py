@@ -16,6 +16,7 @@ from fractions import Fraction
 import pytest
 
 from algebra.exceptions import InputError
+from algebra.kernel import difference_network
 from algebra.kernel.domains import Domain
 from algebra.network import Network
 from algebra.rationals import Q
@@ -61,12 +62,14 @@ def test_R28_same_pair_bounded_where_the_cone_misses_the_growth():
 
 
 def test_R28_bounded_on_R_with_the_bias_bound():
-    # ABS - SHIFT2 = 0, x, 1 on x <= 0, [0, 1], x >= 1 (other weights: R28's cone, bias bound 2)
+    # ABS - SHIFT2 = 0, x, 1 on x <= 0, [0, 1], x >= 1 (other weights: R28's cone, bias bound 2,
+    # then R29's stable cells: the body [-R, R] and the two tail cells, where a − b is 0 and 1)
+    assert max(deviation_bound(difference_network(ABS, SHIFT2), [(Q(0), Q(0))])) == 2
     r = diff_bounds(ABS, SHIFT2, Domain.whole(1))
-    assert not r.unbounded and r.lower == 1 and r.upper == 2 and not r.complete
-    assert _fdev(ABS, SHIFT2, r.point) == 1 and "cone" in r.certificate
+    assert not r.unbounded and r.lower == 1 and r.upper == 1 and r.complete
+    assert _fdev(ABS, SHIFT2, r.point) == 1 and "tail" in r.certificate
     j = r.to_json()
-    assert (j["lower"], j["upper"], j["complete"]) == ("1", "2", False)
+    assert (j["lower"], j["upper"], j["complete"]) == ("1", "1", True)
     assert verify(r.certificate)[0]
     r = diff_bounds(ABS, SHIFT, Domain.whole(1))              # 1 for x <= -1, -x on [-1, 0], 0 after
     assert (r.lower, r.upper, r.complete) == (1, 1, True) and "tail" in r.certificate   # R29
