@@ -486,7 +486,7 @@ def bound_objective(Ws, bs, box, c, value, *, budget: Budget | None = None,
                     stop_above=None, prune_at=None, start=None, engine: Engine | None = None,
                     input_splits: bool | None = None, state: dict | None = None,
                     at: tuple | None = None, input_split_above: int | None = None,
-                    split_count=None) -> ObjectiveBound:
+                    split_count=None, plunge: bool = False) -> ObjectiveBound:
     """Certified bounds of ``max_{x in box} c · D(x)`` for the network ``D`` of layers *Ws*, *bs*.
 
     Parameters
@@ -516,6 +516,11 @@ def bound_objective(Ws, bs, box, c, value, *, budget: Budget | None = None,
     split_count : callable, optional
         ``split_count(intervals) -> int``, compared with *input_split_above* instead of the
         number of unstable neurons (e.g. :func:`.diff._kinks`: a twin pair counts once).
+    plunge : bool, optional
+        After a split, continue with the child of larger bound (while it is above the cut)
+        instead of the best open node: a dive that reaches small nodes, and their LP points,
+        early (ε-equivalence below the maximum: a point above ε ends the search; the set of
+        nodes a proof must split does not depend on the order).  Default False: best-first.
     state : dict, optional
         ``extra["state"]`` of an earlier call on the same objective, box and engine that stopped
         on its budget: the search continues from its open nodes (its tree grows in place).
@@ -560,6 +565,8 @@ def bound_objective(Ws, bs, box, c, value, *, budget: Budget | None = None,
     bases: dict = {}                    # id(leaf holder) -> HiGHS's final basis at that leaf
     heap: list = []
     leaves: list = []
+    pushed: dict = {}                   # (plunge) id(holder) -> its heap entry, this split's
+    taken: set = set()                  # (plunge) counters of heap entries already split
 
     def cut():
         return lower if prune_at is None else max(lower, prune_at)
@@ -669,7 +676,10 @@ def bound_objective(Ws, bs, box, c, value, *, budget: Budget | None = None,
             holder["tightened"] = recs
         leaves.append(holder)
         counter += 1
-        heapq.heappush(heap, (-bnd, counter, nbox, splits, holder, ivs, unstable, xdepth))
+        new = (-bnd, counter, nbox, splits, holder, ivs, unstable, xdepth)
+        heapq.heappush(heap, new)
+        if plunge:
+            pushed[id(holder)] = new
 
     root: dict = {}
     if state is not None:               # resume: the earlier call's open nodes and best point
@@ -690,7 +700,10 @@ def bound_objective(Ws, bs, box, c, value, *, budget: Budget | None = None,
                                   f"{budget.reason} before the root's bound")
         nodes = 1
     reason, complete = "", False
+    dive = None                         # (plunge) the children of the last split
     while True:
+        while taken and heap and heap[0][1] in taken:
+            taken.discard(heapq.heappop(heap)[1])   # split by a plunge already
         if stop_above is not None and lower > stop_above:
             reason = "a point above the threshold"
             break
@@ -704,7 +717,18 @@ def bound_objective(Ws, bs, box, c, value, *, budget: Budget | None = None,
         if budget.exhausted():
             reason = str(budget.reason)
             break
-        entry = heapq.heappop(heap)
+        entry = None
+        if plunge and dive:             # the larger child, taken out of the heap lazily
+            kid = min((e for e in (pushed.get(id(k)) for k in dive) if e is not None),
+                      key=lambda e: e[0], default=None)
+            if kid is not None and -kid[0] > cut():
+                entry = kid
+                taken.add(kid[1])
+                neg, _, nbox, splits, holder, ivs, unstable, xdepth = entry
+        dive = None
+        pushed.clear()
+        if entry is None:
+            entry = heapq.heappop(heap)
         arg = None
         if split_count is not None:
             unstable = split_count(ivs)
@@ -743,6 +767,7 @@ def bound_objective(Ws, bs, box, c, value, *, budget: Budget | None = None,
             del leaves[n_leaves:]
             heap[:] = [e for e in heap if e[4] is not kids[0] and e[4] is not kids[1]]
             heapq.heapify(heap)
+            taken.discard(entry[1])
             heapq.heappush(heap, entry)  # (and it stays open for a resumed call)
             for kd in kids:
                 bases.pop(id(kd), None)
@@ -753,8 +778,12 @@ def bound_objective(Ws, bs, box, c, value, *, budget: Budget | None = None,
         del leaves[next(i for i, lf in enumerate(leaves) if lf is holder)]   # by identity: equal leaves
         holder.clear()
         holder.update({"split": list(arg), "children": kids})
+        dive = kids
         nodes += 2
         budget.count()
+    if taken:                           # (plunge) a resumed call sees only open nodes
+        heap[:] = [e for e in heap if e[1] not in taken]
+        heapq.heapify(heap)
     bounds = [lf["bound"] for lf in leaves]
     upper = max(bounds) if bounds else lower
     if upper < lower and (at is None or not at[1]):   # the point of a node with neuron splits

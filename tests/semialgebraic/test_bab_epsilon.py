@@ -15,9 +15,11 @@ from fractions import Fraction
 import numpy as np
 import pytest
 
+from algebra.kernel import difference_network
 from algebra.network import Network
 from algebra.rationals import Q
 from semialgebraic.bab import diff, epsilon_equivalent
+from semialgebraic.bab.search import Engine, bound_objective
 from semialgebraic.equivalence import max_deviation
 from semialgebraic.verify import verify
 
@@ -89,3 +91,55 @@ def test_kinks_count_a_twin_pair_once():
     assert diff._kinks(ivs) == 2
     ivs[0][3] = (Q(0), Q(3))
     assert diff._kinks(ivs) == 1
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("seed,height", [(2, Fraction(1, 100)), (6, Fraction(-1, 1000))])
+def test_best_first_and_plunge_agree_at_epsilon(monkeypatch, seed, height):
+    # ε-equivalence dives (``bound_objective(plunge=True)``, diff._PLUNGE): the same verdicts as
+    # best-first at the exact maximum and 1e-12 below it, certificates checked
+    a, b = bump_pair(seed, height)
+    M = max_deviation(a, b, (Q(-1), Q(1))).value
+    for plunge in (True, False):
+        monkeypatch.setattr(diff, "_PLUNGE", plunge)
+        assert _decide(a, b, M - Q(1, 10 ** 12)) is False
+        assert _decide(a, b, M) is True
+
+
+def _small_pair(seed):
+    """A 2-5-5-1 net of half-integer weights and a copy with every weight moved by up to 1/8."""
+    rng = np.random.default_rng(seed)
+    Ws = [rng.integers(-4, 5, (q, p)) / 2 for p, q in ((2, 5), (5, 5), (5, 1))]
+    bs = [rng.integers(-2, 3, q) / 2 for q in (5, 5, 1)]
+    moved = [W + rng.integers(-1, 2, W.shape) / 8 for W in Ws]
+
+    def net(Wl):
+        return Network.from_rows([[[Fraction(str(v)) for v in row] for row in W] for W in Wl],
+                                 [[Fraction(str(v)) for v in bv] for bv in bs])
+    return net(Ws), net(moved)
+
+
+@pytest.mark.parametrize("seed", [0, pytest.param(1, marks=pytest.mark.slow),
+                                  pytest.param(2, marks=pytest.mark.slow)])
+def test_a_plunging_search_keeps_the_exact_maximum(seed):
+    # the node order changes nothing certified: with or without a threshold, plunge=True gives
+    # the exact maximum of each objective ± (a − b) (the region walk's), and once the threshold
+    # is above the maximum the same number of nodes (every node above it is split in either order)
+    a, b = _small_pair(seed)
+    M = max_deviation(a, b, (Q(-1), Q(1))).value
+    D = difference_network(a, b)
+    Ws, bs = [W.to_rows() for W in D.weights], [list(v) for v in D.biases]
+    box = [(Q(-1), Q(1))] * 2
+    best = []
+    for s in (1, -1):
+        def value(x, s=s):
+            return s * D.evaluate(x)[0]
+        def fast():                     # (the small near copies' engine: no tightening, no cuts)
+            return Engine(Ws, bs, paired=True, tighten=0, cuts=False)
+        runs = {p: bound_objective(Ws, bs, box, [Q(s)], value, plunge=p, engine=fast()) for p in (False, True)}
+        assert runs[True].complete and runs[True].lower == runs[True].upper == runs[False].upper
+        best.append(runs[True].upper)
+        above = {p: bound_objective(Ws, bs, box, [Q(s)], value, plunge=p, prune_at=M * 2,
+                                    stop_above=M * 2, engine=fast()) for p in (False, True)}
+        assert above[True].nodes == above[False].nodes and above[True].upper <= 2 * M
+    assert max(best) == M
