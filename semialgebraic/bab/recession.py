@@ -514,7 +514,8 @@ def _body_and_tail(a, b, dom: Domain, x0, budget: Budget, eps, input_splits, rad
     reason = ("lower = upper" if eps is None and complete else
               "a point above the threshold" if eps is not None and body.lower > eps else
               "the bound holds" if eps is not None and upper <= eps else
-              f"bounded (a and b differ only in their biases, R29): body ‖x‖∞ <= {R} by branch "
+              f"bounded ({'a and b differ only in their biases' if same_weights(a, b) else 'stable tail cells'}, "
+              f"R29): body ‖x‖∞ <= {R} by branch "
               f"and bound ({_outer_reason(body.reason, budget)}), tail by {_count(faces)} cells")
     per_output = [(lo, None if hi is None else max(hi, t)) for lo, hi in body.per_output]
     return BabResult(body.lower, upper, body.point, body.output, per_output, body.nodes, complete,
