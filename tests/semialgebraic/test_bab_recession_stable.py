@@ -130,3 +130,17 @@ def test_R29_stable_cell_certificates_mutated_are_refused():
             ok = False
         assert ok is False, name
     assert n >= 4
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_R29_stable_cell_claim_holds_far_out(seed):
+    # the claim relied on: on a stable cell's tail a − b is the constant c^a − c^b; checked by
+    # exact evaluation at ‖x‖∞ = N for N from R to 10^12·R along the cell's direction
+    a, b = _rescaled_pair(seed)
+    dom = Domain.orthant(1)
+    r = diff_bounds(a, b, dom, timeout=60)
+    tail = r.certificate["tail"]
+    R, leaf = Q(tail["radius"]), tail["faces"][0]
+    assert "bound" in leaf                       # one input: the one cell u = 1, not split
+    vals = {abs(a.evaluate([N])[0] - b.evaluate([N])[0]) for N in (R, 3 * R, 10 ** 6 * R, 10 ** 12 * R)}
+    assert vals == {Q(leaf["bound"])}
