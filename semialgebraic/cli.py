@@ -21,6 +21,7 @@ import sys
 
 from algebra import __version__
 from algebra.exceptions import AlgebraError
+from .budget import ctrl_c
 from .certificates import jsonable
 from .exceptions import BudgetExceededError, SemialgebraicError
 
@@ -122,7 +123,8 @@ def main(argv: list[str] | None = None) -> int:
         if getattr(args, dest, None) == "":
             parser.error(f"--{dest}: empty file name")
     try:
-        code = args.func(args)
+        with ctrl_c():                 # Ctrl-C: the partial report, or exit 3 within its grace
+            code = args.func(args)
     except CLIError as exc:
         print(f"netfibers: error: {exc}", file=sys.stderr)
         return 2
