@@ -55,7 +55,7 @@ from fractions import Fraction as F
 import numpy as np
 
 from tests.fuzz.bab_fuzz import (_solve, brute_force_max, copy, evaluate, n_hidden, random_net,
-                                 to_json)
+                                 report, to_json)
 
 TINY = F(1, 10**30)
 
@@ -901,13 +901,7 @@ def main(argv=None):
             bad[kind].append(s)
         print(f"seed {s} {kind:14s} {desc}: {len(findings)} findings ({time.time() - t:.1f} s, "
               f"{time.process_time() - c0:.1f} CPU s)", flush=True)
-    print(f"\n{sum(per_kind.values())} cases in {time.time() - t0:.0f} s, {time.process_time():.0f} CPU s")
-    for k in sorted(calls):
-        print(f"  {k:50s} {calls[k]:5d}")
-    for k in kinds:
-        if per_kind[k]:
-            print(f"  {k:14s} {per_kind[k]:4d} cases, findings in seeds {bad[k]}")
-    return 1 if bad else 0
+    return report(t0, per_kind, calls, bad, kinds, width=50, kind_width=14)
 
 
 if __name__ == "__main__":
