@@ -385,9 +385,10 @@ def test_ctrl_c_ends_a_process_that_swallows_it_with_exit_3():
     assert proc.stdout.readline() == "ready\n"
     t = time.monotonic()
     proc.send_signal(signal.SIGINT)
-    _, err = proc.communicate(timeout=30)
+    _, err = proc.communicate(timeout=60)
+    took = time.monotonic() - t
     assert proc.returncode == 3 and "no report 1 s after Ctrl-C" in err, err
-    assert 1 <= time.monotonic() - t <= 20
+    assert 1 <= took <= 30, took
 
 
 @pytest.mark.slow
