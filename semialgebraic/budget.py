@@ -14,8 +14,9 @@ stderr is a terminal (and nothing otherwise).
 the first one raises :class:`KeyboardInterrupt` (the partial report), also exhausts every
 budget made before it (a loop whose interrupt was swallowed — in a ``__del__``, a callback —
 stops at its next budget check), and starts a watchdog that ends the process with exit 3 if
-the report has not come within a grace period; a second Ctrl-C kills the process at once (the
-default action, which no long C call — flint, HiGHS — can delay).
+the report has not come within a grace period and the process sits idle; a second Ctrl-C
+kills the process at once (the default action, which no long C call — flint, HiGHS — can
+delay).
 """
 
 from __future__ import annotations
@@ -27,7 +28,8 @@ import threading
 import time
 from contextlib import contextmanager
 
-__all__ = ["Budget", "Progress", "BudgetExhausted", "checkpoint", "alarm_at", "ctrl_c"]
+__all__ = ["Budget", "Progress", "BudgetExhausted", "checkpoint", "alarm_at", "ctrl_c",
+           "ctrl_c_count"]
 
 _ACTIVE: list["Budget"] = []
 _CTRL_C = [0]          # Ctrl-Cs seen by :func:`ctrl_c`: a budget made before one is exhausted
@@ -201,7 +203,12 @@ def alarm_at(end, what: str = "the certificate's check", again: float = 0.25):
         signal.signal(signal.SIGALRM, old)
 
 
-GRACE = 10.0           # seconds the partial report may take after Ctrl-C (then: exit 3)
+def ctrl_c_count() -> int:
+    """How many Ctrl-Cs :func:`ctrl_c` has seen in this process."""
+    return _CTRL_C[0]
+
+
+GRACE = 5.0            # seconds after Ctrl-C before an idle process is ended (exit 3)
 
 
 @contextmanager
@@ -216,8 +223,9 @@ def ctrl_c(grace: float = GRACE):
     * gives SIGINT back its default action: a second Ctrl-C kills the process at once, even
       inside a long C call (flint, HiGHS) that does not see Python's signal handlers;
     * starts a watchdog (a daemon thread) that, if the block has not been left *grace* seconds
-      later, says so on stderr and ends the process with exit 3 (``os._exit``: a hang after
-      Ctrl-C cannot outlast it).
+      later and the process then spends a second idle (less than 0.05 s of CPU: blocked on a
+      lock, a queue, a future, not building a large report), says so on stderr and ends the
+      process with exit 3 (``os._exit``: a hang after Ctrl-C cannot outlast it).
 
     Leaving the block stops the watchdog and puts the former handler back.
 
@@ -233,9 +241,16 @@ def ctrl_c(grace: float = GRACE):
     left = threading.Event()
 
     def _watchdog():
-        if not left.wait(grace):
-            os.write(2, f"netfibers: no report {grace:g} s after Ctrl-C; stopped\n".encode())
-            os._exit(3)
+        if left.wait(grace):
+            return
+        cpu = time.process_time()           # this process's CPU, all threads
+        while not left.wait(1.0):
+            now = time.process_time()
+            if now - cpu < 0.05:            # idle: waiting for what will not come (a slow
+                os.write(2, f"netfibers: no report {grace:g} s after Ctrl-C and the process "
+                            "idle; stopped\n".encode())     # report keeps working: spared)
+                os._exit(3)
+            cpu = now
 
     def _first(signum, frame):
         _CTRL_C[0] += 1

@@ -186,7 +186,8 @@ def nnet_raw(net: Network, box=None) -> Network:
     means, ranges = norm["input_means"], norm["input_ranges"]
     Ws = [W.to_rows() for W in net.weights]
     bs = [list(b) for b in net.biases]
-    bs[0] = [b - sum(w * m / r for w, m, r in zip(row, means, ranges)) for row, b in zip(Ws[0], bs[0])]
+    bs[0] = [b - sum(w * m / r for w, m, r in zip(row, means, ranges))
+             for row, b in zip(Ws[0], bs[0])]
     Ws[0] = [[w / r for w, r in zip(row, ranges)] for row in Ws[0]]
     out_mean, out_range = norm["output_mean"], norm["output_range"]
     Ws[-1] = [[w * out_range for w in row] for row in Ws[-1]]

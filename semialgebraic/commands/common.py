@@ -50,7 +50,8 @@ def load_pair(path_a: str, path_b: str) -> tuple[Network, Network]:
     if na is None or nb is None or na == nb:
         return a, b
     box = [(max(la, lb), min(ha, hb)) for la, lb, ha, hb in
-           zip(na["input_minimums"], nb["input_minimums"], na["input_maximums"], nb["input_maximums"])]
+           zip(na["input_minimums"], nb["input_minimums"],
+               na["input_maximums"], nb["input_maximums"])]
     if len(box) != len(nb["input_minimums"]) or len(box) != a.n_inputs:
         return a, b                     # other input counts: the signature check says so
     if any(lo > hi for lo, hi in box):
