@@ -157,7 +157,7 @@ def _main(argv: list[str] | None) -> int:
         # never a traceback with exit 1 (which `equiv` uses for "not equivalent")
         return _internal_error(args, exc)
     except KeyboardInterrupt as exc:          # BudgetExhausted carries the budget's reason
-        print(f"netfibers: {exc or 'interrupted'}", file=sys.stderr)
+        print(f"netfibers: {str(exc) or 'interrupted (Ctrl-C)'}", file=sys.stderr)
         return 3
     except BrokenPipeError:
         return 0

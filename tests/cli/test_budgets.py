@@ -448,3 +448,18 @@ def test_search_regions_cells_ctrl_c_gives_the_partial_json(tmp_path, monkeypatc
     code, out, _ = run("search", "regions", p, "--box=-2,2", "--method", "cells", "--cells", "4",
                        "--workers", "0")
     assert code == 3 and "(partial: interrupted (Ctrl-C); rerun with --checkpoint" in out
+
+
+def test_ctrl_c_outside_a_partial_report_says_so(tmp_path, monkeypatch, run):
+    """Ctrl-C where no partial report is built (``equiv``'s steps before the walk) is the one
+    line "netfibers: interrupted (Ctrl-C)" with exit 3 (it printed "netfibers: " and nothing:
+    a bare KeyboardInterrupt is truthy and says "")."""
+    from semialgebraic.commands import general
+
+    def interrupted(*args, **kwargs):
+        raise KeyboardInterrupt
+    monkeypatch.setattr(general, "equivalent", interrupted)
+    p = tmp_path / "net.json"
+    p.write_text(json.dumps(random_net([2, 3, 1], 1).to_dict()))
+    code, out, err = run("equiv", p, p)
+    assert (code, out, err) == (3, "", "netfibers: interrupted (Ctrl-C)\n")
