@@ -227,15 +227,18 @@ def ctrl_c(grace: float = GRACE):
       lock, a queue, a future, not building a large report), says so on stderr and ends the
       process with exit 3 (``os._exit``: a hang after Ctrl-C cannot outlast it).
 
-    Leaving the block stops the watchdog and puts the former handler back.
+    Leaving the block stops the watchdog and puts the former handler back.  Where SIGINT is
+    ignored (a background job, ``nohup``) nothing changes either.
 
+    >>> before = signal.getsignal(signal.SIGINT)
     >>> with ctrl_c(grace=5):
-    ...     signal.getsignal(signal.SIGINT).__name__
-    '_first'
-    >>> signal.getsignal(signal.SIGINT) is signal.default_int_handler
+    ...     signal.getsignal(signal.SIGINT).__name__ in ("_first", "SIG_IGN")
+    True
+    >>> signal.getsignal(signal.SIGINT) is before
     True
     """
-    if threading.current_thread() is not threading.main_thread():
+    if threading.current_thread() is not threading.main_thread() or \
+            signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
         yield
         return
     left = threading.Event()

@@ -121,6 +121,13 @@ def children_cpu() -> float:
     return ru.ru_utime + ru.ru_stime
 
 
+def sigint_default() -> None:
+    """``preexec_fn`` of the Ctrl-C tests' children: SIGINT's default action, so that Python
+    installs its handler even when the tests run as a background job (SIGINT ignored there,
+    and ignored signals are inherited)."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def interrupt_after_cpu(proc: subprocess.Popen, seconds: float) -> float:
     """Send SIGINT to *proc* once it has used *seconds* of CPU (its start-up included: on a loaded
     machine a wall-clock sleep may end before the imports do); return the CPU it had used.
@@ -147,7 +154,7 @@ def test_ctrl_c_gives_the_partial_report_and_exit_3(tmp_path):
     first = children_cpu() - c                    # imports, start-up and one region
     with open(tmp_path / "out", "w") as out, open(tmp_path / "err", "w") as err:
         proc = subprocess.Popen(_cli("regions", str(p), "--json"), stdout=out, stderr=err,
-                                cwd=ROOT)
+                                cwd=ROOT, preexec_fn=sigint_default)
         at = interrupt_after_cpu(proc, first + 1.0)
         _, status, ru = os.wait4(proc.pid, 0)
     proc.returncode = os.waitstatus_to_exitcode(status)
@@ -177,7 +184,8 @@ def test_search_ctrl_c_gives_the_partial_report(tmp_path, what):
     subprocess.run(_cli("explain"), capture_output=True, check=False, cwd=ROOT)
     start = children_cpu() - c
     with open(tmp_path / "out", "w") as out, open(tmp_path / "err", "w") as err:
-        proc = subprocess.Popen(_cli(*argv), stdout=out, stderr=err, cwd=ROOT)
+        proc = subprocess.Popen(_cli(*argv), stdout=out, stderr=err, cwd=ROOT,
+                                preexec_fn=sigint_default)
         at = interrupt_after_cpu(proc, start + 2.0)
         _, status, ru = os.wait4(proc.pid, 0)
     err = (tmp_path / "err").read_text()
@@ -356,7 +364,7 @@ def test_ctrl_c_exhausts_the_budgets_made_before_it_and_a_second_one_kills():
     swallowed stops at its next check with its partial result; SIGINT has its default action
     (a second Ctrl-C kills); leaving the block puts the former handler back."""
     from semialgebraic.budget import ctrl_c
-    before = signal.getsignal(signal.SIGINT)
+    before = signal.signal(signal.SIGINT, signal.default_int_handler)   # even in a background job
     net = random_net([4, 12, 12, 1], 3)
     budget = Budget()
     with ctrl_c(grace=60):
@@ -371,7 +379,7 @@ def test_ctrl_c_exhausts_the_budgets_made_before_it_and_a_second_one_kills():
         rest = list(walk)
         assert rest == [] and not walk.complete and budget.interrupted
         assert budget.reason == "interrupted (Ctrl-C)" and not Budget().exhausted()
-    assert signal.getsignal(signal.SIGINT) is before
+    assert signal.signal(signal.SIGINT, before) is signal.default_int_handler
 
 
 def test_ctrl_c_ends_a_process_that_swallows_it_with_exit_3():
@@ -385,7 +393,7 @@ def test_ctrl_c_ends_a_process_that_swallows_it_with_exit_3():
                       "            time.sleep(0.05)",                     # is swallowed too
                       "        except KeyboardInterrupt:", "            pass", ""])
     proc = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True, cwd=ROOT)
+                            stderr=subprocess.PIPE, text=True, cwd=ROOT, preexec_fn=sigint_default)
     assert proc.stdout.readline() == "ready\n"
     t = time.monotonic()
     proc.send_signal(signal.SIGINT)
@@ -408,7 +416,7 @@ def test_regions_of_an_nnet_file_exits_soon_after_ctrl_c(tmp_path, cpu_after_sta
     first = children_cpu() - c                    # imports, start-up and one region
     with open(tmp_path / "out", "w") as out, open(tmp_path / "err", "w") as err:
         proc = subprocess.Popen(_cli("regions", str(nnet), "--box", "file", "--json"),
-                                stdout=out, stderr=err, cwd=ROOT)
+                                stdout=out, stderr=err, cwd=ROOT, preexec_fn=sigint_default)
         at = interrupt_after_cpu(proc, first + cpu_after_start)
         t = time.monotonic()
         try:
