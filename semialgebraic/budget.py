@@ -9,17 +9,30 @@ exhausted, it raises :class:`BudgetExhausted`, a :class:`KeyboardInterrupt`, so 
 that already turn Ctrl-C into a partial report turn a spent budget into one too (and no
 ``except Exception`` on the way swallows it).  :class:`Progress` prints a one-line progress bar to stderr when
 stderr is a terminal (and nothing otherwise).
+
+:func:`ctrl_c` (around every command of the CLI) makes Ctrl-C end the command by construction:
+the first one raises :class:`KeyboardInterrupt` (the partial report), also exhausts every
+budget made before it (a loop whose interrupt was swallowed — in a ``__del__``, a callback —
+stops at its next budget check), and starts a watchdog that ends the process with exit 3 if
+the report has not come within a grace period and the process sits idle; a second Ctrl-C
+kills the process at once (the default action, which no long C call — flint, HiGHS — can
+delay).
 """
 
 from __future__ import annotations
 
+import os
+import signal
 import sys
+import threading
 import time
 from contextlib import contextmanager
 
-__all__ = ["Budget", "Progress", "BudgetExhausted", "checkpoint", "alarm_at"]
+__all__ = ["Budget", "Progress", "BudgetExhausted", "checkpoint", "alarm_at", "ctrl_c",
+           "ctrl_c_count"]
 
 _ACTIVE: list["Budget"] = []
+_CTRL_C = [0]          # Ctrl-Cs seen by :func:`ctrl_c`: a budget made before one is exhausted
 
 
 class BudgetExhausted(KeyboardInterrupt):
@@ -59,7 +72,8 @@ class Budget:
     True
     """
 
-    __slots__ = ("timeout", "max_regions", "clock", "start", "regions", "reason", "interrupted")
+    __slots__ = ("timeout", "max_regions", "clock", "start", "regions", "reason", "interrupted",
+                 "_ctrl_c")
 
     def __init__(self, timeout: float | None = None, max_regions: int | None = None, *,
                  clock=time.monotonic):
@@ -69,6 +83,7 @@ class Budget:
         self.regions = 0
         self.reason: str | None = None
         self.interrupted = False
+        self._ctrl_c = _CTRL_C[0]
 
     def count(self, n: int = 1) -> None:
         self.regions += n
@@ -80,7 +95,10 @@ class Budget:
         """True (and ``reason`` set) once a limit is reached."""
         if self.reason is not None:
             return True
-        if self.max_regions is not None and self.regions >= self.max_regions:
+        if self._ctrl_c != _CTRL_C[0]:       # a Ctrl-C since this budget began (see ctrl_c)
+            self.interrupted = True
+            self.reason = "interrupted (Ctrl-C)"
+        elif self.max_regions is not None and self.regions >= self.max_regions:
             self.reason = f"max_regions={self.max_regions} reached"
         elif self.timeout is not None and self.elapsed() >= self.timeout:
             self.reason = f"timeout of {self.timeout:g} s reached"
@@ -120,7 +138,7 @@ class Budget:
         False
         """
         t = Budget(self.timeout, None, clock=self.clock)
-        t.start = self.start
+        t.start, t._ctrl_c = self.start, self._ctrl_c
         return t
 
     def remaining(self) -> float | None:
@@ -164,8 +182,6 @@ def alarm_at(end, what: str = "the certificate's check", again: float = 0.25):
     12 s part took it to 39 s; digits: one alarm only let a 352 s check run whole).  Yields the
     list that records a fire (a check that saw one is never trusted).  Without *end*, or off the
     main thread: no alarm."""
-    import signal
-    import threading
     fired, armed = [], [True]
     if end is None or threading.current_thread() is not threading.main_thread():
         yield fired
@@ -185,3 +201,69 @@ def alarm_at(end, what: str = "the certificate's check", again: float = 0.25):
             signal.setitimer(signal.ITIMER_REAL, 0)
     finally:
         signal.signal(signal.SIGALRM, old)
+
+
+def ctrl_c_count() -> int:
+    """How many Ctrl-Cs :func:`ctrl_c` has seen in this process."""
+    return _CTRL_C[0]
+
+
+GRACE = 5.0            # seconds after Ctrl-C before an idle process is ended (exit 3)
+
+
+@contextmanager
+def ctrl_c(grace: float = GRACE):
+    """Inside the block (the main thread; elsewhere nothing changes), Ctrl-C always ends the
+    command: the first SIGINT raises :class:`KeyboardInterrupt` as usual and also
+
+    * exhausts every :class:`Budget` made before it (:meth:`Budget.exhausted` says
+      "interrupted (Ctrl-C)"), so that a loop whose KeyboardInterrupt landed where Python
+      swallows it (a ``__del__``, a callback) stops at its next budget check with its partial
+      result instead of running on;
+    * gives SIGINT back its default action: a second Ctrl-C kills the process at once, even
+      inside a long C call (flint, HiGHS) that does not see Python's signal handlers;
+    * starts a watchdog (a daemon thread) that, if the block has not been left *grace* seconds
+      later and the process then spends a second idle (less than 0.05 s of CPU: blocked on a
+      lock, a queue, a future, not building a large report), says so on stderr and ends the
+      process with exit 3 (``os._exit``: a hang after Ctrl-C cannot outlast it).
+
+    Leaving the block stops the watchdog and puts the former handler back.  Where SIGINT is
+    ignored (a background job, ``nohup``) nothing changes either.
+
+    >>> before = signal.getsignal(signal.SIGINT)
+    >>> with ctrl_c(grace=5):
+    ...     signal.getsignal(signal.SIGINT).__name__ in ("_first", "SIG_IGN")
+    True
+    >>> signal.getsignal(signal.SIGINT) is before
+    True
+    """
+    if threading.current_thread() is not threading.main_thread() or \
+            signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
+        yield
+        return
+    left = threading.Event()
+
+    def _watchdog():
+        if left.wait(grace):
+            return
+        cpu = time.process_time()           # this process's CPU, all threads
+        while not left.wait(1.0):
+            now = time.process_time()
+            if now - cpu < 0.05:            # idle: waiting for what will not come (a slow
+                os.write(2, f"netfibers: no report {grace:g} s after Ctrl-C and the process "
+                            "idle; stopped\n".encode())     # report keeps working: spared)
+                os._exit(3)
+            cpu = now
+
+    def _first(signum, frame):
+        _CTRL_C[0] += 1
+        signal.signal(signal.SIGINT, signal.SIG_DFL)
+        threading.Thread(target=_watchdog, name="netfibers-ctrl-c", daemon=True).start()
+        raise KeyboardInterrupt
+
+    old = signal.signal(signal.SIGINT, _first)
+    try:
+        yield
+    finally:
+        left.set()
+        signal.signal(signal.SIGINT, old)

@@ -16,11 +16,13 @@ from __future__ import annotations
 import argparse
 import importlib
 import json
+import os
 import re
 import sys
 
 from algebra import __version__
 from algebra.exceptions import AlgebraError
+from .budget import ctrl_c, ctrl_c_count
 from .certificates import jsonable
 from .exceptions import BudgetExceededError, SemialgebraicError
 
@@ -102,6 +104,23 @@ def _join_negative_values(argv: list[str]) -> list[str]:
 
 
 def main(argv: list[str] | None = None) -> int:
+    """Run ``netfibers`` with *argv* (default: the process's arguments); the exit code.  Run as
+    the process itself (*argv* None) and stopped by Ctrl-C, it ends the process as soon as the
+    partial report is written (``os._exit`` after a flush): nothing that runs at the
+    interpreter's exit (a native library's thread pool joined in its destructors) can then
+    hang it."""
+    seen = ctrl_c_count()
+    code = _main(argv)
+    if argv is None and ctrl_c_count() != seen:
+        try:
+            sys.stdout.flush()
+            sys.stderr.flush()
+        finally:
+            os._exit(code)
+    return code
+
+
+def _main(argv: list[str] | None) -> int:
     parser = build_parser()
     argv = _join_negative_values(list(sys.argv[1:] if argv is None else argv))
     args = parser.parse_args(argv)
@@ -122,7 +141,8 @@ def main(argv: list[str] | None = None) -> int:
         if getattr(args, dest, None) == "":
             parser.error(f"--{dest}: empty file name")
     try:
-        code = args.func(args)
+        with ctrl_c():                 # Ctrl-C: the partial report, or exit 3 within its grace
+            code = args.func(args)
     except CLIError as exc:
         print(f"netfibers: error: {exc}", file=sys.stderr)
         return 2
@@ -137,7 +157,7 @@ def main(argv: list[str] | None = None) -> int:
         # never a traceback with exit 1 (which `equiv` uses for "not equivalent")
         return _internal_error(args, exc)
     except KeyboardInterrupt as exc:          # BudgetExhausted carries the budget's reason
-        print(f"netfibers: {exc or 'interrupted'}", file=sys.stderr)
+        print(f"netfibers: {str(exc) or 'interrupted (Ctrl-C)'}", file=sys.stderr)
         return 3
     except BrokenPipeError:
         return 0

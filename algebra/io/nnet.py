@@ -16,7 +16,9 @@ nearest double).  The network returned is the raw weight network: it acts on *no
 inputs ``(x_raw − mean) / range`` and gives normalised outputs (``y_raw = y · range_out +
 mean_out``).  The normalisation goes in the network's provenance (one sentence) and, exactly,
 in :func:`nnet_normalisation`; :func:`nnet_input_box` is the normalised input box (the file's
-input minima and maxima, normalised), the domain ``--box file``.
+input minima and maxima, normalised), the domain ``--box file``.  :func:`nnet_raw` is the map
+the file defines on raw inputs and raw outputs (the normalisations composed in, exactly): what
+two files with different normalisations are compared as.
 
 >>> import tempfile, os
 >>> text = '''// a 2-2-1 net
@@ -52,7 +54,7 @@ from ..exceptions import InputError
 from ..network import Network
 from ..rationals import to_q
 
-__all__ = ["load_nnet", "nnet_normalisation", "nnet_input_box"]
+__all__ = ["load_nnet", "nnet_normalisation", "nnet_input_box", "nnet_raw"]
 
 _KEY = "nnet_normalisation"
 
@@ -156,3 +158,49 @@ def nnet_input_box(net: Network) -> list | None:
         a, b = (lo - m) / r, (hi - m) / r
         box.append((a, b) if a <= b else (b, a))
     return box
+
+
+def nnet_raw(net: Network, box=None) -> Network:
+    """The input-output map of the ``.nnet`` file *net* was read from, on raw inputs and raw
+    outputs: its normalisation composed in exactly, ``W1 diag(1/range)`` and ``b1 − W1 (mean /
+    range)`` in the first layer, ``range_out · W_L`` and ``range_out · b_L + mean_out`` in the
+    last.  It equals the file's map on the raw input box (where the NNet reference code's clipping
+    of the inputs to their minima and maxima does nothing); it does not clip outside it.  The
+    result carries the identity normalisation with the raw input box *box* (default: the file's
+    minima and maxima), so that ``--box file`` is that box.
+
+    >>> import tempfile, os
+    >>> lines = ["1,1,1,1,", "1,1,", "0,", "-1,", "3,", "1,10,", "2,4,", "3,", "1,"]
+    >>> with tempfile.TemporaryDirectory() as d:
+    ...     p = os.path.join(d, "t.nnet")
+    ...     _ = open(p, "w").write("\\n".join(lines))
+    ...     raw = nnet_raw(load_nnet(p))
+    >>> raw.weights[0].to_rows(), raw.biases[0]     # 4 (3 (x - 1) / 2 + 1) + 10 = 6 x + 8
+    ([[6]], (8,))
+    >>> nnet_input_box(raw)
+    [(-1, 3)]
+    """
+    norm = nnet_normalisation(net)
+    if norm is None:
+        raise InputError("not a network read from a .nnet file: no normalisation to apply")
+    means, ranges = norm["input_means"], norm["input_ranges"]
+    Ws = [W.to_rows() for W in net.weights]
+    bs = [list(b) for b in net.biases]
+    bs[0] = [b - sum(w * m / r for w, m, r in zip(row, means, ranges))
+             for row, b in zip(Ws[0], bs[0])]
+    Ws[0] = [[w / r for w, r in zip(row, ranges)] for row in Ws[0]]
+    out_mean, out_range = norm["output_mean"], norm["output_range"]
+    Ws[-1] = [[w * out_range for w in row] for row in Ws[-1]]
+    bs[-1] = [b * out_range + out_mean for b in bs[-1]]
+    raw = Network.from_rows(Ws, bs)
+    if box is None:
+        box = list(zip(norm["input_minimums"], norm["input_maximums"]))
+    d = len(means)
+    identity = {"input_minimums": tuple(lo for lo, _ in box),
+                "input_maximums": tuple(hi for _, hi in box),
+                "input_means": (to_q(0),) * d, "input_ranges": (to_q(1),) * d,
+                "output_mean": to_q(0), "output_range": to_q(1)}
+    raw.derived(_KEY, lambda: identity)
+    raw.derived("provenance", lambda: (*net.provenance, "its normalisation composed in: the "
+                                       "network acts on raw inputs and gives raw outputs"))
+    return raw

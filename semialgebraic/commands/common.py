@@ -6,7 +6,7 @@ import sys
 from pathlib import Path
 
 from algebra import load
-from algebra.io.nnet import nnet_input_box, nnet_normalisation
+from algebra.io.nnet import nnet_input_box, nnet_normalisation, nnet_raw
 from algebra.kernel.domains import Domain
 from algebra.exceptions import AlgebraError, InputError
 from algebra.io.native import parse_number, parse_vector, read_json_text
@@ -36,17 +36,32 @@ def load_network(path: str, **options) -> Network:
 
 
 def load_pair(path_a: str, path_b: str) -> tuple[Network, Network]:
-    """The two networks of ``equiv`` / ``diff``.  Two ``.nnet`` files are read as their raw
-    weight networks (on normalised inputs, :mod:`algebra.io.nnet`); when their normalisations
-    differ, the raw networks are still what is compared, but the files' input-output maps are
-    not: a one-line note on stderr says so (found by the bab fuzz: two files with one weight
-    set and different means were 'equivalent')."""
+    """The two networks of ``equiv`` / ``diff``.  Two ``.nnet`` files with the same
+    normalisation are read as their raw weight networks (on normalised inputs,
+    :mod:`algebra.io.nnet`): the same inputs for both.  When their normalisations differ (means,
+    ranges or input bounds), their raw weight networks act on different coordinates, so what is
+    compared is the two maps the files define, on raw inputs and raw outputs: each file's
+    normalisation composed in exactly (:func:`algebra.io.nnet.nnet_raw`), ``--box file`` the
+    raw input box both files accept (the intersection of their minima and maxima; exit 2 when
+    it is empty), and a one-line note on stderr says so (the bab fuzz found two files with one
+    weight set and different means reported 'equivalent' when the raw networks were compared)."""
     a, b = load_network(path_a), load_network(path_b)
     na, nb = nnet_normalisation(a), nnet_normalisation(b)
-    if na is not None and nb is not None and na != nb:
-        print(f"netfibers: note: {path_a} and {path_b} normalise differently (.nnet means, ranges or "
-              "input bounds); the raw weight networks on normalised inputs are compared", file=sys.stderr)
-    return a, b
+    if na is None or nb is None or na == nb:
+        return a, b
+    box = [(max(la, lb), min(ha, hb)) for la, lb, ha, hb in
+           zip(na["input_minimums"], nb["input_minimums"],
+               na["input_maximums"], nb["input_maximums"])]
+    if len(box) != len(nb["input_minimums"]) or len(box) != a.n_inputs:
+        return a, b                     # other input counts: the signature check says so
+    if any(lo > hi for lo, hi in box):
+        fail(f"{path_a} and {path_b} normalise differently and their input bounds (.nnet minima "
+             "and maxima) do not meet: no raw input is valid for both")
+    print(f"netfibers: note: {path_a} and {path_b} normalise differently (.nnet means, ranges or "
+          "input bounds): the maps they define are compared on raw inputs and raw outputs (each "
+          "file's normalisation applied exactly; --box file is the raw input box both accept)",
+          file=sys.stderr)
+    return nnet_raw(a, box), nnet_raw(b, box)
 
 
 def is_existing_file(text: str) -> bool:

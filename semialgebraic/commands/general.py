@@ -40,6 +40,7 @@ from ..bab import diff_bounds, epsilon_equivalent
 from .plot import diff_picture
 from ..dimension import functional_dimension, functional_dimension_certificate
 from ..equivalence import METHODS, equivalent, max_deviation
+from ..regions.hull import preload
 from . import display
 from .common import load_network, load_pair, parse_box, parse_domain
 from .help import describe
@@ -382,4 +383,6 @@ def _budget(args) -> Budget:
         fail("--timeout must be a positive number of seconds")
     if args.max_regions is not None and args.max_regions < 1:
         fail("--max-regions must be at least 1")
+    if args.timeout is not None:        # a one-time import, before the clock (not inside it)
+        preload()
     return Budget(args.timeout, args.max_regions)

@@ -18,6 +18,7 @@ from ..budget import Budget
 from ..cli import emit, fail
 from ..sets import Polyhedron
 from ..regions import regions
+from ..regions.hull import preload
 from . import display
 from .help import describe
 from .common import load_network, parse_domain
@@ -99,6 +100,8 @@ def cmd_regions(args) -> int:
     else:                          # a box with per-coordinate bounds, a ball, box ∩ half-spaces
         domain = Polyhedron([[-v for v in g[:d]] for g in rows], [g[d] for g in rows], d)
         domain_json = {"type": "polyhedron", **dom.to_json()}
+    if args.timeout is not None:        # a one-time import, before the clock (not inside it)
+        preload()
     budget = Budget(timeout=args.timeout, max_regions=args.max_regions)
     walk = regions(net, domain=domain, budget=budget)
     found = list(walk)

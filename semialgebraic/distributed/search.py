@@ -127,16 +127,26 @@ def _progress(done: dict, n: int) -> None:
 
 def _run_cells(fn, static, cells, workers, scheduler, memory_limit, checkpoint, key,
                executor=None, progress=False, after=()):
+    """Run the unfinished *cells* as tasks: ``(done, ex, reason)``, *done* the results by cell,
+    *reason* ``"interrupted (Ctrl-C)"`` when Ctrl-C stopped them (else ""): the cells finished
+    so far are kept (and a cell whose in-process walk Ctrl-C cut, with its regions so far,
+    ``"interrupted"`` in its result; never written to the checkpoint, so a rerun walks it)."""
     ck = _Checkpoint(checkpoint, key)
     todo = [k for k in range(len(cells)) if k not in ck.done]
     ex = executor or make_executor(workers, scheduler, memory_limit)
     try:
         calls = [(k, (*static, _cells_json([cells[k]])[0], *after)) for k in todo]
-        for k, res in ex.map_unordered(fn, calls):
-            ck.add(k, res)
-            if progress:
-                _progress(ck.done, len(cells))
-        return ck.done, ex
+        try:
+            for k, res in ex.map_unordered(fn, calls):
+                if res.get("interrupted"):      # in process: Ctrl-C ended the cell's walk
+                    ck.done[k] = res
+                    raise KeyboardInterrupt
+                ck.add(k, res)
+                if progress:
+                    _progress(ck.done, len(cells))
+        except KeyboardInterrupt:
+            return ck.done, ex, "interrupted (Ctrl-C)"
+        return ck.done, ex, ""
     except BaseException:
         if executor is None:
             ex.close()
@@ -561,6 +571,8 @@ def regions_cell(net_json: dict, timeout, cell, box=None) -> dict:
         if shift is not None and cover.inside(r, shift):
             rec["piece"] = cover.as_piece(r, net.n_hidden, net.n_inputs, shift)
         found.append(rec)
+    if budget.interrupted:          # Ctrl-C in this process (serial): the client stops too
+        return {"regions": found, "complete": False, "interrupted": True}
     return {"regions": found, "complete": bool(walk.complete)}
 
 
@@ -625,28 +637,34 @@ def cell_regions(net: Network, box, *, cells: int | None = None,
     cube = len({b for b in box}) == 1 and box[0][0] < box[0][1]
     whole = [q_json(v) for v in box[0]] if certify and cube and net.depth > 1 else None
     key = _digest("regions", nj, _cells_json(parts), whole)
-    done, ex = _run_cells(regions_cell, (nj, timeout), parts, workers, scheduler,
-                          memory_limit, checkpoint, key, executor, progress, (whole,))
+    done, ex, reason = _run_cells(regions_cell, (nj, timeout), parts, workers, scheduler,
+                                  memory_limit, checkpoint, key, executor, progress, (whole,))
     try:
         seen: dict = {}
         pieces: dict = {}
-        for k in range(len(parts)):
+        for k in sorted(done):
             for r in done[k]["regions"]:
                 seen.setdefault(tuple(r["pattern"]), r["point"])
                 if "piece" in r:
                     pieces.setdefault(tuple(r["pattern"]), r["piece"])
         pats = sorted(seen)
-        complete = all(done[k]["complete"] for k in range(len(parts)))
+        complete = not reason and all(done[k]["complete"] for k in range(len(parts)))
+        if not complete and not reason:
+            reason = ("a cell was cut short" if timeout is None else
+                      f"timeout of {timeout:g} s reached")
         cert, verified = None, False
         if whole is not None and complete:
-            cert, verified = _certify_regions(net, nj, box[0], pats, seen, pieces, ex, verify)
+            try:
+                cert, verified = _certify_regions(net, nj, box[0], pats, seen, pieces, ex, verify)
+            except KeyboardInterrupt:   # Ctrl-C in the cover's check: every region, unchecked
+                cert, complete = None, False
+                reason = "interrupted (Ctrl-C) in the certificate's check"
     finally:
         if executor is None:
             ex.close()
     return RegionsResult([list(p) for p in pats], [seen[p] for p in pats], len(parts),
                          complete, getattr(ex, "kind", "serial"), time.perf_counter() - t0,
-                         cert, verified, "cells", len(parts),
-                         "" if complete else "a cell was cut short")
+                         cert, verified, "cells", len(parts), reason)
 
 
 def _certify_regions(net, nj, lohi, pats, seen, pieces, ex, verify):

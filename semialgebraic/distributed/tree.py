@@ -446,12 +446,14 @@ def _deferred_sigint():
         yield
         return
     held = []
-    old = signal.signal(signal.SIGINT, lambda signum, frame: held.append(signum))
+    old = signal.signal(signal.SIGINT, lambda signum, frame: held.append(frame))
     try:
         yield
     finally:
         signal.signal(signal.SIGINT, old)
-    if held:
+    if held:                # the held Ctrl-C goes to the former handler (budget.ctrl_c's)
+        if callable(old):
+            old(signal.SIGINT, held[0])
         raise KeyboardInterrupt
 
 

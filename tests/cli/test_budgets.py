@@ -121,6 +121,13 @@ def children_cpu() -> float:
     return ru.ru_utime + ru.ru_stime
 
 
+def sigint_default() -> None:
+    """``preexec_fn`` of the Ctrl-C tests' children: SIGINT's default action, so that Python
+    installs its handler even when the tests run as a background job (SIGINT ignored there,
+    and ignored signals are inherited)."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def interrupt_after_cpu(proc: subprocess.Popen, seconds: float) -> float:
     """Send SIGINT to *proc* once it has used *seconds* of CPU (its start-up included: on a loaded
     machine a wall-clock sleep may end before the imports do); return the CPU it had used.
@@ -147,7 +154,7 @@ def test_ctrl_c_gives_the_partial_report_and_exit_3(tmp_path):
     first = children_cpu() - c                    # imports, start-up and one region
     with open(tmp_path / "out", "w") as out, open(tmp_path / "err", "w") as err:
         proc = subprocess.Popen(_cli("regions", str(p), "--json"), stdout=out, stderr=err,
-                                cwd=ROOT)
+                                cwd=ROOT, preexec_fn=sigint_default)
         at = interrupt_after_cpu(proc, first + 1.0)
         _, status, ru = os.wait4(proc.pid, 0)
     proc.returncode = os.waitstatus_to_exitcode(status)
@@ -177,7 +184,8 @@ def test_search_ctrl_c_gives_the_partial_report(tmp_path, what):
     subprocess.run(_cli("explain"), capture_output=True, check=False, cwd=ROOT)
     start = children_cpu() - c
     with open(tmp_path / "out", "w") as out, open(tmp_path / "err", "w") as err:
-        proc = subprocess.Popen(_cli(*argv), stdout=out, stderr=err, cwd=ROOT)
+        proc = subprocess.Popen(_cli(*argv), stdout=out, stderr=err, cwd=ROOT,
+                                preexec_fn=sigint_default)
         at = interrupt_after_cpu(proc, start + 2.0)
         _, status, ru = os.wait4(proc.pid, 0)
     err = (tmp_path / "err").read_text()
@@ -347,3 +355,119 @@ def test_hard_cases_return_within_the_budget(tmp_path, timeout_s):
         data = json.loads(r.stdout)
         assert r.returncode == 0 or False in (data.get("complete"), data.get("exact")) or \
             data.get("answer", False) is None                # partial: said so in the JSON
+
+
+# ------------------------------------------------------------------------------------------------
+def test_ctrl_c_exhausts_the_budgets_made_before_it_and_a_second_one_kills():
+    """:func:`semialgebraic.budget.ctrl_c` (around every command): after a SIGINT, a budget made
+    before it is exhausted ("interrupted (Ctrl-C)"), so a walk whose KeyboardInterrupt was
+    swallowed stops at its next check with its partial result; SIGINT has its default action
+    (a second Ctrl-C kills); leaving the block puts the former handler back."""
+    from semialgebraic.budget import ctrl_c
+    before = signal.signal(signal.SIGINT, signal.default_int_handler)   # even in a background job
+    net = random_net([4, 12, 12, 1], 3)
+    budget = Budget()
+    with ctrl_c(grace=60):
+        walk = regions(net, budget=budget)
+        next(walk)
+        try:                                   # a Ctrl-C swallowed outside the walk's handler
+            os.kill(os.getpid(), signal.SIGINT)
+            time.sleep(2)
+        except KeyboardInterrupt:
+            pass
+        assert signal.getsignal(signal.SIGINT) is signal.SIG_DFL
+        rest = list(walk)
+        assert rest == [] and not walk.complete and budget.interrupted
+        assert budget.reason == "interrupted (Ctrl-C)" and not Budget().exhausted()
+    assert signal.signal(signal.SIGINT, before) is signal.default_int_handler
+
+
+def test_ctrl_c_ends_a_process_that_swallows_it_with_exit_3():
+    """The watchdog of :func:`ctrl_c`: a block that swallows every KeyboardInterrupt and waits
+    (idle) still ends, *grace* seconds and one idle second after the Ctrl-C, with exit 3 and one
+    line on stderr."""
+    code = "\n".join(["import time", "from semialgebraic.budget import ctrl_c",
+                      "with ctrl_c(grace=1):", "    said = False", "    while True:",
+                      "        try:", "            if not said:",      # said inside the try: a
+                      "                said = print('ready', flush=True) or True",  # Ctrl-C there
+                      "            time.sleep(0.05)",                     # is swallowed too
+                      "        except KeyboardInterrupt:", "            pass", ""])
+    proc = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True, cwd=ROOT, preexec_fn=sigint_default)
+    assert proc.stdout.readline() == "ready\n"
+    t = time.monotonic()
+    proc.send_signal(signal.SIGINT)
+    _, err = proc.communicate(timeout=60)
+    took = time.monotonic() - t
+    assert proc.returncode == 3 and "no report 1 s after Ctrl-C and the process idle" in err, err
+    assert 2 <= took <= 30, took
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("cpu_after_start", [0.3, 1.0, 2.5, 5.0])
+def test_regions_of_an_nnet_file_exits_soon_after_ctrl_c(tmp_path, cpu_after_start):
+    """``regions ACAS.nnet --box file`` (one run hung after Ctrl-C once, session 12): SIGINT at
+    several moments of the walk gives the partial JSON report with exit 3 within 10 s of wall
+    time (measured at load 7.6: all four within the test's 84 s)."""
+    nnet = ROOT / "benchmarks" / "data" / "ACASXU_run2a_1_1_batch_2000.nnet"
+    c = children_cpu()
+    subprocess.run(_cli("regions", str(nnet), "--box", "file", "--json", "--max-regions", "1"),
+                   capture_output=True, check=False, cwd=ROOT)
+    first = children_cpu() - c                    # imports, start-up and one region
+    with open(tmp_path / "out", "w") as out, open(tmp_path / "err", "w") as err:
+        proc = subprocess.Popen(_cli("regions", str(nnet), "--box", "file", "--json"),
+                                stdout=out, stderr=err, cwd=ROOT, preexec_fn=sigint_default)
+        at = interrupt_after_cpu(proc, first + cpu_after_start)
+        t = time.monotonic()
+        try:
+            proc.wait(timeout=15)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            raise AssertionError("no exit 15 s after Ctrl-C")
+        took = time.monotonic() - t
+    err = (tmp_path / "err").read_text()
+    assert proc.returncode == 3, err
+    assert took <= 10, (took, err)
+    data = json.loads((tmp_path / "out").read_text())
+    assert data["complete"] is False and data["reason"] == "interrupted (Ctrl-C)"
+    assert data["number_of_regions"] == len(data["regions"]) >= 1
+
+
+def test_search_regions_cells_ctrl_c_gives_the_partial_json(tmp_path, monkeypatch, run):
+    """``search regions --method cells``: Ctrl-C gives the partial JSON report (the regions of
+    the cells finished, reason "interrupted (Ctrl-C)") and exit 3, as the default method and
+    ``search diff`` do (was one line, "netfibers: interrupted")."""
+    from semialgebraic.distributed import search
+    from algebra.io import load
+    from tests.semialgebraic.test_distributed_search import ctrl_c_at_call
+    p = tmp_path / "net.json"
+    p.write_text(json.dumps(random_net([2, 6, 4, 1], 5).to_dict()))
+    whole = search.cell_regions(load(p), [(-2, 2)] * 2, cells=4, workers=0)
+    ctrl_c_at_call(monkeypatch, search, "regions_cell", 3)
+    code, out, err = run("search", "regions", p, "--box=-2,2", "--method", "cells", "--cells", "4",
+                         "--workers", "0", "--json")
+    assert code == 3, err
+    data = json.loads(out)
+    assert data["complete"] is False and data["reason"] == "interrupted (Ctrl-C)"
+    assert data["method"] == "cells" and data["certificate_checked"] is False
+    assert 1 <= data["number_of_regions"] == len(data["regions"]) < whole.number_of_regions
+    monkeypatch.undo()
+    ctrl_c_at_call(monkeypatch, search, "regions_cell", 3)
+    code, out, _ = run("search", "regions", p, "--box=-2,2", "--method", "cells", "--cells", "4",
+                       "--workers", "0")
+    assert code == 3 and "(partial: interrupted (Ctrl-C); rerun with --checkpoint" in out
+
+
+def test_ctrl_c_outside_a_partial_report_says_so(tmp_path, monkeypatch, run):
+    """Ctrl-C where no partial report is built (``equiv``'s steps before the walk) is the one
+    line "netfibers: interrupted (Ctrl-C)" with exit 3 (it printed "netfibers: " and nothing:
+    a bare KeyboardInterrupt is truthy and says "")."""
+    from semialgebraic.commands import general
+
+    def interrupted(*args, **kwargs):
+        raise KeyboardInterrupt
+    monkeypatch.setattr(general, "equivalent", interrupted)
+    p = tmp_path / "net.json"
+    p.write_text(json.dumps(random_net([2, 3, 1], 1).to_dict()))
+    code, out, err = run("equiv", p, p)
+    assert (code, out, err) == (3, "", "netfibers: interrupted (Ctrl-C)\n")

@@ -1071,14 +1071,23 @@ def main(argv=None):
         print(f"seed {s} {kind:18s} {c.style} {c.dom[0]} widths a {widths(c.a)} b {widths(c.b)} "
               f"{os.path.basename(c.pa)},{os.path.basename(c.pb)}: {len(c.findings)} findings ({time.time() - t:.1f} s)",
               flush=True)
-    print(f"\n{sum(per_kind.values())} cases in {time.time() - t0:.0f} s")
+    return report(t0, per_kind, calls, bad, KINDS, times)
+
+
+def report(t0, per_kind, calls, bad, kinds, times=(), width=40, kind_width=18) -> int:
+    """The table that ends a fuzz run (this one and :mod:`tests.fuzz.bab_paths`): cases, wall
+    and CPU seconds, the calls (and seconds) per route, the seeds with findings per kind; the
+    exit status, 1 when a kind has findings."""
+    times = dict(times)
+    print(f"\n{sum(per_kind.values())} cases in {time.time() - t0:.0f} s, "
+          f"{time.process_time():.0f} CPU s")
     for k in sorted(calls):
-        print(f"  {k:40s} {calls[k]:5d}" + (f"  {times[k]:7.1f} s" if k in times else ""))
+        print(f"  {k:{width}s} {calls[k]:5d}" + (f"  {times[k]:7.1f} s" if k in times else ""))
     for k in sorted(set(times) - set(calls)):
-        print(f"  {k:40s}        {times[k]:7.1f} s")
-    for k in KINDS:
+        print(f"  {k:{width}s}        {times[k]:7.1f} s")
+    for k in kinds:
         if per_kind[k]:
-            print(f"  {k:18s} {per_kind[k]:4d} cases, findings in seeds {bad[k]}")
+            print(f"  {k:{kind_width}s} {per_kind[k]:4d} cases, findings in seeds {bad[k]}")
     return 1 if bad else 0
 
 

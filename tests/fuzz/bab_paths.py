@@ -55,7 +55,7 @@ from fractions import Fraction as F
 import numpy as np
 
 from tests.fuzz.bab_fuzz import (_solve, brute_force_max, copy, evaluate, n_hidden, random_net,
-                                 to_json)
+                                 report, to_json)
 
 TINY = F(1, 10**30)
 
@@ -693,9 +693,25 @@ def cli(*argv):
     return code, out.getvalue(), err.getvalue()
 
 
+def raw_net(net, means, ranges):
+    """The map of a ``.nnet`` file on raw inputs and outputs, composed here in Fractions (an
+    oracle apart from :func:`algebra.io.nnet.nnet_raw`): ``x -> (x - mean) / range`` before,
+    ``y -> y * range_out + mean_out`` after."""
+    d = len(means) - 1
+    (W0, b0), rest = net[0], list(net[1:])
+    first = ([[w / ranges[i] for i, w in enumerate(row)] for row in W0],
+             [c - sum(w * means[i] / ranges[i] for i, w in enumerate(row)) for row, c in zip(W0, b0)])
+    layers = [first] + rest
+    W, b = layers[-1]
+    layers[-1] = ([[w * ranges[d] for w in row] for row in W], [c * ranges[d] + means[d] for c in b])
+    return layers
+
+
 def nnet_case(seed, log=print):
     """Two one-shape .nnet files (dyadic weights, random normalisation) and ``diff --box file``:
-    the box is a's normalised input box; the raw networks act on normalised inputs."""
+    with one normalisation the box is a's normalised input box and the raw networks act on
+    normalised inputs; with two (a third of the cases), the files' maps on raw inputs are
+    compared on the raw box both accept (the oracle composes them by hand: :func:`raw_net`)."""
     rng = random.Random(seed)
     findings, calls = [], Counter()
     d = rng.choice([1, 1, 2, 3])
@@ -707,19 +723,32 @@ def nnet_case(seed, log=print):
     a = [([[dy() for _ in range(n_in)] for _ in range(n_out)], [dy() for _ in range(n_out)])
          for n_in, n_out in zip([d] + hidden, hidden + [m])]
     b = [([[v + F(rng.choice([0, 0, 0, 1, -1]), 1024) for v in r] for r in W], [v for v in bb]) for W, bb in a]
-    mins = [F(rng.randint(-40, 0), 4) for _ in range(d)]
-    maxs = [lo + F(rng.randint(1, 40), 4) for lo in mins]
-    means = [F(rng.randint(-8, 8), 8) for _ in range(d + 1)]
-    ranges = [F(rng.choice([1, 2, 5, -2, 25, 10]), rng.choice([1, 4])) for _ in range(d + 1)]
-    nbox = []
-    for lo, hi, mu, r in zip(mins, maxs, means, ranges):
-        u, v = (lo - mu) / r, (hi - mu) / r
-        nbox.append((min(u, v), max(u, v)))
-    truth = truth_max(a, b, nbox)
+    def normalisation():
+        mins = [F(rng.randint(-40, 0), 4) for _ in range(d)]
+        maxs = [lo + F(rng.randint(1, 40), 4) for lo in mins]
+        means = [F(rng.randint(-8, 8), 8) for _ in range(d + 1)]
+        ranges = [F(rng.choice([1, 2, 5, -2, 25, 10]), rng.choice([1, 4])) for _ in range(d + 1)]
+        return mins, maxs, means, ranges
+    mins, maxs, means, ranges = norm_a = normalisation()
+    # a third of the cases: b normalises differently (its own bounds overlapping a's): the files'
+    # maps are compared on raw inputs, over the raw box both accept (composed here by hand)
+    norm_b = norm_a if rng.random() < 2 / 3 else normalisation()
+    if norm_b is not norm_a:
+        norm_b = ([min(lo, hi - F(1, 4)) for lo, hi in zip(norm_b[0], maxs)],
+                  [max(hi, lo + F(1, 4)) for lo, hi in zip(norm_b[1], mins)], *norm_b[2:])
+        nbox = [(max(u, v), min(w, z)) for u, v, w, z in zip(mins, norm_b[0], maxs, norm_b[1])]
+        truth = truth_max(raw_net(a, means, ranges), raw_net(b, *norm_b[2:]), nbox)
+    else:
+        nbox = []
+        for lo, hi, mu, r in zip(mins, maxs, means, ranges):
+            u, v = (lo - mu) / r, (hi - mu) / r
+            nbox.append((min(u, v), max(u, v)))
+        truth = truth_max(a, b, nbox)
+    calls["nnet normalisations " + ("equal" if norm_b is norm_a else "different")] += 1
     with tempfile.TemporaryDirectory() as wd:
         pa, pb = os.path.join(wd, "a.nnet"), os.path.join(wd, "b.nnet")
         write_nnet(pa, a, mins, maxs, means, ranges)
-        write_nnet(pb, b, mins, maxs, means, ranges)
+        write_nnet(pb, b, *norm_b)
         cert = os.path.join(wd, "cert.json")
         for method in ("bab", "auto"):
             code, out, err = cli("diff", pa, pb, "--box", "file", "--json", "--timeout", "60",
@@ -736,7 +765,7 @@ def nnet_case(seed, log=print):
             if js.get("point") is not None:
                 x = [_qs(v) for v in js["point"]]
                 if not all(u <= v <= w for v, (u, w) in zip(x, nbox)):
-                    findings.append(f"nnet diff {method}: point {js['point']} outside the normalised box")
+                    findings.append(f"nnet diff {method}: point {js['point']} outside the box {nbox}")
             if truth is not None and up is not None:
                 calls["nnet checked against exact"] += 1
         if os.path.exists(cert):
@@ -872,13 +901,7 @@ def main(argv=None):
             bad[kind].append(s)
         print(f"seed {s} {kind:14s} {desc}: {len(findings)} findings ({time.time() - t:.1f} s, "
               f"{time.process_time() - c0:.1f} CPU s)", flush=True)
-    print(f"\n{sum(per_kind.values())} cases in {time.time() - t0:.0f} s, {time.process_time():.0f} CPU s")
-    for k in sorted(calls):
-        print(f"  {k:50s} {calls[k]:5d}")
-    for k in kinds:
-        if per_kind[k]:
-            print(f"  {k:14s} {per_kind[k]:4d} cases, findings in seeds {bad[k]}")
-    return 1 if bad else 0
+    return report(t0, per_kind, calls, bad, kinds, width=50, kind_width=14)
 
 
 if __name__ == "__main__":

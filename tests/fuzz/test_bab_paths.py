@@ -6,6 +6,7 @@ distributed tree (in process), ``epsilon_equivalent`` at the exact maximum and 1
 oracles, every certificate re-checked and mutated into false claims that must be rejected.
 ``python -m tests.fuzz.bab_paths --seed S --count N [--size big|over]`` runs more."""
 
+import json
 from fractions import Fraction as F
 
 import pytest
@@ -62,8 +63,9 @@ def test_bab_paths_sample_has_no_findings(seed, kind):
 
 
 def test_nnet_and_dim_samples_have_no_findings():
-    findings, calls = nnet_case(3, log=lambda *_: None)
+    findings, calls = nnet_case(3, log=lambda *_: None)     # two normalisations: raw inputs
     assert not findings and calls["nnet verify exit 0"] == 1
+    assert calls["nnet normalisations different"] == 1 and calls["nnet checked against exact"] == 2
     findings, calls = dim_case(1, log=lambda *_: None, rare=False)   # rare: see the xfail below
     assert not findings and calls["dim verify exit 0"] == 3
 
@@ -134,20 +136,51 @@ def test_halfspace_diff_is_exact():
     assert _halfspace_run(t) is True
 
 
-def test_nnet_files_that_normalise_differently_get_a_note(tmp_path):
-    """One weight set, two normalisations: the raw networks are what ``equiv`` / ``diff``
-    compare (equivalent, max 0), and stderr says that the files' maps are not compared."""
+def test_nnet_files_that_normalise_differently_are_compared_on_raw_inputs(tmp_path):
+    """One weight set |x|, two normalisations (identity on [-1, 1]; x -> (x - 1) / 2 on [-4, 4]):
+    the files' maps |x| and |x - 1| / 2 differ, so ``equiv`` says not equivalent (it compared
+    the raw weight networks, "equivalent", before), ``diff --box file`` works on the raw box
+    both accept, [-1, 1], max ||x - 1| / 2 - |x|| = 1 at x = 1 (oracle by hand), a note says
+    so; files whose bounds do not meet are refused (exit 2); one normalisation: no note."""
     from tests.fuzz.bab_paths import write_nnet
-    p1, p2 = tmp_path / "n1.nnet", tmp_path / "n2.nnet"
+    p1, p2, p3 = tmp_path / "n1.nnet", tmp_path / "n2.nnet", tmp_path / "n3.nnet"
     write_nnet(p1, ABS, [F(-1)], [F(1)], [F(0), F(0)], [F(1), F(1)])
     write_nnet(p2, ABS, [F(-4)], [F(4)], [F(1), F(0)], [F(2), F(1)])     # x -> (x - 1) / 2
+    write_nnet(p3, ABS, [F(2)], [F(4)], [F(1), F(0)], [F(2), F(1)])      # bounds [2, 4]
     code, out, err = cli("equiv", p1, p2)
-    assert code == 0 and "equivalent" in out and "normalise differently" in err
+    assert code == 1 and "not equivalent" in out and "raw inputs" in err
     code, out, err = cli("diff", p2, p1, "--box", "file", "--json")
-    assert code == 0 and out.count('"upper": "0"') == 1 and '"point": [\n  "-5/2"' in out
-    assert "normalise differently" in err
+    js = json.loads(out)
+    assert code == 0 and js["complete"] and (js["lower"], js["upper"]) == ("1", "1")
+    assert [F(str(v)) for v in js["point"]] == [1]
+    assert "normalise differently" in err and "raw inputs and raw outputs" in err
+    code, out, err = cli("equiv", p2, p1, "--box", "file", "--epsilon", "1")
+    assert code == 0, err
+    code, out, err = cli("diff", p1, p3, "--box", "file")
+    assert code == 2 and "do not meet" in err
     code, out, err = cli("equiv", p1, p1)
     assert code == 0 and err == ""
+
+
+def test_nnet_raw_is_the_files_map_on_raw_inputs(tmp_path):
+    """:func:`algebra.io.nnet.nnet_raw` evaluated at raw points equals the file's map computed
+    by hand in Fractions (normalise, raw weight network, de-normalise), two inputs, two outputs,
+    a negative range."""
+    from algebra.io import load
+    from algebra.io.nnet import nnet_input_box, nnet_raw
+    from tests.fuzz.bab_fuzz import evaluate
+    from tests.fuzz.bab_paths import write_nnet
+    net = [([[F(1, 2), F(-3)], [F(2), F(1, 4)], [F(-1), F(-1)]], [F(1, 8), F(-1), F(0)]),
+           ([[F(1), F(-2), F(3)], [F(1, 2), F(1, 2), F(-1)]], [F(0), F(1, 4)])]
+    mins, maxs, means, ranges = [F(-3), F(0)], [F(5), F(10)], [F(1), F(5), F(1, 2)], [F(4), F(-5, 2), F(8)]
+    path = tmp_path / "n.nnet"
+    write_nnet(path, net, mins, maxs, means, ranges)
+    raw = nnet_raw(load(path))
+    assert [(F(str(u)), F(str(v))) for u, v in nnet_input_box(raw)] == [(-3, 5), (0, 10)]
+    for x in ([F(-3), F(0)], [F(5), F(10)], [F(1, 3), F(7, 2)], [F(2), F(-1)]):
+        normalised = [(v - m) / r for v, m, r in zip(x, means, ranges)]
+        want = [y * ranges[2] + means[2] for y in evaluate(net, normalised)]
+        assert [F(str(v)) for v in raw.evaluate(x)] == want
 
 
 # diff.py bounded_diff once took max() of no objective's bounds when the budget was spent before

@@ -34,6 +34,21 @@ A, B = Network.from_rows(*ROWS_A), Network.from_rows(*ROWS_B)
 BOX = [(-1, 1), (-1, 1)]
 
 
+def ctrl_c_at_call(monkeypatch, module, name: str, n: int) -> list:
+    """Monkeypatch ``module.name`` (a task function) to raise KeyboardInterrupt at its *n*-th
+    call, as Ctrl-C in the client would; the list of the calls made (shared by the Ctrl-C tests
+    of the distributed searches)."""
+    real, calls = getattr(module, name), []
+
+    def interrupted(*args):
+        calls.append(1)
+        if len(calls) == n:
+            raise KeyboardInterrupt
+        return real(*args)
+    monkeypatch.setattr(module, name, interrupted)
+    return calls
+
+
 def _frac_eval(W, b, x):
     """max |a - b| oracle: the networks evaluated in Fraction arithmetic."""
     h = [Fraction(v) for v in x]
@@ -133,14 +148,7 @@ def test_ctrl_c_in_the_cells_gives_the_partial_interval(monkeypatch):
     """``search diff --cells`` (``distributed_diff``): Ctrl-C in a task gives the partial
     report (the cells done; the wave cut stays open), not only "netfibers: interrupted"."""
     whole = distributed_diff(A, B, BOX, cells=4, workers=0)
-    real, calls = search.diff_cell, []
-
-    def interrupted(*args):
-        calls.append(1)
-        if len(calls) == 3:
-            raise KeyboardInterrupt
-        return real(*args)
-    monkeypatch.setattr(search, "diff_cell", interrupted)
+    ctrl_c_at_call(monkeypatch, search, "diff_cell", 3)
     r = distributed_diff(A, B, BOX, cells=4, workers=0)
     assert not r.complete and r.reason == "interrupted (Ctrl-C)" and not r.verified
     assert r.lower <= whole.lower and (r.upper is None or whole.upper <= r.upper)

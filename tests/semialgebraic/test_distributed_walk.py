@@ -21,6 +21,7 @@ from semialgebraic.regions import RegionSteps, regions
 from semialgebraic.sets import Polyhedron
 from semialgebraic.verify import verify
 from tests.semialgebraic.test_distributed_regions_cover import PLANTED, _net, region_hash
+from tests.semialgebraic.test_distributed_search import ctrl_c_at_call
 
 
 def walk_hash(cert) -> str:
@@ -234,15 +235,50 @@ def test_ctrl_c_and_the_timeout_give_the_partial_walk_with_their_reason(monkeypa
     net, box = _net(5, (2, 6, 4, 1)), [(-2, 2)] * 2
     cut = walk.distributed_walk(net, box, workers=0, timeout=0)
     assert not cut.complete and cut.reason == "timeout of 0 s reached"
-    real, calls = walk.walk_batch, []
-
-    def interrupted(*args):
-        calls.append(1)
-        if len(calls) == 2:
-            raise KeyboardInterrupt
-        return real(*args)
-    monkeypatch.setattr(walk, "walk_batch", interrupted)
+    calls = ctrl_c_at_call(monkeypatch, walk, "walk_batch", 2)
     r = walk.distributed_walk(net, box, workers=0)
     assert not r.complete and r.reason == "interrupted (Ctrl-C)" and r.certificate is None
     assert len(calls) == 2 and len(r.patterns) >= 2
     assert set(map(tuple, r.patterns)) < set(map(tuple, _serial(net, box)))
+
+
+def test_ctrl_c_in_the_cells_method_gives_the_partial_regions(monkeypatch):
+    """``search regions --method cells``: Ctrl-C in a cell's task gives the regions of the cells
+    finished before it with the reason "interrupted (Ctrl-C)" (was one line); Ctrl-C inside a
+    cell's walk in this process (the walk ends with its regions so far) stops the client too:
+    no later cell runs, and the cut cell is not written to the checkpoint."""
+    from semialgebraic.distributed import search
+    net, box = _net(5, (2, 6, 4, 1)), [(-2, 2)] * 2
+    serial = set(map(tuple, _serial(net, box)))
+    calls = ctrl_c_at_call(monkeypatch, search, "regions_cell", 3)
+    r = cell_regions(net, box, cells=4, workers=0)
+    assert not r.complete and r.reason == "interrupted (Ctrl-C)" and r.certificate is None
+    assert len(calls) == 3 and r.cells == 4
+    monkeypatch.undo()
+    first_two = set()                       # the regions of cells 0 and 1, each walked alone
+    for part in search.split_box(box, 4)[:2]:
+        first_two |= set(map(tuple, cell_regions(net, part, cells=1, workers=0).patterns))
+    assert set(map(tuple, r.patterns)) == first_two and first_two < serial
+
+    real_walk, walks = search.regions, []
+
+    def cut_walk(net, domain=None, budget=None, **kw):   # Ctrl-C after 2 regions of cell 2
+        walks.append(1)
+        it = real_walk(net, domain=domain, budget=budget, **kw)
+        if len(walks) != 2:
+            return it
+
+        class Cut:
+            complete = False
+
+            def __iter__(self):
+                for k, reg in enumerate(it):
+                    if k == 2:
+                        budget.interrupt()
+                        return
+                    yield reg
+        return Cut()
+    monkeypatch.setattr(search, "regions", cut_walk)
+    r = cell_regions(net, box, cells=4, workers=0)
+    assert walks == [1, 1] and not r.complete and r.reason == "interrupted (Ctrl-C)"
+    assert set(map(tuple, r.patterns)) < serial
