@@ -229,3 +229,15 @@ def test_shared_smear_is_one_axis_for_every_objective():
                          input_splits=True, input_split_above=0)
     # max of D_0 = relu(x_1) − relu(x_1 − 1) + x_0 / 100 on [0, 8] × [-2, 2]: 1 + 8/100
     assert ob.complete and ob.lower == ob.upper == ob_own.lower == ob_own.upper == Q(1) + Q(8, 100)
+
+
+def test_shared_smear_diff_bounds_is_exact_and_certified():
+    """Two outputs, every node split on the shared axis: the interval is the walk's exact
+    maximum of max_o |a_o − b_o| (here |2 x_0 − x_0 / 2| at x_0 = 8, minus b's share) and the
+    certificate checks."""
+    b = Network.from_rows([[[0, 1], [0, 1], [1, 0]], [[1, -1, 0], [0, 0, Q(1, 2)]]], [[0, -1, 0], [0, 0]])
+    r = diff_bounds(_A2, b, _BOX, input_splits=True)
+    exact = _walk_max(_A2, b, _BOX)
+    assert exact == Q(12)
+    assert r.complete and r.lower == r.upper == exact
+    assert verify(json.loads(json.dumps(jsonable(r.certificate))))[0]
