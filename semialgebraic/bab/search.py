@@ -10,7 +10,10 @@ neurons, an input coordinate at its midpoint (at most ``12·d`` such splits on a
 root the widest, below it the one of largest smear (ReluVal: its width times the largest
 ``|∂(c·D)/∂x_k|`` of a float interval gradient over the node, :meth:`Engine.smear_axis`;
 measured 2026-12-02 on ACAS Xu, 40 splits of one objective: full box upper 64.9 -> 55.4, 1/100
-box 8 upper/lower 1.142 -> 1.018 for 44 -> 27 CPU s); a node with more than ``_LP_MAX`` unstable
+box 8 upper/lower 1.142 -> 1.018 for 44 -> 27 CPU s; since 2026-12-03 the largest over every
+output ``|∂D_o/∂x_k|``, one axis for every objective, whose cells are then the engine's shared
+cache: ACAS Xu's full box at 120 s side by side with the per-objective rule, load 8, 41 CPU s,
+upper 67.6 against 68.8, 1/100 boxes 0 and 6 the same numbers); a node with more than ``_LP_MAX`` unstable
 neurons gets no LP and no LP tightening (:class:`Engine`'s *tighten_above*);
 otherwise, at a leaf bounded by the LP, the unstable neuron whose triangle row weighs most in
 its bound (multiplier times intercept, the BaBSR/FSB-style score; on a difference network the
@@ -68,6 +71,7 @@ _CUT_SCORE = True     # a neuron's cut multipliers add to its triangle row's in 
 _CUTS = True          # single-neuron cuts in the node LPs (.cuts; experiments: False)
 _XDEPTH = 12          # at most 12·d input splits on a path, then neuron splits (kinks stay unstable)
 _SMEAR = True         # input splits on the coordinate of largest smear (False: the widest)
+_SHARED_SMEAR = True  # ... the smear of every output at once, not of the objective's (Engine.smear_axis)
 _LP_MAX = 64          # with input splits, a node with more unstable neurons gets no LP (nor LP tightening)
 _LOOKAHEAD = True     # a float lookahead chooses the neuron when the LP's shares do not (.lookahead)
 _LOOK_SHARE = Q(1, 10)  # ... i.e. when the best share is below this part of the leaf's gap to close
@@ -426,21 +430,27 @@ class Engine:
         times the largest ``|∂(c·D)/∂x_k|`` over the node, from the interval gradient of ``c·D``
         (a neuron with ``lo < 0 < hi`` has a derivative in ``[0, 1]``), in floats: it only
         chooses which coordinate to split, every bound stays exact.  None when every smear is
-        0 (e.g. every neuron inactive)."""
+        0 (e.g. every neuron inactive).  With ``_SHARED_SMEAR`` the largest over every output
+        ``|∂D_o/∂x_k|`` instead (*c* unused): the objectives ``± D_o`` of one network then split
+        their boxes alike, and a cell one of them opened is the engine's cached node for the
+        others (:meth:`node`)."""
         fW, _ = self._float_layers()
-        g_lo = g_hi = np.array([float(v) for v in c], dtype=float)
+        if _SHARED_SMEAR:
+            g_lo = g_hi = np.eye(len(fW[-1]))
+        else:
+            g_lo = g_hi = np.array([float(v) for v in c], dtype=float)[:, None]
         for l in range(len(fW) - 1, -1, -1):
             W = fW[l]
             Wp, Wn = np.maximum(W, 0.0), np.minimum(W, 0.0)
             g_lo, g_hi = Wp.T @ g_lo + Wn.T @ g_hi, Wp.T @ g_hi + Wn.T @ g_lo
             if l > 0:
-                lo = np.array([float(a) for a, _ in ivs[l - 1]])
-                hi = np.array([float(b) for _, b in ivs[l - 1]])
+                lo = np.array([float(a) for a, _ in ivs[l - 1]])[:, None]
+                hi = np.array([float(b) for _, b in ivs[l - 1]])[:, None]
                 act, dead = lo >= 0, hi <= 0
                 g_lo = np.where(act, g_lo, np.where(dead, 0.0, np.minimum(g_lo, 0.0)))
                 g_hi = np.where(act, g_hi, np.where(dead, 0.0, np.maximum(g_hi, 0.0)))
         widths = np.array([float(b - a) for a, b in box])
-        score = widths * np.maximum(np.abs(g_lo), np.abs(g_hi))
+        score = widths * np.maximum(np.abs(g_lo), np.abs(g_hi)).max(axis=1)
         k = int(np.argmax(score))
         return k if score[k] > 0 else None
 

@@ -199,3 +199,45 @@ def test_wide_walk_finds_the_digits_maximum():
     wide = best(diff._NEAR_KEEP, diff._NEAR_LPS)
     assert Q(36943, 10**6) < wide < Q(36945, 10**6)
     assert best(diff._STARTS, 120) < Q(3617, 10**5)
+
+
+# two outputs: D_0 moved by x_1 (smear 4 · 1), D_1 = 2 x_0 (smear 8 · 2); B the zero network
+_A2 = Network.from_rows([[[0, 1], [0, 1], [1, 0]], [[1, -1, Q(1, 100)], [0, 0, 2]]], [[0, -1, 0], [0, 0]])
+_B2 = Network.from_rows([[[0, 0], [0, 0], [0, 0]], [[0, 0, 0], [0, 0, 0]]], [[0, 0, 0], [0, 0]])
+
+
+def test_shared_smear_is_one_axis_for_every_objective():
+    """With ``_SHARED_SMEAR`` (the default) every objective ``± D_o`` splits on the axis of
+    largest smear over all outputs (x_0: 8 · 2 against 4 · 1), so the objectives' cells are the
+    engine's shared cache; the per-objective rule picks x_1 for ``D_0``.  Both stay exact."""
+    D, Ws, bs = _layers(_A2, _B2)
+    eng = Engine(Ws, bs, paired=True)
+    ivs, _ = eng.node(list(_BOX), {})
+    assert search._SHARED_SMEAR
+    for c in ([Q(1), Q(0)], [Q(-1), Q(0)], [Q(0), Q(1)]):
+        assert eng.smear_axis(_BOX, ivs, c) == 0
+    old = search._SHARED_SMEAR
+    search._SHARED_SMEAR = False
+    try:
+        assert eng.smear_axis(_BOX, ivs, [Q(1), Q(0)]) == 1
+        assert eng.smear_axis(_BOX, ivs, [Q(0), Q(1)]) == 0
+        ob_own = bound_objective(Ws, bs, _BOX, [Q(1), Q(0)], lambda x: D.evaluate(x)[0],
+                                 engine=Engine(Ws, bs, paired=True), input_splits=True, input_split_above=0)
+    finally:
+        search._SHARED_SMEAR = old
+    ob = bound_objective(Ws, bs, _BOX, [Q(1), Q(0)], lambda x: D.evaluate(x)[0], engine=eng,
+                         input_splits=True, input_split_above=0)
+    # max of D_0 = relu(x_1) − relu(x_1 − 1) + x_0 / 100 on [0, 8] × [-2, 2]: 1 + 8/100
+    assert ob.complete and ob.lower == ob.upper == ob_own.lower == ob_own.upper == Q(1) + Q(8, 100)
+
+
+def test_shared_smear_diff_bounds_is_exact_and_certified():
+    """Two outputs, every node split on the shared axis: the interval is the walk's exact
+    maximum of max_o |a_o − b_o| (here |2 x_0 − x_0 / 2| at x_0 = 8, minus b's share) and the
+    certificate checks."""
+    b = Network.from_rows([[[0, 1], [0, 1], [1, 0]], [[1, -1, 0], [0, 0, Q(1, 2)]]], [[0, -1, 0], [0, 0]])
+    r = diff_bounds(_A2, b, _BOX, input_splits=True)
+    exact = _walk_max(_A2, b, _BOX)
+    assert exact == Q(12)
+    assert r.complete and r.lower == r.upper == exact
+    assert verify(json.loads(json.dumps(jsonable(r.certificate))))[0]
