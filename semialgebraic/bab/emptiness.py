@@ -25,7 +25,9 @@ homogenised box, which every ray meets), shown by tightening every unstable inte
 triangle relaxation *with those constraints* until an interval or the LP is empty, a piece left
 open split on its widest unstable neuron into the halves ``z <= 0`` and ``z >= 0`` (a tree per
 piece; ``splits`` of :func:`decide_conditioned`, none by default) — each step a dual vector made
-exact (Neumaier–Shcherbina), replayed by the checker in order; before any of it, the float walk
+exact (Neumaier–Shcherbina), replayed by the checker in order (:func:`decide_shared`: one such
+tree, conditioned on the deeper target alone, for every pair sharing it, its leaves empty or with
+every shallow target on its other side); before any of it, the float walk
 over linear regions of :func:`semialgebraic.bab.signwalk.sign_walk` proposes inputs with every
 target sign (checked exactly: a witness ends the question); a point with ``g > 0`` found by the primal side (LP vertices, box points)
 (and by a seeded float gradient ascent, :func:`semialgebraic.bab.primal.float_candidates`) is
@@ -650,6 +652,12 @@ SHARED_LPS = 20000
 SHARED_SPLITS = 48
 """Neuron splits of one :func:`decide_shared` call (all pieces together)."""
 
+SHARED_OPEN_SHARE = 0.125
+"""At most this share of the pieces (and at least one) may stay open after their unsplit float
+pass: more stops :func:`decide_shared` before any split (seed 5's group: 1 of 17, τ = 1; seed 6's
+three pairs with (3, 4): every piece open, 390 LPs each, so it stops after 4 pieces, not 20 000
+LPs later).  The faces ``x_k = ±1`` go first, τ = 1 (the widest) last."""
+
 
 def decide_shared(net: Network, dom, deeper: tuple, shallows: list, *, lps: int = SHARED_LPS,
                   rounds: int = CONDITIONED_ROUNDS, splits: int = SHARED_SPLITS) -> tuple:
@@ -687,17 +695,22 @@ def decide_shared(net: Network, dom, deeper: tuple, shallows: list, *, lps: int 
         return all(row[j][1] <= 0 if s > 0 else row[j][0] >= 0 for j, s in sides)
 
     boxes = conditioned_pieces(dom, net.n_inputs)
-    starts, plans = [], []
-    work = {"lps": lps, "splits": splits}
-    for box in boxes:                            # floats first: every piece must close
-        ivs = conditioned_intervals(Ws, bs, box, None)
-        starts.append(ivs)
-        plans.append(None)
-        if ivs is None:
-            continue
-        plans[-1] = _float_tree(t, box, [[[float(a), float(b)] for a, b in layer] for layer in ivs],
-                                None, rounds, work, done_float)
-        if plans[-1] is None:
+    starts = [conditioned_intervals(Ws, bs, box, None) for box in boxes]
+    plans = [None] * len(boxes)
+    work = {"lps": lps, "splits": 0}
+    order = list(range(1, len(boxes))) + [0]     # floats first; the faces x_k = ±1, then τ = 1
+    opened = []
+    for i in order:                              # root passes: most pieces must close unsplit
+        if starts[i] is not None:
+            plans[i] = _float_tree(t, boxes[i], _floats(starts[i]), None, rounds, work, done_float)
+            if plans[i] is None:
+                opened.append(i)
+                if len(opened) > max(1, SHARED_OPEN_SHARE * len(boxes)):
+                    return None, lps - work["lps"]
+    work["splits"] = splits
+    for i in opened:                             # the few left: split trees
+        plans[i] = _float_tree(t, boxes[i], _floats(starts[i]), None, rounds, work, done_float)
+        if plans[i] is None:
             return None, lps - work["lps"]
     used = lps - work["lps"]
     pieces = []
@@ -711,6 +724,11 @@ def decide_shared(net: Network, dom, deeper: tuple, shallows: list, *, lps: int 
             return None, used
         pieces.append(node)
     return {(t1, j): [_name_sign(p, [t1, j]) for p in pieces] for j, _ in sides}, used
+
+
+def _floats(ivs) -> list:
+    """Float copies ``[lo, hi]`` of exact intervals, layer by layer."""
+    return [[[float(a), float(b)] for a, b in layer] for layer in ivs]
 
 
 def _name_sign(node: dict, at: list) -> dict:

@@ -29,6 +29,12 @@ homogenised box, in that order, built here (every input with all target signs st
 ``G`` of the deeper target (output ``s2·z_c``); each piece's steps are replayed in order
 (:func:`_check_piece`), and a piece may split a hidden neuron into its halves ``z <= 0`` and
 ``z >= 0`` (a tree, :func:`_check_node`), each half replayed from its parent's intervals.
+With ``"deeper_only": true`` (pairs only) the first target is not clipped: the pieces are
+conditioned on ``s2·z_c >= 0`` alone, and a leaf may end ``{"sign": [t1, j1]}`` when its
+interval of the first target is on the other side (``s1·z <= 0``): every point with both signs
+strict lies in the conditioned set of some leaf, none of which has ``s1·z_{t1}[j1] > 0``.  One
+tree of :func:`semialgebraic.bab.emptiness.decide_shared` so serves every shallow neuron it
+closes.
 
 So a checked tree proof shows the closed statement "``g <= 0`` on the domain", which excludes every
 input (differentiable or not) with all target signs strict.
