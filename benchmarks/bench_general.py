@@ -196,6 +196,23 @@
    06:17-06:22 UTC (load 8.3-9.8): seed 1 [2336, 2337] 48.8 s wall / 24.2 s CPU, seed 3 exact 2337
    30.1 / 12.5, seed 5 [2296, 2337] 94.5 / 38.6 (the walks of the ten never-co-active pairs cost
    ~5 s CPU of it), seed 6 [2334, 2337] 65.2 / 29.5.
+   Pairs sharing their deeper neuron proved by one tree (2026-12-03,
+   :func:`semialgebraic.bab.emptiness.decide_shared`, run by ``prove_suspects`` on the open groups
+   of >= 2 pairs): conditioned on the deeper target alone (z_c >= 0; the shallow neurons not
+   clipped), a leaf closes when empty or when every shallow neuron of the group is <= 0 there
+   (each pair's proof the same tree with ``{"sign": [t1, j]}`` ends, ``"deeper_only"``).  Seed 5's
+   ten (1, k)/(2, 29) in one tree: 16 of 17 faces close unsplit, tau = 1 with 33 splits (67
+   nodes); 25 700 LPs, 34-36 s CPU (88-92 s wall, load ~8) against ~20-55 s CPU per pair with
+   ``--dim-split``; each pair's proof 11.9 MB of JSON, checked in ~8 s CPU.  Pure input splitting
+   with float CROWN bounds (either neuron's bound < 0, or a convex combination of both linear
+   bounds < 0 over the box, scratch) does not close tau = 1 for seed 1 or 5 within 20 000 boxes
+   per face.  Seed 6's three pairs with (3, 4): every piece stays open unsplit (390 LPs each), so
+   the group stops after 4 pieces (``SHARED_OPEN_SHARE``).  ``--dim-seeds 1,3,5,6`` 09:00-09:10
+   UTC (load 7.5-10): seed 1 [2336, 2337] 72.3 s wall / 22.1 s CPU, seed 3 exact 2337 27.7 / 9.3,
+   seed 5 [2296, 2327] 272.6 / 93.0; with the stop, ``--dim-seeds 6,5`` 09:13-09:20 UTC (load
+   5-9): seed 6 [2334, 2337] 75.4 / 31.1 (56.7 s CPU before the stop), seed 5 [2296, 2327]
+   141.4 / 81.1.  Seed 5's remaining upper directions are weights W3[i, 29] out of (2, 29) (ten
+   deficit lines, pairs of them), its lower side 2296 unchanged.
 3. Float32 SVD (numpy) ranks of the same Jacobian rows against their certified rank (rank mod
    p, a lower bound, against N - rank of the proven symmetries, an upper bound), 11:20 run:
    4-32-32-1 int/8 (1500 inputs): certified >= 1039, float32 298 / 261 / 815 (tolerances numpy

@@ -25,7 +25,9 @@ homogenised box, which every ray meets), shown by tightening every unstable inte
 triangle relaxation *with those constraints* until an interval or the LP is empty, a piece left
 open split on its widest unstable neuron into the halves ``z <= 0`` and ``z >= 0`` (a tree per
 piece; ``splits`` of :func:`decide_conditioned`, none by default) — each step a dual vector made
-exact (Neumaier–Shcherbina), replayed by the checker in order; before any of it, the float walk
+exact (Neumaier–Shcherbina), replayed by the checker in order (:func:`decide_shared`: one such
+tree, conditioned on the deeper target alone, for every pair sharing it, its leaves empty or with
+every shallow target on its other side); before any of it, the float walk
 over linear regions of :func:`semialgebraic.bab.signwalk.sign_walk` proposes inputs with every
 target sign (checked exactly: a witness ends the question); a point with ``g > 0`` found by the primal side (LP vertices, box points)
 (and by a seeded float gradient ascent, :func:`semialgebraic.bab.primal.float_candidates`) is
@@ -58,7 +60,8 @@ from .search import bound_objective
 from .signwalk import sign_walk
 
 __all__ = ["Emptiness", "emptiness_network", "decide_empty", "walk_witness", "emptiness_box", "decide_conditioned",
-           "conditioned_pieces", "conditioned_intervals", "relaxed_max", "CONDITIONED_LPS"]
+           "decide_shared", "conditioned_pieces", "conditioned_intervals", "relaxed_max", "CONDITIONED_LPS",
+           "SHARED_LPS", "SHARED_SPLITS"]
 
 _ZERO, _ONE = Q(0), Q(1)
 
@@ -370,12 +373,15 @@ def conditioned_intervals(Ws, bs, box, first):
     return ivs
 
 
-def _float_pass(t, box, fiv, first, rounds, lps):
+def _float_pass(t, box, fiv, first, rounds, lps, done=None):
     """Float conditioned tightening (HiGHS, proposals only) of the float intervals *fiv* (changed
-    in place): ``(empty?, LPs used, rounds begun)``."""
+    in place): ``(closed?, LPs used, rounds begun)``; closed: empty, or *done* (``done(fiv)``
+    true: every shallow target of :func:`decide_shared` on its other side)."""
     from ..lp.floatlp import new_highs, run_highs
     from .relaxation import build_lp
     used, last, rnd = 0, _spread(fiv), 0
+    if done is not None and done(fiv):
+        return True, 0, 0
     for rnd in range(rounds):
         lp, _tags = build_lp(t, box, [[tuple(v) for v in layer] for layer in fiv], [_ZERO])
         h = new_highs()
@@ -400,7 +406,7 @@ def _float_pass(t, box, fiv, first, rounds, lps):
                 if _gain(v if sgn > 0 else -v, iv, sgn):
                     iv[1 if sgn > 0 else 0] = v
                     changed = True
-                if iv[0] > iv[1] + 1e-9:
+                if iv[0] > iv[1] + 1e-9 or (done is not None and done(fiv)):
                     return True, used, rnd + 1
                 h.changeColBounds(col, iv[0], iv[1])
             h.changeColCost(col, 0.0)
@@ -448,11 +454,13 @@ def _no_gain(h, sgn, iv) -> bool:
     return not _gain(h.getInfo().objective_function_value, iv, sgn)
 
 
-def _exact_pass(Ws, bs, t, box, ivs, first, rounds, lps):
+def _exact_pass(Ws, bs, t, box, ivs, first, rounds, lps, done=None):
     """The conditioned tightening made exact: ``(steps, end, LPs, intervals)`` (the intervals
     left by the steps); *end* is ``{"farkas":
     multipliers}`` (a negative bound of the zero objective), ``{"interval": [l, j]}`` (the last
-    step empties that interval) or None (not proven).  Each step ``{"at": [l, j], "side": ±1,
+    step empties that interval), ``{"sign": None}`` (``done(intervals)``: every shallow target
+    of :func:`decide_shared` on its other side; the caller names the neuron) or None (not
+    proven).  Each step ``{"at": [l, j], "side": ±1,
     "bound": v, "mu", "alpha", "beta"}`` proves ``side·z_{l,j} <= v`` over the relaxation of the
     intervals left by the steps before it (rounded outward to the grid of :mod:`.symbolic`)."""
     from ..lp.floatlp import new_highs, run_highs
@@ -460,6 +468,8 @@ def _exact_pass(Ws, bs, t, box, ivs, first, rounds, lps):
     from .symbolic import up
     ivs = [list(layer) for layer in ivs]
     steps, used = [], 0
+    if done is not None and done(ivs):
+        return steps, {"sign": None}, used, ivs
     for _ in range(rounds):
         lp, tags = build_lp(t, box, ivs, [_ZERO])
         h = new_highs()
@@ -504,6 +514,8 @@ def _exact_pass(Ws, bs, t, box, ivs, first, rounds, lps):
                     changed = True
                     if ivs[l][j][0] > ivs[l][j][1]:
                         return steps, {"interval": [l, j]}, used, ivs
+                    if done is not None and done(ivs):
+                        return steps, {"sign": None}, used, ivs
                     h.changeColBounds(col, float(ivs[l][j][0]), float(ivs[l][j][1]))
                     if l < len(ivs) - 1:
                         hc = t.hoff[l] + j
@@ -534,15 +546,15 @@ def _clip(ivs, at, side, zero):
     return out
 
 
-def _float_tree(t, box, fiv, first, rounds, work):
+def _float_tree(t, box, fiv, first, rounds, work, done=None):
     """Floats only: the split tree that empties the conditioned set of one piece, or None.  Each
     node tightens (:func:`_float_pass`); a node left open splits its widest unstable neuron
     (:func:`_split_choice`) into ``z <= 0`` and ``z >= 0`` (the two halves cover it), each half
     tightened from the parent's intervals.  *work* ``{"lps", "splits"}`` is counted down."""
-    ok, n, done = _float_pass(t, box, fiv, first, rounds, work["lps"])
+    ok, n, began = _float_pass(t, box, fiv, first, rounds, work["lps"], done)
     work["lps"] -= n
     if ok:
-        return {"rounds": done}
+        return {"rounds": began}
     at = _split_choice(fiv)
     if at is None or work["splits"] <= 0 or work["lps"] <= 0:
         return None
@@ -550,20 +562,20 @@ def _float_tree(t, box, fiv, first, rounds, work):
     kids = []
     for side in (0, 1):
         k = _float_tree(t, box, [[list(v) for v in layer] for layer in _clip(fiv, at, side, 0.0)],
-                        first, SPLIT_ROUNDS, work)
+                        first, SPLIT_ROUNDS, work, done)
         if k is None:
             return None
         kids.append(k)
-    return {"rounds": done, "split": list(at), "children": kids}
+    return {"rounds": began, "split": list(at), "children": kids}
 
 
-def _exact_tree(Ws, bs, t, box, ivs, first, rounds, plan, lps):
+def _exact_tree(Ws, bs, t, box, ivs, first, rounds, plan, lps, done=None):
     """The split tree *plan* of :func:`_float_tree` made exact (each node at most one round more
     than its float pass took): ``(node or None, LPs)``; a node is
     a leaf ``{"steps", "end"}`` (:func:`_exact_pass` empties it) or ``{"steps", "split": [l, j],
     "children": [z <= 0 half, z >= 0 half]}``; a half whose clipped interval is empty is
     ``{"steps": [], "end": {"interval": None}}``."""
-    steps, end, used, ivs = _exact_pass(Ws, bs, t, box, ivs, first, min(rounds, plan["rounds"] + 1), lps)
+    steps, end, used, ivs = _exact_pass(Ws, bs, t, box, ivs, first, min(rounds, plan["rounds"] + 1), lps, done)
     if end is not None:
         return {"steps": steps, "end": end}, used
     if "split" not in plan:
@@ -575,7 +587,7 @@ def _exact_tree(Ws, bs, t, box, ivs, first, rounds, plan, lps):
         if c[at[0]][at[1]][0] > c[at[0]][at[1]][1]:
             kids.append({"steps": [], "end": {"interval": None}})
             continue
-        k, n = _exact_tree(Ws, bs, t, box, c, first, SPLIT_ROUNDS, sub, lps - used)
+        k, n = _exact_tree(Ws, bs, t, box, c, first, SPLIT_ROUNDS, sub, lps - used, done)
         used += n
         if k is None:
             return None, used
@@ -630,3 +642,99 @@ def decide_conditioned(net: Network, dom, targets: dict, *, lps: int = CONDITION
             return None, used
         pieces.append(node)
     return pieces, used
+
+
+# -- shared conditioning: several shallow targets against one deeper target ----------------------
+
+SHARED_LPS = 20000
+"""Float LPs of one :func:`decide_shared` call (its float trees, every piece): a count of work."""
+
+SHARED_SPLITS = 48
+"""Neuron splits of one :func:`decide_shared` call (all pieces together)."""
+
+SHARED_OPEN_SHARE = 0.125
+"""At most this share of the pieces (and at least one) may stay open after their unsplit float
+pass: more stops :func:`decide_shared` before any split (seed 5's group: 1 of 17, τ = 1; seed 6's
+three pairs with (3, 4): every piece open, 390 LPs each, so it stops after 4 pieces, not 20 000
+LPs later).  The faces ``x_k = ±1`` go first, τ = 1 (the widest) last."""
+
+
+def decide_shared(net: Network, dom, deeper: tuple, shallows: list, *, lps: int = SHARED_LPS,
+                  rounds: int = CONDITIONED_ROUNDS, splits: int = SHARED_SPLITS) -> tuple:
+    """Prove at once that the deeper target ``deeper = (t2, j2, s2)`` is never on its side
+    together with any of the shallow targets ``(t1, j, s1)`` of *shallows* (one layer ``t1 <
+    t2``): one conditioned tree per piece of :func:`conditioned_pieces`, conditioned on
+    ``s2·z_c >= 0`` *alone* (no shallow target clipped), whose every leaf is empty or has every
+    shallow target on its other side (``s1·z_{t1}[j] <= 0`` for each; its end ``{"sign":
+    [t1, j]}`` in the proof of the pair of that ``j``).  Splits, rounds and the float pass first,
+    as :func:`decide_conditioned`; the pairs sharing a rarely active deeper neuron (seed 5 of
+    ``benchmarks/bench_general.py``: ten layer-1 neurons against (2, 29)) cost one tree instead
+    of one per pair.
+
+    Returns ``({(t1, j): pieces}, LPs used)`` (each the ``conditioned`` proof of one pair, to be
+    marked ``"deeper_only": True``; the checker is
+    :func:`semialgebraic.verify.functional_dimension_emptiness.check_conditioned`), or ``(None,
+    LPs used)`` when a piece stays open."""
+    from .relaxation import LPTemplate
+    t2, j2, s2 = deeper
+    layers = {t for t, _, _ in shallows}
+    if not shallows or len(layers) != 1 or layers.pop() >= t2:
+        return None, 0
+    t1 = shallows[0][0]
+    Ws, bs, _ = _conditioned_setup(net, dom, {(t2, j2): s2})
+    t = LPTemplate(Ws, bs)
+    sides = [(j, s) for _, j, s in shallows]
+
+    def done_float(fiv):
+        row = fiv[t1]
+        return all(row[j][1] <= -1e-7 or row[j][1] == 0.0 if s > 0 else row[j][0] >= 1e-7 or row[j][0] == 0.0
+                   for j, s in sides)
+
+    def done_exact(ivs):
+        row = ivs[t1]
+        return all(row[j][1] <= 0 if s > 0 else row[j][0] >= 0 for j, s in sides)
+
+    boxes = conditioned_pieces(dom, net.n_inputs)
+    starts = [conditioned_intervals(Ws, bs, box, None) for box in boxes]
+    plans = [None] * len(boxes)
+    work = {"lps": lps, "splits": 0}
+    order = list(range(1, len(boxes))) + [0]     # floats first; the faces x_k = ±1, then τ = 1
+    opened = []
+    for i in order:                              # root passes: most pieces must close unsplit
+        if starts[i] is not None:
+            plans[i] = _float_tree(t, boxes[i], _floats(starts[i]), None, rounds, work, done_float)
+            if plans[i] is None:
+                opened.append(i)
+                if len(opened) > max(1, SHARED_OPEN_SHARE * len(boxes)):
+                    return None, lps - work["lps"]
+    work["splits"] = splits
+    for i in opened:                             # the few left: split trees
+        plans[i] = _float_tree(t, boxes[i], _floats(starts[i]), None, rounds, work, done_float)
+        if plans[i] is None:
+            return None, lps - work["lps"]
+    used = lps - work["lps"]
+    pieces = []
+    for box, ivs, plan in zip(boxes, starts, plans):
+        if ivs is None:
+            pieces.append({"steps": [], "end": {"interval": None}})
+            continue
+        node, n = _exact_tree(Ws, bs, t, box, ivs, None, rounds, plan, 2 * lps, done_exact)
+        used += n
+        if node is None:
+            return None, used
+        pieces.append(node)
+    return {(t1, j): [_name_sign(p, [t1, j]) for p in pieces] for j, _ in sides}, used
+
+
+def _floats(ivs) -> list:
+    """Float copies ``[lo, hi]`` of exact intervals, layer by layer."""
+    return [[[float(a), float(b)] for a, b in layer] for layer in ivs]
+
+
+def _name_sign(node: dict, at: list) -> dict:
+    """A copy of the tree *node* whose ``{"sign": None}`` ends name the neuron *at*."""
+    if "children" in node:
+        return {**node, "children": [_name_sign(k, at) for k in node["children"]]}
+    if node.get("end") == {"sign": None}:
+        return {**node, "end": {"sign": list(at)}}
+    return node

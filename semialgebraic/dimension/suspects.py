@@ -17,13 +17,14 @@ from __future__ import annotations
 from algebra.kernel import parameter_offsets
 from algebra.network import Network
 
-from ..bab.emptiness import CONDITIONED_LPS, decide_empty, walk_witness
+from ..bab.emptiness import CONDITIONED_LPS, SHARED_LPS, Emptiness, decide_empty, decide_shared, walk_witness
 from ..bab.signwalk import WALK_LPS
+from ..budget import BudgetExhausted
 from .jacobian_columns import exercise, incoming_directions, phase_search
 from .sampling import spread_points
 
 __all__ = ["prove_empty", "prove_suspects", "SUSPECT_LPS", "SUSPECT_NODES", "SUSPECT_NODES_TOTAL",
-           "SUSPECT_CONDITIONED_TOTAL", "SUSPECT_WALK_LPS",
+           "SUSPECT_CONDITIONED_TOTAL", "SUSPECT_WALK_LPS", "SUSPECT_SHARED_LPS",
            "coactive_targets", "SPREAD_WITNESSES"]
 
 SUSPECT_LPS = 3000
@@ -43,6 +44,11 @@ SUSPECT_CONDITIONED_TOTAL = 8000
 decide_conditioned`) of all the questions of one :func:`prove_suspects` call (at most
 :data:`semialgebraic.bab.emptiness.CONDITIONED_LPS` per question): a count of work."""
 
+
+SUSPECT_SHARED_LPS = 24000
+"""Float LPs of the shared conditioned trees (:func:`semialgebraic.bab.emptiness.decide_shared`)
+of one :func:`prove_suspects` call, all groups together: a count of work.  Seed 5 of
+``benchmarks/bench_general.py`` (ten layer-1 neurons never co-active with (2, 29)) takes ~15 000."""
 
 SUSPECT_WALK_LPS = 6000
 """Region-walk LPs (:func:`semialgebraic.bab.emptiness.walk_witness`) of the questions asked
@@ -120,6 +126,7 @@ def prove_suspects(net: Network, dom, evidence: dict, budget, lps: int | None = 
         if hasattr(budget, "exhausted") and budget.exhausted() or run.walk_left <= 0:
             break
         run.walk_only(task)
+    run.shared([t for t in all_tasks if t[0] == "free"])
     if run.open_questions:
         evidence["open_emptiness"] = run.open_questions
     proven = run.proven
@@ -191,6 +198,8 @@ class _Decider:
         self.spread = None                   # inputs per spread witness (None: the default)
         self.conditioned_left = SUSPECT_CONDITIONED_TOTAL   # float LPs of conditioned tightening
         self.walk_left = SUSPECT_WALK_LPS    # region-walk LPs of the questions past the splits
+        self.shared_left = SUSPECT_SHARED_LPS   # float LPs of the shared conditioned trees
+        self.witnessed: set = set()          # questions with an exact witness
 
     def stopped(self) -> bool:
         return self.lps_left <= 0 or (hasattr(self.budget, "exhausted") and self.budget.exhausted())
@@ -248,6 +257,7 @@ class _Decider:
         (:func:`spread_points`): a rarely active neuron's parameters need rows at many of its
         inputs, not one region's."""
         self.witnesses.append(x)
+        self.witnessed.add(tuple(sorted(targets.items())))
         if self.spread_left > 0:
             self.spread_left -= 1
             self.witnesses.extend(spread_points(self.net, self.dom, x, targets, count=self.spread))
@@ -300,6 +310,39 @@ class _Decider:
         elif e.exercised:
             self.witness(e.witness, pair or {})
         return e.exercised is not None
+
+
+    def shared(self, tasks) -> None:
+        """Never-co-active pairs left open that share their deeper neuron (two or more, the
+        shallow ones in one layer), largest group first: one tree of
+        :func:`semialgebraic.bab.emptiness.decide_shared` per group, within
+        :data:`SUSPECT_SHARED_LPS` float LPs in all; a proved group frees every weight of it."""
+        groups: dict = {}
+        for _, key, _ in tasks:
+            pair = coactive_targets(self.net, key)
+            if key in self.proven["free"] or pair is None or tuple(sorted(pair.items())) in self.witnessed:
+                continue
+            (a, sa), (c, sc) = sorted(pair.items())
+            groups.setdefault((c, sc, a[0]), []).append((key, a, sa))
+        for (c, sc, _), members in sorted(groups.items(), key=lambda kv: -len(kv[1])):
+            if len(members) < 2 or self.point or self.shared_left <= 0 or (
+                    hasattr(self.budget, "exhausted") and self.budget.exhausted()):
+                continue
+            try:
+                res, used = decide_shared(self.net, self.dom, (c[0], c[1], sc),
+                                          [(a[0], a[1], sa) for _, a, sa in members],
+                                          lps=min(SHARED_LPS, self.shared_left))
+            except BudgetExhausted:
+                return
+            self.shared_left -= used
+            if res is None:
+                continue
+            for key, a, sa in members:
+                proof = Emptiness(True, pieces=res[a]).proof({a: sa, c: sc})
+                self.proven["free"].add(key)
+                self.proofs.append({"parameter": key, **proof, "deeper_only": True})
+                self.open_questions = [q for q in self.open_questions
+                                       if sorted(q[0].items()) != sorted({a: sa, c: sc}.items())]
 
 
 def _deadline(budget) -> float | None:

@@ -29,6 +29,12 @@ homogenised box, in that order, built here (every input with all target signs st
 ``G`` of the deeper target (output ``s2·z_c``); each piece's steps are replayed in order
 (:func:`_check_piece`), and a piece may split a hidden neuron into its halves ``z <= 0`` and
 ``z >= 0`` (a tree, :func:`_check_node`), each half replayed from its parent's intervals.
+With ``"deeper_only": true`` (pairs only) the first target is not clipped: the pieces are
+conditioned on ``s2·z_c >= 0`` alone, and a leaf may end ``{"sign": [t1, j1]}`` when its
+interval of the first target is on the other side (``s1·z <= 0``): every point with both signs
+strict lies in the conditioned set of some leaf, none of which has ``s1·z_{t1}[j1] > 0``.  One
+tree of :func:`semialgebraic.bab.emptiness.decide_shared` so serves every shallow neuron it
+closes.
 
 So a checked tree proof shows the closed statement "``g <= 0`` on the domain", which excludes every
 input (differentiable or not) with all target signs strict.
@@ -159,15 +165,20 @@ def check_conditioned(net, proof, lo_hi, targets: dict) -> bool:
     want = _targets(proof, targets)
     if want is None:
         return False
-    if set(proof) - {"targets", "conditioned", "parameter"}:
-        raise InputError("a conditioned emptiness proof holds 'targets' and 'conditioned' only")
+    if set(proof) - {"targets", "conditioned", "parameter", "deeper_only"}:
+        raise InputError("a conditioned emptiness proof holds 'targets', 'conditioned' and "
+                         "'deeper_only' only")
+    deeper_only = proof.get("deeper_only", False)
+    if deeper_only not in (True, False) or (deeper_only and len(want) != 2):
+        return False                   # conditioning on the deeper target alone needs a pair
     rows, biases = _aux_network(net, lo_hi, want[-1:])
     boxes = _pieces(lo_hi, net.n_inputs)
     pieces = proof["conditioned"]
     if not isinstance(pieces, list) or len(pieces) != len(boxes):
         return False                   # the pieces must be exactly the faces (the cover)
     first = want[0] if len(want) == 2 else None
-    return all(_check_piece(rows, biases, box, first, piece) for box, piece in zip(boxes, pieces))
+    return all(_check_piece(rows, biases, box, first, piece, clip=not deeper_only)
+               for box, piece in zip(boxes, pieces))
 
 
 def _pieces(lo_hi, d):
@@ -187,10 +198,11 @@ def _pieces(lo_hi, d):
     return out
 
 
-def _check_piece(rows, biases, box, first, piece) -> bool:
+def _check_piece(rows, biases, box, first, piece, clip=True) -> bool:
     """One piece: the exact interval image of *box* layer by layer (``relu`` between layers),
     the first target's neuron clipped to its side (``s1 = 1``: ``lo := max(lo, 0)``; ``−1``:
-    ``hi := min(hi, 0)``) and the output ``s2·z_c`` to ``>= 0``: the conditioned set, which
+    ``hi := min(hi, 0)``; not when *clip* is False: a ``"deeper_only"`` proof, conditioned on
+    the deeper target alone) and the output ``s2·z_c`` to ``>= 0``: the conditioned set, which
     holds every point of the piece with every target sign strict.  Empty intervals: proved
     (the piece must then be ``{"steps": [], "end": {"interval": None}}``).  Then the piece's
     tree is replayed from those intervals (:func:`_check_node`)."""
@@ -200,7 +212,7 @@ def _check_piece(rows, biases, box, first, piece) -> bool:
     L = len(rows)
     for l in range(L):
         layer = list(interval_image(rows[l], cur, biases[l]))
-        if first is not None and l == first[0]:
+        if clip and first is not None and l == first[0]:
             lo, hi = layer[first[1]]
             layer[first[1]] = (max(lo, _Z), hi) if first[2] > 0 else (lo, min(hi, _Z))
         if l == L - 1:
@@ -209,10 +221,10 @@ def _check_piece(rows, biases, box, first, piece) -> bool:
             return piece == {"steps": [], "end": {"interval": None}}
         ivs.append(layer)
         cur = [(max(lo, _Z), max(hi, _Z)) for lo, hi in layer]
-    return _check_node(rows, biases, box, ivs, piece, sum(len(r) for r in rows[:-1]))
+    return _check_node(rows, biases, box, ivs, piece, sum(len(r) for r in rows[:-1]), first)
 
 
-def _check_node(rows, biases, box, ivs, node, depth) -> bool:
+def _check_node(rows, biases, box, ivs, node, depth, first=None) -> bool:
     """One node of a piece's tree over the intervals *ivs* (valid on the node's part of the
     conditioned set).  Each step ``{"at": [l, j], "side": ±1, "bound": v, "mu", "alpha",
     "beta"}`` must have multipliers of the right signs for the *current* intervals (α, β ≥ 0 on
@@ -221,7 +233,9 @@ def _check_node(rows, biases, box, ivs, node, depth) -> bool:
     (:func:`_relaxed_max`) is ``<= v``; the interval of ``(l, j)`` is then cut at ``side·z <=
     v``.  A leaf ``{"steps", "end"}`` is proved when ``"end"`` is ``{"interval": [l, j]}`` and
     the last step left that interval empty, or ``{"farkas": {"mu", "alpha", "beta"}}`` whose
-    bound of the zero objective is ``< 0``.  A split ``{"steps", "split": [l, j], "children":
+    bound of the zero objective is ``< 0``, or ``{"sign": [t1, j1]}`` naming the first target
+    *first* ``(t1, j1, s1)`` whose interval after the steps is on its other side (``s1 = 1``:
+    ``hi <= 0``; ``−1``: ``lo >= 0``): no point of the node has ``s1·z_{t1}[j1] > 0``.  A split ``{"steps", "split": [l, j], "children":
     [c0, c1]}`` (``l`` a hidden layer) is proved when both halves are: ``c0`` with ``hi :=
     min(hi, 0)`` on ``(l, j)`` (the points with ``z_{l,j} <= 0``), ``c1`` with ``lo := max(lo,
     0)`` (``z_{l,j} >= 0``); the two halves cover the node.  A half whose interval is then empty
@@ -267,9 +281,14 @@ def _check_node(rows, biases, box, ivs, node, depth) -> bool:
                 continue
             sub = [list(layer) for layer in ivs]
             sub[l][j] = half
-            if not _check_node(rows, biases, box, sub, kid, depth - 1):
+            if not _check_node(rows, biases, box, sub, kid, depth - 1, first):
                 return False
         return True
+    if isinstance(end, dict) and set(end) == {"sign"}:
+        if first is None or end["sign"] != [first[0], first[1]]:
+            return False
+        lo, hi = ivs[first[0]][first[1]]
+        return hi <= 0 if first[2] > 0 else lo >= 0
     if not isinstance(end, dict) or set(end) != {"farkas"}:
         return False
     got = _relaxed_max(rows, biases, box, ivs, {}, end["farkas"])

@@ -567,3 +567,119 @@ def test_seed_3_functional_dimension_is_exact():
     net = _gauss_net((8, 32, 32, 32, 1), 3)
     fd = functional_dimension(net)
     assert fd.exact and fd.value == net.n_parameters - net.n_hidden == 2337
+
+
+# -- shared conditioning: several shallow neurons against one deeper neuron (decide_shared) --------
+def _shared_proofs(net, deeper, shallows, **kw):
+    from semialgebraic.bab.emptiness import decide_shared
+    res, used = decide_shared(net, None, deeper, shallows, **kw)
+    if res is None:
+        return None, used
+    out = {}
+    for a, pieces in res.items():
+        tg = {a: next(s for t, j, s in shallows if (t, j) == a), deeper[:2]: deeper[2]}
+        out[a] = (tg, json.loads(json.dumps({**Emptiness(True, pieces=pieces).proof(tg), "deeper_only": True})))
+    return out, used
+
+
+def test_shared_conditioning_proves_a_group_of_pairs_with_one_tree():
+    """The three never-co-active pairs (0, k)/(1, 3), k = 1, 2, 5, of the 2-6-6-1 net (the exact
+    phase search finds no input with both signs) proved by one tree per piece conditioned on
+    z_c >= 0 alone: 5 pieces, pieces 2 and 3 (x_0 = +-1) end by the shallow neuron's sign (its
+    interval <= 0), the others by a Farkas vector; each pair's proof checks."""
+    net = _net([2, 6, 6, 1], 301)
+    proofs, used = _shared_proofs(net, (1, 3, 1), [(0, 1, 1), (0, 2, 1), (0, 5, 1)])
+    assert proofs is not None and sorted(proofs) == [(0, 1), (0, 2), (0, 5)] and 0 < used <= 100
+    for a, (tg, proof) in proofs.items():
+        assert phase_search(net, None, tg, None, max_lps=5000, deadline=None, record=False)[0] is False
+        ends = [p["end"] for p in proof["conditioned"]]
+        assert [next(iter(e)) for e in ends] == ["farkas", "farkas", "sign", "sign", "farkas"]
+        assert ends[2] == {"sign": list(a)} and check_bab_empty(net, proof, None, tg)
+
+
+def test_shared_conditioning_refuses_a_group_with_a_coactive_pair():
+    """Add the co-active pair (0, 0)/(1, 3) (the phase search finds a witness) to the group: no
+    tree closes, nothing is proved."""
+    net = _net([2, 6, 6, 1], 301)
+    assert phase_search(net, None, {(0, 0): 1, (1, 3): 1}, None, max_lps=5000, deadline=None,
+                        record=False)[0] is True
+    proofs, _ = _shared_proofs(net, (1, 3, 1), [(0, 0, 1), (0, 1, 1), (0, 2, 1)], splits=8, lps=2000)
+    assert proofs is None
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("seed", [2, 3, 4, 10])
+def test_shared_decisions_agree_with_the_exact_phase_search(seed):
+    """Soundness on 2-4-4-4-1 nets, adjacent layers, both shallow signs: a group of all four
+    shallow neurons is proved only when the exact phase search finds none of its pairs
+    co-active; the group of the never-co-active ones is proved often; every proof checks."""
+    net = _gauss_net((2, 4, 4, 4, 1), seed)
+    proved = 0
+    for t in (0, 1):
+        for c in range(4):
+            for s1 in (1, -1):
+                never = [j for j in range(4) if phase_search(net, None, {(t, j): s1, (t + 1, c): 1}, None,
+                                                             max_lps=5000, deadline=None, record=False)[0] is False]
+                for group in ([(t, j, s1) for j in range(4)], [(t, j, s1) for j in never]):
+                    proofs, _ = _shared_proofs(net, (t + 1, c, 1), group, splits=12, lps=1500)
+                    if proofs is None:
+                        continue
+                    assert all(j in never for _, j, _ in group)
+                    for tg, proof in proofs.values():
+                        assert check_bab_empty(net, proof, None, tg)
+                        proved += 1
+    assert proved >= 2
+
+
+def test_mutated_shared_proofs_are_rejected():
+    """A sign end naming another neuron, a sign end where a Farkas vector was needed, a lowered
+    interval claim, deeper_only on a one-target question or not a bool, the flag dropped where the
+    steps then no longer replay: not proved; an unknown key: InputError."""
+    net = _net([2, 6, 6, 1], 301)
+    proofs, _ = _shared_proofs(net, (1, 3, 1), [(0, 1, 1), (0, 2, 1), (0, 5, 1)])
+    tg, proof = proofs[(0, 1)]
+    assert check_bab_empty(net, proof, None, tg)
+    assert not check_bab_empty(net, proof, None, {(0, 0): 1, (1, 3): 1})
+    bad = copy.deepcopy(proof)
+    bad["conditioned"][2]["end"] = {"sign": [0, 2]}
+    assert not check_bab_empty(net, bad, None, tg)
+    bad = copy.deepcopy(proof)
+    bad["conditioned"][0]["end"] = {"sign": [0, 1]}       # its interval is not <= 0 there
+    assert not check_bab_empty(net, bad, None, tg)
+    bad = copy.deepcopy(proof)
+    bad["conditioned"][0]["end"] = {"sign": None}
+    assert not check_bab_empty(net, bad, None, tg)
+    for flag in ("yes", 1.5):
+        assert not check_bab_empty(net, {**proof, "deeper_only": flag}, None, tg)
+    one = {(1, 3): 1}
+    assert not check_bab_empty(net, {**proof, "targets": [[1, 3, 1]]}, None, one)
+    bad = copy.deepcopy(proof)
+    fk = bad["conditioned"][0]["end"]["farkas"]
+    bad["conditioned"][0]["end"]["farkas"] = {k: [[0] * len(r) for r in fk[k]] for k in fk}
+    assert not check_bab_empty(net, bad, None, tg)
+    with pytest.raises(InputError):
+        check_bab_empty(net, {**proof, "extra": 1}, None, tg)
+
+
+@pytest.mark.slow
+def test_prove_suspects_frees_a_group_by_one_shared_tree():
+    """With no branch-and-bound split and no per-pair conditioned LP, the three never-exercised
+    weights W2[3, k] (k = 1, 2, 5: parameters 37, 38, 41) of the 2-6-6-1 net are freed by the
+    shared pass; each proof is a 'deeper_only' conditioned proof that checks, and the
+    functional-dimension certificate with them in its 'free' entries verifies."""
+    from semialgebraic.budget import Budget
+    from semialgebraic.dimension.suspects import prove_suspects
+    net = _net([2, 6, 6, 1], 301)
+    evidence = {"missing": [[37], [38], [41]]}
+    proven, _, proofs = prove_suspects(net, None, evidence, Budget(), lps=1, nodes=0, conditioned=0)
+    assert proven["free"] == {37, 38, 41}
+    assert [p["parameter"] for p in proofs] == [37, 38, 41] and all(p["deeper_only"] for p in proofs)
+    for p in proofs:
+        (t1, j1, s1), (t2, j2, s2) = p["targets"]
+        assert check_bab_empty(net, json.loads(json.dumps(p)), None, {(t1, j1): s1, (t2, j2): s2})
+    fd = functional_dimension(net, max_regions=0)
+    cert = functional_dimension_certificate(net, fd)
+    for p in proofs:
+        entry = next(e for e in cert["upper_directions"] if e[0] == "free" and e[1] == p["parameter"])
+        entry[2] = json.loads(json.dumps(p))
+    assert verify(cert)[0] and cert["upper"] == 51
