@@ -20,7 +20,7 @@ from ..budget import Budget, BudgetExhausted, alarm_at
 from ..exceptions import CertificateError
 from .align import aligned
 from .primal import float_candidates, many_candidates, region_search
-from .search import Engine, ObjectiveBound, _output_bound, bound_objective
+from .search import PAUSED, Engine, ObjectiveBound, _output_bound, bound_objective
 
 __all__ = ["BabResult", "diff_bounds", "epsilon_equivalent", "as_domain", "domain_point", "bounded_diff"]
 
@@ -75,6 +75,11 @@ _NEAR_MAX = Q(9, 10)
 _NEAR_ROUNDS = 3
 _NEAR_KEEP = 20
 _NEAR_LPS = 600
+# Objective scheduling (:func:`_rounds`): after the first round, the objective of largest upper
+# bound runs alone until it falls below the next one's (at least _FOCUS_SPLITS splits a call).
+_FOCUS = True
+_FOCUS_SPLITS = 4
+_FOCUS_CAP = 1 / 4      # of the remaining time: a cap of one such run (a primal round takes a quarter of it)
 
 
 class _Share(Budget):
@@ -281,7 +286,7 @@ def bounded_diff(a: Network, b: Network, dom: Domain, budget: Budget, eps=None,
         if split_above is None and input_splits is None:
             split_above = max(d, _PLAIN_SPLIT)   # not near copies (:func:`split_threshold`)
 
-        def run(key, bud):
+        def run(key, bud, pause_at=None, pause_after=0):
             nonlocal nodes
             o, s = key
             c = [Q(0)] * m
@@ -328,7 +333,7 @@ def bounded_diff(a: Network, b: Network, dom: Domain, budget: Budget, eps=None,
             ob = bound_objective(Ws, bs, box, c, _objective(D, o, s, dom, x0), budget=bud,
                                  start=start, stop_above=eps, prune_at=prune, engine=engine,
                                  input_splits=input_splits, state=state, input_split_above=split_above,
-                                 split_count=count)
+                                 split_count=count, pause_at=pause_at, pause_after=pause_after)
             if ob.upper is None:
                 ob = _root_leaf(engine, box, c, ob)
             nodes += ob.nodes - done
@@ -354,7 +359,7 @@ def bounded_diff(a: Network, b: Network, dom: Domain, budget: Budget, eps=None,
                 if ob.upper is None or (eps is not None and ob.lower > eps):
                     break
         else:
-            reasons += _rounds(keys, run, runs, budget, eps)
+            reasons += _rounds(keys, run, runs, budget, eps, focus=d > 8)
     best = None                      # the objectives' best in the sequential order, then exact |a − b|
     for key in keys:
         ob = runs.get(key)
@@ -570,7 +575,7 @@ class _Slice(Budget):
         return super().exhausted()
 
 
-def _rounds(keys, run, runs: dict, budget: Budget, eps) -> list:
+def _rounds(keys, run, runs: dict, budget: Budget, eps, focus: bool = False) -> list:
     """Share *budget* (with a timeout) among the objectives *keys*: in rounds, each open one,
     largest upper bound first (no bound yet = largest), is run by ``run(key, slice)`` (which
     continues a cut objective from its open nodes) in a slice of the time (the remaining time over twice the open objectives, at least
@@ -578,10 +583,32 @@ def _rounds(keys, run, runs: dict, budget: Budget, eps) -> list:
     objective closes when its run ends by itself (not stopped by its slice).  Returns the
     reasons of a partial result.  (Measured 2026-12-03 and not kept: after one round, each slice
     to the objective of largest upper bound — digits 64-32-10 at 60 s: 50 nodes, upper 8.15e-2
-    against 292 nodes, 6.41e-2 — the slices shrink and each call pays a primal round.)"""
-    open_, slice_, reasons = list(keys), 0.0, []
+    against 292 nodes, 6.41e-2 — the slices shrink and each call pays a primal round.)
+
+    With *focus* and without ε, once every open objective has an upper bound (after the first
+    round; ``_FOCUS``; :func:`bounded_diff` asks it above 8 inputs),
+    only the objective of largest upper bound runs, ``run(key, slice, pause_at=u2)``, until its
+    largest open node is at most ``u2`` (the next open objective's upper bound) after at least
+    ``_FOCUS_SPLITS`` splits (:data:`.search.PAUSED`), or its slice ends: the claim is the largest
+    upper bound, so the time goes to lowering it (water-filling; the slice, ``_FOCUS_CAP`` of the
+    remaining time, is a cap only)."""
+    open_, slice_, reasons, rounds = list(keys), 0.0, [], 0
     while open_ and not budget.exhausted():
         left = budget.remaining()
+        if focus and _FOCUS and eps is None and rounds > 0 and len(open_) > 1 and all(
+                runs.get(k) is not None and runs[k].upper is not None for k in open_):
+            order = sorted(open_, key=lambda k: -runs[k].upper)
+            key = order[0]
+            sl = _Slice(budget, left * _FOCUS_CAP)
+            with sl.active():
+                ob = run(key, sl, pause_at=runs[order[1]].upper, pause_after=_FOCUS_SPLITS)
+            if sl.interrupted:
+                budget.interrupt()
+            if (sl.reason is None and ob.reason != PAUSED) or ob.complete:
+                open_.remove(key)
+                if ob.reason and not ob.complete:
+                    reasons.append(ob.reason)
+            continue
         slice_ = left if len(open_) == 1 else max(2 * slice_, left / (2 * len(open_)))
         order = sorted(open_, key=lambda k: (0, 0) if runs.get(k) is None or runs[k].upper is None
                        else (1, -runs[k].upper))
@@ -599,6 +626,7 @@ def _rounds(keys, run, runs: dict, budget: Budget, eps) -> list:
                     reasons.append(ob.reason)
             if eps is not None and ob.lower > eps:
                 return reasons
+        rounds += 1
     return reasons + ([str(budget.reason)] if open_ else [])
 
 

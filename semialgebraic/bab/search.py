@@ -48,7 +48,7 @@ import numpy as np
 
 from algebra.rationals import Q
 
-from ..budget import Budget
+from ..budget import Budget, BudgetExhausted
 from .differential import DifferentialNet, delta_lines
 from .cuts import CutSeparator, cut_json, cut_terms, exact_rho
 from .exactleaf import exact_leaf, exact_region
@@ -57,7 +57,9 @@ from .relaxation import LPTemplate, candidates as _candidates, exact_bound_int, 
 from .symbolic import SymbolicNet, affine_bound
 from .tighten import DEFAULT_CAP, Tightener, layer_of
 
-__all__ = ["ObjectiveBound", "bound_objective", "Engine"]
+__all__ = ["ObjectiveBound", "bound_objective", "Engine", "PAUSED"]
+
+PAUSED = "paused below the next objective's bound"   # the reason of a run stopped by pause_at
 
 _ZERO = Q(0)
 _DUAL_GRID = 1 << 60  # HiGHS's duals rounded to multiples of 2^-60 (see _lp_bound)
@@ -486,7 +488,7 @@ def bound_objective(Ws, bs, box, c, value, *, budget: Budget | None = None,
                     stop_above=None, prune_at=None, start=None, engine: Engine | None = None,
                     input_splits: bool | None = None, state: dict | None = None,
                     at: tuple | None = None, input_split_above: int | None = None,
-                    split_count=None) -> ObjectiveBound:
+                    split_count=None, pause_at=None, pause_after: int = 0) -> ObjectiveBound:
     """Certified bounds of ``max_{x in box} c · D(x)`` for the network ``D`` of layers *Ws*, *bs*.
 
     Parameters
@@ -516,6 +518,10 @@ def bound_objective(Ws, bs, box, c, value, *, budget: Budget | None = None,
     split_count : callable, optional
         ``split_count(intervals) -> int``, compared with *input_split_above* instead of the
         number of unstable neurons (e.g. :func:`.diff._kinks`: a twin pair counts once).
+    pause_at : Q, optional
+        Stop (reason :data:`PAUSED`, not complete, resumable by *state*) once the largest open
+        bound is ``<= pause_at`` and at least *pause_after* nodes were split in this call: the
+        caller then works on another objective whose bound is larger (:func:`.diff._rounds`).
     state : dict, optional
         ``extra["state"]`` of an earlier call on the same objective, box and engine that stopped
         on its budget: the search continues from its open nodes (its tree grows in place).
@@ -594,8 +600,15 @@ def bound_objective(Ws, bs, box, c, value, *, budget: Budget | None = None,
             v = value(centre)
             if v > lower:
                 lower, point = v, centre
-        if (unstable or splits or engine.halfspaces) and bnd > cut() and engine.lp and not budget.exhausted() and (
-                unstable <= 64 or not input_splits):
+        wants_lp = (unstable or splits or engine.halfspaces) and bnd > cut() and engine.lp and (
+            unstable <= 64 or not input_splits)
+        if wants_lp and holder is not root and budget.exhausted():
+            # a child whose LP the budget leaves out would keep its symbolic or differential
+            # bound, up to 1.28x its parent's LP bound on digits 64-32-10, and hold the
+            # objective's upper bound (each slice's last split, measured 2026-12-03): as a
+            # budget stop inside the split, its parent stays a leaf instead
+            raise BudgetExhausted(str(budget.reason))
+        if wants_lp and not budget.exhausted():
             keep: list | None = [] if _WARM else None
             got = _lp_bound(Ws, bs, nbox, ivs, c, engine.sym, time_limit=budget.remaining(),
                             template=engine.template, lines=engine.pair_lines(nbox, splits),
@@ -604,6 +617,8 @@ def bound_objective(Ws, bs, box, c, value, *, budget: Budget | None = None,
                             separator=engine.separator if unstable else None, root=not splits and xdepth == 0)
             if keep:
                 bases[id(holder)] = keep[0]      # the children's warm start
+            if got is None and holder is not root and budget.exhausted():
+                raise BudgetExhausted(str(budget.reason))   # HiGHS stopped at the time limit: as above
             if got is not None:
                 lb, y, x = got
                 if lb is None:
@@ -690,6 +705,7 @@ def bound_objective(Ws, bs, box, c, value, *, budget: Budget | None = None,
                                   f"{budget.reason} before the root's bound")
         nodes = 1
     reason, complete = "", False
+    splits_here = 0
     while True:
         if stop_above is not None and lower > stop_above:
             reason = "a point above the threshold"
@@ -700,6 +716,9 @@ def bound_objective(Ws, bs, box, c, value, *, budget: Budget | None = None,
         neg, _, nbox, splits, holder, ivs, unstable, xdepth = heap[0]
         if -neg <= cut():
             complete = True
+            break
+        if pause_at is not None and -neg <= pause_at and splits_here >= pause_after:
+            reason = PAUSED
             break
         if budget.exhausted():
             reason = str(budget.reason)
@@ -754,6 +773,7 @@ def bound_objective(Ws, bs, box, c, value, *, budget: Budget | None = None,
         holder.clear()
         holder.update({"split": list(arg), "children": kids})
         nodes += 2
+        splits_here += 1
         budget.count()
     bounds = [lf["bound"] for lf in leaves]
     upper = max(bounds) if bounds else lower
