@@ -80,6 +80,7 @@ _NEAR_LPS = 600
 _FOCUS = True
 _FOCUS_SPLITS = 4
 _FOCUS_CAP = 1 / 4      # of the remaining time: a cap of one such run (a primal round takes a quarter of it)
+_ROOT_ONLY = Q(2) ** 200  # pause_at of the first round with focus: each objective stops after its root
 
 
 class _Share(Budget):
@@ -585,9 +586,9 @@ def _rounds(keys, run, runs: dict, budget: Budget, eps, focus: bool = False) -> 
     to the objective of largest upper bound — digits 64-32-10 at 60 s: 50 nodes, upper 8.15e-2
     against 292 nodes, 6.41e-2 — the slices shrink and each call pays a primal round.)
 
-    With *focus* and without ε, once every open objective has an upper bound (after the first
-    round; ``_FOCUS``; :func:`bounded_diff` asks it above 8 inputs),
-    only the objective of largest upper bound runs, ``run(key, slice, pause_at=u2)``, until its
+    With *focus* and without ε (``_FOCUS``; :func:`bounded_diff` asks it above 8 inputs), the
+    first round only bounds each objective's root (``pause_at=_ROOT_ONLY``); once every open
+    objective has an upper bound, only the objective of largest upper bound runs, ``run(key, slice, pause_at=u2)``, until its
     largest open node is at most ``u2`` (the next open objective's upper bound) after at least
     ``_FOCUS_SPLITS`` splits (:data:`.search.PAUSED`), or its slice ends: the claim is the largest
     upper bound, so the time goes to lowering it (water-filling; the slice, ``_FOCUS_CAP`` of the
@@ -612,15 +613,16 @@ def _rounds(keys, run, runs: dict, budget: Budget, eps, focus: bool = False) -> 
         slice_ = left if len(open_) == 1 else max(2 * slice_, left / (2 * len(open_)))
         order = sorted(open_, key=lambda k: (0, 0) if runs.get(k) is None or runs[k].upper is None
                        else (1, -runs[k].upper))
+        roots = focus and _FOCUS and eps is None and rounds == 0 and len(open_) > 1
         for key in order:
             if budget.exhausted():
                 break
             sl = _Slice(budget, slice_)
             with sl.active():
-                ob = run(key, sl)
+                ob = run(key, sl, **({"pause_at": _ROOT_ONLY} if roots else {}))
             if sl.interrupted:       # Ctrl-C inside the slice
                 budget.interrupt()
-            if sl.reason is None or ob.complete:
+            if (sl.reason is None and ob.reason != PAUSED) or ob.complete:
                 open_.remove(key)    # finished by itself: the answer of the sequential order
                 if ob.reason and not ob.complete:
                     reasons.append(ob.reason)
