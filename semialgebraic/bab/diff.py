@@ -294,7 +294,7 @@ def bounded_diff(a: Network, b: Network, dom: Domain, budget: Budget, eps=None,
         if split_above is None and input_splits is None:
             split_above = max(d, _PLAIN_SPLIT)   # not near copies (:func:`split_threshold`)
 
-        def run(key, bud, pause_at=None, pause_after=0):
+        def run(key, bud, pause_at=None, pause_after=0, primal=None):
             nonlocal nodes
             o, s = key
             c = [Q(0)] * m
@@ -317,7 +317,8 @@ def bounded_diff(a: Network, b: Network, dom: Domain, budget: Budget, eps=None,
                 kind = primal_round(runs[key].lower, runs[key].upper, best_lower, k if d > 8 else _NEAR_ROUNDS)
             near = kind == "near"
             if kind is not None and not bud.exhausted():
-                left = bud.remaining()
+                left = bud.remaining()      # (*primal*: the focused runs' share, their slice a cap)
+                left = left if primal is None or left is None else min(left, primal)
                 end = None if left is None else bud.clock() + _PRIMAL_SHARE * left
                 keep, lps = (_NEAR_KEEP, _NEAR_LPS) if near else (_STARTS, None)
                 try:                 # a primal round: new float ascents and their walk (anytime)
@@ -600,7 +601,10 @@ def _rounds(keys, run, runs: dict, budget: Budget, eps, focus: bool = False) -> 
     largest open node is at most ``u2`` (the next open objective's upper bound) after at least
     ``_FOCUS_SPLITS`` splits (:data:`.search.PAUSED`), or its slice ends: the claim is the largest
     upper bound, so the time goes to lowering it (water-filling; the slice, ``_FOCUS_CAP`` of the
-    remaining time, is a cap only)."""
+    remaining time, is a cap only; a primal round in it takes ``_PRIMAL_SHARE`` of the round-robin
+    slice, the remaining time over twice the open objectives: of the cap, three near-max rounds
+    took ~17 % of a 600 s budget — at 60 s, side by side, upper 5.76e-2 against 5.94e-2, load
+    7.2, 10.8 CPU s)."""
     open_, slice_, reasons, rounds = list(keys), 0.0, [], 0
     while open_ and not budget.exhausted():
         left = budget.remaining()
@@ -610,7 +614,8 @@ def _rounds(keys, run, runs: dict, budget: Budget, eps, focus: bool = False) -> 
             key = order[0]
             sl = _Slice(budget, left * _FOCUS_CAP)
             with sl.active():
-                ob = run(key, sl, pause_at=runs[order[1]].upper, pause_after=_FOCUS_SPLITS)
+                ob = run(key, sl, pause_at=runs[order[1]].upper, pause_after=_FOCUS_SPLITS,
+                         primal=left / (2 * len(open_)))
             if sl.interrupted:
                 budget.interrupt()
             if (sl.reason is None and ob.reason != PAUSED) or ob.complete:
