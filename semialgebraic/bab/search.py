@@ -51,7 +51,7 @@ import numpy as np
 
 from algebra.rationals import Q
 
-from ..budget import Budget
+from ..budget import Budget, BudgetExhausted
 from .differential import DifferentialNet, delta_lines
 from .cuts import CutSeparator, cut_json, cut_terms, exact_rho
 from .exactleaf import exact_leaf, exact_region
@@ -60,7 +60,9 @@ from .relaxation import LPTemplate, candidates as _candidates, exact_bound_int, 
 from .symbolic import SymbolicNet, affine_bound
 from .tighten import DEFAULT_CAP, Tightener, layer_of
 
-__all__ = ["ObjectiveBound", "bound_objective", "Engine"]
+__all__ = ["ObjectiveBound", "bound_objective", "Engine", "PAUSED"]
+
+PAUSED = "paused below the next objective's bound"   # the reason of a run stopped by pause_at
 
 _ZERO = Q(0)
 _DUAL_GRID = 1 << 60  # HiGHS's duals rounded to multiples of 2^-60 (see _lp_bound)
@@ -496,7 +498,8 @@ def bound_objective(Ws, bs, box, c, value, *, budget: Budget | None = None,
                     stop_above=None, prune_at=None, start=None, engine: Engine | None = None,
                     input_splits: bool | None = None, state: dict | None = None,
                     at: tuple | None = None, input_split_above: int | None = None,
-                    split_count=None, plunge: bool = False) -> ObjectiveBound:
+                    split_count=None, plunge: bool = False, pause_at=None,
+                    pause_after: int = 0) -> ObjectiveBound:
     """Certified bounds of ``max_{x in box} c · D(x)`` for the network ``D`` of layers *Ws*, *bs*.
 
     Parameters
@@ -531,6 +534,10 @@ def bound_objective(Ws, bs, box, c, value, *, budget: Budget | None = None,
         instead of the best open node: a dive that reaches small nodes, and their LP points,
         early (ε-equivalence below the maximum: a point above ε ends the search; the set of
         nodes a proof must split does not depend on the order).  Default False: best-first.
+    pause_at : Q, optional
+        Stop (reason :data:`PAUSED`, not complete, resumable by *state*) once the largest open
+        bound is ``<= pause_at`` and at least *pause_after* nodes were split in this call: the
+        caller then works on another objective whose bound is larger (:func:`.diff._rounds`).
     state : dict, optional
         ``extra["state"]`` of an earlier call on the same objective, box and engine that stopped
         on its budget: the search continues from its open nodes (its tree grows in place).
@@ -611,8 +618,15 @@ def bound_objective(Ws, bs, box, c, value, *, budget: Budget | None = None,
             v = value(centre)
             if v > lower:
                 lower, point = v, centre
-        if (unstable or splits or engine.halfspaces) and bnd > cut() and engine.lp and not budget.exhausted() and (
-                unstable <= 64 or not input_splits):
+        wants_lp = (unstable or splits or engine.halfspaces) and bnd > cut() and engine.lp and (
+            unstable <= 64 or not input_splits)
+        if wants_lp and holder is not root and budget.exhausted():
+            # a child whose LP the budget leaves out would keep its symbolic or differential
+            # bound, up to 1.28x its parent's LP bound on digits 64-32-10, and hold the
+            # objective's upper bound (each slice's last split, measured 2026-12-03): as a
+            # budget stop inside the split, its parent stays a leaf instead
+            raise BudgetExhausted(str(budget.reason))
+        if wants_lp and not budget.exhausted():
             keep: list | None = [] if _WARM else None
             got = _lp_bound(Ws, bs, nbox, ivs, c, engine.sym, time_limit=budget.remaining(),
                             template=engine.template, lines=engine.pair_lines(nbox, splits),
@@ -621,6 +635,8 @@ def bound_objective(Ws, bs, box, c, value, *, budget: Budget | None = None,
                             separator=engine.separator if unstable else None, root=not splits and xdepth == 0)
             if keep:
                 bases[id(holder)] = keep[0]      # the children's warm start
+            if got is None and holder is not root and budget.exhausted():
+                raise BudgetExhausted(str(budget.reason))   # HiGHS stopped at the time limit: as above
             if got is not None:
                 lb, y, x = got
                 if lb is None:
@@ -711,6 +727,7 @@ def bound_objective(Ws, bs, box, c, value, *, budget: Budget | None = None,
         nodes = 1
     reason, complete = "", False
     dive = None                         # (plunge) the children of the last split
+    splits_here = 0
     while True:
         while taken and heap and heap[0][1] in taken:
             taken.discard(heapq.heappop(heap)[1])   # split by a plunge already
@@ -723,6 +740,9 @@ def bound_objective(Ws, bs, box, c, value, *, budget: Budget | None = None,
         neg, _, nbox, splits, holder, ivs, unstable, xdepth = heap[0]
         if -neg <= cut():
             complete = True
+            break
+        if pause_at is not None and -neg <= pause_at and splits_here >= pause_after:
+            reason = PAUSED
             break
         if budget.exhausted():
             reason = str(budget.reason)
@@ -790,6 +810,7 @@ def bound_objective(Ws, bs, box, c, value, *, budget: Budget | None = None,
         holder.update({"split": list(arg), "children": kids})
         dive = kids
         nodes += 2
+        splits_here += 1
         budget.count()
     if taken:                           # (plunge) a resumed call sees only open nodes
         heap[:] = [e for e in heap if e[1] not in taken]

@@ -189,7 +189,7 @@ def test_epsilon_refuted_before_any_objective_ran(monkeypatch):
     from algebra.network import Network
     from semialgebraic.bab import diff as diff_module
     from semialgebraic.bab.diff import epsilon_equivalent
-    monkeypatch.setattr(diff_module, "_rounds", lambda keys, run, runs, budget, eps: ["timeout of 60 s"])
+    monkeypatch.setattr(diff_module, "_rounds", lambda keys, run, runs, budget, eps, focus=False: ["timeout of 60 s"])
     a = Network.from_rows([[[1], [-1]], [[1, 1]]], [[0, 0], [0]])          # |x|
     b = Network.from_rows([[[1], [-1]], [[1, 1]]], [[0, 0], [1]])          # |x| + 1
     ans, r = epsilon_equivalent(a, b, [(-1, 1)], "1/2", timeout=60)

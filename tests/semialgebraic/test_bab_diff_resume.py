@@ -177,3 +177,78 @@ def test_near_max_rounds_above_eight_inputs_keep_the_exact_answer(monkeypatch):
     assert r.lower == exact.value                      # the walks find the exact maximum
     assert diff_mod._NEAR_LPS in walks                 # a near-max round ran
     assert verify(json.loads(json.dumps(jsonable(r.certificate))))[0]
+
+
+def test_a_paused_run_resumes_to_the_tree_of_one_long_run():
+    """``pause_at``: the run stops (``PAUSED``, not complete) once its largest open bound is at
+    most the level and it split ``pause_after`` nodes; resumed with ``state`` it grows the tree
+    and the answer of one long run (the exact maximum)."""
+    from semialgebraic.bab.search import PAUSED
+    a, b = near_pair([2, 4, 4, 1], 3)
+    box = [(Q(-1), Q(1))] * 2
+    _, Ws, bs, c, value = _objective(a, b, 0, -1)
+    whole = bound_objective(Ws, bs, box, c, value, engine=Engine(Ws, bs, paired=True))
+    engine = Engine(Ws, bs, paired=True)
+    ob = bound_objective(Ws, bs, box, c, value, engine=engine, pause_at=whole.upper + 1, pause_after=1)
+    pauses = 0
+    while ob.reason == PAUSED:
+        pauses += 1
+        assert not ob.complete and ob.upper <= whole.upper + 1
+        ob = bound_objective(Ws, bs, box, c, value, engine=engine, state=ob.extra["state"],
+                             pause_at=whole.upper + 1, pause_after=1)
+    assert pauses >= 2
+    assert (ob.lower, ob.upper, ob.nodes, ob.complete) == (whole.lower, whole.upper, whole.nodes, whole.complete)
+    assert ob.tree == whole.tree
+
+
+def test_a_budget_spent_before_a_childs_lp_leaves_its_parent_a_leaf():
+    """The budget ends after a split's first child, before the second child's LP: the split is
+    undone (the parent keeps its LP bound) instead of a child with its symbolic bound, which
+    held the upper bound at 1.28x its parent's on digits 64-32-10: the tree and bounds are
+    those of a run of one split fewer."""
+    a, b = near_pair([2, 4, 4, 1], 3)
+    box = [(Q(-1), Q(1))] * 2
+    _, Ws, bs, c, value = _objective(a, b, 0, -1)
+    k = 3
+    fewer = bound_objective(Ws, bs, box, c, value, engine=Engine(Ws, bs, paired=True),
+                            budget=Budget(max_regions=k), input_splits=False)
+    assert fewer.reason.startswith("max_regions") and fewer.nodes == 2 * k + 1
+    budget = Budget()
+
+    class Ending(Engine):
+        calls = 0
+
+        def node(self, *args, **kw):
+            Ending.calls += 1
+            if Ending.calls == 2 * k + 3:     # the second child of split k + 1: its LP is next
+                budget.reason = "timeout of 1 s reached"
+            return super().node(*args, **kw)
+    ob = bound_objective(Ws, bs, box, c, value, engine=Ending(Ws, bs, paired=True), budget=budget,
+                         input_splits=False)
+    assert ob.reason.startswith("timeout") and not ob.complete
+    assert (ob.lower, ob.upper, ob.nodes, ob.tree) == (fewer.lower, fewer.upper, fewer.nodes, fewer.tree)
+
+
+@pytest.mark.slow       # (9 s at load 6)
+def test_objective_scheduling_above_eight_inputs_gives_the_sequential_and_exact_answer(monkeypatch):
+    """Above 8 inputs, after the first round only the objective of largest upper bound runs,
+    paused below the next one's (one split per slice here): the answer is the sequential order's
+    exact maximum, and the certificate checks."""
+    from semialgebraic.bab.search import PAUSED
+    a, b = near_pair([9, 8, 3], 2)
+    box = [(Q(-1), Q(1))] * 9
+    seq = diff_bounds(a, b, box, verify=False)
+    assert seq.complete and seq.lower == seq.upper    # the exact maximum
+    calls = []
+    real = diff_mod.bound_objective
+
+    def spy(*args, **kw):
+        ob = real(*args, **kw)
+        calls.append((kw.get("pause_at") is not None, ob.reason == PAUSED))
+        return ob
+    monkeypatch.setattr(diff_mod, "_Slice", _NodeSlice)
+    monkeypatch.setattr(diff_mod, "bound_objective", spy)
+    r = diff_bounds(a, b, box, timeout=3600)
+    assert (r.lower, r.upper, r.complete) == (seq.lower, seq.upper, True)
+    assert any(p for p, _ in calls)              # focused runs happened
+    assert verify(json.loads(json.dumps(jsonable(r.certificate))))[0]
