@@ -620,13 +620,14 @@ def bound_objective(Ws, bs, box, c, value, *, budget: Budget | None = None,
                 lower, point = v, centre
         wants_lp = (unstable or splits or engine.halfspaces) and bnd > cut() and engine.lp and (
             unstable <= 64 or not input_splits)
-        if wants_lp and holder is not root and budget.exhausted():
+        spent = wants_lp and budget.exhausted()     # read once: a second reading could differ
+        if spent and holder is not root:
             # a child whose LP the budget leaves out would keep its symbolic or differential
             # bound, up to 1.28x its parent's LP bound on digits 64-32-10, and hold the
             # objective's upper bound (each slice's last split, measured 2026-12-03): as a
             # budget stop inside the split, its parent stays a leaf instead
             raise BudgetExhausted(str(budget.reason))
-        if wants_lp and not budget.exhausted():
+        if wants_lp and not spent:
             keep: list | None = [] if _WARM else None
             got = _lp_bound(Ws, bs, nbox, ivs, c, engine.sym, time_limit=budget.remaining(),
                             template=engine.template, lines=engine.pair_lines(nbox, splits),
@@ -797,8 +798,10 @@ def bound_objective(Ws, bs, box, c, value, *, budget: Budget | None = None,
             del leaves[n_leaves:]
             heap[:] = [e for e in heap if e[4] is not kids[0] and e[4] is not kids[1]]
             heapq.heapify(heap)
-            taken.discard(entry[1])
-            heapq.heappush(heap, entry)  # (and it stays open for a resumed call)
+            if entry[1] in taken:       # a plunge's child, still in the heap (taken lazily)
+                taken.discard(entry[1])
+            else:
+                heapq.heappush(heap, entry)  # (and it stays open for a resumed call)
             for kd in kids:
                 bases.pop(id(kd), None)
             if warm is not None:
