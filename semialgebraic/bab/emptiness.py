@@ -630,13 +630,18 @@ def decide_conditioned(net: Network, dom, targets: dict, *, lps: int = CONDITION
                                 first, rounds, work)
         if plans[-1] is None:
             return None, lps - work["lps"]
-    used = lps - work["lps"]
+    return _exact_pieces(Ws, bs, t, boxes, starts, plans, first, rounds, lps, lps - work["lps"])
+
+
+def _exact_pieces(Ws, bs, t, boxes, starts, plans, first, rounds, lps, used, done=None):
+    """Every face's float plan made exact by :func:`_exact_tree` (a face whose intervals are
+    empty ends at once): ``(pieces or None, LPs)``, *used* LPs already spent."""
     pieces = []
     for box, ivs, plan in zip(boxes, starts, plans):
         if ivs is None:
             pieces.append({"steps": [], "end": {"interval": None}})
             continue
-        node, n = _exact_tree(Ws, bs, t, box, ivs, first, rounds, plan, 2 * lps)
+        node, n = _exact_tree(Ws, bs, t, box, ivs, first, rounds, plan, 2 * lps, done)
         used += n
         if node is None:
             return None, used
@@ -712,17 +717,10 @@ def decide_shared(net: Network, dom, deeper: tuple, shallows: list, *, lps: int 
         plans[i] = _float_tree(t, boxes[i], _floats(starts[i]), None, rounds, work, done_float)
         if plans[i] is None:
             return None, lps - work["lps"]
-    used = lps - work["lps"]
-    pieces = []
-    for box, ivs, plan in zip(boxes, starts, plans):
-        if ivs is None:
-            pieces.append({"steps": [], "end": {"interval": None}})
-            continue
-        node, n = _exact_tree(Ws, bs, t, box, ivs, None, rounds, plan, 2 * lps, done_exact)
-        used += n
-        if node is None:
-            return None, used
-        pieces.append(node)
+    pieces, used = _exact_pieces(Ws, bs, t, boxes, starts, plans, None, rounds, lps,
+                                 lps - work["lps"], done_exact)
+    if pieces is None:
+        return None, used
     return {(t1, j): [_name_sign(p, [t1, j]) for p in pieces] for j, _ in sides}, used
 
 
