@@ -112,7 +112,8 @@ def _unit_directions(net, ever_on, silent, proven) -> tuple[list, list]:
     extra = set(proven.get("free", ())) - free
     for p_ in sorted(extra):
         deficits.append(f"parameter {net.parameter_names()[p_]} is never exercised: its Jacobian column "
-                        "(delta times input) is zero at every differentiable input (exact phase search)")
+                        "(delta times input) is zero at every differentiable input (proved exactly: a phase "
+                        "search, or an emptiness proof of its neurons' co-activity)")
     free |= extra
     for (t_, i_), vs in sorted((proven.get("incoming") or {}).items()):
         vecs.extend(vs)
