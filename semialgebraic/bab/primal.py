@@ -15,7 +15,7 @@ from algebra.rationals import from_float
 from ..budget import checkpoint
 from ..lp.floatlp import dense_max
 
-__all__ = ["float_candidates", "many_candidates", "region_search"]
+__all__ = ["float_candidates", "many_candidates", "region_search", "sampled_candidates"]
 
 
 def _mm(A, B):
@@ -153,16 +153,18 @@ def _region_lp(Ws, bs, x, o, s, lo, hi, halfspaces):
 _LPS = 120             # region LPs per call of region_search (counted, not clocked)
 
 
-def region_search(Ws_q, bs_q, box, o, s, starts, *, halfspaces=(), lps=_LPS, keep=3):
+def region_search(Ws_q, bs_q, box, o, s, starts, *, halfspaces=(), lps=_LPS, keep=3, _floats=None, _used=None):
     """Up to *keep* exact points of the box where ``s·D_o`` is largest after a float walk over
     linear regions from each of *starts* (exact points): maximise ``s·D_o`` over the region of
     the current point by an LP (HiGHS, floats), step a little beyond the optimal vertex away
     from where the step started (into the next region) and repeat while the value grows; at
     most *lps* LPs in all.  On the digits 64-32-10 pair vs its float16 copy this found ``|a −
     b|`` 3–14 % above the gradient ascent's best (floats, 2026-12-02).  The caller evaluates
-    every point exactly (a point outside the *halfspaces* is worth nothing there)."""
-    Ws = [np.array([[float(v) for v in row] for row in W]) for W in Ws_q]
-    bs = [np.array([float(v) for v in b]) for b in bs_q]
+    every point exactly (a point outside the *halfspaces* is worth nothing there).  (*_floats*:
+    the float weights and biases, when the caller has them.)"""
+    Ws, bs = _floats if _floats is not None else (
+        [np.array([[float(v) for v in row] for row in W]) for W in Ws_q],
+        [np.array([float(v) for v in b]) for b in bs_q])
     lo = np.array([float(a) for a, _ in box])
     hi = np.array([float(b) for _, b in box])
     width = float(np.max(hi - lo)) if len(box) else 0.0
@@ -190,5 +192,69 @@ def region_search(Ws_q, bs_q, box, o, s, starts, *, halfspaces=(), lps=_LPS, kee
             found.append(best)
         if budget <= 0:
             break
+    if _used is not None:
+        _used[0] = lps - budget
     found.sort(key=lambda t: -t[0])
     return [_exact_point(xs, box) for _, xs in found[:keep]]
+
+
+_SAMPLES = 32768            # points of a sampling stage (at most; fewer on a large net)
+_SAMPLE_WORK = 2_000_000_000    # samples · weights of one stage: ~0.7 CPU s on a 5-50x6-5 pair's a − b
+_SAMPLE_TOP = 16            # a stage's walks start at its best samples of max_o |D_o| ...
+_SAMPLE_PER = 2             # ... and at each objective's best samples
+_SAMPLE_LPS = 400           # region LPs of a stage's walks, all objectives together
+_WALK_CAP = 60              # region LPs of one of its walks (at most)
+
+
+def sampled_candidates(Ws_q, bs_q, box, seed, *, samples=_SAMPLES, work=_SAMPLE_WORK, top=_SAMPLE_TOP,
+                       per=_SAMPLE_PER, lps=_SAMPLE_LPS, halfspaces=()):
+    """One sampling stage of the primal side: ``(o, s, point)`` proposals (exact points of the
+    box) where ``s·D_o`` may be largest, for every objective ``± D_o`` at once.
+
+    Uniform samples of the box (seed *seed*; at most *work* / weights of them), evaluated in
+    floats; the *top* samples of ``max_o |D_o|`` (with the objective attaining it) and the *per*
+    best samples of each objective ``s·D_o`` start a walk over linear regions
+    (:func:`region_search`, *lps* LPs in all, in that order).  Returns the starts and the
+    walks' ends.  A maximum on a small spot (ACAS Xu vs its float16 copy: a slab 1 % wide near
+    a face of the box, measured 2026-12-03) is hit by samples, not by sign-gradient ascents from
+    random points, which slide off it; the walk then climbs it.  Deterministic given the seed;
+    the work of a stage is fixed (counted, never clocked): stages of seeds 0, 1, 2, … make the
+    best exact value found a function of the number of stages run."""
+    Ws = [np.array([[float(v) for v in row] for row in W]) for W in Ws_q]
+    bs = [np.array([float(v) for v in b]) for b in bs_q]
+    lo = np.array([float(a) for a, _ in box])
+    hi = np.array([float(b) for _, b in box])
+    n = int(min(samples, max(256, work // max(1, sum(W.size for W in Ws)))))
+    X = lo + (hi - lo) * np.random.default_rng(seed).random((n, len(box)))
+    outs = []
+    for i in range(0, n, 4096):
+        checkpoint()
+        outs.append(_forward(Ws, bs, X[i:i + 4096])[0])
+    out = np.vstack(outs)
+    m = out.shape[1]
+    V = np.hstack([out, -out])               # column o: + D_o, column m + o: − D_o
+    picks: list = []
+    seen: set = set()
+    best = np.max(V, axis=1)
+    for i in np.argsort(-best, kind="stable")[:top]:
+        col = int(np.argmax(V[i]))
+        picks.append((col, int(i)))
+        seen.add((col, int(i)))
+    for col in range(2 * m):
+        for i in np.argsort(-V[:, col], kind="stable")[:per]:
+            if (col, int(i)) not in seen:
+                picks.append((col, int(i)))
+                seen.add((col, int(i)))
+    out_pts = []
+    left = lps
+    for col, i in picks:
+        o, s = (col, 1) if col < m else (col - m, -1)
+        p = _exact_point(X[i], box)
+        out_pts.append((o, s, p))
+        if left > 0:                         # (a walk ends where its value stops growing)
+            used = [0]
+            walk = region_search(Ws_q, bs_q, box, o, s, [p], halfspaces=halfspaces,
+                                 lps=min(left, _WALK_CAP), keep=1, _floats=(Ws, bs), _used=used)
+            left -= used[0]
+            out_pts += [(o, s, q) for q in walk]
+    return out_pts
