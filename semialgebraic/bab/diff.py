@@ -68,11 +68,12 @@ _PRIMAL_SHARE = 0.25
 _MORE_STEPS = 60
 # Sampling stages (:func:`.primal.sampled_candidates`; input dimension <= _STAGE_D, at least
 # _STAGE_HIDDEN hidden neurons in a − b): stage i samples the box with seed i and walks from its
-# best samples, for every objective at once; its proposals are evaluated exactly.  The first
-# _FIRST_STAGES run before the search; stage _FIRST_STAGES + j once the search has made
-# _STAGE_NODES · 2^j nodes (at most one a call, while an upper bound is above _PRIMAL_GAP times
-# the best lower bound).  They replace the gap rounds there: the stages run are a function of
-# the nodes made, so the lower bound never falls when the budget grows (the clocked gap rounds
+# best samples, for every objective at once; its proposals are evaluated exactly.  While an
+# upper bound is above _PRIMAL_GAP times the best lower bound (after the first root: a small box
+# that closes at once pays nothing), the first _FIRST_STAGES run at once, stage
+# _FIRST_STAGES + j once the search has made _STAGE_NODES · 2^j nodes (at most one a call).
+# They replace the gap rounds there: the stages run are a function of the nodes made, so the
+# lower bound never falls when the budget grows (the clocked gap rounds
 # gave ACAS Xu's full box 1.8971e-2 at 120 s, 7.0323e-3 at 600 s).  Measured 2026-12-03 on
 # ACAS Xu's full box vs its float16 copy (load 5): stages of seeds 0–7 reach 3.6e-3, 4.2e-3,
 # 2.02e-2, 5.4e-3, 2.30e-2, 5.4e-3, 2.11e-2, 3.2e-3 (1.2–1.4 CPU s each); 4 096 ascents of 60
@@ -336,12 +337,6 @@ def bounded_diff(a: Network, b: Network, dom: Domain, budget: Budget, eps=None,
                 engine = Engine(Ws, bs, paired=a.widths == b.widths, halfspaces=halfspaces)
         if split_above is None and input_splits is None:
             split_above = max(d, _PLAIN_SPLIT)   # not near copies (:func:`split_threshold`)
-        if staged and engine is not None:
-            try:
-                while stages[0] < _FIRST_STAGES and not budget.exhausted():
-                    stage()
-            except KeyboardInterrupt:
-                budget.interrupt()
 
         def run(key, bud, pause_at=None, pause_after=0, primal=None):
             nonlocal nodes
@@ -361,11 +356,14 @@ def bounded_diff(a: Network, b: Network, dom: Domain, budget: Budget, eps=None,
                     bud.interrupt()
             best_lower = max([r.lower for r in runs.values()] + [v for v in [found_best()] if v is not None],
                              default=None)
-            if staged and stages[0] >= _FIRST_STAGES and nodes >= _STAGE_NODES * 2 ** (stages[0] - _FIRST_STAGES) \
-                    and best_lower is not None and not bud.exhausted() and any(
-                        r.upper is not None and r.upper > _PRIMAL_GAP * max(best_lower, Q(0)) for r in runs.values()):
-                try:                 # the next sampling stage (work-counted: a function of the nodes)
-                    stage()
+            ran = False              # (at most one later stage a call)
+            if staged and best_lower is not None and any(
+                    r.upper is not None and r.upper > _PRIMAL_GAP * max(best_lower, Q(0)) for r in runs.values()):
+                try:                 # sampling stages (work-counted: a function of the nodes made)
+                    while not bud.exhausted() and (stages[0] < _FIRST_STAGES or (
+                            nodes >= _STAGE_NODES * 2 ** (stages[0] - _FIRST_STAGES) and not ran)):
+                        ran = stages[0] >= _FIRST_STAGES
+                        stage()
                 except KeyboardInterrupt:
                     bud.interrupt()
             k, _ = more.get(key, (0, []))
