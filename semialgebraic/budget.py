@@ -127,6 +127,31 @@ class Budget:
                     del _ACTIVE[i]
                     break
 
+    @contextmanager
+    def paused(self):
+        """Stop :func:`checkpoint` watching this budget inside the ``with`` block (work only worth
+        having whole, under the budgets outside this one: they still stop it); watched again
+        after it.
+
+        >>> outer, inner = Budget(), Budget(timeout=0)
+        >>> with outer.active(), inner.active():
+        ...     with inner.paused():
+        ...         checkpoint()              # inner is spent, but paused: nothing happens
+        ...     try:
+        ...         checkpoint()
+        ...     except BudgetExhausted as exc:
+        ...         print(exc)
+        timeout of 0 s reached
+        """
+        where = [i for i, b in enumerate(_ACTIVE) if b is self]
+        for i in reversed(where):
+            del _ACTIVE[i]
+        try:
+            yield self
+        finally:
+            for i in where:
+                _ACTIVE.insert(min(i, len(_ACTIVE)), self)
+
     def timer(self) -> "Budget":
         """This budget's timeout alone (same clock and start, no region limit): it watches the
         phases before a walk, which counts the regions of *this* budget.

@@ -68,9 +68,11 @@ _PRIMAL_SHARE = 0.25
 _MORE_STEPS = 60
 # Sampling stages (:func:`.primal.sampled_candidates`; input dimension <= _STAGE_D, at least
 # _STAGE_HIDDEN hidden neurons in a − b): stage i samples the box with seed i and walks from its
-# best samples, for every objective at once; its proposals are evaluated exactly.  While an
-# upper bound is above _PRIMAL_GAP times the best lower bound (after the first root: a small box
-# that closes at once pays nothing), the first _FIRST_STAGES run at once, stage
+# best samples, for every objective at once; its proposals are evaluated exactly.  Once every
+# objective has an upper bound (with a timeout; at 20 s under load the stages before the roots
+# left objectives without one) and while one is above _PRIMAL_GAP times the best lower bound (a
+# small box that closes at once pays nothing), the first _FIRST_STAGES run at once (whole: the
+# time slice of the call is paused, the outer budget stops them), stage
 # _FIRST_STAGES + j once the search has made _STAGE_NODES · 2^j nodes (at most one a call).
 # They replace the gap rounds there: the stages run are a function of the nodes made, so the
 # lower bound never falls when the budget grows (the clocked gap rounds
@@ -357,13 +359,15 @@ def bounded_diff(a: Network, b: Network, dom: Domain, budget: Budget, eps=None,
             best_lower = max([r.lower for r in runs.values()] + [v for v in [found_best()] if v is not None],
                              default=None)
             ran = False              # (at most one later stage a call)
-            if staged and best_lower is not None and any(
+            roots = budget.timeout is None or (len(runs) == 2 * m and all(r.upper is not None for r in runs.values()))
+            if staged and roots and best_lower is not None and any(
                     r.upper is not None and r.upper > _PRIMAL_GAP * max(best_lower, Q(0)) for r in runs.values()):
-                try:                 # sampling stages (work-counted: a function of the nodes made)
-                    while not bud.exhausted() and (stages[0] < _FIRST_STAGES or (
-                            nodes >= _STAGE_NODES * 2 ** (stages[0] - _FIRST_STAGES) and not ran)):
-                        ran = stages[0] >= _FIRST_STAGES
-                        stage()
+                try:                 # sampling stages (work-counted: a function of the nodes made),
+                    with bud.paused():   # whole even past a short slice (else a slice of 0.3 CPU s
+                        while not budget.exhausted() and (stages[0] < _FIRST_STAGES or (   # stops
+                                nodes >= _STAGE_NODES * 2 ** (stages[0] - _FIRST_STAGES) and not ran)):
+                            ran = stages[0] >= _FIRST_STAGES   # every stage of 1.3 s, again and again)
+                            stage()
                 except KeyboardInterrupt:
                     bud.interrupt()
             k, _ = more.get(key, (0, []))
