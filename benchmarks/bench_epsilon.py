@@ -25,7 +25,8 @@ average at the end of each row: on a shared machine CPU seconds are the comparab
     python benchmarks/bench_epsilon.py [--timeout 120] [--milp-timeout 120] [--z3-timeout 300]
                                        [--points 3] [--he-boxes 1,2] [--digits-points 2]
                                        [--digits-width 1/2]
-                                       [--only digits|he|small]
+                                       [--only digits|he|small] [--small 4-20-20-1,...]
+                                       [--factors 0.99,1.01]
 """
 
 from __future__ import annotations
@@ -46,7 +47,6 @@ from algebra.rationals import Q, to_q  # noqa: E402
 from semialgebraic.bab import diff_bounds, epsilon_equivalent  # noqa: E402
 from semialgebraic.bab.symbolic import SymbolicNet  # noqa: E402
 
-FACTORS = (Q(99, 100), Q(101, 100))
 SMALL = ([2, 10, 10, 1], [3, 10, 10, 2], [4, 10, 10, 1], [4, 20, 20, 1])
 
 
@@ -91,7 +91,7 @@ def instance(name, a, b, box, args, baseline):
     r, ts, cs = _timed(diff_bounds, a, b, box, timeout=args.timeout)
     up = "none" if r.upper is None else f"{float(r.upper):.4e}"
     head = f"| {name} | {a.n_inputs} | {relus} | [{float(r.lower):.4e}, {up}] | {ts:.1f} ({cs:.1f}) |"
-    if r.upper is None or not (r.lower > 0 and r.upper <= r.lower * FACTORS[1]):
+    if r.upper is None or not (r.lower > 0 and r.upper <= r.lower * Q(101, 100)):
         print(head + " not within 1% within the budget: no ε rows | | | | | | |", flush=True)
         return
     M = r.lower              # exact, or the interval within 1%: both ε answers are still known
@@ -100,7 +100,7 @@ def instance(name, a, b, box, args, baseline):
         D = difference_network(a, b)
         ivs = SymbolicNet([W.to_rows() for W in D.weights], [list(v) for v in D.biases]).intervals(box, {})
         mil = milp(D, box, ivs, args.milp_timeout)   # (incumbent, bound, s, cpu s, status), in a child process
-    for f in FACTORS:
+    for f in args.factors:
         eps = M * f
         (ans, rr), te, ce = _timed(epsilon_equivalent, a, b, box, eps, timeout=args.timeout)
         truth = f > 1
@@ -129,7 +129,12 @@ def main():
     ap.add_argument("--digits-points", type=int, default=2)
     ap.add_argument("--digits-width", default="1/2")
     ap.add_argument("--only", choices=("digits", "he", "small"))
+    ap.add_argument("--small", default="",
+                    help="only these small pairs, e.g. 4-20-20-1 (comma-separated; default all)")
+    ap.add_argument("--factors", default="0.99,1.01",
+                    help="the ε rows, as multiples of M (default 0.99,1.01)")
     args = ap.parse_args()
+    args.factors = [to_q(f) for f in args.factors.split(",")]
     print("ε-equivalence at 0.99·M and 1.01·M (M = L, the certified max |a - b| when U <= 1.01·L); "
           f"budget {args.timeout:g} s; "
           "times wall (CPU) s; ratio = baseline s / ours s")
@@ -160,6 +165,8 @@ def main():
         for seed, widths in enumerate(SMALL):
             Ws, bs = he_net(widths, seed=seed)
             a, b = to_net(Ws, bs, np.float32), to_net(Ws, bs, np.float16)
+            if args.small and "-".join(map(str, widths)) not in args.small.split(","):
+                continue
             d = widths[0]
             instance(f"{'-'.join(map(str, widths))} vs float16", a, b, [(Q(-1), Q(1))] * d, args, "z3")
 
