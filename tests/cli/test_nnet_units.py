@@ -1,0 +1,79 @@
+"""Two ``.nnet`` files that normalise differently are compared on raw inputs and raw outputs
+(``algebra.io.nnet.nnet_raw``); the report says in which units the point, the box and the
+deviation are: the JSON keys ``input_space`` and ``box``, a line of text (issue 15, robust).
+One weight set |x| with two normalisations: identity on [-1, 1], x -> (x - 1) / 2 on [-4, 4];
+the maps |x| and |x - 1| / 2 differ by 1 at x = 1 (by hand)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from fractions import Fraction as F
+
+import pytest
+
+from tests.fuzz.bab_paths import write_nnet
+
+ABS = [([[F(1)], [F(-1)]], [F(0), F(0)]), ([[F(1), F(1)]], [F(0)])]      # |x|
+RAW = "in raw units (the .nnet files normalise differently): x, the box [-1, 1]^1 and |a - b|"
+
+
+@pytest.fixture
+def pair(tmp_path):
+    p1, p2 = tmp_path / "n1.nnet", tmp_path / "n2.nnet"
+    write_nnet(p1, ABS, [F(-1)], [F(1)], [F(0), F(0)], [F(1), F(1)])
+    write_nnet(p2, ABS, [F(-4)], [F(4)], [F(1), F(0)], [F(2), F(1)])     # x -> (x - 1) / 2
+    return p1, p2
+
+
+@pytest.mark.parametrize("method", ["walk", "bab"])
+def test_diff_of_differently_normalised_files_says_raw(run, pair, method):
+    p1, p2 = pair
+    code, out, err = run("diff", p2, p1, "--box", "file", "--method", method, "--json")
+    js = json.loads(out)
+    assert code == 0 and (js["lower"], js["upper"]) == ("1", "1")
+    assert [F(str(v)) for v in js["point"]] == [1]
+    assert js["input_space"] == "raw" and js["box"] == [["-1", "1"]]
+    assert "normalise differently" in err
+    code, out, _ = run("diff", p2, p1, "--box", "file", "--method", method)
+    assert code == 0 and out.startswith("max |a - b| = 1 at x = (1), output 0")
+    assert f"  {RAW} are raw inputs and outputs" in out.splitlines()
+
+
+def test_equiv_of_differently_normalised_files_says_raw(run, pair):
+    p1, p2 = pair
+    code, out, _ = run("equiv", p1, p2, "--json")
+    js = json.loads(out)
+    assert code == 1 and js["input_space"] == "raw" and js["box"] == [[None, None]]
+    code, out, _ = run("equiv", p1, p2)
+    assert out.splitlines()[-1] == ("  in raw units (the .nnet files normalise differently): x, "
+                                    "the domain R^d and |a - b| are raw inputs and outputs")
+    code, out, _ = run("equiv", p2, p1, "--box", "file", "--epsilon", "1", "--json")
+    js = json.loads(out)
+    assert code == 0 and js["answer"] is True and js["input_space"] == "raw"
+    assert js["box"] == [["-1", "1"]]
+    code, out, _ = run("equiv", p1, p2, "--box", "file")        # the raw box is a cube
+    assert code == 1 and out.splitlines()[-1].startswith(f"  {RAW}")
+
+
+def test_files_that_normalise_alike_say_normalised_and_other_pairs_say_nothing(run, pair):
+    p1, p2 = pair
+    code, out, err = run("diff", p2, p2, "--box", "file", "--json")
+    js = json.loads(out)
+    assert code == 0 and js["lower"] == "0" and err == ""
+    assert js["input_space"] == "normalised" and js["box"] == [["-5/2", "3/2"]]   # (x - 1) / 2
+    code, out, _ = run("diff", p2, p2, "--box", "file")
+    assert out.splitlines()[-1] == (
+        "  in normalised units (both .nnet files normalise alike): x, the box [-5/2, 3/2]^1 and "
+        "|a - b| are normalised inputs (x - mean) / range and outputs")
+    net = Path(__file__).resolve().parents[2] / "algebra" / "examples" / "t1_masked.json"
+    code, out, _ = run("diff", net, net, "--box=-1,1", "--json")
+    assert code == 0 and "input_space" not in json.loads(out) and "box" not in json.loads(out)
+
+
+def test_equiv_box_file_that_is_not_a_cube_is_a_clear_error(run, tmp_path):
+    p = tmp_path / "n.nnet"
+    two = [([[F(1), F(0)], [F(0), F(1)]], [F(0), F(0)]), ([[F(1), F(1)]], [F(0)])]
+    write_nnet(p, two, [F(0), F(0)], [F(1), F(2)], [F(0), F(0), F(0)], [F(1), F(1), F(1)])
+    code, _, err = run("equiv", p, p, "--box", "file")
+    assert code == 2 and "the .nnet input box is not a cube" in err
