@@ -77,3 +77,19 @@ def test_equiv_box_file_that_is_not_a_cube_is_a_clear_error(run, tmp_path):
     write_nnet(p, two, [F(0), F(0)], [F(1), F(2)], [F(0), F(0), F(0)], [F(1), F(1), F(1)])
     code, _, err = run("equiv", p, p, "--box", "file")
     assert code == 2 and "the .nnet input box is not a cube" in err
+
+
+def test_info_of_a_nnet_file_gives_its_units(run, pair):
+    _, p2 = pair
+    code, out, _ = run("info", p2, "--json")
+    js = json.loads(out)
+    assert code == 0 and js["input_space"] == "normalised" and js["input_box"] == [["-5/2", "3/2"]]
+    assert js["normalisation"] == {"input_minimums": ["-4"], "input_maximums": ["4"],
+                                   "input_means": ["1"], "input_ranges": ["2"],
+                                   "output_mean": "0", "output_range": "1"}
+    code, out, _ = run("info", p2)
+    assert "  input 0: raw mean 1, range 2, bounds [-4, 4] -> normalised [-5/2, 3/2]" in \
+        out.splitlines()
+    net = Path(__file__).resolve().parents[2] / "algebra" / "examples" / "t1_masked.json"
+    code, out, _ = run("info", net, "--json")
+    assert code == 0 and "input_space" not in json.loads(out)
