@@ -93,3 +93,19 @@ def test_info_of_a_nnet_file_gives_its_units(run, pair):
     net = Path(__file__).resolve().parents[2] / "algebra" / "examples" / "t1_masked.json"
     code, out, _ = run("info", net, "--json")
     assert code == 0 and "input_space" not in json.loads(out)
+
+
+@pytest.mark.parametrize("method", ["tree", "cells"])
+def test_search_diff_compares_the_files_maps_on_raw_inputs(run, pair, method):
+    """``search diff`` read the two files as their raw weight networks (|x| both: it said max
+    |a - b| = 0 where the files' maps differ by 1) and refused ``--box file``; now it compares
+    the maps on raw inputs like ``diff``, and says so."""
+    p1, p2 = pair
+    extra = ["--method", "cells", "--cells", "2"] if method == "cells" else []
+    code, out, err = run("search", "diff", p2, p1, "--box=-1,1", "--workers", "0", "--json", *extra)
+    js = json.loads(out)
+    assert code == 0 and (js["lower"], js["upper"]) == ("1", "1") and js["input_space"] == "raw"
+    assert "normalise differently" in err
+    code, out, _ = run("search", "diff", p2, p1, "--box", "file", "--workers", "0", *extra)
+    assert code == 0 and out.startswith("max |a - b| = 1") and out.splitlines()[-1] == f"  {RAW} " \
+        "are raw inputs and outputs"
