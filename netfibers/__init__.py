@@ -1,8 +1,12 @@
 """netfibers — one import for the public API of :mod:`algebra` and :mod:`semialgebraic`.
 
-A thin package: every name below is the very object defined in ``algebra`` (exact objects) or
-``semialgebraic`` (decisions and certificates), re-exported with explicit names; nothing is
-defined here.  ``algebra`` and ``semialgebraic`` stay the importable top-level packages.
+A thin package: every name of ``__all__`` is the very object defined in ``algebra`` (exact
+objects) or ``semialgebraic`` (decisions and certificates), re-exported with explicit names
+(``_FROM`` says which package defines each); nothing is defined here.  ``algebra`` and
+``semialgebraic`` stay the importable top-level packages.  The names are loaded on first use
+(PEP 562 ``__getattr__``): ``import netfibers`` alone is instant, so that the console script's
+entry point, :func:`netfibers.cli.main`, handles Ctrl-C before the heavy imports (flint, HiGHS,
+networkx) start.
 
 ``__version__`` has one source of truth, ``algebra.__version__``: ``pyproject.toml`` reads it
 (``[tool.setuptools.dynamic] version = {attr = "algebra.__version__"}``), so the installed
@@ -17,29 +21,14 @@ Importing netfibers imports neither sympy nor any optional package (torch, onnx)
 True
 """
 
-from algebra import (AlgebraError, DimensionMismatchError, IncompatibleRingError,
-                     InexactInputError, InputError, Laws, MissingDependencyError, Network,
-                     ParseError, Polynomial, Q, QMatrix, Ring, SingularMatrixError,
-                     __version__, conservation_laws, from_float, load, parameter_ring, q_json,
-                     q_str, save, to_q)
-from semialgebraic import (BasicSet, BudgetExceededError, CertificateError, Dimension, Fiber,
-                           Hypothesis, InfeasibleError, NonGenericError, NotApplicableError,
-                           Polyhedron, Region, SemialgebraicError, SemialgebraicSet,
-                           UnboundedError, UndecidedError, Verdict, absorbable, canonical_form,
-                           could_be_equivalent, equivalent, equivalent_bottleneck,
-                           equivalent_shallow, feasible, fiber, functional_dimension,
-                           functional_dimension_certificate, identifiability, is_equivalent,
-                           is_feasible, max_deviation, number_of_regions, optimize, regions,
-                           structure, verify)
+import importlib
 
-__all__ = [
-    # algebra
-    "AlgebraError", "DimensionMismatchError", "IncompatibleRingError", "InexactInputError",
-    "InputError", "MissingDependencyError", "ParseError", "SingularMatrixError",
-    "Q", "from_float", "q_json", "q_str", "to_q",
-    "QMatrix", "Polynomial", "Ring", "parameter_ring", "Network", "load", "save",
-    "Laws", "conservation_laws",
-    # semialgebraic
+_ALGEBRA = ("AlgebraError", "DimensionMismatchError", "IncompatibleRingError",
+            "InexactInputError", "InputError", "MissingDependencyError", "ParseError",
+            "SingularMatrixError", "Q", "from_float", "q_json", "q_str", "to_q",
+            "QMatrix", "Polynomial", "Ring", "parameter_ring", "Network", "load", "save",
+            "Laws", "conservation_laws", "__version__")
+_SEMIALGEBRAIC = (
     "BudgetExceededError", "CertificateError", "InfeasibleError", "NonGenericError",
     "NotApplicableError", "SemialgebraicError", "UnboundedError", "UndecidedError",
     "Hypothesis", "Verdict", "BasicSet", "Dimension", "SemialgebraicSet", "Polyhedron",
@@ -47,6 +36,20 @@ __all__ = [
     "canonical_form", "equivalent_shallow", "equivalent_bottleneck", "identifiability",
     "structure", "Fiber", "fiber", "could_be_equivalent", "equivalent", "is_equivalent",
     "max_deviation", "functional_dimension", "functional_dimension_certificate", "absorbable",
-    "verify",
-    "__version__",
-]
+    "verify")
+_FROM = {**dict.fromkeys(_ALGEBRA, "algebra"), **dict.fromkeys(_SEMIALGEBRAIC, "semialgebraic")}
+
+__all__ = [name for name in _FROM if name != "__version__"] + ["__version__"]
+
+
+def __getattr__(name: str):
+    """The re-exported object *name*, imported from its package on first use."""
+    if name not in _FROM:
+        raise AttributeError(f"module 'netfibers' has no attribute {name!r}")
+    value = getattr(importlib.import_module(_FROM[name]), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(__all__))

@@ -16,12 +16,13 @@ import json
 import sys
 
 from algebra.exceptions import AlgebraError
+from algebra.kernel.domains import Domain
 from algebra.rationals import q_str
 
 from ..certificates import write_certificate
 from ..cli import fail
 from . import display
-from .common import load_network, parse_box, parse_box_domain
+from .common import load_network, load_pair_in_units, parse_box, parse_box_domain, units_report
 from .help import TIMEOUT_HELP, describe
 
 __all__ = ["register", "cmd_batch", "cmd_search"]
@@ -173,9 +174,15 @@ def cmd_search(args) -> int:
         fail("--cells must be >= 1")
     if args.nodes is not None and args.nodes < 1:
         fail("--nodes must be >= 1")
-    nets = [load_network(p) for p in args.nets]
+    space = None                # .nnet files that normalise differently: raw units (equiv, diff)
+    if args.what == "diff":
+        *nets, space = load_pair_in_units(*args.nets)
+    else:
+        nets = [load_network(args.nets[0])]
     d = nets[0].n_inputs
-    box = parse_box_domain(args.box, d) if args.what == "diff" else [parse_box(args.box)] * d
+    box = parse_box_domain(args.box, d, nets[0]) if args.what == "diff" else \
+        [parse_box(args.box)] * d
+    args.units = units_report(space, Domain.from_box(box))
     try:
         if args.what == "diff":
             if nets[0].signature != nets[1].signature:
@@ -204,7 +211,7 @@ def cmd_search(args) -> int:
         print("netfibers: interrupted" + (f"; {args.checkpoint} holds the finished {done}"
                                           if args.checkpoint else ""), file=sys.stderr)
         return 3
-    data = r.to_json()
+    data = {**r.to_json(), **args.units[0]}
     if args.certificate and r.certificate is not None:
         write_certificate(r.certificate, args.certificate)
         data["certificate"] = args.certificate
@@ -215,8 +222,8 @@ def cmd_search(args) -> int:
                    + ("no certified upper bound yet" if r.upper is None else
                       display.number(r.upper, args.exact)) + "]")
                 + f" over {r.cells} cells, {r.tasks} tasks ({r.where}); certificate checked: "
-                + f"{r.verified}" + display.note([v for v in (r.lower, r.upper) if v is not None],
-                                                 args.exact))
+                + f"{r.verified}" + args.units[1]
+                + display.note([v for v in (r.lower, r.upper) if v is not None], args.exact))
     else:
         how = (f"walk, {r.tasks} tasks" if r.method == "walk" else f"{r.cells} cells") + f", {r.where}"
         text = (f"{r.number_of_regions} activation regions meet the box "
@@ -237,7 +244,7 @@ def _tree_diff(args, nets, box) -> int:
     r = tree_diff(nets[0], nets[1], box, workers=args.workers, scheduler=args.scheduler,
                   memory_limit=args.memory_limit, timeout=args.timeout,
                   checkpoint=args.checkpoint, progress=not args.json, nodes=args.nodes)
-    data = r.to_json()
+    data = {**r.to_json(), **args.units[0]}
     if args.certificate and r.certificate is not None:
         write_certificate(r.certificate, args.certificate)
         data["certificate"] = args.certificate
@@ -252,6 +259,6 @@ def _tree_diff(args, nets, box) -> int:
           f"output {r.output}; "
           f"{r.expansions} node expansions in {r.tasks} tasks ({r.where}), {r.open_nodes} open "
           f"nodes; certificate checked: {r.verified}"
-          + ("" if r.complete else f" ({r.reason})")
+          + ("" if r.complete else f" ({r.reason})") + args.units[1]
           + display.note([v for v in (r.lower, r.upper, *r.point) if v is not None], args.exact))
     return 0 if r.complete else 3

@@ -15,7 +15,7 @@ from algebra.rationals import to_q
 
 from ..cli import fail
 
-__all__ = ["load_network", "load_pair", "load_any", "is_existing_file", "parse_point", "parse_box", "parse_box_domain", "parse_ball",
+__all__ = ["load_network", "load_pair", "load_pair_in_units", "units_report", "load_any", "is_existing_file", "parse_point", "parse_box", "parse_box_domain", "parse_ball",
            "parse_domain", "load_data", "load_certificate"]
 
 
@@ -36,7 +36,14 @@ def load_network(path: str, **options) -> Network:
 
 
 def load_pair(path_a: str, path_b: str) -> tuple[Network, Network]:
-    """The two networks of ``equiv`` / ``diff``.  Two ``.nnet`` files with the same
+    """The two networks of ``equiv`` / ``diff`` (:func:`load_pair_in_units` without the units)."""
+    a, b, _ = load_pair_in_units(path_a, path_b)
+    return a, b
+
+
+def load_pair_in_units(path_a: str, path_b: str) -> tuple[Network, Network, str | None]:
+    """The two networks of ``equiv`` / ``diff`` and the units they act in: ``"normalised"``,
+    ``"raw"`` (two ``.nnet`` files, see below) or None (any other pair).  Two ``.nnet`` files with the same
     normalisation are read as their raw weight networks (on normalised inputs,
     :mod:`algebra.io.nnet`): the same inputs for both.  When their normalisations differ (means,
     ranges or input bounds), their raw weight networks act on different coordinates, so what is
@@ -47,13 +54,15 @@ def load_pair(path_a: str, path_b: str) -> tuple[Network, Network]:
     weight set and different means reported 'equivalent' when the raw networks were compared)."""
     a, b = load_network(path_a), load_network(path_b)
     na, nb = nnet_normalisation(a), nnet_normalisation(b)
-    if na is None or nb is None or na == nb:
-        return a, b
+    if na is None or nb is None:
+        return a, b, None
+    if na == nb:
+        return a, b, "normalised"
     box = [(max(la, lb), min(ha, hb)) for la, lb, ha, hb in
            zip(na["input_minimums"], nb["input_minimums"],
                na["input_maximums"], nb["input_maximums"])]
     if len(box) != len(nb["input_minimums"]) or len(box) != a.n_inputs:
-        return a, b                     # other input counts: the signature check says so
+        return a, b, None               # other input counts: the signature check says so
     if any(lo > hi for lo, hi in box):
         fail(f"{path_a} and {path_b} normalise differently and their input bounds (.nnet minima "
              "and maxima) do not meet: no raw input is valid for both")
@@ -61,7 +70,32 @@ def load_pair(path_a: str, path_b: str) -> tuple[Network, Network]:
           "input bounds): the maps they define are compared on raw inputs and raw outputs (each "
           "file's normalisation applied exactly; --box file is the raw input box both accept)",
           file=sys.stderr)
-    return nnet_raw(a, box), nnet_raw(b, box)
+    return nnet_raw(a, box), nnet_raw(b, box), "raw"
+
+
+_UNITS = {"raw": ("raw units (the .nnet files normalise differently)", "raw inputs and outputs"),
+          "normalised": ("normalised units (both .nnet files normalise alike)",
+                         "normalised inputs (x - mean) / range and outputs")}
+
+
+def units_report(space: str | None, domain: Domain) -> tuple[dict, str]:
+    """What ``equiv`` / ``diff`` of a ``.nnet`` pair add to their report so that a user knows the
+    units of the point, the box and the deviation: the JSON keys ``input_space`` (``"raw"`` or
+    ``"normalised"``) and ``box`` (``[[lo, hi], …]``, exact strings, null for an open side), and
+    a line of text; nothing for any other pair (*space* None)."""
+    if space is None:
+        return {}, ""
+    box = [[None if lo is None else str(lo), None if hi is None else str(hi)]
+           for lo, hi in zip(domain.lo, domain.hi)]
+    if all(lo is None and hi is None for lo, hi in box):
+        where = "the domain R^d" if not domain.halfspaces else "the domain (half-spaces)"
+    else:
+        side = [f"[{'-inf' if lo is None else lo}, {'inf' if hi is None else hi}]" for lo, hi in box]
+        where = (f"the box {side[0]}^{len(box)}" if len(set(side)) == 1 else
+                 "the box " + " x ".join(side)) + (" cut by half-spaces" if domain.halfspaces else "")
+    unit, what = _UNITS[space]
+    return ({"input_space": space, "box": box},
+            f"\n  in {unit}: x, {where} and |a - b| are {what}")
 
 
 def is_existing_file(text: str) -> bool:

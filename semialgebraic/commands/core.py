@@ -20,6 +20,7 @@ from algebra.dyadic import network_bit_sizes
 from algebra.io.arrays import read_shapes
 from algebra.io.layouts import BlockLayoutError
 from algebra.io.blocks import find_blocks
+from algebra.io.nnet import nnet_input_box, nnet_normalisation
 from algebra.network import Network
 from algebra.rationals import q_json
 
@@ -58,7 +59,8 @@ def register(sub, parent) -> None:
                            "activation, and the size (in bits) of the largest numerator and "
                            "denominator among its exact parameters. JSON keys: widths, depth, "
                            "hidden_widths, n_parameters, activation, max_numerator_bits, "
-                           "max_denominator_bits.",
+                           "max_denominator_bits; for a .nnet file also input_space "
+                           "(normalised), normalisation and input_box (--box file).",
                            exits=["0  printed"],
                            examples=["netfibers info algebra/examples/masked_bottleneck.json",
                                      "netfibers info model.safetensors --json"]))
@@ -142,8 +144,34 @@ def cmd_info(args) -> int:
     if net.provenance:
         d["provenance"] = list(net.provenance)
         text += "".join(f"\n  {line}" for line in net.provenance)
+    norm = nnet_normalisation(net)
+    if norm is not None:
+        more, lines = _nnet_units(net, norm, args.exact)
+        d.update(more)
+        text += lines
     emit(args, d, text)
     return 0
+
+
+def _nnet_units(net, norm: dict, exact: bool) -> tuple[dict, str]:
+    """What ``info`` adds for a ``.nnet`` file: the units its network acts in (JSON
+    ``input_space`` ``"normalised"``, ``normalisation`` and ``input_box``, the ``--box file`` box,
+    exact strings) and a table, one row per input (raw mean, range, bounds; normalised bounds)."""
+    box = nnet_input_box(net)
+    more = {"input_space": "normalised",
+            "normalisation": {k: ([str(v) for v in val] if isinstance(val, tuple) else str(val))
+                              for k, val in norm.items()},
+            "input_box": [[str(lo), str(hi)] for lo, hi in box]}
+    num = (lambda v: display.number(v, exact))
+    rows = [f"  input {i}: raw mean {num(m)}, range {num(r)}, bounds [{num(lo)}, {num(hi)}] -> "
+            f"normalised [{num(a)}, {num(b)}]"
+            for i, (m, r, lo, hi, (a, b)) in enumerate(zip(
+                norm["input_means"], norm["input_ranges"], norm["input_minimums"],
+                norm["input_maximums"], box))]
+    rows.append(f"  outputs: raw = normalised * {num(norm['output_range'])} + "
+                f"{num(norm['output_mean'])}; --box file is the normalised box above (two files "
+                "that normalise differently are compared by equiv/diff on raw inputs)")
+    return more, "\n" + "\n".join(rows)
 
 
 def _info_blocks(args) -> int:

@@ -42,7 +42,7 @@ from ..dimension import functional_dimension, functional_dimension_certificate
 from ..equivalence import METHODS, equivalent, max_deviation
 from ..regions.hull import preload
 from . import display
-from .common import load_network, load_pair, parse_box, parse_domain
+from .common import load_network, load_pair_in_units, parse_box, parse_domain, units_report
 from .help import describe
 
 __all__ = ["register"]
@@ -139,18 +139,22 @@ def register(sub, parent) -> None:
 
 
 def cmd_equiv(args) -> int:
-    a, b = load_pair(args.a, args.b)
+    a, b, args.units = load_pair_in_units(args.a, args.b)
     if a.signature != b.signature:
         fail(f"{args.a} has (inputs, outputs) {a.signature} but {args.b} has {b.signature}")
     if args.epsilon is not None or args.ball is not None:
         return _cmd_equiv_epsilon(args, a, b)
     budget = _budget(args)
-    v = equivalent(a, b, method=args.method, domain=_domain(args), budget=budget)
+    v = equivalent(a, b, method=args.method, domain=_domain(args, a), budget=budget)
     if args.certificate and v.answer is not None and v.certificate is not None:
         write_certificate(v.certificate, args.certificate)
     data = v.to_json() if getattr(args, "json", False) else {}    # large certificates: costly
     data.setdefault("regions_checked", v.details.get("regions_checked", 0))
-    emit(args, data, display.with_roundings(data, equiv_text(v, exact=args.exact), hypotheses=v.hypotheses))
+    units, line = units_report(args.units, parse_domain(args, a.n_inputs, a)) if args.units \
+        else ({}, "")
+    data.update(units)
+    emit(args, data, display.with_roundings(data, equiv_text(v, exact=args.exact) + line,
+                                            hypotheses=v.hypotheses))
     return v.exit_code()
 
 
@@ -207,7 +211,9 @@ def _cmd_equiv_epsilon(args, a, b) -> int:
     answer, r = epsilon_equivalent(a, b, dom, eps, budget=_budget(args))
     if args.certificate and answer is not None:
         write_certificate(r.certificate, args.certificate)
-    data = {"answer": answer, "method": "branch and bound", "epsilon": str(eps), **r.to_json()}
+    units, line = units_report(getattr(args, "units", None), dom)
+    data = {"answer": answer, "method": "branch and bound", "epsilon": str(eps), **r.to_json(),
+            **units}
     if answer is None:
         pass
     elif answer is True:
@@ -223,7 +229,7 @@ def _cmd_equiv_epsilon(args, a, b) -> int:
                 f"undecided: max |a - b| >= {_num(r.lower, args)} ({r.reason})")
     else:
         text += _checked_note(r, args.certificate if answer is not None else None)
-    emit(args, data, text)
+    emit(args, data, text + line)
     return {True: 0, False: 1, None: 3}[answer]
 
 
@@ -253,7 +259,7 @@ def _small(a, b) -> bool:
 
 
 def cmd_diff(args) -> int:
-    a, b = load_pair(args.a, args.b)
+    a, b, units = load_pair_in_units(args.a, args.b)
     if a.signature != b.signature:
         fail(f"{args.a} has (inputs, outputs) {a.signature} but {args.b} has {b.signature}")
     d = a.n_inputs
@@ -266,8 +272,9 @@ def cmd_diff(args) -> int:
     if method == "auto":
         method = ("walk" if cube and not args.certificate
                   and (args.max_regions is not None or _small(a, b)) else "bab")
+    units, line = units_report(units, dom)
     if method == "bab":
-        return _cmd_diff_bab(args, a, b, dom)
+        return _cmd_diff_bab(args, a, b, dom, units, line)
     box = box[0]
     dev = max_deviation(a, b, box, budget=_budget(args))
     if dev.point is None:  # the budget ran out before the first region: exact value at a corner
@@ -278,19 +285,19 @@ def cmd_diff(args) -> int:
                       reason=f"{dev.reason}; no region walked, value at the corner x = lo")
     text = (f"max |a - b| = {display.number(dev.value, args.exact)} at x = "
             f"{display.point(dev.point, args.exact)}, output {dev.output}"
-            + ("" if dev.complete else f" (lower bound: {dev.reason})")
+            + ("" if dev.complete else f" (lower bound: {dev.reason})") + line
             + display.note([dev.value, *dev.point], args.exact))
     diff_picture(args.plot, a, b, [box] * d, dev.point, dev.value if dev.complete else None)
     data = dev.to_json()
     data.update({"lower": str(dev.value), "upper": str(dev.value) if dev.complete else None,
-                 "per_output": None, "nodes": dev.regions, "method": "region walk"})
+                 "per_output": None, "nodes": dev.regions, "method": "region walk", **units})
     if not dev.complete:             # "inf" is reserved for a proved unbounded supremum
         data["reason"] = f"{dev.reason}; no upper bound within the budget"
     emit(args, data, text)          # JSON "method" says which decided (README output unchanged)
     return 0 if dev.complete else 3
 
 
-def _cmd_diff_bab(args, a, b, dom) -> int:
+def _cmd_diff_bab(args, a, b, dom, units: dict, line: str) -> int:
     if args.plot is not None and dom.box is None:
         fail("--plot needs a bounded box (--box or --ball) without half-spaces")
     r = diff_bounds(a, b, dom, budget=_budget(args))
@@ -309,7 +316,7 @@ def _cmd_diff_bab(args, a, b, dom) -> int:
         text = (f"max |a - b| \u2208 [{_num(r.lower, args)}, {_upper(r, args)}]; lower bound attained{at}"
                 f" ({r.reason})")
     text += f" [{'decided by ' if r.complete else ''}branch and bound, {r.nodes} nodes]"
-    emit(args, r.to_json(), text + _checked_note(r, args.certificate))
+    emit(args, {**r.to_json(), **units}, text + _checked_note(r, args.certificate) + line)
     return 0 if r.complete else 3
 
 
@@ -370,9 +377,15 @@ def _budget_args(p) -> None:
     p.add_argument("--max-regions", type=int, metavar="N", help="linear regions to walk at most")
 
 
-def _domain(args):
+def _domain(args, net=None):
     if getattr(args, "orthant", False):
         return "orthant"
+    if getattr(args, "box", None) == "file" and net is not None:   # the .nnet files' box
+        cube = parse_domain(args, net.n_inputs, net).as_cube
+        if cube is None:
+            fail("--box file: the .nnet input box is not a cube; equiv decides on a cube "
+                 "--box lo,hi, the orthant or R^d (equiv --epsilon takes any box)")
+        return cube
     if getattr(args, "box", None) is not None:     # "--box ''" is an error, never R^d
         return parse_box(args.box)
     return None

@@ -15,7 +15,7 @@ from ..cli import emit, fail
 from ..plot import diff_scene, fiber_scene, regions_scene, symmetry_scene
 from ..plot.renderer import output_format, require_matplotlib, save
 from ..plot.slicing import parse_slice
-from .common import load_network, parse_box_domain
+from .common import load_network, load_pair, parse_box_domain
 from .help import TIMEOUT_HELP, describe
 
 __all__ = ["register", "cmd_plot", "diff_picture"]
@@ -146,7 +146,7 @@ def cmd_plot(args) -> int:
             scene = symmetry_scene(fib)
             text = scene.title
     else:
-        a, b = load_network(args.a), load_network(args.b)
+        a, b = load_pair(args.a, args.b)     # .nnet files normalised differently: raw units
         if not args.box:
             fail("plot diff needs --box")
         sl = parse_slice(args.slice, a.n_inputs) if args.slice else None

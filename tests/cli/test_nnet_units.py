@@ -1,0 +1,111 @@
+"""Two ``.nnet`` files that normalise differently are compared on raw inputs and raw outputs
+(``algebra.io.nnet.nnet_raw``); the report says in which units the point, the box and the
+deviation are: the JSON keys ``input_space`` and ``box``, a line of text (issue 15, robust).
+One weight set |x| with two normalisations: identity on [-1, 1], x -> (x - 1) / 2 on [-4, 4];
+the maps |x| and |x - 1| / 2 differ by 1 at x = 1 (by hand)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from fractions import Fraction as F
+
+import pytest
+
+from tests.fuzz.bab_paths import write_nnet
+
+ABS = [([[F(1)], [F(-1)]], [F(0), F(0)]), ([[F(1), F(1)]], [F(0)])]      # |x|
+RAW = "in raw units (the .nnet files normalise differently): x, the box [-1, 1]^1 and |a - b|"
+
+
+@pytest.fixture
+def pair(tmp_path):
+    p1, p2 = tmp_path / "n1.nnet", tmp_path / "n2.nnet"
+    write_nnet(p1, ABS, [F(-1)], [F(1)], [F(0), F(0)], [F(1), F(1)])
+    write_nnet(p2, ABS, [F(-4)], [F(4)], [F(1), F(0)], [F(2), F(1)])     # x -> (x - 1) / 2
+    return p1, p2
+
+
+@pytest.mark.parametrize("method", ["walk", "bab"])
+def test_diff_of_differently_normalised_files_says_raw(run, pair, method):
+    p1, p2 = pair
+    code, out, err = run("diff", p2, p1, "--box", "file", "--method", method, "--json")
+    js = json.loads(out)
+    assert code == 0 and (js["lower"], js["upper"]) == ("1", "1")
+    assert [F(str(v)) for v in js["point"]] == [1]
+    assert js["input_space"] == "raw" and js["box"] == [["-1", "1"]]
+    assert "normalise differently" in err
+    code, out, _ = run("diff", p2, p1, "--box", "file", "--method", method)
+    assert code == 0 and out.startswith("max |a - b| = 1 at x = (1), output 0")
+    assert f"  {RAW} are raw inputs and outputs" in out.splitlines()
+
+
+def test_equiv_of_differently_normalised_files_says_raw(run, pair):
+    p1, p2 = pair
+    code, out, _ = run("equiv", p1, p2, "--json")
+    js = json.loads(out)
+    assert code == 1 and js["input_space"] == "raw" and js["box"] == [[None, None]]
+    code, out, _ = run("equiv", p1, p2)
+    assert out.splitlines()[-1] == ("  in raw units (the .nnet files normalise differently): x, "
+                                    "the domain R^d and |a - b| are raw inputs and outputs")
+    code, out, _ = run("equiv", p2, p1, "--box", "file", "--epsilon", "1", "--json")
+    js = json.loads(out)
+    assert code == 0 and js["answer"] is True and js["input_space"] == "raw"
+    assert js["box"] == [["-1", "1"]]
+    code, out, _ = run("equiv", p1, p2, "--box", "file")        # the raw box is a cube
+    assert code == 1 and out.splitlines()[-1].startswith(f"  {RAW}")
+
+
+def test_files_that_normalise_alike_say_normalised_and_other_pairs_say_nothing(run, pair):
+    p1, p2 = pair
+    code, out, err = run("diff", p2, p2, "--box", "file", "--json")
+    js = json.loads(out)
+    assert code == 0 and js["lower"] == "0" and err == ""
+    assert js["input_space"] == "normalised" and js["box"] == [["-5/2", "3/2"]]   # (x - 1) / 2
+    code, out, _ = run("diff", p2, p2, "--box", "file")
+    assert out.splitlines()[-1] == (
+        "  in normalised units (both .nnet files normalise alike): x, the box [-5/2, 3/2]^1 and "
+        "|a - b| are normalised inputs (x - mean) / range and outputs")
+    net = Path(__file__).resolve().parents[2] / "algebra" / "examples" / "t1_masked.json"
+    code, out, _ = run("diff", net, net, "--box=-1,1", "--json")
+    assert code == 0 and "input_space" not in json.loads(out) and "box" not in json.loads(out)
+
+
+def test_equiv_box_file_that_is_not_a_cube_is_a_clear_error(run, tmp_path):
+    p = tmp_path / "n.nnet"
+    two = [([[F(1), F(0)], [F(0), F(1)]], [F(0), F(0)]), ([[F(1), F(1)]], [F(0)])]
+    write_nnet(p, two, [F(0), F(0)], [F(1), F(2)], [F(0), F(0), F(0)], [F(1), F(1), F(1)])
+    code, _, err = run("equiv", p, p, "--box", "file")
+    assert code == 2 and "the .nnet input box is not a cube" in err
+
+
+def test_info_of_a_nnet_file_gives_its_units(run, pair):
+    _, p2 = pair
+    code, out, _ = run("info", p2, "--json")
+    js = json.loads(out)
+    assert code == 0 and js["input_space"] == "normalised" and js["input_box"] == [["-5/2", "3/2"]]
+    assert js["normalisation"] == {"input_minimums": ["-4"], "input_maximums": ["4"],
+                                   "input_means": ["1"], "input_ranges": ["2"],
+                                   "output_mean": "0", "output_range": "1"}
+    code, out, _ = run("info", p2)
+    assert "  input 0: raw mean 1, range 2, bounds [-4, 4] -> normalised [-5/2, 3/2]" in \
+        out.splitlines()
+    net = Path(__file__).resolve().parents[2] / "algebra" / "examples" / "t1_masked.json"
+    code, out, _ = run("info", net, "--json")
+    assert code == 0 and "input_space" not in json.loads(out)
+
+
+@pytest.mark.parametrize("method", ["tree", "cells"])
+def test_search_diff_compares_the_files_maps_on_raw_inputs(run, pair, method):
+    """``search diff`` read the two files as their raw weight networks (|x| both: it said max
+    |a - b| = 0 where the files' maps differ by 1) and refused ``--box file``; now it compares
+    the maps on raw inputs like ``diff``, and says so."""
+    p1, p2 = pair
+    extra = ["--method", "cells", "--cells", "2"] if method == "cells" else []
+    code, out, err = run("search", "diff", p2, p1, "--box=-1,1", "--workers", "0", "--json", *extra)
+    js = json.loads(out)
+    assert code == 0 and (js["lower"], js["upper"]) == ("1", "1") and js["input_space"] == "raw"
+    assert "normalise differently" in err
+    code, out, _ = run("search", "diff", p2, p1, "--box", "file", "--workers", "0", *extra)
+    assert code == 0 and out.startswith("max |a - b| = 1") and out.splitlines()[-1] == f"  {RAW} " \
+        "are raw inputs and outputs"

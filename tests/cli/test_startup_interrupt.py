@@ -1,0 +1,107 @@
+"""Ctrl-C during start-up (issue 15, robust): while the console script imports flint, HiGHS,
+networkx and the command modules, before the command's own handler (``budget.ctrl_c``) is in
+place, SIGINT gives the one line ``netfibers: interrupted (Ctrl-C)`` and exit 3 (the documented
+code of a Ctrl-C, docs/architecture.md "Budgets and Ctrl-C"), no traceback, and writes nothing.
+
+The children run the console script exactly as pip generates it from ``[project.scripts]``.
+Moments are CPU seconds of the child (a wall-clock sleep on a loaded machine may end before the
+interpreter has started, or after the command has): from the CPU of ``import netfibers.cli``
+(Python's own start-up, ``site`` included, before any netfibers code runs: a Ctrl-C there is
+Python's) to the CPU of the whole start-up of a command, measured now.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import tomllib
+
+import pytest
+
+from .test_budgets import ROOT, children_cpu, interrupt_after_cpu, random_net, sigint_default
+
+
+def _entry() -> tuple[str, str]:
+    meta = tomllib.loads((ROOT / "pyproject.toml").read_text())
+    module, func = meta["project"]["scripts"]["netfibers"].split(":")
+    return module, func
+
+
+def _script(*argv) -> list[str]:
+    """The console script as pip writes it (``import re, sys; from M import f; sys.exit(f())``)."""
+    module, func = _entry()
+    code = f"import re\nimport sys\nfrom {module} import {func}\nsys.exit({func}())"
+    return [sys.executable, "-c", code, *argv]
+
+
+def _cpu_of(argv) -> float:
+    c = children_cpu()
+    subprocess.run(argv, capture_output=True, check=False, cwd=ROOT)
+    return children_cpu() - c
+
+
+def test_the_entry_point_is_light():
+    """``netfibers.cli`` (the console script's module) imports nothing heavy: its Ctrl-C handler
+    is in place within milliseconds of Python's start-up."""
+    assert _entry() == ("netfibers.cli", "main")
+    code = ("import sys, netfibers.cli; print(sorted(m for m in ('flint', 'highspy', 'networkx', "
+            "'sympy', 'algebra', 'semialgebraic') if m in sys.modules))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
+                         cwd=ROOT)
+    assert out.stdout.strip() == "[]"
+
+
+def _interrupted_at(tmp_path, fraction: float) -> tuple[int, str, str]:
+    nets = []
+    for seed in (1, 2):                   # two different nets: a diff that runs for minutes
+        nets.append(tmp_path / f"n{seed}.json")
+        nets[-1].write_text(json.dumps(random_net([6, 24, 24, 1], seed).to_dict()))
+    floor = _cpu_of([sys.executable, "-c", "import netfibers.cli"])
+    whole = _cpu_of(_script("explain"))                 # imports, parser: the whole start-up
+    at = floor + fraction * max(0.0, whole - floor)
+    cert = tmp_path / "cert.json"
+    argv = ["diff", *map(str, nets), "--box=-1,1", "--certificate", str(cert), "--json"]
+    with open(tmp_path / "out", "w") as out, open(tmp_path / "err", "w") as err:
+        proc = subprocess.Popen(_script(*argv), stdout=out, stderr=err, cwd=ROOT,
+                                preexec_fn=sigint_default)
+        interrupt_after_cpu(proc, at)
+        code = proc.wait(timeout=120)
+    out, err = (tmp_path / "out").read_text(), (tmp_path / "err").read_text()
+    assert out or not cert.exists()       # before the command's report, nothing is written
+    return code, out, err
+
+
+def test_ctrl_c_in_the_middle_of_start_up(tmp_path):
+    """Halfway through the imports: the one line, exit 3, no output, no certificate file."""
+    code, out, err = _interrupted_at(tmp_path, 0.5)
+    assert (code, out, err) == (3, "", "netfibers: interrupted (Ctrl-C)\n")
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("fraction", [0.0, 0.1, 0.25, 0.75, 0.95])
+def test_ctrl_c_at_any_moment_of_start_up(tmp_path, fraction):
+    """From the entry point's first moment to the end of the start-up: exit 3, one line, no
+    traceback (at the very end the command may have begun: its partial report, exit 3)."""
+    code, out, err = _interrupted_at(tmp_path, fraction)
+    assert code == 3, err
+    assert "Traceback" not in err, err
+    if out:                               # the command had begun: its partial report
+        report = json.loads(out)
+        assert report["complete"] is False and report["reason"].startswith("interrupted"), out
+    else:
+        assert err == "netfibers: interrupted (Ctrl-C)\n", err
+
+
+def test_ctrl_c_in_process_start_up_returns_3(monkeypatch, capsys):
+    """Called with *argv* (in-process), a KeyboardInterrupt while the command is being set up
+    returns 3 with the one line (the process is not ended)."""
+    import semialgebraic.cli
+    from netfibers.cli import main
+
+    def _interrupt():
+        raise KeyboardInterrupt
+    monkeypatch.setattr(semialgebraic.cli, "build_parser", _interrupt)
+    assert main(["explain"]) == 3
+    assert capsys.readouterr().err == "netfibers: interrupted (Ctrl-C)\n"
