@@ -17,8 +17,10 @@ inputs ``(x_raw − mean) / range`` and gives normalised outputs (``y_raw = y ·
 mean_out``).  The normalisation goes in the network's provenance (one sentence) and, exactly,
 in :func:`nnet_normalisation`; :func:`nnet_input_box` is the normalised input box (the file's
 input minima and maxima, normalised), the domain ``--box file``.  :func:`nnet_raw` is the map
-the file defines on raw inputs and raw outputs (the normalisations composed in, exactly): what
-two files with different normalisations are compared as.
+the file defines on raw inputs and raw outputs (the normalisations composed in, exactly);
+:func:`nnet_in_units_of` that map re-expressed in another file's normalisation: what two files with
+different normalisations are compared as (in the first file's normalised units, the units of a pair
+that normalises alike).
 
 >>> import tempfile, os
 >>> text = '''// a 2-2-1 net
@@ -54,7 +56,7 @@ from ..exceptions import InputError
 from ..network import Network
 from ..rationals import to_q
 
-__all__ = ["load_nnet", "nnet_normalisation", "nnet_input_box", "nnet_raw"]
+__all__ = ["load_nnet", "nnet_normalisation", "nnet_input_box", "nnet_raw", "nnet_in_units_of", "nnet_common_units"]
 
 _KEY = "nnet_normalisation"
 
@@ -204,3 +206,69 @@ def nnet_raw(net: Network, box=None) -> Network:
     raw.derived("provenance", lambda: (*net.provenance, "its normalisation composed in: the "
                                        "network acts on raw inputs and gives raw outputs"))
     return raw
+
+
+def nnet_in_units_of(net: Network, norm: dict, raw_box=None) -> Network:
+    """The map the ``.nnet`` file *net* was read from defines (:func:`nnet_raw`), re-expressed in
+    the normalisation *norm* of another file: inputs ``x`` are that file's normalised inputs
+    (``x_raw = x · range + mean``), outputs its normalised outputs (``(y_raw − mean_out) /
+    range_out``), all composed in exactly.  For *norm* = the file's own normalisation this is the
+    file's raw weight network again.  The result carries *norm* with the raw input bounds
+    *raw_box* (default: *norm*'s), so that ``--box file`` is that box in *norm*'s normalised
+    coordinates.
+
+    >>> import tempfile, os
+    >>> lines = ["1,1,1,1,", "1,1,", "0,", "-1,", "3,", "1,10,", "2,4,", "3,", "1,"]
+    >>> with tempfile.TemporaryDirectory() as d:
+    ...     p = os.path.join(d, "t.nnet")
+    ...     _ = open(p, "w").write("\\n".join(lines))
+    ...     net = load_nnet(p)
+    >>> norm = dict(nnet_normalisation(net), input_means=(to_q(0),), output_range=to_q(2))
+    >>> other = nnet_in_units_of(net, norm)       # (6 (2 x) + 8 - 10) / 2 = 6 x - 1
+    >>> other.weights[0].to_rows(), other.biases[0]
+    ([[6]], (-1,))
+    >>> same = nnet_in_units_of(net, nnet_normalisation(net))
+    >>> same.weights[0].to_rows() == net.weights[0].to_rows() and same.biases == net.biases
+    True
+    """
+    raw = nnet_raw(net)
+    means, ranges = norm["input_means"], norm["input_ranges"]
+    Ws = [W.to_rows() for W in raw.weights]
+    bs = [list(b) for b in raw.biases]
+    bs[0] = [b + sum(w * m for w, m in zip(row, means)) for row, b in zip(Ws[0], bs[0])]
+    Ws[0] = [[w * r for w, r in zip(row, ranges)] for row in Ws[0]]
+    out_mean, out_range = norm["output_mean"], norm["output_range"]
+    Ws[-1] = [[w / out_range for w in row] for row in Ws[-1]]
+    bs[-1] = [(b - out_mean) / out_range for b in bs[-1]]
+    out = Network.from_rows(Ws, bs)
+    carried = dict(norm)
+    if raw_box is not None:
+        carried["input_minimums"] = tuple(lo for lo, _ in raw_box)
+        carried["input_maximums"] = tuple(hi for _, hi in raw_box)
+    out.derived(_KEY, lambda: carried)
+    out.derived("provenance", lambda: (*net.provenance, "its map re-expressed exactly in another "
+                                       ".nnet file's normalisation (normalised inputs and outputs)"))
+    return out
+
+
+def nnet_common_units(a: Network, b: Network) -> tuple[Network, Network, str | None]:
+    """Two networks to compare (``equiv``, ``diff``, ``batch``) and their units: *a*, *b* and None
+    unless both were read from ``.nnet`` files with one input count; ``"normalised"`` when the two
+    files normalise alike (their raw weight networks, on the same normalised inputs); else
+    ``"normalised-first"``: the maps the two files define, both re-expressed in *a*'s
+    normalisation (:func:`nnet_in_units_of`; the units of a pair that normalises alike, so that a
+    deviation or an ε means the same whichever normalisation the second file uses), carrying the
+    raw input box both files accept.  InputError when no raw input is valid for both."""
+    na, nb = nnet_normalisation(a), nnet_normalisation(b)
+    if na is None or nb is None:
+        return a, b, None
+    if na == nb:
+        return a, b, "normalised"
+    box = [(max(la, lb), min(ha, hb)) for la, lb, ha, hb in
+           zip(na["input_minimums"], nb["input_minimums"], na["input_maximums"], nb["input_maximums"])]
+    if len(box) != len(nb["input_minimums"]) or len(box) != a.n_inputs:
+        return a, b, None               # other input counts: the signature check says so
+    if any(lo > hi for lo, hi in box):
+        raise InputError("normalise differently and their input bounds (.nnet minima and maxima) "
+                         "do not meet: no raw input is valid for both")
+    return nnet_in_units_of(a, na, box), nnet_in_units_of(b, na, box), "normalised-first"

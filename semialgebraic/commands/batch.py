@@ -174,7 +174,7 @@ def cmd_search(args) -> int:
         fail("--cells must be >= 1")
     if args.nodes is not None and args.nodes < 1:
         fail("--nodes must be >= 1")
-    space = None                # .nnet files that normalise differently: raw units (equiv, diff)
+    space = None                # .nnet pairs: the units of the report (equiv, diff)
     if args.what == "diff":
         *nets, space = load_pair_in_units(*args.nets)
     else:

@@ -6,7 +6,7 @@ import sys
 from pathlib import Path
 
 from algebra import load
-from algebra.io.nnet import nnet_input_box, nnet_normalisation, nnet_raw
+from algebra.io.nnet import nnet_common_units, nnet_input_box, nnet_normalisation
 from algebra.kernel.domains import Domain
 from algebra.exceptions import AlgebraError, InputError
 from algebra.io.native import parse_number, parse_vector, read_json_text
@@ -42,46 +42,39 @@ def load_pair(path_a: str, path_b: str) -> tuple[Network, Network]:
 
 
 def load_pair_in_units(path_a: str, path_b: str) -> tuple[Network, Network, str | None]:
-    """The two networks of ``equiv`` / ``diff`` and the units they act in: ``"normalised"``,
-    ``"raw"`` (two ``.nnet`` files, see below) or None (any other pair).  Two ``.nnet`` files with the same
+    """The two networks of ``equiv`` / ``diff`` and the units they act in: ``"normalised"`` or
+    ``"normalised-first"`` (two ``.nnet`` files, see below) or None (any other pair).  Two ``.nnet`` files with the same
     normalisation are read as their raw weight networks (on normalised inputs,
     :mod:`algebra.io.nnet`): the same inputs for both.  When their normalisations differ (means,
     ranges or input bounds), their raw weight networks act on different coordinates, so what is
-    compared is the two maps the files define, on raw inputs and raw outputs: each file's
-    normalisation composed in exactly (:func:`algebra.io.nnet.nnet_raw`), ``--box file`` the
-    raw input box both files accept (the intersection of their minima and maxima; exit 2 when
-    it is empty), and a one-line note on stderr says so (the bab fuzz found two files with one
-    weight set and different means reported 'equivalent' when the raw networks were compared)."""
-    a, b = load_network(path_a), load_network(path_b)
-    na, nb = nnet_normalisation(a), nnet_normalisation(b)
-    if na is None or nb is None:
-        return a, b, None
-    if na == nb:
-        return a, b, "normalised"
-    box = [(max(la, lb), min(ha, hb)) for la, lb, ha, hb in
-           zip(na["input_minimums"], nb["input_minimums"],
-               na["input_maximums"], nb["input_maximums"])]
-    if len(box) != len(nb["input_minimums"]) or len(box) != a.n_inputs:
-        return a, b, None               # other input counts: the signature check says so
-    if any(lo > hi for lo, hi in box):
-        fail(f"{path_a} and {path_b} normalise differently and their input bounds (.nnet minima "
-             "and maxima) do not meet: no raw input is valid for both")
-    print(f"netfibers: note: {path_a} and {path_b} normalise differently (.nnet means, ranges or "
-          "input bounds): the maps they define are compared on raw inputs and raw outputs (each "
-          "file's normalisation applied exactly; --box file is the raw input box both accept)",
-          file=sys.stderr)
-    return nnet_raw(a, box), nnet_raw(b, box), "raw"
+    compared is the two maps the files define, both expressed in the *first* file's normalised
+    units (:func:`algebra.io.nnet.nnet_in_units_of`, exact): the units of a pair that normalises
+    alike, so that a deviation or an ε means the same whichever normalisation the second file
+    uses (the adversarial campaign found ``a ≈ b``, ``b == c`` but not ``a ≈ c`` when such pairs
+    were compared in raw units).  ``--box file`` is the raw input box both files accept (the
+    intersection of their minima and maxima, exit 2 when it is empty) in those units; a one-line
+    note on stderr says so (the bab fuzz found two files with one weight set and different means
+    reported 'equivalent' when the raw weight networks were compared)."""
+    try:
+        a, b, space = nnet_common_units(load_network(path_a), load_network(path_b))
+    except InputError as exc:
+        fail(f"{path_a} and {path_b} {exc}")
+    if space == "normalised-first":
+        print(f"netfibers: note: {path_a} and {path_b} normalise differently (.nnet means, ranges or "
+              f"input bounds): the maps they define are compared in the normalised units of {path_a} "
+              "(the second file's normalisation applied exactly; --box file is the raw input box both "
+              "accept, normalised)", file=sys.stderr)
+    return a, b, space
 
 
-_UNITS = {"raw": ("raw units (the .nnet files normalise differently)", "raw inputs and outputs"),
-          "normalised": ("normalised units (both .nnet files normalise alike)",
-                         "normalised inputs (x - mean) / range and outputs")}
+_UNITS = {"normalised": "normalised units (both .nnet files normalise alike)",
+          "normalised-first": "the normalised units of the first .nnet file (the second normalises "
+                              "differently: its map re-expressed exactly)"}
 
 
 def units_report(space: str | None, domain: Domain) -> tuple[dict, str]:
     """What ``equiv`` / ``diff`` of a ``.nnet`` pair add to their report so that a user knows the
-    units of the point, the box and the deviation: the JSON keys ``input_space`` (``"raw"`` or
-    ``"normalised"``) and ``box`` (``[[lo, hi], …]``, exact strings, null for an open side), and
+    units of the point, the box and the deviation: the JSON keys ``input_space`` (``"normalised"``) and ``box`` (``[[lo, hi], …]``, exact strings, null for an open side), and
     a line of text; nothing for any other pair (*space* None)."""
     if space is None:
         return {}, ""
@@ -93,9 +86,10 @@ def units_report(space: str | None, domain: Domain) -> tuple[dict, str]:
         side = [f"[{'-inf' if lo is None else lo}, {'inf' if hi is None else hi}]" for lo, hi in box]
         where = (f"the box {side[0]}^{len(box)}" if len(set(side)) == 1 else
                  "the box " + " x ".join(side)) + (" cut by half-spaces" if domain.halfspaces else "")
-    unit, what = _UNITS[space]
-    return ({"input_space": space, "box": box},
-            f"\n  in {unit}: x, {where} and |a - b| are {what}")
+    return ({"input_space": "normalised", "units_of": "a" if space == "normalised-first" else "both",
+             "box": box},
+            f"\n  in {_UNITS[space]}: x, {where} and |a - b| are normalised inputs "
+            "(x - mean) / range and outputs")
 
 
 def is_existing_file(text: str) -> bool:

@@ -146,7 +146,7 @@ def cmd_plot(args) -> int:
             scene = symmetry_scene(fib)
             text = scene.title
     else:
-        a, b = load_pair(args.a, args.b)     # .nnet files normalised differently: raw units
+        a, b = load_pair(args.a, args.b)     # .nnet files normalised differently: the first one's units
         if not args.box:
             fail("plot diff needs --box")
         sl = parse_slice(args.slice, a.n_inputs) if args.slice else None

@@ -32,7 +32,8 @@ from collections import OrderedDict
 from pathlib import Path
 
 from algebra import load
-from algebra.exceptions import AlgebraError
+from algebra.exceptions import AlgebraError, InputError
+from algebra.io.nnet import nnet_common_units
 from algebra.io.blocks import load_block
 from algebra.array_replay import array_view, exact_row_dot
 from algebra.network import Network
@@ -119,8 +120,21 @@ def _verdict(v) -> dict:
             "certificate": v.certificate}
 
 
-def _equiv(item, blobs, timeout, box):
+def _pair(item, blobs) -> tuple:
+    """The two networks of a pair job, in common units: two ``.nnet`` files that normalise
+    differently are compared as the maps they define in the first one's normalised units
+    (:func:`algebra.io.nnet.nnet_common_units`, as ``netfibers equiv``/``diff`` do; their raw
+    weight networks act on different inputs)."""
     a, b = load_item(item, blobs)
+    try:
+        a, b, _ = nnet_common_units(a, b)
+    except InputError as exc:
+        raise SemialgebraicError(f"{item['paths'][0]} and {item['paths'][1]} {exc}") from None
+    return a, b
+
+
+def _equiv(item, blobs, timeout, box):
+    a, b = _pair(item, blobs)
     return _verdict(equivalent(a, b, timeout=timeout, progress=False))
 
 
@@ -181,7 +195,7 @@ def parse_box(text, d: int) -> list:
 
 
 def _diff(item, blobs, timeout, box):
-    a, b = load_item(item, blobs)
+    a, b = _pair(item, blobs)
     text = item.get("box") or box
     if text is None:
         raise SemialgebraicError(f"{item['id']}: diff needs a box (a 'box' column or --box)")

@@ -1,8 +1,12 @@
-"""Two ``.nnet`` files that normalise differently are compared on raw inputs and raw outputs
-(``algebra.io.nnet.nnet_raw``); the report says in which units the point, the box and the
-deviation are: the JSON keys ``input_space`` and ``box``, a line of text (issue 15, robust).
-One weight set |x| with two normalisations: identity on [-1, 1], x -> (x - 1) / 2 on [-4, 4];
-the maps |x| and |x - 1| / 2 differ by 1 at x = 1 (by hand)."""
+"""Two ``.nnet`` files that normalise differently are compared as the maps they define, both in
+the first file's normalised units (``algebra.io.nnet.nnet_in_units_of``): the units of a pair
+that normalises alike, so that a deviation or an ε means the same whichever normalisation the
+second file uses.  The report says in which units the point, the box and the deviation are: the
+JSON keys ``input_space``, ``units_of`` and ``box``, a line of text (issue 15).
+One weight set |x| with two normalisations: n1 identity on [-1, 1]; n2 x -> (x - 1) / 2 on [-4, 4].
+By hand: n1's map is |x|, n2's |x - 1| / 2 (raw x).  In n2's units u = (x - 1) / 2: a = |u|,
+b = |2u + 1|; the raw box both accept, [-1, 1], is u in [-1, 0], where max ||u| - |2u + 1|| = 1
+at u = 0; on u in [-1, 1] it is 2 at u = 1.  In n1's units: |x| against |x - 1| / 2."""
 
 from __future__ import annotations
 
@@ -15,7 +19,9 @@ import pytest
 from tests.fuzz.bab_paths import write_nnet
 
 ABS = [([[F(1)], [F(-1)]], [F(0), F(0)]), ([[F(1), F(1)]], [F(0)])]      # |x|
-RAW = "in raw units (the .nnet files normalise differently): x, the box [-1, 1]^1 and |a - b|"
+FIRST = ("in the normalised units of the first .nnet file (the second normalises differently: its "
+         "map re-expressed exactly): x, ")
+TAIL = " and |a - b| are normalised inputs (x - mean) / range and outputs"
 
 
 @pytest.fixture
@@ -27,33 +33,34 @@ def pair(tmp_path):
 
 
 @pytest.mark.parametrize("method", ["walk", "bab"])
-def test_diff_of_differently_normalised_files_says_raw(run, pair, method):
+def test_diff_of_differently_normalised_files_is_in_the_first_files_units(run, pair, method):
     p1, p2 = pair
     code, out, err = run("diff", p2, p1, "--box", "file", "--method", method, "--json")
     js = json.loads(out)
     assert code == 0 and (js["lower"], js["upper"]) == ("1", "1")
-    assert [F(str(v)) for v in js["point"]] == [1]
-    assert js["input_space"] == "raw" and js["box"] == [["-1", "1"]]
+    assert [F(str(v)) for v in js["point"]] == [0]                     # raw x = 1
+    assert (js["input_space"], js["units_of"], js["box"]) == ("normalised", "a", [["-1", "0"]])
     assert "normalise differently" in err
     code, out, _ = run("diff", p2, p1, "--box", "file", "--method", method)
-    assert code == 0 and out.startswith("max |a - b| = 1 at x = (1), output 0")
-    assert f"  {RAW} are raw inputs and outputs" in out.splitlines()
+    assert code == 0 and out.startswith("max |a - b| = 1 at x = (0), output 0")
+    assert f"  {FIRST}the box [-1, 0]^1{TAIL}" in out.splitlines()
 
 
-def test_equiv_of_differently_normalised_files_says_raw(run, pair):
+def test_equiv_of_differently_normalised_files_is_in_the_first_files_units(run, pair):
     p1, p2 = pair
     code, out, _ = run("equiv", p1, p2, "--json")
     js = json.loads(out)
-    assert code == 1 and js["input_space"] == "raw" and js["box"] == [[None, None]]
+    assert code == 1 and js["input_space"] == "normalised" and js["box"] == [[None, None]]
     code, out, _ = run("equiv", p1, p2)
-    assert out.splitlines()[-1] == ("  in raw units (the .nnet files normalise differently): x, "
-                                    "the domain R^d and |a - b| are raw inputs and outputs")
+    assert out.splitlines()[-1] == f"  {FIRST}the domain R^d{TAIL}"
     code, out, _ = run("equiv", p2, p1, "--box", "file", "--epsilon", "1", "--json")
     js = json.loads(out)
-    assert code == 0 and js["answer"] is True and js["input_space"] == "raw"
-    assert js["box"] == [["-1", "1"]]
+    assert code == 0 and js["answer"] is True and js["units_of"] == "a"
+    assert js["box"] == [["-1", "0"]]
+    code, out, _ = run("equiv", p2, p1, "--box", "file", "--epsilon", "99/100", "--json")
+    assert code == 1 and json.loads(out)["answer"] is False
     code, out, _ = run("equiv", p1, p2, "--box", "file")        # the raw box is a cube
-    assert code == 1 and out.splitlines()[-1].startswith(f"  {RAW}")
+    assert code == 1 and out.splitlines()[-1] == f"  {FIRST}the box [-1, 1]^1{TAIL}"
 
 
 def test_files_that_normalise_alike_say_normalised_and_other_pairs_say_nothing(run, pair):
@@ -61,7 +68,7 @@ def test_files_that_normalise_alike_say_normalised_and_other_pairs_say_nothing(r
     code, out, err = run("diff", p2, p2, "--box", "file", "--json")
     js = json.loads(out)
     assert code == 0 and js["lower"] == "0" and err == ""
-    assert js["input_space"] == "normalised" and js["box"] == [["-5/2", "3/2"]]   # (x - 1) / 2
+    assert (js["input_space"], js["units_of"], js["box"]) == ("normalised", "both", [["-5/2", "3/2"]])
     code, out, _ = run("diff", p2, p2, "--box", "file")
     assert out.splitlines()[-1] == (
         "  in normalised units (both .nnet files normalise alike): x, the box [-5/2, 3/2]^1 and "
@@ -96,16 +103,33 @@ def test_info_of_a_nnet_file_gives_its_units(run, pair):
 
 
 @pytest.mark.parametrize("method", ["tree", "cells"])
-def test_search_diff_compares_the_files_maps_on_raw_inputs(run, pair, method):
+def test_search_diff_compares_the_files_maps(run, pair, method):
     """``search diff`` read the two files as their raw weight networks (|x| both: it said max
-    |a - b| = 0 where the files' maps differ by 1) and refused ``--box file``; now it compares
-    the maps on raw inputs like ``diff``, and says so."""
+    |a - b| = 0 where the files' maps differ) and refused ``--box file``; now it compares
+    the maps like ``diff``, and says so."""
     p1, p2 = pair
     extra = ["--method", "cells", "--cells", "2"] if method == "cells" else []
     code, out, err = run("search", "diff", p2, p1, "--box=-1,1", "--workers", "0", "--json", *extra)
     js = json.loads(out)
-    assert code == 0 and (js["lower"], js["upper"]) == ("1", "1") and js["input_space"] == "raw"
+    assert code == 0 and (js["lower"], js["upper"]) == ("2", "2") and js["units_of"] == "a"
     assert "normalise differently" in err
     code, out, _ = run("search", "diff", p2, p1, "--box", "file", "--workers", "0", *extra)
-    assert code == 0 and out.startswith("max |a - b| = 1") and out.splitlines()[-1] == f"  {RAW} " \
-        "are raw inputs and outputs"
+    assert code == 0 and out.startswith("max |a - b| = 1") and \
+        out.splitlines()[-1] == f"  {FIRST}the box [-1, 0]^1{TAIL}"
+
+
+def test_batch_compares_the_files_maps_in_the_first_files_units(run, pair, tmp_path):
+    """``batch diff`` / ``batch equiv`` loaded each file as its raw weight network (|x| both:
+    "max |a - b| = 0", "equivalent", where the files' maps differ by 1, found by helper robust):
+    they now pair the files like ``diff`` / ``equiv`` (values by hand, module docstring)."""
+    p1, p2 = pair
+    manifest = tmp_path / "m.csv"
+    manifest.write_text(f'a,b,box\n{p2},{p1},"-1,0"\n{p1},{p2},"-1,1"\n')
+    out = tmp_path / "r.jsonl"
+    code, _, _ = run("batch", "diff", manifest, "--out", out, "--workers", "0")
+    rows = [json.loads(line) for line in out.read_text().splitlines()]
+    assert code == 0 and [(r["lower"], r["upper"]) for r in rows] == [("1", "1"), ("1", "1")]
+    assert [[F(str(v)) for v in r["point"]] for r in rows] == [[0], [1]]
+    out = tmp_path / "e.jsonl"
+    code, _, _ = run("batch", "equiv", manifest, "--out", out, "--workers", "0")
+    assert code == 0 and [json.loads(line)["answer"] for line in out.read_text().splitlines()] == [False, False]

@@ -710,8 +710,9 @@ def raw_net(net, means, ranges):
 def nnet_case(seed, log=print):
     """Two one-shape .nnet files (dyadic weights, random normalisation) and ``diff --box file``:
     with one normalisation the box is a's normalised input box and the raw networks act on
-    normalised inputs; with two (a third of the cases), the files' maps on raw inputs are
-    compared on the raw box both accept (the oracle composes them by hand: :func:`raw_net`)."""
+    normalised inputs; with two (a third of the cases), the files' maps are compared in a's
+    normalised units on the raw box both accept (the oracle composes the raw maps by hand,
+    :func:`raw_net`, and divides their deviation by a's output range)."""
     rng = random.Random(seed)
     findings, calls = [], Counter()
     d = rng.choice([1, 1, 2, 3])
@@ -731,13 +732,17 @@ def nnet_case(seed, log=print):
         return mins, maxs, means, ranges
     mins, maxs, means, ranges = norm_a = normalisation()
     # a third of the cases: b normalises differently (its own bounds overlapping a's): the files'
-    # maps are compared on raw inputs, over the raw box both accept (composed here by hand)
+    # maps are compared over the raw box both accept (composed here by hand)
     norm_b = norm_a if rng.random() < 2 / 3 else normalisation()
     if norm_b is not norm_a:
         norm_b = ([min(lo, hi - F(1, 4)) for lo, hi in zip(norm_b[0], maxs)],
                   [max(hi, lo + F(1, 4)) for lo, hi in zip(norm_b[1], mins)], *norm_b[2:])
-        nbox = [(max(u, v), min(w, z)) for u, v, w, z in zip(mins, norm_b[0], maxs, norm_b[1])]
-        truth = truth_max(raw_net(a, means, ranges), raw_net(b, *norm_b[2:]), nbox)
+        rbox = [(max(u, v), min(w, z)) for u, v, w, z in zip(mins, norm_b[0], maxs, norm_b[1])]
+        # in a's normalised units (what a pair that normalises alike is compared in): the raw
+        # deviation over a's output range, the raw box both accept normalised by a
+        truth = truth_max(raw_net(a, means, ranges), raw_net(b, *norm_b[2:]), rbox)
+        truth = None if truth is None else truth / abs(ranges[d])
+        nbox = [tuple(sorted(((lo - mu) / r, (hi - mu) / r))) for (lo, hi), mu, r in zip(rbox, means, ranges)]
     else:
         nbox = []
         for lo, hi, mu, r in zip(mins, maxs, means, ranges):

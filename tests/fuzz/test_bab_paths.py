@@ -140,20 +140,21 @@ def test_nnet_files_that_normalise_differently_are_compared_on_raw_inputs(tmp_pa
     """One weight set |x|, two normalisations (identity on [-1, 1]; x -> (x - 1) / 2 on [-4, 4]):
     the files' maps |x| and |x - 1| / 2 differ, so ``equiv`` says not equivalent (it compared
     the raw weight networks, "equivalent", before), ``diff --box file`` works on the raw box
-    both accept, [-1, 1], max ||x - 1| / 2 - |x|| = 1 at x = 1 (oracle by hand), a note says
-    so; files whose bounds do not meet are refused (exit 2); one normalisation: no note."""
+    both accept, [-1, 1], in n2's normalised units u = (x - 1) / 2 (u in [-1, 0]): max ||u| -
+    |2u + 1|| = 1 at u = 0 (oracle by hand), a note says so; files whose bounds do not meet are
+    refused (exit 2); one normalisation: no note."""
     from tests.fuzz.bab_paths import write_nnet
     p1, p2, p3 = tmp_path / "n1.nnet", tmp_path / "n2.nnet", tmp_path / "n3.nnet"
     write_nnet(p1, ABS, [F(-1)], [F(1)], [F(0), F(0)], [F(1), F(1)])
     write_nnet(p2, ABS, [F(-4)], [F(4)], [F(1), F(0)], [F(2), F(1)])     # x -> (x - 1) / 2
     write_nnet(p3, ABS, [F(2)], [F(4)], [F(1), F(0)], [F(2), F(1)])      # bounds [2, 4]
     code, out, err = cli("equiv", p1, p2)
-    assert code == 1 and "not equivalent" in out and "raw inputs" in err
+    assert code == 1 and "not equivalent" in out and "normalise differently" in err
     code, out, err = cli("diff", p2, p1, "--box", "file", "--json")
     js = json.loads(out)
     assert code == 0 and js["complete"] and (js["lower"], js["upper"]) == ("1", "1")
-    assert [F(str(v)) for v in js["point"]] == [1]
-    assert "normalise differently" in err and "raw inputs and raw outputs" in err
+    assert [F(str(v)) for v in js["point"]] == [0]
+    assert "normalise differently" in err and "normalised units of" in err
     code, out, err = cli("equiv", p2, p1, "--box", "file", "--epsilon", "1")
     assert code == 0, err
     code, out, err = cli("diff", p1, p3, "--box", "file")
