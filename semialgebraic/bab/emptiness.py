@@ -60,7 +60,7 @@ from .search import bound_objective
 from .signwalk import sign_walk
 
 __all__ = ["Emptiness", "emptiness_network", "decide_empty", "walk_witness", "emptiness_box", "decide_conditioned",
-           "decide_shared", "conditioned_pieces", "conditioned_intervals", "relaxed_max", "CONDITIONED_LPS",
+           "decide_shared", "shared_reference", "conditioned_pieces", "conditioned_intervals", "relaxed_max", "CONDITIONED_LPS",
            "SHARED_LPS", "SHARED_SPLITS"]
 
 _ZERO, _ONE = Q(0), Q(1)
@@ -676,10 +676,12 @@ def decide_shared(net: Network, dom, deeper: tuple, shallows: list, *, lps: int 
     ``benchmarks/bench_general.py``: ten layer-1 neurons against (2, 29)) cost one tree instead
     of one per pair.
 
-    Returns ``({(t1, j): pieces}, LPs used)`` (each the ``conditioned`` proof of one pair, to be
-    marked ``"deeper_only": True``; the checker is
-    :func:`semialgebraic.verify.functional_dimension_emptiness.check_conditioned`), or ``(None,
-    LPs used)`` when a piece stays open."""
+    Returns ``(shared proof, LPs used)``: ``{"deeper": [t2, j2, s2], "shallow": [[t1, j, s1],
+    ...], "conditioned": pieces}`` (JSON-ready, its sign ends ``{"sign": None}``: every shallow
+    target), stored once in a certificate's ``shared_proofs`` table and referred to by each pair's
+    proof (:func:`shared_reference`; the checker is
+    :class:`semialgebraic.verify.functional_dimension_emptiness.SharedProofs`), or ``(None, LPs
+    used)`` when a piece stays open."""
     from .relaxation import LPTemplate
     t2, j2, s2 = deeper
     layers = {t for t, _, _ in shallows}
@@ -721,18 +723,19 @@ def decide_shared(net: Network, dom, deeper: tuple, shallows: list, *, lps: int 
                                  lps - work["lps"], done_exact)
     if pieces is None:
         return None, used
-    return {(t1, j): [_name_sign(p, [t1, j]) for p in pieces] for j, _ in sides}, used
+    from ..certificates import jsonable
+    return {"deeper": [t2, j2, s2], "shallow": [[t1, j, s] for j, s in sides],
+            "conditioned": jsonable(pieces)}, used
+
+
+def shared_reference(shared: dict, shallow: tuple) -> dict:
+    """The proof of the pair (*shallow* ``(t1, j, s1)``, the deeper target of *shared*) by the
+    shared proof *shared* of :func:`decide_shared`: ``{"targets", "shared": shared}`` (the same
+    object for every pair; a certificate replaces it by its index in ``shared_proofs``)."""
+    tg = sorted([tuple(shallow), tuple(shared["deeper"])])
+    return {"targets": [list(v) for v in tg], "shared": shared}
 
 
 def _floats(ivs) -> list:
     """Float copies ``[lo, hi]`` of exact intervals, layer by layer."""
     return [[[float(a), float(b)] for a, b in layer] for layer in ivs]
-
-
-def _name_sign(node: dict, at: list) -> dict:
-    """A copy of the tree *node* whose ``{"sign": None}`` ends name the neuron *at*."""
-    if "children" in node:
-        return {**node, "children": [_name_sign(k, at) for k in node["children"]]}
-    if node.get("end") == {"sign": None}:
-        return {**node, "end": {"sign": list(at)}}
-    return node

@@ -17,7 +17,7 @@ from __future__ import annotations
 from algebra.kernel import parameter_offsets
 from algebra.network import Network
 
-from ..bab.emptiness import CONDITIONED_LPS, SHARED_LPS, Emptiness, decide_empty, decide_shared, walk_witness
+from ..bab.emptiness import CONDITIONED_LPS, SHARED_LPS, decide_empty, decide_shared, shared_reference, walk_witness
 from ..bab.signwalk import WALK_LPS
 from ..budget import BudgetExhausted
 from .jacobian_columns import exercise, incoming_directions, phase_search
@@ -337,10 +337,9 @@ class _Decider:
             self.shared_left -= used
             if res is None:
                 continue
-            for key, a, sa in members:
-                proof = Emptiness(True, pieces=res[a]).proof({a: sa, c: sc})
+            for key, a, sa in members:             # one shared proof object for the group
                 self.proven["free"].add(key)
-                self.proofs.append({"parameter": key, **proof, "deeper_only": True})
+                self.proofs.append({"parameter": key, **shared_reference(res, (a[0], a[1], sa))})
                 self.open_questions = [q for q in self.open_questions
                                        if sorted(q[0].items()) != sorted({a: sa, c: sc}.items())]
 

@@ -570,15 +570,28 @@ def test_seed_3_functional_dimension_is_exact():
 
 
 # -- shared conditioning: several shallow neurons against one deeper neuron (decide_shared) --------
+def _name_sign(node: dict, at: list) -> dict:
+    """A copy of the tree *node* whose ``{"sign": None}`` ends name the neuron *at* (the per-pair
+    form of the certificates written before the table of shared proofs)."""
+    if "children" in node:
+        return {**node, "children": [_name_sign(k, at) for k in node["children"]]}
+    if node.get("end") == {"sign": None}:
+        return {**node, "end": {"sign": list(at)}}
+    return node
+
+
 def _shared_proofs(net, deeper, shallows, **kw):
+    """Each pair's proof in the per-pair ``"deeper_only"`` form (still read by the checker)."""
     from semialgebraic.bab.emptiness import decide_shared
     res, used = decide_shared(net, None, deeper, shallows, **kw)
     if res is None:
         return None, used
+    assert res["deeper"] == list(deeper) and res["shallow"] == [list(v) for v in shallows]
     out = {}
-    for a, pieces in res.items():
-        tg = {a: next(s for t, j, s in shallows if (t, j) == a), deeper[:2]: deeper[2]}
-        out[a] = (tg, json.loads(json.dumps({**Emptiness(True, pieces=pieces).proof(tg), "deeper_only": True})))
+    for t, j, s in shallows:
+        tg = {(t, j): s, deeper[:2]: deeper[2]}
+        pieces = [_name_sign(p, [t, j]) for p in res["conditioned"]]
+        out[(t, j)] = (tg, json.loads(json.dumps({**Emptiness(True, pieces=pieces).proof(tg), "deeper_only": True})))
     return out, used
 
 
@@ -665,21 +678,121 @@ def test_mutated_shared_proofs_are_rejected():
 def test_prove_suspects_frees_a_group_by_one_shared_tree():
     """With no branch-and-bound split and no per-pair conditioned LP, the three never-exercised
     weights W2[3, k] (k = 1, 2, 5: parameters 37, 38, 41) of the 2-6-6-1 net are freed by the
-    shared pass; each proof is a 'deeper_only' conditioned proof that checks, and the
-    functional-dimension certificate with them in its 'free' entries verifies."""
+    shared pass; each proof refers to one shared proof object, and the functional-dimension
+    certificate stores it once (``shared_proofs``), its three 'free' entries referring to index 0,
+    and verifies."""
     from semialgebraic.budget import Budget
     from semialgebraic.dimension.suspects import prove_suspects
     net = _net([2, 6, 6, 1], 301)
     evidence = {"missing": [[37], [38], [41]]}
     proven, _, proofs = prove_suspects(net, None, evidence, Budget(), lps=1, nodes=0, conditioned=0)
     assert proven["free"] == {37, 38, 41}
-    assert [p["parameter"] for p in proofs] == [37, 38, 41] and all(p["deeper_only"] for p in proofs)
-    for p in proofs:
-        (t1, j1, s1), (t2, j2, s2) = p["targets"]
-        assert check_bab_empty(net, json.loads(json.dumps(p)), None, {(t1, j1): s1, (t2, j2): s2})
+    assert [p["parameter"] for p in proofs] == [37, 38, 41]
+    assert all(p["shared"] is proofs[0]["shared"] for p in proofs)
+    assert proofs[0]["shared"]["deeper"] == [1, 3, 1]
+    from semialgebraic.dimension.upper import intern_shared
     fd = functional_dimension(net, max_regions=0)
     cert = functional_dimension_certificate(net, fd)
-    for p in proofs:
-        entry = next(e for e in cert["upper_directions"] if e[0] == "free" and e[1] == p["parameter"])
-        entry[2] = json.loads(json.dumps(p))
-    assert verify(cert)[0] and cert["upper"] == 51
+    by_key = {p["parameter"]: p for p in proofs}
+    dirs = [["free", e[1], by_key[e[1]]] if e[0] == "free" and e[1] in by_key else e
+            for e in cert["upper_directions"]]
+    cert["upper_directions"], cert["shared_proofs"] = intern_shared(dirs)
+    cert = json.loads(json.dumps(cert))
+    assert len(cert["shared_proofs"]) == 1 and cert["upper"] == 51
+    refs = [e[2] for e in cert["upper_directions"] if e[0] == "free" and "shared" in e[2]]
+    assert sorted(r["parameter"] for r in refs) == [37, 38, 41] and {r["shared"] for r in refs} == {0}
+    assert verify(cert)[0]
+
+
+# -- the table of shared proofs of a functional_dimension certificate --------------------------------
+_PARAMS = {(0, 1): 37, (0, 2): 38, (0, 5): 41}       # W2[3, k] of the 2-6-6-1 net: never exercised
+
+
+def _table_certificate(shallows=((0, 1, 1), (0, 2, 1), (0, 5, 1))):
+    """A certificate ``0 <= fd <= N - 3`` of the 2-6-6-1 net whose three 'free' entries refer to
+    one shared proof (:func:`decide_shared` of (1, 3) against three layer-0 neurons)."""
+    from semialgebraic.bab.emptiness import decide_shared, shared_reference
+    from semialgebraic.certificates import dimension_bounds_certificate
+    from semialgebraic.dimension.jacobian import network_prime
+    from semialgebraic.dimension.upper import intern_shared
+    net = _net([2, 6, 6, 1], 301)
+    res, _ = decide_shared(net, None, (1, 3, 1), list(shallows))
+    entries = [["free", _PARAMS[(t, j)], {"parameter": _PARAMS[(t, j)], **shared_reference(res, (t, j, s))}]
+               for t, j, s in shallows]
+    entries, table = intern_shared(entries)
+    cert = dimension_bounds_certificate(net, prime=network_prime(net), inputs=[["1/3", "2/7"]], lower=0,
+                                        upper=net.n_parameters - len(shallows), upper_directions=entries,
+                                        shared_proofs=table)
+    return net, json.loads(json.dumps(cert))
+
+
+def test_a_shared_proof_is_stored_once_and_checked_once(monkeypatch):
+    """Three pairs, one table entry of sign ends ``{"sign": null}``; the certificate checks, and
+    the tree is replayed once (not once per pair)."""
+    from semialgebraic.verify import functional_dimension_emptiness as emp
+    net, cert = _table_certificate()
+    assert len(cert["shared_proofs"]) == 1 and [e[2]["shared"] for e in cert["upper_directions"]] == [0, 0, 0]
+    ends = [p["end"] for p in cert["shared_proofs"][0]["conditioned"]]
+    assert ends[2] == ends[3] == {"sign": None}
+    calls = []
+    real = emp._check_piece
+    monkeypatch.setattr(emp, "_check_piece", lambda *a, **k: calls.append(1) or real(*a, **k))
+    ok, why = verify(cert)
+    assert ok and cert["upper"] == net.n_parameters - 3 == 64, why
+    assert len(calls) == 5                   # the five faces of the homogenised box, once
+
+
+def test_mutated_shared_proof_tables_are_rejected():
+    """A reference to a missing entry or not an index (malformed), to another entry (one whose
+    shallow list lacks the pair's neuron, or another deeper neuron), a shared tree altered (a
+    Farkas vector zeroed, a co-active shallow neuron (0, 0) added to its list), an entry nothing
+    refers to (malformed), a table without upper_directions (malformed): rejected."""
+    net, cert = _table_certificate()
+    assert verify(cert)[0]
+    for ref in (1, -1, "0", None):
+        bad = copy.deepcopy(cert)
+        bad["upper_directions"][0][2]["shared"] = ref
+        with pytest.raises(InputError):
+            verify(bad)
+    other = copy.deepcopy(cert["shared_proofs"][0])
+    other["shallow"] = [[0, 2, 1], [0, 5, 1]]            # still a valid tree, without (0, 1)
+    bad = copy.deepcopy(cert)
+    bad["shared_proofs"].append(other)
+    bad["upper_directions"][0][2]["shared"] = 1
+    assert not verify(bad)[0]
+    bad["upper_directions"][1][2]["shared"] = 1           # (0, 2) is in it: only (0, 1) breaks
+    assert not verify(bad)[0]
+    bad["upper_directions"][0][2]["shared"] = 0
+    assert verify(bad)[0]
+    other = copy.deepcopy(cert["shared_proofs"][0])
+    other["deeper"] = [1, 2, 1]
+    bad = copy.deepcopy(cert)
+    bad["shared_proofs"].append(other)
+    bad["upper_directions"][2][2]["shared"] = 1
+    assert not verify(bad)[0]
+    bad = copy.deepcopy(cert)
+    fk = bad["shared_proofs"][0]["conditioned"][0]["end"]["farkas"]
+    bad["shared_proofs"][0]["conditioned"][0]["end"]["farkas"] = {k: [[0] * len(r) for r in fk[k]] for k in fk}
+    assert not verify(bad)[0]
+    bad = copy.deepcopy(cert)
+    bad["shared_proofs"][0]["shallow"].append([0, 0, 1])  # (0, 0) and (1, 3) are co-active
+    assert not verify(bad)[0]
+    bad = copy.deepcopy(cert)
+    bad["shared_proofs"].append(copy.deepcopy(cert["shared_proofs"][0]))
+    with pytest.raises(InputError):
+        verify(bad)
+    bad = copy.deepcopy(cert)
+    bad["shared_proofs"][0]["shallow"] = [[0, 1, 1], [0, 1, 1]]
+    with pytest.raises(InputError):
+        verify(bad)
+    bad = copy.deepcopy(cert)
+    bad["upper_directions"][0][2]["extra"] = 1
+    with pytest.raises(InputError):
+        verify(bad)
+
+
+def test_a_shared_reference_needs_its_table():
+    """check_bab_empty on a reference without the table: not proved."""
+    net, cert = _table_certificate()
+    proof = cert["upper_directions"][0][2]
+    assert not check_bab_empty(net, proof, None, {(0, 1): 1, (1, 3): 1})
