@@ -796,3 +796,15 @@ def test_a_shared_reference_needs_its_table():
     net, cert = _table_certificate()
     proof = cert["upper_directions"][0][2]
     assert not check_bab_empty(net, proof, None, {(0, 1): 1, (1, 3): 1})
+
+
+def test_the_result_json_lists_a_shared_proof_once():
+    """FunctionalDimension.to_json: three proofs referring to one shared proof object give one
+    ``shared_proofs`` entry and references by index; another proof is kept as it is."""
+    from semialgebraic.dimension.result import FunctionalDimension
+    tree = {"deeper": [1, 3, 1], "shallow": [[0, 1, 1], [0, 2, 1]], "conditioned": []}
+    other = {"parameter": 5, "targets": [[0, 0, 1]], "bab_tree": {}}
+    proofs = [{"parameter": 37, "shared": tree}, other, {"parameter": 38, "shared": tree}]
+    out = FunctionalDimension(67, 50, 51, "", details={"exercise_proofs": proofs}).to_json()
+    assert out["shared_proofs"] == [tree]
+    assert out["exercise_proofs"] == [{"parameter": 37, "shared": 0}, other, {"parameter": 38, "shared": 0}]
