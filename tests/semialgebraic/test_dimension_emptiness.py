@@ -808,3 +808,145 @@ def test_the_result_json_lists_a_shared_proof_once():
     out = FunctionalDimension(67, 50, 51, "", details={"exercise_proofs": proofs}).to_json()
     assert out["shared_proofs"] == [tree]
     assert out["exercise_proofs"] == [{"parameter": 37, "shared": 0}, other, {"parameter": 38, "shared": 0}]
+
+
+# -- the mirror: one shallow neuron against several deeper ones (decide_shared_shallow) -------------
+def _rare_net() -> Network:
+    """2-4-3-1: neuron (0, 0) = relu(x_0); each layer-1 neuron is ``-v·h_0 + u·h_1 - ... - b``
+    with ``h_1 = relu(-x_0)`` and every other weight and bias <= 0, so it is active only where
+    ``x_0 < 0``: the out-edges W2[k, 0] (parameters 12, 16, 20) are never exercised (planted),
+    but the triangle relaxation (``h_0``, ``h_1`` both up to 1/2 at ``x_0 = 0``) does not see it."""
+    W1 = [[1, 0], [-1, 0], [0, 1], [1, 1]]
+    W2 = [[-1, 2, -1, -1], [-1, 3, -1, Fraction(-1, 2)], [-2, 2, Fraction(-1, 2), -1]]
+    return Network.from_rows([W1, W2, [[1, 1, -1]]],
+                             [[0, 0, 0, Fraction(-1, 2)], [Fraction(-1, 4), Fraction(-1, 4), Fraction(-1, 8)], [0]])
+
+
+def _mirror_certificate():
+    """A certificate ``0 <= fd <= N - 3`` of :func:`_rare_net` whose three 'free' entries refer to
+    one shared proof conditioned on the shallow neuron (0, 0)."""
+    from semialgebraic.bab.emptiness import decide_shared_shallow, shared_reference
+    from semialgebraic.certificates import dimension_bounds_certificate
+    from semialgebraic.dimension.jacobian import network_prime
+    from semialgebraic.dimension.upper import intern_shared
+    net = _rare_net()
+    res, _ = decide_shared_shallow(net, None, (0, 0, 1), [(1, k, 1) for k in range(3)])
+    entries = [["free", 12 + 4 * k, {"parameter": 12 + 4 * k, **shared_reference(res, (1, k, 1))}] for k in range(3)]
+    entries, table = intern_shared(entries)
+    cert = dimension_bounds_certificate(net, prime=network_prime(net), inputs=[["1/3", "2/7"]], lower=0,
+                                        upper=net.n_parameters - 3, upper_directions=entries, shared_proofs=table)
+    return net, json.loads(json.dumps(cert))
+
+
+def _rejected(cert) -> bool:
+    try:
+        return not verify(cert)[0]
+    except InputError:
+        return True
+
+
+def test_mirror_shared_tree_proves_a_planted_rare_neuron():
+    """Planted: (0, 0) is never co-active with any layer-1 neuron (the exact phase search agrees);
+    one tree per face conditioned on h_0's neuron >= 0 alone closes the three pairs (four faces by
+    every output <= 0, the face x_0 = -1 empty), and prove_suspects (no per-pair work) frees
+    the three weights by that one shared object (the deeper-shared groups have one pair each)."""
+    from semialgebraic.bab.emptiness import decide_shared_shallow
+    from semialgebraic.budget import Budget
+    from semialgebraic.dimension.suspects import prove_suspects
+    net = _rare_net()
+    for k in range(3):
+        assert phase_search(net, None, {(0, 0): 1, (1, k): 1}, None, max_lps=5000, deadline=None,
+                            record=False)[0] is False
+    res, used = decide_shared_shallow(net, None, (0, 0, 1), [(1, k, 1) for k in range(3)])
+    assert res["conditioned_on"] == "shallow" and res["shallow"] == [0, 0, 1] and 0 < used <= 200
+    assert res["deeper"] == [[1, 0, 1], [1, 1, 1], [1, 2, 1]]
+    assert [p["end"] for p in res["conditioned"]] == [{"sign": None}] * 2 + [{"interval": None}] + [{"sign": None}] * 2
+    proven, _, proofs = prove_suspects(net, None, {"missing": [[12], [16], [20]]}, Budget(), lps=1, nodes=0,
+                                       conditioned=0)
+    assert proven["free"] == {12, 16, 20} and [p["parameter"] for p in proofs] == [12, 16, 20]
+    assert all(p["shared"] is proofs[0]["shared"] for p in proofs)
+    assert proofs[0]["shared"]["conditioned_on"] == "shallow"
+    assert [p["targets"] for p in proofs] == [[[0, 0, 1], [1, k, 1]] for k in range(3)]
+    net, cert = _mirror_certificate()
+    assert len(cert["shared_proofs"]) == 1 and [e[2]["shared"] for e in cert["upper_directions"]] == [0, 0, 0]
+    ok, why = verify(cert)
+    assert ok and cert["upper"] == net.n_parameters - 3 == 28, why
+
+
+def test_mirror_shared_tree_refuses_a_coactive_deeper_neuron():
+    """The 2-6-6-1 net's (0, 2) is co-active with some layer-1 neurons: the group of every layer-1
+    neuron does not close."""
+    from semialgebraic.bab.emptiness import decide_shared_shallow
+    net = _net([2, 6, 6, 1], 301)
+    assert phase_search(net, None, {(0, 2): 1, (1, 0): 1}, None, max_lps=5000, deadline=None,
+                        record=False)[0] is True
+    res, _ = decide_shared_shallow(net, None, (0, 2, 1), [(1, k, 1) for k in range(6)], splits=8, lps=2000)
+    assert res is None
+
+
+@pytest.mark.parametrize("seed", [3, 4, 10])
+def test_mirror_shared_decisions_agree_with_the_exact_phase_search(seed):
+    """Soundness on 2-4-4-4-1 nets: a group of all four deeper neurons is proved only when the
+    exact phase search finds none of its pairs with the shallow neuron co-active; every proof's
+    certificate entry checks (SharedProofs)."""
+    from semialgebraic.bab.emptiness import decide_shared_shallow
+    from semialgebraic.verify.functional_dimension_emptiness import SharedProofs
+    net = _gauss_net((2, 4, 4, 4, 1), seed)
+    proved = 0
+    for t in (0, 1):
+        for a in range(4):
+            never = [c for c in range(4) if phase_search(net, None, {(t, a): 1, (t + 1, c): 1}, None,
+                                                         max_lps=5000, deadline=None, record=False)[0] is False]
+            for group in ([(t + 1, c, 1) for c in range(4)], [(t + 1, c, 1) for c in never]):
+                if len(group) < 2:
+                    continue
+                res, _ = decide_shared_shallow(net, None, (t, a, 1), group, splits=12, lps=2000)
+                if res is None:
+                    continue
+                assert all(c in never for _, c, _ in group)
+                table = SharedProofs(net, None, [json.loads(json.dumps(res))])
+                for _, c, _ in group:
+                    assert table.proves(0, [(t, a, 1), (t + 1, c, 1)])
+                    proved += 1
+    assert proved >= {3: 12, 4: 3, 10: 4}[seed]
+
+
+def test_mutated_mirror_shared_proofs_are_rejected():
+    """A deeper target dropped or added (the outputs change: the tree no longer replays), the
+    shallow or a deeper sign flipped, a sign end where the face was empty, a Farkas vector zeroed,
+    a reference to another shared proof (a classic deeper_only entry of another pair, or a mirror
+    entry without the pair), the marker changed, an unsorted deeper list: rejected."""
+    net, cert = _mirror_certificate()
+    assert verify(cert)[0]
+    for mutate in (lambda e: e["deeper"].pop(),
+                   lambda e: e["deeper"].pop(0),
+                   lambda e: e["deeper"].append([1, 2, -1]),
+                   lambda e: e.__setitem__("shallow", [0, 0, -1]),
+                   lambda e: e["deeper"][1].__setitem__(2, -1),
+                   lambda e: e["conditioned"][2].__setitem__("end", {"sign": None}),
+                   lambda e: e["conditioned"][0].__setitem__("end", {"sign": [0, 0]}),
+                   lambda e: e.__setitem__("conditioned_on", "deeper"),
+                   lambda e: e.__setitem__("deeper", e["deeper"][::-1]),
+                   lambda e: e["conditioned"].pop()):
+        bad = copy.deepcopy(cert)
+        mutate(bad["shared_proofs"][0])
+        assert _rejected(bad), mutate
+    # a Farkas vector zeroed: in a decided group of seed 4's net that ends by one
+    from semialgebraic.bab.emptiness import decide_shared_shallow
+    from semialgebraic.verify.functional_dimension_emptiness import SharedProofs
+    g4 = _gauss_net((2, 4, 4, 4, 1), 4)
+    res = json.loads(json.dumps(decide_shared_shallow(g4, None, (1, 2, 1), [(2, c, 1) for c in range(3)])[0]))
+    assert [next(iter(p["end"])) for p in res["conditioned"]] == ["sign", "sign", "farkas", "sign", "sign"]
+    assert SharedProofs(g4, None, [res]).proves(0, [(1, 2, 1), (2, 0, 1)])
+    bad = copy.deepcopy(res)
+    fk = bad["conditioned"][2]["end"]["farkas"]
+    bad["conditioned"][2]["end"]["farkas"] = {k: [[0] * len(r) for r in fk[k]] for k in fk}
+    assert not SharedProofs(g4, None, [bad]).proves(0, [(1, 2, 1), (2, 0, 1)])
+    assert not SharedProofs(g4, None, [res]).proves(0, [(1, 2, 1), (2, 3, 1)])    # not in its list
+    assert not SharedProofs(g4, None, [res]).proves(0, [(1, 1, 1), (2, 0, 1)])    # another shallow
+    # a reference to another table entry: the same tree claimed for another shallow neuron
+    bad = copy.deepcopy(cert)
+    bad["shared_proofs"].append(copy.deepcopy(cert["shared_proofs"][0]))
+    bad["shared_proofs"][1]["shallow"] = [0, 1, 1]
+    bad["upper_directions"][2][2]["shared"] = 1
+    assert _rejected(bad)
