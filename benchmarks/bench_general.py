@@ -241,7 +241,12 @@
    (wall / CPU); ``--dim-seeds 1,6`` 12:00-12:03 UTC (load 3.8-4.2) after / before: seed 1 [2336,
    2337] 21.0 / 23.1 s CPU, seed 6 [2334, 2337] 31.5 / 30.3 s CPU.  Keeping the exact witnesses
    of the 24 co-active pairs (scratch) left the lower bound at 2296 (same 6 281 inputs, +9 s CPU):
-   not kept.
+   not kept.  Float evidence (12:04 UTC): at 402 float points with (2, 29) active (the guesses
+   above, perturbed), (3, 0), (3, 2), (3, 3), (3, 4), (3, 5) are always all active (7 layer-3
+   patterns in all), so those weights' columns are proportional there: each line would need
+   "(2, 29) active and (3, a) inactive never together" (the mirror with ``s2 = -1``) plus an
+   upper-direction kind for it; that mirror on a = 0, 2, 3, 4, 5 does not close in floats within
+   20 000 LPs (34.0 s CPU, 64 s wall).
 3. Float32 SVD (numpy) ranks of the same Jacobian rows against their certified rank (rank mod
    p, a lower bound, against N - rank of the proven symmetries, an upper bound), 11:20 run:
    4-32-32-1 int/8 (1500 inputs): certified >= 1039, float32 298 / 261 / 815 (tolerances numpy
