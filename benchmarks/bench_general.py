@@ -213,6 +213,40 @@
    5-9): seed 6 [2334, 2337] 75.4 / 31.1 (56.7 s CPU before the stop), seed 5 [2296, 2327]
    141.4 / 81.1.  Seed 5's remaining upper directions are weights W3[i, 29] out of (2, 29) (ten
    deficit lines, pairs of them), its lower side 2296 unchanged.
+   Seed 5's certificate (``functional_dimension_certificate(net, fd)``, then ``json.dumps`` and
+   ``verify``; 2026-12-03, load 2-7, wall / CPU s): before, the ten pairs' proofs were the same
+   11.9 MB tree written ten times: 119.8 MB, built in 384.6 / 138.9 s (the builder's checker
+   calls replayed each copy), checked in 141.1 / 67.3 s (10:56-11:08 UTC).  With the table of
+   shared proofs (``shared_proofs``: the tree once, each pair's ``free`` entry a reference to it,
+   replayed once per check): 13.1 MB (11.9 MB of it the tree: 55 nodes, 10 525 tightening steps
+   of ~100 multipliers each, 53 % of them 0, the others fractions of denominator up to 10^9),
+   built in 80.1 / 21.9 s, checked in 53.4 / 21.2 s (11:09-11:17 UTC).  The tree's size is its
+   count of steps: accepting the short 10^-6 roundings of the duals when within 10^-4 (10^-2) of
+   the interval's width of HiGHS's value (scratch, not kept) gave 11.09 (11.07) MB, the projected
+   roundings being mostly farther off; a sparse form of the multipliers would save at most the
+   zeros' ~1.1 MB.
+   The mirror (:func:`semialgebraic.bab.emptiness.decide_shared_shallow`, run by
+   ``prove_suspects`` after the deeper groups, 2026-12-03 11:51-11:55 UTC, load 4.6-6): one tree
+   conditioned on (2, 29) >= 0 alone, the layer-3 neurons as outputs.  Float guesses alone
+   (``_pair_candidates``, checked exactly; 4.3 s CPU for all 32) find (2, 29) co-active with 24
+   of the 32 layer-3 neurons (3, k), k = 0-7, 10-13, 15-17, 20-24, 26-28, 31 (as in
+   ``W3[k, 29]``): the ten deficit lines (``W3[0,29]+W3[2,29]``, ... pairs of those weights, and in-neuron
+   directions of (3, 5)) are then a *lower*-side question (inputs where (2, 29) is active and the
+   two layer-3 neurons differ), which no emptiness tree closes.  On the 8 without a witness
+   (k = 8, 9, 14, 18, 19, 25, 29, 30) the mirror's float trees close the 16 faces x_k = +-1
+   unsplit (13 500 LPs), tau = 1 stays open after 6 460 LPs and 14 splits (20 000 LPs, 30.0 s CPU,
+   72 s wall); all 32: tau = 1 open after 1 708 LPs (42.5 s CPU).  In ``dim`` the mirror pass
+   does not run on seed 5 (the deeper group spent the 24 000 shared LPs): ``--dim-seeds 5``
+   before / after 11:40-11:48 UTC (load 6.3-7): [2296, 2327] 207.0 / 59.5 s and 158.1 / 64.9 s
+   (wall / CPU); ``--dim-seeds 1,6`` 12:00-12:03 UTC (load 3.8-4.2) after / before: seed 1 [2336,
+   2337] 21.0 / 23.1 s CPU, seed 6 [2334, 2337] 31.5 / 30.3 s CPU.  Keeping the exact witnesses
+   of the 24 co-active pairs (scratch) left the lower bound at 2296 (same 6 281 inputs, +9 s CPU):
+   not kept.  Float evidence (12:04 UTC): at 402 float points with (2, 29) active (the guesses
+   above, perturbed), (3, 0), (3, 2), (3, 3), (3, 4), (3, 5) are always all active (7 layer-3
+   patterns in all), so those weights' columns are proportional there: each line would need
+   "(2, 29) active and (3, a) inactive never together" (the mirror with ``s2 = -1``) plus an
+   upper-direction kind for it; that mirror on a = 0, 2, 3, 4, 5 does not close in floats within
+   20 000 LPs (34.0 s CPU, 64 s wall).
 3. Float32 SVD (numpy) ranks of the same Jacobian rows against their certified rank (rank mod
    p, a lower bound, against N - rank of the proven symmetries, an upper bound), 11:20 run:
    4-32-32-1 int/8 (1500 inputs): certified >= 1039, float32 298 / 261 / 815 (tolerances numpy

@@ -60,7 +60,7 @@ from .search import bound_objective
 from .signwalk import sign_walk
 
 __all__ = ["Emptiness", "emptiness_network", "decide_empty", "walk_witness", "emptiness_box", "decide_conditioned",
-           "decide_shared", "conditioned_pieces", "conditioned_intervals", "relaxed_max", "CONDITIONED_LPS",
+           "decide_shared", "decide_shared_shallow", "shared_reference", "conditioned_pieces", "conditioned_intervals", "relaxed_max", "CONDITIONED_LPS",
            "SHARED_LPS", "SHARED_SPLITS"]
 
 _ZERO, _ONE = Q(0), Q(1)
@@ -383,7 +383,7 @@ def _float_pass(t, box, fiv, first, rounds, lps, done=None):
     if done is not None and done(fiv):
         return True, 0, 0
     for rnd in range(rounds):
-        lp, _tags = build_lp(t, box, [[tuple(v) for v in layer] for layer in fiv], [_ZERO])
+        lp, _tags = build_lp(t, box, [[tuple(v) for v in layer] for layer in fiv], [_ZERO] * len(fiv[-1]))
         h = new_highs()
         h.passModel(lp)
         changed = False
@@ -471,7 +471,7 @@ def _exact_pass(Ws, bs, t, box, ivs, first, rounds, lps, done=None):
     if done is not None and done(ivs):
         return steps, {"sign": None}, used, ivs
     for _ in range(rounds):
-        lp, tags = build_lp(t, box, ivs, [_ZERO])
+        lp, tags = build_lp(t, box, ivs, [_ZERO] * len(ivs[-1]))
         h = new_highs()
         h.passModel(lp)
         changed = False
@@ -676,10 +676,12 @@ def decide_shared(net: Network, dom, deeper: tuple, shallows: list, *, lps: int 
     ``benchmarks/bench_general.py``: ten layer-1 neurons against (2, 29)) cost one tree instead
     of one per pair.
 
-    Returns ``({(t1, j): pieces}, LPs used)`` (each the ``conditioned`` proof of one pair, to be
-    marked ``"deeper_only": True``; the checker is
-    :func:`semialgebraic.verify.functional_dimension_emptiness.check_conditioned`), or ``(None,
-    LPs used)`` when a piece stays open."""
+    Returns ``(shared proof, LPs used)``: ``{"deeper": [t2, j2, s2], "shallow": [[t1, j, s1],
+    ...], "conditioned": pieces}`` (JSON-ready, its sign ends ``{"sign": None}``: every shallow
+    target), stored once in a certificate's ``shared_proofs`` table and referred to by each pair's
+    proof (:func:`shared_reference`; the checker is
+    :class:`semialgebraic.verify.functional_dimension_emptiness.SharedProofs`), or ``(None, LPs
+    used)`` when a piece stays open."""
     from .relaxation import LPTemplate
     t2, j2, s2 = deeper
     layers = {t for t, _, _ in shallows}
@@ -721,18 +723,106 @@ def decide_shared(net: Network, dom, deeper: tuple, shallows: list, *, lps: int 
                                  lps - work["lps"], done_exact)
     if pieces is None:
         return None, used
-    return {(t1, j): [_name_sign(p, [t1, j]) for p in pieces] for j, _ in sides}, used
+    from ..certificates import jsonable
+    return {"deeper": [t2, j2, s2], "shallow": [[t1, j, s] for j, s in sides],
+            "conditioned": jsonable(pieces)}, used
+
+
+def shared_reference(shared: dict, shallow: tuple) -> dict:
+    """The proof of the pair (*shallow* ``(t1, j, s1)``, the deeper target of *shared*) by the
+    shared proof *shared* of :func:`decide_shared`: ``{"targets", "shared": shared}`` (the same
+    object for every pair; a certificate replaces it by its index in ``shared_proofs``).  For a
+    proof of :func:`decide_shared_shallow` *shallow* is instead one of its deeper targets, the
+    pair's other target its shallow one."""
+    other = shared["shallow"] if shared.get("conditioned_on") == "shallow" else shared["deeper"]
+    tg = sorted([tuple(shallow), tuple(other)])
+    return {"targets": [list(v) for v in tg], "shared": shared}
+
+
+def decide_shared_shallow(net: Network, dom, shallow: tuple, deepers: list, *, lps: int = SHARED_LPS,
+                          rounds: int = CONDITIONED_ROUNDS, splits: int = SHARED_SPLITS) -> tuple:
+    """The mirror of :func:`decide_shared`: prove at once that the shallow target ``shallow =
+    (t1, j1, s1)`` is never on its side together with any deeper target ``(t2, j, s2)`` of
+    *deepers* (one layer ``t2 > t1``).  The auxiliary network is θ's layers up to ``t2``, its
+    outputs the rows ``s2·z_{t2}[j]`` of every deeper target (in the order of *deepers*, sorted;
+    homogenised on R^d / the orthant); each piece of :func:`conditioned_pieces` is conditioned
+    on ``s1·z_{t1}[j1] >= 0`` *alone* (that neuron's interval clipped, no output clipped), and
+    every leaf of its tree is empty or has every output ``<= 0`` (end ``{"sign": None}``).  Seed
+    5 of ``benchmarks/bench_general.py``: the one rarely active neuron (2, 29) (1-based) against
+    ten layer-3 neurons, one tree for the ten pairs.
+
+    Returns ``(shared proof, LPs used)``: ``{"conditioned_on": "shallow", "shallow": [t1, j1,
+    s1], "deeper": [[t2, j, s2], ...], "conditioned": pieces}`` (JSON-ready; stored once in a
+    certificate's ``shared_proofs``, each pair referring to it by :func:`shared_reference`;
+    checker :class:`semialgebraic.verify.functional_dimension_emptiness.SharedProofs`), or
+    ``(None, LPs used)`` when a piece stays open."""
+    from .relaxation import LPTemplate
+    t1, j1, s1 = shallow
+    deepers = sorted(tuple(v) for v in deepers)
+    layers = {t for t, _, _ in deepers}
+    if not deepers or len(layers) != 1 or min(layers) <= t1 or len({j for _, j, _ in deepers}) != len(deepers):
+        return None, 0
+    Ws, bs = _mirror_network(net, dom, deepers)
+    t = LPTemplate(Ws, bs)
+    first = (t1, j1, s1)
+    m = len(deepers)
+
+    def done_float(fiv):
+        return all(hi <= -1e-7 or hi == 0.0 for _, hi in fiv[-1])
+
+    def done_exact(ivs):
+        return all(hi <= 0 for _, hi in ivs[-1])
+
+    boxes = conditioned_pieces(dom, net.n_inputs)
+    starts = [_mirror_intervals(Ws, bs, box, first) for box in boxes]
+    plans = [None] * len(boxes)
+    work = {"lps": lps, "splits": 0}
+    order = list(range(1, len(boxes))) + [0]
+    opened = []
+    for i in order:                              # root passes: most pieces must close unsplit
+        if starts[i] is not None:
+            plans[i] = _float_tree(t, boxes[i], _floats(starts[i]), first, rounds, work, done_float)
+            if plans[i] is None:
+                opened.append(i)
+                if len(opened) > max(1, SHARED_OPEN_SHARE * len(boxes)):
+                    return None, lps - work["lps"]
+    work["splits"] = splits
+    for i in opened:                             # the few left: split trees
+        plans[i] = _float_tree(t, boxes[i], _floats(starts[i]), first, rounds, work, done_float)
+        if plans[i] is None:
+            return None, lps - work["lps"]
+    pieces, used = _exact_pieces(Ws, bs, t, boxes, starts, plans, first, rounds, lps,
+                                 lps - work["lps"], done_exact)
+    if pieces is None or m == 0:
+        return None, used
+    from ..certificates import jsonable
+    return {"conditioned_on": "shallow", "shallow": [t1, j1, s1], "deeper": [list(v) for v in deepers],
+            "conditioned": jsonable(pieces)}, used
+
+
+def _mirror_network(net, dom, deepers) -> tuple[list, list]:
+    """``(Ws, bs)`` of :func:`decide_shared_shallow`: the one-target network of the first deeper
+    target, its output row replaced by the rows of every deeper target (the layers below do not
+    depend on the target)."""
+    Ws = bs = None
+    outs, obs = [], []
+    for t2, j, s in deepers:
+        G = emptiness_network(net, dom, {(t2, j): s})
+        if Ws is None:
+            Ws, bs = [W.to_rows() for W in G.weights], [list(b) for b in G.biases]
+        outs.append(list(G.weights[-1].to_rows()[0]))
+        obs.append(G.biases[-1][0])
+    Ws[-1], bs[-1] = outs, obs
+    return Ws, bs
+
+
+def _mirror_intervals(Ws, bs, box, first):
+    """Exact interval propagation of *box* with the shallow target's neuron clipped to its side
+    (no output clipped); None when empty."""
+    from .relaxation import node_intervals
+    return node_intervals(Ws, bs, box, {(first[0], first[1]): 1 if first[2] > 0 else 0})
 
 
 def _floats(ivs) -> list:
     """Float copies ``[lo, hi]`` of exact intervals, layer by layer."""
     return [[[float(a), float(b)] for a, b in layer] for layer in ivs]
-
-
-def _name_sign(node: dict, at: list) -> dict:
-    """A copy of the tree *node* whose ``{"sign": None}`` ends name the neuron *at*."""
-    if "children" in node:
-        return {**node, "children": [_name_sign(k, at) for k in node["children"]]}
-    if node.get("end") == {"sign": None}:
-        return {**node, "end": {"sign": list(at)}}
-    return node

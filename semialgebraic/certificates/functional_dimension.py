@@ -18,12 +18,14 @@ def dimension_bounds_certificate(net: Network, *, prime: int, inputs: Sequence[S
                                  upper_directions: Sequence | None = None,
                                  upper_regions: Sequence | None = None,
                                  upper_one_point: bool = False, upper_reason: str | None = None,
-                                 uncertified_upper_reason: str | None = None) -> dict:
+                                 uncertified_upper_reason: str | None = None,
+                                 shared_proofs: Sequence | None = None) -> dict:
     """Certificate of ``functional dimension >= lower`` (the Jacobian rows at the exact *inputs*
     have rank >= lower modulo *prime*) and, when one of *upper_directions*, *upper_regions*,
     *upper_one_point* certifies it, of ``<= upper``.  An upper bound that is not certified is
     not put into the certificate (say why in *uncertified_upper_reason*); *domain* is the JSON
-    form (None, ``{"box": [lo, hi]}``, ``{"orthant": True}``).
+    form (None, ``{"box": [lo, hi]}``, ``{"orthant": True}``); *shared_proofs*: the proofs the
+    ``upper_directions`` entries refer to by index (JSON-ready, stored as given).
 
     >>> net = Network.from_rows([[[1]], [[1]]], [[0], [0]])
     >>> c = dimension_bounds_certificate(net, prime=1000003, inputs=[[1]], lower=2)
@@ -45,6 +47,8 @@ def dimension_bounds_certificate(net: Network, *, prime: int, inputs: Sequence[S
         cert["upper_one_point"] = True
     if upper_directions is not None:
         cert["upper_directions"] = jsonable(list(upper_directions))
+    if shared_proofs:
+        cert["shared_proofs"] = list(shared_proofs)
     if upper_regions is not None:
         cert["upper_regions"] = jsonable(list(upper_regions))
     if not certified and uncertified_upper_reason is not None:

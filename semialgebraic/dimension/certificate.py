@@ -29,7 +29,7 @@ from .jacobian import jacobian_rows
 from .jacobian_columns import exercise, phase_search
 from .result import FunctionalDimension
 from .sampling import exact_masks
-from .upper import checked_directions_bound, is_regions_rank
+from .upper import checked_directions_bound, intern_shared, is_regions_rank
 
 __all__ = ["functional_dimension_certificate", "CERTIFICATE_LPS"]
 
@@ -107,6 +107,9 @@ def _certificate(net, fd, dom, seconds, lps) -> dict:
     inputs = [[q_json(v) for v in x] for x in X]
 
     def certificate(**upper) -> dict:
+        if "upper_directions" in upper:            # shared proofs stored once, referred to by index
+            upper["upper_directions"], table = intern_shared(upper["upper_directions"])
+            upper["shared_proofs"] = table or None
         return dimension_bounds_certificate(net, prime=int(p), inputs=inputs, lower=int(fd.lower),
                                             domain=domain_spec(dom), upper_reason=fd.reason, **upper)
 
@@ -187,11 +190,15 @@ class _UpperEntries:
 
     def run(self) -> tuple[list, int, list]:
         fd = self.fd
+        groups: dict = {}                          # the pairs of one shared proof: checked together
         for p_ in fd.details.get("exercise_proofs") or ():
+            if isinstance(p_.get("shared"), dict):
+                groups.setdefault(id(p_["shared"]), []).append(p_)
+                continue
             p_ = self.phase_first(p_)
-            if not self.add(["free", int(p_["parameter"]), p_]):
-                self.missing.append(f"the proof that parameter {int(p_['parameter'])} is never exercised "
-                                    "does not check" + (" (a one-point box)" if self.point else ""))
+            self.add_free([p_])
+        for group in groups.values():
+            self.add_free(group)
         proven = fd.details.get("proven") or {}
         bab = proven.get("emptiness") or {}
         for g in sorted(proven.get("dead", ())):
@@ -240,6 +247,16 @@ class _UpperEntries:
     def stopped(self) -> bool:
         """The LPs are spent (or the hard time limit, when one was given, has passed)."""
         return self.lps_left <= 0 or (self.deadline is not None and time.monotonic() > self.deadline)
+
+    def add_free(self, proofs) -> None:
+        """The ``free`` entries of *proofs* (one proof, or the pairs of one shared proof, checked
+        together: the shared tree replayed once), kept when the checker accepts them all."""
+        entries = [["free", int(p_["parameter"]), p_] for p_ in proofs]
+        if isinstance(checked_directions_bound(self.net, entries, self.dom, self.fd.inputs[:1]), str):
+            self.missing.extend(f"the proof that parameter {e[1]} is never exercised does not check"
+                                + (" (a one-point box)" if self.point else "") for e in entries)
+            return
+        self.entries.extend(entries)
 
     def add(self, entry) -> bool:
         """Keep *entry* when the checker accepts it (with the dead-neuron proofs it may rely on)."""

@@ -73,8 +73,20 @@ class FunctionalDimension:
                "exact": self.exact, "n_parameters": self.n_parameters, "reason": self.reason,
                "deficits": list(self.deficits), "complete_regions": self.complete_regions,
                "samples": self.samples, "work": self.work}
-        if self.details.get("exercise_proofs"):
-            out["exercise_proofs"] = self.details["exercise_proofs"]
+        if self.details.get("exercise_proofs"):     # a shared proof listed once, by index
+            table: list = []
+            index: dict = {}
+            proofs = []
+            for p in self.details["exercise_proofs"]:
+                if isinstance(p.get("shared"), dict):
+                    index.setdefault(id(p["shared"]), len(index))
+                    if len(table) < len(index):
+                        table.append(p["shared"])
+                    p = {**p, "shared": index[id(p["shared"])]}
+                proofs.append(p)
+            out["exercise_proofs"] = proofs
+            if table:
+                out["shared_proofs"] = table
         if self.non_generic:
             out["non_generic"] = self.non_generic
             out["nearby"] = [dict(v) for v in self.nearby]

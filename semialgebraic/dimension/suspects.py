@@ -17,7 +17,8 @@ from __future__ import annotations
 from algebra.kernel import parameter_offsets
 from algebra.network import Network
 
-from ..bab.emptiness import CONDITIONED_LPS, SHARED_LPS, Emptiness, decide_empty, decide_shared, walk_witness
+from ..bab.emptiness import (CONDITIONED_LPS, SHARED_LPS, decide_empty, decide_shared, decide_shared_shallow,
+                             shared_reference, walk_witness)
 from ..bab.signwalk import WALK_LPS
 from ..budget import BudgetExhausted
 from .jacobian_columns import exercise, incoming_directions, phase_search
@@ -316,33 +317,39 @@ class _Decider:
         """Never-co-active pairs left open that share their deeper neuron (two or more, the
         shallow ones in one layer), largest group first: one tree of
         :func:`semialgebraic.bab.emptiness.decide_shared` per group, within
-        :data:`SUSPECT_SHARED_LPS` float LPs in all; a proved group frees every weight of it."""
-        groups: dict = {}
-        for _, key, _ in tasks:
-            pair = coactive_targets(self.net, key)
-            if key in self.proven["free"] or pair is None or tuple(sorted(pair.items())) in self.witnessed:
-                continue
-            (a, sa), (c, sc) = sorted(pair.items())
-            groups.setdefault((c, sc, a[0]), []).append((key, a, sa))
-        for (c, sc, _), members in sorted(groups.items(), key=lambda kv: -len(kv[1])):
-            if len(members) < 2 or self.point or self.shared_left <= 0 or (
-                    hasattr(self.budget, "exhausted") and self.budget.exhausted()):
-                continue
-            try:
-                res, used = decide_shared(self.net, self.dom, (c[0], c[1], sc),
-                                          [(a[0], a[1], sa) for _, a, sa in members],
-                                          lps=min(SHARED_LPS, self.shared_left))
-            except BudgetExhausted:
-                return
-            self.shared_left -= used
-            if res is None:
-                continue
-            for key, a, sa in members:
-                proof = Emptiness(True, pieces=res[a]).proof({a: sa, c: sc})
-                self.proven["free"].add(key)
-                self.proofs.append({"parameter": key, **proof, "deeper_only": True})
-                self.open_questions = [q for q in self.open_questions
-                                       if sorted(q[0].items()) != sorted({a: sa, c: sc}.items())]
+        :data:`SUSPECT_SHARED_LPS` float LPs in all; a proved group frees every weight of it.  Then
+        the mirror: the pairs left that share their *shallow* neuron (the deeper ones in one
+        layer), one tree of :func:`semialgebraic.bab.emptiness.decide_shared_shallow` per group."""
+        for mirror in (False, True):
+            groups: dict = {}
+            for _, key, _ in tasks:
+                pair = coactive_targets(self.net, key)
+                if key in self.proven["free"] or pair is None or tuple(sorted(pair.items())) in self.witnessed:
+                    continue
+                (a, sa), (c, sc) = sorted(pair.items())
+                if mirror:                         # the shallow neuron shared: decide_shared_shallow
+                    groups.setdefault((a, sa, c[0]), []).append((key, c, sc))
+                else:
+                    groups.setdefault((c, sc, a[0]), []).append((key, a, sa))
+            for (c, sc, _), members in sorted(groups.items(), key=lambda kv: -len(kv[1])):
+                if len(members) < 2 or self.point or self.shared_left <= 0 or (
+                        hasattr(self.budget, "exhausted") and self.budget.exhausted()):
+                    continue
+                decide = decide_shared_shallow if mirror else decide_shared
+                try:
+                    res, used = decide(self.net, self.dom, (c[0], c[1], sc),
+                                       [(a[0], a[1], sa) for _, a, sa in members],
+                                       lps=min(SHARED_LPS, self.shared_left))
+                except BudgetExhausted:
+                    return
+                self.shared_left -= used
+                if res is None:
+                    continue
+                for key, a, sa in members:         # one shared proof object for the group
+                    self.proven["free"].add(key)
+                    self.proofs.append({"parameter": key, **shared_reference(res, (a[0], a[1], sa))})
+                    self.open_questions = [q for q in self.open_questions
+                                           if sorted(q[0].items()) != sorted({a: sa, c: sc}.items())]
 
 
 def _deadline(budget) -> float | None:

@@ -31,7 +31,8 @@ from .jacobian import network_prime
 from .jacobian_columns import active_span_perp
 from ..verify import verify
 
-__all__ = ["entry_vectors", "sparse_entry_vectors", "directions_bound", "checked_directions_bound", "is_regions_rank"]
+__all__ = ["entry_vectors", "sparse_entry_vectors", "directions_bound", "checked_directions_bound", "is_regions_rank",
+           "intern_shared"]
 
 
 def entry_vectors(net: Network, entries) -> list[list[Q]]:
@@ -150,9 +151,45 @@ def checked_directions_bound(net: Network, entries, dom, inputs) -> int | str:
         b = directions_bound(net, entries)
     except (ValueError, TypeError, KeyError, IndexError, AttributeError):
         b = None                # malformed: the checker raises InputError or says why
+    entries, table = intern_shared(entries)
     ok, why = verify(_minimal_certificate(net, dom, -1 if b is None else b, "upper_directions",
-                                          jsonable(entries), inputs))
+                                          jsonable(entries), inputs, table))
     return b if ok and b is not None else why
+
+
+def intern_shared(entries) -> tuple[list, list]:
+    """``(entries, table)``: *entries* whose proofs refer to a shared proof object (``{"shared":
+    <dict>}``, :func:`semialgebraic.bab.emptiness.shared_reference`) refer instead to its index
+    in *table*, each object stored once, in order of first reference (the certificate's
+    ``shared_proofs``).
+
+    >>> tree = {"deeper": [1, 0, 1], "shallow": [[0, 0, 1], [0, 1, 1]], "conditioned": []}
+    >>> es, table = intern_shared([["free", 7, {"parameter": 7, "shared": tree}], ["scale", 0, 0],
+    ...                            ["free", 9, {"parameter": 9, "shared": tree}]])
+    >>> [e[2]["shared"] for e in es if e[0] == "free"], len(table)
+    ([0, 0], 1)
+    """
+    table: list = []
+    index: dict = {}
+
+    def ref(P):
+        if isinstance(P, dict) and isinstance(P.get("shared"), dict):
+            key = id(P["shared"])
+            if key not in index:
+                index[key] = len(table)
+                table.append(P["shared"])
+            return {**P, "shared": index[key]}
+        return P
+    out = []
+    for e in entries:
+        if e[0] == "free":
+            e = [e[0], e[1], ref(e[2])]
+        elif e[0] in ("dead_proof", "active_proof"):
+            e = [*e[:3], ref(e[3])]
+        elif e[0] == "masked":
+            e = [*e[:3], [ref(P) for P in e[3]]]
+        out.append(e)
+    return out, table
 
 
 def is_regions_rank(net: Network, regions, dom, upper: int, inputs) -> bool:
@@ -161,11 +198,13 @@ def is_regions_rank(net: Network, regions, dom, upper: int, inputs) -> bool:
     return verify(_minimal_certificate(net, dom, int(upper), "upper_regions", regions, inputs))[0]
 
 
-def _minimal_certificate(net, dom, upper, key, value, inputs) -> dict:
+def _minimal_certificate(net, dom, upper, key, value, inputs, shared=None) -> dict:
     """A certificate of ``0 <= fd <= upper`` by *key*; *inputs*: differentiable inputs of the
-    domain (the checker wants at least one: it shows that fd is defined at θ)."""
+    domain (the checker wants at least one: it shows that fd is defined at θ); *shared*: the
+    table of shared proofs the entries refer to."""
     return dimension_bounds_certificate(net, prime=network_prime(net), inputs=list(inputs), lower=0,
-                                        domain=domain_spec(dom), upper=int(upper), **{key: value})
+                                        domain=domain_spec(dom), upper=int(upper), shared_proofs=shared or None,
+                                        **{key: value})
 
 
 def _unit(N, k) -> dict:

@@ -15,6 +15,8 @@ Schema (version 1; built by :func:`semialgebraic.certificates.dimension_bounds_c
      "upper_regions": [<region>, ...],            # optional: certifies upper = rank on all regions
      "upper_one_point": true,                     # optional, one-point box {x0}: certifies upper
                                                   #   = exact rank of the m rows at x0 (the value)
+     "shared_proofs": [<shared proof>, ...],      # optional: proofs stored once, referred to
+                                                  #   by index (functional_dimension_emptiness)
      "upper_reason": "...",                       # optional text, informational
      "uncertified_upper_reason": "..."}           # optional text, informational (what is missing)
 
@@ -58,7 +60,9 @@ the first positive target, re-derived).  A proof ``P`` (and the proof of a ``fre
 ``W_l[i,k]`` between two hidden layers, then about the targets ``[[l-1, k, 1], [l, i, 1]]``:
 never active together) may instead be a *branch-and-bound emptiness proof* ``{"targets": ...,
 "bab_tree": <tree>}`` (:mod:`semialgebraic.verify.functional_dimension_emptiness`): it shows
-the closed statement that no input of the domain at all has every target sign strictly.
+the closed statement that no input of the domain at all has every target sign strictly; or a
+reference ``{"targets": ..., "shared": i}`` to entry ``i`` of ``shared_proofs`` (one tree for
+several never-co-active pairs, checked once; an entry nothing refers to is malformed).
 ``Q`` has the same fields plus ``"leaves"``: the full
 patterns (paths) not refuted; every branch must end in a refutation or a listed leaf.
 
@@ -155,6 +159,7 @@ from algebra.linalg import QMatrix, nmod_rank
 from algebra.linalg.gfp import is_prime, rank_mod_p, residue, sparse_rank_mod_p
 from algebra.kernel.certificate_schemas import CLAIMS, check_header
 
+from .functional_dimension_emptiness import SharedProofs
 from .functional_dimension_upper import _ZERO, _masks, _one_point_upper, _regions_rank, _upper_vectors
 
 __all__ = ["check"]
@@ -223,10 +228,15 @@ def check(cert: dict) -> tuple[bool, str]:
     if not isinstance(upper, int) or isinstance(upper, bool):
         raise InputError("upper must be an integer")
     how = []
+    if "shared_proofs" in cert and dirs is None:
+        raise InputError("shared_proofs are referred to by upper_directions entries only")
     if dirs is not None:
-        vectors = _upper_vectors(net, dirs, lo_hi)
+        shared = SharedProofs(net, lo_hi, cert.get("shared_proofs", []))
+        vectors = _upper_vectors(net, dirs, lo_hi, shared)
         if isinstance(vectors, str):
             return False, vectors
+        if shared.unreferenced():
+            raise InputError(f"shared_proofs {shared.unreferenced()[:5]} are referred to by no proof")
         bound = _directions_bound(net, vectors, p, upper)
         if bound != upper:
             return False, f"N - rank of the listed directions is {bound}, not the claimed upper {upper}"

@@ -36,6 +36,29 @@ strict lies in the conditioned set of some leaf, none of which has ``s1·z_{t1}[
 tree of :func:`semialgebraic.bab.emptiness.decide_shared` so serves every shallow neuron it
 closes.
 
+A *shared proof* (a ``functional_dimension`` certificate's top-level table ``shared_proofs``,
+:class:`SharedProofs`) ``{"deeper": [t2, j2, s2], "shallow": [[t1, j, s1], ...], "conditioned":
+[piece, ...]}`` is one such ``deeper_only`` tree stored once for every pair ``(shallow_j,
+deeper)`` it closes: its sign ends are ``{"sign": null}``, where *every* listed shallow target is
+on its other side (``s1·z_{t1}[j] <= 0`` for each).  A pair's proof then only refers to it:
+``{"targets": [[t1, j, s1], [t2, j2, s2]], "shared": i, "parameter"?}`` (``i`` an index into the
+table; the pair's shallow target listed there, its deeper target the table entry's).  Each table
+entry is replayed once, at its first reference, and its verdict reused; an entry no proof
+refers to is malformed (every number of a certificate is checked).
+
+The mirror (:func:`semialgebraic.bab.emptiness.decide_shared_shallow`): a table entry
+``{"conditioned_on": "shallow", "shallow": [t1, j1, s1], "deeper": [[t2, j, s2], ...] (sorted,
+one layer t2 > t1), "conditioned": [piece, ...]}`` closes every pair ``(shallow, deeper_j)``.
+The checker rebuilds its network from θ and the entry (:func:`_mirror_network`: the layers of θ
+up to ``t2``, homogenised as above, its outputs the rows ``y_j = s2·z_{t2}[j]`` of every listed
+deeper target) and replays each piece with the shallow neuron clipped to ``s1·z_{t1}[j1] >= 0``
+and *no* output clipped; a leaf is empty (interval, Farkas) or ends ``{"sign": null}`` with every
+output interval ``hi <= 0``.  Soundness: a point of the domain with ``s1·z_{t1}[j1] > 0`` and
+``y_j > 0`` maps (positive homogeneity, as above) to a point of some piece with the same strict
+signs; it lies in the piece's conditioned set, so (the splits cover their node, every step is
+valid on the node's part of that set) in some leaf; not an empty one, and a sign leaf has ``y_j
+<= 0`` there: a contradiction.  So no input has both signs, for every listed ``j``.
+
 So a checked tree proof shows the closed statement "``g <= 0`` on the domain", which excludes every
 input (differentiable or not) with all target signs strict.
 
@@ -50,22 +73,27 @@ from algebra.rationals import Q, to_q
 
 from .bab_bound import _check_tree, _mu_w
 
-__all__ = ["is_bab_proof", "check_bab_empty", "check_conditioned"]
+__all__ = ["is_bab_proof", "check_bab_empty", "check_conditioned", "SharedProofs"]
 
 _Z, _I = Q(0), Q(1)
 
 
 def is_bab_proof(proof) -> bool:
-    """Whether *proof* is in the branch-and-bound form (a ``bab_tree`` key) or the conditioned
-    form (a ``conditioned`` key, :func:`check_conditioned`)."""
-    return isinstance(proof, dict) and ("bab_tree" in proof or "conditioned" in proof)
+    """Whether *proof* is in the branch-and-bound form (a ``bab_tree`` key), the conditioned
+    form (a ``conditioned`` key, :func:`check_conditioned`) or a reference to a shared proof (a
+    ``shared`` key, :class:`SharedProofs`)."""
+    return isinstance(proof, dict) and ("bab_tree" in proof or "conditioned" in proof or "shared" in proof)
 
 
-def check_bab_empty(net, proof, lo_hi, targets: dict) -> bool:
+def check_bab_empty(net, proof, lo_hi, targets: dict, shared: "SharedProofs | None" = None) -> bool:
     """True when *proof* shows that no input of the domain *lo_hi* (None: R^d, ``"orthant"``,
     or ``(lo, hi)``) has ``s·z_t[j] > 0`` for every ``((t, j), s)`` of *targets*; False when it
     does not (wrong targets, a leaf bound above 0 or not recomputed).  Raises InputError when
-    the tree is malformed.  A conditioned proof goes to :func:`check_conditioned`."""
+    the tree is malformed.  A conditioned proof goes to :func:`check_conditioned`; a reference
+    ``{"targets", "shared": i}`` to the table *shared* (:class:`SharedProofs`; without a table:
+    False)."""
+    if "shared" in proof:
+        return _check_reference(proof, targets, shared)
     if "conditioned" in proof:
         return check_conditioned(net, proof, lo_hi, targets)
     want = _targets(proof, targets)
@@ -198,14 +226,17 @@ def _pieces(lo_hi, d):
     return out
 
 
-def _check_piece(rows, biases, box, first, piece, clip=True) -> bool:
+def _check_piece(rows, biases, box, first, piece, clip=True, mirror=False) -> bool:
     """One piece: the exact interval image of *box* layer by layer (``relu`` between layers),
     the first target's neuron clipped to its side (``s1 = 1``: ``lo := max(lo, 0)``; ``−1``:
     ``hi := min(hi, 0)``; not when *clip* is False: a ``"deeper_only"`` proof, conditioned on
     the deeper target alone) and the output ``s2·z_c`` to ``>= 0``: the conditioned set, which
     holds every point of the piece with every target sign strict.  Empty intervals: proved
     (the piece must then be ``{"steps": [], "end": {"interval": None}}``).  Then the piece's
-    tree is replayed from those intervals (:func:`_check_node`)."""
+    tree is replayed from those intervals (:func:`_check_node`).  With *mirror* (a shared proof
+    conditioned on the shallow target, :class:`SharedProofs`) *first* is that target, clipped,
+    no output is clipped (the outputs are the deeper targets' rows ``s2·z_{t2}[j]``), and a sign
+    end must have every output ``<= 0``."""
     if not isinstance(piece, dict) or not isinstance(piece.get("steps"), list):
         raise InputError("a conditioned piece holds 'steps' (a list) and 'end', or 'split' and 'children'")
     ivs, cur = [], list(box)
@@ -215,12 +246,14 @@ def _check_piece(rows, biases, box, first, piece, clip=True) -> bool:
         if clip and first is not None and l == first[0]:
             lo, hi = layer[first[1]]
             layer[first[1]] = (max(lo, _Z), hi) if first[2] > 0 else (lo, min(hi, _Z))
-        if l == L - 1:
+        if l == L - 1 and not mirror:
             layer = [(max(layer[0][0], _Z), layer[0][1])]
         if any(lo > hi for lo, hi in layer):
             return piece == {"steps": [], "end": {"interval": None}}
         ivs.append(layer)
         cur = [(max(lo, _Z), max(hi, _Z)) for lo, hi in layer]
+    if mirror:                         # the sign end: every output (a deeper target) <= 0
+        first = [(L - 1, k, 1) for k in range(len(rows[-1]))]
     return _check_node(rows, biases, box, ivs, piece, sum(len(r) for r in rows[:-1]), first)
 
 
@@ -235,7 +268,9 @@ def _check_node(rows, biases, box, ivs, node, depth, first=None) -> bool:
     the last step left that interval empty, or ``{"farkas": {"mu", "alpha", "beta"}}`` whose
     bound of the zero objective is ``< 0``, or ``{"sign": [t1, j1]}`` naming the first target
     *first* ``(t1, j1, s1)`` whose interval after the steps is on its other side (``s1 = 1``:
-    ``hi <= 0``; ``−1``: ``lo >= 0``): no point of the node has ``s1·z_{t1}[j1] > 0``.  A split ``{"steps", "split": [l, j], "children":
+    ``hi <= 0``; ``−1``: ``lo >= 0``): no point of the node has ``s1·z_{t1}[j1] > 0`` (in a shared
+    proof *first* is the list of its shallow targets and the end is ``{"sign": None}``: every one
+    of them on its other side).  A split ``{"steps", "split": [l, j], "children":
     [c0, c1]}`` (``l`` a hidden layer) is proved when both halves are: ``c0`` with ``hi :=
     min(hi, 0)`` on ``(l, j)`` (the points with ``z_{l,j} <= 0``), ``c1`` with ``lo := max(lo,
     0)`` (``z_{l,j} >= 0``); the two halves cover the node.  A half whose interval is then empty
@@ -285,10 +320,15 @@ def _check_node(rows, biases, box, ivs, node, depth, first=None) -> bool:
                 return False
         return True
     if isinstance(end, dict) and set(end) == {"sign"}:
-        if first is None or end["sign"] != [first[0], first[1]]:
+        if isinstance(first, list):            # a shared proof: {"sign": null}, every shallow target
+            if end["sign"] is not None or not first:
+                return False
+            named = first
+        elif first is None or end["sign"] != [first[0], first[1]]:
             return False
-        lo, hi = ivs[first[0]][first[1]]
-        return hi <= 0 if first[2] > 0 else lo >= 0
+        else:
+            named = [first]
+        return all(ivs[t][j][1] <= 0 if s > 0 else ivs[t][j][0] >= 0 for t, j, s in named)
     if not isinstance(end, dict) or set(end) != {"farkas"}:
         return False
     got = _relaxed_max(rows, biases, box, ivs, {}, end["farkas"])
@@ -336,3 +376,115 @@ def _relaxed_max(rows, biases, box, ivs, obj, mult):
     for co, (lo, hi) in terms:
         total += co * hi if co > 0 else co * lo
     return total
+
+
+# -- shared proofs: one deeper_only tree stored once, referred to by index -------------------------
+class SharedProofs:
+    """The ``shared_proofs`` table of a certificate (module docstring): each entry checked at its
+    first reference (:meth:`proves`), the verdict kept; :meth:`unreferenced` lists the entries no
+    proof referred to.  InputError when the table or an entry is malformed."""
+
+    def __init__(self, net, lo_hi, table):
+        if not isinstance(table, list):
+            raise InputError("shared_proofs must be a list")
+        self.net, self.lo_hi, self.table = net, lo_hi, table
+        self.verdicts: dict[int, bool] = {}
+
+    def proves(self, i, want) -> bool:
+        """True when entry *i* is a valid shared proof and the pair *want* (sorted ``(t, j, s)``:
+        shallow, deeper) is one of the pairs it closes."""
+        if type(i) is not int or not 0 <= i < len(self.table):
+            raise InputError(f"a shared proof reference {i!r} is not an index of shared_proofs")
+        entry = self.table[i]
+        if isinstance(entry, dict) and "conditioned_on" in entry:
+            shallow, deepers = self._mirror_shape(entry)
+            if i not in self.verdicts:
+                self.verdicts[i] = self._check_mirror(shallow, deepers, entry["conditioned"])
+            return self.verdicts[i] and len(want) == 2 and want[0] == shallow and want[1] in deepers
+        shallow, deeper = self._shape(entry)
+        if i not in self.verdicts:
+            self.verdicts[i] = self._check(shallow, deeper, entry["conditioned"])
+        return self.verdicts[i] and len(want) == 2 and want[1] == deeper and want[0] in shallow
+
+    def unreferenced(self) -> list[int]:
+        return [i for i in range(len(self.table)) if i not in self.verdicts]
+
+    def _target(self, v, what) -> tuple:
+        net = self.net
+        if (not isinstance(v, list) or len(v) != 3 or not all(type(a) is int for a in v)
+                or v[2] not in (1, -1) or not 0 <= v[0] < net.depth - 1 or not 0 <= v[1] < net.widths[v[0] + 1]):
+            raise InputError(f"a shared proof's {what} {v!r} is not [hidden layer, neuron, ±1]")
+        return tuple(v)
+
+    def _shape(self, entry) -> tuple[list, tuple]:
+        if not isinstance(entry, dict) or set(entry) != {"deeper", "shallow", "conditioned"}:
+            raise InputError("a shared proof holds 'deeper', 'shallow' and 'conditioned'")
+        target = self._target
+        deeper = target(entry["deeper"], "deeper target")
+        if not isinstance(entry["shallow"], list) or not entry["shallow"]:
+            raise InputError("a shared proof lists its shallow targets")
+        shallow = [target(v, "shallow target") for v in entry["shallow"]]
+        if len({(t, j) for t, j, _ in shallow}) != len(shallow) or \
+                any(t != shallow[0][0] for t, _, _ in shallow) or shallow[0][0] >= deeper[0]:
+            raise InputError("a shared proof's shallow targets are distinct neurons of one layer below the deeper one")
+        return shallow, deeper
+
+    def _mirror_shape(self, entry) -> tuple[tuple, list]:
+        if set(entry) != {"conditioned_on", "shallow", "deeper", "conditioned"} or entry["conditioned_on"] != "shallow":
+            raise InputError("a shared proof conditioned on its shallow target holds 'conditioned_on': "
+                             "'shallow', 'shallow', 'deeper' and 'conditioned'")
+        shallow = self._target(entry["shallow"], "shallow target")
+        if not isinstance(entry["deeper"], list) or not entry["deeper"]:
+            raise InputError("a shared proof lists its deeper targets")
+        deepers = [self._target(v, "deeper target") for v in entry["deeper"]]
+        if deepers != sorted(set(deepers)) or len({j for _, j, _ in deepers}) != len(deepers) or \
+                any(t != deepers[0][0] for t, _, _ in deepers) or deepers[0][0] <= shallow[0]:
+            raise InputError("a shared proof's deeper targets are distinct neurons of one layer above the "
+                             "shallow one, sorted")
+        return shallow, deepers
+
+    def _check_mirror(self, shallow, deepers, pieces) -> bool:
+        """The tree conditioned on the shallow target alone, over the network whose outputs are
+        the deeper targets' rows (:func:`_mirror_network`), replayed once: every leaf empty or
+        with every output ``<= 0``."""
+        rows, biases = _mirror_network(self.net, self.lo_hi, deepers)
+        boxes = _pieces(self.lo_hi, self.net.n_inputs)
+        if not isinstance(pieces, list) or len(pieces) != len(boxes):
+            return False
+        return all(_check_piece(rows, biases, box, shallow, piece, clip=True, mirror=True)
+                   for box, piece in zip(boxes, pieces))
+
+    def _check(self, shallow, deeper, pieces) -> bool:
+        """The tree conditioned on the deeper target alone, replayed once (:func:`_check_piece`,
+        no clipping), its sign ends closed by every shallow target."""
+        rows, biases = _aux_network(self.net, self.lo_hi, [deeper])
+        boxes = _pieces(self.lo_hi, self.net.n_inputs)
+        if not isinstance(pieces, list) or len(pieces) != len(boxes):
+            return False
+        return all(_check_piece(rows, biases, box, shallow, piece, clip=False) for box, piece in zip(boxes, pieces))
+
+
+def _mirror_network(net, lo_hi, deepers) -> tuple[list, list]:
+    """Rows and biases of the network of a shared proof conditioned on its shallow target: the
+    one-target ``G`` of the first deeper target (:func:`_aux_network`), its output row replaced
+    by the rows ``s2·z_{t2}[j]`` of every deeper target, in order (the layers below ``t2`` are
+    those of θ, homogenised on R^d / the orthant, whatever the target)."""
+    rows, biases = _aux_network(net, lo_hi, [deepers[0]])
+    outs, obs = [], []
+    for d in deepers:
+        r, b = _aux_network(net, lo_hi, [d])
+        outs.append(r[-1][0])
+        obs.append(b[-1][0])
+    rows[-1], biases[-1] = outs, obs
+    return rows, biases
+
+
+def _check_reference(proof, targets: dict, shared) -> bool:
+    """A pair's proof ``{"targets", "shared": i[, "parameter"]}``: entry *i* of the table closes
+    the pair (:meth:`SharedProofs.proves`)."""
+    if set(proof) - {"targets", "shared", "parameter"}:
+        raise InputError("a shared proof reference holds 'targets' and 'shared' only")
+    want = _targets(proof, targets)
+    if want is None or shared is None:
+        return False
+    return shared.proves(proof["shared"], want)

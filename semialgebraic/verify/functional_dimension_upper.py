@@ -42,10 +42,11 @@ def _one_point_upper(net, lo_hi, upper, lower, why) -> tuple[bool, str]:
                         f"exact rank {rank}" + (f"; exact: {upper}" if upper == lower else ""))
 
 
-def _upper_vectors(net, dirs, lo_hi) -> list | str:
+def _upper_vectors(net, dirs, lo_hi, shared=None) -> list | str:
     """The vectors named by the ``upper_directions`` entries (flat parameter order), or the
     reason an entry is not justified.  Facts first (dead / always active, from interval bounds
-    and the ``dead_proof`` / ``active_proof`` entries), then each entry's vectors."""
+    and the ``dead_proof`` / ``active_proof`` entries), then each entry's vectors.  *shared*: the
+    certificate's table of shared proofs (:class:`~.functional_dimension_emptiness.SharedProofs`)."""
     if not isinstance(dirs, list):
         raise InputError("upper_directions must be a list")
     N = net.n_parameters
@@ -66,7 +67,7 @@ def _upper_vectors(net, dirs, lo_hi) -> list | str:
         if e[0] in ("dead_proof", "active_proof"):
             _, l, i, proof = e
             s = 1 if e[0] == "dead_proof" else -1
-            if not _check_empty(net, proof, lo_hi, {(l, i): s}):
+            if not _check_empty(net, proof, lo_hi, {(l, i): s}, shared=shared):
                 return (f"the proof that neuron ({l}, {i}) is never "
                         f"{'active' if s > 0 else 'inactive'} does not check")
             (dead if s > 0 else active).add((l, i))
@@ -79,7 +80,7 @@ def _upper_vectors(net, dirs, lo_hi) -> list | str:
             k, proof = e[1], e[2]
             if is_bab_proof(proof):            # never co-active: W_l[i,k] is never exercised
                 pair = _coactive(net, offsets, k)
-                if pair is None or not check_bab_empty(net, proof, lo_hi, pair):
+                if pair is None or not check_bab_empty(net, proof, lo_hi, pair, shared):
                     return f"the proof that parameter {k} is never exercised does not check"
                 out.append(_unit(N, k))
                 continue
@@ -117,7 +118,7 @@ def _upper_vectors(net, dirs, lo_hi) -> list | str:
             if kind == "active_proof" and (l, i) not in active:
                 return f"neuron ({l}, {i}) is proven dead too: it is not always active"
             if kind == "masked":
-                why = _check_masked(net, lo_hi, l, i, e[3], dead)
+                why = _check_masked(net, lo_hi, l, i, e[3], dead, shared)
                 if why:
                     return why
             v = [_ZERO] * N
@@ -302,7 +303,7 @@ def _silent(net, dead) -> set:
     return out
 
 
-def _check_masked(net, lo_hi, l, i, proofs, dead) -> str | None:
+def _check_masked(net, lo_hi, l, i, proofs, dead, shared=None) -> str | None:
     """None when neuron (l, i) is masked: every successor j with W_{l+1}[j,i] != 0 is dead or has
     a proof that {z_l[i] < 0, z_{l+1}[j] > 0} is empty; else the reason."""
     if l + 1 >= net.depth - 1:
@@ -312,12 +313,12 @@ def _check_masked(net, lo_hi, l, i, proofs, dead) -> str | None:
         if V[j, i] == 0 or (l + 1, j) in dead:
             continue
         want = {(l, i): -1, (l + 1, j): 1}
-        if not any(isinstance(P, dict) and _check_empty(net, P, lo_hi, want) for P in proofs):
+        if not any(isinstance(P, dict) and _check_empty(net, P, lo_hi, want, shared=shared) for P in proofs):
             return f"no valid proof that neuron ({l + 1}, {j}) is inactive wherever ({l}, {i}) is"
     return None
 
 
-def _check_empty(net, proof, lo_hi, targets, leaves=None) -> bool:
+def _check_empty(net, proof, lo_hi, targets, leaves=None, shared=None) -> bool:
     """True when *proof* shows that no differentiable input of the domain *lo_hi* has
     sign(z_t[j]) = s for every ((t, j), s) in *targets* (with *leaves*, a set: the unrefuted
     full paths of the proof are collected there and allowed)."""
@@ -327,7 +328,7 @@ def _check_empty(net, proof, lo_hi, targets, leaves=None) -> bool:
         if any(is_zero_neuron(net, t, j) for t, j in targets):
             return False
         if is_bab_proof(proof):
-            return leaves is None and check_bab_empty(net, proof, lo_hi, targets)
+            return leaves is None and check_bab_empty(net, proof, lo_hi, targets, shared)
         if domain_from_json(proof.get("domain"), net.n_inputs) != lo_hi:
             return False
         last = max(t for t, _ in targets)

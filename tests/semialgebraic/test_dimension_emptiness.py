@@ -570,15 +570,28 @@ def test_seed_3_functional_dimension_is_exact():
 
 
 # -- shared conditioning: several shallow neurons against one deeper neuron (decide_shared) --------
+def _name_sign(node: dict, at: list) -> dict:
+    """A copy of the tree *node* whose ``{"sign": None}`` ends name the neuron *at* (the per-pair
+    form of the certificates written before the table of shared proofs)."""
+    if "children" in node:
+        return {**node, "children": [_name_sign(k, at) for k in node["children"]]}
+    if node.get("end") == {"sign": None}:
+        return {**node, "end": {"sign": list(at)}}
+    return node
+
+
 def _shared_proofs(net, deeper, shallows, **kw):
+    """Each pair's proof in the per-pair ``"deeper_only"`` form (still read by the checker)."""
     from semialgebraic.bab.emptiness import decide_shared
     res, used = decide_shared(net, None, deeper, shallows, **kw)
     if res is None:
         return None, used
+    assert res["deeper"] == list(deeper) and res["shallow"] == [list(v) for v in shallows]
     out = {}
-    for a, pieces in res.items():
-        tg = {a: next(s for t, j, s in shallows if (t, j) == a), deeper[:2]: deeper[2]}
-        out[a] = (tg, json.loads(json.dumps({**Emptiness(True, pieces=pieces).proof(tg), "deeper_only": True})))
+    for t, j, s in shallows:
+        tg = {(t, j): s, deeper[:2]: deeper[2]}
+        pieces = [_name_sign(p, [t, j]) for p in res["conditioned"]]
+        out[(t, j)] = (tg, json.loads(json.dumps({**Emptiness(True, pieces=pieces).proof(tg), "deeper_only": True})))
     return out, used
 
 
@@ -665,21 +678,275 @@ def test_mutated_shared_proofs_are_rejected():
 def test_prove_suspects_frees_a_group_by_one_shared_tree():
     """With no branch-and-bound split and no per-pair conditioned LP, the three never-exercised
     weights W2[3, k] (k = 1, 2, 5: parameters 37, 38, 41) of the 2-6-6-1 net are freed by the
-    shared pass; each proof is a 'deeper_only' conditioned proof that checks, and the
-    functional-dimension certificate with them in its 'free' entries verifies."""
+    shared pass; each proof refers to one shared proof object, and the functional-dimension
+    certificate stores it once (``shared_proofs``), its three 'free' entries referring to index 0,
+    and verifies."""
     from semialgebraic.budget import Budget
     from semialgebraic.dimension.suspects import prove_suspects
     net = _net([2, 6, 6, 1], 301)
     evidence = {"missing": [[37], [38], [41]]}
     proven, _, proofs = prove_suspects(net, None, evidence, Budget(), lps=1, nodes=0, conditioned=0)
     assert proven["free"] == {37, 38, 41}
-    assert [p["parameter"] for p in proofs] == [37, 38, 41] and all(p["deeper_only"] for p in proofs)
-    for p in proofs:
-        (t1, j1, s1), (t2, j2, s2) = p["targets"]
-        assert check_bab_empty(net, json.loads(json.dumps(p)), None, {(t1, j1): s1, (t2, j2): s2})
+    assert [p["parameter"] for p in proofs] == [37, 38, 41]
+    assert all(p["shared"] is proofs[0]["shared"] for p in proofs)
+    assert proofs[0]["shared"]["deeper"] == [1, 3, 1]
+    from semialgebraic.dimension.upper import intern_shared
     fd = functional_dimension(net, max_regions=0)
     cert = functional_dimension_certificate(net, fd)
-    for p in proofs:
-        entry = next(e for e in cert["upper_directions"] if e[0] == "free" and e[1] == p["parameter"])
-        entry[2] = json.loads(json.dumps(p))
-    assert verify(cert)[0] and cert["upper"] == 51
+    by_key = {p["parameter"]: p for p in proofs}
+    dirs = [["free", e[1], by_key[e[1]]] if e[0] == "free" and e[1] in by_key else e
+            for e in cert["upper_directions"]]
+    cert["upper_directions"], cert["shared_proofs"] = intern_shared(dirs)
+    cert = json.loads(json.dumps(cert))
+    assert len(cert["shared_proofs"]) == 1 and cert["upper"] == 51
+    refs = [e[2] for e in cert["upper_directions"] if e[0] == "free" and "shared" in e[2]]
+    assert sorted(r["parameter"] for r in refs) == [37, 38, 41] and {r["shared"] for r in refs} == {0}
+    assert verify(cert)[0]
+
+
+# -- the table of shared proofs of a functional_dimension certificate --------------------------------
+_PARAMS = {(0, 1): 37, (0, 2): 38, (0, 5): 41}       # W2[3, k] of the 2-6-6-1 net: never exercised
+
+
+def _table_certificate(shallows=((0, 1, 1), (0, 2, 1), (0, 5, 1))):
+    """A certificate ``0 <= fd <= N - 3`` of the 2-6-6-1 net whose three 'free' entries refer to
+    one shared proof (:func:`decide_shared` of (1, 3) against three layer-0 neurons)."""
+    from semialgebraic.bab.emptiness import decide_shared, shared_reference
+    from semialgebraic.certificates import dimension_bounds_certificate
+    from semialgebraic.dimension.jacobian import network_prime
+    from semialgebraic.dimension.upper import intern_shared
+    net = _net([2, 6, 6, 1], 301)
+    res, _ = decide_shared(net, None, (1, 3, 1), list(shallows))
+    entries = [["free", _PARAMS[(t, j)], {"parameter": _PARAMS[(t, j)], **shared_reference(res, (t, j, s))}]
+               for t, j, s in shallows]
+    entries, table = intern_shared(entries)
+    cert = dimension_bounds_certificate(net, prime=network_prime(net), inputs=[["1/3", "2/7"]], lower=0,
+                                        upper=net.n_parameters - len(shallows), upper_directions=entries,
+                                        shared_proofs=table)
+    return net, json.loads(json.dumps(cert))
+
+
+def test_a_shared_proof_is_stored_once_and_checked_once(monkeypatch):
+    """Three pairs, one table entry of sign ends ``{"sign": null}``; the certificate checks, and
+    the tree is replayed once (not once per pair)."""
+    from semialgebraic.verify import functional_dimension_emptiness as emp
+    net, cert = _table_certificate()
+    assert len(cert["shared_proofs"]) == 1 and [e[2]["shared"] for e in cert["upper_directions"]] == [0, 0, 0]
+    ends = [p["end"] for p in cert["shared_proofs"][0]["conditioned"]]
+    assert ends[2] == ends[3] == {"sign": None}
+    calls = []
+    real = emp._check_piece
+    monkeypatch.setattr(emp, "_check_piece", lambda *a, **k: calls.append(1) or real(*a, **k))
+    ok, why = verify(cert)
+    assert ok and cert["upper"] == net.n_parameters - 3 == 64, why
+    assert len(calls) == 5                   # the five faces of the homogenised box, once
+
+
+def test_mutated_shared_proof_tables_are_rejected():
+    """A reference to a missing entry or not an index (malformed), to another entry (one whose
+    shallow list lacks the pair's neuron, or another deeper neuron), a shared tree altered (a
+    Farkas vector zeroed, a co-active shallow neuron (0, 0) added to its list), an entry nothing
+    refers to (malformed), a table without upper_directions (malformed): rejected."""
+    net, cert = _table_certificate()
+    assert verify(cert)[0]
+    for ref in (1, -1, "0", None):
+        bad = copy.deepcopy(cert)
+        bad["upper_directions"][0][2]["shared"] = ref
+        with pytest.raises(InputError):
+            verify(bad)
+    other = copy.deepcopy(cert["shared_proofs"][0])
+    other["shallow"] = [[0, 2, 1], [0, 5, 1]]            # still a valid tree, without (0, 1)
+    bad = copy.deepcopy(cert)
+    bad["shared_proofs"].append(other)
+    bad["upper_directions"][0][2]["shared"] = 1
+    assert not verify(bad)[0]
+    bad["upper_directions"][1][2]["shared"] = 1           # (0, 2) is in it: only (0, 1) breaks
+    assert not verify(bad)[0]
+    bad["upper_directions"][0][2]["shared"] = 0
+    assert verify(bad)[0]
+    other = copy.deepcopy(cert["shared_proofs"][0])
+    other["deeper"] = [1, 2, 1]
+    bad = copy.deepcopy(cert)
+    bad["shared_proofs"].append(other)
+    bad["upper_directions"][2][2]["shared"] = 1
+    assert not verify(bad)[0]
+    bad = copy.deepcopy(cert)
+    fk = bad["shared_proofs"][0]["conditioned"][0]["end"]["farkas"]
+    bad["shared_proofs"][0]["conditioned"][0]["end"]["farkas"] = {k: [[0] * len(r) for r in fk[k]] for k in fk}
+    assert not verify(bad)[0]
+    bad = copy.deepcopy(cert)
+    bad["shared_proofs"][0]["shallow"].append([0, 0, 1])  # (0, 0) and (1, 3) are co-active
+    assert not verify(bad)[0]
+    bad = copy.deepcopy(cert)
+    bad["shared_proofs"].append(copy.deepcopy(cert["shared_proofs"][0]))
+    with pytest.raises(InputError):
+        verify(bad)
+    bad = copy.deepcopy(cert)
+    bad["shared_proofs"][0]["shallow"] = [[0, 1, 1], [0, 1, 1]]
+    with pytest.raises(InputError):
+        verify(bad)
+    bad = copy.deepcopy(cert)
+    bad["upper_directions"][0][2]["extra"] = 1
+    with pytest.raises(InputError):
+        verify(bad)
+
+
+def test_a_shared_reference_needs_its_table():
+    """check_bab_empty on a reference without the table: not proved."""
+    net, cert = _table_certificate()
+    proof = cert["upper_directions"][0][2]
+    assert not check_bab_empty(net, proof, None, {(0, 1): 1, (1, 3): 1})
+
+
+def test_the_result_json_lists_a_shared_proof_once():
+    """FunctionalDimension.to_json: three proofs referring to one shared proof object give one
+    ``shared_proofs`` entry and references by index; another proof is kept as it is."""
+    from semialgebraic.dimension.result import FunctionalDimension
+    tree = {"deeper": [1, 3, 1], "shallow": [[0, 1, 1], [0, 2, 1]], "conditioned": []}
+    other = {"parameter": 5, "targets": [[0, 0, 1]], "bab_tree": {}}
+    proofs = [{"parameter": 37, "shared": tree}, other, {"parameter": 38, "shared": tree}]
+    out = FunctionalDimension(67, 50, 51, "", details={"exercise_proofs": proofs}).to_json()
+    assert out["shared_proofs"] == [tree]
+    assert out["exercise_proofs"] == [{"parameter": 37, "shared": 0}, other, {"parameter": 38, "shared": 0}]
+
+
+# -- the mirror: one shallow neuron against several deeper ones (decide_shared_shallow) -------------
+def _rare_net() -> Network:
+    """2-4-3-1: neuron (0, 0) = relu(x_0); each layer-1 neuron is ``-v·h_0 + u·h_1 - ... - b``
+    with ``h_1 = relu(-x_0)`` and every other weight and bias <= 0, so it is active only where
+    ``x_0 < 0``: the out-edges W2[k, 0] (parameters 12, 16, 20) are never exercised (planted),
+    but the triangle relaxation (``h_0``, ``h_1`` both up to 1/2 at ``x_0 = 0``) does not see it."""
+    W1 = [[1, 0], [-1, 0], [0, 1], [1, 1]]
+    W2 = [[-1, 2, -1, -1], [-1, 3, -1, Fraction(-1, 2)], [-2, 2, Fraction(-1, 2), -1]]
+    return Network.from_rows([W1, W2, [[1, 1, -1]]],
+                             [[0, 0, 0, Fraction(-1, 2)], [Fraction(-1, 4), Fraction(-1, 4), Fraction(-1, 8)], [0]])
+
+
+def _mirror_certificate():
+    """A certificate ``0 <= fd <= N - 3`` of :func:`_rare_net` whose three 'free' entries refer to
+    one shared proof conditioned on the shallow neuron (0, 0)."""
+    from semialgebraic.bab.emptiness import decide_shared_shallow, shared_reference
+    from semialgebraic.certificates import dimension_bounds_certificate
+    from semialgebraic.dimension.jacobian import network_prime
+    from semialgebraic.dimension.upper import intern_shared
+    net = _rare_net()
+    res, _ = decide_shared_shallow(net, None, (0, 0, 1), [(1, k, 1) for k in range(3)])
+    entries = [["free", 12 + 4 * k, {"parameter": 12 + 4 * k, **shared_reference(res, (1, k, 1))}] for k in range(3)]
+    entries, table = intern_shared(entries)
+    cert = dimension_bounds_certificate(net, prime=network_prime(net), inputs=[["1/3", "2/7"]], lower=0,
+                                        upper=net.n_parameters - 3, upper_directions=entries, shared_proofs=table)
+    return net, json.loads(json.dumps(cert))
+
+
+def _rejected(cert) -> bool:
+    try:
+        return not verify(cert)[0]
+    except InputError:
+        return True
+
+
+def test_mirror_shared_tree_proves_a_planted_rare_neuron():
+    """Planted: (0, 0) is never co-active with any layer-1 neuron (the exact phase search agrees);
+    one tree per face conditioned on h_0's neuron >= 0 alone closes the three pairs (four faces by
+    every output <= 0, the face x_0 = -1 empty), and prove_suspects (no per-pair work) frees
+    the three weights by that one shared object (the deeper-shared groups have one pair each)."""
+    from semialgebraic.bab.emptiness import decide_shared_shallow
+    from semialgebraic.budget import Budget
+    from semialgebraic.dimension.suspects import prove_suspects
+    net = _rare_net()
+    for k in range(3):
+        assert phase_search(net, None, {(0, 0): 1, (1, k): 1}, None, max_lps=5000, deadline=None,
+                            record=False)[0] is False
+    res, used = decide_shared_shallow(net, None, (0, 0, 1), [(1, k, 1) for k in range(3)])
+    assert res["conditioned_on"] == "shallow" and res["shallow"] == [0, 0, 1] and 0 < used <= 200
+    assert res["deeper"] == [[1, 0, 1], [1, 1, 1], [1, 2, 1]]
+    assert [p["end"] for p in res["conditioned"]] == [{"sign": None}] * 2 + [{"interval": None}] + [{"sign": None}] * 2
+    proven, _, proofs = prove_suspects(net, None, {"missing": [[12], [16], [20]]}, Budget(), lps=1, nodes=0,
+                                       conditioned=0)
+    assert proven["free"] == {12, 16, 20} and [p["parameter"] for p in proofs] == [12, 16, 20]
+    assert all(p["shared"] is proofs[0]["shared"] for p in proofs)
+    assert proofs[0]["shared"]["conditioned_on"] == "shallow"
+    assert [p["targets"] for p in proofs] == [[[0, 0, 1], [1, k, 1]] for k in range(3)]
+    net, cert = _mirror_certificate()
+    assert len(cert["shared_proofs"]) == 1 and [e[2]["shared"] for e in cert["upper_directions"]] == [0, 0, 0]
+    ok, why = verify(cert)
+    assert ok and cert["upper"] == net.n_parameters - 3 == 28, why
+
+
+def test_mirror_shared_tree_refuses_a_coactive_deeper_neuron():
+    """The 2-6-6-1 net's (0, 2) is co-active with some layer-1 neurons: the group of every layer-1
+    neuron does not close."""
+    from semialgebraic.bab.emptiness import decide_shared_shallow
+    net = _net([2, 6, 6, 1], 301)
+    assert phase_search(net, None, {(0, 2): 1, (1, 0): 1}, None, max_lps=5000, deadline=None,
+                        record=False)[0] is True
+    res, _ = decide_shared_shallow(net, None, (0, 2, 1), [(1, k, 1) for k in range(6)], splits=8, lps=2000)
+    assert res is None
+
+
+@pytest.mark.parametrize("seed", [3, 4, 10])
+def test_mirror_shared_decisions_agree_with_the_exact_phase_search(seed):
+    """Soundness on 2-4-4-4-1 nets: a group of all four deeper neurons is proved only when the
+    exact phase search finds none of its pairs with the shallow neuron co-active; every proof's
+    certificate entry checks (SharedProofs)."""
+    from semialgebraic.bab.emptiness import decide_shared_shallow
+    from semialgebraic.verify.functional_dimension_emptiness import SharedProofs
+    net = _gauss_net((2, 4, 4, 4, 1), seed)
+    proved = 0
+    for t in (0, 1):
+        for a in range(4):
+            never = [c for c in range(4) if phase_search(net, None, {(t, a): 1, (t + 1, c): 1}, None,
+                                                         max_lps=5000, deadline=None, record=False)[0] is False]
+            for group in ([(t + 1, c, 1) for c in range(4)], [(t + 1, c, 1) for c in never]):
+                if len(group) < 2:
+                    continue
+                res, _ = decide_shared_shallow(net, None, (t, a, 1), group, splits=12, lps=2000)
+                if res is None:
+                    continue
+                assert all(c in never for _, c, _ in group)
+                table = SharedProofs(net, None, [json.loads(json.dumps(res))])
+                for _, c, _ in group:
+                    assert table.proves(0, [(t, a, 1), (t + 1, c, 1)])
+                    proved += 1
+    assert proved >= {3: 12, 4: 3, 10: 4}[seed]
+
+
+def test_mutated_mirror_shared_proofs_are_rejected():
+    """A deeper target dropped or added (the outputs change: the tree no longer replays), the
+    shallow or a deeper sign flipped, a sign end where the face was empty, a Farkas vector zeroed,
+    a reference to another shared proof (a classic deeper_only entry of another pair, or a mirror
+    entry without the pair), the marker changed, an unsorted deeper list: rejected."""
+    net, cert = _mirror_certificate()
+    assert verify(cert)[0]
+    for mutate in (lambda e: e["deeper"].pop(),
+                   lambda e: e["deeper"].pop(0),
+                   lambda e: e["deeper"].append([1, 2, -1]),
+                   lambda e: e.__setitem__("shallow", [0, 0, -1]),
+                   lambda e: e["deeper"][1].__setitem__(2, -1),
+                   lambda e: e["conditioned"][2].__setitem__("end", {"sign": None}),
+                   lambda e: e["conditioned"][0].__setitem__("end", {"sign": [0, 0]}),
+                   lambda e: e.__setitem__("conditioned_on", "deeper"),
+                   lambda e: e.__setitem__("deeper", e["deeper"][::-1]),
+                   lambda e: e["conditioned"].pop()):
+        bad = copy.deepcopy(cert)
+        mutate(bad["shared_proofs"][0])
+        assert _rejected(bad), mutate
+    # a Farkas vector zeroed: in a decided group of seed 4's net that ends by one
+    from semialgebraic.bab.emptiness import decide_shared_shallow
+    from semialgebraic.verify.functional_dimension_emptiness import SharedProofs
+    g4 = _gauss_net((2, 4, 4, 4, 1), 4)
+    res = json.loads(json.dumps(decide_shared_shallow(g4, None, (1, 2, 1), [(2, c, 1) for c in range(3)])[0]))
+    assert [next(iter(p["end"])) for p in res["conditioned"]] == ["sign", "sign", "farkas", "sign", "sign"]
+    assert SharedProofs(g4, None, [res]).proves(0, [(1, 2, 1), (2, 0, 1)])
+    bad = copy.deepcopy(res)
+    fk = bad["conditioned"][2]["end"]["farkas"]
+    bad["conditioned"][2]["end"]["farkas"] = {k: [[0] * len(r) for r in fk[k]] for k in fk}
+    assert not SharedProofs(g4, None, [bad]).proves(0, [(1, 2, 1), (2, 0, 1)])
+    assert not SharedProofs(g4, None, [res]).proves(0, [(1, 2, 1), (2, 3, 1)])    # not in its list
+    assert not SharedProofs(g4, None, [res]).proves(0, [(1, 1, 1), (2, 0, 1)])    # another shallow
+    # a reference to another table entry: the same tree claimed for another shallow neuron
+    bad = copy.deepcopy(cert)
+    bad["shared_proofs"].append(copy.deepcopy(cert["shared_proofs"][0]))
+    bad["shared_proofs"][1]["shallow"] = [0, 1, 1]
+    bad["upper_directions"][2][2]["shared"] = 1
+    assert _rejected(bad)
