@@ -17,7 +17,10 @@ ACAS Xu, 300 neurons: ~45 KB a region against ~6 KB, measured 2026-12-03).
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 
+from algebra.linalg import QMatrix
+from algebra.network import Network
 from algebra.rationals import q_str
 
 from ..budget import Budget
@@ -116,7 +119,9 @@ def register(sub, parent) -> None:
                            "neighbours_as. A neighbour is [facet, k] (regions[k] of the list), "
                            "[facet, null] (the domain's boundary) or, for a region not listed "
                            "(a walk cut short), [facet, [[neuron, sign], ...]] (this region's "
-                           "pattern with those entries changed); --full gives whole patterns.",
+                           "pattern with those entries changed); --full gives whole patterns. A "
+                           "box of width 0 in some coordinates gives the regions of that slice "
+                           "(JSON domain type 'slice', its fixed and free coordinates).",
                            exits=["0  every region found",
                                   "3  --max-regions or --timeout cut the walk short (partial "
                                   "result)"],
@@ -149,6 +154,10 @@ def cmd_regions(args) -> int:
     d = net.n_inputs
     dom = parse_domain(args, d, net)
     rows = dom.rows()
+    fixed = {i: lo for i, (lo, hi) in enumerate(zip(dom.lo, dom.hi))
+             if lo is not None and hi is not None and lo == hi}
+    if fixed:                      # a box of width 0 in some coordinates: regions of the slice
+        return _slice_regions(args, net, rows, fixed)
     if dom.as_cube is not None:
         lo, hi = dom.as_cube
         domain = Polyhedron.box(d, lo, hi)
@@ -163,10 +172,61 @@ def cmd_regions(args) -> int:
         domain_json = {"type": "polyhedron", **dom.to_json()}
     if args.timeout is not None:        # a one-time import, before the clock (not inside it)
         preload()
+    return _report(args, net, domain, domain_json)
+
+
+def _slice_regions(args, net, rows, fixed) -> int:
+    """``regions`` on a domain with coordinates fixed (a box of width 0 there): no region of R^d
+    is full-dimensional in it, so the regions reported are those of the slice — the network
+    with the fixed coordinates folded into its first biases, walked on the free coordinates
+    (each row ``g·x + g0 >= 0`` of the domain restricted alike).  Points are given with every
+    coordinate, the map ``x ↦ J x + c`` is the network's on the slice (zero columns of J at the
+    fixed coordinates), and the JSON domain lists the fixed coordinates (``"fixed"``)."""
+    d = net.n_inputs
+    free = [i for i in range(d) if i not in fixed]
+    if not free:
+        fail("--box: every coordinate has width 0 (one point): activation regions are "
+             "full-dimensional; evaluate the network at the point instead (netfibers eval)")
+    W = net.weights[0].to_rows()
+    b0 = [c + sum(w[i] * v for i, v in fixed.items()) for w, c in zip(W, net.biases[0])]
+    sliced = Network.from_rows([[[w[i] for i in free] for w in W],
+                                *(M.to_rows() for M in net.weights[1:])],
+                               [b0, *(list(b) for b in net.biases[1:])])
+    cut = []
+    for g in rows:
+        a = [g[i] for i in free]
+        c = g[d] + sum(g[i] * v for i, v in fixed.items())
+        if any(v != 0 for v in a) or c < 0:
+            cut.append((a, c))
+    domain = Polyhedron([[-v for v in a] for a, _ in cut], [c for _, c in cut], len(free))
+    domain_json = {"type": "slice", "fixed": {str(i): q_str(v) for i, v in fixed.items()},
+                   "free": free, "rows": [[*(q_str(v) for v in a), q_str(c)] for a, c in cut]}
+
+    def widen(r):
+        full = [None] * d
+        for i, v in fixed.items():
+            full[i] = v
+        for i, v in zip(free, r.point):
+            full[i] = v
+        J = [[0] * d for _ in range(net.n_outputs)]
+        for o, row in enumerate(r.jacobian.to_rows()):
+            for i, v in zip(free, row):
+                J[o][i] = v
+        return replace(r, point=tuple(full), jacobian=QMatrix.from_rows(J, d))
+    if args.timeout is not None:
+        preload()
+    return _report(args, sliced, domain, domain_json, widen=widen,
+                   note=f"  (the slice {', '.join(f'x{i} = {q_str(v)}' for i, v in fixed.items())}: "
+                        "the box has width 0 there; regions of the network on the free coordinates)")
+
+
+def _report(args, net, domain, domain_json, widen=None, note=None) -> int:
     budget = Budget(timeout=args.timeout, max_regions=args.max_regions)
     walk = regions(net, domain=domain, budget=budget)
     found = list(walk)
     complete = walk.complete
+    if widen is not None:
+        found = [widen(r) for r in found]
     reason = None if complete else (budget.reason or "stopped")
     piece = linear_pieces(found)
     n_pieces = len(set(piece))
@@ -189,6 +249,8 @@ def cmd_regions(args) -> int:
              f"piece{'s' if n_pieces != 1 else ''}" + ("" if complete else f" (partial: {reason})"),
              "  (a region: one on/off pattern of the hidden neurons; a linear piece: adjacent "
              "regions on which the network is the same affine map x -> J x + c, joined)"]
+    if note:
+        lines.append(note)
     shown = []
     for k, r in enumerate(found[:50]):
         pat = "".join("+" if s > 0 else "-" if s < 0 else "0" for s in r.pattern)

@@ -52,3 +52,25 @@ def test_a_walk_cut_short_names_unlisted_neighbours_by_the_changed_neuron(run, t
             if isinstance(q, list):
                 assert q[0][0] == i and r["pattern"][i] == -q[0][1]
     assert neighbour_patterns(compact["regions"]) == [r["neighbours"] for r in full["regions"]]
+
+
+def test_regions_on_a_box_of_width_zero_are_the_slices(run, tmp_path):
+    """A box of width 0 in a coordinate has no full-dimensional region of R^d; ``regions`` used
+    to say "0 regions, complete" (adversarial campaign).  It now walks the slice: n(x, 1) =
+    relu(x + 1) + relu(5/2 - x) on x in [-3, 3] (by hand: x + 1 on (5/2, 3], 7/2 on (-1, 5/2),
+    5/2 - x on [-3, -1)); a one-point box is refused (exit 2)."""
+    net = tmp_path / "n.json"
+    net.write_text(json.dumps({"format": "netfibers.network", "version": 1, "activation": "relu",
+                               "layers": [{"weight": [[1, 1], [-1, 2]], "bias": [0, "1/2"]},
+                                          {"weight": [[1, 1]], "bias": [0]}]}))
+    code, out, _ = run("regions", net, "--box=-3:3,1:1", "--json")
+    js = json.loads(out)
+    assert code == 0 and js["complete"] and (js["number_of_regions"], js["number_of_linear_pieces"]) == (3, 3)
+    assert js["domain"]["fixed"] == {"1": "1"} and js["domain"]["free"] == [0]
+    maps = sorted((r["pattern"], r["jacobian"], r["offset"]) for r in js["regions"])
+    assert maps == [([-1, 1], [[-1, 0]], ["5/2"]), ([1, -1], [[1, 0]], [1]), ([1, 1], [[0, 0]], ["7/2"])]
+    assert all(r["point"][1] == 1 for r in js["regions"])
+    code, out, _ = run("regions", net, "--box", "0:1,1:1")
+    assert code == 0 and out.startswith("1 activation region, 1 linear piece")
+    code, _, err = run("regions", net, "--box", "1:1,1:1")
+    assert code == 2 and "one point" in err
