@@ -1087,8 +1087,8 @@ def report(t0, per_kind, calls, bad, kinds, times=(), width=40, kind_width=18) -
         print(f"  {k:{width}s}        {times[k]:7.1f} s")
     for k in kinds:
         if per_kind[k]:
-            print(f"  {k:{kind_width}s} {per_kind[k]:4d} cases, findings in seeds {bad[k]}")
-    return 1 if bad else 0
+            print(f"  {k:{kind_width}s} {per_kind[k]:4d} cases, findings in seeds {bad.get(k, [])}")
+    return 1 if any(bad.values()) else 0
 
 
 if __name__ == "__main__":
