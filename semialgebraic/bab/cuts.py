@@ -43,6 +43,7 @@ same way (three-layer-fibers R32).  The children inherit them as any cut.
 
 from __future__ import annotations
 
+import math
 import time
 
 import numpy as np
@@ -65,6 +66,10 @@ FORWARD = True        # a node (not the root) separates at its final LP point fo
 # pay: 1.83x -> 1.77x side by side at 9 CPU s), 64-32-16-10 3–4 % (they did not: 4.61x ->
 # 5.07x, half the nodes)
 PAY_GAIN = 0.08
+# a single-neuron cut's exact δ computed only when an exact bound gives it ρ != 0 or a
+# certificate holds it (HiGHS gets a float guess): of the ~14 cuts separated per node on digits
+# 64-32-10 most are never used; False: every δ exact when the cut is made (the former way)
+LAZY_DELTA = True
 _MIN_VIOLATION = 1e-7   # relative to the neuron's interval width
 _ALPHA_GRID = 1 << 40   # the fractional coefficient rounded to this grid (δ stays exact)
 _RHO_GRID = 1 << 60     # HiGHS's cut duals rounded as the other duals (.search._DUAL_GRID)
@@ -91,15 +96,30 @@ class Cut:
     cut has ``pair = (j2, β_2, μ)``: the row has ``+ β_2·h_{l,j2}`` too (the copy of neuron
     ``j`` in ``b``) and ``δ`` is :func:`pair_cut_rhs`'s with the four multipliers ``μ``."""
 
-    __slots__ = ("at", "index", "values", "fvalues", "beta", "delta", "key", "box", "_json", "pair")
+    __slots__ = ("at", "index", "values", "fvalues", "beta", "_delta", "fdelta", "_row", "key", "box", "_json",
+                 "pair")
 
-    def __init__(self, at, index, values, beta, delta, key, box=None, pair=None):
+    def __init__(self, at, index, values, beta, delta, key, box=None, pair=None, row=None, fdelta=None):
         self.at, self.index, self.values = at, np.asarray(index, dtype=np.int64), list(values)
         self.fvalues = np.array([float(v) for v in self.values], dtype=float)
-        self.beta, self.delta, self.key = beta, delta, key
+        self.beta, self._delta, self.key = beta, delta, key
+        # δ deferred (*delta* None): the neuron's exact row ``(w, b)`` on *box*, made exact on
+        # first use (:attr:`delta`: only cuts of non-zero ρ in an exact bound, or written to a
+        # certificate); HiGHS meanwhile gets *fdelta*, a float guess of it (floats never decide)
+        self._row = row
+        self.fdelta = float(delta) if fdelta is None else fdelta
         self.box = box                # the input box δ was computed on
         self._json = None
         self.pair = pair              # None, or (j2, β_2, μ per sign region) of a pair cut
+
+    @property
+    def delta(self):
+        """The exact right-hand side on :attr:`box` (:func:`relu_cut_rhs`, computed once)."""
+        if self._delta is None:
+            w, b = self._row
+            self._delta = relu_cut_rhs(self.dense(len(self.box)), self.beta, w, b, self.box)
+            self._row = None
+        return self._delta
 
     def as_json(self) -> dict:
         """``{"at", "alpha": [[k, α_k], ...], "beta", "delta"}`` (one dict per cut, made once)."""
@@ -181,7 +201,12 @@ class CutSeparator:
         for k, v in zip(index, values):
             alpha[k] = v
         inputs = self.input_box(box, ivs, l)
-        if pair is None:
+        row = fdelta = None
+        if pair is None and LAZY_DELTA:
+            delta, row = None, (self.Ws[l][j], self.bs[l][j])
+            fdelta = _float_cut_rhs(np.array([float(v) for v in alpha]), float(beta), self.fW[l][j],
+                                    self.fb[l][j], inputs)
+        elif pair is None:
             delta = relu_cut_rhs(alpha, beta, self.Ws[l][j], self.bs[l][j], inputs)
         else:
             j2, b2, mus = pair
@@ -191,7 +216,7 @@ class CutSeparator:
             self._serial += 1
             key = (l, j, self._serial)
             self.made += 1
-        return Cut(at, index, values, beta, delta, key, inputs, pair)
+        return Cut(at, index, values, beta, delta, key, inputs, pair, row=row, fdelta=fdelta)
 
     def refresh(self, cuts, box, ivs):
         """*cuts* (a parent's) with ``δ`` recomputed on this node's box (valid by construction;
@@ -394,6 +419,37 @@ class CutSeparator:
                 basis.cuts += tuple(self.separate(box, ivs, info["cols"], t, self.per_round_node))
             keep.append(basis)
         return (*got, cuts, rho)
+
+
+def _float_box_halfspace(c, lo, hi, a, b):
+    """``max c·x`` over ``{lo <= x <= hi, a·x + b <= 0}`` in floats (the greedy of
+    :func:`algebra.kernel.knapsack.max_over_box_halfspace`), ``-inf`` when empty: a guess."""
+    up = (c > 0) | ((c == 0) & (a < 0))
+    x, other = np.where(up, hi, lo), np.where(up, lo, hi)
+    total, row = float(c @ x), float(a @ x) + b
+    if row <= 0:
+        return total
+    gain, cost = a * (x - other), np.abs(c * (x - other))
+    keep = gain > 0
+    gain, cost = gain[keep], cost[keep]
+    order = np.argsort(cost / gain, kind="stable")
+    gain, cost = gain[order], cost[order]
+    cum = np.cumsum(gain)
+    h = int(np.searchsorted(cum, row))           # the first item whose gain covers the excess
+    if h >= len(gain):
+        return -math.inf
+    before = float(cost[:h].sum())
+    rest = row - (float(cum[h - 1]) if h else 0.0)
+    return total - before - cost[h] / gain[h] * rest
+
+
+def _float_cut_rhs(alpha, beta, w, b, box):
+    """A float guess of :func:`relu_cut_rhs` (HiGHS's right-hand side of a deferred cut)."""
+    lo = np.array([float(v) for v, _ in box])
+    hi = np.array([float(v) for _, v in box])
+    off = _float_box_halfspace(alpha, lo, hi, w, b)
+    on = _float_box_halfspace(alpha + beta * w, lo, hi, -w, -b) + beta * b
+    return max(off, on)
 
 
 def exact_rho(rho, sign):
