@@ -18,7 +18,10 @@ that separation runs in floats at HiGHS's LP point (:meth:`CutSeparator.separate
 *proposes* ``(α, β)``; the right-hand side ``δ`` of the row ``α·x + β·y <= δ`` is computed
 exactly by :func:`algebra.kernel.knapsack.relu_cut_rhs` (two fractional knapsacks over the
 box), so every cut is valid by construction, and the checker re-proves it the same way
-(:mod:`semialgebraic.verify.bab_cuts`; three-layer-fibers R30, R31).  A child node keeps its
+(:mod:`semialgebraic.verify.bab_cuts`; three-layer-fibers R30, R31).  That exact ``δ`` is made
+on the cut's first exact use (:attr:`Cut.delta`: a non-zero ``ρ`` in an exact bound, or a
+certificate); HiGHS's row meanwhile has a float guess of it (:data:`LAZY_DELTA`; most cuts a node
+separates for its children are never used).  A child node keeps its
 parent's cuts that the parent's LP used (``ρ > 0``), their ``δ`` recomputed on the child's
 (smaller) box; the rows enter the Neumaier–Shcherbina bound with multipliers ``ρ >= 0``
 (:func:`cut_terms`).  On a difference network ``a − b`` every neuron is a neuron of ``a`` or of
@@ -78,7 +81,14 @@ _ZERO = Q(0)
 # 2026-12-02 on digits 64-32-10 side by side (bench_bab.py --pair-cuts): 60 s at load 7.9 (14 CPU
 # s) 2.03x against 1.747x without; 600 s, 1 round of 4 pairs at load ~10 (89.6 CPU s) 1.392x
 # against 1.443x, 2 rounds of 8 at load ~7 (111 CPU s) 1.464x against 1.409x: the root bound
-# falls 9–30 %, the search does not gain (fewer nodes)
+# falls 9–30 %, the search does not gain (fewer nodes).  Why (2026-12-03, `bench_bab.py --root
+# --root-depth 5`, the node 5 splits down the search's path of −(a_4 − b_4) / +(a_2 − b_2), floats
+# unless said): triangle LP 0.0670 / 0.0686, single-neuron cuts 0.0570 / 0.0600 (exact), each
+# neuron's own input-space hull 0.0560 / 0.0592, the (z_a, z_b) pair hull 0.0658 / 0.0675,
+# NeuroDiff's rows 0.0670 / 0.0686, the input-space pair hull 0.0389 / 0.0405; pair cuts (exact)
+# 1 round of 4 pairs 0.0541 / 0.0569, 4 rounds of 16 0.0397 / 0.0407 but 17 CPU s a node (a node
+# of the search costs ~0.03 CPU s): the pair hull in the inputs is the relaxation that matters,
+# and separating it by the extended formulation is far too slow for the nodes
 PAIR_CUTS = False
 PAIR_HULL_ROUNDS = 1    # root rounds that add pair cuts
 PAIR_HULL_PAIRS = 4     # pairs in the root's extended formulation; digits 64-32-10 root, objective
