@@ -42,12 +42,18 @@ and with the single-neuron cuts, and with the pair cuts too (``--pair-cuts``, de
 ``(z_b, δ)`` (every facet of the hull of its graph over the pair's polygon) and plus the exact
 convex hull of ``{(z_a, z_b, relu z_a, relu z_b)}`` per pair (``z_a, z_b`` in their intervals,
 ``z_a − z_b`` in δ's; Qhull on the vertices of that polygon cut by ``z_a = 0``, ``z_b = 0``) and
-plus the convex hull of each pair's graph ``{(h_{l−1}, relu z_a, relu z_b)}`` over the box of its
-inputs (Balas's extended formulation over the four sign regions; only when unstable neurons ×
+plus the convex hull of each unstable neuron's own graph ``{(h_{l−1}, relu z)}`` over the box of
+its inputs (what the single-neuron cuts approximate), plus the convex hull of each pair's graph
+``{(h_{l−1}, relu z_a, relu z_b)}`` over the box of its inputs (Balas's extended formulation over the four sign regions; only when unstable neurons ×
 input dimension <= ``--root-inputs-max``, 4096); last a float sample's max (a lower estimate).  With ``--root-width W`` the ACAS Xu rows are boxes of
 width W around the sample maximiser of the full box (the full box too, unless ``--no-root-full``).
 
+With ``--root-depth K`` each objective's row is at the node K splits below the root along the
+search's own choice (the neuron of largest LP share, then the child of larger bound; the first
+column the LP + cuts bound at each level).
+
     python benchmarks/bench_bab.py --root [--only digits|acas] [--root-width 1/16] [--no-root-full]
+                                   [--root-depth 5]
 """
 
 from __future__ import annotations
@@ -291,12 +297,13 @@ def pair_rows(za, zb, d, kind):
     return out
 
 
-def _add_input_hull(h, t, W, b, box, ivs, l, j, n):
+def _add_input_hull(h, t, W, b, box, ivs, l, j, n, single=False):
     """Rows and columns making ``(h_{l−1}, h_{l,j}, h_{l,n+j})`` lie in the convex hull of the
     graph of the pair ``(relu(z_a), relu(z_b))`` over the box of their inputs (Balas's extended
     formulation: one scaled copy ``y_k`` of the inputs and a weight ``λ_k`` per sign region,
     ``Σ y_k = h_{l−1}``, ``Σ λ_k = 1``, ``y_k ∈ λ_k·box``, the signs of the region on ``y_k``, and
-    ``h_{l,j}``, ``h_{l,n+j}`` the sums of the pieces), floats."""
+    ``h_{l,j}``, ``h_{l,n+j}`` the sums of the pieces), floats.  With *single* the hull of
+    neuron ``j``'s graph alone (two sign regions), ``j`` any neuron of the layer."""
     from highspy import _core as hc
     inf = hc.kHighsInf
     if l == 0:
@@ -305,8 +312,8 @@ def _add_input_hull(h, t, W, b, box, ivs, l, j, n):
         lo = np.array([max(float(v), 0.0) for v, _ in ivs[l - 1]]); hi = np.array([max(float(v), 0.0) for _, v in ivs[l - 1]])
         xcol = t.hoff[l - 1] + np.arange(len(lo))
     d = len(lo)
-    wa, ba, wb, bb = W[l][j], b[l][j], W[l][n + j], b[l][n + j]
-    regions = [(1, 1), (1, 0), (0, 1), (0, 0)]
+    regions = [(1,), (0,)] if single else [(1, 1), (1, 0), (0, 1), (0, 0)]
+    neurons = [(W[l][k], b[l][k], t.hoff[l] + k, side) for side, k in enumerate((j,) if single else (j, n + j))]
     base = h.getNumCol()
     K = len(regions)
     ncol = K * (d + 1)
@@ -318,14 +325,15 @@ def _add_input_hull(h, t, W, b, box, ivs, l, j, n):
     for i in range(d):
         rows.append((0.0, 0.0, [int(y(k)[i]) for k in range(K)] + [int(xcol[i])], [1.0] * K + [-1.0]))
     rows.append((1.0, 1.0, [lam(k) for k in range(K)], [1.0] * K))
-    for k, (sa, sb) in enumerate(regions):
+    for k, (sa, *rest) in enumerate(regions):
+        sb = rest[0] if rest else None
         for i in range(d):
             rows.append((0.0, inf, [int(y(k)[i]), lam(k)], [1.0, -lo[i]]))
             rows.append((-inf, 0.0, [int(y(k)[i]), lam(k)], [1.0, -hi[i]]))
-        for w, bias, sg in ((wa, ba, sa), (wb, bb, sb)):
+        for (w, bias, _, _), sg in zip(neurons, (sa, sb)[:len(neurons)]):
             rows.append((0.0, inf) if sg else (-inf, 0.0))
             rows[-1] = rows[-1] + ([*map(int, y(k)), lam(k)], [*w, bias])
-    for w, bias, col, side in ((wa, ba, t.hoff[l] + j, 0), (wb, bb, t.hoff[l] + n + j, 1)):
+    for w, bias, col, side in neurons:
         cols, vals = [col], [-1.0]
         for k, reg in enumerate(regions):
             if reg[side]:
@@ -356,13 +364,18 @@ def _float_root_lp(eng, box, ivs, deltas, lines, c, kind):
         run_highs(h)
         return (h.getInfo().objective_function_value if str(h.getModelStatus()).endswith("kOptimal")
                 else float("nan")), 0
-    if kind == "inputs":
+    if kind in ("inputs", "single"):
         W = [np.array([[float(v) for v in r] for r in M]) for M in eng.Ws]
         b = [np.array([float(v) for v in r]) for r in eng.bs]
     for l in range(len(ivs) - 1):
         n = len(ivs[l]) // 2
         cols = np.array([0, n, 0, n], dtype=np.int32) + np.array([t.zoff[l]] * 2 + [t.hoff[l]] * 2, dtype=np.int32)
         for j in range(n):
+            if kind == "single":
+                for k in (j, n + j):
+                    if ivs[l][k][0] < 0 < ivs[l][k][1]:
+                        added += _add_input_hull(h, t, W, b, box, ivs, l, k, n, single=True)
+                continue
             if kind == "inputs":
                 (la, ua), (lb, ub) = ivs[l][j], ivs[l][n + j]
                 if la < 0 < ua or lb < 0 < ub:
@@ -392,9 +405,37 @@ def _sample_max(D, box, n=200_000, seed=0):
     return H.max(1), H.min(1), X[i]
 
 
+def _descend(eng, box, c, depth, lp):
+    """The splits of a node *depth* levels below the root along the search's own choice: at
+    each level the neuron of largest LP share (``search._ranked`` on the multipliers of the
+    node's certified LP with cuts, *lp*), then the child of larger certified bound; ``(splits,
+    [bound at each level])``."""
+    from semialgebraic.bab.search import _multipliers, _ranked
+    splits, path = {}, []
+    for _ in range(depth):
+        ivs, _ = eng.node(box, splits)
+        got = lp(ivs, splits)
+        if not got or got[0] is None:
+            break
+        path.append(got[0])
+        ranked = _ranked(ivs, _multipliers(got[1]), eng.pair_lines(box, splits))
+        if not ranked:
+            break
+        at = ranked[0][1]
+        kids = []
+        for side in (0, 1):
+            sp = {**splits, at: side}
+            kivs, _ = eng.node(box, sp)
+            kg = None if kivs is None else lp(kivs, sp)
+            kids.append((Q(-1) if not kg or kg[0] is None else kg[0], side))
+        splits = {**splits, at: max(kids)[1]}
+    return splits, path
+
+
 def root_report(name, a, b, box, args):
     """One block of ``--root``: per objective the root bounds of every relaxation (module
-    docstring), with the CPU seconds of each column summed over the objectives."""
+    docstring), with the CPU seconds of each column summed over the objectives; with
+    ``--root-depth K`` the same at the node K splits below the root (:func:`_descend`)."""
     from semialgebraic.bab.search import Engine, _lp_bound
     D = difference_network(a, b)
     DW = [W.to_rows() for W in D.weights]
@@ -416,36 +457,52 @@ def root_report(name, a, b, box, args):
     cuts_module.PAIR_CUTS = was
     ivs, _ = timed("root", eng.node, box, {})
     state = eng._state[eng._key(box, {})][1]
-    lines = eng.pair_lines(box, {})
-    plain = timed("interval δ", eng.diff.state, box, ivs, symbolic=False)[0][-1]
     last = state[0][-1]
     hi_s, lo_s, _ = _sample_max(D, box)
     unstable = sum(1 for layer in ivs[:-1] for lo, hi in layer if lo < 0 < hi)
     objs = sorted(((last[o][1] if s > 0 else -last[o][0], o, s) for o in range(len(last)) for s in (1, -1)),
                   reverse=True)[:args.root_objectives]
-    print(f"\n{name}: {unstable} unstable at the root; load {os.getloadavg()[0]:.1f}")
+    depth = args.root_depth
+    print(f"\n{name}: {unstable} unstable at the root; load {os.getloadavg()[0]:.1f}"
+          + (f"; each row at the node {depth} splits below the root" if depth else ""))
     head = ("| objective | interval δ | δ (search) | LP exact | LP + cuts exact | LP + cuts + pair cuts exact | LP float | LP + NeuroDiff float "
-            "| LP + pair hull float | LP + pair hull in inputs float | sample max |")
+            "| LP + pair hull float | LP + single hulls in inputs float | LP + pair hull in inputs float | sample max |")
+    if depth:
+        head = "| path: LP + cuts bound per level | unstable " + head
     print(head)
     print("|---" * (head.count("|") - 1) + "|")
     for _, o, s in objs:
         c = [Q(0)] * len(last)
         c[o] = Q(s)
+        splits, path = {}, []
+        if depth:
+            splits, path = timed("descend", _descend, eng, box, c, depth, lambda iv, sp: _lp_bound(
+                DW, Db, box, iv, c, eng.sym, template=eng.template, lines=eng.pair_lines(box, sp),
+                separator=eng.separator, root=True))
+        ivs, _ = eng.node(box, splits)
+        state = eng._state[eng._key(box, splits)][1]
+        lines = eng.pair_lines(box, splits)
+        plain = eng.diff.state(box, ivs, symbolic=False)[0][-1]
+        here = state[0][-1]
+        nu = sum(1 for layer in ivs[:-1] for lo, hi in layer if lo < 0 < hi)
         got = timed("LP", _lp_bound, DW, Db, box, ivs, c, eng.sym, template=eng.template, lines=lines)
         cut = timed("LP + cuts", _lp_bound, DW, Db, box, ivs, c, eng.sym, template=eng.template, lines=lines,
                     separator=eng.separator, root=True)
         pair = timed("LP + cuts + pair cuts", _lp_bound, DW, Db, box, ivs, c, eng.sym, template=eng.template,
                      lines=lines, separator=paired_sep, root=True)
-        kinds = ("none", "nd", "hull") + (("inputs",) if unstable * len(box) <= args.root_inputs_max else ())
+        kinds = ("none", "nd", "hull") + (("single", "inputs") if nu * len(box) <= args.root_inputs_max else ())
         fl = {k: timed(k, _float_root_lp, eng, box, ivs, state[0], lines, c, k) for k in kinds}
         fl.setdefault("inputs", (float("nan"), 0))
-        print(f"| {'+' if s > 0 else '−'}(a_{o} − b_{o}) | {float(plain[o][1] if s > 0 else -plain[o][0]):.4g} "
-              f"| {float(last[o][1] if s > 0 else -last[o][0]):.4g} "
+        fl.setdefault("single", (float("nan"), 0))
+        pre = (f"| {' → '.join(f'{float(v):.4g}' for v in path)} | {nu} " if depth else "")
+        print(f"{pre}| {'+' if s > 0 else '−'}(a_{o} − b_{o}) | {float(plain[o][1] if s > 0 else -plain[o][0]):.4g} "
+              f"| {float(here[o][1] if s > 0 else -here[o][0]):.4g} "
               f"| {float(got[0]) if got and got[0] is not None else float('nan'):.4g} "
               f"| {float(cut[0]) if cut and cut[0] is not None else float('nan'):.4g} "
               f"| {float(pair[0]) if pair and pair[0] is not None else float('nan'):.4g} "
               f"| {fl['none'][0]:.4g} | {fl['nd'][0]:.4g} ({fl['nd'][1]} rows) "
-              f"| {fl['hull'][0]:.4g} ({fl['hull'][1]} rows) | {fl['inputs'][0]:.4g} ({fl['inputs'][1]} rows) "
+              f"| {fl['hull'][0]:.4g} ({fl['hull'][1]} rows) | {fl['single'][0]:.4g} ({fl['single'][1]} rows) "
+              f"| {fl['inputs'][0]:.4g} ({fl['inputs'][1]} rows) "
               f"| {hi_s[o] if s > 0 else -lo_s[o]:.4g} |", flush=True)
     print("CPU s: " + ", ".join(f"{k} {v:.2f}" for k, v in cpu.items()))
 
@@ -480,6 +537,8 @@ def main():
                     help="pair cuts at the root (semialgebraic/bab/cuts.py): rounds and pairs per round; 0:0 none")
     ap.add_argument("--root", action="store_true", help="root bounds of every relaxation, no search")
     ap.add_argument("--root-objectives", type=int, default=4)
+    ap.add_argument("--root-depth", type=int, default=0,
+                    help="--root: each objective's row at the node this many splits below the root")
     ap.add_argument("--root-width", help="--root: ACAS Xu also on a box of this width around the sample maximiser")
     ap.add_argument("--no-root-full", dest="root_full", action="store_false",
                     help="--root: not ACAS Xu's full box (its float hull columns take minutes)")

@@ -6,6 +6,11 @@ the box's maximiser of ``c`` (on a coordinate with ``c_k = 0`` the end of smalle
 and, while the row is violated, move the coordinates towards their other end in the order of
 the objective lost per unit of ``a·x`` gained (the greedy of the fractional knapsack, optimal
 by the exchange argument: Dantzig 1957), the last one partly.  Exact over Q, ``O(n log n)``.
+The order comes from float ratios and is then proved exactly (every item moved has a ratio at
+most the critical item's ``r``, every other at least ``r``: ``r`` is then an optimal dual
+multiplier of the row, so the greedy point is optimal); when that proof fails (floats misordered
+near-equal ratios) the items are sorted by their exact ratios.  A float only orders, never
+decides; the value is the same either way.
 
 :func:`relu_cut_rhs` is the least ``δ`` such that ``α·x + β·y <= δ`` holds for every ``x`` in
 the box and ``y = relu(w·x + b)``: the larger of the two knapsacks ``max {α·x : x in box, w·x +
@@ -30,6 +35,8 @@ checker of ``bab_bound`` certificates re-proves one, with no trust in where it c
 """
 
 from __future__ import annotations
+
+import math
 
 from algebra.rationals import Q
 
@@ -61,17 +68,54 @@ def max_over_box_halfspace(c, box, a, b):
         row += ak * v
     if row <= 0:
         return total
-    items = []                     # (objective lost per unit of row, row gain available, cost per unit)
+    items = []                     # (objective lost when x_k moves fully to its other end, row gain)
     for k, (ck, ak, (lo, hi)) in enumerate(zip(c, a, box)):
         other = lo if x[k] == hi else hi
         gain = ak * (x[k] - other)     # the decrease of a·x when x_k moves fully to *other*
         if gain > 0:
-            items.append((abs(ck * (x[k] - other)) / gain, gain))
-    items.sort(key=lambda t: t[0])
-    for ratio, gain in items:
+            items.append((abs(ck * (x[k] - other)), gain))
+    got = _greedy_by_floats(items, total, row)
+    return _greedy_exact(items, total, row) if got is False else got
+
+
+def _greedy_exact(items, total, row):
+    """The greedy of :func:`max_over_box_halfspace` on *items* ``(cost, gain)`` (``gain > 0``)
+    sorted by their exact ratios ``cost/gain``: the maximum ``total − (cost of moving until the
+    row's excess *row* is gone)``, or None when every item together does not remove it."""
+    for ratio, gain in sorted(((cost / gain, gain) for cost, gain in items), key=lambda t: t[0]):
         if gain >= row:
             return total - ratio * row
         total -= ratio * gain
+        row -= gain
+    return None
+
+
+def _greedy_by_floats(items, total, row):
+    """The greedy of :func:`max_over_box_halfspace` on *items* ``(cost, gain)`` (``gain > 0``)
+    ordered by the float ratios ``cost/gain``, the order proved exactly afterwards: the items
+    moved fully before the critical one ``h`` must have ``cost_k <= r·gain_k`` and the others
+    ``cost_k >= r·gain_k``, with ``r = cost_h/gain_h`` (then the greedy point is optimal
+    whatever the order, ties included: the dual multiplier ``r`` proves it).  The exact value,
+    None (the half-space misses the box), or False when the floats' order is not proved (the
+    caller sorts exactly)."""
+    def key(i):
+        cost, gain = items[i]
+        try:
+            g = float(gain)
+            return float(cost) / g if g > 0 else math.inf  # (an underflow: the order is checked)
+        except OverflowError:                              # (a rational beyond the floats: the
+            return math.inf                                #  order is checked all the same)
+
+    order = sorted(range(len(items)), key=key)
+    for m, i in enumerate(order):
+        cost, gain = items[i]
+        if gain >= row:
+            r = cost / gain
+            if all(items[k][0] <= r * items[k][1] for k in order[:m]) and all(
+                    items[k][0] >= r * items[k][1] for k in order[m + 1:]):
+                return total - r * row
+            return False
+        total -= cost
         row -= gain
     return None
 

@@ -18,7 +18,10 @@ that separation runs in floats at HiGHS's LP point (:meth:`CutSeparator.separate
 *proposes* ``(α, β)``; the right-hand side ``δ`` of the row ``α·x + β·y <= δ`` is computed
 exactly by :func:`algebra.kernel.knapsack.relu_cut_rhs` (two fractional knapsacks over the
 box), so every cut is valid by construction, and the checker re-proves it the same way
-(:mod:`semialgebraic.verify.bab_cuts`; three-layer-fibers R30, R31).  A child node keeps its
+(:mod:`semialgebraic.verify.bab_cuts`; three-layer-fibers R30, R31).  That exact ``δ`` is made
+on the cut's first exact use (:attr:`Cut.delta`: a non-zero ``ρ`` in an exact bound, or a
+certificate); HiGHS's row meanwhile has a float guess of it (:data:`LAZY_DELTA`; most cuts a node
+separates for its children are never used).  A child node keeps its
 parent's cuts that the parent's LP used (``ρ > 0``), their ``δ`` recomputed on the child's
 (smaller) box; the rows enter the Neumaier–Shcherbina bound with multipliers ``ρ >= 0``
 (:func:`cut_terms`).  On a difference network ``a − b`` every neuron is a neuron of ``a`` or of
@@ -43,6 +46,7 @@ same way (three-layer-fibers R32).  The children inherit them as any cut.
 
 from __future__ import annotations
 
+import math
 import time
 
 import numpy as np
@@ -65,6 +69,11 @@ FORWARD = True        # a node (not the root) separates at its final LP point fo
 # pay: 1.83x -> 1.77x side by side at 9 CPU s), 64-32-16-10 3–4 % (they did not: 4.61x ->
 # 5.07x, half the nodes)
 PAY_GAIN = 0.08
+# a single-neuron cut's exact δ computed only when an exact bound gives it ρ != 0 or a
+# certificate holds it (HiGHS gets a float guess): of the ~14 cuts separated per node on digits
+# 64-32-10 most are never used (30 s, load 4: 9 936 -> 2 155 exact right-hand sides, 2.0 -> 0.5
+# of 26 CPU s; nodes per CPU s within run-to-run noise); False: every δ exact when made
+LAZY_DELTA = True
 _MIN_VIOLATION = 1e-7   # relative to the neuron's interval width
 _ALPHA_GRID = 1 << 40   # the fractional coefficient rounded to this grid (δ stays exact)
 _RHO_GRID = 1 << 60     # HiGHS's cut duals rounded as the other duals (.search._DUAL_GRID)
@@ -73,7 +82,14 @@ _ZERO = Q(0)
 # 2026-12-02 on digits 64-32-10 side by side (bench_bab.py --pair-cuts): 60 s at load 7.9 (14 CPU
 # s) 2.03x against 1.747x without; 600 s, 1 round of 4 pairs at load ~10 (89.6 CPU s) 1.392x
 # against 1.443x, 2 rounds of 8 at load ~7 (111 CPU s) 1.464x against 1.409x: the root bound
-# falls 9–30 %, the search does not gain (fewer nodes)
+# falls 9–30 %, the search does not gain (fewer nodes).  Why (2026-12-03, `bench_bab.py --root
+# --root-depth 5`, the node 5 splits down the search's path of −(a_4 − b_4) / +(a_2 − b_2), floats
+# unless said): triangle LP 0.0670 / 0.0686, single-neuron cuts 0.0570 / 0.0600 (exact), each
+# neuron's own input-space hull 0.0560 / 0.0592, the (z_a, z_b) pair hull 0.0658 / 0.0675,
+# NeuroDiff's rows 0.0670 / 0.0686, the input-space pair hull 0.0389 / 0.0405; pair cuts (exact)
+# 1 round of 4 pairs 0.0541 / 0.0569, 4 rounds of 16 0.0397 / 0.0407 but 17 CPU s a node (a node
+# of the search costs ~0.03 CPU s): the pair hull in the inputs is the relaxation that matters,
+# and separating it by the extended formulation is far too slow for the nodes
 PAIR_CUTS = False
 PAIR_HULL_ROUNDS = 1    # root rounds that add pair cuts
 PAIR_HULL_PAIRS = 4     # pairs in the root's extended formulation; digits 64-32-10 root, objective
@@ -91,15 +107,30 @@ class Cut:
     cut has ``pair = (j2, β_2, μ)``: the row has ``+ β_2·h_{l,j2}`` too (the copy of neuron
     ``j`` in ``b``) and ``δ`` is :func:`pair_cut_rhs`'s with the four multipliers ``μ``."""
 
-    __slots__ = ("at", "index", "values", "fvalues", "beta", "delta", "key", "box", "_json", "pair")
+    __slots__ = ("at", "index", "values", "fvalues", "beta", "_delta", "fdelta", "_row", "key", "box", "_json",
+                 "pair")
 
-    def __init__(self, at, index, values, beta, delta, key, box=None, pair=None):
+    def __init__(self, at, index, values, beta, delta, key, box=None, pair=None, row=None, fdelta=None):
         self.at, self.index, self.values = at, np.asarray(index, dtype=np.int64), list(values)
         self.fvalues = np.array([float(v) for v in self.values], dtype=float)
-        self.beta, self.delta, self.key = beta, delta, key
+        self.beta, self._delta, self.key = beta, delta, key
+        # δ deferred (*delta* None): the neuron's exact row ``(w, b)`` on *box*, made exact on
+        # first use (:attr:`delta`: only cuts of non-zero ρ in an exact bound, or written to a
+        # certificate); HiGHS meanwhile gets *fdelta*, a float guess of it (floats never decide)
+        self._row = row
+        self.fdelta = float(delta) if fdelta is None else fdelta
         self.box = box                # the input box δ was computed on
         self._json = None
         self.pair = pair              # None, or (j2, β_2, μ per sign region) of a pair cut
+
+    @property
+    def delta(self):
+        """The exact right-hand side on :attr:`box` (:func:`relu_cut_rhs`, computed once)."""
+        if self._delta is None:
+            w, b = self._row
+            self._delta = relu_cut_rhs(self.dense(len(self.box)), self.beta, w, b, self.box)
+            self._row = None
+        return self._delta
 
     def as_json(self) -> dict:
         """``{"at", "alpha": [[k, α_k], ...], "beta", "delta"}`` (one dict per cut, made once)."""
@@ -181,7 +212,12 @@ class CutSeparator:
         for k, v in zip(index, values):
             alpha[k] = v
         inputs = self.input_box(box, ivs, l)
-        if pair is None:
+        row = fdelta = None
+        if pair is None and LAZY_DELTA:
+            delta, row = None, (self.Ws[l][j], self.bs[l][j])
+            fdelta = _float_cut_rhs(np.array([float(v) for v in alpha]), float(beta), self.fW[l][j],
+                                    self.fb[l][j], inputs)
+        elif pair is None:
             delta = relu_cut_rhs(alpha, beta, self.Ws[l][j], self.bs[l][j], inputs)
         else:
             j2, b2, mus = pair
@@ -191,7 +227,7 @@ class CutSeparator:
             self._serial += 1
             key = (l, j, self._serial)
             self.made += 1
-        return Cut(at, index, values, beta, delta, key, inputs, pair)
+        return Cut(at, index, values, beta, delta, key, inputs, pair, row=row, fdelta=fdelta)
 
     def refresh(self, cuts, box, ivs):
         """*cuts* (a parent's) with ``δ`` recomputed on this node's box (valid by construction;
@@ -394,6 +430,37 @@ class CutSeparator:
                 basis.cuts += tuple(self.separate(box, ivs, info["cols"], t, self.per_round_node))
             keep.append(basis)
         return (*got, cuts, rho)
+
+
+def _float_box_halfspace(c, lo, hi, a, b):
+    """``max c·x`` over ``{lo <= x <= hi, a·x + b <= 0}`` in floats (the greedy of
+    :func:`algebra.kernel.knapsack.max_over_box_halfspace`), ``-inf`` when empty: a guess."""
+    up = (c > 0) | ((c == 0) & (a < 0))
+    x, other = np.where(up, hi, lo), np.where(up, lo, hi)
+    total, row = float(c @ x), float(a @ x) + b
+    if row <= 0:
+        return total
+    gain, cost = a * (x - other), np.abs(c * (x - other))
+    keep = gain > 0
+    gain, cost = gain[keep], cost[keep]
+    order = np.argsort(cost / gain, kind="stable")
+    gain, cost = gain[order], cost[order]
+    cum = np.cumsum(gain)
+    h = int(np.searchsorted(cum, row))           # the first item whose gain covers the excess
+    if h >= len(gain):
+        return -math.inf
+    before = float(cost[:h].sum())
+    rest = row - (float(cum[h - 1]) if h else 0.0)
+    return total - before - cost[h] / gain[h] * rest
+
+
+def _float_cut_rhs(alpha, beta, w, b, box):
+    """A float guess of :func:`relu_cut_rhs` (HiGHS's right-hand side of a deferred cut)."""
+    lo = np.array([float(v) for v, _ in box])
+    hi = np.array([float(v) for _, v in box])
+    off = _float_box_halfspace(alpha, lo, hi, w, b)
+    on = _float_box_halfspace(alpha + beta * w, lo, hi, -w, -b) + beta * b
+    return max(off, on)
 
 
 def exact_rho(rho, sign):

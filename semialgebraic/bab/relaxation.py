@@ -594,7 +594,7 @@ def build_lp(t: LPTemplate, box, ivs, c, pair_lines=None, halfspaces=(), free_to
         tri_index.append(ks); tri_value.append(vals)
         nnz += len(ks)
         tri_start.append(np.array([nnz], dtype=np.int64))
-        tri_lo.append(np.array([-inf])); tri_hi.append(np.array([float(cut.delta)]))
+        tri_lo.append(np.array([-inf])); tri_hi.append(np.array([cut.fdelta]))
     start = np.concatenate([t.eq_start] + tri_start)
     index = np.concatenate([t.eq_index] + tri_index)
     value = np.concatenate([t.eq_value] + tri_value)

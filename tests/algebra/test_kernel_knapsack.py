@@ -100,3 +100,66 @@ def test_knapsack_cases():
     # relu(x0 - x1) <= 1 on the unit box; x0 - relu(x0 - x1) <= 1 (at x0 = x1 = 1)
     assert relu_cut_rhs([Q(0), Q(0)], Q(1), [Q(1), Q(-1)], Q(0), box[:2]) == 1
     assert relu_cut_rhs([Q(1), Q(0)], Q(-1), [Q(1), Q(-1)], Q(0), box[:2]) == 1
+
+
+def _near_ties(draw):
+    """Items ``(cost, gain)`` whose ratios differ by ``2^-80`` relative (the same float), or are
+    equal, or whose gain underflows a float, and a row excess among their partial sums."""
+    base = draw(st.fractions(min_value=F(1, 8), max_value=8, max_denominator=8))
+    items = []
+    for _ in range(draw(st.integers(2, 6))):
+        gain = draw(st.sampled_from([F(1), F(1, 3), F(7, 2), F(1, 2 ** 1100)]))
+        r = base * (1 + F(draw(st.integers(-3, 3)), 2 ** 80))
+        items.append((r * gain, gain))
+    total = sum(g for _, g in items)
+    row = total * draw(st.fractions(min_value=F(1, 16), max_value=F(17, 16), max_denominator=16))
+    return [(_q(c), _q(g)) for c, g in items], _q(row)
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.data())
+def test_greedy_in_float_order_equals_exact_order(data):
+    """The float-ordered greedy (its order proved exactly afterwards) gives the exact greedy's
+    value or defers to it (False): near ties, equal ratios, underflowing gains."""
+    from algebra.kernel.knapsack import _greedy_by_floats, _greedy_exact
+    items, row = _near_ties(data.draw)
+    want = _greedy_exact(items, Q(5), row)
+    got = _greedy_by_floats(items, Q(5), row)
+    assert got is False or got == want
+
+
+def test_greedy_in_float_order_defers_when_the_floats_misorder():
+    """Two items whose ratios 1 and 1 + 2^-80 are one float: the float order may put the dearer
+    one first; the exact check then defers (False) and the exact greedy takes the cheaper one."""
+    from algebra.kernel.knapsack import _greedy_by_floats, _greedy_exact
+    dear, cheap = (Q(2 ** 80 + 1, 2 ** 80), Q(1)), (Q(1), Q(1))
+    want = _greedy_exact([dear, cheap], Q(0), Q(1, 2))
+    assert want == Q(-1, 2)                          # half of the cheap item
+    assert _greedy_by_floats([dear, cheap], Q(0), Q(1, 2)) in (False, want)
+    assert _greedy_by_floats([dear, cheap], Q(0), Q(1, 2)) is False     # (the stable sort keeps dear first)
+    # through the public function: x_0 costs 1 + 2^-80 per unit of row, x_1 costs 1
+    box = [(Q(0), Q(1))] * 2
+    assert max_over_box_halfspace([Q(2 ** 80 + 1, 2 ** 80), Q(1)], box, [Q(1), Q(1)], Q(-3, 2)) == Q(
+        2 ** 80 + 1, 2 ** 80) + Q(1, 2)                       # x_1 moved down first: x = (1, 1/2)
+    assert _greedy_exact([dear, cheap], Q(0), Q(3)) is None       # the row excess exceeds every gain
+    assert _greedy_by_floats([dear, cheap], Q(0), Q(3)) is None
+
+
+def test_greedy_in_float_order_takes_rationals_beyond_the_floats():
+    """``float()`` of a rational above ~1e308 raises OverflowError (python-flint): the float
+    order must not crash the kernel (the checker calls it on certificate numbers) and the value
+    must equal the exact sort's (found at merge review)."""
+    import random
+    from algebra.kernel import knapsack as K
+    big, rng = Q(10) ** 400, random.Random(1)
+    for _ in range(200):
+        c = [Q(rng.randint(-5, 5)) * (big if rng.random() < 0.3 else 1) for _ in range(4)]
+        a = [Q(rng.randint(-5, 5)) * (big if rng.random() < 0.3 else 1) for _ in range(4)]
+        box, b = [(Q(-1), Q(1))] * 4, Q(rng.randint(-3, 3))
+        items_exact = K._greedy_by_floats
+        try:
+            K._greedy_by_floats = lambda *_: False
+            want = K.max_over_box_halfspace(c, box, a, b)
+        finally:
+            K._greedy_by_floats = items_exact
+        assert K.max_over_box_halfspace(c, box, a, b) == want

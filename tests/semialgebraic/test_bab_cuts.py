@@ -435,3 +435,57 @@ def test_pair_cuts_tighten_the_root_bound():
     assert got[True][0] < got[False][0]
     assert any("pair" in ent["cut"] for ent in got[True][1][6])
     assert not any("pair" in ent["cut"] for ent in (got[False][1][6] or []))
+
+
+# ---- deferred δ (cuts.LAZY_DELTA): HiGHS gets a float guess, the exact δ is made on first use ----
+
+@settings(max_examples=60, deadline=None)
+@given(st.integers(0, 10 ** 6))
+def test_float_cut_rhs_guesses_the_exact_rhs(seed):
+    """The float guess of a cut's right-hand side is the exact :func:`relu_cut_rhs` to float
+    accuracy, and a deferred cut's exact δ is that same exact value."""
+    rng = np.random.default_rng(seed)
+    n = int(rng.integers(1, 9))
+    lo = [Q(int(v), 4) for v in rng.integers(-8, 4, n)]
+    box = [(v, v + Q(int(rng.integers(0, 9)), 4)) for v in lo]
+    w = [Q(int(v), 8) for v in rng.integers(-9, 10, n)]
+    alpha = [Q(int(v), 16) if rng.random() < 0.6 else Q(0) for v in rng.integers(-20, 21, n)]
+    beta, b = Q(int(rng.integers(-3, 4)), 2), Q(int(rng.integers(-9, 10)), 4)
+    want = relu_cut_rhs(alpha, beta, w, b, box)
+    got = cuts_module._float_cut_rhs(np.array([float(v) for v in alpha]), float(beta),
+                                     np.array([float(v) for v in w]), float(b), box)
+    assert abs(got - float(want)) <= 1e-9 * (1 + abs(float(want)))
+    idx = [k for k in range(n) if alpha[k] != 0]
+    cut = cuts_module.Cut((0, 0), idx, [alpha[k] for k in idx], beta, None, ("t", seed), box,
+                          row=(w, b), fdelta=got)
+    assert cut._delta is None and cut.fdelta == got
+    assert cut.delta == want and cut._delta == want and cut._row is None      # made once
+
+
+def test_deferred_delta_same_search_and_certificate():
+    """Digits-like near copy with cuts at every node: deferring the exact δ changes neither the
+    exact maximum nor the certificate's bound; every cut the certificate holds has its exact δ
+    (the checker re-proves it), and fewer exact right-hand sides are computed."""
+    a, b = _float_pair([3, 8, 6, 1], 2)
+    box = [(Q(-1), Q(1))] * 3
+    out = {}
+    for lazy in (False, True):
+        calls = [0]
+        real = cuts_module.relu_cut_rhs
+
+        def counted(*xs, _real=real):
+            calls[0] += 1
+            return _real(*xs)
+
+        with pytest.MonkeyPatch.context() as mp:
+            mp.setattr(cuts_module, "PAY_GAIN", 0.0)
+            mp.setattr(cuts_module, "LAZY_DELTA", lazy)
+            mp.setattr(cuts_module, "relu_cut_rhs", counted)
+            r = diff_bounds(a, b, box, input_splits=False)
+        cert = _json(r.certificate)
+        assert verify(cert)[0]
+        out[lazy] = (r.lower, r.upper, r.complete, calls[0], cert)
+    assert out[True][:3] == out[False][:3] and out[True][2]
+    assert out[True][3] < out[False][3]
+    held = [ent for leaf, _, _ in _leaves_with_cuts(out[True][4]) for ent in leaf["cuts"]]
+    assert held and all(_resolved(out[True][4], ent)["delta"] is not None for ent in held)
