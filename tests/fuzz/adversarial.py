@@ -35,7 +35,8 @@ degenerate
   ``rank_deficient``, ``all_dead`` (a hidden layer dead on the box: constant on the box),
   ``zero_width`` (a box of width 0 in one coordinate, a bump off that slice), ``huge_tiny``
   (weights 1e6 and 1e-12), ``f16_copy`` (b = the float16 rounding of a), ``dim1``
-  (one input, a bump of radius 1e-6)
+  (one input, a bump of radius 1e-6), ``bottleneck`` (d-n1-n2-m with n1 <= d, rescaled and
+  permuted, half the time one weight of layer 2 or 3 moved by 1e-9)
 
 Run by hand (``nice`` it, one process at a time)::
 
@@ -155,7 +156,7 @@ def f16(v):
 # -------------------------------------------------------------------------------------------------
 KINDS = ["ball_bump", "ball_outside", "ball_far", "sliver", "near_parallel", "face", "weight_1e-9", "outside",
          "awkward_scale", "neg_dup", "skip", "split_masked", "rank_deficient", "all_dead", "zero_width",
-         "huge_tiny", "f16_copy", "dim1"]
+         "huge_tiny", "f16_copy", "dim1", "bottleneck"]
 
 
 class Plan:
@@ -357,6 +358,21 @@ def make_plan(seed, kind=None, small=False, large=False):
             b[-1][1][0] += F(1, 10**12)
         return Plan(kind, a, b, dom, style, eq_R=not near, eq_dom=not near,
                     max_dom=F(1, 10**12) if near else F(0))
+    if kind == "bottleneck":
+        # d-n1-n2-m with n1 <= d (the bottleneck fast path, three-layer-fibers R20): b a permuted,
+        # rescaled copy, half the time with one deeper weight moved by 1e-9 (an output weight of a
+        # neuron active somewhere: differs on R^d)
+        d = max(d, 2)
+        a = random_net(rng, d, [rng.randint(1, d), rng.randint(2, 5)], m, style)
+        dom = box_of(rng, d)
+        b = permute(scale_neurons(a, lambda l, i: rng.choice([F(7, 3), F(1, 10**7), F(2)])), rng)
+        if rng.random() < 0.5:
+            return Plan(kind, a, b, dom, style, eq_R=True, eq_dom=True, max_dom=F(0))
+        l = rng.choice([0, 1, 2])
+        W = b[l][0]
+        i, j = rng.randrange(len(W)), rng.randrange(len(W[0]))
+        W[i][j] += F(1, 10**9)
+        return Plan(kind, a, b, dom, style)
     if kind == "f16_copy":
         b = [([[f16(v) for v in r] for r in W], [f16(v) for v in bb]) for W, bb in a]
         same = all(x == y for (W, bb), (W2, bb2) in zip(a, b) for r, r2 in zip(W + [bb], W2 + [bb2]) for x, y in zip(r, r2))
@@ -585,7 +601,7 @@ class Adversarial(Case):
     def check_dim(self):
         """dim is a property of the parameter point's fiber: a permuted / positively rescaled copy
         (same architecture) has the same functional dimension."""
-        if self.kind not in ("awkward_scale", "huge_tiny") or not self.plan.eq_R or n_hidden(self.a) > 8 \
+        if self.kind not in ("awkward_scale", "huge_tiny", "bottleneck") or not self.plan.eq_R or n_hidden(self.a) > 8 \
                 or any(iv != self.dom[1][0] for iv in self.dom[1]):
             return
         vals = []
@@ -600,6 +616,24 @@ class Adversarial(Case):
                       f"netfibers dim {self.pa}; netfibers dim {self.pb}")
         self.calls["dim pair"] += 1
 
+    def check_s1s2_invariants(self):
+        """b = a permuted and positively rescaled (S1/S2): ``identify`` (answer and which
+        hypotheses hold) and ``fiber`` (its dimension) give the same for both."""
+        if self.kind not in ("awkward_scale", "huge_tiny", "bottleneck") or not self.plan.eq_R or len(self.a) != 3:
+            return
+        for name, key in (("identify", lambda js: (js.get("answer"), [h.get("holds") for h in js.get("hypotheses", [])])),
+                          ("fiber", lambda js: js.get("dimension"))):
+            got = []
+            for p in (self.pa, self.pb):
+                code, js, cmd = self._json_plain(name, name, p)
+                if js is None:
+                    return
+                got.append((code, key(js)))
+            self.calls[f"{name} pair"] += 1
+            if got[0] != got[1]:
+                self.find(f"{name}: {got[0]} for a, {got[1]} for a permuted, rescaled copy",
+                          f"netfibers {name} {self.pa}; netfibers {name} {self.pb}")
+
 
 def run_case(seed, runner, kind=None, log=print, small=False, api=True, regions=True, large=False):
     with tempfile.TemporaryDirectory() as wd:
@@ -609,6 +643,11 @@ def run_case(seed, runner, kind=None, log=print, small=False, api=True, regions=
         ans_R = c.check_equiv(("R", d), "auto")
         if c.plan.eq_R is not None and ans_R is not None and ans_R != c.plan.eq_R:
             c.find(f"equiv on R^d says {ans_R}, planted {c.plan.eq_R}")
+        fast = "shallow" if len(c.a) == 2 and len(c.b) == 2 else "bottleneck" if len(c.a) == 3 and len(c.b) == 3 else None
+        if fast:       # the fast path asked for by name: it decides only after checking its hypotheses
+            got_fast = c.check_equiv(("R", d), fast)
+            if c.plan.eq_R is not None and got_fast is not None and got_fast != c.plan.eq_R:
+                c.find(f"equiv --method {fast} says {got_fast}, planted {c.plan.eq_R}")
         cube = all(iv == dom[1][0] for iv in dom[1])
         ans = None
         if cube:
@@ -643,6 +682,7 @@ def run_case(seed, runner, kind=None, log=print, small=False, api=True, regions=
                 c.check_regions(c.a, c.pa, dom)
         c.check_canon()
         c.check_dim()
+        c.check_s1s2_invariants()
         if api:
             try:
                 c.check_api(dom, ans, exact)
