@@ -534,6 +534,25 @@ class Adversarial(Case):
             shift = 2 * (F(str(up)) if up not in (None, "inf") else F(0)) + 1
             last["bias"][0] = str(F(str(last["bias"][0])) + shift)
             self.verify_mutant(name, cert, m, "b's output bias shifted past 2 upper", cmd)
+        # a difference planted just outside the box: the same certificate on the box widened by 1
+        # on both sides claims something false (when a point of the wider box shows it)
+        planted_outside = self.kind in ("ball_far", "outside") or (self.kind == "split_masked" and len(self.a) == 2)
+        if planted_outside and ("<= upper" in claim or "==" in claim):
+            up = F(str(c.get("upper", 0))) if "<= upper" in claim and c.get("upper") not in (None, "inf") else F(0)
+            m = json.loads(json.dumps(c))
+            if isinstance(m.get("box"), list):
+                m["box"] = [[str(F(str(lo)) - 1), str(F(str(hi)) + 1)] for lo, hi in m["box"]]
+                wide = [(F(lo), F(hi)) for lo, hi in m["box"]]
+            elif isinstance(m.get("domain"), dict) and isinstance(m["domain"].get("box"), list):
+                lo, hi = m["domain"]["box"]
+                m["domain"]["box"] = [str(F(str(lo)) - 1), str(F(str(hi)) + 1)]
+                wide = [(F(m["domain"]["box"][0]), F(m["domain"]["box"][1]))] * len(self.dom[1])
+            else:
+                return
+            pts = sample_points(("box", wide), self.rng, 200) + [
+                [min(max(v, lo), hi) for v, (lo, hi) in zip(x, wide)] for x in self.plan.probes]
+            if max(deviation(self.a, self.b, x)[0] for x in pts) > up:
+                self.verify_mutant(name, cert, m, "box widened to reach a planted difference", cmd)
 
     # the same diff through another --box form and a short budget ------------------------------
     def check_diff_forms(self, dom, exact, low, got):
