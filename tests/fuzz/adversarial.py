@@ -156,7 +156,7 @@ def f16(v):
 # -------------------------------------------------------------------------------------------------
 KINDS = ["ball_bump", "ball_outside", "ball_far", "sliver", "near_parallel", "face", "weight_1e-9", "outside",
          "awkward_scale", "neg_dup", "skip", "split_masked", "rank_deficient", "all_dead", "zero_width",
-         "huge_tiny", "f16_copy", "dim1", "bottleneck"]
+         "huge_tiny", "f16_copy", "dim1", "bottleneck", "const_neuron"]
 
 
 class Plan:
@@ -359,7 +359,7 @@ def make_plan(seed, kind=None, small=False, large=False):
         return Plan(kind, a, b, dom, style, eq_R=not near, eq_dom=not near,
                     max_dom=F(1, 10**12) if near else F(0))
     if kind == "bottleneck":
-        # d-n1-n2-m with n1 <= d (the bottleneck fast path, three-layer-fibers R20): b a permuted,
+        # d-n1-n2-m with n1 <= d (the bottleneck fast path of equiv): b a permuted,
         # rescaled copy, half the time with one deeper weight moved by 1e-9 (an output weight of a
         # neuron active somewhere: differs on R^d)
         d = max(d, 2)
@@ -373,6 +373,19 @@ def make_plan(seed, kind=None, small=False, large=False):
         i, j = rng.randrange(len(W)), rng.randrange(len(W[0]))
         W[i][j] += F(1, 10**9)
         return Plan(kind, a, b, dom, style)
+    if kind == "const_neuron":
+        # b: a with a constant neuron relu(0·x + β), β > 0, in hidden layer l, its value taken
+        # out of the next layer's bias (equivalent on R^d); half the time 1e-9 left over
+        l = rng.randrange(len(a) - 1)
+        beta = F(rng.choice([1, 7, 1]), rng.choice([3, 10**7, 1]))
+        outs = [F(rng.choice([1, -2, 5])) for _ in range(len(a[l + 1][0]))]
+        b = add_neurons(a, l, [[F(0)] * len(a[l][0][0])], [beta], [outs])
+        b[l + 1] = (b[l + 1][0], [c - o * beta for c, o in zip(b[l + 1][1], outs)])
+        near = rng.random() < 0.5 and len(a) == 2
+        if near:
+            b[l + 1][1][0] += F(1, 10**9)
+        return Plan(kind, a, permute(b, rng), dom, style, eq_R=not near, eq_dom=not near,
+                    max_dom=F(1, 10**9) if near else F(0))
     if kind == "f16_copy":
         b = [([[f16(v) for v in r] for r in W], [f16(v) for v in bb]) for W, bb in a]
         same = all(x == y for (W, bb), (W2, bb2) in zip(a, b) for r, r2 in zip(W + [bb], W2 + [bb2]) for x, y in zip(r, r2))
