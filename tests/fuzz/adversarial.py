@@ -156,7 +156,7 @@ def f16(v):
 # -------------------------------------------------------------------------------------------------
 KINDS = ["ball_bump", "ball_outside", "ball_far", "sliver", "near_parallel", "face", "weight_1e-9", "outside",
          "awkward_scale", "neg_dup", "skip", "split_masked", "rank_deficient", "all_dead", "zero_width",
-         "huge_tiny", "f16_copy", "dim1", "bottleneck", "const_neuron"]
+         "huge_tiny", "f16_copy", "dim1", "bottleneck", "const_neuron", "orthant_masked"]
 
 
 class Plan:
@@ -386,6 +386,19 @@ def make_plan(seed, kind=None, small=False, large=False):
             b[l + 1][1][0] += F(1, 10**9)
         return Plan(kind, a, permute(b, rng), dom, style, eq_R=not near, eq_dom=not near,
                     max_dom=F(1, 10**9) if near else F(0))
+    if kind == "orthant_masked":
+        # one hidden layer; b = a + a neuron with a row <= 0 and a bias <= 0 (dead on the closed
+        # orthant, alive elsewhere), or (near miss) one weight of that row +1e-9 (alive on the
+        # orthant where that coordinate dominates: not equivalent there, unbounded)
+        a = random_net(rng, max(d, 2), [rng.randint(1, 4)], m, style)
+        d = len(a[0][0][0])
+        row = [-F(rng.randint(0, 3), rng.choice([1, 7])) for _ in range(d)]
+        row[0] = -F(1)
+        near = rng.random() < 0.5
+        if near:
+            row[1] = F(1, 10**9)
+        b = permute(add_neurons(a, 0, [row], [-F(rng.randint(0, 2))], [[F(rng.choice([1, -3])) for _ in range(m)]]), rng)
+        return Plan(kind, a, b, ("orthant", d), style, eq_R=False, eq_dom=not near)
     if kind == "f16_copy":
         b = [([[f16(v) for v in r] for r in W], [f16(v) for v in bb]) for W, bb in a]
         same = all(x == y for (W, bb), (W2, bb2) in zip(a, b) for r, r2 in zip(W + [bb], W2 + [bb2]) for x, y in zip(r, r2))
@@ -567,6 +580,33 @@ class Adversarial(Case):
             if max(deviation(self.a, self.b, x)[0] for x in pts) > up:
                 self.verify_mutant(name, cert, m, "box widened to reach a planted difference", cmd)
 
+    # the closed orthant --------------------------------------------------------------------------
+    def check_orthant(self):
+        d = self.dom[1]
+        dom = ("orthant", d)
+        for method in ("auto", "general", "shallow"):
+            ans = self.check_equiv(dom, method)
+            if ans is not None and ans != self.plan.eq_dom:
+                self.find(f"equiv --orthant --method {method} says {ans}, planted {self.plan.eq_dom}")
+        ans = self.check_equiv(("R", d), "auto")
+        if ans is True:
+            self.find("UNSOUND equiv on R^d: 'equivalent' for a neuron alive off the orthant")
+        fps = []
+        for p in (self.pa, self.pb):
+            code, js, cmd = self._json_plain("canon --orthant", "canon", p, "--orthant")
+            if js is None:
+                return
+            fps.append(js.get("fingerprint"))
+        if (fps[0] == fps[1]) != self.plan.eq_dom:
+            self.find(f"canon --orthant: fingerprints {'equal' if fps[0] == fps[1] else 'differ'}, "
+                      f"planted equivalent on the orthant: {self.plan.eq_dom}",
+                      f"netfibers canon {self.pa} --orthant; netfibers canon {self.pb} --orthant")
+        eps = F(1, 10**3)
+        got = self.check_epsilon(dom, eps, F(0) if self.plan.eq_dom else None)
+        if got is not None and got != self.plan.eq_dom:
+            self.find(f"equiv --orthant --epsilon {eps} says {got}; |a - b| is "
+                      f"{'0' if self.plan.eq_dom else 'unbounded'} on the orthant")
+
     # the same diff through another --box form and a short budget ------------------------------
     def check_diff_forms(self, dom, exact, low, got):
         """``--box FILE.json`` (the box as decimal literals) gives the same certified interval;
@@ -670,6 +710,11 @@ class Adversarial(Case):
 def run_case(seed, runner, kind=None, log=print, small=False, api=True, regions=True, large=False):
     with tempfile.TemporaryDirectory() as wd:
         c = Adversarial(seed, kind, runner, wd, small, api, large)
+        if c.dom[0] == "orthant":
+            c.check_orthant()
+            for f in c.findings:
+                log(f"FINDING seed={seed} kind={f[0]}: {f[2]}" + (f"\n    {f[3]}" if f[3] else ""))
+            return c
         dom = c.dom
         d = len(dom[1])
         ans_R = c.check_equiv(("R", d), "auto")
