@@ -73,7 +73,8 @@ def test_the_checks_catch_false_claims(tmp_path):
     assert "UNSOUND verify: accepts a diff certificate mutated" in what
 
 
-@pytest.mark.parametrize("seed, kind", [(1, "ball_bump"), (3, "sliver"), (8, "neg_dup"), (14, "zero_width")])
+@pytest.mark.parametrize("seed, kind", [(127, "ball_outside"), (143, "dim1"), (3, "sliver"), (8, "neg_dup"),
+                                        (14, "zero_width"), (52, "orthant_masked")])
 def test_adversarial_sample_has_no_findings(seed, kind):
     c = run_case(seed, Runner(False, 10), kind, small=True, api=False, log=_quiet)
     assert not c.findings, c.findings
