@@ -11,7 +11,9 @@ its generator knows the truth by construction (equivalent on R^d or not, on the 
 * exact evaluation at random rational points of the domain and at the probes (an "equivalent" or
   an upper bound must hold there; a returned point must attain the claimed lower bound exactly);
 * the exact vertex enumeration of :func:`tests.fuzz.bab_fuzz.brute_force_max` on small pairs
-  (the exact maximum), and z3 when it is installed (optional);
+  (the exact maximum), the exact 1-D cut of :func:`regions_1d` (every activation pattern of a
+  one-input net, bumps 1e-6 wide included), and z3 (the checks inherited from ``bab_fuzz``
+  ask it where the plan leaves the truth open);
 * ``netfibers verify`` of every certificate, and mutated certificates whose claim is known to be
   false (an upper bound halved below the true maximum, the other network replaced by one that
   differs, a lower bound raised) that it must reject;
@@ -145,6 +147,36 @@ def add_neurons(net, l, rows, biases, outs):
         for r, v in zip(W2, out):
             r.append(v)
     return net
+
+
+def regions_1d(net, lo, hi):
+    """The activation patterns with an interior on [lo, hi] of a one-input network, exactly: the
+    interval is cut at every zero of every pre-activation, layer by layer (on each piece the
+    pre-activations of the next layer are affine, so their values at the ends give their zero);
+    the pattern at each piece's midpoint (a neuron identically 0 there counts as off)."""
+    cuts = [lo, hi]
+    for k in range(len(net) - 1):
+        new = set(cuts)
+        for x0, x1 in zip(cuts, cuts[1:]):
+            z0, z1 = _pre(net, x0, k), _pre(net, x1, k)
+            for u, v in zip(z0, z1):
+                if (u < 0 < v) or (v < 0 < u):
+                    new.add(x0 + (x1 - x0) * u / (u - v))
+        cuts = sorted(new)
+    out = set()
+    for x0, x1 in zip(cuts, cuts[1:]):
+        xm = (x0 + x1) / 2
+        out.add(tuple(int(v > 0) for k in range(len(net) - 1) for v in _pre(net, xm, k)))
+    return out
+
+
+def _pre(net, x, k):
+    """The pre-activations of hidden layer k at the input x (one input)."""
+    h = [F(x)]
+    for l, (W, b) in enumerate(net[:k + 1]):
+        z = [sum((w * v for w, v in zip(row, h)), F(0)) + c for row, c in zip(W, b)]
+        h = [max(v, F(0)) for v in z]
+    return z
 
 
 def f16(v):
@@ -580,6 +612,20 @@ class Adversarial(Case):
             if max(deviation(self.a, self.b, x)[0] for x in pts) > up:
                 self.verify_mutant(name, cert, m, "box widened to reach a planted difference", cmd)
 
+    def check_regions(self, net, path, dom):
+        super().check_regions(net, path, dom)
+        if len(dom[1]) != 1:
+            return
+        code, js, cmd = self._json("regions 1-D", "regions", path, *_dom_args(dom))
+        if js is None or not js.get("complete"):
+            return
+        got = {tuple(1 if v > 0 else 0 for v in r["pattern"]) for r in js["regions"]}
+        want = regions_1d(net, *dom[1][0])
+        self.calls["regions 1-D oracle"] += 1
+        if got != want:
+            self.find(f"regions: {len(got)} patterns, the exact 1-D cut gives {len(want)} (missing "
+                      f"{sorted(want - got)[:3]}, extra {sorted(got - want)[:3]})", cmd)
+
     # the closed orthant --------------------------------------------------------------------------
     def check_orthant(self):
         d = self.dom[1]
@@ -757,6 +803,8 @@ def run_case(seed, runner, kind=None, log=print, small=False, api=True, regions=
                     c.calls[f"regions on a degenerate box: {js.get('number_of_regions')} regions"] += 1
             else:
                 c.check_regions(c.a, c.pa, dom)
+                if d == 1 and n_hidden(c.b) <= 12:        # b's bump: regions 1e-6 wide
+                    c.check_regions(c.b, c.pb, dom)
         c.check_canon()
         c.check_dim()
         c.check_s1s2_invariants()
