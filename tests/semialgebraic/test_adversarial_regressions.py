@@ -52,3 +52,19 @@ def test_nnet_pairs_today(nnet_files, capsys):
 def test_nnet_pairs_agree_on_units(nnet_files, capsys):
     a, b, c = nnet_files
     assert _diff(capsys, a, b)[1] == _diff(capsys, a, c)[1]
+
+
+@pytest.mark.xfail(strict=True, reason="adversarial finding: on a box of width 0 in a coordinate (no interior) "
+                   "regions reports 0 regions, 0 linear pieces, complete, on a nonempty domain where the net "
+                   "has one affine piece (dim treats the one-point domain; regions should walk the box's "
+                   "relative interior or refuse it; reported to the lead)")
+def test_regions_on_a_box_of_width_zero(tmp_path, capsys):
+    net = tmp_path / "n.json"
+    net.write_text(json.dumps({"format": "netfibers.network", "version": 1, "activation": "relu",
+                               "layers": [{"weight": [[1, 1], [-1, 2]], "bias": [0, "1/2"]},
+                                          {"weight": [[1, 1]], "bias": [0]}]}))
+    capsys.readouterr()
+    code = main(["regions", str(net), "--box", "0:1,1:1", "--json"])
+    out = capsys.readouterr().out
+    # on the segment [0, 1] x {1} both neurons are on (x + 1 > 0, 5/2 - x > 0): one region
+    assert code == 2 or json.loads(out)["number_of_regions"] == 1
