@@ -737,7 +737,8 @@ class Adversarial(Case):
     def check_s1s2_invariants(self):
         """b = a permuted and positively rescaled (S1/S2): ``identify`` (answer and which
         hypotheses hold) and ``fiber`` (its dimension) give the same for both."""
-        if self.kind not in ("awkward_scale", "huge_tiny", "bottleneck") or not self.plan.eq_R or len(self.a) != 3:
+        if self.kind not in ("awkward_scale", "huge_tiny", "bottleneck") or not self.plan.eq_R or len(self.a) != 3 \
+                or len(self.a[0][0]) > len(self.a[0][0][0]):      # identify / fiber need n1 <= d
             return
         for name, key in (("identify", lambda js: (js.get("answer"), [h.get("holds") for h in js.get("hypotheses", [])])),
                           ("fiber", lambda js: js.get("dimension"))):
