@@ -797,11 +797,25 @@ def run_case(seed, runner, kind=None, log=print, small=False, api=True, regions=
                 c.check_epsilon(dom, ref * (1 - F(1, 10**9)), exact)
         if regions and n_hidden(c.a) <= 8:
             if any(lo == hi for lo, hi in dom[1]):
-                # a box of width 0 has no interior: regions counts full-dimensional regions only
-                # (0 on a nonempty degenerate box; reported to the lead, not a verdict)
-                code, js, _ = c._json("regions", "regions", c.pa, *_dom_args(dom))
+                # a box of width 0 in some coordinates: the slice's regions (at least one, each
+                # point on the slice), a one-point box refused (exit 2)
+                point = all(lo == hi for lo, hi in dom[1])
+                if point:
+                    code = c.run("regions", c.pa, *_dom_args(dom), "--json")[0]
+                    c.calls[f"regions on a one-point box: exit {code}"] += 1
+                    if code != 2:
+                        c.find(f"regions on a one-point box: exit {code}, want 2")
+                    js = None
+                else:
+                    code, js, _ = c._json("regions", "regions", c.pa, *_dom_args(dom))
                 if js is not None:
                     c.calls[f"regions on a degenerate box: {js.get('number_of_regions')} regions"] += 1
+                    if point or js.get("number_of_regions", 0) < 1 or any(
+                            F(str(r["point"][i])) != lo for r in js["regions"]
+                            for i, (lo, hi) in enumerate(dom[1]) if lo == hi):
+                        c.find(f"regions on a box of width 0: exit {code}, {js.get('number_of_regions')} "
+                               "regions (want the slice's, >= 1, on the slice; exit 2 on one point)")
+
             else:
                 c.check_regions(c.a, c.pa, dom)
                 if d == 1 and n_hidden(c.b) <= 12:        # b's bump: regions 1e-6 wide

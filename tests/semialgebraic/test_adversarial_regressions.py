@@ -36,29 +36,24 @@ def nnet_files(tmp_path):
     return a, b, c
 
 
-def test_nnet_pairs_today(nnet_files, capsys):
-    """What holds today: b and c define one raw map (diff 0 on raw inputs); a against c is
-    compared on raw outputs (1/100), a against b (one normalisation) on normalised outputs
-    (1/1000)."""
+def test_nnet_pairs_agree_on_units(nnet_files, capsys):
+    """Adversarial finding (fixed): pairs that normalise alike were compared in normalised output
+    units, pairs that normalise differently in raw ones (a ~ c gave 1/100, a ~ b 1/1000, b == c),
+    so ``equiv --epsilon 0.005`` said a ~ b and b == c but not a ~ c.  Now both kinds are
+    compared in the first file's normalised units: b and c define one map, a differs from both
+    by the output bias 1/1000 (by hand)."""
     a, b, c = nnet_files
     assert _diff(capsys, b, c) == (0, "0", "0")
-    assert _diff(capsys, a, c) == (0, "1/100", "1/100")
+    assert _diff(capsys, a, c) == (0, "1/1000", "1/1000")
     assert _diff(capsys, a, b) == (0, "1/1000", "1/1000")
+    for x, y in ((a, b), (b, c), (a, c)):
+        capsys.readouterr()
+        assert main(["equiv", x, y, "--box", "file", "--epsilon", "0.005"]) == 0
 
 
-@pytest.mark.xfail(strict=True, reason="adversarial finding: two .nnet files with one normalisation are "
-                   "compared in normalised output units, two with different ones in raw output units, so "
-                   "equiv --epsilon 0.005 says a ~ b and b == c but not a ~ c (reported to the lead)")
-def test_nnet_pairs_agree_on_units(nnet_files, capsys):
-    a, b, c = nnet_files
-    assert _diff(capsys, a, b)[1] == _diff(capsys, a, c)[1]
-
-
-@pytest.mark.xfail(strict=True, reason="adversarial finding: on a box of width 0 in a coordinate (no interior) "
-                   "regions reports 0 regions, 0 linear pieces, complete, on a nonempty domain where the net "
-                   "has one affine piece (dim treats the one-point domain; regions should walk the box's "
-                   "relative interior or refuse it; reported to the lead)")
 def test_regions_on_a_box_of_width_zero(tmp_path, capsys):
+    """Adversarial finding (fixed): 0 regions, complete, on a nonempty domain; now the slice's
+    regions (``regions`` walks the free coordinates)."""
     net = tmp_path / "n.json"
     net.write_text(json.dumps({"format": "netfibers.network", "version": 1, "activation": "relu",
                                "layers": [{"weight": [[1, 1], [-1, 2]], "bias": [0, "1/2"]},
@@ -67,4 +62,4 @@ def test_regions_on_a_box_of_width_zero(tmp_path, capsys):
     code = main(["regions", str(net), "--box", "0:1,1:1", "--json"])
     out = capsys.readouterr().out
     # on the segment [0, 1] x {1} both neurons are on (x + 1 > 0, 5/2 - x > 0): one region
-    assert code == 2 or json.loads(out)["number_of_regions"] == 1
+    assert code == 0 and json.loads(out)["number_of_regions"] == 1
