@@ -703,29 +703,38 @@ def decide_shared(net: Network, dom, deeper: tuple, shallows: list, *, lps: int 
 
     boxes = conditioned_pieces(dom, net.n_inputs)
     starts = [conditioned_intervals(Ws, bs, box, None) for box in boxes]
-    plans = [None] * len(boxes)
-    work = {"lps": lps, "splits": 0}
-    order = list(range(1, len(boxes))) + [0]     # floats first; the faces x_k = ±1, then τ = 1
-    opened = []
-    for i in order:                              # root passes: most pieces must close unsplit
-        if starts[i] is not None:
-            plans[i] = _float_tree(t, boxes[i], _floats(starts[i]), None, rounds, work, done_float)
-            if plans[i] is None:
-                opened.append(i)
-                if len(opened) > max(1, SHARED_OPEN_SHARE * len(boxes)):
-                    return None, lps - work["lps"]
-    work["splits"] = splits
-    for i in opened:                             # the few left: split trees
-        plans[i] = _float_tree(t, boxes[i], _floats(starts[i]), None, rounds, work, done_float)
-        if plans[i] is None:
-            return None, lps - work["lps"]
-    pieces, used = _exact_pieces(Ws, bs, t, boxes, starts, plans, None, rounds, lps,
-                                 lps - work["lps"], done_exact)
+    plans, left = _shared_plans(t, boxes, starts, None, rounds, lps, splits, done_float)
+    if plans is None:
+        return None, lps - left
+    pieces, used = _exact_pieces(Ws, bs, t, boxes, starts, plans, None, rounds, lps, lps - left, done_exact)
     if pieces is None:
         return None, used
     from ..certificates import jsonable
     return {"deeper": [t2, j2, s2], "shallow": [[t1, j, s] for j, s in sides],
             "conditioned": jsonable(pieces)}, used
+
+
+def _shared_plans(t, boxes, starts, first, rounds, lps, splits, done_float) -> tuple:
+    """The float plans of a shared tree (:func:`decide_shared`, :func:`decide_shared_shallow`),
+    one per piece: root passes first (the faces x_k = ±1, then τ = 1; most pieces must close
+    unsplit: more than ``SHARED_OPEN_SHARE`` of them open gives up), then split trees for the few
+    left.  Returns ``(plans, LPs left)``, plans None when a piece stays open."""
+    plans = [None] * len(boxes)
+    work = {"lps": lps, "splits": 0}
+    opened = []
+    for i in list(range(1, len(boxes))) + [0]:
+        if starts[i] is not None:
+            plans[i] = _float_tree(t, boxes[i], _floats(starts[i]), first, rounds, work, done_float)
+            if plans[i] is None:
+                opened.append(i)
+                if len(opened) > max(1, SHARED_OPEN_SHARE * len(boxes)):
+                    return None, work["lps"]
+    work["splits"] = splits
+    for i in opened:
+        plans[i] = _float_tree(t, boxes[i], _floats(starts[i]), first, rounds, work, done_float)
+        if plans[i] is None:
+            return None, work["lps"]
+    return plans, work["lps"]
 
 
 def shared_reference(shared: dict, shallow: tuple) -> dict:
@@ -775,24 +784,10 @@ def decide_shared_shallow(net: Network, dom, shallow: tuple, deepers: list, *, l
 
     boxes = conditioned_pieces(dom, net.n_inputs)
     starts = [_mirror_intervals(Ws, bs, box, first) for box in boxes]
-    plans = [None] * len(boxes)
-    work = {"lps": lps, "splits": 0}
-    order = list(range(1, len(boxes))) + [0]
-    opened = []
-    for i in order:                              # root passes: most pieces must close unsplit
-        if starts[i] is not None:
-            plans[i] = _float_tree(t, boxes[i], _floats(starts[i]), first, rounds, work, done_float)
-            if plans[i] is None:
-                opened.append(i)
-                if len(opened) > max(1, SHARED_OPEN_SHARE * len(boxes)):
-                    return None, lps - work["lps"]
-    work["splits"] = splits
-    for i in opened:                             # the few left: split trees
-        plans[i] = _float_tree(t, boxes[i], _floats(starts[i]), first, rounds, work, done_float)
-        if plans[i] is None:
-            return None, lps - work["lps"]
-    pieces, used = _exact_pieces(Ws, bs, t, boxes, starts, plans, first, rounds, lps,
-                                 lps - work["lps"], done_exact)
+    plans, left = _shared_plans(t, boxes, starts, first, rounds, lps, splits, done_float)
+    if plans is None:
+        return None, lps - left
+    pieces, used = _exact_pieces(Ws, bs, t, boxes, starts, plans, first, rounds, lps, lps - left, done_exact)
     if pieces is None or m == 0:
         return None, used
     from ..certificates import jsonable

@@ -50,20 +50,20 @@ It prints one line per finding (with the command that reproduces it) and a table
 
 from __future__ import annotations
 
-import argparse
 import json
 import os
 import random
 import sys
 import tempfile
 import time
-from collections import Counter, defaultdict
+from collections import Counter
 from fractions import Fraction as F
 
 import numpy as np
 
 from tests.fuzz.bab_fuzz import (Case, Runner, _dom_args, brute_force_max, copy, deviation, evaluate, n_hidden,
-                                 parallel_sum, permute, random_net, report, sample_points, widths)
+                                 fuzz_parser, parallel_sum, permute, random_net, run_seeds,
+                                 sample_points)
 
 R3 = [F(1, 10**3), F(1, 10**4), F(1, 10**5), F(1, 10**6)]
 
@@ -706,15 +706,7 @@ class Adversarial(Case):
         code, out, err, dt = self.run(*argv, "--json")
         self.calls[name] += 1
         self.times[name] += dt
-        cmd = "netfibers " + " ".join(map(str, argv)) + " --json"
-        if code not in (0, 1, 3):
-            self.find(f"{name}: exit {code}: {err.strip()[-300:]}", cmd)
-            return code, None, cmd
-        try:
-            return code, json.loads(out), cmd
-        except ValueError:
-            self.find(f"{name}: no JSON on stdout ({out[:200]!r})", cmd)
-            return code, None, cmd
+        return self._parsed(name, code, out, err, "netfibers " + " ".join(map(str, argv)) + " --json")
 
     def check_dim(self):
         """dim is a property of the parameter point's fiber: a permuted / positively rescaled copy
@@ -835,37 +827,17 @@ def run_case(seed, runner, kind=None, log=print, small=False, api=True, regions=
 
 
 def main(argv=None):
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--seed", type=int, default=0)
-    ap.add_argument("--count", type=int, default=20)
-    ap.add_argument("--kinds", help="comma-separated kinds to cycle through (default: all)")
-    ap.add_argument("--timeout", type=float, default=20)
-    ap.add_argument("--subprocess", action="store_true", help="run each command as a subprocess")
-    ap.add_argument("--small", action="store_true", help="d <= 2, at most 4 neurons a layer (the suite's cases)")
-    ap.add_argument("--large", action="store_true", help="d 2-4, two hidden layers of 5-8 (branch and bound branches)")
+    ap = fuzz_parser(__doc__)
     ap.add_argument("--no-api", action="store_true")
     args = ap.parse_args(argv)
     kinds = args.kinds.split(",") if args.kinds else KINDS
     for k in kinds:
         if k not in KINDS:
             ap.error(f"unknown kind {k!r}; one of {', '.join(KINDS)}")
-    runner = Runner(args.subprocess, args.timeout)
-    per_kind, bad, calls, times = Counter(), defaultdict(list), Counter(), Counter()
-    t0 = time.time()
-    for s in range(args.seed, args.seed + args.count):
-        kind = kinds[s % len(kinds)]
-        t = time.time()
-        c = run_case(s, runner, kind, small=args.small, api=not args.no_api, large=args.large,
-                     regions=not args.large)
-        per_kind[kind] += 1
-        calls.update(c.calls)
-        times.update(c.times)
-        if c.findings:
-            bad[kind].append(s)
-        print(f"seed {s} {kind:15s} {c.style} widths a {widths(c.a)} b {widths(c.b)} "
-              f"{os.path.basename(c.pa)},{os.path.basename(c.pb)}: {len(c.findings)} findings ({time.time() - t:.1f} s)",
-              flush=True)
-    return report(t0, per_kind, calls, bad, KINDS, times, kind_width=15)
+    return run_seeds(args, KINDS, lambda s: kinds[s % len(kinds)],
+                     lambda s, runner, kind: run_case(s, runner, kind, small=args.small, api=not args.no_api,
+                                                      large=args.large, regions=not args.large),
+                     lambda c: c.style, kind_width=15)
 
 
 if __name__ == "__main__":

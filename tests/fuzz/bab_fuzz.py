@@ -775,6 +775,11 @@ class Case:
         cmd = "netfibers " + " ".join(map(str, argv))
         if dt > 1.05 * tmo + 2 + self.run.slack:
             self.find(f"{name}: {dt:.1f} s past --timeout {tmo}", cmd)
+        return self._parsed(name, code, out, err, cmd)
+
+    def _parsed(self, name, code, out, err, cmd):
+        """``(code, the JSON on stdout or None, cmd)``; a finding for an exit other than 0, 1, 3
+        or stdout that is not JSON."""
         if code not in (0, 1, 3):
             self.find(f"{name}: exit {code}: {err.strip()[-300:]}", cmd)
             return code, None, cmd
@@ -1045,33 +1050,50 @@ def run_case(seed, runner, kind=None, formats=True, api=True, regions=True, log=
 
 
 def main(argv=None):
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap = fuzz_parser(__doc__)
+    ap.add_argument("--kind", choices=KINDS)
+    args = ap.parse_args(argv)
+    kinds = args.kinds.split(",") if args.kinds else KINDS
+    return run_seeds(args, KINDS, lambda s: args.kind or kinds[s % len(kinds)],
+                     lambda s, runner, kind: run_case(s, runner, kind, small=args.small, large=args.large,
+                                                      regions=not args.large),
+                     lambda c: f"{c.style} {c.dom[0]}")
+
+
+def fuzz_parser(doc) -> argparse.ArgumentParser:
+    """The options every fuzz run takes (this one and :mod:`tests.fuzz.adversarial`)."""
+    ap = argparse.ArgumentParser(description=doc.split("\n\n")[0])
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--count", type=int, default=20)
-    ap.add_argument("--kind", choices=KINDS)
+    ap.add_argument("--kinds", help="comma-separated kinds to cycle through (default: all)")
     ap.add_argument("--timeout", type=float, default=20)
     ap.add_argument("--subprocess", action="store_true", help="run each command as a subprocess")
     ap.add_argument("--small", action="store_true", help="d <= 2, at most 4 neurons a layer (the suite's cases)")
     ap.add_argument("--large", action="store_true", help="d 2-4, two hidden layers of 5-8 (branch and bound branches)")
-    ap.add_argument("--kinds", help="comma-separated kinds to cycle through (default: all)")
-    args = ap.parse_args(argv)
+    return ap
+
+
+def run_seeds(args, all_kinds, kind_of, run, describe, kind_width=18) -> int:
+    """The loop of a fuzz run (this one and :mod:`tests.fuzz.adversarial`): the seeds
+    ``args.seed …`` (+ ``args.count``), the kind *kind_of(seed)*, the case *run(seed, runner,
+    kind)* (a :class:`Case`), a line per case (*describe(case)* and the widths), then
+    :func:`report`."""
     runner = Runner(args.subprocess, args.timeout)
     per_kind, bad, calls, times = Counter(), defaultdict(list), Counter(), Counter()
     t0 = time.time()
     for s in range(args.seed, args.seed + args.count):
-        kinds = args.kinds.split(",") if args.kinds else KINDS
-        kind = args.kind or kinds[s % len(kinds)]
+        kind = kind_of(s)
         t = time.time()
-        c = run_case(s, runner, kind, small=args.small, large=args.large, regions=not args.large)
+        c = run(s, runner, kind)
         per_kind[kind] += 1
         calls.update(c.calls)
         times.update(c.times)
         if c.findings:
             bad[kind].append(s)
-        print(f"seed {s} {kind:18s} {c.style} {c.dom[0]} widths a {widths(c.a)} b {widths(c.b)} "
+        print(f"seed {s} {kind:{kind_width}s} {describe(c)} widths a {widths(c.a)} b {widths(c.b)} "
               f"{os.path.basename(c.pa)},{os.path.basename(c.pb)}: {len(c.findings)} findings ({time.time() - t:.1f} s)",
               flush=True)
-    return report(t0, per_kind, calls, bad, KINDS, times)
+    return report(t0, per_kind, calls, bad, all_kinds, times, kind_width=kind_width)
 
 
 def report(t0, per_kind, calls, bad, kinds, times=(), width=40, kind_width=18) -> int:
