@@ -182,7 +182,7 @@ def cmd_search(args) -> int:
     d = nets[0].n_inputs
     box = parse_box_domain(args.box, d, nets[0]) if args.what == "diff" else \
         [parse_box(args.box)] * d
-    args.units = units_report(space, Domain.from_box(box))
+    args.units = units_report(space, Domain.from_box(box), args.exact)
     try:
         if args.what == "diff":
             if nets[0].signature != nets[1].signature:

@@ -72,7 +72,7 @@ _UNITS = {"normalised": "normalised units (both .nnet files normalise alike)",
                               "differently: its map re-expressed exactly)"}
 
 
-def units_report(space: str | None, domain: Domain) -> tuple[dict, str]:
+def units_report(space: str | None, domain: Domain, exact: bool = False) -> tuple[dict, str]:
     """What ``equiv`` / ``diff`` of a ``.nnet`` pair add to their report so that a user knows the
     units of the point, the box and the deviation: the JSON keys ``input_space`` (``"normalised"``) and ``box`` (``[[lo, hi], …]``, exact strings, null for an open side), and
     a line of text; nothing for any other pair (*space* None)."""
@@ -83,7 +83,9 @@ def units_report(space: str | None, domain: Domain) -> tuple[dict, str]:
     if all(lo is None and hi is None for lo, hi in box):
         where = "the domain R^d" if not domain.halfspaces else "the domain (half-spaces)"
     else:
-        side = [f"[{'-inf' if lo is None else lo}, {'inf' if hi is None else hi}]" for lo, hi in box]
+        from .display import numbers        # long ends as ≈ decimals unless --exact
+        side = [f"[{'-inf' if lo is None else numbers([lo], exact)}, {'inf' if hi is None else numbers([hi], exact)}]"
+                for lo, hi in zip(domain.lo, domain.hi)]
         where = (f"the box {side[0]}^{len(box)}" if len(set(side)) == 1 else
                  "the box " + " x ".join(side)) + (" cut by half-spaces" if domain.halfspaces else "")
     return ({"input_space": "normalised", "units_of": "a" if space == "normalised-first" else "both",

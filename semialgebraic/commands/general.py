@@ -150,7 +150,7 @@ def cmd_equiv(args) -> int:
         write_certificate(v.certificate, args.certificate)
     data = v.to_json() if getattr(args, "json", False) else {}    # large certificates: costly
     data.setdefault("regions_checked", v.details.get("regions_checked", 0))
-    units, line = units_report(args.units, parse_domain(args, a.n_inputs, a)) if args.units \
+    units, line = units_report(args.units, parse_domain(args, a.n_inputs, a), args.exact) if args.units \
         else ({}, "")
     data.update(units)
     emit(args, data, display.with_roundings(data, equiv_text(v, exact=args.exact) + line,
@@ -211,7 +211,7 @@ def _cmd_equiv_epsilon(args, a, b) -> int:
     answer, r = epsilon_equivalent(a, b, dom, eps, budget=_budget(args))
     if args.certificate and answer is not None:
         write_certificate(r.certificate, args.certificate)
-    units, line = units_report(getattr(args, "units", None), dom)
+    units, line = units_report(getattr(args, "units", None), dom, args.exact)
     data = {"answer": answer, "method": "branch and bound", "epsilon": str(eps), **r.to_json(),
             **units}
     if answer is None:
@@ -272,7 +272,7 @@ def cmd_diff(args) -> int:
     if method == "auto":
         method = ("walk" if cube and not args.certificate
                   and (args.max_regions is not None or _small(a, b)) else "bab")
-    units, line = units_report(units, dom)
+    units, line = units_report(units, dom, args.exact)
     if method == "bab":
         return _cmd_diff_bab(args, a, b, dom, units, line)
     box = box[0]
