@@ -170,7 +170,7 @@ def _nnet_units(net, norm: dict, exact: bool) -> tuple[dict, str]:
                 norm["input_maximums"], box))]
     rows.append(f"  outputs: raw = normalised * {num(norm['output_range'])} + "
                 f"{num(norm['output_mean'])}; --box file is the normalised box above (two files "
-                "that normalise differently are compared by equiv/diff on raw inputs)")
+                "that normalise differently are compared by equiv/diff in the first one's normalised units)")
     return more, "\n" + "\n".join(rows)
 
 

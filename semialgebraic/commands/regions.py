@@ -185,7 +185,7 @@ def _slice_regions(args, net, rows, fixed) -> int:
     d = net.n_inputs
     free = [i for i in range(d) if i not in fixed]
     if not free:
-        fail("--box: every coordinate has width 0 (one point): activation regions are "
+        fail("the domain is one point (every coordinate has width 0): activation regions are "
              "full-dimensional; evaluate the network at the point instead (netfibers eval)")
     W = net.weights[0].to_rows()
     b0 = [c + sum(w[i] * v for i, v in fixed.items()) for w, c in zip(W, net.biases[0])]
