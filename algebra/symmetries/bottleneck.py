@@ -282,10 +282,13 @@ class SignFlip(Step):
 
 @register_step
 class KinkSwap(Step):
-    """S8 (R15, n1 = 1): swap the first-layer kink and the second-layer kink.
+    """S8 (R15, n1 = 1): swap the first-layer kink and the last second-layer kink.
 
-    With the only non-dead row ``(−a | b)``, ``a, b > 0``, ``β = b / a``, ``v = W3[:, j0]``:
-    ``(W1, b1, v, b3) → (−W1, β − b1, −v, b3 + v b)``.  An involution.
+    Every non-dead row is ``(−a_j | b_j)``, ``a_j, b_j > 0``; ``β_j = b_j / a_j``, ``β = max β_j``
+    at ``j0``, ``v_j = W3[:, j]``: ``(W1, b1) → (−W1, β − b1)``; ``b2_j → a_j β − b_j`` for the
+    other non-dead rows (``W2`` and their ``v_j`` kept); ``v_{j0} → −(Σ_j a_j v_j) / a_{j0}``;
+    ``b3 → b3 + Σ_j b_j v_j`` (sums over the non-dead rows); dead rows unchanged.  With one
+    non-dead row this is ``(W1, b1, v, b3) → (−W1, β − b1, −v, b3 + v b)``.  An involution.
     """
 
     name = "S8"
@@ -299,25 +302,26 @@ class KinkSwap(Step):
         if W1.nrows != 1:
             return False, f"S8 needs n1 = 1, got n1 = {W1.nrows}"
         nd = non_dead_rows(net)
-        if len(nd) != 1:
-            return False, f"S8 needs exactly one non-dead second-layer neuron, found {len(nd)}"
-        j0 = nd[0]
-        if not (W2[j0, 0] < 0 and b2[j0] > 0):
-            return False, f"row {j0} of [W2 | b2] is not of the form (- | +)"
-        return True, f"single non-dead neuron {j0} with row (- | +)"
+        if not nd:
+            return False, "S8 needs a non-dead second-layer neuron, found none"
+        bad = [j for j in nd if not (W2[j, 0] < 0 and b2[j] > 0)]
+        if bad:
+            return False, f"row {bad[0]} of [W2 | b2] is non-dead and not of the form (- | +)"
+        return True, f"every non-dead row ({nd}) of the form (- | +)"
 
     def _apply(self, net: Network) -> Network:
         W1, b1, W2, b2, W3, b3 = _parts(net)
-        j0 = non_dead_rows(net)[0]
-        a, b = -W2[j0, 0], b2[j0]
-        beta = b / a
-        v = W3.col_at(j0)
+        nd = non_dead_rows(net)
+        w1, c1, b2n, V, b3n = kink_swap([W1[0, k] for k in range(W1.ncols)], b1[0],
+                                        {j: (-W2[j, 0], b2[j]) for j in nd},
+                                        {j: W3.col_at(j) for j in nd}, list(b3))
         W3rows = W3.to_rows()
-        for o in range(W3.nrows):
-            W3rows[o][j0] = -W3rows[o][j0]
-        b3n = [b3[o] + v[o] * b for o in range(len(b3))]
-        return Network([-W1, W2, QMatrix.from_rows(W3rows, ncols=W3.ncols)],
-                       [[beta - b1[0]], b2, b3n])
+        for j, col in V.items():
+            for o in range(W3.nrows):
+                W3rows[o][j] = col[o]
+        b2l = [b2n.get(j, b2[j]) for j in range(len(b2))]
+        return Network([QMatrix.from_rows([w1], ncols=W1.ncols), W2,
+                        QMatrix.from_rows(W3rows, ncols=W3.ncols)], [[c1], b2l, b3n])
 
     def inverse(self, net: Network) -> "KinkSwap":
         return KinkSwap()
@@ -337,6 +341,23 @@ class KinkSwap(Step):
 
     def __repr__(self):
         return "KinkSwap()"
+
+
+def kink_swap(w1, c1, rows: dict, V: dict, b3):
+    """The S8 map (R15) on parts: first-layer row *w1* and bias *c1*; *rows* ``{j: (a_j, b_j)}``
+    the non-dead second-layer rows ``(−a_j | b_j)`` (all ``a_j, b_j > 0``); *V* ``{j: v_j}`` their
+    output columns; *b3*.  Returns ``(w1', c1', {j: b_j'}, {j: v_j'}, b3')``.
+
+    >>> kink_swap([Q(1)], Q(0), {0: (Q(2), Q(3)), 1: (Q(1), Q(2))}, {0: [Q(1)], 1: [Q(5)]}, [Q(0)])
+    ([-1], 2, {0: 1, 1: 2}, {0: [1], 1: [-7]}, [13])
+    """
+    beta, j0 = max((b / a, j) for j, (a, b) in rows.items())
+    b2 = {j: (a * beta - b if j != j0 else b) for j, (a, b) in rows.items()}
+    m = len(b3)
+    tot = [sum((a * V[j][o] for j, (a, _) in rows.items()), Q(0)) for o in range(m)]
+    Vn = {j: (list(V[j]) if j != j0 else [-t / rows[j0][0] for t in tot]) for j in rows}
+    b3n = [b3[o] + sum((b * V[j][o] for j, (_, b) in rows.items()), Q(0)) for o in range(m)]
+    return [-x for x in w1], beta - c1, b2, Vn, b3n
 
 
 def _fmt(q, inf: str) -> str:

@@ -107,7 +107,7 @@ def _identifiability(net: Network) -> Verdict:
                        f"pattern (S6 translation)")
         move = move or ("masked", s.masked)
     if s.s8_applies:
-        reasons.append("n1 = 1 with a single non-dead row (- | +) (S8 kink swap)")
+        reasons.append("n1 = 1 and every non-dead row is (- | +) (S8 kink swap)")
         move = move or ("s8", None)
     if not reasons:
         cert = identifiability_certificate(net)

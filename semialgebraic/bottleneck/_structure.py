@@ -233,7 +233,7 @@ def structure(net: Network) -> Structure:
         neg = [P.b2[j] / col[j] for j in range(P.n2) if col[j] < 0]
         interval = (-min(pos) if pos else None, min(neg) if neg else None)
     s7 = masked is not None and len(nd) == 1 and P.n1 >= 2
-    s8 = P.n1 == 1 and len(nd) == 1 and P.R2[nd[0]][0] < 0 and P.b2[nd[0]] > 0
+    s8 = P.n1 == 1 and bool(nd) and all(P.R2[j][0] < 0 and P.b2[j] > 0 for j in nd)  # R15
     kappa, wit = positive_factor_rank(G)
     return Structure(widths, hyps, types, masked, interval, s7, s8, L, G, g, G.rank(), kappa, wit)
 

@@ -17,7 +17,7 @@ from algebra.linalg import QMatrix
 from algebra.network import Network
 from algebra.rationals import Q, lead, q_str, to_q
 from algebra.symmetries import path_to_json
-from algebra.symmetries.bottleneck import KinkSwap, SignFlip, TranslateMasked, masking_column
+from algebra.symmetries.bottleneck import KinkSwap, SignFlip, TranslateMasked, kink_swap, masking_column
 from algebra.symmetries.bottleneck_paths import (FreeFirstLayer, PermuteHidden, RescaleHidden,
                                                RescaleLayer, TailRefactor)
 
@@ -250,12 +250,12 @@ def _canon(P: "Parts") -> tuple[BottleneckCanon, dict]:
     n1 = P.n1
     istar = masking_column(P.R2)
     # 3b: S8
-    if n1 == 1 and len(ND) == 1 and R2[ND[0]][0] < 0 and R2[ND[0]][1] > 0 and lead(R1[0][:-1]) < 0:
-        j0 = ND[0]
-        a, b = -R2[j0][0], R2[j0][1]
-        R1[0] = [-x for x in R1[0][:-1]] + [b / a - R1[0][-1]]
-        b3 = [c + v * b for c, v in zip(b3, V[j0])]
-        V[j0] = [-v for v in V[j0]]
+    if n1 == 1 and all(R2[j][0] < 0 and R2[j][1] > 0 for j in ND) and lead(R1[0][:-1]) < 0:
+        w1, c1, b2n, Vn, b3 = kink_swap(R1[0][:-1], R1[0][-1], {j: (-R2[j][0], R2[j][1]) for j in ND},
+                                        {j: V[j] for j in ND}, b3)
+        R1[0] = list(w1) + [c1]
+        for j in ND:
+            R2[j][1], V[j] = b2n[j], list(Vn[j])
     # 4: normalise the first layer
     for i in range(n1):
         lam = abs(lead(R1[i][:-1]))        # three-layer-fibers P9: |lead|, sign kept, no norm
@@ -331,9 +331,10 @@ def _normalize(net: Network) -> tuple[Network, list]:
     if not ND:
         return cur, steps
     n1 = P.n1
-    if (n1 == 1 and len(ND) == 1 and P.R2[ND[0]][0] < 0 and P.R2[ND[0]][1] > 0
+    if (n1 == 1 and all(P.R2[j][0] < 0 and P.R2[j][1] > 0 for j in ND)
             and lead(P.R1[0][:-1]) < 0):
         do(KinkSwap())
+        P = Parts.of(cur)
     lams = [1 / abs(lead(P.R1[i][:-1])) for i in range(n1)]
     if any(x != 1 for x in lams):
         do(RescaleLayer(1, lams))

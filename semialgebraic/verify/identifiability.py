@@ -66,8 +66,8 @@ def check(cert: dict) -> tuple[bool, str]:
     for i in range(n1):
         if all(r[i] > 0 and r[-1] < 0 and all(r[k] < 0 for k in range(n1) if k != i) for r in rows2):
             return False, f"column {i} is masked: not identifiable"
-    if n1 == 1 and n2 == 1 and rows2[0][0] < 0 < rows2[0][1]:
-        return False, "n1 = n2 = 1 with row (- | +): S8 kink swap"
+    if n1 == 1 and all(r[0] < 0 < r[1] for r in rows2):
+        return False, "n1 = 1 and every row (- | +): S8 kink swap (three-layer-fibers R15)"
     if fd != n1 + n2:
         return False, f"claimed fiber dimension {fd!r} != n1 + n2 = {n1 + n2}"
     return True, ("every hypothesis of the identifiability criterion holds exactly "

@@ -71,8 +71,18 @@ def test_s8_T4_and_control():
     assert st.check(T4a)[0]
     assert st.apply(T4a) == T4b
     assert st.apply(T4b) == T4a          # involution
+    # the control: R15's one-row map is not a symmetry of T4ca (T4cb differs), but the kink swap
+    # of every (- | +) row is (found by tests/fuzz/symmetry_campaign.py)
     ok, why = st.check(T4ca)
-    assert not ok and "exactly one non-dead" in why
+    assert ok and "every non-dead row" in why
+    alt = Network.from_rows([[[-1]], [[-2], [-1]], [[1, -7]]], [[2], [1, 2], [13]])
+    assert st.apply(T4ca) == alt and st.apply(alt) == T4ca
+    for x in (-1, 0, Q(1, 2), 1, Q(7, 4), 2, 3):
+        assert T4ca([x]) == alt([x])
+    ok, why = st.check(T1)
+    assert not ok and "n1 = 1" in why
+    ok, why = st.check(Network.from_rows([[[1]], [[-2], [1]], [[1, 5]]], [[0], [3, -2], [0]]))
+    assert not ok and "row 1" in why
     for x, y in [(-1, 3), (0, 3), (Q(1, 2), 2), (1, 1), (Q(3, 2), 0), (2, 0)]:
         assert T4a([x]) == (Q(y),) == T4b([x])
 
