@@ -484,6 +484,26 @@ def _shallow_degenerate(rng):
     return op, [(W1, b1), (W2, b2)]
 
 
+def in_some_component(net, W):
+    """Whether some permutation of the hidden layers of *W* lies in a component of fiber(net)
+    (the components are listed up to permutations)."""
+    from itertools import permutations, product
+    from semialgebraic import fiber
+    comps = fiber(net).components
+    perms = [list(permutations(range(len(L[0])))) for L in W[:-1]]
+    for choice in product(*perms):
+        P = copy.deepcopy(W)
+        for l, pm in enumerate(choice):
+            Wl, bl = P[l]
+            Wn, bn = P[l + 1]
+            P[l] = ([Wl[p] for p in pm], [bl[p] for p in pm])
+            P[l + 1] = ([[r[p] for p in pm] for r in Wn], bn)
+        cand = net_of(P)
+        if any(c.contains(cand) for c in comps):
+            return True
+    return False
+
+
 def run_fiber_image(seed):
     from algebra.exceptions import InputError
     from semialgebraic import fiber
@@ -504,6 +524,8 @@ def run_fiber_image(seed):
         what = "shallow_" + what
     Lb = perm_scale(La, rng)
     res.desc = f"{what} widths={net_of(La).widths}"
+    Wit = witness(rng, La, what) if len(La) == 3 and what in ("dead", "linear", "masked", "s8",
+                                                               "s8_multi") else None
     out = []
     for L in (La, Lb):
         try:
@@ -543,6 +565,12 @@ def run_fiber_image(seed):
                 res.findings.append(f"fiber_image seed={seed} ({res.desc}): the sample of "
                                     f"component {ci} of the {who}'s fiber computes another "
                                     f"function  (SOUNDNESS)")
+    if Wit is not None:                      # the planted θ' lies in a listed component
+        res.stats["witness_membership"] += 1
+        if not in_some_component(net_of(La), Wit):
+            res.findings.append(f"fiber_image seed={seed} ({res.desc}): our planted θ' (same "
+                                f"function) lies in no listed component, up to permutations "
+                                f"(the fiber description is incomplete)")
     N = len(flat(La))
     dim = fa.get("dimension")
     if isinstance(dim, int) and max(len(W) for W, _ in La) <= 4:
