@@ -447,7 +447,7 @@ def judge_absorption(cert):
     if cert.get("type") != "absorption" or cert.get("claim") != "absorbable":
         return None
     blk, other = cert["block"], (cert.get("witness") or {}).get("absorbing_block")
-    if not other or blk.get("activation") != "relu" or blk.get("skip") != "identity" or \
+    if not other or blk.get("activation") != "relu" or blk.get("skip") == "none" or \
             blk.get("w_gate") is not None or other.get("skip") not in ("none", None) or \
             len(other["w_up"]) != len(blk["w_up"]):
         return None
@@ -482,6 +482,38 @@ def _shallow_degenerate(rng):
             r[i] = r[i] / 3
             r.append(r[i] * 2)
     return op, [(W1, b1), (W2, b2)]
+
+
+def shallow_witness(rng, L, op):
+    """One-hidden-layer θ' of ours with the same function, not a permuted/rescaled copy: the
+    output weights of two positively parallel neurons traded (``dup``, ``split``), the output
+    column of a zero-row neuron traded against the output bias (``zero_row``, ``dead``)."""
+    (W1, b1), (W2, b2) = copy.deepcopy(L)
+    n = len(W1)
+    if op in ("dup", "split"):
+        for i in range(n):
+            for j in range(n):
+                if i == j or not any(W1[i]):
+                    continue
+                k = next(t for t, v in enumerate(W1[i]) if v != 0)
+                sc = W1[j][k] / W1[i][k]
+                if sc > 0 and [sc * v for v in W1[i]] == W1[j] and sc * b1[i] == b1[j]:
+                    delta = F(rng.randint(1, 5), 7)          # v_i relu(z) + v_j relu(sc z)
+                    for r in W2:
+                        r[i] += sc * delta
+                        r[j] -= delta
+                    return [(W1, b1), (W2, b2)]
+        return None
+    if op in ("zero_row", "dead"):
+        i = next((t for t in range(n) if not any(W1[t])), None)
+        if i is None:
+            return None
+        delta = F(rng.randint(1, 5), 3)
+        for o, r in enumerate(W2):
+            r[i] += delta
+            b2[o] -= delta * max(b1[i], F(0))
+        return [(W1, b1), (W2, b2)]
+    return None
 
 
 def in_some_component(net, W):
@@ -526,6 +558,11 @@ def run_fiber_image(seed):
     res.desc = f"{what} widths={net_of(La).widths}"
     Wit = witness(rng, La, what) if len(La) == 3 and what in ("dead", "linear", "masked", "s8",
                                                                "s8_multi") else None
+    if len(La) == 2:
+        Wit = shallow_witness(rng, La, what[len("shallow_"):])
+        if Wit is not None and (same_function(La, Wit, rng, z3=False) is False
+                                or flat(Wit) == flat(La)):
+            raise AssertionError(f"fiber_image seed={seed}: our shallow witness is wrong (campaign bug)")
     out = []
     for L in (La, Lb):
         try:
@@ -705,7 +742,12 @@ def block_eval(blk, x, skip=True):
     bd = blk.get("b_down") or [0] * len(down)
     h = [max(F(0), sum((_q(w) * v for w, v in zip(r, x)), F(0)) + _q(c)) for r, c in zip(up, bu)]
     y = [sum((_q(w) * v for w, v in zip(r, h)), F(0)) + _q(c) for r, c in zip(down, bd)]
-    return [a + b for a, b in zip(y, x)] if skip else y
+    S = blk.get("skip", "identity")
+    if not skip or S == "none":
+        return y
+    if isinstance(S, list):                  # a linear skip x -> S x
+        return [a + sum((_q(w) * v for w, v in zip(r, x)), F(0)) for a, r in zip(y, S)]
+    return [a + b for a, b in zip(y, x)]
 
 
 def planted_block(rng):
@@ -718,11 +760,18 @@ def planted_block(rng):
     down = [[r() for _ in range(k)] for _ in range(d)]
     bu = [r() for _ in range(k)]
     bd = [r() for _ in range(d)]
-    kind = rng.choice(["flip", "flip", "pm_identity", "near_1e-9", "rank_one", "random"])
+    kind = rng.choice(["flip", "flip", "pm_identity", "near_1e-9", "rank_one", "random",
+                       "linear_skip"])
+    Sk = None
+    if kind == "linear_skip":                # skip x -> S x, flip set with B_S P = -S
+        while True:
+            Sk = [[r() for _ in range(d)] for _ in range(d)]
+            if any(v != 0 for row in Sk for v in row):
+                break
     if kind == "pm_identity" and k < 2 * d:
         kind = "flip"
     planted = False
-    if kind in ("flip", "near_1e-9", "rank_one"):
+    if kind in ("flip", "near_1e-9", "rank_one", "linear_skip"):
         S = rng.sample(range(k), d)
         while True:
             P = [[r() for _ in range(d)] for _ in range(d)]
@@ -730,11 +779,14 @@ def planted_block(rng):
             if M.rank() == d:
                 break
         inv = M.inv()
+        inv = [[F(int(inv[o, a].p), int(inv[o, a].q)) for a in range(d)] for o in range(d)]
+        if Sk is not None:                   # B_S = -S P^{-1}
+            inv = [[sum((Sk[o][t] * inv[t][a] for t in range(d)), F(0)) for a in range(d)]
+                   for o in range(d)]
         for a, i in enumerate(S):
             up[i] = P[a]
             for o in range(d):
-                q = inv[o, a]
-                down[o][i] = -F(int(q.p), int(q.q))
+                down[o][i] = -inv[o][a]
         planted = True
         if kind == "near_1e-9":
             o, a = rng.randrange(d), rng.randrange(d)
@@ -759,8 +811,8 @@ def planted_block(rng):
         planted = True
     s = lambda M: [[str(v) for v in row] for row in M]
     blk = {"format": "netfibers.block", "version": 1, "activation": "relu", "w_up": s(up),
-           "w_down": s(down), "skip": "identity", "b_up": [str(v) for v in bu],
-           "b_down": [str(v) for v in bd]}
+           "w_down": s(down), "skip": s(Sk) if Sk is not None else "identity",
+           "b_up": [str(v) for v in bu], "b_down": [str(v) for v in bd]}
     return kind, blk, planted
 
 
@@ -780,6 +832,7 @@ def run_absorb(seed):
         res.findings.append(f"{tag}: raised {type(exc).__name__}: {exc}")
         return res
     res.stats[f"answer_{v.answer}"] += 1
+    res.stats[f"{kind}_{v.answer}"] += 1
     if planted and v.answer is False:
         res.findings.append(f"{tag}: 'not absorbable' for a block absorbable by construction  "
                             f"(SOUNDNESS) block={json.dumps(blk)}")
