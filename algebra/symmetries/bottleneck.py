@@ -68,6 +68,18 @@ def non_dead_rows(net: Network) -> list[int]:
     return [j for j, r in enumerate(rows) if not (all(x < 0 for x in r) and b2[j] < 0)]
 
 
+def s7_flippable(rows, masked: int) -> list[int]:
+    """First-layer neurons ``k != masked`` that S7 may flip (R14): the ratio
+    ``W2[j,k] / W2[j,masked]`` is the same for every row ``(W2_j | b2_j)`` of *rows* (the
+    non-dead rows); with one non-dead row, every ``k != masked``.
+
+    >>> s7_flippable([(2, -1, -1, -1), (4, -2, -3, -3)], 0)
+    [1]
+    """
+    n1 = len(rows[0]) - 1
+    return [k for k in range(n1) if k != masked and len({r[k] / r[masked] for r in rows}) == 1]
+
+
 def masked_column(net: Network) -> int | None:
     """The 0-based column ``i`` such that every non-dead row has the masking pattern for ``i``
     (``W2[j,i] > 0``, ``W2[j,k] < 0`` for ``k != i``, ``b2[j] < 0``), or None (R4).
@@ -210,7 +222,9 @@ class SignFlip(Step):
     """S7 (R14): flip first-layer neurons in *flips* and shear the masked neuron *masked*.
 
     For ``k`` in *flips*: ``(W1_k, b1_k) → −(W1_k, b1_k)``; ``(W1_i, b1_i) += Σ_k (w_k / w_i)
-    (W1_k, b1_k)`` with old values on the right, ``w`` the only non-dead row of ``W2``.
+    (W1_k, b1_k)`` with old values on the right, ``w`` a non-dead row of ``W2``: every non-dead
+    row has the masking pattern for ``i`` and the same ratio ``w_k / w_i`` for each flipped ``k``
+    (one non-dead row: any ``k``).
     """
 
     name = "S7"
@@ -232,14 +246,21 @@ class SignFlip(Step):
         n1 = W1.nrows
         if self.masked >= n1 or any(k >= n1 for k in self.flips):
             return False, f"first layer has {n1} neurons"
-        nd = non_dead_rows(net)         # three-layer-fibers P8: one non-dead row, dead rows allowed
-        if len(nd) != 1:
-            return False, f"S7 needs exactly one non-dead second-layer neuron, found {len(nd)} ({nd})"
+        nd = non_dead_rows(net)         # three-layer-fibers P8: dead rows allowed
+        if not nd:
+            return False, "S7 needs a non-dead second-layer neuron, found none"
         mc = masked_column(net)
         if mc != self.masked:
-            return False, (f"row {nd[0]} of [W2 | b2] does not have the masking pattern for "
+            return False, (f"rows {nd} of [W2 | b2] do not all have the masking pattern for "
                            f"column {self.masked}")
-        return True, f"single non-dead neuron {nd[0]} with the masking pattern for column {mc}"
+        _, _, W2, b2, _, _ = _parts(net)
+        ok = s7_flippable([tuple(W2.row_at(j)) + (b2[j],) for j in nd], mc)
+        bad = [k for k in self.flips if k not in ok]
+        if bad:
+            return False, (f"neuron {bad[0]}: the ratio W2[j,{bad[0]}] / W2[j,{mc}] differs between "
+                           f"the non-dead rows {nd} (S7 needs exactly one non-dead second-layer "
+                           f"neuron, or equal ratios)")
+        return True, f"non-dead rows {nd} with the masking pattern for column {mc}, equal ratios"
 
     def _apply(self, net: Network) -> Network:
         W1, b1, W2, b2, W3, b3 = _parts(net)

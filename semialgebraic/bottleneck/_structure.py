@@ -28,7 +28,7 @@ from algebra.linalg import QMatrix
 from algebra.linalg.gfp import PRIME_31, rank_lower_bound
 from algebra.network import Network
 from algebra.rationals import q_str
-from algebra.symmetries.bottleneck import masking_column
+from algebra.symmetries.bottleneck import masking_column, s7_flippable
 
 from ..certificates import jsonable
 from ..sets import Dimension
@@ -232,7 +232,8 @@ def structure(net: Network) -> Structure:
         pos = [abs(P.b2[j]) / col[j] for j in range(P.n2) if col[j] > 0]
         neg = [P.b2[j] / col[j] for j in range(P.n2) if col[j] < 0]
         interval = (-min(pos) if pos else None, min(neg) if neg else None)
-    s7 = masked is not None and len(nd) == 1 and P.n1 >= 2
+    s7 = (masked is not None and P.n1 >= 2                        # R14, equal ratios
+          and bool(s7_flippable([P.R2[j] for j in nd], masked)))
     s8 = P.n1 == 1 and bool(nd) and all(P.R2[j][0] < 0 and P.b2[j] > 0 for j in nd)  # R15
     kappa, wit = positive_factor_rank(G)
     return Structure(widths, hyps, types, masked, interval, s7, s8, L, G, g, G.rank(), kappa, wit)

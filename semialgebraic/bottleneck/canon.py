@@ -17,7 +17,8 @@ from algebra.linalg import QMatrix
 from algebra.network import Network
 from algebra.rationals import Q, lead, q_str, to_q
 from algebra.symmetries import path_to_json
-from algebra.symmetries.bottleneck import KinkSwap, SignFlip, TranslateMasked, kink_swap, masking_column
+from algebra.symmetries.bottleneck import (KinkSwap, SignFlip, TranslateMasked, kink_swap, masking_column,
+                                           s7_flippable)
 from algebra.symmetries.bottleneck_paths import (FreeFirstLayer, PermuteHidden, RescaleHidden,
                                                RescaleLayer, TailRefactor)
 
@@ -263,10 +264,11 @@ def _canon(P: "Parts") -> tuple[BottleneckCanon, dict]:
         for row in R2:
             row[i] = row[i] * lam
     # 5: S7
-    if istar is not None and len(ND) == 1:
+    flippable = s7_flippable([R2[j] for j in ND], istar) if istar is not None and n1 >= 2 else []
+    if flippable:                          # R14: every non-dead row, equal ratios w_k / w_i*
         w = R2[ND[0]]
-        for k in range(n1):
-            if k != istar and lead(R1[k][:-1]) < 0:
+        for k in flippable:
+            if lead(R1[k][:-1]) < 0:
                 c = w[k] / w[istar]
                 R1[istar] = [x + c * y for x, y in zip(R1[istar], R1[k])]
                 R1[k] = [-x for x in R1[k]]
@@ -338,9 +340,10 @@ def _normalize(net: Network) -> tuple[Network, list]:
     lams = [1 / abs(lead(P.R1[i][:-1])) for i in range(n1)]
     if any(x != 1 for x in lams):
         do(RescaleLayer(1, lams))
-    if istar is not None and len(ND) == 1 and n1 >= 2:
+    flippable = s7_flippable([P.R2[j] for j in ND], istar) if istar is not None and n1 >= 2 else []
+    if flippable:
         R1 = Parts.of(cur).R1
-        flips = [k for k in range(n1) if k != istar and lead(R1[k][:-1]) < 0]
+        flips = [k for k in flippable if lead(R1[k][:-1]) < 0]
         if flips:
             do(SignFlip(istar, flips))
             lam = abs(lead(Parts.of(cur).R1[istar][:-1]))

@@ -15,7 +15,7 @@ from typing import Sequence
 from algebra.linalg import QMatrix
 from algebra.network import Network
 from algebra.rationals import Q
-from algebra.symmetries.bottleneck import KinkSwap, SignFlip, TranslateMasked
+from algebra.symmetries.bottleneck import KinkSwap, SignFlip, TranslateMasked, s7_flippable
 from algebra.symmetries.bottleneck_paths import PermuteHidden, RescaleHidden, TailRefactor
 
 from ..shallow import positive_in_row_space
@@ -127,7 +127,7 @@ def random_symmetric_copy(net: Network, *, seed: int = 0, number_of_steps: int =
                 t = lo + u * (hi - lo)
             st = [TranslateMasked(s.masked, t)]
         elif mv == "s7":
-            others = [k for k in range(n1) if k != s.masked]
+            others = s7_flippable([P.R2[j] for j, t in enumerate(s.types) if t != DEAD], s.masked)
             st = [SignFlip(s.masked, rng.sample(others, rng.randint(1, len(others))))]
         elif mv == "s8":
             st = [KinkSwap()]

@@ -18,7 +18,7 @@ from algebra.linalg import QMatrix
 from algebra.network import Network
 from algebra.polynomials import Ring
 from algebra.rationals import Q, q_str, to_q
-from algebra.symmetries.bottleneck import TranslateMasked, masking_column
+from algebra.symmetries.bottleneck import TranslateMasked, masking_column, s7_flippable
 from algebra.symmetries.bottleneck_paths import RescaleHidden
 
 from ..certificates import jsonable
@@ -257,7 +257,8 @@ def _discrete_labels(net, P, types, cap) -> tuple[list, list]:
             notes.append(f"{len(A)} switching neurons: S5 flip sets not enumerated")
     s7_sets = [()]
     if s.s7_applies:
-        others = [k for k in range(P.n1) if k != s.masked]
+        nd = [j for j, t in enumerate(types) if t != DEAD]
+        others = s7_flippable([P.R2[j] for j in nd], s.masked)      # R14, equal ratios
         s7_sets = [S for k in range(len(others) + 1) for S in combinations(others, k)]
         if len(s7_sets) > 2 ** cap:
             s7_sets = [()]

@@ -218,10 +218,10 @@ def apply_step(L, st):
     if name == "S7" and len(L) == 3:
         (W1, b1), (W2, b2), _ = L
         live = [j for j, (r, c) in enumerate(zip(W2, b2)) if not all(v < 0 for v in r + [c])]
-        if len(live) != 1:
-            return "invalid: S7 needs one non-dead row"
-        w = W2[live[0]]
         i = st["masked"]
+        if not live or any(len({W2[j][k] / W2[j][i] for j in live}) != 1 for k in st["flips"]):
+            return "invalid: S7 needs equal ratios W2[j,k] / W2[j,i] over the non-dead rows"
+        w = W2[live[0]]
         old = [(list(r), c) for r, c in zip(W1, b1)]
         for k in st["flips"]:
             W1[k], b1[k] = [-x for x in old[k][0]], -old[k][1]
@@ -288,6 +288,24 @@ def bottleneck_with(rng, pattern):
     'masked' (every row has the masking pattern for column 0), 's8' (n1 = 1, one row (- | +))."""
     from tests.cases.bottleneck import planted
     while True:
+        if pattern == "s7_multi":            # masked column 0, two rows with equal ratios at k
+            n1 = rng.randint(2, 3)
+            d = rng.randint(n1, 3)
+            k = rng.randrange(1, n1)
+            pos = lambda: F(rng.randint(1, 9), rng.randint(1, 3))
+            r1 = [pos()] + [-pos() for _ in range(n1 - 1)] + [-pos()]
+            lam = pos()
+            r2 = [-pos() for _ in range(n1)] + [-pos()]
+            r2[0], r2[k] = lam * r1[0], lam * r1[k]
+            L = [([[F(rng.randint(-9, 9), rng.randint(1, 3)) for _ in range(d)] for _ in range(n1)],
+                  [F(rng.randint(-9, 9), rng.randint(1, 3)) for _ in range(n1)]),
+                 ([r1[:-1], r2[:-1]], [r1[-1], r2[-1]]),
+                 ([[pos() * rng.choice([-1, 1]) for _ in range(2)]], [F(rng.randint(-3, 3))])]
+            from semialgebraic.bottleneck import is_generic
+            net = net_of(L)
+            if is_generic(net):
+                return net
+            continue
         if pattern in ("s8", "s8_multi"):
             d = rng.randint(1, 3)
             live = 1 if pattern == "s8" else rng.randint(2, 3)
@@ -350,6 +368,9 @@ def witness(rng, L, pattern):
         b2 = [c - t * r[i] for r, c in zip(W2, b2)]
     elif pattern == "s8_multi":
         return kink_swap_oracle(L)
+    elif pattern == "s7_multi":               # flip every k with equal ratios, shear neuron 0
+        ks = [k for k in range(1, len(W1)) if len({r[k] / r[0] for r in W2}) == 1]
+        return apply_step(L, {"step": "S7", "masked": 0, "flips": ks[:1]})
     elif pattern == "s8":
         j0 = next(j for j, (r, c) in enumerate(zip(W2, b2)) if not all(v < 0 for v in r + [c]))
         a_, bb = -W2[j0][0], b2[j0]
@@ -542,7 +563,7 @@ def run_fiber_image(seed):
     res = Result("fiber_image", seed)
     rng = random.Random(seed)
     if rng.random() < 0.65:
-        what = rng.choice(["mixed", "mixed", "dead", "linear", "masked", "s8", "s8_multi", "G1", "G2", "G5"])
+        what = rng.choice(["mixed", "mixed", "dead", "linear", "masked", "s8", "s8_multi", "s7_multi", "G1", "G2", "G5"])
         if what in ("G1", "G2", "G5"):
             net = random_bottleneck(rng)
             if what == "G1" and net.widths[1] < 2:
@@ -557,7 +578,7 @@ def run_fiber_image(seed):
     Lb = perm_scale(La, rng)
     res.desc = f"{what} widths={net_of(La).widths}"
     Wit = witness(rng, La, what) if len(La) == 3 and what in ("dead", "linear", "masked", "s8",
-                                                               "s8_multi") else None
+                                                               "s8_multi", "s7_multi") else None
     if len(La) == 2:
         Wit = shallow_witness(rng, La, what[len("shallow_"):])
         if Wit is not None and (same_function(La, Wit, rng, z3=False) is False
@@ -648,7 +669,7 @@ def run_paths(seed):
     res = Result("paths", seed)
     rng = random.Random(seed)
     if rng.random() < 0.7:
-        what = rng.choice(["mixed", "dead", "linear", "masked", "s8", "s8_multi"])
+        what = rng.choice(["mixed", "dead", "linear", "masked", "s8", "s8_multi", "s7_multi"])
         La = layers_of(bottleneck_with(rng, what))
         Lw = witness(rng, La, what) or La
         Lb = perm_scale(Lw, rng, awkward=rng.random() < 0.5)
@@ -682,7 +703,7 @@ def run_identify(seed):
     from semialgebraic import identifiability
     res = Result("identify", seed)
     rng = random.Random(seed)
-    what = rng.choice(["mixed", "mixed", "dead", "linear", "masked", "s8", "s8_multi", "G1", "G2", "G3",
+    what = rng.choice(["mixed", "mixed", "dead", "linear", "masked", "s8", "s8_multi", "s7_multi", "G1", "G2", "G3",
                        "G5"])
     if what in ("G1", "G2", "G3", "G5"):
         net = bottleneck_with(rng, "mixed")
@@ -1109,7 +1130,7 @@ def run_apply_mutated(seed):
     from tests.fuzz.verdicts import _mutate
     res = Result("apply_mutated", seed)
     rng = random.Random(seed)
-    what = rng.choice(["mixed", "dead", "linear", "masked", "s8", "s8_multi"])
+    what = rng.choice(["mixed", "dead", "linear", "masked", "s8", "s8_multi", "s7_multi"])
     La = layers_of(bottleneck_with(rng, what))
     if rng.random() < 0.5:
         v = identifiability(net_of(La))

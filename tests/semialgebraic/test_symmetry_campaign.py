@@ -27,7 +27,7 @@ def test_campaign_sample(kind):
         assert r.stats["cases"] == 1
 
 
-@pytest.mark.parametrize("pattern", ["dead", "linear", "masked", "s8", "s8_multi"])
+@pytest.mark.parametrize("pattern", ["dead", "linear", "masked", "s8", "s8_multi", "s7_multi"])
 def test_witnesses_are_planted_symmetries(pattern):
     """The oracle itself: each planted θ' computes the same function (exact evaluation, z3) and
     is not a permuted/rescaled copy; our R18 reading calls these nets non-identifiable."""

@@ -6,6 +6,8 @@ exact expected value.
    for u = W1 x + b1 <= 0 and for u >= β = max b_j / a_j, and t' = relu(β − u) realises it with
    W1 negated: ``identify`` said "identifiable" for the T4 control net, ``fiber`` listed 2 of its
    4 components, ``equiv --method bottleneck`` could not decide the pair (CANON differed).
+2. (fiber completeness) three-layer-fibers R14: S7 with several non-dead rows of equal ratios
+   (below).
 """
 
 import copy
@@ -69,3 +71,36 @@ def test_fiber_of_t4_control_has_the_swapped_components():
     assert f["symmetries"] == ["S1", "S2", "S8"]
     assert sorted(c["label"]["s8"] for c in f["components"]) == [False, True]
     assert fiber(T4ca).contains(T4C_SWAP)
+
+
+# 2. (fiber completeness) three-layer-fibers R14: S7 is not limited to one non-dead row.  When
+#    every non-dead row has the masking pattern for i and the same ratio W2[j,k] / W2[j,i], the
+#    flip of k with the shear of i works for every row at once: ``fiber`` listed 1 of the 2
+#    components up to permutation (number_of_components 4 instead of 8), ``equiv --method
+#    bottleneck`` could not decide the pair.
+S7A = Network.from_rows([[[1, 0], [0, 1]], [[2, -1], [4, -2]], [[1, 1]]], [[0, 0], [-1, -3], [0]])
+S7B = Network.from_rows([[[1, Q(-1, 2)], [0, -1]], [[2, -1], [4, -2]], [[1, 1]]], [[0, 0], [-1, -3], [0]])
+
+
+def test_s7_with_two_rows_of_equal_ratio():
+    from algebra.symmetries.bottleneck import SignFlip, s7_flippable
+    for x in ([0, 0], [1, 0], [3, 1], [2, -1], [Q(1, 3), 5], [-1, -1], [4, 3]):
+        assert S7A([Q(v) for v in x]) == S7B([Q(v) for v in x])
+    assert S7A([Q(3), Q(1)]) == (Q(11),)        # relu(6 - 1 - 1) + relu(12 - 2 - 3)
+    assert s7_flippable([(2, -1, -1), (4, -2, -3)], 0) == [1]
+    assert SignFlip(0, [1]).check(S7A)[0] and SignFlip(0, [1]).apply(S7A) == S7B
+    f = fiber(S7A).to_json()
+    assert (f["dimension"], f["number_of_components"]) == (5, 8)
+    assert f["symmetries"] == ["S1", "S2", "S6", "S7"]
+    assert [c["label"]["s7"] for c in f["components"]] == [[], [1]]
+    v = equivalent(S7A, S7B, method="bottleneck")
+    assert v.answer is True and verify(v.certificate)[0]
+    assert identifiability(S7A).answer is False
+
+
+def test_s7_unequal_ratios_still_refused():
+    from algebra.symmetries.bottleneck import SignFlip
+    net = Network.from_rows([[[1, 0], [0, 1]], [[2, -1], [3, -1]], [[1, 1]]], [[0, 0], [-1, -2], [0]])
+    ok, why = SignFlip(0, [1]).check(net)
+    assert not ok and "ratio" in why
+    assert fiber(net).to_json()["symmetries"] == ["S1", "S2", "S6"]
