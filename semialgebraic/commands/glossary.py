@@ -77,10 +77,12 @@ GLOSSARY: dict[str, tuple[str, tuple[str, str], str]] = {
            (_T, "R12"), "S5: orientation flip of a switching neuron, absorbed by linear neurons"),
     "S6": ("shift the masked first-layer neuron's bias along an interval", (_T, "R13"),
            "S6: translation of the masked neuron along an interval"),
-    "S7": ("with a single live second-layer neuron, first-layer neurons can flip sign",
+    "S7": ("with a masked first-layer neuron and a single live second-layer neuron (or several "
+           "with equal weight ratios), first-layer neurons can flip sign",
            (_T, "R14"), "S7: sign flips of first-layer neurons when a single second-layer "
                         "neuron is non-dead"),
-    "S8": ("with one first-layer neuron, the two sides of its kink can swap", (_T, "R15"),
+    "S8": ("with one first-layer neuron whose live second-layer neurons all have rows (- | +), "
+           "its kink and the last second-layer kink can swap", (_T, "R15"),
            "S8: kink swap for n1 = 1"),
     "dead": ("a second-layer neuron that is off for every input", (_T, "§3.3"),
              "W2_j z + b2_j ≤ b2_j < 0: the neuron is identically 0"),
