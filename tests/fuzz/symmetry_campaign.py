@@ -1031,6 +1031,27 @@ def run_cli_forms(seed):
                 txt = run_cli([cmd, path] + extra, seconds=60)
                 if txt.code != out.code:
                     res.findings.append(f"{tag}: {cmd} exit {txt.code} as text, {out.code} with --json")
+    # .nnet (dyadic weights: a copy rounded to 1/64, signs and non-zeros kept) against its JSON
+    from tests.fuzz.bab_fuzz import save
+
+    def dy(v):
+        r = F(round(v * 64), 64)
+        return r if r != 0 and (r > 0) == (v > 0) else (F(1, 64) if v > 0 else F(-1, 64)) if v else F(0)
+    Ld = [([[dy(v) for v in r] for r in W], [dy(v) for v in b]) for W, b in layers_of(net)]
+    with tempfile.TemporaryDirectory() as tmp:
+        pn = save(Ld, str(Path(tmp) / "dy"), "nnet")
+        pj = _tmp_net(net_of(Ld))
+        for cmd in ("fiber", "identify", "symmetries"):
+            a_, b_ = run_cli([cmd, "--json", pj], seconds=60), run_cli([cmd, "--json", pn], seconds=60)
+            res.stats["cli_nnet"] += 1
+            ja = json.loads(a_.out) if a_.code in (0, 1, 3) and a_.out.strip() else a_.code
+            jb = json.loads(b_.out) if b_.code in (0, 1, 3) and b_.out.strip() else b_.code
+            strip = lambda j: {k: v for k, v in j.items() if k not in ("network", "certificate", "structure")} \
+                if isinstance(j, dict) else j
+            if a_.code != b_.code or strip(ja) != strip(jb):
+                res.findings.append(f"{tag}: {cmd} on .nnet (exit {b_.code}) and on the same net as "
+                                    f"JSON (exit {a_.code}) disagree: {str(strip(jb))[:150]} vs "
+                                    f"{str(strip(ja))[:150]}")
     for cmd, s in answers.items():
         if len(s) > 1:
             res.findings.append(f"{tag}: {cmd} answers differ between exact JSON and decimal "
