@@ -368,9 +368,11 @@ def witness(rng, L, pattern):
         b2 = [c - t * r[i] for r, c in zip(W2, b2)]
     elif pattern == "s8_multi":
         return kink_swap_oracle(L)
-    elif pattern == "s7_multi":               # flip every k with equal ratios, shear neuron 0
-        ks = [k for k in range(1, len(W1)) if len({r[k] / r[0] for r in W2}) == 1]
-        return apply_step(L, {"step": "S7", "masked": 0, "flips": ks[:1]})
+    elif pattern == "s7_multi":               # flip a k with equal ratios, shear the masked i
+        n1 = len(W1)
+        i = next(i for i in range(n1) if all(r[i] > 0 for r in W2))
+        ks = [k for k in range(n1) if k != i and len({r[k] / r[i] for r in W2}) == 1]
+        return apply_step(L, {"step": "S7", "masked": i, "flips": ks[:1]})
     elif pattern == "s8":
         j0 = next(j for j, (r, c) in enumerate(zip(W2, b2)) if not all(v < 0 for v in r + [c]))
         a_, bb = -W2[j0][0], b2[j0]
