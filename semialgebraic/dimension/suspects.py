@@ -150,6 +150,11 @@ FIXED_SAMPLES = 64
 next-layer signs propose the fixed successors (:meth:`_Decider.fixed_successors`)."""
 
 
+FIXED_WALK_LPS = 200
+"""Region-walk LPs per successor of :meth:`_Decider.fixed_successors` spent looking for an input
+where the rare neuron is active and the successor has the other sign than the floats saw."""
+
+
 def fixed_successor_candidates(net: Network, evidence: dict, limit: int = 4) -> list:
     """Up to *limit* neurons (l, i), layer l + 1 hidden, whose outgoing weights ``W_{l+1}[·, i]``
     hold two or more parameters of one missing kernel direction (``evidence["missing"]``, a
@@ -403,6 +408,16 @@ class _Decider:
         if not len(Z):
             return
         signs = [1 if (Z[:, j] > 0).all() else -1 if (Z[:, j] < 0).all() else 0 for j in range(Z.shape[1])]
+        self.witnesses.extend(X[len(on):])      # exact inputs of the active set: rows of the lower bound
+        for j, s in enumerate(signs):           # a region walk to the other sign refutes a float guess
+            if not s or self.fixed_left <= 0:
+                continue
+            r, used = walk_witness(net, dom, {(l, i): 1, (l + 1, j): -s}, lps=min(FIXED_WALK_LPS, self.fixed_left))
+            self.fixed_left -= used
+            if r is not None:                   # (l + 1, j) switches there: a row of another pattern
+                signs[j] = 0
+                self.witnesses.append(r.witness)
+                self.witnesses.extend(spread_points(net, dom, r.witness, {(l, i): 1}, count=FIXED_SAMPLES // 8))
         if not any(signs):
             return
         try:
