@@ -247,6 +247,22 @@
    "(2, 29) active and (3, a) inactive never together" (the mirror with ``s2 = -1``) plus an
    upper-direction kind for it; that mirror on a = 0, 2, 3, 4, 5 does not close in floats within
    20 000 LPs (34.0 s CPU, 64 s wall).
+   Fixed successors (2026-12-03 13:40-14:20 UTC, ``fixed_successors`` entries: a rare neuron
+   whose successors have fixed signs wherever it is active; the checker's docstring has the
+   argument).  Checked first in floats: 667 677 inputs perturbed (scales 10^-3..3·10^-2) around
+   41 region-walk witnesses of (2, 29) active: 52 distinct layer-3 patterns there; 15 layer-3
+   neurons always on (k = 0, 2-6, 12, 13, 15, 20, 22, 24, 26, 27, 31), 8 never on (8, 9, 14,
+   18, 19, 25, 29, 30) and 9 switching (1, 7, 10, 11, 16, 17, 21, 23, 28).  So the pattern is
+   *not* fixed on (2, 29)'s active set; the 23 fixed ones give at most 14 + 8 = 22 directions in
+   W3[·, 29] (the missing list also holds in-neuron directions of (3, 5)).  ``dim`` finds those
+   23 signs (spread inputs, then a 200-LP region walk per successor that finds no other sign);
+   their one ``decide_shared_shallow`` tree stays open on the face tau = 1: 20 000 LPs, 37 s CPU
+   inside ``dim`` (``--dim-seeds 5`` 13:51-13:57 UTC, load ~6: [2296, 2327] 228.8 / 100.8 s
+   wall / CPU, was 59.5-64.9 s CPU) and 60 000 LPs alone (137 s CPU, 430 s wall, load ~6), so
+   its share is ``SUSPECT_FIXED_LPS = 6000``.  Keeping the spread inputs of the active set as
+   rows (scratch) left seed 5's lower bound at 2296 (8 747 inputs) and slowed seed 3 from 10.7
+   to 18.7 s CPU (4 944 -> 11 577 inputs); keeping only the walks' witnesses of another sign, 11.3 -> 14.4 s
+   (5 169 inputs): neither kept (seed 3 with the pass and no rows added: see the README row).
 3. Float32 SVD (numpy) ranks of the same Jacobian rows against their certified rank (rank mod
    p, a lower bound, against N - rank of the proven symmetries, an upper bound), 11:20 run:
    4-32-32-1 int/8 (1500 inputs): certified >= 1039, float32 298 / 261 / 815 (tolerances numpy

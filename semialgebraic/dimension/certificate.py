@@ -210,6 +210,10 @@ class _UpperEntries:
             if proof is None or not self.add(["incoming", t, i, proof]):
                 self.missing.append(f"incoming directions of neuron ({t}, {i}): the enumeration of its "
                                     "active set was not recorded within the budget")
+        for (t, i), fact in sorted((proven.get("fixed_successors") or {}).items()):
+            if not self.add(["fixed_successors", t, i, list(fact["signs"]), {"shared": fact["proof"]}]):
+                self.missing.append(f"the fixed signs of the successors of neuron ({t}, {i}): its proof "
+                                    "does not check")
         b = self.bound()
         patterns = fd.details.get("patterns")
         if b > fd.upper and patterns:

@@ -7,8 +7,10 @@ R22 FIBDIM).  With ∂f/∂W_l[i,k] = δ_l[i] h_{l-1}[k] and ∂f/∂b_l[i] = δ
 * unit vectors of W_l[i, ·], b_l[i] for a *silent* neuron i (δ_l[i] ≡ 0: dead, or every
   successor with a non-zero weight silent, or a zero output column; :func:`silent_neurons`);
 * unit vectors of W_{l+1}[·, k] for a dead neuron k (h_l[k] ≡ 0);
-* the unit vector of a parameter proven never exercised, and the incoming directions of a
-  neuron whose inputs span a proper subspace on its active set (facts of
+* the unit vector of a parameter proven never exercised, the incoming directions of a
+  neuron whose inputs span a proper subspace on its active set, and the outgoing directions of
+  a rare neuron whose successors have fixed signs wherever it is active
+  (:func:`~semialgebraic.dimension.upper.fixed_successor_vectors`; facts of
   :mod:`semialgebraic.dimension.suspects`);
 * positive scaling of each live neuron (S2: f is invariant, so the derivative vanishes);
 * bias trade of an always-active or masked neuron (:func:`is_masked`) and GL of a block of
@@ -28,6 +30,7 @@ from algebra.rationals import Q
 
 from ..sets import normalize_domain
 from ..equivalence import preactivation_bounds
+from .upper import fixed_successor_vectors
 
 __all__ = ["symmetry_directions", "silent_neurons", "silent_set", "is_masked"]
 
@@ -120,6 +123,17 @@ def _unit_directions(net, ever_on, silent, proven) -> tuple[list, list]:
         deficits.append(f"neuron ({t_ + 1}, {i_}): on its active set its inputs and 1 span only "
                         f"{widths[t_] + 1 - len(vs)} of {widths[t_] + 1} dimensions (exact enumeration "
                         f"of the regions there): {len(vs)} incoming directions free")
+    for (t_, i_), fact in sorted((proven.get("fixed_successors") or {}).items()):
+        vs = fixed_successor_vectors(net, t_, i_, fact["signs"])
+        for sv in vs:
+            v = [Q(0)] * N
+            for k, w in sv.items():
+                v[k] = w
+            vecs.append(v)
+        fixed = sum(1 for s in fact["signs"] if s)
+        deficits.append(f"neuron ({t_ + 1}, {i_}): {fixed} of its successors have a fixed sign wherever it "
+                        f"is active (proved by one branch-and-bound tree): {len(vs)} directions of its "
+                        "outgoing weights free")
     for p_ in sorted(free):
         v = [0] * N
         v[p_] = 1

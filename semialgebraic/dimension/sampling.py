@@ -76,6 +76,7 @@ def chosen_inputs(net: Network, dom, nrng, want: int, pool: int, evidence: dict,
     on_any, off_any = flat.any(axis=0), (~flat).any(axis=0)
     evidence["never_on"] = evidence.get("never_on", ~on_any) & ~on_any
     evidence["never_off"] = evidence.get("never_off", ~off_any) & ~off_any
+    _successor_signs(A, evidence)
     chosen = _distinct_patterns(flat, nrng, pool, net.n_inputs, want)
     unexercised = _cover_weights(nz, hs, chosen, pool, cover)
     if unexercised and not isinstance(dom, tuple):
@@ -116,6 +117,21 @@ def _float_pool(net, dom, nrng, pool, round_no, Ws, bs) -> tuple:
     q = 2.0 ** (30 - e)
     X = np.round(X * q) / q                              # dyadic: exact in float and in Q
     return X, X
+
+
+def _successor_signs(A, evidence) -> None:
+    """``evidence["successors"][(l, i)] = [active count, always on, never on]``: per neuron of
+    a hidden layer l followed by a hidden layer, over the float inputs where it is active (all
+    rounds together), how often, and which successors (layer l + 1) were always / never active
+    there: candidates of :func:`semialgebraic.dimension.suspects.fixed_successor_candidates`
+    (guesses only)."""
+    np = _np()
+    seen = evidence.setdefault("successors", {})
+    for l in range(len(A) - 1):
+        for i in np.flatnonzero(A[l].any(axis=0)):
+            nxt = A[l + 1][A[l][:, i]]
+            n, on, off = seen.get((l, int(i)), (0, True, True))
+            seen[(l, int(i))] = [n + len(nxt), on & nxt.all(axis=0), off & ~nxt.any(axis=0)]
 
 
 def _float_passes(Ws, bs, Xf, n_outputs) -> tuple:

@@ -26,7 +26,7 @@ from .sampling import spread_points
 
 __all__ = ["prove_empty", "prove_suspects", "SUSPECT_LPS", "SUSPECT_NODES", "SUSPECT_NODES_TOTAL",
            "SUSPECT_CONDITIONED_TOTAL", "SUSPECT_WALK_LPS", "SUSPECT_SHARED_LPS",
-           "coactive_targets", "SPREAD_WITNESSES"]
+           "coactive_targets", "SPREAD_WITNESSES", "SUSPECT_FIXED_LPS", "fixed_successor_candidates"]
 
 SUSPECT_LPS = 3000
 """Exact LPs of the phase searches of one :func:`prove_suspects` call (nets with at most 48
@@ -128,12 +128,84 @@ def prove_suspects(net: Network, dom, evidence: dict, budget, lps: int | None = 
             break
         run.walk_only(task)
     run.shared([t for t in all_tasks if t[0] == "free"])
+    for l, i in fixed_successor_candidates(net, evidence):
+        if run.point or run.fixed_left <= 0 or hasattr(budget, "exhausted") and budget.exhausted():
+            break
+        run.fixed_successors(l, i)
     if run.open_questions:
         evidence["open_emptiness"] = run.open_questions
     proven = run.proven
-    if not proven["emptiness"]:
-        del proven["emptiness"]
+    for key in ("emptiness", "fixed_successors"):
+        if not proven[key]:
+            del proven[key]
     return (proven if any(proven.values()) else {}), run.witnesses, run.proofs
+
+
+SUSPECT_FIXED_LPS = 6000
+"""Float LPs of the fixed-successor trees and walks (:meth:`_Decider.fixed_successors`) of one
+:func:`prove_suspects` call, all candidates together: a count of work.  Seed 5 of
+``benchmarks/bench_general.py``: the tree of (2, 29) (1-based layer) against its 23 successors
+of fixed float sign stays open on the face tau = 1 after 20 000 LPs (37 s CPU) and after 60 000
+(137 s CPU), so a larger share would only slow ``dim`` down; the planted nets of the tests
+need ~30."""
+
+FIXED_SAMPLES = 64
+"""Float inputs spread from each of the first witnesses of a rare neuron's active set, whose
+next-layer signs propose the fixed successors (:meth:`_Decider.fixed_successors`)."""
+
+
+FIXED_WALK_LPS = 200
+"""Region-walk LPs per successor of :meth:`_Decider.fixed_successors` spent looking for an input
+where the rare neuron is active and the successor has the other sign than the floats saw."""
+
+
+def fixed_successor_candidates(net: Network, evidence: dict, limit: int = 4) -> list:
+    """Up to *limit* neurons (l, i), layer l + 1 hidden, whose outgoing weights ``W_{l+1}[·, i]``
+    hold two or more parameters of one missing kernel direction (``evidence["missing"]``, a
+    support mod p; most such parameters first): their columns may be proportional wherever (l, i)
+    is active (a rare neuron whose successors' signs are fixed there,
+    :func:`semialgebraic.dimension.upper.fixed_successor_vectors`).  The supports are reduced
+    modulo the proven directions (scalings mix in), so the column need not hold the whole
+    support."""
+    offs = parameter_offsets(net)
+    count: dict = {}
+    for sup in evidence.get("missing") or []:
+        per: dict = {}
+        for p_ in sup:
+            m = max(t for t in range(net.depth) if offs[t] <= p_)
+            n_in, n_out = net.widths[m], net.widths[m + 1]
+            if 1 <= m <= net.depth - 2 and p_ < offs[m] + n_in * n_out:
+                key = (m - 1, (p_ - offs[m]) % n_in)
+                per[key] = per.get(key, 0) + 1
+        for key, n in per.items():
+            if n >= 2:
+                count[key] = max(count.get(key, 0), n)
+    out = sorted(count, key=lambda k: (-count[k], k))[:limit]
+    for key in _pool_candidates(net, evidence.get("successors") or {}):
+        if len(out) >= limit:
+            break
+        if key not in out:
+            out.append(key)
+    return out
+
+
+def _pool_candidates(net: Network, seen: dict) -> list:
+    """Neurons whose successors seen always on / never on where they were active (float pool,
+    ``evidence["successors"]`` of :mod:`semialgebraic.dimension.sampling`) would give a
+    direction other than unit vectors (two always-on successors whose outgoing columns are
+    dependent, mod floats), the rarest first."""
+    import numpy as np
+    out = []
+    for (l, i), (n, on, off) in seen.items():
+        if l + 2 >= net.depth or not n:
+            continue
+        F = np.flatnonzero(on)
+        if len(F) < 2:
+            continue
+        V = np.array([[float(v) for v in r] for r in net.weights[l + 2].to_rows()])[:, F]
+        if np.linalg.matrix_rank(V) < len(F):
+            out.append((n, l, i))
+    return [(l, i) for _, l, i in sorted(out)]
 
 
 def coactive_targets(net: Network, parameter: int) -> dict | None:
@@ -201,6 +273,8 @@ class _Decider:
         self.walk_left = SUSPECT_WALK_LPS    # region-walk LPs of the questions past the splits
         self.shared_left = SUSPECT_SHARED_LPS   # float LPs of the shared conditioned trees
         self.witnessed: set = set()          # questions with an exact witness
+        self.fixed_left = SUSPECT_FIXED_LPS  # float LPs of the fixed-successor trees
+        self.proven["fixed_successors"] = {}
 
     def stopped(self) -> bool:
         return self.lps_left <= 0 or (hasattr(self.budget, "exhausted") and self.budget.exhausted())
@@ -312,6 +386,61 @@ class _Decider:
             self.witness(e.witness, pair or {})
         return e.exercised is not None
 
+
+    def fixed_successors(self, l: int, i: int) -> None:
+        """Neuron (l, i) and its successors (layer l + 1): the float signs of the successors at
+        inputs where (l, i) is active (the witnesses of that set, spread by
+        :func:`spread_points`; a region walk when there is none) propose a fixed sign for some of
+        them; one tree of :func:`semialgebraic.bab.emptiness.decide_shared_shallow` conditioned
+        on ``z_l[i] >= 0`` alone, its outputs ``−s_j·z_{l+1}[j]``, proves them all (every leaf
+        empty or every output ``<= 0``).  Proven: ``proven["fixed_successors"][(l, i)] =
+        {"signs", "proof"}`` (0 for the successors left out)."""
+        import numpy as np
+        net, dom = self.net, self.dom
+        Ws = [np.array([[float(v) for v in r] for r in W.to_rows()]).reshape(W.nrows, W.ncols) for W in net.weights]
+        bs = [np.array([float(v) for v in b]) for b in net.biases]
+
+        def pre(X):                             # float pre-activations of layers l and l + 1 (guesses)
+            h = np.array([[float(v) for v in x] for x in X])
+            for t in range(l + 2):
+                z = h @ Ws[t].T + bs[t]
+                if t == l:
+                    zl = z[:, i]
+                h = np.maximum(z, 0.0)
+            return zl, z
+        cand = [self.witnesses[k] for k in np.flatnonzero(pre(self.witnesses)[0] > 0)] if self.witnesses else []
+        on = [x for x in cand if net.preactivations(x)[l][i] > 0][:SPREAD_WITNESSES]
+        if not on:
+            r, used = walk_witness(net, dom, {(l, i): 1}, lps=min(WALK_LPS, self.fixed_left))
+            self.fixed_left -= used
+            if r is None:
+                return
+            on = [r.witness]
+        X = list(on)
+        for x in on:
+            X += spread_points(net, dom, x, {(l, i): 1}, count=FIXED_SAMPLES)
+        zl, Z = pre(X)
+        Z = Z[zl > 0]
+        if not len(Z):
+            return
+        signs = [1 if (Z[:, j] > 0).all() else -1 if (Z[:, j] < 0).all() else 0 for j in range(Z.shape[1])]
+        for j, s in enumerate(signs):           # a region walk to the other sign refutes a float guess
+            if not s or self.fixed_left <= 0:
+                continue
+            r, used = walk_witness(net, dom, {(l, i): 1, (l + 1, j): -s}, lps=min(FIXED_WALK_LPS, self.fixed_left))
+            self.fixed_left -= used
+            if r is not None:                   # (l + 1, j) switches there
+                signs[j] = 0
+        if not any(signs):
+            return
+        try:
+            res, used = decide_shared_shallow(net, dom, (l, i, 1), [(l + 1, j, -s) for j, s in enumerate(signs) if s],
+                                              lps=min(SHARED_LPS, self.fixed_left))
+        except BudgetExhausted:
+            return
+        self.fixed_left -= used
+        if res is not None:
+            self.proven["fixed_successors"][(l, i)] = {"signs": signs, "proof": res}
 
     def shared(self, tasks) -> None:
         """Never-co-active pairs left open that share their deeper neuron (two or more, the

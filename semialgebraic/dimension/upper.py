@@ -31,7 +31,7 @@ from .jacobian import network_prime
 from .jacobian_columns import active_span_perp
 from ..verify import verify
 
-__all__ = ["entry_vectors", "sparse_entry_vectors", "directions_bound", "checked_directions_bound", "is_regions_rank",
+__all__ = ["entry_vectors", "sparse_entry_vectors", "fixed_successor_vectors", "directions_bound", "checked_directions_bound", "is_regions_rank",
            "intern_shared"]
 
 
@@ -106,6 +106,8 @@ def sparse_entry_vectors(net: Network, entries) -> list[dict]:
             out.append(v)
         elif kind == "silent":
             out.extend(_unit(N, k) for k in win + [bias])
+        elif kind == "fixed_successors":
+            out.extend(fixed_successor_vectors(net, l, i, e[3]))
         elif kind == "incoming":
             for c in active_span_perp(net, l, e[3].get("leaves") or []):
                 v = {}
@@ -115,6 +117,26 @@ def sparse_entry_vectors(net: Network, entries) -> list[dict]:
         else:
             raise ValueError(f"unknown upper_directions entry {kind!r}")
     return out
+
+
+def fixed_successor_vectors(net: Network, l: int, i: int, signs) -> list[dict]:
+    """The directions of a ``fixed_successors`` entry (sparse, flat parameter order): for a basis
+    t of the kernel of ``W_{l+2}[:, F]·diag([s_j > 0])`` (F: the successors j with ``signs[j] !=
+    0``), ``Σ_j t_j e(W_{l+1}[j, i])``.  Where neuron (l, i) is active every successor j of F
+    has the fixed sign ``signs[j]``, so the columns of those weights are ``h_l[i]`` times fixed
+    combinations of ``δ_{l+2}`` (the checker's docstring,
+    :mod:`semialgebraic.verify.functional_dimension`, has the argument).
+
+    >>> net = Network.from_rows([[[1]], [[1], [2]], [[3, 5]]], [[0], [0, 0], [0]])
+    >>> [sorted((k, str(w)) for k, w in v.items()) for v in fixed_successor_vectors(net, 0, 0, [1, 1])]
+    [[(2, '1'), (3, '-3/5')]]
+    """
+    offs = parameter_offsets(net)
+    W1, V = net.weights[l + 1], net.weights[l + 2]
+    F = [j for j, s in enumerate(signs) if s]
+    C = QMatrix.from_rows([[V[k, j] if signs[j] > 0 else Q(0) for j in F] for k in range(V.nrows)], ncols=len(F))
+    return [{offs[l + 1] + j * W1.ncols + i: w for j, w in zip(F, row) if w != 0}
+            for row in C.nullspace().to_rows()]
 
 
 def directions_bound(net: Network, entries) -> int:
@@ -188,6 +210,8 @@ def intern_shared(entries) -> tuple[list, list]:
             e = [*e[:3], ref(e[3])]
         elif e[0] == "masked":
             e = [*e[:3], [ref(P) for P in e[3]]]
+        elif e[0] == "fixed_successors":
+            e = [*e[:4], ref(e[4])]
         out.append(e)
     return out, table
 

@@ -47,6 +47,13 @@ vector is built here from θ, every fact re-derived here)::
     ["incoming", l, i, Q]        directions on the incoming row and bias of (l, i) orthogonal to
                                  every (h_{l-1}, 1) on its active set, from the complete enumeration
                                  Q of that set
+    ["fixed_successors", l, i, signs, {"shared": k}]
+                                 layer l+1 hidden; signs: one of -1, 0, 1 per neuron j of layer
+                                 l+1, F = {j : signs[j] != 0} (not empty); entry k of
+                                 shared_proofs shows, for every j in F, that no input has
+                                 z_l[i] > 0 and -signs[j]·z_{l+1}[j] > 0.  Directions: the vectors
+                                 Σ_{j∈F} t_j e(W_{l+1}[j, i]) for a basis (built here) of the
+                                 kernel of C = W_{l+2}[:, F]·diag([signs[j] > 0])
 
 An *emptiness proof* ``P = {"targets": [[t, j, s], ...], "domain": ..., "order": [[t, j], ...],
 "refuted": [{"path": [[t, j, s], ...], "certificate": [y, ...], "bound": true?}, ...]}`` (the
@@ -126,6 +133,17 @@ and always active (z = 0 on the whole domain) is used as dead only.
   fixed differentiable x the new pre-activations of B are z_l[B] + t E z_l[B] > 0 for small |t|
   (still active), so z_{l+1} = W_{l+1}[:,B](I − tE)(I + tE) z_l[B] + (rest) is unchanged: f_{θ+tv}(x)
   = f_θ(x) for small |t|, hence J(x)·v = 0.
+* fixed_successors (a rare neuron whose successors' signs are fixed on its active set S =
+  {z_l[i] > 0}; [derived], the argument here): for v = Σ_{j∈F} t_j e(W_{l+1}[j,i]),
+  J_o·v = h_l[i] Σ_{j∈F} t_j δ_{l+1}[j], and δ_{l+1}[j] = D_{l+1}[j] g_j with
+  g_j = Σ_k W_{l+2}[k,j] δ_{l+2}[k] = ∂f_o/∂h_{l+1}[j] (δ_{l+2} = e_o when layer l+2 is the
+  output).  At a differentiable x: if h_l[i](x) = 0 (z <= 0, a kink included) J_o·v = 0.  Else
+  z_l[i](x) > 0, so the proof gives signs[j]·z_{l+1}[j](x) >= 0 for j in F (it excludes every
+  input, differentiable or not, with both strict signs): where > 0, D_{l+1}[j] = [signs[j] > 0];
+  where = 0 the neuron is a kink of a differentiable input, so g_j = 0 and D_{l+1}[j] g_j = 0 =
+  [signs[j] > 0] g_j under either mask.  Hence J_o·v = h_l[i] Σ_k δ_{l+2}[k] (C t)[k] = 0 for
+  t in ker C.  Only the pattern of layer l+1 on S is used (δ_{l+2} may vary freely with x); a
+  successor left out of F (signs 0) only forces t_j = 0.
 * incoming: ∂f/∂W_l[i,·] = δ_l[i] h_{l-1}, ∂f/∂b_l[i] = δ_l[i], so J·v = δ_l[i] c·(h_{l-1}, 1)
   for v = c on the incoming row and bias.  Where z_l[i] < 0, δ_l[i] = 0; where z_l[i] > 0 the
   input lies in the region of a full pattern of the layers below (with z_l[i] > 0): refuted

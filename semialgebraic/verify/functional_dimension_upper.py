@@ -60,7 +60,7 @@ def _upper_vectors(net, dirs, lo_hi, shared=None) -> list | str:
     for e in dirs:
         _shape(net, e)
     if isinstance(lo_hi, tuple) and lo_hi[0] == lo_hi[1] and any(
-            e[0] in ("free", "dead_proof", "active_proof", "masked", "incoming") for e in dirs):
+            e[0] in ("free", "dead_proof", "active_proof", "masked", "incoming", "fixed_successors") for e in dirs):
         # the proofs refute strict systems over the open box, which is empty here
         return "proofs over the open box say nothing on a one-point box"
     for e in dirs:                              # facts proven by search, with their proofs
@@ -147,6 +147,16 @@ def _upper_vectors(net, dirs, lo_hi, shared=None) -> list | str:
                     for o, w in enumerate(V.col_at(i)):
                         v[offsets[l + 1] + o * V.ncols + i2] = -w
                     out.append(v)
+        elif kind == "fixed_successors":
+            ts = _fixed_successors(net, lo_hi, l, i, e[3], e[4], shared)
+            if isinstance(ts, str):
+                return ts
+            W1 = net.weights[l + 1]
+            for t in ts:
+                v = [_ZERO] * N
+                for j, w in t.items():
+                    v[offsets[l + 1] + j * W1.ncols + i] = w
+                out.append(v)
         elif kind == "incoming":
             cs = _incoming_perp(net, lo_hi, l, i, e[3])
             if isinstance(cs, str):
@@ -221,10 +231,10 @@ def _shape(net, e) -> None:
     """Raise InputError unless *e* is a well-formed ``upper_directions`` entry about *net*."""
     kinds3 = ("scale", "dead", "active", "silent")
     kinds4 = ("dead_proof", "active_proof", "masked", "incoming")
-    if not isinstance(e, list) or not e or e[0] not in kinds3 + kinds4 + ("free", "block"):
-        raise InputError(f"upper_directions entry {str(e)[:60]} is not one of "
-                         f"{', '.join(kinds3 + kinds4 + ('free', 'block'))}")
-    if len(e) != (4 if e[0] in kinds4 else 3) or not _is_int(e[1]):
+    kinds = kinds3 + kinds4 + ("free", "block", "fixed_successors")
+    if not isinstance(e, list) or not e or e[0] not in kinds:
+        raise InputError(f"upper_directions entry {str(e)[:60]} is not one of {', '.join(kinds)}")
+    if len(e) != (4 if e[0] in kinds4 else 5 if e[0] == "fixed_successors" else 3) or not _is_int(e[1]):
         raise InputError(f"upper_directions entry {str(e)[:60]}: wrong length or index")
     if e[0] == "free":
         if not isinstance(e[2], dict) or e[2].get("parameter") != e[1] or not 0 <= e[1] < net.n_parameters:
@@ -243,6 +253,17 @@ def _shape(net, e) -> None:
         return
     if not _is_int(e[2]) or not 0 <= e[2] < width:
         raise InputError(f"upper_directions entry {str(e)[:60]} names no hidden neuron")
+    if e[0] == "fixed_successors":
+        if l + 1 >= net.depth - 1:
+            raise InputError(f"upper_directions entry {str(e)[:60]}: the successors of a neuron of the "
+                             "last hidden layer are outputs, not neurons")
+        signs = e[3]
+        if (not isinstance(signs, list) or len(signs) != net.widths[l + 2]
+                or not all(_is_int(s) and s in (-1, 0, 1) for s in signs) or not any(signs)):
+            raise InputError(f"upper_directions entry {str(e)[:60]}: the signs are one of -1, 0, 1 per "
+                             "neuron of the next layer, not all 0")
+        if not isinstance(e[4], dict) or set(e[4]) != {"shared"}:
+            raise InputError("a fixed_successors entry refers to its proof as {'shared': i}")
     if e[0] == "masked" and not isinstance(e[3], list):
         raise InputError("a masked entry carries a list of proofs")
     if e[0] in ("dead_proof", "active_proof", "incoming") and not isinstance(e[3], dict):
@@ -366,6 +387,25 @@ def _check_empty(net, proof, lo_hi, targets, leaves=None, shared=None) -> bool:
         return all(complete(prefix + ((t, j, s),)) for s in signs)
 
     return run_deep(complete, (), len(order))
+
+
+def _fixed_successors(net, lo_hi, l, i, signs, ref, shared) -> list | str:
+    """The coefficient vectors ``t`` (``{successor j: t_j}``) of the directions
+    ``Σ_j t_j e(W_{l+1}[j, i])`` of a ``fixed_successors`` entry (see
+    :mod:`semialgebraic.verify.functional_dimension`: a basis of the kernel of
+    ``C = W_{l+2}[:, F]·diag([s_j > 0])``, F the successors with a sign), after checking that the
+    shared proof *ref* closes every pair (``z_l[i] > 0``, ``−s_j·z_{l+1}[j] > 0``), j in F; or
+    the reason it does not."""
+    F = [j for j, s in enumerate(signs) if s]
+    for j in F:
+        want = sorted([(l, i, 1), (l + 1, j, -signs[j])])
+        if shared is None or not shared.proves(ref["shared"], want):
+            return (f"the shared proof {ref['shared']!r} does not show that neuron ({l + 1}, {j}) has sign "
+                    f"{signs[j]:+d} wherever neuron ({l}, {i}) is active")
+    V = net.weights[l + 2]
+    C = QMatrix.from_rows([[V[k, j] if signs[j] > 0 else _ZERO for j in F] for k in range(V.nrows)],
+                          ncols=len(F))
+    return [{j: w for j, w in zip(F, row) if w != 0} for row in C.nullspace().to_rows()]
 
 
 def _incoming_perp(net, lo_hi, l, i, proof) -> list | str:

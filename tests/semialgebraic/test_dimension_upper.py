@@ -12,6 +12,7 @@ from semialgebraic.dimension import functional_dimension, functional_dimension_c
 from semialgebraic.dimension import (checked_directions_bound, directions_bound, entry_vectors,
                                            is_regions_rank)
 from semialgebraic.verify.functional_dimension import _domain
+from semialgebraic.verify.functional_dimension_emptiness import SharedProofs
 from semialgebraic.verify.functional_dimension_upper import _upper_vectors
 
 NETS = {   # planted nets of verify/test_functional_dimension_upper.py: every entry kind appears
@@ -42,7 +43,8 @@ def test_entry_vectors_span_the_checker_vectors(name):
     entries = cert["upper_directions"]
     N = net.n_parameters
     mine = entry_vectors(net, entries)
-    theirs = _upper_vectors(net, entries, _domain(cert["domain"]))
+    lo_hi = _domain(cert["domain"])
+    theirs = _upper_vectors(net, entries, lo_hi, SharedProofs(net, lo_hi, cert.get("shared_proofs", [])))
     assert not isinstance(theirs, str)
     r = _rank(mine, N)
     assert r == _rank(theirs, N) == _rank(mine + theirs, N)             # the same span
@@ -50,7 +52,8 @@ def test_entry_vectors_span_the_checker_vectors(name):
     for e in entries:                                                   # entry by entry too
         if e[0] not in ("masked",):
             one = entry_vectors(net, [e])
-            assert _rank(one + _upper_vectors(net, [e], _domain(cert["domain"])), N) == _rank(one, N)
+            shared = SharedProofs(net, lo_hi, cert.get("shared_proofs", []))
+            assert _rank(one + _upper_vectors(net, [e], lo_hi, shared), N) == _rank(one, N)
 
 
 def test_checked_directions_bound_goes_through_the_checker():

@@ -120,7 +120,8 @@ def _cert(net, dom=None, **kw):
 
 def _vectors(cert, dirs):
     net = fdv.network_from_dict(cert["network"])
-    return fdu._upper_vectors(net, _json(dirs), fdv._domain(cert.get("domain")))
+    lo_hi = fdv._domain(cert.get("domain"))
+    return fdu._upper_vectors(net, _json(dirs), lo_hi, fdv.SharedProofs(net, lo_hi, cert.get("shared_proofs", [])))
 
 
 # -- planted nets ------------------------------------------------------------------------------

@@ -26,6 +26,7 @@ from semialgebraic.dimension import (exact_jacobian_rows, exact_rank, functional
                                      functional_dimension_certificate)
 from semialgebraic.verify import verify
 from semialgebraic.verify.functional_dimension import _domain
+from semialgebraic.verify.functional_dimension_emptiness import SharedProofs
 from semialgebraic.verify.functional_dimension_upper import _upper_vectors
 
 
@@ -73,7 +74,8 @@ def _random_inputs(net, domain, count, seed):
 
 def _assert_kernel(net, cert, domain, count=20, seed=0):
     """Every vector of the certificate's upper directions is annihilated by J(x) exactly."""
-    vecs = _upper_vectors(net, cert["upper_directions"], _domain(cert["domain"]))
+    lo_hi = _domain(cert["domain"])
+    vecs = _upper_vectors(net, cert["upper_directions"], lo_hi, SharedProofs(net, lo_hi, cert.get("shared_proofs", [])))
     assert not isinstance(vecs, str), vecs
     rows = exact_jacobian_rows(net, _random_inputs(net, domain, count, seed))
     for v in vecs:
@@ -282,7 +284,8 @@ def test_active_by_search_is_certified_with_its_proof():
     bad["network"]["layers"][1]["bias"][0] = "-1/2"     # inactive for x < 0 now
     ok, why = verify(bad)
     assert not ok
-    assert len(vecs) == len(_upper_vectors(ACTIVE_BY_SEARCH, cert["upper_directions"], None))
+    assert len(vecs) == len(_upper_vectors(ACTIVE_BY_SEARCH, cert["upper_directions"], None,
+                                           SharedProofs(ACTIVE_BY_SEARCH, None, cert.get("shared_proofs", []))))
 
 
 def test_incoming_directions_are_certified_with_the_enumeration():
