@@ -39,9 +39,13 @@ Balas's extended formulation of that hull for the :data:`PAIR_HULL_PAIRS` pairs 
 violation (:func:`add_input_hull`: one scaled copy of the inputs per sign region), and the row
 of each pair that this LP's duals aggregate, ``α·x + β_a·h_a + β_b·h_b <= δ`` (both signs),
 becomes a cut: ``α``, ``β`` rounded to a grid, ``δ`` exact by
-:func:`algebra.kernel.knapsack.pair_cut_rhs` with a multiplier ``μ >= 0`` per sign region (the
-dual of a float LP of that region), which the cut carries so that the checker re-proves it the
-same way (three-layer-fibers R32).  The children inherit them as any cut.
+:func:`algebra.kernel.knapsack.pair_cut_rhs` with a multiplier ``μ >= 0`` per sign region (that
+LP's dual of the region's row of the second neuron, :data:`PAIR_DUAL_MU`; else the dual of a
+float LP of that region), which the cut carries so that the checker re-proves it the same way
+(three-layer-fibers R32); of the two signs only the row tight at that LP's point is kept.  That
+LP is solved by HiGHS's interior point method (:data:`PAIR_HIGHS`: 3.7× faster than the dual
+simplex on it).  The children inherit the cuts as any cut; with :data:`PAIR_DEPTH` > 0 the
+nodes of at most that many splits separate pair cuts too.
 """
 
 from __future__ import annotations
@@ -89,12 +93,22 @@ _ZERO = Q(0)
 # NeuroDiff's rows 0.0670 / 0.0686, the input-space pair hull 0.0389 / 0.0405; pair cuts (exact)
 # 1 round of 4 pairs 0.0541 / 0.0569, 4 rounds of 16 0.0397 / 0.0407 but 17 CPU s a node (a node
 # of the search costs ~0.03 CPU s): the pair hull in the inputs is the relaxation that matters,
-# and separating it by the extended formulation is far too slow for the nodes
+# and separating it by the extended formulation is far too slow for the nodes.  2026-12-03
+# (`bench_bab.py`, load 3–7): one cut per pair at the LP point from a small
+# cut-generating LP per pair (the point's L1 distance in (h_a, h_b) to the pair's input hull,
+# ~10 ms a pair) gains nothing (root of −(a_4 − b_4): 1 round × 8 pairs 0.07719, 4 × 16 0.07733,
+# single-neuron cuts 0.07741): the useful row is the one the objective's optimum over the hull
+# supports, which the extended formulation's duals give; that LP by interior point instead of
+# the dual simplex: 4 rounds × 8 pairs 0.0559 in 1.33 CPU s (simplex 0.0555 in 4.93), μ from its
+# duals (2 × 8: 1.77 -> 1.65 CPU s).  Search, 60 s side by side (nodes, CPU s): off 1.409×
+# (load 6.7, 1 080, 25.7), root 1 × 8 1.385× (load 5.2, 1 332, 33.9), root 2 × 8 1.438× (load
+# 6.3), 1 × 4 to depth 2 1.502× (load 6.4, 328 nodes), 2 × 8 to depth 2 1.568× (40 nodes): the
+# root's pair cuts are within run-to-run noise, those below the root cost more nodes than they save
 PAIR_CUTS = False
-PAIR_DUAL_MU = True
-PAIR_HIGHS = {"solver": "ipm"}
+PAIR_DUAL_MU = True     # each region's μ from the extended formulation's duals (False: one LP per region)
+PAIR_HIGHS = {"solver": "ipm"}   # HiGHS options of the extended formulation's LP
 PAIR_DEPTH = 0          # pair cuts at nodes of at most this many splits (0: the root only)
-PAIR_HULL_ROUNDS = 1    # root rounds that add pair cuts
+PAIR_HULL_ROUNDS = 1    # rounds that add pair cuts (at the root, and within PAIR_DEPTH)
 PAIR_HULL_PAIRS = 4     # pairs in the root's extended formulation; digits 64-32-10 root, objective
 # −(a_4 − b_4), load ~6 (floats, that LP alone: 4 pairs 0.0705 in 0.13 CPU s, 8 0.0619 in 0.45, 16
 # 0.0570 in 3.8, all 32 0.0548 in 16.8); certified with the single-neuron cuts (0.0774 in 0.11 CPU
