@@ -103,7 +103,9 @@ _ZERO = Q(0)
 # duals (2 × 8: 1.77 -> 1.65 CPU s).  Search, 60 s side by side (nodes, CPU s): off 1.409×
 # (load 6.7, 1 080, 25.7), root 1 × 8 1.385× (load 5.2, 1 332, 33.9), root 2 × 8 1.438× (load
 # 6.3), 1 × 4 to depth 2 1.502× (load 6.4, 328 nodes), 2 × 8 to depth 2 1.568× (40 nodes): the
-# root's pair cuts are within run-to-run noise, those below the root cost more nodes than they save
+# root's pair cuts are within run-to-run noise, those below the root cost more nodes than they save;
+# root 4 × 8 1.567× (load 9.6, 22.1 CPU s, 263 nodes) against off 1.437× right after (load 8.9,
+# 22.9, 792); 600 s root 1 × 8 1.265× (load 7.1, 163 CPU s, 6 846 nodes; off 1.26× on 2026-12-03)
 PAIR_CUTS = False
 PAIR_DUAL_MU = True     # each region's μ from the extended formulation's duals (False: one LP per region)
 PAIR_HIGHS = {"solver": "ipm"}   # HiGHS options of the extended formulation's LP
