@@ -21,7 +21,7 @@ machine's 1-minute load average when the row ended.
     python benchmarks/bench_bab.py [--timeout 60] [--full-timeout 120] [--points 10]
                                    [--width 1/100] [--no-milp] [--eps]
                                    [--only digits|acas|he] [--nnet PATH] [--full-only]
-                                   [--digits 64-32-10|64-32-16-10] [--no-cuts] [--pair-cuts R:P]
+                                   [--digits 64-32-10|64-32-16-10] [--no-cuts] [--pair-cuts R:P[:D]]
                                    [--boxes 0,3,5]
 
 ``--full-only`` runs the full-box rows of acas/he alone (e.g. ``--full-timeout 600``);
@@ -29,8 +29,9 @@ machine's 1-minute load average when the row ended.
 ``--boxes 0,3,5`` runs those small boxes of acas/he alone (numbered as in the table; no
 full-box row);
 ``--no-cuts`` turns the single-neuron cuts of ``semialgebraic/bab/cuts.py`` off (the triangle LP
-alone), e.g. to run both side by side under the same load; ``--pair-cuts R:P`` sets the pair cuts
-of the root (R rounds of the P pairs farthest from their graph; ``0:0`` none).
+alone), e.g. to run both side by side under the same load; ``--pair-cuts R:P[:D]`` sets the pair
+cuts (R rounds of the P pairs farthest from their graph at the root and at the nodes of at most D
+splits, default 0; ``0:0`` none).
 
 ``--root`` replaces the search by a report of root bounds (what each relaxation gives before any
 split) on the objectives ``±(a_o − b_o)`` of largest differential bound (``--root-objectives``,
@@ -533,8 +534,9 @@ def main():
     ap.add_argument("--full-only", action="store_true", help="acas/he: the full-box rows only")
     ap.add_argument("--boxes", type=lambda t: {int(k) for k in t.split(",")},
                     help="acas/he: these small boxes only (e.g. 0,3,5), no full-box row")
-    ap.add_argument("--pair-cuts", metavar="ROUNDS:PAIRS",
-                    help="pair cuts at the root (semialgebraic/bab/cuts.py): rounds and pairs per round; 0:0 none")
+    ap.add_argument("--pair-cuts", metavar="ROUNDS:PAIRS[:DEPTH]",
+                    help="pair cuts (semialgebraic/bab/cuts.py): rounds and pairs per round at the root and at "
+                         "the nodes of at most DEPTH splits (default 0: the root only); 0:0 none")
     ap.add_argument("--root", action="store_true", help="root bounds of every relaxation, no search")
     ap.add_argument("--root-objectives", type=int, default=4)
     ap.add_argument("--root-depth", type=int, default=0,
@@ -547,7 +549,10 @@ def main():
     args = ap.parse_args()
     if args.pair_cuts:
         from semialgebraic.bab import cuts
-        cuts.PAIR_HULL_ROUNDS, cuts.PAIR_HULL_PAIRS = (int(v) for v in args.pair_cuts.split(":"))
+        parts = [int(v) for v in args.pair_cuts.split(":")]
+        cuts.PAIR_HULL_ROUNDS, cuts.PAIR_HULL_PAIRS = parts[:2]
+        if len(parts) > 2:
+            cuts.PAIR_DEPTH = parts[2]
         cuts.PAIR_CUTS = cuts.PAIR_HULL_ROUNDS > 0 and cuts.PAIR_HULL_PAIRS > 0 and not args.root
     if args.root:
         return roots(args)

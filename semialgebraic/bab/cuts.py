@@ -39,9 +39,13 @@ Balas's extended formulation of that hull for the :data:`PAIR_HULL_PAIRS` pairs 
 violation (:func:`add_input_hull`: one scaled copy of the inputs per sign region), and the row
 of each pair that this LP's duals aggregate, ``α·x + β_a·h_a + β_b·h_b <= δ`` (both signs),
 becomes a cut: ``α``, ``β`` rounded to a grid, ``δ`` exact by
-:func:`algebra.kernel.knapsack.pair_cut_rhs` with a multiplier ``μ >= 0`` per sign region (the
-dual of a float LP of that region), which the cut carries so that the checker re-proves it the
-same way (three-layer-fibers R32).  The children inherit them as any cut.
+:func:`algebra.kernel.knapsack.pair_cut_rhs` with a multiplier ``μ >= 0`` per sign region (that
+LP's dual of the region's row of the second neuron, :data:`PAIR_DUAL_MU`; else the dual of a
+float LP of that region), which the cut carries so that the checker re-proves it the same way
+(three-layer-fibers R32); of the two signs only the row tight at that LP's point is kept.  That
+LP is solved by HiGHS's interior point method (:data:`PAIR_HIGHS`: 3.7× faster than the dual
+simplex on it).  The children inherit the cuts as any cut; with :data:`PAIR_DEPTH` > 0 the
+nodes of at most that many splits separate pair cuts too.
 """
 
 from __future__ import annotations
@@ -89,9 +93,24 @@ _ZERO = Q(0)
 # NeuroDiff's rows 0.0670 / 0.0686, the input-space pair hull 0.0389 / 0.0405; pair cuts (exact)
 # 1 round of 4 pairs 0.0541 / 0.0569, 4 rounds of 16 0.0397 / 0.0407 but 17 CPU s a node (a node
 # of the search costs ~0.03 CPU s): the pair hull in the inputs is the relaxation that matters,
-# and separating it by the extended formulation is far too slow for the nodes
+# and separating it by the extended formulation is far too slow for the nodes.  2026-12-03
+# (`bench_bab.py`, load 3–7): one cut per pair at the LP point from a small
+# cut-generating LP per pair (the point's L1 distance in (h_a, h_b) to the pair's input hull,
+# ~10 ms a pair) gains nothing (root of −(a_4 − b_4): 1 round × 8 pairs 0.07719, 4 × 16 0.07733,
+# single-neuron cuts 0.07741): the useful row is the one the objective's optimum over the hull
+# supports, which the extended formulation's duals give; that LP by interior point instead of
+# the dual simplex: 4 rounds × 8 pairs 0.0559 in 1.33 CPU s (simplex 0.0555 in 4.93), μ from its
+# duals (2 × 8: 1.77 -> 1.65 CPU s).  Search, 60 s side by side (nodes, CPU s): off 1.409×
+# (load 6.7, 1 080, 25.7), root 1 × 8 1.385× (load 5.2, 1 332, 33.9), root 2 × 8 1.438× (load
+# 6.3), 1 × 4 to depth 2 1.502× (load 6.4, 328 nodes), 2 × 8 to depth 2 1.568× (40 nodes): the
+# root's pair cuts are within run-to-run noise, those below the root cost more nodes than they save;
+# root 4 × 8 1.567× (load 9.6, 22.1 CPU s, 263 nodes) against off 1.437× right after (load 8.9,
+# 22.9, 792); 600 s root 1 × 8 1.265× (load 7.1, 163 CPU s, 6 846 nodes; off 1.26× on 2026-12-03)
 PAIR_CUTS = False
-PAIR_HULL_ROUNDS = 1    # root rounds that add pair cuts
+PAIR_DUAL_MU = True     # each region's μ from the extended formulation's duals (False: one LP per region)
+PAIR_HIGHS = {"solver": "ipm"}   # HiGHS options of the extended formulation's LP
+PAIR_DEPTH = 0          # pair cuts at nodes of at most this many splits (0: the root only)
+PAIR_HULL_ROUNDS = 1    # rounds that add pair cuts (at the root, and within PAIR_DEPTH)
 PAIR_HULL_PAIRS = 4     # pairs in the root's extended formulation; digits 64-32-10 root, objective
 # −(a_4 − b_4), load ~6 (floats, that LP alone: 4 pairs 0.0705 in 0.13 CPU s, 8 0.0619 in 0.45, 16
 # 0.0570 in 3.8, all 32 0.0548 in 16.8); certified with the single-neuron cuts (0.0774 in 0.11 CPU
@@ -311,12 +330,14 @@ class CutSeparator:
         from ..lp.floatlp import new_highs, run_highs
         t = kw["template"]
         cand = []
+        xs_of, ys_of = {}, {}
         for l, layer in enumerate(ivs[:-1]):
             n = len(layer) // 2
             if n == 0 or 2 * n != len(layer):
                 continue
             xs = cols[:t.d] if l == 0 else cols[t.hoff[l - 1]:t.hoff[l - 1] + len(ivs[l - 1])]
             ys = cols[t.hoff[l]:t.hoff[l] + len(layer)]
+            xs_of[l], ys_of[l] = np.asarray(xs, dtype=float), np.asarray(ys, dtype=float)
             z = self.fW[l] @ xs + self.fb[l]
             gap = np.abs(ys - np.maximum(z, 0.0))
             for j in range(n):
@@ -329,7 +350,7 @@ class CutSeparator:
             return []
         lp, _ = build_lp(t, box, ivs, c, kw.get("pair_lines"), kw.get("halfspaces", ()), cuts=cuts)
         limit = kw.get("time_limit")
-        h = new_highs() if limit is None else new_highs(time_limit=max(0.05, float(limit)))
+        h = new_highs(**PAIR_HIGHS) if limit is None else new_highs(time_limit=max(0.05, float(limit)), **PAIR_HIGHS)
         h.passModel(lp)
         where = [(l, j, add_input_hull(h, t, self.fW, self.fb, self.input_box(box, ivs, l), l, j))
                  for l, j in chosen]
@@ -337,8 +358,12 @@ class CutSeparator:
         if not str(h.getModelStatus()).endswith("kOptimal"):
             return []
         dual = np.asarray(h.getSolution().row_dual, dtype=float)
+        at = np.asarray(h.getSolution().col_value, dtype=float)     # the point the rows support
+        for l in xs_of:
+            xs_of[l] = at[:t.d] if l == 0 else at[t.hoff[l - 1]:t.hoff[l - 1] + len(ivs[l - 1])]
+            ys_of[l] = at[t.hoff[l]:t.hoff[l] + len(ivs[l])]
         out = []
-        for l, j, (xrows, ha_row, hb_row) in where:
+        for l, j, (xrows, ha_row, hb_row, mu_rows) in where:
             checkpoint()
             n = len(ivs[l]) // 2
             a, ba, bb = dual[xrows], dual[ha_row], dual[hb_row]
@@ -353,8 +378,16 @@ class CutSeparator:
                 qa, qb = (Q(round(v * _ALPHA_GRID), _ALPHA_GRID) for v in (b1, b2))
                 rows = (self.Ws[l][j], self.bs[l][j], self.Ws[l][n + j], self.bs[l][n + j])
                 frows = (self.fW[l][j], self.fb[l][j], self.fW[l][n + j], self.fb[l][n + j])
-                mus = _region_mus(rows, frows, self.dense_alpha(idx, vals, len(inputs)), qa, qb, inputs)
-                out.append(self.exact((l, j), idx, vals, qa, box, ivs, pair=(n + j, qb, mus)))
+                if PAIR_DUAL_MU:
+                    # the duals of the regions' rows of the second neuron: its multipliers μ
+                    mus = [max(Q(round(abs(dual[r]) / scale * _ALPHA_GRID), _ALPHA_GRID), _ZERO) for r in mu_rows]
+                else:
+                    mus = _region_mus(rows, frows, self.dense_alpha(idx, vals, len(inputs)), qa, qb, inputs)
+                cut = self.exact((l, j), idx, vals, qa, box, ivs, pair=(n + j, qb, mus))
+                if PAIR_DUAL_MU and float(np.dot(cut.fvalues, xs_of[l][cut.index]) + float(qa) * ys_of[l][j]
+                                          + float(qb) * ys_of[l][n + j]) < cut.fdelta - 1e-7:
+                    continue            # not tight where the hull LP stops: the other sign's row
+                out.append(cut)
         return out
 
     @staticmethod
@@ -364,7 +397,7 @@ class CutSeparator:
             out[k] = v
         return out
 
-    def solve(self, Ws, bs, box, ivs, c, *, root: bool, inherited=(), keep=None, lp=float_duals, **kw):
+    def solve(self, Ws, bs, box, ivs, c, *, root: bool, inherited=(), keep=None, lp=float_duals, depth=None, **kw):
         """HiGHS on the node's relaxation with cuts: the inherited ones (their ``δ`` made exact
         here), then rounds of separation and re-solving (:data:`ROOT_ROUNDS` at the root,
         :data:`NODE_ROUNDS` elsewhere; none at a node that inherits no cut, such as every node
@@ -382,7 +415,10 @@ class CutSeparator:
             got = lp(Ws, bs, box, ivs, c, keep=keep, **kw)
             return (*got, [], [])
         cuts = self.refresh(inherited, box, ivs)
-        rounds = self.root_rounds if root else self.node_rounds
+        # pair cuts at the root and at the nodes of at most PAIR_DEPTH splits that carry cuts
+        # (a subtree's top: its cuts are inherited by the whole subtree)
+        pairs_here = self.paired and (root or (depth is not None and depth <= PAIR_DEPTH))
+        rounds = self.root_rounds if root else max(self.node_rounds, PAIR_HULL_ROUNDS if pairs_here else 0)
         got = None
         first = None
         t0, limit = time.monotonic(), kw.get("time_limit")
@@ -413,7 +449,7 @@ class CutSeparator:
             if r == rounds:
                 break
             new = self.separate(box, ivs, info["cols"], t, self.per_round if root else self.per_round_node)
-            if r < PAIR_HULL_ROUNDS and root and self.paired:
+            if r < PAIR_HULL_ROUNDS and pairs_here:
                 new = new + self.pair_hull_cuts(box, ivs, c, cuts, info["cols"], kw)
             if not new:
                 break
@@ -497,11 +533,14 @@ def add_input_hull(h, t, fW, fb, inputs, l, j):
     lam = [base + k * (d + 1) + d for k in range(K)]
     rows = [(0.0, 0.0, [int(y[i]) for y in ys] + [int(xcol[i])], [1.0] * K + [-1.0]) for i in range(d)]
     rows.append((1.0, 1.0, lam, [1.0] * K))
+    mu_rows = []
     for k, (sa, sb) in enumerate(PAIR_REGIONS):
         for i in range(d):
             rows.append((0.0, inf, [int(ys[k][i]), lam[k]], [1.0, -lo[i]]))
             rows.append((-inf, 0.0, [int(ys[k][i]), lam[k]], [1.0, -hi[i]]))
         for w, bias, side in ((wa, ba, sa), (wb, bb, sb)):
+            if w is wb:
+                mu_rows.append(len(rows))
             rows.append((0.0, inf, [*map(int, ys[k]), lam[k]], [*w, bias]) if side else
                         (-inf, 0.0, [*map(int, ys[k]), lam[k]], [*w, bias]))
     for w, bias, col, side in ((wa, ba, t.hoff[l] + j, 0), (wb, bb, t.hoff[l] + n + j, 1)):
@@ -518,7 +557,7 @@ def add_input_hull(h, t, fW, fb, inputs, l, j):
               np.concatenate([np.asarray(r[2], dtype=np.int32) for r in rows]),
               np.concatenate([np.asarray(r[3], dtype=float) for r in rows]))
     last = first + len(rows)
-    return np.arange(first, first + d), last - 2, last - 1
+    return np.arange(first, first + d), last - 2, last - 1, [first + r for r in mu_rows]
 
 
 def _region_mus(rows, frows, alpha, beta_a, beta_b, inputs):
@@ -567,3 +606,4 @@ def _region_mus(rows, frows, alpha, beta_a, beta_b, inputs):
                 best = (got, m)
         out.append(best[1])
     return out
+

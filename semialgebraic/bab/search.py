@@ -100,7 +100,7 @@ def _zeros(Ws):
 
 def _lp_bound(Ws, bs, box, ivs, c, sym, time_limit=None, template=None, lines=None, halfspaces=(),
               bound=None, tight=False, memo=None, target=None, basis=None, keep=None,
-              separator=None, root=False):
+              separator=None, root=False, depth=None):
     """(bound, (mu, alpha, beta[, gamma, eta, kappa]), float point) of the node's triangle LP
     (with the pair rows of *lines*, :func:`.relaxation.pair_terms`, and the rows of the domain's
     *halfspaces*, multipliers ``kappa``) made rigorous, or ``(None, y, None)`` when the
@@ -128,6 +128,7 @@ def _lp_bound(Ws, bs, box, ivs, c, sym, time_limit=None, template=None, lines=No
     else:
         status, x, duals, cuts, rho = separator.solve(
             Ws, bs, box, ivs, c, root=root, inherited=() if basis is None else basis.cuts, keep=keep, lp=float_duals,
+            depth=depth,
             time_limit=time_limit, template=template, pair_lines=lines, halfspaces=halfspaces, basis=basis)
 
     def with_cuts(y, sg):
@@ -633,7 +634,8 @@ def bound_objective(Ws, bs, box, c, value, *, budget: Budget | None = None,
                             template=engine.template, lines=engine.pair_lines(nbox, splits),
                             halfspaces=engine.halfspaces, bound=bnd, tight=unstable == 0, memo=engine.lp_memo,
                             target=cut(), basis=warm, keep=keep,
-                            separator=engine.separator if unstable else None, root=not splits and xdepth == 0)
+                            separator=engine.separator if unstable else None, root=not splits and xdepth == 0,
+                            depth=len(splits) + xdepth)
             if keep:
                 bases[id(holder)] = keep[0]      # the children's warm start
             if got is None and holder is not root and budget.exhausted():
