@@ -50,7 +50,14 @@ worse (88.0 -> 97.1 on the cube 1/1 clipped around the maximiser, 2.63 -> 3.66 a
 Input-split axis by a lookahead (the axis whose larger half has the least float bound, 10
 bounds a split) against the smear of :meth:`.search.Engine.smear_axis`, best-first on the
 largest leaf, 64 splits: 51.3 against 49.4 (widest 54.7; smear 31.5 after 256): no better at
-6× the bounds.  None of the three comes within 10^2 of the ~2000× missing on the full box.
+6× the bounds.  Exact, the LP tightening of :mod:`.tighten` at one node (``Engine(…,
+tighten_above=None)``, load 3): the default cap (16 LPs, ×4 at a root) changes nothing on the
+cubes 1/4 and 1/16 (last δ 17.68, 2.625: the float probe's figures exactly); 400 z LPs: 17.68 ->
+14.58 (28 CPU s) and 2.625 -> 1.544 (9.3 CPU s, a node 0.2); on the cube 1/64 the default cap
+1.094 -> 0.687 (0.8 CPU s); with δ LPs on too (``delta_cap`` 100 or 400) the cube 1/16 reads
+1.722, *above* 1.544: a tighter δ interval can pick looser lines (:func:`delta_lines` chooses
+at the interval's middle), sound but not monotone.  None of these comes within 10^2 of the
+~2000× missing on the full box.
 """
 
 from __future__ import annotations
