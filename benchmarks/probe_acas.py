@@ -51,7 +51,7 @@ class Probe:
     def __init__(self, torch, path=NNET):
         self.t = torch
         a = load_nnet(str(path))
-        D = difference_network(a, float16_copy(a))
+        D = self.difference = difference_network(a, float16_copy(a))
         Ws, bs = [W.to_rows() for W in D.weights], [list(v) for v in D.biases]
         f = lambda M: torch.tensor([[float(v) for v in r] for r in M])   # noqa: E731
         g = lambda v: torch.tensor([float(x) for x in v])               # noqa: E731
