@@ -34,6 +34,30 @@ clipped to the box, the last δ's largest end is 88, 38, 18, 6.8, 2.6, 1.4, 1.09
 0.026, 0.021, 0.018 for ``w = 1, 1/2, …, 1/2048`` (symbolic output intervals 2 911 … 0.12; interval
 rules alone 987 … 0.020; 0.17–0.33 CPU s a cell): within twice the maximum from ``w = 1/512``,
 512^5 ≈ 3.5·10^13 cells if all of the box needed that width.
+
+What does not bite (measured 2026-12-03 in floats by ``benchmarks/probe_acas.py``, the same
+chain in torch without the plain-chain meet: 155.8 at the full box's root; load 4–6).  The
+looseness is in the δ chain itself, not in the intermediate ``z`` bounds: fed with the *sampled*
+ranges of ``z`` (unsound, a ceiling for any z tightening) the last hidden layer's largest |δ| is
+603 -> 129 on the full box, 65.8 -> 14.6 and 9.5 -> 3.6 on the cubes 1/4 and 1/16 around the
+maximiser, against sampled 0.71, 0.81, 0.34 (still 180×, 18×, 10×).  α-CROWN lower slopes (any
+slope in [0, 1], one per neuron and bound target, 20–60 projected Adam steps) for the z
+intervals of ``D`` and for ``h_b`` in the δ network: objective 155.8 -> 133.9 (full box), 17.7 ->
+14.4 (1/4), 2.63 -> 1.82 (1/16), at 6–12 CPU s of floats a cell against 0.2–0.9 for DeepPoly
+(the exact node: 0.17–0.33); one slope per neuron shared by every target, optimised end to end
+on the objective: ≤ 4 %.  CROWN's parallel lower slope (``sl = su``) instead of DeepPoly's 0/1:
+worse (88.0 -> 97.1 on the cube 1/1 clipped around the maximiser, 2.63 -> 3.66 at 1/16).
+Input-split axis by a lookahead (the axis whose larger half has the least float bound, 10
+bounds a split) against the smear of :meth:`.search.Engine.smear_axis`, best-first on the
+largest leaf, 64 splits: 51.3 against 49.4 (widest 54.7; smear 31.5 after 256): no better at
+6× the bounds.  Exact, the LP tightening of :mod:`.tighten` at one node (``Engine(…,
+tighten_above=None)``, load 3): the default cap (16 LPs, ×4 at a root) changes nothing on the
+cubes 1/4 and 1/16 (last δ 17.68, 2.625: the float probe's figures exactly); 400 z LPs: 17.68 ->
+14.58 (28 CPU s) and 2.625 -> 1.544 (9.3 CPU s, a node 0.2); on the cube 1/64 the default cap
+1.094 -> 0.687 (0.8 CPU s); with δ LPs on too (``delta_cap`` 100 or 400) the cube 1/16 reads
+1.722, *above* 1.544: a tighter δ interval can pick looser lines (:func:`delta_lines` chooses
+at the interval's middle), sound but not monotone.  None of these comes within 10^2 of the
+~2000× missing on the full box.
 """
 
 from __future__ import annotations

@@ -13,7 +13,9 @@ measured 2026-12-02 on ACAS Xu, 40 splits of one objective: full box upper 64.9 
 box 8 upper/lower 1.142 -> 1.018 for 44 -> 27 CPU s; since 2026-12-03 the largest over every
 output ``|∂D_o/∂x_k|``, one axis for every objective, whose cells are then the engine's shared
 cache: ACAS Xu's full box at 120 s side by side with the per-objective rule, load 8, 41 CPU s,
-upper 67.6 against 68.8, 1/100 boxes 0 and 6 the same numbers); a node with more than ``_LP_MAX`` unstable
+upper 67.6 against 68.8, 1/100 boxes 0 and 6 the same numbers; an axis chosen by a float
+lookahead on the halves' δ bounds was no better at 6× the bounds, 2026-12-03: the module
+docstring of :mod:`.differential`); a node with more than ``_LP_MAX`` unstable
 neurons gets no LP and no LP tightening (:class:`Engine`'s *tighten_above*);
 otherwise, at a leaf bounded by the LP, the unstable neuron whose triangle row weighs most in
 its bound (multiplier times intercept, the BaBSR/FSB-style score; on a difference network the
