@@ -7,6 +7,7 @@ exact Fraction evaluation of the networks at the certificate's point."""
 from __future__ import annotations
 
 import copy
+import functools
 import json
 from fractions import Fraction
 
@@ -31,9 +32,16 @@ def whole3():
     return diff_bounds(A3, B3, BOX3)
 
 
+@functools.cache
+def serial_tree():
+    """``tree_diff(A3, B3, BOX3, workers=0, nodes=2)``, the serial tree of tasks: computed once
+    for this module and ``test_distributed_diff_tree_dask.py`` (read-only: tests deep-copy it)."""
+    return tree_diff(A3, B3, BOX3, workers=0, nodes=2)
+
+
 @pytest.fixture(scope="module")
 def small_tasks():
-    return tree_diff(A3, B3, BOX3, workers=0, nodes=2)
+    return serial_tree()
 
 
 def _leaves(tree):

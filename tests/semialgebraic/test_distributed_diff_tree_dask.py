@@ -14,14 +14,14 @@ import os
 import signal
 
 from tests.semialgebraic.test_distributed_dask import _bounded, _ex, client  # noqa: F401
-from tests.semialgebraic.test_distributed_diff_tree import A3, B3, BOX3
+from tests.semialgebraic.test_distributed_diff_tree import A3, B3, BOX3, serial_tree
 
 pytest.importorskip("distributed")
 
 
 @pytest.fixture(scope="module")
 def serial():
-    return tree_diff(A3, B3, BOX3, workers=0, nodes=2)
+    return serial_tree()        # tree_diff(A3, B3, BOX3, workers=0, nodes=2), shared
 
 
 def _killing(client, ex, after):  # noqa: F811
