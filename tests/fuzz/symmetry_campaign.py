@@ -559,20 +559,28 @@ def in_some_component(net, W):
     return False
 
 
+_PLANTED = ("mixed", "mixed", "dead", "linear", "masked", "s8", "s8_multi", "s7_multi")
+
+
+def _planted_bottleneck(rng, kinds, base):
+    """One of *kinds*: a planted bottleneck net (:func:`bottleneck_with`) or, for a genericity
+    condition ``G*``, a net from *base* made to violate it (G1 needs n1 >= 2, else G2)."""
+    what = rng.choice(list(kinds))
+    if what.startswith("G"):
+        net = base(rng)
+        if what == "G1" and net.widths[1] < 2:
+            what = "G2"
+        return what, violate(rng, net, what)
+    return what, bottleneck_with(rng, what)
+
+
 def run_fiber_image(seed):
     from algebra.exceptions import InputError
     from semialgebraic import fiber
     res = Result("fiber_image", seed)
     rng = random.Random(seed)
     if rng.random() < 0.65:
-        what = rng.choice(["mixed", "mixed", "dead", "linear", "masked", "s8", "s8_multi", "s7_multi", "G1", "G2", "G5"])
-        if what in ("G1", "G2", "G5"):
-            net = random_bottleneck(rng)
-            if what == "G1" and net.widths[1] < 2:
-                what = "G2"
-            net = violate(rng, net, what)
-        else:
-            net = bottleneck_with(rng, what)
+        what, net = _planted_bottleneck(rng, _PLANTED + ("G1", "G2", "G5"), random_bottleneck)
         La = layers_of(net)
     else:
         what, La = _shallow_degenerate(rng)
@@ -707,15 +715,8 @@ def run_identify(seed):
     from semialgebraic import identifiability
     res = Result("identify", seed)
     rng = random.Random(seed)
-    what = rng.choice(["mixed", "mixed", "dead", "linear", "masked", "s8", "s8_multi", "s7_multi", "G1", "G2", "G3",
-                       "G5"])
-    if what in ("G1", "G2", "G3", "G5"):
-        net = bottleneck_with(rng, "mixed")
-        if what == "G1" and net.widths[1] < 2:
-            what = "G2"
-        net = violate(rng, net, what)
-    else:
-        net = bottleneck_with(rng, what)
+    what, net = _planted_bottleneck(rng, _PLANTED + ("G1", "G2", "G3", "G5"),
+                                    lambda r: bottleneck_with(r, "mixed"))
     L = layers_of(net)
     if rng.random() < 0.3:                       # an awkwardly rescaled copy: same verdict
         L = perm_scale(L, rng)
