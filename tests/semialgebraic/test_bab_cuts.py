@@ -124,13 +124,37 @@ def _samples(box, n, seed):
 
 
 @pytest.fixture(scope="module")
-def cut_cert():
+def deferred_runs():
+    """The 3-8-6-1 near copy searched with cuts at every node, once with the exact δ made
+    eagerly and once deferred (the default, :data:`LAZY_DELTA`): ``{lazy: (a, b, r, calls of
+    relu_cut_rhs, certificate JSON)}``.  Shared by :func:`cut_cert` (the deferred run) and
+    :func:`test_deferred_delta_same_search_and_certificate`; tests deep-copy before mutating."""
     a, b = _float_pair([3, 8, 6, 1], 2)
-    with pytest.MonkeyPatch.context() as mp:
-        mp.setattr(cuts_module, "PAY_GAIN", 0.0)          # cuts below the root whatever the root gained
-        r = diff_bounds(a, b, [(Q(-1), Q(1))] * 3, input_splits=False)
+    box = [(Q(-1), Q(1))] * 3
+    out = {}
+    for lazy in (False, True):
+        calls = [0]
+        real = cuts_module.relu_cut_rhs
+
+        def counted(*xs, _real=real, _calls=calls):
+            _calls[0] += 1
+            return _real(*xs)
+
+        with pytest.MonkeyPatch.context() as mp:
+            mp.setattr(cuts_module, "PAY_GAIN", 0.0)          # cuts below the root whatever the root gained
+            mp.setattr(cuts_module, "LAZY_DELTA", lazy)
+            mp.setattr(cuts_module, "relu_cut_rhs", counted)
+            r = diff_bounds(a, b, box, input_splits=False)
+        out[lazy] = (a, b, r, calls[0], _json(r.certificate))
+    return out
+
+
+@pytest.fixture(scope="module")
+def cut_cert(deferred_runs):
+    assert cuts_module.LAZY_DELTA                          # the default: the deferred run is the plain search
+    a, b, r, _, cert = deferred_runs[True]
     assert r.complete
-    return a, b, r, _json(r.certificate)
+    return a, b, r, cert
 
 
 def test_cuts_tighten_the_root_bound():
@@ -492,29 +516,15 @@ def test_float_cut_rhs_guesses_the_exact_rhs(seed):
     assert cut.delta == want and cut._delta == want and cut._row is None      # made once
 
 
-def test_deferred_delta_same_search_and_certificate():
+def test_deferred_delta_same_search_and_certificate(deferred_runs):
     """Digits-like near copy with cuts at every node: deferring the exact δ changes neither the
     exact maximum nor the certificate's bound; every cut the certificate holds has its exact δ
     (the checker re-proves it), and fewer exact right-hand sides are computed."""
-    a, b = _float_pair([3, 8, 6, 1], 2)
-    box = [(Q(-1), Q(1))] * 3
     out = {}
     for lazy in (False, True):
-        calls = [0]
-        real = cuts_module.relu_cut_rhs
-
-        def counted(*xs, _real=real):
-            calls[0] += 1
-            return _real(*xs)
-
-        with pytest.MonkeyPatch.context() as mp:
-            mp.setattr(cuts_module, "PAY_GAIN", 0.0)
-            mp.setattr(cuts_module, "LAZY_DELTA", lazy)
-            mp.setattr(cuts_module, "relu_cut_rhs", counted)
-            r = diff_bounds(a, b, box, input_splits=False)
-        cert = _json(r.certificate)
-        assert verify(cert)[0]
-        out[lazy] = (r.lower, r.upper, r.complete, calls[0], cert)
+        _, _, r, calls, cert = deferred_runs[lazy]
+        assert verify(copy.deepcopy(cert))[0]
+        out[lazy] = (r.lower, r.upper, r.complete, calls, cert)
     assert out[True][:3] == out[False][:3] and out[True][2]
     assert out[True][3] < out[False][3]
     held = [ent for leaf, _, _ in _leaves_with_cuts(out[True][4]) for ent in leaf["cuts"]]
