@@ -62,8 +62,10 @@ def _decide(a, b, eps):
 
 
 @pytest.mark.parametrize("seed,height", [(0, Fraction(1, 100)), (1, Fraction(-1, 50)),
-                                         (4, Fraction(1, 1000)), (5, Fraction(-1, 1000))])
+                                         (4, Fraction(1, 1000)), (8, Fraction(-1, 1000)),
+                                         pytest.param(5, Fraction(-1, 1000), marks=pytest.mark.slow)])
 def test_a_bump_just_above_or_below_epsilon(seed, height):
+    # (seed 8 in the fast suite: 2.2 s of CPU against seed 5's 3.7 for the same −1/1000 bump)
     a, b = bump_pair(seed, height)
     dev = max_deviation(a, b, (Q(-1), Q(1)))
     assert dev.complete
