@@ -207,11 +207,12 @@ def check_pair(a, b):
 
 
 def hunt(seed, count, verbose=True, max_pairs_per_bucket=3, nonzero=False,
-         skip_constant=False):
+         skip_constant=False, n1=None):
     t0 = time.process_time()
     rng = random.Random(seed)
     buckets = defaultdict(dict)               # fingerprint -> {normal form: layers}
-    shapes = [(1, 1, n2) for n2 in (1, 2, 3)] + [(2, n1, n2) for n1 in (1, 2) for n2 in (1, 2, 3)]
+    shapes = [(1, 1, k) for k in (1, 2, 3)] + [(2, j, k) for j in (1, 2) for k in (1, 2, 3)]
+    shapes = [s for s in shapes if n1 is None or s[1] == n1]
     for _ in range(count):
         net = random_net(rng, *rng.choice(shapes), values=NONZERO if nonzero else VALUES)
         key = (tuple(len(b) for _, b in net), fingerprint(net))
@@ -255,11 +256,12 @@ def main(argv=None):
     ap.add_argument("--pairs-per-bucket", type=int, default=3)
     ap.add_argument("--skip-constant", action="store_true",
                     help="check only buckets of non-constant functions")
+    ap.add_argument("--n1", type=int, choices=(1, 2), help="only this first-layer width")
     ap.add_argument("--nonzero", action="store_true",
                     help="no zero weights (more generic nets; zeros are on by default)")
     args = ap.parse_args(argv)
     findings, _, _ = hunt(args.seed, args.count, max_pairs_per_bucket=args.pairs_per_bucket,
-                          nonzero=args.nonzero, skip_constant=args.skip_constant)
+                          nonzero=args.nonzero, skip_constant=args.skip_constant, n1=args.n1)
     return 1 if findings else 0
 
 
