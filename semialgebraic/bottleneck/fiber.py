@@ -192,6 +192,16 @@ def fiber_bottleneck(net: Network, *, jacobian: bool | None = None,
     types = second_layer_types(P)
     ring = _ring(net)
     labels, notes = _discrete_labels(net, P, types, max_enumerated_flips)
+    if all(t == DEAD for t in types):        # R16 (constant f): only the open stratum is listed
+        notes.append("constant function: only the stratum with every second-layer row dead is "
+                     "listed (R16); parameters with a zero output column, or rows constant on the "
+                     "first layer's image, realise it too and are left out")
+    elif P.n1 == 1 and all(P.R2[j][0] > 0 for j, t in enumerate(types) if t == SWITCHING):
+        # collision hunt (tests/fuzz/collisions.py): the S6 segment ends where b2[j] = 0 and
+        # continues into a stratum with linear rows (S4), and conversely (R16 misses it)
+        notes.append("n1 = 1, every switching row (+ | -): the masked neuron's segment (S6) and "
+                     "the linear rows (S4) continue into each other through b2[j] = 0; only the "
+                     "stratum of this network is listed (R16)")
     comps = []
     for lab in labels:
         rep = _representative(net, lab)

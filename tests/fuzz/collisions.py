@@ -1,0 +1,269 @@
+"""Collision hunt for hidden symmetries of three-layer bottleneck nets d-n1-n2-1.
+
+Draw many small nets (d ∈ {1, 2}, 1 ≤ n1 ≤ min(d, 3) — the bottleneck theory needs n1 ≤ d,
+three-layer-fibers §3.1 —, n2 ∈ {1, 2, 3}) with small integer / half-integer weights (zeros and
+equal values on purpose), compute an exact fingerprint of the *function* with plain
+``fractions`` (shares nothing with netfibers), bucket by fingerprint, and for every bucket with two
+nets that are not related by permutations and positive rescalings of hidden neurons (our own
+normal form: each neuron's incoming row [w | b] scaled so its first non-zero is ±1, the scale
+pushed into the outgoing column, then the minimum over all hidden permutations), check netfibers:
+
+* ``identifiability`` must not answer True for either net (a wrong "identifiable" is a
+  soundness bug);
+* ``fiber`` of one (when it applies) must have a component containing the other up to
+  permutation (components are closed under positive scaling), or carry notes saying it lists
+  only some strata; a miss of a non-generic net (its own ``fiber`` raises NonGenericError) is
+  counted apart, not a finding: the listed components describe the generic strata
+  (three-layer-fibers R16, known gap iii);
+* ``equivalent`` must not answer False (True, or None = undecided, which is counted).
+
+Fingerprints: d = 1 — the exact piecewise-linear function (true breakpoints with their values,
+the two end slopes); d = 2 — exact values on a fixed rational grid.  Every candidate pair is
+confirmed by exact evaluation at many more rational points before it is checked.
+
+Run by hand (``nice`` it)::
+
+    nice -n 10 python -m tests.fuzz.collisions --seed 1 --count 3000 [--nonzero]
+
+It prints one line per finding and a summary (nets, buckets, pairs, verdict counts, CPU s).
+"""
+
+from __future__ import annotations
+
+import argparse
+import itertools
+import random
+import time
+from collections import Counter, defaultdict
+from fractions import Fraction as F
+
+from algebra.network import Network
+from algebra.rationals import Q
+
+VALUES = [F(v, 2) for v in range(-4, 5)] + [F(-1), F(1), F(1), F(-1)]   # ±2, ±3/2, …, 0; ±1 weighted
+GRID = [F(v, 2) for v in range(-7, 8, 2)] + [F(v) for v in (-50, -5, -2, 0, 1, 4, 37, 1000)]
+
+
+# -- nets as Fraction layers [(W rows, b)] ----------------------------------------------------------
+def evaluate(layers, x):
+    h = list(x)
+    for k, (W, b) in enumerate(layers):
+        z = [sum((w * v for w, v in zip(row, h)), F(0)) + bi for row, bi in zip(W, b)]
+        h = z if k == len(layers) - 1 else [max(v, F(0)) for v in z]
+    return h[0]
+
+
+NONZERO = [v for v in VALUES if v != 0]
+
+
+def random_net(rng, d, n1, n2, values=VALUES):
+    def row(m):
+        return [rng.choice(values) for _ in range(m)]
+    return [([row(d) for _ in range(n1)], row(n1)), ([row(n1) for _ in range(n2)], row(n2)),
+            ([row(n2)], row(1))]
+
+
+def to_network(layers) -> Network:
+    q = lambda v: Q(v.numerator, v.denominator)
+    return Network.from_rows([[[q(v) for v in r] for r in W] for W, _ in layers],
+                             [[q(v) for v in b] for _, b in layers])
+
+
+def permuted(layers, p1, p2):
+    (W1, b1), (W2, b2), (W3, b3) = layers
+    W1, b1 = [W1[i] for i in p1], [b1[i] for i in p1]
+    W2 = [[W2[j][i] for i in p1] for j in p2]
+    b2 = [b2[j] for j in p2]
+    W3 = [[W3[0][j] for j in p2]]
+    return [(W1, b1), (W2, b2), (W3, b3)]
+
+
+def _scaled(layers):
+    """Each hidden neuron's [w | b] scaled to first non-zero ±1, the scale pushed downstream."""
+    out = [([list(r) for r in W], list(b)) for W, b in layers]
+    for k in range(len(out) - 1):
+        W, b = out[k]
+        Wn, _ = out[k + 1]
+        for i in range(len(b)):
+            lead = next((v for v in W[i] + [b[i]] if v != 0), None)
+            if lead is None:
+                continue
+            s = abs(lead)
+            W[i] = [v / s for v in W[i]]
+            b[i] /= s
+            for r in Wn:
+                r[i] *= s
+    return out
+
+
+def normal_form(layers):
+    n1, n2 = len(layers[0][1]), len(layers[1][1])
+    best = None
+    for p1 in itertools.permutations(range(n1)):
+        for p2 in itertools.permutations(range(n2)):
+            t = _scaled(permuted(layers, p1, p2))
+            key = tuple((tuple(map(tuple, W)), tuple(b)) for W, b in t)
+            best = key if best is None or key < best else best
+    return best
+
+
+# -- fingerprints ----------------------------------------------------------------------------------
+def _breakpoints_1d(layers):
+    """Candidate kinks of a d = 1 net: layer-1 kinks, then layer-2 zero crossings per piece."""
+    (W1, b1), (W2, b2), _ = layers
+    cand = {-b / W[0] for W, b in zip(W1, b1) if W[0] != 0}
+    cuts = sorted(cand)
+    probes = ([cuts[0] - 1] if cuts else [F(0)]) + [(a + c) / 2 for a, c in zip(cuts, cuts[1:])] \
+        + ([cuts[-1] + 1] if cuts else [])
+    for p in probes:                         # each piece: layer 1 is affine a x + c
+        act = [W[0] * p + b > 0 for W, b in zip(W1, b1)]
+        a = [W[0] if s else F(0) for W, s in zip(W1, act)]
+        c = [b if s else F(0) for b, s in zip(b1, act)]
+        for row, bj in zip(W2, b2):
+            sl = sum((w * ai for w, ai in zip(row, a)), F(0))
+            if sl != 0:
+                cand.add(-(sum((w * ci for w, ci in zip(row, c)), F(0)) + bj) / sl)
+    return sorted(cand)
+
+
+def fingerprint(layers):
+    d = len(layers[0][0][0])
+    if d == 2:
+        return (2, tuple(evaluate(layers, (x, y)) for x in GRID for y in GRID))
+    pts = _breakpoints_1d(layers)
+    f = lambda x: evaluate(layers, (x,))
+    if not pts:
+        return (1, (), f(F(1)) - f(F(0)), f(F(0)))
+    xs = [pts[0] - 1] + pts + [pts[-1] + 1]
+    slopes = [(f(b) - f(a)) / (b - a) for a, b in zip(xs, xs[1:])]
+    kinks = tuple((p, f(p)) for k, p in enumerate(pts) if slopes[k] != slopes[k + 1])
+    return (1, kinks, slopes[0], slopes[-1], () if kinks else f(F(0)))
+
+
+def is_constant(layers):
+    fp = fingerprint(layers)
+    return len(set(fp[1])) == 1 if fp[0] == 2 else (fp[1] == () and fp[2] == 0)
+
+
+def same_function(a, b, rng, n=300):
+    """Exact equality at n points near the origin and n far out (the linear regions of d = 2
+    nets with these weights are polyhedra of size ~10 or unbounded)."""
+    d = len(a[0][0][0])
+    for k in range(2 * n):
+        scale = 60 if k < n else 5000
+        x = [F(rng.randint(-scale, scale), rng.randint(1, 12)) for _ in range(d)]
+        if evaluate(a, x) != evaluate(b, x):
+            return False
+    return True
+
+
+# -- netfibers' verdicts on one pair ---------------------------------------------------------------
+def _fiber_has(na, b_layers):
+    """fiber(a): True (a component contains a permutation of b), "notes" (not found, but the
+    fiber says it is partial), False (a missed component), or the exception's name."""
+    from semialgebraic import fiber
+    try:
+        fb = fiber(na)
+    except Exception as exc:                # NonGenericError / NotApplicableError: outside theory
+        return type(exc).__name__
+    n1, n2 = len(b_layers[0][1]), len(b_layers[1][1])
+    for p1 in itertools.permutations(range(n1)):
+        for p2 in itertools.permutations(range(n2)):
+            nb = to_network(permuted(b_layers, p1, p2))
+            if any(c.contains(nb.parameters()) for c in fb.components):
+                return True
+    return "notes" if fb.notes else False
+
+
+def check_pair(a, b):
+    """Return (findings, tallies) for two nets with the same function and different normal forms."""
+    from semialgebraic import equivalent, identifiability
+    findings, tally = [], Counter()
+    na, nb = to_network(a), to_network(b)
+    for name, n in (("a", na), ("b", nb)):
+        try:
+            v = identifiability(n).answer
+        except Exception as exc:
+            v = type(exc).__name__
+        tally[f"identify {v}"] += 1
+        if v is True:
+            findings.append(f"identify({name}) = True")
+    res = {name: _fiber_has(nx, y) for name, (x, y, nx) in (("a", (a, b, na)), ("b", (b, a, nb)))}
+    for name, other in (("a", "b"), ("b", "a")):
+        r = res[name]
+        if r is False and res[other] == "NonGenericError":
+            r = "misses a non-generic point"   # R16 describes the generic strata (known gap iii)
+        tally[f"fiber {r}"] += 1
+        if r is False:
+            findings.append(f"fiber({name}) misses the other (generic), no notes")
+    try:
+        e = equivalent(na, nb).answer
+    except Exception as exc:
+        e = type(exc).__name__
+    tally[f"equiv {e}"] += 1
+    if e is False:
+        findings.append("equivalent = False")
+    return findings, tally
+
+
+def hunt(seed, count, verbose=True, max_pairs_per_bucket=3, nonzero=False,
+         skip_constant=False, n1=None):
+    t0 = time.process_time()
+    rng = random.Random(seed)
+    buckets = defaultdict(dict)               # fingerprint -> {normal form: layers}
+    shapes = [(1, 1, k) for k in (1, 2, 3)] + [(2, j, k) for j in (1, 2) for k in (1, 2, 3)]
+    shapes = [s for s in shapes if n1 is None or s[1] == n1]
+    for _ in range(count):
+        net = random_net(rng, *rng.choice(shapes), values=NONZERO if nonzero else VALUES)
+        key = (tuple(len(b) for _, b in net), fingerprint(net))
+        buckets[key].setdefault(normal_form(net), net)
+    multi = [list(v.values()) for v in buckets.values() if len(v) > 1]
+    tally, findings, pairs, accidental = Counter(), [], 0, 0
+    if skip_constant:
+        multi = [nets for nets in multi if not is_constant(nets[0])]
+    for nets in multi:
+        for a, b in list(itertools.combinations(nets, 2))[:max_pairs_per_bucket]:
+            if not same_function(a, b, rng):
+                accidental += 1
+                continue
+            pairs += 1
+            fs, t = check_pair(a, b)
+            const = is_constant(a)
+            tally["pairs constant f" if const else "pairs non-constant f"] += 1
+            tally.update(t)
+            for f in fs:
+                f = f + (" [constant f]" if const else "")
+                findings.append((f, a, b))
+                if verbose:
+                    print(f"FINDING seed={seed}: {f}\n  a={a}\n  b={b}")
+    kinds = Counter(f.split(" [")[0] + (" [constant f]" if "constant" in f else "") for f, _, _ in findings)
+    stats = {"nets": count, "buckets": len(buckets), "multi_buckets": len(multi), "pairs": pairs,
+             "accidental": accidental, "findings": len(findings),
+             "cpu_s": round(time.process_time() - t0, 1)}
+    if verbose:
+        print(stats)
+        for k, v in sorted(kinds.items()):
+            print(f"  finding {k}: {v}")
+        for k, v in sorted(tally.items()):
+            print(f"  {k}: {v}")
+    return findings, stats, tally
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--count", type=int, default=2000)
+    ap.add_argument("--pairs-per-bucket", type=int, default=3)
+    ap.add_argument("--skip-constant", action="store_true",
+                    help="check only buckets of non-constant functions")
+    ap.add_argument("--n1", type=int, choices=(1, 2), help="only this first-layer width")
+    ap.add_argument("--nonzero", action="store_true",
+                    help="no zero weights (more generic nets; zeros are on by default)")
+    args = ap.parse_args(argv)
+    findings, _, _ = hunt(args.seed, args.count, max_pairs_per_bucket=args.pairs_per_bucket,
+                          nonzero=args.nonzero, skip_constant=args.skip_constant, n1=args.n1)
+    return 1 if findings else 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
