@@ -39,6 +39,7 @@ from fractions import Fraction as F
 
 from algebra.network import Network
 from algebra.rationals import Q
+from tests.fuzz.verdicts import scale_to_unit_lead
 
 VALUES = [F(v, 2) for v in range(-4, 5)] + [F(-1), F(1), F(1), F(-1)]   # ±2, ±3/2, …, 0; ±1 weighted
 GRID = [F(v, 2) for v in range(-7, 8, 2)] + [F(v) for v in (-50, -5, -2, 0, 1, 4, 37, 1000)]
@@ -82,17 +83,7 @@ def _scaled(layers):
     """Each hidden neuron's [w | b] scaled to first non-zero ±1, the scale pushed downstream."""
     out = [([list(r) for r in W], list(b)) for W, b in layers]
     for k in range(len(out) - 1):
-        W, b = out[k]
-        Wn, _ = out[k + 1]
-        for i in range(len(b)):
-            lead = next((v for v in W[i] + [b[i]] if v != 0), None)
-            if lead is None:
-                continue
-            s = abs(lead)
-            W[i] = [v / s for v in W[i]]
-            b[i] /= s
-            for r in Wn:
-                r[i] *= s
+        scale_to_unit_lead(out[k][0], out[k][1], out[k + 1][0])
     return out
 
 

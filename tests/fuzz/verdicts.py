@@ -796,6 +796,20 @@ def violate(rng, net: Network, which: str) -> Network:
                              [[q(v) for v in b] for b in (b1, b2, b3)])
 
 
+def scale_to_unit_lead(W, b, Wn) -> None:
+    """In place: every row ``[W_i | b_i]`` scaled so that its first non-zero entry is ±1, the
+    positive factor moved into column ``i`` of the next layer's *Wn* (S2; zero rows kept)."""
+    for i in range(len(W)):
+        nz = next((v for v in W[i] + [b[i]] if v != 0), None)
+        if nz is None:
+            continue
+        s = abs(nz)
+        W[i] = [v / s for v in W[i]]
+        b[i] /= s
+        for r in Wn:
+            r[i] *= s
+
+
 def s1s2_form(net: Network):
     """A normal form of a two-hidden-layer net under permutations and positive scalings of its
     hidden neurons (S1, S2): every hidden row [W | b] scaled so that its first non-zero entry is
@@ -803,21 +817,11 @@ def s1s2_form(net: Network):
     1 by its normalised rows with W2's columns permuted along; layer 2 by row and W3 column)."""
     (W1, b1), (W2, b2), (W3, b3) = [(copy.deepcopy(W), list(b)) for W, b in frac_layers(net)]
 
-    def normalise(W, b, Wn):
-        for i in range(len(W)):
-            nz = next((v for v in W[i] + [b[i]] if v != 0), None)
-            if nz is None:
-                continue
-            s = abs(nz)
-            W[i] = [v / s for v in W[i]]
-            b[i] /= s
-            for r in Wn:
-                r[i] *= s
-    normalise(W1, b1, W2)
+    scale_to_unit_lead(W1, b1, W2)
     o1 = sorted(range(len(W1)), key=lambda i: W1[i] + [b1[i]])
     W1, b1 = [W1[i] for i in o1], [b1[i] for i in o1]
     W2 = [[r[i] for i in o1] for r in W2]                 # columns in the sorted order first
-    normalise(W2, b2, W3)
+    scale_to_unit_lead(W2, b2, W3)
     o2 = sorted(range(len(W2)), key=lambda i: W2[i] + [b2[i]] + [r[i] for r in W3])
     W2, b2 = [W2[i] for i in o2], [b2[i] for i in o2]
     W3 = [[r[i] for i in o2] for r in W3]
