@@ -124,6 +124,7 @@ class BottleneckFiber:
         self.membership = membership
         self.number_of_components, self.number_of_orbits = number_of_components, number_of_orbits
         self.graph, self.fibdim, self.notes = graph, fibdim, list(notes)
+        self.partial = False        # True: some components are left out (the notes say which)
 
     def contains(self, theta: Network) -> bool:
         """Does *theta* realise the same function?  Generic θ': CANON equality (R20, with a
@@ -143,7 +144,8 @@ class BottleneckFiber:
                          "number_of_components": self.number_of_components,
                          "number_of_orbits": self.number_of_orbits,
                          "components": [c.to_json() for c in self.components],
-                         "symmetries": _symmetry_names(self), "notes": self.notes})
+                         "symmetries": _symmetry_names(self), "notes": self.notes,
+                         "listing": "partial" if self.partial else "complete"})
 
     def to_latex(self) -> str:
         parts = [c.to_latex() for c in self.components]
@@ -202,11 +204,13 @@ def fiber_bottleneck(net: Network, *, jacobian: bool | None = None,
         notes.append("n1 = 1, every switching row (+ | -): the masked neuron's segment (S6) and "
                      "the linear rows (S4) continue into each other through b2[j] = 0; only the "
                      "stratum of this network is listed (R16)")
+    partial = bool(notes)       # so far every note leaves components out (S5/S7 sets, R16 gaps)
     comps = []
     for lab in labels:
         rep = _representative(net, lab)
         if rep is None and (lab["flips"] or lab["s7"] or lab["s8"]):
             notes.append(f"component {lab}: no explicit point constructed; left out")
+            partial = True
             continue
         eqs, pos = _component_system(ring, rep if rep is not None else net, lab, P, types)
         if generators is None:
@@ -216,6 +220,7 @@ def fiber_bottleneck(net: Network, *, jacobian: bool | None = None,
             notes.append(f"component {lab}: generator span rank {grank} != {dim.value}")
         comps.append(BottleneckFiberComponent(ring, eqs, pos, lab, dim, rep, gens, grank))
     F = BottleneckFiber(net, comps, dim, 0, 0, None, fd, notes, membership)
+    F.partial = partial
     F.structure = structure(net)
     F.graph = symmetry_graph(F)
     F.number_of_components, F.number_of_orbits = count_components(F)

@@ -136,8 +136,10 @@ def fiber_text(F, exact: bool = False) -> str:
     fd = getattr(F, "fibdim", None)
     if fd is not None:
         lines.append(f"exact Jacobian rank check (FIBDIM, R22): {fd}")
-    lines.append(f"number of components: {display.number(F.number_of_components, exact)}")
-    lines.append(f"number of orbits: {getattr(F, 'number_of_orbits', None)}")
+    listed = (" (of the listed strata only: some are left out, see the notes)"
+              if getattr(F, "partial", False) else "")
+    lines.append(f"number of components: {display.number(F.number_of_components, exact)}{listed}")
+    lines.append(f"number of orbits: {getattr(F, 'number_of_orbits', None)}{listed}")
     for k, c in enumerate(F.components):
         cj = c.to_json()
         lines.append(f"component {k} {component_label(cj.get('label', ''))}: dimension {cj.get('dimension')}")

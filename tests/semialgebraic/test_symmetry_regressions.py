@@ -178,3 +178,15 @@ def test_masked_and_linear_strata_glued_for_one_first_layer_neuron():
 def test_no_partial_note_when_a_row_is_minus_plus():
     """T4ca (n1 = 1, rows (− | +)): no masked/linear gluing, so no note."""
     assert fiber(T4ca).notes == []
+
+
+def test_a_partial_listing_says_so_in_json_and_text():
+    """The R16 gaps (glued S6/S4 strata, n1 = 1) leave components out: JSON ``listing`` is
+    ``partial`` and the printed counts say they count the listed strata only; T4ca lists all."""
+    from semialgebraic.commands.bottleneck import fiber_text
+    fm = fiber(MASKED)
+    assert fm.partial and fm.to_json()["listing"] == "partial"
+    assert "number of components: 2 (of the listed strata only" in fiber_text(fm)
+    ft = fiber(T4ca)
+    assert not ft.partial and ft.to_json()["listing"] == "complete"
+    assert "listed strata only" not in fiber_text(ft)
