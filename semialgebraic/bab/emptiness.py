@@ -703,15 +703,21 @@ def decide_shared(net: Network, dom, deeper: tuple, shallows: list, *, lps: int 
 
     boxes = conditioned_pieces(dom, net.n_inputs)
     starts = [conditioned_intervals(Ws, bs, box, None) for box in boxes]
-    plans, left = _shared_plans(t, boxes, starts, None, rounds, lps, splits, done_float)
-    if plans is None:
-        return None, lps - left
-    pieces, used = _exact_pieces(Ws, bs, t, boxes, starts, plans, None, rounds, lps, lps - left, done_exact)
+    pieces, used = _shared_pieces(Ws, bs, t, boxes, starts, None, rounds, lps, splits, done_float, done_exact)
     if pieces is None:
         return None, used
     from ..certificates import jsonable
     return {"deeper": [t2, j2, s2], "shallow": [[t1, j, s] for j, s in sides],
             "conditioned": jsonable(pieces)}, used
+
+
+def _shared_pieces(Ws, bs, t, boxes, starts, first, rounds, lps, splits, done_float, done_exact) -> tuple:
+    """A shared tree's pieces: the float plans of :func:`_shared_plans`, then made exact by
+    :func:`_exact_pieces` (leaves closed by *done_exact*).  ``(pieces or None, LPs used)``."""
+    plans, left = _shared_plans(t, boxes, starts, first, rounds, lps, splits, done_float)
+    if plans is None:
+        return None, lps - left
+    return _exact_pieces(Ws, bs, t, boxes, starts, plans, first, rounds, lps, lps - left, done_exact)
 
 
 def _shared_plans(t, boxes, starts, first, rounds, lps, splits, done_float) -> tuple:
@@ -784,10 +790,7 @@ def decide_shared_shallow(net: Network, dom, shallow: tuple, deepers: list, *, l
 
     boxes = conditioned_pieces(dom, net.n_inputs)
     starts = [_mirror_intervals(Ws, bs, box, first) for box in boxes]
-    plans, left = _shared_plans(t, boxes, starts, first, rounds, lps, splits, done_float)
-    if plans is None:
-        return None, lps - left
-    pieces, used = _exact_pieces(Ws, bs, t, boxes, starts, plans, first, rounds, lps, lps - left, done_exact)
+    pieces, used = _shared_pieces(Ws, bs, t, boxes, starts, first, rounds, lps, splits, done_float, done_exact)
     if pieces is None or m == 0:
         return None, used
     from ..certificates import jsonable

@@ -62,7 +62,7 @@ from fractions import Fraction as F
 import numpy as np
 
 from tests.fuzz.bab_fuzz import (Case, Runner, _dom_args, brute_force_max, copy, deviation, evaluate, n_hidden,
-                                 fuzz_parser, parallel_sum, permute, random_net, run_seeds,
+                                 finish_case, fuzz_parser, parallel_sum, permute, random_net, run_seeds,
                                  sample_points)
 
 R3 = [F(1, 10**3), F(1, 10**4), F(1, 10**5), F(1, 10**6)]
@@ -815,14 +815,9 @@ def run_case(seed, runner, kind=None, log=print, small=False, api=True, regions=
         c.check_canon()
         c.check_dim()
         c.check_s1s2_invariants()
-        if api:
-            try:
-                c.check_api(dom, ans, exact)
-            except Exception as e:   # a crash of the API is a finding
-                c.find(f"API raised {type(e).__name__}: {e}")
-        for f in c.findings:
-            log(f"FINDING seed={seed} kind={f[0]}: {f[2]}\n    (python -m tests.fuzz.adversarial --seed {seed} --count 1 "
-                f"--kinds {f[0]}{' --small' if small else ''}{' --large' if large else ''})" + (f"\n    {f[3]}" if f[3] else ""))
+        finish_case(c, api, dom, ans, exact, log, lambda kind: (
+            f"python -m tests.fuzz.adversarial --seed {seed} --count 1 --kinds {kind}{' --small' if small else ''}"
+            f"{' --large' if large else ''}"))
         return c
 
 

@@ -994,6 +994,19 @@ class Case:
                 self.find(f"API diff_bounds [{r.lower}, {r.upper}] misses the exact max {cli_max}")
 
 
+def finish_case(c, api, dom, ans, exact, log, rerun) -> None:
+    """The end of a fuzz case (here and in :mod:`tests.fuzz.adversarial`): the Python API's
+    answers checked when *api* (a crash of the API is a finding), then every finding logged with
+    the command that reruns it (``rerun(kind)``)."""
+    if api:
+        try:
+            c.check_api(dom, ans, exact)
+        except Exception as e:   # a crash of the API is a finding
+            c.find(f"API raised {type(e).__name__}: {e}")
+    for f in c.findings:
+        log(f"FINDING seed={c.seed} kind={f[0]}: {f[2]}\n    ({rerun(f[0])})" + (f"\n    {f[3]}" if f[3] else ""))
+
+
 def run_case(seed, runner, kind=None, formats=True, api=True, regions=True, log=print, small=False,
              large=False):
     with tempfile.TemporaryDirectory() as wd:
@@ -1037,15 +1050,9 @@ def run_case(seed, runner, kind=None, formats=True, api=True, regions=True, log=
                         c.find(f"equiv --epsilon {eps} on {dom[0]} says {ans}; sup |a - b| = 1")
         if regions:
             c.check_regions(c.a, c.pa, dom)
-        if api:
-            try:
-                c.check_api(dom, ans, exact)
-            except Exception as e:   # a crash of the API is a finding
-                c.find(f"API raised {type(e).__name__}: {e}")
-        for f in c.findings:
-            log(f"FINDING seed={seed} kind={f[0]}: {f[2]}\n    (python -m tests.fuzz.bab_fuzz --seed {seed} --count 1 "
-                f"--kind {f[0]}{' --small' if small else ''}{' --large' if large else ''}; files: {os.path.basename(c.pa)}, "
-                f"{os.path.basename(c.pb)})" + (f"\n    {f[3]}" if f[3] else ""))
+        finish_case(c, api, dom, ans, exact, log, lambda kind: (
+            f"python -m tests.fuzz.bab_fuzz --seed {seed} --count 1 --kind {kind}{' --small' if small else ''}"
+            f"{' --large' if large else ''}; files: {os.path.basename(c.pa)}, {os.path.basename(c.pb)}"))
         return c
 
 
