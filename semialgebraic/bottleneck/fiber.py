@@ -14,6 +14,8 @@ from __future__ import annotations
 
 from itertools import combinations
 
+import networkx as nx
+
 from algebra.linalg import QMatrix
 from algebra.network import Network
 from algebra.polynomials import Ring
@@ -29,6 +31,8 @@ from ..symmetry_graph import count_components, symmetry_graph
 from .canon import equivalent_bottleneck
 from .copies import discrete_move, flipped_gamma
 from .fibdim import jacobian_dimension
+from .one_neuron import (check_same_function, glue, one_neuron_strata, representative,
+                         strata_graph, system as one_neuron_system)
 from ._structure import (DEAD, LINEAR, SWITCHING, Parts, dimension_formula, genericity,
                         second_layer_types, structure)
 
@@ -125,6 +129,7 @@ class BottleneckFiber:
         self.number_of_components, self.number_of_orbits = number_of_components, number_of_orbits
         self.graph, self.fibdim, self.notes = graph, fibdim, list(notes)
         self.partial = False        # True: some components are left out (the notes say which)
+        self.number_of_strata = None  # n1 = 1 (R16a): labelled strata, glued into the components
 
     def contains(self, theta: Network) -> bool:
         """Does *theta* realise the same function?  Generic θ': CANON equality (R20, with a
@@ -143,6 +148,7 @@ class BottleneckFiber:
                          "jacobian_dimension": self.fibdim,
                          "number_of_components": self.number_of_components,
                          "number_of_orbits": self.number_of_orbits,
+                         "number_of_strata": self.number_of_strata,
                          "components": [c.to_json() for c in self.components],
                          "symmetries": _symmetry_names(self), "notes": self.notes,
                          "listing": "partial" if self.partial else "complete"})
@@ -194,16 +200,17 @@ def fiber_bottleneck(net: Network, *, jacobian: bool | None = None,
     types = second_layer_types(P)
     ring = _ring(net)
     labels, notes = _discrete_labels(net, P, types, max_enumerated_flips)
-    if all(t == DEAD for t in types):        # R16 (constant f): only the open stratum is listed
-        notes.append("constant function: only the stratum with every second-layer row dead is "
-                     "listed (R16); parameters with a zero output column, or rows constant on the "
-                     "first layer's image, realise it too and are left out")
-    elif P.n1 == 1 and all(P.R2[j][0] > 0 for j, t in enumerate(types) if t == SWITCHING):
-        # collision hunt (tests/fuzz/collisions.py): the S6 segment ends where b2[j] = 0 and
-        # continues into a stratum with linear rows (S4), and conversely (R16 misses it)
-        notes.append("n1 = 1, every switching row (+ | -): the masked neuron's segment (S6) and "
-                     "the linear rows (S4) continue into each other through b2[j] = 0; only the "
-                     "stratum of this network is listed (R16)")
+    if all(t == DEAD for t in types):        # R16b (constant f): the generic points are listed
+        notes.append("constant function: the points that pass G0-G7 are exactly the stratum with "
+                     "every second-layer row dead (R16b), listed; non-generic points (a zero "
+                     "output column, rows constant on the first layer's image, a linear block "
+                     "with Γ = 0, rank W1 < n1) realise it too and are left out")
+    elif P.n1 == 1:                          # R16a: every stratum, glued components
+        F = _fiber_one_neuron(net, P, dim, fd, membership, generators)
+        if F is not None:
+            return F
+        notes.append("n1 = 1 with more than 10 kinks: only the strata of S1-S8 are listed (R16a "
+                     "not enumerated)")
     partial = bool(notes)       # so far every note leaves components out (S5/S7 sets, R16 gaps)
     comps = []
     for lab in labels:
@@ -224,6 +231,44 @@ def fiber_bottleneck(net: Network, *, jacobian: bool | None = None,
     F.structure = structure(net)
     F.graph = symmetry_graph(F)
     F.number_of_components, F.number_of_orbits = count_components(F)
+    return F
+
+
+def _fiber_one_neuron(net, P, dim, fd, membership, generators):
+    """n1 = 1, f not constant: every stratum of R16a, each with a representative checked exactly
+    against *net*; components are the classes of labelled strata glued by g1-g3 (R16a)."""
+    res = one_neuron_strata(net, P)
+    if res is None:
+        return None
+    strata, K, _ = res
+    ring = _ring(net)
+    comps = []
+    for st in strata:
+        rep = representative(net, P, st)
+        if not check_same_function(net, rep, P, K):      # a bug in R16a's construction
+            raise NonGenericError("R16a representative computes another function",
+                                  {"stratum": st.label()})
+        eqs, pos = one_neuron_system(ring.names, P, st, _Poly.var)
+        if not all(p(dict(zip(ring.names, rep.parameters()))) == 0 for p in eqs) or \
+                not all(q(dict(zip(ring.names, rep.parameters()))) > 0 for q in pos):
+            raise NonGenericError("R16a representative outside its stratum", {"stratum": st.label()})
+        use_gens = net.n_parameters <= 4000 if generators is None else generators
+        gens, grank = (_generators(rep) if use_gens and st.engine_generic else ({}, None))
+        lab = {"flips": [], "s7": [], "s8": st.eps == -1, "stratum": st.label()}
+        comps.append(BottleneckFiberComponent(ring, eqs, pos, lab,
+                                              Dimension.of(st.dimension, "R16a"), rep, gens, grank))
+    top = max(st.dimension for st in strata)
+    fdim = dim if top == dim.value else Dimension.of(top, "R16a: the largest stratum (R17 gives "
+                                                     f"{dim.value} at this network)")
+    ncomp, nstrata, edges = glue(strata, P.n2)
+    F = BottleneckFiber(net, comps, fdim, ncomp, 0, None, fd, [], membership)
+    F.structure = structure(net)
+    F.graph = strata_graph(strata, edges)
+    F.number_of_orbits = nx.number_connected_components(F.graph)
+    F.number_of_strata = nstrata
+    if ncomp is None:
+        F.notes.append(f"{nstrata} labelled strata: glued components not counted")
+    F.partial = False
     return F
 
 

@@ -108,16 +108,14 @@ def test_s7_unequal_ratios_still_refused():
 
 # Findings of the collision hunt (``tests/fuzz/collisions.py``: nets bucketed by an exact
 # fingerprint of their function, pairs not related by S1/S2 checked against netfibers).
-# 3. (fiber completeness, constant f) three-layer-fibers R16: for a constant function ``fiber``
-#    lists the open stratum where every second-layer row is dead; a zero output column or rows
-#    constant on the first layer's image also realise the function.  It said so nowhere; now a
-#    note says the listing is partial.
-# 4. (fiber completeness, n1 = 1) three-layer-fibers R16 (c)/(d): the masked neuron's S6 segment
-#    ends where a row's b2[j] reaches 0 and continues into a stratum where that row is linear
-#    (S4), and conversely: relu(x − 1/2) + 1/2 is both a masked-neuron net and a linear-row net,
-#    and each fiber listed only its own stratum.  Not fixed (the glued component is not
-#    described); a note now says the listing is partial.  identify (False for both) and equiv
-#    (True) were right.
+# 3. (fiber completeness, constant f) three-layer-fibers R16b: for a constant function ``fiber``
+#    lists the open stratum where every second-layer row is dead, which is every point passing
+#    G0-G7; non-generic points (a zero output column, rows constant on the first layer's image)
+#    also realise the function: a note says the listing is partial.
+# 4. (fiber completeness, n1 = 1) three-layer-fibers R16a: the masked neuron's S6 segment ends
+#    where a row's b2[j] reaches 0 and continues into a stratum where that row is linear (S4):
+#    relu(x − 1/2) + 1/2 is both a masked-neuron net and a linear-row net.  Fixed: for n1 = 1
+#    ``fiber`` lists every stratum (R16a) and counts the strata glued by g1-g3 as one component.
 
 def _frac_net(rows, biases):
     return Network.from_rows(rows, biases)
@@ -145,12 +143,14 @@ CONST_B = _frac_net([[[0]], [[0]], [[Q(1, 2)]]], [[1], [2], [-1]])
 
 
 def test_constant_function_fiber_says_it_is_partial():
+    """R16b: the all-dead stratum is every generic point; CONST_B (W1 = 0, W2 = 0) is not."""
     for x in (-3, 0, Q(1, 4), 1, 7):
         assert CONST_A([Q(x)]) == (Q(0),) == CONST_B([Q(x)])
     f = fiber(CONST_A)
     assert (f.dimension.value, f.number_of_components) == (5, 1)
-    assert not _listed(f, CONST_B)
-    assert len(f.notes) == 1 and f.notes[0].startswith("constant function")
+    assert not _listed(f, CONST_B) and _listed(f, CONST_A)
+    assert len(f.notes) == 1 and f.notes[0].startswith("constant function: the points that pass")
+    assert f.partial and f.to_json()["listing"] == "partial"
     assert identifiability(CONST_A).answer is False
     assert equivalent(CONST_A, CONST_B).answer is True
 
@@ -161,15 +161,30 @@ LINEAR = _frac_net([[[2]], [[Q(1, 2)], [-1]], [[1, -1]]], [[-1], [2, Q(-1, 2)], 
 
 
 def test_masked_and_linear_strata_glued_for_one_first_layer_neuron():
+    """R16a for relu(x − 1/2) + 1/2 on 1-1-2-1: strata (masked | sw, dead) dim 6, (masked | clip,
+    lin) dim 5 (the linear row cancels the clipped row's slope at the first-layer kink), (visible |
+    lin, dead) dim 6, (visible | lin, lin) dim 6; 2 + 2 + 2 + 1 = 7 labelled strata, glued by
+    g1 (b2 → 0), g2 (dead ↔ linear) into one component."""
     for x in (-5, -1, 0, Q(1, 2), 1, Q(7, 3), 10):
         y = max(Q(x) - Q(1, 2), Q(0)) + Q(1, 2)
         assert MASKED([Q(x)]) == (y,) == LINEAR([Q(x)])
     fm, fl = fiber(MASKED), fiber(LINEAR)
     assert fm.to_json()["symmetries"] == ["S1", "S2", "S3", "S6"]
     assert fl.to_json()["symmetries"] == ["S1", "S2", "S3", "S4"]
-    assert not _listed(fm, LINEAR) and not _listed(fl, MASKED)     # R16 misses the glued stratum
+    assert _listed(fm, LINEAR) and _listed(fl, MASKED) and _listed(fm, MASKED)
     for f in (fm, fl):
-        assert len(f.notes) == 1 and f.notes[0].startswith("n1 = 1, every switching row (+ | -)")
+        j = f.to_json()
+        assert f.notes == [] and j["listing"] == "complete"
+        assert (j["dimension"], j["number_of_components"], j["number_of_strata"]) == (6, 1, 7)
+        assert sorted((c["label"]["stratum"]["first_layer_kink"],
+                       tuple(c["label"]["stratum"]["kink_rows"]), c["label"]["stratum"]["linear"],
+                       c["label"]["stratum"]["dead"], c["dimension"]) for c in j["components"]) == [
+            ("masked", ("clipped",), 1, 0, 5), ("masked", ("switching",), 0, 1, 6),
+            ("visible", (), 1, 1, 6), ("visible", (), 2, 0, 6)]
+        for c in f.components:       # every representative computes relu(x − 1/2) + 1/2
+            assert c.contains(c.representative)
+            for x in (-3, 0, Q(1, 2), Q(3, 4), 2, 9):
+                assert c.representative([Q(x)]) == MASKED([Q(x)])
     assert identifiability(MASKED).answer is False and identifiability(LINEAR).answer is False
     v = equivalent(MASKED, LINEAR)
     assert v.answer is True and verify(v.certificate)[0]
@@ -181,12 +196,13 @@ def test_no_partial_note_when_a_row_is_minus_plus():
 
 
 def test_a_partial_listing_says_so_in_json_and_text():
-    """The R16 gaps (glued S6/S4 strata, n1 = 1) leave components out: JSON ``listing`` is
-    ``partial`` and the printed counts say they count the listed strata only; T4ca lists all."""
+    """A constant function's listing leaves the non-generic points out (R16b): JSON ``listing`` is
+    ``partial`` and the printed counts say they count the listed strata only; n1 = 1 lists all."""
     from semialgebraic.commands.bottleneck import fiber_text
-    fm = fiber(MASKED)
-    assert fm.partial and fm.to_json()["listing"] == "partial"
-    assert "number of components: 2 (of the listed strata only" in fiber_text(fm)
-    ft = fiber(T4ca)
-    assert not ft.partial and ft.to_json()["listing"] == "complete"
-    assert "listed strata only" not in fiber_text(ft)
+    fc = fiber(CONST_A)
+    assert fc.partial and fc.to_json()["listing"] == "partial"
+    assert "number of components: 1 (of the listed strata only" in fiber_text(fc)
+    for net in (T4ca, MASKED):
+        ft = fiber(net)
+        assert not ft.partial and ft.to_json()["listing"] == "complete"
+        assert "listed strata only" not in fiber_text(ft)
