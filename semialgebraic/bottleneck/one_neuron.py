@@ -297,7 +297,9 @@ def glue(strata, n2: int, cap: int = 20000):
 
 def strata_graph(strata, edges) -> nx.Graph:
     """Nodes: strata (index in *strata*); edges: g1–g3 gluings, S5 (one kink's type flipped, the
-    same row counts), S8 (the opposite orientation, the same kinds and counts)."""
+    same row counts), S8 (R15: the opposite orientation, visible, every kink row clipped, no
+    linear row) or "mirror" (the opposite orientation, the same kinds and counts: the strata of
+    F(−s), no map between them claimed)."""
     G = nx.Graph()
     idx = {st.key: k for k, st in enumerate(strata)}
     for k, st in enumerate(strata):
@@ -314,7 +316,8 @@ def strata_graph(strata, edges) -> nx.Graph:
                 G.add_edge(idx[st.key], idx[o], step="S5")
         o = (-eps, masked, types, nL, nD)
         if o in idx and not G.has_edge(idx[st.key], idx[o]):
-            G.add_edge(idx[st.key], idx[o], step="S8")
+            s8 = not masked and nL == 0 and set(types) <= {CLIP}     # R15's kink swap
+            G.add_edge(idx[st.key], idx[o], step="S8" if s8 else "mirror")
     return G
 
 

@@ -1,0 +1,94 @@
+"""Fibers with one first-layer neuron: every stratum of three-layer-fibers R16a, planted nets with
+hand-derived strata, dimensions and glued component counts (R16a g1-g3)."""
+
+import itertools
+from fractions import Fraction
+
+import pytest
+
+from algebra.network import Network
+from algebra.rationals import Q
+from semialgebraic import fiber
+from semialgebraic.bottleneck.fibdim import jacobian_dimension
+
+# F(t) = min(relu(t), 1): switching row + linear row; the (visible | clipped, dead) stratum has
+# dimension 5 > R17 = 4 at this net (its linear part Γ vanishes, so no linear row is needed)
+RAMP = Network.from_rows([[[1]], [[1], [1]], [[-1, 1]]], [[0], [-1, 1], [-1]])
+# two outputs, d = 2: three kink rows or two and a linear row (S5 types), no dead row
+MULTI = Network.from_rows([[[1, 2]], [[1], [-1], [2]], [[-1, 1, 3], [2, 1, 1]]],
+                          [[Q(1, 2)], [-1, 3, 1], [-1, 2]])
+# switching, linear and dead rows: g1, g2 and g3 glue all 42 labelled strata into one component
+G3NET = Network.from_rows([[[1]], [[1], [1], [-1]], [[1, 1, 1]]], [[0], [-1, 1, -2], [0]])
+
+
+def _rows(net):
+    return [(net.layer(k)[0].to_rows(), list(net.layer(k)[1])) for k in range(3)]
+
+
+def _eval(layers, x):
+    """Plain-fractions evaluation (shares nothing with the engine's Network.__call__)."""
+    h = [Fraction(int(v.numerator), int(v.denominator)) for v in x]
+    for k, (W, b) in enumerate(layers):
+        z = [sum((Fraction(str(w)) * v for w, v in zip(row, h)), Fraction(0)) + Fraction(str(bi))
+             for row, bi in zip(W, b)]
+        h = z if k == 2 else [max(v, Fraction(0)) for v in z]
+    return tuple(h)
+
+
+def _in_some_component(F, net):
+    (W1, b1), (W2, b2), (W3, b3) = _rows(net)
+    for p in itertools.permutations(range(len(b2))):
+        q = Network.from_rows([W1, [W2[j] for j in p], [[r[j] for j in p] for r in W3]],
+                              [b1, [b2[j] for j in p], b3])
+        if any(c.contains(q.parameters()) for c in F.components):
+            return True
+    return False
+
+
+def _strata(F):
+    return sorted((c.label["stratum"]["orientation"], c.label["stratum"]["first_layer_kink"],
+                   tuple(c.label["stratum"]["kink_rows"]), c.label["stratum"]["linear"],
+                   c.label["stratum"]["dead"], c.dimension.value) for c in F.components)
+
+
+@pytest.mark.parametrize("net, dim, comps, strata, orbits, n_strata", [
+    (RAMP, 5, 8, 16, 2, 8),
+    (MULTI, 5, 24, 30, 1, 5),
+    (G3NET, 7, 1, 42, 1, 8),
+])
+def test_planted_strata_counts(net, dim, comps, strata, orbits, n_strata):
+    F = fiber(net)
+    j = F.to_json()
+    assert (j["dimension"], j["number_of_components"], j["number_of_strata"],
+            j["number_of_orbits"], len(j["components"])) == (dim, comps, strata, orbits, n_strata)
+    assert j["listing"] == "complete" and F.notes == []
+    assert _in_some_component(F, net)
+    d = net.widths[0]
+    pts = [[Q(a, 3) + k * Q(b, 5) for k, (a, b) in enumerate([(v, 2 * v - 1)] * d)]
+           for v in range(-9, 10)]
+    for c in F.components:
+        rep = c.representative
+        assert c.contains(rep)
+        assert all(_eval(_rows(rep), x) == _eval(_rows(net), x) for x in pts)
+
+
+def test_planted_strata_lists():
+    assert _strata(fiber(G3NET)) == [
+        (1, "masked", ("clipped", "clipped"), 1, 0, 6), (1, "masked", ("clipped", "switching"), 1, 0, 6),
+        (1, "masked", ("switching", "clipped"), 1, 0, 6), (1, "masked", ("switching", "switching"), 0, 1, 7),
+        (1, "visible", ("clipped",), 1, 1, 7), (1, "visible", ("clipped",), 2, 0, 7),
+        (1, "visible", ("switching",), 1, 1, 7), (1, "visible", ("switching",), 2, 0, 7)]
+    ramp = _strata(fiber(RAMP))
+    assert ramp[:4] == [
+        (-1, "masked", ("clipped", "clipped"), 0, 0, 4), (-1, "masked", ("switching", "switching"), 0, 0, 4),
+        (-1, "visible", ("clipped",), 0, 1, 5), (-1, "visible", ("switching",), 1, 0, 4)]
+    assert [s[1:] for s in ramp[4:]] == [s[1:] for s in ramp[:4]]
+
+
+@pytest.mark.slow
+def test_every_stratum_dimension_is_fibdim_at_its_representative():
+    """R16a's dimension formula against FIBDIM (R22) at each representative, including the
+    masked strata where a linear row cancels a clipped row's slope (R17 does not apply)."""
+    for net in (RAMP, MULTI, G3NET):
+        for c in fiber(net).components:
+            assert jacobian_dimension(c.representative) == c.dimension.value
