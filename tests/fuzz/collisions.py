@@ -26,6 +26,14 @@ Run by hand (``nice`` it)::
     nice -n 10 python -m tests.fuzz.collisions --seed 1 --count 3000 [--nonzero]
 
 It prints one line per finding and a summary (nets, buckets, pairs, verdict counts, CPU s).
+
+n1 = 1 (three-layer-fibers R16a: ``fiber`` lists every stratum): for every non-constant net with
+n1 = 1 in a checked pair, and for random nets with ``--strata``, each listed stratum is sampled
+from its label alone (:func:`sample_stratum`: orientation, visible or masked first-layer kink,
+kink row types, numbers of linear and dead rows, with random positive fractions); the point must
+compute the same function (exact evaluation at 200 rational points) and lie in the component::
+
+    nice -n 10 python -m tests.fuzz.collisions --strata --seed 1 --count 300
 """
 
 from __future__ import annotations
@@ -46,12 +54,17 @@ GRID = [F(v, 2) for v in range(-7, 8, 2)] + [F(v) for v in (-50, -5, -2, 0, 1, 4
 
 
 # -- nets as Fraction layers [(W rows, b)] ----------------------------------------------------------
-def evaluate(layers, x):
+def evaluate_all(layers, x):
+    """The output vector of a net given as Fraction layers at the point x (plain fractions)."""
     h = list(x)
     for k, (W, b) in enumerate(layers):
         z = [sum((w * v for w, v in zip(row, h)), F(0)) + bi for row, bi in zip(W, b)]
         h = z if k == len(layers) - 1 else [max(v, F(0)) for v in z]
-    return h[0]
+    return tuple(h)
+
+
+def evaluate(layers, x):
+    return evaluate_all(layers, x)[0]
 
 
 NONZERO = [v for v in VALUES if v != 0]
@@ -143,7 +156,7 @@ def same_function(a, b, rng, n=300):
     for k in range(2 * n):
         scale = 60 if k < n else 5000
         x = [F(rng.randint(-scale, scale), rng.randint(1, 12)) for _ in range(d)]
-        if evaluate(a, x) != evaluate(b, x):
+        if evaluate_all(a, x) != evaluate_all(b, x):
             return False
     return True
 
@@ -164,6 +177,94 @@ def _fiber_has(na, b_layers):
             if any(c.contains(nb.parameters()) for c in fb.components):
                 return True
     return "notes" if fb.notes else False
+
+
+# -- n1 = 1: random points of every listed stratum, built from its label alone ---------------------
+def _line(layers):
+    """(F, kinks, slopes) of a net with n1 = 1 along its own first-layer row a: F(t) = f(x) for
+    a·x = t; kinks and slopes exact (F is constant for t ≤ −b1 and bends where rows switch)."""
+    (W1, b1), (W2, b2), _ = layers
+    a = W1[0]
+    p = next(c for c in range(len(a)) if a[c] != 0)
+
+    def Fn(t):
+        x = [F(0)] * len(a)
+        x[p] = t / a[p]
+        return evaluate_all(layers, x)
+    cand = {-b1[0]} | {-b1[0] - c / w[0] for w, c in zip(W2, b2) if w[0] != 0 and -c / w[0] > 0}
+    cand = sorted(cand)
+    ends = [cand[0] - 1] + cand + [cand[-1] + 1]
+    sl = [tuple((v - u) / (y - x) for u, v in zip(Fn(x), Fn(y))) for x, y in zip(ends, ends[1:])]
+    K, S = [], [sl[0]]
+    for k, x in enumerate(cand):
+        if sl[k + 1] != sl[k]:
+            K.append(x)
+            S.append(sl[k + 1])
+    return Fn, K, S
+
+
+def sample_stratum(layers, label, rng):
+    """A random point (Fraction layers, rows: kink rows, linear, dead) of the stratum *label*
+    (three-layer-fibers R16a) of the function of *layers* (n1 = 1), from the label alone."""
+    Fn, K, S = _line(layers)
+    m = len(S[0])
+    eps = label["orientation"]
+    Kt = sorted(eps * k for k in K)
+    St = [tuple(eps * v for v in s) for s in (S if eps == 1 else S[::-1])]
+    D = [tuple(y - x for x, y in zip(St[k], St[k + 1])) for k in range(len(Kt))]
+    masked = label["first_layer_kink"] == "masked"
+    pos = lambda: F(rng.randint(1, 9), rng.randint(1, 5))
+    nz = lambda: pos() * rng.choice((-1, 1))
+    lam = pos()
+    p = Kt[0] - pos() if masked else Kt[0]
+    a = layers[0][0][0]
+    W1, b1 = [[eps * lam * v for v in a]], [-lam * p]
+    carried = list(range(len(Kt))) if masked else list(range(1, len(Kt)))
+    rows, V = [], []
+    G = [F(0)] * m if masked else list(St[1])
+    for k, t in zip(carried, label["kink_rows"]):
+        w = pos() if t == "switching" else -pos()
+        rows.append((w, -w * lam * (Kt[k] - p)))
+        V.append([dk / (w * lam) * (1 if t == "switching" else -1) for dk in D[k]])
+        if t == "clipped":
+            G = [g + dk for g, dk in zip(G, D[k])]
+    lin = [(pos(), pos()) for _ in range(label["linear"])]
+    lin_V = [[nz() for _ in range(m)] for _ in lin[1:]]
+    if lin:
+        first = [(G[o] - sum(v[o] * w * lam for v, (w, _) in zip(lin_V, lin[1:]))) / (lin[0][0] * lam)
+                 for o in range(m)]
+        rows += lin
+        V += [first] + lin_V
+    for _ in range(label["dead"]):
+        rows.append((-pos(), -pos()))
+        V.append([nz() for _ in range(m)])
+    left = Fn(eps * (Kt[0] - 1))
+    b3 = [left[o] - sum(v[o] * c for v, (_, c) in zip(V, rows) if c > 0) for o in range(m)]
+    W3 = [[V[j][o] for j in range(len(rows))] for o in range(m)]
+    return [(W1, b1), ([[w] for w, _ in rows], [c for _, c in rows]), (W3, b3)]
+
+
+def check_strata(layers, rng, per_stratum=2):
+    """Findings for the listed strata of fiber(layers), n1 = 1: a random point of each (from its
+    label) must compute the same function (exact, fractions) and lie in the component."""
+    from semialgebraic import fiber
+    try:
+        fb = fiber(to_network(layers))
+    except Exception:
+        return [], Counter()
+    out, tally = [], Counter()
+    for c in fb.components:
+        lab = c.label.get("stratum")
+        if lab is None:
+            continue
+        for _ in range(per_stratum):
+            pt = sample_stratum(layers, lab, rng)
+            tally["strata points"] += 1
+            if not same_function(layers, pt, rng, n=100):
+                out.append(f"stratum {lab}: a random point computes another function")
+            elif not c.contains(to_network(pt).parameters()):
+                out.append(f"stratum {lab}: a random point is not in the component")
+    return out, tally
 
 
 def check_pair(a, b):
@@ -219,6 +320,9 @@ def hunt(seed, count, verbose=True, max_pairs_per_bucket=3, nonzero=False,
                 continue
             pairs += 1
             fs, t = check_pair(a, b)
+            if len(a[0][1]) == 1 and not is_constant(a):
+                fs2, t2 = check_strata(a, rng)
+                fs, t = fs + fs2, t + t2
             const = is_constant(a)
             tally["pairs constant f" if const else "pairs non-constant f"] += 1
             tally.update(t)
@@ -240,6 +344,28 @@ def hunt(seed, count, verbose=True, max_pairs_per_bucket=3, nonzero=False,
     return findings, stats, tally
 
 
+def strata_campaign(seed, count, verbose=True):
+    """Random nets with n1 = 1 (no zero weights, f not constant): every listed stratum sampled by
+    :func:`sample_stratum` (no collision needed)."""
+    t0 = time.process_time()
+    rng = random.Random(seed)
+    findings, tally = [], Counter()
+    for _ in range(count):
+        net = random_net(rng, rng.choice((1, 2)), 1, rng.choice((1, 2, 3)), values=NONZERO)
+        if is_constant(net):
+            continue
+        fs, t = check_strata(net, rng)
+        tally["nets"] += 1
+        tally.update(t)
+        for f in fs:
+            findings.append((f, net, None))
+            if verbose:
+                print(f"FINDING seed={seed}: {f}\n  net={net}")
+    if verbose:
+        print(dict(tally, findings=len(findings), cpu_s=round(time.process_time() - t0, 1)))
+    return findings, tally
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--seed", type=int, default=1)
@@ -250,7 +376,11 @@ def main(argv=None):
     ap.add_argument("--n1", type=int, choices=(1, 2), help="only this first-layer width")
     ap.add_argument("--nonzero", action="store_true",
                     help="no zero weights (more generic nets; zeros are on by default)")
+    ap.add_argument("--strata", action="store_true",
+                    help="n1 = 1: sample every listed stratum of random nets (R16a) instead")
     args = ap.parse_args(argv)
+    if args.strata:
+        return 1 if strata_campaign(args.seed, args.count)[0] else 0
     findings, _, _ = hunt(args.seed, args.count, max_pairs_per_bucket=args.pairs_per_bucket,
                           nonzero=args.nonzero, skip_constant=args.skip_constant, n1=args.n1)
     return 1 if findings else 0
