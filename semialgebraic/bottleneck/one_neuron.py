@@ -32,7 +32,7 @@ class Stratum:
     ``masked`` (first-layer kink hidden) or visible, ``types`` (one per carried kink, in the
     order of the reflected kinks), ``n_linear``, ``n_dead``; ``dimension`` (R16a formula),
     ``engine_generic`` (False for the masked strata with a clipped row: a linear block cancels
-    their slope at the first-layer kink, R17 does not apply there)."""
+    their slope at the first-layer kink; the row-type dimension formula fails there)."""
 
     def __init__(self, eps, masked, types, n_linear, n_dead, dimension):
         self.eps, self.masked, self.types = eps, masked, tuple(types)
@@ -297,7 +297,7 @@ def glue(strata, n2: int, cap: int = 20000):
 
 def strata_graph(strata, edges) -> nx.Graph:
     """Nodes: strata (index in *strata*); edges: g1–g3 gluings, S5 (one kink's type flipped, the
-    same row counts), S8 (R15: the opposite orientation, visible, every kink row clipped, no
+    same row counts), S8 (the kink swap: the opposite orientation, visible, every kink row clipped, no
     linear row) or "mirror" (the opposite orientation, the same kinds and counts: the strata of
     F(−s), no map between them claimed)."""
     G = nx.Graph()
@@ -316,7 +316,7 @@ def strata_graph(strata, edges) -> nx.Graph:
                 G.add_edge(idx[st.key], idx[o], step="S5")
         o = (-eps, masked, types, nL, nD)
         if o in idx and not G.has_edge(idx[st.key], idx[o]):
-            s8 = not masked and nL == 0 and set(types) <= {CLIP}     # R15's kink swap
+            s8 = not masked and nL == 0 and set(types) <= {CLIP}     # the kink swap S8
             G.add_edge(idx[st.key], idx[o], step="S8" if s8 else "mirror")
     return G
 

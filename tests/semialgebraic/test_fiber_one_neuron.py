@@ -12,7 +12,7 @@ from semialgebraic import fiber
 from semialgebraic.bottleneck.fibdim import jacobian_dimension
 
 # F(t) = min(relu(t), 1): switching row + linear row; the (visible | clipped, dead) stratum has
-# dimension 5 > R17 = 4 at this net (its linear part Γ vanishes, so no linear row is needed)
+# dimension 5 > 4, the local dimension at this net (its linear part Γ vanishes: no linear row)
 RAMP = Network.from_rows([[[1]], [[1], [1]], [[-1, 1]]], [[0], [-1, 1], [-1]])
 # two outputs, d = 2: three kink rows or two and a linear row (S5 types), no dead row
 MULTI = Network.from_rows([[[1, 2]], [[1], [-1], [2]], [[-1, 1, 3], [2, 1, 1]]],
@@ -87,8 +87,8 @@ def test_planted_strata_lists():
 
 @pytest.mark.slow
 def test_every_stratum_dimension_is_fibdim_at_its_representative():
-    """R16a's dimension formula against FIBDIM (R22) at each representative, including the
-    masked strata where a linear row cancels a clipped row's slope (R17 does not apply)."""
+    """R16a's dimension formula against FIBDIM at each representative, including the masked
+    strata where a linear row cancels a clipped row's slope (the row-type formula fails there)."""
     for net in (RAMP, MULTI, G3NET):
         for c in fiber(net).components:
             assert jacobian_dimension(c.representative) == c.dimension.value

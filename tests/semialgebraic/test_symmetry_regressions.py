@@ -110,7 +110,7 @@ def test_s7_unequal_ratios_still_refused():
 # fingerprint of their function, pairs not related by S1/S2 checked against netfibers).
 # 3. (fiber completeness, constant f) three-layer-fibers R16b: for a constant function ``fiber``
 #    lists the open stratum where every second-layer row is dead, which is every point passing
-#    G0-G7; non-generic points (a zero output column, rows constant on the first layer's image)
+#    the genericity checks; non-generic points (a zero output column, rows constant on the first layer's image)
 #    also realise the function: a note says the listing is partial.
 # 4. (fiber completeness, n1 = 1) three-layer-fibers R16a: the masked neuron's S6 segment ends
 #    where a row's b2[j] reaches 0 and continues into a stratum where that row is linear (S4):
