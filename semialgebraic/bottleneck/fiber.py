@@ -12,6 +12,7 @@ The discrete moves between components are in :mod:`semialgebraic.bottleneck.copi
 
 from __future__ import annotations
 
+import json
 from itertools import combinations
 
 import networkx as nx
@@ -264,6 +265,9 @@ def _fiber_one_neuron(net, P, dim, fd, membership, generators):
     F = BottleneckFiber(net, comps, fdim, ncomp, 0, None, fd, [], membership)
     F.structure = structure(net)
     F.graph = strata_graph(strata, edges)
+    for k, c in enumerate(comps):            # node data as in symmetry_graph (label as JSON)
+        F.graph.nodes[k].update(label=json.dumps(jsonable(c.label)), generator_rank=c.generator_rank,
+                                **{f"generators_{n}": len(v) for n, v in c.generators.items()})
     F.number_of_orbits = nx.number_connected_components(F.graph)
     F.number_of_strata = nstrata
     if ncomp is None:

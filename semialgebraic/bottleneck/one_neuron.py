@@ -14,6 +14,7 @@ strata (rows assigned to roles) under the gluing moves g1–g3 of R16a.
 
 from __future__ import annotations
 
+import json
 from itertools import combinations, permutations, product
 from math import comb, factorial
 
@@ -303,7 +304,7 @@ def strata_graph(strata, edges) -> nx.Graph:
     G = nx.Graph()
     idx = {st.key: k for k, st in enumerate(strata)}
     for k, st in enumerate(strata):
-        G.add_node(k, label=str(st.label()), dimension=st.dimension)
+        G.add_node(k, label=json.dumps(st.label()), dimension=st.dimension)
     for a, b, why in edges:
         if a != b:
             G.add_edge(idx[a], idx[b], step=why)
