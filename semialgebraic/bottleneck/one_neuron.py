@@ -241,7 +241,7 @@ def _labelled(st: Stratum, n2: int):
             yield tuple(roles)
 
 
-def glue(strata, n2: int, cap: int = 20000):
+def glue(strata, n2: int, cap: int = 200000):
     """(number of glued components, number of labelled strata, stratum-level glue edges) or
     (None, count, edges) when there are more than *cap* labelled strata."""
     by_key = {st.key: st for st in strata}

@@ -70,11 +70,11 @@ def evaluate(layers, x):
 NONZERO = [v for v in VALUES if v != 0]
 
 
-def random_net(rng, d, n1, n2, values=VALUES):
-    def row(m):
-        return [rng.choice(values) for _ in range(m)]
+def random_net(rng, d, n1, n2, values=VALUES, m=1):
+    def row(k):
+        return [rng.choice(values) for _ in range(k)]
     return [([row(d) for _ in range(n1)], row(n1)), ([row(n1) for _ in range(n2)], row(n2)),
-            ([row(n2)], row(1))]
+            ([row(n2) for _ in range(m)], row(m))]
 
 
 def to_network(layers) -> Network:
@@ -345,13 +345,14 @@ def hunt(seed, count, verbose=True, max_pairs_per_bucket=3, nonzero=False,
 
 
 def strata_campaign(seed, count, verbose=True):
-    """Random nets with n1 = 1 (no zero weights, f not constant): every listed stratum sampled by
-    :func:`sample_stratum` (no collision needed)."""
+    """Random nets d-1-n2-m (d ≤ 2, n2 ≤ 4, m ≤ 2, no zero weights, f not constant): every listed
+    stratum sampled by :func:`sample_stratum` (no collision needed)."""
     t0 = time.process_time()
     rng = random.Random(seed)
     findings, tally = [], Counter()
     for _ in range(count):
-        net = random_net(rng, rng.choice((1, 2)), 1, rng.choice((1, 2, 3)), values=NONZERO)
+        net = random_net(rng, rng.choice((1, 2)), 1, rng.choice((1, 2, 3, 4)), values=NONZERO,
+                         m=rng.choice((1, 1, 2)))
         if is_constant(net):
             continue
         fs, t = check_strata(net, rng)
