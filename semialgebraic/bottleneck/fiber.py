@@ -270,8 +270,6 @@ def _fiber_one_neuron(net, P, dim, fd, membership, generators):
                                 **{f"generators_{n}": len(v) for n, v in c.generators.items()})
     F.number_of_orbits = nx.number_connected_components(F.graph)
     F.number_of_strata = nstrata
-    if ncomp is None:
-        F.notes.append(f"{nstrata} labelled strata: glued components not counted")
     F.partial = False
     return F
 

@@ -241,58 +241,132 @@ def _labelled(st: Stratum, n2: int):
             yield tuple(roles)
 
 
-def glue(strata, n2: int, cap: int = 200000):
-    """(number of glued components, number of labelled strata, stratum-level glue edges) or
-    (None, count, edges) when there are more than *cap* labelled strata."""
-    by_key = {st.key: st for st in strata}
-    total = sum(st.copies for st in strata)
-    edges = set()
-    if total > cap:
-        return None, total, edges
-    parent = {}
+def _moves(key, roles):
+    """The gluing moves g1–g3 of R16a from one labelled stratum: (target key, roles, name)."""
+    eps, masked, types, nL, nD = key
+    if masked:                                         # g1: p → K_1, the first kink row's bias → 0
+        new = []
+        for r in roles:
+            if r == ("k", 0):
+                new.append("L" if types[0] == SW else "D")
+            elif isinstance(r, tuple):
+                new.append(("k", r[1] - 1))
+            else:
+                new.append(r)
+        yield (eps, False, types[1:], nL + (types[0] == SW), nD + (types[0] == CLIP)), tuple(new), "g1"
+    if nL >= 1:
+        for j, r in enumerate(roles):
+            if r != "D":
+                continue
+            new = list(roles)                          # g2: a dead row becomes linear
+            new[j] = "L"
+            yield (eps, masked, types, nL + 1, nD - 1), tuple(new), "g2"
+            for jj, rr in enumerate(roles):            # g3: a kink moves to the dead row, flipped
+                if isinstance(rr, tuple):
+                    i = rr[1]
+                    t2 = types[:i] + ((CLIP if types[i] == SW else SW),) + types[i + 1:]
+                    new = list(roles)
+                    new[j], new[jj] = rr, "D"
+                    yield (eps, masked, t2, nL, nD), tuple(new), "g3"
+
+
+def glue_brute(strata, n2: int):
+    """Classes of labelled strata under g1–g3 by enumerating every labelled stratum (the
+    cross-check of :func:`glue` on small widths)."""
+    by_key = {st.key for st in strata}
+    nodes = [(st.key, roles) for st in strata for roles in _labelled(st, n2)]
+    parent = {x: x for x in nodes}
 
     def find(x):
         while parent[x] != x:
             parent[x] = parent[parent[x]]
             x = parent[x]
         return x
-
-    def union(a, b, why):
-        if b[0] not in by_key:
-            return
-        parent[find(a)] = find(b)
-        edges.add((a[0], b[0], why))
-    nodes = [(st.key, roles) for st in strata for roles in _labelled(st, n2)]
     for x in nodes:
-        parent[x] = x
-    for (key, roles) in nodes:
-        eps, masked, types, nL, nD = key
-        if masked:                                         # g1: p → K_1, the first kink row's bias → 0
-            new = []
-            for r in roles:
-                if r == ("k", 0):
-                    new.append("L" if types[0] == SW else "D")
-                elif isinstance(r, tuple):
-                    new.append(("k", r[1] - 1))
+        for tk, roles, _ in _moves(*x):
+            if tk in by_key:
+                parent[find(x)] = find((tk, roles))
+    return len({find(x) for x in nodes})
+
+
+def _canonical_roles(st: Stratum, n2: int) -> tuple:
+    k = len(st.types)
+    return tuple([("k", i) for i in range(k)] + ["L"] * st.n_linear + ["D"] * st.n_dead)
+
+
+def _perm_to(base: tuple, roles: tuple) -> list:
+    """π with roles[π(i)] = base[i] (linear and dead rows matched in order)."""
+    where = {r: j for j, r in enumerate(roles) if isinstance(r, tuple)}
+    L = iter(j for j, r in enumerate(roles) if r == "L")
+    D = iter(j for j, r in enumerate(roles) if r == "D")
+    return [where[r] if isinstance(r, tuple) else next(L if r == "L" else D) for r in base]
+
+
+def _compose(a, b):                  # a ∘ b
+    return [a[x] for x in b]
+
+
+def _inverse(a):
+    out = [0] * len(a)
+    for i, x in enumerate(a):
+        out[x] = i
+    return out
+
+
+def glue(strata, n2: int):
+    """(number of glued components, number of labelled strata, stratum-level glue edges).
+
+    The symmetric group S_{n2} permutes the rows of labelled strata and commutes with g1–g3, so
+    over each connected piece C of the strata graph (edges: the moves) the classes are one
+    S_{n2}-orbit: their number is n2! / |Stab|, the stabiliser of the class of a base labelled
+    stratum generated (Schreier) by the loops of a spanning tree and the permutations of the
+    linear rows and of the dead rows of each stratum (sympy's exact group order)."""
+    from sympy.combinatorics import Permutation, PermutationGroup
+    by_key = {st.key: st for st in strata}
+    total = sum(st.copies for st in strata)
+    base = {st.key: _canonical_roles(st, n2) for st in strata}
+    out = {}                                       # key -> [(target key, σ, why)]
+    edges = set()
+    for key, r in base.items():
+        out[key] = []
+        for tk, roles, why in _moves(key, r):
+            if tk in by_key:
+                out[key].append((tk, _perm_to(base[tk], roles), why))
+                edges.add((key, tk, why))
+    adj = {}
+    for key in base:                               # undirected: moves are paths both ways
+        for tk, sig, _ in out[key]:
+            adj.setdefault(key, []).append((tk, sig))
+            adj.setdefault(tk, []).append((key, _inverse(sig)))
+    seen, comps = set(), 0
+    ident = list(range(n2))
+    for root in base:
+        if root in seen:
+            continue
+        g = {root: ident}
+        gens, queue = [], [root]
+        seen.add(root)
+        while queue:
+            x = queue.pop()
+            for y, sig in adj.get(x, []):
+                gy = _compose(g[x], sig)
+                if y not in g:
+                    g[y] = gy
+                    seen.add(y)
+                    queue.append(y)
                 else:
-                    new.append(r)
-            tk = (eps, False, types[1:], nL + (types[0] == SW), nD + (types[0] == CLIP))
-            union((key, roles), (tk, tuple(new)), "g1")
-        if nL >= 1:
-            for j, r in enumerate(roles):
-                if r != "D":
-                    continue
-                new = list(roles)                          # g2: a dead row becomes linear
-                new[j] = "L"
-                union((key, roles), ((eps, masked, types, nL + 1, nD - 1), tuple(new)), "g2")
-                for jj, rr in enumerate(roles):            # g3: a kink moves to the dead row, flipped
-                    if isinstance(rr, tuple):
-                        i = rr[1]
-                        t2 = types[:i] + ((CLIP if types[i] == SW else SW),) + types[i + 1:]
-                        new = list(roles)
-                        new[j], new[jj] = rr, "D"
-                        union((key, roles), ((eps, masked, t2, nL, nD), tuple(new)), "g3")
-    comps = len({find(x) for x in nodes})
+                    gens.append(_compose(gy, _inverse(g[y])))
+        for key, gx in g.items():                  # each stratum's own stabiliser, transported
+            st = by_key[key]
+            k = len(st.types)
+            for lo, n in ((k, st.n_linear), (k + st.n_linear, st.n_dead)):
+                for i in range(lo, lo + n - 1):
+                    s = list(range(n2))
+                    s[i], s[i + 1] = s[i + 1], s[i]
+                    gens.append(_compose(_compose(gx, s), _inverse(gx)))
+        gens = [p for p in gens if p != ident]
+        order = PermutationGroup([Permutation(p) for p in gens]).order() if gens else 1
+        comps += factorial(n2) // order
     return comps, total, edges
 
 

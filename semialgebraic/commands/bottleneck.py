@@ -140,9 +140,14 @@ def fiber_text(F, exact: bool = False) -> str:
               if getattr(F, "partial", False) else "")
     lines.append(f"number of components: {display.number(F.number_of_components, exact)}{listed}")
     lines.append(f"number of orbits: {getattr(F, 'number_of_orbits', None)}{listed}")
+    strata = getattr(F, "number_of_strata", None)
+    if strata is not None:                  # n1 = 1 (three-layer-fibers R16a)
+        lines.append(f"number of strata (rows labelled): {strata}, glued into the components "
+                     "(R16a g1-g3); the Jacobian check is at the network's own stratum")
     for k, c in enumerate(F.components):
         cj = c.to_json()
-        lines.append(f"component {k} {component_label(cj.get('label', ''))}: dimension {cj.get('dimension')}")
+        lines.append(f"{'stratum' if strata is not None else 'component'} {k} "
+                     f"{component_label(cj.get('label', ''))}: dimension {cj.get('dimension')}")
         for e in cj.get("equalities", []):
             lines.append(f"    {display.in_text(str(e), exact)} = 0")
         for q in cj.get("inequalities", []):
@@ -164,6 +169,10 @@ def component_label(label) -> str:
             return label
     if not isinstance(label, dict):
         return str(label)
+    st = label.get("stratum")
+    if st:                                   # n1 = 1: a stratum of three-layer-fibers R16a
+        return (f"(orientation {st['orientation']:+d}, {st['first_layer_kink']} first-layer kink, "
+                f"kink rows {st['kink_rows']}, {st['linear']} linear, {st['dead']} dead)")
     parts = ([f"S5 flips {label['flips']}"] if label.get("flips") else []) + \
             ([f"S7 on {label['s7']}"] if label.get("s7") else []) + (["S8"] if label.get("s8") else [])
     return "(" + (", ".join(parts) if parts else "the component of the network itself") + ")"
