@@ -255,6 +255,9 @@ def _fiber_one_neuron(net, P, dim, fd, membership, generators):
             raise NonGenericError("R16a representative outside its stratum", {"stratum": st.label()})
         use_gens = net.n_parameters <= 4000 if generators is None else generators
         gens, grank = (_generators(rep) if use_gens and st.engine_generic else ({}, None))
+        if grank is not None and grank != st.dimension:
+            raise NonGenericError("R16a dimension = rank of the S2-S6 generators",
+                                  {"stratum": st.label(), "rank": grank, "formula": st.dimension})
         lab = {"flips": [], "s7": [], "s8": st.eps == -1, "stratum": st.label()}
         comps.append(BottleneckFiberComponent(ring, eqs, pos, lab,
                                               Dimension.of(st.dimension, "R16a"), rep, gens, grank))

@@ -250,8 +250,10 @@ def check_strata(layers, rng, per_stratum=2):
     from semialgebraic import fiber
     try:
         fb = fiber(to_network(layers))
-    except Exception:
-        return [], Counter()
+    except Exception as exc:                # R16a's own checks must never fail
+        if "R16a" in str(exc):
+            return [f"fiber: {exc}"], Counter({"fiber R16a error": 1})
+        return [], Counter({f"fiber {type(exc).__name__}": 1})
     out, tally = [], Counter()
     for c in fb.components:
         lab = c.label.get("stratum")

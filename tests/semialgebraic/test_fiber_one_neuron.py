@@ -69,6 +69,9 @@ def test_planted_strata_counts(net, dim, comps, strata, orbits, n_strata):
     for c in F.components:
         rep = c.representative
         assert c.contains(rep)
+        assert c.generator_rank in (None, c.dimension.value)
+        assert (c.generator_rank is None) == (c.label["stratum"]["first_layer_kink"] == "masked"
+                                              and "clipped" in c.label["stratum"]["kink_rows"])
         assert all(_eval(_rows(rep), x) == _eval(_rows(net), x) for x in pts)
 
 
