@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import json
 from itertools import combinations, permutations, product
-from math import comb, factorial
+from math import factorial
 
 import networkx as nx
 
@@ -409,7 +409,3 @@ def check_same_function(net: Network, rep: Network, P, K) -> bool:
         if net(x) != rep(x):
             return False
     return True
-
-
-def count_pairs(n2, k, nL):
-    return comb(n2, k) * factorial(k) * comb(n2 - k, nL)
