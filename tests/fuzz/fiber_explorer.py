@@ -301,15 +301,39 @@ def start_point(rng, theta, shp, flips=None):
 
 
 def flip_sets(rng, n1, n2, count):
-    """Up to *count* subsets of the n1 + n2 hidden neurons (all of them when there are few)."""
+    """The empty set (θ plus noise) and up to *count* − 1 non-empty subsets of the n1 + n2 hidden
+    neurons (all of them when there are few)."""
     subsets = [c for r in range(1, n1 + n2 + 1) for c in itertools.combinations(range(n1 + n2), r)]
     rng.shuffle(subsets)
-    return subsets[:count]
+    return [()] + subsets[:count - 1]
+
+
+def listed_numerically(fib, vec, shp, tol=1e-6):
+    """Is the float point *vec* (up to permutations; components are closed under S2) within
+    *tol* of a listed component of netfibers' fiber: every equality ≈ 0, every strict inequality
+    > −tol (after the rows are scaled to unit norm)?"""
+    from algebra.rationals import to_q
+    r1, r2, V3, c3 = normalised(vec, shp)
+    n1, n2 = r1.shape[0], r2.shape[0]
+    for p1 in itertools.permutations(range(n1)):
+        for p2 in itertools.permutations(range(n2)):
+            a = r1[list(p1)]
+            b = r2[list(p2)][:, list(p1) + [n1]]
+            x = pack([a[:, :-1], a[:, -1], b[:, :-1], b[:, -1], V3[:, list(p2)], c3])
+            for comp in fib.components:
+                vals = dict(zip(comp.ring.names, (to_q(F(float(t))) for t in x)))
+                if all(abs(float(e(vals))) < tol for e in comp.equalities) and \
+                        all(float(q(vals)) > -tol for q in comp.positive):
+                    return True
+    return False
 
 
 # -- the search --------------------------------------------------------------------------------------
 
-def explore(layers, rng, starts=20, flipped=40, n_box=300, n_far=60, verbose=False):
+def explore(layers, rng, starts=20, flipped=40, n_box=300, n_far=60, verbose=False, fib=None):
+    """Least squares from *starts* random and *flipped* sign-flipped starts; returns the
+    numerical fiber dimension, a Counter of outcomes and the candidates.  With *fib* (netfibers'
+    fiber of the net) every converged non-orbit point is also checked against its components."""
     from scipy.optimize import least_squares
     d, n1 = len(layers[0][0][0]), len(layers[0][1])
     n2, m = len(layers[1][1]), len(layers[2][1])
@@ -351,6 +375,9 @@ def explore(layers, rng, starts=20, flipped=40, n_box=300, n_far=60, verbose=Fal
             continue
         kind = classify(ref, normalised(sol.x, shp), n1, n2)
         out[kind.split(":")[0] + ("" if plan is None else " (flip start)")] += 1
+        if kind != "orbit" and fib is not None and not listed_numerically(fib, sol.x, shp):
+            kind = "candidate: not near a listed component of fiber" + (" (partial)" if fib.partial else "")
+            out[kind + ("" if plan is None else " (flip start)")] += 1
         if kind.startswith("candidate"):
             cands.append((kind, sol.x))
             if verbose:
@@ -391,7 +418,8 @@ def run(seed, count, starts, verbose=True, patterns=PATTERNS):
         if not generic:
             tally["non-generic"] += 1
             continue
-        num_dim, out, cands = explore(layers, nrng, starts=starts)
+        from semialgebraic import fiber
+        num_dim, out, cands = explore(layers, nrng, starts=starts, fib=fiber(to_network(layers)))
         tally["nets"] += 1
         tally.update(out)
         line = (f"{pattern:20s} {d}-{n1}-{n2}-{m} identify={ident} R17={r17} numdim={num_dim} "

@@ -9,7 +9,9 @@ import pytest
 np = pytest.importorskip("numpy")
 pytest.importorskip("scipy")
 
-from tests.fuzz.fiber_explorer import classify, explore, netfibers_view, normalised, shapes  # noqa: E402
+from semialgebraic import fiber  # noqa: E402
+from tests.fuzz.fiber_explorer import (classify, explore, netfibers_view, normalised,  # noqa: E402
+                                       shapes, to_network)
 
 # 2-2-2-1, every row (− − | +): the pattern of S8 (R15) with n1 = 2; netfibers: identifiable
 MINUS_PLUS = [([[F(1), F(2)], [F(-1), F(1)]], [F(1), F(-1, 2)]),
@@ -22,7 +24,8 @@ MASKED = [([[F(1), F(2), F(0)], [F(-1), F(1), F(1)]], [F(1), F(-1, 2)]),
 def test_explorer_sample_dimension_and_no_candidate():
     for layers, ident, r17 in ((MINUS_PLUS, True, 4), (MASKED, False, 5)):
         assert netfibers_view(layers) == (True, None, ident, r17)
-        num_dim, out, cands = explore(layers, np.random.default_rng(0), starts=2, flipped=12)
+        fib = fiber(to_network(layers))
+        num_dim, out, cands = explore(layers, np.random.default_rng(0), starts=2, flipped=12, fib=fib)
         assert num_dim == r17
         assert cands == []
         assert sum(v for k, v in out.items() if k != "not converged") >= 1
