@@ -3,32 +3,37 @@
 For a planted net θ (d ∈ {2, 3}, 2 ≤ n1 ≤ min(d, 3), n2 ∈ {1..4}, m ∈ {1, 2}; the rows of
 [W2 | b2] get sign patterns chosen on purpose: every row (−,…,−|+), every row (+,…,+|−), mixed
 rows, a masked column (equal ratios too), linear rows beside switching ones, a dead row, …), the
-explorer minimises Σ_i |f_θ'(x_i) − f_θ(x_i)|² over θ' from many random starts (scipy's
-Levenberg–Marquardt / trust-region least squares with an analytic Jacobian; points dense in a box
-much larger than every kink, plus far points).  Every θ' of tiny loss is compared with θ through
-invariants of the *known* symmetries S1–S7 of three-layer-fibers R9–R14 (own code, shares
-nothing with netfibers' numerics):
+explorer minimises Σ_i |f_θ'(x_i) − f_θ(x_i)|² (points weighted by 1/max(1, |x_i|)) over θ'
+with scipy's Levenberg–Marquardt and an analytic Jacobian, from random starts (a softplus
+homotopy first) and from *sign-flipped* starts (θ with the incoming rows of a set of hidden
+neurons negated, plus noise: where a hidden symmetry like S5, S7 or S8 would land).  Points:
+dense in a box much larger than every kink, spread over the scales of the first-layer
+pre-activations (thin strips), and far points; a second point set 1000× farther must agree too.
+Every θ' of tiny loss is compared with θ through invariants of the known symmetries S1–S7 (own
+code, shares nothing with netfibers' numerics):
 
 * S1 + S2 orbit: rows scaled to unit norm, hidden neurons matched by permutation;
 * first-layer hyperplanes (up to orientation) of the non-masked neurons are invariant under every
-  known symmetry for n1 ≥ 2 (S6/S7 move only the masked neuron, R13/R14); an orientation flip of
+  known symmetry for n1 ≥ 2 (S6 and S7 move only the masked neuron); an orientation flip of
   a non-masked neuron needs S7 (a masked column, equal ratios);
 * the switching rows (second-layer kinks, up to orientation, S5) are invariant once the first
-  layer is aligned.
+  layer is aligned;
+* and (with ``fib``) it must lie, up to permutations, within 1e-6 of a component listed by
+  netfibers' ``fiber`` (three-layer-fibers R16): equalities ≈ 0, strict inequalities > −1e-6.
 
-A θ' that breaks one of these is a *candidate* (printed with its normalised parameters); a θ'
-of tiny loss outside the S1 + S2 orbit of a net that netfibers calls identifiable is a
-candidate as well.  The explorer also measures the local fiber dimension N − rank J(θ) (J the
-Jacobian of the residuals at θ, rank by SVD) against netfibers' R17 (three-layer-fibers R17).
-Candidates are to be snapped to rationals and confirmed exactly by hand (fractions), then checked
-against ``identifiability`` / ``fiber`` / ``equivalent``.
+A θ' that breaks one of these is a *candidate* (printed with its parameters).  The explorer
+also measures the local fiber dimension N − rank J(θ) (J the Jacobian of the residuals at θ,
+rank by SVD) against netfibers' formula (three-layer-fibers R17); a mismatch is re-asked to the
+exact FIBDIM (R22), since sampling can miss thin regions.  Candidates are to be snapped to
+rationals and confirmed exactly by hand (fractions), then checked against ``identifiability`` /
+``fiber`` / ``equivalent``.
 
 Run by hand (``nice`` it)::
 
-    nice -n 15 python -m tests.fuzz.fiber_explorer --seed 1 --count 20 [--starts 60]
+    nice -n 15 python -m tests.fuzz.fiber_explorer --seed 1 --count 20 [--starts 4 --flipped 24]
 
-It prints one line per net (pattern, R17 vs numerical dimension, converged starts, orbit /
-known / candidate counts) and a summary with the CPU seconds.
+It prints one line per net (pattern, R17 vs numerical dimension, outcome counts per kind of
+start) and a summary with the CPU seconds.
 """
 
 from __future__ import annotations
@@ -203,7 +208,7 @@ def normalised(vec, shp):
 
 def row_types(r2, V3=None, tol=1e-6):
     """D / L / A per second-layer row; a row with a zero output column counts as dead (such a
-    point of the fiber is non-generic, three-layer-fibers R16 known gap iii)."""
+    point of the fiber is non-generic, R16's known gap iii)."""
     t = []
     for j, r in enumerate(r2):
         if np.all(r < 0) or (V3 is not None and np.abs(V3[:, j]).max() < tol):
@@ -395,7 +400,7 @@ def netfibers_view(layers):
     return True, None, identifiability(net).answer, dimension_formula(net).value
 
 
-def run(seed, count, starts, verbose=True, patterns=PATTERNS):
+def run(seed, count, starts, verbose=True, patterns=PATTERNS, flipped=40):
     rng = random.Random(seed)
     nrng = np.random.default_rng(seed)
     t0 = time.process_time()
@@ -419,12 +424,12 @@ def run(seed, count, starts, verbose=True, patterns=PATTERNS):
             tally["non-generic"] += 1
             continue
         from semialgebraic import fiber
-        num_dim, out, cands = explore(layers, nrng, starts=starts, fib=fiber(to_network(layers)))
+        num_dim, out, cands = explore(layers, nrng, starts=starts, flipped=flipped, fib=fiber(to_network(layers)))
         tally["nets"] += 1
         tally.update(out)
         line = (f"{pattern:20s} {d}-{n1}-{n2}-{m} identify={ident} R17={r17} numdim={num_dim} "
                 + " ".join(f"{a}={b}" for a, b in sorted(out.items())))
-        if num_dim != r17:          # sampling can miss thin regions: ask the exact FIBDIM (R22)
+        if num_dim != r17:          # sampling can miss thin regions: ask the exact FIBDIM
             from semialgebraic.bottleneck import jacobian_dimension
             exact = jacobian_dimension(to_network(layers))
             tally["numdim != R17, FIBDIM = R17" if exact == r17 else "numdim != R17 = FIBDIM"] += 1
@@ -449,9 +454,10 @@ def main(argv=None):
     p.add_argument("--seed", type=int, default=1)
     p.add_argument("--count", type=int, default=20)
     p.add_argument("--starts", type=int, default=40)
+    p.add_argument("--flipped", type=int, default=40, help="sign-flipped starts per net")
     p.add_argument("--pattern", action="append", choices=PATTERNS)
     a = p.parse_args(argv)
-    run(a.seed, a.count, a.starts, patterns=a.pattern or PATTERNS)
+    run(a.seed, a.count, a.starts, patterns=a.pattern or PATTERNS, flipped=a.flipped)
 
 
 if __name__ == "__main__":
