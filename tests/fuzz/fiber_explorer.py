@@ -228,6 +228,19 @@ def masked_col(r2, n1):
     return None
 
 
+def nongeneric_point(nt, tol=1e-4):
+    """Is the normalised point *nt* (numerically) outside G1–G5: a zero entry of [W2 | b2], a
+    zero output column, proportional rows of [W1 | b1] or of [W2 | b2], rank W1 < n1?  The fiber
+    listing describes the generic strata only (R16's known gap iii)."""
+    r1, r2, V3 = nt[0], nt[1], nt[2]
+    if np.abs(r2).min() < tol or np.linalg.norm(V3, axis=0).min() < tol * np.abs(V3).max():
+        return True
+    if np.linalg.svd(r1[:, :-1], compute_uv=False).min() < tol:
+        return True
+    return any(min(np.abs(r[a] - r[b]).max(), np.abs(r[a] + r[b]).max()) < tol
+               for r in (r1, r2) for a, b in itertools.combinations(range(r.shape[0]), 2))
+
+
 def orbit_distance(a, b, n1, n2):
     """min over permutations of the distance of the S2-normalised nets (S1 + S2 orbit)."""
     r1a, r2a, V3a, c3a = a
@@ -291,16 +304,19 @@ ANNEAL = (16.0, 256.0, None)
 
 def start_point(rng, theta, shp, flips=None):
     """A random start, or θ with the incoming rows [w | b] of the hidden neurons in *flips*
-    (first layer, then second) negated and multiplicative noise: a start in the sign pattern
-    that a hidden symmetry like S5, S7 or S8 would reach."""
+    (first layer, then second) negated (half the time with random biases instead) and
+    multiplicative noise: a start in the sign pattern that a hidden symmetry like S5, S7 or S8
+    would reach."""
     if flips is None:
         return rng.normal(size=theta.size) * rng.choice((0.5, 1.0, 2.0))
     W1, b1, W2, b2, W3, b3 = [p.copy() for p in unpack(theta, shp)]
     n1 = b1.size
+    moved = rng.random() < 0.5            # S8 also moves the flipped biases (b1 → β − b1, R15)
     for k in flips:
         W, b = (W1, b1) if k < n1 else (W2, b2)
-        W[k % n1 if k < n1 else k - n1] *= -1
-        b[k % n1 if k < n1 else k - n1] *= -1
+        i = k if k < n1 else k - n1
+        W[i] *= -1
+        b[i] = rng.normal() * (1 + abs(b[i])) if moved else -b[i]
     t = pack([W1, b1, W2, b2, W3, b3])
     return t * np.exp(rng.normal(size=t.size) * 0.05) + rng.normal(size=t.size) * 0.02
 
@@ -378,11 +394,12 @@ def explore(layers, rng, starts=20, flipped=40, n_box=300, n_far=60, verbose=Fal
         if loss > 1e-10 or far > 1e-7 * (1 + np.abs(forward(theta, shp, Xcheck)).max()):
             out["not converged"] += 1
             continue
-        kind = classify(ref, normalised(sol.x, shp), n1, n2)
+        found = normalised(sol.x, shp)
+        kind = "non-generic point" if nongeneric_point(found) else classify(ref, found, n1, n2)
+        if kind == "known" and fib is not None and not listed_numerically(fib, sol.x, shp):
+            kind = "candidate: not near a listed component of fiber" + (
+                " (partial)" if fib.partial else "")
         out[kind.split(":")[0] + ("" if plan is None else " (flip start)")] += 1
-        if kind != "orbit" and fib is not None and not listed_numerically(fib, sol.x, shp):
-            kind = "candidate: not near a listed component of fiber" + (" (partial)" if fib.partial else "")
-            out[kind + ("" if plan is None else " (flip start)")] += 1
         if kind.startswith("candidate"):
             cands.append((kind, sol.x))
             if verbose:
