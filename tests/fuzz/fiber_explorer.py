@@ -47,7 +47,7 @@ from fractions import Fraction as F
 
 import numpy as np
 
-# -- the net as numpy arrays ------------------------------------------------------------------------
+# -- the net as numpy arrays -----------------------------------------------------------------------
 
 def shapes(d, n1, n2, m):
     return [(n1, d), (n1,), (n2, n1), (n2,), (m, n2), (m,)]
@@ -111,11 +111,11 @@ def sample_points(rng, W1, b1, radius, n_box, n_far):
     null = np.eye(d) - pinv @ W1
     near = (u - b1) @ pinv.T + rng.normal(size=(n_box, d)) @ null.T * radius / 4
     far = rng.normal(size=(n_far, d))
-    far *= (rng.uniform(5, 50, size=(n_far, 1)) * radius) / np.linalg.norm(far, axis=1, keepdims=True)
+    far *= rng.uniform(5, 50, size=(n_far, 1)) * radius / np.linalg.norm(far, axis=1, keepdims=True)
     return np.vstack([box, near, far])
 
 
-# -- planted nets ------------------------------------------------------------------------------------
+# -- planted nets ----------------------------------------------------------------------------------
 
 SMALL = [F(1), F(2), F(3), F(1, 2), F(3, 2), F(5, 2), F(4, 3)]
 
@@ -128,6 +128,7 @@ def row_with_signs(rng, signs):
     return [s * _pos(rng) for s in signs]
 
 
+TWO_ROWS = ("linear_mix", "dead_mix", "minus_plus_dead", "minus_plus_linear")   # need n2 ≥ 2
 PATTERNS = ["minus_plus", "plus_minus", "mixed", "masked", "masked_equal_ratio", "linear_mix",
             "dead_mix", "minus_plus_dead", "minus_plus_linear", "random"]
 
@@ -189,7 +190,7 @@ def to_network(layers):
                              [[q(v) for v in b] for _, b in layers])
 
 
-# -- invariants of the known symmetries --------------------------------------------------------------
+# -- invariants of the known symmetries ------------------------------------------------------------
 
 def normalised(vec, shp):
     """Rows of [W1|b1] and [W2|b2] scaled to unit norm (S2), factors pushed downstream."""
@@ -349,7 +350,7 @@ def listed_numerically(fib, vec, shp, tol=1e-6):
     return False
 
 
-# -- the search --------------------------------------------------------------------------------------
+# -- the search ------------------------------------------------------------------------------------
 
 def explore(layers, rng, starts=20, flipped=40, n_box=300, n_far=60, verbose=False, fib=None):
     """Least squares from *starts* random and *flipped* sign-flipped starts; returns the
@@ -426,7 +427,7 @@ def run(seed, count, starts, verbose=True, patterns=PATTERNS, flipped=40):
         d = rng.choice((2, 3))
         n1 = rng.randint(2, min(d, 3))
         pattern = patterns[k % len(patterns)]
-        n2 = rng.randint(2 if pattern in ("linear_mix", "dead_mix", "minus_plus_dead", "minus_plus_linear") else 1, 4)
+        n2 = rng.randint(2 if pattern in TWO_ROWS else 1, 4)
         m = rng.choice((1, 2))
         layers = planted_net(rng, pattern, d, n1, n2, m)
         if all(v < 0 for row, b in zip(*layers[1]) for v in row + [b]):
@@ -441,7 +442,8 @@ def run(seed, count, starts, verbose=True, patterns=PATTERNS, flipped=40):
             tally["non-generic"] += 1
             continue
         from semialgebraic import fiber
-        num_dim, out, cands = explore(layers, nrng, starts=starts, flipped=flipped, fib=fiber(to_network(layers)))
+        num_dim, out, cands = explore(layers, nrng, starts=starts, flipped=flipped,
+                                      fib=fiber(to_network(layers)))
         tally["nets"] += 1
         tally.update(out)
         line = (f"{pattern:20s} {d}-{n1}-{n2}-{m} identify={ident} R17={r17} numdim={num_dim} "

@@ -25,7 +25,8 @@ def test_explorer_sample_dimension_and_no_candidate():
     for layers, ident, r17 in ((MINUS_PLUS, True, 4), (MASKED, False, 5)):
         assert netfibers_view(layers) == (True, None, ident, r17)
         fib = fiber(to_network(layers))
-        num_dim, out, cands = explore(layers, np.random.default_rng(0), starts=2, flipped=12, fib=fib)
+        num_dim, out, cands = explore(layers, np.random.default_rng(0), starts=2, flipped=12,
+                                      fib=fib)
         assert num_dim == r17
         assert cands == []
         assert sum(v for k, v in out.items() if k != "not converged") >= 1
