@@ -19,7 +19,9 @@ code, shares nothing with netfibers' numerics):
 * the switching rows (second-layer kinks, up to orientation, S5) are invariant once the first
   layer is aligned;
 * and (with ``fib``) it must lie, up to permutations, within 1e-6 of a component listed by
-  netfibers' ``fiber`` (three-layer-fibers R16): equalities ≈ 0, strict inequalities > −1e-6.
+  netfibers' ``fiber``: equalities ≈ 0, strict inequalities > −1e-6 (a non-generic θ' — a zero
+  entry, a zero output column, proportional rows — is counted apart: the listing describes the
+  generic strata only).
 
 A θ' that breaks one of these is a *candidate* (printed with its parameters).  The explorer
 also measures the local fiber dimension N − rank J(θ) (J the Jacobian of the residuals at θ,
@@ -209,7 +211,7 @@ def normalised(vec, shp):
 
 def row_types(r2, V3=None, tol=1e-6):
     """D / L / A per second-layer row; a row with a zero output column counts as dead (such a
-    point of the fiber is non-generic, R16's known gap iii)."""
+    point of the fiber is non-generic: a known gap of the fiber listing)."""
     t = []
     for j, r in enumerate(r2):
         if np.all(r < 0) or (V3 is not None and np.abs(V3[:, j]).max() < tol):
@@ -230,9 +232,9 @@ def masked_col(r2, n1):
 
 
 def nongeneric_point(nt, tol=1e-4):
-    """Is the normalised point *nt* (numerically) outside G1–G5: a zero entry of [W2 | b2], a
+    """Is the normalised point *nt* (numerically) non-generic: a zero entry of [W2 | b2], a
     zero output column, proportional rows of [W1 | b1] or of [W2 | b2], rank W1 < n1?  The fiber
-    listing describes the generic strata only (R16's known gap iii)."""
+    listing describes the generic strata only (its known gap iii)."""
     r1, r2, V3 = nt[0], nt[1], nt[2]
     if np.abs(r2).min() < tol or np.linalg.norm(V3, axis=0).min() < tol * np.abs(V3).max():
         return True
