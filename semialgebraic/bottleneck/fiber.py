@@ -131,6 +131,7 @@ class BottleneckFiber:
         self.graph, self.fibdim, self.notes = graph, fibdim, list(notes)
         self.partial = False        # True: some components are left out (the notes say which)
         self.number_of_strata = None  # n1 = 1 (R16a): labelled strata, glued into the components
+        self.components_exact = True  # False: number_of_components is an upper bound (R16a)
 
     def contains(self, theta: Network) -> bool:
         """Does *theta* realise the same function?  Generic θ': CANON equality (R20, with a
@@ -150,6 +151,7 @@ class BottleneckFiber:
                          "number_of_components": self.number_of_components,
                          "number_of_orbits": self.number_of_orbits,
                          "number_of_strata": self.number_of_strata,
+                         "number_of_components_exact": self.components_exact,
                          "components": [c.to_json() for c in self.components],
                          "symmetries": _symmetry_names(self), "notes": self.notes,
                          "listing": "partial" if self.partial else "complete"})
@@ -273,6 +275,7 @@ def _fiber_one_neuron(net, P, dim, fd, membership, generators):
                                 **{f"generators_{n}": len(v) for n, v in c.generators.items()})
     F.number_of_orbits = nx.number_connected_components(F.graph)
     F.number_of_strata = nstrata
+    F.components_exact = ncomp == 1  # classes under g1-g3: other joins not excluded (R16a)
     F.partial = False
     return F
 
@@ -320,6 +323,11 @@ def _discrete_labels(net, P, types, cap) -> tuple[list, list]:
                         flip_sets.append(S)
         else:
             notes.append(f"{len(A)} switching neurons: S5 flip sets not enumerated")
+    D = [j for j, t in enumerate(types) if t == DEAD]
+    if P.n1 >= 2 and (A or L) and _other_block_sizes(P, L, D, A, flip_sets, cap):
+        notes.append("a dead or a linear row can change type (three-layer-fibers, known gap (iv) "
+                     "after R17: S5 with n_L + n_D neurons): the strata with another number of "
+                     "linear and dead rows are not listed")
     s7_sets = [()]
     if s.s7_applies:
         nd = [j for j, t in enumerate(types) if t != DEAD]
@@ -331,6 +339,22 @@ def _discrete_labels(net, P, types, cap) -> tuple[list, list]:
     s8 = [False, True] if s.s8_applies else [False]
     labels = [{"flips": list(f), "s7": list(g), "s8": h} for f in flip_sets for g in s7_sets for h in s8]
     return labels, notes
+
+
+def _other_block_sizes(P, L, D, A, flip_sets, cap) -> bool:
+    """Known gap (iv) after three-layer-fibers R17 (found by ``tests/fuzz/fiber_explorer.py``):
+    can the linear block after some S5 flip set F be carried by another number n_L' of linear
+    neurons, the others dead?  Conservative: True when a dead row exists (a dead row becomes a
+    linear one; with the flip of a switching row whose W2 entries have one sign it takes over the
+    flip's linear part), or when some listed F has κ₊(Γ'_F) < n_L (a linear row can die), or
+    when the flip sets were not enumerated."""
+    if D:
+        return True
+    if not L:
+        return False
+    if len(A) > cap:
+        return True
+    return any(positive_factor_rank(flipped_gamma(P, L, S)[0])[0] < len(L) for S in flip_sets)
 
 
 def _representative(net: Network, lab: dict) -> Network | None:

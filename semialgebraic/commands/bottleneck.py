@@ -138,7 +138,11 @@ def fiber_text(F, exact: bool = False) -> str:
         lines.append(f"exact Jacobian rank check (FIBDIM, R22): {fd}")
     listed = (" (of the listed strata only: some are left out, see the notes)"
               if getattr(F, "partial", False) else "")
-    lines.append(f"number of components: {display.number(F.number_of_components, exact)}{listed}")
+    bound = "" if getattr(F, "components_exact", True) else "at most "
+    glued = ("" if getattr(F, "components_exact", True) else
+             " (strata glued along three-layer-fibers R16a g1-g3; other joins not excluded)")
+    lines.append(f"number of components: {bound}"
+                 f"{display.number(F.number_of_components, exact)}{listed}{glued}")
     lines.append(f"number of orbits: {getattr(F, 'number_of_orbits', None)}{listed}")
     strata = getattr(F, "number_of_strata", None)
     if strata is not None:                  # n1 = 1 (three-layer-fibers R16a)

@@ -91,8 +91,10 @@ def test_dead_neuron_recruited_as_linear_for_an_s5_flip():
         assert identifiability(net).answer is False
     v = equivalent(DEAD, RECRUITED)
     assert v.answer is True and verify(v.certificate)[0]
-    # Known gap (three-layer-fibers, note after R17): neither listing contains the other's
-    # generic stratum, and neither says it is partial.  Update this when `fiber` lists it.
+    # Known gap (iv) (three-layer-fibers, note after R17): neither listing contains the other's
+    # generic stratum; both say their listing is partial (a dead row, resp. a linear row that
+    # can die: κ₊(Γ') = 0 < n_L = 1 after flipping row 1).  Update this when `fiber` lists them.
     fd, fr = fiber(DEAD), fiber(RECRUITED)
     assert not _listed(fd, RECRUITED) and not _listed(fr, DEAD)
-    assert not fd.partial and not fr.partial
+    assert fd.partial and fr.partial
+    assert all(any("known gap (iv)" in n for n in f.notes) for f in (fd, fr))

@@ -128,5 +128,10 @@ def test_fiber_text_names_the_strata():
     text = fiber_text(fiber(G3NET))
     assert "number of components: 1\n" in text
     assert "number of strata (rows labelled): 42, glued into the components" in text
+    assert fiber(G3NET).to_json()["number_of_components_exact"] is True      # 1 is exact
+    F = fiber(RAMP)                 # 8 classes under g1-g3: only an upper bound (R16a)
+    assert F.to_json()["number_of_components_exact"] is False
+    assert "number of components: at most 8 (strata glued along three-layer-fibers R16a" \
+        in fiber_text(F)
     assert "stratum 5 (orientation +1, visible first-layer kink, kink rows ['switching'], " \
            "2 linear, 0 dead): dimension 7" in text
