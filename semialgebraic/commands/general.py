@@ -42,7 +42,8 @@ from ..dimension import functional_dimension, functional_dimension_certificate
 from ..equivalence import METHODS, equivalent, max_deviation
 from ..regions.hull import preload
 from . import display
-from .common import load_network, load_pair_in_units, parse_box, parse_domain, units_report
+from .common import (check_output_dir, is_existing_file, load_network, load_pair_in_units, parse_box,
+                     parse_domain, units_report)
 from .help import describe
 
 __all__ = ["register"]
@@ -139,6 +140,7 @@ def register(sub, parent) -> None:
 
 
 def cmd_equiv(args) -> int:
+    check_output_dir(args.certificate)
     a, b, args.units = load_pair_in_units(args.a, args.b)
     if a.signature != b.signature:
         fail(f"{args.a} has (inputs, outputs) {a.signature} but {args.b} has {b.signature}")
@@ -259,6 +261,8 @@ def _small(a, b) -> bool:
 
 
 def cmd_diff(args) -> int:
+    check_output_dir(args.certificate)
+    check_output_dir(args.plot, "--plot")
     a, b, units = load_pair_in_units(args.a, args.b)
     if a.signature != b.signature:
         fail(f"{args.a} has (inputs, outputs) {a.signature} but {args.b} has {b.signature}")
@@ -321,6 +325,7 @@ def _cmd_diff_bab(args, a, b, dom, units: dict, line: str) -> int:
 
 
 def cmd_dim(args) -> int:
+    check_output_dir(args.certificate)
     net = load_network(args.net)
     try:
         dom = parse_domain(args, net.n_inputs, net).legacy()
@@ -387,7 +392,15 @@ def _domain(args, net=None):
                  "--box lo,hi, the orthant or R^d (equiv --epsilon takes any box)")
         return cube
     if getattr(args, "box", None) is not None:     # "--box ''" is an error, never R^d
-        return parse_box(args.box)
+        text = args.box
+        if net is not None and (":" in text or text.endswith(".json") or is_existing_file(text)):
+            dom = parse_domain(args, net.n_inputs, net)   # lo1:hi1,… or FILE.json
+            cube = None if dom.halfspaces else dom.as_cube
+            if cube is None:
+                fail(f"--box {text}: not a cube; equiv decides exact equality on a cube --box "
+                     "lo,hi, the orthant or R^d (equiv --epsilon takes any box)")
+            return cube
+        return parse_box(text)
     return None
 
 
