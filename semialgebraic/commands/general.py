@@ -287,10 +287,11 @@ def cmd_diff(args) -> int:
         o = max(range(len(diffs)), key=diffs.__getitem__)
         dev = replace(dev, value=diffs[o], point=corner, output=o, complete=False,
                       reason=f"{dev.reason}; no region walked, value at the corner x = lo")
-    text = (f"max |a - b| = {display.number(dev.value, args.exact)} at x = "
-            f"{display.point(dev.point, args.exact)}, output {dev.output}"
-            + ("" if dev.complete else f" (lower bound: {dev.reason})") + line
-            + display.note([dev.value, *dev.point], args.exact))
+    at = f"x = {display.point(dev.point, args.exact)}, output {dev.output}"
+    text = ((f"max |a - b| = {display.number(dev.value, args.exact)} at {at}" if dev.complete else
+             f"max |a - b| >= {display.number(dev.value, args.exact)}; lower bound attained at {at} "
+             f"({dev.reason}; no upper bound from the walk)")   # as branch and bound says it
+            + line + display.note([dev.value, *dev.point], args.exact))
     diff_picture(args.plot, a, b, [box] * d, dev.point, dev.value if dev.complete else None)
     data = dev.to_json()
     data.update({"lower": str(dev.value), "upper": str(dev.value) if dev.complete else None,

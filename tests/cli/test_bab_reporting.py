@@ -107,3 +107,15 @@ def test_output_in_a_missing_directory_is_refused_before_the_search(pair, tmp_pa
     code, out, err = run(argv)
     assert code == 2 and out == "" and "does not exist" in err and "nowhere" in err
     assert not (tmp_path / "nowhere").exists()
+
+
+def test_walk_cut_short_says_lower_bound_like_branch_and_bound(pair, run):
+    """A walk stopped by --max-regions printed "max |a - b| = 1 at x … (lower bound: …)", an
+    equality; now the partial answer reads as branch and bound's: ">= …; lower bound attained"."""
+    a, b, _ = pair
+    code, out, _ = run("diff", a, b, "--box", "-3,3", "--method", "walk", "--max-regions", "1")
+    assert code == 3
+    assert out.startswith("max |a - b| >= 1; lower bound attained at x = (")
+    assert "max_regions=1 reached; no upper bound from the walk)" in out
+    code, out, _ = run("diff", a, b, "--box", "-3,3", "--method", "walk")
+    assert code == 0 and out.startswith("max |a - b| = 1 at x = (-3, -3), output 0")
