@@ -247,10 +247,11 @@ def _checked_note(r, path) -> str:
     """Whether the certificate was re-checked in-process; never claims a check that did not run."""
     if r.checked:
         return ""
+    why = "Ctrl-C" if "interrupted" in (r.reason or "") else "budget"
     if path:
-        return (f"\n  certificate written, not re-checked in-process (budget): run "
+        return (f"\n  certificate written, not re-checked in-process ({why}): run "
                 f"`netfibers verify {path}`")
-    return "\n  certificate not re-checked in-process (budget)"
+    return f"\n  certificate not re-checked in-process ({why})"
 
 
 def _small(a, b) -> bool:

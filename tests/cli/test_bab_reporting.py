@@ -119,3 +119,15 @@ def test_walk_cut_short_says_lower_bound_like_branch_and_bound(pair, run):
     assert "max_regions=1 reached; no upper bound from the walk)" in out
     code, out, _ = run("diff", a, b, "--box", "-3,3", "--method", "walk")
     assert code == 0 and out.startswith("max |a - b| = 1 at x = (-3, -3), output 0")
+
+
+def test_unchecked_certificate_note_names_ctrl_c_or_the_budget():
+    from types import SimpleNamespace
+
+    from semialgebraic.commands.general import _checked_note
+    cut = SimpleNamespace(checked=None, reason="interrupted (Ctrl-C)")
+    spent = SimpleNamespace(checked=None, reason="timeout of 10 s reached")
+    assert _checked_note(cut, None) == "\n  certificate not re-checked in-process (Ctrl-C)"
+    assert _checked_note(spent, "c.json") == ("\n  certificate written, not re-checked in-process "
+                                              "(budget): run `netfibers verify c.json`")
+    assert _checked_note(SimpleNamespace(checked=True, reason=""), "c.json") == ""
