@@ -106,7 +106,7 @@ def register(sub, parent) -> None:
     g = p.add_mutually_exclusive_group()
     g.add_argument("--box", metavar="LO,HI", help="the cube [lo, hi]^d; lo1:hi1,lo2:hi2 (one interval "
                    "per coordinate); FILE.json ({box, halfspaces}); or 'file' (a .nnet input box)")
-    g.add_argument("--ball", metavar="X,R", help="the L-infinity ball of radius R around X (x1,...,xd,R)")
+    g.add_argument("--ball", metavar="X,R", help="the L-infinity ball of radius R around X (x1,...,xd,R; or x,R around (x, ..., x))")
     g.add_argument("--orthant", action="store_true", help="the closed orthant x >= 0 (unbounded)")
     p.add_argument("--method", choices=("auto", "bab", "walk"), default="auto",
                    help="bab: exact branch and bound; walk: exact region walk (small cases); "

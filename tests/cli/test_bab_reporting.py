@@ -131,3 +131,9 @@ def test_unchecked_certificate_note_names_ctrl_c_or_the_budget():
     assert _checked_note(spent, "c.json") == ("\n  certificate written, not re-checked in-process "
                                               "(budget): run `netfibers verify c.json`")
     assert _checked_note(SimpleNamespace(checked=True, reason=""), "c.json") == ""
+
+
+@pytest.mark.parametrize("command", ["diff", "regions"])
+def test_ball_help_says_a_single_centre_coordinate_is_repeated(run, command):
+    code, out, _ = run(command, "--help")
+    assert code == 0 and "x,R around (x, ..., x)" in " ".join(out.split())
