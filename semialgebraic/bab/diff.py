@@ -16,7 +16,7 @@ from algebra.kernel.domains import Domain
 from algebra.network import Network
 from algebra.rationals import Q, q_json, to_q
 
-from ..budget import Budget, BudgetExhausted, alarm_at
+from ..budget import Budget, BudgetExhausted, Progress, alarm_at
 from ..exceptions import CertificateError
 from .align import aligned
 from .primal import float_candidates, many_candidates, region_search, sampled_candidates
@@ -418,7 +418,18 @@ def bounded_diff(a: Network, b: Network, dom: Domain, budget: Budget, eps=None,
             if old is not None and old.lower > ob.lower:
                 ob.lower, ob.point = old.lower, old.point
             runs[key] = ob
+            show()
             return ob
+
+        bar = Progress("branch and bound, nodes")   # on a terminal only (stderr): interval, open nodes
+
+        def show():
+            if bar.enabled:
+                lows = [r.lower for r in runs.values()] + [v for v in [found_best()] if v is not None]
+                ups = [r.upper for r in runs.values()]
+                up = max(ups) if len(runs) == 2 * m and None not in ups else None
+                bar.update(nodes - bar.done, progress_note(max(lows, default=None), up, sum(
+                    len(st["heap"]) for k, (st, _) in states.items() if not runs[k].complete)))
 
         keys = [(o, s) for o in range(m) for s in (1, -1)]
         if engine is None:
@@ -432,6 +443,7 @@ def bounded_diff(a: Network, b: Network, dom: Domain, budget: Budget, eps=None,
                     break
         else:
             reasons += _rounds(keys, run, runs, budget, eps, focus=d > 8)
+        bar.close()
     best = None                      # the objectives' best in the sequential order, then exact |a − b|
     for key in keys:
         ob = runs.get(key)
@@ -488,6 +500,28 @@ def bounded_diff(a: Network, b: Network, dom: Domain, budget: Budget, eps=None,
     reason = ("lower = upper" if complete and eps is None else
               "; ".join(dict.fromkeys(reasons)) or _eps_reason(eps, upper, refuted))
     return BabResult(lower, upper, point, out, per_output, nodes, complete, reason, cert)
+
+
+def progress_note(lower, upper, open_nodes: int) -> str:
+    """The progress line's text after the node count: the current certified interval (5
+    significant digits, for the eye only: the answer is printed exactly; ``?`` before every
+    objective has a root bound) and the open nodes.
+
+    >>> progress_note(Q(1, 3), None, 5)
+    'open 5, max |a - b| in [0.33333, ?]'
+    >>> progress_note(None, Q(10) ** 400, 0)
+    'open 0, max |a - b| in [?, 1e+400]'
+    """
+    def show(v):
+        if v is None:
+            return "?"
+        v = to_q(v)
+        p, q = int(v.p), int(v.q)
+        try:
+            return f"{p / q:.5g}"
+        except OverflowError:        # beyond a float's range: the order of magnitude
+            return f"{'-' if p < 0 else ''}1e+{len(str(abs(p))) - len(str(q))}"
+    return f"open {open_nodes}, max |a - b| in [{show(lower)}, {show(upper)}]"
 
 
 def _eps_reason(eps, upper, refuted) -> str:

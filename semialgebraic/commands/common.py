@@ -15,7 +15,7 @@ from algebra.rationals import to_q
 
 from ..cli import fail
 
-__all__ = ["load_network", "load_pair", "load_pair_in_units", "units_report", "load_any", "is_existing_file", "parse_point", "parse_box", "parse_box_domain", "parse_ball",
+__all__ = ["check_output_dir", "load_network", "load_pair", "load_pair_in_units", "units_report", "load_any", "is_existing_file", "parse_point", "parse_box", "parse_box_domain", "parse_ball",
            "parse_domain", "load_data", "load_certificate"]
 
 
@@ -112,6 +112,13 @@ def parse_point(text: str, n: int | None = None, what: str = "--x") -> list:
     if n is not None and len(vals) != n:
         fail(f"{what}: expected {n} coordinates, got {len(vals)}")
     return vals
+
+
+def check_output_dir(path: str | None, option: str = "--certificate") -> None:
+    """Fail at once (exit 2, nothing computed) when the directory of an output file *path* does
+    not exist: a long search must not end in "cannot write"."""
+    if path is not None and not Path(path).expanduser().resolve().parent.is_dir():
+        fail(f"{option} {path}: the directory {Path(path).parent} does not exist")
 
 
 def parse_box(text: str) -> tuple:

@@ -26,7 +26,7 @@ from algebra.rationals import q_str, to_q
 from ..verdict import reader_hypotheses
 
 __all__ = ["SMALL", "SIGNIFICANT", "EXACT_NOTE", "approx", "is_small", "number", "numbers",
-           "point", "dot", "needs_note", "note", "interval", "with_roundings", "in_text", "text_needs_note"]
+           "point", "dot", "needs_note", "note", "interval", "with_roundings", "in_text", "in_sentence", "text_needs_note"]
 
 SMALL = 12          # characters of "p/q" printed exactly
 SIGNIFICANT = 5     # significant digits of an approximation
@@ -189,6 +189,26 @@ def in_text(text: str, exact: bool = False) -> str:
         return text
     return _RATIONAL.sub(lambda m: m.group(1) if is_small(m.group(1)) else "≈" + approx(m.group(1)),
                          text)
+
+
+# a fraction p/q in a sentence ("<= p/q on the box (and >= p/q, attained)"): never an index
+_FRACTION = re.compile(r"(?<![\w/.])(-?\d+/\d+)(?![\w/.])")
+
+
+def in_sentence(text: str, exact: bool = False) -> str:
+    """*text* (a checker's sentence) with each long integer or fraction in it printed as ``≈``
+    decimal (unchanged when *exact*); unlike :func:`in_text`, a fraction before a comma too.
+
+    >>> in_sentence("<= 99013906837109543631/1606938044258990275541 (and >= 11049545331/2993155353253689, x)")
+    '<= ≈0.061617 (and >= ≈3.6916e-6, x)'
+    >>> in_sentence("3 valid step(s), x = 1/2, 10 regions")
+    '3 valid step(s), x = 1/2, 10 regions'
+    """
+    if exact:
+        return text
+    text = _FRACTION.sub(lambda m: m.group(1) if is_small(m.group(1)) else "≈" + approx(m.group(1)),
+                         text)
+    return in_text(text)
 
 
 def text_needs_note(texts, exact: bool = False) -> bool:

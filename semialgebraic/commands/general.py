@@ -42,7 +42,8 @@ from ..dimension import functional_dimension, functional_dimension_certificate
 from ..equivalence import METHODS, equivalent, max_deviation
 from ..regions.hull import preload
 from . import display
-from .common import load_network, load_pair_in_units, parse_box, parse_domain, units_report
+from .common import (check_output_dir, is_existing_file, load_network, load_pair_in_units, parse_box,
+                     parse_domain, units_report)
 from .help import describe
 
 __all__ = ["register"]
@@ -105,7 +106,7 @@ def register(sub, parent) -> None:
     g = p.add_mutually_exclusive_group()
     g.add_argument("--box", metavar="LO,HI", help="the cube [lo, hi]^d; lo1:hi1,lo2:hi2 (one interval "
                    "per coordinate); FILE.json ({box, halfspaces}); or 'file' (a .nnet input box)")
-    g.add_argument("--ball", metavar="X,R", help="the L-infinity ball of radius R around X (x1,...,xd,R)")
+    g.add_argument("--ball", metavar="X,R", help="the L-infinity ball of radius R around X (x1,...,xd,R; or x,R around (x, ..., x))")
     g.add_argument("--orthant", action="store_true", help="the closed orthant x >= 0 (unbounded)")
     p.add_argument("--method", choices=("auto", "bab", "walk"), default="auto",
                    help="bab: exact branch and bound; walk: exact region walk (small cases); "
@@ -139,6 +140,7 @@ def register(sub, parent) -> None:
 
 
 def cmd_equiv(args) -> int:
+    check_output_dir(args.certificate)
     a, b, args.units = load_pair_in_units(args.a, args.b)
     if a.signature != b.signature:
         fail(f"{args.a} has (inputs, outputs) {a.signature} but {args.b} has {b.signature}")
@@ -245,10 +247,11 @@ def _checked_note(r, path) -> str:
     """Whether the certificate was re-checked in-process; never claims a check that did not run."""
     if r.checked:
         return ""
+    why = "Ctrl-C" if "interrupted" in (r.reason or "") else "budget"
     if path:
-        return (f"\n  certificate written, not re-checked in-process (budget): run "
+        return (f"\n  certificate written, not re-checked in-process ({why}): run "
                 f"`netfibers verify {path}`")
-    return "\n  certificate not re-checked in-process (budget)"
+    return f"\n  certificate not re-checked in-process ({why})"
 
 
 def _small(a, b) -> bool:
@@ -259,6 +262,8 @@ def _small(a, b) -> bool:
 
 
 def cmd_diff(args) -> int:
+    check_output_dir(args.certificate)
+    check_output_dir(args.plot, "--plot")
     a, b, units = load_pair_in_units(args.a, args.b)
     if a.signature != b.signature:
         fail(f"{args.a} has (inputs, outputs) {a.signature} but {args.b} has {b.signature}")
@@ -283,10 +288,11 @@ def cmd_diff(args) -> int:
         o = max(range(len(diffs)), key=diffs.__getitem__)
         dev = replace(dev, value=diffs[o], point=corner, output=o, complete=False,
                       reason=f"{dev.reason}; no region walked, value at the corner x = lo")
-    text = (f"max |a - b| = {display.number(dev.value, args.exact)} at x = "
-            f"{display.point(dev.point, args.exact)}, output {dev.output}"
-            + ("" if dev.complete else f" (lower bound: {dev.reason})") + line
-            + display.note([dev.value, *dev.point], args.exact))
+    at = f"x = {display.point(dev.point, args.exact)}, output {dev.output}"
+    text = ((f"max |a - b| = {display.number(dev.value, args.exact)} at {at}" if dev.complete else
+             f"max |a - b| >= {display.number(dev.value, args.exact)}; lower bound attained at {at} "
+             f"({dev.reason}; no upper bound from the walk)")   # as branch and bound says it
+            + line + display.note([dev.value, *dev.point], args.exact))
     diff_picture(args.plot, a, b, [box] * d, dev.point, dev.value if dev.complete else None)
     data = dev.to_json()
     data.update({"lower": str(dev.value), "upper": str(dev.value) if dev.complete else None,
@@ -321,6 +327,7 @@ def _cmd_diff_bab(args, a, b, dom, units: dict, line: str) -> int:
 
 
 def cmd_dim(args) -> int:
+    check_output_dir(args.certificate)
     net = load_network(args.net)
     try:
         dom = parse_domain(args, net.n_inputs, net).legacy()
@@ -387,7 +394,15 @@ def _domain(args, net=None):
                  "--box lo,hi, the orthant or R^d (equiv --epsilon takes any box)")
         return cube
     if getattr(args, "box", None) is not None:     # "--box ''" is an error, never R^d
-        return parse_box(args.box)
+        text = args.box
+        if net is not None and (":" in text or text.endswith(".json") or is_existing_file(text)):
+            dom = parse_domain(args, net.n_inputs, net)   # lo1:hi1,… or FILE.json
+            cube = None if dom.halfspaces else dom.as_cube
+            if cube is None:
+                fail(f"--box {text}: not a cube; equiv decides exact equality on a cube --box "
+                     "lo,hi, the orthant or R^d (equiv --epsilon takes any box)")
+            return cube
+        return parse_box(text)
     return None
 
 

@@ -134,7 +134,8 @@ def register(sub, parent) -> None:
                      "coordinate); FILE.json ([[lo, hi], ...] or {\"box\": [[lo, hi], ...], "
                      "\"halfspaces\": [{\"a\": [a1, a2], \"b\": b}]} for box and a.x <= b); or 'file' "
                      "(the normalised input box of a .nnet file)")
-    dom.add_argument("--ball", metavar="X,R", help="restrict to the L-infinity ball of radius R around X")
+    dom.add_argument("--ball", metavar="X,R", help="restrict to the L-infinity ball of radius R around X "
+                     "(x1,...,xd,R; or x,R around (x, ..., x))")
     dom.add_argument("--orthant", action="store_true", help="restrict to the orthant x >= 0")
     p.add_argument("--max-regions", type=int, metavar="N", help="stop after N regions (exit 3)")
     p.add_argument("--timeout", type=float, metavar="SECONDS", help="stop after SECONDS (exit 3)")

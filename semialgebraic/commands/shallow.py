@@ -258,5 +258,7 @@ def cmd_verify(args) -> int:
         why = why if ok else why2
     data = {"answer": ok, "valid": ok, "reason": why, "type": cert.get("type"),
             "method": "verify", "hypotheses": [], "certificate": args.certificate}
-    emit(args, data, f"{'VALID' if ok else 'BROKEN'} {cert.get('type')} certificate: {why}")
+    shown = display.in_sentence(why, getattr(args, "exact", False))   # long rationals as ≈ decimals
+    emit(args, data, f"{'VALID' if ok else 'BROKEN'} {cert.get('type')} certificate: {shown}"
+         + (f"\n{display.EXACT_NOTE}" if shown != why else ""))
     return 0 if ok else 1

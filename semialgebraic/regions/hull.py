@@ -18,7 +18,7 @@ only choose what to check: each facet point is checked exactly (``ℓ_t = 0``, e
 > 0, one integer product for all of them) and each closure proof is solved and checked exactly
 (:func:`~semialgebraic.regions.facets.certify_with_basis`).  Whatever does not check is left to
 the walk's other exact paths (:mod:`semialgebraic.regions.facets`), and so is a region whose hull
-is not full-dimensional, d = 1, or a run without scipy.
+is not full-dimensional, d = 1, d > 12 (:data:`_MAX_D`), or a run without scipy.
 
 >>> from algebra.rationals import Q
 >>> from semialgebraic.regions.integer import ClassInts
@@ -44,6 +44,10 @@ from .integer import int_point
 __all__ = ["hull_pass", "have_hull", "preload"]
 
 _KEPT = 6             # proofs kept per class (the bases of its latest proofs)
+# Qhull's output grows like m^(d/2) and one Qhull call never sees the budget: above this input
+# dimension no hull is asked (``regions`` of the digits 64-32-10 net on [0, 16]^64, --timeout 10:
+# one call ran 9 min and took 6 GB; 2026-12-03 audit); the walk's other exact paths decide.
+_MAX_D = 12
 
 
 def _qhull():
@@ -91,7 +95,7 @@ def _guess(point, kints):
     class grouped by the basis of a vertex minimising it."""
     hull_cls = _qhull()
     d, m = kints.d, kints._m
-    if hull_cls is None or d < 2 or m < d:
+    if hull_cls is None or d < 2 or m < d or d > _MAX_D:
         return None
     Ka, Kc = kints.Kf[:, :d], kints.Kf[:, d]
     yf = np.array([float(u) for u in point])

@@ -318,7 +318,7 @@ def test_diff_bab_timeout_returns_in_time_with_a_certified_interval(tmp_path):
 @pytest.mark.parametrize("timeout_s", [5, 15])
 def test_hard_cases_return_within_the_budget(tmp_path, timeout_s):
     """diff (64-32-10 and 5-50x6-5 vs their float16 copies), equiv --epsilon (5-50x6-5), dim
-    (5-50x6-5), equiv and regions on hard cases, each as a subprocess with a small budget: exit 3 within 1.05 T + 2 s after start-up."""
+    (5-50x6-5), equiv and regions (5-50x6-5, 64-32-10) on hard cases, each as a subprocess with a small budget: exit 3 within 1.05 T + 2 s after start-up."""
     import numpy as np
     rng = np.random.default_rng(0)
 
@@ -349,7 +349,9 @@ def test_hard_cases_return_within_the_budget(tmp_path, timeout_s):
                          (0, 1, 3)),
                         (["dim", acas, "--json"], (3,)),
                         (["equiv", acas, acas_p, "--box", "-1/10,1/10", "--json"], (0, 3)),
-                        (["regions", acas, "--json"], (3,))):
+                        (["regions", acas, "--json"], (3,)),
+                        # 64 inputs: one Qhull call ran 9 min (regions/hull.py _MAX_D)
+                        (["regions", a32, "--box", "0,16", "--json"], (3,))):
         r, _ = timed_run(argv, timeout_s, slack=5.0)
         assert r.returncode in codes, (argv[0], r.returncode, r.stderr)
         data = json.loads(r.stdout)

@@ -297,3 +297,16 @@ def test_huge_denominators_fall_back(monkeypatch):
     assert hull_pass((Q(1, 2) + tiny, Q(1, 2)), C, [Q(1)] * 3, wit, cert) in (True, False)
     _check_claims([(1, 0, 0), (0, 1, 0), (-1, -1, 2)], (Q(1, 2) + tiny, Q(1, 2)), wit, cert,
                   [Q(1)] * 3)
+
+
+def test_no_hull_above_the_dimension_cap():
+    """Qhull's output grows like m^(d/2) and one call never sees the budget (regions of the
+    digits 64-32-10 net, --timeout 10, ran 9 min in one call): above ``_MAX_D`` inputs no hull is
+    asked and nothing is claimed; at the cap the simplex's facets are all proved."""
+    for d, asked in ((hull_module._MAX_D, True), (hull_module._MAX_D + 1, False)):
+        rows = [tuple(1 if j == i else 0 for j in range(d)) + (0,) for i in range(d)]
+        rows.append(tuple([-1] * d) + (1,))                       # the simplex x >= 0, Σx <= 1
+        wit, cert = {}, {}
+        point = tuple([Q(1, 2 * d)] * d)
+        assert hull_pass(point, ClassInts(rows), [Q(1)] * (d + 1), wit, cert) is asked
+        assert sorted(wit) == (list(range(d + 1)) if asked else []) and cert == {}

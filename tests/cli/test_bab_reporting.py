@@ -1,0 +1,139 @@
+"""How ``diff``, ``equiv`` and ``verify`` report the exact branch and bound (issue 15, audit of
+2026-12-03): the progress line on a terminal (current interval, open nodes) and its absence
+otherwise, ``verify`` printing long rationals as decimals unless ``--exact``, ``equiv`` without
+``--epsilon`` refusing a non-cube box in one line, and an output file in a missing directory
+refused before any search."""
+
+from __future__ import annotations
+
+import io
+import json
+from fractions import Fraction
+
+import pytest
+
+from algebra.network import Network
+from semialgebraic.bab import diff as bab_diff
+from semialgebraic.bab import diff_bounds
+
+A = Network.from_rows([[[1, 0], [0, 1]], [[1, -1], [-2, -1]], [[1, 1]]], [[0, 0], [-1, -3], [0]])
+B = Network.from_rows([[[1, 0], [0, 1]], [[1, -1], [-2, -1]], [[1, 1]]], [[2, 0], [-3, 1], [0]])
+# a near copy whose maximum is a long rational (one weight moved by 7/30000000000001)
+C = Network.from_rows([[[1, 0], [0, 1]], [[1, -1], [-2, -1]], [[1, 1]]],
+                      [["7/30000000000001", 0], [-1, -3], [0]])
+
+
+class _Terminal(io.StringIO):
+    def isatty(self) -> bool:
+        return True
+
+
+@pytest.fixture
+def pair(tmp_path):
+    paths = []
+    for name, net in (("a", A), ("b", B), ("c", C)):
+        p = tmp_path / f"{name}.json"
+        p.write_text(json.dumps(net.to_dict()))
+        paths.append(str(p))
+    return paths
+
+
+def test_progress_line_shows_interval_and_open_nodes_on_a_terminal(monkeypatch):
+    term = _Terminal()
+    monkeypatch.setattr("sys.stderr", term)
+    r = diff_bounds(A, B, [(-3, 3), (-1, 2)], verify=False)
+    assert (r.lower, r.upper) == (1, 1)
+    shown = term.getvalue()
+    assert shown.startswith("\rbranch and bound, nodes: ") and ", max |a - b| in [" in shown
+    assert " open " in shown
+    assert shown.endswith("\r\x1b[K")                  # the line is cleared before the answer
+
+
+def test_no_progress_line_when_stderr_is_not_a_terminal(monkeypatch):
+    pipe = io.StringIO()
+    monkeypatch.setattr("sys.stderr", pipe)
+    r = diff_bounds(A, B, [(-3, 3), (-1, 2)], verify=False)
+    assert (r.lower, r.upper) == (1, 1) and pipe.getvalue() == ""
+
+
+def test_progress_note_is_short_and_float_free_in_range():
+    assert bab_diff.progress_note(Fraction(1, 3), None, 2) == "open 2, max |a - b| in [0.33333, ?]"
+
+
+def test_verify_prints_long_rationals_as_decimals_unless_exact(pair, tmp_path, run):
+    a, _, c = pair
+    cert = tmp_path / "cert.json"
+    code, out, _ = run("diff", a, c, "--box=-3:3,-1:2", "--method", "bab", "--certificate", cert)
+    assert code == 0
+    code, out, err = run("verify", cert, a, c)
+    assert code == 0 and out.startswith("VALID bab_bound certificate: ")
+    assert "≈" in out and "(≈: decimal approximation" in out
+    assert not any(len(tok) > 20 for tok in out.replace(",", " ").replace(")", " ").split())
+    code, exact_out, _ = run("verify", cert, a, c, "--exact")
+    assert code == 0 and "≈" not in exact_out and "/30000000000001" in exact_out
+    code, js, _ = run("verify", cert, a, c, "--json")
+    assert code == 0 and "/30000000000001" in json.loads(js)["reason"]
+
+
+@pytest.mark.parametrize("box", ["-3:3,-1:2", "FILE"])
+def test_equiv_without_epsilon_refuses_a_non_cube_box_in_one_line(pair, tmp_path, run, box):
+    a, b, _ = pair
+    if box == "FILE":
+        f = tmp_path / "dom.json"
+        f.write_text(json.dumps({"box": [[-3, 3], [-3, 3]], "halfspaces": [{"a": [1, 1], "b": 1}]}))
+        box = str(f)
+    code, out, err = run("equiv", a, b, f"--box={box}")
+    assert code == 2 and out == "" and len(err.strip().splitlines()) == 1
+    assert "not a cube" in err and "--epsilon" in err
+    # the same box with --epsilon is decided (max |a - b| = 1 there)
+    assert run("equiv", a, b, f"--box={box}", "--epsilon", "1")[0] == 0
+
+
+def test_equiv_takes_a_cube_given_per_coordinate(pair, run):
+    a, b, _ = pair
+    code, out, _ = run("equiv", a, b, "--box=-3:3,-3:3")
+    assert code == 1 and out.startswith("not equivalent")
+
+
+@pytest.mark.parametrize("argv", [
+    ["diff", "A", "B", "--box", "0,1", "--certificate", "MISSING/c.json"],
+    ["diff", "A", "B", "--box", "0,1", "--plot", "MISSING/p.png"],
+    ["equiv", "A", "B", "--box", "0,1", "--epsilon", "1", "--certificate", "MISSING/c.json"],
+    ["dim", "A", "--certificate", "MISSING/c.json"],
+])
+def test_output_in_a_missing_directory_is_refused_before_the_search(pair, tmp_path, run, argv):
+    a, b, _ = pair
+    argv = [{"A": a, "B": b}.get(t, t).replace("MISSING", str(tmp_path / "nowhere")) for t in argv]
+    code, out, err = run(argv)
+    assert code == 2 and out == "" and "does not exist" in err and "nowhere" in err
+    assert not (tmp_path / "nowhere").exists()
+
+
+def test_walk_cut_short_says_lower_bound_like_branch_and_bound(pair, run):
+    """A walk stopped by --max-regions printed "max |a - b| = 1 at x … (lower bound: …)", an
+    equality; now the partial answer reads as branch and bound's: ">= …; lower bound attained"."""
+    a, b, _ = pair
+    code, out, _ = run("diff", a, b, "--box", "-3,3", "--method", "walk", "--max-regions", "1")
+    assert code == 3
+    assert out.startswith("max |a - b| >= 1; lower bound attained at x = (")
+    assert "max_regions=1 reached; no upper bound from the walk)" in out
+    code, out, _ = run("diff", a, b, "--box", "-3,3", "--method", "walk")
+    assert code == 0 and out.startswith("max |a - b| = 1 at x = (-3, -3), output 0")
+
+
+def test_unchecked_certificate_note_names_ctrl_c_or_the_budget():
+    from types import SimpleNamespace
+
+    from semialgebraic.commands.general import _checked_note
+    cut = SimpleNamespace(checked=None, reason="interrupted (Ctrl-C)")
+    spent = SimpleNamespace(checked=None, reason="timeout of 10 s reached")
+    assert _checked_note(cut, None) == "\n  certificate not re-checked in-process (Ctrl-C)"
+    assert _checked_note(spent, "c.json") == ("\n  certificate written, not re-checked in-process "
+                                              "(budget): run `netfibers verify c.json`")
+    assert _checked_note(SimpleNamespace(checked=True, reason=""), "c.json") == ""
+
+
+@pytest.mark.parametrize("command", ["diff", "regions"])
+def test_ball_help_says_a_single_centre_coordinate_is_repeated(run, command):
+    code, out, _ = run(command, "--help")
+    assert code == 0 and "x,R around (x, ..., x)" in " ".join(out.split())
