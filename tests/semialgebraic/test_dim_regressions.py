@@ -1,0 +1,39 @@
+"""Findings of the ``dim`` campaign ``tests/fuzz/dim_campaign.py`` (values against its exact
+region oracle), minimised, each asserting the right value.
+
+Seed 2105 (minimised to 1-2-1-1-2): a first-layer neuron with a zero weight row and bias 3/2
+made the "typical kink distance" of the float pool |b| / ‖row‖ = 3/2 / 1e-300, so every sampled
+input sat near |x| = 1e300, on the orthant in the region x > 3/2 where the relay neuron
+z = h2 / 2 vanishes and is seen (no differentiable input there).  Without the region walk ``dim``
+then had no Jacobian row at all: lower bound 0 (the value is 4), a certificate without inputs.
+Not a soundness bug (0 <= 4 <= upper), a lower bound stuck at 0; fixed in
+``semialgebraic/dimension/sampling.py`` (rows with a zero weight row have no kink and are left
+out of that median).
+"""
+
+from algebra.network import Network
+from algebra.rationals import Q
+from semialgebraic.dimension import functional_dimension, functional_dimension_certificate
+from semialgebraic.verify import verify
+
+
+def _net(layers):
+    return Network.from_rows([[[Q(v) for v in r] for r in W] for W, _ in layers],
+                             [[Q(v) for v in b] for _, b in layers])
+
+
+# h1 = (3/2, relu(x)); z2 = 9/2 - 3e-6 - 3 relu(x); z3 = relu(z2) / 2; outputs (-1, -2/3 relu(z3))
+CONSTANT_FIRST_ROW = _net([([["0"], ["1"]], ["3/2", "0"]), ([["3", "-3"]], ["-3/1000000"]),
+                           ([["1/2"]], ["0"]), ([["0"], ["-2/3"]], ["-1", "0"])])
+
+
+def test_a_constant_first_layer_neuron_keeps_the_samples_near_the_kinks():
+    # oracle: on the orthant two regions, x < 3/2 - 1e-6 (differentiable, rank 4) and x beyond
+    # (the relay z3 vanishes and is seen); R^d adds x < 0 (rank 6 in all)
+    fd = functional_dimension(CONSTANT_FIRST_ROW, domain="orthant", max_regions=0)
+    assert fd.lower == 4 and fd.upper >= 4 and fd.samples > 0      # was lower 0, no input
+    cert = functional_dimension_certificate(CONSTANT_FIRST_ROW, fd, domain="orthant", verify=False)
+    assert cert["inputs"] and cert["lower"] == 4 and verify(cert)[0]
+    walked = functional_dimension(CONSTANT_FIRST_ROW, domain="orthant")
+    assert walked.exact and walked.value == 4
+    assert functional_dimension(CONSTANT_FIRST_ROW).value == 6
