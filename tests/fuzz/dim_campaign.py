@@ -256,17 +256,19 @@ def exact_rank(rows):
 
 def oracle(net, dom):
     """{"value": rank or None (non-generic), "regions": n, "differentiable": n, "live": set of
-    hidden neurons active on some differentiable region, "calls": z3 calls}."""
+    hidden neurons active on some differentiable region, "exercised": parameters (flat order:
+    layer by layer, W row by row, then b) whose column is non-zero there, "calls": z3 calls}."""
     pats, calls = regions(net, dom)
-    rows, ndiff, live = [], 0, set()
+    rows, ndiff, live, exercised = [], 0, set(), set()
     for p in pats:
         ok, rs = region_rows(net, p)
         if ok:
             ndiff += 1
             rows.extend(rs)
             live |= {i for i, s in enumerate(p) if s > 0}
+            exercised |= {k for r in rs for k, v in enumerate(r) if v != 0}
     return {"value": exact_rank(rows) if ndiff else None, "regions": len(pats), "differentiable": ndiff,
-            "live": live, "calls": calls}
+            "live": live, "exercised": exercised, "calls": calls}
 
 
 # -------------------------------------------------------------------------------------------------
@@ -473,6 +475,17 @@ def mutations(cert, net, truth):
                 c["upper_directions"][idx] = ["dead", t, i]
                 out.append((f"direction {e[0]}({e[1]},{e[2]})->dead({t},{i})", c))
                 break
+    used = sorted(truth["exercised"])
+    for idx, e in enumerate(ups):
+        if e[0] == "free" and used:          # a unit vector of a parameter that is exercised
+            c = json.loads(json.dumps(cert))
+            c["upper_directions"][idx] = ["free", used[0]] + list(e[2:])
+            out.append((f"free({e[1]})->free({used[0]})", c))
+            break
+    if len(cert.get("upper_regions") or []) > 1:
+        c = json.loads(json.dumps(cert))
+        c["upper_regions"].pop()
+        out.append(("upper_regions minus one", c))
     return out
 
 
@@ -547,7 +560,7 @@ class Case:
                 ok, why = verify(bad)
             except Exception:       # an input error is a rejection too
                 ok = False
-            self.checks["mutations " + name.split("(")[0].split(" ")[0]] += 1
+            self.checks["mutations " + name.split("(")[0].split(" ")[0].split("-")[0]] += 1
             if ok:
                 self.find(f"mutated certificate ({name}) accepted")
         if self.cli:
