@@ -72,7 +72,7 @@ SLIVER = F(1, 10**6)
 
 KINDS = ["plain", "dead", "duplicate", "negdup", "zero_row", "zero_z", "zero_col", "rare",
          "never_pair", "tiny_pair", "masked", "linear", "relay", "near_masked", "near_linear",
-         "near_zero", "block", "near_block", "gated", "float16", "combo"]
+         "near_zero", "block", "near_block", "gated", "float16", "combo", "wild"]
 PLANTABLE = KINDS[1:19]
 
 # -------------------------------------------------------------------------------------------------
@@ -277,6 +277,14 @@ def oracle(net, dom):
 def _val(rng, style):
     if style == "f16":
         return F(float(np.float16(rng.gauss(0, 1))))
+    if style == "wild":             # 1e-6 … 1e-12 entries, float16 subnormals, 12-digit numerators
+        t = rng.random()
+        if t < 0.15:
+            return F(rng.choice([-1, 1]), 10 ** rng.randint(6, 12))
+        if t < 0.3:
+            return F(float(np.float16(rng.gauss(0, 1) * 1e-6)))
+        if t < 0.4:
+            return F(rng.randint(-10**12, 10**12), rng.randint(1, 10**6))
     if rng.random() < 0.1:
         return F(0)
     return F(rng.randint(-4, 4), rng.choice([1, 1, 2, 3]))
@@ -422,16 +430,20 @@ def make_case(seed, kind=None, large=False):
         top = 8 if large else 7 if depth == 1 else 5
         hidden.append(rng.randint(min(4 if large else 2, room), max(2, min(top, room))))
     m = rng.choice([1, 1, 2])
-    style = "f16" if kind == "float16" or (kind == "combo" and rng.random() < 0.3) else "rat"
+    style = "f16" if kind == "float16" or (kind == "combo" and rng.random() < 0.3) else \
+        "wild" if kind == "wild" else "rat"
     sizes = [d] + hidden + [m]
     net = [([[_val(rng, style) for _ in range(sizes[l])] for _ in range(sizes[l + 1])],
             [_val(rng, style) for _ in range(sizes[l + 1])]) for l in range(len(sizes) - 1)]
     r = rng.random()
-    dom = ("box", (F(-1), F(1))) if r < 0.45 else ("box", (F(0), F(rng.choice([1, 2])))) if r < 0.6 else \
+    dom = ("box", (F(-1), F(1))) if r < 0.35 else ("box", (F(-1, 3), F(5, 7))) if r < 0.45 else \
+        ("box", (F(0), F(rng.choice([1, 2])))) if r < 0.6 else \
         ("orthant",) if r < 0.75 else ("R",)
     planted = []
     kinds = [kind] if kind not in ("plain", "float16", "combo") else \
         [] if kind != "combo" else rng.sample(PLANTABLE, rng.randint(2, 4))
+    if kind == "wild":
+        kinds = rng.sample(PLANTABLE, rng.randint(0, 2))
     for k in kinds:
         planted.append(plant(net, rng, k, dom))
     return kind, net, dom, planted
