@@ -101,8 +101,11 @@ def _float_pool(net, dom, nrng, pool, round_no, Ws, bs) -> tuple:
     after the first round) times the typical first-layer kink distance."""
     np = _np()
     d = net.n_inputs
-    typ = np.median(np.abs(bs[0]) / np.linalg.norm(Ws[0], axis=1).clip(1e-300)) if net.depth > 1 else 1.0
-    typ = float(typ) if typ > 0 else 1.0
+    # rows with a zero weight row have no kink: left out (a constant neuron's |b| / 0 would put
+    # the whole pool near 1e300, dim_campaign seed 2105: not one input where it is differentiable)
+    norms = np.linalg.norm(Ws[0], axis=1) if net.depth > 1 else np.zeros(0)
+    typ = np.median(np.abs(bs[0][norms > 0]) / norms[norms > 0]) if (norms > 0).any() else 1.0
+    typ = float(typ) if 0 < typ < float("inf") else 1.0
     lo_e, hi_e = (-12, 12) if round_no == 0 else (-20, 20)
     if isinstance(dom, tuple):
         U = nrng.random((pool, d))
