@@ -95,6 +95,10 @@ ELIMINATION_RATE = 2e8
 """Float64 operations per second assumed (conservatively, on a shared machine) when deciding
 whether a sampling batch fits the budget (:meth:`_Sandwich.affordable`)."""
 
+EXACT_CALL_CAP = 30.0
+"""Estimated seconds of one exact rational rank call (FLINT: not interruptible) allowed when no
+timeout is given; beyond it the modular rank's interval is reported (the reason says which)."""
+
 
 def functional_dimension(net: Network, *, domain: Any = None, timeout: float | None = None,
                          max_regions: int | None = 400, samples: int | None = None,
@@ -291,13 +295,13 @@ class _Sandwich:
     def exact_fits(self, npts: int) -> bool:
         """Whether the exact rational rank of the rows (one FLINT call no budget can stop, about
         EXACT_SLOWDOWN times the cost of the elimination mod p) fits a quarter of the *timeout*
-        (its value, not the clock) and the budget is not spent."""
+        (its value, not the clock) and the budget is not spent.  Without a timeout the call is
+        still capped at :data:`EXACT_CALL_CAP` seconds of estimated work, so that Ctrl-C is seen
+        (2026-12-03 audit: ``dim`` of ACAS Xu, Ctrl-C at 6 s, exit after 316 s)."""
         T = self.budget.timeout
-        if T is None:
-            return True
         rows = npts * max(1, self.net.n_outputs)
         cost = rows * self.N * min(rows, self.N) * EXACT_SLOWDOWN / ELIMINATION_RATE
-        return cost <= T / 4 and not self.budget.exhausted()
+        return cost <= (EXACT_CALL_CAP if T is None else T / 4) and not self.budget.exhausted()
 
     def spread_count(self) -> int:
         """Inputs spread from each witness of a rarely met sign set (:func:`spread_points`):

@@ -97,3 +97,18 @@ def test_a_rarely_active_last_layer_is_walked_exactly():
                    "layer and the suspects find no witness (tests/fuzz/dim_campaign.py seed 5080)")
 def test_a_rarely_active_last_layer_is_found_without_the_walk():
     assert functional_dimension(FLOAT16_RARE_DEEP, max_regions=0, timeout=20).lower == 22
+
+
+def test_the_exact_rank_call_is_capped_without_a_timeout():
+    # 2026-12-03 audit: `dim` of ACAS Xu without --timeout, Ctrl-C at 6 s, exit after 316 s: one
+    # exact rational rank (FLINT, not interruptible) ran to its end.  Without a timeout the call is
+    # now capped at EXACT_CALL_CAP seconds of estimated work, and skipped once the budget is spent.
+    from semialgebraic.budget import Budget
+    from semialgebraic.dimension.functional import EXACT_CALL_CAP, _Sandwich
+    net = _net([([["1"], ["-1"]], ["0", "1"]), ([["1", "1"]], ["0"])])
+    S = _Sandwich(net, None, Budget())
+    assert S.exact_fits(10)
+    assert not S.exact_fits(10 ** 7)                 # ~ 10^7 · 7 · 7 · 50 / 2e8 s ≫ the cap
+    assert EXACT_CALL_CAP <= 60
+    S.budget.reason = "interrupted (Ctrl-C)"
+    assert not S.exact_fits(10)
