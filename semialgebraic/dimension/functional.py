@@ -95,6 +95,10 @@ ELIMINATION_RATE = 2e8
 """Float64 operations per second assumed (conservatively, on a shared machine) when deciding
 whether a sampling batch fits the budget (:meth:`_Sandwich.affordable`)."""
 
+WALK_ATTEMPTS = 3
+"""Region walks tried (seeds ``seed``, ``seed + 1``, …) when a walk fails on a degenerate facet
+("could not step across facet", :mod:`semialgebraic.regions.walk`) rather than on its budget."""
+
 EXACT_CALL_CAP = 30.0
 """Estimated seconds of one exact rational rank call (FLINT: not interruptible) allowed when no
 timeout is given; beyond it the modular rank's interval is reported (the reason says which)."""
@@ -210,6 +214,7 @@ class _Sandwich:
         self.proofs: list = []
         self.proven: dict = {}
         self.skipped = ""                # why a sampling batch was not started (budget)
+        self.short: list = []            # walked regions without d + 1 inputs (batch_simplex)
         self.rows_done, self.done_cost = 0, 0.0   # rows eliminated, their estimated operations
         self.rows_kept, self.rank_only = None, None   # N > RANK_ONLY: the rows and their rank mod p
 
@@ -220,13 +225,22 @@ class _Sandwich:
         n1, d = (net.widths[1] if net.depth > 1 else 0), net.n_inputs
         first_layer_regions = sum(math.comb(n1, i) for i in range(min(n1, d) + 1))
         if max_regions is None or first_layer_regions <= max_regions:
-            try:                        # the timeout (an active budget) only stops the walk
-                for r in joint_regions([net], domain=self.dom, budget=walk_budget, state=state,
-                                       seed=seed, multipliers=False):
-                    self.regions.append(r)
-            except KeyboardInterrupt:
-                self.budget.interrupt()
-                state["complete"] = False
+            for attempt in range(WALK_ATTEMPTS):
+                state, self.regions = {}, []
+                walk_budget = Budget(None, max_regions)
+                try:                    # the timeout (an active budget) only stops the walk
+                    for r in joint_regions([net], domain=self.dom, budget=walk_budget, state=state,
+                                           seed=seed + attempt, multipliers=False):
+                        self.regions.append(r)
+                except KeyboardInterrupt:
+                    self.budget.interrupt()
+                    state["complete"] = False
+                    break
+                # a walk that failed on a degenerate facet (not its budget) may pass from another
+                # start point (dim campaign seed 7008: seed 0 fails, seed 1 completes)
+                if state.get("complete") or walk_budget.reason is not None or \
+                        self.budget.exhausted():
+                    break
         self.complete = bool(state.get("complete"))
         self.patterns = [r.pattern for r in self.regions] if self.complete else None
         # regions on which a neuron has sign 0 (its pre-activation vanishes on the whole region, a
@@ -342,7 +356,10 @@ class _Sandwich:
         nrng = np.random.default_rng(seed)
         m = max(1, net.n_outputs)
         first_rows = min(N + 64, int(1.3 * upper) + 64)   # eliminated once; later rows shrink the kernel
-        new_points = batch_simplex(net, [reg.point for reg in self.regions], self.dom)   # every walked region
+        short: list = []                 # regions that did not get d + 1 of the points
+        new_points = batch_simplex(net, [reg.point for reg in self.regions], self.dom, short)
+        self.short = [self.regions[i].pattern for i in short
+                      if self.regions[i].pattern not in self.kinks]
         while True:
             try:
                 if not self.complete:
@@ -410,7 +427,9 @@ class _Sandwich:
         limit = EXACT_LIMIT_COMPLETE if self.complete else EXACT_LIMIT
         if lower < upper and npts and npts * N <= limit and self.exact_fits(npts):
             lower, how, exact = exact_rank(net, self.all_X), "exact rational rank of the Jacobian rows", True
-        complete = self.complete and (lower >= upper or exact)   # a modular bound keeps the interval
+        # the rank is the value only when every differentiable region holds d + 1 affinely
+        # independent inputs (its rows then span the region's); a modular bound keeps the interval
+        complete = self.complete and not self.short and (lower >= upper or exact)
         if complete:
             upper_claim, upper = upper, lower   # every region sampled: the rank is the value
             reason = f"{how} at d + 1 inputs in each of the {len(self.regions)} linear regions (complete)"
@@ -428,6 +447,9 @@ class _Sandwich:
                 reason += "; evidence from the sampled inputs (float guesses, unproven): " + "; ".join(hints)
         if self.skipped:
             reason += f"; {self.skipped}"
+        if self.complete and self.short:
+            reason += (f"; {len(self.short)} of the walked regions are too thin for d + 1 inputs "
+                       "at steps down to 2^-160, so their rank is not complete")
         deficits, non_gen, reason = self.vanishing_regions(tuple(deficits), reason)
         return FunctionalDimension(N, lower, upper, reason, deficits, complete, npts,
                                    {"symmetry_rank": self.sym_rank, "regions_walked": len(self.regions),

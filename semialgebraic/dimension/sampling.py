@@ -448,10 +448,12 @@ def spread_points(net: Network, dom, witness, targets: dict, count: int | None =
     return out
 
 
-def batch_simplex(net: Network, bases, dom=None) -> list:
+def batch_simplex(net: Network, bases, dom=None, missing: list | None = None) -> list:
     """Each base point and d points x ± t e_k of its region (patterns checked exactly, in batch;
-    t = 2^-20, then 2^-40, …; the step is −t where +t leaves the domain *dom*; points whose
-    region cannot be matched inside the domain are dropped)."""
+    t = 2^-20, then 2^-40, …, 2^-160; the step is −t where +t leaves the domain *dom*; points
+    whose region cannot be matched inside the domain are dropped, and the indices of their bases
+    are appended to *missing*: those regions hold fewer than d + 1 of the points, so their
+    Jacobian rows need not span the region's — dim campaign seed 7008, a region 1e-21 thin)."""
     if not bases:
         return []
     d = net.n_inputs
@@ -459,7 +461,7 @@ def batch_simplex(net: Network, bases, dom=None) -> list:
     out = list(map(tuple, bases))
     todo = [(i, k) for i in range(len(bases)) for k in range(d)]
     t = Q(1, 2**20)
-    for _ in range(4):
+    for _ in range(8):
         if not todo:
             break
         cand, kept = [], []
@@ -479,6 +481,8 @@ def batch_simplex(net: Network, bases, dom=None) -> list:
             else:
                 rest.append((i, k))
         todo, t = rest, t / 2**20
+    if missing is not None:
+        missing.extend(sorted({i for i, _ in todo}))
     return out
 
 
