@@ -255,8 +255,9 @@ def save_binary(net: Network, path: str | Path, *, dtype: str = "float32") -> No
     net : Network
     path : str or Path
         Ends in ``.npz`` or ``.safetensors``.
-    dtype : {"float32", "float64"}
-        Every parameter must be exactly representable in it.
+    dtype : {"float32", "float64", "float16"}
+        Every parameter must be exactly representable in it (round first for a float16 copy:
+        :func:`algebra.io.exact.rounded_network`).
 
     Raises
     ------
@@ -270,15 +271,16 @@ def save_binary(net: Network, path: str | Path, *, dtype: str = "float32") -> No
     if suffix not in WRITABLE_SUFFIXES:
         raise InputError(f"cannot write {suffix or '(no suffix)'!r} weights; use .npz or .safetensors",
                          source=str(p))
-    if dtype not in ("float32", "float64"):
-        raise InputError(f"unsupported dtype {dtype!r}; use float32 or float64", source=str(p))
+    if dtype not in ("float32", "float64", "float16"):
+        raise InputError(f"unsupported dtype {dtype!r}; use float32, float64 or float16",
+                         source=str(p))
     if not isinstance(net, Network):
         raise InputError(f"cannot write a {type(net).__name__} as weights", source=str(p))
     np = numpy_or_error()
     tensors = {}
     for l in range(net.depth):
         b = net.biases[l]
-        W = exact_float_array(net, l, dtype)       # from the arrays kept, checked exact
+        W = None if dtype == "float16" else exact_float_array(net, l, dtype)   # kept, checked exact
         if W is None:
             w = net.layer(l)[0]
             W = _float_array(np, w.entries(), w.shape, dtype, f"W{l + 1}", w.ncols, str(p))
@@ -481,7 +483,7 @@ def safetensors_index(p: Path) -> dict:
 
 def _float_array(np, values, shape, dtype, label, ncols, source):
     """Numpy array of *values* in *dtype*, refusing (naming the entry) any inexact one."""
-    target = np.float32 if dtype == "float32" else np.float64
+    target = {"float32": np.float32, "float16": np.float16}.get(dtype, np.float64)
     floats = []
     for k, q in enumerate(values):
         p_, d_ = int(q.p), int(q.q)
@@ -491,7 +493,7 @@ def _float_array(np, values, shape, dtype, label, ncols, source):
             try:
                 f = p_ / d_  # correctly rounded
                 ok = f.as_integer_ratio() == (p_, d_) and (dtype == "float64" or
-                                                            float(np.float32(f)) == f)
+                                                            float(target(f)) == f)
             except OverflowError:
                 ok = False
         if not ok:
@@ -517,7 +519,7 @@ def _write_safetensors(fh, tensors: dict) -> None:
     header, offset = {}, 0
     for name, arr in tensors.items():
         nbytes = int(arr.size) * arr.dtype.itemsize
-        header[name] = {"dtype": "F32" if arr.dtype.itemsize == 4 else "F64",
+        header[name] = {"dtype": {2: "F16", 4: "F32"}.get(arr.dtype.itemsize, "F64"),
                         "shape": list(arr.shape), "data_offsets": [offset, offset + nbytes]}
         offset += nbytes
     text = json.dumps(header, separators=(",", ":")).encode()

@@ -14,9 +14,14 @@ import math
 from ..dyadic import FloatWeights
 from ..exceptions import InputError, MissingDependencyError
 from ..linalg import QMatrix
+from ..rationals import Q, to_q
 
 __all__ = ["check_dtype", "exact_qmatrix", "exact_parts", "dyadic_integer_array", "numpy_or_error",
-           "float_weights"]
+           "float_weights", "round_to_float", "rounded_network"]
+
+# IEEE 754 binary formats: (significand bits with the hidden one, least normal exponent,
+# largest exponent)
+_FORMATS = {"float16": (11, -14, 15), "float32": (24, -126, 127), "float64": (53, -1022, 1023)}
 
 
 def check_dtype(np, arr, name: str, source: str):
@@ -203,3 +208,55 @@ def numpy_or_error():
     except ImportError:
         raise MissingDependencyError("numpy", "io", "reading and writing binary weight files") from None
     return numpy
+
+
+def round_to_float(q, dtype: str = "float16"):
+    """The exact rational of the *dtype* float nearest to the rational *q*, ties to the even
+    significand (IEEE 754 round-to-nearest-even, as ``numpy.float16(x)`` rounds a float64 or
+    float32 *x*; subnormals included).  Rounded straight from the exact rational (no float64
+    step, so no double rounding).  :class:`InputError` when the result overflows (|q| rounds
+    past the largest finite value: numpy gives inf there).
+
+    >>> round_to_float("1/3"), round_to_float(2049), round_to_float(2051)
+    (1365/4096, 2048, 2052)
+    >>> round_to_float(Q(1, 2 ** 26))     # below half the least subnormal 2^-24: zero
+    0
+    """
+    fmpq = Q
+    prec, emin, emax = _FORMATS[dtype]
+    q = to_q(q)
+    p, d = int(q.p), int(q.q)
+    if p == 0:
+        return fmpq(0)
+    sign, p = (-1 if p < 0 else 1), abs(p)
+    e = p.bit_length() - d.bit_length()          # 2^e <= p/d < 2^(e+1) after the correction
+    if (p << -e if e < 0 else p) < (d << e if e > 0 else d):
+        e -= 1
+    shift = prec - 1 - max(e, emin)               # p/d * 2^shift: the significand in ulps
+    num, den = (p << shift, d) if shift >= 0 else (p, d << -shift)
+    n, r = divmod(num, den)
+    if 2 * r > den or (2 * r == den and n & 1):
+        n += 1
+    value = fmpq(n) * fmpq(2) ** (-shift) if shift >= 0 else fmpq(n * (1 << -shift))
+    largest = (fmpq(2) ** (emax + 1)) * (1 - fmpq(1, 2 ** prec))
+    if value > largest:
+        raise InputError(f"{q} overflows {dtype} (largest finite value {largest})")
+    return sign * value
+
+
+def rounded_network(net, dtype: str = "float16"):
+    """*net* with every weight and bias replaced by :func:`round_to_float` of it (the network a
+    float16 copy computes, exactly).  :class:`InputError` naming the first parameter that
+    overflows."""
+    from ..network import Network
+    ws, bs = [], []
+    for l in range(net.depth):
+        w, b = net.layer(l)
+        try:
+            flat = [round_to_float(v, dtype) for v in w.entries()]
+            bias = [round_to_float(v, dtype) for v in b]
+        except InputError as exc:
+            raise InputError(f"layer {l + 1}: {exc.problem}") from None
+        ws.append([flat[i * w.ncols:(i + 1) * w.ncols] for i in range(w.nrows)])
+        bs.append(bias)
+    return Network(ws, bs)

@@ -151,12 +151,22 @@ class BabResult:
     unbounded: bool = False
     ray: dict | None = None
 
+    @property
+    def exact(self) -> bool:
+        """lower = upper (the exact maximum, or +∞ with a certified ray): JSON ``complete``.
+
+        With ε, ``complete`` (the attribute) only says the search closed every node at ε: a
+        decided ``equiv --epsilon`` whose interval is still open has ``exact`` False."""
+        if self.unbounded:
+            return self.complete
+        return self.upper is not None and self.lower == self.upper
+
     def to_json(self) -> dict:
         inf = self.unbounded
         out = {"lower": "inf" if inf else str(self.lower),
                "upper": "inf" if inf else (None if self.upper is None else str(self.upper)),
-               "complete": self.complete,
-               "max_deviation": "inf" if inf else q_json(self.lower),
+               "complete": self.exact,
+               "max_deviation": "inf" if inf else str(self.lower),
                "point": [q_json(v) for v in self.point], "output": self.output,
                "per_output": [{"lower": _bound_json(lo, inf), "upper": _bound_json(hi, inf)}
                               for lo, hi in self.per_output],

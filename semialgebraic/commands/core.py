@@ -4,7 +4,9 @@
   ``.safetensors``, torch, ONNX) exactly and writes native ``.json`` (every number the exact
   rational the stored float denotes) or, with ``-o OUT.npz``/``OUT.safetensors``, float weights
   (``--dtype float32|float64``) that represent the network exactly (else exit 2, naming the first
-  parameter that is not representable; nothing written).
+  parameter that is not representable; nothing written).  ``--dtype float16`` makes the float16
+  copy: every parameter rounded to the nearest float16 (ties to even, as numpy; exact, see
+  :func:`algebra.io.exact.round_to_float`), written exactly in any of the three formats.
 * ``netfibers info NET``: widths, depth, parameter count, largest numerator/denominator bits.
 * ``netfibers eval NET --x 1,1/2,-3`` (or ``--data FILE.json``): exact outputs.
 """
@@ -20,6 +22,7 @@ from algebra.dyadic import network_bit_sizes
 from algebra.io.arrays import read_shapes
 from algebra.io.layouts import BlockLayoutError
 from algebra.io.blocks import find_blocks
+from algebra.io.exact import rounded_network
 from algebra.io.nnet import nnet_input_box, nnet_normalisation
 from algebra.network import Network
 from algebra.rationals import q_json
@@ -42,15 +45,21 @@ def register(sub, parent) -> None:
                            "every stored float becomes the rational it denotes - and write OUT: "
                            "native .json (exact), or .npz/.safetensors when every parameter is "
                            "exactly representable in --dtype (otherwise nothing is written and "
-                           "the first parameter that is not representable is named).",
+                           "the first parameter that is not representable is named). --dtype "
+                           "float16 makes the float16 copy instead: every parameter rounded to "
+                           "the nearest float16 (ties to even, as numpy does), the rounded values "
+                           "written exactly (.json: their exact rationals).",
                            exits=["0  written"],
                            examples=["netfibers convert model.safetensors -o model.json",
-                                     "netfibers convert net.json -o net.npz --dtype float64"]))
+                                     "netfibers convert net.json -o net.npz --dtype float64",
+                                     "netfibers convert net.json -o net16.json --dtype float16"]))
     p.add_argument("input", metavar="NET", help="the weight file to read")
     p.add_argument("-o", "--output", required=True, metavar="OUT",
                    help="output file: .json (exact), .npz or .safetensors")
-    p.add_argument("--dtype", choices=("float32", "float64"), default="float32",
-                   help="float type of .npz/.safetensors output (default float32)")
+    p.add_argument("--dtype", choices=("float32", "float64", "float16"), default=None,
+                   help="float type of .npz/.safetensors output (default float32; exact or "
+                        "refused); float16: round every parameter to the nearest float16 first "
+                        "(any output format)")
     p.set_defaults(func=cmd_convert)
 
     p = sub.add_parser("info", parents=[parent], help="architecture and sizes of a network",
@@ -112,8 +121,13 @@ def cmd_convert(args) -> int:
         fail(f"{args.output}: convert writes {', '.join(_OUTPUT_SUFFIXES)}, not "
              f"{out.suffix or '(no suffix)'!r}")
     obj = load_any(args.input)
-    options = {} if out.suffix.lower() == ".json" else {"dtype": args.dtype}
+    dtype = args.dtype or "float32"
+    options = {} if out.suffix.lower() == ".json" else {"dtype": dtype}
     try:
+        if dtype == "float16":
+            if not isinstance(obj, Network):
+                fail(f"{args.input}: --dtype float16 rounds a network, not a {type(obj).__name__}")
+            obj = rounded_network(obj, "float16")
         save(obj, out, **options)
     except AlgebraError as exc:
         msg = str(exc)
@@ -121,7 +135,11 @@ def cmd_convert(args) -> int:
     data = {"input": args.input, "output": args.output}
     if hasattr(obj, "widths"):
         data.update(widths=list(obj.widths), n_parameters=obj.n_parameters)
-    emit(args, data, f"wrote {args.output}")
+    note = ""
+    if dtype == "float16":
+        data["rounded_to"] = "float16"
+        note = " (every parameter rounded to the nearest float16)"
+    emit(args, data, f"wrote {args.output}{note}")
     return 0
 
 

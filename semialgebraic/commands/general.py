@@ -14,12 +14,14 @@
   :mod:`semialgebraic.bab.recession`; the exact region walk for small nets on a cube), the
   ``point`` and ``output`` attaining ``lower``, ``complete`` (lower = upper; exit 3 otherwise).
   JSON keys ``lower``, ``upper`` (exact strings; both ``"inf"`` when unbounded, with ``ray``;
-  ``upper`` null when no upper bound was certified within the budget), ``complete``,
-  ``max_deviation`` (= lower), ``point``, ``output``, ``per_output``, ``nodes``, ``reason``,
+  ``upper`` null when no upper bound was certified within the budget), ``complete`` (lower =
+  upper), ``max_deviation`` (the same string as lower), ``point``, ``output``, ``per_output``
+  (``[{lower, upper}]``; the region walk's per-output maxima too), ``nodes``, ``reason``,
   ``method`` (which method decided).
 * ``netfibers equiv A B [DOMAIN as for diff] --epsilon E``: exit 0 with a ``bab_bound`` /
   ``bab_recession`` certificate that max |a − b| <= E, 1 with a point where |a − b| > E, 3 when
-  the budget ran out.
+  the budget ran out.  JSON: ``answer``, ``decided`` (answer not null), ``epsilon`` and the keys
+  of ``diff`` (``complete`` is lower = upper, which a decided answer need not reach).
 * ``netfibers dim NET [--box lo,hi | --orthant] [--timeout S] [--max-regions N] [--json]``:
   ``functional_dimension``, ``fiber_dimension``, ``exact``, and ``lower``/``upper`` when not
   exact (exit 3 then).
@@ -215,7 +217,7 @@ def _cmd_equiv_epsilon(args, a, b) -> int:
         write_certificate(r.certificate, args.certificate)
     units, line = units_report(getattr(args, "units", None), dom, args.exact)
     data = {"answer": answer, "method": "branch and bound", "epsilon": str(eps), **r.to_json(),
-            **units}
+            "decided": answer is not None, **units}
     if answer is None:
         pass
     elif answer is True:
@@ -295,8 +297,12 @@ def cmd_diff(args) -> int:
             + line + display.note([dev.value, *dev.point], args.exact))
     diff_picture(args.plot, a, b, [box] * d, dev.point, dev.value if dev.complete else None)
     data = dev.to_json()
+    # per output: the walk's largest |a_o - b_o| (exact when complete, else only a lower bound)
     data.update({"lower": str(dev.value), "upper": str(dev.value) if dev.complete else None,
-                 "per_output": None, "nodes": dev.regions, "method": "region walk", **units})
+                 "max_deviation": str(dev.value),
+                 "per_output": [{"lower": str(v), "upper": str(v) if dev.complete else None}
+                                for v in dev.per_output] or None,
+                 "nodes": dev.regions, "method": "region walk", **units})
     if not dev.complete:             # "inf" is reserved for a proved unbounded supremum
         data["reason"] = f"{dev.reason}; no upper bound within the budget"
     emit(args, data, text)          # JSON "method" says which decided (README output unchanged)

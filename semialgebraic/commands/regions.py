@@ -11,11 +11,14 @@ of the list; ``[facet, null]``: the facet lies on the domain's boundary; ``[face
 sign], …]]``: a region not in the list (a walk cut short), this region's pattern with these
 entries changed (crossing a facet changes the facet's neuron only, generically).
 ``--full`` writes every neighbour's whole pattern instead (``neighbours_as`` ``"patterns"``;
-ACAS Xu, 300 neurons: ~45 KB a region against ~6 KB, measured 2026-12-03).
+ACAS Xu, 300 neurons: ~45 KB a region against ~6 KB, measured 2026-12-03).  The text prints a
+pattern whole up to 32 hidden neurons, else as on/off counts per layer and a short hash
+(:func:`pattern_text`; ``--patterns``: whole); the JSON is the same either way.
 """
 
 from __future__ import annotations
 
+import hashlib
 import re
 from dataclasses import replace
 
@@ -32,7 +35,10 @@ from . import display
 from .help import describe
 from .common import load_network, parse_domain
 
-__all__ = ["register", "cmd_regions", "linear_pieces", "neighbour_entries", "neighbour_patterns"]
+__all__ = ["register", "cmd_regions", "linear_pieces", "neighbour_entries", "neighbour_patterns",
+           "pattern_text"]
+
+_WHOLE_PATTERN_UP_TO = 32        # hidden neurons: the text prints whole patterns up to this many
 
 
 def linear_pieces(found) -> list[int]:
@@ -106,6 +112,32 @@ def neighbour_patterns(regions_json: list[dict]) -> list[list]:
     return out
 
 
+def pattern_text(pattern, widths, whole: bool | None = None) -> str:
+    """A region's sign pattern for the text output: whole (``+`` on, ``-`` off, ``0`` zero) when
+    *whole* or, by default, at most ``_WHOLE_PATTERN_UP_TO`` hidden neurons; else per hidden
+    layer the counts of on and off neurons (and of zero ones, when any) and a short hash of the
+    whole pattern (the first 8 hex digits of its SHA-1: equal patterns, equal hashes).  The
+    JSON always has the whole pattern.
+
+    >>> pattern_text([1, -1, 1], [2, 1])
+    '+-+'
+    >>> pattern_text([1] * 20 + [-1] * 30 + [1, 0, -1], [50, 3])
+    '[20+ 30-|1+ 1- 1 zero] #717a3fd8'
+    """
+    whole_text = "".join("+" if v > 0 else "-" if v < 0 else "0" for v in pattern)
+    if whole or (whole is None and len(pattern) <= _WHOLE_PATTERN_UP_TO):
+        return whole_text
+    parts, k = [], 0
+    for w in widths:
+        layer = pattern[k:k + w]
+        k += w
+        on, off = sum(v > 0 for v in layer), sum(v < 0 for v in layer)
+        zero = len(layer) - on - off
+        parts.append(f"{on}+ {off}-" + (f" {zero} zero" if zero else ""))
+    digest = hashlib.sha1(whole_text.encode()).hexdigest()[:8]
+    return f"[{'|'.join(parts)}] #{digest}"
+
+
 def register(sub, parent) -> None:
     p = sub.add_parser("regions", parents=[parent], help="exact linear regions of a ReLU network",
                        **describe(
@@ -141,6 +173,10 @@ def register(sub, parent) -> None:
     p.add_argument("--timeout", type=float, metavar="SECONDS", help="stop after SECONDS (exit 3)")
     p.add_argument("--full", action="store_true",
                    help="JSON: each neighbour's whole pattern (default: its index in the list)")
+    p.add_argument("--patterns", action="store_true",
+                   help=f"text: print each region's whole sign pattern (default: whole up to "
+                        f"{_WHOLE_PATTERN_UP_TO} hidden neurons, else on/off counts per layer "
+                        "and a short hash; the JSON always has whole patterns)")
     p.set_defaults(func=cmd_regions)
     if hasattr(p, "_negative_number_matcher"):  # let "--box -1,1" through as a value
         p._negative_number_matcher = re.compile(r"^-\.?\d[\d,./eE+\- ]*$")
@@ -254,7 +290,7 @@ def _report(args, net, domain, domain_json, widen=None, note=None) -> int:
         lines.append(note)
     shown = []
     for k, r in enumerate(found[:50]):
-        pat = "".join("+" if s > 0 else "-" if s < 0 else "0" for s in r.pattern)
+        pat = pattern_text(r.pattern, net.hidden_widths, True if args.patterns else None)
         J = [list(row) for row in r.jacobian.to_rows()] if hasattr(r.jacobian, "to_rows") else None
         jtext = ("[" + "; ".join(display.numbers(row, ex) for row in J) + "]") if J is not None \
             else str(r.jacobian.to_json())

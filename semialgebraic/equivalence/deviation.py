@@ -32,6 +32,8 @@ class Deviation:
     """Exact ``max_{x in box} max_o |a_o(x) − b_o(x)|`` with a point and output attaining it.
 
     ``complete`` is False when a budget stopped the walk (then ``value`` is a lower bound).
+    ``per_output[o]`` is the largest ``|a_o − b_o|`` found on the walked regions (exact when
+    ``complete``, else a lower bound); ``value`` is their maximum.
     """
 
     value: Q
@@ -40,6 +42,7 @@ class Deviation:
     complete: bool
     regions: int
     reason: str = ""
+    per_output: tuple = ()
 
     def to_json(self) -> dict:
         return {"max_deviation": q_json(self.value), "point": [q_json(v) for v in self.point],
@@ -99,11 +102,12 @@ def max_deviation(a: Network, b: Network, box: Any, *, timeout: float | None = N
         p = tuple([dom[0]] * d)
         diffs = [abs(u - v) for u, v in zip(a(p), b(p))]
         o = max(range(len(diffs)), key=lambda i: diffs[i])
-        return Deviation(diffs[o], p, o, True, 0, "the box is one point")
+        return Deviation(diffs[o], p, o, True, 0, "the box is one point", tuple(diffs))
     p = tuple([dom[0]] * d)                # the corner x = lo: an exact lower bound already
     diffs = [abs(u - v) for u, v in zip(a(p), b(p))]
     o = max(range(len(diffs)), key=lambda i: diffs[i])
     best = (diffs[o], p, o)
+    per_output = list(diffs)
     state: dict = {}
     bar = Progress("regions", enabled=progress)
     a2, _ = contract_affine_layers(a, domain=dom)      # same functions on the box
@@ -134,8 +138,10 @@ def max_deviation(a: Network, b: Network, box: Any, *, timeout: float | None = N
                     if opt.status != "optimal":
                         raise CertificateError("deviation LP", f"status {opt.status} on a bounded region")
                     val, pt = opt.value + s * c[o], opt.point
+                per_output[o] = max(per_output[o], val)
                 if val > best[0]:
                     best = (val, tuple(pt), o)
     complete = bool(state.get("complete"))
     return Deviation(best[0], best[1], best[2], complete, len(regs),
-                     "all regions of a - b in the box" if complete else str(state.get("reason")))
+                     "all regions of a - b in the box" if complete else str(state.get("reason")),
+                     tuple(per_output))

@@ -137,3 +137,39 @@ def test_unchecked_certificate_note_names_ctrl_c_or_the_budget():
 def test_ball_help_says_a_single_centre_coordinate_is_repeated(run, command):
     code, out, _ = run(command, "--help")
     assert code == 0 and "x,R around (x, ..., x)" in " ".join(out.split())
+
+
+# -- the JSON of diff / equiv --epsilon / the region walk agree (issue 15, audit of 2026-12-03) --
+@pytest.mark.parametrize("method", ["bab", "walk"])
+def test_diff_json_max_deviation_is_the_lower_string_and_walk_fills_per_output(pair, run, method):
+    a, b, _ = pair
+    code, out, _ = run("diff", a, b, "--box=-3,3", "--method", method, "--json")
+    data = json.loads(out)
+    assert code == 0 and data["lower"] == data["upper"] == data["max_deviation"] == "1"
+    assert data["complete"] is True and data["per_output"] == [{"lower": "1", "upper": "1"}]
+
+
+def test_diff_json_walk_cut_short_has_per_output_lower_bounds_only(pair, run):
+    a, b, _ = pair
+    code, out, _ = run("diff", a, b, "--box=-3,3", "--method", "walk", "--max-regions", "1", "--json")
+    data = json.loads(out)
+    assert code == 3 and data["complete"] is False and data["upper"] is None
+    assert data["max_deviation"] == data["lower"] and isinstance(data["lower"], str)
+    assert [p["upper"] for p in data["per_output"]] == [None]
+    assert Fraction(data["per_output"][0]["lower"]) == Fraction(data["lower"]) <= 1
+
+
+@pytest.mark.parametrize("eps, answer, interval", [("1", True, ("1", "1")), ("3", True, ("1", "2")),
+                                                   ("1/2", False, None)])
+def test_equiv_epsilon_json_complete_means_lower_equals_upper_and_decided_is_separate(
+        pair, run, eps, answer, interval):
+    a, b, _ = pair
+    code, out, _ = run("equiv", a, b, "--box=-3:3,-1:2", "--epsilon", eps, "--json")
+    data = json.loads(out)
+    assert code == {True: 0, False: 1}[answer] and data["answer"] is answer
+    assert data["decided"] is True and data["max_deviation"] == data["lower"]
+    assert data["complete"] is (data["upper"] is not None and data["lower"] == data["upper"])
+    if interval is not None:           # eps = 3: decided, the interval [1, 2] left open
+        assert (data["lower"], data["upper"]) == interval
+    else:
+        assert Fraction(data["lower"]) > Fraction(1, 2)

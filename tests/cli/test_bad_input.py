@@ -47,7 +47,7 @@ def test_diff_exhausted_budget_is_partial_not_internal_error(nets, capsys, run):
     data = json.loads(out)
     assert data["complete"] is False
     # the reported value is an exact lower bound attained at the reported point
-    assert data["point"] == [-1, -1, -1] and data["max_deviation"] == 1
+    assert data["point"] == [-1, -1, -1] and data["max_deviation"] == "1"
     code, out, err = run("diff", nets["a"], nets["b"], "--box", "-1,1", "--timeout", "1e-9")
     assert code == 3 and "lower bound" in out and err == ""
 
@@ -56,7 +56,7 @@ def test_diff_complete_value(nets, capsys, run):
     code, out, _ = run("diff", nets["a"], nets["b"], "--box", "-1,1", "--json")
     assert code == 0
     data = json.loads(out)
-    assert data["max_deviation"] == 1 and data["complete"] is True
+    assert data["max_deviation"] == "1" and data["complete"] is True
 
 
 def test_max_deviation_exhausted_budget_has_a_point():

@@ -300,3 +300,50 @@ def test_truncated_torch_file_is_one_line_without_state_dict_advice(capsys, tmp_
     code, out, err = run("convert", path, "-o", tmp_path / "o.json")
     assert code == 2 and err.count("\n") == 1 and "truncated or corrupt" in err
     assert "state_dict" not in err and not (tmp_path / "o.json").exists()
+
+
+# -- convert --dtype float16: the float16 copy every issue-15 benchmark compares with -------------
+def test_convert_dtype_float16_rounds_as_numpy_and_diff_certifies_a_small_gap(tmp_path, run):
+    """Each parameter of the copy is the exact rational of numpy.float16(the float32 value)
+    (nearest, ties to even; subnormals, and exact float16 midpoints planted), in every output
+    format; ``diff`` against the original certifies a small positive maximum."""
+    path, tensors = float32_model(tmp_path, widths=(2, 5, 1), seed=3)
+    w = tensors["0.weight"]
+    w[0, 0] = np.float32(1 + 2 ** -11)            # a tie: rounds down to 1 (even significand)
+    w[1, 0] = np.float32(1 + 3 * 2 ** -11)        # a tie: rounds up to 1 + 2^-9
+    w[2, 0] = np.float32(3 * 2 ** -26)            # subnormal range: rounds to 2^-24
+    w[3, 1] = np.float32(2 ** -26)                # below half the least subnormal: 0
+    safetensors_numpy.save_file(tensors, str(path))
+    out = tmp_path / "m16.json"
+    code, text, _ = run("convert", str(path), "-o", str(out), "--dtype", "float16")
+    assert code == 0 and "rounded to the nearest float16" in text
+    layers = json.loads(out.read_text())["layers"]
+    for l, layer in enumerate(layers):
+        for key, got in (("weight", layer["weight"]), ("bias", [layer["bias"]])):
+            want = tensors[f"{2 * l}.{key}"].reshape(len(got), -1).astype(np.float16)
+            assert [[Fraction(v) for v in row] for row in got] == \
+                [[Fraction(float(v)) for v in row] for row in want]
+    assert [Fraction(v) for v in layers[0]["weight"][0][:1] + layers[0]["weight"][1][:1]] == \
+        [1, 1 + Fraction(1, 2 ** 9)]
+    assert Fraction(layers[0]["weight"][2][0]) == Fraction(1, 2 ** 24) and layers[0]["weight"][3][1] == 0
+    for suffix in (".npz", ".safetensors"):       # stored as float16, read back to the same values
+        binary = tmp_path / f"m16{suffix}"
+        assert run("convert", str(path), "-o", str(binary), "--dtype", "float16")[0] == 0
+        back = tmp_path / f"back{suffix}.json"
+        assert run("convert", str(binary), "-o", str(back))[0] == 0
+        assert json.loads(back.read_text())["layers"] == layers
+    assert np.load(tmp_path / "m16.npz")["0.weight"].dtype == np.float16
+    code, text, _ = run("diff", str(path), str(out), "--box=-1,1", "--json")
+    data = json.loads(text)
+    assert code == 0 and data["complete"] is True
+    assert 0 < Fraction(data["lower"]) == Fraction(data["upper"]) < Fraction(1, 100)
+
+
+def test_convert_dtype_float16_refuses_an_overflow_and_writes_nothing(tmp_path, run):
+    net = tmp_path / "big.json"
+    net.write_text(json.dumps({"format": "netfibers.network", "version": 1, "activation": "relu",
+                               "layers": [{"weight": [[65520]], "bias": [0]}]}))
+    out = tmp_path / "big16.json"
+    assert_input_error(run, ["convert", str(net), "-o", str(out), "--dtype", "float16"],
+                       "overflows float16")
+    assert not out.exists()

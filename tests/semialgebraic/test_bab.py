@@ -32,7 +32,7 @@ def test_abs_against_half():
     assert r.point == (Q(2),) and r.output == 0
     assert verify(_json(r.certificate))[0]
     js = r.to_json()
-    assert js["lower"] == "1" and js["upper"] == "1" and js["max_deviation"] == 1
+    assert js["lower"] == "1" and js["upper"] == "1" and js["max_deviation"] == "1"
     assert js["per_output"] == [{"lower": "1", "upper": "1"}]
 
 
@@ -249,7 +249,7 @@ def test_cli_diff_bab(files, capsys):
                         "--json", "--certificate", files["cert"])
     data = json.loads(out)
     assert code == 0 and data["lower"] == data["upper"] == "1" and data["complete"] is True
-    assert data["max_deviation"] == 1 and data["point"] == [2] and data["output"] == 0
+    assert data["max_deviation"] == "1" and data["point"] == [2] and data["output"] == 0
     assert data["per_output"] == [{"lower": "1", "upper": "1"}] and data["nodes"] >= 1
     assert data["method"] == "branch and bound"
     code, out, _ = _run(capsys, "verify", files["cert"])

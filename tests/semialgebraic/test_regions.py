@@ -293,3 +293,38 @@ def test_cli_regions(tmp_path, capsys):
     assert code == 3 and data["complete"] is False
     assert _cli(["regions", str(path), "--box", "1,0"], capsys)[0] == 2
     assert _cli(["regions", str(tmp_path / "missing.json")], capsys)[0] == 2
+
+
+def test_cli_regions_text_compacts_long_patterns_json_keeps_them(tmp_path, capsys):
+    """Above 32 hidden neurons (ACAS Xu: 300) the text prints per layer the on/off counts and a
+    short hash of the pattern instead of the whole sign string; ``--patterns`` prints it whole;
+    the JSON is unchanged (whole patterns)."""
+    import hashlib
+    from algebra import save
+    rng = random.Random(7)
+    widths = (2, 20, 20, 1)
+    ws = [[[rng.randint(-3, 3) for _ in range(a)] for _ in range(b)] for a, b in zip(widths, widths[1:])]
+    bs = [[rng.randint(-2, 2) for _ in range(b)] for b in widths[1:]]
+    path = tmp_path / "n.json"
+    save(Network.from_rows(ws, bs), str(path))
+    argv = ["regions", str(path), "--box", "-1,1", "--max-regions", "3"]
+    code, data = _cli(argv + ["--json"], capsys)
+    assert code == 3 and len(data["regions"]) == 3 and all(len(r["pattern"]) == 40 for r in data["regions"])
+    code, text = _cli(argv, capsys)
+    rows = [line for line in text.splitlines() if " piece " in line]
+    assert code == 3 and len(rows) == 3
+    for r, line in zip(data["regions"], rows):
+        whole = "".join("+" if v > 0 else "-" if v < 0 else "0" for v in r["pattern"])
+        layers = [r["pattern"][:20], r["pattern"][20:]]
+        want = "|".join(f"{sum(v > 0 for v in p)}+ {sum(v < 0 for v in p)}-"
+                        + (f" {p.count(0)} zero" if 0 in p else "") for p in layers)
+        assert line.startswith(f"  [{want}] #{hashlib.sha1(whole.encode()).hexdigest()[:8]}  piece ")
+        assert whole not in line and len(line.split("  piece ")[0]) < 40
+    code, text = _cli(argv + ["--patterns"], capsys)
+    rows = [line for line in text.splitlines() if " piece " in line]
+    assert code == 3 and [line.split()[0] for line in rows] == \
+        ["".join("+" if v > 0 else "-" if v < 0 else "0" for v in r["pattern"]) for r in data["regions"]]
+    # a small net keeps its whole pattern by default
+    save(Network.from_rows([[[1, 0], [0, 1], [1, 1]], [[1, 1, 1]]], [[0, 0, -1], [0]]), str(path))
+    code, text = _cli(["regions", str(path), "--box", "-1,1"], capsys)
+    assert code == 0 and "  +++  piece" in text and "#" not in text
