@@ -321,7 +321,7 @@ class DiffResult:
 
     def to_json(self) -> dict:
         return {"lower": str(self.lower), "upper": None if self.upper is None else str(self.upper),
-                "max_deviation": q_json(self.lower), "point": [q_json(v) for v in self.point],
+                "max_deviation": str(self.lower), "point": [q_json(v) for v in self.point],
                 "output": self.output, "cells": self.cells, "tasks": self.tasks,
                 "complete": self.complete, "reason": self.reason,
                 "verified": self.verified, "where": self.where, "seconds": round(self.seconds, 3),

@@ -284,7 +284,7 @@ class TreeResult:
 
     def to_json(self) -> dict:
         return {"lower": str(self.lower), "upper": None if self.upper is None else str(self.upper),
-                "complete": self.complete, "max_deviation": q_json(self.lower),
+                "complete": self.complete, "max_deviation": str(self.lower),
                 "point": [q_json(v) for v in self.point], "output": self.output,
                 "per_output": self.per_output or [],
                 "nodes": self.expansions, "tasks": self.tasks, "open_nodes": self.open_nodes,
