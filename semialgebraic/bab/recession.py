@@ -338,6 +338,54 @@ def tail_cells(a: Network, b: Network, dom: Domain, radius, budget: Budget, targ
     return (None if heap[0][0][0] == 0 else -heap[0][0][1]), faces
 
 
+_PROBE_LEAVES = 64      # the tail's cells probed for points (largest bound first)
+_PROBE_SCALES = (1, 2, 4, 16, 256)
+
+
+def _leaves(dom: Domain, radius, faces):
+    """``(bound, box)`` for the bounded leaves of the tail's cover (*faces* from
+    :func:`tail_cells`), the cells rebuilt from their splits."""
+    out, todo = [], [(f, box) for f, box in zip(faces, tail_faces(dom, 1 / Q(radius)))
+                     if f is not None and box is not None]
+    while todo:
+        node, box = todo.pop()
+        if "split" in node:
+            k, mid = node["split"]
+            lo, hi = box[k]
+            todo.append((node["children"][0], box[:k] + [(lo, mid)] + box[k + 1:]))
+            todo.append((node["children"][1], box[:k] + [(mid, hi)] + box[k + 1:]))
+        elif node.get("bound") is not None:
+            out.append((node["bound"], box))
+    return out
+
+
+def tail_points(a: Network, b: Network, dom: Domain, radius, faces, above=None):
+    """The primal side of the tail: the best exact ``(dev, x, o, devs)`` (``dev = max_o |a_o −
+    b_o|`` at ``x``) over points ``x = k R u`` of the domain, ``u`` the centre and (``d <= 3``)
+    the corners of a cell of the cover, ``k`` in :data:`_PROBE_SCALES` (all in the tail:
+    ``‖u‖∞ = 1``); the :data:`_PROBE_LEAVES` cells of largest bound above *above*; None when no
+    such point lies in the domain.  Exact evaluations only: a lower bound wherever it is found."""
+    R = Q(radius)
+    cells = sorted((c for c in _leaves(dom, R, faces) if above is None or c[0] > above),
+                   key=lambda c: -c[0])[:_PROBE_LEAVES]
+    best, seen = None, set()
+    for _, box in cells:
+        dirs = [tuple((lo + hi) / 2 for lo, hi in box)]
+        if dom.dim <= 3:
+            dirs += [tuple(box[i][(k >> i) & 1] for i in range(dom.dim)) for k in range(2 ** dom.dim)]
+        for u in dirs:
+            for k in _PROBE_SCALES:
+                x = tuple(k * R * v for v in u)
+                if x in seen or not dom.contains(x):
+                    continue
+                seen.add(x)
+                devs = _devs(a, b, x)
+                o = max(range(len(devs)), key=devs.__getitem__)
+                if best is None or devs[o] > best[0]:
+                    best = (devs[o], x, o, devs)
+    return best
+
+
 def _devs(a, b, x):
     return [abs(p - q) for p, q in zip(a.evaluate(x), b.evaluate(x))]
 
@@ -504,22 +552,26 @@ def _body_and_tail(a, b, dom: Domain, x0, budget: Budget, eps, input_splits, rad
                          _outer_reason(body.reason, budget), cert)
     upper, R, t, faces, body = best
     tail = {"radius": R, "faces": faces, "bound": t}
+    lower, point, out = body.lower, body.point, body.output
+    per_lower = [lo for lo, _ in body.per_output]
+    probe = tail_points(a, b, dom, R, faces, above=lower)   # the tail's primal side
+    if probe is not None and probe[0] > lower:
+        lower, point, out = probe[0], probe[1], probe[2]
+        per_lower = [max(p, q) for p, q in zip(per_lower, probe[3])]
     if body.certificate["claim"] == CLAIMS["bab_bound"][0]:
         cert = bab_recession_certificate(a, b, dom, body=body.certificate, tail=tail, upper=upper,
-                                         lower=body.lower, point=body.point, output=body.output)
+                                         lower=lower, point=point, output=out)
     else:                            # a refutation (point above ε): only the lower bound is claimed
-        cert = bab_recession_certificate(a, b, dom, lower=body.lower, point=body.point,
-                                         output=body.output)
-    complete = body.lower == upper if eps is None else (upper <= eps or body.lower > eps)
+        cert = bab_recession_certificate(a, b, dom, lower=lower, point=point, output=out)
+    complete = lower == upper if eps is None else (upper <= eps or lower > eps)
     reason = ("lower = upper" if eps is None and complete else
-              "a point above the threshold" if eps is not None and body.lower > eps else
+              "a point above the threshold" if eps is not None and lower > eps else
               "the bound holds" if eps is not None and upper <= eps else
               f"bounded ({'a and b differ only in their biases' if same_weights(a, b) else 'stable tail cells'}, "
               f"R29): body ‖x‖∞ <= {R} by branch "
               f"and bound ({_outer_reason(body.reason, budget)}), tail by {_count(faces)} cells")
-    per_output = [(lo, None if hi is None else max(hi, t)) for lo, hi in body.per_output]
-    return BabResult(body.lower, upper, body.point, body.output, per_output, body.nodes, complete,
-                     reason, cert)
+    per_output = [(lo, None if hi is None else max(hi, t)) for lo, (_, hi) in zip(per_lower, body.per_output)]
+    return BabResult(lower, upper, point, out, per_output, body.nodes, complete, reason, cert)
 
 
 def _outer_reason(reason: str, budget: Budget) -> str:
