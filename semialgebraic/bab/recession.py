@@ -282,7 +282,7 @@ def _stable_bound(Wa, ba, Wb, bb, box, sigma):
 
 
 def tail_cells(a: Network, b: Network, dom: Domain, radius, budget: Budget, target=None,
-               max_cells: int = _TAIL_CELLS):
+               max_cells: int = _TAIL_CELLS, stats: dict | None = None):
     """``(bound, faces)``: ``|a − b| <= bound`` at every point of *dom* with ``‖x‖∞ >= radius``
     (R29), or ``(None, faces)`` when a cell stays unbounded (networks of different weights: a
     cell where a neuron changes sign, or ``a − b`` grows).  *faces* is the cover's tree per root cell of
@@ -290,7 +290,10 @@ def tail_cells(a: Network, b: Network, dom: Domain, radius, budget: Budget, targ
     domain's half-space k), inner nodes ``{"split": [k, mid], "children": [u_k <= mid,
     u_k >= mid]}``.  Best first: the cell of largest bound is halved on its widest coordinate
     until the bound is ``<= target`` (or ``<=`` 0), the cells run out, the bound has not
-    dropped for ``max(64, 4d)`` splits, or the budget ends."""
+    dropped for ``max(64, 4d)`` splits, or the budget ends.  *stats* (a dict), when given, gets
+    ``"stop"``: ``"target"``, ``"stall"`` (the bound stopped dropping), ``"cells"``
+    (*max_cells*), ``"budget"``, ``"point"`` (a cell shrunk to a point) or ``"done"`` (no cell
+    left), and ``"cells"``: the cover's size."""
     sigma = 1 / Q(radius)
     tail = _Tail(a, b, dom, sigma)
     heap, faces, n = [], [], 0
@@ -312,20 +315,27 @@ def tail_cells(a: Network, b: Network, dom: Domain, radius, budget: Budget, targ
         faces.append({})
         leaf(box, faces[-1])
     last, stale, first = None, 0, True
-    while heap and n < max_cells and not budget.exhausted():
+    stop = "done"
+    while heap:
+        if n >= max_cells or budget.exhausted():
+            stop = "cells" if n >= max_cells else "budget"
+            break
         t = None if heap[0][0][0] == 0 else -heap[0][0][1]
         if t is not None and (t <= 0 or (target is not None and t <= target)):
+            stop = "target"
             break
         # (None: unbounded so far, no better than the last; the first cell is no repeat)
         stale = stale + 1 if not first and (t is None or (last is not None and t >= last)) else 0
         last, first = t, False
         if stale > max(64, 4 * dom.dim):     # the cover no longer tightens: interval stability
-            break                            # in high dimension (work, not the clock)
+            stop = "stall"                   # in high dimension (work, not the clock)
+            break
         _, _, box, holder = heapq.heappop(heap)
         k = max(range(len(box)), key=lambda i: box[i][1] - box[i][0])
         lo, hi = box[k]
         if hi == lo:
             heapq.heappush(heap, ((0, _Z) if t is None else (1, -t), 0, box, holder))
+            stop = "point"
             break
         mid = (lo + hi) / 2
         kids = [{}, {}]
@@ -333,6 +343,8 @@ def tail_cells(a: Network, b: Network, dom: Domain, radius, budget: Budget, targ
         leaf(box[:k] + [(mid, hi)] + box[k + 1:], kids[1])
         holder.clear()
         holder.update({"split": [k, mid], "children": kids})
+    if stats is not None:
+        stats.update({"stop": stop, "cells": _count(faces)})
     if not heap:
         return _Z, faces
     return (None if heap[0][0][0] == 0 else -heap[0][0][1]), faces
@@ -523,37 +535,49 @@ def _body_and_tail(a, b, dom: Domain, x0, budget: Budget, eps, input_splits, rad
     best = None
     if body.upper is not None:
         # the tail need not go below the body's bound (or below ε)
-        t, faces = tail_cells(a, b, dom, R, budget, target=body.upper if eps is None else eps)
+        st = {}
+        t, faces = tail_cells(a, b, dom, R, budget, target=body.upper if eps is None else eps, stats=st)
         if t is not None:
-            best = (max(body.upper, t, body.lower), R, t, faces, body)
+            best = (max(body.upper, t, body.lower), R, t, faces, body, st)
+    low = [body]                             # every body's point is a lower bound
     far = R
     for _ in range(3):
+        top = max(low, key=lambda r: r.lower).lower
         if body.upper is None or budget.exhausted() or (best is not None and (
-                best[2] <= max(best[4].upper, best[4].lower) or decided(best[0], best[4]))):
+                best[2] <= max(best[4].upper, best[4].lower) or top >= best[0]
+                or decided(best[0], best[4]) or (eps is not None and top > eps))):
             break
         far = 8 * far                        # a farther tail: worth a new body only if tighter
         ref = body if best is None else best[4]
-        t2, faces2 = tail_cells(a, b, dom, far, budget, target=ref.upper if eps is None else eps)
+        st2 = {}
+        t2, faces2 = tail_cells(a, b, dom, far, budget, target=ref.upper if eps is None else eps,
+                                stats=st2)
         if t2 is None:
             continue                         # (different weights) a cell still unstable: farther
         if best is not None and t2 >= best[2]:
+            # no tighter farther out: the tail's bound may be attained in the shell R <= ‖x‖∞
+            # <= 8R, so one larger body for the lower side, then stop
+            body2 = body_at(far)
+            low.append(body2)
             break
         body2 = body_at(far)
+        low.append(body2)
         if body2.upper is None:
             break
         up2 = max(body2.upper, t2, body2.lower)
         if best is None or up2 < best[0]:
-            best = (up2, far, t2, faces2, body2)
+            best = (up2, far, t2, faces2, body2, st2)
     if best is None:
         cert = bab_recession_certificate(a, b, dom, lower=body.lower, point=body.point,
                                          output=body.output)
         return BabResult(body.lower, None, body.point, body.output,
                          [(lo, None) for lo, _ in body.per_output], body.nodes, False,
                          _outer_reason(body.reason, budget), cert)
-    upper, R, t, faces, body = best
+    upper, R, t, faces, body, st = best
     tail = {"radius": R, "faces": faces, "bound": t}
-    lower, point, out = body.lower, body.point, body.output
-    per_lower = [lo for lo, _ in body.per_output]
+    top = max(low, key=lambda r: r.lower)
+    lower, point, out = top.lower, top.point, top.output
+    per_lower = [max(los) for los in zip(*[[lo for lo, _ in r.per_output] for r in low])]
     probe = tail_points(a, b, dom, R, faces, above=lower)   # the tail's primal side
     if probe is not None and probe[0] > lower:
         lower, point, out = probe[0], probe[1], probe[2]
@@ -569,9 +593,28 @@ def _body_and_tail(a, b, dom: Domain, x0, budget: Budget, eps, input_splits, rad
               "the bound holds" if eps is not None and upper <= eps else
               f"bounded ({'a and b differ only in their biases' if same_weights(a, b) else 'stable tail cells'}, "
               f"R29): body ‖x‖∞ <= {R} by branch "
-              f"and bound ({_outer_reason(body.reason, budget)}), tail by {_count(faces)} cells")
+              f"and bound ({_outer_reason(body.reason, budget)}), tail by {_count(faces)} cells"
+              + (_tail_reason(st, t, R, far) if t > max(body.upper, lower) else ""))
     per_output = [(lo, None if hi is None else max(hi, t)) for lo, (_, hi) in zip(per_lower, body.per_output)]
     return BabResult(lower, upper, point, out, per_output, body.nodes, complete, reason, cert)
+
+
+def _tail_reason(st: dict, t, R, far) -> str:
+    """Why the tail's bound *t* (the larger) stayed above the lower bound (*st* from
+    :func:`tail_cells`; *R* the tail's radius, *far* the farthest radius tried)."""
+    stop = st.get("stop")
+    if stop == "budget":
+        return f"; the budget ended while the tail's bound was {t}"
+    if stop == "cells":
+        return (f"; the tail's cover reached {_TAIL_CELLS} cells at bound {t} (a work limit, "
+                f"not the clock)")
+    if stop == "point":
+        return (f"; the tail's bound {t} is that of a cell of one direction (it cannot be split; "
+                f"no budget was reached)" + (f"; radii up to {far} did not help" if far > R else ""))
+    return (f"; the tail's bound {t} stopped dropping (no budget was reached): its interval "
+            f"bounds stay loose on the cells that a kink of a or b running to infinity cuts (a "
+            f"neuron of a and its twin in b change sign on different sides of a strip)"
+            + (f"; radii up to {far} did not help" if far > R else ""))
 
 
 def _outer_reason(reason: str, budget: Budget) -> str:
