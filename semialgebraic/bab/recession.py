@@ -355,8 +355,8 @@ _PROBE_SCALES = (1, 2, 4, 16, 256)
 
 
 def _leaves(dom: Domain, radius, faces):
-    """``(bound, box)`` for the bounded leaves of the tail's cover (*faces* from
-    :func:`tail_cells`), the cells rebuilt from their splits."""
+    """``(bound, box)`` for the leaves of the tail's cover (*faces* from :func:`tail_cells`;
+    bound None: an unstable cell), the cells rebuilt from their splits."""
     out, todo = [], [(f, box) for f, box in zip(faces, tail_faces(dom, 1 / Q(radius)))
                      if f is not None and box is not None]
     while todo:
@@ -366,7 +366,7 @@ def _leaves(dom: Domain, radius, faces):
             lo, hi = box[k]
             todo.append((node["children"][0], box[:k] + [(lo, mid)] + box[k + 1:]))
             todo.append((node["children"][1], box[:k] + [(mid, hi)] + box[k + 1:]))
-        elif node.get("bound") is not None:
+        elif "bound" in node:
             out.append((node["bound"], box))
     return out
 
@@ -375,11 +375,12 @@ def tail_points(a: Network, b: Network, dom: Domain, radius, faces, above=None):
     """The primal side of the tail: the best exact ``(dev, x, o, devs)`` (``dev = max_o |a_o −
     b_o|`` at ``x``) over points ``x = k R u`` of the domain, ``u`` the centre and (``d <= 3``)
     the corners of a cell of the cover, ``k`` in :data:`_PROBE_SCALES` (all in the tail:
-    ``‖u‖∞ = 1``); the :data:`_PROBE_LEAVES` cells of largest bound above *above*; None when no
+    ``‖u‖∞ = 1``); the :data:`_PROBE_LEAVES` cells of largest bound above *above* (unstable cells
+    first); None when no
     such point lies in the domain.  Exact evaluations only: a lower bound wherever it is found."""
     R = Q(radius)
-    cells = sorted((c for c in _leaves(dom, R, faces) if above is None or c[0] > above),
-                   key=lambda c: -c[0])[:_PROBE_LEAVES]
+    cells = sorted((c for c in _leaves(dom, R, faces) if c[0] is None or above is None or c[0] > above),
+                   key=lambda c: (c[0] is not None, -(c[0] or 0)))[:_PROBE_LEAVES]
     best, seen = None, set()
     for _, box in cells:
         dirs = [tuple((lo + hi) / 2 for lo, hi in box)]
@@ -532,11 +533,12 @@ def _body_and_tail(a, b, dom: Domain, x0, budget: Budget, eps, input_splits, rad
     def decided(up, body):
         return budget.exhausted() or (eps is not None and (up <= eps or body.lower > eps))
     body = body_at(R)
-    best = None
+    best, first = None, None
     if body.upper is not None:
         # the tail need not go below the body's bound (or below ε)
         st = {}
         t, faces = tail_cells(a, b, dom, R, budget, target=body.upper if eps is None else eps, stats=st)
+        first = (R, faces)
         if t is not None:
             best = (max(body.upper, t, body.lower), R, t, faces, body, st)
     low = [body]                             # every body's point is a lower bound
@@ -568,10 +570,17 @@ def _body_and_tail(a, b, dom: Domain, x0, budget: Budget, eps, input_splits, rad
         if best is None or up2 < best[0]:
             best = (up2, far, t2, faces2, body2, st2)
     if best is None:
-        cert = bab_recession_certificate(a, b, dom, lower=body.lower, point=body.point,
-                                         output=body.output)
-        return BabResult(body.lower, None, body.point, body.output,
-                         [(lo, None) for lo, _ in body.per_output], body.nodes, False,
+        top = max(low, key=lambda r: r.lower)
+        lower, point, out = top.lower, top.point, top.output
+        per_lower = [max(los) for los in zip(*[[lo for lo, _ in r.per_output] for r in low])]
+        probe = None if first is None else tail_points(a, b, dom, first[0], first[1], above=lower)
+        if probe is not None and probe[0] > lower:
+            lower, point, out = probe[0], probe[1], probe[2]
+            per_lower = [max(p, q) for p, q in zip(per_lower, probe[3])]
+        cert = bab_recession_certificate(a, b, dom, lower=lower, point=point, output=out)
+        return BabResult(lower, None, point, out, [(lo, None) for lo in per_lower], body.nodes,
+                         eps is not None and lower > eps,
+                         "a point above the threshold" if eps is not None and lower > eps else
                          _outer_reason(body.reason, budget), cert)
     upper, R, t, faces, body, st = best
     tail = {"radius": R, "faces": faces, "bound": t}
