@@ -38,7 +38,7 @@ from ..budget import Budget
 from .diff import BabResult, bounded_diff, domain_point
 
 __all__ = ["cone_domain", "bias_free", "apex_box", "deviation_bound", "ray_start", "unbounded_diff",
-           "same_weights", "tail_faces", "tail_cells", "body_domain"]
+           "same_weights", "tail_faces", "tail_cells", "tail_points", "body_domain"]
 
 _Z = Q(0)
 _TAIL_CELLS = 4000      # at most this many cells in the tail's cover (work, not the clock)
