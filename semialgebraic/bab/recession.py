@@ -213,13 +213,41 @@ class _Tail:
         best = _stable_bound(self.Wa, self.ba, self.Wb, self.bb, box, self.sigma)
         if self.same:
             za, zb = self._signs(self.Wa, self.ba, box), self._signs(self.Wb, self.bb, box)
-            t = _rho_bound(self.Wa, self.ba, self.bb, za, zb)
+            t = _rho_bound(self.Wa, self.ba, self.bb, za, zb,
+                           _caps(self.Wa, self.ba, box, self.sigma), _caps(self.Wb, self.bb, box, self.sigma))
             best = t if best is None else min(best, t)
         return best
 
 
-def _rho_bound(Ws, ba, bb, za, zb):
-    """R29's rule for networks of the same weights *Ws*: ``max_o |ρ_o|`` on the cell."""
+def _caps(Ws, bias, box, sigma):
+    """Per hidden layer, an upper bound of each neuron's output ``relu(z)`` at the points
+    ``x = u/s`` of the cell's tail (None: none found).  The homogenised pre-activation is kept
+    as two intervals, ``z_h(u, s) in [P_lo + s Q_lo, P_hi + s Q_hi]`` (``P`` from ``u``, ``Q``
+    from the biases): a neuron of one sign keeps them (or is 0), one of both signs gets ``[0,
+    relu(P_hi)]`` and ``[0, relu(Q_hi)]`` (``relu(p + s q) <= relu(p) + s relu(q)``).  Since
+    ``relu(z) = relu(z_h)/s``, ``P_hi <= 0`` gives ``relu(z) <= relu(Q_hi)`` however far out."""
+    P, Qv, out = list(box), [(_Z, _Z)] * len(box), []
+    for l, W in enumerate(Ws[:-1]):
+        nP, nQ, cap = [], [], []
+        for row, c in zip(W, bias[l]):
+            pl, ph = _row_interval(row, P, _Z)
+            ql, qh = _row_interval(row, Qv, c)
+            if pl + min(_Z, ql * sigma) >= 0:
+                nP.append((pl, ph)); nQ.append((ql, qh))
+            elif ph + max(_Z, qh * sigma) <= 0:
+                nP.append((_Z, _Z)); nQ.append((_Z, _Z))
+            else:
+                nP.append((_Z, max(_Z, ph))); nQ.append((_Z, max(_Z, qh)))
+            cap.append(max(_Z, nQ[-1][1]) if nP[-1][1] <= 0 else None)
+        out.append(cap)
+        P, Qv = nP, nQ
+    return out
+
+
+def _rho_bound(Ws, ba, bb, za, zb, ca=None, cb=None):
+    """R29's rule for networks of the same weights *Ws*: ``max_o |ρ_o|`` on the cell; with the
+    caps *ca*, *cb* of :func:`_caps`, ``relu(z_a) − relu(z_b)`` also lies in ``[−cap_b,
+    cap_a]``."""
     rho = None
     for l, W in enumerate(Ws):
         db = [p - q for p, q in zip(ba[l], bb[l])]
@@ -227,13 +255,17 @@ def _rho_bound(Ws, ba, bb, za, zb):
         if l == len(Ws) - 1:
             break
         g = []
-        for (pa, qa), (pb, qb), (p, q) in zip(za[l], zb[l], rho):
+        for j, ((pa, qa), (pb, qb), (p, q)) in enumerate(zip(za[l], zb[l], rho)):
             if pa >= 0 and pb >= 0:
                 g.append((p, q))
             elif qa <= 0 and qb <= 0:
                 g.append((_Z, _Z))
             else:
                 g.append((min(_Z, p), max(_Z, q)))
+            if ca is not None and g[-1] != (_Z, _Z):
+                p, q = g[-1]
+                u, v = ca[l][j], cb[l][j]
+                g[-1] = (p if v is None else max(p, -v), q if u is None else min(q, u))
         rho = g
     return max(max(abs(p), abs(q)) for p, q in rho)
 

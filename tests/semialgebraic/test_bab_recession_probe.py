@@ -70,9 +70,7 @@ def test_audit_t1_translated_2_on_R2_has_lower_bound_one():
     r = diff_bounds(a, b, Domain.whole(2))
     assert not r.unbounded and r.checked
     assert r.lower == 1 and _dev(la, lb, r.point) == 1       # attained at the returned point
-    assert r.upper is not None and r.upper >= 1
-    if not r.complete:                                       # the tail decides: say why, no budget
-        assert "stopped dropping" in r.reason and "no budget" in r.reason
+    assert r.upper == 1 and r.complete                        # the tail's caps: exact (R29)
     cert = _js(r.certificate)
     assert cert["type"] == "bab_recession" and verify(cert)[0]
     bad = copy.deepcopy(cert)
@@ -81,6 +79,44 @@ def test_audit_t1_translated_2_on_R2_has_lower_bound_one():
     bad = copy.deepcopy(cert)
     bad["point"] = ["0", "0"]                                # |a - b| = 0 there
     assert not verify(bad)[0]
+    bad = copy.deepcopy(cert)                                # a tail leaf below the caps' bound
+    stack = [f for f in bad["tail"]["faces"] if f is not None]
+    while stack:
+        node = stack.pop()
+        if "bound" in node and Fraction(str(node["bound"])) == 1:
+            node["bound"] = "1/2"
+            break
+        stack.extend(node.get("children", []))
+    else:
+        pytest.fail("no leaf of bound 1")
+    ok, why = verify(bad)                                    # only that leaf claims less
+    assert not ok and "1/2" in why, why
+
+
+def test_tail_caps_make_the_t1_tail_bound_one():
+    # without the caps the ρ rule's hull stays at 4 on the cells where a's neuron is off and
+    # b's twin on both sides (the second neuron of layer 2); the caps bound relu(z_b) by 1
+    from semialgebraic.bab.recession import tail_cells
+    from semialgebraic.budget import Budget
+    a, b, _, _ = _t1_pair()
+    for R in (1, 8, 1000):
+        st = {}
+        t, faces = tail_cells(a, b, Domain.whole(2), Q(R), Budget(None), target=Q(0), stats=st)
+        assert t == 1 and st["stop"] == "stall"
+
+
+def test_stalled_tail_says_why_without_a_budget():
+    # seed 9 of the d = 2 sweep on the orthant: the tail's bound 17/4 stays above the max 4
+    rng = random.Random(109)
+    widths = (2, 3, 2, 1)
+    Ws = [[[Fraction(rng.randint(-4, 4), 2) for _ in range(p)] for _ in range(q)] for p, q in zip(widths, widths[1:])]
+    bs = [[Fraction(rng.randint(-4, 4), 2) for _ in range(q)] for q in widths[1:]]
+    bs2 = [[v + Fraction(rng.randint(-4, 4), 2) for v in bv] for bv in bs]
+    a, b = Network.from_rows(Ws, bs), Network.from_rows(Ws, bs2)
+    r = diff_bounds(a, b, Domain.orthant(2))
+    assert (r.lower, r.upper, r.complete) == (4, Q(17, 4), False)
+    assert "stopped dropping (no budget was reached)" in r.reason and "timeout" not in r.reason
+    assert _z3_max(a, b, Domain.orthant(2)) == 4
 
 
 def test_audit_t1_translated_2_epsilon_half_refuted_with_a_point():
