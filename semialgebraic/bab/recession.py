@@ -518,6 +518,7 @@ def unbounded_diff(a: Network, b: Network, dom: Domain, budget: Budget, eps=None
                      reason, cert)
 
 
+_FAR_NODES = 400        # nodes of the far body searched for the lower side only
 _TAIL_SHARE = 0.25      # of a timeout, kept for the tail's cover; the body's search gets the rest
 
 
@@ -616,6 +617,14 @@ def _body_and_tail(a, b, dom: Domain, x0, budget: Budget, eps, input_splits, rad
                          _outer_reason(body.reason, budget), cert)
     upper, R, t, faces, body, st = best
     tail = {"radius": R, "faces": faces, "bound": t}
+    if t > max(body.upper, max(r.lower for r in low)) and not budget.exhausted() and (
+            eps is None or max(r.lower for r in low) <= eps < upper):
+        # the tail decides the upper bound: its max may lie past every body tried, so one more
+        # body 16 times farther out, for its points only (a few nodes, or half what is left)
+        share = _Share(budget, 1 / 2) if budget.timeout is not None else Budget(None, _FAR_NODES)
+        low.append(bounded_diff(a, b, body_domain(dom, 16 * far), share, eps, input_splits))
+        if share.interrupted:
+            budget.interrupt()
     top = max(low, key=lambda r: r.lower)
     lower, point, out = top.lower, top.point, top.output
     per_lower = [max(los) for los in zip(*[[lo for lo, _ in r.per_output] for r in low])]
