@@ -243,3 +243,18 @@ def test_d2_bias_shifted_pairs_against_z3(seed, name):
     if r.complete:
         assert r.lower == _q(truth)
     assert verify(_js(r.certificate))[0]
+
+
+def test_cli_audit_example_exact_and_refuted(capsys):
+    """The audit's commands: ``diff`` on all of R^2 exits 0 with max 1, ``equiv --epsilon 1/2``
+    exits 1 with a point where |a - b| > 1/2."""
+    from semialgebraic.cli import main
+    a, b = str(EXAMPLES / "t1_masked.json"), str(EXAMPLES / "t1_translated_2.json")
+    code = main(["diff", a, b, "--json"])
+    data = json.loads(capsys.readouterr().out)
+    assert code == 0 and (data["lower"], data["upper"], data["complete"]) == ("1", "1", True)
+    la, lb = _raw(EXAMPLES / "t1_masked.json"), _raw(EXAMPLES / "t1_translated_2.json")
+    assert _dev(la, lb, [Fraction(str(v)) for v in data["point"]]) == 1
+    code = main(["equiv", a, b, "--epsilon", "1/2"])
+    out = capsys.readouterr().out
+    assert code == 1 and "> 1/2" in out
