@@ -38,7 +38,7 @@ from ..budget import Budget
 from .diff import BabResult, bounded_diff, domain_point
 
 __all__ = ["cone_domain", "bias_free", "apex_box", "deviation_bound", "ray_start", "unbounded_diff",
-           "same_weights", "tail_faces", "tail_cells", "body_domain"]
+           "same_weights", "tail_faces", "tail_cells", "tail_points", "body_domain"]
 
 _Z = Q(0)
 _TAIL_CELLS = 4000      # at most this many cells in the tail's cover (work, not the clock)
@@ -213,13 +213,41 @@ class _Tail:
         best = _stable_bound(self.Wa, self.ba, self.Wb, self.bb, box, self.sigma)
         if self.same:
             za, zb = self._signs(self.Wa, self.ba, box), self._signs(self.Wb, self.bb, box)
-            t = _rho_bound(self.Wa, self.ba, self.bb, za, zb)
+            t = _rho_bound(self.Wa, self.ba, self.bb, za, zb,
+                           _caps(self.Wa, self.ba, box, self.sigma), _caps(self.Wb, self.bb, box, self.sigma))
             best = t if best is None else min(best, t)
         return best
 
 
-def _rho_bound(Ws, ba, bb, za, zb):
-    """R29's rule for networks of the same weights *Ws*: ``max_o |ρ_o|`` on the cell."""
+def _caps(Ws, bias, box, sigma):
+    """Per hidden layer, an upper bound of each neuron's output ``relu(z)`` at the points
+    ``x = u/s`` of the cell's tail (None: none found).  The homogenised pre-activation is kept
+    as two intervals, ``z_h(u, s) in [P_lo + s Q_lo, P_hi + s Q_hi]`` (``P`` from ``u``, ``Q``
+    from the biases): a neuron of one sign keeps them (or is 0), one of both signs gets ``[0,
+    relu(P_hi)]`` and ``[0, relu(Q_hi)]`` (``relu(p + s q) <= relu(p) + s relu(q)``).  Since
+    ``relu(z) = relu(z_h)/s``, ``P_hi <= 0`` gives ``relu(z) <= relu(Q_hi)`` however far out."""
+    P, Qv, out = list(box), [(_Z, _Z)] * len(box), []
+    for l, W in enumerate(Ws[:-1]):
+        nP, nQ, cap = [], [], []
+        for row, c in zip(W, bias[l]):
+            pl, ph = _row_interval(row, P, _Z)
+            ql, qh = _row_interval(row, Qv, c)
+            if pl + min(_Z, ql * sigma) >= 0:
+                nP.append((pl, ph)); nQ.append((ql, qh))
+            elif ph + max(_Z, qh * sigma) <= 0:
+                nP.append((_Z, _Z)); nQ.append((_Z, _Z))
+            else:
+                nP.append((_Z, max(_Z, ph))); nQ.append((_Z, max(_Z, qh)))
+            cap.append(max(_Z, nQ[-1][1]) if nP[-1][1] <= 0 else None)
+        out.append(cap)
+        P, Qv = nP, nQ
+    return out
+
+
+def _rho_bound(Ws, ba, bb, za, zb, ca=None, cb=None):
+    """R29's rule for networks of the same weights *Ws*: ``max_o |ρ_o|`` on the cell; with the
+    caps *ca*, *cb* of :func:`_caps`, ``relu(z_a) − relu(z_b)`` also lies in ``[−cap_b,
+    cap_a]``."""
     rho = None
     for l, W in enumerate(Ws):
         db = [p - q for p, q in zip(ba[l], bb[l])]
@@ -227,13 +255,17 @@ def _rho_bound(Ws, ba, bb, za, zb):
         if l == len(Ws) - 1:
             break
         g = []
-        for (pa, qa), (pb, qb), (p, q) in zip(za[l], zb[l], rho):
+        for j, ((pa, qa), (pb, qb), (p, q)) in enumerate(zip(za[l], zb[l], rho)):
             if pa >= 0 and pb >= 0:
                 g.append((p, q))
             elif qa <= 0 and qb <= 0:
                 g.append((_Z, _Z))
             else:
                 g.append((min(_Z, p), max(_Z, q)))
+            if ca is not None and g[-1] != (_Z, _Z):
+                p, q = g[-1]
+                u, v = ca[l][j], cb[l][j]
+                g[-1] = (p if v is None else max(p, -v), q if u is None else min(q, u))
         rho = g
     return max(max(abs(p), abs(q)) for p, q in rho)
 
@@ -282,7 +314,7 @@ def _stable_bound(Wa, ba, Wb, bb, box, sigma):
 
 
 def tail_cells(a: Network, b: Network, dom: Domain, radius, budget: Budget, target=None,
-               max_cells: int = _TAIL_CELLS):
+               max_cells: int = _TAIL_CELLS, stats: dict | None = None):
     """``(bound, faces)``: ``|a − b| <= bound`` at every point of *dom* with ``‖x‖∞ >= radius``
     (R29), or ``(None, faces)`` when a cell stays unbounded (networks of different weights: a
     cell where a neuron changes sign, or ``a − b`` grows).  *faces* is the cover's tree per root cell of
@@ -290,7 +322,10 @@ def tail_cells(a: Network, b: Network, dom: Domain, radius, budget: Budget, targ
     domain's half-space k), inner nodes ``{"split": [k, mid], "children": [u_k <= mid,
     u_k >= mid]}``.  Best first: the cell of largest bound is halved on its widest coordinate
     until the bound is ``<= target`` (or ``<=`` 0), the cells run out, the bound has not
-    dropped for ``max(64, 4d)`` splits, or the budget ends."""
+    dropped for ``max(64, 4d)`` splits, or the budget ends.  *stats* (a dict), when given, gets
+    ``"stop"``: ``"target"``, ``"stall"`` (the bound stopped dropping), ``"cells"``
+    (*max_cells*), ``"budget"``, ``"point"`` (a cell shrunk to a point) or ``"done"`` (no cell
+    left), and ``"cells"``: the cover's size."""
     sigma = 1 / Q(radius)
     tail = _Tail(a, b, dom, sigma)
     heap, faces, n = [], [], 0
@@ -312,20 +347,27 @@ def tail_cells(a: Network, b: Network, dom: Domain, radius, budget: Budget, targ
         faces.append({})
         leaf(box, faces[-1])
     last, stale, first = None, 0, True
-    while heap and n < max_cells and not budget.exhausted():
+    stop = "done"
+    while heap:
+        if n >= max_cells or budget.exhausted():
+            stop = "cells" if n >= max_cells else "budget"
+            break
         t = None if heap[0][0][0] == 0 else -heap[0][0][1]
         if t is not None and (t <= 0 or (target is not None and t <= target)):
+            stop = "target"
             break
         # (None: unbounded so far, no better than the last; the first cell is no repeat)
         stale = stale + 1 if not first and (t is None or (last is not None and t >= last)) else 0
         last, first = t, False
         if stale > max(64, 4 * dom.dim):     # the cover no longer tightens: interval stability
-            break                            # in high dimension (work, not the clock)
+            stop = "stall"                   # in high dimension (work, not the clock)
+            break
         _, _, box, holder = heapq.heappop(heap)
         k = max(range(len(box)), key=lambda i: box[i][1] - box[i][0])
         lo, hi = box[k]
         if hi == lo:
             heapq.heappush(heap, ((0, _Z) if t is None else (1, -t), 0, box, holder))
+            stop = "point"
             break
         mid = (lo + hi) / 2
         kids = [{}, {}]
@@ -333,9 +375,60 @@ def tail_cells(a: Network, b: Network, dom: Domain, radius, budget: Budget, targ
         leaf(box[:k] + [(mid, hi)] + box[k + 1:], kids[1])
         holder.clear()
         holder.update({"split": [k, mid], "children": kids})
+    if stats is not None:
+        stats.update({"stop": stop, "cells": _count(faces)})
     if not heap:
         return _Z, faces
     return (None if heap[0][0][0] == 0 else -heap[0][0][1]), faces
+
+
+_PROBE_LEAVES = 64      # the tail's cells probed for points (largest bound first)
+_PROBE_SCALES = (1, 2, 4, 16, 256)
+
+
+def _leaves(dom: Domain, radius, faces):
+    """``(bound, box)`` for the leaves of the tail's cover (*faces* from :func:`tail_cells`;
+    bound None: an unstable cell), the cells rebuilt from their splits."""
+    out, todo = [], [(f, box) for f, box in zip(faces, tail_faces(dom, 1 / Q(radius)))
+                     if f is not None and box is not None]
+    while todo:
+        node, box = todo.pop()
+        if "split" in node:
+            k, mid = node["split"]
+            lo, hi = box[k]
+            todo.append((node["children"][0], box[:k] + [(lo, mid)] + box[k + 1:]))
+            todo.append((node["children"][1], box[:k] + [(mid, hi)] + box[k + 1:]))
+        elif "bound" in node:
+            out.append((node["bound"], box))
+    return out
+
+
+def tail_points(a: Network, b: Network, dom: Domain, radius, faces, above=None):
+    """The primal side of the tail: the best exact ``(dev, x, o, devs)`` (``dev = max_o |a_o −
+    b_o|`` at ``x``) over points ``x = k R u`` of the domain, ``u`` the centre and (``d <= 3``)
+    the corners of a cell of the cover, ``k`` in :data:`_PROBE_SCALES` (all in the tail:
+    ``‖u‖∞ = 1``); the :data:`_PROBE_LEAVES` cells of largest bound above *above* (unstable cells
+    first); None when no
+    such point lies in the domain.  Exact evaluations only: a lower bound wherever it is found."""
+    R = Q(radius)
+    cells = sorted((c for c in _leaves(dom, R, faces) if c[0] is None or above is None or c[0] > above),
+                   key=lambda c: (c[0] is not None, -(c[0] or 0)))[:_PROBE_LEAVES]
+    best, seen = None, set()
+    for _, box in cells:
+        dirs = [tuple((lo + hi) / 2 for lo, hi in box)]
+        if dom.dim <= 3:
+            dirs += [tuple(box[i][(k >> i) & 1] for i in range(dom.dim)) for k in range(2 ** dom.dim)]
+        for u in dirs:
+            for k in _PROBE_SCALES:
+                x = tuple(k * R * v for v in u)
+                if x in seen or not dom.contains(x):
+                    continue
+                seen.add(x)
+                devs = _devs(a, b, x)
+                o = max(range(len(devs)), key=devs.__getitem__)
+                if best is None or devs[o] > best[0]:
+                    best = (devs[o], x, o, devs)
+    return best
 
 
 def _devs(a, b, x):
@@ -425,6 +518,7 @@ def unbounded_diff(a: Network, b: Network, dom: Domain, budget: Budget, eps=None
                      reason, cert)
 
 
+_FAR_NODES = 400        # nodes of the far body searched for the lower side only
 _TAIL_SHARE = 0.25      # of a timeout, kept for the tail's cover; the body's search gets the rest
 
 
@@ -472,54 +566,105 @@ def _body_and_tail(a, b, dom: Domain, x0, budget: Budget, eps, input_splits, rad
     def decided(up, body):
         return budget.exhausted() or (eps is not None and (up <= eps or body.lower > eps))
     body = body_at(R)
-    best = None
+    best, first = None, None
     if body.upper is not None:
         # the tail need not go below the body's bound (or below ε)
-        t, faces = tail_cells(a, b, dom, R, budget, target=body.upper if eps is None else eps)
+        st = {}
+        t, faces = tail_cells(a, b, dom, R, budget, target=body.upper if eps is None else eps, stats=st)
+        first = (R, faces)
         if t is not None:
-            best = (max(body.upper, t, body.lower), R, t, faces, body)
+            best = (max(body.upper, t, body.lower), R, t, faces, body, st)
+    low = [body]                             # every body's point is a lower bound
     far = R
     for _ in range(3):
+        top = max(low, key=lambda r: r.lower).lower
         if body.upper is None or budget.exhausted() or (best is not None and (
-                best[2] <= max(best[4].upper, best[4].lower) or decided(best[0], best[4]))):
+                best[2] <= max(best[4].upper, best[4].lower) or top >= best[0]
+                or decided(best[0], best[4]) or (eps is not None and top > eps))):
             break
         far = 8 * far                        # a farther tail: worth a new body only if tighter
         ref = body if best is None else best[4]
-        t2, faces2 = tail_cells(a, b, dom, far, budget, target=ref.upper if eps is None else eps)
+        st2 = {}
+        t2, faces2 = tail_cells(a, b, dom, far, budget, target=ref.upper if eps is None else eps,
+                                stats=st2)
         if t2 is None:
             continue                         # (different weights) a cell still unstable: farther
         if best is not None and t2 >= best[2]:
+            # no tighter farther out: the tail's bound may be attained in the shell R <= ‖x‖∞
+            # <= 8R, so one larger body for the lower side, then stop
+            body2 = body_at(far)
+            low.append(body2)
             break
         body2 = body_at(far)
+        low.append(body2)
         if body2.upper is None:
             break
         up2 = max(body2.upper, t2, body2.lower)
         if best is None or up2 < best[0]:
-            best = (up2, far, t2, faces2, body2)
+            best = (up2, far, t2, faces2, body2, st2)
     if best is None:
-        cert = bab_recession_certificate(a, b, dom, lower=body.lower, point=body.point,
-                                         output=body.output)
-        return BabResult(body.lower, None, body.point, body.output,
-                         [(lo, None) for lo, _ in body.per_output], body.nodes, False,
+        top = max(low, key=lambda r: r.lower)
+        lower, point, out = top.lower, top.point, top.output
+        per_lower = [max(los) for los in zip(*[[lo for lo, _ in r.per_output] for r in low])]
+        probe = None if first is None else tail_points(a, b, dom, first[0], first[1], above=lower)
+        if probe is not None and probe[0] > lower:
+            lower, point, out = probe[0], probe[1], probe[2]
+            per_lower = [max(p, q) for p, q in zip(per_lower, probe[3])]
+        cert = bab_recession_certificate(a, b, dom, lower=lower, point=point, output=out)
+        return BabResult(lower, None, point, out, [(lo, None) for lo in per_lower], body.nodes,
+                         eps is not None and lower > eps,
+                         "a point above the threshold" if eps is not None and lower > eps else
                          _outer_reason(body.reason, budget), cert)
-    upper, R, t, faces, body = best
+    upper, R, t, faces, body, st = best
     tail = {"radius": R, "faces": faces, "bound": t}
+    if t > max(body.upper, max(r.lower for r in low)) and not budget.exhausted() and (
+            eps is None or max(r.lower for r in low) <= eps < upper):
+        # the tail decides the upper bound: its max may lie past every body tried, so one more
+        # body 16 times farther out, for its points only (a few nodes, or half what is left)
+        share = _Share(budget, 1 / 2) if budget.timeout is not None else Budget(None, _FAR_NODES)
+        low.append(bounded_diff(a, b, body_domain(dom, 16 * far), share, eps, input_splits))
+        if share.interrupted:
+            budget.interrupt()
+    top = max(low, key=lambda r: r.lower)
+    lower, point, out = top.lower, top.point, top.output
+    per_lower = [max(los) for los in zip(*[[lo for lo, _ in r.per_output] for r in low])]
+    probe = tail_points(a, b, dom, R, faces, above=lower)   # the tail's primal side
+    if probe is not None and probe[0] > lower:
+        lower, point, out = probe[0], probe[1], probe[2]
+        per_lower = [max(p, q) for p, q in zip(per_lower, probe[3])]
     if body.certificate["claim"] == CLAIMS["bab_bound"][0]:
         cert = bab_recession_certificate(a, b, dom, body=body.certificate, tail=tail, upper=upper,
-                                         lower=body.lower, point=body.point, output=body.output)
+                                         lower=lower, point=point, output=out)
     else:                            # a refutation (point above ε): only the lower bound is claimed
-        cert = bab_recession_certificate(a, b, dom, lower=body.lower, point=body.point,
-                                         output=body.output)
-    complete = body.lower == upper if eps is None else (upper <= eps or body.lower > eps)
+        cert = bab_recession_certificate(a, b, dom, lower=lower, point=point, output=out)
+    complete = lower == upper if eps is None else (upper <= eps or lower > eps)
     reason = ("lower = upper" if eps is None and complete else
-              "a point above the threshold" if eps is not None and body.lower > eps else
+              "a point above the threshold" if eps is not None and lower > eps else
               "the bound holds" if eps is not None and upper <= eps else
               f"bounded ({'a and b differ only in their biases' if same_weights(a, b) else 'stable tail cells'}, "
               f"R29): body ‖x‖∞ <= {R} by branch "
-              f"and bound ({_outer_reason(body.reason, budget)}), tail by {_count(faces)} cells")
-    per_output = [(lo, None if hi is None else max(hi, t)) for lo, hi in body.per_output]
-    return BabResult(body.lower, upper, body.point, body.output, per_output, body.nodes, complete,
-                     reason, cert)
+              f"and bound ({_outer_reason(body.reason, budget)}), tail by {_count(faces)} cells"
+              + (_tail_reason(st, t, R, far) if t > max(body.upper, lower) else ""))
+    per_output = [(lo, None if hi is None else max(hi, t)) for lo, (_, hi) in zip(per_lower, body.per_output)]
+    return BabResult(lower, upper, point, out, per_output, body.nodes, complete, reason, cert)
+
+
+def _tail_reason(st: dict, t, R, far) -> str:
+    """Why the tail's bound *t* (the larger) stayed above the lower bound (*st* from
+    :func:`tail_cells`; *R* the tail's radius, *far* the farthest radius tried)."""
+    stop = st.get("stop")
+    if stop == "budget":
+        return f"; the budget ended while the tail's bound was {t}"
+    if stop == "cells":
+        return (f"; the tail's cover reached {_TAIL_CELLS} cells at bound {t} (a work limit, "
+                f"not the clock)")
+    if stop == "point":
+        return (f"; the tail's bound {t} is that of a cell of one direction (it cannot be split; "
+                f"no budget was reached)" + (f"; radii up to {far} did not help" if far > R else ""))
+    return (f"; the tail's bound {t} stopped dropping (no budget was reached): its interval "
+            f"bounds stay loose, as a rule on the cells that a kink of a or b running to infinity "
+            f"cuts (a neuron of a and its twin in b change sign on different sides of a strip)"
+            + (f"; radii up to {far} did not help" if far > R else ""))
 
 
 def _outer_reason(reason: str, budget: Budget) -> str:

@@ -215,7 +215,8 @@ def _cell_bound(a, b, box, sigma):
     when neither applies."""
     got = _stable_cell(a, b, box, sigma)
     if a.widths == b.widths and all(Wa == Wb for Wa, Wb in zip(a.weights, b.weights)):
-        t = _rho_cell(a, b, _hom_signs(a, box, sigma), _hom_signs(b, box, sigma))
+        t = _rho_cell(a, b, _hom_signs(a, box, sigma), _hom_signs(b, box, sigma),
+                      _hom_caps(a, box, sigma), _hom_caps(b, box, sigma))
         got = t if got is None else min(got, t)
     return got
 
@@ -234,8 +235,34 @@ def _hom_signs(net, box, sigma):
     return out
 
 
-def _rho_cell(a, b, za, zb):
-    """R29's ρ rule (a and b of the same weights)."""
+def _hom_caps(net, box, sigma):
+    """Per hidden layer, a bound of each neuron's ``relu(z)`` at every point ``u/s`` of the
+    cell's tail, or None.  The homogenised pre-activation lies in ``[p_lo + s q_lo, p_hi + s
+    q_hi]`` (``p`` the part of the directions, ``q`` of the biases); a neuron of both signs is
+    replaced by ``[0, max(p_hi, 0)]``, ``[0, max(q_hi, 0)]``, one always off by 0; then
+    ``relu(z) = relu(z_h)/s <= max(q_hi, 0)`` whenever ``p_hi <= 0``."""
+    p_iv, q_iv, caps = list(box), [(_Z, _Z) for _ in box], []
+    for W, bias in list(zip(net.weights, net.biases))[:-1]:
+        layer, np_, nq = [], [], []
+        for row, c in zip(W.to_rows(), bias):
+            p, q = _dot(row, p_iv), _dot(row, q_iv, c)
+            if p[0] + min(_Z, q[0] * sigma) >= 0:
+                pass
+            elif p[1] + max(_Z, q[1] * sigma) <= 0:
+                p, q = (_Z, _Z), (_Z, _Z)
+            else:
+                p, q = (_Z, max(p[1], _Z)), (_Z, max(q[1], _Z))
+            np_.append(p)
+            nq.append(q)
+            layer.append(max(q[1], _Z) if p[1] <= 0 else None)
+        caps.append(layer)
+        p_iv, q_iv = np_, nq
+    return caps
+
+
+def _rho_cell(a, b, za, zb, ca, cb):
+    """R29's ρ rule (a and b of the same weights); after a layer's relu, ``relu(z_a) −
+    relu(z_b)`` is also kept within ``[−cap_b, cap_a]`` (:func:`_hom_caps`)."""
     rho = None
     n_layers = a.depth
     for l in range(n_layers):
@@ -248,9 +275,14 @@ def _rho_cell(a, b, za, zb):
         if l == n_layers - 1:
             return max(max(-p, q) for p, q in rho)
         nxt = []
-        for (pa, qa), (pb, qb), (p, q) in zip(za[l], zb[l], rho):
+        for (pa, qa), (pb, qb), (p, q), ua, ub in zip(za[l], zb[l], rho, ca[l], cb[l]):
             both_on, both_off = min(pa, pb) >= 0, max(qa, qb) <= 0
-            nxt.append((p, q) if both_on else (_Z, _Z) if both_off else (min(p, _Z), max(q, _Z)))
+            if both_off:
+                nxt.append((_Z, _Z))
+                continue
+            if not both_on:
+                p, q = min(p, _Z), max(q, _Z)
+            nxt.append((p if ub is None else max(p, -ub), q if ua is None else min(q, ua)))
         rho = nxt
     raise InputError("a network without layers")
 
