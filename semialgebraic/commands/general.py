@@ -97,7 +97,7 @@ def register(sub, parent) -> None:
                            "the budget), complete, max_deviation (= lower), point, output, "
                            "per_output, nodes, reason, method.",
                            exits=["0  exact maximum (lower = upper; +inf with a certified ray)",
-                                  "3  a budget cut the search short: [lower, upper] is certified"],
+                                  "3  not closed (a budget, or a search that stopped: the reason says which): [lower, upper] is certified"],
                            examples=["netfibers diff algebra/examples/t1_masked.json "
                                      "algebra/examples/t1_translated_2.json --box -3,3",
                                      "netfibers diff A.json B.json --box=-1:1,0:2 --method bab "
