@@ -1047,7 +1047,10 @@ class _Engine:
             if self._proves(pattern, q, y, y2, rec(t)):
                 out[pos] = (q, y2)
             else:
-                out[pos] = self._across(pattern, cls, a, y, eps / 4, 63, rec(t))
+                # 200 quarterings (4^-200): the first step is guessed in floats and may be
+                # ~1e18 long where the normal is huge, and the region across may be ~1e-27
+                # thin (dim campaign seed 7008: 63 failed on 3 of 6 start points)
+                out[pos] = self._across(pattern, cls, a, y, eps / 4, 200, rec(t))
         return out
 
     def _float_patterns(self, points):

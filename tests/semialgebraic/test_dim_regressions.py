@@ -64,9 +64,11 @@ def test_a_failed_region_walk_leaves_a_sound_interval():
 
 @pytest.mark.parametrize("seed", [0, 1])
 def test_the_region_walk_of_dim_completes_on_a_steep_kink(seed):
-    # joint_regions (seed 0) cannot step across a facet of this net (semialgebraic/regions/walk.py,
-    # found by tests/fuzz/dim_campaign.py seed 7008, not fixed there); dim retries the walk from
-    # other start points (WALK_ATTEMPTS) and seed 1's walk completes.  Then (lead, session 16) the
+    # joint_regions (seeds 0, 2, 5) could not step across a facet of this net (found by
+    # tests/fuzz/dim_campaign.py seed 7008): its first step, guessed in floats, was ~1e18 long
+    # (the facet's normal ~4e30) and 63 quarterings did not reach the ~1e-27 thin region across;
+    # now 200 (semialgebraic/regions/walk.py), and dim also retries the walk from other start
+    # points (WALK_ATTEMPTS).  Then (lead, session 16) the
     # complete walk said EXACTLY 7 (the value is 8: the campaign's oracle, and an independent sympy
     # gradient rank at points of the six differentiable regions): one region is a strip
     # a/4 < h2 < K a/(4K - 3w) about 1e-21 wide in h2 (1e-27 in x0), where batch_simplex's steps
@@ -134,3 +136,11 @@ def test_the_exact_rank_call_is_capped_without_a_timeout():
     assert EXACT_CALL_CAP <= 60
     S.budget.reason = "interrupted (Ctrl-C)"
     assert not S.exact_fits(10)
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_the_region_walk_steps_into_a_region_1e_27_thin(seed):
+    from semialgebraic.regions import joint_regions
+    state = {}
+    regs = list(joint_regions([WALK_FAILS], domain=(-1, 1), state=state, seed=seed, multipliers=False))
+    assert state.get("complete") and len(regs) == 8            # was "could not step" on 0, 2, 5
