@@ -397,12 +397,20 @@ def strata_graph(strata, edges) -> nx.Graph:
 
 
 def check_same_function(net: Network, rep: Network, P, K) -> bool:
-    """Exact equality of the two functions along the net's first-layer direction (f depends on
-    x only through t = W1 x for both): at every kink, between kinks and beyond the ends."""
+    """Exact equality of the two functions (a proof, not a sample): *rep*'s first-layer row must
+    be λ·(the net's), λ ≠ 0, so both depend on x only through t = W1 x; along t both are affine
+    between the union of their kinks (the net's *K*, *rep*'s mapped by t = t'/λ), so equality
+    at every point of that union and at one point beyond each end is equality everywhere."""
+    from ._structure import Parts
     a = [P.R1[0][c] for c in range(P.d)]
+    R = Parts.of(rep)
+    a2 = [R.R1[0][c] for c in range(P.d)]
     p0 = next(c for c in range(P.d) if a[c] != 0)
-    ts = list(K) + [(x + y) / 2 for x, y in zip(K, K[1:])] + [K[0] - 1, K[0] - 7, K[-1] + 1,
-                                                              K[-1] + 13]
+    lam = a2[p0] / a[p0]
+    if lam == 0 or any(a2[c] != lam * a[c] for c in range(P.d)):
+        return False
+    pts = sorted(set(K) | {k / lam for k in kinks_and_slopes(R)[0]})
+    ts = pts + [pts[0] - 1, pts[-1] + 1] if pts else [Q(0), Q(1)]
     for t in ts:
         x = [Q(0)] * P.d
         x[p0] = t / a[p0]

@@ -95,10 +95,6 @@ ELIMINATION_RATE = 2e8
 """Float64 operations per second assumed (conservatively, on a shared machine) when deciding
 whether a sampling batch fits the budget (:meth:`_Sandwich.affordable`)."""
 
-WALK_ATTEMPTS = 3
-"""Region walks tried (seeds ``seed``, ``seed + 1``, …) when a walk fails on a degenerate facet
-("could not step across facet", :mod:`semialgebraic.regions.walk`) rather than on its budget."""
-
 EXACT_CALL_CAP = 30.0
 """Estimated seconds of one exact rational rank call (FLINT: not interruptible) allowed when no
 timeout is given; beyond it the modular rank's interval is reported (the reason says which)."""
@@ -225,22 +221,13 @@ class _Sandwich:
         n1, d = (net.widths[1] if net.depth > 1 else 0), net.n_inputs
         first_layer_regions = sum(math.comb(n1, i) for i in range(min(n1, d) + 1))
         if max_regions is None or first_layer_regions <= max_regions:
-            for attempt in range(WALK_ATTEMPTS):
-                state, self.regions = {}, []
-                walk_budget = Budget(None, max_regions)
-                try:                    # the timeout (an active budget) only stops the walk
-                    for r in joint_regions([net], domain=self.dom, budget=walk_budget, state=state,
-                                           seed=seed + attempt, multipliers=False):
-                        self.regions.append(r)
-                except KeyboardInterrupt:
-                    self.budget.interrupt()
-                    state["complete"] = False
-                    break
-                # a walk that failed on a degenerate facet (not its budget) may pass from another
-                # start point (dim campaign seed 7008: seed 0 fails, seed 1 completes)
-                if state.get("complete") or walk_budget.reason is not None or \
-                        self.budget.exhausted():
-                    break
+            try:                        # the timeout (an active budget) only stops the walk
+                for r in joint_regions([net], domain=self.dom, budget=walk_budget, state=state,
+                                       seed=seed, multipliers=False):
+                    self.regions.append(r)
+            except KeyboardInterrupt:
+                self.budget.interrupt()
+                state["complete"] = False
         self.complete = bool(state.get("complete"))
         self.patterns = [r.pattern for r in self.regions] if self.complete else None
         # regions on which a neuron has sign 0 (its pre-activation vanishes on the whole region, a

@@ -67,8 +67,7 @@ def test_the_region_walk_of_dim_completes_on_a_steep_kink(seed):
     # joint_regions (seeds 0, 2, 5) could not step across a facet of this net (found by
     # tests/fuzz/dim_campaign.py seed 7008): its first step, guessed in floats, was ~1e18 long
     # (the facet's normal ~4e30) and 63 quarterings did not reach the ~1e-27 thin region across;
-    # now 200 (semialgebraic/regions/walk.py), and dim also retries the walk from other start
-    # points (WALK_ATTEMPTS).  Then (lead, session 16) the
+    # now 200 (semialgebraic/regions/walk.py).  Then (lead, session 16) the
     # complete walk said EXACTLY 7 (the value is 8: the campaign's oracle, and an independent sympy
     # gradient rank at points of the six differentiable regions): one region is a strip
     # a/4 < h2 < K a/(4K - 3w) about 1e-21 wide in h2 (1e-27 in x0), where batch_simplex's steps

@@ -135,3 +135,28 @@ def test_fiber_text_names_the_strata():
         in fiber_text(F)
     assert "stratum 5 (orientation +1, visible first-layer kink, kink rows ['switching'], " \
            "2 linear, 0 dead): dimension 7" in text
+
+
+def test_the_representative_check_is_a_proof_not_a_sample():
+    # three-layer-fibers R16a: a stratum's representative must realise the same function
+    # check_same_function (lead, session 16 review): the first-layer rows must be parallel, and
+    # the functions are compared at the union of both kink sets and beyond both ends
+    from semialgebraic.bottleneck._structure import Parts
+    from semialgebraic.bottleneck.one_neuron import check_same_function, kinks_and_slopes
+    P = Parts.of(MULTI)
+    K = kinks_and_slopes(P)[0]
+    assert check_same_function(MULTI, MULTI, P, K)
+    W = [MULTI.layer(k) for k in range(3)]
+    rows = [w.to_rows() for w, _ in W]
+    biases = [list(bb) for _, bb in W]
+    tilted = Network.from_rows([[[1, 3]]] + rows[1:], biases)          # not parallel: refused
+    assert not check_same_function(MULTI, tilted, P, K)
+    # RAMP rescaled (W1 and b1 times 2, W2 times 1/2: lambda = 2) is the same function; moving
+    # the first-layer kink to t = -50 (b1 = 50, rows shifted by -50) is not (-1 at t = -1/2)
+    PR = Parts.of(RAMP)
+    KR = kinks_and_slopes(PR)[0]
+    scaled = Network.from_rows([[[2]], [[Q(1, 2)], [Q(1, 2)]], [[-1, 1]]], [[0], [-1, 1], [-1]])
+    assert check_same_function(RAMP, scaled, PR, KR)
+    moved = Network.from_rows([[[1]], [[1], [1]], [[-1, 1]]], [[50], [-51, -49], [-1]])
+    assert RAMP([Q(-1, 2)]) != moved([Q(-1, 2)])
+    assert not check_same_function(RAMP, moved, PR, KR)
