@@ -296,13 +296,8 @@ def cmd_diff(args) -> int:
              f"({dev.reason}; no upper bound from the walk)")   # as branch and bound says it
             + line + display.note([dev.value, *dev.point], args.exact))
     diff_picture(args.plot, a, b, [box] * d, dev.point, dev.value if dev.complete else None)
-    data = dev.to_json()
     # per output: the walk's largest |a_o - b_o| (exact when complete, else only a lower bound)
-    data.update({"lower": str(dev.value), "upper": str(dev.value) if dev.complete else None,
-                 "max_deviation": str(dev.value),
-                 "per_output": [{"lower": str(v), "upper": str(v) if dev.complete else None}
-                                for v in dev.per_output] or None,
-                 "nodes": dev.regions, "method": "region walk", **units})
+    data = {**dev.to_json(), **units}
     if not dev.complete:             # "inf" is reserved for a proved unbounded supremum
         data["reason"] = f"{dev.reason}; no upper bound within the budget"
     emit(args, data, text)          # JSON "method" says which decided (README output unchanged)

@@ -45,9 +45,17 @@ class Deviation:
     per_output: tuple = ()
 
     def to_json(self) -> dict:
-        return {"max_deviation": q_json(self.value), "point": [q_json(v) for v in self.point],
-                "output": self.output, "complete": self.complete, "regions": self.regions,
-                "reason": self.reason}
+        """The keys of ``netfibers diff --json`` (and of the branch-and-bound result's
+        ``to_json``): ``lower``, ``upper`` (exact strings; ``upper`` None when a budget stopped
+        the walk), ``complete``, ``max_deviation`` (the same string as ``lower``), ``point``,
+        ``output``, ``per_output``, ``nodes`` (regions walked), ``reason``, ``method``."""
+        up = (lambda v: str(v) if self.complete else None)
+        return {"lower": str(self.value), "upper": up(self.value), "complete": self.complete,
+                "max_deviation": str(self.value), "point": [q_json(v) for v in self.point],
+                "output": self.output,
+                "per_output": [{"lower": str(v), "upper": up(v)} for v in self.per_output] or None,
+                "nodes": self.regions, "regions": self.regions, "reason": self.reason,
+                "method": "region walk"}
 
 
 def max_deviation(a: Network, b: Network, box: Any, *, timeout: float | None = None,

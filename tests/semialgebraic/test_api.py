@@ -38,7 +38,10 @@ def test_to_json_is_json_ready(make):
 def test_deviation_to_json_is_json_ready():
     dev = S.max_deviation(ABS, LINEAR, (-1, 2))
     data = json.loads(json.dumps(dev.to_json()))
-    assert data["max_deviation"] == 2 and data["point"] == [-1]
+    # the keys and exact strings of `netfibers diff --json` (max_deviation = lower)
+    assert (data["lower"], data["upper"], data["max_deviation"]) == ("2", "2", "2")
+    assert data["point"] == [-1] and data["complete"] is True and data["method"] == "region walk"
+    assert data["per_output"] == [{"lower": "2", "upper": "2"}]
 
 
 def test_max_deviation_values():
