@@ -566,7 +566,7 @@ def _body_and_tail(a, b, dom: Domain, x0, budget: Budget, eps, input_splits, rad
     def decided(up, body):
         return budget.exhausted() or (eps is not None and (up <= eps or body.lower > eps))
     body = body_at(R)
-    best, first = None, None
+    best, first, extra = None, None, None      # extra: a tail point of the homogenised search
     if body.upper is not None:
         # the tail need not go below the body's bound (or below ε)
         st = {}
@@ -602,11 +602,23 @@ def _body_and_tail(a, b, dom: Domain, x0, budget: Budget, eps, input_splits, rad
         up2 = max(body2.upper, t2, body2.lower)
         if best is None or up2 < best[0]:
             best = (up2, far, t2, faces2, body2, st2)
+    if best is None and first is not None and not budget.exhausted():
+        # (different weights) a tail cell stays unstable: the homogenised network's branch and
+        # bound (R30) at the first radius instead of the cover
+        top = max(low, key=lambda r: r.lower)
+        ht, pt = _homog(a, b, dom, first[0], max(body.upper, top.lower), budget, eps, input_splits)
+        if pt is not None and pt[0] > top.lower:
+            extra = pt
+        if ht is not None:
+            best = (max(body.upper, ht["bound"], top.lower), first[0], ht["bound"], None, body,
+                    {"stop": "homogenised"}, ht)
     if best is None:
         top = max(low, key=lambda r: r.lower)
         lower, point, out = top.lower, top.point, top.output
         per_lower = [max(los) for los in zip(*[[lo for lo, _ in r.per_output] for r in low])]
         probe = None if first is None else tail_points(a, b, dom, first[0], first[1], above=lower)
+        if extra is not None and (probe is None or extra[0] > probe[0]):
+            probe = extra
         if probe is not None and probe[0] > lower:
             lower, point, out = probe[0], probe[1], probe[2]
             per_lower = [max(p, q) for p, q in zip(per_lower, probe[3])]
@@ -615,23 +627,38 @@ def _body_and_tail(a, b, dom: Domain, x0, budget: Budget, eps, input_splits, rad
                          eps is not None and lower > eps,
                          "a point above the threshold" if eps is not None and lower > eps else
                          _outer_reason(body.reason, budget), cert)
-    upper, R, t, faces, body, st = best
-    tail = {"radius": R, "faces": faces, "bound": t}
-    if t > max(body.upper, max(r.lower for r in low)) and not budget.exhausted() and (
-            eps is None or max(r.lower for r in low) <= eps < upper):
+    upper, R, t, faces, body, st = best[:6]
+    hom = best[6] if len(best) > 6 else None
+    tail = hom or {"radius": R, "faces": faces, "bound": t}
+
+    def best_lower():
+        top = max(low, key=lambda r: r.lower)
+        got = (top.lower, top.point, top.output,
+               [max(los) for los in zip(*[[lo for lo, _ in r.per_output] for r in low])])
+        probe = None if faces is None else tail_points(a, b, dom, R, faces, above=got[0])
+        for p in (probe, extra):         # the tail's primal side
+            if p is not None and p[0] > got[0]:
+                got = (p[0], p[1], p[2], [max(u, v) for u, v in zip(got[3], p[3])])
+        return got
+    lower, point, out, per_lower = best_lower()
+    if hom is None and t > max(body.upper, lower) and not budget.exhausted() and (
+            eps is None or lower <= eps < upper):
+        # the cover's interval bounds stay loose: the homogenised network's branch and bound
+        # at the threshold max(body, lower) (or ε), R30
+        ht, extra = _homog(a, b, dom, R, max(body.upper, lower), budget, eps, input_splits)
+        if ht is not None and ht["bound"] < t:
+            tail, t, hom = ht, ht["bound"], ht
+        lower, point, out, per_lower = best_lower()
+        upper = max(body.upper, t, lower)
+    if t > max(body.upper, lower) and not budget.exhausted() and (
+            eps is None or lower <= eps < upper):
         # the tail decides the upper bound: its max may lie past every body tried, so one more
         # body 16 times farther out, for its points only (a few nodes, or half what is left)
         share = _Share(budget, 1 / 2) if budget.timeout is not None else Budget(None, _FAR_NODES)
         low.append(bounded_diff(a, b, body_domain(dom, 16 * far), share, eps, input_splits))
         if share.interrupted:
             budget.interrupt()
-    top = max(low, key=lambda r: r.lower)
-    lower, point, out = top.lower, top.point, top.output
-    per_lower = [max(los) for los in zip(*[[lo for lo, _ in r.per_output] for r in low])]
-    probe = tail_points(a, b, dom, R, faces, above=lower)   # the tail's primal side
-    if probe is not None and probe[0] > lower:
-        lower, point, out = probe[0], probe[1], probe[2]
-        per_lower = [max(p, q) for p, q in zip(per_lower, probe[3])]
+        lower, point, out, per_lower = best_lower()
     if body.certificate["claim"] == CLAIMS["bab_bound"][0]:
         cert = bab_recession_certificate(a, b, dom, body=body.certificate, tail=tail, upper=upper,
                                          lower=lower, point=point, output=out)
@@ -643,8 +670,9 @@ def _body_and_tail(a, b, dom: Domain, x0, budget: Budget, eps, input_splits, rad
               "the bound holds" if eps is not None and upper <= eps else
               f"bounded ({'a and b differ only in their biases' if same_weights(a, b) else 'stable tail cells'}, "
               f"R29): body ‖x‖∞ <= {R} by branch "
-              f"and bound ({_outer_reason(body.reason, budget)}), tail by {_count(faces)} cells"
-              + (_tail_reason(st, t, R, far) if t > max(body.upper, lower) else ""))
+              f"and bound ({_outer_reason(body.reason, budget)}), tail by "
+              + (f"branch and bound on the homogenised network (R30) at {t}" if hom is not None else
+                 f"{_count(faces)} cells" + (_tail_reason(st, t, R, far) if t > max(body.upper, lower) else "")))
     per_output = [(lo, None if hi is None else max(hi, t)) for lo, (_, hi) in zip(per_lower, body.per_output)]
     return BabResult(lower, upper, point, out, per_output, body.nodes, complete, reason, cert)
 
@@ -681,3 +709,141 @@ def _count(faces) -> int:
         n += 1
         stack.extend(node.get("children", ()))
     return n
+
+
+# ---- the tail by branch and bound on the homogenised network (three-layer-fibers R30) ----
+
+def face_network(a: Network, b: Network, i: int, sign, M):
+    """``(A, B)`` of the tail's face ``u_i = sign`` (R30): ``A`` takes ``v = (u_{−i}, s)``
+    (the directions ``u`` without coordinate ``i``, then ``s``) and gives, per output ``o``,
+    ``relu(X_o − M s) + relu(−X_o − M s)`` with ``X = s·(a − b)(u/s)`` the homogenised
+    difference: every bias times ``s``, ``s`` carried through each hidden layer by one neuron
+    ``relu(s) = s`` (last), ``u_i = sign`` folded into the first layer's constant.  ``B`` is 0
+    (widths ``1`` per hidden layer).  So ``max_o |A_o − B_o| <= 0`` on the face's box iff
+    ``|a_o − b_o| <= M`` at every point ``x = u/s`` (``s > 0``) of it."""
+    d, m, L = a.n_inputs, a.n_outputs, a.depth
+    if b.depth != L:
+        raise ValueError("face_network: a and b of one depth")
+    keep = [j for j in range(d) if j != i]
+    sign, M = Q(sign), Q(M)
+    Ws, bs = [], []
+    for l in range(L):
+        Wa, Wb = a.weights[l].to_rows(), b.weights[l].to_rows()
+        ba, bb = a.biases[l], b.biases[l]
+        if l == 0:
+            def first(row, c):
+                return [row[j] for j in keep] + [c], sign * row[i]
+            rows_a = [first(r, c) for r, c in zip(Wa, ba)]
+            rows_b = [first(r, c) for r, c in zip(Wb, bb)]
+            width = d                                   # (u_{-i}, s): s at index d - 1
+        else:
+            na, nb = len(Wa[0]), len(Wb[0])
+            rows_a = [(list(r) + [_Z] * nb + [c], _Z) for r, c in zip(Wa, ba)]
+            rows_b = [([_Z] * na + list(r) + [c], _Z) for r, c in zip(Wb, bb)]
+            width = na + nb + 1                          # previous layer: a's, b's, the carrier
+        if l < L - 1:
+            carrier = ([_Z] * (width - 1) + [Q(1)], _Z)
+            rows = rows_a + rows_b + [carrier]
+        else:
+            rows = []
+            for (ra, ka), (rb, kb) in zip(rows_a, rows_b):
+                x = [p - q for p, q in zip(ra, rb)]
+                k = ka - kb
+                rows.append((x[:-1] + [x[-1] - M], k))
+                rows.append(([-v for v in x[:-1]] + [-x[-1] - M], -k))
+        Ws.append([r for r, _ in rows])
+        bs.append([k for _, k in rows])
+    Ws.append([[Q(int(k // 2 == o)) for k in range(2 * m)] for o in range(m)])
+    bs.append([_Z] * m)
+    A = Network(Ws, bs)
+    B = Network([[[_Z] * d]] + [[[_Z]] for _ in range(L - 1)] + [[[_Z]] * m],
+                [[_Z] for _ in range(L)] + [[_Z] * m])
+    return A, B
+
+
+def face_domain(dom: Domain, radius, i: int, sign):
+    """The face ``u_i = sign`` of the tail ``‖x‖∞ >= radius`` as a bounded domain over ``v =
+    (u_{−i}, s)`` (R30): the box of :func:`tail_faces` without coordinate ``i``, ``s in [0,
+    1/radius]``, and every row ``g·x + c >= 0`` of *dom* homogenised, ``g·u + c s >= 0``, as a
+    half-space unless the box implies it; None when the domain has no such face."""
+    sigma = 1 / Q(radius)
+    box = tail_faces(dom, sigma)[2 * i + (0 if sign > 0 else 1)]
+    if box is None:
+        return None
+    keep = [j for j in range(dom.dim) if j != i]
+    lo = [box[j][0] for j in keep] + [_Z]
+    hi = [box[j][1] for j in keep] + [sigma]
+    hs = []
+    for r in dom.rows():
+        coef = [r[j] for j in keep] + [r[-1]]
+        const = r[i] * sign
+        low = _row_interval(coef, list(zip(lo, hi)), const)[0]
+        if low < 0:                                  # g·u + c s + g_i·sign >= 0, not implied
+            hs.append(([-v for v in coef], const))
+    return Domain(lo, hi, hs)
+
+
+_HOMOG_RAISES = 32      # at most this many raises of M (each at a point of the tail above it)
+
+
+def homogenised_tail(a: Network, b: Network, dom: Domain, radius, M, budget: Budget, eps=None,
+                     input_splits: bool | None = None):
+    """The tail ``‖x‖∞ >= radius`` of *dom* by branch and bound on the homogenised network
+    (R30): ``(faces, best)``.  Each face of :func:`face_domain` is searched by
+    :func:`.diff.bounded_diff` on :func:`face_network` at threshold 0; a point ``(u_{−i}, s)``
+    with ``s > 0`` above it gives ``x = u/s`` in the tail with ``|a − b| > M``: *M* becomes that
+    exact value and the face is searched again (faces already proven keep their own, smaller
+    ``M``).  *faces*: ``2d`` entries (None where the domain has no face), each ``{"i", "sign",
+    "M", "certificate"}`` (a ``bab_bound`` certificate of ``max |A − B| <= 0``), or None when a
+    face was not proven (budget, :data:`_HOMOG_RAISES`, or with *eps* a point above it);
+    *best*: ``(dev, x, o, devs)`` of the best tail point found (or None)."""
+    M = Q(M)
+    faces, best = [], None
+    raises = 0
+    for i in range(dom.dim):
+        for sign in (1, -1):
+            fdom = face_domain(dom, radius, i, sign)
+            if fdom is None:
+                faces.append(None)
+                continue
+            while True:
+                if budget.exhausted() or raises > _HOMOG_RAISES:
+                    return None, best
+                A, B = face_network(a, b, i, sign, M)
+                r = bounded_diff(A, B, fdom, budget, _Z, input_splits)
+                if r.upper is not None and r.upper <= 0 and r.certificate["claim"] == CLAIMS["bab_bound"][0]:
+                    faces.append({"i": i, "sign": sign, "M": M, "certificate": r.certificate})
+                    break
+                s = r.point[-1] if r.lower > 0 else _Z
+                if s <= 0:                             # (budget, or no tail point above M)
+                    return None, best
+                u = list(r.point[:-1])
+                u.insert(i, Q(sign))
+                x = tuple(v / s for v in u)
+                if not dom.contains(x):
+                    return None, best
+                devs = _devs(a, b, x)
+                o = max(range(len(devs)), key=devs.__getitem__)
+                if best is None or devs[o] > best[0]:
+                    best = (devs[o], x, o, devs)
+                if devs[o] <= M or (eps is not None and devs[o] > eps):
+                    return None, best                  # (a refutation: the caller's point)
+                M, raises = devs[o], raises + 1
+    return faces, best
+
+
+def _homog(a, b, dom: Domain, radius, M, budget: Budget, eps, input_splits):
+    """``(tail, best)``: :func:`homogenised_tail` at *M* (or ε) with half of a timeout, the
+    certificate's tail ``{"kind": "homogenised", "radius", "faces", "bound"}`` (None: not
+    proven; networks of different depths are not tried) and its best tail point."""
+    from .diff import _Share
+    if a.depth != b.depth:
+        return None, None
+    share = _Share(budget, 1 / 2) if budget.timeout is not None else budget
+    faces, best = homogenised_tail(a, b, dom, radius, M if eps is None else eps, share, eps, input_splits)
+    if share.interrupted:
+        budget.interrupt()
+    if faces is None:
+        return None, best
+    bound = max([f["M"] for f in faces if f is not None], default=_Z)
+    return {"kind": "homogenised", "radius": Q(radius), "faces": faces, "bound": bound}, best
