@@ -604,7 +604,7 @@ def _body_and_tail(a, b, dom: Domain, x0, budget: Budget, eps, input_splits, rad
             best = (up2, far, t2, faces2, body2, st2)
     if best is None and first is not None and not budget.exhausted():
         # (different weights) a tail cell stays unstable: the homogenised network's branch and
-        # bound (R30) at the first radius instead of the cover
+        # bound (R33) at the first radius instead of the cover
         top = max(low, key=lambda r: r.lower)
         ht, pt = _homog(a, b, dom, first[0], max(body.upper, top.lower), budget, eps, input_splits)
         if pt is not None and pt[0] > top.lower:
@@ -644,7 +644,7 @@ def _body_and_tail(a, b, dom: Domain, x0, budget: Budget, eps, input_splits, rad
     if hom is None and t > max(body.upper, lower) and not budget.exhausted() and (
             eps is None or lower <= eps < upper):
         # the cover's interval bounds stay loose: the homogenised network's branch and bound
-        # at the threshold max(body, lower) (or ε), R30
+        # at the threshold max(body, lower) (or ε), R33
         ht, extra = _homog(a, b, dom, R, max(body.upper, lower), budget, eps, input_splits)
         if ht is not None and ht["bound"] < t:
             tail, t, hom = ht, ht["bound"], ht
@@ -671,7 +671,7 @@ def _body_and_tail(a, b, dom: Domain, x0, budget: Budget, eps, input_splits, rad
               f"bounded ({'a and b differ only in their biases' if same_weights(a, b) else 'stable tail cells'}, "
               f"R29): body ‖x‖∞ <= {R} by branch "
               f"and bound ({_outer_reason(body.reason, budget)}), tail by "
-              + (f"branch and bound on the homogenised network (R30) at {t}" if hom is not None else
+              + (f"branch and bound on the homogenised network (R33) at {t}" if hom is not None else
                  f"{_count(faces)} cells" + (_tail_reason(st, t, R, far) if t > max(body.upper, lower) else "")))
     per_output = [(lo, None if hi is None else max(hi, t)) for lo, (_, hi) in zip(per_lower, body.per_output)]
     return BabResult(lower, upper, point, out, per_output, body.nodes, complete, reason, cert)
@@ -711,10 +711,10 @@ def _count(faces) -> int:
     return n
 
 
-# ---- the tail by branch and bound on the homogenised network (three-layer-fibers R30) ----
+# ---- the tail by branch and bound on the homogenised network (three-layer-fibers R33) ----
 
 def face_network(a: Network, b: Network, i: int, sign, M):
-    """``(A, B)`` of the tail's face ``u_i = sign`` (R30): ``A`` takes ``v = (u_{−i}, s)``
+    """``(A, B)`` of the tail's face ``u_i = sign`` (R33): ``A`` takes ``v = (u_{−i}, s)``
     (the directions ``u`` without coordinate ``i``, then ``s``) and gives, per output ``o``,
     ``relu(X_o − M s) + relu(−X_o − M s)`` with ``X = s·(a − b)(u/s)`` the homogenised
     difference: every bias times ``s``, ``s`` carried through each hidden layer by one neuron
@@ -763,7 +763,7 @@ def face_network(a: Network, b: Network, i: int, sign, M):
 
 def face_domain(dom: Domain, radius, i: int, sign):
     """The face ``u_i = sign`` of the tail ``‖x‖∞ >= radius`` as a bounded domain over ``v =
-    (u_{−i}, s)`` (R30): the box of :func:`tail_faces` without coordinate ``i``, ``s in [0,
+    (u_{−i}, s)`` (R33): the box of :func:`tail_faces` without coordinate ``i``, ``s in [0,
     1/radius]``, and every row ``g·x + c >= 0`` of *dom* homogenised, ``g·u + c s >= 0``, as a
     half-space unless the box implies it; None when the domain has no such face."""
     sigma = 1 / Q(radius)
@@ -789,7 +789,7 @@ _HOMOG_RAISES = 32      # at most this many raises of M (each at a point of the 
 def homogenised_tail(a: Network, b: Network, dom: Domain, radius, M, budget: Budget, eps=None,
                      input_splits: bool | None = None):
     """The tail ``‖x‖∞ >= radius`` of *dom* by branch and bound on the homogenised network
-    (R30): ``(faces, best)``.  Each face of :func:`face_domain` is searched by
+    (R33): ``(faces, best)``.  Each face of :func:`face_domain` is searched by
     :func:`.diff.bounded_diff` on :func:`face_network` at threshold 0; a point ``(u_{−i}, s)``
     with ``s > 0`` above it gives ``x = u/s`` in the tail with ``|a − b| > M``: *M* becomes that
     exact value and the face is searched again (faces already proven keep their own, smaller

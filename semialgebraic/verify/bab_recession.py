@@ -398,7 +398,7 @@ def _check_tail(a, b, dom: Domain, tail):
 
 
 def _homogenised(a, b, i, sign, M):
-    """The face network of R30, rebuilt here from *a*, *b*: inputs ``(u_{−i}, s)``; hidden
+    """The face network of R33, rebuilt here from *a*, *b*: inputs ``(u_{−i}, s)``; hidden
     layer ``l`` holds a's neurons, b's, then ``relu(s)``; a neuron's homogenised pre-activation is
     its row on the layer below plus its bias times ``s`` (layer 0: plus ``sign`` times its
     column ``i``); then ``X_o ∓ M s`` per output (``X = `` a's last row − b's) and the output
@@ -450,7 +450,7 @@ def _same_net(net, layers) -> bool:
 
 def _face_box(dom: Domain, root, i, sign, sigma):
     """The face's box over ``(u_{−i}, s)`` and the half-spaces ``−(g_{−i}·u + c s) <= g_i
-    sign`` of the domain's rows ``g·x + c >= 0`` that the box does not imply (R30)."""
+    sign`` of the domain's rows ``g·x + c >= 0`` that the box does not imply (R33)."""
     box = [root[k] for k in range(dom.dim) if k != i] + [(_Z, sigma)]
     hs = []
     for row in dom.rows():
@@ -461,7 +461,7 @@ def _face_box(dom: Domain, root, i, sign, sigma):
 
 
 def _check_homogenised(a, b, dom: Domain, tail):
-    """``(ok, why, R, bound)``: the tail by branch and bound on the homogenised network (R30):
+    """``(ok, why, R, bound)``: the tail by branch and bound on the homogenised network (R33):
     per face ``(i, ±1)`` of :func:`_tail_roots`, a ``bab_bound`` certificate of ``max |A − B|
     <= 0`` for the face network of :func:`_homogenised` (rebuilt here from a, b, i, sign, M) on
     the face's box and half-spaces (:func:`_face_box`), with ``M <=`` the tail's bound."""
