@@ -15,7 +15,10 @@ certificate either way.
   Lower bound: exact values at points of P.  When that bound is loose (or leaves ε undecided):
   a body ``‖x‖∞ <= R`` by branch and bound and a tail cover of stable cells (R29 for any
   weights: a − b constant on each cell's tail), kept when tighter; networks of the same weights
-  go there at once (R29's ρ rule).
+  go there at once (R29's ρ rule).  Where the cover's bound stays above max(body, lower) (a
+  kink running to infinity cuts cells that boxes over ``(u, s)`` cannot separate) or a cell
+  stays unstable, the tail is bounded by branch and bound on the homogenised network instead
+  (three-layer-fibers R33, :func:`homogenised_tail`): one bounded box per face ``u_i = ±1``.
 * ``|f_0(r)| > 0`` at ``r in C``: +∞, with a ray ``x0 + t r`` (``x0 in P``) and the exact ``t1`` from
   which the activation pattern of ``D`` along the ray is fixed; ``D_o`` is then ``u + t v`` with
   slope ``v = f_{0,o}(r) != 0``.

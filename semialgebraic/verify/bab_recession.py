@@ -1,5 +1,5 @@
 r"""Checker of ``bab_recession`` certificates: ``sup |a − b|`` on an unbounded domain is +∞, or
-at most ``upper`` (three-layer-fibers R28, R29).
+at most ``upper`` (three-layer-fibers R28, R29, R33).
 
 Schema (version 1; built by :func:`semialgebraic.certificates.bab_recession_certificate`)::
 
@@ -57,6 +57,18 @@ Claims and checks (exact over Q, ``D = a − b`` by :func:`algebra.kernel.differ
   (inactive: its rows 0), likewise for ``b``; then ``(M^a_L − M^b_L) u`` must be 0 on the cell
   and the cell's bound is ``max_o |c^a_L − c^b_L|``; the smaller of the rules that apply (a cell
   where neither applies is refused); ``t_c <= t <= upper``.
+* the same claim by three-layer-fibers R33 with ``tail`` ``{"kind": "homogenised", "radius":
+  R, "faces": [...], "bound": t}``: ``faces`` has ``2d`` entries ``(i, +1), (i, −1)``, null
+  exactly where R29's root cell is (no such face), else ``{"i": i, "sign": ±1, "M": M,
+  "certificate": <bab_bound>}`` with ``M <= t``: the checker rebuilds the face network ``A``
+  (inputs ``(u_{−i}, s)``; hidden layer ``l``: a's neurons, b's, then ``relu(s)``; every bias
+  times ``s``, ``u_i = ±1`` in the first layer's constant; then ``X_o − M s`` and ``−X_o − M s``,
+  ``X = `` a's output row − b's; output ``relu(X_o − M s) + relu(−X_o − M s)``) and the zero
+  ``B`` (one zero neuron per hidden layer) from a, b, i, sign, M, and the face's box (R29's root
+  cell without coordinate ``i``, then ``s in [0, 1/R]``) and half-spaces (every domain row
+  ``g·x + c >= 0`` as ``−(g_{−i}·u + c s) <= g_i·sign`` unless the box implies it) from the
+  domain and R, and requires the certificate's networks, box and half-spaces to be exactly
+  these, its claim an upper bound ``<= 0`` that :mod:`.bab_bound` accepts; the body as above.
 * ``"max_o sup_x |a_o(x) - b_o(x)| >= lower on the domain"``: only the point.
 
 With ``point``: it lies in the domain and ``max_o |a_o − b_o| >= lower`` there.

@@ -99,12 +99,12 @@ def test_face_domain_of_the_orthant_and_of_a_halfspace():
 
 # (seed, domain, exact max by z3): the first ones of the sweep where R29's cover stayed above
 # the truth (lower < upper, reason "stopped dropping"), before R33
-STALLED = [(0, "R2", Fraction(11, 8)), (2, "R2", Fraction(14)), (2, "orthant", Fraction(14)),
-           (9, "R2", Fraction(4)), (9, "orthant", Fraction(4))]
+STALLED = [(0, "whole", Fraction(11, 8)), (2, "whole", Fraction(14)), (2, "orthant", Fraction(14)),
+           (9, "whole", Fraction(4)), (9, "orthant", Fraction(4))]
 
 
 def _dom(name):
-    return Domain.whole(2) if name == "R2" else Domain.orthant(2)
+    return Domain.whole(2) if name == "whole" else Domain.orthant(2)
 
 
 @pytest.mark.parametrize("seed,name,truth", STALLED)
