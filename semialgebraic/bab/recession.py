@@ -572,6 +572,7 @@ def _body_and_tail(a, b, dom: Domain, x0, budget: Budget, eps, input_splits, rad
         return budget.exhausted() or (eps is not None and (up <= eps or body.lower > eps))
     body = body_at(R)
     best, first, extra = None, None, None      # extra: a tail point of the homogenised search
+    hwhy = ""                                  # why the homogenised tail was not proven
     if body.upper is not None:
         # the tail need not go below the body's bound (or below ε)
         st = {}
@@ -585,7 +586,7 @@ def _body_and_tail(a, b, dom: Domain, x0, budget: Budget, eps, input_splits, rad
             # farther radii
             probe = tail_points(a, b, dom, R, faces, above=body.lower)
             top = body.lower if probe is None else max(body.lower, probe[0])
-            ht, extra = _homog(a, b, dom, R, max(body.upper, top), budget, eps, input_splits)
+            ht, extra, hwhy = _homog(a, b, dom, R, max(body.upper, top), budget, eps, input_splits)
             if ht is not None and ht["bound"] < t:
                 best = (max(body.upper, ht["bound"], top), R, ht["bound"], faces, body, st, ht)
     low = [body]                             # every body's point is a lower bound
@@ -621,7 +622,7 @@ def _body_and_tail(a, b, dom: Domain, x0, budget: Budget, eps, input_splits, rad
         # (different weights) a tail cell stays unstable: the homogenised network's branch and
         # bound (R33) at the first radius instead of the cover
         top = max(low, key=lambda r: r.lower)
-        ht, pt = _homog(a, b, dom, first[0], max(body.upper, top.lower), budget, eps, input_splits)
+        ht, pt, hwhy = _homog(a, b, dom, first[0], max(body.upper, top.lower), budget, eps, input_splits)
         if pt is not None and pt[0] > top.lower:
             extra = pt
         if ht is not None:
@@ -641,7 +642,7 @@ def _body_and_tail(a, b, dom: Domain, x0, budget: Budget, eps, input_splits, rad
         return BabResult(lower, None, point, out, [(lo, None) for lo in per_lower], body.nodes,
                          eps is not None and lower > eps,
                          "a point above the threshold" if eps is not None and lower > eps else
-                         _outer_reason(body.reason, budget), cert)
+                         _outer_reason(body.reason, budget) + hwhy, cert)
     upper, R, t, faces, body, st = best[:6]
     hom = best[6] if len(best) > 6 else None
     tail = hom or {"radius": R, "faces": faces, "bound": t}
@@ -660,7 +661,7 @@ def _body_and_tail(a, b, dom: Domain, x0, budget: Budget, eps, input_splits, rad
             eps is None or lower <= eps < upper):
         # the cover's interval bounds stay loose: the homogenised network's branch and bound
         # at the threshold max(body, lower) (or ε), R33
-        ht, extra = _homog(a, b, dom, R, max(body.upper, lower), budget, eps, input_splits)
+        ht, extra, hwhy = _homog(a, b, dom, R, max(body.upper, lower), budget, eps, input_splits)
         if ht is not None and ht["bound"] < t:
             tail, t, hom = ht, ht["bound"], ht
         lower, point, out, per_lower = best_lower()
@@ -687,7 +688,7 @@ def _body_and_tail(a, b, dom: Domain, x0, budget: Budget, eps, input_splits, rad
               f"R29): body ‖x‖∞ <= {R} by branch "
               f"and bound ({_outer_reason(body.reason, budget)}), tail by "
               + (f"branch and bound on the homogenised network (R33) at {t}" if hom is not None else
-                 f"{_count(faces)} cells" + (_tail_reason(st, t, R, far) if t > max(body.upper, lower) else "")))
+                 f"{_count(faces)} cells" + (_tail_reason(st, t, R, far) + hwhy if t > max(body.upper, lower) else "")))
     per_output = [(lo, None if hi is None else max(hi, t)) for lo, (_, hi) in zip(per_lower, body.per_output)]
     return BabResult(lower, upper, point, out, per_output, body.nodes, complete, reason, cert)
 
@@ -802,7 +803,7 @@ _HOMOG_RAISES = 32      # at most this many raises of M (each at a point of the 
 
 
 def homogenised_tail(a: Network, b: Network, dom: Domain, radius, M, budget: Budget, eps=None,
-                     input_splits: bool | None = None):
+                     input_splits: bool | None = None, stats: dict | None = None):
     """The tail ``‖x‖∞ >= radius`` of *dom* by branch and bound on the homogenised network
     (R33): ``(faces, best)``.  Each face of :func:`face_domain` is searched by
     :func:`.diff.bounded_diff` on :func:`face_network` at threshold 0; a point ``(u_{−i}, s)``
@@ -812,11 +813,16 @@ def homogenised_tail(a: Network, b: Network, dom: Domain, radius, M, budget: Bud
     "M", "certificate"}`` (a ``bab_bound`` certificate of ``max |A − B| <= 0``, re-checked by
     the independent checker at once), or None when a face was not proven (budget,
     :data:`_HOMOG_RAISES`, a certificate the checker refuses, or with *eps* a point above it);
-    *best*: ``(dev, x, o, devs)`` of the best tail point found (or None)."""
+    *best*: ``(dev, x, o, devs)`` of the best tail point found (or None).  *stats* (a dict),
+    when given, gets ``"stop"``: ``"done"``, ``"budget"``, ``"raises"``, ``"check"`` (a face
+    certificate refused), ``"above"`` (a point above ε) or ``"open"`` (a face neither proven
+    nor given a tail point above M)."""
     from ..verify import verify as _verify
     M = Q(M)
     faces, best = [], None
     raises = 0
+    stats = {} if stats is None else stats
+    stats["stop"] = "done"
     for i in range(dom.dim):
         for sign in (1, -1):
             fdom = face_domain(dom, radius, i, sign)
@@ -825,6 +831,7 @@ def homogenised_tail(a: Network, b: Network, dom: Domain, radius, M, budget: Bud
                 continue
             while True:
                 if budget.exhausted() or raises > _HOMOG_RAISES:
+                    stats["stop"] = "budget" if budget.exhausted() else "raises"
                     return None, best
                 A, B = face_network(a, b, i, sign, M)
                 r = bounded_diff(A, B, fdom, budget, _Z, input_splits)
@@ -832,39 +839,52 @@ def homogenised_tail(a: Network, b: Network, dom: Domain, radius, M, budget: Bud
                     if not _verify(r.certificate)[0]:
                         # the checker's replay, its intervals rounded outward, may not see a leaf
                         # the search found empty (seed 0 of the sweep at R = 8: z3 says empty)
+                        stats["stop"] = "check"
                         return None, best
                     faces.append({"i": i, "sign": sign, "M": M, "certificate": r.certificate})
                     break
                 s = r.point[-1] if r.lower > 0 else _Z
                 if s <= 0:                             # (budget, or no tail point above M)
+                    stats["stop"] = "budget" if budget.exhausted() else "open"
                     return None, best
                 u = list(r.point[:-1])
                 u.insert(i, Q(sign))
                 x = tuple(v / s for v in u)
                 if not dom.contains(x):
+                    stats["stop"] = "open"
                     return None, best
                 devs = _devs(a, b, x)
                 o = max(range(len(devs)), key=devs.__getitem__)
                 if best is None or devs[o] > best[0]:
                     best = (devs[o], x, o, devs)
                 if devs[o] <= M or (eps is not None and devs[o] > eps):
+                    stats["stop"] = "above" if devs[o] > M else "open"
                     return None, best                  # (a refutation: the caller's point)
                 M, raises = devs[o], raises + 1
     return faces, best
 
 
 def _homog(a, b, dom: Domain, radius, M, budget: Budget, eps, input_splits):
-    """``(tail, best)``: :func:`homogenised_tail` at *M* (or ε) with half of a timeout, the
+    """``(tail, best, why)``: :func:`homogenised_tail` at *M* (or ε) with half of a timeout, the
     certificate's tail ``{"kind": "homogenised", "radius", "faces", "bound"}`` (None: not
-    proven; networks of different depths are not tried) and its best tail point."""
+    proven; networks of different depths are not tried), its best tail point and, when not
+    proven, why (a clause for the reason; "" when proven)."""
     from .diff import _Share
     if a.depth != b.depth:
-        return None, None
+        return None, None, "; the homogenised tail (R33) needs a and b of one depth"
     share = _Share(budget, 1 / 2) if budget.timeout is not None else budget
-    faces, best = homogenised_tail(a, b, dom, radius, M if eps is None else eps, share, eps, input_splits)
+    st = {}
+    faces, best = homogenised_tail(a, b, dom, radius, M if eps is None else eps, share, eps, input_splits,
+                                   stats=st)
     if share.interrupted:
         budget.interrupt()
     if faces is None:
-        return None, best
+        return None, best, _HOMOG_WHY.get(st.get("stop"), "")
     bound = max([f["M"] for f in faces if f is not None], default=_Z)
-    return {"kind": "homogenised", "radius": Q(radius), "faces": faces, "bound": bound}, best
+    return {"kind": "homogenised", "radius": Q(radius), "faces": faces, "bound": bound}, best, ""
+
+
+_HOMOG_WHY = {"budget": "; the budget ended in the homogenised tail (R33)",
+              "raises": f"; the homogenised tail (R33) raised its M {_HOMOG_RAISES} times",
+              "check": "; the homogenised tail (R33) left a face whose certificate the checker refuses",
+              "open": "; the homogenised tail (R33) left a face open"}

@@ -239,3 +239,13 @@ def test_the_whole_d2_sweep_is_exact_against_z3():
             r = diff_bounds(a, b, dom)
             assert r.checked and r.complete, (seed, name, r.reason)
             assert r.lower == _q(_z3_max(a, b, dom)), (seed, name)
+
+
+def test_a_budget_in_the_homogenised_tail_is_named_in_the_reason():
+    # 20 nodes: the body and the cover fit, the faces' branch and bound does not (40 do: exact)
+    a, b = sweep_pair(9)
+    r = diff_bounds(a, b, Domain.orthant(2), budget=Budget(None, 20))
+    assert (r.lower, r.upper, r.complete) == (4, Q(17, 4), False) and r.checked
+    assert r.reason.endswith("; the budget ended in the homogenised tail (R33)")
+    r = diff_bounds(a, b, Domain.orthant(2), budget=Budget(None, 40))
+    assert (r.lower, r.upper, r.complete) == (4, 4, True)

@@ -176,7 +176,7 @@ def test_R29_mutated_certificates_are_refused(monkeypatch):
     # R29's cover alone (the homogenised tail of three-layer-fibers R33 would close this tail
     # instead; its mutations are in test_bab_recession_homog)
     import semialgebraic.bab.recession as rec
-    monkeypatch.setattr(rec, "_homog", lambda *args: (None, None))
+    monkeypatch.setattr(rec, "_homog", lambda *args: (None, None, ""))
     a, b = _pair(2)
     r = diff_bounds(a, b, DOMAINS["mixed"])
     assert "tail" in r.certificate and "kind" not in r.certificate["tail"]
