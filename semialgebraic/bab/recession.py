@@ -15,7 +15,10 @@ certificate either way.
   Lower bound: exact values at points of P.  When that bound is loose (or leaves ε undecided):
   a body ``‖x‖∞ <= R`` by branch and bound and a tail cover of stable cells (R29 for any
   weights: a − b constant on each cell's tail), kept when tighter; networks of the same weights
-  go there at once (R29's ρ rule).
+  go there at once (R29's ρ rule).  Where the cover's bound stays above max(body, lower) (a
+  kink running to infinity cuts cells that boxes over ``(u, s)`` cannot separate) or a cell
+  stays unstable, the tail is bounded by branch and bound on the homogenised network instead
+  (three-layer-fibers R33, :func:`homogenised_tail`): one bounded box per face ``u_i = ±1``.
 * ``|f_0(r)| > 0`` at ``r in C``: +∞, with a ray ``x0 + t r`` (``x0 in P``) and the exact ``t1`` from
   which the activation pattern of ``D`` along the ray is fixed; ``D_o`` is then ``u + t v`` with
   slope ``v = f_{0,o}(r) != 0``.
@@ -519,6 +522,8 @@ def unbounded_diff(a: Network, b: Network, dom: Domain, budget: Budget, eps=None
 
 
 _FAR_NODES = 400        # nodes of the far body searched for the lower side only
+_HOMOG_FIRST = True     # the homogenised tail (R33) at the first radius when the cover stays above
+                        # the body (the 15 stalled sweep cases: 17.3 CPU s, 19.4 s after the radii)
 _TAIL_SHARE = 0.25      # of a timeout, kept for the tail's cover; the body's search gets the rest
 
 
@@ -566,7 +571,8 @@ def _body_and_tail(a, b, dom: Domain, x0, budget: Budget, eps, input_splits, rad
     def decided(up, body):
         return budget.exhausted() or (eps is not None and (up <= eps or body.lower > eps))
     body = body_at(R)
-    best, first = None, None
+    best, first, extra = None, None, None      # extra: a tail point of the homogenised search
+    hwhy = ""                                  # why the homogenised tail was not proven
     if body.upper is not None:
         # the tail need not go below the body's bound (or below ε)
         st = {}
@@ -574,11 +580,21 @@ def _body_and_tail(a, b, dom: Domain, x0, budget: Budget, eps, input_splits, rad
         first = (R, faces)
         if t is not None:
             best = (max(body.upper, t, body.lower), R, t, faces, body, st)
+        if _HOMOG_FIRST and best is not None and t > max(body.upper, body.lower) and not budget.exhausted() \
+                and (eps is None or body.lower <= eps < best[0]):
+            # the cover stays above the body: the homogenised tail at this radius (R33), not
+            # farther radii
+            probe = tail_points(a, b, dom, R, faces, above=body.lower)
+            top = body.lower if probe is None else max(body.lower, probe[0])
+            ht, extra, hwhy = _homog(a, b, dom, R, max(body.upper, top), budget, eps, input_splits)
+            if ht is not None and ht["bound"] < t:
+                best = (max(body.upper, ht["bound"], top), R, ht["bound"], faces, body, st, ht)
     low = [body]                             # every body's point is a lower bound
     far = R
     for _ in range(3):
         top = max(low, key=lambda r: r.lower).lower
         if body.upper is None or budget.exhausted() or (best is not None and (
+                len(best) > 6 or
                 best[2] <= max(best[4].upper, best[4].lower) or top >= best[0]
                 or decided(best[0], best[4]) or (eps is not None and top > eps))):
             break
@@ -602,11 +618,23 @@ def _body_and_tail(a, b, dom: Domain, x0, budget: Budget, eps, input_splits, rad
         up2 = max(body2.upper, t2, body2.lower)
         if best is None or up2 < best[0]:
             best = (up2, far, t2, faces2, body2, st2)
+    if best is None and first is not None and not budget.exhausted():
+        # (different weights) a tail cell stays unstable: the homogenised network's branch and
+        # bound (R33) at the first radius instead of the cover
+        top = max(low, key=lambda r: r.lower)
+        ht, pt, hwhy = _homog(a, b, dom, first[0], max(body.upper, top.lower), budget, eps, input_splits)
+        if pt is not None and pt[0] > top.lower:
+            extra = pt
+        if ht is not None:
+            best = (max(body.upper, ht["bound"], top.lower), first[0], ht["bound"], None, body,
+                    {"stop": "homogenised"}, ht)
     if best is None:
         top = max(low, key=lambda r: r.lower)
         lower, point, out = top.lower, top.point, top.output
         per_lower = [max(los) for los in zip(*[[lo for lo, _ in r.per_output] for r in low])]
         probe = None if first is None else tail_points(a, b, dom, first[0], first[1], above=lower)
+        if extra is not None and (probe is None or extra[0] > probe[0]):
+            probe = extra
         if probe is not None and probe[0] > lower:
             lower, point, out = probe[0], probe[1], probe[2]
             per_lower = [max(p, q) for p, q in zip(per_lower, probe[3])]
@@ -614,24 +642,39 @@ def _body_and_tail(a, b, dom: Domain, x0, budget: Budget, eps, input_splits, rad
         return BabResult(lower, None, point, out, [(lo, None) for lo in per_lower], body.nodes,
                          eps is not None and lower > eps,
                          "a point above the threshold" if eps is not None and lower > eps else
-                         _outer_reason(body.reason, budget), cert)
-    upper, R, t, faces, body, st = best
-    tail = {"radius": R, "faces": faces, "bound": t}
-    if t > max(body.upper, max(r.lower for r in low)) and not budget.exhausted() and (
-            eps is None or max(r.lower for r in low) <= eps < upper):
+                         _outer_reason(body.reason, budget) + hwhy, cert)
+    upper, R, t, faces, body, st = best[:6]
+    hom = best[6] if len(best) > 6 else None
+    tail = hom or {"radius": R, "faces": faces, "bound": t}
+
+    def best_lower():
+        top = max(low, key=lambda r: r.lower)
+        got = (top.lower, top.point, top.output,
+               [max(los) for los in zip(*[[lo for lo, _ in r.per_output] for r in low])])
+        probe = None if faces is None else tail_points(a, b, dom, R, faces, above=got[0])
+        for p in (probe, extra):         # the tail's primal side
+            if p is not None and p[0] > got[0]:
+                got = (p[0], p[1], p[2], [max(u, v) for u, v in zip(got[3], p[3])])
+        return got
+    lower, point, out, per_lower = best_lower()
+    if hom is None and t > max(body.upper, lower) and not budget.exhausted() and (
+            eps is None or lower <= eps < upper):
+        # the cover's interval bounds stay loose: the homogenised network's branch and bound
+        # at the threshold max(body, lower) (or ε), R33
+        ht, extra, hwhy = _homog(a, b, dom, R, max(body.upper, lower), budget, eps, input_splits)
+        if ht is not None and ht["bound"] < t:
+            tail, t, hom = ht, ht["bound"], ht
+        lower, point, out, per_lower = best_lower()
+        upper = max(body.upper, t, lower)
+    if t > max(body.upper, lower) and not budget.exhausted() and (
+            eps is None or lower <= eps < upper):
         # the tail decides the upper bound: its max may lie past every body tried, so one more
         # body 16 times farther out, for its points only (a few nodes, or half what is left)
         share = _Share(budget, 1 / 2) if budget.timeout is not None else Budget(None, _FAR_NODES)
         low.append(bounded_diff(a, b, body_domain(dom, 16 * far), share, eps, input_splits))
         if share.interrupted:
             budget.interrupt()
-    top = max(low, key=lambda r: r.lower)
-    lower, point, out = top.lower, top.point, top.output
-    per_lower = [max(los) for los in zip(*[[lo for lo, _ in r.per_output] for r in low])]
-    probe = tail_points(a, b, dom, R, faces, above=lower)   # the tail's primal side
-    if probe is not None and probe[0] > lower:
-        lower, point, out = probe[0], probe[1], probe[2]
-        per_lower = [max(p, q) for p, q in zip(per_lower, probe[3])]
+        lower, point, out, per_lower = best_lower()
     if body.certificate["claim"] == CLAIMS["bab_bound"][0]:
         cert = bab_recession_certificate(a, b, dom, body=body.certificate, tail=tail, upper=upper,
                                          lower=lower, point=point, output=out)
@@ -643,8 +686,9 @@ def _body_and_tail(a, b, dom: Domain, x0, budget: Budget, eps, input_splits, rad
               "the bound holds" if eps is not None and upper <= eps else
               f"bounded ({'a and b differ only in their biases' if same_weights(a, b) else 'stable tail cells'}, "
               f"R29): body ‖x‖∞ <= {R} by branch "
-              f"and bound ({_outer_reason(body.reason, budget)}), tail by {_count(faces)} cells"
-              + (_tail_reason(st, t, R, far) if t > max(body.upper, lower) else ""))
+              f"and bound ({_outer_reason(body.reason, budget)}), tail by "
+              + (f"branch and bound on the homogenised network (R33) at {t}" if hom is not None else
+                 f"{_count(faces)} cells" + (_tail_reason(st, t, R, far) + hwhy if t > max(body.upper, lower) else "")))
     per_output = [(lo, None if hi is None else max(hi, t)) for lo, (_, hi) in zip(per_lower, body.per_output)]
     return BabResult(lower, upper, point, out, per_output, body.nodes, complete, reason, cert)
 
@@ -681,3 +725,166 @@ def _count(faces) -> int:
         n += 1
         stack.extend(node.get("children", ()))
     return n
+
+
+# ---- the tail by branch and bound on the homogenised network (three-layer-fibers R33) ----
+
+def face_network(a: Network, b: Network, i: int, sign, M):
+    """``(A, B)`` of the tail's face ``u_i = sign`` (R33): ``A`` takes ``v = (u_{−i}, s)``
+    (the directions ``u`` without coordinate ``i``, then ``s``) and gives, per output ``o``,
+    ``relu(X_o − M s) + relu(−X_o − M s)`` with ``X = s·(a − b)(u/s)`` the homogenised
+    difference: every bias times ``s``, ``s`` carried through each hidden layer by one neuron
+    ``relu(s) = s`` (last), ``u_i = sign`` folded into the first layer's constant.  ``B`` is 0
+    (widths ``1`` per hidden layer).  So ``max_o |A_o − B_o| <= 0`` on the face's box iff
+    ``|a_o − b_o| <= M`` at every point ``x = u/s`` (``s > 0``) of it."""
+    d, m, L = a.n_inputs, a.n_outputs, a.depth
+    if b.depth != L:
+        raise ValueError("face_network: a and b of one depth")
+    keep = [j for j in range(d) if j != i]
+    sign, M = Q(sign), Q(M)
+    Ws, bs = [], []
+    for l in range(L):
+        Wa, Wb = a.weights[l].to_rows(), b.weights[l].to_rows()
+        ba, bb = a.biases[l], b.biases[l]
+        if l == 0:
+            def first(row, c):
+                return [row[j] for j in keep] + [c], sign * row[i]
+            rows_a = [first(r, c) for r, c in zip(Wa, ba)]
+            rows_b = [first(r, c) for r, c in zip(Wb, bb)]
+            width = d                                   # (u_{-i}, s): s at index d - 1
+        else:
+            na, nb = len(Wa[0]), len(Wb[0])
+            rows_a = [(list(r) + [_Z] * nb + [c], _Z) for r, c in zip(Wa, ba)]
+            rows_b = [([_Z] * na + list(r) + [c], _Z) for r, c in zip(Wb, bb)]
+            width = na + nb + 1                          # previous layer: a's, b's, the carrier
+        if l < L - 1:
+            carrier = ([_Z] * (width - 1) + [Q(1)], _Z)
+            rows = rows_a + rows_b + [carrier]
+        else:
+            rows = []
+            for (ra, ka), (rb, kb) in zip(rows_a, rows_b):
+                x = [p - q for p, q in zip(ra, rb)]
+                k = ka - kb
+                rows.append((x[:-1] + [x[-1] - M], k))
+                rows.append(([-v for v in x[:-1]] + [-x[-1] - M], -k))
+        Ws.append([r for r, _ in rows])
+        bs.append([k for _, k in rows])
+    Ws.append([[Q(int(k // 2 == o)) for k in range(2 * m)] for o in range(m)])
+    bs.append([_Z] * m)
+    A = Network(Ws, bs)
+    B = Network([[[_Z] * d]] + [[[_Z]] for _ in range(L - 1)] + [[[_Z]] * m],
+                [[_Z] for _ in range(L)] + [[_Z] * m])
+    return A, B
+
+
+def face_domain(dom: Domain, radius, i: int, sign):
+    """The face ``u_i = sign`` of the tail ``‖x‖∞ >= radius`` as a bounded domain over ``v =
+    (u_{−i}, s)`` (R33): the box of :func:`tail_faces` without coordinate ``i``, ``s in [0,
+    1/radius]``, and every row ``g·x + c >= 0`` of *dom* homogenised, ``g·u + c s >= 0``, as a
+    half-space unless the box implies it; None when the domain has no such face."""
+    sigma = 1 / Q(radius)
+    box = tail_faces(dom, sigma)[2 * i + (0 if sign > 0 else 1)]
+    if box is None:
+        return None
+    keep = [j for j in range(dom.dim) if j != i]
+    lo = [box[j][0] for j in keep] + [_Z]
+    hi = [box[j][1] for j in keep] + [sigma]
+    hs = []
+    for r in dom.rows():
+        coef = [r[j] for j in keep] + [r[-1]]
+        const = r[i] * sign
+        low = _row_interval(coef, list(zip(lo, hi)), const)[0]
+        if low < 0:                                  # g·u + c s + g_i·sign >= 0, not implied
+            hs.append(([-v for v in coef], const))
+    return Domain(lo, hi, hs)
+
+
+_HOMOG_RAISES = 32      # at most this many raises of M (each at a point of the tail above it)
+
+
+def homogenised_tail(a: Network, b: Network, dom: Domain, radius, M, budget: Budget, eps=None,
+                     input_splits: bool | None = None, stats: dict | None = None):
+    """The tail ``‖x‖∞ >= radius`` of *dom* by branch and bound on the homogenised network
+    (R33): ``(faces, best)``.  Each face of :func:`face_domain` is searched by
+    :func:`.diff.bounded_diff` on :func:`face_network` at threshold 0; a point ``(u_{−i}, s)``
+    with ``s > 0`` above it gives ``x = u/s`` in the tail with ``|a − b| > M``: *M* becomes that
+    exact value and the face is searched again (faces already proven keep their own, smaller
+    ``M``).  *faces*: ``2d`` entries (None where the domain has no face), each ``{"i", "sign",
+    "M", "certificate"}`` (a ``bab_bound`` certificate of ``max |A − B| <= 0``, re-checked by
+    the independent checker at once), or None when a face was not proven (budget,
+    :data:`_HOMOG_RAISES`, a certificate the checker refuses, or with *eps* a point above it);
+    *best*: ``(dev, x, o, devs)`` of the best tail point found (or None).  *stats* (a dict),
+    when given, gets ``"stop"``: ``"done"``, ``"budget"``, ``"raises"``, ``"check"`` (a face
+    certificate refused), ``"above"`` (a point above ε) or ``"open"`` (a face neither proven
+    nor given a tail point above M)."""
+    from ..verify import verify as _verify
+    M = Q(M)
+    faces, best = [], None
+    raises = 0
+    stats = {} if stats is None else stats
+    stats["stop"] = "done"
+    for i in range(dom.dim):
+        for sign in (1, -1):
+            fdom = face_domain(dom, radius, i, sign)
+            if fdom is None:
+                faces.append(None)
+                continue
+            while True:
+                if budget.exhausted() or raises > _HOMOG_RAISES:
+                    stats["stop"] = "budget" if budget.exhausted() else "raises"
+                    return None, best
+                A, B = face_network(a, b, i, sign, M)
+                r = bounded_diff(A, B, fdom, budget, _Z, input_splits)
+                if r.upper is not None and r.upper <= 0 and r.certificate["claim"] == CLAIMS["bab_bound"][0]:
+                    if not _verify(r.certificate)[0]:
+                        # the checker's replay, its intervals rounded outward, may not see a leaf
+                        # the search found empty (seed 0 of the sweep at R = 8: z3 says empty)
+                        stats["stop"] = "check"
+                        return None, best
+                    faces.append({"i": i, "sign": sign, "M": M, "certificate": r.certificate})
+                    break
+                s = r.point[-1] if r.lower > 0 else _Z
+                if s <= 0:                             # (budget, or no tail point above M)
+                    stats["stop"] = "budget" if budget.exhausted() else "open"
+                    return None, best
+                u = list(r.point[:-1])
+                u.insert(i, Q(sign))
+                x = tuple(v / s for v in u)
+                if not dom.contains(x):
+                    stats["stop"] = "open"
+                    return None, best
+                devs = _devs(a, b, x)
+                o = max(range(len(devs)), key=devs.__getitem__)
+                if best is None or devs[o] > best[0]:
+                    best = (devs[o], x, o, devs)
+                if devs[o] <= M or (eps is not None and devs[o] > eps):
+                    stats["stop"] = "above" if devs[o] > M else "open"
+                    return None, best                  # (a refutation: the caller's point)
+                M, raises = devs[o], raises + 1
+    return faces, best
+
+
+def _homog(a, b, dom: Domain, radius, M, budget: Budget, eps, input_splits):
+    """``(tail, best, why)``: :func:`homogenised_tail` at *M* (or ε) with half of a timeout, the
+    certificate's tail ``{"kind": "homogenised", "radius", "faces", "bound"}`` (None: not
+    proven; networks of different depths are not tried), its best tail point and, when not
+    proven, why (a clause for the reason; "" when proven)."""
+    from .diff import _Share
+    if a.depth != b.depth:
+        return None, None, "; the homogenised tail (R33) needs a and b of one depth"
+    share = _Share(budget, 1 / 2) if budget.timeout is not None else budget
+    st = {}
+    faces, best = homogenised_tail(a, b, dom, radius, M if eps is None else eps, share, eps, input_splits,
+                                   stats=st)
+    if share.interrupted:
+        budget.interrupt()
+    if faces is None:
+        return None, best, _HOMOG_WHY.get(st.get("stop"), "")
+    bound = max([f["M"] for f in faces if f is not None], default=_Z)
+    return {"kind": "homogenised", "radius": Q(radius), "faces": faces, "bound": bound}, best, ""
+
+
+_HOMOG_WHY = {"budget": "; the budget ended in the homogenised tail (R33)",
+              "raises": f"; the homogenised tail (R33) raised its M {_HOMOG_RAISES} times",
+              "check": "; the homogenised tail (R33) left a face whose certificate the checker refuses",
+              "open": "; the homogenised tail (R33) left a face open"}

@@ -20,7 +20,9 @@ def bab_recession_certificate(a: Network, b: Network, domain, *, ray=None, cone=
     (the ``bab_bound`` certificate of ``max |a_0 − b_0| <= 0`` on ``C ∩ [−1, 1]^d``),
     *decomposition* (the box ``B_q``) and *upper*: ``sup <= upper``; with *body* (the
     ``bab_bound`` certificate on the domain's part ``‖x‖∞ <= R``), *tail* (``{"radius": R,
-    "faces": [...], "bound": t}``, R29: same weights, or stable cells) and *upper*: ``sup <=
+    "faces": [...], "bound": t}``, R29: same weights, or stable cells; or three-layer-fibers
+    R33's ``{"kind": "homogenised", "radius": R, "faces": [{"i", "sign", "M", "certificate"} |
+    null], "bound": t}``) and *upper*: ``sup <=
     upper`` too; otherwise only ``>= lower`` at *point*.  *domain* is a :class:`~algebra.kernel.domains.Domain`."""
     claims = CLAIMS["bab_recession"]
     claim = claims[0] if ray is not None else claims[1] if (cone is not None or body is not None) \

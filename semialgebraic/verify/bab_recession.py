@@ -1,5 +1,5 @@
 r"""Checker of ``bab_recession`` certificates: ``sup |a − b|`` on an unbounded domain is +∞, or
-at most ``upper`` (three-layer-fibers R28, R29).
+at most ``upper`` (three-layer-fibers R28, R29, R33).
 
 Schema (version 1; built by :func:`semialgebraic.certificates.bab_recession_certificate`)::
 
@@ -57,6 +57,18 @@ Claims and checks (exact over Q, ``D = a − b`` by :func:`algebra.kernel.differ
   (inactive: its rows 0), likewise for ``b``; then ``(M^a_L − M^b_L) u`` must be 0 on the cell
   and the cell's bound is ``max_o |c^a_L − c^b_L|``; the smaller of the rules that apply (a cell
   where neither applies is refused); ``t_c <= t <= upper``.
+* the same claim by three-layer-fibers R33 with ``tail`` ``{"kind": "homogenised", "radius":
+  R, "faces": [...], "bound": t}``: ``faces`` has ``2d`` entries ``(i, +1), (i, −1)``, null
+  exactly where R29's root cell is (no such face), else ``{"i": i, "sign": ±1, "M": M,
+  "certificate": <bab_bound>}`` with ``M <= t``: the checker rebuilds the face network ``A``
+  (inputs ``(u_{−i}, s)``; hidden layer ``l``: a's neurons, b's, then ``relu(s)``; every bias
+  times ``s``, ``u_i = ±1`` in the first layer's constant; then ``X_o − M s`` and ``−X_o − M s``,
+  ``X = `` a's output row − b's; output ``relu(X_o − M s) + relu(−X_o − M s)``) and the zero
+  ``B`` (one zero neuron per hidden layer) from a, b, i, sign, M, and the face's box (R29's root
+  cell without coordinate ``i``, then ``s in [0, 1/R]``) and half-spaces (every domain row
+  ``g·x + c >= 0`` as ``−(g_{−i}·u + c s) <= g_i·sign`` unless the box implies it) from the
+  domain and R, and requires the certificate's networks, box and half-spaces to be exactly
+  these, its claim an upper bound ``<= 0`` that :mod:`.bab_bound` accepts; the body as above.
 * ``"max_o sup_x |a_o(x) - b_o(x)| >= lower on the domain"``: only the point.
 
 With ``point``: it lies in the domain and ``max_o |a_o − b_o| >= lower`` there.
@@ -397,11 +409,131 @@ def _check_tail(a, b, dom: Domain, tail):
     return True, "", R, t
 
 
+def _homogenised(a, b, i, sign, M):
+    """The face network of R33, rebuilt here from *a*, *b*: inputs ``(u_{−i}, s)``; hidden
+    layer ``l`` holds a's neurons, b's, then ``relu(s)``; a neuron's homogenised pre-activation is
+    its row on the layer below plus its bias times ``s`` (layer 0: plus ``sign`` times its
+    column ``i``); then ``X_o ∓ M s`` per output (``X = `` a's last row − b's) and the output
+    ``relu(X_o − M s) + relu(−X_o − M s)``.  The zero network ``B`` has one zero neuron per
+    hidden layer.  ``(A, B)`` as lists of (weight rows, biases) per layer."""
+    d, m, depth = a.n_inputs, a.n_outputs, a.depth
+    cols = [k for k in range(d) if k != i]
+    layers = []
+    prev_a = prev_b = None                      # widths of the layer below (None: the input)
+    for l in range(depth):
+        wa, wb = a.weights[l].to_rows(), b.weights[l].to_rows()
+        rows, consts = [], []
+        for side, (w, beta) in enumerate(((wa, a.biases[l]), (wb, b.biases[l]))):
+            for row, c in zip(w, beta):
+                if prev_a is None:
+                    coef = [row[k] for k in cols]
+                    const = row[i] * sign
+                else:
+                    coef = ([*row, *([_Z] * prev_b)] if side == 0 else [*([_Z] * prev_a), *row])
+                    const = _Z
+                rows.append(coef + [c])
+                consts.append(const)
+        na = len(wa)
+        if l < depth - 1:
+            rows.append([_Z] * (len(rows[0]) - 1) + [Q(1)])
+            consts.append(_Z)
+            layers.append((rows, consts))
+            prev_a, prev_b = na, len(wb)
+            continue
+        last, lastc = [], []
+        for o in range(m):
+            x = [p - q for p, q in zip(rows[o], rows[na + o])]
+            k = consts[o] - consts[na + o]
+            for sg in (1, -1):
+                last.append([sg * v for v in x[:-1]] + [sg * x[-1] - M])
+                lastc.append(sg * k)
+        layers.append((last, lastc))
+    layers.append(([[Q(1) if 2 * o <= k <= 2 * o + 1 else _Z for k in range(2 * m)] for o in range(m)],
+                   [_Z] * m))
+    zero = [([[_Z] * d], [_Z])] + [([[_Z]], [_Z]) for _ in range(depth - 1)] + [([[_Z]] * m, [_Z] * m)]
+    return layers, zero
+
+
+def _same_net(net, layers) -> bool:
+    return net.depth == len(layers) and all(
+        W.to_rows() == rows and list(bias) == list(c)
+        for W, bias, (rows, c) in zip(net.weights, net.biases, layers))
+
+
+def _face_box(dom: Domain, root, i, sign, sigma):
+    """The face's box over ``(u_{−i}, s)`` and the half-spaces ``−(g_{−i}·u + c s) <= g_i
+    sign`` of the domain's rows ``g·x + c >= 0`` that the box does not imply (R33)."""
+    box = [root[k] for k in range(dom.dim) if k != i] + [(_Z, sigma)]
+    hs = []
+    for row in dom.rows():
+        g = [row[k] for k in range(dom.dim) if k != i] + [row[-1]]
+        if _dot(g, box, row[i] * sign)[0] < 0:
+            hs.append(([-v for v in g], row[i] * sign))
+    return box, hs
+
+
+def _check_homogenised(a, b, dom: Domain, tail):
+    """``(ok, why, R, bound)``: the tail by branch and bound on the homogenised network (R33):
+    per face ``(i, ±1)`` of :func:`_tail_roots`, a ``bab_bound`` certificate of ``max |A − B|
+    <= 0`` for the face network of :func:`_homogenised` (rebuilt here from a, b, i, sign, M) on
+    the face's box and half-spaces (:func:`_face_box`), with ``M <=`` the tail's bound."""
+    if set(tail) != {"kind", "radius", "faces", "bound"}:
+        raise InputError("a homogenised tail holds kind, radius, faces, bound")
+    R, t = _q(tail["radius"], "tail radius"), _q(tail["bound"], "tail bound")
+    if R <= 0:
+        return False, "the tail's radius must be > 0", R, t
+    if a.depth != b.depth:
+        return False, "a homogenised tail needs a and b of one depth", R, t
+    roots = list(_tail_roots(dom, 1 / R))
+    faces = tail["faces"]
+    if not isinstance(faces, list) or len(faces) != len(roots):
+        raise InputError(f"tail faces must be {len(roots)} entries (two per coordinate)")
+    for k, (face, root) in enumerate(zip(faces, roots)):
+        i, sign = k // 2, (Q(1) if k % 2 == 0 else Q(-1))
+        if root is None:
+            if face is not None:
+                return False, f"tail face {k} is not a face of the domain's directions", R, t
+            continue
+        if not isinstance(face, dict) or set(face) != {"i", "sign", "M", "certificate"}:
+            return False, f"tail face {k} has no proof (i, sign, M, certificate)", R, t
+        if face["i"] != i or _q(face["sign"], "face sign") != sign:
+            return False, f"tail face {k} is not the face ({i}, {sign})", R, t
+        M = _q(face["M"], "face M")
+        if M > t:
+            return False, f"tail face {k}'s M {M} exceeds the tail's bound {t}", R, t
+        fc = face["certificate"]
+        if not isinstance(fc, dict) or fc.get("type") != "bab_bound":
+            raise InputError("a face's certificate must be a bab_bound certificate")
+        A, B = _homogenised(a, b, i, sign, M)
+        if not _same_net(network_from_dict(fc.get("a"), "face.a"), A) or \
+                not _same_net(network_from_dict(fc.get("b"), "face.b"), B):
+            return False, f"tail face {k}'s networks are not the homogenised face network of a, b, M", R, t
+        box, hs = _face_box(dom, root, i, sign, 1 / R)
+        got = fc.get("box")
+        if not isinstance(got, list) or len(got) != len(box) or \
+                not all(isinstance(p, list) and len(p) == 2 for p in got):
+            raise InputError(f"a face certificate's box must be {len(box)} pairs [lo, hi]")
+        if [(_q(p, "face box"), _q(q, "face box")) for p, q in got] != box:
+            return False, f"tail face {k}'s box is not the face (u_-i, s in [0, 1/R])", R, t
+        if bab_bound._halfspaces(fc.get("halfspaces", []), len(box)) != hs:
+            return False, f"tail face {k}'s half-spaces are not the domain's rows homogenised", R, t
+        if fc.get("claim") != CLAIMS["bab_bound"][0] or _q(fc.get("upper"), "face upper") > 0:
+            return False, f"tail face {k}'s certificate does not bound max |A - B| by 0", R, t
+        ok, why = bab_bound.check(fc)
+        if not ok:
+            return False, f"tail face {k}: {why}", R, t
+    return True, "", R, t
+
+
 def _check_body_tail(cert, a, b, dom: Domain):
     """The bounded claim of R29: same weights, a body certificate and a tail cover."""
     if "tail" not in cert or "upper" not in cert or "cone" in cert or "decomposition" in cert:
         raise InputError("a body claim holds body, tail and upper (no cone, no decomposition)")
-    ok, why, R, t = _check_tail(a, b, dom, cert["tail"])
+    tail = cert["tail"]
+    if isinstance(tail, dict) and tail.get("kind") == "homogenised":
+        ok, why, R, t = _check_homogenised(a, b, dom, tail)
+    else:
+        ok, why, R, t = _check_tail(a, b, dom, tail)
     if not ok:
         return False, f"tail: {why}"
     body = cert["body"]

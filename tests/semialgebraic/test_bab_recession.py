@@ -268,7 +268,21 @@ def test_R28_mixed_domain_gets_a_finite_bound_against_z3():
     truth = _z3_max(MIX_A, MIX_B, MIXED)
     assert not r.unbounded and r.upper is not None and r.checked
     assert r.lower <= Q(truth.numerator, truth.denominator) <= r.upper and truth == 2
-    cert = json.loads(json.dumps(jsonable(r.certificate)))
+    # diff closes it by a body and the homogenised tail (three-layer-fibers R33, the domain's
+    # rows homogenised in the faces): exact 2
+    assert r.lower == r.upper == 2 and r.certificate["tail"]["kind"] == "homogenised"
+    assert verify(json.loads(json.dumps(jsonable(r.certificate))))[0]
+    # R28's certificate of the |W| bound, assembled from its parts
+    from semialgebraic.bab.diff import bounded_diff
+    from semialgebraic.bab.recession import apex_box, bias_free
+    from semialgebraic.certificates.bab_recession import bab_recession_certificate
+    sub = bounded_diff(bias_free(MIX_A), bias_free(MIX_B), cone_domain(MIXED), Budget(None), Q(0))
+    qbox = apex_box(MIXED)
+    E = deviation_bound(difference_network(MIX_A, MIX_B), qbox)
+    cert = bab_recession_certificate(MIX_A, MIX_B, MIXED, cone=sub.certificate, decomposition=qbox,
+                                     upper=max(max(E), r.lower), lower=r.lower, point=r.point,
+                                     output=r.output)
+    cert = json.loads(json.dumps(jsonable(cert)))
     assert "cone" in cert and verify(cert)[0]
     assert [Fraction(str(v)) for v in cert["decomposition"][0]] == [-1, 1]
     p = Fraction(str(cert["decomposition"][1][0]))
