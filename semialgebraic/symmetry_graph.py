@@ -42,22 +42,22 @@ def symmetry_graph(fiber) -> nx.Graph:
     keys = {}
     for k, c in enumerate(fiber.components):
         lab = c.label
-        key = (tuple(lab["flips"]), tuple(lab["s7"]), bool(lab["s8"]))
+        key = (tuple(lab["flips"]), tuple(lab["s7"]), bool(lab["s8"]), lab.get("linear"))
         keys[key] = k
         G.add_node(k, label=json.dumps(lab), dimension=c.dimension.value,
                    generator_rank=c.generator_rank,
                    **{f"generators_{name}": len(v) for name, v in c.generators.items()})
     for key, k in keys.items():
-        flips, s7, s8 = key
+        flips, s7, s8, nl = key       # nl: linear rows of an R16c stratum (None otherwise)
         for j in _all(keys, 0):
-            other = (tuple(sorted(set(flips) ^ {j})), s7, s8)
+            other = (tuple(sorted(set(flips) ^ {j})), s7, s8, nl)
             if other in keys:
                 G.add_edge(k, keys[other], step="S5", neuron=j)
         for i in _all(keys, 1):
-            other = (flips, tuple(sorted(set(s7) ^ {i})), s8)
+            other = (flips, tuple(sorted(set(s7) ^ {i})), s8, nl)
             if other in keys:
                 G.add_edge(k, keys[other], step="S7", neuron=i)
-        other = (flips, s7, not s8)
+        other = (flips, s7, not s8, nl)
         if other in keys:
             G.add_edge(k, keys[other], step="S8")
     return G

@@ -91,10 +91,20 @@ def test_dead_neuron_recruited_as_linear_for_an_s5_flip():
         assert identifiability(net).answer is False
     v = equivalent(DEAD, RECRUITED)
     assert v.answer is True and verify(v.certificate)[0]
-    # Known gap (iv) (three-layer-fibers, note after R17): neither listing contains the other's
-    # generic stratum; both say their listing is partial (a dead row, resp. a linear row that
-    # can die: κ₊(Γ') = 0 < n_L = 1 after flipping row 1).  Update this when `fiber` lists them.
+    # Three-layer-fibers R16c (gap iv closed): each listing contains the other's stratum, with
+    # the stated dimensions 8 (one dead row, F = ∅) and 6 (row 1 flipped, the dead row linear)
     fd, fr = fiber(DEAD), fiber(RECRUITED)
-    assert not _listed(fd, RECRUITED) and not _listed(fr, DEAD)
-    assert fd.partial and fr.partial
-    assert all(any("known gap (iv)" in n for n in f.notes) for f in (fd, fr))
+    assert _listed(fd, RECRUITED) and _listed(fr, DEAD)
+    assert not fd.partial and not fr.partial and fd.notes == fr.notes == []
+    assert fd.dimension.value == fr.dimension.value == 8
+    strata = {(tuple(c.label["flips"]), c.label["linear"], c.dimension.value) for c in fd.components}
+    assert strata == {((), 0, 8), ((1,), 1, 6), ((2,), 1, 6), ((1, 2), 1, 6)}
+    strata = {(tuple(c.label["flips"]), c.label["linear"], c.dimension.value) for c in fr.components}
+    assert strata == {((), 1, 6), ((1,), 0, 8), ((2,), 1, 6), ((1, 2), 1, 6)}
+    for f in (fd, fr):
+        assert f.number_of_strata == 48 and f.components_exact is False
+        for c in f.components:                 # each representative: same function, FIBDIM
+            rep = c.representative if c.representative is not None else f.net
+            assert c.contains(rep.parameters())
+            assert jacobian_dimension(rep) == c.dimension.value == c.generator_rank
+            assert equivalent(f.net, rep).answer is True
