@@ -434,7 +434,8 @@ def _hidden_columns(P) -> list:
 def _pool_representative(net: Network, P, lab: dict) -> Network | None:
     """An exact point of the R16c stratum *lab* (None when none is constructed): the flips F,
     the linear block Γ'_F carried by n_L' linear rows (the old linear rows first, then dead
-    ones; an R6 positive factorisation, biases 1, 2, …), the other pool rows dead.  The step is
+    ones; an R6 positive factorisation, biases c·(1, 2, …) with c from a short list until the
+    point passes G5), the other pool rows dead.  The step is
     a ``TailRefactor``, whose check is the exact proof that the tail's function on the orthant,
     hence f (the first layer is unchanged), is the same; the point must pass G0–G7."""
     types = second_layer_types(P)
@@ -454,18 +455,22 @@ def _pool_representative(net: Network, P, lab: dict) -> Network | None:
     else:
         Vn, Wn = [[] for _ in range(P.m)], []
     slots = L + D
-    rep = {j: (tuple(-x for x in P.R2[j]), P.V[j]) for j in F}
-    for k, j in enumerate(slots[:nl]):
-        rep[j] = (tuple(Wn[k]) + (Q(k + 1),), tuple(Vn[o][k] for o in range(P.m)))
-    b3 = tuple(g[o] - sum((Vn[o][k] * (k + 1) for k in range(nl)), Q(0)) for o in range(P.m))
-    for t, j in enumerate(slots[nl:]):
-        if types[j] != DEAD:
-            rep[j] = (tuple(-Q(1 + (i + 1) * (t + 2)) for i in range(P.n1 + 1)), P.V[j])
-    try:
-        out = TailRefactor(rep, b3).apply(net)
-    except (InvalidStepError, ValueError):
-        return None
-    return out if is_generic(out) else None
+    for c in (Q(1), Q(3, 2), Q(2, 3), Q(5, 2), Q(7, 3)):      # biases c·(k+1): avoid G5 ties
+        rep = {j: (tuple(-x for x in P.R2[j]), P.V[j]) for j in F}
+        for k, j in enumerate(slots[:nl]):
+            rep[j] = (tuple(Wn[k]) + (c * (k + 1),), tuple(Vn[o][k] for o in range(P.m)))
+        b3 = tuple(g[o] - sum((Vn[o][k] * c * (k + 1) for k in range(nl)), Q(0))
+                   for o in range(P.m))
+        for t, j in enumerate(slots[nl:]):
+            if types[j] != DEAD:
+                rep[j] = (tuple(-c * (1 + (i + 1) * (t + 2)) for i in range(P.n1 + 1)), P.V[j])
+        try:
+            out = TailRefactor(rep, b3).apply(net)
+        except (InvalidStepError, ValueError):
+            return None
+        if is_generic(out):
+            return out
+    return None
 
 
 def _labelled_strata(P, comps) -> int:
