@@ -336,15 +336,17 @@ def _discrete_labels(net, P, types, cap) -> tuple[list, list]:
     A = [j for j, t in enumerate(types) if t == SWITCHING]
     L = list(s.linear)
     D0 = [j for j, t in enumerate(types) if t == DEAD]
+    pool_done = False      # R16c evaluated: no stratum with other linear and dead counts
     if P.n1 >= 2 and s.masked is None and (A or L) and (D0 or (L and A)) and len(A) <= cap:
         labels = _pool_labels(P, A, L, D0)
+        hidden = _hidden_columns(P)
+        if hidden:
+            notes.append(f"first-layer neurons {hidden}: no visible kink found at the tested "
+                         "points of their facets, so R16c's hypothesis (every first-layer "
+                         "hyperplane visible) is not checked: the listing may miss strata")
         if any(lab["linear"] != len(L) for lab in labels):
-            hidden = _hidden_columns(P)
-            if hidden:
-                notes.append(f"first-layer neurons {hidden}: no visible kink found at the tested "
-                             "points of their facets, so R16c's hypothesis (every first-layer "
-                             "hyperplane visible) is not checked: the listing may miss strata")
             return labels, notes
+        pool_done = not hidden
         notes = []
     flip_sets = [()]
     if L and A:
@@ -358,7 +360,7 @@ def _discrete_labels(net, P, types, cap) -> tuple[list, list]:
         else:
             notes.append(f"{len(A)} switching neurons: S5 flip sets not enumerated")
     D = [j for j, t in enumerate(types) if t == DEAD]
-    if P.n1 >= 2 and (A or L) and _other_block_sizes(P, L, D, A, flip_sets, cap):
+    if P.n1 >= 2 and (A or L) and not pool_done and _other_block_sizes(P, L, D, A, flip_sets, cap):
         notes.append("a dead or a linear row can change type (three-layer-fibers, known gap (iv) "
                      "after R17: S5 with n_L + n_D neurons): the strata with another number of "
                      "linear and dead rows are not listed")
@@ -412,11 +414,20 @@ def _pool_labels(P, A, L, D) -> list:
 def _hidden_columns(P) -> list:
     """First-layer neurons i for which no visible kink of H_i was found: the jump of the slope
     across H_i at a point z of the facet z_i = 0 (off every second-layer hyperplane) is
-    Σ_{j active at z} V_j W2[j,i] (times W1_i); tested near the origin and at z = t·1 (z_i = 0)."""
+    Σ_{j active at z} V_j W2[j,i] (times W1_i); tested on the ray z = t·1 (z_i = 0, t ≥ 0) in
+    every interval between the second-layer kinks along it (a sufficient test of visibility)."""
     out = []
     for i in range(P.n1):
         visible = False
-        for t in (Q(0), Q(1, 10), Q(1), Q(10), Q(1000)):
+        kinks = set()
+        for r in P.R2:
+            s = sum((r[c] for c in range(P.n1) if c != i), Q(0))
+            if s != 0 and -r[-1] / s > 0:
+                kinks.add(-r[-1] / s)
+        kinks = sorted(kinks)
+        ts = [Q(0)] + [(a + b) / 2 for a, b in zip(kinks, kinks[1:])] + \
+             ([kinks[-1] + 1] if kinks else [])
+        for t in ts:
             z = [Q(0) if c == i else t for c in range(P.n1)] + [Q(1)]
             vals = [sum((a * b for a, b in zip(r, z)), Q(0)) for r in P.R2]
             if any(v == 0 for v in vals):
