@@ -337,7 +337,7 @@ def _discrete_labels(net, P, types, cap) -> tuple[list, list]:
     L = list(s.linear)
     D0 = [j for j, t in enumerate(types) if t == DEAD]
     pool_done = False      # R16c evaluated: no stratum with other linear and dead counts
-    if P.n1 >= 2 and s.masked is None and (A or L) and (D0 or (L and A)) and len(A) <= cap:
+    if P.n1 >= 2 and s.masked is None and (D0 or L) and (A or L) and len(A) <= cap:
         labels = _pool_labels(P, A, L, D0)
         hidden = _hidden_columns(P)
         if hidden:

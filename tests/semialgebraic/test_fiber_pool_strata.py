@@ -101,3 +101,15 @@ def test_planted_dead_rows_every_stratum_checked(net):
 def test_planted_dead_rows_every_stratum_checked_more(net):
     assume(_usable(net))
     _check(net, oracle=net.layer(2)[0].nrows == 1)
+
+
+def test_linear_rows_only_one_can_die():
+    """Three linear rows, m = 1, Γ = (−1, 2) (κ₊ = 2, R6): R16c lists n_L' = 3 (the net) and
+    n_L' = 2 with one dead row, both of dimension 12 (R11: same dimension), each checked."""
+    net = Network.from_rows([[[1, 2], [-1, 1]], [[1, 2], [2, 1], [1, 1]], [[1, -2, 2]]],
+                            [[1, -1], [1, 2, 3], [0]])
+    F = _check(net, oracle=True)
+    assert not F.partial
+    assert sorted((c.label["linear"], c.label["dead"], c.dimension.value) for c in F.components) \
+        == [(2, 1, 12), (3, 0, 12)]
+    assert F.number_of_strata == 2 * 6 // 2 + 2 * 6 // 6 == 8
