@@ -314,9 +314,10 @@ def _basic_set(ring, equalities, positive):
 def _symmetry_names(F) -> list:
     s = structure(F.net)
     out = ["S1", "S2"]
-    if s.count(DEAD):
+    labs = [c.label for c in F.components]          # R16c strata: dead / linear rows elsewhere
+    if s.count(DEAD) or any(lab.get("dead") for lab in labs):
         out.append("S3")
-    if s.linear:
+    if s.linear or any(lab.get("linear") for lab in labs):
         out.append("S4")
     if any(c.label.get("flips") for c in F.components):
         out.append("S5")

@@ -125,6 +125,7 @@ def test_fiber_cli_lists_the_recruited_strata(tmp_path, capsys):
     assert main(["fiber", str(path), "--json"]) == 0
     d = json.loads(capsys.readouterr().out)
     assert d["listing"] == "complete" and d["notes"] == [] and d["dimension"] == 8
+    assert d["symmetries"] == ["S1", "S2", "S3", "S4", "S5"]
     assert d["number_of_strata"] == d["number_of_components"] == 48
     assert d["number_of_components_exact"] is False
     labs = sorted((c["label"]["flips"], c["label"]["linear"], c["label"]["dead"], c["dimension"])
