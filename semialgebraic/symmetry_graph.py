@@ -1,8 +1,8 @@
 """Symmetry graph of a three-layer bottleneck fiber (three-layer-fibers R16, §5).
 
 Nodes are the fiber's components up to permutations (S1), labelled by their discrete data:
-the set of switching neurons flipped by S5, the set of first-layer neurons flipped by S7, and
-the S8 choice.  Edges are single discrete generators (an S5 flip of one switching neuron, an S7
+the set of switching neurons flipped by S5, the set of first-layer neurons flipped by S7, the
+S8 choice, and for n1 ≥ 2 the number of linear rows (three-layer-fibers R16c).  Edges are single discrete generators (an S5 flip of one switching neuron, an S7
 flip of one first-layer neuron, S8) between two nodes, labelled with the step.  Node data hold
 the continuous generators (S2, S3, S4, S6: number of tangent vectors) and the exact rank of
 their span, which equals the component's dimension (R17).
@@ -42,22 +42,25 @@ def symmetry_graph(fiber) -> nx.Graph:
     keys = {}
     for k, c in enumerate(fiber.components):
         lab = c.label
-        key = (tuple(lab["flips"]), tuple(lab["s7"]), bool(lab["s8"]))
+        key = (tuple(lab["flips"]), tuple(lab["s7"]), bool(lab["s8"]), lab.get("linear"))
         keys[key] = k
         G.add_node(k, label=json.dumps(lab), dimension=c.dimension.value,
                    generator_rank=c.generator_rank,
                    **{f"generators_{name}": len(v) for name, v in c.generators.items()})
     for key, k in keys.items():
-        flips, s7, s8 = key
+        flips, s7, s8, nl = key       # nl: linear rows of an R16c stratum (None otherwise)
         for j in _all(keys, 0):
-            other = (tuple(sorted(set(flips) ^ {j})), s7, s8)
+            other = (tuple(sorted(set(flips) ^ {j})), s7, s8, nl)
             if other in keys:
                 G.add_edge(k, keys[other], step="S5", neuron=j)
+            for o in keys:        # R16c: the flip of j re-types pool rows (one TailRefactor)
+                if nl is not None and o[:3] == other[:3] and o[3] != nl:
+                    G.add_edge(k, keys[o], step="S5", neuron=j)
         for i in _all(keys, 1):
-            other = (flips, tuple(sorted(set(s7) ^ {i})), s8)
+            other = (flips, tuple(sorted(set(s7) ^ {i})), s8, nl)
             if other in keys:
                 G.add_edge(k, keys[other], step="S7", neuron=i)
-        other = (flips, s7, not s8)
+        other = (flips, s7, not s8, nl)
         if other in keys:
             G.add_edge(k, keys[other], step="S8")
     return G

@@ -22,7 +22,8 @@ from algebra.network import Network
 from algebra.polynomials import Ring
 from algebra.rationals import Q, q_str, to_q
 from algebra.symmetries.bottleneck import TranslateMasked, masking_column, s7_flippable
-from algebra.symmetries.bottleneck_paths import RescaleHidden
+from algebra.symmetries.bottleneck_paths import RescaleHidden, TailRefactor
+from algebra.symmetries.step import InvalidStepError
 
 from ..certificates import jsonable
 from ..exceptions import NonGenericError
@@ -30,12 +31,12 @@ from ..sets import BasicSet, Dimension
 from ..shallow import positive_factor_rank
 from ..symmetry_graph import count_components, symmetry_graph
 from .canon import equivalent_bottleneck
-from .copies import discrete_move, flipped_gamma
+from .copies import discrete_move, flipped_gamma, positive_factorization
 from .fibdim import jacobian_dimension
 from .one_neuron import (check_same_function, glue, one_neuron_strata, representative,
                          strata_graph, system as one_neuron_system)
 from ._structure import (DEAD, LINEAR, SWITCHING, Parts, dimension_formula, genericity,
-                        second_layer_types, structure)
+                        is_generic, second_layer_types, structure)
 
 __all__ = ["fiber_bottleneck", "BottleneckFiber", "BottleneckFiberComponent"]
 
@@ -215,25 +216,47 @@ def fiber_bottleneck(net: Network, *, jacobian: bool | None = None,
         notes.append("n1 = 1 with more than 10 kinks: only the strata of S1-S8 are listed (R16a "
                      "not enumerated)")
     partial = bool(notes)       # so far every note leaves components out (S5/S7 sets, R16 gaps)
+    pool = any("linear" in lab for lab in labels)     # R16c: strata with other n_L, n_D
     comps = []
     for lab in labels:
-        rep = _representative(net, lab)
-        if rep is None and (lab["flips"] or lab["s7"] or lab["s8"]):
+        rep = _representative(net, lab) if "linear" not in lab else _pool_representative(net, P, lab)
+        if rep is None and (lab["flips"] or lab["s7"] or lab["s8"] or "linear" in lab):
             notes.append(f"component {lab}: no explicit point constructed; left out")
             partial = True
             continue
-        eqs, pos = _component_system(ring, rep if rep is not None else net, lab, P, types)
+        at = rep if rep is not None else net
+        cdim = dim
+        if pool:                                 # R16c: R17 at the stratum's own point
+            cdim = dimension_formula(at)
+            if cdim.value is None:
+                notes.append(f"component {lab}: its representative is not generic; left out")
+                partial = True
+                continue
+            if jacobian and at is not net and jacobian_dimension(at) != cdim.value:
+                raise NonGenericError("R16c: R17 = FIBDIM at a stratum's representative",
+                                      {"stratum": lab, "formula": cdim.value})
+            cdim = Dimension.of(cdim.value, "three-layer-fibers R16c (R17 at the stratum)")
+        eqs, pos = _component_system(ring, at, lab, P, second_layer_types(Parts.of(at)))
         if generators is None:
             generators = net.n_parameters <= 4000
-        gens, grank = _generators(rep if rep is not None else net) if generators else ({}, None)
-        if grank is not None and grank != dim.value:
-            notes.append(f"component {lab}: generator span rank {grank} != {dim.value}")
-        comps.append(BottleneckFiberComponent(ring, eqs, pos, lab, dim, rep, gens, grank))
+        gens, grank = _generators(at) if generators else ({}, None)
+        if grank is not None and grank != cdim.value:
+            notes.append(f"component {lab}: generator span rank {grank} != {cdim.value}")
+        comps.append(BottleneckFiberComponent(ring, eqs, pos, lab, cdim, rep, gens, grank))
+    if pool and comps:
+        top = max(c.dimension.value for c in comps)
+        if top != dim.value:
+            dim = Dimension.of(top, f"R16c: the largest stratum (R17 gives {dim.value} at this "
+                                    "network)")
     F = BottleneckFiber(net, comps, dim, 0, 0, None, fd, notes, membership)
     F.partial = partial
     F.structure = structure(net)
     F.graph = symmetry_graph(F)
     F.number_of_components, F.number_of_orbits = count_components(F)
+    if pool:      # labelled strata; glued through non-generic points (V_j = 0), not counted
+        F.number_of_strata = _labelled_strata(P, comps)
+        F.number_of_components = F.number_of_strata
+        F.components_exact = len({c.label["linear"] for c in comps}) <= 1
     return F
 
 
@@ -291,9 +314,10 @@ def _basic_set(ring, equalities, positive):
 def _symmetry_names(F) -> list:
     s = structure(F.net)
     out = ["S1", "S2"]
-    if s.count(DEAD):
+    labs = [c.label for c in F.components]          # R16c strata: dead / linear rows elsewhere
+    if s.count(DEAD) or any(lab.get("dead") for lab in labs):
         out.append("S3")
-    if s.linear:
+    if s.linear or any(lab.get("linear") for lab in labs):
         out.append("S4")
     if any(c.label.get("flips") for c in F.components):
         out.append("S5")
@@ -312,6 +336,19 @@ def _discrete_labels(net, P, types, cap) -> tuple[list, list]:
     notes = []
     A = [j for j, t in enumerate(types) if t == SWITCHING]
     L = list(s.linear)
+    D0 = [j for j, t in enumerate(types) if t == DEAD]
+    pool_done = False      # R16c evaluated: no stratum with other linear and dead counts
+    if P.n1 >= 2 and s.masked is None and (D0 or L) and (A or L) and len(A) <= cap:
+        labels = _pool_labels(P, A, L, D0)
+        hidden = _hidden_columns(P)
+        if hidden:
+            notes.append(f"first-layer neurons {hidden}: no visible kink found at the tested "
+                         "points of their facets, so R16c's hypothesis (every first-layer "
+                         "hyperplane visible) is not checked: the listing may miss strata")
+        if any(lab["linear"] != len(L) for lab in labels):
+            return labels, notes
+        pool_done = not hidden
+        notes = []
     flip_sets = [()]
     if L and A:
         if len(A) <= cap:
@@ -324,7 +361,7 @@ def _discrete_labels(net, P, types, cap) -> tuple[list, list]:
         else:
             notes.append(f"{len(A)} switching neurons: S5 flip sets not enumerated")
     D = [j for j, t in enumerate(types) if t == DEAD]
-    if P.n1 >= 2 and (A or L) and _other_block_sizes(P, L, D, A, flip_sets, cap):
+    if P.n1 >= 2 and (A or L) and not pool_done and _other_block_sizes(P, L, D, A, flip_sets, cap):
         notes.append("a dead or a linear row can change type (three-layer-fibers, known gap (iv) "
                      "after R17: S5 with n_L + n_D neurons): the strata with another number of "
                      "linear and dead rows are not listed")
@@ -355,6 +392,105 @@ def _other_block_sizes(P, L, D, A, flip_sets, cap) -> bool:
     if len(A) > cap:
         return True
     return any(positive_factor_rank(flipped_gamma(P, L, S)[0])[0] < len(L) for S in flip_sets)
+
+
+def _pool_labels(P, A, L, D) -> list:
+    """Three-layer-fibers R16c: labels ``{flips: F, s7: [], s8: False, linear: n_L', dead: n_D'}``
+    of the strata whose n_L + n_D non-switching rows split into n_L' linear and n_D' dead rows
+    after the S5 flips F: n_L' ≥ κ₊(Γ'_F) and (G6 at the stratum) rank Γ'_F = min(n_L', n1, m)
+    (a stratum failing G6 has no generic point: gap (iii) of R16, not listed)."""
+    out = []
+    pool = len(L) + len(D)
+    for k in range(len(A) + 1):
+        for F in combinations(A, k):
+            G = flipped_gamma(P, L, F)[0]
+            kap, rho = positive_factor_rank(G)[0], G.rank()
+            for nl in range(pool + 1):
+                if nl >= kap and rho == min(nl, P.n1, P.m):
+                    out.append({"flips": list(F), "s7": [], "s8": False, "linear": nl,
+                                "dead": pool - nl})
+    return out
+
+
+def _hidden_columns(P) -> list:
+    """First-layer neurons i for which no visible kink of H_i was found: the jump of the slope
+    across H_i at a point z of the facet z_i = 0 (off every second-layer hyperplane) is
+    Σ_{j active at z} V_j W2[j,i] (times W1_i); tested on the ray z = t·1 (z_i = 0, t ≥ 0) in
+    every interval between the second-layer kinks along it (a sufficient test of visibility)."""
+    out = []
+    for i in range(P.n1):
+        visible = False
+        kinks = set()
+        for r in P.R2:
+            s = sum((r[c] for c in range(P.n1) if c != i), Q(0))
+            if s != 0 and -r[-1] / s > 0:
+                kinks.add(-r[-1] / s)
+        kinks = sorted(kinks)
+        ts = [Q(0)] + [(a + b) / 2 for a, b in zip(kinks, kinks[1:])] + \
+             ([kinks[-1] + 1] if kinks else [])
+        for t in ts:
+            z = [Q(0) if c == i else t for c in range(P.n1)] + [Q(1)]
+            vals = [sum((a * b for a, b in zip(r, z)), Q(0)) for r in P.R2]
+            if any(v == 0 for v in vals):
+                continue
+            jump = [sum((P.V[j][o] * P.R2[j][i] for j, v in enumerate(vals) if v > 0), Q(0))
+                    for o in range(P.m)]
+            if any(x != 0 for x in jump):
+                visible = True
+                break
+        if not visible:
+            out.append(i)
+    return out
+
+
+def _pool_representative(net: Network, P, lab: dict) -> Network | None:
+    """An exact point of the R16c stratum *lab* (None when none is constructed): the flips F,
+    the linear block Γ'_F carried by n_L' linear rows (the old linear rows first, then dead
+    ones; an R6 positive factorisation, biases c·(1, 2, …) with c from a short list until the
+    point passes G5), the other pool rows dead.  The step is
+    a ``TailRefactor``, whose check is the exact proof that the tail's function on the orthant,
+    hence f (the first layer is unchanged), is the same; the point must pass G0–G7."""
+    types = second_layer_types(P)
+    L = [j for j, t in enumerate(types) if t == LINEAR]
+    D = [j for j, t in enumerate(types) if t == DEAD]
+    F, nl = list(lab["flips"]), lab["linear"]
+    if not F and nl == len(L):
+        return net
+    G, g = flipped_gamma(P, L, F)
+    if nl:
+        fac = positive_factorization(G, nl)
+        if fac is None:
+            return None
+        Vn, Wn = fac
+    elif any(x != 0 for r in G.to_rows() for x in r):
+        return None
+    else:
+        Vn, Wn = [[] for _ in range(P.m)], []
+    slots = L + D
+    for c in (Q(1), Q(3, 2), Q(2, 3), Q(5, 2), Q(7, 3)):      # biases c·(k+1): avoid G5 ties
+        rep = {j: (tuple(-x for x in P.R2[j]), P.V[j]) for j in F}
+        for k, j in enumerate(slots[:nl]):
+            rep[j] = (tuple(Wn[k]) + (c * (k + 1),), tuple(Vn[o][k] for o in range(P.m)))
+        b3 = tuple(g[o] - sum((Vn[o][k] * c * (k + 1) for k in range(nl)), Q(0))
+                   for o in range(P.m))
+        for t, j in enumerate(slots[nl:]):
+            if types[j] != DEAD:
+                rep[j] = (tuple(-c * (1 + (i + 1) * (t + 2)) for i in range(P.n1 + 1)), P.V[j])
+        try:
+            out = TailRefactor(rep, b3).apply(net)
+        except (InvalidStepError, ValueError):
+            return None
+        if is_generic(out):
+            return out
+    return None
+
+
+def _labelled_strata(P, comps) -> int:
+    """Labelled strata of R16c: each listed stratum up to S1 stands for n1! n2! / (n_L'! n_D'!)
+    labelled ones (first-layer neurons and switching rows distinguishable)."""
+    from math import factorial
+    return sum(factorial(P.n1) * factorial(P.n2) // (factorial(c.label["linear"])
+                                                      * factorial(c.label["dead"])) for c in comps)
 
 
 def _representative(net: Network, lab: dict) -> Network | None:

@@ -139,13 +139,19 @@ def fiber_text(F, exact: bool = False) -> str:
     listed = (" (of the listed strata only: some are left out, see the notes)"
               if getattr(F, "partial", False) else "")
     bound = "" if getattr(F, "components_exact", True) else "at most "
+    pool = any(isinstance(c.label, dict) and "linear" in c.label for c in F.components)  # R16c
     glued = ("" if getattr(F, "components_exact", True) else
+             " (labelled strata, three-layer-fibers R16c; strata with other numbers of linear and "
+             "dead rows meet at non-generic points, not counted)" if pool else
              " (strata glued along three-layer-fibers R16a g1-g3; other joins not excluded)")
     lines.append(f"number of components: {bound}"
                  f"{display.number(F.number_of_components, exact)}{listed}{glued}")
     lines.append(f"number of orbits: {getattr(F, 'number_of_orbits', None)}{listed}")
     strata = getattr(F, "number_of_strata", None)
-    if strata is not None:                  # n1 = 1 (three-layer-fibers R16a)
+    if strata is not None and pool:         # n1 >= 2 (three-layer-fibers R16c)
+        lines.append(f"number of strata (rows labelled): {strata}; each stratum's own dimension "
+                     "is R17 at its point, checked by FIBDIM (R16c)")
+    elif strata is not None:                # n1 = 1 (three-layer-fibers R16a)
         lines.append(f"number of strata (rows labelled): {strata}, glued into the components "
                      "(R16a g1-g3); the Jacobian check is at the network's own stratum")
     for k, c in enumerate(F.components):
@@ -179,6 +185,8 @@ def component_label(label) -> str:
                 f"kink rows {st['kink_rows']}, {st['linear']} linear, {st['dead']} dead)")
     parts = ([f"S5 flips {label['flips']}"] if label.get("flips") else []) + \
             ([f"S7 on {label['s7']}"] if label.get("s7") else []) + (["S8"] if label.get("s8") else [])
+    if "linear" in label:                    # n1 >= 2: three-layer-fibers R16c
+        parts.append(f"{label['linear']} linear, {label['dead']} dead")
     return "(" + (", ".join(parts) if parts else "the component of the network itself") + ")"
 
 

@@ -34,6 +34,13 @@ kink row types, numbers of linear and dead rows, with random positive fractions)
 compute the same function (exact evaluation at 200 rational points) and lie in the component::
 
     nice -n 10 python -m tests.fuzz.collisions --strata --seed 1 --count 300
+
+n1 = 2 (three-layer-fibers R16c: dead and linear rows exchanged under S5): ``--strata --n1 2``
+draws nets 2-2-n2-m and samples every R16c stratum from its label alone
+(:func:`sample_pool_stratum`: scalings, flips, a random positive factorisation of the flipped
+linear block solved in fractions, random dead rows), with the same two checks::
+
+    nice -n 10 python -m tests.fuzz.collisions --strata --n1 2 --seed 1 --count 200
 """
 
 from __future__ import annotations
@@ -269,6 +276,143 @@ def check_strata(layers, rng, per_stratum=2):
     return out, tally
 
 
+# -- n1 ≥ 2: random points of the R16c strata (dead and linear rows exchanged under S5) -----------
+def _solve(A, y):
+    """x with x·A = y (A: k×n rows, rank k = len(A)), exact Gaussian elimination on fractions."""
+    k, n = len(A), len(A[0])
+    M = [[A[r][c] for r in range(k)] + [y[c]] for c in range(n)]     # Aᵀ x = y, n equations
+    piv, row = [], 0
+    for col in range(k):
+        r = next((r for r in range(row, n) if M[r][col] != 0), None)
+        if r is None:
+            return None
+        M[row], M[r] = M[r], M[row]
+        M[row] = [v / M[row][col] for v in M[row]]
+        for r2 in range(n):
+            if r2 != row and M[r2][col] != 0:
+                M[r2] = [a - M[r2][col] * b for a, b in zip(M[r2], M[row])]
+        piv.append(col)
+        row += 1
+    if any(M[r][-1] != 0 for r in range(row, n)):
+        return None
+    return [M[r][-1] for r in range(k)]
+
+
+def _rank(rows):
+    M = [list(r) for r in rows]
+    rank = 0
+    for col in range(len(M[0]) if M else 0):
+        r = next((r for r in range(rank, len(M)) if M[r][col] != 0), None)
+        if r is None:
+            continue
+        M[rank], M[r] = M[r], M[rank]
+        for r2 in range(rank + 1, len(M)):
+            c = M[r2][col] / M[rank][col]
+            M[r2] = [a - c * b for a, b in zip(M[r2], M[rank])]
+        rank += 1
+    return rank
+
+
+def sample_pool_stratum(layers, label, rng, tries=200):
+    """A random point (Fraction layers) of the stratum *label* = {flips F, linear n_L', dead n_D'}
+    (three-layer-fibers R16c) of the net *layers* (n1 ≥ 2), from the label and θ's own rows
+    alone: first-layer rows scaled by λ > 0, switching rows scaled by μ > 0 and negated on F, the
+    pool (θ's linear rows, then its dead rows, in index order) with its first n_L' rows linear
+    carrying Γ'_F = Σ_{linear ∪ F} V_j W2_j (a random positive U with V U = Γ'_F, solved here) and
+    the rest random dead rows.  None when no positive U is found by random search."""
+    (W1, b1), (W2, b2), (W3, b3) = layers
+    n1, n2, m = len(b1), len(b2), len(b3)
+    rows = [list(W2[j]) + [b2[j]] for j in range(n2)]
+    V = [[W3[o][j] for o in range(m)] for j in range(n2)]
+    kind = ["dead" if all(v < 0 for v in r) else "linear" if all(v > 0 for v in r) else "switching"
+            for r in rows]
+    Fl, nl = set(label["flips"]), label["linear"]
+    pool = [j for j in range(n2) if kind[j] == "linear"] + [j for j in range(n2) if kind[j] == "dead"]
+    G = [[sum((V[j][o] * rows[j][i] for j in range(n2) if kind[j] == "linear" or j in Fl), F(0))
+          for i in range(n1)] for o in range(m)]
+    gam = [b3[o] + sum((V[j][o] * rows[j][n1] for j in range(n2) if kind[j] == "linear" or j in Fl),
+                       F(0)) for o in range(m)]
+    pos = lambda: F(rng.randint(1, 9), rng.randint(1, 5))
+    nz = lambda: pos() * rng.choice((-1, 1))
+    U, VL = None, None                       # V_L U = Γ'_F (z coordinates), U > 0
+    if nl:
+        basis = [r for r in G if any(r)]
+        rho = _rank(basis) if basis else 0
+        for _ in range(tries):
+            if nl >= n1:                     # U of full column rank: any Γ'_F
+                U = [[pos() for _ in range(n1)] for _ in range(nl)]
+                if _rank(U[:n1]) < n1:
+                    continue
+                need = n1
+            else:                            # ρ = n_L' < n1: U's rows span the row space of Γ'
+                C = [[nz() for _ in basis] for _ in range(nl)]
+                U = [[sum((c * r[i] for c, r in zip(cr, basis)), F(0)) for i in range(n1)] for cr in C]
+                if any(v <= 0 for r in U for v in r) or _rank(U) < rho:
+                    continue
+                need = nl
+            extra = [[nz() for _ in range(nl - need)] for _ in range(m)]
+            VL = []
+            for o in range(m):
+                rest = [G[o][i] - sum((e * U[need + k][i] for k, e in enumerate(extra[o])), F(0))
+                        for i in range(n1)]
+                x = _solve(U[:need], rest)
+                if x is None:
+                    break
+                VL.append(x + extra[o])
+            if len(VL) == m:
+                break
+            U = None
+        if U is None:
+            return None
+    lam = [pos() for _ in range(n1)]
+    W1n = [[lam[i] * v for v in W1[i]] for i in range(n1)]
+    b1n = [lam[i] * b1[i] for i in range(n1)]
+    new_rows, new_V = [None] * n2, [None] * n2
+    for j in range(n2):
+        if kind[j] == "switching":
+            mu, e = pos(), (-1 if j in Fl else 1)
+            new_rows[j] = [e * mu * rows[j][i] / lam[i] for i in range(n1)] + [e * mu * rows[j][n1]]
+            new_V[j] = [v / mu for v in V[j]]
+    bias = [pos() for _ in range(nl)]
+    for k, j in enumerate(pool[:nl]):
+        new_rows[j] = [U[k][i] / lam[i] for i in range(n1)] + [bias[k]]
+        new_V[j] = [VL[o][k] for o in range(m)]
+    for j in pool[nl:]:
+        new_rows[j] = [-pos() for _ in range(n1 + 1)]
+        new_V[j] = [nz() for _ in range(m)]
+    b3n = [gam[o] - sum((VL[o][k] * bias[k] for k in range(nl)), F(0)) for o in range(m)]
+    return [(W1n, b1n), ([r[:n1] for r in new_rows], [r[n1] for r in new_rows]),
+            ([[new_V[j][o] for j in range(n2)] for o in range(m)], b3n)]
+
+
+def check_pool_strata(layers, rng, per_stratum=2):
+    """Findings for the R16c strata of fiber(layers), n1 ≥ 2: a random point of each (from its
+    label) must compute the same function (exact, fractions) and lie in its component."""
+    from semialgebraic import fiber
+    try:
+        fb = fiber(to_network(layers))
+    except Exception as exc:
+        if "R16c" in str(exc):
+            return [f"fiber: {exc}"], Counter({"fiber R16c error": 1})
+        return [], Counter({f"fiber {type(exc).__name__}": 1})
+    out, tally = [], Counter()
+    comps = [c for c in fb.components if "linear" in c.label]
+    tally["nets with R16c strata" if comps else "nets without R16c strata"] += 1
+    tally["partial" if fb.partial else "complete"] += 1
+    for c in comps:
+        for _ in range(per_stratum):
+            pt = sample_pool_stratum(layers, c.label, rng)
+            if pt is None:
+                tally["strata points not drawn"] += 1
+                continue
+            tally["strata points"] += 1
+            if not same_function(layers, pt, rng, n=100):
+                out.append(f"R16c stratum {c.label}: a random point computes another function")
+            elif not c.contains(to_network(pt).parameters()):
+                out.append(f"R16c stratum {c.label}: a random point is not in the component")
+    return out, tally
+
+
 def check_pair(a, b):
     """Return (findings, tallies) for two nets with the same function and different normal forms."""
     from semialgebraic import equivalent, identifiability
@@ -346,18 +490,27 @@ def hunt(seed, count, verbose=True, max_pairs_per_bucket=3, nonzero=False,
     return findings, stats, tally
 
 
-def strata_campaign(seed, count, verbose=True):
+def strata_campaign(seed, count, verbose=True, n1=1):
     """Random nets d-1-n2-m (d ≤ 2, n2 ≤ 4, m ≤ 2, no zero weights, f not constant): every listed
-    stratum sampled by :func:`sample_stratum` (no collision needed)."""
+    stratum sampled by :func:`sample_stratum` (no collision needed).  *n1* = 2: nets 2-2-n2-m
+    (n2 ≤ 4, every row's W2 entries of one sign half the time, so that dead rows can absorb
+    flips) and the R16c strata sampled by :func:`sample_pool_stratum`."""
     t0 = time.process_time()
     rng = random.Random(seed)
     findings, tally = [], Counter()
     for _ in range(count):
-        net = random_net(rng, rng.choice((1, 2)), 1, rng.choice((1, 2, 3, 4)), values=NONZERO,
-                         m=rng.choice((1, 1, 2)))
+        if n1 == 1:
+            net = random_net(rng, rng.choice((1, 2)), 1, rng.choice((1, 2, 3, 4)), values=NONZERO,
+                             m=rng.choice((1, 1, 2)))
+        else:
+            net = random_net(rng, 2, n1, rng.choice((2, 3, 4)), values=NONZERO, m=rng.choice((1, 2)))
+            if rng.random() < 0.5:           # one-sign W2 rows: (−,−|±), (+,+|±)
+                W2 = [[abs(v) * s for v in r] for r, s in
+                      zip(net[1][0], [rng.choice((-1, 1)) for _ in net[1][0]])]
+                net[1] = (W2, net[1][1])
         if is_constant(net):
             continue
-        fs, t = check_strata(net, rng)
+        fs, t = check_strata(net, rng) if n1 == 1 else check_pool_strata(net, rng)
         tally["nets"] += 1
         tally.update(t)
         for f in fs:
@@ -380,10 +533,11 @@ def main(argv=None):
     ap.add_argument("--nonzero", action="store_true",
                     help="no zero weights (more generic nets; zeros are on by default)")
     ap.add_argument("--strata", action="store_true",
-                    help="n1 = 1: sample every listed stratum of random nets (R16a) instead")
+                    help="sample every listed stratum of random nets instead: n1 = 1 (R16a), "
+                         "or with --n1 2 the strata of three-layer-fibers R16c")
     args = ap.parse_args(argv)
     if args.strata:
-        return 1 if strata_campaign(args.seed, args.count)[0] else 0
+        return 1 if strata_campaign(args.seed, args.count, n1=args.n1 or 1)[0] else 0
     findings, _, _ = hunt(args.seed, args.count, max_pairs_per_bucket=args.pairs_per_bucket,
                           nonzero=args.nonzero, skip_constant=args.skip_constant, n1=args.n1)
     return 1 if findings else 0

@@ -21,7 +21,8 @@ code, shares nothing with netfibers' numerics):
 * and (with ``fib``) it must lie, up to permutations, within 1e-6 of a component listed by
   netfibers' ``fiber``: equalities ≈ 0, strict inequalities > −1e-6 (a non-generic θ' — a zero
   entry, a zero output column, proportional rows — is counted apart: the listing describes the
-  generic strata only).
+  generic strata only; since three-layer-fibers R16c the listing includes the strata where dead
+  and linear rows exchange type under S5, so a recruited dead row is no longer a candidate).
 
 A θ' that breaks one of these is a *candidate* (printed with its parameters).  The explorer
 also measures the local fiber dimension N − rank J(θ) (J the Jacobian of the residuals at θ,

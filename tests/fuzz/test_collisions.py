@@ -48,3 +48,23 @@ def test_strata_campaign_sample():
     from tests.fuzz.collisions import strata_campaign
     findings, tally = strata_campaign(seed=5, count=25, verbose=False)
     assert findings == [] and tally["strata points"] >= 100
+
+
+def test_pool_strata_sampler_on_the_recruited_pair():
+    """three-layer-fibers R16c: random points of every stratum of the gap-(iv) reproducer (one
+    dead row, two (−, − | +) rows), drawn from the labels alone in fractions, compute the
+    function and lie in their components (4 strata × 3 points)."""
+    import random
+    from tests.fuzz.collisions import check_pool_strata
+    a = [([[F(-3), F(2)], [F(2), F(1)]], [F(-3), F(-1)]),
+         ([[F(-2), F(-4, 3)], [F(-5, 2), F(-3)], [F(-1, 2), F(-1)]], [F(-3, 2), F(1), F(5, 2)]),
+         ([[F(-2), F(1), F(-5, 2)]], [F(-1)])]
+    findings, tally = check_pool_strata(a, random.Random(0), per_stratum=3)
+    assert findings == [] and tally["strata points"] == 12 and tally["complete"] == 1
+
+
+@pytest.mark.slow
+def test_pool_strata_campaign_sample():
+    from tests.fuzz.collisions import strata_campaign
+    findings, tally = strata_campaign(seed=3, count=30, verbose=False, n1=2)
+    assert findings == [] and tally["strata points"] >= 20

@@ -91,10 +91,46 @@ def test_dead_neuron_recruited_as_linear_for_an_s5_flip():
         assert identifiability(net).answer is False
     v = equivalent(DEAD, RECRUITED)
     assert v.answer is True and verify(v.certificate)[0]
-    # Known gap (iv) (three-layer-fibers, note after R17): neither listing contains the other's
-    # generic stratum; both say their listing is partial (a dead row, resp. a linear row that
-    # can die: κ₊(Γ') = 0 < n_L = 1 after flipping row 1).  Update this when `fiber` lists them.
+    # Three-layer-fibers R16c (gap iv closed): each listing contains the other's stratum, with
+    # the stated dimensions 8 (one dead row, F = ∅) and 6 (row 1 flipped, the dead row linear)
     fd, fr = fiber(DEAD), fiber(RECRUITED)
-    assert not _listed(fd, RECRUITED) and not _listed(fr, DEAD)
-    assert fd.partial and fr.partial
-    assert all(any("known gap (iv)" in n for n in f.notes) for f in (fd, fr))
+    assert _listed(fd, RECRUITED) and _listed(fr, DEAD)
+    assert not fd.partial and not fr.partial and fd.notes == fr.notes == []
+    assert fd.dimension.value == fr.dimension.value == 8
+    strata = {(tuple(c.label["flips"]), c.label["linear"], c.dimension.value) for c in fd.components}
+    assert strata == {((), 0, 8), ((1,), 1, 6), ((2,), 1, 6), ((1, 2), 1, 6)}
+    strata = {(tuple(c.label["flips"]), c.label["linear"], c.dimension.value) for c in fr.components}
+    assert strata == {((), 1, 6), ((1,), 0, 8), ((2,), 1, 6), ((1, 2), 1, 6)}
+    for f in (fd, fr):
+        assert f.number_of_strata == 48 and f.components_exact is False
+        for c in f.components:                 # each representative: same function, FIBDIM
+            rep = c.representative if c.representative is not None else f.net
+            assert c.contains(rep.parameters())
+            assert jacobian_dimension(rep) == c.dimension.value == c.generator_rank
+            assert equivalent(f.net, rep).answer is True
+
+
+def test_fiber_cli_lists_the_recruited_strata(tmp_path, capsys):
+    """`netfibers fiber` on the reproducer (three-layer-fibers R16c): text and --json."""
+    import json
+    from semialgebraic.cli import main
+    path = tmp_path / "dead.json"
+    path.write_text(json.dumps(DEAD.to_dict()))
+    assert main(["fiber", str(path)]) == 0
+    out = capsys.readouterr().out
+    assert "fiber dimension: 8" in out and "number of strata (rows labelled): 48" in out
+    assert "stratum 0 (0 linear, 1 dead): dimension 8" in out
+    assert "stratum 1 (S5 flips [1], 1 linear, 0 dead): dimension 6" in out
+    assert "note:" not in out
+    assert main(["fiber", str(path), "--json"]) == 0
+    d = json.loads(capsys.readouterr().out)
+    assert d["listing"] == "complete" and d["notes"] == [] and d["dimension"] == 8
+    assert d["symmetries"] == ["S1", "S2", "S3", "S4", "S5"]
+    assert d["number_of_strata"] == d["number_of_components"] == 48
+    assert d["number_of_components_exact"] is False
+    labs = sorted((c["label"]["flips"], c["label"]["linear"], c["label"]["dead"], c["dimension"])
+                  for c in d["components"])
+    assert labs == [([], 0, 1, 8), ([1], 1, 0, 6), ([1, 2], 1, 0, 6), ([2], 1, 0, 6)]
+    rec = next(c for c in d["components"] if c["label"]["flips"] == [1])
+    assert rec["sample"] == [-3, 2, 2, 1, -3, -1, 1, "6/5", "5/2", 3, "-1/2", -1, 1, -1, "5/2",
+                             "-5/2", 1, "-5/2", "5/2"]
