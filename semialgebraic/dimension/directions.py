@@ -13,6 +13,10 @@ R22 FIBDIM).  With ∂f/∂W_l[i,k] = δ_l[i] h_{l-1}[k] and ∂f/∂b_l[i] = δ
   (:func:`~semialgebraic.dimension.upper.fixed_successor_vectors`; facts of
   :mod:`semialgebraic.dimension.suspects`);
 * positive scaling of each live neuron (S2: f is invariant, so the derivative vanishes);
+* for a group of positively parallel neurons of one layer (``h_l[m] = c_m h_l[r]``
+  identically): the trade of their outgoing weights, and the incoming directions of the
+  relations between their outgoing columns (three-layer-fibers R33;
+  :func:`~semialgebraic.dimension.upper.duplicate_vectors`);
 * bias trade of an always-active or masked neuron (:func:`is_masked`) and GL of a block of
   always-active neurons of one layer (S4, S6: exact symmetries of f on the domain near θ).
 
@@ -30,7 +34,7 @@ from algebra.rationals import Q
 
 from ..sets import normalize_domain
 from ..equivalence import preactivation_bounds
-from .upper import fixed_successor_vectors
+from .upper import duplicate_groups, duplicate_vectors, fixed_successor_vectors
 
 __all__ = ["symmetry_directions", "silent_neurons", "silent_set", "is_masked"]
 
@@ -75,7 +79,25 @@ def symmetry_directions(net: Network, *, domain: Any = None, patterns=None, prov
         if len(block_on) > 1:
             deficits.append(f"layer {l + 1}: {len(block_on)} always-active neurons form a linear block")
         k += net.widths[l + 1]
+    vecs += _duplicate_directions(net, deficits)
     return vecs, tuple(deficits)
+
+
+def _duplicate_directions(net, deficits) -> list:
+    """The directions of the groups of positively parallel neurons (three-layer-fibers R33), dense,
+    with one deficit line per group."""
+    N, out = net.n_parameters, []
+    for l, group in duplicate_groups(net):
+        vs = duplicate_vectors(net, l, group)
+        for sv in vs:
+            v = [Q(0)] * N
+            for k, w in sv.items():
+                v[k] = w
+            out.append(v)
+        deficits.append(f"neurons {', '.join(f'({l + 1}, {i})' for i in group)} are positive multiples of "
+                        f"one another (rows and biases): {len(vs)} directions of their outgoing and "
+                        "incoming weights (three-layer-fibers R33)")
+    return out
 
 
 def _on_facts(net, dom, patterns, proven) -> tuple[list, list]:

@@ -31,8 +31,8 @@ from .jacobian import network_prime
 from .jacobian_columns import active_span_perp
 from ..verify import verify
 
-__all__ = ["entry_vectors", "sparse_entry_vectors", "fixed_successor_vectors", "directions_bound", "checked_directions_bound", "is_regions_rank",
-           "intern_shared"]
+__all__ = ["entry_vectors", "sparse_entry_vectors", "fixed_successor_vectors", "duplicate_groups",
+           "duplicate_vectors", "directions_bound", "checked_directions_bound", "is_regions_rank", "intern_shared"]
 
 
 def entry_vectors(net: Network, entries) -> list[list[Q]]:
@@ -72,6 +72,9 @@ def sparse_entry_vectors(net: Network, entries) -> list[dict]:
         W, b = net.layer(l)
         V = net.weights[l + 1]
         n_in = W.ncols
+        if kind == "duplicate":
+            out.extend(duplicate_vectors(net, l, e[2]))
+            continue
         if kind == "block":
             for i in e[2]:
                 for i2 in e[2]:
@@ -137,6 +140,59 @@ def fixed_successor_vectors(net: Network, l: int, i: int, signs) -> list[dict]:
     C = QMatrix.from_rows([[V[k, j] if signs[j] > 0 else Q(0) for j in F] for k in range(V.nrows)], ncols=len(F))
     return [{offs[l + 1] + j * W1.ncols + i: w for j, w in zip(F, row) if w != 0}
             for row in C.nullspace().to_rows()]
+
+
+def duplicate_groups(net: Network) -> list[tuple[int, list[int]]]:
+    """``(l, group)`` for every set of >= 2 neurons of hidden layer l whose rows ``(W_l[i, ·],
+    b_l[i])`` are positive multiples of one another, exactly (rows with a zero ``W_l[i, ·]``
+    left out: constant or zero neurons have their own rules); each group sorted, its first
+    neuron the representative (three-layer-fibers R33).
+
+    >>> net = Network.from_rows([[[1, 2], [-1, 0], [2, 4], [-1, -2]], [[1, 1, 1, 1]]], [[1, 0, 2, -1], [0]])
+    >>> duplicate_groups(net)
+    [(0, [0, 2])]
+    """
+    out = []
+    for l in range(net.depth - 1):
+        W, b = net.layer(l)
+        groups: dict = {}
+        for i in range(W.nrows):
+            row = list(W.row_at(i))
+            lead = next((abs(v) for v in row if v != 0), None)
+            if lead is None:
+                continue
+            groups.setdefault(tuple(v / lead for v in row + [b[i]]), []).append(i)
+        out += [(l, g) for g in sorted(groups.values()) if len(g) > 1]
+    return out
+
+
+def duplicate_vectors(net: Network, l: int, group) -> list[dict]:
+    """The directions of a group of positively parallel neurons of hidden layer *l* (sparse, flat
+    parameter order; three-layer-fibers R33): with r = ``group[0]`` and ``h_l[m] = c_m h_l[r]``,
+    ``c_m e(W_{l+1}[k, r]) − e(W_{l+1}[k, m])`` for every m != r and every row k, and, for a basis
+    t of the kernel of ``W_{l+1}[:, group]``, ``Σ_m t_m e(θ)`` for θ each incoming weight
+    ``W_l[m, c]`` (one c at a time) and each bias ``b_l[m]``.  No fact is checked here.
+
+    >>> net = Network.from_rows([[[1], [2]], [[3, 5]]], [[1, 2], [0]])
+    >>> [sorted((k, str(w)) for k, w in v.items()) for v in duplicate_vectors(net, 0, [0, 1])]
+    [[(4, '2'), (5, '-1')], [(0, '1'), (1, '-3/5')], [(2, '1'), (3, '-3/5')]]
+    """
+    offs = parameter_offsets(net)
+    W, _ = net.layer(l)
+    V = net.weights[l + 1]
+    r, n_in = group[0], W.ncols
+    lead = next(c for c in range(n_in) if W[r, c] != 0)
+    out = []
+    for m in group[1:]:
+        cm = W[m, lead] / W[r, lead]
+        for k in range(V.nrows):
+            out.append({offs[l + 1] + k * V.ncols + r: cm, offs[l + 1] + k * V.ncols + m: Q(-1)})
+    C = QMatrix.from_rows([[V[k, m] for m in group] for k in range(V.nrows)], ncols=len(group))
+    for t in C.nullspace().to_rows():
+        for c in range(n_in + 1):
+            ks = [offs[l] + (m * n_in + c if c < n_in else W.nrows * n_in + m) for m in group]
+            out.append({k: w for k, w in zip(ks, t) if w != 0})
+    return out
 
 
 def directions_bound(net: Network, entries) -> int:

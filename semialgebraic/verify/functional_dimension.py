@@ -47,6 +47,12 @@ vector is built here from θ, every fact re-derived here)::
     ["incoming", l, i, Q]        directions on the incoming row and bias of (l, i) orthogonal to
                                  every (h_{l-1}, 1) on its active set, from the complete enumeration
                                  Q of that set
+    ["duplicate", l, [r, m, ...]]
+                                 >= 2 distinct neurons whose rows are exact positive multiples
+                                 (W_l[m,·], b_l[m]) = c_m (W_l[r,·], b_l[r]), W_l[r,·] != 0:
+                                 c_m e(W_{l+1}[k,r]) − e(W_{l+1}[k,m]) (every m != r, row k) and
+                                 Σ_m t_m e(W_l[m,c]), Σ_m t_m e(b_l[m]) (every c) for a basis t
+                                 (built here) of the kernel of W_{l+1}[:, group]
     ["fixed_successors", l, i, signs, {"shared": k}]
                                  layer l+1 hidden; signs: one of -1, 0, 1 per neuron j of layer
                                  l+1, F = {j : signs[j] != 0} (not empty); entry k of
@@ -144,6 +150,11 @@ and always active (z = 0 on the whole domain) is used as dead only.
   [signs[j] > 0] g_j under either mask.  Hence J_o·v = h_l[i] Σ_k δ_{l+2}[k] (C t)[k] = 0 for
   t in ker C.  Only the pattern of layer l+1 on S is used (δ_{l+2} may vary freely with x); a
   successor left out of F (signs 0) only forces t_j = 0.
+* duplicate (three-layer-fibers R33): z_l[m] = c_m z_l[r] as functions of x, so h_l[m] =
+  c_m h_l[r] and the masks of the group agree (at a common kink of a differentiable input every
+  δ_l[m] = 0).  ∂f/∂W_{l+1}[k,m] = δ_{l+1}[k] h_l[m] = c_m ∂f/∂W_{l+1}[k,r] gives the outgoing
+  trades; δ_l[m] = D (W_{l+1}[:,m]ᵀ δ_{l+1}) with one mask D gives Σ_m t_m δ_l[m] = D (C t)ᵀ
+  δ_{l+1} = 0 for C t = 0, so Σ_m t_m ∂f/∂W_l[m,c] = 0 and Σ_m t_m ∂f/∂b_l[m] = 0.
 * incoming: ∂f/∂W_l[i,·] = δ_l[i] h_{l-1}, ∂f/∂b_l[i] = δ_l[i], so J·v = δ_l[i] c·(h_{l-1}, 1)
   for v = c on the incoming row and bias.  Where z_l[i] < 0, δ_l[i] = 0; where z_l[i] > 0 the
   input lies in the region of a full pattern of the layers below (with z_l[i] > 0): refuted

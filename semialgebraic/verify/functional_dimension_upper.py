@@ -93,6 +93,12 @@ def _upper_vectors(net, dirs, lo_hi, shared=None) -> list | str:
                         "pre-activation vanishes identically on a branch (it says nothing there)")
             out.append(_unit(N, k))
             continue
+        if kind == "duplicate":
+            vs = _duplicate(net, offsets, e[1], e[2])
+            if isinstance(vs, str):
+                return vs
+            out.extend(vs)
+            continue
         l, i = e[1], e[2]
         W, b = net.layer(l)
         V, _ = net.layer(l + 1)
@@ -231,7 +237,7 @@ def _shape(net, e) -> None:
     """Raise InputError unless *e* is a well-formed ``upper_directions`` entry about *net*."""
     kinds3 = ("scale", "dead", "active", "silent")
     kinds4 = ("dead_proof", "active_proof", "masked", "incoming")
-    kinds = kinds3 + kinds4 + ("free", "block", "fixed_successors")
+    kinds = kinds3 + kinds4 + ("free", "block", "duplicate", "fixed_successors")
     if not isinstance(e, list) or not e or e[0] not in kinds:
         raise InputError(f"upper_directions entry {str(e)[:60]} is not one of {', '.join(kinds)}")
     if len(e) != (4 if e[0] in kinds4 else 5 if e[0] == "fixed_successors" else 3) or not _is_int(e[1]):
@@ -245,10 +251,10 @@ def _shape(net, e) -> None:
     if not 0 <= l < net.depth - 1:
         raise InputError(f"upper_directions entry {str(e)[:60]} names no hidden layer")
     width = net.widths[l + 1]
-    if e[0] == "block":
+    if e[0] in ("block", "duplicate"):
         if (not isinstance(e[2], list) or len(e[2]) < 2 or not all(_is_int(i) and 0 <= i < width for i in e[2])
                 or len(set(e[2])) != len(e[2])):
-            raise InputError(f"upper_directions entry {str(e)[:60]}: a block lists >= 2 distinct "
+            raise InputError(f"upper_directions entry {str(e)[:60]}: a {e[0]} lists >= 2 distinct "
                              "neurons of the layer")
         return
     if not _is_int(e[2]) or not 0 <= e[2] < width:
@@ -406,6 +412,44 @@ def _fixed_successors(net, lo_hi, l, i, signs, ref, shared) -> list | str:
     C = QMatrix.from_rows([[V[k, j] if signs[j] > 0 else _ZERO for j in F] for k in range(V.nrows)],
                           ncols=len(F))
     return [{j: w for j, w in zip(F, row) if w != 0} for row in C.nullspace().to_rows()]
+
+
+def _duplicate(net, offsets, l, group) -> list | str:
+    """The vectors of a ``duplicate`` entry (three-layer-fibers R33), or the reason it is rejected:
+    every neuron m of *group* must have a non-zero row with ``(W_l[m, ·], b_l[m]) = c_m·(W_l[r, ·],
+    b_l[r])``, c_m > 0, r = group[0] (checked exactly); then ``h_l[m] = c_m h_l[r]`` and the
+    masks of the group agree at every input.  Vectors: ``c_m e(W_{l+1}[k, r]) − e(W_{l+1}[k, m])``
+    (every m != r, every row k) and ``Σ_m t_m e(W_l[m, c])``, ``Σ_m t_m e(b_l[m])`` (every input c)
+    for a basis t of the kernel of ``W_{l+1}[:, group]``."""
+    W, b = net.layer(l)
+    V = net.weights[l + 1]
+    n_in, r = W.ncols, group[0]
+    ref = list(W.row_at(r)) + [b[r]]
+    piv = next((c for c in range(n_in) if ref[c] != 0), None)
+    if piv is None:
+        return f"neuron ({l}, {r}) has a zero row: a duplicate group needs non-zero rows"
+    N, out, scale = net.n_parameters, [], {}
+    for m in group[1:]:
+        row = list(W.row_at(m)) + [b[m]]
+        c = row[piv] / ref[piv]
+        if c <= 0 or any(x != c * y for x, y in zip(row, ref)):
+            return (f"neuron ({l}, {m}) is not a positive multiple of neuron ({l}, {r}) "
+                    "(row and bias): not a duplicate")
+        scale[m] = c
+    for m in group[1:]:
+        for k in range(V.nrows):
+            v = [_ZERO] * N
+            v[offsets[l + 1] + k * V.ncols + r] = scale[m]
+            v[offsets[l + 1] + k * V.ncols + m] = Q(-1)
+            out.append(v)
+    cols = QMatrix.from_rows([[V[k, m] for m in group] for k in range(V.nrows)], ncols=len(group))
+    for t in cols.nullspace().to_rows():
+        for c in range(n_in + 1):
+            v = [_ZERO] * N
+            for m, w in zip(group, t):
+                v[offsets[l] + (m * n_in + c if c < n_in else W.nrows * n_in + m)] = w
+            out.append(v)
+    return out
 
 
 def _incoming_perp(net, lo_hi, l, i, proof) -> list | str:
