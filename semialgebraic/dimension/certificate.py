@@ -29,7 +29,7 @@ from .jacobian import jacobian_rows
 from .jacobian_columns import exercise, phase_search
 from .result import FunctionalDimension
 from .sampling import exact_masks
-from .upper import checked_directions_bound, duplicate_groups, intern_shared, is_regions_rank
+from .upper import checked_directions_bound, duplicate_groups, intern_shared, is_regions_rank, opposite_pairs
 
 __all__ = ["functional_dimension_certificate", "CERTIFICATE_LPS"]
 
@@ -187,6 +187,7 @@ class _UpperEntries:
         self.entries += [["dead", l, i] for l, i in sorted(self.dead)]
         self.entries += [["active", l, i] for l, i in sorted(self.active)]
         self.entries += [["duplicate", l, group] for l, group in duplicate_groups(net)]   # R33
+        self.entries += [["opposite", l, pair] for l, pair in opposite_pairs(net)]
         self.missing: list = []
         self.point = isinstance(dom, tuple) and dom[0] == dom[1]   # proofs (open box) say nothing there
 

@@ -16,7 +16,8 @@ R22 FIBDIM).  With ∂f/∂W_l[i,k] = δ_l[i] h_{l-1}[k] and ∂f/∂b_l[i] = δ
 * for a group of positively parallel neurons of one layer (``h_l[m] = c_m h_l[r]``
   identically): the trade of their outgoing weights, and the incoming directions of the
   relations between their outgoing columns (three-layer-fibers R33;
-  :func:`~semialgebraic.dimension.upper.duplicate_vectors`);
+  :func:`~semialgebraic.dimension.upper.duplicate_vectors`), and for a pair of negatively
+  parallel neurons with parallel outgoing columns a bias direction (R33 (d));
 * bias trade of an always-active or masked neuron (:func:`is_masked`) and GL of a block of
   always-active neurons of one layer (S4, S6: exact symmetries of f on the domain near θ).
 
@@ -34,7 +35,7 @@ from algebra.rationals import Q
 
 from ..sets import normalize_domain
 from ..equivalence import preactivation_bounds
-from .upper import duplicate_groups, duplicate_vectors, fixed_successor_vectors
+from .upper import duplicate_groups, duplicate_vectors, fixed_successor_vectors, opposite_pairs, opposite_vector
 
 __all__ = ["symmetry_directions", "silent_neurons", "silent_set", "is_masked"]
 
@@ -64,9 +65,9 @@ def symmetry_directions(net: Network, *, domain: Any = None, patterns=None, prov
     Examples
     --------
     >>> from algebra.network import Network
-    >>> net = Network.from_rows([[[1], [-1]], [[1, 1]]], [[0, 0], [0]])
-    >>> len(symmetry_directions(net)[0])
-    2
+    >>> net = Network.from_rows([[[1], [-1]], [[1, 1]]], [[0, 0], [0]])   # |x|
+    >>> len(symmetry_directions(net)[0])       # two scalings, the opposite pair's bias (R33 (d))
+    3
     """
     dom = normalize_domain(domain, net.n_inputs)
     ever_on, always_on = _on_facts(net, dom, patterns, proven or {})
@@ -97,6 +98,13 @@ def _duplicate_directions(net, deficits) -> list:
         deficits.append(f"neurons {', '.join(f'({l + 1}, {i})' for i in group)} are positive multiples of "
                         f"one another (rows and biases): {len(vs)} directions of their outgoing and "
                         "incoming weights (three-layer-fibers R33)")
+    for l, (r, m) in opposite_pairs(net):
+        v = [Q(0)] * N
+        for k, w in opposite_vector(net, l, r, m).items():
+            v[k] = w
+        out.append(v)
+        deficits.append(f"neurons ({l + 1}, {r}), ({l + 1}, {m}) have opposite rows and parallel outgoing "
+                        "columns: a bias direction (three-layer-fibers R33 (d))")
     return out
 
 

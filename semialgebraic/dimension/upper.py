@@ -32,7 +32,7 @@ from .jacobian_columns import active_span_perp
 from ..verify import verify
 
 __all__ = ["entry_vectors", "sparse_entry_vectors", "fixed_successor_vectors", "duplicate_groups",
-           "duplicate_vectors", "directions_bound", "checked_directions_bound", "is_regions_rank", "intern_shared"]
+           "duplicate_vectors", "opposite_pairs", "opposite_vector", "directions_bound", "checked_directions_bound", "is_regions_rank", "intern_shared"]
 
 
 def entry_vectors(net: Network, entries) -> list[list[Q]]:
@@ -74,6 +74,9 @@ def sparse_entry_vectors(net: Network, entries) -> list[dict]:
         n_in = W.ncols
         if kind == "duplicate":
             out.extend(duplicate_vectors(net, l, e[2]))
+            continue
+        if kind == "opposite":
+            out.append(opposite_vector(net, l, *e[2]))
             continue
         if kind == "block":
             for i in e[2]:
@@ -181,7 +184,9 @@ def duplicate_vectors(net: Network, l: int, group) -> list[dict]:
     W, _ = net.layer(l)
     V = net.weights[l + 1]
     r, n_in = group[0], W.ncols
-    lead = next(c for c in range(n_in) if W[r, c] != 0)
+    lead = next((c for c in range(n_in) if W[r, c] != 0), None)
+    if lead is None:
+        raise ValueError(f"neuron ({l}, {r}) has a zero row")
     out = []
     for m in group[1:]:
         cm = W[m, lead] / W[r, lead]
@@ -193,6 +198,64 @@ def duplicate_vectors(net: Network, l: int, group) -> list[dict]:
             ks = [offs[l] + (m * n_in + c if c < n_in else W.nrows * n_in + m) for m in group]
             out.append({k: w for k, w in zip(ks, t) if w != 0})
     return out
+
+
+def opposite_pairs(net: Network) -> list[tuple[int, list[int]]]:
+    """``(l, [r, m])`` for the pairs of neurons of hidden layer l with negatively parallel rows,
+    ``(W_l[m, ·], b_l[m]) = −c (W_l[r, ·], b_l[r])``, c > 0, ``W_l[r, ·] != 0``, whose outgoing
+    columns are parallel and non-zero, ``W_{l+1}[:, m] = μ W_{l+1}[:, r]``, μ != 0 (always
+    with one output); r < m (three-layer-fibers R33 (d)).
+
+    >>> net = Network.from_rows([[[1, 2], [-2, -4], [1, 0]], [[1, 3, 1]]], [[1, -2, 0], [0]])
+    >>> opposite_pairs(net)
+    [(0, [0, 1])]
+    """
+    out = []
+    for l in range(net.depth - 1):
+        W, b = net.layer(l)
+        V = net.weights[l + 1]
+        rows = [list(W.row_at(i)) + [b[i]] for i in range(W.nrows)]
+        cols = [[V[k, i] for k in range(V.nrows)] for i in range(W.nrows)]
+        for r in range(W.nrows):
+            for m in range(r + 1, W.nrows):
+                if _ratio(rows[r][:-1], rows[m][:-1]) is None:
+                    continue
+                c, mu = _ratio(rows[r], rows[m]), _ratio(cols[r], cols[m])
+                if c is not None and c < 0 and mu is not None and mu != 0:
+                    out.append((l, [r, m]))
+    return out
+
+
+def opposite_vector(net: Network, l: int, r: int, m: int) -> dict:
+    """The direction of a pair of :func:`opposite_pairs` (sparse, flat parameter order):
+    ``e(b_l[r]) + (1/μ) e(b_l[m]) − Σ_k W_{l+1}[k, r] e(b_{l+1}[k])``.  Only μ is checked here
+    (ValueError when there is none, or it is 0).
+
+    >>> net = Network.from_rows([[[1], [-2]], [[1, 3]]], [[1, -2], [0]])
+    >>> sorted((k, str(w)) for k, w in opposite_vector(net, 0, 0, 1).items())
+    [(2, '1'), (3, '1/3'), (6, '-1')]
+    """
+    offs = parameter_offsets(net)
+    W = net.weights[l]
+    V = net.weights[l + 1]
+    mu = _ratio([V[k, r] for k in range(V.nrows)], [V[k, m] for k in range(V.nrows)])
+    if not mu:
+        raise ValueError(f"the outgoing columns of neurons ({l}, {r}), ({l}, {m}) are not non-zero multiples")
+    bias = offs[l] + W.nrows * W.ncols
+    v = {bias + r: Q(1), bias + m: 1 / mu}
+    for k in range(V.nrows):
+        if V[k, r] != 0:
+            v[offs[l + 1] + V.nrows * V.ncols + k] = -V[k, r]
+    return v
+
+
+def _ratio(u, v):
+    """The λ with v = λ·u when u != 0 and there is one, else None."""
+    piv = next((k for k, x in enumerate(u) if x != 0), None)
+    if piv is None:
+        return None
+    lam = v[piv] / u[piv]
+    return lam if all(y == lam * x for x, y in zip(u, v)) else None
 
 
 def directions_bound(net: Network, entries) -> int:

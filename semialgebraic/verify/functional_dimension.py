@@ -53,6 +53,9 @@ vector is built here from θ, every fact re-derived here)::
                                  c_m e(W_{l+1}[k,r]) − e(W_{l+1}[k,m]) (every m != r, row k) and
                                  Σ_m t_m e(W_l[m,c]), Σ_m t_m e(b_l[m]) (every c) for a basis t
                                  (built here) of the kernel of W_{l+1}[:, group]
+    ["opposite", l, [r, m]]      (W_l[m,·], b_l[m]) = −c (W_l[r,·], b_l[r]), c > 0, W_l[r,·] != 0,
+                                 and W_{l+1}[:,m] = μ W_{l+1}[:,r], μ != 0, W_{l+1}[:,r] != 0:
+                                 e(b_l[r]) + (1/μ) e(b_l[m]) − Σ_k W_{l+1}[k,r] e(b_{l+1}[k])
     ["fixed_successors", l, i, signs, {"shared": k}]
                                  layer l+1 hidden; signs: one of -1, 0, 1 per neuron j of layer
                                  l+1, F = {j : signs[j] != 0} (not empty); entry k of
@@ -155,6 +158,10 @@ and always active (z = 0 on the whole domain) is used as dead only.
   δ_l[m] = 0).  ∂f/∂W_{l+1}[k,m] = δ_{l+1}[k] h_l[m] = c_m ∂f/∂W_{l+1}[k,r] gives the outgoing
   trades; δ_l[m] = D (W_{l+1}[:,m]ᵀ δ_{l+1}) with one mask D gives Σ_m t_m δ_l[m] = D (C t)ᵀ
   δ_{l+1} = 0 for C t = 0, so Σ_m t_m ∂f/∂W_l[m,c] = 0 and Σ_m t_m ∂f/∂b_l[m] = 0.
+* opposite (R33 (d)): z_l[m] = −c z_l[r], so D_l[m] = 1 − D_l[r] where z_l[r] != 0, and
+  δ_l[r] + δ_l[m]/μ = (D_l[r] + D_l[m]) W_{l+1}[:,r]ᵀ δ_{l+1} = Σ_k W_{l+1}[k,r] ∂f/∂b_{l+1}[k];
+  where z_l[r] = 0 at a differentiable input both are unseen kinks: W_{l+1}[:,r]ᵀ δ_{l+1} = 0
+  and both δ vanish.  So J·v = 0.
 * incoming: ∂f/∂W_l[i,·] = δ_l[i] h_{l-1}, ∂f/∂b_l[i] = δ_l[i], so J·v = δ_l[i] c·(h_{l-1}, 1)
   for v = c on the incoming row and bias.  Where z_l[i] < 0, δ_l[i] = 0; where z_l[i] > 0 the
   input lies in the region of a full pattern of the layers below (with z_l[i] > 0): refuted

@@ -93,6 +93,12 @@ def _upper_vectors(net, dirs, lo_hi, shared=None) -> list | str:
                         "pre-activation vanishes identically on a branch (it says nothing there)")
             out.append(_unit(N, k))
             continue
+        if kind == "opposite":
+            v = _opposite(net, offsets, e[1], e[2])
+            if isinstance(v, str):
+                return v
+            out.append(v)
+            continue
         if kind == "duplicate":
             vs = _duplicate(net, offsets, e[1], e[2])
             if isinstance(vs, str):
@@ -237,7 +243,7 @@ def _shape(net, e) -> None:
     """Raise InputError unless *e* is a well-formed ``upper_directions`` entry about *net*."""
     kinds3 = ("scale", "dead", "active", "silent")
     kinds4 = ("dead_proof", "active_proof", "masked", "incoming")
-    kinds = kinds3 + kinds4 + ("free", "block", "duplicate", "fixed_successors")
+    kinds = kinds3 + kinds4 + ("free", "block", "duplicate", "opposite", "fixed_successors")
     if not isinstance(e, list) or not e or e[0] not in kinds:
         raise InputError(f"upper_directions entry {str(e)[:60]} is not one of {', '.join(kinds)}")
     if len(e) != (4 if e[0] in kinds4 else 5 if e[0] == "fixed_successors" else 3) or not _is_int(e[1]):
@@ -251,9 +257,9 @@ def _shape(net, e) -> None:
     if not 0 <= l < net.depth - 1:
         raise InputError(f"upper_directions entry {str(e)[:60]} names no hidden layer")
     width = net.widths[l + 1]
-    if e[0] in ("block", "duplicate"):
+    if e[0] in ("block", "duplicate", "opposite"):
         if (not isinstance(e[2], list) or len(e[2]) < 2 or not all(_is_int(i) and 0 <= i < width for i in e[2])
-                or len(set(e[2])) != len(e[2])):
+                or len(set(e[2])) != len(e[2]) or e[0] == "opposite" and len(e[2]) != 2):
             raise InputError(f"upper_directions entry {str(e)[:60]}: a {e[0]} lists >= 2 distinct "
                              "neurons of the layer")
         return
@@ -450,6 +456,34 @@ def _duplicate(net, offsets, l, group) -> list | str:
                 v[offsets[l] + (m * n_in + c if c < n_in else W.nrows * n_in + m)] = w
             out.append(v)
     return out
+
+
+def _opposite(net, offsets, l, pair) -> list | str:
+    """The vector of an ``opposite`` entry (three-layer-fibers R33 (d)), or the reason it is
+    rejected: ``(W_l[m, ·], b_l[m]) = −c (W_l[r, ·], b_l[r])`` with c > 0 and ``W_l[r, ·] != 0``,
+    and ``W_{l+1}[:, m] = μ W_{l+1}[:, r]`` with μ != 0 and ``W_{l+1}[:, r] != 0`` (checked
+    exactly).  Then the masks of r and m are complementary off their common kinks (where both δ
+    vanish at a differentiable input), so δ_l[r] + δ_l[m]/μ = W_{l+1}[:, r]ᵀ δ_{l+1}: the vector
+    ``e(b_l[r]) + (1/μ) e(b_l[m]) − Σ_k W_{l+1}[k, r] e(b_{l+1}[k])``."""
+    r, m = pair
+    W, b = net.layer(l)
+    V = net.weights[l + 1]
+    zr, zm = list(W.row_at(r)) + [b[r]], list(W.row_at(m)) + [b[m]]
+    j = next((c for c in range(W.ncols) if zr[c] != 0), None)
+    if j is None or zm[j] / zr[j] >= 0 or any(y != zm[j] / zr[j] * x for x, y in zip(zr, zm)):
+        return (f"neurons ({l}, {r}) and ({l}, {m}) do not have negatively parallel non-zero rows "
+                "(row and bias): not an opposite pair")
+    vr, vm = V.col_at(r), V.col_at(m)
+    k0 = next((k for k in range(V.nrows) if vr[k] != 0), None)
+    if k0 is None or vm[k0] == 0 or any(y != vm[k0] / vr[k0] * x for x, y in zip(vr, vm)):
+        return (f"the outgoing columns of neurons ({l}, {r}) and ({l}, {m}) are not non-zero "
+                "multiples of one another: not an opposite pair")
+    v = [_ZERO] * net.n_parameters
+    bias = offsets[l] + W.nrows * W.ncols
+    v[bias + r], v[bias + m] = Q(1), vr[k0] / vm[k0]
+    for k in range(V.nrows):
+        v[offsets[l + 1] + V.nrows * V.ncols + k] = -vr[k]
+    return v
 
 
 def _incoming_perp(net, lo_hi, l, i, proof) -> list | str:

@@ -13,9 +13,11 @@ from hypothesis import HealthCheck, given, settings, strategies as st
 
 from algebra.exceptions import InputError
 from algebra.network import Network
+from algebra.rationals import Q
 from semialgebraic.dimension import functional_dimension, functional_dimension_certificate
 from semialgebraic.sets import normalize_domain
-from semialgebraic.dimension.upper import checked_directions_bound, duplicate_groups, duplicate_vectors
+from semialgebraic.dimension.upper import (checked_directions_bound, duplicate_groups, duplicate_vectors,
+                                           opposite_pairs, opposite_vector)
 from semialgebraic.verify import verify
 
 z3 = pytest.importorskip("z3")
@@ -151,3 +153,49 @@ def test_planted_duplicates_against_the_oracle_and_the_walk(seed):
         assert verify(cert)[0]
     if len(net_f) == 2 and dom[0] == "R" and not planted[0].startswith("nothing"):
         assert duplicate_groups(net) and fd.upper == truth
+
+
+def test_opposite_pair_with_parallel_outgoing_columns():
+    # |x| = relu(x) + relu(-x) on R: the kink cannot split, N = 7 minus two scalings and the
+    # bias direction e(b0) + e(b1) - e(b_out) (R33 (d)): 4, the oracle's value
+    net_f = [([[F(1)], [F(-1)]], [F(0), F(0)]), ([[F(1), F(1)]], [F(0)])]
+    assert dc.oracle(net_f, ("R",))["value"] == 4
+    net = to_algebra(net_f)
+    assert opposite_pairs(net) == [(0, [0, 1])]
+    fd = functional_dimension(net, max_regions=0)
+    assert (fd.lower, fd.upper) == (4, 4)
+    cert = functional_dimension_certificate(net, fd)
+    assert verify(cert)[0] and _entries(cert, "opposite") == [[0, [0, 1]]]
+    # (W, b) of neuron 1 = -3/2 (W, b) of neuron 0, outgoing column 2/3 of neuron 0's: mu = 2/3
+    net2 = Network.from_rows([[[2, -1], [-3, "3/2"], [1, 1]], [[3, 2, -1], [6, 4, 5]]],
+                             [[1, "-3/2", 0], [0, 1]])
+    assert opposite_pairs(net2) == [(0, [0, 1])]
+    assert sorted((k, str(w)) for k, w in opposite_vector(net2, 0, 0, 1).items()) == \
+        [(6, "1"), (7, "3/2"), (15, "-3"), (16, "-6")]
+    truth = dc.oracle([([[F(str(v)) for v in r] for r in W.to_rows()], [F(str(v)) for v in b])
+                       for W, b in zip(net2.weights, net2.biases)], ("R",))["value"]
+    fd2 = functional_dimension(net2, max_regions=0)
+    assert fd2.lower <= truth == fd2.upper
+
+
+@pytest.mark.parametrize("rows, biases, out, why", [
+    ([[1], [-1]], [0, 1], [1, 1], "negatively parallel"),       # relu(x) + relu(-x + 1): value 5
+    ([[1], [2]], [0, 0], [1, 1], "negatively parallel"),        # positively parallel
+    ([[0], [0]], [1, -1], [1, 1], "negatively parallel"),       # zero rows
+    ([[1], [-1]], [0, 0], [1, 0], "outgoing columns"),          # a zero outgoing column
+    ([[1], [-1]], [0, 0], [[1, 1], [1, 2]], "outgoing columns"),  # two outputs, not parallel
+])
+def test_an_opposite_entry_that_does_not_hold_is_rejected(rows, biases, out, why):
+    out = out if isinstance(out[0], list) else [out]
+    net = Network.from_rows([rows, out], [biases, [0] * len(out)])
+    reason = checked_directions_bound(net, [["opposite", 0, [0, 1]]], None, [[Q(1, 3)]])
+    assert isinstance(reason, str) and why in reason
+    with pytest.raises(InputError):             # malformed: a pair is two distinct neurons
+        checked_directions_bound(net, [["opposite", 0, [0, 1, 1]]], None, [[Q(1, 3)]])
+
+
+def test_a_duplicate_entry_with_a_zero_representative_is_rejected_not_raised():
+    net = Network.from_rows([[[0], [0]], [[1, 1]]], [[1, 2], [0]])     # two constant neurons
+    assert duplicate_groups(net) == []
+    reason = checked_directions_bound(net, [["duplicate", 0, [0, 1]]], None, [[Q(1, 3)]])
+    assert isinstance(reason, str) and "zero row" in reason
