@@ -29,7 +29,7 @@ from .jacobian import jacobian_rows
 from .jacobian_columns import exercise, phase_search
 from .result import FunctionalDimension
 from .sampling import exact_masks
-from .upper import checked_directions_bound, duplicate_groups, intern_shared, is_regions_rank, opposite_pairs
+from .upper import checked_directions_bound, constant_neurons, duplicate_groups, intern_shared, is_regions_rank, opposite_pairs
 
 __all__ = ["functional_dimension_certificate", "CERTIFICATE_LPS"]
 
@@ -290,8 +290,9 @@ class _UpperEntries:
                                 "but no proof was recorded within the budget")
 
     def derived(self) -> list:
-        """Silent neurons (from the dead ones) and the GL blocks of the always-active ones."""
+        """Silent and constant neurons (from the dead ones) and the GL blocks of the always-active ones."""
         out = [["silent", l, i] for l, i in sorted(silent_set(self.net, self.dead) - self.dead)]
+        out += [["constant", l, i] for l, i in constant_neurons(self.net, self.dead)]     # R33 (e)
         for l in range(self.net.depth - 1):
             block = sorted(i for t, i in self.active if t == l)
             if len(block) > 1:

@@ -17,7 +17,8 @@ R22 FIBDIM).  With ∂f/∂W_l[i,k] = δ_l[i] h_{l-1}[k] and ∂f/∂b_l[i] = δ
   identically): the trade of their outgoing weights, and the incoming directions of the
   relations between their outgoing columns (three-layer-fibers R33;
   :func:`~semialgebraic.dimension.upper.duplicate_vectors`), and for a pair of negatively
-  parallel neurons with parallel outgoing columns a bias direction (R33 (d));
+  parallel neurons with parallel outgoing columns a bias direction (R33 (d)); the outgoing
+  weights of a constant neuron against the next layer's biases (R33 (e));
 * bias trade of an always-active or masked neuron (:func:`is_masked`) and GL of a block of
   always-active neurons of one layer (S4, S6: exact symmetries of f on the domain near θ).
 
@@ -35,7 +36,8 @@ from algebra.rationals import Q
 
 from ..sets import normalize_domain
 from ..equivalence import preactivation_bounds
-from .upper import duplicate_groups, duplicate_vectors, fixed_successor_vectors, opposite_pairs, opposite_vector
+from .upper import (constant_neurons, constant_vectors, duplicate_groups, duplicate_vectors, fixed_successor_vectors,
+                    opposite_pairs, opposite_vector)
 
 __all__ = ["symmetry_directions", "silent_neurons", "silent_set", "is_masked"]
 
@@ -69,7 +71,7 @@ def symmetry_directions(net: Network, *, domain: Any = None, patterns=None, prov
     >>> len(symmetry_directions(net)[0])       # two scalings, the opposite pair's bias (R33 (d))
     3
     """
-    dom = normalize_domain(domain, net.n_inputs)
+    N, dom = net.n_parameters, normalize_domain(domain, net.n_inputs)
     ever_on, always_on = _on_facts(net, dom, patterns, proven or {})
     silent = silent_neurons(net, ever_on)
     vecs, deficits = _unit_directions(net, ever_on, silent, proven or {})
@@ -81,6 +83,15 @@ def symmetry_directions(net: Network, *, domain: Any = None, patterns=None, prov
             deficits.append(f"layer {l + 1}: {len(block_on)} always-active neurons form a linear block")
         k += net.widths[l + 1]
     vecs += _duplicate_directions(net, deficits)
+    names = [(l, i) for l in range(net.depth - 1) for i in range(net.widths[l + 1])]
+    for l, i in constant_neurons(net, {nm for nm, on in zip(names, ever_on) if not on}):
+        for sv in constant_vectors(net, l, i):
+            v = [Q(0)] * N
+            for k, w in sv.items():
+                v[k] = w
+            vecs.append(v)
+        deficits.append(f"neuron ({l + 1}, {i}) is constant (a positive bias, inputs only from dead neurons): "
+                        "its outgoing weights trade with the next layer's biases (three-layer-fibers R33 (e))")
     return vecs, tuple(deficits)
 
 

@@ -32,7 +32,8 @@ from .jacobian_columns import active_span_perp
 from ..verify import verify
 
 __all__ = ["entry_vectors", "sparse_entry_vectors", "fixed_successor_vectors", "duplicate_groups",
-           "duplicate_vectors", "opposite_pairs", "opposite_vector", "directions_bound", "checked_directions_bound", "is_regions_rank", "intern_shared"]
+           "duplicate_vectors", "opposite_pairs", "opposite_vector",
+           "constant_neurons", "constant_vectors", "directions_bound", "checked_directions_bound", "is_regions_rank", "intern_shared"]
 
 
 def entry_vectors(net: Network, entries) -> list[list[Q]]:
@@ -77,6 +78,9 @@ def sparse_entry_vectors(net: Network, entries) -> list[dict]:
             continue
         if kind == "opposite":
             out.append(opposite_vector(net, l, *e[2]))
+            continue
+        if kind == "constant":
+            out.extend(constant_vectors(net, l, e[2]))
             continue
         if kind == "block":
             for i in e[2]:
@@ -247,6 +251,39 @@ def opposite_vector(net: Network, l: int, r: int, m: int) -> dict:
         if V[k, r] != 0:
             v[offs[l + 1] + V.nrows * V.ncols + k] = -V[k, r]
     return v
+
+
+def constant_neurons(net: Network, dead) -> list[tuple[int, int]]:
+    """``(l, i)`` of the hidden neurons with a positive bias whose non-zero incoming weights all
+    come from *dead* neurons (a set of ``(layer, neuron)``; none for the first layer): z = b > 0
+    at every input, h = b (three-layer-fibers R33 (e)).
+
+    >>> net = Network.from_rows([[[1], [0]], [[1, 1]]], [[0, 2], [0]])
+    >>> constant_neurons(net, set())
+    [(0, 1)]
+    """
+    out = []
+    for l in range(net.depth - 1):
+        W, b = net.layer(l)
+        for i in range(W.nrows):
+            if b[i] > 0 and all(W[i, c] == 0 or l and (l - 1, c) in dead for c in range(W.ncols)):
+                out.append((l, i))
+    return out
+
+
+def constant_vectors(net: Network, l: int, i: int) -> list[dict]:
+    """``e(W_{l+1}[k, i]) − b_l[i] e(b_{l+1}[k])`` for every row k (sparse, flat parameter order):
+    the directions of a constant neuron (:func:`constant_neurons`; no fact is checked here).
+
+    >>> net = Network.from_rows([[[1], [0]], [[1, 1]]], [[0, 2], [0]])
+    >>> [sorted((k, str(w)) for k, w in v.items()) for v in constant_vectors(net, 0, 1)]
+    [[(5, '1'), (6, '-2')]]
+    """
+    offs = parameter_offsets(net)
+    _, b = net.layer(l)
+    V = net.weights[l + 1]
+    return [{offs[l + 1] + k * V.ncols + i: Q(1), offs[l + 1] + V.nrows * V.ncols + k: -b[i]}
+            for k in range(V.nrows)]
 
 
 def _ratio(u, v):

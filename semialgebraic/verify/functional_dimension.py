@@ -42,6 +42,9 @@ vector is built here from θ, every fact re-derived here)::
     ["masked", l, i, [P, ...]]   masked neuron: the bias trade (S6), one emptiness proof of
                                  {z_l[i] < 0, z_{l+1}[j] > 0} per successor j (W_{l+1}[j,i] != 0)
                                  that is not dead
+    ["constant", l, i]           b_l[i] > 0 and every W_l[i,c] != 0 has c dead (interval bounds or
+                                 a dead_proof entry; none for l = 0): e(W_{l+1}[k,i]) −
+                                 b_l[i] e(b_{l+1}[k]) for every row k
     ["silent", l, i]             δ_l[i] ≡ 0 (re-derived, see below): unit vectors of the incoming
                                  row and bias
     ["incoming", l, i, Q]        directions on the incoming row and bias of (l, i) orthogonal to
@@ -162,6 +165,8 @@ and always active (z = 0 on the whole domain) is used as dead only.
   δ_l[r] + δ_l[m]/μ = (D_l[r] + D_l[m]) W_{l+1}[:,r]ᵀ δ_{l+1} = Σ_k W_{l+1}[k,r] ∂f/∂b_{l+1}[k];
   where z_l[r] = 0 at a differentiable input both are unseen kinks: W_{l+1}[:,r]ᵀ δ_{l+1} = 0
   and both δ vanish.  So J·v = 0.
+* constant (R33 (e)): at a differentiable input the dead inputs have h = 0, so z_l[i] = b_l[i]
+  > 0, h_l[i] = b_l[i] and ∂f/∂W_{l+1}[k,i] = δ_{l+1}[k] b_l[i] = b_l[i] ∂f/∂b_{l+1}[k].
 * incoming: ∂f/∂W_l[i,·] = δ_l[i] h_{l-1}, ∂f/∂b_l[i] = δ_l[i], so J·v = δ_l[i] c·(h_{l-1}, 1)
   for v = c on the incoming row and bias.  Where z_l[i] < 0, δ_l[i] = 0; where z_l[i] > 0 the
   input lies in the region of a full pattern of the layers below (with z_l[i] > 0): refuted

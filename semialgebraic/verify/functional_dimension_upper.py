@@ -138,6 +138,17 @@ def _upper_vectors(net, dirs, lo_hi, shared=None) -> list | str:
             for o, w in enumerate(V.col_at(i)):
                 v[offsets[l + 1] + V.nrows * V.ncols + o] = -w
             out.append(v)
+        elif kind == "constant":
+            # z_l[i] = b_l[i] > 0 at every differentiable input (the other inputs are dead, h = 0
+            # there), so h_l[i] = b_l[i] and ∂f/∂W_{l+1}[k,i] = b_l[i]·∂f/∂b_{l+1}[k] (R33 (e))
+            if not (b[i] > 0 and all(w == 0 or l and (l - 1, c) in dead for c, w in enumerate(W.row_at(i)))):
+                return (f"neuron ({l}, {i}) is not constant (a positive bias and inputs only from dead "
+                        "neurons)")
+            for o in range(V.nrows):
+                v = [_ZERO] * N
+                v[offsets[l + 1] + o * V.ncols + i] = Q(1)
+                v[offsets[l + 1] + V.nrows * V.ncols + o] = -b[i]
+                out.append(v)
         elif kind == "silent":
             if (l, i) not in silent:
                 return f"neuron ({l}, {i}) is not silent (dead, or reaching the output only through " \
@@ -241,7 +252,7 @@ def _masked_rows(net, x, masks) -> list:
 
 def _shape(net, e) -> None:
     """Raise InputError unless *e* is a well-formed ``upper_directions`` entry about *net*."""
-    kinds3 = ("scale", "dead", "active", "silent")
+    kinds3 = ("scale", "dead", "active", "silent", "constant")
     kinds4 = ("dead_proof", "active_proof", "masked", "incoming")
     kinds = kinds3 + kinds4 + ("free", "block", "duplicate", "opposite", "fixed_successors")
     if not isinstance(e, list) or not e or e[0] not in kinds:

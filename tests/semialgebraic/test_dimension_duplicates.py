@@ -16,7 +16,7 @@ from algebra.network import Network
 from algebra.rationals import Q
 from semialgebraic.dimension import functional_dimension, functional_dimension_certificate
 from semialgebraic.sets import normalize_domain
-from semialgebraic.dimension.upper import (checked_directions_bound, duplicate_groups, duplicate_vectors,
+from semialgebraic.dimension.upper import (checked_directions_bound, constant_neurons, duplicate_groups, duplicate_vectors,
                                            opposite_pairs, opposite_vector)
 from semialgebraic.verify import verify
 
@@ -199,3 +199,33 @@ def test_a_duplicate_entry_with_a_zero_representative_is_rejected_not_raised():
     assert duplicate_groups(net) == []
     reason = checked_directions_bound(net, [["duplicate", 0, [0, 1]]], None, [[Q(1, 3)]])
     assert isinstance(reason, str) and "zero row" in reason
+
+
+def test_constant_neuron_with_a_zero_outgoing_column():
+    # f = relu(x) + 0·relu(0·x + 2): neuron 1 is the constant 2, its outgoing weight's column is
+    # 2 × the output bias's (R33 (e)); the oracle's value 3 = N - 4 (before: upper 4)
+    net_f = [([[F(1)], [F(0)]], [F(0), F(2)]), ([[F(1), F(0)]], [F(0)])]
+    assert dc.oracle(net_f, ("R",))["value"] == 3
+    net = to_algebra(net_f)
+    assert constant_neurons(net, set()) == [(0, 1)]
+    fd = functional_dimension(net, max_regions=0)
+    assert (fd.lower, fd.upper) == (3, 3)
+    cert = functional_dimension_certificate(net, fd)
+    assert verify(cert)[0] and _entries(cert, "constant") == [[0, 1]]
+    # the relu(x) neuron is not constant; a constant neuron's bias must be positive
+    assert "not constant" in checked_directions_bound(net, [["constant", 0, 0]], None, [[Q(1, 3)]])
+    neg = Network.from_rows([[[1], [0]], [[1, 0]]], [[0, -2], [0]])
+    assert "not constant" in checked_directions_bound(neg, [["constant", 0, 1]], None, [[Q(1, 3)]])
+
+
+def test_campaign_seed_1773_constant_and_duplicate_neurons():
+    # widths 2-4-1 on R^2: (0,0) constant 1/2 with a zero outgoing weight, (0,1) = 2·(0,2) with
+    # (0,2) unseen: exact 7 (the oracle's) without the walk; before R33 [7, 8]
+    kind, net_f, dom, planted = dc.make_case(1773, "duplicate")
+    assert planted == ["duplicate (0,1)=2*(0,2)"] and dc.oracle(net_f, dom)["value"] == 7
+    net = to_algebra(net_f)
+    fd = functional_dimension(net, domain=dc._api_domain(dom), max_regions=0)
+    assert (fd.lower, fd.upper) == (7, 7)
+    cert = functional_dimension_certificate(net, fd, domain=dc._api_domain(dom))
+    assert verify(cert)[0]
+    assert _entries(cert, "constant") == [[0, 0]] and _entries(cert, "duplicate") == [[0, [1, 2]]]
