@@ -297,6 +297,7 @@ class _UpperEntries:
             block = sorted(i for t, i in self.active if t == l)
             if len(block) > 1:
                 out.append(["block", l, block])
+                out.append(["block_kernel", l, block])       # R33 (f)
         return out
 
     def bound(self) -> int:

@@ -18,7 +18,8 @@ R22 FIBDIM).  With ∂f/∂W_l[i,k] = δ_l[i] h_{l-1}[k] and ∂f/∂b_l[i] = δ
   relations between their outgoing columns (three-layer-fibers R33;
   :func:`~semialgebraic.dimension.upper.duplicate_vectors`), and for a pair of negatively
   parallel neurons with parallel outgoing columns a bias direction (R33 (d)); the outgoing
-  weights of a constant neuron against the next layer's biases (R33 (e));
+  weights of a constant neuron against the next layer's biases (R33 (e)); the incoming
+  directions of the relations between the outgoing columns of always-active neurons (R33 (f));
 * bias trade of an always-active or masked neuron (:func:`is_masked`) and GL of a block of
   always-active neurons of one layer (S4, S6: exact symmetries of f on the domain near θ).
 
@@ -37,7 +38,7 @@ from algebra.rationals import Q
 from ..sets import normalize_domain
 from ..equivalence import preactivation_bounds
 from .upper import (constant_neurons, constant_vectors, duplicate_groups, duplicate_vectors, fixed_successor_vectors,
-                    opposite_pairs, opposite_vector)
+                    opposite_pairs, opposite_vector, same_mask_vectors)
 
 __all__ = ["symmetry_directions", "silent_neurons", "silent_set", "is_masked"]
 
@@ -81,6 +82,11 @@ def symmetry_directions(net: Network, *, domain: Any = None, patterns=None, prov
         vecs += _block_directions(net, l, block_on)
         if len(block_on) > 1:
             deficits.append(f"layer {l + 1}: {len(block_on)} always-active neurons form a linear block")
+            for sv in same_mask_vectors(net, l, block_on):      # R33 (f)
+                v = [Q(0)] * N
+                for k_, w in sv.items():
+                    v[k_] = w
+                vecs.append(v)
         k += net.widths[l + 1]
     vecs += _duplicate_directions(net, deficits)
     names = [(l, i) for l in range(net.depth - 1) for i in range(net.widths[l + 1])]

@@ -33,7 +33,7 @@ from ..verify import verify
 
 __all__ = ["entry_vectors", "sparse_entry_vectors", "fixed_successor_vectors", "duplicate_groups",
            "duplicate_vectors", "opposite_pairs", "opposite_vector",
-           "constant_neurons", "constant_vectors", "directions_bound", "checked_directions_bound", "is_regions_rank", "intern_shared"]
+           "constant_neurons", "constant_vectors", "same_mask_vectors", "directions_bound", "checked_directions_bound", "is_regions_rank", "intern_shared"]
 
 
 def entry_vectors(net: Network, entries) -> list[list[Q]]:
@@ -81,6 +81,9 @@ def sparse_entry_vectors(net: Network, entries) -> list[dict]:
             continue
         if kind == "constant":
             out.extend(constant_vectors(net, l, e[2]))
+            continue
+        if kind == "block_kernel":
+            out.extend(same_mask_vectors(net, l, e[2]))
             continue
         if kind == "block":
             for i in e[2]:
@@ -196,6 +199,23 @@ def duplicate_vectors(net: Network, l: int, group) -> list[dict]:
         cm = W[m, lead] / W[r, lead]
         for k in range(V.nrows):
             out.append({offs[l + 1] + k * V.ncols + r: cm, offs[l + 1] + k * V.ncols + m: Q(-1)})
+    return out + same_mask_vectors(net, l, group)
+
+
+def same_mask_vectors(net: Network, l: int, group) -> list[dict]:
+    """For neurons of hidden layer *l* with one mask at every differentiable input (a duplicate
+    group, or always-active neurons): ``Σ_m t_m e(W_l[m, c])`` for every input c and
+    ``Σ_m t_m e(b_l[m])``, for a basis t of the kernel of ``W_{l+1}[:, group]`` (sparse, flat
+    parameter order; three-layer-fibers R33 (b), (f)).  No fact is checked here.
+
+    >>> net = Network.from_rows([[[0], [0]], [[2, 1]]], [[1, 1], [0]])     # two constants
+    >>> [sorted((k, str(w)) for k, w in v.items()) for v in same_mask_vectors(net, 0, [0, 1])]
+    [[(0, '1'), (1, '-2')], [(2, '1'), (3, '-2')]]
+    """
+    offs = parameter_offsets(net)
+    W = net.weights[l]
+    V = net.weights[l + 1]
+    n_in, out = W.ncols, []
     C = QMatrix.from_rows([[V[k, m] for m in group] for k in range(V.nrows)], ncols=len(group))
     for t in C.nullspace().to_rows():
         for c in range(n_in + 1):

@@ -39,6 +39,10 @@ vector is built here from θ, every fact re-derived here)::
     ["active_proof", l, i, P]    the same, by the emptiness proof P of {z_l[i] < 0}
     ["block", l, [i1, i2, ...]]  always-active neurons (interval bounds or an active_proof entry
                                  of the same certificate): the GL directions of the block (S4)
+    ["block_kernel", l, [i1, i2, ...]]
+                                 the same neurons (proven always active): Σ_m t_m e(W_l[m,c])
+                                 (every c) and Σ_m t_m e(b_l[m]) for a basis t (built here) of the
+                                 kernel of W_{l+1}[:, block] (R33 (f))
     ["masked", l, i, [P, ...]]   masked neuron: the bias trade (S6), one emptiness proof of
                                  {z_l[i] < 0, z_{l+1}[j] > 0} per successor j (W_{l+1}[j,i] != 0)
                                  that is not dead
@@ -145,6 +149,9 @@ and always active (z = 0 on the whole domain) is used as dead only.
   fixed differentiable x the new pre-activations of B are z_l[B] + t E z_l[B] > 0 for small |t|
   (still active), so z_{l+1} = W_{l+1}[:,B](I − tE)(I + tE) z_l[B] + (rest) is unchanged: f_{θ+tv}(x)
   = f_θ(x) for small |t|, hence J(x)·v = 0.
+* block_kernel (R33 (f)): D_l = 1 on the block at a differentiable input (a kink is unseen:
+  its δ is 0 = its e), so δ_l[m] = W_{l+1}[:,m]ᵀ δ_{l+1} and Σ_m t_m δ_l[m] = (C t)ᵀ δ_{l+1} = 0;
+  the columns of Σ_m t_m e(W_l[m,c]) and Σ_m t_m e(b_l[m]) are Σ_m t_m δ_l[m] (h_{l-1}[c], 1) = 0.
 * fixed_successors (a rare neuron whose successors' signs are fixed on its active set S =
   {z_l[i] > 0}; [derived], the argument here): for v = Σ_{j∈F} t_j e(W_{l+1}[j,i]),
   J_o·v = h_l[i] Σ_{j∈F} t_j δ_{l+1}[j], and δ_{l+1}[j] = D_{l+1}[j] g_j with

@@ -99,6 +99,13 @@ def _upper_vectors(net, dirs, lo_hi, shared=None) -> list | str:
                 return v
             out.append(v)
             continue
+        if kind == "block_kernel":
+            # always active: D = 1 on the block at every differentiable input (R33 (f))
+            lazy = [i for i in e[2] if (e[1], i) not in active]
+            if lazy:
+                return f"neuron ({e[1]}, {lazy[0]}) of the block is not proven always active"
+            out.extend(_one_mask_vectors(net, offsets, e[1], e[2]))
+            continue
         if kind == "duplicate":
             vs = _duplicate(net, offsets, e[1], e[2])
             if isinstance(vs, str):
@@ -254,7 +261,7 @@ def _shape(net, e) -> None:
     """Raise InputError unless *e* is a well-formed ``upper_directions`` entry about *net*."""
     kinds3 = ("scale", "dead", "active", "silent", "constant")
     kinds4 = ("dead_proof", "active_proof", "masked", "incoming")
-    kinds = kinds3 + kinds4 + ("free", "block", "duplicate", "opposite", "fixed_successors")
+    kinds = kinds3 + kinds4 + ("free", "block", "block_kernel", "duplicate", "opposite", "fixed_successors")
     if not isinstance(e, list) or not e or e[0] not in kinds:
         raise InputError(f"upper_directions entry {str(e)[:60]} is not one of {', '.join(kinds)}")
     if len(e) != (4 if e[0] in kinds4 else 5 if e[0] == "fixed_successors" else 3) or not _is_int(e[1]):
@@ -268,7 +275,7 @@ def _shape(net, e) -> None:
     if not 0 <= l < net.depth - 1:
         raise InputError(f"upper_directions entry {str(e)[:60]} names no hidden layer")
     width = net.widths[l + 1]
-    if e[0] in ("block", "duplicate", "opposite"):
+    if e[0] in ("block", "block_kernel", "duplicate", "opposite"):
         if (not isinstance(e[2], list) or len(e[2]) < 2 or not all(_is_int(i) and 0 <= i < width for i in e[2])
                 or len(set(e[2])) != len(e[2]) or e[0] == "opposite" and len(e[2]) != 2):
             raise InputError(f"upper_directions entry {str(e)[:60]}: a {e[0]} lists >= 2 distinct "
@@ -459,6 +466,16 @@ def _duplicate(net, offsets, l, group) -> list | str:
             v[offsets[l + 1] + k * V.ncols + r] = scale[m]
             v[offsets[l + 1] + k * V.ncols + m] = Q(-1)
             out.append(v)
+    return out + _one_mask_vectors(net, offsets, l, group)
+
+
+def _one_mask_vectors(net, offsets, l, group) -> list:
+    """Neurons of *group* (hidden layer l) share one mask D at every differentiable input, so
+    δ_l[m] = D·(W_{l+1}[:, m]ᵀ δ_{l+1}) and Σ_m t_m δ_l[m] = 0 for C t = 0, C = W_{l+1}[:, group]:
+    the vectors ``Σ_m t_m e(W_l[m, c])`` (every c) and ``Σ_m t_m e(b_l[m])``, t a basis of ker C."""
+    W = net.weights[l]
+    V = net.weights[l + 1]
+    N, n_in, out = net.n_parameters, W.ncols, []
     cols = QMatrix.from_rows([[V[k, m] for m in group] for k in range(V.nrows)], ncols=len(group))
     for t in cols.nullspace().to_rows():
         for c in range(n_in + 1):

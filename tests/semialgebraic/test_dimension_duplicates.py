@@ -132,6 +132,7 @@ def test_a_duplicate_entry_on_other_neurons_is_rejected():
     assert not verify(bad)[0]
 
 
+@pytest.mark.slow
 @settings(max_examples=12, deadline=None, suppress_health_check=list(HealthCheck))
 @given(st.integers(0, 10**6))
 def test_planted_duplicates_against_the_oracle_and_the_walk(seed):
@@ -229,3 +230,22 @@ def test_campaign_seed_1773_constant_and_duplicate_neurons():
     cert = functional_dimension_certificate(net, fd, domain=dc._api_domain(dom))
     assert verify(cert)[0]
     assert _entries(cert, "constant") == [[0, 0]] and _entries(cert, "duplicate") == [[0, [1, 2]]]
+
+
+def test_always_active_block_with_rank_deficient_rows():
+    # campaign seed 1717 (kind duplicate, a duplicated zero row): d = 1, widths 3-1 on R,
+    # neurons (0,0), (0,1) the constant 1/3 (always active), one output: t = (2, 1) spans the
+    # kernel of W2[:, block] = [-2, 4]; t on both zero rows' weights and on their biases (R33 (f));
+    # the GL directions reach only the biases.  Exact 4, the oracle's (before: [4, 5])
+    kind, net_f, dom, planted = dc.make_case(1717, "duplicate")
+    assert dc.oracle(net_f, dom)["value"] == 4
+    net = to_algebra(net_f)
+    fd = functional_dimension(net, domain=dc._api_domain(dom), max_regions=0)
+    assert (fd.lower, fd.upper) == (4, 4)
+    cert = functional_dimension_certificate(net, fd, domain=dc._api_domain(dom))
+    assert verify(cert)[0] and _entries(cert, "block_kernel") == [[0, [0, 1]]]
+    # the entry needs every neuron of the block proven always active: (0, 2) is not
+    bad = copy.deepcopy(cert)
+    next(e for e in bad["upper_directions"] if e[0] == "block_kernel")[2] = [0, 2]
+    ok, why = verify(bad)
+    assert not ok and "not proven always active" in why
