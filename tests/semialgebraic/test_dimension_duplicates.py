@@ -137,8 +137,10 @@ def test_a_duplicate_entry_on_other_neurons_is_rejected():
 @given(st.integers(0, 10**6))
 def test_planted_duplicates_against_the_oracle_and_the_walk(seed):
     # random nets of the campaign (kind duplicate): the interval without the walk contains the
-    # oracle's value, the certificate verifies, and on nets with one hidden layer on R^d (no
-    # dead or always-active neuron to miss) the upper bound is the walk's exact value
+    # oracle's value, the certificate verifies, and on nets with one hidden layer on R^d, d >= 2,
+    # the upper bound is the exact value (no miss with d >= 2 among the 257 one-hidden-layer R^d
+    # seeds of 0..2999 with a value; with d = 1 the kinks of small rational rows often coincide in
+    # other ways: seeds 319, 2452, 2885 stay loose)
     rng = random.Random(seed)
     kind, net_f, dom, planted = dc.make_case(rng.randrange(10**6), "duplicate")
     truth = dc.oracle(net_f, dom)["value"]
@@ -152,7 +154,7 @@ def test_planted_duplicates_against_the_oracle_and_the_walk(seed):
     cert = functional_dimension_certificate(net, fd, domain=api, verify=False)
     if cert["inputs"]:
         assert verify(cert)[0]
-    if len(net_f) == 2 and dom[0] == "R" and not planted[0].startswith("nothing"):
+    if len(net_f) == 2 and len(net_f[0][0][0]) >= 2 and dom[0] == "R" and not planted[0].startswith("nothing"):
         assert duplicate_groups(net) and fd.upper == truth
 
 
