@@ -29,7 +29,8 @@ from .jacobian import jacobian_rows
 from .jacobian_columns import exercise, phase_search
 from .result import FunctionalDimension
 from .sampling import exact_masks
-from .upper import checked_directions_bound, constant_neurons, duplicate_groups, intern_shared, is_regions_rank, opposite_pairs
+from .upper import (checked_directions_bound, constant_neurons, duplicate_groups, intern_shared, is_regions_rank,
+                    opposite_pairs)
 
 __all__ = ["functional_dimension_certificate", "CERTIFICATE_LPS"]
 

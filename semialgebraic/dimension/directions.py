@@ -82,20 +82,12 @@ def symmetry_directions(net: Network, *, domain: Any = None, patterns=None, prov
         vecs += _block_directions(net, l, block_on)
         if len(block_on) > 1:
             deficits.append(f"layer {l + 1}: {len(block_on)} always-active neurons form a linear block")
-            for sv in same_mask_vectors(net, l, block_on):      # R33 (f)
-                v = [Q(0)] * N
-                for k_, w in sv.items():
-                    v[k_] = w
-                vecs.append(v)
+            vecs += [_dense(N, sv) for sv in same_mask_vectors(net, l, block_on)]     # R33 (f)
         k += net.widths[l + 1]
     vecs += _duplicate_directions(net, deficits)
     names = [(l, i) for l in range(net.depth - 1) for i in range(net.widths[l + 1])]
     for l, i in constant_neurons(net, {nm for nm, on in zip(names, ever_on) if not on}):
-        for sv in constant_vectors(net, l, i):
-            v = [Q(0)] * N
-            for k, w in sv.items():
-                v[k] = w
-            vecs.append(v)
+        vecs += [_dense(N, sv) for sv in constant_vectors(net, l, i)]
         deficits.append(f"neuron ({l + 1}, {i}) is constant (a positive bias, inputs only from dead neurons): "
                         "its outgoing weights trade with the next layer's biases (three-layer-fibers R33 (e))")
     return vecs, tuple(deficits)
@@ -107,22 +99,23 @@ def _duplicate_directions(net, deficits) -> list:
     N, out = net.n_parameters, []
     for l, group in duplicate_groups(net):
         vs = duplicate_vectors(net, l, group)
-        for sv in vs:
-            v = [Q(0)] * N
-            for k, w in sv.items():
-                v[k] = w
-            out.append(v)
+        out += [_dense(N, sv) for sv in vs]
         deficits.append(f"neurons {', '.join(f'({l + 1}, {i})' for i in group)} are positive multiples of "
                         f"one another (rows and biases): {len(vs)} directions of their outgoing and "
                         "incoming weights (three-layer-fibers R33)")
     for l, (r, m) in opposite_pairs(net):
-        v = [Q(0)] * N
-        for k, w in opposite_vector(net, l, r, m).items():
-            v[k] = w
-        out.append(v)
+        out.append(_dense(N, opposite_vector(net, l, r, m)))
         deficits.append(f"neurons ({l + 1}, {r}), ({l + 1}, {m}) have opposite rows and parallel outgoing "
                         "columns: a bias direction (three-layer-fibers R33 (d))")
     return out
+
+
+def _dense(N, sv) -> list:
+    """The sparse vector *sv* (``{index: value}``) as a list of N rationals."""
+    v = [Q(0)] * N
+    for k, w in sv.items():
+        v[k] = w
+    return v
 
 
 def _on_facts(net, dom, patterns, proven) -> tuple[list, list]:
@@ -172,11 +165,7 @@ def _unit_directions(net, ever_on, silent, proven) -> tuple[list, list]:
                         f"of the regions there): {len(vs)} incoming directions free")
     for (t_, i_), fact in sorted((proven.get("fixed_successors") or {}).items()):
         vs = fixed_successor_vectors(net, t_, i_, fact["signs"])
-        for sv in vs:
-            v = [Q(0)] * N
-            for k, w in sv.items():
-                v[k] = w
-            vecs.append(v)
+        vecs += [_dense(N, sv) for sv in vs]
         fixed = sum(1 for s in fact["signs"] if s)
         deficits.append(f"neuron ({t_ + 1}, {i_}): {fixed} of its successors have a fixed sign wherever it "
                         f"is active (proved by one branch-and-bound tree): {len(vs)} directions of its "

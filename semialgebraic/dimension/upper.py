@@ -32,8 +32,8 @@ from .jacobian_columns import active_span_perp
 from ..verify import verify
 
 __all__ = ["entry_vectors", "sparse_entry_vectors", "fixed_successor_vectors", "duplicate_groups",
-           "duplicate_vectors", "opposite_pairs", "opposite_vector",
-           "constant_neurons", "constant_vectors", "same_mask_vectors", "directions_bound", "checked_directions_bound", "is_regions_rank", "intern_shared"]
+           "duplicate_vectors", "opposite_pairs", "opposite_vector", "constant_neurons", "constant_vectors",
+           "same_mask_vectors", "directions_bound", "checked_directions_bound", "is_regions_rank", "intern_shared"]
 
 
 def entry_vectors(net: Network, entries) -> list[list[Q]]:

@@ -16,8 +16,8 @@ from algebra.network import Network
 from algebra.rationals import Q
 from semialgebraic.dimension import functional_dimension, functional_dimension_certificate
 from semialgebraic.sets import normalize_domain
-from semialgebraic.dimension.upper import (checked_directions_bound, constant_neurons, duplicate_groups, duplicate_vectors,
-                                           opposite_pairs, opposite_vector)
+from semialgebraic.dimension.upper import (checked_directions_bound, constant_neurons, duplicate_groups,
+                                           duplicate_vectors, opposite_pairs, opposite_vector)
 from semialgebraic.verify import verify
 
 z3 = pytest.importorskip("z3")
