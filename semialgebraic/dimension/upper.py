@@ -156,7 +156,7 @@ def duplicate_groups(net: Network) -> list[tuple[int, list[int]]]:
     """``(l, group)`` for every set of >= 2 neurons of hidden layer l whose rows ``(W_l[i, ·],
     b_l[i])`` are positive multiples of one another, exactly (rows with a zero ``W_l[i, ·]``
     left out: constant or zero neurons have their own rules); each group sorted, its first
-    neuron the representative (three-layer-fibers R33).
+    neuron the representative (three-layer-fibers R34).
 
     >>> net = Network.from_rows([[[1, 2], [-1, 0], [2, 4], [-1, -2]], [[1, 1, 1, 1]]], [[1, 0, 2, -1], [0]])
     >>> duplicate_groups(net)
@@ -178,7 +178,7 @@ def duplicate_groups(net: Network) -> list[tuple[int, list[int]]]:
 
 def duplicate_vectors(net: Network, l: int, group) -> list[dict]:
     """The directions of a group of positively parallel neurons of hidden layer *l* (sparse, flat
-    parameter order; three-layer-fibers R33): with r = ``group[0]`` and ``h_l[m] = c_m h_l[r]``,
+    parameter order; three-layer-fibers R34): with r = ``group[0]`` and ``h_l[m] = c_m h_l[r]``,
     ``c_m e(W_{l+1}[k, r]) − e(W_{l+1}[k, m])`` for every m != r and every row k, and, for a basis
     t of the kernel of ``W_{l+1}[:, group]``, ``Σ_m t_m e(θ)`` for θ each incoming weight
     ``W_l[m, c]`` (one c at a time) and each bias ``b_l[m]``.  No fact is checked here.
@@ -206,7 +206,7 @@ def same_mask_vectors(net: Network, l: int, group) -> list[dict]:
     """For neurons of hidden layer *l* with one mask at every differentiable input (a duplicate
     group, or always-active neurons): ``Σ_m t_m e(W_l[m, c])`` for every input c and
     ``Σ_m t_m e(b_l[m])``, for a basis t of the kernel of ``W_{l+1}[:, group]`` (sparse, flat
-    parameter order; three-layer-fibers R33 (b), (f)).  No fact is checked here.
+    parameter order; three-layer-fibers R34 (b), (f)).  No fact is checked here.
 
     >>> net = Network.from_rows([[[0], [0]], [[2, 1]]], [[1, 1], [0]])     # two constants
     >>> [sorted((k, str(w)) for k, w in v.items()) for v in same_mask_vectors(net, 0, [0, 1])]
@@ -228,7 +228,7 @@ def opposite_pairs(net: Network) -> list[tuple[int, list[int]]]:
     """``(l, [r, m])`` for the pairs of neurons of hidden layer l with negatively parallel rows,
     ``(W_l[m, ·], b_l[m]) = −c (W_l[r, ·], b_l[r])``, c > 0, ``W_l[r, ·] != 0``, whose outgoing
     columns are parallel and non-zero, ``W_{l+1}[:, m] = μ W_{l+1}[:, r]``, μ != 0 (always
-    with one output); r < m (three-layer-fibers R33 (d)).
+    with one output); r < m (three-layer-fibers R34 (d)).
 
     >>> net = Network.from_rows([[[1, 2], [-2, -4], [1, 0]], [[1, 3, 1]]], [[1, -2, 0], [0]])
     >>> opposite_pairs(net)
@@ -276,7 +276,7 @@ def opposite_vector(net: Network, l: int, r: int, m: int) -> dict:
 def constant_neurons(net: Network, dead) -> list[tuple[int, int]]:
     """``(l, i)`` of the hidden neurons with a positive bias whose non-zero incoming weights all
     come from *dead* neurons (a set of ``(layer, neuron)``; none for the first layer): z = b > 0
-    at every input, h = b (three-layer-fibers R33 (e)).
+    at every input, h = b (three-layer-fibers R34 (e)).
 
     >>> net = Network.from_rows([[[1], [0]], [[1, 1]]], [[0, 2], [0]])
     >>> constant_neurons(net, set())

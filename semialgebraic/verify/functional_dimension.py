@@ -42,7 +42,7 @@ vector is built here from θ, every fact re-derived here)::
     ["block_kernel", l, [i1, i2, ...]]
                                  the same neurons (proven always active): Σ_m t_m e(W_l[m,c])
                                  (every c) and Σ_m t_m e(b_l[m]) for a basis t (built here) of the
-                                 kernel of W_{l+1}[:, block] (R33 (f))
+                                 kernel of W_{l+1}[:, block] (R34 (f))
     ["masked", l, i, [P, ...]]   masked neuron: the bias trade (S6), one emptiness proof of
                                  {z_l[i] < 0, z_{l+1}[j] > 0} per successor j (W_{l+1}[j,i] != 0)
                                  that is not dead
@@ -149,7 +149,7 @@ and always active (z = 0 on the whole domain) is used as dead only.
   fixed differentiable x the new pre-activations of B are z_l[B] + t E z_l[B] > 0 for small |t|
   (still active), so z_{l+1} = W_{l+1}[:,B](I − tE)(I + tE) z_l[B] + (rest) is unchanged: f_{θ+tv}(x)
   = f_θ(x) for small |t|, hence J(x)·v = 0.
-* block_kernel (R33 (f)): D_l = 1 on the block at a differentiable input (a kink is unseen:
+* block_kernel (R34 (f)): D_l = 1 on the block at a differentiable input (a kink is unseen:
   its δ is 0 = its e), so δ_l[m] = W_{l+1}[:,m]ᵀ δ_{l+1} and Σ_m t_m δ_l[m] = (C t)ᵀ δ_{l+1} = 0;
   the columns of Σ_m t_m e(W_l[m,c]) and Σ_m t_m e(b_l[m]) are Σ_m t_m δ_l[m] (h_{l-1}[c], 1) = 0.
 * fixed_successors (a rare neuron whose successors' signs are fixed on its active set S =
@@ -163,16 +163,16 @@ and always active (z = 0 on the whole domain) is used as dead only.
   [signs[j] > 0] g_j under either mask.  Hence J_o·v = h_l[i] Σ_k δ_{l+2}[k] (C t)[k] = 0 for
   t in ker C.  Only the pattern of layer l+1 on S is used (δ_{l+2} may vary freely with x); a
   successor left out of F (signs 0) only forces t_j = 0.
-* duplicate (three-layer-fibers R33): z_l[m] = c_m z_l[r] as functions of x, so h_l[m] =
+* duplicate (three-layer-fibers R34): z_l[m] = c_m z_l[r] as functions of x, so h_l[m] =
   c_m h_l[r] and the masks of the group agree (at a common kink of a differentiable input every
   δ_l[m] = 0).  ∂f/∂W_{l+1}[k,m] = δ_{l+1}[k] h_l[m] = c_m ∂f/∂W_{l+1}[k,r] gives the outgoing
   trades; δ_l[m] = D (W_{l+1}[:,m]ᵀ δ_{l+1}) with one mask D gives Σ_m t_m δ_l[m] = D (C t)ᵀ
   δ_{l+1} = 0 for C t = 0, so Σ_m t_m ∂f/∂W_l[m,c] = 0 and Σ_m t_m ∂f/∂b_l[m] = 0.
-* opposite (R33 (d)): z_l[m] = −c z_l[r], so D_l[m] = 1 − D_l[r] where z_l[r] != 0, and
+* opposite (R34 (d)): z_l[m] = −c z_l[r], so D_l[m] = 1 − D_l[r] where z_l[r] != 0, and
   δ_l[r] + δ_l[m]/μ = (D_l[r] + D_l[m]) W_{l+1}[:,r]ᵀ δ_{l+1} = Σ_k W_{l+1}[k,r] ∂f/∂b_{l+1}[k];
   where z_l[r] = 0 at a differentiable input both are unseen kinks: W_{l+1}[:,r]ᵀ δ_{l+1} = 0
   and both δ vanish.  So J·v = 0.
-* constant (R33 (e)): at a differentiable input the dead inputs have h = 0, so z_l[i] = b_l[i]
+* constant (R34 (e)): at a differentiable input the dead inputs have h = 0, so z_l[i] = b_l[i]
   > 0, h_l[i] = b_l[i] and ∂f/∂W_{l+1}[k,i] = δ_{l+1}[k] b_l[i] = b_l[i] ∂f/∂b_{l+1}[k].
 * incoming: ∂f/∂W_l[i,·] = δ_l[i] h_{l-1}, ∂f/∂b_l[i] = δ_l[i], so J·v = δ_l[i] c·(h_{l-1}, 1)
   for v = c on the incoming row and bias.  Where z_l[i] < 0, δ_l[i] = 0; where z_l[i] > 0 the

@@ -100,7 +100,7 @@ def _upper_vectors(net, dirs, lo_hi, shared=None) -> list | str:
             out.append(v)
             continue
         if kind == "block_kernel":
-            # always active: D = 1 on the block at every differentiable input (R33 (f))
+            # always active: D = 1 on the block at every differentiable input (R34 (f))
             lazy = [i for i in e[2] if (e[1], i) not in active]
             if lazy:
                 return f"neuron ({e[1]}, {lazy[0]}) of the block is not proven always active"
@@ -147,7 +147,7 @@ def _upper_vectors(net, dirs, lo_hi, shared=None) -> list | str:
             out.append(v)
         elif kind == "constant":
             # z_l[i] = b_l[i] > 0 at every differentiable input (the other inputs are dead, h = 0
-            # there), so h_l[i] = b_l[i] and ∂f/∂W_{l+1}[k,i] = b_l[i]·∂f/∂b_{l+1}[k] (R33 (e))
+            # there), so h_l[i] = b_l[i] and ∂f/∂W_{l+1}[k,i] = b_l[i]·∂f/∂b_{l+1}[k] (R34 (e))
             if not (b[i] > 0 and all(w == 0 or l and (l - 1, c) in dead for c, w in enumerate(W.row_at(i)))):
                 return (f"neuron ({l}, {i}) is not constant (a positive bias and inputs only from dead "
                         "neurons)")
@@ -439,7 +439,7 @@ def _fixed_successors(net, lo_hi, l, i, signs, ref, shared) -> list | str:
 
 
 def _duplicate(net, offsets, l, group) -> list | str:
-    """The vectors of a ``duplicate`` entry (three-layer-fibers R33), or the reason it is rejected:
+    """The vectors of a ``duplicate`` entry (three-layer-fibers R34), or the reason it is rejected:
     every neuron m of *group* must have a non-zero row with ``(W_l[m, ·], b_l[m]) = c_m·(W_l[r, ·],
     b_l[r])``, c_m > 0, r = group[0] (checked exactly); then ``h_l[m] = c_m h_l[r]`` and the
     masks of the group agree at every input.  Vectors: ``c_m e(W_{l+1}[k, r]) − e(W_{l+1}[k, m])``
@@ -487,7 +487,7 @@ def _one_mask_vectors(net, offsets, l, group) -> list:
 
 
 def _opposite(net, offsets, l, pair) -> list | str:
-    """The vector of an ``opposite`` entry (three-layer-fibers R33 (d)), or the reason it is
+    """The vector of an ``opposite`` entry (three-layer-fibers R34 (d)), or the reason it is
     rejected: ``(W_l[m, ·], b_l[m]) = −c (W_l[r, ·], b_l[r])`` with c > 0 and ``W_l[r, ·] != 0``,
     and ``W_{l+1}[:, m] = μ W_{l+1}[:, r]`` with μ != 0 and ``W_{l+1}[:, r] != 0`` (checked
     exactly).  Then the masks of r and m are complementary off their common kinks (where both δ

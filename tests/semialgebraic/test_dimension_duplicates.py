@@ -1,5 +1,5 @@
 """Positively parallel (duplicate) neurons: their proven kernel directions (three-layer-fibers
-R33) make the upper bound of ``dim`` exact without the region walk, the ``duplicate`` entries of
+R34) make the upper bound of ``dim`` exact without the region walk, the ``duplicate`` entries of
 the certificate are re-checked from θ, and entries naming a group that is not positively
 parallel are rejected.  Values come from the dim campaign's exact oracle (z3; shares no code with
 netfibers) and from the complete region walk."""
@@ -31,7 +31,7 @@ def _entries(cert, kind):
 
 def test_campaign_seed_4034_is_exact_without_the_walk():
     # d = 2, widths 2-2-1 on a box, the two hidden rows equal (c = 1): the oracle's value is 4;
-    # before R33 the bound without the walk was [4, 7] (N = 9 minus the 2 scalings)
+    # before R34 the bound without the walk was [4, 7] (N = 9 minus the 2 scalings)
     kind, net_f, dom, planted = dc.make_case(4034, "duplicate")
     assert planted == ["duplicate (0,0)=1*(0,1)"]
     assert dc.oracle(net_f, dom)["value"] == 4
@@ -160,7 +160,7 @@ def test_planted_duplicates_against_the_oracle_and_the_walk(seed):
 
 def test_opposite_pair_with_parallel_outgoing_columns():
     # |x| = relu(x) + relu(-x) on R: the kink cannot split, N = 7 minus two scalings and the
-    # bias direction e(b0) + e(b1) - e(b_out) (R33 (d)): 4, the oracle's value
+    # bias direction e(b0) + e(b1) - e(b_out) (R34 (d)): 4, the oracle's value
     net_f = [([[F(1)], [F(-1)]], [F(0), F(0)]), ([[F(1), F(1)]], [F(0)])]
     assert dc.oracle(net_f, ("R",))["value"] == 4
     net = to_algebra(net_f)
@@ -206,7 +206,7 @@ def test_a_duplicate_entry_with_a_zero_representative_is_rejected_not_raised():
 
 def test_constant_neuron_with_a_zero_outgoing_column():
     # f = relu(x) + 0·relu(0·x + 2): neuron 1 is the constant 2, its outgoing weight's column is
-    # 2 × the output bias's (R33 (e)); the oracle's value 3 = N - 4 (before: upper 4)
+    # 2 × the output bias's (R34 (e)); the oracle's value 3 = N - 4 (before: upper 4)
     net_f = [([[F(1)], [F(0)]], [F(0), F(2)]), ([[F(1), F(0)]], [F(0)])]
     assert dc.oracle(net_f, ("R",))["value"] == 3
     net = to_algebra(net_f)
@@ -223,7 +223,7 @@ def test_constant_neuron_with_a_zero_outgoing_column():
 
 def test_campaign_seed_1773_constant_and_duplicate_neurons():
     # widths 2-4-1 on R^2: (0,0) constant 1/2 with a zero outgoing weight, (0,1) = 2·(0,2) with
-    # (0,2) unseen: exact 7 (the oracle's) without the walk; before R33 [7, 8]
+    # (0,2) unseen: exact 7 (the oracle's) without the walk; before R34 [7, 8]
     kind, net_f, dom, planted = dc.make_case(1773, "duplicate")
     assert planted == ["duplicate (0,1)=2*(0,2)"] and dc.oracle(net_f, dom)["value"] == 7
     net = to_algebra(net_f)
@@ -237,7 +237,7 @@ def test_campaign_seed_1773_constant_and_duplicate_neurons():
 def test_always_active_block_with_rank_deficient_rows():
     # campaign seed 1717 (kind duplicate, a duplicated zero row): d = 1, widths 3-1 on R,
     # neurons (0,0), (0,1) the constant 1/3 (always active), one output: t = (2, 1) spans the
-    # kernel of W2[:, block] = [-2, 4]; t on both zero rows' weights and on their biases (R33 (f));
+    # kernel of W2[:, block] = [-2, 4]; t on both zero rows' weights and on their biases (R34 (f));
     # the GL directions reach only the biases.  Exact 4, the oracle's (before: [4, 5])
     kind, net_f, dom, planted = dc.make_case(1717, "duplicate")
     assert dc.oracle(net_f, dom)["value"] == 4
