@@ -29,7 +29,8 @@ from .jacobian import jacobian_rows
 from .jacobian_columns import exercise, phase_search
 from .result import FunctionalDimension
 from .sampling import exact_masks
-from .upper import checked_directions_bound, intern_shared, is_regions_rank
+from .upper import (checked_directions_bound, constant_neurons, duplicate_groups, intern_shared, is_regions_rank,
+                    opposite_pairs)
 
 __all__ = ["functional_dimension_certificate", "CERTIFICATE_LPS"]
 
@@ -49,6 +50,7 @@ def functional_dimension_certificate(net: Network, fd: FunctionalDimension, *, d
     does.  The upper bound is certified too (claim "lower <= functional dimension <= upper")
     when N − rank of the directions the checker can re-derive from θ equals ``fd.upper``
     exactly: scalings, dead / silent / always-active neurons by interval bounds, GL blocks,
+    groups of positively parallel neurons (three-layer-fibers R34),
     never-exercised parameters with their proofs, and, searched again here with proofs recorded
     (at most *lps* exact LPs), neurons proven dead / always active / masked and the incoming
     directions of :func:`incoming_directions`.  When they do not reach ``fd.upper`` and the
@@ -185,6 +187,8 @@ class _UpperEntries:
         self.entries = [["scale", l, i] for l, i in self.names]
         self.entries += [["dead", l, i] for l, i in sorted(self.dead)]
         self.entries += [["active", l, i] for l, i in sorted(self.active)]
+        self.entries += [["duplicate", l, group] for l, group in duplicate_groups(net)]   # R34
+        self.entries += [["opposite", l, pair] for l, pair in opposite_pairs(net)]
         self.missing: list = []
         self.point = isinstance(dom, tuple) and dom[0] == dom[1]   # proofs (open box) say nothing there
 
@@ -287,12 +291,14 @@ class _UpperEntries:
                                 "but no proof was recorded within the budget")
 
     def derived(self) -> list:
-        """Silent neurons (from the dead ones) and the GL blocks of the always-active ones."""
+        """Silent and constant neurons (from the dead ones) and the GL blocks of the always-active ones."""
         out = [["silent", l, i] for l, i in sorted(silent_set(self.net, self.dead) - self.dead)]
+        out += [["constant", l, i] for l, i in constant_neurons(self.net, self.dead)]     # R34 (e)
         for l in range(self.net.depth - 1):
             block = sorted(i for t, i in self.active if t == l)
             if len(block) > 1:
                 out.append(["block", l, block])
+                out.append(["block_kernel", l, block])       # R34 (f)
         return out
 
     def bound(self) -> int:

@@ -13,6 +13,13 @@ R22 FIBDIM).  With ∂f/∂W_l[i,k] = δ_l[i] h_{l-1}[k] and ∂f/∂b_l[i] = δ
   (:func:`~semialgebraic.dimension.upper.fixed_successor_vectors`; facts of
   :mod:`semialgebraic.dimension.suspects`);
 * positive scaling of each live neuron (S2: f is invariant, so the derivative vanishes);
+* for a group of positively parallel neurons of one layer (``h_l[m] = c_m h_l[r]``
+  identically): the trade of their outgoing weights, and the incoming directions of the
+  relations between their outgoing columns (three-layer-fibers R34;
+  :func:`~semialgebraic.dimension.upper.duplicate_vectors`), and for a pair of negatively
+  parallel neurons with parallel outgoing columns a bias direction (R34 (d)); the outgoing
+  weights of a constant neuron against the next layer's biases (R34 (e)); the incoming
+  directions of the relations between the outgoing columns of always-active neurons (R34 (f));
 * bias trade of an always-active or masked neuron (:func:`is_masked`) and GL of a block of
   always-active neurons of one layer (S4, S6: exact symmetries of f on the domain near θ).
 
@@ -30,7 +37,8 @@ from algebra.rationals import Q
 
 from ..sets import normalize_domain
 from ..equivalence import preactivation_bounds
-from .upper import fixed_successor_vectors
+from .upper import (constant_neurons, constant_vectors, duplicate_groups, duplicate_vectors, fixed_successor_vectors,
+                    opposite_pairs, opposite_vector, same_mask_vectors)
 
 __all__ = ["symmetry_directions", "silent_neurons", "silent_set", "is_masked"]
 
@@ -60,11 +68,11 @@ def symmetry_directions(net: Network, *, domain: Any = None, patterns=None, prov
     Examples
     --------
     >>> from algebra.network import Network
-    >>> net = Network.from_rows([[[1], [-1]], [[1, 1]]], [[0, 0], [0]])
-    >>> len(symmetry_directions(net)[0])
-    2
+    >>> net = Network.from_rows([[[1], [-1]], [[1, 1]]], [[0, 0], [0]])   # |x|
+    >>> len(symmetry_directions(net)[0])       # two scalings, the opposite pair's bias (R34 (d))
+    3
     """
-    dom = normalize_domain(domain, net.n_inputs)
+    N, dom = net.n_parameters, normalize_domain(domain, net.n_inputs)
     ever_on, always_on = _on_facts(net, dom, patterns, proven or {})
     silent = silent_neurons(net, ever_on)
     vecs, deficits = _unit_directions(net, ever_on, silent, proven or {})
@@ -74,8 +82,40 @@ def symmetry_directions(net: Network, *, domain: Any = None, patterns=None, prov
         vecs += _block_directions(net, l, block_on)
         if len(block_on) > 1:
             deficits.append(f"layer {l + 1}: {len(block_on)} always-active neurons form a linear block")
+            vecs += [_dense(N, sv) for sv in same_mask_vectors(net, l, block_on)]     # R34 (f)
         k += net.widths[l + 1]
+    vecs += _duplicate_directions(net, deficits)
+    names = [(l, i) for l in range(net.depth - 1) for i in range(net.widths[l + 1])]
+    for l, i in constant_neurons(net, {nm for nm, on in zip(names, ever_on) if not on}):
+        vecs += [_dense(N, sv) for sv in constant_vectors(net, l, i)]
+        deficits.append(f"neuron ({l + 1}, {i}) is constant (a positive bias, inputs only from dead neurons): "
+                        "its outgoing weights trade with the next layer's biases (three-layer-fibers R34 (e))")
     return vecs, tuple(deficits)
+
+
+def _duplicate_directions(net, deficits) -> list:
+    """The directions of the groups of positively parallel neurons (three-layer-fibers R34), dense,
+    with one deficit line per group."""
+    N, out = net.n_parameters, []
+    for l, group in duplicate_groups(net):
+        vs = duplicate_vectors(net, l, group)
+        out += [_dense(N, sv) for sv in vs]
+        deficits.append(f"neurons {', '.join(f'({l + 1}, {i})' for i in group)} are positive multiples of "
+                        f"one another (rows and biases): {len(vs)} directions of their outgoing and "
+                        "incoming weights (three-layer-fibers R34)")
+    for l, (r, m) in opposite_pairs(net):
+        out.append(_dense(N, opposite_vector(net, l, r, m)))
+        deficits.append(f"neurons ({l + 1}, {r}), ({l + 1}, {m}) have opposite rows and parallel outgoing "
+                        "columns: a bias direction (three-layer-fibers R34 (d))")
+    return out
+
+
+def _dense(N, sv) -> list:
+    """The sparse vector *sv* (``{index: value}``) as a list of N rationals."""
+    v = [Q(0)] * N
+    for k, w in sv.items():
+        v[k] = w
+    return v
 
 
 def _on_facts(net, dom, patterns, proven) -> tuple[list, list]:
@@ -125,11 +165,7 @@ def _unit_directions(net, ever_on, silent, proven) -> tuple[list, list]:
                         f"of the regions there): {len(vs)} incoming directions free")
     for (t_, i_), fact in sorted((proven.get("fixed_successors") or {}).items()):
         vs = fixed_successor_vectors(net, t_, i_, fact["signs"])
-        for sv in vs:
-            v = [Q(0)] * N
-            for k, w in sv.items():
-                v[k] = w
-            vecs.append(v)
+        vecs += [_dense(N, sv) for sv in vs]
         fixed = sum(1 for s in fact["signs"] if s)
         deficits.append(f"neuron ({t_ + 1}, {i_}): {fixed} of its successors have a fixed sign wherever it "
                         f"is active (proved by one branch-and-bound tree): {len(vs)} directions of its "

@@ -31,8 +31,9 @@ from .jacobian import network_prime
 from .jacobian_columns import active_span_perp
 from ..verify import verify
 
-__all__ = ["entry_vectors", "sparse_entry_vectors", "fixed_successor_vectors", "directions_bound", "checked_directions_bound", "is_regions_rank",
-           "intern_shared"]
+__all__ = ["entry_vectors", "sparse_entry_vectors", "fixed_successor_vectors", "duplicate_groups",
+           "duplicate_vectors", "opposite_pairs", "opposite_vector", "constant_neurons", "constant_vectors",
+           "same_mask_vectors", "directions_bound", "checked_directions_bound", "is_regions_rank", "intern_shared"]
 
 
 def entry_vectors(net: Network, entries) -> list[list[Q]]:
@@ -72,6 +73,18 @@ def sparse_entry_vectors(net: Network, entries) -> list[dict]:
         W, b = net.layer(l)
         V = net.weights[l + 1]
         n_in = W.ncols
+        if kind == "duplicate":
+            out.extend(duplicate_vectors(net, l, e[2]))
+            continue
+        if kind == "opposite":
+            out.append(opposite_vector(net, l, *e[2]))
+            continue
+        if kind == "constant":
+            out.extend(constant_vectors(net, l, e[2]))
+            continue
+        if kind == "block_kernel":
+            out.extend(same_mask_vectors(net, l, e[2]))
+            continue
         if kind == "block":
             for i in e[2]:
                 for i2 in e[2]:
@@ -137,6 +150,169 @@ def fixed_successor_vectors(net: Network, l: int, i: int, signs) -> list[dict]:
     C = QMatrix.from_rows([[V[k, j] if signs[j] > 0 else Q(0) for j in F] for k in range(V.nrows)], ncols=len(F))
     return [{offs[l + 1] + j * W1.ncols + i: w for j, w in zip(F, row) if w != 0}
             for row in C.nullspace().to_rows()]
+
+
+def duplicate_groups(net: Network) -> list[tuple[int, list[int]]]:
+    """``(l, group)`` for every set of >= 2 neurons of hidden layer l whose rows ``(W_l[i, ·],
+    b_l[i])`` are positive multiples of one another, exactly (rows with a zero ``W_l[i, ·]``
+    left out: constant or zero neurons have their own rules); each group sorted, its first
+    neuron the representative (three-layer-fibers R34).
+
+    >>> net = Network.from_rows([[[1, 2], [-1, 0], [2, 4], [-1, -2]], [[1, 1, 1, 1]]], [[1, 0, 2, -1], [0]])
+    >>> duplicate_groups(net)
+    [(0, [0, 2])]
+    """
+    out = []
+    for l in range(net.depth - 1):
+        W, b = net.layer(l)
+        groups: dict = {}
+        for i in range(W.nrows):
+            row = list(W.row_at(i))
+            lead = next((abs(v) for v in row if v != 0), None)
+            if lead is None:
+                continue
+            groups.setdefault(tuple(v / lead for v in row + [b[i]]), []).append(i)
+        out += [(l, g) for g in sorted(groups.values()) if len(g) > 1]
+    return out
+
+
+def duplicate_vectors(net: Network, l: int, group) -> list[dict]:
+    """The directions of a group of positively parallel neurons of hidden layer *l* (sparse, flat
+    parameter order; three-layer-fibers R34): with r = ``group[0]`` and ``h_l[m] = c_m h_l[r]``,
+    ``c_m e(W_{l+1}[k, r]) − e(W_{l+1}[k, m])`` for every m != r and every row k, and, for a basis
+    t of the kernel of ``W_{l+1}[:, group]``, ``Σ_m t_m e(θ)`` for θ each incoming weight
+    ``W_l[m, c]`` (one c at a time) and each bias ``b_l[m]``.  No fact is checked here.
+
+    >>> net = Network.from_rows([[[1], [2]], [[3, 5]]], [[1, 2], [0]])
+    >>> [sorted((k, str(w)) for k, w in v.items()) for v in duplicate_vectors(net, 0, [0, 1])]
+    [[(4, '2'), (5, '-1')], [(0, '1'), (1, '-3/5')], [(2, '1'), (3, '-3/5')]]
+    """
+    offs = parameter_offsets(net)
+    W, _ = net.layer(l)
+    V = net.weights[l + 1]
+    r, n_in = group[0], W.ncols
+    lead = next((c for c in range(n_in) if W[r, c] != 0), None)
+    if lead is None:
+        raise ValueError(f"neuron ({l}, {r}) has a zero row")
+    out = []
+    for m in group[1:]:
+        cm = W[m, lead] / W[r, lead]
+        for k in range(V.nrows):
+            out.append({offs[l + 1] + k * V.ncols + r: cm, offs[l + 1] + k * V.ncols + m: Q(-1)})
+    return out + same_mask_vectors(net, l, group)
+
+
+def same_mask_vectors(net: Network, l: int, group) -> list[dict]:
+    """For neurons of hidden layer *l* with one mask at every differentiable input (a duplicate
+    group, or always-active neurons): ``Σ_m t_m e(W_l[m, c])`` for every input c and
+    ``Σ_m t_m e(b_l[m])``, for a basis t of the kernel of ``W_{l+1}[:, group]`` (sparse, flat
+    parameter order; three-layer-fibers R34 (b), (f)).  No fact is checked here.
+
+    >>> net = Network.from_rows([[[0], [0]], [[2, 1]]], [[1, 1], [0]])     # two constants
+    >>> [sorted((k, str(w)) for k, w in v.items()) for v in same_mask_vectors(net, 0, [0, 1])]
+    [[(0, '1'), (1, '-2')], [(2, '1'), (3, '-2')]]
+    """
+    offs = parameter_offsets(net)
+    W = net.weights[l]
+    V = net.weights[l + 1]
+    n_in, out = W.ncols, []
+    C = QMatrix.from_rows([[V[k, m] for m in group] for k in range(V.nrows)], ncols=len(group))
+    for t in C.nullspace().to_rows():
+        for c in range(n_in + 1):
+            ks = [offs[l] + (m * n_in + c if c < n_in else W.nrows * n_in + m) for m in group]
+            out.append({k: w for k, w in zip(ks, t) if w != 0})
+    return out
+
+
+def opposite_pairs(net: Network) -> list[tuple[int, list[int]]]:
+    """``(l, [r, m])`` for the pairs of neurons of hidden layer l with negatively parallel rows,
+    ``(W_l[m, ·], b_l[m]) = −c (W_l[r, ·], b_l[r])``, c > 0, ``W_l[r, ·] != 0``, whose outgoing
+    columns are parallel and non-zero, ``W_{l+1}[:, m] = μ W_{l+1}[:, r]``, μ != 0 (always
+    with one output); r < m (three-layer-fibers R34 (d)).
+
+    >>> net = Network.from_rows([[[1, 2], [-2, -4], [1, 0]], [[1, 3, 1]]], [[1, -2, 0], [0]])
+    >>> opposite_pairs(net)
+    [(0, [0, 1])]
+    """
+    out = []
+    for l in range(net.depth - 1):
+        W, b = net.layer(l)
+        V = net.weights[l + 1]
+        rows = [list(W.row_at(i)) + [b[i]] for i in range(W.nrows)]
+        cols = [[V[k, i] for k in range(V.nrows)] for i in range(W.nrows)]
+        for r in range(W.nrows):
+            for m in range(r + 1, W.nrows):
+                if _ratio(rows[r][:-1], rows[m][:-1]) is None:
+                    continue
+                c, mu = _ratio(rows[r], rows[m]), _ratio(cols[r], cols[m])
+                if c is not None and c < 0 and mu is not None and mu != 0:
+                    out.append((l, [r, m]))
+    return out
+
+
+def opposite_vector(net: Network, l: int, r: int, m: int) -> dict:
+    """The direction of a pair of :func:`opposite_pairs` (sparse, flat parameter order):
+    ``e(b_l[r]) + (1/μ) e(b_l[m]) − Σ_k W_{l+1}[k, r] e(b_{l+1}[k])``.  Only μ is checked here
+    (ValueError when there is none, or it is 0).
+
+    >>> net = Network.from_rows([[[1], [-2]], [[1, 3]]], [[1, -2], [0]])
+    >>> sorted((k, str(w)) for k, w in opposite_vector(net, 0, 0, 1).items())
+    [(2, '1'), (3, '1/3'), (6, '-1')]
+    """
+    offs = parameter_offsets(net)
+    W = net.weights[l]
+    V = net.weights[l + 1]
+    mu = _ratio([V[k, r] for k in range(V.nrows)], [V[k, m] for k in range(V.nrows)])
+    if not mu:
+        raise ValueError(f"the outgoing columns of neurons ({l}, {r}), ({l}, {m}) are not non-zero multiples")
+    bias = offs[l] + W.nrows * W.ncols
+    v = {bias + r: Q(1), bias + m: 1 / mu}
+    for k in range(V.nrows):
+        if V[k, r] != 0:
+            v[offs[l + 1] + V.nrows * V.ncols + k] = -V[k, r]
+    return v
+
+
+def constant_neurons(net: Network, dead) -> list[tuple[int, int]]:
+    """``(l, i)`` of the hidden neurons with a positive bias whose non-zero incoming weights all
+    come from *dead* neurons (a set of ``(layer, neuron)``; none for the first layer): z = b > 0
+    at every input, h = b (three-layer-fibers R34 (e)).
+
+    >>> net = Network.from_rows([[[1], [0]], [[1, 1]]], [[0, 2], [0]])
+    >>> constant_neurons(net, set())
+    [(0, 1)]
+    """
+    out = []
+    for l in range(net.depth - 1):
+        W, b = net.layer(l)
+        for i in range(W.nrows):
+            if b[i] > 0 and all(W[i, c] == 0 or l and (l - 1, c) in dead for c in range(W.ncols)):
+                out.append((l, i))
+    return out
+
+
+def constant_vectors(net: Network, l: int, i: int) -> list[dict]:
+    """``e(W_{l+1}[k, i]) − b_l[i] e(b_{l+1}[k])`` for every row k (sparse, flat parameter order):
+    the directions of a constant neuron (:func:`constant_neurons`; no fact is checked here).
+
+    >>> net = Network.from_rows([[[1], [0]], [[1, 1]]], [[0, 2], [0]])
+    >>> [sorted((k, str(w)) for k, w in v.items()) for v in constant_vectors(net, 0, 1)]
+    [[(5, '1'), (6, '-2')]]
+    """
+    offs = parameter_offsets(net)
+    _, b = net.layer(l)
+    V = net.weights[l + 1]
+    return [{offs[l + 1] + k * V.ncols + i: Q(1), offs[l + 1] + V.nrows * V.ncols + k: -b[i]}
+            for k in range(V.nrows)]
+
+
+def _ratio(u, v):
+    """The λ with v = λ·u when u != 0 and there is one, else None."""
+    piv = next((k for k, x in enumerate(u) if x != 0), None)
+    if piv is None:
+        return None
+    lam = v[piv] / u[piv]
+    return lam if all(y == lam * x for x, y in zip(u, v)) else None
 
 
 def directions_bound(net: Network, entries) -> int:

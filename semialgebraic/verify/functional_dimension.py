@@ -39,14 +39,30 @@ vector is built here from θ, every fact re-derived here)::
     ["active_proof", l, i, P]    the same, by the emptiness proof P of {z_l[i] < 0}
     ["block", l, [i1, i2, ...]]  always-active neurons (interval bounds or an active_proof entry
                                  of the same certificate): the GL directions of the block (S4)
+    ["block_kernel", l, [i1, i2, ...]]
+                                 the same neurons (proven always active): Σ_m t_m e(W_l[m,c])
+                                 (every c) and Σ_m t_m e(b_l[m]) for a basis t (built here) of the
+                                 kernel of W_{l+1}[:, block] (R34 (f))
     ["masked", l, i, [P, ...]]   masked neuron: the bias trade (S6), one emptiness proof of
                                  {z_l[i] < 0, z_{l+1}[j] > 0} per successor j (W_{l+1}[j,i] != 0)
                                  that is not dead
+    ["constant", l, i]           b_l[i] > 0 and every W_l[i,c] != 0 has c dead (interval bounds or
+                                 a dead_proof entry; none for l = 0): e(W_{l+1}[k,i]) −
+                                 b_l[i] e(b_{l+1}[k]) for every row k
     ["silent", l, i]             δ_l[i] ≡ 0 (re-derived, see below): unit vectors of the incoming
                                  row and bias
     ["incoming", l, i, Q]        directions on the incoming row and bias of (l, i) orthogonal to
                                  every (h_{l-1}, 1) on its active set, from the complete enumeration
                                  Q of that set
+    ["duplicate", l, [r, m, ...]]
+                                 >= 2 distinct neurons whose rows are exact positive multiples
+                                 (W_l[m,·], b_l[m]) = c_m (W_l[r,·], b_l[r]), W_l[r,·] != 0:
+                                 c_m e(W_{l+1}[k,r]) − e(W_{l+1}[k,m]) (every m != r, row k) and
+                                 Σ_m t_m e(W_l[m,c]), Σ_m t_m e(b_l[m]) (every c) for a basis t
+                                 (built here) of the kernel of W_{l+1}[:, group]
+    ["opposite", l, [r, m]]      (W_l[m,·], b_l[m]) = −c (W_l[r,·], b_l[r]), c > 0, W_l[r,·] != 0,
+                                 and W_{l+1}[:,m] = μ W_{l+1}[:,r], μ != 0, W_{l+1}[:,r] != 0:
+                                 e(b_l[r]) + (1/μ) e(b_l[m]) − Σ_k W_{l+1}[k,r] e(b_{l+1}[k])
     ["fixed_successors", l, i, signs, {"shared": k}]
                                  layer l+1 hidden; signs: one of -1, 0, 1 per neuron j of layer
                                  l+1, F = {j : signs[j] != 0} (not empty); entry k of
@@ -133,6 +149,9 @@ and always active (z = 0 on the whole domain) is used as dead only.
   fixed differentiable x the new pre-activations of B are z_l[B] + t E z_l[B] > 0 for small |t|
   (still active), so z_{l+1} = W_{l+1}[:,B](I − tE)(I + tE) z_l[B] + (rest) is unchanged: f_{θ+tv}(x)
   = f_θ(x) for small |t|, hence J(x)·v = 0.
+* block_kernel (R34 (f)): D_l = 1 on the block at a differentiable input (a kink is unseen:
+  its δ is 0 = its e), so δ_l[m] = W_{l+1}[:,m]ᵀ δ_{l+1} and Σ_m t_m δ_l[m] = (C t)ᵀ δ_{l+1} = 0;
+  the columns of Σ_m t_m e(W_l[m,c]) and Σ_m t_m e(b_l[m]) are Σ_m t_m δ_l[m] (h_{l-1}[c], 1) = 0.
 * fixed_successors (a rare neuron whose successors' signs are fixed on its active set S =
   {z_l[i] > 0}; [derived], the argument here): for v = Σ_{j∈F} t_j e(W_{l+1}[j,i]),
   J_o·v = h_l[i] Σ_{j∈F} t_j δ_{l+1}[j], and δ_{l+1}[j] = D_{l+1}[j] g_j with
@@ -144,6 +163,17 @@ and always active (z = 0 on the whole domain) is used as dead only.
   [signs[j] > 0] g_j under either mask.  Hence J_o·v = h_l[i] Σ_k δ_{l+2}[k] (C t)[k] = 0 for
   t in ker C.  Only the pattern of layer l+1 on S is used (δ_{l+2} may vary freely with x); a
   successor left out of F (signs 0) only forces t_j = 0.
+* duplicate (three-layer-fibers R34): z_l[m] = c_m z_l[r] as functions of x, so h_l[m] =
+  c_m h_l[r] and the masks of the group agree (at a common kink of a differentiable input every
+  δ_l[m] = 0).  ∂f/∂W_{l+1}[k,m] = δ_{l+1}[k] h_l[m] = c_m ∂f/∂W_{l+1}[k,r] gives the outgoing
+  trades; δ_l[m] = D (W_{l+1}[:,m]ᵀ δ_{l+1}) with one mask D gives Σ_m t_m δ_l[m] = D (C t)ᵀ
+  δ_{l+1} = 0 for C t = 0, so Σ_m t_m ∂f/∂W_l[m,c] = 0 and Σ_m t_m ∂f/∂b_l[m] = 0.
+* opposite (R34 (d)): z_l[m] = −c z_l[r], so D_l[m] = 1 − D_l[r] where z_l[r] != 0, and
+  δ_l[r] + δ_l[m]/μ = (D_l[r] + D_l[m]) W_{l+1}[:,r]ᵀ δ_{l+1} = Σ_k W_{l+1}[k,r] ∂f/∂b_{l+1}[k];
+  where z_l[r] = 0 at a differentiable input both are unseen kinks: W_{l+1}[:,r]ᵀ δ_{l+1} = 0
+  and both δ vanish.  So J·v = 0.
+* constant (R34 (e)): at a differentiable input the dead inputs have h = 0, so z_l[i] = b_l[i]
+  > 0, h_l[i] = b_l[i] and ∂f/∂W_{l+1}[k,i] = δ_{l+1}[k] b_l[i] = b_l[i] ∂f/∂b_{l+1}[k].
 * incoming: ∂f/∂W_l[i,·] = δ_l[i] h_{l-1}, ∂f/∂b_l[i] = δ_l[i], so J·v = δ_l[i] c·(h_{l-1}, 1)
   for v = c on the incoming row and bias.  Where z_l[i] < 0, δ_l[i] = 0; where z_l[i] > 0 the
   input lies in the region of a full pattern of the layers below (with z_l[i] > 0): refuted

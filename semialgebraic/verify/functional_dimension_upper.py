@@ -93,6 +93,25 @@ def _upper_vectors(net, dirs, lo_hi, shared=None) -> list | str:
                         "pre-activation vanishes identically on a branch (it says nothing there)")
             out.append(_unit(N, k))
             continue
+        if kind == "opposite":
+            v = _opposite(net, offsets, e[1], e[2])
+            if isinstance(v, str):
+                return v
+            out.append(v)
+            continue
+        if kind == "block_kernel":
+            # always active: D = 1 on the block at every differentiable input (R34 (f))
+            lazy = [i for i in e[2] if (e[1], i) not in active]
+            if lazy:
+                return f"neuron ({e[1]}, {lazy[0]}) of the block is not proven always active"
+            out.extend(_one_mask_vectors(net, offsets, e[1], e[2]))
+            continue
+        if kind == "duplicate":
+            vs = _duplicate(net, offsets, e[1], e[2])
+            if isinstance(vs, str):
+                return vs
+            out.extend(vs)
+            continue
         l, i = e[1], e[2]
         W, b = net.layer(l)
         V, _ = net.layer(l + 1)
@@ -126,6 +145,17 @@ def _upper_vectors(net, dirs, lo_hi, shared=None) -> list | str:
             for o, w in enumerate(V.col_at(i)):
                 v[offsets[l + 1] + V.nrows * V.ncols + o] = -w
             out.append(v)
+        elif kind == "constant":
+            # z_l[i] = b_l[i] > 0 at every differentiable input (the other inputs are dead, h = 0
+            # there), so h_l[i] = b_l[i] and ∂f/∂W_{l+1}[k,i] = b_l[i]·∂f/∂b_{l+1}[k] (R34 (e))
+            if not (b[i] > 0 and all(w == 0 or l and (l - 1, c) in dead for c, w in enumerate(W.row_at(i)))):
+                return (f"neuron ({l}, {i}) is not constant (a positive bias and inputs only from dead "
+                        "neurons)")
+            for o in range(V.nrows):
+                v = [_ZERO] * N
+                v[offsets[l + 1] + o * V.ncols + i] = Q(1)
+                v[offsets[l + 1] + V.nrows * V.ncols + o] = -b[i]
+                out.append(v)
         elif kind == "silent":
             if (l, i) not in silent:
                 return f"neuron ({l}, {i}) is not silent (dead, or reaching the output only through " \
@@ -229,9 +259,9 @@ def _masked_rows(net, x, masks) -> list:
 
 def _shape(net, e) -> None:
     """Raise InputError unless *e* is a well-formed ``upper_directions`` entry about *net*."""
-    kinds3 = ("scale", "dead", "active", "silent")
+    kinds3 = ("scale", "dead", "active", "silent", "constant")
     kinds4 = ("dead_proof", "active_proof", "masked", "incoming")
-    kinds = kinds3 + kinds4 + ("free", "block", "fixed_successors")
+    kinds = kinds3 + kinds4 + ("free", "block", "block_kernel", "duplicate", "opposite", "fixed_successors")
     if not isinstance(e, list) or not e or e[0] not in kinds:
         raise InputError(f"upper_directions entry {str(e)[:60]} is not one of {', '.join(kinds)}")
     if len(e) != (4 if e[0] in kinds4 else 5 if e[0] == "fixed_successors" else 3) or not _is_int(e[1]):
@@ -245,10 +275,10 @@ def _shape(net, e) -> None:
     if not 0 <= l < net.depth - 1:
         raise InputError(f"upper_directions entry {str(e)[:60]} names no hidden layer")
     width = net.widths[l + 1]
-    if e[0] == "block":
+    if e[0] in ("block", "block_kernel", "duplicate", "opposite"):
         if (not isinstance(e[2], list) or len(e[2]) < 2 or not all(_is_int(i) and 0 <= i < width for i in e[2])
-                or len(set(e[2])) != len(e[2])):
-            raise InputError(f"upper_directions entry {str(e)[:60]}: a block lists >= 2 distinct "
+                or len(set(e[2])) != len(e[2]) or e[0] == "opposite" and len(e[2]) != 2):
+            raise InputError(f"upper_directions entry {str(e)[:60]}: a {e[0]} lists >= 2 distinct "
                              "neurons of the layer")
         return
     if not _is_int(e[2]) or not 0 <= e[2] < width:
@@ -406,6 +436,82 @@ def _fixed_successors(net, lo_hi, l, i, signs, ref, shared) -> list | str:
     C = QMatrix.from_rows([[V[k, j] if signs[j] > 0 else _ZERO for j in F] for k in range(V.nrows)],
                           ncols=len(F))
     return [{j: w for j, w in zip(F, row) if w != 0} for row in C.nullspace().to_rows()]
+
+
+def _duplicate(net, offsets, l, group) -> list | str:
+    """The vectors of a ``duplicate`` entry (three-layer-fibers R34), or the reason it is rejected:
+    every neuron m of *group* must have a non-zero row with ``(W_l[m, ·], b_l[m]) = c_m·(W_l[r, ·],
+    b_l[r])``, c_m > 0, r = group[0] (checked exactly); then ``h_l[m] = c_m h_l[r]`` and the
+    masks of the group agree at every input.  Vectors: ``c_m e(W_{l+1}[k, r]) − e(W_{l+1}[k, m])``
+    (every m != r, every row k) and ``Σ_m t_m e(W_l[m, c])``, ``Σ_m t_m e(b_l[m])`` (every input c)
+    for a basis t of the kernel of ``W_{l+1}[:, group]``."""
+    W, b = net.layer(l)
+    V = net.weights[l + 1]
+    n_in, r = W.ncols, group[0]
+    ref = list(W.row_at(r)) + [b[r]]
+    piv = next((c for c in range(n_in) if ref[c] != 0), None)
+    if piv is None:
+        return f"neuron ({l}, {r}) has a zero row: a duplicate group needs non-zero rows"
+    N, out, scale = net.n_parameters, [], {}
+    for m in group[1:]:
+        row = list(W.row_at(m)) + [b[m]]
+        c = row[piv] / ref[piv]
+        if c <= 0 or any(x != c * y for x, y in zip(row, ref)):
+            return (f"neuron ({l}, {m}) is not a positive multiple of neuron ({l}, {r}) "
+                    "(row and bias): not a duplicate")
+        scale[m] = c
+    for m in group[1:]:
+        for k in range(V.nrows):
+            v = [_ZERO] * N
+            v[offsets[l + 1] + k * V.ncols + r] = scale[m]
+            v[offsets[l + 1] + k * V.ncols + m] = Q(-1)
+            out.append(v)
+    return out + _one_mask_vectors(net, offsets, l, group)
+
+
+def _one_mask_vectors(net, offsets, l, group) -> list:
+    """Neurons of *group* (hidden layer l) share one mask D at every differentiable input, so
+    δ_l[m] = D·(W_{l+1}[:, m]ᵀ δ_{l+1}) and Σ_m t_m δ_l[m] = 0 for C t = 0, C = W_{l+1}[:, group]:
+    the vectors ``Σ_m t_m e(W_l[m, c])`` (every c) and ``Σ_m t_m e(b_l[m])``, t a basis of ker C."""
+    W = net.weights[l]
+    V = net.weights[l + 1]
+    N, n_in, out = net.n_parameters, W.ncols, []
+    cols = QMatrix.from_rows([[V[k, m] for m in group] for k in range(V.nrows)], ncols=len(group))
+    for t in cols.nullspace().to_rows():
+        for c in range(n_in + 1):
+            v = [_ZERO] * N
+            for m, w in zip(group, t):
+                v[offsets[l] + (m * n_in + c if c < n_in else W.nrows * n_in + m)] = w
+            out.append(v)
+    return out
+
+
+def _opposite(net, offsets, l, pair) -> list | str:
+    """The vector of an ``opposite`` entry (three-layer-fibers R34 (d)), or the reason it is
+    rejected: ``(W_l[m, ·], b_l[m]) = −c (W_l[r, ·], b_l[r])`` with c > 0 and ``W_l[r, ·] != 0``,
+    and ``W_{l+1}[:, m] = μ W_{l+1}[:, r]`` with μ != 0 and ``W_{l+1}[:, r] != 0`` (checked
+    exactly).  Then the masks of r and m are complementary off their common kinks (where both δ
+    vanish at a differentiable input), so δ_l[r] + δ_l[m]/μ = W_{l+1}[:, r]ᵀ δ_{l+1}: the vector
+    ``e(b_l[r]) + (1/μ) e(b_l[m]) − Σ_k W_{l+1}[k, r] e(b_{l+1}[k])``."""
+    r, m = pair
+    W, b = net.layer(l)
+    V = net.weights[l + 1]
+    zr, zm = list(W.row_at(r)) + [b[r]], list(W.row_at(m)) + [b[m]]
+    j = next((c for c in range(W.ncols) if zr[c] != 0), None)
+    if j is None or zm[j] / zr[j] >= 0 or any(y != zm[j] / zr[j] * x for x, y in zip(zr, zm)):
+        return (f"neurons ({l}, {r}) and ({l}, {m}) do not have negatively parallel non-zero rows "
+                "(row and bias): not an opposite pair")
+    vr, vm = V.col_at(r), V.col_at(m)
+    k0 = next((k for k in range(V.nrows) if vr[k] != 0), None)
+    if k0 is None or vm[k0] == 0 or any(y != vm[k0] / vr[k0] * x for x, y in zip(vr, vm)):
+        return (f"the outgoing columns of neurons ({l}, {r}) and ({l}, {m}) are not non-zero "
+                "multiples of one another: not an opposite pair")
+    v = [_ZERO] * net.n_parameters
+    bias = offsets[l] + W.nrows * W.ncols
+    v[bias + r], v[bias + m] = Q(1), vr[k0] / vm[k0]
+    for k in range(V.nrows):
+        v[offsets[l + 1] + V.nrows * V.ncols + k] = -vr[k]
+    return v
 
 
 def _incoming_perp(net, lo_hi, l, i, proof) -> list | str:

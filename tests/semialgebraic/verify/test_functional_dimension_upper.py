@@ -19,6 +19,7 @@ from hypothesis import strategies as st
 
 from algebra.kernel.certificate_schemas import CLAIMS, header
 from algebra.exceptions import InputError
+from algebra.linalg import QMatrix
 from algebra.kernel.differentiability import is_differentiable_at
 from algebra.network import Network
 from algebra.rationals import Q
@@ -141,7 +142,10 @@ def test_zero_row_bias_three_is_a_certified_bias_trade(max_regions):
     assert ok and "upper bound certified" in why and "exact: 9" in why
     assert cert["claim"] == "lower <= functional dimension <= upper"
     vecs = _assert_kernel(ZERO_ROW, cert, None)
-    assert ZERO_ROW.n_parameters - len(vecs) == 9     # 3 scalings + 1 trade, independent
+    # 3 scalings + 1 trade, independent, and the constant neuron's trade of its outgoing weight
+    # with the output bias (three-layer-fibers R34 (e)), in their span (its column is non-zero)
+    assert _entries(cert, "constant") == [[0, 1]] and len(vecs) == 5
+    assert ZERO_ROW.n_parameters - QMatrix.from_rows(vecs).rank() == 9
     _line_is_symmetry(ZERO_ROW, _vector(ZERO_ROW, "trade", 0, 1), _random_inputs(ZERO_ROW, None, 20, 1))
 
 
