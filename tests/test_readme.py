@@ -9,6 +9,7 @@ import re
 import shlex
 import subprocess
 import sys
+import tomllib
 from pathlib import Path
 
 import pytest
@@ -45,10 +46,13 @@ EXAMPLES = _shell_examples()
 def test_readme_has_the_two_one_line_commands_used_by_ci():
     blocks = [b.strip() for b in _blocks()]
     assert "pip install . && netfibers analyze" in blocks
-    assert "pip install '.[test]' && pytest" in blocks
+    assert "pip install '.[test]' && pytest -n 2 --dist loadfile" in blocks   # CI's 2 cores
     ci = (ROOT / ".ci" / "run").read_text()
     assert "^pip install \\. && netfibers analyze" in ci
     assert "^pip install '.\\[test\\]' && " in ci
+    extras = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
+    extras = extras["optional-dependencies"]
+    assert any(r.startswith("pytest-xdist") for r in extras["test"])     # README's `-n 2`
 
 
 @pytest.fixture(scope="module")
