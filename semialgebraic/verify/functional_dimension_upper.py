@@ -93,12 +93,6 @@ def _upper_vectors(net, dirs, lo_hi, shared=None) -> list | str:
                         "pre-activation vanishes identically on a branch (it says nothing there)")
             out.append(_unit(N, k))
             continue
-        if kind == "opposite":
-            v = _opposite(net, offsets, e[1], e[2])
-            if isinstance(v, str):
-                return v
-            out.append(v)
-            continue
         if kind == "block_kernel":
             # always active: D = 1 on the block at every differentiable input (R34 (f))
             lazy = [i for i in e[2] if (e[1], i) not in active]
@@ -106,8 +100,8 @@ def _upper_vectors(net, dirs, lo_hi, shared=None) -> list | str:
                 return f"neuron ({e[1]}, {lazy[0]}) of the block is not proven always active"
             out.extend(_one_mask_vectors(net, offsets, e[1], e[2]))
             continue
-        if kind == "duplicate":
-            vs = _duplicate(net, offsets, e[1], e[2])
+        if kind in ("duplicate", "opposite"):
+            vs = (_duplicate if kind == "duplicate" else _opposite)(net, offsets, e[1], e[2])
             if isinstance(vs, str):
                 return vs
             out.extend(vs)
@@ -487,7 +481,7 @@ def _one_mask_vectors(net, offsets, l, group) -> list:
 
 
 def _opposite(net, offsets, l, pair) -> list | str:
-    """The vector of an ``opposite`` entry (three-layer-fibers R34 (d)), or the reason it is
+    """The vector (a list of one) of an ``opposite`` entry (three-layer-fibers R34 (d)), or the reason it is
     rejected: ``(W_l[m, ·], b_l[m]) = −c (W_l[r, ·], b_l[r])`` with c > 0 and ``W_l[r, ·] != 0``,
     and ``W_{l+1}[:, m] = μ W_{l+1}[:, r]`` with μ != 0 and ``W_{l+1}[:, r] != 0`` (checked
     exactly).  Then the masks of r and m are complementary off their common kinks (where both δ
@@ -511,7 +505,7 @@ def _opposite(net, offsets, l, pair) -> list | str:
     v[bias + r], v[bias + m] = Q(1), vr[k0] / vm[k0]
     for k in range(V.nrows):
         v[offsets[l + 1] + V.nrows * V.ncols + k] = -vr[k]
-    return v
+    return [v]
 
 
 def _incoming_perp(net, lo_hi, l, i, proof) -> list | str:
