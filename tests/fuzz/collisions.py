@@ -264,16 +264,25 @@ def check_strata(layers, rng, per_stratum=2):
     out, tally = [], Counter()
     for c in fb.components:
         lab = c.label.get("stratum")
-        if lab is None:
-            continue
-        for _ in range(per_stratum):
-            pt = sample_stratum(layers, lab, rng)
-            tally["strata points"] += 1
-            if not same_function(layers, pt, rng, n=100):
-                out.append(f"stratum {lab}: a random point computes another function")
-            elif not c.contains(to_network(pt).parameters()):
-                out.append(f"stratum {lab}: a random point is not in the component")
+        if lab is not None:
+            _check_points(layers, c, lambda lab=lab: sample_stratum(layers, lab, rng), f"stratum {lab}",
+                          per_stratum, rng, out, tally)
     return out, tally
+
+
+def _check_points(layers, comp, draw, name, per_stratum, rng, out, tally) -> None:
+    """Draw *per_stratum* points of component *comp* (``draw()``, None: not drawn); each must
+    compute the same function as *layers* (exact, fractions) and lie in the component."""
+    for _ in range(per_stratum):
+        pt = draw()
+        if pt is None:
+            tally["strata points not drawn"] += 1
+            continue
+        tally["strata points"] += 1
+        if not same_function(layers, pt, rng, n=100):
+            out.append(f"{name}: a random point computes another function")
+        elif not comp.contains(to_network(pt).parameters()):
+            out.append(f"{name}: a random point is not in the component")
 
 
 # -- n1 ≥ 2: random points of the R16c strata (dead and linear rows exchanged under S5) -----------
@@ -400,16 +409,8 @@ def check_pool_strata(layers, rng, per_stratum=2):
     tally["nets with R16c strata" if comps else "nets without R16c strata"] += 1
     tally["partial" if fb.partial else "complete"] += 1
     for c in comps:
-        for _ in range(per_stratum):
-            pt = sample_pool_stratum(layers, c.label, rng)
-            if pt is None:
-                tally["strata points not drawn"] += 1
-                continue
-            tally["strata points"] += 1
-            if not same_function(layers, pt, rng, n=100):
-                out.append(f"R16c stratum {c.label}: a random point computes another function")
-            elif not c.contains(to_network(pt).parameters()):
-                out.append(f"R16c stratum {c.label}: a random point is not in the component")
+        _check_points(layers, c, lambda c=c: sample_pool_stratum(layers, c.label, rng),
+                      f"R16c stratum {c.label}", per_stratum, rng, out, tally)
     return out, tally
 
 
