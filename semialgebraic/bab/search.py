@@ -391,6 +391,13 @@ class Engine:
                 pivs, pstate = self._state.get(self._key(box, parent), (None, None))
             ivs = self.sym.intervals(box, splits, parent=pivs, layer=layer)
             records, inherited = [], []
+            if ivs is None and parent is not None:
+                # the parent's layers up to *layer* were reused, LP-tightened: an empty node
+                # is empty through the parent's records, which its leaf must carry (else the
+                # checker replays the plain symbolic intervals and does not see it empty:
+                # the d = 2 recession sweep's seed 0, face (1, -1), 2026-12-03)
+                records = [r for r in self._records.get(self._key(box, parent), ())
+                           if layer_of(r) <= layer]
             if ivs is not None and self.tightener is not None and (
                     self.tighten_above is None or _unstable(ivs) <= self.tighten_above):
                 if parent is not None:

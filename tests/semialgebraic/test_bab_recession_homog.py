@@ -251,13 +251,63 @@ def test_a_budget_in_the_homogenised_tail_is_named_in_the_reason():
     assert (r.lower, r.upper, r.complete) == (4, 4, True)
 
 
-@pytest.mark.xfail(strict=True, reason="the bab_bound checker's replay (intervals rounded outward to "
-                   "2^-40) does not see a leaf empty that the search's exact intervals find empty; "
-                   "homogenised_tail re-checks each face and leaves such a face unproven")
-def test_known_gap_a_face_leaf_empty_only_in_exact_intervals():
+def _face_leaf_cert():
     from semialgebraic.bab.diff import bounded_diff
     a, b = sweep_pair(0)
     A, B = face_network(a, b, 1, -1, Q(11, 8))
-    r = bounded_diff(A, B, face_domain(Domain.whole(2), Q(1), 1, -1), Budget(None), Q(0))
-    assert r.upper == 0                         # the search's claim (true: z3 finds the leaf's
-    assert verify(r.certificate)[0]             # region, z[2][1] >= 0 >= z[2][0], ..., unsat)
+    return bounded_diff(A, B, face_domain(Domain.whole(2), Q(1), 1, -1), Budget(None), Q(0))
+
+
+def _empty_leaves(node):
+    if "split" in node:
+        for kid in node["children"]:
+            yield from _empty_leaves(kid)
+    elif "empty" in node:
+        yield node
+
+
+def test_a_face_leaf_empty_through_its_parents_tightened_intervals_carries_their_records():
+    # the d = 2 sweep's seed 0, face (1, -1), M = 11/8 (three-layer-fibers R33): a neuron split
+    # clips the parent's LP-tightened interval to empty; the leaf once held no records, and the
+    # checker, replaying the plain symbolic intervals, refused it (z3: the region is empty)
+    r = _face_leaf_cert()
+    assert r.upper == 0
+    assert verify(r.certificate)[0]
+    leaves = [n for o in r.certificate["objectives"] for n in _empty_leaves(o["tree"])]
+    assert [n["empty"] for n in leaves] == ["interval"] and leaves[0]["tightened"]
+
+
+def test_the_face_leafs_emptiness_proof_altered_is_refused():
+    cert = _face_leaf_cert().certificate
+    refused = "objective (0, 1): a leaf claimed empty has non-empty intervals"
+    for change in ("drop", "none", "without the first", "weaker lo"):
+        bad = copy.deepcopy(cert)
+        leaf = next(n for o in bad["objectives"] for n in _empty_leaves(o["tree"]))
+        refs = leaf["tightened"]
+        if change == "drop":
+            del leaf["tightened"]
+        elif change == "none":
+            leaf["tightened"] = []
+        elif change == "without the first":
+            leaf["tightened"] = refs[1:]           # z[1][0] >= 1 is the one that empties it
+        else:
+            bad["intermediate"][refs[0]]["lo"] = 0
+        assert verify(bad) == (False, refused), change
+    bad = copy.deepcopy(cert)
+    leaf = next(n for o in bad["objectives"] for n in _empty_leaves(o["tree"]))
+    bad["intermediate"][leaf["tightened"][0]]["lower"]["mu"][0][4] = 2
+    ok, why = verify(bad)
+    assert not ok and "is not proved by its multipliers" in why
+
+
+def test_a_fuzzed_face_with_a_leaf_emptied_by_its_parents_records_is_verified():
+    # a fuzz of face networks (2026-12-03: 3 of 76 certificates refused before the fix, 0 after)
+    rng = random.Random(536)
+    a, b = _layers(rng, rng.choice([(2, 3, 2, 1), (2, 4, 3, 1), (3, 3, 3, 1)]), same=rng.random() < 0.7)
+    A, B = face_network(a, b, 0, 1, Q(2))
+    from semialgebraic.bab.diff import bounded_diff
+    r = bounded_diff(A, B, face_domain(Domain.whole(a.n_inputs), Q(1), 0, 1), Budget(None, 400), Q(0))
+    assert r.upper == 0
+    leaves = [n for o in r.certificate["objectives"] for n in _empty_leaves(o["tree"])]
+    assert any(n.get("empty") == "interval" and n.get("tightened") for n in leaves)
+    assert verify(r.certificate)[0]
