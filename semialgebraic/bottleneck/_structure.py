@@ -66,7 +66,8 @@ def genericity(net: Network) -> tuple[Hypothesis, ...]:
     names = ["G0 two hidden layers, n1 <= d", "G1 rank W1 = n1", "G2 no zero entry in [W2 | b2]",
              "G3 no zero column of W3", "G4 rows of [W1 | b1] pairwise non-proportional",
              "G5 rows of [W2 | b2] pairwise non-proportional", "G6 rank Gamma = min(n_L, n1, m)",
-             "G7 every first-layer neuron visible"]
+             "G7 every first-layer neuron visible",
+             "G8 every unmasked first-layer neuron bends on its facet"]
     if net.depth != 3:
         return (Hypothesis(names[0], False, {"hidden_layers": net.depth - 1}),)
     d, n1, n2, m = net.widths
@@ -103,8 +104,74 @@ def genericity(net: Network) -> tuple[Hypothesis, ...]:
         if zc is not None:
             holds, wit = False, {"column": zc, "reason": "column of Gamma is zero"}
     out.append(Hypothesis(names[7], holds, wit))
+    wit = cancelled_facet(P, types)
+    out.append(Hypothesis(names[8], None if wit and wit.get("undecided") else wit is None, wit))
     return tuple(out)
 
+
+_SAMPLES = 400        # n1 >= 3: rational sample points per facet before "undecided"
+
+
+def cancelled_facet(P: Parts, types) -> dict | None:
+    """G8 (three-layer-fibers §3.1): None when every first-layer neuron that is not masked (R4)
+    shows a kink on some relatively open cell of its facet ``F_i`` of the orthant, i.e. the
+    active non-dead rows ``S`` there have ``Σ_{j∈S} V_j W2[j,i] ≠ 0``; else a witness
+    ``{"column", "cells"}`` (each cell: a point and its active rows, all with slope 0 across
+    ``F_i``).  Such a neuron is hidden everywhere without the masking pattern, so R17's
+    ``n_M`` misses it (the hunt net of §3.1: R17 12, FIBDIM 13).  A cancellation on only part
+    of ``F_i`` is harmless (R4: a hyperplane is fixed by any open piece).  Cells are enumerated
+    exactly for n1 ≤ 2 (``F_i`` is a point or a ray); for n1 ≥ 3 ``_SAMPLES`` rational points of
+    ``F_i`` are tried and, when none shows the kink, the answer is
+    ``{"undecided": True, ...}`` (the caller refuses: sound, not sharp)."""
+    import random
+    n1 = P.n1
+    live = [j for j, t in enumerate(types) if t != DEAD]
+    if not live:
+        return None                                   # constant f: R17 uses N - m
+    masked = masking_column(P.R2)
+    zero = 0 * P.R2[0][0]
+
+    def active(z):
+        vals = [(j, sum((P.R2[j][c] * z[c] for c in range(n1)), P.R2[j][n1])) for j in live]
+        if any(v == 0 for _, v in vals):
+            return None                               # on a hyperplane: not an open cell
+        return [j for j, v in vals if v > 0]
+
+    def visible(S, i):
+        return any(sum((P.V[j][o] * P.R2[j][i] for j in S), zero) != 0 for o in range(P.m))
+
+    for i in range(n1):
+        if i == masked:
+            continue
+        others = [c for c in range(n1) if c != i]
+        if n1 == 1:
+            pts = [[zero]]
+        elif n1 == 2:
+            k = others[0]
+            br = sorted({-P.R2[j][n1] / P.R2[j][k] for j in live
+                         if -P.R2[j][n1] / P.R2[j][k] > 0})
+            ss = ([br[0] / 2] + [(a + b) / 2 for a, b in zip(br, br[1:])] + [br[-1] + 1]
+                  if br else [zero + 1])
+            pts = [[s if c == k else zero for c in range(2)] for s in ss]
+        else:
+            rng = random.Random(i)
+            pts = [[zero if c == i else (zero + rng.randint(1, 10 ** (1 + t // 100))) / rng.randint(1, 7)
+                    for c in range(n1)] for t in range(_SAMPLES)]
+        cells, seen = [], False
+        for z in pts:
+            S = active(z)
+            if S is None:
+                continue
+            if visible(S, i):
+                seen = True
+                break
+            cells.append({"point": list(z), "active_rows": S})
+        if not seen:
+            wit = {"column": i, "cells": cells[:4]}
+            if n1 >= 3:
+                wit["undecided"] = True
+            return wit
+    return None
 
 def is_generic(net: Network) -> bool:
     """True when every condition of :func:`genericity` holds."""
