@@ -109,9 +109,6 @@ def genericity(net: Network) -> tuple[Hypothesis, ...]:
     return tuple(out)
 
 
-_SAMPLES = 400        # n1 >= 3: rational sample points per facet before "undecided"
-
-
 def cancelled_facet(P: Parts, types) -> dict | None:
     """G8 (three-layer-fibers §3.1): None when every first-layer neuron that is not masked (R4)
     shows a kink on some relatively open cell of its facet ``F_i`` of the orthant, i.e. the
@@ -154,9 +151,9 @@ def cancelled_facet(P: Parts, types) -> dict | None:
                   if br else [zero + 1])
             pts = [[s if c == k else zero for c in range(2)] for s in ss]
         else:
-            rng = random.Random(i)
-            pts = [[zero if c == i else (zero + rng.randint(1, 10 ** (1 + t // 100))) / rng.randint(1, 7)
-                    for c in range(n1)] for t in range(_SAMPLES)]
+            pts = _facet_cell_points(P, live, i)
+            if pts is None:
+                return {"undecided": True, "column": i, "reason": "cell walk of F_i incomplete"}
         cells, seen = [], False
         for z in pts:
             S = active(z)
@@ -167,11 +164,26 @@ def cancelled_facet(P: Parts, types) -> dict | None:
                 break
             cells.append({"point": list(z), "active_rows": S})
         if not seen:
-            wit = {"column": i, "cells": cells[:4]}
-            if n1 >= 3:
-                wit["undecided"] = True
-            return wit
+            return {"column": i, "cells": cells[:4]}
     return None
+
+
+def _facet_cell_points(P: Parts, live, i) -> list | None:
+    """One exact point in every open cell of the facet ``F_i`` (n1 ≥ 3): the linear regions
+    (:mod:`semialgebraic.regions`, exact walk) of the live rows with column i deleted, on the
+    open orthant of the other n1 − 1 coordinates; None when the walk is incomplete."""
+    from ..regions import regions as _regions
+    from ..sets.polyhedra import Polyhedron
+    others = [c for c in range(P.n1) if c != i]
+    W = QMatrix.from_rows([[P.R2[j][c] for c in others] for j in live])
+    net = Network([W, QMatrix.from_rows([[1] * len(live)])],
+                  [[P.R2[j][P.n1] for j in live], [0]])
+    walk = _regions(net, domain=Polyhedron.orthant(len(others)), max_regions=20000)
+    pts = []
+    for reg in walk:
+        z = list(reg.point)
+        pts.append([z[others.index(c)] if c != i else 0 * z[0] for c in range(P.n1)])
+    return pts if walk.complete else None
 
 def is_generic(net: Network) -> bool:
     """True when every condition of :func:`genericity` holds."""
