@@ -67,3 +67,15 @@ def test_G8_partial_cancellation_is_generic():
     # R4: a hyperplane is fixed by any open piece; the cancellation on one cell is harmless
     assert _g8(PARTIAL).holds is True
     assert B.dimension_formula(PARTIAL).value == B.jacobian_dimension(PARTIAL) == 4
+
+
+def test_verifier_rejects_the_old_identifiability_certificate():
+    # the certificate R18 issued for SWITCHING_ONLY before G8 (fiber dimension n1 + n2 = 4; FIBDIM 5)
+    from semialgebraic.verify import verify
+    cert = {"format": "netfibers.certificate", "type": "identifiability_hypotheses",
+            "schema_version": 1, "netfibers_version": "0.1.0",
+            "claim": "identifiable up to permutation and positive scaling (three-layer-fibers R18, "
+                     "a derived criterion)",
+            "network": SWITCHING_ONLY.to_dict(), "fiber_dimension": 4}
+    ok, reason = verify(cert)
+    assert ok is False and reason.startswith("G8 fails: first-layer neuron 1")
