@@ -1,7 +1,7 @@
 r"""Three-layer bottleneck networks: genericity, structure and the dimension formula.
 
 For ``f = W3 σ(W2 σ(W1 x + b1) + b2) + b3`` with ``n1 ≤ d`` (three-layer-fibers §2–§4):
-the genericity conditions G0–G7 (§3.1) as exact :class:`~semialgebraic.verdict.Hypothesis`
+the genericity conditions G0–G8 (§3.1) as exact :class:`~semialgebraic.verdict.Hypothesis`
 values with witnesses (:func:`genericity`), the structure report (:func:`structure`: neuron
 types R3, masked neuron R4/R5, S6 interval R13, S7/S8, the linear block Γ, γ, ρ and κ₊ R6)
 and the fiber dimension formula R17 (:func:`dimension_formula`).  The helpers (the parts of a
@@ -54,7 +54,9 @@ def genericity(net: Network) -> tuple[Hypothesis, ...]:
     ``[W2 | b2]``; G3 no zero column of ``W3``; G4 no two proportional rows of ``[W1 | b1]``;
     G5 no two proportional rows of ``[W2 | b2]`` (any non-zero factor); G6
     ``rank Γ = min(n_L, n1, m)``; G7 (project addition) when there is no switching neuron,
-    every column of Γ is non-zero (else a first-layer neuron is invisible).  Conditions after
+    every column of Γ is non-zero (else a first-layer neuron is invisible); G8 (project addition,
+    :func:`cancelled_facet`) every unmasked first-layer neuron bends on some open cell of its
+    facet (else R17 misses a dimension).  Conditions after
     the first failing one of G0–G3 are reported with ``holds=None``.
 
     >>> from algebra.network import Network
@@ -283,7 +285,7 @@ def structure(net: Network) -> Structure:
     Returns
     -------
     Structure
-        The hypotheses G0–G7 (:func:`genericity`), and when G0–G3 hold: second-layer neuron
+        The hypotheses G0–G8 (:func:`genericity`), and when G0–G3 hold: second-layer neuron
         types, the masked neuron and its S6 interval, whether S7/S8 apply, the linear block Γ,
         γ, ρ = rank Γ and κ₊ with its witness.
 
@@ -319,7 +321,7 @@ def structure(net: Network) -> Structure:
 
 
 def dimension_formula(net: Network) -> Dimension:
-    """Fiber dimension by three-layer-fibers R17 (constant f: N − m), exact under G0–G7.
+    """Fiber dimension by three-layer-fibers R17 (constant f: N − m), exact under G0–G8.
 
     Not applicable (rank Γ below ``min(n_L, n1, m)``, P5) → an inexact Dimension with the reason.
     """
