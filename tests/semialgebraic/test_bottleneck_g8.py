@@ -79,3 +79,35 @@ def test_verifier_rejects_the_old_identifiability_certificate():
             "network": SWITCHING_ONLY.to_dict(), "fiber_dimension": 4}
     ok, reason = verify(cert)
     assert ok is False and reason.startswith("G8 fails: first-layer neuron 1")
+
+
+def test_bounded_hunt_r17_equals_fibdim_on_generic_nets():
+    # the session-17 hunt, bounded: n1 in {1, 2}, W1 = I, entries ±{1, 1/2, 2, 3/2, 1/3}, entries
+    # copied between rows, half the nets with a planted cancellation V_j' W2[j',i] = -V_j W2[j,i];
+    # every net passing G0-G8 has R17 = FIBDIM, and G8 is what refuses the planted ones
+    import random
+    rng = random.Random(1)
+    vals = [F(1), F(1, 2), F(2), F(3, 2), F(1, 3)]
+    seen = {"generic": 0, "G8": 0}
+    for _ in range(150):
+        n1, n2, m = rng.choice((1, 2)), rng.randint(1, 4), rng.choice((1, 1, 2))
+        rows = [[rng.choice((-1, 1)) * rng.choice(vals) for _ in range(n1 + 1)] for _ in range(n2)]
+        for j in range(1, n2):
+            if rng.random() < 0.5:
+                k = rng.randrange(n1 + 1)
+                rows[j][k] = rows[rng.randrange(j)][k]
+        W3 = [[rng.choice((-1, 1)) * rng.choice(vals) for _ in range(n2)] for _ in range(m)]
+        if rng.random() < 0.5 and n2 >= 2:
+            j, jj = rng.sample(range(n2), 2)
+            i = rng.randrange(n1)
+            for o in range(m):
+                W3[o][jj] = -W3[o][j] * rows[j][i] / rows[jj][i]
+        net = Network.from_rows([[[int(a == b) for b in range(n1)] for a in range(n1)],
+                                 [r[:n1] for r in rows], W3], [[0] * n1, [r[n1] for r in rows], [0] * m])
+        bad = next((h for h in B.genericity(net) if not h.holds), None)
+        if bad is None:
+            seen["generic"] += 1
+            assert B.dimension_formula(net).value == B.jacobian_dimension(net)
+        elif bad.name.startswith("G8"):
+            seen["G8"] += 1
+    assert seen == {"generic": 135, "G8": 3}
