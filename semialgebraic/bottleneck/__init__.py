@@ -5,7 +5,7 @@ Every decision is exact over Q and runs only after its hypotheses G1–G6 (§3.1
 input that fails one is answered "non-generic" with the failed condition and a witness (P1, P2,
 P5, P13), never guessed.  Indices are 0-based (the reference counts from 1).
 
-Modules: :mod:`~semialgebraic.bottleneck._structure` (G0–G7, neuron types, masked neuron, R17),
+Modules: :mod:`~semialgebraic.bottleneck._structure` (G0–G8, neuron types, masked neuron, R17),
 :mod:`~semialgebraic.bottleneck._identifiability` (R18, R19), :mod:`~semialgebraic.bottleneck.canon`
 (CANON R20, equivalence with certificates, counterexamples), :mod:`~semialgebraic.bottleneck.fiber`
 (the fiber, R16), :mod:`~semialgebraic.bottleneck.fibdim` (FIBDIM, R22) and

@@ -1,7 +1,7 @@
 r"""Three-layer bottleneck networks: genericity, structure and the dimension formula.
 
 For ``f = W3 σ(W2 σ(W1 x + b1) + b2) + b3`` with ``n1 ≤ d`` (three-layer-fibers §2–§4):
-the genericity conditions G0–G7 (§3.1) as exact :class:`~semialgebraic.verdict.Hypothesis`
+the genericity conditions G0–G8 (§3.1) as exact :class:`~semialgebraic.verdict.Hypothesis`
 values with witnesses (:func:`genericity`), the structure report (:func:`structure`: neuron
 types R3, masked neuron R4/R5, S6 interval R13, S7/S8, the linear block Γ, γ, ρ and κ₊ R6)
 and the fiber dimension formula R17 (:func:`dimension_formula`).  The helpers (the parts of a
@@ -54,7 +54,9 @@ def genericity(net: Network) -> tuple[Hypothesis, ...]:
     ``[W2 | b2]``; G3 no zero column of ``W3``; G4 no two proportional rows of ``[W1 | b1]``;
     G5 no two proportional rows of ``[W2 | b2]`` (any non-zero factor); G6
     ``rank Γ = min(n_L, n1, m)``; G7 (project addition) when there is no switching neuron,
-    every column of Γ is non-zero (else a first-layer neuron is invisible).  Conditions after
+    every column of Γ is non-zero (else a first-layer neuron is invisible); G8 (project addition,
+    :func:`cancelled_facet`) every unmasked first-layer neuron bends on some open cell of its
+    facet (else R17 misses a dimension).  Conditions after
     the first failing one of G0–G3 are reported with ``holds=None``.
 
     >>> from algebra.network import Network
@@ -66,7 +68,8 @@ def genericity(net: Network) -> tuple[Hypothesis, ...]:
     names = ["G0 two hidden layers, n1 <= d", "G1 rank W1 = n1", "G2 no zero entry in [W2 | b2]",
              "G3 no zero column of W3", "G4 rows of [W1 | b1] pairwise non-proportional",
              "G5 rows of [W2 | b2] pairwise non-proportional", "G6 rank Gamma = min(n_L, n1, m)",
-             "G7 every first-layer neuron visible"]
+             "G7 every first-layer neuron visible",
+             "G8 every unmasked first-layer neuron bends on its facet"]
     if net.depth != 3:
         return (Hypothesis(names[0], False, {"hidden_layers": net.depth - 1}),)
     d, n1, n2, m = net.widths
@@ -103,8 +106,86 @@ def genericity(net: Network) -> tuple[Hypothesis, ...]:
         if zc is not None:
             holds, wit = False, {"column": zc, "reason": "column of Gamma is zero"}
     out.append(Hypothesis(names[7], holds, wit))
+    wit = cancelled_facet(P, types)
+    out.append(Hypothesis(names[8], None if wit and wit.get("undecided") else wit is None, wit))
     return tuple(out)
 
+
+def cancelled_facet(P: Parts, types) -> dict | None:
+    """G8 (three-layer-fibers §3.1): None when every first-layer neuron that is not masked (R4)
+    shows a kink on some relatively open cell of its facet ``F_i`` of the orthant, i.e. the
+    active non-dead rows ``S`` there have ``Σ_{j∈S} V_j W2[j,i] ≠ 0``; else a witness
+    ``{"column", "cells"}`` (each cell: a point and its active rows, all with slope 0 across
+    ``F_i``).  Such a neuron is hidden everywhere without the masking pattern, so R17's
+    ``n_M`` misses it (the hunt net of §3.1: R17 12, FIBDIM 13).  A cancellation on only part
+    of ``F_i`` is harmless (R4: a hyperplane is fixed by any open piece).  Cells are enumerated
+    exactly for n1 ≤ 2 (``F_i`` is a point or a ray); for n1 ≥ 3 ``_SAMPLES`` rational points of
+    ``F_i`` are tried and, when none shows the kink, the answer is
+    ``{"undecided": True, ...}`` (the caller refuses: sound, not sharp)."""
+    import random
+    n1 = P.n1
+    live = [j for j, t in enumerate(types) if t != DEAD]
+    if not live:
+        return None                                   # constant f: R17 uses N - m
+    masked = masking_column(P.R2)
+    zero = 0 * P.R2[0][0]
+
+    def active(z):
+        vals = [(j, sum((P.R2[j][c] * z[c] for c in range(n1)), P.R2[j][n1])) for j in live]
+        if any(v == 0 for _, v in vals):
+            return None                               # on a hyperplane: not an open cell
+        return [j for j, v in vals if v > 0]
+
+    def visible(S, i):
+        return any(sum((P.V[j][o] * P.R2[j][i] for j in S), zero) != 0 for o in range(P.m))
+
+    for i in range(n1):
+        if i == masked:
+            continue
+        others = [c for c in range(n1) if c != i]
+        if n1 == 1:
+            pts = [[zero]]
+        elif n1 == 2:
+            k = others[0]
+            br = sorted({-P.R2[j][n1] / P.R2[j][k] for j in live
+                         if -P.R2[j][n1] / P.R2[j][k] > 0})
+            ss = ([br[0] / 2] + [(a + b) / 2 for a, b in zip(br, br[1:])] + [br[-1] + 1]
+                  if br else [zero + 1])
+            pts = [[s if c == k else zero for c in range(2)] for s in ss]
+        else:
+            pts = _facet_cell_points(P, live, i)
+            if pts is None:
+                return {"undecided": True, "column": i, "reason": "cell walk of F_i incomplete"}
+        cells, seen = [], False
+        for z in pts:
+            S = active(z)
+            if S is None:
+                continue
+            if visible(S, i):
+                seen = True
+                break
+            cells.append({"point": list(z), "active_rows": S})
+        if not seen:
+            return {"column": i, "cells": cells[:4]}
+    return None
+
+
+def _facet_cell_points(P: Parts, live, i) -> list | None:
+    """One exact point in every open cell of the facet ``F_i`` (n1 ≥ 3): the linear regions
+    (:mod:`semialgebraic.regions`, exact walk) of the live rows with column i deleted, on the
+    open orthant of the other n1 − 1 coordinates; None when the walk is incomplete."""
+    from ..regions import regions as _regions
+    from ..sets.polyhedra import Polyhedron
+    others = [c for c in range(P.n1) if c != i]
+    W = QMatrix.from_rows([[P.R2[j][c] for c in others] for j in live])
+    net = Network([W, QMatrix.from_rows([[1] * len(live)])],
+                  [[P.R2[j][P.n1] for j in live], [0]])
+    walk = _regions(net, domain=Polyhedron.orthant(len(others)), max_regions=20000)
+    pts = []
+    for reg in walk:
+        z = list(reg.point)
+        pts.append([z[others.index(c)] if c != i else 0 * z[0] for c in range(P.n1)])
+    return pts if walk.complete else None
 
 def is_generic(net: Network) -> bool:
     """True when every condition of :func:`genericity` holds."""
@@ -204,7 +285,7 @@ def structure(net: Network) -> Structure:
     Returns
     -------
     Structure
-        The hypotheses G0–G7 (:func:`genericity`), and when G0–G3 hold: second-layer neuron
+        The hypotheses G0–G8 (:func:`genericity`), and when G0–G3 hold: second-layer neuron
         types, the masked neuron and its S6 interval, whether S7/S8 apply, the linear block Γ,
         γ, ρ = rank Γ and κ₊ with its witness.
 
@@ -240,7 +321,7 @@ def structure(net: Network) -> Structure:
 
 
 def dimension_formula(net: Network) -> Dimension:
-    """Fiber dimension by three-layer-fibers R17 (constant f: N − m), exact under G0–G7.
+    """Fiber dimension by three-layer-fibers R17 (constant f: N − m), exact under G0–G8.
 
     Not applicable (rank Γ below ``min(n_L, n1, m)``, P5) → an inexact Dimension with the reason.
     """

@@ -1,7 +1,7 @@
 r"""CANON (three-layer-fibers R20) and exact equivalence of three-layer bottleneck networks.
 
 :func:`canonical_form` is an invariant of the realised function of a generic network
-(G0–G7 checked exactly first, :mod:`semialgebraic.bottleneck._structure`);
+(G0–G8 checked exactly first, :mod:`semialgebraic.bottleneck._structure`);
 :func:`equivalent_bottleneck` decides ``f_a = f_b`` on R^d with a ``symmetry_path`` certificate
 (:func:`symmetry_path`: steps S1–S8 carrying a to b through normal forms) or an exact
 ``counterexample`` (:func:`counterexample`: exact 1-D restrictions along targeted lines, which

@@ -205,7 +205,7 @@ def fiber_bottleneck(net: Network, *, jacobian: bool | None = None,
     ring = _ring(net)
     labels, notes = _discrete_labels(net, P, types, max_enumerated_flips)
     if all(t == DEAD for t in types):        # R16b (constant f): the generic points are listed
-        notes.append("constant function: the points that pass G0-G7 are exactly the stratum with "
+        notes.append("constant function: the points that pass G0-G8 are exactly the stratum with "
                      "every second-layer row dead (R16b), listed; non-generic points (a zero "
                      "output column, rows constant on the first layer's image, a linear block "
                      "with Γ = 0, rank W1 < n1) realise it too and are left out")
@@ -449,7 +449,7 @@ def _pool_representative(net: Network, P, lab: dict) -> Network | None:
     ones; an R6 positive factorisation, biases c·(1, 2, …) with c from a short list until the
     point passes G5), the other pool rows dead.  The step is
     a ``TailRefactor``, whose check is the exact proof that the tail's function on the orthant,
-    hence f (the first layer is unchanged), is the same; the point must pass G0–G7."""
+    hence f (the first layer is unchanged), is the same; the point must pass G0–G8."""
     types = second_layer_types(P)
     L = [j for j, t in enumerate(types) if t == LINEAR]
     D = [j for j, t in enumerate(types) if t == DEAD]

@@ -3,7 +3,7 @@
 ``netfibers analyze [INPUT] [--json] [--certificate FILE] [--seed S]``.  With no argument it
 analyses the bundled masked bottleneck example (three-layer-fibers T1) end to end:
 
-1. structure: genericity G0–G7 with witnesses, neuron types, masked neuron, S6 interval, S7/S8,
+1. structure: genericity G0–G8 with witnesses, neuron types, masked neuron, S6 interval, S7/S8,
    linear block and κ₊ (R3–R6, R13–R15);
 2. identifiability (R18) with its certificate, verified;
 3. symmetries and the symmetry graph (numbers of components and orbits);
@@ -63,7 +63,7 @@ def register(sub, parent) -> None:
                            "determined by its function (identifiable) and if not why, its "
                            "symmetries, its functional dimension, and a demonstration of the "
                            "exact equivalence test on two copies of it. The technical sections "
-                           "follow (structure G0-G7, identifiability R18, symmetries S1-S8, "
+                           "follow (structure G0-G8, identifiability R18, symmetries S1-S8, "
                            "fiber, equivalence R20); 'netfibers explain TERM' explains each "
                            "term. A three-layer bottleneck gets the full analysis, a "
                            "one-hidden-layer network its canonical form, an MLP block the "
@@ -98,7 +98,7 @@ def analysis_bottleneck(net: Network, *, seed: int = 1, data: dict | None = None
     s = structure(net)
     data["structure"] = s.to_json()
     lines += ["== structure (three-layer-fibers R3-R6, R13-R15)",
-              "  G0-G7: the genericity conditions, checked exactly before any fast path; "
+              "  G0-G8: the genericity conditions, checked exactly before any fast path; "
               "second-layer neurons are dead (always off), linear (always on) or switching; a "
               "masked first-layer neuron is one whose kink never shows in the output; Γ: the "
               "linear map carried by the linear neurons",
@@ -166,7 +166,7 @@ def analysis_bottleneck(net: Network, *, seed: int = 1, data: dict | None = None
 
 
 # what a failed genericity condition means for the weights (the bottleneck theory is proved
-# only where G0-G7 hold; three-layer-fibers §3.1)
+# only where G0-G8 hold; three-layer-fibers §3.1)
 _FAILS = {
     "G1": "the first-layer weight rows are linearly dependent, so more weight changes can keep "
           "the function than the theory counts",
@@ -178,6 +178,8 @@ _FAILS = {
     "G6": "the always-on (linear) second-layer neurons carry a degenerate linear map Γ, whose "
           "factorisation has more freedom than the theory counts",
     "G7": "a first-layer neuron is invisible in the output, so its weights are partly free",
+    "G8": "a first-layer neuron's kink cancels between the active second-layer neurons, so it is "
+          "invisible and its weights are partly free",
 }
 
 
@@ -217,11 +219,11 @@ def analysis_non_generic(net: Network, s, data: dict, lines: list, exact: bool =
     d, n1, n2, m = net.widths
     data["non_generic"] = {"failed": h.name, "witness": h.witness, "means": meaning,
                            "theory": "the exact bottleneck theory (S3-S8, CANON, the fiber's "
-                                     "components, R16-R22) is proved under G0-G7 and is not "
+                                     "components, R16-R22) is proved under G0-G8 and is not "
                                      "applied; the sections below hold for every ReLU network"}
     lines += ["== non-generic: " + h.name + " fails" + (f" at {h.witness}" if h.witness else ""),
               f"  what that means: {meaning}; the exact bottleneck theory (S3-S8, CANON, the "
-              "fiber's components, R16-R22) is proved only where G0-G7 hold, so it is not applied "
+              "fiber's components, R16-R22) is proved only where G0-G8 hold, so it is not applied "
               "here; what follows holds for every ReLU network"]
     orbit = _rescaling_dimension(net)
     data["symmetries"] = {"generators": ["S1", "S2"], "certified_orbit_dimension": orbit}
@@ -405,7 +407,7 @@ def summary_bottleneck(net: Network, data: dict, bundled: bool = False) -> list[
                    "the whole network is not (three-layer-fibers R19)")
     if data.get("complete") is False:
         out.append("(the timeout cut the analysis short: the sections below are those done)")
-    out.append("terms: 'netfibers explain TERM' (G1-G7, S1-S8, dead, linear, switching, masked, "
+    out.append("terms: 'netfibers explain TERM' (G1-G8, S1-S8, dead, linear, switching, masked, "
                "Gamma, fiber, ...)")
     return out
 
@@ -417,7 +419,7 @@ def _summary_non_generic(net: Network, data: dict) -> list[str]:
     out = [f"generic: no - {ng.get('failed', '?')} fails: {ng.get('means', '')}; the exact "
            f"bottleneck theory is proved only for generic networks, so netfibers does not apply it "
            f"(see 'netfibers explain {key}')",
-           "identifiable: undecided (the identifiability criterion R18 needs G0-G7)"]
+           "identifiable: undecided (the identifiability criterion R18 needs G0-G8)"]
     sym = data.get("symmetries") or {}
     if sym:
         out.append(f"symmetries: permuting and rescaling neurons (S1, S2), an orbit of dimension "

@@ -70,7 +70,7 @@ def register(sub, parent) -> None:
                            "Decide whether the weights of NET (two hidden layers, first hidden "
                            "layer not wider than the input) are determined by its function up "
                            "to permuting neurons and positive rescaling (S1, S2), after checking "
-                           "the genericity conditions G0-G7 exactly (three-layer-fibers R18). "
+                           "the genericity conditions G0-G8 exactly (three-layer-fibers R18). "
                            "When not, a planted symmetric copy is the certificate. See "
                            "'netfibers explain identifiable'.",
                            exits=["0  identifiable", "1  not identifiable",

@@ -12,7 +12,7 @@ def register(sub, parent) -> None:
     from .help import describe
     p = sub.add_parser("explain", parents=[parent], help="explain a term (G1, S3, masked, Γ, fiber, …)",
                        **describe(
-                           "Explain a term that netfibers prints: the genericity conditions G0-G7, "
+                           "Explain a term that netfibers prints: the genericity conditions G0-G8, "
                            "the symmetries S1-S8, neuron types (dead, linear, switching, masked), "
                            "Γ, κ₊, fiber, functional dimension, linear region, absorbable.  Each "
                            "entry gives a plain reading and the definition quoted from the math "

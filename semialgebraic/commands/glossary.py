@@ -26,7 +26,7 @@ GLOSSARY: dict[str, tuple[str, tuple[str, str], str]] = {
                  "neurons)", (_T, "§2"),
                  "a transformation of Θ that does not change f_θ"),
     "generic": ("a 'typical' network: no coincidence such as a zero weight or two proportional "
-                "neurons; the conditions G0-G7 are what netfibers checks exactly",
+                "neurons; the conditions G0-G8 are what netfibers checks exactly",
                 (_T, "§2"), "outside a lower-dimensional semi-algebraic exceptional set."),
     "identifiable": ("the weights are determined by the function, up to the symmetries every "
                      "network has (permuting neurons, rescaling a neuron's in/out weights by "
@@ -63,6 +63,9 @@ GLOSSARY: dict[str, tuple[str, tuple[str, str], str]] = {
     "G7": ("every first-layer neuron is visible in the output", (_T, "§3.1"),
            "G7 | if there is no switching neuron, every column of Γ is non-zero (otherwise a "
            "first-layer neuron is invisible)"),
+    "G8": ("every first-layer neuron that is not masked shows its kink somewhere", (_T, "§3.1"),
+           "G8 | every first-layer neuron i that is not masked (R4) bends on some open cell of its "
+           "facet F_i: on that cell the active non-dead rows S have Σ_{j∈S} V_j W2[j,i] ≠ 0"),
     "S1": ("permute the hidden neurons of a layer", (_T, "R8"),
            "S1: permutations of hidden neurons"),
     "S2": ("multiply a neuron's incoming weights and bias by c > 0 and its outgoing weights by 1/c",

@@ -28,7 +28,7 @@ functions.
 
 Bottleneck networks (two hidden layers): :func:`bottleneck_canon` is CANON (three-layer-fibers
 R20, :mod:`semialgebraic.bottleneck.canon`) of the *reduced* network, computed only when the
-reduced network satisfies the genericity conditions G0–G7 (checked exactly by
+reduced network satisfies the genericity conditions G0–G8 (checked exactly by
 ``canonical_form``; otherwise None and the pair is decided pairwise).  The reduction steps
 preserve the function, so different CANONs prove different functions; equal CANONs give the
 certificate of :func:`bottleneck_merge_certificate`: *a*'s reduction, the canonical path of
@@ -290,7 +290,7 @@ def _reduced_network(net, red):
 def bottleneck_canon(net, red=None):
     """``(CANON fingerprint, reduced network)`` of a network with two hidden layers whose
     reduction (:func:`reduce_view` result *red*, or None: the network itself) is generic
-    (G0–G7, checked exactly); None otherwise (module docstring)."""
+    (G0–G8, checked exactly); None otherwise (module docstring)."""
     if net.depth != 3 or net.n_parameters > BOTTLENECK_MAX_PARAMETERS:
         return None
     try:

@@ -195,6 +195,7 @@ G_NETS = {
     "G3": (([[[1, 0], [0, 1]], [[1, -1], [2, -3]], [[1, 0]]], [[0, 0], [-1, 1], [0]]), "G3"),
     "G5": (([[[1, 0], [0, 1]], [[1, -1], [-2, 2]], [[1, 1]]], [[0, 0], [-1, 2], [0]]), "G5"),
     "G7": (([[[1, 0], [0, 1]], [[1, 1], [1, 2]], [[1, -1]]], [[0, 0], [1, 1], [0]]), "G7"),
+    "G8": (([[[1, 0], [0, 1]], [[-1, -1], [-1, -2]], [[-1, "1/2"]]], [[0, 0], [1, 1], [0]]), "G8"),
 }
 
 
@@ -218,6 +219,13 @@ def _g7():
     net = Network.from_rows(*G_NETS["G7"][0])
     fd = jacobian_dimension(net)
     return ok and fd == 10, f"{det}; two linear rows, Γ = (0, −1): R17 would say 8, FIBDIM {fd}"
+
+
+def _g8():
+    from ..bottleneck import jacobian_dimension
+    ok, det = _g(*G_NETS["G8"])
+    fd = jacobian_dimension(Network.from_rows(*G_NETS["G8"][0]))
+    return ok and fd == 5, f"{det}; column 1's kink cancels on F_1: R17 would say 4, FIBDIM {fd}"
 
 
 def _p12():
@@ -268,6 +276,7 @@ def _tl_entries():
     add("G4", "[derived]", "G4 implied by G1", _g4)
     add("G6", "[derived]", "generic linear block (P5 rank example)", _g6)
     add("G7", "[derived, project addition]", "no switching neuron: every column of Γ non-zero", _g7)
+    add("G8", "[derived, project addition]", "every unmasked first-layer neuron bends on its facet", _g8)
     T = {"T1": lambda: _all(_s6(), _equiv("t1_masked", "t1_translated_2", False)),
          "T2": lambda: _equiv("t2_linear_a", "t2_linear_b"), "T3": lambda: _all(_equiv("t3_dead_a", "t3_dead_b"), _equiv("t3_dead_a", "t3_control", False)),
          "T4": lambda: _all(_equiv("t4_kink_a", "t4_kink_b"), _equiv("t4_variant_a", "t4_variant_b"), _equiv("t4_control_a", "t4_control_b", False)),

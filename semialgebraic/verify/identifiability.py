@@ -18,7 +18,8 @@ hypothesis the criterion needs from the embedded network: two hidden layers with
 rank W1 = n1; G2 no zero entry in [W2 | b2]; G3 no zero column of W3; G4/G5 no two proportional
 rows of [W1 | b1] / [W2 | b2]; and the R18 sign conditions: every row of [W2 | b2] has mixed signs
 (no dead, no linear neuron), no column i such that every row has the masking pattern for i, and
-not (n1 = n2 = 1 with row (− | +)).  It also checks the claimed fiber dimension n1 + n2.  The
+not (n1 = n2 = 1 with row (− | +)); G8 (every first-layer neuron bends on its facet: exact for
+n1 ≤ 2, a sufficient test for n1 ≥ 3).  It also checks the claimed fiber dimension n1 + n2.  The
 reason returned says that validity is relative to R18.
 """
 
@@ -68,7 +69,43 @@ def check(cert: dict) -> tuple[bool, str]:
             return False, f"column {i} is masked: not identifiable"
     if n1 == 1 and all(r[0] < 0 < r[1] for r in rows2):
         return False, "n1 = 1 and every row (- | +): S8 kink swap (three-layer-fibers R15)"
+    g8 = _g8_failure(rows2, [list(W3.col_at(j)) for j in range(n2)], n1)
+    if g8 is not None:
+        return False, g8
     if fd != n1 + n2:
         return False, f"claimed fiber dimension {fd!r} != n1 + n2 = {n1 + n2}"
     return True, ("every hypothesis of the identifiability criterion holds exactly "
                   "(validity relative to three-layer-fibers R18, a [derived] result)")
+
+
+def _g8_failure(rows2, cols3, n1) -> str | None:
+    """G8 (three-layer-fibers §3.1), re-derived for an all-switching, unmasked ``[W2 | b2]``:
+    every column i needs an open cell of the facet ``z_i = 0`` of the orthant on which the active
+    rows S have ``Σ_{j∈S} V_j W2[j,i] ≠ 0``.  n1 ≤ 2: the facet is the point 0 or a ray, its
+    cells are listed exactly.  n1 ≥ 3 (sufficient, may reject a valid claim): no non-empty set of
+    rows that can be active on the facet cancels (at most 2**12 sets)."""
+    def slope_zero(S, i):
+        return all(sum((c[o] * rows2[j][i] for j, c in ((j, cols3[j]) for j in S)), 0 * rows2[0][0]) == 0
+                   for o in range(len(cols3[0])))
+    for i in range(n1):
+        if n1 <= 2:
+            if n1 == 1:
+                samples = [[]]
+                act = [[j for j, r in enumerate(rows2) if r[-1] > 0]]
+            else:
+                k = 1 - i
+                cuts = sorted({-r[-1] / r[k] for r in rows2 if -r[-1] / r[k] > 0})
+                ts = [c / 2 for c in cuts[:1]] + [(a + b) / 2 for a, b in zip(cuts, cuts[1:])]
+                ts += [cuts[-1] + 1] if cuts else [1]
+                act = [[j for j, r in enumerate(rows2) if r[k] * t + r[-1] > 0] for t in ts]
+            if all(not S or slope_zero(S, i) for S in act):
+                return f"G8 fails: first-layer neuron {i} shows no kink on its facet: not identifiable"
+            continue
+        cand = [j for j, r in enumerate(rows2)
+                if not (r[-1] < 0 and all(r[c] < 0 for c in range(n1) if c != i))]
+        if len(cand) > 12:
+            return f"G8 not re-derived: {len(cand)} rows can be active on facet {i} (at most 12)"
+        for mask in range(1, 1 << len(cand)):
+            if slope_zero([cand[t] for t in range(len(cand)) if mask >> t & 1], i):
+                return f"G8 not re-derived: a set of rows cancels column {i} on its facet"
+    return None
