@@ -259,4 +259,6 @@ def test_without_the_self_check_the_search_leaves_time_for_the_certificate(monke
     t = time.monotonic()
     r = diff_bounds(a, b, [(Q(0), Q(1))] * 20, timeout=3, verify=False)
     assert not r.complete and r.reason.startswith("timeout of 3 s reached") and r.checked is None
-    assert 1.5 - 0.3 <= at[0] - t <= 1.5 + 0.6
+    # (below the whole timeout of 3 s with room for a loaded runner's last node: the search
+    # stops at the share, not at the end)
+    assert 1.5 - 0.3 <= at[0] - t <= 1.5 + 1.1

@@ -331,6 +331,6 @@ def test_the_check_in_parts_stops_at_the_timeout(monkeypatch):
     monkeypatch.setattr(tree, "verify_part", slow)
     t = _time.monotonic()
     r = tree_diff(A3, B3, BOX3, workers=0, nodes=2, timeout=3)
-    assert _time.monotonic() - t < 3 + 1.0
+    assert _time.monotonic() - t < 1.05 * 3 + 2          # (issue 15's promise; the part sleeps 30 s)
     assert not r.verified and r.reason.endswith("the certificate not checked (no time left in the budget)")
     assert r.certificate is not None and verify(r.certificate)[0]
