@@ -286,6 +286,7 @@ def _fiber_one_neuron(net, P, dim, fd, membership, generators):
         lab = {"flips": [], "s7": [], "s8": st.eps == -1, "stratum": st.label()}
         comps.append(BottleneckFiberComponent(ring, eqs, pos, lab,
                                               Dimension.of(st.dimension, "R16a"), rep, gens, grank))
+    _own_order(net, P, strata, comps, ring)
     top = max(st.dimension for st in strata)
     fdim = dim if top == dim.value else Dimension.of(top, "R16a: the largest stratum (R17 gives "
                                                      f"{dim.value} at this network)")
@@ -301,6 +302,74 @@ def _fiber_one_neuron(net, P, dim, fd, membership, generators):
     F.components_exact = ncomp == 1  # classes under g1-g3: other joins not excluded (R16a)
     F.partial = False
     return F
+
+
+def _row_of(name: str):
+    """The second-layer row a parameter name belongs to (``W2[j,0]``, ``b2[j]``, ``W3[o,j]``),
+    else None."""
+    if name.startswith(("W2[", "b2[")):
+        return int(name[3:-1].split(",")[0])
+    if name.startswith("W3["):
+        return int(name[3:-1].split(",")[1])
+    return None
+
+
+def _renamed(name: str, pi) -> str:
+    j = _row_of(name)
+    if j is None:
+        return name
+    if name.startswith("W2["):
+        return f"W2[{pi[j]},0]"
+    if name.startswith("b2["):
+        return f"b2[{pi[j]}]"
+    return f"W3[{name[3:-1].split(',')[0]},{pi[j]}]"
+
+
+def _own_order(net: Network, P, strata, comps, ring) -> None:
+    """n1 = 1: R16a's strata put their rows in a fixed order (kink rows, linear, dead), so the
+    user's network lies in its own stratum only up to a permutation of the second-layer rows.
+    Find the stratum and the permutation π with π·net in it (rows matched by their row-local
+    conditions, then the whole system checked exactly) and rewrite that one component in the
+    network's own order, so that ``any(c.contains(net) for c in fiber.components)``."""
+    if any(c.contains(net) for c in comps):
+        return
+    vals = dict(zip(ring.names, net.parameters()))
+    n2 = P.n2
+    for k, (st, c) in enumerate(zip(strata, comps)):
+        eqs, pos = c._eqs, c._pos
+        local = {j: [] for j in range(n2)}
+        for f, is_eq in [(e, True) for e in eqs] + [(q, False) for q in pos]:
+            rows = {_row_of(n) for mon in f.t for n in mon} - {None}
+            if len(rows) == 1:
+                local[rows.pop()].append((f, is_eq))
+
+        def fits(j, r):                      # position j's own conditions on the net's row r
+            pi = {j: r}
+            v = {n: vals[_renamed(n, pi)] if _row_of(n) == j else vals[n] for n in ring.names}
+            return all((f(v) == 0) if is_eq else (f(v) > 0) for f, is_eq in local[j])
+        cand = {j: [r for r in range(n2) if fits(j, r)] for j in range(n2)}
+        G = nx.Graph()
+        G.add_nodes_from(("p", j) for j in range(n2))
+        G.add_edges_from((("p", j), ("r", r)) for j in range(n2) for r in cand[j])
+        match = nx.bipartite.hopcroft_karp_matching(G, top_nodes=[("p", j) for j in range(n2)])
+        if sum(1 for u in match if u[0] == "p") < n2:
+            continue
+        pi = [match[("p", j)][1] for j in range(n2)]
+        eqs2, pos2 = one_neuron_system(ring.names, P, st,
+                                       lambda n, pi=pi: _Poly.var(_renamed(n, pi)))
+        if not (all(e(vals) == 0 for e in eqs2) and all(q(vals) > 0 for q in pos2)):
+            continue
+        rep = c.representative
+        rows, b2 = rep.weights[1].to_rows(), list(rep.biases[1])
+        W3 = rep.weights[2].to_rows()
+        inv = [pi.index(r) for r in range(n2)]
+        rep2 = Network.from_rows([rep.weights[0].to_rows(), [rows[inv[r]] for r in range(n2)],
+                                  [[row[inv[r]] for r in range(n2)] for row in W3]],
+                                 [list(rep.biases[0]), [b2[inv[r]] for r in range(n2)],
+                                  list(rep.biases[2])])
+        gens, grank = _generators(rep2) if c.generators else ({}, c.generator_rank)
+        comps[k] = BottleneckFiberComponent(ring, eqs2, pos2, c.label, c._dim, rep2, gens, grank)
+        return
 
 
 def _ring(net: Network):
