@@ -37,7 +37,7 @@ from ..verdict import Hypothesis
 
 __all__ = ["Structure", "genericity", "is_generic", "structure", "dimension_formula",
            "is_bottleneck", "DEAD", "LINEAR", "SWITCHING", "Parts", "second_layer_types",
-           "linear_block", "proportional_pair", "preimage_map"]
+           "linear_block", "proportional_pair", "preimage_map", "facet_jumps"]
 
 DEAD, LINEAR, SWITCHING = "dead", "linear", "switching"
 
@@ -119,10 +119,9 @@ def cancelled_facet(P: Parts, types) -> dict | None:
     ``F_i``).  Such a neuron is hidden everywhere without the masking pattern, so R17's
     ``n_M`` misses it (the hunt net of §3.1: R17 12, FIBDIM 13).  A cancellation on only part
     of ``F_i`` is harmless (R4: a hyperplane is fixed by any open piece).  Cells are enumerated
-    exactly for n1 ≤ 2 (``F_i`` is a point or a ray); for n1 ≥ 3 ``_SAMPLES`` rational points of
-    ``F_i`` are tried and, when none shows the kink, the answer is
-    ``{"undecided": True, ...}`` (the caller refuses: sound, not sharp)."""
-    import random
+    exactly for n1 ≤ 2 (``F_i`` is a point or a ray); for n1 ≥ 3 the cells are not walked:
+    :func:`facet_jumps` decides by the jump rule of §3.1 (polynomial, exact, no budget needed).
+    """
     n1 = P.n1
     live = [j for j, t in enumerate(types) if t != DEAD]
     if not live:
@@ -142,20 +141,21 @@ def cancelled_facet(P: Parts, types) -> dict | None:
     for i in range(n1):
         if i == masked:
             continue
+        if n1 >= 3:
+            wit = facet_jumps(P, live, i)
+            if wit is not None:
+                return wit
+            continue
         others = [c for c in range(n1) if c != i]
         if n1 == 1:
             pts = [[zero]]
-        elif n1 == 2:
+        else:
             k = others[0]
             br = sorted({-P.R2[j][n1] / P.R2[j][k] for j in live
                          if -P.R2[j][n1] / P.R2[j][k] > 0})
             ss = ([br[0] / 2] + [(a + b) / 2 for a, b in zip(br, br[1:])] + [br[-1] + 1]
                   if br else [zero + 1])
             pts = [[s if c == k else zero for c in range(2)] for s in ss]
-        else:
-            pts = _facet_cell_points(P, live, i)
-            if pts is None:
-                return {"undecided": True, "column": i, "reason": "cell walk of F_i incomplete"}
         cells, seen = [], False
         for z in pts:
             S = active(z)
@@ -170,22 +170,55 @@ def cancelled_facet(P: Parts, types) -> dict | None:
     return None
 
 
-def _facet_cell_points(P: Parts, live, i) -> list | None:
-    """One exact point in every open cell of the facet ``F_i`` (n1 ≥ 3): the linear regions
-    (:mod:`semialgebraic.regions`, exact walk) of the live rows with column i deleted, on the
-    open orthant of the other n1 − 1 coordinates; None when the walk is incomplete."""
-    from ..regions import regions as _regions
-    from ..sets.polyhedra import Polyhedron
-    others = [c for c in range(P.n1) if c != i]
-    W = QMatrix.from_rows([[P.R2[j][c] for c in others] for j in live])
-    net = Network([W, QMatrix.from_rows([[1] * len(live)])],
-                  [[P.R2[j][P.n1] for j in live], [0]])
-    walk = _regions(net, domain=Polyhedron.orthant(len(others)), max_regions=20000)
-    pts = []
-    for reg in walk:
-        z = list(reg.point)
-        pts.append([z[others.index(c)] if c != i else 0 * z[0] for c in range(P.n1)])
-    return pts if walk.complete else None
+def facet_jumps(P: Parts, live, i) -> dict | None:
+    """G8 for column *i* (n1 ≥ 2) by the jump rule (three-layer-fibers §3.1): None when the
+    kink of first-layer neuron *i* is visible on some open cell of ``F_i``, else the witness.
+
+    On the open facet ``F_i° = {z_i = 0, z_c > 0 (c ≠ i)}`` put ``g(z) = Σ_{j active at z} a_j``,
+    ``a_j = V_j W2[j,i]`` (piecewise constant).  Rows whose restriction ``(W2_j without column
+    i | b2_j)`` is proportional (any non-zero factor) cut ``F_i°`` along one hyperplane ``H``;
+    ``H`` meets ``F_i°`` iff some restricted weight has the sign opposite to ``b2_j`` (G2: no
+    zero entry).  Crossing ``H`` at a point on no other hyperplane, ``g`` jumps by
+    ``J_H = Σ_{b2_j>0} a_j − Σ_{b2_j<0} a_j`` (rows of ``H``).  If some ``J_H ≠ 0``, ``g`` is
+    non-zero on one side: visible.  If every ``J_H = 0``, ``g`` is constant on ``F_i°`` minus a
+    set of codimension 2 (connected), so ``g ≡ g(z₀)`` at one point ``z₀`` off every
+    hyperplane; visible iff ``g(z₀) ≠ 0``.  Witness of a failure: ``{"column", "cells":
+    [{"point": z₀, "active_rows"}], "hyperplanes": [rows of each H meeting F_i°], "reason"}``.
+    """
+    n1, zero = P.n1, 0 * P.R2[0][0]
+    others = [c for c in range(n1) if c != i]
+
+    def a(j):
+        return [P.V[j][o] * P.R2[j][i] for o in range(P.m)]
+
+    classes: dict = {}
+    for j in live:
+        r, b = P.R2[j], P.R2[j][n1]
+        if not any(r[c] * b < 0 for c in others):
+            continue                                  # constant sign on F_i°: no hyperplane there
+        key = tuple(r[c] / b for c in others)
+        classes.setdefault(key, []).append(j)
+    for rows in classes.values():
+        jump = [zero] * P.m
+        for j in rows:
+            sign = 1 if P.R2[j][n1] > 0 else -1
+            jump = [x + sign * y for x, y in zip(jump, a(j))]
+        if any(x != 0 for x in jump):
+            return None
+    for t in range(1, len(live) * (n1 - 1) + 2):      # each row vanishes at ≤ n1 − 1 of them
+        z = [zero] * n1
+        for k, c in enumerate(others):
+            z[c] = zero + t ** (k + 1)
+        vals = [(j, sum((P.R2[j][c] * z[c] for c in others), P.R2[j][n1])) for j in live]
+        if all(v != 0 for _, v in vals):
+            break
+    S = [j for j, v in vals if v > 0]
+    if any(sum((a(j)[o] for j in S), zero) != 0 for o in range(P.m)):
+        return None
+    return {"column": i, "cells": [{"point": list(z), "active_rows": S}],
+            "hyperplanes": [rows for rows in classes.values()],
+            "reason": "every hyperplane of F_i has jump 0 and the slope at one cell is 0"}
+
 
 def is_generic(net: Network) -> bool:
     """True when every condition of :func:`genericity` holds."""

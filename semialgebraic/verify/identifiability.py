@@ -18,8 +18,8 @@ hypothesis the criterion needs from the embedded network: two hidden layers with
 rank W1 = n1; G2 no zero entry in [W2 | b2]; G3 no zero column of W3; G4/G5 no two proportional
 rows of [W1 | b1] / [W2 | b2]; and the R18 sign conditions: every row of [W2 | b2] has mixed signs
 (no dead, no linear neuron), no column i such that every row has the masking pattern for i, and
-not (n1 = n2 = 1 with row (− | +)); G8 (every first-layer neuron bends on its facet: exact for
-n1 ≤ 2, a sufficient test for n1 ≥ 3).  It also checks the claimed fiber dimension n1 + n2.  The
+not (n1 = n2 = 1 with row (− | +)); G8 (every first-layer neuron bends on its facet: cells listed
+exactly for n1 ≤ 2, the exact jump rule of §3.1 for n1 ≥ 3).  It also checks the claimed fiber dimension n1 + n2.  The
 reason returned says that validity is relative to R18.
 """
 
@@ -82,8 +82,7 @@ def _g8_failure(rows2, cols3, n1) -> str | None:
     """G8 (three-layer-fibers §3.1), re-derived for an all-switching, unmasked ``[W2 | b2]``:
     every column i needs an open cell of the facet ``z_i = 0`` of the orthant on which the active
     rows S have ``Σ_{j∈S} V_j W2[j,i] ≠ 0``.  n1 ≤ 2: the facet is the point 0 or a ray, its
-    cells are listed exactly.  n1 ≥ 3 (sufficient, may reject a valid claim): no non-empty set of
-    rows that can be active on the facet cancels (at most 2**12 sets)."""
+    cells are listed exactly.  n1 ≥ 3: :func:`_visible_on_facet` (exact, polynomial)."""
     def slope_zero(S, i):
         return all(sum((c[o] * rows2[j][i] for j, c in ((j, cols3[j]) for j in S)), 0 * rows2[0][0]) == 0
                    for o in range(len(cols3[0])))
@@ -101,11 +100,32 @@ def _g8_failure(rows2, cols3, n1) -> str | None:
             if all(not S or slope_zero(S, i) for S in act):
                 return f"G8 fails: first-layer neuron {i} shows no kink on its facet: not identifiable"
             continue
-        cand = [j for j, r in enumerate(rows2)
-                if not (r[-1] < 0 and all(r[c] < 0 for c in range(n1) if c != i))]
-        if len(cand) > 12:
-            return f"G8 not re-derived: {len(cand)} rows can be active on facet {i} (at most 12)"
-        for mask in range(1, 1 << len(cand)):
-            if slope_zero([cand[t] for t in range(len(cand)) if mask >> t & 1], i):
-                return f"G8 not re-derived: a set of rows cancels column {i} on its facet"
+        if not _visible_on_facet(rows2, cols3, n1, i):
+            return f"G8 fails: first-layer neuron {i} shows no kink on its facet: not identifiable"
     return None
+
+
+def _visible_on_facet(rows2, cols3, n1, i) -> bool:
+    """The jump rule (three-layer-fibers §3.1, G8), re-derived here: on the open facet
+    ``{z_i = 0, z_c > 0}`` the slope ``g(z) = Σ_{j active} V_j W2[j,i]`` is piecewise constant.
+    Rows proportional after deleting column i share one hyperplane, which meets the open facet
+    iff a restricted weight has the sign opposite to the bias; crossing it ``g`` jumps by
+    ``Σ_{b_j > 0} a_j − Σ_{b_j < 0} a_j``.  Visible iff some jump is non-zero, or all are zero
+    and ``g`` is non-zero at one point off every hyperplane (``g`` is then constant)."""
+    others = [c for c in range(n1) if c != i]
+    m, zero = len(cols3[0]), 0 * rows2[0][0]
+    slope = [[v * r[i] for v in cols3[j]] for j, r in enumerate(rows2)]
+    jumps: dict = {}
+    for j, r in enumerate(rows2):
+        if any(r[c] * r[-1] < 0 for c in others):
+            key = tuple(r[c] / r[-1] for c in others)
+            old = jumps.get(key, [zero] * m)
+            jumps[key] = [x + (y if r[-1] > 0 else -y) for x, y in zip(old, slope[j])]
+    if any(x != 0 for jump in jumps.values() for x in jump):
+        return True
+    for t in range(1, len(rows2) * (n1 - 1) + 2):
+        vals = [sum((r[c] * t ** (k + 1) for k, c in enumerate(others)), r[-1]) for r in rows2]
+        if all(v != 0 for v in vals):
+            break
+    g = [sum((slope[j][o] for j, v in enumerate(vals) if v > 0), zero) for o in range(m)]
+    return any(x != 0 for x in g)
