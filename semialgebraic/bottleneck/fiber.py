@@ -408,16 +408,12 @@ def _discrete_labels(net, P, types, cap) -> tuple[list, list]:
     D0 = [j for j, t in enumerate(types) if t == DEAD]
     pool_done = False      # R16c evaluated: no stratum with other linear and dead counts
     if P.n1 >= 2 and s.masked is None and (D0 or L) and (A or L) and len(A) <= cap:
+        # R16c's hypothesis "every H_i visible in f" is G8 with no masked column (§3.1), and
+        # fiber_bottleneck refuses a net failing G8 before it gets here
         labels = _pool_labels(P, A, L, D0)
-        hidden = _hidden_columns(P)
-        if hidden:
-            notes.append(f"first-layer neurons {hidden}: no visible kink found at the tested "
-                         "points of their facets, so R16c's hypothesis (every first-layer "
-                         "hyperplane visible) is not checked: the listing may miss strata")
         if any(lab["linear"] != len(L) for lab in labels):
             return labels, notes
-        pool_done = not hidden
-        notes = []
+        pool_done = True
     flip_sets = [()]
     if L and A:
         if len(A) <= cap:
@@ -478,37 +474,6 @@ def _pool_labels(P, A, L, D) -> list:
                 if nl >= kap and rho == min(nl, P.n1, P.m):
                     out.append({"flips": list(F), "s7": [], "s8": False, "linear": nl,
                                 "dead": pool - nl})
-    return out
-
-
-def _hidden_columns(P) -> list:
-    """First-layer neurons i for which no visible kink of H_i was found: the jump of the slope
-    across H_i at a point z of the facet z_i = 0 (off every second-layer hyperplane) is
-    Σ_{j active at z} V_j W2[j,i] (times W1_i); tested on the ray z = t·1 (z_i = 0, t ≥ 0) in
-    every interval between the second-layer kinks along it (a sufficient test of visibility)."""
-    out = []
-    for i in range(P.n1):
-        visible = False
-        kinks = set()
-        for r in P.R2:
-            s = sum((r[c] for c in range(P.n1) if c != i), Q(0))
-            if s != 0 and -r[-1] / s > 0:
-                kinks.add(-r[-1] / s)
-        kinks = sorted(kinks)
-        ts = [Q(0)] + [(a + b) / 2 for a, b in zip(kinks, kinks[1:])] + \
-             ([kinks[-1] + 1] if kinks else [])
-        for t in ts:
-            z = [Q(0) if c == i else t for c in range(P.n1)] + [Q(1)]
-            vals = [sum((a * b for a, b in zip(r, z)), Q(0)) for r in P.R2]
-            if any(v == 0 for v in vals):
-                continue
-            jump = [sum((P.V[j][o] * P.R2[j][i] for j, v in enumerate(vals) if v > 0), Q(0))
-                    for o in range(P.m)]
-            if any(x != 0 for x in jump):
-                visible = True
-                break
-        if not visible:
-            out.append(i)
     return out
 
 
