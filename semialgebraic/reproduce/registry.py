@@ -8,7 +8,7 @@ documented value was obtained, ``False`` another one, ``None`` the item is not a
 (context: the detail says what stands for it).  ``tests/semialgebraic/test_reproduce.py``
 asserts that the registry covers every numbered item listed in docs/math.
 
-Three-layer side: three-layer-fibers R1–R27, G0–G7, S1–S8 (= R8–R15), T1–T11, P1–P16.
+Three-layer side: three-layer-fibers R1–R27, G0–G8, S1–S8 (= R8–R15), T1–T11, P1–P16.
 Skip-absorption side: skip-absorption R1–R20, the examples A … P6, pitfalls 1–12, the Cor. 11
 random experiment.  Documented deviations from the reference are the entries ``deviation …``.
 """
