@@ -107,7 +107,7 @@ def genericity(net: Network) -> tuple[Hypothesis, ...]:
             holds, wit = False, {"column": zc, "reason": "column of Gamma is zero"}
     out.append(Hypothesis(names[7], holds, wit))
     wit = cancelled_facet(P, types)
-    out.append(Hypothesis(names[8], None if wit and wit.get("undecided") else wit is None, wit))
+    out.append(Hypothesis(names[8], wit is None, wit))
     return tuple(out)
 
 

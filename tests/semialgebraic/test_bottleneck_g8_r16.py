@@ -62,3 +62,22 @@ def test_R16c_visibility_is_G8_and_the_listing_is_complete():
     F = B.fiber_bottleneck(RAY_DEAD)
     assert F.to_json()["listing"] == "complete" and F.notes == []
     assert F.dimension.value == F.fibdim == 10 and len(F.components) == 1
+
+
+def test_masked_column_dead_rows_recruited_flip_is_a_G8_failing_point():
+    # the open case of R16c's "what fiber does" (masked column and a dead row: "partial"): the
+    # flip of the masked-pattern row absorbed by two recruited (formerly dead) linear rows is in
+    # the fiber, passes G0-G7 but fails G8 (H_0 hidden without the masking pattern) and its local
+    # dimension is below the fiber's: a non-generic point (gap (iii)), not a missing generic stratum
+    from semialgebraic import equivalent, verify
+    I2 = [[1, 0], [0, 1]]
+    theta = Network.from_rows([I2, [[2, -1], [-1, -2], [-2, -1]], [[1, 3, 5]]], [[0, 0], [-1, -1, -3], [0]])
+    flip = Network.from_rows([I2, [[-2, 1], [3, 1], [1, 2]], [[1, 1, -1]]], [[0, 0], [1, 1, 1], [-1]])
+    assert S.is_generic(theta) and B.dimension_formula(theta).value == B.jacobian_dimension(theta) == 12
+    v = equivalent(theta, flip)
+    assert v.answer is True and verify(v.certificate)[0]
+    hs = B.genericity(flip)
+    assert all(h.holds for h in hs[:8]) and hs[8].holds is False and hs[8].witness["column"] == 0
+    assert B.jacobian_dimension(flip) == 10
+    F = B.fiber_bottleneck(theta)
+    assert F.to_json()["listing"] == "partial"
