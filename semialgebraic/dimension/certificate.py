@@ -29,8 +29,8 @@ from .jacobian import jacobian_rows
 from .jacobian_columns import exercise, phase_search
 from .result import FunctionalDimension
 from .sampling import exact_masks
-from .upper import (checked_directions_bound, constant_neurons, duplicate_groups, intern_shared, is_regions_rank,
-                    opposite_pairs)
+from .upper import (checked_directions_bound, constant_neurons, duplicate_groups, inputs_dead_entries, intern_shared,
+                    is_regions_rank, opposite_pairs)
 
 __all__ = ["functional_dimension_certificate", "CERTIFICATE_LPS"]
 
@@ -218,6 +218,10 @@ class _UpperEntries:
             if not self.add(["fixed_successors", t, i, list(fact["signs"]), {"shared": fact["proof"]}]):
                 self.missing.append(f"the fixed signs of the successors of neuron ({t}, {i}): its proof "
                                     "does not check")
+        for (t, i), proofs in sorted((proven.get("masked") or {}).items()):
+            if not self.add(["masked", t, i, list(proofs)]):
+                self.missing.append(f"neuron ({t}, {i}) is masked (an emptiness proof per successor), but "
+                                    "the proofs do not check")
         b = self.bound()
         patterns = fd.details.get("patterns")
         if b > fd.upper and patterns:
@@ -291,9 +295,11 @@ class _UpperEntries:
                                 "but no proof was recorded within the budget")
 
     def derived(self) -> list:
-        """Silent and constant neurons (from the dead ones) and the GL blocks of the always-active ones."""
-        out = [["silent", l, i] for l, i in sorted(silent_set(self.net, self.dead) - self.dead)]
-        out += [["constant", l, i] for l, i in constant_neurons(self.net, self.dead)]     # R34 (e)
+        """Neurons dead by their inputs and unseen zero neurons (R35), silent and constant neurons
+        (from the dead ones) and the GL blocks of the always-active ones."""
+        out, dead = inputs_dead_entries(self.net, self.dead, self.active)                 # R35
+        out += [["silent", l, i] for l, i in sorted(silent_set(self.net, dead) - dead)]
+        out += [["constant", l, i] for l, i in constant_neurons(self.net, dead)]          # R34 (e)
         for l in range(self.net.depth - 1):
             block = sorted(i for t, i in self.active if t == l)
             if len(block) > 1:
