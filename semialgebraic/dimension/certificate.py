@@ -30,7 +30,7 @@ from .jacobian_columns import exercise, phase_search
 from .result import FunctionalDimension
 from .sampling import exact_masks
 from .upper import (checked_directions_bound, constant_neurons, duplicate_groups, inputs_dead_entries, intern_shared,
-                    is_regions_rank, opposite_pairs)
+                    is_regions_rank, masked_pairs, opposite_pairs)
 
 __all__ = ["functional_dimension_certificate", "CERTIFICATE_LPS"]
 
@@ -190,6 +190,7 @@ class _UpperEntries:
         self.entries += [["duplicate", l, group] for l, group in duplicate_groups(net)]   # R34
         self.entries += [["opposite", l, pair] for l, pair in opposite_pairs(net)]
         self.missing: list = []
+        self.masked: set = set()                   # neurons of the masked entries kept
         self.point = isinstance(dom, tuple) and dom[0] == dom[1]   # proofs (open box) say nothing there
 
     def run(self) -> tuple[list, int, list]:
@@ -219,7 +220,9 @@ class _UpperEntries:
                 self.missing.append(f"the fixed signs of the successors of neuron ({t}, {i}): its proof "
                                     "does not check")
         for (t, i), proofs in sorted((proven.get("masked") or {}).items()):
-            if not self.add(["masked", t, i, list(proofs)]):
+            if self.add(["masked", t, i, list(proofs)]):
+                self.masked.add((t, i))
+            else:
                 self.missing.append(f"neuron ({t}, {i}) is masked (an emptiness proof per successor), but "
                                     "the proofs do not check")
         b = self.bound()
@@ -305,6 +308,9 @@ class _UpperEntries:
             if len(block) > 1:
                 out.append(["block", l, block])
                 out.append(["block_kernel", l, block])       # R34 (f)
+            if any(t == l for t, _ in self.masked):          # R35 (e)
+                out += [["masked_pair", l, pair] for pair in masked_pairs(self.net, l, self.active - dead,
+                                                                          self.masked, dead)]
         return out
 
     def bound(self) -> int:
@@ -336,6 +342,7 @@ class _UpperEntries:
                         self.missing.append(f"neuron ({l}, {i}) is masked by the complete list of "
                                             "activation patterns, but no proof was recorded within the budget")
                     else:
+                        self.masked.add((l, i))
                         b = self.bound()
             k += net.widths[l + 1]
         return b

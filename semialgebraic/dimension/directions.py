@@ -40,7 +40,8 @@ from algebra.rationals import Q
 from ..sets import normalize_domain
 from ..equivalence import preactivation_bounds
 from .upper import (constant_neurons, constant_vectors, duplicate_groups, duplicate_vectors, fixed_successor_vectors,
-                    inputs_dead_entries, opposite_pairs, opposite_vector, same_mask_vectors, unseen_vectors)
+                    inputs_dead_entries, masked_pairs, opposite_pairs, opposite_vector, same_mask_vectors,
+                    sparse_entry_vectors, unseen_vectors)
 
 __all__ = ["symmetry_directions", "silent_neurons", "silent_set", "is_masked"]
 
@@ -97,6 +98,15 @@ def symmetry_directions(net: Network, *, domain: Any = None, patterns=None, prov
             deficits.append(f"layer {l + 1}: {len(block_on)} always-active neurons form a linear block")
             vecs += [_dense(N, sv) for sv in same_mask_vectors(net, l, block_on)]     # R34 (f)
         k += net.widths[l + 1]
+    if masked:                                                     # R35 (e)
+        dead_set = {nm for nm, on in zip(names, ever_on) if not on}
+        active_set = {nm for nm, on in zip(names, always_on) if on} - dead_set
+        for l in sorted({t for t, _ in masked}):
+            pairs = masked_pairs(net, l, active_set, set(masked), dead_set)
+            vecs += [_dense(N, sv) for sv in sparse_entry_vectors(net, [["masked_pair", l, p_] for p_ in pairs])]
+            if pairs:
+                deficits.append(f"layer {l + 1}: {len(pairs)} pairs of masked / always-active neurons, both active "
+                                "wherever the first one's successors are: GL directions (three-layer-fibers R35 (e))")
     vecs += _duplicate_directions(net, deficits)
     for l, i in constant_neurons(net, {nm for nm, on in zip(names, ever_on) if not on}):
         vecs += [_dense(N, sv) for sv in constant_vectors(net, l, i)]

@@ -33,7 +33,7 @@ from ..verify import verify
 
 __all__ = ["entry_vectors", "sparse_entry_vectors", "fixed_successor_vectors", "duplicate_groups",
            "duplicate_vectors", "opposite_pairs", "opposite_vector", "constant_neurons", "constant_vectors",
-           "same_mask_vectors", "inputs_dead_entries", "unseen_vectors", "directions_bound", "checked_directions_bound", "is_regions_rank", "intern_shared"]
+           "same_mask_vectors", "inputs_dead_entries", "unseen_vectors", "masked_pairs", "directions_bound", "checked_directions_bound", "is_regions_rank", "intern_shared"]
 
 
 def entry_vectors(net: Network, entries) -> list[list[Q]]:
@@ -85,10 +85,10 @@ def sparse_entry_vectors(net: Network, entries) -> list[dict]:
         if kind == "block_kernel":
             out.extend(same_mask_vectors(net, l, e[2]))
             continue
-        if kind == "block":
+        if kind in ("block", "masked_pair"):
             for i in e[2]:
                 for i2 in e[2]:
-                    if i != i2:
+                    if i != i2 and (kind == "block" or i == e[2][0]):
                         v = {}
                         for c in range(n_in):
                             v[offs[l] + i * n_in + c] = W[i2, c]
@@ -353,6 +353,26 @@ def inputs_dead_entries(net: Network, dead, exclude=frozenset()) -> tuple[list, 
                 dead.add((l, i))
         changed = changed and len(done) < sum(net.widths[1:-1])
     return out, dead
+
+
+def masked_pairs(net: Network, l: int, active, masked, dead) -> list[list[int]]:
+    """``[i, i2]`` for the ordered pairs of distinct neurons of hidden layer *l* that are always
+    active or masked (*active*, *masked*, *dead*: sets of ``(layer, neuron)``), at least one
+    masked, with i2 always active or every live successor of i (non-zero weight, not dead) a live
+    successor of i2: the GL direction row i += row i2, column i2 −= column i is in the kernel
+    (three-layer-fibers R35 (e); the ``masked_pair`` entry).
+
+    >>> net = Network.from_rows([[[1], [2]], [[1, 1]], [[1]]], [[0, 1], [-1], [0]])
+    >>> masked_pairs(net, 0, {(0, 1)}, {(0, 0)}, set())
+    [[0, 1], [1, 0]]
+    """
+    V = net.weights[l + 1]
+    B = [i for i in range(net.widths[l + 1]) if (l, i) not in dead and ((l, i) in active or (l, i) in masked)]
+
+    def live(m):
+        return {k for k in range(V.nrows) if V[k, m] != 0 and (l + 1, k) not in dead}
+    return [[i, i2] for i in B for i2 in B if i != i2 and ((l, i) in masked or (l, i2) in masked)
+            and ((l, i2) in active or live(i) <= live(i2))]
 
 
 def _one_sign_successors(net: Network, l: int, i: int) -> list[int]:

@@ -59,6 +59,10 @@ vector is built here from θ, every fact re-derived here)::
                                  non-zero c_k of the sign of c_j: dead, the vectors of "dead"
                                  (R35 (c), (d)); these entries are read in order, after the
                                  dead_proof entries, each one's dead neurons usable by the next
+    ["masked_pair", l, [i, i2]]  i, i2 always active or masked (a masked entry earlier in the
+                                 list), and i2 always active or every live successor of i (weight
+                                 != 0, not dead) one of i2: the S4 direction row i += row i2,
+                                 b_l[i] += b_l[i2], column i2 of W_{l+1} −= column i (R35 (e))
     ["silent", l, i]             δ_l[i] ≡ 0 (re-derived, see below): unit vectors of the incoming
                                  row and bias
     ["incoming", l, i, Q]        directions on the incoming row and bias of (l, i) orthogonal to
@@ -160,6 +164,9 @@ and always active (z = 0 on the whole domain) is used as dead only.
   so one sign of the non-zero c_j forces D_{l+1}[j] = 0 (z <= 0, h = 0, δ = 0) wherever c_j != 0.
   Every use of "dead" here (silent, constant, masked, these entries) needs only h = 0 and D = 0
   at differentiable inputs.
+* masked_pair (R35 (e)): J·v = e_l[i] z_l[i2] (D_l[i] − D_l[i2]); where e_l[i] != 0 a live
+  successor of i is active, so z_l[i] > 0 (z = 0 would be a kink seen from above) and
+  z_l[i2] >= 0 (always active, or its masked proofs cover that successor): the product is 0.
 * block (S4, R11): for a set B of always-active neurons of layer l, h_l[B] = W_l[B] h_{l-1} +
   b_l[B] at differentiable inputs, and z_{l+1} = W_{l+1}[:,B] h_l[B] + (rest).  For i != i2 in B
   let E = e_i e_{i2}ᵀ (E² = 0, so (I + tE)⁻¹ = I − tE exactly).  θ + t v with v: row i of W_l

@@ -80,9 +80,16 @@ def _upper_vectors(net, dirs, lo_hi, shared=None) -> list | str:
             dead.update((e[1] + 1, j) for j in (e[3] if e[0] == "unseen" else ()))
     active -= dead               # both: z = 0 at every input (no differentiable one): not used
     silent = _silent(net, dead)
+    masked: set = set()                         # neurons of the masked entries checked so far
     out = []
     for e in dirs:
         kind = e[0]
+        if kind == "masked_pair":
+            vs = _masked_pair(net, offsets, e[1], e[2], active, masked, dead)
+            if isinstance(vs, str):
+                return vs
+            out.extend(vs)
+            continue
         if kind == "free":
             k, proof = e[1], e[2]
             if is_bab_proof(proof):            # never co-active: W_l[i,k] is never exercised
@@ -158,6 +165,7 @@ def _upper_vectors(net, dirs, lo_hi, shared=None) -> list | str:
                 why = _check_masked(net, lo_hi, l, i, e[3], dead, shared)
                 if why:
                     return why
+                masked.add((l, i))
             v = [_ZERO] * N
             v[bias] = Q(1)
             for o, w in enumerate(V.col_at(i)):
@@ -279,7 +287,8 @@ def _shape(net, e) -> None:
     """Raise InputError unless *e* is a well-formed ``upper_directions`` entry about *net*."""
     kinds3 = ("scale", "dead", "active", "silent", "constant", "dead_inputs")
     kinds4 = ("dead_proof", "active_proof", "masked", "incoming", "unseen")
-    kinds = kinds3 + kinds4 + ("free", "block", "block_kernel", "duplicate", "opposite", "fixed_successors")
+    kinds = kinds3 + kinds4 + ("free", "block", "block_kernel", "duplicate", "opposite", "fixed_successors",
+                               "masked_pair")
     if not isinstance(e, list) or not e or e[0] not in kinds:
         raise InputError(f"upper_directions entry {str(e)[:60]} is not one of {', '.join(kinds)}")
     if len(e) != (4 if e[0] in kinds4 else 5 if e[0] == "fixed_successors" else 3) or not _is_int(e[1]):
@@ -293,9 +302,9 @@ def _shape(net, e) -> None:
     if not 0 <= l < net.depth - 1:
         raise InputError(f"upper_directions entry {str(e)[:60]} names no hidden layer")
     width = net.widths[l + 1]
-    if e[0] in ("block", "block_kernel", "duplicate", "opposite"):
+    if e[0] in ("block", "block_kernel", "duplicate", "opposite", "masked_pair"):
         if (not isinstance(e[2], list) or len(e[2]) < 2 or not all(_is_int(i) and 0 <= i < width for i in e[2])
-                or len(set(e[2])) != len(e[2]) or e[0] == "opposite" and len(e[2]) != 2):
+                or len(set(e[2])) != len(e[2]) or e[0] in ("opposite", "masked_pair") and len(e[2]) != 2):
             raise InputError(f"upper_directions entry {str(e)[:60]}: a {e[0]} lists >= 2 distinct "
                              "neurons of the layer")
         return
@@ -404,6 +413,34 @@ def _check_inputs_dead(net, e, dead) -> str | None:
             return (f"neuron ({l + 1}, {j}): no output sees every successor of the zero neuron ({l}, {i}) "
                     "with one sign")
     return None
+
+
+def _masked_pair(net, offsets, l, pair, active, masked, dead) -> list | str:
+    """The GL direction of a ``masked_pair`` entry ``[i, i2]`` (row i += row i2, column i2 −=
+    column i), or the reason it is not justified: i and i2 always active or masked (a masked
+    entry earlier in the list), and i2 always active or every live successor of i (non-zero
+    weight, not dead) a live successor of i2, so that wherever a live successor of i is active
+    z_l[i] >= 0 and z_l[i2] >= 0 (three-layer-fibers R35 (e))."""
+    i, i2 = pair
+    for m in pair:
+        if (l, m) not in active and (l, m) not in masked:
+            return f"neuron ({l}, {m}) of a masked pair is neither always active nor masked by an earlier entry"
+    V = net.weights[l + 1]
+
+    def live(m):
+        return {k for k in range(V.nrows) if V[k, m] != 0 and (l + 1, k) not in dead}
+    if (l, i2) not in active and not live(i) <= live(i2):
+        return (f"neuron ({l}, {i}) has a live successor that the masked entry of ({l}, {i2}) does not "
+                "cover")
+    W, b = net.layer(l)
+    N = net.n_parameters
+    v = [_ZERO] * N
+    for c, w in enumerate(W.row_at(i2)):
+        v[offsets[l] + i * W.ncols + c] = w
+    v[offsets[l] + W.nrows * W.ncols + i] = b[i2]
+    for o, w in enumerate(V.col_at(i)):
+        v[offsets[l + 1] + o * V.ncols + i2] = -w
+    return [v]
 
 
 def _check_masked(net, lo_hi, l, i, proofs, dead, shared=None) -> str | None:

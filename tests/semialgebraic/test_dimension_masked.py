@@ -214,3 +214,48 @@ def test_dead_through_inputs_negative_and_positive_bias():
     assert n_dead == neg.n_parameters - 8      # (0,0): W0[0,0], b0[0], W1[·,0]; (1,0): W1[0,1], b1[0], W2[·,0]
     assert inputs_dead_entries(pos, {(0, 0)})[0] == []
     assert isinstance(checked_directions_bound(pos, [["dead", 0, 0], ["dead_inputs", 1, 0]], None, x), str)
+
+
+# dim campaign seeds 5001 (box [0, 2], widths 3-5-2-1) and 5040 (box [-1, 1], 3-2-5-2-1), kind
+# masked: the masked neuron and always-active neurons of its layer are all active wherever the
+# masked one's live successors are; oracle 13 and 17, both [., upper + 3 / + 1] before R35 (e)
+PAIRS = [
+    (5001, (Q(0), Q(2)), 13, [["masked_pair", 0, [0, 2]]],
+     [([['-1/3', '-1/3', '-4/3'], ['4/3', '-1/2', '4'], ['1', '1', '4'], ['3', '-1/2', '0'], ['3', '0', '1/2']],
+       ['3', '4', '-1', '1/2', '1']),
+      ([['-1/2', '-2', '3', '-1/3', '-4'], ['-1', '0', '1', '-4/3', '-1']], ['-1/4', '-9/4']),
+      ([['0', '-1']], ['-1/2'])]),
+    (5040, (Q(-1), Q(1)), 17, [["masked_pair", 0, [1, 0]]],
+     [([['-3', '3', '1/2'], ['0', '-2/3', '-1/2']], ['-1', '4/3']),
+      ([['1', '-2/3'], ['1', '-3/2'], ['0', '2/3'], ['0', '-1'], ['3', '0']], ['-9/4', '-5/4', '-3', '1', '-5/4']),
+      ([['3', '3/2', '0', '1', '2/3'], ['1', '4', '3/2', '-2/3', '-3']], ['-1/2', '0']),
+      ([['-1', '4']], ['1'])]),
+]
+
+
+@pytest.mark.parametrize("seed,dom,value,bad,layers", PAIRS, ids=[str(p[0]) for p in PAIRS])
+def test_masked_pairs_close_the_gap(seed, dom, value, bad, layers):
+    """Three-layer-fibers R35 (e): GL directions between a masked neuron and the always-active
+    (or masked) neurons active wherever its live successors are; exact at the oracle's value
+    without the walk, the certificate verifies, each ``masked_pair`` is needed (dropping them
+    raises the bound); a pair with a neuron neither always active nor masked (5001: (0, 0)) or
+    whose first neuron has a live successor the masked second one's proofs do not cover (5040:
+    the always-active (0, 1) feeds (1, 2), (1, 3), the masked (0, 0) does not), or a pair listed
+    before the masked entry it relies on, is rejected."""
+    net = _net(layers)
+    fd = functional_dimension(net, domain=dom, max_regions=0)
+    assert fd.details.get("patterns") is None and fd.exact and fd.value == value
+    cert = functional_dimension_certificate(net, fd, domain=dom)
+    assert cert["upper"] == value and verify(cert)[0]
+    pairs = [e for e in cert["upper_directions"] if e[0] == "masked_pair"]
+    assert pairs
+    rest = [e for e in _deintern(cert) if e[0] != "masked_pair"]
+    assert checked_directions_bound(net, rest, normalize_domain(dom, net.n_inputs), fd.inputs[:1]) > value
+    for entry in bad:
+        mutated = copy.deepcopy(cert)
+        mutated["upper_directions"][mutated["upper_directions"].index(pairs[0])] = entry
+        assert _rejected(mutated), entry
+    moved = copy.deepcopy(cert)                  # a pair before the masked entry it relies on
+    ups = moved["upper_directions"]
+    ups.insert(0, ups.pop(ups.index(pairs[0])))
+    assert _rejected(moved)
