@@ -29,8 +29,8 @@ from .jacobian import jacobian_rows
 from .jacobian_columns import exercise, phase_search
 from .result import FunctionalDimension
 from .sampling import exact_masks
-from .upper import (checked_directions_bound, constant_neurons, duplicate_groups, intern_shared, is_regions_rank,
-                    opposite_pairs)
+from .upper import (checked_directions_bound, constant_neurons, duplicate_groups, inputs_dead_entries, intern_shared,
+                    is_regions_rank, masked_pairs, opposite_pairs)
 
 __all__ = ["functional_dimension_certificate", "CERTIFICATE_LPS"]
 
@@ -190,6 +190,7 @@ class _UpperEntries:
         self.entries += [["duplicate", l, group] for l, group in duplicate_groups(net)]   # R34
         self.entries += [["opposite", l, pair] for l, pair in opposite_pairs(net)]
         self.missing: list = []
+        self.masked: set = set()                   # neurons of the masked entries kept
         self.point = isinstance(dom, tuple) and dom[0] == dom[1]   # proofs (open box) say nothing there
 
     def run(self) -> tuple[list, int, list]:
@@ -218,6 +219,12 @@ class _UpperEntries:
             if not self.add(["fixed_successors", t, i, list(fact["signs"]), {"shared": fact["proof"]}]):
                 self.missing.append(f"the fixed signs of the successors of neuron ({t}, {i}): its proof "
                                     "does not check")
+        for (t, i), proofs in sorted((proven.get("masked") or {}).items()):
+            if self.add(["masked", t, i, list(proofs)]):
+                self.masked.add((t, i))
+            else:
+                self.missing.append(f"neuron ({t}, {i}) is masked (an emptiness proof per successor), but "
+                                    "the proofs do not check")
         b = self.bound()
         patterns = fd.details.get("patterns")
         if b > fd.upper and patterns:
@@ -291,14 +298,19 @@ class _UpperEntries:
                                 "but no proof was recorded within the budget")
 
     def derived(self) -> list:
-        """Silent and constant neurons (from the dead ones) and the GL blocks of the always-active ones."""
-        out = [["silent", l, i] for l, i in sorted(silent_set(self.net, self.dead) - self.dead)]
-        out += [["constant", l, i] for l, i in constant_neurons(self.net, self.dead)]     # R34 (e)
+        """Neurons dead by their inputs and unseen zero neurons (R35), silent and constant neurons
+        (from the dead ones) and the GL blocks of the always-active ones."""
+        out, dead = inputs_dead_entries(self.net, self.dead, self.active)                 # R35
+        out += [["silent", l, i] for l, i in sorted(silent_set(self.net, dead) - dead)]
+        out += [["constant", l, i] for l, i in constant_neurons(self.net, dead)]          # R34 (e)
         for l in range(self.net.depth - 1):
             block = sorted(i for t, i in self.active if t == l)
             if len(block) > 1:
                 out.append(["block", l, block])
                 out.append(["block_kernel", l, block])       # R34 (f)
+            if any(t == l for t, _ in self.masked):          # R35 (e)
+                out += [["masked_pair", l, pair] for pair in masked_pairs(self.net, l, self.active - dead,
+                                                                          self.masked, dead)]
         return out
 
     def bound(self) -> int:
@@ -330,6 +342,7 @@ class _UpperEntries:
                         self.missing.append(f"neuron ({l}, {i}) is masked by the complete list of "
                                             "activation patterns, but no proof was recorded within the budget")
                     else:
+                        self.masked.add((l, i))
                         b = self.bound()
             k += net.widths[l + 1]
         return b

@@ -18,7 +18,9 @@ R22 FIBDIM).  With ∂f/∂W_l[i,k] = δ_l[i] h_{l-1}[k] and ∂f/∂b_l[i] = δ
   relations between their outgoing columns (three-layer-fibers R34;
   :func:`~semialgebraic.dimension.upper.duplicate_vectors`), and for a pair of negatively
   parallel neurons with parallel outgoing columns a bias direction (R34 (d)); the outgoing
-  weights of a constant neuron against the next layer's biases (R34 (e)); the incoming
+  weights of a constant neuron against the next layer's biases (R34 (e)); a neuron with bias
+  <= 0 and only dead inputs is dead, with bias 0 the layer above does not see it (R35,
+  :func:`~semialgebraic.dimension.upper.inputs_dead_entries`); the incoming
   directions of the relations between the outgoing columns of always-active neurons (R34 (f));
 * bias trade of an always-active or masked neuron (:func:`is_masked`) and GL of a block of
   always-active neurons of one layer (S4, S6: exact symmetries of f on the domain near θ).
@@ -38,7 +40,8 @@ from algebra.rationals import Q
 from ..sets import normalize_domain
 from ..equivalence import preactivation_bounds
 from .upper import (constant_neurons, constant_vectors, duplicate_groups, duplicate_vectors, fixed_successor_vectors,
-                    opposite_pairs, opposite_vector, same_mask_vectors)
+                    inputs_dead_entries, masked_pairs, opposite_pairs, opposite_vector, same_mask_vectors,
+                    sparse_entry_vectors, unseen_vectors)
 
 __all__ = ["symmetry_directions", "silent_neurons", "silent_set", "is_masked"]
 
@@ -74,18 +77,37 @@ def symmetry_directions(net: Network, *, domain: Any = None, patterns=None, prov
     """
     N, dom = net.n_parameters, normalize_domain(domain, net.n_inputs)
     ever_on, always_on = _on_facts(net, dom, patterns, proven or {})
+    names = [(l, i) for l in range(net.depth - 1) for i in range(net.widths[l + 1])]
+    grown, dead = inputs_dead_entries(net, {nm for nm, on in zip(names, ever_on) if not on})   # R35
+    ever_on = [nm not in dead for nm in names]
     silent = silent_neurons(net, ever_on)
     vecs, deficits = _unit_directions(net, ever_on, silent, proven or {})
+    for e in grown:
+        if e[0] == "unseen":
+            vecs += [_dense(N, sv) for sv in unseen_vectors(net, e[1], e[2], e[3])]
+            deficits.append(f"neuron ({e[1] + 1}, {e[2]}) is zero at every differentiable input (bias 0, inputs "
+                            "only from dead neurons), so the layer above does not see it"
+                            + (f" and its successors {', '.join(f'({e[1] + 2}, {j})' for j in e[3])} are "
+                               "inactive there" if e[3] else "") + " (three-layer-fibers R35)")
+    masked = (proven or {}).get("masked") or {}
     k = 0
     for l in range(net.depth - 1):
-        block_on = _neuron_directions(net, l, k, ever_on, always_on, silent, patterns, vecs, deficits)
+        block_on = _neuron_directions(net, l, k, ever_on, always_on, silent, patterns, vecs, deficits, masked)
         vecs += _block_directions(net, l, block_on)
         if len(block_on) > 1:
             deficits.append(f"layer {l + 1}: {len(block_on)} always-active neurons form a linear block")
             vecs += [_dense(N, sv) for sv in same_mask_vectors(net, l, block_on)]     # R34 (f)
         k += net.widths[l + 1]
+    if masked:                                                     # R35 (e)
+        dead_set = {nm for nm, on in zip(names, ever_on) if not on}
+        active_set = {nm for nm, on in zip(names, always_on) if on} - dead_set
+        for l in sorted({t for t, _ in masked}):
+            pairs = masked_pairs(net, l, active_set, set(masked), dead_set)
+            vecs += [_dense(N, sv) for sv in sparse_entry_vectors(net, [["masked_pair", l, p_] for p_ in pairs])]
+            if pairs:
+                deficits.append(f"layer {l + 1}: {len(pairs)} pairs of masked / always-active neurons, both active "
+                                "wherever the first one's successors are: GL directions (three-layer-fibers R35 (e))")
     vecs += _duplicate_directions(net, deficits)
-    names = [(l, i) for l in range(net.depth - 1) for i in range(net.widths[l + 1])]
     for l, i in constant_neurons(net, {nm for nm, on in zip(names, ever_on) if not on}):
         vecs += [_dense(N, sv) for sv in constant_vectors(net, l, i)]
         deficits.append(f"neuron ({l + 1}, {i}) is constant (a positive bias, inputs only from dead neurons): "
@@ -177,9 +199,11 @@ def _unit_directions(net, ever_on, silent, proven) -> tuple[list, list]:
     return vecs, deficits
 
 
-def _neuron_directions(net, l, k, ever_on, always_on, silent, patterns, vecs, deficits) -> list:
+def _neuron_directions(net, l, k, ever_on, always_on, silent, patterns, vecs, deficits, masked=None) -> list:
     """Scaling and bias-trade directions of the neurons of hidden layer *l* (flat start *k*),
-    appended to *vecs* / *deficits*; returns the always-active neurons of the layer."""
+    appended to *vecs* / *deficits*; returns the always-active neurons of the layer.  *masked*:
+    the neurons ``(l, i)`` proven masked without the pattern list (``proven["masked"]`` of
+    :func:`semialgebraic.dimension.suspects.prove_suspects`, emptiness proofs per successor)."""
     N, n_in = net.n_parameters, net.widths[l]
     offs = parameter_offsets(net)
     W, b = net.layer(l)
@@ -202,7 +226,7 @@ def _neuron_directions(net, l, k, ever_on, always_on, silent, patterns, vecs, de
         for j in range(Wn.nrows):
             v[wout[j]] = -Wn[j, i]
         vecs.append(v)
-        if always_on[g] or (patterns is not None and is_masked(net, patterns, l, k, i)):
+        if always_on[g] or (l, i) in (masked or {}) or (patterns is not None and is_masked(net, patterns, l, k, i)):
             v = [Q(0)] * N                              # bias trade (S4 / S6)
             v[win[-1]] = Q(1)
             for j in range(Wn.nrows):

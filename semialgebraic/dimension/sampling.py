@@ -127,14 +127,22 @@ def _successor_signs(A, evidence) -> None:
     a hidden layer l followed by a hidden layer, over the float inputs where it is active (all
     rounds together), how often, and which successors (layer l + 1) were always / never active
     there: candidates of :func:`semialgebraic.dimension.suspects.fixed_successor_candidates`
-    (guesses only)."""
+    (guesses only); ``evidence["off_successors"][(l, i)] = [inactive count, ever on]``: the
+    successors ever seen active where (l, i) was inactive (a neuron with none among its
+    successors of non-zero weight is a masked suspect,
+    :func:`semialgebraic.dimension.suspects.masked_candidates`)."""
     np = _np()
     seen = evidence.setdefault("successors", {})
+    masked = evidence.setdefault("off_successors", {})
     for l in range(len(A) - 1):
         for i in np.flatnonzero(A[l].any(axis=0)):
             nxt = A[l + 1][A[l][:, i]]
             n, on, off = seen.get((l, int(i)), (0, True, True))
             seen[(l, int(i))] = [n + len(nxt), on & nxt.all(axis=0), off & ~nxt.any(axis=0)]
+        for i in range(A[l].shape[1]):          # masked suspects: successors seen on where i is off
+            nxt = A[l + 1][~A[l][:, i]]
+            n, ever = masked.get((l, i), (0, False))
+            masked[(l, i)] = [n + len(nxt), ever | nxt.any(axis=0)]
 
 
 def _float_passes(Ws, bs, Xf, n_outputs) -> tuple:

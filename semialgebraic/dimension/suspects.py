@@ -24,7 +24,7 @@ from ..budget import BudgetExhausted
 from .jacobian_columns import exercise, incoming_directions, phase_search
 from .sampling import spread_points
 
-__all__ = ["prove_empty", "prove_suspects", "SUSPECT_LPS", "SUSPECT_NODES", "SUSPECT_NODES_TOTAL",
+__all__ = ["prove_empty", "prove_suspects", "masked_candidates", "MASKED_LIMIT", "SUSPECT_LPS", "SUSPECT_NODES", "SUSPECT_NODES_TOTAL",
            "SUSPECT_CONDITIONED_TOTAL", "SUSPECT_WALK_LPS", "SUSPECT_SHARED_LPS",
            "coactive_targets", "SPREAD_WITNESSES", "SUSPECT_FIXED_LPS", "fixed_successor_candidates"]
 
@@ -123,6 +123,10 @@ def prove_suspects(net: Network, dom, evidence: dict, budget, lps: int | None = 
             if not run.decide(task, max_lps):
                 undecided.append(task)
         open_tasks = undecided
+    for l, i in masked_candidates(net, evidence, run.proven)[:MASKED_LIMIT]:
+        if run.point or hasattr(budget, "exhausted") and budget.exhausted():
+            break
+        run.masked(l, i)
     for task in all_tasks:               # the questions never asked: the region walk alone
         if hasattr(budget, "exhausted") and budget.exhausted() or run.walk_left <= 0:
             break
@@ -135,10 +139,36 @@ def prove_suspects(net: Network, dom, evidence: dict, budget, lps: int | None = 
     if run.open_questions:
         evidence["open_emptiness"] = run.open_questions
     proven = run.proven
-    for key in ("emptiness", "fixed_successors"):
+    for key in ("emptiness", "fixed_successors", "masked"):
         if not proven[key]:
             del proven[key]
     return (proven if any(proven.values()) else {}), run.witnesses, run.proofs
+
+
+MASKED_LIMIT = 16
+"""Masked suspects (:func:`masked_candidates`) decided by one :func:`prove_suspects` call: one
+branch-and-bound emptiness question per successor, inside the call's split budget
+(:data:`SUSPECT_NODES_TOTAL`, :data:`SUSPECT_CONDITIONED_TOTAL`): a count of work."""
+
+
+def masked_candidates(net: Network, evidence: dict, proven: dict | None = None) -> list:
+    """Hidden neurons (l, i), layer l + 1 hidden, that the sampled inputs saw inactive but never
+    inactive while a successor j with ``W_{l+1}[j, i] != 0`` was active
+    (``evidence["off_successors"]``, float guesses), and not proven dead or always active: each
+    may be *masked* (active wherever such a successor is, the bias trade of S6 without the
+    pattern list; three-layer-fibers R35), decided by :meth:`_Decider.masked`."""
+    proven = proven or {}
+    names = [(l, i) for l, w in enumerate(net.widths[1:-1]) for i in range(w)]
+    skip = {names[g] for key in ("dead", "active") for g in proven.get(key, ())}
+    out = []
+    for (l, i), (n_off, ever) in sorted((evidence.get("off_successors") or {}).items()):
+        if l + 2 >= net.depth or not n_off or (l, i) in skip:
+            continue
+        V = net.weights[l + 1]
+        succ = [j for j in range(V.nrows) if V[j, i] != 0]
+        if succ and not any(bool(ever[j]) for j in succ):
+            out.append((l, i))
+    return out
 
 
 SUSPECT_FIXED_LPS = 6000
@@ -275,6 +305,7 @@ class _Decider:
         self.witnessed: set = set()          # questions with an exact witness
         self.fixed_left = SUSPECT_FIXED_LPS  # float LPs of the fixed-successor trees
         self.proven["fixed_successors"] = {}
+        self.proven["masked"] = {}
 
     def stopped(self) -> bool:
         return self.lps_left <= 0 or (hasattr(self.budget, "exhausted") and self.budget.exhausted())
@@ -386,6 +417,26 @@ class _Decider:
             self.witness(e.witness, pair or {})
         return e.exercised is not None
 
+
+    def masked(self, l: int, i: int) -> None:
+        """Masked suspect (l, i): for every successor j with ``W_{l+1}[j, i] != 0`` not proven
+        dead, the branch-and-bound emptiness of {z_l[i] < 0, z_{l+1}[j] > 0} (:meth:`bab`; a
+        kink z_l[i] = 0 at a differentiable input is unseen from above, so the strict side
+        suffices: three-layer-fibers R35).  All proven: ``proven["masked"][(l, i)]`` = the
+        proofs (the bias trade of S6); a witness or an open question: nothing."""
+        V = self.net.weights[l + 1]
+        names = [(t, k) for t, w in enumerate(self.net.widths[1:-1]) for k in range(w)]
+        dead = {names[g] for g in self.proven["dead"]}
+        proofs = []
+        for j in range(V.nrows):
+            if V[j, i] == 0 or (l + 1, j) in dead:
+                continue
+            empty, proof = self.bab({(l, i): -1, (l + 1, j): 1})
+            if not empty:
+                return
+            proofs.append(proof)
+        if proofs:
+            self.proven.setdefault("masked", {})[(l, i)] = proofs
 
     def fixed_successors(self, l: int, i: int) -> None:
         """Neuron (l, i) and its successors (layer l + 1): the float signs of the successors at

@@ -33,7 +33,7 @@ from ..verify import verify
 
 __all__ = ["entry_vectors", "sparse_entry_vectors", "fixed_successor_vectors", "duplicate_groups",
            "duplicate_vectors", "opposite_pairs", "opposite_vector", "constant_neurons", "constant_vectors",
-           "same_mask_vectors", "directions_bound", "checked_directions_bound", "is_regions_rank", "intern_shared"]
+           "same_mask_vectors", "inputs_dead_entries", "unseen_vectors", "masked_pairs", "directions_bound", "checked_directions_bound", "is_regions_rank", "intern_shared"]
 
 
 def entry_vectors(net: Network, entries) -> list[list[Q]]:
@@ -85,10 +85,10 @@ def sparse_entry_vectors(net: Network, entries) -> list[dict]:
         if kind == "block_kernel":
             out.extend(same_mask_vectors(net, l, e[2]))
             continue
-        if kind == "block":
+        if kind in ("block", "masked_pair"):
             for i in e[2]:
                 for i2 in e[2]:
-                    if i != i2:
+                    if i != i2 and (kind == "block" or i == e[2][0]):
                         v = {}
                         for c in range(n_in):
                             v[offs[l] + i * n_in + c] = W[i2, c]
@@ -109,8 +109,10 @@ def sparse_entry_vectors(net: Network, entries) -> list[dict]:
             for o in range(V.nrows):
                 v[wout[o]] = -V[o, i]
             out.append(v)
-        elif kind in ("dead", "dead_proof"):
+        elif kind in ("dead", "dead_proof", "dead_inputs"):
             out.extend(_unit(N, k) for k in win + [bias] + wout)
+        elif kind == "unseen":
+            out.extend(unseen_vectors(net, l, i, e[3]))
         elif kind in ("active", "active_proof", "masked"):
             v = {}
             v[bias] = Q(1)
@@ -304,6 +306,112 @@ def constant_vectors(net: Network, l: int, i: int) -> list[dict]:
     V = net.weights[l + 1]
     return [{offs[l + 1] + k * V.ncols + i: Q(1), offs[l + 1] + V.nrows * V.ncols + k: -b[i]}
             for k in range(V.nrows)]
+
+
+def inputs_dead_entries(net: Network, dead, exclude=frozenset()) -> tuple[list, set]:
+    """``(entries, dead')``: the ``dead_inputs`` / ``unseen`` entries (the format of
+    :mod:`semialgebraic.verify.functional_dimension`) that the neurons *dead* (a set of
+    ``(layer, neuron)``, dead at every differentiable input) give, in an order the checker
+    accepts, and the grown set (three-layer-fibers R35):
+
+    * a hidden neuron with b <= 0 whose non-zero incoming weights all come from dead neurons
+      (none for the first layer) is dead: z = b <= 0 at every differentiable input;
+    * with b = 0 and a hidden layer above it, z = 0 there: a kink, which the network above
+      does not see (the differentiability rule), so e_l[i] = Σ_j W_{l+1}[j,i] δ_{l+1}[j] = 0:
+      :func:`unseen_vectors`; when layer l+1 is the last hidden one and an output o sees every
+      successor j with one sign (c_j = W_{l+1}[j,i]·W_L[o,j]), those successors are inactive at
+      every differentiable input: dead too (listed in the entry; those in *exclude* are not
+      claimed).
+
+    >>> net = Network.from_rows([[[1], [0]], [[1, 2], [3, 1]], [[1, 1]]], [[-2, 0], [0, 0], [0]])
+    >>> inputs_dead_entries(net, {(0, 0)})[0]
+    [['unseen', 0, 1, [0, 1]]]
+    """
+    L = net.depth
+    dead, out, done = set(dead), [], set()
+    changed = True
+    while changed:
+        changed = False
+        for l in range(L - 1):
+            W, b = net.layer(l)
+            for i in range(W.nrows):
+                if (l, i) in done or b[i] > 0 or any(w != 0 and not (l and (l - 1, c) in dead)
+                                                     for c, w in enumerate(W.row_at(i))):
+                    continue
+                done.add((l, i))
+                if b[i] == 0 and l + 1 < L - 1:
+                    js = [j for j in _one_sign_successors(net, l, i)
+                          if (l + 1, j) not in dead and (l + 1, j) not in exclude]
+                    if js or any(w != 0 for w in net.weights[l + 1].col_at(i)):
+                        out.append(["unseen", l, i, js])
+                        dead.update((l + 1, j) for j in js)
+                    elif (l, i) not in dead:
+                        out.append(["dead_inputs", l, i])
+                elif (l, i) not in dead:
+                    out.append(["dead_inputs", l, i])
+                changed |= (l, i) not in dead
+                dead.add((l, i))
+        changed = changed and len(done) < sum(net.widths[1:-1])
+    return out, dead
+
+
+def masked_pairs(net: Network, l: int, active, masked, dead) -> list[list[int]]:
+    """``[i, i2]`` for the ordered pairs of distinct neurons of hidden layer *l* that are always
+    active or masked (*active*, *masked*, *dead*: sets of ``(layer, neuron)``), at least one
+    masked, with i2 always active or every live successor of i (non-zero weight, not dead) a live
+    successor of i2: the GL direction row i += row i2, column i2 −= column i is in the kernel
+    (three-layer-fibers R35 (e); the ``masked_pair`` entry).
+
+    >>> net = Network.from_rows([[[1], [2]], [[1, 1]], [[1]]], [[0, 1], [-1], [0]])
+    >>> masked_pairs(net, 0, {(0, 1)}, {(0, 0)}, set())
+    [[0, 1], [1, 0]]
+    """
+    V = net.weights[l + 1]
+    B = [i for i in range(net.widths[l + 1]) if (l, i) not in dead and ((l, i) in active or (l, i) in masked)]
+
+    def live(m):
+        return {k for k in range(V.nrows) if V[k, m] != 0 and (l + 1, k) not in dead}
+    return [[i, i2] for i in B for i2 in B if i != i2 and ((l, i) in masked or (l, i2) in masked)
+            and ((l, i2) in active or live(i) <= live(i2))]
+
+
+def _one_sign_successors(net: Network, l: int, i: int) -> list[int]:
+    """The successors j (layer l+1, the last hidden one) of neuron (l, i) that some output o
+    sees with c_j = W_{l+1}[j,i]·W_L[o,j] != 0 while every non-zero c_k has the sign of c_j."""
+    if l + 2 != net.depth - 1:
+        return []
+    V, U = net.weights[l + 1], net.weights[l + 2]
+    out = set()
+    for o in range(U.nrows):
+        c = [V[j, i] * U[o, j] for j in range(V.nrows)]
+        if all(x >= 0 for x in c) or all(x <= 0 for x in c):
+            out.update(j for j, x in enumerate(c) if x != 0)
+    return sorted(out)
+
+
+def unseen_vectors(net: Network, l: int, i: int, js=()) -> list[dict]:
+    """The directions of an ``unseen`` entry (sparse, flat parameter order; no fact checked):
+    ``Σ_j W_{l+1}[j,i] e(W_{l+1}[j,c])`` for every input c of layer l+1, ``Σ_j W_{l+1}[j,i]
+    e(b_{l+1}[j])`` (the column of each is h_l[c]·e_l[i] = 0, resp. e_l[i] = 0), and the unit
+    vectors of the incoming row, bias and outgoing column of each successor j in *js*.
+
+    >>> net = Network.from_rows([[[1], [0]], [[1, 2]], [[1]]], [[-2, 0], [0], [0]])
+    >>> [sorted((k, str(w)) for k, w in v.items()) for v in unseen_vectors(net, 0, 1)]
+    [[(4, '2')], [(5, '2')], [(6, '2')]]
+    """
+    offs = parameter_offsets(net)
+    V, U = net.weights[l + 1], net.weights[l + 2]
+    out = []
+    for c in range(V.ncols + 1):
+        v = {offs[l + 1] + (j * V.ncols + c if c < V.ncols else V.nrows * V.ncols + j): V[j, i]
+             for j in range(V.nrows) if V[j, i] != 0}
+        if v:
+            out.append(v)
+    for j in js:
+        ks = [offs[l + 1] + j * V.ncols + c for c in range(V.ncols)] + [offs[l + 1] + V.nrows * V.ncols + j]
+        ks += [offs[l + 2] + o * U.ncols + j for o in range(U.nrows)]
+        out.extend({k: Q(1)} for k in ks)
+    return out
 
 
 def _ratio(u, v):

@@ -49,6 +49,20 @@ vector is built here from θ, every fact re-derived here)::
     ["constant", l, i]           b_l[i] > 0 and every W_l[i,c] != 0 has c dead (interval bounds or
                                  a dead_proof entry; none for l = 0): e(W_{l+1}[k,i]) −
                                  b_l[i] e(b_{l+1}[k]) for every row k
+    ["dead_inputs", l, i]        b_l[i] <= 0 and every W_l[i,c] != 0 has c dead (none for l = 0):
+                                 dead at every differentiable input, the vectors of "dead"
+                                 (three-layer-fibers R35 (b))
+    ["unseen", l, i, [j, ...]]   layer l+1 hidden, b_l[i] = 0, every W_l[i,c] != 0 has c dead:
+                                 Σ_j W_{l+1}[j,i] e(W_{l+1}[j,c]) (every c) and Σ_j W_{l+1}[j,i]
+                                 e(b_{l+1}[j]); each listed j (layer l+1 the last hidden one) has,
+                                 for some output o, c_j = W_{l+1}[j,i]·W_L[o,j] != 0 and every
+                                 non-zero c_k of the sign of c_j: dead, the vectors of "dead"
+                                 (R35 (c), (d)); these entries are read in order, after the
+                                 dead_proof entries, each one's dead neurons usable by the next
+    ["masked_pair", l, [i, i2]]  i, i2 always active or masked (a masked entry earlier in the
+                                 list), and i2 always active or every live successor of i (weight
+                                 != 0, not dead) one of i2: the S4 direction row i += row i2,
+                                 b_l[i] += b_l[i2], column i2 of W_{l+1} −= column i (R35 (e))
     ["silent", l, i]             δ_l[i] ≡ 0 (re-derived, see below): unit vectors of the incoming
                                  row and bias
     ["incoming", l, i, Q]        directions on the incoming row and bias of (l, i) orthogonal to
@@ -140,7 +154,19 @@ and always active (z = 0 on the whole domain) is used as dead only.
   and b_{l+1} absorbs t·W_{l+1}[:, i].)
 * masked (S6): the same v, now with D_l[i] = 0 possible; but where z_l[i] < 0 every successor
   j with W_{l+1}[j,i] != 0 is inactive (the proofs, or the successor is dead), so
-  δ_{l+1}[j] = D_{l+1}[j](…) = 0 and the sum vanishes.  Needs layer l+1 hidden.
+  δ_{l+1}[j] = D_{l+1}[j](…) = 0 and the sum vanishes; where z_l[i] = 0 the neuron is a kink of
+  a differentiable input, unseen: the sum is 0 too (R35 (a)).  Needs layer l+1 hidden.
+* dead_inputs, unseen (R35): at a differentiable input the dead inputs have h = 0, so
+  z_l[i] = b_l[i]; b < 0: D = 0, h = 0; b = 0: a kink, h = 0, δ = 0, and by the rule of step 1
+  e_l[i] = Σ_j W_{l+1}[j,i] δ_{l+1}[j] = 0 for every output, the column of Σ_j W_{l+1}[j,i]
+  e(W_{l+1}[j,c]) being h_l[c]·e_l[i] and that of Σ_j W_{l+1}[j,i] e(b_{l+1}[j]) being e_l[i].
+  With layer l+1 the last hidden one, e_l[i] = Σ_j c_j D_{l+1}[j] (kinks masked 0) for output o,
+  so one sign of the non-zero c_j forces D_{l+1}[j] = 0 (z <= 0, h = 0, δ = 0) wherever c_j != 0.
+  Every use of "dead" here (silent, constant, masked, these entries) needs only h = 0 and D = 0
+  at differentiable inputs.
+* masked_pair (R35 (e)): J·v = e_l[i] z_l[i2] (D_l[i] − D_l[i2]); where e_l[i] != 0 a live
+  successor of i is active, so z_l[i] > 0 (z = 0 would be a kink seen from above) and
+  z_l[i2] >= 0 (always active, or its masked proofs cover that successor): the product is 0.
 * block (S4, R11): for a set B of always-active neurons of layer l, h_l[B] = W_l[B] h_{l-1} +
   b_l[B] at differentiable inputs, and z_{l+1} = W_{l+1}[:,B] h_l[B] + (rest).  For i != i2 in B
   let E = e_i e_{i2}ᵀ (E² = 0, so (I + tE)⁻¹ = I − tE exactly).  θ + t v with v: row i of W_l

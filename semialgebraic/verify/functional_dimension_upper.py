@@ -71,11 +71,25 @@ def _upper_vectors(net, dirs, lo_hi, shared=None) -> list | str:
                 return (f"the proof that neuron ({l}, {i}) is never "
                         f"{'active' if s > 0 else 'inactive'} does not check")
             (dead if s > 0 else active).add((l, i))
+    for e in dirs:                              # dead at every differentiable input, in order
+        if e[0] in ("dead_inputs", "unseen"):
+            why = _check_inputs_dead(net, e, dead)
+            if why:
+                return why
+            dead.add((e[1], e[2]))
+            dead.update((e[1] + 1, j) for j in (e[3] if e[0] == "unseen" else ()))
     active -= dead               # both: z = 0 at every input (no differentiable one): not used
     silent = _silent(net, dead)
+    masked: set = set()                         # neurons of the masked entries checked so far
     out = []
     for e in dirs:
         kind = e[0]
+        if kind == "masked_pair":
+            vs = _masked_pair(net, offsets, e[1], e[2], active, masked, dead)
+            if isinstance(vs, str):
+                return vs
+            out.extend(vs)
+            continue
         if kind == "free":
             k, proof = e[1], e[2]
             if is_bab_proof(proof):            # never co-active: W_l[i,k] is never exercised
@@ -119,11 +133,28 @@ def _upper_vectors(net, dirs, lo_hi, shared=None) -> list | str:
             for o, w in enumerate(V.col_at(i)):
                 v[offsets[l + 1] + o * V.ncols + i] = -w
             out.append(v)
-        elif kind in ("dead", "dead_proof"):
+        elif kind in ("dead", "dead_proof", "dead_inputs"):
             if kind == "dead" and not _interval_dead(bounds, l, i):
                 return f"neuron ({l}, {i}) is not dead on the domain by interval bounds"
             ks = rows + [bias] + [offsets[l + 1] + o * V.ncols + i for o in range(V.nrows)]
             out.extend(_unit(N, k) for k in ks)
+        elif kind == "unseen":
+            # z_l[i] = 0 at every differentiable input (checked above), so by the rule of
+            # algebra.kernel.differentiability e_l[i] = Σ_j W_{l+1}[j,i] δ_{l+1}[j] = 0 there
+            # (three-layer-fibers R35)
+            U, _ = net.layer(l + 2)
+            for c in range(V.ncols + 1):
+                v = [_ZERO] * N
+                for j in range(V.nrows):
+                    k = offsets[l + 1] + (j * V.ncols + c if c < V.ncols else V.nrows * V.ncols + j)
+                    v[k] = V[j, i]
+                out.append(v)
+            for j in e[3]:                          # the successors inactive there: dead
+                W1, _ = net.layer(l + 1)
+                ks = [offsets[l + 1] + j * W1.ncols + c for c in range(W1.ncols)] + [
+                    offsets[l + 1] + W1.nrows * W1.ncols + j] + [offsets[l + 2] + o * U.ncols + j
+                                                                 for o in range(U.nrows)]
+                out.extend(_unit(N, k) for k in ks)
         elif kind in ("active", "active_proof", "masked"):
             if kind == "active" and not (bounds[l][i][0] is not None and bounds[l][i][0] >= 0
                                          and (l, i) in active):
@@ -134,6 +165,7 @@ def _upper_vectors(net, dirs, lo_hi, shared=None) -> list | str:
                 why = _check_masked(net, lo_hi, l, i, e[3], dead, shared)
                 if why:
                     return why
+                masked.add((l, i))
             v = [_ZERO] * N
             v[bias] = Q(1)
             for o, w in enumerate(V.col_at(i)):
@@ -253,9 +285,10 @@ def _masked_rows(net, x, masks) -> list:
 
 def _shape(net, e) -> None:
     """Raise InputError unless *e* is a well-formed ``upper_directions`` entry about *net*."""
-    kinds3 = ("scale", "dead", "active", "silent", "constant")
-    kinds4 = ("dead_proof", "active_proof", "masked", "incoming")
-    kinds = kinds3 + kinds4 + ("free", "block", "block_kernel", "duplicate", "opposite", "fixed_successors")
+    kinds3 = ("scale", "dead", "active", "silent", "constant", "dead_inputs")
+    kinds4 = ("dead_proof", "active_proof", "masked", "incoming", "unseen")
+    kinds = kinds3 + kinds4 + ("free", "block", "block_kernel", "duplicate", "opposite", "fixed_successors",
+                               "masked_pair")
     if not isinstance(e, list) or not e or e[0] not in kinds:
         raise InputError(f"upper_directions entry {str(e)[:60]} is not one of {', '.join(kinds)}")
     if len(e) != (4 if e[0] in kinds4 else 5 if e[0] == "fixed_successors" else 3) or not _is_int(e[1]):
@@ -269,9 +302,9 @@ def _shape(net, e) -> None:
     if not 0 <= l < net.depth - 1:
         raise InputError(f"upper_directions entry {str(e)[:60]} names no hidden layer")
     width = net.widths[l + 1]
-    if e[0] in ("block", "block_kernel", "duplicate", "opposite"):
+    if e[0] in ("block", "block_kernel", "duplicate", "opposite", "masked_pair"):
         if (not isinstance(e[2], list) or len(e[2]) < 2 or not all(_is_int(i) and 0 <= i < width for i in e[2])
-                or len(set(e[2])) != len(e[2]) or e[0] == "opposite" and len(e[2]) != 2):
+                or len(set(e[2])) != len(e[2]) or e[0] in ("opposite", "masked_pair") and len(e[2]) != 2):
             raise InputError(f"upper_directions entry {str(e)[:60]}: a {e[0]} lists >= 2 distinct "
                              "neurons of the layer")
         return
@@ -288,6 +321,10 @@ def _shape(net, e) -> None:
                              "neuron of the next layer, not all 0")
         if not isinstance(e[4], dict) or set(e[4]) != {"shared"}:
             raise InputError("a fixed_successors entry refers to its proof as {'shared': i}")
+    if e[0] == "unseen" and (not isinstance(e[3], list) or l + 1 >= net.depth - 1 or len(set(e[3])) != len(e[3])
+                             or not all(_is_int(j) and 0 <= j < net.widths[l + 2] for j in e[3])):
+        raise InputError(f"upper_directions entry {str(e)[:60]}: an unseen entry names a neuron below a "
+                         "hidden layer and a list of distinct neurons of that layer")
     if e[0] == "masked" and not isinstance(e[3], list):
         raise InputError("a masked entry carries a list of proofs")
     if e[0] in ("dead_proof", "active_proof", "incoming") and not isinstance(e[3], dict):
@@ -346,6 +383,64 @@ def _silent(net, dead) -> set:
             if l == L - 2 and not succ or l < L - 2 and all((l + 1, j) in out for j in succ):
                 out.add((l, i))
     return out
+
+
+def _check_inputs_dead(net, e, dead) -> str | None:
+    """None when the fact of a ``dead_inputs`` / ``unseen`` entry holds given the neurons *dead*
+    so far (dead at every differentiable input), else the reason.  ``dead_inputs``: b_l[i] <= 0
+    and every W_l[i,c] != 0 has (l-1, c) dead (none for l = 0): at a differentiable input
+    z_l[i] = b_l[i] <= 0, so D = 0 and h = 0 (a kink: h = 0, δ = 0).  ``unseen``: the same with
+    b_l[i] = 0 and layer l+1 hidden (z_l[i] = 0 there: a kink, unseen by the rule of
+    :mod:`algebra.kernel.differentiability`); each listed successor j of the last hidden layer
+    has, for some output o, c_j = W_{l+1}[j,i]·W_L[o,j] != 0 with every non-zero c_k (k of layer
+    l+1) of one sign: e_l[i] = Σ_k c_k D_{l+1}[k] = 0 forces D_{l+1}[j] = 0 (three-layer-fibers R35)."""
+    kind, l, i = e[0], e[1], e[2]
+    W, b = net.layer(l)
+    if b[i] > 0 or kind == "unseen" and b[i] != 0:
+        return f"neuron ({l}, {i}) has bias {b[i]}: not {'zero' if kind == 'unseen' else '<= 0'}"
+    if any(w != 0 and not (l and (l - 1, c) in dead) for c, w in enumerate(W.row_at(i))):
+        return f"neuron ({l}, {i}) has an input that is not proven dead"
+    if kind == "dead_inputs":
+        return None
+    if l + 1 >= net.depth - 1:
+        return f"neuron ({l}, {i}) is in the last hidden layer: nothing above it but the outputs"
+    if e[3] and l + 2 != net.depth - 1:
+        return f"neuron ({l}, {i}): only successors in the last hidden layer are derived inactive"
+    V, U = net.weights[l + 1], net.weights[l + 2] if l + 2 < net.depth else None
+    for j in e[3]:
+        if not any(V[j, i] * U[o, j] != 0 and all(V[k, i] * U[o, k] * (V[j, i] * U[o, j]) >= 0
+                                                  for k in range(V.nrows)) for o in range(U.nrows)):
+            return (f"neuron ({l + 1}, {j}): no output sees every successor of the zero neuron ({l}, {i}) "
+                    "with one sign")
+    return None
+
+
+def _masked_pair(net, offsets, l, pair, active, masked, dead) -> list | str:
+    """The GL direction of a ``masked_pair`` entry ``[i, i2]`` (row i += row i2, column i2 −=
+    column i), or the reason it is not justified: i and i2 always active or masked (a masked
+    entry earlier in the list), and i2 always active or every live successor of i (non-zero
+    weight, not dead) a live successor of i2, so that wherever a live successor of i is active
+    z_l[i] >= 0 and z_l[i2] >= 0 (three-layer-fibers R35 (e))."""
+    i, i2 = pair
+    for m in pair:
+        if (l, m) not in active and (l, m) not in masked:
+            return f"neuron ({l}, {m}) of a masked pair is neither always active nor masked by an earlier entry"
+    V = net.weights[l + 1]
+
+    def live(m):
+        return {k for k in range(V.nrows) if V[k, m] != 0 and (l + 1, k) not in dead}
+    if (l, i2) not in active and not live(i) <= live(i2):
+        return (f"neuron ({l}, {i}) has a live successor that the masked entry of ({l}, {i2}) does not "
+                "cover")
+    W, b = net.layer(l)
+    N = net.n_parameters
+    v = [_ZERO] * N
+    for c, w in enumerate(W.row_at(i2)):
+        v[offsets[l] + i * W.ncols + c] = w
+    v[offsets[l] + W.nrows * W.ncols + i] = b[i2]
+    for o, w in enumerate(V.col_at(i)):
+        v[offsets[l + 1] + o * V.ncols + i2] = -w
+    return [v]
 
 
 def _check_masked(net, lo_hi, l, i, proofs, dead, shared=None) -> str | None:

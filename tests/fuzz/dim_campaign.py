@@ -502,17 +502,18 @@ def mutations(cert, net, truth):
 
 
 class Case:
-    def __init__(self, seed, kind, timeout, cli, workdir, large=False):
+    def __init__(self, seed, kind, timeout, cli, workdir, large=False, max_regions=None):
         self.seed = seed
         self.kind, self.net, self.dom, self.planted = make_case(seed, kind, large)
         # two cases in three without the region walk: the sampled sandwich, its exact decisions
         # (suspects) and its proven directions are what the walk would otherwise hide
-        self.max_regions = 400 if seed % 3 == 0 else 0
+        self.max_regions = (400 if seed % 3 == 0 else 0) if max_regions is None else max_regions
         self.timeout, self.cli, self.wd = timeout, cli, workdir
         self.findings = []
         self.truth = None
         self.answer = None
         self.checks = Counter()
+        self.bounds = None
 
     def find(self, what):
         self.findings.append(what)
@@ -534,6 +535,7 @@ class Case:
             self.find(f"functional_dimension raised {type(e).__name__}: {e}")
             return
         self.answer = f"[{fd.lower},{fd.upper}]" + (" non-generic" if fd.non_generic else "") + f" oracle {v}"
+        self.bounds = (fd.lower, fd.upper, fd.non_generic)
         if v is None:               # not defined: an exact value is wrong, an interval says nothing
             if fd.exact:
                 self.find(f"oracle: no differentiable region (non-generic); dim says exactly {fd.value}"
@@ -606,9 +608,9 @@ class Case:
                 self.find(f"netfibers verify rejects the CLI certificate: {q.stdout[-200:]} {q.stderr[-200:]}")
 
 
-def run_case(seed, kind=None, timeout=30, cli=False, large=False):
+def run_case(seed, kind=None, timeout=30, cli=False, large=False, max_regions=None):
     with tempfile.TemporaryDirectory() as wd:
-        c = Case(seed, kind, timeout, cli, wd, large)
+        c = Case(seed, kind, timeout, cli, wd, large, max_regions)
         c.run()
         return c
 
@@ -625,7 +627,12 @@ def main(argv=None):
     ap.add_argument("--timeout", type=float, default=30)
     ap.add_argument("--cli", action="store_true", help="also run the CLI and `netfibers verify`")
     ap.add_argument("--large", action="store_true", help="d 2-3, two or three hidden layers, 14 neurons")
+    ap.add_argument("--audit", type=int, metavar="N",
+                    help="tightness audit without the region walk (max_regions 0): N seeds from --seed "
+                         "for every kind (--kind: that one), per-kind exact / upper above the oracle / gap")
     args = ap.parse_args(argv)
+    if args.audit:
+        return audit(args.seed, args.audit, [args.kind] if args.kind else KINDS, args.timeout, args.large)
     per_kind, bad, checks = Counter(), defaultdict(list), Counter()
     t0 = time.time()
     for s in range(args.seed, args.seed + args.count):
@@ -652,6 +659,41 @@ def main(argv=None):
     for k in KINDS:
         if per_kind[k]:
             print(f"  {k:12s} {per_kind[k]:4d} cases, findings in seeds {bad.get(k, [])}")
+    return 1 if bad else 0
+
+
+def audit(seed, per, kinds, timeout=30, large=False) -> int:
+    """How tight ``dim`` is without the region walk (``max_regions=0``): *per* seeds from *seed*
+    for each of *kinds*; per kind the cases, those with an oracle value, the exact answers, the
+    answers whose upper bound is above the oracle and the mean gap ``upper − oracle`` (over the
+    cases with a value).  Findings are printed as in :func:`main`; returns 1 when there is one."""
+    rows, bad = [], 0
+    t0, c0 = time.time(), time.process_time()
+    for kind in kinds:
+        n = valued = exact = above = gap = 0
+        for s in range(seed, seed + per):
+            t = time.time()
+            c = run_case(s, kind, timeout, False, large, max_regions=0)
+            n += 1
+            v = c.truth["value"] if c.truth else None
+            print(f"seed {s} {kind:11s} {c.dom[0]:7s} widths {widths(c.net)}: {c.answer}; "
+                  f"{'; '.join(c.planted)} ({time.time() - t:.1f} s)", flush=True)
+            for f in c.findings:
+                bad += 1
+                print(f"FINDING seed={s} kind={kind}: {f}\n    (python -m tests.fuzz.dim_campaign --seed {s} "
+                      f"--count 1 --kind {kind})", flush=True)
+            if v is None or c.bounds is None or c.bounds[2]:
+                continue
+            valued += 1
+            exact += c.bounds[0] == c.bounds[1]
+            above += c.bounds[1] > v
+            gap += c.bounds[1] - v
+        rows.append((kind, n, valued, exact, above, gap))
+    print(f"\naudit without the walk: {sum(r[1] for r in rows)} cases in {time.time() - t0:.0f} s, "
+          f"{time.process_time() - c0:.0f} CPU s, findings {bad}")
+    print(f"  {'kind':12s} cases valued exact upper>oracle mean-gap")
+    for kind, n, valued, exact, above, gap in rows + [("all", *[sum(r[k] for r in rows) for k in range(1, 6)])]:
+        print(f"  {kind:12s} {n:5d} {valued:6d} {exact:5d} {above:12d} {gap / valued if valued else 0:8.2f}")
     return 1 if bad else 0
 
 
