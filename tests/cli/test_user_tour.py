@@ -1,0 +1,66 @@
+"""A new user's day (session 18 "usertour"): problems found by running the product on real
+material, each pinned by its values.
+
+* ``diff`` by branch and bound and ``equiv --epsilon`` printed ``≈`` decimals without the note
+  that says where the exact rationals are (README "Reading the answers"); ``emit`` now appends
+  it to any answer that shows a ``≈``, once, and never with ``--exact`` or ``--json``.
+"""
+
+from __future__ import annotations
+
+import json
+from fractions import Fraction
+
+import pytest
+
+from algebra.network import Network
+from semialgebraic.commands.display import EXACT_NOTE
+
+# a(x) = relu(x), b(x) = (1 + 7/30000000000001)·relu(x) on [0, 1]: max |a - b| = 7/30000000000001
+# at x = 1, a rational too long to print (display.SMALL)
+A = Network.from_rows([[[1]], [[1]]], [[0], [0]])
+B = Network.from_rows([[[1]], [["30000000000008/30000000000001"]]], [[0], [0]])
+MAX = Fraction(7, 30000000000001)
+
+
+@pytest.fixture
+def pair(tmp_path):
+    paths = []
+    for name, net in (("a", A), ("b", B)):
+        p = tmp_path / f"{name}.json"
+        p.write_text(json.dumps(net.to_dict()))
+        paths.append(str(p))
+    return paths
+
+
+def test_diff_bab_prints_the_exact_note_once(run, pair, tmp_path):
+    cert = tmp_path / "c.json"
+    code, out, err = run("diff", *pair, "--box", "0,1", "--method", "bab", "--certificate", cert)
+    assert code == 0 and err == ""
+    lines = out.strip().splitlines()
+    assert lines[0].startswith("max |a - b| = ≈ 2.3333e-13 at x = (1), output 0")
+    assert lines[-1] == EXACT_NOTE and out.count(EXACT_NOTE) == 1
+    code, out, _ = run("verify", cert)
+    assert code == 0 and out.startswith("VALID bab_bound certificate") and out.count(EXACT_NOTE) == 1
+
+
+def test_diff_bab_exact_and_json_have_no_note(run, pair):
+    code, out, _ = run("diff", *pair, "--box", "0,1", "--method", "bab", "--exact")
+    assert code == 0 and "≈" not in out and EXACT_NOTE not in out
+    assert out.startswith(f"max |a - b| = {MAX} at x = (1), output 0")
+    code, out, _ = run("diff", *pair, "--box", "0,1", "--method", "bab", "--json")
+    data = json.loads(out)
+    assert Fraction(data["lower"]) == Fraction(data["upper"]) == MAX and data["complete"] is True
+
+
+def test_equiv_epsilon_prints_the_exact_note(run, pair):
+    code, out, _ = run("equiv", *pair, "--epsilon", "1/1000", "--box", "0,1")
+    assert code == 0
+    assert out.splitlines()[0].startswith("max |a - b| <= 1/1000 (branch and bound, certified: "
+                                          "upper bound ≈ 2.3333e-13")
+    assert out.strip().splitlines()[-1] == EXACT_NOTE
+    code, out, _ = run("equiv", *pair, "--epsilon", "1/10000000000000", "--box", "0,1")
+    assert code == 1 and out.startswith("max |a - b| > 1/10000000000000: |a_0 - b_0| = ≈ 2.3333e-13 at x = (1)")
+    assert out.strip().splitlines()[-1] == EXACT_NOTE
+    code, out, _ = run("equiv", *pair, "--epsilon", "1/1000", "--box", "0,1", "--exact")
+    assert code == 0 and EXACT_NOTE not in out and "≈" not in out
