@@ -100,8 +100,8 @@ def build_parser() -> argparse.ArgumentParser:
 FILE_OPTIONS = ("certificate", "output", "graphml", "form", "checkpoint", "data")
 
 # options whose value may start with "-" (argparse would read "-1,1" as an option)
-NEGATIVE_VALUE_OPTIONS = ("--box", "--x", "--ball")
-_NEGATIVE = re.compile(r"^-\.?\d[\d,./:eE+\- ]*$")     # ":": per-coordinate lo:hi
+NEGATIVE_VALUE_OPTIONS = ("--box", "--x", "--ball", "--slice")
+_NEGATIVE = re.compile(r"^-\.?\d[\d,./:;eE+\- ]*$")    # ":": per-coordinate lo:hi; ";": P;D1;D2
 
 
 def _join_negative_values(argv: list[str]) -> list[str]:

@@ -64,3 +64,22 @@ def test_equiv_epsilon_prints_the_exact_note(run, pair):
     assert out.strip().splitlines()[-1] == EXACT_NOTE
     code, out, _ = run("equiv", *pair, "--epsilon", "1/1000", "--box", "0,1", "--exact")
     assert code == 0 and EXACT_NOTE not in out and "≈" not in out
+
+
+# ``--slice P,D1,D2`` (plot) took no negative first number ("expected one argument") while the
+# other coordinate options do; eval's and conserved's help still told the user to write ``=``
+def test_negative_values_join_for_every_coordinate_option():
+    from semialgebraic.cli import _join_negative_values
+    assert _join_negative_values(["--slice", "-1,0,1,0,0,1"]) == ["--slice=-1,0,1,0,0,1"]
+    assert _join_negative_values(["--slice", "-1/2,0;1,0;0,1"]) == ["--slice=-1/2,0;1,0;0,1"]
+    assert _join_negative_values(["--x", "-1,2", "--json"]) == ["--x=-1,2", "--json"]
+    assert _join_negative_values(["--slice", "-v"]) == ["--slice", "-v"]     # an option stays one
+
+
+def test_eval_negative_first_coordinate_and_help(run):
+    code, out, err = run("eval", "algebra/examples/masked_bottleneck.json", "--x", "-1,2")
+    assert (code, out.strip(), err) == (0, "0", "")
+    code, out, _ = run("eval", "--help")
+    assert code == 0 and "--x=" not in out
+    code, out, _ = run("conserved", "--help")
+    assert code == 0 and "--box=" not in out
