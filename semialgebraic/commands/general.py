@@ -213,8 +213,10 @@ def _cmd_equiv_epsilon(args, a, b) -> int:
         fail("--epsilon must be >= 0")
     dom = parse_domain(args, a.n_inputs, a)
     answer, r = epsilon_equivalent(a, b, dom, eps, budget=_budget(args))
-    if args.certificate and answer is not None:
-        write_certificate(r.certificate, args.certificate)
+    # undecided too: the certified interval so far (the bab_bound certificate `diff` writes)
+    written = args.certificate if args.certificate and r.certificate is not None else None
+    if written:
+        write_certificate(r.certificate, written)
     units, line = units_report(getattr(args, "units", None), dom, args.exact)
     data = {"answer": answer, "method": "branch and bound", "epsilon": str(eps), **r.to_json(),
             "decided": answer is not None, **units}
@@ -231,8 +233,7 @@ def _cmd_equiv_epsilon(args, a, b) -> int:
         text = (f"undecided: max |a - b| in [{_num(r.lower, args)}, {_upper(r, args)}] "
                 f"({r.reason})" if r.upper is not None else
                 f"undecided: max |a - b| >= {_num(r.lower, args)} ({r.reason})")
-    else:
-        text += _checked_note(r, args.certificate if answer is not None else None)
+    text += _checked_note(r, written)
     emit(args, data, text + line)
     return {True: 0, False: 1, None: 3}[answer]
 

@@ -83,3 +83,17 @@ def test_eval_negative_first_coordinate_and_help(run):
     assert code == 0 and "--x=" not in out
     code, out, _ = run("conserved", "--help")
     assert code == 0 and "--box=" not in out
+
+
+# ``equiv --epsilon`` that ran out of time wrote no certificate although it printed a certified
+# interval (``diff`` writes the same bab_bound certificate when it stops): now it is written
+def test_equiv_epsilon_undecided_writes_the_partial_certificate(run, pair, tmp_path):
+    cert = tmp_path / "c.json"
+    code, out, err = run("equiv", *pair, "--epsilon", str(MAX), "--box", "0,1",
+                         "--timeout", "1e-9", "--certificate", cert)
+    assert code == 3 and err == "" and out.startswith("undecided: max |a - b|")
+    assert cert.exists()
+    data = json.loads(cert.read_text())
+    assert data["type"] == "bab_bound"
+    code, out, _ = run("verify", cert, *pair)
+    assert code == 0 and out.startswith("VALID bab_bound certificate")
