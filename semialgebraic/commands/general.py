@@ -35,7 +35,7 @@ from dataclasses import replace
 from algebra.exceptions import AlgebraError, InputError
 from algebra.rationals import q_str, to_q
 
-from ..budget import Budget
+from ..budget import Budget, BudgetExhausted
 from ..certificates import write_certificate
 from ..cli import emit, fail
 from ..bab import diff_bounds, epsilon_equivalent
@@ -43,6 +43,7 @@ from .plot import diff_picture
 from ..dimension import functional_dimension, functional_dimension_certificate
 from ..equivalence import METHODS, equivalent, max_deviation
 from ..regions.hull import preload
+from ..verdict import Verdict
 from . import display
 from .common import (check_output_dir, is_existing_file, load_network, load_pair_in_units, parse_box,
                      parse_domain, units_report)
@@ -149,7 +150,15 @@ def cmd_equiv(args) -> int:
     if args.epsilon is not None or args.ball is not None:
         return _cmd_equiv_epsilon(args, a, b)
     budget = _budget(args)
-    v = equivalent(a, b, method=args.method, domain=_domain(args, a), budget=budget)
+    try:
+        # active: the fast paths' own loops (the exact cell walks of G8's check on a trained
+        # 64-32-16-10 net: minutes) stop at the deadline too; a walk stopped so leaves its
+        # hypothesis undecided (never assumed), and the general method then reports the budget
+        with budget.active():
+            v = equivalent(a, b, method=args.method, domain=_domain(args, a), budget=budget)
+    except BudgetExhausted as exc:         # a loop outside any walk: undecided, nothing proved
+        v = Verdict(None, args.method, f"undecided: {exc or budget.reason} before a method decided",
+                    (), None, {"regions_checked": 0, "complete": False})
     if args.certificate and v.answer is not None and v.certificate is not None:
         write_certificate(v.certificate, args.certificate)
     data = v.to_json() if getattr(args, "json", False) else {}    # large certificates: costly

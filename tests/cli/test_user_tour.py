@@ -97,3 +97,26 @@ def test_equiv_epsilon_undecided_writes_the_partial_certificate(run, pair, tmp_p
     assert data["type"] == "bab_bound"
     code, out, _ = run("verify", cert, *pair)
     assert code == 0 and out.startswith("VALID bab_bound certificate")
+
+
+# ``equiv --timeout`` did not reach the bottleneck fast path: its G8 check walks the cells of
+# each facet exactly (n1 >= 3) with no deadline, minutes on a trained 64-32-16-10 digits net
+# (equiv of the file with itself at --timeout 10: killed at 120 s). The budget is now active
+# there: a stopped walk leaves G8 undecided (never assumed) and the answer is "undecided".
+T9 = "algebra/examples/t9_three_masked.json"     # n1 = 3: G8 walks its facets
+
+
+def test_equiv_timeout_reaches_the_bottleneck_g8_walk(run):
+    code, out, err = run("equiv", T9, T9, "--timeout", "1e-9", "--json")
+    assert code == 3 and err == ""
+    data = json.loads(out)
+    assert data["answer"] is None and "timeout of 1e-09 s reached" in data["reason"]
+    g8 = [h for h in data["hypotheses"] if "G8" in h["name"]]
+    assert g8 and all(h["holds"] is None for h in g8)       # stopped: undecided, not assumed
+    assert data.get("certificate") is None
+
+
+def test_equiv_with_time_left_still_decides_by_canon(run):
+    code, out, err = run("equiv", T9, T9, "--timeout", "600")
+    assert (code, err) == (0, "")
+    assert out.startswith("equivalent (bottleneck-canon): canonical forms are equal")
