@@ -151,9 +151,10 @@ def cmd_equiv(args) -> int:
         return _cmd_equiv_epsilon(args, a, b)
     budget = _budget(args)
     try:
-        # active: the fast paths' own loops (the exact cell walks of G8's check on a trained
-        # 64-32-16-10 net: minutes) stop at the deadline too; a walk stopped so leaves its
-        # hypothesis undecided (never assumed), and the general method then reports the budget
+        # active: the fast paths' own loops (the exact facet-cell walks of the bottleneck
+        # check on a trained 64-32-16-10 net: minutes) stop at the deadline too; a walk stopped
+        # so leaves its hypothesis undecided (never assumed); the general method then reports
+        # the budget
         with budget.active():
             v = equivalent(a, b, method=args.method, domain=_domain(args, a), budget=budget)
     except BudgetExhausted as exc:         # a loop outside any walk: undecided, nothing proved

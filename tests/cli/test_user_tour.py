@@ -99,11 +99,12 @@ def test_equiv_epsilon_undecided_writes_the_partial_certificate(run, pair, tmp_p
     assert code == 0 and out.startswith("VALID bab_bound certificate")
 
 
-# ``equiv --timeout`` did not reach the bottleneck fast path: its G8 check walks the cells of
-# each facet exactly (n1 >= 3) with no deadline, minutes on a trained 64-32-16-10 digits net
-# (equiv of the file with itself at --timeout 10: killed at 120 s). The budget is now active
-# there: a stopped walk leaves G8 undecided (never assumed) and the answer is "undecided".
-T9 = "algebra/examples/t9_three_masked.json"     # n1 = 3: G8 walks its facets
+# ``equiv --timeout`` did not reach the bottleneck fast path: its facet check ("every unmasked
+# first-layer neuron bends on its facet") walks the cells of each facet exactly (n1 >= 3) with
+# no deadline, minutes on a trained 64-32-16-10 digits net (equiv of the file with itself at
+# --timeout 10: killed at 120 s). The budget is now active there: a stopped walk leaves that
+# hypothesis undecided (never assumed) and the answer is "undecided".
+T9 = "algebra/examples/t9_three_masked.json"     # n1 = 3: the facet check walks
 
 
 def test_equiv_timeout_reaches_the_bottleneck_g8_walk(run):
@@ -111,8 +112,8 @@ def test_equiv_timeout_reaches_the_bottleneck_g8_walk(run):
     assert code == 3 and err == ""
     data = json.loads(out)
     assert data["answer"] is None and "timeout of 1e-09 s reached" in data["reason"]
-    g8 = [h for h in data["hypotheses"] if "G8" in h["name"]]
-    assert g8 and all(h["holds"] is None for h in g8)       # stopped: undecided, not assumed
+    facet = [h for h in data["hypotheses"] if "bends on its facet" in h["name"]]
+    assert len(facet) == 2 and all(h["holds"] is None for h in facet)   # stopped, not assumed
     assert data.get("certificate") is None
 
 
