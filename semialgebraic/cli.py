@@ -42,11 +42,27 @@ def fail(message: str) -> None:
 
 
 def emit(args: argparse.Namespace, data: dict, text: str) -> None:
-    """Print *data* as JSON with ``--json``, else *text*."""
+    """Print *data* as JSON with ``--json``, else *text*; a *text* that shows a ``≈`` decimal
+    ends with the note saying how to get the exact rationals (once, whichever command printed
+    it: README "Reading the answers")."""
     if getattr(args, "json", False):
         print(json.dumps(jsonable(data), indent=1))
     else:
-        print(text)
+        print(_with_exact_note(text, getattr(args, "exact", False)))
+
+
+def _with_exact_note(text: str, exact: bool) -> str:
+    """*text* followed by ``display.EXACT_NOTE`` when it shows a ``≈`` decimal and lacks the note.
+
+    >>> _with_exact_note("max |a - b| = ≈ 1.7259e-4", False).splitlines()[-1]
+    '(≈: decimal approximation; exact rationals in --json or with --exact)'
+    >>> _with_exact_note("max |a - b| = 1/3", False)
+    'max |a - b| = 1/3'
+    """
+    from .commands.display import EXACT_NOTE
+    if exact or "≈" not in text or EXACT_NOTE in text:
+        return text
+    return f"{text}\n{EXACT_NOTE}"
 
 
 class _Parser(argparse.ArgumentParser):
@@ -84,8 +100,8 @@ def build_parser() -> argparse.ArgumentParser:
 FILE_OPTIONS = ("certificate", "output", "graphml", "form", "checkpoint", "data")
 
 # options whose value may start with "-" (argparse would read "-1,1" as an option)
-NEGATIVE_VALUE_OPTIONS = ("--box", "--x", "--ball")
-_NEGATIVE = re.compile(r"^-\.?\d[\d,./:eE+\- ]*$")     # ":": per-coordinate lo:hi
+NEGATIVE_VALUE_OPTIONS = ("--box", "--x", "--ball", "--slice")
+_NEGATIVE = re.compile(r"^-\.?\d[\d,./:;eE+\- ]*$")    # ":": per-coordinate lo:hi; ";": P;D1;D2
 
 
 def _join_negative_values(argv: list[str]) -> list[str]:

@@ -8,8 +8,7 @@ Where the activation patterns come from:
 * ``--data FILE.json`` (``{"inputs": [[x1, …], …]}``): the training data; each point is
   evaluated exactly and the gradient fields are those at the data points (data mode);
 * ``--box lo,hi``: every linear region of the network meeting the cube [lo, hi]^d, with x
-  ranging over the region (region mode; ``semialgebraic.regions``); write ``--box=-1,1`` when
-  lo is negative;
+  ranging over the region (region mode; ``semialgebraic.regions``);
 * neither (default): every linear region of the whole input space ℝ^d — the setting of
   three-layer-fibers T10 ("the training data cover all regions").
 
@@ -55,7 +54,7 @@ def register(sub, parent) -> None:
     p.add_argument("net", metavar="NET")
     src = p.add_mutually_exclusive_group()
     src.add_argument("--data", metavar="FILE.json", help='training inputs {"inputs": [[...], ...]}')
-    src.add_argument("--box", metavar="LO,HI", help="all regions meeting the cube [lo, hi]^d (write --box=-1,1 when lo < 0)")
+    src.add_argument("--box", metavar="LO,HI", help="all regions meeting the cube [lo, hi]^d (e.g. -1,1)")
     p.add_argument("--latex", action="store_true", help="print the laws as LaTeX")
     p.add_argument("--timeout", type=float, default=None, metavar="SECONDS",
                    help="seconds (regions and brackets); a partial result exits 3")

@@ -92,8 +92,7 @@ def register(sub, parent) -> None:
     p.add_argument("net", metavar="NET")
     group = p.add_mutually_exclusive_group(required=True)
     group.add_argument("--x", metavar="X",
-                       help="input, comma separated exact numbers, e.g. 1,1/2,-3e-2 (write "
-                            "--x=-1,2 when the first coordinate is negative)")
+                       help="input, comma separated exact numbers, e.g. -1,1/2,-3e-2")
     group.add_argument("--data", metavar="FILE",
                        help='batch of inputs: JSON {"inputs": [[x1, ...], ...]}')
     p.set_defaults(func=cmd_eval)
