@@ -28,7 +28,10 @@ class NonGenericError(SemialgebraicError, ValueError):
 
     def __str__(self) -> str:
         msg = f"non-generic: {self.condition}"
-        if self.witness is not None:
+        if isinstance(self.witness, dict) and self.witness and \
+                all(isinstance(v, (int, str)) for v in self.witness.values()):
+            msg += " at " + ", ".join(f"{k} = {v}" for k, v in self.witness.items())
+        elif self.witness is not None:
             msg += f" at {self.witness}"
         return f"{msg}; {self.hint}" if self.hint else msg
 

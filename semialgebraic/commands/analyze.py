@@ -115,7 +115,7 @@ def analysis_bottleneck(net: Network, *, seed: int = 1, data: dict | None = None
         F = fiber_bottleneck(net)
     except NonGenericError as exc:
         data["fiber"] = {"error": str(exc)}
-        lines += ["== fiber", f"non-generic: {exc}"]
+        lines += ["== fiber", str(exc)]
         return data, lines, None
     fj = F.to_json()
     data["symmetries"] = {"generators": fj["symmetries"], "graph": graph_to_json(F.graph),

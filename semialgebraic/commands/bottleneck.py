@@ -233,7 +233,7 @@ def cmd_fiber(args) -> int:
              f"timeout after {args.timeout} s: no fiber computed")
         return 3
     except NonGenericError as exc:
-        emit(args, {"dimension": None, "reason": str(exc)}, f"non-generic: {exc}")
+        emit(args, {"dimension": None, "reason": str(exc)}, str(exc))
         return 3
     if args.latex and not args.json:
         print(F.to_latex())

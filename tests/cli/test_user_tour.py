@@ -121,3 +121,20 @@ def test_equiv_with_time_left_still_decides_by_canon(run):
     code, out, err = run("equiv", T9, T9, "--timeout", "600")
     assert (code, err) == (0, "")
     assert out.startswith("equivalent (bottleneck-canon): canonical forms are equal")
+
+
+def test_fiber_outside_the_theory_says_non_generic_once_with_readable_witness(tmp_path):
+    """`fiber` of a 3-8-8-2 net (n1 > d: outside three-layer-fibers' G0): one readable line,
+    no doubled prefix, no Python dict (user review, session 18)."""
+    import json
+    import subprocess
+    import sys
+    layers = [{"weight": [[str((i * 3 + j) % 7 - 3) for j in range(3)] for i in range(8)], "bias": ["1"] * 8},
+              {"weight": [[str((i + 2 * j) % 5 - 2) for j in range(8)] for i in range(8)], "bias": ["0"] * 8},
+              {"weight": [["1"] * 8, ["-1"] * 8], "bias": ["0", "1"]}]
+    p = tmp_path / "small.json"
+    p.write_text(json.dumps({"layers": layers}))
+    r = subprocess.run([sys.executable, "-m", "semialgebraic.cli", "fiber", str(p)],
+                       capture_output=True, text=True)
+    assert r.returncode == 3
+    assert r.stdout.strip() == "non-generic: G0 two hidden layers, n1 <= d at n1 = 8, d = 3"
