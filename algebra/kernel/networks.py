@@ -17,7 +17,7 @@ from algebra.rationals import Q, q_str
 from .intervals import interval_bounds
 
 __all__ = ["difference_network", "contract_layer", "is_zero_neuron", "parameter_offsets",
-           "network_digest"]
+           "network_digest", "box_input_map", "compose_input_map"]
 
 
 def difference_network(a: Network, b: Network) -> Network:
@@ -189,6 +189,39 @@ def network_digest(net: Network) -> str:
         parts.append(",".join(q_str(x) for x in y))
         parts.append(",".join(q_str(x) for x in b))
     return hashlib.sha256("|".join(parts).encode()).hexdigest()[:16]
+
+
+def box_input_map(lo, hi):
+    """``(center, scale)`` of the affine bijection ``u ↦ x = center + scale ⊙ u`` from the cube
+    ``[−1, 1]^d`` onto the box ``∏ [lo_i, hi_i]``, or None when some side is infinite or has
+    width 0 (no bijection).
+
+    >>> box_input_map([0, -2], [1, 2])
+    ([1/2, 0], [1/2, 2])
+    """
+    if any(v is None for v in list(lo) + list(hi)):
+        return None
+    lo, hi = [Q(v) for v in lo], [Q(v) for v in hi]
+    if any(h <= l for l, h in zip(lo, hi)):
+        return None
+    return [(l + h) / 2 for l, h in zip(lo, hi)], [(h - l) / 2 for l, h in zip(lo, hi)]
+
+
+def compose_input_map(net: Network, center, scale) -> Network:
+    """The network ``u ↦ net(center + scale ⊙ u)``: first layer ``W1 diag(scale)``, bias
+    ``b1 + W1 center``; the other layers unchanged.  With every ``scale_i ≠ 0`` the map of
+    parameters ``θ ↦ θ'`` is a linear bijection (three-layer-fibers R36).
+
+    >>> net = Network.from_rows([[[2, 1]], [[1]]], [[1], [0]])
+    >>> compose_input_map(net, [1, 0], [3, 1]).weights[0].to_rows(), compose_input_map(net, [1, 0], [3, 1]).biases[0]
+    ([[6, 1]], (3,))
+    """
+    W, b = net.layer(0)
+    rows = W.to_rows()
+    c, s = [Q(v) for v in center], [Q(v) for v in scale]
+    W1 = [[w * sc for w, sc in zip(r, s)] for r in rows]
+    b1 = [bi + sum((w * ci for w, ci in zip(r, c)), Q(0)) for r, bi in zip(rows, b)]
+    return Network([QMatrix.from_rows(W1)] + list(net.weights[1:]), [b1] + list(net.biases[1:]))
 
 
 def _pad(net, depth):

@@ -33,7 +33,8 @@ import time
 from dataclasses import replace
 
 from algebra.exceptions import AlgebraError, InputError
-from algebra.rationals import q_str, to_q
+from algebra.kernel import box_input_map, compose_input_map
+from algebra.rationals import Q, q_str, to_q
 
 from ..budget import Budget, BudgetExhausted
 from ..certificates import write_certificate
@@ -41,6 +42,7 @@ from ..cli import emit, fail
 from ..bab import diff_bounds, epsilon_equivalent
 from .plot import diff_picture
 from ..dimension import functional_dimension, functional_dimension_certificate
+from ..dimension.certificate import box_certificate
 from ..equivalence import METHODS, equivalent, max_deviation
 from ..regions.hull import preload
 from ..verdict import Verdict
@@ -131,13 +133,15 @@ def register(sub, parent) -> None:
                            exits=["0  exact value",
                                   "3  only bounds, or a non-generic parameter"],
                            examples=["netfibers dim algebra/examples/masked_bottleneck.json",
-                                     "netfibers dim net.json --box -1,1 --certificate dim.json"]))
+                                     "netfibers dim net.json --box -1,1 --certificate dim.json",
+                                     "netfibers dim acas.nnet --box file --timeout 60"]))
     p.add_argument("net", metavar="NET")
     p.add_argument("--certificate", metavar="FILE",
                    help="write a certificate of the bounds (netfibers verify re-checks the lower bound, "
                         "and the upper bound when every direction it uses is re-derivable)")
-    _domain_args(p)
-    p.add_argument("--ball", metavar="X,R", help="the L-infinity ball x,R (the cube [x - R, x + R]^d)")
+    _domain_args(p, box_help="LO,HI the cube [lo, hi]^d; lo1:hi1,lo2:hi2,... or 'file' (a .nnet "
+                             "file's input box) a box, read on the cube (default: all of R^d)")
+    p.add_argument("--ball", metavar="X,R", help="the L-infinity ball x,R (the box [x - R, x + R])")
     _budget_args(p)
     p.set_defaults(func=cmd_dim)
 
@@ -341,10 +345,16 @@ def _cmd_diff_bab(args, a, b, dom, units: dict, line: str) -> int:
 def cmd_dim(args) -> int:
     check_output_dir(args.certificate)
     net = load_network(args.net)
+    user_net, box = net, None
     try:
-        dom = parse_domain(args, net.n_inputs, net).legacy()
+        dom_obj = parse_domain(args, net.n_inputs, net)
+        dom = dom_obj.legacy()
     except InputError as exc:
-        fail(f"dim: {exc.problem}")
+        cs = box_input_map(dom_obj.lo, dom_obj.hi) if not dom_obj.halfspaces else None
+        if cs is None:
+            fail(f"dim: {exc.problem}")
+        # a box with different sides: the network read on the cube (three-layer-fibers R36)
+        box, net, dom = (dom_obj.lo, dom_obj.hi), compose_input_map(net, *cs), (Q(-1), Q(1))
     # with --certificate and --timeout, a fifth of the budget is kept for the certificate
     # (its ranks and re-check are not stopped by a timeout)
     timeout = args.timeout * 0.8 if args.certificate and args.timeout is not None else args.timeout
@@ -377,16 +387,20 @@ def cmd_dim(args) -> int:
                  "(each nearby value was certified by its own re-checked certificate)")
     elif args.certificate:           # proof searches count their work; a timeout only stops them
         seconds = None if args.timeout is None else max(0.5, args.timeout - (time.monotonic() - start))
-        write_certificate(functional_dimension_certificate(net, fd, domain=dom, seconds=seconds),
+        write_certificate(functional_dimension_certificate(net, fd, domain=dom, seconds=seconds)
+                          if box is None else box_certificate(user_net, *box, fd, seconds=seconds),
                           args.certificate)
-    emit(args, data := fd.to_json(), display.with_roundings(data, text, net))
+    if box is not None:
+        text += ("\n  on the box, computed for the network read on [-1, 1]^d (x = centre + half-width * u: "
+                 "the same functional dimension, three-layer-fibers R36)")
+    emit(args, data := fd.to_json(), display.with_roundings(data, text, user_net))
     return 0 if fd.exact else 3
 
 
 # ------------------------------------------------------------------------------------------------
-def _domain_args(p) -> None:
+def _domain_args(p, box_help="the cube [lo, hi]^d (default: all of R^d)") -> None:
     g = p.add_mutually_exclusive_group()
-    g.add_argument("--box", metavar="LO,HI", help="the cube [lo, hi]^d (default: all of R^d)")
+    g.add_argument("--box", metavar="LO,HI", help=box_help)
     g.add_argument("--orthant", action="store_true", help="the closed orthant x >= 0")
 
 

@@ -13,10 +13,10 @@ from __future__ import annotations
 import time
 from typing import Any
 
-from algebra.kernel import domain_json
+from algebra.kernel import box_input_map, compose_input_map, domain_json
 from algebra.linalg.gfp import PRIME, rank_mod_p
 from algebra.network import Network
-from algebra.rationals import q_json
+from algebra.rationals import Q, q_json
 
 from ..budget import Budget
 from ..certificates import dimension_bounds_certificate, jsonable, require_valid
@@ -98,6 +98,25 @@ def functional_dimension_certificate(net: Network, fd: FunctionalDimension, *, d
     (5, 5, True)
     """
     cert = _certificate(net, fd, normalize_domain(domain, net.n_inputs), seconds, lps)
+    if verify and cert["inputs"]:
+        require_valid(cert, _verify)
+    return cert
+
+
+def box_certificate(net: Network, lo, hi, fd: FunctionalDimension, *, seconds: float | None = None,
+                    lps: int = CERTIFICATE_LPS, verify: bool = True) -> dict:
+    """The certificate of *fd* computed on the cube for the box ``∏ [lo_i, hi_i]`` (three-layer-fibers
+    R36): *fd* is the result of :func:`functional_dimension` on ``compose_input_map(net, c, s)``
+    and ``[−1, 1]^d``; the certificate embeds *net* itself and names the box in
+    ``domain.input_map``, the checker recomposing the network on the cube."""
+    cs = box_input_map(lo, hi)
+    if cs is None:
+        raise ValueError("box_certificate: a box with finite sides and lo < hi")
+    cert = functional_dimension_certificate(compose_input_map(net, *cs), fd, domain=(Q(-1), Q(1)),
+                                            seconds=seconds, lps=lps, verify=False)
+    cert["network"] = net.to_dict()
+    cert["domain"] = {**cert["domain"], "input_map": {"lo": [q_json(Q(v)) for v in lo],
+                                                      "hi": [q_json(Q(v)) for v in hi]}}
     if verify and cert["inputs"]:
         require_valid(cert, _verify)
     return cert

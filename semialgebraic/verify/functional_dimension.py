@@ -231,6 +231,7 @@ from algebra.exceptions import InputError
 from algebra.io.native import network_from_dict, parse_number, parse_vector
 from algebra.linalg import QMatrix, nmod_rank
 from algebra.linalg.gfp import is_prime, rank_mod_p, residue, sparse_rank_mod_p
+from algebra.kernel import box_input_map, compose_input_map
 from algebra.kernel.certificate_schemas import CLAIMS, check_header
 
 from .functional_dimension_emptiness import SharedProofs
@@ -258,6 +259,7 @@ def check(cert: dict) -> tuple[bool, str]:
         if key not in cert:
             raise InputError(f"functional_dimension certificate lacks {key!r}")
     net = network_from_dict(cert["network"], source="certificate[network]")
+    net, box_note = _read_on_cube(net, cert.get("domain"))
     p, lower = cert["prime"], cert["lower"]
     if not isinstance(p, int) or isinstance(p, bool) or not isinstance(lower, int) or isinstance(lower, bool):
         raise InputError("prime and lower must be integers")
@@ -295,9 +297,9 @@ def check(cert: dict) -> tuple[bool, str]:
                f"Q: functional dimension >= {lower}")
     dirs, regions = cert.get("upper_directions"), cert.get("upper_regions")
     if cert.get("upper_one_point") is True:
-        return _one_point_upper(net, lo_hi, cert.get("upper"), lower, why)
+        return _one_point_upper(net, lo_hi, cert.get("upper"), lower, why + box_note)
     if dirs is None and regions is None:
-        return True, why + " (the upper bound is not certified)"
+        return True, why + box_note + " (the upper bound is not certified)"
     upper = cert.get("upper")
     if not isinstance(upper, int) or isinstance(upper, bool):
         raise InputError("upper must be an integer")
@@ -326,7 +328,7 @@ def check(cert: dict) -> tuple[bool, str]:
                    f"have exact rank {rank}")
     if upper < lower:
         return False, f"contradiction: certified upper {upper} < certified lower {lower}"
-    return True, why + (f"; upper bound certified: {'; '.join(how)}" +
+    return True, why + box_note + (f"; upper bound certified: {'; '.join(how)}" +
                         (f"; exact: {upper}" if upper == lower else ""))
 
 
@@ -373,9 +375,31 @@ def _vectors_rank_mod_p(vectors, N: int, p: int) -> int:
     return rank_mod_p(M, p)
 
 
+def _read_on_cube(net, dom):
+    """A box ``∏ [lo_i, hi_i]`` is certified through the cube: ``{"box": [-1, 1], "input_map":
+    {"lo": [...], "hi": [...]}}`` names the box; every other entry (inputs, directions, proofs)
+    is about ``u ↦ net(c + s ⊙ u)`` on ``[−1, 1]^d`` (c, s: the box's centre and half-widths),
+    whose functional dimension is the network's on the box (three-layer-fibers R36: θ ↦ θ' is a
+    linear bijection of the parameters and u ↦ x one of the domains)."""
+    if not (isinstance(dom, dict) and "input_map" in dom):
+        return net, ""
+    imap = dom["input_map"]
+    box = dom.get("box")
+    if not isinstance(imap, dict) or set(imap) != {"lo", "hi"} or not isinstance(box, list) or \
+            len(box) != 2 or [parse_number(v, "domain.box") for v in box] != [-1, 1]:
+        raise InputError("domain.input_map is {lo, hi} beside the box [-1, 1]")
+    lo, hi = (parse_vector(imap[k], f"domain.input_map.{k}", length=net.n_inputs) for k in ("lo", "hi"))
+    cs = box_input_map(lo, hi)
+    if cs is None:
+        raise InputError("domain.input_map: every side finite with lo < hi")
+    return compose_input_map(net, *cs), " (on the box, read on [-1, 1]^d: R36)"
+
+
 def _domain(dom):
     if dom is None:
         return None
+    if isinstance(dom, dict) and "input_map" in dom:
+        dom = {"box": dom["box"]}
     if isinstance(dom, dict) and dom.get("orthant") is True:
         return "orthant"
     if isinstance(dom, dict) and isinstance(dom.get("box"), list) and len(dom["box"]) == 2:

@@ -101,11 +101,39 @@ WIDTHS = [(1, 2, 1), (2, 3, 1), (2, 2, 2, 1), (3, 2, 3, 2), (2, 3, 2, 2, 1)]
 
 def test_kernel_exports():
     assert sorted(kernel.__all__) == sorted(
-        ["contract_layer", "difference_network", "domain_from_json", "domain_json", "domain_rows",
+        ["box_input_map", "compose_input_map", "contract_layer", "difference_network", "domain_from_json", "domain_json", "domain_rows",
          "exercise_spec", "interval_bounds", "is_delta_zero", "is_proportional", "is_zero_neuron",
          "network_digest", "parameter_offsets"])
     for name in kernel.__all__:
         assert getattr(kernel, name).__doc__, name
+
+
+# -- box_input_map, compose_input_map (three-layer-fibers R36) ----------------------------------
+@settings(max_examples=30, deadline=None)
+@given(seed=st.integers(0, 10 ** 6), wa=st.sampled_from(WIDTHS))
+def test_compose_input_map_evaluates_the_network_at_the_mapped_point(seed, wa):
+    """Oracle: plain Fraction evaluation of the original network at x = c + s ⊙ u."""
+    import random
+    from fractions import Fraction as F
+    rng = random.Random(seed)
+    d = wa[0]
+    net = Network.from_rows(
+        [[[Q(rng.randint(-5, 5), rng.randint(1, 4)) for _ in range(wa[l])] for _ in range(wa[l + 1])]
+         for l in range(len(wa) - 1)],
+        [[Q(rng.randint(-5, 5), rng.randint(1, 3)) for _ in range(wa[l + 1])] for l in range(len(wa) - 1)])
+    lo = [F(rng.randint(-6, 3), rng.randint(1, 3)) for _ in range(d)]
+    hi = [a + F(rng.randint(1, 9), rng.randint(1, 5)) for a in lo]
+    c, s = kernel.box_input_map([Q(a.numerator, a.denominator) for a in lo],
+                                [Q(b.numerator, b.denominator) for b in hi])
+    assert [F(int(v.p), int(v.q)) for v in c] == [(a + b) / 2 for a, b in zip(lo, hi)]
+    assert [F(int(v.p), int(v.q)) for v in s] == [(b - a) / 2 for a, b in zip(lo, hi)]
+    mapped = kernel.compose_input_map(net, c, s)
+    for _ in range(4):
+        u = [Q(rng.randint(-8, 8), 8) for _ in range(d)]
+        x = [ci + si * ui for ci, si, ui in zip(c, s, u)]
+        assert mapped(u) == net(x)
+    assert kernel.box_input_map([Q(0)] * d, [Q(0)] + [Q(1)] * (d - 1)) is None   # a side of width 0
+    assert kernel.box_input_map([None] * d, [Q(1)] * d) is None
 
 
 # -- difference_network -------------------------------------------------------------------------

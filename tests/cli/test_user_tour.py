@@ -124,7 +124,7 @@ def test_equiv_with_time_left_still_decides_by_canon(run):
 
 
 def test_fiber_outside_the_theory_says_non_generic_once_with_readable_witness(tmp_path):
-    """`fiber` of a 3-8-8-2 net (n1 > d: outside three-layer-fibers' G0): one readable line,
+    """`fiber` of a 3-8-8-2 net (n1 > d: outside the bottleneck theory): one readable line,
     no doubled prefix, no Python dict (user review, session 18)."""
     import json
     import subprocess

@@ -102,6 +102,9 @@ class _Feasible:
             lo, hi = dom[1]
             for x in self.xs:
                 self.s.add(x > z3.RealVal(str(lo)), x < z3.RealVal(str(hi)))
+        elif dom[0] == "boxes":                        # a box with its own sides per coordinate
+            for x, (lo, hi) in zip(self.xs, dom[1]):
+                self.s.add(x > z3.RealVal(str(lo)), x < z3.RealVal(str(hi)))
         elif dom[0] == "orthant":
             for x in self.xs:
                 self.s.add(x > 0)
@@ -142,6 +145,8 @@ class _Feasible:
 def start_point(d, dom):
     if dom[0] == "box":
         return [(dom[1][0] + dom[1][1]) / 2] * d
+    if dom[0] == "boxes":
+        return [(lo + hi) / 2 for lo, hi in dom[1]]
     if dom[0] == "orthant":
         return [F(1)] * d
     return [F(0)] * d

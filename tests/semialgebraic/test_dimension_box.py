@@ -1,0 +1,91 @@
+"""`dim` on a box with its own sides per coordinate (three-layer-fibers R36): the network read on
+the cube, u ↦ net(c + s ⊙ u) on [−1, 1]^d, has the functional dimension of the network on the
+box.  Checked against the dim campaign's independent oracle (z3 region enumeration on the box
+itself, exact ranks), the certificate through `netfibers verify`, and mutations."""
+
+import json
+import random
+import subprocess
+import sys
+from fractions import Fraction as F
+
+import pytest
+
+from algebra.kernel import box_input_map, compose_input_map
+from algebra.rationals import Q
+from semialgebraic.dimension import functional_dimension
+from semialgebraic.dimension.certificate import box_certificate
+from semialgebraic.verify import verify
+from tests.fuzz.bab_fuzz import to_algebra, to_json
+from tests.fuzz.dim_campaign import oracle
+
+
+def _net(rng, d, widths):
+    dims = [d] + widths + [1]
+    return [([[F(rng.randint(-4, 4), rng.choice([1, 2, 3])) for _ in range(dims[l])] for _ in range(dims[l + 1])],
+             [F(rng.randint(-6, 6), rng.choice([1, 2])) for _ in range(dims[l + 1])]) for l in range(len(dims) - 1)]
+
+
+def _box(rng, d):
+    out = []
+    for _ in range(d):
+        lo = F(rng.randint(-8, 6), rng.choice([1, 2, 4]))
+        out.append((lo, lo + F(rng.randint(1, 12), rng.choice([1, 4, 16]))))
+    return out
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_the_box_read_on_the_cube_agrees_with_the_oracle_on_the_box(seed):
+    rng = random.Random(3600 + seed)
+    d = rng.choice([1, 2])
+    raw, box = _net(rng, d, [rng.randint(2, 4)] + ([rng.randint(2, 3)] if rng.random() < 0.5 else [])), _box(rng, d)
+    truth = oracle(raw, ("boxes", box))["value"]
+    net = to_algebra(raw)
+    lo, hi = [Q(a.numerator, a.denominator) for a, _ in box], [Q(b.numerator, b.denominator) for _, b in box]
+    fd = functional_dimension(compose_input_map(net, *box_input_map(lo, hi)), domain=(Q(-1), Q(1)))
+    if truth is None:
+        assert not fd.exact or fd.non_generic
+        return
+    assert fd.lower <= truth <= fd.upper
+    assert fd.exact and fd.value == truth
+    cert = box_certificate(net, lo, hi, fd)
+    ok, why = verify(cert)
+    assert ok and "R36" in why
+    bad = json.loads(json.dumps(cert))
+    bad["domain"]["input_map"]["hi"][0] = str(hi[0] + 7)     # another box: inputs may leave it
+    bad["lower"] = truth + 1                                  # and a false lower bound
+    assert not verify(bad)[0]
+
+
+def test_the_cli_reads_a_box_with_different_sides_and_verify_accepts(tmp_path):
+    raw = [([[F(1), F(2)], [F(-1), F(1, 2)], [F(3), F(-1)]], [F(-1), F(1, 3), F(2)]),
+           ([[F(1), F(-2), F(1)]], [F(0)])]
+    box = [(F(0), F(1)), (F(-3), F(5))]
+    truth = oracle(raw, ("boxes", box))["value"]
+    (tmp_path / "n.json").write_text(json.dumps(to_json(raw)))
+    cert = tmp_path / "c.json"
+    r = subprocess.run([sys.executable, "-m", "semialgebraic.cli", "dim", str(tmp_path / "n.json"),
+                        "--box", "0:1,-3:5", "--certificate", str(cert)], capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.startswith(f"functional dimension {truth} of 13 parameters")
+    assert "R36" in r.stdout
+    data = json.loads(cert.read_text())
+    assert data["domain"]["input_map"] == {"lo": ["0", "-3"], "hi": ["1", "5"]} or \
+        data["domain"]["input_map"] == {"lo": [0, -3], "hi": [1, 5]}
+    assert to_algebra(raw).to_dict()["layers"] == data["network"]["layers"]   # the user's network
+    v = subprocess.run([sys.executable, "-m", "semialgebraic.cli", "verify", str(cert)],
+                       capture_output=True, text=True)
+    assert v.returncode == 0 and v.stdout.startswith("VALID")
+    data["domain"]["input_map"]["lo"][0] = "1"                   # width 0: no bijection
+    cert.write_text(json.dumps(data))
+    v = subprocess.run([sys.executable, "-m", "semialgebraic.cli", "verify", str(cert)],
+                       capture_output=True, text=True)
+    assert v.returncode == 2 and "input_map" in v.stderr
+
+
+def test_a_box_with_a_side_of_width_zero_is_refused_clearly(tmp_path):
+    raw = [([[F(1), F(2)]], [F(0)]), ([[F(1)]], [F(0)])]
+    (tmp_path / "n.json").write_text(json.dumps(to_json(raw)))
+    r = subprocess.run([sys.executable, "-m", "semialgebraic.cli", "dim", str(tmp_path / "n.json"),
+                        "--box", "0:1,2:2"], capture_output=True, text=True)
+    assert r.returncode == 2 and r.stderr.count("\n") == 1 and "dim:" in r.stderr
