@@ -39,6 +39,7 @@ sampled, or an unknown hidden symmetry), with the supports of the kernel directi
 the proven symmetries do not explain.
 
 >>> from algebra.network import Network
+from algebra.rationals import Q
 >>> net = Network.from_rows([[[1, 0], [0, 1]], [[1, -1]]], [[0, 0], [0]])
 >>> fd = functional_dimension(net)
 >>> fd.value, fd.fiber_dimension.value, fd.exact
@@ -51,10 +52,13 @@ import logging
 import math
 from typing import Any
 
+from algebra.kernel import box_input_map, compose_input_map
 from algebra.kernel.differentiability import kink_witness
+from algebra.kernel.domains import Domain
 from algebra.linalg import QMatrix
 from algebra.linalg.gfp import kernel_mod_p, rank_mod_p, shrink_kernel_mod_p
 from algebra.network import Network
+from algebra.rationals import Q
 
 from ..budget import Budget
 from ..sets import normalize_domain
@@ -109,7 +113,11 @@ def functional_dimension(net: Network, *, domain: Any = None, timeout: float | N
     Parameters
     ----------
     net : Network
-    domain : None, "orthant" or (lo, hi)
+    domain : None, "orthant", (lo, hi) or a :class:`~algebra.kernel.domains.Domain`
+        A ``Domain`` box with its own sides per coordinate is read on the cube ``[−1, 1]^d``
+        (three-layer-fibers R36: the same functional dimension; ``fd``'s inputs are then points
+        u of the cube, x = centre + half-width ⊙ u; certify with
+        :func:`~semialgebraic.dimension.certificate.box_certificate`).
     timeout : float, optional
         Seconds for the whole computation (the bounds found so far are returned).
     max_regions : int, optional
@@ -145,6 +153,15 @@ def functional_dimension(net: Network, *, domain: Any = None, timeout: float | N
     (3, 7, 'dead neuron (1, 1): 3 parameters free')
     """
     budget = budget or Budget(timeout)
+    if isinstance(domain, Domain) and domain.legacy_or_none() != "other":
+        domain = domain.legacy()
+    elif isinstance(domain, Domain) and not domain.halfspaces:
+        cs = box_input_map(domain.lo, domain.hi)
+        if cs is not None:             # a box with its own sides: read on the cube (R36)
+            return functional_dimension(compose_input_map(net, *cs), domain=(Q(-1), Q(1)),
+                                        timeout=timeout, max_regions=max_regions, samples=samples,
+                                        seed=seed, budget=budget, nearby=nearby, cover=cover,
+                                        first_round=first_round)
     dom = normalize_domain(domain, net.n_inputs)
     fd = _without_walk(net, dom, budget, nearby)
     if fd is not None:

@@ -89,3 +89,14 @@ def test_a_box_with_a_side_of_width_zero_is_refused_clearly(tmp_path):
     r = subprocess.run([sys.executable, "-m", "semialgebraic.cli", "dim", str(tmp_path / "n.json"),
                         "--box", "0:1,2:2"], capture_output=True, text=True)
     assert r.returncode == 2 and r.stderr.count("\n") == 1 and "dim:" in r.stderr
+
+
+def test_the_api_takes_a_domain_box_with_its_own_sides():
+    from algebra.kernel.domains import Domain
+    raw = [([[F(1), F(2)], [F(-1), F(1)]], [F(0), F(1)]), ([[F(1), F(-1)]], [F(0)])]
+    net = to_algebra(raw)
+    for lo, hi in [((0, -3), (1, 5)), ((-2, 0), (-1, 1)), ((0, 0), (1, 1))]:
+        truth = oracle(raw, ("boxes", [(F(a), F(b)) for a, b in zip(lo, hi)]))["value"]
+        fd = functional_dimension(net, domain=Domain(list(lo), list(hi)))
+        assert fd.exact and fd.value == truth
+    assert functional_dimension(net, domain=Domain.orthant(2)).value == oracle(raw, ("orthant",))["value"]
