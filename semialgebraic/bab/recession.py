@@ -41,7 +41,7 @@ from ..budget import Budget
 from .diff import BabResult, bounded_diff, domain_point
 
 __all__ = ["cone_domain", "bias_free", "apex_box", "deviation_bound", "ray_start", "unbounded_diff",
-           "same_weights", "tail_faces", "tail_cells", "tail_points", "body_domain"]
+           "same_weights", "same_weights_deepened", "tail_faces", "tail_cells", "tail_points", "body_domain"]
 
 _Z = Q(0)
 _TAIL_CELLS = 4000      # at most this many cells in the tail's cover (work, not the clock)
@@ -132,6 +132,17 @@ def same_weights(a: Network, b: Network) -> bool:
     """Whether *a* and *b* have the same widths and exactly the same weights (only the biases
     may differ): then ``a − b`` is bounded on all of R^d (three-layer-fibers R29)."""
     return a.widths == b.widths and all(Wa == Wb for Wa, Wb in zip(a.weights, b.weights))
+
+
+def same_weights_deepened(a: Network, b: Network) -> bool:
+    """Whether *a* and *b*, the shallower one deepened to the other's depth by carrying its
+    output as ``relu(y), relu(−y)`` (:func:`_face_rows`, R33), have exactly the same weights
+    (only the biases may differ): then ``a − b`` is bounded on all of R^d (R29 for the deepened
+    pair, which computes the same functions), with no branch and bound on the recession cone."""
+    if a.signature != b.signature:
+        return False
+    L = max(a.depth, b.depth)
+    return all([r for r, _ in _face_rows(a, l, L)] == [r for r, _ in _face_rows(b, l, L)] for l in range(L))
 
 
 def body_domain(dom: Domain, radius) -> Domain:
@@ -464,7 +475,9 @@ def unbounded_diff(a: Network, b: Network, dom: Domain, budget: Budget, eps=None
     certified finite interval, or (budget) the lower bound with ``upper`` None."""
     from ..certificates.bab_recession import bab_recession_certificate
     x0 = domain_point(dom)
-    if same_weights(a, b):
+    if same_weights(a, b) or same_weights_deepened(a, b):
+        # (a deepened copy of the other with other biases: bounded, R29; its tail by stable
+        # cells or the homogenised network, R33, with no proof on the recession cone)
         return _body_and_tail(a, b, dom, x0, budget, eps, input_splits)
     cone = cone_domain(dom)
     D = difference_network(a, b)

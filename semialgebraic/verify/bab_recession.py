@@ -61,7 +61,9 @@ Claims and checks (exact over Q, ``D = a − b`` by :func:`algebra.kernel.differ
   R, "faces": [...], "bound": t}``: ``faces`` has ``2d`` entries ``(i, +1), (i, −1)``, null
   exactly where R29's root cell is (no such face), else ``{"i": i, "sign": ±1, "M": M,
   "certificate": <bab_bound>}`` with ``M <= t``: the checker rebuilds the face network ``A``
-  (inputs ``(u_{−i}, s)``; hidden layer ``l``: a's neurons, b's, then ``relu(s)``; every bias
+  (a and b of different depths first made of one depth: the shallower one's output layer
+  ``(W, β)`` becomes ``[W; −W]``, ``[β; −β]`` then ``[I, −I]``, until the depths agree;
+  inputs ``(u_{−i}, s)``; hidden layer ``l``: a's neurons, b's, then ``relu(s)``; every bias
   times ``s``, ``u_i = ±1`` in the first layer's constant; then ``X_o − M s`` and ``−X_o − M s``,
   ``X = `` a's output row − b's; output ``relu(X_o − M s) + relu(−X_o − M s)``) and the zero
   ``B`` (one zero neuron per hidden layer) from a, b, i, sign, M, and the face's box (R29's root
