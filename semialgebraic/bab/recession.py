@@ -655,7 +655,9 @@ def _body_and_tail(a, b, dom: Domain, x0, budget: Budget, eps, input_splits, rad
         return BabResult(lower, None, point, out, [(lo, None) for lo in per_lower], body.nodes,
                          eps is not None and lower > eps,
                          "a point above the threshold" if eps is not None and lower > eps else
-                         _outer_reason(body.reason, budget) + hwhy, cert)
+                         _outer_reason(body.reason, budget) + hwhy if first is None else
+                         f"no bound on the tail ‖x‖∞ >= {first[0]} (the body's branch and bound: "
+                         f"{_outer_reason(body.reason, budget)})" + hwhy, cert)
     upper, R, t, faces, body, st = best[:6]
     hom = best[6] if len(best) > 6 else None
     tail = hom or {"radius": R, "faces": faces, "bound": t}

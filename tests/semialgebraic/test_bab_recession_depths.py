@@ -207,3 +207,16 @@ def test_mutations_of_a_two_depth_homogenised_tail_are_refused():
     for lay in bad["b"]["layers"][-1:]:
         lay["bias"] = [str(Fraction(str(v)) + 1) for v in lay["bias"]]
     assert not verify(bad)[0]
+
+
+def test_a_budget_in_the_two_depth_tail_says_where_it_stopped():
+    # depths 3 and 2 on the orthant (max 2): 20 nodes prove the body, not the faces (R33);
+    # the reason names the unbounded tail, not the body's "lower = upper"; 40 nodes: exact
+    from semialgebraic.budget import Budget
+    a, b = depth_pair(3)
+    r = diff_bounds(a, b, Domain.orthant(2), budget=Budget(None, 20))
+    assert (r.lower, r.upper, r.complete, r.checked) == (2, None, False, True)
+    assert r.reason == ("no bound on the tail ‖x‖∞ >= 1 (the body's branch and bound: lower = upper); "
+                        "the budget ended in the homogenised tail (R33)")
+    r = diff_bounds(a, b, Domain.orthant(2), budget=Budget(None, 40))
+    assert (r.lower, r.upper, r.complete) == (2, 2, True)
