@@ -41,7 +41,7 @@ from ..budget import Budget
 from .diff import BabResult, bounded_diff, domain_point
 
 __all__ = ["cone_domain", "bias_free", "apex_box", "deviation_bound", "ray_start", "unbounded_diff",
-           "same_weights", "tail_faces", "tail_cells", "tail_points", "body_domain"]
+           "same_weights", "same_weights_deepened", "tail_faces", "tail_cells", "tail_points", "body_domain"]
 
 _Z = Q(0)
 _TAIL_CELLS = 4000      # at most this many cells in the tail's cover (work, not the clock)
@@ -132,6 +132,17 @@ def same_weights(a: Network, b: Network) -> bool:
     """Whether *a* and *b* have the same widths and exactly the same weights (only the biases
     may differ): then ``a − b`` is bounded on all of R^d (three-layer-fibers R29)."""
     return a.widths == b.widths and all(Wa == Wb for Wa, Wb in zip(a.weights, b.weights))
+
+
+def same_weights_deepened(a: Network, b: Network) -> bool:
+    """Whether *a* and *b*, the shallower one deepened to the other's depth by carrying its
+    output as ``relu(y), relu(−y)`` (:func:`_face_rows`, R33), have exactly the same weights
+    (only the biases may differ): then ``a − b`` is bounded on all of R^d (R29 for the deepened
+    pair, which computes the same functions), with no branch and bound on the recession cone."""
+    if a.signature != b.signature:
+        return False
+    L = max(a.depth, b.depth)
+    return all([r for r, _ in _face_rows(a, l, L)] == [r for r, _ in _face_rows(b, l, L)] for l in range(L))
 
 
 def body_domain(dom: Domain, radius) -> Domain:
@@ -464,7 +475,9 @@ def unbounded_diff(a: Network, b: Network, dom: Domain, budget: Budget, eps=None
     certified finite interval, or (budget) the lower bound with ``upper`` None."""
     from ..certificates.bab_recession import bab_recession_certificate
     x0 = domain_point(dom)
-    if same_weights(a, b):
+    if same_weights(a, b) or same_weights_deepened(a, b):
+        # (a deepened copy of the other with other biases: bounded, R29; its tail by stable
+        # cells or the homogenised network, R33, with no proof on the recession cone)
         return _body_and_tail(a, b, dom, x0, budget, eps, input_splits)
     cone = cone_domain(dom)
     D = difference_network(a, b)
@@ -642,7 +655,9 @@ def _body_and_tail(a, b, dom: Domain, x0, budget: Budget, eps, input_splits, rad
         return BabResult(lower, None, point, out, [(lo, None) for lo in per_lower], body.nodes,
                          eps is not None and lower > eps,
                          "a point above the threshold" if eps is not None and lower > eps else
-                         _outer_reason(body.reason, budget) + hwhy, cert)
+                         _outer_reason(body.reason, budget) + hwhy if first is None else
+                         f"no bound on the tail ‖x‖∞ >= {first[0]} (the body's branch and bound: "
+                         f"{_outer_reason(body.reason, budget)})" + hwhy, cert)
     upper, R, t, faces, body, st = best[:6]
     hom = best[6] if len(best) > 6 else None
     tail = hom or {"radius": R, "faces": faces, "bound": t}
@@ -729,41 +744,61 @@ def _count(faces) -> int:
 
 # ---- the tail by branch and bound on the homogenised network (three-layer-fibers R33) ----
 
+def _face_rows(net: Network, l: int, L: int):
+    """The rows ``(w, beta)`` of *net*'s neurons in hidden layer *l* of the face network of depth
+    ``L + 1`` (R33), ``w`` over *net*'s own neurons of the layer below (layer 0: over ``x``), and
+    for ``l = L - 1`` the rows of its output form.  A network of depth ``L_n < L`` carries its
+    output ``y`` from layer ``L_n − 1`` on as the pair ``relu(y), relu(−y)`` (rows ``[W; −W]``,
+    biases ``[β; −β]``, then ``±(e_o − e_{m+o})``), recombined as ``y = relu(y) − relu(−y)`` in
+    layer ``L − 1``: the layers of :func:`algebra.kernel.networks.difference_network`'s padding."""
+    Ln, m = net.depth, net.n_outputs
+    if l < Ln - 1 or (l == L - 1 and Ln == L):
+        return [(list(r), c) for r, c in zip(net.weights[l].to_rows(), net.biases[l])]
+    if l == Ln - 1:                                  # the output, split into its two signs
+        rows = [(list(r), c) for r, c in zip(net.weights[l].to_rows(), net.biases[l])]
+        return rows + [([-v for v in r], -c) for r, c in rows]
+    pair = [[Q(int(k == o)) - Q(int(k == m + o)) for k in range(2 * m)] for o in range(m)]
+    if l == L - 1:                                   # y = relu(y) - relu(-y)
+        return [(r, _Z) for r in pair]
+    return [(r, _Z) for r in pair] + [([-v for v in r], _Z) for r in pair]
+
+
 def face_network(a: Network, b: Network, i: int, sign, M):
     """``(A, B)`` of the tail's face ``u_i = sign`` (R33): ``A`` takes ``v = (u_{−i}, s)``
     (the directions ``u`` without coordinate ``i``, then ``s``) and gives, per output ``o``,
     ``relu(X_o − M s) + relu(−X_o − M s)`` with ``X = s·(a − b)(u/s)`` the homogenised
     difference: every bias times ``s``, ``s`` carried through each hidden layer by one neuron
-    ``relu(s) = s`` (last), ``u_i = sign`` folded into the first layer's constant.  ``B`` is 0
-    (widths ``1`` per hidden layer).  So ``max_o |A_o − B_o| <= 0`` on the face's box iff
+    ``relu(s) = s`` (last), ``u_i = sign`` folded into the first layer's constant.  *a* and *b*
+    may differ in depth: the shallower one's output is carried to the depth ``L`` of the deeper
+    as ``relu(y), relu(−y)`` (:func:`_face_rows`).  ``B`` is 0 (widths ``1`` per hidden layer;
+    ``A`` and ``B`` have depth ``L + 1``).  So ``max_o |A_o − B_o| <= 0`` on the face's box iff
     ``|a_o − b_o| <= M`` at every point ``x = u/s`` (``s > 0``) of it."""
-    d, m, L = a.n_inputs, a.n_outputs, a.depth
-    if b.depth != L:
-        raise ValueError("face_network: a and b of one depth")
+    d, m = a.n_inputs, a.n_outputs
+    L = max(a.depth, b.depth)
     keep = [j for j in range(d) if j != i]
     sign, M = Q(sign), Q(M)
     Ws, bs = [], []
+    na = nb = 0                                          # a's and b's widths in the layer below
     for l in range(L):
-        Wa, Wb = a.weights[l].to_rows(), b.weights[l].to_rows()
-        ba, bb = a.biases[l], b.biases[l]
+        ra, rb = _face_rows(a, l, L), _face_rows(b, l, L)
         if l == 0:
             def first(row, c):
                 return [row[j] for j in keep] + [c], sign * row[i]
-            rows_a = [first(r, c) for r, c in zip(Wa, ba)]
-            rows_b = [first(r, c) for r, c in zip(Wb, bb)]
+            rows_a = [first(r, c) for r, c in ra]
+            rows_b = [first(r, c) for r, c in rb]
             width = d                                   # (u_{-i}, s): s at index d - 1
         else:
-            na, nb = len(Wa[0]), len(Wb[0])
-            rows_a = [(list(r) + [_Z] * nb + [c], _Z) for r, c in zip(Wa, ba)]
-            rows_b = [([_Z] * na + list(r) + [c], _Z) for r, c in zip(Wb, bb)]
+            rows_a = [(r + [_Z] * nb + [c], _Z) for r, c in ra]
+            rows_b = [([_Z] * na + r + [c], _Z) for r, c in rb]
             width = na + nb + 1                          # previous layer: a's, b's, the carrier
         if l < L - 1:
             carrier = ([_Z] * (width - 1) + [Q(1)], _Z)
             rows = rows_a + rows_b + [carrier]
+            na, nb = len(ra), len(rb)
         else:
             rows = []
-            for (ra, ka), (rb, kb) in zip(rows_a, rows_b):
-                x = [p - q for p, q in zip(ra, rb)]
+            for (xa, ka), (xb, kb) in zip(rows_a, rows_b):
+                x = [p - q for p, q in zip(xa, xb)]
                 k = ka - kb
                 rows.append((x[:-1] + [x[-1] - M], k))
                 rows.append(([-v for v in x[:-1]] + [-x[-1] - M], -k))
@@ -870,11 +905,9 @@ def homogenised_tail(a: Network, b: Network, dom: Domain, radius, M, budget: Bud
 def _homog(a, b, dom: Domain, radius, M, budget: Budget, eps, input_splits):
     """``(tail, best, why)``: :func:`homogenised_tail` at *M* (or ε) with half of a timeout, the
     certificate's tail ``{"kind": "homogenised", "radius", "faces", "bound"}`` (None: not
-    proven; networks of different depths are not tried), its best tail point and, when not
+    proven; a and b may differ in depth), its best tail point and, when not
     proven, why (a clause for the reason; "" when proven)."""
     from .diff import _Share
-    if a.depth != b.depth:
-        return None, None, "; the homogenised tail (R33) needs a and b of one depth"
     share = _Share(budget, 1 / 2) if budget.timeout is not None else budget
     st = {}
     faces, best = homogenised_tail(a, b, dom, radius, M if eps is None else eps, share, eps, input_splits,

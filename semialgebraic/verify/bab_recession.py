@@ -61,7 +61,9 @@ Claims and checks (exact over Q, ``D = a − b`` by :func:`algebra.kernel.differ
   R, "faces": [...], "bound": t}``: ``faces`` has ``2d`` entries ``(i, +1), (i, −1)``, null
   exactly where R29's root cell is (no such face), else ``{"i": i, "sign": ±1, "M": M,
   "certificate": <bab_bound>}`` with ``M <= t``: the checker rebuilds the face network ``A``
-  (inputs ``(u_{−i}, s)``; hidden layer ``l``: a's neurons, b's, then ``relu(s)``; every bias
+  (a and b of different depths first made of one depth: the shallower one's output layer
+  ``(W, β)`` becomes ``[W; −W]``, ``[β; −β]`` then ``[I, −I]``, until the depths agree;
+  inputs ``(u_{−i}, s)``; hidden layer ``l``: a's neurons, b's, then ``relu(s)``; every bias
   times ``s``, ``u_i = ±1`` in the first layer's constant; then ``X_o − M s`` and ``−X_o − M s``,
   ``X = `` a's output row − b's; output ``relu(X_o − M s) + relu(−X_o − M s)``) and the zero
   ``B`` (one zero neuron per hidden layer) from a, b, i, sign, M, and the face's box (R29's root
@@ -83,6 +85,7 @@ from algebra.io.native import network_from_dict
 from algebra.kernel import difference_network
 from algebra.kernel.certificate_schemas import CLAIMS, check_header
 from algebra.kernel.domains import Domain
+from algebra.network import Network
 from algebra.rationals import Q
 
 from . import bab_bound
@@ -409,14 +412,34 @@ def _check_tail(a, b, dom: Domain, tail):
     return True, "", R, t
 
 
+def _deepened(net, depth):
+    """*net* as a network of *depth* affine layers computing the same function: while shallower,
+    its output layer ``(W, β)`` becomes ``[W; −W]``, ``[β; −β]`` followed by ``[I, −I]`` (no
+    bias), since ``relu(y) − relu(−y) = y`` (R33 for networks of different depths).  Written
+    here, not taken from the deciders."""
+    rows = [W.to_rows() for W in net.weights]
+    bias = [list(v) for v in net.biases]
+    while len(rows) < depth:
+        W, c = rows.pop(), bias.pop()
+        m = len(W)
+        rows += [[list(r) for r in W] + [[-v for v in r] for r in W],
+                 [[Q(1) if k == o else Q(-1) if k == m + o else _Z for k in range(2 * m)]
+                  for o in range(m)]]
+        bias += [list(c) + [-v for v in c], [_Z] * m]
+    return Network.from_rows(rows, bias) if len(rows) != net.depth else net
+
+
 def _homogenised(a, b, i, sign, M):
     """The face network of R33, rebuilt here from *a*, *b*: inputs ``(u_{−i}, s)``; hidden
     layer ``l`` holds a's neurons, b's, then ``relu(s)``; a neuron's homogenised pre-activation is
     its row on the layer below plus its bias times ``s`` (layer 0: plus ``sign`` times its
     column ``i``); then ``X_o ∓ M s`` per output (``X = `` a's last row − b's) and the output
     ``relu(X_o − M s) + relu(−X_o − M s)``.  The zero network ``B`` has one zero neuron per
-    hidden layer.  ``(A, B)`` as lists of (weight rows, biases) per layer."""
-    d, m, depth = a.n_inputs, a.n_outputs, a.depth
+    hidden layer.  Networks of different depths are first made of one depth by
+    :func:`_deepened`.  ``(A, B)`` as lists of (weight rows, biases) per layer."""
+    depth = max(a.depth, b.depth)
+    a, b = _deepened(a, depth), _deepened(b, depth)
+    d, m = a.n_inputs, a.n_outputs
     cols = [k for k in range(d) if k != i]
     layers = []
     prev_a = prev_b = None                      # widths of the layer below (None: the input)
@@ -482,8 +505,6 @@ def _check_homogenised(a, b, dom: Domain, tail):
     R, t = _q(tail["radius"], "tail radius"), _q(tail["bound"], "tail bound")
     if R <= 0:
         return False, "the tail's radius must be > 0", R, t
-    if a.depth != b.depth:
-        return False, "a homogenised tail needs a and b of one depth", R, t
     roots = list(_tail_roots(dom, 1 / R))
     faces = tail["faces"]
     if not isinstance(faces, list) or len(faces) != len(roots):
