@@ -139,8 +139,8 @@ def register(sub, parent) -> None:
     p.add_argument("--certificate", metavar="FILE",
                    help="write a certificate of the bounds (netfibers verify re-checks the lower bound, "
                         "and the upper bound when every direction it uses is re-derivable)")
-    _domain_args(p, box_help="LO,HI the cube [lo, hi]^d; lo1:hi1,lo2:hi2,... or 'file' (a .nnet "
-                             "file's input box) a box, read on the cube (default: all of R^d)")
+    _domain_args(p, box_help="LO,HI: the cube [lo, hi]^d; lo1:hi1,lo2:hi2,…: a box; 'file': a .nnet "
+                             "file's input box (a box is read on the cube; default: all of R^d)")
     p.add_argument("--ball", metavar="X,R", help="the L-infinity ball x,R (the box [x - R, x + R])")
     _budget_args(p)
     p.set_defaults(func=cmd_dim)
