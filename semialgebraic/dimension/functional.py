@@ -39,7 +39,6 @@ sampled, or an unknown hidden symmetry), with the supports of the kernel directi
 the proven symmetries do not explain.
 
 >>> from algebra.network import Network
-from algebra.rationals import Q
 >>> net = Network.from_rows([[[1, 0], [0, 1]], [[1, -1]]], [[0, 0], [0]])
 >>> fd = functional_dimension(net)
 >>> fd.value, fd.fiber_dimension.value, fd.exact

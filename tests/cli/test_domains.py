@@ -63,15 +63,27 @@ def test_bad_domains_exit_2(capsys, net, dom, problem):
     assert captured.out == "" and captured.err.count("\n") == 1 and problem in captured.err
 
 
-def test_dim_takes_a_ball_and_refuses_a_non_cube_box(capsys, net):
+def test_dim_takes_a_ball_and_a_box_with_its_own_sides(capsys, net, tmp_path):
     assert main(["dim", net, "--ball", "0,1", "--json"]) == 0          # the cube [-1, 1]^2
     ball = json.loads(capsys.readouterr().out)
     assert main(["dim", net, "--box", "-1,1", "--json"]) == 0
     cube = json.loads(capsys.readouterr().out)
     # 13 parameters minus one positive scaling per hidden neuron (all three are exercised)
     assert ball["functional_dimension"] == cube["functional_dimension"] == 13 - 3 and ball["exact"]
-    assert main(["dim", net, "--box", "0:1,0:2"]) == 2
-    assert "dim:" in capsys.readouterr().err
+    # a box with its own sides is the network read on the cube (three-layer-fibers R36): with
+    # the origin inside, every neuron bends, so the same value as on the cube
+    assert main(["dim", net, "--box", "-1:1,-1/2:2", "--json"]) == 0
+    box = json.loads(capsys.readouterr().out)
+    assert box["functional_dimension"] == 13 - 3 and box["exact"]
+    # on [0, 1] x [0, 2] only x = y bends: an affine function (3) plus one kink (its line, 2, and
+    # the size of its jump, 1) = 6
+    assert main(["dim", net, "--box", "0:1,0:2", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["functional_dimension"] == 6
+    f = tmp_path / "dom.json"                 # box cut by a half-space: refused, names the reason
+    f.write_text(json.dumps({"box": [[-1, 1], [-1, 1]], "halfspaces": [{"a": [-1, 0], "b": "-1/2"}]}))
+    assert main(["dim", net, "--box", str(f)]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "dim:" in err and "not half-spaces" in err
 
 
 # ------------------------------------------------------------------------------------------------
