@@ -386,6 +386,8 @@ def _decide_relu_gelu(block, embed, budget, max_nullity, hyps):
         res = find_s(_view(block, "w_up"), _view(block, "w_down"), -block.skip_matrix, max_nullity=max_nullity, budget=budget)
         details = {"all_S": [list(s) for s in res.subsets], "complete": res.complete,
                    "rank": res.rank, "nullity": res.nullity, "modulus": res.modulus}
+        if res.subsets and budget.exhausted():   # the certificate and its check: ~2 s at d = 768
+            return _out_of_budget(budget, hyps)
         if res.subsets:
             S = res.subsets[0]
             return Verdict(True, f"find-s ({tag})",

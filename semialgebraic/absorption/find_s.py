@@ -251,8 +251,10 @@ def _find_s_modular(w_up, w_down, target, max_nullity, budget, seed) -> FindS:
                 xi[free] = zs[idx]
                 xi[list(piv)] = vals[idx]
                 S = tuple(int(i) for i in np.flatnonzero(xi))
-                if not exact:
+                check()                                 # the rational matrices (d = 768,
+                if not exact:                           # k = 3072: 1.6 s) and the exact
                     exact.extend((_rational(w_up), _rational(w_down)))
+                    check()                             # re-check (0.6 s): budget checks between
                 if _flip_product(exact[0], exact[1], S) == target:
                     subsets.append(S)
                 else:
@@ -273,6 +275,7 @@ def _find_s_modular(w_up, w_down, target, max_nullity, budget, seed) -> FindS:
             witness = {"kind": "linear_system", "modulus": p, "rows": [[rr // di, rr % di] for rr in rows],
                        "rank": rank, "free": free, "x0": xfull, "basis": basis, "rejected": rejected}
         return FindS(subsets, complete, witness, rank, r, p,
+                     ("" if complete else f"{budget.reason}; ") +
                      f"rank mod {p} = {rank}, nullity {r}: {len(subsets)} valid S "
                      f"({len(rejected)} modular candidate(s) rejected over Q)")
     return FindS([], False, None, None, None, None, last)

@@ -25,7 +25,11 @@ from semialgebraic.equivalence import equivalent
 
 ROOT = Path(__file__).resolve().parents[2]
 DIGITS = ROOT / "benchmarks" / "data" / "digits_64-32-16-10.npz"
-BOUND = lambda t, slack=3.0: 1.05 * t + 2 + slack          # noqa: E731  (issue 15's promise + load slack)
+
+
+def BOUND(t, slack=3.0):
+    """Issue 15's promise, 1.05·T + 2 s, plus *slack* for a loaded machine."""
+    return 1.05 * t + 2 + slack
 
 
 def _cli(*argv) -> list[str]:
@@ -102,6 +106,29 @@ def test_find_s_modular_stops_inside_the_elimination_and_claims_nothing(tmp_path
     assert v.reason == "undecided: timeout of 0 s reached"
     w = absorbable(block, timeout=600)                            # a budget that lasts: unchanged
     assert w.answer is False and w.certificate["witness"]["kind"] == "left_null"
+
+
+def test_a_flip_block_stopped_at_any_budget_check_claims_nothing_or_a_verified_flip(tmp_path):
+    """Absorbable (S = the first d units: W_down[:,S] = -I, W_up[S,:] = I): a budget spent at
+    each of its checks in turn gives undecided with no certificate, or the verified flip."""
+    rng = np.random.default_rng(2)
+    d, k = 24, 96
+    up = (rng.standard_normal((k, d)) / np.sqrt(d)).astype(np.float32)
+    down = (rng.standard_normal((d, k)) / np.sqrt(k)).astype(np.float32)
+    up[:d], down[:, :d] = np.eye(d), -np.eye(d)
+    p = tmp_path / "flip.npz"
+    np.savez(p, **{"fc1.weight": up, "fc2.weight": down})
+    block = load_block(str(p), activation="relu", skip="identity")
+    answers = []
+    for n in range(0, 20):                     # the whole decision makes 18 checks
+        v = absorbable(block, budget=_SpentAfter(n))       # absorbable verifies what it claims
+        answers.append(v.answer)
+        if v.answer is None:
+            assert v.certificate is None and v.reason.startswith("undecided: timeout of 0 s reached")
+        else:
+            assert v.answer is True and v.certificate["witness"]["S"] == list(range(d))
+    assert answers[0] is None and answers[-1] is True
+    assert answers[17] is None                    # the last check: S found, before the certificate
 
 
 def test_absorb_of_a_transformer_mlp_block_stops_at_its_timeout(tmp_path):
