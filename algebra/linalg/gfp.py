@@ -261,8 +261,12 @@ def _require_float64_route(p: int, block: int = 64) -> None:
         raise ValueError(f"block size {block} is not in [1, 4096]")
 
 
-def echelon_mod_p(A, p: int = PRIME, block: int = 64):
+def echelon_mod_p(A, p: int = PRIME, block: int = 64, check=None):
     """Blocked Gaussian elimination over Z/p with float64 BLAS products, all exact.
+
+    *check*, when given, is called before each elimination step (one panel of *block* columns:
+    a bounded piece of work); it stops a long elimination by raising (a budget check of the
+    caller: ``algebra`` knows no budget), and nothing partial is returned.
 
     Returns ``(rank, E, blocks)``: E (rank x ncols, entries in [0, p)) spans the row space mod p
     and is in block echelon form; *blocks* lists ``(row0, cols, inv)`` per elimination step: rows
@@ -288,6 +292,8 @@ def echelon_mod_p(A, p: int = PRIME, block: int = 64):
     for c0 in range(0, ncols, block):
         if r >= n:
             break
+        if check is not None:
+            check()
         c1 = min(ncols, c0 + block)
         M[r:, c0:c1] = np.mod(M[r:, c0:c1], p)
         P = M[r:, c0:c1].copy()
@@ -333,14 +339,14 @@ def echelon_mod_p(A, p: int = PRIME, block: int = 64):
     return r, E[:r], blocks
 
 
-def kernel_mod_p(A, p: int = PRIME, block: int = 64):
+def kernel_mod_p(A, p: int = PRIME, block: int = 64, check=None):
     """Basis (columns, entries in [0, p)) of the right kernel mod p of the integer matrix *A*:
     an ``ncols x (ncols - rank)`` float64 array K with A K = 0 mod p (block back-substitution
-    on :func:`echelon_mod_p`)."""
-    return kernel_free_mod_p(A, p, block)[0]
+    on :func:`echelon_mod_p`; *check* as there)."""
+    return kernel_free_mod_p(A, p, block, check)[0]
 
 
-def kernel_free_mod_p(A, p: int = PRIME, block: int = 64):
+def kernel_free_mod_p(A, p: int = PRIME, block: int = 64, check=None):
     """``(K, free)``: the kernel basis of :func:`kernel_mod_p` and the free (non-pivot) columns
     of the echelon form, increasing: ``K[free]`` is the identity, so column j of K is the
     kernel vector with 1 at ``free[j]`` and 0 at the other free columns, and for a pivot column
@@ -353,12 +359,14 @@ def kernel_free_mod_p(A, p: int = PRIME, block: int = 64):
     import numpy as np
     A = np.asarray(A)
     ncols = A.shape[1]
-    r, E, blocks = echelon_mod_p(A, p, block)
+    r, E, blocks = echelon_mod_p(A, p, block, check)
     pivots = np.concatenate([c for _, c, _ in blocks]) if blocks else np.zeros(0, dtype=np.int64)
     free = np.setdiff1d(np.arange(ncols), pivots)
     K = np.zeros((ncols, free.size))
     K[free, np.arange(free.size)] = 1.0
     for r0, cols, inv in reversed(blocks):          # E_b K = 0: K[cols] = -inv (E_b[rest] K[rest])
+        if check is not None:
+            check()
         rows = E[r0:r0 + len(cols)]                 # (K[cols] is still 0, and E_b vanishes left
         c0 = int(cols[0])                           # of its first pivot column)
         S = np.zeros((len(cols), K.shape[1]))

@@ -365,6 +365,12 @@ def _decide_relu_gelu(block, embed, budget, max_nullity, hyps):
     d, k = block.d, block.k
     biased = block.has_nonzero_biases
     competitor = COMPETITOR_BIASES if biased else COMPETITOR
+    for name in ("w_up", "w_down"):     # the integer views (cached; ~1.3 s each at d = 768,
+        if budget.exhausted():          # k = 3072): a budget check between these stages
+            return _out_of_budget(budget, hyps)
+        _view(block, name)
+    if budget.exhausted():
+        return _out_of_budget(budget, hyps)
     nd = nondegeneracy(block)
     hyps = hyps + list(nd) + [Hypothesis("d >= 2", d >= 2, {"d": d}), Hypothesis("k >= d", k >= d, {"k": k, "d": d})]
     theorem = all(h.holds for h in nd) and d >= 2 and k >= d and not biased
@@ -372,12 +378,16 @@ def _decide_relu_gelu(block, embed, budget, max_nullity, hyps):
         inv = block.skip == "identity" or block.skip_matrix.det() != 0
         hyps.append(Hypothesis("M invertible (Lemma 4)", inv))
         theorem = inv
+    if budget.exhausted():
+        return _out_of_budget(budget, hyps)
     if all(h.holds for h in nd):
         tag = ("Theorem 8" if block.activation.name == "relu" else "Theorem 10") if theorem else \
             ("R4/R15 with affine classes [derived]" if biased else "R4/R15 [derived]")
         res = find_s(_view(block, "w_up"), _view(block, "w_down"), -block.skip_matrix, max_nullity=max_nullity, budget=budget)
         details = {"all_S": [list(s) for s in res.subsets], "complete": res.complete,
                    "rank": res.rank, "nullity": res.nullity, "modulus": res.modulus}
+        if res.subsets and budget.exhausted():   # the certificate and its check: ~2 s at d = 768
+            return _out_of_budget(budget, hyps)
         if res.subsets:
             S = res.subsets[0]
             return Verdict(True, f"find-s ({tag})",
@@ -402,6 +412,11 @@ def _decide_relu_gelu(block, embed, budget, max_nullity, hyps):
                    f"width {k} (exhausted search)", tuple(hyps),
                    _cert(embed, "not absorbable", {"kind": "exhausted_search", "canonical_form": canon.to_json(),
                                                    "per_T": data["per_T"]}, competitor), {"all_S": None})
+
+
+def _out_of_budget(budget: Budget, hyps) -> Verdict:
+    """Undecided, nothing claimed: the budget ran out between two stages (issue 15)."""
+    return Verdict(None, "budget", f"undecided: {budget.reason}", tuple(hyps))
 
 
 def _decide_hc(block: HyperConnectionBlock, budget, max_nullity) -> Verdict:

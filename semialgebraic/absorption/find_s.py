@@ -26,7 +26,7 @@ from algebra.linalg import PRIME, QMatrix, is_prime, matmul_mod_p
 from algebra.linalg.gfp import kernel_free_mod_p, residues_array
 from algebra.rationals import Q
 
-from ..budget import Budget
+from ..budget import Budget, BudgetExhausted
 
 __all__ = ["find_s", "FindS", "EXACT_LIMIT", "int_rows", "primitive_row", "degenerate_units"]
 
@@ -71,7 +71,21 @@ def find_s(w_up: QMatrix, w_down: QMatrix, target: QMatrix, *, max_nullity: int 
         exact = target.nrows * target.ncols * k <= EXACT_LIMIT
     if exact:
         return _find_s_exact(_rational(w_up), _rational(w_down), target, max_nullity, budget)
-    return _find_s_modular(w_up, w_down, target, max_nullity, budget, seed)
+    try:
+        return _find_s_modular(w_up, w_down, target, max_nullity, budget, seed)
+    except BudgetExhausted as exc:              # raised by _budget_check (issue 15: a budget that holds)
+        budget.interrupt()                      # (keeps the reason of a spent limit)
+        return FindS([], False, None, None, None, None, budget.reason or str(exc))
+
+
+def _budget_check(budget: Budget):
+    """A callable raising :class:`BudgetExhausted` once *budget* is spent: the modular
+    elimination (:func:`~algebra.linalg.gfp.echelon_mod_p`) calls it between panels, so a large
+    block (d = 768, k = 3072: 9 s of elimination) stops at the timeout."""
+    def check() -> None:
+        if budget.exhausted():
+            raise BudgetExhausted(budget.reason)
+    return check
 
 
 # ----------------------------------------------------------------------------------------------
@@ -167,7 +181,9 @@ def _find_s_modular(w_up, w_down, target, max_nullity, budget, seed) -> FindS:
     do, di = target.shape
     n = do * di
     last = "no prime with invertible denominators"
+    check = _budget_check(budget)
     for p in _float_route_primes():
+        check()
         try:
             V = residues_array(w_down, p)
             U = residues_array(w_up, p)
@@ -186,11 +202,12 @@ def _find_s_modular(w_up, w_down, target, max_nullity, budget, seed) -> FindS:
             qi = np.array([r % di for r in rows], dtype=np.int64)
             AEb = np.empty((m, k + 1), dtype=np.int64)   # [A_E | b_E], filled in row chunks
             for i in range(0, m, 256):
+                check()
                 AEb[i:i + 256, :k] = V[pi[i:i + 256], :] * U[:, qi[i:i + 256]].T % p
             AEb[:, k] = bE = Z[pi, qi]
             AE = AEb[:, :k]                                # m × k (a view)
             # Y-system: A_Eᵀ y = 0 (a left-kernel basis), b_Eᵀ y ≠ 0 for one of its vectors
-            KY, _ = kernel_free_mod_p(AE.T, p)
+            KY, _ = kernel_free_mod_p(AE.T, p, check=check)
             if KY.shape[1]:
                 hits = np.flatnonzero(matmul_mod_p(bE[None, :], KY, p)[0])
                 if hits.size:
@@ -201,7 +218,7 @@ def _find_s_modular(w_up, w_down, target, max_nullity, budget, seed) -> FindS:
                                  "(left-null vector Y mod p)")
             # consistent mod p: the solutions from the kernel of [A_E | b_E]
             del KY, AE
-            K, free_all = kernel_free_mod_p(AEb, p)
+            K, free_all = kernel_free_mod_p(AEb, p, check=check)
             del AEb
             free = [int(f) for f in free_all if f < k]
             if len(free) <= max_nullity or attempt == 2:
@@ -234,8 +251,10 @@ def _find_s_modular(w_up, w_down, target, max_nullity, budget, seed) -> FindS:
                 xi[free] = zs[idx]
                 xi[list(piv)] = vals[idx]
                 S = tuple(int(i) for i in np.flatnonzero(xi))
-                if not exact:
+                check()                                 # the rational matrices (d = 768,
+                if not exact:                           # k = 3072: 1.6 s) and the exact
                     exact.extend((_rational(w_up), _rational(w_down)))
+                    check()                             # re-check (0.6 s): budget checks between
                 if _flip_product(exact[0], exact[1], S) == target:
                     subsets.append(S)
                 else:
@@ -256,6 +275,7 @@ def _find_s_modular(w_up, w_down, target, max_nullity, budget, seed) -> FindS:
             witness = {"kind": "linear_system", "modulus": p, "rows": [[rr // di, rr % di] for rr in rows],
                        "rank": rank, "free": free, "x0": xfull, "basis": basis, "rejected": rejected}
         return FindS(subsets, complete, witness, rank, r, p,
+                     ("" if complete else f"{budget.reason}; ") +
                      f"rank mod {p} = {rank}, nullity {r}: {len(subsets)} valid S "
                      f"({len(rejected)} modular candidate(s) rejected over Q)")
     return FindS([], False, None, None, None, None, last)

@@ -22,6 +22,7 @@ from algebra.symmetries.bottleneck import (KinkSwap, SignFlip, TranslateMasked, 
 from algebra.symmetries.bottleneck_paths import (FreeFirstLayer, PermuteHidden, RescaleHidden,
                                                RescaleLayer, TailRefactor)
 
+from ..budget import checkpoint
 from ..canonical import json_fingerprint
 from ..certificates import (counterexample_certificate, jsonable, require_valid, shorter_point,
                             symmetry_path_certificate)
@@ -201,6 +202,7 @@ def counterexample(a: Network, b: Network, *, effort: str = "full", seed: int = 
     for _ in range(n_random):
         lines.append((tuple(_rq(rng, 8) for _ in range(d)), tuple(_rq(rng, 8) for _ in range(d))))
     for x0, dx in lines:
+        checkpoint()
         x = _line_difference(a, b, x0, dx)
         if x is not None:
             return x
@@ -505,6 +507,7 @@ def _targeted_lines(net: Network, rng: random.Random) -> list:
     out = []
     # second-layer kinks: z0 > 0 on r_j . (z, 1) = 0, crossing along the normal
     for j, r in enumerate(P.R2):
+        checkpoint()
         z0 = _positive_point_on(r, n1, rng)
         if z0 is None:
             continue
@@ -512,6 +515,7 @@ def _targeted_lines(net: Network, rng: random.Random) -> list:
         out.append((x_of(z0), dx_of(du)))
     # first-layer kinks: u_i crosses 0 while the other coordinates are set to several choices
     for i in range(n1):
+        checkpoint()
         for trial in range(3):
             u0 = []
             for k in range(n1):
@@ -559,6 +563,7 @@ def _breakpoints(net: Network, x0, dx) -> set:
     # segments between first-layer breakpoints
     cuts = [None] + s_first + [None]
     for lo, hi in zip(cuts[:-1], cuts[1:]):
+        checkpoint()
         if lo is None and hi is None:
             mid = Q(0)
         elif lo is None:
@@ -588,6 +593,7 @@ def _line_difference(a: Network, b: Network, x0, dx) -> tuple | None:
     cand = ([ss[0] - 1] + ss + [ss[-1] + 1]) if ss else [Q(0), Q(1)]
     # check the (cheap) kinks first, then all
     for s in cand:
+        checkpoint()
         x = tuple(p + s * q for p, q in zip(x0, dx))
         if a(x) != b(x):
             return x
