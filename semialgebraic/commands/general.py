@@ -199,6 +199,8 @@ def equiv_text(v, exact: bool = False) -> str:
     is_cx = v.answer is False and cert.get("type") == "counterexample" and "x" in cert
     if is_cx and _X_IN_REASON in reason:          # the point is printed below, readably
         reason = reason[:reason.index(_X_IN_REASON)]
+    if reason.startswith(word + ": "):            # "undecided (general): undecided: ..." read twice
+        reason = reason[len(word) + 2:]
     text = f"{word} ({decided_by(v)}): {reason}"
     if is_cx:
         x = [to_q(t) for t in cert["x"]]

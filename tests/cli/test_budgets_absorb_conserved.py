@@ -183,6 +183,7 @@ def test_equiv_cli_counterexample_search_timeout_is_undecided(tmp_path):
     r = _timed(["equiv", str(pa), str(pb)], 2)
     assert r.returncode == 3 and r.stdout.startswith("undecided"), r.stdout
     assert "timeout of 2 s reached" in r.stdout
+    assert r.stdout.count("undecided") == 1, r.stdout          # said once, not "undecided: undecided"
 
 
 @pytest.mark.slow
