@@ -458,7 +458,25 @@ def make_case(seed, kind=None, large=False):
 # the checks
 # -------------------------------------------------------------------------------------------------
 def _api_domain(dom):
+    if dom[0] == "boxes":
+        from algebra.kernel.domains import Domain
+        from algebra.rationals import Q
+        return Domain([Q(str(lo)) for lo, _ in dom[1]], [Q(str(hi)) for _, hi in dom[1]])
     return None if dom[0] == "R" else "orthant" if dom[0] == "orthant" else (dom[1][0], dom[1][1])
+
+
+def own_sides(seed, dom, d):
+    """``--own-sides``: a cube case's box given its own sides per coordinate (three-layer-fibers
+    R36), drawn from a generator of its own so that the case's network stays the seed's."""
+    if dom[0] != "box":
+        return dom
+    rng = random.Random(seed * 7919 + 17)
+    lo, hi = dom[1]
+    sides = []
+    for _ in range(d):
+        a = lo + (hi - lo) * F(rng.randint(-3, 3), 8)
+        sides.append((a, a + (hi - lo) * F(rng.randint(2, 12), 8)))
+    return ("boxes", sides)
 
 
 def _hidden_index(net, flat):
@@ -507,9 +525,12 @@ def mutations(cert, net, truth):
 
 
 class Case:
-    def __init__(self, seed, kind, timeout, cli, workdir, large=False, max_regions=None):
+    def __init__(self, seed, kind, timeout, cli, workdir, large=False, max_regions=None,
+                 sides=False):
         self.seed = seed
         self.kind, self.net, self.dom, self.planted = make_case(seed, kind, large)
+        if sides:
+            self.dom = own_sides(seed, self.dom, len(self.net[0][0][0]))
         # two cases in three without the region walk: the sampled sandwich, its exact decisions
         # (suspects) and its proven directions are what the walk would otherwise hide
         self.max_regions = (400 if seed % 3 == 0 else 0) if max_regions is None else max_regions
@@ -555,6 +576,11 @@ class Case:
             self.find(f"WRONG EXACT: dim {fd.value}, oracle {v}")
         elif not fd.lower <= v <= fd.upper:
             self.find(f"interval [{fd.lower},{fd.upper}] misses the oracle {v}")
+        if self.dom[0] == "boxes":  # its certificate is the CLI's (the box read on the cube)
+            if self.cli:
+                self.check_cli(v)
+                self.checks["cli"] += 1
+            return
         try:
             cert = functional_dimension_certificate(net, fd, domain=dom, verify=False)
         except Exception as e:
@@ -595,6 +621,8 @@ class Case:
                 "--timeout", str(self.timeout), "--max-regions", str(self.max_regions)]
         if self.dom[0] == "box":
             args += ["--box", f"{self.dom[1][0]},{self.dom[1][1]}"]
+        elif self.dom[0] == "boxes":
+            args += ["--box", ",".join(f"{lo}:{hi}" for lo, hi in self.dom[1])]
         elif self.dom[0] == "orthant":
             args += ["--orthant"]
         p = subprocess.run(args, capture_output=True, text=True, cwd=ROOT)
@@ -613,9 +641,9 @@ class Case:
                 self.find(f"netfibers verify rejects the CLI certificate: {q.stdout[-200:]} {q.stderr[-200:]}")
 
 
-def run_case(seed, kind=None, timeout=30, cli=False, large=False, max_regions=None):
+def run_case(seed, kind=None, timeout=30, cli=False, large=False, max_regions=None, sides=False):
     with tempfile.TemporaryDirectory() as wd:
-        c = Case(seed, kind, timeout, cli, wd, large, max_regions)
+        c = Case(seed, kind, timeout, cli, wd, large, max_regions, sides)
         c.run()
         return c
 
@@ -632,6 +660,8 @@ def main(argv=None):
     ap.add_argument("--timeout", type=float, default=30)
     ap.add_argument("--cli", action="store_true", help="also run the CLI and `netfibers verify`")
     ap.add_argument("--large", action="store_true", help="d 2-3, two or three hidden layers, 14 neurons")
+    ap.add_argument("--own-sides", action="store_true",
+                    help="cube cases on a box with its own sides per coordinate (R36)")
     ap.add_argument("--audit", type=int, metavar="N",
                     help="tightness audit without the region walk (max_regions 0): N seeds from --seed "
                          "for every kind (--kind: that one), per-kind exact / upper above the oracle / gap")
@@ -642,7 +672,7 @@ def main(argv=None):
     t0 = time.time()
     for s in range(args.seed, args.seed + args.count):
         t = time.time()
-        c = run_case(s, args.kind, args.timeout, args.cli, args.large)
+        c = run_case(s, args.kind, args.timeout, args.cli, args.large, sides=args.own_sides)
         per_kind[c.kind] += 1
         checks.update(c.checks)
         checks["exact answers"] += bool(c.answer and c.answer.startswith("[") and
@@ -654,7 +684,8 @@ def main(argv=None):
               f"({time.time() - t:.1f} s)", flush=True)
         for f in c.findings:
             print(f"FINDING seed={s} kind={c.kind}: {f}\n    (python -m tests.fuzz.dim_campaign --seed {s} "
-                  f"--count 1{' --kind ' + args.kind if args.kind else ''}{' --large' if args.large else ''})",
+                  f"--count 1{' --kind ' + args.kind if args.kind else ''}{' --large' if args.large else ''}"
+                  f"{' --own-sides' if args.own_sides else ''})",
                   flush=True)
         if c.findings:
             bad[c.kind].append(s)

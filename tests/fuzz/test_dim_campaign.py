@@ -69,3 +69,12 @@ def test_mutations_are_rejected_and_named():
 def test_sample_has_no_findings(seed):
     c = dc.run_case(seed, timeout=20)
     assert c.truth is not None and not c.findings, (seed, c.findings)
+
+
+@pytest.mark.parametrize("seed", [31301, 31302])
+def test_own_sides_sample_has_no_findings(seed):
+    # a cube case's box given its own sides per coordinate (three-layer-fibers R36): the API on
+    # the Domain and the CLI's `--box lo1:hi1,...` (its certificate re-checked) against the oracle
+    c = dc.run_case(seed, timeout=20, cli=True, sides=True)
+    assert c.dom[0] == "boxes" and c.truth is not None and not c.findings, (seed, c.findings)
+    assert c.checks["cli"] == 1
