@@ -50,7 +50,7 @@ def test_equivalent_on_a_box_with_a_verified_on_box_certificate(nets, run, tmp_p
     c["box"][1][0] = "-1/4"                                          # a larger box
     cert.write_text(json.dumps(c))
     code, out, _ = run("verify", cert)
-    assert code == 1 and out.startswith("INVALID") and "not b read on the cube" in out
+    assert code == 1 and out.startswith("BROKEN on_box") and "is not a read on the cube" in out
 
 
 def test_not_equivalent_prints_the_point_in_the_users_box(nets, run, tmp_path):
