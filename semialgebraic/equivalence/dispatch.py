@@ -60,7 +60,8 @@ from algebra.rationals import Q, q_str, to_q
 
 from ..bottleneck import equivalent_bottleneck
 from ..budget import Budget
-from ..certificates import counterexample_certificate, jsonable, on_box_certificate, require_valid
+from ..certificates import (counterexample_certificate, jsonable, on_box_certificate, require_valid,
+                            shorter_point)
 from ..exceptions import SemialgebraicError, UndecidedError
 from ..sets import domain_spec, normalize_domain
 from ..shallow import equivalent_shallow
@@ -254,6 +255,9 @@ def _on_box(a, b, box, method, budget, progress, samples, check) -> Verdict:
     cert = v.certificate
     if v.answer is False and cert is not None and cert.get("type") == "counterexample":
         x = [c + s * to_q(u) for c, s, u in zip(center, scale, cert["x"])]
+        short = shorter_point(a, b, x, None)       # c, s lengthen u's short coordinates
+        if all(lo <= v <= hi for v, (lo, hi) in zip(short, box)):
+            x = list(short)
         cert = counterexample_certificate(a, b, x, domain=spec)
         details["point"] = x
     elif v.answer is True and cert is not None:
