@@ -256,7 +256,7 @@ def _on_box(a, b, box, method, budget, progress, samples, check) -> Verdict:
     if v.answer is False and cert is not None and cert.get("type") == "counterexample":
         x = [c + s * to_q(u) for c, s, u in zip(center, scale, cert["x"])]
         short = shorter_point(a, b, x, None)       # c, s lengthen u's short coordinates
-        if all(lo <= v <= hi for v, (lo, hi) in zip(short, box)):
+        if all(lo <= t <= hi for t, (lo, hi) in zip(short, box)):
             x = list(short)
         cert = counterexample_certificate(a, b, x, domain=spec)
         details["point"] = x
