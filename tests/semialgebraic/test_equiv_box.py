@@ -90,6 +90,13 @@ B2 = Network.from_rows([[[1, 0]], [[1]]], [[0], [0]])
 def test_a_pair_that_differs_only_outside_the_box_is_equivalent_there():
     v = equivalent(A2, B2, domain=[(-1, 1), (-1, 2)])
     assert v.answer is True and v.certificate["type"] == "on_box"
+    # one hidden layer each: the shallow canonical form (R^d or the orthant) would say "not
+    # equivalent"; its domain hypothesis is checked on the cube and fails, the general method decides
+    shallow = [h for h in v.hypotheses if h.name.startswith("domain is R^d or the closed orthant")]
+    assert [h.holds for h in shallow] == [False] and v.method == "general"
+    assert equivalent(A2, B2).answer is False
+    only = equivalent(A2, B2, domain=[(-1, 1), (-1, 2)], method="shallow")
+    assert only.answer is None and only.certificate is None and only.reason == "the shallow method does not apply"
     assert verify(_json(v.certificate))[0]
     w = equivalent(A2, B2, domain=[(-1, 1), (-1, 3)])          # the larger box reaches x1 > 2
     assert w.answer is False
