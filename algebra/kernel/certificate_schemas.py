@@ -46,6 +46,7 @@ SCHEMA_VERSIONS: dict[str, int] = {
     "absorbing_blocks": 1,
     "bab_cover": 1,
     "bab_recession": 1,
+    "on_box": 1,
 }
 
 HEADER_KEYS = ("format", "type", "schema_version", "netfibers_version")
@@ -70,6 +71,7 @@ SCHEMA_KEYS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
     "bab_cover": (("claim", "a", "b", "box", "upper", "cells"), ("lower", "point", "output")),
     "bab_recession": (("claim", "a", "b", "domain"), ("ray", "cone", "decomposition", "body", "tail",
                                                       "upper", "lower", "point", "output")),
+    "on_box": (("claim", "a", "b", "box", "inner"), ()),
 }
 
 # type -> the claims a certificate of that type may state (the checker decides which one fits)
@@ -94,6 +96,7 @@ CLAIMS: dict[str, tuple[str, ...]] = {
     "bab_recession": ("sup_x |a_o(x) - b_o(x)| = +inf on the domain (three-layer-fibers R28)",
                       "max_o sup_x |a_o(x) - b_o(x)| <= upper on the domain (three-layer-fibers R28)",
                       "max_o sup_x |a_o(x) - b_o(x)| >= lower on the domain"),
+    "on_box": ("a(x) == b(x) for all x in the box (read on the cube, three-layer-fibers R36)",),
 }
 
 # the two competitor classes of an ``absorption`` certificate (skip-absorption R1 and R19)

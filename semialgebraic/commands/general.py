@@ -1,11 +1,14 @@
 """Commands ``equiv``, ``diff`` and ``dim`` (general exact equivalence, deviation, dimension).
 
-* ``netfibers equiv A B [--method auto|general|shallow|bottleneck] [--box lo,hi | --orthant]
-  [--timeout S] [--max-regions N] [--certificate FILE] [--json]``: exit 0 equivalent, 1 not
-  equivalent, 2 input error, 3 undecided (budget, Ctrl-C, or the chosen method does not apply).
-  The certificate (``region_cover``, ``counterexample`` or a fast path's) is written atomically,
-  only when the question was decided.  JSON keys: ``answer``, ``method``, ``reason``,
-  ``hypotheses``, ``certificate``, ``regions_checked``.
+* ``netfibers equiv A B [--method auto|general|shallow|bottleneck] [--box lo,hi | --box
+  lo1:hi1,... | --box FILE.json | --box file | --orthant] [--timeout S] [--max-regions N]
+  [--certificate FILE] [--json]``: exit 0 equivalent, 1 not equivalent, 2 input error, 3
+  undecided (budget, Ctrl-C, or the chosen method does not apply).  The certificate
+  (``region_cover``, ``counterexample`` or a fast path's) is written atomically, only when the
+  question was decided.  JSON keys: ``answer``, ``method``, ``reason``, ``hypotheses``,
+  ``certificate``, ``regions_checked``.  A box with its own sides (not a cube) is decided for
+  a, b read on the cube (three-layer-fibers R36): an ``on_box`` certificate, or a
+  ``counterexample`` at the user's x in the user's box; JSON adds ``box`` and ``note``.
 * ``netfibers diff A B [--box lo,hi | --box lo1:hi1,... | --box FILE.json | --box file |
   --ball X,R | --orthant] [--method auto|bab|walk] [--certificate FILE] [--exact] [--timeout S]
   [--max-regions N] [--json]``: a certified interval ``[lower, upper]`` on sup over the domain
@@ -69,12 +72,15 @@ def register(sub, parent) -> None:
                                   "apply)"],
                            examples=["netfibers equiv algebra/examples/t5_perm_scale_a.json "
                                      "algebra/examples/t5_perm_scale_b.json --certificate cert.json",
-                                     "netfibers equiv a.json b.json --box -1,1 --timeout 60"]))
+                                     "netfibers equiv a.json b.json --box -1,1 --timeout 60",
+                                     "netfibers equiv a.nnet b.nnet --box file --certificate cert.json"]))
     p.add_argument("a", metavar="A")
     p.add_argument("b", metavar="B")
     p.add_argument("--method", choices=METHODS, default="auto",
                    help=f"decision method, one of {', '.join(METHODS)} (default auto)")
-    _domain_args(p)
+    _domain_args(p, box_help="LO,HI: the cube [lo, hi]^d; lo1:hi1,lo2:hi2: a box with its own sides "
+                             "(decided for a, b read on the cube, three-layer-fibers R36); FILE.json "
+                             "([[lo, hi], ...]); 'file': a .nnet file's input box (default: all of R^d)")
     _budget_args(p)
     p.add_argument("--certificate", metavar="FILE", help="write the certificate (only when decided)")
     p.add_argument("--epsilon", metavar="E", help="decide max |a - b| <= E on the domain (exact "
@@ -154,13 +160,14 @@ def cmd_equiv(args) -> int:
     if args.epsilon is not None or args.ball is not None:
         return _cmd_equiv_epsilon(args, a, b)
     budget = _budget(args)
+    domain = _domain(args, a)
     try:
         # active: the fast paths' own loops (the exact facet-cell walks of the bottleneck
         # check on a trained 64-32-16-10 net: minutes) stop at the deadline too; a walk stopped
         # so leaves its hypothesis undecided (never assumed); the general method then reports
         # the budget
         with budget.active():
-            v = equivalent(a, b, method=args.method, domain=_domain(args, a), budget=budget)
+            v = equivalent(a, b, method=args.method, domain=domain, budget=budget)
     except BudgetExhausted as exc:         # a loop outside any walk: undecided, nothing proved
         v = Verdict(None, args.method, f"undecided: {exc or budget.reason} before a method decided",
                     (), None, {"regions_checked": 0, "complete": False})
@@ -171,9 +178,18 @@ def cmd_equiv(args) -> int:
     units, line = units_report(args.units, parse_domain(args, a.n_inputs, a), args.exact) if args.units \
         else ({}, "")
     data.update(units)
-    emit(args, data, display.with_roundings(data, equiv_text(v, exact=args.exact) + line,
+    note = ""
+    if isinstance(domain, list):        # a box with its own sides, decided on the cube
+        data.setdefault("box", [[str(lo), str(hi)] for lo, hi in domain])
+        data["note"] = note = _ON_BOX_NOTE
+        note = "\n  " + note
+    emit(args, data, display.with_roundings(data, equiv_text(v, exact=args.exact) + note + line,
                                             hypotheses=v.hypotheses))
     return v.exit_code()
+
+
+_ON_BOX_NOTE = ("on the box, decided for a and b read on [-1, 1]^d (x = centre + half-width * u maps "
+                "the cube onto the box; three-layer-fibers R36)")
 
 
 _X_IN_REASON = "; a(x) != b(x) at x = ("
@@ -414,25 +430,27 @@ def _budget_args(p) -> None:
 
 
 def _domain(args, net=None):
+    """The domain of ``equiv`` (exact equality): None (R^d), ``"orthant"``, ``(lo, hi)`` (a
+    cube) or ``[(lo_i, hi_i)]`` (a box with its own sides, any form of ``diff --box`` without
+    half-spaces or open sides; :func:`semialgebraic.equivalence.equivalent` reads it on the
+    cube, three-layer-fibers R36)."""
     if getattr(args, "orthant", False):
         return "orthant"
-    if getattr(args, "box", None) == "file" and net is not None:   # the .nnet files' box
-        cube = parse_domain(args, net.n_inputs, net).as_cube
-        if cube is None:
-            fail("--box file: the .nnet input box is not a cube; equiv decides on a cube "
-                 "--box lo,hi, the orthant or R^d (equiv --epsilon takes any box)")
-        return cube
-    if getattr(args, "box", None) is not None:     # "--box ''" is an error, never R^d
-        text = args.box
-        if net is not None and (":" in text or text.endswith(".json") or is_existing_file(text)):
-            dom = parse_domain(args, net.n_inputs, net)   # lo1:hi1,… or FILE.json
-            cube = None if dom.halfspaces else dom.as_cube
-            if cube is None:
-                fail(f"--box {text}: not a cube; equiv decides exact equality on a cube --box "
-                     "lo,hi, the orthant or R^d (equiv --epsilon takes any box)")
-            return cube
-        return parse_box(text)
-    return None
+    text = getattr(args, "box", None)
+    if text is None:
+        return None
+    if net is not None and (text == "file" or ":" in text or text.endswith(".json")
+                            or is_existing_file(text)):   # lo1:hi1,…, FILE.json, a .nnet box
+        dom = parse_domain(args, net.n_inputs, net)
+        if dom.box is None:
+            legacy = dom.legacy_or_none()
+            if legacy in (None, "orthant") and not dom.halfspaces:
+                return legacy
+            fail(f"--box {text}: equiv decides exact equality on a box (a cube or its own sides "
+                 "per coordinate), the orthant or R^d, not half-spaces or open sides (equiv "
+                 "--epsilon takes any domain)")
+        return dom.as_cube or dom.box
+    return parse_box(text)      # "--box ''" is an error, never R^d
 
 
 def _budget(args) -> Budget:

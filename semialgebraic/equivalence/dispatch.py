@@ -19,6 +19,16 @@ Methods (``method=``)
 ``"shallow"`` / ``"bottleneck"``
     Only that fast path (answer None when it does not apply).
 
+A box with its own sides per coordinate (``[(lo_1, hi_1), ...]``, ``{"box": [[lo, hi], ...]}``
+or an :class:`algebra.kernel.Domain` box) is decided on the cube: with ``φ(u) = c + s ⊙ u``
+(c the centre, s the half-widths) onto the box, ``a ≡ b`` on the box iff ``a∘φ ≡ b∘φ`` on
+``[-1, 1]^d`` (three-layer-fibers R36; φ is onto the box, also when a side has width 0).  The
+composed pair goes through the same dispatch with the cube as its domain, so every fast path's
+domain hypothesis is checked on the cube (where none applies: the general method decides).  An
+"equivalent" comes with an ``on_box`` certificate (the user's networks and box, the inner
+certificate of the pair read on the cube); a "not equivalent" with an ordinary
+``counterexample`` on the user's networks at ``x = φ(u)``, its domain the user's box.
+
 Exact simplification (:func:`semialgebraic.equivalence.reduction.simplify`) removes neurons
 that are provably dead on the reachable set (exact interval bounds over the domain), folds
 constant neurons into the next bias, drops neurons with a zero outgoing column and merges
@@ -43,11 +53,15 @@ from functools import partial
 from typing import Any
 
 from algebra.exceptions import AlgebraError, InputError
+from algebra.kernel import compose_input_map
+from algebra.kernel.domains import Domain
 from algebra.network import Network
+from algebra.rationals import Q, q_str, to_q
 
 from ..bottleneck import equivalent_bottleneck
 from ..budget import Budget
-from ..certificates import jsonable, require_valid
+from ..certificates import (counterexample_certificate, jsonable, on_box_certificate, require_valid,
+                            shorter_point)
 from ..exceptions import SemialgebraicError, UndecidedError
 from ..sets import domain_spec, normalize_domain
 from ..shallow import equivalent_shallow
@@ -72,8 +86,9 @@ def equivalent(a: Network, b: Network, *, method: str = "auto", domain: Any = No
     a, b : Network
         ReLU networks with the same input and output dimensions.
     method : {"auto", "general", "shallow", "bottleneck"}
-    domain : None, "orthant", (lo, hi), {"box": [lo, hi]} or {"orthant": True}
-        R^d (default), the closed orthant, or the box [lo, hi]^d.
+    domain : None, "orthant", (lo, hi), {"box": [lo, hi]}, {"orthant": True}, [(lo_1, hi_1), ...], {"box": [[lo_1, hi_1], ...]} or a Domain
+        R^d (default), the closed orthant, the box [lo, hi]^d, or a box with its own sides per
+        coordinate (decided on the cube, module docstring; an ``on_box`` certificate).
     timeout, max_regions : optional budgets of the general method (or pass *budget*).
     progress : bool, optional
         Progress line on stderr (default: when stderr is a terminal).
@@ -110,8 +125,11 @@ def equivalent(a: Network, b: Network, *, method: str = "auto", domain: Any = No
     if a.signature != b.signature:
         raise InputError(f"the networks have different signatures (inputs, outputs) {a.signature} "
                          f"and {b.signature}")
-    dom = normalize_domain(domain, a.n_inputs)
+    domain, box = _own_sides(domain, a.n_inputs)
     budget = budget or Budget(timeout, max_regions)
+    if box is not None:
+        return _on_box(a, b, box, method, budget, progress, refutation_samples, verify)
+    dom = normalize_domain(domain, a.n_inputs)
     return _decide(a, b, dom, method, budget, progress, refutation_samples, verify)
 
 
@@ -186,6 +204,70 @@ def could_be_equivalent(a: Network, b: Network, *, domain: Any = None, samples: 
         return False
     dom = normalize_domain(domain, a.n_inputs)
     return refute(a, b, dom, samples, seed) is None
+
+
+# ------------------------------------------------------------------------------------------------
+# private: a box with its own sides, read on the cube (three-layer-fibers R36)
+# ------------------------------------------------------------------------------------------------
+def _own_sides(domain, d):
+    """``(domain, None)`` for the domains :func:`normalize_domain` takes (a Domain given in its
+    older form, a box of equal sides as the cube), or ``(None, [(lo_i, hi_i)])`` for a box with
+    its own sides per coordinate (exact; :class:`InputError` for lo > hi or a wrong count)."""
+    if isinstance(domain, Domain):
+        if domain.dim != d:
+            raise InputError(f"the domain has {domain.dim} coordinates, the networks {d} inputs")
+        box = domain.box
+        if box is None:
+            return domain.legacy(), None      # R^d, the orthant; InputError for the others
+    else:
+        box = domain.get("box") if isinstance(domain, dict) and set(domain) == {"box"} else domain
+        if not (isinstance(box, (list, tuple)) and box and
+                all(isinstance(p, (list, tuple)) for p in box)):
+            return domain, None
+        if len(box) != d or not all(len(p) == 2 for p in box):
+            raise InputError(f"a box with its own sides is {d} intervals (lo, hi), one per input")
+        box = [(to_q(lo), to_q(hi)) for lo, hi in box]
+    for i, (lo, hi) in enumerate(box):
+        if lo > hi:
+            raise InputError(f"box: coordinate {i}: lower bound {q_str(lo)} exceeds upper bound "
+                             f"{q_str(hi)}")
+    if len(set(box)) == 1:                    # a cube: decided as one
+        return box[0], None
+    return None, box
+
+
+def _on_box(a, b, box, method, budget, progress, samples, check) -> Verdict:
+    """Decide ``a ≡ b`` on the box ``∏ [lo_i, hi_i]`` as ``a∘φ ≡ b∘φ`` on ``[-1, 1]^d``,
+    ``φ(u) = c + s ⊙ u``; the verdict speaks of the user's networks and box (hypotheses' domain
+    witnesses, the point, the certificates)."""
+    center = [(lo + hi) / 2 for lo, hi in box]
+    scale = [(hi - lo) / 2 for lo, hi in box]
+    a_u, b_u = compose_input_map(a, center, scale), compose_input_map(b, center, scale)
+    cube = (Q(-1), Q(1))
+    v = _decide(a_u, b_u, cube, method, budget, progress, samples, False)
+    spec = {"box": [[lo, hi] for lo, hi in box]}
+    cube_spec = jsonable(domain_spec(cube))
+    hyps = list(reader_hypotheses(a, b))          # the composed networks carry no reader notes
+    for h in v.hypotheses:
+        hyps.append(replace(h, witness=spec) if jsonable(h.witness) == cube_spec else h)
+    details = dict(v.details)
+    details["box"] = spec["box"]
+    cert = v.certificate
+    if v.answer is False and cert is not None and cert.get("type") == "counterexample":
+        x = [c + s * to_q(u) for c, s, u in zip(center, scale, cert["x"])]
+        short = shorter_point(a, b, x, None)       # c, s lengthen u's short coordinates
+        if all(lo <= t <= hi for t, (lo, hi) in zip(short, box)):
+            x = list(short)
+        cert = counterexample_certificate(a, b, x, domain=spec)
+        details["point"] = x
+    elif v.answer is True and cert is not None:
+        cert = on_box_certificate(a, b, box, jsonable(cert, keep_networks=True))
+    elif v.answer is not None:                  # (no other certificate is built on a cube)
+        raise SemialgebraicError(f"no certificate on the box for a {cert and cert.get('type')} "
+                                 "certificate of the pair read on the cube")
+    if cert is not None and check:
+        require_valid(jsonable(cert, keep_networks=True), verify, "on_box")
+    return replace(v, hypotheses=tuple(hyps), certificate=cert, details=details)
 
 
 # ------------------------------------------------------------------------------------------------

@@ -36,6 +36,7 @@ CHECKERS = {
     "absorbing_blocks": "absorbing_blocks",
     "bab_cover": "bab_cover",
     "bab_recession": "bab_recession",
+    "on_box": "on_box",
 }
 
 

@@ -8,7 +8,9 @@ Schema (version 1; built by :func:`semialgebraic.certificates.counterexample_cer
      "a": <network>, "b": <network>,
      "x": [x_0, ..., x_{d-1}],          # exact input (JSON int or "p/q")
      "a_x": [..], "b_x": [..],          # the exact outputs a(x), b(x)
-     "domain": {"box": [lo, hi]} | {"orthant": true}    (optional: x lies in it)}
+     "domain": {"box": [lo, hi]} | {"box": [[lo_0, hi_0], ...]} | {"orthant": true}
+                                        (optional: x lies in it; the second form is a box
+                                         with its own sides, one interval per input)}
 
 ``a``, ``b``: native network dicts.  With equal signatures (inputs, outputs) the claim is
 ``"a(x) != b(x)"``: the checker recomputes both outputs exactly, compares them with the claimed
@@ -66,10 +68,16 @@ def _in_domain(x, domain) -> tuple[bool, str]:
         raise InputError(f"domain must be {{'box': [lo, hi]}} or {{'orthant': true}}, got {domain!r}")
     if "box" in domain:
         box = domain["box"]
-        if not isinstance(box, list) or len(box) != 2:
+        if isinstance(box, list) and box and all(isinstance(p, list) for p in box):
+            # a box with its own sides: one interval per coordinate
+            if len(box) != len(x) or not all(len(p) == 2 for p in box):
+                raise InputError(f"domain.box must hold {len(x)} intervals [lo, hi]")
+            sides = [tuple(parse_number(v, "domain.box") for v in p) for p in box]
+        elif not isinstance(box, list) or len(box) != 2:
             raise InputError(f"domain.box must be a list [lo, hi], got {box!r}")
-        lo, hi = (parse_number(v, "domain.box") for v in box)
-        if all(lo <= v <= hi for v in x):
+        else:
+            sides = [tuple(parse_number(v, "domain.box") for v in box)] * len(x)
+        if all(lo <= v <= hi for v, (lo, hi) in zip(x, sides)):
             return True, "in box"
         return False, "x lies outside the claimed box"
     if domain.get("orthant"):

@@ -1,7 +1,7 @@
 """How ``diff``, ``equiv`` and ``verify`` report the exact branch and bound (issue 15, audit of
 2026-12-03): the progress line on a terminal (current interval, open nodes) and its absence
 otherwise, ``verify`` printing long rationals as decimals unless ``--exact``, ``equiv`` without
-``--epsilon`` refusing a non-cube box in one line, and an output file in a missing directory
+``--epsilon`` refusing half-spaces in one line, and an output file in a missing directory
 refused before any search."""
 
 from __future__ import annotations
@@ -75,18 +75,27 @@ def test_verify_prints_long_rationals_as_decimals_unless_exact(pair, tmp_path, r
     assert code == 0 and "/30000000000001" in json.loads(js)["reason"]
 
 
-@pytest.mark.parametrize("box", ["-3:3,-1:2", "FILE"])
-def test_equiv_without_epsilon_refuses_a_non_cube_box_in_one_line(pair, tmp_path, run, box):
+def test_equiv_without_epsilon_refuses_half_spaces_in_one_line(pair, tmp_path, run):
     a, b, _ = pair
-    if box == "FILE":
-        f = tmp_path / "dom.json"
-        f.write_text(json.dumps({"box": [[-3, 3], [-3, 3]], "halfspaces": [{"a": [1, 1], "b": 1}]}))
-        box = str(f)
-    code, out, err = run("equiv", a, b, f"--box={box}")
+    f = tmp_path / "dom.json"
+    f.write_text(json.dumps({"box": [[-3, 3], [-3, 3]], "halfspaces": [{"a": [1, 1], "b": 1}]}))
+    code, out, err = run("equiv", a, b, f"--box={f}")
     assert code == 2 and out == "" and len(err.strip().splitlines()) == 1
-    assert "not a cube" in err and "--epsilon" in err
-    # the same box with --epsilon is decided (max |a - b| = 1 there)
-    assert run("equiv", a, b, f"--box={box}", "--epsilon", "1")[0] == 0
+    assert "half-spaces" in err and "--epsilon" in err
+    # the same domain with --epsilon is decided (max |a - b| = 1 there)
+    assert run("equiv", a, b, f"--box={f}", "--epsilon", "1")[0] == 0
+
+
+def test_equiv_without_epsilon_decides_a_box_with_its_own_sides(pair, run):
+    # (refused before 2026-12-04; now read on the cube, three-layer-fibers R36)
+    a, b, _ = pair
+    code, out, _ = run("equiv", a, b, "--box=-3:3,-1:2", "--json")
+    js = json.loads(out)
+    x = [Fraction(v) for v in js["point"]]
+    assert code == 1 and js["answer"] is False and js["box"] == [[-3, 3], [-1, 2]]
+    assert -3 <= x[0] <= 3 and -1 <= x[1] <= 2 and A(x) != B(x)
+    assert js["certificate"]["domain"] == {"box": [[-3, 3], [-1, 2]]}
+    assert run("equiv", a, b, "--box=-3:3,-1:2", "--epsilon", "1")[0] == 0
 
 
 def test_equiv_takes_a_cube_given_per_coordinate(pair, run):

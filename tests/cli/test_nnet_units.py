@@ -78,12 +78,15 @@ def test_files_that_normalise_alike_say_normalised_and_other_pairs_say_nothing(r
     assert code == 0 and "input_space" not in json.loads(out) and "box" not in json.loads(out)
 
 
-def test_equiv_box_file_that_is_not_a_cube_is_a_clear_error(run, tmp_path):
+def test_equiv_box_file_that_is_not_a_cube_is_decided_on_that_box(run, tmp_path):
+    # (refused before 2026-12-04; now read on the cube, three-layer-fibers R36)
     p = tmp_path / "n.nnet"
     two = [([[F(1), F(0)], [F(0), F(1)]], [F(0), F(0)]), ([[F(1), F(1)]], [F(0)])]
     write_nnet(p, two, [F(0), F(0)], [F(1), F(2)], [F(0), F(0), F(0)], [F(1), F(1), F(1)])
-    code, _, err = run("equiv", p, p, "--box", "file")
-    assert code == 2 and "the .nnet input box is not a cube" in err
+    code, out, _ = run("equiv", p, p, "--box", "file", "--json")
+    js = json.loads(out)
+    assert code == 0 and js["certificate"]["type"] == "on_box"
+    assert js["certificate"]["box"] == [[0, 1], [0, 2]] and js["box"] == [["0", "1"], ["0", "2"]]
 
 
 def test_info_of_a_nnet_file_gives_its_units(run, pair):
