@@ -183,8 +183,13 @@ def cmd_equiv(args) -> int:
         data.setdefault("box", [[str(lo), str(hi)] for lo, hi in domain])
         data["note"] = note = _ON_BOX_NOTE
         note = "\n  " + note
-    emit(args, data, display.with_roundings(data, equiv_text(v, exact=args.exact) + note + line,
-                                            hypotheses=v.hypotheses))
+    text = equiv_text(v, exact=args.exact)
+    legend = "\n" + display.EXACT_NOTE
+    if text.endswith(legend):           # the notes first, the ≈ legend last
+        text = text[:-len(legend)] + note + line + legend
+    else:
+        text += note + line
+    emit(args, data, display.with_roundings(data, text, hypotheses=v.hypotheses))
     return v.exit_code()
 
 
