@@ -29,6 +29,7 @@ import itertools
 import json
 import os
 import random
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -664,27 +665,82 @@ def regions_oracle(net, box):
 # -------------------------------------------------------------------------------------------------
 # running the CLI
 # -------------------------------------------------------------------------------------------------
+STARTUP_MARK = "netfibers-startup-done"      # semialgebraic.cli.STARTUP_MARK (not imported:
+                                            # the subprocess mode imports no netfibers code)
+
+
+def split_startup_mark(err):
+    """``(stderr without the start-up mark line, the mark's time or None)``: the line
+    ``netfibers-startup-done <t>`` that the CLI prints with ``NETFIBERS_STARTUP_MARK=1`` once its
+    imports are done, just before the command runs (*t*: its ``time.monotonic()``).
+
+    >>> split_startup_mark("netfibers-startup-done 12.500000\\nnetfibers: error: x\\n")
+    ('netfibers: error: x\\n', 12.5)
+    >>> split_startup_mark("hang")
+    ('hang', None)
+    """
+    mark, kept = None, []
+    for line in err.splitlines(keepends=True):
+        head, _, rest = line.partition(" ")
+        if mark is None and head == STARTUP_MARK:
+            try:
+                mark = float(rest)
+                continue
+            except ValueError:
+                pass
+        kept.append(line)
+    return "".join(kept), mark
+
+
+def overrun(total, after, timeout, slack):
+    """The finding's text when a command with ``--timeout`` *timeout* ran past 1.05·T + 2 s (+
+    *slack*) after its start-up (*after*; None when unknown: then *total*, the whole run), else
+    None.  The text gives both times.
+
+    >>> overrun(8.0, 5.5, 4, 0.5) is None          # 5.5 <= 1.05 * 4 + 2 + 0.5 = 6.7
+    True
+    >>> overrun(9.0, 7.0, 4, 0.5)
+    '7.0 s after start-up (9.0 s in all) past --timeout 4 (allowed 1.05·T + 2 s + 0.5 s slack = 6.7 s)'
+    """
+    limit = 1.05 * float(timeout) + 2 + slack
+    took = total if after is None else after
+    if took <= limit:
+        return None
+    when = f"{total:.1f} s in all (start-up not marked)" if after is None else \
+        f"{after:.1f} s after start-up ({total:.1f} s in all)"
+    return f"{when} past --timeout {timeout} (allowed 1.05·T + 2 s + {slack:g} s slack = {limit:.1f} s)"
+
+
 class Runner:
-    def __init__(self, subprocess_mode, timeout):
+    """Runs ``netfibers *argv``: in this process, or (*subprocess_mode*) as a subprocess whose
+    time after start-up is read from the CLI's start-up mark (``NETFIBERS_STARTUP_MARK=1``).
+    A call returns ``(exit code, stdout, stderr, seconds in all)`` and sets ``self.after`` to
+    the seconds after start-up (in-process: the whole call; None when the mark is missing)."""
+
+    def __init__(self, subprocess_mode, timeout, slack=None):
         self.subprocess_mode = subprocess_mode
         self.timeout = timeout
-        self.slack = 3.0            # in-process: the certificate re-check and the oracle's reading
-        if subprocess_mode:         # start-up on this (loaded) machine, measured once, counted twice
-            t0 = time.perf_counter()
-            self("--help")
-            self.slack = 2 * (time.perf_counter() - t0) + 1
+        self.after = None
+        # in-process: the certificate re-check and the oracle's reading; as subprocesses only
+        # the load of a shared machine (start-up is not counted)
+        self.slack = slack if slack is not None else 1.0 if subprocess_mode else 3.0
 
     def __call__(self, *argv):
         argv = [str(v) for v in argv]
+        self.after = None
         t0 = time.perf_counter()
         if self.subprocess_mode:
-            env = dict(os.environ, PYTHONPATH=ROOT)
+            env = dict(os.environ, PYTHONPATH=ROOT, NETFIBERS_STARTUP_MARK="1")
             try:
                 p = subprocess.run([sys.executable, "-m", "semialgebraic.cli", *argv], capture_output=True,
                                    text=True, env=env, timeout=3 * self.timeout + 30)
             except subprocess.TimeoutExpired:
                 return 99, "", "hang", time.perf_counter() - t0
-            return p.returncode, p.stdout, p.stderr, time.perf_counter() - t0
+            end = time.monotonic()
+            err, mark = split_startup_mark(p.stderr)
+            if mark is not None and mark <= end:
+                self.after = end - mark
+            return p.returncode, p.stdout, err, time.perf_counter() - t0
         from semialgebraic.cli import main
         out, err = io.StringIO(), io.StringIO()
         with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
@@ -692,7 +748,9 @@ class Runner:
                 code = main(argv)
             except SystemExit as e:
                 code = e.code
-        return code, out.getvalue(), err.getvalue(), time.perf_counter() - t0
+        dt = time.perf_counter() - t0
+        self.after = dt
+        return code, out.getvalue(), split_startup_mark(err.getvalue())[0], dt
 
 
 def _box_arg(dom):
@@ -773,8 +831,9 @@ class Case:
         self.times[name] += dt
         self.calls[f"{name} exit {code}"] += 1
         cmd = "netfibers " + " ".join(map(str, argv))
-        if dt > 1.05 * tmo + 2 + self.run.slack:
-            self.find(f"{name}: {dt:.1f} s past --timeout {tmo}", cmd)
+        late = overrun(dt, getattr(self.run, "after", None), tmo, self.run.slack)
+        if late:
+            self.find(f"{name}: {late}", cmd)
         return self._parsed(name, code, out, err, cmd)
 
     def _parsed(self, name, code, out, err, cmd):
@@ -994,21 +1053,27 @@ class Case:
                 self.find(f"API diff_bounds [{r.lower}, {r.upper}] misses the exact max {cli_max}")
 
 
-def finish_case(c, api, dom, ans, exact, log, rerun) -> None:
+def finish_case(c, api, dom, ans, exact, log, rerun, keep=None) -> None:
     """The end of a fuzz case (here and in :mod:`tests.fuzz.adversarial`): the Python API's
-    answers checked when *api* (a crash of the API is a finding), then every finding logged with
-    the command that reruns it (``rerun(kind)``)."""
+    answers checked when *api* (a crash of the API is a finding), the files kept in *keep*
+    when there are findings (:func:`keep_files`), then every finding logged with the command
+    that reruns it (``rerun(kind)``)."""
     if api:
         try:
             c.check_api(dom, ans, exact)
         except Exception as e:   # a crash of the API is a finding
             c.find(f"API raised {type(e).__name__}: {e}")
+    kept = keep_files(c, keep)
     for f in c.findings:
-        log(f"FINDING seed={c.seed} kind={f[0]}: {f[2]}\n    ({rerun(f[0])})" + (f"\n    {f[3]}" if f[3] else ""))
+        log(f"FINDING seed={c.seed} kind={f[0]}: {f[2]}\n    ({rerun(f[0])}"
+            + (f"; kept in {kept}" if kept else "") + ")" + (f"\n    {f[3]}" if f[3] else ""))
 
 
 def run_case(seed, runner, kind=None, formats=True, api=True, regions=True, log=print, small=False,
-             large=False):
+             large=False, keep=None):
+    """Run the case of *seed* (and *kind*) through every check; the :class:`Case` with its
+    findings.  With *keep* (a directory), a case with findings leaves its files (networks,
+    certificates, ``findings.txt``) in ``keep/seed-<seed>-<kind>/``."""
     with tempfile.TemporaryDirectory() as wd:
         c = Case(seed, kind, runner, wd, formats, api, small, large)
         dom = c.dom
@@ -1051,18 +1116,35 @@ def run_case(seed, runner, kind=None, formats=True, api=True, regions=True, log=
             c.check_regions(c.a, c.pa, dom)
         finish_case(c, api, dom, ans, exact, log, lambda kind: (
             f"python -m tests.fuzz.bab_fuzz --seed {seed} --count 1 --kind {kind}{' --small' if small else ''}"
-            f"{' --large' if large else ''}; files: {os.path.basename(c.pa)}, {os.path.basename(c.pb)}"))
+            f"{' --large' if large else ''}; files: {os.path.basename(c.pa)}, {os.path.basename(c.pb)}"),
+            keep=keep)
         return c
+
+
+def keep_files(c, keep):
+    """Copy the files of case *c* (its work directory: the networks, certificates) to
+    ``keep/seed-<seed>-<kind>/`` with ``findings.txt`` (one finding and its command a line)
+    when it has findings and *keep* is set; the directory, or None."""
+    if not keep or not c.findings:
+        return None
+    dest = os.path.join(keep, f"seed-{c.seed}-{c.kind}")
+    shutil.copytree(c.workdir, dest, dirs_exist_ok=True)
+    with open(os.path.join(dest, "findings.txt"), "w") as f:
+        for _, _, what, cmd in c.findings:
+            f.write(f"{what}\n    {cmd or ''}\n")
+    return dest
 
 
 def main(argv=None):
     ap = fuzz_parser(__doc__)
     ap.add_argument("--kind", choices=KINDS)
+    ap.add_argument("--keep", metavar="DIR", help="copy the files of each case with findings (networks, "
+                    "certificates, findings.txt) to DIR/seed-S-KIND/")
     args = ap.parse_args(argv)
     kinds = args.kinds.split(",") if args.kinds else KINDS
     return run_seeds(args, KINDS, lambda s: args.kind or kinds[s % len(kinds)],
                      lambda s, runner, kind: run_case(s, runner, kind, small=args.small, large=args.large,
-                                                      regions=not args.large),
+                                                      regions=not args.large, keep=args.keep),
                      lambda c: f"{c.style} {c.dom[0]}")
 
 
@@ -1073,7 +1155,10 @@ def fuzz_parser(doc) -> argparse.ArgumentParser:
     ap.add_argument("--count", type=int, default=20)
     ap.add_argument("--kinds", help="comma-separated kinds to cycle through (default: all)")
     ap.add_argument("--timeout", type=float, default=20)
-    ap.add_argument("--subprocess", action="store_true", help="run each command as a subprocess")
+    ap.add_argument("--subprocess", action="store_true", help="run each command as a subprocess "
+                    "(its time counted after start-up: the CLI marks it, NETFIBERS_STARTUP_MARK=1)")
+    ap.add_argument("--slack", type=float, metavar="SECONDS", help="allowed beyond 1.05·T + 2 s before "
+                    "a run counts as an overrun (default 1 with --subprocess, else 3)")
     ap.add_argument("--small", action="store_true", help="d <= 2, at most 4 neurons a layer (the suite's cases)")
     ap.add_argument("--large", action="store_true", help="d 2-4, two hidden layers of 5-8 (branch and bound branches)")
     return ap
@@ -1084,7 +1169,7 @@ def run_seeds(args, all_kinds, kind_of, run, describe, kind_width=18) -> int:
     ``args.seed …`` (+ ``args.count``), the kind *kind_of(seed)*, the case *run(seed, runner,
     kind)* (a :class:`Case`), a line per case (*describe(case)* and the widths), then
     :func:`report`."""
-    runner = Runner(args.subprocess, args.timeout)
+    runner = Runner(args.subprocess, args.timeout, getattr(args, "slack", None))
     per_kind, bad, calls, times = Counter(), defaultdict(list), Counter(), Counter()
     t0 = time.time()
     for s in range(args.seed, args.seed + args.count):
