@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import os
 import random
+import resource
 import subprocess
 import sys
 import time
@@ -93,20 +94,26 @@ def write(tmp_path, a, b):
     return str(pa), str(pb)
 
 
+def children_cpu() -> float:
+    ru = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return ru.ru_utime + ru.ru_stime
+
+
 def timed(*argv, timeout_s):
     """Run ``netfibers *argv --json --timeout T`` with the start-up mark; ``(exit code, JSON,
     seconds after start-up, seconds in all)``; asserts the budget held: 1.05·T + 2 s after
-    start-up, plus SLACK."""
+    start-up, plus SLACK (divided by the share of a CPU the command had, as the fuzz does)."""
     env = dict(os.environ, PYTHONPATH=str(ROOT), NETFIBERS_STARTUP_MARK="1")
-    t = time.perf_counter()
+    t, cpu = time.perf_counter(), children_cpu()
     r = subprocess.run([sys.executable, "-m", "semialgebraic.cli", *argv, "--json", "--timeout",
                         str(timeout_s)], capture_output=True, text=True, env=env, cwd=ROOT,
                        timeout=60 + 10 * timeout_s)
-    end, total = time.monotonic(), time.perf_counter() - t
-    err, mark = split_startup_mark(r.stderr)
-    assert mark is not None and mark <= end, r.stderr
+    end, total, cpu = time.monotonic(), time.perf_counter() - t, children_cpu() - cpu
+    err, mark, mark_cpu = split_startup_mark(r.stderr)
+    assert mark is not None and mark <= end and 0 <= mark_cpu <= cpu + 0.1, r.stderr
     after = end - mark
-    assert overrun(total, after, timeout_s, SLACK) is None, (argv[0], after, total, err)
+    late = overrun(total, after, timeout_s, SLACK, cpu - mark_cpu)
+    assert late is None, (argv[0], late, err)
     return r.returncode, json.loads(r.stdout), after, total
 
 
@@ -116,16 +123,23 @@ def timed(*argv, timeout_s):
 def test_the_fuzz_reads_the_start_up_mark_and_prints_both_times():
     import tests.fuzz.bab_fuzz as fuzz
     assert fuzz.STARTUP_MARK == STARTUP_MARK          # the fuzz imports no netfibers code for it
-    err, mark = split_startup_mark(f"{STARTUP_MARK} 100.25\nnetfibers: timeout of 2 s reached\n")
-    assert (err, mark) == ("netfibers: timeout of 2 s reached\n", 100.25)
-    assert split_startup_mark("netfibers: error: bad file\n") == ("netfibers: error: bad file\n", None)
-    assert split_startup_mark(f"{STARTUP_MARK} x\n") == (f"{STARTUP_MARK} x\n", None)  # not a time
+    got = split_startup_mark(f"warning\n{STARTUP_MARK} 100.25 3.5\nnetfibers: timeout of 2 s reached\n")
+    assert got == ("warning\nnetfibers: timeout of 2 s reached\n", 100.25, 3.5)
+    assert split_startup_mark(f"{STARTUP_MARK} 100.25\n") == ("", 100.25, None)
+    assert split_startup_mark("netfibers: error: bad file\n") == ("netfibers: error: bad file\n", None, None)
+    assert split_startup_mark(f"{STARTUP_MARK} x\n") == (f"{STARTUP_MARK} x\n", None, None)  # not a time
     # seed 94018 --large: 9 s in all, 5.5 s after a 3.5 s start-up: within 1.05·4 + 2 + 1
     assert overrun(9.0, 5.5, 4, 1.0) is None
     assert overrun(9.0, None, 4, 1.0) == ("9.0 s in all (start-up not marked) past --timeout 4 "
                                            "(allowed 1.05·T + 2 s + 1 s slack = 7.2 s)")
     assert overrun(12.0, 8.0, 4, 1.0) == ("8.0 s after start-up (12.0 s in all) past --timeout 4 "
                                            "(allowed 1.05·T + 2 s + 1 s slack = 7.2 s)")
+    assert overrun(12.0, 8.0, 4, 1.0, cpu=8.5) is not None        # a whole CPU: no more allowance
+    # nice 15 on a loaded machine: 26.9 s for --timeout 20 with a third of a CPU is in time ...
+    assert overrun(26.9, 26.9, 20, 3.0, cpu=9.0) is None
+    # ... but not 40 s (the walk that ran its LPs after the deadline), nor an idle hang after it
+    assert "past --timeout 20" in overrun(40.0, 40.0, 20, 3.0, cpu=30.0)
+    assert "50% of a CPU" in overrun(42.0, 42.0, 20, 3.0, cpu=21.0)
 
 
 def test_keep_copies_the_files_of_a_case_with_findings(tmp_path):

@@ -29,6 +29,7 @@ import itertools
 import json
 import os
 import random
+import resource
 import shutil
 import subprocess
 import sys
@@ -670,87 +671,111 @@ STARTUP_MARK = "netfibers-startup-done"      # semialgebraic.cli.STARTUP_MARK (n
 
 
 def split_startup_mark(err):
-    """``(stderr without the start-up mark line, the mark's time or None)``: the line
-    ``netfibers-startup-done <t>`` that the CLI prints with ``NETFIBERS_STARTUP_MARK=1`` once its
-    imports are done, just before the command runs (*t*: its ``time.monotonic()``).
+    """``(stderr without the start-up mark line, its wall time or None, its CPU time or None)``:
+    the line ``netfibers-startup-done <t> <c>`` that the CLI prints with
+    ``NETFIBERS_STARTUP_MARK=1`` once its imports are done, just before the command runs (*t*:
+    its ``time.monotonic()``, *c*: its ``time.process_time()``, the CPU of start-up).
 
-    >>> split_startup_mark("netfibers-startup-done 12.500000\\nnetfibers: error: x\\n")
-    ('netfibers: error: x\\n', 12.5)
+    >>> split_startup_mark("netfibers-startup-done 12.500000 2.25\\nnetfibers: error: x\\n")
+    ('netfibers: error: x\\n', 12.5, 2.25)
     >>> split_startup_mark("hang")
-    ('hang', None)
+    ('hang', None, None)
     """
-    mark, kept = None, []
     for line in err.splitlines(keepends=True):
-        head, _, rest = line.partition(" ")
-        if mark is None and head == STARTUP_MARK:
+        words = line.split()
+        if words[:1] == [STARTUP_MARK] and len(words) in (2, 3):
             try:
-                mark = float(rest)
-                continue
+                times = [float(w) for w in words[1:]]
             except ValueError:
-                pass
-        kept.append(line)
-    return "".join(kept), mark
+                continue
+            return err.replace(line, "", 1), times[0], (times[1] if len(times) > 1 else None)
+    return err, None, None
 
 
-def overrun(total, after, timeout, slack):
-    """The finding's text when a command with ``--timeout`` *timeout* ran past 1.05·T + 2 s (+
-    *slack*) after its start-up (*after*; None when unknown: then *total*, the whole run), else
-    None.  The text gives both times.
+def overrun(total, after, timeout, slack, cpu=None):
+    """The finding's text when a command with ``--timeout`` *timeout* ran past its allowance
+    after start-up (*after*, wall seconds; None when unknown: then *total*, the whole run), else
+    None.  The allowance is 1.05·T + 2 s + *slack*; when the command had less than a whole
+    CPU (*cpu*: its CPU seconds after start-up, on a loaded machine or under ``nice``), the work
+    after the deadline took longer, and 2 s + *slack* is divided by that share (an idle hang
+    lowers the share only in its tail, and still counts).  The text gives both times and the
+    share.
 
     >>> overrun(8.0, 5.5, 4, 0.5) is None          # 5.5 <= 1.05 * 4 + 2 + 0.5 = 6.7
     True
     >>> overrun(9.0, 7.0, 4, 0.5)
     '7.0 s after start-up (9.0 s in all) past --timeout 4 (allowed 1.05·T + 2 s + 0.5 s slack = 6.7 s)'
+    >>> overrun(9.0, 7.0, 4, 0.5, cpu=3.5) is None  # half a CPU: 1.05 * 4 + 2.5 / 0.5 = 9.2
+    True
+    >>> overrun(30.0, 28.0, 4, 0.5, cpu=14.0)
+    '28.0 s after start-up (30.0 s in all, 50% of a CPU) past --timeout 4 (allowed 1.05·T + (2 s + 0.5 s slack) / 0.50 = 9.2 s)'
     """
-    limit = 1.05 * float(timeout) + 2 + slack
+    T = float(timeout)
+    limit = 1.05 * T + 2 + slack
     took = total if after is None else after
+    share = None if cpu is None or took <= 0 else max(0.05, min(1.0, cpu / took))
+    if share is not None and share < 1:
+        limit = 1.05 * T + (2 + slack) / share
     if took <= limit:
         return None
-    when = f"{total:.1f} s in all (start-up not marked)" if after is None else \
-        f"{after:.1f} s after start-up ({total:.1f} s in all)"
-    return f"{when} past --timeout {timeout} (allowed 1.05·T + 2 s + {slack:g} s slack = {limit:.1f} s)"
+    load = "" if share is None else f", {share:.0%} of a CPU"
+    when = f"{total:.1f} s in all (start-up not marked{load})" if after is None else \
+        f"{after:.1f} s after start-up ({total:.1f} s in all{load})"
+    rule = f"1.05·T + 2 s + {slack:g} s slack" if share is None or share >= 1 else \
+        f"1.05·T + (2 s + {slack:g} s slack) / {share:.2f}"
+    return f"{when} past --timeout {timeout} (allowed {rule} = {limit:.1f} s)"
 
 
 class Runner:
     """Runs ``netfibers *argv``: in this process, or (*subprocess_mode*) as a subprocess whose
     time after start-up is read from the CLI's start-up mark (``NETFIBERS_STARTUP_MARK=1``).
-    A call returns ``(exit code, stdout, stderr, seconds in all)`` and sets ``self.after`` to
-    the seconds after start-up (in-process: the whole call; None when the mark is missing)."""
+    A call returns ``(exit code, stdout, stderr, seconds in all)`` and sets ``self.after`` and
+    ``self.cpu`` to the wall and CPU seconds after start-up (in-process: the whole call; None
+    when the mark is missing)."""
 
     def __init__(self, subprocess_mode, timeout, slack=None):
         self.subprocess_mode = subprocess_mode
         self.timeout = timeout
-        self.after = None
+        self.after = self.cpu = None
         # in-process: the certificate re-check and the oracle's reading; as subprocesses only
         # the load of a shared machine (start-up is not counted)
         self.slack = slack if slack is not None else 1.0 if subprocess_mode else 3.0
 
     def __call__(self, *argv):
         argv = [str(v) for v in argv]
-        self.after = None
+        self.after = self.cpu = None
         t0 = time.perf_counter()
         if self.subprocess_mode:
             env = dict(os.environ, PYTHONPATH=ROOT, NETFIBERS_STARTUP_MARK="1")
+            cpu0 = _children_cpu()
             try:
                 p = subprocess.run([sys.executable, "-m", "semialgebraic.cli", *argv], capture_output=True,
                                    text=True, env=env, timeout=3 * self.timeout + 30)
             except subprocess.TimeoutExpired:
                 return 99, "", "hang", time.perf_counter() - t0
-            end = time.monotonic()
-            err, mark = split_startup_mark(p.stderr)
+            end, cpu = time.monotonic(), _children_cpu() - cpu0
+            err, mark, mark_cpu = split_startup_mark(p.stderr)
             if mark is not None and mark <= end:
                 self.after = end - mark
+                self.cpu = None if mark_cpu is None else max(0.0, cpu - mark_cpu)
             return p.returncode, p.stdout, err, time.perf_counter() - t0
         from semialgebraic.cli import main
         out, err = io.StringIO(), io.StringIO()
+        cpu0 = time.process_time()
         with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
             try:
                 code = main(argv)
             except SystemExit as e:
                 code = e.code
         dt = time.perf_counter() - t0
-        self.after = dt
+        self.after, self.cpu = dt, time.process_time() - cpu0
         return code, out.getvalue(), split_startup_mark(err.getvalue())[0], dt
+
+
+def _children_cpu():
+    """CPU seconds (user + system) of this process's finished children."""
+    ru = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return ru.ru_utime + ru.ru_stime
 
 
 def _box_arg(dom):
@@ -831,9 +856,12 @@ class Case:
         self.times[name] += dt
         self.calls[f"{name} exit {code}"] += 1
         cmd = "netfibers " + " ".join(map(str, argv))
-        late = overrun(dt, getattr(self.run, "after", None), tmo, self.run.slack)
+        after, cpu = getattr(self.run, "after", None), getattr(self.run, "cpu", None)
+        late = overrun(dt, after, tmo, self.run.slack, cpu)
         if late:
             self.find(f"{name}: {late}", cmd)
+        elif overrun(dt, after, tmo, self.run.slack):       # within the allowance only with the load
+            self.calls[f"{name} late, within the allowance of its CPU share"] += 1
         return self._parsed(name, code, out, err, cmd)
 
     def _parsed(self, name, code, out, err, cmd):
