@@ -124,7 +124,7 @@ def max_deviation(a: Network, b: Network, box: Any, *, timeout: float | None = N
     timer = budget.timer()    # the timeout alone: the walk counts the regions of *budget*
     try:
         # each region's LPs run as the walk yields it (not after the whole walk, which overran
-        # `diff --method walk --timeout 20` to 34 s): the timeout bounds the reduction, the walk
+        # `diff --method walk --timeout 20` to 34-42 s): the timeout bounds the reduction, the walk
         # and the LPs together; the exact simplex inside an LP stops at its next checkpoint()
         with timer.active():
             a2, _ = contract_affine_layers(a, domain=dom)      # same functions on the box
