@@ -12,6 +12,7 @@ import json
 import os
 import random
 import resource
+import signal
 import subprocess
 import sys
 import time
@@ -203,6 +204,33 @@ def test_diff_walk_returns_within_its_timeout(tmp_path):
     o = js["output"]
     assert lower == abs(evaluate(a, x)[o] - evaluate(b, x)[o]) > 0
     assert lower <= interval_bound(a, b, -1, 1)
+
+
+def test_diff_walk_ctrl_c_gives_the_partial_report(tmp_path):
+    # SIGINT in the middle of the walk and its LPs (a second after start-up): the same partial
+    # report as a budget, exit 3 (before, a Ctrl-C during the LPs gave one line, no result)
+    a, b = pair((3, 16, 16, 8))
+    pa, pb = write(tmp_path, a, b)
+    env = dict(os.environ, PYTHONPATH=str(ROOT), NETFIBERS_STARTUP_MARK="1")
+    p = subprocess.Popen([sys.executable, "-m", "semialgebraic.cli", "diff", pa, pb, "--box", "-1,1",
+                          "--method", "walk", "--json"], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                         text=True, env=env, cwd=ROOT)
+    try:
+        line = p.stderr.readline()                     # the start-up mark: the command begins
+        assert line.startswith(STARTUP_MARK), line
+        time.sleep(1.5)
+        p.send_signal(signal.SIGINT)
+        out, err = p.communicate(timeout=30)
+    finally:
+        if p.poll() is None:
+            p.kill()
+    assert p.returncode == 3, err
+    js = json.loads(out)
+    assert js["complete"] is False and js["upper"] is None
+    assert js["reason"].startswith("interrupted (Ctrl-C)"), js["reason"]
+    x = [F(str(v)) for v in js["point"]]
+    o = js["output"]
+    assert F(js["lower"]) == abs(evaluate(a, x)[o] - evaluate(b, x)[o]) <= interval_bound(a, b, -1, 1)
 
 
 def test_equiv_epsilon_returns_within_its_timeout(tmp_path):
