@@ -35,7 +35,8 @@ class Deviation:
 
     ``complete`` is False when a budget stopped the walk (then ``value`` is a lower bound).
     ``per_output[o]`` is the largest ``|a_o − b_o|`` found on the walked regions (exact when
-    ``complete``, else a lower bound); ``value`` is their maximum.
+    ``complete``, else a lower bound); ``value`` is their maximum.  ``regions`` counts the
+    regions whose LPs all ran (a region the budget stopped in the middle of is not counted).
     """
 
     value: Q
