@@ -19,6 +19,7 @@ import json
 import os
 import re
 import sys
+import time
 
 from algebra import __version__
 from algebra.exceptions import AlgebraError
@@ -26,7 +27,14 @@ from .budget import ctrl_c, ctrl_c_count
 from .certificates import jsonable
 from .exceptions import BudgetExceededError, SemialgebraicError
 
-__all__ = ["main", "COMMAND_MODULES", "emit", "fail"]
+__all__ = ["main", "COMMAND_MODULES", "emit", "fail", "STARTUP_MARK"]
+
+# With the environment variable NETFIBERS_STARTUP_MARK=1, one line "STARTUP_MARK <t> <c>" goes
+# to stderr once the imports are done and the arguments parsed, just before the command runs:
+# <t> is time.monotonic() then (the system's monotonic clock, which every process shares on
+# Linux and macOS), <c> the CPU seconds of start-up (time.process_time()).  Test harnesses read
+# it to time a command after start-up (tests/fuzz/bab_fuzz.py).
+STARTUP_MARK = "netfibers-startup-done"
 
 COMMAND_MODULES = ("core", "regions", "shallow", "bottleneck", "absorb", "conserved", "general",
                    "analyze", "explain", "recover", "reproduce", "plot", "batch")
@@ -156,6 +164,9 @@ def _main(argv: list[str] | None) -> int:
     for dest in FILE_OPTIONS:              # "--certificate ''" (an unset variable): never silent
         if getattr(args, dest, None) == "":
             parser.error(f"--{dest}: empty file name")
+    if os.environ.get("NETFIBERS_STARTUP_MARK") == "1":
+        print(f"{STARTUP_MARK} {time.monotonic():.6f} {time.process_time():.6f}", file=sys.stderr,
+              flush=True)
     try:
         with ctrl_c():                 # Ctrl-C: the partial report, or exit 3 within its grace
             code = args.func(args)

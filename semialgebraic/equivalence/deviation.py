@@ -5,7 +5,9 @@ difference network a − b is contracted and reduced exactly
 (:mod:`semialgebraic.equivalence.reduction`), its linear regions in the box are walked
 (:func:`semialgebraic.regions.joint_regions`) and one exact LP per region and output maximises
 ± the difference on the closed region (the optimum is a rational vertex, proven optimal by its
-dual certificate).
+dual certificate).  Each region's LPs run as the walk yields it, so a timeout or Ctrl-C bounds the
+walk and the LPs together; the partial result is then a certified lower bound, the best value
+found so far with a point attaining it (the walk gives no upper bound).
 """
 
 from __future__ import annotations
@@ -18,7 +20,7 @@ from algebra.network import Network
 from algebra.rationals import Q, q_json
 
 from .. import lp
-from ..budget import Budget, Progress
+from ..budget import Budget, BudgetExhausted, Progress
 from ..exceptions import CertificateError
 from ..regions import joint_regions
 from ..sets import normalize_domain
@@ -33,7 +35,8 @@ class Deviation:
 
     ``complete`` is False when a budget stopped the walk (then ``value`` is a lower bound).
     ``per_output[o]`` is the largest ``|a_o − b_o|`` found on the walked regions (exact when
-    ``complete``, else a lower bound); ``value`` is their maximum.
+    ``complete``, else a lower bound); ``value`` is their maximum.  ``regions`` counts the
+    regions whose LPs all ran (a region the budget stopped in the middle of is not counted).
     """
 
     value: Q
@@ -118,38 +121,55 @@ def max_deviation(a: Network, b: Network, box: Any, *, timeout: float | None = N
     per_output = list(diffs)
     state: dict = {}
     bar = Progress("regions", enabled=progress)
-    a2, _ = contract_affine_layers(a, domain=dom)      # same functions on the box
-    b2, _ = contract_affine_layers(b, domain=dom)
-    D, _ = reduced_difference(a2, b2, domain=dom)
-    walk = joint_regions((D,), domain=dom, budget=budget, state=state, multipliers=False)
-    regs = []
+    done = 0                  # regions whose LPs all ran (the walk yields them one at a time)
+    timer = budget.timer()    # the timeout alone: the walk counts the regions of *budget*
     try:
-        for reg in walk:
-            regs.append(reg)
-            bar.update(1)
-    except KeyboardInterrupt:
+        # each region's LPs run as the walk yields it (not after the whole walk, which overran
+        # `diff --method walk --timeout 20` to 34-42 s): the timeout bounds the reduction, the walk
+        # and the LPs together; the exact simplex inside an LP stops at its next checkpoint()
+        with timer.active():
+            a2, _ = contract_affine_layers(a, domain=dom)      # same functions on the box
+            b2, _ = contract_affine_layers(b, domain=dom)
+            D, _ = reduced_difference(a2, b2, domain=dom)
+            walk = joint_regions((D,), domain=dom, budget=budget, state=state, multipliers=False)
+            for reg in walk:
+                for val, pt, o in _region_maxima(reg, d, a.n_outputs, timer):
+                    per_output[o] = max(per_output[o], val)
+                    if val > best[0]:
+                        best = (val, tuple(pt), o)
+                done += 1
+                bar.update(1)
+    except KeyboardInterrupt:          # Ctrl-C, or BudgetExhausted raised by checkpoint()
         budget.interrupt()
-        state["reason"] = budget.reason
+        state["complete"], state["reason"] = False, budget.reason
     finally:
         bar.close()
-    for reg in regs:
-        J, c = reg.region.jacobian, reg.region.offset
-        A_le = [[-v for v in reg.inequalities[f][:d]] for f in reg.facets]
-        b_le = [reg.inequalities[f][d] for f in reg.facets]
-        for o in range(a.n_outputs):
-            row = J.row_at(o)
-            for s in (1, -1):
-                if all(v == 0 for v in row):
-                    val, pt = s * c[o], reg.point
-                else:
-                    opt = lp.optimize([s * v for v in row], A_le=A_le or None, b_le=b_le or None, n=d)
-                    if opt.status != "optimal":
-                        raise CertificateError("deviation LP", f"status {opt.status} on a bounded region")
-                    val, pt = opt.value + s * c[o], opt.point
-                per_output[o] = max(per_output[o], val)
-                if val > best[0]:
-                    best = (val, tuple(pt), o)
     complete = bool(state.get("complete"))
-    return Deviation(best[0], best[1], best[2], complete, len(regs),
+    return Deviation(best[0], best[1], best[2], complete, done,
                      "all regions of a - b in the box" if complete else str(state.get("reason")),
                      tuple(per_output))
+
+
+# ------------------------------------------------------------------------------------------------
+# private
+# ------------------------------------------------------------------------------------------------
+def _region_maxima(reg, d: int, n_outputs: int, timer: Budget):
+    """``(value, point, output)`` per output and sign: the exact maximum of ``± (a_o − b_o)``
+    on the closed region *reg* (an LP; the optimum is a rational vertex with its dual
+    certificate), lazily; *timer* is checked before each LP (raising
+    :class:`~semialgebraic.budget.BudgetExhausted` once spent)."""
+    J, c = reg.region.jacobian, reg.region.offset
+    A_le = [[-v for v in reg.inequalities[f][:d]] for f in reg.facets]
+    b_le = [reg.inequalities[f][d] for f in reg.facets]
+    for o in range(n_outputs):
+        row = J.row_at(o)
+        for s in (1, -1):
+            if all(v == 0 for v in row):
+                yield s * c[o], reg.point, o
+                continue
+            if timer.exhausted():
+                raise BudgetExhausted(timer.reason)
+            opt = lp.optimize([s * v for v in row], A_le=A_le or None, b_le=b_le or None, n=d)
+            if opt.status != "optimal":
+                raise CertificateError("deviation LP", f"status {opt.status} on a bounded region")
+            yield opt.value + s * c[o], opt.point, o

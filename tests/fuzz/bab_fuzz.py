@@ -29,9 +29,12 @@ import itertools
 import json
 import os
 import random
+import resource
+import shutil
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from collections import Counter, defaultdict
 from fractions import Fraction as F
@@ -664,35 +667,186 @@ def regions_oracle(net, box):
 # -------------------------------------------------------------------------------------------------
 # running the CLI
 # -------------------------------------------------------------------------------------------------
+STARTUP_MARK = "netfibers-startup-done"      # semialgebraic.cli.STARTUP_MARK (not imported:
+                                            # the subprocess mode imports no netfibers code)
+
+
+def split_startup_mark(err):
+    """``(stderr without the start-up mark line, its wall time or None, its CPU time or None)``:
+    the line ``netfibers-startup-done <t> <c>`` that the CLI prints with
+    ``NETFIBERS_STARTUP_MARK=1`` once its imports are done, just before the command runs (*t*:
+    its ``time.monotonic()``, *c*: its ``time.process_time()``, the CPU of start-up).
+
+    >>> split_startup_mark("netfibers-startup-done 12.500000 2.25\\nnetfibers: error: x\\n")
+    ('netfibers: error: x\\n', 12.5, 2.25)
+    >>> split_startup_mark("hang")
+    ('hang', None, None)
+    """
+    for line in err.splitlines(keepends=True):
+        words = line.split()
+        if words[:1] == [STARTUP_MARK] and len(words) in (2, 3):
+            try:
+                times = [float(w) for w in words[1:]]
+            except ValueError:
+                continue
+            return err.replace(line, "", 1), times[0], (times[1] if len(times) > 1 else None)
+    return err, None, None
+
+
+def overrun(total, after, timeout, slack, cpu=None, past=None):
+    """The finding's text when a command with ``--timeout`` *timeout* ran past its allowance
+    after start-up, else None.  *after*: wall seconds after start-up (None when unknown: then
+    *total*, the whole run); *cpu*: its CPU seconds after start-up; *past*: its CPU seconds
+    after the deadline 1.05·T (all None when unknown).
+
+    The allowance is 1.05·T + 2 s + *slack* of wall clock.  A run past it is an overrun when it
+    *worked* past the deadline: more than 2 s + *slack* of CPU after it (*past*; on a loaded
+    machine or under ``nice`` the same work takes longer on the wall clock, and that is not the
+    budget's fault).  Without *past*, 2 s + *slack* is divided by the share of a CPU the command
+    had (*cpu* / *after*), else the wall clock decides.  (An idle hang does no work: the
+    subprocess mode's own timeout and ``budget.ctrl_c``'s watchdog are there for it.)  The
+    text gives both times, the share and the CPU after the deadline.
+
+    >>> overrun(8.0, 5.5, 4, 0.5) is None          # 5.5 <= 1.05 * 4 + 2 + 0.5 = 6.7
+    True
+    >>> overrun(9.0, 7.0, 4, 0.5)
+    '7.0 s after start-up (9.0 s in all) past --timeout 4 (allowed 1.05·T + 2 s + 0.5 s slack = 6.7 s)'
+    >>> overrun(9.0, 7.0, 4, 0.5, cpu=3.5) is None  # half a CPU: 1.05 * 4 + 2.5 / 0.5 = 9.2
+    True
+    >>> overrun(30.0, 28.0, 4, 0.5, cpu=14.0)
+    '28.0 s after start-up (30.0 s in all, 50% of a CPU) past --timeout 4 (allowed 1.05·T + (2 s + 0.5 s slack) / 0.50 = 9.2 s)'
+    >>> overrun(30.0, 28.0, 4, 0.5, cpu=14.0, past=1.5) is None      # 1.5 CPU s after 4.2 s
+    True
+    >>> overrun(30.0, 28.0, 4, 0.5, cpu=27.0, past=23.0)
+    '28.0 s after start-up (30.0 s in all, 96% of a CPU, 23.0 CPU s after the deadline) past --timeout 4 (allowed 1.05·T + 2 s + 0.5 s slack = 6.7 s, and 2.5 CPU s after the deadline)'
+    """
+    T = float(timeout)
+    limit = 1.05 * T + 2 + slack
+    took = total if after is None else after
+    if took <= limit:
+        return None
+    share = None if cpu is None or took <= 0 else max(0.05, min(1.0, cpu / took))
+    rule = f"1.05·T + 2 s + {slack:g} s slack"
+    if past is not None:
+        if past <= 2 + slack:
+            return None
+        rule += f" = {limit:.1f} s, and {2 + slack:g} CPU s after the deadline"
+    elif share is not None and share < 1:
+        limit = 1.05 * T + (2 + slack) / share
+        if took <= limit:
+            return None
+        rule = f"1.05·T + (2 s + {slack:g} s slack) / {share:.2f} = {limit:.1f} s"
+    else:
+        rule += f" = {limit:.1f} s"
+    load = ("" if share is None else f", {share:.0%} of a CPU") + \
+        ("" if past is None else f", {past:.1f} CPU s after the deadline")
+    when = f"{total:.1f} s in all (start-up not marked{load})" if after is None else \
+        f"{after:.1f} s after start-up ({total:.1f} s in all{load})"
+    return f"{when} past --timeout {timeout} (allowed {rule})"
+
+
 class Runner:
-    def __init__(self, subprocess_mode, timeout):
+    """Runs ``netfibers *argv``: in this process, or (*subprocess_mode*) as a subprocess whose
+    time after start-up is read from the CLI's start-up mark (``NETFIBERS_STARTUP_MARK=1``).
+    A call returns ``(exit code, stdout, stderr, seconds in all)`` and sets ``self.after``,
+    ``self.cpu`` and ``self.past``: the wall and CPU seconds after start-up (in-process: the
+    whole call) and the CPU seconds after the deadline 1.05·T of its ``--timeout T`` (0 when
+    it ended before; None when unknown: no mark, no ``--timeout``, no ``/proc``)."""
+
+    def __init__(self, subprocess_mode, timeout, slack=None):
         self.subprocess_mode = subprocess_mode
         self.timeout = timeout
-        self.slack = 3.0            # in-process: the certificate re-check and the oracle's reading
-        if subprocess_mode:         # start-up on this (loaded) machine, measured once, counted twice
-            t0 = time.perf_counter()
-            self("--help")
-            self.slack = 2 * (time.perf_counter() - t0) + 1
+        self.after = self.cpu = self.past = None
+        # in-process: the certificate re-check and the oracle's reading; as subprocesses only
+        # the load of a shared machine (start-up is not counted)
+        self.slack = slack if slack is not None else 1.0 if subprocess_mode else 3.0
 
     def __call__(self, *argv):
         argv = [str(v) for v in argv]
-        t0 = time.perf_counter()
+        self.after = self.cpu = self.past = None
+        T = float(argv[argv.index("--timeout") + 1]) if "--timeout" in argv[:-1] else None
         if self.subprocess_mode:
-            env = dict(os.environ, PYTHONPATH=ROOT)
-            try:
-                p = subprocess.run([sys.executable, "-m", "semialgebraic.cli", *argv], capture_output=True,
-                                   text=True, env=env, timeout=3 * self.timeout + 30)
-            except subprocess.TimeoutExpired:
-                return 99, "", "hang", time.perf_counter() - t0
-            return p.returncode, p.stdout, p.stderr, time.perf_counter() - t0
+            return self._subprocess(argv, T)
         from semialgebraic.cli import main
         out, err = io.StringIO(), io.StringIO()
+        t0, cpu0 = time.perf_counter(), time.process_time()
+        at_deadline = []                     # this process's CPU at the deadline 1.05·T
+        timer = None
+        if T is not None:
+            timer = threading.Timer(1.05 * T, lambda: at_deadline.append(time.process_time()))
+            timer.daemon = True
+            timer.start()
         with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
             try:
                 code = main(argv)
             except SystemExit as e:
                 code = e.code
-        return code, out.getvalue(), err.getvalue(), time.perf_counter() - t0
+        dt, cpu = time.perf_counter() - t0, time.process_time()
+        if timer is not None:
+            timer.cancel()
+            self.past = cpu - at_deadline[0] if at_deadline else 0.0 if dt < 1.05 * T else None
+        self.after, self.cpu = dt, cpu - cpu0
+        return code, out.getvalue(), split_startup_mark(err.getvalue())[0], dt
+
+    def _subprocess(self, argv, T):
+        env = dict(os.environ, PYTHONPATH=ROOT, NETFIBERS_STARTUP_MARK="1")
+        wait = 3 * (T or self.timeout) + 30
+        t0, cpu0 = time.perf_counter(), _children_cpu()
+        p = subprocess.Popen([sys.executable, "-m", "semialgebraic.cli", *argv], stdout=subprocess.PIPE,
+                             stderr=subprocess.PIPE, text=True, env=env)
+        got, marked = {"err": [], "out": ""}, threading.Event()
+
+        def read_err():                      # the mark as it comes (the deadline is read from it)
+            for line in p.stderr:
+                got["err"].append(line)
+                if not marked.is_set() and line.startswith(STARTUP_MARK):
+                    got["mark"] = split_startup_mark(line)[1]
+                    marked.set()
+            marked.set()
+        readers = [threading.Thread(target=read_err, daemon=True),
+                   threading.Thread(target=lambda: got.__setitem__("out", p.stdout.read()), daemon=True)]
+        for r in readers:
+            r.start()
+        at_deadline, early = None, False
+        try:
+            marked.wait(wait)
+            if T is not None and got.get("mark") is not None:
+                try:                         # the child's CPU at the deadline 1.05·T
+                    p.wait(timeout=max(0.0, got["mark"] + 1.05 * T - time.monotonic()))
+                    early = True
+                except subprocess.TimeoutExpired:
+                    at_deadline = _proc_cpu(p.pid)
+            p.wait(timeout=max(0.0, t0 + wait - time.perf_counter()))
+        except subprocess.TimeoutExpired:
+            p.kill()
+            p.wait()
+            return 99, "", "hang", time.perf_counter() - t0
+        end, cpu = time.monotonic(), _children_cpu() - cpu0
+        for r in readers:
+            r.join()
+        err, mark, mark_cpu = split_startup_mark("".join(got["err"]))
+        if mark is not None and mark <= end:
+            self.after = end - mark
+            self.cpu = None if mark_cpu is None else max(0.0, cpu - mark_cpu)
+            self.past = 0.0 if early else None if at_deadline is None else max(0.0, cpu - at_deadline)
+        return p.returncode, got["out"], err, time.perf_counter() - t0
+
+
+def _proc_cpu(pid):
+    """CPU seconds (user + system) the running process *pid* has used so far (``/proc``), or
+    None."""
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            fields = f.read().rsplit(")", 1)[1].split()
+    except OSError:
+        return None
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def _children_cpu():
+    """CPU seconds (user + system) of this process's finished children."""
+    ru = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return ru.ru_utime + ru.ru_stime
 
 
 def _box_arg(dom):
@@ -773,8 +927,12 @@ class Case:
         self.times[name] += dt
         self.calls[f"{name} exit {code}"] += 1
         cmd = "netfibers " + " ".join(map(str, argv))
-        if dt > 1.05 * tmo + 2 + self.run.slack:
-            self.find(f"{name}: {dt:.1f} s past --timeout {tmo}", cmd)
+        after, cpu, past = (getattr(self.run, k, None) for k in ("after", "cpu", "past"))
+        late = overrun(dt, after, tmo, self.run.slack, cpu, past)
+        if late:
+            self.find(f"{name}: {late}", cmd)
+        elif overrun(dt, after, tmo, self.run.slack):       # late on the wall clock only (load)
+            self.calls[f"{name} late, without work past the deadline"] += 1
         return self._parsed(name, code, out, err, cmd)
 
     def _parsed(self, name, code, out, err, cmd):
@@ -994,21 +1152,27 @@ class Case:
                 self.find(f"API diff_bounds [{r.lower}, {r.upper}] misses the exact max {cli_max}")
 
 
-def finish_case(c, api, dom, ans, exact, log, rerun) -> None:
+def finish_case(c, api, dom, ans, exact, log, rerun, keep=None) -> None:
     """The end of a fuzz case (here and in :mod:`tests.fuzz.adversarial`): the Python API's
-    answers checked when *api* (a crash of the API is a finding), then every finding logged with
-    the command that reruns it (``rerun(kind)``)."""
+    answers checked when *api* (a crash of the API is a finding), the files kept in *keep*
+    when there are findings (:func:`keep_files`), then every finding logged with the command
+    that reruns it (``rerun(kind)``)."""
     if api:
         try:
             c.check_api(dom, ans, exact)
         except Exception as e:   # a crash of the API is a finding
             c.find(f"API raised {type(e).__name__}: {e}")
+    kept = keep_files(c, keep)
     for f in c.findings:
-        log(f"FINDING seed={c.seed} kind={f[0]}: {f[2]}\n    ({rerun(f[0])})" + (f"\n    {f[3]}" if f[3] else ""))
+        log(f"FINDING seed={c.seed} kind={f[0]}: {f[2]}\n    ({rerun(f[0])}"
+            + (f"; kept in {kept}" if kept else "") + ")" + (f"\n    {f[3]}" if f[3] else ""))
 
 
 def run_case(seed, runner, kind=None, formats=True, api=True, regions=True, log=print, small=False,
-             large=False):
+             large=False, keep=None):
+    """Run the case of *seed* (and *kind*) through every check; the :class:`Case` with its
+    findings.  With *keep* (a directory), a case with findings leaves its files (networks,
+    certificates, ``findings.txt``) in ``keep/seed-<seed>-<kind>/``."""
     with tempfile.TemporaryDirectory() as wd:
         c = Case(seed, kind, runner, wd, formats, api, small, large)
         dom = c.dom
@@ -1051,18 +1215,35 @@ def run_case(seed, runner, kind=None, formats=True, api=True, regions=True, log=
             c.check_regions(c.a, c.pa, dom)
         finish_case(c, api, dom, ans, exact, log, lambda kind: (
             f"python -m tests.fuzz.bab_fuzz --seed {seed} --count 1 --kind {kind}{' --small' if small else ''}"
-            f"{' --large' if large else ''}; files: {os.path.basename(c.pa)}, {os.path.basename(c.pb)}"))
+            f"{' --large' if large else ''}; files: {os.path.basename(c.pa)}, {os.path.basename(c.pb)}"),
+            keep=keep)
         return c
+
+
+def keep_files(c, keep):
+    """Copy the files of case *c* (its work directory: the networks, certificates) to
+    ``keep/seed-<seed>-<kind>/`` with ``findings.txt`` (one finding and its command a line)
+    when it has findings and *keep* is set; the directory, or None."""
+    if not keep or not c.findings:
+        return None
+    dest = os.path.join(keep, f"seed-{c.seed}-{c.kind}")
+    shutil.copytree(c.workdir, dest, dirs_exist_ok=True)
+    with open(os.path.join(dest, "findings.txt"), "w") as f:
+        for _, _, what, cmd in c.findings:
+            f.write(f"{what}\n    {cmd or ''}\n")
+    return dest
 
 
 def main(argv=None):
     ap = fuzz_parser(__doc__)
     ap.add_argument("--kind", choices=KINDS)
+    ap.add_argument("--keep", metavar="DIR", help="copy the files of each case with findings (networks, "
+                    "certificates, findings.txt) to DIR/seed-S-KIND/")
     args = ap.parse_args(argv)
     kinds = args.kinds.split(",") if args.kinds else KINDS
     return run_seeds(args, KINDS, lambda s: args.kind or kinds[s % len(kinds)],
                      lambda s, runner, kind: run_case(s, runner, kind, small=args.small, large=args.large,
-                                                      regions=not args.large),
+                                                      regions=not args.large, keep=args.keep),
                      lambda c: f"{c.style} {c.dom[0]}")
 
 
@@ -1073,7 +1254,10 @@ def fuzz_parser(doc) -> argparse.ArgumentParser:
     ap.add_argument("--count", type=int, default=20)
     ap.add_argument("--kinds", help="comma-separated kinds to cycle through (default: all)")
     ap.add_argument("--timeout", type=float, default=20)
-    ap.add_argument("--subprocess", action="store_true", help="run each command as a subprocess")
+    ap.add_argument("--subprocess", action="store_true", help="run each command as a subprocess "
+                    "(its time counted after start-up: the CLI marks it, NETFIBERS_STARTUP_MARK=1)")
+    ap.add_argument("--slack", type=float, metavar="SECONDS", help="allowed beyond 1.05·T + 2 s before "
+                    "a run counts as an overrun (default 1 with --subprocess, else 3)")
     ap.add_argument("--small", action="store_true", help="d <= 2, at most 4 neurons a layer (the suite's cases)")
     ap.add_argument("--large", action="store_true", help="d 2-4, two hidden layers of 5-8 (branch and bound branches)")
     return ap
@@ -1084,7 +1268,7 @@ def run_seeds(args, all_kinds, kind_of, run, describe, kind_width=18) -> int:
     ``args.seed …`` (+ ``args.count``), the kind *kind_of(seed)*, the case *run(seed, runner,
     kind)* (a :class:`Case`), a line per case (*describe(case)* and the widths), then
     :func:`report`."""
-    runner = Runner(args.subprocess, args.timeout)
+    runner = Runner(args.subprocess, args.timeout, getattr(args, "slack", None))
     per_kind, bad, calls, times = Counter(), defaultdict(list), Counter(), Counter()
     t0 = time.time()
     for s in range(args.seed, args.seed + args.count):
