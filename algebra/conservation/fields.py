@@ -272,6 +272,12 @@ def _generator_polys(net, samples) -> list[list[Polynomial]]:
 # ------------------------------------------------------------------------------------------
 def _field_block(net, s: Sample) -> QMatrix:
     """Rows ∇_θ f_o(θ, x) at θ for the sample's points (all outputs), whole-matrix ops."""
+    return QMatrix.vstack(list(_field_pieces(net, s)))
+
+
+def _field_pieces(net, s: Sample):
+    """The rows of :func:`_field_block`, one QMatrix per output o (lazily: a caller with a
+    deadline checks it between outputs; ~0.1 s each on the digits 64-32-10 net)."""
     widths, L = net.widths, net.depth
     D = _masks(net, s.pattern)
     pts = _points(net, s)
@@ -289,7 +295,6 @@ def _field_block(net, s: Sample) -> QMatrix:
         deltas[l] = (deltas[l + 1] @ net.layer(l)[0]) @ QMatrix.diagonal(D[l - 1])
     ns = len(pts)
     ones = QMatrix.from_rows([[1]] * ns)
-    rows_per_o = []
     for o in range(widths[L]):
         parts = []
         for l in range(1, L + 1):
@@ -297,5 +302,36 @@ def _field_block(net, s: Sample) -> QMatrix:
             Hp = Hs[l - 1]
             parts += [Hp.scale(c) if c != 0 else QMatrix.zeros(ns, widths[l - 1]) for c in dl]
             parts.append(ones @ QMatrix.row(dl))
-        rows_per_o.append(QMatrix.hstack(parts))
-    return QMatrix.vstack(rows_per_o)
+        yield QMatrix.hstack(parts)
+
+
+def _rescaling_directions(net) -> QMatrix:
+    """One row per hidden neuron: the velocity at θ of its positive rescaling (incoming weights
+    and bias times t, outgoing weights divided by t, at t = 1: +incoming, −outgoing; S2).
+
+    Every pattern's output polynomial f_p(θ, x) is invariant under these rescalings (each path
+    through the neuron gets t · 1/t), so each row is orthogonal to every gradient field at θ:
+    their rank is a certified *lower* bound of the fiber dimension N − rank(fields) (R22), for
+    any set of samples.
+
+    >>> net = Network.from_rows([[[2]], [[3]]], [[1], [0]])
+    >>> _rescaling_directions(net)
+    QMatrix([[2, 1, -3, 0]])
+    """
+    widths = net.widths
+    offs = _offsets(widths)
+    theta = net.parameters()
+    rows = []
+    for l in range(1, net.depth):
+        wo, bo = offs[l - 1]
+        wn, _ = offs[l]
+        for i in range(widths[l]):
+            v = [Q(0)] * net.n_parameters
+            for j in range(widths[l - 1]):
+                v[wo + i * widths[l - 1] + j] = theta[wo + i * widths[l - 1] + j]
+            v[bo + i] = theta[bo + i]
+            for k in range(widths[l + 1]):
+                v[wn + k * widths[l] + i] = -theta[wn + k * widths[l] + i]
+            rows.append(v)
+    return QMatrix.from_rows(rows, ncols=net.n_parameters) if rows else \
+        QMatrix.zeros(0, net.n_parameters)
