@@ -146,10 +146,7 @@ def _walk_reason(budget: Budget, timeout: float | None, n: int) -> str:
     if budget.reason and budget.reason.startswith("timeout"):
         return (f"timeout of {timeout:g} s reached during the region walk ({n} "
                 f"region{'' if n == 1 else 's'}; the walk had {budget.timeout:.3g} s of it)")
-    why = budget.reason or "stopped"
-    if why.startswith("max_regions"):
-        why = f"--max-regions {budget.max_regions} reached"
-    return f"{why} during the region walk ({n} region{'' if n == 1 else 's'})"
+    return f"{budget.reason or 'stopped'} during the region walk ({n} region{'' if n == 1 else 's'})"
 
 
 def _why(res, walk_reason: str, timeout: float | None) -> str:

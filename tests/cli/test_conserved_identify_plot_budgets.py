@@ -70,11 +70,11 @@ def test_partial_conserved_bounds_contain_the_complete_answer(tmp_path, run):
         assert d["fiber_dimension"] is None
         assert d["fiber_dimension_lower"] == 9 <= fd <= d["fiber_dimension_upper"] < 44
         assert d["lower"] <= laws <= d["upper"]
-        assert d["reason"].startswith(f"--max-regions {k} reached during the region walk")
+        assert d["reason"].startswith(f"max_regions={k} reached during the region walk ({k} region")
         code, out, _ = run("conserved", p, "--max-regions", k)
         assert code == 3 and (f"9 ≤ fiber dimension ≤ {d['fiber_dimension_upper']}, not "
                               "determined") in out
-        assert f"  patterns: {k} from regions of R^2 (incomplete: --max-regions {k}" in out
+        assert f"  patterns: {k} from regions of R^2 (incomplete: max_regions={k} reached" in out
     code, out, _ = run("conserved", p)
     assert code == 0 and "(fiber dimension 10)" in out and "not determined" not in out
 
