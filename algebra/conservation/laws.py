@@ -104,7 +104,7 @@ from ..exceptions import DimensionMismatchError
 from ..linalg import QMatrix
 from ..network import Network
 from ..polynomials import Polynomial
-from .fields import (_effective_masks, _field_pieces, _gens, _layer_of, _masks, _normalize,
+from .fields import (_ModFields, _effective_masks, _field_pieces, _gens, _layer_of, _masks, _normalize,
                      _offsets, _points, _rescaling_directions, parameter_ring_of,
                      samples_from_patterns)
 from .identities import is_tangent, verify_law
@@ -182,6 +182,7 @@ class Laws:
     functional_rank_exact: bool = True
     stopped_in: str = ""
     samples_given: int = 0
+    part_of_next: bool = False
 
     @property
     def exact(self) -> bool:
@@ -413,9 +414,11 @@ def _count(net, samples, max_depth, timeout, patience, seed, complete=True,
     keep = rows * N * min(rows, N) <= _EXACT_WORK
     span = _Span(N) if exact_span else _BlockSpan(N, check) if N >= _BLOCK_N else _ModSpan(N)
     fields, used = _fields_into(net, samples, span, end, keep)
+    part = bool(getattr(span, "part_of_next", False))
     if used < len(samples):
         notes.append(f"timeout: the gradient fields of {used} of the {len(samples)} patterns "
-                     "entered the upper bound")
+                     + ("(and some of the next one's) " if part else "")
+                     + "entered the upper bound")
         reason = f"timeout of {timeout:g} s reached"
         stopped = stopped or "fields"
         samples = samples[:used]
@@ -504,7 +507,8 @@ def _count(net, samples, max_depth, timeout, patience, seed, complete=True,
                redundant=tuple(redundant), notes=tuple(notes), reason=reason,
                brackets_tried=tried, elapsed=time.monotonic() - t0, implicit=implicit,
                fiber_dimension_lower=fd_lower, fiber_dimension_upper=fd_upper,
-               functional_rank_exact=r0_exact, stopped_in=stopped, samples_given=given)
+               functional_rank_exact=r0_exact, stopped_in=stopped, samples_given=given,
+               part_of_next=part)
     return res, span
 
 
@@ -513,9 +517,9 @@ _FIELD_ROWS = 256
 between deadline checks)."""
 
 
-_BLOCK_ROWS = 1024
-"""Rows a :class:`_BlockSpan` takes at a time: an elimination costs about (rank + rows) · N ·
-rank, so few large batches beat many small ones once the rank is in the hundreds."""
+_BLOCK_ROWS = 256
+"""Rows a :class:`_BlockSpan` takes at a time (reduced by the rows it holds, then the rest
+eliminated: about rows · rank · N, whatever the batch; small batches lose less at a deadline)."""
 
 _FLUSH_BEFORE = 1.0
 """Seconds before the deadline from which a :class:`_BlockSpan` takes each output's rows at
@@ -530,13 +534,23 @@ def _fields_into(net, samples, span, end, keep=True):
     values all the same, so its rank stays a valid lower bound of the Lie trace's)."""
     block = isinstance(span, _BlockSpan)
     done, pending, used, finished = [], [], 0, 0
+    mod = None
+    if block and not keep:          # the rows mod p straight from the residues of θ
+        try:
+            mod = _ModFields(net, span.P)
+        except ZeroDivisionError:   # p divides a denominator: residues of the exact rows
+            mod = None
+    entered = [0]                   # rows in span (of unfinished samples too)
+    generated, through = 0, [0]     # rows made; rows made by the end of each finished sample
 
     def flush():
         if not pending:
             return
         if block:
             import numpy as np
-            span.add_residues(np.vstack(pending))
+            R = np.vstack(pending)
+            span.add_residues(R)
+            entered[0] += R.shape[0]
         else:
             M = QMatrix.vstack(pending)
             span.add_matrix(M)
@@ -548,15 +562,19 @@ def _fields_into(net, samples, span, end, keep=True):
         for s in samples:
             if end is not None and time.monotonic() > end:
                 break
-            for piece in _field_pieces(net, s):
+            for piece in (mod.pieces(s) if mod is not None else _field_pieces(net, s)):
                 if block:
                     if end is not None and time.monotonic() > end:
                         raise _Stop
-                    if keep:
-                        done.append(piece)
-                    r = span.residues(piece)
+                    if mod is not None:
+                        r = piece
+                    else:
+                        if keep:
+                            done.append(piece)
+                        r = span.residues(piece)
                     if r is not None:
                         pending.append(r)
+                        generated += r.shape[0]
                 else:
                     pending.append(piece)
                 if sum(p.shape[0] if block else p.nrows for p in pending) >= \
@@ -565,10 +583,12 @@ def _fields_into(net, samples, span, end, keep=True):
                     flush()             # (near the deadline: rows computed are not thrown away)
                     used = finished
             finished += 1
+            through.append(generated)
         flush()
         used = finished
     except _Stop:
         pass
+    span.part_of_next = block and used < len(samples) and entered[0] > through[used]
     if not keep or (block and used < len(samples)):   # stopped inside: the modular rank only
         return None, used
     return (QMatrix.vstack(done) if done else QMatrix.zeros(0, net.n_parameters)), used

@@ -14,7 +14,7 @@ subset of laws.
 from __future__ import annotations
 
 from ..linalg import PRIME_61, QMatrix, nmod_rref, residues
-from ..linalg.gfp import PRIME, echelon_mod_p, residues_array
+from ..linalg.gfp import PRIME, echelon_mod_p, reduce_mod_p, residues_array
 from ..polynomials import Polynomial
 from ..rationals import Q
 
@@ -93,7 +93,8 @@ class _BlockSpan:
 
     def __init__(self, n: int, check=None):
         self.n, self.check = n, check
-        self.E = None
+        self.E = None                  # echelon rows, entries reduced to |v| <= P/2
+        self.blocks: list = []         # (row0, pivot columns, inverse) per elimination step
         self.piv: tuple[int, ...] = ()
         self.skipped = 0
 
@@ -110,16 +111,37 @@ class _BlockSpan:
             return None
 
     def add_residues(self, R) -> int:
-        """Add integer rows (a numpy array, entries in [0, P)); returns the rank gained."""
+        """Add integer rows (a numpy array, entries in [0, P)); returns the rank gained.
+
+        The rows are first reduced by the echelon blocks already held (block forward
+        substitution: each block's rows vanish on the pivot columns of the earlier ones, and
+        its ``inv`` inverts its square pivot submatrix), then only the remainder is eliminated
+        (:func:`echelon_mod_p`) and its blocks appended: rows · rank · N operations instead of
+        (rank + rows) · N · rank for re-eliminating everything.  Every float64 product is of
+        entries reduced to |v| <= P/2 over at most 64 terms: exact (see ``echelon_mod_p``)."""
         import numpy as np
         if R is None or R.shape[0] == 0:
             return 0
-        A = R if self.E is None else np.vstack([self.E.astype(np.int64), R])
-        r, E, blocks = echelon_mod_p(A, self.P, 64, self.check)
-        before = self.rank
-        self.E = E
-        self.piv = tuple(int(c) for _, cols, _ in blocks for c in cols)
-        return r - before
+        P = self.P
+        X = reduce_mod_p(np.asarray(R, dtype=np.float64) % P, P)
+        for k, (r0, cols, inv) in enumerate(self.blocks):
+            if self.check is not None and k % 4 == 0:
+                self.check()
+            C = reduce_mod_p(reduce_mod_p(X[:, cols], P) @ inv % P, P)
+            X = reduce_mod_p((X - C @ self.E[r0:r0 + len(cols)]) % P, P)
+        X = X % P
+        keep = np.flatnonzero(X.any(axis=1))
+        if keep.size == 0:
+            return 0
+        r, E, blocks = echelon_mod_p(X[keep].astype(np.int64), P, 64, self.check)
+        if r == 0:
+            return 0
+        base = self.rank
+        Enew = reduce_mod_p(E, P)
+        self.E = Enew if self.E is None else np.vstack([self.E, Enew])
+        self.blocks += [(base + r0, cols, reduce_mod_p(inv, P)) for r0, cols, inv in blocks]
+        self.piv = self.piv + tuple(int(c) for _, cols, _ in blocks for c in cols)
+        return r
 
     def add_matrix(self, M: QMatrix) -> int:
         if M.nrows == 0:

@@ -168,7 +168,8 @@ def _text(res, source: str, seen: int, walk_reason: str, why: str, full: bool) -
     used = res.number_of_samples
     pats = f"  patterns: {seen} from {source}" + (f" (incomplete: {walk_reason})" if walk_reason else "")
     if used < seen:
-        pats += f"; the gradient fields of {used} of them entered the bounds"
+        pats += (f"; the gradient fields of {used} of them"
+                 + (" (and some of one more)" if res.part_of_next else "") + " entered the bounds")
     fd = res.fiber_dimension
     fdim = (f"fiber dimension {fd}" if fd is not None else
             f"{res.fiber_dimension_lower} ≤ fiber dimension ≤ {res.fiber_dimension_upper}, "
