@@ -91,6 +91,32 @@ def test_rescaling_rank_is_a_lower_bound_of_every_fiber_dimension():
         assert part.fiber_dimension_lower <= res.fiber_dimension <= part.fiber_dimension_upper
 
 
+def test_fields_mod_p_are_the_residues_of_the_exact_fields():
+    from algebra.conservation.fields import Sample, _field_block, _ModFields
+    from algebra.linalg.gfp import PRIME, residues_array
+    from algebra.rationals import Q
+    net = random_net((3, 5, 4, 2), 7)
+    mod = _ModFields(net, PRIME)
+    rng = random.Random(1)
+    pats = [tuple(rng.choice([1, -1]) for _ in range(9)) for _ in range(4)]
+    pts = tuple(tuple(Q(rng.randint(-9, 9), rng.randint(1, 5)) for _ in range(3)) for _ in range(3))
+    for s in [Sample(p, None) for p in pats] + [Sample(pats[0], pts)]:
+        assert np.array_equal(np.vstack(list(mod.pieces(s))),
+                              residues_array(_field_block(net, s), PRIME))
+
+
+def test_block_span_is_the_rank_mod_p_whatever_the_batches():
+    from algebra.linalg.gfp import PRIME, echelon_mod_p
+    rng = np.random.default_rng(0)
+    B = rng.integers(0, PRIME, (120, 300))
+    A = (rng.integers(0, 5, (700, 120)) @ B) % PRIME              # rank 120 ...
+    A[::7] = rng.integers(0, PRIME, (len(A[::7]), 300))          # ... and 100 more rows
+    for step in (1000, 97, 256):
+        span = _BlockSpan(300)
+        gains = [span.add_residues(A[i:i + step]) for i in range(0, 700, step)]
+        assert span.rank == sum(gains) == echelon_mod_p(A, PRIME)[0] == 220
+
+
 def test_block_span_stops_between_panels_and_keeps_what_it_had():
     rng = random.Random(0)
     rows = [[rng.randint(-5, 5) for _ in range(200)] for _ in range(150)]
