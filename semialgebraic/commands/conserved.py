@@ -1,7 +1,7 @@
 """Command ``conserved``: quantities conserved by gradient flow, and their certified number.
 
-``netfibers conserved NET [--data FILE.json | --box lo,hi] [--json | --latex] [--timeout S]
-[--max-regions K] [--max-depth D]``
+``netfibers conserved NET [--data FILE.json | --box lo,hi] [--json | --latex] [--full]
+[--timeout S] [--max-regions K] [--max-depth D]``
 
 Where the activation patterns come from:
 
@@ -15,10 +15,16 @@ Where the activation patterns come from:
 The explicit laws (rescaling per hidden neuron R23, linear blocks R24, frozen parameters R25)
 are verified exactly and the count is certified by a sandwich against the Lie algebra generated
 by the gradient fields (``algebra.conservation``).  JSON keys: ``number_of_laws`` (null when not
-exact), ``exact``, ``laws`` (each ``name``, ``polynomial``, ``scope``, ``kind``, ``latex``),
-``lower``/``upper`` when not exact, ``n_parameters``, ``functional_rank``, ``fiber_dimension``,
-``lie_rank``, ``patterns``, ``source``, ``complete``.  Exit 0 when the count is exact, 3 when
-only bounds are known (bracket or region budget), 2 on bad input.
+exact), ``exact``, ``laws`` (each ``name``, ``polynomial``, ``scope``, ``kind``, ``latex``;
+always all of them), ``lower``/``upper`` when not exact, ``n_parameters``, ``functional_rank``
+(``functional_rank_exact`` false: a certified lower bound, the rank mod a prime),
+``fiber_dimension`` (null when not determined, then ``fiber_dimension_lower`` /
+``fiber_dimension_upper``: the rank of the rescaling directions ≤ it ≤ N − the fields' rank
+bound), ``lie_rank``, ``patterns`` (seen), ``patterns_used`` (whose fields entered the bounds),
+``source``, ``complete``, ``stopped_in`` and ``reason`` (naming ``--timeout`` and the phase: the
+region walk, the law verification, the gradient fields or the Lie brackets).  The text lists
+:data:`SHOWN_LAWS` laws cut to :data:`SHOWN_TERMS` terms unless ``--full``.  Exit 0 when the
+count is exact, 3 when only bounds are known (a budget), 2 on bad input.
 """
 
 from __future__ import annotations
@@ -126,6 +132,8 @@ def cmd_conserved(args) -> int:
         # result then rests on the global rescaling laws only (complete=False)
         samples = samples_from_patterns(patterns)
     remaining = total.remaining()
+    if budget.interrupted:          # Ctrl-C stopped the walk: the partial report at once
+        remaining = 0.0
     res = conservation_laws(net, samples, max_depth=args.max_depth, timeout=remaining,
                             complete=complete)
     why = _why(res, walk_reason, args.timeout)
