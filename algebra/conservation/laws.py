@@ -422,6 +422,10 @@ def _count(net, samples, max_depth, timeout, patience, seed, complete=True,
         reason = f"timeout of {timeout:g} s reached"
         stopped = stopped or "fields"
         samples = samples[:used]
+    elif not samples:
+        # a budget that stopped the walk before its first region: no field, no bracket to take
+        # (seen under load at --timeout 0.65: the bracket loop then ran on no samples)
+        reason = "no pattern: the gradient fields were not taken"
     else:
         reason = ""
     if fields is not None:

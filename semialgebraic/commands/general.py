@@ -14,7 +14,8 @@
   [--max-regions N] [--json]``: a certified interval ``[lower, upper]`` on sup over the domain
   (all of R^d when none is given) of max over outputs of |a − b| (exact branch and bound,
   :mod:`semialgebraic.bab`; on an unbounded domain first the exact boundedness test of
-  :mod:`semialgebraic.bab.recession`; the exact region walk for small nets on a cube), the
+  :mod:`semialgebraic.bab.recession`; the exact region walk first for small nets on a cube,
+  handing over to branch and bound after 400 regions or 0.3 of ``--timeout``), the
   ``point`` and ``output`` attaining ``lower``, ``complete`` (lower = upper; exit 3 otherwise).
   JSON keys ``lower``, ``upper`` (exact strings; both ``"inf"`` when unbounded, with ``ray``;
   ``upper`` null when no upper bound was certified within the budget), ``complete`` (lower =
@@ -121,7 +122,8 @@ def register(sub, parent) -> None:
     g.add_argument("--orthant", action="store_true", help="the closed orthant x >= 0 (unbounded)")
     p.add_argument("--method", choices=("auto", "bab", "walk"), default="auto",
                    help="bab: exact branch and bound; walk: exact region walk (small cases); "
-                        "auto: the walk for small nets on a cube, else bab")
+                        "auto: the walk for small nets on a cube (then bab after 400 regions or "
+                        "0.3 of --timeout), else bab")
     p.add_argument("--certificate", metavar="FILE", help="write the bab_bound certificate (bab only)")
     p.add_argument("--plot", metavar="FILE", help="also draw |a - b| on a 2-D slice (.png, .svg, .pdf)")
     _budget_args(p)
@@ -294,6 +296,13 @@ def _checked_note(r, path) -> str:
     return f"\n  certificate not re-checked in-process ({why})"
 
 
+AUTO_WALK_REGIONS = 400
+"""``diff --method auto``: regions the walk may take before branch and bound takes over."""
+
+AUTO_WALK_SHARE = 0.3
+"""``diff --method auto`` with ``--timeout``: the share of it the walk may use first."""
+
+
 def _small(a, b) -> bool:
     """The region walk suits the pair: few hidden neurons, or few inputs (in R^d, d <= 3, the
     number of linear regions grows polynomially in the neurons, and the walk is exact)."""
@@ -314,14 +323,31 @@ def cmd_diff(args) -> int:
     method = args.method
     if method == "walk" and not cube:
         fail("--method walk needs a cube box lo,hi")
+    walk_first = False
     if method == "auto":
         method = ("walk" if cube and not args.certificate
                   and (args.max_regions is not None or _small(a, b)) else "bab")
+        walk_first = method == "walk" and args.max_regions is None
     units, line = units_report(units, dom, args.exact)
     if method == "bab":
         return _cmd_diff_bab(args, a, b, dom, units, line)
     box = box[0]
-    dev = max_deviation(a, b, box, budget=_budget(args))
+    budget = _budget(args)
+    if walk_first:
+        # auto: the walk first, on its share; a walk it does not finish hands over to branch and
+        # bound with the rest of the budget, which always holds an interval (a 3-12-12-2 pair and
+        # its float16 copy: 300 regions of the walk in 5 s and no upper bound after 10 s; branch
+        # and bound decided it with 564 nodes in 8 s)
+        share = Budget(None if args.timeout is None else AUTO_WALK_SHARE * args.timeout,
+                       AUTO_WALK_REGIONS)
+        dev = max_deviation(a, b, box, budget=share)
+        if not dev.complete and not share.interrupted and not budget.exhausted():
+            # the user's budget, started before the walk: its reason names the user's timeout
+            return _cmd_diff_bab(args, a, b, dom, units, line, budget=budget,
+                                 walk=f"the region walk stopped after {dev.regions} regions "
+                                      f"({share.reason}); branch and bound took over")
+    else:
+        dev = max_deviation(a, b, box, budget=budget)
     if dev.point is None:  # the budget ran out before the first region: exact value at a corner
         corner = tuple([box[0]] * a.n_inputs)
         diffs = [abs(u - v) for u, v in zip(a(corner), b(corner))]
@@ -342,10 +368,11 @@ def cmd_diff(args) -> int:
     return 0 if dev.complete else 3
 
 
-def _cmd_diff_bab(args, a, b, dom, units: dict, line: str) -> int:
+def _cmd_diff_bab(args, a, b, dom, units: dict, line: str, *, budget: Budget | None = None,
+                  walk: str = "") -> int:
     if args.plot is not None and dom.box is None:
         fail("--plot needs a bounded box (--box or --ball) without half-spaces")
-    r = diff_bounds(a, b, dom, budget=_budget(args))
+    r = diff_bounds(a, b, dom, budget=budget or _budget(args))
     diff_picture(args.plot, a, b, dom.box, r.point, r.lower if r.complete else None)
     if args.certificate:
         write_certificate(r.certificate, args.certificate)
@@ -361,7 +388,11 @@ def _cmd_diff_bab(args, a, b, dom, units: dict, line: str) -> int:
         text = (f"max |a - b| \u2208 [{_num(r.lower, args)}, {_upper(r, args)}]; lower bound attained{at}"
                 f" ({r.reason})")
     text += f" [{'decided by ' if r.complete else ''}branch and bound, {r.nodes} nodes]"
-    emit(args, {**r.to_json(), **units}, text + _checked_note(r, args.certificate) + line)
+    data = {**r.to_json(), **units}
+    if walk:
+        text += f"\n  {walk}"
+        data["walk"] = walk
+    emit(args, data, text + _checked_note(r, args.certificate) + line)
     return 0 if r.complete else 3
 
 

@@ -91,6 +91,15 @@ def test_incomplete_patterns_count_only_global_laws():
     assert (res.lower, res.upper, res.exact) == (3, 4, False)
 
 
+def test_no_pattern_at_all_leaves_the_global_laws_and_the_trivial_upper_bound():
+    # a budget that stops the walk before its first region (seen under load at --timeout 0.65:
+    # the bracket loop ran on no samples and crashed)
+    net = load(EX / "t10_two_linear.json")
+    res = conservation_laws(net, (), complete=False)
+    assert (res.lower, res.upper, res.exact) == (3, net.n_parameters, False)
+    assert res.number_of_samples == 0 and res.reason.startswith("no pattern")
+
+
 # ---------------------------------------------------------------------------------------------
 # R26: symmetries without laws
 # ---------------------------------------------------------------------------------------------
