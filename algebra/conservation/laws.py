@@ -183,6 +183,7 @@ class Laws:
     stopped_in: str = ""
     samples_given: int = 0
     part_of_next: bool = False
+    interrupted: bool = False
 
     @property
     def exact(self) -> bool:
@@ -353,21 +354,38 @@ class _Stop(Exception):
     """A deadline passed inside a phase (internal: :func:`_count` keeps what it had)."""
 
 
-def _deadline_check(end):
-    if end is None:
-        return None
+def _stop_reason(dl, timeout) -> str:
+    return "interrupted (Ctrl-C)" if dl.interrupted else f"timeout of {timeout:g} s reached"
 
-    def check():
-        if time.monotonic() > end:
+
+class _Deadline:
+    """A monotonic deadline the phases of :func:`_count` share; Ctrl-C (a KeyboardInterrupt
+    caught in a phase) moves it to now, so that every later phase stops at once too and the
+    partial result is reported."""
+
+    def __init__(self, end):
+        self.end, self.interrupted = end, False
+
+    def passed(self) -> bool:
+        return self.end is not None and time.monotonic() > self.end
+
+    def left(self) -> float | None:
+        return None if self.end is None else self.end - time.monotonic()
+
+    def check(self) -> None:
+        if self.passed():
             raise _Stop
-    return check
+
+    def stop_now(self) -> None:
+        self.interrupted = True
+        self.end = time.monotonic() - 1.0
 
 
 def _count(net, samples, max_depth, timeout, patience, seed, complete=True,
            poly_max_n=60, poly_seconds=10.0, exact_span=False):
     """The sandwich of :func:`conservation_laws`; also returns the span of the Lie trace."""
     t0 = time.monotonic()
-    end = None if timeout is None else t0 + timeout
+    dl = _Deadline(None if timeout is None else t0 + timeout)
     samples = _normalize(net, samples)
     given = len(samples)
     N = net.n_parameters
@@ -387,15 +405,15 @@ def _count(net, samples, max_depth, timeout, patience, seed, complete=True,
         check_on = samples_from_patterns([(1,) * n, (-1,) * n])  # both states of every neuron
         notes.append("incomplete set of patterns: only the global rescaling laws count toward "
                      "the lower bound")
-    law_end = None if timeout is None else t0 + max(_LAW_SECONDS, timeout / 2)
-    law_check = _deadline_check(law_end)
+    law_dl = _Deadline(None if timeout is None else t0 + max(_LAW_SECONDS, timeout / 2))
     for k, law in enumerate(candidates):
         try:
-            if law_check is not None:
-                law_check()
+            law_dl.check()
             ok, why = verify_law(net, law.polynomial, check_on,
-                                 method="auto" if complete else "local", check=law_check)
-        except _Stop:
+                                 method="auto" if complete else "local", check=law_dl.check)
+        except (_Stop, KeyboardInterrupt) as exc:
+            if isinstance(exc, KeyboardInterrupt):
+                dl.stop_now()
             # unverified candidates do not count: the lower bound stays valid, only weaker
             notes.append(f"timeout: {len(candidates) - k} candidate law(s) not verified")
             stopped = "laws"
@@ -409,17 +427,17 @@ def _count(net, samples, max_depth, timeout, patience, seed, complete=True,
     # upper bound: ranks at θ of fields in the Lie algebra, sample by sample until the timeout
     # (issue 15: a budget that holds): the fields of fewer samples leave a valid, weaker, upper
     # bound, as a shorter region walk does
-    check = _deadline_check(end)
+    check = dl.check
     rows = sum(len(_points(net, s)) for s in samples) * net.n_outputs
     keep = rows * N * min(rows, N) <= _EXACT_WORK
     span = _Span(N) if exact_span else _BlockSpan(N, check) if N >= _BLOCK_N else _ModSpan(N)
-    fields, used = _fields_into(net, samples, span, end, keep)
+    fields, used = _fields_into(net, samples, span, dl, keep)
     part = bool(getattr(span, "part_of_next", False))
     if used < len(samples):
         notes.append(f"timeout: the gradient fields of {used} of the {len(samples)} patterns "
                      + ("(and some of the next one's) " if part else "")
                      + "entered the upper bound")
-        reason = f"timeout of {timeout:g} s reached"
+        reason = _stop_reason(dl, timeout)
         stopped = stopped or "fields"
         samples = samples[:used]
     elif not samples:
@@ -459,14 +477,12 @@ def _count(net, samples, max_depth, timeout, patience, seed, complete=True,
             depth += 1
             fails = 0
             while N - span.rank > lower and fails < patience:
-                if end is not None and time.monotonic() > end:
-                    raise _Stop
+                dl.check()
                 # a batch of as many brackets as the gap (amortises the exact span update)
                 k = max(1, min(N - span.rank - lower, 16))
                 vs = []
                 for _ in range(k):
-                    if end is not None and time.monotonic() > end:
-                        raise _Stop
+                    dl.check()
                     vs.append(ctx.value(ctx.random_bracket(depth, rng)))
                 tried += k
                 for law, g in zip(kept, grads):
@@ -476,15 +492,17 @@ def _count(net, samples, max_depth, timeout, patience, seed, complete=True,
                                                  "to a bracket")
                 gain = span.add_matrix(QMatrix.vstack(vs))
                 fails = 0 if gain else fails + k
-    except _Stop:
-        reason = f"timeout of {timeout:g} s reached"
+    except (_Stop, KeyboardInterrupt) as exc:
+        if isinstance(exc, KeyboardInterrupt):
+            dl.stop_now()
+        reason = _stop_reason(dl, timeout)
         stopped = stopped or "brackets"
     if (N - span.rank > lower and N <= poly_max_n and complete and max_depth > 0
-            and (timeout is None or time.monotonic() - t0 < timeout)):
+            and (timeout is None or time.monotonic() - t0 < timeout) and not dl.interrupted):
         limit = poly_seconds if timeout is None else min(poly_seconds, timeout - (time.monotonic() - t0))
         pd = _poly_phase(net, samples, span, lower, rng, time.monotonic() + limit, max_depth)
         depth = max(depth, pd)
-        if N - span.rank > lower and not reason.startswith("timeout"):
+        if N - span.rank > lower and not reason.startswith(("timeout", "interrupted")):
             reason = (f"brackets did not close the gap (jets to depth {jet_depth}, polynomial "
                       f"brackets to depth {pd} of max {max_depth}, within {limit:g} s)")
     implicit = 0
@@ -492,7 +510,8 @@ def _count(net, samples, max_depth, timeout, patience, seed, complete=True,
         reason = ("closed at the generators" if depth == 0 else
                   f"closed with brackets up to depth {depth}")
         stopped = ""
-    elif span.rank == r0 and r0_exact and complete and not reason.startswith("timeout") and \
+    elif span.rank == r0 and r0_exact and complete and not dl.interrupted and \
+            not reason.startswith(("timeout", "interrupted")) and \
             (timeout is None or time.monotonic() - t0 < timeout):
         ok, why = _frobenius(net, samples)
         if ok:
@@ -512,7 +531,7 @@ def _count(net, samples, max_depth, timeout, patience, seed, complete=True,
                brackets_tried=tried, elapsed=time.monotonic() - t0, implicit=implicit,
                fiber_dimension_lower=fd_lower, fiber_dimension_upper=fd_upper,
                functional_rank_exact=r0_exact, stopped_in=stopped, samples_given=given,
-               part_of_next=part)
+               part_of_next=part, interrupted=dl.interrupted)
     return res, span
 
 
@@ -532,10 +551,10 @@ _FLUSH_BEFORE = 1.0
 once (one elimination of ~1 300 x 2 410 rows: ~0.5 s) instead of batches of 256."""
 
 
-def _fields_into(net, samples, span, end, keep=True):
+def _fields_into(net, samples, span, dl, keep=True):
     """``(fields, used)``: the field values (:func:`field_values`) of the first *used* samples
-    (None unless *keep*), all added to *span*; stops at the monotonic time *end* (None:
-    never), between samples, and for a :class:`_BlockSpan` also between outputs and inside
+    (None unless *keep*), all added to *span*; stops at the :class:`_Deadline` *dl* (or at
+    Ctrl-C, which moves *dl* to now), between samples, and for a :class:`_BlockSpan` also between outputs and inside
     its elimination (rows of an unfinished sample may have entered *span*: they are field
     values all the same, so its rank stays a valid lower bound of the Lie trace's)."""
     block = isinstance(span, _BlockSpan)
@@ -566,12 +585,11 @@ def _fields_into(net, samples, span, end, keep=True):
 
     try:
         for s in samples:
-            if end is not None and time.monotonic() > end:
+            if dl.passed():
                 break
             for piece in (mod.pieces(s) if mod is not None else _field_pieces(net, s)):
                 if block:
-                    if end is not None and time.monotonic() > end:
-                        raise _Stop
+                    dl.check()
                     if mod is not None:
                         r = piece
                     else:
@@ -585,15 +603,16 @@ def _fields_into(net, samples, span, end, keep=True):
                     pending.append(piece)
                 if sum(p.shape[0] if block else p.nrows for p in pending) >= \
                         (_BLOCK_ROWS if block else _FIELD_ROWS) or \
-                        (block and end is not None and end - time.monotonic() < _FLUSH_BEFORE):
+                        (block and dl.end is not None and dl.left() < _FLUSH_BEFORE):
                     flush()             # (near the deadline: rows computed are not thrown away)
                     used = finished
             finished += 1
             through.append(generated)
         flush()
         used = finished
-    except _Stop:
-        pass
+    except (_Stop, KeyboardInterrupt) as exc:
+        if isinstance(exc, KeyboardInterrupt):
+            dl.stop_now()               # Ctrl-C: the rows in span stand, the rest stops too
     span.part_of_next = block and used < len(samples) and entered[0] > through[used]
     if not keep or (block and used < len(samples)):   # stopped inside: the modular rank only
         return None, used

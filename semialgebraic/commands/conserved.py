@@ -161,7 +161,9 @@ def _why(res, walk_reason: str, timeout: float | None) -> str:
     """The reason of a partial answer: each budget that stopped a phase, named with the user's
     ``--timeout`` (the phases get shares of it); the count's own reason otherwise."""
     parts = [walk_reason] if walk_reason else []
-    if res.stopped_in and timeout is not None:
+    if res.stopped_in and res.interrupted:
+        parts.append(f"interrupted (Ctrl-C) during {PHASES[res.stopped_in]}")
+    elif res.stopped_in and timeout is not None:
         parts.append(f"timeout of {timeout:g} s reached during {PHASES[res.stopped_in]}")
     elif not res.exact or not parts:
         parts.append(res.reason)

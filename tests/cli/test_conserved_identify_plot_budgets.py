@@ -269,3 +269,37 @@ def test_plot_fiber_and_symmetries_timeout_write_nothing(tmp_path, run):
         assert out.strip() == "timeout of 0 s reached computing the fiber: no picture written"
         code, out, _ = run("plot", kind, EX / "t1_masked.json", "-o", out_png, "--timeout", 60)
         assert code == 0 and out_png.exists()
+
+
+# -- Ctrl-C ---------------------------------------------------------------------------------------
+def _interrupted(tmp_path, argv, cpu):
+    """Run ``netfibers *argv --json``, Ctrl-C once it has used the CPU of its start-up and
+    *cpu* more seconds; return (exit code, JSON report, seconds from the signal to the end)."""
+    from tests.cli.test_budgets import interrupt_after_cpu, sigint_default
+    c = time.monotonic()
+    subprocess.run(_cli("explain", "generic"), capture_output=True, check=False, cwd=ROOT)
+    start_cpu = time.monotonic() - c                   # start-up (wall, an upper bound of CPU)
+    with open(tmp_path / "out", "w") as out, open(tmp_path / "err", "w") as err:
+        proc = subprocess.Popen(_cli(*argv, "--json"), stdout=out, stderr=err, cwd=ROOT,
+                                preexec_fn=sigint_default)
+        interrupt_after_cpu(proc, start_cpu + cpu)
+        t = time.monotonic()
+        code = proc.wait(timeout=120)
+        after = time.monotonic() - t
+    return code, json.loads((tmp_path / "out").read_text()), after
+
+
+def test_ctrl_c_in_the_law_verification_gives_the_partial_report(tmp_path):
+    code, d, after = _interrupted(tmp_path, ["conserved", str(DIGITS), "--data", str(DIGITS_300)],
+                                  4.0)
+    assert code == 3 and after <= 2 + 6, after
+    assert d["reason"] == "interrupted (Ctrl-C) during the law verification"
+    assert d["fiber_dimension"] is None and d["fiber_dimension_lower"] == 32
+    assert d["stopped_in"] == "laws" and d["number_of_laws"] is None
+
+
+def test_ctrl_c_in_the_walk_gives_the_partial_report_at_once(tmp_path):
+    code, d, after = _interrupted(tmp_path, ["conserved", str(DIGITS)], 2.0)
+    assert code == 3 and after <= 2 + 6, after
+    assert d["reason"].startswith("interrupted (Ctrl-C) during the region walk (")
+    assert d["complete"] is False and d["fiber_dimension"] is None
