@@ -104,8 +104,8 @@ from ..exceptions import DimensionMismatchError
 from ..linalg import QMatrix
 from ..network import Network
 from ..polynomials import Polynomial
-from .fields import (_ModFields, _effective_masks, _field_pieces, _gens, _layer_of, _masks, _normalize,
-                     _offsets, _points, _rescaling_directions, parameter_ring_of,
+from .fields import (_ModFields, _effective_masks, _field_pieces, _gens, _layer_of, _masks,
+                     _normalize, _offsets, _points, _rescaling_directions, parameter_ring_of,
                      samples_from_patterns)
 from .identities import is_tangent, verify_law
 from .jets import _JetNet
@@ -554,9 +554,10 @@ once (one elimination of ~1 300 x 2 410 rows: ~0.5 s) instead of batches of 256.
 def _fields_into(net, samples, span, dl, keep=True):
     """``(fields, used)``: the field values (:func:`field_values`) of the first *used* samples
     (None unless *keep*), all added to *span*; stops at the :class:`_Deadline` *dl* (or at
-    Ctrl-C, which moves *dl* to now), between samples, and for a :class:`_BlockSpan` also between outputs and inside
-    its elimination (rows of an unfinished sample may have entered *span*: they are field
-    values all the same, so its rank stays a valid lower bound of the Lie trace's)."""
+    Ctrl-C, which moves *dl* to now), between samples, and for a :class:`_BlockSpan` also
+    between outputs and inside its elimination (rows of an unfinished sample may have entered
+    *span*: they are field values all the same, so its rank stays a valid lower bound of the
+    Lie trace's)."""
     block = isinstance(span, _BlockSpan)
     done, pending, used, finished = [], [], 0, 0
     mod = None

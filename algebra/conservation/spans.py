@@ -7,8 +7,8 @@ can only lower the rank, so ``N − rank`` stays a valid upper bound on the numb
 :data:`algebra.linalg.gfp.PRIME` (< 2^21) by the blocked numpy elimination
 (:func:`algebra.linalg.gfp.echelon_mod_p`) for large N, calling a *check* between panels of 64
 columns so that a deadline stops it (one FLINT ``nmod_mat`` RREF of 1 300 x 2 410 rows took
-2.5-5 s, the exact rank of 3 250 x 2 410 field rows 107 s, on the digits 64-32-10 net).  Plus the exact gradient of a law at θ and a greedy independent
-subset of laws.
+2.5-5 s, the exact rank of 3 250 x 2 410 field rows 107 s, on the digits 64-32-10 net).  Plus
+the exact gradient of a law at θ and a greedy independent subset of laws.
 """
 
 from __future__ import annotations
