@@ -354,6 +354,12 @@ class _Stop(Exception):
     """A deadline passed inside a phase (internal: :func:`_count` keeps what it had)."""
 
 
+def _phase(before: str, now: str, dl) -> str:
+    """The phase a stop is reported in: the one running at the deadline (the laws stop at
+    their own share first), or the one Ctrl-C landed in (every later phase stops at once)."""
+    return before if dl.interrupted and before else now
+
+
 def _stop_reason(dl, timeout) -> str:
     return "interrupted (Ctrl-C)" if dl.interrupted else f"timeout of {timeout:g} s reached"
 
@@ -411,17 +417,22 @@ def _count(net, samples, max_depth, timeout, patience, seed, complete=True,
             law_dl.check()
             ok, why = verify_law(net, law.polynomial, check_on,
                                  method="auto" if complete else "local", check=law_dl.check)
+            if ok:                              # (inside the timed loop: 0.08 s a law at N = 1476)
+                g = _gradient_at(law.polynomial, theta)
+                law.text, law.latex_text        # rendered now, in the budget (see Law.text)
         except (_Stop, KeyboardInterrupt) as exc:
             if isinstance(exc, KeyboardInterrupt):
                 dl.stop_now()
             # unverified candidates do not count: the lower bound stays valid, only weaker
-            notes.append(f"timeout: {len(candidates) - k} candidate law(s) not verified")
+            notes.append(f"{'interrupted' if dl.interrupted else 'timeout'}: "
+                         f"{len(candidates) - k} candidate law(s) not verified")
             stopped = "laws"
             break
-        (kept if ok else rejected).append(law if ok else (law, why))
-        if ok:                                  # (inside the timed loop: 0.08 s a law at N = 1476)
-            grads.append(_gradient_at(law.polynomial, theta))
-            law.text, law.latex_text            # rendered now, in the budget (see Law.text)
+        if ok:
+            kept.append(law)
+            grads.append(g)
+        else:
+            rejected.append((law, why))
     basis, redundant = _independent(kept, grads, N)
     lower = len(basis)
     # upper bound: ranks at θ of fields in the Lie algebra, sample by sample until the timeout
@@ -438,7 +449,7 @@ def _count(net, samples, max_depth, timeout, patience, seed, complete=True,
                      + ("(and some of the next one's) " if part else "")
                      + "entered the upper bound")
         reason = _stop_reason(dl, timeout)
-        stopped = stopped or "fields"
+        stopped = _phase(stopped, "fields", dl)
         samples = samples[:used]
     elif not samples:
         # a budget that stopped the walk before its first region: no field, no bracket to take
@@ -496,7 +507,7 @@ def _count(net, samples, max_depth, timeout, patience, seed, complete=True,
         if isinstance(exc, KeyboardInterrupt):
             dl.stop_now()
         reason = _stop_reason(dl, timeout)
-        stopped = stopped or "brackets"
+        stopped = _phase(stopped, "brackets", dl)
     if (N - span.rank > lower and N <= poly_max_n and complete and max_depth > 0
             and (timeout is None or time.monotonic() - t0 < timeout) and not dl.interrupted):
         limit = poly_seconds if timeout is None else min(poly_seconds, timeout - (time.monotonic() - t0))

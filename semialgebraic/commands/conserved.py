@@ -161,6 +161,8 @@ def _why(res, walk_reason: str, timeout: float | None) -> str:
     """The reason of a partial answer: each budget that stopped a phase, named with the user's
     ``--timeout`` (the phases get shares of it); the count's own reason otherwise."""
     parts = [walk_reason] if walk_reason else []
+    if walk_reason.startswith("interrupted"):
+        return walk_reason          # the rest ran on no time at all: nothing more to say
     if res.stopped_in and res.interrupted:
         parts.append(f"interrupted (Ctrl-C) during {PHASES[res.stopped_in]}")
     elif res.stopped_in and timeout is not None:

@@ -303,4 +303,5 @@ def test_ctrl_c_in_the_walk_gives_the_partial_report_at_once(tmp_path):
     code, d, after = _interrupted(tmp_path, ["conserved", str(DIGITS)], 2.0)
     assert code == 3 and after <= 2 + 6, after
     assert d["reason"].startswith("interrupted (Ctrl-C) during the region walk (")
+    assert d["reason"].endswith(" regions)") and "timeout" not in d["reason"]
     assert d["complete"] is False and d["fiber_dimension"] is None
