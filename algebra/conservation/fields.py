@@ -272,6 +272,12 @@ def _generator_polys(net, samples) -> list[list[Polynomial]]:
 # ------------------------------------------------------------------------------------------
 def _field_block(net, s: Sample) -> QMatrix:
     """Rows ∇_θ f_o(θ, x) at θ for the sample's points (all outputs), whole-matrix ops."""
+    return QMatrix.vstack(list(_field_pieces(net, s)))
+
+
+def _field_pieces(net, s: Sample):
+    """The rows of :func:`_field_block`, one QMatrix per output o (lazily: a caller with a
+    deadline checks it between outputs; ~0.1 s each on the digits 64-32-10 net)."""
     widths, L = net.widths, net.depth
     D = _masks(net, s.pattern)
     pts = _points(net, s)
@@ -289,7 +295,6 @@ def _field_block(net, s: Sample) -> QMatrix:
         deltas[l] = (deltas[l + 1] @ net.layer(l)[0]) @ QMatrix.diagonal(D[l - 1])
     ns = len(pts)
     ones = QMatrix.from_rows([[1]] * ns)
-    rows_per_o = []
     for o in range(widths[L]):
         parts = []
         for l in range(1, L + 1):
@@ -297,5 +302,90 @@ def _field_block(net, s: Sample) -> QMatrix:
             Hp = Hs[l - 1]
             parts += [Hp.scale(c) if c != 0 else QMatrix.zeros(ns, widths[l - 1]) for c in dl]
             parts.append(ones @ QMatrix.row(dl))
-        rows_per_o.append(QMatrix.hstack(parts))
-    return QMatrix.vstack(rows_per_o)
+        yield QMatrix.hstack(parts)
+
+
+def _rescaling_directions(net) -> QMatrix:
+    """One row per hidden neuron: the velocity at θ of its positive rescaling (incoming weights
+    and bias times t, outgoing weights divided by t, at t = 1: +incoming, −outgoing; S2).
+
+    Every pattern's output polynomial f_p(θ, x) is invariant under these rescalings (each path
+    through the neuron gets t · 1/t), so each row is orthogonal to every gradient field at θ:
+    their rank is a certified *lower* bound of the fiber dimension N − rank(fields) (R22), for
+    any set of samples.
+
+    >>> net = Network.from_rows([[[2]], [[3]]], [[1], [0]])
+    >>> _rescaling_directions(net)
+    QMatrix([[2, 1, -3, 0]])
+    """
+    widths = net.widths
+    offs = _offsets(widths)
+    theta = net.parameters()
+    rows = []
+    for l in range(1, net.depth):
+        wo, bo = offs[l - 1]
+        wn, _ = offs[l]
+        for i in range(widths[l]):
+            v = [Q(0)] * net.n_parameters
+            for j in range(widths[l - 1]):
+                v[wo + i * widths[l - 1] + j] = theta[wo + i * widths[l - 1] + j]
+            v[bo + i] = theta[bo + i]
+            for k in range(widths[l + 1]):
+                v[wn + k * widths[l] + i] = -theta[wn + k * widths[l] + i]
+            rows.append(v)
+    return QMatrix.from_rows(rows, ncols=net.n_parameters) if rows else \
+        QMatrix.zeros(0, net.n_parameters)
+
+
+class _ModFields:
+    """The rows of :func:`_field_pieces` reduced mod a prime *p* < 2^21, computed by the same
+    forward/backward pass on residues (numpy int64, exact: entries < 2^21, products < 2^42,
+    sums of at most 2^21 of them).  Only ring operations are involved, and reduction mod p is a
+    ring homomorphism on the rationals whose denominators p does not divide, so these are the
+    residues of the exact rows (:func:`algebra.linalg.gfp.residues_array` of them) at a
+    fraction of the cost (digits 64-32-10: 1.6 s of conversions a pattern).  Raises
+    ``ZeroDivisionError`` (when made) if p divides a parameter's denominator.
+
+    >>> net = Network.from_rows([[[2], ["1/3"]], [[3, -1]]], [[1, 0], [0]])
+    >>> from algebra.linalg.gfp import residues_array
+    >>> s = Sample((1, 1), None)
+    >>> mod = [r.tolist() for r in _ModFields(net, 7).pieces(s)]
+    >>> mod == [residues_array(_field_block(net, s), 7).tolist()]
+    True
+    """
+
+    def __init__(self, net, p: int):
+        import numpy as np
+        from ..linalg.gfp import residues_array
+        self.net, self.p, self.np = net, p, np
+        self.W, self.b = [], []
+        for l in range(net.depth):
+            W, b = net.layer(l)
+            self.W.append(residues_array(W, p))
+            self.b.append(residues_array(QMatrix.from_rows([list(b)], ncols=W.nrows), p)[0])
+        self.residues = residues_array
+
+    def pieces(self, s: Sample):
+        """One int64 array (rows x N, entries in [0, p)) per output, as :func:`_field_pieces`."""
+        np, p = self.np, self.p
+        widths, L = self.net.widths, self.net.depth
+        D = [np.array(m, dtype=np.int64) for m in _masks(self.net, s.pattern)]
+        pts = _points(self.net, s)
+        X = self.residues(QMatrix.from_rows(pts, ncols=widths[0]), p)
+        Hs, H = [X], X
+        for l in range(L - 1):
+            H = (H @ self.W[l].T + self.b[l]) % p * D[l]
+            Hs.append(H)
+        deltas = [None] * (L + 1)
+        deltas[L] = np.eye(widths[L], dtype=np.int64)
+        for l in range(L - 1, 0, -1):
+            deltas[l] = (deltas[l + 1] @ self.W[l]) % p * D[l - 1]
+        ns = X.shape[0]
+        for o in range(widths[L]):
+            parts = []
+            for l in range(1, L + 1):
+                dl = deltas[l][o]
+                Hp = Hs[l - 1]
+                parts.append((Hp[:, None, :] * dl[None, :, None]).reshape(ns, -1) % p)
+                parts.append(np.tile(dl, (ns, 1)))
+            yield np.hstack(parts)

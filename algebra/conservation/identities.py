@@ -20,7 +20,8 @@ from .fields import (_Embed, _component, _effective_masks, _gens, _layer_of, _no
 __all__ = ["verify_law", "is_tangent"]
 
 
-def verify_law(net: Network, h: Polynomial, samples, *, method: str = "auto") -> tuple[bool, str]:
+def verify_law(net: Network, h: Polynomial, samples, *, method: str = "auto",
+               check=None) -> tuple[bool, str]:
     """Decide exactly whether *h* is conserved: ⟨∇h, ∇_θ f_{p,o}(θ, x)⟩ ≡ 0 for every sample.
 
     The identity is checked as a polynomial identity in θ (and in x for region-mode samples),
@@ -31,6 +32,8 @@ def verify_law(net: Network, h: Polynomial, samples, *, method: str = "auto") ->
     not apply or fails; ``"full"`` always builds the network polynomials.
 
     Returns ``(True, reason)`` or ``(False, reason)`` naming a failing pattern and output.
+    *check* (or None) is called before each sample's (or mask's) identity and may raise to
+    stop a long verification (a deadline of the caller: nothing is decided then).
 
     >>> net = Network.from_rows([[[1], [-1]], [[1, 1]]], [[0, 1], [0]])
     >>> R = parameter_ring_of(net)
@@ -47,12 +50,12 @@ def verify_law(net: Network, h: Polynomial, samples, *, method: str = "auto") ->
     if method not in ("auto", "local", "full"):
         raise InputError(f"unknown method {method!r}; use auto, local or full")
     if method in ("auto", "local"):
-        ok = _verify_local(net, h, samples)
+        ok = _verify_local(net, h, samples, check)
         if ok is not None and ok[0]:
             return ok
         if method == "local":
             return ok if ok is not None else (False, "local test does not apply")
-    return _verify_full(net, h, samples)
+    return _verify_full(net, h, samples, check)
 
 
 def is_tangent(net: Network, direction: Sequence[Polynomial], samples) -> tuple[bool, str]:
@@ -91,7 +94,7 @@ def is_tangent(net: Network, direction: Sequence[Polynomial], samples) -> tuple[
 # ------------------------------------------------------------------------------------------
 # private
 # ------------------------------------------------------------------------------------------
-def _verify_local(net, h, samples):
+def _verify_local(net, h, samples, check=None):
     """Sufficient test with free interface symbols; None when h spans more than 2 layers."""
     widths, L = net.widths, net.depth
     if L < 2:
@@ -132,6 +135,8 @@ def _verify_local(net, h, samples):
              for smp in samples}
     grads = {n: hh.diff(n) for n in names[:-(n_in + n_out)] if not hh.diff(n).is_zero()}
     for mk in masks:
+        if check is not None:
+            check()
         a = dict(zip(involved, mk))
         tot = ring.zero()
         for n, g in grads.items():
@@ -154,7 +159,7 @@ def _verify_local(net, h, samples):
                   f"hidden layer {l} (implies it for every sample)")
 
 
-def _verify_full(net, h, samples):
+def _verify_full(net, h, samples, check=None):
     R = h.ring
     used = [R.index(n) for n in h.variables()]
     grads = {k: h.diff(k) for k in used}
@@ -162,6 +167,8 @@ def _verify_full(net, h, samples):
         return True, "constant"
     layers = [_layer_of(net.widths, k)[0] for k in used]
     for s in samples:
+        if check is not None:
+            check()
         ring, polys = _sample_polys(net, s, min(layers), max(layers))
         emb = _Embed(R, ring)
         eg = {k: emb(g) for k, g in grads.items()}

@@ -97,18 +97,20 @@ from __future__ import annotations
 import random
 import time
 from dataclasses import dataclass
+from functools import cached_property
 from typing import Sequence
 
 from ..exceptions import DimensionMismatchError
 from ..linalg import QMatrix
 from ..network import Network
 from ..polynomials import Polynomial
-from .fields import (_effective_masks, _gens, _layer_of, _masks, _normalize, _offsets, _points,
-                     _field_block, parameter_ring_of, samples_from_patterns)
+from .fields import (_ModFields, _effective_masks, _field_pieces, _gens, _layer_of, _masks,
+                     _normalize, _offsets, _points, _rescaling_directions, parameter_ring_of,
+                     samples_from_patterns)
 from .identities import is_tangent, verify_law
 from .jets import _JetNet
 from .lie import _frobenius, _poly_phase
-from .spans import _ModSpan, _Span, _dot, _gradient_at, _independent
+from .spans import _BlockSpan, _ModSpan, _Span, _dot, _gradient_at, _independent
 
 __all__ = ["Law", "Laws", "explicit_laws", "conservation_laws", "symmetry_without_law"]
 
@@ -125,15 +127,27 @@ class Law:
     scope: str
     kind: str  # "scaling" | "linear_block" | "frozen"
 
-    def to_latex(self) -> str:
+    @cached_property
+    def text(self) -> str:
+        """``str(self.polynomial)``, rendered once: 0.1 s for a 75-term law in 2 410 variables
+        (digits 64-32-10), so :func:`conservation_laws` renders each kept law inside its
+        budget and the report does not run past ``--timeout``."""
+        return str(self.polynomial)
+
+    @cached_property
+    def latex_text(self) -> str:
+        """``self.polynomial.to_latex()``, rendered once (as :attr:`text`)."""
         return self.polynomial.to_latex()
+
+    def to_latex(self) -> str:
+        return self.latex_text
 
     def to_sympy(self):
         return self.polynomial.to_sympy()
 
     def to_json(self) -> dict:
-        return {"name": self.name, "polynomial": str(self.polynomial), "scope": self.scope,
-                "kind": self.kind, "latex": self.polynomial.to_latex()}
+        return {"name": self.name, "polynomial": self.text, "scope": self.scope,
+                "kind": self.kind, "latex": self.latex_text}
 
 
 @dataclass
@@ -163,6 +177,13 @@ class Laws:
     brackets_tried: int = 0
     elapsed: float = 0.0
     implicit: int = 0
+    fiber_dimension_lower: int = 0
+    fiber_dimension_upper: int = 0
+    functional_rank_exact: bool = True
+    stopped_in: str = ""
+    samples_given: int = 0
+    part_of_next: bool = False
+    interrupted: bool = False
 
     @property
     def exact(self) -> bool:
@@ -174,16 +195,22 @@ class Laws:
         return self.lower if self.exact else None
 
     @property
-    def fiber_dimension(self) -> int:
+    def fiber_dimension(self) -> int | None:
         """N − rank of the gradient fields at θ: the local dimension of the set of parameters
-        with the same outputs on the samples (R22)."""
-        return self.n_parameters - self.functional_rank
+        with the same outputs on the samples (R22); None when it is not determined (samples
+        cut by a budget, or a rank only bounded mod p): then ``fiber_dimension_lower`` (the
+        rank of the rescaling directions, S2) ≤ it ≤ ``fiber_dimension_upper`` (N − a
+        certified lower bound of the rank of the fields of the samples that entered)."""
+        if self.fiber_dimension_lower == self.fiber_dimension_upper:
+            return self.fiber_dimension_upper
+        return None
 
     def to_json(self) -> dict:
         d = {"number_of_laws": self.number_of_laws, "exact": self.exact,
              "laws": [law.to_json() for law in self.laws],
              "n_parameters": self.n_parameters, "functional_rank": self.functional_rank,
-             "fiber_dimension": self.fiber_dimension, "lie_rank": self.lie_rank,
+             "fiber_dimension": self.fiber_dimension,
+             "functional_rank_exact": self.functional_rank_exact, "lie_rank": self.lie_rank,
              "bracket_depth": self.bracket_depth, "brackets_tried": self.brackets_tried,
              "number_of_samples": self.number_of_samples,
              "redundant": [law.name for law in self.redundant],
@@ -191,6 +218,11 @@ class Laws:
              "notes": list(self.notes), "reason": self.reason}
         if not self.exact:
             d["lower"], d["upper"] = self.lower, self.upper
+        if self.fiber_dimension is None:
+            d["fiber_dimension_lower"] = self.fiber_dimension_lower
+            d["fiber_dimension_upper"] = self.fiber_dimension_upper
+        if self.stopped_in:
+            d["stopped_in"] = self.stopped_in
         return d
 
 
@@ -304,16 +336,67 @@ def conservation_laws(net: Network, samples, *, max_depth: int = 6, timeout: flo
 
 _LAW_SECONDS = 1.0
 """Seconds the explicit laws may always take to be verified, even under a smaller timeout
-(small nets keep their laws; large ones stop early with a weaker, still valid, lower bound)."""
+(small nets keep their laws; large ones stop early with a weaker, still valid, lower bound).
+Otherwise the laws get half of the timeout and the gradient fields the rest."""
+
+_BLOCK_N = 400
+"""From this many parameters on, the fields are ranked by :class:`_BlockSpan` (numpy, mod a
+prime < 2^21, a deadline check between panels) instead of one FLINT RREF per batch (2.5-5 s a
+call at N = 2 410, the digits 64-32-10 net, past any deadline)."""
+
+_EXACT_WORK = 10 ** 8
+"""rows · N · min(rows, N) of the field matrix above which its rank over Q is not computed
+(one FLINT call: 107 s for 3 250 x 2 410 digits rows); the modular rank, a certified lower
+bound, is used instead and the fiber dimension is then given by certified bounds."""
+
+
+class _Stop(Exception):
+    """A deadline passed inside a phase (internal: :func:`_count` keeps what it had)."""
+
+
+def _phase(before: str, now: str, dl) -> str:
+    """The phase a stop is reported in: the one running at the deadline (the laws stop at
+    their own share first), or the one Ctrl-C landed in (every later phase stops at once)."""
+    return before if dl.interrupted and before else now
+
+
+def _stop_reason(dl, timeout) -> str:
+    return "interrupted (Ctrl-C)" if dl.interrupted else f"timeout of {timeout:g} s reached"
+
+
+class _Deadline:
+    """A monotonic deadline the phases of :func:`_count` share; Ctrl-C (a KeyboardInterrupt
+    caught in a phase) moves it to now, so that every later phase stops at once too and the
+    partial result is reported."""
+
+    def __init__(self, end):
+        self.end, self.interrupted = end, False
+
+    def passed(self) -> bool:
+        return self.end is not None and time.monotonic() > self.end
+
+    def left(self) -> float | None:
+        return None if self.end is None else self.end - time.monotonic()
+
+    def check(self) -> None:
+        if self.passed():
+            raise _Stop
+
+    def stop_now(self) -> None:
+        self.interrupted = True
+        self.end = time.monotonic() - 1.0
 
 
 def _count(net, samples, max_depth, timeout, patience, seed, complete=True,
            poly_max_n=60, poly_seconds=10.0, exact_span=False):
     """The sandwich of :func:`conservation_laws`; also returns the span of the Lie trace."""
     t0 = time.monotonic()
+    dl = _Deadline(None if timeout is None else t0 + timeout)
     samples = _normalize(net, samples)
+    given = len(samples)
     N = net.n_parameters
     notes = []
+    stopped = ""          # the phase a deadline stopped: "laws", "fields" or "brackets"
     if any(v == 0 for s in samples for v in s.pattern):
         notes.append("a pattern has a zero entry (a data point on a bent hyperplane, or a "
                      "pre-activation identically 0 on a region): treated as inactive (σ'(0) = 0); "
@@ -328,26 +411,45 @@ def _count(net, samples, max_depth, timeout, patience, seed, complete=True,
         check_on = samples_from_patterns([(1,) * n, (-1,) * n])  # both states of every neuron
         notes.append("incomplete set of patterns: only the global rescaling laws count toward "
                      "the lower bound")
+    law_dl = _Deadline(None if timeout is None else t0 + max(_LAW_SECONDS, timeout / 2))
     for k, law in enumerate(candidates):
-        if timeout is not None and time.monotonic() - t0 > max(timeout, _LAW_SECONDS):
+        try:
+            law_dl.check()
+            ok, why = verify_law(net, law.polynomial, check_on,
+                                 method="auto" if complete else "local", check=law_dl.check)
+            if ok:                              # (inside the timed loop: 0.08 s a law at N = 1476)
+                g = _gradient_at(law.polynomial, theta)
+                law.text, law.latex_text        # rendered now, in the budget (see Law.text)
+        except (_Stop, KeyboardInterrupt) as exc:
+            if isinstance(exc, KeyboardInterrupt):
+                dl.stop_now()
             # unverified candidates do not count: the lower bound stays valid, only weaker
-            notes.append(f"timeout: {len(candidates) - k} candidate law(s) not verified")
+            notes.append(f"{'interrupted' if dl.interrupted else 'timeout'}: "
+                         f"{len(candidates) - k} candidate law(s) not verified")
+            stopped = "laws"
             break
-        ok, why = verify_law(net, law.polynomial, check_on, method="auto" if complete else "local")
-        (kept if ok else rejected).append(law if ok else (law, why))
-        if ok:                                  # (inside the timed loop: 0.08 s a law at N = 1476)
-            grads.append(_gradient_at(law.polynomial, theta))
+        if ok:
+            kept.append(law)
+            grads.append(g)
+        else:
+            rejected.append((law, why))
     basis, redundant = _independent(kept, grads, N)
     lower = len(basis)
     # upper bound: ranks at θ of fields in the Lie algebra, sample by sample until the timeout
     # (issue 15: a budget that holds): the fields of fewer samples leave a valid, weaker, upper
     # bound, as a shorter region walk does
-    span = _Span(N) if exact_span else _ModSpan(N)
-    fields, used = _fields_into(net, samples, span, None if timeout is None else t0 + timeout)
+    check = dl.check
+    rows = sum(len(_points(net, s)) for s in samples) * net.n_outputs
+    keep = rows * N * min(rows, N) <= _EXACT_WORK
+    span = _Span(N) if exact_span else _BlockSpan(N, check) if N >= _BLOCK_N else _ModSpan(N)
+    fields, used = _fields_into(net, samples, span, dl, keep)
+    part = bool(getattr(span, "part_of_next", False))
     if used < len(samples):
         notes.append(f"timeout: the gradient fields of {used} of the {len(samples)} patterns "
-                     "entered the upper bound")
-        reason = f"timeout of {timeout:g} s reached"
+                     + ("(and some of the next one's) " if part else "")
+                     + "entered the upper bound")
+        reason = _stop_reason(dl, timeout)
+        stopped = _phase(stopped, "fields", dl)
         samples = samples[:used]
     elif not samples:
         # a budget that stopped the walk before its first region: no field, no bracket to take
@@ -355,51 +457,72 @@ def _count(net, samples, max_depth, timeout, patience, seed, complete=True,
         reason = "no pattern: the gradient fields were not taken"
     else:
         reason = ""
-    r0 = fields.rank()  # exact (the fiber dimension N - r0 is reported)
+    if fields is not None:
+        r0, r0_exact = fields.rank(), True     # exact (the fiber dimension N - r0 is reported)
+    else:
+        r0, r0_exact = span.rank, False        # mod p: a certified lower bound of the rank
+        notes.append(f"rank of the gradient fields computed mod {span.P}, a certified lower "
+                     f"bound (their rank over Q is not computed at {rows} x {N})")
+    # fiber dimension (R22) of the samples' fields: N - rank; certified bounds when the rank is
+    # only bounded below or the samples are not all in (fewer rows: a smaller rank)
+    fd_lower = _rescaling_directions(net).rank()
+    fd_upper = N - r0
+    if complete and used == given and (r0_exact or fd_lower == fd_upper):
+        r0_exact = True
+        if fd_lower > fd_upper:
+            raise AssertionError("internal error: the rescaling directions exceed the fiber dimension")
+        fd_lower = fd_upper
     # cross-check (bug detector): law gradients are orthogonal to every field value
     for law, g in zip(kept, grads):
-        if fields.nrows and not (fields @ QMatrix.column(g)).is_zero():
+        if fields is not None and fields.nrows and not (fields @ QMatrix.column(g)).is_zero():
             raise AssertionError(f"internal error: verified law {law.name} not orthogonal to a field")
     rng = random.Random(seed)
     depth, tried = 0, 0
-    ctx = _JetNet(net, samples) if samples else None
     jet_depth = min(max_depth, 4)  # jets grow like 2^depth: deeper brackets go polynomial
-    while N - span.rank > lower and not reason:
-        if depth >= jet_depth:
-            reason = f"max bracket depth {jet_depth} reached"
-            break
-        depth += 1
-        fails = 0
-        while N - span.rank > lower and fails < patience:
-            if timeout is not None and time.monotonic() - t0 > timeout:
-                reason = f"timeout of {timeout:g} s reached"
+    try:
+        ctx = _JetNet(net, samples) if samples and N - span.rank > lower and not reason else None
+        while N - span.rank > lower and not reason:
+            if depth >= jet_depth:
+                reason = f"max bracket depth {jet_depth} reached"
                 break
-            # a batch of as many brackets as the gap (amortises the exact span update)
-            k = max(1, min(N - span.rank - lower, 16))
-            vs = [ctx.value(ctx.random_bracket(depth, rng)) for _ in range(k)]
-            tried += k
-            for law, g in zip(kept, grads):
-                for v in vs:
-                    if _dot(g, v.entries()) != 0:
-                        raise AssertionError(f"internal error: law {law.name} not orthogonal "
-                                             "to a bracket")
-            gain = span.add_matrix(QMatrix.vstack(vs))
-            fails = 0 if gain else fails + k
-        if reason:
-            break
+            depth += 1
+            fails = 0
+            while N - span.rank > lower and fails < patience:
+                dl.check()
+                # a batch of as many brackets as the gap (amortises the exact span update)
+                k = max(1, min(N - span.rank - lower, 16))
+                vs = []
+                for _ in range(k):
+                    dl.check()
+                    vs.append(ctx.value(ctx.random_bracket(depth, rng)))
+                tried += k
+                for law, g in zip(kept, grads):
+                    for v in vs:
+                        if _dot(g, v.entries()) != 0:
+                            raise AssertionError(f"internal error: law {law.name} not orthogonal "
+                                                 "to a bracket")
+                gain = span.add_matrix(QMatrix.vstack(vs))
+                fails = 0 if gain else fails + k
+    except (_Stop, KeyboardInterrupt) as exc:
+        if isinstance(exc, KeyboardInterrupt):
+            dl.stop_now()
+        reason = _stop_reason(dl, timeout)
+        stopped = _phase(stopped, "brackets", dl)
     if (N - span.rank > lower and N <= poly_max_n and complete and max_depth > 0
-            and (timeout is None or time.monotonic() - t0 < timeout)):
+            and (timeout is None or time.monotonic() - t0 < timeout) and not dl.interrupted):
         limit = poly_seconds if timeout is None else min(poly_seconds, timeout - (time.monotonic() - t0))
         pd = _poly_phase(net, samples, span, lower, rng, time.monotonic() + limit, max_depth)
         depth = max(depth, pd)
-        if N - span.rank > lower and not reason.startswith("timeout"):
+        if N - span.rank > lower and not reason.startswith(("timeout", "interrupted")):
             reason = (f"brackets did not close the gap (jets to depth {jet_depth}, polynomial "
                       f"brackets to depth {pd} of max {max_depth}, within {limit:g} s)")
     implicit = 0
     if N - span.rank == lower:
         reason = ("closed at the generators" if depth == 0 else
                   f"closed with brackets up to depth {depth}")
-    elif span.rank == r0 and complete and not reason.startswith("timeout") and \
+        stopped = ""
+    elif span.rank == r0 and r0_exact and complete and not dl.interrupted and \
+            not reason.startswith(("timeout", "interrupted")) and \
             (timeout is None or time.monotonic() - t0 < timeout):
         ok, why = _frobenius(net, samples)
         if ok:
@@ -416,7 +539,10 @@ def _count(net, samples, max_depth, timeout, patience, seed, complete=True,
                functional_rank=r0, lie_rank=span.rank, bracket_depth=depth,
                number_of_samples=len(samples), rejected=tuple(rejected),
                redundant=tuple(redundant), notes=tuple(notes), reason=reason,
-               brackets_tried=tried, elapsed=time.monotonic() - t0, implicit=implicit)
+               brackets_tried=tried, elapsed=time.monotonic() - t0, implicit=implicit,
+               fiber_dimension_lower=fd_lower, fiber_dimension_upper=fd_upper,
+               functional_rank_exact=r0_exact, stopped_in=stopped, samples_given=given,
+               part_of_next=part, interrupted=dl.interrupted)
     return res, span
 
 
@@ -425,24 +551,83 @@ _FIELD_ROWS = 256
 between deadline checks)."""
 
 
-def _fields_into(net, samples, span, end):
-    """``(fields, used)``: the field values (:func:`field_values`) of the first *used* samples,
-    all added to *span*; stops at the monotonic time *end* (None: never)."""
-    done, pending, used = [], [], 0
-    for s in samples:
-        if end is not None and time.monotonic() > end:
-            break
-        pending.append(_field_block(net, s))
-        used += 1
-        if sum(b.nrows for b in pending) >= _FIELD_ROWS:
-            block = QMatrix.vstack(pending)
-            span.add_matrix(block)
-            done.append(block)
-            pending = []
-    if pending:
-        block = QMatrix.vstack(pending)
-        span.add_matrix(block)
-        done.append(block)
+_BLOCK_ROWS = 1024
+"""Rows a :class:`_BlockSpan` takes at a time (reduced by the rows it holds, then the rest
+eliminated).  The 3 000 field rows of 300 digits (N = 2 410) took 17.8 s in batches of 1 024,
+56.7 s in batches of 256 (2026-12-04, load 3 on 2 cores): per-block costs dominate small
+batches."""
+
+_FLUSH_BEFORE = 1.0
+"""Seconds before the deadline from which a :class:`_BlockSpan` takes each output's rows at
+once (one elimination of ~1 300 x 2 410 rows: ~0.5 s) instead of batches of 256."""
+
+
+def _fields_into(net, samples, span, dl, keep=True):
+    """``(fields, used)``: the field values (:func:`field_values`) of the first *used* samples
+    (None unless *keep*), all added to *span*; stops at the :class:`_Deadline` *dl* (or at
+    Ctrl-C, which moves *dl* to now), between samples, and for a :class:`_BlockSpan` also
+    between outputs and inside its elimination (rows of an unfinished sample may have entered
+    *span*: they are field values all the same, so its rank stays a valid lower bound of the
+    Lie trace's)."""
+    block = isinstance(span, _BlockSpan)
+    done, pending, used, finished = [], [], 0, 0
+    mod = None
+    if block and not keep:          # the rows mod p straight from the residues of θ
+        try:
+            mod = _ModFields(net, span.P)
+        except ZeroDivisionError:   # p divides a denominator: residues of the exact rows
+            mod = None
+    entered = [0]                   # rows in span (of unfinished samples too)
+    generated, through = 0, [0]     # rows made; rows made by the end of each finished sample
+
+    def flush():
+        if not pending:
+            return
+        if block:
+            import numpy as np
+            R = np.vstack(pending)
+            span.add_residues(R)
+            entered[0] += R.shape[0]
+        else:
+            M = QMatrix.vstack(pending)
+            span.add_matrix(M)
+            if keep:
+                done.append(M)
+        pending.clear()
+
+    try:
+        for s in samples:
+            if dl.passed():
+                break
+            for piece in (mod.pieces(s) if mod is not None else _field_pieces(net, s)):
+                if block:
+                    dl.check()
+                    if mod is not None:
+                        r = piece
+                    else:
+                        if keep:
+                            done.append(piece)
+                        r = span.residues(piece)
+                    if r is not None:
+                        pending.append(r)
+                        generated += r.shape[0]
+                else:
+                    pending.append(piece)
+                if sum(p.shape[0] if block else p.nrows for p in pending) >= \
+                        (_BLOCK_ROWS if block else _FIELD_ROWS) or \
+                        (block and dl.end is not None and dl.left() < _FLUSH_BEFORE):
+                    flush()             # (near the deadline: rows computed are not thrown away)
+                    used = finished
+            finished += 1
+            through.append(generated)
+        flush()
+        used = finished
+    except (_Stop, KeyboardInterrupt) as exc:
+        if isinstance(exc, KeyboardInterrupt):
+            dl.stop_now()               # Ctrl-C: the rows in span stand, the rest stops too
+    span.part_of_next = block and used < len(samples) and entered[0] > through[used]
+    if not keep or (block and used < len(samples)):   # stopped inside: the modular rank only
+        return None, used
     return (QMatrix.vstack(done) if done else QMatrix.zeros(0, net.n_parameters)), used
 
 

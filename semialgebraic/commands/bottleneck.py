@@ -1,7 +1,8 @@
 """Commands ``identify``, ``fiber``, ``symmetries`` (three-layer-fibers R16–R18).
 
-* ``netfibers identify NET [--certificate FILE]``: identifiable up to permutation and positive
-  scaling? (R18; exit 0 yes, 1 no, 3 non-generic/undecided).  JSON keys: ``answer``,
+* ``netfibers identify NET [--certificate FILE] [--timeout S]``: identifiable up to permutation
+  and positive scaling? (R18; exit 0 yes, 1 no, 3 non-generic/undecided, or ``--timeout``
+  reached: "undecided: timeout of S s reached", nothing claimed).  JSON keys: ``answer``,
   ``method``, ``hypotheses``, ``reason``, ``certificate``.
 * ``netfibers fiber NET [--orthant] [--latex | --json]``: the fiber (dispatch through
   ``semialgebraic._fiber.fiber`` when present).  JSON keys: ``dimension``,
@@ -15,10 +16,12 @@ from __future__ import annotations
 
 import json
 import signal
+import time
 from contextlib import contextmanager
 
 from algebra.network import Network
 
+from ..budget import Budget, BudgetExhausted, alarm_at
 from ..bottleneck import fiber_bottleneck, identifiability, is_bottleneck, structure
 from ..certificates import write_certificate
 from ..cli import emit, fail
@@ -74,12 +77,15 @@ def register(sub, parent) -> None:
                            "When not, a planted symmetric copy is the certificate. See "
                            "'netfibers explain identifiable'.",
                            exits=["0  identifiable", "1  not identifiable",
-                                  "3  non-generic input or undecided",
+                                  "3  non-generic input or undecided (also: --timeout reached)",
                                   "2  input error, or NET is not a three-layer bottleneck"],
                            examples=["netfibers identify algebra/examples/t5_perm_scale_a.json",
                                      "netfibers identify net.json --certificate cert.json"]))
     p.add_argument("net", metavar="NET")
     p.add_argument("--certificate", metavar="FILE", help="write the certificate (JSON)")
+    p.add_argument("--timeout", type=float, default=None, metavar="SECONDS",
+                   help="seconds for the whole decision (hypotheses, certificate and its "
+                        "check): past it, 'undecided: timeout …', exit 3, nothing claimed")
     p.set_defaults(func=cmd_identify)
 
     p = sub.add_parser("fiber", parents=[parent], help="explicit fiber: components and dimension",
@@ -216,7 +222,23 @@ def cmd_identify(args) -> int:
     if not is_bottleneck(net):
         fail(f"{args.net}: identify needs two hidden layers with n1 <= d "
              f"(widths {'-'.join(map(str, net.widths))})")
-    v = identifiability(net)
+    if args.timeout is not None and args.timeout <= 0:
+        fail("--timeout must be positive")
+    budget = Budget(timeout=args.timeout)
+    end = None if args.timeout is None else time.monotonic() + budget.remaining()
+    try:
+        # checkpoint() in the loops that have one (CANON's), and an alarm at the deadline for
+        # the others (the G0-G8 checks, the certificate's check): stopped anywhere, nothing
+        # is claimed
+        with budget.active(), alarm_at(end, "identify"):
+            v = identifiability(net)
+    except BudgetExhausted:
+        if not budget.exhausted() or budget.interrupted:
+            raise                       # Ctrl-C: the CLI's report
+        reason = f"undecided: timeout of {args.timeout:g} s reached"
+        emit(args, {"answer": None, "method": "bottleneck-R18", "reason": reason,
+                    "complete": False, "certificate": None}, reason)
+        return 3
     if args.certificate and v.certificate is not None:
         write_certificate(v.certificate, args.certificate)
     emit(args, data := v.to_json(), display.with_roundings(data, identifiability_text(v), hypotheses=v.hypotheses))

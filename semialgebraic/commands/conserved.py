@@ -1,7 +1,7 @@
 """Command ``conserved``: quantities conserved by gradient flow, and their certified number.
 
-``netfibers conserved NET [--data FILE.json | --box lo,hi] [--json | --latex] [--timeout S]
-[--max-regions K] [--max-depth D]``
+``netfibers conserved NET [--data FILE.json | --box lo,hi] [--json | --latex] [--full]
+[--timeout S] [--max-regions K] [--max-depth D]``
 
 Where the activation patterns come from:
 
@@ -15,13 +15,21 @@ Where the activation patterns come from:
 The explicit laws (rescaling per hidden neuron R23, linear blocks R24, frozen parameters R25)
 are verified exactly and the count is certified by a sandwich against the Lie algebra generated
 by the gradient fields (``algebra.conservation``).  JSON keys: ``number_of_laws`` (null when not
-exact), ``exact``, ``laws`` (each ``name``, ``polynomial``, ``scope``, ``kind``, ``latex``),
-``lower``/``upper`` when not exact, ``n_parameters``, ``functional_rank``, ``fiber_dimension``,
-``lie_rank``, ``patterns``, ``source``, ``complete``.  Exit 0 when the count is exact, 3 when
-only bounds are known (bracket or region budget), 2 on bad input.
+exact), ``exact``, ``laws`` (each ``name``, ``polynomial``, ``scope``, ``kind``, ``latex``;
+always all of them), ``lower``/``upper`` when not exact, ``n_parameters``, ``functional_rank``
+(``functional_rank_exact`` false: a certified lower bound, the rank mod a prime),
+``fiber_dimension`` (null when not determined, then ``fiber_dimension_lower`` /
+``fiber_dimension_upper``: the rank of the rescaling directions ≤ it ≤ N − the fields' rank
+bound), ``lie_rank``, ``patterns`` (seen), ``patterns_used`` (whose fields entered the bounds),
+``source``, ``complete``, ``stopped_in`` and ``reason`` (naming ``--timeout`` and the phase: the
+region walk, the law verification, the gradient fields or the Lie brackets).  The text lists
+:data:`SHOWN_LAWS` laws cut to :data:`SHOWN_TERMS` terms unless ``--full``.  Exit 0 when the
+count is exact, 3 when only bounds are known (a budget), 2 on bad input.
 """
 
 from __future__ import annotations
+
+import re
 
 from algebra.conservation import conservation_laws, samples_from_patterns, samples_from_points
 
@@ -59,13 +67,29 @@ def register(sub, parent) -> None:
     src.add_argument("--data", metavar="FILE.json", help='training inputs {"inputs": [[...], ...]}')
     src.add_argument("--box", metavar="LO,HI", help="all regions meeting the cube [lo, hi]^d (e.g. -1,1)")
     p.add_argument("--latex", action="store_true", help="print the laws as LaTeX")
+    p.add_argument("--full", action="store_true",
+                   help=f"list every law in full (the text shows the first {SHOWN_LAWS}, each "
+                        f"cut to {SHOWN_TERMS} terms; --json always has them all)")
     p.add_argument("--timeout", type=float, default=None, metavar="SECONDS",
-                   help="seconds (regions and brackets); a partial result exits 3")
+                   help="seconds for the whole answer (the region walk gets 0.7 of it, then "
+                        "the laws, the gradient fields, the brackets): a partial, certified "
+                        "answer (bounds) exits 3")
     p.add_argument("--max-regions", type=int, default=None, metavar="K",
                    help="stop the region enumeration after K regions (partial result, exit 3)")
     p.add_argument("--max-depth", type=int, default=6, metavar="D",
                    help="largest Lie-bracket depth tried (default 6)")
     p.set_defaults(func=cmd_conserved)
+
+
+PHASES = {"laws": "the law verification", "fields": "the gradient fields",
+          "brackets": "the Lie brackets"}
+"""What the text says for :attr:`algebra.conservation.Laws.stopped_in`."""
+
+SHOWN_LAWS = 12
+"""Laws listed by the text output without ``--full`` (the JSON always has them all)."""
+
+SHOWN_TERMS = 6
+"""Terms of a law's polynomial shown by the text output without ``--full``."""
 
 
 def cmd_conserved(args) -> int:
@@ -82,12 +106,12 @@ def cmd_conserved(args) -> int:
     # a 3-8-8-2 net; now they stop at it too, with a valid weaker bound)
     budget = Budget(timeout=None if args.timeout is None else WALK_SHARE * args.timeout,
                     max_regions=args.max_regions)
-    complete = True
+    complete, walk_reason = True, ""
     if args.data:
         points = load_data(args.data, net.n_inputs)
         if not points:
             fail(f"{args.data}: no inputs")
-        samples = samples_from_points(net, points)
+        samples = samples_from_points(net, points)       # exact, cheap (0.1 s: 300 digits)
         source = f"data ({len(points)} points)"
     else:
         if args.box is not None:           # "--box ''" is an error, never R^d
@@ -100,45 +124,97 @@ def cmd_conserved(args) -> int:
         walk = _regions(net, domain=domain, budget=budget)
         patterns = [r.pattern for r in walk]
         complete = bool(getattr(walk, "complete", not budget.exhausted()))
-        if not complete and budget.reason and budget.reason.startswith("timeout"):
-            budget.reason = (f"timeout of {args.timeout:g} s reached (the region walk had "
-                             f"{budget.timeout:g} s of it)")
+        if not complete:
+            walk_reason = _walk_reason(budget, args.timeout, len(patterns))
         if not patterns and complete:
             fail("the domain contains no linear region with non-empty interior")
         # a budget that stops the walk before its first region leaves no pattern: the partial
         # result then rests on the global rescaling laws only (complete=False)
         samples = samples_from_patterns(patterns)
     remaining = total.remaining()
+    if budget.interrupted:          # Ctrl-C stopped the walk: the partial report at once
+        remaining = 0.0
     res = conservation_laws(net, samples, max_depth=args.max_depth, timeout=remaining,
                             complete=complete)
+    why = _why(res, walk_reason, args.timeout)
     data = res.to_json()
     if not res.exact:
         data["lower"], data["upper"] = res.lower, res.upper
-    data.update({"patterns": len(samples), "source": source, "complete": complete})
-    if not complete:
-        data["reason"] = f"{budget.reason}; " + data["reason"]
-    emit(args, data, _latex(res) if args.latex else _text(res, source, complete, budget))
+    data.update({"patterns": len(samples), "patterns_used": res.number_of_samples,
+                 "source": source, "complete": complete})
+    if why:
+        data["reason"] = why
+    emit(args, data, _latex(res) if args.latex else
+         _text(res, source, len(samples), walk_reason, why, getattr(args, "full", False)))
     return 0 if res.exact and complete else 3
 
 
-def _text(res, source: str, complete: bool, budget: Budget) -> str:
+def _walk_reason(budget: Budget, timeout: float | None, n: int) -> str:
+    """Why the region walk stopped, naming the user's ``--timeout`` and the walk's share."""
+    if budget.reason and budget.reason.startswith("timeout"):
+        return (f"timeout of {timeout:g} s reached during the region walk ({n} "
+                f"region{'' if n == 1 else 's'}; the walk had {budget.timeout:.3g} s of it)")
+    return f"{budget.reason or 'stopped'} during the region walk ({n} region{'' if n == 1 else 's'})"
+
+
+def _why(res, walk_reason: str, timeout: float | None) -> str:
+    """The reason of a partial answer: each budget that stopped a phase, named with the user's
+    ``--timeout`` (the phases get shares of it); the count's own reason otherwise."""
+    parts = [walk_reason] if walk_reason else []
+    if walk_reason.startswith("interrupted"):
+        return walk_reason          # the rest ran on no time at all: nothing more to say
+    if res.stopped_in and res.interrupted:
+        parts.append(f"interrupted (Ctrl-C) during {PHASES[res.stopped_in]}")
+    elif res.stopped_in and timeout is not None:
+        parts.append(f"timeout of {timeout:g} s reached during {PHASES[res.stopped_in]}")
+    elif not res.exact or not parts:
+        parts.append(res.reason)
+    return "; ".join(p for p in parts if p)
+
+
+def _text(res, source: str, seen: int, walk_reason: str, why: str, full: bool) -> str:
     head = (f"{res.number_of_laws} independent conservation laws (certified: explicit laws = "
             f"N − Lie rank = {res.n_parameters} − {res.lie_rank})" if res.exact else
             f"between {res.lower} and {res.upper} independent conservation laws "
-            f"(not certified exact: {res.reason})")
-    lines = [head, f"  patterns: {res.number_of_samples} from {source}"
-             + ("" if complete else f" (incomplete: {budget.reason})"),
-             f"  N = {res.n_parameters}, rank of gradient fields = {res.functional_rank} "
-             f"(fiber dimension {res.fiber_dimension}), Lie rank = {res.lie_rank}, "
+            f"(not certified exact: {why})")
+    used = res.number_of_samples
+    pats = f"  patterns: {seen} from {source}" + (f" (incomplete: {walk_reason})" if walk_reason else "")
+    if used < seen:
+        pats += (f"; the gradient fields of {used} of them"
+                 + (" (and some of one more)" if res.part_of_next else "") + " entered the bounds")
+    fd = res.fiber_dimension
+    fdim = (f"fiber dimension {fd}" if fd is not None else
+            f"{res.fiber_dimension_lower} ≤ fiber dimension ≤ {res.fiber_dimension_upper}, "
+            "not determined")
+    rank = (f"= {res.functional_rank}" if res.functional_rank_exact else
+            f"≥ {res.functional_rank}")
+    lines = [head, pats,
+             f"  N = {res.n_parameters}, rank of gradient fields {rank} ({fdim}), "
+             f"Lie rank {'=' if res.exact else '≥'} {res.lie_rank}, "
              f"bracket depth {res.bracket_depth}"]
-    for law in res.laws:
-        lines.append(f"  {law.name} = {law.polynomial}    [{law.scope}]")
+    laws = res.laws if full else res.laws[:SHOWN_LAWS]
+    for law in laws:
+        poly = law.text if full else _short(law.text)
+        lines.append(f"  {law.name} = {poly}    [{law.scope}]")
+    if len(laws) < len(res.laws):
+        lines.append(f"  … {len(res.laws) - len(laws)} more; --full to list all")
     if res.redundant:
+        names = [law.name for law in res.redundant]
+        more = "" if full or len(names) <= SHOWN_LAWS else \
+            f", … {len(names) - SHOWN_LAWS} more"
         lines.append("  also conserved (dependent on the above at θ): "
-                     + ", ".join(law.name for law in res.redundant))
+                     + ", ".join(names if full else names[:SHOWN_LAWS]) + more)
     for note in res.notes:
         lines.append(f"  note: {note}")
     return "\n".join(lines)
+
+
+def _short(text: str) -> str:
+    """The first :data:`SHOWN_TERMS` terms of a polynomial's text and how many are left out."""
+    terms = re.split(r" (?=[+-] )", text)
+    if len(terms) <= SHOWN_TERMS:
+        return " ".join(terms)
+    return " ".join(terms[:SHOWN_TERMS]) + f" … ({len(terms) - SHOWN_TERMS} more terms)"
 
 
 def _latex(res) -> str:

@@ -1,14 +1,19 @@
 """Command ``plot``: pictures of regions, fibers, symmetry graphs and deviations.
 
-``netfibers plot regions NET -o FILE [--box LO,HI] [--slice P,D1,D2]``, ``plot fiber NET -o FILE``,
-``plot symmetries NET -o FILE``, ``plot diff A B --box ... -o FILE``: the scene is computed
+``netfibers plot regions NET -o FILE [--box LO,HI] [--slice P,D1,D2] [--timeout S]
+[--max-regions K]``, ``plot fiber NET -o FILE [--timeout S]``, ``plot symmetries NET -o FILE
+[--timeout S]``, ``plot diff A B --box ... -o FILE [--timeout S]``: the scene is computed
 exactly (:mod:`semialgebraic.plot`), drawn by matplotlib (optional extra ``[plot]``) in the
 format of the suffix of ``-o`` (png, svg, pdf) and written atomically.  The suffix, the output
 directory and matplotlib are checked before anything is computed; on any error nothing is
-written.  ``--json`` prints the scene with exact coordinates.
+written.  A budget that cuts ``plot regions`` short writes the regions found, says "partial" in
+the title, a note and one stderr line, and exits 3; ``plot fiber`` / ``plot symmetries`` past
+their ``--timeout`` write nothing and exit 3.  ``--json`` prints the scene with exact coordinates.
 """
 
 from __future__ import annotations
+
+import sys
 
 from ..budget import Budget
 from ..cli import emit, fail
@@ -48,8 +53,10 @@ def register(sub, parent) -> None:
                              "POINT + s DIR1 + t DIR2, draw each hidden neuron's bent hyperplane "
                              "(solid where the network bends across it, dashed where it does "
                              "not) and name the dead and masked neurons.",
-                             exits=_EXITS + ["3  --timeout cut the region walk short (partial "
-                                             "picture)"],
+                             exits=_EXITS + ["3  --timeout or --max-regions cut the region "
+                                             "walk short: the regions found are drawn, the "
+                                             "title says the picture is partial, dead and "
+                                             "masked neurons are not named"],
                              examples=["netfibers plot regions algebra/examples/t1_masked.json "
                                        "--box -3,3 -o regions.png",
                                        "netfibers plot regions net3d.json --slice 0,0,0,1,0,0,0,1,1 "
@@ -59,6 +66,8 @@ def register(sub, parent) -> None:
             "lo1:hi1,lo2:hi2 (default -2,2)")
     r.add_argument("--slice", metavar="P,D1,D2", help="the plane P + s D1 + t D2 (3 d numbers, "
                    "or P;D1;D2) for a network with more than two inputs")
+    r.add_argument("--max-regions", type=int, default=None, metavar="K",
+                   help="stop the region walk after K regions (partial picture, exit 3)")
     r.set_defaults(func=cmd_plot)
 
     f = kinds.add_parser("fiber", parents=[parent], help="a 2-D chart of the fiber through theta",
@@ -69,7 +78,7 @@ def register(sub, parent) -> None:
                              "neuron's free output weight as a free axis, positive rescalings as "
                              "half-lines; each component up to permutations (sign flips, S7, S8) "
                              "is a separate piece.",
-                             exits=_EXITS,
+                             exits=_EXITS + ["3  --timeout reached: nothing is written"],
                              examples=["netfibers plot fiber algebra/examples/t1_masked.json "
                                        "-o fiber.png",
                                        "netfibers plot fiber net.json --axes S2 -o fiber.svg"]))
@@ -77,6 +86,8 @@ def register(sub, parent) -> None:
     _common(f)
     f.add_argument("--axes", metavar="KINDS", help="comma-separated preferred kinds of direction "
                    "among S6, S3, S2 (default: in that order)")
+    f.add_argument("--timeout", type=float, metavar="SECONDS",
+                   help="stop computing the fiber after SECONDS: no picture, exit 3")
     f.set_defaults(func=cmd_plot)
 
     s = kinds.add_parser("symmetries", parents=[parent], help="the symmetry graph",
@@ -84,11 +95,13 @@ def register(sub, parent) -> None:
                              "Draw the symmetry graph of the fiber of NET: one node per component "
                              "up to permutations, one edge per discrete generator (S5, S7, S8) "
                              "labelled with the step, nodes coloured by orbit.",
-                             exits=_EXITS,
+                             exits=_EXITS + ["3  --timeout reached: nothing is written"],
                              examples=["netfibers plot symmetries algebra/examples/t1_masked.json "
                                        "-o graph.png"]))
     s.add_argument("net", metavar="NET")
     _common(s)
+    s.add_argument("--timeout", type=float, metavar="SECONDS",
+                   help="stop computing the fiber after SECONDS: no picture, exit 3")
     s.set_defaults(func=cmd_plot)
 
     d = kinds.add_parser("diff", parents=[parent], help="|a - b| over a 2-D slice as a heat map",
@@ -126,7 +139,13 @@ def _window(text, default="-2,2"):
 def cmd_plot(args) -> int:
     output_format(args.output)          # before any work: suffix, directory, matplotlib
     require_matplotlib()
-    budget = Budget(timeout=getattr(args, "timeout", None))
+    timeout = getattr(args, "timeout", None)
+    if timeout is not None and timeout < 0:
+        fail("--timeout must be non-negative")
+    max_regions = getattr(args, "max_regions", None)
+    if max_regions is not None and max_regions < 1:
+        fail("--max-regions must be >= 1")
+    budget = Budget(timeout=timeout, max_regions=max_regions)
     code = 0
     if args.kind == "regions":
         net = load_network(args.net)
@@ -134,10 +153,20 @@ def cmd_plot(args) -> int:
         scene = regions_scene(net, _window(args.box), slice=sl, budget=budget)
         code = 0 if scene.data["complete"] else 3
         text = scene.title + "".join(f"; {n}" for n in scene.notes)
+        if code:
+            print(f"netfibers: partial picture ({scene.data['regions_drawn']} regions drawn): "
+                  f"{scene.data['reason']}", file=sys.stderr)
     elif args.kind in ("fiber", "symmetries"):
         from .._fiber import fiber
+        from .bottleneck import Timeout, deadline
         net = load_network(args.net)
-        fib = fiber(net)
+        try:
+            with deadline(timeout):
+                fib = fiber(net)
+        except Timeout:
+            msg = f"timeout of {timeout:g} s reached computing the fiber: no picture written"
+            emit(args, {"output": None, "complete": False, "reason": msg}, msg)
+            return 3
         if args.kind == "fiber":
             kinds = [k.strip() for k in args.axes.split(",")] if args.axes else None
             scene = fiber_scene(net, fib, kinds=kinds)

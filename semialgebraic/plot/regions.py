@@ -24,6 +24,10 @@ from .slicing import Slice, slice_network
 
 __all__ = ["regions_scene", "window_polyhedron", "neuron_names"]
 
+WALK_SHARE = 0.7
+"""Share of a timeout the region walk may use; building the polygons of the regions found
+(and the command's drawing) get the rest."""
+
 
 def window_polyhedron(window) -> Polyhedron:
     """``[[xlo, xhi], [ylo, yhi]]`` -> the closed rectangle (exact)."""
@@ -43,7 +47,10 @@ def regions_scene(net: Network, window=((-2, 2), (-2, 2)), *, slice: Slice | Non
     """The regions picture of *net* on *window* (slice coordinates when *slice* is given).
 
     ``scene.polygons`` has one polygon per region found; ``scene.data`` holds ``regions``,
-    ``complete``, ``dead``, ``masked`` and ``never_bends`` (neuron names).
+    ``regions_drawn``, ``complete``, ``dead``, ``masked`` and ``never_bends`` (neuron names;
+    None when a *budget* — its ``timeout`` or ``max_regions`` — cut the walk or the drawing
+    short: from some regions only they would not be certified; ``reason`` then says why, and
+    the title and a note say the picture is partial).
 
     Raises
     ------
@@ -65,16 +72,39 @@ def regions_scene(net: Network, window=((-2, 2), (-2, 2)), *, slice: Slice | Non
     else:
         net2 = net
     dom = window_polyhedron(window)
-    walk = regions(net2, domain=dom, budget=budget or Budget(), progress=False)
+    budget = budget or Budget()
+    # the walk gets WALK_SHARE of a timeout; the polygons of the regions found, the rest
+    walk_budget = Budget(None if budget.timeout is None else WALK_SHARE * budget.remaining(),
+                         budget.max_regions, clock=budget.clock)
+    walk = regions(net2, domain=dom, budget=walk_budget, progress=False)
     found = list(walk)
+    complete = bool(walk.complete)
+    reason = "" if complete else (walk.budget.reason or "stopped")
+    if not complete and reason.startswith("timeout") and budget.timeout is not None:
+        reason = (f"timeout of {budget.timeout:g} s reached during the region walk (it had "
+                  f"{walk_budget.timeout:.3g} s of it)")
+    elif not complete and reason.startswith("max_regions"):
+        reason = f"--max-regions {budget.max_regions} reached"
     names = neuron_names(net2)
     nh = net2.n_hidden
     by_pattern = {r.pattern: r for r in found}
     scene = Scene("regions", title="linear regions", xlabel="s" if slice else "x1",
                   ylabel="t" if slice else "x2", window=tuple(tuple(map(to_q, w)) for w in window))
     seen, bends_somewhere, has_segment = set(), set(), set()
+    drawn = 0
     for r in found:
-        forms = [(a, c) for a, c in r.inequalities if any(v != 0 for v in a)]
+        if budget.timeout is not None and budget.exhausted():
+            complete = False
+            reason = (reason + "; " if reason else "") + (
+                f"timeout of {budget.timeout:g} s reached while drawing: {drawn} of the "
+                f"{len(found)} regions found drawn")
+            break
+        drawn += 1
+        # the closed region is the intersection of its irredundant facets' half-planes: the
+        # vertices from those alone (all 300 inequalities of an ACAS Xu slice made it O(300^3)
+        # exact comparisons a region: ~415 s for the picture)
+        ineqs = [r.inequalities[f] for f in r.facets] if r.facets else r.inequalities
+        forms = [(a, c) for a, c in ineqs if any(v != 0 for v in a)]
         verts = polygon_vertices(forms, r.point)
         pat = "".join("+" if s > 0 else "-" if s < 0 else "0" for s in r.pattern)
         scene.polygons.append(Polygon(verts, tuple(r.pattern), pat))
@@ -98,17 +128,23 @@ def regions_scene(net: Network, window=((-2, 2), (-2, 2)), *, slice: Slice | Non
                     bends_somewhere.add(k)
                 scene.segments.append(Segment(ends[0], ends[1],
                                               "dashed" if bends is False else "solid", names[k]))
-    dead = [names[k] for k in range(nh) if found and all(r.pattern[k] <= 0 for r in found)]
-    never = [names[k] for k in sorted(has_segment - bends_somewhere)]
-    first = net2.hidden_widths[0] if net2.hidden_widths else 0
-    masked = [names[k] for k in sorted(has_segment - bends_somewhere) if k < first]
-    scene.data = {"regions": len(found), "complete": walk.complete, "dead": dead,
-                  "masked": masked, "never_bends": never, "neurons": names}
+    if complete:
+        dead = [names[k] for k in range(nh) if found and all(r.pattern[k] <= 0 for r in found)]
+        never = [names[k] for k in sorted(has_segment - bends_somewhere)]
+        first = net2.hidden_widths[0] if net2.hidden_widths else 0
+        masked = [names[k] for k in sorted(has_segment - bends_somewhere) if k < first]
+    else:       # from some of the regions only: "dead" or "never bends" would not be certified
+        dead = masked = never = None
+    scene.data = {"regions": len(found), "regions_drawn": drawn, "complete": complete,
+                  "dead": dead, "masked": masked, "never_bends": never, "neurons": names}
     if dead:
         scene.notes.append("dead in the window: " + ", ".join(dead))
     if masked:
         scene.notes.append("masked (hyperplane never bends, dashed): " + ", ".join(masked))
-    if not walk.complete:
-        scene.notes.append(f"partial: {walk.budget.reason or 'stopped'}")
-    scene.title = f"{len(found)} linear region{'s' if len(found) != 1 else ''}"
+    if not complete:
+        scene.data["reason"] = reason
+        scene.notes.append(f"partial picture: {reason}; dead and masked neurons not determined")
+    n = drawn
+    scene.title = (f"{n} linear region{'s' if n != 1 else ''}" if complete else
+                   f"{n} linear region{'s' if n != 1 else ''} drawn (partial: more may exist)")
     return scene

@@ -65,28 +65,41 @@ def _window(ax, scene: Scene):
 
 
 def _draw_regions(fig, scene):
+    # one collection for the polygons and one per (neuron, style) for the edges: an ACAS Xu
+    # slice has hundreds of regions and thousands of edges, one artist each took seconds
+    from matplotlib.collections import LineCollection, PolyCollection
     ax = fig.add_subplot(1, 1, 1)
     colours = {}
+    verts, faces = [], []
     for poly in scene.polygons:
         c = colours.setdefault(poly.pattern, _COLOURS[len(colours) % len(_COLOURS)])
         xy = [_pt(v) for v in poly.vertices]
-        ax.fill([p[0] for p in xy], [p[1] for p in xy], color=c, alpha=0.8, linewidth=0)
+        verts.append(xy)
+        faces.append(c)
         if len(scene.polygons) <= 40:
             cx = sum(p[0] for p in xy) / len(xy)
             cy = sum(p[1] for p in xy) / len(xy)
             ax.text(cx, cy, poly.label, ha="center", va="center", fontsize=7)
-    groups = {}
+    if verts:
+        ax.add_collection(PolyCollection(verts, facecolors=faces, alpha=0.8, linewidths=0))
+    groups, lines = {}, {}
     for s in scene.segments:
         c = groups.setdefault(s.group, _LINES[len(groups) % len(_LINES)])
-        (x0, y0), (x1, y1) = _pt(s.start), _pt(s.end)
-        ax.plot([x0, x1], [y0, y1], color=c, linewidth=1.5,
-                linestyle="--" if s.style == "dashed" else "-")
-    for g, c in groups.items():
-        ax.plot([], [], color=c, label=g)
-    if groups:
+        lines.setdefault((s.group, s.style), []).append([_pt(s.start), _pt(s.end)])
+    for (g, style), segs in lines.items():
+        ax.add_collection(LineCollection(segs, colors=groups[g], linewidths=1.5,
+                                         linestyles="--" if style == "dashed" else "-"))
+    if groups and len(groups) <= _LEGEND_MAX:
+        for g, c in groups.items():
+            ax.plot([], [], color=c, label=g)
         ax.legend(fontsize=7, loc="upper right")
+    ax.autoscale_view()
     _window(ax, scene)
     ax.set_aspect("equal", adjustable="box")
+
+
+_LEGEND_MAX = 24
+"""Neurons named in a regions picture's legend at most (an ACAS Xu slice has 300)."""
 
 
 def _draw_fiber(fig, scene):

@@ -1,0 +1,307 @@
+"""Budgets and honest partial answers in ``conserved``, ``identify`` and ``plot`` (issue 15
+item 5): ``--timeout T`` returns within 1.05·T + 2 s after start-up with a partial, certified
+answer and exit 3; a partial ``conserved`` gives certified bounds (``L ≤ fiber dimension ≤ U``,
+laws between lower and upper) that contain the complete answer; the text lists 12 laws, each
+cut to a few terms, unless ``--full``; ``identify --timeout`` is "undecided", nothing claimed;
+``plot regions`` with a budget draws the regions found and says the picture is partial.
+
+Times are measured after start-up (``_startup`` of test_budgets_absorb_conserved: the imports,
+measured now on the shared machine)."""
+
+from __future__ import annotations
+
+import json
+import random
+import subprocess
+import time
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from algebra.conservation import conservation_laws, samples_from_patterns
+from algebra.conservation.fields import _rescaling_directions, field_values
+from algebra.conservation.spans import _BlockSpan
+from algebra.linalg import QMatrix
+from semialgebraic.regions import regions
+from tests.cli.test_budgets import random_net
+from tests.cli.test_budgets_absorb_conserved import BOUND, _cli, _startup
+
+ROOT = Path(__file__).resolve().parents[2]
+DIGITS = ROOT / "benchmarks" / "data" / "digits_64-32-10.npz"
+DIGITS_300 = ROOT / "tests" / "cli" / "data" / "digits_inputs_300.json"   # load_digits()[:300]
+ACAS = ROOT / "benchmarks" / "data" / "ACASXU_run2a_1_1_batch_2000.nnet"
+EX = ROOT / "algebra" / "examples"
+
+
+def _timed(argv, timeout_s, slack=6.0):
+    """Run ``netfibers *argv --timeout T``; assert 1.05·T + 2 s after start-up (+ *slack* for
+    a loaded CI machine); return the process."""
+    start = _startup()
+    t = time.monotonic()
+    r = subprocess.run(_cli(*argv, "--timeout", str(timeout_s)), capture_output=True, text=True,
+                       timeout=120 + 2 * timeout_s, cwd=ROOT)
+    took = time.monotonic() - t
+    assert took - start <= BOUND(timeout_s, slack), (argv[0], took, start, r.stderr)
+    return r
+
+
+def _small(tmp_path) -> Path:
+    """A 2-5-4-1 net (random_net seed 3): 42 regions of R^2, N = 44; complete answer 9 laws,
+    fiber dimension 10 (one more than its 9 rescalings)."""
+    p = tmp_path / "small.json"
+    p.write_text(json.dumps(random_net((2, 5, 4, 1), 3).to_dict()))
+    return p
+
+
+# -- conserved: honest bounds -----------------------------------------------------------------
+def test_partial_conserved_bounds_contain_the_complete_answer(tmp_path, run):
+    p = _small(tmp_path)
+    code, out, _ = run("conserved", p, "--json")
+    full = json.loads(out)
+    assert code == 0 and full["complete"] and full["patterns"] == full["patterns_used"] == 42
+    laws, fd = full["number_of_laws"], full["fiber_dimension"]
+    assert (laws, fd) == (9, 10) and "fiber_dimension_lower" not in full
+    for k in (1, 2, 3):
+        code, out, _ = run("conserved", p, "--json", "--max-regions", k)
+        d = json.loads(out)
+        assert code == 3 and d["complete"] is False and d["number_of_laws"] is None
+        assert d["patterns"] == d["patterns_used"] == k
+        assert d["fiber_dimension"] is None
+        assert d["fiber_dimension_lower"] == 9 <= fd <= d["fiber_dimension_upper"] < 44
+        assert d["lower"] <= laws <= d["upper"]
+        assert d["reason"].startswith(f"max_regions={k} reached during the region walk ({k} region")
+        code, out, _ = run("conserved", p, "--max-regions", k)
+        assert code == 3 and (f"9 ≤ fiber dimension ≤ {d['fiber_dimension_upper']}, not "
+                              "determined") in out
+        assert f"  patterns: {k} from regions of R^2 (incomplete: max_regions={k} reached" in out
+    code, out, _ = run("conserved", p)
+    assert code == 0 and "(fiber dimension 10)" in out and "not determined" not in out
+
+
+def test_rescaling_rank_is_a_lower_bound_of_every_fiber_dimension():
+    for widths, seed in [((2, 5, 4, 1), 3), ((2, 6, 5, 2), 1), ((3, 4, 2), 5)]:
+        net = random_net(widths, seed)
+        pats = [r.pattern for r in regions(net)]
+        res = conservation_laws(net, samples_from_patterns(pats))
+        F = field_values(net, samples_from_patterns(pats))
+        assert res.fiber_dimension == net.n_parameters - F.rank()           # determined
+        assert _rescaling_directions(net).rank() <= res.fiber_dimension
+        part = conservation_laws(net, samples_from_patterns(pats[:1]), complete=False)
+        assert part.fiber_dimension_lower <= res.fiber_dimension <= part.fiber_dimension_upper
+
+
+def test_fields_mod_p_are_the_residues_of_the_exact_fields():
+    from algebra.conservation.fields import Sample, _field_block, _ModFields
+    from algebra.linalg.gfp import PRIME, residues_array
+    from algebra.rationals import Q
+    net = random_net((3, 5, 4, 2), 7)
+    mod = _ModFields(net, PRIME)
+    rng = random.Random(1)
+    pats = [tuple(rng.choice([1, -1]) for _ in range(9)) for _ in range(4)]
+    pts = tuple(tuple(Q(rng.randint(-9, 9), rng.randint(1, 5)) for _ in range(3)) for _ in range(3))
+    for s in [Sample(p, None) for p in pats] + [Sample(pats[0], pts)]:
+        assert np.array_equal(np.vstack(list(mod.pieces(s))),
+                              residues_array(_field_block(net, s), PRIME))
+
+
+def test_block_span_is_the_rank_mod_p_whatever_the_batches():
+    from algebra.linalg.gfp import PRIME, echelon_mod_p
+    rng = np.random.default_rng(0)
+    B = rng.integers(0, PRIME, (120, 300))
+    A = (rng.integers(0, 5, (700, 120)) @ B) % PRIME              # rank 120 ...
+    A[::7] = rng.integers(0, PRIME, (len(A[::7]), 300))          # ... and 100 more rows
+    for step in (1000, 97, 256):
+        span = _BlockSpan(300)
+        gains = [span.add_residues(A[i:i + step]) for i in range(0, 700, step)]
+        assert span.rank == sum(gains) == echelon_mod_p(A, PRIME)[0] == 220
+
+
+def test_block_span_stops_between_panels_and_keeps_what_it_had():
+    rng = random.Random(0)
+    rows = [[rng.randint(-5, 5) for _ in range(200)] for _ in range(150)]
+    M = QMatrix.from_rows(rows)
+    calls = []
+
+    def stop_at_third():
+        calls.append(1)
+        if len(calls) == 3:
+            raise RuntimeError("deadline")
+    span = _BlockSpan(200, stop_at_third)
+    assert span.add_matrix(QMatrix.from_rows(rows[:10])) == 10 and len(calls) == 1
+    with pytest.raises(RuntimeError, match="deadline"):
+        span.add_matrix(M)
+    assert span.rank == 10 and span.E.shape == (10, 200)              # unchanged
+    span.check = None
+    assert span.add_matrix(M) == M.rank() - 10 and span.rank <= M.rank()
+
+
+def test_text_lists_twelve_laws_cut_to_six_terms_unless_full(tmp_path, run):
+    p = tmp_path / "n1881.json"                        # 1-8-8-1: 16 rescaling laws
+    p.write_text(json.dumps(random_net((1, 8, 8, 1), 0).to_dict()))
+    argv = ("conserved", p, "--max-regions", 3, "--max-depth", 0)
+    code, out, _ = run(*argv)
+    assert code == 3
+    law_lines = [ln for ln in out.splitlines() if ln.startswith("  Q")]
+    assert len(law_lines) == 12 and "  … 4 more; --full to list all" in out
+    assert "… (4 more terms)" in law_lines[0]           # Q1: 1 + 1 + 8 = 10 terms
+    code, out, _ = run(*argv, "--full")
+    law_lines = [ln for ln in out.splitlines() if ln.startswith("  Q")]
+    assert code == 3 and len(law_lines) == 16 and "more" not in out
+    code, out, _ = run(*argv, "--json")
+    d = json.loads(out)
+    assert len(d["laws"]) == 16 and d["laws"][0]["polynomial"] in law_lines[0]
+    assert d["laws"][0]["polynomial"].count(" - ") == 8
+
+
+def test_conserved_digits_timeout_5_holds_with_certified_bounds():
+    r = _timed(["conserved", str(DIGITS), "--json"], 5)
+    assert r.returncode == 3, r.stderr
+    d = json.loads(r.stdout)
+    assert d["complete"] is False and d["number_of_laws"] is None and d["n_parameters"] == 2410
+    assert d["fiber_dimension"] is None and d["fiber_dimension_lower"] == 32     # 32 rescalings
+    assert 32 <= d["fiber_dimension_upper"] <= 2410 and 0 <= d["lower"] <= 32 <= d["upper"]
+    assert d["reason"].startswith("timeout of 5 s reached during the region walk (")
+    assert d["patterns"] >= d["patterns_used"] >= 0
+
+
+def test_conserved_digits_300_data_points_timeout_10_holds():
+    r = _timed(["conserved", str(DIGITS), "--data", str(DIGITS_300), "--json"], 10)
+    assert r.returncode == 3, r.stderr
+    d = json.loads(r.stdout)
+    assert d["complete"] is True and d["source"] == "data (300 points)" and d["patterns"] == 283
+    assert d["patterns_used"] < 283 and d["fiber_dimension"] is None    # (99 on 2026-12-04)
+    assert d["fiber_dimension_lower"] == 32 < d["fiber_dimension_upper"] <= 2410
+    assert d["fiber_dimension_upper"] == 2410 - d["functional_rank"]
+    assert d["functional_rank_exact"] is False
+    assert "timeout of 10 s reached during the " in d["reason"]
+    assert d["lower"] >= 0 and d["stopped_in"] in ("laws", "fields", "brackets")
+
+
+@pytest.mark.slow
+def test_conserved_digits_timeout_60_holds():
+    r = _timed(["conserved", str(DIGITS), "--json"], 60)
+    d = json.loads(r.stdout)
+    assert r.returncode == 3 and d["fiber_dimension"] is None
+    assert d["fiber_dimension_lower"] == 32 <= d["fiber_dimension_upper"] < 2410   # (1 321)
+    assert d["functional_rank"] >= 1 and d["lower"] >= 1                          # (1 089, 25)
+
+
+# -- identify -----------------------------------------------------------------------------------
+def _bottleneck(tmp_path, n1=24, n2=1200, seed=0) -> Path:
+    """d = n1, W1 = I, [W2 | b2] and W3 with random non-zero integers in [-9, 9]: identifiable
+    (every row mixed signs), ~20 CPU s to decide at n1 = 24, n2 = 1200."""
+    rng = random.Random(seed)
+
+    def nz():
+        return rng.choice([-1, 1]) * rng.randint(1, 9)
+    layers = [{"weight": [[int(i == j) for j in range(n1)] for i in range(n1)], "bias": [0] * n1},
+              {"weight": [[nz() for _ in range(n1)] for _ in range(n2)],
+               "bias": [nz() for _ in range(n2)]},
+              {"weight": [[nz() for _ in range(n2)] for _ in range(2)], "bias": [0, 0]}]
+    p = tmp_path / f"bottleneck_{n1}_{n2}.json"
+    p.write_text(json.dumps({"format": "netfibers.network", "version": 1, "activation": "relu",
+                             "layers": layers}))
+    return p
+
+
+def test_identify_timeout_is_undecided_and_claims_nothing(tmp_path):
+    p = _bottleneck(tmp_path)
+    cert = tmp_path / "cert.json"
+    r = _timed(["identify", str(p), "--certificate", str(cert)], 2)
+    assert r.returncode == 3 and r.stdout.strip() == "undecided: timeout of 2 s reached"
+    assert not cert.exists()
+    r = _timed(["identify", str(p), "--json"], 1)
+    d = json.loads(r.stdout)
+    assert r.returncode == 3 and d["answer"] is None and d["certificate"] is None
+    assert d["reason"] == "undecided: timeout of 1 s reached" and d["complete"] is False
+
+
+def test_identify_with_a_timeout_that_lasts_is_unchanged(run):
+    for name, want in (("t5_perm_scale_a", 0), ("masked_bottleneck", 1)):
+        code, out, _ = run("identify", EX / f"{name}.json")
+        code_t, out_t, _ = run("identify", EX / f"{name}.json", "--timeout", 60)
+        assert code == code_t == want and out == out_t
+
+
+@pytest.mark.slow
+def test_identify_of_the_large_bottleneck_without_timeout(tmp_path, run):
+    code, out, _ = run("identify", _bottleneck(tmp_path))
+    assert code == 0 and out.startswith("identifiable up to permutation and positive scaling")
+
+
+# -- plot ---------------------------------------------------------------------------------------
+def test_plot_regions_max_regions_draws_a_partial_picture(tmp_path, run):
+    out_png = tmp_path / "r.png"
+    code, out, _ = run("plot", "regions", EX / "t1_masked.json", "--box", "-3,3", "-o", out_png,
+                       "--json")
+    full = json.loads(out)["scene"]
+    assert code == 0 and json.loads(out)["complete"] and len(full["polygons"]) == 6
+    assert "partial" not in full["title"] and "dead in the window: L2[1]" in full["notes"]
+    code, out, err = run("plot", "regions", EX / "t1_masked.json", "--box", "-3,3", "-o", out_png,
+                         "--max-regions", 2, "--json")
+    sc = json.loads(out)["scene"]
+    assert code == 3 and out_png.exists() and len(sc["polygons"]) == 2
+    assert json.loads(out)["complete"] is False
+    assert sc["title"] == "2 linear regions drawn (partial: more may exist)"
+    assert sc["notes"] == ["partial picture: --max-regions 2 reached; dead and masked neurons "
+                           "not determined"]
+    assert err.startswith("netfibers: partial picture (2 regions drawn): --max-regions 2")
+
+
+def test_plot_regions_of_an_acas_slice_holds_its_timeout(tmp_path):
+    out_png = tmp_path / "acas.png"
+    r = _timed(["plot", "regions", str(ACAS), "--slice", "0,0,0,0,0,1,0,0,0,0,0,1,0,0,0",
+                "--box", "-0.5,0.5", "-o", str(out_png), "--json"], 5)
+    sc = json.loads(r.stdout)["scene"]
+    assert r.returncode == 3 and out_png.exists() and out_png.stat().st_size > 1000
+    assert json.loads(r.stdout)["complete"] is False and len(sc["polygons"]) >= 1
+    assert sc["title"] == f"{len(sc['polygons'])} linear regions drawn (partial: more may exist)"
+    assert sc["notes"][0].startswith("partial picture: timeout of 5 s reached during the region "
+                                     "walk (it had ")
+    assert r.stderr.startswith(f"netfibers: partial picture ({len(sc['polygons'])} regions drawn)")
+
+
+def test_plot_fiber_and_symmetries_timeout_write_nothing(tmp_path, run):
+    for kind in ("fiber", "symmetries"):
+        out_png = tmp_path / f"{kind}.png"
+        code, out, _ = run("plot", kind, EX / "t1_masked.json", "-o", out_png, "--timeout", 0)
+        assert code == 3 and not out_png.exists()
+        assert out.strip() == "timeout of 0 s reached computing the fiber: no picture written"
+        code, out, _ = run("plot", kind, EX / "t1_masked.json", "-o", out_png, "--timeout", 60)
+        assert code == 0 and out_png.exists()
+
+
+# -- Ctrl-C ---------------------------------------------------------------------------------------
+def _interrupted(tmp_path, argv, cpu):
+    """Run ``netfibers *argv --json``, Ctrl-C once it has used the CPU of its start-up and
+    *cpu* more seconds; return (exit code, JSON report, seconds from the signal to the end)."""
+    from tests.cli.test_budgets import interrupt_after_cpu, sigint_default
+    c = time.monotonic()
+    subprocess.run(_cli("explain", "generic"), capture_output=True, check=False, cwd=ROOT)
+    start_cpu = time.monotonic() - c                   # start-up (wall, an upper bound of CPU)
+    with open(tmp_path / "out", "w") as out, open(tmp_path / "err", "w") as err:
+        proc = subprocess.Popen(_cli(*argv, "--json"), stdout=out, stderr=err, cwd=ROOT,
+                                preexec_fn=sigint_default)
+        interrupt_after_cpu(proc, start_cpu + cpu)
+        t = time.monotonic()
+        code = proc.wait(timeout=120)
+        after = time.monotonic() - t
+    return code, json.loads((tmp_path / "out").read_text()), after
+
+
+def test_ctrl_c_in_the_law_verification_gives_the_partial_report(tmp_path):
+    code, d, after = _interrupted(tmp_path, ["conserved", str(DIGITS), "--data", str(DIGITS_300)],
+                                  4.0)
+    assert code == 3 and after <= 2 + 6, after
+    assert d["reason"] == "interrupted (Ctrl-C) during the law verification"
+    assert d["fiber_dimension"] is None and d["fiber_dimension_lower"] == 32
+    assert d["stopped_in"] == "laws" and d["number_of_laws"] is None
+
+
+def test_ctrl_c_in_the_walk_gives_the_partial_report_at_once(tmp_path):
+    code, d, after = _interrupted(tmp_path, ["conserved", str(DIGITS)], 2.0)
+    assert code == 3 and after <= 2 + 6, after
+    assert d["reason"].startswith("interrupted (Ctrl-C) during the region walk (")
+    assert d["reason"].endswith(" regions)") and "timeout" not in d["reason"]
+    assert d["complete"] is False and d["fiber_dimension"] is None
