@@ -167,11 +167,14 @@ def _dim(item, blobs, timeout, box):
 
 def _conserved(item, blobs, timeout, box):
     (net,) = load_item(item, blobs)
-    budget = Budget(timeout=timeout)
+    total = Budget(timeout=timeout)
+    # as `netfibers conserved`: the walk gets 0.7 of the timeout, the fields and laws the rest
+    # (with all of it, an item's laws ran past its timeout)
+    budget = Budget(timeout=None if timeout is None else 0.7 * timeout)
     walk = regions(net, budget=budget)
     patterns = [r.pattern for r in walk]
     complete = bool(getattr(walk, "complete", not budget.exhausted()))
-    res = conservation_laws(net, samples_from_patterns(patterns), timeout=budget.remaining(),
+    res = conservation_laws(net, samples_from_patterns(patterns), timeout=total.remaining(),
                             complete=complete)
     ok = res.exact and complete
     return {"status": "ok" if ok else "undecided",

@@ -199,3 +199,21 @@ def test_batch_start_cluster_flag_is_passed_and_checked(tmp_path, files, capsys,
     with pytest.raises(SystemExit):
         main(["batch", "--help"])
     assert "--start-cluster" in capsys.readouterr().out
+
+
+def test_batch_conserved_item_gives_the_walk_a_share_and_stops_near_its_timeout(tmp_path):
+    """A conserved item: the walk gets 0.7 of the timeout, the fields and laws the rest (with all
+    of it, the laws ran past the item's timeout); complete items keep the exact count."""
+    import time
+    from semialgebraic.distributed.jobs import run_item
+    from pathlib import Path
+    from tests.cli.test_budgets_absorb_conserved import _torch_like    # 3-8-8-2, 17 laws
+    ROOT = Path(__file__).resolve().parents[2]
+    p = _torch_like(tmp_path)
+    t = time.monotonic()
+    rec = run_item("conserved", {"id": "x", "paths": [str(p)]}, timeout=1.0)
+    assert time.monotonic() - t <= 1.05 * 1.0 + 2 + 3                 # slack for a loaded runner
+    assert rec["status"] == "undecided" and rec["complete"] is False
+    assert 16 <= rec["lower"] <= 17 <= rec["upper"] <= 122             # 16 rescaling laws, N = 122
+    rec = run_item("conserved", {"id": "y", "paths": [str(ROOT / "algebra/examples/t10_two_linear.json")]})
+    assert (rec["status"], rec["verdict"], rec["complete"]) == ("ok", 4, True)
