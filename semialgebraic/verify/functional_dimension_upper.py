@@ -194,15 +194,8 @@ def _upper_vectors(net, dirs, lo_hi, shared=None) -> list | str:
                     return f"neuron ({l}, {i}) of the block is not proven always active"
             for i in block:
                 for i2 in block:
-                    if i == i2:
-                        continue
-                    v = [_ZERO] * N
-                    for c, w in enumerate(W.row_at(i2)):
-                        v[offsets[l] + i * W.ncols + c] = w
-                    v[offsets[l] + W.nrows * W.ncols + i] = b[i2]
-                    for o, w in enumerate(V.col_at(i)):
-                        v[offsets[l + 1] + o * V.ncols + i2] = -w
-                    out.append(v)
+                    if i != i2:
+                        out.append(_gl_direction(N, offsets, l, W, b, V, i, i2))
         elif kind == "fixed_successors":
             ts = _fixed_successors(net, lo_hi, l, i, e[3], e[4], shared)
             if isinstance(ts, str):
@@ -433,14 +426,19 @@ def _masked_pair(net, offsets, l, pair, active, masked, dead) -> list | str:
         return (f"neuron ({l}, {i}) has a live successor that the masked entry of ({l}, {i2}) does not "
                 "cover")
     W, b = net.layer(l)
-    N = net.n_parameters
+    return [_gl_direction(net.n_parameters, offsets, l, W, b, V, i, i2)]
+
+
+def _gl_direction(N, offsets, l, W, b, V, i, i2) -> list:
+    """The S4 (GL) direction of layer *l*: row i of [W | b] += row i2, column i2 of V −= column
+    i (tangent to the fiber where both neurons are active)."""
     v = [_ZERO] * N
     for c, w in enumerate(W.row_at(i2)):
         v[offsets[l] + i * W.ncols + c] = w
     v[offsets[l] + W.nrows * W.ncols + i] = b[i2]
     for o, w in enumerate(V.col_at(i)):
         v[offsets[l + 1] + o * V.ncols + i2] = -w
-    return [v]
+    return v
 
 
 def _check_masked(net, lo_hi, l, i, proofs, dead, shared=None) -> str | None:
