@@ -100,6 +100,20 @@ def test_no_pattern_at_all_leaves_the_global_laws_and_the_trivial_upper_bound():
     assert res.number_of_samples == 0 and res.reason.startswith("no pattern")
 
 
+def test_rescaling_laws_count_by_r23_when_the_budget_stops_their_verification(monkeypatch):
+    # the verification one by one stopped before the first law (no share kept for it): the
+    # lower bound is still the rank of the rescaling laws' gradients at θ (R23), 3 here, the
+    # same as with every law verified; nothing unverified is listed
+    import algebra.conservation.laws as laws_mod
+    net = load(EX / "t10_two_linear.json")
+    monkeypatch.setattr(laws_mod, "_LAW_SECONDS", 0.0)
+    res = conservation_laws(net, region_samples(net), complete=False, timeout=1e-9)
+    assert res.laws == () and res.lower == 3 and res.upper >= 4 and not res.exact
+    assert any("rescaling laws (R23) count" in n for n in res.notes)
+    full = conservation_laws(net, region_samples(net), complete=False)
+    assert full.lower == 3 and len(full.laws) == 3
+
+
 # ---------------------------------------------------------------------------------------------
 # R26: symmetries without laws
 # ---------------------------------------------------------------------------------------------
