@@ -23,9 +23,14 @@ def main(argv: list[str] | None = None) -> int:
     process at once with one line on stderr and exit 3."""
     try:
         from semialgebraic.cli import main as run
-        return run(argv)
+        code = run(argv)
     except KeyboardInterrupt:
         return _interrupted(argv)
+    if argv is None:
+        # the command is done and its report written: a Ctrl-C now would only interrupt the
+        # interpreter's exit (seen: killed by SIGINT, exit -2, stdout's buffer possibly lost)
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
+    return code
 
 
 def _interrupted(argv) -> int:

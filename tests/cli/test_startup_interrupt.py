@@ -105,3 +105,19 @@ def test_ctrl_c_in_process_start_up_returns_3(monkeypatch, capsys):
     monkeypatch.setattr(semialgebraic.cli, "build_parser", _interrupt)
     assert main(["explain"]) == 3
     assert capsys.readouterr().err == "netfibers: interrupted (Ctrl-C)\n"
+
+
+def test_a_finished_command_ignores_a_late_ctrl_c(monkeypatch, capsys):
+    """Run as the process (*argv* None), once the command is done a Ctrl-C no longer interrupts
+    the interpreter's exit (seen in a SIGINT sweep: killed by SIGINT, exit -2, right after the
+    report)."""
+    import signal
+    from netfibers.cli import main
+    before = signal.getsignal(signal.SIGINT)
+    monkeypatch.setattr("sys.argv", ["netfibers", "explain", "generic"])
+    try:
+        assert main() == 0
+        assert signal.getsignal(signal.SIGINT) is signal.SIG_IGN
+    finally:
+        signal.signal(signal.SIGINT, before)
+    assert "generic" in capsys.readouterr().out
