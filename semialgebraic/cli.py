@@ -155,6 +155,8 @@ def _main(argv: list[str] | None) -> int:
     timeout = getattr(args, "timeout", None)
     if timeout is not None and not timeout >= 0:          # negative or NaN
         parser.error(f"--timeout must be a non-negative number of seconds, got {timeout}")
+    if timeout == float("inf"):                            # no limit (an alarm cannot take inf)
+        args.timeout = None
     max_regions = getattr(args, "max_regions", None)
     if max_regions is not None and max_regions < 0:
         parser.error(f"--max-regions must be non-negative, got {max_regions}")

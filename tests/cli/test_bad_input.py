@@ -260,6 +260,18 @@ def test_negative_or_nan_timeout_is_usage_error(tmp_path, capsys, command, value
     assert len(err.strip().splitlines()) == 1
 
 
+@pytest.mark.parametrize("command", ["fiber", "analyze", "symmetries", "identify", "conserved"])
+def test_timeout_inf_means_no_limit(command, run):
+    """Bug (fixed in cli.py): ``fiber/analyze/symmetries/identify --timeout inf`` crashed (the
+    alarm's OverflowError, exit 4); inf is no limit: the answer of the run without --timeout."""
+    from pathlib import Path
+    ex = Path(__file__).resolve().parents[2] / "algebra" / "examples"
+    net = ex / ("t10_two_linear.json" if command == "conserved" else "t5_perm_scale_a.json")
+    code, out, err = run(command, net)
+    code_inf, out_inf, err_inf = run(command, net, "--timeout", "inf")
+    assert code == code_inf == 0 and out_inf == out and "internal error" not in err_inf
+
+
 def test_timeout_zero_means_no_time_not_no_limit(nets, capsys, run):
     """Bug (fixed in commands/bottleneck.py): ``deadline(0)`` disarmed the timer, so
     ``fiber --timeout 0`` ran without any limit; 0 now stops at once (partial, exit 3), as for
