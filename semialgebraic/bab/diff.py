@@ -220,7 +220,7 @@ def domain_point(dom: Domain):
 
 def diff_bounds(a: Network, b: Network, box, *, timeout: float | None = None,
                 budget: Budget | None = None, epsilon=None, verify: bool = True,
-                input_splits: bool | None = None) -> BabResult:
+                input_splits: bool | None = None, points=()) -> BabResult:
     """Certified interval on ``max_o sup_{x in domain} |a_o(x) − b_o(x)|``.
 
     *box* is the domain: ``(lo, hi)`` (a cube), a list of per-coordinate ``(lo, hi)`` or a
@@ -256,7 +256,7 @@ def diff_bounds(a: Network, b: Network, box, *, timeout: float | None = None,
         from .recession import unbounded_diff
         r = unbounded_diff(a, b, dom, budget, eps, input_splits)
     else:
-        r = bounded_diff(a, b, dom, budget, eps, input_splits)
+        r = bounded_diff(a, b, dom, budget, eps, input_splits, points)
     if budget.interrupted:
         outer.interrupt()
     if verify:
@@ -271,7 +271,7 @@ _NO_UPPER = "no upper bound within the budget"
 
 
 def bounded_diff(a: Network, b: Network, dom: Domain, budget: Budget, eps=None,
-                 input_splits: bool | None = None) -> BabResult:
+                 input_splits: bool | None = None, points=()) -> BabResult:
     """Branch and bound on a bounded domain (a box, or a box ∩ half-spaces), no self-check.
 
     Without a timeout the ``2m`` objectives ``± (a_o − b_o)`` run one after another.  With one,
@@ -305,23 +305,32 @@ def bounded_diff(a: Network, b: Network, dom: Domain, budget: Budget, eps=None,
     found: dict = {}                 # (o, s) -> [(exact s·D_o, point)]: the stages' best two
     stages = [0]                     # sampling stages run
 
+    def propose(x):
+        """*x* evaluated exactly for every objective (the best two of each are kept)."""
+        vals = D.evaluate(x)
+        for o in range(m):
+            for sg in (1, -1):
+                got = found.setdefault((o, sg), [])
+                got.append((sg * vals[o], x))
+                got.sort(key=lambda t: -t[0])
+                del got[2:]
+
     def stage():
         """Sampling stage ``stages[0]`` (:func:`.primal.sampled_candidates`), its proposals
         evaluated exactly for every objective."""
         for _, _, x in sampled_candidates(Ws, bs, box, stages[0], halfspaces=halfspaces):
             if halfspaces and not dom.contains(x):
                 continue
-            vals = D.evaluate(x)
-            for o in range(m):
-                for sg in (1, -1):
-                    got = found.setdefault((o, sg), [])
-                    got.append((sg * vals[o], x))
-                    got.sort(key=lambda t: -t[0])
-                    del got[2:]
+            propose(x)
         stages[0] += 1
 
     def found_best():
         return max((v[0][0] for v in found.values() if v), default=None)
+
+    for x in points:                 # given candidates (a point outside the domain is no bound)
+        x = tuple(to_q(v) for v in x)
+        if len(x) == d and dom.contains(x):
+            propose(x)
 
     with budget.active():            # the bounds' inner loops stop at the deadline
         try:

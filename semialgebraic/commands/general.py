@@ -344,6 +344,7 @@ def cmd_diff(args) -> int:
         if not dev.complete and not share.interrupted and not budget.exhausted():
             # the user's budget, started before the walk: its reason names the user's timeout
             return _cmd_diff_bab(args, a, b, dom, units, line, budget=budget,
+                                 points=[] if dev.point is None else [dev.point],
                                  walk=f"the region walk stopped after {dev.regions} regions "
                                       f"({share.reason}); branch and bound took over")
     else:
@@ -369,10 +370,11 @@ def cmd_diff(args) -> int:
 
 
 def _cmd_diff_bab(args, a, b, dom, units: dict, line: str, *, budget: Budget | None = None,
-                  walk: str = "") -> int:
+                  walk: str = "", points=()) -> int:
     if args.plot is not None and dom.box is None:
         fail("--plot needs a bounded box (--box or --ball) without half-spaces")
-    r = diff_bounds(a, b, dom, budget=budget or _budget(args))
+    # *points*: the walk's best point (walk-first auto) stays a candidate: its lower bound is kept
+    r = diff_bounds(a, b, dom, budget=budget or _budget(args), points=points)
     diff_picture(args.plot, a, b, dom.box, r.point, r.lower if r.complete else None)
     if args.certificate:
         write_certificate(r.certificate, args.certificate)

@@ -262,3 +262,19 @@ def test_without_the_self_check_the_search_leaves_time_for_the_certificate(monke
     # (below the whole timeout of 3 s with room for a loaded runner's last node: the search
     # stops at the share, not at the end)
     assert 1.5 - 0.3 <= at[0] - t <= 1.5 + 1.1
+
+
+def test_given_points_keep_their_lower_bound_when_the_budget_stops_the_search_at_once():
+    """``diff --method auto`` hands a walk it does not finish to branch and bound with the walk's
+    best point (before, the interval dropped the walk's lower bound): a point of the domain is a
+    candidate, evaluated exactly, and one outside it is ignored."""
+    a, b = near_pair([2, 8, 8, 1], seed=4)
+    box = (Q(-1), Q(1))
+    exact = max_deviation(a, b, box)
+    assert exact.complete
+    r = diff_bounds(a, b, box, budget=Budget(None, 1), points=[exact.point, (Q(5), Q(0))])
+    assert r.lower == exact.value and tuple(r.point) == tuple(exact.point)
+    assert r.upper is None or r.upper >= exact.value
+    assert verify(json.loads(json.dumps(jsonable(r.certificate))))[0]
+    outside = diff_bounds(a, b, box, budget=Budget(None, 1), points=[(Q(5), Q(0))])
+    assert all(-1 <= v <= 1 for v in outside.point)
