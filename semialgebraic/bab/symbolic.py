@@ -301,6 +301,11 @@ class SymbolicNet(IntLayers):
                     n = len(rows)
                     for t, j in enumerate(rows):
                         cur[j] = (max(cur[j][0], -ub[n + t]), min(cur[j][1], ub[t]))
+            if l == L - 1 and any(a > b for a, b in cur):
+                # an output's lower bound above its upper bound (each valid on the node): the
+                # node is empty (an equivalent split pair on a box left a leaf of output interval
+                # [8.03, 2^-40] with its upper bound 2^-40 > 0, and equiv undecided, 2026-12-04)
+                return None
             if l < L - 1:
                 cur = [clip(a, b, splits.get((l, j))) for j, (a, b) in enumerate(cur)]
                 if any(a > b for a, b in cur):

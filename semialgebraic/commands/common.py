@@ -228,10 +228,25 @@ def parse_domain(args, d: int, net: Network | None = None) -> Domain:
 def _domain_file(text: str, d: int) -> Domain:
     """A domain file: ``[[lo, hi], …]`` or ``{"box": [[lo, hi], …], "halfspaces": [{"a": […],
     "b": b}, …]}`` (``a·x <= b``); a side may be ``null`` (open) and ``"box"`` may be left out
-    (all of R^d cut by the half-spaces)."""
+    (all of R^d cut by the half-spaces).  The form netfibers writes (``{"lo": […], "hi": […],
+    "halfspaces": […]}``, optionally ``"type": "polyhedron"``) is read too; any other key is an
+    error (a misspelt key must not leave the domain all of R^d)."""
     data = read_json_text(Path(text))
-    if isinstance(data, dict) and "box" not in data:
-        data = {**data, "box": [[None, None]] * d}
+    if isinstance(data, dict):
+        unknown = sorted(set(data) - {"box", "halfspaces", "lo", "hi", "type"})
+        if unknown:     # a misspelt key is an error, never a silently larger domain
+            fail(f"--box: {text}: unknown key(s) {', '.join(map(repr, unknown))} (a domain file "
+                 "has 'box' or 'lo' and 'hi', and 'halfspaces')")
+        if data.get("type", "polyhedron") != "polyhedron":
+            fail(f"--box: {text}: 'type' is {data['type']!r}; a domain file is a polyhedron")
+        if "lo" in data or "hi" in data:   # the domain as netfibers writes it (Domain.to_json)
+            if "box" in data or not all(isinstance(data.get(k), list) and len(data[k]) == d
+                                        for k in ("lo", "hi")):
+                fail(f"--box: {text}: 'lo' and 'hi' must be lists of {d} bounds (null: open), "
+                     "without 'box'")
+            data = {**data, "box": [[lo, hi] for lo, hi in zip(data["lo"], data["hi"])]}
+        elif "box" not in data:
+            data = {**data, "box": [[None, None]] * d}
     box = data.get("box") if isinstance(data, dict) else data
     if not isinstance(box, list) or len(box) != d:
         fail(f"--box: {text}: expected {d} intervals [lo, hi]")

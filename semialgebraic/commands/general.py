@@ -38,6 +38,7 @@ from dataclasses import replace
 
 from algebra.exceptions import AlgebraError, InputError
 from algebra.kernel import box_input_map, compose_input_map
+from algebra.kernel.domains import Domain
 from algebra.rationals import Q, q_str, to_q
 
 from ..budget import Budget, BudgetExhausted
@@ -81,13 +82,15 @@ def register(sub, parent) -> None:
                    help=f"decision method, one of {', '.join(METHODS)} (default auto)")
     _domain_args(p, box_help="LO,HI: the cube [lo, hi]^d; lo1:hi1,lo2:hi2: a box with its own sides "
                              "(decided for a, b read on the cube, three-layer-fibers R36); FILE.json "
-                             "([[lo, hi], ...]); 'file': a .nnet file's input box (default: all of R^d)")
+                             "([[lo, hi], ...], or with half-spaces a.x <= b and open sides: "
+                             "decided as max |a - b| <= 0 by branch and bound); 'file': a .nnet "
+                             "file's input box (default: all of R^d)")
     _budget_args(p)
     p.add_argument("--certificate", metavar="FILE", help="write the certificate (only when decided)")
     p.add_argument("--epsilon", metavar="E", help="decide max |a - b| <= E on the domain (exact "
                    "branch and bound; --box in any form of diff, --ball, --orthant, or all of R^d): "
                    "exit 0 with a certificate, 1 with a point, 3 budget")
-    p.add_argument("--ball", metavar="X,R", help="with --epsilon: the L-infinity ball around X")
+    p.add_argument("--ball", metavar="X,R", help="the L-infinity ball around X (x1,...,xd,R or x,R; the box [X - R, X + R])")
     p.set_defaults(func=cmd_equiv)
 
     p = sub.add_parser("diff", parents=[parent],
@@ -159,10 +162,21 @@ def cmd_equiv(args) -> int:
     a, b, args.units = load_pair_in_units(args.a, args.b)
     if a.signature != b.signature:
         fail(f"{args.a} has (inputs, outputs) {a.signature} but {args.b} has {b.signature}")
-    if args.epsilon is not None or args.ball is not None:
+    if args.epsilon is not None:
         return _cmd_equiv_epsilon(args, a, b)
     budget = _budget(args)
-    domain = _domain(args, a)
+    if args.ball is not None:          # exact equality on the box [x - R, x + R]
+        dom = parse_domain(args, a.n_inputs, a)
+        domain = dom.as_cube or dom.box
+    else:
+        domain = _domain(args, a)
+    if isinstance(domain, Domain):
+        # half-spaces or open sides: a = b on the domain iff max |a - b| <= 0 there, decided by
+        # the exact branch and bound (bab_bound / bab_recession certificate, or a point)
+        if args.method != "auto":
+            fail(f"--method {args.method} decides on a box, the orthant or R^d; on half-spaces or "
+                 "open sides exact equality is decided by branch and bound (--method auto)")
+        return _cmd_equiv_epsilon(args, a, b, equality=domain)
     try:
         # active: the fast paths' own loops (the exact facet-cell walks of the bottleneck
         # check on a trained 64-32-16-10 net: minutes) stop at the deadline too; a walk stopped
@@ -240,17 +254,22 @@ def equiv_text(v, exact: bool = False) -> str:
     return text
 
 
-def _cmd_equiv_epsilon(args, a, b) -> int:
-    """``equiv --epsilon E``: decide ``max |a − b| <= E`` by exact branch and bound."""
-    if args.epsilon is None:
-        fail("--ball needs --epsilon")
-    try:
-        eps = to_q(args.epsilon)
-    except AlgebraError as exc:
-        fail(f"--epsilon: {exc}")
-    if eps < 0:
-        fail("--epsilon must be >= 0")
-    dom = parse_domain(args, a.n_inputs, a)
+def _cmd_equiv_epsilon(args, a, b, equality: Domain | None = None) -> int:
+    """``equiv --epsilon E``: decide ``max |a − b| <= E`` by exact branch and bound.  With
+    *equality* (a domain with half-spaces or open sides, no ``--epsilon``): exact equality there,
+    as ``max |a − b| <= 0``, in the words of ``equiv``."""
+    if equality is not None:
+        eps, dom = Q(0), equality
+    else:
+        if args.epsilon is None:
+            fail("--ball needs --epsilon")
+        try:
+            eps = to_q(args.epsilon)
+        except AlgebraError as exc:
+            fail(f"--epsilon: {exc}")
+        if eps < 0:
+            fail("--epsilon must be >= 0")
+        dom = parse_domain(args, a.n_inputs, a)
     answer, r = epsilon_equivalent(a, b, dom, eps, budget=_budget(args))
     # undecided too: the certified interval so far (the bab_bound certificate `diff` writes)
     written = args.certificate if args.certificate and r.certificate is not None else None
@@ -259,7 +278,9 @@ def _cmd_equiv_epsilon(args, a, b) -> int:
     units, line = units_report(getattr(args, "units", None), dom, args.exact)
     data = {"answer": answer, "method": "branch and bound", "epsilon": str(eps), **r.to_json(),
             "decided": answer is not None, **units}
-    if answer is None:
+    if equality is not None:
+        text = _equality_text(answer, r, args)
+    elif answer is None:
         pass
     elif answer is True:
         text = f"max |a - b| <= {q_str(eps)} (branch and bound, certified: upper bound {_num(r.upper, args)})"
@@ -268,13 +289,30 @@ def _cmd_equiv_epsilon(args, a, b) -> int:
                 f"x = {display.point(r.point, args.exact)}")
         if r.unbounded:
             text += f"\n  {r.reason}"
-    if answer is None:
+    if answer is None and equality is None:
         text = (f"undecided: max |a - b| in [{_num(r.lower, args)}, {_upper(r, args)}] "
                 f"({r.reason})" if r.upper is not None else
                 f"undecided: max |a - b| >= {_num(r.lower, args)} ({r.reason})")
     text += _checked_note(r, written)
     emit(args, data, text + line)
     return {True: 0, False: 1, None: 3}[answer]
+
+
+def _equality_text(answer, r, args) -> str:
+    """``equiv`` on half-spaces or open sides: exact equality as ``max |a − b| <= 0``."""
+    if answer is True:
+        return ("equivalent (branch and bound): max |a - b| = 0 on the domain (certified upper "
+                "bound 0)")
+    if answer is False:
+        text = (f"not equivalent (branch and bound): |a_{r.output} - b_{r.output}| = "
+                f"{_num(r.lower, args)} > 0 at x = {display.point(r.point, args.exact)}")
+        if r.unbounded:
+            text += f"\n  {r.reason}"
+        return text
+    if r.upper is not None:
+        return (f"undecided (branch and bound): max |a - b| in [{_num(r.lower, args)}, "
+                f"{_upper(r, args)}] ({r.reason})")
+    return f"undecided (branch and bound): max |a - b| >= {_num(r.lower, args)} ({r.reason})"
 
 
 def _num(q, args) -> str:
@@ -469,9 +507,10 @@ def _budget_args(p) -> None:
 
 def _domain(args, net=None):
     """The domain of ``equiv`` (exact equality): None (R^d), ``"orthant"``, ``(lo, hi)`` (a
-    cube) or ``[(lo_i, hi_i)]`` (a box with its own sides, any form of ``diff --box`` without
+    cube), ``[(lo_i, hi_i)]`` (a box with its own sides, any form of ``diff --box`` without
     half-spaces or open sides; :func:`semialgebraic.equivalence.equivalent` reads it on the
-    cube, three-layer-fibers R36)."""
+    cube, three-layer-fibers R36), or a :class:`~algebra.kernel.domains.Domain` with half-spaces
+    or open sides (decided as max |a − b| <= 0 by branch and bound)."""
     if getattr(args, "orthant", False):
         return "orthant"
     text = getattr(args, "box", None)
@@ -484,9 +523,7 @@ def _domain(args, net=None):
             legacy = dom.legacy_or_none()
             if legacy in (None, "orthant") and not dom.halfspaces:
                 return legacy
-            fail(f"--box {text}: equiv decides exact equality on a box (a cube or its own sides "
-                 "per coordinate), the orthant or R^d, not half-spaces or open sides (equiv "
-                 "--epsilon takes any domain)")
+            return dom      # half-spaces or open sides: max |a - b| = 0 by branch and bound
         return dom.as_cube or dom.box
     return parse_box(text)      # "--box ''" is an error, never R^d
 

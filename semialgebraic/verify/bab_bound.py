@@ -23,7 +23,8 @@ Schema (version 2; built by :func:`semialgebraic.certificates.bab_bound_certific
 A tree node is a neuron split ``{"split": [l, j], "children": [<z_lj <= 0>, <z_lj >= 0>]}`` of
 the difference network ``D = a − b``, an input split ``{"split": ["x", k, mid], "children":
 [<x_k <= mid>, <x_k >= mid>]}`` (``mid`` inside the node's interval of ``x_k``), or a leaf:
-``{"empty": "interval"}`` (the intervals are empty), ``{"empty": "dual", "mu", "alpha", "beta"}``
+``{"empty": "interval"}`` (the intervals are empty: a split neuron's, or an output's two bounds
+cross), ``{"empty": "dual", "mu", "alpha", "beta"}``
 (multipliers whose bound of the zero objective is negative: the relaxation is empty), ``{"bound":
 b, "by": "symbolic"}`` (the leaf's interval of the output bounds the objective), ``{"bound": b,
 "by": "differential"}`` (the paired differential bound does) or ``{"bound": b, "mu": [[...] per

@@ -257,6 +257,8 @@ def layer_intervals(mats, weights, biases, box, neuron_sides, adjust=None):  # p
                 half = len(pick)
                 for t, j in enumerate(pick):
                     low[j], high[j] = max(low[j], -ub[half + t]), min(high[j], ub[t])
+        if l == depth - 1 and any(a > b for a, b in zip(low, high)):
+            return None     # an output's two valid bounds cross: no point of the box is in the node
         if l < depth - 1:
             for j in range(len(low)):
                 side = neuron_sides.get((l, j))

@@ -194,3 +194,49 @@ def test_diff_budget_without_upper_bound_is_null_not_inf(capsys, pair):
                        "--method", "walk")
     assert code == 3 and data["upper"] is None and "no upper bound within the budget" in data["reason"]
     assert DIFF_KEYS <= set(data) and Fraction(data["lower"]) <= 1
+
+
+def test_equiv_exact_equality_on_halfspaces_and_open_sides_by_branch_and_bound(capsys, pair, tmp_path):
+    """Exact equality on a box ∩ half-spaces or a box with open sides is max |a − b| <= 0 there
+    (before, equiv refused such a domain). ABS − HALF = relu(x)/2: 0 on x <= 0, 1/2 at x = 1."""
+    cert = tmp_path / "eq.json"
+    assert main(["equiv", pair["abs"], pair["half"], "--box", pair["open"], "--certificate",
+                 str(cert)]) == 0                                           # x <= 0: a = b
+    out = capsys.readouterr().out
+    assert out.startswith("equivalent (branch and bound): max |a - b| = 0 on the domain")
+    assert main(["verify", str(cert)]) == 0 and "<= 0" in capsys.readouterr().out
+    assert main(["equiv", pair["abs"], pair["half"], "--box", pair["hs"], "--json"]) == 1
+    data = json.loads(capsys.readouterr().out)                        # [-1, 1]: 1/2 at x = 1
+    assert data["answer"] is False and data["epsilon"] == "0" and data["method"] == "branch and bound"
+    assert Fraction(data["lower"]) > 0 and Fraction(data["point"][0]) > 0
+    assert main(["equiv", pair["abs"], pair["half"], "--box", pair["hs"]]) == 1
+    assert capsys.readouterr().out.startswith("not equivalent (branch and bound): |a_0 - b_0| = ")
+    assert main(["equiv", pair["abs"], pair["shift"], "--box", pair["hsonly"]]) == 1   # x <= -1: 1
+    capsys.readouterr()
+    # a fixed method decides on a box, the orthant or R^d only: one line, exit 2
+    assert main(["equiv", pair["abs"], pair["half"], "--box", pair["open"], "--method", "general"]) == 2
+    captured = capsys.readouterr()
+    assert captured.out == "" and captured.err.count("\n") == 1 and "branch and bound" in captured.err
+
+
+def test_equiv_exact_equality_on_a_ball(capsys, pair):
+    assert main(["equiv", pair["abs"], pair["half"], "--ball", "-1,1"]) == 0      # [-2, 0]: a = b
+    assert capsys.readouterr().out.startswith("equivalent")
+    assert main(["equiv", pair["abs"], pair["half"], "--ball", "1,1/2"]) == 1     # [1/2, 3/2]
+    assert capsys.readouterr().out.startswith("not equivalent")
+
+
+def test_domain_file_in_the_form_netfibers_writes_and_unknown_keys(capsys, pair, tmp_path):
+    """A domain as ``regions --json`` writes it (``lo``/``hi``) is read back; a misspelt key is an
+    error (before, ``{"lo": …, "hi": …}`` was read as all of R^d without a word)."""
+    f = tmp_path / "written.json"
+    f.write_text(json.dumps({"type": "polyhedron", "lo": ["-1"], "hi": ["2"],
+                             "halfspaces": [{"a": ["1"], "b": "1"}]}))
+    code, data = _diff(capsys, pair["abs"], pair["half"], "--box", str(f))
+    assert code == 0 and (data["lower"], data["upper"]) == ("1/2", "1/2")
+    for bad, problem in (({"boxx": [[0, 1]]}, "unknown key"), ({"lo": [0], "hi": [1, 2]}, "'lo' and 'hi'"),
+                         ({"type": "ball", "box": [[0, 1]]}, "'type'")):
+        f.write_text(json.dumps(bad))
+        assert main(["diff", pair["abs"], pair["half"], "--box", str(f)]) == 2
+        captured = capsys.readouterr()
+        assert captured.out == "" and captured.err.count("\n") == 1 and problem in captured.err

@@ -41,6 +41,9 @@ def _solver(net, domain):
     s.set("timeout", 120000)
     if domain == "orthant":
         s.add(*[x >= 0 for x in xs])
+    elif hasattr(domain, "rows"):       # a Domain: rows (a, c) with a·x + c >= 0
+        for r in domain.rows():
+            s.add(sum((_real(v) * x for v, x in zip(r, xs) if v != 0), _real(r[-1])) >= 0)
     elif domain is not None:
         lo, hi = domain
         s.add(*[x >= _real(lo) for x in xs], *[x <= _real(hi) for x in xs])
