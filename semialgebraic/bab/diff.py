@@ -6,8 +6,6 @@ exactly whether the supremum is finite (three-layer-fibers R28)."""
 
 from __future__ import annotations
 
-import threading
-import time
 from dataclasses import dataclass
 
 from algebra.exceptions import InputError
@@ -16,8 +14,7 @@ from algebra.kernel.domains import Domain
 from algebra.network import Network
 from algebra.rationals import Q, q_json, to_q
 
-from ..budget import Budget, BudgetExhausted, Progress, alarm_at
-from ..exceptions import CertificateError
+from ..budget import Budget, Progress
 from .align import aligned
 from .primal import float_candidates, many_candidates, region_search, sampled_candidates
 from .search import PAUSED, Engine, ObjectiveBound, _output_bound, bound_objective
@@ -800,34 +797,10 @@ def _objective(D, o, s, dom: Domain, x0):
 
 
 def _self_check(cert, outer: Budget):
-    """Re-check *cert* with the independent checker (through :func:`require_valid`) in the time
-    *outer* has left: True (valid), None (not re-checked: no time, Ctrl-C, or the check did not
-    finish in time); an invalid certificate raises :class:`CertificateError` (a bug of the
-    search)."""
-    from ..certificates import require_valid
-    from ..verify import verify as _verify
-    left = outer.remaining()
-    if outer.interrupted:
-        return None
-    if left is None:
-        require_valid(cert, _verify)
-        return True
-    if left <= 0.05 or threading.current_thread() is not threading.main_thread():
-        return None
-    fired: list = []
-    try:
-        # the alarm repeats every _ALARM_AGAIN s until the check has stopped (budget.alarm_at)
-        with alarm_at(time.monotonic() + left, "the certificate's self-check", _ALARM_AGAIN) as fired:
-            require_valid(cert, _verify)
-    except BudgetExhausted:
-        if fired:
-            return None
-        raise
-    except CertificateError:
-        if fired:                    # the alarm fired inside the checker: never trust its answer
-            return None
-        raise
-    return None if fired else True
+    """Re-check *cert* with the independent checker in the time *outer* has left (True, or None:
+    not re-checked): :func:`semialgebraic.certificates.valid_within`."""
+    from ..certificates import valid_within
+    return valid_within(cert, outer, _ALARM_AGAIN)
 
 
 def epsilon_equivalent(a: Network, b: Network, box, epsilon, *, timeout: float | None = None,

@@ -57,7 +57,7 @@ from .region_cover import region_cover_certificate
 from .symmetry_path import symmetry_path_certificate
 
 __all__ = ["CERTIFICATE_FORMAT", "CERTIFICATE_TYPES", "SCHEMA_VERSIONS", "header", "jsonable",
-           "require_valid",
+           "require_valid", "valid_within",
            "write_certificate", "counterexample_certificate", "shorter_point", "symmetry_path_certificate",
            "region_cover_certificate", "absorption_certificate", "identifiability_certificate",
            "dimension_bounds_certificate", "exercise_certificate", "bab_bound_certificate",
@@ -116,3 +116,36 @@ def require_valid(certificate: dict, checker=None, kind: str | None = None) -> d
     if not ok:
         raise CertificateError(certificate.get("type", kind or "certificate"), why)
     return certificate
+
+
+def valid_within(certificate: dict, budget, alarm_every: float = 0.25, checker=None):
+    """Re-check *certificate* with the independent checker (through :func:`require_valid`) in
+    the time *budget* has left: True (valid), None (not re-checked: no time, Ctrl-C, or the
+    check did not finish in time; an alarm repeated every *alarm_every* s stops it); an invalid
+    certificate raises :class:`CertificateError` (a bug of the decider).  A check the alarm cut
+    is never trusted, whatever it returned.  *checker*: as for :func:`require_valid` (default
+    :func:`semialgebraic.verify.verify`, looked up when called)."""
+    import importlib
+    import threading
+    import time
+
+    _checker_module = importlib.import_module("..verify", __package__)
+    from ..budget import BudgetExhausted, alarm_at
+    checker = checker or _checker_module.verify
+    left = budget.remaining()
+    if budget.interrupted:
+        return None
+    if left is None:
+        require_valid(certificate, checker)
+        return True
+    if left <= 0.05 or threading.current_thread() is not threading.main_thread():
+        return None
+    fired: list = []
+    try:
+        with alarm_at(time.monotonic() + left, "the certificate's self-check", alarm_every) as fired:
+            require_valid(certificate, checker)
+    except (BudgetExhausted, CertificateError):
+        if fired:                    # the alarm fired inside the checker: never trust its answer
+            return None
+        raise
+    return None if fired else True

@@ -51,7 +51,7 @@ from algebra.rationals import Q
 
 from ..budget import BudgetExhausted, Progress
 from ..certificates import (counterexample_certificate, jsonable, region_cover_certificate, require_valid,
-                            shorter_point)
+                            shorter_point, valid_within)
 from ..exceptions import CertificateError
 from ..regions import JointRegion, joint_regions
 from ..sets import domain_spec, random_batch
@@ -86,7 +86,7 @@ def general_method(a, b, dom, budget, progress, hyps, samples=32, check=True) ->
 
 
 def _general(a, b, dom, budget, progress, hyps, samples, check) -> Verdict:
-    _checked = partial(_checked_if, check=check)
+    _checked = partial(_checked_if, check=check, budget=budget)
     domj = domain_spec(dom)
     details: dict = {"regions_checked": 0}
     x = None
@@ -172,13 +172,22 @@ def _general(a, b, dom, budget, progress, hyps, samples, check) -> Verdict:
                             "steps), which cover the domain", hyps, cert, details), json_ready=True)
 
 
-def _checked_if(v: Verdict, json_ready: bool = False, check: bool = True) -> Verdict:
+def _checked_if(v: Verdict, json_ready: bool = False, check: bool = True, budget=None) -> Verdict:
     """Verify the verdict's certificate with the independent checker (raises
-    :class:`CertificateError` on failure); with ``check=False`` only put it in JSON form."""
+    :class:`CertificateError` on failure); with ``check=False`` only put it in JSON form.  With
+    a *budget* that has a timeout, the check gets what it has left (a large region cover's check
+    is stopped by an alarm, never trusted then): a check that did not finish is said in the
+    reason and ``details["certificate_checked"]`` is False; the verdict keeps its certificate."""
     cert = v.certificate if json_ready else jsonable(v.certificate)
     if not check:
         return replace(v, certificate=cert)
-    return replace(v, certificate=require_valid(cert, verify))
+    if budget is None or budget.timeout is None:
+        return replace(v, certificate=require_valid(cert, verify))
+    if valid_within(cert, budget, checker=verify) is None:
+        return replace(v, certificate=cert, reason=v.reason + "; the certificate was not re-checked "
+                       "in-process (budget): run `netfibers verify` on it",
+                       details={**v.details, "certificate_checked": False})
+    return replace(v, certificate=cert)
 
 
 

@@ -278,3 +278,27 @@ def test_given_points_keep_their_lower_bound_when_the_budget_stops_the_search_at
     assert verify(json.loads(json.dumps(jsonable(r.certificate))))[0]
     outside = diff_bounds(a, b, box, budget=Budget(None, 1), points=[(Q(5), Q(0))])
     assert all(-1 <= v <= 1 for v in outside.point)
+
+
+def test_general_equivalence_rechecks_its_certificate_within_the_budget(monkeypatch):
+    """The general method's certificate (here a region cover: t7's sign flip needs the walk) is
+    re-checked in what the budget has left: a check that does not finish is stopped by the
+    alarm and said (never trusted), the verdict keeps its certificate; without a timeout the
+    check runs whole."""
+    from algebra.io import load
+    from semialgebraic.equivalence import equivalent, general
+    a = load("algebra/examples/t7_signflip_a.json")
+    b = load("algebra/examples/t7_signflip_b.json")
+    v = equivalent(a, b, method="general", budget=Budget(timeout=60))
+    assert v.answer is True and v.certificate["type"] == "region_cover"
+    assert "not re-checked" not in v.reason and "certificate_checked" not in v.details
+
+    def slow(c):
+        time.sleep(5)
+        return True, "never reached"
+    monkeypatch.setattr(general, "verify", slow)
+    t = time.monotonic()
+    v = equivalent(a, b, method="general", budget=Budget(timeout=1.5))
+    assert time.monotonic() - t < 4
+    assert v.answer is True and v.certificate["type"] == "region_cover"
+    assert "not re-checked in-process" in v.reason and v.details["certificate_checked"] is False
