@@ -196,22 +196,40 @@ def test_diff_budget_without_upper_bound_is_null_not_inf(capsys, pair):
     assert DIFF_KEYS <= set(data) and Fraction(data["lower"]) <= 1
 
 
-def test_equiv_exact_equality_on_halfspaces_and_open_sides_by_branch_and_bound(capsys, pair, tmp_path):
-    """Exact equality on a box ∩ half-spaces or a box with open sides is max |a − b| <= 0 there
-    (before, equiv refused such a domain). ABS − HALF = relu(x)/2: 0 on x <= 0, 1/2 at x = 1."""
+def test_equiv_exact_equality_on_halfspaces_and_open_sides(capsys, pair, tmp_path):
+    """Exact equality on a box ∩ half-spaces or a box with open sides (before, equiv refused such
+    a domain): first decided on the enclosing box (or R^d) — equal there, or a counterexample
+    inside the domain —, else max |a − b| <= 0 by branch and bound on the domain itself.
+    ABS − HALF = relu(x)/2: 0 on x <= 0, 1/2 at x = 1."""
     cert = tmp_path / "eq.json"
+    # x <= 0 (open below): R^d encloses it, a != b there at x > 0: branch and bound decides
     assert main(["equiv", pair["abs"], pair["half"], "--box", pair["open"], "--certificate",
-                 str(cert)]) == 0                                           # x <= 0: a = b
+                 str(cert)]) == 0
     out = capsys.readouterr().out
     assert out.startswith("equivalent (branch and bound): max |a - b| = 0 on the domain")
     assert main(["verify", str(cert)]) == 0 and "<= 0" in capsys.readouterr().out
+    # [-1, 2] ∩ {x <= 1}: the box's counterexample is in the domain
     assert main(["equiv", pair["abs"], pair["half"], "--box", pair["hs"], "--json"]) == 1
-    data = json.loads(capsys.readouterr().out)                        # [-1, 1]: 1/2 at x = 1
-    assert data["answer"] is False and data["epsilon"] == "0" and data["method"] == "branch and bound"
-    assert Fraction(data["lower"]) > 0 and Fraction(data["point"][0]) > 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["answer"] is False and data["decided_on"] == [["-1", "2"]]
+    x = Fraction(data["certificate"]["x"][0])
+    assert 0 < x <= 1 and "the point x is in the domain" in data["note"]
     assert main(["equiv", pair["abs"], pair["half"], "--box", pair["hs"]]) == 1
-    assert capsys.readouterr().out.startswith("not equivalent (branch and bound): |a_0 - b_0| = ")
-    assert main(["equiv", pair["abs"], pair["shift"], "--box", pair["hsonly"]]) == 1   # x <= -1: 1
+    out = capsys.readouterr().out
+    assert out.startswith("not equivalent") and "decided on the box [-1, 2]^1, which contains" in out
+    # [-1, 2] ∩ {x <= 0}: a = b there, not on the box (its counterexample lies outside)
+    cut = tmp_path / "cut.json"
+    cut.write_text(json.dumps({"box": [[-1, 2]], "halfspaces": [{"a": [1], "b": 0}]}))
+    assert main(["equiv", pair["abs"], pair["half"], "--box", str(cut), "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["answer"] is True and data["method"] == "branch and bound" and data["epsilon"] == "0"
+    # x <= -1: a != b (|a − b| = 1 on it): SHIFT differs from ABS
+    assert main(["equiv", pair["abs"], pair["shift"], "--box", pair["hsonly"]]) == 1
+    capsys.readouterr()
+    # an equivalent pair on a cut box: equal on the enclosing box, its certificate checks
+    assert main(["equiv", pair["abs"], pair["abs"], "--box", pair["hs"], "--certificate", str(cert)]) == 0
+    assert "equal there is equal on the domain" in capsys.readouterr().out
+    assert main(["verify", str(cert)]) == 0
     capsys.readouterr()
     # a fixed method decides on a box, the orthant or R^d only: one line, exit 2
     assert main(["equiv", pair["abs"], pair["half"], "--box", pair["open"], "--method", "general"]) == 2

@@ -488,8 +488,10 @@ def save(net, path_stem, fmt):
 # oracles
 # -------------------------------------------------------------------------------------------------
 def sample_points(dom, rng, k=40):
-    d = dom[1] if dom[0] != "box" else len(dom[1])
+    d = dom[1] if dom[0] not in ("box", "poly") else len(dom[1])
     pts = []
+    if dom[0] == "poly":                 # box ∩ half-spaces: the box's points inside them
+        return [x for x in sample_points(("box", dom[1]), rng, 3 * k) if _in_halfspaces(dom[2], x)]
     if dom[0] == "box":
         g = 4 if d <= 2 else 2
         for idx in itertools.product(range(g + 1), repeat=d):
@@ -586,7 +588,32 @@ def _z3_outputs(z3, net, xs):
     return h
 
 
+def _in_halfspaces(hs, x):
+    return all(sum((a * v for a, v in zip(w, x)), F(0)) <= c for w, c in hs)
+
+
+def poly_domain(rng, box, workdir):
+    """``("poly", box, halfspaces, path)``: *box* cut by one or two half-spaces ``w·x <= c``
+    through random points of it (a JSON domain file at *path*, as users write it)."""
+    d = len(box)
+    hs = []
+    for _ in range(rng.randint(1, 2)):
+        w = [F(rng.randint(-3, 3)) for _ in range(d)]
+        if not any(w):
+            w[0] = F(1)
+        p = [lo + (hi - lo) * F(rng.randint(1, 9), 10) for lo, hi in box]
+        hs.append((w, sum((a * v for a, v in zip(w, p)), F(0))))
+    path = os.path.join(workdir, "poly.json")
+    with open(path, "w") as f:
+        json.dump({"box": [[str(lo), str(hi)] for lo, hi in box],
+                   "halfspaces": [{"a": [str(v) for v in w], "b": str(c)} for w, c in hs]}, f)
+    return ("poly", box, hs, path)
+
+
 def _z3_domain(z3, xs, dom):
+    if dom[0] == "poly":
+        return _z3_domain(z3, xs, ("box", dom[1])) + [
+            z3.Sum([z3.RealVal(str(a)) * x for a, x in zip(w, xs)]) <= z3.RealVal(str(c)) for w, c in dom[2]]
     if dom[0] == "box":
         return [c for x, (lo, hi) in zip(xs, dom[1]) for c in (x >= z3.RealVal(str(lo)), x <= z3.RealVal(str(hi)))]
     if dom[0] == "orthant":
@@ -598,7 +625,7 @@ def z3_differ(a, b, dom, threshold=F(0), timeout_ms=20000):
     """True (a point with max_o |a_o − b_o| > threshold exists on the domain), False (none), or
     None (z3 unknown / timeout).  threshold 0: a and b differ somewhere."""
     import z3
-    d = dom[1] if dom[0] != "box" else len(dom[1])
+    d = dom[1] if dom[0] not in ("box", "poly") else len(dom[1])
     xs = [z3.Real(f"x{i}") for i in range(d)]
     s = z3.Solver()
     s.set("timeout", timeout_ms)
@@ -857,6 +884,8 @@ def _box_arg(dom):
 
 
 def _dom_args(dom):
+    if dom[0] == "poly":
+        return ["--box", dom[3]]
     if dom[0] == "box":
         return ["--box", _box_arg(dom)]
     if dom[0] == "orthant":
@@ -988,6 +1017,8 @@ class Case:
         return None if x is None else [_q(v) for v in x]
 
     def _in(self, dom, x):
+        if dom[0] == "poly":
+            return self._in(("box", dom[1]), x) and _in_halfspaces(dom[2], x)
         if dom[0] == "box":
             return all(lo <= v <= hi for v, (lo, hi) in zip(x, dom[1]))
         if dom[0] == "orthant":
@@ -1194,6 +1225,13 @@ def run_case(seed, runner, kind=None, formats=True, api=True, regions=True, log=
             e0 = c.check_epsilon(dom, F(0), exact)            # --epsilon 0: exact equality by bab
             if e0 is not None and ans is not None and e0 != ans:
                 c.find(f"equiv --epsilon 0 says {e0}, equiv says {ans}")
+            # exact equality on the box cut by half-spaces (branch and bound, max |a - b| <= 0):
+            # against z3 on that domain, and never "not equivalent" where the box says equivalent
+            poly = poly_domain(c.rng, dom[1], c.workdir)
+            if sample_points(poly, c.rng, 10):
+                pa = c.check_equiv(poly, "auto")
+                if pa is False and ans is True:
+                    c.find("equiv on box ∩ half-spaces says not equivalent; on the box: equivalent")
             if ref is not None:
                 c.check_epsilon(dom, ref, exact)
                 if ref > 0:
