@@ -48,10 +48,14 @@ def register(sub, parent) -> None:
                        **describe(
                            "Run JOB (dedup, equiv, dim, identify, absorb, conserved, diff) on "
                            "every model or pair of MANIFEST (a directory, a glob, or a CSV/JSON "
-                           "Lines file with columns model, or a,b for pairs, optional box) and "
+                           "Lines file with columns model, or a,b for pairs) and "
                            "append one JSON Lines record per item to --out as it finishes "
-                           "(verdict, certificate path, time; dedup: file, class, "
-                           "representative, certificate of the merge). A rerun with the same "
+                           "(verdict, certificate path, time, the domain asked and read; dedup: "
+                           "file, class, representative, certificate of the merge). equiv, dim "
+                           "and diff take their domain as the single commands do: a box, ball, "
+                           "orthant (and for equiv epsilon) column per item, else --box, --ball, "
+                           "--orthant, --epsilon, else R^d; a domain the job does not take is "
+                           "that item's error record. A rerun with the same "
                            "--out skips the finished items; a failed item is a record with its "
                            "error. Runs on an embedded Dask LocalCluster (one worker per core), "
                            "on --scheduler, or serially without Dask; a summary table ends the "
@@ -59,13 +63,26 @@ def register(sub, parent) -> None:
                            exits=["0  every item decided", "3  an item undecided or failed, or "
                                   "the run interrupted (rerun to resume)"],
                            examples=["netfibers batch dedup zoo/ --out classes.jsonl --workers 2",
+                                     "netfibers batch equiv pairs.csv --out eq.jsonl --box 0,1 "
+                                     "--epsilon 1/100",
                                      "netfibers batch equiv pairs.csv --out eq.jsonl --scheduler "
                                      "tcp://10.0.0.5:8786 --timeout 60"]))
     p.add_argument("job", choices=JOBS, metavar="JOB", help=f"one of {', '.join(JOBS)}")
     p.add_argument("manifest", metavar="MANIFEST")
     p.add_argument("--out", required=True, metavar="RESULTS.jsonl", help="JSON Lines output (appended; resumed)")
     _where_args(p)
-    p.add_argument("--box", metavar="BOX", help="diff: the box of items without a box column (lo,hi or lo1:hi1,...)")
+    dom = p.add_mutually_exclusive_group()
+    dom.add_argument("--box", metavar="BOX",
+                     help="equiv, dim, diff: the domain of items without their own box/ball/orthant "
+                          "column, as the single commands take it: lo,hi (the cube), "
+                          "lo1:hi1,... (a box; equiv and dim read it on the cube, "
+                          "three-layer-fibers R36), 'file' (a .nnet input box), FILE.json (a box, "
+                          "open sides, half-spaces: diff and equiv --epsilon) (default: R^d)")
+    dom.add_argument("--ball", metavar="X,R", help="the L-infinity ball x,R (dim, diff, equiv --epsilon)")
+    dom.add_argument("--orthant", action="store_true", help="the closed orthant x >= 0")
+    p.add_argument("--epsilon", metavar="E",
+                   help="equiv: decide max |a - b| <= E on the domain (as netfibers equiv "
+                        "--epsilon) for items without an epsilon column")
     p.add_argument("--scatter", action="store_true",
                    help="send the files' bytes to the workers (workers without the file system)")
     p.add_argument("--start-cluster", action="store_true",
@@ -131,7 +148,8 @@ def cmd_batch(args) -> int:
                       scheduler=args.scheduler, timeout=args.timeout,
                       memory_limit=args.memory_limit, box=args.box, scatter=args.scatter,
                       progress=not args.quiet and not args.json,
-                      start_cluster=args.start_cluster)
+                      start_cluster=args.start_cluster, ball=args.ball, orthant=args.orthant,
+                      epsilon=args.epsilon)
     except AlgebraError as exc:
         fail(str(exc))
     except ImportError as exc:
