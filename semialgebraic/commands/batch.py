@@ -22,7 +22,7 @@ from algebra.rationals import q_str
 from ..certificates import write_certificate
 from ..cli import fail
 from . import display
-from .common import load_network, load_pair_in_units, parse_box, parse_box_domain, units_report
+from .common import load_network, load_pair_in_units, parse_box, parse_domain, units_report
 from .help import TIMEOUT_HELP, describe
 
 __all__ = ["register", "cmd_batch", "cmd_search"]
@@ -118,7 +118,12 @@ def register(sub, parent) -> None:
                                      "--checkpoint walk.ckpt"]))
     p.add_argument("what", choices=("diff", "regions"), metavar="WHAT", help="diff or regions")
     p.add_argument("nets", nargs="+", metavar="NET", help="A B for diff, NET for regions")
-    p.add_argument("--box", required=True, metavar="BOX", help="lo,hi (the cube) or lo1:hi1,...")
+    dom = p.add_mutually_exclusive_group(required=True)
+    dom.add_argument("--box", metavar="BOX",
+                     help="diff: lo,hi (the cube), lo1:hi1,... (a box), 'file' (a .nnet input box) "
+                          "or FILE.json (a bounded box; half-spaces and open sides: netfibers "
+                          "diff); regions: lo,hi")
+    dom.add_argument("--ball", metavar="X,R", help="diff: the L-infinity ball x,R (a box)")
     p.add_argument("--cells", type=int, default=None, metavar="K",
                    help="number of first cells (default 8; the same serially and distributed); "
                         "regions: implies --method cells")
@@ -198,8 +203,7 @@ def cmd_search(args) -> int:
     else:
         nets = [load_network(args.nets[0])]
     d = nets[0].n_inputs
-    box = parse_box_domain(args.box, d, nets[0]) if args.what == "diff" else \
-        [parse_box(args.box)] * d
+    box = _search_box(args, d, nets[0])
     args.units = units_report(space, Domain.from_box(box), args.exact)
     try:
         if args.what == "diff":
@@ -253,6 +257,26 @@ def cmd_search(args) -> int:
     else:
         print(text)
     return 0 if r.complete else 3
+
+
+def _search_box(args, d, net) -> list:
+    """The bounded box of a search, in the grammar of ``netfibers diff`` (:func:`parse_domain`):
+    diff takes a cube, a box with its own sides, ``file`` (a ``.nnet`` input box), a JSON box or
+    ``--ball``; regions a cube ``lo,hi``.  A domain a search does not take (half-spaces, open
+    sides) is refused in one line, never cut down to its box."""
+    if args.what == "regions":
+        if args.ball is not None:
+            fail("search regions takes a cube --box lo,hi (not --ball)")
+        if "," not in args.box or ":" in args.box or args.box.strip().startswith(("[", "{")):
+            fail(f"--box {args.box}: search regions takes a cube lo,hi (netfibers regions "
+                 "takes the other domains)")
+        return [parse_box(args.box)] * d
+    dom = parse_domain(args, d, net)
+    if dom.box is None:
+        fail(f"search diff takes a bounded box (lo,hi, lo1:hi1,..., file, a JSON box or --ball), "
+             f"not {'half-spaces' if dom.halfspaces else 'open sides'}: netfibers diff takes "
+             "any domain")
+    return dom.box
 
 
 def _tree_diff(args, nets, box) -> int:
