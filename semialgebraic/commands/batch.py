@@ -3,9 +3,12 @@ search as tasks: the open nodes of one tree, batches of regions, or cells), on D
 installed (:mod:`semialgebraic.distributed`).
 
 ``netfibers batch JOB MANIFEST --out RESULTS.jsonl [--workers N | --scheduler ADDRESS]
-[--start-cluster] [--timeout S] [--memory-limit M] [--box B] [--scatter] [--json]``
+[--start-cluster] [--timeout S] [--memory-limit M] [--box B | --ball X,R | --orthant]
+[--epsilon E] [--scatter] [--json]``: ``equiv``, ``dim`` and ``diff`` take their domain as the
+single commands do (a per-item ``box``/``ball``/``orthant``/``epsilon`` column, else these
+options, else R^d; :mod:`algebra.io.domain_text`).
 
-``netfibers search diff A B --box B [--method tree|cells] [--cells K] [--workers N | --scheduler ADDRESS]
+``netfibers search diff A B (--box B | --ball X,R) [--method tree|cells] [--cells K] [--workers N | --scheduler ADDRESS]
 [--checkpoint FILE] [--certificate FILE] [--timeout S] [--json]`` and
 ``netfibers search regions NET --box LO,HI [--method walk|cells] [--cells K] …``
 """

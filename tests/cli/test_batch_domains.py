@@ -249,3 +249,26 @@ def test_search_diff_domains(run, d):
         assert code == 2 and what in err and "netfibers diff takes any domain" in err
     code, _, err = run("search", "regions", d / "b.json", "--box", "0:1,0:2", "--workers", "0")
     assert code == 2 and "search regions takes a cube lo,hi" in err
+
+
+def test_nnet_box_file_per_item_and_default(run, tmp_path):
+    """``box`` = ``file``: the .nnet input box, as ``netfibers equiv --box file`` (here [0, 1] x
+    [0, 2], a box with its own sides: read on the cube, R36)."""
+    from fractions import Fraction as F
+    from tests.fuzz.bab_paths import write_nnet
+    a = [([[F(1), F(0)], [F(0), F(1)]], [F(0), F(0)]), ([[F(1), F(1)]], [F(0)])]
+    b = [([[F(1), F(0)], [F(0), F(1)], [F(-1), F(-1)]], [F(0), F(0), F(-1)]), ([[F(1), F(1), F(1)]], [F(0)])]
+    for name, net in (("a", a), ("b", b)):
+        write_nnet(tmp_path / f"{name}.nnet", net, [F(0), F(0)], [F(1), F(2)], [F(0)] * 3, [F(1)] * 3)
+    (tmp_path / "p.csv").write_text("id,a,b,box\nown,a.nnet,b.nnet,file\ndefault,a.nnet,b.nnet,\n")
+    code, _, _ = run("batch", "equiv", tmp_path / "p.csv", "--out", tmp_path / "r.jsonl",
+                     "--workers", "0", "--quiet")
+    r = records(tmp_path / "r.jsonl")
+    assert code == 0 and (r["own"]["verdict"], r["default"]["verdict"]) == ("equivalent", "not equivalent")
+    assert r["own"]["domain"]["hi"] == ["1", "2"] and r["own"]["asked"] == {"box": "file"}
+    assert run("equiv", tmp_path / "a.nnet", tmp_path / "b.nnet", "--box", "file")[0] == 0
+    code, _, _ = run("batch", "equiv", tmp_path / "p.csv", "--out", tmp_path / "f.jsonl",
+                     "--box", "file", "--workers", "0", "--quiet", "--json")
+    assert code == 0 and {v["verdict"] for v in records(tmp_path / "f.jsonl").values()} == {"equivalent"}
+    cert = json.loads(open(records(tmp_path / "f.jsonl")["default"]["certificate"]).read())
+    assert cert["type"] == "on_box" and verify(cert)[0]
