@@ -32,7 +32,7 @@ from algebra.rationals import to_q
 
 from ..certificates import write_certificate
 from .cluster import executor as make_executor
-from .jobs import (DEDUP_SIDECAR, DOMAIN_JOBS, DOMAIN_KEYS, PAIR_JOBS, certificate_stem,
+from .jobs import (DEDUP_SIDECAR, DOMAIN_JOBS, PAIR_JOBS, certificate_stem,
                    classify_bucket, dedup_chunk, dedup_key, item_domain_spec, run_item)
 from .manifest import read_manifest
 
@@ -232,7 +232,7 @@ def _check_domains(job, manifest, items, defaults) -> None:
     column naming a file is read here (the worker gets its JSON, ``box_json``; a file that
     cannot be read stays a path: that item's error record names it)."""
     for it in items:
-        own = {k for k in DOMAIN_KEYS if it.get(k) not in (None, "", False)}
+        own = set(item_domain_spec(it))
         if own and job not in DOMAIN_JOBS:
             raise InputError(f"item {it['id']!r} has a domain ({', '.join(sorted(own))}) but batch "
                              f"{job} takes none (equiv, dim and diff do)", source=manifest)

@@ -147,13 +147,20 @@ def item_domain_spec(item: dict, defaults: dict | None = None) -> dict:
     item's own ``box``/``ball``/``orthant`` columns when it has one, else the command-line
     defaults; its ``epsilon`` column, else ``--epsilon``.  Only the keys given ({} is R^d)."""
     defaults = defaults or {}
-    own = {k: item[k] for k in ("box", "ball", "orthant") if item.get(k) not in (None, "", False)}
-    spec = own or {k: defaults[k] for k in ("box", "ball", "orthant")
-                   if defaults.get(k) not in (None, "", False)}
+    own = {k: item[k] for k in ("box", "ball", "orthant") if _given(k, item.get(k))}
+    spec = own or {k: defaults[k] for k in ("box", "ball", "orthant") if _given(k, defaults.get(k))}
     eps = item.get("epsilon") if item.get("epsilon") not in (None, "") else defaults.get("epsilon")
     if eps not in (None, ""):
         spec["epsilon"] = eps
     return spec
+
+
+def _given(key: str, value) -> bool:
+    """Whether the domain column *key* holds a value (an empty cell is none, and so is an
+    ``orthant`` of false, no or 0; any other value is read, and refused if malformed)."""
+    if value is None or value is False or value == "":
+        return False
+    return key != "orthant" or str(value).strip().lower() not in ("false", "no", "0")
 
 
 def _flag(value) -> bool:

@@ -272,3 +272,14 @@ def test_nnet_box_file_per_item_and_default(run, tmp_path):
     assert code == 0 and {v["verdict"] for v in records(tmp_path / "f.jsonl").values()} == {"equivalent"}
     cert = json.loads(open(records(tmp_path / "f.jsonl")["default"]["certificate"]).read())
     assert cert["type"] == "on_box" and verify(cert)[0]
+
+
+def test_orthant_column_values(d):
+    item = {"id": "x", "paths": [str(d / "b.json")]}
+    for value, want in ((True, 3), ("true", 3), ("yes", 3), ("false", 10), ("0", 10)):
+        rec = run_item("dim", {**item, "orthant": value, "box": "-3,1" if want == 10 else None})
+        assert rec["verdict"] == want, value
+    rec = run_item("dim", {**item, "orthant": "maybe"})
+    assert rec["status"] == "error" and rec["error"] == "orthant: 'maybe' is not true or false"
+    rec = run_item("dim", {**item, "box": " "})                  # a blank box is an error, not R^d
+    assert rec["status"] == "error" and "box" in rec["error"]
