@@ -78,7 +78,7 @@ def register(sub, parent) -> None:
     dom.add_argument("--box", metavar="BOX",
                      help="equiv, dim, diff: the domain of items without their own box/ball/orthant "
                           "column, as the single commands take it: lo,hi (the cube), "
-                          "lo1:hi1,... (a box; equiv and dim read it on the cube, "
+                          "lo1:hi1,… (a box; equiv and dim read it on the cube, "
                           "three-layer-fibers R36), 'file' (a .nnet input box), FILE.json (a box, "
                           "open sides, half-spaces: diff and equiv --epsilon) (default: R^d)")
     dom.add_argument("--ball", metavar="X,R", help="the L-infinity ball x,R (dim, diff, equiv --epsilon)")
@@ -123,7 +123,7 @@ def register(sub, parent) -> None:
     p.add_argument("nets", nargs="+", metavar="NET", help="A B for diff, NET for regions")
     dom = p.add_mutually_exclusive_group(required=True)
     dom.add_argument("--box", metavar="BOX",
-                     help="diff: lo,hi (the cube), lo1:hi1,... (a box), 'file' (a .nnet input box) "
+                     help="diff: lo,hi (the cube), lo1:hi1,… (a box), 'file' (a .nnet input box) "
                           "or FILE.json (a bounded box; half-spaces and open sides: netfibers "
                           "diff); regions: lo,hi")
     dom.add_argument("--ball", metavar="X,R", help="diff: the L-infinity ball x,R (a box)")
