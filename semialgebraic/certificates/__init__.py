@@ -125,13 +125,12 @@ def valid_within(certificate: dict, budget, alarm_every: float = 0.25, checker=N
     certificate raises :class:`CertificateError` (a bug of the decider).  A check the alarm cut
     is never trusted, whatever it returned.  *checker*: as for :func:`require_valid` (default
     :func:`semialgebraic.verify.verify`, looked up when called)."""
-    import importlib
     import threading
     import time
 
-    _checker_module = importlib.import_module("..verify", __package__)
     from ..budget import BudgetExhausted, alarm_at
-    checker = checker or _checker_module.verify
+    from ..verify import verify as late   # looked up at each call (a test may replace it)
+    checker = checker or late
     left = budget.remaining()
     if budget.interrupted:
         return None

@@ -3,9 +3,12 @@ search as tasks: the open nodes of one tree, batches of regions, or cells), on D
 installed (:mod:`semialgebraic.distributed`).
 
 ``netfibers batch JOB MANIFEST --out RESULTS.jsonl [--workers N | --scheduler ADDRESS]
-[--start-cluster] [--timeout S] [--memory-limit M] [--box B] [--scatter] [--json]``
+[--start-cluster] [--timeout S] [--memory-limit M] [--box B | --ball X,R | --orthant]
+[--epsilon E] [--scatter] [--json]``: ``equiv``, ``dim`` and ``diff`` take their domain as the
+single commands do (a per-item ``box``/``ball``/``orthant``/``epsilon`` column, else these
+options, else R^d; :mod:`algebra.io.domain_text`).
 
-``netfibers search diff A B --box B [--method tree|cells] [--cells K] [--workers N | --scheduler ADDRESS]
+``netfibers search diff A B (--box B | --ball X,R) [--method tree|cells] [--cells K] [--workers N | --scheduler ADDRESS]
 [--checkpoint FILE] [--certificate FILE] [--timeout S] [--json]`` and
 ``netfibers search regions NET --box LO,HI [--method walk|cells] [--cells K] …``
 """
@@ -22,7 +25,7 @@ from algebra.rationals import q_str
 from ..certificates import write_certificate
 from ..cli import fail
 from . import display
-from .common import load_network, load_pair_in_units, parse_box, parse_box_domain, units_report
+from .common import load_network, load_pair_in_units, parse_box, parse_domain, units_report
 from .help import TIMEOUT_HELP, describe
 
 __all__ = ["register", "cmd_batch", "cmd_search"]
@@ -48,10 +51,14 @@ def register(sub, parent) -> None:
                        **describe(
                            "Run JOB (dedup, equiv, dim, identify, absorb, conserved, diff) on "
                            "every model or pair of MANIFEST (a directory, a glob, or a CSV/JSON "
-                           "Lines file with columns model, or a,b for pairs, optional box) and "
+                           "Lines file with columns model, or a,b for pairs) and "
                            "append one JSON Lines record per item to --out as it finishes "
-                           "(verdict, certificate path, time; dedup: file, class, "
-                           "representative, certificate of the merge). A rerun with the same "
+                           "(verdict, certificate path, time, the domain asked and read; dedup: "
+                           "file, class, representative, certificate of the merge). equiv, dim "
+                           "and diff take their domain as the single commands do: a box, ball, "
+                           "orthant (and for equiv epsilon) column per item, else --box, --ball, "
+                           "--orthant, --epsilon, else R^d; a domain the job does not take is "
+                           "that item's error record. A rerun with the same "
                            "--out skips the finished items; a failed item is a record with its "
                            "error. Runs on an embedded Dask LocalCluster (one worker per core), "
                            "on --scheduler, or serially without Dask; a summary table ends the "
@@ -59,13 +66,26 @@ def register(sub, parent) -> None:
                            exits=["0  every item decided", "3  an item undecided or failed, or "
                                   "the run interrupted (rerun to resume)"],
                            examples=["netfibers batch dedup zoo/ --out classes.jsonl --workers 2",
+                                     "netfibers batch equiv pairs.csv --out eq.jsonl --box 0,1 "
+                                     "--epsilon 1/100",
                                      "netfibers batch equiv pairs.csv --out eq.jsonl --scheduler "
                                      "tcp://10.0.0.5:8786 --timeout 60"]))
     p.add_argument("job", choices=JOBS, metavar="JOB", help=f"one of {', '.join(JOBS)}")
     p.add_argument("manifest", metavar="MANIFEST")
     p.add_argument("--out", required=True, metavar="RESULTS.jsonl", help="JSON Lines output (appended; resumed)")
     _where_args(p)
-    p.add_argument("--box", metavar="BOX", help="diff: the box of items without a box column (lo,hi or lo1:hi1,...)")
+    dom = p.add_mutually_exclusive_group()
+    dom.add_argument("--box", metavar="BOX",
+                     help="equiv, dim, diff: the domain of items without their own box/ball/orthant "
+                          "column, as the single commands take it: lo,hi (the cube), "
+                          "lo1:hi1,… (a box; equiv and dim read it on the cube, "
+                          "three-layer-fibers R36), 'file' (a .nnet input box), FILE.json (a box, "
+                          "open sides, half-spaces: diff and equiv --epsilon) (default: R^d)")
+    dom.add_argument("--ball", metavar="X,R", help="the L-infinity ball x,R (dim, diff, equiv --epsilon)")
+    dom.add_argument("--orthant", action="store_true", help="the closed orthant x >= 0")
+    p.add_argument("--epsilon", metavar="E",
+                   help="equiv: decide max |a - b| <= E on the domain (as netfibers equiv "
+                        "--epsilon) for items without an epsilon column")
     p.add_argument("--scatter", action="store_true",
                    help="send the files' bytes to the workers (workers without the file system)")
     p.add_argument("--start-cluster", action="store_true",
@@ -101,7 +121,12 @@ def register(sub, parent) -> None:
                                      "--checkpoint walk.ckpt"]))
     p.add_argument("what", choices=("diff", "regions"), metavar="WHAT", help="diff or regions")
     p.add_argument("nets", nargs="+", metavar="NET", help="A B for diff, NET for regions")
-    p.add_argument("--box", required=True, metavar="BOX", help="lo,hi (the cube) or lo1:hi1,...")
+    dom = p.add_mutually_exclusive_group(required=True)
+    dom.add_argument("--box", metavar="BOX",
+                     help="diff: lo,hi (the cube), lo1:hi1,… (a box), 'file' (a .nnet input box) "
+                          "or FILE.json (a bounded box; half-spaces and open sides: netfibers "
+                          "diff); regions: lo,hi")
+    dom.add_argument("--ball", metavar="X,R", help="diff: the L-infinity ball x,R (a box)")
     p.add_argument("--cells", type=int, default=None, metavar="K",
                    help="number of first cells (default 8; the same serially and distributed); "
                         "regions: implies --method cells")
@@ -131,7 +156,8 @@ def cmd_batch(args) -> int:
                       scheduler=args.scheduler, timeout=args.timeout,
                       memory_limit=args.memory_limit, box=args.box, scatter=args.scatter,
                       progress=not args.quiet and not args.json,
-                      start_cluster=args.start_cluster)
+                      start_cluster=args.start_cluster, ball=args.ball, orthant=args.orthant,
+                      epsilon=args.epsilon)
     except AlgebraError as exc:
         fail(str(exc))
     except ImportError as exc:
@@ -180,8 +206,7 @@ def cmd_search(args) -> int:
     else:
         nets = [load_network(args.nets[0])]
     d = nets[0].n_inputs
-    box = parse_box_domain(args.box, d, nets[0]) if args.what == "diff" else \
-        [parse_box(args.box)] * d
+    box = _search_box(args, d, nets[0])
     args.units = units_report(space, Domain.from_box(box), args.exact)
     try:
         if args.what == "diff":
@@ -235,6 +260,26 @@ def cmd_search(args) -> int:
     else:
         print(text)
     return 0 if r.complete else 3
+
+
+def _search_box(args, d, net) -> list:
+    """The bounded box of a search, in the grammar of ``netfibers diff`` (:func:`parse_domain`):
+    diff takes a cube, a box with its own sides, ``file`` (a ``.nnet`` input box), a JSON box or
+    ``--ball``; regions a cube ``lo,hi``.  A domain a search does not take (half-spaces, open
+    sides) is refused in one line, never cut down to its box."""
+    if args.what == "regions":
+        if args.ball is not None:
+            fail("search regions takes a cube --box lo,hi (not --ball)")
+        if "," not in args.box or ":" in args.box or args.box.strip().startswith(("[", "{")):
+            fail(f"--box {args.box}: search regions takes a cube lo,hi (netfibers regions "
+                 "takes the other domains)")
+        return [parse_box(args.box)] * d
+    dom = parse_domain(args, d, net)
+    if dom.box is None:
+        fail(f"search diff takes a bounded box (lo,hi, lo1:hi1,..., file, a JSON box or --ball), "
+             f"not {'half-spaces' if dom.halfspaces else 'open sides'}: netfibers diff takes "
+             "any domain")
+    return dom.box
 
 
 def _tree_diff(args, nets, box) -> int:

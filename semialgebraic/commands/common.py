@@ -6,12 +6,12 @@ import sys
 from pathlib import Path
 
 from algebra import load
-from algebra.io.nnet import nnet_common_units, nnet_input_box, nnet_normalisation
+from algebra.io import domain_text
+from algebra.io.nnet import nnet_common_units, nnet_normalisation
 from algebra.kernel.domains import Domain
 from algebra.exceptions import AlgebraError, InputError
-from algebra.io.native import parse_number, parse_vector, read_json_text
+from algebra.io.native import parse_vector, read_json_text
 from algebra.network import Network
-from algebra.rationals import to_q
 
 from ..cli import fail
 
@@ -95,23 +95,13 @@ def units_report(space: str | None, domain: Domain, exact: bool = False) -> tupl
 
 
 def is_existing_file(text: str) -> bool:
-    """Whether *text* names an existing regular file; False for a name the system refuses (too
-    long, …) instead of an OSError: option values such as ``--box lo,hi`` are tried as paths."""
-    try:
-        return Path(text).is_file()
-    except OSError:
-        return False
+    """Whether *text* names an existing regular file (:func:`algebra.io.domain_text.is_existing_file`)."""
+    return domain_text.is_existing_file(text)
 
 
 def parse_point(text: str, n: int | None = None, what: str = "--x") -> list:
     """``"1,1/2,-3"`` -> exact rationals."""
-    try:
-        vals = [to_q(t) for t in text.split(",")] if text.strip() else []
-    except AlgebraError as exc:
-        fail(f"{what}: {exc}")
-    if n is not None and len(vals) != n:
-        fail(f"{what}: expected {n} coordinates, got {len(vals)}")
-    return vals
+    return _one_line(domain_text.parse_numbers, text, n, what)
 
 
 def check_output_dir(path: str | None, option: str = "--certificate") -> None:
@@ -121,140 +111,42 @@ def check_output_dir(path: str | None, option: str = "--certificate") -> None:
         fail(f"{option} {path}: the directory {Path(path).parent} does not exist")
 
 
+def _one_line(fn, *args, **kw):
+    """*fn* of :mod:`algebra.io.domain_text` (the one grammar of domains), its
+    :class:`InputError` as the one-line exit 2."""
+    try:
+        return fn(*args, **kw)
+    except AlgebraError as exc:
+        fail(str(exc))
+
+
 def parse_box(text: str) -> tuple:
     """``"lo,hi"`` -> (lo, hi) with lo <= hi."""
-    vals = parse_point(text, 2, "--box")
-    if vals[0] > vals[1]:
-        fail(f"--box: lower bound {vals[0]} exceeds upper bound {vals[1]}")
-    return vals[0], vals[1]
+    return _one_line(domain_text.parse_interval, text, "--box")
 
 
 def parse_box_domain(text: str, d: int, net: Network | None = None) -> list:
-    """A box with per-coordinate bounds: ``"lo,hi"`` (the cube), ``"lo1:hi1,lo2:hi2,…"``, a JSON
-    file ``[[lo, hi], …]`` / ``{"box": [[lo, hi], …]}``, or ``"file"`` (the normalised input box
-    of the ``.nnet`` file *net* was read from) -> list of ``d`` exact ``(lo, hi)``."""
-    if text == "file":
-        box = nnet_input_box(net) if net is not None else None
-        if box is None:
-            fail("--box file: the network was not read from a .nnet file (no input box in the file)")
-    elif text.endswith(".json") or is_existing_file(text):
-        box, _ = _box_file(text)
-    elif ":" in text:
-        box = []
-        for part in text.split(","):
-            bits = part.split(":")
-            if len(bits) != 2:
-                fail(f"--box: {part!r} is not lo:hi")
-            try:
-                box.append((to_q(bits[0]), to_q(bits[1])))
-            except AlgebraError as exc:
-                fail(f"--box: {exc}")
-    else:
-        lo, hi = parse_box(text)
-        box = [(lo, hi)] * d
-    if len(box) != d:
-        fail(f"--box: expected {d} intervals, got {len(box)}")
-    for lo, hi in box:
-        if lo > hi:
-            fail(f"--box: lower bound {lo} exceeds upper bound {hi}")
-    return box
+    """A bounded box with per-coordinate bounds, ``d`` exact ``(lo, hi)``: ``"lo,hi"`` (the
+    cube), ``"lo1:hi1,lo2:hi2,…"``, a JSON file or inline JSON ``[[lo, hi], …]`` / ``{"box":
+    [[lo, hi], …]}``, or ``"file"`` (the normalised input box of the ``.nnet`` file *net* was
+    read from) (:func:`algebra.io.domain_text.parse_box_text`; half-spaces or an open side are
+    an error, never dropped)."""
+    return _one_line(domain_text.parse_box_text, text, d, net)
 
 
 def parse_ball(text: str, d: int) -> list:
     """``"x1,…,xd,R"`` (or ``"x,R"``: the point (x, …, x)) -> the L∞ ball as a box."""
-    vals = parse_point(text, None, "--ball")
-    if len(vals) == 2 and d != 1:
-        vals = [vals[0]] * d + [vals[1]]
-    if len(vals) != d + 1:
-        fail(f"--ball: expected {d} coordinates and a radius, got {len(vals)} numbers")
-    r = vals[-1]
-    if r < 0:
-        fail("--ball: the radius must be >= 0")
-    return [(v - r, v + r) for v in vals[:-1]]
-
-
-def _box_file(text: str) -> tuple[list, list]:
-    """``[[lo, hi], …]`` or ``{"box": [[lo, hi], …], "halfspaces": [{"a": [...], "b": ...}, …]}``
-    (half-spaces ``a·x <= b``) -> (box, half-spaces)."""
-    try:
-        data = read_json_text(Path(text))
-        hs = []
-        if isinstance(data, dict):
-            hs = data.get("halfspaces", [])
-            data = data.get("box")
-        if not isinstance(data, list) or not all(isinstance(p, list) and len(p) == 2 for p in data):
-            raise InputError("expected [[lo, hi], …] or {'box': [[lo, hi], …]}", source=text)
-        box = [(parse_number(lo, "box", text), parse_number(hi, "box", text)) for lo, hi in data]
-        halfspaces = _halfspaces(hs, text, len(box))
-    except AlgebraError as exc:
-        fail(f"--box: {exc}")
-    return box, halfspaces
-
-
-def _halfspaces(hs, text: str, d: int) -> list:
-    """``[{"a": [a1, …], "b": b}, …]`` (``a·x <= b``) -> ``[(a, b)]`` exact (InputError)."""
-    if not isinstance(hs, list) or not all(isinstance(h, dict) and isinstance(h.get("a"), list)
-                                           and "b" in h for h in hs):
-        raise InputError("'halfspaces' must be a list of {'a': [a1, …], 'b': b} (a·x <= b)",
-                         source=text)
-    return [(parse_vector(h["a"], "halfspaces.a", text, d), parse_number(h["b"], "halfspaces.b", text))
-            for h in hs]
+    return _one_line(domain_text.parse_ball_text, text, d)
 
 
 def parse_domain(args, d: int, net: Network | None = None) -> Domain:
     """The one exact :class:`~algebra.kernel.Domain` of a command's options: ``--box`` (any form of
-    :func:`parse_box_domain`; a JSON file may add ``"halfspaces"``, leave sides open with
+    :mod:`algebra.io.domain_text`; a JSON file may add ``"halfspaces"``, leave sides open with
     ``null`` and leave out ``"box"``), ``--ball X,R``, ``--orthant``, or all of R^d when none is
     given.  A bad domain is a one-line input error (exit 2)."""
-    box_text, ball = getattr(args, "box", None), getattr(args, "ball", None)
-    orthant = getattr(args, "orthant", False)
-    # an empty value ("--box ''", an unset shell variable) is an error, never R^d
-    if sum(v is not None for v in (box_text, ball)) + bool(orthant) > 1:
-        fail("give one domain: --box, --ball or --orthant")
-    if orthant:
-        return Domain.orthant(d)
-    if ball is not None:
-        return Domain.from_box(parse_ball(ball, d))
-    if box_text is None:
-        return Domain.whole(d)
-    try:
-        if box_text != "file" and (box_text.endswith(".json") or is_existing_file(box_text)):
-            return _domain_file(box_text, d)
-        return Domain.from_box(parse_box_domain(box_text, d, net))
-    except AlgebraError as exc:
-        fail(f"--box: {exc}")
-
-
-def _domain_file(text: str, d: int) -> Domain:
-    """A domain file: ``[[lo, hi], …]`` or ``{"box": [[lo, hi], …], "halfspaces": [{"a": […],
-    "b": b}, …]}`` (``a·x <= b``); a side may be ``null`` (open) and ``"box"`` may be left out
-    (all of R^d cut by the half-spaces).  The form netfibers writes (``{"lo": […], "hi": […],
-    "halfspaces": […]}``, optionally ``"type": "polyhedron"``) is read too; any other key is an
-    error (a misspelt key must not leave the domain all of R^d)."""
-    data = read_json_text(Path(text))
-    if isinstance(data, dict):
-        unknown = sorted(set(data) - {"box", "halfspaces", "lo", "hi", "type"})
-        if unknown:     # a misspelt key is an error, never a silently larger domain
-            fail(f"--box: {text}: unknown key(s) {', '.join(map(repr, unknown))} (a domain file "
-                 "has 'box' or 'lo' and 'hi', and 'halfspaces')")
-        if data.get("type", "polyhedron") != "polyhedron":
-            fail(f"--box: {text}: 'type' is {data['type']!r}; a domain file is a polyhedron")
-        if "lo" in data or "hi" in data:   # the domain as netfibers writes it (Domain.to_json)
-            if "box" in data or not all(isinstance(data.get(k), list) and len(data[k]) == d
-                                        for k in ("lo", "hi")):
-                fail(f"--box: {text}: 'lo' and 'hi' must be lists of {d} bounds (null: open), "
-                     "without 'box'")
-            data = {**data, "box": [[lo, hi] for lo, hi in zip(data["lo"], data["hi"])]}
-        elif "box" not in data:
-            data = {**data, "box": [[None, None]] * d}
-    box = data.get("box") if isinstance(data, dict) else data
-    if not isinstance(box, list) or len(box) != d:
-        fail(f"--box: {text}: expected {d} intervals [lo, hi]")
-    num = (lambda v: None if v is None else parse_number(v, "box", text))
-    lo_hi = [(num(p[0]), num(p[1])) if isinstance(p, list) and len(p) == 2 else
-             fail(f"--box: {text}: an interval is not [lo, hi]") for p in box]
-    halfspaces = _halfspaces(data.get("halfspaces", []), text, d) if isinstance(data, dict) else []
-    return Domain([lo for lo, _ in lo_hi], [hi for _, hi in lo_hi], halfspaces)
+    return _one_line(domain_text.parse_domain_text, d, box=getattr(args, "box", None),
+                     ball=getattr(args, "ball", None), orthant=getattr(args, "orthant", False),
+                     net=net)
 
 
 def load_data(path: str, n_inputs: int) -> list:

@@ -45,7 +45,6 @@ from ..budget import Budget, BudgetExhausted
 from ..certificates import write_certificate
 from ..cli import emit, fail
 from ..bab import diff_bounds, epsilon_equivalent
-from ..bab.diff import closed_sides
 from .plot import diff_picture
 from ..dimension import functional_dimension, functional_dimension_certificate
 from ..dimension.certificate import box_certificate
@@ -171,13 +170,12 @@ def cmd_equiv(args) -> int:
         domain = dom.as_cube or dom.box
     else:
         domain = _domain(args, a)
-    if isinstance(domain, Domain):
-        # half-spaces or open sides: a = b on the domain iff max |a - b| <= 0 there, decided by
-        # the exact branch and bound (bab_bound / bab_recession certificate, or a point)
-        if args.method != "auto":
-            fail(f"--method {args.method} decides on a box, the orthant or R^d; on half-spaces or "
-                 "open sides exact equality is decided by branch and bound (--method auto)")
-        return _cmd_equiv_cut(args, a, b, domain, budget)
+    if isinstance(domain, Domain) and args.method != "auto":
+        # half-spaces or open sides: decided on the enclosing box, then by branch and bound
+        # (semialgebraic.equivalence.dispatch._on_cut)
+        fail(f"--method {args.method} decides on a box, the orthant or R^d; on half-spaces or "
+             "open sides exact equality is decided by --method auto (the enclosing box, then "
+             "branch and bound)")
     try:
         # active: the fast paths' own loops (the exact facet-cell walks of the bottleneck
         # check on a trained 64-32-16-10 net: minutes) stop at the deadline too; a walk stopped
@@ -196,6 +194,12 @@ def cmd_equiv(args) -> int:
         else ({}, "")
     data.update(units)
     note = ""
+    if isinstance(domain, Domain):      # half-spaces or open sides (equivalence.dispatch._on_cut)
+        note = f"\n  {v.details['note']}" if "note" in v.details else ""
+        pt = v.details.get("point")
+        if v.answer is False and v.method == "branch and bound" and pt is not None:
+            pt = [to_q(t) for t in pt]
+            note = f"\n  x = {display.point(pt, args.exact)}" + note + display.note(pt, args.exact)
     if isinstance(domain, list):        # a box with its own sides, decided on the cube
         data.setdefault("box", [[str(lo), str(hi)] for lo, hi in domain])
         data["note"] = note = _ON_BOX_NOTE
@@ -255,73 +259,16 @@ def equiv_text(v, exact: bool = False) -> str:
     return text
 
 
-CUT_SHARE = 0.5
-"""``equiv`` on box ∩ half-spaces or open sides: the share of ``--timeout`` the exact decision on
-the enclosing box (or R^d) may take before branch and bound decides on the domain itself."""
-
-
-def _cmd_equiv_cut(args, a, b, dom: Domain, budget: Budget) -> int:
-    """``equiv`` on a box ∩ half-spaces or a box with open sides.  First the exact decision on the
-    enclosing box (the domain's open sides closed by its half-spaces where they bound them, R^d
-    when some side stays open), in ``CUT_SHARE`` of the budget: equal there is equal on the
-    domain inside it, and a counterexample inside the domain is one on it.  Otherwise (a
-    counterexample outside the domain, or the budget) branch and bound decides max |a − b| <= 0
-    on the domain itself with the rest of the budget (a planted duplicate row of a 2-5-1 net on
-    a cut box: 20 s of branch and bound undecided, the region walk of the box 0.1 s)."""
-    closed = closed_sides(dom)
-    box = None if None in closed.lo or None in closed.hi else list(zip(closed.lo, closed.hi))
-    enclosing = None if box is None else (box[0] if len(set(box)) == 1 else box)
-    share = Budget(None if args.timeout is None else CUT_SHARE * args.timeout, args.max_regions)
-    v = None
+def _cmd_equiv_epsilon(args, a, b) -> int:
+    """``equiv --epsilon E``: decide ``max |a − b| <= E`` by exact branch and bound."""
     try:
-        with share.active():
-            v = equivalent(a, b, domain=enclosing, budget=share)
-    except BudgetExhausted:
-        pass
-    if share.interrupted:
-        budget.interrupt()
-    x = None
-    if v is not None and v.answer is False and (v.certificate or {}).get("type") == "counterexample":
-        x = tuple(to_q(t) for t in v.certificate["x"])
-    if v is not None and (v.answer is True or (x is not None and dom.contains(x))):
-        if args.certificate and v.certificate is not None:
-            write_certificate(v.certificate, args.certificate)
-        where = ("all of R^d" if enclosing is None else "the box " + (
-            f"[{display.number(box[0][0], args.exact)}, {display.number(box[0][1], args.exact)}]^{len(box)}"
-            if len(set(box)) == 1 else " x ".join(f"[{display.number(lo, args.exact)}, "
-                                                  f"{display.number(hi, args.exact)}]" for lo, hi in box)))
-        note = (f"decided on {where}, which contains the domain (its half-spaces or open sides "
-                "left out): " + ("equal there is equal on the domain" if v.answer else
-                                 "the point x is in the domain"))
-        data = v.to_json() if getattr(args, "json", False) else {}
-        data.update({"decided_on": "R^d" if enclosing is None else [[str(lo), str(hi)] for lo, hi in box],
-                     "note": note})
-        text = equiv_text(v, exact=args.exact)
-        legend = "\n" + display.EXACT_NOTE
-        tail = legend if text.endswith(legend) else ""
-        text = text[:len(text) - len(tail)] + "\n  " + note + tail
-        emit(args, data, text)
-        return v.exit_code()
-    return _cmd_equiv_epsilon(args, a, b, equality=dom, budget=budget)
-
-
-def _cmd_equiv_epsilon(args, a, b, equality: Domain | None = None, budget: Budget | None = None) -> int:
-    """``equiv --epsilon E``: decide ``max |a − b| <= E`` by exact branch and bound.  With
-    *equality* (a domain with half-spaces or open sides, no ``--epsilon``): exact equality there,
-    as ``max |a − b| <= 0``, in the words of ``equiv``."""
-    if equality is not None:
-        eps, dom = Q(0), equality
-    else:
-        if args.epsilon is None:
-            fail("--ball needs --epsilon")
-        try:
-            eps = to_q(args.epsilon)
-        except AlgebraError as exc:
-            fail(f"--epsilon: {exc}")
-        if eps < 0:
-            fail("--epsilon must be >= 0")
-        dom = parse_domain(args, a.n_inputs, a)
-    answer, r = epsilon_equivalent(a, b, dom, eps, budget=budget or _budget(args))
+        eps = to_q(args.epsilon)
+    except AlgebraError as exc:
+        fail(f"--epsilon: {exc}")
+    if eps < 0:
+        fail("--epsilon must be >= 0")
+    dom = parse_domain(args, a.n_inputs, a)
+    answer, r = epsilon_equivalent(a, b, dom, eps, budget=_budget(args))
     # undecided too: the certified interval so far (the bab_bound certificate `diff` writes)
     written = args.certificate if args.certificate and r.certificate is not None else None
     if written:
@@ -329,9 +276,7 @@ def _cmd_equiv_epsilon(args, a, b, equality: Domain | None = None, budget: Budge
     units, line = units_report(getattr(args, "units", None), dom, args.exact)
     data = {"answer": answer, "method": "branch and bound", "epsilon": str(eps), **r.to_json(),
             "decided": answer is not None, **units}
-    if equality is not None:
-        text = _equality_text(answer, r, args)
-    elif answer is None:
+    if answer is None:
         pass
     elif answer is True:
         text = f"max |a - b| <= {q_str(eps)} (branch and bound, certified: upper bound {_num(r.upper, args)})"
@@ -340,30 +285,13 @@ def _cmd_equiv_epsilon(args, a, b, equality: Domain | None = None, budget: Budge
                 f"x = {display.point(r.point, args.exact)}")
         if r.unbounded:
             text += f"\n  {r.reason}"
-    if answer is None and equality is None:
+    if answer is None:
         text = (f"undecided: max |a - b| in [{_num(r.lower, args)}, {_upper(r, args)}] "
                 f"({r.reason})" if r.upper is not None else
                 f"undecided: max |a - b| >= {_num(r.lower, args)} ({r.reason})")
     text += _checked_note(r, written)
     emit(args, data, text + line)
     return {True: 0, False: 1, None: 3}[answer]
-
-
-def _equality_text(answer, r, args) -> str:
-    """``equiv`` on half-spaces or open sides: exact equality as ``max |a − b| <= 0``."""
-    if answer is True:
-        return ("equivalent (branch and bound): max |a - b| = 0 on the domain (certified upper "
-                "bound 0)")
-    if answer is False:
-        text = (f"not equivalent (branch and bound): |a_{r.output} - b_{r.output}| = "
-                f"{_num(r.lower, args)} > 0 at x = {display.point(r.point, args.exact)}")
-        if r.unbounded:
-            text += f"\n  {r.reason}"
-        return text
-    if r.upper is not None:
-        return (f"undecided (branch and bound): max |a - b| in [{_num(r.lower, args)}, "
-                f"{_upper(r, args)}] ({r.reason})")
-    return f"undecided (branch and bound): max |a - b| >= {_num(r.lower, args)} ({r.reason})"
 
 
 def _num(q, args) -> str:

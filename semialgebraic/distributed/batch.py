@@ -25,13 +25,15 @@ import threading
 import time
 from pathlib import Path
 
-from algebra.exceptions import InputError
+from algebra.exceptions import AlgebraError, InputError
+from algebra.io.domain_text import names_a_file, read_domain_data
 from algebra.io.native import write_atomic
+from algebra.rationals import to_q
 
 from ..certificates import write_certificate
 from .cluster import executor as make_executor
-from .jobs import (DEDUP_SIDECAR, PAIR_JOBS, certificate_stem, classify_bucket, dedup_chunk, dedup_key,
-                   run_item)
+from .jobs import (DEDUP_SIDECAR, DOMAIN_JOBS, PAIR_JOBS, certificate_stem,
+                   classify_bucket, dedup_chunk, dedup_key, item_domain_spec, run_item)
 from .manifest import read_manifest
 
 __all__ = ["run_batch", "read_records", "certificate_dir", "JOB_NAMES", "Progress", "LazyCluster",
@@ -130,7 +132,8 @@ def _blobs(ex, item, scatter):
 def run_batch(job: str, manifest: str, out: str, *, workers: int | None = None,
               scheduler: str | None = None, timeout: float | None = None,
               memory_limit: str | None = None, box: str | None = None, scatter: bool = False,
-              progress: bool = True, executor=None, start_cluster: bool = False) -> dict:
+              progress: bool = True, executor=None, start_cluster: bool = False,
+              ball: str | None = None, orthant: bool = False, epsilon: str | None = None) -> dict:
     """Run *job* over *manifest*, appending records to *out*; the summary (dict).
 
     The embedded cluster (no *executor*, no *scheduler*, *workers* not 0) is a
@@ -138,22 +141,31 @@ def run_batch(job: str, manifest: str, out: str, *, workers: int | None = None,
     *start_cluster* at once, in the background, while the manifest is read and the first
     items run in this process.
 
-    Raises :class:`InputError` for an unknown job or a bad manifest (nothing is written)."""
+    *box*, *ball*, *orthant*, *epsilon*: the domain of the items without their own columns (the
+    grammar of the single commands, :mod:`algebra.io.domain_text`; jobs ``equiv``, ``dim``,
+    ``diff``): each record states the domain it answers about (:func:`.jobs.run_item`).
+
+    Raises :class:`InputError` for an unknown job, a bad manifest, a domain given to a job
+    that takes none, or an *out* holding records of the same items on another domain (nothing
+    is written)."""
     if job not in JOB_NAMES:
         raise InputError(f"unknown job {job!r}; choose one of {', '.join(JOB_NAMES)}")
+    defaults = _defaults(job, box, ball, orthant, epsilon)
     t0 = time.perf_counter()
     early = None
     if start_cluster and executor is None and not scheduler and workers != 0:
         early = LazyCluster(lambda: make_executor(workers, scheduler, memory_limit), start=True)
     try:
         items = read_manifest(manifest, pairs=job in PAIR_JOBS)
+        for k, it in enumerate(items):
+            it["index"] = k
+        _check_domains(job, manifest, items, defaults)
+        old = read_records(out)
+        _check_resume(job, out, items, old, defaults)
     except BaseException:
         if early is not None:
             early.close()
         raise
-    for k, it in enumerate(items):
-        it["index"] = k
-    old = read_records(out)
     done = {r["id"] for r in old}
     todo = [it for it in items if it["id"] not in done]
     prog = Progress(len(todo), progress)
@@ -173,7 +185,7 @@ def run_batch(job: str, manifest: str, out: str, *, workers: int | None = None,
         if job == "dedup":
             _dedup(ex, items, todo, old, timeout, scatter, writer, prog, new)
         else:
-            calls = [(it["id"], ("run", job, it, timeout, box, _blobs(ex, it, scatter)))
+            calls = [(it["id"], ("run", job, it, timeout, defaults, _blobs(ex, it, scatter)))
                      for it in todo]
             for _, rec in map_calls(ex, calls) if todo else ():
                 new.append(writer.write(rec))
@@ -184,6 +196,70 @@ def run_batch(job: str, manifest: str, out: str, *, workers: int | None = None,
             ex.close()
     return summary(job, old + new, len(items), len(old), time.perf_counter() - t0,
                    getattr(ex, "kind", "none"), getattr(ex, "workers", 0))
+
+
+def _defaults(job, box, ball, orthant, epsilon) -> dict:
+    """The command-line domain of the items without their own (checked here: exit 2 before any
+    work); a box file is read once, here, so that workers need not see it (``box_json``)."""
+    given = {k: v for k, v in (("box", box), ("ball", ball), ("orthant", orthant),
+                               ("epsilon", epsilon)) if v not in (None, False)}
+    if given and job not in DOMAIN_JOBS:
+        raise InputError(f"batch {job} takes no domain (--box, --ball, --orthant, --epsilon: "
+                         "equiv, dim and diff)")
+    if sum(k in given for k in ("box", "ball", "orthant")) > 1:
+        raise InputError("give one domain: --box, --ball or --orthant")
+    if "epsilon" in given:
+        if job != "equiv":
+            raise InputError("--epsilon is a question of batch equiv (max |a - b| <= E)")
+        try:
+            eps = to_q(str(epsilon).strip())
+        except AlgebraError as exc:
+            raise InputError(f"--epsilon: {exc}") from None
+        if eps < 0:
+            raise InputError("--epsilon must be >= 0")
+    if box is not None and names_a_file(box):
+        given["box_json"] = _domain_json_text(read_domain_data(box, "--box"))
+    return given
+
+
+def _domain_json_text(data) -> str:
+    """A domain file's JSON as text, numbers exact (a decimal as its string)."""
+    return json.dumps(data, default=str)
+
+
+def _check_domains(job, manifest, items, defaults) -> None:
+    """A job that takes no domain refuses a manifest with domain columns (never ignored); a box
+    column naming a file is read here (the worker gets its JSON, ``box_json``; a file that
+    cannot be read stays a path: that item's error record names it)."""
+    for it in items:
+        own = set(item_domain_spec(it))
+        if own and job not in DOMAIN_JOBS:
+            raise InputError(f"item {it['id']!r} has a domain ({', '.join(sorted(own))}) but batch "
+                             f"{job} takes none (equiv, dim and diff do)", source=manifest)
+        if it.get("box") is not None and names_a_file(it["box"]):
+            try:
+                it["box_json"] = _domain_json_text(read_domain_data(it["box"], "box"))
+            except InputError:
+                pass
+        elif it.get("box") is None and not own and "box_json" in defaults:
+            it["box_json"] = defaults["box_json"]
+
+
+def _check_resume(job, out, items, old, defaults) -> None:
+    """Records of *out* answer the domain they state; a rerun asking another domain for the same
+    item is refused (a results file never mixes two questions under one id).  Records written
+    before records stated their domain answered R^d for equiv and dim."""
+    if job not in DOMAIN_JOBS:
+        return
+    by_id = {it["id"]: item_domain_spec(it, defaults) for it in items}
+    for r in old:
+        want = by_id.get(r["id"])
+        if want is None:
+            continue
+        had = r.get("asked", {} if job in ("equiv", "dim") else want)
+        if had != want:
+            raise InputError(f"holds a record of item {r['id']!r} for the domain {had or 'R^d'}, "
+                             f"this run asks {want or 'R^d'}: write to another --out", source=str(out))
 
 
 def _call(kind, *args):

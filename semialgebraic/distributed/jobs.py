@@ -33,6 +33,9 @@ from pathlib import Path
 
 from algebra import load
 from algebra.exceptions import AlgebraError, InputError
+from algebra.io.domain_text import domain_from_data, parse_domain_text, read_domain_data
+from algebra.kernel import box_input_map, compose_input_map
+from algebra.kernel.domains import Domain
 from algebra.io.nnet import nnet_common_units
 from algebra.io.blocks import load_block
 from algebra.array_replay import array_view, exact_row_dot
@@ -42,7 +45,7 @@ from algebra.conservation import conservation_laws, samples_from_patterns
 
 from ..budget import Budget
 from ..exceptions import SemialgebraicError
-from ..bab import diff_bounds
+from ..bab import diff_bounds, epsilon_equivalent
 from ..bottleneck import identifiability
 from ..bottleneck._structure import is_bottleneck
 from ..dimension import functional_dimension
@@ -57,10 +60,16 @@ from ..verify import verify
 from .merge import (array_merge_certificate, bottleneck_canon, bottleneck_merge_certificate,
                     fingerprint_shallow, reduce_view)
 
-__all__ = ["JOBS", "PAIR_JOBS", "run_item", "dedup_key", "dedup_chunk", "classify_bucket", "load_item",
-           "certificate_stem", "certificate_files"]
+__all__ = ["JOBS", "PAIR_JOBS", "DOMAIN_JOBS", "DOMAIN_KEYS", "run_item", "item_domain_spec",
+           "dedup_key", "dedup_chunk", "classify_bucket", "load_item", "certificate_stem",
+           "certificate_files"]
 
 PAIR_JOBS = ("equiv", "diff")
+DOMAIN_JOBS = ("equiv", "dim", "diff")
+"""The jobs that take a domain, as their single commands do: ``equiv`` (R^d, the orthant, a
+box; ``epsilon``: any domain), ``dim`` (R^d, the orthant, a box or a ball), ``diff`` (any)."""
+DOMAIN_KEYS = ("box", "ball", "orthant", "epsilon")
+"""The domain of an item: its own columns, else the command-line ``--box/--ball/--orthant/--epsilon``."""
 WORDS = {True: "equivalent", False: "not equivalent", None: "undecided"}
 
 
@@ -133,9 +142,96 @@ def _pair(item, blobs) -> tuple:
     return a, b
 
 
-def _equiv(item, blobs, timeout, box):
+def item_domain_spec(item: dict, defaults: dict | None = None) -> dict:
+    """The domain *item* asks for, as text (the grammar of :mod:`algebra.io.domain_text`): the
+    item's own ``box``/``ball``/``orthant`` columns when it has one, else the command-line
+    defaults; its ``epsilon`` column, else ``--epsilon``.  Only the keys given ({} is R^d)."""
+    defaults = defaults or {}
+    own = {k: item[k] for k in ("box", "ball", "orthant") if _given(k, item.get(k))}
+    spec = own or {k: defaults[k] for k in ("box", "ball", "orthant") if _given(k, defaults.get(k))}
+    eps = item.get("epsilon") if item.get("epsilon") not in (None, "") else defaults.get("epsilon")
+    if eps not in (None, ""):
+        spec["epsilon"] = eps
+    return spec
+
+
+def _given(key: str, value) -> bool:
+    """Whether the domain column *key* holds a value (an empty cell is none, and so is an
+    ``orthant`` of false, no or 0; any other value is read, and refused if malformed)."""
+    if value is None or value is False or value == "":
+        return False
+    return key != "orthant" or str(value).strip().lower() not in ("false", "no", "0")
+
+
+def _flag(value) -> bool:
+    """An ``orthant`` column: true/false, yes/no, 1/0 (a CSV cell is text)."""
+    if isinstance(value, bool):
+        return value
+    text = str(value).strip().lower()
+    if text in ("true", "yes", "1"):
+        return True
+    if text in ("false", "no", "0", ""):
+        return False
+    raise SemialgebraicError(f"orthant: {value!r} is not true or false")
+
+
+def _item_domain(item: dict, spec: dict, net: Network) -> Domain:
+    """The exact :class:`Domain` of *spec* for the networks' ``n_inputs`` (:func:`parse_domain_text`,
+    the grammar of ``--box``; a box file read by the client is in ``item["box_json"]``)."""
+    d = net.n_inputs
+    box = spec.get("box")
+    if box is not None and item.get("box_json") is not None:
+        if spec.get("ball") is not None or spec.get("orthant"):
+            raise SemialgebraicError("give one domain: box, ball or orthant")
+        return domain_from_data(read_domain_data(item["box_json"], "box"), d, str(box), "box")
+    return parse_domain_text(d, box=None if box is None else str(box),
+                             ball=None if spec.get("ball") is None else str(spec["ball"]),
+                             orthant=_flag(spec.get("orthant", False)), net=net,
+                             options=("box", "ball", "orthant"))
+
+
+def _epsilon(text) -> Q:
+    try:
+        eps = to_q(str(text).strip())
+    except AlgebraError as exc:
+        raise SemialgebraicError(f"epsilon: {exc}") from None
+    if eps < 0:
+        raise SemialgebraicError("epsilon must be >= 0")
+    return eps
+
+
+ON_BOX_NOTE = ("on the box, decided for a and b read on [-1, 1]^d (x = centre + half-width * u "
+               "maps the cube onto the box; three-layer-fibers R36)")
+
+
+def _equiv(item, blobs, timeout, spec):
+    """Exact equality on any domain, as ``netfibers equiv`` decides it (:func:`equivalent` with
+    the :class:`Domain`; a box with its own sides read on the cube, three-layer-fibers R36; box
+    ∩ half-spaces or open sides on the enclosing box, then by branch and bound); with ``epsilon``, ``max |a - b| <= epsilon`` on any domain, as
+    ``netfibers equiv --epsilon`` (:func:`epsilon_equivalent`, a ``bab_bound`` certificate)."""
     a, b = _pair(item, blobs)
-    return _verdict(equivalent(a, b, timeout=timeout, progress=False))
+    if a.signature != b.signature:
+        raise SemialgebraicError(f"{item['paths'][0]} has (inputs, outputs) {a.signature} but "
+                                 f"{item['paths'][1]} has {b.signature}")
+    dom = _item_domain(item, spec, a)
+    if spec.get("epsilon") is not None:
+        eps = _epsilon(spec["epsilon"])
+        answer, r = epsilon_equivalent(a, b, dom, eps, timeout=timeout)
+        word = {True: f"max |a - b| <= {eps}", False: f"max |a - b| > {eps}", None: "undecided"}
+        return {**r.to_json(), "status": "ok" if answer is not None else "undecided",
+                "verdict": word[answer], "answer": answer, "epsilon": str(eps),
+                "domain": dom.to_json(), "certificate": r.certificate}
+    # a ball is its box; half-spaces or open sides: the enclosing box, then branch and bound
+    # (equivalence.dispatch._on_cut), as `netfibers equiv`
+    v = equivalent(a, b, domain=dom, timeout=timeout, progress=False)
+    rec = _verdict(v)
+    rec["domain"] = dom.to_json()
+    if dom.box is not None and dom.as_cube is None:
+        rec["note"] = ON_BOX_NOTE
+    for k in ("note", "decided_on", "point", "epsilon"):
+        if k in v.details:
+            rec[k] = v.details[k]
+    return rec
 
 
 def _identify(item, blobs, timeout, box):
@@ -156,13 +252,34 @@ def _absorb(item, blobs, timeout, box):
     return rec
 
 
-def _dim(item, blobs, timeout, box):
+def _dim(item, blobs, timeout, spec):
+    """``functional_dimension`` on R^d, the orthant, a cube, or (as ``netfibers dim``) a box with
+    its own sides or a ball: the network read on [-1, 1]^d, the same functional dimension
+    (three-layer-fibers R36)."""
     (net,) = load_item(item, blobs)
-    r = functional_dimension(net, timeout=timeout)
+    if spec.get("epsilon") is not None:
+        raise SemialgebraicError("dim takes no epsilon (a question of equiv)")
+    dom = _item_domain(item, spec, net)
+    note = None
+    try:
+        legacy = dom.legacy()
+    except InputError as exc:
+        cs = box_input_map(dom.lo, dom.hi) if not dom.halfspaces else None
+        if cs is None:
+            raise SemialgebraicError(
+                "dim takes R^d, the orthant or a box (a cube or its own sides per coordinate), "
+                "not half-spaces" if dom.halfspaces else f"dim: {exc.problem}") from None
+        net, legacy, note = compose_input_map(net, *cs), (Q(-1), Q(1)), \
+            "on the box, computed for the network read on [-1, 1]^d (three-layer-fibers R36)"
+    r = functional_dimension(net, domain=legacy, timeout=timeout)
     exact = r.lower == r.upper
-    return {"status": "ok" if exact else "undecided",
-            "verdict": r.lower if exact else f"{r.lower}..{r.upper}", "lower": r.lower,
-            "upper": r.upper, "n_parameters": r.n_parameters, "reason": r.reason}
+    rec = {"status": "ok" if exact else "undecided",
+           "verdict": r.lower if exact else f"{r.lower}..{r.upper}", "lower": r.lower,
+           "upper": r.upper, "n_parameters": r.n_parameters, "reason": r.reason,
+           "domain": dom.to_json()}
+    if note:
+        rec["note"] = note
+    return rec
 
 
 def _conserved(item, blobs, timeout, box):
@@ -182,31 +299,25 @@ def _conserved(item, blobs, timeout, box):
             "lower": res.lower, "upper": res.upper, "regions": len(patterns), "complete": complete}
 
 
-def parse_box(text, d: int) -> list:
-    """``"lo,hi"`` (the cube), ``"lo1:hi1,lo2:hi2,…"`` or JSON ``[[lo, hi], …]`` -> exact box."""
-    text = str(text).strip()
-    if text.startswith("["):
-        pairs = json.loads(text)
-    elif ":" in text:
-        pairs = [part.split(":") for part in text.split(",")]
-    else:
-        pairs = [text.split(",")] * d
-    box = [(to_q(lo), to_q(hi)) for lo, hi in pairs]
-    if len(box) != d or any(lo > hi for lo, hi in box):
-        raise SemialgebraicError(f"the box {text!r} is not {d} intervals lo <= hi")
-    return box
-
-
-def _diff(item, blobs, timeout, box):
+def _diff(item, blobs, timeout, spec):
+    """A certified interval on ``max |a - b|`` over any domain ``netfibers diff`` takes (R^d by
+    default: the exact boundedness test first, :func:`diff_bounds`)."""
     a, b = _pair(item, blobs)
-    text = item.get("box") or box
-    if text is None:
-        raise SemialgebraicError(f"{item['id']}: diff needs a box (a 'box' column or --box)")
-    r = diff_bounds(a, b, parse_box(text, a.n_inputs), timeout=timeout)
-    return {"status": "ok" if r.complete else "undecided",
-            "verdict": f"max |a - b| = {r.lower}" if r.complete else f"{r.lower} <= max |a - b| <= {r.upper}",
-            "lower": str(r.lower), "upper": str(r.upper), "point": [q_json(v) for v in r.point],
-            "output": r.output, "nodes": r.nodes, "reason": r.reason, "certificate": r.certificate}
+    if a.signature != b.signature:
+        raise SemialgebraicError(f"{item['paths'][0]} has (inputs, outputs) {a.signature} but "
+                                 f"{item['paths'][1]} has {b.signature}")
+    if spec.get("epsilon") is not None:
+        raise SemialgebraicError("diff takes no epsilon (batch equiv with an epsilon decides "
+                                 "max |a - b| <= epsilon)")
+    dom = _item_domain(item, spec, a)
+    r = diff_bounds(a, b, dom, timeout=timeout)
+    data = r.to_json()
+    if r.complete:
+        verdict = f"max |a - b| = {data['lower']}"
+    else:
+        verdict = f"{data['lower']} <= max |a - b| <= {data['upper'] or '?'}"
+    return {**data, "status": "ok" if r.complete else "undecided", "verdict": verdict,
+            "domain": dom.to_json(), "certificate": r.certificate}
 
 
 JOBS = {"equiv": _equiv, "diff": _diff, "dim": _dim, "identify": _identify, "absorb": _absorb,
@@ -229,11 +340,28 @@ def _guard(fn, item) -> dict:
     return rec
 
 
-def run_item(job: str, item: dict, timeout: float | None = None, box: str | None = None,
+def run_item(job: str, item: dict, timeout: float | None = None, defaults=None,
              blobs=None) -> dict:
-    """The record of one item of *job* (module docstring); never raises for a bad item."""
-    rec = _guard(lambda: JOBS[job](item, blobs, timeout, box), item)
+    """The record of one item of *job* (module docstring); never raises for a bad item.
+
+    *defaults*: the command-line domain ``{"box", "ball", "orthant", "epsilon"}`` of items
+    without their own columns (a string: the ``box`` alone).  A record of a domain job states
+    the domain asked (``"asked"``: the text given, {} for R^d) and, once read, the exact
+    ``"domain"`` (:meth:`Domain.to_json`); a domain that does not fit the job is an error
+    record, never an answer about another domain."""
+    if isinstance(defaults, str):
+        defaults = {"box": defaults}
+    spec = item_domain_spec(item, defaults)
+
+    def one():
+        if job not in DOMAIN_JOBS and spec:
+            raise SemialgebraicError(f"batch {job} takes no domain ({', '.join(sorted(spec))} "
+                                     "given; only equiv, dim and diff do)")
+        return JOBS[job](item, blobs, timeout, spec)
+    rec = _guard(one, item)
     rec["job"] = job
+    if job in DOMAIN_JOBS:
+        rec["asked"] = spec
     return rec
 
 

@@ -2,14 +2,18 @@
 
 :func:`read_manifest` turns a manifest into a list of *items*: plain dicts ``{"id": str,
 "paths": [path, ...], "box": str | None}`` (one path for the single-model jobs, two for the pair
-jobs ``equiv`` and ``diff``).  Items hold file paths only (strings), so a task shipped to a Dask
+jobs ``equiv`` and ``diff``), plus the item's own ``ball``, ``orthant`` and ``epsilon`` when given.  Items hold file paths only (strings), so a task shipped to a Dask
 worker carries no Python object of the project.
 
 * a directory: every model file in it (``.json``, ``.safetensors``, ``.onnx``, ``.npz``, ``.pt``,
   ``.pth``), sorted by name;
 * a glob (``zoo/*.json``): the matching files, sorted;
 * ``.csv``: a header row; the model column is ``model`` (or ``path``/``file``), pairs are
-  ``a,b``; optional ``id`` and ``box`` (for ``diff``, e.g. ``-1:1,0:2`` or ``-1,1``);
+  ``a,b``; optional ``id`` and the item's domain, in the grammar of ``--box`` / ``--ball`` /
+  ``--orthant`` / ``--epsilon`` (:mod:`algebra.io.domain_text`): ``box`` (``-1,1``, ``-1:1,0:2``,
+  ``file``, a JSON domain file relative to the manifest, or inline JSON), ``ball`` (``x1,…,xd,R``),
+  ``orthant`` (true/false), ``epsilon`` (equiv only); an item without them takes the
+  command-line default;
 * ``.jsonl``: one JSON object per line with the same keys (or a bare string: a model path).
 
 Relative paths in a CSV/JSON Lines file are relative to the manifest's directory.
@@ -26,6 +30,7 @@ from __future__ import annotations
 import csv
 import glob
 import json
+from decimal import Decimal
 from pathlib import Path
 
 from algebra.exceptions import InputError
@@ -45,9 +50,17 @@ def _row_item(row: dict, base: Path, pairs: bool, source: str, where: str) -> di
             raise InputError(f"{where}: a path must be a non-empty string", source=source)
         p = p.strip()
         return p if Path(p).is_absolute() else str(base / p)
-    box = row.get("box")
-    if box is not None and not isinstance(box, str):
-        box = json.dumps(box)
+    dom = {}
+    for key in ("box", "ball", "orthant", "epsilon"):
+        v = row.get(key)
+        if v is None or v == "":
+            continue
+        if key in ("box", "ball", "epsilon") and not isinstance(v, str):
+            v = json.dumps(v, default=str) if key == "box" and isinstance(v, (list, dict)) else \
+                ",".join(map(str, v)) if isinstance(v, list) else str(v)
+        if key == "box" and v.strip().endswith(".json") and not Path(v.strip()).is_absolute():
+            v = str(base / v.strip())           # a domain file, relative to the manifest
+        dom[key] = v
     if pairs:
         if "a" not in row or "b" not in row:
             raise InputError(f"{where}: a pair needs columns/keys 'a' and 'b'", source=source)
@@ -59,7 +72,7 @@ def _row_item(row: dict, base: Path, pairs: bool, source: str, where: str) -> di
                              source=source)
         paths = [resolve(row[key])]
     ident = row.get("id") or " | ".join(paths)
-    return {"id": str(ident), "paths": paths, "box": box or None}
+    return {"id": str(ident), "paths": paths, "box": None, **dom}
 
 
 def read_manifest(spec: str, *, pairs: bool = False) -> list[dict]:
@@ -99,7 +112,7 @@ def read_manifest(spec: str, *, pairs: bool = False) -> list[dict]:
             if not line.strip():
                 continue
             try:
-                row = json.loads(line)
+                row = json.loads(line, parse_float=Decimal)   # exact: 0.1 is 1/10
             except json.JSONDecodeError as exc:
                 raise InputError(f"line {k + 1} is not JSON ({exc.msg})", source=spec) from None
             if isinstance(row, str):

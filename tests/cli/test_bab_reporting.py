@@ -75,13 +75,13 @@ def test_verify_prints_long_rationals_as_decimals_unless_exact(pair, tmp_path, r
     assert code == 0 and "/30000000000001" in json.loads(js)["reason"]
 
 
-def test_equiv_without_epsilon_refuses_half_spaces_in_one_line(pair, tmp_path, run):
+def test_equiv_without_epsilon_decides_half_spaces(pair, tmp_path, run):
+    # (refused before 2026-12-04; now the enclosing box, then branch and bound on the domain)
     a, b, _ = pair
     f = tmp_path / "dom.json"
     f.write_text(json.dumps({"box": [[-3, 3], [-3, 3]], "halfspaces": [{"a": [1, 1], "b": 1}]}))
     code, out, err = run("equiv", a, b, f"--box={f}")
-    assert code == 2 and out == "" and len(err.strip().splitlines()) == 1
-    assert "half-spaces" in err and "--epsilon" in err
+    assert code == 1 and out.startswith("not equivalent") and err == ""
     # the same domain with --epsilon is decided (max |a - b| = 1 there)
     assert run("equiv", a, b, f"--box={f}", "--epsilon", "1")[0] == 0
 

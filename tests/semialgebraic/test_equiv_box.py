@@ -184,8 +184,9 @@ def test_domain_objects_and_json_boxes_and_bad_boxes():
         equivalent(A2, B2, domain=[(1, -1), (0, 1)])
     with pytest.raises(InputError, match="2 intervals"):
         equivalent(A2, B2, domain=[(0, 1), (0, 1), (0, 1)])
-    with pytest.raises(InputError, match="half-spaces"):
-        equivalent(A2, B2, domain=Domain.from_box([(0, 1), (0, 1)]).with_halfspaces([([1, 1], 1)]))
+    with pytest.raises(InputError, match="half-spaces"):       # a fixed method: a box only
+        equivalent(A2, B2, method="general",
+                   domain=Domain.from_box([(0, 1), (0, 1)]).with_halfspaces([([1, 1], 1)]))
 
 
 # -- the certificate: mutations --------------------------------------------------------------

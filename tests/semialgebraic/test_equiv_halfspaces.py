@@ -18,6 +18,7 @@ from algebra.kernel.domains import Domain
 from algebra.rationals import Q
 from semialgebraic.bab import epsilon_equivalent
 from semialgebraic.certificates import jsonable
+from semialgebraic.equivalence import equivalent
 from semialgebraic.verify import verify
 from tests.cases.general import planted_pair, rational_net, small_net
 from tests.oracles.z3 import z3_equivalent
@@ -61,4 +62,11 @@ def test_equality_on_cut_domains_matches_z3(seed):
     assert verify(json.loads(json.dumps(jsonable(r.certificate))))[0]
     if answer is False and not r.unbounded:
         x = tuple(r.point)
+        assert dom.contains(x) and a(x) != b(x)
+    # `equiv`'s route: the enclosing box (or R^d) first, then branch and bound on the domain
+    v = equivalent(a, b, domain=dom)
+    assert v.answer is truth, (kind, v.method, v.reason)
+    assert verify(json.loads(json.dumps(jsonable(v.certificate))))[0]
+    if v.answer is False and v.certificate["type"] == "counterexample":
+        x = tuple(Q(t) for t in v.certificate["x"])
         assert dom.contains(x) and a(x) != b(x)
