@@ -198,8 +198,11 @@ def cmd_equiv(args) -> int:
         note = f"\n  {v.details['note']}" if "note" in v.details else ""
         pt = v.details.get("point")
         if v.answer is False and v.method == "branch and bound" and pt is not None:
-            pt = [to_q(t) for t in pt]
-            note = f"\n  x = {display.point(pt, args.exact)}" + note + display.note(pt, args.exact)
+            pt, o = [to_q(t) for t in pt], v.details.get("output")
+            gap = to_q(v.details["lower"]) if v.details.get("lower") not in (None, "inf") else None
+            note = (f"\n  x = {display.point(pt, args.exact)}"
+                    + ("" if gap is None else f"\n  |a_{o}(x) - b_{o}(x)| = {display.number(gap, args.exact)}")
+                    + note + display.note(pt + ([] if gap is None else [gap]), args.exact))
     if isinstance(domain, list):        # a box with its own sides, decided on the cube
         data.setdefault("box", [[str(lo), str(hi)] for lo, hi in domain])
         data["note"] = note = _ON_BOX_NOTE

@@ -265,7 +265,7 @@ def _on_cut(a, b, dom: Domain, budget: Budget, progress, samples, check) -> Verd
     if answer is True:
         reason = "max |a - b| = 0 on the domain (certified upper bound 0)"
     elif answer is False:
-        reason = f"|a_{r.output} - b_{r.output}| = {q_str(r.lower)} > 0 at a point of the domain"
+        reason = f"a_{r.output}(x) != b_{r.output}(x) at a point x of the domain"
         if r.unbounded:
             reason += f" ({r.reason})"
     else:
