@@ -63,7 +63,7 @@ def register(sub, parent) -> None:
     p = sub.add_parser("equiv", parents=[parent], help="decide exactly whether two networks are equivalent",
                        **describe(
                            "Decide exactly whether networks A and B compute the same function "
-                           "(on R^d, a box, or the orthant). --method auto tries the fast paths "
+                           "(on R^d, a box, a ball, the orthant, or a box cut by half-spaces). --method auto tries the fast paths "
                            "(one hidden layer: canonical form; three-layer bottleneck: CANON, "
                            "three-layer-fibers R20), each only after its hypotheses are checked "
                            "exactly, then the general exact method (a walk over the linear "
@@ -83,8 +83,8 @@ def register(sub, parent) -> None:
     _domain_args(p, box_help="LO,HI: the cube [lo, hi]^d; lo1:hi1,lo2:hi2: a box with its own sides "
                              "(decided for a, b read on the cube, three-layer-fibers R36); FILE.json "
                              "([[lo, hi], ...], or with half-spaces a.x <= b and open sides: "
-                             "decided as max |a - b| <= 0 by branch and bound); 'file': a .nnet "
-                             "file's input box (default: all of R^d)")
+                             "decided on the enclosing box, then as max |a - b| <= 0 by branch "
+                             "and bound); 'file': a .nnet file's input box (default: all of R^d)")
     _budget_args(p)
     p.add_argument("--certificate", metavar="FILE", help="write the certificate (only when decided)")
     p.add_argument("--epsilon", metavar="E", help="decide max |a - b| <= E on the domain (exact "
