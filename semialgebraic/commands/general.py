@@ -64,8 +64,8 @@ def register(sub, parent) -> None:
                        **describe(
                            "Decide exactly whether networks A and B compute the same function "
                            "(on R^d, a box, a ball, the orthant, or a box cut by half-spaces). "
-                           "--method auto tries the fast paths (one hidden layer: canonical form; three-layer bottleneck: CANON, "
-                           "three-layer-fibers R20), each only after its hypotheses are checked "
+                           "--method auto tries the fast paths (one hidden layer: canonical "
+                           "form; three-layer bottleneck: CANON, three-layer-fibers R20), each only after its hypotheses are checked "
                            "exactly, then the general exact method (a walk over the linear "
                            "regions of a - b). The answer names the method that decided; a "
                            "counterexample prints x, a(x), b(x) and a(x) - b(x) per output.",
