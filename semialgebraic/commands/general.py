@@ -65,10 +65,11 @@ def register(sub, parent) -> None:
                            "Decide exactly whether networks A and B compute the same function "
                            "(on R^d, a box, a ball, the orthant, or a box cut by half-spaces). "
                            "--method auto tries the fast paths (one hidden layer: canonical "
-                           "form; three-layer bottleneck: CANON, three-layer-fibers R20), each only after its hypotheses are checked "
-                           "exactly, then the general exact method (a walk over the linear "
-                           "regions of a - b). The answer names the method that decided; a "
-                           "counterexample prints x, a(x), b(x) and a(x) - b(x) per output.",
+                           "form; three-layer bottleneck: CANON, three-layer-fibers R20), each "
+                           "only after its hypotheses are checked exactly, then the general "
+                           "exact method (a walk over the linear regions of a - b). The answer "
+                           "names the method that decided; a counterexample prints x, a(x), "
+                           "b(x) and a(x) - b(x) per output.",
                            exits=["0  equivalent", "1  not equivalent",
                                   "3  undecided (budget, Ctrl-C, or the chosen method does not "
                                   "apply)"],
