@@ -22,8 +22,8 @@ from contextlib import contextmanager
 from algebra.network import Network
 
 from ..budget import Budget, BudgetExhausted, alarm_at
-from ..bottleneck import fiber_bottleneck, identifiability, is_bottleneck, structure
-from ..certificates import write_certificate
+from ..bottleneck import Trace, fiber_bottleneck, identifiability, is_bottleneck, structure
+from ..certificates import jsonable, write_certificate
 from ..cli import emit, fail
 from ..exceptions import NonGenericError, NotApplicableError
 from .._fiber import fiber
@@ -33,7 +33,7 @@ from .common import load_network
 from .help import describe
 
 __all__ = ["register", "fiber_of", "fiber_text", "structure_text", "component_label", "deadline", "Timeout",
-           "identifiability_text"]
+           "identifiability_text", "partial_state", "partial_text", "PHASES"]
 
 
 class Timeout(BaseException):
@@ -217,6 +217,49 @@ def identifiability_text(v, prefix: str = "") -> str:
     return f"{prefix}{head}: {reason}" if reason else f"{prefix}{head}"
 
 
+PHASES = {"hypotheses": "the genericity conditions G0-G8",
+          "structure": "the structure (neuron types, S6 interval, linear block and its LP)",
+          "certificate": "building the certificate",
+          "check": "the certificate's independent check"}
+"""What a partial ``identify`` / ``plot fiber`` says for :attr:`Trace.phase`."""
+
+
+def partial_state(trace: Trace) -> dict:
+    """The JSON keys of a stopped bottleneck decision: ``checked`` (the conditions decided,
+    each ``name``, ``holds``, ``witness``), ``found`` (symmetry directions read off the signs of
+    ``[W2 | b2]``), ``stopped_in`` (the phase) and ``progress`` (inside G8: the columns
+    decided)."""
+    out = {"checked": [h.to_json() for h in trace.checked()], "found": list(trace.found),
+           "stopped_in": trace.phase}
+    if trace.progress():
+        out["progress"] = trace.progress()
+    return out
+
+
+def partial_text(trace: Trace) -> list[str]:
+    """What a stopped bottleneck decision established, for a person (indented lines)."""
+    hs = trace.checked()
+    held = [h.name.split()[0] for h in hs if h.holds]
+    lines = [f"  checked exactly: {', '.join(held)} hold" if held else
+             "  checked exactly: nothing yet"]
+    lines += [f"  {h.name}: {h.holds} at {jsonable(h.witness)}" for h in hs if not h.holds]
+    if trace.progress():
+        lines.append(f"  {trace.progress()} (the rest not checked)")
+    if trace.found:
+        lines.append("  found in the signs of [W2 | b2]: " + "; ".join(trace.found))
+        if trace.phase == "hypotheses":
+            lines.append("  (symmetry directions of R18: a verdict also needs every genericity "
+                         "condition G0-G8)")
+    if trace.phase in ("certificate", "check"):
+        lines.append("  no verdict is claimed before its certificate passes the independent "
+                     "check: give more time")
+    return lines
+
+
+def _stopped(why: str, trace: Trace) -> str:
+    return f"{why} during {PHASES[trace.phase]}"
+
+
 def cmd_identify(args) -> int:
     net = load_network(args.net)
     if not is_bottleneck(net):
@@ -226,19 +269,23 @@ def cmd_identify(args) -> int:
         fail("--timeout must be positive")
     budget = Budget(timeout=args.timeout)
     end = None if args.timeout is None else time.monotonic() + budget.remaining()
+    trace = Trace()
     try:
         # checkpoint() in the loops that have one (CANON's), and an alarm at the deadline for
-        # the others (the G0-G8 checks, the certificate's check): stopped anywhere, nothing
-        # is claimed
+        # the others (the G0-G8 checks, the certificate's check): stopped anywhere, the trace
+        # says what was established and no verdict is claimed
         with budget.active(), alarm_at(end, "identify"):
-            v = identifiability(net)
-    except BudgetExhausted:
-        if not budget.exhausted() or budget.interrupted:
-            raise                       # Ctrl-C: the CLI's report
-        reason = f"undecided: timeout of {args.timeout:g} s reached"
-        emit(args, {"answer": None, "method": "bottleneck-R18", "reason": reason,
-                    "complete": False, "certificate": None}, reason)
-        return 3
+            v = identifiability(net, trace=trace)
+    except KeyboardInterrupt:           # BudgetExhausted (the deadline) or Ctrl-C
+        if trace.verdict is None:
+            why = ("interrupted (Ctrl-C)" if budget.interrupted or not budget.exhausted() else
+                   f"timeout of {args.timeout:g} s reached")
+            reason = f"undecided: {_stopped(why, trace)}"
+            emit(args, {"answer": None, "method": "bottleneck-R18", "reason": reason,
+                        "complete": False, "certificate": None, **partial_state(trace)},
+                 "\n".join([reason] + partial_text(trace)))
+            return 3
+        v = trace.verdict               # decided and checked just before the stop: say it
     if args.certificate and v.certificate is not None:
         write_certificate(v.certificate, args.certificate)
     emit(args, data := v.to_json(), display.with_roundings(data, identifiability_text(v), hypotheses=v.hypotheses))
