@@ -30,7 +30,6 @@ from algebra.network import Network
 from algebra.rationals import q_str
 from algebra.symmetries.bottleneck import masking_column, s7_flippable
 
-from ..budget import checkpoint
 from ..certificates import jsonable
 from ..sets import Dimension
 from ..shallow import positive_factor_rank   # κ₊ (R6) by the exact LP, shared with shallow
@@ -54,13 +53,15 @@ class Trace:
     (``identify --timeout``, ``plot fiber --timeout``): every entry is a fact checked exactly,
     never a guess.
 
-    ``phase``: where the work is (``hypotheses``, ``structure``, ``certificate``, ``check``);
+    ``phase``: where the work is (``hypotheses``, then for a verdict ``structure``,
+    ``certificate``, ``check``; for a fiber ``dimension``, ``components``, ``graph``);
     ``hypotheses``: the conditions G0–G8 decided so far, in order; ``g8_columns`` /
     ``n1``: first-layer columns of G8 decided so far (each bends on its facet) out of ``n1``;
     ``found``: the symmetry directions read off the signs of ``[W2 | b2]`` (R18's reasons, an
     established fact about the weights; a verdict needs G0–G8 too); ``r18``: the R18 sign
-    conditions once evaluated; ``verdict``: the verdict once decided and its certificate
-    re-checked.
+    conditions once evaluated; ``dimension``: a fiber's dimension once R17 (and FIBDIM R22,
+    when computed) gave it; ``components``: ``(built, total)`` components of a fiber (R16);
+    ``verdict``: the verdict once decided and its certificate re-checked.
 
     >>> from algebra.network import Network
     >>> t = Trace()
@@ -76,6 +77,8 @@ class Trace:
         self.g8_columns, self.n1 = 0, None
         self.found: list[str] = []
         self.r18: list[Hypothesis] = []
+        self.components: tuple[int, int] | None = None
+        self.dimension: int | None = None
         self.verdict = None
 
     def checked(self) -> list[Hypothesis]:
@@ -83,9 +86,14 @@ class Trace:
         return self.hypotheses + self.r18
 
     def progress(self) -> str:
-        """Where the work stopped inside its phase (G8's columns), or ''."""
+        """Where the work stopped inside its phase (G8's columns, the fiber's components), or
+        ''."""
+        if self.phase == "components" and self.components is not None:
+            return f"{self.components[0]} of {self.components[1]} components built"
         if self.phase != "hypotheses" or self.n1 is None or len(self.hypotheses) != 8:
             return ""
+        if self.g8_columns == 0:
+            return f"G8: none of the {self.n1} first-layer columns decided yet"
         return (f"G8: {self.g8_columns} of {self.n1} first-layer columns checked, each bends "
                 "on its facet")
 
@@ -197,8 +205,7 @@ def cancelled_facet(P: Parts, types, trace: Trace | None = None) -> dict | None:
     of ``F_i`` is harmless (R4: a hyperplane is fixed by any open piece).  Cells are enumerated
     exactly for n1 ≤ 2 (``F_i`` is a point or a ray); for n1 ≥ 3 the cells are not walked:
     :func:`facet_jumps` decides by the jump rule of §3.1 (polynomial, exact, no budget needed).
-    A *trace* counts the columns decided (``g8_columns``); an active budget
-    (:func:`~semialgebraic.budget.checkpoint`) stops the loop between columns.
+    A *trace* counts the columns decided (``g8_columns``).
     """
     n1 = P.n1
     live = [j for j, t in enumerate(types) if t != DEAD]
@@ -220,7 +227,6 @@ def cancelled_facet(P: Parts, types, trace: Trace | None = None) -> dict | None:
     for i in range(n1):
         if trace is not None:
             trace.g8_columns = i
-        checkpoint()                  # a budget stops G8 between columns (identify --timeout)
         if i == masked:
             continue
         if n1 >= 3:

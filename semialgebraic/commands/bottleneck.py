@@ -33,7 +33,7 @@ from .common import load_network
 from .help import describe
 
 __all__ = ["register", "fiber_of", "fiber_text", "structure_text", "component_label", "deadline", "Timeout",
-           "identifiability_text", "partial_state", "partial_text", "PHASES"]
+           "identifiability_text", "partial_state", "partial_text", "partial_summary", "PHASES"]
 
 
 class Timeout(BaseException):
@@ -220,17 +220,23 @@ def identifiability_text(v, prefix: str = "") -> str:
 PHASES = {"hypotheses": "the genericity conditions G0-G8",
           "structure": "the structure (neuron types, S6 interval, linear block and its LP)",
           "certificate": "building the certificate",
-          "check": "the certificate's independent check"}
+          "check": "the certificate's independent check",
+          "dimension": "the fiber dimension (R17, FIBDIM R22)",
+          "components": "the fiber's components (R16)",
+          "graph": "the symmetry graph"}
 """What a partial ``identify`` / ``plot fiber`` says for :attr:`Trace.phase`."""
 
 
 def partial_state(trace: Trace) -> dict:
     """The JSON keys of a stopped bottleneck decision: ``checked`` (the conditions decided,
     each ``name``, ``holds``, ``witness``), ``found`` (symmetry directions read off the signs of
-    ``[W2 | b2]``), ``stopped_in`` (the phase) and ``progress`` (inside G8: the columns
-    decided)."""
+    ``[W2 | b2]``), ``stopped_in`` (the phase), ``progress`` (inside G8: the columns decided;
+    inside a fiber's components: how many are built) and ``dimension`` (a fiber's, once
+    known)."""
     out = {"checked": [h.to_json() for h in trace.checked()], "found": list(trace.found),
            "stopped_in": trace.phase}
+    if trace.dimension is not None:
+        out["dimension"] = trace.dimension
     if trace.progress():
         out["progress"] = trace.progress()
     return out
@@ -246,7 +252,7 @@ def partial_text(trace: Trace) -> list[str]:
     if trace.progress():
         lines.append(f"  {trace.progress()} (the rest not checked)")
     if trace.found:
-        lines.append("  found in the signs of [W2 | b2]: " + "; ".join(trace.found))
+        lines.append("  found: " + "; ".join(trace.found))
         if trace.phase == "hypotheses":
             lines.append("  (symmetry directions of R18: a verdict also needs every genericity "
                          "condition G0-G8)")
@@ -254,6 +260,24 @@ def partial_text(trace: Trace) -> list[str]:
         lines.append("  no verdict is claimed before its certificate passes the independent "
                      "check: give more time")
     return lines
+
+
+def partial_summary(trace: Trace) -> str:
+    """What a stopped bottleneck computation established, in one line: ``G0-G7 hold; G8: 3 of
+    24 first-layer columns checked, …; found: …``."""
+    hs = trace.checked()
+    held = [h.name.split()[0] for h in hs if h.holds]
+    parts = [(f"{held[0]}-{held[-1]}" if len(held) > 2 and held == [h.name.split()[0] for h in
+                                                                     hs[:len(held)]] else
+              ", ".join(held)) + " hold"] if held else ["nothing checked yet"]
+    parts += [f"{h.name} fails" for h in hs if h.holds is False]
+    if trace.dimension is not None:
+        parts.append(f"fiber dimension {trace.dimension} (R17)")
+    if trace.progress():
+        parts.append(trace.progress())
+    if trace.found:
+        parts.append("found: " + "; ".join(trace.found))
+    return "; ".join(parts)
 
 
 def _stopped(why: str, trace: Trace) -> str:
@@ -278,7 +302,8 @@ def cmd_identify(args) -> int:
             v = identifiability(net, trace=trace)
     except KeyboardInterrupt:           # BudgetExhausted (the deadline) or Ctrl-C
         if trace.verdict is None:
-            why = ("interrupted (Ctrl-C)" if budget.interrupted or not budget.exhausted() else
+            budget.exhausted()          # marks a Ctrl-C since the budget began (budget.ctrl_c)
+            why = ("interrupted (Ctrl-C)" if budget.interrupted or args.timeout is None else
                    f"timeout of {args.timeout:g} s reached")
             reason = f"undecided: {_stopped(why, trace)}"
             emit(args, {"answer": None, "method": "bottleneck-R18", "reason": reason,
