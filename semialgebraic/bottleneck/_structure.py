@@ -144,12 +144,20 @@ def genericity(net: Network, trace: Trace | None = None) -> tuple[Hypothesis, ..
     >>> [ (h.name, h.holds, h.witness) for h in genericity(net)][:3]
     [('G0 two hidden layers, n1 <= d', True, None), ('G1 rank W1 = n1', True, None), ('G2 no zero entry in [W2 | b2]', False, {'row': 0, 'column': 0})]
     """
+    return _genericity(net, trace)
+
+
+_G_NAMES = ("G0 two hidden layers, n1 <= d", "G1 rank W1 = n1", "G2 no zero entry in [W2 | b2]",
+            "G3 no zero column of W3", "G4 rows of [W1 | b1] pairwise non-proportional",
+            "G5 rows of [W2 | b2] pairwise non-proportional", "G6 rank Gamma = min(n_L, n1, m)",
+            "G7 every first-layer neuron visible",
+            "G8 every unmasked first-layer neuron bends on its facet")
+"""The names of G0–G8, in the order they are checked."""
+
+
+def _genericity(net: Network, trace: Trace | None) -> tuple[Hypothesis, ...]:
+    names = _G_NAMES
     out: list[Hypothesis] = trace.hypotheses if trace is not None else []
-    names = ["G0 two hidden layers, n1 <= d", "G1 rank W1 = n1", "G2 no zero entry in [W2 | b2]",
-             "G3 no zero column of W3", "G4 rows of [W1 | b1] pairwise non-proportional",
-             "G5 rows of [W2 | b2] pairwise non-proportional", "G6 rank Gamma = min(n_L, n1, m)",
-             "G7 every first-layer neuron visible",
-             "G8 every unmasked first-layer neuron bends on its facet"]
     if net.depth != 3:
         return (Hypothesis(names[0], False, {"hidden_layers": net.depth - 1}),)
     d, n1, n2, m = net.widths

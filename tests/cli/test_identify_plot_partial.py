@@ -168,9 +168,9 @@ def test_plot_fiber_of_the_slow_net_stops_in_time_and_writes_nothing(tmp_path):
 
 def test_ctrl_c_in_plot_symmetries_gives_the_same_line(tmp_path):
     out_png = tmp_path / "s.png"
-    p = _dead(tmp_path, 48, 2400)          # ~7 CPU s (the 24-1200 one: ~2 s, too short)
+    p = _dead(tmp_path, 48, 2400)          # ~10 CPU s (the 24-1200 one: ~2 s, too short)
     code, d, after = _interrupted(tmp_path, ["plot", "symmetries", str(p), "-o", str(out_png)],
-                                  2.5)
+                                  1.5)
     assert code == 3 and after <= 2 + 6 and not out_png.exists(), after
     assert d["reason"].startswith(f"interrupted (Ctrl-C) during {PHASES[d['stopped_in']]}; "
                                   "established: ")
