@@ -2,8 +2,10 @@
 
 * ``netfibers identify NET [--certificate FILE] [--timeout S]``: identifiable up to permutation
   and positive scaling? (R18; exit 0 yes, 1 no, 3 non-generic/undecided, or ``--timeout``
-  reached: "undecided: timeout of S s reached", nothing claimed).  JSON keys: ``answer``,
-  ``method``, ``hypotheses``, ``reason``, ``certificate``.
+  reached / Ctrl-C: "undecided: timeout of S s reached during PHASE" and what was established,
+  no verdict claimed).  JSON keys: ``answer``, ``method``, ``hypotheses``, ``reason``,
+  ``certificate``; stopped: ``complete`` false, ``checked``, ``found``, ``stopped_in``,
+  ``progress`` (:func:`partial_state`).
 * ``netfibers fiber NET [--orthant] [--latex | --json]``: the fiber (dispatch through
   ``semialgebraic._fiber.fiber`` when present).  JSON keys: ``dimension``,
   ``number_of_components``, ``number_of_orbits``, ``components`` (each: ``label``,
@@ -77,7 +79,9 @@ def register(sub, parent) -> None:
                            "When not, a planted symmetric copy is the certificate. See "
                            "'netfibers explain identifiable'.",
                            exits=["0  identifiable", "1  not identifiable",
-                                  "3  non-generic input or undecided (also: --timeout reached)",
+                                  "3  non-generic input or undecided (also: --timeout reached "
+                                  "or Ctrl-C: what was checked, the symmetry directions found "
+                                  "and the phase, no verdict claimed)",
                                   "2  input error, or NET is not a three-layer bottleneck"],
                            examples=["netfibers identify algebra/examples/t5_perm_scale_a.json",
                                      "netfibers identify net.json --certificate cert.json"]))
@@ -85,7 +89,9 @@ def register(sub, parent) -> None:
     p.add_argument("--certificate", metavar="FILE", help="write the certificate (JSON)")
     p.add_argument("--timeout", type=float, default=None, metavar="SECONDS",
                    help="seconds for the whole decision (hypotheses, certificate and its "
-                        "check): past it, 'undecided: timeout …', exit 3, nothing claimed")
+                        "check): past it, 'undecided: timeout … during PHASE' with the "
+                        "conditions checked and the symmetry directions found, exit 3, no "
+                        "verdict claimed")
     p.set_defaults(func=cmd_identify)
 
     p = sub.add_parser("fiber", parents=[parent], help="explicit fiber: components and dimension",
@@ -246,8 +252,8 @@ def partial_text(trace: Trace) -> list[str]:
     """What a stopped bottleneck decision established, for a person (indented lines)."""
     hs = trace.checked()
     held = [h.name.split()[0] for h in hs if h.holds]
-    lines = [f"  checked exactly: {', '.join(held)} hold" if held else
-             "  checked exactly: nothing yet"]
+    lines = [f"  checked exactly: {', '.join(held)} {'holds' if len(held) == 1 else 'hold'}"
+             if held else "  checked exactly: nothing yet"]
     lines += [f"  {h.name}: {h.holds} at {jsonable(h.witness)}" for h in hs if not h.holds]
     if trace.progress():
         lines.append(f"  {trace.progress()} (the rest not checked)")
@@ -269,7 +275,8 @@ def partial_summary(trace: Trace) -> str:
     held = [h.name.split()[0] for h in hs if h.holds]
     parts = [(f"{held[0]}-{held[-1]}" if len(held) > 2 and held == [h.name.split()[0] for h in
                                                                      hs[:len(held)]] else
-              ", ".join(held)) + " hold"] if held else ["nothing checked yet"]
+              ", ".join(held)) + (" holds" if len(held) == 1 else " hold")] if held else \
+        ["nothing checked yet"]
     parts += [f"{h.name} fails" for h in hs if h.holds is False]
     if trace.dimension is not None:
         parts.append(f"fiber dimension {trace.dimension} (R17)")
@@ -285,13 +292,13 @@ def _stopped(why: str, trace: Trace) -> str:
 
 
 def cmd_identify(args) -> int:
+    if args.timeout is not None and args.timeout <= 0:
+        fail("--timeout must be positive")
+    budget = Budget(timeout=args.timeout)          # loading NET counts too
     net = load_network(args.net)
     if not is_bottleneck(net):
         fail(f"{args.net}: identify needs two hidden layers with n1 <= d "
              f"(widths {'-'.join(map(str, net.widths))})")
-    if args.timeout is not None and args.timeout <= 0:
-        fail("--timeout must be positive")
-    budget = Budget(timeout=args.timeout)
     end = None if args.timeout is None else time.monotonic() + budget.remaining()
     trace = Trace()
     try:

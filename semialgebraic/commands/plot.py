@@ -80,7 +80,10 @@ def register(sub, parent) -> None:
                              "neuron's free output weight as a free axis, positive rescalings as "
                              "half-lines; each component up to permutations (sign flips, S7, S8) "
                              "is a separate piece.",
-                             exits=_EXITS + ["3  --timeout reached: nothing is written"],
+                             exits=_EXITS + ["3  --timeout reached or Ctrl-C: nothing is "
+                                             "written; one line says the phase and what was "
+                                             "established (conditions checked, dimension, "
+                                             "components built)"],
                              examples=["netfibers plot fiber algebra/examples/t1_masked.json "
                                        "-o fiber.png",
                                        "netfibers plot fiber net.json --axes S2 -o fiber.svg"]))
@@ -89,7 +92,8 @@ def register(sub, parent) -> None:
     f.add_argument("--axes", metavar="KINDS", help="comma-separated preferred kinds of direction "
                    "among S6, S3, S2 (default: in that order)")
     f.add_argument("--timeout", type=float, metavar="SECONDS",
-                   help="stop computing the fiber after SECONDS: no picture, exit 3")
+                   help="stop computing the fiber after SECONDS: no picture, what was "
+                        "established in one line, exit 3")
     f.set_defaults(func=cmd_plot)
 
     s = kinds.add_parser("symmetries", parents=[parent], help="the symmetry graph",
@@ -97,13 +101,17 @@ def register(sub, parent) -> None:
                              "Draw the symmetry graph of the fiber of NET: one node per component "
                              "up to permutations, one edge per discrete generator (S5, S7, S8) "
                              "labelled with the step, nodes coloured by orbit.",
-                             exits=_EXITS + ["3  --timeout reached: nothing is written"],
+                             exits=_EXITS + ["3  --timeout reached or Ctrl-C: nothing is "
+                                             "written; one line says the phase and what was "
+                                             "established (conditions checked, dimension, "
+                                             "components built)"],
                              examples=["netfibers plot symmetries algebra/examples/t1_masked.json "
                                        "-o graph.png"]))
     s.add_argument("net", metavar="NET")
     _common(s)
     s.add_argument("--timeout", type=float, metavar="SECONDS",
-                   help="stop computing the fiber after SECONDS: no picture, exit 3")
+                   help="stop computing the fiber after SECONDS: no picture, what was "
+                        "established in one line, exit 3")
     s.set_defaults(func=cmd_plot)
 
     d = kinds.add_parser("diff", parents=[parent], help="|a - b| over a 2-D slice as a heat map",
@@ -160,7 +168,7 @@ def cmd_plot(args) -> int:
                   f"{scene.data['reason']}", file=sys.stderr)
     elif args.kind in ("fiber", "symmetries"):
         net = load_network(args.net)
-        fib, msg, partial = _fiber_in_time(net, timeout)
+        fib, msg, partial = _fiber_in_time(net, timeout, budget.remaining())
         if fib is None:
             emit(args, {"output": None, "complete": False, "reason": msg, **partial}, msg)
             return 3
@@ -188,9 +196,9 @@ def cmd_plot(args) -> int:
     return code
 
 
-def _fiber_in_time(net, timeout):
-    """``(fiber, '', {})``, or, stopped by *timeout* or Ctrl-C, ``(None, message, partial
-    state)``: the one line says the phase and what was established there (the conditions
+def _fiber_in_time(net, timeout, remaining):
+    """``(fiber, '', {})``, or, stopped by *timeout* (*remaining* seconds of it left after
+    loading NET) or Ctrl-C, ``(None, message, partial state)``: the one line says the phase and what was established there (the conditions
     G0-G8 decided, the components built) and that no picture is written.  No partial picture:
     every piece of the chart (the S6 interval, the free S3 axes, the components, the title's
     dimension) is a statement of three-layer-fibers R13-R17, which hold for generic θ only, so
@@ -202,7 +210,7 @@ def _fiber_in_time(net, timeout):
     from .bottleneck import PHASES, Timeout, deadline, partial_state, partial_summary
     trace = Trace()
     try:
-        with deadline(timeout):
+        with deadline(remaining):
             if net.depth == 3:          # fiber()'s dispatch, with the trace
                 return fiber_bottleneck(net, membership=equivalent, trace=trace), "", {}
             return fiber(net), "", {}
