@@ -137,13 +137,17 @@ def genericity(net: Network, trace: Trace | None = None) -> tuple[Hypothesis, ..
     facet (else R17 misses a dimension).  Conditions after
     the first failing one of G0–G3 are reported with ``holds=None``.  A *trace*
     (:class:`Trace`) records each condition as it is decided, G8 column by column, and the
-    symmetry directions of R18 as soon as the types are known.
+    symmetry directions of R18 as soon as the types are known (a trace that holds them already
+    is left as it is).
 
     >>> from algebra.network import Network
     >>> net = Network.from_rows([[[1, 2]], [[0]], [[1]]], [[0], [1], [0]])
     >>> [ (h.name, h.holds, h.witness) for h in genericity(net)][:3]
     [('G0 two hidden layers, n1 <= d', True, None), ('G1 rank W1 = n1', True, None), ('G2 no zero entry in [W2 | b2]', False, {'row': 0, 'column': 0})]
     """
+    if trace is not None and trace.hypotheses:      # checked before on this trace: kept as is
+        trace.phase = "hypotheses"                  # (checked again: the same answer)
+        return _genericity(net, None)
     return _genericity(net, trace)
 
 

@@ -12,6 +12,9 @@
   ``dimension``, ``equalities``, ``inequalities``, ``sample``), ``symmetries``.
 * ``netfibers symmetries NET [--graphml FILE] [--json]``: structure report, symmetry generators
   and the symmetry graph (nodes = components up to permutation, edges = discrete generators).
+
+``fiber`` and ``symmetries`` stopped by ``--timeout`` or Ctrl-C say in one line the phase and
+what was established (:func:`fiber_in_time`), exit 3.
 """
 
 from __future__ import annotations
@@ -26,6 +29,7 @@ from algebra.network import Network
 from ..budget import Budget, BudgetExhausted, alarm_at
 from ..bottleneck import Trace, fiber_bottleneck, identifiability, is_bottleneck, structure
 from ..certificates import jsonable, write_certificate
+from ..equivalence import equivalent
 from ..cli import emit, fail
 from ..exceptions import NonGenericError, NotApplicableError
 from .._fiber import fiber
@@ -35,7 +39,8 @@ from .common import load_network
 from .help import describe
 
 __all__ = ["register", "fiber_of", "fiber_text", "structure_text", "component_label", "deadline", "Timeout",
-           "identifiability_text", "partial_state", "partial_text", "partial_summary", "PHASES"]
+           "identifiability_text", "partial_state", "partial_text", "partial_summary", "PHASES",
+           "fiber_in_time"]
 
 
 class Timeout(BaseException):
@@ -324,17 +329,41 @@ def cmd_identify(args) -> int:
     return v.exit_code()
 
 
+def fiber_in_time(net: Network, seconds: float | None, timeout: float | None, *,
+                  orthant: bool = False, trace: Trace | None = None, jacobian=None):
+    """``(fiber, None)``, or, stopped after *seconds* (the user's *timeout*, for the message)
+    or by Ctrl-C, ``(None, (why, partial))``: *why* names the phase and what was established
+    there (``fiber_bottleneck``'s :class:`Trace`: the conditions G0–G8 decided, the R17
+    dimension, the components built), *partial* its JSON keys (:func:`partial_state`).
+    *jacobian*: as in :func:`fiber_bottleneck` (FIBDIM, R22; default when N ≤ 60)."""
+    trace = Trace() if trace is None else trace
+    try:
+        with deadline(seconds):
+            if net.depth == 3 and not orthant:       # fiber()'s dispatch, with the trace
+                return fiber_bottleneck(net, membership=equivalent, trace=trace,
+                                        jacobian=jacobian), None
+            return fiber_of(net, orthant=orthant), None
+    except (Timeout, KeyboardInterrupt) as exc:
+        why = ("interrupted (Ctrl-C)" if not isinstance(exc, Timeout) else
+               f"timeout of {timeout:g} s reached")
+    if net.depth != 3 or orthant:
+        return None, (f"{why} computing the fiber", {})
+    return None, (f"{why} during {PHASES[trace.phase]}; established: {partial_summary(trace)}",
+                  partial_state(trace))
+
+
 def cmd_fiber(args) -> int:
+    budget = Budget(timeout=args.timeout)          # loading NET counts too
     net = load_network(args.net)
     try:
-        with deadline(args.timeout):
-            F = fiber_of(net, orthant=args.orthant)
-    except Timeout:
-        emit(args, {"dimension": None, "complete": False, "reason": "timeout"},
-             f"timeout after {args.timeout} s: no fiber computed")
-        return 3
+        F, stop = fiber_in_time(net, budget.remaining(), args.timeout, orthant=args.orthant)
     except NonGenericError as exc:
         emit(args, {"dimension": None, "reason": str(exc)}, str(exc))
+        return 3
+    if stop is not None:
+        why, partial = stop
+        emit(args, {"dimension": partial.pop("dimension", None), "complete": False,
+                    "reason": why, **partial}, f"{why}; no fiber computed")
         return 3
     if args.latex and not args.json:
         print(F.to_latex())
@@ -344,19 +373,30 @@ def cmd_fiber(args) -> int:
 
 
 def cmd_symmetries(args) -> int:
+    budget = Budget(timeout=args.timeout)          # loading NET counts too
     net = load_network(args.net)
     if not is_bottleneck(net):
         fail(f"{args.net}: symmetries needs two hidden layers with n1 <= d")
-    s = structure(net)
+    trace = Trace()
+    try:
+        with deadline(budget.remaining()):
+            s = structure(net, trace)
+    except (Timeout, KeyboardInterrupt) as exc:
+        why = ("interrupted (Ctrl-C)" if not isinstance(exc, Timeout) else
+               f"timeout of {args.timeout:g} s reached")
+        why = f"{why} during {PHASES[trace.phase]}; established: {partial_summary(trace)}"
+        emit(args, {"structure": None, "complete": False, "reason": why, **partial_state(trace)},
+             f"{why}; no structure report")
+        return 3
     data = {"structure": s.to_json()}
     text = [structure_text(s, args.exact)]
     if s.is_generic:
-        try:
-            with deadline(args.timeout):
-                F = fiber_bottleneck(net, jacobian=False)
-        except Timeout:
-            data["complete"] = False
-            emit(args, data, "\n".join(text + [f"timeout after {args.timeout} s: no symmetry graph"]))
+        F, stop = fiber_in_time(net, budget.remaining(), args.timeout, trace=trace,
+                                jacobian=False)
+        if stop is not None:
+            why, partial = stop
+            data.update({"complete": False, "reason": why, **partial})
+            emit(args, data, "\n".join(text + [f"{why}; no symmetry graph"]))
             return 3
         G = F.graph
         data.update({"symmetries": F.to_json()["symmetries"], "graph": graph_to_json(G),

@@ -22,6 +22,7 @@ from ..cli import emit, fail
 from ..plot import diff_scene, fiber_scene, regions_scene, symmetry_scene
 from ..plot.renderer import output_format, require_matplotlib, save
 from ..plot.slicing import parse_slice
+from .bottleneck import fiber_in_time
 from .common import load_network, load_pair, parse_box_domain
 from .help import TIMEOUT_HELP, describe
 
@@ -168,9 +169,14 @@ def cmd_plot(args) -> int:
                   f"{scene.data['reason']}", file=sys.stderr)
     elif args.kind in ("fiber", "symmetries"):
         net = load_network(args.net)
-        fib, msg, partial = _fiber_in_time(net, timeout, budget.remaining())
-        if fib is None:
-            emit(args, {"output": None, "complete": False, "reason": msg, **partial}, msg)
+        # no partial picture: every piece of the chart (the S6 interval, the free S3 axes, the
+        # components, the title's dimension) is a statement of three-layer-fibers R13-R17,
+        # which hold for generic θ only, so nothing is drawn before G0-G8 are all checked, and
+        # the components and the graph come last; one line says what was established
+        fib, stop = fiber_in_time(net, budget.remaining(), timeout)
+        if stop is not None:
+            msg = f"{stop[0]}; no picture written"
+            emit(args, {"output": None, "complete": False, "reason": msg, **stop[1]}, msg)
             return 3
         if args.kind == "fiber":
             kinds = [k.strip() for k in args.axes.split(",")] if args.axes else None
@@ -194,33 +200,6 @@ def cmd_plot(args) -> int:
     emit(args, {"output": args.output, "scene": scene.to_json(), "complete": code == 0},
          f"{text}\nwritten to {args.output}")
     return code
-
-
-def _fiber_in_time(net, timeout, remaining):
-    """``(fiber, '', {})``, or, stopped by *timeout* (*remaining* seconds of it left after
-    loading NET) or Ctrl-C, ``(None, message, partial state)``: the one line says the phase and what was established there (the conditions
-    G0-G8 decided, the components built) and that no picture is written.  No partial picture:
-    every piece of the chart (the S6 interval, the free S3 axes, the components, the title's
-    dimension) is a statement of three-layer-fibers R13-R17, which hold for generic θ only, so
-    nothing is drawn before G0-G8 are all checked; the components (R16) and the graph come
-    last, in about a tenth of the time (24-1200-2: 0.3 s of 3.5 s before them)."""
-    from .._fiber import fiber
-    from ..bottleneck import Trace, fiber_bottleneck
-    from ..equivalence import equivalent
-    from .bottleneck import PHASES, Timeout, deadline, partial_state, partial_summary
-    trace = Trace()
-    try:
-        with deadline(remaining):
-            if net.depth == 3:          # fiber()'s dispatch, with the trace
-                return fiber_bottleneck(net, membership=equivalent, trace=trace), "", {}
-            return fiber(net), "", {}
-    except (Timeout, KeyboardInterrupt) as exc:
-        why = ("interrupted (Ctrl-C)" if not isinstance(exc, Timeout) else
-               f"timeout of {timeout:g} s reached")
-    if net.depth != 3:
-        return None, f"{why} computing the fiber: no picture written", {}
-    return None, (f"{why} during {PHASES[trace.phase]}; established: {partial_summary(trace)}; "
-                  "no picture written"), partial_state(trace)
 
 
 def _certified(a, b, box, budget):

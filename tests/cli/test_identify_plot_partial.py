@@ -185,3 +185,25 @@ def test_plot_symmetries_json_gives_the_layout_as_decimal_strings(tmp_path, run)
     nodes = d["scene"]["nodes"]
     assert [(n["id"], n["label"]) for n in nodes] == [(0, "θ"), (1, "S7[1]")]
     assert nodes[0]["position"][0] == "1" and nodes[1]["position"][0] == "-1"
+
+
+# -- fiber / symmetries (the commands) ------------------------------------------------------------
+def test_fiber_and_symmetries_timeout_say_what_was_established(tmp_path, run):
+    code, out, _ = run("fiber", EX / "t1_masked.json", "--timeout", 0)
+    assert code == 3 and out.strip() == ("timeout of 0 s reached during the genericity "
+                                         "conditions G0-G8; established: nothing checked yet; "
+                                         "no fiber computed")
+    code, out, _ = run("symmetries", EX / "t1_masked.json", "--timeout", 0, "--json")
+    d = json.loads(out)
+    assert code == 3 and d["structure"] is None and d["checked"] == [] and d["complete"] is False
+    assert d["reason"] == ("timeout of 0 s reached during the genericity conditions G0-G8; "
+                           "established: nothing checked yet")
+    for cmd in ("fiber", "symmetries"):
+        code, out, _ = run(cmd, EX / "t1_masked.json", "--timeout", 60)
+        assert code == 0 and "timeout" not in out
+    r = _timed(["fiber", str(_dead(tmp_path, 48, 2400)), "--json"], 1)    # ~10 s whole
+    d = json.loads(r.stdout)
+    assert r.returncode == 3 and d["complete"] is False and d["stopped_in"] in PHASES, r.stderr
+    assert d["reason"].startswith(f"timeout of 1 s reached during {PHASES[d['stopped_in']]}; "
+                                  "established: ")
+    assert all(c["holds"] for c in d["checked"]) and d["dimension"] in (None, 2498)
