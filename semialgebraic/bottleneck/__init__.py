@@ -30,10 +30,10 @@ from .copies import random_symmetric_copy
 from .fibdim import jacobian_dimension
 from .fiber import BottleneckFiber, BottleneckFiberComponent, fiber_bottleneck
 from ._identifiability import identifiability, non_localizability_example
-from ._structure import (Structure, dimension_formula, genericity, is_bottleneck, is_generic,
-                        structure)
+from ._structure import (Structure, Trace, dimension_formula, genericity, is_bottleneck,
+                         is_generic, structure)
 
-__all__ = ["Structure", "BottleneckCanon", "genericity", "is_generic", "structure",
+__all__ = ["Structure", "Trace", "BottleneckCanon", "genericity", "is_generic", "structure",
            "identifiability", "canonical_form", "equivalent_bottleneck", "counterexample",
            "dimension_formula", "symmetry_path", "is_bottleneck",
            "jacobian_dimension", "fiber_bottleneck", "BottleneckFiber", "BottleneckFiberComponent",

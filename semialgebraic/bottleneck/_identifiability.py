@@ -25,10 +25,11 @@ from algebra.symmetries.bottleneck_paths import TailRefactor
 
 from ..certificates import identifiability_certificate, jsonable, require_valid
 from ..shallow import fiber_shallow
-from ..verdict import Verdict, reader_hypotheses
+from ..verdict import Hypothesis, Verdict, reader_hypotheses
 from ..verify import verify as _verify
 from .canon import path_certificate
-from ._structure import DEAD, Parts, Structure, dimension_formula, proportional_pair, structure
+from ._structure import (Parts, Structure, Trace, dimension_formula, proportional_pair,
+                         r18_reasons, structure)
 
 __all__ = ["identifiability", "non_localizability_example"]
 
@@ -37,7 +38,7 @@ __all__ = ["identifiability", "non_localizability_example"]
 # identifiability (R18)
 # =============================================================================================
 
-def identifiability(net: Network, *, verify: bool = True) -> Verdict:
+def identifiability(net: Network, *, verify: bool = True, trace: Trace | None = None) -> Verdict:
     """Is *net* identifiable up to permutations and positive scalings (S1 + S2)? (R18)
 
     Not identifiable: the reason names the 0-based rows/columns of ``[W2 | b2]`` responsible
@@ -57,6 +58,11 @@ def identifiability(net: Network, *, verify: bool = True) -> Verdict:
         A network with two hidden layers and ``n1 ≤ d``.
     verify : bool
         Re-check the certificate with the independent checker before returning (default).
+    trace : Trace, optional
+        Records what is established on the way (:class:`~._structure.Trace`: the conditions
+        G0–G8 and R18 decided, the symmetry directions found, the phase), so that a caller
+        stopped by a budget or Ctrl-C can report it; ``trace.verdict`` is set once the verdict
+        and its certificate's check are done.
 
     Returns
     -------
@@ -77,38 +83,36 @@ def identifiability(net: Network, *, verify: bool = True) -> Verdict:
     >>> v.answer, v.certificate["type"]
     (False, 'symmetry_path')
     """
-    v = _identifiability(net)
+    trace = Trace() if trace is None else trace
+    v = _identifiability(net, trace)
     if verify and v.certificate is not None:
+        trace.phase = "check"
         require_valid(v.certificate, _verify)
     rounded = reader_hypotheses(net)       # a folded BatchNorm's float32 scale, when read so
-    return replace(v, hypotheses=rounded + tuple(v.hypotheses)) if rounded else v
+    trace.verdict = replace(v, hypotheses=rounded + tuple(v.hypotheses)) if rounded else v
+    return trace.verdict
 
 
-def _identifiability(net: Network) -> Verdict:
-    s = structure(net)
+R18_CONDITIONS = ("R18.1 no dead row of [W2 | b2]", "R18.2 no linear row of [W2 | b2]",
+                  "R18.3 no masked column", "R18.4 not (n1 = 1 and every row (- | +))")
+"""The sign conditions of three-layer-fibers R18, in the order of :func:`r18_reasons`."""
+
+
+def _identifiability(net: Network, trace: Trace) -> Verdict:
+    s = structure(net, trace)
     failed = s.failed
     if failed is not None or s.types is None:
         h = failed or s.hypotheses[-1]
         return Verdict(None, "bottleneck-R18", f"non-generic: {h.name} fails at {jsonable(h.witness)}",
                        s.hypotheses)
     d, n1, n2, m = s.widths
-    reasons, move = [], None
-    dead = [j for j, t in enumerate(s.types) if t == DEAD]
-    lin = list(s.linear)
-    if dead:
-        reasons.append(f"rows {dead} of [W2 | b2] are all-negative (dead, S3)")
-        move = ("dead", dead[0])
-    if lin:
-        reasons.append(f"rows {lin} of [W2 | b2] are all-positive (linear, S4 bias trade)")
-        move = move or ("linear", lin[0])
-    if s.masked is not None:
-        nd = [j for j, t in enumerate(s.types) if t != DEAD]
-        reasons.append(f"column {s.masked} of [W2 | b2] is masked: rows {nd} have the masking "
-                       f"pattern (S6 translation)")
-        move = move or ("masked", s.masked)
-    if s.s8_applies:
-        reasons.append("n1 = 1 and every non-dead row is (- | +) (S8 kink swap)")
-        move = move or ("s8", None)
+    found = r18_reasons(s.types, s.masked, s.s8_applies)
+    kinds = {mv[0] for _, mv in found}
+    trace.r18 = [Hypothesis(name, kind not in kinds)
+                 for name, kind in zip(R18_CONDITIONS, ("dead", "linear", "masked", "s8"))]
+    trace.phase = "certificate"
+    reasons = [r for r, _ in found]
+    move = found[0][1] if found else None
     if not reasons:
         cert = identifiability_certificate(net)
         return Verdict(True, "bottleneck-R18",
@@ -119,7 +123,8 @@ def _identifiability(net: Network) -> Verdict:
     cert = path_certificate(net, other, steps)
     return Verdict(False, "bottleneck-R18", "; ".join(reasons),
                    s.hypotheses, cert, {"planted_copy": other.to_dict(),
-                                        "fiber_dimension": dimension_formula(net).value})
+                                        "fiber_dimension":
+                                            dimension_formula(net, s.hypotheses).value})
 
 
 # =============================================================================================

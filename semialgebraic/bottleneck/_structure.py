@@ -37,7 +37,8 @@ from ..verdict import Hypothesis
 
 __all__ = ["Structure", "genericity", "is_generic", "structure", "dimension_formula",
            "is_bottleneck", "DEAD", "LINEAR", "SWITCHING", "Parts", "second_layer_types",
-           "linear_block", "proportional_pair", "preimage_map", "facet_jumps"]
+           "linear_block", "proportional_pair", "preimage_map", "facet_jumps", "Trace",
+           "r18_reasons"]
 
 DEAD, LINEAR, SWITCHING = "dead", "linear", "switching"
 
@@ -47,7 +48,84 @@ def is_bottleneck(net: Network) -> bool:
     return net.depth == 3 and net.widths[1] <= net.widths[0]
 
 
-def genericity(net: Network) -> tuple[Hypothesis, ...]:
+class Trace:
+    """What a bottleneck decision has established so far, read when a budget or Ctrl-C stops it
+    (``identify --timeout``, ``plot fiber --timeout``): every entry is a fact checked exactly,
+    never a guess.
+
+    ``phase``: where the work is (``hypotheses``, then for a verdict ``structure``,
+    ``certificate``, ``check``; for a fiber ``dimension``, ``components``, ``graph``);
+    ``hypotheses``: the conditions G0–G8 decided so far, in order; ``g8_columns`` /
+    ``n1``: first-layer columns of G8 decided so far (each bends on its facet) out of ``n1``;
+    ``found``: the symmetry directions read off the signs of ``[W2 | b2]`` (R18's reasons, an
+    established fact about the weights; a verdict needs G0–G8 too); ``r18``: the R18 sign
+    conditions once evaluated; ``dimension``: a fiber's dimension once R17 (and FIBDIM R22,
+    when computed) gave it; ``components``: ``(built, total)`` components of a fiber (R16);
+    ``verdict``: the verdict once decided and its certificate re-checked.
+
+    >>> from algebra.network import Network
+    >>> t = Trace()
+    >>> _ = genericity(Network.from_rows([[[1, 0], [0, 1]], [[1, -1], [-2, -1]], [[1, 1]]],
+    ...                                  [[0, 0], [-1, -3], [0]]), t)
+    >>> len(t.hypotheses), t.g8_columns, t.found
+    (9, 2, ['rows [1] of [W2 | b2] are all-negative (dead, S3)', 'column 0 of [W2 | b2] is masked: rows [0] have the masking pattern (S6 translation)'])
+    """
+
+    def __init__(self):
+        self.phase = "hypotheses"
+        self.hypotheses: list[Hypothesis] = []
+        self.g8_columns, self.n1 = 0, None
+        self.found: list[str] = []
+        self.r18: list[Hypothesis] = []
+        self.components: tuple[int, int] | None = None
+        self.dimension: int | None = None
+        self.verdict = None
+
+    def checked(self) -> list[Hypothesis]:
+        """The conditions decided so far: G0–G8 (as far as they got), then R18's."""
+        return self.hypotheses + self.r18
+
+    def progress(self) -> str:
+        """Where the work stopped inside its phase (G8's columns, the fiber's components), or
+        ''."""
+        if self.phase == "components" and self.components is not None:
+            return f"{self.components[0]} of {self.components[1]} components built"
+        if self.phase != "hypotheses" or self.n1 is None or len(self.hypotheses) != 8:
+            return ""
+        if self.g8_columns == 0:
+            return f"G8: none of the {self.n1} first-layer columns decided yet"
+        return (f"G8: {self.g8_columns} of {self.n1} first-layer columns checked, each bends "
+                "on its facet")
+
+
+def r18_reasons(types, masked, s8) -> list[tuple[str, tuple]]:
+    """The symmetry directions that the signs of ``[W2 | b2]`` give (three-layer-fibers R18:
+    dead rows S3, linear rows S4, a masked column S6, S8), each ``(reason, move)``; empty when
+    every R18 condition holds."""
+    out = []
+    dead = [j for j, t in enumerate(types) if t == DEAD]
+    lin = [j for j, t in enumerate(types) if t == LINEAR]
+    if dead:
+        out.append((f"rows {dead} of [W2 | b2] are all-negative (dead, S3)", ("dead", dead[0])))
+    if lin:
+        out.append((f"rows {lin} of [W2 | b2] are all-positive (linear, S4 bias trade)",
+                    ("linear", lin[0])))
+    if masked is not None:
+        nd = [j for j, t in enumerate(types) if t != DEAD]
+        out.append((f"column {masked} of [W2 | b2] is masked: rows {nd} have the masking "
+                    f"pattern (S6 translation)", ("masked", masked)))
+    if s8:
+        out.append(("n1 = 1 and every non-dead row is (- | +) (S8 kink swap)", ("s8", None)))
+    return out
+
+
+def s8_applies(P: "Parts", types) -> bool:
+    """S8 (three-layer-fibers R15): n1 = 1 and every non-dead row is ``(− | +)``."""
+    nd = [j for j, t in enumerate(types) if t != DEAD]
+    return P.n1 == 1 and bool(nd) and all(P.R2[j][0] < 0 and P.b2[j] > 0 for j in nd)
+
+
+def genericity(net: Network, trace: Trace | None = None) -> tuple[Hypothesis, ...]:
     """The genericity conditions of three-layer-fibers §3.1, checked exactly.
 
     G0 two hidden layers and ``n1 ≤ d``; G1 ``rank W1 = n1``; G2 no zero entry in
@@ -57,19 +135,33 @@ def genericity(net: Network) -> tuple[Hypothesis, ...]:
     every column of Γ is non-zero (else a first-layer neuron is invisible); G8 (project addition,
     :func:`cancelled_facet`) every unmasked first-layer neuron bends on some open cell of its
     facet (else R17 misses a dimension).  Conditions after
-    the first failing one of G0–G3 are reported with ``holds=None``.
+    the first failing one of G0–G3 are reported with ``holds=None``.  A *trace*
+    (:class:`Trace`) records each condition as it is decided, G8 column by column, and the
+    symmetry directions of R18 as soon as the types are known (a trace that holds them already
+    is left as it is).
 
     >>> from algebra.network import Network
     >>> net = Network.from_rows([[[1, 2]], [[0]], [[1]]], [[0], [1], [0]])
     >>> [ (h.name, h.holds, h.witness) for h in genericity(net)][:3]
     [('G0 two hidden layers, n1 <= d', True, None), ('G1 rank W1 = n1', True, None), ('G2 no zero entry in [W2 | b2]', False, {'row': 0, 'column': 0})]
     """
-    out: list[Hypothesis] = []
-    names = ["G0 two hidden layers, n1 <= d", "G1 rank W1 = n1", "G2 no zero entry in [W2 | b2]",
-             "G3 no zero column of W3", "G4 rows of [W1 | b1] pairwise non-proportional",
-             "G5 rows of [W2 | b2] pairwise non-proportional", "G6 rank Gamma = min(n_L, n1, m)",
-             "G7 every first-layer neuron visible",
-             "G8 every unmasked first-layer neuron bends on its facet"]
+    if trace is not None and trace.hypotheses:      # checked before on this trace: kept as is
+        trace.phase = "hypotheses"                  # (checked again: the same answer)
+        return _genericity(net, None)
+    return _genericity(net, trace)
+
+
+_G_NAMES = ("G0 two hidden layers, n1 <= d", "G1 rank W1 = n1", "G2 no zero entry in [W2 | b2]",
+            "G3 no zero column of W3", "G4 rows of [W1 | b1] pairwise non-proportional",
+            "G5 rows of [W2 | b2] pairwise non-proportional", "G6 rank Gamma = min(n_L, n1, m)",
+            "G7 every first-layer neuron visible",
+            "G8 every unmasked first-layer neuron bends on its facet")
+"""The names of G0–G8, in the order they are checked."""
+
+
+def _genericity(net: Network, trace: Trace | None) -> tuple[Hypothesis, ...]:
+    names = _G_NAMES
+    out: list[Hypothesis] = trace.hypotheses if trace is not None else []
     if net.depth != 3:
         return (Hypothesis(names[0], False, {"hidden_layers": net.depth - 1}),)
     d, n1, n2, m = net.widths
@@ -77,6 +169,8 @@ def genericity(net: Network) -> tuple[Hypothesis, ...]:
         return (Hypothesis(names[0], False, {"n1": n1, "d": d}),)
     out.append(Hypothesis(names[0], True))
     P = Parts.of(net)
+    if trace is not None:
+        trace.n1 = n1
     r = n1 if rank_lower_bound(P.W1, PRIME_31) == n1 else P.W1.rank()
     if r != n1:
         null = P.W1.T.nullspace()
@@ -95,6 +189,8 @@ def genericity(net: Network) -> tuple[Hypothesis, ...]:
     p2 = proportional_pair(P.R2)
     out.append(Hypothesis(names[5], p2 is None, None if p2 is None else {"rows": list(p2)}))
     types = second_layer_types(P)
+    if trace is not None:
+        trace.found = [r for r, _ in r18_reasons(types, masking_column(P.R2), s8_applies(P, types))]
     L = [j for j, t in enumerate(types) if t == LINEAR]
     G, _ = linear_block(P, L)
     rho, want = G.rank(), min(len(L), n1, m)
@@ -106,12 +202,12 @@ def genericity(net: Network) -> tuple[Hypothesis, ...]:
         if zc is not None:
             holds, wit = False, {"column": zc, "reason": "column of Gamma is zero"}
     out.append(Hypothesis(names[7], holds, wit))
-    wit = cancelled_facet(P, types)
+    wit = cancelled_facet(P, types, trace)
     out.append(Hypothesis(names[8], wit is None, wit))
     return tuple(out)
 
 
-def cancelled_facet(P: Parts, types) -> dict | None:
+def cancelled_facet(P: Parts, types, trace: Trace | None = None) -> dict | None:
     """G8 (three-layer-fibers §3.1): None when every first-layer neuron that is not masked (R4)
     shows a kink on some relatively open cell of its facet ``F_i`` of the orthant, i.e. the
     active non-dead rows ``S`` there have ``Σ_{j∈S} V_j W2[j,i] ≠ 0``; else a witness
@@ -121,6 +217,7 @@ def cancelled_facet(P: Parts, types) -> dict | None:
     of ``F_i`` is harmless (R4: a hyperplane is fixed by any open piece).  Cells are enumerated
     exactly for n1 ≤ 2 (``F_i`` is a point or a ray); for n1 ≥ 3 the cells are not walked:
     :func:`facet_jumps` decides by the jump rule of §3.1 (polynomial, exact, no budget needed).
+    A *trace* counts the columns decided (``g8_columns``).
     """
     n1 = P.n1
     live = [j for j, t in enumerate(types) if t != DEAD]
@@ -138,11 +235,14 @@ def cancelled_facet(P: Parts, types) -> dict | None:
     def visible(S, i):
         return any(sum((P.V[j][o] * P.R2[j][i] for j in S), zero) != 0 for o in range(P.m))
 
+    ratios = _row_ratios(P, live) if n1 >= 3 else None
     for i in range(n1):
+        if trace is not None:
+            trace.g8_columns = i
         if i == masked:
             continue
         if n1 >= 3:
-            wit = facet_jumps(P, live, i)
+            wit = facet_jumps(P, live, i, ratios)
             if wit is not None:
                 return wit
             continue
@@ -167,10 +267,24 @@ def cancelled_facet(P: Parts, types) -> dict | None:
             cells.append({"point": list(z), "active_rows": S})
         if not seen:
             return {"column": i, "cells": cells[:4]}
+    if trace is not None:
+        trace.g8_columns = n1
     return None
 
 
-def facet_jumps(P: Parts, live, i) -> dict | None:
+def _row_ratios(P: Parts, live) -> dict:
+    """``{j: ((p, q) of W2[j, c] / b2_j for each column c)}``: the exact ratios as pairs of
+    Python ints, so that :func:`facet_jumps` compares restricted rows by hashing ints (hashing
+    ``fmpq`` goes through ``fractions.Fraction``: 27 of the 32 s of G8 on a 24-1200-2 net)."""
+    out = {}
+    for j in live:
+        b = P.R2[j][P.n1]
+        out[j] = tuple((int(x.numerator), int(x.denominator))
+                       for x in (P.R2[j][c] / b for c in range(P.n1)))
+    return out
+
+
+def facet_jumps(P: Parts, live, i, ratios: dict | None = None) -> dict | None:
     """G8 for column *i* (n1 ≥ 2) by the jump rule (three-layer-fibers §3.1): None when the
     kink of first-layer neuron *i* is visible on some open cell of ``F_i``, else the witness.
 
@@ -184,6 +298,8 @@ def facet_jumps(P: Parts, live, i) -> dict | None:
     set of codimension 2 (connected), so ``g ≡ g(z₀)`` at one point ``z₀`` off every
     hyperplane; visible iff ``g(z₀) ≠ 0``.  Witness of a failure: ``{"column", "cells":
     [{"point": z₀, "active_rows"}], "hyperplanes": [rows of each H meeting F_i°], "reason"}``.
+    *ratios* (:func:`_row_ratios`, computed when omitted) are the live rows' exact ratios to
+    their biases.
     """
     n1, zero = P.n1, 0 * P.R2[0][0]
     others = [c for c in range(n1) if c != i]
@@ -191,12 +307,14 @@ def facet_jumps(P: Parts, live, i) -> dict | None:
     def a(j):
         return [P.V[j][o] * P.R2[j][i] for o in range(P.m)]
 
+    if ratios is None:
+        ratios = _row_ratios(P, live)
     classes: dict = {}
     for j in live:
         r, b = P.R2[j], P.R2[j][n1]
         if not any(r[c] * b < 0 for c in others):
             continue                                  # constant sign on F_i°: no hyperplane there
-        key = tuple(r[c] / b for c in others)
+        key = ratios[j][:i] + ratios[j][i + 1:]       # (W2_j without column i) / b2_j, exactly
         classes.setdefault(key, []).append(j)
     for rows in classes.values():
         jump = [zero] * P.m
@@ -305,7 +423,7 @@ def _grouped(types) -> str:
     return ", ".join(f"{k} {[j for j, t in enumerate(types) if t == k]}" for k in kinds)
 
 
-def structure(net: Network) -> Structure:
+def structure(net: Network, trace: Trace | None = None) -> Structure:
     """Structure report (three-layer-fibers R3–R6, R13–R15).
 
     Types need G0–G3 (P1, P2); when they fail, only the hypotheses are reported.
@@ -314,6 +432,8 @@ def structure(net: Network) -> Structure:
     ----------
     net : Network
         A network with two hidden layers and ``n1 ≤ d``.
+    trace : Trace, optional
+        Records what is established on the way (phases ``hypotheses`` then ``structure``).
 
     Returns
     -------
@@ -330,10 +450,12 @@ def structure(net: Network) -> Structure:
     >>> s.types, s.masked, s.kappa_plus
     (('switching', 'dead'), 0, 0)
     """
-    hyps = genericity(net)
+    hyps = genericity(net, trace)
     widths = net.widths
     if not all(h.holds for h in hyps[:4]) or len(hyps) < 4:
         return Structure(widths, hyps)
+    if trace is not None:
+        trace.phase = "structure"
     P = Parts.of(net)
     types = second_layer_types(P)
     L = tuple(j for j, t in enumerate(types) if t == LINEAR)
@@ -348,17 +470,19 @@ def structure(net: Network) -> Structure:
         interval = (-min(pos) if pos else None, min(neg) if neg else None)
     s7 = (masked is not None and P.n1 >= 2                        # R14, equal ratios
           and bool(s7_flippable([P.R2[j] for j in nd], masked)))
-    s8 = P.n1 == 1 and bool(nd) and all(P.R2[j][0] < 0 and P.b2[j] > 0 for j in nd)  # R15
+    s8 = s8_applies(P, types)                                     # R15
     kappa, wit = positive_factor_rank(G)
     return Structure(widths, hyps, types, masked, interval, s7, s8, L, G, g, G.rank(), kappa, wit)
 
 
-def dimension_formula(net: Network) -> Dimension:
+def dimension_formula(net: Network, hypotheses=None) -> Dimension:
     """Fiber dimension by three-layer-fibers R17 (constant f: N − m), exact under G0–G8.
 
     Not applicable (rank Γ below ``min(n_L, n1, m)``, P5) → an inexact Dimension with the reason.
+    *hypotheses*: :func:`genericity` of *net* when the caller has it already (G8 is the costly
+    one: 7 s on a 24-1200-2 net).
     """
-    hyps = genericity(net)
+    hyps = genericity(net) if hypotheses is None else hypotheses
     bad = next((h for h in hyps if not h.holds), None)
     if bad is not None:
         return Dimension.between(None, None, f"R17 not applicable: {bad.name} fails")

@@ -35,7 +35,7 @@ from .copies import discrete_move, flipped_gamma, positive_factorization
 from .fibdim import jacobian_dimension
 from .one_neuron import (check_same_function, glue, one_neuron_strata, representative,
                          strata_graph, system as one_neuron_system)
-from ._structure import (DEAD, LINEAR, SWITCHING, Parts, dimension_formula, genericity,
+from ._structure import (DEAD, LINEAR, SWITCHING, Parts, Trace, dimension_formula, genericity,
                         is_generic, second_layer_types, structure)
 
 __all__ = ["fiber_bottleneck", "BottleneckFiber", "BottleneckFiberComponent"]
@@ -177,7 +177,8 @@ class BottleneckFiber:
 
 def fiber_bottleneck(net: Network, *, jacobian: bool | None = None,
                      max_enumerated_flips: int = 8,
-                     generators: bool | None = None, membership=None) -> BottleneckFiber:
+                     generators: bool | None = None, membership=None,
+                     trace: Trace | None = None) -> BottleneckFiber:
     """Explicit fiber of a generic three-layer bottleneck network (R16, R17).
 
     Components up to permutations are indexed by the discrete choices (S5 flip sets that the
@@ -187,12 +188,18 @@ def fiber_bottleneck(net: Network, *, jacobian: bool | None = None,
     scalings, dead cones, masking pattern = S6 interval, positive linear rows).  The dimension
     is R17; *jacobian* (default: when N ≤ 60) also computes FIBDIM (R22) and the two must agree,
     else NonGenericError (P5).  The rank of the span of the continuous generators (S2, S3, S4,
-    S6) at the representative is computed exactly and must agree as well.
+    S6) at the representative is computed exactly and must agree as well.  A *trace*
+    (:class:`~._structure.Trace`) records what is established on the way (phases
+    ``hypotheses``, ``dimension``, ``components`` k of K, ``graph``) for a caller stopped by a
+    budget or Ctrl-C.
     """
-    bad = next((h for h in genericity(net) if not h.holds), None)
+    trace = Trace() if trace is None else trace
+    hyps = genericity(net, trace)
+    bad = next((h for h in hyps if not h.holds), None)
     if bad is not None:
         raise NonGenericError(bad.name, jsonable(bad.witness))
-    dim = dimension_formula(net)
+    trace.phase = "dimension"
+    dim = dimension_formula(net, hyps)
     fd = None
     if jacobian is None:
         jacobian = net.n_parameters <= 60
@@ -200,9 +207,11 @@ def fiber_bottleneck(net: Network, *, jacobian: bool | None = None,
         fd = jacobian_dimension(net)
         if fd != dim.value:
             raise NonGenericError("R17 formula = FIBDIM", {"formula": dim.value, "jacobian": fd})
+    trace.dimension = dim.value                  # R17 (and FIBDIM, when computed, agrees)
     P = Parts.of(net)
     types = second_layer_types(P)
     ring = _ring(net)
+    trace.phase = "components"
     labels, notes = _discrete_labels(net, P, types, max_enumerated_flips)
     if all(t == DEAD for t in types):        # R16b (constant f): the generic points are listed
         notes.append("constant function: the points that pass G0-G8 are exactly the stratum with "
@@ -218,7 +227,9 @@ def fiber_bottleneck(net: Network, *, jacobian: bool | None = None,
     partial = bool(notes)       # so far every note leaves components out (S5/S7 sets, R16 gaps)
     pool = any("linear" in lab for lab in labels)     # R16c: strata with other n_L, n_D
     comps = []
-    for lab in labels:
+    trace.components = (0, len(labels))
+    for k, lab in enumerate(labels):
+        trace.components = (k, len(labels))
         rep = _representative(net, lab) if "linear" not in lab else _pool_representative(net, P, lab)
         if rep is None and (lab["flips"] or lab["s7"] or lab["s8"] or "linear" in lab):
             notes.append(f"component {lab}: no explicit point constructed; left out")
@@ -248,6 +259,8 @@ def fiber_bottleneck(net: Network, *, jacobian: bool | None = None,
         if top != dim.value:
             dim = Dimension.of(top, f"R16c: the largest stratum (R17 gives {dim.value} at this "
                                     "network)")
+    trace.components = (len(labels), len(labels))
+    trace.phase = "graph"
     F = BottleneckFiber(net, comps, dim, 0, 0, None, fd, notes, membership)
     F.partial = partial
     F.structure = structure(net)

@@ -2,14 +2,19 @@
 
 * ``netfibers identify NET [--certificate FILE] [--timeout S]``: identifiable up to permutation
   and positive scaling? (R18; exit 0 yes, 1 no, 3 non-generic/undecided, or ``--timeout``
-  reached: "undecided: timeout of S s reached", nothing claimed).  JSON keys: ``answer``,
-  ``method``, ``hypotheses``, ``reason``, ``certificate``.
+  reached / Ctrl-C: "undecided: timeout of S s reached during PHASE" and what was established,
+  no verdict claimed).  JSON keys: ``answer``, ``method``, ``hypotheses``, ``reason``,
+  ``certificate``; stopped: ``complete`` false, ``checked``, ``found``, ``stopped_in``,
+  ``progress`` (:func:`partial_state`).
 * ``netfibers fiber NET [--orthant] [--latex | --json]``: the fiber (dispatch through
   ``semialgebraic._fiber.fiber`` when present).  JSON keys: ``dimension``,
   ``number_of_components``, ``number_of_orbits``, ``components`` (each: ``label``,
   ``dimension``, ``equalities``, ``inequalities``, ``sample``), ``symmetries``.
 * ``netfibers symmetries NET [--graphml FILE] [--json]``: structure report, symmetry generators
   and the symmetry graph (nodes = components up to permutation, edges = discrete generators).
+
+``fiber`` and ``symmetries`` stopped by ``--timeout`` or Ctrl-C say in one line the phase and
+what was established (:func:`fiber_in_time`), exit 3.
 """
 
 from __future__ import annotations
@@ -22,8 +27,9 @@ from contextlib import contextmanager
 from algebra.network import Network
 
 from ..budget import Budget, BudgetExhausted, alarm_at
-from ..bottleneck import fiber_bottleneck, identifiability, is_bottleneck, structure
-from ..certificates import write_certificate
+from ..bottleneck import Trace, fiber_bottleneck, identifiability, is_bottleneck, structure
+from ..certificates import jsonable, write_certificate
+from ..equivalence import equivalent
 from ..cli import emit, fail
 from ..exceptions import NonGenericError, NotApplicableError
 from .._fiber import fiber
@@ -33,7 +39,8 @@ from .common import load_network
 from .help import describe
 
 __all__ = ["register", "fiber_of", "fiber_text", "structure_text", "component_label", "deadline", "Timeout",
-           "identifiability_text"]
+           "identifiability_text", "partial_state", "partial_text", "partial_summary", "PHASES",
+           "fiber_in_time"]
 
 
 class Timeout(BaseException):
@@ -77,7 +84,9 @@ def register(sub, parent) -> None:
                            "When not, a planted symmetric copy is the certificate. See "
                            "'netfibers explain identifiable'.",
                            exits=["0  identifiable", "1  not identifiable",
-                                  "3  non-generic input or undecided (also: --timeout reached)",
+                                  "3  non-generic input or undecided (also: --timeout reached "
+                                  "or Ctrl-C: what was checked, the symmetry directions found "
+                                  "and the phase, no verdict claimed)",
                                   "2  input error, or NET is not a three-layer bottleneck"],
                            examples=["netfibers identify algebra/examples/t5_perm_scale_a.json",
                                      "netfibers identify net.json --certificate cert.json"]))
@@ -85,7 +94,9 @@ def register(sub, parent) -> None:
     p.add_argument("--certificate", metavar="FILE", help="write the certificate (JSON)")
     p.add_argument("--timeout", type=float, default=None, metavar="SECONDS",
                    help="seconds for the whole decision (hypotheses, certificate and its "
-                        "check): past it, 'undecided: timeout …', exit 3, nothing claimed")
+                        "check): past it, 'undecided: timeout … during PHASE' with the "
+                        "conditions checked and the symmetry directions found, exit 3, no "
+                        "verdict claimed")
     p.set_defaults(func=cmd_identify)
 
     p = sub.add_parser("fiber", parents=[parent], help="explicit fiber: components and dimension",
@@ -217,45 +228,142 @@ def identifiability_text(v, prefix: str = "") -> str:
     return f"{prefix}{head}: {reason}" if reason else f"{prefix}{head}"
 
 
+PHASES = {"hypotheses": "the genericity conditions G0-G8",
+          "structure": "the structure (neuron types, S6 interval, linear block and its LP)",
+          "certificate": "building the certificate",
+          "check": "the certificate's independent check",
+          "dimension": "the fiber dimension (R17, FIBDIM R22)",
+          "components": "the fiber's components (R16)",
+          "graph": "the symmetry graph"}
+"""What a partial ``identify`` / ``plot fiber`` says for :attr:`Trace.phase`."""
+
+
+def partial_state(trace: Trace) -> dict:
+    """The JSON keys of a stopped bottleneck decision: ``checked`` (the conditions decided,
+    each ``name``, ``holds``, ``witness``), ``found`` (symmetry directions read off the signs of
+    ``[W2 | b2]``), ``stopped_in`` (the phase), ``progress`` (inside G8: the columns decided;
+    inside a fiber's components: how many are built) and ``dimension`` (a fiber's, once
+    known)."""
+    out = {"checked": [h.to_json() for h in trace.checked()], "found": list(trace.found),
+           "stopped_in": trace.phase}
+    if trace.dimension is not None:
+        out["dimension"] = trace.dimension
+    if trace.progress():
+        out["progress"] = trace.progress()
+    return out
+
+
+def partial_text(trace: Trace) -> list[str]:
+    """What a stopped bottleneck decision established, for a person (indented lines)."""
+    hs = trace.checked()
+    held = [h.name.split()[0] for h in hs if h.holds]
+    lines = [f"  checked exactly: {', '.join(held)} {'holds' if len(held) == 1 else 'hold'}"
+             if held else "  checked exactly: nothing yet"]
+    lines += [f"  {h.name}: {h.holds} at {jsonable(h.witness)}" for h in hs if not h.holds]
+    if trace.progress():
+        lines.append(f"  {trace.progress()} (the rest not checked)")
+    if trace.found:
+        lines.append("  found: " + "; ".join(trace.found))
+        if trace.phase == "hypotheses":
+            lines.append("  (symmetry directions of R18: a verdict also needs every genericity "
+                         "condition G0-G8)")
+    if trace.phase in ("certificate", "check"):
+        lines.append("  no verdict is claimed before its certificate passes the independent "
+                     "check: give more time")
+    return lines
+
+
+def partial_summary(trace: Trace) -> str:
+    """What a stopped bottleneck computation established, in one line: ``G0-G7 hold; G8: 3 of
+    24 first-layer columns checked, …; found: …``."""
+    hs = trace.checked()
+    held = [h.name.split()[0] for h in hs if h.holds]
+    parts = [(f"{held[0]}-{held[-1]}" if len(held) > 2 and held == [h.name.split()[0] for h in
+                                                                     hs[:len(held)]] else
+              ", ".join(held)) + (" holds" if len(held) == 1 else " hold")] if held else \
+        ["nothing checked yet"]
+    parts += [f"{h.name} fails" for h in hs if h.holds is False]
+    if trace.dimension is not None:
+        parts.append(f"fiber dimension {trace.dimension} (R17)")
+    if trace.progress():
+        parts.append(trace.progress())
+    if trace.found:
+        parts.append("found: " + "; ".join(trace.found))
+    return "; ".join(parts)
+
+
+def _stopped(why: str, trace: Trace) -> str:
+    return f"{why} during {PHASES[trace.phase]}"
+
+
 def cmd_identify(args) -> int:
+    if args.timeout is not None and args.timeout <= 0:
+        fail("--timeout must be positive")
+    budget = Budget(timeout=args.timeout)          # loading NET counts too
     net = load_network(args.net)
     if not is_bottleneck(net):
         fail(f"{args.net}: identify needs two hidden layers with n1 <= d "
              f"(widths {'-'.join(map(str, net.widths))})")
-    if args.timeout is not None and args.timeout <= 0:
-        fail("--timeout must be positive")
-    budget = Budget(timeout=args.timeout)
     end = None if args.timeout is None else time.monotonic() + budget.remaining()
+    trace = Trace()
     try:
         # checkpoint() in the loops that have one (CANON's), and an alarm at the deadline for
-        # the others (the G0-G8 checks, the certificate's check): stopped anywhere, nothing
-        # is claimed
+        # the others (the G0-G8 checks, the certificate's check): stopped anywhere, the trace
+        # says what was established and no verdict is claimed
         with budget.active(), alarm_at(end, "identify"):
-            v = identifiability(net)
-    except BudgetExhausted:
-        if not budget.exhausted() or budget.interrupted:
-            raise                       # Ctrl-C: the CLI's report
-        reason = f"undecided: timeout of {args.timeout:g} s reached"
-        emit(args, {"answer": None, "method": "bottleneck-R18", "reason": reason,
-                    "complete": False, "certificate": None}, reason)
-        return 3
+            v = identifiability(net, trace=trace)
+    except KeyboardInterrupt:           # BudgetExhausted (the deadline) or Ctrl-C
+        if trace.verdict is None:
+            budget.exhausted()          # marks a Ctrl-C since the budget began (budget.ctrl_c)
+            why = ("interrupted (Ctrl-C)" if budget.interrupted or args.timeout is None else
+                   f"timeout of {args.timeout:g} s reached")
+            reason = f"undecided: {_stopped(why, trace)}"
+            emit(args, {"answer": None, "method": "bottleneck-R18", "reason": reason,
+                        "complete": False, "certificate": None, **partial_state(trace)},
+                 "\n".join([reason] + partial_text(trace)))
+            return 3
+        v = trace.verdict               # decided and checked just before the stop: say it
     if args.certificate and v.certificate is not None:
         write_certificate(v.certificate, args.certificate)
     emit(args, data := v.to_json(), display.with_roundings(data, identifiability_text(v), hypotheses=v.hypotheses))
     return v.exit_code()
 
 
+def fiber_in_time(net: Network, seconds: float | None, timeout: float | None, *,
+                  orthant: bool = False, trace: Trace | None = None, jacobian=None):
+    """``(fiber, None)``, or, stopped after *seconds* (the user's *timeout*, for the message)
+    or by Ctrl-C, ``(None, (why, partial))``: *why* names the phase and what was established
+    there (``fiber_bottleneck``'s :class:`Trace`: the conditions G0–G8 decided, the R17
+    dimension, the components built), *partial* its JSON keys (:func:`partial_state`).
+    *jacobian*: as in :func:`fiber_bottleneck` (FIBDIM, R22; default when N ≤ 60)."""
+    trace = Trace() if trace is None else trace
+    try:
+        with deadline(seconds):
+            if net.depth == 3 and not orthant:       # fiber()'s dispatch, with the trace
+                return fiber_bottleneck(net, membership=equivalent, trace=trace,
+                                        jacobian=jacobian), None
+            return fiber_of(net, orthant=orthant), None
+    except (Timeout, KeyboardInterrupt) as exc:
+        why = ("interrupted (Ctrl-C)" if not isinstance(exc, Timeout) else
+               f"timeout of {timeout:g} s reached")
+    if net.depth != 3 or orthant:
+        return None, (f"{why} computing the fiber", {})
+    return None, (f"{why} during {PHASES[trace.phase]}; established: {partial_summary(trace)}",
+                  partial_state(trace))
+
+
 def cmd_fiber(args) -> int:
+    budget = Budget(timeout=args.timeout)          # loading NET counts too
     net = load_network(args.net)
     try:
-        with deadline(args.timeout):
-            F = fiber_of(net, orthant=args.orthant)
-    except Timeout:
-        emit(args, {"dimension": None, "complete": False, "reason": "timeout"},
-             f"timeout after {args.timeout} s: no fiber computed")
-        return 3
+        F, stop = fiber_in_time(net, budget.remaining(), args.timeout, orthant=args.orthant)
     except NonGenericError as exc:
         emit(args, {"dimension": None, "reason": str(exc)}, str(exc))
+        return 3
+    if stop is not None:
+        why, partial = stop
+        emit(args, {"dimension": partial.pop("dimension", None), "complete": False,
+                    "reason": why, **partial}, f"{why}; no fiber computed")
         return 3
     if args.latex and not args.json:
         print(F.to_latex())
@@ -265,19 +373,30 @@ def cmd_fiber(args) -> int:
 
 
 def cmd_symmetries(args) -> int:
+    budget = Budget(timeout=args.timeout)          # loading NET counts too
     net = load_network(args.net)
     if not is_bottleneck(net):
         fail(f"{args.net}: symmetries needs two hidden layers with n1 <= d")
-    s = structure(net)
+    trace = Trace()
+    try:
+        with deadline(budget.remaining()):
+            s = structure(net, trace)
+    except (Timeout, KeyboardInterrupt) as exc:
+        why = ("interrupted (Ctrl-C)" if not isinstance(exc, Timeout) else
+               f"timeout of {args.timeout:g} s reached")
+        why = f"{why} during {PHASES[trace.phase]}; established: {partial_summary(trace)}"
+        emit(args, {"structure": None, "complete": False, "reason": why, **partial_state(trace)},
+             f"{why}; no structure report")
+        return 3
     data = {"structure": s.to_json()}
     text = [structure_text(s, args.exact)]
     if s.is_generic:
-        try:
-            with deadline(args.timeout):
-                F = fiber_bottleneck(net, jacobian=False)
-        except Timeout:
-            data["complete"] = False
-            emit(args, data, "\n".join(text + [f"timeout after {args.timeout} s: no symmetry graph"]))
+        F, stop = fiber_in_time(net, budget.remaining(), args.timeout, trace=trace,
+                                jacobian=False)
+        if stop is not None:
+            why, partial = stop
+            data.update({"complete": False, "reason": why, **partial})
+            emit(args, data, "\n".join(text + [f"{why}; no symmetry graph"]))
             return 3
         G = F.graph
         data.update({"symmetries": F.to_json()["symmetries"], "graph": graph_to_json(G),

@@ -8,7 +8,9 @@ format of the suffix of ``-o`` (png, svg, pdf) and written atomically.  The suff
 directory and matplotlib are checked before anything is computed; on any error nothing is
 written.  A budget that cuts ``plot regions`` short writes the regions found, says "partial" in
 the title, a note and one stderr line, and exits 3; ``plot fiber`` / ``plot symmetries`` past
-their ``--timeout`` write nothing and exit 3.  ``--json`` prints the scene with exact coordinates.
+their ``--timeout`` (or on Ctrl-C) write nothing, say in one line the phase and what was
+established (the conditions G0-G8 decided, the components built; JSON ``checked``, ``found``,
+``stopped_in``, ``progress``) and exit 3.  ``--json`` prints the scene with exact coordinates.
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ from ..cli import emit, fail
 from ..plot import diff_scene, fiber_scene, regions_scene, symmetry_scene
 from ..plot.renderer import output_format, require_matplotlib, save
 from ..plot.slicing import parse_slice
+from .bottleneck import fiber_in_time
 from .common import load_network, load_pair, parse_box_domain
 from .help import TIMEOUT_HELP, describe
 
@@ -78,7 +81,10 @@ def register(sub, parent) -> None:
                              "neuron's free output weight as a free axis, positive rescalings as "
                              "half-lines; each component up to permutations (sign flips, S7, S8) "
                              "is a separate piece.",
-                             exits=_EXITS + ["3  --timeout reached: nothing is written"],
+                             exits=_EXITS + ["3  --timeout reached or Ctrl-C: nothing is "
+                                             "written; one line says the phase and what was "
+                                             "established (conditions checked, dimension, "
+                                             "components built)"],
                              examples=["netfibers plot fiber algebra/examples/t1_masked.json "
                                        "-o fiber.png",
                                        "netfibers plot fiber net.json --axes S2 -o fiber.svg"]))
@@ -87,7 +93,8 @@ def register(sub, parent) -> None:
     f.add_argument("--axes", metavar="KINDS", help="comma-separated preferred kinds of direction "
                    "among S6, S3, S2 (default: in that order)")
     f.add_argument("--timeout", type=float, metavar="SECONDS",
-                   help="stop computing the fiber after SECONDS: no picture, exit 3")
+                   help="stop computing the fiber after SECONDS: no picture, what was "
+                        "established in one line, exit 3")
     f.set_defaults(func=cmd_plot)
 
     s = kinds.add_parser("symmetries", parents=[parent], help="the symmetry graph",
@@ -95,13 +102,17 @@ def register(sub, parent) -> None:
                              "Draw the symmetry graph of the fiber of NET: one node per component "
                              "up to permutations, one edge per discrete generator (S5, S7, S8) "
                              "labelled with the step, nodes coloured by orbit.",
-                             exits=_EXITS + ["3  --timeout reached: nothing is written"],
+                             exits=_EXITS + ["3  --timeout reached or Ctrl-C: nothing is "
+                                             "written; one line says the phase and what was "
+                                             "established (conditions checked, dimension, "
+                                             "components built)"],
                              examples=["netfibers plot symmetries algebra/examples/t1_masked.json "
                                        "-o graph.png"]))
     s.add_argument("net", metavar="NET")
     _common(s)
     s.add_argument("--timeout", type=float, metavar="SECONDS",
-                   help="stop computing the fiber after SECONDS: no picture, exit 3")
+                   help="stop computing the fiber after SECONDS: no picture, what was "
+                        "established in one line, exit 3")
     s.set_defaults(func=cmd_plot)
 
     d = kinds.add_parser("diff", parents=[parent], help="|a - b| over a 2-D slice as a heat map",
@@ -157,15 +168,15 @@ def cmd_plot(args) -> int:
             print(f"netfibers: partial picture ({scene.data['regions_drawn']} regions drawn): "
                   f"{scene.data['reason']}", file=sys.stderr)
     elif args.kind in ("fiber", "symmetries"):
-        from .._fiber import fiber
-        from .bottleneck import Timeout, deadline
         net = load_network(args.net)
-        try:
-            with deadline(timeout):
-                fib = fiber(net)
-        except Timeout:
-            msg = f"timeout of {timeout:g} s reached computing the fiber: no picture written"
-            emit(args, {"output": None, "complete": False, "reason": msg}, msg)
+        # no partial picture: every piece of the chart (the S6 interval, the free S3 axes, the
+        # components, the title's dimension) is a statement of three-layer-fibers R13-R17,
+        # which hold for generic θ only, so nothing is drawn before G0-G8 are all checked, and
+        # the components and the graph come last; one line says what was established
+        fib, stop = fiber_in_time(net, budget.remaining(), timeout)
+        if stop is not None:
+            msg = f"{stop[0]}; no picture written"
+            emit(args, {"output": None, "complete": False, "reason": msg, **stop[1]}, msg)
             return 3
         if args.kind == "fiber":
             kinds = [k.strip() for k in args.axes.split(",")] if args.axes else None

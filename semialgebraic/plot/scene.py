@@ -65,7 +65,9 @@ class Marker:
 
 @dataclass(frozen=True)
 class Node:
-    """A graph node; ``position`` is a float layout (drawing only)."""
+    """A graph node; ``position`` is a float layout (drawing only; in JSON as 6-digit decimal
+    strings, since no float goes into netfibers' JSON: ``plot symmetries --json`` failed on it
+    with exit 4)."""
 
     id: object
     label: str
@@ -74,7 +76,7 @@ class Node:
 
     def to_json(self) -> dict:
         return {"id": self.id, "label": self.label, "component": self.component,
-                "position": list(self.position)}
+                "position": [f"{v:.6g}" for v in self.position]}
 
 
 @dataclass(frozen=True)

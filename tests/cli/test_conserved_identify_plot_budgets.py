@@ -190,7 +190,8 @@ def test_conserved_digits_timeout_60_holds():
 # -- identify -----------------------------------------------------------------------------------
 def _bottleneck(tmp_path, n1=24, n2=1200, seed=0) -> Path:
     """d = n1, W1 = I, [W2 | b2] and W3 with random non-zero integers in [-9, 9]: identifiable
-    (every row mixed signs), ~20 CPU s to decide at n1 = 24, n2 = 1200."""
+    (every row mixed signs), ~29 s to decide at n1 = 24, n2 = 1200 (~28 s of it the
+    certificate's independent check; ~35 s before the facet check hashed int ratios)."""
     rng = random.Random(seed)
 
     def nz():
@@ -203,18 +204,6 @@ def _bottleneck(tmp_path, n1=24, n2=1200, seed=0) -> Path:
     p.write_text(json.dumps({"format": "netfibers.network", "version": 1, "activation": "relu",
                              "layers": layers}))
     return p
-
-
-def test_identify_timeout_is_undecided_and_claims_nothing(tmp_path):
-    p = _bottleneck(tmp_path)
-    cert = tmp_path / "cert.json"
-    r = _timed(["identify", str(p), "--certificate", str(cert)], 2)
-    assert r.returncode == 3 and r.stdout.strip() == "undecided: timeout of 2 s reached"
-    assert not cert.exists()
-    r = _timed(["identify", str(p), "--json"], 1)
-    d = json.loads(r.stdout)
-    assert r.returncode == 3 and d["answer"] is None and d["certificate"] is None
-    assert d["reason"] == "undecided: timeout of 1 s reached" and d["complete"] is False
 
 
 def test_identify_with_a_timeout_that_lasts_is_unchanged(run):
@@ -260,16 +249,6 @@ def test_plot_regions_of_an_acas_slice_holds_its_timeout(tmp_path):
     assert sc["notes"][0].startswith("partial picture: timeout of 5 s reached during the region "
                                      "walk (it had ")
     assert r.stderr.startswith(f"netfibers: partial picture ({len(sc['polygons'])} regions drawn)")
-
-
-def test_plot_fiber_and_symmetries_timeout_write_nothing(tmp_path, run):
-    for kind in ("fiber", "symmetries"):
-        out_png = tmp_path / f"{kind}.png"
-        code, out, _ = run("plot", kind, EX / "t1_masked.json", "-o", out_png, "--timeout", 0)
-        assert code == 3 and not out_png.exists()
-        assert out.strip() == "timeout of 0 s reached computing the fiber: no picture written"
-        code, out, _ = run("plot", kind, EX / "t1_masked.json", "-o", out_png, "--timeout", 60)
-        assert code == 0 and out_png.exists()
 
 
 # -- Ctrl-C ---------------------------------------------------------------------------------------

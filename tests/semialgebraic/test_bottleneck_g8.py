@@ -33,7 +33,7 @@ def _g8(net):
 
 def _raw_r17(net, monkeypatch):
     with monkeypatch.context() as mp:
-        mp.setattr(S, "cancelled_facet", lambda P, types: None)
+        mp.setattr(S, "cancelled_facet", lambda P, types, trace=None: None)
         return B.dimension_formula(net).value
 
 
