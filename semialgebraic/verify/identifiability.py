@@ -27,7 +27,6 @@ from __future__ import annotations
 
 from algebra.exceptions import InputError
 from algebra.io.native import network_from_dict
-from algebra.linalg import QMatrix
 from algebra.kernel.certificate_schemas import check_header
 
 __all__ = ["check"]
@@ -54,11 +53,9 @@ def check(cert: dict) -> tuple[bool, str]:
         return False, "G3 fails: W3 has a zero column"
     rows1 = [list(W1.row_at(i)) + [b1[i]] for i in range(n1)]
     for name, rows in (("G4", rows1), ("G5", rows2)):
-        if len(rows) > 1:
-            for i in range(len(rows)):
-                for k in range(i + 1, len(rows)):
-                    if QMatrix.from_rows([rows[i], rows[k]]).rank() < 2:
-                        return False, f"{name} fails: rows {i} and {k} are proportional"
+        pair = _proportional_pair(rows)
+        if pair is not None:
+            return False, f"{name} fails: rows {pair[0]} and {pair[1]} are proportional"
     for j, r in enumerate(rows2):
         if all(x < 0 for x in r):
             return False, f"row {j} of [W2 | b2] is all-negative (dead): not identifiable"
@@ -76,6 +73,29 @@ def check(cert: dict) -> tuple[bool, str]:
         return False, f"claimed fiber dimension {fd!r} != n1 + n2 = {n1 + n2}"
     return True, ("every hypothesis of the identifiability criterion holds exactly "
                   "(validity relative to three-layer-fibers R18, a [derived] result)")
+
+
+def _key(values) -> tuple:
+    """Exact rationals as a hashable tuple of integer pairs (numerator, denominator)."""
+    return tuple((int(v.p), int(v.q)) for v in values)
+
+
+def _proportional_pair(rows) -> tuple | None:
+    """Two rows of rank < 2 together (one zero, or one a multiple of the other), or None.  A
+    non-zero row scaled by its first non-zero entry is the same for every non-zero multiple of
+    it, so proportional rows meet in one dictionary entry (n rows: n keys, not n²/2 ranks)."""
+    seen: dict = {}
+    for i, r in enumerate(rows):
+        lead = next((x for x in r if x != 0), None)
+        if lead is None:
+            if len(rows) > 1:
+                return (0, 1) if i == 0 else (0, i)
+            continue
+        key = _key([x / lead for x in r])
+        if key in seen:
+            return seen[key], i
+        seen[key] = i
+    return None
 
 
 def _g8_failure(rows2, cols3, n1) -> str | None:
@@ -118,7 +138,7 @@ def _visible_on_facet(rows2, cols3, n1, i) -> bool:
     jumps: dict = {}
     for j, r in enumerate(rows2):
         if any(r[c] * r[-1] < 0 for c in others):
-            key = tuple(r[c] / r[-1] for c in others)
+            key = _key([r[c] / r[-1] for c in others])
             old = jumps.get(key, [zero] * m)
             jumps[key] = [x + (y if r[-1] > 0 else -y) for x, y in zip(old, slope[j])]
     if any(x != 0 for jump in jumps.values() for x in jump):
