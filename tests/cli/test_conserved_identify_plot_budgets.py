@@ -190,8 +190,8 @@ def test_conserved_digits_timeout_60_holds():
 # -- identify -----------------------------------------------------------------------------------
 def _bottleneck(tmp_path, n1=24, n2=1200, seed=0) -> Path:
     """d = n1, W1 = I, [W2 | b2] and W3 with random non-zero integers in [-9, 9]: identifiable
-    (every row mixed signs), ~29 s to decide at n1 = 24, n2 = 1200 (~28 s of it the
-    certificate's independent check; ~35 s before the facet check hashed int ratios)."""
+    (every row mixed signs): ~2 s to decide at n1 = 24, n2 = 1200, ~8 s at 48, 2400 (~29 s at
+    24, 1200 before the checker keyed proportional rows, 2026-12-04: 28 s of it the check)."""
     rng = random.Random(seed)
 
     def nz():
