@@ -44,9 +44,7 @@ def jacobian_rows(net: Network, X: list, masks: list, p: int):
     Raises ``ZeroDivisionError`` when p divides a denominator of θ or of an input."""
     import numpy as np
     n, L, m = len(X), net.depth, net.n_outputs
-    Ws = [np.array([[residue(v, p) for v in row] for row in w.to_rows()], dtype=np.float64).reshape(w.nrows, w.ncols)
-          for w in net.weights]
-    bs = [np.array([residue(v, p) for v in b], dtype=np.float64) for b in net.biases]
+    Ws, bs = net.derived(("dimension.residues", p), lambda: _parameter_residues(net, p))
     H = [np.array([[residue(v, p) for v in x] for x in X], dtype=np.float64).reshape(n, net.n_inputs)]
     for l in range(L - 1):
         Z = np.mod(H[-1] @ Ws[l].T + bs[l], p)
@@ -65,6 +63,15 @@ def jacobian_rows(net: Network, X: list, masks: list, p: int):
                 delta = np.mod(delta @ Ws[l], p) * masks[l - 1]
     R = R.reshape(n * m, -1)
     return R.astype(np.int64)
+
+
+def _parameter_residues(net: Network, p: int) -> tuple:
+    """The weights and biases of *net* mod p as float64 arrays (memoised on the network)."""
+    import numpy as np
+    Ws = [np.array([[residue(v, p) for v in row] for row in w.to_rows()], dtype=np.float64).reshape(w.nrows, w.ncols)
+          for w in net.weights]
+    bs = [np.array([residue(v, p) for v in b], dtype=np.float64) for b in net.biases]
+    return Ws, bs
 
 
 def exact_jacobian_rows(net: Network, points) -> list:
