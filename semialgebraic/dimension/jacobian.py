@@ -20,7 +20,8 @@ from __future__ import annotations
 
 from algebra.kernel import parameter_offsets
 from algebra.linalg import QMatrix
-from algebra.linalg.gfp import PRIME, echelon_mod_p, matmul_mod_p, nmod_rref, prime_for, rank_mod_p, residue
+from algebra.linalg.gfp import (PRIME, echelon_mod_p, matmul_mod_p, nmod_rref, prime_for, rank_mod_p,
+                                reduce_mod_p, residue)
 from algebra.network import Network
 from algebra.rationals import Q
 
@@ -152,7 +153,7 @@ class ProvenSpan:
             A = self.residues()
             if A is None:
                 return QMatrix.from_rows(self.vectors, ncols=self.n).rank()
-            return rank_mod_p(matmul_mod_p(A, R, self.p).astype(np.int64) if wide else A, self.p)
+            return rank_mod_p(_sparse_times(A, R, self.p).astype(np.int64) if wide else A, self.p)
         done = []
         try:
             for a in range(0, k, RANK_CHUNK):
@@ -162,7 +163,7 @@ class ProvenSpan:
                 for i, r in enumerate(self.vectors[a:a + RANK_CHUNK]):
                     for c in [c for c, v in enumerate(r) if v]:
                         A[i, c] = residue(r[c], self.p)
-                done.append(matmul_mod_p(A, R, self.p).astype(np.int64) if wide else A)
+                done.append(_sparse_times(A, R, self.p).astype(np.int64) if wide else A)
         except ZeroDivisionError:               # p divides a denominator: the rank over Q decides
             return self.rank() if not budget.exhausted() else 0
         except KeyboardInterrupt:
@@ -187,6 +188,25 @@ class ProvenSpan:
                 Sp = np.array(rows, dtype=np.float64).reshape(len(rows), self.n)
             self._reduced = (piv, Sp)
         return self._reduced
+
+
+def _sparse_times(A, R, p: int):
+    """``A @ R mod p`` for an integer array *A* with few non-zeros per row (proven directions:
+    scalings, freed parameters), summed over the non-zeros only (entries reduced to |v| <= p/2:
+    products < 2^38, at most 2^14 of them per row, sums < 2^52: exact in float64); a dense
+    product (:func:`matmul_mod_p`) when a row has more."""
+    import numpy as np
+    rows, cols = np.nonzero(A)
+    if not rows.size or np.bincount(rows).max() >= 1 << 14:
+        return matmul_mod_p(A, R, p)
+    vals = reduce_mod_p(A[rows, cols].astype(np.float64), p)
+    Rr = reduce_mod_p(np.asarray(R, dtype=np.float64), p)
+    out = np.zeros((A.shape[0], Rr.shape[1]))
+    for s in range(0, rows.size, 4096):
+        r = rows[s:s + 4096]
+        uniq, first = np.unique(r, return_index=True)
+        out[uniq] += np.add.reduceat(vals[s:s + 4096, None] * Rr[cols[s:s + 4096]], first, axis=0)
+    return np.mod(out, p)
 
 
 def missing_directions(K, span: ProvenSpan, limit: int = 12) -> list:
