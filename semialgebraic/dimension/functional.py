@@ -114,7 +114,9 @@ EXACT_SLOWDOWN = 50
 
 ELIMINATION_RATE = 2e8
 """Float64 operations per second assumed (conservatively, on a shared machine) when deciding
-whether a sampling batch fits the budget (:meth:`_Sandwich.affordable`)."""
+whether a sampling batch fits the budget (:meth:`_Sandwich.affordable`), up to
+:data:`RANK_ONLY` parameters, where the kernel's shrinking is one call no budget stops; above,
+the elimination is stoppable and nothing is reserved (:meth:`_Sandwich.rank_batch`)."""
 
 EXACT_CALL_CAP = 30.0
 """Estimated seconds of one exact rational rank call (FLINT: not interruptible) allowed when no
