@@ -471,17 +471,18 @@ class BlockSpan:
     (module docstring).  *check* (or None) is called before each panel of 64 columns and before
     each group of :data:`GROUP` blocks in the reduction of new rows; it may raise to stop: the
     span then stays as it was before the call (nothing partial is kept).  So a long elimination
-    never needs its time reserved in advance: a budget check stops it within one panel (a
-    panel of 13 305 columns on 1 000 rows: ~0.1 s).
+    never needs its time reserved in advance: a budget check stops it within one panel or one
+    group (on 1 000 rows of 13 305 columns: ~0.1-0.3 s, ~0.5-1.5 s).
 
     >>> span = BlockSpan(3)
     >>> span.add_residues([[1, 2, 3], [2, 4, 6]]), span.add_residues([[0, 1, 1], [1, 3, 4]]), span.rank
     (1, 1, 2)
     """
 
-    GROUP = 16
+    GROUP = 8
     """Blocks whose multipliers are applied to new rows in one product (inner dimension
-    <= 16 * 64 = 1024 terms of |v| <= 2^38: sums < 2^48, exact in float64)."""
+    <= 8 * 64 = 512 terms of |v| <= 2^38: sums < 2^47, exact in float64; one such product is
+    the longest step between two checks: 1 000 rows of 13 305 columns, ~0.5-1.5 s)."""
 
     def __init__(self, n: int, check=None, p: int = PRIME):
         _require_float64_route(p)
@@ -514,8 +515,8 @@ class BlockSpan:
 
         Each group of :data:`GROUP` blocks: the multipliers ``C_k = X_k[:, cols_k] inv_k`` are
         found on the group's pivot columns alone (``X_k``: X after the blocks before k), then
-        ``X -= [C_1 ... C_g] [E_1; ...; E_g]`` is one product of inner dimension <= 1024, instead
-        of one pass over X per block.  Each product adds < 2^48 to an entry: X is reduced
+        ``X -= [C_1 ... C_g] [E_1; ...; E_g]`` is one product of inner dimension <= 512, instead
+        of one pass over X per block.  Each product adds < 2^47 to an entry: X is reduced
         (:func:`reduce_mod_p`, valid below 2^52) every 8 groups, its group columns before use."""
         import numpy as np
         P, E = self.P, self.E
@@ -544,7 +545,7 @@ class BlockSpan:
         gained.  The rows are first reduced by the rows held (:meth:`reduce`: rows · rank · n
         operations), then only the remainder is eliminated (:func:`echelon_mod_p`) and its
         blocks appended.  Every float64 product is of entries reduced to |v| <= P/2 over at most
-        1 024 terms: exact (see ``echelon_mod_p``)."""
+        512 terms: exact (see ``echelon_mod_p``)."""
         import numpy as np
         if R is None or len(R) == 0:
             return 0

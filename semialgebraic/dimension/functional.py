@@ -30,7 +30,10 @@ Method: a sandwich, both sides exact.
   exact witness point, sought first by a float walk over linear regions,
   :mod:`semialgebraic.bab.signwalk`), then by the complete but exponential phase search.  The work of these
   searches is counted (branch-and-bound nodes, exact LPs), never timed, so the result depends
-  only on the seed and the work; an explicit timeout only stops them.
+  only on the seed and the work; an explicit timeout only stops them.  Above
+  :data:`RANK_ONLY` parameters with a timeout, the clock also sizes the sampling batches and
+  the phases (:meth:`_Sandwich.phases`): the timeout is used to its end, a faster machine does
+  more work, and the result states the work done.
 * **Upper bound**: N − rank of the span of directions v with J(x) v = 0 at every differentiable
   input of the domain, each proved (:mod:`semialgebraic.dimension.directions`).
 
