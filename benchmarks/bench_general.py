@@ -280,7 +280,10 @@
    six neurons proven dead, each freeing its incoming parameters: 12 950 -> 12 455); limits
    23 / 65 / 128 s.  Other runs of the same code at other loads: T = 60 [397, 12 601] and
    [2 266, 12 950], T = 120 [4 866, 12 455] (the number of batches follows the machine's
-   speed).  With ``--certificate`` (sampling keeps 3x its elimination time for the
+   speed).  Interleaved again with the final code (13:36-13:41 UTC, load ~2): T = 20 before
+   [145, 12 950] in 2.1 s, after [811, 12 455] in 20.4 s (304 points); T = 60 before [215,
+   12 950] in 6.3 s, after [2 617, 12 455] in 59.9 s (1 060); T = 120 before [316, 12 950] in
+   6.3 s, after [5 765, 12 455] in 120.3 s (2 485).  With ``--certificate`` (sampling keeps 3x its elimination time for the
    certificate's unstoppable rank calls and skips the neuron phase: the certificate builder
    would search the proofs again, 25 s of 30 in a trial): T = 60 before [194, 12 950] in
    19.7 s, after [1 108, 12 950] in 49.6 s, ``netfibers verify`` VALID (upper certified too).
