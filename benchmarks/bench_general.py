@@ -263,6 +263,36 @@
    rows (scratch) left seed 5's lower bound at 2296 (8 747 inputs) and slowed seed 3 from 10.7
    to 18.7 s CPU (4 944 -> 11 577 inputs); keeping only the walks' witnesses of another sign, 11.3 -> 14.4 s
    (5 169 inputs): neither kept (seed 3 with the pass and no rows added: see the README row).
+   The budget used to its end on ACAS Xu (2026-12-04, session 21): above ``RANK_ONLY`` the rows
+   are ranked in a :class:`algebra.linalg.gfp.BlockSpan` (moved from ``algebra/conservation``;
+   new rows reduced by groups of 16 echelon blocks (8 since), one product of inner dimension
+   <= 1 024 each, the whole array reduced every 8 groups: 1 000 random rows of 13 305 columns added to
+   a span of rank 1 000 / 2 000: 19.5 / 37.6 s before, 6.6-7.7 / 9.6-12.1 s after, loads 1-5;
+   the elimination of the new rows themselves, ~3-7 s, is unchanged) that the budget stops
+   between panels, each batch fitted to the time left from the last round's cost; with a
+   timeout the time after the walk goes 0.3 to sampling, up to 0.6 to the neurons never seen
+   active (``prove_suspects``, which now keeps what it decided when its budget runs out) and
+   the rest to sampling.  ``netfibers dim ACAS.nnet --box file --timeout T`` (wall after the
+   start-up mark, interleaved runs, 12:58-13:04 UTC, load 4-6; before = commit 9c93c8a):
+   T = 20: before [145, 12 950] in 3.7 s (48 points), after [605, 12 950] in 21.2 s (229);
+   T = 60: before [215, 12 950] in 8.8 s (75), after [982, 12 950] in 62.5 s (361);
+   T = 120: before [316, 12 950] in 14.9 s (112), after [3 025, 12 455] in 120.3 s (1 238;
+   six neurons proven dead, each freeing its incoming parameters: 12 950 -> 12 455); limits
+   23 / 65 / 128 s.  Other runs of the same code at other loads: T = 60 [397, 12 601] and
+   [2 266, 12 950], T = 120 [4 866, 12 455] (the number of batches follows the machine's
+   speed).  Interleaved again with the final code (13:36-13:41 UTC, load ~2): T = 20 before
+   [145, 12 950] in 2.1 s, after [811, 12 455] in 20.4 s (304 points); T = 60 before [215,
+   12 950] in 6.3 s, after [2 617, 12 455] in 59.9 s (1 060); T = 120 before [316, 12 950] in
+   6.3 s, after [5 765, 12 455] in 120.3 s (2 485).  With ``--certificate`` (sampling keeps 3x its elimination time for the
+   certificate's unstoppable rank calls and skips the neuron phase: the certificate builder
+   would search the proofs again, 25 s of 30 in a trial): T = 60 before [194, 12 950] in
+   19.7 s, after [1 108, 12 950] in 49.6 s, ``netfibers verify`` VALID (upper certified too).
+   Ctrl-C at 12 s / 30 s of ``--timeout 60``: exit 3 within 0.1 s, [663, 12 950] / [1 335,
+   12 950].  ``--dim-seeds 1,5,6`` (13:11-13:15 UTC, load ~4, unchanged by this work: no
+   timeout, kernel route): seed 1 [2336, 2337] 40.3 s wall / 24.9 s CPU (missing W3[22, 8];
+   (2, 8)/(3, 22) open at max G <= 6.35 after 48 splits), seed 5 [2296, 2327] 122.0 / 78.8
+   (ten deficit lines W3[a, 29] + W3[b, 29]), seed 6 [2334, 2337] 44.0 / 31.0 (missing
+   W3[4, 2], W3[4, 13], W3[4, 30]; (2, 2)/(3, 4) open at 8.94, (2, 13)/(3, 4) at 5.78).
 3. Float32 SVD (numpy) ranks of the same Jacobian rows against their certified rank (rank mod
    p, a lower bound, against N - rank of the proven symmetries, an upper bound), 11:20 run:
    4-32-32-1 int/8 (1500 inputs): certified >= 1039, float32 298 / 261 / 815 (tolerances numpy

@@ -16,7 +16,9 @@ Two back ends, both exact:
   products are exact integer operations (needs ``p < 2^21`` and numpy, an optional dependency
   imported when called): :func:`rank_mod_p`, :func:`echelon_mod_p`, :func:`kernel_mod_p`,
   :func:`shrink_kernel_mod_p`, :func:`matmul_mod_p`, :func:`inverse_mod_p`,
-  :func:`reduce_mod_p`.  For the large Jacobians of the functional dimension.
+  :func:`reduce_mod_p`, and :class:`BlockSpan` (a row space grown batch by batch, stoppable
+  between panels).  For the large Jacobians of the functional dimension and the conservation
+  laws.
 
 Reduction: :func:`residue` (one rational), :func:`residues` (a matrix), :func:`prime_for` (the
 largest prime dividing no given denominator), :func:`is_prime` (proven, FLINT).
@@ -55,7 +57,8 @@ from .qmatrix import QMatrix
 __all__ = ["PRIME", "PRIMES_24", "PRIME_31", "PRIME_61", "is_prime", "prime_for", "residue",
            "residues", "nmod_rank", "nmod_rref", "nmod_left_kernel_vector", "rank_lower_bound",
            "rank_mod_p", "echelon_mod_p", "kernel_mod_p", "shrink_kernel_mod_p", "matmul_mod_p",
-           "inverse_mod_p", "reduce_mod_p", "kernel_free_mod_p", "residues_array", "sparse_rank_mod_p"]
+           "inverse_mod_p", "reduce_mod_p", "kernel_free_mod_p", "residues_array", "sparse_rank_mod_p",
+           "BlockSpan"]
 
 # -- the primes --------------------------------------------------------------------------------
 
@@ -458,3 +461,118 @@ def inverse_mod_p(S, p):
         col[j] = 0
         A -= np.outer(col, A[j])
     return np.mod(A[:, k:], p)
+
+
+class BlockSpan:
+    """Rank mod a prime *p* < 2^21 (default :data:`PRIME`) of rows added batch by batch (block
+    echelon form, numpy), stoppable.
+
+    A modular rank is at most the rational rank: a certified lower bound of the rank over Q
+    (module docstring).  *check* (or None) is called before each panel of 64 columns and before
+    each group of :data:`GROUP` blocks in the reduction of new rows; it may raise to stop: the
+    span then stays as it was before the call (nothing partial is kept).  So a long elimination
+    never needs its time reserved in advance: a budget check stops it within one panel or one
+    group (on 1 000 rows of 13 305 columns: ~0.1-0.3 s, ~0.5-1.5 s).
+
+    >>> span = BlockSpan(3)
+    >>> span.add_residues([[1, 2, 3], [2, 4, 6]]), span.add_residues([[0, 1, 1], [1, 3, 4]]), span.rank
+    (1, 1, 2)
+    """
+
+    GROUP = 8
+    """Blocks whose multipliers are applied to new rows in one product (inner dimension
+    <= 8 * 64 = 512 terms of |v| <= 2^38: sums < 2^47, exact in float64; one such product is
+    the longest step between two checks: 1 000 rows of 13 305 columns, ~0.5-1.5 s)."""
+
+    def __init__(self, n: int, check=None, p: int = PRIME):
+        _require_float64_route(p)
+        self.n, self.check, self.P = n, check, p
+        self._buf = None               # echelon rows (first `rank` rows), entries |v| <= P/2 + 1
+        self.blocks: list = []         # (row0, pivot columns, inverse) per elimination step
+        self.piv: tuple[int, ...] = ()
+        self.skipped = 0
+
+    @property
+    def rank(self) -> int:
+        return len(self.piv)
+
+    @property
+    def E(self):
+        """The echelon rows held (``rank x n``; None before the first row)."""
+        return None if self._buf is None else self._buf[:self.rank]
+
+    def residues(self, M: QMatrix):
+        """The residues of *M* mod :data:`PRIME` (None when its denominator is not invertible)."""
+        try:
+            return residues_array(M, self.P)
+        except ZeroDivisionError:
+            self.skipped += M.nrows
+            return None
+
+    def reduce(self, X):
+        """Rows *X* (float64, entries |v| <= P/2 + 1) minus their combination of the rows held
+        that vanishes on every pivot column (block forward substitution), reduced the same way.
+
+        Each group of :data:`GROUP` blocks: the multipliers ``C_k = X_k[:, cols_k] inv_k`` are
+        found on the group's pivot columns alone (``X_k``: X after the blocks before k), then
+        ``X -= [C_1 ... C_g] [E_1; ...; E_g]`` is one product of inner dimension <= 512, instead
+        of one pass over X per block.  Each product adds < 2^47 to an entry: X is reduced
+        (:func:`reduce_mod_p`, valid below 2^52) every 8 groups, its group columns before use."""
+        import numpy as np
+        P, E = self.P, self.E
+        for n_g, g0 in enumerate(range(0, len(self.blocks), self.GROUP)):
+            if self.check is not None:
+                self.check()
+            group = self.blocks[g0:g0 + self.GROUP]
+            gcols = np.concatenate([cols for _, cols, _ in group])
+            Xg = reduce_mod_p(X[:, gcols], P)
+            Cs, off = [], 0
+            for r0, cols, inv in group:
+                k = len(cols)
+                C = reduce_mod_p(np.mod(Xg[:, off:off + k] @ inv, P), P)
+                if off + k < len(gcols):
+                    Xg[:, off + k:] = reduce_mod_p(Xg[:, off + k:] - C @ E[r0:r0 + k][:, gcols[off + k:]], P)
+                Cs.append(C)
+                off += k
+            r0 = group[0][0]
+            X -= np.hstack(Cs) @ E[r0:r0 + off]
+            if n_g % 8 == 7:
+                X = reduce_mod_p(X, P)
+        return reduce_mod_p(X, P)
+
+    def add_residues(self, R) -> int:
+        """Add integer rows (an array, entries of absolute value < 2^53); returns the rank
+        gained.  The rows are first reduced by the rows held (:meth:`reduce`: rows · rank · n
+        operations), then only the remainder is eliminated (:func:`echelon_mod_p`) and its
+        blocks appended.  Every float64 product is of entries reduced to |v| <= P/2 over at most
+        512 terms: exact (see ``echelon_mod_p``)."""
+        import numpy as np
+        if R is None or len(R) == 0:
+            return 0
+        P = self.P
+        X = self.reduce(reduce_mod_p(np.mod(np.asarray(R, dtype=np.float64), P), P))
+        keep = np.flatnonzero(X.any(axis=1))      # |v| <= P/2 + 1 < P: zero exactly when 0 mod P
+        if keep.size == 0:
+            return 0
+        r, Enew, blocks = echelon_mod_p(X[keep], P, 64, self.check)
+        if r == 0:
+            return 0
+        base = self.rank
+        if self._buf is None or self._buf.shape[0] < base + r:     # capacity grows by a quarter at least
+            buf = np.empty((max(base + r, base + base // 4), self.n))
+            if base:
+                buf[:base] = self._buf[:base]
+            self._buf = buf
+        self._buf[base:base + r] = reduce_mod_p(Enew, P)
+        self.blocks += [(base + r0, cols, reduce_mod_p(inv, P)) for r0, cols, inv in blocks]
+        self.piv = self.piv + tuple(int(c) for _, cols, _ in blocks for c in cols)
+        return r
+
+    def add_matrix(self, M: QMatrix) -> int:
+        if M.nrows == 0:
+            return 0
+        return self.add_residues(self.residues(M))
+
+    def add_vector(self, v) -> bool:
+        row = v if isinstance(v, QMatrix) else QMatrix.from_flat(1, self.n, v)
+        return self.add_matrix(row) > 0

@@ -441,7 +441,8 @@ def cmd_dim(args) -> int:
     if args.max_regions is not None:
         kw["max_regions"] = args.max_regions
     with kw["budget"].active():      # inner loops stop at the deadline (BudgetExhausted)
-        fd = functional_dimension(net, domain=dom, timeout=timeout, **kw)
+        fd = functional_dimension(net, domain=dom, timeout=timeout,
+                                  reserve_for_certificate=bool(args.certificate), **kw)
     if fd.non_generic:
         text = f"non-generic parameter: {fd.non_generic}"
         for e in fd.nearby:

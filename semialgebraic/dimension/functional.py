@@ -30,7 +30,10 @@ Method: a sandwich, both sides exact.
   exact witness point, sought first by a float walk over linear regions,
   :mod:`semialgebraic.bab.signwalk`), then by the complete but exponential phase search.  The work of these
   searches is counted (branch-and-bound nodes, exact LPs), never timed, so the result depends
-  only on the seed and the work; an explicit timeout only stops them.
+  only on the seed and the work; an explicit timeout only stops them.  Above
+  :data:`RANK_ONLY` parameters with a timeout, the clock also sizes the sampling batches and
+  the phases (:meth:`_Sandwich.phases`): the timeout is used to its end, a faster machine does
+  more work, and the result states the work done.
 * **Upper bound**: N − rank of the span of directions v with J(x) v = 0 at every differentiable
   input of the domain, each proved (:mod:`semialgebraic.dimension.directions`).
 
@@ -49,17 +52,18 @@ from __future__ import annotations
 
 import logging
 import math
+import time
 from typing import Any
 
 from algebra.kernel import box_input_map, compose_input_map
 from algebra.kernel.differentiability import kink_witness
 from algebra.kernel.domains import Domain
 from algebra.linalg import QMatrix
-from algebra.linalg.gfp import kernel_mod_p, rank_mod_p, shrink_kernel_mod_p
+from algebra.linalg.gfp import BlockSpan, kernel_mod_p, shrink_kernel_mod_p
 from algebra.network import Network
 from algebra.rationals import Q
 
-from ..budget import Budget
+from ..budget import Budget, BudgetExhausted
 from ..sets import normalize_domain
 from ..regions import joint_regions
 from .certificate import functional_dimension_certificate
@@ -85,7 +89,24 @@ _log = logging.getLogger(__name__)
 
 RANK_ONLY = 8000
 """Above this many parameters the rows are only ranked mod p (no kernel basis: it would hold
-about N^2 numbers); the suspects, which need the kernel, are then not searched."""
+about N^2 numbers), by a :class:`~algebra.linalg.gfp.BlockSpan` that each batch extends and a
+budget check stops between panels (nothing partial kept): no time is reserved for it, a timeout
+is used to its end.  The suspects that need the kernel (missing directions) are then not
+searched; neurons never seen active / inactive are."""
+
+RANK_PHASES = (0.3, 0.6)
+"""Above :data:`RANK_ONLY` parameters with a timeout: sampling until this share of the time
+left after the walk, then the neurons never seen active / inactive decided (branch and bound, a
+count of work that the share only stops) until the second share, then sampling again to the end
+(:meth:`_Sandwich.phases`)."""
+
+RANK_BATCH = 256
+"""Inputs per sampling batch at most above :data:`RANK_ONLY` parameters (batches double from
+16 up to it): a batch's rows are reduced by the rows held in one stoppable elimination."""
+
+CERTIFICATE_RESERVE = 3.0
+"""With ``reserve_for_certificate``, the seconds kept free per second of elimination mod p spent
+(the certificate re-ranks the rows at its inputs in single calls: thinning and the re-check)."""
 
 SPREAD_MAX = 256
 """At most this many inputs spread from one witness under a timeout (8-32-32-32-1 normal seed 5:
@@ -96,7 +117,9 @@ EXACT_SLOWDOWN = 50
 
 ELIMINATION_RATE = 2e8
 """Float64 operations per second assumed (conservatively, on a shared machine) when deciding
-whether a sampling batch fits the budget (:meth:`_Sandwich.affordable`)."""
+whether a sampling batch fits the budget (:meth:`_Sandwich.affordable`), up to
+:data:`RANK_ONLY` parameters, where the kernel's shrinking is one call no budget stops; above,
+the elimination is stoppable and nothing is reserved (:meth:`_Sandwich.rank_batch`)."""
 
 EXACT_CALL_CAP = 30.0
 """Estimated seconds of one exact rational rank call (FLINT: not interruptible) allowed when no
@@ -106,7 +129,8 @@ timeout is given; beyond it the modular rank's interval is reported (the reason 
 def functional_dimension(net: Network, *, domain: Any = None, timeout: float | None = None,
                          max_regions: int | None = 400, samples: int | None = None,
                          seed: int = 0, budget: Budget | None = None, nearby: bool = True,
-                         cover: int = COVER, first_round: float = FIRST_ROUND) -> FunctionalDimension:
+                         cover: int = COVER, first_round: float = FIRST_ROUND,
+                         reserve_for_certificate: bool = False) -> FunctionalDimension:
     """Exact functional dimension of *net* on *domain* by the sandwich of the module docstring.
 
     Parameters
@@ -135,6 +159,11 @@ def functional_dimension(net: Network, *, domain: Any = None, timeout: float | N
         Sampled inputs wanted per weight (coverage of the pool; default 6).
     first_round : float
         Inputs of the first sampling round per unit of the upper bound (default 1.5).
+    reserve_for_certificate : bool
+        Above :data:`RANK_ONLY` parameters with a timeout, stop sampling while the time left is
+        :data:`CERTIFICATE_RESERVE` times the elimination time spent, and do not decide the
+        neurons never seen active (a certificate is written next, whose rank calls and proof
+        searches are not stopped by the budget).
 
     Returns
     -------
@@ -160,19 +189,24 @@ def functional_dimension(net: Network, *, domain: Any = None, timeout: float | N
             return functional_dimension(compose_input_map(net, *cs), domain=(Q(-1), Q(1)),
                                         timeout=timeout, max_regions=max_regions, samples=samples,
                                         seed=seed, budget=budget, nearby=nearby, cover=cover,
-                                        first_round=first_round)
+                                        first_round=first_round,
+                                        reserve_for_certificate=reserve_for_certificate)
     dom = normalize_domain(domain, net.n_inputs)
     fd = _without_walk(net, dom, budget, nearby)
     if fd is not None:
         return fd
     run = _Sandwich(net, dom, budget)
+    run.reserve = CERTIFICATE_RESERVE if reserve_for_certificate else 0.0
     with budget.active():              # every step counts its work; the timeout only stops
         run.walk(timeout, max_regions, seed)
-        run.sample(samples, seed, first_round, cover)
-        try:
-            run.decide_suspects()
-        except KeyboardInterrupt:      # Ctrl-C or BudgetExhausted inside an exact LP
-            budget.interrupt()
+        if run.N > RANK_ONLY and budget.timeout is not None:
+            run.phases(samples, seed, first_round, cover)
+        else:
+            run.sample(samples, seed, first_round, cover)
+            try:
+                run.decide_suspects()
+            except KeyboardInterrupt:      # Ctrl-C or BudgetExhausted inside an exact LP
+                budget.interrupt()
     fd = run.result()
     if fd.non_generic and nearby:
         fd = _nearby(net, dom, fd, sorted(set(run.kinks.values())), budget)
@@ -228,7 +262,10 @@ class _Sandwich:
         self.skipped = ""                # why a sampling batch was not started (budget)
         self.short: list = []            # walked regions without d + 1 inputs (batch_simplex)
         self.rows_done, self.done_cost = 0, 0.0   # rows eliminated, their estimated operations
-        self.rows_kept, self.rank_only = None, None   # N > RANK_ONLY: the rows and their rank mod p
+        self.row_span, self.rank_only = None, None    # N > RANK_ONLY: the rows' echelon form mod p, rank
+        self.elim_seconds, self.reserve = 0.0, 0.0   # seconds of elimination (N > RANK_ONLY)
+        self.round_cost = None           # (seconds, rows, rank before) of the last sampling round
+        self.phase_end = None            # seconds of the budget at which the current phase stops
 
     def walk(self, timeout, max_regions, seed) -> None:
         """Walk the linear regions (when the first layer alone allows it) and set the upper bound."""
@@ -257,12 +294,17 @@ class _Sandwich:
         self.symmetries()
 
     def symmetries(self) -> None:
-        """The proven directions, their rank and the upper bound N − rank."""
+        """The proven directions, their rank and the upper bound N − rank.  When the budget
+        stops the rank of a larger set of directions below the rank found before (a partial
+        rank), the earlier directions and bound are kept (both bounds are valid)."""
+        before = getattr(self, "span", None) and (self.sym, self.deficits, self.span, self.sym_rank, self.upper)
         self.sym, self.deficits = symmetry_directions(self.net, domain=self.dom, patterns=self.patterns,
                                                       proven=self.proven or None)
         self.span = ProvenSpan(self.sym, self.N, self.prime)
         self.sym_rank = self._span_rank()      # rank mod p <= rank over Q: the upper bound stays valid
         self.upper = self.N - self.sym_rank
+        if before and before[3] > self.sym_rank:
+            self.sym, self.deficits, self.span, self.sym_rank, self.upper = before
 
     def _span_rank(self) -> int:
         """``ProvenSpan.rank`` under the budget (the partial sandwich when it runs out)."""
@@ -273,20 +315,60 @@ class _Sandwich:
         return r
 
     def add_rows(self, X, masks, first_rows=None) -> None:
-        """Add the rows at the exact inputs *X* (their masks) to the kernel mod p and the rank."""
-        self.all_X += X
+        """Add the rows at the exact inputs *X* (their masks) to the kernel mod p and the rank.
+        Above :data:`RANK_ONLY` parameters the elimination stops at the budget (BudgetExhausted)
+        with the span, the rank and the inputs as they were."""
         R = jacobian_rows(self.net, X, masks, self.prime)
-        self.rows_done += len(R)
         if self.N > RANK_ONLY:          # a kernel basis would hold ~N^2 entries: ranks only
-            import numpy as np
-            self.rows_kept = R if self.rows_kept is None else np.vstack([self.rows_kept, R])
-            self.rank_only = rank_mod_p(self.rows_kept, self.prime)
-            return
-        if self.kernel is None:
+            if self.row_span is None:
+                self.row_span = BlockSpan(self.N, self._check, self.prime)
+            t0 = time.monotonic()
+            try:
+                self.row_span.add_residues(R)
+            finally:
+                self.elim_seconds += time.monotonic() - t0
+            self.rank_only = self.row_span.rank
+        elif self.kernel is None:
             K = kernel_mod_p(R[:first_rows], self.prime)
             self.kernel = shrink_kernel_mod_p(K, R[first_rows:], self.prime)
         else:
             self.kernel = shrink_kernel_mod_p(self.kernel, R, self.prime)
+        self.all_X += X
+        self.rows_done += len(R)
+
+    def _check(self) -> None:
+        """Between two panels of an elimination: stop when the budget is spent."""
+        if self.budget.exhausted():
+            raise BudgetExhausted(self.budget.reason)
+
+    def rank_batch(self, want: int, m: int) -> int:
+        """The next batch above :data:`RANK_ONLY` parameters: *want* inputs, at most
+        :data:`RANK_BATCH`, fewer when the time left would not see it through (a batch stopped
+        by the budget adds nothing): its seconds are estimated from the last round's, which grow
+        like rows · (rank + rows) (the reduction by the rows held, then the elimination of the
+        rest).  A certificate's reserve (:data:`CERTIFICATE_RESERVE` times the elimination time)
+        is kept out of the time left.  0 when not even 16 inputs fit."""
+        want = min(want, RANK_BATCH)
+        left = self.budget.remaining()
+        if left is not None and self.phase_end is not None:
+            left = min(left, self.phase_end - self.budget.elapsed())
+        if left is None or self.round_cost is None:
+            return want
+        seconds, rows, rank = self.round_cost
+        per = seconds / max(1, rows * (rank + rows))
+        cost = lambda k: per * k * m * (self.rank + k * m)
+        while want >= 16 and cost(want) + self.reserve * (self.elim_seconds + cost(want)) > left:
+            want = want * 3 // 4
+        if want < 16:
+            keep = self.reserve * (self.elim_seconds + cost(16))
+            if self.phase_end is not None and self.phase_end < self.budget.timeout:
+                return 0                 # the end of a phase, not of the sampling
+            self.skipped = (f"sampling stopped with {left:.1f} s left: a batch of 16 more inputs "
+                            f"would take about {cost(16):.1f} s" +
+                            (f" and the certificate's rank calls, which cannot be stopped, about "
+                             f"{keep:.1f} s" if self.reserve else ""))
+            return 0
+        return want
 
     def fitted(self, want: int, extra: int, m: int) -> int:
         """*want* inputs, or fewer so that the batch's elimination (the estimate of
@@ -296,9 +378,7 @@ class _Sandwich:
         if T is None:
             return want
         cap = T / 4 * ELIMINATION_RATE
-        if self.rows_done and self.rank_only is not None:     # every row eliminated again
-            cost = lambda k: (self.rows_done + (extra + k) * m) ** 2 * self.N + self.done_cost
-        elif self.rows_done:            # later batches shrink the kernel: ~ rows · N · dim(kernel)
+        if self.rows_done:            # later batches shrink the kernel: ~ rows · N · dim(kernel)
             cost = lambda k: (extra + k) * m * self.N * max(1, self.kernel_dim()) + self.done_cost
         else:
             cost = lambda k: (extra + k) * m * self.N * min((extra + k) * m, self.N) + self.done_cost
@@ -360,19 +440,25 @@ class _Sandwich:
         m = max(1, net.n_outputs)
         first_rows = min(N + 64, int(1.3 * upper) + 64)   # eliminated once; later rows shrink the kernel
         short: list = []                 # regions that did not get d + 1 of the points
-        new_points = batch_simplex(net, [reg.point for reg in self.regions], self.dom, short)
-        self.short = [self.regions[i].pattern for i in short
-                      if self.regions[i].pattern not in self.kinks]
+        new_points = [] if self.rounds else batch_simplex(net, [reg.point for reg in self.regions],
+                                                          self.dom, short)
+        if not self.rounds:
+            self.short = [self.regions[i].pattern for i in short
+                          if self.regions[i].pattern not in self.kinks]
         while True:
+            t0, rank0 = time.monotonic(), self.rank
             try:
                 if not self.complete:
                     want = samples or (max(16, int(first_round * upper) // m + 16) if not self.rounds
                                        else max(16, upper // (8 * m)))
                     if N > RANK_ONLY:          # small batches first, doubling: each one that
-                        want = min(want, 16 << self.rounds)    # finishes raises the lower bound
-                    want = self.fitted(want, len(new_points), m)
-                    if not want or not self.affordable(len(new_points) * m + want * m):
-                        break
+                        want = self.rank_batch(min(want, 16 << self.rounds), m)   # finishes raises
+                        if not want:                                          # the lower bound
+                            break
+                    else:
+                        want = self.fitted(want, len(new_points), m)
+                        if not want or not self.affordable(len(new_points) * m + want * m):
+                            break
                     if self.kernel is not None and self.rank < upper:
                         self.evidence["missing"] = missing_directions(self.kernel, self.span, limit=24)
                     chosen = chosen_inputs(net, self.dom, nrng, want, 10 * want + 2000, self.evidence,
@@ -384,6 +470,7 @@ class _Sandwich:
                 new_points = []
                 if X:
                     self.add_rows(X, masks, first_rows)
+                    self.round_cost = (time.monotonic() - t0, len(X) * m, rank0)
                 new_rank = (self.rank_only if self.rank_only is not None else
                             N - self.kernel.shape[1] if self.kernel is not None else 0)
                 self.rounds += 1
@@ -392,14 +479,58 @@ class _Sandwich:
                 self.rank = max(self.rank, new_rank)
                 _log.debug("round %d points %d rank %d upper %d", self.rounds, len(self.all_X),
                            new_rank, upper)
+                rank_only_open = N > RANK_ONLY and self.budget.timeout is not None
                 if (self.complete or self.rank >= upper or self.budget.exhausted()
+                        or (self.phase_end is not None and self.budget.elapsed() >= self.phase_end)
                         or (stalled and self.rounds >= 2)
-                        or self.rounds >= (6 if productive else 4) + (6 if N > RANK_ONLY else 0)):
+                        or (not rank_only_open and       # a timeout: batches until it is spent
+                            self.rounds >= (6 if productive else 4) + (6 if N > RANK_ONLY else 0))):
                     break
             except KeyboardInterrupt:        # Ctrl-C: report the bounds established so far
                 self.budget.interrupt()
                 self.complete = False        # the rank of a partial sample is only a lower bound
                 break
+
+    def phases(self, samples, seed, first_round, cover) -> None:
+        """Above :data:`RANK_ONLY` parameters with a timeout (:data:`RANK_PHASES`): sampling, the
+        neurons never seen active / inactive, sampling again until the timeout.  With a
+        certificate's reserve, sampling alone (the certificate builder would search the
+        neurons' proofs again, in time no budget stops: 25 s of 30 on ACAS Xu)."""
+        t0, left = self.budget.elapsed(), self.budget.remaining()
+        try:
+            if not self.reserve:         # a certificate would search the proofs again: no time
+                self.phase_end = t0 + RANK_PHASES[0] * left
+                self.sample(samples, seed, first_round, cover)
+            if not self.budget.exhausted() and self.rank < self.upper and not self.reserve:
+                self.decide_neurons(t0 + RANK_PHASES[1] * left)
+            _log.debug("neurons decided at %.1f s: upper %d, rank %d, skipped %r",
+                       self.budget.elapsed(), self.upper, self.rank, self.skipped)
+            self.phase_end = None
+            if not self.budget.exhausted() and self.rank < self.upper:
+                self.sample(samples, seed + 1, first_round, cover)
+        except KeyboardInterrupt:      # Ctrl-C or BudgetExhausted outside the sampling
+            self.budget.interrupt()
+
+    def decide_neurons(self, until: float) -> None:
+        """The neurons never seen active / inactive among the sampled inputs, decided by
+        :func:`prove_suspects` (no kernel here: no missing directions, no weights) until
+        *until* seconds of the budget: proven dead / always-active neurons lower the upper
+        bound, witnesses (and inputs spread from them) add rows."""
+        share = Budget(max(0.0, until - self.budget.elapsed()), clock=self.budget.clock)
+        evidence = {k: v for k, v in self.evidence.items() if k in ("never_on", "never_off")}
+        with share.active():
+            proven, witnesses, proofs = prove_suspects(self.net, self.dom, evidence, share,
+                                                       spread=SPREAD)
+        if evidence.get("open_emptiness"):
+            self.evidence["open_emptiness"] = evidence["open_emptiness"]
+        if proven:
+            self.proven, self.proofs = proven, proofs
+            self.symmetries()
+        if witnesses and not self.budget.exhausted():
+            Xw, masks = exact_masks(self.net, batch_simplex(self.net, witnesses, self.dom))
+            if Xw:
+                self.add_rows(Xw, masks)
+                self.rank = max(self.rank, self.rank_only)
 
     def decide_suspects(self) -> None:
         """Exact decisions for what the samples flag (:func:`prove_suspects`): witnesses raise

@@ -20,7 +20,8 @@ from __future__ import annotations
 
 from algebra.kernel import parameter_offsets
 from algebra.linalg import QMatrix
-from algebra.linalg.gfp import PRIME, echelon_mod_p, matmul_mod_p, nmod_rref, prime_for, rank_mod_p, residue
+from algebra.linalg.gfp import (PRIME, echelon_mod_p, matmul_mod_p, nmod_rref, prime_for, rank_mod_p,
+                                reduce_mod_p, residue)
 from algebra.network import Network
 from algebra.rationals import Q
 
@@ -44,9 +45,7 @@ def jacobian_rows(net: Network, X: list, masks: list, p: int):
     Raises ``ZeroDivisionError`` when p divides a denominator of θ or of an input."""
     import numpy as np
     n, L, m = len(X), net.depth, net.n_outputs
-    Ws = [np.array([[residue(v, p) for v in row] for row in w.to_rows()], dtype=np.float64).reshape(w.nrows, w.ncols)
-          for w in net.weights]
-    bs = [np.array([residue(v, p) for v in b], dtype=np.float64) for b in net.biases]
+    Ws, bs = net.derived(("dimension.residues", p), lambda: _parameter_residues(net, p))
     H = [np.array([[residue(v, p) for v in x] for x in X], dtype=np.float64).reshape(n, net.n_inputs)]
     for l in range(L - 1):
         Z = np.mod(H[-1] @ Ws[l].T + bs[l], p)
@@ -65,6 +64,15 @@ def jacobian_rows(net: Network, X: list, masks: list, p: int):
                 delta = np.mod(delta @ Ws[l], p) * masks[l - 1]
     R = R.reshape(n * m, -1)
     return R.astype(np.int64)
+
+
+def _parameter_residues(net: Network, p: int) -> tuple:
+    """The weights and biases of *net* mod p as float64 arrays (memoised on the network)."""
+    import numpy as np
+    Ws = [np.array([[residue(v, p) for v in row] for row in w.to_rows()], dtype=np.float64).reshape(w.nrows, w.ncols)
+          for w in net.weights]
+    bs = [np.array([residue(v, p) for v in b], dtype=np.float64) for b in net.biases]
+    return Ws, bs
 
 
 def exact_jacobian_rows(net: Network, points) -> list:
@@ -145,7 +153,7 @@ class ProvenSpan:
             A = self.residues()
             if A is None:
                 return QMatrix.from_rows(self.vectors, ncols=self.n).rank()
-            return rank_mod_p(matmul_mod_p(A, R, self.p).astype(np.int64) if wide else A, self.p)
+            return rank_mod_p(_sparse_times(A, R, self.p).astype(np.int64) if wide else A, self.p)
         done = []
         try:
             for a in range(0, k, RANK_CHUNK):
@@ -155,7 +163,7 @@ class ProvenSpan:
                 for i, r in enumerate(self.vectors[a:a + RANK_CHUNK]):
                     for c in [c for c, v in enumerate(r) if v]:
                         A[i, c] = residue(r[c], self.p)
-                done.append(matmul_mod_p(A, R, self.p).astype(np.int64) if wide else A)
+                done.append(_sparse_times(A, R, self.p).astype(np.int64) if wide else A)
         except ZeroDivisionError:               # p divides a denominator: the rank over Q decides
             return self.rank() if not budget.exhausted() else 0
         except KeyboardInterrupt:
@@ -180,6 +188,25 @@ class ProvenSpan:
                 Sp = np.array(rows, dtype=np.float64).reshape(len(rows), self.n)
             self._reduced = (piv, Sp)
         return self._reduced
+
+
+def _sparse_times(A, R, p: int):
+    """``A @ R mod p`` for an integer array *A* with few non-zeros per row (proven directions:
+    scalings, freed parameters), summed over the non-zeros only (entries reduced to |v| <= p/2:
+    products < 2^38, at most 2^14 of them per row, sums < 2^52: exact in float64); a dense
+    product (:func:`matmul_mod_p`) when a row has more."""
+    import numpy as np
+    rows, cols = np.nonzero(A)
+    if not rows.size or np.bincount(rows).max() >= 1 << 14:
+        return matmul_mod_p(A, R, p)
+    vals = reduce_mod_p(A[rows, cols].astype(np.float64), p)
+    Rr = reduce_mod_p(np.asarray(R, dtype=np.float64), p)
+    out = np.zeros((A.shape[0], Rr.shape[1]))
+    for s in range(0, rows.size, 4096):
+        r = rows[s:s + 4096]
+        uniq, first = np.unique(r, return_index=True)
+        out[uniq] += np.add.reduceat(vals[s:s + 4096, None] * Rr[cols[s:s + 4096]], first, axis=0)
+    return np.mod(out, p)
 
 
 def missing_directions(K, span: ProvenSpan, limit: int = 12) -> list:

@@ -95,7 +95,8 @@ def prove_suspects(net: Network, dom, evidence: dict, budget, lps: int | None = 
     only stops the searches early.  The
     branch-and-bound questions left open are recorded in ``evidence["open_emptiness"]`` as
     ``(targets, upper, splits)``: the certified bound ``max G <= upper`` (> 0) reached, so that
-    the reason of an open interval says how far each proof is.  *spread*: inputs spread from
+    the reason of an open interval says how far each proof is.  When *budget* runs out
+    (:class:`~semialgebraic.budget.BudgetExhausted`), what was decided until then is returned.  *spread*: inputs spread from
     each of the first :data:`SPREAD_WITNESSES` witnesses (default
     :data:`semialgebraic.dimension.sampling.SPREAD`).
 
@@ -113,29 +114,32 @@ def prove_suspects(net: Network, dom, evidence: dict, budget, lps: int | None = 
     run = _Decider(net, dom, budget, lps, nodes)
     run.conditioned_left = conditioned
     run.spread = spread
-    all_tasks = _suspect_tasks(net, evidence)[:128]
-    open_tasks = all_tasks
-    for max_lps in (300, None):          # cheap decisions first, then the rest with the LPs left
-        undecided = []
-        for task in open_tasks:
-            if run.stopped():
+    try:                                 # a spent budget keeps what is decided (each fact whole)
+        all_tasks = _suspect_tasks(net, evidence)[:128]
+        open_tasks = all_tasks
+        for max_lps in (300, None):          # cheap decisions first, then the rest with the LPs left
+            undecided = []
+            for task in open_tasks:
+                if run.stopped():
+                    break
+                if not run.decide(task, max_lps):
+                    undecided.append(task)
+            open_tasks = undecided
+        for l, i in masked_candidates(net, evidence, run.proven)[:MASKED_LIMIT]:
+            if run.point or hasattr(budget, "exhausted") and budget.exhausted():
                 break
-            if not run.decide(task, max_lps):
-                undecided.append(task)
-        open_tasks = undecided
-    for l, i in masked_candidates(net, evidence, run.proven)[:MASKED_LIMIT]:
-        if run.point or hasattr(budget, "exhausted") and budget.exhausted():
-            break
-        run.masked(l, i)
-    for task in all_tasks:               # the questions never asked: the region walk alone
-        if hasattr(budget, "exhausted") and budget.exhausted() or run.walk_left <= 0:
-            break
-        run.walk_only(task)
-    run.shared([t for t in all_tasks if t[0] == "free"])
-    for l, i in fixed_successor_candidates(net, evidence):
-        if run.point or run.fixed_left <= 0 or hasattr(budget, "exhausted") and budget.exhausted():
-            break
-        run.fixed_successors(l, i)
+            run.masked(l, i)
+        for task in all_tasks:               # the questions never asked: the region walk alone
+            if hasattr(budget, "exhausted") and budget.exhausted() or run.walk_left <= 0:
+                break
+            run.walk_only(task)
+        run.shared([t for t in all_tasks if t[0] == "free"])
+        for l, i in fixed_successor_candidates(net, evidence):
+            if run.point or run.fixed_left <= 0 or hasattr(budget, "exhausted") and budget.exhausted():
+                break
+            run.fixed_successors(l, i)
+    except BudgetExhausted:
+        pass
     if run.open_questions:
         evidence["open_emptiness"] = run.open_questions
     proven = run.proven

@@ -1,0 +1,138 @@
+"""``dim`` above ``RANK_ONLY`` parameters (ACAS Xu): the rows' rank mod p is grown batch by batch
+in a stoppable :class:`~algebra.linalg.gfp.BlockSpan` (no time reserved for an uninterruptible
+rank call), and with a timeout the time goes to sampling, then to the neurons never seen active,
+then to sampling again.  The small networks here take that route by lowering ``RANK_ONLY``."""
+
+from __future__ import annotations
+
+import random
+from fractions import Fraction
+
+import numpy as np
+import pytest
+
+import semialgebraic.dimension.functional as fmod
+import semialgebraic.dimension.suspects as smod
+from algebra.linalg.gfp import PRIME, BlockSpan, echelon_mod_p
+from algebra.network import Network
+from semialgebraic.budget import Budget, BudgetExhausted
+from semialgebraic.dimension import functional_dimension, functional_dimension_certificate
+from semialgebraic.verify import verify
+
+
+def _matrix(rows=700, cols=300, rank=120, seed=0):
+    rng = np.random.default_rng(seed)
+    B = rng.integers(0, PRIME, (rank, cols))
+    A = (rng.integers(0, 5, (rows, rank)) @ B) % PRIME               # rank 120 ...
+    A[::7] = rng.integers(0, PRIME, (len(A[::7]), cols))             # ... and 100 more rows
+    return A
+
+
+@pytest.mark.parametrize("step,group", [(13, 2), (13, 16), (97, 1), (700, 16)])
+def test_block_span_rank_whatever_the_batches_and_groups(step, group):
+    """Small batches make many blocks; GROUP = 1 or 2 makes many groups (the lazy reduction
+    of every 8 groups runs): the rank is the one of a single elimination, 220."""
+    A = _matrix()
+    span = BlockSpan(300)
+    span.GROUP = group
+    gains = [span.add_residues(A[i:i + step]) for i in range(0, 700, step)]
+    assert span.rank == sum(gains) == echelon_mod_p(A, PRIME)[0] == 220
+    assert len(span.blocks) > (16 if step == 13 else 0)
+    # the rows held span the rows added: every row reduces to zero
+    assert not np.mod(span.reduce(np.asarray(A[:50], dtype=np.float64)), PRIME).any()
+
+
+def test_block_span_stopped_keeps_what_it_had():
+    A = _matrix(seed=1)
+    calls = []
+
+    def stop_at_fifth():
+        calls.append(1)
+        if len(calls) == 5:
+            raise BudgetExhausted("deadline")
+    span = BlockSpan(300, stop_at_fifth)
+    span.add_residues(A[:40])
+    rank, blocks = span.rank, len(span.blocks)
+    assert rank == 40 and span.E.shape == (40, 300)
+    with pytest.raises(BudgetExhausted):
+        span.add_residues(A[40:])
+    assert (span.rank, len(span.blocks), span.E.shape) == (rank, blocks, (40, 300))
+    span.check = None
+    assert span.add_residues(A[40:]) == 180 and span.rank == 220
+
+
+def _net(widths, seed, dead=()) -> Network:
+    rng = random.Random(seed)
+    Ws = [[[Fraction(rng.randint(-8, 8), 4) for _ in range(a)] for _ in range(b)]
+          for a, b in zip(widths, widths[1:])]
+    bs = [[Fraction(rng.randint(-4, 4), 4) for _ in range(b)] for b in widths[1:]]
+    for l, i in dead:                          # |W| <= 2 on [-1, 1]^d: bias -100 kills it
+        bs[l][i] = Fraction(-100)
+    return Network.from_rows(Ws, bs)
+
+
+def test_rank_only_route_gives_the_kernel_route_value_and_a_valid_certificate(monkeypatch):
+    net = _net([3, 6, 6, 1], 4)
+    want = functional_dimension(net, domain=(-1, 1), seed=5)
+    monkeypatch.setattr(fmod, "RANK_ONLY", 0)
+    for timeout in (None, 60):
+        fd = functional_dimension(net, domain=(-1, 1), seed=5, timeout=timeout)
+        assert (fd.lower, fd.upper) == (want.lower, want.upper) == (want.value, want.value)
+        cert = functional_dimension_certificate(net, fd, domain=(-1, 1))
+        assert verify(cert)[0] and cert["lower"] == want.value
+
+
+def _hidden_dead_net() -> Network:
+    """2-5-4-1: neuron (2, 0) is relu(x0) + relu(-x0) - 3/2 = |x0| - 3/2 < 0 on [-1, 1]^2, never
+    active, which interval bounds do not see (they give <= 1/2) and the LP relaxation does."""
+    net = _net([2, 5, 4, 1], 3)
+    Ws, bs = [w.to_rows() for w in net.weights], [list(b) for b in net.biases]
+    Ws[0][0], Ws[0][1], bs[0][0], bs[0][1] = [1, 0], [-1, 0], 0, 0
+    Ws[1][0], bs[1][0] = [1, 1, 0, 0, 0], Fraction(-3, 2)
+    return Network.from_rows(Ws, bs)
+
+
+def test_rank_only_with_a_timeout_proves_the_hidden_dead_neuron(monkeypatch):
+    """Phases: sampling stalls below the upper bound, the middle phase proves (2, 0) dead by
+    branch and bound (its incoming parameters free), which closes the interval (the kernel
+    route, without a timeout, proves the same in its suspects)."""
+    net = _hidden_dead_net()
+    want = functional_dimension(net, domain=(-1, 1), seed=5, max_regions=1)
+    monkeypatch.setattr(fmod, "RANK_ONLY", 0)
+    seen = []
+    real = fmod._Sandwich.decide_neurons
+
+    def spy(self, until):
+        seen.append((self.upper, self.rounds))
+        return real(self, until)
+    monkeypatch.setattr(fmod._Sandwich, "decide_neurons", spy)
+    fd = functional_dimension(net, domain=(-1, 1), seed=5, timeout=60, max_regions=1)   # no walk
+    assert seen and fd.upper < seen[0][0]
+    assert any(line.startswith("dead neuron (2, 0)") for line in fd.deficits), fd.deficits
+    assert fd.exact and (fd.lower, fd.upper) == (want.lower, want.upper)
+
+
+def test_suspects_keep_what_was_decided_when_the_budget_runs_out(monkeypatch):
+    net = _net([3, 6, 6, 1], 4, dead=[(0, 2), (0, 4)])
+    ev = {"never_on": np.array([0, 0, 1, 0, 1, 0] + [0] * 6), "never_off": np.zeros(12, dtype=bool)}
+    real = smod._Decider.decide
+    calls = []
+
+    def second_runs_out(self, task, cap):
+        calls.append(task)
+        if len(calls) == 2:
+            raise BudgetExhausted("timeout")
+        return real(self, task, cap)
+    monkeypatch.setattr(smod._Decider, "decide", second_runs_out)
+    proven, _, _ = smod.prove_suspects(net, (-1, 1), ev, Budget(None))
+    assert proven["dead"] == {2}                                   # the first, whole; not the second
+
+
+def test_a_partial_rank_of_more_directions_keeps_the_earlier_upper_bound():
+    net = _net([3, 6, 6, 1], 4)
+    run = fmod._Sandwich(net, (-1, 1), Budget(None))
+    run.walk(None, 400, 0)
+    upper, sym = run.upper, run.sym
+    run._span_rank = lambda: 0                       # as if the budget stopped the rank at once
+    run.symmetries()
+    assert run.upper == upper and run.sym is sym
