@@ -167,15 +167,20 @@ def test_conserved_digits_timeout_5_holds_with_certified_bounds():
 
 def test_conserved_digits_300_data_points_timeout_10_holds():
     r = _timed(["conserved", str(DIGITS), "--data", str(DIGITS_300), "--json"], 10)
-    assert r.returncode == 3, r.stderr
+    assert r.returncode == 3, r.stderr          # the laws' verification alone takes minutes
     d = json.loads(r.stdout)
     assert d["complete"] is True and d["source"] == "data (300 points)" and d["patterns"] == 283
-    assert d["patterns_used"] < 283 and d["fiber_dimension"] is None    # (99 on 2026-12-04)
-    assert d["fiber_dimension_lower"] == 32 < d["fiber_dimension_upper"] <= 2410
-    assert d["fiber_dimension_upper"] == 2410 - d["functional_rank"]
-    assert d["functional_rank_exact"] is False
     assert "timeout of 10 s reached during the " in d["reason"]
     assert d["lower"] >= 0 and d["stopped_in"] in ("laws", "fields", "brackets")
+    # the fields of all 283 patterns may enter in 10 s on an idle machine (99 of them loaded,
+    # 2026-12-04): the fiber dimension is then determined, else honest bounds
+    assert d["patterns_used"] <= 283
+    if d["fiber_dimension"] is None:
+        assert d["fiber_dimension_lower"] == 32 < d["fiber_dimension_upper"] <= 2410
+        assert d["fiber_dimension_upper"] == 2410 - d["functional_rank"]
+        assert d["functional_rank_exact"] is False
+    else:
+        assert d["patterns_used"] == 283 and 32 <= d["fiber_dimension"] <= 2410
 
 
 @pytest.mark.slow
