@@ -19,21 +19,20 @@ the other class under ``undecided_with``.
 from __future__ import annotations
 
 import json
-import os
 import sys
 import threading
 import time
 from pathlib import Path
 
-from algebra.exceptions import AlgebraError, InputError
+from algebra.exceptions import InputError
 from algebra.io.domain_text import names_a_file, read_domain_data
 from algebra.io.native import write_atomic
-from algebra.rationals import to_q
 
 from ..certificates import write_certificate
 from .cluster import executor as make_executor
 from .jobs import (DEDUP_SIDECAR, DOMAIN_JOBS, PAIR_JOBS, certificate_stem,
-                   classify_bucket, dedup_chunk, dedup_key, item_domain_spec, run_item)
+                   classify_bucket, dedup_chunk, dedup_key, item_domain_spec, parse_epsilon,
+                   run_item)
 from .manifest import read_manifest
 
 __all__ = ["run_batch", "read_records", "certificate_dir", "JOB_NAMES", "Progress", "LazyCluster",
@@ -211,12 +210,7 @@ def _defaults(job, box, ball, orthant, epsilon) -> dict:
     if "epsilon" in given:
         if job != "equiv":
             raise InputError("--epsilon is a question of batch equiv (max |a - b| <= E)")
-        try:
-            eps = to_q(str(epsilon).strip())
-        except AlgebraError as exc:
-            raise InputError(f"--epsilon: {exc}") from None
-        if eps < 0:
-            raise InputError("--epsilon must be >= 0")
+        parse_epsilon(epsilon, "--epsilon", InputError)
     if box is not None and names_a_file(box):
         given["box_json"] = _domain_json_text(read_domain_data(box, "--box"))
     return given

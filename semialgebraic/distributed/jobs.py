@@ -40,7 +40,7 @@ from algebra.io.nnet import nnet_common_units
 from algebra.io.blocks import load_block
 from algebra.array_replay import array_view, exact_row_dot
 from algebra.network import Network
-from algebra.rationals import Q, q_json, to_q
+from algebra.rationals import Q, to_q
 from algebra.conservation import conservation_laws, samples_from_patterns
 
 from ..budget import Budget
@@ -190,13 +190,14 @@ def _item_domain(item: dict, spec: dict, net: Network) -> Domain:
                              options=("box", "ball", "orthant"))
 
 
-def _epsilon(text) -> Q:
+def parse_epsilon(text, option: str = "epsilon", error=SemialgebraicError) -> Q:
+    """The exact ε >= 0 of an item (or of ``--epsilon``); *error* for a bad one."""
     try:
         eps = to_q(str(text).strip())
     except AlgebraError as exc:
-        raise SemialgebraicError(f"epsilon: {exc}") from None
+        raise error(f"{option}: {exc}") from None
     if eps < 0:
-        raise SemialgebraicError("epsilon must be >= 0")
+        raise error(f"{option} must be >= 0")
     return eps
 
 
@@ -215,7 +216,7 @@ def _equiv(item, blobs, timeout, spec):
                                  f"{item['paths'][1]} has {b.signature}")
     dom = _item_domain(item, spec, a)
     if spec.get("epsilon") is not None:
-        eps = _epsilon(spec["epsilon"])
+        eps = parse_epsilon(spec["epsilon"])
         answer, r = epsilon_equivalent(a, b, dom, eps, timeout=timeout)
         word = {True: f"max |a - b| <= {eps}", False: f"max |a - b| > {eps}", None: "undecided"}
         return {**r.to_json(), "status": "ok" if answer is not None else "undecided",
