@@ -91,7 +91,8 @@ def register(sub, parent) -> None:
     p.add_argument("--epsilon", metavar="E", help="decide max |a - b| <= E on the domain (exact "
                    "branch and bound; --box in any form of diff, --ball, --orthant, or all of R^d): "
                    "exit 0 with a certificate, 1 with a point, 3 budget")
-    p.add_argument("--ball", metavar="X,R", help="the L-infinity ball around X (x1,...,xd,R or x,R; the box [X - R, X + R])")
+    p.add_argument("--ball", metavar="X,R", help="the L-infinity ball around X (x1,...,xd,R or "
+                   "x,R; the box [X - R, X + R])")
     p.set_defaults(func=cmd_equiv)
 
     p = sub.add_parser("diff", parents=[parent],
