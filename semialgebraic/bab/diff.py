@@ -249,7 +249,7 @@ def diff_bounds(a: Network, b: Network, box, *, timeout: float | None = None,
         # search, in what is left (a budget counting nodes, a distributed task's, is kept whole)
         budget = _Share(outer, _SEARCH_SHARE if verify else _ASSEMBLY_SHARE)
     eps = None if epsilon is None else to_q(epsilon)
-    dom = closed_sides(dom)
+    dom = closed_sides(dom, budget)
     if None in dom.lo or None in dom.hi:
         from .recession import unbounded_diff
         r = unbounded_diff(a, b, dom, budget, eps, input_splits)
@@ -265,12 +265,13 @@ def diff_bounds(a: Network, b: Network, box, *, timeout: float | None = None,
     return r
 
 
-def closed_sides(dom: Domain) -> Domain:
+def closed_sides(dom: Domain, budget: Budget | None = None) -> Domain:
     """*dom* with each open side that its half-spaces bound closed at the exact LP bound of that
     coordinate over the domain (the same set; e.g. ``x_2 >= -1`` open above but cut by
     ``3 x_1 + x_2 <= 3``, ``x_1 >= -1``: then ``x_2 <= 6``).  A bounded polyhedron so becomes a
     box ∩ half-spaces for branch and bound; before, its open side sent it to the recession test,
-    which found no apex box for a cone of 0 and left ``equiv`` undecided."""
+    which found no apex box for a cone of 0 and left ``equiv`` undecided.  One exact LP per open
+    side; a spent *budget* stops them (the sides closed so far are kept: each is implied)."""
     if not dom.halfspaces or (None not in dom.lo and None not in dom.hi):
         return dom
     from ..lp import optimize
@@ -282,6 +283,8 @@ def closed_sides(dom: Domain) -> Domain:
         for side, maximize in ((hi, True), (lo, False)):
             if side[i] is not None:
                 continue
+            if budget is not None and budget.exhausted():
+                return Domain(lo, hi, dom.halfspaces)
             e = [Q(0)] * dom.dim
             e[i] = Q(1)
             res = optimize(e, maximize=maximize, A_le=A, b_le=rhs, n=dom.dim)

@@ -232,7 +232,7 @@ def _on_cut(a, b, dom: Domain, budget: Budget, progress, samples, check) -> Verd
     the region walk of the box 0.1 s."""
     from ..bab import epsilon_equivalent
     from ..bab.diff import closed_sides
-    closed = closed_sides(dom)
+    closed = closed_sides(dom, budget)
     box = None if None in closed.lo or None in closed.hi else list(zip(closed.lo, closed.hi))
     enclosing = None if box is None else (box[0] if len(set(box)) == 1 else box)
     share = Budget(None if budget.timeout is None else CUT_SHARE * budget.remaining(),
