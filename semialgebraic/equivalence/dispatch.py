@@ -234,13 +234,12 @@ def _on_cut(a, b, dom: Domain, budget: Budget, progress, samples, check) -> Verd
     from ..bab.diff import closed_sides
     closed = closed_sides(dom, budget)
     box = None if None in closed.lo or None in closed.hi else list(zip(closed.lo, closed.hi))
-    enclosing = None if box is None else (box[0] if len(set(box)) == 1 else box)
     share = Budget(None if budget.timeout is None else CUT_SHARE * budget.remaining(),
                    budget.max_regions)
     v = None
     try:
         with share.active():
-            v = equivalent(a, b, domain=enclosing, budget=share, progress=progress,
+            v = equivalent(a, b, domain=box, budget=share, progress=progress,   # (a cube as one)
                            refutation_samples=samples, verify=check)
     except BudgetExhausted:
         pass
