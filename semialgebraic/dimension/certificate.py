@@ -157,11 +157,12 @@ def _certificate(net, fd, dom, seconds, lps) -> dict:
 
 def _thinned_inputs(net, fd, p) -> list:
     """The inputs of *fd*, or the shortest tried prefix whose rows reach ``fd.lower`` mod p."""
+    from .functional import RANK_ONLY       # (functional imports this module)
     X = [list(x) for x in fd.inputs]
-    if fd.lower > 0 and X:
+    if fd.lower > 0 and X and net.n_parameters <= RANK_ONLY:   # (above: rows far from saturated)
         m = max(1, net.n_outputs)
         k = min(len(X), -(-fd.lower // m) + 16)
-        while k < len(X):
+        while 2 * k <= len(X):         # (a prefix of more than half: not worth its rank)
             Xk, masks = exact_masks(net, X[:k])
             if len(Xk) == k and rank_mod_p(jacobian_rows(net, Xk, masks, p), p) >= fd.lower:
                 return X[:k]
@@ -225,6 +226,8 @@ class _UpperEntries:
             self.add_free(group)
         proven = fd.details.get("proven") or {}
         bab = proven.get("emptiness") or {}
+        if self.deadline is not None:  # under a timeout: the run's proofs as they are, checked at once
+            self.add_recorded(proven, bab)
         for g in sorted(proven.get("dead", ())):
             self.prove_neuron(*self.names[g], 1, "an exact phase search", bab.get(("dead", g)))
         for g in sorted(proven.get("active", ())):
@@ -299,6 +302,21 @@ class _UpperEntries:
             return False
         self.entries.append(entry)
         return True
+
+    def add_recorded(self, proven, bab) -> None:
+        """The dead / always-active facts of *proven* with the decider's recorded proofs, checked
+        in one call (one rank of the directions, not one per neuron); when the checker rejects
+        them together, nothing is kept and :meth:`prove_neuron` takes them one by one."""
+        facts = [(g, s) for s, key in ((1, "dead"), (-1, "active")) for g in sorted(proven.get(key, ()))
+                 if bab.get((key, g)) is not None and self.names[g] not in self.dead | self.active]
+        entries = [["dead_proof" if s > 0 else "active_proof", *self.names[g],
+                    bab[("dead" if s > 0 else "active", g)]] for g, s in facts]
+        if not entries or isinstance(checked_directions_bound(self.net, entries, self.dom,
+                                                              self.fd.inputs[:1]), str):
+            return
+        self.entries.extend(entries)
+        for g, s in facts:
+            (self.dead if s > 0 else self.active).add(self.names[g])
 
     def prove_neuron(self, l, i, s, why, proof=None):
         """Add the dead (*s* = 1) / always-active (-1) fact of neuron (l, i) with a phase-search

@@ -104,9 +104,12 @@ RANK_BATCH = 256
 """Inputs per sampling batch at most above :data:`RANK_ONLY` parameters (batches double from
 16 up to it): a batch's rows are reduced by the rows held in one stoppable elimination."""
 
-CERTIFICATE_RESERVE = 3.0
-"""With ``reserve_for_certificate``, the seconds kept free per second of elimination mod p spent
-(the certificate re-ranks the rows at its inputs in single calls: thinning and the re-check)."""
+CERTIFICATE_RESERVE = 1.0
+"""With ``reserve_for_certificate``, the seconds kept free per second of elimination mod p spent:
+the certificate's checker re-ranks the rows at its inputs in one call no budget stops, by the
+blocked float64 elimination (about the run's elimination time; ACAS Xu 2026-12-04: 17 s for 18 s;
+3.0 when that call was FLINT's ``nmod_mat``, ~5x slower).  Above ``RANK_ONLY`` the inputs are
+not thinned (their rows are far from saturated: a prefix's rank only cost time)."""
 
 SPREAD_MAX = 256
 """At most this many inputs spread from one witness under a timeout (8-32-32-32-1 normal seed 5:
@@ -161,9 +164,9 @@ def functional_dimension(net: Network, *, domain: Any = None, timeout: float | N
         Inputs of the first sampling round per unit of the upper bound (default 1.5).
     reserve_for_certificate : bool
         Above :data:`RANK_ONLY` parameters with a timeout, stop sampling while the time left is
-        :data:`CERTIFICATE_RESERVE` times the elimination time spent, and do not decide the
-        neurons never seen active (a certificate is written next, whose rank calls and proof
-        searches are not stopped by the budget).
+        :data:`CERTIFICATE_RESERVE` times the elimination time spent (a certificate is written
+        next: the checker's re-rank of the rows, which no budget stops, costs about one such
+        elimination; the neurons' proofs of the middle phase go in as recorded).
 
     Returns
     -------
@@ -493,15 +496,14 @@ class _Sandwich:
 
     def phases(self, samples, seed, first_round, cover) -> None:
         """Above :data:`RANK_ONLY` parameters with a timeout (:data:`RANK_PHASES`): sampling, the
-        neurons never seen active / inactive, sampling again until the timeout.  With a
-        certificate's reserve, sampling alone (the certificate builder would search the
-        neurons' proofs again, in time no budget stops: 25 s of 30 on ACAS Xu)."""
+        neurons never seen active / inactive, sampling again until the timeout (with a
+        certificate's reserve too: under a deadline the certificate takes the run's proofs as
+        recorded, one check for all, :meth:`certificate._UpperEntries.add_recorded`)."""
         t0, left = self.budget.elapsed(), self.budget.remaining()
         try:
-            if not self.reserve:         # a certificate would search the proofs again: no time
-                self.phase_end = t0 + RANK_PHASES[0] * left
-                self.sample(samples, seed, first_round, cover)
-            if not self.budget.exhausted() and self.rank < self.upper and not self.reserve:
+            self.phase_end = t0 + RANK_PHASES[0] * left
+            self.sample(samples, seed, first_round, cover)
+            if not self.budget.exhausted() and self.rank < self.upper:
                 self.decide_neurons(t0 + RANK_PHASES[1] * left)
             _log.debug("neurons decided at %.1f s: upper %d, rank %d, skipped %r",
                        self.budget.elapsed(), self.upper, self.rank, self.skipped)

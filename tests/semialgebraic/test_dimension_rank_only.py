@@ -136,3 +136,27 @@ def test_a_partial_rank_of_more_directions_keeps_the_earlier_upper_bound():
     run._span_rank = lambda: 0                       # as if the budget stopped the rank at once
     run.symmetries()
     assert run.upper == upper and run.sym is sym
+
+
+def test_certificate_under_a_timeout_keeps_the_runs_dead_neuron_proof(monkeypatch):
+    """With ``reserve_for_certificate`` (``dim --certificate --timeout``) the middle phase still
+    decides the neurons never seen active, and the certificate, built under a deadline, takes
+    the run's branch-and-bound proof as it is (one check for all of them): its upper bound is
+    the run's, the checker accepts it (before 2026-12-04 the phase was skipped and the
+    certificate stayed at the bound of the known symmetries: ACAS Xu 12 950 against 12 455)."""
+    net = _hidden_dead_net()
+    monkeypatch.setattr(fmod, "RANK_ONLY", 0)
+    searched = []
+    real = fmod.functional_dimension_certificate.__globals__["_UpperEntries"].search
+
+    def spy(self, targets, leaves=False):
+        searched.append(targets)
+        return real(self, targets, leaves)
+    monkeypatch.setattr(fmod.functional_dimension_certificate.__globals__["_UpperEntries"], "search", spy)
+    fd = functional_dimension(net, domain=(-1, 1), seed=5, timeout=60, max_regions=1,
+                              reserve_for_certificate=True)
+    assert any(line.startswith("dead neuron (2, 0)") for line in fd.deficits), fd.deficits
+    cert = functional_dimension_certificate(net, fd, domain=(-1, 1), seconds=60)
+    assert cert["upper"] == fd.upper and verify(cert)[0]
+    assert any(e[:3] == ["dead_proof", 1, 0] for e in cert["upper_directions"])
+    assert {(1, 0): 1} not in searched             # the run's proof, not a new phase search
