@@ -61,13 +61,13 @@ from algebra.rationals import Q, q_str, to_q
 from ..bottleneck import equivalent_bottleneck
 from ..budget import Budget, BudgetExhausted
 from ..certificates import (counterexample_certificate, jsonable, on_box_certificate, require_valid,
-                            shorter_point)
+                            shorter_point, valid_within)
 from ..exceptions import SemialgebraicError, UndecidedError
 from ..sets import domain_spec, normalize_domain
 from ..shallow import equivalent_shallow
 from ..verdict import Hypothesis, Verdict, reader_hypotheses
 from ..verify import verify
-from .general import general_method
+from .general import NOT_RECHECKED, general_method
 from .refutation import refute
 
 __all__ = ["METHODS", "equivalent", "is_equivalent", "could_be_equivalent"]
@@ -255,6 +255,7 @@ def _on_cut(a, b, dom: Domain, budget: Budget, progress, samples, check) -> Verd
         note = (f"decided on {where}, which contains the domain (its half-spaces or open sides "
                 "left out): " + ("equal there is equal on the domain" if v.answer else
                                  "the point x is in the domain"))
+        v = _rechecked(v, budget, check)
         return replace(v, details={**v.details, "note": note, "decided_on": (
             "R^d" if box is None else [[str(lo), str(hi)] for lo, hi in box])})
     if budget.interrupted:
@@ -271,6 +272,18 @@ def _on_cut(a, b, dom: Domain, budget: Budget, progress, samples, check) -> Verd
         reason = f"undecided: {r.reason}"
     details = {**r.to_json(), "epsilon": "0", "regions_checked": 0}
     return Verdict(answer, "branch and bound", reason, (), r.certificate, details)
+
+
+def _rechecked(v: Verdict, budget: Budget, check) -> Verdict:
+    """*v* decided on the enclosing box within ``CUT_SHARE`` of *budget*: when its certificate's
+    in-process re-check was cut by that share, the check again in what *budget* has left (the
+    verdict is the same; only whether it was re-checked here changes)."""
+    if not check or v.details.get("certificate_checked") is not False or not v.certificate:
+        return v
+    if valid_within(v.certificate, budget) is None:
+        return v
+    details = {k: w for k, w in v.details.items() if k != "certificate_checked"}
+    return replace(v, reason=v.reason.replace(NOT_RECHECKED, ""), details=details)
 
 
 # ------------------------------------------------------------------------------------------------

@@ -172,6 +172,10 @@ def _general(a, b, dom, budget, progress, hyps, samples, check) -> Verdict:
                             "steps), which cover the domain", hyps, cert, details), json_ready=True)
 
 
+NOT_RECHECKED = "; the certificate was not re-checked in-process (budget): run `netfibers verify` on it"
+"""What :func:`_checked_if` adds to a verdict's reason when the budget cut its certificate's check."""
+
+
 def _checked_if(v: Verdict, json_ready: bool = False, check: bool = True, budget=None) -> Verdict:
     """Verify the verdict's certificate with the independent checker (raises
     :class:`CertificateError` on failure); with ``check=False`` only put it in JSON form.  With
@@ -184,8 +188,7 @@ def _checked_if(v: Verdict, json_ready: bool = False, check: bool = True, budget
     if budget is None or budget.timeout is None:
         return replace(v, certificate=require_valid(cert, verify))
     if valid_within(cert, budget, checker=verify) is None:
-        return replace(v, certificate=cert, reason=v.reason + "; the certificate was not re-checked "
-                       "in-process (budget): run `netfibers verify` on it",
+        return replace(v, certificate=cert, reason=v.reason + NOT_RECHECKED,
                        details={**v.details, "certificate_checked": False})
     return replace(v, certificate=cert)
 

@@ -87,3 +87,29 @@ def test_open_sides_closed_by_exact_lps_within_the_budget():
     half = Domain([None, Q(0), None], [None, None, Q(1)], [([Q(1), Q(0), Q(0)], Q(2))])   # x0 <= 2 only
     c = closed_sides(half)
     assert list(c.hi) == [Q(2), None, Q(1)] and list(c.lo) == [None, Q(0), None]
+
+
+def test_a_check_cut_by_the_enclosing_share_is_done_again_in_the_rest_of_the_budget():
+    """``_on_cut`` decides on the enclosing box in CUT_SHARE of the budget; when that share cut
+    the certificate's in-process check, the verdict is re-checked in what the whole budget has
+    left (``_rechecked``): the flag and the reason's remark go; a false certificate raises."""
+    from semialgebraic.budget import Budget
+    from semialgebraic.certificates import CertificateError
+    from semialgebraic.equivalence.dispatch import _rechecked
+    from semialgebraic.equivalence.general import NOT_RECHECKED
+    from dataclasses import replace
+    rng = random.Random(3)
+    a = rational_net(rng, [2, 3, 3, 1])
+    v = equivalent(a, a, domain=(Q(-1), Q(1)))
+    assert v.answer is True
+    cut = replace(v, certificate=jsonable(v.certificate), reason=v.reason + NOT_RECHECKED,
+                  details={**v.details, "certificate_checked": False})
+    again = _rechecked(cut, Budget(60), True)
+    assert again.reason == v.reason and "certificate_checked" not in again.details
+    assert _rechecked(cut, Budget(0), True) is cut                 # no time left: as it was
+    assert _rechecked(cut, Budget(60), False) is cut               # --no-check: not re-checked
+    b = json.loads(json.dumps(cut.certificate["b"]))
+    b["layers"][-1]["bias"][0] = "1/7" if b["layers"][-1]["bias"][0] != "1/7" else "2/7"
+    forged = replace(cut, certificate={**cut.certificate, "b": b})          # a ≠ b claimed equal
+    with pytest.raises(CertificateError):
+        _rechecked(forged, Budget(60), True)
