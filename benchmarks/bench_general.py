@@ -288,7 +288,14 @@
    would search the proofs again, 25 s of 30 in a trial): T = 60 before [194, 12 950] in
    19.7 s, after [1 108, 12 950] in 49.6 s, ``netfibers verify`` VALID (upper certified too).
    Ctrl-C at 12 s / 30 s of ``--timeout 60``: exit 3 within 0.1 s, [663, 12 950] / [1 335,
-   12 950].  ``--dim-seeds 1,5,6`` (13:11-13:15 UTC, load ~4, unchanged by this work: no
+   12 950].  With ``--certificate`` again (2026-12-04, session 22, load ~1.2): the checker ranks
+   the rows by the blocked float64 elimination (55 s -> 11 s for FLINT's ``nmod_mat`` on the
+   same rows), the reserve is 1x the elimination time (was 3x), and the neuron phase runs too,
+   its branch-and-bound proofs taken as recorded (one check): T = 30 [1 056, 12 455] in 28.5 s,
+   T = 60 [1 967, 12 455] in 58.7 s, T = 120 [4 166, 12 455] in 102.6 s (wall, start-up
+   included), every certificate VALID with the upper bound certified (``netfibers verify``
+   5.9 / 15.7 / 33.9 s wall); before: T = 60 [3 328, 12 950] in 45.5 s with the faster
+   checker alone, [1 108, 12 950] in 49.6 s with neither.  ``--dim-seeds 1,5,6`` (13:11-13:15 UTC, load ~4, unchanged by this work: no
    timeout, kernel route): seed 1 [2336, 2337] 40.3 s wall / 24.9 s CPU (missing W3[22, 8];
    (2, 8)/(3, 22) open at max G <= 6.35 after 48 splits), seed 5 [2296, 2327] 122.0 / 78.8
    (ten deficit lines W3[a, 29] + W3[b, 29]), seed 6 [2334, 2337] 44.0 / 31.0 (missing
