@@ -33,7 +33,7 @@ Method: a sandwich, both sides exact.
   only on the seed and the work; an explicit timeout only stops them.  Above
   :data:`RANK_ONLY` parameters with a timeout, the clock also sizes the sampling batches and
   the phases (:meth:`_Sandwich.phases`): the timeout is used to its end, a faster machine does
-  more work, and the result states the work done.
+  more work, and the result states the work done (the size of every batch included).
 * **Upper bound**: N − rank of the span of directions v with J(x) v = 0 at every differentiable
   input of the domain, each proved (:mod:`semialgebraic.dimension.directions`).
 
@@ -259,6 +259,7 @@ class _Sandwich:
         self.complete, self.patterns, self.kinks = False, None, {}
         self.all_X: list = []
         self.rank, self.rounds, self.kernel = 0, 0, None  # kernel: basis mod p of every row's kernel
+        self.batch_sizes: list = []      # exact inputs per sampling batch (the clock may size them)
         self.evidence: dict = {}
         self.proofs: list = []
         self.proven: dict = {}
@@ -477,6 +478,7 @@ class _Sandwich:
                 new_rank = (self.rank_only if self.rank_only is not None else
                             N - self.kernel.shape[1] if self.kernel is not None else 0)
                 self.rounds += 1
+                self.batch_sizes.append(len(X))
                 stalled = new_rank <= self.rank
                 productive = new_rank >= self.rank + 4         # sampling still finds new directions
                 self.rank = max(self.rank, new_rank)
@@ -589,7 +591,8 @@ class _Sandwich:
         deficits, non_gen, reason = self.vanishing_regions(tuple(deficits), reason)
         return FunctionalDimension(N, lower, upper, reason, deficits, complete, npts,
                                    {"symmetry_rank": self.sym_rank, "regions_walked": len(self.regions),
-                                    "rounds": self.rounds, "exercise_proofs": self.proofs,
+                                    "rounds": self.rounds, "batch_sizes": self.batch_sizes,
+                                    "exercise_proofs": self.proofs,
                                     "prime": self.prime, "proven": self.proven, "patterns": self.patterns},
                                    tuple(tuple(x) for x in self.all_X), non_gen)
 

@@ -50,21 +50,26 @@ class FunctionalDimension:
 
     @property
     def work(self) -> dict:
-        """The work done: exact points sampled, sampling batches (rounds) and regions walked.
-        Sampling is deterministic given the seed and this work (the budget stops it between
-        whole batches; no step depends on the clock)."""
+        """The work done: exact points sampled, sampling batches (rounds), the inputs of each
+        batch and regions walked.  Sampling is deterministic given the seed and this work (the
+        budget stops it between whole batches; above ``RANK_ONLY`` parameters with a timeout the
+        clock sizes the batches, hence their sizes here)."""
         return {"points": self.samples, "batches": int(self.details.get("rounds", 0)),
+                "batch_sizes": [int(k) for k in self.details.get("batch_sizes") or ()],
                 "regions_walked": int(self.details.get("regions_walked", 0))}
 
     def work_text(self) -> str:
-        """``"12 000 points in 24 batches, 6 regions walked"``.
+        """``"12 000 points in 24 batches, 6 regions walked"`` (with the batches' sizes when they
+        differ: ``"112 points in 3 batches (16 + 32 + 64), …"``).
 
         >>> FunctionalDimension(7, 3, 3, "", samples=12000, details={"rounds": 24, "regions_walked": 1}).work_text()
         '12 000 points in 24 batches, 1 region walked'
         """
         w = self.work
         points = f"{w['points']:,}".replace(",", " ")
-        return (f"{points} points in {w['batches']} batch{'es' if w['batches'] != 1 else ''}, "
+        sizes = w["batch_sizes"]
+        of = f" ({' + '.join(map(str, sizes))})" if 1 < len(sizes) <= 24 and len(set(sizes)) > 1 else ""
+        return (f"{points} points in {w['batches']} batch{'es' if w['batches'] != 1 else ''}{of}, "
                 f"{w['regions_walked']} region{'s' if w['regions_walked'] != 1 else ''} walked")
 
     def to_json(self) -> dict:

@@ -30,6 +30,9 @@ def test_same_seed_same_work_same_result():
     b = functional_dimension(net, domain=(-1, 1), seed=5, max_regions=3, budget=Budget(None, None))
     assert a.work == b.work and (a.lower, a.upper) == (b.lower, b.upper) and a.inputs == b.inputs
     assert a.work["points"] == len(a.inputs) > 0 and a.work["batches"] >= 1
+    # the inputs of each batch (above RANK_ONLY with a timeout the clock sizes them); witnesses
+    # of the exact searches come on top
+    assert len(a.work["batch_sizes"]) == a.work["batches"] and sum(a.work["batch_sizes"]) <= len(a.inputs)
     points = f"{a.work['points']:,}".replace(",", " ")
     assert a.work_text().startswith(f"{points} points in {a.work['batches']} batch")
 
