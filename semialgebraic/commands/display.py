@@ -214,3 +214,33 @@ def in_sentence(text: str, exact: bool = False) -> str:
 def text_needs_note(texts, exact: bool = False) -> bool:
     """Do *texts* (printed with :func:`number`, :func:`in_text`, …) show an approximation?"""
     return not exact and any("≈" in s for s in texts)
+
+
+def clause_lines(reason: str, bullets=(), indent: str = "  ") -> str:
+    """*reason* (clauses joined by ``"; "``) as one indented line per clause, for people: a
+    clause is split only at a ``"; "`` outside brackets; the clauses listed in *bullets* (a
+    result's evidence lines) go one level deeper, under the clause that introduces them.
+
+    >>> print(clause_lines("not closed: 3 < 4 (a; b); evidence (guesses): x [1; 2]; y; skipped", ["x [1; 2]", "y"]))
+      not closed: 3 < 4 (a; b)
+      evidence (guesses):
+        x [1; 2]
+        y
+      skipped
+    """
+    clauses, depth, start = [], 0, 0
+    for i, ch in enumerate(reason):
+        depth += (ch in "([{") - (ch in ")]}")
+        if depth == 0 and reason.startswith("; ", i):
+            clauses.append(reason[start:i])
+            start = i + 2
+    clauses.append(reason[start:])
+    bullets = set(bullets)
+    out = []
+    for c in clauses:
+        head = next((c[:-len(b)].rstrip() for b in bullets if c.endswith(b) and c != b), None)
+        if head is not None and head.endswith(":"):
+            out += [indent + head, indent * 2 + c[len(head):].lstrip()]
+        else:
+            out.append(indent * (2 if c in bullets else 1) + c)
+    return "\n".join(out)

@@ -456,9 +456,9 @@ def cmd_dim(args) -> int:
     elif fd.exact:
         text = (f"functional dimension {fd.value} of {fd.n_parameters} parameters; "
                 f"fiber dimension {fd.n_parameters - fd.value} ({fd.reason})")
-    else:
+    else:                            # the reason's clauses one per line (JSON: one string)
         text = (f"functional dimension between {fd.lower} and {fd.upper} of {fd.n_parameters} "
-                f"parameters ({fd.reason})")
+                f"parameters:\n" + display.clause_lines(fd.reason, fd.details.get("evidence_lines") or ()))
     for line in fd.deficits:
         text += f"\n  {line}"
     text += f"\n  work done: {fd.work_text()} (deterministic given the seed and this work)"

@@ -561,7 +561,7 @@ class _Sandwich:
         net, N, npts = self.net, self.N, len(self.all_X)
         lower, upper, deficits = self.rank, self.upper, self.deficits
         how = "rank mod p of the Jacobian rows (a lower bound of the rational rank)"
-        exact = False
+        exact, hints = False, []
         limit = EXACT_LIMIT_COMPLETE if self.complete else EXACT_LIMIT
         if lower < upper and npts and npts * N <= limit and self.exact_fits(npts):
             lower, how, exact = exact_rank(net, self.all_X), "exact rational rank of the Jacobian rows", True
@@ -580,7 +580,7 @@ class _Sandwich:
             reason = (f"not closed: {how} at {npts} inputs gives {lower}, known symmetries give "
                       f"<= {upper}; to close it sample more regions (--max-regions, --timeout) or "
                       "find the missing symmetry")
-            hints = _evidence_lines(net, self.evidence)
+            hints = _evidence_lines(net, self.evidence, self.proven)
             if hints:
                 reason += "; evidence from the sampled inputs (float guesses, unproven): " + "; ".join(hints)
         if self.skipped:
@@ -591,6 +591,7 @@ class _Sandwich:
         deficits, non_gen, reason = self.vanishing_regions(tuple(deficits), reason)
         return FunctionalDimension(N, lower, upper, reason, deficits, complete, npts,
                                    {"symmetry_rank": self.sym_rank, "regions_walked": len(self.regions),
+                                    "evidence_lines": hints if lower < upper and not complete else [],
                                     "rounds": self.rounds, "batch_sizes": self.batch_sizes,
                                     "exercise_proofs": self.proofs,
                                     "prime": self.prime, "proven": self.proven, "patterns": self.patterns},
@@ -618,30 +619,35 @@ class _Sandwich:
         return deficits, why, "non-generic: " + why
 
 
-def _evidence_lines(net, evidence) -> list:
+def _evidence_lines(net, evidence, proven=None) -> list:
     """One line per kind of evidence from the samples (never active / inactive neurons, weights
-    never exercised, kernel directions the proven symmetries do not explain)."""
+    never exercised, kernel directions the proven symmetries do not explain).  Neurons *proven*
+    dead / always active (their deficit lines say so) are not listed again as guesses."""
     import numpy as np
     pn = net.parameter_names()
     names = []
     for l, w in enumerate(net.widths[1:-1]):
         names += [(l + 1, i) for i in range(w)]
+    proven = proven or {}
     lines = []
     if "never_on" in evidence:
-        never_on = [names[g] for g in np.flatnonzero(evidence["never_on"])]
-        never_off = [names[g] for g in np.flatnonzero(evidence["never_off"])]
+        never_on = [names[g] for g in np.flatnonzero(evidence["never_on"]) if g not in proven.get("dead", ())]
+        never_off = [names[g] for g in np.flatnonzero(evidence["never_off"])
+                     if g not in proven.get("active", ())]
         if never_on:
             lines.append(f"neurons never active at the sampled inputs {never_on} (if provably dead, "
                          "their parameters are free)")
         if never_off:
             lines.append(f"neurons never inactive at the sampled inputs {never_off} (if provably "
                          "always active, bias trades / linear blocks apply)")
-    un = evidence.get("unexercised") or []
+    dead = {names[g] for g in proven.get("dead", ())}     # their weights are free, proven
+    un = [(l, i, k) for l, i, k in evidence.get("unexercised") or ()
+          if (l + 1, i) not in dead and not (l and (l, k) in dead)]
     if un:
         lines.append(f"{len(un)} weights never exercised (delta and input never both non-zero), "
                      f"e.g. {['W%d[%d,%s]' % (l + 1, i, k) for l, i, k in un[:4]]}")
     for targets, upper, splits in (evidence.get("open_emptiness") or [])[:6]:
-        lines.append(f"{_question_text(targets)}: undecided, branch and bound reached max G <= "
+        lines.append(f"{_question_text(targets)}? undecided: branch and bound reached max G <= "
                      f"{float(upper):.3g} (not <= 0) after {splits} splits "
                      "(semialgebraic.bab.emptiness; G > 0 exactly where every sign holds)")
     miss = evidence.get("missing") or []
@@ -655,7 +661,13 @@ def _evidence_lines(net, evidence) -> list:
 
 
 def _question_text(targets: dict) -> str:
-    """``(2, 8) active and (3, 22) active never together`` for a branch-and-bound emptiness
-    question (1-based hidden layers, as in the evidence lines)."""
-    parts = [f"({t + 1}, {j}) {'active' if s > 0 else 'inactive'}" for (t, j), s in sorted(targets.items())]
-    return " and ".join(parts) + (" never together" if len(parts) > 1 else " never")
+    """``(2, 8) active and (3, 22) active never together`` / ``(2, 25) never active`` for a
+    branch-and-bound emptiness question (1-based hidden layers, as in the evidence lines).
+
+    >>> _question_text({(1, 8): 1, (2, 22): 1}), _question_text({(1, 25): 1}), _question_text({(0, 3): -1})
+    ('(2, 8) active and (3, 22) active never together', '(2, 25) never active', '(1, 3) never inactive')
+    """
+    parts = [(f"({t + 1}, {j})", "active" if s > 0 else "inactive") for (t, j), s in sorted(targets.items())]
+    if len(parts) == 1:
+        return f"{parts[0][0]} never {parts[0][1]}"
+    return " and ".join(f"{n} {w}" for n, w in parts) + " never together"
