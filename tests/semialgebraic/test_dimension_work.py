@@ -132,3 +132,27 @@ def test_the_rank_of_the_proven_directions_stops_at_the_budget():
     cut.symmetries()
     assert cut.sym_rank == jacobian.RANK_CHUNK == 32 and cut.upper == 13305 - 32 >= full.upper
     assert cut.skipped == "the rank of 32 of the 300 proven directions (the budget ran out)"
+
+
+def test_reason_for_people_lists_guesses_under_their_header(monkeypatch):
+    """An interval left open: the float evidence (a neuron never seen active, its weights never
+    exercised) is in ``details["evidence_lines"]`` and ``dim`` prints it one line each under the
+    header (``display.clause_lines``); once the neuron is proven dead it is a deficit line, not a
+    guess (neither the neuron nor the weights it frees are listed)."""
+    import semialgebraic.dimension.functional as fmod
+    from semialgebraic.commands.display import clause_lines
+    from tests.semialgebraic.test_dimension_rank_only import _hidden_dead_net
+    net = _hidden_dead_net()                       # (2, 0) is never active, intervals do not see it
+    monkeypatch.setattr(fmod, "prove_suspects", lambda *a, **k: ({}, [], []))   # nothing decided
+    fd = functional_dimension(net, domain=(-1, 1), seed=5, max_regions=1)
+    assert fd.lower < fd.upper
+    lines = fd.details["evidence_lines"]
+    assert any(ln.startswith("neurons never active at the sampled inputs [(2, 0)]") for ln in lines), lines
+    text = clause_lines(fd.reason, lines).splitlines()
+    k = text.index("  evidence from the sampled inputs (float guesses, unproven):")
+    assert text[k + 1].startswith("    neurons never active at the sampled inputs [(2, 0)]")
+    assert text[0].startswith("  not closed: ") and all(t.startswith("  ") for t in text)
+    monkeypatch.undo()
+    proven = functional_dimension(net, domain=(-1, 1), seed=5, max_regions=1)
+    assert any(d.startswith("dead neuron (2, 0)") for d in proven.deficits)
+    assert not any("(2, 0)" in ln or "W2[0," in ln for ln in proven.details["evidence_lines"])
