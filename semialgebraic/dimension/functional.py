@@ -519,8 +519,10 @@ class _Sandwich:
         """The neurons never seen active / inactive among the sampled inputs, decided by
         :func:`prove_suspects` (no kernel here: no missing directions, no weights) until
         *until* seconds of the budget: proven dead / always-active neurons lower the upper
-        bound, witnesses (and inputs spread from them) add rows."""
-        share = Budget(max(0.0, until - self.budget.elapsed()), clock=self.budget.clock)
+        bound, witnesses (and inputs spread from them) add rows.  *until* None: no time limit
+        (the searches' work is counted; the run's budget still stops them)."""
+        share = Budget(None if until is None else max(0.0, until - self.budget.elapsed()),
+                       clock=self.budget.clock)
         evidence = {k: v for k, v in self.evidence.items() if k in ("never_on", "never_off")}
         with share.active():
             proven, witnesses, proofs = prove_suspects(self.net, self.dom, evidence, share,
@@ -539,8 +541,11 @@ class _Sandwich:
     def decide_suspects(self) -> None:
         """Exact decisions for what the samples flag (:func:`prove_suspects`): witnesses raise
         the rank, proven facts lower the upper bound."""
-        if (self.rank >= self.upper or self.complete or self.budget.exhausted()
-                or self.kernel is None):
+        if self.rank >= self.upper or self.complete or self.budget.exhausted():
+            return
+        if self.kernel is None:          # above RANK_ONLY without a timeout: the neurons only
+            if self.row_span is not None and "never_on" in self.evidence:
+                self.decide_neurons(None)
             return
         net = self.net
         self.evidence["missing"] = missing_directions(self.kernel, self.span)
@@ -580,7 +585,7 @@ class _Sandwich:
             reason = (f"not closed: {how} at {npts} inputs gives {lower}, known symmetries give "
                       f"<= {upper}; to close it sample more regions (--max-regions, --timeout) or "
                       "find the missing symmetry")
-            hints = _evidence_lines(net, self.evidence, self.proven)
+            hints = _evidence_lines(net, self.evidence, self.proven, deficits)
             if hints:
                 reason += "; evidence from the sampled inputs (float guesses, unproven): " + "; ".join(hints)
         if self.skipped:
@@ -619,19 +624,24 @@ class _Sandwich:
         return deficits, why, "non-generic: " + why
 
 
-def _evidence_lines(net, evidence, proven=None) -> list:
+def _evidence_lines(net, evidence, proven=None, deficits=()) -> list:
     """One line per kind of evidence from the samples (never active / inactive neurons, weights
     never exercised, kernel directions the proven symmetries do not explain).  Neurons *proven*
-    dead / always active (their deficit lines say so) are not listed again as guesses."""
+    dead / always active, and those of the ``dead neuron (l, i)`` *deficits* (dead by interval
+    bounds too), are not listed again as guesses, nor the weights a dead neuron frees."""
+    import re
+
     import numpy as np
     pn = net.parameter_names()
     names = []
     for l, w in enumerate(net.widths[1:-1]):
         names += [(l + 1, i) for i in range(w)]
     proven = proven or {}
+    dead = {names[g] for g in proven.get("dead", ())} | {   # their weights are free, proven
+        (int(m[1]), int(m[2])) for m in (re.match(r"dead neuron \((\d+), (\d+)\):", d) for d in deficits) if m}
     lines = []
     if "never_on" in evidence:
-        never_on = [names[g] for g in np.flatnonzero(evidence["never_on"]) if g not in proven.get("dead", ())]
+        never_on = [names[g] for g in np.flatnonzero(evidence["never_on"]) if names[g] not in dead]
         never_off = [names[g] for g in np.flatnonzero(evidence["never_off"])
                      if g not in proven.get("active", ())]
         if never_on:
@@ -640,7 +650,6 @@ def _evidence_lines(net, evidence, proven=None) -> list:
         if never_off:
             lines.append(f"neurons never inactive at the sampled inputs {never_off} (if provably "
                          "always active, bias trades / linear blocks apply)")
-    dead = {names[g] for g in proven.get("dead", ())}     # their weights are free, proven
     un = [(l, i, k) for l, i, k in evidence.get("unexercised") or ()
           if (l + 1, i) not in dead and not (l and (l, k) in dead)]
     if un:

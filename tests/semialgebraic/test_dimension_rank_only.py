@@ -160,3 +160,15 @@ def test_certificate_under_a_timeout_keeps_the_runs_dead_neuron_proof(monkeypatc
     assert cert["upper"] == fd.upper and verify(cert)[0]
     assert any(e[:3] == ["dead_proof", 1, 0] for e in cert["upper_directions"])
     assert {(1, 0): 1} not in searched             # the run's proof, not a new phase search
+
+
+def test_rank_only_without_a_timeout_decides_the_neurons_too(monkeypatch):
+    """Without a timeout the rank-only route (no kernel) still decides the neurons never seen
+    active (before 2026-12-04 it skipped them: ACAS Xu with no timeout stayed at <= 12 950 while
+    --timeout 60 reached 12 455)."""
+    net = _hidden_dead_net()
+    want = functional_dimension(net, domain=(-1, 1), seed=5, max_regions=1)
+    monkeypatch.setattr(fmod, "RANK_ONLY", 0)
+    fd = functional_dimension(net, domain=(-1, 1), seed=5, max_regions=1)
+    assert any(line.startswith("dead neuron (2, 0)") for line in fd.deficits), fd.deficits
+    assert fd.exact and (fd.lower, fd.upper) == (want.lower, want.upper)
