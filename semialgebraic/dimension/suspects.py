@@ -39,6 +39,16 @@ SUSPECT_NODES = 48
 SUSPECT_NODES_TOTAL = 256
 """Branch-and-bound splits of all the questions of one :func:`prove_suspects` call."""
 
+DEEPER_NODES = 192
+"""Node cap of the second branch-and-bound try of a neuron question (never active / never
+inactive) left open by the first pass, smallest certified bound first (:meth:`_Decider.deeper`):
+one proof frees a whole neuron's parameters.  ACAS Xu (``--box file``): (2, 25) stays open at
+max z <= 0.0136 after 48 splits and is proven never active within 192 nodes (213 nodes, 1.4 s
+CPU); (3, 47) / (4, 14) only creep (0.30 -> 0.14, 3.18 -> 1.73 at 768 nodes, 24 / 45 s)."""
+
+DEEPER_NODES_TOTAL = 768
+"""Nodes of all the second tries of one :func:`prove_suspects` call (a count of work)."""
+
 
 SUSPECT_CONDITIONED_TOTAL = 8000
 """Float LPs of the conditioned bound tightening (:func:`semialgebraic.bab.emptiness.
@@ -122,9 +132,13 @@ def prove_suspects(net: Network, dom, evidence: dict, budget, lps: int | None = 
             for task in open_tasks:
                 if run.stopped():
                     break
+                if max_lps == 300 and _layer(task) > run.layer_done:   # a layer's neurons done:
+                    run.deeper(all_tasks)      # their second tries before the (costlier) next layer
+                    run.layer_done = _layer(task)
                 if not run.decide(task, max_lps):
                     undecided.append(task)
             open_tasks = undecided
+        run.deeper(all_tasks)              # (only the questions left open with a bound)
         for l, i in masked_candidates(net, evidence, run.proven)[:MASKED_LIMIT]:
             if run.point or hasattr(budget, "exhausted") and budget.exhausted():
                 break
@@ -286,6 +300,12 @@ def _suspect_tasks(net, evidence) -> list:
     return tasks
 
 
+def _layer(task) -> int:
+    """The hidden layer of a neuron task (dead / active), -1 for the others."""
+    kind, _, targets = task
+    return next(iter(targets))[0] if kind in ("dead", "active") else -1
+
+
 class _Decider:
     """The state of one :func:`prove_suspects` call: facts, witnesses, proofs, the work left."""
 
@@ -310,6 +330,9 @@ class _Decider:
         self.fixed_left = SUSPECT_FIXED_LPS  # float LPs of the fixed-successor trees
         self.proven["fixed_successors"] = {}
         self.proven["masked"] = {}
+        self.deeper_left = DEEPER_NODES_TOTAL   # nodes of the second tries (:meth:`deeper`)
+        self.retried: set = set()            # neuron questions given their second try
+        self.layer_done = 0                  # the first pass's neuron questions reached this layer
 
     def stopped(self) -> bool:
         return self.lps_left <= 0 or (hasattr(self.budget, "exhausted") and self.budget.exhausted())
@@ -344,6 +367,39 @@ class _Decider:
         elif r.empty is None and r.upper is not None:
             self.open_questions.append((dict(targets), r.upper, (r.nodes - 1) // 2))
         return r.empty, (r.proof(targets) if r.empty else None)
+
+    def deeper(self, tasks) -> None:
+        """A second branch-and-bound try, :data:`DEEPER_NODES` nodes each (:data:`DEEPER_NODES_TOTAL`
+        in all), for the neuron questions of *tasks* (dead / always active) that the first pass
+        left open with a certified bound and that had none yet, smallest bound first; a proof is
+        recorded as in :meth:`decide`, a witness kept, a better open bound replaces the first
+        one.  Called after each layer's first tries (a shallow neuron's second try comes before
+        the costlier questions of the deeper layers) and at the end."""
+        bounds = {tuple(sorted(t.items())): (u, k) for k, (t, u, _) in enumerate(self.open_questions)}
+        tries = sorted((bounds[q][0], kind, key, targets) for kind, key, targets in tasks
+                       if kind in ("dead", "active")
+                       and (q := tuple(sorted(targets.items()))) in bounds and q not in self.retried)
+        try:                             # (a spent budget raises: the list stays well formed)
+            for _, kind, key, targets in tries:
+                if (self.deeper_left < 3 or self.point
+                        or hasattr(self.budget, "exhausted") and self.budget.exhausted()):
+                    break                # (its own count of nodes: not the phase searches' LPs)
+                self.retried.add(tuple(sorted(targets.items())))
+                r = decide_empty(self.net, self.dom, targets, nodes=min(DEEPER_NODES, self.deeper_left),
+                                 budget=self.budget, conditioned=0)
+                self.deeper_left -= max(1, r.nodes)
+                k = bounds[tuple(sorted(targets.items()))][1]
+                if r.empty is False:
+                    self.witness(r.witness, targets)
+                elif r.empty:
+                    self.proven[kind].add(key)
+                    self.proven["emptiness"][(kind, key)] = r.proof(targets)
+                if r.empty is not None:
+                    self.open_questions[k] = None
+                elif r.upper is not None and r.upper < self.open_questions[k][1]:
+                    self.open_questions[k] = (dict(targets), r.upper, (r.nodes - 1) // 2)
+        finally:
+            self.open_questions = [q for q in self.open_questions if q is not None]
 
     def walk_only(self, task) -> None:
         """The region walk (:func:`walk_witness`) on the question of *task* when it was never

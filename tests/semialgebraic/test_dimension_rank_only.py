@@ -172,3 +172,30 @@ def test_rank_only_without_a_timeout_decides_the_neurons_too(monkeypatch):
     fd = functional_dimension(net, domain=(-1, 1), seed=5, max_regions=1)
     assert any(line.startswith("dead neuron (2, 0)") for line in fd.deficits), fd.deficits
     assert fd.exact and (fd.lower, fd.upper) == (want.lower, want.upper)
+
+
+def test_second_try_proves_a_neuron_the_first_pass_left_open(monkeypatch):
+    """``prove_suspects`` gives the neuron questions its first pass leaves open (a certified bound
+    > 0) a second branch-and-bound try of up to DEEPER_NODES nodes, smallest bound first: a
+    3-6-6-1 net whose neuron (1, 2) (0-based hidden layer 1) needs 3 splits, first pass capped at
+    2 -> proven dead by the second try (with its proof); without the second try it stays open."""
+    rng = random.Random(16)
+    Ws = [[[Fraction(rng.randint(-8, 8), 4) for _ in range(a)] for _ in range(b)]
+          for a, b in zip([3, 6, 6], [6, 6, 1])]
+    bs = [[Fraction(rng.randint(-8, 2), 4) for _ in range(b)] for b in (6, 6, 1)]
+    net = Network.from_rows(Ws, bs)
+    g = 6 + 2                                          # flat index of (1, 2)
+    never_on = np.zeros(12, dtype=bool)
+    never_on[g] = True
+
+    def ask():
+        ev = {"never_on": never_on, "never_off": np.zeros(12, dtype=bool)}
+        proven, _, _ = smod.prove_suspects(net, (-1, 1), ev, Budget(None), lps=1, nodes=2,
+                                           conditioned=0)   # (phase search: 1 LP, undecided)
+        return proven, ev
+    proven, ev = ask()
+    assert proven["dead"] == {g} and ("dead", g) in proven["emptiness"]
+    assert not ev.get("open_emptiness")
+    monkeypatch.setattr(smod, "DEEPER_NODES_TOTAL", 0)
+    proven, ev = ask()
+    assert not proven.get("dead") and [t for t, _, _ in ev["open_emptiness"]] == [{(1, 2): 1}]
