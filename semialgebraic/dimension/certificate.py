@@ -138,7 +138,8 @@ def _certificate(net, fd, dom, seconds, lps) -> dict:
         return certificate(upper=int(fd.upper), upper_one_point=True)   # the rank at the input
     deadline = None if seconds is None else time.monotonic() + seconds
     dirs, bound, missing = _UpperEntries(net, fd, dom, deadline, lps).run()
-    if bound == fd.upper:                          # the upper bound is re-checkable: certified
+    if bound <= fd.upper:       # re-checkable (lower than fd.upper when the run's rank of the
+                                # directions was cut by its budget: the claim stays fd.upper)
         return certificate(upper=int(fd.upper), upper_directions=dirs)
     regions = None
     if fd.complete_regions:        # the upper bound is the exact rank over every region
@@ -211,6 +212,7 @@ class _UpperEntries:
         self.entries += [["opposite", l, pair] for l, pair in opposite_pairs(net)]
         self.missing: list = []
         self.masked: set = set()                   # neurons of the masked entries kept
+        self.recorded: list = []                   # the run's proofs kept unchecked (add_recorded)
         self.point = isinstance(dom, tuple) and dom[0] == dom[1]   # proofs (open box) say nothing there
 
     def run(self) -> tuple[list, int, list]:
@@ -304,17 +306,15 @@ class _UpperEntries:
         return True
 
     def add_recorded(self, proven, bab) -> None:
-        """The dead / always-active facts of *proven* with the decider's recorded proofs, checked
-        in one call (one rank of the directions, not one per neuron); when the checker rejects
-        them together, nothing is kept and :meth:`prove_neuron` takes them one by one."""
+        """The dead / always-active facts of *proven* with the decider's recorded proofs, kept
+        unchecked: the checker replays them in :meth:`bound` with everything else (each replay of
+        ACAS Xu's seven trees costs ~3 s, and the final check replays them again); if it rejects
+        the directions then, :meth:`bound` leaves these out and says so."""
         facts = [(g, s) for s, key in ((1, "dead"), (-1, "active")) for g in sorted(proven.get(key, ()))
                  if bab.get((key, g)) is not None and self.names[g] not in self.dead | self.active]
-        entries = [["dead_proof" if s > 0 else "active_proof", *self.names[g],
-                    bab[("dead" if s > 0 else "active", g)]] for g, s in facts]
-        if not entries or isinstance(checked_directions_bound(self.net, entries, self.dom,
-                                                              self.fd.inputs[:1]), str):
-            return
-        self.entries.extend(entries)
+        self.recorded = [["dead_proof" if s > 0 else "active_proof", *self.names[g],
+                          bab[("dead" if s > 0 else "active", g)]] for g, s in facts]
+        self.entries.extend(self.recorded)
         for g, s in facts:
             (self.dead if s > 0 else self.active).add(self.names[g])
 
@@ -352,6 +352,14 @@ class _UpperEntries:
 
     def bound(self) -> int:
         b = checked_directions_bound(self.net, self.entries + self.derived(), self.dom, self.fd.inputs[:1])
+        if isinstance(b, str) and self.recorded:   # a recorded proof rejected (a decider bug): without them
+            ids = {id(e) for e in self.recorded}
+            self.entries = [e for e in self.entries if id(e) not in ids]
+            for e in self.recorded:
+                (self.dead if e[0] == "dead_proof" else self.active).discard((e[1], e[2]))
+            self.recorded = []
+            self.missing.append(f"internal: the run's recorded neuron proofs do not check ({b}); left out")
+            return self.bound()
         if isinstance(b, str):          # not expected (every entry was validated): certify nothing
             self.missing.append(f"internal: the checker rejects the directions ({b})")
             return self.net.n_parameters

@@ -11,7 +11,7 @@ Schema (version 1; built by :func:`semialgebraic.certificates.dimension_bounds_c
      "network": <network>, "domain": null | {"box": [lo, hi]} | {"orthant": true},
      "prime": p, "inputs": [[x_0, ..., x_{d-1}], ...], "lower": r,
      "upper": u,                                  # only with one of the three certificates below
-     "upper_directions": [<entry>, ...],          # optional: certifies upper = N - rank
+     "upper_directions": [<entry>, ...],          # optional: certifies upper >= N - rank
      "upper_regions": [<region>, ...],            # optional: certifies upper = rank on all regions
      "upper_one_point": true,                     # optional, one-point box {x0}: certifies upper
                                                   #   = exact rank of the m rows at x0 (the value)
@@ -114,9 +114,10 @@ What is checked (exact; imports ``algebra`` and other ``verify`` modules only):
 3. the Jacobian rows ``∂f_o(x)/∂θ`` (closed form: ``∂f/∂W_l[i,k] = δ_l[i] h_{l-1}[k]``,
    ``∂f/∂b_l[i] = δ_l[i]``, ``δ`` back-propagated through the masks) reduced mod p have rank
    ``>= lower``;
-4. when ``upper_directions`` is given: each entry's fact holds and ``upper == N − rank`` of the
+4. when ``upper_directions`` is given: each entry's fact holds and ``upper >= N − rank`` of the
    vectors they name, the rank taken mod p (every entry p-integral; rank_p <= rank_Q, so
-   N − rank_p is still an upper bound) or else exactly over Q.
+   N − rank_p is still an upper bound) or else exactly over Q (a claim weaker than the
+   directions prove is true too; until 2026-12-04 equality was required).
 
 Why this proves ``functional dimension >= lower``: a non-zero r×r minor mod p of the reduced
 rows is the reduction of the same minor over Q, which is then non-zero; so the rational rank
@@ -314,9 +315,10 @@ def check(cert: dict) -> tuple[bool, str]:
         if shared.unreferenced():
             raise InputError(f"shared_proofs {shared.unreferenced()[:5]} are referred to by no proof")
         bound = _directions_bound(net, vectors, p, upper)
-        if bound != upper:
+        if bound > upper:
             return False, f"N - rank of the listed directions is {bound}, not the claimed upper {upper}"
-        how.append(f"{len(dirs)} proven kernel directions give <= {upper}")
+        how.append(f"{len(dirs)} proven kernel directions give <= {bound}"
+                   + (f" <= the claimed {upper}" if bound < upper else ""))
     if regions is not None:
         rank = _regions_rank(net, regions, lo_hi)
         if isinstance(rank, str):
@@ -334,10 +336,11 @@ def check(cert: dict) -> tuple[bool, str]:
 
 def _directions_bound(net, vectors, p: int, upper: int) -> int:
     """N − rank of the proven directions, where N − rank_p (the rank of their residues mod *p*,
-    at most the rank over Q) is accepted when it already equals *upper*: N − rank_Q <= N − rank_p,
-    so *upper* is then a valid upper bound; otherwise (or when a residue does not exist) the
-    exact rank over Q decides.  The modular rank makes networks with thousands of parameters
-    and long rationals (ACAS Xu) checkable in seconds."""
+    at most the rank over Q) is accepted when it is already at most *upper*: N − rank_Q <= N −
+    rank_p, so *upper* is then a valid upper bound (a claim weaker than the directions prove is
+    still true: the run's own rank of them may have been cut by its budget); otherwise (or when
+    a residue does not exist) the exact rank over Q decides.  The modular rank makes networks
+    with thousands of parameters and long rationals (ACAS Xu) checkable in seconds."""
     N = net.n_parameters
     if not vectors:
         return N
@@ -345,8 +348,8 @@ def _directions_bound(net, vectors, p: int, upper: int) -> int:
         rank_p = _vectors_rank_mod_p(vectors, N, p)
     except ZeroDivisionError:
         rank_p = None
-    if rank_p is not None and N - rank_p == upper:
-        return upper
+    if rank_p is not None and N - rank_p <= upper:
+        return N - rank_p
     return N - QMatrix.from_rows(vectors, ncols=N).rank()
 
 

@@ -199,3 +199,22 @@ def test_second_try_proves_a_neuron_the_first_pass_left_open(monkeypatch):
     monkeypatch.setattr(smod, "DEEPER_NODES_TOTAL", 0)
     proven, ev = ask()
     assert not proven.get("dead") and [t for t, _, _ in ev["open_emptiness"]] == [{(1, 2): 1}]
+
+
+def test_a_bad_recorded_proof_is_left_out_of_the_certificate(monkeypatch):
+    """The run's recorded neuron proofs go into a deadline certificate unchecked and are replayed
+    with everything else; a bad one (here: a live neuron claimed dead with another neuron's
+    proof, as a decider bug would) is left out, the certificate stays valid and says why its
+    upper bound is not certified."""
+    net = _hidden_dead_net()
+    monkeypatch.setattr(fmod, "RANK_ONLY", 0)
+    fd = functional_dimension(net, domain=(-1, 1), seed=5, timeout=60, max_regions=1,
+                              reserve_for_certificate=True)
+    proven = fd.details["proven"]
+    (g,) = proven["dead"]
+    live = next(h for h in range(5) if h != g)       # a neuron of the first hidden layer
+    proven["dead"] = {g, live}
+    proven["emptiness"][("dead", live)] = proven["emptiness"][("dead", g)]
+    cert = functional_dimension_certificate(net, fd, domain=(-1, 1), seconds=60)
+    assert verify(cert)[0]
+    assert "recorded neuron proofs do not check" in cert.get("uncertified_upper_reason", "")

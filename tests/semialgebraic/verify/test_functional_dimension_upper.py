@@ -633,7 +633,7 @@ def test_upper_directions_rank_mod_p_and_its_exact_fallback():
     most the rank over Q, so a valid bound) and falls back to the exact rank over Q otherwise.
     Neuron 1's scaling vector (3, 3, -3) vanishes mod 3: N = 7, rank over Q 2 (upper 5), mod 3
     1 (upper 6).  Both are accepted (the truth, by the complete walk, is 3: the two neurons are
-    parallel); 4 (not N − rank of these directions) and 7 are not."""
+    parallel), and so is the weaker 7; 4 (below N − rank of these directions) is not."""
     from semialgebraic.certificates import dimension_bounds_certificate
     net = Network.from_rows([[[1], [3]], [[1, -3]]], [[1, 3], [0]])
     assert functional_dimension(net).value == 3           # the oracle: the complete walk
@@ -641,7 +641,8 @@ def test_upper_directions_rank_mod_p_and_its_exact_fallback():
     def cert(upper):
         return dimension_bounds_certificate(net, prime=3, inputs=[["1"]], lower=0, domain=None,
                                             upper=upper, upper_directions=[["scale", 0, 0], ["scale", 0, 1]])
-    assert [verify(cert(u))[0] for u in (4, 5, 6, 7)] == [False, True, True, False]
+    # 7 = N: a true (weak) claim, accepted since 2026-12-04 (upper >= N - rank is what is proven)
+    assert [verify(cert(u))[0] for u in (4, 5, 6, 7)] == [False, True, True, True]
     from semialgebraic.dimension.upper import directions_bound
     assert directions_bound(net, [["scale", 0, 0], ["scale", 0, 1]]) == 5    # its own prime: exact
 
@@ -663,3 +664,20 @@ def test_sparse_rank_mod_p_agrees_with_dense_elimination():
         flat = [r.get(c, 0) for r in rows for c in range(m)]
         assert sparse_rank_mod_p(rows, p) == nmod_rank(len(rows), m, flat, p)
     assert sparse_rank_mod_p([{0: 1, 1: 1}, {0: 1, 1: 2}], p, max_ops=0) is None
+
+
+def test_a_claim_weaker_than_the_directions_prove_is_accepted_a_stronger_one_not():
+    """``upper >= N - rank`` of the listed directions is a true claim (the run's own rank of its
+    directions may have been cut by its budget: ACAS Xu under load reported 12 377 where its
+    proofs give 12 356, and the certificate was refused); a claim below N - rank is rejected."""
+    fd, cert = _certify(DEEP_NONNEG)
+    ok, why = verify(cert)
+    assert ok
+    weaker = copy.deepcopy(cert)
+    weaker["upper"] += 2
+    ok, why = verify(weaker)
+    assert ok and f"give <= {cert['upper']} <= the claimed {cert['upper'] + 2}" in why
+    stronger = copy.deepcopy(cert)
+    stronger["upper"] -= 1
+    ok, why = verify(stronger)
+    assert not ok and "not the claimed upper" in why
