@@ -69,7 +69,7 @@ from ..regions import joint_regions
 from .certificate import functional_dimension_certificate
 from .directions import symmetry_directions
 from .jacobian import ProvenSpan, exact_rank, jacobian_rows, missing_directions, network_prime
-from .nongeneric import neuron_list, non_generic, one_point, seen_zero_neurons, with_nearby
+from .nongeneric import neuron_list, non_generic, one_point, seen_zero_neurons, with_nearby, zero_neurons
 from .result import FunctionalDimension
 from .sampling import COVER, SPREAD, batch_simplex, chosen_inputs, exact_masks
 from .suspects import SPREAD_WITNESSES, prove_suspects
@@ -211,8 +211,9 @@ def functional_dimension(net: Network, *, domain: Any = None, timeout: float | N
             except KeyboardInterrupt:      # Ctrl-C or BudgetExhausted inside an exact LP
                 budget.interrupt()
     fd = run.result()
-    if fd.non_generic and nearby:
-        fd = _nearby(net, dom, fd, sorted(set(run.kinks.values())), budget)
+    if fd.non_generic and nearby:      # (no walk: the neurons with zero row and bias, if any)
+        kinks = sorted(set(run.kinks.values())) or zero_neurons(net)
+        fd = _nearby(net, dom, fd, kinks, budget) if kinks else fd
     return fd
 
 
@@ -594,6 +595,15 @@ class _Sandwich:
             reason += (f"; {len(self.short)} of the walked regions are too thin for d + 1 inputs "
                        "at steps down to 2^-160, so their rank is not complete")
         deficits, non_gen, reason = self.vanishing_regions(tuple(deficits), reason)
+        if not non_gen and upper == 0 < N and net.n_outputs:
+            # every parameter is a proven kernel direction, the output biases included, whose
+            # Jacobian entries are 1 at every differentiable input: so there is none (the
+            # directions hold vacuously; dim_campaign seed 32629 without the walk said "exactly 0")
+            non_gen = ("no input of the domain is a differentiable point of theta -> f_theta(x): the "
+                       "proven kernel directions span every parameter, the output biases included, "
+                       "whose Jacobian entries are 1 at any differentiable input; the functional "
+                       "dimension is not defined at this theta")
+            reason = "non-generic: " + non_gen
         return FunctionalDimension(N, lower, upper, reason, deficits, complete, npts,
                                    {"symmetry_rank": self.sym_rank, "regions_walked": len(self.regions),
                                     "evidence_lines": hints if lower < upper and not complete else [],

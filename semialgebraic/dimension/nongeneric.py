@@ -25,7 +25,7 @@ from .jacobian import exact_rank, network_prime
 from .result import FunctionalDimension
 from .sampling import exact_masks
 
-__all__ = ["one_point", "non_generic", "seen_zero_neurons", "neuron_list", "with_nearby",
+__all__ = ["zero_neurons", "one_point", "non_generic", "seen_zero_neurons", "neuron_list", "with_nearby",
            "nearby_values"]
 
 
@@ -76,6 +76,24 @@ def seen_zero_neurons(net: Network) -> list:
     V = net.weights[t + 1]
     return [(t, j) for j in range(W.nrows)
             if b[j] == 0 and not any(W.row_at(j)) and any(v != 0 for v in V.col_at(j))]
+
+
+def zero_neurons(net: Network) -> list:
+    """Hidden neurons (t, j) of any layer with a zero row, a zero bias and a non-zero outgoing
+    column: a kink at every input; the candidates to move when θ is found non-generic without
+    the walk's regions (their kink witnesses).
+
+    >>> from algebra.network import Network
+    >>> zero_neurons(Network.from_rows([[[1], [0]], [[1, 2], [0, 0]], [[1, 0]]], [[0, 0], [1, 0], [0]]))
+    [(0, 1)]
+    """
+    out = []
+    for t in range(net.depth - 1):
+        W, b = net.layer(t)
+        V = net.weights[t + 1]
+        out += [(t, j) for j in range(W.nrows)
+                if b[j] == 0 and not any(W.row_at(j)) and any(v != 0 for v in V.col_at(j))]
+    return out
 
 
 def with_nearby(net: Network, dom, fd: FunctionalDimension, kinks: list, budget: Budget,

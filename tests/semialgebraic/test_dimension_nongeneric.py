@@ -342,3 +342,22 @@ def test_sampled_facts_do_not_rest_on_a_vanishing_branch():
     assert functional_dimension(net, domain=dom).value == rank == 4
     cert = functional_dimension_certificate(net, fd, domain=dom)      # verify=True: checked
     assert verify(json.loads(json.dumps(cert)))[0] is True and cert["lower"] <= rank
+
+
+def test_without_the_walk_all_directions_proven_means_non_generic():
+    """dim_campaign seed 32629 (``--max-regions 0``): a zero first-layer neuron that an
+    always-active neuron passes on to the output; no sampled input is differentiable and the
+    proven directions span every parameter, so the sandwich read [0, 0] and said "exactly 0".
+    Those directions include the output bias, whose Jacobian entry is 1 at any differentiable
+    input: there is none, the parameter is non-generic (as the walk finds), with nearby values
+    moving the zero neuron's bias."""
+    net = Network.from_rows([[[-1], [0]], [[-4, 4], [-1, -2], ["3/2", 3], [1, -1], [-2, -4]],
+                             [[-1, 3, 0, -3, 0]]], [["-1/3", 0], [1, "-4/3", 2, "-2/3", 1], [-2]])
+    walked = functional_dimension(net, domain=(0, 2))
+    assert walked.non_generic and not walked.exact
+    fd = functional_dimension(net, domain=(0, 2), max_regions=0)
+    assert fd.non_generic and not fd.exact and fd.value is None
+    assert "span every parameter" in fd.non_generic
+    assert [e["change"] for e in fd.nearby] == [e["change"] for e in walked.nearby] == \
+        ["b1[1] += 1/256", "b1[1] -= 1/256"]
+    assert [e["dimension"] for e in fd.nearby] == [2, 1]
