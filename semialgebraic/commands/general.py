@@ -172,12 +172,12 @@ def cmd_equiv(args) -> int:
         domain = dom.as_cube or dom.box
     else:
         domain = _domain(args, a)
-    if isinstance(domain, Domain) and args.method != "auto":
-        # half-spaces or open sides: decided on the enclosing box, then by branch and bound
+    if isinstance(domain, Domain) and args.method not in ("auto", "general"):
+        # half-spaces or open sides: the region walk on the polyhedron, then branch and bound
         # (semialgebraic.equivalence.dispatch._on_cut)
         fail(f"--method {args.method} decides on a box, the orthant or R^d; on half-spaces or "
-             "open sides exact equality is decided by --method auto (the enclosing box, then "
-             "branch and bound)")
+             "open sides exact equality is decided by --method auto (the region walk on the "
+             "domain, then branch and bound) or general (the region walk alone)")
     try:
         # active: the fast paths' own loops (the exact facet-cell walks of the bottleneck
         # check on a trained 64-32-16-10 net: minutes) stop at the deadline too; a walk stopped
@@ -197,7 +197,8 @@ def cmd_equiv(args) -> int:
     data.update(units)
     note = ""
     if isinstance(domain, Domain):      # half-spaces or open sides (equivalence.dispatch._on_cut)
-        note = f"\n  {v.details['note']}" if "note" in v.details else ""
+        note = f"\n  decided on the domain itself by the {v.details['decided_by']}" \
+            if "decided_by" in v.details else ""
         pt = v.details.get("point")
         if v.answer is False and v.method == "branch and bound" and pt is not None:
             pt, o = [to_q(t) for t in pt], v.details.get("output")

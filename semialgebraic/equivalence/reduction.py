@@ -68,7 +68,7 @@ def simplify(net: Network, *, domain: Any = None) -> tuple[Network, dict]:
     >>> s.widths, report["merged"], report["dead"]
     ((1, 1, 1), 1, 1)
     """
-    dom = normalize_domain(domain, net.n_inputs)
+    dom = normalize_domain(domain, net.n_inputs, polyhedral=True)
     Ws = [[list(r) for r in w.to_rows()] for w in net.weights]
     bs = [list(b) for b in net.biases]
     report = {"dead": 0, "constant": 0, "no_output": 0, "merged": 0}
@@ -144,7 +144,7 @@ def preactivation_bounds(net: Network, *, domain: Any = None) -> list:
     >>> [[(str(lo), str(hi)) for lo, hi in layer] for layer in preactivation_bounds(net, domain=(0, 1))]
     [[('0', '1'), ('0', '1')], [('0', '2')]]
     """
-    dom = normalize_domain(domain, net.n_inputs)
+    dom = normalize_domain(domain, net.n_inputs, polyhedral=True)
     return interval_bounds([w.to_rows() for w in net.weights], [list(b) for b in net.biases],
                             net.n_inputs, dom)
 
@@ -191,7 +191,7 @@ def reduced_difference(a: Network, b: Network, *, domain: Any = None,
     >>> [st["step"] for st in steps], D.weights[0].is_zero()
     (['merge', 'merge', 'zero', 'zero', 'zero', 'zero'], True)
     """
-    dom = normalize_domain(domain, a.n_inputs)
+    dom = normalize_domain(domain, a.n_inputs, polyhedral=True)
     D0 = difference_network(a, b)
     Ws = [w.to_rows() for w in D0.weights]
     bs = [list(v) for v in D0.biases]
@@ -317,7 +317,7 @@ def contract_affine_layers(net: Network, *, domain: Any = None) -> tuple[Network
     >>> layers, c.widths, [c([v])[0] == net([v])[0] for v in (-3, 0, "5/2")]
     ([1], (1, 2, 1), [True, True, True])
     """
-    dom = normalize_domain(domain, net.n_inputs)
+    dom = normalize_domain(domain, net.n_inputs, polyhedral=True)
     Ws = [w.to_rows() for w in net.weights]
     bs = [list(v) for v in net.biases]
     done: list[int] = []

@@ -136,6 +136,7 @@ from algebra.io.native import network_from_dict, parse_number, parse_vector
 from algebra.kernel import contract_layer, difference_network, domain_rows, interval_bounds, is_proportional
 from algebra.linalg import QMatrix
 from algebra.kernel.certificate_schemas import check_header
+from algebra.kernel.domains import Domain
 from algebra.network import Network
 from algebra.rationals import Q
 
@@ -160,8 +161,8 @@ def check(cert: dict) -> tuple[bool, str]:
     if a.signature != b.signature:
         return False, f"the networks have different signatures {a.signature} and {b.signature}"
     d = a.n_inputs
-    lo_hi = _parse_domain(cert.get("domain"))
-    if lo_hi is not None and lo_hi != "orthant" and lo_hi[0] == lo_hi[1]:
+    lo_hi = _parse_domain(cert.get("domain"), d)
+    if isinstance(lo_hi, tuple) and lo_hi[0] == lo_hi[1]:
         if cert["regions"] != [] or cert.get("contract", []) != [] or cert.get("reduction", []) != []:
             raise InputError("a one-point domain is checked by evaluation: no regions, contractions "
                              "or reduction steps")
@@ -417,11 +418,15 @@ def neighbour_pattern(nets: Sequence[Network], pattern: Sequence[int], g: Sequen
 
 
 # -- private --------------------------------------------------------------------------------
-def _parse_domain(dom):
+def _parse_domain(dom, d: int | None = None):
+    """The certificate's domain: None, ``"orthant"``, ``(lo, hi)`` or (the polyhedral form,
+    *d* inputs) a :class:`~algebra.kernel.domains.Domain`."""
     if dom is None:
         return None
     if not isinstance(dom, dict):
         raise InputError("domain must be null or an object")
+    if "lo" in dom or "hi" in dom or "halfspaces" in dom:
+        return Domain.from_certificate(dom, d)
     if "box" in dom:
         box = dom["box"]
         if not isinstance(box, list) or len(box) != 2:
