@@ -172,12 +172,12 @@ def cmd_equiv(args) -> int:
         domain = dom.as_cube or dom.box
     else:
         domain = _domain(args, a)
-    if isinstance(domain, Domain) and args.method not in ("auto", "general"):
+    if isinstance(domain, Domain) and args.method != "auto":
         # half-spaces or open sides: the region walk on the polyhedron, then branch and bound
         # (semialgebraic.equivalence.dispatch._on_cut)
         fail(f"--method {args.method} decides on a box, the orthant or R^d; on half-spaces or "
              "open sides exact equality is decided by --method auto (the region walk on the "
-             "domain, then branch and bound) or general (the region walk alone)")
+             "domain, then branch and bound)")
     try:
         # active: the fast paths' own loops (the exact facet-cell walks of the bottleneck
         # check on a trained 64-32-16-10 net: minutes) stop at the deadline too; a walk stopped

@@ -1,7 +1,8 @@
 r"""Exact functional equivalence of ReLU networks of any depth: the entry points.
 
 ``equivalent(a, b)`` decides whether two ReLU networks with the same input and output
-dimensions compute the same function on a domain (R^d, the closed orthant or a box), over Q.
+dimensions compute the same function on a domain (R^d, the closed orthant, a box, or a convex
+polyhedron: a box with open sides or ∩ half-spaces), over Q.
 
 Methods (``method=``)
 ---------------------
@@ -28,6 +29,12 @@ domain hypothesis is checked on the cube (where none applies: the general method
 "equivalent" comes with an ``on_box`` certificate (the user's networks and box, the inner
 certificate of the pair read on the cube); a "not equivalent" with an ordinary
 ``counterexample`` on the user's networks at ``x = φ(u)``, its domain the user's box.
+
+A :class:`algebra.kernel.Domain` with half-spaces or open sides (a convex polyhedron, not a box)
+is decided by the general method on the polyhedron itself (the region walk of a − b inside it; a
+``region_cover`` certificate whose domain is the polyhedron, or a counterexample at a point of
+it), then, when the walk does not finish in its share of the budget or the domain has no
+interior, by exact branch and bound (:func:`_on_cut`; ``details["decided_by"]``).
 
 Exact simplification (:func:`semialgebraic.equivalence.reduction.simplify`) removes neurons
 that are provably dead on the reachable set (exact interval bounds over the domain), folds
@@ -128,13 +135,11 @@ def equivalent(a: Network, b: Network, *, method: str = "auto", domain: Any = No
     budget = budget or Budget(timeout, max_regions)
     if isinstance(domain, Domain) and domain.dim == a.n_inputs and domain.box is None and (
             domain.halfspaces or domain.legacy_or_none() not in (None, "orthant")):
-        if method not in ("auto", "general"):
+        if method != "auto":
             raise InputError(f"method {method!r} decides on a box, the orthant or R^d; on "
                              "half-spaces or open sides exact equality is decided by method "
-                             "'auto' (the region walk, then branch and bound) or 'general' (the "
-                             "region walk alone)")
-        return _on_cut(a, b, domain, budget, progress, refutation_samples, verify,
-                       walk_only=method == "general")
+                             "'auto' (the region walk on the domain, then branch and bound)")
+        return _on_cut(a, b, domain, budget, progress, refutation_samples, verify)
     domain, box = _own_sides(domain, a.n_inputs)
     if box is not None:
         return _on_box(a, b, box, method, budget, progress, refutation_samples, verify)
@@ -223,8 +228,7 @@ CUT_SHARE = 0.5
 domain itself may take before branch and bound decides with the rest."""
 
 
-def _on_cut(a, b, dom: Domain, budget: Budget, progress, samples, check,
-            walk_only: bool = False) -> Verdict:
+def _on_cut(a, b, dom: Domain, budget: Budget, progress, samples, check) -> Verdict:
     """``a ≡ b`` on a box ∩ half-spaces or a box with open sides (a convex polyhedron).  First the
     general method on the polyhedron itself (its region walk: cheap refutation at points of the
     domain, exact reductions by interval bounds over the domain's box part, the regions of the
@@ -234,11 +238,11 @@ def _on_cut(a, b, dom: Domain, budget: Budget, progress, samples, check,
     spent, a domain with an empty interior: the walk needs a full-dimensional domain), max
     |a − b| <= 0 on the domain by exact branch and bound with the rest of the budget (a
     ``bab_bound`` / ``bab_recession`` certificate or a point; method "branch and bound",
-    ``decided_by`` "branch and bound").  *walk_only* (``method="general"``): no branch and bound.
+    ``decided_by`` "branch and bound").
     A 3-4-4-1 pair equal on a cut box but not just outside it (a neuron active only beyond
     the half-space, dropped in b): the walk 0.3 s (test_equiv_polytope_walk)."""
     from ..bab import epsilon_equivalent
-    share = Budget(None if budget.timeout is None or walk_only else CUT_SHARE * budget.remaining(),
+    share = Budget(None if budget.timeout is None else CUT_SHARE * budget.remaining(),
                    budget.max_regions)
     v = None
     if interior_point(dom) is not None:       # (the walk's covering argument: full-dimensional)
@@ -247,14 +251,10 @@ def _on_cut(a, b, dom: Domain, budget: Budget, progress, samples, check,
                 v = _decide(a, b, dom, "general", share, progress, samples, check)
         except BudgetExhausted:
             pass
-        if share.interrupted and not walk_only:
+        if share.interrupted:
             budget.interrupt()
     if v is not None and v.answer is not None:
         return replace(_rechecked(v, budget, check), details={**v.details, "decided_by": "region walk"})
-    if walk_only:
-        return v if v is not None else Verdict(
-            None, "general", "undecided: the domain has an empty interior (the region walk needs a "
-            "full-dimensional domain)", (), None, {"regions_checked": 0, "complete": False})
     walked = 0 if v is None else v.details.get("regions_checked", 0)
     if budget.interrupted:
         return Verdict(None, "branch and bound", "undecided: interrupted (Ctrl-C)", (), None,
@@ -275,7 +275,7 @@ def _on_cut(a, b, dom: Domain, budget: Budget, progress, samples, check,
 
 
 def _rechecked(v: Verdict, budget: Budget, check) -> Verdict:
-    """*v* decided on the enclosing box within ``CUT_SHARE`` of *budget*: when its certificate's
+    """*v* decided by the region walk on the domain within ``CUT_SHARE`` of *budget*: when its certificate's
     in-process re-check was cut by that share, the check again in what *budget* has left (the
     verdict is the same; only whether it was re-checked here changes)."""
     if not check or v.details.get("certificate_checked") is not False or not v.certificate:

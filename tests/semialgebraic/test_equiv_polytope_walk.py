@@ -201,14 +201,12 @@ def test_old_certificate_forms_still_check():
         assert v.answer is True and cert["domain"] == spec and verify(cert)[0]
 
 
-def test_method_general_walks_only_and_an_empty_interior_is_undecided():
+def test_an_empty_interior_goes_to_branch_and_bound_and_fixed_methods_are_refused():
     a, b, dom = beyond_pair(3)
-    v = equivalent(a, b, domain=dom, method="general")
-    assert v.answer is True and v.details["decided_by"] == "region walk"
     flat = dom.with_halfspaces([([Q(-1), Q(-1), Q(-1)], Q(-1))])            # the plane sum = 1
-    v = equivalent(a, b, domain=flat, method="general")
-    assert v.answer is None and "empty interior" in v.reason
-    v = equivalent(a, b, domain=flat)                                   # branch and bound decides
+    v = equivalent(a, b, domain=flat)                    # no interior: no walk, branch and bound
     assert v.answer is True and v.details["decided_by"] == "branch and bound"
-    with pytest.raises(InputError):
-        equivalent(a, b, domain=dom, method="shallow")
+    assert v.details["walk"] == "the domain has an empty interior" and verify(_json(v.certificate))[0]
+    for method in ("general", "shallow"):
+        with pytest.raises(InputError, match="half-spaces"):
+            equivalent(a, b, domain=dom, method=method)
