@@ -189,6 +189,19 @@ def test_diff_bad_domains_exit_2(capsys, pair, argv, problem):
     assert captured.out == "" and captured.err.count("\n") == 1 and problem in captured.err
 
 
+def test_diff_method_walk_on_a_cut_box_and_a_box_with_its_own_sides(capsys, pair):
+    """``diff --method walk`` walks a bounded polyhedron (before: a cube only): [-1, 2] ∩ {x <= 1}
+    gives branch and bound's exact 1/2 at x = 1; an open side is refused in one line."""
+    code, data = _diff(capsys, pair["abs"], pair["half"], "--box", pair["hs"], "--method", "walk")
+    assert code == 0 and (data["lower"], data["upper"], data["method"]) == ("1/2", "1/2", "region walk")
+    assert data["point"] == [1] and data["reason"] == "all regions of a - b in the domain"
+    code, data = _diff(capsys, pair["abs"], pair["half"], "--box", pair["hs"], "--method", "bab")
+    assert code == 0 and (data["lower"], data["upper"]) == ("1/2", "1/2")
+    assert main(["diff", pair["abs"], pair["half"], "--box", pair["open"], "--method", "walk"]) == 2
+    captured = capsys.readouterr()
+    assert captured.out == "" and captured.err.count("\n") == 1 and "bounded domain" in captured.err
+
+
 def test_diff_budget_without_upper_bound_is_null_not_inf(capsys, pair):
     code, data = _diff(capsys, pair["abs"], pair["half"], "--box=-1,2", "--max-regions", "1",
                        "--method", "walk")

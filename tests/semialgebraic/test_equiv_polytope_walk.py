@@ -210,3 +210,22 @@ def test_an_empty_interior_goes_to_branch_and_bound_and_fixed_methods_are_refuse
     for method in ("general", "shallow"):
         with pytest.raises(InputError, match="half-spaces"):
             equivalent(a, b, domain=dom, method=method)
+
+
+@pytest.mark.parametrize("seed", [31001, 31002, 31005])
+def test_max_deviation_walks_a_bounded_polyhedron_as_branch_and_bound_bounds_it(seed):
+    """``max_deviation`` (``diff --method walk``) on a cut cube: the exact maximum, the same as
+    branch and bound's certified interval; an open side is refused."""
+    from semialgebraic.bab import diff_bounds
+    from semialgebraic.equivalence import max_deviation
+    rng = random.Random(seed)
+    a = rational_net(rng, [2, 3, 3, 1])
+    b = rational_net(rng, [2, 3, 1])
+    dom = Domain.cube(2, Q(-1), Q(2)).with_halfspaces([([Q(1), Q(2)], Q(1)), ([Q(-1), Q(1)], Q(1, 2))])
+    dev = max_deviation(a, b, dom)
+    assert dev.complete and dom.contains(dev.point)
+    assert max(abs(u - v) for u, v in zip(a(dev.point), b(dev.point))) == dev.value
+    r = diff_bounds(a, b, dom, timeout=60)
+    assert r.complete and r.lower == r.upper == dev.value
+    with pytest.raises(InputError, match="bounded"):
+        max_deviation(a, b, Domain([Q(-1), None], [Q(1), Q(1)], dom.halfspaces))
