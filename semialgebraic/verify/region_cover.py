@@ -61,7 +61,9 @@ output layer is ``[W_aL, -W_bL]`` with bias ``b_aL - b_bL``; so ``D = a - b`` ex
   listed neuron i with pre-activation p_i (affine on the region), multipliers ``μ_0 >= 0,
   μ_f >= 0`` (f over the region's facets) with ``-p_i = μ_0 + Σ_f μ_f g_f`` as affine
   functions: p_i <= 0 on the closed region, hence on the domain; the neurons' rows, biases
-  and outgoing columns are set to zero.
+  and outgoing columns are set to zero.  For l = 0 (built on a domain with half-spaces, where
+  interval bounds over the box part miss them) P has no hidden neuron: its one region, pattern
+  ``[]``, is the domain's interior, its inequalities and facets are the domain rows.
 
 A neuron with a zero row and zero bias is identically zero (sign 0 in every pattern).  The
 regions below are those of the reduced network D', and the claim is D' = 0 on the domain.

@@ -10,6 +10,7 @@ from __future__ import annotations
 import copy
 import json
 import random
+from unittest import mock
 
 import pytest
 
@@ -78,21 +79,44 @@ def beyond_pair(seed):
     return a, b, dom
 
 
+def _without_layer0_cover():
+    """The general method without ``dead_cover`` steps: the walk of the regions must decide."""
+    from semialgebraic.equivalence import general
+    return mock.patch.object(general, "_DEAD_COVER_REGIONS", 0)
+
+
 @pytest.mark.parametrize("seed", [0, 2])
 def test_equal_on_the_cut_different_just_outside_is_decided_by_the_walk(seed):
     """The enclosing-box route found a counterexample outside the domain and left it to branch
-    and bound (3.3 s and 13.1 s, 470 and 2 072 nodes, for these seeds); the walk on the
-    polyhedron decides in 0.4 s / 0.15 s (11 / 29 regions)."""
+    and bound (3.3 s and 13.1 s, 470 and 2 072 nodes, for these seeds).  On the polyhedron the
+    first-layer neuron is proved dead by a ``dead_cover`` step at layer 0 (one region, the
+    domain, and Farkas multipliers with the half-space's row), and a − b collapses: 0.02 s;
+    without such steps the walk of a − b's regions decides it, 0.4 s / 0.15 s (11 / 29 regions)."""
     a, b, dom = beyond_pair(seed)
     assert a.widths == (3, 4, 4, 1) and b.widths == (3, 3, 4, 1)
     assert equivalent(a, b, domain=(Q(-1), Q(1))).answer is False        # not on the cube
+    assert z3_equivalent(a, b, dom) is True
     v = equivalent(a, b, domain=dom, timeout=60)
     assert v.answer is True and v.method == "general" and v.details["decided_by"] == "region walk"
-    assert v.details["regions_checked"] > 0
-    assert z3_equivalent(a, b, dom) is True
     cert = _json(v.certificate)
     assert cert["type"] == "region_cover" and cert["domain"]["halfspaces"] == [{"a": ["1", "1", "1"], "b": "1"}]
+    assert [st["neurons"] for st in cert["reduction"] if st["step"] == "dead_cover" and st["layer"] == 0] == [[0]]
     assert verify(cert)[0]
+    with _without_layer0_cover():
+        v = equivalent(a, b, domain=dom, timeout=60)
+    assert v.answer is True and v.details["decided_by"] == "region walk" and v.details["regions_checked"] > 0
+    assert verify(_json(v.certificate))[0]
+
+
+def test_a_moved_half_space_breaks_the_layer0_dead_cover():
+    a, b, dom = beyond_pair(2)
+    cert = _json(equivalent(a, b, domain=dom).certificate)
+    bad = copy.deepcopy(cert)
+    bad["domain"]["halfspaces"][0]["b"] = "2"
+    for st in bad["reduction"]:
+        for reg in st.get("regions", []):
+            reg["inequalities"][-1][-1] = "2"
+    assert _rejected(bad)
 
 
 # ------------------------------------------------------------------------------------------------
@@ -100,9 +124,11 @@ def test_equal_on_the_cut_different_just_outside_is_decided_by_the_walk(seed):
 # ------------------------------------------------------------------------------------------------
 @pytest.fixture(scope="module")
 def walked():
-    """The certificate of the seed-2 pair: 29 regions, some with the half-space as a facet."""
+    """The certificate of the seed-2 pair without dead_cover steps: 29 regions, some with the
+    half-space as a facet."""
     a, b, dom = beyond_pair(2)
-    v = equivalent(a, b, domain=dom)
+    with _without_layer0_cover():
+        v = equivalent(a, b, domain=dom)
     cert = _json(v.certificate)
     n = len(cert["regions"][0]["pattern"])
     hs = n + 6                          # the rows: 6 box sides, then the half-space
