@@ -1,7 +1,9 @@
 """Input domains in the form deciders and checkers share: strict rows and the proof JSON form.
 
-A domain is ``None`` (all of R^d), ``"orthant"`` (the closed non-negative orthant) or a pair
-``(lo, hi)`` of rationals (the cube ``[lo, hi]^d``).  :class:`Domain` (imported from this module) is the one exact object for
+A domain is ``None`` (all of R^d), ``"orthant"`` (the closed non-negative orthant), a pair
+``(lo, hi)`` of rationals (the cube ``[lo, hi]^d``) or, for :func:`domain_rows` and
+:func:`algebra.kernel.interval_bounds` (the region walk on a polyhedron and its
+``region_cover`` checker), a :class:`Domain`.  :class:`Domain` (imported from this module) is the one exact object for
 every domain the commands accept (per-coordinate boxes, L∞ balls, the orthant, box ∩
 half-spaces); :meth:`Domain.legacy` gives the older form where a computation takes only that.
 """
@@ -18,7 +20,9 @@ __all__ = ["domain_rows", "domain_json", "domain_from_json", "Domain"]
 def domain_rows(d: int, lo_hi) -> list[tuple[Q, ...]]:
     """Rows ``(a_0, …, a_{d-1}, c)`` with ``a·x + c >= 0`` (``> 0`` inside) cutting out the domain.
 
-    Box: ``x_i − lo`` then ``hi − x_i`` for each i; orthant: ``x_i``; R^d: no row.
+    Box: ``x_i − lo`` then ``hi − x_i`` for each i; orthant: ``x_i``; R^d: no row; a
+    :class:`Domain` (a box with its own, possibly open, sides ∩ half-spaces): :meth:`Domain.rows`
+    (the box's sides, then ``b − a·x`` per half-space).
 
     Examples
     --------
@@ -30,6 +34,10 @@ def domain_rows(d: int, lo_hi) -> list[tuple[Q, ...]]:
     rows = []
     if lo_hi is None:
         return rows
+    if isinstance(lo_hi, Domain):
+        if lo_hi.dim != d:
+            raise InputError(f"the domain has {lo_hi.dim} coordinates, expected {d}")
+        return lo_hi.rows()
     z = Q(0)
     for i in range(d):
         e = [z] * d
@@ -162,6 +170,11 @@ class Domain:
         b = self.box
         return b[0] if b and len(set(b)) == 1 else None
 
+    def intervals(self) -> list:
+        """``[(lo_i, hi_i)]`` of the box part (None for an open side; the half-spaces left out):
+        a superset of the domain, so interval bounds over it are sound on the domain."""
+        return list(zip(self.lo, self.hi))
+
     def legacy(self):
         """The older form the deciders take: None (R^d), ``"orthant"`` or ``(lo, hi)`` (a cube);
         raises :class:`InputError` for any other domain."""
@@ -221,6 +234,29 @@ class Domain:
         return cls([num(v) for v in data["lo"]], [num(v) for v in data["hi"]],
                    [([parse_number(v, "domain.halfspaces") for v in h["a"]],
                      parse_number(h["b"], "domain.halfspaces")) for h in data.get("halfspaces", ())])
+
+    @classmethod
+    def from_certificate(cls, data, d: int) -> "Domain":
+        """The form of :meth:`to_json` as certificates hold it, read strictly: exactly the keys
+        ``lo``, ``hi`` (*d* bounds each, null for an open side) and ``halfspaces`` (a list of
+        ``{"a": [d numbers], "b": b}``); :class:`InputError` for any other shape.
+
+        >>> Domain.from_certificate({"lo": [0, None], "hi": ["1/2", 1], "halfspaces": []}, 2).lo
+        (0, None)
+        """
+        if not isinstance(data, dict) or set(data) != {"lo", "hi", "halfspaces"}:
+            raise InputError("a polyhedral domain has exactly the keys lo, hi and halfspaces")
+        lo, hi, hs = data["lo"], data["hi"], data["halfspaces"]
+        if not isinstance(lo, list) or not isinstance(hi, list) or len(lo) != d or len(hi) != d:
+            raise InputError(f"domain.lo and domain.hi must list {d} bounds (null: an open side)")
+        if not isinstance(hs, list) or any(not isinstance(h, dict) or set(h) != {"a", "b"} or
+                                           not isinstance(h["a"], list) or len(h["a"]) != d for h in hs):
+            raise InputError(f"domain.halfspaces must be a list of {{'a': [{d} numbers], 'b': b}}")
+        side = [[None if v is None else parse_number(v, f"domain.{k}") for v in vs]
+                for k, vs in (("lo", lo), ("hi", hi))]
+        cuts = [([parse_number(v, "domain.halfspaces.a") for v in h["a"]],
+                 parse_number(h["b"], "domain.halfspaces.b")) for h in hs]
+        return cls(side[0], side[1], cuts)            # InputError for lo_i > hi_i
 
     def __eq__(self, other) -> bool:
         return isinstance(other, Domain) and (self.lo, self.hi, self.halfspaces) == \

@@ -9,6 +9,8 @@ from __future__ import annotations
 from algebra.linalg import interval_image
 from algebra.rationals import Q
 
+from .domains import Domain
+
 __all__ = ["interval_bounds"]
 
 
@@ -21,8 +23,10 @@ def interval_bounds(Ws, bs, d, lo_hi, start=None):
         Layers ``W_l``, ``b_l`` (exact rationals); ReLU is applied between consecutive layers.
     d : int
         Number of inputs.
-    lo_hi : None, "orthant" or (lo, hi)
-        The domain: R^d, the closed orthant, or the cube ``[lo, hi]^d``.
+    lo_hi : None, "orthant", (lo, hi) or Domain
+        The domain: R^d, the closed orthant, the cube ``[lo, hi]^d``, or a
+        :class:`~algebra.kernel.domains.Domain` (box ∩ half-spaces), bounded over its box part
+        (:meth:`~algebra.kernel.domains.Domain.intervals`: a superset, so the bounds are sound).
     start : list of (lo, hi), optional
         The bounds of the pre-activations of the layer before ``Ws[0]``: the layers continue a
         network whose earlier bounds are known (*d* and *lo_hi* are then not used).
@@ -43,6 +47,8 @@ def interval_bounds(Ws, bs, d, lo_hi, start=None):
                for lo, hi in start]
     elif lo_hi is None:
         box = [(None, None)] * d
+    elif isinstance(lo_hi, Domain):
+        box = lo_hi.intervals()
     elif lo_hi == "orthant":
         box = [(Q(0), None)] * d
     else:

@@ -8,7 +8,7 @@ from algebra.kernel.certificate_schemas import CLAIMS, header
 from algebra.network import Network
 from algebra.rationals import Q
 
-from ..sets import normalize_domain
+from ..sets import in_domain, normalize_domain
 
 from ._json import embed_network, jsonable
 
@@ -51,7 +51,7 @@ def shorter_point(a: Network, b: Network, x: Sequence[Any], dom) -> tuple:
     Since a(x) ≠ b(x) at *x*, the two also differ at every point of some open set around it:
     round every coordinate to the nearest multiple of 2^-k (k = 4, 8, 16, …), clipped into the
     box *dom* (any form :func:`semialgebraic.sets.normalize_domain` takes; rounding keeps the orthant), and keep the first rounding
-    where a and b differ, decided exactly.  Never longer than *x*.
+    where a and b differ, decided exactly (on a polyhedron: the first that also lies in it).  Never longer than *x*.
 
     >>> a = Network.from_rows([[[1]], [[1]]], [[0], [0]])
     >>> b = a.with_parameter("b2[0]", Q(1, 10 ** 40))
@@ -59,7 +59,7 @@ def shorter_point(a: Network, b: Network, x: Sequence[Any], dom) -> tuple:
     (5/16,)
     """
     x = tuple(Q(v) for v in x)
-    dom = normalize_domain(dom, len(x))
+    dom = normalize_domain(dom, len(x), polyhedral=True)
 
     def size(p):
         return sum(v.p.bit_length() + v.q.bit_length() for v in p)
@@ -77,7 +77,7 @@ def shorter_point(a: Network, b: Network, x: Sequence[Any], dom) -> tuple:
         p = tuple(p)
         if size(p) >= size(x):
             break
-        if a(p) != b(p):
+        if (lo is not None or in_domain(p, dom)) and a(p) != b(p):   # (a polyhedron: kept in it)
             return p
         k *= 2
     return x

@@ -50,6 +50,7 @@ from ..dimension import functional_dimension, functional_dimension_certificate
 from ..dimension.certificate import box_certificate
 from ..equivalence import METHODS, equivalent, max_deviation
 from ..regions.hull import preload
+from ..sets import interior_point
 from ..verdict import Verdict
 from . import display
 from .common import (check_output_dir, is_existing_file, load_network, load_pair_in_units, parse_box,
@@ -173,11 +174,11 @@ def cmd_equiv(args) -> int:
     else:
         domain = _domain(args, a)
     if isinstance(domain, Domain) and args.method != "auto":
-        # half-spaces or open sides: decided on the enclosing box, then by branch and bound
+        # half-spaces or open sides: the region walk on the polyhedron, then branch and bound
         # (semialgebraic.equivalence.dispatch._on_cut)
         fail(f"--method {args.method} decides on a box, the orthant or R^d; on half-spaces or "
-             "open sides exact equality is decided by --method auto (the enclosing box, then "
-             "branch and bound)")
+             "open sides exact equality is decided by --method auto (the region walk on the "
+             "domain, then branch and bound)")
     try:
         # active: the fast paths' own loops (the exact facet-cell walks of the bottleneck
         # check on a trained 64-32-16-10 net: minutes) stop at the deadline too; a walk stopped
@@ -197,7 +198,8 @@ def cmd_equiv(args) -> int:
     data.update(units)
     note = ""
     if isinstance(domain, Domain):      # half-spaces or open sides (equivalence.dispatch._on_cut)
-        note = f"\n  {v.details['note']}" if "note" in v.details else ""
+        note = f"\n  decided on the domain itself by the {v.details['decided_by']}" \
+            if "decided_by" in v.details else ""
         pt = v.details.get("point")
         if v.answer is False and v.method == "branch and bound" and pt is not None:
             pt, o = [to_q(t) for t in pt], v.details.get("output")
@@ -343,8 +345,10 @@ def cmd_diff(args) -> int:
     box = dom.box
     cube = box is not None and len(set(box)) == 1
     method = args.method
-    if method == "walk" and not cube:
-        fail("--method walk needs a cube box lo,hi")
+    walk_dom = cube or (None not in dom.lo + dom.hi and (dom.halfspaces or box is not None))
+    if method == "walk" and not walk_dom:
+        fail("--method walk needs a bounded domain: a cube lo,hi, a box with its own sides or a "
+             "bounded box cut by half-spaces")
     walk_first = False
     if method == "auto":
         method = ("walk" if cube and not args.certificate
@@ -353,6 +357,10 @@ def cmd_diff(args) -> int:
     units, line = units_report(units, dom, args.exact)
     if method == "bab":
         return _cmd_diff_bab(args, a, b, dom, units, line)
+    if not cube:                     # --method walk on a bounded polyhedron (its own sides, cuts)
+        if args.plot is not None and box is None:
+            fail("--plot needs a bounded box (--box or --ball) without half-spaces")
+        return _cmd_diff_walk(args, a, b, dom, units, line)
     box = box[0]
     budget = _budget(args)
     if walk_first:
@@ -388,6 +396,26 @@ def cmd_diff(args) -> int:
     if not dev.complete:             # "inf" is reserved for a proved unbounded supremum
         data["reason"] = f"{dev.reason}; no upper bound within the budget"
     emit(args, data, text)          # JSON "method" says which decided (README output unchanged)
+    return 0 if dev.complete else 3
+
+
+def _cmd_diff_walk(args, a, b, dom, units: dict, line: str) -> int:
+    """``diff --method walk`` on a bounded polyhedron (a box with its own sides, box ∩
+    half-spaces): the exact region walk of a − b inside it, one exact LP per region."""
+    if interior_point(dom) is None:
+        fail("--method walk needs a domain with an interior (use --method bab)")
+    dev = max_deviation(a, b, dom, budget=_budget(args))
+    at = f"x = {display.point(dev.point, args.exact)}, output {dev.output}"
+    text = ((f"max |a - b| = {display.number(dev.value, args.exact)} at {at}" if dev.complete else
+             f"max |a - b| >= {display.number(dev.value, args.exact)}; lower bound attained at {at} "
+             f"({dev.reason}; no upper bound from the walk)")
+            + line + display.note([dev.value, *dev.point], args.exact))
+    if dom.box is not None:
+        diff_picture(args.plot, a, b, dom.box, dev.point, dev.value if dev.complete else None)
+    data = {**dev.to_json(), **units}
+    if not dev.complete:
+        data["reason"] = f"{dev.reason}; no upper bound within the budget"
+    emit(args, data, text)
     return 0 if dev.complete else 3
 
 

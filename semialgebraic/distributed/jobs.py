@@ -208,7 +208,7 @@ ON_BOX_NOTE = ("on the box, decided for a and b read on [-1, 1]^d (x = centre + 
 def _equiv(item, blobs, timeout, spec):
     """Exact equality on any domain, as ``netfibers equiv`` decides it (:func:`equivalent` with
     the :class:`Domain`; a box with its own sides read on the cube, three-layer-fibers R36; box
-    ∩ half-spaces or open sides on the enclosing box, then by branch and bound); with ``epsilon``, ``max |a - b| <= epsilon`` on any domain, as
+    ∩ half-spaces or open sides by the region walk on it, then by branch and bound); with ``epsilon``, ``max |a - b| <= epsilon`` on any domain, as
     ``netfibers equiv --epsilon`` (:func:`epsilon_equivalent`, a ``bab_bound`` certificate)."""
     a, b = _pair(item, blobs)
     if a.signature != b.signature:
@@ -222,14 +222,14 @@ def _equiv(item, blobs, timeout, spec):
         return {**r.to_json(), "status": "ok" if answer is not None else "undecided",
                 "verdict": word[answer], "answer": answer, "epsilon": str(eps),
                 "domain": dom.to_json(), "certificate": r.certificate}
-    # a ball is its box; half-spaces or open sides: the enclosing box, then branch and bound
-    # (equivalence.dispatch._on_cut), as `netfibers equiv`
+    # a ball is its box; half-spaces or open sides: the region walk on the domain, then branch
+    # and bound (equivalence.dispatch._on_cut), as `netfibers equiv`
     v = equivalent(a, b, domain=dom, timeout=timeout, progress=False)
     rec = _verdict(v)
     rec["domain"] = dom.to_json()
     if dom.box is not None and dom.as_cube is None:
         rec["note"] = ON_BOX_NOTE
-    for k in ("note", "decided_on", "point", "epsilon"):
+    for k in ("note", "decided_by", "point", "epsilon"):
         if k in v.details:
             rec[k] = v.details[k]
     return rec

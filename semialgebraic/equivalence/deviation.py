@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from algebra.exceptions import InputError
+from algebra.kernel.domains import Domain
 from algebra.network import Network
 from algebra.rationals import Q, q_json
 
@@ -23,7 +24,7 @@ from .. import lp
 from ..budget import Budget, BudgetExhausted, Progress
 from ..exceptions import CertificateError
 from ..regions import joint_regions
-from ..sets import normalize_domain
+from ..sets import interior_point, normalize_domain
 from .reduction import contract_affine_layers, reduced_difference
 
 __all__ = ["Deviation", "max_deviation"]
@@ -64,7 +65,8 @@ class Deviation:
 def max_deviation(a: Network, b: Network, box: Any, *, timeout: float | None = None,
                   max_regions: int | None = None, budget: Budget | None = None,
                   progress: bool | None = None) -> Deviation:
-    """Exact maximum over the box ``[lo, hi]^d`` of ``max_o |a_o(x) − b_o(x)|`` and a point.
+    """Exact maximum over the box ``[lo, hi]^d`` (or a bounded polyhedron) of
+    ``max_o |a_o(x) − b_o(x)|`` and a point.
 
     One exact LP per region of a − b and output (maximise ± the difference on the closed region;
     the optimum is a rational vertex, proven optimal by its dual certificate).
@@ -73,8 +75,10 @@ def max_deviation(a: Network, b: Network, box: Any, *, timeout: float | None = N
     ----------
     a, b : Network
         Same signature.
-    box : (lo, hi) or {"box": [lo, hi]}
-        The box ``[lo, hi]^d`` (exact bounds).
+    box : (lo, hi), {"box": [lo, hi]} or Domain
+        The box ``[lo, hi]^d`` (exact bounds), or a :class:`~algebra.kernel.domains.Domain`
+        whose sides are all finite (a box with its own sides ∩ half-spaces: bounded), walked
+        as a polyhedron.
     timeout, max_regions : optional
         Budget of the region walk (or pass *budget*).
     progress : bool, optional
@@ -89,7 +93,8 @@ def max_deviation(a: Network, b: Network, box: Any, *, timeout: float | None = N
     Raises
     ------
     InputError
-        If the signatures differ or *box* is not a box.
+        If the signatures differ, *box* is not a box or a bounded Domain, or has an empty
+        interior.
     CertificateError
         If an LP on a bounded region is not optimal (a bug in netfibers).
 
@@ -104,17 +109,24 @@ def max_deviation(a: Network, b: Network, box: Any, *, timeout: float | None = N
     """
     if a.signature != b.signature:
         raise InputError(f"the networks have different signatures {a.signature} and {b.signature}")
-    dom = normalize_domain(box, a.n_inputs)
-    if not isinstance(dom, tuple):
+    dom = normalize_domain(box, a.n_inputs, polyhedral=True)
+    if isinstance(dom, Domain):
+        if None in dom.lo + dom.hi:
+            raise InputError("max_deviation needs a bounded domain (every side of its box finite)")
+        p = interior_point(dom)            # a point of the domain: an exact lower bound already
+        if p is None:
+            raise InputError("max_deviation: the domain has an empty interior")
+    elif not isinstance(dom, tuple):
         raise InputError("max_deviation needs a box (lo, hi)")
     budget = budget or Budget(timeout, max_regions)
     d = a.n_inputs
-    if dom[0] == dom[1]:
+    if isinstance(dom, tuple) and dom[0] == dom[1]:
         p = tuple([dom[0]] * d)
         diffs = [abs(u - v) for u, v in zip(a(p), b(p))]
         o = max(range(len(diffs)), key=lambda i: diffs[i])
         return Deviation(diffs[o], p, o, True, 0, "the box is one point", tuple(diffs))
-    p = tuple([dom[0]] * d)                # the corner x = lo: an exact lower bound already
+    if isinstance(dom, tuple):
+        p = tuple([dom[0]] * d)            # the corner x = lo: an exact lower bound already
     diffs = [abs(u - v) for u, v in zip(a(p), b(p))]
     o = max(range(len(diffs)), key=lambda i: diffs[i])
     best = (diffs[o], p, o)
@@ -146,7 +158,8 @@ def max_deviation(a: Network, b: Network, box: Any, *, timeout: float | None = N
         bar.close()
     complete = bool(state.get("complete"))
     return Deviation(best[0], best[1], best[2], complete, done,
-                     "all regions of a - b in the box" if complete else str(state.get("reason")),
+                     f"all regions of a - b in the {'domain' if isinstance(dom, Domain) else 'box'}"
+                     if complete else str(state.get("reason")),
                      tuple(per_output))
 
 

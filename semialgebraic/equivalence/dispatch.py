@@ -1,7 +1,8 @@
 r"""Exact functional equivalence of ReLU networks of any depth: the entry points.
 
 ``equivalent(a, b)`` decides whether two ReLU networks with the same input and output
-dimensions compute the same function on a domain (R^d, the closed orthant or a box), over Q.
+dimensions compute the same function on a domain (R^d, the closed orthant, a box, or a convex
+polyhedron: a box with open sides or ∩ half-spaces), over Q.
 
 Methods (``method=``)
 ---------------------
@@ -28,6 +29,12 @@ domain hypothesis is checked on the cube (where none applies: the general method
 "equivalent" comes with an ``on_box`` certificate (the user's networks and box, the inner
 certificate of the pair read on the cube); a "not equivalent" with an ordinary
 ``counterexample`` on the user's networks at ``x = φ(u)``, its domain the user's box.
+
+A :class:`algebra.kernel.Domain` with half-spaces or open sides (a convex polyhedron, not a box)
+is decided by the general method on the polyhedron itself (the region walk of a − b inside it; a
+``region_cover`` certificate whose domain is the polyhedron, or a counterexample at a point of
+it), then, when the walk does not finish in its share of the budget or the domain has no
+interior, by exact branch and bound (:func:`_on_cut`; ``details["decided_by"]``).
 
 Exact simplification (:func:`semialgebraic.equivalence.reduction.simplify`) removes neurons
 that are provably dead on the reachable set (exact interval bounds over the domain), folds
@@ -63,7 +70,7 @@ from ..budget import Budget, BudgetExhausted
 from ..certificates import (counterexample_certificate, jsonable, on_box_certificate, require_valid,
                             shorter_point, valid_within)
 from ..exceptions import SemialgebraicError, UndecidedError
-from ..sets import domain_spec, normalize_domain
+from ..sets import domain_spec, interior_point, normalize_domain
 from ..shallow import equivalent_shallow
 from ..verdict import Hypothesis, Verdict, reader_hypotheses
 from ..verify import verify
@@ -130,7 +137,8 @@ def equivalent(a: Network, b: Network, *, method: str = "auto", domain: Any = No
             domain.halfspaces or domain.legacy_or_none() not in (None, "orthant")):
         if method != "auto":
             raise InputError(f"method {method!r} decides on a box, the orthant or R^d; on "
-                             "half-spaces or open sides exact equality is decided by method 'auto'")
+                             "half-spaces or open sides exact equality is decided by method "
+                             "'auto' (the region walk on the domain, then branch and bound)")
         return _on_cut(a, b, domain, budget, progress, refutation_samples, verify)
     domain, box = _own_sides(domain, a.n_inputs)
     if box is not None:
@@ -208,7 +216,7 @@ def could_be_equivalent(a: Network, b: Network, *, domain: Any = None, samples: 
     """
     if a.signature != b.signature:
         return False
-    dom = normalize_domain(domain, a.n_inputs)
+    dom = normalize_domain(domain, a.n_inputs, polyhedral=True)
     return refute(a, b, dom, samples, seed) is None
 
 
@@ -216,51 +224,41 @@ def could_be_equivalent(a: Network, b: Network, *, domain: Any = None, samples: 
 # private: a box ∩ half-spaces or a box with open sides
 # ------------------------------------------------------------------------------------------------
 CUT_SHARE = 0.5
-"""On box ∩ half-spaces or open sides: the share of the budget's timeout the exact decision on
-the enclosing box (or R^d) may take before branch and bound decides on the domain itself."""
+"""On box ∩ half-spaces or open sides: the share of the budget's timeout the region walk on the
+domain itself may take before branch and bound decides with the rest."""
 
 
 def _on_cut(a, b, dom: Domain, budget: Budget, progress, samples, check) -> Verdict:
-    """``a ≡ b`` on a box ∩ half-spaces or a box with open sides.  First the exact decision on the
-    enclosing box (the open sides the half-spaces bound closed at their exact LP bounds; R^d when
-    a side stays open), in ``CUT_SHARE`` of the budget: equal there is equal on the domain
-    inside it, and a counterexample inside the domain is one on it (``details``: ``decided_on``,
-    ``note``).  Otherwise (a counterexample outside the domain, or the share spent) max |a − b|
-    <= 0 on the domain itself by exact branch and bound with the rest of the budget (a
-    ``bab_bound`` / ``bab_recession`` certificate or a point; method "branch and bound").  A
-    planted duplicate row of a 2-5-1 net on a cut box: branch and bound alone 20 s undecided,
-    the region walk of the box 0.1 s."""
+    """``a ≡ b`` on a box ∩ half-spaces or a box with open sides (a convex polyhedron).  First the
+    general method on the polyhedron itself (its region walk: cheap refutation at points of the
+    domain, exact reductions by interval bounds over the domain's box part, the regions of the
+    reduced a − b inside the polyhedron), in ``CUT_SHARE`` of the budget: a ``region_cover``
+    certificate naming the polyhedral domain, or a counterexample at a point of the domain
+    (``details["decided_by"] = "region walk"``).  When the walk does not finish (the share
+    spent, a domain with an empty interior: the walk needs a full-dimensional domain), max
+    |a − b| <= 0 on the domain by exact branch and bound with the rest of the budget (a
+    ``bab_bound`` / ``bab_recession`` certificate or a point; method "branch and bound",
+    ``decided_by`` "branch and bound").
+    A 3-4-4-1 pair equal on a cut box but not just outside it (a neuron active only beyond
+    the half-space, dropped in b): the walk 0.3 s (test_equiv_polytope_walk)."""
     from ..bab import epsilon_equivalent
-    from ..bab.diff import closed_sides
-    closed = closed_sides(dom, budget)
-    box = None if None in closed.lo or None in closed.hi else list(zip(closed.lo, closed.hi))
     share = Budget(None if budget.timeout is None else CUT_SHARE * budget.remaining(),
                    budget.max_regions)
     v = None
-    try:
-        with share.active():
-            v = equivalent(a, b, domain=box, budget=share, progress=progress,   # (a cube as one)
-                           refutation_samples=samples, verify=check)
-    except BudgetExhausted:
-        pass
-    if share.interrupted:
-        budget.interrupt()
-    x = None
-    if v is not None and v.answer is False and (v.certificate or {}).get("type") == "counterexample":
-        x = tuple(to_q(t) for t in v.certificate["x"])
-    if v is not None and (v.answer is True or (x is not None and dom.contains(x))):
-        where = "all of R^d" if box is None else "the box " + (
-            f"[{q_str(box[0][0])}, {q_str(box[0][1])}]^{len(box)}" if len(set(box)) == 1 else
-            " x ".join(f"[{q_str(lo)}, {q_str(hi)}]" for lo, hi in box))
-        note = (f"decided on {where}, which contains the domain (its half-spaces or open sides "
-                "left out): " + ("equal there is equal on the domain" if v.answer else
-                                 "the point x is in the domain"))
-        v = _rechecked(v, budget, check)
-        return replace(v, details={**v.details, "note": note, "decided_on": (
-            "R^d" if box is None else [[str(lo), str(hi)] for lo, hi in box])})
+    if interior_point(dom) is not None:       # (the walk's covering argument: full-dimensional)
+        try:
+            with share.active():
+                v = _decide(a, b, dom, "general", share, progress, samples, check)
+        except BudgetExhausted:
+            pass
+        if share.interrupted:
+            budget.interrupt()
+    if v is not None and v.answer is not None:
+        return replace(_rechecked(v, budget, check), details={**v.details, "decided_by": "region walk"})
+    walked = 0 if v is None else v.details.get("regions_checked", 0)
     if budget.interrupted:
         return Verdict(None, "branch and bound", "undecided: interrupted (Ctrl-C)", (), None,
-                       {"regions_checked": 0, "complete": False})
+                       {"regions_checked": walked, "complete": False})
     answer, r = epsilon_equivalent(a, b, dom, Q(0), budget=budget, verify=check)
     if answer is True:
         reason = "max |a - b| = 0 on the domain (certified upper bound 0)"
@@ -270,12 +268,14 @@ def _on_cut(a, b, dom: Domain, budget: Budget, progress, samples, check) -> Verd
             reason += f" ({r.reason})"
     else:
         reason = f"undecided: {r.reason}"
-    details = {**r.to_json(), "epsilon": "0", "regions_checked": 0}
+    details = {**r.to_json(), "epsilon": "0", "regions_checked": walked,
+               "decided_by": "branch and bound", "walk": (
+                   "the domain has an empty interior" if v is None else v.reason)}
     return Verdict(answer, "branch and bound", reason, (), r.certificate, details)
 
 
 def _rechecked(v: Verdict, budget: Budget, check) -> Verdict:
-    """*v* decided on the enclosing box within ``CUT_SHARE`` of *budget*: when its certificate's
+    """*v* decided by the region walk on the domain within ``CUT_SHARE`` of *budget*: when its certificate's
     in-process re-check was cut by that share, the check again in what *budget* has left (the
     verdict is the same; only whether it was re-checked here changes)."""
     if not check or v.details.get("certificate_checked") is not False or not v.certificate:

@@ -17,7 +17,8 @@ before it is exhaustive:
    and provably dead neurons (exact interval bounds over the domain) are zeroed
    (:func:`semialgebraic.equivalence.reduction.reduced_difference`); deeper neurons never active
    at sample points are proved dead on the domain by a small walk over the regions of the
-   layers below them (an exact Farkas bound per region: ``dead_cover`` steps), then the
+   layers below them (an exact Farkas bound per region: ``dead_cover`` steps; on box ∩
+   half-spaces first-layer neurons too, e.g. one active only beyond a half-space), then the
    reduction resumes.  Planted symmetries (permutations, positive scalings, dead or duplicated
    neurons, cancelling pairs, weights of neurons that never fire) make D collapse to a network
    with no live neuron, the constant map x ↦ (its output bias): zero means equivalent

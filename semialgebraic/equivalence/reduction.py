@@ -9,7 +9,8 @@ Steps 2 and 3 of the general equivalence method (:mod:`semialgebraic.equivalence
   output and provably dead neurons (exact interval bounds over the domain) are zeroed
   (:func:`reduced_difference`); deeper neurons never active at sample points are proved dead
   on the domain by a small walk over the regions of the layers below them (an exact Farkas
-  bound per region: ``dead_cover`` steps).  The steps are the ``contract`` and ``reduction``
+  bound per region: ``dead_cover`` steps; on a domain with half-spaces first-layer neurons too,
+  whose one "region" is the domain: interval bounds over its box part miss the half-spaces).  The steps are the ``contract`` and ``reduction``
   of a ``region_cover`` certificate, replayed by :mod:`semialgebraic.verify.region_cover`.
 
 Also :func:`simplify` (an exactly equivalent network without provably dead, constant,
@@ -23,6 +24,7 @@ import random
 from typing import Any
 
 from algebra.kernel import contract_layer, difference_network, interval_bounds, is_proportional
+from algebra.kernel.domains import Domain
 from algebra.linalg import QMatrix
 from algebra.network import Network
 from algebra.rationals import Q
@@ -68,7 +70,7 @@ def simplify(net: Network, *, domain: Any = None) -> tuple[Network, dict]:
     >>> s.widths, report["merged"], report["dead"]
     ((1, 1, 1), 1, 1)
     """
-    dom = normalize_domain(domain, net.n_inputs)
+    dom = normalize_domain(domain, net.n_inputs, polyhedral=True)
     Ws = [[list(r) for r in w.to_rows()] for w in net.weights]
     bs = [list(b) for b in net.biases]
     report = {"dead": 0, "constant": 0, "no_output": 0, "merged": 0}
@@ -144,7 +146,7 @@ def preactivation_bounds(net: Network, *, domain: Any = None) -> list:
     >>> [[(str(lo), str(hi)) for lo, hi in layer] for layer in preactivation_bounds(net, domain=(0, 1))]
     [[('0', '1'), ('0', '1')], [('0', '2')]]
     """
-    dom = normalize_domain(domain, net.n_inputs)
+    dom = normalize_domain(domain, net.n_inputs, polyhedral=True)
     return interval_bounds([w.to_rows() for w in net.weights], [list(b) for b in net.biases],
                             net.n_inputs, dom)
 
@@ -191,7 +193,7 @@ def reduced_difference(a: Network, b: Network, *, domain: Any = None,
     >>> [st["step"] for st in steps], D.weights[0].is_zero()
     (['merge', 'merge', 'zero', 'zero', 'zero', 'zero'], True)
     """
-    dom = normalize_domain(domain, a.n_inputs)
+    dom = normalize_domain(domain, a.n_inputs, polyhedral=True)
     D0 = difference_network(a, b)
     Ws = [w.to_rows() for w in D0.weights]
     bs = [list(v) for v in D0.biases]
@@ -269,7 +271,9 @@ def reduced_difference(a: Network, b: Network, *, domain: Any = None,
                     stale(l + 1)
                     changed = True
         if not changed and dead_cover:
-            for l in range(1, len(Ws) - 1):
+            # layer 0 too on a polyhedron: interval bounds over its box part do not see the
+            # half-spaces (a first-layer neuron active only beyond one; on a box they are exact)
+            for l in range(0 if isinstance(dom, Domain) and dom.halfspaces else 1, len(Ws) - 1):
                 st = _dead_cover(Ws, bs, l, zeroed[l], a.n_inputs, dom, dead_cover, budget, tried)
                 if st is not None:
                     steps.append(st)
@@ -317,7 +321,7 @@ def contract_affine_layers(net: Network, *, domain: Any = None) -> tuple[Network
     >>> layers, c.widths, [c([v])[0] == net([v])[0] for v in (-3, 0, "5/2")]
     ([1], (1, 2, 1), [True, True, True])
     """
-    dom = normalize_domain(domain, net.n_inputs)
+    dom = normalize_domain(domain, net.n_inputs, polyhedral=True)
     Ws = [w.to_rows() for w in net.weights]
     bs = [list(v) for v in net.biases]
     done: list[int] = []
@@ -342,8 +346,8 @@ def _dead_cover(Ws, bs, l, zeroed, d, dom, cap, budget, tried) -> dict | None:
     """A ``dead_cover`` step for the live neurons of hidden layer *l* that are never active at
     sample points and provably dead on the domain, or None.
 
-    The prefix network (hidden layers < l, outputs = the candidates' pre-activations) is
-    walked (at most *cap* regions); on each region an exact LP either finds a point of the
+    The prefix network (hidden layers < l, outputs = the candidates' pre-activations; for
+    l = 0 no hidden layer, one region: the domain) is walked (at most *cap* regions); on each region an exact LP either finds a point of the
     closed region where a candidate is positive (it is alive: dropped) or Motzkin multipliers
     that give ``-p = μ_0 + Σ_f μ_f g_f`` with μ >= 0."""
     live = [i for i in range(len(Ws[l])) if i not in zeroed]
@@ -352,7 +356,7 @@ def _dead_cover(Ws, bs, l, zeroed, d, dom, cap, budget, tried) -> dict | None:
 
     def prefix(neurons):
         return Network([QMatrix.from_rows(W, ncols=(len(Ws[t - 1]) if t else d)) for t, W in enumerate(Ws[:l])]
-                       + [QMatrix.from_rows([Ws[l][i] for i in neurons], ncols=len(Ws[l - 1]))],
+                       + [QMatrix.from_rows([Ws[l][i] for i in neurons], ncols=len(Ws[l - 1]) if l else d)],
                        bs[:l] + [[bs[l][i] for i in neurons]])
 
     rng = random.Random(l)

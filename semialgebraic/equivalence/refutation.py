@@ -66,7 +66,7 @@ def refutation_points(nets: Sequence[Network], domain: Any = None, *, samples: i
     8
     """
     d = nets[0].n_inputs
-    dom = normalize_domain(domain, d)
+    dom = normalize_domain(domain, d, polyhedral=True)
     rng = random.Random(seed)
     pts = [random_point(rng, d, dom) for _ in range(samples)]
     for net in nets:

@@ -17,13 +17,14 @@ from typing import Any, Iterator, Sequence
 
 from algebra.exceptions import InputError
 from algebra.kernel import domain_rows
+from algebra.kernel.domains import Domain
 from algebra.linalg import QMatrix
 from algebra.network import Network
 from algebra.rationals import Q
 
 from ..budget import Budget
 from ..exceptions import CertificateError
-from ..sets import Polyhedron, normalize_domain, random_point
+from ..sets import Polyhedron, interior_point, normalize_domain, random_point
 from .walk import Region, regions
 
 __all__ = ["JointRegion", "joint_regions"]
@@ -81,8 +82,11 @@ def joint_regions(nets: Sequence[Network], *, domain: Any = None, budget: Budget
     ----------
     nets : sequence of Network
         Same input dimension and depth.
-    domain : None, "orthant", (lo, hi), {"box": [lo, hi]} or {"orthant": True}
-        The input domain (:func:`semialgebraic.sets.normalize_domain`).
+    domain : None, "orthant", (lo, hi), {"box": [lo, hi]}, {"orthant": True} or Domain
+        The input domain (:func:`semialgebraic.sets.normalize_domain` with ``polyhedral=True``:
+        a :class:`~algebra.kernel.domains.Domain` is a convex polyhedron, its rows after the
+        neurons' are :meth:`~algebra.kernel.domains.Domain.rows`).  A Domain with an empty
+        interior yields nothing, ``state["complete"]`` False.
     budget : Budget, optional
         Stops the walk (unlimited when omitted).
     seed : int
@@ -110,10 +114,13 @@ def joint_regions(nets: Sequence[Network], *, domain: Any = None, budget: Budget
     """
     net = _side_by_side(nets)
     d = net.n_inputs
-    dom = normalize_domain(domain, d)
+    dom = normalize_domain(domain, d, polyhedral=True)
     budget = budget or Budget()
     state = state if state is not None else {}
     state.update(complete=False, reason=None, regions=0)
+    if isinstance(dom, Domain) and interior_point(dom) is None:
+        state["reason"] = "the domain has an empty interior (no region to walk)"
+        return
     drows = domain_rows(d, dom)
     poly = Polyhedron([[-v for v in g[:d]] for g in drows], [g[d] for g in drows], d) if drows else None
     start = random_point(random.Random(seed), d, dom)

@@ -1,7 +1,12 @@
-"""The input domains of the deciders: R^d, the closed non-negative orthant, a box [lo, hi]^d.
+"""The input domains of the deciders: R^d, the closed non-negative orthant, a box [lo, hi]^d,
+and (for the general equivalence method) a convex polyhedron: a box with its own, possibly
+open, sides ∩ half-spaces.
 
 A user's domain argument is normalised exactly (:func:`normalize_domain`) to ``None`` (R^d),
-``"orthant"`` or a pair ``(lo, hi)``.  On the normalised form this module tests membership of a
+``"orthant"`` or a pair ``(lo, hi)``; with ``polyhedral=True`` an
+:class:`algebra.kernel.domains.Domain` without such a form is kept as it is (the region walk
+and its reductions take it: rows by :func:`algebra.kernel.domain_rows`, interval bounds over its
+box part).  On the normalised form this module tests membership of a
 point (:func:`in_domain`), draws random rational points of the domain, with short denominators
 when cheap exact evaluation matters (:func:`random_point`, :func:`random_batch`), and gives the
 JSON form that :func:`normalize_domain` reads back (:func:`domain_spec`, used in certificates
@@ -19,28 +24,39 @@ from __future__ import annotations
 
 from typing import Any
 
+from functools import lru_cache
+
 from algebra.exceptions import InputError
+from algebra.kernel.domains import Domain
 from algebra.linalg import QMatrix
 from algebra.rationals import Q, q_str, to_q
 
-__all__ = ["normalize_domain", "in_domain", "random_point", "random_batch", "domain_spec"]
+from .polyhedra import Polyhedron
+
+__all__ = ["normalize_domain", "in_domain", "random_point", "random_batch", "domain_spec", "interior_point"]
 
 
-def normalize_domain(domain: Any, d: int):
+def normalize_domain(domain: Any, d: int, polyhedral: bool = False):
     """The normalised form of a user's domain argument.
 
     Parameters
     ----------
-    domain : None, "whole", "orthant", (lo, hi), {"box": [lo, hi]} or {"orthant": True}
+    domain : None, "whole", "orthant", (lo, hi), {"box": [lo, hi]}, {"orthant": True} or Domain
         R^d, the closed non-negative orthant or the box ``[lo, hi]^d`` (exact bounds: int,
-        Fraction or a string such as ``"1/3"``).
+        Fraction or a string such as ``"1/3"``); a :class:`~algebra.kernel.domains.Domain` in
+        one of those forms, or (*polyhedral*) any Domain of dimension *d*, or its JSON form
+        (``{"lo": …, "hi": …, "halfspaces": …}``, :meth:`Domain.to_json`).
     d : int
-        Input dimension (the normalised form does not depend on it).
+        Input dimension (the normalised form does not depend on it, a Domain's must be *d*).
+    polyhedral : bool
+        Keep a Domain that has no older form (half-spaces, open or unequal sides) as it is:
+        only for computations that take a convex polyhedron (the general equivalence method).
 
     Returns
     -------
-    None, "orthant" or tuple of Q
-        ``None`` for R^d, ``"orthant"``, or ``(lo, hi)`` with ``lo <= hi``.
+    None, "orthant", tuple of Q or Domain
+        ``None`` for R^d, ``"orthant"``, ``(lo, hi)`` with ``lo <= hi``, or (*polyhedral*) the
+        Domain.
 
     Raises
     ------
@@ -54,6 +70,14 @@ def normalize_domain(domain: Any, d: int):
     >>> normalize_domain({"box": ["-1/2", 1]}, 2)
     (-1/2, 1)
     """
+    if polyhedral and isinstance(domain, dict) and "lo" in domain and "hi" in domain:
+        domain = Domain.from_json(domain)
+    if isinstance(domain, Domain):
+        if domain.dim != d:
+            raise InputError(f"the domain has {domain.dim} coordinates, expected {d}")
+        if polyhedral and domain.legacy_or_none() == "other":
+            return domain
+        return domain.legacy()            # InputError for half-spaces or unequal sides
     if domain is None or domain == "whole":
         return None
     if domain == "orthant" or (isinstance(domain, dict) and domain.get("orthant") is True):
@@ -70,7 +94,10 @@ def normalize_domain(domain: Any, d: int):
 
 def random_point(rng, d, dom, small=False):
     """A random rational point of the normalised domain *dom* in dimension *d*, drawn with *rng*
-    (a :class:`random.Random`); *small*: short denominators, cheap to evaluate."""
+    (a :class:`random.Random`); *small*: short denominators, cheap to evaluate.  On a Domain
+    (a polyhedron): a point of its interior (:func:`_polyhedron_point`)."""
+    if isinstance(dom, Domain):
+        return _polyhedron_point(rng, dom, small)
     if isinstance(dom, tuple):
         lo, hi = dom
         if small:
@@ -85,6 +112,8 @@ def random_point(rng, d, dom, small=False):
 def random_batch(rng, n, d, dom) -> QMatrix:
     """*n* random points of *dom* with short denominators as the rows of one matrix (the same
     distribution as ``random_point(..., small=True)``, built from one integer matrix)."""
+    if isinstance(dom, Domain):
+        return QMatrix.from_rows([_polyhedron_point(rng, dom, True) for _ in range(n)], ncols=d)
     if isinstance(dom, tuple):
         lo, hi = dom
         K = QMatrix.from_integers(n, d, [rng.randint(1, 63) for _ in range(n * d)], den=64)
@@ -97,6 +126,8 @@ def in_domain(p, dom) -> bool:
     """True iff the point *p* lies in the normalised (closed) domain *dom*."""
     if dom is None:
         return True
+    if isinstance(dom, Domain):
+        return dom.contains(p)
     if dom == "orthant":
         return all(v >= 0 for v in p)
     return all(dom[0] <= v <= dom[1] for v in p)
@@ -104,9 +135,64 @@ def in_domain(p, dom) -> bool:
 
 def domain_spec(dom):
     """The JSON form of a normalised domain that :func:`normalize_domain` reads back: ``None``,
-    ``{"orthant": True}`` or ``{"box": [lo, hi]}`` (bounds left as rationals)."""
+    ``{"orthant": True}`` or ``{"box": [lo, hi]}`` (bounds left as rationals); a Domain's
+    :meth:`~algebra.kernel.domains.Domain.to_json` (``{"lo": [lo_i | None], "hi": [hi_i | None],
+    "halfspaces": [{"a": [...], "b": b}]}``, read back with ``polyhedral=True``)."""
     if dom is None:
         return None
+    if isinstance(dom, Domain):
+        return dom.to_json()
     if dom == "orthant":
         return {"orthant": True}
     return {"box": [dom[0], dom[1]]}
+
+
+def interior_point(dom: Domain):
+    """An exact point strictly inside every row of the Domain *dom* (exact LP, well centred),
+    or None when its interior is empty (an empty or lower-dimensional domain)."""
+    return _interior(dom)
+
+
+# ------------------------------------------------------------------------------------------------
+# private
+# ------------------------------------------------------------------------------------------------
+@lru_cache(maxsize=32)
+def _interior(dom: Domain):
+    rows = dom.rows()
+    if not rows:
+        return tuple(Q(0) for _ in range(dom.dim))
+    poly = Polyhedron([[-v for v in g[:-1]] for g in rows], [g[-1] for g in rows], dom.dim)
+    return poly.interior_point()
+
+
+def _strictly_inside(dom: Domain, x) -> bool:
+    return all(sum((g[i] * x[i] for i in range(dom.dim)), Q(0)) + g[-1] > 0 for g in dom.rows())
+
+
+def _polyhedron_point(rng, dom: Domain, small: bool) -> tuple:
+    """A random point of the interior of *dom*: a random point of its box part (an open side:
+    the distribution of R^d beyond its bound), pulled towards the exact interior point
+    :func:`interior_point` by halving until every row is strict (at most 12 halvings, then the
+    interior point itself).  :class:`InputError` when the interior is empty."""
+    c = _interior(dom)
+    if c is None:
+        raise InputError("the domain has an empty interior (empty or lower-dimensional)")
+    x = []
+    for lo, hi in dom.intervals():
+        if lo is not None and hi is not None:
+            den = 64 if small else 1000
+            x.append(lo + (hi - lo) * Q(rng.randint(1, den - 1), den))
+        else:
+            t = Q(rng.randint(0, 250) * 2 + 1, 16) if small else \
+                Q(rng.randint(0, 2000) * 2 + 1, rng.choice((200, 300, 700)))
+            if lo is not None:
+                x.append(lo + t)
+            elif hi is not None:
+                x.append(hi - t)
+            else:
+                x.append(t if rng.random() < 0.5 else -t)
+    for _ in range(12):
+        if _strictly_inside(dom, x):
+            return tuple(x)
+        x = [(u + v) / 2 for u, v in zip(x, c)]
+    return tuple(c)

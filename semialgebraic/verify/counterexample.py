@@ -9,8 +9,10 @@ Schema (version 1; built by :func:`semialgebraic.certificates.counterexample_cer
      "x": [x_0, ..., x_{d-1}],          # exact input (JSON int or "p/q")
      "a_x": [..], "b_x": [..],          # the exact outputs a(x), b(x)
      "domain": {"box": [lo, hi]} | {"box": [[lo_0, hi_0], ...]} | {"orthant": true}
+               | {"lo": [lo_i | null], "hi": [hi_i | null], "halfspaces": [{"a": [...], "b": b}]}
                                         (optional: x lies in it; the second form is a box
-                                         with its own sides, one interval per input)}
+                                         with its own sides, one interval per input; the
+                                         last a box with open sides ∩ {a·x <= b})}
 
 ``a``, ``b``: native network dicts.  With equal signatures (inputs, outputs) the claim is
 ``"a(x) != b(x)"``: the checker recomputes both outputs exactly, compares them with the claimed
@@ -25,6 +27,7 @@ from __future__ import annotations
 from algebra.exceptions import InputError
 from algebra.io.native import network_from_dict, parse_number, parse_vector
 from algebra.kernel.certificate_schemas import CLAIMS, check_header
+from algebra.kernel.domains import Domain
 
 __all__ = ["check"]
 
@@ -64,6 +67,10 @@ def check(cert: dict) -> tuple[bool, str]:
 
 
 def _in_domain(x, domain) -> tuple[bool, str]:
+    if isinstance(domain, dict) and ("lo" in domain or "hi" in domain or "halfspaces" in domain):
+        if Domain.from_certificate(domain, len(x)).contains(x):     # box ∩ half-spaces
+            return True, "in the domain"
+        return False, "x lies outside the claimed domain (its box or a half-space)"
     if not isinstance(domain, dict) or len(domain) != 1 or domain.get("orthant", True) is not True:
         raise InputError(f"domain must be {{'box': [lo, hi]}} or {{'orthant': true}}, got {domain!r}")
     if "box" in domain:

@@ -8,7 +8,9 @@ Version 1; built by :func:`semialgebraic.certificates.region_cover_certificate`:
      "schema_version": 1, "netfibers_version": "<str, informational>",
      "claim": "a(x) == b(x) for all x in the domain",
      "a": <network>, "b": <network>,
-     "domain": null | {"box": [lo, hi]} | {"orthant": true},
+     "domain": null | {"box": [lo, hi]} | {"orthant": true}
+               | {"lo": [lo_i | null, ...], "hi": [hi_i | null, ...],      # a convex polyhedron
+                  "halfspaces": [{"a": [a_0, ..., a_{d-1}], "b": b}, ...]},
      "contract": [{"net": "a" | "b", "layer": l}, ...],     # optional, applied first
      "reduction": [{"step": "merge", "layer": l, "keep": i, "drop": j, "factor": μ},
                    {"step": "zero", "layer": l, "neuron": i},
@@ -59,7 +61,9 @@ output layer is ``[W_aL, -W_bL]`` with bias ``b_aL - b_bL``; so ``D = a - b`` ex
   listed neuron i with pre-activation p_i (affine on the region), multipliers ``μ_0 >= 0,
   μ_f >= 0`` (f over the region's facets) with ``-p_i = μ_0 + Σ_f μ_f g_f`` as affine
   functions: p_i <= 0 on the closed region, hence on the domain; the neurons' rows, biases
-  and outgoing columns are set to zero.
+  and outgoing columns are set to zero.  For l = 0 (built on a domain with half-spaces, where
+  interval bounds over the box part miss them) P has no hidden neuron: its one region, pattern
+  ``[]``, is the domain's interior, its inequalities and facets are the domain rows.
 
 A neuron with a zero row and zero bias is identically zero (sign 0 in every pattern).  The
 regions below are those of the reduced network D', and the claim is D' = 0 on the domain.
@@ -69,7 +73,18 @@ fixed, every pre-activation is an affine function
 ``p_k(x)`` (masked products of the weights); ``g_k = s_k p_k``.  A neuron with ``s_k = 0`` has
 ``p_k`` identically zero on the region and its row is ``[0, …, 0, 0]`` (it is not a constraint).
 Rows ``k >= n`` are the domain's: for a box ``[lo, hi]^d``, ``x_i - lo`` then ``hi - x_i`` for
-each i; for the orthant ``x_i``; none for R^d.  The checker recomputes every row from the
+each i; for the orthant ``x_i``; none for R^d; for a polyhedron (a box with its own sides, null
+for an open one, ∩ half-spaces ``a·x <= b``, the form of
+:meth:`algebra.kernel.domains.Domain.to_json`, read strictly: these three keys, d bounds each,
+d coefficients per half-space) ``x_i - lo_i`` then ``hi_i - x_i`` for each i, each only when
+that side is given, then ``b - a·x`` per half-space in order
+(:meth:`algebra.kernel.domains.Domain.rows`).
+
+Interval bounds on a polyhedron (``dead`` steps, contractions) are those over its *box part*
+``∏ [lo_i, hi_i]`` (an open side unbounded), the half-spaces left out: the box part contains the
+domain, so a pre-activation bounded above by 0 (or below by 0) over the box part is so on the
+domain too, and every step keeps the function of D on the domain.  (The decider closes no side
+by LP here: a side it proved from the half-spaces would be a bound the checker does not see.)  The checker recomputes every row from the
 networks and the pattern and rejects any difference.
 
 What is checked (all exact, over Q; code imports ``algebra`` only)
@@ -87,10 +102,15 @@ What is checked (all exact, over Q; code imports ``algebra`` only)
    computes the pattern just across the relative interior of the facet, and the listed
    neighbour region has exactly that pattern; a domain facet has neighbour null.
 
-Why this proves a = b on the domain Ω (R^d, the closed orthant, or a box with lo < hi: convex
-and full-dimensional)
+Why this proves a = b on the domain Ω (R^d, the closed orthant, a box with lo < hi, or a box
+∩ half-spaces: convex and full-dimensional)
 --------------------------------------------------------------------------------------------
-Let U be the union of the closures of the listed regions; D' = 0 on U (continuity), and
+Ω is the set where every domain row is >= 0: an intersection of closed half-spaces, so convex
+and closed.  It is full-dimensional whenever the certificate lists a region: that region's point
+satisfies every domain row strictly (step 1), so a small ball around it lies in Ω (a polyhedral
+domain with an empty interior, e.g. two opposite half-spaces, has no such point and no such
+certificate; its ``"regions": []`` is accepted only for a collapsed difference, which is zero on
+all of R^d).  Let U be the union of the closures of the listed regions; D' = 0 on U (continuity), and
 D' = D = a' − b' = a − b on Ω by step 0 (a', b' the contracted networks).  Suppose y ∈ Ω \ U.  Ω \ U is relatively open in Ω, so
 y may be chosen generically, together with a generic x0 in the first region, such that the
 segment [x0, y] ⊂ Ω meets no intersection of two
@@ -99,7 +119,10 @@ set {g_k = 0} ∩ {g_f = 0} with g_k not proportional to g_f.  Let t* = sup{t : 
 for all s ≤ t} < 1 and z the point at t*; z ∈ cl(R) for a listed R.  If z were interior to
 cl(R) the supremum would be larger, so some facet row g_f vanishes at z (by 3, cl(R) is cut out
 by the facet rows), and by genericity z lies in the relative interior of that facet and on no
-other hyperplane; the domain facets are excluded because the segment continues inside Ω.
+other hyperplane; the domain facets are excluded because the segment continues inside Ω: a
+domain row g is > 0 at x0 and >= 0 on [x0, y] ⊂ Ω, so if the one hyperplane through z were
+{g = 0}, the affine function t ↦ g(x0 + t(y − x0)) would vanish at t* < 1 after being positive,
+and be negative just after it (a half-space row, a box side: all alike).
 Every pre-activation is a continuous function of x.  At z each neuron k whose row on R is not
 proportional to g_f is non-zero, so it keeps its sign s_k on a neighbourhood of z; a neuron
 whose row on R is μ g_f (any real μ; μ = 0 for a zero row) vanishes on the facet, so on the far side
@@ -136,6 +159,7 @@ from algebra.io.native import network_from_dict, parse_number, parse_vector
 from algebra.kernel import contract_layer, difference_network, domain_rows, interval_bounds, is_proportional
 from algebra.linalg import QMatrix
 from algebra.kernel.certificate_schemas import check_header
+from algebra.kernel.domains import Domain
 from algebra.network import Network
 from algebra.rationals import Q
 
@@ -160,8 +184,8 @@ def check(cert: dict) -> tuple[bool, str]:
     if a.signature != b.signature:
         return False, f"the networks have different signatures {a.signature} and {b.signature}"
     d = a.n_inputs
-    lo_hi = _parse_domain(cert.get("domain"))
-    if lo_hi is not None and lo_hi != "orthant" and lo_hi[0] == lo_hi[1]:
+    lo_hi = _parse_domain(cert.get("domain"), d)
+    if isinstance(lo_hi, tuple) and lo_hi[0] == lo_hi[1]:
         if cert["regions"] != [] or cert.get("contract", []) != [] or cert.get("reduction", []) != []:
             raise InputError("a one-point domain is checked by evaluation: no regions, contractions "
                              "or reduction steps")
@@ -417,11 +441,15 @@ def neighbour_pattern(nets: Sequence[Network], pattern: Sequence[int], g: Sequen
 
 
 # -- private --------------------------------------------------------------------------------
-def _parse_domain(dom):
+def _parse_domain(dom, d: int | None = None):
+    """The certificate's domain: None, ``"orthant"``, ``(lo, hi)`` or (the polyhedral form,
+    *d* inputs) a :class:`~algebra.kernel.domains.Domain`."""
     if dom is None:
         return None
     if not isinstance(dom, dict):
         raise InputError("domain must be null or an object")
+    if "lo" in dom or "hi" in dom or "halfspaces" in dom:
+        return Domain.from_certificate(dom, d)
     if "box" in dom:
         box = dom["box"]
         if not isinstance(box, list) or len(box) != 2:

@@ -34,7 +34,7 @@ def _prepared(cert: dict):
     b = network_from_dict(cert["b"], source="certificate[b]")
     if a.signature != b.signature:
         return False, "the networks have different signatures", None, None, None
-    lo_hi = _rc._parse_domain(cert.get("domain"))
+    lo_hi = _rc._parse_domain(cert.get("domain"), a.n_inputs)
     try:
         a, b = _rc.apply_contractions(a, b, cert.get("contract", []), lo_hi)
         net = _rc.apply_reduction(difference_network(a, b), cert.get("reduction", []), lo_hi)

@@ -70,7 +70,7 @@ def test_mixed_per_item_boxes_and_bad_boxes_are_error_records(run, d):
         "malformed,a.json,b.json,\"0,1,2\"\n"
         "dimension,a.json,b.json,0:1\n"
         "reversed,a.json,b.json,\"2,1\"\n"
-        "halfspaces,a.json,b.json,hs.json\n"        # equal on the enclosing box [0, 1]^2
+        "halfspaces,a.json,b.json,hs.json\n"        # equal on the domain (the region walk on it)
         "missing,a.json,b.json,nothere.json\n")
     code, out, _ = run("batch", "equiv", d / "p.csv", "--out", d / "r.jsonl", "--box", "-3,1",
                        "--workers", "0", "--quiet", "--json")
@@ -80,7 +80,7 @@ def test_mixed_per_item_boxes_and_bad_boxes_are_error_records(run, d):
     assert {k: r[k]["verdict"] for k in ("cube", "default", "sides", "wide", "inline", "halfspaces")} == {
         "cube": "equivalent", "default": "not equivalent", "sides": "equivalent",
         "wide": "not equivalent", "inline": "equivalent", "halfspaces": "equivalent"}
-    assert r["halfspaces"]["decided_on"] == [["0", "1"], ["0", "1"]]    # as `netfibers equiv`
+    assert r["halfspaces"]["decided_by"] == "region walk"              # as `netfibers equiv`
     assert r["default"]["asked"] == {"box": "-3,1"} and r["default"]["domain"]["lo"] == ["-3", "-3"]
     assert r["sides"]["domain"] == {"lo": ["0", "0"], "hi": ["1", "2"], "halfspaces": []}
     assert "three-layer-fibers R36" in r["sides"]["note"]

@@ -189,6 +189,19 @@ def test_diff_bad_domains_exit_2(capsys, pair, argv, problem):
     assert captured.out == "" and captured.err.count("\n") == 1 and problem in captured.err
 
 
+def test_diff_method_walk_on_a_cut_box_and_a_box_with_its_own_sides(capsys, pair):
+    """``diff --method walk`` walks a bounded polyhedron (before: a cube only): [-1, 2] ∩ {x <= 1}
+    gives branch and bound's exact 1/2 at x = 1; an open side is refused in one line."""
+    code, data = _diff(capsys, pair["abs"], pair["half"], "--box", pair["hs"], "--method", "walk")
+    assert code == 0 and (data["lower"], data["upper"], data["method"]) == ("1/2", "1/2", "region walk")
+    assert data["point"] == [1] and data["reason"] == "all regions of a - b in the domain"
+    code, data = _diff(capsys, pair["abs"], pair["half"], "--box", pair["hs"], "--method", "bab")
+    assert code == 0 and (data["lower"], data["upper"]) == ("1/2", "1/2")
+    assert main(["diff", pair["abs"], pair["half"], "--box", pair["open"], "--method", "walk"]) == 2
+    captured = capsys.readouterr()
+    assert captured.out == "" and captured.err.count("\n") == 1 and "bounded domain" in captured.err
+
+
 def test_diff_budget_without_upper_bound_is_null_not_inf(capsys, pair):
     code, data = _diff(capsys, pair["abs"], pair["half"], "--box=-1,2", "--max-regions", "1",
                        "--method", "walk")
@@ -198,43 +211,51 @@ def test_diff_budget_without_upper_bound_is_null_not_inf(capsys, pair):
 
 def test_equiv_exact_equality_on_halfspaces_and_open_sides(capsys, pair, tmp_path):
     """Exact equality on a box ∩ half-spaces or a box with open sides (before, equiv refused such
-    a domain): first decided on the enclosing box (or R^d) — equal there, or a counterexample
-    inside the domain —, else max |a − b| <= 0 by branch and bound on the domain itself.
-    ABS − HALF = relu(x)/2: 0 on x <= 0, 1/2 at x = 1."""
+    a domain): the region walk on the polyhedron itself (a ``region_cover`` certificate naming
+    it, or a point of the domain), else max |a − b| <= 0 by branch and bound on the domain (a
+    domain with an empty interior).  ABS − HALF = relu(x)/2: 0 on x <= 0, 1/2 at x = 1."""
     cert = tmp_path / "eq.json"
-    # x <= 0 (open below): R^d encloses it, a != b there at x > 0: branch and bound decides
+    # x <= 0 (open below): relu(x) is dead on the box part (-inf, 0]: the walk's reductions
     assert main(["equiv", pair["abs"], pair["half"], "--box", pair["open"], "--certificate",
                  str(cert)]) == 0
     out = capsys.readouterr().out
-    assert out.startswith("equivalent (branch and bound): max |a - b| = 0 on the domain")
-    assert main(["verify", str(cert)]) == 0 and "<= 0" in capsys.readouterr().out
-    # [-1, 2] ∩ {x <= 1}: the box's counterexample is in the domain
+    assert out.startswith("equivalent (general)") and "by the region walk" in out
+    assert json.loads(open(cert).read())["domain"] == {"lo": [None], "hi": ["0"], "halfspaces": []}
+    assert main(["verify", str(cert)]) == 0 and "VALID region_cover" in capsys.readouterr().out
+    # [-1, 2] ∩ {x <= 1}: a point of the domain
     assert main(["equiv", pair["abs"], pair["half"], "--box", pair["hs"], "--json"]) == 1
     data = json.loads(capsys.readouterr().out)
-    assert data["answer"] is False and data["decided_on"] == [["-1", "2"]]
+    assert data["answer"] is False and data["decided_by"] == "region walk" and "decided_on" not in data
     x = Fraction(data["certificate"]["x"][0])
-    assert 0 < x <= 1 and "the point x is in the domain" in data["note"]
-    assert main(["equiv", pair["abs"], pair["half"], "--box", pair["hs"]]) == 1
-    out = capsys.readouterr().out
-    assert out.startswith("not equivalent") and "decided on the box [-1, 2]^1, which contains" in out
-    # [-1, 2] ∩ {x <= 0}: a = b there, not on the box (its counterexample lies outside)
+    assert 0 < x <= 1 and data["certificate"]["domain"]["halfspaces"] == [{"a": ["1"], "b": "1"}]
+    # [-1, 2] ∩ {x <= 0}: a = b there, not on the box: the walk on the polyhedron decides
     cut = tmp_path / "cut.json"
     cut.write_text(json.dumps({"box": [[-1, 2]], "halfspaces": [{"a": [1], "b": 0}]}))
-    assert main(["equiv", pair["abs"], pair["half"], "--box", str(cut), "--json"]) == 0
+    assert main(["equiv", pair["abs"], pair["half"], "--box", str(cut), "--json", "--certificate",
+                 str(cert)]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["answer"] is True and data["method"] == "general" and data["decided_by"] == "region walk"
+    assert main(["verify", str(cert)]) == 0
+    capsys.readouterr()
+    # {0} = [-1, 2] ∩ {x <= 0} ∩ {-x <= 0}: no interior, so no walk: branch and bound decides
+    flat = tmp_path / "flat.json"
+    flat.write_text(json.dumps({"box": [[-1, 2]], "halfspaces": [{"a": [1], "b": 0}, {"a": [-1], "b": 0}]}))
+    assert main(["equiv", pair["abs"], pair["half"], "--box", str(flat), "--json"]) == 0
     data = json.loads(capsys.readouterr().out)
     assert data["answer"] is True and data["method"] == "branch and bound" and data["epsilon"] == "0"
+    assert data["decided_by"] == "branch and bound"
     # x <= -1: a != b (|a − b| = 1 on it): SHIFT differs from ABS
     assert main(["equiv", pair["abs"], pair["shift"], "--box", pair["hsonly"]]) == 1
     capsys.readouterr()
-    # an equivalent pair on a cut box: equal on the enclosing box, its certificate checks
+    # an equivalent pair on a cut box, its certificate checks
     assert main(["equiv", pair["abs"], pair["abs"], "--box", pair["hs"], "--certificate", str(cert)]) == 0
-    assert "equal there is equal on the domain" in capsys.readouterr().out
+    assert "decided on the domain itself by the region walk" in capsys.readouterr().out
     assert main(["verify", str(cert)]) == 0
     capsys.readouterr()
     # a fixed method decides on a box, the orthant or R^d only: one line, exit 2
     assert main(["equiv", pair["abs"], pair["half"], "--box", pair["open"], "--method", "general"]) == 2
     captured = capsys.readouterr()
-    assert captured.out == "" and captured.err.count("\n") == 1 and "branch and bound" in captured.err
+    assert captured.out == "" and captured.err.count("\n") == 1 and "region walk" in captured.err
 
 
 def test_equiv_exact_equality_on_a_ball(capsys, pair):

@@ -1,5 +1,5 @@
-"""Exact equality on a box ∩ half-spaces or a box with open sides (``netfibers equiv`` routes it
-to branch and bound as max |a − b| <= 0): planted pairs (permutation and scaling, then a dead or
+"""Exact equality on a box ∩ half-spaces or a box with open sides (``netfibers equiv``: the region
+walk on the polyhedron, then branch and bound as max |a − b| <= 0): planted pairs (permutation and scaling, then a dead or
 near-dead neuron, a split, an identity layer, a bump of width 2e-5, or nothing:
 ``tests/cases/general.planted_pair``) on random cuts of the cube, against z3 over exact reals.
 Every answer carries a certificate that verifies; a "no" comes with a point of the domain where
@@ -63,9 +63,11 @@ def test_equality_on_cut_domains_matches_z3(seed):
     if answer is False and not r.unbounded:
         x = tuple(r.point)
         assert dom.contains(x) and a(x) != b(x)
-    # `equiv`'s route: the enclosing box (or R^d) first, then branch and bound on the domain
+    # `equiv`'s route: the region walk on the domain first, then branch and bound on it
     v = equivalent(a, b, domain=dom)
     assert v.answer is truth, (kind, v.method, v.reason)
+    if dom.box is None:                          # (a box: read on the cube, no cut route)
+        assert v.details["decided_by"] == ("region walk" if v.method == "general" else "branch and bound")
     assert verify(json.loads(json.dumps(jsonable(v.certificate))))[0]
     if v.answer is False and v.certificate["type"] == "counterexample":
         x = tuple(Q(t) for t in v.certificate["x"])
@@ -90,7 +92,7 @@ def test_open_sides_closed_by_exact_lps_within_the_budget():
 
 
 def test_a_check_cut_by_the_enclosing_share_is_done_again_in_the_rest_of_the_budget():
-    """``_on_cut`` decides on the enclosing box in CUT_SHARE of the budget; when that share cut
+    """``_on_cut`` walks the domain in CUT_SHARE of the budget; when that share cut
     the certificate's in-process check, the verdict is re-checked in what the whole budget has
     left (``_rechecked``): the flag and the reason's remark go; a false certificate raises."""
     from semialgebraic.budget import Budget
