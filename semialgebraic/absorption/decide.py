@@ -234,9 +234,10 @@ def random_experiment(d: int, k: int, trials: int, seed: int = 0, activation: st
             "distribution": "entries p/q, p uniform in [-10^6, 10^6], q uniform in [1, 10^6]"}
 
 
-def analysis_block(block) -> dict:
-    """Summary of a block for ``netfibers analyze BLOCK`` (shape, activation, absorption)."""
-    v = absorbable(block)
+def analysis_block(block, *, budget: Budget | None = None) -> dict:
+    """Summary of a block for ``netfibers analyze BLOCK`` (shape, activation, absorption);
+    *budget* bounds the absorption decision (spent: answer None, undecided)."""
+    v = absorbable(block, budget=budget)
     out: dict = {"kind": type(block).__name__}
     if isinstance(block, BlockStack):
         out.update(depth=block.depth, d=block.d, activations=[b.activation.name for b in block.blocks])
