@@ -176,3 +176,54 @@ def test_analyze_bottleneck_ctrl_c_is_not_a_complete_answer(tmp_path):
     assert js["complete"] is False and js["reason"] == "interrupted (Ctrl-C)", js.get("reason")
     assert js["non_generic"]["failed"].startswith("G2")
     assert late < 5, late
+
+
+# ------------------------------------------------------------------------------------------------
+# absorb --random: the timeout bounds the experiment, not each trial
+# ------------------------------------------------------------------------------------------------
+def test_absorb_random_stops_at_its_timeout(tmp_path):
+    # 2000 random 16 x 32 blocks at --timeout 5: killed after 66 s (the timeout was per trial);
+    # now the trials run so far, exit 3
+    code, js, after, _ = timed("absorb", "--random", "16,32", "--trials", "2000", timeout_s=2)
+    assert code == 3 and js["complete"] is False and js["reason"] == "timeout of 2 s reached"
+    assert 0 < js["trials_run"] < 2000
+    assert js["absorbable"] + js["not_absorbable"] + js["undecided"] == js["trials_run"]
+    assert js["undecided"] == 0 and js["absorbable"] == 0       # measure zero (Cor. 11)
+
+
+def test_absorb_random_partial_run_is_a_prefix(run):
+    from semialgebraic.absorption import random_experiment
+    whole = random_experiment(3, 4, 6, seed=2)
+    assert whole["complete"] and whole["trials_run"] == 6 and whole["reason"] is None
+    code, out, _ = run("absorb", "--random", "3,4", "--trials", "6", "--seed", "2", "--json")
+    assert code == 0 and json.loads(out)["not_absorbable"] == whole["not_absorbable"]
+    code, out, _ = run("absorb", "--random", "3,4", "--trials", "6", "--timeout", "0", "--json")
+    js = json.loads(out)
+    assert code == 3 and js["trials_run"] == 0 and js["fraction"] is None
+
+
+def test_absorb_random_ctrl_c_gives_the_partial_report(tmp_path):
+    code, out, err, late = interrupted("absorb", "--random", "16,32", "--trials", "100000",
+                                       after_s=1.5, cwd=tmp_path)
+    assert code == 3, err
+    js = json.loads(out)
+    assert js["complete"] is False and js["reason"] == "interrupted (Ctrl-C)"
+    assert js["trials_run"] > 0 and late < 5
+
+
+# ------------------------------------------------------------------------------------------------
+# batch: a results file of another job is refused (its records were counted as this job's)
+# ------------------------------------------------------------------------------------------------
+def test_batch_refuses_a_results_file_of_another_job(tmp_path, run):
+    # `batch dim` then `batch conserved` on one --out: conserved skipped every item as finished
+    # and exited 0 with the dim records' summary
+    net = write_net(tmp_path, random_net((2, 3, 1), seed=3))
+    manifest = tmp_path / "models.csv"
+    manifest.write_text(f"model\n{net}\n")
+    out = tmp_path / "r.jsonl"
+    code, _, err = run("batch", "dim", manifest, "--out", out, "--workers", "0", "--quiet")
+    assert code in (0, 3), err
+    before = out.read_text()
+    code, _, err = run("batch", "conserved", manifest, "--out", out, "--workers", "0", "--quiet")
+    assert code == 2 and "holds records of the job dim, this run is conserved" in err, err
+    assert out.read_text() == before                    # nothing written
