@@ -391,6 +391,9 @@ def cmd_analyze(args) -> int:
     text += f"functional dimension {value} ({fd.reason})"
     for line in getattr(fd, "deficits", ()):
         text += f"\n  {line}"
+    if _ctrl_c_seen(budget):            # the dimension's search kept the Ctrl-C as its bounds
+        d["complete"], d["reason"] = False, "interrupted (Ctrl-C)"
+        text += "\n(interrupted (Ctrl-C): the bounds found so far)"
     emit(args, d, display.with_roundings(d, text, obj))
     return 0 if fd.exact and not _ctrl_c_seen(budget) else 3
 
