@@ -213,30 +213,54 @@ def wilson_interval(successes: int, trials: int, z: float = 1.959963984540054) -
 
 
 def random_experiment(d: int, k: int, trials: int, seed: int = 0, activation: str = "relu",
-                      timeout: float | None = None) -> dict:
+                      timeout: float | None = None, budget: Budget | None = None) -> dict:
     """Measure-zero experiment (Cor. 11): fraction of random wide-range blocks that absorb.
 
+    *timeout* (or *budget*) bounds the whole experiment, not each trial (2000 trials of 16 x 32
+    at ``--timeout 5`` ran past 50 s): when it runs out, or at Ctrl-C, the trials decided so far
+    are reported (``trials_run``, ``complete`` False, ``reason``); the trial it cut short is
+    not counted (its "undecided" would be the budget's, not the block's).  The blocks are drawn
+    in the same order whatever the budget, so a partial run is a prefix of the whole one.
+
     >>> r = random_experiment(2, 3, 5, seed=1)
-    >>> r["absorbable"], r["not_absorbable"], r["undecided"]
-    (0, 5, 0)
+    >>> r["absorbable"], r["not_absorbable"], r["undecided"], r["complete"]
+    (0, 5, 0, True)
+    >>> r = random_experiment(2, 3, 5, seed=1, timeout=0)
+    >>> r["trials_run"], r["complete"], r["reason"], r["fraction"]
+    (0, False, 'timeout of 0 s reached', None)
     """
+    budget = budget or Budget(timeout=timeout)
     rng = random.Random(seed)
     counts = {True: 0, False: 0, None: 0}
-    for _ in range(trials):
-        v = absorbable(random_block(d, k, activation, rng), timeout=timeout)
-        counts[v.answer] += 1
+    run = 0
+    with budget.active():
+        try:
+            for _ in range(trials):
+                if budget.exhausted():
+                    break
+                v = absorbable(random_block(d, k, activation, rng), budget=budget)
+                if v.answer is None and budget.exhausted():
+                    break                  # cut short by the budget: not a trial's answer
+                counts[v.answer] += 1
+                run += 1
+        except KeyboardInterrupt:          # Ctrl-C, or BudgetExhausted inside a trial
+            budget.interrupt()
     decided = counts[True] + counts[False]
     lo, hi = wilson_interval(counts[True], decided)
+    complete = run == trials
     return {"d": d, "k": k, "activation": activation, "trials": trials, "seed": seed,
+            "trials_run": run, "complete": complete,
+            "reason": None if complete else (budget.reason or "stopped"),
             "absorbable": counts[True], "not_absorbable": counts[False], "undecided": counts[None],
             "fraction": Fraction(counts[True], decided) if decided else None,
             "wilson_95": [f"{lo:.6f}", f"{hi:.6f}"],
             "distribution": "entries p/q, p uniform in [-10^6, 10^6], q uniform in [1, 10^6]"}
 
 
-def analysis_block(block) -> dict:
-    """Summary of a block for ``netfibers analyze BLOCK`` (shape, activation, absorption)."""
-    v = absorbable(block)
+def analysis_block(block, *, budget: Budget | None = None) -> dict:
+    """Summary of a block for ``netfibers analyze BLOCK`` (shape, activation, absorption);
+    *budget* bounds the absorption decision (spent: answer None, undecided)."""
+    v = absorbable(block, budget=budget)
     out: dict = {"kind": type(block).__name__}
     if isinstance(block, BlockStack):
         out.update(depth=block.depth, d=block.d, activations=[b.activation.name for b in block.blocks])

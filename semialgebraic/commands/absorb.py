@@ -39,7 +39,9 @@ def register(sub, parent) -> None:
                            "d,k instead, run the measure-zero experiment on random blocks and "
                            "print the fraction absorbable with a 95% Wilson interval.",
                            exits=["0  absorbable (or the experiment ran)", "1  not absorbable",
-                                  "3  undecided, outside the theory, or an open problem"],
+                                  "3  undecided, outside the theory, or an open problem (also: "
+                                  "--random cut short by --timeout or Ctrl-C: the trials run so "
+                                  "far)"],
                            examples=["netfibers absorb algebra/examples/block_B.json",
                                      "netfibers absorb mlp.safetensors --activation gelu "
                                      "--prefix encoder.layer.0.",
@@ -146,5 +148,8 @@ def _cmd_random(args) -> int:
             f"  absorbable {r['absorbable']}, not absorbable {r['not_absorbable']}, undecided {r['undecided']}\n"
             f"  fraction absorbable {frac if frac is not None else 'n/a'}"
             f" (95% Wilson interval [{lo}, {hi}])")
+    if not r["complete"]:               # the budget or Ctrl-C: the trials decided so far
+        text += (f"\n  partial: {r['trials_run']} of {args.trials} trials run ({r['reason']}); "
+                 "the interval is over those")
     emit(args, r, text)
-    return 0
+    return 0 if r["complete"] else 3

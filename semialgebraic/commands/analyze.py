@@ -31,6 +31,7 @@ from algebra.network import Network
 from ..bottleneck import (equivalent_bottleneck, fiber_bottleneck, identifiability, is_bottleneck,
                           non_localizability_example, random_symmetric_copy, structure)
 from ..absorption import analysis_block
+from ..budget import Budget, BudgetExhausted, alarm_at, checkpoint
 from ..certificates import write_certificate
 from ..dimension import functional_dimension
 from ..equivalence import equivalent
@@ -103,6 +104,7 @@ def analysis_bottleneck(net: Network, *, seed: int = 1, data: dict | None = None
               "masked first-layer neuron is one whose kink never shows in the output; Γ: the "
               "linear map carried by the linear neurons",
               structure_text(s, exact)]
+    checkpoint()
     v = identifiability(net)
     ok = verify(v.certificate)[0] if v.certificate and v.certificate.get("type") == "symmetry_path" else None
     data["identifiability"] = {**v.to_json(), "certificate_verified": ok}
@@ -111,6 +113,7 @@ def analysis_bottleneck(net: Network, *, seed: int = 1, data: dict | None = None
         lines.append(f"certificate: planted symmetric copy, symmetry path verified: {ok}")
     if not s.is_generic:
         return analysis_non_generic(net, s, data, lines, exact)
+    checkpoint()
     try:
         F = fiber_bottleneck(net)
     except NonGenericError as exc:
@@ -137,6 +140,7 @@ def analysis_bottleneck(net: Network, *, seed: int = 1, data: dict | None = None
     for c in F.components:
         lines.append(f"  {component_label(c.label)}: {c.number_of_equalities} equalities, {c.number_of_inequalities} strict "
                      f"inequalities, generator span rank {c.generator_rank}")
+    checkpoint()
     copy, steps = random_symmetric_copy(net, seed=seed, number_of_steps=5,
                                         first=("s6", "s7", "s8", "s5", "dead", "linear"))
     ve = equivalent_bottleneck(net, copy)
@@ -225,6 +229,7 @@ def analysis_non_generic(net: Network, s, data: dict, lines: list, exact: bool =
               f"  what that means: {meaning}; the exact bottleneck theory (S3-S8, CANON, the "
               "fiber's components, R16-R22) is proved only where G0-G8 hold, so it is not applied "
               "here; what follows holds for every ReLU network"]
+    checkpoint()
     orbit = _rescaling_dimension(net)
     data["symmetries"] = {"generators": ["S1", "S2"], "certified_orbit_dimension": orbit}
     lines += ["== symmetries (every ReLU network)",
@@ -233,6 +238,7 @@ def analysis_non_generic(net: Network, s, data: dict, lines: list, exact: bool =
               f"neuron with a non-zero weight, of n1 + n2 = {n1 + n2}; exact); further symmetries "
               "may exist and are not listed"]
     fd = functional_dimension(net, timeout=seconds)
+    checkpoint()           # a Ctrl-C that the dimension's search kept as its partial result
     data["functional_dimension"] = fd.to_json()
     fib = fd.fiber_dimension
     data["fiber"] = {"dimension": fib.value, "lower": net.n_parameters - fd.upper,
@@ -245,9 +251,11 @@ def analysis_non_generic(net: Network, s, data: dict, lines: list, exact: bool =
     lines += [f"  {line}" for line in fd.deficits]
     copy = _rescaled_copy(net)
     ve = equivalent(net, copy, timeout=seconds)
+    checkpoint()
     okc = verify(ve.certificate)[0] if ve.certificate else False
     pert = net.with_parameter("b3[0]", net.biases[-1][0] + to_q("1/1000000"))
     vp = equivalent(net, pert, timeout=seconds)
+    checkpoint()
     okp = verify(vp.certificate)[0] if vp.certificate else False
     data["equivalence"] = {
         "transformed": {"steps_applied": ["S1", "S2"], "copy": copy.to_dict(), "answer": ve.answer,
@@ -267,13 +275,33 @@ def analysis_non_generic(net: Network, s, data: dict, lines: list, exact: bool =
     return data, lines, ve.certificate
 
 
+def _stopped(exc: BaseException, args) -> str:
+    """Why the analysis stopped: the budget's reason, or Ctrl-C."""
+    if not isinstance(exc, (Timeout, BudgetExhausted)) or str(exc).startswith("interrupted"):
+        return "interrupted (Ctrl-C)"          # a Ctrl-C, or a budget that a Ctrl-C exhausted
+    if args.timeout is not None:
+        return f"timeout of {args.timeout:g} s reached"
+    return str(exc) or "the budget ran out"
+
+
+def _ctrl_c_seen(budget: Budget) -> bool:
+    """A Ctrl-C came while the analysis ran but was kept by a search as its partial result (the
+    functional dimension's, an equivalence's): the analysis is not whole (exit 3)."""
+    return budget.exhausted() and budget.interrupted
+
+
 def cmd_analyze(args) -> int:
+    budget = Budget(timeout=args.timeout)          # loading NET counts too
     path = args.input or default_example()
     obj = load_any(path)
+    # a hard stop just inside the allowance (1.05 T + 2 s) for the work that no budget check
+    # reaches (the exact fiber of a wide one-hidden-layer net: 64-256-64 ran past 100 s at
+    # --timeout 5); the budget itself stops the searches that keep a partial result
+    end = None if args.timeout is None else budget.start + 1.03 * args.timeout + 0.5
     if isinstance(obj, Network) and is_bottleneck(obj):
         data, lines, code, cert = {"input": path}, [], 0, None
         try:
-            with deadline(args.timeout):
+            with budget.active(), deadline(budget.remaining()):
                 _, _, cert = analysis_bottleneck(obj, seed=args.seed, data=data, lines=lines,
                                                  exact=args.exact)
                 if args.input is None:          # the bundled example is also R19's example
@@ -285,10 +313,15 @@ def cmd_analyze(args) -> int:
                               f"layer identifiable: {r['first_layer_identifiable']}; composite "
                               f"identifiable: {r['composite_identifiable']}",
                               r["explanation"]]
-        except Timeout:
+                checkpoint()
+        except (Timeout, KeyboardInterrupt) as exc:     # the deadline, or Ctrl-C: the sections done
             data["complete"] = False
-            lines.append(f"== timeout after {args.timeout} s: partial result")
-            code = 3
+            data["reason"] = _stopped(exc, args)
+            lines.append(f"== {data['reason']}: partial result")
+            code, cert = 3, None
+        if code == 0 and _ctrl_c_seen(budget):
+            data["complete"], data["reason"], code, cert = False, "interrupted (Ctrl-C)", 3, None
+            lines.append("== interrupted (Ctrl-C): partial result")
         if args.certificate and cert is not None:
             write_certificate(cert, args.certificate)
         summary = summary_bottleneck(obj, data, bundled=args.input is None)
@@ -300,35 +333,69 @@ def cmd_analyze(args) -> int:
         emit(args, data, display.with_roundings(data, text, obj))
         return code
     if isinstance(obj, Network) and obj.depth == 2:
-        d = analysis_shallow(obj)
+        d, code = {}, 0
+        try:
+            with budget.active(), alarm_at(end, "the analysis"):
+                analysis_shallow(obj, out=d)
+        except KeyboardInterrupt as exc:     # the budget (BudgetExhausted) or Ctrl-C
+            d["complete"], d["reason"], code = False, _stopped(exc, args), 3
+        if code == 0 and _ctrl_c_seen(budget):
+            d["complete"], d["reason"], code = False, "interrupted (Ctrl-C)", 3
         d["input"] = path
         head = (f"what it is: a ReLU network with one hidden layer (widths "
                 f"{'-'.join(map(str, obj.widths))}, {obj.n_parameters} parameters); netfibers "
                 "computes its exact canonical form (kinks and affine part), which decides "
                 "equivalence")
-        emit(args, d, display.with_roundings(d, f"{path}:\n{head}\n" + "\n".join(d.get("text", [])), obj))
-        return 0
+        body = list(d.get("text", []))
+        if code:
+            body.append(f"({d['reason']}: the analysis was cut short; the sections above are "
+                        "those done)")
+        emit(args, d, display.with_roundings(d, f"{path}:\n{head}\n" + "\n".join(body), obj))
+        return code
     if not isinstance(obj, Network):
-        d = analysis_block(obj)
+        try:
+            with budget.active(), alarm_at(end, "the absorption decision"):
+                d = analysis_block(obj, budget=budget)
+        except KeyboardInterrupt as exc:     # the hard stop or Ctrl-C: nothing decided
+            d = {"kind": type(obj).__name__, "complete": False, "reason": _stopped(exc, args),
+                 "absorption": {"answer": None, "method": None,
+                                "reason": f"undecided: {_stopped(exc, args)}"}}
         d["input"] = path
         emit(args, d, _block_text(path, d))
-        return 0
+        return 0 if d["absorption"].get("answer") is not None and not _ctrl_c_seen(budget) else 3
     # any other network: architecture and the exact functional dimension (with a budget)
     d = info_dict(obj)
     d["input"] = path
-    fd = functional_dimension(obj, timeout=args.timeout or 60.0)
-    d["functional_dimension"] = fd.to_json() if hasattr(fd, "to_json") else str(fd)
-    value = (f"{fd.value}" if fd.exact else f"between {fd.lower} and {fd.upper}")
+    if args.timeout is None:             # the default budget of this section
+        budget = Budget(timeout=60.0)
+        end = budget.start + 1.03 * 60.0 + 0.5
+    fd = None
+    try:
+        with budget.active(), alarm_at(end, "the functional dimension"):
+            fd = functional_dimension(obj, timeout=budget.remaining(), budget=budget)
+    except KeyboardInterrupt as exc:     # the hard stop or Ctrl-C before any bound came back
+        reason = _stopped(exc, args)
     text = (f"{path}: widths {'-'.join(map(str, d['widths']))}, {d['n_parameters']} parameters\n"
             f"what it is: a ReLU network with {len(d['hidden_widths'])} hidden layers, outside "
             "the exact symmetry theories of netfibers (one hidden layer, or a three-layer "
             "bottleneck); netfibers computes its functional dimension exactly (how many "
-            "parameters really matter)\n"
-            f"functional dimension {value} ({fd.reason})")
+            "parameters really matter)\n")
+    if fd is None:
+        d["functional_dimension"] = None
+        d["complete"], d["reason"] = False, reason
+        emit(args, d, display.with_roundings(d, text + f"functional dimension not computed "
+                                             f"({reason})", obj))
+        return 3
+    d["functional_dimension"] = fd.to_json() if hasattr(fd, "to_json") else str(fd)
+    value = (f"{fd.value}" if fd.exact else f"between {fd.lower} and {fd.upper}")
+    text += f"functional dimension {value} ({fd.reason})"
     for line in getattr(fd, "deficits", ()):
         text += f"\n  {line}"
+    if _ctrl_c_seen(budget):            # the dimension's search kept the Ctrl-C as its bounds
+        d["complete"], d["reason"] = False, "interrupted (Ctrl-C)"
+        text += "\n(interrupted (Ctrl-C): the bounds found so far)"
     emit(args, d, display.with_roundings(d, text, obj))
-    return 0 if fd.exact else 3
+    return 0 if fd.exact and not _ctrl_c_seen(budget) else 3
 
 
 def _plural(n: int, word: str) -> str:

@@ -242,7 +242,20 @@ def _check_domains(job, manifest, items, defaults) -> None:
 def _check_resume(job, out, items, old, defaults) -> None:
     """Records of *out* answer the domain they state; a rerun asking another domain for the same
     item is refused (a results file never mixes two questions under one id).  Records written
-    before records stated their domain answered R^d for equiv and dim."""
+    before records stated their domain answered R^d for equiv and dim.  Records of another job
+    are refused too: counted as this job's finished items, they skipped its items and made
+    the summary and exit code those of the other job (``batch dim`` then ``batch conserved``
+    on one ``--out``: conserved ran nothing, exit 0).
+
+    >>> _check_resume("dim", "r.jsonl", [], [{"id": "m", "job": "equiv"}], {})
+    Traceback (most recent call last):
+        ...
+    algebra.exceptions.InputError: r.jsonl: holds records of the job equiv, this run is dim: write to another --out
+    """
+    for r in old:
+        if r.get("job", job) != job:
+            raise InputError(f"holds records of the job {r['job']}, this run is {job}: write to "
+                             "another --out", source=str(out))
     if job not in DOMAIN_JOBS:
         return
     by_id = {it["id"]: item_domain_spec(it, defaults) for it in items}

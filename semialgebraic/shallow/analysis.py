@@ -8,6 +8,7 @@ from algebra.network import Network
 from algebra.rationals import Q
 from algebra.symmetries.neurons import hidden_neurons, with_hidden_neurons
 
+from ..budget import checkpoint
 from ..certificates import jsonable
 from ..verify import verify
 from .canonical import canonical_form
@@ -17,23 +18,35 @@ from .fiber import fiber_shallow
 __all__ = ["analysis_shallow"]
 
 
-def analysis_shallow(net: Network, *, seed: int = 1) -> dict:
+def analysis_shallow(net: Network, *, seed: int = 1, out: dict | None = None) -> dict:
     """Report of ``netfibers analyze`` for a one-hidden-layer net: canonical forms on R^d and on
     the orthant (fingerprints), neuron types, fiber dimension / components / orbits on both
     domains, and an equivalence self-check (a planted symmetric copy proved equivalent, a copy
     with one output bias changed by 1/1000 proved different; both certificates verified).
-    The key ``text`` holds readable lines.
+    The key ``text`` holds readable lines.  *out* (a dict) is filled section by section, so that
+    a budget or Ctrl-C that stops the analysis (``netfibers analyze --timeout``: a
+    :class:`~semialgebraic.budget.BudgetExhausted` from ``alarm_at``) leaves the sections done;
+    :func:`~semialgebraic.budget.checkpoint` is called between them.
 
     >>> net = Network.from_rows([[[1], [-1]], [[1, 1]]], [[0, 1], [0]])
     >>> r = analysis_shallow(net)
     >>> r["kind"], r["fiber"]["dimension"], r["equivalence"]["transformed"]["certificate_verified"]
     ('one hidden layer', 2, True)
     """
-    out: dict = {"kind": "one hidden layer", "widths": list(net.widths)}
+    out = {} if out is None else out
     lines = [f"one hidden layer, widths {'-'.join(map(str, net.widths))}"]
+    out.update({"kind": "one hidden layer", "widths": list(net.widths), "text": lines})
     for orthant in (False, True):
         key = "orthant" if orthant else "R^d"
+        checkpoint()
         cf = canonical_form(net, orthant=orthant)
+        part = {"canonical_form": cf.to_json(), "fingerprint": cf.fingerprint()}
+        if orthant:
+            out["orthant"] = part
+        else:
+            out.update(part)
+        lines.append(f"[{key}] {cf.summary()}")
+        checkpoint()
         F = fiber_shallow(net, orthant=orthant)
         fj = {"dimension": F.dimension.value, "dimension_detail": F.dimension.to_json(),
               "number_of_components": F.number_of_components,
@@ -42,17 +55,14 @@ def analysis_shallow(net: Network, *, seed: int = 1) -> dict:
         if orthant:
             fj.update({k: F.details.get(k) for k in ("positive_factor_rank", "linear_block_rank",
                                                      "r7_formula")})
-            out["orthant"] = {"canonical_form": cf.to_json(), "fingerprint": cf.fingerprint(),
-                              "fiber": fj}
+            out["orthant"]["fiber"] = fj
         else:
-            out["canonical_form"] = cf.to_json()
-            out["fingerprint"] = cf.fingerprint()
             out["fiber"] = fj
-        lines.append(f"[{key}] {cf.summary()}")
         lines.append(f"[{key}] fiber dimension {_dimension_text(F.dimension)}; components "
                      f"{_count_text(F.number_of_components)}; orbits "
                      f"{_count_text(F.number_of_orbits)}; neuron types "
                      f"{', '.join(F.details['neuron_types'])}")
+    checkpoint()
     twin = _planted_copy(net, seed)
     v = equivalent_shallow(net, twin)
     ok = verify(v.certificate)[0]
@@ -69,7 +79,6 @@ def analysis_shallow(net: Network, *, seed: int = 1) -> dict:
     lines.append(f"planted symmetric copy: equivalent={v.answer} ({len(v.certificate['steps'])} "
                  f"steps, certificate verified: {ok}); output bias + 1/1000: equivalent={w.answer}"
                  f" (counterexample verified: {ok2})")
-    out["text"] = lines
     return out
 
 
