@@ -119,10 +119,20 @@ EXACT_SLOWDOWN = 50
 """How much slower the exact rational rank is than the elimination mod p (an estimate)."""
 
 ELIMINATION_RATE = 2e8
-"""Float64 operations per second assumed (conservatively, on a shared machine) when deciding
-whether a sampling batch fits the budget (:meth:`_Sandwich.affordable`), up to
-:data:`RANK_ONLY` parameters, where the kernel's shrinking is one call no budget stops; above,
-the elimination is stoppable and nothing is reserved (:meth:`_Sandwich.rank_batch`)."""
+"""Float64 operations per second assumed (very conservatively) by the estimates of the exact
+rational rank (:meth:`_Sandwich.exact_fits`, with :data:`EXACT_SLOWDOWN`: a FLINT call no signal
+stops) and of the spread inputs (:meth:`_Sandwich.spread_count`); the sampling batches use
+:data:`SAMPLING_RATE`.  Above :data:`RANK_ONLY` the elimination is stoppable and nothing is
+reserved (:meth:`_Sandwich.rank_batch`)."""
+
+SAMPLING_RATE = 4e9
+"""Float64 operations per second assumed when fitting a sampling batch's kernel elimination mod
+p (one numpy call no budget stops, up to :data:`RANK_ONLY` parameters) to the timeout
+(:meth:`_Sandwich.fitted`, :meth:`_Sandwich.affordable`).  Measured 2026-12-04 with the same
+operation count, load ~1.6: 2e9 (480 x 2 410), 9.7e9 (3 720 x 2 410), 8.2e9 (2 000 x 4 801) per
+second; with :data:`ELIMINATION_RATE` (2e8, 10-50x below) ``dim digits_64-32-10 --timeout 20``
+sampled one batch of 48 inputs and stopped at [480, 2 378] in 3 s, where no timeout gives the
+exact 2 378 (372 inputs, 2.6 s)."""
 
 EXACT_CALL_CAP = 30.0
 """Estimated seconds of one exact rational rank call (FLINT: not interruptible) allowed when no
@@ -267,6 +277,7 @@ class _Sandwich:
         self.skipped = ""                # why a sampling batch was not started (budget)
         self.short: list = []            # walked regions without d + 1 inputs (batch_simplex)
         self.rows_done, self.done_cost = 0, 0.0   # rows eliminated, their estimated operations
+        self._done_before = 0.0          # done_cost before the current batch was fitted
         self.row_span, self.rank_only = None, None    # N > RANK_ONLY: the rows' echelon form mod p, rank
         self.elim_seconds, self.reserve = 0.0, 0.0   # seconds of elimination (N > RANK_ONLY)
         self.round_cost = None           # (seconds, rows, rank before) of the last sampling round
@@ -307,6 +318,9 @@ class _Sandwich:
                                                       proven=self.proven or None)
         self.span = ProvenSpan(self.sym, self.N, self.prime)
         self.sym_rank = self._span_rank()      # rank mod p <= rank over Q: the upper bound stays valid
+        if not before and self.N <= RANK_ONLY and self.sym and not self.budget.exhausted():
+            self.span.reduced()        # (one FLINT call no budget stops: paid at the start of the
+                                       # run, not when the sampling needs it near the budget's end)
         self.upper = self.N - self.sym_rank
         if before and before[3] > self.sym_rank:
             self.sym, self.deficits, self.span, self.sym_rank, self.upper = before
@@ -375,24 +389,40 @@ class _Sandwich:
             return 0
         return want
 
-    def fitted(self, want: int, extra: int, m: int) -> int:
-        """*want* inputs, or fewer so that the batch's elimination (the estimate of
-        :meth:`affordable`) takes at most a quarter of the *timeout* (its value, not the clock: the
-        same timeout gives the same batches); 0 when not even 16 inputs fit."""
+    def fitted(self, want: int, extra: int, m: int, least: int = 16) -> int:
+        """*want* inputs, or fewer so that the batches' elimination (the estimate of
+        :meth:`affordable`, all batches so far included) takes at most a quarter of the *timeout*
+        (its value, not the clock: the same timeout gives the same batches); 0 when not even
+        *least* inputs fit."""
         T = self.budget.timeout
         if T is None:
             return want
-        cap = T / 4 * ELIMINATION_RATE
+        cap = T / 4 * SAMPLING_RATE
         if self.rows_done:            # later batches shrink the kernel: ~ rows · N · dim(kernel)
             cost = lambda k: (extra + k) * m * self.N * max(1, self.kernel_dim()) + self.done_cost
         else:
             cost = lambda k: (extra + k) * m * self.N * min((extra + k) * m, self.N) + self.done_cost
-        while want >= 16 and cost(want) > cap:
-            want = want * 3 // 4
-        if want < 16:
+        while want >= least and cost(want) > cap:
+            want = max(least - 1, want * 3 // 4) if want > least else want - 1
+        if want < least:
             return 0
         self.done_cost = cost(want)
         return want
+
+    def refitted(self, chosen: list, want: int, extra: int, m: int) -> list:
+        """*chosen* (the *want* inputs :meth:`fitted` allowed, plus the weight-cover inputs that
+        :func:`chosen_inputs` adds) cut to what the timeout's estimate allows for the whole batch
+        (at least the *want* first ones): the cover inputs were not in the estimate (``dim
+        digits_64-32-10 --timeout 20``: 1 589 inputs for a fitted 29)."""
+        if self.budget.timeout is None or len(chosen) <= want:
+            return chosen
+        before = self.done_cost
+        self.done_cost = self._done_before
+        k = self.fitted(len(chosen), extra, m, least=want)
+        if not k:
+            self.done_cost = before
+            return chosen[:want]
+        return chosen[:k]
 
     def exact_fits(self, npts: int) -> bool:
         """Whether the exact rational rank of the rows (one FLINT call no budget can stop, about
@@ -424,12 +454,12 @@ class _Sandwich:
     def affordable(self, rows: int) -> bool:
         """Whether a sampling batch of *rows* Jacobian rows fits the time left: its elimination
         mod p (about rows · N · min(rows, N) float64 operations, at a conservative
-        ``ELIMINATION_RATE`` per second) is one numpy/FLINT call that no budget can stop, so a
+        ``SAMPLING_RATE`` per second) is one numpy/FLINT call that no budget can stop, so a
         batch that does not fit is not started (the reason says so)."""
         left = self.budget.remaining()
         if left is None:
             return True
-        seconds = rows * self.N * min(rows, self.N) / ELIMINATION_RATE
+        seconds = rows * self.N * min(rows, self.N) / SAMPLING_RATE
         if seconds <= left:
             return True
         self.skipped = (f"a sampling batch of {rows} Jacobian rows (about {seconds:.0f} s of exact "
@@ -461,15 +491,18 @@ class _Sandwich:
                         if not want:                                          # the lower bound
                             break
                     else:
+                        self._done_before = self.done_cost
                         want = self.fitted(want, len(new_points), m)
                         if not want or not self.affordable(len(new_points) * m + want * m):
                             break
                     if self.kernel is not None and self.rank < upper:
-                        self.evidence["missing"] = missing_directions(self.kernel, self.span, limit=24)
+                        self.evidence["missing"] = self.missing(limit=24)
                     chosen = chosen_inputs(net, self.dom, nrng, want, 10 * want + 2000, self.evidence,
                                            self.rounds, cover=cover)
                     if N > RANK_ONLY:          # the weight-cover inputs too: at most `want` in all
                         chosen = chosen[:want]
+                    else:
+                        chosen = self.refitted(chosen, want, len(new_points), m)
                     new_points = new_points + chosen
                 X, masks = exact_masks(net, new_points)
                 new_points = []
@@ -549,7 +582,9 @@ class _Sandwich:
                 self.decide_neurons(None)
             return
         net = self.net
-        self.evidence["missing"] = missing_directions(self.kernel, self.span)
+        self.evidence["missing"] = self.missing()
+        if self.budget.exhausted():
+            return
         self.proven, witnesses, self.proofs = prove_suspects(net, self.dom, self.evidence, self.budget,
                                                              spread=self.spread_count())
         if witnesses:                  # exact inputs where a suspect parameter is exercised
@@ -560,7 +595,15 @@ class _Sandwich:
         if self.proven:
             self.symmetries()
         if self.rank < self.upper:
-            self.evidence["missing"] = missing_directions(self.kernel, self.span)
+            self.evidence["missing"] = self.missing()
+
+    def missing(self, limit: int = 12) -> list:
+        """:func:`missing_directions` of the kernel so far, stopped by the budget (a guide for the
+        sampling and the reason only: stopped, the directions found before are kept)."""
+        try:
+            return missing_directions(self.kernel, self.span, limit=limit, check=self._check)
+        except BudgetExhausted:
+            return self.evidence.get("missing") or []
 
     def result(self) -> FunctionalDimension:
         """The bounds, the reason and the deficits."""
