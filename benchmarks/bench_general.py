@@ -295,7 +295,11 @@
    T = 60 [1 967, 12 455] in 58.7 s, T = 120 [4 166, 12 455] in 102.6 s (wall, start-up
    included), every certificate VALID with the upper bound certified (``netfibers verify``
    5.9 / 15.7 / 33.9 s wall); before: T = 60 [3 328, 12 950] in 45.5 s with the faster
-   checker alone, [1 108, 12 950] in 49.6 s with neither.  ``--dim-seeds 1,5,6`` (13:11-13:15 UTC, load ~4, unchanged by this work: no
+   checker alone, [1 108, 12 950] in 49.6 s with neither.  With the second branch-and-bound try
+   of the open neuron questions (``suspects.DEEPER_NODES``: (2, 25) proven never active) and the
+   sampling fitted at ``SAMPLING_RATE`` (16:29-16:31 UTC, load ~1.8, a fuzz campaign on the other
+   core): T = 60 [3 686, 12 356] in 61.6 s; with ``--certificate`` [1 987, 12 356] in 54.6 s,
+   VALID, upper certified (``netfibers verify`` 14.4 s).  ``--dim-seeds 1,5,6`` (13:11-13:15 UTC, load ~4, unchanged by this work: no
    timeout, kernel route): seed 1 [2336, 2337] 40.3 s wall / 24.9 s CPU (missing W3[22, 8];
    (2, 8)/(3, 22) open at max G <= 6.35 after 48 splits), seed 5 [2296, 2327] 122.0 / 78.8
    (ten deficit lines W3[a, 29] + W3[b, 29]), seed 6 [2334, 2337] 44.0 / 31.0 (missing
