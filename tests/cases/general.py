@@ -288,3 +288,28 @@ def tiny_difference(net, rng, box):
         ws.append(W)
         bs.append(list(bias))
     return Network(ws, bs)
+
+
+def cut_cube_case(seed, always_cut: bool = False):
+    """A planted pair (:func:`planted_pair`) of a random small net and a random cut of its cube:
+    sometimes an open side, 0-2 half-spaces (at least one when a side is open, or always with
+    *always_cut*: then ``Σx <= hi`` when the drawn ones vanish).  ``(a, b, Domain, kind)``; the
+    cases of ``test_equiv_halfspaces`` (z3 oracle) and ``test_equiv_polytope_walk``."""
+    import random
+
+    from algebra.kernel.domains import Domain
+    rng = random.Random(seed)
+    a = small_net(rng) if seed % 2 else rational_net(rng, [2, 3, 3, 1])
+    d = a.n_inputs
+    lo, hi = Q(-rng.randint(1, 3)), Q(rng.randint(1, 3))
+    b, kind = planted_pair(rng, a, (lo, hi))
+    los, his = [lo] * d, [hi] * d
+    if rng.random() < 0.3:                       # an open side
+        (los if rng.random() < 0.5 else his)[rng.randrange(d)] = None
+    n = rng.randint(1, 2) if always_cut else rng.randint(0 if None in los + his else 1, 2)
+    cuts = [([Q(rng.randint(-3, 3)) for _ in range(d)], Q(rng.randint(-2, 4), rng.randint(1, 3)))
+            for _ in range(n)]
+    cuts = [(w, c) for w, c in cuts if any(w)]
+    if always_cut and not cuts:
+        cuts = [([Q(1)] * d, hi)]
+    return a, b, Domain(los, his, cuts), kind

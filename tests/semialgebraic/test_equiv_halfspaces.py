@@ -20,23 +20,12 @@ from semialgebraic.bab import epsilon_equivalent
 from semialgebraic.certificates import jsonable
 from semialgebraic.equivalence import equivalent
 from semialgebraic.verify import verify
-from tests.cases.general import planted_pair, rational_net, small_net
+from tests.cases.general import cut_cube_case, rational_net
 from tests.oracles.z3 import z3_equivalent
 
 
 def _case(seed):
-    rng = random.Random(seed)
-    a = small_net(rng) if seed % 2 else rational_net(rng, [2, 3, 3, 1])
-    d = a.n_inputs
-    lo, hi = Q(-rng.randint(1, 3)), Q(rng.randint(1, 3))
-    b, kind = planted_pair(rng, a, (lo, hi))
-    los, his = [lo] * d, [hi] * d
-    if rng.random() < 0.3:                       # an open side
-        (los if rng.random() < 0.5 else his)[rng.randrange(d)] = None
-    cuts = [([Q(rng.randint(-3, 3)) for _ in range(d)], Q(rng.randint(-2, 4), rng.randint(1, 3)))
-            for _ in range(rng.randint(0 if None in los + his else 1, 2))]
-    cuts = [(w, c) for w, c in cuts if any(w)]
-    return a, b, Domain(los, his, cuts), kind
+    return cut_cube_case(seed)
 
 
 SEEDS = [pytest.param(s, marks=pytest.mark.slow) if s >= 21016 and s != 21030 else s

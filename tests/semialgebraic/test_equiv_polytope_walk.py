@@ -21,23 +21,13 @@ from algebra.rationals import Q
 from semialgebraic.certificates import jsonable
 from semialgebraic.equivalence import equivalent
 from semialgebraic.verify import verify
-from tests.cases.general import permute_scale, planted_pair, rational_net, small_net
+from tests.cases.general import cut_cube_case, permute_scale, rational_net
 from tests.oracles.z3 import z3_equivalent
 
 
 def _cut_case(seed):
     """A planted pair and a random cut of its cube: 1-2 half-spaces, sometimes an open side."""
-    rng = random.Random(seed)
-    a = small_net(rng) if seed % 2 else rational_net(rng, [2, 3, 3, 1])
-    d = a.n_inputs
-    lo, hi = Q(-rng.randint(1, 3)), Q(rng.randint(1, 3))
-    b, kind = planted_pair(rng, a, (lo, hi))
-    los, his = [lo] * d, [hi] * d
-    if rng.random() < 0.3:
-        (los if rng.random() < 0.5 else his)[rng.randrange(d)] = None
-    cuts = [([Q(rng.randint(-3, 3)) for _ in range(d)], Q(rng.randint(-2, 4), rng.randint(1, 3)))
-            for _ in range(rng.randint(1, 2))]
-    return a, b, Domain(los, his, [(w, c) for w, c in cuts if any(w)] or [([Q(1)] * d, hi)]), kind
+    return cut_cube_case(seed, always_cut=True)
 
 
 def _json(cert):
