@@ -133,3 +133,27 @@ def test_every_kind_has_a_complete_help(kind):
     for e in examples:
         args = PARSER.parse_args(_join_negative_values(shlex.split(e)[1:]))
         assert (args.command, args.kind) == ("plot", kind)
+
+
+def test_plot_diff_keeps_time_for_the_picture(tmp_path):
+    """``plot diff digits_64-32-10 <its float16 copy> --box 0,16 --timeout 20`` gave the whole
+    budget to the certified maximum, then drew the 41 x 41 grid (~1.5 s more): 22.5 s wall, the
+    limit 1.05·T + 2 = 23 s after start-up.  The search now gets the time left less the
+    picture's estimate (grid² evaluations at the speed of one, plus DRAW_SECONDS)."""
+    from semialgebraic.budget import Budget
+    from semialgebraic.commands.common import load_network
+    from semialgebraic.commands.plot import DRAW_SECONDS, _search_share
+    from algebra.rationals import Q
+    from tests.cli.test_timeout_overruns import timed
+    a = load_network(str(ROOT / "benchmarks" / "data" / "digits_64-32-10.npz"))
+    box = [(Q(0), Q(16))] * 64
+    share = _search_share(a, a, box, 41, Budget(10))
+    assert 10 - 41 * 41 * 0.05 - DRAW_SECONDS < share.timeout <= 10 - DRAW_SECONDS
+    assert _search_share(a, a, box, 41, Budget()).timeout is None     # no timeout: the budget itself
+    f16 = tmp_path / "d16.npz"
+    assert main(["convert", str(ROOT / "benchmarks" / "data" / "digits_64-32-10.npz"),
+                 "--dtype", "float16", "-o", str(f16)]) == 0
+    out = tmp_path / "d.png"
+    code, js, after, _ = timed("plot", "diff", str(ROOT / "benchmarks" / "data" / "digits_64-32-10.npz"),
+                               str(f16), "--box", "0,16", "-o", str(out), timeout_s=4)
+    assert code == 3 and out.read_bytes().startswith(MAGIC[".png"]) and js["complete"] is False
