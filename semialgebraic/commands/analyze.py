@@ -244,10 +244,13 @@ def analysis_non_generic(net: Network, s, data: dict, lines: list, exact: bool =
     data["fiber"] = {"dimension": fib.value, "lower": net.n_parameters - fd.upper,
                      "upper": net.n_parameters - fd.lower}
     value = f"{fd.value}" if fd.exact else f"between {fd.lower} and {fd.upper}"
+    fiber = (f"fiber dimension " + (f"{fib.value}" if fib.value is not None else
+                                    f"between {data['fiber']['lower']} and {data['fiber']['upper']}"))
     lines += ["== functional dimension and fiber dimension (general exact method)",
-              f"functional dimension {value} of {net.n_parameters} parameters ({fd.reason}); "
-              f"fiber dimension " + (f"{fib.value}" if fib.value is not None else
-                                     f"between {data['fiber']['lower']} and {data['fiber']['upper']}")]
+              f"functional dimension {value} of {net.n_parameters} parameters ({fd.reason}); {fiber}"
+              if fd.exact else
+              f"functional dimension {value} of {net.n_parameters} parameters; {fiber}:\n"
+              + display.clause_lines(fd.reason, fd.details.get("evidence_lines") or ())]
     lines += [f"  {line}" for line in fd.deficits]
     copy = _rescaled_copy(net)
     ve = equivalent(net, copy, timeout=seconds)
@@ -387,8 +390,12 @@ def cmd_analyze(args) -> int:
                                              f"({reason})", obj))
         return 3
     d["functional_dimension"] = fd.to_json() if hasattr(fd, "to_json") else str(fd)
-    value = (f"{fd.value}" if fd.exact else f"between {fd.lower} and {fd.upper}")
-    text += f"functional dimension {value} ({fd.reason})"
+    if fd.exact or not hasattr(fd, "details"):
+        value = (f"{fd.value}" if fd.exact else f"between {fd.lower} and {fd.upper}")
+        text += f"functional dimension {value} ({fd.reason})"
+    else:                            # the reason's clauses one per line, as ``dim`` prints them
+        text += (f"functional dimension between {fd.lower} and {fd.upper} of {fd.n_parameters} "
+                 "parameters:\n" + display.clause_lines(fd.reason, fd.details.get("evidence_lines") or ()))
     for line in getattr(fd, "deficits", ()):
         text += f"\n  {line}"
     if _ctrl_c_seen(budget):            # the dimension's search kept the Ctrl-C as its bounds

@@ -74,3 +74,24 @@ def test_non_generic_bottleneck_still_reports_what_holds(run, name, failed, fd):
     assert f"generic: no - {failed}" in summary and "what that means" in out
     assert f"functional dimension {fd} of {net.n_parameters}" in summary
     assert "identifiable: undecided" in summary and "proved equivalent" in summary
+
+
+def test_deep_network_interval_is_printed_one_clause_per_line(tmp_path, run):
+    """A deeper net whose functional dimension the budget leaves as an interval: the reason's
+    clauses one per line under the interval, as ``dim`` prints them (it was one paragraph in
+    brackets: ACAS Xu's ran to ~600 characters on one line)."""
+    import random
+    rng = random.Random(3)
+    widths = [6, 24, 24, 24, 1]
+    net = Network.from_rows([[[rng.randint(-4, 4) for _ in range(a)] for _ in range(b)]
+                             for a, b in zip(widths, widths[1:])],
+                            [[rng.randint(-2, 2) for _ in range(b)] for b in widths[1:]])
+    save(net, tmp_path / "d.json")
+    code, out, err = run("analyze", str(tmp_path / "d.json"), "--timeout", "2")
+    head = next(line for line in out.splitlines() if line.startswith("functional dimension"))
+    if head.startswith("functional dimension between"):
+        assert code == 3 and head.endswith(" parameters:"), head
+        after = out.split(head + "\n", 1)[1].splitlines()
+        assert after[0].startswith("  not closed:") and "(not closed" not in out
+    else:                                  # exact on this machine: the one-line form
+        assert "between" not in head
