@@ -149,7 +149,8 @@ def fiber_text(F, exact: bool = False) -> str:
     """The fiber for a person: dimension, components with their equalities and inequalities
     (long rational coefficients as ≈ decimals unless *exact*)."""
     dim = F.dimension
-    lines = [f"fiber dimension: {dim.value if dim.exact else dim}"]
+    lines = [f"fiber dimension: {dim.value}" if dim.exact else
+             f"fiber dimension: between {dim.lower} and {dim.upper} ({dim.reason})"]
     fd = getattr(F, "fibdim", None)
     if fd is not None:
         lines.append(f"exact Jacobian rank check (FIBDIM, R22): {fd}")
@@ -161,9 +162,13 @@ def fiber_text(F, exact: bool = False) -> str:
              " (labelled strata, three-layer-fibers R16c; strata with other numbers of linear and "
              "dead rows meet at non-generic points, not counted)" if pool else
              " (strata glued along three-layer-fibers R16a g1-g3; other joins not excluded)")
-    lines.append(f"number of components: {bound}"
-                 f"{display.number(F.number_of_components, exact)}{listed}{glued}")
-    lines.append(f"number of orbits: {getattr(F, 'number_of_orbits', None)}{listed}")
+    if F.number_of_components is None:      # (spare neurons: see the notes)
+        lines.append("number of components: not determined (see the notes)")
+    else:
+        lines.append(f"number of components: {bound}"
+                     f"{display.number(F.number_of_components, exact)}{listed}{glued}")
+    orbits = getattr(F, "number_of_orbits", None)
+    lines.append(f"number of orbits: {'not determined' if orbits is None else orbits}{listed}")
     strata = getattr(F, "number_of_strata", None)
     if strata is not None and pool:         # n1 >= 2 (three-layer-fibers R16c)
         lines.append(f"number of strata (rows labelled): {strata}; each stratum's own dimension "
@@ -173,8 +178,11 @@ def fiber_text(F, exact: bool = False) -> str:
                      "(R16a g1-g3); the Jacobian check is at the network's own stratum")
     for k, c in enumerate(F.components):
         cj = c.to_json()
+        cd = cj.get("dimension_detail") or {}
+        shown = (cj.get("dimension") if cj.get("dimension") is not None or not cd else
+                 f"between {cd.get('lower')} and {cd.get('upper')}")
         lines.append(f"{'stratum' if strata is not None else 'component'} {k} "
-                     f"{component_label(cj.get('label', ''))}: dimension {cj.get('dimension')}")
+                     f"{component_label(cj.get('label', ''))}: dimension {shown}")
         for e in cj.get("equalities", []):
             lines.append(f"    {display.in_text(str(e), exact)} = 0")
         for q in cj.get("inequalities", []):
