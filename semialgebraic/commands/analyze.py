@@ -241,11 +241,13 @@ def analysis_non_generic(net: Network, s, data: dict, lines: list, exact: bool =
     checkpoint()           # a Ctrl-C that the dimension's search kept as its partial result
     data["functional_dimension"] = fd.to_json()
     fib = fd.fiber_dimension
-    data["fiber"] = {"dimension": fib.value, "lower": net.n_parameters - fd.upper,
-                     "upper": net.n_parameters - fd.lower}
+    data["fiber"] = {"dimension": fib.value, "lower": fib.lower, "upper": fib.upper}
     value = f"{fd.value}" if fd.exact else f"between {fd.lower} and {fd.upper}"
     fiber = (f"fiber dimension " + (f"{fib.value}" if fib.value is not None else
-                                    f"between {data['fiber']['lower']} and {data['fiber']['upper']}"))
+                                    f"between {fib.lower} and {fib.upper}" + (
+                                        f" (N - {fd.value} counts directions of a dead or unread "
+                                        "neuron that the fiber does not have)"
+                                        if fd.exact else "")))
     lines += ["== functional dimension and fiber dimension (general exact method)",
               f"functional dimension {value} of {net.n_parameters} parameters ({fd.reason}); {fiber}"
               if fd.exact else

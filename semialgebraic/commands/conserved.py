@@ -32,11 +32,13 @@ from __future__ import annotations
 import re
 
 from algebra.conservation import conservation_laws, samples_from_patterns, samples_from_points
+from algebra.rationals import Q
 
 from ..budget import Budget
 from ..cli import emit, fail
 from ..sets import Polyhedron
 from .help import describe
+
 from .common import load_data, load_network, parse_box
 
 from ..regions import regions as _regions
@@ -136,6 +138,9 @@ def cmd_conserved(args) -> int:
         remaining = 0.0
     res = conservation_laws(net, samples, max_depth=args.max_depth, timeout=remaining,
                             complete=complete)
+    if res.fiber_dimension is not None:
+        res = _fiber_checked(net, res, samples, None if not args.data and args.box is None else
+                             (Q(-1), Q(1)))
     why = _why(res, walk_reason, args.timeout)
     data = res.to_json()
     if not res.exact:
@@ -147,6 +152,19 @@ def cmd_conserved(args) -> int:
     emit(args, data, _latex(res) if args.latex else
          _text(res, source, len(samples), walk_reason, why, getattr(args, "full", False)))
     return 0 if res.exact and complete else 3
+
+
+def _fiber_checked(net, res, samples, bounded):
+    """*res* with its fiber dimension N − rank kept only where the rank is locally constant
+    (:func:`semialgebraic.dimension.directions.fiber_lower`: the moves proven to keep the
+    function near θ reach it, or a generic bottleneck by R17); otherwise its lower bound is
+    those moves' rank and the fiber dimension is given as bounds (three-layer-fibers R22: N −
+    rank can exceed it).  *bounded*: any bounded domain (data points or a box: a dead neuron's
+    parameters then all move), None for R^d."""
+    from dataclasses import replace
+    from ..dimension.directions import fiber_lower
+    lower, how = fiber_lower(net, bounded, [s.pattern for s in samples], None, res.fiber_dimension)
+    return res if how else replace(res, fiber_dimension_lower=lower)
 
 
 def _walk_reason(budget: Budget, timeout: float | None, n: int) -> str:

@@ -482,8 +482,14 @@ def cmd_dim(args) -> int:
         if fd.local_upper is not None:
             text += f"\n  local upper value {fd.local_upper} (the largest certified nearby value)"
     elif fd.exact:
+        fib = fd.fiber_dimension
         text = (f"functional dimension {fd.value} of {fd.n_parameters} parameters; "
-                f"fiber dimension {fd.n_parameters - fd.value} ({fd.reason})")
+                + (f"fiber dimension {fib.value} ({fd.reason})" if fib.exact else
+                   f"fiber dimension between {fib.lower} and {fib.upper} ({fd.reason}; N - {fd.value} "
+                   f"= {fib.upper} counts directions of a dead or unread neuron that the fiber does "
+                   f"not have, e.g. the incoming weights of a first-layer neuron dead on R^d, which "
+                   f"must stay 0; {fib.lower}: the moves proven to keep the function near theta — "
+                   "scalings, dead and unread neurons)"))
     else:                            # the reason's clauses one per line (JSON: one string)
         text = (f"functional dimension between {fd.lower} and {fd.upper} of {fd.n_parameters} "
                 f"parameters:\n" + display.clause_lines(fd.reason, fd.details.get("evidence_lines") or ()))

@@ -43,7 +43,7 @@ from .upper import (constant_neurons, constant_vectors, duplicate_groups, duplic
                     inputs_dead_entries, masked_pairs, opposite_pairs, opposite_vector, same_mask_vectors,
                     sparse_entry_vectors, unseen_vectors)
 
-__all__ = ["symmetry_directions", "silent_neurons", "silent_set", "is_masked"]
+__all__ = ["symmetry_directions", "silent_neurons", "silent_set", "is_masked", "fiber_floor", "fiber_lower"]
 
 
 def symmetry_directions(net: Network, *, domain: Any = None, patterns=None, proven: dict | None = None
@@ -299,3 +299,111 @@ def is_masked(net: Network, patterns, l: int, k: int, i: int) -> bool:
     nxt = k + net.widths[l + 1]
     succ = [j for j in range(Wn.nrows) if Wn[j, i] != 0]
     return all(p[k + i] > 0 or all(p[nxt + j] <= 0 for j in succ) for p in patterns)
+
+
+def fiber_floor(net: Network, domain: Any = None, patterns=None, proven: dict | None = None,
+                overcounted: list | None = None) -> int:
+    """A certified lower bound of the dimension of the fiber at θ: the rank (mod the network's
+    prime, at most the rank over Q) of moves that keep the function on a whole neighbourhood of
+    θ, chosen so that none undoes another (R22's corank N − rank can exceed the fiber's
+    dimension where the rank is not locally constant):
+
+    * every hidden neuron's positive scaling (S2; the orbit lies in the fiber);
+    * a dead neuron's incoming weights, bias and outgoing weights: the (w, b) keeping it dead,
+      ``{w·h + b <= 0 for every h of its inputs' range}``, is convex with an interior when that
+      range is bounded (a box) or pointed (the orthant, or post-ReLU inputs ``h >= 0`` from
+      hidden layer 2 on: w < 0, b < 0 are inside), so it has full dimension at θ; and h ≡ 0 makes
+      its outgoing weights free.  A first-layer neuron dead on R^d has w = 0: only its bias
+      (b <= 0) and outgoing weights move;
+    * a neuron whose outgoing weights are all 0: its incoming weights and bias (nobody reads
+      it), those zeros kept — for a dead one the larger of the two sets.
+
+    Dead neurons come from *patterns* (a complete walk) or interval bounds, and *proven*
+    (:func:`semialgebraic.dimension.suspects.prove_suspects`), as in :func:`symmetry_directions`.
+    *overcounted* (a list, filled when given): the neurons whose kernel directions are known to
+    exceed their moves in the fiber (dead on R^d in the first layer; dead and unread at once).
+
+    >>> dead_first = Network.from_rows([[[0, 0], [1, 2], [-1, 1]], [[1, 1, -1]]], [[-1, 1, 0], [0]])
+    >>> fiber_floor(dead_first)        # 2 scalings + bias and output weight of the dead neuron
+    4
+    >>> fiber_floor(dead_first, (-1, 1))      # on a box its incoming weights move too
+    6
+    """
+    from .upper import directions_bound
+    from algebra.kernel.domains import Domain
+    if isinstance(domain, Domain):
+        domain = domain.legacy() if domain.legacy_or_none() != "other" else (Q(-1), Q(1))
+    dom = normalize_domain(domain, net.n_inputs)
+    ever_on, _ = _on_facts(net, dom, patterns, proven or {})
+    offs = parameter_offsets(net)
+    entries: list = []
+    fixed: set = set()
+    free: set = set()
+    overcount: list = [] if overcounted is None else overcounted
+    g = 0
+    for l in range(net.depth - 1):
+        W, V, n_in = net.weights[l], net.weights[l + 1], net.widths[l]
+        for i in range(W.nrows):
+            win = [offs[l] + i * n_in + c for c in range(n_in)]
+            bias = offs[l] + W.nrows * n_in + i
+            wout = [offs[l + 1] + j * W.nrows + i for j in range(V.nrows)]
+            entries.append(["scale", l, i])
+            unread = all(V[j, i] == 0 for j in range(V.nrows))
+            moves, keep = [], []
+            if not ever_on[g]:
+                if l == 0 and dom is None:          # dead on R^d: w = 0, b <= 0
+                    moves, keep = [bias] + wout, win
+                    overcount.append((l, i))        # the kernel frees w too (n_in more)
+                else:
+                    moves = win + [bias] + wout
+            if unread and len(win) + 1 > len(moves):
+                moves, keep = win + [bias], wout
+            if unread and not ever_on[g] and (l, i) not in overcount:
+                overcount.append((l, i))            # the kernel frees both sets at once
+            free.update(moves)
+            fixed.update(keep)
+            g += 1
+    entries += [["free", p, {}] for p in sorted(free - fixed)]
+    return net.n_parameters - directions_bound(net, entries)
+
+
+BOTTLENECK_HIDDEN = 64
+"""A three-layer bottleneck on R^d with at most this many hidden neurons has its fiber dimension
+settled by three-layer-fibers R17 in :func:`fiber_lower` (the check of G0–G8 is not stopped by a
+budget: G8 took 7 s on a 24-1 200-2 net)."""
+
+
+def fiber_lower(net: Network, domain: Any, patterns, proven, corank: int | None) -> tuple[int, str]:
+    """``(lower bound of the fiber's dimension, how it meets corank)`` for the fiber dimension of a
+    ``dim`` / ``conserved`` answer; *corank* = N − rank (None when the rank is not exact).
+
+    * ``"moves"``: :func:`fiber_floor` reaches *corank* (every kernel direction a move that keeps
+      the function near θ: the rank is locally constant);
+    * ``"R17"``: a three-layer bottleneck on R^d satisfying G0–G8 whose R17 value is *corank* (on
+      the open set where G0–G8 hold, R17's value depends only on sign and type data fixed near θ);
+    * ``"R22"``: no kernel direction is known to exceed the fiber: N − rank is three-layer-fibers
+      R22's local fiber dimension, exact where the rank is locally constant (an open dense set of
+      θ; a kernel direction left unexplained by the known symmetries is read so);
+    * ``""``: a neuron's kernel directions are known to exceed its moves in the fiber (a
+      first-layer neuron dead on R^d has w = 0 fixed; a dead neuron with zero outgoing weights
+      moves either its incoming or its outgoing parameters, not both): only the bounds
+      ``(fiber_floor, corank)`` hold.
+    """
+    from algebra.kernel.domains import Domain
+    if isinstance(domain, Domain) and domain.legacy_or_none() != "other":
+        domain = domain.legacy()
+    over: list = []
+    floor = fiber_floor(net, domain, patterns, proven, over)
+    if corank is None:
+        return floor, ""
+    if floor >= corank:
+        return corank, "moves"
+    if (domain is None and net.depth == 3 and net.widths[1] <= net.widths[0]
+            and net.n_hidden <= BOTTLENECK_HIDDEN):
+        from ..bottleneck import dimension_formula
+        r17 = dimension_formula(net)
+        if r17.exact and r17.value == corank:
+            return corank, "R17"
+    if not over:
+        return corank, "R22"
+    return floor, ""

@@ -193,6 +193,20 @@ def functional_dimension(net: Network, *, domain: Any = None, timeout: float | N
     >>> fd.value, fd.n_parameters, fd.deficits[0]
     (3, 7, 'dead neuron (1, 1): 3 parameters free')
     """
+    fd = _functional_dimension(net, domain=domain, timeout=timeout, max_regions=max_regions,
+                               samples=samples, seed=seed, budget=budget, nearby=nearby, cover=cover,
+                               first_round=first_round, reserve_for_certificate=reserve_for_certificate)
+    if fd.fiber_floor is None:       # the fiber dimension's lower bound (result.fiber_dimension)
+        from dataclasses import replace
+        from .directions import fiber_lower
+        floor, by = fiber_lower(net, domain, fd.details.get("patterns"), fd.details.get("proven"),
+                                net.n_parameters - fd.lower if fd.exact else None)
+        fd = replace(fd, fiber_floor=floor, fiber_exact_by=by)
+    return fd
+
+
+def _functional_dimension(net, *, domain, timeout, max_regions, samples, seed, budget, nearby,
+                          cover, first_round, reserve_for_certificate) -> FunctionalDimension:
     budget = budget or Budget(timeout)
     if isinstance(domain, Domain) and domain.legacy_or_none() != "other":
         domain = domain.legacy()

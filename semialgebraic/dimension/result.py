@@ -26,6 +26,8 @@ class FunctionalDimension:
     non_generic: str = ""      # why no input of the domain is a differentiable point (else "")
     nearby: tuple = ()         # non-generic: the values at explicit nearby parameters (dicts)
     local_upper: int | None = None   # non-generic: the largest certified nearby value
+    fiber_floor: int | None = None   # a certified lower bound of the fiber's dimension (robust moves)
+    fiber_exact_by: str = ""         # "moves" / "R17" (a generic bottleneck): the rank locally constant
 
     @property
     def exact(self) -> bool:
@@ -44,9 +46,31 @@ class FunctionalDimension:
 
     @property
     def fiber_dimension(self) -> Dimension:
-        """Local fiber dimension N − rank (where the rank is locally constant)."""
-        return Dimension.between(self.n_parameters - self.upper, self.n_parameters - self.lower,
-                                 "N - functional dimension")
+        """The local dimension of the fiber at θ (the parameters computing f_θ on the domain).
+        N − rank (three-layer-fibers R22) is an upper bound: the fiber's tangent directions at its
+        smooth points θ' near θ lie in the kernel of the Jacobian at θ', whose rank is >= the
+        rank at θ; it is the fiber's dimension where the rank is locally constant.  It is given
+        as the value (:attr:`fiber_exact_by`) when the moves that keep the function near θ reach
+        it, on a generic three-layer bottleneck (R17), or when no kernel direction is known to
+        exceed the fiber (R22's reading); otherwise — a first-layer neuron dead on R^d (its w is
+        fixed at 0: a 2-input net's kernel frees 4 of its parameters, the fiber 2), a dead
+        neuron with zero outgoing weights, a non-generic θ — the certified bounds
+        [:attr:`fiber_floor`, N − rank] (:func:`semialgebraic.dimension.directions.fiber_lower`)."""
+        N = self.n_parameters
+        hi = N - self.lower
+        lo = min(hi, 0 if self.fiber_floor is None else self.fiber_floor)
+        if self.exact and lo == hi:
+            return Dimension.of(hi, "N - functional dimension, every kernel direction a move that "
+                                    "keeps the function near theta (the rank is locally constant)")
+        if self.exact and self.fiber_exact_by == "R17":
+            return Dimension.of(hi, "N - functional dimension: the Jacobian rank is locally "
+                                    "constant (R17, a generic bottleneck)")
+        if self.exact and self.fiber_exact_by == "R22":
+            return Dimension.of(hi, "N - functional dimension (three-layer-fibers R22)")
+        return Dimension.between(lo, hi, "at least the moves that keep the function near theta "
+                                         "(scalings, dead neurons, unread neurons), at most N - "
+                                         "functional dimension, which counts directions of a dead "
+                                         "or unread neuron that the fiber does not have")
 
     @property
     def work(self) -> dict:
@@ -97,7 +121,8 @@ class FunctionalDimension:
             out["nearby"] = [dict(v) for v in self.nearby]
             out["local_upper"] = self.local_upper
         if not self.exact:
-            out.update(lower=self.lower, upper=self.upper,
-                       fiber_lower=self.n_parameters - self.upper,
-                       fiber_upper=self.n_parameters - self.lower)
+            out.update(lower=self.lower, upper=self.upper)
+        fib = self.fiber_dimension
+        if not fib.exact:
+            out.update(fiber_lower=fib.lower, fiber_upper=fib.upper)
         return out

@@ -1,0 +1,31 @@
+"""CLI side of tests/semialgebraic/test_fiber_bounds.py (three-layer-fibers R22): ``dim`` and
+``conserved`` give the fiber dimension as an interval where a dead or unread neuron's kernel
+directions exceed its moves in the fiber; ``fiber`` of the all-zero net is readable."""
+
+import json
+
+from tests.semialgebraic.test_fiber_bounds import ALL_ZERO, DEAD_FIRST
+
+
+def test_cli_dim_and_conserved_say_the_interval(run, tmp_path):
+    p = tmp_path / "dead.json"
+    p.write_text(json.dumps(DEAD_FIRST.to_dict()))
+    code, out, _ = run("dim", str(p))
+    assert code == 0 and "fiber dimension between 4 and 6" in out.splitlines()[0]
+    code, out, _ = run("conserved", str(p), "--json")
+    d = json.loads(out)
+    assert d["fiber_dimension"] is None
+    assert (d["fiber_dimension_lower"], d["fiber_dimension_upper"]) == (4, 6)
+    code, out, _ = run("conserved", str(p))
+    assert "4 ≤ fiber dimension ≤ 6" in out
+
+
+def test_fiber_of_an_all_zero_net_is_readable(run, tmp_path):
+    """``fiber`` of the all-zero one-hidden-layer net crashed in its text (the number of
+    components is not determined: None read as a rational, exit 2 'input error')."""
+    p = tmp_path / "z.json"
+    p.write_text(json.dumps(ALL_ZERO.to_dict()))
+    code, out, err = run("fiber", str(p))
+    assert code == 0 and err == ""
+    assert "fiber dimension: between 9 and 12" in out and "number of components: not determined" in out
+    assert "Dimension(" not in out and "dimension None" not in out

@@ -1,0 +1,122 @@
+"""The fiber dimension that ``dim``, ``analyze`` and ``conserved`` report (three-layer-fibers
+R22): N − rank is the fiber's local dimension only where the Jacobian rank is locally constant.
+Where a dead or unread neuron's kernel directions are known to exceed its moves in the fiber,
+the answer is the certified interval [moves that keep the function near θ, N − rank]
+(:func:`semialgebraic.dimension.directions.fiber_lower`).  The true values below are worked out
+by hand in each docstring (the fiber near θ is a union of explicit strata)."""
+
+import json
+import random
+from fractions import Fraction as F
+
+import pytest
+from hypothesis import HealthCheck, given, settings, strategies as st
+
+from algebra.network import Network
+from algebra.rationals import Q
+from semialgebraic.dimension import functional_dimension
+from semialgebraic.dimension.directions import fiber_floor, fiber_lower
+
+SETTINGS = dict(deadline=None, suppress_health_check=[HealthCheck.too_slow], derandomize=True)
+
+# 2-3-1, neuron 0 dead on R^2 (w = 0, b = -1, v = 1), neurons 1 and 2 switching
+DEAD_FIRST = Network.from_rows([[[0, 0], [1, 2], [-1, 1]], [[1, 1, -1]]], [[-1, 1, 0], [0]])
+# 2-3-1, neuron 1 a zero neuron (w = 0, b = 0) with a zero outgoing weight
+ZERO_UNREAD = Network.from_rows([[[1, 0], [0, 0], [-1, 1]], [[1, 0, -1]]], [[0, 0, 1], [0]])
+# 2-3-1, every parameter 0
+ALL_ZERO = Network.from_rows([[[0, 0]] * 3, [[0, 0, 0]]], [[0, 0, 0], [0]])
+
+
+def test_first_layer_neuron_dead_on_Rd():
+    """f = relu(x1 + 2 x2 + 1) − relu(−x1 + x2) + relu(−1): near θ the fiber keeps w_0 = 0 (any
+    w_0 ≠ 0 turns neuron 0 on far away, where nothing cancels it), b_0 <= 0 and v_0 free, and
+    the two live neurons' scalings: dimension 4.  The Jacobian's kernel frees w_0 too: N − rank
+    = 13 − 7 = 6.  Reported: [4, 6], not 6."""
+    fd = functional_dimension(DEAD_FIRST)
+    assert fd.exact and fd.value == 7
+    fib = fd.fiber_dimension
+    assert not fib.exact and (fib.lower, fib.upper) == (4, 6)
+    js = fd.to_json()
+    assert js["fiber_dimension"] is None and (js["fiber_lower"], js["fiber_upper"]) == (4, 6)
+
+
+def test_the_same_neuron_dead_on_a_box_is_free():
+    """On the box [-1, 1]^2 a small w_0 keeps neuron 0 dead (b_0 = -1 < -|w_0|_1): its 4
+    parameters all move, the fiber dimension is N − rank = 6, exact."""
+    fd = functional_dimension(DEAD_FIRST, domain=(Q(-1), Q(1)))
+    assert fd.exact and fd.fiber_dimension.exact and fd.fiber_dimension.value == 13 - fd.value == 6
+    assert fd.fiber_exact_by == "moves"
+
+
+def test_zero_neuron_with_zero_outgoing_weight():
+    """Neuron 1 (w = 0, b = 0, v = 0) moves either (w, b) with v = 0 (3 dimensions) or v with
+    w = 0, b <= 0 (2), not both: with the 2 scalings the fiber has dimension 5; N − rank = 6."""
+    fd = functional_dimension(ZERO_UNREAD)
+    assert fd.exact and (fd.fiber_dimension.lower, fd.fiber_dimension.upper) == (5, 6)
+
+
+def test_all_zero_net():
+    """f ≡ 0: near θ = 0 the largest stratum is v = 0, b2 = 0 with W1, b1 free (9); N − rank =
+    12 (only the output bias is seen by the Jacobian).  [9, 12]."""
+    fd = functional_dimension(ALL_ZERO)
+    assert fd.exact and fd.value == 1
+    assert (fd.fiber_dimension.lower, fd.fiber_dimension.upper) == (9, 12)
+
+
+def test_generic_and_bottleneck_answers_unchanged():
+    """A net whose kernel is its scalings: exact (moves); the bundled masked bottleneck (S6 adds
+    a direction): exact 8 by R17; a 2-5-4-1 random net with one kernel direction no known
+    symmetry explains: N − rank, R22's reading (no neuron is known to overcount)."""
+    from algebra import load
+    net = Network.from_rows([[[1, 0], [0, 1]], [[1, -1]]], [[0, 0], [0]])
+    fd = functional_dimension(net)
+    assert fd.fiber_dimension.value == 2 and fd.fiber_exact_by == "moves"
+    mb = load("algebra/examples/masked_bottleneck.json")
+    fd = functional_dimension(mb)
+    assert fd.fiber_dimension.value == 8 and fd.fiber_exact_by == "R17"
+    from tests.cli.test_budgets import random_net
+    fd = functional_dimension(random_net((2, 5, 4, 1), 3))
+    assert fd.value == 34 and fd.fiber_dimension.value == 10 and fd.fiber_exact_by == "R22"
+
+
+def _degenerate(seed):
+    """A random 2-4-3-1 / 3-4-1 net with planted zero rows, zero outgoing columns, dead biases."""
+    rng = random.Random(seed)
+    widths = rng.choice([(2, 4, 3, 1), (3, 4, 1), (2, 3, 3, 2)])
+    Ws = [[[F(rng.randint(-3, 3), rng.randint(1, 2)) for _ in range(a)] for _ in range(b)]
+          for a, b in zip(widths, widths[1:])]
+    bs = [[F(rng.randint(-3, 3), rng.randint(1, 2)) for _ in range(b)] for b in widths[1:]]
+    for _ in range(rng.randint(1, 3)):
+        l = rng.randrange(len(widths) - 2)
+        i = rng.randrange(widths[l + 1])
+        kind = rng.choice(["zero_row", "zero_out", "dead"])
+        if kind in ("zero_row", "dead"):
+            Ws[l][i] = [F(0)] * widths[l]
+            bs[l][i] = F(0) if kind == "zero_row" else F(-1)
+        else:
+            for row in Ws[l + 1]:
+                row[i] = F(0)
+    return Network.from_rows(Ws, bs)
+
+
+@settings(max_examples=25, **SETTINGS)
+@given(st.integers(0, 10 ** 6))
+def test_bounds_are_ordered_and_exact_only_when_justified(seed):
+    """On degenerate random nets: lower <= upper = N − rank, the floor at least the scalings'
+    rank, and an exact fiber dimension only by one of the justified routes."""
+    net = _degenerate(seed)
+    fd = functional_dimension(net)
+    if fd.non_generic:
+        return
+    fib = fd.fiber_dimension
+    assert fib.upper == net.n_parameters - fd.lower
+    assert 0 <= fib.lower <= fib.upper
+    if fib.exact:
+        assert fd.fiber_exact_by in ("moves", "R17", "R22")
+    floor = fiber_floor(net, None, fd.details.get("patterns"), fd.details.get("proven"))
+    over: list = []
+    fiber_floor(net, None, fd.details.get("patterns"), fd.details.get("proven"), over)
+    if over and fd.exact:
+        low, how = fiber_lower(net, None, fd.details.get("patterns"), fd.details.get("proven"),
+                               net.n_parameters - fd.value)
+        assert how in ("moves", "R17", "") and (how or low == floor)
