@@ -84,6 +84,10 @@ def test_dim_takes_a_ball_and_a_box_with_its_own_sides(capsys, net, tmp_path):
     assert main(["dim", net, "--box", str(f)]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "dim:" in err and "not half-spaces" in err
+    f.write_text(json.dumps({"box": [[0, None], [0, 1]]}))           # an open side: named as such
+    assert main(["dim", net, "--box", str(f)]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "not open sides" in err and "its own sides per coordinate" in err
 
 
 # ------------------------------------------------------------------------------------------------
