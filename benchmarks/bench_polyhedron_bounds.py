@@ -64,7 +64,23 @@ def run(a, b, dom, tight):
     return v.answer, v.details.get("regions_checked", 0), red, time.perf_counter() - t, v.details.get("decided_by")
 
 
+def wide():
+    """Wider nets (a deep dead neuron whose proof by a ``dead_cover`` walk was needed before)."""
+    for seed, widths in ((1, [2, 30, 30, 1]), (2, [2, 40, 20, 1]), (3, [3, 16, 16, 1])):
+        a = rational_net(random.Random(seed), widths)
+        for name, (dom, _) in polyhedra(a.n_inputs).items():
+            b, _ = deep_dead(random.Random(100 + seed), a, dom)
+            before, after = run(a, b, dom, False), run(a, b, dom, True)
+            z = z3_equivalent(a, b, dom)
+            assert before[0] == after[0] == z, (widths, name)
+            print(f"{'-'.join(map(str, widths))} {name:10s} before: {before[1]} regions, dead "
+                  f"{before[2].get('dead', 0)}, dead_cover {before[2].get('dead_cover', 0)}, "
+                  f"{before[3]:.2f} s  after: {after[1]} regions, dead {after[2].get('dead', 0)}, "
+                  f"dead_cover {after[2].get('dead_cover', 0)}, {after[3]:.2f} s  z3: {z}", flush=True)
+
+
 def main(seeds=6):
+    wide()
     rows = []
     for seed in range(seeds):
         rng = random.Random(seed)
