@@ -228,6 +228,11 @@ CUT_SHARE = 0.5
 domain itself may take before branch and bound decides with the rest."""
 
 
+TIGHTEN_SHARE = 0.1
+"""The share of the budget's timeout the exact LPs of the domain's bounding box may take
+(:func:`semialgebraic.sets.tighten`; the sides proved by then are kept)."""
+
+
 def _on_cut(a, b, dom: Domain, budget: Budget, progress, samples, check) -> Verdict:
     """``a ≡ b`` on a box ∩ half-spaces or a box with open sides (a convex polyhedron).  First the
     general method on the polyhedron itself (its region walk: cheap refutation at points of the
@@ -244,7 +249,8 @@ def _on_cut(a, b, dom: Domain, budget: Budget, progress, samples, check) -> Verd
     A 3-4-4-1 pair equal on a cut box but not just outside it (a neuron active only beyond
     the half-space, dropped in b): the walk 0.3 s (test_equiv_polytope_walk)."""
     from ..bab import epsilon_equivalent
-    dom = tighten(dom, budget)         # the exact bounding box, for every interval bound below
+    # the exact bounding box, for every interval bound below (in a tenth of the budget at most)
+    dom = tighten(dom, Budget(None if budget.timeout is None else TIGHTEN_SHARE * budget.remaining()))
     share = Budget(None if budget.timeout is None else CUT_SHARE * budget.remaining(),
                    budget.max_regions)
     v = None

@@ -32,6 +32,7 @@ from algebra.linalg import QMatrix
 from algebra.rationals import Q, q_str, to_q
 
 from ..lp import optimize
+from ..lp.floatlp import dense_max
 from .polyhedra import Polyhedron
 
 __all__ = ["normalize_domain", "in_domain", "random_point", "random_batch", "domain_spec", "interior_point",
@@ -156,8 +157,13 @@ def tighten(dom: Domain, budget=None) -> Domain:
     the half-spaces cut) is kept with the LP's dual multipliers, which prove it
     (:func:`algebra.kernel.domains.side_bound`, checked again by :meth:`Domain.tightened`).
 
-    Only a domain with half-spaces can tighten (the bounding box of a box is itself); an empty
-    domain, or a *budget* spent, stops the LPs (the sides proved so far are kept: each is implied).
+    Only a domain with half-spaces can tighten (the bounding box of a box is itself), and only
+    in a coordinate some half-space involves (else the domain is a product with that side's
+    interval).  A float LP (HiGHS, a hint only) first screens each side: the exact LP runs only
+    where it says the side is strictly tighter, so a side is never tightened on a float's word
+    and a screen that errs only leaves a side as it was (sound: the box part contains the
+    domain).  An empty domain, or a *budget* spent, stops the LPs (the sides proved so far are
+    kept: each is implied).
 
     >>> S = tighten(Domain([0, 0], [None, None], [([1, 1], 1)]))        # the simplex
     >>> [tuple(map(str, b)) for b in S.intervals()], [s["value"] for s in S.sides()]
@@ -171,10 +177,15 @@ def tighten(dom: Domain, budget=None) -> Domain:
     A = [[-v for v in r[:-1]] for r in rows]           # a·x + c >= 0  <=>  -a·x <= c
     rhs = [r[-1] for r in rows]
     sides = []
+    screen = _FloatScreen(dom)
     for k in range(dom.dim):
+        if not any(a[k] for a, _ in dom.halfspaces):
+            continue
         for side, maximize, given in (("lo", False, dom.lo[k]), ("hi", True, dom.hi[k])):
             if budget is not None and budget.exhausted():
                 return dom.tightened(sides)
+            if not screen.may_tighten(k, maximize, given):
+                continue
             e = [Q(0)] * dom.dim
             e[k] = Q(1)
             res = optimize(e, maximize=maximize, A_le=A, b_le=rhs, n=dom.dim)
@@ -186,6 +197,36 @@ def tighten(dom: Domain, budget=None) -> Domain:
                 continue
             sides.append((k, side, res.value, res.dual["y_le"]))
     return dom.tightened(sides)
+
+
+class _FloatScreen:
+    """HiGHS's float ``max ±x_k`` over the domain (:func:`semialgebraic.lp.floatlp.dense_max`):
+    whether the exact LP of a side may tighten it (a hint; never a bound)."""
+
+    def __init__(self, dom: Domain):
+        import numpy as np
+        self.dom = dom
+        self.A = np.array([[float(v) for v in a] for a, _ in dom.halfspaces], dtype=float)
+        self.r = np.array([float(b) for _, b in dom.halfspaces], dtype=float)
+        self.lo = np.array([-np.inf if v is None else float(v) for v in dom.lo], dtype=float)
+        self.hi = np.array([np.inf if v is None else float(v) for v in dom.hi], dtype=float)
+
+    def may_tighten(self, k: int, maximize: bool, given) -> bool:
+        import numpy as np
+        cost = np.zeros(self.dom.dim)
+        cost[k] = 1.0 if maximize else -1.0
+        try:
+            res = dense_max(self.A, self.r, cost, self.lo, self.hi)
+        except Exception:                   # (HiGHS refused the model: try the exact LP)
+            return True
+        if res is None:                     # unbounded, or empty: no side to prove
+            return False
+        value = res[1] if maximize else -res[1]
+        if given is None:
+            return True
+        g = float(given)
+        slack = 1e-9 * max(1.0, abs(g))
+        return value < g - slack if maximize else value > g + slack
 
 
 def interior_point(dom: Domain):

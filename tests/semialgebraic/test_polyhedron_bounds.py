@@ -177,3 +177,22 @@ def test_cut_cubes_with_the_bounding_box_match_z3(seed):
     assert v.answer is not None and v.answer == z, (kind, v.reason)
     if v.answer and v.certificate.get("type") == "region_cover":
         assert verify(_json(v.certificate))[0] is True
+
+
+def test_the_float_screen_only_chooses_which_sides_to_prove():
+    """The float LP only picks the sides whose exact LP runs: told "yes" everywhere, the exact
+    LPs give the same box; told "no", the box part is kept (sound, not tight); a coordinate no
+    half-space involves gets no LP at all."""
+    import semialgebraic.sets.domains as sd
+    dom = Domain([-1, -1, -1], [1, None, 1], [([1, 2, 0], 1), ([0, -1, 0], 2)])     # x_2 free of cuts
+    want = tighten(dom)
+    assert [tuple(b) for b in want.intervals()] == [(-1, 1), (-1, 1), (-1, 1)]      # y <= (1 - x)/2 <= 1
+    with mock.patch.object(sd._FloatScreen, "may_tighten", lambda self, k, mx, g: True):
+        assert tighten(dom).intervals() == want.intervals()
+    with mock.patch.object(sd._FloatScreen, "may_tighten", lambda self, k, mx, g: False):
+        assert tighten(dom).intervals() == dom.intervals()
+    calls = []
+    real = sd.optimize
+    with mock.patch.object(sd, "optimize", lambda *a, **k: calls.append(a[0]) or real(*a, **k)):
+        tighten(dom)
+    assert calls and all(c[2] == 0 for c in calls)          # never an LP of x_2
