@@ -196,3 +196,23 @@ def test_the_float_screen_only_chooses_which_sides_to_prove():
     with mock.patch.object(sd, "optimize", lambda *a, **k: calls.append(a[0]) or real(*a, **k)):
         tighten(dom)
     assert calls and all(c[2] == 0 for c in calls)          # never an LP of x_2
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_max_deviation_on_a_cut_box_reduces_over_the_bounding_box(seed):
+    """``diff --method walk`` (max_deviation) on box ∩ half-spaces: its reductions take the
+    tightened box (the same value as branch and bound, exactly)."""
+    from semialgebraic.bab import diff_bounds
+    from semialgebraic.equivalence.deviation import max_deviation
+    rng = random.Random(seed)
+    a = rational_net(rng, [2, 5, 4, 1])
+    b = rational_net(rng, [2, 4, 4, 1])
+    dom = Domain([-1, -1], [1, 1], [([1, 1], Q(1, 2)), ([1, -1], 0)])
+    seen = []
+    import semialgebraic.equivalence.deviation as dv
+    real = dv.reduced_difference
+    with mock.patch.object(dv, "reduced_difference", lambda *x, **k: seen.append(k["domain"]) or real(*x, **k)):
+        dev = max_deviation(a, b, dom, timeout=60)
+    assert dev.complete and seen and seen[0].intervals() == [(-1, Q(1, 4)), (-1, 1)]     # x <= y, x + y <= 1/2
+    r = diff_bounds(a, b, dom, timeout=60)
+    assert r.complete and dev.value == r.upper == r.lower
