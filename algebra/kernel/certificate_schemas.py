@@ -55,7 +55,7 @@ HEADER_KEYS = ("format", "type", "schema_version", "netfibers_version")
 SCHEMA_KEYS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
     "counterexample": (("claim", "a", "b"), ("x", "a_x", "b_x", "domain")),
     "symmetry_path": (("claim", "a", "b", "steps"), ("domain", "checkpoints")),
-    "region_cover": (("claim", "a", "b", "regions"), ("domain", "contract", "reduction")),
+    "region_cover": (("claim", "a", "b", "regions"), ("domain", "bounds", "contract", "reduction")),
     "absorption": (("claim", "competitor", "block", "witness"), ()),
     "identifiability_hypotheses": (("claim", "network", "fiber_dimension"), ()),
     "functional_dimension": (("claim", "network", "prime", "inputs", "lower"),

@@ -14,7 +14,7 @@ from algebra.exceptions import InputError
 from algebra.io.native import parse_number
 from algebra.rationals import Q, to_q
 
-__all__ = ["domain_rows", "domain_json", "domain_from_json", "Domain"]
+__all__ = ["domain_rows", "domain_json", "domain_from_json", "side_bound", "Domain"]
 
 
 def domain_rows(d: int, lo_hi) -> list[tuple[Q, ...]]:
@@ -84,6 +84,49 @@ def domain_from_json(data, d: int | None = None):
             Q(data[1]) if not isinstance(data[1], str) else parse_number(data[1], "proof.domain"))
 
 
+def side_bound(rows, k: int, side: str, y) -> Q:
+    """The bound on ``x_k`` that the multipliers *y* prove over the rows *rows*, exactly.
+
+    *rows* are ``(a_0, …, a_{d-1}, c)`` with ``a·x + c >= 0`` (:meth:`Domain.rows`); *y* has one
+    entry per row, every entry ``>= 0``, and ``Σ y_i a_i = e_k`` (side ``"lo"``) or ``-e_k``
+    (side ``"hi"``).  Then ``0 <= Σ y_i (a_i·x + c_i) = ±x_k + Σ y_i c_i`` on the set, so
+    ``x_k >= -Σ y_i c_i`` (lo) or ``x_k <= Σ y_i c_i`` (hi): that number is returned.
+
+    Raises
+    ------
+    ValueError
+        Naming the first condition that fails (a multiplier < 0, a wrong count, Σ y_i a_i ≠ ±e_k).
+
+    Examples
+    --------
+    >>> rows = Domain([0, 0], [None, None], [([1, 1], 1)]).rows()      # the simplex x, y >= 0, x + y <= 1
+    >>> side_bound(rows, 0, "hi", [0, 1, 1])                            # y + (1 - x - y) >= 0
+    1
+    >>> side_bound(rows, 0, "hi", [1, 1, 1])
+    Traceback (most recent call last):
+        ...
+    ValueError: the multipliers give (0, 0) · x, not -x_0
+    """
+    if side not in ("lo", "hi"):
+        raise ValueError(f"side must be 'lo' or 'hi', not {side!r}")
+    y = [to_q(v) for v in y]
+    if len(y) != len(rows):
+        raise ValueError(f"{len(y)} multipliers for {len(rows)} domain rows")
+    if any(v < 0 for v in y):
+        raise ValueError("a multiplier is negative")
+    d = len(rows[0]) - 1 if rows else 0
+    if not 0 <= k < d:
+        raise ValueError(f"coordinate {k} is not one of the {d} inputs")
+    z = Q(0)
+    comb = tuple(sum((v * r[j] for v, r in zip(y, rows) if v), z) for j in range(d))
+    sign = 1 if side == "lo" else -1
+    if comb != tuple(Q(sign) if j == k else z for j in range(d)):
+        raise ValueError(f"the multipliers give ({', '.join(map(str, comb))}) · x, not "
+                         f"{'' if sign > 0 else '-'}x_{k}")
+    c = sum((v * r[-1] for v, r in zip(y, rows) if v), z)
+    return -c if side == "lo" else c
+
+
 class Domain:
     """One exact input domain: per-coordinate bounds (a box, some sides possibly open to ±∞)
     intersected with half-spaces ``a·x <= b``.  Covers R^d, the orthant, a cube, a box with
@@ -102,9 +145,17 @@ class Domain:
     (True, False, None)
     >>> Domain.from_json(H.to_json()) == H
     True
+
+    A proved bounding box (:meth:`tightened`): the simplex ``x, y >= 0``, ``x + y <= 1`` has no
+    upper side of its own, but ``x <= 1`` follows from the rows with multipliers ``(0, 1, 1)``:
+
+    >>> S = Domain([0, 0], [None, None], [([1, 1], 1)])
+    >>> T = S.tightened([(0, "hi", 1, [0, 1, 1]), (1, "hi", 1, [1, 0, 1])])
+    >>> [tuple(map(str, b)) for b in T.intervals()], T == S, T.to_json() == S.to_json()
+    ([('0', '1'), ('0', '1')], True, True)
     """
 
-    __slots__ = ("lo", "hi", "halfspaces")
+    __slots__ = ("lo", "hi", "halfspaces", "_bounds", "_sides")
 
     def __init__(self, lo, hi, halfspaces=()):
         lo = tuple(None if v is None else to_q(v) for v in lo)
@@ -122,6 +173,8 @@ class Domain:
             hs.append((a, to_q(b)))
         self.lo, self.hi = lo, hi
         self.halfspaces = tuple(hs)
+        self._bounds = None                 # a proved bounding box (:meth:`tightened`), or None
+        self._sides = ()                    # its proofs: (k, side, value, multipliers)
 
     # -- constructors ------------------------------------------------------------------------
     @classmethod
@@ -171,9 +224,77 @@ class Domain:
         return b[0] if b and len(set(b)) == 1 else None
 
     def intervals(self) -> list:
-        """``[(lo_i, hi_i)]`` of the box part (None for an open side; the half-spaces left out):
-        a superset of the domain, so interval bounds over it are sound on the domain."""
+        """``[(lo_i, hi_i)]`` of the box part (None for an open side; the half-spaces left out),
+        or of the proved bounding box when the domain was :meth:`tightened`: a superset of the
+        domain either way, so interval bounds over it are sound on the domain."""
+        if self._bounds is not None:
+            return list(self._bounds)
         return list(zip(self.lo, self.hi))
+
+    def tightened(self, sides) -> "Domain":
+        """The same domain whose :meth:`intervals` are its box part tightened by *sides*.
+
+        Each side is ``(k, "lo" | "hi", value, y)``: multipliers ``y >= 0`` over :meth:`rows`
+        that prove ``x_k >= value`` or ``x_k <= value`` on the domain (:func:`side_bound`; the
+        bound they prove must be at least as tight as *value*).  Every side is checked here,
+        exactly, so the tightened box always contains the domain.  Equality, hashing and
+        :meth:`to_json` ignore the tightening (the set is the same); :meth:`sides` lists it.
+
+        Raises
+        ------
+        ValueError
+            If a side's multipliers do not prove its value.
+        """
+        rows = self.rows()
+        box = [list(b) for b in zip(self.lo, self.hi)]
+        kept = []
+        for k, side, value, y in sides:
+            value = to_q(value)
+            if not isinstance(k, int) or isinstance(k, bool):
+                raise ValueError(f"coordinate {k!r} is not an integer")
+            try:
+                proved = side_bound(rows, k, side, y)
+            except ValueError as exc:
+                raise ValueError(f"side {side} of x_{k}: {exc}") from None
+            if (side == "hi" and proved > value) or (side == "lo" and proved < value):
+                raise ValueError(f"side {side} of x_{k}: the multipliers prove {proved}, not {value}")
+            j = 0 if side == "lo" else 1
+            cur = box[k][j]
+            if cur is None or (value > cur if j == 0 else value < cur):
+                box[k][j] = value
+            kept.append((k, side, value, tuple(to_q(v) for v in y)))
+        out = Domain(self.lo, self.hi, self.halfspaces)
+        out._bounds = tuple(tuple(b) for b in box)
+        out._sides = tuple(kept)
+        return out
+
+    def sides(self) -> list[dict]:
+        """The proofs of :meth:`tightened` in JSON form (exact strings):
+        ``[{"coordinate": k, "side": "lo" | "hi", "value": v, "multipliers": [y_i, …]}]``
+        (one multiplier per row of :meth:`rows`); ``[]`` when not tightened."""
+        return [{"coordinate": k, "side": side, "value": str(v), "multipliers": [str(u) for u in y]}
+                for k, side, v, y in self._sides]
+
+    def tightened_from_certificate(self, data) -> "Domain":
+        """:meth:`tightened` by the JSON form of :meth:`sides`, read strictly (:class:`InputError`
+        for a wrong shape, ValueError for multipliers that do not prove a side)."""
+        if not isinstance(data, list):
+            raise InputError("bounds must be a list of tightened sides")
+        sides = []
+        for t, e in enumerate(data):
+            if not isinstance(e, dict) or set(e) != {"coordinate", "side", "value", "multipliers"}:
+                raise InputError(f"bounds[{t}] has exactly the keys coordinate, side, value and "
+                                 "multipliers")
+            k, side, y = e["coordinate"], e["side"], e["multipliers"]
+            if not isinstance(k, int) or isinstance(k, bool) or not 0 <= k < self.dim:
+                raise InputError(f"bounds[{t}].coordinate must be an input index 0..{self.dim - 1}")
+            if side not in ("lo", "hi"):
+                raise InputError(f"bounds[{t}].side must be 'lo' or 'hi'")
+            if not isinstance(y, list):
+                raise InputError(f"bounds[{t}].multipliers must be a list")
+            sides.append((k, side, parse_number(e["value"], f"bounds[{t}].value"),
+                          [parse_number(v, f"bounds[{t}].multipliers") for v in y]))
+        return self.tightened(sides)
 
     def legacy(self):
         """The older form the deciders take: None (R^d), ``"orthant"`` or ``(lo, hi)`` (a cube);

@@ -26,7 +26,8 @@ def interval_bounds(Ws, bs, d, lo_hi, start=None):
     lo_hi : None, "orthant", (lo, hi) or Domain
         The domain: R^d, the closed orthant, the cube ``[lo, hi]^d``, or a
         :class:`~algebra.kernel.domains.Domain` (box ∩ half-spaces), bounded over its box part
-        (:meth:`~algebra.kernel.domains.Domain.intervals`: a superset, so the bounds are sound).
+        or its proved bounding box (:meth:`~algebra.kernel.domains.Domain.intervals`: a superset,
+        so the bounds are sound).
     start : list of (lo, hi), optional
         The bounds of the pre-activations of the layer before ``Ws[0]``: the layers continue a
         network whose earlier bounds are known (*d* and *lo_hi* are then not used).

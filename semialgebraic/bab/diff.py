@@ -272,6 +272,8 @@ def closed_sides(dom: Domain, budget: Budget | None = None) -> Domain:
     box ∩ half-spaces for branch and bound; before, its open side sent it to the recession test,
     which found no apex box for a cone of 0 and left ``equiv`` undecided.  One exact LP per open
     side; a spent *budget* stops them (the sides closed so far are kept: each is implied)."""
+    if dom.sides():                    # a proved bounding box (sets.tighten): the same set
+        dom = Domain(*zip(*dom.intervals()), dom.halfspaces)
     if not dom.halfspaces or (None not in dom.lo and None not in dom.hi):
         return dom
     from ..lp import optimize

@@ -15,11 +15,13 @@ __all__ = ["region_cover_certificate"]
 def region_cover_certificate(a: Network, b: Network, *, domain: Any = None,
                              contract: Sequence[dict] | None = None,
                              reduction: Sequence[dict] | None = None,
-                             regions: Sequence[Any] = ()) -> dict:
+                             regions: Sequence[Any] = (), bounds: Sequence[dict] = ()) -> dict:
     """Certificate that *a* and *b* agree on *domain* (JSON form: None, ``{"box": [lo, hi]}``
     or ``{"orthant": True}``): the layer contractions *contract*, the reduction steps
     *reduction* of the difference network and its linear *regions* (JSON forms or objects with
-    ``to_json``).  ``contract``/``reduction`` are left out when None.
+    ``to_json``).  ``contract``/``reduction`` are left out when None.  *bounds*: the proved
+    sides of a polyhedral domain's bounding box (:meth:`algebra.kernel.domains.Domain.sides`),
+    over which the reductions took their interval bounds; left out when empty.
 
     >>> a = Network.from_rows([[[1]], [[1]]], [[0], [0]])
     >>> c = region_cover_certificate(a, a, domain={"box": [1, 1]})
@@ -28,6 +30,8 @@ def region_cover_certificate(a: Network, b: Network, *, domain: Any = None,
     """
     cert = {**header("region_cover"), "claim": CLAIMS["region_cover"][0],
             "a": a.to_dict(), "b": b.to_dict(), "domain": jsonable(domain)}
+    if bounds:
+        cert["bounds"] = jsonable(list(bounds))
     if contract is not None:
         cert["contract"] = jsonable(list(contract))
     if reduction is not None:

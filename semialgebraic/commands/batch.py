@@ -10,7 +10,9 @@ options, else R^d; :mod:`algebra.io.domain_text`).
 
 ``netfibers search diff A B (--box B | --ball X,R) [--method tree|cells] [--cells K] [--workers N | --scheduler ADDRESS]
 [--checkpoint FILE] [--certificate FILE] [--timeout S] [--json]`` and
-``netfibers search regions NET --box LO,HI [--method walk|cells] [--cells K] …``
+``netfibers search regions NET (--box B | --ball X,R) [--method walk|cells] [--cells K] …``
+(both take a bounded box: ``lo,hi``, ``lo1:hi1,…``, ``file``, a JSON box or ``--ball``; half-spaces
+and open sides are refused in one line)
 """
 
 from __future__ import annotations
@@ -25,7 +27,7 @@ from algebra.rationals import q_str
 from ..certificates import write_certificate
 from ..cli import fail
 from . import display
-from .common import load_network, load_pair_in_units, parse_box, parse_domain, units_report
+from .common import load_network, load_pair_in_units, parse_domain, units_report
 from .help import TIMEOUT_HELP, describe
 
 __all__ = ["register", "cmd_batch", "cmd_search"]
@@ -123,10 +125,10 @@ def register(sub, parent) -> None:
     p.add_argument("nets", nargs="+", metavar="NET", help="A B for diff, NET for regions")
     dom = p.add_mutually_exclusive_group(required=True)
     dom.add_argument("--box", metavar="BOX",
-                     help="diff: lo,hi (the cube), lo1:hi1,… (a box), 'file' (a .nnet input box) "
+                     help="lo,hi (the cube), lo1:hi1,… (a box), 'file' (a .nnet input box) "
                           "or FILE.json (a bounded box; half-spaces and open sides: netfibers "
-                          "diff); regions: lo,hi")
-    dom.add_argument("--ball", metavar="X,R", help="diff: the L-infinity ball x,R (a box)")
+                          "diff, netfibers regions)")
+    dom.add_argument("--ball", metavar="X,R", help="the L-infinity ball x,R (a box)")
     p.add_argument("--cells", type=int, default=None, metavar="K",
                    help="number of first cells (default 8; the same serially and distributed); "
                         "regions: implies --method cells")
@@ -251,8 +253,7 @@ def cmd_search(args) -> int:
                 + display.note([v for v in (r.lower, r.upper) if v is not None], args.exact))
     else:
         how = (f"walk, {r.tasks} tasks" if r.method == "walk" else f"{r.cells} cells") + f", {r.where}"
-        text = (f"{r.number_of_regions} activation regions meet the box "
-                f"[{q_str(box[0][0])}, {q_str(box[0][1])}]^{d} ({how})"
+        text = (f"{r.number_of_regions} activation regions meet the box {_box_text(box)} ({how})"
                 + ("" if r.complete else f" (partial: {r.reason}; rerun with --checkpoint to resume)")
                 + (f"; region_cover certificate checked: {r.verified}" if r.complete else ""))
     if args.json:
@@ -264,22 +265,27 @@ def cmd_search(args) -> int:
 
 def _search_box(args, d, net) -> list:
     """The bounded box of a search, in the grammar of ``netfibers diff`` (:func:`parse_domain`):
-    diff takes a cube, a box with its own sides, ``file`` (a ``.nnet`` input box), a JSON box or
-    ``--ball``; regions a cube ``lo,hi``.  A domain a search does not take (half-spaces, open
-    sides) is refused in one line, never cut down to its box."""
-    if args.what == "regions":
-        if args.ball is not None:
-            fail("search regions takes a cube --box lo,hi (not --ball)")
-        if "," not in args.box or ":" in args.box or args.box.strip().startswith(("[", "{")):
-            fail(f"--box {args.box}: search regions takes a cube lo,hi (netfibers regions "
-                 "takes the other domains)")
-        return [parse_box(args.box)] * d
+    a cube, a box with its own sides, ``file`` (a ``.nnet`` input box), a JSON box or ``--ball``.
+    A domain a search does not take (half-spaces, open sides; for regions also a side of width
+    0, whose regions are those of a slice) is refused in one line, never cut down to its box."""
     dom = parse_domain(args, d, net)
+    other = "netfibers diff" if args.what == "diff" else "netfibers regions"
     if dom.box is None:
-        fail(f"search diff takes a bounded box (lo,hi, lo1:hi1,..., file, a JSON box or --ball), "
-             f"not {'half-spaces' if dom.halfspaces else 'open sides'}: netfibers diff takes "
+        fail(f"search {args.what} takes a bounded box (lo,hi, lo1:hi1,..., file, a JSON box or "
+             f"--ball), not {'half-spaces' if dom.halfspaces else 'open sides'}: {other} takes "
              "any domain")
+    if args.what == "regions" and any(lo == hi for lo, hi in dom.box):
+        k = next(i for i, (lo, hi) in enumerate(dom.box) if lo == hi)
+        fail(f"search regions takes a box with lo < hi on every side (x_{k} is fixed at "
+             f"{q_str(dom.box[k][0])}): netfibers regions walks the slice")
     return dom.box
+
+
+def _box_text(box) -> str:
+    """``[lo, hi]^d`` for a cube, else ``[lo_1, hi_1] x … x [lo_d, hi_d]``."""
+    if len(set(box)) == 1:
+        return f"[{q_str(box[0][0])}, {q_str(box[0][1])}]^{len(box)}"
+    return " x ".join(f"[{q_str(lo)}, {q_str(hi)}]" for lo, hi in box)
 
 
 def _tree_diff(args, nets, box) -> int:

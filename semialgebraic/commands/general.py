@@ -458,8 +458,10 @@ def cmd_dim(args) -> int:
     except InputError as exc:
         cs = box_input_map(dom_obj.lo, dom_obj.hi) if not dom_obj.halfspaces else None
         if cs is None:
+            what = ("half-spaces" if dom_obj.halfspaces else "open sides"
+                    if None in dom_obj.lo + dom_obj.hi else None)
             fail("dim: takes R^d, the orthant or a box (a cube or its own sides per coordinate), "
-                 "not half-spaces" if dom_obj.halfspaces else f"dim: {exc.problem}")
+                 f"not {what}" if what else f"dim: {exc.problem}")
         # a box with different sides: the network read on the cube (three-layer-fibers R36)
         box, net, dom = (dom_obj.lo, dom_obj.hi), compose_input_map(net, *cs), (Q(-1), Q(1))
     # with --certificate and --timeout, a fifth of the budget is kept for the certificate

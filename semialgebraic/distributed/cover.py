@@ -1,7 +1,10 @@
 r"""The ``region_cover`` certificate of a distributed region walk (issue 19, part 3).
 
 The walk of the cells (:func:`semialgebraic.distributed.distributed_regions`) finds every
-activation pattern of a network N on the box ``[lo, hi]^d`` with an interior point each.  The
+activation pattern of a network N on the box ``[lo, hi]^d`` (or a box ``∏ [lo_i, hi_i]`` with
+its own sides: *lo* and *hi* lists, the certificate's domain then the polyhedral form
+``{"lo", "hi", "halfspaces": []}``, whose rows are the cube's in the same order) with an
+interior point each.  The
 certificate is assembled from them in the format of :mod:`semialgebraic.verify.region_cover`,
 whose checker proves that the listed regions cover the domain (each region non-empty with its
 facets complete, every facet crossed into a listed region):
@@ -29,6 +32,7 @@ import json
 
 from algebra.io.native import network_from_dict
 from algebra.kernel import domain_rows
+from algebra.kernel.domains import Domain
 from algebra.linalg import QMatrix
 from algebra.network import Network
 from algebra.rationals import Q, q_json, to_q
@@ -40,7 +44,7 @@ from ..sets import Polyhedron
 
 __all__ = ["piece", "as_piece", "cell_domain", "shifts", "inside", "cover_certificate", "expand",
            "reduction_steps", "region_entry", "entry_text", "linked", "linked_text", "assembled",
-           "CHUNK"]
+           "sides", "box_domain", "CHUNK"]
 
 CHUNK = 16                  # patterns per certificate task
 
@@ -78,13 +82,34 @@ def reduction_steps(widths) -> list:
     return steps
 
 
+def sides(lo, hi, d: int) -> list:
+    """``[(lo_i, hi_i)]`` of the cube ``[lo, hi]^d`` (*lo*, *hi* numbers) or of a box with its
+    own sides (*lo*, *hi* lists of *d* numbers), exact.
+
+    >>> sides(-1, 1, 2), sides([0, -1], ["1/2", 1], 2)
+    ([(-1, 1), (-1, 1)], [(0, 1/2), (-1, 1)])
+    """
+    if isinstance(lo, (list, tuple)):
+        return [(to_q(a), to_q(b)) for a, b in zip(lo, hi)]
+    return [(to_q(lo), to_q(hi))] * d
+
+
+def box_domain(lo, hi, d: int):
+    """The certificate's domain of the box: ``{"box": [lo, hi]}`` for a cube, else the
+    polyhedral form of :meth:`algebra.kernel.domains.Domain.to_json` (no half-space)."""
+    box = sides(lo, hi, d)
+    if len(set(box)) == 1:
+        return {"box": list(box[0])}
+    return Domain.from_box(box).to_json()
+
+
 def piece(net_json: dict, lo, hi, items) -> list:
     """Task: for each ``(pattern, point)`` of *items*, N's region at the interior point on the box
-    ``[lo, hi]^d`` in certificate form (:func:`as_piece`), by a walk of one region started at
-    the point."""
+    ``[lo, hi]^d`` (*lo*, *hi* lists: ``∏ [lo_i, hi_i]``) in certificate form (:func:`as_piece`),
+    by a walk of one region started at the point."""
     net = network_from_dict(net_json)
     d, n = net.n_inputs, net.n_hidden
-    rows = domain_rows(d, (to_q(lo), to_q(hi)))
+    rows = domain_rows(d, Domain.from_box(sides(lo, hi, d)))
     box = Polyhedron([[-v for v in g[:d]] for g in rows], [g[d] for g in rows], d)
     out = []
     for pattern, point in items:
@@ -113,10 +138,11 @@ def cell_domain(cell) -> Polyhedron:
 
 def shifts(n: int, cell, lo, hi) -> dict:
     """``{k: s}``: the box ``[lo, hi]^d``'s row k (index n + ... as in a region's inequalities,
-    *n* hidden neurons) is the cell's row k plus ``s >= 0``; only the non-zero shifts."""
+    *n* hidden neurons; *lo*, *hi* lists: the box ``∏ [lo_i, hi_i]``) is the cell's row k plus
+    ``s >= 0``; only the non-zero shifts."""
     out = {}
-    for i, (a, b) in enumerate(cell):
-        for k, s in ((n + 2 * i, to_q(a) - to_q(lo)), (n + 2 * i + 1, to_q(hi) - to_q(b))):
+    for i, ((a, b), (lo_i, hi_i)) in enumerate(zip(cell, sides(lo, hi, len(cell)))):
+        for k, s in ((n + 2 * i, to_q(a) - lo_i), (n + 2 * i + 1, hi_i - to_q(b))):
             if s != 0:
                 out[k] = s
     return out
@@ -201,9 +227,10 @@ def linked(entries: list, patterns: list) -> list | None:
 
 
 def assembled(net: Network, lo, hi, regs: list) -> dict:
-    """The ``region_cover`` certificate of N on ``[lo, hi]^d`` whose regions are *regs*
-    (:func:`linked`; JSON data already, put in as they are)."""
-    cert = region_cover_certificate(net, net, domain={"box": [to_q(lo), to_q(hi)]},
+    """The ``region_cover`` certificate of N on ``[lo, hi]^d`` (*lo*, *hi* lists: the box
+    ``∏ [lo_i, hi_i]``, :func:`box_domain`) whose regions are *regs* (:func:`linked`; JSON data
+    already, put in as they are)."""
+    cert = region_cover_certificate(net, net, domain=box_domain(lo, hi, net.n_inputs),
                                     reduction=reduction_steps(list(net.widths[1:-1])))
     cert["regions"] = regs
     return cert

@@ -556,7 +556,8 @@ def _progress_diff(st, tasks) -> None:
 def regions_cell(net_json: dict, timeout, cell, box=None) -> dict:
     """Task: the activation patterns (and an interior point each) of the regions meeting *cell*.
 
-    With *box* (``[lo, hi]`` of the cube ``[lo, hi]^d`` the cell is part of, as exact strings),
+    With *box* (``[lo, hi]`` of the cube ``[lo, hi]^d`` the cell is part of, as exact strings, or
+    ``[[lo_i], [hi_i]]`` of a box with its own sides),
     the walk also proves each region's facets (with multipliers), and a region whose facets on
     the cell are its facets on the box (:func:`.cover.inside`: it meets no cell boundary inside
     the box) carries its certificate piece for the box (``piece``, :func:`.cover.as_piece`):
@@ -617,7 +618,8 @@ def cell_regions(net: Network, box, *, cells: int | None = None,
     ``cells`` method of :func:`semialgebraic.distributed.distributed_regions`; a region cut
     by a cell boundary is walked by every cell it meets).
 
-    With *certify* (and a complete walk of a cube ``[lo, hi]^d``), the ``region_cover``
+    With *certify* (and a complete walk of a box with an interior: a cube ``[lo, hi]^d`` or a
+    box with its own sides), the ``region_cover``
     certificate of the regions is assembled (:mod:`.cover`: each region's facets, neighbours and
     multipliers on the box, one task per chunk of patterns) and, with *verify*, checked part by
     part on the workers (:func:`check_region_cover`; a failure raises
@@ -634,8 +636,10 @@ def cell_regions(net: Network, box, *, cells: int | None = None,
     t0 = time.perf_counter()
     parts = split_box(box, cells or DEFAULT_CELLS)
     nj = jsonable(net.to_dict())
-    cube = len({b for b in box}) == 1 and box[0][0] < box[0][1]
-    whole = [q_json(v) for v in box[0]] if certify and cube and net.depth > 1 else None
+    cube = len({b for b in box}) == 1
+    full = all(lo < hi for lo, hi in box)           # (the cover's argument needs an interior)
+    whole = None if not (certify and full and net.depth > 1) else (
+        [q_json(v) for v in box[0]] if cube else [[q_json(lo) for lo, _ in box], [q_json(hi) for _, hi in box]])
     key = _digest("regions", nj, _cells_json(parts), whole)
     done, ex, reason = _run_cells(regions_cell, (nj, timeout), parts, workers, scheduler,
                                   memory_limit, checkpoint, key, executor, progress, (whole,))
@@ -655,7 +659,7 @@ def cell_regions(net: Network, box, *, cells: int | None = None,
         cert, verified = None, False
         if whole is not None and complete:
             try:
-                cert, verified = _certify_regions(net, nj, box[0], pats, seen, pieces, ex, verify)
+                cert, verified = _certify_regions(net, nj, whole, pats, seen, pieces, ex, verify)
             except KeyboardInterrupt:   # Ctrl-C in the cover's check: every region, unchecked
                 cert, complete = None, False
                 reason = "interrupted (Ctrl-C) in the certificate's check"
@@ -670,8 +674,9 @@ def cell_regions(net: Network, box, *, cells: int | None = None,
 def _certify_regions(net, nj, lohi, pats, seen, pieces, ex, verify):
     """The ``region_cover`` certificate of the joined walk and its check (parts on *ex*): the
     pieces the cells' walks returned, and the regions cut by a cell boundary recomputed on
-    the box (one task per chunk)."""
-    lo, hi = q_json(lohi[0]), q_json(lohi[1])
+    the box (one task per chunk; *lohi* ``[lo, hi]`` of the cube or ``[[lo_i], [hi_i]]``, exact
+    strings)."""
+    lo, hi = lohi
     items = [[list(p), seen[p]] for p in pats if p not in pieces]
     chunks = [items[k:k + cover.CHUNK] for k in range(0, len(items), cover.CHUNK)]
     got = dict(ex.map_unordered(cover.piece, [(k, (nj, lo, hi, c)) for k, c in enumerate(chunks)]))

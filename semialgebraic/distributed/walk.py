@@ -438,7 +438,8 @@ def distributed_walk(net: Network, box, *, workers: int | None = None,
                      batch: int | None = None):
     """The linear regions of *net* meeting *box* by the distributed walk (module docstring).
 
-    With *certify* (and a complete walk of a cube ``[lo, hi]^d``, depth > 1) the
+    With *certify* (and a complete walk of a box with an interior: a cube ``[lo, hi]^d`` or a
+    box with its own sides, depth > 1) the
     ``region_cover`` certificate is assembled and, with *verify*, checked part by part (the
     chunks on the workers; a failure raises :class:`CertificateError`: a bug).  Returns a
     :class:`semialgebraic.distributed.search.RegionsResult` (``method`` "walk", ``tasks``).
@@ -455,15 +456,14 @@ def distributed_walk(net: Network, box, *, workers: int | None = None,
     deadline = None if timeout is None else time.time() + timeout
     nj = jsonable(net.to_dict())
     bj = [[q_json(lo), q_json(hi)] for lo, hi in box]
-    cube = len(set(box)) == 1 and box[0][0] < box[0][1]
-    whole = certify and cube and net.depth > 1
+    whole = certify and all(lo < hi for lo, hi in box) and net.depth > 1
     key = hashlib.sha256(json.dumps(["walk", 2, nj, bj, whole], sort_keys=True).encode()).hexdigest()[:32]
     log = _Log(checkpoint, key)
     ex = executor or make_executor(workers, scheduler, memory_limit)
     stream = None
     try:
         widths = list(net.widths[1:-1])
-        head = cover.assembled(net, box[0][0], box[0][1], []) if whole else None
+        head = cover.assembled(net, [lo for lo, _ in box], [hi for _, hi in box], []) if whole else None
         stream = _Stream(head, widths, ex if verify else None) if whole else None
         res = _walk(net, box, nj, bj, whole, key, log, ex, deadline, progress, batch or BATCH,
                     stream, timeout)

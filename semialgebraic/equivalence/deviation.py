@@ -24,7 +24,7 @@ from .. import lp
 from ..budget import Budget, BudgetExhausted, Progress
 from ..exceptions import CertificateError
 from ..regions import joint_regions
-from ..sets import interior_point, normalize_domain
+from ..sets import interior_point, normalize_domain, tighten
 from .reduction import contract_affine_layers, reduced_difference
 
 __all__ = ["Deviation", "max_deviation"]
@@ -119,6 +119,8 @@ def max_deviation(a: Network, b: Network, box: Any, *, timeout: float | None = N
     elif not isinstance(dom, tuple):
         raise InputError("max_deviation needs a box (lo, hi)")
     budget = budget or Budget(timeout, max_regions)
+    if isinstance(dom, Domain):        # interval reductions over its exact bounding box
+        dom = tighten(dom, Budget(None if budget.timeout is None else budget.remaining() / 10))
     d = a.n_inputs
     if isinstance(dom, tuple) and dom[0] == dom[1]:
         p = tuple([dom[0]] * d)

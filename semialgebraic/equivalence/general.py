@@ -48,6 +48,7 @@ import random
 from dataclasses import replace
 from functools import partial
 
+from algebra.kernel.domains import Domain
 from algebra.rationals import Q
 
 from ..budget import BudgetExhausted, Progress
@@ -89,6 +90,7 @@ def general_method(a, b, dom, budget, progress, hyps, samples=32, check=True) ->
 def _general(a, b, dom, budget, progress, hyps, samples, check) -> Verdict:
     _checked = partial(_checked_if, check=check, budget=budget)
     domj = domain_spec(dom)
+    bounds = dom.sides() if isinstance(dom, Domain) else []     # a proved bounding box (sets.tighten)
     details: dict = {"regions_checked": 0}
     x = None
     if samples > 0:                    # first, before any simplification: refuted pairs are cheap
@@ -120,7 +122,7 @@ def _general(a, b, dom, budget, progress, hyps, samples, check) -> Verdict:
     if not details["live_neurons"] and (D.depth > 1 or D.weights[0].is_zero()):
         # D is the constant map x -> its output bias: no walk (no hidden layer: x -> W x + b)
         if all(v == 0 for v in D.biases[-1]):
-            cert = region_cover_certificate(a, b, domain=domj, contract=contract, reduction=steps)
+            cert = region_cover_certificate(a, b, domain=domj, bounds=bounds, contract=contract, reduction=steps)
             how = f"{len(contract)} layer contractions and " if contract else ""
             return _checked(Verdict(True, "general", f"{how}{len(steps)} exact reduction steps reduce "
                                     "a - b to the zero map (no hidden neuron left)", hyps, cert, details),
@@ -165,7 +167,7 @@ def _general(a, b, dom, budget, progress, hyps, samples, check) -> Verdict:
         return Verdict(None, "general", f"undecided: {state.get('reason')}; {len(regs)} regions "
                        "checked, no counterexample found", hyps, None,
                        {**details, "complete": False})
-    cert = region_cover_certificate(a, b, domain=domj, contract=contract, reduction=steps,
+    cert = region_cover_certificate(a, b, domain=domj, bounds=bounds, contract=contract, reduction=steps,
                                     regions=regs)
     how = f"{len(contract)} layer contractions, " if contract else ""
     return _checked(Verdict(True, "general", f"a - b is zero on all {len(regs)} linear regions "

@@ -10,7 +10,7 @@ Steps 2 and 3 of the general equivalence method (:mod:`semialgebraic.equivalence
   (:func:`reduced_difference`); deeper neurons never active at sample points are proved dead
   on the domain by a small walk over the regions of the layers below them (an exact Farkas
   bound per region: ``dead_cover`` steps; on a domain with half-spaces first-layer neurons too,
-  whose one "region" is the domain: interval bounds over its box part miss the half-spaces).  The steps are the ``contract`` and ``reduction``
+  whose one "region" is the domain: interval bounds over a box miss the half-spaces' corners).  The steps are the ``contract`` and ``reduction``
   of a ``region_cover`` certificate, replayed by :mod:`semialgebraic.verify.region_cover`.
 
 Also :func:`simplify` (an exactly equivalent network without provably dead, constant,
@@ -271,7 +271,7 @@ def reduced_difference(a: Network, b: Network, *, domain: Any = None,
                     stale(l + 1)
                     changed = True
         if not changed and dead_cover:
-            # layer 0 too on a polyhedron: interval bounds over its box part do not see the
+            # layer 0 too on a polyhedron: interval bounds over its (bounding) box do not see the
             # half-spaces (a first-layer neuron active only beyond one; on a box they are exact)
             for l in range(0 if isinstance(dom, Domain) and dom.halfspaces else 1, len(Ws) - 1):
                 st = _dead_cover(Ws, bs, l, zeroed[l], a.n_inputs, dom, dead_cover, budget, tried)

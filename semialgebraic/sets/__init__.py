@@ -9,8 +9,9 @@
 """
 
 from .basic import GROEBNER_LIMITS, BasicSet, Dimension, SemialgebraicSet
-from .domains import domain_spec, in_domain, interior_point, normalize_domain, random_batch, random_point
+from .domains import (domain_spec, in_domain, interior_point, normalize_domain, random_batch, random_point,
+                      tighten)
 from .polyhedra import Polyhedron
 
 __all__ = ["BasicSet", "Dimension", "SemialgebraicSet", "GROEBNER_LIMITS", "Polyhedron",
-           "normalize_domain", "in_domain", "random_point", "random_batch", "domain_spec", "interior_point"]
+           "normalize_domain", "in_domain", "random_point", "random_batch", "domain_spec", "interior_point", "tighten"]

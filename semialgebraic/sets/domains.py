@@ -6,7 +6,7 @@ A user's domain argument is normalised exactly (:func:`normalize_domain`) to ``N
 ``"orthant"`` or a pair ``(lo, hi)``; with ``polyhedral=True`` an
 :class:`algebra.kernel.domains.Domain` without such a form is kept as it is (the region walk
 and its reductions take it: rows by :func:`algebra.kernel.domain_rows`, interval bounds over its
-box part).  On the normalised form this module tests membership of a
+box part, or over its exact bounding box once :func:`tighten` proved it).  On the normalised form this module tests membership of a
 point (:func:`in_domain`), draws random rational points of the domain, with short denominators
 when cheap exact evaluation matters (:func:`random_point`, :func:`random_batch`), and gives the
 JSON form that :func:`normalize_domain` reads back (:func:`domain_spec`, used in certificates
@@ -31,9 +31,12 @@ from algebra.kernel.domains import Domain
 from algebra.linalg import QMatrix
 from algebra.rationals import Q, q_str, to_q
 
+from ..lp import optimize
+from ..lp.floatlp import dense_max
 from .polyhedra import Polyhedron
 
-__all__ = ["normalize_domain", "in_domain", "random_point", "random_batch", "domain_spec", "interior_point"]
+__all__ = ["normalize_domain", "in_domain", "random_point", "random_batch", "domain_spec", "interior_point",
+           "tighten"]
 
 
 def normalize_domain(domain: Any, d: int, polyhedral: bool = False):
@@ -145,6 +148,85 @@ def domain_spec(dom):
     if dom == "orthant":
         return {"orthant": True}
     return {"box": [dom[0], dom[1]]}
+
+
+def tighten(dom: Domain, budget=None) -> Domain:
+    """*dom* with its exact bounding box as its interval box (:meth:`Domain.tightened`): for each
+    side of each coordinate, the exact LP ``min``/``max x_k`` over the domain (box ∩ half-spaces);
+    a side strictly tighter than the box part's (an open side the half-spaces close, or a side
+    the half-spaces cut) is kept with the LP's dual multipliers, which prove it
+    (:func:`algebra.kernel.domains.side_bound`, checked again by :meth:`Domain.tightened`).
+
+    Only a domain with half-spaces can tighten (the bounding box of a box is itself), and only
+    in a coordinate some half-space involves (else the domain is a product with that side's
+    interval).  A float LP (HiGHS, a hint only) first screens each side: the exact LP runs only
+    where it says the side is strictly tighter, so a side is never tightened on a float's word
+    and a screen that errs only leaves a side as it was (sound: the box part contains the
+    domain).  An empty domain, or a *budget* spent, stops the LPs (the sides proved so far are
+    kept: each is implied).
+
+    >>> S = tighten(Domain([0, 0], [None, None], [([1, 1], 1)]))        # the simplex
+    >>> [tuple(map(str, b)) for b in S.intervals()], [s["value"] for s in S.sides()]
+    ([('0', '1'), ('0', '1')], ['1', '1'])
+    >>> tighten(Domain.cube(2, 0, 1)).sides()
+    []
+    """
+    if not isinstance(dom, Domain) or not dom.halfspaces:
+        return dom
+    rows = dom.rows()
+    A = [[-v for v in r[:-1]] for r in rows]           # a·x + c >= 0  <=>  -a·x <= c
+    rhs = [r[-1] for r in rows]
+    sides = []
+    screen = _FloatScreen(dom)
+    for k in range(dom.dim):
+        if not any(a[k] for a, _ in dom.halfspaces):
+            continue
+        for side, maximize, given in (("lo", False, dom.lo[k]), ("hi", True, dom.hi[k])):
+            if budget is not None and budget.exhausted():
+                return dom.tightened(sides)
+            if not screen.may_tighten(k, maximize, given):
+                continue
+            e = [Q(0)] * dom.dim
+            e[k] = Q(1)
+            res = optimize(e, maximize=maximize, A_le=A, b_le=rhs, n=dom.dim)
+            if res.status == "infeasible":
+                return dom                                 # an empty domain: nothing to bound
+            if res.status != "optimal":
+                continue
+            if given is not None and (res.value <= given if side == "lo" else res.value >= given):
+                continue
+            sides.append((k, side, res.value, res.dual["y_le"]))
+    return dom.tightened(sides)
+
+
+class _FloatScreen:
+    """HiGHS's float ``max ±x_k`` over the domain (:func:`semialgebraic.lp.floatlp.dense_max`):
+    whether the exact LP of a side may tighten it (a hint; never a bound)."""
+
+    def __init__(self, dom: Domain):
+        import numpy as np
+        self.dom = dom
+        self.A = np.array([[float(v) for v in a] for a, _ in dom.halfspaces], dtype=float)
+        self.r = np.array([float(b) for _, b in dom.halfspaces], dtype=float)
+        self.lo = np.array([-np.inf if v is None else float(v) for v in dom.lo], dtype=float)
+        self.hi = np.array([np.inf if v is None else float(v) for v in dom.hi], dtype=float)
+
+    def may_tighten(self, k: int, maximize: bool, given) -> bool:
+        import numpy as np
+        cost = np.zeros(self.dom.dim)
+        cost[k] = 1.0 if maximize else -1.0
+        try:
+            res = dense_max(self.A, self.r, cost, self.lo, self.hi)
+        except Exception:                   # (HiGHS refused the model: try the exact LP)
+            return True
+        if res is None:                     # unbounded, or empty: no side to prove
+            return False
+        value = res[1] if maximize else -res[1]
+        if given is None:
+            return True
+        g = float(given)
+        slack = 1e-9 * max(1.0, abs(g))
+        return value < g - slack if maximize else value > g + slack
 
 
 def interior_point(dom: Domain):

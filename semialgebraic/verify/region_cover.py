@@ -11,6 +11,8 @@ Version 1; built by :func:`semialgebraic.certificates.region_cover_certificate`:
      "domain": null | {"box": [lo, hi]} | {"orthant": true}
                | {"lo": [lo_i | null, ...], "hi": [hi_i | null, ...],      # a convex polyhedron
                   "halfspaces": [{"a": [a_0, ..., a_{d-1}], "b": b}, ...]},
+     "bounds": [{"coordinate": k, "side": "lo" | "hi", "value": v,    # optional, polyhedral domain
+                 "multipliers": [y_i per domain row]}, ...],         #   only: its bounding box
      "contract": [{"net": "a" | "b", "layer": l}, ...],     # optional, applied first
      "reduction": [{"step": "merge", "layer": l, "keep": i, "drop": j, "factor": μ},
                    {"step": "zero", "layer": l, "neuron": i},
@@ -81,10 +83,17 @@ that side is given, then ``b - a·x`` per half-space in order
 (:meth:`algebra.kernel.domains.Domain.rows`).
 
 Interval bounds on a polyhedron (``dead`` steps, contractions) are those over its *box part*
-``∏ [lo_i, hi_i]`` (an open side unbounded), the half-spaces left out: the box part contains the
-domain, so a pre-activation bounded above by 0 (or below by 0) over the box part is so on the
-domain too, and every step keeps the function of D on the domain.  (The decider closes no side
-by LP here: a side it proved from the half-spaces would be a bound the checker does not see.)  The checker recomputes every row from the
+``∏ [lo_i, hi_i]`` (an open side unbounded), the half-spaces left out, or, when the certificate
+has ``bounds``, over its exact bounding box: ``bounds`` lists tightened sides
+``{"coordinate": k, "side": "lo" | "hi", "value": v, "multipliers": [y_i]}``, one multiplier per
+domain row (those above, in order), each ``y_i >= 0`` with ``Σ y_i a_i = e_k`` (lo) or
+``-e_k`` (hi) for the rows ``a·x + c >= 0``; then ``±x_k + Σ y_i c_i >= 0`` on the domain, and
+the side is accepted only when that bound is at least as tight as v
+(:func:`algebra.kernel.domains.side_bound`, checked before any interval bound is taken).  The
+box so proved contains the domain, so a pre-activation bounded above by 0 (or below by 0) over
+it is so on the domain too, and every step keeps the function of D on the domain.  ``bounds``
+is accepted only with a polyhedral domain; a certificate without it (older ones) is checked
+over the box part.  The checker recomputes every row from the
 networks and the pattern and rejects any difference.
 
 What is checked (all exact, over Q; code imports ``algebra`` only)
@@ -185,6 +194,12 @@ def check(cert: dict) -> tuple[bool, str]:
         return False, f"the networks have different signatures {a.signature} and {b.signature}"
     d = a.n_inputs
     lo_hi = _parse_domain(cert.get("domain"), d)
+    try:
+        lo_hi = tightened_domain(cert, lo_hi)
+    except InputError:
+        raise                          # (an InputError is a ValueError: malformed, not broken)
+    except ValueError as exc:
+        return False, f"bounds: {exc}"
     if isinstance(lo_hi, tuple) and lo_hi[0] == lo_hi[1]:
         if cert["regions"] != [] or cert.get("contract", []) != [] or cert.get("reduction", []) != []:
             raise InputError("a one-point domain is checked by evaluation: no regions, contractions "
@@ -441,6 +456,19 @@ def neighbour_pattern(nets: Sequence[Network], pattern: Sequence[int], g: Sequen
 
 
 # -- private --------------------------------------------------------------------------------
+def tightened_domain(cert: dict, lo_hi):
+    """The certificate's polyhedral domain *lo_hi* with the bounding box its ``bounds`` prove
+    (:meth:`algebra.kernel.domains.Domain.tightened_from_certificate`: each side's multipliers
+    checked exactly before the box is used); *lo_hi* itself without ``bounds``.  ValueError
+    when a side is not proved, :class:`InputError` for a malformed one or ``bounds`` on a domain
+    that is not polyhedral."""
+    if "bounds" not in cert:
+        return lo_hi
+    if not isinstance(lo_hi, Domain):
+        raise InputError("bounds are given only with a polyhedral domain (lo, hi, halfspaces)")
+    return lo_hi.tightened_from_certificate(cert["bounds"])
+
+
 def _parse_domain(dom, d: int | None = None):
     """The certificate's domain: None, ``"orthant"``, ``(lo, hi)`` or (the polyhedral form,
     *d* inputs) a :class:`~algebra.kernel.domains.Domain`."""

@@ -36,6 +36,12 @@ def _prepared(cert: dict):
         return False, "the networks have different signatures", None, None, None
     lo_hi = _rc._parse_domain(cert.get("domain"), a.n_inputs)
     try:
+        lo_hi = _rc.tightened_domain(cert, lo_hi)
+    except InputError:
+        raise
+    except ValueError as exc:
+        return False, f"bounds: {exc}", None, None, None
+    try:
         a, b = _rc.apply_contractions(a, b, cert.get("contract", []), lo_hi)
         net = _rc.apply_reduction(difference_network(a, b), cert.get("reduction", []), lo_hi)
     except ValueError as exc:

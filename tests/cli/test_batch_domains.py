@@ -247,8 +247,8 @@ def test_search_diff_domains(run, d):
     for f, what in (("hs2.json", "not half-spaces"), ("open.json", "not open sides")):
         code, _, err = run("search", "diff", d / "a.json", d / "b.json", "--box", d / f, "--workers", "0")
         assert code == 2 and what in err and "netfibers diff takes any domain" in err
-    code, _, err = run("search", "regions", d / "b.json", "--box", "0:1,0:2", "--workers", "0")
-    assert code == 2 and "search regions takes a cube lo,hi" in err
+    code, _, err = run("search", "regions", d / "b.json", "--box", d / "hs2.json", "--workers", "0")
+    assert code == 2 and "not half-spaces" in err and "netfibers regions takes any domain" in err
 
 
 def test_nnet_box_file_per_item_and_default(run, tmp_path):

@@ -84,6 +84,10 @@ def test_dim_takes_a_ball_and_a_box_with_its_own_sides(capsys, net, tmp_path):
     assert main(["dim", net, "--box", str(f)]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "dim:" in err and "not half-spaces" in err
+    f.write_text(json.dumps({"box": [[0, None], [0, 1]]}))           # an open side: named as such
+    assert main(["dim", net, "--box", str(f)]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "not open sides" in err and "its own sides per coordinate" in err
 
 
 # ------------------------------------------------------------------------------------------------
@@ -279,3 +283,69 @@ def test_domain_file_in_the_form_netfibers_writes_and_unknown_keys(capsys, pair,
         assert main(["diff", pair["abs"], pair["half"], "--box", str(f)]) == 2
         captured = capsys.readouterr()
         assert captured.out == "" and captured.err.count("\n") == 1 and problem in captured.err
+
+
+def _search_regions(capsys, net, *argv):
+    code = main(["search", "regions", net, *argv, "--workers", "0", "--json"])
+    return code, capsys.readouterr()
+
+
+@pytest.mark.parametrize("method", ["walk", "cells"])
+def test_search_regions_takes_every_bounded_box(capsys, net, tmp_path, method):
+    """``search regions`` on a box with its own sides, a ball and a bounded JSON box: the regions
+    of ``netfibers regions`` on the same box, certified (the polyhedral domain form, checked by
+    ``netfibers verify``)."""
+    f = tmp_path / "box.json"
+    f.write_text(json.dumps({"box": [[-1, 1], ["-1/2", 2]]}))
+    for dom, count in ((["--box", "1:2,-1:1"], 2), (["--ball", "3,1,1/2"], 1),
+                       (["--box", "-1/2:1,-1:1"], 6), (["--box", str(f)], 6)):
+        code, want = _regions(capsys, net, *dom)
+        assert code == 0 and want["number_of_regions"] == count
+        cert = tmp_path / "cover.json"
+        code, cap = _search_regions(capsys, net, *dom, "--method", method, "--certificate", str(cert))
+        data = json.loads(cap.out)
+        assert code == 0 and data["complete"] and data["certificate_checked"] is True
+        assert sorted(tuple(r["pattern"]) for r in data["regions"]) == \
+            sorted(tuple(r["pattern"]) for r in want["regions"])
+        c = json.loads(cert.read_text())
+        if dom[0] == "--box" and "," in dom[1] and ":" not in dom[1]:
+            assert "box" in c["domain"]
+        else:
+            assert c["domain"]["lo"] == want["domain"]["lo"] and c["domain"]["halfspaces"] == []
+        assert main(["verify", str(cert)]) == 0
+        capsys.readouterr()
+    code = main(["search", "regions", net, "--box", "1:2,-1:1", "--workers", "0", "--method", method])
+    assert code == 0 and "2 activation regions meet the box [1, 2] x [-1, 1]" in capsys.readouterr().out
+
+
+def test_search_regions_takes_the_nnet_input_box(capsys, tmp_path):
+    from fractions import Fraction as F
+
+    from tests.fuzz.bab_paths import write_nnet
+    p = tmp_path / "n.nnet"
+    layers = [([[F(str(v)) for v in r] for r in W.to_rows()], [F(str(v)) for v in b])
+              for W, b in zip(NET.weights, NET.biases)]
+    write_nnet(p, layers, [F(0), F(-1)], [F(1), F(2)], [F(0)] * 3, [F(1)] * 3)
+    code, want = _regions(capsys, str(p), "--box", "file")
+    code2, cap = _search_regions(capsys, str(p), "--box", "file")
+    data = json.loads(cap.out)
+    assert code == code2 == 0 and data["number_of_regions"] == want["number_of_regions"] == 3     # x = 0 is a side
+
+
+@pytest.mark.parametrize("dom, problem", [
+    ({"box": [[-1, 1], [-1, 1]], "halfspaces": [{"a": [1, 1], "b": 0}]}, "not half-spaces"),
+    ({"box": [[0, None], [0, 1]]}, "not open sides"),
+    ("0:1,1:1", "x_1 is fixed at 1"),
+])
+def test_search_regions_refuses_what_it_cannot_walk_in_one_line(capsys, net, tmp_path, dom, problem):
+    if isinstance(dom, dict):
+        f = tmp_path / "dom.json"
+        f.write_text(json.dumps(dom))
+        argv = ["--box", str(f)]
+    else:
+        argv = [dom] if dom.startswith("--") else ["--box", dom]
+    assert main(["search", "regions", net, *argv, "--workers", "0"]) == 2
+    cap = capsys.readouterr()
+    assert cap.out == "" and problem in cap.err
+    assert len(cap.err.strip().splitlines()) == 1
+    assert "lo1:hi1" in cap.err or "netfibers regions walks the slice" in cap.err

@@ -109,10 +109,11 @@ def test_an_altered_walk_certificate_is_refused():
     assert not verify(dict(c, regions=regs))[0]
 
 
-def test_no_certificate_off_a_cube_and_no_region_in_an_empty_interior():
+def test_a_box_off_a_cube_is_certified_and_no_region_in_an_empty_interior():
     net = _net(1, (2, 4, 3, 1))
     r = distributed_regions(net, [(-2, 2), (-1, 1)], workers=0)
-    assert r.complete and r.certificate is None and r.patterns == _serial(net, [(-2, 2), (-1, 1)])
+    assert r.complete and r.verified and r.patterns == _serial(net, [(-2, 2), (-1, 1)])
+    assert r.certificate["domain"] == {"lo": ["-2", "-1"], "hi": ["2", "1"], "halfspaces": []}
     flat = distributed_regions(net, [(0, 0), (-1, 1)], workers=0)
     assert flat.complete and flat.patterns == [] and flat.certificate is None
     with pytest.raises(InputError):
