@@ -66,6 +66,9 @@ def regions_scene(net: Network, window=((-2, 2), (-2, 2)), *, slice: Slice | Non
     """
     if slice is not None:
         net2 = slice_network(net, slice)
+    elif net.n_inputs == 1:
+        raise InputError("the network has 1 input: a picture of regions needs 2 (its regions are "
+                         "intervals: netfibers regions NET --box LO,HI lists them)")
     elif net.n_inputs != 2:
         raise InputError(f"the network has {net.n_inputs} inputs: give a 2-D --slice "
                          "POINT,DIR1,DIR2")

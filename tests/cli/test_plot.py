@@ -157,3 +157,16 @@ def test_plot_diff_keeps_time_for_the_picture(tmp_path):
     code, js, after, _ = timed("plot", "diff", str(ROOT / "benchmarks" / "data" / "digits_64-32-10.npz"),
                                str(f16), "--box", "0,16", "-o", str(out), timeout_s=4)
     assert code == 3 and out.read_bytes().startswith(MAGIC[".png"]) and js["complete"] is False
+
+
+def test_regions_picture_of_a_one_input_net_says_what_to_do(tmp_path, capsys):
+    """One input: no 2-D slice exists, so the message names the command that lists the
+    intervals (it asked for a --slice before)."""
+    from algebra.network import Network
+    p = tmp_path / "one.json"
+    p.write_text(json.dumps(Network.from_rows([[[1], [2]], [[1, 1]]], [[0, 1], [0]]).to_dict()))
+    out = tmp_path / "r.png"
+    assert main(["plot", "regions", str(p), "--box", "0,1", "-o", str(out)]) == 2
+    err = capsys.readouterr().err
+    assert "needs 2" in err and "netfibers regions NET" in err and err.count("\n") == 1
+    assert not out.exists()
