@@ -321,7 +321,8 @@ def fiber_floor(net: Network, domain: Any = None, patterns=None, proven: dict | 
     Dead neurons come from *patterns* (a complete walk) or interval bounds, and *proven*
     (:func:`semialgebraic.dimension.suspects.prove_suspects`), as in :func:`symmetry_directions`.
     *overcounted* (a list, filled when given): the neurons whose kernel directions are known to
-    exceed their moves in the fiber (dead on R^d in the first layer; dead and unread at once).
+    exceed their moves in the fiber (dead on R^d in the first layer: its w stays 0; with zero
+    outgoing weights too it moves either w and b or b and v, where the kernel frees all three).
 
     >>> dead_first = Network.from_rows([[[0, 0], [1, 2], [-1, 1]], [[1, 1, -1]]], [[-1, 1, 0], [0]])
     >>> fiber_floor(dead_first)        # 2 scalings + bias and output weight of the dead neuron
@@ -358,8 +359,6 @@ def fiber_floor(net: Network, domain: Any = None, patterns=None, proven: dict | 
                     moves = win + [bias] + wout
             if unread and len(win) + 1 > len(moves):
                 moves, keep = win + [bias], wout
-            if unread and not ever_on[g] and (l, i) not in overcount:
-                overcount.append((l, i))            # the kernel frees both sets at once
             free.update(moves)
             fixed.update(keep)
             g += 1
@@ -385,9 +384,8 @@ def fiber_lower(net: Network, domain: Any, patterns, proven, corank: int | None)
       R22's local fiber dimension, exact where the rank is locally constant (an open dense set of
       θ; a kernel direction left unexplained by the known symmetries is read so);
     * ``""``: a neuron's kernel directions are known to exceed its moves in the fiber (a
-      first-layer neuron dead on R^d has w = 0 fixed; a dead neuron with zero outgoing weights
-      moves either its incoming or its outgoing parameters, not both): only the bounds
-      ``(fiber_floor, corank)`` hold.
+      first-layer neuron dead on R^d has w = 0 fixed; with zero outgoing weights too it moves
+      either w and b or b and v, not all three): only the bounds ``(fiber_floor, corank)`` hold.
     """
     from algebra.kernel.domains import Domain
     if isinstance(domain, Domain) and domain.legacy_or_none() != "other":
