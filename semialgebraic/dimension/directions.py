@@ -374,7 +374,8 @@ budget: G8 took 7 s on a 24-1 200-2 net)."""
 
 def fiber_lower(net: Network, domain: Any, patterns, proven, corank: int | None) -> tuple[int, str]:
     """``(lower bound of the fiber's dimension, how it meets corank)`` for the fiber dimension of a
-    ``dim`` / ``conserved`` answer; *corank* = N − rank (None when the rank is not exact).
+    ``dim`` / ``conserved`` answer; *corank* = N − rank (N − the upper bound of the rank when it
+    is not exact: then a lower end; None: not known).
 
     * ``"moves"``: :func:`fiber_floor` reaches *corank* (every kernel direction a move that keeps
       the function near θ: the rank is locally constant);
@@ -394,8 +395,8 @@ def fiber_lower(net: Network, domain: Any, patterns, proven, corank: int | None)
     floor = fiber_floor(net, domain, patterns, proven, over)
     if corank is None:
         return floor, ""
-    if floor >= corank:
-        return corank, "moves"
+    if floor >= corank:              # (= corank when the rank is exact: floor <= N - rank)
+        return floor, "moves"
     if (domain is None and net.depth == 3 and net.widths[1] <= net.widths[0]
             and net.n_hidden <= BOTTLENECK_HIDDEN):
         from ..bottleneck import dimension_formula

@@ -200,7 +200,7 @@ def functional_dimension(net: Network, *, domain: Any = None, timeout: float | N
         from dataclasses import replace
         from .directions import fiber_lower
         floor, by = fiber_lower(net, domain, fd.details.get("patterns"), fd.details.get("proven"),
-                                net.n_parameters - fd.lower if fd.exact else None)
+                                net.n_parameters - fd.upper)
         fd = replace(fd, fiber_floor=floor, fiber_exact_by=by)
     return fd
 

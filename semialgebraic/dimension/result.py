@@ -58,19 +58,25 @@ class FunctionalDimension:
         [:attr:`fiber_floor`, N − rank] (:func:`semialgebraic.dimension.directions.fiber_lower`)."""
         N = self.n_parameters
         hi = N - self.lower
-        lo = min(hi, 0 if self.fiber_floor is None else self.fiber_floor)
+        lo = 0 if self.fiber_floor is None else self.fiber_floor
+        if self.fiber_exact_by:          # N - upper is a lower bound in R22's reading too
+            lo = max(lo, N - self.upper)
+        lo = min(lo, hi)
         if self.exact and lo == hi:
-            return Dimension.of(hi, "N - functional dimension, every kernel direction a move that "
-                                    "keeps the function near theta (the rank is locally constant)")
-        if self.exact and self.fiber_exact_by == "R17":
-            return Dimension.of(hi, "N - functional dimension: the Jacobian rank is locally "
-                                    "constant (R17, a generic bottleneck)")
-        if self.exact and self.fiber_exact_by == "R22":
-            return Dimension.of(hi, "N - functional dimension (three-layer-fibers R22)")
-        return Dimension.between(lo, hi, "at least the moves that keep the function near theta "
-                                         "(scalings, dead neurons, unread neurons), at most N - "
-                                         "functional dimension, which counts directions of a dead "
-                                         "or unread neuron that the fiber does not have")
+            why = {"moves": "every kernel direction a move that keeps the function near theta (the "
+                            "rank is locally constant)",
+                   "R17": "the Jacobian rank is locally constant (R17, a generic bottleneck)",
+                   "R22": "three-layer-fibers R22"}.get(self.fiber_exact_by, "")
+            return Dimension.of(hi, f"N - functional dimension ({why})" if why else
+                                "N - functional dimension")
+        if self.exact:
+            return Dimension.between(lo, hi, "at least the moves that keep the function near theta "
+                                             "(scalings, dead neurons, unread neurons), at most N - "
+                                             "functional dimension, which counts directions of a "
+                                             "first-layer neuron dead on R^d that the fiber does not have")
+        return Dimension.between(lo, hi, "N - the bounds of the functional dimension (the lower "
+                                         "end the moves that keep the function near theta where "
+                                         "N - rank is known to overcount)")
 
     @property
     def work(self) -> dict:

@@ -120,3 +120,19 @@ def test_bounds_are_ordered_and_exact_only_when_justified(seed):
         low, how = fiber_lower(net, None, fd.details.get("patterns"), fd.details.get("proven"),
                                net.n_parameters - fd.value)
         assert how in ("moves", "R17", "") and (how or low == floor)
+
+
+def test_interval_of_the_functional_dimension_gives_the_fiber_bounds():
+    """fd in [5, 7] of N = 13: the fiber dimension is in [13 − 7, 13 − 5] in R22's reading (no
+    neuron known to overcount), and only [the moves' rank, 13 − 5] when one does."""
+    from semialgebraic.dimension.result import FunctionalDimension
+    fib = FunctionalDimension(13, 5, 7, "", fiber_floor=4, fiber_exact_by="R22").fiber_dimension
+    assert (fib.lower, fib.upper, fib.exact) == (6, 8, False)
+    fib = FunctionalDimension(13, 5, 7, "", fiber_floor=4, fiber_exact_by="").fiber_dimension
+    assert (fib.lower, fib.upper) == (4, 8)
+    fib = FunctionalDimension(13, 7, 7, "", fiber_floor=4, fiber_exact_by="").fiber_dimension
+    assert (fib.lower, fib.upper, fib.exact) == (4, 6, False)
+    fib = FunctionalDimension(13, 7, 7, "", fiber_floor=4, fiber_exact_by="R22").fiber_dimension
+    assert fib.exact and fib.value == 6
+    js = FunctionalDimension(13, 5, 7, "", fiber_floor=4, fiber_exact_by="R22").to_json()
+    assert (js["fiber_lower"], js["fiber_upper"]) == (6, 8)
