@@ -34,7 +34,10 @@ GLOSSARY: dict[str, tuple[str, tuple[str, str], str]] = {
                      "identifiable up to S1 + S2 (dim Fib = n1 + n2 and no further discrete "
                      "copies)"),
     "fiber dimension": ("how many independent directions the weights can move without changing "
-                        "the function (number of parameters minus the functional dimension)",
+                        "the function (number of parameters minus the functional dimension where "
+                        "the Jacobian rank is locally constant; at most that elsewhere: a "
+                        "first-layer neuron dead on R^d must keep zero weights, so netfibers then "
+                        "gives an interval)",
                         (_T, "R22"), "FIBDIM: exact local fiber dimension by Jacobian rank, "
                                      "inputs sampled per activation pattern"),
     "functional dimension": ("how many of the parameters really matter: the number of parameters "
