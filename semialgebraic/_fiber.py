@@ -169,5 +169,9 @@ def fiber(net: Network, *, domain=None) -> Fiber:
         return fiber_shallow(net, orthant=domain == "orthant")
     if net.depth == 3 and domain in (None, "R^d"):
         return fiber_bottleneck(net, membership=equivalent)
+    if net.depth == 1:
+        raise NotApplicableError("fiber", "the network has no hidden layer: x -> W x + b determines "
+                                 "W and b, so its fiber is the point itself (dimension 0; "
+                                 "netfibers dim says the same)")
     raise NotApplicableError("fiber", f"no fiber method for {net.depth - 1} hidden layers "
                              f"on domain {domain or 'R^d'}")

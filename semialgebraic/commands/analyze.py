@@ -380,10 +380,13 @@ def cmd_analyze(args) -> int:
             fd = functional_dimension(obj, timeout=budget.remaining(), budget=budget)
     except KeyboardInterrupt as exc:     # the hard stop or Ctrl-C before any bound came back
         reason = _stopped(exc, args)
-    text = (f"{path}: widths {'-'.join(map(str, d['widths']))}, {d['n_parameters']} parameters\n"
-            f"what it is: a ReLU network with {len(d['hidden_widths'])} hidden layers, outside "
+    what = ("an affine map (no hidden layer): x -> W x + b determines W and b, so its fiber is "
+            "the point itself" if not d["hidden_widths"] else
+            f"a ReLU network with {len(d['hidden_widths'])} hidden layers, outside "
             "the exact symmetry theories of netfibers (one hidden layer, or a three-layer "
-            "bottleneck); netfibers computes its functional dimension exactly (how many "
+            "bottleneck)")
+    text = (f"{path}: widths {'-'.join(map(str, d['widths']))}, {d['n_parameters']} parameters\n"
+            f"what it is: {what}; netfibers computes its functional dimension exactly (how many "
             "parameters really matter)\n")
     if fd is None:
         d["functional_dimension"] = None

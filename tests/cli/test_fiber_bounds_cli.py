@@ -29,3 +29,19 @@ def test_fiber_of_an_all_zero_net_is_readable(run, tmp_path):
     assert code == 0 and err == ""
     assert "fiber dimension: between 9 and 12" in out and "number of components: not determined" in out
     assert "Dimension(" not in out and "dimension None" not in out
+
+
+def test_an_affine_map_is_named_and_its_fiber_is_the_point(run, tmp_path):
+    """A network with no hidden layer: ``analyze`` called it 'a ReLU network with 0 hidden
+    layers'; ``fiber`` said 'no fiber method for 0 hidden layers'.  Both now say what it is: x
+    -> W x + b determines W and b (``dim``: functional dimension N, fiber dimension 0)."""
+    from algebra.network import Network
+    p = tmp_path / "lin.json"
+    p.write_text(json.dumps(Network.from_rows([[[1, 2], [3, 4]]], [[0, 1]]).to_dict()))
+    code, out, _ = run("analyze", str(p))
+    assert code == 0 and "what it is: an affine map (no hidden layer)" in out
+    code, out, err = run("fiber", str(p))
+    assert code == 2 and "its fiber is the point itself" in err and err.count("\n") == 1
+    code, out, _ = run("dim", str(p), "--json")
+    d = json.loads(out)
+    assert (d["functional_dimension"], d["fiber_dimension"]) == (6, 0)
