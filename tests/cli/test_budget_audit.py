@@ -240,7 +240,9 @@ def test_dim_of_an_8_64_64_1_net_holds_its_timeout(tmp_path):
     the start of the run: ~5.1 s after start-up."""
     net = write_net(tmp_path, random_net([8, 64, 64, 1], 1))
     code, js, after, _ = timed("dim", net, timeout_s=5)
-    assert code == 3 and not js["exact"] and 0 < js["lower"] < js["upper"] <= js["n_parameters"]
+    # the budget is the point (timed asserts it); the lower end is what the machine's speed bought:
+    # 0 when two busy processes share the 2 cores (seen in session 23), > 0 otherwise
+    assert code == 3 and not js["exact"] and 0 <= js["lower"] < js["upper"] <= js["n_parameters"]
 
 
 def test_dim_with_a_timeout_samples_like_without_one():
