@@ -38,7 +38,6 @@ from ..budget import Budget
 from ..cli import emit, fail
 from ..sets import Polyhedron
 from .help import describe
-
 from .common import load_data, load_network, parse_box
 
 from ..regions import regions as _regions

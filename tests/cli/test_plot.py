@@ -148,7 +148,8 @@ def test_plot_diff_keeps_time_for_the_picture(tmp_path):
     a = load_network(str(ROOT / "benchmarks" / "data" / "digits_64-32-10.npz"))
     box = [(Q(0), Q(16))] * 64
     share = _search_share(a, a, box, 41, Budget(10))
-    assert 10 - 41 * 41 * 0.05 - DRAW_SECONDS < share.timeout <= 10 - DRAW_SECONDS
+    # the picture's estimate: 1 681 evaluations of ~0.6-2 ms and DRAW_SECONDS, never the budget
+    assert 1 < share.timeout <= 10 - DRAW_SECONDS
     assert _search_share(a, a, box, 41, Budget()).timeout is None     # no timeout: the budget itself
     f16 = tmp_path / "d16.npz"
     assert main(["convert", str(ROOT / "benchmarks" / "data" / "digits_64-32-10.npz"),

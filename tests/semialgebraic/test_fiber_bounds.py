@@ -113,9 +113,8 @@ def test_bounds_are_ordered_and_exact_only_when_justified(seed):
     assert 0 <= fib.lower <= fib.upper
     if fib.exact:
         assert fd.fiber_exact_by in ("moves", "R17", "R22")
-    floor = fiber_floor(net, None, fd.details.get("patterns"), fd.details.get("proven"))
     over: list = []
-    fiber_floor(net, None, fd.details.get("patterns"), fd.details.get("proven"), over)
+    floor = fiber_floor(net, None, fd.details.get("patterns"), fd.details.get("proven"), over)
     if over and fd.exact:
         low, how = fiber_lower(net, None, fd.details.get("patterns"), fd.details.get("proven"),
                                net.n_parameters - fd.value)
