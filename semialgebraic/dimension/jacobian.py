@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from algebra.kernel import parameter_offsets
 from algebra.linalg import QMatrix
-from algebra.linalg.gfp import (PRIME, echelon_mod_p, matmul_mod_p, nmod_rref, prime_for, rank_mod_p,
+from algebra.linalg.gfp import (PRIME, echelon_mod_p, matmul_mod_p, prime_for, rank_mod_p, rref_mod_p,
                                 reduce_mod_p, residue)
 from algebra.network import Network
 from algebra.rationals import Q
@@ -149,6 +149,8 @@ class ProvenSpan:
             return 0
         wide = self.n > 4 * k + 64              # wide: rank(A R) <= rank(A) for a random R (seeded)
         R = np.random.default_rng(0).integers(0, self.p, (self.n, k + 8)) if wide else None
+        if wide:                                # reduced once, not once per chunk
+            R = reduce_mod_p(R.astype(np.float64), self.p)
         if budget is None or budget.timeout is None or k <= RANK_CHUNK or self._residues is not None:
             A = self.residues()
             if A is None:
@@ -171,8 +173,10 @@ class ProvenSpan:
         self.ranked = min(k, len(done) * RANK_CHUNK)
         return rank_mod_p(np.vstack(done), self.p) if done else 0
 
-    def reduced(self) -> tuple:
-        """(pivot columns, rows mod p as a float64 array) of the RREF mod p of the span."""
+    def reduced(self, check=None) -> tuple:
+        """(pivot columns, rows mod p as a float64 array) of the RREF mod p of the span;
+        *check* (or None) is called between the elimination's panels and may raise to stop
+        (nothing is kept then)."""
         if self._reduced is None:
             import numpy as np
             A = self.residues()
@@ -183,9 +187,8 @@ class ProvenSpan:
                 Sp = np.array([[residue(v, self.p) if v != 0 else 0 for v in r] for r in rows],
                               dtype=np.float64).reshape(len(rows), self.n)
             else:
-                piv, rows = nmod_rref(A.shape[0], self.n, A.ravel().tolist(), self.p)
-                piv = list(piv)
-                Sp = np.array(rows, dtype=np.float64).reshape(len(rows), self.n)
+                piv, Sp = rref_mod_p(A, self.p, check=check)
+                piv = piv.tolist()
             self._reduced = (piv, Sp)
         return self._reduced
 
@@ -200,13 +203,20 @@ def _sparse_times(A, R, p: int):
     if not rows.size or np.bincount(rows).max() >= 1 << 14:
         return matmul_mod_p(A, R, p)
     vals = reduce_mod_p(A[rows, cols].astype(np.float64), p)
-    Rr = reduce_mod_p(np.asarray(R, dtype=np.float64), p)
+    Rr = R if _is_reduced(R, p) else reduce_mod_p(np.asarray(R, dtype=np.float64), p)
     out = np.zeros((A.shape[0], Rr.shape[1]))
     for s in range(0, rows.size, 4096):
         r = rows[s:s + 4096]
         uniq, first = np.unique(r, return_index=True)
         out[uniq] += np.add.reduceat(vals[s:s + 4096, None] * Rr[cols[s:s + 4096]], first, axis=0)
     return np.mod(out, p)
+
+
+def _is_reduced(R, p: int) -> bool:
+    """Whether *R* is already a float64 array of representatives with |entry| <= p/2 (checked:
+    one pass of comparisons, cheaper than reducing again)."""
+    import numpy as np
+    return isinstance(R, np.ndarray) and R.dtype == np.float64 and bool(np.abs(R).max(initial=0) <= p / 2)
 
 
 def missing_directions(K, span: ProvenSpan, limit: int = 12, check=None) -> list:
@@ -225,7 +235,7 @@ def missing_directions(K, span: ProvenSpan, limit: int = 12, check=None) -> list
     if check is not None:
         check()
     if span.vectors:
-        piv, Sp = span.reduced()
+        piv, Sp = span.reduced(check)
         for a in range(0, T.shape[0], 512):     # row chunks: the budget checked between them
             if check is not None:
                 check()

@@ -11,6 +11,7 @@ from hypothesis import given, settings, strategies as st
 
 from algebra.linalg import QMatrix
 from algebra.linalg.gfp import (PRIME, PRIME_31, PRIME_61, PRIMES_24, echelon_mod_p, inverse_mod_p,
+                                rref_mod_p,
                                 is_prime, kernel_mod_p, matmul_mod_p, nmod_left_kernel_vector,
                                 nmod_rank, nmod_rref, prime_for, rank_lower_bound, rank_mod_p,
                                 residue, residues, shrink_kernel_mod_p)
@@ -229,3 +230,33 @@ def test_prime_for_skips_divided_primes():
     assert prime_for([2, 10], start=6) == 3
     with pytest.raises(ValueError):
         prime_for([2, 3, 5], start=6)
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.integers(0, 10 ** 6), st.sampled_from([5, 7, PRIME]), st.sampled_from([1, 3, 8, 64]))
+def test_rref_mod_p_is_flints_rref(seed, p, block):
+    """rref_mod_p (numpy panels, the budget checked between them) gives FLINT's RREF mod p:
+    low-rank products, zero columns, sparse rows, blocks of 1 to 64 columns."""
+    from algebra.linalg.gfp import nmod_rref
+    rng = np.random.default_rng(seed)
+    n, m = int(rng.integers(1, 50)), int(rng.integers(1, 140))
+    r = int(rng.integers(0, min(n, m) + 1))
+    A = rng.integers(-3, 4, (n, r)) @ rng.integers(-3, 4, (r, m))
+    if rng.random() < 0.5:
+        A[:, rng.integers(0, m, m // 2)] = 0
+    piv, S = rref_mod_p(A, p, block=block)
+    piv2, rows = nmod_rref(n, m, np.mod(A, p).ravel().tolist(), p)
+    assert piv.tolist() == list(piv2) and S.astype(np.int64).tolist() == rows
+
+
+def test_rref_mod_p_stops_at_the_check():
+    calls = []
+
+    def check():
+        calls.append(1)
+        if len(calls) > 3:
+            raise TimeoutError("spent")
+    A = np.random.default_rng(0).integers(0, 100, (200, 600))
+    with pytest.raises(TimeoutError):
+        rref_mod_p(A, PRIME, block=8, check=check)
+    assert len(calls) == 4
