@@ -258,16 +258,12 @@ def test_plot_regions_of_an_acas_slice_holds_its_timeout(tmp_path):
 
 # -- Ctrl-C ---------------------------------------------------------------------------------------
 def _interrupted(tmp_path, argv, cpu):
-    """Run ``netfibers *argv --json``, Ctrl-C once it has used the CPU of its start-up and
-    *cpu* more seconds; return (exit code, JSON report, seconds from the signal to the end)."""
-    from tests.cli.test_budgets import interrupt_after_cpu, sigint_default
-    c = time.monotonic()
-    subprocess.run(_cli("explain", "generic"), capture_output=True, check=False, cwd=ROOT)
-    start_cpu = time.monotonic() - c                   # start-up (wall, an upper bound of CPU)
+    """Run ``netfibers *argv --json``, Ctrl-C once it has used the CPU of its start-up (read
+    from its start-up mark) and *cpu* more seconds; return (exit code, JSON report, seconds
+    from the signal to the end)."""
+    from tests.cli.test_budgets import popen_after_startup
     with open(tmp_path / "out", "w") as out, open(tmp_path / "err", "w") as err:
-        proc = subprocess.Popen(_cli(*argv, "--json"), stdout=out, stderr=err, cwd=ROOT,
-                                preexec_fn=sigint_default)
-        interrupt_after_cpu(proc, start_cpu + cpu)
+        proc, _ = popen_after_startup([*argv, "--json"], out, err, tmp_path / "err", cpu)
         t = time.monotonic()
         code = proc.wait(timeout=120)
         after = time.monotonic() - t
