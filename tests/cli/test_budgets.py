@@ -489,3 +489,33 @@ def test_ctrl_c_outside_a_partial_report_says_so(tmp_path, monkeypatch, run):
     code, out, err = run("equiv", p, p)
     assert (code, out, err) == (3, "", "netfibers: interrupted (Ctrl-C)\n")
 
+
+# -- memory ---------------------------------------------------------------------------------------
+def test_a_memory_limit_stops_the_walk_with_its_partial_report(tmp_path):
+    """``regions digits_64-32-10`` without a timeout keeps ~4 MB a region (22 GB of 23 after 18
+    minutes in session 24, until the OOM killer); past the memory limit (``NETFIBERS_MAX_MEMORY``
+    GB, default 80 % of the machine) every budget is exhausted: the partial report, exit 3."""
+    digits = ROOT / "benchmarks" / "data" / "digits_64-32-10.npz"
+    env = dict(os.environ, NETFIBERS_MAX_MEMORY="0.001")
+    r = subprocess.run(_cli("regions", str(digits), "--json"), capture_output=True, text=True,
+                       cwd=ROOT, env=env, timeout=120)
+    data = json.loads(r.stdout)
+    assert r.returncode == 3 and data["complete"] is False, r.stderr
+    assert data["reason"].startswith("memory limit of 0.001 GB reached (")
+    assert data["reason"].endswith(" GB resident; NETFIBERS_MAX_MEMORY=GB sets the limit)")
+
+
+def test_the_memory_limit_reads_the_environment_and_proc(monkeypatch):
+    import semialgebraic.budget as B
+    monkeypatch.setattr(B, "_MEMORY", {"limit": None, "next": 0.0, "hit": None})
+    monkeypatch.setenv("NETFIBERS_MAX_MEMORY", "2.5")
+    assert B.memory_limit() == 2_500_000_000 and B.memory_reason() is None
+    assert Budget().exhausted() is False
+    monkeypatch.setattr(B, "_MEMORY", {"limit": None, "next": 0.0, "hit": None})
+    monkeypatch.delenv("NETFIBERS_MAX_MEMORY")
+    total = int(next(line.split()[1] for line in open("/proc/meminfo") if line.startswith("MemTotal:")))
+    assert B.memory_limit() == int(B.MEMORY_SHARE * total * 1024)
+    monkeypatch.setattr(B, "_MEMORY", {"limit": 1, "next": 0.0, "hit": None})
+    b = Budget(timeout=None)
+    assert b.exhausted() and b.reason.startswith("memory limit of 1e-09 GB reached")
+    assert Budget(timeout=100).exhausted()            # once passed, every budget stays spent
