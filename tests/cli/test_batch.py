@@ -207,13 +207,13 @@ def test_batch_conserved_item_gives_the_walk_a_share_and_stops_near_its_timeout(
     import time
     from semialgebraic.distributed.jobs import run_item
     from pathlib import Path
-    from tests.cli.test_budgets_absorb_conserved import _torch_like    # 3-8-8-2, 17 laws
+    from tests.cli.test_budgets_absorb_conserved import _torch_like
     ROOT = Path(__file__).resolve().parents[2]
-    p = _torch_like(tmp_path)
+    p = _torch_like(tmp_path, (3, 16, 16, 2))      # its walk alone: ~20 s
     t = time.monotonic()
     rec = run_item("conserved", {"id": "x", "paths": [str(p)]}, timeout=1.0)
     assert time.monotonic() - t <= 1.05 * 1.0 + 2 + 3                 # slack for a loaded runner
     assert rec["status"] == "undecided" and rec["complete"] is False
-    assert 16 <= rec["lower"] <= 17 <= rec["upper"] <= 122             # 16 rescaling laws, N = 122
+    assert 32 <= rec["lower"] <= rec["upper"] <= 370                   # 32 rescaling laws, N = 370
     rec = run_item("conserved", {"id": "y", "paths": [str(ROOT / "algebra/examples/t10_two_linear.json")]})
     assert (rec["status"], rec["verdict"], rec["complete"]) == ("ok", 4, True)
