@@ -264,12 +264,24 @@ def _require_float64_route(p: int, block: int = 64) -> None:
         raise ValueError(f"block size {block} is not in [1, 4096]")
 
 
+def _checked(check, rank: int) -> None:
+    """Call *check*; an exception it raises carries ``partial_rank``: the pivots found so far,
+    *rank*, the rank mod p of the columns eliminated so far (a lower bound of the whole matrix's
+    rank mod p, hence of its rank over Q)."""
+    try:
+        check()
+    except BaseException as exc:
+        exc.partial_rank = rank
+        raise
+
+
 def echelon_mod_p(A, p: int = PRIME, block: int = 64, check=None):
     """Blocked Gaussian elimination over Z/p with float64 BLAS products, all exact.
 
     *check*, when given, is called before each elimination step (one panel of *block* columns:
     a bounded piece of work); it stops a long elimination by raising (a budget check of the
-    caller: ``algebra`` knows no budget), and nothing partial is returned.
+    caller: ``algebra`` knows no budget), and nothing partial is returned but the exception's
+    ``partial_rank`` (the pivots found: a lower bound of the rank mod p).
 
     Returns ``(rank, E, blocks)``: E (rank x ncols, entries in [0, p)) spans the row space mod p
     and is in block echelon form; *blocks* lists ``(row0, cols, inv)`` per elimination step: rows
@@ -296,7 +308,7 @@ def echelon_mod_p(A, p: int = PRIME, block: int = 64, check=None):
         if r >= n:
             break
         if check is not None:
-            check()
+            _checked(check, r)
         c1 = min(ncols, c0 + block)
         M[r:, c0:c1] = np.mod(M[r:, c0:c1], p)
         P = M[r:, c0:c1].copy()
@@ -406,7 +418,7 @@ def kernel_free_mod_p(A, p: int = PRIME, block: int = 64, check=None):
     K[free, np.arange(free.size)] = 1.0
     for r0, cols, inv in reversed(blocks):          # E_b K = 0: K[cols] = -inv (E_b[rest] K[rest])
         if check is not None:
-            check()
+            _checked(check, r)
         rows = E[r0:r0 + len(cols)]                 # (K[cols] is still 0, and E_b vanishes left
         c0 = int(cols[0])                           # of its first pivot column)
         S = np.zeros((len(cols), K.shape[1]))

@@ -363,11 +363,18 @@ class _Sandwich:
             finally:
                 self.elim_seconds += time.monotonic() - t0
             self.rank_only = self.row_span.rank
-        elif self.kernel is None:      # stopped by the budget between panels: the batch adds
-            K = kernel_mod_p(R[:first_rows], self.prime, check=self._check)   # nothing (a batch
-            self.kernel = shrink_kernel_mod_p(K, R[first_rows:], self.prime,  # fitted to the time
-                                              check=self._check)              # left ran 3.5 CPU s
-        else:                                                                 # past it under load)
+        elif self.kernel is None:      # stopped by the budget between panels (a batch fitted
+            K = None                   # to the time left ran 3.5 CPU s past it under load)
+            try:
+                K = kernel_mod_p(R[:first_rows], self.prime, check=self._check)
+                self.kernel = shrink_kernel_mod_p(K, R[first_rows:], self.prime, check=self._check)
+            except BudgetExhausted as exc:   # the first batch: the rank found so far is kept
+                found = self.N - K.shape[1] if K is not None else getattr(exc, "partial_rank", 0)
+                if found > self.rank:        # (a lower bound of the rank mod p of the rows at
+                    self.rank = found        # these inputs: the certificate lists them all)
+                    self.all_X += X
+                raise
+        else:                          # a later batch stopped: it adds nothing
             self.kernel = shrink_kernel_mod_p(self.kernel, R, self.prime, check=self._check)
         self.all_X += X
         self.rows_done += len(R)

@@ -260,3 +260,28 @@ def test_rref_mod_p_stops_at_the_check():
     with pytest.raises(TimeoutError):
         rref_mod_p(A, PRIME, block=8, check=check)
     assert len(calls) == 4
+
+
+def test_a_stopped_elimination_reports_the_rank_found_so_far():
+    """The exception of a *check* that stops echelon_mod_p carries ``partial_rank``: the pivots
+    found on the columns eliminated so far, a lower bound of the rank mod p."""
+    rng = np.random.default_rng(3)
+    A = rng.integers(0, 100, (300, 40)) @ rng.integers(0, 100, (40, 500))    # rank 40
+    calls = []
+
+    def check():
+        calls.append(1)
+        if len(calls) > 2:
+            raise TimeoutError("spent")
+    with pytest.raises(TimeoutError) as info:
+        echelon_mod_p(A, PRIME, block=8, check=check)
+    assert info.value.partial_rank == 16 <= rank_mod_p(A, PRIME) == 40       # 2 panels of 8
+    calls.clear()
+
+    def check_late():                  # 3 panels of echelon, then the back-substitution
+        calls.append(1)
+        if len(calls) > 4:
+            raise TimeoutError("spent")
+    with pytest.raises(TimeoutError) as info:
+        kernel_mod_p(A[:, :24], PRIME, block=8, check=check_late)
+    assert info.value.partial_rank == 24                 # stopped in the back-substitution

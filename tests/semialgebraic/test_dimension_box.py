@@ -100,3 +100,31 @@ def test_the_api_takes_a_domain_box_with_its_own_sides():
         fd = functional_dimension(net, domain=Domain(list(lo), list(hi)))
         assert fd.exact and fd.value == truth
     assert functional_dimension(net, domain=Domain.orthant(2)).value == oracle(raw, ("orthant",))["value"]
+
+
+def test_a_first_batch_stopped_by_the_budget_keeps_the_rank_found_so_far(monkeypatch):
+    """Under load the first sampling batch's elimination can outlast the budget; stopped between
+    its panels, the pivots found so far are kept as the lower bound (was 0), the batch's inputs
+    are listed, and the certificate checks the bound."""
+    import semialgebraic.dimension.functional as F
+    from algebra.linalg import gfp
+    from semialgebraic.budget import BudgetExhausted
+    from semialgebraic.dimension import functional_dimension, functional_dimension_certificate
+    from semialgebraic.verify import verify
+    from tests.cli.test_budgets import random_net
+    net = random_net([4, 24, 24, 1], 2)
+    full = functional_dimension(net)
+    calls = []
+
+    def stopping_kernel(R, p, check=None):
+        def check_few():
+            calls.append(1)
+            if len(calls) > 3:             # 3 panels of 64 columns, then the budget is spent
+                raise BudgetExhausted("timeout of 1 s reached")
+        return gfp.kernel_mod_p(R, p, check=check_few)
+    monkeypatch.setattr(F, "kernel_mod_p", stopping_kernel)
+    fd = functional_dimension(net)
+    assert not fd.exact and 0 < fd.lower <= full.lower and fd.upper >= full.value
+    assert fd.samples == len(fd.inputs) > 0
+    ok, why = verify(functional_dimension_certificate(net, fd))
+    assert ok, why
