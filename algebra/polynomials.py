@@ -300,13 +300,22 @@ def latex_name(name: str) -> str:
 
 
 def _render(p: Polynomial, latex: bool) -> str:
-    terms = sorted(p.terms().items(), key=lambda t: (-sum(t[0]), [-e for e in t[0]]))
-    if not terms:
+    # the monomials restricted to the variables that occur (their max degree is > 0): the same
+    # order and factors as the dense exponent vectors, whose other entries are 0 in every term
+    # (a fiber's 3 050 equalities over 2 410 variables took 5 s dense, the fiber itself 0.9 s)
+    raw = p._rep.to_dict()
+    if not raw:
         return "0"
+    degrees = p._rep.degrees()
+    used = [i for i, e in enumerate(degrees) if e] if len(degrees) <= 64 else \
+        _nonzero_positions(degrees)
+    names = [p.ring.names[i] for i in used]
+    terms = sorted(((tuple(mon[i] for i in used), c) for mon, c in raw.items()),
+                   key=lambda t: (-sum(t[0]), [-e for e in t[0]]))
     out = []
     for mon, c in terms:
         factors = []
-        for name, e in zip(p.ring.names, mon):
+        for name, e in zip(names, mon):
             if e:
                 nm = latex_name(name) if latex else name
                 factors.append(nm if e == 1 else (f"{{{nm}}}^{{{e}}}" if latex else f"{nm}^{e}"))
@@ -322,6 +331,12 @@ def _render(p: Polynomial, latex: bool) -> str:
     for sign, body in out[1:]:
         s += f" {sign} {body}"
     return s
+
+
+def _nonzero_positions(values) -> list[int]:
+    """The indices of the non-zero entries of a long tuple of ints (one numpy pass)."""
+    import numpy as np
+    return np.flatnonzero(np.fromiter(values, dtype=np.int64, count=len(values))).tolist()
 
 
 # ------------------------------------------------------------------------------------------------

@@ -109,3 +109,32 @@ def test_ideal_dimension():
     assert ideal_dimension([x**2 - y, y**2 - z, z**2 - x]) == 0
     assert ideal_dimension([R.zero()]) == 3
     assert groebner_basis([x**3 - y, x * y - 1], limits=(1, 1, 8)) is None
+
+
+def _dense_render(p) -> str:
+    """The rendering over the dense exponent vectors (before session 24), as the reference."""
+    from algebra.rationals import q_str
+    terms = sorted(p.terms().items(), key=lambda t: (-sum(t[0]), [-e for e in t[0]]))
+    out = []
+    for mon, c in terms:
+        f = [n if e == 1 else f"{n}^{e}" for n, e in zip(p.ring.names, mon) if e]
+        mag = abs(c)
+        body = ("" if mag == 1 else q_str(mag) + "*") + "*".join(f) if f else q_str(mag)
+        out.append(("-" if c < 0 else "+", body))
+    s = ("-" if out[0][0] == "-" else "") + out[0][1]
+    return s + "".join(f" {sg} {b}" for sg, b in out[1:])
+
+
+@pytest.mark.parametrize("nvars", [3, 64, 65, 300])
+def test_rendering_cut_to_the_variables_that_occur_is_the_dense_one(nvars):
+    """_render restricts the monomials to the variables that occur (a fiber over 2 410
+    variables): the same order and text as over the dense exponent vectors."""
+    rng = random.Random(nvars)
+    R = Ring.get([f"W1[{i},0]" for i in range(nvars)])
+    for _ in range(30):
+        vs = rng.sample(range(nvars), min(nvars, 3))
+        text = " + ".join(f"{rng.randint(-5, 5)}/{rng.randint(1, 4)}*"
+                          + "*".join(f"W1[{v},0]^{rng.randint(0, 3)}" for v in vs)
+                          for _ in range(rng.randint(1, 5)))
+        p = R.parse(text)
+        assert str(p) == (_dense_render(p) if not p.is_zero() else "0"), text
