@@ -87,6 +87,22 @@ EXACT_LIMIT_COMPLETE = 2_000_000
 
 _log = logging.getLogger(__name__)
 
+DIRECTIONS_BYTES = 1 << 30
+"""At most this many bytes of proven symmetry directions (dense vectors of N entries, about two
+per hidden neuron) are built: a 24-24-6000-2 net (162 602 parameters, 6 048 neurons) needed
+~16 GB and ended in the OOM killer or a MemoryError; above it the upper bound stays N."""
+
+
+def directions_bytes(net) -> int:
+    """The memory of the dense direction vectors of *net*, about (two per hidden neuron)."""
+    return 16 * sum(net.widths[1:-1]) * net.n_parameters
+
+
+def directions_fit(net) -> bool:
+    """Whether :func:`directions_bytes` is within :data:`DIRECTIONS_BYTES`."""
+    return directions_bytes(net) <= DIRECTIONS_BYTES
+
+
 RANK_ONLY = 8000
 """Above this many parameters the rows are only ranked mod p (no kernel basis: it would hold
 about N^2 numbers), by a :class:`~algebra.linalg.gfp.BlockSpan` that each batch extends and a
@@ -196,7 +212,7 @@ def functional_dimension(net: Network, *, domain: Any = None, timeout: float | N
     fd = _functional_dimension(net, domain=domain, timeout=timeout, max_regions=max_regions,
                                samples=samples, seed=seed, budget=budget, nearby=nearby, cover=cover,
                                first_round=first_round, reserve_for_certificate=reserve_for_certificate)
-    if fd.fiber_floor is None:       # the fiber dimension's lower bound (result.fiber_dimension)
+    if fd.fiber_floor is None and directions_fit(net):   # the fiber dimension's lower bound
         from dataclasses import replace
         from .directions import fiber_lower
         floor, by = fiber_lower(net, domain, fd.details.get("patterns"), fd.details.get("proven"),
@@ -328,8 +344,15 @@ class _Sandwich:
         stops the rank of a larger set of directions below the rank found before (a partial
         rank), the earlier directions and bound are kept (both bounds are valid)."""
         before = getattr(self, "span", None) and (self.sym, self.deficits, self.span, self.sym_rank, self.upper)
-        self.sym, self.deficits = symmetry_directions(self.net, domain=self.dom, patterns=self.patterns,
-                                                      proven=self.proven or None)
+        if not directions_fit(self.net):         # dense vectors of N entries per neuron: none,
+            self.sym, self.deficits = [], ()     # the upper bound stays N (a valid bound)
+            if not self.skipped:
+                self.skipped = (f"the proven symmetry directions are not built at {self.N} "
+                                f"parameters and {sum(self.net.widths[1:-1])} hidden neurons "
+                                f"(dense vectors: about {directions_bytes(self.net) / 1e9:.3g} GB)")
+        else:
+            self.sym, self.deficits = symmetry_directions(self.net, domain=self.dom, patterns=self.patterns,
+                                                          proven=self.proven or None)
         self.span = ProvenSpan(self.sym, self.N, self.prime)
         self.sym_rank = self._span_rank()      # rank mod p <= rank over Q: the upper bound stays valid
         if not before and self.N <= RANK_ONLY and self.sym and not self.budget.exhausted():

@@ -128,3 +128,24 @@ def test_a_first_batch_stopped_by_the_budget_keeps_the_rank_found_so_far(monkeyp
     assert fd.samples == len(fd.inputs) > 0
     ok, why = verify(functional_dimension_certificate(net, fd))
     assert ok, why
+
+
+def test_a_net_whose_directions_do_not_fit_keeps_the_upper_bound_n(monkeypatch):
+    """The proven directions are dense vectors (N entries, ~2 per hidden neuron): a 24-24-6000-2
+    net needed ~16 GB and was killed (dim --timeout 3: 93 s, 24 GB). Above DIRECTIONS_BYTES none
+    are built: the upper bound stays N, the reason says why, the lower bound is certified."""
+    import semialgebraic.dimension.functional as F
+    from semialgebraic.dimension import functional_dimension, functional_dimension_certificate
+    from semialgebraic.verify import verify
+    from tests.cli.test_budgets import random_net
+    net = random_net([3, 6, 5, 1], 4)
+    assert F.directions_bytes(net) == 16 * 11 * net.n_parameters
+    full = functional_dimension(net, max_regions=1)          # no complete walk: a sandwich
+    monkeypatch.setattr(F, "DIRECTIONS_BYTES", F.directions_bytes(net) - 1)
+    fd = functional_dimension(net, max_regions=1)
+    assert fd.upper == net.n_parameters and fd.lower == full.lower
+    assert "the proven symmetry directions are not built at 65 parameters and 11 hidden neurons" in fd.reason
+    fib = fd.fiber_dimension
+    assert fib.lower == 0 and fib.upper == net.n_parameters - fd.lower
+    ok, why = verify(functional_dimension_certificate(net, fd))
+    assert ok, why
