@@ -305,6 +305,7 @@ class _Sandwich:
         self.proofs: list = []
         self.proven: dict = {}
         self.skipped = ""                # why a sampling batch was not started (budget)
+        self.directions_note = ""        # why no proven directions were built (their memory)
         self.short: list = []            # walked regions without d + 1 inputs (batch_simplex)
         self.rows_done, self.done_cost = 0, 0.0   # rows eliminated, their estimated operations
         self._done_before = 0.0          # done_cost before the current batch was fitted
@@ -346,10 +347,9 @@ class _Sandwich:
         before = getattr(self, "span", None) and (self.sym, self.deficits, self.span, self.sym_rank, self.upper)
         if not directions_fit(self.net):         # dense vectors of N entries per neuron: none,
             self.sym, self.deficits = [], ()     # the upper bound stays N (a valid bound)
-            if not self.skipped:
-                self.skipped = (f"the proven symmetry directions are not built at {self.N} "
-                                f"parameters and {sum(self.net.widths[1:-1])} hidden neurons "
-                                f"(dense vectors: about {directions_bytes(self.net) / 1e9:.3g} GB)")
+            self.directions_note = (f"the proven symmetry directions are not built at {self.N} "
+                                    f"parameters and {sum(self.net.widths[1:-1])} hidden neurons "
+                                    f"(dense vectors: about {directions_bytes(self.net) / 1e9:.3g} GB)")
         else:
             self.sym, self.deficits = symmetry_directions(self.net, domain=self.dom, patterns=self.patterns,
                                                           proven=self.proven or None)
@@ -681,6 +681,8 @@ class _Sandwich:
                 reason += "; evidence from the sampled inputs (float guesses, unproven): " + "; ".join(hints)
         if self.skipped:
             reason += f"; {self.skipped}"
+        if self.directions_note:
+            reason += f"; {self.directions_note}"
         if self.complete and self.short:
             reason += (f"; {len(self.short)} of the walked regions are too thin for d + 1 inputs "
                        "at steps down to 2^-160, so their rank is not complete")
