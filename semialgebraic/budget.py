@@ -29,7 +29,7 @@ import time
 from contextlib import contextmanager
 
 __all__ = ["Budget", "Progress", "BudgetExhausted", "checkpoint", "alarm_at", "ctrl_c",
-           "ctrl_c_count", "memory_limit", "memory_reason", "resident_bytes", "MEMORY_SHARE"]
+           "ctrl_c_count", "note_ctrl_c", "memory_limit", "memory_reason", "resident_bytes", "MEMORY_SHARE"]
 
 _ACTIVE: list["Budget"] = []
 _CTRL_C = [0]          # Ctrl-Cs seen by :func:`ctrl_c`: a budget made before one is exhausted
@@ -289,6 +289,13 @@ def alarm_at(end, what: str = "the certificate's check", again: float = 0.25):
 def ctrl_c_count() -> int:
     """How many Ctrl-Cs :func:`ctrl_c` has seen in this process."""
     return _CTRL_C[0]
+
+
+def note_ctrl_c() -> None:
+    """Count a Ctrl-C seen outside :func:`ctrl_c`'s block (the console script's start-up handler,
+    ``netfibers.cli``): :func:`semialgebraic.cli.main` then does not start the command even if
+    the KeyboardInterrupt raised with it was swallowed on its way."""
+    _CTRL_C[0] += 1
 
 
 GRACE = 5.0            # seconds after Ctrl-C before an idle process is ended (exit 3)

@@ -134,7 +134,7 @@ def main(argv: list[str] | None = None) -> int:
     interpreter's exit (a native library's thread pool joined in its destructors) can then
     hang it."""
     seen = ctrl_c_count()
-    code = _main(argv)
+    code = _main(argv, seen)
     if argv is None and ctrl_c_count() != seen:
         try:
             sys.stdout.flush()
@@ -144,7 +144,7 @@ def main(argv: list[str] | None = None) -> int:
     return code
 
 
-def _main(argv: list[str] | None) -> int:
+def _main(argv: list[str] | None, seen: int) -> int:
     parser = build_parser()
     argv = _join_negative_values(list(sys.argv[1:] if argv is None else argv))
     args = parser.parse_args(argv)
@@ -171,11 +171,30 @@ def _main(argv: list[str] | None) -> int:
               flush=True)
     try:
         with ctrl_c():                 # Ctrl-C: the partial report, or exit 3 within its grace
+            if ctrl_c_count() != seen:     # a Ctrl-C while the parser was built, swallowed
+                raise KeyboardInterrupt
             code = args.func(args)
-    except CLIError as exc:
+    except KeyboardInterrupt as exc:          # BudgetExhausted carries the budget's reason
+        print(f"netfibers: {str(exc) or 'interrupted (Ctrl-C)'}", file=sys.stderr)
+        return 3
+    except Exception as exc:
+        if ctrl_c_count() != seen:
+            # after a Ctrl-C any error is its echo: a C extension whose import it interrupted
+            # raises ImportError (numpy: "initialization failed"; seen in a SIGINT sweep as an
+            # internal error, exit 4), an optional format's import an install hint (exit 2)
+            print("netfibers: interrupted (Ctrl-C)", file=sys.stderr)
+            return 3
+        return _failed(args, exc)
+    return int(code or 0)
+
+
+def _failed(args, exc: Exception) -> int:
+    """The exit code of a command that raised *exc* (called in an except): 2 for bad input, 3
+    for a spent budget, 0 for a closed pipe, 4 for a bug."""
+    if isinstance(exc, CLIError):
         print(f"netfibers: error: {exc}", file=sys.stderr)
         return 2
-    except (AlgebraError, SemialgebraicError) as exc:
+    if isinstance(exc, (AlgebraError, SemialgebraicError)):
         if isinstance(exc, BudgetExceededError):   # a TimeoutError (an OSError): exit 3, not 2
             print(f"netfibers: {exc}", file=sys.stderr)
             return 3
@@ -185,14 +204,9 @@ def _main(argv: list[str] | None) -> int:
         # any other (a failed internal certificate check, ...) is a bug: exit 4 like the rest,
         # never a traceback with exit 1 (which `equiv` uses for "not equivalent")
         return _internal_error(args, exc)
-    except KeyboardInterrupt as exc:          # BudgetExhausted carries the budget's reason
-        print(f"netfibers: {str(exc) or 'interrupted (Ctrl-C)'}", file=sys.stderr)
-        return 3
-    except BrokenPipeError:
+    if isinstance(exc, BrokenPipeError):
         return 0
-    except Exception as exc:  # a bug: one line unless --debug
-        return _internal_error(args, exc)
-    return int(code or 0)
+    return _internal_error(args, exc)          # a bug: one line unless --debug
 
 
 def _internal_error(args, exc) -> int:

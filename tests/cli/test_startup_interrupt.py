@@ -121,3 +121,78 @@ def test_a_finished_command_ignores_a_late_ctrl_c(monkeypatch, capsys):
     finally:
         signal.signal(signal.SIGINT, before)
     assert "generic" in capsys.readouterr().out
+
+
+# A Ctrl-C whose KeyboardInterrupt is lost on its way.  Seen in a sweep of SIGINT moments over
+# start-up: a diff that ran on for minutes (the exception swallowed during an import), a numpy
+# traceback with exit 1 and an "internal error" with exit 4 (numpy's C init, interrupted while
+# importing datetime, raises ImportError instead).  The console script counts every Ctrl-C.
+
+_SWALLOW = """
+import importlib.abc, os, signal, sys, time
+class Hook(importlib.abc.MetaPathFinder):
+    def find_spec(self, name, path, target=None):
+        if name == {module!r} and not getattr(self, "done", False):
+            self.done = True
+            try:
+                os.kill(os.getpid(), signal.SIGINT)
+                time.sleep(1)
+            except KeyboardInterrupt:
+                {then}
+        return None
+from netfibers.cli import main
+sys.meta_path.insert(0, Hook())
+sys.argv = ["netfibers", "explain", "generic"]
+sys.exit(main())
+"""
+
+
+@pytest.mark.parametrize("module", ["flint", "semialgebraic.cli", "semialgebraic.commands.explain"])
+@pytest.mark.parametrize("then", ["pass", "raise ImportError('initialization failed')"])
+def test_a_lost_ctrl_c_during_the_imports_still_ends_the_process(module, then):
+    """The KeyboardInterrupt swallowed by an import, or turned into an ImportError: the one
+    line and exit 3, the command never run (no output)."""
+    code = _SWALLOW.format(module=module, then=then)
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT,
+                         timeout=120, preexec_fn=sigint_default)
+    assert (out.returncode, out.stdout, out.stderr) == (3, "", "netfibers: interrupted (Ctrl-C)\n")
+
+
+def test_a_counted_ctrl_c_before_the_command_stops_it(monkeypatch, capsys):
+    """A Ctrl-C counted while the parser was built (its exception lost): the command is not
+    run, exit 3."""
+    import semialgebraic.cli
+    from semialgebraic.budget import note_ctrl_c
+    build = semialgebraic.cli.build_parser
+
+    def _build():
+        parser = build()
+        note_ctrl_c()
+        return parser
+    monkeypatch.setattr(semialgebraic.cli, "build_parser", _build)
+    assert semialgebraic.cli.main(["explain", "generic"]) == 3
+    seen = capsys.readouterr()
+    assert (seen.out, seen.err) == ("", "netfibers: interrupted (Ctrl-C)\n")
+
+
+@pytest.mark.parametrize("error", [ImportError("initialization failed"), ValueError("x")])
+def test_an_error_after_a_ctrl_c_is_the_interrupt(monkeypatch, capsys, error):
+    """An exception from a command after a Ctrl-C (a lazy import it interrupted) reports the
+    interrupt, exit 3, not an internal error (exit 4) or an install hint (exit 2)."""
+    import semialgebraic.cli
+    from semialgebraic.budget import note_ctrl_c
+    parser = semialgebraic.cli.build_parser()
+    ctrl_c = [True]
+
+    def _run(args):
+        if ctrl_c.pop():
+            note_ctrl_c()
+        ctrl_c.append(False)
+        raise error
+    monkeypatch.setattr(semialgebraic.cli, "build_parser", lambda: parser)
+    sub = next(a for a in parser._actions if a.dest == "command")
+    sub.choices["explain"].set_defaults(func=_run)
+    assert semialgebraic.cli.main(["explain", "generic"]) == 3
+    assert capsys.readouterr().err == "netfibers: interrupted (Ctrl-C)\n"
+    # without a Ctrl-C the same error is what it is
+    assert semialgebraic.cli.main(["explain", "generic"]) in (2, 4)
