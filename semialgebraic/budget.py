@@ -37,9 +37,9 @@ _CTRL_C = [0]          # Ctrl-Cs seen by :func:`ctrl_c`: a budget made before on
 
 MEMORY_SHARE = 0.8
 """Default memory limit: this share of the machine's memory (``NETFIBERS_MAX_MEMORY``, in GB,
-sets another).  A walk of the digits 64-32-10 net's regions keeps ~4 MB a region: without a
-timeout it had taken 22 GB of 23 after 18 minutes, where the kernel's OOM killer ends it with
-nothing written; at the limit every budget is exhausted and the command returns its partial
+sets another).  A walk of the digits 64-32-10 net's regions kept ~4 MB a region (its forms
+are now bounded: ``regions.walk.FORMS_BYTES``): without a timeout it had taken 22 GB of 23 after
+18 minutes, where the kernel's OOM killer ends it with nothing written; at the limit every budget is exhausted and the command returns its partial
 result (exit 3) like at a timeout."""
 
 _MEMORY: dict = {"limit": None, "next": 0.0, "hit": None}

@@ -646,6 +646,59 @@ def _int_rows(M):
     return N.reshape(M.nrows, M.ncols), den
 
 
+FORMS_BYTES = 1 << 30
+"""About how much memory the forms (:class:`_Forms`) the walk keeps may take; beyond it the
+least recently used are dropped (one asked for again is recomputed, identically: ~11 ms with
+its classes for the digits 64-32-10 net).  The breadth-first frontier alone holds ~16 patterns
+per region walked, and a form with its classes ~0.4 MB there (float32 weights: integers of
+hundreds of bits): the walk of that net had grown by ~7 MB a region (0.75 GB at 100 regions;
+22 GB of 23 in an 18-minute `conserved`).  Measured on its first 300 regions: resident memory
+flat at 1.26–1.28 GB from region 200 on (1.74 GB and +5 MB a region before), the same time
+(80.2 s against 80.4 s at region 280).""""""
+
+
+FORMS_MIN = 64
+"""The fewest forms kept, whatever their size."""
+
+
+def _form_bytes(f) -> int:
+    """A generous estimate of the memory of the form *f* once its classes are built: its
+    integer rows (``H``, the Jacobian's) three times over (the rows, the classes' primitive
+    keys, their integer copy), ~28 bytes a Python integer plus its digits."""
+    total = 0
+    for M in (f.H, f._Jint):
+        if M.size == 0:
+            continue
+        if M.dtype == object:
+            bits = sum(int(v).bit_length() for v in M.flat)
+            total += 28 * M.size + bits // 8
+        else:
+            total += 36 * M.size
+    return 3 * total + 1024
+
+
+class _FormsCache(dict):
+    """``pattern -> _Forms`` keeping the most recently used, within about :data:`FORMS_BYTES`
+    (a number of forms fixed by the size of the first one)."""
+
+    limit = None
+
+    def get(self, key, default=None):
+        f = dict.pop(self, key, None)
+        if f is None:
+            return default
+        dict.__setitem__(self, key, f)       # the most recent, last
+        return f
+
+    def __setitem__(self, key, f):
+        if self.limit is None:
+            self.limit = max(FORMS_MIN, FORMS_BYTES // _form_bytes(f))
+        dict.pop(self, key, None)
+        dict.__setitem__(self, key, f)
+        while len(self) > self.limit:
+            dict.pop(self, next(iter(self)))
+
+
 class _Engine:
     def __init__(self, net: Network, domain: Polyhedron | None, multipliers: bool = False):
         self.net = net
@@ -681,7 +734,7 @@ class _Engine:
         self._dom = (self.dom_A, tuple(self.dom_c), dom_keys)
         self._dom_ineqs = tuple((tuple(row), cj) for row, cj in
                                 zip(self.dom_A.to_rows(), self.dom_c)) if self.dom_A is not None else ()
-        self.cache: dict = {}
+        self.cache: dict = _FormsCache()
         self.pending_neighbours: list = []
         self._float_layers = None
         self.bases: list = []          # bases of the last region's closure proofs (class keys)

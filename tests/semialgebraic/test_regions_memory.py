@@ -86,3 +86,32 @@ def test_forms_cache_is_bounded_and_trimmed_patterns_rebuild_identically():
         assert (again.pattern, again.facets, again.facet_classes, again.neighbours,
                 again.inequalities, again.offset) == \
             (r.pattern, r.facets, r.facet_classes, r.neighbours, r.inequalities, r.offset)
+
+
+@pytest.mark.parametrize("widths,seed", [([2, 8, 8, 1], 3), ([3, 6, 5, 1], 1)])
+def test_a_walk_keeping_one_form_is_the_same_walk(widths, seed, monkeypatch):
+    """The forms kept are bounded (FORMS_BYTES; the digits 64-32-10 walk had grown by ~7 MB a
+    region, its breadth-first frontier's forms): with room for one form only, every form is
+    rebuilt when asked for again, and the walk is the same, region for region."""
+    net = _net(widths, seed)
+    walk = regions(net, progress=False)
+    full = list(walk)
+    assert walk._engine.cache.limit >= walk_module.FORMS_MIN
+    with monkeypatch.context() as m:
+        m.setattr(walk_module, "FORMS_BYTES", 0)
+        m.setattr(walk_module, "FORMS_MIN", 1)
+        small = regions(net, progress=False)
+        one = list(small)
+        assert small.complete and small._engine.cache.limit == 1 and len(small._engine.cache) <= 1
+    assert [r.to_json() for r in one] == [r.to_json() for r in full]
+
+
+def test_form_bytes_estimates_the_integer_rows():
+    """The estimate grows with the integers' digits (float32 weights: hundreds of bits)."""
+    def _bytes(den):
+        net = Network([[[Q(1 + i + j, den ** j) for j in range(3)] for i in range(4)], [[Q(1)] * 4]],
+                      [[Q(-1, den)] * 4, [Q(0)]])
+        f = walk_module._Engine(net, None).forms((1, 1, 1, 1))
+        assert walk_module._form_bytes(f) >= 3 * 28 * (f.H.size + f._Jint.size)
+        return walk_module._form_bytes(f)
+    assert _bytes(2 ** 300) > _bytes(1) + 3 * 16 * 20
