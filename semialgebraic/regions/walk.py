@@ -654,7 +654,7 @@ per region walked, and a form with its classes ~0.4 MB there (float32 weights: i
 hundreds of bits): the walk of that net had grown by ~7 MB a region (0.75 GB at 100 regions;
 22 GB of 23 in an 18-minute `conserved`).  Measured on its first 300 regions: resident memory
 flat at 1.26–1.28 GB from region 200 on (1.74 GB and +5 MB a region before), the same time
-(80.2 s against 80.4 s at region 280).""""""
+(80.2 s against 80.4 s at region 280)."""
 
 
 FORMS_MIN = 64
