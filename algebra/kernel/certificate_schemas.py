@@ -47,6 +47,7 @@ SCHEMA_VERSIONS: dict[str, int] = {
     "bab_cover": 1,
     "bab_recession": 1,
     "on_box": 1,
+    "functional_dimension_sandwich": 1,
 }
 
 HEADER_KEYS = ("format", "type", "schema_version", "netfibers_version")
@@ -72,6 +73,7 @@ SCHEMA_KEYS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
     "bab_recession": (("claim", "a", "b", "domain"), ("ray", "cone", "decomposition", "body", "tail",
                                                       "upper", "lower", "point", "output")),
     "on_box": (("claim", "a", "b", "box", "inner"), ()),
+    "functional_dimension_sandwich": (("claim", "network", "domain", "lower", "upper", "inner", "outer"), ()),
 }
 
 # type -> the claims a certificate of that type may state (the checker decides which one fits)
@@ -97,6 +99,8 @@ CLAIMS: dict[str, tuple[str, ...]] = {
                       "max_o sup_x |a_o(x) - b_o(x)| <= upper on the domain (three-layer-fibers R28)",
                       "max_o sup_x |a_o(x) - b_o(x)| >= lower on the domain"),
     "on_box": ("a(x) == b(x) for all x in the box (read on the cube, three-layer-fibers R36)",),
+    "functional_dimension_sandwich": ("lower <= functional dimension <= upper on the box cut by the "
+                                      "half-spaces (three-layer-fibers R37)",),
 }
 
 # the two competitor classes of an ``absorption`` certificate (skip-absorption R1 and R19)

@@ -456,12 +456,14 @@ def cmd_dim(args) -> int:
         dom_obj = parse_domain(args, net.n_inputs, net)
         dom = dom_obj.legacy()
     except InputError as exc:
+        if dom_obj.halfspaces and None not in dom_obj.lo + dom_obj.hi:
+            return _dim_on_cut(args, net, dom_obj)      # a box cut by half-spaces (R37)
         cs = box_input_map(dom_obj.lo, dom_obj.hi) if not dom_obj.halfspaces else None
         if cs is None:
-            what = ("half-spaces" if dom_obj.halfspaces else "open sides"
+            what = ("half-spaces with open sides" if dom_obj.halfspaces else "open sides"
                     if None in dom_obj.lo + dom_obj.hi else None)
-            fail("dim: takes R^d, the orthant or a box (a cube or its own sides per coordinate), "
-                 f"not {what}" if what else f"dim: {exc.problem}")
+            fail("dim: takes R^d, the orthant, a box (a cube or its own sides per coordinate) or a "
+                 f"box cut by half-spaces, not {what}" if what else f"dim: {exc.problem}")
         # a box with different sides: the network read on the cube (three-layer-fibers R36)
         box, net, dom = (dom_obj.lo, dom_obj.hi), compose_input_map(net, *cs), (Q(-1), Q(1))
     # with --certificate and --timeout, a fifth of the budget is kept for the certificate
@@ -511,6 +513,37 @@ def cmd_dim(args) -> int:
                  "the same functional dimension, three-layer-fibers R36)")
     emit(args, data := fd.to_json(), display.with_roundings(data, text, user_net))
     return 0 if fd.exact else 3
+
+
+def _dim_on_cut(args, net, dom_obj) -> int:
+    """``dim`` on a box cut by half-spaces: between the certified values at inputs of the domain
+    (those of runs on the largest cube inside it and on the box) and on the box around it
+    (three-layer-fibers R37); exit 0 when they meet, 3 otherwise."""
+    from ..dimension.sandwich import functional_dimension_on_cut, sandwich_certificate
+    timeout = args.timeout * 0.8 if args.certificate and args.timeout is not None else args.timeout
+    start = time.monotonic()
+    with Budget(timeout).active():
+        cut = functional_dimension_on_cut(net, dom_obj.lo, dom_obj.hi, list(dom_obj.halfspaces),
+                                          timeout=timeout)
+    if cut.inner is None:
+        fail("dim: the box cut by the half-spaces has no interior (no cube fits inside it)")
+    if cut.outer.non_generic:
+        text = (f"non-generic parameter on the box around the domain: {cut.outer.non_generic} "
+                f"(functional dimension between {cut.lower} and {cut.upper})")
+    elif cut.exact:
+        text = f"functional dimension {cut.value} of {cut.n_parameters} parameters"
+    else:
+        text = (f"functional dimension between {cut.lower} and {cut.upper} of {cut.n_parameters} "
+                "parameters")
+    text += f"\n  {cut.reason}"
+    if args.certificate:
+        seconds = None if args.timeout is None else max(0.5, args.timeout - (time.monotonic() - start))
+        try:
+            write_certificate(sandwich_certificate(net, cut, seconds=seconds), args.certificate)
+        except ValueError as exc:                 # no differentiable input found in the domain
+            text += f"\n  no certificate written: {exc}"
+    emit(args, data := cut.to_json(), display.with_roundings(data, text, net))
+    return 0 if cut.exact else 3
 
 
 # ------------------------------------------------------------------------------------------------

@@ -37,6 +37,7 @@ CHECKERS = {
     "bab_cover": "bab_cover",
     "bab_recession": "bab_recession",
     "on_box": "on_box",
+    "functional_dimension_sandwich": "functional_dimension_sandwich",
 }
 
 

@@ -79,11 +79,19 @@ def test_dim_takes_a_ball_and_a_box_with_its_own_sides(capsys, net, tmp_path):
     # the size of its jump, 1) = 6
     assert main(["dim", net, "--box", "0:1,0:2", "--json"]) == 0
     assert json.loads(capsys.readouterr().out)["functional_dimension"] == 6
-    f = tmp_path / "dom.json"                 # box cut by a half-space: refused, names the reason
+    f = tmp_path / "dom.json"     # a box cut by a half-space (R37): here the cut is the box
     f.write_text(json.dumps({"box": [[-1, 1], [-1, 1]], "halfspaces": [{"a": [-1, 0], "b": "-1/2"}]}))
-    assert main(["dim", net, "--box", str(f)]) == 2
+    assert main(["dim", net, "--box", "1/2:1,-1:1", "--json"]) == 0      # [1/2, 1] x [-1, 1]
+    want = json.loads(capsys.readouterr().out)["functional_dimension"]
+    code = main(["dim", net, "--box", str(f), "--json"])
+    cut = json.loads(capsys.readouterr().out)
+    assert cut["lower"] <= want <= cut["upper"] and (code == 0) == cut["exact"]
+    if cut["exact"]:
+        assert cut["functional_dimension"] == want
+    f.write_text(json.dumps({"box": [[0, None], [-1, 1]], "halfspaces": [{"a": [-1, 0], "b": "-1/2"}]}))
+    assert main(["dim", net, "--box", str(f)]) == 2                      # open sides: refused
     err = capsys.readouterr().err
-    assert err.count("\n") == 1 and "dim:" in err and "not half-spaces" in err
+    assert err.count("\n") == 1 and "dim:" in err and "not half-spaces with open sides" in err
     f.write_text(json.dumps({"box": [[0, None], [0, 1]]}))           # an open side: named as such
     assert main(["dim", net, "--box", str(f)]) == 2
     err = capsys.readouterr().err

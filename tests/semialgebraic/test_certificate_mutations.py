@@ -186,7 +186,17 @@ def _counterexample_box():
     return _json(v.certificate)
 
 
-BUILDERS = {"bab_bound": _bab_bound, "on_box": _on_box, "counterexample_box": _counterexample_box, "bab_cover": _bab_cover, "counterexample": _counterexample, "symmetry_path": _symmetry_path,
+# a box cut by half-spaces (three-layer-fibers R37): neuron 0, x0 - 1/2, dead where x0 <= 1/4
+CUT_NET = Network.from_rows([[[1, 0], [0, 1], [1, 1]], [[1, 1, -1]]], [["-1/2", 0, 0], [0]])
+
+
+def _sandwich():
+    from semialgebraic.dimension.sandwich import functional_dimension_on_cut, sandwich_certificate
+    cut = functional_dimension_on_cut(CUT_NET, [-1, -1], [1, 1], [([1, 0], "1/4"), ([1, 1], 1)])
+    return _json(sandwich_certificate(CUT_NET, cut))
+
+
+BUILDERS = {"functional_dimension_sandwich": _sandwich, "bab_bound": _bab_bound, "on_box": _on_box, "counterexample_box": _counterexample_box, "bab_cover": _bab_cover, "counterexample": _counterexample, "symmetry_path": _symmetry_path,
             "region_cover": _region_cover, "absorption": _absorption,
             "absorption_no": _absorption_no, "identifiability_hypotheses": _identifiability,
             "functional_dimension": _fd, "exercise": _exercise,
@@ -353,7 +363,29 @@ def _oracle_on_box(c) -> bool:
     return equivalent(a, b, domain=box, verify=False).answer is True
 
 
-ORACLES = {"bab_bound": _oracle_bab, "on_box": _oracle_on_box, "counterexample_box": _oracle_counterexample, "bab_cover": _oracle_bab, "counterexample": _oracle_counterexample, "symmetry_path": _same_function,
+def _oracle_sandwich(c) -> bool:
+    """lower <= (exact rank at 150 random points of the cut, its value w.h.p. on these tiny
+    nets) <= upper, or no point of the cut found (a mutated empty domain: vacuous)."""
+    from algebra.rationals import Q
+    from semialgebraic.dimension.jacobian import exact_rank
+    net = network_from_dict(c["network"])
+    box = [(Fraction(str(a)), Fraction(str(b))) for a, b in c["domain"]["box"]]
+    cuts = [([Fraction(str(v)) for v in h["a"]], Fraction(str(h["b"]))) for h in c["domain"]["halfspaces"]]
+    rng = random.Random(5)
+    pts = []
+    for _ in range(20000):
+        x = [a + (b - a) * Fraction(rng.randint(0, 1009), 1009) for a, b in box]
+        if all(sum(ai * v for ai, v in zip(a, x)) <= b for a, b in cuts):
+            pts.append([Q(v.numerator, v.denominator) for v in x])
+            if len(pts) == 150:
+                break
+    if not pts:
+        return True
+    r = exact_rank(net, pts)
+    return c["lower"] <= r <= c["upper"]
+
+
+ORACLES = {"functional_dimension_sandwich": _oracle_sandwich, "bab_bound": _oracle_bab, "on_box": _oracle_on_box, "counterexample_box": _oracle_counterexample, "bab_cover": _oracle_bab, "counterexample": _oracle_counterexample, "symmetry_path": _same_function,
            "region_cover": _same_function, "absorption": _oracle_absorption,
            "absorption_no": _oracle_absorption, "identifiability_hypotheses": _oracle_identifiability,
            "functional_dimension": _oracle_fd, "exercise": _oracle_exercise,

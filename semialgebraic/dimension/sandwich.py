@@ -1,0 +1,249 @@
+r"""The functional dimension on a box cut by half-spaces: between its values on a cube inside
+and on the box (three-layer-fibers R37).
+
+The functional dimension on a domain D is the largest rank of the Jacobian rows of
+θ ↦ (f_θ(x))_{x ∈ X} over finite sets X of differentiable inputs in D, so it can only grow
+with D.  For P = B ∩ {a_j·x <= b_j} (B a box with finite sides) and a cube C ⊆ P:
+
+    fd(C) <= fd(P) <= fd(B).
+
+:func:`inscribed_cube` finds the largest cube ``[c − r, c + r]^d`` inside P (one exact LP:
+max r subject to ``lo_i <= c_i − r``, ``c_i + r <= hi_i``, ``a_j·c + ‖a_j‖₁ r <= b_j``);
+:func:`functional_dimension_on_cut` runs :func:`~semialgebraic.dimension.functional.
+functional_dimension` on C (its certified lower bound holds on P) and on B (its certified upper
+bound holds on P), half of the budget each, and :func:`sandwich_certificate` joins their two
+certificates (the ``functional_dimension_sandwich`` type, checked by
+:mod:`semialgebraic.verify.functional_dimension_sandwich`).  Exact when the two meet: a
+half-space that does not change which neurons can switch leaves the generic value, and the
+interval says how far apart the two domains' values are when it does.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from algebra.kernel import compose_input_map
+from algebra.network import Network
+from algebra.rationals import Q
+
+from ..budget import Budget
+from ..lp.simplex import simplex_free_le
+from .functional import functional_dimension
+from .result import FunctionalDimension
+
+__all__ = ["inscribed_cube", "functional_dimension_on_cut", "CutDimension", "sandwich_certificate"]
+
+
+def inscribed_cube(lo, hi, halfspaces) -> tuple[list, Q] | None:
+    """``(c, r)``: the largest cube ``[c − r, c + r]^d`` (exact, r > 0) inside the box
+    ``∏ [lo_i, hi_i]`` cut by the half-spaces ``a·x <= b`` (*halfspaces*: ``[(a, b)]``), or None
+    when that set has no interior (r = 0) or is empty.
+
+    >>> c, r = inscribed_cube([0, 0], [1, 1], [([1, 1], 1)])     # the triangle x, y >= 0, x + y <= 1
+    >>> [str(v) for v in c], str(r)
+    (['1/4', '1/4'], '1/4')
+    """
+    d = len(lo)
+    rows, rhs = [], []
+    for i in range(d):
+        e = [Q(0)] * (d + 1)
+        e[i], e[d] = Q(-1), Q(1)
+        rows.append(e)
+        rhs.append(-Q(lo[i]))                      # -c_i + r <= -lo_i
+        e = [Q(0)] * (d + 1)
+        e[i], e[d] = Q(1), Q(1)
+        rows.append(e)
+        rhs.append(Q(hi[i]))                       # c_i + r <= hi_i
+    for a, b in halfspaces:
+        a = [Q(v) for v in a]
+        rows.append(a + [sum((abs(v) for v in a), Q(0))])
+        rhs.append(Q(b))                           # a.c + |a|_1 r <= b
+    status, w, _ = simplex_free_le(rows, rhs, [Q(0)] * d + [Q(1)])
+    if status != "optimal" or w[d] <= 0:
+        return None
+    return list(w[:d]), w[d]
+
+
+@dataclass
+class CutDimension:
+    """The functional dimension on P = box ∩ half-spaces: ``lower`` certified on the cube
+    ``inner_box`` ⊆ P, ``upper`` on the box ⊇ P (three-layer-fibers R37)."""
+
+    inner: FunctionalDimension | None       # on the cube inside (None: P has no interior)
+    outer: FunctionalDimension              # on the box
+    inner_box: list                          # [(lo_i, hi_i)] of the cube, or []
+    box: list                                # [(lo_i, hi_i)] of the box
+    halfspaces: list                         # [(a, b)]
+    n_parameters: int
+    pooled: tuple = ()                       # (inputs in the box's reading, all in the domain, p, rank)
+
+    @property
+    def lower(self) -> int:
+        best = self.pooled[3] if self.pooled else 0
+        if self.inner is not None and not self.inner.non_generic:
+            best = max(best, self.inner.lower)
+        return best
+
+    @property
+    def upper(self) -> int:
+        return self.outer.upper if not self.outer.non_generic else self.n_parameters
+
+    @property
+    def exact(self) -> bool:
+        return self.lower == self.upper and not self.outer.non_generic
+
+    @property
+    def value(self) -> int | None:
+        return self.lower if self.exact else None
+
+    @property
+    def reason(self) -> str:
+        inner = ("the domain has no interior (no cube fits inside it)" if self.inner is None else
+                 f"lower {self.lower}: the Jacobian rows at {len(self.pooled[0]) if self.pooled else 0} "
+                 f"inputs in the domain (those of the runs on the cube {_box_text(self.inner_box)} "
+                 "inside it and on the box that lie in it)")
+        outer = (f"upper {self.upper} from the box {_box_text(self.box)} around it"
+                 + (f" (where {self.outer.reason})" if self.outer.reason else ""))
+        return (f"{inner}; {outer}: the functional dimension only grows with the domain "
+                "(three-layer-fibers R37)")
+
+    def to_json(self) -> dict:
+        out = {"functional_dimension": self.value, "exact": self.exact,
+               "n_parameters": self.n_parameters, "reason": self.reason,
+               "lower": self.lower, "upper": self.upper,
+               "inner_box": [[_num(lo), _num(hi)] for lo, hi in self.inner_box],
+               "inner": None if self.inner is None else self.inner.to_json(),
+               "outer": self.outer.to_json(),
+               "work": {"inner": None if self.inner is None else self.inner.work,
+                        "outer": self.outer.work}}
+        if self.outer.non_generic:
+            out["non_generic"] = self.outer.non_generic
+        return out
+
+
+def _num(v) -> str:
+    return str(Q(v))
+
+
+def _box_text(box) -> str:
+    if box and all(b == box[0] for b in box):
+        return f"[{box[0][0]}, {box[0][1]}]^{len(box)}"
+    return " x ".join(f"[{lo}, {hi}]" for lo, hi in box)
+
+
+def functional_dimension_on_cut(net: Network, lo, hi, halfspaces, *, timeout: float | None = None,
+                                seed: int = 0, reserve_for_certificate: bool = False,
+                                max_regions: int | None = 400) -> CutDimension:
+    """The functional dimension of *net* on ``∏ [lo_i, hi_i] ∩ {a·x <= b}`` between its certified
+    values on the largest inscribed cube and on the box (three-layer-fibers R37); *timeout*
+    split in halves (the cube first; what it leaves goes to the box).
+
+    >>> net = Network.from_rows([[[1, 0], [0, 1]], [[1, 1]]], [[0, 0], [0]])
+    >>> cut = functional_dimension_on_cut(net, [-1, -1], [1, 1], [([1, 1], 1)])
+    >>> cut.lower, cut.upper, cut.exact
+    (7, 7, True)
+    """
+    import time
+    lo, hi = [Q(v) for v in lo], [Q(v) for v in hi]
+    start = time.monotonic()
+    cube = inscribed_cube(lo, hi, halfspaces)
+    kw = {"seed": seed, "reserve_for_certificate": reserve_for_certificate, "max_regions": max_regions}
+    inner, inner_box = None, []
+    if cube is not None:
+        c, r = cube
+        inner_box = [(v - r, v + r) for v in c]
+        half = None if timeout is None else timeout / 2
+        inner = functional_dimension(compose_input_map(net, c, [r] * len(c)), domain=(Q(-1), Q(1)),
+                                     budget=Budget(half), **kw)
+    left = None if timeout is None else max(0.0, timeout - (time.monotonic() - start))
+    on_cube, dom = _on_cube(net, lo, hi)
+    outer = functional_dimension(on_cube, domain=dom, budget=Budget(left), **kw)
+    cut = CutDimension(inner, outer, inner_box, list(zip(lo, hi)), list(halfspaces), net.n_parameters)
+    if inner is not None:
+        cut.pooled = _pooled(net, on_cube, lo, hi, halfspaces, cube, inner, outer)
+    return cut
+
+
+def _pooled(net, on_cube, lo, hi, halfspaces, cube, inner, outer) -> tuple:
+    """The inputs of both runs that lie in the domain, in the box's reading (u of the cube when
+    the box is read on it), a prime and the rank mod p of their Jacobian rows: a lower bound of
+    the functional dimension on the domain (the cube's inputs alone give the inner run's)."""
+    import numpy as np
+    from algebra.linalg.gfp import rank_mod_p
+    from .jacobian import jacobian_rows, network_prime
+    from .sampling import exact_masks
+    cubic = on_cube is net
+    c_b = [(a + b) / 2 for a, b in zip(lo, hi)]
+    s_b = [(b - a) / 2 for a, b in zip(lo, hi)]
+    c, r = cube
+    users = [[ci + r * ui for ci, ui in zip(c, u)] for u in inner.inputs]
+    users += [list(u) if cubic else [ci + si * ui for ci, si, ui in zip(c_b, s_b, u)] for u in outer.inputs]
+    seen, X = set(), []
+    for x in users:
+        key = tuple(x)
+        if key in seen or any(v < a or v > b for v, a, b in zip(x, lo, hi)) or \
+                any(sum((Q(ai) * v for ai, v in zip(a_, x)), Q(0)) > Q(b_) for a_, b_ in halfspaces):
+            continue
+        seen.add(key)
+        X.append(list(x) if cubic else [(v - ci) / si for v, ci, si in zip(x, c_b, s_b)])
+    X, masks = exact_masks(on_cube, X)
+    p = network_prime(on_cube)
+    try:
+        rank = rank_mod_p(jacobian_rows(on_cube, X, masks, p), p) if X else 0
+    except ZeroDivisionError:          # p divides an input's denominator: the cube's run alone
+        return ()
+    return (X, None, p, rank)
+
+
+def _on_cube(net, lo, hi):
+    """``(net read on the cube, (−1, 1))`` for the box (R36), or ``(net, (lo, hi))`` for a cube."""
+    if len(set(lo)) == 1 and len(set(hi)) == 1:
+        return net, (lo[0], hi[0])
+    c = [(a + b) / 2 for a, b in zip(lo, hi)]
+    s = [(b - a) / 2 for a, b in zip(lo, hi)]
+    return compose_input_map(net, c, s), (Q(-1), Q(1))
+
+
+def sandwich_certificate(net: Network, cut: CutDimension, *, seconds: float | None = None) -> dict:
+    """A ``functional_dimension_sandwich`` certificate of *cut*'s bounds: the cube's
+    ``functional_dimension`` certificate (its inputs in the cube, so in the domain) for the lower
+    bound, the box's for the upper (checked by
+    :mod:`semialgebraic.verify.functional_dimension_sandwich`)."""
+    from ..certificates import functional_dimension_sandwich_certificate, require_valid
+    from .certificate import box_certificate, functional_dimension_certificate
+    if cut.inner is None:
+        raise ValueError("sandwich_certificate: the domain has no interior")
+    part = None if seconds is None else seconds / 2
+    lo, hi = [a for a, _ in cut.box], [b for _, b in cut.box]
+    if cut.pooled and (cut.inner.non_generic or cut.pooled[3] >= cut.inner.lower):
+        X, _, p, rank = cut.pooled
+        inner = _pooled_certificate(net, lo, hi, X, p, rank)
+    elif not cut.inner.non_generic:
+        inner = box_certificate(net, [a for a, _ in cut.inner_box], [b for _, b in cut.inner_box],
+                                cut.inner, seconds=part)
+    else:
+        raise ValueError("sandwich_certificate: no differentiable input in the domain was found")
+    if len(set(lo)) == 1 and len(set(hi)) == 1:
+        outer = functional_dimension_certificate(net, cut.outer, domain=(lo[0], hi[0]), seconds=part)
+    else:
+        outer = box_certificate(net, lo, hi, cut.outer, seconds=part)
+    return require_valid(functional_dimension_sandwich_certificate(net, cut.box, cut.halfspaces, inner, outer))
+
+
+def _pooled_certificate(net, lo, hi, X, p, rank) -> dict:
+    """The ``functional_dimension`` certificate of the pooled inputs' rank, on the box (read on
+    the cube unless it is one): lower bound only."""
+    from algebra.rationals import q_json
+    from ..certificates import dimension_bounds_certificate
+    if len(set(lo)) == 1 and len(set(hi)) == 1:
+        return dimension_bounds_certificate(net, prime=int(p), inputs=[[q_json(v) for v in x] for x in X],
+                                            lower=int(rank), domain={"box": [q_json(lo[0]), q_json(hi[0])]})
+    c = [(a + b) / 2 for a, b in zip(lo, hi)]
+    s = [(b - a) / 2 for a, b in zip(lo, hi)]
+    cert = dimension_bounds_certificate(compose_input_map(net, c, s), prime=int(p),
+                                        inputs=[[q_json(v) for v in x] for x in X], lower=int(rank),
+                                        domain={"box": [-1, 1]})
+    cert["network"] = net.to_dict()
+    cert["domain"] = {"box": [-1, 1], "input_map": {"lo": [q_json(Q(v)) for v in lo],
+                                                   "hi": [q_json(Q(v)) for v in hi]}}
+    return cert

@@ -1,0 +1,148 @@
+r"""Checker of ``functional_dimension_sandwich`` certificates: bounds of the functional dimension
+on a box cut by half-spaces, from a cube inside it and the box around it (three-layer-fibers
+R37).
+
+Schema (version 1; built by :func:`semialgebraic.certificates.functional_dimension_sandwich_certificate`
+through :func:`semialgebraic.dimension.sandwich.sandwich_certificate`)::
+
+    {"format": "netfibers.certificate", "type": "functional_dimension_sandwich",
+     "schema_version": 1, "netfibers_version": "<str, informational>",
+     "claim": "lower <= functional dimension <= upper on the box cut by the half-spaces "
+              "(three-layer-fibers R37)",
+     "network": <network>,
+     "domain": {"box": [[lo_0, hi_0], ...], "halfspaces": [{"a": [...], "b": b}, ...]},
+     "lower": r, "upper": u,                    # JSON integers
+     "inner": <functional_dimension certificate>,   # its listed inputs all in the domain
+     "outer": <functional_dimension certificate>}   # on a set of inputs containing the box
+
+What is checked (exact; imports ``algebra`` and other ``verify`` modules only):
+
+1. both parts are ``functional_dimension`` certificates about the same network (the embedded
+   networks equal ``network``), each valid by its own checker;
+2. every input the inner part lists lies in the domain, read in the user's coordinates (``x =
+   c + s ⊙ u`` when its ``domain.input_map`` names a box, the map its own checker composes the
+   network with, three-layer-fibers R36): inside the box and ``a·x <= b`` for every half-space;
+3. the inputs the outer part ranges over (a box, the orthant or R^d) contain the domain's box;
+4. ``lower <= `` the inner part's certified lower bound, ``upper >= `` the outer part's
+   certified upper bound (N when it certifies none), ``lower <= upper``.
+
+Why: the functional dimension on D is the largest rank of the Jacobian rows over finite sets
+of differentiable inputs in D, so it only grows with D (R37); the inner part's rank is that of
+the rows at inputs of the domain (R36 when read on the cube: the same rank), a lower bound; the
+outer part bounds it from above on a superset.
+"""
+
+from __future__ import annotations
+
+from algebra.exceptions import InputError
+from algebra.io.native import network_from_dict, parse_number, parse_vector
+from algebra.kernel.certificate_schemas import CLAIMS, check_header
+from algebra.rationals import Q
+
+from . import verify
+from .on_box import read_box
+
+__all__ = ["check"]
+
+
+def _ranged_over(part: dict, d: int):
+    """The inputs a ``functional_dimension`` certificate ranges over, in the user's coordinates:
+    ``[(lo_i, hi_i)]`` (a side None: open), or None for R^d."""
+    dom = part.get("domain")
+    if dom is None:
+        return None
+    if not isinstance(dom, dict):
+        raise InputError("a part's domain must be null or an object")
+    if dom.get("orthant") is True:
+        return [(0, None)] * d
+    if "input_map" in dom:                     # the part's checker reads it on the cube [-1, 1]
+        imap = dom["input_map"]
+        if not isinstance(imap, dict) or set(imap) != {"lo", "hi"}:
+            raise InputError("a part's domain.input_map is {lo, hi}")
+        lo = parse_vector(imap["lo"], "input_map.lo", length=d)
+        hi = parse_vector(imap["hi"], "input_map.hi", length=d)
+        return list(zip(lo, hi))
+    box = dom.get("box")
+    if not isinstance(box, list) or len(box) != 2:
+        raise InputError("a part's domain.box is [lo, hi]")
+    lo, hi = (parse_number(v, "domain.box") for v in box)
+    return [(lo, hi)] * d
+
+
+def _user_inputs(part: dict, d: int):
+    """The map from a part's inputs to the user's inputs: ``x = c + s ⊙ u`` (c, s the centre and
+    half-widths of the box its ``domain.input_map`` names; its checker reads the network on the
+    cube through the same map, three-layer-fibers R36), else the identity."""
+    dom = part.get("domain")
+    if isinstance(dom, dict) and "input_map" in dom:
+        box = _ranged_over(part, d)
+        c = [(lo + hi) / 2 for lo, hi in box]
+        s = [(hi - lo) / 2 for lo, hi in box]
+        return lambda u: [ci + si * ui for ci, si, ui in zip(c, s, u)]
+    return lambda u: list(u)
+
+
+def check(cert: dict) -> tuple[bool, str]:
+    check_header(cert, "functional_dimension_sandwich")
+    if cert["claim"] != CLAIMS["functional_dimension_sandwich"][0]:
+        return False, f"the claim {cert['claim']!r} is not this certificate's"
+    net = network_from_dict(cert["network"], source="certificate[network]")
+    d, N = net.n_inputs, net.n_parameters
+    dom = cert["domain"]
+    if not isinstance(dom, dict) or set(dom) != {"box", "halfspaces"}:
+        raise InputError("domain is {box, halfspaces}")
+    box = read_box(dom["box"], d)
+    if not isinstance(dom["halfspaces"], list):
+        raise InputError("domain.halfspaces must be a list")
+    cuts = []
+    for t, h in enumerate(dom["halfspaces"]):
+        if not isinstance(h, dict) or set(h) != {"a", "b"}:
+            raise InputError(f"halfspaces[{t}] is {{a, b}}")
+        cuts.append((parse_vector(h["a"], f"halfspaces[{t}].a", length=d),
+                     parse_number(h["b"], f"halfspaces[{t}].b")))
+    lower, upper = cert["lower"], cert["upper"]
+    for v in (lower, upper):
+        if not isinstance(v, int) or isinstance(v, bool):
+            raise InputError("lower and upper must be integers")
+    parts = {}
+    for key in ("inner", "outer"):
+        part = cert[key]
+        if not isinstance(part, dict) or part.get("type") != "functional_dimension":
+            raise InputError(f"{key} must be a functional_dimension certificate")
+        if "network" not in part:
+            raise InputError(f"the {key} certificate lacks 'network'")
+        if network_from_dict(part["network"], source=f"certificate[{key}][network]") != net:
+            return False, f"the {key} certificate is about another network"
+        parts[key] = _ranged_over(part, d)
+    inner = cert["inner"]
+    if not isinstance(inner.get("inputs"), list):
+        raise InputError("the inner certificate's inputs must be a list")
+    to_user = _user_inputs(inner, d)
+    for t, u in enumerate(inner["inputs"]):
+        x = to_user(parse_vector(u, f"inner.inputs[{t}]", length=d))
+        if any(v < lo or v > hi for v, (lo, hi) in zip(x, box)):
+            return False, f"the inner certificate's input {t} is not in the domain's box"
+        for k, (a, b) in enumerate(cuts):
+            if sum((ai * v for ai, v in zip(a, x)), Q(0)) > b:
+                return False, f"the inner certificate's input {t} is not in half-space {k}"
+    outer = parts["outer"]
+    if outer is not None:
+        for i, ((a, b), (lo, hi)) in enumerate(zip(outer, box)):
+            if (a is not None and a > lo) or (b is not None and b < hi):
+                return False, f"the outer certificate's inputs do not cover the box in coordinate {i}"
+    ok, why_in = verify(cert["inner"])
+    if not ok:
+        return False, f"the inner functional_dimension certificate is invalid: {why_in}"
+    ok, why_out = verify(cert["outer"])
+    if not ok:
+        return False, f"the outer functional_dimension certificate is invalid: {why_out}"
+    if lower > cert["inner"]["lower"]:
+        return False, f"lower {lower} exceeds the inner certificate's {cert['inner']['lower']}"
+    certified = cert["outer"].get("upper", N)
+    if upper < certified:
+        return False, f"upper {upper} is below the outer certificate's certified {certified}"
+    if lower > upper:
+        return False, f"contradiction: lower {lower} > upper {upper}"
+    return True, (f"lower {lower} at inputs in the domain ({why_in}); upper {upper} on a set "
+                  f"containing it ({why_out}); the functional dimension only grows with the domain "
+                  "(three-layer-fibers R37)" + (f"; exact: {lower}" if lower == upper else ""))

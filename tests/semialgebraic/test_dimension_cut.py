@@ -1,0 +1,145 @@
+"""``dim`` on a box cut by half-spaces (three-layer-fibers R37): the functional dimension only
+grows with the domain, so it lies between the rank at inputs of the domain (those of runs on the
+largest cube inside it and on the box) and the certified value on the box around it."""
+
+import copy
+import json
+import random
+import subprocess
+import sys
+
+import pytest
+
+from algebra.kernel.domains import Domain
+from algebra.network import Network
+from algebra.rationals import Q
+from semialgebraic.dimension import functional_dimension
+from semialgebraic.dimension.jacobian import exact_rank
+from semialgebraic.dimension.sandwich import functional_dimension_on_cut, inscribed_cube, sandwich_certificate
+from semialgebraic.verify import verify
+
+
+def _net(widths, seed):
+    rng = random.Random(seed)
+    Ws = [[[Q(rng.randint(-8, 8), 8) for _ in range(widths[i])] for _ in range(widths[i + 1])]
+          for i in range(len(widths) - 1)]
+    bs = [[Q(rng.randint(-8, 8), 8) for _ in range(widths[i + 1])] for i in range(len(widths) - 1)]
+    return Network(Ws, bs)
+
+
+def _in(x, lo, hi, cuts):
+    return all(a <= v <= b for v, a, b in zip(x, lo, hi)) and \
+        all(sum((Q(ai) * v for ai, v in zip(a, x)), Q(0)) <= Q(b) for a, b in cuts)
+
+
+def test_inscribed_cube_of_a_triangle_and_of_sets_without_interior():
+    c, r = inscribed_cube([0, 0], [1, 1], [([1, 1], 1)])
+    assert (c, r) == ([Q(1, 4), Q(1, 4)], Q(1, 4))
+    assert inscribed_cube([0, 0], [1, 1], [([1, 1], 0)]) is None          # one point
+    assert inscribed_cube([0, 0], [1, 1], [([1, 1], -1)]) is None         # empty
+    c, r = inscribed_cube([-1, -1, -1], [1, 1, 1], [([1, -2, 3], Q(1, 3)), ([-1, 0, 0], 0)])
+    assert r > 0 and all(_in([ci + s * r for ci, s in zip(c, signs)], [-1] * 3, [1] * 3,
+                             [([1, -2, 3], Q(1, 3)), ([-1, 0, 0], 0)])
+                         for signs in [(a, b, d) for a in (-1, 1) for b in (-1, 1) for d in (-1, 1)])
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_bounds_hold_and_the_certificate_verifies(seed):
+    """Random nets, a random cut of a box: the lower bound is the exact rank over Q at inputs of
+    the domain (recomputed here on the user's net), the upper bound at least the exact rank at
+    80 random points of the domain, the certificate VALID."""
+    rng = random.Random(100 + seed)
+    net = _net([3, 5, 4, 2], seed)
+    lo, hi = [Q(-1), Q(0), Q(-2)], [Q(1), Q(1), Q(2)]
+    cuts = [([rng.randint(-3, 3) for _ in range(3)], Q(rng.randint(0, 4), 4)) for _ in range(2)]
+    cut = functional_dimension_on_cut(net, lo, hi, cuts, timeout=60)
+    if cut.inner is None:
+        assert inscribed_cube(lo, hi, cuts) is None
+        return
+    X, _, p, rank = cut.pooled
+    c = [(a + b) / 2 for a, b in zip(lo, hi)]
+    s = [(b - a) / 2 for a, b in zip(lo, hi)]
+    users = [[ci + si * u for ci, si, u in zip(c, s, x)] for x in X]
+    assert all(_in(x, lo, hi, cuts) for x in users)
+    assert exact_rank(net, users) >= cut.lower == max(rank, cut.inner.lower)
+    pts = []
+    while len(pts) < 80:
+        x = [a + (b - a) * Q(rng.randint(0, 997), 997) for a, b in zip(lo, hi)]
+        if _in(x, lo, hi, cuts):
+            pts.append(x)
+    assert exact_rank(net, pts) <= cut.upper
+    assert cut.upper == functional_dimension(net, domain=Domain(lo, hi)).upper
+    cert = json.loads(json.dumps(sandwich_certificate(net, cut)))
+    ok, why = verify(cert)
+    assert ok, why
+
+
+def test_a_cut_that_changes_nothing_is_exact():
+    """A half-space that keeps every region of a generic net: the value on the box."""
+    net = _net([2, 4, 1], 7)
+    box = functional_dimension(net, domain=(Q(-1), Q(1)))
+    assert box.exact
+    cut = functional_dimension_on_cut(net, [-1, -1], [1, 1], [([1, 1], Q(19, 10))])
+    assert cut.exact and cut.value == box.value
+
+
+def test_a_cut_that_kills_a_neuron_is_bracketed():
+    """Neuron 0 is x0 − 1/2: alive on the box, dead where x0 <= 1/4.  The box's value is the
+    upper bound; the cut is itself a box there, whose exact value the lower bound reaches."""
+    net = Network.from_rows([[[1, 0], [0, 1], [1, 1]], [[1, 1, -1]]], [[Q(-1, 2), 0, 0], [0]])
+    cut = functional_dimension_on_cut(net, [-1, -1], [1, 1], [([1, 0], Q(1, 4))])
+    on_p = functional_dimension(net, domain=Domain([-1, -1], [Q(1, 4), 1]))
+    on_b = functional_dimension(net, domain=(Q(-1), Q(1)))
+    assert on_p.exact and on_b.exact and on_p.value < on_b.value
+    assert cut.lower == on_p.value and cut.upper == on_b.value and not cut.exact
+
+
+@pytest.fixture(scope="module")
+def honest():
+    net = _net([3, 5, 4, 2], 1)
+    cut = functional_dimension_on_cut(net, [-1, 0, -2], [1, 1, 2], [([1, 1, 1], Q(1, 2))])
+    cert = json.loads(json.dumps(sandwich_certificate(net, cut)))
+    assert verify(cert)[0]
+    return cert
+
+
+def _mutated(cert, change):
+    c = copy.deepcopy(cert)
+    change(c)
+    return c
+
+
+@pytest.mark.parametrize("name,change", [
+    ("lower + 1", lambda c: c.update(lower=c["lower"] + 1)),
+    ("upper below the outer's", lambda c: c.update(upper=c["outer"]["upper"] - 1)),
+    ("a tighter half-space", lambda c: c["domain"]["halfspaces"][0].update(b="-3")),
+    ("the box shrunk away from the inputs", lambda c: c["domain"]["box"][0].__setitem__(0, "9/10")),
+    ("an inner input moved out", lambda c: c["inner"]["inputs"][0].__setitem__(0, "7")),
+    ("the outer read on a smaller box", lambda c: c["outer"]["domain"]["input_map"]["hi"].__setitem__(2, "1")),
+    ("another network", lambda c: c["network"]["layers"][0]["bias"].__setitem__(0, "5")),
+])
+def test_false_claims_are_rejected(honest, name, change):
+    try:
+        ok, _ = verify(_mutated(honest, change))
+    except Exception as exc:                 # malformed (InputError) is a rejection too
+        assert type(exc).__name__ == "InputError", exc
+        return
+    assert not ok, name
+
+
+def test_the_cli_on_a_json_box_with_half_spaces(tmp_path):
+    net = _net([3, 6, 2], 2)
+    (tmp_path / "n.json").write_text(json.dumps(net.to_dict()))
+    (tmp_path / "d.json").write_text(json.dumps({"box": [[-1, 1], [0, 1], [-2, 2]],
+                                                 "halfspaces": [{"a": [1, 1, 1], "b": "1/2"}]}))
+    cert = tmp_path / "c.json"
+    out = subprocess.run([sys.executable, "-m", "semialgebraic.cli", "dim", str(tmp_path / "n.json"),
+                          "--box", str(tmp_path / "d.json"), "--certificate", str(cert), "--json"],
+                         capture_output=True, text=True)
+    assert out.returncode in (0, 3), out.stderr
+    data = json.loads(out.stdout)
+    assert data["lower"] <= data["upper"] <= net.n_parameters
+    assert (out.returncode == 0) == data["exact"] == (data["lower"] == data["upper"])
+    got = subprocess.run([sys.executable, "-m", "semialgebraic.cli", "verify", str(cert)],
+                         capture_output=True, text=True)
+    assert got.returncode == 0 and got.stdout.startswith("VALID functional_dimension_sandwich"), got.stdout
