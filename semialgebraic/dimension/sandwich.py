@@ -169,7 +169,7 @@ def _pooled(net, on_cube, lo, hi, halfspaces, cube, inner, outer) -> tuple:
     the box is read on it), a prime and the rank mod p of their Jacobian rows: a lower bound of
     the functional dimension on the domain (the cube's inputs alone give the inner run's)."""
     import numpy as np
-    from algebra.linalg.gfp import rank_mod_p
+    from algebra.linalg.gfp import rref_mod_p
     from .jacobian import jacobian_rows, network_prime
     from .sampling import exact_masks
     cubic = on_cube is net
@@ -188,11 +188,18 @@ def _pooled(net, on_cube, lo, hi, halfspaces, cube, inner, outer) -> tuple:
         X.append(list(x) if cubic else [(v - ci) / si for v, ci, si in zip(x, c_b, s_b)])
     X, masks = exact_masks(on_cube, X)
     p = network_prime(on_cube)
+    if not X:
+        return ([], None, p, 0)
     try:
-        rank = rank_mod_p(jacobian_rows(on_cube, X, masks, p), p) if X else 0
+        R = jacobian_rows(on_cube, X, masks, p)
     except ZeroDivisionError:          # p divides an input's denominator: the cube's run alone
         return ()
-    return (X, None, p, rank)
+    # the inputs owning a pivot of the rows' echelon form mod p (columns of the transpose) reach
+    # the same rank: only those go into the certificate (its checker re-ranks their rows)
+    pivots = rref_mod_p(np.ascontiguousarray(R.T), p)[0]
+    m = on_cube.n_outputs
+    keep = sorted({int(k) // m for k in pivots})
+    return ([X[i] for i in keep], None, p, len(pivots))
 
 
 def _on_cube(net, lo, hi):

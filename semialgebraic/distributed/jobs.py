@@ -265,11 +265,14 @@ def _dim(item, blobs, timeout, spec):
     try:
         legacy = dom.legacy()
     except InputError as exc:
+        if dom.halfspaces and None not in dom.lo + dom.hi:
+            return _dim_on_cut(net, dom, timeout)
         cs = box_input_map(dom.lo, dom.hi) if not dom.halfspaces else None
         if cs is None:
             raise SemialgebraicError(
-                "dim takes R^d, the orthant or a box (a cube or its own sides per coordinate), "
-                "not half-spaces" if dom.halfspaces else f"dim: {exc.problem}") from None
+                "dim takes R^d, the orthant, a box (a cube or its own sides per coordinate) or a "
+                "box cut by half-spaces, not half-spaces with open sides" if dom.halfspaces
+                else f"dim: {exc.problem}") from None
         net, legacy, note = compose_input_map(net, *cs), (Q(-1), Q(1)), \
             "on the box, computed for the network read on [-1, 1]^d (three-layer-fibers R36)"
     r = functional_dimension(net, domain=legacy, timeout=timeout)
@@ -281,6 +284,21 @@ def _dim(item, blobs, timeout, spec):
     if note:
         rec["note"] = note
     return rec
+
+
+def _dim_on_cut(net, dom, timeout) -> dict:
+    """``dim`` on a box cut by half-spaces, as ``netfibers dim``: between the rank at inputs of
+    the cut and the value on the box (three-layer-fibers R37)."""
+    from ..dimension.sandwich import functional_dimension_on_cut
+    r = functional_dimension_on_cut(net, dom.lo, dom.hi, list(dom.halfspaces), timeout=timeout)
+    if r.inner is None:
+        raise SemialgebraicError("dim: the box cut by the half-spaces has no interior")
+    return {"status": "ok" if r.exact else "undecided",
+            "verdict": r.lower if r.exact else f"{r.lower}..{r.upper}", "lower": r.lower,
+            "upper": r.upper, "n_parameters": r.n_parameters, "reason": r.reason,
+            "domain": dom.to_json(),
+            "note": "between the rank at inputs of the cut and the value on the box around it "
+                    "(three-layer-fibers R37)"}
 
 
 def _conserved(item, blobs, timeout, box):
