@@ -13,24 +13,24 @@ checker) and one checker in ``semialgebraic/verify/``, whose module docstring do
 schema (keys, types, meaning); the schema versions and the key lists are data in
 :mod:`algebra.kernel.certificate_schemas`.
 
-==============================  ======================================  ====================================  ====  ==========================================================
-type                            builder                                 checker                               ver.  content
-==============================  ======================================  ====================================  ====  ==========================================================
-``counterexample``              :func:`counterexample_certificate`      ``verify/counterexample.py``          1     networks ``a``, ``b``; input ``x``, exact ``a_x``, ``b_x`` (optional domain)
-``symmetry_path``               :func:`symmetry_path_certificate`       ``verify/symmetry_path.py``           1     networks ``a``, ``b``; symmetry ``steps`` carrying a to b; checkpoints
-``region_cover``                :func:`region_cover_certificate`        ``verify/region_cover.py``            1     networks ``a``, ``b``; contractions, reductions, regions of a − b (zero on each)
-``absorption``                  :func:`absorption_certificate`          ``verify/absorption.py``              1     block, competitor class, yes/no witness (flip set, canonical form, obstruction)
-``identifiability_hypotheses``  :func:`identifiability_certificate`     ``verify/identifiability.py``         1     network; fiber dimension n1 + n2 (hypotheses of R18 re-derived)
-``functional_dimension``        :func:`dimension_bounds_certificate`    ``verify/functional_dimension.py``    1     network, prime, inputs, lower bound; certified upper bound (optional)
-``exercise``                    :func:`exercise_certificate`            ``verify/exercise.py``                1     network; proof that one parameter is never exercised on a domain
-``bab_bound``                   :func:`bab_bound_certificate`           ``verify/bab_bound.py``               2     networks ``a``, ``b``; box; per ± output a branch-and-bound tree with exact dual multipliers per leaf
-``non_localizability``          :func:`non_localizability_certificate`  ``verify/non_localizability.py``      1     network; hypotheses of f2∘f1 and f3∘f2; symmetry path of the composite changing b3 (three-layer-fibers R19)
-``absorbing_blocks``            :func:`absorbing_blocks_certificate`    ``verify/absorbing_blocks.py``        1     block; every valid flip set S and its flip block (skip-absorption R10)
-``bab_cover``                   :func:`bab_cover_certificate`           ``verify/bab_cover.py``               1     networks ``a``, ``b``; box; ``bab_bound`` certificates of cells covering the box
-``bab_recession``               :func:`bab_recession_certificate`       ``verify/bab_recession.py``           1     networks ``a``, ``b``; unbounded domain; a ray along which |a − b| grows, or a ``bab_bound`` proof that the biases-free a − b is 0 on the recession cone (R28)
-``on_box``                      :func:`on_box_certificate`              ``verify/on_box.py``                  1     networks ``a``, ``b``; a box with its own sides; the ``region_cover`` of a, b read on the cube (R36)
-``functional_dimension_sandwich`` :func:`functional_dimension_sandwich_certificate` ``verify/functional_dimension_sandwich.py`` 1  network; box and half-spaces; ``functional_dimension`` certificates on a cube inside (lower) and on the box (upper) (R37)
-==============================  ======================================  ====================================  ====  ==========================================================
+=================================  =================================================  ===========================================  ====  ==========================================================
+type                               builder                                            checker                                      ver.  content
+=================================  =================================================  ===========================================  ====  ==========================================================
+``counterexample``                 :func:`counterexample_certificate`                 ``verify/counterexample.py``                 1     networks ``a``, ``b``; input ``x``, exact ``a_x``, ``b_x`` (optional domain)
+``symmetry_path``                  :func:`symmetry_path_certificate`                  ``verify/symmetry_path.py``                  1     networks ``a``, ``b``; symmetry ``steps`` carrying a to b; checkpoints
+``region_cover``                   :func:`region_cover_certificate`                   ``verify/region_cover.py``                   1     networks ``a``, ``b``; contractions, reductions, regions of a − b (zero on each)
+``absorption``                     :func:`absorption_certificate`                     ``verify/absorption.py``                     1     block, competitor class, yes/no witness (flip set, canonical form, obstruction)
+``identifiability_hypotheses``     :func:`identifiability_certificate`                ``verify/identifiability.py``                1     network; fiber dimension n1 + n2 (hypotheses of R18 re-derived)
+``functional_dimension``           :func:`dimension_bounds_certificate`               ``verify/functional_dimension.py``           1     network, prime, inputs, lower bound; certified upper bound (optional)
+``exercise``                       :func:`exercise_certificate`                       ``verify/exercise.py``                       1     network; proof that one parameter is never exercised on a domain
+``bab_bound``                      :func:`bab_bound_certificate`                      ``verify/bab_bound.py``                      2     networks ``a``, ``b``; box; per ± output a branch-and-bound tree with exact dual multipliers per leaf
+``non_localizability``             :func:`non_localizability_certificate`             ``verify/non_localizability.py``             1     network; hypotheses of f2∘f1 and f3∘f2; symmetry path of the composite changing b3 (three-layer-fibers R19)
+``absorbing_blocks``               :func:`absorbing_blocks_certificate`               ``verify/absorbing_blocks.py``               1     block; every valid flip set S and its flip block (skip-absorption R10)
+``bab_cover``                      :func:`bab_cover_certificate`                      ``verify/bab_cover.py``                      1     networks ``a``, ``b``; box; ``bab_bound`` certificates of cells covering the box
+``bab_recession``                  :func:`bab_recession_certificate`                  ``verify/bab_recession.py``                  1     networks ``a``, ``b``; unbounded domain; a ray along which |a − b| grows, or a ``bab_bound`` proof that the biases-free a − b is 0 on the recession cone (R28)
+``on_box``                         :func:`on_box_certificate`                         ``verify/on_box.py``                         1     networks ``a``, ``b``; a box with its own sides; the ``region_cover`` of a, b read on the cube (R36)
+``functional_dimension_sandwich``  :func:`functional_dimension_sandwich_certificate`  ``verify/functional_dimension_sandwich.py``  1     network; box and half-spaces; ``functional_dimension`` certificates at inputs inside (lower) and on the box (upper) (R37)
+=================================  =================================================  ===========================================  ====  ==========================================================
 
 ``CERTIFICATE_TYPES`` holds the same table as data (checked against the checkers and the schema
 versions by ``tests/semialgebraic/test_certificate_builders.py``).
