@@ -109,6 +109,12 @@ left after the walk, then the neurons never seen active / inactive decided (bran
 count of work that the share only stops) until the second share, then sampling again to the end
 (:meth:`_Sandwich.phases`)."""
 
+ROWS_BYTES = 1 << 27
+"""Above :data:`RANK_ONLY` parameters: a sampling batch's float64 Jacobian rows (inputs x outputs
+x N x 8 bytes) at most this many bytes, at least one input (its elimination holds a few copies).
+A 64-3072-64 net's first batch of 16 inputs had been 1 024 rows x 396 352 parameters: 13.6 GB
+resident and 74 s past ``--timeout 20``; now one input (64 rows) a batch."""
+
 RANK_BATCH = 256
 """Inputs per sampling batch at most above :data:`RANK_ONLY` parameters (batches double from
 16 up to it): a batch's rows are reduced by the rows held in one stoppable elimination."""
@@ -418,8 +424,10 @@ class _Sandwich:
         by the budget adds nothing): its seconds are estimated from the last round's, which grow
         like rows · (rank + rows) (the reduction by the rows held, then the elimination of the
         rest).  A certificate's reserve (:data:`CERTIFICATE_RESERVE` times the elimination time)
-        is kept out of the time left.  0 when not even 16 inputs fit."""
-        want = min(want, RANK_BATCH)
+        is kept out of the time left.  At most :data:`ROWS_BYTES` of rows; 0 when not even 16
+        inputs (or that many rows, if fewer) fit."""
+        least = max(1, min(16, ROWS_BYTES // (8 * self.N * m)))
+        want = min(want, RANK_BATCH, max(least, ROWS_BYTES // (8 * self.N * m)))
         left = self.budget.remaining()
         if left is not None and self.phase_end is not None:
             left = min(left, self.phase_end - self.budget.elapsed())
@@ -428,14 +436,14 @@ class _Sandwich:
         seconds, rows, rank = self.round_cost
         per = seconds / max(1, rows * (rank + rows))
         cost = lambda k: per * k * m * (self.rank + k * m)
-        while want >= 16 and cost(want) + self.reserve * (self.elim_seconds + cost(want)) > left:
-            want = want * 3 // 4
-        if want < 16:
-            keep = self.reserve * (self.elim_seconds + cost(16))
+        while want >= least and cost(want) + self.reserve * (self.elim_seconds + cost(want)) > left:
+            want = want * 3 // 4 if want > least + 1 else want - 1
+        if want < least:
+            keep = self.reserve * (self.elim_seconds + cost(least))
             if self.phase_end is not None and self.phase_end < self.budget.timeout:
                 return 0                 # the end of a phase, not of the sampling
-            self.skipped = (f"sampling stopped with {left:.1f} s left: a batch of 16 more inputs "
-                            f"would take about {cost(16):.1f} s" +
+            self.skipped = (f"sampling stopped with {left:.1f} s left: a batch of {least} more inputs "
+                            f"would take about {cost(least):.1f} s" +
                             (f" and the certificate's rank calls, which cannot be stopped, about "
                              f"{keep:.1f} s" if self.reserve else ""))
             return 0
