@@ -111,7 +111,9 @@ count of work that the share only stops) until the second share, then sampling a
 
 ROWS_BYTES = 1 << 27
 """Above :data:`RANK_ONLY` parameters: a sampling batch's float64 Jacobian rows (inputs x outputs
-x N x 8 bytes) at most this many bytes, at least one input (its elimination holds a few copies).
+x N x 8 bytes) at most this many bytes, at least one input (its elimination holds a few copies);
+the inputs around the witnesses of :meth:`_Sandwich.decide_neurons` too (a 24-24-6000-2 net's
+had reached 4.6 GB).
 A 64-3072-64 net's first batch of 16 inputs had been 1 024 rows x 396 352 parameters: 13.6 GB
 resident and 74 s past ``--timeout 20``; now one input (64 rows) a batch."""
 
@@ -627,7 +629,8 @@ class _Sandwich:
             self.proven, self.proofs = proven, proofs
             self.symmetries()
         if witnesses and not self.budget.exhausted():
-            Xw, masks = exact_masks(self.net, batch_simplex(self.net, witnesses, self.dom))
+            cap = max(1, ROWS_BYTES // (8 * self.N * max(1, self.net.n_outputs)))   # d + 1 inputs
+            Xw, masks = exact_masks(self.net, batch_simplex(self.net, witnesses, self.dom)[:cap])   # each
             if Xw:
                 self.add_rows(Xw, masks)
                 self.rank = max(self.rank, self.rank_only)
