@@ -96,6 +96,11 @@ killer); a linear block of b always-active neurons has b(b − 1) GL directions,
 can pass it."""
 
 
+DIRECTIONS_FREE = 100_000
+"""Entries of proven directions built even when the budget is spent (well under 0.1 s: a small
+net keeps its directions under any timeout, as when they were built before the budget was
+checked)."""
+
 RANK_ONLY = 8000
 """Above this many parameters the rows are only ranked mod p (no kernel basis: it would hold
 about N^2 numbers), by a :class:`~algebra.linalg.gfp.BlockSpan` that each batch extends and a
@@ -362,14 +367,15 @@ class _Sandwich:
             self.sym, self.deficits, self.span, self.sym_rank, self.upper = before
 
     def _directions_stop(self):
-        """The *stop* of :func:`symmetry_directions`: the budget spent or :data:`DIRECTIONS_ENTRIES`
-        passed (the entries counted once each); sets ``directions_note`` when it stops."""
+        """The *stop* of :func:`symmetry_directions`: the budget spent (past :data:`DIRECTIONS_FREE`
+        entries) or :data:`DIRECTIONS_ENTRIES` passed (the entries counted once each); sets
+        ``directions_note`` when it stops."""
         seen = [0, 0]                         # vectors counted, their entries
 
         def stop(vecs) -> bool:
             seen[1] += sum(len(v) for v in vecs[seen[0]:])
             seen[0] = len(vecs)
-            why = ("the budget ran out" if self.budget.exhausted() else
+            why = ("the budget ran out" if seen[1] > DIRECTIONS_FREE and self.budget.exhausted() else
                    f"past {DIRECTIONS_ENTRIES} entries" if seen[1] > DIRECTIONS_ENTRIES else "")
             if why:
                 self.directions_note = (f"only {len(vecs)} proven symmetry directions were built "
