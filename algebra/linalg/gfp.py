@@ -57,7 +57,7 @@ from .qmatrix import QMatrix
 __all__ = ["PRIME", "PRIMES_24", "PRIME_31", "PRIME_61", "is_prime", "prime_for", "residue",
            "residues", "nmod_rank", "nmod_rref", "nmod_left_kernel_vector", "rank_lower_bound",
            "rank_mod_p", "echelon_mod_p", "rref_mod_p", "kernel_mod_p", "shrink_kernel_mod_p", "matmul_mod_p",
-           "inverse_mod_p", "reduce_mod_p", "kernel_free_mod_p", "residues_array", "sparse_rank_mod_p",
+           "inverse_mod_p", "reduce_mod_p", "kernel_free_mod_p", "residues_array", "sparse_rank_mod_p", "SparseEchelon",
            "BlockSpan"]
 
 # -- the primes --------------------------------------------------------------------------------
@@ -181,9 +181,37 @@ def sparse_rank_mod_p(rows, p: int, max_ops: int = 10 ** 7) -> int | None:
     >>> sparse_rank_mod_p([{0: 1, 1: 1}, {0: 1, 1: 2}], 7, max_ops=1) is None
     True
     """
-    pivots: dict = {}                 # leading column -> row normalised to 1 there
-    ops = 0
+    echelon = SparseEchelon(p, max_ops)
     for r in rows:
+        if echelon.add(r) is None:
+            return None
+    return echelon.rank
+
+
+class SparseEchelon:
+    """The incremental echelon form mod a prime *p* of sparse rows (:func:`sparse_rank_mod_p`
+    one row at a time): :meth:`add` reduces a row by the pivots so far and keeps it when it is
+    independent; ``rank`` is the number of pivots, the rank of the rows added (a row given up
+    at *max_ops* is left out: then a lower bound).
+
+    >>> e = SparseEchelon(7)
+    >>> [e.add(r) for r in ({0: 1, 2: 2}, {1: 1}, {0: 2, 1: 3, 2: 4})], e.rank
+    ([True, True, False], 2)
+    """
+
+    def __init__(self, p: int, max_ops: int = 10 ** 7):
+        self.p, self.max_ops, self.ops = p, max_ops, 0
+        self.pivots: dict = {}             # leading column -> row normalised to 1 there
+
+    @property
+    def rank(self) -> int:
+        return len(self.pivots)
+
+    def add(self, r: dict) -> bool | None:
+        """True when the row *r* (column -> integer) is independent of the rows so far (then
+        kept), False when it is not, None when its reduction would pass *max_ops* entry updates
+        in all (the row is left out, the echelon form unchanged)."""
+        p, pivots = self.p, self.pivots
         row = {c: v % p for c, v in r.items() if v % p}
         while row:
             c = min(row)
@@ -191,10 +219,10 @@ def sparse_rank_mod_p(rows, p: int, max_ops: int = 10 ** 7) -> int | None:
             if piv is None:
                 inv = pow(row[c], -1, p)
                 pivots[c] = {k: v * inv % p for k, v in row.items()}
-                break
+                return True
             f = row[c]
-            ops += len(piv)
-            if ops > max_ops:
+            self.ops += len(piv)
+            if self.ops > self.max_ops:
                 return None
             for k, v in piv.items():
                 w = (row.get(k, 0) - f * v) % p
@@ -202,7 +230,7 @@ def sparse_rank_mod_p(rows, p: int, max_ops: int = 10 ** 7) -> int | None:
                     row[k] = w
                 else:
                     row.pop(k, None)
-    return len(pivots)
+        return False
 
 
 def nmod_left_kernel_vector(nrows: int, ncols: int, entries: Sequence[int], p: int,

@@ -46,8 +46,8 @@ from .upper import (constant_neurons, constant_vectors, duplicate_groups, duplic
 __all__ = ["symmetry_directions", "silent_neurons", "silent_set", "is_masked", "fiber_floor", "fiber_lower"]
 
 
-def symmetry_directions(net: Network, *, domain: Any = None, patterns=None, proven: dict | None = None
-                        ) -> tuple[list, tuple]:
+def symmetry_directions(net: Network, *, domain: Any = None, patterns=None, proven: dict | None = None,
+                        sparse: bool = False, stop=None) -> tuple[list, tuple]:
     """Proven kernel directions of every Jacobian row at θ, and one line per deficit source.
 
     Parameters
@@ -61,6 +61,14 @@ def symmetry_directions(net: Network, *, domain: Any = None, patterns=None, prov
         Facts established by :func:`semialgebraic.dimension.suspects.prove_suspects`
         (``"dead"``, ``"active"``: flat neuron indices; ``"free"``: parameter indices;
         ``"incoming"``: directions per neuron).
+    sparse : bool
+        Return each direction as a dict ``{parameter index: non-zero value}`` instead of a list
+        of N rationals (a 24-24-6000-2 net: 163 thousand entries against 16 GB dense).
+    stop : callable, optional
+        ``stop(vectors so far)``, called between neurons (every 256) and between the sources;
+        when it returns True the
+        directions built so far are returned (each one proven: a subset, so N − their rank is
+        still an upper bound; the deficit lines of the sources reached).
 
     Returns
     -------
@@ -76,57 +84,86 @@ def symmetry_directions(net: Network, *, domain: Any = None, patterns=None, prov
     3
     """
     N, dom = net.n_parameters, normalize_domain(domain, net.n_inputs)
+    vecs, deficits = _sparse_directions(net, dom, patterns, proven or {}, stop or (lambda vs: False))
+    return (vecs if sparse else [_dense(N, sv) for sv in vecs]), deficits
+
+
+class _Stopped(Exception):
+    """The *stop* callback of :func:`symmetry_directions` said stop."""
+
+
+def _sparse_directions(net, dom, patterns, proven, stop) -> tuple[list, tuple]:
+    """:func:`symmetry_directions` as dicts; stopped by *stop* with the directions so far."""
+    vecs: list = []
+    deficits: list = []
+    try:
+        _build(net, dom, patterns, proven, stop, vecs, deficits)
+    except _Stopped:                     # (the caller's stop says why)
+        pass
+    return vecs, tuple(deficits)
+
+
+def _build(net, dom, patterns, proven, stop, vecs, deficits) -> None:
+    """The directions of :func:`symmetry_directions` (dicts), appended to *vecs* / *deficits*;
+    raises _Stopped when *stop* (vecs) is true between two steps."""
+    def check():
+        if stop(vecs):
+            raise _Stopped
     ever_on, always_on = _on_facts(net, dom, patterns, proven or {})
     names = [(l, i) for l in range(net.depth - 1) for i in range(net.widths[l + 1])]
     grown, dead = inputs_dead_entries(net, {nm for nm, on in zip(names, ever_on) if not on})   # R35
     ever_on = [nm not in dead for nm in names]
     silent = silent_neurons(net, ever_on)
-    vecs, deficits = _unit_directions(net, ever_on, silent, proven or {})
+    _unit_directions(net, ever_on, silent, proven, vecs, deficits)
+    check()
     for e in grown:
         if e[0] == "unseen":
-            vecs += [_dense(N, sv) for sv in unseen_vectors(net, e[1], e[2], e[3])]
+            vecs += unseen_vectors(net, e[1], e[2], e[3])
             deficits.append(f"neuron ({e[1] + 1}, {e[2]}) is zero at every differentiable input (bias 0, inputs "
                             "only from dead neurons), so the layer above does not see it"
                             + (f" and its successors {', '.join(f'({e[1] + 2}, {j})' for j in e[3])} are "
                                "inactive there" if e[3] else "") + " (three-layer-fibers R35)")
-    masked = (proven or {}).get("masked") or {}
+    masked = proven.get("masked") or {}
     k = 0
     for l in range(net.depth - 1):
-        block_on = _neuron_directions(net, l, k, ever_on, always_on, silent, patterns, vecs, deficits, masked)
-        vecs += _block_directions(net, l, block_on)
+        block_on = _neuron_directions(net, l, k, ever_on, always_on, silent, patterns, vecs, deficits, masked,
+                                      check)
         if len(block_on) > 1:
             deficits.append(f"layer {l + 1}: {len(block_on)} always-active neurons form a linear block")
-            vecs += [_dense(N, sv) for sv in same_mask_vectors(net, l, block_on)]     # R34 (f)
+        _block_directions(net, l, block_on, vecs, check)
+        if len(block_on) > 1:
+            vecs += same_mask_vectors(net, l, block_on)     # R34 (f)
+        check()
         k += net.widths[l + 1]
     if masked:                                                     # R35 (e)
         dead_set = {nm for nm, on in zip(names, ever_on) if not on}
         active_set = {nm for nm, on in zip(names, always_on) if on} - dead_set
         for l in sorted({t for t, _ in masked}):
             pairs = masked_pairs(net, l, active_set, set(masked), dead_set)
-            vecs += [_dense(N, sv) for sv in sparse_entry_vectors(net, [["masked_pair", l, p_] for p_ in pairs])]
+            vecs += sparse_entry_vectors(net, [["masked_pair", l, p_] for p_ in pairs])
             if pairs:
                 deficits.append(f"layer {l + 1}: {len(pairs)} pairs of masked / always-active neurons, both active "
                                 "wherever the first one's successors are: GL directions (three-layer-fibers R35 (e))")
+    check()
     vecs += _duplicate_directions(net, deficits)
     for l, i in constant_neurons(net, {nm for nm, on in zip(names, ever_on) if not on}):
-        vecs += [_dense(N, sv) for sv in constant_vectors(net, l, i)]
+        vecs += constant_vectors(net, l, i)
         deficits.append(f"neuron ({l + 1}, {i}) is constant (a positive bias, inputs only from dead neurons): "
                         "its outgoing weights trade with the next layer's biases (three-layer-fibers R34 (e))")
-    return vecs, tuple(deficits)
 
 
 def _duplicate_directions(net, deficits) -> list:
-    """The directions of the groups of positively parallel neurons (three-layer-fibers R34), dense,
-    with one deficit line per group."""
-    N, out = net.n_parameters, []
+    """The directions of the groups of positively parallel neurons (three-layer-fibers R34), as
+    dicts, with one deficit line per group."""
+    out: list = []
     for l, group in duplicate_groups(net):
         vs = duplicate_vectors(net, l, group)
-        out += [_dense(N, sv) for sv in vs]
+        out += vs
         deficits.append(f"neurons {', '.join(f'({l + 1}, {i})' for i in group)} are positive multiples of "
                         f"one another (rows and biases): {len(vs)} directions of their outgoing and "
                         "incoming weights (three-layer-fibers R34)")
     for l, (r, m) in opposite_pairs(net):
-        out.append(_dense(N, opposite_vector(net, l, r, m)))
+        out.append(opposite_vector(net, l, r, m))
         deficits.append(f"neurons ({l + 1}, {r}), ({l + 1}, {m}) have opposite rows and parallel outgoing "
                         "columns: a bias direction (three-layer-fibers R34 (d))")
     return out
@@ -138,6 +175,11 @@ def _dense(N, sv) -> list:
     for k, w in sv.items():
         v[k] = w
     return v
+
+
+def _sparse(v) -> dict:
+    """The dense vector *v* as ``{index: value}`` (its non-zero entries)."""
+    return {k: w for k, w in enumerate(v) if w != 0}
 
 
 def _on_facts(net, dom, patterns, proven) -> tuple[list, list]:
@@ -157,13 +199,12 @@ def _on_facts(net, dom, patterns, proven) -> tuple[list, list]:
     return ever_on, always_on
 
 
-def _unit_directions(net, ever_on, silent, proven) -> tuple[list, list]:
+def _unit_directions(net, ever_on, silent, proven, vecs, deficits) -> None:
     """Unit directions (δ_l[i] ≡ 0 or h_{l-1}[k] ≡ 0, or proven never exercised) and the proven
-    incoming directions, with their deficit lines."""
-    N, widths, L = net.n_parameters, net.widths, net.depth
+    incoming directions (dicts), appended to *vecs* with their deficit lines."""
+    widths, L = net.widths, net.depth
     offs = parameter_offsets(net)
     starts = [sum(widths[1:1 + l]) for l in range(L)]
-    vecs, deficits = [], []
     free = set()
     for l in range(L):
         W = net.weights[l]
@@ -181,35 +222,35 @@ def _unit_directions(net, ever_on, silent, proven) -> tuple[list, list]:
                         "search, or an emptiness proof of its neurons' co-activity)")
     free |= extra
     for (t_, i_), vs in sorted((proven.get("incoming") or {}).items()):
-        vecs.extend(vs)
+        vecs.extend(v if isinstance(v, dict) else _sparse(v) for v in vs)
         deficits.append(f"neuron ({t_ + 1}, {i_}): on its active set its inputs and 1 span only "
                         f"{widths[t_] + 1 - len(vs)} of {widths[t_] + 1} dimensions (exact enumeration "
                         f"of the regions there): {len(vs)} incoming directions free")
     for (t_, i_), fact in sorted((proven.get("fixed_successors") or {}).items()):
         vs = fixed_successor_vectors(net, t_, i_, fact["signs"])
-        vecs += [_dense(N, sv) for sv in vs]
+        vecs += vs
         fixed = sum(1 for s in fact["signs"] if s)
         deficits.append(f"neuron ({t_ + 1}, {i_}): {fixed} of its successors have a fixed sign wherever it "
                         f"is active (proved by one branch-and-bound tree): {len(vs)} directions of its "
                         "outgoing weights free")
-    for p_ in sorted(free):
-        v = [0] * N
-        v[p_] = 1
-        vecs.append(v)
-    return vecs, deficits
+    vecs += [{p_: Q(1)} for p_ in sorted(free)]
 
 
-def _neuron_directions(net, l, k, ever_on, always_on, silent, patterns, vecs, deficits, masked=None) -> list:
+def _neuron_directions(net, l, k, ever_on, always_on, silent, patterns, vecs, deficits, masked=None,
+                       check=None) -> list:
     """Scaling and bias-trade directions of the neurons of hidden layer *l* (flat start *k*),
     appended to *vecs* / *deficits*; returns the always-active neurons of the layer.  *masked*:
     the neurons ``(l, i)`` proven masked without the pattern list (``proven["masked"]`` of
-    :func:`semialgebraic.dimension.suspects.prove_suspects`, emptiness proofs per successor)."""
-    N, n_in = net.n_parameters, net.widths[l]
+    :func:`semialgebraic.dimension.suspects.prove_suspects`, emptiness proofs per successor);
+    *check* (or None) is called every 256 neurons.  The directions are dicts."""
+    n_in = net.widths[l]
     offs = parameter_offsets(net)
     W, b = net.layer(l)
     Wn = net.weights[l + 1]
     block_on = []
     for i in range(W.nrows):
+        if check is not None and i % 256 == 255:
+            check()
         g = k + i
         win = [offs[l] + i * n_in + c for c in range(n_in)] + [offs[l] + W.nrows * n_in + i]
         wout = [offs[l + 1] + j * W.nrows + i for j in range(Wn.nrows)]
@@ -219,18 +260,15 @@ def _neuron_directions(net, l, k, ever_on, always_on, silent, patterns, vecs, de
         if silent[g]:
             deficits.append(f"neuron ({l + 1}, {i}) reaches the output only through zero weights "
                             f"or dead / silent neurons: its {len(win)} incoming parameters are free")
-        v = [Q(0)] * N                                  # positive scaling (S2)
-        for c in range(n_in):
-            v[win[c]] = W[i, c]
-        v[win[-1]] = b[i]
-        for j in range(Wn.nrows):
-            v[wout[j]] = -Wn[j, i]
+        row, col = W.row_at(i), Wn.col_at(i)                # positive scaling (S2)
+        v = {win[c]: w for c, w in enumerate(row) if w != 0}
+        if b[i] != 0:
+            v[win[-1]] = b[i]
+        v.update((wout[j], -w) for j, w in enumerate(col) if w != 0)
         vecs.append(v)
         if always_on[g] or (l, i) in (masked or {}) or (patterns is not None and is_masked(net, patterns, l, k, i)):
-            v = [Q(0)] * N                              # bias trade (S4 / S6)
-            v[win[-1]] = Q(1)
-            for j in range(Wn.nrows):
-                v[offs[l + 1] + Wn.nrows * W.nrows + j] = -Wn[j, i]
+            v = {win[-1]: Q(1)}                         # bias trade (S4 / S6)
+            v.update((offs[l + 1] + Wn.nrows * W.nrows + j, -w) for j, w in enumerate(col) if w != 0)
             vecs.append(v)
             deficits.append(f"neuron ({l + 1}, {i}) is {'always active' if always_on[g] else 'masked'}:"
                             " bias trade with the next layer")
@@ -239,25 +277,26 @@ def _neuron_directions(net, l, k, ever_on, always_on, silent, patterns, vecs, de
     return block_on
 
 
-def _block_directions(net, l, block_on) -> list:
-    """GL directions of the linear block of always-active neurons *block_on* of layer *l* (S4)."""
-    N, n_in = net.n_parameters, net.widths[l]
+def _block_directions(net, l, block_on, out, check=None) -> None:
+    """GL directions (dicts) of the linear block of always-active neurons *block_on* of layer *l*
+    (S4), appended to *out*; *check* (or None) is called before each neuron's."""
+    n_in = net.widths[l]
     offs = parameter_offsets(net)
     W, b = net.layer(l)
     Wn = net.weights[l + 1]
-    out = []
-    for i in block_on:
+    rows = {i: W.row_at(i) for i in block_on} if len(block_on) > 1 else {}
+    cols = {i: Wn.col_at(i) for i in rows}
+    for i in rows:
+        if check is not None:
+            check()
         for i2 in block_on:
             if i == i2:
                 continue
-            v = [Q(0)] * N
-            for c in range(n_in):
-                v[offs[l] + i * n_in + c] = W[i2, c]
-            v[offs[l] + W.nrows * n_in + i] = b[i2]
-            for j in range(Wn.nrows):
-                v[offs[l + 1] + j * W.nrows + i2] = -Wn[j, i]
+            v = {offs[l] + i * n_in + c: w for c, w in enumerate(rows[i2]) if w != 0}
+            if b[i2] != 0:
+                v[offs[l] + W.nrows * n_in + i] = b[i2]
+            v.update((offs[l + 1] + j * W.nrows + i2, -w) for j, w in enumerate(cols[i]) if w != 0)
             out.append(v)
-    return out
 
 
 def silent_neurons(net: Network, ever_on) -> list:

@@ -87,21 +87,19 @@ EXACT_LIMIT_COMPLETE = 2_000_000
 
 _log = logging.getLogger(__name__)
 
-DIRECTIONS_BYTES = 1 << 30
-"""At most this many bytes of proven symmetry directions (dense vectors of N entries, about two
-per hidden neuron) are built: a 24-24-6000-2 net (162 602 parameters, 6 048 neurons) needed
-~16 GB and ended in the OOM killer or a MemoryError; above it the upper bound stays N."""
+DIRECTIONS_ENTRIES = 5_000_000
+"""At most about this many non-zero entries of proven symmetry directions are built (sparse
+dicts, ~100 bytes an entry: ~0.5 GB); past it, and at the budget, the directions built so far
+(a subset: N − their rank is still an upper bound).  A 24-24-6000-2 net (162 602 parameters,
+6 024 live neurons) has ~163 thousand (dense vectors of N entries had needed ~16 GB and the OOM
+killer); a linear block of b always-active neurons has b(b − 1) GL directions, the one source that
+can pass it."""
 
 
-def directions_bytes(net) -> int:
-    """The memory of the dense direction vectors of *net*, about (two per hidden neuron)."""
-    return 16 * sum(net.widths[1:-1]) * net.n_parameters
-
-
-def directions_fit(net) -> bool:
-    """Whether :func:`directions_bytes` is within :data:`DIRECTIONS_BYTES`."""
-    return directions_bytes(net) <= DIRECTIONS_BYTES
-
+DIRECTIONS_FREE = 100_000
+"""Entries of proven directions built even when the budget is spent (well under 0.1 s: a small
+net keeps its directions under any timeout, as when they were built before the budget was
+checked)."""
 
 RANK_ONLY = 8000
 """Above this many parameters the rows are only ranked mod p (no kernel basis: it would hold
@@ -115,6 +113,14 @@ RANK_PHASES = (0.3, 0.6)
 left after the walk, then the neurons never seen active / inactive decided (branch and bound, a
 count of work that the share only stops) until the second share, then sampling again to the end
 (:meth:`_Sandwich.phases`)."""
+
+ROWS_BYTES = 1 << 27
+"""Above :data:`RANK_ONLY` parameters: a sampling batch's float64 Jacobian rows (inputs x outputs
+x N x 8 bytes) at most this many bytes, at least one input (its elimination holds a few copies);
+the inputs around the witnesses of :meth:`_Sandwich.decide_neurons` too (a 24-24-6000-2 net's
+had reached 4.6 GB).
+A 64-3072-64 net's first batch of 16 inputs had been 1 024 rows x 396 352 parameters: 13.6 GB
+resident and 74 s past ``--timeout 20``; now one input (64 rows) a batch."""
 
 RANK_BATCH = 256
 """Inputs per sampling batch at most above :data:`RANK_ONLY` parameters (batches double from
@@ -212,7 +218,7 @@ def functional_dimension(net: Network, *, domain: Any = None, timeout: float | N
     fd = _functional_dimension(net, domain=domain, timeout=timeout, max_regions=max_regions,
                                samples=samples, seed=seed, budget=budget, nearby=nearby, cover=cover,
                                first_round=first_round, reserve_for_certificate=reserve_for_certificate)
-    if fd.fiber_floor is None and directions_fit(net):   # the fiber dimension's lower bound
+    if fd.fiber_floor is None:                          # the fiber dimension's lower bound
         from dataclasses import replace
         from .directions import fiber_lower
         floor, by = fiber_lower(net, domain, fd.details.get("patterns"), fd.details.get("proven"),
@@ -305,7 +311,7 @@ class _Sandwich:
         self.proofs: list = []
         self.proven: dict = {}
         self.skipped = ""                # why a sampling batch was not started (budget)
-        self.directions_note = ""        # why no proven directions were built (their memory)
+        self.directions_note = ""        # why only some proven directions were built (budget, memory)
         self.short: list = []            # walked regions without d + 1 inputs (batch_simplex)
         self.rows_done, self.done_cost = 0, 0.0   # rows eliminated, their estimated operations
         self._done_before = 0.0          # done_cost before the current batch was fitted
@@ -345,14 +351,10 @@ class _Sandwich:
         stops the rank of a larger set of directions below the rank found before (a partial
         rank), the earlier directions and bound are kept (both bounds are valid)."""
         before = getattr(self, "span", None) and (self.sym, self.deficits, self.span, self.sym_rank, self.upper)
-        if not directions_fit(self.net):         # dense vectors of N entries per neuron: none,
-            self.sym, self.deficits = [], ()     # the upper bound stays N (a valid bound)
-            self.directions_note = (f"the proven symmetry directions are not built at {self.N} "
-                                    f"parameters and {sum(self.net.widths[1:-1])} hidden neurons "
-                                    f"(dense vectors: about {directions_bytes(self.net) / 1e9:.3g} GB)")
-        else:
-            self.sym, self.deficits = symmetry_directions(self.net, domain=self.dom, patterns=self.patterns,
-                                                          proven=self.proven or None)
+        self.directions_note = ""
+        self.sym, self.deficits = symmetry_directions(self.net, domain=self.dom, patterns=self.patterns,
+                                                      proven=self.proven or None, sparse=True,
+                                                      stop=self._directions_stop())
         self.span = ProvenSpan(self.sym, self.N, self.prime)
         self.sym_rank = self._span_rank()      # rank mod p <= rank over Q: the upper bound stays valid
         if not before and self.N <= RANK_ONLY and self.sym and not self.budget.exhausted():
@@ -363,6 +365,23 @@ class _Sandwich:
         self.upper = self.N - self.sym_rank
         if before and before[3] > self.sym_rank:
             self.sym, self.deficits, self.span, self.sym_rank, self.upper = before
+
+    def _directions_stop(self):
+        """The *stop* of :func:`symmetry_directions`: the budget spent (past :data:`DIRECTIONS_FREE`
+        entries) or :data:`DIRECTIONS_ENTRIES` passed (the entries counted once each); sets
+        ``directions_note`` when it stops."""
+        seen = [0, 0]                         # vectors counted, their entries
+
+        def stop(vecs) -> bool:
+            seen[1] += sum(len(v) for v in vecs[seen[0]:])
+            seen[0] = len(vecs)
+            why = ("the budget ran out" if seen[1] > DIRECTIONS_FREE and self.budget.exhausted() else
+                   f"past {DIRECTIONS_ENTRIES} entries" if seen[1] > DIRECTIONS_ENTRIES else "")
+            if why:
+                self.directions_note = (f"only {len(vecs)} proven symmetry directions were built "
+                                        f"({seen[1]} entries; {why})")
+            return bool(why)
+        return stop
 
     def _span_rank(self) -> int:
         """``ProvenSpan.rank`` under the budget (the partial sandwich when it runs out)."""
@@ -413,8 +432,10 @@ class _Sandwich:
         by the budget adds nothing): its seconds are estimated from the last round's, which grow
         like rows · (rank + rows) (the reduction by the rows held, then the elimination of the
         rest).  A certificate's reserve (:data:`CERTIFICATE_RESERVE` times the elimination time)
-        is kept out of the time left.  0 when not even 16 inputs fit."""
-        want = min(want, RANK_BATCH)
+        is kept out of the time left.  At most :data:`ROWS_BYTES` of rows; 0 when not even 16
+        inputs (or that many rows, if fewer) fit."""
+        least = max(1, min(16, ROWS_BYTES // (8 * self.N * m)))
+        want = min(want, RANK_BATCH, max(least, ROWS_BYTES // (8 * self.N * m)))
         left = self.budget.remaining()
         if left is not None and self.phase_end is not None:
             left = min(left, self.phase_end - self.budget.elapsed())
@@ -423,14 +444,14 @@ class _Sandwich:
         seconds, rows, rank = self.round_cost
         per = seconds / max(1, rows * (rank + rows))
         cost = lambda k: per * k * m * (self.rank + k * m)
-        while want >= 16 and cost(want) + self.reserve * (self.elim_seconds + cost(want)) > left:
-            want = want * 3 // 4
-        if want < 16:
-            keep = self.reserve * (self.elim_seconds + cost(16))
+        while want >= least and cost(want) + self.reserve * (self.elim_seconds + cost(want)) > left:
+            want = want * 3 // 4 if want > least + 1 else want - 1
+        if want < least:
+            keep = self.reserve * (self.elim_seconds + cost(least))
             if self.phase_end is not None and self.phase_end < self.budget.timeout:
                 return 0                 # the end of a phase, not of the sampling
-            self.skipped = (f"sampling stopped with {left:.1f} s left: a batch of 16 more inputs "
-                            f"would take about {cost(16):.1f} s" +
+            self.skipped = (f"sampling stopped with {left:.1f} s left: a batch of {least} more inputs "
+                            f"would take about {cost(least):.1f} s" +
                             (f" and the certificate's rank calls, which cannot be stopped, about "
                              f"{keep:.1f} s" if self.reserve else ""))
             return 0
@@ -614,7 +635,8 @@ class _Sandwich:
             self.proven, self.proofs = proven, proofs
             self.symmetries()
         if witnesses and not self.budget.exhausted():
-            Xw, masks = exact_masks(self.net, batch_simplex(self.net, witnesses, self.dom))
+            cap = max(1, ROWS_BYTES // (8 * self.N * max(1, self.net.n_outputs)))   # d + 1 inputs
+            Xw, masks = exact_masks(self.net, batch_simplex(self.net, witnesses, self.dom)[:cap])   # each
             if Xw:
                 self.add_rows(Xw, masks)
                 self.rank = max(self.rank, self.rank_only)

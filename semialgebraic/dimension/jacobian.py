@@ -20,8 +20,8 @@ from __future__ import annotations
 
 from algebra.kernel import parameter_offsets
 from algebra.linalg import QMatrix
-from algebra.linalg.gfp import (PRIME, echelon_mod_p, matmul_mod_p, prime_for, rank_mod_p, rref_mod_p,
-                                reduce_mod_p, residue)
+from algebra.linalg.gfp import (PRIME, SparseEchelon, echelon_mod_p, matmul_mod_p, prime_for, rank_mod_p,
+                                rref_mod_p, reduce_mod_p, residue)
 from algebra.network import Network
 from algebra.rationals import Q
 
@@ -107,12 +107,26 @@ RANK_CHUNK = 32
 """Proven directions reduced mod p (and projected) between two checks of the timeout in
 :meth:`ProvenSpan.rank`."""
 
+SPARSE_OPS = 3 * 10 ** 6
+"""Entry updates of the sparse echelon form mod p (:class:`~algebra.linalg.gfp.SparseEchelon`)
+of the proven directions before :meth:`ProvenSpan.rank` gives it up for the dense routes (about
+1 s of Python at most between two checks of the timeout).  Scalings, bias trades and freed
+parameters each have a private leading column: no update at all (24-24-6000-2: 6 024
+directions, 0 updates)."""
+
+DENSE_BYTES = 1 << 30
+"""The dense routes of :meth:`ProvenSpan.rank` (int64 residues, k x N, and the random
+projection, N x (k + 8)) are taken only within this many bytes; beyond it the rank of the
+directions the sparse echelon form took (a subset: still a lower bound of the rank)."""
+
 
 class ProvenSpan:
     """The span of the proven symmetry directions, reduced mod p on first use (its RREF mod p:
     pivot columns and rows), for :func:`missing_directions` and the rank of the upper bound; one
     object per span.  Mod p throughout, never an exact RREF over Q: on a large network (13 305
-    parameters) that is one FLINT call of minutes that no budget can stop."""
+    parameters) that is one FLINT call of minutes that no budget can stop.  *vectors*: dicts
+    ``{parameter index: value}`` (:func:`~semialgebraic.dimension.directions.symmetry_directions`
+    with ``sparse=True``) or lists of *n* rationals."""
 
     def __init__(self, vectors: list, n: int, p: int):
         self.vectors, self.n, self.p = vectors, n, p
@@ -120,33 +134,82 @@ class ProvenSpan:
         self._residues = None
 
     def residues(self):
-        """The vectors mod p (int64 array), or None when p divides a denominator."""
+        """The vectors mod p (a dense int64 array, k x n), or None when p divides a denominator."""
         if self._residues is None:
             import numpy as np
             A = np.zeros((len(self.vectors), self.n), dtype=np.int64)
             try:
                 for a, r in enumerate(self.vectors):
-                    for c in [c for c, v in enumerate(r) if v]:      # sparse rows: few non-zeros
-                        A[a, c] = residue(r[c], self.p)
+                    for c, v in _items(r):
+                        A[a, c] = residue(v, self.p)
             except ZeroDivisionError:
                 return None
             self._residues = A
         return self._residues
 
+    def dense(self) -> list:
+        """The vectors as lists of n rationals."""
+        out = []
+        for r in self.vectors:
+            v = [Q(0)] * self.n
+            for c, w in _items(r):
+                v[c] = w
+            out.append(v)
+        return out
+
     def rank(self, budget=None) -> int:
         """A lower bound of the rank over Q of the vectors (the rank mod p; exact over Q when p
-        divides a denominator): N − this bound is still a valid upper bound of the functional
-        dimension, never below the exact N − rank.  With a *budget* that has a timeout, the
-        vectors are reduced (and projected) in chunks of :data:`RANK_CHUNK` with the timeout
-        checked between them; at the budget (or Ctrl-C) the rank of the chunks done, a subset
-        of the rows under the same projection: still a lower bound (``ranked``: how many
-        vectors it covers).  ACAS Xu, 300 directions of 13 305 parameters: 4.4 s in one call
-        at load 10."""
-        import numpy as np
+        divides a denominator and the vectors fit densely): N − this bound is still a valid upper
+        bound of the functional dimension, never below the exact N − rank.  The sparse echelon
+        form mod p first (:data:`SPARSE_OPS`); past it the dense routes (within
+        :data:`DENSE_BYTES`).  With a *budget* that has a timeout, the vectors are reduced in
+        chunks of :data:`RANK_CHUNK` with the timeout checked between them; at the budget (or
+        Ctrl-C) the rank of the chunks done, a subset of the rows: still a lower bound
+        (``ranked``: how many vectors it covers; a vector left out, too, when the fill-in or a
+        residue stops it and the dense routes do not fit).  ACAS Xu, 300 directions of 13 305
+        parameters: 4.4 s in one call at load 10 (dense); 24-24-6000-2, 6 024 directions of
+        162 602 parameters: 0.1 s (sparse)."""
         k = len(self.vectors)
         self.ranked = k
         if not k:
             return 0
+        timed = budget is not None and budget.timeout is not None
+        echelon, p = SparseEchelon(self.p, SPARSE_OPS), self.p
+        done = left_out = 0                        # vectors reduced, and left out (no residue)
+        try:
+            for a in range(0, k, RANK_CHUNK):
+                if a and timed and budget.exhausted():
+                    break
+                for r in self.vectors[a:a + RANK_CHUNK]:
+                    try:
+                        row = {c: residue(v, p) for c, v in _items(r) if v}
+                    except ZeroDivisionError:       # p divides a denominator: the rank over Q decides
+                        if self._fits(k):
+                            return self._dense_rank(budget)
+                        row = None
+                    if row is not None and echelon.add(row) is None:    # much fill-in: the dense
+                        if self._fits(k):                               # routes
+                            return self._dense_rank(budget)
+                        self.ranked = done - left_out
+                        return echelon.rank
+                    left_out += row is None
+                    done += 1
+        except KeyboardInterrupt:
+            if budget is None:
+                raise
+            budget.interrupt()
+        self.ranked = done - left_out
+        return echelon.rank
+
+    def _fits(self, k: int) -> bool:
+        """Whether the dense routes for *k* vectors fit in :data:`DENSE_BYTES`."""
+        return 8 * self.n * (2 * k + 8) <= DENSE_BYTES
+
+    def _dense_rank(self, budget=None) -> int:
+        """:meth:`rank` by the dense int64 residues (a random projection when wide)."""
+        import numpy as np
+        k = len(self.vectors)
+        self.ranked = k
         wide = self.n > 4 * k + 64              # wide: rank(A R) <= rank(A) for a random R (seeded)
         R = np.random.default_rng(0).integers(0, self.p, (self.n, k + 8)) if wide else None
         if wide:                                # reduced once, not once per chunk
@@ -154,7 +217,7 @@ class ProvenSpan:
         if budget is None or budget.timeout is None or k <= RANK_CHUNK or self._residues is not None:
             A = self.residues()
             if A is None:
-                return QMatrix.from_rows(self.vectors, ncols=self.n).rank()
+                return QMatrix.from_rows(self.dense(), ncols=self.n).rank()
             return rank_mod_p(_sparse_times(A, R, self.p).astype(np.int64) if wide else A, self.p)
         done = []
         try:
@@ -163,11 +226,11 @@ class ProvenSpan:
                     break
                 A = np.zeros((min(k, a + RANK_CHUNK) - a, self.n), dtype=np.int64)
                 for i, r in enumerate(self.vectors[a:a + RANK_CHUNK]):
-                    for c in [c for c, v in enumerate(r) if v]:
-                        A[i, c] = residue(r[c], self.p)
+                    for c, v in _items(r):
+                        A[i, c] = residue(v, self.p)
                 done.append(_sparse_times(A, R, self.p).astype(np.int64) if wide else A)
         except ZeroDivisionError:               # p divides a denominator: the rank over Q decides
-            return self.rank() if not budget.exhausted() else 0
+            return self._dense_rank() if not budget.exhausted() else 0
         except KeyboardInterrupt:
             budget.interrupt()
         self.ranked = min(k, len(done) * RANK_CHUNK)
@@ -181,7 +244,7 @@ class ProvenSpan:
             import numpy as np
             A = self.residues()
             if A is None:
-                Sm = QMatrix.from_rows(self.vectors, ncols=self.n).rref()[0]
+                Sm = QMatrix.from_rows(self.dense(), ncols=self.n).rref()[0]
                 rows = [r for r in Sm.to_rows() if any(v != 0 for v in r)]
                 piv = [next(c for c, v in enumerate(r) if v != 0) for r in rows]
                 Sp = np.array([[residue(v, self.p) if v != 0 else 0 for v in r] for r in rows],
@@ -191,6 +254,11 @@ class ProvenSpan:
                 piv = piv.tolist()
             self._reduced = (piv, Sp)
         return self._reduced
+
+
+def _items(r):
+    """The non-zero ``(index, value)`` pairs of a direction (a dict or a dense list)."""
+    return r.items() if isinstance(r, dict) else ((c, v) for c, v in enumerate(r) if v)
 
 
 def _sparse_times(A, R, p: int):

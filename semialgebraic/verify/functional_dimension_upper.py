@@ -43,7 +43,8 @@ def _one_point_upper(net, lo_hi, upper, lower, why) -> tuple[bool, str]:
 
 
 def _upper_vectors(net, dirs, lo_hi, shared=None) -> list | str:
-    """The vectors named by the ``upper_directions`` entries (flat parameter order), or the
+    """The vectors named by the ``upper_directions`` entries (sparse: dicts ``{parameter index:
+    value}``, flat parameter order; a 24-24-6000-2 net's 6 000 dense ones were 16 GB), or the
     reason an entry is not justified.  Facts first (dead / always active, from interval bounds
     and the ``dead_proof`` / ``active_proof`` entries), then each entry's vectors.  *shared*: the
     certificate's table of shared proofs (:class:`~.functional_dimension_emptiness.SharedProofs`)."""
@@ -126,7 +127,7 @@ def _upper_vectors(net, dirs, lo_hi, shared=None) -> list | str:
         rows = [offsets[l] + i * W.ncols + j for j in range(W.ncols)] if kind != "block" else []
         bias = offsets[l] + W.nrows * W.ncols + i if kind != "block" else None
         if kind == "scale":
-            v = [_ZERO] * N
+            v = {}
             for j, w in enumerate(W.row_at(i)):
                 v[rows[j]] = w
             v[bias] = b[i]
@@ -144,7 +145,7 @@ def _upper_vectors(net, dirs, lo_hi, shared=None) -> list | str:
             # (three-layer-fibers R35)
             U, _ = net.layer(l + 2)
             for c in range(V.ncols + 1):
-                v = [_ZERO] * N
+                v = {}
                 for j in range(V.nrows):
                     k = offsets[l + 1] + (j * V.ncols + c if c < V.ncols else V.nrows * V.ncols + j)
                     v[k] = V[j, i]
@@ -166,7 +167,7 @@ def _upper_vectors(net, dirs, lo_hi, shared=None) -> list | str:
                 if why:
                     return why
                 masked.add((l, i))
-            v = [_ZERO] * N
+            v = {}
             v[bias] = Q(1)
             for o, w in enumerate(V.col_at(i)):
                 v[offsets[l + 1] + V.nrows * V.ncols + o] = -w
@@ -178,7 +179,7 @@ def _upper_vectors(net, dirs, lo_hi, shared=None) -> list | str:
                 return (f"neuron ({l}, {i}) is not constant (a positive bias and inputs only from dead "
                         "neurons)")
             for o in range(V.nrows):
-                v = [_ZERO] * N
+                v = {}
                 v[offsets[l + 1] + o * V.ncols + i] = Q(1)
                 v[offsets[l + 1] + V.nrows * V.ncols + o] = -b[i]
                 out.append(v)
@@ -202,7 +203,7 @@ def _upper_vectors(net, dirs, lo_hi, shared=None) -> list | str:
                 return ts
             W1 = net.weights[l + 1]
             for t in ts:
-                v = [_ZERO] * N
+                v = {}
                 for j, w in t.items():
                     v[offsets[l + 1] + j * W1.ncols + i] = w
                 out.append(v)
@@ -211,7 +212,7 @@ def _upper_vectors(net, dirs, lo_hi, shared=None) -> list | str:
             if isinstance(cs, str):
                 return cs
             for c in cs:
-                v = [_ZERO] * N
+                v = {}
                 for k, w in zip(rows + [bias], c):
                     v[k] = w
                 out.append(v)
@@ -340,11 +341,8 @@ def _is_int(v) -> bool:
     return isinstance(v, int) and not isinstance(v, bool)
 
 
-def _unit(N, k) -> list:
-    v = [_ZERO] * N            # one zero object: the modular rank skips it by identity
-    if 0 <= k < N:
-        v[k] = Q(1)
-    return v
+def _unit(N, k) -> dict:
+    return {k: Q(1)} if 0 <= k < N else {}
 
 
 _ZERO = Q(0)
@@ -429,10 +427,10 @@ def _masked_pair(net, offsets, l, pair, active, masked, dead) -> list | str:
     return [_gl_direction(net.n_parameters, offsets, l, W, b, V, i, i2)]
 
 
-def _gl_direction(N, offsets, l, W, b, V, i, i2) -> list:
+def _gl_direction(N, offsets, l, W, b, V, i, i2) -> dict:
     """The S4 (GL) direction of layer *l*: row i of [W | b] += row i2, column i2 of V −= column
     i (tangent to the fiber where both neurons are active)."""
-    v = [_ZERO] * N
+    v = {}
     for c, w in enumerate(W.row_at(i2)):
         v[offsets[l] + i * W.ncols + c] = w
     v[offsets[l] + W.nrows * W.ncols + i] = b[i2]
@@ -549,7 +547,7 @@ def _duplicate(net, offsets, l, group) -> list | str:
         scale[m] = c
     for m in group[1:]:
         for k in range(V.nrows):
-            v = [_ZERO] * N
+            v = {}
             v[offsets[l + 1] + k * V.ncols + r] = scale[m]
             v[offsets[l + 1] + k * V.ncols + m] = Q(-1)
             out.append(v)
@@ -566,7 +564,7 @@ def _one_mask_vectors(net, offsets, l, group) -> list:
     cols = QMatrix.from_rows([[V[k, m] for m in group] for k in range(V.nrows)], ncols=len(group))
     for t in cols.nullspace().to_rows():
         for c in range(n_in + 1):
-            v = [_ZERO] * N
+            v = {}
             for m, w in zip(group, t):
                 v[offsets[l] + (m * n_in + c if c < n_in else W.nrows * n_in + m)] = w
             out.append(v)
@@ -593,7 +591,7 @@ def _opposite(net, offsets, l, pair) -> list | str:
     if k0 is None or vm[k0] == 0 or any(y != vm[k0] / vr[k0] * x for x, y in zip(vr, vm)):
         return (f"the outgoing columns of neurons ({l}, {r}) and ({l}, {m}) are not non-zero "
                 "multiples of one another: not an opposite pair")
-    v = [_ZERO] * net.n_parameters
+    v = {}
     bias = offsets[l] + W.nrows * W.ncols
     v[bias + r], v[bias + m] = Q(1), vr[k0] / vm[k0]
     for k in range(V.nrows):

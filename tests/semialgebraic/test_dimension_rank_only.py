@@ -82,6 +82,19 @@ def test_rank_only_route_gives_the_kernel_route_value_and_a_valid_certificate(mo
         assert verify(cert)[0] and cert["lower"] == want.value
 
 
+def test_rank_only_batches_stay_within_rows_bytes(monkeypatch):
+    """A batch's rows at most ROWS_BYTES (a 64-3072-64 net's first 16 inputs were 13.6 GB): here
+    two inputs a batch (no walk), valid bounds, a valid certificate."""
+    net = _net([3, 6, 6, 1], 4)
+    want = functional_dimension(net, domain=(-1, 1), seed=5)
+    monkeypatch.setattr(fmod, "RANK_ONLY", 0)
+    monkeypatch.setattr(fmod, "ROWS_BYTES", 8 * net.n_parameters * 2)
+    fd = functional_dimension(net, domain=(-1, 1), seed=5, timeout=60, max_regions=0)   # (a walk's
+    assert fd.details["batch_sizes"] and max(fd.details["batch_sizes"]) <= 2          # d + 1 inputs
+    assert 0 < fd.lower <= want.value <= fd.upper                                     # per region
+    assert verify(functional_dimension_certificate(net, fd, domain=(-1, 1)))[0]       # are not cut)
+
+
 def _hidden_dead_net() -> Network:
     """2-5-4-1: neuron (2, 0) is relu(x0) + relu(-x0) - 3/2 = |x0| - 3/2 < 0 on [-1, 1]^2, never
     active, which interval bounds do not see (they give <= 1/2) and the LP relaxation does."""

@@ -8,6 +8,7 @@ import pytest
 
 from algebra.linalg import QMatrix
 from algebra.network import Network
+from algebra.rationals import Q
 from semialgebraic.dimension import functional_dimension, functional_dimension_certificate
 from semialgebraic.dimension import (checked_directions_bound, directions_bound, entry_vectors,
                                            is_regions_rank)
@@ -32,7 +33,16 @@ NETS = {   # planted nets of verify/test_functional_dimension_upper.py: every en
 
 
 def _rank(rows, n):
-    return QMatrix.from_rows(rows, ncols=n).rank() if rows else 0
+    """Exact rank of dense lists or sparse dicts (the checker's vectors) of length *n*."""
+    dense = []
+    for r in rows:
+        if isinstance(r, dict):
+            v = [Q(0)] * n
+            for k, w in r.items():
+                v[k] = w
+            r = v
+        dense.append(r)
+    return QMatrix.from_rows(dense, ncols=n).rank() if dense else 0
 
 
 @pytest.mark.parametrize("name", sorted(NETS))

@@ -111,7 +111,7 @@ def test_spread_count_is_a_count_of_work():
     assert counts[(1000.0, 40)] == fmod.SPREAD_MAX
 
 
-def test_the_rank_of_the_proven_directions_stops_at_the_budget():
+def test_the_rank_of_the_proven_directions_stops_at_the_budget(monkeypatch):
     """ACAS Xu (13 305 parameters, 300 proven directions): the rank of their span is checked
     against the timeout between chunks (budget findings 2026-12-03: 4.4 s past ``dim --timeout
     3`` at load 10 in this one call).  Within the budget it is ``ProvenSpan.rank`` exactly; with
@@ -128,10 +128,18 @@ def test_the_rank_of_the_proven_directions_stops_at_the_budget():
     full.symmetries()
     assert len(full.sym) == 300 and full.sym_rank == full.span.rank() == 300
     assert full.upper == 13005 and full.skipped == ""
-    cut = fmod._Sandwich(net, dom, Budget(0))
+    span = jacobian.ProvenSpan(full.sym, full.N, full.prime)
+    assert span.rank(Budget(0)) == jacobian.RANK_CHUNK == 32 and span.ranked == 32
+    cut = fmod._Sandwich(net, dom, Budget(0))     # (built: within DIRECTIONS_FREE entries)
     cut.symmetries()
     assert cut.sym_rank == jacobian.RANK_CHUNK == 32 and cut.upper == 13305 - 32 >= full.upper
     assert cut.skipped == "the rank of 32 of the 300 proven directions (the budget ran out)"
+    monkeypatch.setattr(fmod, "DIRECTIONS_FREE", 0)   # past it the building stops at the budget too
+    stopped = fmod._Sandwich(net, dom, Budget(0))
+    stopped.symmetries()
+    assert stopped.upper == 13305 - stopped.sym_rank >= cut.upper and len(stopped.sym) < 300
+    assert stopped.directions_note == f"only {len(stopped.sym)} proven symmetry directions were built " \
+        f"({sum(map(len, stopped.sym))} entries; the budget ran out)"
 
 
 def test_reason_for_people_lists_guesses_under_their_header(monkeypatch):

@@ -121,7 +121,16 @@ def _cert(net, dom=None, **kw):
 def _vectors(cert, dirs):
     net = fdv.network_from_dict(cert["network"])
     lo_hi = fdv._domain(cert.get("domain"))
-    return fdu._upper_vectors(net, _json(dirs), lo_hi, fdv.SharedProofs(net, lo_hi, cert.get("shared_proofs", [])))
+    vecs = fdu._upper_vectors(net, _json(dirs), lo_hi, fdv.SharedProofs(net, lo_hi, cert.get("shared_proofs", [])))
+    if isinstance(vecs, str):
+        return vecs
+    dense = []                          # (the checker's vectors are sparse dicts)
+    for v in vecs:
+        row = [Q(0)] * net.n_parameters
+        for k, w in v.items():
+            row[k] = w
+        dense.append(row)
+    return dense
 
 
 # -- planted nets ------------------------------------------------------------------------------

@@ -78,11 +78,20 @@ def _assert_kernel(net, cert, domain, count=20, seed=0):
     lo_hi = _domain(cert["domain"])
     vecs = _upper_vectors(net, cert["upper_directions"], lo_hi, SharedProofs(net, lo_hi, cert.get("shared_proofs", [])))
     assert not isinstance(vecs, str), vecs
+    vecs = [_dense(net.n_parameters, v) for v in vecs]          # (the checker's are sparse dicts)
     rows = exact_jacobian_rows(net, _random_inputs(net, domain, count, seed))
     for v in vecs:
         for r in rows:
             assert sum((a * b for a, b in zip(r, v)), Q(0)) == 0
     return vecs
+
+
+def _dense(n, v) -> list:
+    """The sparse vector *v* (``{index: value}``) as a list of *n* rationals."""
+    out = [Q(0)] * n
+    for k, w in v.items():
+        out[k] = w
+    return out
 
 
 def _line_is_symmetry(net, v, xs, t=Q(1, 10 ** 9)):
