@@ -95,6 +95,20 @@ def test_rank_only_batches_stay_within_rows_bytes(monkeypatch):
     assert verify(functional_dimension_certificate(net, fd, domain=(-1, 1)))[0]       # are not cut)
 
 
+def test_rank_only_first_batch_is_fitted_to_the_time_left(monkeypatch):
+    """The first batch above RANK_ONLY is fitted at ROW_ENTRY_SECONDS per row entry (a 64-3072-64
+    net's first batch had run 4.3 s past a 3 s timeout): at a prior of an hour per entry no batch
+    starts and the reason says so; at 0 the first batch runs (the timeout unchanged)."""
+    net = _net([3, 6, 6, 1], 4)
+    monkeypatch.setattr(fmod, "RANK_ONLY", 0)
+    monkeypatch.setattr(fmod, "ROW_ENTRY_SECONDS", 3600.0)
+    fd = functional_dimension(net, domain=(-1, 1), seed=5, timeout=30, max_regions=0)
+    assert fd.lower == 0 and not fd.details.get("batch_sizes") and "sampling stopped" in fd.reason
+    monkeypatch.setattr(fmod, "ROW_ENTRY_SECONDS", 0.0)
+    fd = functional_dimension(net, domain=(-1, 1), seed=5, timeout=30, max_regions=0)
+    assert fd.lower > 0 and fd.details["batch_sizes"]
+
+
 def _hidden_dead_net() -> Network:
     """2-5-4-1: neuron (2, 0) is relu(x0) + relu(-x0) - 3/2 = |x0| - 3/2 < 0 on [-1, 1]^2, never
     active, which interval bounds do not see (they give <= 1/2) and the LP relaxation does."""
