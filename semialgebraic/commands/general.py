@@ -154,7 +154,10 @@ def register(sub, parent) -> None:
                    help="write a certificate of the bounds (netfibers verify re-checks the lower bound, "
                         "and the upper bound when every direction it uses is re-derivable)")
     _domain_args(p, box_help="LO,HI: the cube [lo, hi]^d; lo1:hi1,lo2:hi2,…: a box; 'file': a .nnet "
-                             "file's input box (a box is read on the cube; default: all of R^d)")
+                             "file's input box (a box is read on the cube); FILE.json: {box, "
+                             "halfspaces}, a box cut by half-spaces a.x <= b (bounds between the "
+                             "rank at inputs of the cut and the value on the box, three-layer-fibers "
+                             "R37); default: all of R^d")
     p.add_argument("--ball", metavar="X,R", help="the L-infinity ball x,R (the box [x - R, x + R])")
     _budget_args(p)
     p.set_defaults(func=cmd_dim)
