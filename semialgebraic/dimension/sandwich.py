@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 
 from algebra.kernel import compose_input_map
 from algebra.network import Network
-from algebra.rationals import Q
+from algebra.rationals import Q, to_q
 
 from ..budget import Budget
 from ..lp.simplex import simplex_free_le
@@ -49,15 +49,15 @@ def inscribed_cube(lo, hi, halfspaces) -> tuple[list, Q] | None:
         e = [Q(0)] * (d + 1)
         e[i], e[d] = Q(-1), Q(1)
         rows.append(e)
-        rhs.append(-Q(lo[i]))                      # -c_i + r <= -lo_i
+        rhs.append(-to_q(lo[i]))                   # -c_i + r <= -lo_i
         e = [Q(0)] * (d + 1)
         e[i], e[d] = Q(1), Q(1)
         rows.append(e)
-        rhs.append(Q(hi[i]))                       # c_i + r <= hi_i
+        rhs.append(to_q(hi[i]))                    # c_i + r <= hi_i
     for a, b in halfspaces:
-        a = [Q(v) for v in a]
+        a = [to_q(v) for v in a]
         rows.append(a + [sum((abs(v) for v in a), Q(0))])
-        rhs.append(Q(b))                           # a.c + |a|_1 r <= b
+        rhs.append(to_q(b))                        # a.c + |a|_1 r <= b
     status, w, _ = simplex_free_le(rows, rhs, [Q(0)] * d + [Q(1)])
     if status != "optimal" or w[d] <= 0:
         return None
@@ -144,7 +144,8 @@ def functional_dimension_on_cut(net: Network, lo, hi, halfspaces, *, timeout: fl
     (7, 7, True)
     """
     import time
-    lo, hi = [Q(v) for v in lo], [Q(v) for v in hi]
+    lo, hi = [to_q(v) for v in lo], [to_q(v) for v in hi]
+    halfspaces = [([to_q(v) for v in a], to_q(b)) for a, b in halfspaces]
     start = time.monotonic()
     cube = inscribed_cube(lo, hi, halfspaces)
     kw = {"seed": seed, "reserve_for_certificate": reserve_for_certificate, "max_regions": max_regions}
@@ -182,7 +183,7 @@ def _pooled(net, on_cube, lo, hi, halfspaces, cube, inner, outer) -> tuple:
     for x in users:
         key = tuple(x)
         if key in seen or any(v < a or v > b for v, a, b in zip(x, lo, hi)) or \
-                any(sum((Q(ai) * v for ai, v in zip(a_, x)), Q(0)) > Q(b_) for a_, b_ in halfspaces):
+                any(sum((ai * v for ai, v in zip(a_, x)), Q(0)) > b_ for a_, b_ in halfspaces):
             continue
         seen.add(key)
         X.append(list(x) if cubic else [(v - ci) / si for v, ci, si in zip(x, c_b, s_b)])

@@ -108,6 +108,11 @@ class _Feasible:
         elif dom[0] == "orthant":
             for x in self.xs:
                 self.s.add(x > 0)
+        elif dom[0] == "cut":                          # a box cut by half-spaces a.x <= b (R37)
+            for x, (lo, hi) in zip(self.xs, dom[1]):
+                self.s.add(x > z3.RealVal(str(lo)), x < z3.RealVal(str(hi)))
+            for a, b in dom[2]:
+                self.s.add(self.expr(([-v for v in a], b)) > 0)
         self.calls = 0
 
     def expr(self, form):
@@ -192,7 +197,10 @@ def regions(net, dom, limit=5000):
 
     ident = [([F(int(i == j)) for j in range(d)], F(0)) for i in range(d)]
     # the start point must lie in the open domain: all constraints hold there before any neuron
-    rec(0, 0, layer_forms(0, ident), [], [], start_point(d, dom))
+    x0 = feas.witness(([F(0)] * d, F(1))) if dom[0] == "cut" else start_point(d, dom)
+    if x0 is None:                                     # a cut without interior: no region
+        return out, feas.calls
+    rec(0, 0, layer_forms(0, ident), [], [], x0)
     return out, feas.calls
 
 
@@ -479,6 +487,20 @@ def own_sides(seed, dom, d):
     return ("boxes", sides)
 
 
+def cut_domain(seed, dom, d):
+    """``--cut``: a cube case's box cut by one half-space a.x <= b through a random point of it
+    (three-layer-fibers R37), from a generator of its own (the case's network stays the seed's)."""
+    if dom[0] != "box":
+        return dom
+    rng = random.Random(seed * 104729 + 3)
+    lo, hi = dom[1]
+    a = [F(0)] * d
+    while all(v == 0 for v in a):
+        a = [F(rng.randint(-3, 3)) for _ in range(d)]
+    p = [lo + (hi - lo) * F(rng.randint(1, 7), 8) for _ in range(d)]
+    return ("cut", [(lo, hi)] * d, [(a, _dot(a, p))])
+
+
 def _hidden_index(net, flat):
     k = flat
     for t, (W, _) in enumerate(net[:-1]):
@@ -526,11 +548,13 @@ def mutations(cert, net, truth):
 
 class Case:
     def __init__(self, seed, kind, timeout, cli, workdir, large=False, max_regions=None,
-                 sides=False):
+                 sides=False, cut=False):
         self.seed = seed
         self.kind, self.net, self.dom, self.planted = make_case(seed, kind, large)
         if sides:
             self.dom = own_sides(seed, self.dom, len(self.net[0][0][0]))
+        if cut:
+            self.dom = cut_domain(seed, self.dom, len(self.net[0][0][0]))
         # two cases in three without the region walk: the sampled sandwich, its exact decisions
         # (suspects) and its proven directions are what the walk would otherwise hide
         self.max_regions = (400 if seed % 3 == 0 else 0) if max_regions is None else max_regions
@@ -553,8 +577,10 @@ class Case:
             self.answer = f"oracle gave up ({e})"
             return
         net = to_algebra(self.net)
-        dom = _api_domain(self.dom)
         v = self.truth["value"]
+        if self.dom[0] == "cut":
+            return self.run_cut(net, v)
+        dom = _api_domain(self.dom)
         try:
             fd = functional_dimension(net, domain=dom, timeout=self.timeout, max_regions=self.max_regions)
         except Exception as e:      # a crash is a finding
@@ -612,6 +638,58 @@ class Case:
             self.check_cli(v)
             self.checks["cli"] += 1
 
+    def run_cut(self, net, v):
+        """A box cut by a half-space (R37): the sandwich's bounds contain the oracle's rank on the
+        cut, its certificate verifies, a claim past the oracle is rejected."""
+        from semialgebraic.dimension.sandwich import functional_dimension_on_cut, sandwich_certificate
+        from semialgebraic.verify import verify
+        lo, hi = [l for l, _ in self.dom[1]], [h for _, h in self.dom[1]]
+        try:
+            cut = functional_dimension_on_cut(net, lo, hi, self.dom[2], timeout=self.timeout,
+                                              max_regions=self.max_regions)
+        except Exception as e:
+            self.find(f"functional_dimension_on_cut raised {type(e).__name__}: {e}")
+            return
+        if cut.inner is None:
+            self.answer = f"no interior, oracle {v} ({self.truth['regions']} regions)"
+            if self.truth["regions"]:
+                self.find("no cube inside the cut, but the oracle has regions in it")
+            return
+        self.answer = f"[{cut.lower},{cut.upper}] oracle {v}"
+        self.bounds = (cut.lower, cut.upper, "")
+        if v is None:
+            if cut.exact:
+                self.find(f"oracle: no differentiable region; the cut says exactly {cut.value}")
+            return
+        if not cut.lower <= v <= cut.upper:
+            self.find(f"cut interval [{cut.lower},{cut.upper}] misses the oracle {v}")
+        try:
+            cert = sandwich_certificate(net, cut)
+        except ValueError as e:
+            self.checks["cut: no certificate"] += 1
+            return
+        except Exception as e:
+            self.find(f"sandwich_certificate raised {type(e).__name__}: {e}")
+            return
+        ok, why = verify(cert)
+        self.checks["cut certificates"] += 1
+        if not ok:
+            self.find(f"sandwich certificate rejected: {why}")
+        for name, key, delta in (("lower+1", "lower", 1), ("upper-1", "upper", -1)):
+            if (key == "lower" and cert["lower"] + 1 > v) or (key == "upper" and cert["upper"] - 1 < v):
+                bad = json.loads(json.dumps(cert))
+                bad[key] += delta
+                try:
+                    ok, _ = verify(bad)
+                except Exception:
+                    ok = False
+                self.checks["cut mutations " + name] += 1
+                if ok:
+                    self.find(f"mutated sandwich certificate ({name}) accepted")
+        if self.cli:
+            self.check_cli(v)
+            self.checks["cli"] += 1
+
     def check_cli(self, v):
         path = os.path.join(self.wd, f"dim{self.seed}.json")
         cpath = os.path.join(self.wd, f"dimcert{self.seed}.json")
@@ -623,6 +701,12 @@ class Case:
             args += ["--box", f"{self.dom[1][0]},{self.dom[1][1]}"]
         elif self.dom[0] == "boxes":
             args += ["--box", ",".join(f"{lo}:{hi}" for lo, hi in self.dom[1])]
+        elif self.dom[0] == "cut":
+            dpath = os.path.join(self.wd, f"dimdom{self.seed}.json")
+            with open(dpath, "w") as fh:
+                json.dump({"box": [[str(lo), str(hi)] for lo, hi in self.dom[1]],
+                           "halfspaces": [{"a": [str(v) for v in a], "b": str(b)} for a, b in self.dom[2]]}, fh)
+            args += ["--box", dpath]
         elif self.dom[0] == "orthant":
             args += ["--orthant"]
         p = subprocess.run(args, capture_output=True, text=True, cwd=ROOT)
@@ -641,9 +725,10 @@ class Case:
                 self.find(f"netfibers verify rejects the CLI certificate: {q.stdout[-200:]} {q.stderr[-200:]}")
 
 
-def run_case(seed, kind=None, timeout=30, cli=False, large=False, max_regions=None, sides=False):
+def run_case(seed, kind=None, timeout=30, cli=False, large=False, max_regions=None, sides=False,
+             cut=False):
     with tempfile.TemporaryDirectory() as wd:
-        c = Case(seed, kind, timeout, cli, wd, large, max_regions, sides)
+        c = Case(seed, kind, timeout, cli, wd, large, max_regions, sides, cut)
         c.run()
         return c
 
@@ -662,6 +747,9 @@ def main(argv=None):
     ap.add_argument("--large", action="store_true", help="d 2-3, two or three hidden layers, 14 neurons")
     ap.add_argument("--own-sides", action="store_true",
                     help="cube cases on a box with its own sides per coordinate (R36)")
+    ap.add_argument("--cut", action="store_true",
+                    help="cube cases on the box cut by a half-space (R37: dim between the rank at "
+                         "inputs of the cut and the box's value)")
     ap.add_argument("--audit", type=int, metavar="N",
                     help="tightness audit without the region walk (max_regions 0): N seeds from --seed "
                          "for every kind (--kind: that one), per-kind exact / upper above the oracle / gap")
@@ -672,7 +760,7 @@ def main(argv=None):
     t0 = time.time()
     for s in range(args.seed, args.seed + args.count):
         t = time.time()
-        c = run_case(s, args.kind, args.timeout, args.cli, args.large, sides=args.own_sides)
+        c = run_case(s, args.kind, args.timeout, args.cli, args.large, sides=args.own_sides, cut=args.cut)
         per_kind[c.kind] += 1
         checks.update(c.checks)
         checks["exact answers"] += bool(c.answer and c.answer.startswith("[") and
@@ -685,7 +773,7 @@ def main(argv=None):
         for f in c.findings:
             print(f"FINDING seed={s} kind={c.kind}: {f}\n    (python -m tests.fuzz.dim_campaign --seed {s} "
                   f"--count 1{' --kind ' + args.kind if args.kind else ''}{' --large' if args.large else ''}"
-                  f"{' --own-sides' if args.own_sides else ''})",
+                  f"{' --own-sides' if args.own_sides else ''}{' --cut' if args.cut else ''})",
                   flush=True)
         if c.findings:
             bad[c.kind].append(s)

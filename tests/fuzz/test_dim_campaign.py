@@ -78,3 +78,23 @@ def test_own_sides_sample_has_no_findings(seed):
     c = dc.run_case(seed, timeout=20, cli=True, sides=True)
     assert c.dom[0] == "boxes" and c.truth is not None and not c.findings, (seed, c.findings)
     assert c.checks["cli"] == 1
+
+
+def test_the_oracle_on_a_cut():
+    """relu(x) + relu(-x + 1) on [-2, 2] cut by x <= 3/2: both neurons switch inside (rank 5, as
+    on R); by x <= 1/2: the second is always on there (4); by x <= -1: the first is dead too (2)."""
+    net = _net([([[1], [-1]], [0, 1]), ([[1, 1]], [0])])
+    box = [(F(-2), F(2))]
+    assert dc.oracle(net, ("cut", box, [([F(1)], F(3, 2))]))["value"] == 5
+    assert dc.oracle(net, ("cut", box, [([F(1)], F(1, 2))]))["value"] == 4
+    assert dc.oracle(net, ("cut", box, [([F(1)], F(-1))]))["value"] == 2
+    assert dc.regions(net, ("cut", box, [([F(1)], F(-3))]))[0] == []          # no interior
+
+
+@pytest.mark.parametrize("seed", [40000, 40004, 40012, 40026])
+def test_cut_sample_has_no_findings(seed):
+    # a cube case's box cut by a half-space (three-layer-fibers R37): the sandwich's bounds
+    # against the oracle on the cut, its certificate verified and mutated, and the CLI on a JSON
+    # box with half-spaces (its certificate re-checked by `netfibers verify`)
+    c = dc.run_case(seed, timeout=20, cli=seed == 40012, cut=True)
+    assert c.dom[0] == "cut" and c.truth is not None and not c.findings, (seed, c.findings)
