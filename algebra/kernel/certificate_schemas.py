@@ -48,6 +48,7 @@ SCHEMA_VERSIONS: dict[str, int] = {
     "bab_recession": 1,
     "on_box": 1,
     "functional_dimension_sandwich": 1,
+    "one_hidden_layer_dimension": 1,
 }
 
 HEADER_KEYS = ("format", "type", "schema_version", "netfibers_version")
@@ -74,6 +75,7 @@ SCHEMA_KEYS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
                                                       "upper", "lower", "point", "output")),
     "on_box": (("claim", "a", "b", "box", "inner"), ()),
     "functional_dimension_sandwich": (("claim", "network", "domain", "lower", "upper", "inner", "outer"), ()),
+    "one_hidden_layer_dimension": (("claim", "network", "domain", "value"), ()),
 }
 
 # type -> the claims a certificate of that type may state (the checker decides which one fits)
@@ -101,6 +103,7 @@ CLAIMS: dict[str, tuple[str, ...]] = {
     "on_box": ("a(x) == b(x) for all x in the box (read on the cube, three-layer-fibers R36)",),
     "functional_dimension_sandwich": ("lower <= functional dimension <= upper on the box cut by the "
                                       "half-spaces (three-layer-fibers R37)",),
+    "one_hidden_layer_dimension": ("functional dimension = N - n1 (three-layer-fibers R38)",),
 }
 
 # the two competitor classes of an ``absorption`` certificate (skip-absorption R1 and R19)

@@ -30,6 +30,7 @@ type                               builder                                      
 ``bab_recession``                  :func:`bab_recession_certificate`                  ``verify/bab_recession.py``                  1     networks ``a``, ``b``; unbounded domain; a ray along which |a − b| grows, or a ``bab_bound`` proof that the biases-free a − b is 0 on the recession cone (R28)
 ``on_box``                         :func:`on_box_certificate`                         ``verify/on_box.py``                         1     networks ``a``, ``b``; a box with its own sides; the ``region_cover`` of a, b read on the cube (R36)
 ``functional_dimension_sandwich``  :func:`functional_dimension_sandwich_certificate`  ``verify/functional_dimension_sandwich.py``  1     network; box and half-spaces; ``functional_dimension`` certificates at inputs inside (lower) and on the box (upper) (R37)
+``one_hidden_layer_dimension``     :func:`one_hidden_layer_dimension_certificate`     ``verify/one_hidden_layer_dimension.py``     1     network (one hidden layer); domain; value N - n1, the hypotheses of R38 re-checked
 =================================  =================================================  ===========================================  ====  ==========================================================
 
 ``CERTIFICATE_TYPES`` holds the same table as data (checked against the checkers and the schema
@@ -54,6 +55,7 @@ from .functional_dimension import dimension_bounds_certificate
 from .identifiability import identifiability_certificate
 from .non_localizability import non_localizability_certificate
 from .functional_dimension_sandwich import functional_dimension_sandwich_certificate
+from .one_hidden_layer_dimension import one_hidden_layer_dimension_certificate
 from .on_box import on_box_certificate
 from .region_cover import region_cover_certificate
 from .symmetry_path import symmetry_path_certificate
@@ -64,7 +66,8 @@ __all__ = ["CERTIFICATE_FORMAT", "CERTIFICATE_TYPES", "SCHEMA_VERSIONS", "header
            "region_cover_certificate", "absorption_certificate", "identifiability_certificate",
            "dimension_bounds_certificate", "exercise_certificate", "bab_bound_certificate",
            "non_localizability_certificate", "absorbing_blocks_certificate", "bab_cover_certificate",
-           "bab_recession_certificate", "on_box_certificate", "functional_dimension_sandwich_certificate"]
+           "bab_recession_certificate", "on_box_certificate", "functional_dimension_sandwich_certificate",
+           "one_hidden_layer_dimension_certificate"]
 
 # type -> (builder, checker module under semialgebraic.verify, one-line content)
 CERTIFICATE_TYPES = {
@@ -95,6 +98,8 @@ CERTIFICATE_TYPES = {
     "functional_dimension_sandwich": (functional_dimension_sandwich_certificate, "functional_dimension_sandwich",
                                       "functional dimension on a box cut by half-spaces, between a "
                                       "cube's inside and the box's (R37)"),
+    "one_hidden_layer_dimension": (one_hidden_layer_dimension_certificate, "one_hidden_layer_dimension",
+                                   "functional dimension N - n1 of a one-hidden-layer net (R38)"),
 }
 
 

@@ -19,7 +19,7 @@ from algebra.network import Network
 from algebra.rationals import Q, q_json
 
 from ..budget import Budget
-from ..certificates import dimension_bounds_certificate, jsonable, require_valid
+from ..certificates import dimension_bounds_certificate, jsonable, one_hidden_layer_dimension_certificate, require_valid
 from ..sets import domain_spec, normalize_domain
 from ..regions import joint_regions
 from ..equivalence import preactivation_bounds
@@ -97,6 +97,9 @@ def functional_dimension_certificate(net: Network, fd: FunctionalDimension, *, d
     >>> fd.value, cert["lower"], verify(cert)[0]
     (5, 5, True)
     """
+    if fd.details.get("theorem") == "R38":        # N - n1 by the theorem: its own certificate
+        cert = one_hidden_layer_dimension_certificate(net, normalize_domain(domain, net.n_inputs), fd.value)
+        return require_valid(cert, _verify) if verify else cert
     cert = _certificate(net, fd, normalize_domain(domain, net.n_inputs), seconds, lps)
     if verify and cert["inputs"]:
         require_valid(cert, _verify)
@@ -112,6 +115,9 @@ def box_certificate(net: Network, lo, hi, fd: FunctionalDimension, *, seconds: f
     cs = box_input_map(lo, hi)
     if cs is None:
         raise ValueError("box_certificate: a box with finite sides and lo < hi")
+    if fd.details.get("theorem") == "R38":        # the hypotheses hold on the box itself (R36)
+        cert = one_hidden_layer_dimension_certificate(net, list(zip(lo, hi)), fd.value)
+        return require_valid(cert, _verify) if verify else cert
     cert = functional_dimension_certificate(compose_input_map(net, *cs), fd, domain=(Q(-1), Q(1)),
                                             seconds=seconds, lps=lps, verify=False)
     cert["network"] = net.to_dict()

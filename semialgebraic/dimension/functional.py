@@ -64,6 +64,7 @@ from algebra.network import Network
 from algebra.rationals import Q
 
 from ..budget import Budget, BudgetExhausted
+from .one_layer import one_layer_value
 from ..sets import normalize_domain
 from ..regions import joint_regions
 from .certificate import functional_dimension_certificate
@@ -253,6 +254,10 @@ def _functional_dimension(net, *, domain, timeout, max_regions, samples, seed, b
     fd = _without_walk(net, dom, budget, nearby)
     if fd is not None:
         return fd
+    if net.depth == 2 and net.n_parameters > RANK_ONLY:     # where the rank is costly: the
+        fd = one_layer_value(net, dom)                       # theorem, its hypotheses checked
+        if fd is not None:                                   # exactly (three-layer-fibers R38)
+            return fd
     run = _Sandwich(net, dom, budget)
     run.reserve = CERTIFICATE_RESERVE if reserve_for_certificate else 0.0
     with budget.active():              # every step counts its work; the timeout only stops

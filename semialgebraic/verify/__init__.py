@@ -38,6 +38,7 @@ CHECKERS = {
     "bab_recession": "bab_recession",
     "on_box": "on_box",
     "functional_dimension_sandwich": "functional_dimension_sandwich",
+    "one_hidden_layer_dimension": "one_hidden_layer_dimension",
 }
 
 

@@ -196,7 +196,16 @@ def _sandwich():
     return _json(sandwich_certificate(CUT_NET, cut))
 
 
-BUILDERS = {"functional_dimension_sandwich": _sandwich, "bab_bound": _bab_bound, "on_box": _on_box, "counterexample_box": _counterexample_box, "bab_cover": _bab_cover, "counterexample": _counterexample, "symmetry_path": _symmetry_path,
+# one hidden layer, every neuron switching on [-1, 1]^2 on its own line (three-layer-fibers R38)
+ONE_NET = Network.from_rows([[[1, 0], [0, 1], [1, 1]], [[1, 1, -1]]], [[0, 0, -1], [0]])
+
+
+def _one_layer():
+    from semialgebraic.certificates import one_hidden_layer_dimension_certificate
+    return _json(one_hidden_layer_dimension_certificate(ONE_NET, (-1, 1), ONE_NET.n_parameters - 3))
+
+
+BUILDERS = {"one_hidden_layer_dimension": _one_layer, "functional_dimension_sandwich": _sandwich, "bab_bound": _bab_bound, "on_box": _on_box, "counterexample_box": _counterexample_box, "bab_cover": _bab_cover, "counterexample": _counterexample, "symmetry_path": _symmetry_path,
             "region_cover": _region_cover, "absorption": _absorption,
             "absorption_no": _absorption_no, "identifiability_hypotheses": _identifiability,
             "functional_dimension": _fd, "exercise": _exercise,
@@ -385,7 +394,24 @@ def _oracle_sandwich(c) -> bool:
     return c["lower"] <= r <= c["upper"]
 
 
-ORACLES = {"functional_dimension_sandwich": _oracle_sandwich, "bab_bound": _oracle_bab, "on_box": _oracle_on_box, "counterexample_box": _oracle_counterexample, "bab_cover": _oracle_bab, "counterexample": _oracle_counterexample, "symmetry_path": _same_function,
+def _oracle_one_layer(c) -> bool:
+    """The general exact method (these nets are small: Jacobian ranks over the regions)."""
+    net = network_from_dict(c["network"])
+    dom = c.get("domain")
+    if dom is None:
+        d = None
+    elif dom.get("orthant") is True:
+        d = "orthant"
+    elif isinstance(dom["box"][0], list):
+        from algebra.kernel.domains import Domain
+        d = Domain([str(a) for a, _ in dom["box"]], [str(z) for _, z in dom["box"]])
+    else:
+        d = (str(dom["box"][0]), str(dom["box"][1]))
+    fd = functional_dimension(net, domain=d)
+    return fd.exact and fd.value == c["value"]
+
+
+ORACLES = {"one_hidden_layer_dimension": _oracle_one_layer, "functional_dimension_sandwich": _oracle_sandwich, "bab_bound": _oracle_bab, "on_box": _oracle_on_box, "counterexample_box": _oracle_counterexample, "bab_cover": _oracle_bab, "counterexample": _oracle_counterexample, "symmetry_path": _same_function,
            "region_cover": _same_function, "absorption": _oracle_absorption,
            "absorption_no": _oracle_absorption, "identifiability_hypotheses": _oracle_identifiability,
            "functional_dimension": _oracle_fd, "exercise": _oracle_exercise,

@@ -1,0 +1,106 @@
+"""The functional dimension of a one-hidden-layer net by three-layer-fibers R38: N − n1 when every
+neuron has a non-zero row and outgoing column and switches inside the domain on a hyperplane of
+its own.  Cross-checked against the general exact method (Jacobian ranks over the regions) on
+random small nets, the hypotheses' failures named, the certificate re-checked and refuted."""
+
+import copy
+import json
+import random
+
+import pytest
+
+import semialgebraic.dimension.functional as fmod
+from algebra.kernel.domains import Domain
+from algebra.network import Network
+from algebra.rationals import Q
+from semialgebraic.dimension import functional_dimension, functional_dimension_certificate
+from semialgebraic.dimension.certificate import box_certificate
+from semialgebraic.dimension.one_layer import one_layer_hypotheses, one_layer_value
+from semialgebraic.verify import verify
+
+
+def _net(d, n, m, seed, den=4):
+    rng = random.Random(seed)
+    W = [[Q(rng.randint(-6, 6), den) for _ in range(d)] for _ in range(n)]
+    b = [Q(rng.randint(-6, 6), den) for _ in range(n)]
+    V = [[Q(rng.randint(-6, 6), den) for _ in range(n)] for _ in range(m)]
+    c = [Q(rng.randint(-6, 6), den) for _ in range(m)]
+    return Network([W, V], [b, c])
+
+
+DOMAINS = [None, "orthant", (Q(-1), Q(1)), (Q(0), Q(2))]
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_the_theorem_agrees_with_the_general_method(seed):
+    """Random nets (d 1-3, 2-6 neurons, 1-2 outputs) on R^d, the orthant and two cubes: where the
+    hypotheses hold, the general method's exact value is N − n1; where it is exact and differs,
+    a hypothesis fails."""
+    rng = random.Random(1000 + seed)
+    net = _net(rng.randint(1, 3), rng.randint(2, 6), rng.randint(1, 2), seed)
+    dom = DOMAINS[seed % len(DOMAINS)]
+    general = functional_dimension(net, domain=dom, timeout=60)
+    theorem = one_layer_value(net, dom)
+    if theorem is not None:
+        assert theorem.value == net.n_parameters - net.widths[1]
+        assert general.lower <= theorem.value <= general.upper
+        if general.exact:
+            assert general.value == theorem.value
+    elif general.exact:
+        assert one_layer_hypotheses(net, dom) != ""
+
+
+def test_hypotheses_are_named_when_they_fail():
+    base = [[[1, 0], [0, 1], [1, 1]], [[1, 1, -1]]], [[0, 0, -1], [0]]
+    assert one_layer_hypotheses(Network.from_rows(*base), None) == ""
+    zero_row = Network.from_rows([[[0, 0], [0, 1], [1, 1]], [[1, 1, -1]]], [[1, 0, -1], [0]])
+    assert "zero row" in one_layer_hypotheses(zero_row, None)
+    zero_col = Network.from_rows([[[1, 0], [0, 1], [1, 1]], [[0, 1, -1]]], [[0, 0, -1], [0]])
+    assert "zero outgoing column" in one_layer_hypotheses(zero_col, None)
+    opposite = Network.from_rows([[[1, 0], [-2, 0], [1, 1]], [[1, 1, -1]]], [[1, -2, -1], [0]])
+    assert "proportional" in one_layer_hypotheses(opposite, None)       # one hyperplane, x0 = -1
+    # on the orthant neuron 2 (x0 + x1 - 1) switches; x0 + 1 does not
+    shifted = Network.from_rows([[[1, 0], [0, 1], [1, 1]], [[1, 1, -1]]], [[1, 0, -1], [0]])
+    assert "neuron 0 does not switch" in one_layer_hypotheses(shifted, "orthant")
+    assert one_layer_hypotheses(shifted, None) == ""
+    assert "neuron 1 does not switch" in one_layer_hypotheses(shifted, [(Q(-2), Q(1)), (Q(1), Q(2))])
+    two = Network.from_rows([[[1], [1]], [[1, 1]], [[1]]], [[0, 1], [0], [0]])
+    assert "hidden layers" in one_layer_hypotheses(two, None)
+
+
+def test_dim_uses_the_theorem_above_rank_only_with_a_valid_certificate(monkeypatch):
+    net = Network.from_rows([[[1, 0], [0, 1], [1, 1]], [[1, 1, -1], [2, 0, 1]]], [[0, 0, -1], [0, 1]])
+    want = functional_dimension(net, domain=(Q(-1), Q(1)))
+    monkeypatch.setattr(fmod, "RANK_ONLY", 0)
+    fd = functional_dimension(net, domain=(Q(-1), Q(1)), timeout=5)
+    assert fd.details["theorem"] == "R38" and fd.value == want.value == net.n_parameters - 3
+    assert fd.fiber_dimension.value == 3
+    cert = functional_dimension_certificate(net, fd, domain=(Q(-1), Q(1)))
+    assert cert["type"] == "one_hidden_layer_dimension" and verify(cert)[0]
+    box = Domain([Q(-1), Q(-1)], [Q(1), Q(3)])     # its own sides: read on the cube (R36)
+    fd = functional_dimension(net, domain=box, timeout=5)
+    assert fd.details["theorem"] == "R38"
+    cert = box_certificate(net, [Q(-1), Q(-1)], [Q(1), Q(3)], fd)
+    assert cert["domain"] == {"box": [[-1, 1], [-1, 3]]} and verify(cert)[0]
+
+
+@pytest.fixture
+def cert():
+    net = Network.from_rows([[[1, 0], [0, 1], [1, 1]], [[1, 1, -1]]], [[0, 0, -1], [0]])
+    fd = one_layer_value(net, (Q(-1), Q(1)))
+    return json.loads(json.dumps(functional_dimension_certificate(net, fd, domain=(Q(-1), Q(1)))))
+
+
+@pytest.mark.parametrize("name,change", [
+    ("value - 1", lambda c: c.update(value=c["value"] - 1)),
+    ("value + 1", lambda c: c.update(value=c["value"] + 1)),
+    ("a box where neuron 0 keeps its sign", lambda c: c.update(domain={"box": ["1/2", 1]})),
+    ("a zero outgoing weight", lambda c: c["network"]["layers"][1]["weight"][0].__setitem__(0, 0)),
+    ("two rows on one hyperplane", lambda c: c["network"]["layers"][0]["weight"].__setitem__(1, [-2, 0])),
+    ("a one-point box", lambda c: c.update(domain={"box": [0, 0]})),
+])
+def test_false_claims_are_rejected(cert, name, change):
+    assert verify(cert)[0]
+    bad = copy.deepcopy(cert)
+    change(bad)
+    assert verify(bad)[0] is False, name
