@@ -103,7 +103,7 @@ CLAIMS: dict[str, tuple[str, ...]] = {
     "on_box": ("a(x) == b(x) for all x in the box (read on the cube, three-layer-fibers R36)",),
     "functional_dimension_sandwich": ("lower <= functional dimension <= upper on the box cut by the "
                                       "half-spaces (three-layer-fibers R37)",),
-    "one_hidden_layer_dimension": ("functional dimension = N - n1 (three-layer-fibers R38)",),
+    "one_hidden_layer_dimension": ("functional dimension = N - kernel (three-layer-fibers R38)",),
 }
 
 # the two competitor classes of an ``absorption`` certificate (skip-absorption R1 and R19)

@@ -15,7 +15,7 @@ from algebra.network import Network
 from algebra.rationals import Q
 from semialgebraic.dimension import functional_dimension, functional_dimension_certificate
 from semialgebraic.dimension.certificate import box_certificate
-from semialgebraic.dimension.one_layer import one_layer_hypotheses, one_layer_value
+from semialgebraic.dimension.one_layer import one_layer_hypotheses, one_layer_kernel, one_layer_value
 from semialgebraic.verify import verify
 
 
@@ -42,7 +42,6 @@ def test_the_theorem_agrees_with_the_general_method(seed):
     general = functional_dimension(net, domain=dom, timeout=60)
     theorem = one_layer_value(net, dom)
     if theorem is not None:
-        assert theorem.value == net.n_parameters - net.widths[1]
         assert general.lower <= theorem.value <= general.upper
         if general.exact:
             assert general.value == theorem.value
@@ -50,22 +49,57 @@ def test_the_theorem_agrees_with_the_general_method(seed):
         assert one_layer_hypotheses(net, dom) != ""
 
 
-def test_hypotheses_are_named_when_they_fail():
+def test_hypotheses_are_named_when_they_fail_and_the_kernel_counted():
     base = [[[1, 0], [0, 1], [1, 1]], [[1, 1, -1]]], [[0, 0, -1], [0]]
-    assert one_layer_hypotheses(Network.from_rows(*base), None) == ""
+    assert one_layer_kernel(Network.from_rows(*base), None)[0] == 3          # three scalings
     zero_row = Network.from_rows([[[0, 0], [0, 1], [1, 1]], [[1, 1, -1]]], [[1, 0, -1], [0]])
-    assert "zero row" in one_layer_hypotheses(zero_row, None)
+    assert "zero row and bias 1" in one_layer_hypotheses(zero_row, None)     # constant: S4
+    dead_row = Network.from_rows([[[0, 0], [0, 1], [1, 1]], [[1, 1, -1]]], [[-1, 0, -1], [0]])
+    assert one_layer_kernel(dead_row, None) == (2 + 4, {"scalings": 2, "unseen": 0, "dead": 1})
     zero_col = Network.from_rows([[[1, 0], [0, 1], [1, 1]], [[0, 1, -1]]], [[0, 0, -1], [0]])
-    assert "zero outgoing column" in one_layer_hypotheses(zero_col, None)
+    assert one_layer_kernel(zero_col, None) == (2 + 3, {"scalings": 2, "unseen": 1, "dead": 0})
     opposite = Network.from_rows([[[1, 0], [-2, 0], [1, 1]], [[1, 1, -1]]], [[1, -2, -1], [0]])
     assert "proportional" in one_layer_hypotheses(opposite, None)       # one hyperplane, x0 = -1
-    # on the orthant neuron 2 (x0 + x1 - 1) switches; x0 + 1 does not
+    # on the orthant x0 + 1 is active everywhere (a linear block: not decided here)
     shifted = Network.from_rows([[[1, 0], [0, 1], [1, 1]], [[1, 1, -1]]], [[1, 0, -1], [0]])
-    assert "neuron 0 does not switch" in one_layer_hypotheses(shifted, "orthant")
+    assert "neuron 0 is active on the whole domain" in one_layer_hypotheses(shifted, "orthant")
     assert one_layer_hypotheses(shifted, None) == ""
-    assert "neuron 1 does not switch" in one_layer_hypotheses(shifted, [(Q(-2), Q(1)), (Q(1), Q(2))])
+    assert "neuron 1 is active" in one_layer_hypotheses(shifted, [(Q(-2), Q(1)), (Q(1), Q(2))])
+    # on x0 <= -1 neurons 0 and 2 are dead (max 0: their kinks only on the boundary)
+    assert one_layer_kernel(shifted, [(Q(-2), Q(-1)), (Q(-1), Q(2))]) == \
+        (1 + 4 + 4, {"scalings": 1, "unseen": 0, "dead": 2})
     two = Network.from_rows([[[1], [1]], [[1, 1]], [[1]]], [[0, 1], [0], [0]])
     assert "hidden layers" in one_layer_hypotheses(two, None)
+
+
+@pytest.mark.parametrize("seed", range(30))
+def test_dead_and_unseen_neurons_agree_with_the_general_method(seed):
+    """Planted: neurons killed on the domain (their row made to keep one sign, a negative
+    bias) and outgoing columns zeroed; the theorem's value where it decides equals the general
+    method's exact value."""
+    rng = random.Random(5000 + seed)
+    d, n, m = rng.randint(1, 3), rng.randint(2, 6), rng.randint(1, 2)
+    net = _net(d, n, m, 700 + seed)
+    W = [list(r) for r in net.weights[0].to_rows()]
+    b = list(net.biases[0])
+    V = [list(r) for r in net.weights[1].to_rows()]
+    dom = DOMAINS[seed % len(DOMAINS)]
+    for i in rng.sample(range(n), rng.randint(1, n - 1)):
+        if rng.random() < 0.5:                      # dead: |x| <= 2 on the cubes, >= 0 on the orthant
+            W[i] = [-abs(v) for v in W[i]] if dom == "orthant" else ([Q(0)] * d if dom is None else W[i])
+            b[i] = Q(-10)
+        else:
+            for o in range(m):
+                V[o][i] = Q(0)
+    net = Network([W, V], [b, list(net.biases[1])])
+    general = functional_dimension(net, domain=dom, timeout=60)
+    theorem = one_layer_value(net, dom)
+    if theorem is not None:
+        assert general.lower <= theorem.value <= general.upper
+        if general.exact:
+            assert general.value == theorem.value, (one_layer_kernel(net, dom), general.value)
+    elif general.exact:
+        assert one_layer_hypotheses(net, dom) != ""
 
 
 def test_dim_uses_the_theorem_above_rank_only_with_a_valid_certificate(monkeypatch):
@@ -96,6 +130,7 @@ def cert():
     ("value + 1", lambda c: c.update(value=c["value"] + 1)),
     ("a box where neuron 0 keeps its sign", lambda c: c.update(domain={"box": ["1/2", 1]})),
     ("a zero outgoing weight", lambda c: c["network"]["layers"][1]["weight"][0].__setitem__(0, 0)),
+    ("neuron 0 dead", lambda c: c["network"]["layers"][0]["bias"].__setitem__(0, -5)),
     ("two rows on one hyperplane", lambda c: c["network"]["layers"][0]["weight"].__setitem__(1, [-2, 0])),
     ("a one-point box", lambda c: c.update(domain={"box": [0, 0]})),
 ])
