@@ -16,14 +16,16 @@ def functional_dimension_sandwich_certificate(net: Network, box, halfspaces, inn
                                               outer: dict) -> dict:
     """Certificate of bounds of the functional dimension of *net* on the box ``∏ [lo_i, hi_i]``
     (*box*: ``[(lo_i, hi_i)]``) cut by the half-spaces ``a·x <= b`` (*halfspaces*: ``[(a, b)]``):
-    the lower bound of *inner*, a ``functional_dimension`` certificate on a box inside that set,
-    and the certified upper bound of *outer* (N when it certifies none), one on a set containing
-    the box (three-layer-fibers R37)."""
+    the lower bound of *inner*, a ``functional_dimension`` certificate at inputs of that set (or a
+    ``one_hidden_layer_dimension`` one on a box inside it), and the certified upper bound of
+    *outer* (N when it certifies none), one on a set containing the box (three-layer-fibers
+    R37)."""
     return {**header("functional_dimension_sandwich"),
             "claim": CLAIMS["functional_dimension_sandwich"][0],
             "network": embed_network(net),
             "domain": {"box": [[jsonable(to_q(lo)), jsonable(to_q(hi))] for lo, hi in box],
                        "halfspaces": [{"a": [jsonable(to_q(v)) for v in a], "b": jsonable(to_q(b))}
                                       for a, b in halfspaces]},
-            "lower": int(inner["lower"]), "upper": int(outer.get("upper", net.n_parameters)),
+            "lower": int(inner["value"] if "value" in inner else inner["lower"]),
+            "upper": int(outer.get("value", outer.get("upper", net.n_parameters))),
             "inner": inner, "outer": outer}

@@ -12,8 +12,10 @@ through :func:`semialgebraic.dimension.sandwich.sandwich_certificate`)::
      "network": <network>,
      "domain": {"box": [[lo_0, hi_0], ...], "halfspaces": [{"a": [...], "b": b}, ...]},
      "lower": r, "upper": u,                    # JSON integers
-     "inner": <functional_dimension certificate>,   # its listed inputs all in the domain
-     "outer": <functional_dimension certificate>}   # on a set of inputs containing the box
+     "inner": <functional_dimension certificate>,   # its listed inputs all in the domain, or a
+                                                    # one_hidden_layer_dimension one on a box in it
+     "outer": <functional_dimension certificate>}   # (or one_hidden_layer_dimension) on a set of
+                                                    # inputs containing the box
 
 What is checked (exact; imports ``algebra`` and other ``verify`` modules only):
 
@@ -22,6 +24,8 @@ What is checked (exact; imports ``algebra`` and other ``verify`` modules only):
 2. every input the inner part lists lies in the domain, read in the user's coordinates (``x =
    c + s ⊙ u`` when its ``domain.input_map`` names a box, the map its own checker composes the
    network with, three-layer-fibers R36): inside the box and ``a·x <= b`` for every half-space;
+   an inner ``one_hidden_layer_dimension`` part (a value by R38 on a box) has its box inside
+   the domain's box and ``max a·x <= b`` over it (taken at a vertex) for every half-space;
 3. the inputs the outer part ranges over (a box, the orthant or R^d) contain the domain's box;
 4. ``lower <= `` the inner part's certified lower bound, ``upper >= `` the outer part's
    certified upper bound (N when it certifies none), ``lower <= upper``.
@@ -44,6 +48,8 @@ from .on_box import read_box
 
 __all__ = ["check"]
 
+_PARTS = ("functional_dimension", "one_hidden_layer_dimension")
+
 
 def _ranged_over(part: dict, d: int):
     """The inputs a ``functional_dimension`` certificate ranges over, in the user's coordinates:
@@ -63,6 +69,8 @@ def _ranged_over(part: dict, d: int):
         hi = parse_vector(imap["hi"], "input_map.hi", length=d)
         return list(zip(lo, hi))
     box = dom.get("box")
+    if isinstance(box, list) and len(box) == d and all(isinstance(s, list) for s in box):
+        return read_box(box, d)                    # per coordinate (one_hidden_layer_dimension)
     if not isinstance(box, list) or len(box) != 2:
         raise InputError("a part's domain.box is [lo, hi]")
     lo, hi = (parse_number(v, "domain.box") for v in box)
@@ -107,18 +115,28 @@ def check(cert: dict) -> tuple[bool, str]:
     parts = {}
     for key in ("inner", "outer"):
         part = cert[key]
-        if not isinstance(part, dict) or part.get("type") != "functional_dimension":
-            raise InputError(f"{key} must be a functional_dimension certificate")
+        if not isinstance(part, dict) or part.get("type") not in _PARTS:
+            raise InputError(f"{key} must be a {' or '.join(_PARTS)} certificate")
         if "network" not in part:
             raise InputError(f"the {key} certificate lacks 'network'")
         if network_from_dict(part["network"], source=f"certificate[{key}][network]") != net:
             return False, f"the {key} certificate is about another network"
         parts[key] = _ranged_over(part, d)
     inner = cert["inner"]
-    if not isinstance(inner.get("inputs"), list):
+    if inner["type"] == "one_hidden_layer_dimension":   # a value on its box: the box in the domain
+        ranged = parts["inner"]
+        if ranged is None or any(a is None or z is None for a, z in ranged):
+            return False, "the inner certificate's domain is unbounded, not inside the domain"
+        if any(a < lo or z > hi for (a, z), (lo, hi) in zip(ranged, box)):
+            return False, "the inner certificate's box leaves the domain's box"
+        for k, (a, b) in enumerate(cuts):
+            top = sum((max(ai * lo, ai * hi) for ai, (lo, hi) in zip(a, ranged)), Q(0))
+            if top > b:
+                return False, f"the inner certificate's box leaves half-space {k} (max a.x = {top} > {b})"
+    elif not isinstance(inner.get("inputs"), list):
         raise InputError("the inner certificate's inputs must be a list")
     to_user = _user_inputs(inner, d)
-    for t, u in enumerate(inner["inputs"]):
+    for t, u in enumerate(inner.get("inputs") if inner["type"] == "functional_dimension" else []):
         x = to_user(parse_vector(u, f"inner.inputs[{t}]", length=d))
         if any(v < lo or v > hi for v, (lo, hi) in zip(x, box)):
             return False, f"the inner certificate's input {t} is not in the domain's box"
@@ -136,9 +154,11 @@ def check(cert: dict) -> tuple[bool, str]:
     ok, why_out = verify(cert["outer"])
     if not ok:
         return False, f"the outer functional_dimension certificate is invalid: {why_out}"
-    if lower > cert["inner"]["lower"]:
-        return False, f"lower {lower} exceeds the inner certificate's {cert['inner']['lower']}"
-    certified = cert["outer"].get("upper", N)
+    inner_lower = inner["value"] if inner["type"] == "one_hidden_layer_dimension" else inner["lower"]
+    if lower > inner_lower:
+        return False, f"lower {lower} exceeds the inner certificate's {inner_lower}"
+    outer = cert["outer"]
+    certified = outer["value"] if outer["type"] == "one_hidden_layer_dimension" else outer.get("upper", N)
     if upper < certified:
         return False, f"upper {upper} is below the outer certificate's certified {certified}"
     if lower > upper:

@@ -612,6 +612,9 @@ class Case:
         except Exception as e:
             self.find(f"certificate raised {type(e).__name__}: {e}")
             return
+        if cert["type"] == "one_hidden_layer_dimension":      # by the theorem (R38; above
+            self.check_theorem(cert, v)                        # RANK_ONLY, or RANK_ONLY patched)
+            return
         if not cert["inputs"]:      # documented: no differentiable input found, nothing shown
             self.checks["certificate without inputs"] += 1
             if fd.lower != 0:
@@ -637,6 +640,27 @@ class Case:
         if self.cli:
             self.check_cli(v)
             self.checks["cli"] += 1
+
+    def check_theorem(self, cert, v):
+        """A ``one_hidden_layer_dimension`` certificate (three-layer-fibers R38): VALID, its value
+        the oracle's, and a value off by one either way rejected."""
+        from semialgebraic.verify import verify
+        self.checks["R38 certificates"] += 1
+        ok, why = verify(cert)
+        if not ok:
+            self.find(f"R38 certificate rejected: {why}")
+        if cert["value"] != v:
+            self.find(f"R38 certificate claims {cert['value']} against the oracle {v}")
+        for delta in (1, -1):
+            bad = json.loads(json.dumps(cert))
+            bad["value"] += delta
+            try:
+                ok, _ = verify(bad)
+            except Exception:
+                ok = False
+            self.checks["R38 mutations"] += 1
+            if ok:
+                self.find(f"R38 certificate with value {bad['value']} accepted")
 
     def run_cut(self, net, v):
         """A box cut by a half-space (R37): the sandwich's bounds contain the oracle's rank on the

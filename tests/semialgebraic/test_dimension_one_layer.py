@@ -139,3 +139,25 @@ def test_false_claims_are_rejected(cert, name, change):
     bad = copy.deepcopy(cert)
     change(bad)
     assert verify(bad)[0] is False, name
+
+
+def test_on_a_cut_and_near_a_non_generic_parameter_the_theorem_certifies_its_parts(monkeypatch):
+    """Where the theorem decides the runs inside dim on a cut (R37) or the values near a
+    non-generic θ, its certificates are parts of theirs: a sandwich with one_hidden_layer_dimension
+    parts verifies (each part's box checked against the cut), and nearby values are certified
+    (the first run of the campaign with the theorem raised KeyError on both)."""
+    from semialgebraic.dimension.sandwich import functional_dimension_on_cut, sandwich_certificate
+    monkeypatch.setattr(fmod, "RANK_ONLY", 0)
+    net = Network.from_rows([[[1, 0], [0, 1], [1, 1]], [[1, 1, -1]]], [[0, 0, -1], [0]])
+    cut = functional_dimension_on_cut(net, [-1, -1], [1, 1], [([1, 0], Q(1, 2))])
+    assert cut.inner.details["theorem"] == cut.outer.details["theorem"] == "R38"
+    cert = json.loads(json.dumps(sandwich_certificate(net, cut)))
+    assert cert["inner"]["type"] == "one_hidden_layer_dimension" and verify(cert)[0]
+    assert cut.exact and cut.value == 10
+    bad = copy.deepcopy(cert)                  # the inner box moved out of the half-space
+    bad["inner"]["domain"]["box"][0] = [0, 1]
+    assert verify(bad)[0] is False
+    # a zero row with a zero bias seen by the output: non-generic; the values nearby by R38
+    kink = Network.from_rows([[[1, 0], [0, 0]], [[1, 1]]], [[0, 0], [0]])
+    fd = functional_dimension(kink, domain=(Q(-1), Q(1)))
+    assert fd.non_generic and fd.nearby and all(e["certified"] for e in fd.nearby if not e["non_generic"])
