@@ -162,12 +162,14 @@ def main(argv=None) -> int:
                     help="block size of the --llm rows (default 1024,4096)")
     ap.add_argument("--only", metavar="ROWS", default="",
                     help="comma-separated row groups to run (info,convert,cert,shallow,checkpoint,"
-                         "absorb,llm; default: all but llm unless --llm)")
+                         "absorb,dim,llm; default: all but llm unless --llm)")
+    ap.add_argument("--dim", metavar="d,k", default="384,1536",
+                    help="the MLP block of the dim rows (default 384,1536: MiniLM's)")
     args = ap.parse_args(argv)
     n = args.hidden
     widths = (784, n, n, 10)
     groups = set(args.only.split(",")) if args.only else \
-        {"info", "convert", "cert", "shallow", "checkpoint", "absorb"} | ({"llm"} if args.llm else set())
+        {"info", "convert", "cert", "shallow", "checkpoint", "absorb", "dim"} | ({"llm"} if args.llm else set())
     tmp = Path(args.keep) if args.keep else Path(tempfile.mkdtemp(prefix="bench_scale_"))
     tmp.mkdir(parents=True, exist_ok=True)
     model = tmp / "model.safetensors"
@@ -193,6 +195,8 @@ def main(argv=None) -> int:
         rows += absorption_rows(*(int(t) for t in args.absorb.split(",")))
     if "llm" in groups:
         rows += llm_rows(*(int(t) for t in args.llm_size.split(",")))
+    if "dim" in groups:
+        rows += dim_rows(tmp, *(int(t) for t in args.dim.split(",")))
 
     if model.exists():
         size_mb = model.stat().st_size / 2 ** 20
@@ -211,6 +215,29 @@ def main(argv=None) -> int:
         print(f"{name:<44}{r['seconds']:>8.2f}{r['cpu']:>8.2f}{_mb(r):>7} | {bname:<9}{base}"
               f"{ratio:>7}  {target}")
     return 0
+
+
+def dim_rows(tmp: Path, d: int, k: int) -> list:
+    """``netfibers dim`` of a d-k-d float32 MLP block (a transformer's, default MiniLM's
+    384-1536-384: 1.18 M parameters) with its certificate, then ``netfibers verify``: exact by
+    three-layer-fibers R38 when every neuron switches on a hyperplane of its own (random weights:
+    all do).  Baseline: numpy reads the arrays (the rank route cannot run at this size: its
+    Jacobian rows alone would be N x N)."""
+    block = tmp / f"block_{d}_{k}.safetensors"
+    if not block.exists():
+        _in_child(f"make_model({str(block)!r}, {(d, k, d)!r})")
+    cert = tmp / "dim_cert.json"
+    r = probe(_CLI, f"import io, contextlib, json\nbuf = io.StringIO()\n"
+                    f"with contextlib.redirect_stdout(buf):\n"
+                    f"    main(['dim', {str(block)!r}, '--json', '--timeout', '600', "
+                    f"'--certificate', {str(cert)!r}])\n"
+                    f"out = json.loads(buf.getvalue())\n"
+                    f"result = [out['functional_dimension'], out['n_parameters']]")
+    v = probe(_CLI, f"main(['verify', {str(cert)!r}])")
+    b = probe(_NUMPY, f"t = load_file({str(block)!r})\n[np.abs(a).max() for a in t.values()]")
+    value, n = r.get("result") or (None, None)
+    return [(f"dim {d}-{k}-{d} (N={n}): {value}", r, b, "exact (R38)"),
+            (f"verify its certificate", v, b, "-")]
 
 
 def _mb(r: dict) -> str:
