@@ -12,8 +12,8 @@ from ._json import embed_network, jsonable
 __all__ = ["functional_dimension_sandwich_certificate"]
 
 
-def functional_dimension_sandwich_certificate(net: Network, box, halfspaces, inner: dict,
-                                              outer: dict) -> dict:
+def functional_dimension_sandwich_certificate(net: Network, box, halfspaces, inner: dict | None,
+                                              outer: dict | None) -> dict:
     """Certificate of bounds of the functional dimension of *net* on the box ``∏ [lo_i, hi_i]``
     (*box*: ``[(lo_i, hi_i)]``) cut by the half-spaces ``a·x <= b`` (*halfspaces*: ``[(a, b)]``):
     the lower bound of *inner*, a ``functional_dimension`` certificate at inputs of that set (or a
@@ -26,6 +26,7 @@ def functional_dimension_sandwich_certificate(net: Network, box, halfspaces, inn
             "domain": {"box": [[jsonable(to_q(lo)), jsonable(to_q(hi))] for lo, hi in box],
                        "halfspaces": [{"a": [jsonable(to_q(v)) for v in a], "b": jsonable(to_q(b))}
                                       for a, b in halfspaces]},
-            "lower": int(inner["value"] if "value" in inner else inner["lower"]),
-            "upper": int(outer.get("value", outer.get("upper", net.n_parameters))),
-            "inner": inner, "outer": outer}
+            "lower": 0 if inner is None else int(inner["value"] if "value" in inner else inner["lower"]),
+            "upper": net.n_parameters if outer is None else
+            int(outer.get("value", outer.get("upper", net.n_parameters))),
+            **({} if inner is None else {"inner": inner}), **({} if outer is None else {"outer": outer})}

@@ -12,9 +12,11 @@ through :func:`semialgebraic.dimension.sandwich.sandwich_certificate`)::
      "network": <network>,
      "domain": {"box": [[lo_0, hi_0], ...], "halfspaces": [{"a": [...], "b": b}, ...]},
      "lower": r, "upper": u,                    # JSON integers
-     "inner": <functional_dimension certificate>,   # its listed inputs all in the domain, or a
+     "inner": <functional_dimension certificate>,   # optional (left out: lower <= 0); its listed
+                                                    # inputs all in the domain, or a
                                                     # one_hidden_layer_dimension one on a box in it
-     "outer": <functional_dimension certificate>}   # (or one_hidden_layer_dimension) on a set of
+     "outer": <functional_dimension certificate>}   # optional (left out: upper >= N); (or
+                                                    # one_hidden_layer_dimension) on a set of
                                                     # inputs containing the box
 
 What is checked (exact; imports ``algebra`` and other ``verify`` modules only):
@@ -114,6 +116,8 @@ def check(cert: dict) -> tuple[bool, str]:
             raise InputError("lower and upper must be integers")
     parts = {}
     for key in ("inner", "outer"):
+        if key not in cert:                # left out: the trivial bound (0 below, N above)
+            continue
         part = cert[key]
         if not isinstance(part, dict) or part.get("type") not in _PARTS:
             raise InputError(f"{key} must be a {' or '.join(_PARTS)} certificate")
@@ -122,7 +126,7 @@ def check(cert: dict) -> tuple[bool, str]:
         if network_from_dict(part["network"], source=f"certificate[{key}][network]") != net:
             return False, f"the {key} certificate is about another network"
         parts[key] = _ranged_over(part, d)
-    inner = cert["inner"]
+    inner = cert.get("inner", {"type": None})
     if inner["type"] == "one_hidden_layer_dimension":   # a value on its box: the box in the domain
         ranged = parts["inner"]
         if ranged is None or any(a is None or z is None for a, z in ranged):
@@ -133,7 +137,7 @@ def check(cert: dict) -> tuple[bool, str]:
             top = sum((max(ai * lo, ai * hi) for ai, (lo, hi) in zip(a, ranged)), Q(0))
             if top > b:
                 return False, f"the inner certificate's box leaves half-space {k} (max a.x = {top} > {b})"
-    elif not isinstance(inner.get("inputs"), list):
+    elif inner["type"] is not None and not isinstance(inner.get("inputs"), list):
         raise InputError("the inner certificate's inputs must be a list")
     to_user = _user_inputs(inner, d)
     for t, u in enumerate(inner.get("inputs") if inner["type"] == "functional_dimension" else []):
@@ -143,22 +147,27 @@ def check(cert: dict) -> tuple[bool, str]:
         for k, (a, b) in enumerate(cuts):
             if sum((ai * v for ai, v in zip(a, x)), Q(0)) > b:
                 return False, f"the inner certificate's input {t} is not in half-space {k}"
-    outer = parts["outer"]
+    outer = parts.get("outer")
     if outer is not None:
         for i, ((a, b), (lo, hi)) in enumerate(zip(outer, box)):
             if (a is not None and a > lo) or (b is not None and b < hi):
                 return False, f"the outer certificate's inputs do not cover the box in coordinate {i}"
-    ok, why_in = verify(cert["inner"])
-    if not ok:
-        return False, f"the inner functional_dimension certificate is invalid: {why_in}"
-    ok, why_out = verify(cert["outer"])
-    if not ok:
-        return False, f"the outer functional_dimension certificate is invalid: {why_out}"
-    inner_lower = inner["value"] if inner["type"] == "one_hidden_layer_dimension" else inner["lower"]
+    why_in = why_out = "left out: the trivial bound"
+    if "inner" in cert:
+        ok, why_in = verify(cert["inner"])
+        if not ok:
+            return False, f"the inner certificate is invalid: {why_in}"
+    if "outer" in cert:
+        ok, why_out = verify(cert["outer"])
+        if not ok:
+            return False, f"the outer certificate is invalid: {why_out}"
+    inner_lower = (0 if "inner" not in cert else inner["value"]
+                   if inner["type"] == "one_hidden_layer_dimension" else inner["lower"])
     if lower > inner_lower:
         return False, f"lower {lower} exceeds the inner certificate's {inner_lower}"
-    outer = cert["outer"]
-    certified = outer["value"] if outer["type"] == "one_hidden_layer_dimension" else outer.get("upper", N)
+    outer = cert.get("outer")
+    certified = (N if outer is None else outer["value"]
+                 if outer["type"] == "one_hidden_layer_dimension" else outer.get("upper", N))
     if upper < certified:
         return False, f"upper {upper} is below the outer certificate's certified {certified}"
     if lower > upper:

@@ -143,3 +143,24 @@ def test_the_cli_on_a_json_box_with_half_spaces(tmp_path):
     got = subprocess.run([sys.executable, "-m", "semialgebraic.cli", "verify", str(cert)],
                          capture_output=True, text=True)
     assert got.returncode == 0 and got.stdout.startswith("VALID functional_dimension_sandwich"), got.stdout
+
+
+def test_a_part_without_inputs_is_left_out(honest):
+    """A budget spent before a run's first input: its part lists none and shows nothing (the
+    functional_dimension checker refuses it: seen as an internal error, exit 4, for ACAS Xu with
+    --timeout 5); it is left out and its bound is the trivial one, 0 below or N above."""
+    N = sum(len(layer["weight"]) * (len(layer["weight"][0]) + 1) for layer in honest["network"]["layers"])
+    no_outer = {k: v for k, v in honest.items() if k != "outer"}
+    assert verify(dict(no_outer, upper=N))[0]
+    assert verify(dict(no_outer, upper=N - 1))[0] is False
+    no_inner = {k: v for k, v in honest.items() if k != "inner"}
+    assert verify(dict(no_inner, lower=0))[0]
+    assert verify(dict(no_inner, lower=1))[0] is False
+    net = _net([3, 5, 4, 2], 1)
+    cut = functional_dimension_on_cut(net, [-1, 0, -2], [1, 1, 2], [([1, 1, 1], Q(1, 2))], timeout=0)
+    try:
+        cert = json.loads(json.dumps(sandwich_certificate(net, cut)))
+    except ValueError as exc:                  # nothing at all to show
+        assert "no differentiable input" in str(exc)
+    else:
+        assert verify(cert)[0] and cert["lower"] <= cut.lower and cert["upper"] >= cut.upper
