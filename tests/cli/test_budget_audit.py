@@ -255,3 +255,22 @@ def test_dim_with_a_timeout_samples_like_without_one():
     net = load_network(str(ROOT / "benchmarks" / "data" / "digits_64-32-10.npz"))
     fd = functional_dimension(net, timeout=20)
     assert fd.exact and fd.value == 2378 and fd.work["points"] <= 400
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("with_certificate", [False, True])
+def test_dim_of_acas_xu_on_a_cut_holds_its_timeout(tmp_path, with_certificate):
+    """``dim`` on ACAS Xu's box cut by x0 + x1 <= 0 (three-layer-fibers R37): the pooled rank of
+    the two runs' inputs in the cut had run 16 s past --timeout 30 (47 s in all); with a
+    certificate, --timeout 5 had ended in an internal error (a part without inputs)."""
+    dom = tmp_path / "cut.json"
+    dom.write_text(json.dumps({"box": [[-0.32, 0.67], [-0.5, 0.5], [-0.5, 0.5], [-0.5, 0.5], [-0.5, 0.5]],
+                               "halfspaces": [{"a": [1, 1, 0, 0, 0], "b": 0}]}))
+    extra = ["--certificate", str(tmp_path / "c.json")] if with_certificate else []
+    code, js, _, _ = timed("dim", str(ROOT / "benchmarks" / "data" / "ACASXU_run2a_1_1_batch_2000.nnet"),
+                           "--box", str(dom), *extra, timeout_s=5)
+    assert code == 3 and 0 <= js["lower"] < js["upper"] <= js["n_parameters"] == 13305
+    if with_certificate:
+        got = subprocess.run([sys.executable, "-m", "netfibers", "verify", str(tmp_path / "c.json")],
+                             capture_output=True, text=True, cwd=ROOT)
+        assert got.returncode == 0, got.stdout + got.stderr
