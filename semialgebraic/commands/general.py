@@ -502,7 +502,10 @@ def cmd_dim(args) -> int:
                 f"parameters:\n" + display.clause_lines(fd.reason, fd.details.get("evidence_lines") or ()))
     for line in fd.deficits:
         text += f"\n  {line}"
-    text += f"\n  work done: {fd.work_text()} (deterministic given the seed and this work)"
+    if fd.details.get("theorem") == "R38":      # no sampling: each neuron classified exactly
+        text += "\n  work done: none sampled; every neuron classified exactly (three-layer-fibers R38)"
+    else:
+        text += f"\n  work done: {fd.work_text()} (deterministic given the seed and this work)"
     if args.certificate and fd.non_generic:     # nothing to certify: no value at this theta
         text += ("\n  no certificate written: the functional dimension is not defined at this theta "
                  "(each nearby value was certified by its own re-checked certificate)")

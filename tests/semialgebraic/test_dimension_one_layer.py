@@ -161,3 +161,13 @@ def test_on_a_cut_and_near_a_non_generic_parameter_the_theorem_certifies_its_par
     kink = Network.from_rows([[[1, 0], [0, 0]], [[1, 1]]], [[0, 0], [0]])
     fd = functional_dimension(kink, domain=(Q(-1), Q(1)))
     assert fd.non_generic and fd.nearby and all(e["certified"] for e in fd.nearby if not e["non_generic"])
+
+
+def test_the_cli_says_the_theorem_decided(monkeypatch, capsys, tmp_path):
+    from semialgebraic.cli import main
+    monkeypatch.setattr(fmod, "RANK_ONLY", 0)
+    net = Network.from_rows([[[1, 0], [0, 1], [1, 1]], [[1, 1, -1]]], [[0, 0, -1], [0]])
+    (tmp_path / "n.json").write_text(json.dumps(net.to_dict()))
+    assert main(["dim", str(tmp_path / "n.json"), "--box", "-1,1"]) == 0
+    out = capsys.readouterr().out
+    assert "functional dimension 10 of 13 parameters" in out and "classified exactly" in out
