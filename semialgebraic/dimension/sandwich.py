@@ -98,10 +98,16 @@ class CutDimension:
 
     @property
     def reason(self) -> str:
-        inner = ("the domain has no interior (no cube fits inside it)" if self.inner is None else
-                 f"lower {self.lower}: the Jacobian rows at {len(self.pooled[0]) if self.pooled else 0} "
-                 f"inputs in the domain (those of the runs on the cube {_box_text(self.inner_box)} "
-                 "inside it and on the box that lie in it)")
+        pooled = self.pooled[3] if self.pooled else -1
+        if self.inner is None:
+            inner = "the domain has no interior (no cube fits inside it)"
+        elif pooled >= self.lower:
+            inner = (f"lower {self.lower}: the Jacobian rows at {len(self.pooled[0])} inputs in the "
+                     f"domain (those of the runs on the cube {_box_text(self.inner_box)} inside it "
+                     "and on the box that lie in it)")
+        else:                          # the pooled rank stopped by the budget, or below the cube's
+            inner = (f"lower {self.lower} from the cube {_box_text(self.inner_box)} inside the domain"
+                     + (f" (where {self.inner.reason})" if self.inner.reason else ""))
         outer = (f"upper {self.upper} from the box {_box_text(self.box)} around it"
                  + (f" (where {self.outer.reason})" if self.outer.reason else ""))
         return (f"{inner}; {outer}: the functional dimension only grows with the domain "
@@ -182,25 +188,23 @@ def _pooled(net, on_cube, lo, hi, halfspaces, cube, inner, outer, deadline=None)
     the functional dimension on the domain (the cube's inputs alone give the inner run's); ()
     when *deadline* (``time.monotonic()``) passes first, checked between chunks and panels."""
     import time
-    import numpy as np
-    from algebra.linalg.gfp import rref_mod_p
     from ..budget import BudgetExhausted
-    from .jacobian import jacobian_rows, network_prime
-    from .sampling import exact_masks
 
     def check():
         if deadline is not None and time.monotonic() > deadline:
             raise BudgetExhausted("timeout")
     try:
-        return _pooled_rank(net, on_cube, lo, hi, halfspaces, cube, inner, outer, check, np,
-                            rref_mod_p, jacobian_rows, network_prime, exact_masks)
+        return _pooled_rank(net, on_cube, lo, hi, halfspaces, cube, inner, outer, check)
     except BudgetExhausted:
         return ()
 
 
-def _pooled_rank(net, on_cube, lo, hi, halfspaces, cube, inner, outer, check, np, rref_mod_p,
-                 jacobian_rows, network_prime, exact_masks) -> tuple:
+def _pooled_rank(net, on_cube, lo, hi, halfspaces, cube, inner, outer, check) -> tuple:
     """:func:`_pooled`'s work; *check* raises BudgetExhausted at the deadline."""
+    import numpy as np
+    from algebra.linalg.gfp import rref_mod_p
+    from .jacobian import jacobian_rows, network_prime
+    from .sampling import exact_masks
     cubic = on_cube is net
     c_b = [(a + b) / 2 for a, b in zip(lo, hi)]
     s_b = [(b - a) / 2 for a, b in zip(lo, hi)]

@@ -164,3 +164,18 @@ def test_a_part_without_inputs_is_left_out(honest):
         assert "no differentiable input" in str(exc)
     else:
         assert verify(cert)[0] and cert["lower"] <= cut.lower and cert["upper"] >= cut.upper
+
+
+def test_a_pooled_rank_past_its_deadline_leaves_the_cubes_lower_end():
+    import semialgebraic.dimension.sandwich as sw
+    net = _net([3, 5, 4, 2], 1)
+    lo, hi, cuts = [Q(-1), Q(0), Q(-2)], [Q(1), Q(1), Q(2)], [([1, 1, 1], Q(1, 2))]
+    cut = functional_dimension_on_cut(net, lo, hi, cuts)
+    assert cut.pooled and cut.pooled[0] and "inputs in the domain" in cut.reason
+    on_cube, _ = sw._on_cube(net, lo, hi)
+    stopped = sw._pooled(net, on_cube, lo, hi, cuts, inscribed_cube(lo, hi, cuts), cut.inner,
+                         cut.outer, deadline=0.0)
+    assert stopped == ()
+    cut.pooled = stopped
+    assert cut.lower == cut.inner.lower and "from the cube" in cut.reason
+    assert verify(json.loads(json.dumps(sandwich_certificate(net, cut))))[0]
