@@ -25,6 +25,8 @@ from algebra.linalg.gfp import (PRIME, SparseEchelon, echelon_mod_p, matmul_mod_
 from algebra.network import Network
 from algebra.rationals import Q
 
+from ..budget import BudgetExhausted
+
 __all__ = ["jacobian_rows", "exact_jacobian_rows", "exact_rank", "network_prime", "ProvenSpan",
            "missing_directions"]
 
@@ -120,6 +122,58 @@ projection, N x (k + 8)) are taken only within this many bytes; beyond it the ra
 directions the sparse echelon form took (a subset: still a lower bound of the rank)."""
 
 
+PEEL_ENTRIES = 2 * 10 ** 6
+""":meth:`ProvenSpan.rank` peels the directions (:func:`peel`) first when they hold at most this
+many non-zero entries (one pass over them, ~0.5 s at the limit)."""
+
+
+def peel(vectors) -> tuple[int, list, int]:
+    """``(r, rest, ncols)``: the rank over Q of *vectors* (dicts or lists) is exactly r plus the
+    rank of *rest* (dicts on columns renumbered 0 .. ncols − 1).  Two exact steps: the columns
+    F of the vectors with one non-zero entry are dropped from every other vector (rank(unit
+    vectors on F ∪ R) = |F| + rank(R off F)); then, while some column is non-zero in exactly one
+    remaining vector, that vector is independent of the others (rank + 1) and removed.  A
+    16-60-60-8 net on a ball of radius 1/100: 3 116 of its 5 559 proven directions peeled in
+    0.04 s, the rest (1 967 vectors on 1 828 columns) ranked in 1.9 s where the whole took 14.7 s.
+
+    >>> peel([{0: 1}, {0: 2, 1: 3}, {1: 1, 2: 1}, {2: 1, 3: 1}])     # all peeled: rank 4
+    (4, [], 0)
+    >>> peel([{0: 1}, {0: 5, 2: 1, 3: 1}, {2: 2, 3: 2}])                # e_0, then two parallel
+    (1, [{0: 1, 1: 1}, {0: 2, 1: 2}], 2)
+    """
+    units, rest = set(), []
+    for r in vectors:
+        nz = [(c, v) for c, v in _items(r) if v]
+        if len(nz) == 1:
+            units.add(nz[0][0])
+        elif nz:
+            rest.append(nz)
+    rest = [[(c, v) for c, v in r if c not in units] for r in rest] if units else rest
+    rest = [r for r in rest if r]
+    holders: dict = {}
+    for i, r in enumerate(rest):
+        for c, _ in r:
+            holders.setdefault(c, set()).add(i)
+    alive, rank = set(range(len(rest))), len(units)
+    lone = [c for c, h in holders.items() if len(h) == 1]
+    while lone:
+        h = holders[lone.pop()]
+        if len(h) != 1:
+            continue
+        i = h.pop()
+        alive.discard(i)
+        rank += 1
+        for c, _ in rest[i]:
+            hc = holders[c]
+            hc.discard(i)
+            if len(hc) == 1:
+                lone.append(c)
+    left = [rest[i] for i in sorted(alive)]
+    cols = sorted({c for r in left for c, _ in r})
+    at = {c: j for j, c in enumerate(cols)}
+    return rank, [{at[c]: v for c, v in r} for r in left], len(cols)
+
+
 class ProvenSpan:
     """The span of the proven symmetry directions, reduced mod p on first use (its RREF mod p:
     pivot columns and rows), for :func:`missing_directions` and the rank of the upper bound; one
@@ -132,6 +186,7 @@ class ProvenSpan:
         self.vectors, self.n, self.p = vectors, n, p
         self._reduced = None
         self._residues = None
+        self._peel = None
 
     def residues(self):
         """The vectors mod p (a dense int64 array, k x n), or None when p divides a denominator."""
@@ -173,6 +228,15 @@ class ProvenSpan:
         self.ranked = k
         if not k:
             return 0
+        if self._peel is None and sum(len(r) for r in self.vectors) <= PEEL_ENTRIES:
+            peeled, rest, ncols = peel(self.vectors)
+            self._peel = (peeled, rest, ncols)
+            if peeled:                             # the rest, on its own columns
+                sub = ProvenSpan(rest, ncols, self.p)
+                sub._peel = (0, rest, ncols)
+                r = sub.rank(budget)
+                self.ranked = k - len(rest) + sub.ranked
+                return peeled + r
         timed = budget is not None and budget.timeout is not None
         echelon, p = SparseEchelon(self.p, SPARSE_OPS), self.p
         done = left_out = 0                        # vectors reduced, and left out (no residue)
@@ -234,7 +298,18 @@ class ProvenSpan:
         except KeyboardInterrupt:
             budget.interrupt()
         self.ranked = min(k, len(done) * RANK_CHUNK)
-        return rank_mod_p(np.vstack(done), self.p) if done else 0
+        if not done:
+            return 0
+
+        def check():                            # between the elimination's panels: the
+            if budget.exhausted():              # elimination of ~4 600 directions of 5 008
+                raise BudgetExhausted(budget.reason)    # parameters is ~27 s in one call
+        try:
+            return echelon_mod_p(np.vstack(done), self.p, check=check)[0]
+        except KeyboardInterrupt as exc:        # the pivots found: still a lower bound
+            budget.interrupt()
+            self.ranked = getattr(exc, "partial_rank", 0)
+            return self.ranked
 
     def reduced(self, check=None) -> tuple:
         """(pivot columns, rows mod p as a float64 array) of the RREF mod p of the span;

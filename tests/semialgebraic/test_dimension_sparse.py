@@ -54,7 +54,8 @@ def test_sparse_rank_is_the_dense_rank(widths, seed, domain, monkeypatch):
     assert forced.rank(Budget(60)) == forced._dense_rank() == exact
 
 
-def test_the_sparse_rank_stops_at_the_budget_with_a_subset():
+def test_the_sparse_rank_stops_at_the_budget_with_a_subset(monkeypatch):
+    monkeypatch.setattr(jacobian, "PEEL_ENTRIES", -1)      # the chunks themselves (no peeling)
     net = random_net([2, 40, 1], 5)
     vecs, _ = symmetry_directions(net, sparse=True)
     span = ProvenSpan(vecs, net.n_parameters, network_prime(net))
@@ -68,6 +69,8 @@ def test_past_the_fill_in_and_the_dense_cap_the_rank_of_the_rows_taken(monkeypat
     (a subset), never more than the rank."""
     from algebra.rationals import Q
     vecs = [{0: Q(1), 1: Q(1)}, {2: Q(3)}, {0: Q(1), 1: Q(2)}, {1: Q(1), 3: Q(1)}]
+    assert ProvenSpan(vecs, 4, 7).rank() == 4              # peeled: {2: 3}, then column 3
+    monkeypatch.setattr(jacobian, "PEEL_ENTRIES", -1)
     assert ProvenSpan(vecs, 4, 7).rank() == 4
     monkeypatch.setattr(jacobian, "SPARSE_OPS", 0)         # the third one needs a reduction
     assert ProvenSpan(vecs, 4, 7).rank() == 4              # the dense routes
@@ -119,3 +122,33 @@ def test_a_wide_net_gets_its_directions_in_seconds(monkeypatch):
     assert sum(1 for v in vecs if len(v) > 1) >= 500 and 500 <= r < N
     monkeypatch.setattr(jacobian, "SPARSE_OPS", 0)
     assert ProvenSpan(vecs, N, network_prime(net))._dense_rank() == r
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_peeling_keeps_the_rank(seed, monkeypatch):
+    """``peel`` (unit vectors' columns dropped, then vectors with a private column removed one by
+    one) is exact over Q: the peeled count plus the rest's rank is the rank of the whole, against
+    the exact rank over Q, on random sparse sets with planted unit vectors, private columns,
+    repeats and multiples."""
+    import random
+    from algebra.linalg import QMatrix
+    from algebra.rationals import Q
+    from semialgebraic.dimension.jacobian import peel
+    rng = random.Random(seed)
+    n = rng.randint(3, 14)
+    vecs = []
+    for _ in range(rng.randint(1, 16)):
+        kind = rng.random()
+        if kind < 0.25:
+            vecs.append({rng.randrange(n): Q(rng.choice([1, -2, 3]))})
+        elif kind < 0.4 and vecs:
+            vecs.append({c: 2 * v for c, v in rng.choice(vecs).items()})
+        else:
+            vecs.append({c: Q(rng.randint(-3, 3)) for c in rng.sample(range(n), rng.randint(1, min(n, 4)))})
+    dense = [[v.get(c, Q(0)) for c in range(n)] for v in vecs]
+    want = QMatrix.from_rows(dense, ncols=n).rank()
+    r, rest, ncols = peel(vecs)
+    restrank = QMatrix.from_rows([[v.get(c, Q(0)) for c in range(ncols)] for v in rest], ncols=ncols).rank() \
+        if rest else 0
+    assert r + restrank == want
+    assert ProvenSpan(vecs, n, 1000003).rank() == want

@@ -9,6 +9,7 @@ from fractions import Fraction
 
 import semialgebraic.dimension.sampling as sampling
 from algebra.network import Network
+from algebra.rationals import Q
 from semialgebraic.budget import Budget
 from semialgebraic.dimension import functional_dimension
 
@@ -129,6 +130,9 @@ def test_the_rank_of_the_proven_directions_stops_at_the_budget(monkeypatch):
     assert len(full.sym) == 300 and full.sym_rank == full.span.rank() == 300
     assert full.upper == 13005 and full.skipped == ""
     span = jacobian.ProvenSpan(full.sym, full.N, full.prime)
+    assert span.rank(Budget(0)) == 300 and span.ranked == 300    # peeled: exact, no budget needed
+    monkeypatch.setattr(jacobian, "PEEL_ENTRIES", -1)             # the chunks themselves
+    span = jacobian.ProvenSpan(full.sym, full.N, full.prime)
     assert span.rank(Budget(0)) == jacobian.RANK_CHUNK == 32 and span.ranked == 32
     cut = fmod._Sandwich(net, dom, Budget(0))     # (built: within DIRECTIONS_FREE entries)
     cut.symmetries()
@@ -140,6 +144,38 @@ def test_the_rank_of_the_proven_directions_stops_at_the_budget(monkeypatch):
     assert stopped.upper == 13305 - stopped.sym_rank >= cut.upper and len(stopped.sym) < 300
     assert stopped.directions_note == f"only {len(stopped.sym)} proven symmetry directions were built " \
         f"({sum(map(len, stopped.sym))} entries; the budget ran out)"
+
+
+def test_the_dense_elimination_of_the_proven_directions_stops_at_the_budget(monkeypatch):
+    """The dense route of ``ProvenSpan.rank`` (the sparse form given up on fill-in) eliminated
+    all its chunks in one uninterruptible call: a 16-200-8 net on a ball of radius 1/100 (4 600
+    directions of 5 008 parameters) took 27 s there, and ``dim --timeout 5`` 29 s.  Now the
+    budget is checked between the elimination's panels: stopped, the pivots found so far (a lower
+    bound of the rank) and the budget marked interrupted."""
+    import random as _random
+    from semialgebraic.dimension import jacobian
+
+    class Clock(Budget):                      # spent after a fixed number of checks
+        def __init__(self, checks):
+            super().__init__(3600)
+            self.left = checks
+
+        def exhausted(self):
+            self.left -= 1
+            return self.left < 0 or super().exhausted()
+
+    rng = _random.Random(3)
+    n, k = 300, 200
+    vecs = [{c: Q(rng.randint(-3, 3)) for c in rng.sample(range(n), 60)} for _ in range(k)]
+    monkeypatch.setattr(jacobian, "SPARSE_OPS", 0)         # the dense routes at once
+    whole = jacobian.ProvenSpan(vecs, n, 1000003).rank(Budget(3600))
+    assert whole == 200
+    chunks = -(-k // jacobian.RANK_CHUNK)                    # every chunk built, then 2 panels
+    budget = Clock(chunks + 2)
+    span = jacobian.ProvenSpan(vecs, n, 1000003)
+    got = span.rank(budget)
+    assert 0 < got < whole and span.ranked == got and budget.interrupted is False
+    assert budget.exhausted()
 
 
 def test_reason_for_people_lists_guesses_under_their_header(monkeypatch):
