@@ -15,8 +15,9 @@ __all__ = ["one_hidden_layer_dimension_certificate"]
 def one_hidden_layer_dimension_certificate(net: Network, domain, value: int) -> dict:
     """Certificate that the functional dimension of the one-hidden-layer *net* on *domain* (None:
     R^d; ``"orthant"``; ``(lo, hi)``: the cube; ``[(lo_k, hi_k)]``: a box) is *value*, by
-    three-layer-fibers R38 (every neuron dead on the domain or switching inside it on a
-    hyperplane of its own); the checker re-classifies the neurons and recounts the kernel."""
+    three-layer-fibers R38 and R39 (every neuron dead on the domain, active on all of it, or
+    switching inside it on a hyperplane of its own); the checker re-classifies the neurons,
+    re-ranks the active ones' linear block and recounts the kernel."""
     if domain is None:
         dom = None
     elif domain == "orthant":

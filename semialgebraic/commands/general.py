@@ -503,7 +503,8 @@ def cmd_dim(args) -> int:
     for line in fd.deficits:
         text += f"\n  {line}"
     if fd.details.get("theorem") == "R38":      # no sampling: each neuron classified exactly
-        text += "\n  work done: none sampled; every neuron classified exactly (three-layer-fibers R38)"
+        text += ("\n  work done: none sampled; every neuron classified exactly (three-layer-fibers "
+                 + ("R38, R39)" if fd.details["kernel"].get("active") else "R38)"))
     else:
         text += f"\n  work done: {fd.work_text()} (deterministic given the seed and this work)"
     if args.certificate and fd.non_generic:     # nothing to certify: no value at this theta

@@ -1,6 +1,6 @@
 r"""The functional dimension of a one-hidden-layer network whose neurons each are dead on the
-domain or switch inside it on a hyperplane of their own: by a theorem (three-layer-fibers R38)
-instead of a rank.
+domain, active on all of it, or switch inside it on a hyperplane of their own: by a theorem
+(three-layer-fibers R38, R39) instead of a rank.
 
 For f(x) = V relu(W x + b) + c on an open convex domain D (R^d, the open orthant, the open
 box), classify each hidden neuron i:
@@ -8,21 +8,28 @@ box), classify each hidden neuron i:
 * *dead*: w_i·x + b_i <= 0 on D (b_i < 0 for a zero row): its d + 1 + m parameters are free;
 * *switching*: w_i·x + b_i takes both signs on D, on a hyperplane H_i that no other switching
   neuron shares ((w_i, b_i) proportional to no other, with either sign): one scaling (S2) when
-  its outgoing column is non-zero, its d + 1 incoming parameters otherwise.
+  its outgoing column is non-zero, its d + 1 incoming parameters otherwise;
+* *active*: w_i·x + b_i >= 0 on D (b_i > 0 for a zero row).  The k active neurons form a
+  linear block x ↦ V_A (W_A x + b_A) (S4): its first-order changes δV_A W_A + V_A δW_A span
+  m·r_W + d·r_V − r_V·r_W dimensions (r_W = rank W_A, r_V = rank V_A, exact), and the
+  constants are the output biases' (R39).
 
-When every neuron is one of these, the Jacobian's kernel is exactly those directions (the proof
-is R38's), so the functional dimension is N minus their number.  A neuron active on the whole
-domain (a linear block, S4), a zero row with b_i >= 0, or two switching neurons on one
-hyperplane: not decided here (the general method).  Every test is an exact comparison:
-:func:`one_layer_kernel` costs O(n1 (d + m)) operations, where the rank of the Jacobian rows
-(ACAS Xu-size nets and above, ``RANK_ONLY``) costs minutes to hours and a 64-3072-64
-transformer MLP block's (396 352 parameters) cannot be done at all.  The
-``one_hidden_layer_dimension`` certificate names the network, the domain and the value; its
-checker (:mod:`semialgebraic.verify.one_hidden_layer_dimension`) re-classifies the neurons.
+When every neuron is one of these, the Jacobian's kernel is exactly those directions (the proofs
+are R38's and R39's), so the functional dimension is N minus their number.  A zero row with
+bias 0, or two switching neurons on one hyperplane: not decided here (the general method).
+Every classification is an exact comparison and the two ranks exact: :func:`one_layer_kernel`
+costs O(n1 (d + m)) operations and two ranks, where the rank of the Jacobian rows (ACAS
+Xu-size nets and above, ``RANK_ONLY``) costs minutes to hours and a 64-3072-64 transformer MLP
+block's (396 352 parameters) cannot be done at all.  The ``one_hidden_layer_dimension``
+certificate names the network, the domain and the value; its checker
+(:mod:`semialgebraic.verify.one_hidden_layer_dimension`) re-classifies the neurons and re-ranks
+the linear block.
 """
 
 from __future__ import annotations
 
+from algebra.linalg import QMatrix
+from algebra.linalg.gfp import rank_lower_bound
 from algebra.network import Network
 from algebra.rationals import Q
 
@@ -44,18 +51,20 @@ def _sides(lo, hi, w, b):
 
 
 def one_layer_kernel(net: Network, dom) -> tuple[int, dict] | str:
-    """``(dimension of the kernel, counts)`` by R38 for the one-hidden-layer *net* on *dom*
-    (None, ``"orthant"``, ``(lo, hi)`` a cube, or ``[(lo_k, hi_k)]`` a box), or the first
+    """``(dimension of the kernel, counts)`` by R38 and R39 for the one-hidden-layer *net* on
+    *dom* (None, ``"orthant"``, ``(lo, hi)`` a cube, or ``[(lo_k, hi_k)]`` a box), or the first
     hypothesis that fails, in words.  Each neuron is *dead* (its pre-activation <= 0 on the
-    domain, negative if its row is zero: all its d + 1 + m parameters free), or *switching* (it
+    domain, negative if its row is zero: all its d + 1 + m parameters free), *switching* (it
     takes both signs inside the domain) on a hyperplane no other switching neuron shares: one
-    scaling, or its d + 1 incoming parameters when its outgoing column is zero.  A neuron active
-    on the whole domain (a linear block), a zero row with bias >= 0, or two switching neurons on
-    one hyperplane: not decided here.
+    scaling, or its d + 1 incoming parameters when its outgoing column is zero; or *active* (its
+    pre-activation >= 0 on the domain, positive if its row is zero): the k active neurons'
+    k (d + 1 + m) parameters less the image of the linear block
+    (:func:`linear_block_image`).  A zero row with bias 0 or two switching neurons on one
+    hyperplane: not decided here.
 
     >>> net = Network.from_rows([[[1, 0], [0, 1], [1, 1]], [[1, 1, -1]]], [[0, 0, -1], [0]])
-    >>> one_layer_kernel(net, None)[0], one_layer_kernel(net, (Q(2), Q(3)))
-    (3, 'neuron 0 is active on the whole domain (a linear block)')
+    >>> one_layer_kernel(net, None)[0], one_layer_kernel(net, (Q(2), Q(3)))[0]   # f = 1 there
+    (3, 10)
     """
     if net.depth != 2:
         return f"not one hidden layer ({net.depth - 1} hidden layers)"
@@ -73,7 +82,8 @@ def one_layer_kernel(net: Network, dom) -> tuple[int, dict] | str:
     if any(a is not None and z is not None and a >= z for a, z in zip(lo, hi)):
         return "the domain has no interior"
     keys: dict = {}
-    counts = {"scalings": 0, "unseen": 0, "dead": 0}
+    counts = {"scalings": 0, "unseen": 0, "dead": 0, "active": 0}
+    active = []
     for i in range(W.nrows):
         w = W.row_at(i)
         k = next((k for k, v in enumerate(w) if v != 0), None)
@@ -81,13 +91,17 @@ def one_layer_kernel(net: Network, dom) -> tuple[int, dict] | str:
             if b[i] < 0:
                 counts["dead"] += 1
                 continue
-            return f"neuron {i} has a zero row and bias {b[i]} >= 0"
+            if b[i] > 0:                     # a constant neuron: part of the linear block
+                active.append(i)
+                continue
+            return f"neuron {i} has a zero row and bias 0 (a kink at every input)"
         mn, mx = _sides(lo, hi, w, b[i])
         if mx is not None and mx <= 0:
             counts["dead"] += 1
             continue
-        if mn is not None and mn >= 0:
-            return f"neuron {i} is active on the whole domain (a linear block)"
+        if mn is not None and mn >= 0:       # active on the open domain: the linear block (R39)
+            active.append(i)
+            continue
         key = tuple(v / w[k] for v in w) + (b[i] / w[k],)     # the hyperplane, either sign
         if key in keys:
             return f"neurons {keys[key]} and {i} switch on one hyperplane (proportional rows)"
@@ -97,15 +111,55 @@ def one_layer_kernel(net: Network, dom) -> tuple[int, dict] | str:
         else:
             counts["scalings"] += 1
     kernel = counts["scalings"] + (d + 1) * counts["unseen"] + (d + 1 + m) * counts["dead"]
+    if active:
+        got = linear_block_image(W, V, active, d, m)
+        if isinstance(got, str):
+            return got
+        image, r_w, r_v = got
+        counts.update(active=len(active), rank_W=r_w, rank_V=r_v)
+        kernel += len(active) * (d + 1 + m) - image
     return kernel, counts
 
 
-def one_layer_hypotheses(net: Network, dom) -> str:
-    """"" when R38 decides *net* on *dom* (:func:`one_layer_kernel`), else why not.
+LINEAR_BLOCK_ENTRIES = 10 ** 7
+"""The linear block's two matrices (k x d and m x k) are ranked exactly only up to this many
+entries (the rank mod p first: exact when full; else FLINT's exact rank, one call)."""
 
-    >>> net = Network.from_rows([[[1, 0], [0, 1], [1, 1]], [[1, 1, -1]]], [[0, 0, -1], [0]])
-    >>> one_layer_hypotheses(net, None), one_layer_hypotheses(net, (Q(2), Q(3)))
-    ('', 'neuron 0 is active on the whole domain (a linear block)')
+
+def _rank(rows: list, ncols: int) -> int:
+    """The exact rank over Q of *rows*: the rank mod p of the numerators (a lower bound, exact
+    when it is full), else the exact rank."""
+    if not rows or not ncols:
+        return 0
+    A = QMatrix.from_rows(rows, ncols=ncols)
+    low = rank_lower_bound(A)
+    return low if low == min(len(rows), ncols) else A.rank()
+
+
+def linear_block_image(W, V, active: list, d: int, m: int) -> tuple[int, int, int] | str:
+    """``(dimension, rank W_A, rank V_A)`` of the image of (δV_A, δW_A) ↦ δV_A W_A + V_A δW_A,
+    the first-order changes of the linear map x ↦ V_A W_A x of the neurons *active* on the whole
+    domain (three-layer-fibers R39): m·r_W + d·r_V − r_V·r_W, with r_W = rank W_A (k x d) and
+    r_V = rank V_A (m x k); or why it is not computed.
+
+    >>> W = QMatrix.from_rows([[1, 0], [2, 0]]); V = QMatrix.from_rows([[1, 1]])
+    >>> linear_block_image(W, V, [0, 1], 2, 1)       # rank W_A 1, rank V_A 1: 1 + 2 - 1
+    (2, 1, 1)
+    """
+    k = len(active)
+    if k * (d + m) > LINEAR_BLOCK_ENTRIES:
+        return f"the linear block of {k} always-active neurons is too large to rank here"
+    r_w = _rank([[W[i, c] for c in range(d)] for i in active], d)
+    r_v = _rank([[V[o, i] for i in active] for o in range(m)], k)
+    return m * r_w + d * r_v - r_v * r_w, r_w, r_v
+
+
+def one_layer_hypotheses(net: Network, dom) -> str:
+    """"" when R38/R39 decide *net* on *dom* (:func:`one_layer_kernel`), else why not.
+
+    >>> net = Network.from_rows([[[1, 0], [1, 0]], [[1, 1]]], [[0, 0], [0]])
+    >>> one_layer_hypotheses(net, None)
+    'neurons 0 and 1 switch on one hyperplane (proportional rows)'
     """
     got = one_layer_kernel(net, dom)
     return got if isinstance(got, str) else ""
@@ -113,15 +167,17 @@ def one_layer_hypotheses(net: Network, dom) -> str:
 
 def one_layer_value(net: Network, dom) -> FunctionalDimension | None:
     """The exact functional dimension N − (kernel of :func:`one_layer_kernel`) of *net* on *dom*
-    when R38 decides it, else None.  With every neuron switching and seen the kernel is the n1
-    scalings, moves that keep the function: the fiber dimension is n1 too; with dead or unseen
-    neurons the fiber's lower end is left to :func:`~semialgebraic.dimension.directions.
-    fiber_lower` (a dead neuron's row is not free in the fiber on R^d).
+    when R38/R39 decide it, else None.  With every neuron switching and seen the kernel is the
+    n1 scalings, moves that keep the function: the fiber dimension is n1 too; with dead, unseen
+    or active neurons the fiber's lower end is left to :func:`~semialgebraic.dimension.
+    directions.fiber_lower` (a dead neuron's row is not free in the fiber on R^d).
 
     >>> net = Network.from_rows([[[1, 0], [0, 1], [1, 1]], [[1, 1, -1]]], [[0, 0, -1], [0]])
     >>> fd = one_layer_value(net, None)
     >>> fd.value, fd.n_parameters, fd.fiber_dimension.value
     (10, 13, 3)
+    >>> one_layer_value(net, (Q(2), Q(3))).value      # all active: f is affine there
+    3
     """
     got = one_layer_kernel(net, dom)
     if isinstance(got, str):
@@ -137,12 +193,26 @@ def one_layer_value(net: Network, dom) -> FunctionalDimension | None:
     if counts["dead"]:
         deficits.append(f"{counts['dead']} neurons never active on the domain: their {d + 1 + m} "
                         "parameters each free")
-    plain = counts["unseen"] == counts["dead"] == 0
+    k = counts["active"]
+    if k:
+        r_w, r_v = counts["rank_W"], counts["rank_V"]
+        image = m * r_w + d * r_v - r_v * r_w
+        deficits.append(f"{k} neurons active on the whole domain form a linear block V_A W_A "
+                        f"(rank W_A {r_w}, rank V_A {r_v}): their {k * (d + 1 + m)} parameters "
+                        f"move the function in {image} dimensions, {k * (d + 1 + m) - image} free "
+                        "(GL moves and bias trades, S4)")
+    plain = counts["unseen"] == counts["dead"] == k == 0
+    why = ("one hidden layer, each neuron dead on the domain or switching inside it on a "
+           "hyperplane of its own: the kernel is the scalings of the switching neurons seen by the "
+           "output, the incoming parameters of those it does not see, and every parameter of the "
+           "dead ones (three-layer-fibers R38)")
+    if k:
+        why = ("one hidden layer, each neuron dead on the domain, active on all of it, or "
+               "switching inside it on a hyperplane of its own: the kernel is the scalings of the "
+               "switching neurons seen by the output, the incoming parameters of those it does not "
+               "see, every parameter of the dead ones, and the moves of the linear block the "
+               "active ones form that keep V_A W_A (three-layer-fibers R38, R39)")
     return FunctionalDimension(
-        N, N - kernel, N - kernel,
-        "one hidden layer, each neuron dead on the domain or switching inside it on a hyperplane "
-        "of its own: the kernel is the scalings of the switching neurons seen by the output, the "
-        "incoming parameters of those it does not see, and every parameter of the dead ones "
-        "(three-layer-fibers R38)",
+        N, N - kernel, N - kernel, why,
         deficits=tuple(deficits), details={"theorem": "R38", "kernel": dict(counts)},
         fiber_floor=kernel if plain else None, fiber_exact_by="moves" if plain else "")

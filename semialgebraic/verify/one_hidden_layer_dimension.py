@@ -1,5 +1,5 @@
 r"""Checker of ``one_hidden_layer_dimension`` certificates: the functional dimension of a
-one-hidden-layer network is N − n1 by three-layer-fibers R38.
+one-hidden-layer network is N − kernel by three-layer-fibers R38 and R39.
 
 Schema (version 1; built by :func:`semialgebraic.certificates.one_hidden_layer_dimension_certificate`)::
 
@@ -14,16 +14,19 @@ What is checked (exact; imports ``algebra`` only): the network has one hidden la
 hidden neuron i is either *dead* (max of w_i·x + b_i over the domain <= 0: the maximum over the
 box at a vertex, +∞ along an open side; a zero row needs b_i < 0) or *switching* (min < 0 <
 max) on a hyperplane no other switching neuron shares (rows (w_i, b_i) not proportional: the
-key (w_i, b_i) / w_i[k], k the first non-zero entry, is the same for both signs); and ``value``
-= N − kernel, kernel = (switching neurons with a non-zero outgoing column) + (d + 1)(switching
-neurons with a zero one) + (d + 1 + m)(dead neurons).  A neuron active on the whole domain is
-refused (not covered).
+key (w_i, b_i) / w_i[k], k the first non-zero entry, is the same for both signs), or *active*
+(min >= 0; a zero row needs b_i > 0); and ``value`` = N − kernel, kernel = (switching neurons
+with a non-zero outgoing column) + (d + 1)(switching neurons with a zero one) + (d + 1 + m)(dead
+neurons) + k (d + 1 + m) − (m r_W + d r_V − r_V r_W) for the k active neurons (R39: r_W, r_V
+the exact ranks of their rows W_A and their outgoing columns V_A).
 
 Why (R38): a dead neuron's terms vanish at every differentiable input; the kink of a switching
 neuron i on H_i (shared by no other) forces the incoming part of a first-order invariance to be
 a multiple t_i of (w_i, b_i) when its outgoing column is non-zero (free otherwise); what is left
 is a combination of relu(w_i·x + b_i) and constants that vanishes, which forces the outgoing
-part to be −t_i V[:, i] and the output biases' part to be 0.
+part to be −t_i V[:, i]; the active neurons' terms are affine, and an affine function that
+vanishes on the open domain is 0: its linear part δV_A W_A + V_A δW_A = 0 (a map of rank
+m r_W + d r_V − r_V r_W) and its constant fixes the output biases' part (R39).
 """
 
 from __future__ import annotations
@@ -31,6 +34,8 @@ from __future__ import annotations
 from algebra.exceptions import InputError
 from algebra.io.native import network_from_dict, parse_number
 from algebra.kernel.certificate_schemas import CLAIMS, check_header
+from algebra.linalg import QMatrix
+from algebra.linalg.gfp import rank_lower_bound
 
 __all__ = ["check"]
 
@@ -71,15 +76,18 @@ def check(cert: dict) -> tuple[bool, str]:
             return False, f"the domain has no interior (coordinate {k})"
     W, b, V = net.weights[0], net.biases[0], net.weights[1]
     m = V.nrows
-    seen, scalings, unseen, dead = {}, 0, 0, 0
+    seen, scalings, unseen, dead, active = {}, 0, 0, 0, []
     for i in range(W.nrows):
         w = [W[i, k] for k in range(d)]
         first = next((v for v in w if v != 0), None)
         if first is None:
             if b[i] < 0:
                 dead += 1
-                continue
-            return False, f"neuron {i} has a zero row and a bias >= 0"
+            elif b[i] > 0:
+                active.append(i)
+            else:
+                return False, f"neuron {i} has a zero row and a zero bias"
+            continue
         mn = mx = b[i]
         for wk, a, z in zip(w, lo, hi):
             if wk == 0:
@@ -91,7 +99,8 @@ def check(cert: dict) -> tuple[bool, str]:
             dead += 1
             continue
         if mn is not None and mn >= 0:
-            return False, f"neuron {i} is active on the whole domain (not covered by R38)"
+            active.append(i)
+            continue
         key = tuple(v / first for v in w) + (b[i] / first,)
         if key in seen:
             return False, f"neurons {seen[key]} and {i} switch on one hyperplane (proportional rows)"
@@ -100,12 +109,34 @@ def check(cert: dict) -> tuple[bool, str]:
             unseen += 1
         else:
             scalings += 1
-    N = net.n_parameters
+    N, k = net.n_parameters, len(active)
     kernel = scalings + (d + 1) * unseen + (d + 1 + m) * dead
+    block = ""
+    if active:
+        if k * (d + m) > ENTRIES:
+            return False, f"the linear block of {k} active neurons is too large to re-rank here"
+        r_w = _rank([[W[i, c] for c in range(d)] for i in active], d)
+        r_v = _rank([[V[o, i] for i in active] for o in range(m)], k)
+        image = m * r_w + d * r_v - r_v * r_w
+        kernel += k * (d + 1 + m) - image
+        block = (f", {k} active on the whole domain (a linear block, rank W_A {r_w}, rank V_A "
+                 f"{r_v}: {k * (d + 1 + m) - image} free, R39)")
     if value != N - kernel:
         return False, (f"value {value} is not N - {kernel} = {N - kernel} ({scalings} scalings, "
-                       f"{unseen} unseen and {dead} dead neurons)")
+                       f"{unseen} unseen, {dead} dead and {k} active neurons)")
     return True, (f"one hidden layer: {scalings} neurons switching inside the domain on hyperplanes of "
                   f"their own (one scaling each), {unseen} of them with a zero outgoing column (d + 1 "
-                  f"free each), {dead} dead (d + 1 + m free each): functional dimension {value} = "
-                  f"N - {kernel} (three-layer-fibers R38)")
+                  f"free each), {dead} dead (d + 1 + m free each){block}: functional dimension "
+                  f"{value} = N - {kernel} (three-layer-fibers R38, R39)")
+
+
+ENTRIES = 10 ** 7
+"""The linear block's matrices are re-ranked up to this many entries (the decider's limit)."""
+
+
+def _rank(rows: list, ncols: int) -> int:
+    """The exact rank over Q: the rank mod p of the numerators when full (a lower bound that
+    cannot exceed the full rank), else FLINT's exact rank."""
+    A = QMatrix.from_rows(rows, ncols=ncols)
+    low = rank_lower_bound(A)
+    return low if low == min(len(rows), ncols) else A.rank()
