@@ -117,6 +117,16 @@ not by the rank of its Jacobian rows: a 16-200-8 net (5 008 parameters) on a bal
 its ~4 600 proven directions alone: 27 s); by the theorem exact in well under a second.  Below
 it the general method, whose certificate lists its inputs."""
 
+REDUCE_SHARE = 0.25
+"""Of the time left when the proven directions are known, the share their RREF mod p (for the
+missing directions, :func:`~semialgebraic.dimension.jacobian.missing_directions`) may take at
+the start: not started when k · N · min(k, N) / :data:`SAMPLING_RATE` seconds exceed it, stopped
+when it runs past it; either way the missing directions are not searched (a guide for the
+sampling only), and the sampling gets the time.  A 16-60-60-8 net on a ball of radius 1/100
+(5 559 directions of 5 168 parameters): the RREF took the whole of ``--timeout 10`` (lower bound
+0), and with ``--timeout 60`` 15 s at the start and 42 s again for the missing directions:
+[178, 604] after one batch; without it [321, 343] after four batches."""
+
 RANK_PHASES = (0.3, 0.6)
 """Above :data:`RANK_ONLY` parameters with a timeout: sampling until this share of the time
 left after the walk, then the neurons never seen active / inactive decided (branch and bound, a
@@ -337,6 +347,7 @@ class _Sandwich:
         self.short: list = []            # walked regions without d + 1 inputs (batch_simplex)
         self.rows_done, self.done_cost = 0, 0.0   # rows eliminated, their estimated operations
         self._done_before = 0.0          # done_cost before the current batch was fitted
+        self.rref_dropped = False                     # the span's RREF past REDUCE_SHARE
         self.row_span, self.rank_only = None, None    # N > RANK_ONLY: the rows' echelon form mod p, rank
         self.elim_seconds, self.reserve = 0.0, 0.0   # seconds of elimination (N > RANK_ONLY)
         self.round_cost = None           # (seconds, rows, rank before) of the last sampling round
@@ -379,11 +390,15 @@ class _Sandwich:
                                                       stop=self._directions_stop())
         self.span = ProvenSpan(self.sym, self.N, self.prime)
         self.sym_rank = self._span_rank()      # rank mod p <= rank over Q: the upper bound stays valid
-        if not before and self.N <= RANK_ONLY and self.sym and not self.budget.exhausted():
+        left, k = self.budget.remaining(), len(self.sym)
+        if (not before and self.N <= RANK_ONLY and k and left is not None
+                and k * self.N * min(k, self.N) / SAMPLING_RATE > REDUCE_SHARE * left):
+            self.rref_dropped = True           # estimated past its share: not started
+        elif not before and self.N <= RANK_ONLY and self.sym and not self.budget.exhausted():
             try:                       # paid at the start of the run, not when the sampling
-                self.span.reduced(self._check)   # needs it near the budget's end; stopped by
-            except BudgetExhausted:              # the budget between panels (it was one FLINT
-                pass                             # call: 1.5 s on an 8-64-64-1 net, 3.8 s in CI)
+                self.span.reduced(self._share_check(REDUCE_SHARE))   # needs it near the
+            except BudgetExhausted:    # budget's end; stopped by the budget or its share
+                self.rref_dropped = not self.budget.exhausted()   # past the share: not searched
         self.upper = self.N - self.sym_rank
         if before and before[3] > self.sym_rank:
             self.sym, self.deficits, self.span, self.sym_rank, self.upper = before
@@ -447,6 +462,20 @@ class _Sandwich:
         """Between two panels of an elimination: stop when the budget is spent."""
         if self.budget.exhausted():
             raise BudgetExhausted(self.budget.reason)
+
+    def _share_check(self, share: float):
+        """:meth:`_check`, and a stop (BudgetExhausted, the budget left as it is) once *share*
+        of the time left now has passed."""
+        left = self.budget.remaining()
+        if left is None:
+            return self._check
+        end = self.budget.elapsed() + share * left
+
+        def check() -> None:
+            self._check()
+            if self.budget.elapsed() >= end:
+                raise BudgetExhausted(f"{share:g} of the time left")
+        return check
 
     def rank_batch(self, want: int, m: int) -> int:
         """The next batch above :data:`RANK_ONLY` parameters: *want* inputs, at most
@@ -694,6 +723,8 @@ class _Sandwich:
     def missing(self, limit: int = 12) -> list:
         """:func:`missing_directions` of the kernel so far, stopped by the budget (a guide for the
         sampling and the reason only: stopped, the directions found before are kept)."""
+        if self.rref_dropped:          # the span's RREF did not fit its share (REDUCE_SHARE)
+            return []
         try:
             return missing_directions(self.kernel, self.span, limit=limit, check=self._check)
         except BudgetExhausted:

@@ -200,3 +200,35 @@ def test_reason_for_people_lists_guesses_under_their_header(monkeypatch):
     proven = functional_dimension(net, domain=(-1, 1), seed=5, max_regions=1)
     assert any(d.startswith("dead neuron (2, 0)") for d in proven.deficits)
     assert not any("(2, 0)" in ln or "W2[0," in ln for ln in proven.details["evidence_lines"])
+
+
+def test_the_rref_of_the_proven_directions_keeps_to_its_share(monkeypatch):
+    """REDUCE_SHARE: the RREF of the proven directions (a guide for the sampling: the missing
+    directions) is not started when its estimate exceeds its share of the time left, and is
+    stopped past that share; the sampling then gets the time (a 16-60-60-8 net on a small ball:
+    [0, 604] after --timeout 10, the RREF taking it all).  The bounds stay valid: they hold the
+    value found without a timeout."""
+    import semialgebraic.dimension.functional as fmod
+    from semialgebraic.dimension import jacobian
+    net = Network.from_rows(
+        [[[1, 2], [-1, 1], [2, -1], [1, 1]], [[1, -1, 2, 1], [2, 1, -1, 1], [1, 1, 1, -2]], [[1, 2, -1]]],
+        [[0, 1, -1, 0], [1, 0, -1], [0]])
+    want = functional_dimension(net, domain=(-1, 1))
+    assert want.exact
+    calls = []
+    monkeypatch.setattr(jacobian, "missing_directions", lambda *a, **k: calls.append(1) or [])
+    monkeypatch.setattr(fmod, "missing_directions", lambda *a, **k: calls.append(1) or [])
+    monkeypatch.setattr(fmod, "SAMPLING_RATE", 1e-3)          # every RREF estimated too slow
+    run = fmod._Sandwich(net, fmod.normalize_domain((-1, 1), 2), Budget(600))
+    run.symmetries()
+    assert run.rref_dropped and run.span._reduced is None and run.missing() == [] and not calls
+    fd = functional_dimension(net, domain=(-1, 1), timeout=600)
+    assert fd.lower <= want.value <= fd.upper
+    monkeypatch.setattr(fmod, "SAMPLING_RATE", 4e9)           # started, stopped by its share
+    monkeypatch.setattr(fmod, "REDUCE_SHARE", 0.0)
+    run = fmod._Sandwich(net, fmod.normalize_domain((-1, 1), 2), Budget(600))
+    run.symmetries()
+    assert run.rref_dropped and not run.budget.exhausted()
+    run = fmod._Sandwich(net, fmod.normalize_domain((-1, 1), 2), Budget(None))
+    run.symmetries()                                          # no timeout: no share
+    assert not run.rref_dropped and run.span._reduced is not None
