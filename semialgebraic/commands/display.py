@@ -244,3 +244,31 @@ def clause_lines(reason: str, bullets=(), indent: str = "  ") -> str:
         else:
             out.append(indent * (2 if c in bullets else 1) + c)
     return "\n".join(out)
+
+
+GROUPED = 8
+"""Deficit lines of one kind (the same words around a neuron ``(layer, index)``) shown one by
+one up to this many; past it the first three and a count (``--json`` lists them all)."""
+
+
+def grouped_lines(lines) -> list:
+    """*lines* with each run of a kind longer than :data:`GROUPED` cut to its first three and a
+    count, in the order of each kind's first line (a 16-200-8 net on a small ball printed 105
+    "dead neuron (1, i): 25 parameters free" lines and 83 "always active" lines).
+
+    >>> out = grouped_lines([f"dead neuron (1, {i}): 9 parameters free" for i in range(20)] + ["x"])
+    >>> out[2:]
+    ['dead neuron (1, 2): 9 parameters free', '... and 17 more like it (--json lists them all)', 'x']
+    """
+    import re
+    kinds: dict = {}
+    for line in lines:
+        m = re.match(r"^(.*?)\(\d+, \d+\)(.*)$", line)
+        kinds.setdefault((m.group(1), m.group(2)) if m else line, []).append(line)
+    out = []
+    for group in kinds.values():
+        if len(group) > GROUPED:
+            out += group[:3] + [f"... and {len(group) - 3} more like it (--json lists them all)"]
+        else:
+            out += group
+    return out

@@ -500,7 +500,7 @@ def cmd_dim(args) -> int:
     else:                            # the reason's clauses one per line (JSON: one string)
         text = (f"functional dimension between {fd.lower} and {fd.upper} of {fd.n_parameters} "
                 f"parameters:\n" + display.clause_lines(fd.reason, fd.details.get("evidence_lines") or ()))
-    for line in fd.deficits:
+    for line in display.grouped_lines(fd.deficits):
         text += f"\n  {line}"
     if fd.details.get("theorem") == "R38":      # no sampling: each neuron classified exactly
         text += ("\n  work done: none sampled; every neuron classified exactly (three-layer-fibers "

@@ -804,6 +804,22 @@ class _Sandwich:
         return deficits, why, "non-generic: " + why
 
 
+SHOWN = 24
+"""Neurons listed by name in one evidence line; the rest counted (a 64-3072-64 block listed
+1 300 of them on one line)."""
+
+
+def _some(named: list) -> str:
+    """*named* as a list, or its first :data:`SHOWN` and a count of the rest.
+
+    >>> _some([(1, 0), (1, 2)]), _some([(1, i) for i in range(30)]).endswith('(1, 23)] and 6 more')
+    ('[(1, 0), (1, 2)]', True)
+    """
+    if len(named) <= SHOWN:
+        return str(named)
+    return f"{named[:SHOWN]} and {len(named) - SHOWN} more"
+
+
 def _evidence_lines(net, evidence, proven=None, deficits=()) -> list:
     """One line per kind of evidence from the samples (never active / inactive neurons, weights
     never exercised, kernel directions the proven symmetries do not explain).  Neurons *proven*
@@ -825,11 +841,11 @@ def _evidence_lines(net, evidence, proven=None, deficits=()) -> list:
         never_off = [names[g] for g in np.flatnonzero(evidence["never_off"])
                      if g not in proven.get("active", ())]
         if never_on:
-            lines.append(f"neurons never active at the sampled inputs {never_on} (if provably dead, "
-                         "their parameters are free)")
+            lines.append(f"neurons never active at the sampled inputs {_some(never_on)} (if "
+                         "provably dead, their parameters are free)")
         if never_off:
-            lines.append(f"neurons never inactive at the sampled inputs {never_off} (if provably "
-                         "always active, bias trades / linear blocks apply)")
+            lines.append(f"neurons never inactive at the sampled inputs {_some(never_off)} (if "
+                         "provably always active, bias trades / linear blocks apply)")
     un = [(l, i, k) for l, i, k in evidence.get("unexercised") or ()
           if (l + 1, i) not in dead and not (l and (l, k) in dead)]
     if un:
