@@ -253,7 +253,7 @@ def analysis_non_generic(net: Network, s, data: dict, lines: list, exact: bool =
               if fd.exact else
               f"functional dimension {value} of {net.n_parameters} parameters; {fiber}:\n"
               + display.clause_lines(fd.reason, fd.details.get("evidence_lines") or ())]
-    lines += [f"  {line}" for line in fd.deficits]
+    lines += [f"  {line}" for line in display.grouped_lines(fd.deficits)]
     copy = _rescaled_copy(net)
     ve = equivalent(net, copy, timeout=seconds)
     checkpoint()
@@ -401,7 +401,7 @@ def cmd_analyze(args) -> int:
     else:                            # the reason's clauses one per line, as ``dim`` prints them
         text += (f"functional dimension between {fd.lower} and {fd.upper} of {fd.n_parameters} "
                  "parameters:\n" + display.clause_lines(fd.reason, fd.details.get("evidence_lines") or ()))
-    for line in getattr(fd, "deficits", ()):
+    for line in display.grouped_lines(getattr(fd, "deficits", ())):
         text += f"\n  {line}"
     if _ctrl_c_seen(budget):            # the dimension's search kept the Ctrl-C as its bounds
         d["complete"], d["reason"] = False, "interrupted (Ctrl-C)"

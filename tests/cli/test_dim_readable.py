@@ -38,3 +38,15 @@ def test_grouping_keeps_short_runs_and_the_order_of_kinds():
     assert out[:GROUPED + 1] == lines[:GROUPED + 1]              # a run of GROUPED: kept whole
     assert out[GROUPED + 1:] == lines[GROUPED + 1:GROUPED + 4] + [
         f"... and {GROUPED - 2} more like it (--json lists them all)"]
+
+
+def test_analyze_counts_them_too(tmp_path, capsys):
+    rows = [[1, 0, 1], [0, 1, -1], [1, 1, 1]] + [[0, 0, 0]] * 20
+    net = Network.from_rows([[[1, 0], [0, 1], [1, 1]], rows, [[1, 1, -1] + [2] * 20]],
+                            [[0, 0, -1], [0, 0, -1] + [-1] * 20, [0]])
+    path = tmp_path / "deep.json"
+    path.write_text(json.dumps(net.to_dict()))
+    main(["analyze", str(path), "--timeout", "20"])
+    out = capsys.readouterr().out
+    assert "dead neuron (2, 5): 5 parameters free" in out and "dead neuron (2, 6)" not in out
+    assert "... and 17 more like it (--json lists them all)" in out
