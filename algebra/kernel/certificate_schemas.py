@@ -67,7 +67,7 @@ SCHEMA_KEYS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
     "exercise": (("claim", "network", "proof"), ()),
     "bab_bound": (("claim", "a", "b", "box", "upper"), ("bounds", "objectives", "lower", "point", "output",
                                                       "epsilon", "halfspaces", "intermediate",
-                                                      "b_aligned_by", "cuts")),
+                                                      "b_aligned_by", "cuts", "reduction")),
     "non_localizability": (("claim", "network", "composite"), ()),
     "absorbing_blocks": (("claim", "block", "all_S", "absorbing_blocks"), ()),
     "bab_cover": (("claim", "a", "b", "box", "upper", "cells"), ("lower", "point", "output")),

@@ -1,7 +1,8 @@
 """Exact rewrites and fingerprints of ReLU networks shared by deciders and checkers.
 
 Each function is short, exact over Q, and does no search: the difference network ``a − b``,
-the contraction of a hidden layer that is affine on a domain, the zero-neuron test, the flat
+the contraction of a hidden layer that is affine on a domain, the zero-neuron test and the
+removal of zero neurons, the flat
 parameter offsets and the checkpoint digest of a network.
 """
 
@@ -16,7 +17,7 @@ from algebra.rationals import Q, q_str
 
 from .intervals import interval_bounds
 
-__all__ = ["difference_network", "contract_layer", "is_zero_neuron", "parameter_offsets",
+__all__ = ["difference_network", "contract_layer", "is_zero_neuron", "drop_zero_neurons", "parameter_offsets",
            "network_digest", "box_input_map", "compose_input_map"]
 
 
@@ -140,6 +141,26 @@ def is_zero_neuron(net: Network, t: int, j: int) -> bool:
     """
     W, b = net.layer(t)
     return b[j] == 0 and all(v == 0 for v in W.row_at(j))
+
+
+def drop_zero_neurons(net: Network) -> Network:
+    """*net* without its hidden neurons of zero row and zero bias (:func:`is_zero_neuron`) and
+    their outgoing columns: the same function everywhere (such a neuron outputs relu(0) = 0).
+    A layer keeps its first neuron when all of its neurons are zero (no layer of width 0).
+
+    >>> net = Network.from_rows([[[1], [0], [2]], [[1, 5, 1]]], [[0, 0, -1], [3]])
+    >>> small = drop_zero_neurons(net)
+    >>> small.widths, small([2]) == net([2])
+    ((1, 2, 1), True)
+    """
+    Ws = [W.to_rows() for W in net.weights]
+    bs = [list(b) for b in net.biases]
+    for t in range(len(Ws) - 1):
+        keep = [j for j in range(len(Ws[t])) if bs[t][j] != 0 or any(v != 0 for v in Ws[t][j])] or [0]
+        Ws[t], bs[t] = [Ws[t][j] for j in keep], [bs[t][j] for j in keep]
+        Ws[t + 1] = [[row[j] for j in keep] for row in Ws[t + 1]]
+    return Network([QMatrix.from_rows(W, ncols=(len(Ws[t - 1]) if t else net.n_inputs))
+                    for t, W in enumerate(Ws)], bs)
 
 
 def parameter_offsets(net: Network) -> list[int]:

@@ -9,13 +9,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from algebra.exceptions import InputError
-from algebra.kernel import difference_network
+from algebra.kernel import difference_network, drop_zero_neurons
 from algebra.kernel.domains import Domain
 from algebra.network import Network
 from algebra.rationals import Q, q_json, to_q
 
 from ..budget import Budget, Progress
-from .align import aligned
+from .align import _WIDE as ALIGN_WIDE, aligned
 from .primal import float_candidates, many_candidates, region_search, sampled_candidates
 from .search import PAUSED, Engine, ObjectiveBound, _output_bound, bound_objective
 
@@ -319,6 +319,12 @@ def bounded_diff(a: Network, b: Network, dom: Domain, budget: Budget, eps=None,
     b, b_steps = aligned(a, b)
     x0 = domain_point(dom) if halfspaces else None
     D = difference_network(a, b)
+    paired = a.widths == b.widths
+    reduction = []
+    if not paired or max(a.widths[1:-1], default=0) > ALIGN_WIDE:   # no pairing (other widths,
+        with budget.active():                                      # or too wide to align)
+            D, reduction = reduced(a, b, box, D, budget)
+    paired = paired and not reduction
     Ws = [W.to_rows() for W in D.weights]
     bs = [list(bv) for bv in D.biases]
     runs: dict = {}                  # (o, s) -> the ObjectiveBound of least upper bound
@@ -363,7 +369,7 @@ def bounded_diff(a: Network, b: Network, dom: Domain, budget: Budget, eps=None,
     with budget.active():            # the bounds' inner loops stop at the deadline
         try:
             # the differential bounds pair neuron j of a with neuron j of b: one shape only
-            engine = Engine(Ws, bs, paired=a.widths == b.widths, halfspaces=halfspaces,
+            engine = Engine(Ws, bs, paired=paired, halfspaces=halfspaces,
                             **({"tighten": 0, "cuts": False} if small else {}))
         except KeyboardInterrupt:
             budget.interrupt()
@@ -383,7 +389,7 @@ def bounded_diff(a: Network, b: Network, dom: Domain, budget: Budget, eps=None,
             if split_above is not None:  # small near copies: input splits above d kinks
                 split_above, count = d, _kinks
             else:                    # not near copies: the default engine (tightened bounds)
-                engine = Engine(Ws, bs, paired=a.widths == b.widths, halfspaces=halfspaces)
+                engine = Engine(Ws, bs, paired=paired, halfspaces=halfspaces)
         if split_above is None and input_splits is None:
             split_above = max(d, _PLAIN_SPLIT)   # not near copies (:func:`split_threshold`)
 
@@ -541,12 +547,44 @@ def bounded_diff(a: Network, b: Network, dom: Domain, budget: Budget, eps=None,
     else:
         cert = bab_bound_certificate(a, given, box, objectives, upper, lower, point, out,
                                      epsilon=eps, complete_cover=True, halfspaces=halfspaces,
-                                     b_steps=b_steps)
+                                     b_steps=b_steps, reduction=reduction)
     if eps is None:
         complete = upper is not None and lower == upper
     reason = ("lower = upper" if complete and eps is None else
               "; ".join(dict.fromkeys(reasons)) or _eps_reason(eps, upper, refuted))
     return BabResult(lower, upper, point, out, per_output, nodes, complete, reason, cert)
+
+
+REDUCE_FROM = Q(1, 4)
+"""Where a and b cannot be paired neuron by neuron (other widths, or a layer too wide to align:
+:mod:`.align`), the exact reduction of a − b (:func:`reduced`) is used when it merges at least
+this share of its hidden neurons (half of b's into a's: a permuted, rescaled or pruned copy with
+a few neurons changed or added); otherwise (near copies: float16, quantised, whose only steps
+zero dead neurons) D stays whole.  Where they can, the differential bounds' pairing of neuron j
+of a with neuron j of b is kept: it already closes identical pairs (their difference is 0)."""
+
+
+def reduced(a: Network, b: Network, box, D: Network, budget: Budget) -> tuple[Network, list]:
+    """``(D', steps)``: ``D' = a − b`` on the box after exact reduction steps (positively
+    parallel neurons merged, silent and dead ones zeroed:
+    :func:`~semialgebraic.equivalence.reduction.reduced_difference`, replayed by the checker)
+    and without its zero neurons (:func:`~algebra.kernel.drop_zero_neurons`, the checker's
+    too), when they merge at least :data:`REDUCE_FROM` of the hidden neurons; else
+    ``(D, [])``.  A
+    64-3072-64 block against a permuted, rescaled copy with one neuron more, live only on a
+    corner of [-1, 1]^64 where it reaches 1e-6: ``diff --timeout 60`` gave [0, 2 189.9] (the
+    two widths differ, so no alignment), by the reduction one neuron is left."""
+    from ..equivalence.reduction import reduced_difference
+    hidden = sum(D.widths[1:-1])
+    if not hidden:
+        return D, []
+    try:
+        R, steps = reduced_difference(a, b, domain=Domain([lo for lo, _ in box], [hi for _, hi in box]))
+    except KeyboardInterrupt:        # the budget (or Ctrl-C) while reducing: D as it was
+        budget.interrupt()
+        return D, []
+    merged = sum(1 for st in steps if st["step"] == "merge")   # dead ones alone: near copies
+    return (drop_zero_neurons(R), steps) if merged >= REDUCE_FROM * hidden else (D, [])
 
 
 def progress_note(lower, upper, open_nodes: int) -> str:

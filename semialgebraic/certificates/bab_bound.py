@@ -55,12 +55,14 @@ def _hoist(tree, table, index, cuts=None):
 
 def bab_bound_certificate(a: Network, b: Network, box, objectives, upper, lower=None, point=None,
                           output=None, *, epsilon=None, complete_cover: bool = True,
-                          halfspaces=(), b_steps=()) -> dict:
+                          halfspaces=(), b_steps=(), reduction=()) -> dict:
     """Certificate of ``max_o max_{x in box} |a_o − b_o| <= upper`` (the branch-and-bound trees
     in *objectives*) and, with *point*, ``>= lower``; with ``complete_cover`` False only the
     lower bound is claimed (the point of a refuted ε-equivalence, ``upper`` = the threshold).
     *halfspaces* ``[(a, b)]`` (``a·x <= b``) cut the domain out of the box.  *b_steps* (S1/S2
-    symmetry steps, :mod:`..bab.align`): the trees bound ``a − b'`` with ``b'`` = *b* after them."""
+    symmetry steps, :mod:`..bab.align`): the trees bound ``a − b'`` with ``b'`` = *b* after them.
+    *reduction* (exact reduction steps of ``a − b'`` on the box, :func:`..bab.diff.reduced`): the
+    trees bound the reduced difference network, which the checker rebuilds by replaying them."""
     cert = {**header("bab_bound"), "claim": CLAIMS["bab_bound"][0 if complete_cover else 1],
             "a": _embed(a), "b": _embed(b), "box": jsonable([[lo, hi] for lo, hi in box]),
             "upper": jsonable(upper)}
@@ -85,6 +87,8 @@ def bab_bound_certificate(a: Network, b: Network, box, objectives, upper, lower=
         cert["epsilon"] = jsonable(epsilon)
     if b_steps and complete_cover:
         cert["b_aligned_by"] = [st.to_json() for st in b_steps]
+    if reduction and complete_cover:
+        cert["reduction"] = jsonable(list(reduction))
     if halfspaces:
         cert["halfspaces"] = [{"a": jsonable(list(a)), "b": jsonable(b)} for a, b in halfspaces]
     return cert

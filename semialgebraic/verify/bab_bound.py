@@ -18,6 +18,11 @@ Schema (version 2; built by :func:`semialgebraic.certificates.bab_bound_certific
      "intermediate": [<record>, ...],                 # optional: LP-tightened intermediate bounds
      "b_aligned_by": [{"step": "S1" | "S2", ...}],    # optional: the trees bound a − b', b' = b
                                                       # after these symmetry steps (checked here)
+     "reduction": [{"step": "merge" | "zero" | "dead", ...}],   # optional: the trees bound a − b'
+                                                      # after these exact reduction steps on the
+                                                      # box (replayed and checked here, as in a
+                                                      # region_cover), then without the neurons
+                                                      # of zero row and bias; the pairing is off
      "cuts": [<cut>, ...]}                            # optional: single-neuron cuts (bab_cuts.py)
 
 A tree node is a neuron split ``{"split": [l, j], "children": [<z_lj <= 0>, <z_lj >= 0>]}`` of
@@ -105,8 +110,9 @@ from math import gcd
 
 from algebra.exceptions import InputError
 from algebra.io.native import network_from_dict
-from algebra.kernel import difference_network
+from algebra.kernel import difference_network, drop_zero_neurons
 from algebra.kernel.certificate_schemas import CLAIMS, check_header
+from algebra.kernel.domains import Domain
 from algebra.rationals import Q
 from algebra.symmetries import step_from_json
 
@@ -114,6 +120,7 @@ from .bab_integers import IntVec, _int_rows_of, _lcm, _q, int_bias, int_matrix, 
 from .bab_cuts import cut_terms
 from .bab_intermediate import leaf_deltas, leaf_intervals, split_leaf
 from .bab_replay import GRID, _cached, _np, _obj, pair_rows, paired_deltas
+from .region_cover import apply_reduction
 
 __all__ = ["check", "check_part"]
 
@@ -614,10 +621,19 @@ def _claim(cert: dict):
     if isinstance(b, str):
         return False, b
     D = difference_network(a, b)
+    reduction = cert.get("reduction", [])
+    if not isinstance(reduction, list):
+        raise InputError("reduction must be a list of reduction steps")
+    if reduction:                    # D' = a − b on the box (each step checked by the replay)
+        try:
+            D = apply_reduction(D, reduction, Domain([lo for lo, _ in box], [hi for _, hi in box]))
+        except ValueError as exc:
+            return False, f"reduction: {exc}"
+        D = drop_zero_neurons(D)     # the same function: relu(0) = 0
     net = {"rows": [W.to_rows() for W in D.weights], "biases": [list(v) for v in D.biases],
            "mats": list(D.weights), "seen": {}, "deltas": {}, "pairs": {},
            "neurodiff": bounds["differential"] == "neurodiff", "halfspaces": halfspaces,
-           "paired": a.widths == b.widths, "intermediate": cert.get("intermediate", []),
+           "paired": a.widths == b.widths and not reduction, "intermediate": cert.get("intermediate", []),
            "cuts": (cert.get("cuts", []), {})}
     if not isinstance(net["cuts"][0], list):
         raise InputError("cuts must be a list of single-neuron cuts")
