@@ -126,6 +126,18 @@ def _bab_bound():
     return _json(r.certificate)
 
 
+def _bab_bound_reduced():
+    """a against a permuted, rescaled copy with a neuron more (other widths): the trees bound
+    the reduced a − b (``reduction``)."""
+    from semialgebraic.bab import diff_bounds
+    a = Network.from_rows([[[1], [-1], ["1/2"]], [[1, 1, -2]]], [[0, 0, "-1/4"], [0]])
+    b = Network.from_rows([[[1], [3], ["-1/2"], [1]], [[-1, "1/3", 2, 1]]],
+                          [["-1/2", 0, 0, "-3/2"], [0]])        # + relu(x - 3/2): 1/2 at x = 2
+    r = diff_bounds(a, b, (-1, 2))
+    assert r.complete and str(r.upper) == "1/2" and r.certificate.get("reduction")
+    return _json(r.certificate)
+
+
 def _oracle_bab(c) -> bool:
     """The region walk's exact maximum: lower <= max <= upper."""
     from semialgebraic.equivalence import max_deviation
@@ -205,7 +217,7 @@ def _one_layer():
     return _json(one_hidden_layer_dimension_certificate(ONE_NET, (-1, 1), ONE_NET.n_parameters - 3))
 
 
-BUILDERS = {"one_hidden_layer_dimension": _one_layer, "functional_dimension_sandwich": _sandwich, "bab_bound": _bab_bound, "on_box": _on_box, "counterexample_box": _counterexample_box, "bab_cover": _bab_cover, "counterexample": _counterexample, "symmetry_path": _symmetry_path,
+BUILDERS = {"one_hidden_layer_dimension": _one_layer, "functional_dimension_sandwich": _sandwich, "bab_bound": _bab_bound, "bab_bound_reduced": _bab_bound_reduced, "on_box": _on_box, "counterexample_box": _counterexample_box, "bab_cover": _bab_cover, "counterexample": _counterexample, "symmetry_path": _symmetry_path,
             "region_cover": _region_cover, "absorption": _absorption,
             "absorption_no": _absorption_no, "identifiability_hypotheses": _identifiability,
             "functional_dimension": _fd, "exercise": _exercise,
@@ -411,7 +423,7 @@ def _oracle_one_layer(c) -> bool:
     return fd.exact and fd.value == c["value"]
 
 
-ORACLES = {"one_hidden_layer_dimension": _oracle_one_layer, "functional_dimension_sandwich": _oracle_sandwich, "bab_bound": _oracle_bab, "on_box": _oracle_on_box, "counterexample_box": _oracle_counterexample, "bab_cover": _oracle_bab, "counterexample": _oracle_counterexample, "symmetry_path": _same_function,
+ORACLES = {"one_hidden_layer_dimension": _oracle_one_layer, "functional_dimension_sandwich": _oracle_sandwich, "bab_bound": _oracle_bab, "bab_bound_reduced": _oracle_bab, "on_box": _oracle_on_box, "counterexample_box": _oracle_counterexample, "bab_cover": _oracle_bab, "counterexample": _oracle_counterexample, "symmetry_path": _same_function,
            "region_cover": _same_function, "absorption": _oracle_absorption,
            "absorption_no": _oracle_absorption, "identifiability_hypotheses": _oracle_identifiability,
            "functional_dimension": _oracle_fd, "exercise": _oracle_exercise,
