@@ -179,3 +179,20 @@ def test_a_pooled_rank_past_its_deadline_leaves_the_cubes_lower_end():
     cut.pooled = stopped
     assert cut.lower == cut.inner.lower and "from the cube" in cut.reason
     assert verify(json.loads(json.dumps(sandwich_certificate(net, cut))))[0]
+
+
+def test_inputs_in_every_region_of_the_cut_reach_its_value(monkeypatch):
+    """The pooled rank also takes d + 1 inputs in each linear region of the cut domain itself (a
+    walk over its regions, small nets): the session-26 audit's case, a 2-3-1 net on [-1/2, 1/2] x
+    [0, 1] cut by 2 x0 + 3 x1 <= 3/2, whose value 4 (the exact region oracle) had the lower end 1
+    (the cube inside the cut misses the region where neuron 0 is active).  Above RANK_ONLY the
+    walk is not made (the cube's and the box's inputs only)."""
+    import semialgebraic.dimension.functional as fmod
+    net = Network.from_rows([[["3/4", 1], [0, 0], [-2, -3]], [["5/4", 2, 0]]], [["-1/2", -1, -4], [-4]])
+    lo, hi, cuts = [Q(-1, 2), Q(0)], [Q(1, 2), Q(1)], [([2, 3], Q(3, 2))]
+    cut = functional_dimension_on_cut(net, lo, hi, cuts, timeout=60)
+    assert cut.exact and cut.value == 4
+    cert = json.loads(json.dumps(sandwich_certificate(net, cut)))
+    assert verify(cert)[0] and cert["lower"] == 4
+    monkeypatch.setattr(fmod, "RANK_ONLY", 0)
+    assert functional_dimension_on_cut(net, lo, hi, cuts, timeout=60).lower < 4
