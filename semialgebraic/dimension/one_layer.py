@@ -8,7 +8,10 @@ box), classify each hidden neuron i:
 * *dead*: w_i·x + b_i <= 0 on D (b_i < 0 for a zero row): its d + 1 + m parameters are free;
 * *switching*: w_i·x + b_i takes both signs on D, on a hyperplane H_i that no other switching
   neuron shares ((w_i, b_i) proportional to no other, with either sign): one scaling (S2) when
-  its outgoing column is non-zero, its d + 1 incoming parameters otherwise;
+  its outgoing column is non-zero, its d + 1 incoming parameters otherwise; a group G of
+  switching neurons on one hyperplane with one orientation (positive multiples of one row: a
+  split neuron, S3) counts |G| (d + 1 + m) − (m + d·r_G) (r_G the rank of their outgoing
+  columns, R39);
 * *active*: w_i·x + b_i >= 0 on D (b_i > 0 for a zero row).  The k active neurons form a
   linear block x ↦ V_A (W_A x + b_A) (S4): its first-order changes δV_A W_A + V_A δW_A span
   m·r_W + d·r_V − r_V·r_W dimensions (r_W = rank W_A, r_V = rank V_A, exact), and the
@@ -16,7 +19,8 @@ box), classify each hidden neuron i:
 
 When every neuron is one of these, the Jacobian's kernel is exactly those directions (the proofs
 are R38's and R39's), so the functional dimension is N minus their number.  A zero row with
-bias 0, or two switching neurons on one hyperplane: not decided here (the general method).
+bias 0, or two switching neurons on one hyperplane with opposite orientations: not decided here
+(the general method).
 Every classification is an exact comparison and the two ranks exact: :func:`one_layer_kernel`
 costs O(n1 (d + m)) operations and two ranks, where the rank of the Jacobian rows (ACAS
 Xu-size nets and above, ``RANK_ONLY``) costs minutes to hours and a 64-3072-64 transformer MLP
@@ -56,11 +60,12 @@ def one_layer_kernel(net: Network, dom) -> tuple[int, dict] | str:
     hypothesis that fails, in words.  Each neuron is *dead* (its pre-activation <= 0 on the
     domain, negative if its row is zero: all its d + 1 + m parameters free), *switching* (it
     takes both signs inside the domain) on a hyperplane no other switching neuron shares: one
-    scaling, or its d + 1 incoming parameters when its outgoing column is zero; or *active* (its
-    pre-activation >= 0 on the domain, positive if its row is zero): the k active neurons'
-    k (d + 1 + m) parameters less the image of the linear block
-    (:func:`linear_block_image`).  A zero row with bias 0 or two switching neurons on one
-    hyperplane: not decided here.
+    scaling, or its d + 1 incoming parameters when its outgoing column is zero (a group G on one
+    hyperplane with one orientation, a split neuron: |G| (d + 1 + m) − (m + d·r_G), counts
+    ``split``, ``split_free``); or *active* (its pre-activation >= 0 on the domain, positive if
+    its row is zero): the k active neurons' k (d + 1 + m) parameters less the image of the
+    linear block (:func:`linear_block_image`).  A zero row with bias 0 or two switching neurons
+    on one hyperplane with opposite orientations: not decided here.
 
     >>> net = Network.from_rows([[[1, 0], [0, 1], [1, 1]], [[1, 1, -1]]], [[0, 0, -1], [0]])
     >>> one_layer_kernel(net, None)[0], one_layer_kernel(net, (Q(2), Q(3)))[0]   # f = 1 there
@@ -103,14 +108,26 @@ def one_layer_kernel(net: Network, dom) -> tuple[int, dict] | str:
             active.append(i)
             continue
         key = tuple(v / w[k] for v in w) + (b[i] / w[k],)     # the hyperplane, either sign
-        if key in keys:
-            return f"neurons {keys[key]} and {i} switch on one hyperplane (proportional rows)"
-        keys[key] = i
-        if all(V[o, i] == 0 for o in range(V.nrows)):
-            counts["unseen"] += 1
-        else:
-            counts["scalings"] += 1
-    kernel = counts["scalings"] + (d + 1) * counts["unseen"] + (d + 1 + m) * counts["dead"]
+        side = w[k] > 0                                         # and its orientation
+        if key in keys and keys[key][0] != side:
+            return (f"neurons {keys[key][1][0]} and {i} switch on one hyperplane with opposite "
+                    "orientations (relu(z) and relu(-z): an affine part)")
+        keys.setdefault(key, (side, []))[1].append(i)
+    kernel = (d + 1 + m) * counts["dead"]
+    counts.update(split=0, split_free=0)
+    for _, group in keys.values():
+        if len(group) == 1:                  # R38: one scaling, or d + 1 free when unseen
+            unseen = all(V[o, group[0]] == 0 for o in range(m))
+            counts["unseen" if unseen else "scalings"] += 1
+            kernel += d + 1 if unseen else 1
+            continue                         # positive multiples of one row (a split neuron):
+        r = _rank([[V[o, i] for i in group] for o in range(m)], len(group))   # m + d·r (R39)
+        free = len(group) * (d + 1 + m) - (m + d * r)
+        counts["split"] += len(group)
+        counts["split_free"] += free
+        kernel += free
+    if not counts["split"]:
+        del counts["split"], counts["split_free"]
     if active:
         got = linear_block_image(W, V, active, d, m)
         if isinstance(got, str):
@@ -157,9 +174,9 @@ def linear_block_image(W, V, active: list, d: int, m: int) -> tuple[int, int, in
 def one_layer_hypotheses(net: Network, dom) -> str:
     """"" when R38/R39 decide *net* on *dom* (:func:`one_layer_kernel`), else why not.
 
-    >>> net = Network.from_rows([[[1, 0], [1, 0]], [[1, 1]]], [[0, 0], [0]])
+    >>> net = Network.from_rows([[[1, 0], [-1, 0]], [[1, 1]]], [[0, 0], [0]])   # |x0|
     >>> one_layer_hypotheses(net, None)
-    'neurons 0 and 1 switch on one hyperplane (proportional rows)'
+    'neurons 0 and 1 switch on one hyperplane with opposite orientations (relu(z) and relu(-z): an affine part)'
     """
     got = one_layer_kernel(net, dom)
     return got if isinstance(got, str) else ""
@@ -193,6 +210,10 @@ def one_layer_value(net: Network, dom) -> FunctionalDimension | None:
     if counts["dead"]:
         deficits.append(f"{counts['dead']} neurons never active on the domain: their {d + 1 + m} "
                         "parameters each free")
+    if counts.get("split"):
+        deficits.append(f"{counts['split']} neurons switch on hyperplanes they share with positive "
+                        f"multiples of their rows (split neurons, S3): {counts['split_free']} "
+                        "directions free")
     k = counts["active"]
     if k:
         r_w, r_v = counts["rank_W"], counts["rank_V"]
@@ -201,17 +222,19 @@ def one_layer_value(net: Network, dom) -> FunctionalDimension | None:
                         f"(rank W_A {r_w}, rank V_A {r_v}): their {k * (d + 1 + m)} parameters "
                         f"move the function in {image} dimensions, {k * (d + 1 + m) - image} free "
                         "(GL moves and bias trades, S4)")
-    plain = counts["unseen"] == counts["dead"] == k == 0
+    plain = counts["unseen"] == counts["dead"] == k == 0 and not counts.get("split")
     why = ("one hidden layer, each neuron dead on the domain or switching inside it on a "
            "hyperplane of its own: the kernel is the scalings of the switching neurons seen by the "
            "output, the incoming parameters of those it does not see, and every parameter of the "
            "dead ones (three-layer-fibers R38)")
-    if k:
+    if k or counts.get("split"):
         why = ("one hidden layer, each neuron dead on the domain, active on all of it, or "
-               "switching inside it on a hyperplane of its own: the kernel is the scalings of the "
-               "switching neurons seen by the output, the incoming parameters of those it does not "
-               "see, every parameter of the dead ones, and the moves of the linear block the "
-               "active ones form that keep V_A W_A (three-layer-fibers R38, R39)")
+               "switching inside it on a hyperplane that no other neuron shares with the opposite "
+               "orientation: the kernel is the scalings of the switching neurons seen by the "
+               "output, the incoming parameters of those it does not see, every parameter of the "
+               "dead ones, the moves of neurons split along one hyperplane that keep their sum, "
+               "and the moves of the linear block the active ones form that keep V_A W_A "
+               "(three-layer-fibers R38, R39)")
     return FunctionalDimension(
         N, N - kernel, N - kernel, why,
         deficits=tuple(deficits), details={"theorem": "R38", "kernel": dict(counts)},

@@ -13,12 +13,14 @@ Schema (version 1; built by :func:`semialgebraic.certificates.one_hidden_layer_d
 What is checked (exact; imports ``algebra`` only): the network has one hidden layer; every
 hidden neuron i is either *dead* (max of w_i·x + b_i over the domain <= 0: the maximum over the
 box at a vertex, +∞ along an open side; a zero row needs b_i < 0) or *switching* (min < 0 <
-max) on a hyperplane no other switching neuron shares (rows (w_i, b_i) not proportional: the
-key (w_i, b_i) / w_i[k], k the first non-zero entry, is the same for both signs), or *active*
+max) on a hyperplane (the key (w_i, b_i) / w_i[k], k the first non-zero entry, the same for both
+signs) that the other switching neurons share only with the same orientation, or *active*
 (min >= 0; a zero row needs b_i > 0); and ``value`` = N − kernel, kernel = (switching neurons
 with a non-zero outgoing column) + (d + 1)(switching neurons with a zero one) + (d + 1 + m)(dead
 neurons) + k (d + 1 + m) − (m r_W + d r_V − r_V r_W) for the k active neurons (R39: r_W, r_V
-the exact ranks of their rows W_A and their outgoing columns V_A).
+the exact ranks of their rows W_A and their outgoing columns V_A), where a group G of two or
+more switching neurons on one hyperplane, one orientation (a split neuron), counts
+|G| (d + 1 + m) − (m + d r_G) in place of its scalings (r_G the rank of its outgoing columns).
 
 Why (R38): a dead neuron's terms vanish at every differentiable input; the kink of a switching
 neuron i on H_i (shared by no other) forces the incoming part of a first-order invariance to be
@@ -102,15 +104,24 @@ def check(cert: dict) -> tuple[bool, str]:
             active.append(i)
             continue
         key = tuple(v / first for v in w) + (b[i] / first,)
-        if key in seen:
-            return False, f"neurons {seen[key]} and {i} switch on one hyperplane (proportional rows)"
-        seen[key] = i
-        if all(V[o, i] == 0 for o in range(m)):
-            unseen += 1
-        else:
-            scalings += 1
+        if key in seen and seen[key][0] != (first > 0):
+            return False, f"neurons {seen[key][1][0]} and {i} switch on one hyperplane with opposite orientations"
+        seen.setdefault(key, (first > 0, []))[1].append(i)
     N, k = net.n_parameters, len(active)
-    kernel = scalings + (d + 1) * unseen + (d + 1 + m) * dead
+    kernel, split, split_free = (d + 1 + m) * dead, 0, 0
+    for _, group in seen.values():
+        if len(group) == 1:
+            if all(V[o, group[0]] == 0 for o in range(m)):
+                unseen += 1
+                kernel += d + 1
+            else:
+                scalings += 1
+                kernel += 1
+            continue
+        r = _rank([[V[o, i] for i in group] for o in range(m)], len(group))
+        split += len(group)
+        split_free += len(group) * (d + 1 + m) - (m + d * r)
+    kernel += split_free
     block = ""
     if active:
         if k * (d + m) > ENTRIES:
@@ -121,9 +132,12 @@ def check(cert: dict) -> tuple[bool, str]:
         kernel += k * (d + 1 + m) - image
         block = (f", {k} active on the whole domain (a linear block, rank W_A {r_w}, rank V_A "
                  f"{r_v}: {k * (d + 1 + m) - image} free, R39)")
+    if split:
+        block += (f", {split} switching on hyperplanes they share with positive multiples of their "
+                  f"rows (split neurons: {split_free} free, R39)")
     if value != N - kernel:
         return False, (f"value {value} is not N - {kernel} = {N - kernel} ({scalings} scalings, "
-                       f"{unseen} unseen, {dead} dead and {k} active neurons)")
+                       f"{unseen} unseen, {dead} dead, {k} active and {split} split neurons)")
     return True, (f"one hidden layer: {scalings} neurons switching inside the domain on hyperplanes of "
                   f"their own (one scaling each), {unseen} of them with a zero outgoing column (d + 1 "
                   f"free each), {dead} dead (d + 1 + m free each){block}: functional dimension "

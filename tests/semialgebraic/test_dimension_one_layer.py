@@ -66,7 +66,13 @@ def test_hypotheses_are_named_when_they_fail_and_the_kernel_counted():
     zero_col = Network.from_rows([[[1, 0], [0, 1], [1, 1]], [[0, 1, -1]]], [[0, 0, -1], [0]])
     assert one_layer_kernel(zero_col, None) == (2 + 3, {"scalings": 2, "unseen": 1, "dead": 0, "active": 0})
     opposite = Network.from_rows([[[1, 0], [-2, 0], [1, 1]], [[1, 1, -1]]], [[1, -2, -1], [0]])
-    assert "proportional" in one_layer_hypotheses(opposite, None)       # one hyperplane, x0 = -1
+    assert "opposite orientations" in one_layer_hypotheses(opposite, None)   # one hyperplane, x0 = -1
+    # the same orientation (a split neuron, S3): relu(x0 + 1) and 2 relu(x0 + 1), outgoing
+    # columns (1), (1): rank 1, 2 (2 + 1 + 1) − (1 + 2·1) = 5 free, plus one scaling
+    split = Network.from_rows([[[1, 0], [2, 0], [1, 1]], [[1, 1, -1]]], [[1, 2, -1], [0]])
+    assert one_layer_kernel(split, None) == (5 + 1, {"scalings": 1, "unseen": 0, "dead": 0, "active": 0,
+                                                      "split": 2, "split_free": 5})
+    assert one_layer_value(split, None).value == functional_dimension(split).value == 13 - 6
     # on the orthant x0 + 1 and x1 are active everywhere: a linear block of two (R39), rows of
     # rank 2, outgoing columns (1, 1) of rank 1: 2 (1 + 2 + 1) − (1·2 + 2·1 − 1·2) = 6 free
     shifted = Network.from_rows([[[1, 0], [0, 1], [1, 1]], [[1, 1, -1]]], [[1, 0, -1], [0]])
@@ -273,3 +279,55 @@ def test_the_cli_says_the_theorem_decided(monkeypatch, capsys, tmp_path):
     assert main(["dim", str(tmp_path / "n.json"), "--box", "-1,1"]) == 0
     out = capsys.readouterr().out
     assert "functional dimension 10 of 13 parameters" in out and "classified exactly" in out
+
+
+def _planted_split(seed):
+    """A random net with neurons split along their hyperplane (a copy of a row and bias times
+    t > 0, S3), the copy's outgoing column zero, a multiple of the original's, or random."""
+    rng = random.Random(4000 + seed)
+    d, m = rng.randint(1, 3), rng.randint(1, 3)
+    net = _net(d, rng.randint(2, 6), m, 400 + seed)
+    W = [list(r) for r in net.weights[0].to_rows()]
+    b = list(net.biases[0])
+    V = [list(r) for r in net.weights[1].to_rows()]
+    for _ in range(rng.randint(1, 4)):
+        i = rng.randrange(len(W))
+        t = Q(rng.choice([1, 2, 3, 5]), rng.choice([1, 2, 3]))
+        W.append([t * v for v in W[i]])
+        b.append(t * b[i])
+        kind = rng.random()
+        for o in range(m):
+            V[o].append(Q(0) if kind < 0.2 else V[o][i] * rng.choice([1, -2]) if kind < 0.5
+                        else Q(rng.randint(-6, 6), 4))
+    return Network([W, V], [b, list(net.biases[1])]), DOMAINS[seed % len(DOMAINS)]
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_split_neurons_agree_with_the_general_method(seed):
+    """R39 (split neurons): a group G of switching neurons on one hyperplane, one orientation,
+    counts |G| (d + 1 + m) − (m + d r_G) free; the value equals the general method's exact
+    value, the certificate verifies and its value ±1 is rejected."""
+    net, dom = _planted_split(seed)
+    theorem = one_layer_value(net, dom)
+    if theorem is None:
+        assert one_layer_hypotheses(net, dom) != ""
+        return
+    general = functional_dimension(net, domain=dom, timeout=60)
+    assert general.exact and general.value == theorem.value, (one_layer_kernel(net, dom), general.value)
+    cert = json.loads(json.dumps(functional_dimension_certificate(net, theorem, domain=dom)))
+    assert verify(cert)[0]
+    for delta in (-1, 1):
+        bad = copy.deepcopy(cert)
+        bad["value"] += delta
+        assert verify(bad)[0] is False
+
+
+def test_a_split_neuron_with_an_opposite_twin_is_refused_by_the_checker():
+    net = Network.from_rows([[[1, 0], [2, 0], [1, 1]], [[1, 1, -1]]], [[1, 2, -1], [0]])
+    cert = json.loads(json.dumps(functional_dimension_certificate(net, one_layer_value(net, None))))
+    assert verify(cert)[0]
+    bad = copy.deepcopy(cert)
+    bad["network"]["layers"][0]["weight"][1] = [-2, 0]          # relu(-2 x0 - 2): the other side
+    bad["network"]["layers"][0]["bias"][1] = -2
+    ok, why = verify(bad)
+    assert not ok and "opposite orientations" in why
