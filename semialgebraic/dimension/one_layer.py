@@ -11,7 +11,8 @@ box), classify each hidden neuron i:
   its outgoing column is non-zero, its d + 1 incoming parameters otherwise; a group G of
   switching neurons on one hyperplane with one orientation (positive multiples of one row: a
   split neuron, S3) counts |G| (d + 1 + m) − (m + d·r_G) (r_G the rank of their outgoing
-  columns, R39);
+  columns, R39); with both orientations (relu(z) − relu(−z) = z) it also adds its normal and the
+  meet of its two column spaces to the affine part below;
 * *active*: w_i·x + b_i >= 0 on D (b_i > 0 for a zero row).  The k active neurons form a
   linear block x ↦ V_A (W_A x + b_A) (S4): its first-order changes δV_A W_A + V_A δW_A span
   m·r_W + d·r_V − r_V·r_W dimensions (r_W = rank W_A, r_V = rank V_A, exact), and the
@@ -19,8 +20,7 @@ box), classify each hidden neuron i:
 
 When every neuron is one of these, the Jacobian's kernel is exactly those directions (the proofs
 are R38's and R39's), so the functional dimension is N minus their number.  A zero row with
-bias 0, or two switching neurons on one hyperplane with opposite orientations: not decided here
-(the general method).
+bias 0 (a kink at every input): not decided here (the general method).
 Every classification is an exact comparison and the two ranks exact: :func:`one_layer_kernel`
 costs O(n1 (d + m)) operations and two ranks, where the rank of the Jacobian rows (ACAS
 Xu-size nets and above, ``RANK_ONLY``) costs minutes to hours and a 64-3072-64 transformer MLP
@@ -64,8 +64,8 @@ def one_layer_kernel(net: Network, dom) -> tuple[int, dict] | str:
     hyperplane with one orientation, a split neuron: |G| (d + 1 + m) − (m + d·r_G), counts
     ``split``, ``split_free``); or *active* (its pre-activation >= 0 on the domain, positive if
     its row is zero): the k active neurons' k (d + 1 + m) parameters less the image of the
-    linear block (:func:`linear_block_image`).  A zero row with bias 0 or two switching neurons
-    on one hyperplane with opposite orientations: not decided here.
+    linear block (:func:`linear_block_image`, which also takes the hyperplanes shared with both
+    orientations).  A zero row with bias 0: not decided here.
 
     >>> net = Network.from_rows([[[1, 0], [0, 1], [1, 1]], [[1, 1, -1]]], [[0, 0, -1], [0]])
     >>> one_layer_kernel(net, None)[0], one_layer_kernel(net, (Q(2), Q(3)))[0]   # f = 1 there
@@ -107,35 +107,51 @@ def one_layer_kernel(net: Network, dom) -> tuple[int, dict] | str:
         if mn is not None and mn >= 0:       # active on the open domain: the linear block (R39)
             active.append(i)
             continue
-        key = tuple(v / w[k] for v in w) + (b[i] / w[k],)     # the hyperplane, either sign
-        side = w[k] > 0                                         # and its orientation
-        if key in keys and keys[key][0] != side:
-            return (f"neurons {keys[key][1][0]} and {i} switch on one hyperplane with opposite "
-                    "orientations (relu(z) and relu(-z): an affine part)")
-        keys.setdefault(key, (side, []))[1].append(i)
+        key = tuple(v / w[k] for v in w) + (b[i] / w[k],)     # the hyperplane, either sign,
+        keys.setdefault(key, ([], []))[0 if w[k] > 0 else 1].append(i)     # by orientation
     kernel = (d + 1 + m) * counts["dead"]
-    counts.update(split=0, split_free=0)
-    for _, group in keys.values():
+    counts.update(split=0, split_free=0, opposite=0)
+    normals, meets = [], []                  # of the groups with both orientations
+    for key, (pos, neg) in keys.items():
+        group = pos + neg
         if len(group) == 1:                  # R38: one scaling, or d + 1 free when unseen
             unseen = all(V[o, group[0]] == 0 for o in range(m))
             counts["unseen" if unseen else "scalings"] += 1
             kernel += d + 1 if unseen else 1
-            continue                         # positive multiples of one row (a split neuron):
+            continue                         # several on one hyperplane (split neurons):
         r = _rank([[V[o, i] for i in group] for o in range(m)], len(group))   # m + d·r (R39)
         free = len(group) * (d + 1 + m) - (m + d * r)
         counts["split"] += len(group)
         counts["split_free"] += free
         kernel += free
-    if not counts["split"]:
-        del counts["split"], counts["split_free"]
-    if active:
-        got = linear_block_image(W, V, active, d, m)
+        if pos and neg:                      # relu(z) − relu(−z) = z: an affine part that joins
+            counts["opposite"] += len(group)     # the linear block's (R39)
+            normals.append(list(key[:d]))
+            meets += column_meet(V, pos, neg, m)
+    for name in ("split", "split_free", "opposite"):
+        if not counts[name]:
+            del counts[name]
+    if active or normals:
+        got = linear_block_image(W, V, active, d, m, normals, meets)
         if isinstance(got, str):
             return got
         image, r_w, r_v = got
         counts.update(active=len(active), rank_W=r_w, rank_V=r_v)
         kernel += len(active) * (d + 1 + m) - image
     return kernel, counts
+
+
+def column_meet(V, pos: list, neg: list, m: int) -> list:
+    """A spanning set (vectors of R^m) of col(V[:, pos]) ∩ col(V[:, neg]): V_pos x for each
+    (x, y) of a basis of the kernel of [V_pos | −V_neg]."""
+    M = QMatrix.from_rows([[V[o, i] for i in pos] + [-V[o, j] for j in neg] for o in range(m)],
+                          ncols=len(pos) + len(neg))
+    out = []
+    for z in M.nullspace().to_rows():
+        v = [sum((V[o, i] * z[a] for a, i in enumerate(pos)), Q(0)) for o in range(m)]
+        if any(v):
+            out.append(v)
+    return out
 
 
 LINEAR_BLOCK_ENTRIES = 10 ** 7
@@ -153,30 +169,33 @@ def _rank(rows: list, ncols: int) -> int:
     return low if low == min(len(rows), ncols) else A.rank()
 
 
-def linear_block_image(W, V, active: list, d: int, m: int) -> tuple[int, int, int] | str:
-    """``(dimension, rank W_A, rank V_A)`` of the image of (δV_A, δW_A) ↦ δV_A W_A + V_A δW_A,
-    the first-order changes of the linear map x ↦ V_A W_A x of the neurons *active* on the whole
-    domain (three-layer-fibers R39): m·r_W + d·r_V − r_V·r_W, with r_W = rank W_A (k x d) and
-    r_V = rank V_A (m x k); or why it is not computed.
+def linear_block_image(W, V, active: list, d: int, m: int, normals=(), meets=()) -> tuple[int, int, int] | str:
+    """``(dimension, u, c)`` of the affine functions' first-order changes that the network's
+    affine part can make (three-layer-fibers R39): the linear block x ↦ V_A W_A x of the neurons
+    *active* on the whole domain, δV_A W_A + V_A δW_A, plus, for each hyperplane ℓ that switching
+    neurons share with both orientations, R^m ⊗ ℓ + (col V_pos ∩ col V_neg) ⊗ R^d (*normals*: the
+    ℓ's linear parts; *meets*: vectors spanning the intersections).  The sum of R^m ⊗ U and
+    C ⊗ R^d has dimension m·u + d·c − c·u, u = dim U (W_A's rows and the normals), c = dim C
+    (V_A's columns and the meets); or why it is not computed.
 
     >>> W = QMatrix.from_rows([[1, 0], [2, 0]]); V = QMatrix.from_rows([[1, 1]])
-    >>> linear_block_image(W, V, [0, 1], 2, 1)       # rank W_A 1, rank V_A 1: 1 + 2 - 1
+    >>> linear_block_image(W, V, [0, 1], 2, 1)       # u = 1, c = 1: 1 + 2 - 1
     (2, 1, 1)
     """
     k = len(active)
-    if k * (d + m) > LINEAR_BLOCK_ENTRIES:
+    if (k + len(normals)) * d + (k + len(meets)) * m > LINEAR_BLOCK_ENTRIES:
         return f"the linear block of {k} always-active neurons is too large to rank here"
-    r_w = _rank([[W[i, c] for c in range(d)] for i in active], d)
-    r_v = _rank([[V[o, i] for i in active] for o in range(m)], k)
+    r_w = _rank([[W[i, c] for c in range(d)] for i in active] + [list(v) for v in normals], d)
+    r_v = _rank([[V[o, i] for o in range(m)] for i in active] + [list(v) for v in meets], m)
     return m * r_w + d * r_v - r_v * r_w, r_w, r_v
 
 
 def one_layer_hypotheses(net: Network, dom) -> str:
     """"" when R38/R39 decide *net* on *dom* (:func:`one_layer_kernel`), else why not.
 
-    >>> net = Network.from_rows([[[1, 0], [-1, 0]], [[1, 1]]], [[0, 0], [0]])   # |x0|
+    >>> net = Network.from_rows([[[1, 0], [0, 0]], [[1, 1]]], [[0, 0], [0]])
     >>> one_layer_hypotheses(net, None)
-    'neurons 0 and 1 switch on one hyperplane with opposite orientations (relu(z) and relu(-z): an affine part)'
+    'neuron 1 has a zero row and bias 0 (a kink at every input)'
     """
     got = one_layer_kernel(net, dom)
     return got if isinstance(got, str) else ""
@@ -211,16 +230,19 @@ def one_layer_value(net: Network, dom) -> FunctionalDimension | None:
         deficits.append(f"{counts['dead']} neurons never active on the domain: their {d + 1 + m} "
                         "parameters each free")
     if counts.get("split"):
-        deficits.append(f"{counts['split']} neurons switch on hyperplanes they share with positive "
-                        f"multiples of their rows (split neurons, S3): {counts['split_free']} "
-                        "directions free")
-    k = counts["active"]
-    if k:
-        r_w, r_v = counts["rank_W"], counts["rank_V"]
-        image = m * r_w + d * r_v - r_v * r_w
-        deficits.append(f"{k} neurons active on the whole domain form a linear block V_A W_A "
-                        f"(rank W_A {r_w}, rank V_A {r_v}): their {k * (d + 1 + m)} parameters "
-                        f"move the function in {image} dimensions, {k * (d + 1 + m) - image} free "
+        deficits.append(f"{counts['split']} neurons switch on hyperplanes they share with multiples "
+                        f"of their rows (split neurons, S3): {counts['split_free']} directions free")
+    k, opposite = counts["active"], counts.get("opposite", 0)
+    if k or opposite:
+        u, c = counts["rank_W"], counts["rank_V"]
+        image = m * u + d * c - c * u
+        what = " and ".join(t for t in (f"{k} neurons active on the whole domain" if k else "",
+                                        f"{opposite} switching on hyperplanes shared with the "
+                                        "opposite orientation (relu(z) - relu(-z) = z)" if opposite
+                                        else "") if t)
+        deficits.append(f"{what} form an affine part (rank {u} in the inputs, {c} in the outputs): "
+                        f"the active ones' {k * (d + 1 + m)} parameters move the function in "
+                        f"{image} dimensions there, {k * (d + 1 + m) - image} free "
                         "(GL moves and bias trades, S4)")
     plain = counts["unseen"] == counts["dead"] == k == 0 and not counts.get("split")
     why = ("one hidden layer, each neuron dead on the domain or switching inside it on a "
@@ -229,12 +251,12 @@ def one_layer_value(net: Network, dom) -> FunctionalDimension | None:
            "dead ones (three-layer-fibers R38)")
     if k or counts.get("split"):
         why = ("one hidden layer, each neuron dead on the domain, active on all of it, or "
-               "switching inside it on a hyperplane that no other neuron shares with the opposite "
-               "orientation: the kernel is the scalings of the switching neurons seen by the "
-               "output, the incoming parameters of those it does not see, every parameter of the "
-               "dead ones, the moves of neurons split along one hyperplane that keep their sum, "
-               "and the moves of the linear block the active ones form that keep V_A W_A "
-               "(three-layer-fibers R38, R39)")
+               "switching inside it: the kernel is the scalings of the switching neurons seen by "
+               "the output, the incoming parameters of those it does not see, every parameter of "
+               "the dead ones, the moves of neurons split along one hyperplane that keep their "
+               "sum, and the moves of the affine part (the active neurons' linear block and the "
+               "hyperplanes shared with both orientations) that keep it (three-layer-fibers R38, "
+               "R39)")
     return FunctionalDimension(
         N, N - kernel, N - kernel, why,
         deficits=tuple(deficits), details={"theorem": "R38", "kernel": dict(counts)},

@@ -41,6 +41,8 @@ from algebra.linalg.gfp import rank_lower_bound
 
 __all__ = ["check"]
 
+_ZERO = parse_number(0, "0")
+
 
 def _box(dom, d):
     """``(lo, hi)`` per coordinate, None for an open side."""
@@ -104,12 +106,11 @@ def check(cert: dict) -> tuple[bool, str]:
             active.append(i)
             continue
         key = tuple(v / first for v in w) + (b[i] / first,)
-        if key in seen and seen[key][0] != (first > 0):
-            return False, f"neurons {seen[key][1][0]} and {i} switch on one hyperplane with opposite orientations"
-        seen.setdefault(key, (first > 0, []))[1].append(i)
+        seen.setdefault(key, ([], []))[0 if first > 0 else 1].append(i)
     N, k = net.n_parameters, len(active)
-    kernel, split, split_free = (d + 1 + m) * dead, 0, 0
-    for _, group in seen.values():
+    kernel, split, split_free, opposite, normals, meets = (d + 1 + m) * dead, 0, 0, 0, [], []
+    for key, (pos, neg) in seen.items():
+        group = pos + neg
         if len(group) == 1:
             if all(V[o, group[0]] == 0 for o in range(m)):
                 unseen += 1
@@ -121,20 +122,28 @@ def check(cert: dict) -> tuple[bool, str]:
         r = _rank([[V[o, i] for i in group] for o in range(m)], len(group))
         split += len(group)
         split_free += len(group) * (d + 1 + m) - (m + d * r)
+        if pos and neg:                  # the intersection of the two column spaces joins C
+            opposite += len(group)
+            normals.append(list(key[:d]))
+            K = QMatrix.from_rows([[V[o, i] for i in pos] + [-V[o, j] for j in neg] for o in range(m)],
+                                  ncols=len(group)).nullspace()
+            meets += [[sum((V[o, i] * z[a] for a, i in enumerate(pos)), _ZERO) for o in range(m)]
+                      for z in K.to_rows()]
     kernel += split_free
     block = ""
-    if active:
-        if k * (d + m) > ENTRIES:
+    if active or normals:
+        if (k + len(normals)) * d + (k + len(meets)) * m > ENTRIES:
             return False, f"the linear block of {k} active neurons is too large to re-rank here"
-        r_w = _rank([[W[i, c] for c in range(d)] for i in active], d)
-        r_v = _rank([[V[o, i] for i in active] for o in range(m)], k)
-        image = m * r_w + d * r_v - r_v * r_w
+        u = _rank([[W[i, c] for c in range(d)] for i in active] + normals, d)
+        c = _rank([[V[o, i] for o in range(m)] for i in active] + meets, m)
+        image = m * u + d * c - c * u
         kernel += k * (d + 1 + m) - image
-        block = (f", {k} active on the whole domain (a linear block, rank W_A {r_w}, rank V_A "
-                 f"{r_v}: {k * (d + 1 + m) - image} free, R39)")
+        block = (f", {k} active on the whole domain and {opposite} switching on hyperplanes shared "
+                 f"with the opposite orientation (an affine part of rank {u} in x, {c} in the "
+                 f"outputs: {k * (d + 1 + m) - image} free, R39)")
     if split:
-        block += (f", {split} switching on hyperplanes they share with positive multiples of their "
-                  f"rows (split neurons: {split_free} free, R39)")
+        block += (f", {split} switching on hyperplanes they share with multiples of their rows "
+                  f"(split neurons: {split_free} free, R39)")
     if value != N - kernel:
         return False, (f"value {value} is not N - {kernel} = {N - kernel} ({scalings} scalings, "
                        f"{unseen} unseen, {dead} dead, {k} active and {split} split neurons)")

@@ -65,8 +65,11 @@ def test_hypotheses_are_named_when_they_fail_and_the_kernel_counted():
     assert one_layer_kernel(dead_row, None) == (2 + 4, {"scalings": 2, "unseen": 0, "dead": 1, "active": 0})
     zero_col = Network.from_rows([[[1, 0], [0, 1], [1, 1]], [[0, 1, -1]]], [[0, 0, -1], [0]])
     assert one_layer_kernel(zero_col, None) == (2 + 3, {"scalings": 2, "unseen": 1, "dead": 0, "active": 0})
+    # relu(x0 + 1) and relu(-2 x0 - 2): one hyperplane, both orientations (an affine part,
+    # x0 + 1 = relu(x0 + 1) - relu(-x0 - 1), joins the affine part: R39)
     opposite = Network.from_rows([[[1, 0], [-2, 0], [1, 1]], [[1, 1, -1]]], [[1, -2, -1], [0]])
-    assert "opposite orientations" in one_layer_hypotheses(opposite, None)   # one hyperplane, x0 = -1
+    got = one_layer_kernel(opposite, None)
+    assert got[1]["opposite"] == 2 and one_layer_value(opposite, None).value == functional_dimension(opposite).value
     # the same orientation (a split neuron, S3): relu(x0 + 1) and 2 relu(x0 + 1), outgoing
     # columns (1), (1): rank 1, 2 (2 + 1 + 1) − (1 + 2·1) = 5 free, plus one scaling
     split = Network.from_rows([[[1, 0], [2, 0], [1, 1]], [[1, 1, -1]]], [[1, 2, -1], [0]])
@@ -283,7 +286,8 @@ def test_the_cli_says_the_theorem_decided(monkeypatch, capsys, tmp_path):
 
 def _planted_split(seed):
     """A random net with neurons split along their hyperplane (a copy of a row and bias times
-    t > 0, S3), the copy's outgoing column zero, a multiple of the original's, or random."""
+    t, S3 when t > 0, the opposite orientation when t < 0), the copy's outgoing column zero, a
+    multiple of the original's, or random."""
     rng = random.Random(4000 + seed)
     d, m = rng.randint(1, 3), rng.randint(1, 3)
     net = _net(d, rng.randint(2, 6), m, 400 + seed)
@@ -292,7 +296,7 @@ def _planted_split(seed):
     V = [list(r) for r in net.weights[1].to_rows()]
     for _ in range(rng.randint(1, 4)):
         i = rng.randrange(len(W))
-        t = Q(rng.choice([1, 2, 3, 5]), rng.choice([1, 2, 3]))
+        t = Q(rng.choice([1, 2, 3, 5, -1, -2]), rng.choice([1, 2, 3]))   # t < 0: the other side
         W.append([t * v for v in W[i]])
         b.append(t * b[i])
         kind = rng.random()
@@ -304,9 +308,10 @@ def _planted_split(seed):
 
 @pytest.mark.parametrize("seed", range(40))
 def test_split_neurons_agree_with_the_general_method(seed):
-    """R39 (split neurons): a group G of switching neurons on one hyperplane, one orientation,
-    counts |G| (d + 1 + m) − (m + d r_G) free; the value equals the general method's exact
-    value, the certificate verifies and its value ±1 is rejected."""
+    """R39 (split neurons): a group G of switching neurons on one hyperplane counts
+    |G| (d + 1 + m) − (m + d r_G) free, and a group with both orientations adds its normal and
+    the meet of its two column spaces to the affine part; the value equals the general method's
+    exact value, the certificate verifies and its value ±1 is rejected."""
     net, dom = _planted_split(seed)
     theorem = one_layer_value(net, dom)
     if theorem is None:
@@ -322,12 +327,18 @@ def test_split_neurons_agree_with_the_general_method(seed):
         assert verify(bad)[0] is False
 
 
-def test_a_split_neuron_with_an_opposite_twin_is_refused_by_the_checker():
+def test_a_split_neuron_turned_to_the_opposite_orientation_changes_the_value():
+    """relu(x0 + 1) and 2 relu(x0 + 1) (one orientation) against relu(x0 + 1) and relu(-2 x0 - 2)
+    (both): the checker regroups the neurons and recounts; each value is the general method's."""
     net = Network.from_rows([[[1, 0], [2, 0], [1, 1]], [[1, 1, -1]]], [[1, 2, -1], [0]])
     cert = json.loads(json.dumps(functional_dimension_certificate(net, one_layer_value(net, None))))
     assert verify(cert)[0]
+    flipped = Network.from_rows([[[1, 0], [-2, 0], [1, 1]], [[1, 1, -1]]], [[1, -2, -1], [0]])
+    want = functional_dimension(flipped).value
+    assert want != cert["value"]
     bad = copy.deepcopy(cert)
     bad["network"]["layers"][0]["weight"][1] = [-2, 0]          # relu(-2 x0 - 2): the other side
     bad["network"]["layers"][0]["bias"][1] = -2
-    ok, why = verify(bad)
-    assert not ok and "opposite orientations" in why
+    assert verify(bad)[0] is False
+    bad["value"] = want
+    assert verify(bad)[0]
