@@ -236,8 +236,22 @@ def dim_rows(tmp: Path, d: int, k: int) -> list:
     v = probe(_CLI, f"main(['verify', {str(cert)!r}])")
     b = probe(_NUMPY, f"t = load_file({str(block)!r})\n[np.abs(a).max() for a in t.values()]")
     value, n = r.get("result") or (None, None)
+    # around one input (a ball of radius 1/100): most neurons keep one sign there, the active
+    # ones a linear block (R39); before R39 the interval after 30 s was [64, 212 224] at 64-3072-64
+    ball = ",".join(["1/4"] * d) + ",1/100"
+    cert_b = tmp / "dim_ball_cert.json"
+    rb = probe(_CLI, f"import io, contextlib, json\nbuf = io.StringIO()\n"
+                     f"with contextlib.redirect_stdout(buf):\n"
+                     f"    main(['dim', {str(block)!r}, '--ball', {ball!r}, '--json', '--timeout', '600', "
+                     f"'--certificate', {str(cert_b)!r}])\n"
+                     f"out = json.loads(buf.getvalue())\n"
+                     f"result = [out['functional_dimension'], out['n_parameters']]")
+    vb = probe(_CLI, f"main(['verify', {str(cert_b)!r}])")
+    value_b, _ = rb.get("result") or (None, None)
     return [(f"dim {d}-{k}-{d} (N={n}): {value}", r, b, "exact (R38)"),
-            (f"verify its certificate", v, b, "-")]
+            (f"verify its certificate", v, b, "-"),
+            (f"dim on a ball of radius 1/100: {value_b}", rb, b, "exact (R39)"),
+            (f"verify its certificate", vb, b, "-")]
 
 
 def _mb(r: dict) -> str:

@@ -152,3 +152,16 @@ def test_peeling_keeps_the_rank(seed, monkeypatch):
         if rest else 0
     assert r + restrank == want
     assert ProvenSpan(vecs, n, 1000003).rank() == want
+
+
+def test_directions_bound_past_the_fill_in_takes_the_proven_span_routes(monkeypatch):
+    """``directions_bound`` (the fiber's floor, the certificate's upper entries) built a dense
+    k x N int64 array when the sparse rank gave up: 2.86 TiB on a 384-1536-384 block on a small
+    ball (an internal error).  Now the ProvenSpan routes (peeled, sparse, dense within their
+    memory): the same bound on a small net."""
+    import semialgebraic.dimension.upper as up
+    net = random_net([3, 6, 5, 2], 2)
+    entries = [["scale", 0, i] for i in range(6)] + [["scale", 1, i] for i in range(5)]
+    want = up.directions_bound(net, entries)
+    monkeypatch.setattr(up, "sparse_rank_mod_p", lambda rows, p: None)
+    assert up.directions_bound(net, entries) == want == net.n_parameters - 11
