@@ -32,6 +32,7 @@ the linear block.
 
 from __future__ import annotations
 
+from algebra.exceptions import InputError
 from algebra.linalg import QMatrix
 from algebra.linalg.gfp import rank_lower_bound
 from algebra.network import Network
@@ -84,6 +85,8 @@ def one_layer_kernel(net: Network, dom) -> tuple[int, dict] | str:
         lo, hi = [Q(dom[0])] * d, [Q(dom[1])] * d
     else:
         lo, hi = [Q(a) for a, _ in dom], [Q(z) for _, z in dom]
+        if len(lo) != d:                     # (zip would drop the coordinates not given)
+            raise InputError(f"the box has {len(lo)} sides for {d} inputs")
     if any(a is not None and z is not None and a >= z for a, z in zip(lo, hi)):
         return "the domain has no interior"
     keys: dict = {}

@@ -335,3 +335,13 @@ def test_a_split_neuron_turned_to_the_opposite_orientation_changes_the_value():
     assert verify(bad)[0] is False
     bad["value"] = want
     assert verify(bad)[0]
+
+
+def test_a_box_with_fewer_sides_than_inputs_is_refused():
+    """(session-26 audit) zip dropped the coordinates not given: a 3-input net on a 2-sided box
+    read neuron x3 - 1/2 as dead (4 where the full box gives 8)."""
+    from algebra.exceptions import InputError
+    net = Network.from_rows([[[0, 0, 1], [1, 0, 0]], [[1, 1]]], [["-1/2", 0], [0]])
+    with pytest.raises(InputError, match="2 sides for 3 inputs"):
+        one_layer_kernel(net, [(Q(0), Q(1)), (Q(0), Q(1))])
+    assert one_layer_value(net, [(Q(0), Q(1))] * 3).value == 8
