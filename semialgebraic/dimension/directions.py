@@ -341,7 +341,7 @@ def is_masked(net: Network, patterns, l: int, k: int, i: int) -> bool:
 
 
 def fiber_floor(net: Network, domain: Any = None, patterns=None, proven: dict | None = None,
-                overcounted: list | None = None) -> int:
+                overcounted: list | None = None, budget=None) -> int:
     """A certified lower bound of the dimension of the fiber at θ: the rank (mod the network's
     prime, at most the rank over Q) of moves that keep the function on a whole neighbourhood of
     θ, chosen so that none undoes another (R22's corank N − rank can exceed the fiber's
@@ -402,7 +402,7 @@ def fiber_floor(net: Network, domain: Any = None, patterns=None, proven: dict | 
             fixed.update(keep)
             g += 1
     entries += [["free", p, {}] for p in sorted(free - fixed)]
-    return net.n_parameters - directions_bound(net, entries)
+    return net.n_parameters - directions_bound(net, entries, budget)
 
 
 BOTTLENECK_HIDDEN = 64
@@ -411,7 +411,8 @@ settled by three-layer-fibers R17 in :func:`fiber_lower` (the check of G0–G8 i
 budget: G8 took 7 s on a 24-1 200-2 net)."""
 
 
-def fiber_lower(net: Network, domain: Any, patterns, proven, corank: int | None) -> tuple[int, str]:
+def fiber_lower(net: Network, domain: Any, patterns, proven, corank: int | None,
+                budget=None) -> tuple[int, str]:
     """``(lower bound of the fiber's dimension, how it meets corank)`` for the fiber dimension of a
     ``dim`` / ``conserved`` answer; *corank* = N − rank (N − the upper bound of the rank when it
     is not exact: then a lower end; None: not known).
@@ -431,7 +432,7 @@ def fiber_lower(net: Network, domain: Any, patterns, proven, corank: int | None)
     if isinstance(domain, Domain) and domain.legacy_or_none() != "other":
         domain = domain.legacy()
     over: list = []
-    floor = fiber_floor(net, domain, patterns, proven, over)
+    floor = fiber_floor(net, domain, patterns, proven, over, budget)
     if corank is None:
         return floor, ""
     if floor >= corank:              # (= corank when the rank is exact: floor <= N - rank)

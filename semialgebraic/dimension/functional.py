@@ -117,6 +117,12 @@ not by the rank of its Jacobian rows: a 16-200-8 net (5 008 parameters) on a bal
 its ~4 600 proven directions alone: 27 s); by the theorem exact in well under a second.  Below
 it the general method, whose certificate lists its inputs."""
 
+FIBER_SECONDS = 1e-5
+"""Above :data:`RANK_ONLY` parameters the fiber's lower bound (:func:`~semialgebraic.dimension.
+directions.fiber_lower`: the moves' rank, peeled, mostly not stoppable) starts only with at
+least this many seconds a parameter left (measured 6e-6: 6.9 s on a 384-1536-384 block on a
+ball of radius 1/100, where ``dim --timeout 2`` took 9 s)."""
+
 REDUCE_SHARE = 0.25
 """Of the time left when the proven directions are known, the share their RREF mod p (for the
 missing directions, :func:`~semialgebraic.dimension.jacobian.missing_directions`) may take at
@@ -245,12 +251,16 @@ def functional_dimension(net: Network, *, domain: Any = None, timeout: float | N
                                samples=samples, seed=seed, budget=budget, nearby=nearby, cover=cover,
                                first_round=first_round, reserve_for_certificate=reserve_for_certificate)
     # the fiber dimension's lower bound (0 without it, still valid): skipped on a large net once
-    # the budget is spent (1.0-1.3 s past the deadline on a 64-3072-64 net)
-    if fd.fiber_floor is None and (net.n_parameters <= RANK_ONLY or not budget.exhausted()):
+    # the budget is spent (1.0-1.3 s past the deadline on a 64-3072-64 net) or when the time left
+    # is below FIBER_SECONDS a parameter (a 384-1536-384 block on a small ball: 6.9 s)
+    left = budget.remaining()
+    if fd.fiber_floor is None and (net.n_parameters <= RANK_ONLY or not budget.exhausted()
+                                   and (left is None or left > FIBER_SECONDS * net.n_parameters)):
         from dataclasses import replace
         from .directions import fiber_lower
         floor, by = fiber_lower(net, domain, fd.details.get("patterns"), fd.details.get("proven"),
-                                net.n_parameters - fd.upper)
+                                net.n_parameters - fd.upper,
+                                budget if net.n_parameters > RANK_ONLY else None)
         fd = replace(fd, fiber_floor=floor, fiber_exact_by=by)
     return fd
 
