@@ -503,8 +503,9 @@ def cmd_dim(args) -> int:
     for line in display.grouped_lines(fd.deficits):
         text += f"\n  {line}"
     if fd.details.get("theorem") == "R38":      # no sampling: each neuron classified exactly
+        kernel = fd.details["kernel"]           # R39: a linear block or neurons sharing a hyperplane
         text += ("\n  work done: none sampled; every neuron classified exactly (three-layer-fibers "
-                 + ("R38, R39)" if fd.details["kernel"].get("active") else "R38)"))
+                 + ("R38, R39)" if kernel.get("active") or kernel.get("split") else "R38)"))
     else:
         text += f"\n  work done: {fd.work_text()} (deterministic given the seed and this work)"
     if args.certificate and fd.non_generic:     # nothing to certify: no value at this theta

@@ -189,7 +189,7 @@ def _region_points(net, lo, hi, halfspaces, max_regions, deadline) -> list:
     every region's."""
     import time
     from algebra.kernel.domains import Domain
-    from ..budget import Budget
+    from ..budget import Budget, BudgetExhausted
     from ..regions.stacked import joint_regions
     from .functional import RANK_ONLY
     from .sampling import batch_simplex
@@ -203,7 +203,7 @@ def _region_points(net, lo, hi, halfspaces, max_regions, deadline) -> list:
         for r in joint_regions([net], domain=Domain(lo, hi, halfspaces),
                                budget=Budget(left, max_regions), multipliers=False):
             bases.append(list(r.point))
-    except KeyboardInterrupt:          # (the walk's own budget ends it quietly; Ctrl-C: as is)
+    except BudgetExhausted:            # an outer budget's stop; a Ctrl-C goes up as before
         pass
     return [list(x) for x in batch_simplex(net, bases)]
 

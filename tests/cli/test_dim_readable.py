@@ -50,3 +50,13 @@ def test_analyze_counts_them_too(tmp_path, capsys):
     out = capsys.readouterr().out
     assert "dead neuron (2, 5): 5 parameters free" in out and "dead neuron (2, 6)" not in out
     assert "... and 17 more like it (--json lists them all)" in out
+
+
+def test_the_work_line_names_r39_for_split_neurons(tmp_path, monkeypatch, capsys):
+    import semialgebraic.dimension.functional as fmod
+    monkeypatch.setattr(fmod, "RANK_ONLY", 0)
+    net = Network.from_rows([[[1, 0], [2, 0], [1, 1]], [[1, 1, -1]]], [[1, 2, -1], [0]])   # a split neuron
+    path = tmp_path / "split.json"
+    path.write_text(json.dumps(net.to_dict()))
+    assert main(["dim", str(path)]) == 0
+    assert "classified exactly (three-layer-fibers R38, R39)" in capsys.readouterr().out
