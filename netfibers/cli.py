@@ -36,6 +36,15 @@ def _startup(signum, frame):
     raise KeyboardInterrupt
 
 
+def _quiet_ctrl_c(unraisable, _default=sys.unraisablehook):
+    """Python's report of an exception it could not raise ("Exception ignored in: ..." and a
+    traceback on stderr), except a Ctrl-C's KeyboardInterrupt: it is counted already, and the
+    one line follows (seen in CI: a Ctrl-C landing in importlib's module-lock callback)."""
+    if issubclass(unraisable.exc_type, KeyboardInterrupt):
+        return
+    _default(unraisable)
+
+
 def main(argv: list[str] | None = None) -> int:
     """Run ``netfibers`` (:func:`semialgebraic.cli.main`) with *argv*; the exit code.  Run as the
     process (*argv* None), a Ctrl-C before the command's own handler is in place ends the
@@ -43,6 +52,7 @@ def main(argv: list[str] | None = None) -> int:
     own = argv is None and signal.getsignal(signal.SIGINT) is signal.default_int_handler
     if own:
         signal.signal(signal.SIGINT, _startup)
+        sys.unraisablehook = _quiet_ctrl_c
     try:
         from semialgebraic.cli import main as run
         if own:

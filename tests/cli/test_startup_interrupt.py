@@ -196,3 +196,19 @@ def test_an_error_after_a_ctrl_c_is_the_interrupt(monkeypatch, capsys, error):
     assert capsys.readouterr().err == "netfibers: interrupted (Ctrl-C)\n"
     # without a Ctrl-C the same error is what it is
     assert semialgebraic.cli.main(["explain", "generic"]) in (2, 4)
+
+
+def test_a_ctrl_c_python_could_not_raise_prints_no_traceback():
+    """A Ctrl-C landing in a callback Python cannot raise from (seen in CI: importlib's
+    module-lock weakref callback) was reported as "Exception ignored in: ..." with a traceback
+    before the one line; the console script's hook drops that report (the Ctrl-C is counted and
+    the one line follows), and reports every other exception as Python does."""
+    code = ("import sys, netfibers.cli as c\n"
+            "sys.unraisablehook = c._quiet_ctrl_c\n"
+            "class A:\n"
+            "    def __init__(self, e): self.e = e\n"
+            "    def __del__(self): raise self.e\n"
+            "A(KeyboardInterrupt())\n"
+            "A(ValueError('shown'))\n")
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT)
+    assert "KeyboardInterrupt" not in r.stderr and "ValueError: shown" in r.stderr
