@@ -15,7 +15,8 @@ Two back ends, both exact:
 * ``*_mod_p`` take numpy arrays and run a blocked Gaussian elimination whose float64 BLAS
   products are exact integer operations (needs ``p < 2^21`` and numpy, an optional dependency
   imported when called): :func:`rank_mod_p`, :func:`echelon_mod_p`, :func:`kernel_mod_p`,
-  :func:`shrink_kernel_mod_p`, :func:`matmul_mod_p`, :func:`inverse_mod_p`,
+  :func:`shrink_kernel_mod_p` (:func:`shrink_kernel_free_mod_p` keeps the identity rows),
+  :func:`matmul_mod_p`, :func:`inverse_mod_p`,
   :func:`reduce_mod_p`, and :class:`BlockSpan` (a row space grown batch by batch, stoppable
   between panels).  For the large Jacobians of the functional dimension and the conservation
   laws.
@@ -56,7 +57,8 @@ from .qmatrix import QMatrix
 
 __all__ = ["PRIME", "PRIMES_24", "PRIME_31", "PRIME_61", "is_prime", "prime_for", "residue",
            "residues", "nmod_rank", "nmod_rref", "nmod_left_kernel_vector", "rank_lower_bound",
-           "rank_mod_p", "echelon_mod_p", "rref_mod_p", "kernel_mod_p", "shrink_kernel_mod_p", "matmul_mod_p",
+           "rank_mod_p", "echelon_mod_p", "rref_mod_p", "kernel_mod_p", "shrink_kernel_mod_p",
+           "shrink_kernel_free_mod_p", "matmul_mod_p",
            "inverse_mod_p", "reduce_mod_p", "kernel_free_mod_p", "residues_array", "sparse_rank_mod_p", "SparseEchelon",
            "BlockSpan"]
 
@@ -444,14 +446,15 @@ def kernel_free_mod_p(A, p: int = PRIME, block: int = 64, check=None):
     free = np.setdiff1d(np.arange(ncols), pivots)
     K = np.zeros((ncols, free.size))
     K[free, np.arange(free.size)] = 1.0
-    for r0, cols, inv in reversed(blocks):          # E_b K = 0: K[cols] = -inv (E_b[rest] K[rest])
+    for b in range(len(blocks) - 1, -1, -1):        # E_b K = 0: K[cols] = -inv (E_b[rest] K[rest])
         if check is not None:
             _checked(check, r)
-        rows = E[r0:r0 + len(cols)]                 # (K[cols] is still 0, and E_b vanishes left
-        c0 = int(cols[0])                           # of its first pivot column)
-        S = np.zeros((len(cols), K.shape[1]))
-        for c in range(c0, ncols, 4096):            # entries in [0, p): sums of 4096 products < 2^52
-            S = np.mod(S + rows[:, c:c + 4096] @ K[c:c + 4096], p)
+        r0, cols, inv = blocks[b]
+        rows = E[r0:r0 + len(cols)]                 # K[free] is the identity, K[cols] and the
+        later = pivots[r0 + len(cols):]             # earlier blocks' rows still 0: E_b K is
+        S = np.mod(rows[:, free], p)                # E_b[free] + E_b[later] K[later] (rank x f
+        for c in range(0, later.size, 4096):        # per block, not ncols x f); entries in [0, p):
+            S = np.mod(S + rows[:, later[c:c + 4096]] @ K[later[c:c + 4096]], p)   # sums < 2^52
         K[cols] = np.mod(-(inv @ S), p) if len(cols) <= 4096 else np.mod(-matmul_mod_p(inv, S, p), p)
     return K, free
 
@@ -501,6 +504,47 @@ def shrink_kernel_mod_p(K, R, p: int, check=None):
     if not RK.any():
         return K
     return matmul_mod_p(K, kernel_mod_p(RK.astype(np.int64), p, check=check), p, check=check)
+
+
+def shrink_kernel_free_mod_p(K, free, R, p: int, check=None):
+    """:func:`shrink_kernel_mod_p` for a basis with ``K[free]`` the identity (as
+    :func:`kernel_free_mod_p` returns it): ``(K', free')`` with ``K'[free']`` the identity
+    again, ``free'`` a subset of *free*, increasing.
+
+    The identity rows are never multiplied: with ``rest`` the other rows (as many as the rank
+    so far), R K = R[:, free] + R[:, rest] K[rest], and with ``(K2, free2)`` the kernel of R K
+    (``K2[free2]`` the identity, ``piv2`` the other rows), K K2 is K2 on the rows *free*
+    (the identity on ``free[free2]``) and K[rest][:, free2] + K[rest][:, piv2] K2[piv2] on
+    *rest*: rows · rank · f + rank · |piv2| · f' operations, where the product K K2 costs
+    ncols · f · f' (a 16-60-60-8 net on a ball, rank ~200 of 5 168: 15 s of 38 s before).
+
+    >>> K, free = kernel_free_mod_p([[1, 2, 3, 4]], 7)
+    >>> K2, free2 = shrink_kernel_free_mod_p(K, free, [[0, 1, 1, 0]], 7)
+    >>> free2.tolist(), K2.T.tolist()
+    ([2, 3], [[6.0, 6.0, 1.0, 0.0], [3.0, 0.0, 0.0, 1.0]])
+    """
+    import numpy as np
+    free = np.asarray(free, dtype=np.int64)
+    R = np.asarray(R)
+    if K.shape[1] == 0 or len(R) == 0:
+        return K, free
+    n = K.shape[0]
+    rest = np.setdiff1d(np.arange(n), free)
+    RK = np.mod(np.asarray(R[:, free], dtype=np.int64), p).astype(np.float64)
+    if rest.size:
+        RK = np.mod(RK + matmul_mod_p(R[:, rest], K[rest], p, check=check), p)
+    if not RK.any():
+        return K, free
+    K2, free2 = kernel_free_mod_p(RK.astype(np.int64), p, check=check)
+    piv2 = np.setdiff1d(np.arange(K.shape[1]), free2)
+    out = np.zeros((n, free2.size))
+    out[free] = K2
+    if rest.size:
+        top = K[rest][:, free2]
+        if piv2.size:
+            top = np.mod(top + matmul_mod_p(K[rest][:, piv2], K2[piv2], p, check=check), p)
+        out[rest] = top
+    return out, free[free2]
 
 
 MATMUL_ROWS = 512

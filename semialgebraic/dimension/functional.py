@@ -59,7 +59,7 @@ from algebra.kernel import box_input_map, compose_input_map
 from algebra.kernel.differentiability import kink_witness
 from algebra.kernel.domains import Domain
 from algebra.linalg import QMatrix
-from algebra.linalg.gfp import BlockSpan, kernel_mod_p, shrink_kernel_mod_p
+from algebra.linalg.gfp import BlockSpan, kernel_free_mod_p, shrink_kernel_free_mod_p
 from algebra.network import Network
 from algebra.rationals import Q
 
@@ -348,6 +348,7 @@ class _Sandwich:
         self.complete, self.patterns, self.kinks = False, None, {}
         self.all_X: list = []
         self.rank, self.rounds, self.kernel = 0, 0, None  # kernel: basis mod p of every row's kernel
+        self.kernel_free = None          # the rows where the kernel basis is the identity
         self.batch_sizes: list = []      # exact inputs per sampling batch (the clock may size them)
         self.evidence: dict = {}
         self.proofs: list = []
@@ -455,8 +456,9 @@ class _Sandwich:
         elif self.kernel is None:      # stopped by the budget between panels (a batch fitted
             K = None                   # to the time left ran 3.5 CPU s past it under load)
             try:
-                K = kernel_mod_p(R[:first_rows], self.prime, check=self._check)
-                self.kernel = shrink_kernel_mod_p(K, R[first_rows:], self.prime, check=self._check)
+                K, free = kernel_free_mod_p(R[:first_rows], self.prime, check=self._check)
+                self.kernel, self.kernel_free = shrink_kernel_free_mod_p(K, free, R[first_rows:], self.prime,
+                                                                         check=self._check)
             except BudgetExhausted as exc:   # the first batch: the rank found so far is kept
                 found = self.N - K.shape[1] if K is not None else getattr(exc, "partial_rank", 0)
                 if found > self.rank:        # (a lower bound of the rank mod p of the rows at
@@ -464,7 +466,8 @@ class _Sandwich:
                     self.all_X += X
                 raise
         else:                          # a later batch stopped: it adds nothing
-            self.kernel = shrink_kernel_mod_p(self.kernel, R, self.prime, check=self._check)
+            self.kernel, self.kernel_free = shrink_kernel_free_mod_p(self.kernel, self.kernel_free, R,
+                                                                     self.prime, check=self._check)
         self.all_X += X
         self.rows_done += len(R)
 

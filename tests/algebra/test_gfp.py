@@ -11,10 +11,12 @@ from hypothesis import given, settings, strategies as st
 
 from algebra.linalg import QMatrix
 from algebra.linalg.gfp import (PRIME, PRIME_31, PRIME_61, PRIMES_24, echelon_mod_p, inverse_mod_p,
+                                kernel_free_mod_p,
                                 rref_mod_p,
                                 is_prime, kernel_mod_p, matmul_mod_p, nmod_left_kernel_vector,
                                 nmod_rank, nmod_rref, prime_for, rank_lower_bound, rank_mod_p,
-                                residue, residues, shrink_kernel_mod_p)
+                                residue, residues, shrink_kernel_free_mod_p,
+                                shrink_kernel_mod_p)
 
 FAST = settings(max_examples=60, deadline=None)
 
@@ -185,6 +187,27 @@ def test_kernel_and_shrink_mod_p_match_the_oracle(n, m, r, block):
     K2l = K2.tolist()
     assert all(sum(a * K2l[j][c] for j, a in enumerate(row)) % p == 0
                for row in A + B for c in range(K2.shape[1]))
+
+
+@FAST
+@given(int_matrices(max_rows=9, max_cols=12), st.lists(int_matrices(max_rows=4, max_cols=12), max_size=3),
+       st.sampled_from([1, 3, 64]), st.sampled_from([5, 101, PRIME]))
+def test_the_kernel_with_its_identity_rows_shrinks_like_the_stacked_matrix(A, batches, block, p):
+    """shrink_kernel_free_mod_p batch by batch = the kernel of all rows stacked (the oracle's
+    rank), K[free] stays the identity, and every column is in the kernel of every row so far."""
+    m = len(A[0])
+    K, free = kernel_free_mod_p(A, p, block)
+    rows = [list(r) for r in A]
+    for B in batches:
+        B = [(list(r) + [0] * m)[:m] for r in B]
+        K, free = shrink_kernel_free_mod_p(K, free, np.array(B, dtype=np.int64), p)
+        rows += B
+        Kl = K.astype(np.int64).tolist()
+        assert K.shape == (m, m - rank_oracle(rows, p))
+        assert list(free) == sorted(free) and K[free].tolist() == np.eye(len(free)).tolist()
+        assert all(sum(a * Kl[j][c] for j, a in enumerate(row)) % p == 0
+                   for row in rows for c in range(K.shape[1]))
+        assert K.size == 0 or (0 <= K.min() and K.max() < p)
 
 
 def test_matmul_and_inverse_mod_p_match_python():

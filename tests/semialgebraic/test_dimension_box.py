@@ -12,6 +12,7 @@ from fractions import Fraction as F
 import pytest
 
 from algebra.kernel import box_input_map, compose_input_map
+from algebra.linalg import QMatrix
 from algebra.rationals import Q
 from semialgebraic.dimension import functional_dimension
 from semialgebraic.dimension.certificate import box_certificate
@@ -121,8 +122,8 @@ def test_a_first_batch_stopped_by_the_budget_keeps_the_rank_found_so_far(monkeyp
             calls.append(1)
             if len(calls) > 3:             # 3 panels of 64 columns, then the budget is spent
                 raise BudgetExhausted("timeout of 1 s reached")
-        return gfp.kernel_mod_p(R, p, check=check_few)
-    monkeypatch.setattr(F, "kernel_mod_p", stopping_kernel)
+        return gfp.kernel_free_mod_p(R, p, check=check_few)
+    monkeypatch.setattr(F, "kernel_free_mod_p", stopping_kernel)
     fd = functional_dimension(net)
     assert not fd.exact and 0 < fd.lower <= full.lower and fd.upper >= full.value
     assert fd.samples == len(fd.inputs) > 0
@@ -148,3 +149,52 @@ def test_a_net_past_the_directions_cap_keeps_the_directions_built(monkeypatch):
     assert "proven symmetry directions were built" in fd.reason and "past 5 entries" in fd.reason
     ok, why = verify(functional_dimension_certificate(net, fd))
     assert ok, why
+
+
+def _corner_net(seed, d=5):
+    """Two first-layer neurons live only in opposite corners of [0, 1]^d (sum x > d − 1/10 and
+    sum x < 1/10: volume 1e-7 / d!, which no uniform candidate reaches), the rest random."""
+    from algebra.network import Network
+    rng = random.Random(4700 + seed)
+    r = lambda: Q(rng.randint(-9, 9), rng.randint(1, 5))
+    W1 = [[Q(1)] * d, [Q(-1)] * d] + [[r() for _ in range(d)] for _ in range(6)]
+    b1 = [Q(1, 10) - d, Q(1, 10)] + [r() for _ in range(6)]
+    W2 = [[r() for _ in range(8)] for _ in range(6)]
+    return Network.from_rows([W1, W2, [[r() for _ in range(6)]]], [b1, [r() for _ in range(6)], [r()]])
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_the_sampler_reaches_first_layer_neurons_live_only_in_a_corner(seed):
+    """Sampling only (no region walk): the candidates added in the rare side of each
+    first-layer neuron (sampling._first_layer_corners, from the vertex maximising it) give
+    inputs where each corner neuron is active, exactly, d + 1 of them affinely independent, and
+    the lower bound stays below the walk's exact value."""
+    import numpy as np
+    from semialgebraic.dimension.sampling import chosen_inputs
+    net = _corner_net(seed)
+    evidence = {}
+    X = chosen_inputs(net, (Q(0), Q(1)), np.random.default_rng(seed), 40, 2000, evidence, 0)
+    for j in (0, 1):                   # the float pool's candidates alone, exactly checked
+        assert not evidence["never_on"][j]
+        assert any(all(0 < v < 1 for v in x) and net.activation_pattern(x)[j] == 1 for x in X)
+    full = functional_dimension(net, domain=(Q(0), Q(1)))
+    fd = functional_dimension(net, domain=(Q(0), Q(1)), max_regions=0)
+    assert full.exact and fd.lower <= full.value <= fd.upper
+    for j in (0, 1):
+        live = [x for x in fd.inputs if all(0 < v < 1 for v in x) and net.activation_pattern(x)[j] == 1]
+        assert len(live) >= net.n_inputs + 1, j
+        base = live[0]
+        assert QMatrix.from_rows([[a - b for a, b in zip(x, base)] for x in live[1:]]).rank() == net.n_inputs
+
+
+def test_the_float_walks_stay_inside_the_cube():
+    """The Gauss–Newton walks (sampling._newton_step) are projected onto a cube domain, inside it
+    by 2^-13 of its side, and their inputs map to the pool's unit coordinates inside (0, 1)."""
+    import numpy as np
+    from semialgebraic.dimension.sampling import _newton_step, _pool_coordinates
+    dom = (Q(-1, 2), Q(3, 4))
+    x = _newton_step(np, np.array([0.1, 0.2]), np.array([[1.0, 0.0], [0.0, 1.0]]), np.array([5.0, -5.0]), dom)
+    side = 1.25 * 2.0 ** -13
+    assert -0.5 + side * 0.99 <= x.min() and x.max() <= 0.75 - side * 0.99
+    U = _pool_coordinates(np, [x, [-7.0, 9.0]], dom)
+    assert (U > 0).all() and (U < 1).all() and U[1].tolist() == [2.0 ** -13, 1 - 2.0 ** -13]
