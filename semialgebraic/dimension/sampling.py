@@ -71,6 +71,8 @@ def chosen_inputs(net: Network, dom, nrng, want: int, pool: int, evidence: dict,
     Ws = [np.array([[float(v) for v in r] for r in w.to_rows()]).reshape(w.nrows, w.ncols) for w in net.weights]
     bs = [np.array([float(v) for v in b]) for b in net.biases]
     U, Xf = _float_pool(net, dom, nrng, pool, round_no, Ws, bs)
+    U, Xf = _first_layer_corners(dom, nrng, U, Xf, Ws, bs)
+    pool = len(U)
     A, hs, nz = _float_passes(Ws, bs, Xf, net.n_outputs)
     flat = np.hstack(A) if A else np.zeros((pool, 0), dtype=bool)
     on_any, off_any = flat.any(axis=0), (~flat).any(axis=0)
@@ -79,20 +81,32 @@ def chosen_inputs(net: Network, dom, nrng, want: int, pool: int, evidence: dict,
     _successor_signs(A, evidence)
     chosen = _distinct_patterns(flat, nrng, pool, net.n_inputs, want)
     unexercised = _cover_weights(nz, hs, chosen, pool, cover)
-    if unexercised and not isinstance(dom, tuple):
+    if unexercised:
         extra, unexercised = _walk_to_pairs(Ws, bs, Xf, A, nz, unexercised, dom, max_steps=WALK_STEPS)
         if extra:
-            U = np.vstack([U, np.array(extra)])
+            U = np.vstack([U, _pool_coordinates(np, extra, dom)])
             chosen += list(range(pool, pool + len(extra)))
     evidence["unexercised"] = unexercised
-    if evidence.get("missing") and not isinstance(dom, tuple):
+    if evidence.get("missing"):
         sign_targets = [T for sup in evidence["missing"][:24] for T in _direction_targets(net, sup)]
         extra = _walk_to_signs(Ws, bs, Xf, sign_targets, dom, WALK_STEPS)
         _log.debug("sign walks: %d targets, %d inputs", len(sign_targets), len(extra))
         if extra:
-            U = np.vstack([U, np.array(extra)])
+            U = np.vstack([U, _pool_coordinates(np, extra, dom)])
             chosen += list(range(len(U) - len(extra), len(U)))
     return _exact_points(net, dom, U, chosen, pool)
+
+
+def _pool_coordinates(np, X, dom):
+    """The walks' float inputs *X* in the pool's coordinates: themselves, or on a cube
+    ``(lo, hi)`` their unit-cube coordinates (inside it by 2^-13, as the pool's, on a grid of
+    2^-40: exact dyadic floats)."""
+    X = np.array(X)
+    if not isinstance(dom, tuple):
+        return X
+    lo, hi = float(dom[0]), float(dom[1])
+    U = np.clip((X - lo) / (hi - lo), 2.0 ** -13, 1 - 2.0 ** -13)
+    return np.round(U * 2.0 ** 40) / 2.0 ** 40
 
 
 def _float_pool(net, dom, nrng, pool, round_no, Ws, bs) -> tuple:
@@ -120,6 +134,51 @@ def _float_pool(net, dom, nrng, pool, round_no, Ws, bs) -> tuple:
     q = 2.0 ** (30 - e)
     X = np.round(X * q) / q                              # dyadic: exact in float and in Q
     return X, X
+
+
+CORNER_INPUTS = 4
+"""Pool candidates per input dimension (and one more) added in each rarely met side of a
+first-layer neuron on a cube (:func:`_first_layer_corners`)."""
+
+
+def _first_layer_corners(dom, nrng, U, Xf, Ws, bs) -> tuple:
+    """On a cube ``(lo, hi)``: (U, Xf) with more candidates where a first-layer neuron is active
+    (inactive) when fewer than d + 1 of the pool's are.  The side {s · z_i > 0} of the cube is a
+    polytope holding the vertex that maximises s · z_i (the sign pattern of s · w_i) when that
+    maximum is positive, and it is star-shaped from that vertex: the candidates are the points
+    v + t (u − v), u from the pool, t uniform in (0, t_max) with t_max where s · z_i turns 0 on
+    the segment (a 16-60-60-8 net on a ball of radius 1/100: three first-layer neurons active
+    only in corners no uniform candidate reached).  Floats choose only; the same margins and
+    grid as the pool's."""
+    np = _np()
+    if not isinstance(dom, tuple) or len(Ws) < 2 or not len(U):
+        return U, Xf
+    lo, hi = float(dom[0]), float(dom[1])
+    d = U.shape[1]
+    W = Ws[0] * (hi - lo)                       # z = W u + c on the unit cube
+    c = bs[0] + Ws[0].sum(axis=1) * lo
+    on = ((U @ W.T + c) > 0).sum(axis=0)
+    per, extra = CORNER_INPUTS * (d + 1), []
+    for i in range(W.shape[0]):
+        for s, count in ((1.0, on[i]), (-1.0, len(U) - on[i])):
+            w, ci = s * W[i], s * c[i]
+            v = (w > 0).astype(np.float64)
+            zv = float(v @ w + ci)
+            if count > d or not zv > 0 or not w.any():
+                continue
+            base = U[nrng.integers(0, len(U), size=per)]
+            zu = base @ w + ci
+            tmax = np.where(zu < 0, zv / np.maximum(zv - zu, 1e-300), 1.0)
+            t = nrng.random(per) * tmax
+            extra.append(v + t[:, None] * (base - v))
+        if sum(map(len, extra)) >= len(U):
+            break
+    if not extra:
+        return U, Xf
+    E = np.vstack(extra) * (1 - 2 ** -12) + 2 ** -13
+    E = np.round(E * 2 ** 24) / 2 ** 24
+    U = np.vstack([U, E])
+    return U, lo + (hi - lo) * U
 
 
 def _successor_signs(A, evidence) -> None:
@@ -215,14 +274,11 @@ def _cover_weights(nz, hs, chosen, pool, cover) -> list:
 def _exact_points(net, dom, U, chosen, pool) -> list:
     """The exact rationals the chosen float inputs denote (and d more inputs in each region a
     walk reached: the rows are affine in x on a region)."""
-    out = []
     if isinstance(dom, tuple):
         lo, hi = dom
-        for t in chosen:
-            out.append(tuple(lo + (hi - lo) * Q(*float(u).as_integer_ratio()) for u in U[t]))
-        return out
-    for t in chosen:
-        out.append(tuple(Q(*float(v).as_integer_ratio()) for v in U[t]))
+        out = [tuple(lo + (hi - lo) * Q(*float(u).as_integer_ratio()) for u in U[t]) for t in chosen]
+    else:
+        out = [tuple(Q(*float(v).as_integer_ratio()) for v in U[t]) for t in chosen]
     walked = [out[c] for c, t in enumerate(chosen) if t >= pool]
     if walked:
         out += batch_simplex(net, walked, dom)[len(walked):]
@@ -238,8 +294,16 @@ def _walk_to_pairs(Ws, bs, Xf, A, nz, pairs, dom, starts=32, steps=10, max_steps
     np = _np()
     out, missing = [], []
     done = 0                                   # Gauss–Newton steps so far (the work cap)
+    # the pairs of two neurons each seen active in the pool (a neuron never seen active is a
+    # question for the branch and bound of the suspects: dead ones would take every walk)
+    seen = [a.any(axis=0) for a in A]
+    walkable = [(l, i, k) for l, i, k in pairs
+                if 1 <= l and k < Ws[l].shape[1] and seen[l - 1][k] and (l >= len(A) or seen[l][i])]
+    kept = set(walkable)
+    missing = [t for t in pairs if t not in kept]
+    pairs = walkable
     for l, i, k in pairs[:64]:
-        if l == 0 or k >= Ws[l].shape[1] or done >= max_steps:
+        if done >= max_steps:
             missing.append((l, i, k))
             continue
         checkpoint()                           # an exhausted active budget stops here (a stop only)
@@ -335,7 +399,7 @@ def _walk_to_signs(Ws, bs, Xf, target_sets, dom, max_steps, starts=8, steps=12) 
 
 def _newton_step(np, x, G, tgt, dom):
     """One minimum-norm Gauss–Newton step x + Gᵀ (G Gᵀ)⁻¹ tgt (float guess; kept in the orthant
-    when the domain is), rounded to 30 significant bits so that the exact rational it denotes is
+    or projected onto the cube when the domain is one), rounded to 30 significant bits so that the exact rational it denotes is
     short; None when the step fails or leaves a sane range."""
     try:
         x = x + G.T @ np.linalg.lstsq(G @ G.T, tgt, rcond=None)[0]
@@ -343,6 +407,9 @@ def _newton_step(np, x, G, tgt, dom):
         return None
     if dom == "orthant":
         x = np.abs(x)
+    elif isinstance(dom, tuple):               # a cube: projected onto it (inside by 2^-13)
+        lo, hi = float(dom[0]), float(dom[1])
+        x = np.clip(x, lo + (hi - lo) * 2.0 ** -13, hi - (hi - lo) * 2.0 ** -13)
     if not np.isfinite(x).all() or not 2.0 ** -900 < np.abs(x).max() < 2.0 ** 900:
         return None
     e = np.floor(np.log2(np.abs(x).max()))
