@@ -101,6 +101,14 @@ def test_every_result_cited_in_the_code_is_in_docs_math():
     assert not missing, "\n".join(missing)
 
 
+@LAYOUT
+def test_every_citing_file_is_listed_under_its_results_implemented_and_tested_lines():
+    """``docs/math/citations.py --check`` on the repository: a test file citing R38 that the
+    'Tested in' line did not list went unnoticed for a session."""
+    problems = citations.check(ROOT, citations.scan(ROOT))
+    assert not problems, "\n".join(problems)
+
+
 def test_readme_links_the_architecture_and_the_math_reference():
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
     assert "docs/architecture.md" in readme and "docs/math/" in readme
