@@ -72,6 +72,7 @@ def chosen_inputs(net: Network, dom, nrng, want: int, pool: int, evidence: dict,
     bs = [np.array([float(v) for v in b]) for b in net.biases]
     U, Xf = _float_pool(net, dom, nrng, pool, round_no, Ws, bs)
     U, Xf = _first_layer_corners(dom, nrng, U, Xf, Ws, bs)
+    U, Xf = _rare_sides(dom, nrng, U, Xf, Ws, bs)
     pool = len(U)
     A, hs, nz = _float_passes(Ws, bs, Xf, net.n_outputs)
     flat = np.hstack(A) if A else np.zeros((pool, 0), dtype=bool)
@@ -179,6 +180,63 @@ def _first_layer_corners(dom, nrng, U, Xf, Ws, bs) -> tuple:
     E = np.round(E * 2 ** 24) / 2 ** 24
     U = np.vstack([U, E])
     return U, lo + (hi - lo) * U
+
+
+RARE_STARTS = 2
+"""Pool candidates of a rarely met side that :func:`_rare_sides` spreads from."""
+
+RARE_SHARE = 8
+""":func:`_rare_sides` adds at most the pool's size over this many candidates: the uniform pool
+stays the bulk."""
+
+
+def _rare_sides(dom, nrng, U, Xf, Ws, bs) -> tuple:
+    """(U, Xf) with more candidates on the rarely met side of each hidden neuron: where between
+    1 and d of the pool's are active (inactive), from each of its first :data:`RARE_STARTS`
+    such candidates x0, points x0 + t (u − x0) towards random pool candidates u, t = 2^-s with
+    s uniform in [0, 16], kept where the float pass gives the neuron that sign (a deeper neuron
+    live on a sliver the pool met once: its incoming weights need inputs across the sliver's
+    regions; 16-60-60-8 on a ball of radius 1/100: 322 -> 330 at --timeout 60).  On cubes
+    only (convex combinations stay in them): on R^d and the orthant the pool spans 2^±12 times
+    the kink distance and the walks run, and there the extra candidates made 8-32-32-32-1 normal
+    seed 5's sampling stall a round earlier (2296 -> 2286).  At most the pool's size over
+    :data:`RARE_SHARE` candidates; floats choose only."""
+    np = _np()
+    if not isinstance(dom, tuple) or len(Ws) < 2 or not len(U):
+        return U, Xf
+    n, d = U.shape
+    zs = _pre_all(Ws, bs, Xf, len(Ws) - 2)
+    per = CORNER_INPUTS * (d + 1)
+    starts, owners = [], []
+    for l, z in enumerate(zs):
+        on = z > 0
+        for i in range(z.shape[1]):
+            for s, side in ((1.0, on[:, i]), (-1.0, ~on[:, i])):
+                c = int(side.sum())
+                if 1 <= c <= d:
+                    for t0 in np.flatnonzero(side)[:RARE_STARTS]:
+                        starts.append(int(t0))
+                        owners.append((l, i, s))
+        if len(starts) * per >= n // RARE_SHARE:
+            break
+    if not starts:
+        return U, Xf
+    starts, owners = starts[: max(1, n // RARE_SHARE // per)], owners[: max(1, n // RARE_SHARE // per)]
+    base = np.repeat(np.array(starts), per)
+    towards = nrng.integers(0, n, size=base.size)
+    t = 2.0 ** -nrng.uniform(0, 16, size=(base.size, 1))
+    E = U[base] + t * (U[towards] - U[base])
+    E = np.round(E * 2 ** 24) / 2 ** 24
+    lo, hi = float(dom[0]), float(dom[1])
+    XE = lo + (hi - lo) * E
+    zE = _pre_all(Ws, bs, XE, max(l for l, _, _ in owners))
+    keep = np.zeros(base.size, dtype=bool)
+    for k, (l, i, s) in enumerate(owners):
+        rows = slice(k * per, (k + 1) * per)
+        keep[rows] = s * zE[l][rows, i] > 0
+    if not keep.any():
+        return U, Xf
+    return np.vstack([U, E[keep]]), np.vstack([Xf, XE[keep]])
 
 
 def _successor_signs(A, evidence) -> None:

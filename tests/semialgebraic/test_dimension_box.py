@@ -198,3 +198,25 @@ def test_the_float_walks_stay_inside_the_cube():
     assert -0.5 + side * 0.99 <= x.min() and x.max() <= 0.75 - side * 0.99
     U = _pool_coordinates(np, [x, [-7.0, 9.0]], dom)
     assert (U > 0).all() and (U < 1).all() and U[1].tolist() == [2.0 ** -13, 1 - 2.0 ** -13]
+
+
+def test_candidates_are_spread_over_the_rare_side_of_a_deeper_neuron():
+    """sampling._rare_sides: a second-layer neuron active at one pool candidate gets up to
+    4 (d + 1) more candidates from it, each inside the cube and on its active side (floats),
+    at most an eighth of the pool; a neuron met often gets none; on R^d nothing is added."""
+    import numpy as np
+    from semialgebraic.dimension.sampling import RARE_SHARE, _rare_sides
+    rng = np.random.default_rng(3)
+    d, n = 3, 400
+    U = np.round(rng.random((n, d)) * 2 ** 24) / 2 ** 24
+    U[0] = [0.97, 0.97, 0.97]                       # the one candidate in the corner
+    Ws = [np.eye(d), np.array([[1.0, 1.0, 1.0], [1.0, -1.0, 0.0]]), np.array([[1.0, 1.0]])]
+    bs = [np.zeros(d), np.array([-2.85, 0.0]), np.zeros(1)]
+    U[1:, 0] = np.minimum(U[1:, 0], 0.5)            # nowhere else: x0 + x1 + x2 <= 2.5 < 2.85
+    U2, X2 = _rare_sides((Q(0), Q(1)), np.random.default_rng(0), U, U.copy(), Ws, bs)
+    new = X2[n:]
+    assert 0 < len(new) <= min(n // RARE_SHARE, 4 * (d + 1)) and (U2[:n] == U).all()   # one start
+    assert (new @ Ws[1][0] - 2.85 > 0).all() and (0 <= new).all() and (new <= 1).all()
+    assert len(np.unique(new, axis=0)) > 1
+    same, _ = _rare_sides(None, np.random.default_rng(0), U, U.copy(), Ws, bs)
+    assert same is U
