@@ -75,7 +75,7 @@ SCHEMA_KEYS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
                                                       "upper", "lower", "point", "output")),
     "on_box": (("claim", "a", "b", "box", "inner"), ()),
     "functional_dimension_sandwich": (("claim", "network", "domain", "lower", "upper"), ("inner", "outer")),
-    "one_hidden_layer_dimension": (("claim", "network", "domain", "value"), ()),
+    "one_hidden_layer_dimension": (("claim", "network", "domain", "value"), ("evidence",)),
 }
 
 # type -> the claims a certificate of that type may state (the checker decides which one fits)

@@ -30,7 +30,7 @@ type                               builder                                      
 ``bab_recession``                  :func:`bab_recession_certificate`                  ``verify/bab_recession.py``                  1     networks ``a``, ``b``; unbounded domain; a ray along which |a − b| grows, or a ``bab_bound`` proof that the biases-free a − b is 0 on the recession cone (R28)
 ``on_box``                         :func:`on_box_certificate`                         ``verify/on_box.py``                         1     networks ``a``, ``b``; a box with its own sides; the ``region_cover`` of a, b read on the cube (R36)
 ``functional_dimension_sandwich``  :func:`functional_dimension_sandwich_certificate`  ``verify/functional_dimension_sandwich.py``  1     network; box and half-spaces; ``functional_dimension`` certificates at inputs inside (lower) and on the box (upper) (R37)
-``one_hidden_layer_dimension``     :func:`one_hidden_layer_dimension_certificate`     ``verify/one_hidden_layer_dimension.py``     1     network (one hidden layer); domain; value N - kernel, the hypotheses of R38/R39 re-checked
+``one_hidden_layer_dimension``     :func:`one_hidden_layer_dimension_certificate`     ``verify/one_hidden_layer_dimension.py``     1     network (one hidden layer); domain (a box cut by half-spaces: with an interior point and the neurons' evidence); value N - kernel, the hypotheses of R38/R39 re-checked
 =================================  =================================================  ===========================================  ====  ==========================================================
 
 ``CERTIFICATE_TYPES`` holds the same table as data (checked against the checkers and the schema

@@ -544,6 +544,8 @@ def _dim_on_cut(args, net, dom_obj) -> int:
         text = (f"functional dimension between {cut.lower} and {cut.upper} of {cut.n_parameters} "
                 "parameters")
     text += f"\n  {cut.reason}"
+    if cut.theorem:                               # R38/R39 on the cut: what the kernel holds
+        text += "".join(f"\n  {line}" for line in cut.theorem[0].deficits)
     if args.certificate:
         seconds = None if args.timeout is None else max(0.5, args.timeout - (time.monotonic() - start))
         try:

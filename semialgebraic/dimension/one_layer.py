@@ -40,7 +40,7 @@ from algebra.rationals import Q
 
 from .result import FunctionalDimension
 
-__all__ = ["one_layer_kernel", "one_layer_hypotheses", "one_layer_value"]
+__all__ = ["one_layer_kernel", "one_layer_hypotheses", "one_layer_value", "classify_on_cut"]
 
 
 def _sides(lo, hi, w, b):
@@ -55,7 +55,7 @@ def _sides(lo, hi, w, b):
     return mn, mx
 
 
-def one_layer_kernel(net: Network, dom) -> tuple[int, dict] | str:
+def one_layer_kernel(net: Network, dom, kinds: dict | None = None) -> tuple[int, dict] | str:
     """``(dimension of the kernel, counts)`` by R38 and R39 for the one-hidden-layer *net* on
     *dom* (None, ``"orthant"``, ``(lo, hi)`` a cube, or ``[(lo_k, hi_k)]`` a box), or the first
     hypothesis that fails, in words.  Each neuron is *dead* (its pre-activation <= 0 on the
@@ -66,7 +66,9 @@ def one_layer_kernel(net: Network, dom) -> tuple[int, dict] | str:
     ``split``, ``split_free``); or *active* (its pre-activation >= 0 on the domain, positive if
     its row is zero): the k active neurons' k (d + 1 + m) parameters less the image of the
     linear block (:func:`linear_block_image`, which also takes the hyperplanes shared with both
-    orientations).  A zero row with bias 0: not decided here.
+    orientations).  A zero row with bias 0: not decided here.  *kinds* (``{i: "dead" |
+    "active" | "switching"}`` for every neuron with a non-zero row, :func:`classify_on_cut`)
+    replaces the box's classification: the domain is then the box (*dom*) cut by half-spaces.
 
     >>> net = Network.from_rows([[[1, 0], [0, 1], [1, 1]], [[1, 1, -1]]], [[0, 0, -1], [0]])
     >>> one_layer_kernel(net, None)[0], one_layer_kernel(net, (Q(2), Q(3)))[0]   # f = 1 there
@@ -103,11 +105,16 @@ def one_layer_kernel(net: Network, dom) -> tuple[int, dict] | str:
                 active.append(i)
                 continue
             return f"neuron {i} has a zero row and bias 0 (a kink at every input)"
-        mn, mx = _sides(lo, hi, w, b[i])
-        if mx is not None and mx <= 0:
+        if kinds is not None:
+            kind = kinds[i]
+        else:
+            mn, mx = _sides(lo, hi, w, b[i])
+            kind = ("dead" if mx is not None and mx <= 0 else
+                    "active" if mn is not None and mn >= 0 else "switching")
+        if kind == "dead":
             counts["dead"] += 1
             continue
-        if mn is not None and mn >= 0:       # active on the open domain: the linear block (R39)
+        if kind == "active":                 # active on the open domain: the linear block (R39)
             active.append(i)
             continue
         key = tuple(v / w[k] for v in w) + (b[i] / w[k],)     # the hyperplane, either sign,
@@ -142,6 +149,218 @@ def one_layer_kernel(net: Network, dom) -> tuple[int, dict] | str:
         counts.update(active=len(active), rank_W=r_w, rank_V=r_v)
         kernel += len(active) * (d + 1 + m) - image
     return kernel, counts
+
+
+def classify_on_cut(net: Network, lo, hi, halfspaces, center, deadline: float | None = None
+                    ) -> tuple[dict, dict] | None:
+    """``(kinds, evidence)``: each hidden neuron with a non-zero row of the one-hidden-layer *net*
+    classified on the interior of P = ∏ [lo_k, hi_k] ∩ {a·x <= b} (*halfspaces* ``[(a, b)]``),
+    for :func:`one_layer_kernel`'s *kinds*, and the evidence for those the box alone does not
+    decide (``{i: {"dead": y} | {"active": y} | {"switching": [x_plus, x_minus]}}``); None when
+    *deadline* (``time.monotonic()``) passes first.
+
+    *center*: ``(c, r)``, a point of P with the cube of radius r > 0 around it inside P (the
+    inscribed cube, :func:`~semialgebraic.dimension.sandwich.inscribed_cube`).  A neuron is
+    dead (active) on the box, hence on P, when the maximum (minimum) of ℓ_i over the box is
+    <= 0 (>= 0).  Otherwise, in this order, each step exact (floats only choose):
+
+    1. points strictly inside P (c ± (r/2) e_k, and c + t (u − c) for random vertices u of the
+       box, t half the step to P's boundary): the two where the float pass finds ℓ_i largest and
+       smallest, both signs checked exactly, make it switching;
+    2. HiGHS's optimum of max ±ℓ_i over P: its point pulled towards c (x* + t (c − x*), t
+       halved until the point is strictly inside and ℓ_i has the sign) shows the sign; its
+       half-space duals, made >= 0, prove max ±ℓ_i <= 0 when b_i + y·β + Σ_k max(r_k lo_k,
+       r_k hi_k) <= 0, r = w_i − Σ_j y_j a_j (a bound of ℓ_i on P for any y >= 0, which the
+       checker recomputes);
+    3. the exact simplex (:func:`~semialgebraic.lp.simplex.simplex_free_le`, the box's sides
+       as rows): its duals, or its optimum pulled towards c.
+
+    >>> net = Network.from_rows([[[1, 0], [0, 1], [1, 1]], [[1, 1, 1]]], [[0, 0, Q(-3, 2)], [0]])
+    >>> kinds, ev = classify_on_cut(net, [Q(-1)] * 2, [Q(1)] * 2, [([1, 1], 1)], ([Q(-1, 3)] * 2, Q(1, 3)))
+    >>> kinds, sorted(ev[2])                       # x + y <= 1 < 3/2: neuron 2 dead on the cut
+    ({0: 'switching', 1: 'switching', 2: 'dead'}, ['dead'])
+    """
+    import time
+    d = net.n_inputs
+    W, b = net.layer(0)
+    cuts = [([Q(v) for v in a], Q(bb)) for a, bb in halfspaces]
+    kinds, evidence, open_ = {}, {}, []
+    for i in range(W.nrows):
+        w = W.row_at(i)
+        if not any(w):
+            continue
+        mn, mx = _sides(lo, hi, w, b[i])
+        if mx <= 0 or mn >= 0:
+            kinds[i] = "dead" if mx <= 0 else "active"
+        else:
+            open_.append(i)
+    if not open_:
+        return kinds, evidence
+    cut = _Cut(lo, hi, cuts, center)
+    left = []
+    for i, (plus, minus) in zip(open_, cut.screened(W, b, open_)):
+        if plus is not None and minus is not None:
+            kinds[i], evidence[i] = "switching", {"switching": [plus, minus]}
+        else:
+            left.append((i, plus, minus))
+    for i, plus, minus in left:
+        w, bi = W.row_at(i), b[i]
+        for sgn in (1, -1):                  # max of sgn · ℓ_i over P where no point shows sgn
+            if (plus if sgn == 1 else minus) is not None:
+                continue
+            if deadline is not None and time.monotonic() > deadline:
+                return None
+            got = cut.side(w, bi, sgn)
+            if got is None:                  # (P bounded with interior: never; refuse)
+                return None
+            if got[0] == "bound":
+                kinds[i] = "dead" if sgn == 1 else "active"
+                evidence[i] = {kinds[i]: got[1]}
+                break
+            if sgn == 1:
+                plus = got[1]
+            else:
+                minus = got[1]
+        if i not in kinds:
+            kinds[i], evidence[i] = "switching", {"switching": [plus, minus]}
+    return kinds, evidence
+
+
+SCREEN_POINTS = 4
+"""Random points strictly inside the cut per input dimension (and one more) that
+:func:`classify_on_cut` screens every neuron at (floats choose, the two kept are checked
+exactly)."""
+
+
+class _Cut:
+    """P = box ∩ half-spaces, with a point c and a cube of radius r > 0 around it inside P: the
+    exact tests and the searches of :func:`classify_on_cut`."""
+
+    def __init__(self, lo, hi, cuts, center):
+        self.lo, self.hi, self.cuts = lo, hi, cuts
+        self.c, self.r = list(center[0]), center[1]
+        self.d = len(lo)
+
+    def inside(self, x) -> bool:
+        """x strictly inside every side and half-space."""
+        return (all(a < v < z for v, a, z in zip(x, self.lo, self.hi))
+                and all(sum((ak * v for ak, v in zip(a, x)), Q(0)) < bb for a, bb in self.cuts))
+
+    def bound(self, w, bi, y):
+        """b_i + y·β + Σ_k max(r_k lo_k, r_k hi_k), r = w − Σ_j y_j a_j: max of w·x + b_i on P
+        is at most this for any y >= 0."""
+        r, top = list(w), bi
+        for yj, (a, bb) in zip(y, self.cuts):
+            top += yj * bb
+            r = [rk - yj * ak for rk, ak in zip(r, a)]
+        return top + sum((max(rk * a, rk * z) for rk, a, z in zip(r, self.lo, self.hi)), Q(0))
+
+    def points(self) -> list:
+        """Exact points strictly inside P: c ± (r/2) e_k, and c + t (u − c) for random dyadic
+        vertices u of the box with t half of min(1, the step to the half-spaces)."""
+        import random
+        rng = random.Random(0)
+        c, out = self.c, [list(self.c)]
+        for k in range(self.d):
+            for sgn in (1, -1):
+                x = list(c)
+                x[k] += sgn * self.r / 2
+                out.append(x)
+        for _ in range(SCREEN_POINTS * (self.d + 1)):
+            u = [a if rng.random() < 0.5 else z for a, z in zip(self.lo, self.hi)]
+            t = Q(1)
+            for a, bb in self.cuts:
+                du = sum((ak * (uk - ck) for ak, uk, ck in zip(a, u, c)), Q(0))
+                if du > 0:
+                    t = min(t, (bb - sum((ak * ck for ak, ck in zip(a, c)), Q(0))) / du)
+            out.append([ck + t / 2 * (uk - ck) for ck, uk in zip(c, u)])
+        return out
+
+    def screened(self, W, b, rows) -> list:
+        """Per neuron of *rows*: (a point strictly inside P with ℓ_i > 0 or None, one with
+        ℓ_i < 0 or None), the two candidates the float pass ranks first, checked exactly."""
+        import numpy as np
+        X = self.points()
+        Xf = np.array([[float(v) for v in x] for x in X])
+        Wf = np.array([[float(W[i, k]) for k in range(self.d)] for i in rows])
+        Z = Xf @ Wf.T + np.array([float(b[i]) for i in rows])
+        out = []
+        for col, i in enumerate(rows):
+            w = W.row_at(i)
+            val = lambda x: sum((wk * xk for wk, xk in zip(w, x)), b[i])
+            hi_x, lo_x = X[int(np.argmax(Z[:, col]))], X[int(np.argmin(Z[:, col]))]
+            out.append((hi_x if val(hi_x) > 0 else None, lo_x if val(lo_x) < 0 else None))
+        return out
+
+    def pulled(self, x, w, bi, sgn):
+        """x + t (c − x) strictly inside P with sgn · ℓ_i > 0, or None: with sgn · ℓ_i(x) > 0,
+        the sign holds for t < t_s (t_s = 1 when c has it too, else where ℓ_i turns 0), and a
+        point x of P is pulled inside by any t > 0 (one slightly outside, from a float optimum,
+        by t large enough): t = t_s (1 − 2^-k), then t_s 2^-k."""
+        val = lambda y: sum((wk * yk for wk, yk in zip(w, y)), bi)
+        zx, zc = val(x), val(self.c)
+        if not sgn * zx > 0:
+            return None
+        ts = Q(1) if sgn * zc > 0 else zx / (zx - zc)
+        for t in [ts * (1 - Q(1, 2 ** k)) for k in range(1, 12)] + [ts / 2 ** k for k in range(2, 40)]:
+            y = [xk + t * (ck - xk) for xk, ck in zip(x, self.c)]
+            if self.inside(y) and sgn * val(y) > 0:
+                return y
+        return None
+
+    def side(self, w, bi, sgn):
+        """``("bound", y)`` (y >= 0 proves sgn · ℓ_i <= 0 on P), ``("point", x)`` (x strictly inside
+        P with sgn · ℓ_i(x) > 0), or None: HiGHS's optimum and duals first, the exact simplex
+        when they prove nothing."""
+        got = self._highs(w, bi, sgn)
+        return got if got is not None else self._exact(w, bi, sgn)
+
+    def _rows(self):
+        rows = [list(a) for a, _ in self.cuts]
+        rhs = [bb for _, bb in self.cuts]
+        for k in range(self.d):
+            e = [Q(0)] * self.d
+            e[k] = Q(1)
+            rows += [e, [-v for v in e]]
+            rhs += [self.hi[k], -self.lo[k]]
+        return rows, rhs
+
+    def _highs(self, w, bi, sgn):
+        import numpy as np
+        from ..lp.floatlp import _highs_solve
+        rows, rhs = self._rows()
+        try:
+            status, x, dual, _ = _highs_solve(np.array([[float(v) for v in r] for r in rows]),
+                                              np.array([float(v) for v in rhs]), 0, None,
+                                              np.array([sgn * float(v) for v in w]), None)
+        except Exception:                    # HiGHS missing or failing: the exact simplex
+            return None
+        if status != "optimal":
+            return None
+        top = sgn * (float(np.dot([float(v) for v in w], x)) + float(bi))
+        h = len(self.cuts)
+        if top > 0:
+            y = self.pulled([Q(*float(v).as_integer_ratio()) for v in x], w, bi, sgn)
+            if y is not None:
+                return "point", y
+        sw, sb = [sgn * v for v in w], sgn * bi
+        for flip in (1, -1):                 # HiGHS's sign convention for the row duals
+            y = [max(Q(0), Q(*float(flip * v).as_integer_ratio())) for v in dual[:h]]
+            if self.bound(sw, sb, y) <= 0:
+                return "bound", y
+        return None
+
+    def _exact(self, w, bi, sgn):
+        from ..lp.simplex import simplex_free_le
+        rows, rhs = self._rows()
+        status, xs, y = simplex_free_le(rows, rhs, [sgn * v for v in w])
+        if status != "optimal":
+            return None
+        top = sgn * sum((wk * xk for wk, xk in zip(w, xs)), bi)
+        if top <= 0:
+            return "bound", list(y[:len(self.cuts)])
+        y = self.pulled(xs, w, bi, sgn)
+        return None if y is None else ("point", y)
 
 
 def column_meet(V, pos: list, neg: list, m: int) -> list:
@@ -204,7 +423,7 @@ def one_layer_hypotheses(net: Network, dom) -> str:
     return got if isinstance(got, str) else ""
 
 
-def one_layer_value(net: Network, dom) -> FunctionalDimension | None:
+def one_layer_value(net: Network, dom, kinds: dict | None = None) -> FunctionalDimension | None:
     """The exact functional dimension N − (kernel of :func:`one_layer_kernel`) of *net* on *dom*
     when R38/R39 decide it, else None.  With every neuron switching and seen the kernel is the
     n1 scalings, moves that keep the function: the fiber dimension is n1 too; with dead, unseen
@@ -218,7 +437,7 @@ def one_layer_value(net: Network, dom) -> FunctionalDimension | None:
     >>> one_layer_value(net, (Q(2), Q(3))).value      # all active: f is affine there
     3
     """
-    got = one_layer_kernel(net, dom)
+    got = one_layer_kernel(net, dom, kinds)
     if isinstance(got, str):
         return None
     kernel, counts = got

@@ -76,9 +76,12 @@ class CutDimension:
     halfspaces: list                         # [(a, b)]
     n_parameters: int
     pooled: tuple = ()                       # (inputs in the box's reading, all in the domain, p, rank)
+    theorem: tuple = ()                      # (value by R38/R39 on the cut itself, evidence, interior)
 
     @property
     def lower(self) -> int:
+        if self.theorem:
+            return self.theorem[0].value
         best = self.pooled[3] if self.pooled else 0
         if self.inner is not None and not self.inner.non_generic:
             best = max(best, self.inner.lower)
@@ -86,11 +89,13 @@ class CutDimension:
 
     @property
     def upper(self) -> int:
+        if self.theorem:
+            return self.theorem[0].value
         return self.outer.upper if not self.outer.non_generic else self.n_parameters
 
     @property
     def exact(self) -> bool:
-        return self.lower == self.upper and not self.outer.non_generic
+        return bool(self.theorem) or self.lower == self.upper and not self.outer.non_generic
 
     @property
     def value(self) -> int | None:
@@ -98,6 +103,11 @@ class CutDimension:
 
     @property
     def reason(self) -> str:
+        if self.theorem:
+            fd, evidence, _ = self.theorem
+            return (f"{fd.reason}; on the box cut by the half-spaces itself: the neurons the box "
+                    f"does not classify ({len(evidence)}) classified on the cut by points strictly "
+                    "inside it and exact LP duals")
         pooled = self.pooled[3] if self.pooled else -1
         if self.inner is None:
             inner = "the domain has no interior (no cube fits inside it)"
@@ -122,6 +132,9 @@ class CutDimension:
                "outer": self.outer.to_json(),
                "work": {"inner": None if self.inner is None else self.inner.work,
                         "outer": self.outer.work}}
+        if self.theorem:
+            out["theorem"] = "R39"
+            out["deficits"] = list(self.theorem[0].deficits)
         if self.outer.non_generic:
             out["non_generic"] = self.outer.non_generic
         return out
@@ -139,10 +152,13 @@ def _box_text(box) -> str:
 
 def functional_dimension_on_cut(net: Network, lo, hi, halfspaces, *, timeout: float | None = None,
                                 seed: int = 0, reserve_for_certificate: bool = False,
-                                max_regions: int | None = 400) -> CutDimension:
+                                max_regions: int | None = 400, theorem: bool = True) -> CutDimension:
     """The functional dimension of *net* on ``∏ [lo_i, hi_i] ∩ {a·x <= b}`` between its certified
     values on the largest inscribed cube and on the box (three-layer-fibers R37); *timeout*
-    split in halves (the cube first; what it leaves goes to the box).
+    split in halves (the cube first; what it leaves goes to the box).  A one-hidden-layer net
+    is decided exactly on the cut itself by R38/R39 (*theorem*; its neurons classified there by
+    :func:`~semialgebraic.dimension.one_layer.classify_on_cut` within :data:`THEOREM_SHARE` of
+    the timeout), the sandwich being the fallback.
 
     >>> net = Network.from_rows([[[1, 0], [0, 1]], [[1, 1]]], [[0, 0], [0]])
     >>> cut = functional_dimension_on_cut(net, [-1, -1], [1, 1], [([1, 1], 1)])
@@ -154,6 +170,13 @@ def functional_dimension_on_cut(net: Network, lo, hi, halfspaces, *, timeout: fl
     halfspaces = [([to_q(v) for v in a], to_q(b)) for a, b in halfspaces]
     start = time.monotonic()
     cube = inscribed_cube(lo, hi, halfspaces)
+    if cube is not None and net.depth == 2 and theorem:     # R38/R39 on the cut itself: exact
+        decided = _one_layer_on_cut(net, lo, hi, halfspaces, cube,
+                                    None if timeout is None else start + THEOREM_SHARE * timeout)
+        if decided is not None:
+            c, r = cube
+            return CutDimension(decided[0], decided[0], [(v - r, v + r) for v in c], list(zip(lo, hi)),
+                                list(halfspaces), net.n_parameters, theorem=decided)
     kw = {"seed": seed, "reserve_for_certificate": reserve_for_certificate, "max_regions": max_regions}
     inner, inner_box = None, []
     if cube is not None:
@@ -171,6 +194,26 @@ def functional_dimension_on_cut(net: Network, lo, hi, halfspaces, *, timeout: fl
         extra = _region_points(net, lo, hi, halfspaces, max_regions, deadline)
         cut.pooled = _pooled(net, on_cube, lo, hi, halfspaces, cube, inner, outer, deadline, extra)
     return cut
+
+
+THEOREM_SHARE = 0.5
+"""Of the timeout, the share the classification of a one-hidden-layer net's neurons on the cut
+(its exact LPs, :func:`~semialgebraic.dimension.one_layer.classify_on_cut`) may take before the
+sandwich takes over."""
+
+
+def _one_layer_on_cut(net, lo, hi, halfspaces, cube, deadline) -> tuple | None:
+    """``(value, evidence, interior point)`` of the one-hidden-layer *net* on the box cut by the
+    half-spaces by three-layer-fibers R38/R39 read on the cut's interior (every neuron dead,
+    active or switching there, classified by :func:`~semialgebraic.dimension.one_layer.
+    classify_on_cut`), or None (a zero row with bias 0, or the deadline)."""
+    from .one_layer import classify_on_cut, one_layer_value
+    got = classify_on_cut(net, lo, hi, halfspaces, cube, deadline)
+    if got is None:
+        return None
+    kinds, evidence = got
+    fd = one_layer_value(net, list(zip(lo, hi)), kinds)
+    return None if fd is None else (fd, evidence, list(cube[0]))
 
 
 REGION_SHARE = 0.5
@@ -297,8 +340,13 @@ def sandwich_certificate(net: Network, cut: CutDimension, *, seconds: float | No
     bound, the box's for the upper, each left out when it lists no input (checked by
     :mod:`semialgebraic.verify.functional_dimension_sandwich`, once: the parts are built
     unchecked)."""
-    from ..certificates import functional_dimension_sandwich_certificate, require_valid
+    from ..certificates import (functional_dimension_sandwich_certificate, one_hidden_layer_dimension_certificate,
+                                require_valid)
     from .certificate import box_certificate, functional_dimension_certificate
+    if cut.theorem:                    # R38/R39 on the cut: the neurons' evidence, no parts
+        fd, evidence, interior = cut.theorem
+        return require_valid(one_hidden_layer_dimension_certificate(
+            net, cut.box, fd.value, halfspaces=cut.halfspaces, evidence=evidence, interior=interior))
     if cut.inner is None:
         raise ValueError("sandwich_certificate: the domain has no interior")
     part = None if seconds is None else seconds / 2

@@ -699,6 +699,24 @@ class Case:
         self.checks["cut certificates"] += 1
         if not ok:
             self.find(f"sandwich certificate rejected: {why}")
+        if cert["type"] == "one_hidden_layer_dimension":   # R38/R39 on the cut itself: exact
+            self.checks["cut: by the theorem"] += 1
+            if not cut.exact or cert["value"] != v:
+                self.find(f"the theorem on the cut says {cert['value']}, the oracle {v}")
+            for delta in (1, -1):
+                bad = json.loads(json.dumps(cert))
+                bad["value"] += delta
+                try:
+                    ok, _ = verify(bad)
+                except Exception:
+                    ok = False
+                self.checks["cut mutations value"] += 1
+                if ok:
+                    self.find(f"mutated R39 cut certificate (value {delta:+d}) accepted")
+            if self.cli:
+                self.check_cli(v)
+                self.checks["cli"] += 1
+            return
         for name, key, delta in (("lower+1", "lower", 1), ("upper-1", "upper", -1)):
             if (key == "lower" and cert["lower"] + 1 > v) or (key == "upper" and cert["upper"] - 1 < v):
                 bad = json.loads(json.dumps(cert))

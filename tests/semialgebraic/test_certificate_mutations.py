@@ -204,7 +204,8 @@ CUT_NET = Network.from_rows([[[1, 0], [0, 1], [1, 1]], [[1, 1, -1]]], [["-1/2", 
 
 def _sandwich():
     from semialgebraic.dimension.sandwich import functional_dimension_on_cut, sandwich_certificate
-    cut = functional_dimension_on_cut(CUT_NET, [-1, -1], [1, 1], [([1, 0], "1/4"), ([1, 1], 1)])
+    cut = functional_dimension_on_cut(CUT_NET, [-1, -1], [1, 1], [([1, 0], "1/4"), ([1, 1], 1)],
+                                      theorem=False)
     return _json(sandwich_certificate(CUT_NET, cut))
 
 
@@ -217,7 +218,16 @@ def _one_layer():
     return _json(one_hidden_layer_dimension_certificate(ONE_NET, (-1, 1), ONE_NET.n_parameters - 3))
 
 
-BUILDERS = {"one_hidden_layer_dimension": _one_layer, "functional_dimension_sandwich": _sandwich, "bab_bound": _bab_bound, "bab_bound_reduced": _bab_bound_reduced, "on_box": _on_box, "counterexample_box": _counterexample_box, "bab_cover": _bab_cover, "counterexample": _counterexample, "symmetry_path": _symmetry_path,
+def _one_layer_cut():
+    """R38/R39 read on a box cut by half-spaces: evidence of every kind (CUT_ONE of
+    test_dimension_cut: dead and active by duals, switching at inside points, dead by the box)."""
+    from semialgebraic.dimension.sandwich import functional_dimension_on_cut, sandwich_certificate
+    net = Network.from_rows([[[1, 1], [1, 1], [1, -1], [0, 1]], [[1, 2, 1, 1]]], [[-1, 1, 0, -5], [0]])
+    cut = functional_dimension_on_cut(net, [-2, -2], [2, 2], [([1, 1], 1), ([-1, -1], 1)])
+    return _json(sandwich_certificate(net, cut))
+
+
+BUILDERS = {"one_hidden_layer_dimension": _one_layer, "one_hidden_layer_dimension_cut": _one_layer_cut, "functional_dimension_sandwich": _sandwich, "bab_bound": _bab_bound, "bab_bound_reduced": _bab_bound_reduced, "on_box": _on_box, "counterexample_box": _counterexample_box, "bab_cover": _bab_cover, "counterexample": _counterexample, "symmetry_path": _symmetry_path,
             "region_cover": _region_cover, "absorption": _absorption,
             "absorption_no": _absorption_no, "identifiability_hypotheses": _identifiability,
             "functional_dimension": _fd, "exercise": _exercise,
@@ -407,9 +417,18 @@ def _oracle_sandwich(c) -> bool:
 
 
 def _oracle_one_layer(c) -> bool:
-    """The general exact method (these nets are small: Jacobian ranks over the regions)."""
+    """The general exact method (these nets are small: Jacobian ranks over the regions); on a
+    cut, the dim campaign's z3 region oracle (no code shared with netfibers)."""
     net = network_from_dict(c["network"])
     dom = c.get("domain")
+    if dom is not None and "halfspaces" in dom:
+        from tests.fuzz.dim_campaign import oracle
+        F = lambda v: Fraction(str(v))
+        camp = [([[F(v) for v in row] for row in layer["weight"]], [F(v) for v in layer["bias"]])
+                for layer in c["network"]["layers"]]
+        truth = oracle(camp, ("cut", [(F(a), F(z)) for a, z in dom["box"]],
+                              [([F(v) for v in h["a"]], F(h["b"])) for h in dom["halfspaces"]]))
+        return truth["value"] == c["value"]
     if dom is None:
         d = None
     elif dom.get("orthant") is True:
@@ -423,7 +442,7 @@ def _oracle_one_layer(c) -> bool:
     return fd.exact and fd.value == c["value"]
 
 
-ORACLES = {"one_hidden_layer_dimension": _oracle_one_layer, "functional_dimension_sandwich": _oracle_sandwich, "bab_bound": _oracle_bab, "bab_bound_reduced": _oracle_bab, "on_box": _oracle_on_box, "counterexample_box": _oracle_counterexample, "bab_cover": _oracle_bab, "counterexample": _oracle_counterexample, "symmetry_path": _same_function,
+ORACLES = {"one_hidden_layer_dimension": _oracle_one_layer, "one_hidden_layer_dimension_cut": _oracle_one_layer, "functional_dimension_sandwich": _oracle_sandwich, "bab_bound": _oracle_bab, "bab_bound_reduced": _oracle_bab, "on_box": _oracle_on_box, "counterexample_box": _oracle_counterexample, "bab_cover": _oracle_bab, "counterexample": _oracle_counterexample, "symmetry_path": _same_function,
            "region_cover": _same_function, "absorption": _oracle_absorption,
            "absorption_no": _oracle_absorption, "identifiability_hypotheses": _oracle_identifiability,
            "functional_dimension": _oracle_fd, "exercise": _oracle_exercise,

@@ -85,13 +85,20 @@ def test_a_cut_that_changes_nothing_is_exact():
 
 def test_a_cut_that_kills_a_neuron_is_bracketed():
     """Neuron 0 is x0 − 1/2: alive on the box, dead where x0 <= 1/4.  The box's value is the
-    upper bound; the cut is itself a box there, whose exact value the lower bound reaches."""
+    sandwich's upper bound; the cut is itself a box there, whose exact value the lower bound
+    reaches.  R39 read on the cut itself (one hidden layer) gives that value exactly, neuron 0
+    proved dead there by the half-space's dual."""
     net = Network.from_rows([[[1, 0], [0, 1], [1, 1]], [[1, 1, -1]]], [[Q(-1, 2), 0, 0], [0]])
-    cut = functional_dimension_on_cut(net, [-1, -1], [1, 1], [([1, 0], Q(1, 4))])
+    cut = functional_dimension_on_cut(net, [-1, -1], [1, 1], [([1, 0], Q(1, 4))], theorem=False)
     on_p = functional_dimension(net, domain=Domain([-1, -1], [Q(1, 4), 1]))
     on_b = functional_dimension(net, domain=(Q(-1), Q(1)))
     assert on_p.exact and on_b.exact and on_p.value < on_b.value
     assert cut.lower == on_p.value and cut.upper == on_b.value and not cut.exact
+    by_theorem = functional_dimension_on_cut(net, [-1, -1], [1, 1], [([1, 0], Q(1, 4))])
+    assert by_theorem.exact and by_theorem.value == on_p.value and by_theorem.theorem
+    cert = sandwich_certificate(net, by_theorem)
+    assert cert["type"] == "one_hidden_layer_dimension" and cert["evidence"]["0"] == {"dead": [1]}
+    assert verify(cert)[0]
 
 
 @pytest.fixture(scope="module")
@@ -128,7 +135,7 @@ def test_false_claims_are_rejected(honest, name, change):
 
 
 def test_the_cli_on_a_json_box_with_half_spaces(tmp_path):
-    net = _net([3, 6, 2], 2)
+    net = _net([3, 6, 3, 2], 2)
     (tmp_path / "n.json").write_text(json.dumps(net.to_dict()))
     (tmp_path / "d.json").write_text(json.dumps({"box": [[-1, 1], [0, 1], [-2, 2]],
                                                  "halfspaces": [{"a": [1, 1, 1], "b": "1/2"}]}))
@@ -190,9 +197,168 @@ def test_inputs_in_every_region_of_the_cut_reach_its_value(monkeypatch):
     import semialgebraic.dimension.functional as fmod
     net = Network.from_rows([[["3/4", 1], [0, 0], [-2, -3]], [["5/4", 2, 0]]], [["-1/2", -1, -4], [-4]])
     lo, hi, cuts = [Q(-1, 2), Q(0)], [Q(1, 2), Q(1)], [([2, 3], Q(3, 2))]
-    cut = functional_dimension_on_cut(net, lo, hi, cuts, timeout=60)
+    cut = functional_dimension_on_cut(net, lo, hi, cuts, timeout=60, theorem=False)
     assert cut.exact and cut.value == 4
     cert = json.loads(json.dumps(sandwich_certificate(net, cut)))
     assert verify(cert)[0] and cert["lower"] == 4
+    by_theorem = functional_dimension_on_cut(net, lo, hi, cuts, timeout=60)   # R39 on the cut
+    assert by_theorem.theorem and by_theorem.value == 4
     monkeypatch.setattr(fmod, "RANK_ONLY", 0)
-    assert functional_dimension_on_cut(net, lo, hi, cuts, timeout=60).lower < 4
+    assert functional_dimension_on_cut(net, lo, hi, cuts, timeout=60, theorem=False).lower < 4
+
+
+# -- one hidden layer: R38/R39 read on the cut itself --------------------------------------------
+def _one_layer_case(seed):
+    """A one-hidden-layer net with planted copies of rows (times t of either sign), constant
+    neurons, neurons far from the box (dead or active on it), zero outgoing columns, on a box
+    cut by 1-3 half-spaces through random points of it (campaign format: Fractions)."""
+    from fractions import Fraction as F
+    rng = random.Random(9100 + seed)
+    d, n1, m = rng.randint(1, 3), rng.randint(2, 6), rng.randint(1, 3)
+    lo, hi = F(rng.randint(-3, 0)), F(rng.randint(1, 3))
+    r = lambda: F(rng.randint(-4, 4), rng.choice([1, 2, 3]))
+    W, b = [[r() for _ in range(d)] for _ in range(n1)], [r() for _ in range(n1)]
+    for i in range(1, n1):
+        k = rng.random()
+        if k < 0.2:
+            j, t = rng.randrange(i), F(rng.choice([-2, -1, 1, 2, 3]), rng.choice([1, 2]))
+            W[i], b[i] = [t * v for v in W[j]], t * b[j]
+        elif k < 0.3:
+            W[i], b[i] = [F(0)] * d, F(rng.choice([-1, 1]))
+        elif k < 0.45:
+            b[i] = F(rng.choice([-30, 30]))
+    V = [[r() if rng.random() > 0.15 else F(0) for _ in range(n1)] for _ in range(m)]
+    cuts = []
+    for _ in range(rng.randint(1, 3)):
+        a = [F(0)] * d
+        while not any(a):
+            a = [F(rng.randint(-3, 3)) for _ in range(d)]
+        p = [lo + (hi - lo) * F(rng.randint(1, 7), 8) for _ in range(d)]
+        cuts.append((a, sum(x * y for x, y in zip(a, p))))
+    return [(W, b), (V, [r() for _ in range(m)])], lo, hi, cuts
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_one_hidden_layer_on_a_cut_is_exact_by_the_theorem(seed):
+    """R39 read on the cut (neurons the box does not classify: points strictly inside the cut,
+    exact LP duals) against the dim campaign's z3 region oracle on the cut, which shares no code
+    with netfibers: equal; the certificate VALID, its value ±1 rejected."""
+    pytest.importorskip("z3")
+    from tests.fuzz.bab_fuzz import to_algebra
+    from tests.fuzz.dim_campaign import oracle
+    net, lo, hi, cuts = _one_layer_case(seed)
+    d = len(net[0][0][0])
+    q = lambda f: Q(f.numerator, f.denominator)
+    A = to_algebra(net)
+    cut = functional_dimension_on_cut(A, [q(lo)] * d, [q(hi)] * d, [([q(v) for v in a], q(c)) for a, c in cuts])
+    truth = oracle(net, ("cut", [(lo, hi)] * d, cuts))
+    if cut.inner is None:                    # no interior: no region either
+        assert not truth["regions"]
+        return
+    assert cut.theorem and cut.exact and cut.value == truth["value"]
+    cert = json.loads(json.dumps(sandwich_certificate(A, cut)))
+    assert cert["type"] == "one_hidden_layer_dimension" and verify(cert)[0]
+    for delta in (1, -1):
+        assert verify(dict(cert, value=cert["value"] + delta))[0] is False
+
+
+# neuron 0 (x0 + x1 - 1) dead on the cut x0 + x1 <= 1 only, neuron 1 (x0 + x1 + 1) active there
+# only (x0 + x1 >= -1 is a second half-space), neuron 2 (x0 - x1) switching, neuron 3 (x1 - 5)
+# dead on the box
+CUT_ONE = Network.from_rows([[[1, 1], [1, 1], [1, -1], [0, 1]], [[1, 2, 1, 1]]], [[-1, 1, 0, -5], [0]])
+CUT_ONE_P = ([-2, -2], [2, 2], [([1, 1], 1), ([-1, -1], 1)])
+
+
+@pytest.fixture(scope="module")
+def one_cut():
+    cut = functional_dimension_on_cut(CUT_ONE, *CUT_ONE_P)
+    cert = json.loads(json.dumps(sandwich_certificate(CUT_ONE, cut)))
+    assert verify(cert)[0]
+    return cut, cert
+
+
+def test_the_theorem_on_a_cut_classifies_by_duals_and_inside_points(one_cut):
+    """Neuron 0 dead and neuron 1 active by the half-spaces' duals, neuron 2 switching at two
+    points strictly inside, neuron 3 dead by the box (no evidence).  Neurons 0 and 1 share their
+    normal: with 1 active, the linear block has rank 1 in x, 1 in the output; the value agrees
+    with the general method on the cut's regions."""
+    cut, cert = one_cut
+    ev = cert["evidence"]
+    assert set(ev) == {"0", "1", "2"} and "dead" in ev["0"] and "active" in ev["1"] and "switching" in ev["2"]
+    N = CUT_ONE.n_parameters
+    # kernel: 2 dead (d + 1 + m = 4 each), 1 scaling, the block of one active neuron: 4 - (1 + 2 - 1)
+    assert cut.value == N - (4 + 4 + 1 + (4 - 2)) == 6
+    assert exact_rank(CUT_ONE, [(Q(-1, 2), Q(0)), (Q(0), Q(-1, 2)), (Q(1, 2), Q(-1, 4)), (Q(1, 4), Q(0)),
+                                (Q(-1, 2), Q(1, 4)), (Q(0), Q(1, 2)), (Q(1, 3), Q(-1, 7))]) == 6
+
+
+@pytest.mark.parametrize("name,change", [
+    ("a dual made negative", lambda c: c["evidence"]["0"].update(dead=["-1", "0"])),
+    ("dead claimed active", lambda c: c["evidence"].update({"0": {"active": ["0", "0"]}})),
+    ("a dual too small", lambda c: c["evidence"]["0"].update(dead=["0", "0"])),
+    ("a switching point moved out of the cut", lambda c: c["evidence"]["2"]["switching"][0].__setitem__(1, "-3")),
+    ("a switching point on the wrong side", lambda c: c["evidence"]["2"]["switching"].reverse()),
+    ("evidence left out", lambda c: c["evidence"].pop("2")),
+    ("evidence for a neuron the box decides", lambda c: c["evidence"].update({"3": {"dead": ["0", "0"]}})),
+    ("the interior point outside", lambda c: c["domain"].update(interior=["2", "2"])),
+    ("a half-space dropped", lambda c: c["domain"]["halfspaces"].pop()),
+    ("the half-spaces and interior dropped", lambda c: (c["domain"].pop("halfspaces"), c["domain"].pop("interior"))),
+    ("the value", lambda c: c.update(value=c["value"] + 1)),
+])
+def test_false_theorem_claims_on_a_cut_are_rejected(one_cut, name, change):
+    cert = _mutated(one_cut[1], change)
+    try:
+        ok, _ = verify(cert)
+    except Exception as exc:                 # malformed (InputError) is a rejection too
+        assert type(exc).__name__ == "InputError", exc
+        return
+    assert not ok, name
+
+
+def test_the_theorem_on_a_cut_gives_way_to_the_sandwich_past_its_share_of_the_budget():
+    """classify_on_cut's LPs check the deadline (THEOREM_SHARE of the timeout): at timeout 0 the
+    sandwich answers, its bounds around the theorem's value."""
+    cut = functional_dimension_on_cut(CUT_ONE, *CUT_ONE_P, timeout=0)
+    assert not cut.theorem and cut.lower <= 6 <= cut.upper
+
+
+def test_the_cli_decides_a_one_hidden_layer_net_on_a_cut(tmp_path):
+    (tmp_path / "n.json").write_text(json.dumps(CUT_ONE.to_dict()))
+    (tmp_path / "d.json").write_text(json.dumps({"box": [[-2, 2], [-2, 2]], "halfspaces": [
+        {"a": [1, 1], "b": 1}, {"a": [-1, -1], "b": 1}]}))
+    cert = tmp_path / "c.json"
+    out = subprocess.run([sys.executable, "-m", "semialgebraic.cli", "dim", str(tmp_path / "n.json"),
+                          "--box", str(tmp_path / "d.json"), "--certificate", str(cert)],
+                         capture_output=True, text=True)
+    assert out.returncode == 0, out.stderr
+    assert "functional dimension 6 of 17 parameters" in out.stdout and "R39" in out.stdout
+    got = subprocess.run([sys.executable, "-m", "semialgebraic.cli", "verify", str(cert)],
+                         capture_output=True, text=True)
+    assert got.returncode == 0 and got.stdout.startswith("VALID one_hidden_layer_dimension"), got.stdout
+
+
+def test_the_exact_simplex_alone_classifies_as_highs_does(monkeypatch):
+    """classify_on_cut's steps each decide exactly: with the float screening's points and
+    HiGHS's optima switched off the exact simplex classifies alone, and the kinds, the value and
+    the certificate's validity are the same on 30 planted cases."""
+    from semialgebraic.dimension import one_layer
+    from semialgebraic.dimension.sandwich import inscribed_cube
+    from tests.fuzz.bab_fuzz import to_algebra
+    q = lambda f: Q(f.numerator, f.denominator)
+    for seed in range(30):
+        net, lo, hi, cuts = _one_layer_case(seed)
+        d = len(net[0][0][0])
+        A = to_algebra(net)
+        args = ([q(lo)] * d, [q(hi)] * d, [([q(v) for v in a], q(c)) for a, c in cuts])
+        cube = inscribed_cube(*args)
+        if cube is None:
+            continue
+        fast = one_layer.classify_on_cut(A, *args, cube)
+        with monkeypatch.context() as m:
+            m.setattr(one_layer._Cut, "_highs", lambda self, w, bi, sgn: None)
+            m.setattr(one_layer._Cut, "screened", lambda self, W, b, rows: [(None, None)] * len(rows))
+            slow = one_layer.classify_on_cut(A, *args, cube)
+            cut = functional_dimension_on_cut(A, *args)
+            assert verify(json.loads(json.dumps(sandwich_certificate(A, cut))))[0]
+        assert fast[0] == slow[0], seed
+        assert cut.value == functional_dimension_on_cut(A, *args).value
