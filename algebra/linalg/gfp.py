@@ -60,6 +60,7 @@ __all__ = ["PRIME", "PRIMES_24", "PRIME_31", "PRIME_61", "is_prime", "prime_for"
            "rank_mod_p", "echelon_mod_p", "rref_mod_p", "kernel_mod_p", "shrink_kernel_mod_p",
            "shrink_kernel_free_mod_p", "matmul_mod_p",
            "inverse_mod_p", "reduce_mod_p", "kernel_free_mod_p", "residues_array", "sparse_rank_mod_p", "SparseEchelon",
+           "peel_columns", "pivot_columns",
            "BlockSpan"]
 
 # -- the primes --------------------------------------------------------------------------------
@@ -233,6 +234,94 @@ class SparseEchelon:
                 else:
                     row.pop(k, None)
         return False
+
+
+def peel_columns(vectors) -> tuple[list, list, list]:
+    """``(pivots, rest, cols)``: exact peeling of sparse vectors (dicts ``{column: value}`` or
+    lists).  Vectors with one non-zero entry are unit vectors (their columns are pivots and are
+    dropped from the others); then, while some column is non-zero in exactly one remaining
+    vector, that vector is independent of the others and removed, that column its pivot.  The
+    rank over Q of *vectors* is ``len(pivots)`` plus the rank of *rest* (dicts on the columns
+    renumbered 0 .. len(cols) − 1, ``cols`` their original numbers), and if the columns P of
+    the rest's vectors have full rank |P|, the vectors restricted to ``pivots`` + those columns
+    have full rank too (block triangular: unit rows, then the peeled rows triangular on their
+    lone columns, the rest zero on them).
+
+    >>> sorted(peel_columns([{0: 1}, {0: 2, 1: 3}, {1: 1, 2: 1}, {2: 1, 3: 1}])[0])   # all peeled
+    [0, 1, 2, 3]
+    >>> peel_columns([{0: 1}, {0: 5, 2: 1, 3: 1}, {2: 2, 3: 2}])            # e_0, then two parallel
+    ([0], [{0: 1, 1: 1}, {0: 2, 1: 2}], [2, 3])
+    """
+    items = lambda r: r.items() if isinstance(r, dict) else ((c, v) for c, v in enumerate(r) if v)
+    units, rest = [], []
+    for r in vectors:
+        nz = [(c, v) for c, v in items(r) if v]
+        if len(nz) == 1:
+            if nz[0][0] not in units:
+                units.append(nz[0][0])
+        elif nz:
+            rest.append(nz)
+    unit_set = set(units)
+    rest = [[(c, v) for c, v in r if c not in unit_set] for r in rest] if units else rest
+    rest = [r for r in rest if r]
+    holders: dict = {}
+    for i, r in enumerate(rest):
+        for c, _ in r:
+            holders.setdefault(c, set()).add(i)
+    alive, pivots = set(range(len(rest))), list(units)
+    lone = [c for c, h in holders.items() if len(h) == 1]
+    while lone:
+        c0 = lone.pop()
+        h = holders[c0]
+        if len(h) != 1:
+            continue
+        i = h.pop()
+        alive.discard(i)
+        pivots.append(c0)
+        for c, _ in rest[i]:
+            hc = holders[c]
+            hc.discard(i)
+            if len(hc) == 1:
+                lone.append(c)
+    left = [rest[i] for i in sorted(alive)]
+    cols = sorted({c for r in left for c, _ in r})
+    at = {c: j for j, c in enumerate(cols)}
+    return pivots, [{at[c]: v for c, v in r} for r in left], cols
+
+
+def pivot_columns(vectors, p: int, check=None) -> list | None:
+    """Columns P on which *vectors* (sparse dicts or lists of rationals) restricted have full
+    rank |P| mod the prime *p* < 2^21, hence over Q, with |P| their rank mod p (a lower bound of
+    the rank over Q); None when p divides a denominator.  :func:`peel_columns`, then the blocked
+    echelon form mod p of the rest (its pivot columns; *check* between panels).
+
+    Then for every vector r with r·v = 0 for each of *vectors* (over Q), r is determined by its
+    entries off P (the vectors' P-block is invertible on the span's coordinates): rows all
+    orthogonal to the vectors have the same rank as their columns off P.
+
+    >>> pivot_columns([{0: 1, 1: 1}, {1: 1, 2: 1}, {0: 1, 2: -1}], 5)   # rank 2
+    [0, 1]
+    """
+    import numpy as np
+    pivots, rest, cols = peel_columns(vectors)
+    if rest:
+        A = np.zeros((len(rest), len(cols)), dtype=np.int64)
+        try:
+            for i, r in enumerate(rest):
+                for c, v in r.items():
+                    A[i, c] = residue(v, p)
+        except ZeroDivisionError:
+            return None
+        _, _, blocks = echelon_mod_p(A, p, check=check)
+        pivots += [cols[int(c)] for _, cs, _ in blocks for c in cs]
+    else:
+        try:                                  # (the residues must exist for the claim mod p)
+            for r in vectors:
+                for _, v in (r.items() if isinstance(r, dict) else enumerate(r)):
+                    residue(v, p)
+        except ZeroDivisionError:
+            return None
+    return sorted(pivots)
 
 
 def nmod_left_kernel_vector(nrows: int, ncols: int, entries: Sequence[int], p: int,
@@ -453,8 +542,10 @@ def kernel_free_mod_p(A, p: int = PRIME, block: int = 64, check=None):
         rows = E[r0:r0 + len(cols)]                 # K[free] is the identity, K[cols] and the
         later = pivots[r0 + len(cols):]             # earlier blocks' rows still 0: E_b K is
         S = np.mod(rows[:, free], p)                # E_b[free] + E_b[later] K[later] (rank x f
-        for c in range(0, later.size, 4096):        # per block, not ncols x f); entries in [0, p):
-            S = np.mod(S + rows[:, later[c:c + 4096]] @ K[later[c:c + 4096]], p)   # sums < 2^52
+        for c in range(0, later.size, 4096):        # per block, not ncols x f); symmetric
+            part = reduce_mod_p(rows[:, later[c:c + 4096]], p) @ reduce_mod_p(K[later[c:c + 4096]], p)
+            S = np.mod(S + part, p)                 # representatives: 4096 (p/2)^2 < 2^52 for
+                                                    # p < 2^21 (entries in [0, p): 2^54, wrong)
         K[cols] = np.mod(-(inv @ S), p) if len(cols) <= 4096 else np.mod(-matmul_mod_p(inv, S, p), p)
     return K, free
 

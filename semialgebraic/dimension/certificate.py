@@ -143,6 +143,13 @@ def _certificate(net, fd, dom, seconds, lps) -> dict:
     if isinstance(dom, tuple) and dom[0] == dom[1] and fd.upper == fd.lower and len(X) == 1:
         return certificate(upper=int(fd.upper), upper_one_point=True)   # the rank at the input
     deadline = None if seconds is None else time.monotonic() + seconds
+    if fd.complete_regions and fd.exact and fd.details.get("rank_beside"):   # the value is the rank
+        # on every region, ranked on the columns the proven directions leave: the regions,
+        quick = _UpperEntries(net, fd, dom, deadline, lps).entries   # with the directions that
+        regions = cover_regions(net, fd, dom, seconds, quick,        # need no search beside them
+                                check=False)    # (checked once, in the whole certificate)
+        if regions is not None:             # (the checker ranks the columns off their pivots)
+            return certificate(upper=int(fd.upper), upper_regions=regions, upper_directions=quick)
     dirs, bound, missing = _UpperEntries(net, fd, dom, deadline, lps).run()
     if bound <= fd.upper:       # re-checkable (lower than fd.upper when the run's rank of the
                                 # directions was cut by its budget: the claim stays fd.upper)
@@ -177,7 +184,8 @@ def _thinned_inputs(net, fd, p) -> list:
     return X
 
 
-def cover_regions(net: Network, fd: FunctionalDimension, dom, seconds: float | None) -> list | None:
+def cover_regions(net: Network, fd: FunctionalDimension, dom, seconds: float | None,
+                  directions=None, check: bool = True) -> list | None:
     """The linear regions of *net* on *dom* in the ``region_cover`` format (with Farkas
     multipliers), when the walk completes (at most one region more than the complete walk of
     *fd* found: a count, not the clock; *seconds*, when given, only stops it) and the checker's
@@ -189,7 +197,9 @@ def cover_regions(net: Network, fd: FunctionalDimension, dom, seconds: float | N
     if not state.get("complete"):
         return None
     regs = jsonable(regs)
-    return regs if is_regions_rank(net, regs, dom, fd.upper, fd.inputs[:1]) else None
+    if not check:
+        return regs
+    return regs if is_regions_rank(net, regs, dom, fd.upper, fd.inputs[:1], directions) else None
 
 
 class _UpperEntries:

@@ -69,7 +69,7 @@ from ..sets import normalize_domain
 from ..regions import joint_regions
 from .certificate import functional_dimension_certificate
 from .directions import symmetry_directions
-from .jacobian import ProvenSpan, exact_rank, jacobian_rows, missing_directions, network_prime
+from .jacobian import ProvenSpan, exact_rank, jacobian_rows, missing_directions, network_prime, rank_beside
 from .nongeneric import neuron_list, non_generic, one_point, seen_zero_neurons, with_nearby, zero_neurons
 from .result import FunctionalDimension
 from .sampling import COVER, SPREAD, batch_simplex, chosen_inputs, exact_masks
@@ -186,6 +186,10 @@ operation count, load ~1.6: 2e9 (480 x 2 410), 9.7e9 (3 720 x 2 410), 8.2e9 (2 0
 second; with :data:`ELIMINATION_RATE` (2e8, 10-50x below) ``dim digits_64-32-10 --timeout 20``
 sampled one batch of 48 inputs and stopped at [480, 2 378] in 3 s, where no timeout gives the
 exact 2 378 (372 inputs, 2.6 s)."""
+
+BESIDE_ENTRIES = 10 ** 7
+"""The exact rows of :func:`~semialgebraic.dimension.jacobian.rank_beside` (on the columns the
+proven directions leave) are built and ranked only up to this many entries."""
 
 EXACT_CALL_CAP = 30.0
 """Estimated seconds of one exact rational rank call (FLINT: not interruptible) allowed when no
@@ -336,6 +340,32 @@ def _nearby(net, dom, fd, kinks, budget) -> FunctionalDimension:
     return with_nearby(net, dom, fd, kinks, budget, solve, certify)
 
 
+def _switching_first_layer(net, dom) -> int:
+    """The first-layer neurons that can switch on *dom*: on a cube those whose pre-activation
+    takes both signs on it (exact, at two vertices), elsewhere those with a non-zero row;
+    neurons on one hyperplane (positive or negative multiples) counted once.  The first layer
+    alone cuts the domain into at most Σ_{i <= min(n, d)} C(n, i) regions for n of them: the
+    walk's gate (a 16-60-60-8 net on a ball of radius 1/100: 5 of 60 switch, 32 regions at most
+    where all 60 gave ~10^14)."""
+    if net.depth < 2:
+        return 0
+    W, b = net.layer(0)
+    keys = set()
+    for i in range(W.nrows):
+        w = W.row_at(i)
+        k = next((k for k, v in enumerate(w) if v != 0), None)
+        if k is None:
+            continue
+        if isinstance(dom, tuple):
+            lo, hi = dom
+            mx = b[i] + sum((v * (hi if v > 0 else lo) for v in w), Q(0))
+            mn = b[i] + sum((v * (lo if v > 0 else hi) for v in w), Q(0))
+            if mx <= 0 or mn >= 0:
+                continue
+        keys.add(tuple(v / w[k] for v in w) + (b[i] / w[k],))
+    return len(keys)
+
+
 class _Sandwich:
     """The state of one :func:`functional_dimension` run: regions, proven directions (upper
     bound), Jacobian rows and their kernel mod p (lower bound), evidence from the samples."""
@@ -363,12 +393,13 @@ class _Sandwich:
         self.elim_seconds, self.reserve = 0.0, 0.0   # seconds of elimination (N > RANK_ONLY)
         self.round_cost = None           # (seconds, rows, rank before) of the last sampling round
         self.phase_end = None            # seconds of the budget at which the current phase stops
+        self.rank_beside = False         # the exact rank taken off the proven directions' pivots
 
     def walk(self, timeout, max_regions, seed) -> None:
         """Walk the linear regions (when the first layer alone allows it) and set the upper bound."""
         net, state = self.net, {}
         walk_budget = Budget(None, max_regions)     # a count of regions, never the clock
-        n1, d = (net.widths[1] if net.depth > 1 else 0), net.n_inputs
+        n1, d = _switching_first_layer(net, self.dom), net.n_inputs
         first_layer_regions = sum(math.comb(n1, i) for i in range(min(n1, d) + 1))
         if max_regions is None or first_layer_regions <= max_regions:
             try:                        # the timeout (an active budget) only stops the walk
@@ -570,6 +601,17 @@ class _Sandwich:
         cost = rows * self.N * min(rows, self.N) * EXACT_SLOWDOWN / ELIMINATION_RATE
         return cost <= (EXACT_CALL_CAP if T is None else T / 4) and not self.budget.exhausted()
 
+    def beside_fits(self, npts: int) -> bool:
+        """Whether :func:`~semialgebraic.dimension.jacobian.rank_beside` fits: the rows on the
+        N − (symmetry rank) columns the proven directions leave, at most :data:`BESIDE_ENTRIES`
+        entries, their exact rank (one FLINT call) within a quarter of the *timeout*'s value
+        (:data:`EXACT_CALL_CAP` without one) at :data:`ELIMINATION_RATE`, and time left."""
+        rows, cols = npts * max(1, self.net.n_outputs), max(1, self.N - self.sym_rank)
+        T = self.budget.timeout
+        cost = rows * cols * min(rows, cols) / ELIMINATION_RATE
+        return (rows * cols <= BESIDE_ENTRIES and cost <= (EXACT_CALL_CAP if T is None else T / 4)
+                and not self.budget.exhausted())
+
     def spread_count(self) -> int:
         """Inputs spread from each witness of a rarely met sign set (:func:`spread_points`):
         :data:`SPREAD` without a timeout; with one, as many as an eighth of the *timeout* (its
@@ -752,6 +794,12 @@ class _Sandwich:
         limit = EXACT_LIMIT_COMPLETE if self.complete else EXACT_LIMIT
         if lower < upper and npts and npts * N <= limit and self.exact_fits(npts):
             lower, how, exact = exact_rank(net, self.all_X), "exact rational rank of the Jacobian rows", True
+        elif lower < upper and self.complete and not self.short and npts and self.sym and self.beside_fits(npts):
+            got = rank_beside(net, self.all_X, self.sym, self.prime)   # the rows are orthogonal to
+            if got is not None:                                        # the proven directions
+                lower, exact, self.rank_beside = got, True, True
+                how = ("exact rational rank of the Jacobian rows (on the parameters the proven "
+                       "directions' pivots leave)")
         # the rank is the value only when every differentiable region holds d + 1 affinely
         # independent inputs (its rows then span the region's); a modular bound keeps the interval
         complete = self.complete and not self.short and (lower >= upper or exact)
@@ -792,7 +840,8 @@ class _Sandwich:
                                     "evidence_lines": hints if lower < upper and not complete else [],
                                     "rounds": self.rounds, "batch_sizes": self.batch_sizes,
                                     "exercise_proofs": self.proofs,
-                                    "prime": self.prime, "proven": self.proven, "patterns": self.patterns},
+                                    "prime": self.prime, "proven": self.proven, "patterns": self.patterns,
+                                    "rank_beside": self.rank_beside},
                                    tuple(tuple(x) for x in self.all_X), non_gen)
 
     def vanishing_regions(self, deficits, reason) -> tuple:

@@ -513,10 +513,17 @@ def intern_shared(entries) -> tuple[list, list]:
     return out, table
 
 
-def is_regions_rank(net: Network, regions, dom, upper: int, inputs) -> bool:
+def is_regions_rank(net: Network, regions, dom, upper: int, inputs, directions=None) -> bool:
     """True when the checker accepts *regions* (``upper_regions``: a cover of the domain) and the
-    exact rank of the Jacobian rows on them is *upper*."""
-    return verify(_minimal_certificate(net, dom, int(upper), "upper_regions", regions, inputs))[0]
+    exact rank of the Jacobian rows on them is *upper*; *directions* (``upper_directions``
+    entries, optional) beside them spare the checker the columns of their pivots."""
+    cert = _minimal_certificate(net, dom, int(upper), "upper_regions", regions, inputs)
+    if directions:
+        entries, table = intern_shared(directions)
+        cert["upper_directions"] = jsonable(entries)
+        if table:
+            cert["shared_proofs"] = jsonable(table)
+    return verify(cert)[0]
 
 
 def _minimal_certificate(net, dom, upper, key, value, inputs, shared=None) -> dict:

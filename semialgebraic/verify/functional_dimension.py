@@ -316,13 +316,17 @@ def check(cert: dict) -> tuple[bool, str]:
             return False, vectors
         if shared.unreferenced():
             raise InputError(f"shared_proofs {shared.unreferenced()[:5]} are referred to by no proof")
-        bound = _directions_bound(net, vectors, p, upper)
-        if bound > upper:
-            return False, f"N - rank of the listed directions is {bound}, not the claimed upper {upper}"
-        how.append(f"{len(dirs)} proven kernel directions give <= {bound}"
-                   + (f" <= the claimed {upper}" if bound < upper else ""))
+        if regions is None:
+            bound = _directions_bound(net, vectors, p, upper)
+            if bound > upper:
+                return False, f"N - rank of the listed directions is {bound}, not the claimed upper {upper}"
+            how.append(f"{len(dirs)} proven kernel directions give <= {bound}"
+                       + (f" <= the claimed {upper}" if bound < upper else ""))
+        else:                  # beside regions they only spare columns of the regions' rank
+            how.append(f"{len(dirs)} proven kernel directions, whose pivot columns the rows on the "
+                       "regions are determined without")
     if regions is not None:
-        rank = _regions_rank(net, regions, lo_hi)
+        rank = _regions_rank(net, regions, lo_hi, vectors if dirs is not None else None, p)
         if isinstance(rank, str):
             return False, rank
         if rank != upper:
