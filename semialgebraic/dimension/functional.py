@@ -133,6 +133,10 @@ sampling only), and the sampling gets the time.  A 16-60-60-8 net on a ball of r
 0), and with ``--timeout 60`` 15 s at the start and 42 s again for the missing directions:
 [178, 604] after one batch; without it [321, 343] after four batches."""
 
+WALK_SHARE = 0.3
+"""Under a timeout, the share of the time left that the region walk may take (the inputs it
+finds, d + 1 per region, are ranked in the rest)."""
+
 RANK_PHASES = (0.3, 0.6)
 """Above :data:`RANK_ONLY` parameters with a timeout: sampling until this share of the time
 left after the walk, then the neurons never seen active / inactive decided (branch and bound, a
@@ -398,7 +402,9 @@ class _Sandwich:
     def walk(self, timeout, max_regions, seed) -> None:
         """Walk the linear regions (when the first layer alone allows it) and set the upper bound."""
         net, state = self.net, {}
-        walk_budget = Budget(None, max_regions)     # a count of regions, never the clock
+        left = self.budget.remaining()     # a count of regions, and under a timeout a share of it
+        walk_budget = Budget(None if left is None else WALK_SHARE * left, max_regions,
+                             clock=self.budget.clock)
         n1, d = _switching_first_layer(net, self.dom), net.n_inputs
         first_layer_regions = sum(math.comb(n1, i) for i in range(min(n1, d) + 1))
         if max_regions is None or first_layer_regions <= max_regions:
@@ -520,6 +526,26 @@ class _Sandwich:
             if self.budget.elapsed() >= end:
                 raise BudgetExhausted(f"{share:g} of the time left")
         return check
+
+    def walked_fitting(self, points: list, m: int) -> list:
+        """The walked regions' inputs (:func:`batch_simplex`: every base, then the steps), cut
+        under a timeout to the first ones whose elimination mod p fits a quarter of the timeout
+        and half of the time left (all of them are one batch: one that does not fit was dropped
+        whole, and a walk of many regions in 64 inputs left 0 inputs); a cut walk no longer
+        gives the value (``complete`` False: sampling goes on)."""
+        T, left = self.budget.timeout, self.budget.remaining()
+        if T is None or left is None or not points:
+            return points
+        cap = min(T / 4, left / 2) * SAMPLING_RATE
+        cost = lambda k: k * m * self.N * min(k * m, self.N)
+        k = len(points)
+        while k and cost(k) > cap:
+            k = k * 3 // 4
+        if k < len(points):
+            self.complete = False
+            self.skipped = (f"the inputs of {len(points)} of the walked regions' points cut to {k} "
+                            "(the elimination of them all would not fit the budget)")
+        return points[:k]
 
     def rank_batch(self, want: int, m: int) -> int:
         """The next batch above :data:`RANK_ONLY` parameters: *want* inputs, at most
@@ -657,6 +683,7 @@ class _Sandwich:
         if not self.rounds:
             self.short = [self.regions[i].pattern for i in short
                           if self.regions[i].pattern not in self.kinks]
+            new_points = self.walked_fitting(new_points, m)
         while True:
             t0, rank0 = time.monotonic(), self.rank
             try:
@@ -665,22 +692,25 @@ class _Sandwich:
                                        else max(16, upper // (8 * m)))
                     if N > RANK_ONLY:          # small batches first, doubling: each one that
                         want = self.rank_batch(min(want, 16 << self.rounds), m)   # finishes raises
-                        if not want:                                          # the lower bound
+                        if not want and not new_points:                       # the lower bound
                             break
                     else:
                         self._done_before = self.done_cost
                         want = self.fitted(want, len(new_points), m)
-                        if not want or not self.affordable(len(new_points) * m + want * m):
+                        if new_points and not (want and self.affordable(len(new_points) * m + want * m)):
+                            want = 0           # the walked regions' inputs alone (cut to fit)
+                        elif not want or not self.affordable(len(new_points) * m + want * m):
                             break
-                    if self.kernel is not None and self.rank < upper:
-                        self.evidence["missing"] = self.missing(limit=24)
-                    chosen = chosen_inputs(net, self.dom, nrng, want, 10 * want + 2000, self.evidence,
-                                           self.rounds, cover=cover)
-                    if N > RANK_ONLY:          # the weight-cover inputs too: at most `want` in all
-                        chosen = chosen[:want]
-                    else:
-                        chosen = self.refitted(chosen, want, len(new_points), m)
-                    new_points = new_points + chosen
+                    if want:
+                        if self.kernel is not None and self.rank < upper:
+                            self.evidence["missing"] = self.missing(limit=24)
+                        chosen = chosen_inputs(net, self.dom, nrng, want, 10 * want + 2000, self.evidence,
+                                               self.rounds, cover=cover)
+                        if N > RANK_ONLY:      # the weight-cover inputs too: at most `want` in all
+                            chosen = chosen[:want]
+                        else:
+                            chosen = self.refitted(chosen, want, len(new_points), m)
+                        new_points = new_points + chosen
                 X, masks = exact_masks(net, new_points)
                 new_points = []
                 if X:
