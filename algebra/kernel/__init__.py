@@ -13,7 +13,7 @@ Contents
 networks
     :func:`difference_network` (``a − b`` as one network), :func:`contract_layer` (remove a
     hidden layer that is affine on the domain), :func:`is_zero_neuron`, :func:`drop_zero_neurons`,
-    :func:`parameter_offsets`, :func:`network_digest` (checkpoints of symmetry paths),
+    :func:`parameter_offsets`, :func:`parameter_places`, :func:`network_digest` (checkpoints of symmetry paths),
     :func:`box_input_map` / :func:`compose_input_map` (a box as the image of the cube
     ``[−1, 1]^d``; the network read on the cube: ``dim`` on a box).
 intervals
@@ -40,9 +40,9 @@ from .domains import domain_from_json, domain_json, domain_rows
 from .intervals import interval_bounds
 from .jacobian import exercise_spec, is_delta_zero
 from .networks import (box_input_map, compose_input_map, contract_layer, difference_network, drop_zero_neurons,
-                       is_zero_neuron, network_digest, parameter_offsets)
+                       is_zero_neuron, network_digest, parameter_offsets, parameter_places)
 from .vectors import is_proportional
 
 __all__ = ["box_input_map", "compose_input_map", "contract_layer", "difference_network", "drop_zero_neurons", "domain_from_json", "domain_json", "domain_rows",
            "exercise_spec", "interval_bounds", "is_delta_zero", "is_proportional", "is_zero_neuron",
-           "network_digest", "parameter_offsets"]
+           "network_digest", "parameter_offsets", "parameter_places"]

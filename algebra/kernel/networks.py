@@ -179,6 +179,21 @@ def parameter_offsets(net: Network) -> list[int]:
     return offs
 
 
+def parameter_places(net: Network, indices) -> list[tuple]:
+    """``(layer l, row i, column k)`` of each flat parameter index (W_l[i, k]), k None for the
+    bias b_l[i] (the order of :func:`parameter_offsets`).
+
+    >>> parameter_places(Network.from_rows([[[1], [-1]], [[1, 1]]], [[0, 1], [0]]), [0, 1, 2, 3, 4, 6])
+    [(0, 0, 0), (0, 1, 0), (0, 0, None), (0, 1, None), (1, 0, 0), (1, 0, None)]
+    """
+    offs, out = parameter_offsets(net), []
+    for c in indices:
+        l = max(t for t in range(len(offs)) if offs[t] <= c)
+        W, q = net.weights[l], c - offs[l]
+        out.append((l,) + (divmod(q, W.ncols) if q < W.nrows * W.ncols else (q - W.nrows * W.ncols, None)))
+    return out
+
+
 def network_digest(net: Network) -> str:
     """Checkpoint digest: the first 16 hex digits of a SHA-256 of the network.
 

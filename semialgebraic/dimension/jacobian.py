@@ -18,7 +18,7 @@ rows so far that the proven symmetry directions do not explain (a guide for the 
 
 from __future__ import annotations
 
-from algebra.kernel import parameter_offsets
+from algebra.kernel import parameter_offsets, parameter_places
 from algebra.linalg import QMatrix
 from algebra.linalg.gfp import (PRIME, SparseEchelon, echelon_mod_p, matmul_mod_p, peel_columns, pivot_columns,
                                 prime_for, rank_mod_p, rref_mod_p, reduce_mod_p, residue)
@@ -118,13 +118,7 @@ def exact_jacobian_columns(net: Network, points, cols) -> list:
     """The exact Jacobian rows of :func:`exact_jacobian_rows` restricted to the parameters
     *cols* (in that order), computed entry by entry: a weight W_l[i, k]'s entry is
     δ_l[i] h_{l-1}[k], a bias b_l[i]'s δ_l[i]."""
-    offs, L = parameter_offsets(net), net.depth
-    where = []
-    for c in cols:
-        l = max(t for t in range(L) if offs[t] <= c)
-        W = net.weights[l]
-        q = c - offs[l]
-        where.append((l,) + (divmod(q, W.ncols) if q < W.nrows * W.ncols else (q - W.nrows * W.ncols, None)))
+    L, where = net.depth, parameter_places(net, cols)
     rows = []
     for x in points:
         pre = net.preactivations(x)

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import logging
 
-from algebra.kernel import parameter_offsets
+from algebra.kernel import parameter_places
 from algebra.kernel.differentiability import kink_witness
 from algebra.linalg import QMatrix
 from algebra.network import Network
@@ -396,13 +396,7 @@ def _direction_targets(net, sup) -> list:
     direction mod p supported on the parameters *sup* (a guide for the float walks only):
     W_l[i,k] alone -> (l-1,k) and (l,i) active; several W_l[·,k] -> (l-1,k) active with two of
     the entered neurons in different phases (both ways); otherwise the first entered neuron."""
-    offs, L = parameter_offsets(net), net.depth
-    dec = []
-    for p_ in sup:
-        l = max(t for t in range(L) if offs[t] <= p_)
-        W = net.weights[l]
-        q = p_ - offs[l]
-        dec.append((l,) + (divmod(q, W.ncols) if q < W.nrows * W.ncols else (q - W.nrows * W.ncols, None)))
+    L, dec = net.depth, parameter_places(net, sup)
     l, i, k = dec[0]
     if l == L - 1:
         return [[(l - 1, k, 1)]] if k is not None else []

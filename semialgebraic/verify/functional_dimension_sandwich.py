@@ -46,7 +46,7 @@ from algebra.kernel.certificate_schemas import CLAIMS, check_header
 from algebra.rationals import Q
 
 from . import verify
-from .on_box import read_box
+from .on_box import read_box, read_halfspaces
 
 __all__ = ["check"]
 
@@ -102,14 +102,7 @@ def check(cert: dict) -> tuple[bool, str]:
     if not isinstance(dom, dict) or set(dom) != {"box", "halfspaces"}:
         raise InputError("domain is {box, halfspaces}")
     box = read_box(dom["box"], d)
-    if not isinstance(dom["halfspaces"], list):
-        raise InputError("domain.halfspaces must be a list")
-    cuts = []
-    for t, h in enumerate(dom["halfspaces"]):
-        if not isinstance(h, dict) or set(h) != {"a", "b"}:
-            raise InputError(f"halfspaces[{t}] is {{a, b}}")
-        cuts.append((parse_vector(h["a"], f"halfspaces[{t}].a", length=d),
-                     parse_number(h["b"], f"halfspaces[{t}].b")))
+    cuts = read_halfspaces(dom["halfspaces"], d)
     lower, upper = cert["lower"], cert["upper"]
     for v in (lower, upper):
         if not isinstance(v, int) or isinstance(v, bool):

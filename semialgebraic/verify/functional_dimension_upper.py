@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from algebra.exceptions import InputError
 from algebra.io.native import parse_vector
-from algebra.kernel import domain_from_json, interval_bounds, is_zero_neuron
+from algebra.kernel import domain_from_json, interval_bounds, is_zero_neuron, parameter_places
 from algebra.kernel.differentiability import kink_witness, vanishing_on_path
 from algebra.linalg import QMatrix
 from algebra.linalg.gfp import pivot_columns
@@ -252,7 +252,7 @@ def _regions_rank(net, regions, lo_hi, vectors=None, p=None) -> int | str:
         if piv is not None:
             taken = set(piv)
             cols = [c for c in range(net.n_parameters) if c not in taken]
-    rows, where = [], None if cols is None else _places(net, cols)
+    rows, where = [], None if cols is None else parameter_places(net, cols)
     for reg in regions:
         pat, k, masks = reg["pattern"], 0, []
         for l in range(L - 1):
@@ -279,7 +279,7 @@ def _any_value(net, r, reg, pat, oriented, facets) -> tuple[bool, str]:
 
 def _masked_rows(net, x, masks, where=None) -> list:
     """Exact Jacobian rows ∂f_o/∂θ at *x* with the hidden 0/1 *masks* held fixed (only the
-    parameters *where* names, :func:`_places`, when given: W_l[i, k] is δ_l[i] h_{l-1}[k],
+    parameters *where* names, :func:`~algebra.kernel.parameter_places`, when given: W_l[i, k] is δ_l[i] h_{l-1}[k],
     b_l[i] δ_l[i])."""
     hs = [list(x)]
     for l in range(net.depth - 1):
@@ -302,18 +302,6 @@ def _masked_rows(net, x, masks, where=None) -> list:
     return out
 
 
-def _places(net, cols) -> list:
-    """``(layer, row, column or None for the bias)`` of each parameter index of *cols*."""
-    starts, k = [], 0
-    for W in net.weights:
-        starts.append(k)
-        k += W.nrows * W.ncols + W.nrows
-    out = []
-    for c in cols:
-        l = max(t for t in range(net.depth) if starts[t] <= c)
-        W, q = net.weights[l], c - starts[l]
-        out.append((l,) + (divmod(q, W.ncols) if q < W.nrows * W.ncols else (q - W.nrows * W.ncols, None)))
-    return out
 
 
 def _shape(net, e) -> None:

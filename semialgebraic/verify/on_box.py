@@ -25,7 +25,7 @@ others are refused.  Imports ``algebra`` only.
 from __future__ import annotations
 
 from algebra.exceptions import InputError
-from algebra.io.native import network_from_dict, parse_number
+from algebra.io.native import network_from_dict, parse_number, parse_vector
 from algebra.kernel import compose_input_map
 from algebra.kernel.certificate_schemas import check_header
 from algebra.rationals import Q
@@ -48,6 +48,20 @@ def read_box(box, d: int) -> list:
         if lo > hi:
             raise InputError(f"box: coordinate {i}: lower bound {lo} exceeds upper bound {hi}")
     return out
+
+
+def read_halfspaces(items, d: int) -> list:
+    """``[(a, b)]`` of JSON half-spaces ``[{"a": [...], "b": b}, ...]`` (a·x <= b, a of length
+    *d*), exact (:class:`InputError` otherwise: malformed)."""
+    if not isinstance(items, list):
+        raise InputError("halfspaces must be a list")
+    cuts = []
+    for t, h in enumerate(items):
+        if not isinstance(h, dict) or set(h) != {"a", "b"}:
+            raise InputError(f"halfspaces[{t}] is {{a, b}}")
+        cuts.append((parse_vector(h["a"], f"halfspaces[{t}].a", length=d),
+                     parse_number(h["b"], f"halfspaces[{t}].b")))
+    return cuts
 
 
 def check(cert: dict) -> tuple[bool, str]:

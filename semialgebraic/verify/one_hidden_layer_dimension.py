@@ -51,6 +51,8 @@ from algebra.kernel.certificate_schemas import CLAIMS, check_header
 from algebra.linalg import QMatrix
 from algebra.linalg.gfp import rank_lower_bound
 
+from .on_box import read_halfspaces
+
 __all__ = ["check"]
 
 _ZERO = parse_number(0, "0")
@@ -81,16 +83,11 @@ def _cuts(dom, d, lo, hi):
     inside every side and half-space (an InputError for a malformed one)."""
     if not isinstance(dom, dict) or "halfspaces" not in dom:
         return [], None
-    if not isinstance(dom["halfspaces"], list) or not dom["halfspaces"]:
+    if not dom["halfspaces"]:
         raise InputError("domain.halfspaces must be a non-empty list")
     if any(a is None or z is None for a, z in zip(lo, hi)):
         raise InputError("a box cut by half-spaces has finite sides")
-    cuts = []
-    for t, h in enumerate(dom["halfspaces"]):
-        if not isinstance(h, dict) or set(h) != {"a", "b"}:
-            raise InputError(f"halfspaces[{t}] is {{a, b}}")
-        cuts.append((parse_vector(h["a"], f"halfspaces[{t}].a", length=d),
-                     parse_number(h["b"], f"halfspaces[{t}].b")))
+    cuts = read_halfspaces(dom["halfspaces"], d)
     x = parse_vector(dom["interior"], "domain.interior", length=d)
     return cuts, x
 
