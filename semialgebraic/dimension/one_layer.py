@@ -167,8 +167,8 @@ def classify_on_cut(net: Network, lo, hi, halfspaces, center, deadline: float | 
     1. points strictly inside P (c ± (r/2) e_k, and c + t (u − c) for random vertices u of the
        box, t half the step to P's boundary): the two where the float pass finds ℓ_i largest and
        smallest, both signs checked exactly, make it switching;
-    2. HiGHS's optimum of max ±ℓ_i over P: its point pulled towards c (x* + t (c − x*), t
-       halved until the point is strictly inside and ℓ_i has the sign) shows the sign; its
+    2. HiGHS's optimum of max ±ℓ_i over P: its point pulled towards c (x* + t (c − x*),
+       :meth:`_Cut.pulled`: strictly inside P with ℓ_i of that sign) shows the sign; its
        half-space duals, made >= 0, prove max ±ℓ_i <= 0 when b_i + y·β + Σ_k max(r_k lo_k,
        r_k hi_k) <= 0, r = w_i − Σ_j y_j a_j (a bound of ℓ_i on P for any y >= 0, which the
        checker recomputes);
