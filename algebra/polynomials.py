@@ -74,8 +74,9 @@ class Ring:
         return Polynomial._from_rep(self._ctx.gens()[self.index(name)], self)
 
     def constant(self, c: object) -> "Polynomial":
-        return Polynomial._from_rep(self._ctx.from_dict({(0,) * self.nvars: to_q(c)}) if to_q(c) != 0
-                                    else self._ctx.from_dict({}), self)
+        # (ctx.constant: from_dict with an exponent tuple of nvars zeros took 3 ms at 33 088
+        # variables, 2 s of `analyze` on a 64-256-64 net that no budget check could stop)
+        return Polynomial._from_rep(self._ctx.constant(to_q(c)), self)
 
     def zero(self) -> "Polynomial":
         return Polynomial._from_rep(self._ctx.from_dict({}), self)
