@@ -233,7 +233,7 @@ from __future__ import annotations
 from algebra.exceptions import InputError
 from algebra.io.native import network_from_dict, parse_number, parse_vector
 from algebra.linalg import QMatrix, nmod_rank
-from algebra.linalg.gfp import SparseEchelon, is_prime, rank_mod_p, residue
+from algebra.linalg.gfp import SparseEchelon, is_prime, peel_columns, rank_mod_p, residue
 from algebra.kernel import box_input_map, compose_input_map
 from algebra.kernel.certificate_schemas import CLAIMS, check_header
 
@@ -344,6 +344,10 @@ EXACT_ENTRIES = 10 ** 7
 """The exact rank over Q of the directions (dense, k x N rationals) is computed only up to this
 many entries; beyond it the rank mod p stands (a 24-24-6000-2 net: 6 000 x 162 602)."""
 
+SPARSE_OPS = 3 * 10 ** 6
+"""Entry updates of the sparse echelon form mod p of the peeled directions before the dense
+elimination takes over (~1 s of Python)."""
+
 DENSE_BYTES = 1 << 30
 """The dense elimination mod p of the directions (k x N int64) is used, when the sparse echelon
 form gives up, only within this many bytes; beyond it the rank of the rows it took."""
@@ -374,22 +378,26 @@ def _directions_bound(net, vectors, p: int, upper: int) -> int:
 
 
 def _vectors_rank_mod_p(vectors, N: int, p: int) -> int:
-    """A lower bound of the rank over Q of sparse rational vectors (dicts): their rank mod *p*
-    (the non-zero entries reduced; a vector with no residue left out) by the sparse echelon form,
-    else (much fill-in) numpy elimination when numpy is there and the rows fit in
+    """A lower bound of the rank over Q of sparse rational vectors (dicts): the count of pivots
+    peeled exactly over Q (:func:`~algebra.linalg.gfp.peel_columns`: unit vectors, then vectors
+    alone on a column) plus the rank mod *p* of the rest (the non-zero entries reduced; a vector
+    with no residue left out) by the sparse echelon form within :data:`SPARSE_OPS` entry
+    updates, else (much fill-in) numpy elimination when numpy is there and the rows fit in
     :data:`DENSE_BYTES` (FLINT's nmod_mat without numpy), else the rank of the rows the sparse
-    form took before it gave up (a subset)."""
-    rows = []
-    for vec in vectors:
+    form took before it gave up (a subset).  16-60-60-8 on a ball of radius 1/100, 6 254
+    directions: 11.5 s unpeeled, ~1 s peeled."""
+    pivots, rest, cols = peel_columns(vectors)
+    rows, N = [], len(cols)
+    for vec in rest:
         try:
             rows.append({k: residue(v, p) for k, v in vec.items() if v != 0})
         except ZeroDivisionError:
             continue
-    echelon = SparseEchelon(p)
+    echelon = SparseEchelon(p, SPARSE_OPS)
     if all(echelon.add(r) is not None for r in rows):
-        return echelon.rank
+        return len(pivots) + echelon.rank
     if 8 * len(rows) * N > DENSE_BYTES:
-        return echelon.rank
+        return len(pivots) + echelon.rank
     try:
         import numpy as np
     except ImportError:                                 # pragma: no cover - numpy is optional
@@ -399,12 +407,12 @@ def _vectors_rank_mod_p(vectors, N: int, p: int) -> int:
         for i, r in enumerate(rows):
             for k, v in r.items():
                 flat[i * N + k] = v
-        return nmod_rank(len(rows), N, flat, p)
+        return len(pivots) + nmod_rank(len(rows), N, flat, p)
     M = np.zeros((len(rows), N), dtype=np.int64)
     for i, r in enumerate(rows):
         for k, v in r.items():
             M[i, k] = v
-    return rank_mod_p(M, p)
+    return len(pivots) + rank_mod_p(M, p)
 
 
 def _read_on_cube(net, dom):

@@ -690,3 +690,39 @@ def test_a_claim_weaker_than_the_directions_prove_is_accepted_a_stronger_one_not
     stronger["upper"] -= 1
     ok, why = verify(stronger)
     assert not ok and "not the claimed upper" in why
+
+
+@settings(max_examples=80, deadline=None)
+@given(st.integers(0, 10 ** 6), st.sampled_from([5, 7, 1048573]), st.sampled_from([0, 3, 10 ** 6]))
+def test_the_checkers_peeled_rank_of_the_directions_is_a_lower_bound_of_the_rank_over_q(seed, p, ops):
+    """The checker's rank of the listed directions (peeled exactly over Q, then the sparse
+    echelon form mod p within SPARSE_OPS updates, then the dense routes) never exceeds their
+    rank over Q, so N − it is a valid upper bound; with a large prime and small integer
+    entries it is the rank over Q.  Units whose value p divides, parallel vectors, vectors alone
+    on a column and entries without a residue mod p (a denominator p) are all drawn."""
+    import importlib
+    vfd = importlib.import_module("semialgebraic.verify.functional_dimension")
+    rng = random.Random(seed)
+    n = rng.randint(1, 9)
+    vecs = []
+    for _ in range(rng.randint(1, 14)):
+        kind = rng.random()
+        if kind < 0.25:
+            vecs.append({rng.randrange(n): Q(rng.choice([1, -2, p, 3]))})
+        elif kind < 0.4 and vecs:
+            vecs.append({c: 2 * v for c, v in rng.choice(vecs).items()})
+        elif kind < 0.5:
+            vecs.append({rng.randrange(n): Q(1, p), rng.randrange(n): Q(1)})
+        else:
+            vecs.append({c: Q(rng.randint(-3, 3)) for c in rng.sample(range(n), rng.randint(1, min(n, 4)))})
+    vecs = [{c: v for c, v in vec.items() if v != 0} for vec in vecs]
+    exact = QMatrix.from_rows([[vec.get(c, Q(0)) for c in range(n)] for vec in vecs], ncols=n).rank()
+    old = vfd.SPARSE_OPS
+    vfd.SPARSE_OPS = ops                     # (0: the dense route at the first update)
+    try:
+        got = vfd._vectors_rank_mod_p(vecs, n, p)
+    finally:
+        vfd.SPARSE_OPS = old
+    assert got <= exact
+    if p == 1048573 and all(v.denominator == 1 and abs(v) < 4 for vec in vecs for v in vec.values()):
+        assert got == exact
