@@ -59,7 +59,7 @@ from algebra.kernel import box_input_map, compose_input_map
 from algebra.kernel.differentiability import kink_witness
 from algebra.kernel.domains import Domain
 from algebra.linalg import QMatrix
-from algebra.linalg.gfp import BlockSpan, kernel_free_mod_p, shrink_kernel_free_mod_p
+from algebra.linalg.gfp import BlockSpan, kernel_rows_mod_p, shrink_kernel_rows_mod_p
 from algebra.network import Network
 from algebra.rationals import Q
 
@@ -381,8 +381,8 @@ class _Sandwich:
         self.regions: list = []
         self.complete, self.patterns, self.kinks = False, None, {}
         self.all_X: list = []
-        self.rank, self.rounds, self.kernel = 0, 0, None  # kernel: basis mod p of every row's kernel
-        self.kernel_free = None          # the rows where the kernel basis is the identity
+        self.rank, self.rounds, self.kernel = 0, 0, None  # kernel: basis mod p of every row's kernel,
+                                         # compact: (P, free, piv) of gfp.kernel_rows_mod_p
         self.batch_sizes: list = []      # exact inputs per sampling batch (the clock may size them)
         self.evidence: dict = {}
         self.proofs: list = []
@@ -398,6 +398,7 @@ class _Sandwich:
         self.round_cost = None           # (seconds, rows, rank before) of the last sampling round
         self.phase_end = None            # seconds of the budget at which the current phase stops
         self.rank_beside = False         # the exact rank taken off the proven directions' pivots
+        self.span_seconds = 0.0          # the longest rank of the proven directions (seconds)
 
     def walk(self, timeout, max_regions, seed) -> None:
         """Walk the linear regions (when the first layer alone allows it) and set the upper bound."""
@@ -470,8 +471,9 @@ class _Sandwich:
 
     def _span_rank(self) -> int:
         """``ProvenSpan.rank`` under the budget (the partial sandwich when it runs out)."""
-        k = len(self.span.vectors)
+        k, t0 = len(self.span.vectors), time.monotonic()
         r = self.span.rank(self.budget)
+        self.span_seconds = max(self.span_seconds, time.monotonic() - t0)
         if self.span.ranked < k and not self.skipped:
             self.skipped = f"the rank of {self.span.ranked} of the {k} proven directions (the budget ran out)"
         return r
@@ -493,18 +495,16 @@ class _Sandwich:
         elif self.kernel is None:      # stopped by the budget between panels (a batch fitted
             K = None                   # to the time left ran 3.5 CPU s past it under load)
             try:
-                K, free = kernel_free_mod_p(R[:first_rows], self.prime, check=self._check)
-                self.kernel, self.kernel_free = shrink_kernel_free_mod_p(K, free, R[first_rows:], self.prime,
-                                                                         check=self._check)
+                K = kernel_rows_mod_p(R[:first_rows], self.prime, check=self._check)
+                self.kernel = shrink_kernel_rows_mod_p(*K, R[first_rows:], self.prime, check=self._check)
             except BudgetExhausted as exc:   # the first batch: the rank found so far is kept
-                found = self.N - K.shape[1] if K is not None else getattr(exc, "partial_rank", 0)
+                found = self.N - len(K[1]) if K is not None else getattr(exc, "partial_rank", 0)
                 if found > self.rank:        # (a lower bound of the rank mod p of the rows at
                     self.rank = found        # these inputs: the certificate lists them all)
                     self.all_X += X
                 raise
         else:                          # a later batch stopped: it adds nothing
-            self.kernel, self.kernel_free = shrink_kernel_free_mod_p(self.kernel, self.kernel_free, R,
-                                                                     self.prime, check=self._check)
+            self.kernel = shrink_kernel_rows_mod_p(*self.kernel, R, self.prime, check=self._check)
         self.all_X += X
         self.rows_done += len(R)
 
@@ -537,7 +537,7 @@ class _Sandwich:
         if T is None or left is None or not points:
             return points
         cap = min(T / 4, left / 2) * SAMPLING_RATE
-        cost = lambda k: k * m * self.N * min(k * m, self.N)
+        cost = lambda k: k * m * self.N * min(k * m, self.N, max(1, self.upper))
         k = len(points)
         while k and cost(k) > cap:
             k = k * 3 // 4
@@ -593,7 +593,7 @@ class _Sandwich:
         if self.rows_done:            # later batches shrink the kernel: ~ rows · N · dim(kernel)
             cost = lambda k: (extra + k) * m * self.N * max(1, self.kernel_dim()) + self.done_cost
         else:
-            cost = lambda k: (extra + k) * m * self.N * min((extra + k) * m, self.N) + self.done_cost
+            cost = lambda k: (extra + k) * m * self.N * min((extra + k) * m, self.N, max(1, self.upper)) + self.done_cost
         while want >= least and cost(want) > cap:
             want = max(least - 1, want * 3 // 4) if want > least else want - 1
         if want < least:
@@ -652,17 +652,18 @@ class _Sandwich:
         return int(min(SPREAD_MAX, max(SPREAD, T / 8 * ELIMINATION_RATE / per_input / SPREAD_WITNESSES)))
 
     def kernel_dim(self) -> int:
-        return self.N if self.kernel is None else int(self.kernel.shape[1])
+        return self.N if self.kernel is None else len(self.kernel[1])
 
     def affordable(self, rows: int) -> bool:
         """Whether a sampling batch of *rows* Jacobian rows fits the time left: its elimination
-        mod p (about rows · N · min(rows, N) float64 operations, at a conservative
+        mod p (about rows · N · min(rows, N, upper) float64 operations: the rank of the rows is at
+        most the proven upper bound, and the elimination's work grows with it; at a conservative
         ``SAMPLING_RATE`` per second) is one numpy/FLINT call that no budget can stop, so a
         batch that does not fit is not started (the reason says so)."""
         left = self.budget.remaining()
         if left is None:
             return True
-        seconds = rows * self.N * min(rows, self.N) / SAMPLING_RATE
+        seconds = rows * self.N * min(rows, self.N, max(1, self.upper)) / SAMPLING_RATE
         if seconds <= left:
             return True
         self.skipped = (f"a sampling batch of {rows} Jacobian rows (about {seconds:.0f} s of exact "
@@ -717,7 +718,7 @@ class _Sandwich:
                     self.add_rows(X, masks, first_rows)
                     self.round_cost = (time.monotonic() - t0, len(X) * m, rank0)
                 new_rank = (self.rank_only if self.rank_only is not None else
-                            N - self.kernel.shape[1] if self.kernel is not None else 0)
+                            N - len(self.kernel[1]) if self.kernel is not None else 0)
                 self.rounds += 1
                 self.batch_sizes.append(len(X))
                 stalled = new_rank <= self.rank
@@ -799,7 +800,7 @@ class _Sandwich:
             Xw, masks = exact_masks(net, batch_simplex(net, witnesses, self.dom))
             if Xw:
                 self.add_rows(Xw, masks)
-                self.rank = max(self.rank, self.N - self.kernel.shape[1])
+                self.rank = max(self.rank, self.N - len(self.kernel[1]))
         if self.proven:
             self.symmetries()
         if self.rank < self.upper:
@@ -871,7 +872,8 @@ class _Sandwich:
                                     "rounds": self.rounds, "batch_sizes": self.batch_sizes,
                                     "exercise_proofs": self.proofs,
                                     "prime": self.prime, "proven": self.proven, "patterns": self.patterns,
-                                    "rank_beside": self.rank_beside},
+                                    "rank_beside": self.rank_beside,
+                                    "directions_seconds": self.span_seconds},
                                    tuple(tuple(x) for x in self.all_X), non_gen)
 
     def vanishing_regions(self, deficits, reason) -> tuple:

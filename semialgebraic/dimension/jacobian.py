@@ -383,25 +383,40 @@ def _is_reduced(R, p: int) -> bool:
 
 
 def missing_directions(K, span: ProvenSpan, limit: int = 12, check=None) -> list:
-    """Kernel directions mod p of the Jacobian rows so far (the columns of *K*) that the proven
-    directions of *span* do not explain: a basis (as rows, block echelon mod p) of span(K)
-    modulo the span, as lists of parameter indices (the support of each direction).  Only a
-    guide for the sampling and for the reason text: the missing directions are either not
-    exercised yet or an unproven symmetry.  *check* (or None) is called before the reduction
-    and between the elimination's panels, and may raise to stop (a 4 865-parameter net with a
-    4 493-dimensional kernel: ~10 s in one piece before)."""
+    """Kernel directions mod p of the Jacobian rows so far (the columns of *K*: a dense basis, or
+    the compact ``(P, free, piv)`` of :func:`~algebra.linalg.gfp.kernel_rows_mod_p`, whose
+    transpose is built here chunk by chunk) that the proven directions of *span* do not explain:
+    a basis (as rows, block echelon mod p) of span(K) modulo the span, as lists of parameter
+    indices (the support of each direction).  Only a guide for the sampling and for the reason
+    text: the missing directions are either not exercised yet or an unproven symmetry.  *check*
+    (or None) is called before the reduction and between the elimination's panels, and may
+    raise to stop (a 4 865-parameter net with a 4 493-dimensional kernel: ~10 s in one piece
+    before)."""
     import numpy as np
     p = span.p
-    T = np.ascontiguousarray(K.T, dtype=np.float64)      # (entries in [0, p): exact)
-    if T.shape[0] == 0:
+    if isinstance(K, tuple):                 # compact: K[free] the identity, K[piv] = P
+        P, free, piv = K
+        f, n = len(free), span.n
+    else:
+        f, n = K.shape[1], K.shape[0]
+    if f == 0:
         return []
     if check is not None:
         check()
+    T = np.empty((f, n))
     if span.vectors:
-        piv, Sp = span.reduced(check)
-        for a in range(0, T.shape[0], 512):     # row chunks: the budget checked between them
-            if check is not None:
-                check()
-            T[a:a + 512] = np.mod(T[a:a + 512] - matmul_mod_p(T[a:a + 512, piv], Sp, p), p)
+        piv_s, Sp = span.reduced(check)
+    for a in range(0, f, 512):               # row chunks: the budget checked between them
+        if check is not None and a:
+            check()
+        if isinstance(K, tuple):
+            C = np.zeros((min(f, a + 512) - a, n))
+            C[np.arange(C.shape[0]), free[a:a + 512]] = 1.0
+            C[:, piv] = P[:, a:a + 512].T
+        else:
+            C = np.asarray(K[:, a:a + 512].T, dtype=np.float64)    # (entries in [0, p): exact)
+        if span.vectors:
+            C = np.mod(C - matmul_mod_p(C[:, piv_s], Sp, p), p)
+        T[a:a + 512] = C
     _, E, _ = echelon_mod_p(T.astype(np.int64), p, check=check)
     return [list(map(int, np.flatnonzero(row))) for row in E[:limit]]

@@ -10,7 +10,8 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 from algebra.linalg import QMatrix
-from algebra.linalg.gfp import (PRIME, PRIME_31, PRIME_61, PRIMES_24, echelon_mod_p, inverse_mod_p,
+from algebra.linalg.gfp import (PRIME, PRIME_31, PRIME_61, PRIMES_24, echelon_mod_p, expand_kernel, inverse_mod_p,
+                                kernel_rows_mod_p, shrink_kernel_rows_mod_p,
                                 kernel_free_mod_p,
                                 rref_mod_p,
                                 is_prime, kernel_mod_p, matmul_mod_p, nmod_left_kernel_vector,
@@ -208,6 +209,28 @@ def test_the_kernel_with_its_identity_rows_shrinks_like_the_stacked_matrix(A, ba
         assert all(sum(a * Kl[j][c] for j, a in enumerate(row)) % p == 0
                    for row in rows for c in range(K.shape[1]))
         assert K.size == 0 or (0 <= K.min() and K.max() < p)
+
+
+@FAST
+@given(int_matrices(max_rows=9, max_cols=12), st.lists(int_matrices(max_rows=4, max_cols=12), max_size=3),
+       st.sampled_from([1, 3, 64]), st.sampled_from([5, 101, PRIME]))
+def test_the_compact_kernel_is_the_dense_kernel_without_its_identity_rows(A, batches, block, p):
+    """kernel_rows_mod_p / shrink_kernel_rows_mod_p (the functional dimension's kernel: rank x f
+    numbers, not ncols x f) expand to exactly kernel_free_mod_p / shrink_kernel_free_mod_p's
+    basis, batch by batch; free and piv split the columns."""
+    m = len(A[0])
+    K, free = kernel_free_mod_p(A, p, block)
+    C = kernel_rows_mod_p(A, p, block)
+    for B in [None] + batches:
+        if B is not None:
+            B = np.array([(list(r) + [0] * m)[:m] for r in B], dtype=np.int64)
+            K, free = shrink_kernel_free_mod_p(K, free, B, p)
+            C = shrink_kernel_rows_mod_p(*C, B, p)
+        P, free_c, piv = C
+        assert free_c.tolist() == free.tolist()
+        assert sorted(free_c.tolist() + piv.tolist()) == list(range(m))
+        assert P.shape == (len(piv), len(free_c))
+        assert expand_kernel(P, free_c, piv, m).tolist() == K.tolist()
 
 
 def test_matmul_and_inverse_mod_p_match_python():

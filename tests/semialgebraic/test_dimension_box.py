@@ -122,8 +122,8 @@ def test_a_first_batch_stopped_by_the_budget_keeps_the_rank_found_so_far(monkeyp
             calls.append(1)
             if len(calls) > 3:             # 3 panels of 64 columns, then the budget is spent
                 raise BudgetExhausted("timeout of 1 s reached")
-        return gfp.kernel_free_mod_p(R, p, check=check_few)
-    monkeypatch.setattr(F, "kernel_free_mod_p", stopping_kernel)
+        return gfp.kernel_rows_mod_p(R, p, check=check_few)
+    monkeypatch.setattr(F, "kernel_rows_mod_p", stopping_kernel)
     fd = functional_dimension(net)
     assert not fd.exact and 0 < fd.lower <= full.lower and fd.upper >= full.value
     assert fd.samples == len(fd.inputs) > 0

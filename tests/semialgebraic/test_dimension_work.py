@@ -96,7 +96,7 @@ def test_spread_count_is_a_count_of_work():
             got = []
             for _ in range(2):
                 s = fmod._Sandwich(net, None, Budget(T))
-                s.kernel = np.zeros((s.N, kdim), dtype=np.int64)
+                s.kernel = (np.zeros((0, kdim)), np.arange(kdim), np.arange(0))   # (P, free, piv)
                 got.append(s.spread_count())
                 time.sleep(0.05)
             assert got[0] == got[1]
