@@ -513,9 +513,13 @@ def cmd_dim(args) -> int:
                  "(each nearby value was certified by its own re-checked certificate)")
     elif args.certificate:           # proof searches count their work; a timeout only stops them
         seconds = None if args.timeout is None else max(0.5, args.timeout - (time.monotonic() - start))
-        write_certificate(functional_dimension_certificate(net, fd, domain=dom, seconds=seconds)
-                          if box is None else box_certificate(user_net, *box, fd, seconds=seconds),
+        report: dict = {}
+        write_certificate(functional_dimension_certificate(net, fd, domain=dom, seconds=seconds, report=report)
+                          if box is None else box_certificate(user_net, *box, fd, seconds=seconds, report=report),
                           args.certificate)
+        if "unchecked" in report:
+            text += (f"\n  certificate written, not re-checked here: {report['unchecked']}; "
+                     f"`netfibers verify {args.certificate}` checks it")
     if box is not None:
         text += ("\n  on the box, computed for the network read on [-1, 1]^d (x = centre + half-width * u: "
                  "the same functional dimension, three-layer-fibers R36)")

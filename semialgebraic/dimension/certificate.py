@@ -14,7 +14,7 @@ import time
 from typing import Any
 
 from algebra.kernel import box_input_map, compose_input_map, domain_json
-from algebra.linalg.gfp import PRIME, rank_mod_p
+from algebra.linalg.gfp import PRIME, pivot_columns, rank_mod_p
 from algebra.network import Network
 from algebra.rationals import Q, q_json
 
@@ -30,7 +30,7 @@ from .jacobian_columns import exercise, phase_search
 from .result import FunctionalDimension
 from .sampling import exact_masks
 from .upper import (checked_directions_bound, constant_neurons, duplicate_groups, inputs_dead_entries, intern_shared,
-                    is_regions_rank, masked_pairs, opposite_pairs)
+                    is_regions_rank, masked_pairs, opposite_pairs, sparse_entry_vectors)
 
 __all__ = ["functional_dimension_certificate", "CERTIFICATE_LPS"]
 
@@ -41,7 +41,7 @@ proofs of the upper bound): a count of work, so that the certificate never depen
 
 def functional_dimension_certificate(net: Network, fd: FunctionalDimension, *, domain: Any = None,
                                      seconds: float | None = None, lps: int = CERTIFICATE_LPS,
-                                     verify: bool = True) -> dict:
+                                     verify: bool = True, report: dict | None = None) -> dict:
     """A ``functional_dimension`` certificate of the bounds of *fd* (checked by
     :mod:`semialgebraic.verify.functional_dimension`).
 
@@ -74,7 +74,12 @@ def functional_dimension_certificate(net: Network, fd: FunctionalDimension, *, d
         Re-check the certificate with the independent checker before returning it.  A
         certificate without a differentiable input (θ non-generic, or none found) shows nothing
         and is returned unchecked (the checker rejects it: the functional dimension is not
-        shown to be defined).
+        shown to be defined).  With *seconds*, the re-check is skipped when its estimate does
+        not fit the time left, and the upper bound left uncertified when ranking the proven
+        directions does not (:data:`DIRECTIONS_CHECKS`): those are calls no budget stops.
+    report : dict, optional
+        Gets ``"check"`` (the re-check's estimated seconds) and, when it was skipped,
+        ``"unchecked"`` (why, for the user: ``netfibers verify`` checks the file).
 
     Returns
     -------
@@ -100,14 +105,17 @@ def functional_dimension_certificate(net: Network, fd: FunctionalDimension, *, d
     if fd.details.get("theorem") == "R38":        # N - n1 by the theorem: its own certificate
         cert = one_hidden_layer_dimension_certificate(net, normalize_domain(domain, net.n_inputs), fd.value)
         return require_valid(cert, _verify) if verify else cert
-    cert = _certificate(net, fd, normalize_domain(domain, net.n_inputs), seconds, lps)
-    if verify and cert["inputs"]:
+    start, cost = time.monotonic(), {}
+    cert = _certificate(net, fd, normalize_domain(domain, net.n_inputs), seconds, lps, cost)
+    if report is not None:
+        report["check"] = cost["check"]
+    if verify and cert["inputs"] and _check_fits(start, seconds, cost, report):
         require_valid(cert, _verify)
     return cert
 
 
 def box_certificate(net: Network, lo, hi, fd: FunctionalDimension, *, seconds: float | None = None,
-                    lps: int = CERTIFICATE_LPS, verify: bool = True) -> dict:
+                    lps: int = CERTIFICATE_LPS, verify: bool = True, report: dict | None = None) -> dict:
     """The certificate of *fd* computed on the cube for the box ``∏ [lo_i, hi_i]`` (three-layer-fibers
     R36): *fd* is the result of :func:`functional_dimension` on ``compose_input_map(net, c, s)``
     and ``[−1, 1]^d``; the certificate embeds *net* itself and names the box in
@@ -118,19 +126,55 @@ def box_certificate(net: Network, lo, hi, fd: FunctionalDimension, *, seconds: f
     if fd.details.get("theorem") == "R38":        # the hypotheses hold on the box itself (R36)
         cert = one_hidden_layer_dimension_certificate(net, list(zip(lo, hi)), fd.value)
         return require_valid(cert, _verify) if verify else cert
+    start, cost = time.monotonic(), {}
     cert = functional_dimension_certificate(compose_input_map(net, *cs), fd, domain=(Q(-1), Q(1)),
-                                            seconds=seconds, lps=lps, verify=False)
+                                            seconds=seconds, lps=lps, verify=False, report=cost)
     cert["network"] = net.to_dict()
     cert["domain"] = {**cert["domain"], "input_map": {"lo": [q_json(Q(v)) for v in lo],
                                                       "hi": [q_json(Q(v)) for v in hi]}}
-    if verify and cert["inputs"]:
+    if verify and cert["inputs"] and _check_fits(start, seconds, cost, report):
         require_valid(cert, _verify)
     return cert
 
 
-def _certificate(net, fd, dom, seconds, lps) -> dict:
+CHECK_RATE = 1e10
+"""Float64 operations per second assumed by the estimate of the checker's rank of the Jacobian
+rows at the certificate's inputs (rows · N · min(rows, N) / 2 for the blocked elimination) when
+the builder ranked none of them itself."""
+
+
+CHECK_GRACE = 1.0
+"""Seconds past the certificate's time the re-check may end (half the 2 s a timeout's result
+may take past 1.05 times the timeout)."""
+
+
+def _check_fits(start: float, seconds, cost: dict, report) -> bool:
+    """Whether the certificate's re-check (``cost["check"]`` seconds, an estimate from the
+    builder's own rank and checker calls) fits the time left of *seconds* from *start* (always,
+    without a timeout).  When it does not, *report* (a dict, optional) gets ``"unchecked"``:
+    the reason, for the user, who can run ``netfibers verify``; the re-check only guards against
+    a bug of the builder, the checker's verdict is the user's to take."""
+    if seconds is None or time.monotonic() + cost.get("check", 0.0) <= start + seconds + CHECK_GRACE:
+        return True
+    if report is not None:
+        report["unchecked"] = (f"its re-check (about {cost.get('check', 0.0):.1f} s, a call no budget "
+                               "stops) did not fit the timeout")
+    return False
+
+
+DIRECTIONS_CHECKS = 2
+"""Under a timeout the proven directions' rank is taken twice more for the certificate (the
+builder's bound and the checker's re-check of it) after the run's own: the upper bound is left
+uncertified, with the reason, when the time left is below this many times the run's longest rank
+of them (``details["directions_seconds"]``; 16-60-60-8 on a ball of radius 1/100 with
+``--timeout 5``: 1.1 s each, the certificate had taken 4.4 s past the 1 s left)."""
+
+
+def _certificate(net, fd, dom, seconds, lps, cost: dict) -> dict:
+    """The certificate of :func:`functional_dimension_certificate`; *cost* gets ``"check"``: an
+    estimate of the seconds of its re-check."""
     p = fd.details.get("prime", PRIME)
-    X = _thinned_inputs(net, fd, p)
+    X, cost["check"] = _thinned_inputs(net, fd, p)
     inputs = [[q_json(v) for v in x] for x in X]
 
     def certificate(**upper) -> dict:
@@ -149,15 +193,35 @@ def _certificate(net, fd, dom, seconds, lps) -> dict:
         regions = cover_regions(net, fd, dom, seconds, quick,        # need no search beside them
                                 check=False)    # (checked once, in the whole certificate)
         if regions is not None:             # (the checker ranks the columns off their pivots)
+            cost["check"] += _regions_check_seconds(net, regions, quick, p)
             return certificate(upper=int(fd.upper), upper_regions=regions, upper_directions=quick)
-    dirs, bound, missing = _UpperEntries(net, fd, dom, deadline, lps).run()
+    need = DIRECTIONS_CHECKS * fd.details.get("directions_seconds", 0.0)
+    if deadline is not None and time.monotonic() + need > deadline:     # the ranks cannot be stopped
+        return certificate(uncertified_upper_reason=(
+            f"the time left for the certificate ({max(0.0, deadline - time.monotonic()):.1f} s of the "
+            f"timeout) is below what ranking the proven directions needs (about {need:.1f} s: the "
+            "run's rank and the checker's, each a call no budget stops); a larger --timeout "
+            "certifies the upper bound"))
+    entries = _UpperEntries(net, fd, dom, deadline, lps)
+    dirs, bound, missing = entries.run()
+    cost["check"] += entries.check_seconds
     if bound <= fd.upper:       # re-checkable (lower than fd.upper when the run's rank of the
                                 # directions was cut by its budget: the claim stays fd.upper)
         return certificate(upper=int(fd.upper), upper_directions=dirs)
     regions = None
     if fd.complete_regions:        # the upper bound is the exact rank over every region
+        rank_seconds = _regions_check_seconds(net, fd.details.get("patterns") or (), [], p)
+        if deadline is not None and time.monotonic() + 2 * rank_seconds > deadline:
+            missing.append(f"the upper bound {fd.upper} is the exact rank at every linear region of a "
+                           f"complete walk; its exact re-check on the regions (about {rank_seconds:.0f} s "
+                           "twice, calls no budget stops) does not fit the time left")
+            return certificate(uncertified_upper_reason="; ".join(
+                [f"N - rank of the certifiable directions is {bound}, not the reported upper {fd.upper}"]
+                + missing))
         regions = cover_regions(net, fd, dom, None if deadline is None else
                                 max(1.0, deadline - time.monotonic()))
+        if regions is not None:
+            cost["check"] += rank_seconds
         if regions is None:
             missing.append(f"the upper bound {fd.upper} is the exact rank at every linear region of a "
                            "complete walk; the walk with Farkas multipliers (its cover certificate) "
@@ -169,19 +233,40 @@ def _certificate(net, fd, dom, seconds, lps) -> dict:
         + missing))
 
 
-def _thinned_inputs(net, fd, p) -> list:
-    """The inputs of *fd*, or the shortest tried prefix whose rows reach ``fd.lower`` mod p."""
+EXACT_CHECK_RATE = 2e8
+"""Rational operations per second assumed by the estimate of the checker's exact rank of the
+rows on listed regions (rows · columns · min(rows, columns); 16-60-60-8 on a ball of radius 1/100:
+3 128 rows on 1 948 columns, 27-50 s)."""
+
+
+def _regions_check_seconds(net, regions, quick, p) -> float:
+    """An estimate of the seconds of the checker's exact rank of the rows on *regions* (d + 1
+    inputs each), on the columns off the pivots of the *quick* directions' vectors."""
+    rows = len(regions) * (net.n_inputs + 1) * max(1, net.n_outputs)
+    piv = pivot_columns(sparse_entry_vectors(net, quick), p) if quick else None
+    cols = net.n_parameters - (len(piv) if piv is not None else 0)
+    return rows * cols * min(rows, cols) / EXACT_CHECK_RATE
+
+
+def _thinned_inputs(net, fd, p) -> tuple[list, float]:
+    """The inputs of *fd*, or the shortest tried prefix whose rows reach ``fd.lower`` mod p, and
+    an estimate of the seconds of the checker's rank of their rows (from the last rank taken
+    here, scaled by the rows; else :data:`CHECK_RATE`)."""
     from .functional import RANK_ONLY       # (functional imports this module)
     X = [list(x) for x in fd.inputs]
-    if fd.lower > 0 and X and net.n_parameters <= RANK_ONLY:   # (above: rows far from saturated)
-        m = max(1, net.n_outputs)
+    N, m = net.n_parameters, max(1, net.n_outputs)
+    rows = len(X) * m
+    estimate = rows * N * min(rows, N) / 2 / CHECK_RATE
+    if fd.lower > 0 and X and N <= RANK_ONLY:   # (above: rows far from saturated)
         k = min(len(X), -(-fd.lower // m) + 16)
         while 2 * k <= len(X):         # (a prefix of more than half: not worth its rank)
+            t0 = time.monotonic()
             Xk, masks = exact_masks(net, X[:k])
             if len(Xk) == k and rank_mod_p(jacobian_rows(net, Xk, masks, p), p) >= fd.lower:
-                return X[:k]
+                return X[:k], time.monotonic() - t0
+            estimate = (time.monotonic() - t0) * len(X) / k
             k *= 2
-    return X
+    return X, estimate
 
 
 def cover_regions(net: Network, fd: FunctionalDimension, dom, seconds: float | None,
@@ -230,6 +315,7 @@ class _UpperEntries:
         self.masked: set = set()                   # neurons of the masked entries kept
         self.recorded: list = []                   # the run's proofs kept unchecked (add_recorded)
         self.point = isinstance(dom, tuple) and dom[0] == dom[1]   # proofs (open box) say nothing there
+        self.check_seconds = 0.0                   # the last bound's checker call (seconds)
 
     def run(self) -> tuple[list, int, list]:
         fd = self.fd
@@ -367,7 +453,9 @@ class _UpperEntries:
         return out
 
     def bound(self) -> int:
+        t0 = time.monotonic()
         b = checked_directions_bound(self.net, self.entries + self.derived(), self.dom, self.fd.inputs[:1])
+        self.check_seconds = time.monotonic() - t0
         if isinstance(b, str) and self.recorded:   # a recorded proof rejected (a decider bug): without them
             ids = {id(e) for e in self.recorded}
             self.entries = [e for e in self.entries if id(e) not in ids]

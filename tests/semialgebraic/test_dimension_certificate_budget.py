@@ -1,0 +1,83 @@
+"""A ``functional_dimension`` certificate under a timeout (``dim --certificate --timeout T``):
+the calls no budget stops (the proven directions' rank, the exact rank on listed regions, the
+final re-check) are started only when their estimate fits the time left; otherwise the upper
+bound is left uncertified with the reason, or the certificate is returned without the builder's
+own re-check, and ``report`` says so.  Whatever is written still verifies, with the same lower
+bound (16-60-60-8 on a ball of radius 1/100: ``--timeout 5`` ended 4.4 s past its limit, and
+``--timeout 60`` re-checked for 50 s, before)."""
+
+import json
+
+from algebra.rationals import Q
+from semialgebraic.dimension import functional_dimension, functional_dimension_certificate
+from semialgebraic.dimension import certificate as dc
+from semialgebraic.verify import verify
+from tests.cli.test_budgets import random_net
+
+
+def _fd(widths, seed, dom=None):
+    net = random_net(widths, seed)
+    return net, functional_dimension(net, domain=dom)
+
+
+def test_without_a_timeout_the_certificate_is_rechecked_and_certifies_the_upper_bound():
+    net, fd = _fd([3, 8, 6, 2], 1)
+    report: dict = {}
+    cert = functional_dimension_certificate(net, fd, report=report)
+    assert "unchecked" not in report and report["check"] >= 0
+    assert "upper" in cert and cert["lower"] == fd.lower
+    assert verify(json.loads(json.dumps(cert)))[0]
+
+
+def test_a_recheck_past_the_time_left_is_skipped_and_reported(monkeypatch):
+    net, fd = _fd([3, 8, 6, 2], 1)
+    monkeypatch.setattr(dc, "CHECK_GRACE", 0.0)
+    calls = []
+    monkeypatch.setattr(dc, "require_valid", lambda *a, **k: calls.append(1))
+    thinned = dc._thinned_inputs                          # the re-check estimated far too long
+    monkeypatch.setattr(dc, "_thinned_inputs", lambda *a: (thinned(*a)[0], 1e6))
+    report: dict = {}
+    cert = functional_dimension_certificate(net, fd, seconds=0.5, report=report)
+    assert calls == [] and "did not fit the timeout" in report["unchecked"]
+    ok, why = verify(json.loads(json.dumps(cert)))      # written unchecked, still valid
+    assert ok, why
+    assert cert["lower"] == fd.lower
+
+
+def test_the_upper_bound_is_left_uncertified_when_ranking_the_directions_does_not_fit():
+    net, fd = _fd([3, 8, 6, 2], 2)
+    fd.details["directions_seconds"] = 1e6                # the run's rank of the directions
+    cert = functional_dimension_certificate(net, fd, seconds=5.0)
+    assert "upper" not in cert or cert.get("upper") is None
+    assert "ranking the proven directions" in cert["uncertified_upper_reason"]
+    ok, why = verify(json.loads(json.dumps(cert)))
+    assert ok and "not certified" in why and cert["lower"] == fd.lower
+    fd.details["directions_seconds"] = 0.0                # fits: certified as without a timeout
+    cert = functional_dimension_certificate(net, fd, seconds=60.0)
+    assert cert.get("upper") == fd.upper and verify(json.loads(json.dumps(cert)))[0]
+
+
+def test_the_regions_route_beside_the_directions_is_written_unchecked_when_its_rank_does_not_fit(monkeypatch):
+    """A complete walk ranked beside the directions (test_dimension_beside's balls): the
+    certificate lists the regions; with their exact rank estimated past the time left the
+    builder does not re-check it, says so, and the certificate verifies on its own."""
+    import semialgebraic.dimension.functional as fmod
+    from algebra.kernel import box_input_map, compose_input_map
+    from semialgebraic.dimension.certificate import box_certificate
+    from tests.semialgebraic.test_dimension_beside import _ball_case
+    monkeypatch.setattr(fmod, "EXACT_LIMIT_COMPLETE", 0)
+    monkeypatch.setattr(fmod, "EXACT_LIMIT", 0)
+    monkeypatch.setattr(dc, "EXACT_CHECK_RATE", 1e-3)
+    monkeypatch.setattr(dc, "CHECK_GRACE", 0.0)
+    tried = 0
+    for seed in range(8):
+        net, lo, hi = _ball_case(seed)
+        fd = functional_dimension(compose_input_map(net, *box_input_map(lo, hi)), domain=(Q(-1), Q(1)))
+        if not (fd.exact and fd.details.get("rank_beside")):
+            continue
+        tried += 1
+        report: dict = {}
+        cert = json.loads(json.dumps(box_certificate(net, lo, hi, fd, seconds=30.0, report=report)))
+        assert "upper_regions" in cert and "did not fit" in report["unchecked"]
+        assert cert["upper"] == cert["lower"] == fd.value and verify(cert)[0]
+    assert tried >= 2
