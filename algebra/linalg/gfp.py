@@ -51,13 +51,13 @@ from __future__ import annotations
 
 from typing import Iterable, Sequence
 
-from flint import fmpq, fmpz, nmod_mat
+from flint import fmpq, fmpz, fmpz_mat, nmod_mat
 
 from ..rationals import to_q
 from .qmatrix import QMatrix
 
 __all__ = ["PRIME", "PRIMES_24", "PRIME_31", "PRIME_61", "is_prime", "prime_for", "residue",
-           "residues", "nmod_rank", "nmod_rref", "nmod_left_kernel_vector", "rank_lower_bound",
+           "residues", "nmod_rank", "nmod_rref", "nmod_left_kernel_vector", "rank_lower_bound", "exact_rank",
            "rank_mod_p", "echelon_mod_p", "rref_mod_p", "kernel_mod_p", "shrink_kernel_mod_p",
            "shrink_kernel_free_mod_p", "kernel_rows_mod_p", "shrink_kernel_rows_mod_p", "expand_kernel",
            "matmul_mod_p",
@@ -362,6 +362,57 @@ def rank_lower_bound(matrix: QMatrix, p: int = PRIME_31) -> int:
         return 0
     num, _ = matrix.numer_denom()
     return nmod_mat(num, p).rank()
+
+
+def exact_rank(matrix: QMatrix, p: int = PRIME_61) -> int:
+    """The exact rank over Q of *matrix*, through a maximal minor found mod *p*: with N = D ·
+    matrix integral, r = rank of N mod p, J the pivot columns of its echelon form and I rows
+    where N[I, J] is invertible mod p (so det N[I, J] != 0: rank >= r), the rank is exactly r
+    when the Schur complement vanishes, N[~I, ~J] = N[~I, J] N[I, J]^-1 N[I, ~J] (every other
+    row is then a combination of the rows I: rank <= r), checked exactly by one solve and one
+    integer product; when it does not (p divides every maximal minor: unlikely for p = 2^61 −
+    1) the full elimination over Q decides.  Rows far more numerous than the rank are where it
+    pays: 3 128 x 1 751 Jacobian rows of rank 336 (a 16-60-60-8 net on 23 regions of a ball)
+    in ~7 s where ``matrix.rank()`` took 18 s.
+
+    >>> exact_rank(QMatrix.from_rows([[1, "1/2", 0], [2, 1, 0], [0, "1/3", 1], [1, "5/6", 1]]))
+    2
+    >>> exact_rank(QMatrix.from_rows([[7, 0], [0, 7]]), 7), exact_rank(QMatrix.from_rows([[0, 0]]))
+    (2, 0)
+    """
+    n, c = matrix.nrows, matrix.ncols
+    if n == 0 or c == 0:
+        return 0
+    num, _ = matrix.numer_denom()
+    R, r = nmod_mat(num, p).rref()
+    if r == 0 or r == min(n, c):
+        return r if r else matrix.rank()      # (r = 0: N is 0 mod p, perhaps not over Z)
+    J, j = [], 0                              # (pivots increase: r + c entries read)
+    for i in range(r):
+        while int(R[i, j]) == 0:
+            j += 1
+        J.append(j)
+    Z = num.tolist()
+    sub = nmod_mat([[Z[i][j] for i in range(n)] for j in J], p)    # N[:, J] transposed (r x n)
+    Rt, r2 = sub.rref()
+    I, k = [], 0
+    for i in range(r2):
+        while int(Rt[i, k]) == 0:
+            k += 1
+        I.append(k)
+    if r2 != r:                               # (not expected: the column rank of N[:, J] is r)
+        return matrix.rank()
+    inI, inJ = set(I), set(J)
+    nI = [i for i in range(n) if i not in inI]
+    nJ = [j for j in range(c) if j not in inJ]
+    A = fmpz_mat([[Z[i][j] for j in J] for i in I])
+    B = fmpz_mat([[Z[i][j] for j in nJ] for i in I])
+    C = fmpz_mat([[Z[i][j] for j in J] for i in nI])
+    D = fmpz_mat([[Z[i][j] for j in nJ] for i in nI])
+    Xn, den = A.solve(B).numer_denom()        # A invertible: det A != 0 mod p
+    if C * Xn == D * den:
+        return r
+    return matrix.rank()
 
 
 # -- numpy float64 route (p < 2^21), blocked, every operation exact -----------------------------

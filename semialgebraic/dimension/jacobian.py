@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from algebra.kernel import parameter_offsets, parameter_places
 from algebra.linalg import QMatrix
-from algebra.linalg.gfp import (PRIME, SparseEchelon, echelon_mod_p, matmul_mod_p, peel_columns, pivot_columns,
+from algebra.linalg.gfp import (PRIME, SparseEchelon, echelon_mod_p, exact_rank as _exact_rank_q, matmul_mod_p, peel_columns, pivot_columns,
                                 prime_for, rank_mod_p, rref_mod_p, reduce_mod_p, residue)
 from algebra.network import Network
 from algebra.rationals import Q
@@ -107,11 +107,13 @@ def exact_rank(net: Network, points) -> int:
 
 
 def _live_rank(rows) -> int:
-    """The exact rank over Q of *rows* (lists of rationals), on their non-zero columns."""
+    """The exact rank over Q of *rows* (lists of rationals), on their non-zero columns
+    (:func:`~algebra.linalg.gfp.exact_rank`: a maximal minor found mod p, its Schur complement
+    checked exactly)."""
     if not rows:
         return 0
     live = [c for c in range(len(rows[0])) if any(r[c] for r in rows)]
-    return QMatrix.from_rows([[r[c] for c in live] for r in rows], ncols=len(live)).rank() if live else 0
+    return _exact_rank_q(QMatrix.from_rows([[r[c] for c in live] for r in rows], ncols=len(live))) if live else 0
 
 
 def exact_jacobian_columns(net: Network, points, cols) -> list:

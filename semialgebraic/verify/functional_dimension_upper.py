@@ -11,7 +11,7 @@ from algebra.io.native import parse_vector
 from algebra.kernel import domain_from_json, interval_bounds, is_zero_neuron, parameter_places
 from algebra.kernel.differentiability import kink_witness, vanishing_on_path
 from algebra.linalg import QMatrix
-from algebra.linalg.gfp import pivot_columns
+from algebra.linalg.gfp import exact_rank, pivot_columns
 from algebra.rationals import Q
 
 from .exercise import _check_refutation, check_proof, run_deep
@@ -237,7 +237,9 @@ def _regions_rank(net, regions, lo_hi, vectors=None, p=None) -> int | str:
     vectors' pivot block (invertible over Q) a row orthogonal to them is determined by its
     other entries, so those columns have the rows' rank.  Columns zero in every row (a dead
     neuron's parameters) are left out of the rank (a 16-60-60-8 net on a ball: 1 861 of 5 168
-    columns live, 9.8 s where all took 49 s)."""
+    columns live, 9.8 s where all took 49 s); the rank is :func:`~algebra.linalg.gfp.exact_rank`'s
+    (a maximal minor found mod p and its vanishing Schur complement, checked exactly: 8.4 s
+    where the elimination over Q took 18 s on the same 3 128 rows)."""
     if not isinstance(regions, list):
         raise InputError("upper_regions must be a list of regions")
     if isinstance(lo_hi, tuple) and lo_hi[0] == lo_hi[1]:
@@ -270,7 +272,7 @@ def _regions_rank(net, regions, lo_hi, vectors=None, p=None) -> int | str:
     live = [c for c in range(len(rows[0])) if any(r[c] for r in rows)]   # zero columns: no rank
     if not live:
         return 0
-    return QMatrix.from_rows([[r[c] for c in live] for r in rows], ncols=len(live)).rank()
+    return exact_rank(QMatrix.from_rows([[r[c] for c in live] for r in rows], ncols=len(live)))
 
 
 def _any_value(net, r, reg, pat, oriented, facets) -> tuple[bool, str]:

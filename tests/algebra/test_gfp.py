@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 from algebra.linalg import QMatrix
-from algebra.linalg.gfp import (PRIME, PRIME_31, PRIME_61, PRIMES_24, echelon_mod_p, expand_kernel, inverse_mod_p,
+from algebra.linalg.gfp import (PRIME, PRIME_31, PRIME_61, PRIMES_24, echelon_mod_p, exact_rank, expand_kernel, inverse_mod_p,
                                 kernel_rows_mod_p, shrink_kernel_rows_mod_p,
                                 kernel_free_mod_p,
                                 rref_mod_p,
@@ -233,6 +233,24 @@ def test_the_compact_kernel_is_the_dense_kernel_without_its_identity_rows(A, bat
         assert expand_kernel(P, free_c, piv, m).tolist() == K.tolist()
 
 
+@settings(max_examples=120, deadline=None)
+@given(st.integers(1, 9), st.integers(1, 9), st.integers(0, 5), st.integers(0, 10 ** 6),
+       st.sampled_from([2, 3, 5, 7, PRIME, PRIME_61]))
+def test_the_exact_rank_through_a_minor_is_the_rank_over_q(n, c, r, seed, p):
+    """exact_rank (a maximal minor found mod p, its Schur complement checked exactly) equals the
+    elimination over Q on low-rank products of rational factors, with tiny primes that divide
+    minors (the fallback) and rows or columns repeated or zero."""
+    rng = random.Random(seed)
+    r = min(r, n, c)
+    U = [[Fraction(rng.randint(-4, 4), rng.choice([1, 2, 3, 7])) for _ in range(r)] for _ in range(n)]
+    V = [[Fraction(rng.randint(-4, 4), rng.choice([1, 5])) for _ in range(c)] for _ in range(r)]
+    rows = [[sum((U[i][k] * V[k][j] for k in range(r)), Fraction(0)) for j in range(c)] for i in range(n)]
+    if rng.random() < 0.3:
+        rows[rng.randrange(n)] = [x * p for x in rows[rng.randrange(n)]]
+    M = QMatrix.from_rows([[str(x) for x in row] for row in rows], ncols=c)
+    assert exact_rank(M, p) == M.rank()
+
+
 def test_matmul_and_inverse_mod_p_match_python():
     rng = random.Random(5)
     p = PRIME
@@ -346,3 +364,11 @@ def test_the_kernel_back_substitution_stays_exact_for_primes_near_2_21():
     K, free = kernel_free_mod_p(A, p)
     assert free.tolist() == [n] and K.shape == (n + 1, 1)
     assert K[:n, 0].tolist() == [p - 2] * n and K[n, 0] == 1
+
+
+def test_the_exact_rank_falls_back_when_the_prime_hides_a_minor():
+    """[[1, 0, 0], [0, 7, 0]] has rank 1 mod 7 (a non-zero Schur complement, 7): the rank over Q,
+    2, comes from the fallback; mod a larger prime the minor is found directly."""
+    M = QMatrix.from_rows([[1, 0, 0], [0, 7, 0]])
+    assert exact_rank(M, 7) == exact_rank(M, PRIME) == 2
+    assert exact_rank(QMatrix.from_rows([[1, 2, 3], [2, 4, 6], [0, 0, 7]]), 7) == 2
