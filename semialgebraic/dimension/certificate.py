@@ -233,10 +233,10 @@ def _certificate(net, fd, dom, seconds, lps, cost: dict) -> dict:
         + missing))
 
 
-EXACT_CHECK_RATE = 2e8
-"""Rational operations per second assumed by the estimate of the checker's exact rank of the
-rows on listed regions (rows · columns · min(rows, columns); 16-60-60-8 on a ball of radius 1/100:
-3 128 rows on 1 948 columns, 27-50 s)."""
+EXACT_CHECK_RATE = 5e8
+"""Operations per second assumed by the estimate of the checker's exact rank of the rows on
+listed regions (rows · columns · min(rows, columns); 16-60-60-8 on a ball of radius 1/100: 3 128
+rows on 1 948 columns, 8.4 s by ``gfp.exact_rank``, the estimate 24 s)."""
 
 
 def _regions_check_seconds(net, regions, quick, p) -> float:
