@@ -420,5 +420,5 @@ def missing_directions(K, span: ProvenSpan, limit: int = 12, check=None) -> list
         if span.vectors:
             C = np.mod(C - matmul_mod_p(C[:, piv_s], Sp, p), p)
         T[a:a + 512] = C
-    _, E, _ = echelon_mod_p(T.astype(np.int64), p, check=check)
+    _, E, _ = echelon_mod_p(T, p, check=check, overwrite=True)     # (T is ours: no copy)
     return [list(map(int, np.flatnonzero(row))) for row in E[:limit]]
