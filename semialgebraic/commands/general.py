@@ -511,6 +511,9 @@ def cmd_dim(args) -> int:
     if args.certificate and fd.non_generic:     # nothing to certify: no value at this theta
         text += ("\n  no certificate written: the functional dimension is not defined at this theta "
                  "(each nearby value was certified by its own re-checked certificate)")
+    elif args.certificate and not fd.inputs and fd.details.get("theorem") != "R38":
+        text += ("\n  no certificate written: no input was sampled within the budget, and a certificate "
+                 "without a differentiable input shows nothing (a larger --timeout samples some)")
     elif args.certificate:           # proof searches count their work; a timeout only stops them
         seconds = None if args.timeout is None else max(0.5, args.timeout - (time.monotonic() - start))
         report: dict = {}

@@ -81,3 +81,22 @@ def test_the_regions_route_beside_the_directions_is_written_unchecked_when_its_r
         assert "upper_regions" in cert and "did not fit" in report["unchecked"]
         assert cert["upper"] == cert["lower"] == fd.value and verify(cert)[0]
     assert tried >= 2
+
+
+def test_dim_writes_no_certificate_when_no_input_was_sampled(tmp_path, monkeypatch, capsys):
+    """A budget spent before any input was sampled (the walk and the directions took it: a
+    16-60-60-8 ball at --timeout 3) leaves lower 0; a certificate without an input would be
+    BROKEN for verify, so none is written and dim says why."""
+    import dataclasses
+    import semialgebraic.commands.general as G
+    from semialgebraic.cli import main
+    net = random_net([3, 8, 6, 2], 1)
+    path = tmp_path / "n.json"
+    path.write_text(json.dumps(net.to_dict()))
+    real = G.functional_dimension
+    monkeypatch.setattr(G, "functional_dimension",
+                        lambda *a, **k: dataclasses.replace(real(*a, **k), lower=0, samples=0, inputs=()))
+    cert = tmp_path / "c.json"
+    assert main(["dim", str(path), "--timeout", "5", "--certificate", str(cert)]) == 3
+    assert "no certificate written: no input was sampled" in capsys.readouterr().out
+    assert not cert.exists()
