@@ -34,7 +34,7 @@ from __future__ import annotations
 
 from algebra.exceptions import InputError
 from algebra.linalg import QMatrix
-from algebra.linalg.gfp import rank_lower_bound
+from algebra.linalg.gfp import exact_rank
 from algebra.network import Network
 from algebra.rationals import Q
 
@@ -378,17 +378,16 @@ def column_meet(V, pos: list, neg: list, m: int) -> list:
 
 LINEAR_BLOCK_ENTRIES = 10 ** 7
 """The linear block's two matrices (k x d and m x k) are ranked exactly only up to this many
-entries (the rank mod p first: exact when full; else FLINT's exact rank, one call)."""
+entries (:func:`~algebra.linalg.gfp.exact_rank`: the rank mod p first, exact when full)."""
 
 
 def _rank(rows: list, ncols: int) -> int:
-    """The exact rank over Q of *rows*: the rank mod p of the numerators (a lower bound, exact
-    when it is full), else the exact rank."""
+    """The exact rank over Q of *rows* (:func:`~algebra.linalg.gfp.exact_rank`: the rank mod p
+    of the numerators, exact when it is full; else a maximal minor found mod p with its Schur
+    complement checked exactly, or FLINT's exact rank)."""
     if not rows or not ncols:
         return 0
-    A = QMatrix.from_rows(rows, ncols=ncols)
-    low = rank_lower_bound(A)
-    return low if low == min(len(rows), ncols) else A.rank()
+    return exact_rank(QMatrix.from_rows(rows, ncols=ncols))
 
 
 def linear_block_image(W, V, active: list, d: int, m: int, normals=(), meets=()) -> tuple[int, int, int] | str:
