@@ -443,7 +443,8 @@ class _Sandwich:
         if (not before and self.N <= RANK_ONLY and k and left is not None
                 and k * self.N * min(k, self.N) / SAMPLING_RATE > REDUCE_SHARE * left):
             self.rref_dropped = True           # estimated past its share: not started
-        elif not before and self.N <= RANK_ONLY and self.sym and not self.budget.exhausted():
+        elif (not before and self.N <= RANK_ONLY and self.sym and not self.complete   # (a complete
+              and not self.budget.exhausted()):  # walk samples its regions alone: no missing directions)
             try:                       # paid at the start of the run, not when the sampling
                 self.span.reduced(self._share_check(REDUCE_SHARE))   # needs it near the
             except BudgetExhausted:    # budget's end; stopped by the budget or its share
