@@ -124,6 +124,25 @@ def test_a_wide_net_gets_its_directions_in_seconds(monkeypatch):
     assert ProvenSpan(vecs, N, network_prime(net))._dense_rank() == r
 
 
+def random_sparse_vectors(rng, n: int, count: int, units=(1, -2, 3), p: int | None = None) -> list:
+    """*count* sparse rational vectors on *n* columns (dicts): unit vectors (values *units*),
+    multiples of earlier ones, random supports of 1-4 entries in -3..3, and with *p* pairs
+    whose one entry 1/p has no residue mod p."""
+    from algebra.rationals import Q
+    vecs = []
+    for _ in range(count):
+        kind = rng.random()
+        if kind < 0.25:
+            vecs.append({rng.randrange(n): Q(rng.choice(list(units)))})
+        elif kind < 0.4 and vecs:
+            vecs.append({c: 2 * v for c, v in rng.choice(vecs).items()})
+        elif p is not None and kind < 0.5:
+            vecs.append({rng.randrange(n): Q(1, p), rng.randrange(n): Q(1)})
+        else:
+            vecs.append({c: Q(rng.randint(-3, 3)) for c in rng.sample(range(n), rng.randint(1, min(n, 4)))})
+    return vecs
+
+
 @pytest.mark.parametrize("seed", range(40))
 def test_peeling_keeps_the_rank(seed, monkeypatch):
     """``peel`` (unit vectors' columns dropped, then vectors with a private column removed one by
@@ -136,15 +155,7 @@ def test_peeling_keeps_the_rank(seed, monkeypatch):
     from semialgebraic.dimension.jacobian import peel
     rng = random.Random(seed)
     n = rng.randint(3, 14)
-    vecs = []
-    for _ in range(rng.randint(1, 16)):
-        kind = rng.random()
-        if kind < 0.25:
-            vecs.append({rng.randrange(n): Q(rng.choice([1, -2, 3]))})
-        elif kind < 0.4 and vecs:
-            vecs.append({c: 2 * v for c, v in rng.choice(vecs).items()})
-        else:
-            vecs.append({c: Q(rng.randint(-3, 3)) for c in rng.sample(range(n), rng.randint(1, min(n, 4)))})
+    vecs = random_sparse_vectors(rng, n, rng.randint(1, 16))
     dense = [[v.get(c, Q(0)) for c in range(n)] for v in vecs]
     want = QMatrix.from_rows(dense, ncols=n).rank()
     r, rest, ncols = peel(vecs)

@@ -702,19 +702,10 @@ def test_the_checkers_peeled_rank_of_the_directions_is_a_lower_bound_of_the_rank
     on a column and entries without a residue mod p (a denominator p) are all drawn."""
     import importlib
     vfd = importlib.import_module("semialgebraic.verify.functional_dimension")
+    from tests.semialgebraic.test_dimension_sparse import random_sparse_vectors
     rng = random.Random(seed)
     n = rng.randint(1, 9)
-    vecs = []
-    for _ in range(rng.randint(1, 14)):
-        kind = rng.random()
-        if kind < 0.25:
-            vecs.append({rng.randrange(n): Q(rng.choice([1, -2, p, 3]))})
-        elif kind < 0.4 and vecs:
-            vecs.append({c: 2 * v for c, v in rng.choice(vecs).items()})
-        elif kind < 0.5:
-            vecs.append({rng.randrange(n): Q(1, p), rng.randrange(n): Q(1)})
-        else:
-            vecs.append({c: Q(rng.randint(-3, 3)) for c in rng.sample(range(n), rng.randint(1, min(n, 4)))})
+    vecs = random_sparse_vectors(rng, n, rng.randint(1, 14), units=(1, -2, p, 3), p=p)
     vecs = [{c: v for c, v in vec.items() if v != 0} for vec in vecs]
     exact = QMatrix.from_rows([[vec.get(c, Q(0)) for c in range(n)] for vec in vecs], ncols=n).rank()
     old = vfd.SPARSE_OPS
