@@ -83,20 +83,32 @@ def exact_jacobian_rows(net: Network, points) -> list:
     rows = []
     L = net.depth
     for x in points:
-        pre = net.preactivations(x)
-        hs = [list(x)] + [[v if v > 0 else Q(0) for v in layer] for layer in pre[:-1]]
-        masks = [[1 if v > 0 else 0 for v in layer] for layer in pre[:-1]]
+        hs, deltas = _hidden_and_deltas(net, x)
         for o in range(net.n_outputs):
-            delta = [Q(1) if j == o else Q(0) for j in range(net.n_outputs)]
-            blocks = []
-            for l in range(L - 1, -1, -1):
-                blocks.append([dv * hv for dv in delta for hv in hs[l]] + list(delta))
-                if l:
-                    W = net.weights[l]
-                    delta = [masks[l - 1][i] * sum((delta[j] * W[j, i] for j in range(W.nrows)), Q(0))
-                             for i in range(W.ncols)]
-            rows.append([v for blk in blocks[::-1] for v in blk])
+            blocks = [[dv * hv for dv in deltas[l][o] for hv in hs[l]] + list(deltas[l][o]) for l in range(L)]
+            rows.append([v for blk in blocks for v in blk])
     return rows
+
+
+def _hidden_and_deltas(net: Network, x) -> tuple[list, list]:
+    """``(hs, deltas)`` at the input *x*: ``hs[l]`` the input of layer l (x, then the hidden
+    values, a zero pre-activation masked to 0) and ``deltas[l][o]`` the row ∂f_o/∂z_l of layer
+    l's pre-activations, the masks held fixed: δ_{l-1} = (δ_l W_l) ∘ mask_{l-1}, all outputs at
+    once by FLINT products (the entry-by-entry sums took 9.5 s of ``rank_beside``'s 12 s on a
+    16-60-60-8 net at 391 inputs)."""
+    L, m = net.depth, net.n_outputs
+    pre = net.preactivations(x)
+    hs = [list(x)] + [[v if v > 0 else Q(0) for v in layer] for layer in pre[:-1]]
+    deltas = [None] * L
+    D = QMatrix.identity(m)
+    for l in range(L - 1, -1, -1):
+        deltas[l] = D.to_rows()
+        if l:
+            rows = (D @ net.weights[l]).to_rows()
+            live = [v > 0 for v in pre[l - 1]]
+            D = QMatrix.from_rows([[v if a else Q(0) for v, a in zip(r, live)] for r in rows],
+                                  ncols=len(live))
+    return hs, deltas
 
 
 def exact_rank(net: Network, points) -> int:
@@ -120,22 +132,12 @@ def exact_jacobian_columns(net: Network, points, cols) -> list:
     """The exact Jacobian rows of :func:`exact_jacobian_rows` restricted to the parameters
     *cols* (in that order), computed entry by entry: a weight W_l[i, k]'s entry is
     δ_l[i] h_{l-1}[k], a bias b_l[i]'s δ_l[i]."""
-    L, where = net.depth, parameter_places(net, cols)
+    where = parameter_places(net, cols)
     rows = []
     for x in points:
-        pre = net.preactivations(x)
-        hs = [list(x)] + [[v if v > 0 else Q(0) for v in layer] for layer in pre[:-1]]
-        masks = [[1 if v > 0 else 0 for v in layer] for layer in pre[:-1]]
+        hs, deltas = _hidden_and_deltas(net, x)
         for o in range(net.n_outputs):
-            deltas = [None] * L
-            delta = [Q(1) if j == o else Q(0) for j in range(net.n_outputs)]
-            for l in range(L - 1, -1, -1):
-                deltas[l] = delta
-                if l:
-                    W = net.weights[l]
-                    delta = [masks[l - 1][i] * sum((delta[j] * W[j, i] for j in range(W.nrows)), Q(0))
-                             for i in range(W.ncols)]
-            rows.append([deltas[l][i] * hs[l][k] if k is not None else deltas[l][i] for l, i, k in where])
+            rows.append([deltas[l][o][i] * hs[l][k] if k is not None else deltas[l][o][i] for l, i, k in where])
     return rows
 
 

@@ -155,3 +155,23 @@ def test_a_complete_walk_does_not_reduce_the_span_it_will_not_use(monkeypatch):
     assert fd.complete_regions and fd.exact and calls == []
     fd_open = functional_dimension(cube, domain=(Q(-1), Q(1)), max_regions=1)     # walk cut: sampled
     assert not fd_open.complete_regions and fd_open.lower <= fd.value <= fd_open.upper
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.integers(0, 10 ** 6))
+def test_the_decider_jacobian_rows_and_columns_equal_the_checkers(seed):
+    """exact_jacobian_rows / exact_jacobian_columns (deltas by FLINT products, all outputs at
+    once) equal the checker's own rows (verify/functional_dimension_upper._masked_rows, entry by
+    entry) at random exact inputs, on every column and on a random subset of columns."""
+    from algebra.kernel import parameter_places
+    from semialgebraic.dimension.jacobian import exact_jacobian_columns, exact_jacobian_rows
+    from semialgebraic.verify.functional_dimension_upper import _masked_rows
+    rng = random.Random(seed)
+    widths = [rng.randint(1, 4) for _ in range(rng.randint(2, 4))] + [rng.randint(1, 3)]
+    net = _net(seed, widths, scale=4)
+    x = [Q(rng.randint(-8, 8), rng.choice([1, 3, 7])) for _ in range(widths[0])]
+    pre = net.preactivations(x)
+    masks = [[1 if v > 0 else 0 for v in layer] for layer in pre[:-1]]
+    assert exact_jacobian_rows(net, [x]) == _masked_rows(net, x, masks)
+    cols = sorted(rng.sample(range(net.n_parameters), rng.randint(1, net.n_parameters)))
+    assert exact_jacobian_columns(net, [x], cols) == _masked_rows(net, x, masks, parameter_places(net, cols))
