@@ -364,6 +364,11 @@ def rank_lower_bound(matrix: QMatrix, p: int = PRIME_31) -> int:
     return nmod_mat(num, p).rank()
 
 
+EXACT_RANK_DIRECT = 1024
+""":func:`exact_rank` hands matrices of at most this many entries to FLINT's elimination at once
+(400 random matrices up to 40 x 40: 0.34 s through the minor against 0.15 s direct)."""
+
+
 def exact_rank(matrix: QMatrix, p: int = PRIME_61) -> int:
     """The exact rank over Q of *matrix*, through a maximal minor found mod *p*: with N = D ·
     matrix integral, r = rank of N mod p, J the pivot columns of its echelon form and I rows
@@ -383,6 +388,8 @@ def exact_rank(matrix: QMatrix, p: int = PRIME_61) -> int:
     n, c = matrix.nrows, matrix.ncols
     if n == 0 or c == 0:
         return 0
+    if n * c <= EXACT_RANK_DIRECT:            # small: one elimination is cheaper than the steps
+        return matrix.rank()
     num, _ = matrix.numer_denom()
     R, r = nmod_mat(num, p).rref()
     if r == 0 or r == min(n, c):
