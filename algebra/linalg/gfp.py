@@ -717,7 +717,7 @@ def shrink_kernel_free_mod_p(K, free, R, p: int, check=None):
         return K, free
     rest = np.setdiff1d(np.arange(K.shape[0]), free)
     P2, free2, piv2 = shrink_kernel_rows_mod_p(K[rest], free, rest, R, p, check)
-    if free2 is free:
+    if len(free2) == len(free):                     # R K = 0: K unchanged
         return K, free
     return expand_kernel(P2, free2, piv2, K.shape[0]), free2
 
@@ -725,7 +725,7 @@ def shrink_kernel_free_mod_p(K, free, R, p: int, check=None):
 def shrink_kernel_rows_mod_p(P, free, piv, R, p: int, check=None):
     """The compact kernel basis ``(P, free, piv)`` of :func:`kernel_rows_mod_p` cut down by the
     new integer rows *R*: ``(P', free', piv')`` with ``free'`` a subset of *free* (increasing;
-    the same object when R K = 0) and ``piv'`` the old *piv* then the columns of *free* that
+    all of it when R K = 0) and ``piv'`` the old *piv* then the columns of *free* that
     became pivots.
 
     The identity rows are never multiplied: R K = R[:, free] + R[:, piv] P, and with

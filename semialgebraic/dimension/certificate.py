@@ -215,17 +215,15 @@ def _certificate(net, fd, dom, seconds, lps, cost: dict) -> dict:
             missing.append(f"the upper bound {fd.upper} is the exact rank at every linear region of a "
                            f"complete walk; its exact re-check on the regions (about {rank_seconds:.0f} s "
                            "twice, calls no budget stops) does not fit the time left")
-            return certificate(uncertified_upper_reason="; ".join(
-                [f"N - rank of the certifiable directions is {bound}, not the reported upper {fd.upper}"]
-                + missing))
-        regions = cover_regions(net, fd, dom, None if deadline is None else
-                                max(1.0, deadline - time.monotonic()))
-        if regions is not None:
-            cost["check"] += rank_seconds
-        if regions is None:
-            missing.append(f"the upper bound {fd.upper} is the exact rank at every linear region of a "
-                           "complete walk; the walk with Farkas multipliers (its cover certificate) "
-                           "did not finish within the budget")
+        else:
+            regions = cover_regions(net, fd, dom, None if deadline is None else
+                                    max(1.0, deadline - time.monotonic()))
+            if regions is None:
+                missing.append(f"the upper bound {fd.upper} is the exact rank at every linear region "
+                               "of a complete walk; the walk with Farkas multipliers (its cover "
+                               "certificate) did not finish within the budget")
+            else:
+                cost["check"] += rank_seconds
     if regions is not None:
         return certificate(upper=int(fd.upper), upper_regions=regions)
     return certificate(uncertified_upper_reason="; ".join(

@@ -387,8 +387,8 @@ def _is_reduced(R, p: int) -> bool:
 
 
 def missing_directions(K, span: ProvenSpan, limit: int = 12, check=None) -> list:
-    """Kernel directions mod p of the Jacobian rows so far (the columns of *K*: a dense basis, or
-    the compact ``(P, free, piv)`` of :func:`~algebra.linalg.gfp.kernel_rows_mod_p`, whose
+    """Kernel directions mod p of the Jacobian rows so far (the columns of the basis *K*, in the
+    compact form ``(P, free, piv)`` of :func:`~algebra.linalg.gfp.kernel_rows_mod_p`, whose
     transpose is built here chunk by chunk) that the proven directions of *span* do not explain:
     a basis (as rows, block echelon mod p) of span(K) modulo the span, as lists of parameter
     indices (the support of each direction).  Only a guide for the sampling and for the reason
@@ -398,11 +398,8 @@ def missing_directions(K, span: ProvenSpan, limit: int = 12, check=None) -> list
     before)."""
     import numpy as np
     p = span.p
-    if isinstance(K, tuple):                 # compact: K[free] the identity, K[piv] = P
-        P, free, piv = K
-        f, n = len(free), span.n
-    else:
-        f, n = K.shape[1], K.shape[0]
+    P, free, piv = K                         # K[free] the identity, K[piv] = P
+    f, n = len(free), span.n
     if f == 0:
         return []
     if check is not None:
@@ -413,12 +410,9 @@ def missing_directions(K, span: ProvenSpan, limit: int = 12, check=None) -> list
     for a in range(0, f, 512):               # row chunks: the budget checked between them
         if check is not None and a:
             check()
-        if isinstance(K, tuple):
-            C = np.zeros((min(f, a + 512) - a, n))
-            C[np.arange(C.shape[0]), free[a:a + 512]] = 1.0
-            C[:, piv] = P[:, a:a + 512].T
-        else:
-            C = np.asarray(K[:, a:a + 512].T, dtype=np.float64)    # (entries in [0, p): exact)
+        C = np.zeros((min(f, a + 512) - a, n))      # (entries in [0, p): exact)
+        C[np.arange(C.shape[0]), free[a:a + 512]] = 1.0
+        C[:, piv] = P[:, a:a + 512].T
         if span.vectors:
             C = np.mod(C - matmul_mod_p(C[:, piv_s], Sp, p), p)
         T[a:a + 512] = C

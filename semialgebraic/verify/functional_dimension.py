@@ -387,7 +387,7 @@ def _vectors_rank_mod_p(vectors, N: int, p: int) -> int:
     form took before it gave up (a subset).  16-60-60-8 on a ball of radius 1/100, 6 254
     directions: 11.5 s unpeeled, ~1 s peeled."""
     pivots, rest, cols = peel_columns(vectors)
-    rows, N = [], len(cols)
+    rows, N = [], len(cols)                      # (the rest's columns, renumbered)
     for vec in rest:
         try:
             rows.append({k: residue(v, p) for k, v in vec.items() if v != 0})

@@ -100,3 +100,28 @@ def test_dim_writes_no_certificate_when_no_input_was_sampled(tmp_path, monkeypat
     assert main(["dim", str(path), "--timeout", "5", "--certificate", str(cert)]) == 3
     assert "no certificate written: no input was sampled" in capsys.readouterr().out
     assert not cert.exists()
+
+
+def test_the_regions_route_after_the_directions_is_not_started_when_its_rank_does_not_fit(monkeypatch):
+    """A complete walk whose upper bound the directions do not reach (forced here): the regions'
+    exact rank (run by the builder's check and again by the re-check, neither stoppable) is
+    estimated first; past the time left the upper bound is left uncertified with that reason,
+    and without a timeout the regions are listed and verify."""
+    from algebra.kernel import box_input_map, compose_input_map
+    from tests.semialgebraic.test_dimension_beside import _ball_case
+    for seed in range(8):
+        net, lo, hi = _ball_case(seed)
+        cube = compose_input_map(net, *box_input_map(lo, hi))
+        fd = functional_dimension(cube, domain=(Q(-1), Q(1)))
+        if fd.exact and fd.complete_regions:
+            break
+    assert fd.exact and fd.complete_regions
+    fd.details["rank_beside"] = False                     # the directions route first
+    monkeypatch.setattr(dc._UpperEntries, "run", lambda self: ([], cube.n_parameters, []))
+    monkeypatch.setattr(dc, "EXACT_CHECK_RATE", 1e-3)
+    cert = functional_dimension_certificate(cube, fd, domain=(Q(-1), Q(1)), seconds=30.0)
+    assert "does not fit the time left" in cert["uncertified_upper_reason"]
+    assert verify(json.loads(json.dumps(cert)))[0]
+    cert = functional_dimension_certificate(cube, fd, domain=(Q(-1), Q(1)))
+    assert "upper_regions" in cert and cert["upper"] == fd.value
+    assert verify(json.loads(json.dumps(cert)))[0]
