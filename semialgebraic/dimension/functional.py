@@ -687,7 +687,7 @@ class _Sandwich:
                           if self.regions[i].pattern not in self.kinks]
             new_points = self.walked_fitting(new_points, m)
         while True:
-            t0, rank0 = time.monotonic(), self.rank
+            t0, rank0, held = time.monotonic(), self.rank, len(self.all_X)
             try:
                 if not self.complete:
                     want = samples or (max(16, int(first_round * upper) // m + 16) if not self.rounds
@@ -737,6 +737,9 @@ class _Sandwich:
             except KeyboardInterrupt:        # Ctrl-C: report the bounds established so far
                 self.budget.interrupt()
                 self.complete = False        # the rank of a partial sample is only a lower bound
+                if len(self.all_X) > held:   # a first batch stopped with its rank so far kept:
+                    self.rounds += 1         # its inputs count as a batch of the work done
+                    self.batch_sizes.append(len(self.all_X) - held)
                 break
 
     def phases(self, samples, seed, first_round, cover) -> None:

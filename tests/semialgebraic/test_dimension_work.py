@@ -232,3 +232,30 @@ def test_the_rref_of_the_proven_directions_keeps_to_its_share(monkeypatch):
     run = fmod._Sandwich(net, fmod.normalize_domain((-1, 1), 2), Budget(None))
     run.symmetries()                                          # no timeout: no share
     assert not run.rref_dropped and run.span._reduced is not None
+
+
+def test_a_first_batch_stopped_by_the_budget_counts_as_a_batch(monkeypatch):
+    """The first batch's elimination stopped by the budget keeps the rank found so far and its
+    inputs (the lower bound); those inputs are a batch of the work done (``dim t60 --ball ...
+    --timeout 3`` printed "103 points in 0 batches")."""
+    import semialgebraic.dimension.functional as functional
+    from semialgebraic.budget import BudgetExhausted
+
+    now = [0.0]
+    real = functional.kernel_rows_mod_p
+
+    def stopped(R, p, check=None):
+        K = real(R, p)
+        now[0] = 1e9                          # the budget runs out during the elimination
+        exc = BudgetExhausted("timeout")
+        exc.partial_rank = R.shape[1] - len(K[1])
+        raise exc
+
+    monkeypatch.setattr(functional, "kernel_rows_mod_p", stopped)
+    net = _net([3, 6, 6, 1], 4)
+    fd = functional_dimension(net, domain=(-1, 1), seed=5, max_regions=0,
+                              budget=Budget(100, clock=lambda: now[0]))
+    full = functional_dimension(net, domain=(-1, 1), seed=5, max_regions=0)
+    assert not fd.exact and 0 < fd.lower <= full.lower
+    assert fd.work["batches"] == 1 and fd.work["batch_sizes"] == [fd.work["points"]] == [len(fd.inputs)]
+    assert fd.work_text().startswith(f"{fd.work['points']} points in 1 batch,")
