@@ -798,17 +798,31 @@ class _Sandwich:
         self.evidence["missing"] = self.missing()
         if self.budget.exhausted():
             return
+        handed = [0]
+
+        def found(new: list) -> bool:  # exact inputs where a suspect parameter is exercised:
+            handed[0] += len(new)      # their rows at once (the rest of the searches may need
+            self.witness_rows(new)     # the whole budget), and no further search once the
+            return self.rank >= self.upper          # rank meets the upper bound
+
         self.proven, witnesses, self.proofs = prove_suspects(net, self.dom, self.evidence, self.budget,
-                                                             spread=self.spread_count())
-        if witnesses:                  # exact inputs where a suspect parameter is exercised
-            Xw, masks = exact_masks(net, batch_simplex(net, witnesses, self.dom))
-            if Xw:
-                self.add_rows(Xw, masks)
-                self.rank = max(self.rank, self.N - len(self.kernel[1]))
+                                                             spread=self.spread_count(), found=found)
+        self.witness_rows(witnesses[handed[0]:])
         if self.proven:
             self.symmetries()
         if self.rank < self.upper:
             self.evidence["missing"] = self.missing()
+
+    def witness_rows(self, witnesses: list) -> None:
+        """Add the rows at d + 1 inputs around each exact witness (:func:`batch_simplex`) to the
+        kernel mod p and the rank; nothing once the budget is spent (a later batch stopped adds
+        nothing: its rows would only run past the deadline)."""
+        if not witnesses or self.budget.exhausted():
+            return
+        Xw, masks = exact_masks(self.net, batch_simplex(self.net, witnesses, self.dom))
+        if Xw:
+            self.add_rows(Xw, masks)
+            self.rank = max(self.rank, self.N - len(self.kernel[1]))
 
     def missing(self, limit: int = 12) -> list:
         """:func:`missing_directions` of the kernel so far, stopped by the budget (a guide for the

@@ -89,7 +89,7 @@ def prove_empty(net: Network, dom, targets: dict, max_lps: int = 400, deadline: 
 
 def prove_suspects(net: Network, dom, evidence: dict, budget, lps: int | None = None,
                    nodes: int = SUSPECT_NODES, spread: int | None = None,
-                   conditioned: int = SUSPECT_CONDITIONED_TOTAL) -> tuple:
+                   conditioned: int = SUSPECT_CONDITIONED_TOTAL, found=None) -> tuple:
     """Exact decisions for what the sampled inputs flag: neurons never seen active / inactive
     (branch and bound, :func:`semialgebraic.bab.emptiness.decide_empty`, then
     :func:`prove_empty`), weights never exercised or alone in a missing kernel direction (never
@@ -108,7 +108,13 @@ def prove_suspects(net: Network, dom, evidence: dict, budget, lps: int | None = 
     the reason of an open interval says how far each proof is.  When *budget* runs out
     (:class:`~semialgebraic.budget.BudgetExhausted`), what was decided until then is returned.  *spread*: inputs spread from
     each of the first :data:`SPREAD_WITNESSES` witnesses (default
-    :data:`semialgebraic.dimension.sampling.SPREAD`).
+    :data:`semialgebraic.dimension.sampling.SPREAD`).  *found*, when given, is called with the
+    witnesses found since its last call whenever the first passes move to another kind of
+    question and at their end (the caller adds their rows at once: ``dim`` of the digits
+    64-32-16-10 net on [0, 16]^64 with ``--timeout 60`` had its four weights' witnesses after
+    0.6 s, then spent the rest on in-neuron directions and added them past the deadline); when
+    it returns True (the caller's question is settled) the searches stop there.  The witnesses
+    returned are all of them, those handed to *found* included.
 
     Returns
     -------
@@ -129,14 +135,18 @@ def prove_suspects(net: Network, dom, evidence: dict, budget, lps: int | None = 
         open_tasks = all_tasks
         for max_lps in (300, None):          # cheap decisions first, then the rest with the LPs left
             undecided = []
-            for task in open_tasks:
+            for k, task in enumerate(open_tasks):
                 if run.stopped():
                     break
+                if k and task[0] != open_tasks[k - 1][0] and run.hand(found):
+                    raise _Settled
                 if max_lps == 300 and _layer(task) > run.layer_done:   # a layer's neurons done:
                     run.deeper(all_tasks)      # their second tries before the (costlier) next layer
                     run.layer_done = _layer(task)
                 if not run.decide(task, max_lps):
                     undecided.append(task)
+            if run.hand(found):
+                raise _Settled
             open_tasks = undecided
         run.deeper(all_tasks)              # (only the questions left open with a bound)
         for l, i in masked_candidates(net, evidence, run.proven)[:MASKED_LIMIT]:
@@ -152,7 +162,7 @@ def prove_suspects(net: Network, dom, evidence: dict, budget, lps: int | None = 
             if run.point or run.fixed_left <= 0 or hasattr(budget, "exhausted") and budget.exhausted():
                 break
             run.fixed_successors(l, i)
-    except BudgetExhausted:
+    except (BudgetExhausted, _Settled):
         pass
     if run.open_questions:
         evidence["open_emptiness"] = run.open_questions
@@ -306,6 +316,10 @@ def _layer(task) -> int:
     return next(iter(targets))[0] if kind in ("dead", "active") else -1
 
 
+class _Settled(Exception):
+    """The caller of :func:`prove_suspects` has its answer (its *found* returned True)."""
+
+
 class _Decider:
     """The state of one :func:`prove_suspects` call: facts, witnesses, proofs, the work left."""
 
@@ -317,6 +331,7 @@ class _Decider:
         self.proven: dict = {"dead": set(), "active": set(), "free": set(), "incoming": {},
                              "emptiness": {}}
         self.witnesses: list = []
+        self.handed = 0                      # witnesses given to prove_suspects' *found*
         self.proofs: list = []
         self.point = isinstance(dom, tuple) and dom[0] == dom[1]
         self.asked: set = set()              # branch-and-bound questions already asked
@@ -333,6 +348,14 @@ class _Decider:
         self.deeper_left = DEEPER_NODES_TOTAL   # nodes of the second tries (:meth:`deeper`)
         self.retried: set = set()            # neuron questions given their second try
         self.layer_done = 0                  # the first pass's neuron questions reached this layer
+
+    def hand(self, found) -> bool:
+        """Give the witnesses found since the last call to *found* (none: nothing to do);
+        True when it says the caller is settled."""
+        if found is None or len(self.witnesses) <= self.handed:
+            return False
+        new, self.handed = self.witnesses[self.handed:], len(self.witnesses)
+        return bool(found(new))
 
     def stopped(self) -> bool:
         return self.lps_left <= 0 or (hasattr(self.budget, "exhausted") and self.budget.exhausted())

@@ -389,3 +389,43 @@ def test_questions_past_the_exact_budget_get_the_region_walk():
         for x in witnesses[:1]:
             pat = net.activation_pattern(x)
             assert pat[3] == 1 and pat[5] == 1          # (1, 3) and (2, 0) both active
+
+
+@pytest.mark.parametrize("settle", [False, True])
+def test_prove_suspects_hands_its_witnesses_over_between_kinds_of_question(monkeypatch, settle):
+    """``prove_suspects(found=...)``: the witnesses found so far go to *found* when the first
+    pass moves to another kind of question and at its end (each once); *found* returning True
+    (the caller's rank met its upper bound) stops the searches there (``dim`` of the digits
+    64-32-16-10 net on [0, 16]^64 with ``--timeout 60``: its four weights' witnesses after 0.6 s,
+    then 19 s of in-neuron directions, and their rows added past the deadline: [2 726, 2 730];
+    with the hand-over exact 2 730 in 48 s)."""
+    import semialgebraic.dimension.suspects as S
+    from semialgebraic.budget import Budget
+    tasks = [("free", 1, None), ("free", 2, None), ("incoming", (0, 3), None), ("incoming", (0, 4), None)]
+    monkeypatch.setattr(S, "_suspect_tasks", lambda net, ev: list(tasks))
+    for name in ("deeper", "masked", "walk_only", "shared", "fixed_successors"):
+        monkeypatch.setattr(S._Decider, name, lambda self, *a, **k: None)
+    asked = []
+
+    def decide(self, task, cap):
+        key = task[1] if isinstance(task[1], int) else task[1][1]
+        asked.append(key)
+        self.witnesses.append([Q(key)])
+        return True
+
+    monkeypatch.setattr(S._Decider, "decide", decide)
+    calls = []
+
+    def found(new):
+        calls.append([x[0] for x in new])
+        return settle
+
+    _, witnesses, _ = S.prove_suspects(_planted(), None, {}, Budget(None), found=found)
+    if settle:
+        assert calls == [[1, 2]] and asked == [1, 2] and [x[0] for x in witnesses] == [1, 2]
+    else:
+        assert calls == [[1, 2], [3, 4]] and asked == [1, 2, 3, 4]
+        assert [x[0] for x in witnesses] == [1, 2, 3, 4]
+    # without *found* every question is asked, as before
+    asked.clear()
+    assert len(S.prove_suspects(_planted(), None, {}, Budget(None))[1]) == 4 and asked == [1, 2, 3, 4]
