@@ -191,6 +191,17 @@ second; with :data:`ELIMINATION_RATE` (2e8, 10-50x below) ``dim digits_64-32-10 
 sampled one batch of 48 inputs and stopped at [480, 2 378] in 3 s, where no timeout gives the
 exact 2 378 (372 inputs, 2.6 s)."""
 
+ADD_CHUNK_ROWS = 2048
+"""A later sampling batch's rows are built and added in chunks of about this many rows
+(:meth:`_Sandwich.add_rows`), the budget checked between them."""
+
+AGAIN_SHARE = 0.6
+"""Under a timeout (up to :data:`RANK_ONLY` parameters) the sampling batches' eliminations, all
+phases together, are fitted to this share of the timeout's value in the sampling phase after the
+suspects (:meth:`_Sandwich.sample_again`; the first phase: a quarter).  ``dim`` of the digits
+64-32-16-10 net on [0, 16]^64 with ``--timeout 30`` had stopped at 18 s, its second batch of 56
+inputs stalled, at [2 614, 2 730]."""
+
 BESIDE_ENTRIES = 10 ** 7
 """The exact rows of :func:`~semialgebraic.dimension.jacobian.rank_beside` (on the columns the
 proven directions leave) are built and ranked only up to this many entries."""
@@ -304,6 +315,7 @@ def _functional_dimension(net, *, domain, timeout, max_regions, samples, seed, b
             run.sample(samples, seed, first_round, cover)
             try:
                 run.decide_suspects()
+                run.sample_again(samples, seed, first_round, cover)
             except KeyboardInterrupt:      # Ctrl-C or BudgetExhausted inside an exact LP
                 budget.interrupt()
     fd = run.result()
@@ -384,6 +396,7 @@ class _Sandwich:
         self.rank, self.rounds, self.kernel = 0, 0, None  # kernel: basis mod p of every row's kernel,
                                          # compact: (P, free, piv) of gfp.kernel_rows_mod_p
         self.batch_sizes: list = []      # exact inputs per sampling batch (the clock may size them)
+        self.fit_share = 0.25            # of the timeout's value for the sampling's eliminations
         self.evidence: dict = {}
         self.proofs: list = []
         self.proven: dict = {}
@@ -482,7 +495,24 @@ class _Sandwich:
     def add_rows(self, X, masks, first_rows=None) -> None:
         """Add the rows at the exact inputs *X* (their masks) to the kernel mod p and the rank.
         Above :data:`RANK_ONLY` parameters the elimination stops at the budget (BudgetExhausted)
-        with the span, the rank and the inputs as they were."""
+        with the span, the rank and the inputs as they were.  A later batch (the kernel held) goes
+        in chunks of about :data:`ADD_CHUNK_ROWS` rows, the budget checked between them: a stop
+        keeps the chunks done, their inputs and the rank they give (its Jacobian rows, which no
+        budget stops, took 10.6 s for one batch of the digits 64-32-16-10 net)."""
+        if self.N <= RANK_ONLY and self.kernel is not None:
+            step = max(1, ADD_CHUNK_ROWS // max(1, self.net.n_outputs))
+            try:
+                for c in range(0, len(X), step):
+                    if c:
+                        self._check()
+                    R = jacobian_rows(self.net, X[c:c + step], [M[c:c + step] for M in masks], self.prime)
+                    self.kernel = shrink_kernel_rows_mod_p(*self.kernel, R, self.prime, check=self._check)
+                    self.all_X += X[c:c + step]
+                    self.rows_done += len(R)
+            except BudgetExhausted:      # the chunks done stay: their rank is a lower bound
+                self.rank = max(self.rank, self.N - len(self.kernel[1]))
+                raise
+            return
         R = jacobian_rows(self.net, X, masks, self.prime)
         if self.N > RANK_ONLY:          # a kernel basis would hold ~N^2 entries: ranks only
             if self.row_span is None:
@@ -504,8 +534,6 @@ class _Sandwich:
                     self.rank = found        # these inputs: the certificate lists them all)
                     self.all_X += X
                 raise
-        else:                          # a later batch stopped: it adds nothing
-            self.kernel = shrink_kernel_rows_mod_p(*self.kernel, R, self.prime, check=self._check)
         self.all_X += X
         self.rows_done += len(R)
 
@@ -584,13 +612,13 @@ class _Sandwich:
 
     def fitted(self, want: int, extra: int, m: int, least: int = 16) -> int:
         """*want* inputs, or fewer so that the batches' elimination (the estimate of
-        :meth:`affordable`, all batches so far included) takes at most a quarter of the *timeout*
-        (its value, not the clock: the same timeout gives the same batches); 0 when not even
-        *least* inputs fit."""
+        :meth:`affordable`, all batches so far included) takes at most ``fit_share`` (a quarter;
+        :data:`AGAIN_SHARE` in a later phase) of the *timeout* (its value, not the clock: the same
+        timeout gives the same batches); 0 when not even *least* inputs fit."""
         T = self.budget.timeout
         if T is None:
             return want
-        cap = T / 4 * SAMPLING_RATE
+        cap = T * self.fit_share * SAMPLING_RATE
         if self.rows_done:            # later batches shrink the kernel: ~ rows · N · dim(kernel)
             cost = lambda k: (extra + k) * m * self.N * max(1, self.kernel_dim()) + self.done_cost
         else:
@@ -672,10 +700,15 @@ class _Sandwich:
         self.budget.reason = self.budget.reason or "timeout: " + self.skipped
         return False
 
-    def sample(self, samples, seed, first_round, cover) -> None:
-        """Rounds of chosen inputs until the rank meets the upper bound, stalls or the budget ends."""
+    def sample(self, samples, seed, first_round, cover, again: bool = False) -> None:
+        """Rounds of chosen inputs until the rank meets the upper bound, stalls or the budget ends.
+        *again*: a later sampling phase under a timeout (:meth:`sample_again`): its batches double
+        from the later rounds' size while they stall, within :data:`AGAIN_SHARE` of the timeout's
+        value, and it stops after two stalled rounds of its own."""
         import numpy as np
         net, N, upper = self.net, self.N, self.upper
+        start, stalls = self.rounds, 0
+        self.fit_share = AGAIN_SHARE if again else 0.25
         nrng = np.random.default_rng(seed)
         m = max(1, net.n_outputs)
         first_rows = min(N + 64, int(1.3 * upper) + 64)   # eliminated once; later rows shrink the kernel
@@ -692,6 +725,8 @@ class _Sandwich:
                 if not self.complete:
                     want = samples or (max(16, int(first_round * upper) // m + 16) if not self.rounds
                                        else max(16, upper // (8 * m)))
+                    if again:
+                        want = want << min(self.rounds - start, 6)
                     if N > RANK_ONLY:          # small batches first, doubling: each one that
                         want = self.rank_batch(min(want, 16 << self.rounds), m)   # finishes raises
                         if not want and not new_points:                       # the lower bound
@@ -723,6 +758,7 @@ class _Sandwich:
                 self.rounds += 1
                 self.batch_sizes.append(len(X))
                 stalled = new_rank <= self.rank
+                stalls += stalled
                 productive = new_rank >= self.rank + 4         # sampling still finds new directions
                 self.rank = max(self.rank, new_rank)
                 _log.debug("round %d points %d rank %d upper %d", self.rounds, len(self.all_X),
@@ -730,8 +766,8 @@ class _Sandwich:
                 rank_only_open = N > RANK_ONLY and self.budget.timeout is not None
                 if (self.complete or self.rank >= upper or self.budget.exhausted()
                         or (self.phase_end is not None and self.budget.elapsed() >= self.phase_end)
-                        or (stalled and self.rounds >= 2)
-                        or (not rank_only_open and       # a timeout: batches until it is spent
+                        or (stalled and self.rounds >= 2 and not again) or stalls >= 2
+                        or (not rank_only_open and not again and   # a timeout: batches until it is spent
                             self.rounds >= (6 if productive else 4) + (6 if N > RANK_ONLY else 0))):
                     break
             except KeyboardInterrupt:        # Ctrl-C: report the bounds established so far
@@ -741,6 +777,16 @@ class _Sandwich:
                     self.rounds += 1         # its inputs count as a batch of the work done
                     self.batch_sizes.append(len(self.all_X) - held)
                 break
+
+    def sample_again(self, samples, seed, first_round, cover) -> None:
+        """Under a timeout, up to :data:`RANK_ONLY` parameters, with the interval still open and
+        time left after the suspects: another sampling phase (seed + 1: other inputs) whose
+        batches double while they stall (rare regions need many inputs), within
+        :data:`AGAIN_SHARE` of the timeout's value, until two of its rounds stall."""
+        if (self.budget.timeout is None or self.N > RANK_ONLY or self.kernel is None
+                or self.complete or self.rank >= self.upper or self.budget.exhausted()):
+            return
+        self.sample(samples, seed + 1, first_round, cover, again=True)
 
     def phases(self, samples, seed, first_round, cover) -> None:
         """Above :data:`RANK_ONLY` parameters with a timeout (:data:`RANK_PHASES`): sampling, the

@@ -5,6 +5,8 @@ states the work done."""
 from __future__ import annotations
 
 import random
+
+import pytest
 from fractions import Fraction
 
 import semialgebraic.dimension.sampling as sampling
@@ -259,3 +261,60 @@ def test_a_first_batch_stopped_by_the_budget_counts_as_a_batch(monkeypatch):
     assert not fd.exact and 0 < fd.lower <= full.lower
     assert fd.work["batches"] == 1 and fd.work["batch_sizes"] == [fd.work["points"]] == [len(fd.inputs)]
     assert fd.work_text().startswith(f"{fd.work['points']} points in 1 batch,")
+
+
+def test_a_later_batch_goes_in_chunks_and_a_stop_keeps_the_chunks_done(monkeypatch):
+    """A later batch's rows are built and added in chunks (ADD_CHUNK_ROWS), the budget checked
+    between them: a stop keeps the chunks done, their inputs and the rank they give (one batch's
+    Jacobian rows, which no budget stops, had taken 10.6 s on the digits 64-32-16-10 net)."""
+    import numpy as np
+
+    import semialgebraic.dimension.functional as functional
+    from semialgebraic.budget import BudgetExhausted
+    from semialgebraic.dimension.sampling import exact_masks
+
+    net = _net([2, 5, 5, 1], 7)
+    now = [0.0]
+    run = functional._Sandwich(net, (Q(-1), Q(1)), Budget(100, clock=lambda: now[0]))
+    rng = np.random.default_rng(3)
+    pts = [[Q(int(v), 97) for v in rng.integers(-96, 97, 2)] for _ in range(12)]
+    X, masks = exact_masks(net, pts)
+    run.add_rows(X[:2], [M[:2] for M in masks])       # the first batch: the kernel
+    first = run.N - len(run.kernel[1])
+    monkeypatch.setattr(functional, "ADD_CHUNK_ROWS", 3)   # one output: chunks of 3 inputs
+    real = functional.shrink_kernel_rows_mod_p
+    calls = []
+
+    def counted(*a, **k):
+        calls.append(1)
+        if len(calls) == 2:
+            now[0] = 1e9                            # the budget runs out in the second chunk
+        return real(*a, **k)
+
+    monkeypatch.setattr(functional, "shrink_kernel_rows_mod_p", counted)
+    with pytest.raises(BudgetExhausted):
+        run.add_rows(X[2:], [M[2:] for M in masks])
+    assert len(calls) == 2 and len(run.all_X) == 2 + 3        # the first chunk of 3 inputs kept,
+    whole = functional._Sandwich(net, (Q(-1), Q(1)), Budget(None))   # not the one stopped
+    whole.add_rows(X[:5], [M[:5] for M in masks])
+    assert run.rank == whole.N - len(whole.kernel[1]) >= first
+
+
+def test_a_sampling_phase_again_doubles_its_batches_and_stops_after_two_stalls(monkeypatch):
+    """``sample(again=True)`` (the phase after the suspects under a timeout): its batches double
+    from the later rounds' size while they stall, and it stops after two stalled rounds of its
+    own (a first phase stops at its first stalled round past the second)."""
+    import semialgebraic.dimension.functional as functional
+
+    net = _net([3, 6, 6, 1], 4)
+    run = functional._Sandwich(net, (Q(-1), Q(1)), Budget(1000))
+    run.walk(1000, 0, 0)
+    run.sample(None, 0, functional.FIRST_ROUND, functional.COVER)
+    rounds, sizes = run.rounds, []
+    monkeypatch.setattr(run, "add_rows", lambda X, masks, first_rows=None: sizes.append(len(X)))
+    monkeypatch.setattr(run, "refitted", lambda chosen, want, extra, m: chosen[:want])
+    run.upper = run.rank + 5                        # open: nothing the stub adds can close it
+    run.sample(None, 1, functional.FIRST_ROUND, functional.COVER, again=True)
+    base = max(16, run.upper // 8)             # inputs asked (those at a kink are dropped)
+    assert run.rounds == rounds + 2 and base - 2 <= sizes[0] <= base and 2 * base - 2 <= sizes[1] <= 2 * base
+    assert run.fit_share == functional.AGAIN_SHARE
