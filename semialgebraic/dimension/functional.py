@@ -782,8 +782,10 @@ class _Sandwich:
         """Under a timeout, up to :data:`RANK_ONLY` parameters, with the interval still open and
         time left after the suspects: another sampling phase (seed + 1: other inputs) whose
         batches double while they stall (rare regions need many inputs), within
-        :data:`AGAIN_SHARE` of the timeout's value, until two of its rounds stall."""
-        if (self.budget.timeout is None or self.N > RANK_ONLY or self.kernel is None
+        :data:`AGAIN_SHARE` of the timeout's value, until two of its rounds stall.  Not with a
+        certificate to build (``reserve``): its rank calls, which no budget stops, need the time
+        left (a phase run to the deadline would leave the upper bound uncertified)."""
+        if (self.budget.timeout is None or self.N > RANK_ONLY or self.kernel is None or self.reserve
                 or self.complete or self.rank >= self.upper or self.budget.exhausted()):
             return
         self.sample(samples, seed + 1, first_round, cover, again=True)

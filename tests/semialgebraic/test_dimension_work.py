@@ -318,3 +318,25 @@ def test_a_sampling_phase_again_doubles_its_batches_and_stops_after_two_stalls(m
     base = max(16, run.upper // 8)             # inputs asked (those at a kink are dropped)
     assert run.rounds == rounds + 2 and base - 2 <= sizes[0] <= base and 2 * base - 2 <= sizes[1] <= 2 * base
     assert run.fit_share == functional.AGAIN_SHARE
+
+
+def test_no_sampling_phase_again_with_a_certificate_to_build(monkeypatch):
+    """With ``reserve_for_certificate`` the phase after the suspects does not run: the
+    certificate's rank calls need the time left (no budget stops them)."""
+    import semialgebraic.dimension.functional as functional
+
+    calls = []
+    real = functional._Sandwich.sample
+
+    def sample(self, *a, again=False, **k):
+        calls.append(again)
+        return real(self, *a, again=again, **k)
+
+    monkeypatch.setattr(functional._Sandwich, "sample", sample)
+    monkeypatch.setattr(functional._Sandwich, "decide_suspects", lambda self: None)
+    net = _net([3, 6, 6, 1], 4)
+    for reserve, want in ((False, [False, True]), (True, [False])):
+        calls.clear()
+        fd = functional_dimension(net, domain=(-1, 1), max_regions=0, samples=16, cover=0, timeout=1000,
+                                  reserve_for_certificate=reserve)
+        assert not fd.exact and calls == want
