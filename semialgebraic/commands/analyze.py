@@ -245,8 +245,8 @@ def analysis_non_generic(net: Network, s, data: dict, lines: list, exact: bool =
     value = f"{fd.value}" if fd.exact else f"between {fd.lower} and {fd.upper}"
     fiber = (f"fiber dimension " + (f"{fib.value}" if fib.value is not None else
                                     f"between {fib.lower} and {fib.upper}" + (
-                                        f" (N - {fd.value} counts directions of a dead or unread "
-                                        "neuron that the fiber does not have)"
+                                        f" (N - {fd.value} can count directions the fiber does "
+                                        f"not have: {fd.fiber_overcount})"
                                         if fd.exact else "")))
     lines += ["== functional dimension and fiber dimension (general exact method)",
               f"functional dimension {value} of {net.n_parameters} parameters ({fd.reason}); {fiber}"
@@ -508,8 +508,10 @@ def _summary_non_generic(net: Network, data: dict) -> list[str]:
     if fd:
         n = net.n_parameters
         if fd.get("exact"):
+            moves = (fib.get("dimension") if fib.get("dimension") is not None else
+                     f"between {fib.get('lower')} and {fib.get('upper')}")
             out.append(f"functional dimension {fd['functional_dimension']} of {n} parameters: the "
-                       f"weights can move in {fib.get('dimension')} independent directions without "
+                       f"weights can move in {moves} independent directions without "
                        "changing the function (fiber dimension, general exact method)")
         else:
             out.append(f"functional dimension between {fd.get('lower')} and {fd.get('upper')} of "

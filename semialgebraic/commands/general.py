@@ -493,9 +493,8 @@ def cmd_dim(args) -> int:
         text = (f"functional dimension {fd.value} of {fd.n_parameters} parameters; "
                 + (f"fiber dimension {fib.value} ({fd.reason})" if fib.exact else
                    f"fiber dimension between {fib.lower} and {fib.upper} ({fd.reason}; N - {fd.value} "
-                   f"= {fib.upper} counts directions of a dead or unread neuron that the fiber does "
-                   f"not have, e.g. the incoming weights of a first-layer neuron dead on R^d, which "
-                   f"must stay 0; {fib.lower}: the moves proven to keep the function near theta — "
+                   f"= {fib.upper} can count directions the fiber does not have: {fd.fiber_overcount}; "
+                   f"{fib.lower}: the moves proven to keep the function near theta — "
                    "scalings, dead and unread neurons)"))
     else:                            # the reason's clauses one per line (JSON: one string)
         text = (f"functional dimension between {fd.lower} and {fd.upper} of {fd.n_parameters} "

@@ -412,7 +412,7 @@ budget: G8 took 7 s on a 24-1 200-2 net)."""
 
 
 def fiber_lower(net: Network, domain: Any, patterns, proven, corank: int | None,
-                budget=None) -> tuple[int, str]:
+                budget=None, generic: bool = True) -> tuple[int, str]:
     """``(lower bound of the fiber's dimension, how it meets corank)`` for the fiber dimension of a
     ``dim`` / ``conserved`` answer; *corank* = N − rank (N − the upper bound of the rank when it
     is not exact: then a lower end; None: not known).
@@ -426,7 +426,11 @@ def fiber_lower(net: Network, domain: Any, patterns, proven, corank: int | None,
       θ; a kernel direction left unexplained by the known symmetries is read so);
     * ``""``: a neuron's kernel directions are known to exceed its moves in the fiber (a
       first-layer neuron dead on R^d has w = 0 fixed; with zero outgoing weights too it moves
-      either w and b or b and v, not all three): only the bounds ``(fiber_floor, corank)`` hold.
+      either w and b or b and v, not all three), or θ is known not to be generic (*generic*
+      False: a region of the domain holds no differentiable input, a neuron's pre-activation
+      vanishing on it while the network above sees it; the rank can then jump at θ' near θ —
+      a 2-1-2-2 net with such a neuron (bias 0, its input off on a region) has N − rank = 8
+      and a fiber of dimension 7): only the bounds ``(fiber_floor, corank)`` hold.
     """
     from algebra.kernel.domains import Domain
     if isinstance(domain, Domain) and domain.legacy_or_none() != "other":
@@ -443,6 +447,6 @@ def fiber_lower(net: Network, domain: Any, patterns, proven, corank: int | None,
         r17 = dimension_formula(net)
         if r17.exact and r17.value == corank:
             return corank, "R17"
-    if not over:
+    if not over and generic:
         return corank, "R22"
     return floor, ""

@@ -279,7 +279,8 @@ def functional_dimension(net: Network, *, domain: Any = None, timeout: float | N
         from .directions import fiber_lower
         floor, by = fiber_lower(net, domain, fd.details.get("patterns"), fd.details.get("proven"),
                                 net.n_parameters - fd.upper,
-                                budget if net.n_parameters > RANK_ONLY else None)
+                                budget if net.n_parameters > RANK_ONLY else None,
+                                generic=not (fd.details.get("kink_regions") or fd.details.get("kinks")))
         fd = replace(fd, fiber_floor=floor, fiber_exact_by=by)
     return fd
 
@@ -939,8 +940,28 @@ class _Sandwich:
                                     "exercise_proofs": self.proofs,
                                     "prime": self.prime, "proven": self.proven, "patterns": self.patterns,
                                     "rank_beside": self.rank_beside,
-                                    "directions_seconds": self.span_seconds},
+                                    "directions_seconds": self.span_seconds,
+                                    "kink_regions": self.informative_kinks(lower, complete and not non_gen)},
                                    tuple(tuple(x) for x in self.all_X), non_gen)
+
+    def informative_kinks(self, value: int, exact: bool) -> int:
+        """The regions holding no differentiable input (``kinks``), unless their inputs are known
+        to add nothing: 0 when the exact rank of the rows at every region's inputs, the kink
+        neurons masked 0 there (the one-sided rows of the moves that keep them off), is *value*
+        (a complete walk's exact value): then θ is as generic as where no region is a kink
+        region, for three-layer-fibers R22's reading of N − rank as the fiber's dimension.  A
+        2-1-2-2 net whose kink region carries the constant of the function has rank 6 there
+        against 5: its fiber (7) is below N − 5 = 8 (:func:`~.directions.fiber_lower`'s
+        *generic*).  Without that check (no complete walk, or the rank does not fit the
+        budget) the count of kink regions."""
+        kinks = [r for r in self.regions if r.pattern in self.kinks]
+        if not kinks or not exact:
+            return len(kinks)
+        extra = batch_simplex(self.net, [r.point for r in kinks], self.dom)
+        pts = list(self.all_X) + extra
+        if not extra or not self.exact_fits(len(pts)):
+            return len(kinks)
+        return 0 if exact_rank(self.net, pts) == value else len(kinks)
 
     def vanishing_regions(self, deficits, reason) -> tuple:
         """(deficits, non-generic reason, reason) with the regions that hold no differentiable

@@ -72,11 +72,23 @@ class FunctionalDimension:
         if self.exact:
             return Dimension.between(lo, hi, "at least the moves that keep the function near theta "
                                              "(scalings, dead neurons, unread neurons), at most N - "
-                                             "functional dimension, which counts directions of a "
-                                             "first-layer neuron dead on R^d that the fiber does not have")
+                                             "functional dimension, which can count directions the "
+                                             "fiber does not have (a first-layer neuron dead on R^d; "
+                                             "a non-generic theta, where the rank jumps nearby)")
         return Dimension.between(lo, hi, "N - the bounds of the functional dimension (the lower "
                                          "end the moves that keep the function near theta where "
                                          "N - rank is known to overcount)")
+
+    @property
+    def fiber_overcount(self) -> str:
+        """Why N − rank may exceed the fiber's dimension, for an exact functional dimension whose
+        fiber dimension is an interval: a non-generic θ (a region holding no differentiable
+        input), else a dead or unread neuron's directions the fiber does not have."""
+        if self.details.get("kink_regions") or self.details.get("kinks"):
+            return ("theta is not generic (a neuron's pre-activation vanishes on a whole region "
+                    "that the network above sees), so the rank can jump at parameters nearby")
+        return ("a dead or unread neuron's directions the fiber does not have, e.g. the incoming "
+                "weights of a first-layer neuron dead on R^d, which must stay 0")
 
     @property
     def work(self) -> dict:

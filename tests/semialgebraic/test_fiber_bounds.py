@@ -135,3 +135,30 @@ def test_interval_of_the_functional_dimension_gives_the_fiber_bounds():
     assert fib.exact and fib.value == 6
     js = FunctionalDimension(13, 5, 7, "", fiber_floor=4, fiber_exact_by="R22").to_json()
     assert (js["fiber_lower"], js["fiber_upper"]) == (6, 8)
+
+
+# 2-1-2-2: neuron (2, 0) has bias 0 and a negative weight from the one first-layer neuron h, so
+# its pre-activation vanishes on the whole region {h = 0}, which the outputs see
+def _kink_region(bias) -> Network:
+    return Network.from_rows([[[F(15, 2), 3]], [[F(-8, 3)], [F(4, 5)]], [[F(-10, 7), F(4, 5)], [F(-11, 3), F(17, 5)]]],
+                             [[F(16, 5)], [bias, 6], [-10, F(1, 7)]])
+
+
+@pytest.mark.parametrize("bias, value, fiber", [(F(0), 5, (6, 8)), (F(-1, 1000), 6, (7, 7))])
+def test_a_region_without_differentiable_input_makes_the_fiber_an_interval(bias, value, fiber):
+    """f = a relu(l(x)) + c with l = 15/2 x0 + 3 x1 + 16/5 (neuron (2, 1) always active, (2, 0)
+    off): functions of this form are a 6-dimensional family (l up to scale 2, a 2, c 2), and the
+    fiber near θ has dimension 13 − 6 = 7 — (2, 0)'s four parameters (its bias only down) and the
+    scalings of (1, 0), (2, 1) and (2, 1)'s bias trade.  With b2[0] = 0 the region {h = 0} holds no
+    differentiable input (the outputs see (2, 0), whose pre-activation vanishes there): the rank at
+    the other region's inputs is 5, and N − 5 = 8 overcounts the fiber (an outsider's audit: `dim`
+    had printed the fiber dimension 8 as exact).  Reported now: [6, 8], with the reason; with
+    b2[0] = −1/1000 (θ generic, same function: the neuron is off either way) exact 6 and 7."""
+    net = _kink_region(bias)
+    fd = functional_dimension(net)
+    assert fd.exact and fd.value == value
+    fib = fd.fiber_dimension
+    assert (fib.lower, fib.upper) == fiber and fib.exact == (fiber[0] == fiber[1])
+    assert fib.lower <= 7 <= fib.upper
+    if not fib.exact:
+        assert fd.details["kink_regions"] == 1 and "not generic" in fd.fiber_overcount
