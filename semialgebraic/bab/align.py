@@ -12,7 +12,7 @@ tightness, never soundness.  The certificate carries the steps (``"b_aligned_by"
 checker applies them itself (each step checked: a permutation, factors > 0).
 
 Factors are exact where the planted scaling is exact: the quotient of the two rows' entries of
-largest magnitude.  Steps that change nothing (identity permutation, all factors 1) are left out,
+largest magnitude (taken however close to 1 when the rows are exactly proportional).  Steps that change nothing (identity permutation, all factors 1) are left out,
 so near copies (float16, quantised) keep ``b`` untouched.
 """
 
@@ -40,12 +40,18 @@ def _rows(net: Network, l: int):
 
 def _factor(ra, rb):
     """``λ > 0`` with ``λ·rb ≈ ra``: the exact quotient at ``ra``'s largest entry when that is
-    positive and not within ``_NEAR_ONE`` of 1, else 1."""
+    positive and either the rows are exactly proportional (a planted scaling, however close to
+    1: a 4-10-3 pair rescaled by 9/8 at one neuron stayed open at [0, 4.0] after 30 s) or it is
+    not within ``_NEAR_ONE`` of 1 (a near copy keeps its exact numbers), else 1."""
     k = max(range(len(ra)), key=lambda i: abs(ra[i]))
     if ra[k] == 0 or rb[k] == 0:
         return Q(1)
     lam = Q(ra[k]) / Q(rb[k])
-    return lam if lam > 0 and abs(lam - 1) > _NEAR_ONE else Q(1)
+    if lam <= 0:
+        return Q(1)
+    if abs(lam - 1) > _NEAR_ONE or all(Q(x) == lam * Q(y) for x, y in zip(ra, rb)):
+        return lam
+    return Q(1)
 
 
 def _pairing(ra, rb):

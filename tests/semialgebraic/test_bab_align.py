@@ -186,3 +186,26 @@ def test_a_task_below_a_neuron_split_may_close_under_the_lower_bound():
     assert res["open"] == [] and not res["cut"]
     assert Q(res["closed"]) < Q(res["lower"]) == Q(1, 3200000)   # the corner (-3/8, -1): outside
     assert [Q(v) for v in res["point"]] == [Q(-3, 8), Q(-1)]
+
+
+@pytest.mark.parametrize("factor", ["9/8", "7/8", "1000001/1000000", "8/9"])
+def test_an_exact_scaling_close_to_one_is_aligned_exactly(factor):
+    """A planted factor within 1/8 of 1 is taken when the rows are exactly proportional (a near
+    copy's factors near 1 are still left 1): an outsider's 4-10-3 pair, permuted and rescaled
+    with one factor 9/8, stayed open at [0, 4.0] after 30 s; ``equiv`` proves it in 1.5 s."""
+    from algebra.symmetries.elementary import Permute, Scale
+    rng = random.Random(5)
+    a = Network.from_rows([[[Fraction(rng.randint(-20, 20), rng.randint(1, 7)) for _ in range(4)] for _ in range(10)],
+                           [[Fraction(rng.randint(-20, 20), rng.randint(1, 7)) for _ in range(10)] for _ in range(3)]],
+                          [[Fraction(rng.randint(-9, 9), rng.randint(1, 4)) for _ in range(10)],
+                           [Fraction(rng.randint(-9, 9), rng.randint(1, 4)) for _ in range(3)]])
+    perm = list(range(10))
+    rng.shuffle(perm)
+    lam = [Q(k, 3) for k in (2, 5, 4, 7, 1, 8, 2, 5, 4, 7)]
+    lam[3] = Q(factor)
+    b = Scale(0, lam).apply(Permute(0, perm).apply(a))
+    aligned_b, steps = aligned(a, b)
+    assert aligned_b == a and len(steps) == 2
+    r = diff_bounds(a, b, (-2, 2), timeout=60)
+    assert r.complete and r.lower == r.upper == 0 and r.nodes <= 20
+    assert verify(r.certificate)[0]
