@@ -116,7 +116,7 @@ def _general(a, b, dom, budget, progress, hyps, samples, check) -> Verdict:
     details["contractions"] = len(contract)
     details["reduction_steps"] = len(steps)
     details["reduction"] = {k: sum(1 for st in steps if st["step"] == k)
-                            for k in ("merge", "zero", "dead", "dead_cover")}
+                            for k in ("merge", "zero", "constant", "dead", "dead_cover")}
     details["live_neurons"] = sum(1 for w, b_ in zip(D.weights[:-1], D.biases[:-1])
                                   for i in range(w.nrows) if b_[i] != 0 or any(v != 0 for v in w.row_at(i)))
     if not details["live_neurons"] and (D.depth > 1 or D.weights[0].is_zero()):

@@ -154,7 +154,8 @@ def preactivation_bounds(net: Network, *, domain: Any = None) -> list:
 def reduced_difference(a: Network, b: Network, *, domain: Any = None,
                        dead_cover: int = 0, budget: Budget | None = None) -> tuple[Network, list]:
     """The difference network D = a − b (a and b side by side, output W_a − W_b) after exact
-    reduction steps (merge positively parallel neurons, zero neurons without output, zero
+    reduction steps (merge positively parallel neurons, zero neurons without output, fold a
+    constant neuron — zero row, positive bias c: relu(c) = c — into the next layer's bias, zero
     provably dead neurons), and the steps (the ``reduction`` of a ``region_cover``
     certificate, replayed by :func:`semialgebraic.verify.region_cover.apply_reduction`).
 
@@ -200,8 +201,9 @@ def reduced_difference(a: Network, b: Network, *, domain: Any = None,
     steps: list[dict] = []
     zero = Q(0)
 
-    zeroed = [{i for i in range(len(W)) if not bs[l][i] and not any(W[i])}        # (bool: no ordering tests)
-              for l, W in enumerate(Ws)]
+    zeroed = [{i for i in range(len(W)) if not bs[l][i] and not any(W[i])        # (bool: no ordering
+               and (l + 1 == len(Ws) or not any(row[i] for row in Ws[l + 1]))}  # tests); a zero
+              for l, W in enumerate(Ws)]       # neuron the next layer reads is zeroed as dead
 
     cache: list = []                   # interval bounds of layers 0 .. len(cache) - 1, current
 
@@ -238,9 +240,10 @@ def reduced_difference(a: Network, b: Network, *, domain: Any = None,
                     continue
                 full = Ws[l][j] + [bs[l][j]]
                 sc = next((v for v in full if v), None)
-                if sc is None:                     # cancelled to zero by earlier merges
-                    zeroed[l].add(j)
-                    continue
+                if sc is None:                     # cancelled to zero by earlier merges: σ(0) = 0;
+                    if not any(row[j] for row in nxt):     # a column the next layer reads goes
+                        zeroed[l].add(j)           # with a dead step below (else it blocks merges
+                    continue                       # there: a planted zero neuron, 2026-12-05)
                 sc = abs(sc)
                 key = tuple((int(u.p), int(u.q)) for u in (v / sc for v in full))   # (fmpq hashes slowly)
                 if key not in first:
@@ -257,6 +260,16 @@ def reduced_difference(a: Network, b: Network, *, domain: Any = None,
                 changed = True
             for i in sorted(silent - zeroed[l]):
                 steps.append({"step": "zero", "layer": l, "neuron": i})
+                kill(l, i)
+                changed = True
+            for i in range(len(Ws[l])):        # a zero row with a positive bias: the constant
+                if i in zeroed[l] or bs[l][i] <= 0 or any(Ws[l][i]):   # relu(c) = c, folded into
+                    continue                   # the next layer's bias
+                c = bs[l][i]
+                for r, row in enumerate(nxt):
+                    bs[l + 1][r] += row[i] * c
+                    row[i] = zero
+                steps.append({"step": "constant", "layer": l, "neuron": i})
                 kill(l, i)
                 changed = True
             bounds = list(bounds_upto(l)[l])                                      # layers <= l

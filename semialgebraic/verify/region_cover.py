@@ -16,6 +16,7 @@ Version 1; built by :func:`semialgebraic.certificates.region_cover_certificate`:
      "contract": [{"net": "a" | "b", "layer": l}, ...],     # optional, applied first
      "reduction": [{"step": "merge", "layer": l, "keep": i, "drop": j, "factor": μ},
                    {"step": "zero", "layer": l, "neuron": i},
+                   {"step": "constant", "layer": l, "neuron": i},
                    {"step": "dead", "layer": l, "neuron": i},
                    {"step": "dead_cover", "layer": l, "neurons": [i, ...],
                     "regions": [<region as below, plus "bounds": {"i": [μ_0, [μ_f]]}>, ...]}, ...],
@@ -51,6 +52,9 @@ output layer is ``[W_aL, -W_bL]`` with bias ``b_aL - b_bL``; so ``D = a - b`` ex
   then σ(row_drop·h) = factor σ(row_keep·h), so the outgoing column of ``keep`` gains
   ``factor *`` that of ``drop``, and the column of ``drop`` becomes zero;
 * ``zero``: the neuron's outgoing column is zero; its row and bias are set to zero;
+* ``constant``: the neuron's row is zero and its bias c > 0, so it outputs σ(c) = c at every
+  input; the next layer's bias gains ``c *`` its outgoing column, which becomes zero, and its
+  row and bias are set to zero;
 * ``dead``: exact interval bounds over the domain (propagated layer by layer through the current
   network) show that the pre-activation is <= 0 everywhere; its outgoing column, row and bias
   are set to zero.
@@ -257,8 +261,8 @@ def apply_reduction(net: Network, steps, lo_hi=None) -> Network:
     zero = Q(0)
     bounds, valid = None, -1           # interval bounds, current for layers 0..valid
     for k, st in enumerate(steps):
-        if not isinstance(st, dict) or st.get("step") not in ("merge", "zero", "dead", "dead_cover"):
-            raise InputError(f"reduction[{k}] is not a merge/zero/dead/dead_cover step")
+        if not isinstance(st, dict) or st.get("step") not in ("merge", "zero", "constant", "dead", "dead_cover"):
+            raise InputError(f"reduction[{k}] is not a merge/zero/constant/dead/dead_cover step")
         l = st.get("layer")
         if not isinstance(l, int) or isinstance(l, bool) or not 0 <= l < len(Ws) - 1:
             raise InputError(f"reduction[{k}]: layer must be a hidden layer index")
@@ -303,6 +307,14 @@ def apply_reduction(net: Network, steps, lo_hi=None) -> Network:
             if st["step"] == "zero":
                 if any(row[i] != 0 for row in nxt):
                     raise ValueError(f"step {k}: neuron {i} of layer {l} has a non-zero outgoing column")
+            elif st["step"] == "constant":   # relu(0·h + c) = c > 0 everywhere: into the next bias
+                c = bs[l][i]
+                if any(v != 0 for v in Ws[l][i]) or not c > 0:
+                    raise ValueError(f"step {k}: neuron {i} of layer {l} is not a zero row with a positive bias")
+                for r, row in enumerate(nxt):
+                    bs[l + 1][r] += row[i] * c
+                    row[i] = zero
+                valid = min(valid, l)                      # layer l + 1 changed
             else:
                 if valid < l:
                     bounds, valid = interval_bounds(Ws, bs, net.n_inputs, lo_hi), len(Ws) - 1

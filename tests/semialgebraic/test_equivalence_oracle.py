@@ -239,3 +239,56 @@ def test_max_deviation_equals_z3_optimum(seed):
     x = dev.point
     assert all(lo <= t <= hi for t in x)
     assert abs(a(x)[dev.output] - b(x)[dev.output]) == dev.value
+
+
+def _with_constant_and_zero_neurons(a, rng):
+    """*a* with two neurons added to its first hidden layer: a constant one (zero row, bias
+    c > 0, outgoing column u, the next layer's bias lowered by c·u) and a zero one (zero row and
+    bias, any outgoing column), then permuted and rescaled: the same function."""
+    from algebra.symmetries.elementary import random_permute_scale
+    W = [w.to_rows() for w in a.weights]
+    b = [list(v) for v in a.biases]
+    c = Q(rng.randint(1, 9), rng.randint(1, 4))
+    for bias in (c, Q(0)):
+        W[0].append([Q(0)] * a.n_inputs)
+        b[0].append(bias)
+        for r, row in enumerate(W[1]):
+            u = Q(rng.randint(-5, 5), rng.randint(1, 3))
+            row.append(u)
+            b[1][r] -= u * bias
+    return random_permute_scale(Network.from_rows(W, b), rng)
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_constant_and_zero_neurons_reduce_away(seed):
+    """A constant neuron folds into the next bias (``constant`` step) and a zero neuron the next
+    layer reads is zeroed as dead, so a − b of such a planted copy reduces to the zero map (an
+    outsider's planted pairs with a constant or zero row had stayed open in ``diff``: the
+    columns they left blocked every merge above them); the checker replays the steps and
+    rejects a ``constant`` step on a neuron that is not constant."""
+    from algebra.kernel import difference_network, drop_zero_neurons
+    from semialgebraic.equivalence import reduced_difference
+    from semialgebraic.verify.region_cover import apply_reduction
+    rng = random.Random(seed)
+    d = rng.randint(1, 3)
+    a = Network.from_rows([[[Q(rng.randint(-9, 9), rng.randint(1, 4)) for _ in range(d)] for _ in range(4)],
+                           [[Q(rng.randint(-9, 9), rng.randint(1, 4)) for _ in range(4)] for _ in range(3)],
+                           [[Q(rng.randint(-9, 9), rng.randint(1, 4)) for _ in range(3)]]],
+                          [[Q(rng.randint(-4, 4), 3) for _ in range(4)], [Q(rng.randint(-4, 4), 3) for _ in range(3)],
+                           [Q(rng.randint(-4, 4), 3)]])
+    b = _with_constant_and_zero_neurons(a, rng)
+    dom = (Q(-2), Q(2))
+    for x in random_batch(rng, 10, d, dom).to_rows():
+        assert a(x) == b(x)
+    D, steps = reduced_difference(a, b, domain=dom)
+    kinds = {st["step"] for st in steps}
+    assert "constant" in kinds and "dead" in kinds
+    Z = drop_zero_neurons(D)
+    assert all(w.is_zero() for w in Z.weights) and all(v == 0 for v in Z.biases[-1])
+    R = apply_reduction(difference_network(a, b), steps, dom)
+    assert [w.to_rows() for w in R.weights] == [w.to_rows() for w in D.weights]
+    k = next(k for k, st in enumerate(steps) if st["step"] == "constant")
+    bad = [dict(st) for st in steps]
+    bad[k]["neuron"] = next(i for i in range(D.widths[1]) if i != steps[k]["neuron"])
+    with pytest.raises(ValueError, match="not a zero row with a positive bias"):
+        apply_reduction(difference_network(a, b), bad[:k + 1], dom)
