@@ -345,3 +345,36 @@ def test_modular_trace_rank_never_exceeds_the_exact_rank():
         sp.add_matrix(M.submatrix(rows=range(k // 2)))
         sp.add_matrix(M.submatrix(rows=range(k // 2, k)))
         assert sp.rank <= M.rank() and sp.rank == M.rank()  # equal for this prime and size
+
+
+@settings(max_examples=30, deadline=None)
+@given(st.integers(0, 10 ** 6))
+def test_rescaling_rank_is_the_rank_of_the_rescaling_directions(seed):
+    """``_rescaling_rank`` (a neuron with a non-zero bias counted at once, the rest mod p): a
+    lower bound of the exact rank of the rescaling directions, equal to it here; zero biases,
+    zero rows and zero neurons included."""
+    from algebra.conservation.fields import _rescaling_directions, _rescaling_rank
+    rng = random.Random(seed)
+    widths = [rng.randint(1, 3)] + [rng.randint(1, 4) for _ in range(rng.randint(1, 3))] + [rng.randint(1, 2)]
+    pick = lambda: rng.choice([0, 0, 1, -1, Fraction(rng.randint(-9, 9), rng.randint(1, 4))])
+    net = Network.from_rows([[[pick() for _ in range(a)] for _ in range(b)] for a, b in zip(widths, widths[1:])],
+                            [[pick() for _ in range(b)] for b in widths[1:]])
+    assert _rescaling_rank(net) == _rescaling_directions(net).rank()
+
+
+def test_explicit_laws_stop_at_their_check():
+    """``explicit_laws(check=...)``: the check is called before each law is built and its
+    exception goes through (the budget of ``conserved``: 256 rescaling polynomials in 18 817
+    variables took ~3 s past a 5 s timeout)."""
+    net = Network.from_rows([[[1, 2], [3, -1], [1, 1]], [[1, -1, 2]]], [[0, 1, 2], [0]])
+    calls = []
+
+    def check():
+        calls.append(1)
+        if len(calls) == 2:
+            raise TimeoutError("budget")
+
+    with pytest.raises(TimeoutError):
+        explicit_laws(net, [], scaling_only=True, check=check)
+    assert len(calls) == 2
+    assert len(explicit_laws(net, [], scaling_only=True)) == 3
