@@ -13,7 +13,7 @@ Two back ends, both exact:
   below 2^64): :func:`nmod_rank`, :func:`nmod_rref`, :func:`nmod_left_kernel_vector`;
   :func:`rank_lower_bound` ranks the numerator of a :class:`~algebra.linalg.QMatrix` this way.
 * ``*_mod_p`` take numpy arrays and run a blocked Gaussian elimination whose float64 BLAS
-  products are exact integer operations (needs ``p < 2^21`` and numpy, an optional dependency
+  products are exact integer operations (needs ``p < 2^20`` and numpy, an optional dependency
   imported when called): :func:`rank_mod_p`, :func:`echelon_mod_p`, :func:`kernel_mod_p`,
   :func:`shrink_kernel_mod_p` (:func:`shrink_kernel_free_mod_p` keeps the identity rows;
   :func:`kernel_rows_mod_p` and :func:`shrink_kernel_rows_mod_p` leave them out),
@@ -68,7 +68,7 @@ __all__ = ["PRIME", "PRIMES_24", "PRIME_31", "PRIME_61", "is_prime", "prime_for"
 # -- the primes --------------------------------------------------------------------------------
 
 PRIME = 1048573
-"""Prime of the float64 route (< 2^21, so float64 products of 64 reduced terms are exact)."""
+"""Prime of the float64 route (< 2^20, so float64 products of 64 reduced terms are exact)."""
 
 PRIMES_24 = (16777213, 16777199, 16777183, 16777153, 16777141, 16777139)
 """Primes below 2^24 (products of two residues fit int64 sums of 2^15 terms), largest first."""
@@ -293,7 +293,7 @@ def peel_columns(vectors) -> tuple[list, list, list]:
 
 def pivot_columns(vectors, p: int, check=None) -> list | None:
     """Columns P on which *vectors* (sparse dicts or lists of rationals) restricted have full
-    rank |P| mod the prime *p* < 2^21, hence over Q, with |P| their rank mod p (a lower bound of
+    rank |P| mod the prime *p* < 2^20, hence over Q, with |P| their rank mod p (a lower bound of
     the rank over Q); None when p divides a denominator.  :func:`peel_columns`, then the blocked
     echelon form mod p of the rest (its pivot columns; *check* between panels).
 
@@ -422,7 +422,7 @@ def exact_rank(matrix: QMatrix, p: int = PRIME_61) -> int:
     return matrix.rank()
 
 
-# -- numpy float64 route (p < 2^21), blocked, every operation exact -----------------------------
+# -- numpy float64 route (p < 2^20), blocked, every operation exact -----------------------------
 
 def rank_mod_p(A, p: int = PRIME, block: int = 64) -> int:
     """Exact rank over Z/p of an integer matrix (see :func:`echelon_mod_p`).
@@ -435,10 +435,12 @@ def rank_mod_p(A, p: int = PRIME, block: int = 64) -> int:
 
 def _require_float64_route(p: int, block: int = 64) -> None:
     """The hypotheses under which every float64 operation below is an exact integer operation:
-    a prime ``p < 2^21`` (reduced entries ``|v| <= p/2 < 2^20``) and ``1 <= block <= 2^12`` (a
+    a prime ``p < 2^20`` (reduced entries ``|v| <= p/2 < 2^19``, products < 2^38; below 2^21 a
+    product could reach 2^40 and 128 lazily accumulated steps of 64 terms 2^53: audit 2026-12-05)
+    and ``1 <= block <= 2^12`` (a
     block size, a chunk length or the order of a matrix to invert)."""
-    if not (2 <= p < 1 << 21 and is_prime(p)):
-        raise ValueError(f"the float64 route needs a prime below 2^21, not {p}")
+    if not (2 <= p < 1 << 20 and is_prime(p)):
+        raise ValueError(f"the float64 route needs a prime below 2^20, not {p}")
     if not 1 <= block <= 1 << 12:
         raise ValueError(f"block size {block} is not in [1, 4096]")
 
@@ -470,11 +472,11 @@ def echelon_mod_p(A, p: int = PRIME, block: int = 64, check=None, overwrite: boo
     ``E[row0 : row0 + len(cols)]`` vanish mod p on the pivot columns of every earlier step, and
     ``inv`` is the inverse mod p of their square submatrix on *cols*.
 
-    Exactness: every matrix product multiplies entries reduced to |v| <= p/2 (< 2^20) over at
+    Exactness: every matrix product multiplies entries reduced to |v| <= p/2 (< 2^19) over at
     most *block* terms (< 2^38 * block); the trailing matrix is reduced lazily (only the panel
     columns and pivot rows before use, everything every 2^13 / block steps), so entries stay
     below 2^13 * 2^38 = 2^51 < 2^53 and every float64 operation is an exact integer operation.
-    Raises ``ValueError`` unless ``p < 2^21`` is prime and ``1 <= block <= 4096``.
+    Raises ``ValueError`` unless ``p < 2^20`` is prime and ``1 <= block <= 4096``.
     """
     _require_float64_route(p, block)
     import numpy as np
@@ -806,7 +808,7 @@ def inverse_mod_p(S, p):
 
 
 class BlockSpan:
-    """Rank mod a prime *p* < 2^21 (default :data:`PRIME`) of rows added batch by batch (block
+    """Rank mod a prime *p* < 2^20 (default :data:`PRIME`) of rows added batch by batch (block
     echelon form, numpy), stoppable.
 
     A modular rank is at most the rational rank: a certified lower bound of the rank over Q

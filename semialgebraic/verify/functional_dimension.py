@@ -20,7 +20,7 @@ Schema (version 1; built by :func:`semialgebraic.certificates.dimension_bounds_c
      "upper_reason": "...",                       # optional text, informational
      "uncertified_upper_reason": "..."}           # optional text, informational (what is missing)
 
-``p`` (JSON int, a prime below 2^21), ``lower`` and ``upper`` (JSON ints), inputs (exact
+``p`` (JSON int, a prime below 2^20), ``lower`` and ``upper`` (JSON ints), inputs (exact
 numbers).  The claim names what is certified: the upper-bound claim exactly when one of
 ``upper_directions``, ``upper_regions``, ``upper_one_point`` is present, and then ``upper`` is
 required; without them ``upper`` must be absent (a reported upper bound that nothing certifies
@@ -266,8 +266,8 @@ def check(cert: dict) -> tuple[bool, str]:
     p, lower = cert["prime"], cert["lower"]
     if not isinstance(p, int) or isinstance(p, bool) or not isinstance(lower, int) or isinstance(lower, bool):
         raise InputError("prime and lower must be integers")
-    if not 2 <= p < 2 ** 21:
-        raise InputError("prime must lie in [2, 2^21)")
+    if not 2 <= p < 2 ** 20:
+        raise InputError("prime must lie in [2, 2^20)")
     if not is_prime(p):
         return False, f"{p} is not a prime"
     inputs = cert["inputs"]
@@ -402,7 +402,7 @@ def _vectors_rank_mod_p(vectors, N: int, p: int) -> int:
         import numpy as np
     except ImportError:                                 # pragma: no cover - numpy is optional
         np = None
-    if np is None or p >= 1 << 21:                     # (the float64 route needs p < 2^21)
+    if np is None or p >= 1 << 20:                     # (the float64 route needs p < 2^20)
         flat = [0] * (len(rows) * N)
         for i, r in enumerate(rows):
             for k, v in r.items():
@@ -452,9 +452,9 @@ def _domain(dom):
 
 def _rank_mod_p(net, X, masks, p: int) -> int:
     """Rank mod p of the Jacobian rows (input-major, then output): rows assembled with numpy
-    int64 arithmetic when numpy is there (exact: entries < p < 2^21, every dot product has fewer
+    int64 arithmetic when numpy is there (exact: entries < p < 2^20, every dot product has fewer
     than 2^20 terms) and ranked by the blocked float64 elimination of the trusted kernel
-    (:func:`~algebra.linalg.gfp.rank_mod_p`, exact for p < 2^21; ACAS Xu's 4 600 x 13 305 rows:
+    (:func:`~algebra.linalg.gfp.rank_mod_p`, exact for p < 2^20; ACAS Xu's 4 600 x 13 305 rows:
     ~8 s against ~55 s by FLINT's ``nmod_mat``), else with Python integers and FLINT."""
     try:
         import numpy as np
@@ -490,7 +490,7 @@ def _rank_mod_p_numpy(np, net, X, masks, p: int) -> int:
             out[:, o, k + n_out * n_in:k + n_out * n_in + n_out] = delta
             if l:
                 delta = (delta @ Ws[l]) % p * Ms[l - 1]
-    if p < 1 << 21:                 # the float64 BLAS route (exact there): ~6x FLINT's nmod_mat here
+    if p < 1 << 20:                 # the float64 BLAS route (exact there): ~6x FLINT's nmod_mat here
         return rank_mod_p(out.reshape(T * m, N), p)
     return nmod_rank(T * m, N, out.reshape(-1).tolist(), p)
 

@@ -356,13 +356,21 @@ def test_a_stopped_elimination_reports_the_rank_found_so_far():
     assert info.value.partial_rank == 24                 # stopped in the back-substitution
 
 
-def test_the_kernel_back_substitution_stays_exact_for_primes_near_2_21():
+@pytest.mark.parametrize("top", [20, 21])
+def test_the_kernel_back_substitution_stays_exact_for_primes_near_the_bound(top):
     """Sums of 4096 products of residues in [0, p) pass 2^53 when p is near 2^21: a kernel of a
     unit upper-triangular matrix (−2 above the diagonal) had 192 wrong entries of 2 300 at
-    p = 2 097 143 (session-27 audit); symmetric representatives keep every sum below 2^52."""
-    p = (1 << 21) - 1
+    p = 2 097 143 (session-27 audit); symmetric representatives keep every sum below 2^52.  The
+    float64 route now takes primes below 2^20 only (session-29 audit: below 2^21 a product of
+    reduced entries reaches 2^40, and the lazily reduced trailing matrix 2^53): the largest
+    prime below 2^20 is exact here, one below 2^21 refused."""
+    p = (1 << top) - 1
     while not is_prime(p):
         p -= 1
+    if top == 21:
+        with pytest.raises(ValueError, match="below 2\\^20"):
+            kernel_free_mod_p(np.eye(2, dtype=np.int64), p)
+        return
     n = 2300
     U = np.eye(n, dtype=np.int64) + np.triu(np.full((n, n), -2, dtype=np.int64), 1)
     A = np.hstack([U, U @ np.full((n, 1), 2, dtype=np.int64)])     # kernel: (-2, ..., -2, 1)

@@ -242,6 +242,9 @@ def test_lower_bound_forgeries_are_rejected(dup_cert):
     assert verify(c)[0] is False
     c = dict(base, prime=1048575)                    # not a prime
     assert verify(c)[0] is False
+    c = dict(base, prime=1048583)                    # a prime above 2^20: the float64 route is not
+    with pytest.raises(InputError, match="2\\^20"):  # exact for every input there (audit, session 29)
+        verify(c)
     c = dict(base, domain={"box": ["1", "2"]}, inputs=[["3"]], lower=1)
     assert verify(c)[0] is False                     # the input is outside the box
 
