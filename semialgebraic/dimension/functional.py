@@ -398,6 +398,7 @@ class _Sandwich:
                                          # compact: (P, free, piv) of gfp.kernel_rows_mod_p
         self.batch_sizes: list = []      # exact inputs per sampling batch (the clock may size them)
         self.fit_share = 0.25            # of the timeout's value for the sampling's eliminations
+        self.kink_inputs = 0             # sampled inputs dropped: not differentiable points of θ
         self.evidence: dict = {}
         self.proofs: list = []
         self.proven: dict = {}
@@ -750,6 +751,7 @@ class _Sandwich:
                             chosen = self.refitted(chosen, want, len(new_points), m)
                         new_points = new_points + chosen
                 X, masks = exact_masks(net, new_points)
+                self.kink_inputs += len(new_points) - len(X)
                 new_points = []
                 if X:
                     self.add_rows(X, masks, first_rows)
@@ -918,6 +920,11 @@ class _Sandwich:
                 reason += "; evidence from the sampled inputs (float guesses, unproven): " + "; ".join(hints)
         if self.skipped:
             reason += f"; {self.skipped}"
+        if not npts and self.kink_inputs and not self.complete:
+            reason += (f"; none of the {self.kink_inputs} sampled inputs is a differentiable point "
+                       "of theta -> f_theta(x) (a neuron's pre-activation vanishes there and the "
+                       "network above sees it): theta may be non-generic on the whole domain, "
+                       "which a complete region walk decides (--max-regions)")
         if self.directions_note:
             reason += f"; {self.directions_note}"
         if self.complete and self.short:

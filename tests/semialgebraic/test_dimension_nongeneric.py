@@ -361,3 +361,17 @@ def test_without_the_walk_all_directions_proven_means_non_generic():
     assert [e["change"] for e in fd.nearby] == [e["change"] for e in walked.nearby] == \
         ["b1[1] += 1/256", "b1[1] -= 1/256"]
     assert [e["dimension"] for e in fd.nearby] == [2, 1]
+
+
+def test_no_differentiable_sampled_input_is_said():
+    """A middle-layer neuron with a zero row and bias that the layer above reads (an outsider's
+    4-layer net): no sampled input is a differentiable point, and the interval [0, upper] says
+    so and points to the complete walk, instead of only naming the neuron "dead"."""
+    W = [[[-9, Fraction(15, 2)], [2, Fraction(-9, 4)], [Fraction(4, 7), Fraction(14, 5)]],
+         [[Fraction(16, 3), Fraction(-15, 7), Fraction(-3, 4)], [0, 0, 0], [Fraction(4, 3), Fraction(11, 2), Fraction(6, 5)]],
+         [[1, -9, -3], [Fraction(19, 7), -1, 7]], [[Fraction(-8, 3), Fraction(3, 2)]]]
+    b = [[-1, -1, Fraction(-12, 7)], [Fraction(6, 7), 0, Fraction(13, 2)], [8, -3], [-8]]
+    net = Network.from_rows(W, b)
+    fd = functional_dimension(net, max_regions=0)
+    assert fd.lower == 0 and not fd.exact
+    assert "none of the" in fd.reason and "differentiable point" in fd.reason
