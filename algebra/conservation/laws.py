@@ -416,7 +416,7 @@ def _count(net, samples, max_depth, timeout, patience, seed, complete=True,
         if isinstance(exc, KeyboardInterrupt):
             dl.stop_now()
         notes.append(f"{'interrupted' if dl.interrupted else 'timeout'}: the candidate laws "
-                     "were not all built; none verified one by one")
+                     "not verified (their building stopped)")
         candidates, stopped, laws_cut = [], "laws", True
     check_on = samples
     if not complete:
