@@ -173,8 +173,9 @@ of them (``details["directions_seconds"]``; 16-60-60-8 on a ball of radius 1/100
 def _certificate(net, fd, dom, seconds, lps, cost: dict) -> dict:
     """The certificate of :func:`functional_dimension_certificate`; *cost* gets ``"check"``: an
     estimate of the seconds of its re-check."""
-    p = fd.details.get("prime", PRIME)
-    X, cost["check"] = _thinned_inputs(net, fd, p)
+    deadline = None if seconds is None else time.monotonic() + seconds   # (before the inputs are
+    p = fd.details.get("prime", PRIME)                                  # thinned: 7.9 s on a 16-60-
+    X, cost["check"] = _thinned_inputs(net, fd, p)                      # 60-8 ball, once past it)
     inputs = [[q_json(v) for v in x] for x in X]
 
     def certificate(**upper) -> dict:
@@ -186,7 +187,6 @@ def _certificate(net, fd, dom, seconds, lps, cost: dict) -> dict:
 
     if isinstance(dom, tuple) and dom[0] == dom[1] and fd.upper == fd.lower and len(X) == 1:
         return certificate(upper=int(fd.upper), upper_one_point=True)   # the rank at the input
-    deadline = None if seconds is None else time.monotonic() + seconds
     if fd.complete_regions and fd.exact and fd.details.get("rank_beside"):   # the value is the rank
         # on every region, ranked on the columns the proven directions leave: the regions,
         quick = _UpperEntries(net, fd, dom, deadline, lps).entries   # with the directions that
@@ -314,6 +314,7 @@ class _UpperEntries:
         self.recorded: list = []                   # the run's proofs kept unchecked (add_recorded)
         self.point = isinstance(dom, tuple) and dom[0] == dom[1]   # proofs (open box) say nothing there
         self.check_seconds = 0.0                   # the last bound's checker call (seconds)
+        self.last_bound = net.n_parameters         # the last bound (:meth:`bound`)
 
     def run(self) -> tuple[list, int, list]:
         fd = self.fd
@@ -352,8 +353,19 @@ class _UpperEntries:
         b = self.bound()
         patterns = fd.details.get("patterns")
         if b > fd.upper and patterns:
-            b = self.pattern_facts(patterns)
+            if self.fits():
+                b = self.pattern_facts(patterns)
+            else:
+                self.missing.append("the facts of the complete list of activation patterns: their "
+                                    "check does not fit the time left")
         return self.entries + self.derived(), b, self.missing
+
+    def fits(self) -> bool:
+        """Under a deadline, whether one more check of all the directions (:meth:`bound`, one
+        checker call no budget stops), as long as the last one, fits the time left (a 16-60-60-8
+        net on a ball, ``--timeout 70 --certificate``: the pattern facts' two checks took 24 s
+        past the deadline)."""
+        return self.deadline is None or time.monotonic() + self.check_seconds <= self.deadline
 
     def search(self, targets, leaves=False):
         """An emptiness (or, with *leaves*, enumeration) proof for *targets*, or None."""
@@ -451,6 +463,10 @@ class _UpperEntries:
         return out
 
     def bound(self) -> int:
+        self.last_bound = self._bound()
+        return self.last_bound
+
+    def _bound(self) -> int:
         t0 = time.monotonic()
         b = checked_directions_bound(self.net, self.entries + self.derived(), self.dom, self.fd.inputs[:1])
         self.check_seconds = time.monotonic() - t0
@@ -476,12 +492,20 @@ class _UpperEntries:
                 self.prove_neuron(l, i, 1, "the complete list of activation patterns")
             elif all(s > 0 for s in flat[g]):
                 self.prove_neuron(l, i, -1, "the complete list of activation patterns")
+        if not self.fits():             # (the entries added are each checked: the final check
+            self.missing.append("the facts of the complete list of activation patterns: their "
+                                "check does not fit the time left")     # replays them; the bound
+            return self.last_bound                                      # claimed stays the last)
         b = self.bound()
         k = 0
         for l in range(L - 1):
             for i in range(net.widths[l + 1]):
                 if (b > self.fd.upper and (l, i) not in self.dead | self.active and l + 1 < L - 1
                         and is_masked(net, patterns, l, k, i)):
+                    if not self.fits():
+                        self.missing.append(f"neuron ({l}, {i}) is masked by the complete list of "
+                                            "activation patterns, but its check does not fit the time left")
+                        continue
                     V = net.weights[l + 1]
                     proofs = [self.search({(l, i): -1, (l + 1, j): 1}) for j in range(V.nrows)
                               if V[j, i] != 0 and (l + 1, j) not in self.dead]

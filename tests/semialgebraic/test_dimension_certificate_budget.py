@@ -125,3 +125,43 @@ def test_the_regions_route_after_the_directions_is_not_started_when_its_rank_doe
     cert = functional_dimension_certificate(cube, fd, domain=(Q(-1), Q(1)))
     assert "upper_regions" in cert and cert["upper"] == fd.value
     assert verify(json.loads(json.dumps(cert)))[0]
+
+
+def test_the_certificates_deadline_starts_before_its_inputs_are_thinned(monkeypatch):
+    """The certificate's time runs from its start: thinning the inputs (7.9 s on a 16-60-60-8
+    ball) had been left out of it, so ``dim --timeout 70 --certificate`` searched proofs until
+    78 s.  Here the thinning takes all the time: nothing else is started, the upper bound is left
+    uncertified, and the certificate still verifies."""
+    import types
+    net, fd = _fd([3, 8, 6, 2], 2)
+    now = [0.0]
+    monkeypatch.setattr(dc, "time", types.SimpleNamespace(monotonic=lambda: now[0]))
+    thinned = dc._thinned_inputs
+
+    def slow(*a):
+        out = thinned(*a)
+        now[0] += 100.0                                    # the thinning outlasts the timeout
+        return out
+
+    monkeypatch.setattr(dc, "_thinned_inputs", slow)
+    cert = functional_dimension_certificate(net, fd, seconds=5.0)
+    assert cert.get("upper") is None and cert["lower"] == fd.lower
+    ok, why = verify(json.loads(json.dumps(cert)))
+    assert ok and "not certified" in why
+
+
+def test_the_pattern_facts_are_not_checked_past_the_time_left():
+    """The facts of a complete pattern list each end in a check of all the directions (one call
+    no budget stops, as long as the last one): when it would end past the deadline they are left
+    out, the bound claimed stays the last one checked, and the certificate says why."""
+    import time
+    net, fd = _fd([2, 5, 4, 1], 3, (Q(-1), Q(1)))
+    patterns = fd.details.get("patterns")
+    assert patterns                                       # a complete walk
+    e = dc._UpperEntries(net, fd, (Q(-1), Q(1)), time.monotonic() + 5.0, dc.CERTIFICATE_LPS)
+    b = e.bound()
+    e.check_seconds = 60.0                                # the next check would end past it
+    assert not e.fits()
+    assert e.pattern_facts(patterns) == b == e.last_bound
+    assert any("does not fit the time left" in m for m in e.missing)
+    assert dc._UpperEntries(net, fd, (Q(-1), Q(1)), None, dc.CERTIFICATE_LPS).fits()
