@@ -34,6 +34,18 @@ __all__ = ["Ring", "Polynomial", "parameter_ring", "jacobian", "jacobian_at", "g
            "ideal_dimension", "latex_name"]
 
 
+def pairwise_sum(terms: list, zero):
+    """Σ *terms* added pairwise, *zero* when empty: a chain ``h = h + t`` copies the growing sum
+    at each step (with 18 817 variables, 256 conservation laws of ~200 terms took ~10 s).
+
+    >>> pairwise_sum([1, 2, 3, 4, 5], 0), pairwise_sum([], 0)
+    (15, 0)
+    """
+    while len(terms) > 1:
+        terms = [terms[k] + terms[k + 1] if k + 1 < len(terms) else terms[k] for k in range(0, len(terms), 2)]
+    return terms[0] if terms else zero
+
+
 FROM_DICT_VARS = 1024
 """Rings of more variables build :meth:`Ring.from_dict`'s polynomials from their generators
 (python-flint's ``from_dict`` crashed on 50 terms in 8 000 variables)."""
@@ -104,9 +116,7 @@ class Ring:
                 if e:
                     rep = rep * g[i] ** e
             reps.append(rep)
-        while len(reps) > 1:
-            reps = [reps[k] + reps[k + 1] if k + 1 < len(reps) else reps[k] for k in range(0, len(reps), 2)]
-        return Polynomial._from_rep(reps[0] if reps else self._ctx.from_dict({}), self)
+        return Polynomial._from_rep(pairwise_sum(reps, self._ctx.from_dict({})), self)
 
     def linear_form(self, coeffs: Sequence[object], constant: object = 0) -> "Polynomial":
         """Σ c_i v_i + constant."""

@@ -103,7 +103,7 @@ from typing import Sequence
 from ..exceptions import DimensionMismatchError
 from ..linalg import QMatrix
 from ..network import Network
-from ..polynomials import Polynomial
+from ..polynomials import Polynomial, pairwise_sum
 from .fields import (_ModFields, _effective_masks, _field_pieces, _gens, _layer_of, _masks,
                      _normalize, _offsets, _points, _rescaling_rank, parameter_ring_of,
                      samples_from_patterns)
@@ -765,12 +765,8 @@ def _var(R, l, name, *idx):
 
 
 def _tree_sum(R, terms: list):
-    """Σ terms, added pairwise (a chain h = h + t copies the growing sum each time: with 18 817
-    variables, 256 laws of ~200 terms took ~10 s, past the budget)."""
-    while len(terms) > 1:
-        terms = [terms[k] + terms[k + 1] if k + 1 < len(terms) else terms[k]
-                 for k in range(0, len(terms), 2)]
-    return terms[0] if terms else R.zero()
+    """Σ terms of the ring R, added pairwise (:func:`algebra.polynomials.pairwise_sum`)."""
+    return pairwise_sum(terms, R.zero())
 
 
 def _sqnorm_in(R, l, i, widths):
