@@ -237,6 +237,10 @@ listed regions (rows · columns · min(rows, columns); 16-60-60-8 on a ball of r
 rows on 1 948 columns, 8.4 s by ``gfp.exact_rank``, the estimate 24 s)."""
 
 
+_PATTERN_FACTS_LATE = ("the facts of the complete list of activation patterns: their check does "
+                       "not fit the time left")
+
+
 def _regions_check_seconds(net, regions, quick, p) -> float:
     """An estimate of the seconds of the checker's exact rank of the rows on *regions* (d + 1
     inputs each), on the columns off the pivots of the *quick* directions' vectors."""
@@ -356,8 +360,7 @@ class _UpperEntries:
             if self.fits():
                 b = self.pattern_facts(patterns)
             else:
-                self.missing.append("the facts of the complete list of activation patterns: their "
-                                    "check does not fit the time left")
+                self.missing.append(_PATTERN_FACTS_LATE)
         return self.entries + self.derived(), b, self.missing
 
     def fits(self) -> bool:
@@ -492,10 +495,9 @@ class _UpperEntries:
                 self.prove_neuron(l, i, 1, "the complete list of activation patterns")
             elif all(s > 0 for s in flat[g]):
                 self.prove_neuron(l, i, -1, "the complete list of activation patterns")
-        if not self.fits():             # (the entries added are each checked: the final check
-            self.missing.append("the facts of the complete list of activation patterns: their "
-                                "check does not fit the time left")     # replays them; the bound
-            return self.last_bound                                      # claimed stays the last)
+        if not self.fits():             # (the entries added are each checked, and the final check
+            self.missing.append(_PATTERN_FACTS_LATE)     # replays them; the bound claimed
+            return self.last_bound                       # stays the last one checked)
         b = self.bound()
         k = 0
         for l in range(L - 1):
