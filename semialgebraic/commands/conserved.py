@@ -139,7 +139,7 @@ def cmd_conserved(args) -> int:
                             complete=complete)
     if res.fiber_dimension is not None:
         res = _fiber_checked(net, res, samples, None if not args.data and args.box is None else
-                             (Q(-1), Q(1)))
+                             parse_box(args.box) if not args.data else _data_box(points))
     why = _why(res, walk_reason, args.timeout)
     data = res.to_json()
     if not res.exact:
@@ -153,13 +153,22 @@ def cmd_conserved(args) -> int:
     return 0 if res.exact and complete else 3
 
 
+def _data_box(points):
+    """The smallest box holding the data points (a bounded domain for the fiber's moves: an
+    always-active neuron with a margin on it has one at every point)."""
+    from algebra.kernel.domains import Domain
+    cols = list(zip(*points))
+    return Domain([min(c) for c in cols], [max(c) for c in cols])
+
+
 def _fiber_checked(net, res, samples, bounded):
     """*res* with its fiber dimension N − rank kept only where the rank is locally constant
     (:func:`semialgebraic.dimension.directions.fiber_lower`: the moves proven to keep the
     function near θ reach it, or a generic bottleneck by R17); otherwise its lower bound is
     those moves' rank and the fiber dimension is given as bounds (three-layer-fibers R22: N −
-    rank can exceed it).  *bounded*: any bounded domain (data points or a box: a dead neuron's
-    parameters then all move), None for R^d."""
+    rank can exceed it).  *bounded*: the box, or the data points' box (a dead neuron's
+    parameters then all move; the margins of always-active neurons are checked on it), None
+    for R^d."""
     from dataclasses import replace
     from ..dimension.directions import fiber_lower
     lower, how = fiber_lower(net, bounded, [s.pattern for s in samples], None, res.fiber_dimension)

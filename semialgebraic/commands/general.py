@@ -44,6 +44,7 @@ from algebra.rationals import Q, q_str, to_q
 from ..budget import Budget, BudgetExhausted
 from ..certificates import write_certificate
 from ..cli import emit, fail
+from ..dimension.result import MOVES
 from ..bab import diff_bounds, epsilon_equivalent
 from .plot import diff_picture
 from ..dimension import functional_dimension, functional_dimension_certificate
@@ -495,7 +496,7 @@ def cmd_dim(args) -> int:
                    f"fiber dimension between {fib.lower} and {fib.upper} ({fd.reason}; N - {fd.value} "
                    f"= {fib.upper} can count directions the fiber does not have: {fd.fiber_overcount}; "
                    f"{fib.lower}: the moves proven to keep the function near theta — "
-                   "scalings, dead and unread neurons)"))
+                   f"{MOVES})"))
     else:                            # the reason's clauses one per line (JSON: one string)
         text = (f"functional dimension between {fd.lower} and {fd.upper} of {fd.n_parameters} "
                 f"parameters:\n" + display.clause_lines(fd.reason, fd.details.get("evidence_lines") or ()))

@@ -40,8 +40,8 @@ from algebra.rationals import Q
 from ..sets import normalize_domain
 from ..equivalence import preactivation_bounds
 from .upper import (constant_neurons, constant_vectors, duplicate_groups, duplicate_vectors, fixed_successor_vectors,
-                    inputs_dead_entries, masked_pairs, opposite_pairs, opposite_vector, same_mask_vectors,
-                    sparse_entry_vectors, unseen_vectors)
+                    inputs_dead_entries, masked_pairs, opposite_pairs, opposite_vector,
+                    proportional_groups, same_mask_vectors, sparse_entry_vectors, unseen_vectors)
 
 __all__ = ["symmetry_directions", "silent_neurons", "silent_set", "is_masked", "fiber_floor", "fiber_lower"]
 
@@ -342,10 +342,28 @@ def is_masked(net: Network, patterns, l: int, k: int, i: int) -> bool:
 
 def fiber_floor(net: Network, domain: Any = None, patterns=None, proven: dict | None = None,
                 overcounted: list | None = None, budget=None) -> int:
-    """A certified lower bound of the dimension of the fiber at θ: the rank (mod the network's
-    prime, at most the rank over Q) of moves that keep the function on a whole neighbourhood of
-    θ, chosen so that none undoes another (R22's corank N − rank can exceed the fiber's
-    dimension where the rank is not locally constant):
+    """The rank of :func:`fiber_moves` (a certified lower bound of the fiber's dimension at θ).
+
+    >>> dead_first = Network.from_rows([[[0, 0], [1, 2], [-1, 1]], [[1, 1, -1]]], [[-1, 1, 0], [0]])
+    >>> fiber_floor(dead_first)        # 2 scalings + bias and output weight of the dead neuron
+    4
+    >>> fiber_floor(dead_first, (-1, 1))      # on a box its incoming weights move too
+    6
+    """
+    from .upper import directions_bound
+    return net.n_parameters - directions_bound(net, fiber_moves(net, domain, patterns, proven,
+                                                                overcounted), budget)
+
+
+def fiber_moves(net: Network, domain: Any = None, patterns=None, proven: dict | None = None,
+                overcounted: list | None = None) -> list:
+    """Entries (the format of :func:`~semialgebraic.dimension.upper.sparse_entry_vectors`) of
+    moves that keep the function, whose rank (mod the network's prime, at most the rank over Q)
+    is a certified lower bound of the dimension of the fiber at θ (R22's corank N − rank can
+    exceed it where the rank is not locally constant).  Listed in an order in which they compose
+    — each a move at every point the earlier ones reach, so that the fiber holds a family with
+    all of them as tangents at θ (tested exactly, with the equivalence decision, on random nets
+    with these structures planted together):
 
     * every hidden neuron's positive scaling (S2; the orbit lies in the fiber);
     * a dead neuron's incoming weights, bias and outgoing weights: the (w, b) keeping it dead,
@@ -355,26 +373,29 @@ def fiber_floor(net: Network, domain: Any = None, patterns=None, proven: dict | 
       its outgoing weights free.  A first-layer neuron dead on R^d has w = 0: only its bias
       (b <= 0) and outgoing weights move;
     * a neuron whose outgoing weights are all 0: its incoming weights and bias (nobody reads
-      it), those zeros kept — for a dead one the larger of the two sets.
+      it), those zeros kept — for a dead one the larger of the two sets;
+    * the moves of R34's structures (:func:`_structure_moves`): outgoing weight moved between
+      positively parallel neurons, a linear neuron's bias trade, a constant neuron's outgoing
+      weights traded with the next biases, and the bias trades, GL moves and (f) directions of
+      always-active neurons that keep a margin under small moves of their rows.
 
     Dead neurons come from *patterns* (a complete walk) or interval bounds, and *proven*
     (:func:`semialgebraic.dimension.suspects.prove_suspects`), as in :func:`symmetry_directions`.
     *overcounted* (a list, filled when given): the neurons whose kernel directions are known to
     exceed their moves in the fiber (dead on R^d in the first layer: its w stays 0; with zero
-    outgoing weights too it moves either w and b or b and v, where the kernel frees all three).
-
-    >>> dead_first = Network.from_rows([[[0, 0], [1, 2], [-1, 1]], [[1, 1, -1]]], [[-1, 1, 0], [0]])
-    >>> fiber_floor(dead_first)        # 2 scalings + bias and output weight of the dead neuron
-    4
-    >>> fiber_floor(dead_first, (-1, 1))      # on a box its incoming weights move too
-    6
+    outgoing weights too it moves either w and b or b and v, where the kernel frees all three)
+    and the structures whose kernel directions can leave the fiber, as sentences.
     """
-    from .upper import directions_bound
     from algebra.kernel.domains import Domain
+    real = domain
     if isinstance(domain, Domain):
-        domain = domain.legacy() if domain.legacy_or_none() != "other" else (Q(-1), Q(1))
+        if domain.legacy_or_none() != "other":
+            domain = real = domain.legacy()
+        else:            # bounded: (-1, 1) stands for "a bounded range"; unbounded: as R^d (fewer moves)
+            domain = (Q(-1), Q(1)) if all(a is not None and b is not None
+                                          for a, b in domain.intervals()) else None
     dom = normalize_domain(domain, net.n_inputs)
-    ever_on, _ = _on_facts(net, dom, patterns, proven or {})
+    ever_on, always_on = _on_facts(net, dom, patterns, proven or {})
     offs = parameter_offsets(net)
     entries: list = []
     fixed: set = set()
@@ -393,7 +414,8 @@ def fiber_floor(net: Network, domain: Any = None, patterns=None, proven: dict | 
             if not ever_on[g]:
                 if l == 0 and dom is None:          # dead on R^d: w = 0, b <= 0
                     moves, keep = [bias] + wout, win
-                    overcount.append((l, i))        # the kernel frees w too (n_in more)
+                    overcount.append(f"neuron {(l + 1, i)} is dead on R^d: its incoming weights "
+                                     "stay 0 in the fiber, the kernel frees them")
                 else:
                     moves = win + [bias] + wout
             if unread and len(win) + 1 > len(moves):
@@ -401,8 +423,226 @@ def fiber_floor(net: Network, domain: Any = None, patterns=None, proven: dict | 
             free.update(moves)
             fixed.update(keep)
             g += 1
-    entries += [["free", p, {}] for p in sorted(free - fixed)]
-    return net.n_parameters - directions_bound(net, entries, budget)
+    free_entries = [["free", p, {}] for p in sorted(free - fixed)]
+    structure = _structure_moves(net, real, dom, ever_on, always_on, overcount)
+    # the order in which they compose (:func:`_structure_moves`); the free moves of dead and
+    # unread neurons after them, the scalings (which act on the whole fiber) last
+    return structure + free_entries + entries
+
+
+ROBUST_NODES = 100
+"""Branch-and-bound splits for the proof that an always-active neuron of a linear block keeps a
+positive margin on a bounded domain (:func:`_robust_active`), when interval bounds do not show it."""
+
+
+def _robust_active(net: Network, real, dom, l: int, i: int, ever_on, starts, bounds) -> bool:
+    """Whether every (w, b) near neuron (l, i)'s own row keeps it active on the whole domain (its
+    input range fixed): a positive lower bound of its pre-activation on a bounded domain (interval
+    bounds, else an exact emptiness proof of z <= 2^-40), or, on an unbounded one, an input range
+    in the orthant (post-ReLU, or the orthant domain) with w > 0 on every input ever active and
+    b > 0.  A first-layer neuron always active on R^d has w = 0: never robust."""
+    W, b = net.layer(l)
+    if bounds is not None:
+        lo = bounds[l][i][0]
+        if lo is not None and lo > 0:
+            return True
+    if dom is not None and dom != "orthant":           # bounded: an exact proof of a margin
+        if net.n_parameters > 4000:
+            return False
+        from ..bab.emptiness import decide_empty
+        Ws = [w.to_rows() for w in net.weights]
+        bs = [list(v) for v in net.biases]
+        bs[l][i] -= Q(1, 2 ** 40)
+        shifted = Network.from_rows(Ws, bs)
+        try:
+            got = decide_empty(shifted, real if real is not None else dom, {(l, i): -1},
+                               nodes=ROBUST_NODES, conditioned=0)
+        except Exception:                                # undecided: not shown robust
+            return False
+        return got.empty is True
+    if l == 0 and dom is None:
+        return False
+    ins = range(W.ncols) if l == 0 else [c for c in range(W.ncols) if ever_on[starts[l - 1] + c]]
+    return b[i] > 0 and all(W[i, c] > 0 for c in ins)
+
+
+def _nongeneric_rows(net: Network, real, dom, ever_on, read, starts, robust_blocks,
+                     duplicate_ok, overcount) -> None:
+    """R22's reading of N − rank as the fiber's dimension needs a generic θ.  Listed in
+    *overcount* (unless a sentence there already names them): alive, read neurons of one layer
+    whose hyperplanes are shared (rows and biases proportional, either sign; a split neuron
+    whose outgoing columns are independent excepted, its fiber smooth), and alive,
+    read neurons with a zero weight row that can turn off under small moves of it (a constant
+    neuron on an unbounded domain).  Each is an equation on θ, where the fiber can be a union of
+    pieces or have a singular point, and N − rank count the span of their tangents."""
+    said = " ".join(overcount)
+    for l in range(net.depth - 1):
+        W, b = net.layer(l)
+        rows = []
+        for i, row in enumerate(W.to_rows()):
+            if not (ever_on[starts[l] + i] and read[l][i]):
+                rows.append([])
+                continue
+            if all(v == 0 for v in row):
+                if i not in robust_blocks[l] and str((l + 1, i)) not in said:
+                    overcount.append(f"neuron {(l + 1, i)} has a zero weight row and can turn off "
+                                     "under small moves of it (θ is not generic: R22's reading "
+                                     "of N − rank needs a generic θ)")
+                rows.append([])
+                continue
+            rows.append(row + [b[i]])   # shared hyperplanes: (row, bias) proportional
+        for g in proportional_groups(rows):
+            if (l, tuple(g)) in duplicate_ok:
+                continue
+            names = ", ".join(str((l + 1, i)) for i in g)
+            if all(str((l + 1, i)) in said for i in g):
+                continue
+            overcount.append(f"neurons {names} share a hyperplane: θ is not generic, and R22's "
+                             "reading of N − rank needs a generic θ")
+
+
+def _structure_moves(net: Network, real, dom, ever_on, always_on, overcount) -> list:
+    """The moves of three-layer-fibers R34's structures that keep the function near θ, as
+    entries (the format of :func:`~semialgebraic.dimension.upper.sparse_entry_vectors`, plus
+    ``split_out``) in an order in which they compose: each is a move at every point the earlier
+    ones reach (the fiber then holds a family with all of them as tangents, whose dimension is
+    their rank).  And, in *overcount*, the structures whose kernel directions R34 shows the
+    fiber does not have (so N − rank can exceed its dimension):
+
+    * positively parallel rows (a duplicate group of neurons ever active with non-zero outgoing
+      columns): (a), moving outgoing weight between them (``split_out``), is a move; (b), with a
+      kernel of ``W_{l+1}[:, G]``, moves their rows apart, which the fiber does not (their
+      common kink splits in two: a 2-3-1 net with a neuron split in two has N − rank = 6, fiber
+      4);
+    * negatively parallel rows with parallel outgoing columns (R34 (d)): a linear neuron
+      (μ = −1/c, relu(z) − relu(−z) = z) moves its bias with the next layer's (a move); any other
+      μ (|x| = relu(x) + relu(−x)) would move the pair's kinks apart (kernel, not fiber);
+    * constant neurons (R34 (e)): their outgoing weights trade with the next biases (moves);
+    * always-active neurons (R34 (f), S4): when each keeps a margin under small moves of its row
+      (:func:`_robust_active`), the bias trades, the GL moves of their linear block and (f)'s
+      directions are moves; a block (two or more, read) with a member that does not (a
+      first-layer neuron active on R^d has w = 0; one touching 0 on the domain, e.g. b = 0,
+      w >= 0 on [0, 1]^d) is listed: its directions are two-sided in the kernel and can be
+      one-sided in the fiber (two such neurons touching at x = 0 with the same sign of outgoing
+      weight: b1 = b2 = 0 is forced, the kernel has v1 db1 + v2 db2 = 0: N − rank = 7, fiber 6).
+
+    The order: the splits (they keep every pre-activation as a function; from the last layer
+    back, so that each group's rows are still parallel, not only its functions), the linear
+    neurons' trades, the constant neurons' trades (from the last layer back), then the moves of
+    the blocks with a margin layer by layer from the input (always moves near θ; (f)'s needs
+    the kernel of ``W_{l+1}[:, B]``, which only the layers before change).  Left out where a later move would need what an
+    earlier one changes: the splits of a group with a member in a block of two or more (they
+    change ``W_{l+1}[:, B]``), the trades of a linear neuron with a member in a duplicate group,
+    and the trades of a constant neuron in a block of two or more (there they are in the span
+    of the block's own moves: GL and bias trades) — blocks with a margin, whose moves are used.
+    A constant neuron's bias trade is a move even without a margin (its row stays 0).
+    """
+    from .upper import _ratio
+    from algebra.linalg import QMatrix
+    from algebra.linalg.gfp import rank_lower_bound
+    starts = [sum(net.widths[1:1 + t]) for t in range(net.depth)]
+    read = [[any(v != 0 for v in col) for col in zip(*net.weights[l + 1].to_rows())]
+            for l in range(net.depth - 1)]
+    bounds = None
+    if dom is not None and dom != "orthant":
+        try:
+            bounds = preactivation_bounds(net, domain=dom if real is None else
+                                          normalize_domain(real, net.n_inputs, polyhedral=True))
+        except Exception:
+            bounds = None
+    blocks, robust_blocks = {}, {}
+    for l in range(net.depth - 1):
+        B = [i for i in range(net.widths[l + 1])
+             if always_on[starts[l] + i] and ever_on[starts[l] + i] and read[l][i]]
+        robust = [i for i in B if _robust_active(net, real, dom, l, i, ever_on, starts, bounds)]
+        blocks[l] = B
+        robust_blocks[l] = robust
+        if len(B) >= 2 and len(robust) < len(B):
+            loose = [i for i in B if i not in robust]
+            rows = "their rows" if len(loose) > 1 else "its row"
+            overcount.append(f"neurons {', '.join(str((l + 1, i)) for i in B)} form a linear block "
+                             f"(always active), and {', '.join(str((l + 1, i)) for i in loose)} "
+                             f"can turn off under small moves of {rows} (no margin shown): the "
+                             "block's kernel directions can leave the fiber (three-layer-fibers "
+                             "R34 (f))")
+    for l in range(net.depth - 1):                 # unread neurons whose output the others span
+        unread = [i for i in range(net.widths[l + 1]) if not read[l][i] and ever_on[starts[l] + i]]
+        if not unread:
+            continue
+        W, b = net.layer(l)
+        rows = [r + [b[i]] if ever_on[starts[l] + i] and any(v != 0 for v in r) else []
+                for i, r in enumerate(W.to_rows())]
+        mates = {i: [j for j in g if j != i] for g in proportional_groups(rows) for i in g}
+        for i in unread:
+            if mates.get(i) or always_on[starts[l] + i]:
+                overcount.append(
+                    f"neuron {(l + 1, i)} is unread (zero outgoing weights) and its output is "
+                    + (f"a multiple of that of {', '.join(str((l + 1, j)) for j in mates[i])} or of "
+                       "its affine part" if mates.get(i) else "affine (always active)")
+                    + ": the fiber meets two pieces there (its row free while it stays unread; "
+                    "read, with its row tied), and the kernel spans both")
+    in_block = {(l, i) for l, B in blocks.items()          # blocks with a margin (moves used)
+                if len(B) >= 2 and len(robust_blocks[l]) == len(B) for i in B}
+    splits, opposite, constant, robust_moves = [], [], [], []
+    dup_members = set()
+    duplicate_ok: set = set()
+    for l, group in duplicate_groups(net):
+        V = net.weights[l + 1]
+        live = [m for m in group if ever_on[starts[l] + m] and read[l][m]]
+        if len(live) < 2:
+            continue
+        dup_members.update((l, m) for m in live)
+        if not any((l, m) in in_block for m in live):
+            splits.append(["split_out", l, live])
+        C = QMatrix.from_rows([[V[k, m] for m in live] for k in range(V.nrows)], ncols=len(live))
+        rc = rank_lower_bound(C)                    # mod p: at most the rank over Q
+        if rc == len(live) and len(live) == len(group):
+            duplicate_ok.add((l, tuple(group)))
+        if rc < len(live):
+            overcount.append(f"neurons {', '.join(str((l + 1, m)) for m in live)} have positively "
+                             "parallel rows: the kernel moves them apart, the fiber keeps them "
+                             "parallel (three-layer-fibers R34 (b))")
+    for l, (r, m) in opposite_pairs(net):
+        if not (ever_on[starts[l] + r] and ever_on[starts[l] + m]):
+            continue
+        W, b = net.layer(l)
+        V = net.weights[l + 1]
+        lam = _ratio(list(W.row_at(r)) + [b[r]], list(W.row_at(m)) + [b[m]])   # row_m = lam row_r
+        mu = _ratio(list(V.col_at(r)), list(V.col_at(m)))                      # col_m = mu col_r
+        if lam is not None and mu is not None and mu * lam == 1:
+            if (l, r) not in dup_members and (l, m) not in dup_members:
+                opposite.append(["opposite", l, [r, m]])
+        else:
+            overcount.append(f"neurons {(l + 1, r)}, {(l + 1, m)} have opposite rows whose kinks "
+                             "the kernel moves apart (three-layer-fibers R34 (d))")
+    dead = {(t, i) for t in range(net.depth - 1) for i in range(net.widths[t + 1])
+            if not ever_on[starts[t] + i]}
+    for l, i in constant_neurons(net, dead):
+        if read[l][i] and (l, i) not in in_block:
+            constant.append(["constant", l, i])
+            if i not in robust_blocks[l]:          # its bias trade (z = b + t stays > 0)
+                constant.append(["active", l, i])
+    for l in range(net.depth - 1):
+        B, robust = blocks[l], robust_blocks[l]
+        robust_moves.extend(["active", l, i] for i in robust)
+        if len(B) >= 2 and len(robust) == len(B):
+            robust_moves += [["block", l, B], ["block_kernel", l, B]]
+            W, b = net.layer(l)
+            V = net.weights[l + 1]
+            C = QMatrix.from_rows([[V[k, i] for i in B] for k in range(V.nrows)], ncols=len(B))
+            A = QMatrix.from_rows([list(W.row_at(i)) + [b[i]] for i in B], ncols=W.ncols + 1)
+            rc = rank_lower_bound(C)                # mod p: at most the rank (a lower one
+            if rc < len(B) and rc < V.nrows and rank_lower_bound(A) < len(B):   # only flags more)
+                overcount.append(
+                    f"neurons {', '.join(str((l + 1, i)) for i in B)} form a linear block whose "
+                    f"outgoing columns (rank {rc}) and rows (rank {rank_lower_bound(A)}) are both "
+                    "deficient: the products C·A = M near θ form a singular set there, which the kernel "
+                    "overcounts (three-layer-fibers R34 (f); a 2-3-2 net with two constant "
+                    "neurons of opposite outgoing columns: N − rank = 9, fiber 8)")
+    _nongeneric_rows(net, real, dom, ever_on, read, starts, robust_blocks, duplicate_ok, overcount)
+    splits.sort(key=lambda e: -e[1])          # deeper layers first: a split of layer l moves
+    constant.sort(key=lambda e: -e[1])        # rows of layer l + 1 (keeping their functions)
+    return splits + opposite + constant + robust_moves
 
 
 BOTTLENECK_HIDDEN = 64
@@ -412,7 +652,7 @@ budget: G8 took 7 s on a 24-1 200-2 net)."""
 
 
 def fiber_lower(net: Network, domain: Any, patterns, proven, corank: int | None,
-                budget=None, generic: bool = True) -> tuple[int, str]:
+                budget=None, generic: bool = True, why: list | None = None) -> tuple[int, str]:
     """``(lower bound of the fiber's dimension, how it meets corank)`` for the fiber dimension of a
     ``dim`` / ``conserved`` answer; *corank* = N − rank (N − the upper bound of the rank when it
     is not exact: then a lower end; None: not known).
@@ -430,12 +670,19 @@ def fiber_lower(net: Network, domain: Any, patterns, proven, corank: int | None,
       False: a region of the domain holds no differentiable input, a neuron's pre-activation
       vanishing on it while the network above sees it; the rank can then jump at θ' near θ —
       a 2-1-2-2 net with such a neuron (bias 0, its input off on a region) has N − rank = 8
-      and a fiber of dimension 7): only the bounds ``(fiber_floor, corank)`` hold.
+      and a fiber of dimension 7), or a structure of R34 whose kernel directions can leave the
+      fiber is present (positively parallel rows with a kernel of their outgoing columns, an
+      opposite pair that is not a linear neuron, a linear block of always-active neurons without
+      a margin: :func:`_structure_moves`; session 30: a 2-3-1 net with a neuron split in two was
+      reported fiber dimension 6 where it is 4, two constant neurons on R^2 7 where it is 5):
+      only the bounds ``(fiber_floor, corank)`` hold.
+
+    *why* (a list, filled when given): the structures that make N − rank an upper bound only.
     """
     from algebra.kernel.domains import Domain
     if isinstance(domain, Domain) and domain.legacy_or_none() != "other":
         domain = domain.legacy()
-    over: list = []
+    over: list = [] if why is None else why
     floor = fiber_floor(net, domain, patterns, proven, over, budget)
     if corank is None:
         return floor, ""

@@ -277,11 +277,14 @@ def functional_dimension(net: Network, *, domain: Any = None, timeout: float | N
                                    and (left is None or left > FIBER_SECONDS * net.n_parameters)):
         from dataclasses import replace
         from .directions import fiber_lower
+        why: list = []
         floor, by = fiber_lower(net, domain, fd.details.get("patterns"), fd.details.get("proven"),
                                 net.n_parameters - fd.upper,
                                 budget if net.n_parameters > RANK_ONLY else None,
-                                generic=not (fd.details.get("kink_regions") or fd.details.get("kinks")))
-        fd = replace(fd, fiber_floor=floor, fiber_exact_by=by)
+                                generic=not (fd.details.get("kink_regions") or fd.details.get("kinks")),
+                                why=why)
+        fd = replace(fd, fiber_floor=floor, fiber_exact_by=by,
+                     details={**fd.details, "fiber_overcount": why} if why and not by else fd.details)
     return fd
 
 

@@ -9,6 +9,13 @@ from ..sets import Dimension
 __all__ = ["FunctionalDimension"]
 
 
+MOVES = ("scalings, dead and unread neurons, outgoing weight moved between parallel neurons, bias "
+         "trades of linear pairs, constant and always-active neurons, GL moves of linear blocks "
+         "with a margin")
+"""The kinds of move the fiber's lower end counts (:func:`~semialgebraic.dimension.directions.
+fiber_moves`), as the reasons name them."""
+
+
 @dataclass(frozen=True)
 class FunctionalDimension:
     """Result of :func:`~semialgebraic.dimension.functional_dimension`:
@@ -71,10 +78,11 @@ class FunctionalDimension:
                                 "N - functional dimension")
         if self.exact:
             return Dimension.between(lo, hi, "at least the moves that keep the function near theta "
-                                             "(scalings, dead neurons, unread neurons), at most N - "
+                                             f"({MOVES}), at most N - "
                                              "functional dimension, which can count directions the "
                                              "fiber does not have (a first-layer neuron dead on R^d; "
-                                             "a non-generic theta, where the rank jumps nearby)")
+                                             "parallel rows; a linear block without a margin; a "
+                                             "non-generic theta, where the rank jumps nearby)")
         return Dimension.between(lo, hi, "N - the bounds of the functional dimension (the lower "
                                          "end the moves that keep the function near theta where "
                                          "N - rank is known to overcount)")
@@ -87,6 +95,8 @@ class FunctionalDimension:
         if self.details.get("kink_regions") or self.details.get("kinks"):
             return ("theta is not generic (a neuron's pre-activation vanishes on a whole region "
                     "that the network above sees), so the rank can jump at parameters nearby")
+        if self.details.get("fiber_overcount"):
+            return "; ".join(self.details["fiber_overcount"])
         return ("a dead or unread neuron's directions the fiber does not have, e.g. the incoming "
                 "weights of a first-layer neuron dead on R^d, which must stay 0")
 

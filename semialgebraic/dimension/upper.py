@@ -75,6 +75,9 @@ def sparse_entry_vectors(net: Network, entries) -> list[dict]:
         if kind == "duplicate":
             out.extend(duplicate_vectors(net, l, e[2]))
             continue
+        if kind == "split_out":         # R34 (a) alone: the fiber's moves (directions.fiber_moves)
+            out.extend(split_vectors(net, l, e[2]))
+            continue
         if kind == "opposite":
             out.append(opposite_vector(net, l, *e[2]))
             continue
@@ -153,6 +156,43 @@ def fixed_successor_vectors(net: Network, l: int, i: int, signs) -> list[dict]:
             for row in C.nullspace().to_rows()]
 
 
+def proportional_groups(rows, positive: bool = False) -> list[list[int]]:
+    """Groups (sorted, each of >= 2 indices) of the non-zero *rows* (sequences of rationals)
+    that are multiples of one another: by a positive factor when *positive*, else by any
+    non-zero factor.  Exact; rows are first bucketed by the place of their first two non-zero
+    entries and the ratio of those (two divisions a row), and only rows sharing a bucket are
+    normalised whole (a 384-1536-384 block: 0.3 s, where normalising every row and hashing
+    the rational tuples took 3 s).
+
+    >>> proportional_groups([[1, 2], [-2, -4], [2, 4], [0, 0]], positive=True)
+    [[0, 2]]
+    >>> proportional_groups([[1, 2], [-2, -4], [2, 4], [0, 0]])
+    [[0, 1, 2]]
+    """
+    buckets: dict = {}
+    for i, row in enumerate(rows):
+        nz = [k for k, v in enumerate(row) if v != 0][:2]
+        if not nz:
+            continue
+        lead = nz[0]
+        r = Q(row[nz[1]]) / Q(row[lead]) if len(nz) > 1 else None
+        sig = (tuple(nz), None if r is None else (int(r.p), int(r.q)),
+               (row[lead] > 0) if positive else None)
+        buckets.setdefault(sig, []).append(i)
+    out = []
+    for idx in buckets.values():
+        if len(idx) < 2:
+            continue
+        sub: dict = {}
+        for i in idx:
+            row = rows[i]
+            lead = Q(next(v for v in row if v != 0))
+            key = tuple((int(w.p), int(w.q)) for w in (Q(v) / lead for v in row))
+            sub.setdefault(key, []).append(i)
+        out += [sorted(g) for g in sub.values() if len(g) > 1]
+    return sorted(out)
+
+
 def duplicate_groups(net: Network) -> list[tuple[int, list[int]]]:
     """``(l, group)`` for every set of >= 2 neurons of hidden layer l whose rows ``(W_l[i, ·],
     b_l[i])`` are positive multiples of one another, exactly (rows with a zero ``W_l[i, ·]``
@@ -166,14 +206,8 @@ def duplicate_groups(net: Network) -> list[tuple[int, list[int]]]:
     out = []
     for l in range(net.depth - 1):
         W, b = net.layer(l)
-        groups: dict = {}
-        for i in range(W.nrows):
-            row = list(W.row_at(i))
-            lead = next((abs(v) for v in row if v != 0), None)
-            if lead is None:
-                continue
-            groups.setdefault(tuple(v / lead for v in row + [b[i]]), []).append(i)
-        out += [(l, g) for g in sorted(groups.values()) if len(g) > 1]
+        rows = [r + [b[i]] if any(v != 0 for v in r) else [] for i, r in enumerate(W.to_rows())]
+        out += [(l, g) for g in proportional_groups(rows, positive=True)]
     return out
 
 
@@ -188,6 +222,19 @@ def duplicate_vectors(net: Network, l: int, group) -> list[dict]:
     >>> [sorted((k, str(w)) for k, w in v.items()) for v in duplicate_vectors(net, 0, [0, 1])]
     [[(4, '2'), (5, '-1')], [(0, '1'), (1, '-3/5')], [(2, '1'), (3, '-3/5')]]
     """
+    return split_vectors(net, l, group) + same_mask_vectors(net, l, group)
+
+
+def split_vectors(net: Network, l: int, group) -> list[dict]:
+    """R34 (a) of a group of positively parallel neurons of hidden layer *l*: with r =
+    ``group[0]`` and ``h_l[m] = c_m h_l[r]``, ``c_m e(W_{l+1}[k, r]) − e(W_{l+1}[k, m])`` for every
+    m != r and every row k (sparse, flat parameter order; moves of the fiber: the outgoing weight
+    moved between them).  No fact is checked here.
+
+    >>> net = Network.from_rows([[[1], [2]], [[3, 5]]], [[1, 2], [0]])
+    >>> [sorted((k, str(w)) for k, w in v.items()) for v in split_vectors(net, 0, [0, 1])]
+    [[(4, '2'), (5, '-1')]]
+    """
     offs = parameter_offsets(net)
     W, _ = net.layer(l)
     V = net.weights[l + 1]
@@ -200,7 +247,7 @@ def duplicate_vectors(net: Network, l: int, group) -> list[dict]:
         cm = W[m, lead] / W[r, lead]
         for k in range(V.nrows):
             out.append({offs[l + 1] + k * V.ncols + r: cm, offs[l + 1] + k * V.ncols + m: Q(-1)})
-    return out + same_mask_vectors(net, l, group)
+    return out
 
 
 def same_mask_vectors(net: Network, l: int, group) -> list[dict]:
@@ -239,15 +286,13 @@ def opposite_pairs(net: Network) -> list[tuple[int, list[int]]]:
     for l in range(net.depth - 1):
         W, b = net.layer(l)
         V = net.weights[l + 1]
-        rows = [list(W.row_at(i)) + [b[i]] for i in range(W.nrows)]
-        cols = [list(V.col_at(i)) for i in range(W.nrows)]
-        parallel: dict = {}              # W_l[i, ·] up to a non-zero factor -> neurons (one pass,
-        for i, row in enumerate(rows):   # not all pairs: 6 000 neurons were 18 M pairs, 57 s)
-            lead = next((v for v in row[:-1] if v != 0), None)
-            if lead is not None:
-                parallel.setdefault(tuple(v / lead for v in row[:-1]), []).append(i)
-        pairs = []
-        for group in parallel.values():
+        Wr = W.to_rows()
+        rows = [r + [b[i]] for i, r in enumerate(Wr)]
+        cols = None
+        pairs = []                       # W_l[i, ·] up to a non-zero factor (grouped in one pass,
+        for group in proportional_groups(Wr):   # not all pairs: 6 000 neurons were 18 M pairs, 57 s)
+            if cols is None:
+                cols = list(zip(*V.to_rows()))
             for a, r in enumerate(group):
                 for m in group[a + 1:]:
                     c, mu = _ratio(rows[r], rows[m]), _ratio(cols[r], cols[m])

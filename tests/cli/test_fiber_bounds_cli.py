@@ -45,3 +45,18 @@ def test_an_affine_map_is_named_and_its_fiber_is_the_point(run, tmp_path):
     code, out, _ = run("dim", str(p), "--json")
     d = json.loads(out)
     assert (d["functional_dimension"], d["fiber_dimension"]) == (6, 0)
+
+
+def test_cli_dim_of_a_split_neuron_says_the_interval_and_why(run, tmp_path):
+    """A neuron split in two (session 30: printed "fiber dimension 6" as exact; it is 4)."""
+    from tests.semialgebraic.test_fiber_moves import HAND
+    net = HAND["split neuron"][0]
+    p = tmp_path / "split.json"
+    p.write_text(json.dumps(net.to_dict()))
+    code, out, _ = run("dim", str(p))
+    first = out.splitlines()[0]
+    assert code == 0 and "fiber dimension between 4 and 6" in first
+    assert "positively parallel rows" in first
+    code, out, _ = run("dim", str(p), "--json")
+    d = json.loads(out)
+    assert (d["fiber_lower"], d["fiber_upper"]) == (4, 6) and d["exact"] is True
