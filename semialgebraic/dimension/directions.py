@@ -374,6 +374,9 @@ def fiber_moves(net: Network, domain: Any = None, patterns=None, proven: dict | 
       (b <= 0) and outgoing weights move;
     * a neuron whose outgoing weights are all 0: its incoming weights and bias (nobody reads
       it), those zeros kept — for a dead one the larger of the two sets;
+    * on a bounded domain, a silent neuron's incoming weights and bias (alive, read only by dead
+      or silent neurons: its changes reach only dead neurons, kept dead by lowering their biases
+      first — their own moves);
     * the moves of R34's structures (:func:`_structure_moves`): outgoing weight moved between
       positively parallel neurons, a linear neuron's bias trade, a constant neuron's outgoing
       weights traded with the next biases, and the bias trades, GL moves and (f) directions of
@@ -425,9 +428,22 @@ def fiber_moves(net: Network, domain: Any = None, patterns=None, proven: dict | 
             g += 1
     free_entries = [["free", p, {}] for p in sorted(free - fixed)]
     structure = _structure_moves(net, real, dom, ever_on, always_on, overcount)
+    # silent neurons (alive, read only by dead or silent ones): on a bounded domain their rows
+    # move once the dead ones below the margin their own moves give (after them)
+    silent = []
+    if dom is not None and dom != "orthant":
+        flags = silent_neurons(net, ever_on)
+        g = 0
+        for l in range(net.depth - 1):
+            V = net.weights[l + 1]
+            for i in range(net.widths[l + 1]):
+                if flags[g] and ever_on[g] and any(V[k, i] != 0 for k in range(V.nrows)):
+                    silent.append(["silent", l, i])
+                g += 1
     # the order in which they compose (:func:`_structure_moves`); the free moves of dead and
-    # unread neurons after them, the scalings (which act on the whole fiber) last
-    return structure + free_entries + entries
+    # unread neurons after them, then the silent rows, the scalings (which act on the whole
+    # fiber) last
+    return structure + free_entries + silent + entries
 
 
 ROBUST_NODES = 100
@@ -541,7 +557,10 @@ def _structure_moves(net: Network, real, dom, ever_on, always_on, overcount) -> 
     from algebra.linalg import QMatrix
     from algebra.linalg.gfp import rank_lower_bound
     starts = [sum(net.widths[1:1 + t]) for t in range(net.depth)]
-    read = [[any(v != 0 for v in col) for col in zip(*net.weights[l + 1].to_rows())]
+    silent = silent_neurons(net, ever_on)          # dead, or read only by dead / silent ones
+    # "read": alive and seen by the outputs through alive neurons (a silent neuron is a free
+    # row, not a member of any structure: moving outgoing weight to it would make it seen)
+    read = [[not silent[starts[l] + i] for i in range(net.widths[l + 1])]
             for l in range(net.depth - 1)]
     bounds = None
     if dom is not None and dom != "orthant":
@@ -566,7 +585,8 @@ def _structure_moves(net: Network, real, dom, ever_on, always_on, overcount) -> 
                              "block's kernel directions can leave the fiber (three-layer-fibers "
                              "R34 (f))")
     for l in range(net.depth - 1):                 # unread neurons whose output the others span
-        unread = [i for i in range(net.widths[l + 1]) if not read[l][i] and ever_on[starts[l] + i]]
+        unread = [i for i in range(net.widths[l + 1])
+                  if silent[starts[l] + i] and ever_on[starts[l] + i]]
         if not unread:
             continue
         W, b = net.layer(l)
@@ -576,7 +596,8 @@ def _structure_moves(net: Network, real, dom, ever_on, always_on, overcount) -> 
         for i in unread:
             if mates.get(i) or always_on[starts[l] + i]:
                 overcount.append(
-                    f"neuron {(l + 1, i)} is unread (zero outgoing weights) and its output is "
+                    f"neuron {(l + 1, i)} is unread (zero outgoing weights, or read only by dead "
+                    "neurons) and its output is "
                     + (f"a multiple of that of {', '.join(str((l + 1, j)) for j in mates[i])} or of "
                        "its affine part" if mates.get(i) else "affine (always active)")
                     + ": the fiber meets two pieces there (its row free while it stays unread; "
@@ -617,7 +638,7 @@ def _structure_moves(net: Network, real, dom, ever_on, always_on, overcount) -> 
                              "the kernel moves apart (three-layer-fibers R34 (d))")
     dead = {(t, i) for t in range(net.depth - 1) for i in range(net.widths[t + 1])
             if not ever_on[starts[t] + i]}
-    for l, i in constant_neurons(net, dead):
+    for l, i in constant_neurons(net, dead):      # (a silent one: its row moves instead)
         if read[l][i] and (l, i) not in in_block:
             constant.append(["constant", l, i])
             if i not in robust_blocks[l]:          # its bias trade (z = b + t stays > 0)

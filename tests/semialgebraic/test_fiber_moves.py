@@ -86,6 +86,8 @@ def _composed(net: Network, entries, rng) -> Network:
         p = list(net.parameters())
         for v in sparse_entry_vectors(net, [e]):
             t = Q(rng.choice([-1, 1]) * rng.randint(1, 9), 10 ** 6 * rng.randint(1, 7))
+            if e[0] == "silent":        # after the dead ones' biases went down: a little
+                t /= 10 ** 4
             if e[0] == "free":          # a dead neuron's (w, b) keeping it dead has an interior
                 t = -abs(t) / 10        # next to θ (b well down, w a little and down: post-ReLU
                 if names[e[1]].startswith("b"):     # inputs are >= 0 and may be unbounded) even
