@@ -43,7 +43,8 @@ from .upper import (constant_neurons, constant_vectors, duplicate_groups, duplic
                     inputs_dead_entries, masked_pairs, opposite_pairs, opposite_vector,
                     proportional_groups, same_mask_vectors, sparse_entry_vectors, unseen_vectors)
 
-__all__ = ["symmetry_directions", "silent_neurons", "silent_set", "is_masked", "fiber_floor", "fiber_lower"]
+__all__ = ["symmetry_directions", "silent_neurons", "silent_set", "is_masked", "fiber_floor", "fiber_lower",
+           "fiber_moves", "shared_kink_cap"]
 
 
 def symmetry_directions(net: Network, *, domain: Any = None, patterns=None, proven: dict | None = None,
@@ -718,3 +719,103 @@ def fiber_lower(net: Network, domain: Any, patterns, proven, corank: int | None,
     if not over and generic:
         return corank, "R22"
     return floor, ""
+
+
+KINK_CAP_PARAMETERS = 600
+""":func:`shared_kink_cap` runs on one-hidden-layer nets of at most this many parameters (it walks
+every region and takes the exact Jacobian rows there)."""
+KINK_CAP_REGIONS = 400
+KINK_CAP_CLASS = 10
+"""Largest class of neurons on one hyperplane whose sub-sums :func:`shared_kink_cap` enumerates."""
+
+
+def shared_kink_cap(net: Network, domain: Any = None, budget=None) -> int | None:
+    """An upper bound of the fiber's dimension below N − rank for a one-hidden-layer net whose
+    neurons share hyperplanes (split neurons, opposite pairs), or None (not one hidden layer,
+    too large, a walk that did not complete, or no class it constrains).
+
+    Neurons of one class (read, switching inside the domain, rows and biases proportional:
+    row_m = λ_m row_r) put on their hyperplane H the kink |λ_m| V[:, m] ⊗ w each (the jump of
+    the gradient across it).  Near θ a kink of the function stays where it is and nothing else
+    can cancel one: another neuron's hyperplane stays near its own.  So if no proper, non-empty
+    subset S of the class has Σ_S |λ_m| V[:, m] = 0, its members keep one common hyperplane in
+    the whole fiber near θ (H itself, or any one near it when the class's total kink is 0):
+    the fiber lies in P = {each class's rows proportional, with their signs}.  Its dimension is
+    then at most that of ker J ∩ T_P, J the exact Jacobian rows at d + 1 inputs of every region
+    (the tangent cone of the fiber of the evaluation map lies in ker J), taken with the rank
+    mod p (at most the rank over Q: the bound only grows).  A neuron split in two beside one
+    more (2-3-1): N − rank 6, this 4, the fiber 4; |x| = relu(x) + relu(−x): 3, this 2."""
+    if net.depth != 2 or net.n_parameters > KINK_CAP_PARAMETERS:
+        return None
+    from algebra.kernel.domains import Domain
+    from algebra.linalg.gfp import rank_lower_bound
+    from ..regions import regions as walk_regions
+    from ..sets import Polyhedron
+    from .jacobian import exact_jacobian_rows
+    from .sampling import simplex_points
+    if isinstance(domain, Domain):
+        if domain.legacy_or_none() == "other":
+            return None
+        domain = domain.legacy()
+    d = net.n_inputs
+    dom = normalize_domain(domain, d)
+    poly = None if dom is None else Polyhedron.orthant(d) if dom == "orthant" else Polyhedron.box(d, *dom)
+    walk = walk_regions(net, domain=poly, max_regions=KINK_CAP_REGIONS, progress=False,
+                        timeout=None if budget is None else budget.remaining())
+    regs = list(walk)
+    if not walk.complete or not regs or budget is not None and budget.exhausted():
+        return None
+    W, b = net.layer(0)
+    V = net.weights[1]
+    n = W.nrows
+    on = [any(r.pattern[i] > 0 for r in regs) for i in range(n)]
+    off = [any(r.pattern[i] <= 0 for r in regs) for i in range(n)]
+    cols = list(zip(*V.to_rows()))
+    rows = [(r + [b[i]]) if on[i] and off[i] and any(v != 0 for v in cols[i]) and any(v != 0 for v in r)
+            else [] for i, r in enumerate(W.to_rows())]
+    from itertools import combinations
+    offs = parameter_offsets(net)
+    n_in = W.ncols
+
+    def coords(i):
+        return [offs[0] + i * n_in + c for c in range(n_in)] + [offs[0] + n * n_in + i]
+    tied: dict = {}                    # member m -> (representative r, λ_m)
+    for g in proportional_groups(rows):
+        if len(g) > KINK_CAP_CLASS:
+            continue
+        r = g[0]
+        piv = next(k for k, v in enumerate(rows[r]) if v != 0)
+        lam = {m: rows[m][piv] / rows[r][piv] for m in g}
+        jumps = {m: [abs(lam[m]) * v for v in cols[m]] for m in g}
+        if any(all(sum((jumps[m][k] for m in S), Q(0)) == 0 for k in range(V.nrows))
+               for size in range(1, len(g)) for S in combinations(g, size)):
+            continue
+        for m in g[1:]:
+            tied[m] = (r, lam[m])
+    if not tied:
+        return None
+    if budget is not None and budget.exhausted():
+        return None
+    N = net.n_parameters
+    dropped = {p for m in tied for p in coords(m)}
+    basis: list[dict] = [{p: Q(1)} for p in range(N) if p not in dropped]
+    reps = {r for r, _ in tied.values()}
+    unit = {next(iter(e)): e for e in basis}
+    for r in reps:                     # r's row moves carry its class along
+        for k, p in enumerate(coords(r)):
+            v = unit[p]
+            for m, (r2, lam) in tied.items():
+                if r2 == r:
+                    v[coords(m)[k]] = lam
+    for m, (r, _) in tied.items():     # and each member its own factor
+        basis.append({p: rows[r][k] for k, p in enumerate(coords(m)) if rows[r][k] != 0})
+    pts = [p for reg in regs for p in simplex_points(net, reg.point, reg.pattern, dom)]
+    J = exact_jacobian_rows(net, pts)
+    from algebra.linalg import QMatrix
+    out = []
+    for row in J:
+        if budget is not None and budget.exhausted():
+            return None
+        out.append([sum((row[p] * w for p, w in v.items()), Q(0)) for v in basis])
+    M = QMatrix.from_rows(out, ncols=len(basis))
+    return len(basis) - rank_lower_bound(M)

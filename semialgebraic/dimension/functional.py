@@ -283,7 +283,11 @@ def functional_dimension(net: Network, *, domain: Any = None, timeout: float | N
                                 budget if net.n_parameters > RANK_ONLY else None,
                                 generic=not (fd.details.get("kink_regions") or fd.details.get("kinks")),
                                 why=why)
-        fd = replace(fd, fiber_floor=floor, fiber_exact_by=by,
+        cap = None
+        if not by and why and net.depth == 2:       # shared kinks stay shared (one hidden layer)
+            from .directions import shared_kink_cap
+            cap = shared_kink_cap(net, domain, budget)
+        fd = replace(fd, fiber_floor=floor, fiber_exact_by=by, fiber_cap=cap,
                      details={**fd.details, "fiber_overcount": why} if why and not by else fd.details)
     return fd
 

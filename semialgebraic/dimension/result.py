@@ -35,6 +35,7 @@ class FunctionalDimension:
     local_upper: int | None = None   # non-generic: the largest certified nearby value
     fiber_floor: int | None = None   # a certified lower bound of the fiber's dimension (robust moves)
     fiber_exact_by: str = ""         # "moves" / "R17" (a generic bottleneck): the rank locally constant
+    fiber_cap: int | None = None     # an upper bound below N − rank (one hidden layer, shared kinks)
 
     @property
     def exact(self) -> bool:
@@ -65,6 +66,8 @@ class FunctionalDimension:
         [:attr:`fiber_floor`, N − rank] (:func:`semialgebraic.dimension.directions.fiber_lower`)."""
         N = self.n_parameters
         hi = N - self.lower
+        if self.fiber_cap is not None and self.exact:
+            hi = min(hi, self.fiber_cap)
         lo = 0 if self.fiber_floor is None else self.fiber_floor
         if self.fiber_exact_by:          # N - upper is a lower bound in R22's reading too
             lo = max(lo, N - self.upper)
@@ -74,6 +77,11 @@ class FunctionalDimension:
                             "rank is locally constant)",
                    "R17": "the Jacobian rank is locally constant (R17, a generic bottleneck)",
                    "R22": "three-layer-fibers R22"}.get(self.fiber_exact_by, "")
+            if self.fiber_cap is not None and self.fiber_cap < N - self.lower:
+                return Dimension.of(hi, "the moves that keep the function near theta reach the "
+                                        "kernel of the Jacobian on the parameters whose shared "
+                                        "kinks stay shared (one hidden layer: "
+                                        "directions.shared_kink_cap)")
             return Dimension.of(hi, f"N - functional dimension ({why})" if why else
                                 "N - functional dimension")
         if self.exact:

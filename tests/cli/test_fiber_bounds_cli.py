@@ -47,16 +47,19 @@ def test_an_affine_map_is_named_and_its_fiber_is_the_point(run, tmp_path):
     assert (d["functional_dimension"], d["fiber_dimension"]) == (6, 0)
 
 
-def test_cli_dim_of_a_split_neuron_says_the_interval_and_why(run, tmp_path):
-    """A neuron split in two (session 30: printed "fiber dimension 6" as exact; it is 4)."""
+def test_cli_dim_of_a_split_neuron_says_the_value_or_the_interval_and_why(run, tmp_path):
+    """A neuron split in two (session 30: printed "fiber dimension 6" as exact; it is 4): with
+    one hidden layer its kink stays shared, exact 4; with two, the interval and the reason."""
     from tests.semialgebraic.test_fiber_moves import HAND
-    net = HAND["split neuron"][0]
     p = tmp_path / "split.json"
-    p.write_text(json.dumps(net.to_dict()))
+    p.write_text(json.dumps(HAND["split neuron"][0].to_dict()))
+    code, out, _ = run("dim", str(p), "--json")
+    assert code == 0 and json.loads(out)["fiber_dimension"] == 4
+    p.write_text(json.dumps(HAND["split neuron, two layers"][0].to_dict()))
     code, out, _ = run("dim", str(p))
     first = out.splitlines()[0]
-    assert code == 0 and "fiber dimension between 4 and 6" in first
+    assert code == 0 and "fiber dimension between 7 and 10" in first
     assert "positively parallel rows" in first
     code, out, _ = run("dim", str(p), "--json")
     d = json.loads(out)
-    assert (d["fiber_lower"], d["fiber_upper"]) == (4, 6) and d["exact"] is True
+    assert (d["fiber_lower"], d["fiber_upper"]) == (7, 10) and d["exact"] is True

@@ -15,7 +15,7 @@ from hypothesis import given, settings, strategies as st, HealthCheck
 from algebra.network import Network
 from algebra.rationals import Q
 from semialgebraic.dimension import functional_dimension
-from semialgebraic.dimension.directions import fiber_moves
+from semialgebraic.dimension.directions import fiber_floor, fiber_moves, shared_kink_cap
 from semialgebraic.dimension.upper import sparse_entry_vectors
 from semialgebraic.equivalence.dispatch import equivalent
 
@@ -152,7 +152,7 @@ HAND = {
     # a neuron split in two (equal rows, one output): the kink stays shared: the common row's
     # scaling, the factor and the split of v (3) and the other neuron's scaling: 4; N − rank 6
     "split neuron": (Network.from_rows([[[1, 2], [1, 2], [2, -1]], [[1, 1, 1]]],
-                                       [[F(1, 2), F(1, 2), F(1, 3)], [0]]), None, 4, (4, 6)),
+                                       [[F(1, 2), F(1, 2), F(1, 3)], [0]]), None, 4, (4, 4)),
     # f = 2: second-layer zero rows on R^2 stay 0 (the first layer's image spans R^3 at
     # infinity): the first layer free (9) and (b, v) of both with the output bias (4): 13
     "constant second layer on R^2": (Network.from_rows(
@@ -163,7 +163,11 @@ HAND = {
     "touching block": (Network.from_rows([[[1, 1], [1, 2], [2, -1]], [[1, 1, 1]]],
                                          [[0, 0, F(-1, 3)], [0]]), (F(0), F(1)), 6, (3, 7)),
     # |x| = relu(x) + relu(-x): both kinks stay at 0 (b = 0), v w = 1 each: the 2 scalings
-    "abs": (Network.from_rows([[[1], [-1]], [[1, 1]]], [[0, 0], [0]]), None, 2, (2, 3)),
+    "abs": (Network.from_rows([[[1], [-1]], [[1, 1]]], [[0, 0], [0]]), None, 2, (2, 2)),
+    # the split neuron in a two-hidden-layer net: no kink argument there, the interval
+    "split neuron, two layers": (Network.from_rows(
+        [[[1, 2], [1, 2], [2, -1]], [[1, -1, 2], [-1, 1, 1]], [[1, 1]]],
+        [[F(1, 2), F(1, 2), F(1, 3)], [F(1, 5), F(-1, 7)], [0]]), None, None, (7, 10)),
     # relu(x - 1/2) and an unread copy 2x - 1: unread, its row moves freely (3 with the other
     # scaling); read, its row stays a multiple (λ, v1 and the scaling: 3); the kernel spans 4
     "unread copy": (Network.from_rows([[[1], [2]], [[1, 0]]], [[F(-1, 2), -1], [0]]), None, 3, (3, 4)),
@@ -177,11 +181,13 @@ HAND = {
 
 @pytest.mark.parametrize("name", sorted(HAND))
 def test_non_generic_fibers_are_intervals_holding_the_hand_worked_value(name):
+    """Intervals, or exact where one hidden layer's shared kinks close it (the split neuron
+    and |x|: :func:`semialgebraic.dimension.directions.shared_kink_cap`)."""
     net, dom, value, bounds = HAND[name]
     fd = functional_dimension(net, domain=dom)
     fib = fd.fiber_dimension
-    assert fd.exact and (fib.lower, fib.upper) == bounds and not fib.exact
-    assert fib.lower <= value <= fib.upper
+    assert fd.exact and (fib.lower, fib.upper) == bounds and fib.exact == (bounds[0] == bounds[1])
+    assert value is None or fib.lower <= value <= fib.upper
     assert fd.details["fiber_overcount"] and fd.fiber_overcount.startswith("neuron")
 
 
@@ -191,3 +197,31 @@ def test_a_block_with_a_margin_keeps_its_exact_fiber_by_its_moves():
     net = Network.from_rows([[[1, 1], [1, 2], [2, -1]], [[1, 1, 1]]], [[F(1, 10), F(1, 10), F(-1, 3)], [0]])
     fd = functional_dimension(net, domain=(F(0), F(1)))
     assert fd.fiber_dimension.exact and fd.fiber_dimension.value == 7 and fd.fiber_exact_by == "moves"
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=list(HealthCheck))
+@given(st.integers(0, 10 ** 6))
+def test_the_shared_kink_cap_lies_between_the_moves_and_n_minus_rank(seed):
+    """On one-hidden-layer nets with planted structures: moves <= cap <= N − rank, and a
+    planted split of a random net's neuron is closed exactly (the cap meets the moves)."""
+    net, dom = _planted(seed)
+    if net.depth == 2:
+        fd = functional_dimension(net, domain=dom)
+        cap = shared_kink_cap(net, dom)
+        floor = fiber_floor(net, dom, fd.details.get("patterns"), fd.details.get("proven"))
+        if cap is not None:
+            assert floor <= cap <= fd.n_parameters - fd.lower
+
+
+def test_a_planted_split_in_a_random_shallow_net_is_exact():
+    rng = random.Random(7)
+    rows = [[F(rng.randint(-9, 9), rng.choice([3, 5, 7])) for _ in range(3)] for _ in range(4)]
+    bs = [F(rng.randint(-9, 9), 11) for _ in range(4)]
+    v = [F(rng.randint(1, 9), 5) * rng.choice([-1, 1]) for _ in range(4)]
+    generic = Network.from_rows([rows, [v]], [bs, [0]])
+    split = Network.from_rows([rows + [[2 * a for a in rows[0]]], [v[:1] + v[1:] + [F(1, 3)]]],
+                              [bs + [2 * bs[0]], [0]])   # neuron 0 copied at twice its scale
+    g, s = functional_dimension(generic), functional_dimension(split)
+    assert g.fiber_dimension.value == 4                  # its four scalings
+    # the copy adds 5 parameters: its own scaling, the factor 2 and v split between the two
+    assert s.fiber_dimension.exact and s.fiber_dimension.value == 4 + 2
