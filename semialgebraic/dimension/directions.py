@@ -447,36 +447,19 @@ def fiber_moves(net: Network, domain: Any = None, patterns=None, proven: dict | 
     return structure + free_entries + silent + entries
 
 
-ROBUST_NODES = 100
-"""Branch-and-bound splits for the proof that an always-active neuron of a linear block keeps a
-positive margin on a bounded domain (:func:`_robust_active`), when interval bounds do not show it."""
-
-
-def _robust_active(net: Network, real, dom, l: int, i: int, ever_on, starts, bounds) -> bool:
-    """Whether every (w, b) near neuron (l, i)'s own row keeps it active on the whole domain (its
-    input range fixed): a positive lower bound of its pre-activation on a bounded domain (interval
-    bounds, else an exact emptiness proof of z <= 2^-40), or, on an unbounded one, an input range
-    in the orthant (post-ReLU, or the orthant domain) with w > 0 on every input ever active and
-    b > 0.  A first-layer neuron always active on R^d has w = 0: never robust."""
+def _robust_active(net: Network, dom, l: int, i: int, ever_on, starts) -> bool:
+    """Whether the moves of an always-active neuron (l, i) (z >= 0 on the domain) may be counted
+    as if every (w, b) near its row kept it active.  On a bounded domain always: its bias trade
+    (b + t, the next biases − t W_{l+1}[:, i], a move that keeps every structure of the next
+    layer, proportional rows included) gives it the margin t at points of the fiber as near θ as
+    one likes, and the fiber's dimension at θ is at least its dimension there (b = 0, w >= 0 on
+    [0, 1]^2: two such neurons' block moves are moves at b = t; the fiber is 7 = N − rank).  On
+    an unbounded one: an input range in the orthant (post-ReLU, or the orthant domain) with w > 0
+    on every input ever active and b > 0.  A first-layer neuron always active on R^d has w = 0:
+    never (a small w turns it off far away)."""
+    if dom is not None and dom != "orthant":
+        return True
     W, b = net.layer(l)
-    if bounds is not None:
-        lo = bounds[l][i][0]
-        if lo is not None and lo > 0:
-            return True
-    if dom is not None and dom != "orthant":           # bounded: an exact proof of a margin
-        if net.n_parameters > 4000:
-            return False
-        from ..bab.emptiness import decide_empty
-        Ws = [w.to_rows() for w in net.weights]
-        bs = [list(v) for v in net.biases]
-        bs[l][i] -= Q(1, 2 ** 40)
-        shifted = Network.from_rows(Ws, bs)
-        try:
-            got = decide_empty(shifted, real if real is not None else dom, {(l, i): -1},
-                               nodes=ROBUST_NODES, conditioned=0)
-        except Exception:                                # undecided: not shown robust
-            return False
-        return got.empty is True
     if l == 0 and dom is None:
         return False
     ins = range(W.ncols) if l == 0 else [c for c in range(W.ncols) if ever_on[starts[l - 1] + c]]
@@ -536,12 +519,11 @@ def _structure_moves(net: Network, real, dom, ever_on, always_on, overcount) -> 
       μ (|x| = relu(x) + relu(−x)) would move the pair's kinks apart (kernel, not fiber);
     * constant neurons (R34 (e)): their outgoing weights trade with the next biases (moves);
     * always-active neurons (R34 (f), S4): when each keeps a margin under small moves of its row
-      (:func:`_robust_active`), the bias trades, the GL moves of their linear block and (f)'s
-      directions are moves; a block (two or more, read) with a member that does not (a
-      first-layer neuron active on R^d has w = 0; one touching 0 on the domain, e.g. b = 0,
-      w >= 0 on [0, 1]^d) is listed: its directions are two-sided in the kernel and can be
-      one-sided in the fiber (two such neurons touching at x = 0 with the same sign of outgoing
-      weight: b1 = b2 = 0 is forced, the kernel has v1 db1 + v2 db2 = 0: N − rank = 7, fiber 6).
+      (:func:`_robust_active`: always on a bounded domain, through a bias trade), the bias
+      trades, the GL moves of their linear block and (f)'s directions are moves; a block (two or
+      more, read) with a member that does not (a first-layer neuron active on R^d has w = 0) is
+      listed: its directions are two-sided in the kernel and can be one-sided or absent in the
+      fiber (two constant first-layer neurons on R^2: N − rank 7, fiber 5).
 
     The order: the splits (they keep every pre-activation as a function; from the last layer
     back, so that each group's rows are still parallel, not only its functions), the linear
@@ -563,18 +545,11 @@ def _structure_moves(net: Network, real, dom, ever_on, always_on, overcount) -> 
     # row, not a member of any structure: moving outgoing weight to it would make it seen)
     read = [[not silent[starts[l] + i] for i in range(net.widths[l + 1])]
             for l in range(net.depth - 1)]
-    bounds = None
-    if dom is not None and dom != "orthant":
-        try:
-            bounds = preactivation_bounds(net, domain=dom if real is None else
-                                          normalize_domain(real, net.n_inputs, polyhedral=True))
-        except Exception:
-            bounds = None
     blocks, robust_blocks = {}, {}
     for l in range(net.depth - 1):
         B = [i for i in range(net.widths[l + 1])
              if always_on[starts[l] + i] and ever_on[starts[l] + i] and read[l][i]]
-        robust = [i for i in B if _robust_active(net, real, dom, l, i, ever_on, starts, bounds)]
+        robust = [i for i in B if _robust_active(net, dom, l, i, ever_on, starts)]
         blocks[l] = B
         robust_blocks[l] = robust
         if len(B) >= 2 and len(robust) < len(B):
@@ -717,7 +692,7 @@ def fiber_lower(net: Network, domain: Any, patterns, proven, corank: int | None,
         if r17.exact and r17.value == corank:
             return corank, "R17"
     if not over and generic:
-        return corank, "R22"
+        return floor, "R22"            # the value N − rank; the moves' rank kept (a checked reading)
     return floor, ""
 
 
@@ -744,7 +719,12 @@ def shared_kink_cap(net: Network, domain: Any = None, budget=None) -> int | None
     then at most that of ker J ∩ T_P, J the exact Jacobian rows at d + 1 inputs of every region
     (the tangent cone of the fiber of the evaluation map lies in ker J), taken with the rank
     mod p (at most the rank over Q: the bound only grows).  A neuron split in two beside one
-    more (2-3-1): N − rank 6, this 4, the fiber 4; |x| = relu(x) + relu(−x): 3, this 2."""
+    more (2-3-1): N − rank 6, this 4, the fiber 4; |x| = relu(x) + relu(−x): 3, this 2.
+
+    On R^d a zero row with a bias b != 0 (a constant or dead neuron, read) puts, once its w
+    leaves 0, a kink |b_m| V[:, m] ⊗ w' on a hyperplane far away, where only other zero rows can
+    follow: when no non-empty set of them sums to 0, every such w stays 0 in the fiber (two
+    constant first-layer neurons on R^2 beside one more: N − rank 7, this 5, the fiber 5)."""
     if net.depth != 2 or net.n_parameters > KINK_CAP_PARAMETERS:
         return None
     from algebra.kernel.domains import Domain
@@ -792,12 +772,21 @@ def shared_kink_cap(net: Network, domain: Any = None, budget=None) -> int | None
             continue
         for m in g[1:]:
             tied[m] = (r, lam[m])
-    if not tied:
+    zero_w: set = set()                # R^d: zero rows keep w = 0 (a far kink nothing cancels)
+    if dom is None:
+        Wrows = W.to_rows()
+        Z = [i for i in range(n) if b[i] != 0 and all(v == 0 for v in Wrows[i])
+             and any(v != 0 for v in cols[i])]
+        if 0 < len(Z) <= KINK_CAP_CLASS and not any(
+                all(sum((abs(b[m]) * cols[m][k] for m in S), Q(0)) == 0 for k in range(V.nrows))
+                for size in range(1, len(Z) + 1) for S in combinations(Z, size)):
+            zero_w = {p for m in Z for p in coords(m)[:-1]}
+    if not tied and not zero_w:
         return None
     if budget is not None and budget.exhausted():
         return None
     N = net.n_parameters
-    dropped = {p for m in tied for p in coords(m)}
+    dropped = {p for m in tied for p in coords(m)} | zero_w
     basis: list[dict] = [{p: Q(1)} for p in range(N) if p not in dropped]
     reps = {r for r, _ in tied.values()}
     unit = {next(iter(e)): e for e in basis}

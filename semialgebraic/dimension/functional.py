@@ -215,7 +215,8 @@ def functional_dimension(net: Network, *, domain: Any = None, timeout: float | N
                          max_regions: int | None = 400, samples: int | None = None,
                          seed: int = 0, budget: Budget | None = None, nearby: bool = True,
                          cover: int = COVER, first_round: float = FIRST_ROUND,
-                         reserve_for_certificate: bool = False) -> FunctionalDimension:
+                         reserve_for_certificate: bool = False,
+                         fiber: bool = True) -> FunctionalDimension:
     """Exact functional dimension of *net* on *domain* by the sandwich of the module docstring.
 
     Parameters
@@ -249,6 +250,9 @@ def functional_dimension(net: Network, *, domain: Any = None, timeout: float | N
         :data:`CERTIFICATE_RESERVE` times the elimination time spent (a certificate is written
         next: the checker's re-rank of the rows, which no budget stops, costs about one such
         elimination; the neurons' proofs of the middle phase go in as recorded).
+    fiber : bool
+        Also bound the fiber's dimension (``fiber_floor``; False: the value only, as at the θ'
+        of :func:`nearby_rank_jump`).
 
     Returns
     -------
@@ -268,12 +272,13 @@ def functional_dimension(net: Network, *, domain: Any = None, timeout: float | N
     budget = budget or Budget(timeout)
     fd = _functional_dimension(net, domain=domain, timeout=timeout, max_regions=max_regions,
                                samples=samples, seed=seed, budget=budget, nearby=nearby, cover=cover,
-                               first_round=first_round, reserve_for_certificate=reserve_for_certificate)
+                               first_round=first_round, reserve_for_certificate=reserve_for_certificate,
+                               fiber=fiber)
     # the fiber dimension's lower bound (0 without it, still valid): skipped on a large net once
     # the budget is spent (1.0-1.3 s past the deadline on a 64-3072-64 net) or when the time left
     # is below FIBER_SECONDS a parameter (a 384-1536-384 block on a small ball: 6.9 s)
     left = budget.remaining()
-    if fd.fiber_floor is None and (net.n_parameters <= RANK_ONLY or not budget.exhausted()
+    if fiber and fd.fiber_floor is None and (net.n_parameters <= RANK_ONLY or not budget.exhausted()
                                    and (left is None or left > FIBER_SECONDS * net.n_parameters)):
         from dataclasses import replace
         from .directions import fiber_lower
@@ -283,6 +288,10 @@ def functional_dimension(net: Network, *, domain: Any = None, timeout: float | N
                                 budget if net.n_parameters > RANK_ONLY else None,
                                 generic=not (fd.details.get("kink_regions") or fd.details.get("kinks")),
                                 why=why)
+        if by == "R22" and fd.exact:
+            jump = nearby_rank_jump(net, domain, fd.value, budget, seed)
+            if jump:
+                by, why = "", [jump]
         cap = None
         if not by and why and net.depth == 2:       # shared kinks stay shared (one hidden layer)
             from .directions import shared_kink_cap
@@ -292,8 +301,53 @@ def functional_dimension(net: Network, *, domain: Any = None, timeout: float | N
     return fd
 
 
+NEARBY_SCALE = 2 ** 10
+""":func:`nearby_rank_jump` moves every parameter by at most 8 / NEARBY_SCALE of its size (and an
+absolute 8 / NEARBY_SCALE² where it is 0)."""
+
+
+def nearby_parameters(net: Network, seed: int) -> Network:
+    """θ' near θ, random (deterministic given *seed*): θ'_k = θ_k (1 + r_k / 2^10) + s_k / 2^20,
+    r_k, s_k non-zero integers in [−8, 8]."""
+    import random
+    rng = random.Random(7919 + seed)
+
+    def step():
+        return rng.choice([-1, 1]) * rng.randint(1, 8)
+    p = [v * (1 + Q(step(), NEARBY_SCALE)) + Q(step(), NEARBY_SCALE ** 2) for v in net.parameters()]
+    return Network.from_parameters(net.widths, p)
+
+
+def nearby_rank_jump(net: Network, domain: Any, value: int, budget: Budget, seed: int = 0) -> str:
+    """Three-layer-fibers R22's reading takes N − rank as the fiber's dimension where the rank
+    is locally constant.  Before it is used (the moves that keep the function not reaching N −
+    rank): the functional dimension at a random θ' near θ (:func:`nearby_parameters`).  A
+    higher one there says θ is not generic (the rank jumps nearby; two neurons of different
+    layers making one kink, whose kernel direction moves the kinks apart: a 1-2-2-1 net with
+    relu(x − 1) and relu(relu(x) − 1) had N − rank = 9 reported, its fiber is 8); so does a
+    budget that runs out before θ' is decided (the reading is then not checked).  Returns the
+    reason, or "" when θ' has the same value."""
+    left = budget.remaining() if budget is not None else None
+    if budget is not None and budget.exhausted():
+        return "the rank at a nearby θ was not computed (the budget ran out): R22's reading unchecked"
+    try:
+        near = functional_dimension(nearby_parameters(net, seed), domain=domain, timeout=left,
+                                    nearby=False, fiber=False)
+    except BudgetExhausted:
+        near = None
+    if near is None or not near.exact:
+        return ("the rank at a nearby θ was not decided within the budget: R22's reading (the rank "
+                "locally constant) unchecked")
+    if near.value > value:
+        return (f"the functional dimension at a random θ' near θ is {near.value} > {value}: the rank "
+                "is not locally constant at θ, where N − rank can exceed the fiber's dimension "
+                "(three-layer-fibers R22)")
+    return ""
+
+
 def _functional_dimension(net, *, domain, timeout, max_regions, samples, seed, budget, nearby,
-                          cover, first_round, reserve_for_certificate) -> FunctionalDimension:
+                          cover, first_round, reserve_for_certificate,
+                          fiber: bool = True) -> FunctionalDimension:
     budget = budget or Budget(timeout)
     if isinstance(domain, Domain) and domain.legacy_or_none() != "other":
         domain = domain.legacy()
@@ -304,7 +358,8 @@ def _functional_dimension(net, *, domain, timeout, max_regions, samples, seed, b
                                         timeout=timeout, max_regions=max_regions, samples=samples,
                                         seed=seed, budget=budget, nearby=nearby, cover=cover,
                                         first_round=first_round,
-                                        reserve_for_certificate=reserve_for_certificate)
+                                        reserve_for_certificate=reserve_for_certificate,
+                                        fiber=fiber)
     dom = normalize_domain(domain, net.n_inputs)
     fd = _without_walk(net, dom, budget, nearby)
     if fd is not None:

@@ -45,7 +45,10 @@ def test_deep_network_reports_exact_functional_dimension(capsys, tmp_path, run):
     code, out, err = run("analyze", str(tmp_path / "deep.json"), "--json")
     assert code == 0
     fd = json.loads(out)["functional_dimension"]
-    assert fd["exact"] is True and fd["functional_dimension"] == 17 and fd["fiber_dimension"] == 9
+    assert fd["exact"] is True and fd["functional_dimension"] == 17
+    # small integer weights: the rank is 18 at every random θ' near θ (session 30's check of R22's
+    # reading), so N − 17 = 9 is only the upper end; the moves give 8
+    assert fd["fiber_dimension"] is None and (fd["fiber_lower"], fd["fiber_upper"]) == (8, 9)
 
 
 @pytest.mark.parametrize("name, failed, fd", [("p5_rank1", "G6", 10), ("t1_endpoint_3_2", "G2", 7)])
