@@ -139,7 +139,8 @@ def cmd_conserved(args) -> int:
                             complete=complete)
     if res.fiber_dimension is not None:
         res = _fiber_checked(net, res, samples, None if not args.data and args.box is None else
-                             parse_box(args.box) if not args.data else _data_box(points))
+                             parse_box(args.box) if not args.data else _data_box(points),
+                             data=bool(args.data), budget=total)
     why = _why(res, walk_reason, args.timeout)
     data = res.to_json()
     if not res.exact:
@@ -161,17 +162,21 @@ def _data_box(points):
     return Domain([min(c) for c in cols], [max(c) for c in cols])
 
 
-def _fiber_checked(net, res, samples, bounded):
+def _fiber_checked(net, res, samples, bounded, data: bool = False, budget=None):
     """*res* with its fiber dimension N − rank kept only where the rank is locally constant
     (:func:`semialgebraic.dimension.directions.fiber_lower`: the moves proven to keep the
-    function near θ reach it, or a generic bottleneck by R17); otherwise its lower bound is
-    those moves' rank and the fiber dimension is given as bounds (three-layer-fibers R22: N −
-    rank can exceed it).  *bounded*: the box, or the data points' box (a dead neuron's
-    parameters then all move; the margins of always-active neurons are checked on it), None
-    for R^d."""
+    function near θ reach it, a generic bottleneck by R17, or R22's reading with the same
+    functional dimension at a random θ' near θ — on a box or R^d; with data points the reading
+    is not checked); otherwise its lower bound is those moves' rank and the fiber dimension is
+    given as bounds (three-layer-fibers R22: N − rank can exceed it).  *bounded*: the box, or
+    the data points' box (a dead neuron's parameters then all move), None for R^d."""
     from dataclasses import replace
     from ..dimension.directions import fiber_lower
+    from ..dimension.functional import nearby_rank_jump
     lower, how = fiber_lower(net, bounded, [s.pattern for s in samples], None, res.fiber_dimension)
+    if how == "R22" and not data and nearby_rank_jump(net, bounded, net.n_parameters - res.fiber_dimension,
+                                                      budget):
+        how = ""
     return res if how else replace(res, fiber_dimension_lower=lower)
 
 

@@ -660,7 +660,9 @@ def fiber_lower(net: Network, domain: Any, patterns, proven, corank: int | None,
       the open set where G0–G8 hold, R17's value depends only on sign and type data fixed near θ);
     * ``"R22"``: no kernel direction is known to exceed the fiber: N − rank is three-layer-fibers
       R22's local fiber dimension, exact where the rank is locally constant (an open dense set of
-      θ; a kernel direction left unexplained by the known symmetries is read so);
+      θ; a kernel direction left unexplained by the known symmetries is read so); the first
+      value is then the moves' rank, and the caller checks the hypothesis at a random θ' near θ
+      (:func:`semialgebraic.dimension.functional.nearby_rank_jump`) before reading N − rank so;
     * ``""``: a neuron's kernel directions are known to exceed its moves in the fiber (a
       first-layer neuron dead on R^d has w = 0 fixed; with zero outgoing weights too it moves
       either w and b or b and v, not all three), or θ is known not to be generic (*generic*
