@@ -454,16 +454,32 @@ def _robust_active(net: Network, dom, l: int, i: int, ever_on, starts) -> bool:
     layer, proportional rows included) gives it the margin t at points of the fiber as near θ as
     one likes, and the fiber's dimension at θ is at least its dimension there (b = 0, w >= 0 on
     [0, 1]^2: two such neurons' block moves are moves at b = t; the fiber is 7 = N − rank).  On
-    an unbounded one: an input range in the orthant (post-ReLU, or the orthant domain) with w > 0
-    on every input ever active and b > 0.  A first-layer neuron always active on R^d has w = 0:
-    never (a small w turns it off far away)."""
+    an unbounded one the bias trade gives the margin at finite inputs, and far away z grows like
+    w · h^∞(r), h^∞ the network with every bias 0 (positively homogeneous: h(s r) = s h^∞(r) +
+    O(1)): robust when w · h^∞(r) > 0 on every direction r of the domain where h^∞(r) != 0.
+    Decided exactly with one input (r = ±1: a 1-60-60-1 net on R had eight always-active
+    second-layer neurons of mixed-sign rows, all growing both ways); with more, shown by w > 0
+    on every input ever active (else not robust, the block listed).  A first-layer neuron
+    always active on R^d has w = 0: never (a small w turns it off far away); on the orthant
+    w > 0 and b > 0 (w · r > 0 on its directions)."""
     if dom is not None and dom != "orthant":
         return True
     W, b = net.layer(l)
-    if l == 0 and dom is None:
+    if l == 0:
+        return dom == "orthant" and b[i] > 0 and all(W[i, c] > 0 for c in range(W.ncols))
+    ins = [c for c in range(W.ncols) if ever_on[starts[l - 1] + c]]
+    if all(W[i, c] > 0 for c in ins) and ins:
+        return True
+    if net.n_inputs != 1:
         return False
-    ins = range(W.ncols) if l == 0 else [c for c in range(W.ncols) if ever_on[starts[l - 1] + c]]
-    return b[i] > 0 and all(W[i, c] > 0 for c in ins)
+    for r in ([Q(1)] if dom == "orthant" else [Q(1), Q(-1)]):
+        h = [r]
+        for t in range(l):           # the bias-free layers below: h^∞(r)
+            Wt = net.weights[t]
+            h = [max(sum((Wt[j, c] * h[c] for c in range(Wt.ncols)), Q(0)), Q(0)) for j in range(Wt.nrows)]
+        if any(v != 0 for v in h) and sum((W[i, c] * h[c] for c in range(W.ncols)), Q(0)) <= 0:
+            return False
+    return True
 
 
 def _nongeneric_rows(net: Network, real, dom, ever_on, read, starts, robust_blocks,
