@@ -289,7 +289,7 @@ def functional_dimension(net: Network, *, domain: Any = None, timeout: float | N
                                 generic=not (fd.details.get("kink_regions") or fd.details.get("kinks")),
                                 why=why)
         if by == "R22" and fd.exact:
-            jump = nearby_rank_jump(net, domain, fd.value, budget, seed)
+            jump = nearby_rank_jump(net, domain, fd.value, budget, seed, fd.details.get("patterns"))
             if jump:
                 by, why = "", [jump]
         cap = None
@@ -301,48 +301,76 @@ def functional_dimension(net: Network, *, domain: Any = None, timeout: float | N
     return fd
 
 
-NEARBY_SCALE = 2 ** 10
-""":func:`nearby_rank_jump` moves every parameter by at most 8 / NEARBY_SCALE of its size (and an
-absolute 8 / NEARBY_SCALE² where it is 0)."""
+NEARBY_SCALES = (2 ** 16, 2 ** 26)
+""":func:`nearby_rank_jump` moves every non-zero parameter by at most 8 / scale of itself: the
+first scale, then the second when the first lost rank (a region narrower than the step vanished:
+θ' was too far)."""
 
 
-def nearby_parameters(net: Network, seed: int) -> Network:
-    """θ' near θ, random (deterministic given *seed*): θ'_k = θ_k (1 + r_k / 2^10) + s_k / 2^20,
-    r_k, s_k non-zero integers in [−8, 8]."""
+def nearby_parameters(net: Network, seed: int, scale: int = NEARBY_SCALES[0]) -> Network:
+    """θ' near θ, random (deterministic given *seed*): θ'_k = θ_k (1 + r_k / scale), r_k a
+    non-zero integer in [−8, 8]; zeros stay 0 (a pruned weight is no coincidence to break, and
+    moving it made the rank jump on sparse nets whose N − rank was right)."""
     import random
     rng = random.Random(7919 + seed)
-
-    def step():
-        return rng.choice([-1, 1]) * rng.randint(1, 8)
-    p = [v * (1 + Q(step(), NEARBY_SCALE)) + Q(step(), NEARBY_SCALE ** 2) for v in net.parameters()]
+    p = [v if v == 0 else v * (1 + Q(rng.choice([-1, 1]) * rng.randint(1, 8), scale))
+         for v in net.parameters()]
     return Network.from_parameters(net.widths, p)
 
 
-def nearby_rank_jump(net: Network, domain: Any, value: int, budget: Budget, seed: int = 0) -> str:
+def with_margins(net: Network, patterns, t=Q(1, 2 ** 12)) -> Network:
+    """The point of θ's fiber where every always-active neuron (active on every pattern) has
+    its bias raised by *t* and the next layer's biases lowered by t times its outgoing column:
+    the same function, each of them with a margin (so that θ' near it does not turn one off)."""
+    if not patterns:
+        return net
+    Ws = [W.to_rows() for W in net.weights]
+    bs = [list(b) for b in net.biases]
+    g = 0
+    for l in range(net.depth - 1):
+        for i in range(net.widths[l + 1]):
+            if all(p[g] > 0 for p in patterns):
+                bs[l][i] += t
+                for k in range(len(bs[l + 1])):
+                    bs[l + 1][k] -= t * Ws[l + 1][k][i]
+            g += 1
+    return Network.from_rows(Ws, bs)
+
+
+def nearby_rank_jump(net: Network, domain: Any, value: int, budget: Budget, seed: int = 0,
+                     patterns=None) -> str:
     """Three-layer-fibers R22's reading takes N − rank as the fiber's dimension where the rank
     is locally constant.  Before it is used (the moves that keep the function not reaching N −
-    rank): the functional dimension at a random θ' near θ (:func:`nearby_parameters`).  A
-    higher one there says θ is not generic (the rank jumps nearby; two neurons of different
-    layers making one kink, whose kernel direction moves the kinks apart: a 1-2-2-1 net with
-    relu(x − 1) and relu(relu(x) − 1) had N − rank = 9 reported, its fiber is 8); so does a
-    budget that runs out before θ' is decided (the reading is then not checked).  Returns the
-    reason, or "" when θ' has the same value."""
-    left = budget.remaining() if budget is not None else None
-    if budget is not None and budget.exhausted():
-        return "the rank at a nearby θ was not computed (the budget ran out): R22's reading unchecked"
-    try:
-        near = functional_dimension(nearby_parameters(net, seed), domain=domain, timeout=left,
-                                    nearby=False, fiber=False)
-    except BudgetExhausted:
-        near = None
-    if near is None or not near.exact:
-        return ("the rank at a nearby θ was not decided within the budget: R22's reading (the rank "
-                "locally constant) unchecked")
-    if near.value > value:
-        return (f"the functional dimension at a random θ' near θ is {near.value} > {value}: the rank "
-                "is not locally constant at θ, where N − rank can exceed the fiber's dimension "
-                "(three-layer-fibers R22)")
-    return ""
+    rank): the functional dimension at a random θ' near θ (:func:`nearby_parameters`; near the
+    point of θ's fiber where the always-active neurons of *patterns* have a margin,
+    :func:`with_margins`).  A higher one there says θ is not generic (the rank jumps nearby; two
+    neurons of different layers making one kink, whose kernel direction moves the kinks apart: a
+    1-2-2-1 net with relu(x − 1) and relu(relu(x) − 1) had N − rank = 9 reported, its fiber is
+    8); a lower one, that θ' went too far (a narrow region vanished), so a smaller step is
+    tried; a budget that runs out, or a step still too far, leaves the reading unchecked.  The
+    check is evidence, not a proof (an audit's contrived nets with slivers narrower than the
+    step had passed a coarser one).  Returns the reason, or "" when θ' has the same value."""
+    base = with_margins(net, patterns)
+    for scale in NEARBY_SCALES:
+        if budget is not None and budget.exhausted():
+            return "the rank at a nearby θ was not computed (the budget ran out): R22's reading unchecked"
+        left = budget.remaining() if budget is not None else None
+        try:
+            near = functional_dimension(nearby_parameters(base, seed, scale), domain=domain,
+                                        timeout=left, nearby=False, fiber=False)
+        except BudgetExhausted:
+            near = None
+        if near is None or not near.exact:
+            return ("the rank at a nearby θ was not decided within the budget: R22's reading (the "
+                    "rank locally constant) unchecked")
+        if near.value > value:
+            return (f"the functional dimension at a random θ' near θ is {near.value} > {value}: the "
+                    "rank is not locally constant at θ, where N − rank can exceed the fiber's "
+                    "dimension (three-layer-fibers R22)")
+        if near.value == value:
+            return ""
+    return ("the functional dimension at every nearby θ' tried was below θ's (a region narrower "
+            "than the step vanishes): R22's reading unchecked")
 
 
 def _functional_dimension(net, *, domain, timeout, max_regions, samples, seed, budget, nearby,

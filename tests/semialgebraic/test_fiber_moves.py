@@ -257,3 +257,19 @@ def test_a_rank_that_jumps_nearby_gives_the_interval(name):
     fib = fd.fiber_dimension
     assert fd.exact and not fib.exact and fib.lower <= truth < fib.upper == net.n_parameters - fd.value
     assert "near θ" in fd.fiber_overcount and "not locally constant" in fd.fiber_overcount
+
+
+def test_the_nearby_check_is_not_fooled_by_a_sliver_nor_by_pruned_zeros():
+    """A second audit: the D1 net plus a tent of height 1/200 at x = 20 (its region narrower
+    than a coarse step, vanishing at θ' and hiding the rank jump) was exact 14, fiber 13: now
+    the interval (steps of 2^-16, zeros kept, a lower rank retried smaller).  A sparse net whose
+    N − rank is right (16 by hand) had become [13, 16] when θ' moved its zero weights: exact."""
+    tent = Network.from_rows([[[1], [1], [1], [-1]], [[1, 0, 0, 0], [0, 1, 0, 0], [0, 0, -1, -1]], [[1, 1, 1]]],
+                             [[0, -1, -20, F(1999, 100)], [-1, 1, F(1, 200)], [0]])
+    fib = functional_dimension(tent).fiber_dimension
+    assert not fib.exact and fib.lower <= 13 < fib.upper == 14
+    sparse = Network.from_rows([[[0, F(7, 5), -1], [1, F(-2, 3), -1], [0, 0, F(1, 2)]],
+                                [[F(5, 3), 0, 0], [0, 0, 0]], [[F(-3, 2), 7]]],
+                               [[5, F(8, 3), F(-5, 3)], [-2, F(-9, 5)], [F(-7, 5)]])
+    fd = functional_dimension(sparse)
+    assert fd.fiber_dimension.exact and fd.fiber_dimension.value == 16 and fd.fiber_exact_by == "R22"
