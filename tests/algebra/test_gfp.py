@@ -256,6 +256,23 @@ def test_the_exact_rank_through_a_minor_is_the_rank_over_q(n, c, r, seed, p):
         gfp.EXACT_RANK_DIRECT = old
 
 
+@pytest.mark.parametrize("n, c", [(12, 60), (60, 12)])
+def test_the_exact_rank_solves_on_the_narrower_side(n, c):
+    """Few extra rows and many extra columns (a Jacobian of rank close to its row count: the
+    Schur check through Aᵀ with n − r right-hand sides) and the other way round, with a rank
+    raised by one changed entry: the rank over Q either way."""
+    rng = random.Random(n * c)
+    r = min(n, c) - 2
+    U = [[Fraction(rng.randint(-4, 4), rng.choice([1, 2, 3])) for _ in range(r)] for _ in range(n)]
+    V = [[Fraction(rng.randint(-4, 4), rng.choice([1, 5])) for _ in range(c)] for _ in range(r)]
+    rows = [[sum((U[i][k] * V[k][j] for k in range(r)), Fraction(0)) for j in range(c)] for i in range(n)]
+    M = QMatrix.from_rows([[str(x) for x in row] for row in rows], ncols=c)
+    assert exact_rank(M) == M.rank() == r
+    rows[n - 1][c - 1] += 1
+    M = QMatrix.from_rows([[str(x) for x in row] for row in rows], ncols=c)
+    assert exact_rank(M) == M.rank() == r + 1
+
+
 def test_matmul_and_inverse_mod_p_match_python():
     rng = random.Random(5)
     p = PRIME
