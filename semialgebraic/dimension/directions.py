@@ -391,10 +391,9 @@ def fiber_moves(net: Network, domain: Any = None, patterns=None, proven: dict | 
     and the structures whose kernel directions can leave the fiber, as sentences.
     """
     from algebra.kernel.domains import Domain
-    real = domain
     if isinstance(domain, Domain):
         if domain.legacy_or_none() != "other":
-            domain = real = domain.legacy()
+            domain = domain.legacy()
         else:            # bounded: (-1, 1) stands for "a bounded range"; unbounded: as R^d (fewer moves)
             domain = (Q(-1), Q(1)) if all(a is not None and b is not None
                                           for a, b in domain.intervals()) else None
@@ -428,7 +427,7 @@ def fiber_moves(net: Network, domain: Any = None, patterns=None, proven: dict | 
             fixed.update(keep)
             g += 1
     free_entries = [["free", p, {}] for p in sorted(free - fixed)]
-    structure = _structure_moves(net, real, dom, ever_on, always_on, overcount)
+    structure = _structure_moves(net, dom, ever_on, always_on, overcount)
     # silent neurons (alive, read only by dead or silent ones): on a bounded domain their rows
     # move once the dead ones below the margin their own moves give (after them)
     silent = []
@@ -482,7 +481,7 @@ def _robust_active(net: Network, dom, l: int, i: int, ever_on, starts) -> bool:
     return True
 
 
-def _nongeneric_rows(net: Network, real, dom, ever_on, read, starts, robust_blocks,
+def _nongeneric_rows(net: Network, ever_on, read, starts, robust_blocks,
                      duplicate_ok, overcount) -> None:
     """R22's reading of N − rank as the fiber's dimension needs a generic θ.  Listed in
     *overcount* (unless a sentence there already names them): alive, read neurons of one layer
@@ -517,7 +516,7 @@ def _nongeneric_rows(net: Network, real, dom, ever_on, read, starts, robust_bloc
                              "reading of N − rank needs a generic θ")
 
 
-def _structure_moves(net: Network, real, dom, ever_on, always_on, overcount) -> list:
+def _structure_moves(net: Network, dom, ever_on, always_on, overcount) -> list:
     """The moves of three-layer-fibers R34's structures that keep the function near θ, as
     entries (the format of :func:`~semialgebraic.dimension.upper.sparse_entry_vectors`, plus
     ``split_out``) in an order in which they compose: each is a move at every point the earlier
@@ -652,7 +651,7 @@ def _structure_moves(net: Network, real, dom, ever_on, always_on, overcount) -> 
                     "deficient: the products C·A = M near θ form a singular set there, which the kernel "
                     "overcounts (three-layer-fibers R34 (f); a 2-3-2 net with two constant "
                     "neurons of opposite outgoing columns: N − rank = 9, fiber 8)")
-    _nongeneric_rows(net, real, dom, ever_on, read, starts, robust_blocks, duplicate_ok, overcount)
+    _nongeneric_rows(net, ever_on, read, starts, robust_blocks, duplicate_ok, overcount)
     splits.sort(key=lambda e: -e[1])          # deeper layers first: a split of layer l moves
     constant.sort(key=lambda e: -e[1])        # rows of layer l + 1 (keeping their functions)
     return splits + opposite + constant + robust_moves
