@@ -456,9 +456,10 @@ def _robust_active(net: Network, dom, l: int, i: int, ever_on, starts) -> bool:
     an unbounded one the bias trade gives the margin at finite inputs, and far away z grows like
     w · h^∞(r), h^∞ the network with every bias 0 (positively homogeneous: h(s r) = s h^∞(r) +
     O(1)): robust when w · h^∞(r) > 0 on every direction r of the domain where h^∞(r) != 0.
-    Decided exactly with one input (r = ±1: a 1-60-60-1 net on R had eight always-active
-    second-layer neurons of mixed-sign rows, all growing both ways); with more, shown by w > 0
-    on every input ever active (else not robust, the block listed).  A first-layer neuron
+    Decided exactly with one or two inputs (:func:`_recession_points`; a 1-60-60-1 net on R had
+    eight always-active second-layer neurons of mixed-sign rows, all growing both ways, and 3 of
+    30 random 2-x-x-1 nets on R^2 such blocks); with more, shown by w > 0 on every input ever
+    active (else not robust, the block listed).  A first-layer neuron
     always active on R^d has w = 0: never (a small w turns it off far away); on the orthant
     w > 0 and b > 0 (w · r > 0 on its directions)."""
     if dom is not None and dom != "orthant":
@@ -469,16 +470,59 @@ def _robust_active(net: Network, dom, l: int, i: int, ever_on, starts) -> bool:
     ins = [c for c in range(W.ncols) if ever_on[starts[l - 1] + c]]
     if all(W[i, c] > 0 for c in ins) and ins:
         return True
-    if net.n_inputs != 1:
+    if net.n_inputs > 2:
         return False
-    for r in ([Q(1)] if dom == "orthant" else [Q(1), Q(-1)]):
-        h = [r]
-        for t in range(l):           # the bias-free layers below: h^∞(r)
-            Wt = net.weights[t]
-            h = [max(sum((Wt[j, c] * h[c] for c in range(Wt.ncols)), Q(0)), Q(0)) for j in range(Wt.nrows)]
-        if any(v != 0 for v in h) and sum((W[i, c] * h[c] for c in range(W.ncols)), Q(0)) <= 0:
+    rows = [w.to_rows() for w in net.weights[:l]]
+    row = list(W.row_at(i))
+    for h, z in _recession_points(rows, net.n_inputs, dom == "orthant"):
+        if any(v != 0 for v in h) and z(row) <= 0:
             return False
     return True
+
+
+def _recession_points(rows, d: int, orthant: bool):
+    """``(h^∞(r), z)`` at the points r of the boundary of [−1, 1]^d ([0, 1]^d's far faces on
+    the orthant) where the bias-free layers *rows* change pattern, and the ends of its edges:
+    between two such points every bias-free pre-activation is affine along the edge, so a
+    neuron's w · h^∞ is positive wherever h^∞ != 0 iff it is at these points (w · h^∞ and
+    |h^∞|_1 both affine there, h^∞ >= 0).  d = 1: r = ±1; d = 2: the square's edges, their
+    breakpoints found layer by layer exactly.  *z(row)* = row · h^∞(r)."""
+    one, zero = Q(1), Q(0)
+
+    def forward(x, upto=None):
+        h = list(x)
+        for Wt in rows[:upto]:
+            h = [max(sum((a * v for a, v in zip(wr, h)), zero), zero) for wr in Wt]
+        return h
+
+    def pre(x, t):                       # pre-activations of bias-free layer t at x
+        h = forward(x, t)
+        return [sum((a * v for a, v in zip(wr, h)), zero) for wr in rows[t]]
+    if d == 1:
+        ends = [[one]] if orthant else [[one], [-one]]
+        segments = []
+    else:
+        lo = zero if orthant else -one
+        corners = [[one, lo], [one, one], [lo, one]] if orthant else \
+            [[one, -one], [one, one], [-one, one], [-one, -one]]
+        ends = corners
+        segments = list(zip(corners, corners[1:])) if orthant else list(zip(corners, corners[1:] + corners[:1]))
+    points = [list(e) for e in ends]
+    for a, b in segments:
+        ss = [zero, one]
+        for t in range(len(rows)):
+            new = []
+            for s0, s1 in zip(ss, ss[1:]):
+                x0 = [u + s0 * (v - u) for u, v in zip(a, b)]
+                x1 = [u + s1 * (v - u) for u, v in zip(a, b)]
+                for v0, v1 in zip(pre(x0, t), pre(x1, t)):
+                    if v0 * v1 < 0:
+                        new.append(s0 + (s1 - s0) * v0 / (v0 - v1))
+            ss = sorted(set(ss) | set(new))
+        points += [[u + s * (v - u) for u, v in zip(a, b)] for s in ss]
+    for x in points:
+        h = forward(x)
+        yield h, (lambda row, h=h: sum((a * v for a, v in zip(row, h)), zero))
 
 
 def _nongeneric_rows(net: Network, ever_on, read, starts, robust_blocks,

@@ -273,3 +273,27 @@ def test_the_nearby_check_is_not_fooled_by_a_sliver_nor_by_pruned_zeros():
                                [[5, F(8, 3), F(-5, 3)], [-2, F(-9, 5)], [F(-7, 5)]])
     fd = functional_dimension(sparse)
     assert fd.fiber_dimension.exact and fd.fiber_dimension.value == 16 and fd.fiber_exact_by == "R22"
+
+
+# a random 2-5-6-1 net on R^2 whose second-layer neurons 1 and 2 are always active with rows of
+# mixed signs (each grows in every direction where its inputs do: _recession_points)
+MIXED_BLOCK = Network.from_rows(
+    [[["-27/17", "-19/13"], ["-20/11", "-5/7"], ["20/11", -3], ["-16/17", "-9/11"], ["9/13", "30/7"]],
+     [[-2, "-7/11", "24/17", "-13/11", "-27/17"], ["6/11", "-10/13", "8/13", "25/7", "22/7"],
+      ["26/7", 2, "29/13", "4/7", "29/3"], ["19/17", "-9/13", "11/7", "-16/7", "18/11"],
+      ["-5/3", "-29/11", "-1/7", "16/7", "-28/13"], ["2/13", "26/17", 6, "-18/17", "9/7"]],
+     [[4, "19/3", "-28/3", -6, "-9/11", "-25/17"]]],
+    [["3/17", "1/7", -4, "26/7", "13/11"], ["-30/13", "27/13", "29/17", "-1/17", "-8/11", "24/11"], ["26/11"]])
+
+
+def test_a_block_that_grows_everywhere_on_r2_keeps_its_moves():
+    """On R^2 a block of always-active second-layer neurons is counted as having a margin when
+    each grows wherever its inputs do (checked exactly on the square's edges); its moves then
+    compose and keep the function on all of R^2 (decided exactly), and the fiber is exact by
+    them (a sign rule had made 3 of 30 random 2-x-x-1 nets intervals)."""
+    fd = functional_dimension(MIXED_BLOCK)
+    assert fd.fiber_dimension.exact and fd.fiber_dimension.value == 18 and fd.fiber_exact_by == "moves"
+    entries = fiber_moves(MIXED_BLOCK, None, fd.details.get("patterns"), fd.details.get("proven"))
+    assert ["block", 1, [1, 2]] in entries
+    moved = _composed(MIXED_BLOCK, entries, random.Random(3))
+    assert equivalent(MIXED_BLOCK, moved).answer is True
