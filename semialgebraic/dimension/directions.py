@@ -427,12 +427,12 @@ def fiber_moves(net: Network, domain: Any = None, patterns=None, proven: dict | 
             fixed.update(keep)
             g += 1
     free_entries = [["free", p, {}] for p in sorted(free - fixed)]
-    structure = _structure_moves(net, dom, ever_on, always_on, overcount)
+    flags = silent_neurons(net, ever_on)            # dead, or read only by dead / silent ones
+    structure = _structure_moves(net, dom, ever_on, always_on, flags, overcount)
     # silent neurons (alive, read only by dead or silent ones): on a bounded domain their rows
     # move once the dead ones below the margin their own moves give (after them)
     silent = []
     if dom is not None and dom != "orthant":
-        flags = silent_neurons(net, ever_on)
         g = 0
         for l in range(net.depth - 1):
             V = net.weights[l + 1]
@@ -560,7 +560,7 @@ def _nongeneric_rows(net: Network, ever_on, read, starts, robust_blocks,
                              "reading of N − rank needs a generic θ")
 
 
-def _structure_moves(net: Network, dom, ever_on, always_on, overcount) -> list:
+def _structure_moves(net: Network, dom, ever_on, always_on, silent, overcount) -> list:
     """The moves of three-layer-fibers R34's structures that keep the function near θ, as
     entries (the format of :func:`~semialgebraic.dimension.upper.sparse_entry_vectors`, plus
     ``split_out``) in an order in which they compose: each is a move at every point the earlier
@@ -599,7 +599,6 @@ def _structure_moves(net: Network, dom, ever_on, always_on, overcount) -> list:
     from algebra.linalg import QMatrix
     from algebra.linalg.gfp import rank_lower_bound
     starts = [sum(net.widths[1:1 + t]) for t in range(net.depth)]
-    silent = silent_neurons(net, ever_on)          # dead, or read only by dead / silent ones
     # "read": alive and seen by the outputs through alive neurons (a silent neuron is a free
     # row, not a member of any structure: moving outgoing weight to it would make it seen)
     read = [[not silent[starts[l] + i] for i in range(net.widths[l + 1])]
