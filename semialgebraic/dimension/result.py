@@ -76,7 +76,9 @@ class FunctionalDimension:
             why = {"moves": "every kernel direction a move that keeps the function near theta (the "
                             "rank is locally constant)",
                    "R17": "the Jacobian rank is locally constant (R17, a generic bottleneck)",
-                   "R22": "three-layer-fibers R22"}.get(self.fiber_exact_by, "")
+                   "R22": "three-layer-fibers R22's reading: the rank is locally constant at "
+                          "theta, checked at a random theta' nearby, not proved; the moves found "
+                          f"give at least {self.fiber_floor or 0}"}.get(self.fiber_exact_by, "")
             if self.fiber_cap is not None and self.fiber_cap < N - self.lower:
                 return Dimension.of(hi, "the moves that keep the function near theta reach the "
                                         "kernel of the Jacobian on the parameters whose shared "

@@ -78,6 +78,9 @@ def test_generic_and_bottleneck_answers_unchanged():
     from tests.cli.test_budgets import random_net
     fd = functional_dimension(random_net((2, 5, 4, 1), 3))
     assert fd.value == 34 and fd.fiber_dimension.value == 10 and fd.fiber_exact_by == "R22"
+    # the reading rests on a check at one random θ' nearby: the reason says so, with the floor
+    assert "not proved" in fd.fiber_dimension.reason and fd.fiber_floor == 9
+    assert "at least 9" in fd.fiber_dimension.reason
 
 
 def _degenerate(seed):
