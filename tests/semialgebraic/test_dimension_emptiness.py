@@ -811,6 +811,20 @@ def test_the_result_json_lists_a_shared_proof_once():
     assert out["exercise_proofs"] == [{"parameter": 37, "shared": 0}, other, {"parameter": 38, "shared": 0}]
 
 
+def test_the_result_json_names_an_equal_proof_once():
+    """FunctionalDimension.to_json: a proof equal to an earlier one but for its parameter (the
+    weights of one neuron share their refutation) names that parameter instead; different
+    proofs are kept whole."""
+    from semialgebraic.dimension.result import FunctionalDimension
+    body = {"targets": [[0, 5, 1]], "refuted": [{"path": [[0, 5, 1]], "certificate": ["1/3", "0"]}]}
+    diff = {"targets": [[0, 6, 1]], "refuted": [{"path": [[0, 6, 1]], "certificate": ["1/3", "0"]}]}
+    proofs = [{"parameter": 320, **body}, {"parameter": 321, **body}, {"parameter": 384, **diff},
+              {"parameter": 322, **body}]
+    out = FunctionalDimension(67, 50, 51, "", details={"exercise_proofs": proofs}).to_json()
+    assert out["exercise_proofs"] == [{"parameter": 320, **body}, {"parameter": 321, "same_as": 320},
+                                      {"parameter": 384, **diff}, {"parameter": 322, "same_as": 320}]
+
+
 # -- the mirror: one shallow neuron against several deeper ones (decide_shared_shallow) -------------
 def _rare_net() -> Network:
     """2-4-3-1: neuron (0, 0) = relu(x_0); each layer-1 neuron is ``-v·h_0 + u·h_1 - ... - b``
