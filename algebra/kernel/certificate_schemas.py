@@ -63,7 +63,7 @@ SCHEMA_KEYS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
     "functional_dimension": (("claim", "network", "prime", "inputs", "lower"),
                              ("domain", "upper", "upper_directions", "upper_regions",
                               "upper_one_point", "upper_reason", "uncertified_upper_reason",
-                              "shared_proofs")),
+                              "shared_proofs", "fiber_moves", "fiber_lower")),
     "exercise": (("claim", "network", "proof"), ()),
     "bab_bound": (("claim", "a", "b", "box", "upper"), ("bounds", "objectives", "lower", "point", "output",
                                                       "epsilon", "halfspaces", "intermediate",

@@ -25,6 +25,7 @@ from ..regions import joint_regions
 from ..equivalence import preactivation_bounds
 from ..verify import verify as _verify
 from .directions import is_masked, silent_set
+from .fiber_floor import certified_fiber_floor
 from .jacobian import jacobian_rows
 from .jacobian_columns import exercise, phase_search
 from .result import FunctionalDimension
@@ -178,12 +179,15 @@ def _certificate(net, fd, dom, seconds, lps, cost: dict) -> dict:
     X, cost["check"] = _thinned_inputs(net, fd, p)                      # 60-8 ball, once past it)
     inputs = [[q_json(v) for v in x] for x in X]
 
+    moves, floor = certified_fiber_floor(net, dom, int(p))   # the fiber's floor (R40)
+
     def certificate(**upper) -> dict:
         if "upper_directions" in upper:            # shared proofs stored once, referred to by index
             upper["upper_directions"], table = intern_shared(upper["upper_directions"])
             upper["shared_proofs"] = table or None
         return dimension_bounds_certificate(net, prime=int(p), inputs=inputs, lower=int(fd.lower),
-                                            domain=domain_spec(dom), upper_reason=fd.reason, **upper)
+                                            domain=domain_spec(dom), upper_reason=fd.reason,
+                                            fiber_moves=moves, fiber_lower=int(floor), **upper)
 
     if isinstance(dom, tuple) and dom[0] == dom[1] and fd.upper == fd.lower and len(X) == 1:
         return certificate(upper=int(fd.upper), upper_one_point=True)   # the rank at the input

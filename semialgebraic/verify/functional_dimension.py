@@ -237,6 +237,7 @@ from algebra.linalg.gfp import SparseEchelon, is_prime, peel_columns, rank_mod_p
 from algebra.kernel import box_input_map, compose_input_map
 from algebra.kernel.certificate_schemas import CLAIMS, check_header
 
+from .functional_dimension_fiber import fiber_vectors
 from .functional_dimension_emptiness import SharedProofs
 from .functional_dimension_upper import _ZERO, _masks, _one_point_upper, _regions_rank, _upper_vectors
 
@@ -298,6 +299,17 @@ def check(cert: dict) -> tuple[bool, str]:
             return False, f"the Jacobian rows at the {len(X)} inputs have rank {rank} mod {p} < {lower}"
         why = (f"the Jacobian rows at {len(X)} inputs have rank {rank} >= {lower} mod {p}, hence over "
                f"Q: functional dimension >= {lower}")
+    ok, msg = _upper(cert, net, lo_hi, p, lower, why, box_note)
+    if not ok:
+        return ok, msg
+    fiber = _fiber_floor(net, cert, lo_hi, p, lower)     # (after the upper bound's own checks)
+    if isinstance(fiber, tuple):
+        return fiber
+    return True, msg + fiber
+
+
+def _upper(cert, net, lo_hi, p: int, lower: int, why: str, box_note: str) -> tuple[bool, str]:
+    """The upper bound's part of :func:`check` (*why*: the lower bound's sentence)."""
     dirs, regions = cert.get("upper_directions"), cert.get("upper_regions")
     if cert.get("upper_one_point") is True:
         return _one_point_upper(net, lo_hi, cert.get("upper"), lower, why + box_note)
@@ -338,6 +350,32 @@ def check(cert: dict) -> tuple[bool, str]:
         return False, f"contradiction: certified upper {upper} < certified lower {lower}"
     return True, why + box_note + (f"; upper bound certified: {'; '.join(how)}" +
                         (f"; exact: {upper}" if upper == lower else ""))
+
+
+def _fiber_floor(net, cert, lo_hi, p: int, lower: int) -> str | tuple:
+    """The optional fiber floor (three-layer-fibers R40, :mod:`.functional_dimension_fiber`):
+    ``""`` without one, the sentence it adds to the verdict, or ``(False, reason)``."""
+    if ("fiber_moves" in cert) != ("fiber_lower" in cert):
+        raise InputError("fiber_moves and fiber_lower go together")
+    if "fiber_moves" not in cert:
+        return ""
+    claim = cert["fiber_lower"]
+    if not isinstance(claim, int) or isinstance(claim, bool) or claim < 0:
+        raise InputError("fiber_lower must be a non-negative integer")
+    vectors = fiber_vectors(net, cert["fiber_moves"], lo_hi)
+    if isinstance(vectors, str):
+        return False, vectors
+    N = net.n_parameters
+    rank = _vectors_rank_mod_p([v for v in vectors if v], N, p) if claim else 0
+    if rank < claim:
+        return False, f"the fiber's moves have rank {rank} mod {p} < the claimed fiber_lower {claim}"
+    if claim > N - lower:
+        return False, (f"contradiction: the fiber's moves give dimension >= {claim} > N - lower = "
+                       f"{N - lower} (R22: the fiber's dimension is at most N - rank)")
+    moves = len(cert["fiber_moves"])
+    if claim == N - lower:
+        return f"; fiber dimension = {claim}: >= by {moves} moves (R40), <= N - lower (R22)"
+    return f"; fiber dimension in [{claim}, {N - lower}]: >= by {moves} moves (R40), <= N - lower (R22)"
 
 
 EXACT_ENTRIES = 10 ** 7

@@ -1,0 +1,133 @@
+"""The certified floor of the fiber's dimension (three-layer-fibers R40): moves that keep the
+function near θ, listed in a ``functional_dimension`` certificate (``fiber_moves``, claim
+``fiber_lower``) and re-checked by :mod:`semialgebraic.verify.functional_dimension_fiber`.
+
+The moves, each valid at every point the others reach (so the fiber holds a family with all
+of them as tangents at θ, or at points of the fiber as near θ as one likes, and the rank of
+their vectors bounds the fiber's local dimension from below):
+
+* ``["scale", l, i]``: every hidden neuron's positive scaling (S2);
+* ``["split_out", l, group]``: neurons whose rows and biases are positive multiples of the
+  first's, ``h_m = c_m h_r``: outgoing weight moved between them, ``c_m e(W_{l+1}[k, r]) −
+  e(W_{l+1}[k, m])`` for every row k of layer l + 1 that is in no split group of its own layer
+  (a trade there would break that group's proportional rows);
+* ``["dead", l, i]``: z_l[i] <= 0 on the domain by interval bounds; its incoming weights, bias
+  and outgoing weights (those to rows in no split group) move: {(w, b) : w·h + b <= 0 on the
+  range of its inputs} is convex with an interior when that range is bounded (a box) or lies in
+  the orthant (the orthant's first layer, any later layer: w < 0, b < 0 are inside), so it has
+  full dimension at θ; not a first-layer neuron on R^d (w stays 0 there);
+* ``["unread", l, i]``: W_{l+1}[:, i] = 0: its incoming weights and bias move (nobody reads it).
+
+Neither a dead nor an unread neuron may be in a split group (its moves would break the group's
+proportional rows).  The claim is the rank of the vectors mod the network's prime, at most
+their rank over Q.  With the certified lower bound L of the functional dimension, the fiber's
+dimension is at most N − L (the rank is lower semicontinuous: R40), so ``fiber_lower = N − L``
+makes the fiber's dimension exact.
+"""
+
+from __future__ import annotations
+
+from algebra.kernel import interval_bounds
+from algebra.network import Network
+from algebra.rationals import Q
+
+from .upper import proportional_groups
+
+__all__ = ["fiber_floor_moves", "fiber_floor_vectors", "certified_fiber_floor"]
+
+
+def _offsets(net: Network) -> list:
+    out, k = [], 0
+    for W, b in zip(net.weights, net.biases):
+        out.append(k)
+        k += W.nrows * W.ncols + len(b)
+    return out
+
+
+def fiber_floor_moves(net: Network, dom) -> list:
+    """The entries of the module docstring for *net* on *dom* (None: R^d, ``"orthant"``, or a
+    cube ``(lo, hi)``).
+
+    >>> net = Network.from_rows([[[1], [2], [-1]], [[1, 1, 0]]], [[0, 0, -5], [0]])
+    >>> fiber_floor_moves(net, (Q(-1), Q(1)))
+    [['scale', 0, 0], ['scale', 0, 1], ['scale', 0, 2], ['split_out', 0, [0, 1]], ['dead', 0, 2]]
+    """
+    Ws = [w.to_rows() for w in net.weights]
+    bounds = interval_bounds(Ws, [list(c) for c in net.biases], net.n_inputs, dom)
+    entries: list = []
+    for l in range(net.depth - 1):
+        entries += [["scale", l, i] for i in range(net.widths[l + 1])]
+    for l in range(net.depth - 1):
+        W, b, V = Ws[l], net.biases[l], net.weights[l + 1]
+        dead = [i for i, (_, hi) in enumerate(bounds[l]) if hi is not None and hi <= 0
+                and not (l == 0 and dom is None)]
+        unread = [i for i in range(len(W)) if all(V[k, i] == 0 for k in range(V.nrows))
+                  and i not in dead]
+        moved = set(dead) | set(unread)
+        rows = [list(W[i]) + [b[i]] for i in range(len(W))]
+        for g in proportional_groups(rows, positive=True):
+            g = [i for i in g if i not in moved]
+            if len(g) >= 2:
+                entries.append(["split_out", l, g])
+        entries += [["dead", l, i] for i in dead] + [["unread", l, i] for i in unread]
+    return entries
+
+
+def fiber_floor_vectors(net: Network, entries) -> list[dict]:
+    """The vectors of *entries* (sparse dicts, flat parameter order), no fact checked."""
+    offs = _offsets(net)
+    split_rows: dict = {}                 # layer -> neurons in a split group of that layer
+    for e in entries:
+        if e[0] == "split_out":
+            split_rows.setdefault(e[1], set()).update(e[2])
+    out = []
+    for e in entries:
+        kind, l = e[0], e[1]
+        W, b = net.layer(l)
+        V = net.weights[l + 1]
+        n_in = W.ncols
+        free_rows = [k for k in range(V.nrows) if k not in split_rows.get(l + 1, ())]
+        if kind == "split_out":
+            g = e[2]
+            r = g[0]
+            lead = next(c for c in range(n_in + 1) if (W[r, c] if c < n_in else b[r]) != 0)
+            ref = W[r, lead] if lead < n_in else b[r]
+            for m in g[1:]:
+                cm = (W[m, lead] if lead < n_in else b[m]) / ref
+                for k in free_rows:
+                    out.append({offs[l + 1] + k * V.ncols + r: cm, offs[l + 1] + k * V.ncols + m: Q(-1)})
+            continue
+        i = e[2]
+        win = [offs[l] + i * n_in + c for c in range(n_in)]
+        bias = offs[l] + W.nrows * n_in + i
+        if kind == "scale":
+            v = {k: W[i, c] for c, k in enumerate(win)}
+            v[bias] = b[i]
+            for k in range(V.nrows):
+                v[offs[l + 1] + k * V.ncols + i] = -V[k, i]
+            out.append(v)
+        elif kind == "dead":
+            out += [{k: Q(1)} for k in win + [bias]]
+            out += [{offs[l + 1] + k * V.ncols + i: Q(1)} for k in free_rows]
+        elif kind == "unread":
+            out += [{k: Q(1)} for k in win + [bias]]
+        else:
+            raise ValueError(f"unknown fiber move {kind!r}")
+    return [{k: w for k, w in v.items() if w != 0} for v in out if any(w != 0 for w in v.values())]
+
+
+def certified_fiber_floor(net: Network, dom, p: int | None = None) -> tuple[list, int]:
+    """``(entries, rank)``: :func:`fiber_floor_moves` and the rank of their vectors mod *p*
+    (default the network's prime; at most the rank over Q, hence a lower bound of the fiber's
+    dimension).
+
+    >>> net = Network.from_rows([[[1], [2], [-1]], [[1, 1, 0]]], [[0, 0, -5], [0]])
+    >>> certified_fiber_floor(net, (Q(-1), Q(1)))[1]   # 2 scalings, 1 trade, 3 of the dead one
+    6
+    """
+    from .jacobian import ProvenSpan, network_prime
+    entries = fiber_floor_moves(net, dom)
+    vecs = fiber_floor_vectors(net, entries)
+    if not vecs:
+        return entries, 0
+    return entries, ProvenSpan(vecs, net.n_parameters, p or network_prime(net)).rank()

@@ -1,0 +1,113 @@
+"""The fiber floor of a ``functional_dimension`` certificate (three-layer-fibers R40): the
+optional ``fiber_moves`` (entries ``["scale", l, i]``, ``["split_out", l, [r, m, …]]``,
+``["dead", l, i]``, ``["unread", l, i]``) and the claim ``fiber_lower`` (the fiber's local
+dimension at θ is at least it).  Each entry's fact is re-checked from θ, the vectors are
+rebuilt here, and their rank mod the certificate's prime (at most the rank over Q) must reach
+the claim.  Why the moves compose (so that the rank bounds the fiber's dimension):
+:mod:`semialgebraic.dimension.fiber_floor`, whose vectors this module rebuilds on its own.
+"""
+
+from __future__ import annotations
+
+from algebra.exceptions import InputError
+from algebra.kernel import interval_bounds
+from algebra.rationals import Q
+
+__all__: list[str] = []
+
+KINDS = ("scale", "split_out", "dead", "unread")
+
+
+def _index(v, n, what) -> int:
+    if not isinstance(v, int) or isinstance(v, bool) or not 0 <= v < n:
+        raise InputError(f"fiber_moves: {what} {v!r} is not an index below {n}")
+    return v
+
+
+def fiber_vectors(net, moves, lo_hi) -> list | str:
+    """The vectors of *moves* (sparse dicts ``{parameter index: value}``), or the reason an
+    entry is rejected.  *lo_hi*: None (R^d), ``"orthant"`` or a cube ``(lo, hi)``."""
+    if not isinstance(moves, list):
+        raise InputError("fiber_moves must be a list")
+    L = net.depth - 1
+    for e in moves:
+        if not isinstance(e, list) or len(e) != 3 or e[0] not in KINDS:
+            raise InputError(f"fiber_moves: malformed entry {e!r} (one of {KINDS} with a layer "
+                             "and a neuron or a group)")
+        l = _index(e[1], L, "layer")
+        n = net.widths[l + 1]
+        if e[0] == "split_out":
+            if not isinstance(e[2], list) or len(e[2]) < 2:
+                raise InputError(f"fiber_moves: a split_out group is a list of >= 2 neurons: {e!r}")
+            for i in e[2]:
+                _index(i, n, "neuron")
+            if len(set(e[2])) != len(e[2]):
+                raise InputError(f"fiber_moves: a split_out group repeats a neuron: {e!r}")
+        else:
+            _index(e[2], n, "neuron")
+    if len({tuple(e[:2]) + (e[2],) for e in moves if e[0] != "split_out"}) != \
+            sum(1 for e in moves if e[0] != "split_out"):
+        raise InputError("fiber_moves: an entry is listed twice")
+    offsets, k = [], 0
+    for W, b in zip(net.weights, net.biases):
+        offsets.append(k)
+        k += W.nrows * W.ncols + len(b)
+    bounds = interval_bounds([w.to_rows() for w in net.weights], [list(c) for c in net.biases],
+                             net.n_inputs, lo_hi)
+    moved = {(e[1], e[2]) for e in moves if e[0] in ("dead", "unread")}
+    split: dict = {}                      # layer -> neurons in its split groups
+    for e in moves:
+        if e[0] == "split_out":
+            for i in e[2]:
+                if (e[1], i) in moved:
+                    return (f"neuron ({e[1]}, {i}) is in a split_out group and dead or unread: "
+                            "its own moves would break the group's proportional rows")
+                if i in split.get(e[1], ()):
+                    return f"neuron ({e[1]}, {i}) is in two split_out groups"
+                split.setdefault(e[1], set()).add(i)
+    out = []
+    for e in moves:
+        kind, l = e[0], e[1]
+        W, b = net.layer(l)
+        V = net.weights[l + 1]
+        n_in = W.ncols
+        rows = [k for k in range(V.nrows) if k not in split.get(l + 1, ())]
+        if kind == "split_out":
+            r = e[2][0]
+            ref = list(W.row_at(r)) + [b[r]]
+            piv = next((c for c in range(n_in + 1) if ref[c] != 0), None)
+            if piv is None:
+                return f"neuron ({l}, {r}) has a zero row and bias: no split_out group"
+            for m in e[2][1:]:
+                row = list(W.row_at(m)) + [b[m]]
+                c = row[piv] / ref[piv]
+                if c <= 0 or any(x != c * y for x, y in zip(row, ref)):
+                    return (f"neuron ({l}, {m}) is not a positive multiple of neuron ({l}, {r}) "
+                            "(row and bias): no split_out group")
+                for k in rows:
+                    out.append({offsets[l + 1] + k * V.ncols + r: c,
+                                offsets[l + 1] + k * V.ncols + m: Q(-1)})
+            continue
+        i = e[2]
+        win = [offsets[l] + i * n_in + c for c in range(n_in)]
+        bias = offsets[l] + W.nrows * n_in + i
+        if kind == "scale":
+            v = {p: w for p, w in zip(win, W.row_at(i))}
+            v[bias] = b[i]
+            for k in range(V.nrows):
+                v[offsets[l + 1] + k * V.ncols + i] = -V[k, i]
+            out.append(v)
+        elif kind == "dead":
+            hi = bounds[l][i][1]
+            if hi is None or hi > 0:
+                return f"neuron ({l}, {i}) is not dead on the domain by interval bounds"
+            if l == 0 and lo_hi is None:
+                return (f"neuron ({l}, {i}) is a first-layer neuron dead on R^d: its incoming "
+                        "weights stay 0 in the fiber, they are no moves")
+            out += [{p: Q(1)} for p in win + [bias]]
+            out += [{offsets[l + 1] + k * V.ncols + i: Q(1)} for k in rows]
+        else:                              # unread
+            if any(V[k, i] != 0 for k in range(V.nrows)):
+                return f"neuron ({l}, {i}) is read (a non-zero outgoing weight): not unread"
+            out += [{p: Q(1)} for p in win + [bias]]
+    return [{p: w for p, w in v.items() if w != 0} for v in out]

@@ -1,0 +1,194 @@
+"""The certified floor of the fiber's dimension (three-layer-fibers R40): the ``fiber_moves`` of a
+``functional_dimension`` certificate are moves that keep the function — applied one after the
+other by finite steps to random nets with dead, unread and split neurons planted, on a box, the
+orthant and R^d, the network computes the same function (decided exactly) —, the checker
+accepts the builder's claim and rejects every false one."""
+import copy
+import random
+from fractions import Fraction as F
+
+import pytest
+
+from algebra.exceptions import InputError
+from algebra.network import Network
+from algebra.rationals import Q
+from semialgebraic.dimension import functional_dimension
+from semialgebraic.dimension.certificate import functional_dimension_certificate
+from semialgebraic.dimension.fiber_floor import certified_fiber_floor, fiber_floor_moves
+from semialgebraic.equivalence.dispatch import equivalent
+from semialgebraic.verify import verify
+
+BOX = (Q(-1), Q(1))
+
+
+def _planted(seed: int):
+    """A random net (1 or 2 hidden layers, 1-2 inputs) with a dead neuron, an unread one and a
+    split pair planted (each with some chance), on a box, the orthant or R^d."""
+    rng = random.Random(seed)
+    d = rng.choice([1, 2])
+    widths = [d] + [rng.randint(3, 5) for _ in range(rng.choice([1, 2]))] + [rng.choice([1, 2])]
+    dom = rng.choice([BOX, "orthant", None])
+
+    def q():
+        return F(rng.choice([-1, 1]) * rng.randint(1, 9), rng.choice([3, 5, 7]))
+    Ws = [[[q() for _ in range(widths[l])] for _ in range(widths[l + 1])] for l in range(len(widths) - 1)]
+    bs = [[q() for _ in range(widths[l + 1])] for l in range(len(widths) - 1)]
+    for l in range(len(widths) - 2):
+        n = widths[l + 1]
+        r, m, k, u = rng.sample(range(n), 3) + [rng.randrange(n)]
+        if rng.random() < 0.6:                       # split pair
+            c = rng.choice([F(1), F(2), F(1, 3)])
+            Ws[l][m] = [c * w for w in Ws[l][r]]
+            bs[l][m] = c * bs[l][r]
+        if rng.random() < 0.6:                       # dead (on R^d only later layers: w <= 0)
+            bs[l][k] = F(-100)
+            if l > 0 or dom != BOX:
+                Ws[l][k] = [-abs(w) for w in Ws[l][k]] if (l > 0 or dom == "orthant") else [F(0)] * widths[l]
+        if rng.random() < 0.5:                       # unread
+            for j in range(widths[l + 2]):
+                Ws[l + 1][j][u] = F(0)
+    return Network.from_rows(Ws, bs), dom
+
+
+def _moved(net: Network, dom, entries, rng) -> Network:
+    """The moves applied one after the other by finite random steps: scalings by exact factors,
+    split trades, a dead neuron's bias lowered by 1000 with its incoming weights shifted down
+    (its incoming range lies in the orthant beyond the first layer: still dead) and its outgoing
+    weights changed, an unread neuron's incoming weights and bias changed; the rows of split
+    groups of the next layer left alone (as the certificate's vectors do)."""
+    Ws = [[list(r) for r in W.to_rows()] for W in net.weights]
+    bs = [list(b) for b in net.biases]
+    split = {}
+    for e in entries:
+        if e[0] == "split_out":
+            split.setdefault(e[1], set()).update(e[2])
+
+    def step():
+        return Q(rng.randint(-9, 9), rng.choice([7, 11, 13]))
+    for e in entries:
+        kind, l = e[0], e[1]
+        free = [k for k in range(len(Ws[l + 1])) if k not in split.get(l + 1, ())]
+        if kind == "scale":
+            lam = Q(rng.randint(1, 9), rng.randint(1, 9))
+            i = e[2]
+            Ws[l][i] = [lam * a for a in Ws[l][i]]
+            bs[l][i] *= lam
+            for k in range(len(Ws[l + 1])):
+                Ws[l + 1][k][i] /= lam
+        elif kind == "split_out":
+            g = e[2]
+            r = g[0]
+            lead = next(c for c, w in enumerate(Ws[l][r] + [bs[l][r]]) if w != 0)
+            ref = (Ws[l][r] + [bs[l][r]])[lead]
+            for m in g[1:]:
+                cm = (Ws[l][m] + [bs[l][m]])[lead] / ref
+                for k in free:
+                    t = step()
+                    Ws[l + 1][k][r] += cm * t
+                    Ws[l + 1][k][m] -= t
+        elif kind == "dead":
+            i = e[2]
+            bs[l][i] -= 1000
+            if l == 0 and isinstance(dom, tuple):
+                Ws[l][i] = [w + step() / 100 for w in Ws[l][i]]
+            else:
+                Ws[l][i] = [w - abs(step()) for w in Ws[l][i]]
+            for k in free:
+                Ws[l + 1][k][i] += step()
+        elif kind == "unread":
+            i = e[2]
+            Ws[l][i] = [w + step() for w in Ws[l][i]]
+            bs[l][i] += step()
+    return Network.from_rows(Ws, bs)
+
+
+@pytest.mark.parametrize("seed", range(24))
+def test_the_moves_keep_the_function_and_the_certificate_holds(seed):
+    net, dom = _planted(seed)
+    entries, floor = certified_fiber_floor(net, dom)
+    assert entries == fiber_floor_moves(net, dom)
+    moved = _moved(net, dom, entries, random.Random(seed + 1000))
+    got = equivalent(net, moved, domain=dom)
+    assert got.answer is True, (seed, entries, got.reason)
+    fd = functional_dimension(net, domain=dom)
+    assert floor <= net.n_parameters - fd.lower
+    fib = fd.fiber_dimension
+    assert floor <= fib.upper          # never above what dim reports (its moves include these)
+    cert = functional_dimension_certificate(net, fd, domain=dom)
+    assert cert["fiber_lower"] == floor
+    ok, why = verify(cert)
+    assert ok, why
+    assert "fiber dimension" in why
+    bad = copy.deepcopy(cert)
+    bad["fiber_lower"] = floor + 1
+    assert not verify(bad)[0]
+
+
+def test_a_generic_net_has_its_fiber_dimension_certified_exactly():
+    """1-hidden-layer 2-4-1 generic net on R^2: functional dimension N − 4, fiber 4 = its
+    scalings; the certificate says so."""
+    net = Network.from_rows([[[1, 2], [3, -1], [-2, 1], [1, 1]], [[1, -2, 3, 1]]],
+                            [[1, -1, 2, "1/2"], [0]])
+    fd = functional_dimension(net)
+    cert = functional_dimension_certificate(net, fd)
+    ok, why = verify(cert)
+    assert ok and fd.exact and cert["fiber_lower"] == 4 == net.n_parameters - fd.value
+    assert "fiber dimension = 4" in why
+
+
+def test_a_split_and_a_dead_neuron_on_a_box():
+    """relu(x) + relu(2x) + 0·relu(−x − 5) on [−1, 1]: 2 scalings, the trade, 3 of the dead one
+    (its scaling among them): fiber >= 6, functional dimension 3 of 10 (so <= 7)."""
+    net = Network.from_rows([[[1], [2], [-1]], [[1, 1, 0]]], [[0, 0, -5], [0]])
+    fd = functional_dimension(net, domain=BOX)
+    cert = functional_dimension_certificate(net, fd, domain=BOX)
+    ok, why = verify(cert)
+    assert ok and cert["fiber_lower"] == 6 and "fiber dimension in [6, 7]" in why
+
+
+def _cert():
+    net = Network.from_rows([[[1], [2], [-1], [3], [-2]], [[1, 1, 0, 2, 1]]], [[0, 0, -5, 1, 1], [0]])
+    fd = functional_dimension(net, domain=BOX)
+    return functional_dimension_certificate(net, fd, domain=BOX)
+
+
+@pytest.mark.parametrize("entry, why", [
+    (["dead", 0, 3], "not dead"),
+    (["unread", 0, 3], "is read"),
+    (["split_out", 0, [3, 4]], "not a positive multiple"),
+    (["split_out", 0, [2, 3]], "dead or unread"),
+    (["split_out", 0, [1, 3]], "two split_out groups"),
+])
+def test_false_moves_are_rejected(entry, why):
+    cert = _cert()
+    assert verify(cert)[0]
+    bad = copy.deepcopy(cert)
+    bad["fiber_moves"].append(entry)
+    ok, msg = verify(bad)
+    assert not ok and why in msg
+
+
+def test_a_first_layer_neuron_dead_on_rd_moves_no_incoming_weight():
+    """z = 0·x − 1 on R^1 is dead, but its w must stay 0: a dead entry is refused on R^d."""
+    net = Network.from_rows([[[0], [1]], [[1, 1]]], [[-1, 0], [0]])
+    fd = functional_dimension(net)
+    cert = functional_dimension_certificate(net, fd)
+    assert ["dead", 0, 0] not in cert["fiber_moves"] and verify(cert)[0]
+    bad = copy.deepcopy(cert)
+    bad["fiber_moves"].append(["dead", 0, 0])
+    ok, msg = verify(bad)
+    assert not ok and "R^d" in msg
+
+
+def test_malformed_fiber_entries_are_input_errors():
+    cert = _cert()
+    for moves in ([["scale", 5, 0]], [["scale", 0]], [["teleport", 0, 0]], [["split_out", 0, [1]]],
+                  [["split_out", 0, [1, 1]]], [["scale", 0, 0], ["scale", 0, 0]], "scale"):
+        bad = copy.deepcopy(cert)
+        bad["fiber_moves"] = moves
+        with pytest.raises(InputError):
+            verify(bad)
+    bad = copy.deepcopy(cert)
+    del bad["fiber_lower"]
+    with pytest.raises(InputError):
+        verify(bad)
