@@ -517,9 +517,15 @@ def cmd_dim(args) -> int:
     elif args.certificate:           # proof searches count their work; a timeout only stops them
         seconds = None if args.timeout is None else max(0.5, args.timeout - (time.monotonic() - start))
         report: dict = {}
-        write_certificate(functional_dimension_certificate(net, fd, domain=dom, seconds=seconds, report=report)
-                          if box is None else box_certificate(user_net, *box, fd, seconds=seconds, report=report),
-                          args.certificate)
+        cert = (functional_dimension_certificate(net, fd, domain=dom, seconds=seconds, report=report)
+                if box is None else box_certificate(user_net, *box, fd, seconds=seconds, report=report))
+        write_certificate(cert, args.certificate)
+        if "fiber_lower" in cert:                # the fiber's floor by moves (three-layer-fibers R40)
+            k, top = cert["fiber_lower"], fd.n_parameters - fd.lower
+            text += (f"\n  certificate: fiber dimension {k} (the moves it lists reach N - the functional "
+                     "dimension)" if k == top else
+                     f"\n  certificate: fiber dimension between {k} (scalings, split, dead and unread "
+                     f"neurons' moves) and {top} (N - the certified lower bound)")
         if "unchecked" in report:
             text += (f"\n  certificate written, not re-checked here: {report['unchecked']}; "
                      f"`netfibers verify {args.certificate}` checks it")

@@ -15,7 +15,8 @@ their vectors bounds the fiber's local dimension from below):
   and outgoing weights (those to rows in no split group) move: {(w, b) : w·h + b <= 0 on the
   range of its inputs} is convex with an interior when that range is bounded (a box) or lies in
   the orthant (the orthant's first layer, any later layer: w < 0, b < 0 are inside), so it has
-  full dimension at θ; not a first-layer neuron on R^d (w stays 0 there);
+  full dimension at θ; a first-layer neuron on R^d has w = 0, which stays: its bias (b <= 0) and
+  outgoing weights move;
 * ``["unread", l, i]``: W_{l+1}[:, i] = 0: its incoming weights and bias move (nobody reads it).
 
 Neither a dead nor an unread neuron may be in a split group (its moves would break the group's
@@ -59,8 +60,7 @@ def fiber_floor_moves(net: Network, dom) -> list:
         entries += [["scale", l, i] for i in range(net.widths[l + 1])]
     for l in range(net.depth - 1):
         W, b, V = Ws[l], net.biases[l], net.weights[l + 1]
-        dead = [i for i, (_, hi) in enumerate(bounds[l]) if hi is not None and hi <= 0
-                and not (l == 0 and dom is None)]
+        dead = [i for i, (_, hi) in enumerate(bounds[l]) if hi is not None and hi <= 0]
         unread = [i for i in range(len(W)) if all(V[k, i] == 0 for k in range(V.nrows))
                   and i not in dead]
         moved = set(dead) | set(unread)
@@ -73,8 +73,10 @@ def fiber_floor_moves(net: Network, dom) -> list:
     return entries
 
 
-def fiber_floor_vectors(net: Network, entries) -> list[dict]:
-    """The vectors of *entries* (sparse dicts, flat parameter order), no fact checked."""
+def fiber_floor_vectors(net: Network, entries, dom=False) -> list[dict]:
+    """The vectors of *entries* (sparse dicts, flat parameter order) on *dom* (None: R^d, where a
+    first-layer dead neuron's incoming weights stay 0), no fact checked."""
+    dom_rd = dom is None
     offs = _offsets(net)
     split_rows: dict = {}                 # layer -> neurons in a split group of that layer
     for e in entries:
@@ -106,8 +108,8 @@ def fiber_floor_vectors(net: Network, entries) -> list[dict]:
             for k in range(V.nrows):
                 v[offs[l + 1] + k * V.ncols + i] = -V[k, i]
             out.append(v)
-        elif kind == "dead":
-            out += [{k: Q(1)} for k in win + [bias]]
+        elif kind == "dead":                  # (on R^d a first-layer one keeps w = 0)
+            out += [{k: Q(1)} for k in (win if l or dom_rd is False else []) + [bias]]
             out += [{offs[l + 1] + k * V.ncols + i: Q(1)} for k in free_rows]
         elif kind == "unread":
             out += [{k: Q(1)} for k in win + [bias]]
@@ -127,7 +129,7 @@ def certified_fiber_floor(net: Network, dom, p: int | None = None) -> tuple[list
     """
     from .jacobian import ProvenSpan, network_prime
     entries = fiber_floor_moves(net, dom)
-    vecs = fiber_floor_vectors(net, entries)
+    vecs = fiber_floor_vectors(net, entries, dom)
     if not vecs:
         return entries, 0
     return entries, ProvenSpan(vecs, net.n_parameters, p or network_prime(net)).rank()

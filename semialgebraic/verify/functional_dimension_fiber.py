@@ -101,10 +101,8 @@ def fiber_vectors(net, moves, lo_hi) -> list | str:
             hi = bounds[l][i][1]
             if hi is None or hi > 0:
                 return f"neuron ({l}, {i}) is not dead on the domain by interval bounds"
-            if l == 0 and lo_hi is None:
-                return (f"neuron ({l}, {i}) is a first-layer neuron dead on R^d: its incoming "
-                        "weights stay 0 in the fiber, they are no moves")
-            out += [{p: Q(1)} for p in win + [bias]]
+            # on R^d a first-layer dead neuron has w = 0, and w stays 0: its bias moves (b <= 0)
+            out += [{p: Q(1)} for p in (win if l or lo_hi is not None else []) + [bias]]
             out += [{offsets[l + 1] + k * V.ncols + i: Q(1)} for k in rows]
         else:                              # unread
             if any(V[k, i] != 0 for k in range(V.nrows)):

@@ -65,3 +65,14 @@ def test_cli_dim_of_a_split_neuron_says_the_value_or_the_interval_and_why(run, t
     code, out, _ = run("dim", str(p), "--json")
     d = json.loads(out)
     assert (d["fiber_lower"], d["fiber_upper"]) == (7, 10) and d["exact"] is True
+
+
+def test_cli_dim_certificate_states_the_certified_fiber_interval(run, tmp_path):
+    """``dim --certificate`` says what the certificate proves of the fiber (three-layer-fibers
+    R40): DEAD_FIRST between 4 (its moves) and N − 7; ``verify`` prints the same interval."""
+    p, c = tmp_path / "dead.json", tmp_path / "c.json"
+    p.write_text(json.dumps(DEAD_FIRST.to_dict()))
+    code, out, _ = run("dim", str(p), "--certificate", str(c))
+    assert code == 0 and "certificate: fiber dimension between 4 " in out and " and 6 " in out
+    code, out, _ = run("verify", str(c))
+    assert code == 0 and "fiber dimension in [4, 6]" in out

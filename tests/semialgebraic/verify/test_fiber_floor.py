@@ -40,7 +40,7 @@ def _planted(seed: int):
             c = rng.choice([F(1), F(2), F(1, 3)])
             Ws[l][m] = [c * w for w in Ws[l][r]]
             bs[l][m] = c * bs[l][r]
-        if rng.random() < 0.6:                       # dead (on R^d only later layers: w <= 0)
+        if rng.random() < 0.6:                       # dead (on R^d the first layer's w = 0)
             bs[l][k] = F(-100)
             if l > 0 or dom != BOX:
                 Ws[l][k] = [-abs(w) for w in Ws[l][k]] if (l > 0 or dom == "orthant") else [F(0)] * widths[l]
@@ -91,6 +91,8 @@ def _moved(net: Network, dom, entries, rng) -> Network:
             bs[l][i] -= 1000
             if l == 0 and isinstance(dom, tuple):
                 Ws[l][i] = [w + step() / 100 for w in Ws[l][i]]
+            elif l == 0 and dom is None:        # w = 0 on R^d, and it stays
+                pass
             else:
                 Ws[l][i] = [w - abs(step()) for w in Ws[l][i]]
             for k in free:
@@ -168,16 +170,17 @@ def test_false_moves_are_rejected(entry, why):
     assert not ok and why in msg
 
 
-def test_a_first_layer_neuron_dead_on_rd_moves_no_incoming_weight():
-    """z = 0·x − 1 on R^1 is dead, but its w must stay 0: a dead entry is refused on R^d."""
-    net = Network.from_rows([[[0], [1]], [[1, 1]]], [[-1, 0], [0]])
-    fd = functional_dimension(net)
-    cert = functional_dimension_certificate(net, fd)
-    assert ["dead", 0, 0] not in cert["fiber_moves"] and verify(cert)[0]
-    bad = copy.deepcopy(cert)
-    bad["fiber_moves"].append(["dead", 0, 0])
-    ok, msg = verify(bad)
-    assert not ok and "R^d" in msg
+def test_a_first_layer_neuron_dead_on_rd_moves_its_bias_not_its_weights():
+    """0·x − 1 on R^2 is dead, and its w must stay 0 (session 23's overcount): its bias and
+    outgoing weight move, not its incoming weights.  DEAD_FIRST: 2 scalings + those 2 = 4, the
+    fiber's dimension, certified as the floor; on a box its incoming weights move too (6)."""
+    from tests.semialgebraic.test_fiber_bounds import DEAD_FIRST
+    fd = functional_dimension(DEAD_FIRST)
+    cert = functional_dimension_certificate(DEAD_FIRST, fd)
+    ok, why = verify(cert)
+    assert ok and ["dead", 0, 0] in cert["fiber_moves"] and cert["fiber_lower"] == 4
+    assert "fiber dimension in [4, 6]" in why      # (dim's shared-kink cap, 4, is not certified)
+    assert certified_fiber_floor(DEAD_FIRST, BOX)[1] == 6
 
 
 def test_malformed_fiber_entries_are_input_errors():
