@@ -17,10 +17,17 @@ their vectors bounds the fiber's local dimension from below):
   the orthant (the orthant's first layer, any later layer: w < 0, b < 0 are inside), so it has
   full dimension at θ; a first-layer neuron on R^d has w = 0, which stays: its bias (b <= 0) and
   outgoing weights move;
-* ``["unread", l, i]``: W_{l+1}[:, i] = 0: its incoming weights and bias move (nobody reads it).
+* ``["unread", l, i]``: W_{l+1}[:, i] = 0: its incoming weights and bias move (nobody reads it);
+* ``["active_block", l, B]`` (a cube only): the neurons B of hidden layer l always active on it
+  (z >= 0 by interval bounds, not identically 0), read, in no split group: their bias trades
+  ``e(b_l[i]) − Σ_k W_{l+1}[k, i] e(b_{l+1}[k])``, GL moves (rows ``M (W_B, b_B)``, columns
+  ``W_{l+1}[:, B] M^{-1}``: row i += row i2, column i2 −= column i) and rows moved along the
+  kernel of ``W_{l+1}[:, B]`` (R34 (f)): a bias trade raises every z_i by ε without changing the
+  function (h_i = z_i there), and on a bounded domain the neurons then keep z_i >= ε/2 under
+  small moves.
 
 Neither a dead nor an unread neuron may be in a split group (its moves would break the group's
-proportional rows).  The claim is the rank of the vectors mod the network's prime, at most
+proportional rows), nor a member of an active block.  The claim is the rank of the vectors mod the network's prime, at most
 their rank over Q.  With the certified lower bound L of the functional dimension, the fiber's
 dimension is at most N − L (the rank is lower semicontinuous: R40), so ``fiber_lower = N − L``
 makes the fiber's dimension exact.
@@ -29,6 +36,7 @@ makes the fiber's dimension exact.
 from __future__ import annotations
 
 from algebra.kernel import interval_bounds
+from algebra.linalg import QMatrix
 from algebra.network import Network
 from algebra.rationals import Q
 
@@ -63,13 +71,17 @@ def fiber_floor_moves(net: Network, dom) -> list:
         dead = [i for i, (_, hi) in enumerate(bounds[l]) if hi is not None and hi <= 0]
         unread = [i for i in range(len(W)) if all(V[k, i] == 0 for k in range(V.nrows))
                   and i not in dead]
-        moved = set(dead) | set(unread)
+        block = [i for i, (lo, hi) in enumerate(bounds[l]) if isinstance(dom, tuple) and lo is not None
+                 and lo >= 0 and (hi is None or hi > 0) and i not in unread]
+        moved = set(dead) | set(unread) | set(block)
         rows = [list(W[i]) + [b[i]] for i in range(len(W))]
         for g in proportional_groups(rows, positive=True):
             g = [i for i in g if i not in moved]
             if len(g) >= 2:
                 entries.append(["split_out", l, g])
         entries += [["dead", l, i] for i in dead] + [["unread", l, i] for i in unread]
+        if block:
+            entries.append(["active_block", l, block])
     return entries
 
 
@@ -98,6 +110,28 @@ def fiber_floor_vectors(net: Network, entries, dom=False) -> list[dict]:
                 cm = (W[m, lead] if lead < n_in else b[m]) / ref
                 for k in free_rows:
                     out.append({offs[l + 1] + k * V.ncols + r: cm, offs[l + 1] + k * V.ncols + m: Q(-1)})
+            continue
+        if kind == "active_block":
+            B = e[2]
+            nb = offs[l + 1] + V.nrows * V.ncols            # the next layer's biases
+            for i in B:                                     # bias trades
+                v = {offs[l] + W.nrows * n_in + i: Q(1)}
+                for k in range(V.nrows):
+                    v[nb + k] = -V[k, i]
+                out.append(v)
+            for i in B:                                     # GL: row i += row i2, column i2 -= column i
+                for i2 in B:
+                    if i != i2:
+                        v = {offs[l] + i * n_in + c: W[i2, c] for c in range(n_in)}
+                        v[offs[l] + W.nrows * n_in + i] = b[i2]
+                        for k in range(V.nrows):
+                            v[offs[l + 1] + k * V.ncols + i2] = -V[k, i]
+                        out.append(v)
+            C = QMatrix.from_rows([[V[k, m] for m in B] for k in range(V.nrows)], ncols=len(B))
+            for t in C.nullspace().to_rows():              # rows along the kernel of W_{l+1}[:, B]
+                for c in range(n_in + 1):
+                    out.append({offs[l] + (m * n_in + c if c < n_in else W.nrows * n_in + m): w
+                                for m, w in zip(B, t)})
             continue
         i = e[2]
         win = [offs[l] + i * n_in + c for c in range(n_in)]

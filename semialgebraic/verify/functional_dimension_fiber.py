@@ -1,6 +1,6 @@
 """The fiber floor of a ``functional_dimension`` certificate (three-layer-fibers R40): the
 optional ``fiber_moves`` (entries ``["scale", l, i]``, ``["split_out", l, [r, m, …]]``,
-``["dead", l, i]``, ``["unread", l, i]``) and the claim ``fiber_lower`` (the fiber's local
+``["dead", l, i]``, ``["unread", l, i]``, ``["active_block", l, [i, …]]``) and the claim ``fiber_lower`` (the fiber's local
 dimension at θ is at least it).  Each entry's fact is re-checked from θ, the vectors are
 rebuilt here, and their rank mod the certificate's prime (at most the rank over Q) must reach
 the claim.  Why the moves compose (so that the rank bounds the fiber's dimension):
@@ -13,9 +13,12 @@ from algebra.exceptions import InputError
 from algebra.kernel import interval_bounds
 from algebra.rationals import Q
 
+from .functional_dimension_upper import _gl_direction, _one_mask_vectors
+
 __all__: list[str] = []
 
-KINDS = ("scale", "split_out", "dead", "unread")
+KINDS = ("scale", "split_out", "dead", "unread", "active_block")
+GROUPS = ("split_out", "active_block")
 
 
 def _index(v, n, what) -> int:
@@ -36,17 +39,18 @@ def fiber_vectors(net, moves, lo_hi) -> list | str:
                              "and a neuron or a group)")
         l = _index(e[1], L, "layer")
         n = net.widths[l + 1]
-        if e[0] == "split_out":
-            if not isinstance(e[2], list) or len(e[2]) < 2:
-                raise InputError(f"fiber_moves: a split_out group is a list of >= 2 neurons: {e!r}")
+        if e[0] in GROUPS:
+            least = 2 if e[0] == "split_out" else 1
+            if not isinstance(e[2], list) or len(e[2]) < least:
+                raise InputError(f"fiber_moves: a {e[0]} group is a list of >= {least} neurons: {e!r}")
             for i in e[2]:
                 _index(i, n, "neuron")
             if len(set(e[2])) != len(e[2]):
-                raise InputError(f"fiber_moves: a split_out group repeats a neuron: {e!r}")
+                raise InputError(f"fiber_moves: a {e[0]} group repeats a neuron: {e!r}")
         else:
             _index(e[2], n, "neuron")
-    if len({tuple(e[:2]) + (e[2],) for e in moves if e[0] != "split_out"}) != \
-            sum(1 for e in moves if e[0] != "split_out"):
+    if len({tuple(e[:2]) + (e[2],) for e in moves if e[0] not in GROUPS}) != \
+            sum(1 for e in moves if e[0] not in GROUPS):
         raise InputError("fiber_moves: an entry is listed twice")
     offsets, k = [], 0
     for W, b in zip(net.weights, net.biases):
@@ -65,6 +69,26 @@ def fiber_vectors(net, moves, lo_hi) -> list | str:
                 if i in split.get(e[1], ()):
                     return f"neuron ({e[1]}, {i}) is in two split_out groups"
                 split.setdefault(e[1], set()).add(i)
+    blocks: dict = {}                     # layer -> its active block
+    for e in moves:
+        if e[0] == "active_block":
+            l = e[1]
+            if l in blocks:
+                return f"layer {l} has two active blocks"
+            if not isinstance(lo_hi, tuple):
+                return ("an active block needs a bounded domain (its margin comes from a bias trade "
+                        "and the domain's bounds)")
+            V = net.weights[l + 1]
+            for i in e[2]:
+                lo, hi = bounds[l][i]
+                if lo is None or lo < 0 or hi is None or hi <= 0:
+                    return f"neuron ({l}, {i}) of the active block is not always active (and not 0) by interval bounds"
+                if (l, i) in moved or i in split.get(l, ()):
+                    return (f"neuron ({l}, {i}) of the active block is dead, unread or split: its own "
+                            "moves would undo the block's")
+                if all(V[k, i] == 0 for k in range(V.nrows)):
+                    return f"neuron ({l}, {i}) of the active block is unread"
+            blocks[l] = e[2]
     out = []
     for e in moves:
         kind, l = e[0], e[1]
@@ -87,6 +111,19 @@ def fiber_vectors(net, moves, lo_hi) -> list | str:
                 for k in rows:
                     out.append({offsets[l + 1] + k * V.ncols + r: c,
                                 offsets[l + 1] + k * V.ncols + m: Q(-1)})
+            continue
+        if kind == "active_block":
+            B = e[2]
+            nb = offsets[l + 1] + V.nrows * V.ncols          # the next layer's biases
+            for i in B:                                       # bias trades
+                v = {offsets[l] + W.nrows * n_in + i: Q(1)}
+                v.update({nb + k: -V[k, i] for k in range(V.nrows)})
+                out.append(v)
+            for i in B:                                       # GL (S4)
+                for i2 in B:
+                    if i != i2:
+                        out.append(_gl_direction(net.n_parameters, offsets, l, W, b, V, i, i2))
+            out.extend(_one_mask_vectors(net, offsets, l, B))  # rows along ker W_{l+1}[:, B]
             continue
         i = e[2]
         win = [offsets[l] + i * n_in + c for c in range(n_in)]

@@ -10,6 +10,8 @@ from fractions import Fraction as F
 import pytest
 
 from algebra.exceptions import InputError
+from algebra.kernel import interval_bounds
+from algebra.linalg import QMatrix
 from algebra.network import Network
 from algebra.rationals import Q
 from semialgebraic.dimension import functional_dimension
@@ -47,6 +49,9 @@ def _planted(seed: int):
         if rng.random() < 0.5:                       # unread
             for j in range(widths[l + 2]):
                 Ws[l + 1][j][u] = F(0)
+        if dom == BOX and rng.random() < 0.6:        # always active on the cube (one may touch 0)
+            for a in rng.sample(range(n), 2):
+                bs[l][a] = sum(abs(w) for w in Ws[l][a]) * (100 if l else 1) + rng.choice([0, 1])
     return Network.from_rows(Ws, bs), dom
 
 
@@ -101,6 +106,40 @@ def _moved(net: Network, dom, entries, rng) -> Network:
             i = e[2]
             Ws[l][i] = [w + step() for w in Ws[l][i]]
             bs[l][i] += step()
+        elif kind == "active_block":             # bias trade (a margin), rows along ker V_B, GL
+            B = e[2]
+            for i in B:
+                eps = Q(1, rng.choice([2, 3, 5]))
+                bs[l][i] += eps
+                for k in range(len(Ws[l + 1])):
+                    bs[l + 1][k] -= Ws[l + 1][k][i] * eps
+            # steps small against the margin: |z| <= top on the box, every z_i >= eps >= 1/5 now
+            ivs = interval_bounds(Ws, bs, net.n_inputs, dom)
+            top = max(max(abs(a), abs(b_)) for a, b_ in ivs[l]) + max(
+                (max(abs(a), abs(b_)) for a, b_ in (ivs[l - 1] if l else [(Q(1), Q(1))])), default=1)
+            tiny = Q(1, 100) / ((1 + top) * len(B) * (1 + len(Ws[l][0])))
+            C = QMatrix.from_rows([[Ws[l + 1][k][m] for m in B] for k in range(len(Ws[l + 1]))],
+                                  ncols=len(B))
+            for t in C.nullspace().to_rows():
+                for c in range(len(Ws[l][0]) + 1):
+                    s_ = step() * tiny / max(1, max(abs(w) for w in t))
+                    for m, w in zip(B, t):
+                        if c < len(Ws[l][0]):
+                            Ws[l][m][c] += s_ * w
+                        else:
+                            bs[l][m] += s_ * w
+            M = QMatrix.from_rows([[Q(int(a == b_)) + step() * tiny for b_ in range(len(B))]
+                                   for a in range(len(B))], ncols=len(B))
+            Mi = M.inverse()
+            rows = [Ws[l][i] + [bs[l][i]] for i in B]
+            new = [[sum(M[a, c] * rows[c][j] for c in range(len(B))) for j in range(len(rows[0]))]
+                   for a in range(len(B))]
+            for a, i in enumerate(B):
+                Ws[l][i], bs[l][i] = new[a][:-1], new[a][-1]
+            for k in range(len(Ws[l + 1])):
+                col = [Ws[l + 1][k][i] for i in B]
+                for a, i in enumerate(B):
+                    Ws[l + 1][k][i] = sum(col[c] * Mi[c, a] for c in range(len(B)))
     return Network.from_rows(Ws, bs)
 
 
@@ -195,3 +234,29 @@ def test_malformed_fiber_entries_are_input_errors():
     del bad["fiber_lower"]
     with pytest.raises(InputError):
         verify(bad)
+
+
+def test_an_always_active_block_on_a_box():
+    """5 + x, 3 + 2x always active on [−1, 1], x switching: f = 3 − x + 2 relu(x) + ... has
+    functional dimension 4 of 10 (an affine part, a kink's weight and place); the block's 6
+    parameters and the output bias give the affine part (5 free), the switching neuron its
+    scaling: fiber >= 6 = N − 4, exact."""
+    net = Network.from_rows([[[1], [2], [1]], [[1, -1, 2]]], [[5, 3, 0], [1]])
+    fd = functional_dimension(net, domain=BOX)
+    cert = functional_dimension_certificate(net, fd, domain=BOX)
+    ok, why = verify(cert)
+    assert ["active_block", 0, [0, 1]] in cert["fiber_moves"]
+    assert ok and cert["fiber_lower"] == net.n_parameters - fd.lower == 6 and "fiber dimension = 6" in why
+    for entry, msg in ((["active_block", 0, [0, 1, 2]], "not always active"),
+                       (["active_block", 0, [2]], "two active blocks")):
+        bad = copy.deepcopy(cert)
+        bad["fiber_moves"] = [e for e in bad["fiber_moves"] if e[0] != "active_block" or entry[2] == [2]] + [entry]
+        ok, reason = verify(bad)
+        assert not ok and msg in reason
+    fd = functional_dimension(net)                       # on R^d no block: the margin needs bounds
+    cert = functional_dimension_certificate(net, fd)
+    assert not any(e[0] == "active_block" for e in cert["fiber_moves"]) and verify(cert)[0]
+    bad = copy.deepcopy(cert)
+    bad["fiber_moves"].append(["active_block", 0, [0, 1]])
+    ok, reason = verify(bad)
+    assert not ok and "bounded domain" in reason
