@@ -18,7 +18,10 @@ Schema (version 1; built by :func:`semialgebraic.certificates.dimension_bounds_c
      "shared_proofs": [<shared proof>, ...],      # optional: proofs stored once, referred to
                                                   #   by index (functional_dimension_emptiness)
      "upper_reason": "...",                       # optional text, informational
-     "uncertified_upper_reason": "..."}           # optional text, informational (what is missing)
+     "uncertified_upper_reason": "...",           # optional text, informational (what is missing)
+     "fiber_moves": [<move>, ...],                # optional, with fiber_lower: moves that keep the
+     "fiber_lower": k}                            #   function, rank >= k: fiber dimension >= k (R40,
+                                                  #   :mod:`.functional_dimension_fiber`)
 
 ``p`` (JSON int, a prime below 2^20), ``lower`` and ``upper`` (JSON ints), inputs (exact
 numbers).  The claim names what is certified: the upper-bound claim exactly when one of
