@@ -25,7 +25,7 @@ from ..regions import joint_regions
 from ..equivalence import preactivation_bounds
 from ..verify import verify as _verify
 from .directions import is_masked, silent_set
-from .fiber_floor import certified_fiber_floor
+from .fiber_floor import BLOCK_ENTRIES, SECONDS_PER_ENTRY, certified_fiber_floor, floor_entries
 from .jacobian import jacobian_rows
 from .jacobian_columns import exercise, phase_search
 from .result import FunctionalDimension
@@ -179,7 +179,13 @@ def _certificate(net, fd, dom, seconds, lps, cost: dict) -> dict:
     X, cost["check"] = _thinned_inputs(net, fd, p)                      # 60-8 ball, once past it)
     inputs = [[q_json(v) for v in x] for x in X]
 
-    moves, floor = certified_fiber_floor(net, dom, int(p))   # the fiber's floor (R40)
+    fiber = {}                      # the fiber's floor (R40), within the budget: its rank (and
+    left = None if deadline is None else deadline - time.monotonic()   # the checker's) no budget stops
+    if left is None or 3 * SECONDS_PER_ENTRY * floor_entries(net) < left:
+        room = BLOCK_ENTRIES if left is None else min(
+            BLOCK_ENTRIES, int(left / (3 * SECONDS_PER_ENTRY)) - floor_entries(net))
+        moves, floor = certified_fiber_floor(net, dom, int(p), max(0, room))
+        fiber = {"fiber_moves": moves, "fiber_lower": int(floor)}
 
     def certificate(**upper) -> dict:
         if "upper_directions" in upper:            # shared proofs stored once, referred to by index
@@ -187,7 +193,7 @@ def _certificate(net, fd, dom, seconds, lps, cost: dict) -> dict:
             upper["shared_proofs"] = table or None
         return dimension_bounds_certificate(net, prime=int(p), inputs=inputs, lower=int(fd.lower),
                                             domain=domain_spec(dom), upper_reason=fd.reason,
-                                            fiber_moves=moves, fiber_lower=int(floor), **upper)
+                                            **fiber, **upper)
 
     if isinstance(dom, tuple) and dom[0] == dom[1] and fd.upper == fd.lower and len(X) == 1:
         return certificate(upper=int(fd.upper), upper_one_point=True)   # the rank at the input

@@ -53,9 +53,22 @@ def _offsets(net: Network) -> list:
     return out
 
 
-def fiber_floor_moves(net: Network, dom) -> list:
+BLOCK_ENTRIES = 3 * 10 ** 4
+"""At most this many entries in the active blocks' vectors (their GL directions grow as |B|²:
+a 16-64-64-1 net on a small cube, two blocks of 64, made 387 224 entries whose rank took 22 s;
+one block of 31 (63 000) 6.3 s; 16-32-32-1, blocks of 32 and 15 (57 000 entries) 2.3 s, and as
+long again in the checker).  A block past it is left out: the floor is then lower, still a
+floor."""
+
+SECONDS_PER_ENTRY = 1e-4
+"""The seconds a vector entry costs the floor's rank (measured on the nets above), for the
+certificate's budget (:func:`semialgebraic.dimension.certificate._certificate`)."""
+
+
+def fiber_floor_moves(net: Network, dom, max_block_entries: int = BLOCK_ENTRIES) -> list:
     """The entries of the module docstring for *net* on *dom* (None: R^d, ``"orthant"``, or a
-    cube ``(lo, hi)``).
+    cube ``(lo, hi)``); the active blocks only while their vectors' entries stay within
+    *max_block_entries* (:data:`BLOCK_ENTRIES`).
 
     >>> net = Network.from_rows([[[1], [2], [-1]], [[1, 1, 0]]], [[0, 0, -5], [0]])
     >>> fiber_floor_moves(net, (Q(-1), Q(1)))
@@ -64,6 +77,7 @@ def fiber_floor_moves(net: Network, dom) -> list:
     Ws = [w.to_rows() for w in net.weights]
     bounds = interval_bounds(Ws, [list(c) for c in net.biases], net.n_inputs, dom)
     entries: list = []
+    room = max_block_entries
     for l in range(net.depth - 1):
         entries += [["scale", l, i] for i in range(net.widths[l + 1])]
     for l in range(net.depth - 1):
@@ -80,7 +94,9 @@ def fiber_floor_moves(net: Network, dom) -> list:
             if len(g) >= 2:
                 entries.append(["split_out", l, g])
         entries += [["dead", l, i] for i in dead] + [["unread", l, i] for i in unread]
-        if block:
+        cost = len(block) ** 2 * (len(W[0]) + 1 + V.nrows) if block else 0
+        if block and cost <= room:
+            room -= cost
             entries.append(["active_block", l, block])
     return entries
 
@@ -152,7 +168,14 @@ def fiber_floor_vectors(net: Network, entries, dom=False) -> list[dict]:
     return [{k: w for k, w in v.items() if w != 0} for v in out if any(w != 0 for w in v.values())]
 
 
-def certified_fiber_floor(net: Network, dom, p: int | None = None) -> tuple[list, int]:
+def floor_entries(net: Network) -> int:
+    """The entries of the floor's vectors without active blocks (about two per weight: a
+    neuron's scaling holds its row and its outgoing column), for the certificate's budget."""
+    return 2 * net.n_parameters
+
+
+def certified_fiber_floor(net: Network, dom, p: int | None = None,
+                          max_block_entries: int = BLOCK_ENTRIES) -> tuple[list, int]:
     """``(entries, rank)``: :func:`fiber_floor_moves` and the rank of their vectors mod *p*
     (default the network's prime; at most the rank over Q, hence a lower bound of the fiber's
     dimension).
@@ -162,7 +185,7 @@ def certified_fiber_floor(net: Network, dom, p: int | None = None) -> tuple[list
     6
     """
     from .jacobian import ProvenSpan, network_prime
-    entries = fiber_floor_moves(net, dom)
+    entries = fiber_floor_moves(net, dom, max_block_entries)
     vecs = fiber_floor_vectors(net, entries, dom)
     if not vecs:
         return entries, 0
