@@ -186,6 +186,9 @@ def _certificate(net, fd, dom, seconds, lps, cost: dict) -> dict:
             BLOCK_ENTRIES, int(left / (3 * SECONDS_PER_ENTRY)) - floor_entries(net))
         moves, floor = certified_fiber_floor(net, dom, int(p), max(0, room))
         fiber = {"fiber_moves": moves, "fiber_lower": int(floor)}
+        blocks = sum(len(e[2]) ** 2 * (net.widths[e[1]] + 1 + net.widths[e[1] + 2])
+                     for e in moves if e[0] == "active_block")
+        cost["check"] += SECONDS_PER_ENTRY * (floor_entries(net) + blocks)   # the checker's rank
 
     def certificate(**upper) -> dict:
         if "upper_directions" in upper:            # shared proofs stored once, referred to by index
