@@ -88,3 +88,27 @@ def test_random_experiment(capsys):
     assert lo == 0.0 and 0.2 < hi < 0.3
     assert main(["absorb", "--random", "1,2", "--trials", "6", "--activation", "relu"]) == 0
     assert "absorbable 6" in capsys.readouterr().out                         # R12: d = 1
+
+
+def test_verify_checks_a_certificate_against_its_block_weight_file(tmp_path, capsys):
+    """``verify CERT FILE`` with the weight file ``absorb`` read (an outsider's acceptance test,
+    session 31): the fc1/fc2 ``.npz`` was read as a two-layer network and called different from
+    the certificate (exit 1), an up_proj/down_proj file refused (exit 2).  The file is read as
+    a block with the certificate's activation and skip; a changed weight is told apart."""
+    torch = pytest.importorskip("torch")
+    for name, (up, down) in {"fc": ("fc1.weight", "fc2.weight"),
+                             "up": ("up_proj.weight", "down_proj.weight")}.items():
+        arrays = {up: np.array([[1.0], [-2.0]], np.float32), down: np.array([[3.0, 5.0]], np.float32)}
+        for suffix in (".npz", ".pt"):
+            f, cert = tmp_path / f"{name}{suffix}", tmp_path / f"{name}{suffix}.cert.json"
+            if suffix == ".npz":
+                np.savez(f, **arrays)
+            else:
+                torch.save({k: torch.from_numpy(v) for k, v in arrays.items()}, f)
+            assert main(["absorb", str(f), "--activation", "relu", "--certificate", str(cert)]) == 0
+            assert main(["verify", str(cert), str(f)]) == 0, (name, suffix)
+            assert "VALID" in capsys.readouterr().out
+        other = tmp_path / f"{name}_other.npz"
+        np.savez(other, **{up: np.array([[1.0], [-2.5]], np.float32), down: arrays[down]})
+        assert main(["verify", str(tmp_path / f"{name}.npz.cert.json"), str(other)]) == 1
+        assert "differs from the given file" in capsys.readouterr().out
