@@ -63,6 +63,21 @@ def test_data_on_a_bent_hyperplane_is_noted(capsys, tmp_path, run):
     assert d["number_of_laws"] == 2
 
 
+def test_a_law_known_only_by_frobenius_is_counted_apart(tmp_path, run):
+    """3-1-1-1 with two data points: 6 laws, 5 of them explicit, 1 certified by Frobenius; the
+    head said "certified: explicit laws = N − Lie rank" above 5 listed laws (an outsider's
+    acceptance test, session 31)."""
+    net, data = tmp_path / "n.json", tmp_path / "d.json"
+    net.write_text(json.dumps({"format": "netfibers.network", "version": 1, "activation": "relu", "layers": [
+        {"weight": [["-9/5", -8, "-5/4"]], "bias": ["2/5"]}, {"weight": [["2/5"]], "bias": [-1]},
+        {"weight": [["-14/5"]], "bias": [1]}]}))
+    data.write_text(json.dumps({"inputs": [[-15, 6, "-15/4"], [-10, "4/3", "9/4"]]}))
+    code, out, _ = run("conserved", net, "--data", data)
+    head = out.splitlines()[0]
+    assert code == 0 and head.startswith("6 independent conservation laws")
+    assert "5 explicit and 1 by Frobenius = N − Lie rank = 8 − 2" in head
+
+
 @pytest.mark.parametrize("argv, words", [
     (["--data", "missing.json"], ["missing.json"]),
     (["--timeout", "0"], ["--timeout"]),
