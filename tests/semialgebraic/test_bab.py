@@ -87,6 +87,27 @@ def test_epsilon_equivalence():
     assert ok is False and r.lower > Q(99, 100)
     ok_, why = verify(_json(r.certificate))
     assert ok_, why
+    assert "|a - b| > epsilon at the point" in why
+
+
+def test_the_verdict_on_epsilon_comes_from_the_bounds_not_the_field():
+    """An ``equiv --epsilon`` certificate whose ``epsilon`` was edited (an outsider's test,
+    session 31: VALID, as if it proved the edited verdict): the check states what the certified
+    bounds show of that ε — the bounds stay true, the verdict follows them."""
+    ok, r = epsilon_equivalent(A1, B1, (-1, 2), 1)
+    cert = _json(r.certificate)
+    assert "|a - b| <= epsilon on the domain" in verify(cert)[1]
+    cert["epsilon"] = "1/1000000"
+    ok_, why = verify(cert)
+    assert ok_ and "does not show |a - b| <= epsilon" in why and "|a - b| <= epsilon on" not in why
+    ok, r = epsilon_equivalent(A1, B1, (-1, 2), Q(99, 100))
+    cert = _json(r.certificate)
+    cert["epsilon"] = "1000"
+    ok_, why = verify(cert)
+    assert ok_ and "does not show |a - b| > epsilon" in why
+    cert["epsilon"] = "-1"
+    with pytest.raises(InputError):
+        verify(cert)
 
 
 def _cert(pair=(A1, B1), **kw):
