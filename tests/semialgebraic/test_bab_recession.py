@@ -305,3 +305,19 @@ def test_R28_slab_has_no_decomposition_box():
     r = diff_bounds(a, b, slab)
     assert not r.unbounded and r.upper is None and "slab" in r.reason
     assert verify(json.loads(json.dumps(jsonable(r.certificate))))[0]
+
+
+def test_no_timeout_still_ends_on_a_tiny_slope():
+    """An outsider's 2-5-4-1 pair, every weight moved by ~1e-3 (session 31): on R^d the
+    biases-free a − b has a slope of ~2e-7 on the recession cone.  Without a timeout the
+    objectives ran one after another and the first never closed against ε = 0 (no answer in 600
+    s; 14 s with ``--timeout 60``); in rounds of node slices the one with a point above 0 ends
+    the search: +∞ with a certified ray in a few hundred nodes (a node budget keeps this test
+    from hanging if that breaks)."""
+    from algebra import load
+    a, b = load("tests/cases/rd_slope_a.json"), load("tests/cases/rd_slope_b.json")
+    r = diff_bounds(a, b, Domain([None] * 2, [None] * 2), budget=Budget(max_regions=20000))
+    assert r.unbounded and r.complete and r.nodes < 5000, (r.nodes, r.reason)
+    assert verify(jsonable(r.certificate))[0]
+    ok, r = epsilon_equivalent(a, b, Domain([None] * 2, [None] * 2), 1, budget=Budget(max_regions=20000))
+    assert ok is False and r.lower > 1
