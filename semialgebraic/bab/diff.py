@@ -302,7 +302,9 @@ def bounded_diff(a: Network, b: Network, dom: Domain, budget: Budget, eps=None,
                  input_splits: bool | None = None, points=()) -> BabResult:
     """Branch and bound on a bounded domain (a box, or a box ∩ half-spaces), no self-check.
 
-    Without a timeout the ``2m`` objectives ``± (a_o − b_o)`` run one after another.  With one,
+    Without a timeout the ``2m`` objectives ``± (a_o − b_o)`` run one after another (with ε, in
+    rounds of node slices instead, :func:`_node_rounds`: one objective with a point above ε ends
+    the search, whichever comes first in the order).  With one,
     they share it (:func:`_rounds`): in rounds, each open objective (largest upper bound first)
     gets a slice of the time, doubled every round, until all are closed or the time is spent (a
     cut objective continues from its open nodes: ``bound_objective(state=…)``);
