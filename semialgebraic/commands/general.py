@@ -321,7 +321,8 @@ def _checked_note(r, path) -> str:
     if path:
         return (f"\n  certificate written, not re-checked in-process ({why}): run "
                 f"`netfibers verify {path}`")
-    return f"\n  certificate not re-checked in-process ({why})"
+    return (f"\n  the answer's certificate (kept in memory: --certificate FILE writes it) was not "
+            f"re-checked in-process ({why})")
 
 
 AUTO_WALK_REGIONS = 400

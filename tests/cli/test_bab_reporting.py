@@ -136,7 +136,8 @@ def test_unchecked_certificate_note_names_ctrl_c_or_the_budget():
     from semialgebraic.commands.general import _checked_note
     cut = SimpleNamespace(checked=None, reason="interrupted (Ctrl-C)")
     spent = SimpleNamespace(checked=None, reason="timeout of 10 s reached")
-    assert _checked_note(cut, None) == "\n  certificate not re-checked in-process (Ctrl-C)"
+    assert _checked_note(cut, None) == ("\n  the answer's certificate (kept in memory: --certificate FILE "
+                                         "writes it) was not re-checked in-process (Ctrl-C)")
     assert _checked_note(spent, "c.json") == ("\n  certificate written, not re-checked in-process "
                                               "(budget): run `netfibers verify c.json`")
     assert _checked_note(SimpleNamespace(checked=True, reason=""), "c.json") == ""
