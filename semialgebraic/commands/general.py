@@ -292,7 +292,8 @@ def _cmd_equiv_epsilon(args, a, b) -> int:
     elif answer is True:
         text = f"max |a - b| <= {q_str(eps)} (branch and bound, certified: upper bound {_num(r.upper, args)})"
     elif answer is False:
-        text = (f"max |a - b| > {q_str(eps)}: |a_{r.output} - b_{r.output}| = {_num(r.lower, args)} at "
+        text = (f"max |a - b| > {q_str(eps)}: |a_{r.output} - b_{r.output}| = "
+                f"{display.number_above(r.lower, eps, getattr(args, 'exact', False))} at "
                 f"x = {display.point(r.point, args.exact)}")
         if r.unbounded:
             text += f"\n  {r.reason}"

@@ -183,3 +183,15 @@ def test_equiv_epsilon_json_complete_means_lower_equals_upper_and_decided_is_sep
         assert (data["lower"], data["upper"]) == interval
     else:
         assert Fraction(data["lower"]) > Fraction(1, 2)
+
+
+def test_a_deviation_just_above_epsilon_is_printed_above_it(run):
+    """``equiv --epsilon 1`` on a pair whose deviation is 1 + 2e-7 at the point found printed
+    "= ≈ 1.0000", hiding the excess (an outsider's acceptance test, session 31): the decimal
+    now has the digits that show it above ε."""
+    code, out, _ = run("equiv", "--epsilon", "1", "tests/cases/rd_slope_a.json", "tests/cases/rd_slope_b.json",
+                       "--max-regions", "20000")
+    line = out.splitlines()[0]
+    assert code == 1 and line.startswith("max |a - b| > 1: |a_0 - b_0| = ≈ 1.000000")
+    shown = line.split("= ≈ ")[1].split(" ")[0]
+    assert float(shown) > 1
