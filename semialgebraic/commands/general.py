@@ -285,12 +285,12 @@ def _cmd_equiv_epsilon(args, a, b) -> int:
     if written:
         write_certificate(r.certificate, written)
     units, line = units_report(getattr(args, "units", None), dom, args.exact)
-    data = {"answer": answer, "method": "branch and bound", "epsilon": str(eps), **r.to_json(),
+    data = {"answer": answer, "epsilon": str(eps), **r.to_json(),
             "decided": answer is not None, **units}
     if answer is None:
         pass
     elif answer is True:
-        text = f"max |a - b| <= {q_str(eps)} (branch and bound, certified: upper bound {_num(r.upper, args)})"
+        text = f"max |a - b| <= {q_str(eps)} ({data['method']}, certified: upper bound {_num(r.upper, args)})"
     elif answer is False:
         text = (f"max |a - b| > {q_str(eps)}: |a_{r.output} - b_{r.output}| = "
                 f"{display.number_above(r.lower, eps, getattr(args, 'exact', False))} at "
@@ -445,7 +445,10 @@ def _cmd_diff_bab(args, a, b, dom, units: dict, line: str, *, budget: Budget | N
     else:
         text = (f"max |a - b| \u2208 [{_num(r.lower, args)}, {_upper(r, args)}]; lower bound attained{at}"
                 f" ({r.reason})")
-    text += f" [{'decided by ' if r.complete else ''}branch and bound, {r.nodes} nodes]"
+    if (r.certificate or {}).get("type") == "symmetry_path":   # (bab.diff._symmetric_copy)
+        text += " [decided by symmetry: b is a with neurons permuted and rescaled, S1, S2]"
+    else:
+        text += f" [{'decided by ' if r.complete else ''}branch and bound, {r.nodes} nodes]"
     data = {**r.to_json(), **units}
     if walk:
         text += f"\n  {walk}"
