@@ -219,7 +219,7 @@ def domain_point(dom: Domain):
 
 def diff_bounds(a: Network, b: Network, box, *, timeout: float | None = None,
                 budget: Budget | None = None, epsilon=None, verify: bool = True,
-                input_splits: bool | None = None, points=()) -> BabResult:
+                input_splits: bool | None = None, points=(), copies: bool = False) -> BabResult:
     """Certified interval on ``max_o sup_{x in domain} |a_o(x) − b_o(x)|``.
 
     *box* is the domain: ``(lo, hi)`` (a cube), a list of per-coordinate ``(lo, hi)`` or a
@@ -232,6 +232,9 @@ def diff_bounds(a: Network, b: Network, box, *, timeout: float | None = None,
     unstable neurons (:func:`_twin_split`), other pairs above ``max(d, _PLAIN_SPLIT)``, while
     True splits them wherever more than ``d`` neurons are unstable.  ``b``'s hidden neurons are
     first aligned with ``a``'s (:mod:`.align`: S1/S2 steps, same function, in the certificate).
+    With *copies* (the commands), a *b* that alignment brings exactly onto *a* is answered 0 at
+    once with a ``symmetry_path`` certificate (:func:`_symmetric_copy`); callers that combine
+    ``bab_bound`` certificates (the distributed cover) leave it off.
 
     >>> a = Network.from_rows([[[1]], [[1]]], [[0], [0]])
     >>> b = Network.from_rows([[[1]], [["1/2"]]], [[0], [0]])
@@ -251,7 +254,7 @@ def diff_bounds(a: Network, b: Network, box, *, timeout: float | None = None,
         # search, in what is left (a budget counting nodes, a distributed task's, is kept whole)
         budget = _Share(outer, _SEARCH_SHARE if verify else _ASSEMBLY_SHARE)
     eps = None if epsilon is None else to_q(epsilon)
-    same = _symmetric_copy(a, b, dom)
+    same = _symmetric_copy(a, b, dom) if copies else None
     if same is not None:             # b = a up to S1/S2: a − b = 0 on every domain
         if verify:
             same.checked = _self_check(same.certificate, outer)
@@ -785,34 +788,16 @@ def freeze_tree(tree):
 
 
 class _Slice(Budget):
-    """*seconds* of an outer budget: exhausted when they are spent or when the outer budget is
-    (its reason then copied); its nodes count on the outer budget too."""
+    """*seconds* (or, without a timeout, *nodes* splits: the slices of :func:`_node_rounds`, a
+    function of the work) of an outer budget: exhausted when they are spent or when the outer
+    budget is (its reason then copied); its nodes count on the outer budget too."""
 
     __slots__ = ("outer",)
 
-    def __init__(self, outer: Budget, seconds: float):
-        super().__init__(min(seconds, outer.remaining()), None, clock=outer.clock)
-        self.outer = outer
-
-    def count(self, n: int = 1) -> None:
-        super().count(n)
-        self.outer.count(n)
-
-    def exhausted(self) -> bool:
-        if self.reason is None and self.outer.exhausted():
-            self.reason = self.outer.reason
-        return super().exhausted()
-
-
-class _Nodes(Budget):
-    """*nodes* splits of an outer budget without a timeout (exhausted when they are spent or
-    when the outer budget is; its nodes count on the outer budget too): the slices of
-    :func:`_node_rounds`, a function of the work, not the clock."""
-
-    __slots__ = ("outer",)
-
-    def __init__(self, outer: Budget, nodes: int):
-        super().__init__(None, nodes, clock=outer.clock)
+    def __init__(self, outer: Budget, seconds: float | None, nodes: int | None = None):
+        left = outer.remaining()
+        super().__init__(None if seconds is None else seconds if left is None else min(seconds, left),
+                         nodes, clock=outer.clock)
         self.outer = outer
 
     def count(self, n: int = 1) -> None:
@@ -842,7 +827,7 @@ def _node_rounds(keys, run, runs: dict, budget: Budget, eps) -> list:
         for key in list(open_):
             if budget.exhausted():
                 break
-            sl = _Nodes(budget, n)
+            sl = _Slice(budget, None, n)
             with sl.active():
                 ob = run(key, sl)
             if sl.interrupted:
@@ -940,13 +925,14 @@ def _self_check(cert, outer: Budget):
 
 
 def epsilon_equivalent(a: Network, b: Network, box, epsilon, *, timeout: float | None = None,
-                       budget: Budget | None = None, verify: bool = True):
+                       budget: Budget | None = None, verify: bool = True, copies: bool = False):
     """Decide ``max_o max_{x in box} |a_o − b_o| <= epsilon`` exactly.
 
     Returns ``(answer, result)``: True (the certificate proves the bound), False (``result.point``
     has ``|a − b| > epsilon``) or None (budget).
     """
-    r = diff_bounds(a, b, box, timeout=timeout, budget=budget, epsilon=epsilon, verify=verify)
+    r = diff_bounds(a, b, box, timeout=timeout, budget=budget, epsilon=epsilon, verify=verify,
+                    copies=copies)
     eps = to_q(epsilon)
     if r.lower > eps:
         return False, r

@@ -279,7 +279,7 @@ def _cmd_equiv_epsilon(args, a, b) -> int:
     if eps < 0:
         fail("--epsilon must be >= 0")
     dom = parse_domain(args, a.n_inputs, a)
-    answer, r = epsilon_equivalent(a, b, dom, eps, budget=_budget(args))
+    answer, r = epsilon_equivalent(a, b, dom, eps, budget=_budget(args), copies=True)
     # undecided too: the certified interval so far (the bab_bound certificate `diff` writes)
     written = args.certificate if args.certificate and r.certificate is not None else None
     if written:
@@ -430,7 +430,7 @@ def _cmd_diff_bab(args, a, b, dom, units: dict, line: str, *, budget: Budget | N
     if args.plot is not None and dom.box is None:
         fail("--plot needs a bounded box (--box or --ball) without half-spaces")
     # *points*: the walk's best point (walk-first auto) stays a candidate: its lower bound is kept
-    r = diff_bounds(a, b, dom, budget=budget or _budget(args), points=points)
+    r = diff_bounds(a, b, dom, budget=budget or _budget(args), points=points, copies=True)
     diff_picture(args.plot, a, b, dom.box, r.point, r.lower if r.complete else None)
     if args.certificate:
         write_certificate(r.certificate, args.certificate)

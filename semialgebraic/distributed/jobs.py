@@ -217,7 +217,7 @@ def _equiv(item, blobs, timeout, spec):
     dom = _item_domain(item, spec, a)
     if spec.get("epsilon") is not None:
         eps = parse_epsilon(spec["epsilon"])
-        answer, r = epsilon_equivalent(a, b, dom, eps, timeout=timeout)
+        answer, r = epsilon_equivalent(a, b, dom, eps, timeout=timeout, copies=True)
         word = {True: f"max |a - b| <= {eps}", False: f"max |a - b| > {eps}", None: "undecided"}
         return {**r.to_json(), "status": "ok" if answer is not None else "undecided",
                 "verdict": word[answer], "answer": answer, "epsilon": str(eps),
@@ -329,7 +329,7 @@ def _diff(item, blobs, timeout, spec):
         raise SemialgebraicError("diff takes no epsilon (batch equiv with an epsilon decides "
                                  "max |a - b| <= epsilon)")
     dom = _item_domain(item, spec, a)
-    r = diff_bounds(a, b, dom, timeout=timeout)
+    r = diff_bounds(a, b, dom, timeout=timeout, copies=True)
     data = r.to_json()
     if r.complete:
         verdict = f"max |a - b| = {data['lower']}"

@@ -342,14 +342,15 @@ def test_a_permuted_rescaled_copy_is_exactly_zero_on_every_domain():
              Permute(1, [4, 3, 2, 1, 0]), Scale(1, [Q(7, 2)] * 5)]
     b = apply_path(a, steps)
     for dom in ((-1, 2), Domain([None] * 3, [None] * 3), Domain.orthant(3)):
-        r = diff_bounds(a, b, dom)
+        r = diff_bounds(a, b, dom, copies=True)
         assert r.lower == r.upper == 0 and r.complete and r.checked and r.nodes == 0
         assert r.certificate["type"] == "symmetry_path" and verify(_json(r.certificate))[0]
         assert r.to_json()["method"] == "symmetry (S1, S2)"
-    ok, r = epsilon_equivalent(a, b, (-1, 2), 0)
-    assert ok is True and r.upper == 0
+    ok, r = epsilon_equivalent(a, b, (-1, 2), 0, copies=True)
+    assert ok is True and r.upper == 0 and r.certificate["type"] == "symmetry_path"
+    assert diff_bounds(a, b, (-1, 2)).certificate["type"] == "bab_bound"    # (off by default)
     W = [w.to_rows() for w in b.weights]
     W[1][0][0] += Q(1, 10 ** 9)
     c = Network.from_rows(W, [list(v) for v in b.biases])
-    r = diff_bounds(a, c, (-1, 2))
+    r = diff_bounds(a, c, (-1, 2), copies=True)
     assert r.certificate["type"] == "bab_bound" and r.upper > 0
