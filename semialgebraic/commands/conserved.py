@@ -206,7 +206,7 @@ def _why(res, walk_reason: str, timeout: float | None) -> str:
 def _text(res, source: str, seen: int, walk_reason: str, why: str, full: bool) -> str:
     shown = len(res.laws)            # (the rest exist by Frobenius, not as formulas: the note)
     head = (f"{res.number_of_laws} independent conservation laws (certified: "
-            + (f"explicit laws = " if shown >= res.number_of_laws else
+            + ("explicit laws = " if shown >= res.number_of_laws else
                f"{shown} explicit and {res.number_of_laws - shown} by Frobenius = ")
             + f"N − Lie rank = {res.n_parameters} − {res.lie_rank})" if res.exact else
             f"between {res.lower} and {res.upper} independent conservation laws "

@@ -105,16 +105,9 @@ def number_above(value, bound, exact: bool = False) -> str:
         return q_str(q)
     for k in range(SIGNIFICANT, 41):
         text = approx(q, k)
-        if to_q_text(text) > b:
+        if to_q(text) > b:            # (to_q reads a decimal exactly)
             return "≈ " + text
     return q_str(q)
-
-
-def to_q_text(text: str):
-    """The exact rational a decimal of :func:`approx` spells (``1.2e-4`` is 12/100000)."""
-    from fractions import Fraction
-    f = Fraction(text)
-    return Q(f.numerator, f.denominator)
 
 
 def numbers(values, exact: bool = False) -> str:

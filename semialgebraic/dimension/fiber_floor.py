@@ -35,22 +35,13 @@ makes the fiber's dimension exact.
 
 from __future__ import annotations
 
-from algebra.kernel import interval_bounds
-from algebra.linalg import QMatrix
+from algebra.kernel import interval_bounds, parameter_offsets
 from algebra.network import Network
 from algebra.rationals import Q
 
-from .upper import proportional_groups
+from .upper import proportional_groups, same_mask_vectors
 
 __all__ = ["fiber_floor_moves", "fiber_floor_vectors", "certified_fiber_floor"]
-
-
-def _offsets(net: Network) -> list:
-    out, k = [], 0
-    for W, b in zip(net.weights, net.biases):
-        out.append(k)
-        k += W.nrows * W.ncols + len(b)
-    return out
 
 
 BLOCK_ENTRIES = 3 * 10 ** 4
@@ -101,11 +92,10 @@ def fiber_floor_moves(net: Network, dom, max_block_entries: int = BLOCK_ENTRIES)
     return entries
 
 
-def fiber_floor_vectors(net: Network, entries, dom=False) -> list[dict]:
+def fiber_floor_vectors(net: Network, entries, dom) -> list[dict]:
     """The vectors of *entries* (sparse dicts, flat parameter order) on *dom* (None: R^d, where a
     first-layer dead neuron's incoming weights stay 0), no fact checked."""
-    dom_rd = dom is None
-    offs = _offsets(net)
+    offs = parameter_offsets(net)
     split_rows: dict = {}                 # layer -> neurons in a split group of that layer
     for e in entries:
         if e[0] == "split_out":
@@ -143,11 +133,7 @@ def fiber_floor_vectors(net: Network, entries, dom=False) -> list[dict]:
                         for k in range(V.nrows):
                             v[offs[l + 1] + k * V.ncols + i2] = -V[k, i]
                         out.append(v)
-            C = QMatrix.from_rows([[V[k, m] for m in B] for k in range(V.nrows)], ncols=len(B))
-            for t in C.nullspace().to_rows():              # rows along the kernel of W_{l+1}[:, B]
-                for c in range(n_in + 1):
-                    out.append({offs[l] + (m * n_in + c if c < n_in else W.nrows * n_in + m): w
-                                for m, w in zip(B, t)})
+            out += same_mask_vectors(net, l, B)            # rows along the kernel of W_{l+1}[:, B]
             continue
         i = e[2]
         win = [offs[l] + i * n_in + c for c in range(n_in)]
@@ -159,7 +145,7 @@ def fiber_floor_vectors(net: Network, entries, dom=False) -> list[dict]:
                 v[offs[l + 1] + k * V.ncols + i] = -V[k, i]
             out.append(v)
         elif kind == "dead":                  # (on R^d a first-layer one keeps w = 0)
-            out += [{k: Q(1)} for k in (win if l or dom_rd is False else []) + [bias]]
+            out += [{k: Q(1)} for k in (win if l or dom is not None else []) + [bias]]
             out += [{offs[l + 1] + k * V.ncols + i: Q(1)} for k in free_rows]
         elif kind == "unread":
             out += [{k: Q(1)} for k in win + [bias]]

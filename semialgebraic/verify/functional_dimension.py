@@ -368,8 +368,8 @@ def _fiber_floor(net, cert, lo_hi, p: int, lower: int) -> str | tuple:
     vectors = fiber_vectors(net, cert["fiber_moves"], lo_hi)
     if isinstance(vectors, str):
         return False, vectors
-    N = net.n_parameters
-    rank = _vectors_rank_mod_p([v for v in vectors if v], N, p) if claim else 0
+    N = net.n_parameters      # (rank mod p first; the exact rank when that falls short, as for
+    rank = N - _directions_bound(net, [v for v in vectors if v], p, N - claim)   # the upper bound)
     if rank < claim:
         return False, f"the fiber's moves have rank {rank} mod {p} < the claimed fiber_lower {claim}"
     if claim > N - lower:

@@ -13,7 +13,7 @@ from algebra.exceptions import InputError
 from algebra.kernel import interval_bounds
 from algebra.rationals import Q
 
-from .functional_dimension_upper import _gl_direction, _one_mask_vectors
+from .functional_dimension_upper import _gl_direction, _one_mask_vectors, _param_offsets
 
 __all__: list[str] = []
 
@@ -52,10 +52,7 @@ def fiber_vectors(net, moves, lo_hi) -> list | str:
     if len({tuple(e[:2]) + (e[2],) for e in moves if e[0] not in GROUPS}) != \
             sum(1 for e in moves if e[0] not in GROUPS):
         raise InputError("fiber_moves: an entry is listed twice")
-    offsets, k = [], 0
-    for W, b in zip(net.weights, net.biases):
-        offsets.append(k)
-        k += W.nrows * W.ncols + len(b)
+    offsets = _param_offsets(net)
     bounds = interval_bounds([w.to_rows() for w in net.weights], [list(c) for c in net.biases],
                              net.n_inputs, lo_hi)
     moved = {(e[1], e[2]) for e in moves if e[0] in ("dead", "unread")}
