@@ -90,10 +90,43 @@ def cmd_absorb(args) -> int:
         lines.append(f"  certificate: {args.certificate}" if v.certificate is not None
                      else "  no certificate (undecided); nothing written")
     data = v.to_json()
+    absorbing = _absorbing_blocks(v)
+    if absorbing is not None:
+        data["absorbing_block"] = absorbing
+        shown = absorbing if isinstance(absorbing, dict) else None
+        if shown is not None and len(shown.get("w_up", ())) * len(shown.get("w_down", ())) <= 64:
+            lines.append(f"  absorbing block (no skip): W_up' = {_rows(shown['w_up'])}, "
+                         f"W_down' = {_rows(shown['w_down'])}"
+                         + "".join(f", {key}' = {shown[key]}" for key in ("b_up", "b_down") if key in shown))
+        else:
+            lines.append(f"  absorbing block{' (no skip)' if shown is not None else 's (one per block, no skip)'}: "
+                         "--json key 'absorbing_block'"
+                         + (f" and the certificate" if args.certificate else ""))
     if v.certificate is not None and args.certificate:
         data["certificate"] = args.certificate
     emit(args, data, "\n".join(lines))
     return v.exit_code()
+
+
+def _absorbing_blocks(v):
+    """The residual-free block(s) equal to the given one, from the certificate's witness (a
+    ``netfibers.block`` dict; a list of them, one per block, for a stack); None when not absorbable."""
+    if v.answer is not True or v.certificate is None:
+        return None
+    witness = v.certificate.get("witness") or {}
+    if "absorbing_block" in witness:
+        return witness["absorbing_block"]
+    blocks = [w.get("absorbing_block") for w in witness.get("blocks", ())]
+    if blocks and all(b is not None for b in blocks):
+        return blocks
+    block = v.certificate.get("block")
+    if isinstance(block, dict) and block.get("skip") == "none":
+        return block   # already residual-free: the block itself
+    return None
+
+
+def _rows(matrix) -> str:
+    return "[" + "; ".join(", ".join(str(x) for x in row) for row in matrix) + "]"
 
 
 def _load(args):
@@ -101,8 +134,16 @@ def _load(args):
     try:
         is_json = Path(path).suffix.lower() == ".json"
         skip = _parse_skip(args.skip) if args.skip else ("identity" if not is_json else None)
-        block = load_block(path, activation=args.activation, skip=skip or "identity", prefix=args.prefix)
-        if is_json and skip is not None:
+        matrix = skip is not None and not isinstance(skip, str)
+        block = load_block(path, activation=args.activation,
+                           skip="identity" if matrix or skip is None else skip, prefix=args.prefix)
+        shape = (len(skip), len(skip[0]) if skip else 0) if matrix else None
+        if matrix and isinstance(block, Block) and shape != (block.d, block.d):
+            # name the --skip file, not the block, as the file with the wrong shape
+            raise InputError(f"skip has shape {shape[0]}x{shape[1]}, but the block "
+                             f"{Path(path).name} has d = {block.d} (expected {block.d}x{block.d})",
+                             args.skip)
+        if (is_json or matrix) and skip is not None:
             if not isinstance(block, Block):
                 raise InputError("--skip applies to a single block, not to a stack or a "
                                  "Hyper-Connection block", path)

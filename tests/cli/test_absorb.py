@@ -112,3 +112,39 @@ def test_verify_checks_a_certificate_against_its_block_weight_file(tmp_path, cap
         np.savez(other, **{up: np.array([[1.0], [-2.5]], np.float32), down: arrays[down]})
         assert main(["verify", str(tmp_path / f"{name}.npz.cert.json"), str(other)]) == 1
         assert "differs from the given file" in capsys.readouterr().out
+
+
+def test_json_carries_the_absorbing_block_and_it_computes_the_same_function(blocks, tmp_path, capsys):
+    """skip-absorption R1: an absorbable block's --json names the residual-free block, even when the
+    certificate goes to a file; that block equals the given one exactly at random rational points."""
+    from fractions import Fraction
+    import random
+
+    from algebra.io.blocks import block_from_dict, load_block
+    cert = tmp_path / "cert.json"
+    assert main(["absorb", blocks["B"], "--json", "--certificate", str(cert)]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["certificate"] == str(cert)
+    absorbing = block_from_dict(data["absorbing_block"])
+    given = load_block(blocks["B"])
+    assert data["absorbing_block"]["skip"] == "none"
+    rng = random.Random(3)
+    for _ in range(20):
+        x = [Fraction(rng.randint(-50, 50), rng.randint(1, 9)) for _ in range(2)]
+        assert tuple(absorbing(x)) == tuple(given(x))
+    assert main(["absorb", blocks["B"]]) == 0
+    assert "absorbing block (no skip): W_up' = [-1, 0; 0, -1; 1, 1]" in capsys.readouterr().out
+    assert main(["absorb", blocks["C"], "--json"]) == 1                      # not absorbable: no key
+    assert "absorbing_block" not in json.loads(capsys.readouterr().out)
+
+
+def test_a_skip_file_of_the_wrong_shape_is_named(tmp_path, capsys):
+    npz = tmp_path / "blk.npz"
+    np.savez(npz, **{"fc1.weight": np.ones((3, 2), dtype=np.float32),
+                     "fc2.weight": np.ones((2, 3), dtype=np.float32)})
+    skip = tmp_path / "skip3.json"
+    skip.write_text(json.dumps([[1, 0, 0], [0, 1, 0], [0, 0, 1]]))
+    assert main(["absorb", str(npz), "--activation", "relu", "--skip", str(skip)]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"netfibers: error: {skip}: skip has shape 3x3") and "d = 2" in err
+    assert err.count("\n") == 1
