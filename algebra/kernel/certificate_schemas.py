@@ -59,7 +59,7 @@ SCHEMA_KEYS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
     "symmetry_path": (("claim", "a", "b", "steps"), ("domain", "checkpoints")),
     "region_cover": (("claim", "a", "b", "regions"), ("domain", "bounds", "contract", "reduction")),
     "absorption": (("claim", "competitor", "block", "witness"), ()),
-    "identifiability_hypotheses": (("claim", "network", "fiber_dimension"), ()),
+    "identifiability_hypotheses": (("claim", "network", "fiber_dimension"), ("flip_sets",)),
     "functional_dimension": (("claim", "network", "prime", "inputs", "lower"),
                              ("domain", "upper", "upper_directions", "upper_regions",
                               "upper_one_point", "upper_reason", "uncertified_upper_reason",
@@ -86,7 +86,9 @@ CLAIMS: dict[str, tuple[str, ...]] = {
     "region_cover": ("a(x) == b(x) for all x in the domain",),
     "absorption": ("absorbable", "not absorbable"),
     "identifiability_hypotheses": ("identifiable up to permutation and positive scaling "
-                                   "(three-layer-fibers R18, a derived criterion)",),
+                                   "(three-layer-fibers R18, a derived criterion)",
+                                   "identifiable up to permutation and positive scaling "
+                                   "(three-layer-fibers R41, one hidden layer, a derived criterion)"),
     "functional_dimension": ("rank of the Jacobian of theta -> (f_theta(x))_x >= lower",
                              "lower <= functional dimension <= upper"),
     "exercise": ("parameter p is never exercised on the domain",),

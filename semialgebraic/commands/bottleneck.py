@@ -75,19 +75,23 @@ def deadline(seconds: float | None):
 
 def register(sub, parent) -> None:
     p = sub.add_parser("identify", parents=[parent],
-                       help="identifiability up to permutation and scaling (three-layer bottleneck)",
+                       help="identifiability up to permutation and scaling (one hidden layer, "
+                            "or a three-layer bottleneck)",
                        **describe(
-                           "Decide whether the weights of NET (two hidden layers, first hidden "
-                           "layer not wider than the input) are determined by its function up "
-                           "to permuting neurons and positive rescaling (S1, S2), after checking "
-                           "the genericity conditions G0-G8 exactly (three-layer-fibers R18). "
+                           "Decide whether the weights of NET are determined by its function on "
+                           "R^d up to permuting neurons and positive rescaling (S1, S2). One "
+                           "hidden layer: every neuron read, with its own hyperplane, and no "
+                           "flip set (three-layer-fibers R41). Two hidden layers, the first not "
+                           "wider than the input: after checking the genericity conditions "
+                           "G0-G8 exactly (three-layer-fibers R18). "
                            "When not, a planted symmetric copy is the certificate. See "
                            "'netfibers explain identifiable'.",
                            exits=["0  identifiable", "1  not identifiable",
                                   "3  non-generic input or undecided (also: --timeout reached "
                                   "or Ctrl-C: what was checked, the symmetry directions found "
                                   "and the phase, no verdict claimed)",
-                                  "2  input error, or NET is not a three-layer bottleneck"],
+                                  "2  input error, or NET has more hidden layers, or two with "
+                                  "n1 > d"],
                            examples=["netfibers identify algebra/examples/t5_perm_scale_a.json",
                                      "netfibers identify net.json --certificate cert.json"]))
     p.add_argument("net", metavar="NET")
@@ -127,7 +131,8 @@ def register(sub, parent) -> None:
                            "symmetry graph (nodes: components up to permutation; edges: discrete "
                            "symmetries). 'netfibers explain TERM' explains each term.",
                            exits=["0  computed", "3  non-generic input, or --timeout reached",
-                                  "2  input error, or NET is not a three-layer bottleneck"],
+                                  "2  input error, or NET has more hidden layers, or two with "
+                                  "n1 > d"],
                            examples=["netfibers symmetries algebra/examples/masked_bottleneck.json",
                                      "netfibers symmetries net.json --graphml graph.graphml"]))
     p.add_argument("net", metavar="NET")
@@ -208,6 +213,9 @@ def component_label(label) -> str:
     if st:                                   # n1 = 1: a stratum of three-layer-fibers R16a
         return (f"(orientation {st['orientation']:+d}, {st['first_layer_kink']} first-layer kink, "
                 f"kink rows {st['kink_rows']}, {st['linear']} linear, {st['dead']} dead)")
+    if label.get("flipped_neurons"):         # one hidden layer: a flip set (σ(h) − σ(−h) = h)
+        return (f"(neurons {label['flipped_neurons']} flipped, (w, b) → −(w, b), "
+                "the output bias adjusted)")
     parts = ([f"S5 flips {label['flips']}"] if label.get("flips") else []) + \
             ([f"S7 on {label['s7']}"] if label.get("s7") else []) + (["S8"] if label.get("s8") else [])
     if "linear" in label:                    # n1 >= 2: three-layer-fibers R16c
@@ -309,10 +317,13 @@ def cmd_identify(args) -> int:
         fail("--timeout must be positive")
     budget = Budget(timeout=args.timeout)          # loading NET counts too
     net = load_network(args.net)
-    if not is_bottleneck(net):
-        fail(f"{args.net}: identify needs two hidden layers with n1 <= d "
-             f"(widths {'-'.join(map(str, net.widths))})")
+    if net.depth != 2 and not is_bottleneck(net):
+        fail(f"{args.net}: identify needs one hidden layer, or two with n1 <= d "
+             f"(widths {'-'.join(map(str, net.widths))}; `netfibers dim` gives the fiber "
+             "dimension of any network)")
     end = None if args.timeout is None else time.monotonic() + budget.remaining()
+    if net.depth == 2:
+        return _identify_shallow(args, net, budget, end)
     trace = Trace()
     try:
         # checkpoint() in the loops that have one (CANON's), and an alarm at the deadline for
@@ -331,6 +342,26 @@ def cmd_identify(args) -> int:
                  "\n".join([reason] + partial_text(trace)))
             return 3
         v = trace.verdict               # decided and checked just before the stop: say it
+    if args.certificate and v.certificate is not None:
+        write_certificate(v.certificate, args.certificate)
+    emit(args, data := v.to_json(), display.with_roundings(data, identifiability_text(v), hypotheses=v.hypotheses))
+    return v.exit_code()
+
+
+def _identify_shallow(args, net: Network, budget: Budget, end) -> int:
+    """``identify`` on one hidden layer (three-layer-fibers R41), under the same budget."""
+    from ..shallow.identifiability import identifiability_shallow
+    try:
+        with budget.active(), alarm_at(end, "identify"):
+            v = identifiability_shallow(net, budget=budget)
+    except KeyboardInterrupt:           # BudgetExhausted (the deadline) or Ctrl-C
+        budget.exhausted()
+        why = ("interrupted (Ctrl-C)" if budget.interrupted or args.timeout is None else
+               f"timeout of {args.timeout:g} s reached")
+        reason = f"undecided: {why} (one hidden layer, three-layer-fibers R41)"
+        emit(args, {"answer": None, "method": "shallow-R41", "reason": reason, "complete": False,
+                    "certificate": None}, reason)
+        return 3
     if args.certificate and v.certificate is not None:
         write_certificate(v.certificate, args.certificate)
     emit(args, data := v.to_json(), display.with_roundings(data, identifiability_text(v), hypotheses=v.hypotheses))

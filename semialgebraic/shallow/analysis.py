@@ -21,7 +21,7 @@ __all__ = ["analysis_shallow"]
 def analysis_shallow(net: Network, *, seed: int = 1, out: dict | None = None) -> dict:
     """Report of ``netfibers analyze`` for a one-hidden-layer net: canonical forms on R^d and on
     the orthant (fingerprints), neuron types, fiber dimension / components / orbits on both
-    domains, and an equivalence self-check (a planted symmetric copy proved equivalent, a copy
+    domains, identifiability on R^d (three-layer-fibers R41), and an equivalence self-check (a planted symmetric copy proved equivalent, a copy
     with one output bias changed by 1/1000 proved different; both certificates verified).
     The key ``text`` holds readable lines.  *out* (a dict) is filled section by section, so that
     a budget or Ctrl-C that stops the analysis (``netfibers analyze --timeout``: a
@@ -62,6 +62,13 @@ def analysis_shallow(net: Network, *, seed: int = 1, out: dict | None = None) ->
                      f"{_count_text(F.number_of_components)}; orbits "
                      f"{_count_text(F.number_of_orbits)}; neuron types "
                      f"{', '.join(F.details['neuron_types'])}")
+    checkpoint()
+    from .identifiability import identifiability_shallow
+    ident = identifiability_shallow(net)             # three-layer-fibers R41, certificate checked
+    word = {True: "identifiable", False: "not identifiable", None: "undecided"}[ident.answer]
+    out["identifiable"] = {"answer": ident.answer, "reason": ident.reason}
+    why = ident.reason.removeprefix("identifiable up to permutation and positive scaling: ")
+    lines.append(f"[R^d] {word} up to permutation and positive scaling (R41): {why}")
     checkpoint()
     twin = _planted_copy(net, seed)
     v = equivalent_shallow(net, twin)

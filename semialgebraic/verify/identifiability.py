@@ -27,7 +27,10 @@ from __future__ import annotations
 
 from algebra.exceptions import InputError
 from algebra.io.native import network_from_dict
-from algebra.kernel.certificate_schemas import check_header
+from algebra.kernel.certificate_schemas import CLAIMS, check_header
+from algebra.linalg import QMatrix
+from algebra.linalg.gfp import rank_lower_bound
+from algebra.rationals import to_q
 
 __all__ = ["check"]
 
@@ -38,6 +41,12 @@ def check(cert: dict) -> tuple[bool, str]:
     if type(fd) is not int:
         raise InputError("fiber_dimension must be an integer")
     net = network_from_dict(cert["network"], source="certificate[network]")
+    if net.depth == 2:
+        return _check_shallow(cert, net, fd)
+    if "flip_sets" in cert:
+        raise InputError("flip_sets belongs to a one-hidden-layer certificate (R41)")
+    if cert["claim"] != CLAIMS["identifiability_hypotheses"][0]:
+        return False, "the claim names R41 (one hidden layer), the network has two hidden layers"
     if net.depth != 3:
         return False, f"R18 is about two hidden layers; the network has {net.depth - 1}"
     d, n1, n2, m = net.widths
@@ -73,6 +82,102 @@ def check(cert: dict) -> tuple[bool, str]:
         return False, f"claimed fiber dimension {fd!r} != n1 + n2 = {n1 + n2}"
     return True, ("every hypothesis of the identifiability criterion holds exactly "
                   "(validity relative to three-layer-fibers R18, a [derived] result)")
+
+
+MAX_ENUMERATED = 16
+"""Largest nullity of the kink matrices whose 0/1 points this checker enumerates."""
+
+
+def _check_shallow(cert: dict, net, fd) -> tuple[bool, str]:
+    """One hidden layer (three-layer-fibers R41): I1 every column of W2 non-zero, I2 every row of
+    W1 non-zero, I3 no two rows of [W1 | b1] proportional, I4 no non-empty S with
+    Σ_{i∈S} v_i w_iᵀ = 0 shown as ``flip_sets`` says (``independent``: the n kink matrices have
+    rank n, mod a prime or over Q; ``positive_functional``: ``⟨y, v_i w_iᵀ⟩ > 0`` for every i;
+    ``enumerated``: every 0/1 point of their dependencies, at most 2^16, re-enumerated here), and
+    the fiber dimension n."""
+    if cert["claim"] != CLAIMS["identifiability_hypotheses"][1]:
+        return False, "the claim names R18 (two hidden layers), the network has one hidden layer"
+    proof = cert.get("flip_sets")
+    if not isinstance(proof, dict) or proof.get("kind") not in ("independent", "positive_functional",
+                                                                 "enumerated"):
+        raise InputError("flip_sets must be an object of kind independent, positive_functional or "
+                         "enumerated")
+    d, n, m = net.widths
+    (W1, b1), (W2, _) = net.layer(0), net.layer(1)
+    rows = [list(W1.row_at(i)) for i in range(n)]
+    cols = [list(W2.col_at(i)) for i in range(n)]
+    for i in range(n):
+        if all(x == 0 for x in cols[i]):
+            return False, f"I1 fails: neuron {i} is not read (zero column of W2): its row is free"
+        if all(x == 0 for x in rows[i]):
+            return False, f"I2 fails: neuron {i} has a zero row (constant or dead): not identifiable"
+    pair = _proportional_pair([r + [b1[i]] for i, r in enumerate(rows)])
+    if pair is not None:
+        return False, f"I3 fails: rows {pair[0]} and {pair[1]} of [W1 | b1] are proportional"
+    kinks = [[x * y for x in cols[i] for y in rows[i]] for i in range(n)]
+    kind = proof["kind"]
+    if kind == "independent":
+        A = QMatrix.from_rows(kinks)
+        if n > d * m or (rank_lower_bound(A) < n and A.rank() < n):
+            return False, "I4 not shown: the kink matrices v_i w_i^T are linearly dependent"
+    elif kind == "positive_functional":
+        y = proof.get("y")
+        if not isinstance(y, list) or len(y) != d * m:
+            raise InputError(f"flip_sets.y must be a list of {d * m} numbers (an m x d matrix, row by row)")
+        y = [to_q(v) for v in y]
+        for i, k in enumerate(kinks):
+            if sum((a * b for a, b in zip(k, y)), 0 * y[0]) <= 0:
+                return False, f"I4 not shown: <y, v_{i} w_{i}^T> <= 0"
+    else:
+        S = _flip_set(kinks, n)
+        if isinstance(S, str):
+            return False, S
+        if S:
+            return False, f"I4 fails: flip set {S} (its kink matrices sum to 0): not identifiable"
+    if fd != n:
+        return False, f"claimed fiber dimension {fd!r} != n = {n}"
+    return True, ("every hypothesis of the identifiability criterion holds exactly "
+                  "(validity relative to three-layer-fibers R41, a [derived] result)")
+
+
+def _flip_set(kinks, n) -> list | str:
+    """A non-empty S ⊆ range(n) whose kink vectors sum to 0 ([] when there is none), found by a
+    Gray-code walk over the 0/1 values of the free coordinates of their dependencies (integer
+    rows: pivot t_r = −Σ_f R[r, f] t_f must be 0 or 1); a string when there are too many."""
+    R, piv = QMatrix.from_rows([list(c) for c in zip(*kinks)], ncols=n).rref()
+    free = [j for j in range(n) if j not in piv]
+    if len(free) > MAX_ENUMERATED:
+        return (f"I4 not shown: {len(free)} free coordinates, more than the {MAX_ENUMERATED} this "
+                "checker enumerates")
+    rows = []
+    for r, p in enumerate(piv):
+        den = 1
+        for f in free:
+            q = int(R[r, f].q)
+            den = den * q // _gcd(den, q)
+        rows.append((den, [int((R[r, f] * den).p) for f in free]))
+    sums = [0] * len(rows)
+    t = [0] * len(free)
+    for step in range(1, 1 << len(free)):
+        k = (step & -step).bit_length() - 1          # the bit that changes (Gray code)
+        t[k] ^= 1
+        sign = 1 if t[k] else -1
+        ok = True
+        for r, (den, ints) in enumerate(rows):
+            sums[r] += sign * ints[k]
+            if sums[r] != 0 and sums[r] != -den:
+                ok = False
+        if ok:
+            S = sorted([free[q] for q in range(len(free)) if t[q]] +
+                       [piv[r] for r, (den, _) in enumerate(rows) if sums[r] == -den])
+            return S
+    return []
+
+
+def _gcd(a: int, b: int) -> int:
+    while b:
+        a, b = b, a % b
+    return a
 
 
 def _key(values) -> tuple:

@@ -140,6 +140,9 @@ def test_long_counts_labels_and_neuron_lists_read_well():
     assert _plural(1, "orbit") == "1 orbit" and _plural(8, "component") == "8 components"
     assert component_label({"flips": [], "s7": [], "s8": False}) == "(the component of the network itself)"
     assert component_label('{"flips": [0, 2], "s7": [1], "s8": true}') == "(S5 flips [0, 2], S7 on [1], S8)"
+    # one hidden layer: a flipped component was labelled as the network's own (session 32)
+    assert component_label({"flipped_neurons": []}) == "(the component of the network itself)"
+    assert component_label({"flipped_neurons": [0, 1]}).startswith("(neurons [0, 1] flipped")
     assert _grouped(("switching",) * 16) == "all 16 switching"
     assert _grouped(("switching", "dead", "switching", "linear", "dead")) == \
         "switching [0, 2], dead [1, 4], linear [3]"

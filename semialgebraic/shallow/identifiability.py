@@ -1,0 +1,243 @@
+r"""Identifiability of a one-hidden-layer ReLU network on R^d (three-layer-fibers R41).
+
+``f(x) = Σ_i v_i σ(w_i·x + b_i) + c`` (widths d-n-m, ``v_i`` the column i of W2).  The network
+is identifiable up to permutations and positive scalings (S1 + S2) iff its fiber is one orbit
+of them.  R41 [derived]: that holds when
+
+* I1 every neuron is read (``v_i ≠ 0``),
+* I2 every neuron has a hyperplane (``w_i ≠ 0``),
+* I3 no two rows of ``[W1 | b1]`` are proportional (each hyperplane carries one neuron), and
+* I4 no flip set: no non-empty S with ``Σ_{i∈S} v_i w_iᵀ = 0``;
+
+and each of I1, I2, I3 with the same orientation (positively proportional rows), a linear pair
+on one hyperplane (``v_i + μ v_j = 0`` for row j = −μ row i) and a flip set gives a different
+parameter with the same function (a planted copy, not in θ's S1 + S2 orbit, with a
+``symmetry_path`` certificate of the shallow equivalence decision).  Two neurons on one
+hyperplane with opposite orientations whose kinks add up (``|x| = σ(x) + σ(−x)``) are left
+undecided: other realisations may exist, which this criterion does not enumerate.
+
+I4 is decided, in this order, by the rank of the kink matrices ``vec(v_i w_iᵀ)`` (n
+independent ones: only S = ∅; rank mod a prime, a lower bound of the rank over Q), by a
+functional ``y`` with ``⟨y, v_i w_iᵀ⟩ ≥ 1`` for every i (exact LP: no non-empty S sums to 0),
+and by the enumeration of FIND-S (skip-absorption R16: the 0/1 points of the solution space,
+2^nullity candidates, nullity at most ``max_nullity``); beyond that the answer is undecided.
+The identifiable answer's certificate (``identifiability_hypotheses`` with a one-hidden-layer
+network) names how I4 was shown; :mod:`semialgebraic.verify.identifiability` re-derives
+I1–I4 on its own.
+"""
+
+from __future__ import annotations
+
+from algebra.kernel.certificate_schemas import CLAIMS, header
+from algebra.linalg import QMatrix
+from algebra.linalg.gfp import rank_lower_bound
+from algebra.network import Network
+from algebra.rationals import Q, q_json
+from algebra.symmetries.neurons import hidden_neurons, with_hidden_neurons
+
+from .. import lp
+from ..absorption.find_s import find_s
+from ..budget import Budget
+from ..verdict import Hypothesis, Verdict
+from .equivalence import equivalent_shallow
+
+__all__ = ["identifiability_shallow", "orbit_key", "MAX_NULLITY"]
+
+METHOD = "shallow-R41"
+MAX_NULLITY = 16
+"""Largest nullity of the kink matrices whose 0/1 points are enumerated (2^k candidates)."""
+
+_NAMES = ("I1 every neuron is read (no zero column of W2)",
+          "I2 every neuron has a hyperplane (no zero row of W1)",
+          "I3 no two rows of [W1 | b1] are proportional",
+          "I4 no flip set (no non-empty S with sum_{i in S} v_i w_i^T = 0)")
+
+
+def identifiability_shallow(net: Network, *, verify: bool = True, max_nullity: int = MAX_NULLITY,
+                            budget: Budget | None = None) -> Verdict:
+    """Is the one-hidden-layer *net* identifiable up to permutations and positive scalings on
+    R^d?  (three-layer-fibers R41, module docstring.)
+
+    True: certificate ``identifiability_hypotheses`` (the network, the fiber dimension n and the
+    proof of I4); False: a planted copy with the same function, outside θ's S1 + S2 orbit, with
+    a ``symmetry_path`` certificate; None: a shared hyperplane with opposite orientations and
+    added kinks, or a flip set search beyond *max_nullity* (the reason says which).
+
+    >>> v = identifiability_shallow(Network.from_rows([[[1, 0], [0, 1]], [[1, -1]]], [[0, 1], [0]]))
+    >>> v.answer, v.certificate["fiber_dimension"], v.certificate["flip_sets"]["kind"]
+    (True, 2, 'independent')
+    >>> v = identifiability_shallow(Network.from_rows([[[1, 0], [1, 0]], [[1, -1]]], [[0, 1], [0]]))
+    >>> v.answer, v.reason.startswith("flip set [0, 1]")
+    (False, True)
+    """
+    if net.depth != 2:
+        raise ValueError("R41 is about networks with one hidden layer")
+    budget = budget or Budget()
+    neurons, c = hidden_neurons(net, 0)
+    n = len(neurons)
+    unread = [i for i, (_, _, v) in enumerate(neurons) if all(x == 0 for x in v)]
+    zero_row = [i for i, (w, _, _) in enumerate(neurons) if all(x == 0 for x in w) and i not in unread]
+    hyps = [Hypothesis(_NAMES[0], not unread, unread or None),
+            Hypothesis(_NAMES[1], not zero_row, zero_row or None)]
+    if unread:
+        i = unread[0]
+        return _planted(net, hyps, f"neuron {i} is not read (zero column {i} of W2): its row is free",
+                        _moved_rows(net, neurons, c, i), verify)
+    if zero_row:
+        i = zero_row[0]
+        w, b, v = neurons[i]
+        what = "constant" if b > 0 else "dead everywhere"
+        new = list(neurons)
+        new[i] = (w, b, tuple(-x for x in v))      # σ(b) v moves to the output bias
+        c2 = tuple(ci + 2 * vi * max(b, Q(0)) for ci, vi in zip(c, v))
+        return _planted(net, hyps, f"neuron {i} has a zero row ({what}): its output column "
+                        "trades with the output bias", [with_hidden_neurons(net, 0, new, c2)], verify)
+    pairs = _proportional_pairs(neurons)
+    hyps.append(Hypothesis(_NAMES[2], not pairs, [list(p[:2]) for p in pairs[:4]] or None))
+    for i, j, lam in pairs:
+        if lam > 0:                                # one kink: move j's outgoing weight to i
+            new = list(neurons)
+            (wi, bi, vi), (wj, bj, vj) = neurons[i], neurons[j]
+            new[i] = (wi, bi, tuple(a + lam * x for a, x in zip(vi, vj)))
+            new[j] = (wj, bj, tuple(Q(0) for _ in vj))
+            return _planted(net, hyps, f"neurons {i} and {j} share a hyperplane with the same "
+                            "orientation: their outgoing weights trade", [with_hidden_neurons(net, 0, new, c)],
+                            verify)
+    for i, j, lam in pairs:
+        mu = -lam
+        (wi, bi, vi), (wj, bj, vj) = neurons[i], neurons[j]
+        if all(a + mu * x == 0 for a, x in zip(vi, vj)):    # no kink: v_i (w·x + b), moved
+            new = list(neurons)
+            new[i] = (wi, bi + 1, vi)
+            new[j] = (wj, bj - mu, vj)
+            c2 = tuple(ci - a for ci, a in zip(c, vi))
+            return _planted(net, hyps, f"neurons {i} and {j} share a hyperplane with opposite "
+                            "orientations and cancelling kinks (a linear pair): it moves with the "
+                            "output bias", [with_hidden_neurons(net, 0, new, c2)], verify)
+    if pairs:
+        i, j, _ = pairs[0]
+        return Verdict(None, METHOD, f"non-generic: neurons {i} and {j} share a hyperplane with "
+                       "opposite orientations and a kink (as |x| = σ(x) + σ(−x)); R41 does not "
+                       "decide this case", tuple(hyps))
+    # I4: the kink matrices vec(v_i w_i^T)
+    cols = [[x * y for x in v for y in w] for w, _, v in neurons]
+    A = QMatrix.from_rows(cols)                                  # n x md, row i = vec(v_i w_i^T)
+    if n <= A.ncols and rank_lower_bound(A) == n:
+        proof = {"kind": "independent"}
+    else:
+        proof = _positive_functional(A)
+    if proof is None:
+        W1, _ = net.layer(0)
+        W2, _ = net.layer(1)
+        res = find_s(W1, W2, QMatrix.zeros(W2.nrows, W1.ncols), max_nullity=max_nullity, budget=budget)
+        found = [S for S in res.subsets if S]
+        if found:
+            S = sorted(found[0])
+            new = [((tuple(-x for x in w), -b, v) if i in S else (w, b, v))
+                   for i, (w, b, v) in enumerate(neurons)]
+            c2 = tuple(ci + sum((v[o] * b for i2, (w, b, v) in enumerate(neurons) if i2 in S), Q(0))
+                       for o, ci in enumerate(c))        # σ(h) = σ(−h) + h: the constants to c
+            hyps.append(Hypothesis(_NAMES[3], False, S))
+            return _planted(net, hyps, f"flip set {S}: the sum of v_i w_i^T over it is 0, so "
+                            "flipping those neurons keeps the function", [with_hidden_neurons(net, 0, new, c2)],
+                            verify)
+        if not res.complete:
+            hyps.append(Hypothesis(_NAMES[3], None))
+            return Verdict(None, METHOD, f"undecided: flip sets not excluded ({res.reason})", tuple(hyps))
+        proof = {"kind": "enumerated", "nullity": res.nullity}
+    hyps.append(Hypothesis(_NAMES[3], True, proof["kind"]))
+    cert = {**header("identifiability_hypotheses"), "claim": CLAIMS["identifiability_hypotheses"][1],
+            "network": net.to_dict(), "fiber_dimension": n, "flip_sets": proof}
+    v = Verdict(True, METHOD, "identifiable up to permutation and positive scaling: every neuron is "
+                "read and has its own hyperplane, and no flip set keeps the function "
+                f"({_PROOF_TEXT[proof['kind']]})", tuple(hyps), cert, {"fiber_dimension": n, "derived": True})
+    if verify:
+        from ..certificates import require_valid
+        from ..verify import verify as _verify
+        require_valid(cert, _verify)
+    return v
+
+
+_PROOF_TEXT = {"independent": "the kink matrices v_i w_i^T are linearly independent",
+               "positive_functional": "a linear functional is positive on every kink matrix",
+               "enumerated": "every 0/1 point of their dependencies enumerated"}
+
+
+def orbit_key(net: Network) -> tuple:
+    """The S1 + S2 orbit of a one-hidden-layer *net* as a hashable key: each neuron scaled so that
+    the first non-zero entry of ``(w, b)`` has absolute value 1 (its output column scaled back;
+    a zero row: the column scaled to a first entry of absolute value 1), sorted, with the output
+    bias.  Two networks are in one orbit iff their keys are equal."""
+    neurons, c = hidden_neurons(net, 0)
+    out = []
+    for w, b, v in neurons:
+        lead = next((x for x in list(w) + [b] if x != 0), None)
+        if lead is None:
+            lv = next((x for x in v if x != 0), None)
+            s = Q(1) if lv is None else abs(lv)
+            out.append((tuple(w), b, tuple(x / s for x in v)))
+        else:
+            s = abs(lead)
+            out.append((tuple(x / s for x in w), b / s, tuple(x * s for x in v)))
+    return tuple(sorted(out)), tuple(c)
+
+
+def _proportional_pairs(neurons) -> list:
+    """``(i, j, λ)`` with row j of ``[W1 | b1]`` = λ row i (λ ≠ 0), rows non-zero, i < j: one
+    dictionary entry per line through the origin."""
+    seen: dict = {}
+    out = []
+    for j, (w, b, _) in enumerate(neurons):
+        row = list(w) + [b]
+        lead = next((x for x in row if x != 0), None)
+        if lead is None:
+            continue
+        key = tuple(x / lead for x in row)
+        for i in seen.get(key, ()):
+            li = next(x for x in list(neurons[i][0]) + [neurons[i][1]] if x != 0)
+            out.append((i, j, lead / li))
+        seen.setdefault(key, []).append(j)
+    return out
+
+
+def _positive_functional(A: QMatrix) -> dict | None:
+    """``{"kind": "positive_functional", "y": […]}`` with ``A y ≥ 1`` row by row (exact LP), or
+    None when there is none (then a non-negative combination of the rows vanishes)."""
+    n, k = A.shape
+    res = lp.feasible(A_le=-A, b_le=[Q(-1)] * n, n=k)
+    if not res.feasible:
+        return None
+    y = list(res.point)
+    if any(sum((A[i, t] * y[t] for t in range(k)), Q(0)) < 1 for i in range(n)):
+        raise AssertionError("positive functional failed its exact check")  # pragma: no cover
+    return {"kind": "positive_functional", "y": [q_json(x) for x in y]}
+
+
+def _moved_rows(net: Network, neurons, c, i: int) -> list:
+    """Copies of *net* with the row of the unread neuron *i* moved (a few tries, so that one is
+    outside the orbit even when another neuron's row coincides)."""
+    d = len(neurons[i][0])
+    out = []
+    w, b, v = neurons[i]
+    for t in (1, 2, -1):
+        for k in range(d + 1):           # one weight, or the bias, moved by t
+            new = list(neurons)
+            new[i] = (tuple(x + (t if q == k else 0) for q, x in enumerate(w)), b + (t if k == d else 0), v)
+            out.append(with_hidden_neurons(net, 0, new, c))
+    return out
+
+
+def _planted(net: Network, hyps: list, reason: str, copies: list, verify: bool) -> Verdict:
+    """Not identifiable: the first of *copies* outside θ's orbit, certified equal to θ by the
+    shallow equivalence decision (a ``symmetry_path``)."""
+    key = orbit_key(net)
+    for other in copies:
+        if orbit_key(other) == key:
+            continue
+        eq = equivalent_shallow(net, other, verify=verify)
+        if eq.answer is not True:           # pragma: no cover - the moves keep the function
+            raise AssertionError(f"planted copy changed the function: {eq.reason}")
+        return Verdict(False, METHOD, reason, tuple(hyps), eq.certificate,
+                       {"planted_copy": other.to_dict()})
+    return Verdict(None, METHOD, f"undecided: {reason}, but every planted copy tried is in the "  # pragma: no cover
+                   "S1 + S2 orbit", tuple(hyps))

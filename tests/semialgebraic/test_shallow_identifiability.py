@@ -1,0 +1,220 @@
+"""``identify`` on one hidden layer (three-layer-fibers R41): verdicts against the exact shallow
+fiber and exact evaluation, planted symmetries, and the certificate's checker with mutations."""
+
+import copy
+import json
+import random
+from fractions import Fraction
+
+import pytest
+from hypothesis import given, settings, strategies as st
+
+from algebra.io.native import network_from_dict
+from algebra.network import Network
+from algebra.rationals import Q
+from semialgebraic.certificates import jsonable
+from semialgebraic.shallow import fiber_shallow
+from semialgebraic.shallow.identifiability import identifiability_shallow
+from semialgebraic.verify import verify
+
+
+def _F(x):
+    return Fraction(str(x))
+
+
+def _net(W1, b1, W2, b2):
+    return Network.from_rows([W1, W2], [b1, b2])
+
+
+def _eval(rows, x):
+    """f(x) with Fractions (the test's own evaluation)."""
+    W1, b1, W2, b2 = rows
+    h = [max(sum(_F(w) * xi for w, xi in zip(r, x)) + _F(b), 0) for r, b in zip(W1, b1)]
+    return [sum(_F(v) * hi for v, hi in zip(r, h)) + _F(c) for r, c in zip(W2, b2)]
+
+
+def _rows(net):
+    (W1, b1), (W2, b2) = net.layer(0), net.layer(1)
+    return (W1.to_rows(), list(b1), W2.to_rows(), list(b2))
+
+
+def _orbit(rows):
+    """The test's own S1 + S2 normal form: neurons scaled by |first non-zero of (w, b)|, sorted."""
+    W1, b1, W2, b2 = rows
+    out = []
+    for i, (w, b) in enumerate(zip(W1, b1)):
+        v = [_F(r[i]) for r in W2]
+        row = [_F(x) for x in w] + [_F(b)]
+        lead = next((abs(x) for x in row if x != 0), None)
+        if lead is None:
+            lead_v = next((abs(x) for x in v if x != 0), Fraction(1))
+            out.append((tuple(row), tuple(x / lead_v for x in v)))
+        else:
+            out.append((tuple(x / lead for x in row), tuple(x * lead for x in v)))
+    return sorted(out), [_F(c) for c in b2]
+
+
+def _same_function(a, b, d, rng, k=60):
+    ra, rb = _rows(a), _rows(b)
+    for _ in range(k):
+        x = [Fraction(rng.randint(-40, 40), rng.randint(1, 7)) for _ in range(d)]
+        if _eval(ra, x) != _eval(rb, x):
+            return False
+    return True
+
+
+def _checked(net, v, rng):
+    """Every verdict's evidence, re-checked: True → the fiber is one orbit of dimension n (the
+    exact shallow fiber, another code path) and the certificate verifies; False → the planted
+    copy computes the same function, is outside the orbit, and its path verifies."""
+    d, n, _ = net.widths
+    if v.answer is True:
+        F = fiber_shallow(net)
+        assert F.number_of_orbits == 1 and F.dimension.exact and F.dimension.value == n
+        assert verify(jsonable(v.certificate))[0]
+        assert v.certificate["fiber_dimension"] == n
+    elif v.answer is False:
+        other = network_from_dict(v.details["planted_copy"])
+        assert _same_function(net, other, d, rng)
+        assert _orbit(_rows(net)) != _orbit(_rows(other))
+        assert verify(jsonable(v.certificate))[0]
+
+
+def test_examples_each_way():
+    rng = random.Random(0)
+    cases = {
+        "generic": (_net([[1, 0], [0, 1], [1, 1]], [0, 1, -1], [[1, -1, 2]], [0]), True),
+        "unread": (_net([[1, 0], [0, 1]], [0, 1], [[1, 0]], [0]), False),
+        "constant": (_net([[1, 0], [0, 0]], [0, 2], [[1, 3]], [0]), False),
+        "dead everywhere": (_net([[1, 0], [0, 0]], [0, -2], [[1, 3]], [0]), False),
+        "split": (_net([[1, 0], [2, 0]], [1, 2], [[1, 1]], [0]), False),
+        "linear pair": (_net([[1, 0], [-2, 0]], [1, -2], [[1, "-1/2"]], [0]), False),
+        "flip set": (_net([[1, 0], [1, 0], [0, 1]], [0, 1, 0], [[1, -1, 2]], [0]), False),
+        # |x| = σ(x) + σ(−x): a shared hyperplane with opposite orientations and a kink
+        "abs": (_net([[1], [-1]], [0, 0], [[1, 1]], [0]), None),
+    }
+    for name, (net, want) in cases.items():
+        v = identifiability_shallow(net)
+        assert v.answer is want, (name, v.reason)
+        _checked(net, v, rng)
+
+
+def test_the_three_proofs_of_no_flip_set():
+    # 1-3-1: kink scalars 1, 2, 4 (dependent, all positive: a positive functional)
+    v = identifiability_shallow(_net([[1], [1], [1]], [0, 1, 2], [[1, 2, 4]], [0]))
+    assert v.answer is True and v.certificate["flip_sets"]["kind"] == "positive_functional"
+    # 1, 2, −4: mixed signs, no zero subset sum: enumerated
+    v2 = identifiability_shallow(_net([[1], [1], [1]], [0, 1, 2], [[1, 2, -4]], [0]))
+    assert v2.answer is True and v2.certificate["flip_sets"] == {"kind": "enumerated", "nullity": 2}
+    # 1, 2, −3: the flip set {0, 1, 2}
+    v3 = identifiability_shallow(_net([[1], [1], [1]], [0, 1, 2], [[1, 2, -3]], [0]))
+    assert v3.answer is False and v3.reason.startswith("flip set [0, 1, 2]")
+    rng = random.Random(1)
+    for net, v in ((None, v), (None, v2)):
+        assert verify(jsonable(v.certificate))[0]
+    _checked(_net([[1], [1], [1]], [0, 1, 2], [[1, 2, -3]], [0]), v3, rng)
+
+
+def test_mutated_certificates_are_rejected():
+    v = identifiability_shallow(_net([[1], [1], [1]], [0, 1, 2], [[1, 2, 4]], [0]))
+    cert = jsonable(v.certificate)
+    assert verify(cert)[0]
+
+    def bad(change):
+        c = copy.deepcopy(cert)
+        change(c)
+        try:
+            return not verify(c)[0]
+        except Exception:            # malformed: rejected as an input error
+            return True
+
+    assert bad(lambda c: c.update(fiber_dimension=4))
+    assert bad(lambda c: c.update(flip_sets={"kind": "independent"}))            # rank 1 < 3
+    assert bad(lambda c: c["flip_sets"].update(y=[str(-Q(c["flip_sets"]["y"][0]))]))
+    assert bad(lambda c: c.update(claim=c["claim"].replace("R41, one hidden layer", "R18")))
+    assert bad(lambda c: c.pop("flip_sets"))
+    # the claim on a net with a flip set: every proof is refused
+    flip = jsonable(identifiability_shallow(
+        _net([[1], [1], [1]], [0, 1, 2], [[1, 2, 4]], [0])).certificate)
+    flip["network"]["layers"][1]["weight"] = [[1, 2, -3]]
+    for proof in ({"kind": "enumerated", "nullity": 2}, {"kind": "independent"},
+                  {"kind": "positive_functional", "y": ["1"]}):
+        flip["flip_sets"] = proof
+        assert not verify(flip)[0]
+    # I1–I3 re-derived: a zero column, a zero row, proportional rows
+    for W1, b1, W2 in (([[1], [2]], [0, 1], [[1, 0]]), ([[1], [0]], [0, 1], [[1, 1]]),
+                       ([[1], [2]], [1, 2], [[1, 1]])):
+        c = copy.deepcopy(cert)
+        c["network"]["layers"][0] = {"weight": W1, "bias": b1}
+        c["network"]["layers"][1] = {"weight": W2, "bias": [0]}
+        c["fiber_dimension"], c["flip_sets"] = 2, {"kind": "enumerated", "nullity": 0}
+        assert not verify(c)[0]
+
+
+@st.composite
+def shallow_nets(draw):
+    d, n, m = draw(st.integers(1, 3)), draw(st.integers(1, 5)), draw(st.integers(1, 2))
+    small = st.integers(-2, 2)
+    W1 = [[draw(small) for _ in range(d)] for _ in range(n)]
+    b1 = [draw(small) for _ in range(n)]
+    W2 = [[draw(small) for _ in range(n)] for _ in range(m)]
+    if n >= 2 and draw(st.booleans()):            # plant a shared hyperplane or a flip set
+        i, j = draw(st.sampled_from([(0, 1), (1, 0)]))
+        lam = draw(st.sampled_from([2, -1, -2, 1]))
+        if draw(st.booleans()):
+            W1[j], b1[j] = [lam * x for x in W1[i]], lam * b1[i]
+        else:                                      # same w, another bias, v_j = −v_i: a flip set
+            W1[j], b1[j] = list(W1[i]), b1[i] + 1
+            for r in W2:
+                r[j] = -r[i]
+    return _net(W1, b1, W2, [draw(small) for _ in range(m)])
+
+
+@settings(max_examples=60, deadline=None)
+@given(shallow_nets(), st.integers(0, 10 ** 6))
+def test_random_nets_against_the_exact_fiber_and_evaluation(net, seed):
+    v = identifiability_shallow(net)
+    _checked(net, v, random.Random(seed))
+    F = fiber_shallow(net)
+    if v.answer is False:                          # the fiber is not one orbit of dimension n
+        assert F.number_of_orbits != 1 or not F.dimension.exact or F.dimension.value != net.widths[1] \
+            or F.number_of_orbits is None
+
+
+@settings(max_examples=25, deadline=None)
+@given(shallow_nets(), st.integers(0, 10 ** 6))
+def test_planted_permutation_and_scaling_keep_the_verdict(net, seed):
+    rng = random.Random(seed)
+    W1, b1, W2, b2 = _rows(net)
+    n = len(W1)
+    perm = list(range(n))
+    rng.shuffle(perm)
+    lam = [Q(rng.randint(1, 9), rng.randint(1, 9)) for _ in range(n)]
+    other = _net([[lam[i] * x for x in W1[i]] for i in perm], [lam[i] * b1[i] for i in perm],
+                 [[r[i] / lam[i] for i in perm] for r in W2], b2)
+    assert identifiability_shallow(other).answer is identifiability_shallow(net).answer
+
+
+def test_cli_identify_one_hidden_layer(tmp_path, capsys):
+    from semialgebraic.cli import main
+    path = tmp_path / "net.json"
+    path.write_text(json.dumps({"format": "netfibers.network", "version": 1, "activation": "relu",
+                                "layers": [{"weight": [[1], [1], [1]], "bias": [0, 1, 2]},
+                                           {"weight": [[1, 2, -3]], "bias": [0]}]}))
+    cert = tmp_path / "cert.json"
+    assert main(["identify", str(path), "--certificate", str(cert)]) == 1
+    out = capsys.readouterr().out
+    assert out.startswith("not identifiable up to permutation and positive scaling: flip set [0, 1, 2]")
+    assert main(["verify", str(cert)]) == 0
+    capsys.readouterr()
+    path.write_text(path.read_text().replace("-3", "-4"))
+    assert main(["identify", str(path), "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["answer"] is True and data["method"] == "shallow-R41"
+    deep = tmp_path / "deep.json"
+    deep.write_text(json.dumps({"format": "netfibers.network", "version": 1, "activation": "relu",
+                                "layers": [{"weight": [[1]], "bias": [0]}, {"weight": [[1]], "bias": [0]},
+                                           {"weight": [[1]], "bias": [0]}, {"weight": [[1]], "bias": [0]}]}))
+    assert main(["identify", str(deep)]) == 2
+    err = capsys.readouterr().err
+    assert "one hidden layer, or two with n1 <= d" in err and err.count("\n") == 1
