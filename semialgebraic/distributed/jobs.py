@@ -237,9 +237,13 @@ def _equiv(item, blobs, timeout, spec):
 
 def _identify(item, blobs, timeout, box):
     (net,) = load_item(item, blobs)
-    if not is_bottleneck(net):
-        raise SemialgebraicError(f"{item['paths'][0]}: identify needs two hidden layers with n1 <= d")
-    v = identifiability(net)
+    if net.depth != 2 and not is_bottleneck(net):
+        raise SemialgebraicError(f"{item['paths'][0]}: identify needs one hidden layer, or two with n1 <= d")
+    if net.depth == 2:                  # one hidden layer: three-layer-fibers R41
+        from ..shallow.identifiability import identifiability_shallow
+        v = identifiability_shallow(net)
+    else:
+        v = identifiability(net)
     rec = _verdict(v)
     rec["verdict"] = {True: "identifiable", False: "not identifiable", None: "undecided"}[v.answer]
     return rec

@@ -217,3 +217,18 @@ def test_batch_conserved_item_gives_the_walk_a_share_and_stops_near_its_timeout(
     assert 32 <= rec["lower"] <= rec["upper"] <= 370                   # 32 rescaling laws, N = 370
     rec = run_item("conserved", {"id": "y", "paths": [str(ROOT / "algebra/examples/t10_two_linear.json")]})
     assert (rec["status"], rec["verdict"], rec["complete"]) == ("ok", 4, True)
+
+
+def test_batch_identify_one_hidden_layer(tmp_path, files, capsys):
+    """three-layer-fibers R41 in batch: |x| (opposite orientations, one kink) is undecided, a flip
+    set is not identifiable, distinct hyperplanes with independent kinks are identifiable."""
+    flip = Network.from_rows([[[1, 0], [1, 0], [0, 1]], [[1, -1, 2]]], [[0, 1, 0], [0]])
+    generic = Network.from_rows([[[1, 0], [0, 1]], [[1, -1]]], [[0, 1], [0]])
+    d = tmp_path / "id"
+    d.mkdir()
+    for name, net in {"abs": A, "flip": flip, "generic": generic}.items():
+        (d / f"{name}.json").write_text(json.dumps(net.to_dict()))
+    out = tmp_path / "id.jsonl"
+    run(capsys, "batch", "identify", str(d / "*.json"), "--out", str(out), "--workers", "0", "--json")
+    got = {r["id"].rsplit("/", 1)[1]: r["verdict"] for r in map(json.loads, out.read_text().splitlines())}
+    assert got == {"abs.json": "undecided", "flip.json": "not identifiable", "generic.json": "identifiable"}
