@@ -18,13 +18,16 @@ their vectors bounds the fiber's local dimension from below):
   full dimension at θ; a first-layer neuron on R^d has w = 0, which stays: its bias (b <= 0) and
   outgoing weights move;
 * ``["unread", l, i]``: W_{l+1}[:, i] = 0: its incoming weights and bias move (nobody reads it);
-* ``["active_block", l, B]`` (a cube only): the neurons B of hidden layer l always active on it
-  (z >= 0 by interval bounds, not identically 0), read, in no split group: their bias trades
+* ``["active_block", l, B]``: on a cube, the neurons B of hidden layer l always active on it
+  (z >= 0 by interval bounds, not identically 0); on the orthant or R^d, neurons whose bias and
+  incoming weights are all > 0 and whose inputs are >= 0 (post-ReLU from layer 1 on, the
+  orthant's at layer 0), so that z >= b/2 > 0 at every input and every parameter near θ
+  (:func:`positive_row`); read, in no split group: their bias trades
   ``e(b_l[i]) − Σ_k W_{l+1}[k, i] e(b_{l+1}[k])``, GL moves (rows ``M (W_B, b_B)``, columns
   ``W_{l+1}[:, B] M^{-1}``: row i += row i2, column i2 −= column i) and rows moved along the
   kernel of ``W_{l+1}[:, B]`` (R34 (f)): a bias trade raises every z_i by ε without changing the
   function (h_i = z_i there), and on a bounded domain the neurons then keep z_i >= ε/2 under
-  small moves.
+  small moves (positive rows keep z_i >= b_i/2 without it).
 
 Neither a dead nor an unread neuron may be in a split group (its moves would break the group's
 proportional rows), nor a member of an active block.  The claim is the rank of the vectors mod the network's prime, at most
@@ -76,8 +79,11 @@ def fiber_floor_moves(net: Network, dom, max_block_entries: int = BLOCK_ENTRIES)
         dead = [i for i, (_, hi) in enumerate(bounds[l]) if hi is not None and hi <= 0]
         unread = [i for i in range(len(W)) if all(V[k, i] == 0 for k in range(V.nrows))
                   and i not in dead]
-        block = [i for i, (lo, hi) in enumerate(bounds[l]) if isinstance(dom, tuple) and lo is not None
-                 and lo >= 0 and (hi is None or hi > 0) and i not in unread]
+        if isinstance(dom, tuple):
+            block = [i for i, (lo, hi) in enumerate(bounds[l]) if lo is not None
+                     and lo >= 0 and (hi is None or hi > 0) and i not in unread]
+        else:                               # unbounded: rows that stay positive (docstring)
+            block = [i for i in range(len(W)) if i not in unread and positive_row(W[i], b[i], l, dom)]
         moved = set(dead) | set(unread) | set(block)
         rows = [list(W[i]) + [b[i]] for i in range(len(W))]
         for g in proportional_groups(rows, positive=True):
@@ -90,6 +96,13 @@ def fiber_floor_moves(net: Network, dom, max_block_entries: int = BLOCK_ENTRIES)
             room -= cost
             entries.append(["active_block", l, block])
     return entries
+
+
+def positive_row(w, b, l: int, dom) -> bool:
+    """Whether a neuron of hidden layer *l* stays active at every input and every parameter near
+    θ on an unbounded *dom*: its bias and every incoming weight > 0, and its inputs >= 0 (post-ReLU
+    from layer 1 on; the orthant's inputs at layer 0; never on R^d at layer 0)."""
+    return (l > 0 or dom == "orthant") and b > 0 and all(x > 0 for x in w)
 
 
 def fiber_floor_vectors(net: Network, entries, dom) -> list[dict]:

@@ -1,6 +1,8 @@
 """The fiber floor of a ``functional_dimension`` certificate (three-layer-fibers R40): the
 optional ``fiber_moves`` (entries ``["scale", l, i]``, ``["split_out", l, [r, m, …]]``,
-``["dead", l, i]``, ``["unread", l, i]``, ``["active_block", l, [i, …]]``) and the claim ``fiber_lower`` (the fiber's local
+``["dead", l, i]``, ``["unread", l, i]``, ``["active_block", l, [i, …]]``: on a cube always
+active by interval bounds, on the orthant or R^d a bias and incoming weights > 0 on inputs >= 0)
+and the claim ``fiber_lower`` (the fiber's local
 dimension at θ is at least it).  Each entry's fact is re-checked from θ, the vectors are
 rebuilt here, and their rank mod the certificate's prime (at most the rank over Q) must reach
 the claim.  Why the moves compose (so that the rank bounds the fiber's dimension):
@@ -72,14 +74,21 @@ def fiber_vectors(net, moves, lo_hi) -> list | str:
             l = e[1]
             if l in blocks:
                 return f"layer {l} has two active blocks"
-            if not isinstance(lo_hi, tuple):
-                return ("an active block needs a bounded domain (its margin comes from a bias trade "
-                        "and the domain's bounds)")
             V = net.weights[l + 1]
+            W, b = net.layer(l)
             for i in e[2]:
+                if not isinstance(lo_hi, tuple):     # unbounded: rows that stay positive
+                    if l == 0 and lo_hi != "orthant":
+                        return (f"neuron ({l}, {i}) of the active block is in the first layer on R^d: "
+                                "a small move of its row turns it off far away")
+                    if b[i] <= 0 or any(W[i, c] <= 0 for c in range(W.ncols)):
+                        return (f"neuron ({l}, {i}) of the active block on an unbounded domain needs a "
+                                "bias and incoming weights > 0 (its inputs are >= 0)")
+                    continue
                 lo, hi = bounds[l][i]
                 if lo is None or lo < 0 or hi is None or hi <= 0:
                     return f"neuron ({l}, {i}) of the active block is not always active (and not 0) by interval bounds"
+            for i in e[2]:
                 if (l, i) in moved or i in split.get(l, ()):
                     return (f"neuron ({l}, {i}) of the active block is dead, unread or split: its own "
                             "moves would undo the block's")

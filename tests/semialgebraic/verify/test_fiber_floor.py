@@ -52,6 +52,10 @@ def _planted(seed: int):
         if dom == BOX and rng.random() < 0.6:        # always active on the cube (one may touch 0)
             for a in rng.sample(range(n), 2):
                 bs[l][a] = sum(abs(w) for w in Ws[l][a]) * (100 if l else 1) + rng.choice([0, 1])
+        elif dom != BOX and (l > 0 or dom == "orthant") and rng.random() < 0.6:
+            for a in rng.sample(range(n), 2):            # positive rows on inputs >= 0 (session 32)
+                Ws[l][a] = [abs(w) for w in Ws[l][a]]
+                bs[l][a] = abs(bs[l][a])
     return Network.from_rows(Ws, bs), dom
 
 
@@ -113,11 +117,16 @@ def _moved(net: Network, dom, entries, rng) -> Network:
                 bs[l][i] += eps
                 for k in range(len(Ws[l + 1])):
                     bs[l + 1][k] -= Ws[l + 1][k][i] * eps
-            # steps small against the margin: |z| <= top on the box, every z_i >= eps >= 1/5 now
-            ivs = interval_bounds(Ws, bs, net.n_inputs, dom)
-            top = max(max(abs(a), abs(b_)) for a, b_ in ivs[l]) + max(
-                (max(abs(a), abs(b_)) for a, b_ in (ivs[l - 1] if l else [(Q(1), Q(1))])), default=1)
-            tiny = Q(1, 100) / ((1 + top) * len(B) * (1 + len(Ws[l][0])))
+            # steps small against the margin: |z| <= top on the box, every z_i >= eps >= 1/5 now;
+            # off the box, small against the members' smallest entry (their rows stay positive)
+            if isinstance(dom, tuple):
+                ivs = interval_bounds(Ws, bs, net.n_inputs, dom)
+                top = max(max(abs(a), abs(b_)) for a, b_ in ivs[l]) + max(
+                    (max(abs(a), abs(b_)) for a, b_ in (ivs[l - 1] if l else [(Q(1), Q(1))])), default=1)
+                tiny = Q(1, 100) / ((1 + top) * len(B) * (1 + len(Ws[l][0])))
+            else:
+                ents = [x for i in B for x in Ws[l][i] + [bs[l][i]]]
+                tiny = min(ents) / (100 * len(B) * (1 + max(ents)) * (1 + len(Ws[l][0])))
             C = QMatrix.from_rows([[Ws[l + 1][k][m] for m in B] for k in range(len(Ws[l + 1]))],
                                   ncols=len(B))
             for t in C.nullspace().to_rows():
@@ -253,10 +262,39 @@ def test_an_always_active_block_on_a_box():
         bad["fiber_moves"] = [e for e in bad["fiber_moves"] if e[0] != "active_block" or entry[2] == [2]] + [entry]
         ok, reason = verify(bad)
         assert not ok and msg in reason
-    fd = functional_dimension(net)                       # on R^d no block: the margin needs bounds
+    fd = functional_dimension(net)                       # on R^d no first-layer block
     cert = functional_dimension_certificate(net, fd)
     assert not any(e[0] == "active_block" for e in cert["fiber_moves"]) and verify(cert)[0]
     bad = copy.deepcopy(cert)
     bad["fiber_moves"].append(["active_block", 0, [0, 1]])
     ok, reason = verify(bad)
-    assert not ok and "bounded domain" in reason
+    assert not ok and "first layer on R^d" in reason
+    # on the orthant the same two neurons have rows and biases > 0: a block
+    fd = functional_dimension(net, domain="orthant")
+    cert = functional_dimension_certificate(net, fd, domain="orthant")
+    assert ["active_block", 0, [0, 1]] in cert["fiber_moves"] and verify(cert)[0]
+
+
+def test_a_positive_block_on_r_d_from_the_second_layer():
+    """Second-layer neurons with rows and biases > 0 read post-ReLU inputs >= 0: active at every
+    input and every parameter near θ, so their block's moves count on R^d (session 32); a member
+    with a zero weight (a small move could make it negative, and its input is unbounded) is
+    refused."""
+    net = Network.from_rows([[[1, 0], [0, 1], [1, -1]], [[1, 2, 1], [3, 1, 1], [1, -1, 2]], [[1, 1, -1]]],
+                            [[0, 0, 1], [1, 2, -1], [0]])
+    fd = functional_dimension(net)
+    cert = functional_dimension_certificate(net, fd)
+    assert ["active_block", 1, [0, 1]] in cert["fiber_moves"]
+    ok, why = verify(cert)
+    assert ok, why
+    moved = _moved(net, None, cert["fiber_moves"], random.Random(5))
+    assert equivalent(net, moved).answer is True
+    bad = copy.deepcopy(cert)
+    bad["network"]["layers"][1]["weight"][0][2] = 0
+    ok, reason = verify(bad)
+    assert not ok
+    bad = copy.deepcopy(cert)
+    bad["fiber_moves"] = [e if e[0] != "active_block" else ["active_block", 1, [0, 1, 2]]
+                          for e in bad["fiber_moves"]]
+    ok, reason = verify(bad)
+    assert not ok and "needs a bias and incoming weights > 0" in reason
