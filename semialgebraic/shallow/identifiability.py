@@ -19,14 +19,19 @@ undecided: other realisations may exist, which this criterion does not enumerate
 I4 is decided, in this order, by the rank of the kink matrices ``vec(v_i w_iᵀ)`` (n
 independent ones: only S = ∅; rank mod a prime, a lower bound of the rank over Q), by a
 functional ``y`` with ``⟨y, v_i w_iᵀ⟩ ≥ 1`` for every i (exact LP: no non-empty S sums to 0),
-and by the enumeration of FIND-S (skip-absorption R16: the 0/1 points of the solution space,
-2^nullity candidates, nullity at most ``max_nullity``); beyond that the answer is undecided.
+by the enumeration of FIND-S (skip-absorption R16: the 0/1 points of the solution space,
+2^nullity candidates, nullity at most ``max_nullity``), and, for at most
+:data:`SPLIT_SUMS_MAX` neurons, by the sums of every subset of each half compared
+(:func:`split_sums`, 2^(n/2) each: a one-input net 1-n-1 has nullity n − 1); beyond that the
+answer is undecided.
 The identifiable answer's certificate (``identifiability_hypotheses`` with a one-hidden-layer
 network) names how I4 was shown; :mod:`semialgebraic.verify.identifiability` re-derives
 I1–I4 on its own.
 """
 
 from __future__ import annotations
+
+from math import gcd
 
 from algebra.kernel.certificate_schemas import CLAIMS, header
 from algebra.linalg import QMatrix
@@ -37,7 +42,7 @@ from algebra.symmetries.neurons import hidden_neurons, with_hidden_neurons
 
 from .. import lp
 from ..absorption.find_s import find_s
-from ..budget import Budget
+from ..budget import Budget, checkpoint
 from ..verdict import Hypothesis, Verdict
 from .equivalence import equivalent_shallow
 
@@ -130,9 +135,19 @@ def identifiability_shallow(net: Network, *, verify: bool = True, max_nullity: i
         W1, _ = net.layer(0)
         W2, _ = net.layer(1)
         res = find_s(W1, W2, QMatrix.zeros(W2.nrows, W1.ncols), max_nullity=max_nullity, budget=budget)
-        found = [S for S in res.subsets if S]
+        found = [sorted(S) for S in res.subsets if S]
+        if found or res.complete:
+            proof = {"kind": "enumerated", "nullity": res.nullity}
+        elif n <= SPLIT_SUMS_MAX:                # every subset, as sums of two halves
+            S = split_sums(cols)
+            found = [S] if S else []
+            proof = {"kind": "split_sums"}
+        else:
+            hyps.append(Hypothesis(_NAMES[3], None))
+            return Verdict(None, METHOD, f"undecided: flip sets not excluded ({res.reason}; more "
+                           f"than {SPLIT_SUMS_MAX} neurons for the sums of two halves)", tuple(hyps))
         if found:
-            S = sorted(found[0])
+            S = found[0]
             new = [((tuple(-x for x in w), -b, v) if i in S else (w, b, v))
                    for i, (w, b, v) in enumerate(neurons)]
             c2 = tuple(ci + sum((v[o] * b for i2, (w, b, v) in enumerate(neurons) if i2 in S), Q(0))
@@ -141,10 +156,6 @@ def identifiability_shallow(net: Network, *, verify: bool = True, max_nullity: i
             return _planted(net, hyps, f"flip set {S}: the sum of v_i w_i^T over it is 0, so "
                             "flipping those neurons keeps the function", [with_hidden_neurons(net, 0, new, c2)],
                             verify)
-        if not res.complete:
-            hyps.append(Hypothesis(_NAMES[3], None))
-            return Verdict(None, METHOD, f"undecided: flip sets not excluded ({res.reason})", tuple(hyps))
-        proof = {"kind": "enumerated", "nullity": res.nullity}
     hyps.append(Hypothesis(_NAMES[3], True, proof["kind"]))
     cert = {**header("identifiability_hypotheses"), "claim": CLAIMS["identifiability_hypotheses"][1],
             "network": net.to_dict(), "fiber_dimension": n, "flip_sets": proof}
@@ -160,7 +171,56 @@ def identifiability_shallow(net: Network, *, verify: bool = True, max_nullity: i
 
 _PROOF_TEXT = {"independent": "the kink matrices v_i w_i^T are linearly independent",
                "positive_functional": "a linear functional is positive on every kink matrix",
-               "enumerated": "every 0/1 point of their dependencies enumerated"}
+               "enumerated": "every 0/1 point of their dependencies enumerated",
+               "split_sums": "every subset's sum compared, as the sums of two halves"}
+
+SPLIT_SUMS_MAX = 40
+"""Most neurons whose 2^n subsets are compared as the 2^(n/2) sums of each half (a one-input
+regression net 1-n-1 has n − 1 dependencies: FIND-S enumerates 2^(n−1))."""
+
+_P61 = (1 << 61) - 1
+
+
+def split_sums(vectors) -> list | None:
+    """A non-empty S with ``Σ_{i∈S} vectors[i] = 0`` (sorted), or None: the subsets of each half
+    walked in Gray-code order, each sum hashed by a fixed linear form mod 2^61 − 1 (a zero sum
+    hashes to 0, so no solution is missed), every hash match of the two halves re-checked
+    exactly."""
+    n = len(vectors)
+    den = 1
+    for v in vectors:
+        for x in v:
+            q = int(x.q)
+            den = den * q // gcd(den, q)
+    ints = [[int((x * den).p) for x in v] for v in vectors]
+    coef = [pow(3, k + 1, _P61) for k in range(len(ints[0]) if ints else 0)]
+    hs = [sum(c * x for c, x in zip(coef, v)) % _P61 for v in ints]
+    half = n // 2
+    left: dict = {}
+    for mask, h in _gray_sums(hs[:half]):
+        left.setdefault(h, []).append(mask)
+    for mask_b, h in _gray_sums(hs[half:]):
+        for mask_a in left.get((-h) % _P61, ()):
+            if mask_a == 0 and mask_b == 0:
+                continue
+            S = [i for i in range(half) if mask_a >> i & 1] + [half + i for i in range(n - half)
+                                                                 if mask_b >> i & 1]
+            if all(sum(ints[i][k] for i in S) == 0 for k in range(len(ints[0]))):
+                return S
+    return None
+
+
+def _gray_sums(hs):
+    """``(mask, Σ_{i in mask} hs[i] mod 2^61 − 1)`` for every subset, in Gray-code order."""
+    mask, h = 0, 0
+    yield mask, h
+    for step in range(1, 1 << len(hs)):
+        k = (step & -step).bit_length() - 1
+        mask ^= 1 << k
+        h = (h + hs[k] if mask >> k & 1 else h - hs[k]) % _P61
+        if step & 0xFFFF == 0:
+            checkpoint()                 # the active budget (identify --timeout) or Ctrl-C
+        yield mask, h
 
 
 def orbit_key(net: Network) -> tuple:

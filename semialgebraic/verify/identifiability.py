@@ -93,15 +93,16 @@ def _check_shallow(cert: dict, net, fd) -> tuple[bool, str]:
     W1 non-zero, I3 no two rows of [W1 | b1] proportional, I4 no non-empty S with
     Σ_{i∈S} v_i w_iᵀ = 0 shown as ``flip_sets`` says (``independent``: the n kink matrices have
     rank n, mod a prime or over Q; ``positive_functional``: ``⟨y, v_i w_iᵀ⟩ > 0`` for every i;
-    ``enumerated``: every 0/1 point of their dependencies, at most 2^16, re-enumerated here), and
-    the fiber dimension n."""
+    ``enumerated``: every 0/1 point of their dependencies, at most 2^16, re-enumerated here;
+    ``split_sums``: every subset's sum, at most 40 neurons, compared here as the sums of two
+    halves), and the fiber dimension n."""
     if cert["claim"] != CLAIMS["identifiability_hypotheses"][1]:
         return False, "the claim names R18 (two hidden layers), the network has one hidden layer"
     proof = cert.get("flip_sets")
     if not isinstance(proof, dict) or proof.get("kind") not in ("independent", "positive_functional",
-                                                                 "enumerated"):
-        raise InputError("flip_sets must be an object of kind independent, positive_functional or "
-                         "enumerated")
+                                                                 "enumerated", "split_sums"):
+        raise InputError("flip_sets must be an object of kind independent, positive_functional, "
+                         "enumerated or split_sums")
     d, n, m = net.widths
     (W1, b1), (W2, _) = net.layer(0), net.layer(1)
     rows = [list(W1.row_at(i)) for i in range(n)]
@@ -129,7 +130,7 @@ def _check_shallow(cert: dict, net, fd) -> tuple[bool, str]:
             if sum((a * b for a, b in zip(k, y)), 0 * y[0]) <= 0:
                 return False, f"I4 not shown: <y, v_{i} w_{i}^T> <= 0"
     else:
-        S = _flip_set(kinks, n)
+        S = _flip_set(kinks, n) if kind == "enumerated" else _zero_sum(kinks)
         if isinstance(S, str):
             return False, S
         if S:
@@ -171,6 +172,43 @@ def _flip_set(kinks, n) -> list | str:
             S = sorted([free[q] for q in range(len(free)) if t[q]] +
                        [piv[r] for r, (den, _) in enumerate(rows) if sums[r] == -den])
             return S
+    return []
+
+
+MAX_SPLIT = 40
+"""Most neurons whose subsets this checker compares as the sums of two halves."""
+
+
+def _zero_sum(kinks) -> list | str:
+    """A non-empty S whose kink vectors sum to 0 ([] when none), by every subset of each half:
+    the integer sums keyed by a linear form mod 2^61 − 1 (a zero sum gives 0), a match of the
+    two halves re-checked exactly; a string when there are more than :data:`MAX_SPLIT`."""
+    n = len(kinks)
+    if n > MAX_SPLIT:
+        return f"I4 not shown: {n} neurons, more than the {MAX_SPLIT} whose subsets this checker compares"
+    den = 1
+    for v in kinks:
+        for x in v:
+            q = int(x.q)
+            den = den * q // _gcd(den, q)
+    ints = [[int((x * den).p) for x in v] for v in kinks]
+    prime = (1 << 61) - 1
+    keys = [sum(pow(5, k + 1, prime) * x for k, x in enumerate(v)) % prime for v in ints]
+
+    def sums(part):
+        out = {0: 0}
+        for i in part:                      # every subset of part: (mask -> key), doubled per element
+            out.update({m | (1 << i): (h + keys[i]) % prime for m, h in list(out.items())})
+        return out
+    first = sums(range(n // 2))
+    index: dict = {}
+    for m, h in first.items():
+        index.setdefault(h, []).append(m)
+    for mb, h in sums(range(n // 2, n)).items():
+        for ma in index.get((-h) % prime, ()):
+            S = [i for i in range(n) if (ma | mb) >> i & 1]
+            if S and all(sum(ints[i][k] for i in S) == 0 for k in range(len(ints[0]))):
+                return S
     return []
 
 

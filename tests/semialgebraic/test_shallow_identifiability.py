@@ -218,3 +218,32 @@ def test_cli_identify_one_hidden_layer(tmp_path, capsys):
     assert main(["identify", str(deep)]) == 2
     err = capsys.readouterr().err
     assert "one hidden layer, or two with n1 <= d" in err and err.count("\n") == 1
+
+
+def test_one_input_nets_beyond_the_nullity_limit_by_the_sums_of_two_halves():
+    """1-n-1 regression nets: n − 1 dependencies among the scalar kinks v_i w_i, past FIND-S's
+    2^16; every subset's sum is compared as two halves (R41, I4).  A zero-sum subset planted
+    among 20 neurons (1/3 + 1/5 − 8/15) is found; without it the net is identifiable, and a
+    certificate claiming that for the planted net is rejected by the checker's own search."""
+    rng = random.Random(4)
+    n = 20
+    W1 = [[Q(rng.randint(1, 50), rng.randint(1, 7)) * rng.choice([-1, 1])] for _ in range(n)]
+    b1 = [Q(k, 1) + Q(1, 3) for k in range(n)]                  # distinct hyperplanes
+    kinks = [Q(2) ** k * 3 ** (k % 2) for k in range(n)]          # no zero subset sum: distinct...
+    kinks = [k * rng.choice([-1, 1]) for k in kinks]              # ... powers, mixed signs
+    V = [[kinks[i] / W1[i][0] for i in range(n)]]
+    net = _net(W1, b1, V, [0])
+    v = identifiability_shallow(net)
+    assert v.answer is True and v.certificate["flip_sets"] == {"kind": "split_sums"}
+    assert verify(jsonable(v.certificate))[0]
+    planted = list(kinks)
+    planted[3], planted[11], planted[16] = Q(1, 3), Q(1, 5), Q(-8, 15)
+    V2 = [[planted[i] / W1[i][0] for i in range(n)]]
+    net2 = _net(W1, b1, V2, [0])
+    v2 = identifiability_shallow(net2)
+    assert v2.answer is False and v2.reason.startswith("flip set [3, 11, 16]")
+    _checked(net2, v2, rng)
+    forged = jsonable(v.certificate)
+    forged["network"] = jsonable(net2.to_dict())
+    ok, why = verify(forged)
+    assert not ok and "flip set [3, 11, 16]" in why
