@@ -37,6 +37,9 @@ def read_torch(p: Path) -> dict:
                              f"{torch_reason(exc)}; save model.state_dict() (a dict of tensors)",
                              source=str(p)) from None
         reason = torch_reason(exc).split(". ")[0]
+        if isinstance(exc, KeyError) or len(reason) < 8:   # torch's legacy reader on foreign bytes: KeyError(101)
+            reason = (f"neither a zip archive (torch.save) nor a legacy torch pickle "
+                      f"({type(exc).__name__}: {reason or 'no message'})")
         raise InputError(f"not a readable torch file (truncated or corrupt?): {reason}",
                          source=str(p)) from None
     if isinstance(obj, dict):

@@ -518,3 +518,14 @@ def test_batch_evaluation_of_a_loaded_network_uses_its_integers_exactly(tmp_path
     assert fresh.evaluate_batch(X, method="limbs") == expected
     assert [[frac(v) for v in r] for r in expected.to_rows()[:2]] == [
         [frac(v) for v in net(x)] for x in X.to_rows()[:2]]
+
+
+def test_a_non_torch_file_named_pt_says_what_it_is_not(tmp_path):
+    """torch's legacy reader raises KeyError(101) on foreign bytes; the one line says the file is
+    neither a torch.save zip nor a legacy pickle (session 32: it read '… corrupt?): 101')."""
+    pytest.importorskip("torch")
+    path = tmp_path / "g.pt"
+    path.write_bytes(b"hello world, not a torch file")
+    with pytest.raises(InputError) as info:
+        load(path)
+    one_line(info, "g.pt", "truncated or corrupt", "neither a zip archive (torch.save) nor a legacy torch pickle")
