@@ -30,7 +30,8 @@ GLOSSARY: dict[str, tuple[str, tuple[str, str], str]] = {
                 (_T, "§2"), "outside a lower-dimensional semi-algebraic exceptional set."),
     "identifiable": ("the weights are determined by the function, up to the symmetries every "
                      "network has (permuting neurons, rescaling a neuron's in/out weights by "
-                     "c > 0 and 1/c)", (_T, "R18"),
+                     "c > 0 and 1/c); `identify` decides it for one hidden layer (R41) and "
+                     "for three-layer bottlenecks (R18)", (_T, "R18"),
                      "identifiable up to S1 + S2 (dim Fib = n1 + n2 and no further discrete "
                      "copies)"),
     "fiber dimension": ("how many independent directions the weights can move without changing "
