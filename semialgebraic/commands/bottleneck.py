@@ -129,7 +129,10 @@ def register(sub, parent) -> None:
                            "whether S7/S8 apply, the linear block Γ and its positive factor "
                            "rank), the symmetries S1-S8 that generate its fiber, and the "
                            "symmetry graph (nodes: components up to permutation; edges: discrete "
-                           "symmetries). 'netfibers explain TERM' explains each term.",
+                           "symmetries). With one hidden layer: the neuron types, the symmetries "
+                           "beyond S1 + S2 its rows show (free rows, trades, linear pairs, flip "
+                           "sets), identifiability (R41) and the fiber's size, on R^d. "
+                           "'netfibers explain TERM' explains each term.",
                            exits=["0  computed", "3  non-generic input, or --timeout reached",
                                   "2  input error, or NET has more hidden layers, or two with "
                                   "n1 > d"],
@@ -368,6 +371,60 @@ def _identify_shallow(args, net: Network, budget: Budget, end) -> int:
     return v.exit_code()
 
 
+def _symmetries_shallow(args, net: Network, budget: Budget) -> int:
+    """``symmetries`` of one hidden layer on R^d: neuron types, the symmetries beyond S1 + S2
+    that the rows show, the flip sets (the fiber's components), identifiability (R41) and the
+    fiber's size."""
+    from ..shallow.identifiability import identifiability_shallow, symmetry_facts
+    try:
+        with deadline(budget.remaining()):
+            F = fiber_shallow_of(net)
+            v = identifiability_shallow(net, verify=False)
+    except (Timeout, KeyboardInterrupt) as exc:
+        why = ("interrupted (Ctrl-C)" if not isinstance(exc, Timeout) else
+               f"timeout of {args.timeout:g} s reached")
+        emit(args, {"structure": None, "complete": False, "reason": why}, f"{why}; no symmetry report")
+        return 3
+    facts = symmetry_facts(net)
+    flips = [sorted(c.label.get("flipped_neurons") or []) for c in F.components
+             if isinstance(c.label, dict)]
+    flips = [S for S in flips if S]
+    types = F.details["neuron_types"]
+    word = {True: "yes", False: "no", None: "undecided"}[v.answer]
+    text = [f"widths {'-'.join(map(str, net.widths))}: one hidden layer, on R^d",
+            "neuron types: " + ", ".join(f"{i}:{t}" for i, t in enumerate(types)),
+            "symmetries: S1 (permutations), S2 (positive scalings)"
+            + "".join(f"; flip set {S}" for S in flips)]
+    text += [f"  {f}" for f in facts]
+    if flips:
+        text.append("  a flip set S: (w_i, b_i) -> -(w_i, b_i) for i in S, the output bias + "
+                    "sum v_i b_i, keeps the function since sum_S v_i w_i^T = 0 (σ(h) − σ(−h) = h)")
+    why = v.reason.removeprefix("identifiable up to permutation and positive scaling: ")
+    text.append(f"identifiable up to S1 + S2 (three-layer-fibers R41): {word} ({why})")
+    text.append(f"fiber: dimension {F.dimension.value if F.dimension.exact else f'between {F.dimension.lower} and {F.dimension.upper}'}"
+                f"; components {display.number(F.number_of_components, args.exact) if F.number_of_components is not None else 'not determined'}"
+                f"; orbits {F.number_of_orbits if F.number_of_orbits is not None else 'not determined'}")
+    data = {"kind": "one hidden layer", "neuron_types": list(types), "symmetries": ["S1", "S2"],
+            "flip_sets": flips, "facts": facts,
+            "identifiable": {"answer": v.answer, "reason": v.reason,
+                             "hypotheses": [h.to_json() for h in v.hypotheses]},
+            "dimension": F.dimension.value, "number_of_components": F.number_of_components,
+            "number_of_orbits": F.number_of_orbits}
+    if args.graphml:
+        write_graphml(F.graph, args.graphml)
+        text.append(f"GraphML written to {args.graphml}")
+    if display.text_needs_note(text, args.exact):
+        text.append(display.EXACT_NOTE)
+    emit(args, data, "\n".join(text))
+    return 0
+
+
+def fiber_shallow_of(net: Network):
+    """The one-hidden-layer fiber on R^d (:func:`semialgebraic.shallow.fiber_shallow`)."""
+    from ..shallow import fiber_shallow
+    return fiber_shallow(net)
+
+
 def fiber_in_time(net: Network, seconds: float | None, timeout: float | None, *,
                   orthant: bool = False, trace: Trace | None = None, jacobian=None):
     """``(fiber, None)``, or, stopped after *seconds* (the user's *timeout*, for the message)
@@ -416,8 +473,10 @@ def cmd_fiber(args) -> int:
 def cmd_symmetries(args) -> int:
     budget = Budget(timeout=args.timeout)          # loading NET counts too
     net = load_network(args.net)
+    if net.depth == 2:
+        return _symmetries_shallow(args, net, budget)
     if not is_bottleneck(net):
-        fail(f"{args.net}: symmetries needs two hidden layers with n1 <= d")
+        fail(f"{args.net}: symmetries needs one hidden layer, or two with n1 <= d")
     trace = Trace()
     try:
         with deadline(budget.remaining()):

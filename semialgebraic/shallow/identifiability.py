@@ -46,7 +46,7 @@ from ..budget import Budget, checkpoint
 from ..verdict import Hypothesis, Verdict
 from .equivalence import equivalent_shallow
 
-__all__ = ["identifiability_shallow", "orbit_key", "MAX_NULLITY"]
+__all__ = ["identifiability_shallow", "orbit_key", "symmetry_facts", "MAX_NULLITY"]
 
 METHOD = "shallow-R41"
 MAX_NULLITY = 16
@@ -221,6 +221,37 @@ def _gray_sums(hs):
         if step & 0xFFFF == 0:
             checkpoint()                 # the active budget (identify --timeout) or Ctrl-C
         yield mask, h
+
+
+def symmetry_facts(net: Network) -> list[str]:
+    """The symmetries of a one-hidden-layer *net* beyond S1 + S2 that its rows show, one
+    sentence each (``netfibers symmetries``): unread neurons (rows free), zero rows (constant or
+    dead: outgoing weights traded with the output bias), pairs on one hyperplane (same
+    orientation: outgoing trade; opposite with cancelling kinks: a linear pair moving with the
+    output bias; opposite with a kink: named only).  Flip sets come from the fiber's components.
+
+    >>> symmetry_facts(Network.from_rows([[[1], [2], [0]], [[1, 1, 0]]], [[0, 0, 1], [0]]))
+    ['neuron 2 is not read: its row and bias are free', 'neurons 0 and 1 lie on one hyperplane with the same orientation: their outgoing weights trade']
+    """
+    neurons, _ = hidden_neurons(net, 0)
+    out = []
+    for i, (w, b, v) in enumerate(neurons):
+        if all(x == 0 for x in v):
+            out.append(f"neuron {i} is not read: its row and bias are free")
+        elif all(x == 0 for x in w):
+            out.append(f"neuron {i} has a zero row ({'constant' if b > 0 else 'dead everywhere'}): "
+                       "its outgoing weights trade with the output bias")
+    for i, j, lam in _proportional_pairs(neurons):
+        if lam > 0:
+            out.append(f"neurons {i} and {j} lie on one hyperplane with the same orientation: their "
+                       "outgoing weights trade")
+        elif all(a - lam * x == 0 for a, x in zip(neurons[i][2], neurons[j][2])):
+            out.append(f"neurons {i} and {j} are a linear pair (opposite orientations, cancelling "
+                       "kinks): their hyperplane moves with the output bias")
+        else:
+            out.append(f"neurons {i} and {j} lie on one hyperplane with opposite orientations "
+                       "(their kinks add, as |x| = σ(x) + σ(−x))")
+    return out
 
 
 def orbit_key(net: Network) -> tuple:

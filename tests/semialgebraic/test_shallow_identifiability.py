@@ -247,3 +247,25 @@ def test_one_input_nets_beyond_the_nullity_limit_by_the_sums_of_two_halves():
     forged["network"] = jsonable(net2.to_dict())
     ok, why = verify(forged)
     assert not ok and "flip set [3, 11, 16]" in why
+
+
+def test_cli_symmetries_one_hidden_layer(tmp_path, capsys):
+    """``symmetries`` on one hidden layer (it was an input error): the flip set, the facts of the
+    rows, R41's verdict and the fiber's size; the same facts in --json."""
+    from semialgebraic.cli import main
+    assert main(["symmetries", "algebra/examples/shallow_flip_set.json"]) == 0
+    out = capsys.readouterr().out
+    assert "symmetries: S1 (permutations), S2 (positive scalings); flip set [0, 1]" in out
+    assert "three-layer-fibers R41): no (flip set [0, 1]" in out
+    assert "fiber: dimension 3; components 12; orbits 2" in out
+    path = tmp_path / "n.json"
+    path.write_text(json.dumps({"format": "netfibers.network", "version": 1, "activation": "relu",
+                                "layers": [{"weight": [[1], [2], [0], [-1], [1]], "bias": [0, 0, 1, 0, 3]},
+                                           {"weight": [[1, 1, 2, 1, 0]], "bias": [0]}]}))
+    assert main(["symmetries", str(path), "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["neuron_types"] == ["kink", "kink", "constant", "kink", "zero"]
+    assert data["flip_sets"] == [] and data["identifiable"]["answer"] is False
+    assert any("neuron 4 is not read" in f for f in data["facts"])
+    assert any("neurons 0 and 1 lie on one hyperplane with the same orientation" in f for f in data["facts"])
+    assert any("neurons 0 and 3 lie on one hyperplane with opposite orientations" in f for f in data["facts"])
