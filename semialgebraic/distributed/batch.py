@@ -28,6 +28,7 @@ from algebra.exceptions import InputError
 from algebra.io.domain_text import names_a_file, read_domain_data
 from algebra.io.native import write_atomic
 
+from ..budget import ctrl_c_count
 from ..certificates import write_certificate
 from .cluster import executor as make_executor
 from .jobs import (DEDUP_SIDECAR, DOMAIN_JOBS, PAIR_JOBS, certificate_stem,
@@ -48,25 +49,34 @@ def certificate_dir(out) -> Path:
 
 
 def read_records(out) -> list[dict]:
-    """The complete records of *out* (a torn last line, from a killed run, is cut off the file)."""
+    """The complete records of *out*; a torn last line (no newline: a killed run) is cut off the
+    file, with a note on stderr.  A complete line that is not a record (not JSON, or no ``id``)
+    is an :class:`InputError` naming it, and nothing is changed: appending to a file that is
+    not this run's results, or dropping the records after a damaged line, would lose data."""
     path = Path(out)
+    if not path.parent.is_dir():
+        raise InputError(f"--out: the directory {str(path.parent)!r} does not exist", source=str(out))
     if not path.exists():
         return []
     raw = path.read_bytes()
     records, good = [], 0
-    for line in raw.splitlines(keepends=True):
+    for k, line in enumerate(raw.splitlines(keepends=True), 1):
         if not line.endswith(b"\n"):
             break
         try:
             rec = json.loads(line)
-        except json.JSONDecodeError:
-            break
-        if isinstance(rec, dict) and "id" in rec:
-            records.append(rec)
+        except (json.JSONDecodeError, UnicodeDecodeError):
+            rec = None
+        if not (isinstance(rec, dict) and "id" in rec and "status" in rec):
+            raise InputError(f"line {k} is not a batch record: --out must be a results file of "
+                             "batch (to resume) or a new file", source=str(out))
+        records.append(rec)
         good += len(line)
     if good < len(raw):
         with open(path, "r+b") as f:
             f.truncate(good)
+        print(f"netfibers: note: {out}: a torn last line (an interrupted run) was cut off; its item "
+              "runs again", file=sys.stderr)
     return records
 
 
@@ -186,7 +196,10 @@ def run_batch(job: str, manifest: str, out: str, *, workers: int | None = None,
         else:
             calls = [(it["id"], ("run", job, it, timeout, defaults, _blobs(ex, it, scatter)))
                      for it in todo]
+            seen = ctrl_c_count()
             for _, rec in map_calls(ex, calls) if todo else ():
+                if ctrl_c_count() != seen:   # Ctrl-C cut an item short (it returned its partial
+                    raise KeyboardInterrupt  # answer): left out, for the rerun; the run stops
                 new.append(writer.write(rec))
                 prog.update(rec)
     finally:

@@ -232,3 +232,44 @@ def test_batch_identify_one_hidden_layer(tmp_path, files, capsys):
     run(capsys, "batch", "identify", str(d / "*.json"), "--out", str(out), "--workers", "0", "--json")
     got = {r["id"].rsplit("/", 1)[1]: r["verdict"] for r in map(json.loads, out.read_text().splitlines())}
     assert got == {"abs.json": "undecided", "flip.json": "not identifiable", "generic.json": "identifiable"}
+
+
+def test_ctrl_c_stops_the_batch_and_leaves_the_cut_item_for_the_rerun(tmp_path, files, capsys,
+                                                                        monkeypatch):
+    """An item cut short by Ctrl-C returns its partial answer; that record is not written, the run
+    stops there, and the rerun decides the item (session 32: the run went on with every other
+    item and the rerun took the cut one as done, undecided for good)."""
+    from semialgebraic.budget import note_ctrl_c
+    from semialgebraic.distributed import batch as jobs       # where the serial calls find run_item
+    real = jobs.run_item
+    calls = []
+
+    def cut_second(*args, **kw):
+        rec = real(*args, **kw)
+        calls.append(1)
+        if len(calls) == 2:
+            note_ctrl_c()                # as if Ctrl-C arrived while the item ran
+        return rec
+    monkeypatch.setattr(jobs, "run_item", cut_second)
+    for name in ("d", "e"):
+        (tmp_path / f"{name}.json").write_text(json.dumps(A.to_dict()))
+    out = tmp_path / "r.jsonl"
+    code, _, err = run(capsys, "batch", "dim", str(tmp_path / "*.json"), "--out", str(out), "--workers", "0")
+    assert code == 3 and "interrupted" in err
+    assert len(out.read_text().splitlines()) == 1            # the first item only
+    monkeypatch.setattr(jobs, "run_item", real)
+    code, text, _ = run(capsys, "batch", "dim", str(tmp_path / "*.json"), "--out", str(out), "--workers", "0",
+                        "--json")
+    assert code == 0 and json.loads(text)["ok"] == 5
+    assert len(out.read_text().splitlines()) == 5
+
+
+def test_out_must_be_a_results_file_in_an_existing_directory(tmp_path, files, capsys):
+    out = tmp_path / "r.jsonl"
+    out.write_text('{"garbage": 1}\n')
+    code, _, err = run(capsys, "batch", "dim", files["a"], "--out", str(out), "--workers", "0")
+    assert code == 2 and "line 1 is not a batch record" in err and err.count("\n") == 1
+    assert out.read_text() == '{"garbage": 1}\n'                # untouched
+    code, _, err = run(capsys, "batch", "dim", files["a"], "--out", str(tmp_path / "no" / "r.jsonl"),
+                       "--workers", "0")
+    assert code == 2 and "does not exist" in err and err.count("\n") == 1
