@@ -40,6 +40,8 @@ from algebra.linalg import QMatrix
 from algebra.network import Network
 from algebra.rationals import Q, to_q
 
+from ..shallow.identifiability import SPLIT_SUMS_MAX, split_sums
+
 __all__ = ["recover", "Recovery", "NetworkOracle"]
 
 _FINE = 2 ** 12          # end-piece probe: (b - a) / _FINE
@@ -88,6 +90,10 @@ class Recovery:
                 "notes": list(self.notes)}
 
 
+class _Unconverged(Exception):
+    """The bisection of a line did not isolate a break within :data:`_MAX_DEPTH` halvings."""
+
+
 class _OutOfBudget(Exception):
     pass
 
@@ -123,7 +129,9 @@ def _breaks(f, p, v, a, b, ya, yb, rng, depth=0) -> list:
     if _affine(f, p, v, a, b, ya, yb, rng):
         return []
     if depth >= _MAX_DEPTH:
-        raise InputError("bend search did not converge (breaks closer than 2^-60: not a ReLU network?)")
+        raise _Unconverged(f"the bend search did not converge near t = {float(a):.6g} (breaks "
+                           "closer than 2^-60 of the line's length, or a kink so small against the "
+                           "others that the 3-point test took a point beside it for it)")
     h = (b - a) / _FINE
     yl, yr = f(_on_line(p, v, a + h)), f(_on_line(p, v, b - h))
     sl = [(u - w) / h for u, w in zip(yl, ya)]
@@ -249,7 +257,7 @@ def recover(oracle, d: int, m: int, *, seed: int = 0, lines: int = 2,
         else:
             notes.append(f"{full.count(False)} bend(s) are not whole hyperplanes (bent hyperplanes "
                          "of a deeper layer): not a one-hidden-layer network")
-    except _OutOfBudget as exc:
+    except (_OutOfBudget, _Unconverged) as exc:
         keys = sorted(found)
         notes.append(f"stopped: {exc}; the bends found so far are reported, no network")
         return Recovery([(list(w), c) for w, c in keys], [list(found[k]) for k in keys], None,
@@ -268,7 +276,13 @@ def _search(f, d, lines, rng, found, notes) -> None:
             ends = [f(_on_line(p, v, s * T)) for s in (-4, -1, 1, 4)]
             in_lo = _lerp(ends[0], ends[1], -4 * T, -T, Q(-2) * T) == f(_on_line(p, v, -2 * T))
             in_hi = _lerp(ends[2], ends[3], T, 4 * T, Q(2) * T) == f(_on_line(p, v, 2 * T))
-            if (in_lo and in_hi) or T > 2 ** 60:
+            if in_lo and in_hi:             # no bend beyond ±4T either (the far points on the end
+                far = _far_bend(f, p, v, T, ends)   # pieces' lines): a bend at 2 000 was missed
+                if far is None:
+                    break
+                T = far
+                continue
+            if T > 2 ** 60:
                 break
             T *= 4
         for t in _breaks(f, p, v, -T, T, ends[1], ends[2], rng):
@@ -278,6 +292,19 @@ def _search(f, d, lines, rng, found, notes) -> None:
                 continue
             w, c, alpha = h
             found.setdefault((w, c), alpha)
+
+
+def _far_bend(f, p, v, T, ends) -> Q | None:
+    """The first of ±16T, ±64T, … ±4^30·T whose value leaves the line of the end piece
+    (through ±T and ±4T), as the next T, or None when all lie on it (a bend beyond 4T bends
+    every point past it off the line, unless another cancels it exactly there: the points are
+    spread over 30 scales)."""
+    for k in range(2, 31):
+        t = T * 4 ** k
+        if (_lerp(ends[2], ends[3], T, 4 * T, t) != f(_on_line(p, v, t))
+                or _lerp(ends[0], ends[1], -4 * T, -T, -t) != f(_on_line(p, v, -t))):
+            return t
+    return None
 
 
 def _whole_hyperplane(f, w, c, rng, probes: int = 3) -> bool:
@@ -327,11 +354,25 @@ def _one_hidden_layer(f, d, m, hyper, alphas, rng, notes) -> Network | None:
     W = QMatrix.from_rows([w for w, _ in hyper])
     A = QMatrix.from_rows([list(a) for a in alphas]).T
     res = find_s(W, A, -G, exact=True)
-    if not res.subsets:
-        notes.append("no orientation of the recovered neurons cancels the affine remainder; "
-                     f"a width-{n} one-hidden-layer network does not represent f ({res.reason})")
+    subsets = res.subsets
+    if not subsets and not res.complete and n <= SPLIT_SUMS_MAX:   # every subset, in two halves
+        target = [-x for row in G.to_rows() for x in row]
+        S = split_sums([[x * y for x in a for y in w] for (w, _), a in zip(hyper, alphas)], target)
+        subsets = [S] if S is not None else []
+        res = None if S is not None else res
+        if S is None:
+            notes.append("no orientation of the recovered neurons cancels the affine remainder "
+                         f"(every subset of the {n} compared): a width-{n} one-hidden-layer "
+                         "network does not represent f")
+            return None
+    if not subsets:
+        notes.append(("no orientation of the recovered neurons cancels the affine remainder; "
+                      f"a width-{n} one-hidden-layer network does not represent f ({res.reason})")
+                     if res.complete else
+                     f"undecided: the orientation search stopped ({res.reason}; more than "
+                     f"{SPLIT_SUMS_MAX} neurons for the sums of two halves): no network")
         return None
-    S = set(res.subsets[0])
+    S = set(subsets[0])
     rows, bias, const = [], [], list(g0)
     for i, (w, c) in enumerate(hyper):
         s = -1 if i in S else 1

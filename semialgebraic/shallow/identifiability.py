@@ -181,31 +181,35 @@ regression net 1-n-1 has n − 1 dependencies: FIND-S enumerates 2^(n−1))."""
 _P61 = (1 << 61) - 1
 
 
-def split_sums(vectors) -> list | None:
-    """A non-empty S with ``Σ_{i∈S} vectors[i] = 0`` (sorted), or None: the subsets of each half
-    walked in Gray-code order, each sum hashed by a fixed linear form mod 2^61 − 1 (a zero sum
-    hashes to 0, so no solution is missed), every hash match of the two halves re-checked
-    exactly."""
+def split_sums(vectors, target=None) -> list | None:
+    """A non-empty S with ``Σ_{i∈S} vectors[i] = 0`` (sorted), or None; with *target*, an S with
+    the sum equal to it (``recover``'s orientation: the affine remainder).  The subsets of each
+    half are walked in Gray-code order, each sum hashed by a fixed linear form mod 2^61 − 1 (the
+    hash is linear, so no solution is missed), every hash match re-checked exactly."""
     n = len(vectors)
+    width = len(vectors[0]) if vectors else 0
+    goal = list(target) if target is not None else [Q(0)] * width
     den = 1
-    for v in vectors:
+    for v in list(vectors) + [goal]:
         for x in v:
-            q = int(x.q)
+            q = int(Q(x).q)
             den = den * q // gcd(den, q)
-    ints = [[int((x * den).p) for x in v] for v in vectors]
-    coef = [pow(3, k + 1, _P61) for k in range(len(ints[0]) if ints else 0)]
+    ints = [[int((Q(x) * den).p) for x in v] for v in vectors]
+    want = [int((Q(x) * den).p) for x in goal]
+    coef = [pow(3, k + 1, _P61) for k in range(width)]
     hs = [sum(c * x for c, x in zip(coef, v)) % _P61 for v in ints]
+    hg = sum(c * x for c, x in zip(coef, want)) % _P61
     half = n // 2
     left: dict = {}
     for mask, h in _gray_sums(hs[:half]):
         left.setdefault(h, []).append(mask)
     for mask_b, h in _gray_sums(hs[half:]):
-        for mask_a in left.get((-h) % _P61, ()):
-            if mask_a == 0 and mask_b == 0:
+        for mask_a in left.get((hg - h) % _P61, ()):
+            if mask_a == 0 and mask_b == 0 and target is None:
                 continue
             S = [i for i in range(half) if mask_a >> i & 1] + [half + i for i in range(n - half)
                                                                  if mask_b >> i & 1]
-            if all(sum(ints[i][k] for i in S) == 0 for k in range(len(ints[0]))):
+            if all(sum(ints[i][k] for i in S) == want[k] for k in range(width)):
                 return S
     return None
 

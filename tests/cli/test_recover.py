@@ -49,3 +49,35 @@ def test_recover_timeout_is_partial(tmp_path, capsys):
     data = json.loads(capsys.readouterr().out)
     assert data["complete"] is False and data["network"] is None and not out.exists()
     assert main(["recover", str(EX / "r21_shallow.json"), "-o", str(out), "--timeout", "0"]) == 2
+
+
+def _write(tmp_path, name, W1, b1, W2):
+    p = tmp_path / name
+    p.write_text(json.dumps({"format": "netfibers.network", "version": 1, "activation": "relu",
+                             "layers": [{"weight": W1, "bias": b1}, {"weight": W2, "bias": ["0"]}]}))
+    return p
+
+
+def test_recover_outsider_cases(tmp_path, capsys):
+    """Session 32's audit: a bend 2 000 away was never looked for (exit 3, 'does not represent
+    f'); a 2-20-1 net, past FIND-S's 2^16 orientations, was called not representable; a kink of
+    1e-30 beside a kink of 1 made the bisection fail as an input error (exit 2, 'not a ReLU
+    network?').  Now: recovered and certified equal, recovered, and undecided (exit 3)."""
+    far = _write(tmp_path, "far.json", [["1", "1"], ["1", "-1"], ["1", "0"]], ["2000", "0", "0"], [["5", "1", "1"]])
+    out = tmp_path / "r.json"
+    assert main(["recover", str(far), "-o", str(out)]) == 0
+    assert "certified equal to NET" in capsys.readouterr().out
+    import random
+    rng = random.Random(7)
+    W1 = [[str(rng.randint(-9, 9) or 1), str(rng.randint(-9, 9))] for _ in range(20)]
+    b1 = [str(rng.randint(-20, 20)) for _ in range(20)]
+    W2 = [[str(rng.choice([-1, 1]) * rng.randint(1, 9)) for _ in range(20)]]
+    wide = _write(tmp_path, "wide.json", W1, b1, W2)
+    assert main(["recover", str(wide), "-o", str(out), "--timeout", "120"]) == 0
+    assert "certified equal to NET" in capsys.readouterr().out
+    tiny = _write(tmp_path, "tiny.json", [["1", "1"], ["1", "-1"], ["2", "1"]], ["0", "1", "0"],
+                  [["1", "1/1000000000000000000000000000000", "2"]])
+    out2 = tmp_path / "r2.json"
+    code = main(["recover", str(tiny), "-o", str(out2)])
+    text = capsys.readouterr().out
+    assert code in (0, 3) and (code == 0 or "did not converge" in text) and (code == 0) == out2.exists()
