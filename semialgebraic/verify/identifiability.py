@@ -1,13 +1,16 @@
-"""Checker of ``identifiability_hypotheses`` certificates (three-layer-fibers R18).
+"""Checker of ``identifiability_hypotheses`` certificates (three-layer-fibers R18; R41 for one
+hidden layer).
 
-Schema (version 1; built by :func:`semialgebraic.certificates.identifiability_certificate`)::
+Schema (version 1; built by :func:`semialgebraic.certificates.identifiability_certificate`, and
+for one hidden layer by :func:`semialgebraic.shallow.identifiability.identifiability_shallow`)::
 
     {"format": "netfibers.certificate", "type": "identifiability_hypotheses",
      "schema_version": 1, "netfibers_version": "<str, informational>",
      "claim": "identifiable up to permutation and positive scaling (three-layer-fibers R18,
-               a derived criterion)",
-     "network": <network>,              # native network dict, two hidden layers
-     "fiber_dimension": n1 + n2}        # JSON integer
+               a derived criterion)",   # or "(three-layer-fibers R41, one hidden layer, …)"
+     "network": <network>,              # native network dict, two hidden layers (one for R41)
+     "fiber_dimension": n1 + n2,        # JSON integer (n for R41)
+     "flip_sets": {"kind": …}}          # R41 only: how no flip set was shown (_check_shallow)
 
 Nothing else: the hypotheses are re-derived here from the network (the decider's own list of
 checked hypotheses, with witnesses, is in its verdict, not in the certificate).
