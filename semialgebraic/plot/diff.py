@@ -44,8 +44,13 @@ def diff_scene(a: Network, b: Network, box, *, slice: Slice | None = None, grid:
         base = [Q(0), Q(0), *(to_q(v) for v in centre[2:])]
         slice = coordinate_slice(d, base)
         window = box[:2]
+        plane = None if d == 2 else (
+            f"the plane of x1, x2 with {'x3' if d == 3 else f'x3..x{d}'} fixed at the "
+            f"{'certified maximiser' if certified is not None else 'centre of the box'} "
+            f"({', '.join(q_str(v) for v in base[2:6])}{', …' if d > 6 else ''}); --slice draws another")
     else:
         window = box[:2]
+        plane = None
     (x0, x1), (y0, y1) = window
     if x0 >= x1 or y0 >= y1:
         raise InputError("--box: the window must have positive width and height")
@@ -54,8 +59,9 @@ def diff_scene(a: Network, b: Network, box, *, slice: Slice | None = None, grid:
     vals = tuple(tuple(deviation(a, b, slice.lift((x, y))) for x in xs) for y in ys)
     best = max(((vals[i][j], (xs[j], ys[i])) for i in range(grid) for j in range(grid)),
                key=lambda t: t[0])
-    scene = Scene("diff", title="|a − b|", xlabel="s" if d > 2 else "x1",
-                  ylabel="t" if d > 2 else "x2", heatmap=HeatMap(xs, ys, vals),
+    auto = plane is not None or d == 2
+    scene = Scene("diff", title="|a − b|" + (f" on {plane}" if plane else ""), xlabel="x1" if auto else "s",
+                  ylabel="x2" if auto else "t", heatmap=HeatMap(xs, ys, vals),
                   window=(tuple(window[0]), tuple(window[1])))
     scene.markers.append(Marker(best[1], f"grid max {q_str(best[0])}", "grid_max"))
     scene.data = {"grid_max": best[0], "grid_argmax": best[1], "certified": None}

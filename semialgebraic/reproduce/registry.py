@@ -8,7 +8,7 @@ documented value was obtained, ``False`` another one, ``None`` the item is not a
 (context: the detail says what stands for it).  ``tests/semialgebraic/test_reproduce.py``
 asserts that the registry covers every numbered item listed in docs/math.
 
-Three-layer side: three-layer-fibers R1–R27, G0–G8, S1–S8 (= R8–R15), T1–T11, P1–P16.
+Three-layer side: three-layer-fibers R1–R41 (R16a–c too), G0–G8, S1–S8 (= R8–R15), T1–T11, P1–P16.
 Skip-absorption side: skip-absorption R1–R20, the examples A … P6, pitfalls 1–12, the Cor. 11
 random experiment.  Documented deviations from the reference are the entries ``deviation …``.
 """
@@ -235,6 +235,145 @@ def _p12():
     return v == 10, f"row (−,−|−), f constant: dimension {v} = N − m = 11 − 1"
 
 
+def _r16a():
+    from .._fiber import fiber
+    F = fiber(_net("t4_kink_a"))
+    strata = getattr(F, "number_of_strata", None)
+    return (strata is not None and F.dimension.exact,
+            f"T4 (n1 = 1): {strata} strata, {F.number_of_components} components, dimension {F.dimension.value}")
+
+
+def _r16c():
+    from .._fiber import fiber
+    # three linear rows, m = 1, Γ = (−1, 2) (κ₊ = 2): the strata n_L' = 3 and n_L' = 2 with one dead row
+    net = Network.from_rows([[[1, 2], [-1, 1]], [[1, 2], [2, 1], [1, 1]], [[1, -2, 2]]], [[1, -1], [1, 2, 3], [0]])
+    F = fiber(net)
+    got = sorted((c.label["linear"], c.label["dead"], c.dimension.value) for c in F.components
+                 if isinstance(c.label, dict) and "linear" in c.label)
+    return got == [(2, 1, 12), (3, 0, 12)], f"three linear rows, Γ = (−1, 2): strata (linear, dead, dimension) {got}"
+
+
+_ABS = ([[[1], [-1]], [[1, 1]]], [[0, 0], [0]])                      # |x|
+
+
+def _rd():
+    from algebra.kernel.domains import Domain
+    return Domain([None], [None])
+
+
+def _r28():
+    from ..bab import diff_bounds
+    half = Network.from_rows([[[1], [-1]], [["1/2", 1]]], [[0, 0], [0]])   # |x| − relu(x)/2
+    r = diff_bounds(Network.from_rows(*_ABS), half, _rd())
+    return r.unbounded is True and r.complete, "|x| against |x| − relu(x)/2 on R: +inf, a certified ray"
+
+
+def _r29():
+    from ..bab import diff_bounds
+    shift = Network.from_rows([[[1], [-1]], [[1, 1]]], [[1, 0], [-1]])    # the same weights
+    r = diff_bounds(Network.from_rows(*_ABS), shift, _rd())
+    return r.complete and r.upper == 1, f"|x| against relu(x + 1) + relu(−x) − 1 on R: sup |a − b| = {r.upper}"
+
+
+def _r33():
+    from ..bab import diff_bounds
+    bump = Network.from_rows([[[1], [-1], [1], [1]], [[1, 1, -1, 1]]], [[0, 0, -1, -2], [0]])
+    r = diff_bounds(Network.from_rows(*_ABS), bump, _rd())
+    return r.complete and r.upper == 1, f"|x| against |x| − relu(x − 1) + relu(x − 2) on R (other weights): sup = {r.upper}"
+
+
+def _dim(net, dom=None):
+    from ..dimension import functional_dimension
+    return functional_dimension(net, domain=dom)
+
+
+def _r34():
+    from ..dimension.fiber_floor import certified_fiber_floor
+    net = Network.from_rows([[[1], [2], [-1]], [[1, 1, 1]]], [[0, 0, 1], [0]])   # a neuron split in two
+    entries, floor = certified_fiber_floor(net, None)
+    return any(e[0] == "split_out" for e in entries), f"relu(x) + relu(2x) + relu(1 − x): the split's outgoing trade is a move (floor {floor})"
+
+
+def _r36():
+    box = Network.from_rows([[[1], [-1], [2]], [[1, 1, -1]]], [[-1, "1/2", -3], [0]])
+    cube = Network.from_rows([[[1], [-1], [2]], [[1, 1, -1]]], [[0, "-1/2", -1], [0]])   # u -> box(1 + u)
+    a, b = _dim(box, (Q(0), Q(2))), _dim(cube, (Q(-1), Q(1)))
+    return a.exact and b.exact and a.value == b.value, f"on [0, 2]: {a.value}; read on [−1, 1]: {b.value}"
+
+
+def _r37():
+    net = Network.from_rows([[[1], [-1], [2]], [[1, 1, -1]]], [[-1, "1/2", -3], [0]])
+    v = [_dim(net, dom).value for dom in ((Q(0), Q(1)), (Q(-1), Q(2)), None)]
+    return v == sorted(v), f"[0, 1] → [−1, 2] → R: {v[0]} <= {v[1]} <= {v[2]}"
+
+
+def _fd_certificate(net, dom, kind):
+    """R38/R39's value (the theorem, its hypotheses checked exactly: ``one_layer_value``, which
+    ``functional_dimension`` uses past a size) against the Jacobian's, and its certificate."""
+    from ..dimension.certificate import functional_dimension_certificate
+    from ..dimension.one_layer import one_layer_value
+    from ..verify import verify
+    fd = one_layer_value(net, dom)
+    if fd is None:
+        return False, "the theorem's hypotheses do not hold"
+    cert = functional_dimension_certificate(net, fd, domain=dom)
+    ok, why = verify(cert)
+    rank = _dim(net, dom)
+    return (ok and cert["type"] == kind and rank.exact and rank.value == fd.value,
+            f"{fd.value} by the theorem, {rank.value} by the Jacobian's rank; {cert['type']} certificate: {why}")
+
+
+def _r38():
+    return _fd_certificate(_net("r21_shallow"), (Q(-4), Q(4)), "one_hidden_layer_dimension")
+
+
+def _r39():
+    net = Network.from_rows([[[1, 0], [0, 1], [1, 1]], [[1, -1, 2]]], [[5, 0, 0], [0]])   # neuron 0 always on
+    return _fd_certificate(net, (Q(-1), Q(1)), "one_hidden_layer_dimension")
+
+
+def _r40():
+    from ..dimension.certificate import functional_dimension_certificate
+    from ..verify import verify
+    net = Network.from_rows([[[1, 2], [3, -1], [-2, 1], [1, 1]], [[1, -2, 3, 1]]], [[1, -1, 2, "1/2"], [0]])
+    fd = _dim(net)
+    cert = functional_dimension_certificate(net, fd)
+    ok, why = verify(cert)
+    return ok and cert.get("fiber_lower") == net.n_parameters - fd.value == 4, f"2-4-1 on R^2: {why}"
+
+
+def _r41():
+    from ..shallow.identifiability import identifiability_shallow
+    a, b = identifiability_shallow(_net("r21_shallow")), identifiability_shallow(_net("shallow_flip_set"))
+    return a.answer is True and b.answer is False, f"r21_shallow: {a.reason}; shallow_flip_set: {b.reason}"
+
+
+def _later_entries():
+    """three-layer-fibers R28–R41 (§11): the results the engine added for branch and bound,
+    functional dimension and identifiability."""
+    ctx = lambda text: (lambda: (None, text))
+    return [
+        ("R28", "[derived]", "recession of a − b: +inf on R^d with a certified ray", _r28),
+        ("R29", "[derived]", "a − b of networks with the same weights: bounded, body and tail", _r29),
+        ("R30", "[literature: AHMTV20]", "the convex hull of one ReLU over a box",
+         ctx("the cuts of the branch and bound; each cut's validity is re-checked by R31's knapsacks (verify/bab_cuts.py)")),
+        ("R31", "[derived, checked]", "a cut's validity by two knapsacks",
+         ctx("checked inside every bab_bound certificate that carries cuts (semialgebraic/verify/bab_cuts.py); tests/semialgebraic/test_bab_cuts.py")),
+        ("R32", "[derived, checked]", "a pair cut by four knapsacks",
+         ctx("checked inside bab_bound certificates with pair cuts (semialgebraic/verify/bab_cuts.py)")),
+        ("R33", "[derived]", "the tail of a − b by branch and bound on the homogenised network", _r33),
+        ("R34", "[derived, checked]", "kernel directions of parallel, constant and always-active neurons", _r34),
+        ("R35", "[derived]", "masked neurons without the pattern list, masked pairs, dead inputs",
+         ctx("the upper-bound entries masked / masked_pair / dead_inputs / unseen of functional_dimension certificates (verify/functional_dimension_upper.py)")),
+        ("R36", "[derived]", "the functional dimension on a box is the network's, read on the cube", _r36),
+        ("R37", "[derived]", "the functional dimension only grows with the domain", _r37),
+        ("R38", "[derived]", "one hidden layer, each neuron dead or switching on its own hyperplane", _r38),
+        ("R39", "[derived]", "the same with neurons active on the whole domain", _r39),
+        ("R40", "[derived]", "a certified floor of the fiber's dimension: moves that compose", _r40),
+        ("R41", "[derived]", "identifiability of one hidden layer on R^d", _r41),
+    ]
+
+
 def _tl_entries():
     E = []
     add = lambda i, tag, what, fn: E.append(Entry(TL, i, tag, what, fn))
@@ -304,6 +443,11 @@ def _tl_entries():
          "P16": ("CANON output is not a parameter (T11)", lambda: _equiv("t11_large_bias", "t11_theta_second", False))}
     for p, (what, fn) in P.items():
         add(p, "[derived]", f"pitfall guard: {what}", fn)
+    add("R16a", "[derived, checked]", "n1 = 1: the strata of T4's fiber, glued (g1–g3)", _r16a)
+    add("R16b", "[derived]", "constant f", lambda: (None, "the fiber of a constant network: its dimension N − m is the P12 row"))
+    add("R16c", "[derived, checked]", "n1 >= 2: dead and linear rows exchanged under S5 (T6's strata)", _r16c)
+    for r, tag, what, fn in _later_entries():
+        add(r, tag, what, fn)
     add("deviation R19 reading", "[derived]", "the bundled T1 example reads R19 as f1 and f3∘f2; the paper's pairwise reading has its own example", _paper_r19)
     add("deviation G0, G7", "[derived, project addition]", "G0 and G7 are project additions to G1–G6", _g7)
     return E

@@ -171,3 +171,20 @@ def test_regions_picture_of_a_one_input_net_says_what_to_do(tmp_path, capsys):
     err = capsys.readouterr().err
     assert "needs 2" in err and "netfibers regions NET" in err and err.count("\n") == 1
     assert not out.exists()
+
+
+def test_plot_diff_names_the_plane_of_more_than_two_inputs(tmp_path, capsys):
+    """Without --slice a 3-input pair is drawn on the plane of x1, x2 through the certified
+    maximiser: the text and the picture's title say so (session 32's audit: it was unnamed)."""
+    import json as _json
+    from semialgebraic.cli import main as _main
+    for name, c in (("a", 0), ("b", "-9/10")):
+        (tmp_path / f"{name}.json").write_text(_json.dumps({
+            "format": "netfibers.network", "version": 1, "activation": "relu",
+            "layers": [{"weight": [[1, 0, 1], [0, 1, -1], [1, 1, 1]], "bias": [0, 0, c if c else -1]},
+                       {"weight": [[1, -1, 2]], "bias": [0]}]}))
+    out = tmp_path / "p.svg"
+    assert _main(["plot", "diff", str(tmp_path / "a.json"), str(tmp_path / "b.json"), "--box", "-1,1",
+                  "-o", str(out)]) == 0
+    text = capsys.readouterr().out
+    assert "on the plane of x1, x2 with x3 fixed at the certified maximiser" in text and out.exists()
