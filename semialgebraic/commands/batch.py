@@ -171,18 +171,18 @@ def cmd_batch(args) -> int:
     if args.json:                       # the summary holds float seconds: plain json, not emit
         print(json.dumps(s, indent=1))
     else:
-        print(summary_text(s))
+        print(summary_text(s, getattr(args, "exact", False)))
     return 0 if s["ok"] == s["items"] else 3
 
 
-def summary_text(s: dict) -> str:
+def summary_text(s: dict, exact: bool = False) -> str:
     rows = [("items", s["items"]), ("finished", s["finished"]), ("  resumed", s["resumed"]),
             ("  decided", s["ok"]), ("  undecided", s["undecided"]), ("  failed", s["failed"])]
     if s["job"] == "dedup":
         rows += [("classes", s["classes"]), ("merges (certified)", s["merges"]),
                  ("undecided pairs", s["undecided_pairs"])]
     else:
-        rows += [(f"  {v}", n) for v, n in sorted(s["verdicts"].items())]
+        rows += [(f"  {display.in_text(str(v), exact)}", n) for v, n in sorted(s["verdicts"].items())]
     rows += [("seconds", s["seconds"]), ("items/s", s["rate"]),
              ("ran on", f"{s['where']} ({s['workers']} worker{'s' if s['workers'] != 1 else ''})")]
     w = max(len(k) for k, _ in rows)

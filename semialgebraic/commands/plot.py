@@ -190,6 +190,9 @@ def cmd_plot(args) -> int:
             text = scene.title
     else:
         a, b = load_pair(args.a, args.b)     # .nnet files normalised differently: the first one's units
+        if a.signature != b.signature:
+            fail(f"{args.a}, {args.b}: the networks have (inputs, outputs) {a.signature} and "
+                 f"{b.signature}")
         if not args.box:
             fail("plot diff needs --box")
         if args.grid < 2:                # (before the search, not after it)

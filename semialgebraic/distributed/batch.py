@@ -25,7 +25,7 @@ import time
 from pathlib import Path
 
 from algebra.exceptions import InputError
-from algebra.io.domain_text import names_a_file, read_domain_data
+from algebra.io.domain_text import names_a_file, parse_ball_text, parse_box_text, read_domain_data
 from algebra.io.native import write_atomic
 
 from ..budget import ctrl_c_count
@@ -226,6 +226,10 @@ def _defaults(job, box, ball, orthant, epsilon) -> dict:
         parse_epsilon(epsilon, "--epsilon", InputError)
     if box is not None and names_a_file(box):
         given["box_json"] = _domain_json_text(read_domain_data(box, "--box"))
+    elif box is not None and box != "file" and not box.lstrip().startswith(("[", "{")):
+        parse_box_text(box, box.count(",") + 1 if ":" in box else 1)   # its syntax, before any work
+    if ball is not None:
+        parse_ball_text(ball, ball.count(","), "--ball")
     return given
 
 

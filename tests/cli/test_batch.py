@@ -273,3 +273,10 @@ def test_out_must_be_a_results_file_in_an_existing_directory(tmp_path, files, ca
     code, _, err = run(capsys, "batch", "dim", files["a"], "--out", str(tmp_path / "no" / "r.jsonl"),
                        "--workers", "0")
     assert code == 2 and "does not exist" in err and err.count("\n") == 1
+
+
+def test_a_malformed_global_domain_is_an_input_error_before_any_work(tmp_path, files, capsys):
+    out = tmp_path / "r.jsonl"
+    for opt in ("--box=1,a", "--ball=0,x"):
+        code, _, err = run(capsys, "batch", "dim", files["a"], opt, "--out", str(out), "--workers", "0")
+        assert code == 2 and err.count("\n") == 1 and "not a number" in err and not out.exists()
