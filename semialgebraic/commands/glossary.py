@@ -34,6 +34,11 @@ GLOSSARY: dict[str, tuple[str, tuple[str, str], str]] = {
                      "for three-layer bottlenecks (R18)", (_T, "R18"),
                      "identifiable up to S1 + S2 (dim Fib = n1 + n2 and no further discrete "
                      "copies)"),
+    "flip set": ("neurons of one hidden layer whose orientations can all be reversed, (w, b) -> "
+                 "-(w, b), with the output bias adjusted, without changing the function: their "
+                 "kink matrices v_i w_i^T sum to zero (σ(h) − σ(−h) = h); a discrete symmetry "
+                 "beyond permutations and scalings", (_T, "R41"),
+                 "(I4) a flip set S: (w_i, b_i) → −(w_i, b_i) on S, c + Σ_S v_i b_i"),
     "fiber dimension": ("how many independent directions the weights can move without changing "
                         "the function (number of parameters minus the functional dimension where "
                         "the Jacobian rank is locally constant; at most that elsewhere: a "
