@@ -17,7 +17,9 @@ hyperplane with opposite orientations whose kinks add up (``|x| = σ(x) + σ(−
 undecided: other realisations may exist, which this criterion does not enumerate.
 
 I4 is decided, in this order, by the rank of the kink matrices ``vec(v_i w_iᵀ)`` (n
-independent ones: only S = ∅; rank mod a prime, a lower bound of the rank over Q), by a
+independent ones: only S = ∅; rank mod a prime of their pairings with random rank-one
+functionals, :func:`~algebra.linalg.gfp.outer_products_rank`, then of the matrices themselves:
+lower bounds of the rank over Q), by a
 functional ``y`` with ``⟨y, v_i w_iᵀ⟩ ≥ 1`` for every i (exact LP: no non-empty S sums to 0),
 by the enumeration of FIND-S (skip-absorption R16: the 0/1 points of the solution space,
 2^nullity candidates, nullity at most ``max_nullity``), and, for at most
@@ -35,7 +37,7 @@ from math import gcd
 
 from algebra.kernel.certificate_schemas import CLAIMS, header
 from algebra.linalg import QMatrix
-from algebra.linalg.gfp import rank_lower_bound
+from algebra.linalg.gfp import outer_products_rank, rank_lower_bound
 from algebra.network import Network
 from algebra.rationals import Q, q_json
 from algebra.symmetries.neurons import hidden_neurons, with_hidden_neurons
@@ -124,16 +126,17 @@ def identifiability_shallow(net: Network, *, verify: bool = True, max_nullity: i
         return Verdict(None, METHOD, f"non-generic: neurons {i} and {j} share a hyperplane with "
                        "opposite orientations and a kink (as |x| = σ(x) + σ(−x)); R41 does not "
                        "decide this case", tuple(hyps))
-    # I4: the kink matrices vec(v_i w_i^T)
-    cols = [[x * y for x in v for y in w] for w, _, v in neurons]
-    A = QMatrix.from_rows(cols)                                  # n x md, row i = vec(v_i w_i^T)
-    if n <= A.ncols and rank_lower_bound(A) == n:
+    # I4: the kink matrices vec(v_i w_i^T), first by their rank without forming them
+    W1, _ = net.layer(0)
+    W2, _ = net.layer(1)
+    if n <= W1.ncols * W2.nrows and outer_products_rank(W1, W2) == n:
         proof = {"kind": "independent"}
     else:
-        proof = _positive_functional(A)
+        cols = [[x * y for x in v for y in w] for w, _, v in neurons]
+        A = QMatrix.from_rows(cols)                              # n x md, row i = vec(v_i w_i^T)
+        proof = ({"kind": "independent"} if n <= A.ncols and rank_lower_bound(A) == n
+                 else _positive_functional(A))
     if proof is None:
-        W1, _ = net.layer(0)
-        W2, _ = net.layer(1)
         res = find_s(W1, W2, QMatrix.zeros(W2.nrows, W1.ncols), max_nullity=max_nullity, budget=budget)
         found = [sorted(S) for S in res.subsets if S]
         if found or res.complete:
@@ -287,7 +290,7 @@ def _proportional_pairs(neurons) -> list:
         lead = next((x for x in row if x != 0), None)
         if lead is None:
             continue
-        key = tuple(x / lead for x in row)
+        key = tuple((int(y.p), int(y.q)) for y in (x / lead for x in row))   # (fmpq hashes slowly)
         for i in seen.get(key, ()):
             li = next(x for x in list(neurons[i][0]) + [neurons[i][1]] if x != 0)
             out.append((i, j, lead / li))

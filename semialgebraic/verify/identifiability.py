@@ -32,7 +32,7 @@ from algebra.exceptions import InputError
 from algebra.io.native import network_from_dict
 from algebra.kernel.certificate_schemas import CLAIMS, check_header
 from algebra.linalg import QMatrix
-from algebra.linalg.gfp import rank_lower_bound
+from algebra.linalg.gfp import outer_products_rank, rank_lower_bound
 from algebra.rationals import to_q
 
 __all__ = ["check"]
@@ -95,7 +95,8 @@ def _check_shallow(cert: dict, net, fd) -> tuple[bool, str]:
     """One hidden layer (three-layer-fibers R41): I1 every column of W2 non-zero, I2 every row of
     W1 non-zero, I3 no two rows of [W1 | b1] proportional, I4 no non-empty S with
     Σ_{i∈S} v_i w_iᵀ = 0 shown as ``flip_sets`` says (``independent``: the n kink matrices have
-    rank n, mod a prime or over Q; ``positive_functional``: ``⟨y, v_i w_iᵀ⟩ > 0`` for every i;
+    rank n — paired with random rank-one functionals mod a prime, else the matrices themselves mod
+    a prime or over Q; ``positive_functional``: ``⟨y, v_i w_iᵀ⟩ > 0`` for every i;
     ``enumerated``: every 0/1 point of their dependencies, at most 2^16, re-enumerated here;
     ``split_sums``: every subset's sum, at most 40 neurons, compared here as the sums of two
     halves), and the fiber dimension n."""
@@ -118,13 +119,16 @@ def _check_shallow(cert: dict, net, fd) -> tuple[bool, str]:
     pair = _proportional_pair([r + [b1[i]] for i, r in enumerate(rows)])
     if pair is not None:
         return False, f"I3 fails: rows {pair[0]} and {pair[1]} of [W1 | b1] are proportional"
-    kinks = [[x * y for x in cols[i] for y in rows[i]] for i in range(n)]
     kind = proof["kind"]
     if kind == "independent":
-        A = QMatrix.from_rows(kinks)
-        if n > d * m or (rank_lower_bound(A) < n and A.rank() < n):
-            return False, "I4 not shown: the kink matrices v_i w_i^T are linearly dependent"
-    elif kind == "positive_functional":
+        if n > d * m:
+            return False, "I4 not shown: more neurons than entries of an m x d matrix"
+        if outer_products_rank(W1, W2) < n:        # projected and mod p: a lower bound
+            A = QMatrix.from_rows([[x * y for x in cols[i] for y in rows[i]] for i in range(n)])
+            if rank_lower_bound(A) < n and A.rank() < n:
+                return False, "I4 not shown: the kink matrices v_i w_i^T are linearly dependent"
+    kinks = [[x * y for x in cols[i] for y in rows[i]] for i in range(n)] if kind != "independent" else []
+    if kind == "positive_functional":
         y = proof.get("y")
         if not isinstance(y, list) or len(y) != d * m:
             raise InputError(f"flip_sets.y must be a list of {d * m} numbers (an m x d matrix, row by row)")
