@@ -424,3 +424,22 @@ def test_a_large_first_copy_is_checked_between_its_row_chunks():
     calls = []
     r, _, _ = echelon_mod_p(A, PRIME, 64, check=lambda: calls.append(1))
     assert r == 2 and len(calls) == 2 + 1          # rows 2048 and 4096 of the copy, one panel
+
+
+@FAST
+@given(st.integers(1, 6), st.integers(1, 4), st.integers(1, 3), st.integers(0, 10 ** 6))
+def test_outer_products_rank_is_a_lower_bound_equal_to_the_exact_rank_on_random_matrices(n, d, m, seed):
+    """gfp.outer_products_rank never exceeds the exact rank over Q of the n matrices v_i w_iᵀ
+    (formed here, ranked by QMatrix.rank), and equals it on these small random rational ones,
+    planted dependencies included (a repeated or negated product)."""
+    from algebra.linalg.gfp import outer_products_rank
+    rng = random.Random(seed)
+    W = [[Fraction(rng.randint(-4, 4), rng.randint(1, 3)) for _ in range(d)] for _ in range(n)]
+    V = [[Fraction(rng.randint(-4, 4), rng.randint(1, 3)) for _ in range(n)] for _ in range(m)]
+    if n >= 2 and rng.random() < 0.5:
+        W[1] = list(W[0])
+        for r in V:
+            r[1] = -r[0] * rng.choice([1, 2])
+    exact = QMatrix.from_rows([[V[o][i] * W[i][k] for o in range(m) for k in range(d)] for i in range(n)]).rank()
+    got = outer_products_rank(QMatrix.from_rows(W), QMatrix.from_rows(V))
+    assert got <= exact and got == exact
