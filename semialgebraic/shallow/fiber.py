@@ -19,7 +19,7 @@ from typing import Sequence
 import networkx as nx
 
 from algebra.linalg import QMatrix
-from algebra.linalg.gfp import rank_lower_bound
+from algebra.linalg.gfp import outer_products_rank, rank_lower_bound
 from algebra.network import Network
 from algebra.polynomials import Ring
 from algebra.rationals import Q
@@ -143,9 +143,9 @@ class ShallowFiberComponent:
         self.equalities, self.positive = list(equalities), list(positive)
         self.nonnegative = list(nonnegative)
         self.label, self._dim, self.representative = label, dimension, sample
-        self.basic_set = BasicSet(ring, equalities=tuple(self.equalities),
-                                  positive=tuple(self.positive),
-                                  nonnegative=tuple(self.nonnegative))
+        self.basic_set = None if ring is None else BasicSet(ring, equalities=tuple(self.equalities),
+                                                            positive=tuple(self.positive),
+                                                            nonnegative=tuple(self.nonnegative))
 
     @property
     def dimension(self) -> Dimension:
@@ -153,6 +153,9 @@ class ShallowFiberComponent:
 
     def contains(self, point) -> bool:
         """Exact membership of a parameter vector or a Network (no permutation applied)."""
+        if self.ring is None:
+            raise NotApplicableError("contains", "the component's system was not built (a large "
+                                     "network: fiber_shallow(systems=True) builds it)")
         if isinstance(point, Network):
             point = point.parameters()
         pt = list(point)
@@ -224,9 +227,18 @@ class ShallowFiber:
         return notebook.fiber_png(self)
 
 
-def fiber_shallow(net: Network, *, orthant: bool = False) -> ShallowFiber:
+SYSTEM_MAX_PARAMETERS = 8000
+"""Most parameters for which the components' polynomial systems are built: a polynomial of
+FLINT's ring stores dense exponent vectors of all N variables, and a system has about N
+polynomials (784-64-10, N = 50 890: 58 666 equalities, 62 s and 22 GB; digits 64-32-10, N = 2 410:
+0.9 s).  Past it the components are their labels and representatives (``systems=False``)."""
+
+
+def fiber_shallow(net: Network, *, orthant: bool = False, systems: bool | None = None) -> ShallowFiber:
     """Explicit fiber of a one-hidden-layer net on R^d or on the closed orthant (module
-    docstring).
+    docstring).  *systems*: build each component's equalities and inequalities (default: when
+    the network has at most :data:`SYSTEM_MAX_PARAMETERS` parameters; otherwise a note says
+    they are left out, and each component is its label, dimension and representative).
 
     >>> from algebra.network import Network
     >>> net = Network.from_rows([[[1, 1], [-1, -1], [1, -1]], [[1, 2, 3]]], [[1, -1, 0], [0]])
@@ -238,7 +250,9 @@ def fiber_shallow(net: Network, *, orthant: bool = False) -> ShallowFiber:
     d, n, m = net.widths
     types = neuron_types(net, orthant=orthant)
     neurons, c = hidden_neurons(net, 0)
-    ring = Ring.get(net.parameter_names())
+    if systems is None:
+        systems = net.n_parameters <= SYSTEM_MAX_PARAMETERS
+    ring = Ring.get(net.parameter_names()) if systems else None
     notes: list[str] = []
     details: dict = {"canonical_form": cf.to_json(), "fingerprint": cf.fingerprint(),
                      "neuron_types": list(types), "n_parameters": net.n_parameters}
@@ -282,7 +296,7 @@ def fiber_shallow(net: Network, *, orthant: bool = False) -> ShallowFiber:
     comps = []
     for S in flip_sets:
         rep = _flipped_representative(net, cf, S, orthant)
-        eqs, pos, nonneg = _component_system(ring, rep, cf, orthant)
+        eqs, pos, nonneg = _component_system(ring, rep, cf, orthant) if systems else ((), (), ())
         comps.append(ShallowFiberComponent(ring, eqs, pos, nonneg, {"flipped_neurons": sorted(S)},
                                     dim, rep))
     if irredundant:
@@ -293,6 +307,11 @@ def fiber_shallow(net: Network, *, orthant: bool = False) -> ShallowFiber:
         notes.append("number of components not determined: spare neurons (zero output, constant, "
                      "dead, linear or several on one hyperplane) connect permutation copies; "
                      "components listed are the strata of θ up to permutations")
+    if not systems:
+        notes.append(f"the components' equalities and inequalities are not written out for "
+                     f"{net.n_parameters} parameters (more than {SYSTEM_MAX_PARAMETERS}: about as "
+                     "many polynomials, each over every parameter); each component is its label "
+                     "and its representative (sample), up to permutations and positive scalings")
     G = nx.Graph()
     for k, comp in enumerate(comps):
         G.add_node(k, label=str(comp.label), dimension=dim.value)
@@ -338,7 +357,12 @@ def _flip_sets(net, cf, orthant, types, notes, *, enumerate_sets=True):
         return [frozenset()], irredundant
     k = len(kinky)
     # flipping neuron i ((w, b) → −(w, b)) changes the function by −v_i h_i (σ(h) − σ(−h) = h):
-    # a flip set keeps the affine part iff Σ_{i∈S} v_i w_iᵀ = 0 (the constant goes to c)
+    # a flip set keeps the affine part iff Σ_{i∈S} v_i w_iᵀ = 0 (the constant goes to c);
+    # independent kink matrices first without forming them (784-1024-10: 8 M products)
+    if kinky and k <= len(neurons[0][0]) * len(neurons[0][2]) and outer_products_rank(
+            QMatrix.from_rows([list(neurons[i][0]) for i in kinky]),
+            QMatrix.from_rows([[neurons[i][2][o] for i in kinky] for o in range(len(neurons[0][2]))])) == k:
+        return [frozenset()], True
     mats = [[x * y for x in neurons[i][2] for y in neurons[i][0]] for i in kinky]
     M = QMatrix.from_rows(mats) if mats and mats[0] else None
     # full row rank certified mod p first (a non-zero k x k minor mod p is non-zero over Q): one

@@ -269,3 +269,23 @@ def test_cli_symmetries_one_hidden_layer(tmp_path, capsys):
     assert any("neuron 4 is not read" in f for f in data["facts"])
     assert any("neurons 0 and 1 lie on one hyperplane with the same orientation" in f for f in data["facts"])
     assert any("neurons 0 and 3 lie on one hyperplane with opposite orientations" in f for f in data["facts"])
+
+
+def test_fiber_of_a_large_one_hidden_layer_net_leaves_its_systems_out(monkeypatch, capsys):
+    """A component's polynomials live in a ring of all N parameters with dense exponents: a
+    784-64-10 net took 62 s and 22 GB, a 784-1024-10 one was killed at 24 GB past --timeout 60.
+    Past SYSTEM_MAX_PARAMETERS the fiber keeps its dimension, counts and representatives, and
+    says the systems are left out (the same values as with them)."""
+    from semialgebraic.cli import main
+    from semialgebraic.shallow import fiber as fiber_module
+    from algebra import load
+    net = load("algebra/examples/shallow_flip_set.json")
+    full, lean = fiber_shallow(net), fiber_shallow(net, systems=False)
+    assert (lean.dimension.value, lean.number_of_components, lean.number_of_orbits) == \
+        (full.dimension.value, full.number_of_components, full.number_of_orbits)
+    assert [c.label for c in lean.components] == [c.label for c in full.components]
+    assert all(not c.equalities for c in lean.components) and any("not written out" in n for n in lean.notes)
+    monkeypatch.setattr(fiber_module, "SYSTEM_MAX_PARAMETERS", 5)
+    assert main(["fiber", "algebra/examples/shallow_flip_set.json"]) == 0
+    out = capsys.readouterr().out
+    assert "number of orbits: 2" in out and "not written out for 13 parameters" in out and " = 0" not in out
