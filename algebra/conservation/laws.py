@@ -339,6 +339,11 @@ def conservation_laws(net: Network, samples, *, max_depth: int = 6, timeout: flo
 
 
 _LAW_SECONDS = 1.0
+LAW_MAX_PARAMETERS = 30000
+"""Most parameters for which the candidate laws are built as polynomials (FLINT keeps a term's
+exponents of every variable: 16-128-128-1, 18 817 parameters, 256 laws in ~3 s; 784-1024-10,
+814 090, ran out of 24 GB).  Past it the rescaling laws (R23) count by the rank of their
+gradients at θ, without polynomials."""
 """Seconds the explicit laws may always take to be verified, even under a smaller timeout
 (small nets keep their laws; large ones stop early with a weaker, still valid, lower bound).
 Otherwise the laws get half of the timeout and the gradient fields the rest."""
@@ -411,12 +416,18 @@ def _count(net, samples, max_depth, timeout, patience, seed, complete=True,
     laws_cut = False      # the verification one by one stopped by the budget or Ctrl-C
     law_dl = _Deadline(None if timeout is None else t0 + max(_LAW_SECONDS, timeout / 2))
     try:
+        if N > LAW_MAX_PARAMETERS:          # a polynomial over N variables stores N exponents a term
+            notes.append(f"the candidate laws are not built as polynomials for {N} parameters "
+                         f"(more than {LAW_MAX_PARAMETERS}: each term stores every variable's "
+                         "exponent; a 784-1024-10 net ran out of 24 GB)")
+            raise _Stop("large")
         candidates = explicit_laws(net, samples, scaling_only=not complete, check=law_dl.check)
     except (_Stop, KeyboardInterrupt) as exc:
         if isinstance(exc, KeyboardInterrupt):
             dl.stop_now()
-        notes.append(f"{'interrupted' if dl.interrupted else 'timeout'}: the candidate laws "
-                     "not verified (their building stopped)")
+        if str(exc) != "large":
+            notes.append(f"{'interrupted' if dl.interrupted else 'timeout'}: the candidate laws "
+                         "not verified (their building stopped)")
         candidates, stopped, laws_cut = [], "laws", True
     check_on = samples
     if not complete:

@@ -129,3 +129,17 @@ def test_region_budget_gives_partial_result(capsys, run):
     assert (d["complete"], d["exact"], d["number_of_laws"]) == (False, False, None)
     assert d["lower"] == 3 and d["upper"] >= 4 and d["patterns"] == 1
     assert d["reason"].startswith("max_regions=1 reached")
+
+
+def test_large_networks_count_rescaling_laws_without_polynomials(monkeypatch, capsys):
+    """Past LAW_MAX_PARAMETERS the candidate laws are not built as polynomials (a 784-1024-10
+    net ran out of 24 GB): the rescaling laws count by the rank of their gradients at θ."""
+    from algebra.conservation import laws
+    from semialgebraic.cli import main
+    monkeypatch.setattr(laws, "LAW_MAX_PARAMETERS", 5)
+    main(["conserved", "algebra/examples/t5_perm_scale_a.json", "--json"])
+    import json
+    data = json.loads(capsys.readouterr().out)
+    text = json.dumps(data)
+    assert "not built as polynomials for 15 parameters" in text
+    assert data["number_of_laws"] == 4 and any("count toward the lower bound" in n for n in data["notes"])
