@@ -82,7 +82,9 @@ SCHEMA_KEYS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
 CLAIMS: dict[str, tuple[str, ...]] = {
     "counterexample": ("a(x) != b(x)", "a and b have different signatures"),
     "symmetry_path": ("a and b compute the same function",
-                      "a and b compute the same function on the closed orthant"),
+                      "a and b compute the same function on the closed orthant",
+                      "a is not identifiable: b computes the same function and is not a "
+                      "permutation and positive rescaling of a"),
     "region_cover": ("a(x) == b(x) for all x in the domain",),
     "absorption": ("absorbable", "not absorbable"),
     "identifiability_hypotheses": ("identifiable up to permutation and positive scaling "

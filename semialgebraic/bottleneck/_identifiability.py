@@ -7,7 +7,9 @@ S3/S4/S6/S8 move), or the hypotheses of the criterion, re-derived by the checker
 :func:`non_localizability_example` is the example of R19 (blockwise identifiability does not
 give identifiability of the composite).  Indices are 0-based (the reference counts from 1).
 
->>> from algebra.network import Network
+>>> from algebra.kernel.certificate_schemas import CLAIMS
+from algebra.kernel.certificate_schemas import CLAIMS
+from algebra.network import Network
 >>> net = Network.from_rows([[[1, 0], [0, 1]], [[1, -1], [-2, -1]], [[1, 1]]],
 ...                         [[0, 0], [-1, -3], [0]])
 >>> identifiability(net).answer
@@ -18,6 +20,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+from algebra.kernel.certificate_schemas import CLAIMS
 from algebra.network import Network
 from algebra.rationals import Q
 from algebra.symmetries.bottleneck import KinkSwap, TranslateMasked
@@ -121,6 +124,8 @@ def _identifiability(net: Network, trace: Trace) -> Verdict:
                        {"fiber_dimension": n1 + n2, "derived": True})
     other, steps = _planted_copy(net, s, move)
     cert = path_certificate(net, other, steps)
+    if cert is not None:          # the claim of non-identifiability: b outside a's S1 + S2 orbit
+        cert["claim"] = CLAIMS["symmetry_path"][2]
     return Verdict(False, "bottleneck-R18", "; ".join(reasons),
                    s.hypotheses, cert, {"planted_copy": other.to_dict(),
                                         "fiber_dimension":

@@ -335,7 +335,11 @@ def _planted(net: Network, hyps: list, reason: str, copies: list, verify: bool) 
         eq = equivalent_shallow(net, other, verify=verify)
         if eq.answer is not True:           # pragma: no cover - the moves keep the function
             raise AssertionError(f"planted copy changed the function: {eq.reason}")
-        return Verdict(False, METHOD, reason, tuple(hyps), eq.certificate,
-                       {"planted_copy": other.to_dict()})
+        cert = dict(eq.certificate, claim=CLAIMS["symmetry_path"][2])   # and b outside the orbit
+        if verify:
+            from ..certificates import require_valid
+            from ..verify import verify as _verify
+            require_valid(cert, _verify)
+        return Verdict(False, METHOD, reason, tuple(hyps), cert, {"planted_copy": other.to_dict()})
     return Verdict(None, METHOD, f"undecided: {reason}, but every planted copy tried is in the "  # pragma: no cover
                    "S1 + S2 orbit", tuple(hyps))

@@ -52,8 +52,13 @@ def check(cert: dict) -> tuple[bool, str]:
         if bad is not None:
             return False, (f"step {bad} is valid on the orthant only, but the certificate claims "
                            "equality on all of R^d")
-    if cert["claim"] != CLAIMS["symmetry_path"][1 if orthant else 0]:
+    distinct = cert["claim"] == CLAIMS["symmetry_path"][2]     # identify's "not identifiable"
+    if cert["claim"] != CLAIMS["symmetry_path"][1 if orthant else 0] and not (distinct and not orthant):
         return False, f"the claim {cert['claim']!r} does not match the domain {domain!r}"
+    if distinct:
+        why = outside_orbit(a, b)
+        if why:
+            return False, why
     if a.signature != b.signature:
         return False, f"a and b have different signatures {a.signature} and {b.signature}"
     checkpoints = cert.get("checkpoints")
@@ -65,7 +70,7 @@ def check(cert: dict) -> tuple[bool, str]:
                            "added or removed")
     fast = _replay_on_arrays(a, b, steps, checkpoints, orthant)
     if fast is not None:
-        return fast
+        return (fast[0], fast[1] + _DISTINCT) if distinct and fast[0] else fast
     end = a
     for k, step in enumerate(steps):
         try:
@@ -87,7 +92,68 @@ def check(cert: dict) -> tuple[bool, str]:
         for name, x, y in zip(names, end.parameters(), b.parameters()):
             if x != y:
                 return False, f"the path ends at a network differing from b at {name} ({x} != {y})"
-    return True, _valid(steps, orthant)
+    return True, _valid(steps, orthant) + (_DISTINCT if distinct else "")
+
+
+_DISTINCT = "; b is not a permutation and positive rescaling of a: a is not identifiable"
+
+
+def outside_orbit(a, b) -> str:
+    """"" when *b* is provably not *a* permuted and positively rescaled (S1 + S2), else why not:
+    their normal forms differ.  The normal form, hidden layer by hidden layer from the input:
+    each neuron's row and bias divided by the absolute value of their first non-zero entry (its
+    outgoing column multiplied by it), the neurons sorted by (row, bias) and the next layer's
+    columns permuted alike; the last hidden layer sorts by (row, bias, outgoing column), the
+    whole orbit invariant.  Earlier layers with two equal (row, bias), or a zero one, leave the
+    order open: refused (the normal form would not decide)."""
+    if a.widths != b.widths:
+        return ""                         # other widths: not one orbit (the path decides the rest)
+    fa, fb = _normal_form(a), _normal_form(b)
+    if fa is None or fb is None:
+        return ("b is not shown outside a's orbit of permutations and positive rescalings: a "
+                "hidden layer before the last has equal or zero rows, so the normal form is open")
+    if fa == fb:
+        return "b is a permutation and positive rescaling of a: the path shows no non-identifiability"
+    return ""
+
+
+def _normal_form(net):
+    Ws = [[list(r) for r in W.to_rows()] for W in net.weights]
+    bs = [list(b) for b in net.biases]
+    L = len(Ws)
+    for l in range(L - 1):
+        n = len(Ws[l])
+        for i in range(n):
+            lead = next((x for x in Ws[l][i] + [bs[l][i]] if x != 0), None)
+            if lead is None:
+                if l < L - 2:
+                    return None
+                col = [Ws[l + 1][k][i] for k in range(len(Ws[l + 1]))]
+                lead = next((x for x in col if x != 0), None)
+                if lead is not None:      # a zero row's column: free in scale, normalised
+                    for k in range(len(Ws[l + 1])):
+                        Ws[l + 1][k][i] /= abs(lead)
+                continue
+            s = abs(lead)
+            Ws[l][i] = [x / s for x in Ws[l][i]]
+            bs[l][i] /= s
+            for k in range(len(Ws[l + 1])):
+                Ws[l + 1][k][i] *= s
+        last = l == L - 2
+        keys = [tuple(_pair(x) for x in Ws[l][i] + [bs[l][i]]
+                      + ([Ws[l + 1][k][i] for k in range(len(Ws[l + 1]))] if last else []))
+                for i in range(n)]
+        if not last and len(set(keys)) < n:
+            return None
+        order = sorted(range(n), key=keys.__getitem__)
+        Ws[l], bs[l] = [Ws[l][i] for i in order], [bs[l][i] for i in order]
+        Ws[l + 1] = [[row[i] for i in order] for row in Ws[l + 1]]
+    return tuple(tuple(tuple(_pair(x) for x in r) for r in W) for W in Ws), \
+        tuple(tuple(_pair(x) for x in b) for b in bs)
+
+
+def _pair(x) -> tuple:
+    return (int(x.p), int(x.q))
 
 
 def _valid(steps, orthant: bool) -> str:

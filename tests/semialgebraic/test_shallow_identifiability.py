@@ -289,3 +289,34 @@ def test_fiber_of_a_large_one_hidden_layer_net_leaves_its_systems_out(monkeypatc
     assert main(["fiber", "algebra/examples/shallow_flip_set.json"]) == 0
     out = capsys.readouterr().out
     assert "number of orbits: 2" in out and "not written out for 13 parameters" in out and " = 0" not in out
+
+
+@pytest.mark.parametrize("example", ["masked_bottleneck", "t1_masked", "shallow_flip_set"])
+def test_a_not_identifiable_certificate_proves_b_outside_the_orbit(example):
+    """identify's "not identifiable" certificate claims more than "same function" (session 32's
+    audit: with b = a and no steps it was VALID): b must also lie outside a's S1 + S2 orbit.
+    b = a, and b = a permuted and positively rescaled (a valid S1/S2 path), are both refused."""
+    from algebra import load
+    from algebra.symmetries import Permute, Scale
+    from semialgebraic.bottleneck import identifiability
+    from semialgebraic.certificates import symmetry_path_certificate
+    net = load(f"algebra/examples/{example}.json")
+    v = (identifiability_shallow if net.depth == 2 else identifiability)(net)
+    cert = jsonable(v.certificate)
+    assert v.answer is False and "not identifiable" in cert["claim"]
+    ok, why = verify(cert)
+    assert ok and why.endswith("a is not identifiable")
+    same = dict(cert, b=cert["a"], steps=[])
+    same.pop("checkpoints", None)
+    ok, why = verify(same)
+    assert not ok and "is a permutation and positive rescaling of a" in why
+    n1 = net.widths[1]
+    steps = [Permute(0, list(reversed(range(n1)))), Scale(0, [Q(3)] + [Q(1)] * (n1 - 1))]
+    moved = net
+    for st in steps:
+        moved = st.apply(moved)
+    orbit = jsonable(symmetry_path_certificate(net, moved, steps))
+    assert verify(orbit)[0]                              # the plain claim: same function, true
+    orbit["claim"] = cert["claim"]
+    ok, why = verify(orbit)
+    assert not ok and "is a permutation and positive rescaling of a" in why
