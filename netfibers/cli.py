@@ -90,3 +90,7 @@ def _interrupted(argv) -> int:
         sys.stdout.flush()
     finally:       # modules half imported: no clean-up at the interpreter's exit (it could hang)
         os._exit(INTERRUPTED)
+
+
+if __name__ == "__main__":  # pragma: no cover - ``python -m netfibers.cli`` (as ``python -m netfibers``)
+    sys.exit(main())

@@ -206,6 +206,14 @@ def _failed(args, exc: Exception) -> int:
         return _internal_error(args, exc)
     if isinstance(exc, BrokenPipeError):
         return 0
+    if isinstance(exc, OverflowError) and not args.debug:
+        # an exact weight beyond float64's range (a JSON "1e400" means that number) met a float
+        # guess: the exact commands (eval, equiv, canon, fiber, identify) take it, this one not
+        print(f"netfibers: error: a number beyond float64's range (about 1e±308) reached a "
+              f"float-guided step of {getattr(args, 'command', 'this command')} ({exc}); eval, equiv, "
+              "canon, fiber and identify take such weights exactly; for this command rescale the "
+              "network (a positive rescaling of a neuron keeps its function, S2)", file=sys.stderr)
+        return 2
     return _internal_error(args, exc)          # a bug: one line unless --debug
 
 

@@ -472,3 +472,29 @@ def test_a_budget_error_escaping_a_command_is_exit_3_not_2(capsys, monkeypatch):
     monkeypatch.setattr(cli, "build_parser", Parser)
     assert cli.main(["info", "x.json"]) == 3
     assert capsys.readouterr().err == "netfibers: budget exhausted: timeout of 1 s reached\n"
+
+
+def test_weights_beyond_float64_range_are_one_line_not_an_internal_error(tmp_path, capsys):
+    """An exact weight of 1e400 (a JSON literal means the number it spells) met a float guess in
+    regions / dim / conserved: it was an internal error (exit 4); now one line, exit 2, naming
+    the commands that take it exactly (session 32's audit)."""
+    import json as _json
+    from semialgebraic.cli import main as _main
+    path = tmp_path / "huge.json"
+    path.write_text(_json.dumps({"format": "netfibers.network", "version": 1, "activation": "relu",
+                                 "layers": [{"weight": [["1e400", 1], [1, -1]], "bias": [0, 1]},
+                                            {"weight": [[1, 1]], "bias": [0]}]}))
+    for cmd in ("regions", "dim"):
+        assert _main([cmd, str(path)]) == 2
+        err = capsys.readouterr().err
+        assert err.count("\n") == 1 and "beyond float64's range" in err and "internal error" not in err
+    assert _main(["eval", str(path), "--x", "1,1"]) == 0
+
+
+def test_python_m_netfibers_cli_runs_the_command():
+    """``python -m netfibers.cli`` ran nothing, exit 0 (session 32's audit)."""
+    import subprocess
+    import sys as _sys
+    r = subprocess.run([_sys.executable, "-m", "netfibers.cli", "info", "algebra/examples/r21_shallow.json"],
+                       capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0 and r.stdout.startswith("widths 2-3-1")
