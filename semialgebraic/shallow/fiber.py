@@ -268,8 +268,9 @@ def fiber_shallow(net: Network, *, orthant: bool = False, systems: bool | None =
     elif lower == upper:
         dim = Dimension.of(lower, "symmetry tangents (lower) = N - rank J (upper)")
     else:
-        dim = Dimension.between(lower, upper, "symmetry tangents (lower) < N - rank J (upper): "
-                                "non-generic parameter, bounds not closed")
+        dim = _with_dim(net, orthant, lower, upper) or Dimension.between(
+            lower, upper, "symmetry tangents (lower) < N - rank J (upper): non-generic "
+            "parameter, bounds not closed")
     symmetries = ["S1", "S2"]
     if orthant:
         L = [i for i, t in enumerate(types) if t == "linear"]
@@ -319,6 +320,28 @@ def fiber_shallow(net: Network, *, orthant: bool = False, systems: bool | None =
 
 
 # -- private helpers ---------------------------------------------------------------------------
+def _with_dim(net: Network, orthant: bool, lower: int, upper: int) -> Dimension | None:
+    """The fiber dimension of ``netfibers dim`` on the same domain where it narrows [lower,
+    upper] (its moves and caps: R34's structures, the shared-kink cap; session 32's audit: |x|
+    with a second kink was [2, 3] here and exactly 2 there), else None.  Small nets only."""
+    if net.n_parameters > SYSTEM_MAX_PARAMETERS:
+        return None
+    from ..dimension import functional_dimension
+    try:
+        fd = functional_dimension(net, domain="orthant" if orthant else None)
+    except Exception:               # noqa: BLE001 - a second opinion only; the interval stands
+        return None
+    # its proven ends only (never R22's reading, checked at a nearby θ' but not proved): the
+    # moves' rank below, N - its lower bound and, with one hidden layer, the shared-kink cap above
+    lo = max(lower, fd.fiber_floor or 0)
+    hi = min(upper, net.n_parameters - fd.lower)
+    if fd.fiber_cap is not None and fd.exact:
+        hi = min(hi, fd.fiber_cap)
+    if (lo, hi) == (lower, upper) or lo > hi:
+        return None
+    why = ("the moves that keep the function near theta (below) and the shared-kink cap of "
+           "netfibers dim (above, directions.shared_kink_cap)")
+    return Dimension.of(lo, why) if lo == hi else Dimension.between(lo, hi, why)
 
 def _coordinates(R: QMatrix, p: Sequence[Q]) -> list[Q]:
     """Coefficients c with ``c R = p`` (R with independent rows)."""

@@ -320,3 +320,12 @@ def test_a_not_identifiable_certificate_proves_b_outside_the_orbit(example):
     orbit["claim"] = cert["claim"]
     ok, why = verify(orbit)
     assert not ok and "is a permutation and positive rescaling of a" in why
+
+
+def test_fiber_takes_dims_proven_ends_on_opposite_rows():
+    """Two neurons on one hyperplane with opposite orientations whose kinks add: the shallow
+    fiber's own bounds were [2, 3] (exit 0, "non-generic") where dim's shared-kink cap and moves
+    prove 2 (session 32's audit, checked by hand there)."""
+    net = _net([["-10"], ["8/3"]], ["10", "-8/3"], [["15", "-1"]], ["-2"])
+    F = fiber_shallow(net)
+    assert F.dimension.exact and F.dimension.value == 2
