@@ -138,6 +138,11 @@ def cmd_convert(args) -> int:
     if dtype == "float16":
         data["rounded_to"] = "float16"
         note = " (every parameter rounded to the nearest float16)"
+    if isinstance(obj, Network) and nnet_normalisation(obj) is not None:
+        data["dropped"] = "nnet normalisation"
+        note += ("\nnote: the .nnet file's normalisation (means, ranges, input box) is not kept: "
+                 "the file written is the raw weight network on normalised inputs, and `--box "
+                 "file` needs the .nnet file itself")
     emit(args, data, f"wrote {args.output}{note}")
     return 0
 
@@ -220,15 +225,21 @@ def _info_blocks(args) -> int:
     return 0
 
 
+_NNET_EVAL_NOTE = ("\nnote: a .nnet file is read as its raw weight network: inputs normalised "
+                   "((x − mean) / range) and outputs normalised too; `netfibers info` shows the "
+                   "file's means and ranges")
+
+
 def cmd_eval(args) -> int:
     net = load_network(args.net)
+    units = _NNET_EVAL_NOTE if not args.json and nnet_normalisation(net) is not None else ""
     if args.data is not None:
         xs = load_data(args.data, net.n_inputs)
         ys = net.evaluate_batch(xs).to_rows() if xs else []
         emit(args, {"inputs": [[q_json(v) for v in x] for x in xs],
                     "outputs": [[q_json(v) for v in y] for y in ys]},
              "\n".join(display.numbers(y, args.exact) for y in ys)
-             + display.note([v for y in ys for v in y], args.exact))
+             + display.note([v for y in ys for v in y], args.exact) + units)
         return 0
     text = args.x.strip()
     if len(text) >= 2 and text[0] + text[-1] in ("[]", "()"):
@@ -236,5 +247,5 @@ def cmd_eval(args) -> int:
     x = parse_point(text, net.n_inputs)
     y = net(x)
     emit(args, {"x": [q_json(v) for v in x], "output": [q_json(v) for v in y]},
-         display.numbers(y, args.exact) + display.note(y, args.exact))
+         display.numbers(y, args.exact) + display.note(y, args.exact) + units)
     return 0

@@ -151,3 +151,14 @@ def test_the_units_line_prints_long_box_ends_as_decimals():
     assert js["box"][0] == ["-19791091/60261000", "13656303/20087000"] and js["units_of"] == "both"
     assert "the box [≈-0.32842, ≈0.67986] x [≈-0.50000, ≈0.50000]" in line
     assert "the box [-19791091/60261000, 13656303/20087000] x " in units_report("normalised", dom, True)[1]
+
+
+def test_eval_and_convert_of_a_nnet_file_say_its_units(tmp_path, capsys):
+    """eval printed normalised outputs of normalised inputs without a word, and convert dropped
+    the normalisation silently (session 32's audit)."""
+    from semialgebraic.cli import main
+    nnet = "benchmarks/data/ACASXU_run2a_1_1_batch_2000.nnet"
+    assert main(["eval", nnet, "--x", "0,0,0,0,0"]) == 0
+    assert "inputs normalised" in capsys.readouterr().out
+    assert main(["convert", nnet, "-o", str(tmp_path / "a.json")]) == 0
+    assert "normalisation (means, ranges, input box) is not kept" in capsys.readouterr().out
