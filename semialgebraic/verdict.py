@@ -26,7 +26,24 @@ from algebra.io.frameworks import roundings
 from .certificates import jsonable
 from .certificates import _json as _certjson
 
-__all__ = ["Hypothesis", "Verdict", "reader_hypotheses"]
+__all__ = ["Hypothesis", "Verdict", "reader_hypotheses", "witness_text"]
+
+
+def witness_text(witness) -> str:
+    """A hypothesis' witness for a sentence: ``{'rows': [0, 1]}`` -> ``rows [0, 1]`` (numbers
+    exact, as in JSON; not Python's dict text).
+
+    >>> witness_text({"rows": [0, 1], "entry": ["1/2", 3]})
+    'rows [0, 1], entry [1/2, 3]'
+    """
+    def one(v):
+        v = jsonable(v)
+        if isinstance(v, list):
+            return "[" + ", ".join(one(x) for x in v) + "]"
+        return str(v)
+    if isinstance(witness, dict):
+        return ", ".join(f"{k} {one(v)}" for k, v in witness.items())
+    return one(witness)
 
 
 @dataclass(frozen=True)

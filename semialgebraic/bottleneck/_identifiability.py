@@ -26,9 +26,9 @@ from algebra.rationals import Q
 from algebra.symmetries.bottleneck import KinkSwap, TranslateMasked
 from algebra.symmetries.bottleneck_paths import TailRefactor
 
-from ..certificates import identifiability_certificate, jsonable, require_valid
+from ..certificates import identifiability_certificate, require_valid
 from ..shallow import fiber_shallow
-from ..verdict import Hypothesis, Verdict, reader_hypotheses
+from ..verdict import Hypothesis, Verdict, reader_hypotheses, witness_text
 from ..verify import verify as _verify
 from .canon import path_certificate
 from ._structure import (Parts, Structure, Trace, dimension_formula, proportional_pair,
@@ -106,7 +106,7 @@ def _identifiability(net: Network, trace: Trace) -> Verdict:
     failed = s.failed
     if failed is not None or s.types is None:
         h = failed or s.hypotheses[-1]
-        return Verdict(None, "bottleneck-R18", f"non-generic: {h.name} fails at {jsonable(h.witness)}",
+        return Verdict(None, "bottleneck-R18", f"non-generic: {h.name} fails at {witness_text(h.witness)}",
                        s.hypotheses)
     d, n1, n2, m = s.widths
     found = r18_reasons(s.types, s.masked, s.s8_applies)

@@ -27,7 +27,7 @@ from ..canonical import json_fingerprint
 from ..certificates import (counterexample_certificate, jsonable, require_valid, shorter_point,
                             symmetry_path_certificate)
 from ..exceptions import NonGenericError
-from ..verdict import Hypothesis, Verdict
+from ..verdict import Hypothesis, Verdict, witness_text
 from ..verify import verify as _verify
 from ._structure import DEAD, LINEAR, SWITCHING, Parts, genericity, preimage_map, second_layer_types
 
@@ -151,7 +151,7 @@ def equivalent_bottleneck(a: Network, b: Network, *, certify: bool = True,
             return _differ(a, b, x, hyps, f"outside the bottleneck theory ({bad.name}), but the "
                                           "networks differ at an exact input", verify)
         return Verdict(None, "bottleneck-canon",
-                       f"non-generic: {bad.name} fails at {jsonable(bad.witness)}", hyps,
+                       f"non-generic: {bad.name} fails at {witness_text(bad.witness)}", hyps,
                        details={"failed_hypothesis": bad.to_json()})
     if a.widths[1] != b.widths[1]:
         x = counterexample(a, b)

@@ -997,8 +997,9 @@ class _Sandwich:
             upper_claim, upper = upper, lower   # every region sampled: the rank is the value
             reason = f"{how} at d + 1 inputs in each of the {len(self.regions)} linear regions (complete)"
             if lower < upper_claim:
-                deficits = deficits + (f"{upper_claim - lower} further dimensions of the fiber are "
-                                       "not explained by the known symmetries",)
+                k = upper_claim - lower
+                deficits = deficits + (f"{k} further dimension{'s' if k != 1 else ''} of the fiber "
+                                       f"{'are' if k != 1 else 'is'} not explained by the known symmetries",)
         elif lower == upper:
             reason = f"{how} at {npts} inputs meets N - rank of the known symmetry directions"
         else:
