@@ -13,7 +13,7 @@ from ..exceptions import DimensionMismatchError
 from ..rationals import to_q
 from .qmatrix import QMatrix
 
-__all__ = ["AffineReluChain"]
+__all__ = ["AffineReluChain", "int_matmul_blocks"]
 
 
 class AffineReluChain:
@@ -261,3 +261,24 @@ def _trim_limbs(limbs: list) -> list:
     while len(limbs) > 1 and not limbs[-1].any():
         limbs.pop()
     return limbs
+
+
+def int_matmul_blocks(A, B, rows: int = 64, check=None):
+    """``A @ B`` of integer arrays (numpy object or int64; any size of integers) by FLINT's
+    fmpz_mat, *rows* rows of A at a time, *check* (or None) called before each block (a caller's
+    budget: ``algebra`` knows none).  Returns a numpy object array of Python integers.
+
+    >>> import numpy as np
+    >>> int_matmul_blocks(np.array([[10 ** 30, 1], [2, 3]], dtype=object), np.array([[1], [2]], dtype=object)).tolist()
+    [[1000000000000000000000000000002], [8]]
+    """
+    import numpy as np
+    from flint import fmpz_mat
+    Bm = fmpz_mat([[int(v) for v in row] for row in B])
+    out = np.empty((A.shape[0], B.shape[1]), dtype=object)
+    for r in range(0, A.shape[0], rows):
+        if check is not None:
+            check()
+        block = fmpz_mat([[int(v) for v in row] for row in A[r:r + rows]]) * Bm
+        out[r:r + rows] = np.array([[int(x) for x in row] for row in block.tolist()], dtype=object)
+    return out

@@ -7,9 +7,7 @@ S3/S4/S6/S8 move), or the hypotheses of the criterion, re-derived by the checker
 :func:`non_localizability_example` is the example of R19 (blockwise identifiability does not
 give identifiability of the composite).  Indices are 0-based (the reference counts from 1).
 
->>> from algebra.kernel.certificate_schemas import CLAIMS
-from algebra.kernel.certificate_schemas import CLAIMS
-from algebra.network import Network
+>>> from algebra.network import Network
 >>> net = Network.from_rows([[[1, 0], [0, 1]], [[1, -1], [-2, -1]], [[1, 1]]],
 ...                         [[0, 0], [-1, -3], [0]])
 >>> identifiability(net).answer

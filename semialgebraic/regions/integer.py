@@ -79,18 +79,12 @@ rows (numpy's object arrays took 48 s for one 1 034 x 785 Gram matrix of the fir
 
 
 def _flint_matmul(A, B, rows: int = 64):
-    """``A @ B`` for integer arrays (object or int64) with FLINT, *rows* rows of A at a time, the
-    active budget checked between blocks (:func:`semialgebraic.budget.checkpoint`)."""
-    from flint import fmpz_mat
+    """``A @ B`` for integer arrays with FLINT (:func:`algebra.linalg.evaluation.int_matmul_blocks`),
+    *rows* rows of A at a time, the active budget checked between blocks
+    (:func:`semialgebraic.budget.checkpoint`)."""
+    from algebra.linalg.evaluation import int_matmul_blocks
     from ..budget import checkpoint
-    Bm = fmpz_mat([[int(v) for v in row] for row in B])
-    out = np.empty((A.shape[0], B.shape[1]), dtype=object)
-    for r in range(0, A.shape[0], rows):
-        checkpoint()
-        block = fmpz_mat([[int(v) for v in row] for row in A[r:r + rows]]) * Bm
-        out[r:r + rows] = np.array([[int(x) for x in row] for row in block.tolist()], dtype=object) \
-            if block.nrows() else out[r:r + rows]
-    return out
+    return int_matmul_blocks(A, B, rows, checkpoint)
 
 
 def int_signs(K64, kb, cols):

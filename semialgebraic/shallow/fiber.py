@@ -322,8 +322,9 @@ def fiber_shallow(net: Network, *, orthant: bool = False, systems: bool | None =
 # -- private helpers ---------------------------------------------------------------------------
 def _with_dim(net: Network, orthant: bool, lower: int, upper: int) -> Dimension | None:
     """The fiber dimension of ``netfibers dim`` on the same domain where it narrows [lower,
-    upper] (its moves and caps: R34's structures, the shared-kink cap; session 32's audit: |x|
-    with a second kink was [2, 3] here and exactly 2 there), else None.  Small nets only."""
+    upper] (its moves and caps: parallel, constant and always-active neurons, the shared-kink
+    cap; session 32's audit: |x| with a second kink was [2, 3] here and exactly 2 there), else
+    None.  Small nets only."""
     if net.n_parameters > SYSTEM_MAX_PARAMETERS:
         return None
     from ..dimension import functional_dimension
@@ -331,7 +332,7 @@ def _with_dim(net: Network, orthant: bool, lower: int, upper: int) -> Dimension 
         fd = functional_dimension(net, domain="orthant" if orthant else None)
     except Exception:               # noqa: BLE001 - a second opinion only; the interval stands
         return None
-    # its proven ends only (never R22's reading, checked at a nearby θ' but not proved): the
+    # its proven ends only (never its reading of N − rank checked at a nearby θ' only): the
     # moves' rank below, N - its lower bound and, with one hidden layer, the shared-kink cap above
     lo = max(lower, fd.fiber_floor or 0)
     hi = min(upper, net.n_parameters - fd.lower)
