@@ -16,14 +16,28 @@ def register(sub, parent) -> None:
                            "the symmetries S1-S8, neuron types (dead, linear, switching, masked), "
                            "Γ, κ₊, fiber, functional dimension, linear region, absorbable.  Each "
                            "entry gives a plain reading and the definition quoted from the math "
-                           "reference (docs/math/, cited by result number).  Without TERM, list "
-                           "every term.",
+                           "reference (docs/math/, cited by result number).  A result number "
+                           "such as R38 gives the result's one-line statement (of both references "
+                           "when both have one; a reference's name before it picks one). "
+                           "Without TERM, list every term.",
                            exits=["0  explained (or the list of terms printed)",
                                   "2  unknown term (the message lists the known ones)"],
-                           examples=["netfibers explain", "netfibers explain S6",
+                           examples=["netfibers explain", "netfibers explain S6", "netfibers explain R38",
                                      "netfibers explain masked --json"]))
     p.add_argument("term", nargs="*", metavar="TERM", help="the term (e.g. G2, S3, masked, Gamma)")
     p.set_defaults(func=cmd_explain)
+
+
+def _results(term: str) -> list:
+    """The numbered results *term* names: a number such as ``R38`` or ``r16`` (both references
+    when both have it), or a reference's name and a number (that reference's only)."""
+    import re
+    from .results import RESULTS
+    m = re.fullmatch(r"\s*(three-layer-fibers|skip-absorption)?\s*([Rr]\d+[a-c]?)\s*", term)
+    if m is None:
+        return []
+    rid = "R" + m.group(2)[1:]
+    return [(k, v) for k, v in RESULTS.items() if k[1] == rid and m.group(1) in (None, k[0])]
 
 
 def cmd_explain(args) -> int:
@@ -36,7 +50,15 @@ def cmd_explain(args) -> int:
     term = " ".join(args.term)
     key = lookup(term)
     if key is None:
-        fail(f"unknown term {term!r}; known terms: {', '.join(GLOSSARY)}")
+        found = _results(term)
+        if found:
+            emit(args, {"results": [{"reference": ref, "id": rid, "title": t, "tag": tag}
+                                    for (ref, rid), (t, tag) in found]},
+                 "\n".join(f"{ref} {rid}: {t} {tag}\n  full text: docs/math/{ref}.md, {rid}"
+                           for (ref, rid), (t, tag) in found))
+            return 0
+        fail(f"unknown term {term!r}; known terms: {', '.join(GLOSSARY)}, or a result number "
+             "such as R38")
     plain, (doc, result), quote = GLOSSARY[key]
     data = {"term": key, "plain": plain, "source": f"{doc} {result}", "definition": quote}
     emit(args, data, f"{key}: {plain}\n  definition ({doc} {result}): {quote}\n"

@@ -60,3 +60,32 @@ def test_explain_lists_every_term_and_refuses_unknown(capsys):
     assert main(["explain", "softmax"]) == 2
     err = capsys.readouterr().err
     assert err.startswith("netfibers: error: unknown term 'softmax'; known terms: bottleneck, ")
+
+
+def _results_from_docs() -> dict:
+    """Every numbered result's one line, read from docs/math: the map tables and the §11
+    headings."""
+    import re
+    from pathlib import Path
+    out = {}
+    for ref in ("three-layer-fibers", "skip-absorption"):
+        text = (Path(__file__).resolve().parents[2] / "docs" / "math" / f"{ref}.md").read_text(encoding="utf-8")
+        for m in re.finditer(r"^\| (R\d+[a-c]?) \| (.+?) \| (.+?) \|$", text, re.M):
+            out[(ref, m.group(1))] = (m.group(2).strip().replace("\\|", "|"), m.group(3).strip())
+        for m in re.finditer(r"^\* \*\*(R\d+) — (.+?)\*\* (\[[^\]]*\])", text, re.M | re.S):
+            out.setdefault((ref, m.group(1)), (" ".join(m.group(2).split()), " ".join(m.group(3).split())))
+    return out
+
+
+def test_explain_a_result_number_reads_as_docs_math(capsys):
+    """Outputs cite results by number, which explain did not know (session 32's audit); the
+    package's table equals docs/math's, entry for entry."""
+    from semialgebraic.commands.results import RESULTS
+    assert RESULTS == _results_from_docs() and len(RESULTS) == 61
+    assert main(["explain", "R41"]) == 0
+    assert capsys.readouterr().out.startswith("three-layer-fibers R41: identifiability of one hidden layer")
+    assert main(["explain", "r" + "16", "--json"]) == 0      # both references have one
+    import json
+    assert [r["reference"] for r in json.loads(capsys.readouterr().out)["results"]] == \
+        ["three-layer-fibers", "skip-absorption"]
+    assert main(["explain", "R" + "99"]) == 2
