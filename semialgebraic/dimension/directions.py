@@ -256,7 +256,8 @@ def _neuron_directions(net, l, k, ever_on, always_on, silent, patterns, vecs, de
         win = [offs[l] + i * n_in + c for c in range(n_in)] + [offs[l] + W.nrows * n_in + i]
         wout = [offs[l + 1] + j * W.nrows + i for j in range(Wn.nrows)]
         if not ever_on[g]:
-            deficits.append(f"dead neuron ({l + 1}, {i}): {len(win) + len(wout)} parameters free")
+            deficits.append(f"dead neuron ({l + 1}, {i}): {len(win) + len(wout)} parameters free "
+                            "in the Jacobian's kernel")
             continue
         if silent[g]:
             deficits.append(f"neuron ({l + 1}, {i}) reaches the output only through zero weights "

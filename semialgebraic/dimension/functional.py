@@ -267,7 +267,7 @@ def functional_dimension(net: Network, *, domain: Any = None, timeout: float | N
     >>> dead = Network.from_rows([[[1], [0]], [[1, 1]]], [[0, -1], [0]])   # neuron 1 is dead
     >>> fd = functional_dimension(dead)
     >>> fd.value, fd.n_parameters, fd.deficits[0]
-    (3, 7, 'dead neuron (1, 1): 3 parameters free')
+    (3, 7, "dead neuron (1, 1): 3 parameters free in the Jacobian's kernel")
     """
     budget = budget or Budget(timeout)
     fd = _functional_dimension(net, domain=domain, timeout=timeout, max_regions=max_regions,
