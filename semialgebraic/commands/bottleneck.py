@@ -378,7 +378,7 @@ def _symmetries_shallow(args, net: Network, budget: Budget) -> int:
     from ..shallow.identifiability import identifiability_shallow, symmetry_facts
     try:
         with deadline(budget.remaining()):
-            F = fiber_shallow_of(net)
+            F = fiber_of(net)           # one hidden layer: fiber_shallow on R^d
             v = identifiability_shallow(net, verify=False)
     except (Timeout, KeyboardInterrupt) as exc:
         why = ("interrupted (Ctrl-C)" if not isinstance(exc, Timeout) else
@@ -417,12 +417,6 @@ def _symmetries_shallow(args, net: Network, budget: Budget) -> int:
         text.append(display.EXACT_NOTE)
     emit(args, data, "\n".join(text))
     return 0
-
-
-def fiber_shallow_of(net: Network):
-    """The one-hidden-layer fiber on R^d (:func:`semialgebraic.shallow.fiber_shallow`)."""
-    from ..shallow import fiber_shallow
-    return fiber_shallow(net)
 
 
 def fiber_in_time(net: Network, seconds: float | None, timeout: float | None, *,

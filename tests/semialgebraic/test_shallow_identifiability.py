@@ -110,8 +110,7 @@ def test_the_three_proofs_of_no_flip_set():
     v3 = identifiability_shallow(_net([[1], [1], [1]], [0, 1, 2], [[1, 2, -3]], [0]))
     assert v3.answer is False and v3.reason.startswith("flip set [0, 1, 2]")
     rng = random.Random(1)
-    for net, v in ((None, v), (None, v2)):
-        assert verify(jsonable(v.certificate))[0]
+    assert verify(jsonable(v.certificate))[0] and verify(jsonable(v2.certificate))[0]
     _checked(_net([[1], [1], [1]], [0, 1, 2], [[1, 2, -3]], [0]), v3, rng)
 
 
