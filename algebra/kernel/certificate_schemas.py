@@ -74,7 +74,8 @@ SCHEMA_KEYS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
     "bab_recession": (("claim", "a", "b", "domain"), ("ray", "cone", "decomposition", "body", "tail",
                                                       "upper", "lower", "point", "output")),
     "on_box": (("claim", "a", "b", "box", "inner"), ()),
-    "functional_dimension_sandwich": (("claim", "network", "domain", "lower", "upper"), ("inner", "outer")),
+    "functional_dimension_sandwich": (("claim", "network", "domain", "lower", "upper"),
+                                      ("inner", "outer", "upper_regions")),
     "one_hidden_layer_dimension": (("claim", "network", "domain", "value"), ("evidence",)),
 }
 

@@ -26,7 +26,7 @@ from algebra.kernel import compose_input_map
 from algebra.network import Network
 from algebra.rationals import Q, to_q
 
-from ..budget import Budget
+from ..budget import Budget, BudgetExhausted
 from ..lp.simplex import simplex_free_le
 from .functional import functional_dimension
 from .result import FunctionalDimension
@@ -77,6 +77,8 @@ class CutDimension:
     n_parameters: int
     pooled: tuple = ()                       # (inputs in the box's reading, all in the domain, p, rank)
     theorem: tuple = ()                      # (value by R38/R39 on the cut itself, evidence, interior)
+    regions: tuple = ()                      # (value on the cut itself, regions): a complete walk
+    walked: int = 0                          # regions of the cut itself walked (their inputs pooled)
 
     @property
     def lower(self) -> int:
@@ -91,7 +93,16 @@ class CutDimension:
     def upper(self) -> int:
         if self.theorem:
             return self.theorem[0].value
-        return self.outer.upper if not self.outer.non_generic else self.n_parameters
+        if self.outer.non_generic:
+            return self.n_parameters
+        return min(self.outer.upper, self.regions[0]) if self.regions else self.outer.upper
+
+    @property
+    def by_regions(self) -> bool:
+        """The upper bound is the value on the cut's own regions (a complete walk), below the
+        box's."""
+        return bool(self.regions) and not self.theorem and not self.outer.non_generic and \
+            self.regions[0] < self.outer.upper
 
     @property
     def exact(self) -> bool:
@@ -112,12 +123,18 @@ class CutDimension:
         if self.inner is None:
             inner = "the domain has no interior (no cube fits inside it)"
         elif pooled >= self.lower:
+            own = f", and d + 1 in each of {self.walked} regions of the domain" if self.walked else ""
             inner = (f"lower {self.lower}: the Jacobian rows at {len(self.pooled[0])} inputs in the "
                      f"domain (those of the runs on the cube {_box_text(self.inner_box)} inside it "
-                     "and on the box that lie in it)")
+                     f"and on the box that lie in it{own})")
         else:                          # the pooled rank stopped by the budget, or below the cube's
             inner = (f"lower {self.lower} from the cube {_box_text(self.inner_box)} inside the domain"
                      + (f" (where {self.inner.reason})" if self.inner.reason else ""))
+        if self.by_regions:
+            return (f"{inner}; upper {self.upper}: the exact rational rank of the Jacobian rows at "
+                    f"d + 1 inputs in each of the {self.regions[1]} linear regions of the domain "
+                    "itself (a complete walk; on the box around it the value is "
+                    f"{_bounds_text(self.outer)})")
         outer = (f"upper {self.upper} from the box {_box_text(self.box)} around it"
                  + (f" (where {self.outer.reason})" if self.outer.reason else ""))
         return (f"{inner}; {outer}: the functional dimension only grows with the domain "
@@ -137,7 +154,13 @@ class CutDimension:
             out["deficits"] = list(self.theorem[0].deficits)
         if self.outer.non_generic:
             out["non_generic"] = self.outer.non_generic
+        if self.regions:                         # a complete walk of the cut domain itself
+            out["cut_regions"] = {"value": self.regions[0], "regions": self.regions[1]}
         return out
+
+
+def _bounds_text(fd) -> str:
+    return str(fd.upper) if fd.lower == fd.upper else f"between {fd.lower} and {fd.upper}"
 
 
 def _num(v) -> str:
@@ -191,8 +214,11 @@ def functional_dimension_on_cut(net: Network, lo, hi, halfspaces, *, timeout: fl
     cut = CutDimension(inner, outer, inner_box, list(zip(lo, hi)), list(halfspaces), net.n_parameters)
     if inner is not None:
         deadline = None if timeout is None else start + timeout
-        extra = _region_points(net, lo, hi, halfspaces, max_regions, deadline)
-        cut.pooled = _pooled(net, on_cube, lo, hi, halfspaces, cube, inner, outer, deadline, extra)
+        walk = _region_points(net, lo, hi, halfspaces, max_regions, deadline)
+        cut.pooled = _pooled(net, on_cube, lo, hi, halfspaces, cube, inner, outer, deadline, walk.points)
+        cut.walked = walk.regions if walk.points else 0
+        if walk.complete and not walk.missing and not outer.non_generic:
+            cut.regions = _regions_value(net, walk, deadline)
     return cut
 
 
@@ -221,34 +247,73 @@ REGION_SHARE = 0.5
 itself may take (:func:`_region_points`); the pooled rank has the rest."""
 
 
-def _region_points(net, lo, hi, halfspaces, max_regions, deadline) -> list:
+@dataclass
+class _CutWalk:
+    """The walk over the linear regions of the cut domain P itself (:func:`_region_points`)."""
+
+    points: list = field(default_factory=list)   # d + 1 inputs a region (batch_simplex), in P
+    complete: bool = False                       # every region of P walked
+    missing: list = field(default_factory=list)  # regions with fewer than d + 1 of the points
+    regions: int = 0                             # regions walked
+
+
+def _region_points(net, lo, hi, halfspaces, max_regions, deadline) -> _CutWalk:
     """Inputs of the cut domain P itself, d + 1 in each of its linear regions (a walk over the
     regions of P, at most *max_regions*, each region's point and d points of its region close
-    by: :func:`~semialgebraic.dimension.sampling.batch_simplex`), on nets of at most
-    ``RANK_ONLY`` parameters; [] past them or when the time share is spent first.  The cube
+    by, in P: :func:`~semialgebraic.dimension.sampling.batch_simplex`), on nets of at most
+    ``RANK_ONLY`` parameters; none past them or when the time share is spent first.  The cube
     inside P misses the regions P reaches only outside it, and the box's inputs fall in P by
     chance: on small random nets the lower end stayed at 1, 3, 4 where the value was 4, 6, 7
     (session-26 audit); with every region of P holding d + 1 of these inputs, their rows span
-    every region's."""
+    every region's.  A complete walk (every region with its d + 1 inputs) gives the value on P
+    itself (:func:`_regions_value`)."""
     import time
     from algebra.kernel.domains import Domain
-    from ..budget import Budget, BudgetExhausted
     from ..regions.stacked import joint_regions
     from .functional import RANK_ONLY
     from .sampling import batch_simplex
     if net.n_parameters > RANK_ONLY:
-        return []
+        return _CutWalk()
     left = None if deadline is None else REGION_SHARE * (deadline - time.monotonic())
     if left is not None and left <= 0:
-        return []
-    bases = []
+        return _CutWalk()
+    dom, bases, state = Domain(lo, hi, halfspaces), [], {}
     try:
-        for r in joint_regions([net], domain=Domain(lo, hi, halfspaces),
-                               budget=Budget(left, max_regions), multipliers=False):
+        for r in joint_regions([net], domain=dom, budget=Budget(left, max_regions), state=state,
+                               multipliers=False):
             bases.append(list(r.point))
     except BudgetExhausted:            # an outer budget's stop; a Ctrl-C goes up as before
-        pass
-    return [list(x) for x in batch_simplex(net, bases)]
+        state["complete"] = False
+    missing: list = []
+    points = [list(x) for x in batch_simplex(net, bases, dom, missing)]
+    return _CutWalk(points, bool(state.get("complete")), missing, len(bases))
+
+
+REGIONS_RANK_LIMIT = 2e8
+"""Largest rows · columns · min(rows, columns) of the exact rank of a complete walk's rows on
+the cut domain (:func:`_regions_value`, one FLINT call no budget stops): about 0.4 s."""
+
+
+def _regions_value(net, walk: _CutWalk, deadline) -> tuple:
+    """``(value, regions)``: the exact rational rank of the Jacobian rows at the d + 1 inputs of
+    every linear region of P (a complete walk, none short), the functional dimension on P
+    itself: on a region the rows are affine in x, so the rows at d + 1 affinely independent
+    inputs of it span every row there, and a differentiable input on no open region has the
+    rows of a region it borders (the argument of the ``upper_regions`` of a box,
+    :mod:`semialgebraic.verify.functional_dimension`); () past :data:`REGIONS_RANK_LIMIT` or
+    the deadline."""
+    import time
+    from .jacobian import exact_rank
+    from .sampling import exact_masks
+    rows = len(walk.points) * max(1, net.n_outputs)
+    N = net.n_parameters
+    if not walk.points or rows * N * min(rows, N) > REGIONS_RANK_LIMIT or \
+            (deadline is not None and time.monotonic() > deadline):
+        return ()
+    X, _ = exact_masks(net, walk.points)       # the differentiable ones
+    if not X:
+        return ()
+    return (exact_rank(net, X), walk.regions)
 
 
 SHARES = (0.4, 0.8)
@@ -359,7 +424,10 @@ def sandwich_certificate(net: Network, cut: CutDimension, *, seconds: float | No
                                 cut.inner, seconds=part, verify=False)
     else:
         inner = None
-    if len(set(lo)) == 1 and len(set(hi)) == 1:
+    regions = _cut_cover(net, cut, part) if cut.by_regions else None
+    if regions is not None:            # the cut's own regions give the upper bound: no box part
+        outer = None
+    elif len(set(lo)) == 1 and len(set(hi)) == 1:
         outer = functional_dimension_certificate(net, cut.outer, domain=(lo[0], hi[0]), seconds=part,
                                                  verify=False)
     else:
@@ -368,11 +436,31 @@ def sandwich_certificate(net: Network, cut: CutDimension, *, seconds: float | No
     # the bound it would give is then the trivial one (0, N); the parts are checked once, below
     if inner is not None and inner.get("type") == "functional_dimension" and not inner["inputs"]:
         inner = None
-    if outer.get("type") == "functional_dimension" and not outer["inputs"]:
+    if outer is not None and outer.get("type") == "functional_dimension" and not outer["inputs"]:
         outer = None
-    if inner is None and outer is None:
+    if inner is None and outer is None and regions is None:
         raise ValueError("sandwich_certificate: no differentiable input in the domain was found")
-    return require_valid(functional_dimension_sandwich_certificate(net, cut.box, cut.halfspaces, inner, outer))
+    return require_valid(functional_dimension_sandwich_certificate(
+        net, cut.box, cut.halfspaces, inner, outer,
+        None if regions is None else (int(cut.regions[0]), regions)))
+
+
+def _cut_cover(net, cut: CutDimension, seconds) -> list | None:
+    """The linear regions of the cut domain in the ``region_cover`` format (with Farkas
+    multipliers), when the walk again completes (at most one region more than the one that gave
+    ``cut.regions``: a count, not the clock; *seconds*, when given, only stops it); else None."""
+    from algebra.kernel.domains import Domain
+    from ..certificates import jsonable
+    from ..regions.stacked import joint_regions
+    lo, hi = [a for a, _ in cut.box], [b for _, b in cut.box]
+    state: dict = {}
+    try:
+        regs = [r.to_json() for r in joint_regions([net], domain=Domain(lo, hi, cut.halfspaces),
+                                                   budget=Budget(seconds, cut.regions[1] + 1),
+                                                   state=state, multipliers=True)]
+    except BudgetExhausted:
+        return None
+    return jsonable(regs) if state.get("complete") else None
 
 
 def _pooled_certificate(net, lo, hi, X, p, rank) -> dict:

@@ -601,9 +601,11 @@ def _claim(cert: dict):
             return False, "the point is outside the box"
         if any(sum((ai * xi for ai, xi in zip(a, x)), _Z) > b for a, b in halfspaces):
             return False, "the point is outside a half-space of the domain"
-        dev = max(abs(u - v) for u, v in zip(a.evaluate(x), b.evaluate(x)))
-        if dev < lower:
-            return False, f"|a - b| at the point is {dev}, below the claimed lower bound {lower}"
+        bad = point_reason(cert, a, b, x, lower)
+        if bad:
+            return False, bad
+    elif "output" in cert:
+        raise InputError("'output' comes with 'lower' and 'point'")
     eps = None if cert.get("epsilon") is None else _q(cert["epsilon"], "epsilon")
     if eps is not None and eps < 0:
         raise InputError("epsilon must be >= 0")
@@ -678,3 +680,26 @@ def _versus(eps, value, upper: bool) -> str:
                 f"; above epsilon = {eps}: this certificate does not show |a - b| <= epsilon")
     return (f"; > epsilon = {eps}: |a - b| > epsilon at the point" if value > eps else
             f"; not above epsilon = {eps}: this certificate does not show |a - b| > epsilon")
+
+
+def point_reason(cert: dict, a, b, x, lower) -> str:
+    """Why the point *x* does not attain ``lower`` (``max_o |a_o − b_o|`` below it, or below it
+    at the named ``output``), or ''."""
+    gaps = [abs(u - v) for u, v in zip(a.evaluate(x), b.evaluate(x))]
+    if max(gaps) < lower:
+        return f"|a - b| at the point is {max(gaps)}, below the claimed lower bound {lower}"
+    return attaining_output(cert, gaps, lower)
+
+
+def attaining_output(cert: dict, gaps: list, lower) -> str:
+    """The optional ``output`` beside ``lower`` and ``point`` (*gaps*: ``|a_o − b_o|`` at the
+    point, per output): an output index where the gap reaches ``lower``; the reason it is not,
+    or ''."""
+    if "output" not in cert:
+        return ""
+    o = cert["output"]
+    if not isinstance(o, int) or isinstance(o, bool) or not 0 <= o < len(gaps):
+        raise InputError(f"output must be an output index in [0, {len(gaps)})")
+    if gaps[o] < lower:
+        return f"|a_{o} - b_{o}| at the point is {gaps[o]}, below the claimed lower bound {lower}"
+    return ""

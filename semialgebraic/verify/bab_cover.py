@@ -32,7 +32,7 @@ from algebra.io.native import network_from_dict
 from algebra.kernel.certificate_schemas import CLAIMS, check_header
 from algebra.rationals import Q
 
-from .bab_bound import _q, _qlist
+from .bab_bound import _q, _qlist, attaining_output
 from .bab_bound import check as _check_bab_bound
 
 __all__ = ["check", "check_geometry", "check_cell"]
@@ -93,7 +93,7 @@ def check_geometry(cert: dict) -> tuple[bool, str]:
     total = sum((_volume(cb, free) for cb in cboxes), Q(0))
     if total != _volume(box, free):
         return False, f"the cells' volume {total} differs from the box's {_volume(box, free)}"
-    if "lower" in cert or "point" in cert:
+    if "lower" in cert or "point" in cert or "output" in cert:
         return _point(cert, a, b, box, upper, len(cells))
     return True, f"{len(cells)} cells cover the box"
 
@@ -101,15 +101,19 @@ def check_geometry(cert: dict) -> tuple[bool, str]:
 def _point(cert, a, b, box, upper, n) -> tuple[bool, str]:
     """The optional point: in the box, with ``lower <= max_o |a_o − b_o|`` there, ``lower <= upper``."""
     if not ("lower" in cert and "point" in cert):
-        raise InputError("'lower' and 'point' come together")
+        raise InputError("'lower' and 'point' come together (and 'output' with them)")
     lower, x = _q(cert["lower"], "lower"), _qlist(cert["point"], len(box), "point")
     inside = all(lo <= v <= hi for v, (lo, hi) in zip(x, box))
-    gap = max(abs(u - v) for u, v in zip(a.evaluate(x), b.evaluate(x))) if inside else None
+    gaps = [abs(u - v) for u, v in zip(a.evaluate(x), b.evaluate(x))] if inside else None
+    gap = max(gaps) if inside else None
     for bad, why in ((not inside, "the point is outside the box"),
                      (inside and gap < lower, f"|a - b| at the point is {gap}, below lower {lower}"),
                      (lower > upper, f"the lower bound {lower} exceeds the upper bound {upper}")):
         if bad:
             return False, why
+    why = attaining_output(cert, gaps, lower)
+    if why:
+        return False, why
     return True, f"{n} cells cover the box"
 
 
@@ -122,6 +126,8 @@ def check_cell(cert: dict, k: int) -> tuple[bool, str]:
     cell = cells[k]
     if cell.get("type") != "bab_bound" or cell.get("claim") != CLAIMS["bab_bound"][0]:
         return False, f"cell {k} is not a bab_bound certificate of an upper bound"
+    if cell.get("halfspaces"):         # its bound holds on a part of its box only: no cover
+        return False, f"cell {k} bounds |a - b| on its box cut by half-spaces, not on the whole box"
     if cell.get("a") != cert.get("a") or cell.get("b") != cert.get("b"):
         return False, f"cell {k} bounds other networks than a and b"
     if _q(cell.get("upper"), "cell upper") > _q(cert.get("upper"), "upper"):

@@ -89,6 +89,7 @@ from algebra.network import Network
 from algebra.rationals import Q
 
 from . import bab_bound
+from .bab_bound import point_reason
 
 __all__ = ["check"]
 
@@ -603,9 +604,11 @@ def check(cert: dict) -> tuple[bool, str]:
         x = _vec(cert["point"], d, "point")
         if not dom.contains(x):
             return False, "the point is outside the domain"
-        dev = max(abs(u - v) for u, v in zip(a.evaluate(x), b.evaluate(x)))
-        if dev < lower:
-            return False, f"|a - b| at the point is {dev}, below the claimed lower bound {lower}"
+        bad = point_reason(cert, a, b, x, lower)
+        if bad:
+            return False, bad
+    elif "output" in cert:
+        raise InputError("'output' comes with 'lower' and 'point'")
     D = difference_network(a, b)
     if cert["claim"] == claims[0]:
         if "ray" not in cert or "cone" in cert:

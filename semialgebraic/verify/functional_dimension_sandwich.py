@@ -15,9 +15,11 @@ through :func:`semialgebraic.dimension.sandwich.sandwich_certificate`)::
      "inner": <functional_dimension certificate>,   # optional (left out: lower <= 0); its listed
                                                     # inputs all in the domain, or a
                                                     # one_hidden_layer_dimension one on a box in it
-     "outer": <functional_dimension certificate>}   # optional (left out: upper >= N); (or
+     "outer": <functional_dimension certificate>,   # optional (left out: upper >= N); (or
                                                     # one_hidden_layer_dimension) on a set of
                                                     # inputs containing the box
+     "upper_regions": [<region>, ...]}              # optional: the linear regions of the cut
+                                                    # domain itself (region_cover format)
 
 What is checked (exact; imports ``algebra`` and other ``verify`` modules only):
 
@@ -29,13 +31,23 @@ What is checked (exact; imports ``algebra`` and other ``verify`` modules only):
    an inner ``one_hidden_layer_dimension`` part (a value by R38 on a box) has its box inside
    the domain's box and ``max a·x <= b`` over it (taken at a vertex) for every half-space;
 3. the inputs the outer part ranges over (a box, the orthant or R^d) contain the domain's box;
-4. ``lower <= `` the inner part's certified lower bound, ``upper >= `` the outer part's
-   certified upper bound (N when it certifies none), ``lower <= upper``.
+   an outer part on a box cut by half-spaces is refused (its value holds on the cut only, and
+   the functional dimension grows with the domain: session-33 verify audit);
+4. with ``upper_regions``: the listed regions cover the cut domain (box ∩ half-spaces; the
+   code of ``region_cover``, no value claim), and the exact rational rank r of the Jacobian rows
+   at every region's point x0 and at x0 + e_k (k < d), taken with the region's masks, over the
+   regions that hold differentiable inputs (:func:`semialgebraic.verify.functional_dimension_upper.
+   _regions_rank`, the ``upper_regions`` of a box);
+5. ``lower <= `` the inner part's certified lower bound, ``upper >= `` the smaller of the outer
+   part's certified upper bound (N when it certifies none) and r, ``lower <= upper``.
 
 Why: the functional dimension on D is the largest rank of the Jacobian rows over finite sets
 of differentiable inputs in D, so it only grows with D (R37); the inner part's rank is that of
 the rows at inputs of the domain (R36 when read on the cube: the same rank), a lower bound; the
-outer part bounds it from above on a superset.
+outer part bounds it from above on a superset.  On a region of the cut domain the rows are
+affine in x, so the rows at x0 and x0 + e_k span every row at its inputs, and a differentiable
+input on no open region has the rows of a region it borders: r is the value on the domain
+itself.
 """
 
 from __future__ import annotations
@@ -43,9 +55,11 @@ from __future__ import annotations
 from algebra.exceptions import InputError
 from algebra.io.native import network_from_dict, parse_number, parse_vector
 from algebra.kernel.certificate_schemas import CLAIMS, check_header
+from algebra.kernel.domains import Domain
 from algebra.rationals import Q
 
 from . import verify
+from .functional_dimension_upper import _regions_rank
 from .on_box import read_box, read_halfspaces
 
 __all__ = ["check"]
@@ -140,6 +154,10 @@ def check(cert: dict) -> tuple[bool, str]:
         for k, (a, b) in enumerate(cuts):
             if sum((ai * v for ai, v in zip(a, x)), Q(0)) > b:
                 return False, f"the inner certificate's input {t} is not in half-space {k}"
+    outer_domain = cert["outer"].get("domain") if "outer" in cert else None
+    if isinstance(outer_domain, dict) and outer_domain.get("halfspaces"):   # (its value grows
+        return False, ("the outer certificate holds on its box cut by half-spaces, not on a set "
+                       "containing the domain")
     outer = parts.get("outer")
     if outer is not None:
         for i, ((a, b), (lo, hi)) in enumerate(zip(outer, box)):
@@ -161,10 +179,18 @@ def check(cert: dict) -> tuple[bool, str]:
     outer = cert.get("outer")
     certified = (N if outer is None else outer["value"]
                  if outer["type"] == "one_hidden_layer_dimension" else outer.get("upper", N))
+    if "upper_regions" in cert:
+        rank = _regions_rank(net, cert["upper_regions"], Domain([lo for lo, _ in box], [hi for _, hi in box], cuts))
+        if isinstance(rank, str):
+            return False, rank
+        why_out = (f"the {len(cert['upper_regions'])} listed regions cover the domain and the Jacobian "
+                   f"rows on them have exact rank {rank}" + ("" if outer is None else f"; {why_out}"))
+        certified = min(certified, rank)
     if upper < certified:
-        return False, f"upper {upper} is below the outer certificate's certified {certified}"
+        return False, f"upper {upper} is below the certified {certified}"
     if lower > upper:
         return False, f"contradiction: lower {lower} > upper {upper}"
-    return True, (f"lower {lower} at inputs in the domain ({why_in}); upper {upper} on a set "
-                  f"containing it ({why_out}); the functional dimension only grows with the domain "
+    where = "on the domain's own regions" if "upper_regions" in cert else "on a set containing it"
+    return True, (f"lower {lower} at inputs in the domain ({why_in}); upper {upper} {where} "
+                  f"({why_out}); the functional dimension only grows with the domain "
                   "(three-layer-fibers R37)" + (f"; exact: {lower}" if lower == upper else ""))

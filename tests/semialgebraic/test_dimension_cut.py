@@ -68,7 +68,11 @@ def test_bounds_hold_and_the_certificate_verifies(seed):
         if _in(x, lo, hi, cuts):
             pts.append(x)
     assert exact_rank(net, pts) <= cut.upper
-    assert cut.upper == functional_dimension(net, domain=Domain(lo, hi)).upper
+    on_box = functional_dimension(net, domain=Domain(lo, hi)).upper
+    if cut.regions:          # a complete walk of the cut itself: its value, below the box's or not
+        assert cut.upper == min(on_box, cut.regions[0]) and cut.exact
+    else:
+        assert cut.upper == on_box
     cert = json.loads(json.dumps(sandwich_certificate(net, cut)))
     ok, why = verify(cert)
     assert ok, why
@@ -89,11 +93,16 @@ def test_a_cut_that_kills_a_neuron_is_bracketed():
     reaches.  R39 read on the cut itself (one hidden layer) gives that value exactly, neuron 0
     proved dead there by the half-space's dual."""
     net = Network.from_rows([[[1, 0], [0, 1], [1, 1]], [[1, 1, -1]]], [[Q(-1, 2), 0, 0], [0]])
-    cut = functional_dimension_on_cut(net, [-1, -1], [1, 1], [([1, 0], Q(1, 4))], theorem=False)
+    cut = functional_dimension_on_cut(net, [-1, -1], [1, 1], [([1, 0], Q(1, 4))], theorem=False,
+                                      max_regions=2)     # the cut's own walk stopped
     on_p = functional_dimension(net, domain=Domain([-1, -1], [Q(1, 4), 1]))
     on_b = functional_dimension(net, domain=(Q(-1), Q(1)))
     assert on_p.exact and on_b.exact and on_p.value < on_b.value
     assert cut.lower == on_p.value and cut.upper == on_b.value and not cut.exact
+    walked = functional_dimension_on_cut(net, [-1, -1], [1, 1], [([1, 0], Q(1, 4))], theorem=False)
+    assert walked.exact and walked.value == on_p.value and walked.by_regions
+    cert = json.loads(json.dumps(sandwich_certificate(net, walked)))
+    assert cert["upper"] == on_p.value and "outer" not in cert and verify(cert)[0]
     by_theorem = functional_dimension_on_cut(net, [-1, -1], [1, 1], [([1, 0], Q(1, 4))])
     assert by_theorem.exact and by_theorem.value == on_p.value and by_theorem.theorem
     cert = sandwich_certificate(net, by_theorem)
@@ -132,6 +141,75 @@ def test_false_claims_are_rejected(honest, name, change):
         assert type(exc).__name__ == "InputError", exc
         return
     assert not ok, name
+
+
+# a 2-4-5-1 net whose value on the box [-1, 1]^2 is 19 and on its cut x0 + x1 <= 1/3 is 18 (the
+# structure audit's poly_n1: 17 regions of the cut walked; found open as [18, 19] before the cut's
+# own regions gave the upper bound)
+POLY = Network.from_rows(
+    [[["1/3", -1], ["3/2", -5], [2, "-5/2"], ["2/3", 2]],
+     [[1, 1, 3, -6], ["-5/2", -2, -1, 2], [1, -2, -1, "-5/2"], [-2, -5, "1/3", -1], [6, 4, 5, -1]],
+     [[4, 3, 0, -3, 1]]],
+    [[-2, "4/3", -2, 1], [6, "3/2", 3, "-2/3", 0], ["-5/3"]])
+POLY_CUT = [([1, 1], Q(1, 3))]
+
+
+@pytest.fixture(scope="module")
+def walked():
+    cut = functional_dimension_on_cut(POLY, [-1, -1], [1, 1], POLY_CUT, timeout=60)
+    assert cut.exact and cut.value == 18 and cut.by_regions and cut.regions == (18, 17)
+    assert cut.outer.exact and cut.outer.value == 19
+    cert = json.loads(json.dumps(sandwich_certificate(POLY, cut)))
+    assert verify(cert)[0] and cert["lower"] == cert["upper"] == 18 and len(cert["upper_regions"]) == 17
+    return cert
+
+
+def test_the_cuts_own_regions_give_its_value(walked):
+    """The exact rank over Q of the Jacobian rows at d + 1 points of each of the 17 regions of
+    the cut (found by this test's own walk: 4 000 grid points of the cut, their exact patterns)
+    is 18: the value, below the box's 19 (three-layer-fibers R37's sandwich closed by the cut's
+    own complete walk)."""
+    from semialgebraic.dimension.sampling import exact_masks
+    pts = [[Q(i, 40) - 1, Q(j, 40) - 1] for i in range(81) for j in range(81)
+           if Q(i, 40) + Q(j, 40) - 2 <= Q(1, 3)]
+    X, _ = exact_masks(POLY, pts)
+    assert exact_rank(POLY, X) == 18
+    box = [[Q(i, 40) - 1, Q(j, 40) - 1] for i in range(81) for j in range(81)]
+    assert exact_rank(POLY, exact_masks(POLY, box)[0]) == 19
+
+
+@pytest.mark.parametrize("name,change", [
+    ("upper - 1", lambda c: c.update(upper=17)),
+    ("a region dropped", lambda c: c["upper_regions"].pop(3)),
+    ("a wider half-space (the regions no longer cover it)", lambda c: c["domain"]["halfspaces"][0].update(b="1/2")),
+    ("a region's pattern flipped", lambda c: c["upper_regions"][0]["pattern"].__setitem__(
+        0, -c["upper_regions"][0]["pattern"][0] or 1)),
+    ("a region's point moved out", lambda c: c["upper_regions"][1].update(point=["9/10", "9/10"])),
+    ("another network", lambda c: c["network"]["layers"][1]["bias"].__setitem__(4, "1/7")),
+    ("regions not a list", lambda c: c.update(upper_regions={"0": 1})),
+])
+def test_false_claims_by_the_cuts_regions_are_rejected(walked, name, change):
+    try:
+        ok, _ = verify(_mutated(walked, change))
+    except Exception as exc:                 # malformed (InputError) is a rejection too
+        assert type(exc).__name__ == "InputError", exc
+        return
+    assert not ok, name
+
+
+def test_the_cli_decides_a_cut_by_its_own_regions(tmp_path):
+    net, dom, cert = tmp_path / "n.json", tmp_path / "d.json", tmp_path / "c.json"
+    net.write_text(json.dumps(POLY.to_dict()))
+    dom.write_text(json.dumps({"box": [[-1, 1], [-1, 1]], "halfspaces": [{"a": [1, 1], "b": "1/3"}]}))
+    run = subprocess.run([sys.executable, "-m", "semialgebraic.cli", "dim", str(net), "--box", str(dom),
+                          "--certificate", str(cert), "--json"], capture_output=True, text=True)
+    assert run.returncode == 0, run.stderr
+    out = json.loads(run.stdout)
+    assert out["functional_dimension"] == 18 and out["exact"] and out["cut_regions"] == {"value": 18, "regions": 17}
+    assert out["outer"]["functional_dimension"] == 19
+    check = subprocess.run([sys.executable, "-m", "semialgebraic.cli", "verify", str(cert)],
+                           capture_output=True, text=True)
+    assert check.returncode == 0 and "17 listed regions cover the domain" in check.stdout
 
 
 def test_the_cli_on_a_json_box_with_half_spaces(tmp_path):

@@ -1,0 +1,108 @@
+"""False claims the session-33 verify audit got accepted, now rejected (each built from genuine
+certificates of the tool, edited the way the auditor did; the truth recomputed here)."""
+
+from __future__ import annotations
+
+import copy
+import json
+
+import pytest
+
+from algebra.exceptions import InputError
+from algebra.kernel.domains import Domain
+from algebra.network import Network
+from algebra.rationals import Q
+from semialgebraic.bab import diff_bounds
+from semialgebraic.certificates import header, one_hidden_layer_dimension_certificate
+from semialgebraic.dimension import functional_dimension
+from semialgebraic.verify import verify
+
+# c - d is 0 on x0 + x1 <= 5 and 3 at (4, 4): c's third neuron x0 + x1 - 5 switches on there
+C = Network.from_rows([[[1, 0], [0, 1], [1, 1]], [[1, 1, 1]]], [[0, 3, -5], [0]])
+D = Network.from_rows([[[1, 0], [0, 1], [0, -1]], [[1, 1, -1]]], [[0, 0, 0], [3]])
+# a 2-3-1 net: value 10 on [-1, 1]^2, 7 where x0 + x1 <= 1/2 (neuron 1 dead there)
+G = Network.from_rows([[[1, 0], [1, 1], [0, 1]], [[1, 1, -1]]], [[0, Q(-1, 2), 0], [0]])
+
+
+def _json(c):
+    return json.loads(json.dumps(c))
+
+
+def test_a_cover_cell_bounded_on_a_cut_of_its_box_is_refused():
+    """F1: a ``bab_bound`` proving |c - d| <= 0 on [-1, 4]^2 ∩ {x0 + x1 <= 5}, made the only cell
+    of a cover of the whole box [-1, 4]^2, claimed max |c - d| <= 0 there: false (3 at (4, 4))."""
+    assert C.evaluate([Q(4), Q(4)])[0] - D.evaluate([Q(4), Q(4)])[0] == 3
+    cut = Domain([-1, -1], [4, 4], [([1, 1], 5)])
+    r = diff_bounds(C, D, cut)
+    assert r.complete and r.upper == 0
+    cell = _json(r.certificate)
+    assert cell["type"] == "bab_bound" and cell["halfspaces"] and verify(cell)[0]
+    cover = {**header("bab_cover"), "claim": "max_o max_x |a_o(x) - b_o(x)| <= upper on the box",
+             "a": cell["a"], "b": cell["b"], "box": [[-1, 4], [-1, 4]], "upper": cell["upper"],
+             "cells": [cell]}
+    ok, why = verify(cover)
+    assert not ok and "half-spaces" in why
+    assert diff_bounds(C, D, [(-1, 4), (-1, 4)]).upper == 3          # the truth on the box
+
+
+def test_a_sandwich_whose_outer_part_holds_on_a_cut_only_is_refused():
+    """F2: the value 7 of G on [-1, 1]^2 ∩ {x0 + x1 <= 1/2} (a genuine one-hidden-layer certificate) taken as
+    the outer part of a sandwich on [-1, 1]^2 ∩ {x0 <= 5}, upper 7: false (10 there)."""
+    on_box = functional_dimension(G, domain=(Q(-1), Q(1)))
+    assert on_box.exact and on_box.value == 10
+    from semialgebraic.dimension.sandwich import functional_dimension_on_cut, sandwich_certificate
+    part = functional_dimension_on_cut(G, [-1, -1], [1, 1], [([1, 1], Q(1, 2))])
+    assert part.exact and part.value == 7
+    outer = _json(sandwich_certificate(G, part))
+    assert outer["type"] == "one_hidden_layer_dimension" and outer["domain"]["halfspaces"]
+    sandwich = {**header("functional_dimension_sandwich"),
+                "claim": "lower <= functional dimension <= upper on the box cut by the half-spaces "
+                         "(three-layer-fibers R37)",
+                "network": outer["network"],
+                "domain": {"box": [[-1, 1], [-1, 1]], "halfspaces": [{"a": [1, 0], "b": 5}]},
+                "lower": 0, "upper": 7, "outer": outer}
+    assert sandwich["claim"] == _claim("functional_dimension_sandwich")
+    ok, why = verify(_json(sandwich))
+    assert not ok and "cut by half-spaces" in why
+    sandwich["domain"]["halfspaces"] = []
+    assert not verify(_json(sandwich))[0]
+    # a genuine outer part on the box itself still gives its bound
+    box_part = _json(one_hidden_layer_dimension_certificate(G, (Q(-1), Q(1)), 10))
+    sandwich.update(upper=10, outer=box_part)
+    assert verify(_json(sandwich))[0]
+
+
+def _claim(kind):
+    from algebra.kernel.certificate_schemas import CLAIMS
+    return CLAIMS[kind][0]
+
+
+@pytest.fixture(scope="module")
+def with_point():
+    a = Network.from_rows([[[1, 0], [0, 1]], [[1, 0], [0, 1]]], [[0, 0], [0, 0]])
+    b = Network.from_rows([[[1, 0], [0, 1]], [[1, 0], [0, Q(1, 2)]]], [[0, 0], [0, 0]])
+    r = diff_bounds(a, b, (Q(-1), Q(1)))
+    assert r.complete and r.upper == Q(1, 2)
+    cert = _json(r.certificate)
+    assert cert["output"] == 1 and verify(cert)[0]
+    rec = diff_bounds(a, b, Domain.orthant(2))
+    return cert, _json(rec.certificate)
+
+
+@pytest.mark.parametrize("value", ["NaN", [], None, 2 ** 70, -1, 2, True])
+def test_the_attaining_output_is_checked(with_point, value):
+    """F3: the ``output`` beside ``lower`` and ``point`` was never read."""
+    for cert in with_point:
+        bad = copy.deepcopy(cert)
+        if "output" not in bad:
+            continue
+        bad["output"] = value
+        with pytest.raises(InputError):
+            verify(bad)
+
+
+def test_an_output_that_does_not_attain_the_lower_bound_is_refused(with_point):
+    cert = copy.deepcopy(with_point[0])
+    cert["output"] = 0               # |a_0 - b_0| = 0 everywhere
+    ok, why = verify(cert)
+    assert not ok and "a_0 - b_0" in why
