@@ -101,6 +101,7 @@ from functools import cached_property
 from typing import Sequence
 
 from ..exceptions import DimensionMismatchError
+from ..kernel.differentiability import kink_witness
 from ..linalg import QMatrix
 from ..network import Network
 from ..polynomials import Polynomial, pairwise_sum
@@ -490,6 +491,17 @@ def _count(net, samples, max_depth, timeout, patience, seed, complete=True,
     # only bounded below or the samples are not all in (fewer rows: a smaller rank)
     fd_lower = _rescaling_rank(net)          # (a lower bound: no exact rank no budget stops)
     fd_upper = N - r0
+    kinked = [s for s in samples if any(v == 0 for v in s.pattern) and kink_witness(net, s.pattern)]
+    if kinked:
+        # θ ↦ f_θ(x) is not differentiable on these patterns (a kink the outputs see): their rows,
+        # taken with σ'(0) = 0, are one-sided derivatives, and the fiber can leave θ on the other
+        # side (the session-32 structure audit's k1); N − rank bounds the fiber dimension (R22)
+        # by the rows of the differentiable patterns alone
+        fd_upper = N - _rank_of_fields(net, [s for s in samples if s not in kinked], dl)
+        notes.append(f"{len(kinked)} of the patterns {'holds' if len(kinked) == 1 else 'hold'} no "
+                     "input where θ ↦ f_θ(x) is "
+                     "differentiable (a kink the outputs see): the fiber dimension's upper bound "
+                     f"takes the gradient fields of the other {len(samples) - len(kinked)} only")
     if laws_cut and lower < fd_lower:
         # R23: each hidden neuron's rescaling law is conserved on every pattern and its gradient
         # at θ is twice that neuron's rescaling direction, so the rank of the directions is a
@@ -498,7 +510,7 @@ def _count(net, samples, max_depth, timeout, patience, seed, complete=True,
         notes.append(f"the {fd_lower} rescaling laws (R23) count toward the lower bound by the "
                      f"rank of their gradients at θ; {lower} law(s) were verified one by one")
         lower = fd_lower
-    if complete and used == given and (r0_exact or fd_lower == fd_upper):
+    if complete and used == given and not kinked and (r0_exact or fd_lower == fd_upper):
         r0_exact = True
         if fd_lower > fd_upper:
             raise AssertionError("internal error: the rescaling directions exceed the fiber dimension")
@@ -591,6 +603,18 @@ batches."""
 _FLUSH_BEFORE = 1.0
 """Seconds before the deadline from which a :class:`_BlockSpan` takes each output's rows at
 once (one elimination of ~1 300 x 2 410 rows: ~0.5 s) instead of batches of 256."""
+
+
+def _rank_of_fields(net, samples, dl) -> int:
+    """A lower bound of the rank of the gradient fields of *samples* at θ (mod p; the samples the
+    deadline *dl* leaves; 0 for none)."""
+    N = net.n_parameters
+    span = _BlockSpan(N, dl.check) if N >= _BLOCK_N else _ModSpan(N)
+    try:
+        _fields_into(net, samples, span, dl, keep=False)
+    except _Stop:
+        pass
+    return span.rank
 
 
 def _fields_into(net, samples, span, dl, keep=True):

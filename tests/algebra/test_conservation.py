@@ -378,3 +378,20 @@ def test_explicit_laws_stop_at_their_check():
         explicit_laws(net, [], scaling_only=True, check=check)
     assert len(calls) == 2
     assert len(explicit_laws(net, [], scaling_only=True)) == 3
+
+
+def test_a_kink_pattern_does_not_bound_the_fiber_dimension():
+    """The session-32 structure audit's k1: a 1-2-2-1 net whose layer-2 neuron 1 has
+    pre-activation identically 0 where x < 0, read by the output.  θ ↦ f_θ(x) is not
+    differentiable on that pattern: its rows (σ'(0) = 0) are one-sided, so the fiber dimension's
+    upper bound takes the two differentiable patterns only, 13 − 4 = 9, as ``dim``'s (the
+    auditor's hand count of the local fiber dimension, 7, lies inside), and no exact value."""
+    net = Network.from_rows([[[1], [1]], [[1, 0], [1, 1]], [[1, 1]]], [[0, -1], [-1, 0], [0]])
+    pats = [net.activation_pattern([Fraction(x)]) for x in (-1, Fraction(1, 2), 2)]   # its 3 regions
+    assert pats[0] == (-1, -1, -1, 0) and 0 not in pats[1] + pats[2]
+    res = conservation_laws(net, samples_from_patterns(pats))
+    assert res.functional_rank == 5 and res.fiber_dimension_lower == 4
+    assert res.fiber_dimension_upper == 9 and res.fiber_dimension is None
+    assert any("differentiable" in n for n in res.notes)
+    smooth = conservation_laws(net, samples_from_patterns(pats[1:]))
+    assert smooth.fiber_dimension_upper == 13 - smooth.functional_rank == 9
