@@ -110,7 +110,8 @@ def register(sub, parent) -> None:
                            "semi-algebraic set in the parameters, with its dimension (by the "
                            "formula R17 and, on small inputs, by the exact Jacobian rank R22) "
                            "and the numbers of components and orbits.",
-                           exits=["0  computed", "3  non-generic input, or --timeout reached"],
+                           exits=["0  computed", "3  non-generic input, the dimension only "
+                                  "bounded (an interval), or --timeout reached"],
                            examples=["netfibers fiber algebra/examples/masked_bottleneck.json",
                                      "netfibers fiber net.json --latex"]))
     p.add_argument("net", metavar="NET")
@@ -319,7 +320,7 @@ def cmd_identify(args) -> int:
     if args.timeout is not None and args.timeout <= 0:
         fail("--timeout must be positive")
     budget = Budget(timeout=args.timeout)          # loading NET counts too
-    net = load_network(args.net)
+    net = load_network(args.net, parameters=True)
     if net.depth != 2 and not is_bottleneck(net):
         fail(f"{args.net}: identify needs one hidden layer, or two with n1 <= d "
              f"(widths {'-'.join(map(str, net.widths))}; `netfibers dim` gives the fiber "
@@ -444,7 +445,7 @@ def fiber_in_time(net: Network, seconds: float | None, timeout: float | None, *,
 
 def cmd_fiber(args) -> int:
     budget = Budget(timeout=args.timeout)          # loading NET counts too
-    net = load_network(args.net)
+    net = load_network(args.net, parameters=True)
     try:
         F, stop = fiber_in_time(net, budget.remaining(), args.timeout, orthant=args.orthant)
     except NonGenericError as exc:
@@ -455,18 +456,21 @@ def cmd_fiber(args) -> int:
         emit(args, {"dimension": partial.pop("dimension", None), "complete": False,
                     "reason": why, **partial}, f"{why}; no fiber computed")
         return 3
+    # an interval for the dimension is a partial answer, as `dim`'s (the structure audit: exit 0
+    # with "between 6 and 7")
+    code = 0 if F.dimension.exact else 3
     if args.latex and not args.json:
         print(F.to_latex())
-        return 0
+        return code
     # only the form printed is rendered: a fiber's thousands of equalities take seconds to write
     # (digits 64-32-10: 3 050 polynomials, 2.5 s a form, the fiber itself 0.9 s)
     emit(args, F.to_json() if args.json else {}, "" if args.json else fiber_text(F, args.exact))
-    return 0
+    return code
 
 
 def cmd_symmetries(args) -> int:
     budget = Budget(timeout=args.timeout)          # loading NET counts too
-    net = load_network(args.net)
+    net = load_network(args.net, parameters=True)
     if net.depth == 2:
         return _symmetries_shallow(args, net, budget)
     if not is_bottleneck(net):

@@ -28,7 +28,7 @@ def test_fiber_of_an_all_zero_net_is_readable(run, tmp_path):
     p = tmp_path / "z.json"
     p.write_text(json.dumps(ALL_ZERO.to_dict()))
     code, out, err = run("fiber", str(p))
-    assert code == 0 and err == ""
+    assert code == 3 and err == ""          # an interval: a partial answer (exit 3), as dim's
     assert "fiber dimension: between 9 and 12" in out and "number of components: not determined" in out
     assert "Dimension(" not in out and "dimension None" not in out
 
@@ -76,3 +76,16 @@ def test_cli_dim_certificate_states_the_certified_fiber_interval(run, tmp_path):
     assert code == 0 and "certificate: fiber dimension between 4 " in out and " and 6 " in out
     code, out, _ = run("verify", str(c))
     assert code == 0 and "fiber dimension in [4, 6]" in out
+
+
+def test_fiber_with_an_interval_for_its_dimension_exits_3(run, tmp_path):
+    """The session-32 structure audit's sh39 on the orthant: ``fiber`` said "between 6 and 7"
+    with exit 0; an interval is a partial answer (exit 3, as ``dim``'s); an exact one exits 0."""
+    p = tmp_path / "sh39.json"
+    p.write_text(json.dumps({"format": "netfibers.network", "version": 1, "activation": "relu",
+                             "layers": [{"weight": [[-2], [0], [2]], "bias": [2, 2, 3]},
+                                        {"weight": [[-1, -1, -3], [-1, 3, 3]], "bias": [1, -1]}]}))
+    code, out, _ = run("fiber", str(p), "--orthant")
+    assert code == 3 and "fiber dimension: between 6 and 7" in out
+    code, out, _ = run("fiber", "algebra/examples/masked_bottleneck.json")
+    assert code == 0 and "fiber dimension: between" not in out
