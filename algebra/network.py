@@ -335,6 +335,14 @@ class Network:
         equality: two networks with the same parameters are equal."""
         return tuple((self._derived or {}).get("provenance", ()))
 
+    @property
+    def missing_biases(self) -> tuple[int, ...]:
+        """The layers (0-based) whose bias the file read did not store, read as 0 (a torch
+        ``Linear(bias=False)``, a MatMul without Add, a Dense without bias): the parameter
+        counts of ``dim``, ``fiber``, ``conserved`` are then those of the architecture with
+        biases, which the commands say.  Empty for a network built from numbers."""
+        return tuple((self._derived or {}).get("missing_biases", ()))
+
     def _keep_integer_weights(self, integer_weights) -> None:
         """Remember per-layer ``(N, D)`` numpy integer arrays with ``W_l == N / D`` exactly
         (set by the binary weight readers, which have them anyway), so that the first

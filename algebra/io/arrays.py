@@ -239,9 +239,18 @@ def network_from_tensors(arrays: dict, source: str | None = None) -> Network:
         prev_out, prev_name = n_out, wkey
     # the weights stay numpy integer arrays; a layer's QMatrix is made when an algorithm asks
     net = Network._from_integer_arrays(ws, bs, source)
+    missing = tuple(l for l, (_, bkey) in enumerate(layers) if bkey is None)
     net.derived("provenance", lambda: (f"{note} (layers in the order "
-                                       f"{', '.join(k for k, _ in layers)})",))
+                                       f"{', '.join(k for k, _ in layers)})",)
+                + ((missing_bias_sentence(missing),) if missing else ()))
+    net.derived("missing_biases", lambda: missing)
     return net
+
+
+def missing_bias_sentence(missing) -> str:
+    """The provenance sentence of the layers (0-based) *missing* whose bias the file lacks."""
+    return (f"no bias stored for layer{'s' if len(missing) > 1 else ''} "
+            f"{', '.join(str(l + 1) for l in missing)}: read as 0")
 
 
 def save_binary(net: Network, path: str | Path, *, dtype: str = "float32") -> None:

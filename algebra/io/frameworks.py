@@ -25,6 +25,7 @@ from ..exceptions import InputError, MissingDependencyError
 from ..linalg import QMatrix
 from ..network import Network
 from ..rationals import Q
+from .arrays import missing_bias_sentence
 from .exact import check_dtype, exact_qmatrix, numpy_or_error
 
 __all__ = ["network_from_torch", "network_from_sklearn", "block_from_torch", "ROUNDINGS",
@@ -145,6 +146,7 @@ def network_from_torch(module) -> Network:
     current = None        # the affine map (A, c) since the last ReLU, or None
     linear_seen = False   # whether a Linear is part of it
     last_relu = None
+    shifted, missing = False, []   # whether a bias or BatchNorm shift is part of it; layers without
     for name, layer in module:
         kind = type(layer).__name__
         if kind in _SKIPPED:
@@ -152,7 +154,9 @@ def network_from_torch(module) -> Network:
         if kind == "Linear":
             A = _matrix(layer.weight, f"{name}.weight")
             c = _vector(layer.bias, f"{name}.bias") if layer.bias is not None else [Q(0)] * A.nrows
+            shifted = shifted or layer.bias is not None
         elif kind == "BatchNorm1d":
+            shifted = True
             A, c, n = _batchnorm_affine(layer, name, notes)
             if current is None and not layers:
                 raise InputError("BatchNorm1d before the first Linear is not supported (fold it "
@@ -161,8 +165,10 @@ def network_from_torch(module) -> Network:
             if current is None:
                 raise InputError("ReLU " + ("first" if not layers else "twice in a row") +
                                  ": a ReLU must follow an affine layer", where=name)
+            if not shifted:
+                missing.append(len(layers))
             layers.append(current)
-            current, last_relu = None, name
+            current, last_relu, shifted = None, name, False
             continue
         else:
             raise InputError(f"unsupported layer {kind} (supported: Linear, ReLU, BatchNorm1d in "
@@ -185,10 +191,15 @@ def network_from_torch(module) -> Network:
                              "after the last layer (drop it: the fibers of the pre-activation net "
                              "are what is decided)", where=last_relu)
         raise InputError("no Linear layer found")
+    if not shifted:
+        missing.append(len(layers))
     layers.append(current)
     net = Network([A for A, _ in layers], [c for _, c in layers])
+    if missing:
+        notes.append(missing_bias_sentence(missing))
     net.derived("provenance", lambda: tuple(["read from a torch nn.Sequential, every float exactly"] + notes))
     net.derived(ROUNDINGS, lambda: tuple(n for n in notes if " folded into " in n))
+    net.derived("missing_biases", lambda: tuple(missing))
     return net
 
 

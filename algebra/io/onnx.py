@@ -12,7 +12,7 @@ from pathlib import Path
 
 from ..exceptions import InputError, MissingDependencyError
 from ..network import Network
-from .arrays import first_line, network_from_tensors
+from .arrays import first_line, missing_bias_sentence, network_from_tensors
 from .exact import check_dtype, exact_qmatrix, numpy_or_error
 
 __all__ = ["load_onnx", "onnx_initializers"]
@@ -109,7 +109,10 @@ def _fold_batchnorms(net: Network, folds, src) -> Network:
     give (numpy: ε, then the sum, the root and the quotient each rounded); runtimes may differ in
     the last bit, so the rounding is listed in the provenance."""
     np = numpy_or_error()
-    notes = list(net.provenance)
+    folded = {l for l, *_ in folds}               # a bias-free layer gets BatchNorm's shift
+    missing = tuple(l for l in net.missing_biases if l not in folded)
+    notes = [n for n in net.provenance if not n.startswith("no bias stored")]
+    notes += [missing_bias_sentence(missing)] if missing else []
     for l, label, (scale, beta, mean, var), eps in folds:
         n = net.widths[l + 1]
         if not all(a.size == n for a in (scale, beta, mean, var)):
@@ -131,6 +134,7 @@ def _fold_batchnorms(net: Network, folds, src) -> Network:
                      "differently in the last bit); the shift is exact")
     net.derived("provenance", lambda: tuple(notes))
     net.derived("roundings", lambda: tuple(n for n in notes if " folded into " in n))   # frameworks.ROUNDINGS
+    net.derived("missing_biases", lambda: missing)
     return net
 
 

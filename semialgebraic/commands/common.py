@@ -15,7 +15,7 @@ from algebra.network import Network
 
 from ..cli import fail
 
-__all__ = ["check_output_dir", "load_network", "load_pair", "load_pair_in_units", "units_report", "load_any", "is_existing_file", "parse_point", "parse_box", "parse_box_domain", "parse_ball",
+__all__ = ["bias_note", "check_output_dir", "load_network", "load_pair", "load_pair_in_units", "units_report", "load_any", "is_existing_file", "parse_point", "parse_box", "parse_box_domain", "parse_ball",
            "parse_domain", "load_data", "load_certificate"]
 
 
@@ -28,11 +28,29 @@ def load_any(path: str, **options):
         fail(msg if str(path) in msg else f"{path}: {msg}")
 
 
-def load_network(path: str, **options) -> Network:
+def load_network(path: str, *, parameters: bool = False, **options) -> Network:
+    """The network in *path*; with *parameters* (a command that counts parameters: ``dim``,
+    ``fiber``, ``conserved``, ``identify``, ``symmetries``, ``analyze``), a one-line note on
+    stderr when the file stores no bias for some layers (:func:`bias_note`)."""
     obj = load_any(path, **options)
     if not isinstance(obj, Network):
         fail(f"{path}: expected a network, got a {type(obj).__name__}")
+    if parameters and obj.missing_biases:
+        print(f"netfibers: note: {bias_note(obj, path)}", file=sys.stderr)
     return obj
+
+
+def bias_note(net: Network, path: str) -> str:
+    """What a file without some biases means for the parameter counts (a new-user audit: a
+    bias-free torch model of 15 parameters was given "functional dimension 16 of 21 parameters"
+    without a word): the biases are read as 0 and counted as free parameters."""
+    missing = net.missing_biases
+    k = sum(net.widths[l + 1] for l in missing)
+    layers = ", ".join(str(l + 1) for l in missing)
+    return (f"{path} stores no bias for layer{'s' if len(missing) > 1 else ''} {layers}: read as 0 "
+            f"and counted as free parameters, so the {net.n_parameters} parameters are those of the "
+            f"architecture with biases (without them: {net.n_parameters - k}; the bias-free "
+            "architecture's fiber and dimension are not computed)")
 
 
 def load_pair(path_a: str, path_b: str) -> tuple[Network, Network]:

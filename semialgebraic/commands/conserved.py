@@ -94,7 +94,7 @@ SHOWN_TERMS = 6
 
 
 def cmd_conserved(args) -> int:
-    net = load_network(args.net)
+    net = load_network(args.net, parameters=True)
     if args.timeout is not None and args.timeout <= 0:
         fail("--timeout must be positive")
     if args.max_depth < 0:

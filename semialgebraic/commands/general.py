@@ -459,7 +459,7 @@ def _cmd_diff_bab(args, a, b, dom, units: dict, line: str, *, budget: Budget | N
 
 def cmd_dim(args) -> int:
     check_output_dir(args.certificate)
-    net = load_network(args.net)
+    net = load_network(args.net, parameters=True)
     user_net, box = net, None
     try:
         dom_obj = parse_domain(args, net.n_inputs, net)

@@ -1,0 +1,63 @@
+"""Files without some biases (torch ``Linear(bias=False)``, an ONNX MatMul without Add): read as
+bias 0, and the commands that count parameters say that their counts are those of the
+architecture with biases (the session-33 new-user audit: a bias-free torch model of 15
+parameters was given "functional dimension 16 of 21 parameters" without a word)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from algebra.io import load
+from algebra.rationals import Q
+
+W1 = np.array([[1.0, -2.0], [0.5, 1.0], [-1.0, 0.25], [2.0, 1.0], [-0.5, -1.5]], dtype=np.float32)
+W2 = np.array([[1.0, -1.0, 2.0, 0.5, -0.25]], dtype=np.float32)
+
+
+@pytest.fixture
+def bias_free(tmp_path):
+    p = tmp_path / "nobias.npz"
+    np.savez(p, **{"0.weight": W1, "2.weight": W2})
+    return p
+
+
+def test_the_reader_marks_the_missing_biases(bias_free, tmp_path):
+    net = load(bias_free)
+    assert net.missing_biases == (0, 1) and net.n_parameters == 21
+    assert all(v == 0 for b in net.biases for v in b)
+    assert "no bias stored for layers 1, 2: read as 0" in net.provenance
+    mixed = tmp_path / "mixed.npz"
+    np.savez(mixed, **{"0.weight": W1, "0.bias": np.ones(5, np.float32), "2.weight": W2})
+    assert load(mixed).missing_biases == (1,)
+    full = tmp_path / "full.npz"
+    np.savez(full, **{"0.weight": W1, "0.bias": np.ones(5, np.float32), "2.weight": W2,
+                      "2.bias": np.zeros(1, np.float32)})
+    assert load(full).missing_biases == () and list(load(full).biases[1]) == [Q(0)]
+
+
+@pytest.mark.parametrize("command", ["dim", "fiber", "conserved", "identify", "symmetries", "analyze"])
+def test_commands_that_count_parameters_say_so(run, bias_free, command):
+    code, out, err = run(command, bias_free, "--timeout", "30")
+    assert code in (0, 1, 3), err
+    assert "stores no bias for layers 1, 2: read as 0 and counted as free parameters" in err
+    assert "the 21 parameters are those of the architecture with biases (without them: 15" in err
+
+
+def test_info_lists_them_and_equiv_says_nothing(run, bias_free):
+    code, out, err = run("info", bias_free)
+    assert code == 0 and "no bias stored for layers 1, 2: read as 0" in out
+    code, out, err = run("equiv", bias_free, bias_free)
+    assert code == 0 and "no bias" not in err          # the function is the same either way
+
+
+def test_a_torch_sequential_without_biases():
+    torch = pytest.importorskip("torch")
+    from algebra.network import Network
+    m = torch.nn.Sequential(torch.nn.Linear(2, 3, bias=False), torch.nn.ReLU(), torch.nn.Linear(3, 2),
+                            torch.nn.ReLU(), torch.nn.Linear(2, 1, bias=False))
+    assert Network.from_torch(m).missing_biases == (0, 2)
+    bn = torch.nn.Sequential(torch.nn.Linear(2, 3, bias=False), torch.nn.BatchNorm1d(3), torch.nn.ReLU(),
+                             torch.nn.Linear(3, 1))
+    bn.eval()
+    assert Network.from_torch(bn).missing_biases == ()      # BatchNorm's shift is its bias
