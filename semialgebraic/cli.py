@@ -56,7 +56,26 @@ def emit(args: argparse.Namespace, data: dict, text: str) -> None:
     if getattr(args, "json", False):
         print(json.dumps(jsonable(data), indent=1))
     else:
+        ball = getattr(args, "ball", None)
+        if isinstance(ball, str) and text:          # what --ball means, said where it decided
+            from .commands.display import EXACT_NOTE
+            body, note = (text[:-len(EXACT_NOTE)].rstrip("\n"), f"\n{EXACT_NOTE}") \
+                if text.endswith(EXACT_NOTE) else (text, "")
+            text = f"{body}\n  {_ball_line(ball)}{note}"
         print(_with_exact_note(text, getattr(args, "exact", False)))
+
+
+def _ball_line(ball: str) -> str:
+    """The line naming the domain of ``--ball X,R``: an L∞ ball, i.e. a cube (a new-user audit
+    read "ball of radius 2.8" as a round one and took a point at distance 3.25 for a bug).
+
+    >>> _ball_line("0,0,2.8")
+    'domain: the L∞ ball of radius 2.8 around (0, 0), i.e. the cube of side 2 × 2.8 centred there (--ball)'
+    """
+    *centre, radius = [v.strip() for v in ball.split(",")]
+    where = f"({', '.join(centre)})" if len(centre) > 1 else f"the point ({centre[0]}, …, {centre[0]})"
+    return (f"domain: the L∞ ball of radius {radius} around {where}, i.e. the cube of side "
+            f"2 × {radius} centred there (--ball)")
 
 
 def _with_exact_note(text: str, exact: bool) -> str:
