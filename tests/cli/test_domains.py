@@ -357,3 +357,19 @@ def test_search_regions_refuses_what_it_cannot_walk_in_one_line(capsys, net, tmp
     assert cap.out == "" and problem in cap.err
     assert len(cap.err.strip().splitlines()) == 1
     assert "lo1:hi1" in cap.err or "netfibers regions walks the slice" in cap.err
+
+
+def test_a_text_answer_on_a_ball_names_its_domain(capsys, net):
+    """``--ball X,R`` is the L∞ ball, a cube: the session-33 new-user audit read "ball of radius
+    2.8" as a round one.  Every text answer on it says so in one line (before the ≈ note); the
+    JSON answers are unchanged."""
+    line = "domain: the L∞ ball of radius 1/2 around (3, 1), i.e. the cube of side 2 × 1/2 centred there (--ball)"
+    for argv in (["regions", net, "--ball", "3,1,1/2"], ["dim", net, "--ball", "3,1,1/2"],
+                 ["equiv", net, net, "--ball", "3,1,1/2"]):
+        assert main(argv) == 0
+        out = capsys.readouterr().out
+        assert line in out.splitlines()[-1] or line in out.splitlines()[-2], out
+    assert main(["regions", net, "--ball", "3,1,1/2", "--json"]) == 0
+    assert "L∞" not in capsys.readouterr().out
+    assert main(["dim", net, "--ball", "0,1"]) == 0
+    assert "around the point (0, …, 0)" in capsys.readouterr().out
