@@ -118,6 +118,9 @@ def register(sub, parent) -> None:
     p.add_argument("--orthant", action="store_true",
                    help="one hidden layer: the fiber on the closed orthant")
     p.add_argument("--latex", action="store_true", help="print LaTeX")
+    p.add_argument("--full", action="store_true",
+                   help="list every component and every equality and inequality (the text shows "
+                        "the first 12 of each; --json always has them all)")
     p.add_argument("--timeout", type=float, metavar="SECONDS",
                    help="stop after SECONDS with a partial result (exit 3)")
     p.set_defaults(func=cmd_fiber)
@@ -154,9 +157,16 @@ def fiber_of(net: Network, *, orthant: bool = False):
         fail(str(exc))
 
 
-def fiber_text(F, exact: bool = False) -> str:
+FIBER_SHOWN = 12
+"""Equalities and inequalities of a component, and components, the text of ``fiber`` lists
+without ``--full`` (a 64-32-16-10 digits net printed 2 783 lines: new-user audit)."""
+
+
+def fiber_text(F, exact: bool = False, full: bool = False) -> str:
     """The fiber for a person: dimension, components with their equalities and inequalities
-    (long rational coefficients as ≈ decimals unless *exact*)."""
+    (long rational coefficients as ≈ decimals unless *exact*; the first :data:`FIBER_SHOWN`
+    of each list unless *full*)."""
+    cap = None if full else FIBER_SHOWN
     dim = F.dimension
     lines = [f"fiber dimension: {dim.value}" if dim.exact else
              f"fiber dimension: between {dim.lower} and {dim.upper} ({dim.reason})"]
@@ -185,17 +195,28 @@ def fiber_text(F, exact: bool = False) -> str:
     elif strata is not None:                # n1 = 1 (three-layer-fibers R16a)
         lines.append(f"number of strata (rows labelled): {strata}, glued into the components "
                      "(R16a g1-g3); the Jacobian check is at the network's own stratum")
+    hidden = 0
     for k, c in enumerate(F.components):
+        if cap is not None and k == cap:
+            lines.append(f"... and {len(F.components) - cap} more "
+                         f"{'strata' if strata is not None else 'components'} (--full or --json lists them)")
+            break
         cj = c.to_json()
         cd = cj.get("dimension_detail") or {}
         shown = (cj.get("dimension") if cj.get("dimension") is not None or not cd else
                  f"between {cd.get('lower')} and {cd.get('upper')}")
         lines.append(f"{'stratum' if strata is not None else 'component'} {k} "
                      f"{component_label(cj.get('label', ''))}: dimension {shown}")
-        for e in cj.get("equalities", []):
-            lines.append(f"    {display.in_text(str(e), exact)} = 0")
-        for q in cj.get("inequalities", []):
-            lines.append(f"    {display.in_text(str(q), exact)}")
+        eqs = [f"    {display.in_text(str(e), exact)} = 0" for e in cj.get("equalities", [])[:cap]]
+        ins = [f"    {display.in_text(str(q), exact)}" for q in cj.get("inequalities", [])[:cap]]
+        lines += eqs + ins
+        more = len(cj.get("equalities", [])) - len(eqs), len(cj.get("inequalities", [])) - len(ins)
+        if any(more):
+            hidden += 1
+            lines.append(f"    ... and {more[0]} more equalities, {more[1]} more inequalities")
+    if hidden:
+        lines.append("(the text lists the first 12 equalities and inequalities of each component: "
+                     "--full lists them all, --json has them all)")
     for n in getattr(F, "notes", []):
         lines.append(f"note: {n}")
     if display.text_needs_note(lines, exact):
@@ -464,7 +485,7 @@ def cmd_fiber(args) -> int:
         return code
     # only the form printed is rendered: a fiber's thousands of equalities take seconds to write
     # (digits 64-32-10: 3 050 polynomials, 2.5 s a form, the fiber itself 0.9 s)
-    emit(args, F.to_json() if args.json else {}, "" if args.json else fiber_text(F, args.exact))
+    emit(args, F.to_json() if args.json else {}, "" if args.json else fiber_text(F, args.exact, args.full))
     return code
 
 

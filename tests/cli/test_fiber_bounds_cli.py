@@ -89,3 +89,25 @@ def test_fiber_with_an_interval_for_its_dimension_exits_3(run, tmp_path):
     assert code == 3 and "fiber dimension: between 6 and 7" in out
     code, out, _ = run("fiber", "algebra/examples/masked_bottleneck.json")
     assert code == 0 and "fiber dimension: between" not in out
+
+
+def test_fiber_text_lists_the_first_12_of_each_list_and_full_lists_all(run, tmp_path):
+    """A 2-16-1 net: its component has more than 12 equalities; the text lists 12 and says how
+    many more (a 64-32-16-10 net printed 2 783 lines: new-user audit), ``--full`` and ``--json``
+    all of them."""
+    import random
+    rng = random.Random(3)
+    layers = [{"weight": [[rng.randint(-9, 9) or 1, rng.randint(-9, 9) or 1] for _ in range(16)],
+               "bias": [rng.randint(-9, 9) or 1 for _ in range(16)]},
+              {"weight": [[rng.randint(-9, 9) or 1 for _ in range(16)]], "bias": [1]}]
+    p = tmp_path / "n.json"
+    p.write_text(json.dumps({"format": "netfibers.network", "version": 1, "activation": "relu",
+                             "layers": layers}))
+    code, short, _ = run("fiber", str(p))
+    assert code == 0 and "more equalities" in short and "--full lists them all" in short
+    code, full, _ = run("fiber", str(p), "--full")
+    code, js, _ = run("fiber", str(p), "--json")
+    n_eq = len(json.loads(js)["components"][0]["equalities"])
+    assert n_eq > 12 and f"... and {n_eq - 12} more equalities" in short
+    assert sum(line.endswith(" = 0") for line in full.splitlines()) >= n_eq > \
+        sum(line.endswith(" = 0") for line in short.splitlines())
