@@ -92,7 +92,8 @@ def register(sub, parent) -> None:
                            "independent of the code that produced it. With A (and B), also check "
                            "that the networks or block embedded in CERT are exactly these files.",
                            exits=["0  valid", "1  the claim is broken (the reason is printed)",
-                                  "2  malformed certificate or input"],
+                                  "2  malformed certificate or input, or an input file that is "
+                                  "not the network the certificate is about"],
                            examples=["netfibers verify cert.json",
                                      "netfibers verify cert.json a.json b.json"]))
     p.add_argument("certificate", metavar="CERT")
@@ -273,10 +274,13 @@ def cmd_verify(args) -> int:
         keys = [single] if single is not None else ["a", "b"]
         objs = {k: _verify_input(cert, k, p) for k, p in zip(keys, args.inputs)}
         try:
-            ok, why2 = check_inputs_match(cert, objs)
+            same, why2 = check_inputs_match(cert, objs)
         except AlgebraError as exc:
             fail(f"{args.certificate}: malformed certificate: {exc}")
-        why = why if ok else why2
+        if not same:                   # a valid certificate about other files: an input problem
+            path = dict(zip(keys, args.inputs)).get(why2.split("'")[1] if "'" in why2 else "", "")
+            fail(f"{path or args.certificate}: not the network the certificate is about "
+                 f"({why2}); the certificate itself is valid")
     data = {"answer": ok, "valid": ok, "reason": why, "type": cert.get("type"),
             "method": "verify", "hypotheses": [], "certificate": args.certificate}
     shown = display.in_sentence(why, getattr(args, "exact", False))   # long rationals as ≈ decimals

@@ -110,8 +110,8 @@ def test_verify_checks_a_certificate_against_its_block_weight_file(tmp_path, cap
             assert "VALID" in capsys.readouterr().out
         other = tmp_path / f"{name}_other.npz"
         np.savez(other, **{up: np.array([[1.0], [-2.5]], np.float32), down: arrays[down]})
-        assert main(["verify", str(tmp_path / f"{name}.npz.cert.json"), str(other)]) == 1
-        assert "differs from the given file" in capsys.readouterr().out
+        assert main(["verify", str(tmp_path / f"{name}.npz.cert.json"), str(other)]) == 2
+        assert f"{other}: not the network the certificate is about" in capsys.readouterr().err
 
 
 def test_json_carries_the_absorbing_block_and_it_computes_the_same_function(blocks, tmp_path, capsys):

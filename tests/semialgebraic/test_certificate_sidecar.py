@@ -64,8 +64,9 @@ def test_large_certificate_has_a_sidecar_and_verifies(large, capsys):
     assert code == 0 and out.startswith("VALID"), (out, err)
     code, out, _ = run(capsys, "verify", cert, a, b)
     assert code == 0 and out.startswith("VALID")
-    code, out, _ = run(capsys, "verify", cert, b, a)
-    assert code == 1 and "differs from the given file" in out
+    code, out, err = run(capsys, "verify", cert, b, a)     # a valid certificate, other files:
+    assert code == 2 and "not the network the certificate is about" in err   # an input problem
+    assert "the certificate itself is valid" in err and out == ""
 
 
 def test_sidecar_payload_is_exact(large):
