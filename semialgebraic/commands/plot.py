@@ -25,6 +25,7 @@ from ..cli import emit, fail
 from ..plot import diff_scene, fiber_scene, regions_scene, symmetry_scene
 from ..plot.renderer import output_format, require_matplotlib, save
 from ..plot.slicing import parse_slice
+from . import display
 from .bottleneck import fiber_in_time
 from .common import load_network, load_pair, parse_box_domain
 from .help import TIMEOUT_HELP, describe
@@ -202,9 +203,12 @@ def cmd_plot(args) -> int:
         cert, code = (_certified(a, b, box, _search_share(a, b, box, args.grid, budget))
                       if sl is None else (None, 0))
         scene = diff_scene(a, b, box, slice=sl, grid=args.grid, certified=cert)
-        text = f"{scene.title}: grid max {scene.data['grid_max']}" + (
+        ex = getattr(args, "exact", False)       # long rationals as ≈ decimals (new-user audit)
+        text = f"{scene.title}: grid max {display.number(scene.data['grid_max'], ex)}" + (
             "" if scene.data["certified"] is None else
-            f"; certified max {scene.data['certified'][1]}")
+            f"; certified max {display.number(scene.data['certified'][1], ex)}")
+        if display.text_needs_note([text], ex):
+            text += f"\n{display.EXACT_NOTE}"
     save(scene, args.output)
     emit(args, {"output": args.output, "scene": scene.to_json(), "complete": code == 0},
          f"{text}\nwritten to {args.output}")

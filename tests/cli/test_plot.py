@@ -188,3 +188,21 @@ def test_plot_diff_names_the_plane_of_more_than_two_inputs(tmp_path, capsys):
                   "-o", str(out)]) == 0
     text = capsys.readouterr().out
     assert "on the plane of x1, x2 with x3 fixed at the certified maximiser" in text and out.exists()
+
+
+def test_plot_diff_prints_long_maxima_as_decimals(tmp_path, capsys):
+    """plot diff printed its grid and certified maxima as exact fractions of 50 digits (new-user
+    audit); they are ≈ decimals, as everywhere, exact with --exact."""
+    from algebra.network import Network
+    a = Network.from_rows([[[1, 0], [0, 1]], [[1, 1]]], [[0, 0], [0]])
+    b = Network.from_rows([[[1, 0], [0, 1]], [[1, 1]]], [[0, 0], ["1/123456789013"]])
+    pa, pb = tmp_path / "a.json", tmp_path / "b.json"
+    pa.write_text(json.dumps(a.to_dict()))
+    pb.write_text(json.dumps(b.to_dict()))
+    assert main(["plot", "diff", str(pa), str(pb), "--box", "-1,1", "--grid", "5",
+                 "-o", str(tmp_path / "d.png")]) == 0
+    out = capsys.readouterr().out
+    assert "grid max ≈ 8.1000e-12; certified max ≈ 8.1000e-12" in out and "(≈: decimal" in out
+    assert main(["plot", "diff", str(pa), str(pb), "--box", "-1,1", "--grid", "5", "--exact",
+                 "-o", str(tmp_path / "d.png")]) == 0
+    assert "certified max 1/123456789013" in capsys.readouterr().out
