@@ -225,7 +225,8 @@ def network_from_sklearn(mlp) -> Network:
     out = getattr(mlp, "out_activation_", "identity")
     if out != "identity":
         notes.append(f"the output activation {out!r} is not part of the network: it computes the "
-                     "logits (the predicted class, their argmax, is the same)")
+                     + ("logit (the predicted class, its sign, is the same)" if len(bs[-1]) == 1 else
+                        "logits (the predicted class, their argmax, is the same)"))
     net.derived("provenance", lambda: tuple(notes))
     return net
 

@@ -497,7 +497,10 @@ def cmd_dim(args) -> int:
     elif fd.exact:
         fib = fd.fiber_dimension
         text = (f"functional dimension {fd.value} of {fd.n_parameters} parameters; "
-                + (f"fiber dimension {fib.value} ({fd.reason})" if fib.exact else
+                + (f"fiber dimension {fib.value} ({fd.reason})"
+                   + ("" if fib.value == fd.n_parameters - fd.value else
+                      f"\n  fiber dimension {fib.value} < N - {fd.value} = "
+                      f"{fd.n_parameters - fd.value}: {fib.reason}") if fib.exact else
                    f"fiber dimension between {fib.lower} and {fib.upper} ({fd.reason}; N - {fd.value} "
                    f"= {fib.upper} can count directions the fiber does not have: {fd.fiber_overcount}; "
                    f"{fib.lower}: the moves proven to keep the function near theta — "

@@ -82,8 +82,10 @@ class FunctionalDimension:
                           f"give at least {self.fiber_floor or 0}"}.get(self.fiber_exact_by, "")
             if self.fiber_cap is not None and self.fiber_cap < N - self.lower:
                 return Dimension.of(hi, "the moves that keep the function near theta reach the "
-                                        "kernel of the Jacobian on the parameters whose shared "
-                                        "kinks stay shared (one hidden layer: "
+                                        "kernel of the Jacobian once what the fiber keeps fixed "
+                                        "is fixed (one hidden layer: neurons sharing a kink keep "
+                                        "it shared, and on R^d a zero row stays 0, since moving "
+                                        "it makes a kink nothing cancels; "
                                         "directions.shared_kink_cap)")
             return Dimension.of(hi, f"N - functional dimension ({why})" if why else
                                 "N - functional dimension")

@@ -148,6 +148,8 @@ def regions_scene(net: Network, window=((-2, 2), (-2, 2)), *, slice: Slice | Non
         scene.data["reason"] = reason
         scene.notes.append(f"partial picture: {reason}; dead and masked neurons not determined")
     n = drawn
-    scene.title = (f"{n} linear region{'s' if n != 1 else ''}" if complete else
-                   f"{n} linear region{'s' if n != 1 else ''} drawn (partial: more may exist)")
+    # the word of `netfibers regions`: an activation region has one on/off pattern (a linear
+    # piece, adjacent regions with one affine map, may join several; new-user audit)
+    scene.title = (f"{n} activation region{'s' if n != 1 else ''}" if complete else
+                   f"{n} activation region{'s' if n != 1 else ''} drawn (partial: more may exist)")
     return scene

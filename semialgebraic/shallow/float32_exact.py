@@ -98,7 +98,8 @@ def compare_float32(a: Network, b: Network) -> Float32Comparison:
     return _compare(a, b, network_float32_layers, _product32,
                     "H1+H2: every parameter of a and b is exactly a float32, weights kept as "
                     "exact integer arrays", "parameters are not all known float32 values",
-                    "canonical forms are equal (exact float64 arithmetic under H1+H2)")
+                    "canonical forms are equal (float64 arithmetic, exact here: every parameter "
+                    "is a float32, so each product of two is exactly a float64)")
 
 
 def compare_float64(a: Network, b: Network) -> Float32Comparison:
@@ -110,7 +111,9 @@ def compare_float64(a: Network, b: Network) -> Float32Comparison:
                     "H1+H2': every parameter of a and b is exactly a float64 with magnitude in "
                     "[2^-450, 2^450] or 0, weights kept as exact arrays",
                     "parameters are not all known float64 values in range",
-                    "canonical forms are equal (exact float64 limb arithmetic under H1+H2')")
+                    "canonical forms are equal (exact float64 limb arithmetic: every parameter "
+                    "is a float64 within 2^±450, each product of two kept exactly as two float64 "
+                    "limbs)")
 
 
 def _product32(x, y):

@@ -97,8 +97,10 @@ def identifiability_shallow(net: Network, *, verify: bool = True, max_nullity: i
         new = list(neurons)
         new[i] = (w, b, tuple(-x for x in v))      # σ(b) v moves to the output bias
         c2 = tuple(ci + 2 * vi * max(b, Q(0)) for ci, vi in zip(c, v))
-        return _planted(net, hyps, f"neuron {i} has a zero row ({what}): its output column "
-                        "trades with the output bias", [with_hidden_neurons(net, 0, new, c2)], verify)
+        how = ("its output column trades with the output bias" if b > 0 else
+               "it outputs 0, so its output column is free")
+        return _planted(net, hyps, f"neuron {i} has a zero row ({what}): {how}",
+                        [with_hidden_neurons(net, 0, new, c2)], verify)
     pairs = _proportional_pairs(neurons)
     hyps.append(Hypothesis(_NAMES[2], not pairs, [list(p[:2]) for p in pairs[:4]] or None))
     for i, j, lam in pairs:
@@ -246,8 +248,10 @@ def symmetry_facts(net: Network) -> list[str]:
         if all(x == 0 for x in v):
             out.append(f"neuron {i} is not read: its row and bias are free")
         elif all(x == 0 for x in w):
-            out.append(f"neuron {i} has a zero row ({'constant' if b > 0 else 'dead everywhere'}): "
-                       "its outgoing weights trade with the output bias")
+            out.append(f"neuron {i} has a zero row (constant: it outputs σ(b) = b > 0): its "
+                       "outgoing weights trade with the output bias" if b > 0 else
+                       f"neuron {i} has a zero row (dead everywhere: it outputs 0): its outgoing "
+                       "weights are free")
     for i, j, lam in _proportional_pairs(neurons):
         if lam > 0:
             out.append(f"neurons {i} and {j} lie on one hyperplane with the same orientation: their "

@@ -237,7 +237,7 @@ def test_plot_regions_max_regions_draws_a_partial_picture(tmp_path, run):
     sc = json.loads(out)["scene"]
     assert code == 3 and out_png.exists() and len(sc["polygons"]) == 2
     assert json.loads(out)["complete"] is False
-    assert sc["title"] == "2 linear regions drawn (partial: more may exist)"
+    assert sc["title"] == "2 activation regions drawn (partial: more may exist)"
     assert sc["notes"] == ["partial picture: --max-regions 2 reached; dead and masked neurons "
                            "not determined"]
     assert err.startswith("netfibers: partial picture (2 regions drawn): --max-regions 2")
@@ -250,7 +250,7 @@ def test_plot_regions_of_an_acas_slice_holds_its_timeout(tmp_path):
     sc = json.loads(r.stdout)["scene"]
     assert r.returncode == 3 and out_png.exists() and out_png.stat().st_size > 1000
     assert json.loads(r.stdout)["complete"] is False and len(sc["polygons"]) >= 1
-    assert sc["title"] == f"{len(sc['polygons'])} linear regions drawn (partial: more may exist)"
+    assert sc["title"] == f"{len(sc['polygons'])} activation regions drawn (partial: more may exist)"
     assert sc["notes"][0].startswith("partial picture: timeout of 5 s reached during the region "
                                      "walk (it had ")
     assert r.stderr.startswith(f"netfibers: partial picture ({len(sc['polygons'])} regions drawn)")

@@ -32,7 +32,7 @@ def test_regions_picture_in_each_format(tmp_path, capsys, suffix):
     assert main(["plot", "regions", T1, "--box", "-3,3", "-o", str(out)]) == 0
     assert out.read_bytes().startswith(MAGIC[suffix])
     text = capsys.readouterr().out
-    assert "6 linear regions" in text and "masked" in text and "L1[0]" in text
+    assert "6 activation regions" in text and "masked" in text and "L1[0]" in text
     assert not _leftovers(tmp_path)
 
 

@@ -76,8 +76,8 @@ def test_verify_exit_codes(files, capsys, run):
     code, out, _ = run(["verify", str(good)])
     assert code == 0 and "VALID" in out
     assert run(["verify", str(good), files["a"], files["b"]])[0] == 0
-    code, out, _ = run(["verify", str(good), files["b"], files["a"], "--json"])
-    assert code == 1 and json.loads(out)["answer"] is False
+    code, out, err = run(["verify", str(good), files["b"], files["a"], "--json"])
+    assert code == 2 and out == "" and "not the network the certificate is about" in err
     broken = json.loads(good.read_text())
     broken["b"]["layers"][1]["bias"][0] = 5
     bad = files["dir"] / "bad.json"
