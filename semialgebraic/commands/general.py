@@ -197,6 +197,9 @@ def cmd_equiv(args) -> int:
         write_certificate(v.certificate, args.certificate)
     data = v.to_json() if getattr(args, "json", False) else {}    # large certificates: costly
     data.setdefault("regions_checked", v.details.get("regions_checked", 0))
+    if data and v.answer is False and "point" not in data and \
+            isinstance((v.certificate or {}).get("x"), list):    # every method's point at the top
+        data["point"] = v.certificate["x"]                        # (new-user audit: not canon's)
     units, line = units_report(args.units, parse_domain(args, a.n_inputs, a), args.exact) if args.units \
         else ({}, "")
     data.update(units)

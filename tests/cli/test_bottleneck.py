@@ -109,3 +109,23 @@ def test_deadline_is_not_lost_when_the_signal_lands_where_exceptions_are_swallow
         with deadline(0.01):
             Swallow()                    # refcount 0 at once: __del__ runs and swallows it
             time.sleep(0.001)
+
+
+def test_a_canonical_form_refutation_puts_its_point_at_the_top_of_the_json(tmp_path, capsys):
+    """``equiv --json`` has a top-level ``point`` whichever method decided (bottleneck-canon kept
+    it only inside the certificate: new-user audit); it is the certificate's x, where a and b
+    differ."""
+    import json as _json
+    from algebra.io import load
+    from algebra.rationals import to_q
+    from semialgebraic.cli import main
+    a_path = "algebra/examples/masked_bottleneck.json"
+    a = load(a_path)
+    b = a.with_parameter("W3[0,0]", a.weights[2].to_rows()[0][0] + 1)
+    pb = tmp_path / "b.json"
+    pb.write_text(_json.dumps(b.to_dict()))
+    assert main(["equiv", a_path, str(pb), "--json"]) == 1
+    d = _json.loads(capsys.readouterr().out)
+    assert d["method"] == "bottleneck-canon" and d["point"] == d["certificate"]["x"]
+    x = [to_q(v) for v in d["point"]]
+    assert a.evaluate(x) != b.evaluate(x)
