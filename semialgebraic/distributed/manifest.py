@@ -13,7 +13,8 @@ worker carries no Python object of the project.
   ``--orthant`` / ``--epsilon`` (:mod:`algebra.io.domain_text`): ``box`` (``-1,1``, ``-1:1,0:2``,
   ``file``, a JSON domain file relative to the manifest, or inline JSON), ``ball`` (``x1,…,xd,R``),
   ``orthant`` (true/false), ``epsilon`` (equiv only); an item without them takes the
-  command-line default;
+  command-line default; an item's id (unless given) is its paths and domain, so one pair may be
+  listed once per domain;
 * ``.jsonl``: one JSON object per line with the same keys (or a bare string: a model path).
 
 Relative paths in a CSV/JSON Lines file are relative to the manifest's directory.
@@ -71,7 +72,8 @@ def _row_item(row: dict, base: Path, pairs: bool, source: str, where: str) -> di
             raise InputError(f"{where}: a model needs a column/key 'model' (or 'path', 'file')",
                              source=source)
         paths = [resolve(row[key])]
-    ident = row.get("id") or " | ".join(paths)
+    # one pair on several domains is several items (new-user audit: 'listed twice' refused it)
+    ident = row.get("id") or " | ".join(paths + [f"{k}={v}" for k, v in dom.items()])
     return {"id": str(ident), "paths": paths, "box": None, **dom}
 
 

@@ -287,3 +287,19 @@ def test_orthant_column_values(d):
     assert rec["status"] == "error" and rec["error"] == "orthant: 'maybe' is not true or false"
     rec = run_item("dim", {**item, "box": " "})                  # a blank box is an error, not R^d
     assert rec["status"] == "error" and "box" in rec["error"]
+
+
+def test_one_pair_on_two_domains_is_two_items(run, d):
+    """A pair listed once per domain (new-user audit: "listed twice" refused it): two items,
+    each with its own answer; the same pair twice on the same domain is still refused."""
+    (d / "p2.csv").write_text("a,b,box\na.json,b.json,\"0,1\"\na.json,b.json,\n")
+    code, out, _ = run("batch", "equiv", d / "p2.csv", "--out", d / "two.jsonl", "--workers", "0",
+                       "--quiet", "--json")
+    assert json.loads(out)["verdicts"] == {"equivalent": 1, "not equivalent": 1}
+    recs = records(d / "two.jsonl")
+    assert len(recs) == 2 and {r["answer"] for r in recs.values()} == {True, False}
+    assert any(k.endswith(" | box=0,1") for k in recs)
+    (d / "p3.csv").write_text("a,b\na.json,b.json\na.json,b.json\n")
+    code, _, err = run("batch", "equiv", d / "p3.csv", "--out", d / "three.jsonl", "--workers", "0",
+                       "--quiet")
+    assert code == 2 and "listed twice" in err
