@@ -200,6 +200,7 @@ def network_from_tensors(arrays: dict, source: str | None = None) -> Network:
     """
     if not arrays:
         raise InputError("the file holds no tensors", source)
+    arrays, pruned = _apply_pruning_masks(arrays, source)
     layers, in_by_out = layer_order(list(arrays), source)
     strict = not in_by_out and not _WB.match(layers[0][0])   # torch .weight: always (out, in)
     for wkey, bkey in layers:
@@ -242,9 +243,37 @@ def network_from_tensors(arrays: dict, source: str | None = None) -> Network:
     missing = tuple(l for l, (_, bkey) in enumerate(layers) if bkey is None)
     net.derived("provenance", lambda: (f"{note} (layers in the order "
                                        f"{', '.join(k for k, _ in layers)})",)
-                + ((missing_bias_sentence(missing),) if missing else ()))
+                + ((missing_bias_sentence(missing),) if missing else ())
+                + ((f"torch.nn.utils.prune masks applied exactly: {', '.join(pruned)} = "
+                    "*_orig * *_mask",) if pruned else ()))
     net.derived("missing_biases", lambda: missing)
     return net
+
+
+def _apply_pruning_masks(arrays: dict, source) -> tuple[dict, list]:
+    """``(arrays, names)``: the tensors with each ``X_orig``/``X_mask`` pair of
+    ``torch.nn.utils.prune`` (a state_dict saved before ``prune.remove``) replaced by ``X =
+    X_orig * X_mask``, what the pruned model computes (exact: the mask must be 0/1, else refused),
+    and the names so made."""
+    origs = {k[:-len("_orig")] for k in arrays if k.endswith("_orig")}
+    if not origs:
+        return arrays, []
+    np = numpy_or_error()
+    out = {k: v for k, v in arrays.items()
+           if not (k.endswith("_orig") and k[:-5] in origs) and not (k.endswith("_mask") and k[:-5] in origs)}
+    for name in sorted(origs):
+        orig, mask = arrays[f"{name}_orig"], arrays.get(f"{name}_mask")
+        if mask is None or np.shape(mask) != np.shape(orig):
+            raise InputError(f"{name}_orig without a {name}_mask of its shape (a torch pruning "
+                             "pair): apply torch.nn.utils.prune.remove before saving", source, f"{name}_orig")
+        m = np.asarray(mask)
+        if not np.all((m == 0) | (m == 1)):
+            raise InputError("a pruning mask with entries other than 0 and 1", source, f"{name}_mask")
+        if name in out:
+            raise InputError(f"both {name} and {name}_orig are stored", source, name)
+        o = np.asarray(orig)
+        out[name] = np.where(m == 1, o, np.zeros_like(o))      # exact: entries kept or set to 0
+    return out, sorted(origs)
 
 
 def missing_bias_sentence(missing) -> str:

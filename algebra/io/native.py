@@ -237,6 +237,11 @@ def network_from_dict(data: object, source: str | None = None) -> Network:
         raise InputError(f"unknown activation {act!r} for a network (supported: relu)", source)
     layers = data.get("layers")
     if not isinstance(layers, list) or not layers:
+        if "layers" not in data and any(str(k).endswith((".weight", ".bias")) for k in data):
+            raise InputError("a JSON dump of a state_dict (tensor name -> nested lists) is not "
+                             "the netfibers JSON format (README, 'File formats'): save the "
+                             "state_dict with torch.save, safetensors or numpy .npz instead "
+                             "(each is read exactly)", source)
         raise InputError("'layers' must be a non-empty list", source)
     inputs = data.get("inputs")
     if inputs is not None and (not isinstance(inputs, int) or isinstance(inputs, bool) or inputs < 1):

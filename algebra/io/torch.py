@@ -53,6 +53,11 @@ def read_torch(p: Path) -> dict:
     np = numpy_or_error()
     out = {}
     for name, t in obj.items():
+        if "_packed_params" in str(name) or (isinstance(t, torch.Tensor) and t.is_quantized):
+            raise InputError("a quantised state_dict (packed or quantised tensors, e.g. from "
+                             "torch.ao.quantization.quantize_dynamic) is not read: save the float "
+                             "model's state_dict, or dequantise its weights (w.dequantize()) first",
+                             source=str(p), where=str(name))
         if not isinstance(t, torch.Tensor):
             raise InputError(f"expected a tensor, got a {type(t).__name__}", source=str(p),
                              where=str(name))

@@ -61,3 +61,30 @@ def test_a_torch_sequential_without_biases():
                              torch.nn.Linear(3, 1))
     bn.eval()
     assert Network.from_torch(bn).missing_biases == ()      # BatchNorm's shift is its bias
+
+
+def test_common_torch_artefacts_are_read_or_named(tmp_path, run):
+    """New-user audit: a pruned model saved before prune.remove is read as the pruned model
+    (weight = weight_orig * weight_mask, exactly); a quantised state_dict and a JSON dump of a
+    state_dict get a message saying what to do, exit 2."""
+    torch = pytest.importorskip("torch")
+    import torch.nn.utils.prune as prune
+    from algebra.network import Network
+    torch.manual_seed(0)
+    m = torch.nn.Sequential(torch.nn.Linear(3, 4), torch.nn.ReLU(), torch.nn.Linear(4, 2))
+    prune.l1_unstructured(m[0], "weight", amount=0.5)
+    torch.save(m.state_dict(), tmp_path / "masks.pt")
+    masked = load(tmp_path / "masks.pt")
+    prune.remove(m[0], "weight")
+    assert masked == Network.from_torch(m)
+    assert any("prune masks applied exactly" in s for s in masked.provenance)
+    q = torch.ao.quantization.quantize_dynamic(
+        torch.nn.Sequential(torch.nn.Linear(3, 4), torch.nn.ReLU(), torch.nn.Linear(4, 2)),
+        {torch.nn.Linear}, dtype=torch.qint8)
+    torch.save(q.state_dict(), tmp_path / "q.pt")
+    code, _, err = run("info", tmp_path / "q.pt")
+    assert code == 2 and "a quantised state_dict" in err and "dequantise" in err
+    import json
+    (tmp_path / "sd.json").write_text(json.dumps({k: v.tolist() for k, v in m.state_dict().items()}))
+    code, _, err = run("info", tmp_path / "sd.json")
+    assert code == 2 and "a JSON dump of a state_dict" in err and len(err.splitlines()) == 1
