@@ -343,6 +343,12 @@ class Network:
         biases, which the commands say.  Empty for a network built from numbers."""
         return tuple((self._derived or {}).get("missing_biases", ()))
 
+    @property
+    def reading_warnings(self) -> tuple[str, ...]:
+        """Provenance sentences about what the file read cannot show (int8 codes without their
+        scales; a residual block's skip), which the commands repeat as notes."""
+        return tuple((self._derived or {}).get("reading_warnings", ()))
+
     def _keep_integer_weights(self, integer_weights) -> None:
         """Remember per-layer ``(N, D)`` numpy integer arrays with ``W_l == N / D`` exactly
         (set by the binary weight readers, which have them anyway), so that the first

@@ -52,6 +52,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 import struct
 import zipfile
 from collections.abc import Mapping
@@ -241,13 +242,37 @@ def network_from_tensors(arrays: dict, source: str | None = None) -> Network:
     # the weights stay numpy integer arrays; a layer's QMatrix is made when an algorithm asks
     net = Network._from_integer_arrays(ws, bs, source)
     missing = tuple(l for l, (_, bkey) in enumerate(layers) if bkey is None)
+    warnings = _reading_warnings(arrays, layers, net)
     net.derived("provenance", lambda: (f"{note} (layers in the order "
                                        f"{', '.join(k for k, _ in layers)})",)
                 + ((missing_bias_sentence(missing),) if missing else ())
                 + ((f"torch.nn.utils.prune masks applied exactly: {', '.join(pruned)} = "
-                    "*_orig * *_mask",) if pruned else ()))
+                    "*_orig * *_mask",) if pruned else ()) + warnings)
     net.derived("missing_biases", lambda: missing)
+    net.derived("reading_warnings", lambda: warnings)
     return net
+
+
+_BLOCK_NAMES = re.compile(r"(^|\.)(fc|mlp|ffn|dense|linear|lin)_?\d*\.", re.I)
+
+
+def _reading_warnings(arrays, layers, net) -> tuple[str, ...]:
+    """What a state_dict cannot show and the reading may miss (new-user audit): int8 tensors
+    (read as the integers stored: quantised codes without their scales compute another
+    function), and a one-hidden-layer R^d -> R^d map under MLP-block names (a residual module's
+    skip, x + fc2(relu(fc1(x))), is not in its state_dict)."""
+    out = []
+    small = sorted({str(a.dtype) for a in arrays.values() if str(a.dtype) in ("int8", "uint8")})
+    if small:
+        out.append(f"{'/'.join(small)} tensors read as the integers stored: if they are quantised "
+                   "codes, their scales and zero points are not in the file and the network read "
+                   "computes another function (dequantise before saving)")
+    if net.depth == 2 and net.n_inputs == net.n_outputs and all(_BLOCK_NAMES.search(w) for w, _ in layers):
+        out.append("a one-hidden-layer map from R^d to R^d under MLP-block names: if the module "
+                   "adds its input (x + fc2(relu(fc1(x)))), that skip is not in a state_dict and "
+                   "is not read; 'netfibers absorb FILE --activation relu' reads the file as a "
+                   "residual block")
+    return tuple(out)
 
 
 def _apply_pruning_masks(arrays: dict, source) -> tuple[dict, list]:

@@ -302,6 +302,8 @@ def cmd_analyze(args) -> int:
     obj = load_any(path)
     if isinstance(obj, Network) and obj.missing_biases:
         print(f"netfibers: note: {bias_note(obj, path)}", file=sys.stderr)
+    for w in obj.reading_warnings if isinstance(obj, Network) else ():
+        print(f"netfibers: note: {path}: {w}", file=sys.stderr)
     # a hard stop just inside the allowance (1.05 T + 2 s) for the work that no budget check
     # reaches (the exact fiber of a wide one-hidden-layer net: 64-256-64 ran past 100 s at
     # --timeout 5); the budget itself stops the searches that keep a partial result

@@ -37,6 +37,9 @@ def load_network(path: str, *, parameters: bool = False, **options) -> Network:
         fail(f"{path}: expected a network, got a {type(obj).__name__}")
     if parameters and obj.missing_biases:
         print(f"netfibers: note: {bias_note(obj, path)}", file=sys.stderr)
+    if parameters:
+        for w in obj.reading_warnings:
+            print(f"netfibers: note: {path}: {w}", file=sys.stderr)
     return obj
 
 

@@ -1,4 +1,4 @@
-"""Files without some biases (torch ``Linear(bias=False)``, an ONNX MatMul without Add): read as
+"""What a weight file does not show, said (new-user audit). Files without some biases (torch ``Linear(bias=False)``, an ONNX MatMul without Add): read as
 bias 0, and the commands that count parameters say that their counts are those of the
 architecture with biases (the session-33 new-user audit: a bias-free torch model of 15
 parameters was given "functional dimension 16 of 21 parameters" without a word)."""
@@ -88,3 +88,28 @@ def test_common_torch_artefacts_are_read_or_named(tmp_path, run):
     (tmp_path / "sd.json").write_text(json.dumps({k: v.tolist() for k, v in m.state_dict().items()}))
     code, _, err = run("info", tmp_path / "sd.json")
     assert code == 2 and "a JSON dump of a state_dict" in err and len(err.splitlines()) == 1
+
+
+def test_what_a_state_dict_cannot_show_is_noted(tmp_path, run):
+    """int8 tensors (codes without their scales?) and a one-hidden-layer R^d -> R^d map under
+    MLP-block names (a residual skip is not in a state_dict): a line in info, a note on stderr
+    from the commands that analyse the net (new-user audit); none for a plain float file."""
+    rng = np.random.default_rng(0)
+    fc = {"fc1.weight": rng.standard_normal((6, 3)).astype(np.float32),
+          "fc1.bias": rng.standard_normal(6).astype(np.float32),
+          "fc2.weight": rng.standard_normal((3, 6)).astype(np.float32),
+          "fc2.bias": rng.standard_normal(3).astype(np.float32)}
+    np.savez(tmp_path / "block.npz", **fc)
+    code, out, _ = run("info", tmp_path / "block.npz")
+    assert code == 0 and "that skip is not in a state_dict" in out
+    code, _, err = run("dim", tmp_path / "block.npz", "--timeout", "20")
+    assert "netfibers absorb FILE --activation relu" in err
+    ints = {"0.weight": rng.integers(-100, 100, (4, 3)).astype(np.int8),
+            "2.weight": rng.integers(-100, 100, (2, 4)).astype(np.int8)}
+    np.savez(tmp_path / "q.npz", **ints)
+    code, out, _ = run("info", tmp_path / "q.npz")
+    assert code == 0 and "int8 tensors read as the integers stored" in out
+    np.savez(tmp_path / "plain.npz", **{"0.weight": W1, "0.bias": np.ones(5, np.float32),
+                                        "2.weight": W2, "2.bias": np.ones(1, np.float32)})
+    code, out, err = run("dim", tmp_path / "plain.npz", "--timeout", "20")
+    assert "note" not in err
