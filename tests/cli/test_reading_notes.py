@@ -1,7 +1,8 @@
-"""What a weight file does not show, said (new-user audit). Files without some biases (torch ``Linear(bias=False)``, an ONNX MatMul without Add): read as
-bias 0, and the commands that count parameters say that their counts are those of the
-architecture with biases (the session-33 new-user audit: a bias-free torch model of 15
-parameters was given "functional dimension 16 of 21 parameters" without a word)."""
+"""What a weight file does not show, said (new-user audit).  Files without some biases (torch
+``Linear(bias=False)``, an ONNX MatMul without Add): read as bias 0, and the commands that count
+parameters say that their counts are those of the architecture with biases (a bias-free torch
+model of 15 parameters was given "functional dimension 16 of 21 parameters" without a word);
+pruning masks, quantised and int8 files, residual blocks."""
 
 from __future__ import annotations
 
