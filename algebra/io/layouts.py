@@ -228,7 +228,10 @@ def orient_layers(shapes: list[tuple], bias_lengths: list, stored_in_by_out: boo
     said = stored_in_by_out
     first = failure(said)
     if first is None:
-        return said, f"weights read as {names[said]}"
+        ambiguous = not strict and failure(not said) is None     # all-square layers, W1 names
+        return said, f"weights read as {names[said]}" + (
+            f"; {names[not said].split(' (')[0]} fits the shapes too: a file stored the other way "
+            "is read transposed (name the weights coefs_0, … for (in, out))" if ambiguous else "")
     other_fits = failure(not said) is None
     if other_fits and strict:
         raise InputError(f"{first} (layers in the order {', '.join(keys)}); the shapes would fit "

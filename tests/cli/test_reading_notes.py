@@ -114,3 +114,17 @@ def test_what_a_state_dict_cannot_show_is_noted(tmp_path, run):
                                         "2.weight": W2, "2.bias": np.ones(1, np.float32)})
     code, out, err = run("dim", tmp_path / "plain.npz", "--timeout", "20")
     assert "note" not in err
+
+
+def test_square_layers_under_w_names_say_the_layout_is_a_guess(tmp_path, run):
+    """All-square weights named W1, W2: (out, in) is read and (in, out) fits too, which info now
+    says (a numpy model written as x @ W1 would be transposed silently: new-user audit); torch
+    .weight names are (out, in) by definition and say nothing more."""
+    rng = np.random.default_rng(1)
+    sq = {"W1": rng.standard_normal((3, 3)).astype(np.float32), "W2": rng.standard_normal((3, 3)).astype(np.float32)}
+    np.savez(tmp_path / "sq.npz", **sq)
+    code, out, _ = run("info", tmp_path / "sq.npz")
+    assert code == 0 and "(in, out) fits the shapes too" in out
+    np.savez(tmp_path / "t.npz", **{"0.weight": sq["W1"], "2.weight": sq["W2"]})
+    code, out, _ = run("info", tmp_path / "t.npz")
+    assert code == 0 and "fits the shapes too" not in out
