@@ -173,5 +173,6 @@ def fiber(net: Network, *, domain=None) -> Fiber:
         raise NotApplicableError("fiber", "the network has no hidden layer: x -> W x + b determines "
                                  "W and b, so its fiber is the point itself (dimension 0; "
                                  "netfibers dim says the same)")
-    raise NotApplicableError("fiber", f"no fiber method for {net.depth - 1} hidden layers "
-                             f"on domain {domain or 'R^d'}")
+    raise NotApplicableError("fiber", f"no fiber description for {net.depth - 1} hidden layers "
+                             f"on domain {domain or 'R^d'} (one hidden layer, or two on R^d; "
+                             "`netfibers dim` gives the fiber dimension of any network)")

@@ -149,12 +149,13 @@ def register(sub, parent) -> None:
     p.set_defaults(func=cmd_symmetries)
 
 
-def fiber_of(net: Network, *, orthant: bool = False):
-    """The fiber through the dispatcher :func:`semialgebraic._fiber.fiber`."""
+def fiber_of(net: Network, *, orthant: bool = False, source: str | None = None):
+    """The fiber through the dispatcher :func:`semialgebraic._fiber.fiber`; a network it does
+    not describe is one line naming *source* (the file), exit 2."""
     try:
         return fiber(net, domain="orthant" if orthant else None)
     except NotApplicableError as exc:
-        fail(str(exc))
+        fail(f"{source}: {exc}" if source else str(exc))
 
 
 FIBER_SHOWN = 12
@@ -442,7 +443,8 @@ def _symmetries_shallow(args, net: Network, budget: Budget) -> int:
 
 
 def fiber_in_time(net: Network, seconds: float | None, timeout: float | None, *,
-                  orthant: bool = False, trace: Trace | None = None, jacobian=None):
+                  orthant: bool = False, trace: Trace | None = None, jacobian=None,
+                  source: str | None = None):
     """``(fiber, None)``, or, stopped after *seconds* (the user's *timeout*, for the message)
     or by Ctrl-C, ``(None, (why, partial))``: *why* names the phase and what was established
     there (``fiber_bottleneck``'s :class:`Trace`: the conditions G0–G8 decided, the R17
@@ -454,7 +456,7 @@ def fiber_in_time(net: Network, seconds: float | None, timeout: float | None, *,
             if net.depth == 3 and not orthant:       # fiber()'s dispatch, with the trace
                 return fiber_bottleneck(net, membership=equivalent, trace=trace,
                                         jacobian=jacobian), None
-            return fiber_of(net, orthant=orthant), None
+            return fiber_of(net, orthant=orthant, source=source), None
     except (Timeout, KeyboardInterrupt) as exc:
         why = ("interrupted (Ctrl-C)" if not isinstance(exc, Timeout) else
                f"timeout of {timeout:g} s reached")
@@ -468,7 +470,8 @@ def cmd_fiber(args) -> int:
     budget = Budget(timeout=args.timeout)          # loading NET counts too
     net = load_network(args.net, parameters=True)
     try:
-        F, stop = fiber_in_time(net, budget.remaining(), args.timeout, orthant=args.orthant)
+        F, stop = fiber_in_time(net, budget.remaining(), args.timeout, orthant=args.orthant,
+                                source=args.net)
     except NonGenericError as exc:
         emit(args, {"dimension": None, "reason": str(exc)}, str(exc))
         return 3

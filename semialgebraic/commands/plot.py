@@ -177,7 +177,7 @@ def cmd_plot(args) -> int:
         # components, the title's dimension) is a statement of three-layer-fibers R13-R17,
         # which hold for generic θ only, so nothing is drawn before G0-G8 are all checked, and
         # the components and the graph come last; one line says what was established
-        fib, stop = fiber_in_time(net, budget.remaining(), timeout)
+        fib, stop = fiber_in_time(net, budget.remaining(), timeout, source=args.net)
         if stop is not None:
             msg = f"{stop[0]}; no picture written"
             emit(args, {"output": None, "complete": False, "reason": msg, **stop[1]}, msg)

@@ -111,3 +111,16 @@ def test_fiber_text_lists_the_first_12_of_each_list_and_full_lists_all(run, tmp_
     assert n_eq > 12 and f"... and {n_eq - 12} more equalities" in short
     assert sum(line.endswith(" = 0") for line in full.splitlines()) >= n_eq > \
         sum(line.endswith(" = 0") for line in short.splitlines())
+
+
+def test_fiber_of_a_deeper_net_names_the_file_and_dim(run, tmp_path):
+    """Three hidden layers: no fiber description; one line naming the file and pointing to
+    ``dim`` (it named neither), exit 2, for ``fiber`` and ``plot fiber``."""
+    from algebra.network import Network
+    p = tmp_path / "deep.json"
+    p.write_text(json.dumps(Network.from_rows([[[1]], [[1]], [[1]], [[1]]], [[0], [0], [0], [0]]).to_dict()))
+    for argv in (("fiber", str(p)), ("plot", "fiber", str(p), "-o", str(tmp_path / "f.png"))):
+        code, out, err = run(*argv)
+        assert code == 2 and out == "" and len(err.strip().splitlines()) == 1
+        assert str(p) in err and "netfibers dim" in err
+    assert not (tmp_path / "f.png").exists()
