@@ -28,6 +28,7 @@ from ..exceptions import InputError, MissingDependencyError
 from ..linalg import QMatrix
 from ..network import Network
 from ..rationals import Q
+from .arrays import missing_bias_sentence
 from .exact import check_dtype, exact_qmatrix, numpy_or_error
 
 __all__ = ["KERAS_SUFFIXES", "load_keras", "keras_arrays"]
@@ -145,7 +146,7 @@ def _steps(layers, weights, src: str) -> tuple[list, list[str]]:
             if len(b) != W.nrows:
                 raise InputError(f"bias has {len(b)} entries, the kernel {W.nrows} outputs",
                                  source=src, where=name)
-            steps.append(("affine", W, b, name))
+            steps.append(("affine", W, b, name, bias is not None))
             act = cfg.get("activation", "linear") or "linear"
             if act == "relu":
                 steps.append(("relu", name))
@@ -187,14 +188,17 @@ def load_keras(p: Path) -> Network:
     with _open(p) as f:
         steps, notes = _steps(_config(f, src), _weights_group(f), src)
     layers, current, last_relu = [], None, None
+    shifted, missing = False, []       # a bias in the current layer; the layers without one
     for step in steps:
         if step[0] == "relu":
             if current is None:
                 raise InputError("ReLU without an affine layer before it", source=src, where=step[1])
+            missing += [] if shifted else [len(layers)]
             layers.append(current)
-            current, last_relu = None, step[1]
+            current, last_relu, shifted = None, step[1], False
             continue
-        _, W, b, name = step
+        _, W, b, name, has_bias = step
+        shifted = shifted or has_bias
         if current is None:
             current = (W, b)
             continue
@@ -210,13 +214,17 @@ def load_keras(p: Path) -> Network:
             raise InputError("no Dense layer found", source=src)
         raise InputError("the model ends with a ReLU; netfibers networks have no activation "
                          "after the last layer", source=src, where=last_relu)
+    missing += [] if shifted else [len(layers)]
     layers.append(current)
     for (A, _), (B, _) in zip(layers, layers[1:]):
         if B.ncols != A.nrows:
             raise InputError(f"a Dense layer takes {B.ncols} inputs but the previous one has "
                              f"{A.nrows} outputs", source=src)
     net = Network([A for A, _ in layers], [c for _, c in layers])
+    if missing:
+        notes.append(missing_bias_sentence(missing))
     net.derived("provenance", lambda: tuple(
         ["read from a Keras Sequential (.h5): W_l = kernel.T, b_l = bias, every float exactly"]
         + notes))
+    net.derived("missing_biases", lambda: tuple(missing))
     return net

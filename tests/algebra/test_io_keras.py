@@ -150,3 +150,18 @@ def test_cli_info_and_convert(tmp_path, capsys):
     assert load(tmp_path / "m.json") == load(path)
     assert main(["info", str(tmp_path / "nothing.h5")]) == 2
     assert "nothing.h5" in capsys.readouterr().err
+
+
+def test_dense_layers_without_bias_are_marked(tmp_path):
+    """use_bias=False on a Dense layer (its bias read as 0) is marked as for torch files
+    (``Network.missing_biases``, a provenance line): the parameter counts of ``dim`` and
+    ``fiber`` are then the architecture's with biases; a layer composed with a biased Dense has
+    its bias."""
+    path = write_keras(tmp_path / "m.h5", [dense("a", 3, use_bias=False), dense("b", 1, "linear", use_bias=False)],
+                       {"a": (K1, None), "b": (K2, None)})
+    net = load(path)
+    assert net.missing_biases == (0, 1)
+    assert "no bias stored for layers 1, 2: read as 0" in net.provenance
+    path = write_keras(tmp_path / "n.h5", [dense("a", 3), dense("b", 1, "linear", use_bias=False)],
+                       {"a": (K1, B1), "b": (K2, None)})
+    assert load(path).missing_biases == (1,)
