@@ -135,8 +135,12 @@ def _mutated(cert, change):
     ("another network", lambda c: c["network"]["layers"][0]["bias"].__setitem__(0, "5")),
 ])
 def test_false_claims_are_rejected(honest, name, change):
+    _rejected(_mutated(honest, change), name)
+
+
+def _rejected(cert, name) -> None:
     try:
-        ok, _ = verify(_mutated(honest, change))
+        ok, _ = verify(cert)
     except Exception as exc:                 # malformed (InputError) is a rejection too
         assert type(exc).__name__ == "InputError", exc
         return
@@ -189,12 +193,7 @@ def test_the_cuts_own_regions_give_its_value(walked):
     ("regions not a list", lambda c: c.update(upper_regions={"0": 1})),
 ])
 def test_false_claims_by_the_cuts_regions_are_rejected(walked, name, change):
-    try:
-        ok, _ = verify(_mutated(walked, change))
-    except Exception as exc:                 # malformed (InputError) is a rejection too
-        assert type(exc).__name__ == "InputError", exc
-        return
-    assert not ok, name
+    _rejected(_mutated(walked, change), name)
 
 
 def test_the_cli_decides_a_cut_by_its_own_regions(tmp_path):
