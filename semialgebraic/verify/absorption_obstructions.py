@@ -351,6 +351,11 @@ def _system_linear(w_up: QMatrix, w_down: QMatrix, Z: QMatrix, w) -> tuple[bool,
     for fi, v in enumerate(vecs):
         if any(reduce(v[f] - (1 if f == free[fi] else 0)) != 0 for f in free):
             return False, "basis is not the identity on the free coordinates"
+    # every solution is then x0 + Σ_f ξ_f basis_f only when x0 is 0 on the free coordinates: a
+    # shifted x0 would enumerate ξ_f = x0_f + z_f and miss the 0/1 points (session-33 absorb
+    # audit: a forged "not absorbable" of an absorbable block was VALID)
+    if any(reduce(x0[f]) != 0 for f in free):
+        return False, "x0 is not 0 on the free coordinates"
     zero = Q(0) if p is None else 0
     for row, r in zip(A, rhs):
         if reduce(sum((a * x for a, x in zip(row, x0)), zero) - r) != 0:

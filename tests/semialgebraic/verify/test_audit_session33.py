@@ -106,3 +106,25 @@ def test_an_output_that_does_not_attain_the_lower_bound_is_refused(with_point):
     cert["output"] = 0               # |a_0 - b_0| = 0 everywhere
     ok, why = verify(cert)
     assert not ok and "a_0 - b_0" in why
+
+
+def test_a_linear_system_witness_with_x0_shifted_along_the_kernel_is_refused():
+    """The session-33 absorb audit: example H is absorbable (S = [0, 1]); a forged "not
+    absorbable" certificate whose x0 is another point of the solution line (t = 1, not 0 on the
+    free coordinate) enumerated ξ_4 in {1, 2} and missed the 0/1 solution: it was VALID."""
+    from algebra.io.blocks import load_block
+    from semialgebraic import absorbable
+    block = load_block("algebra/examples/block_H.json")
+    yes = absorbable(block)
+    assert yes.answer is True and verify(_json(yes.certificate))[0]
+    forged = {**_json(yes.certificate), "claim": "not absorbable",
+              "witness": {"kind": "linear_system", "modulus": None, "rows": None, "rank": 4,
+                          "free": [4], "x0": [0, 4, -2, -1, 1], "basis": [[-1, 3, -2, -1, 1]],
+                          "rejected": []}}
+    forged.pop("absorbing_block", None)
+    ok, why = verify(_json(forged))
+    assert not ok and "x0 is not 0 on the free coordinates" in why
+    honest = copy.deepcopy(forged)                 # the t = 0 point: the enumeration finds S
+    honest["witness"]["x0"] = [1, 1, 0, 0, 0]
+    ok, why = verify(_json(honest))
+    assert not ok and "S = [0, 1] solves the system" in why
