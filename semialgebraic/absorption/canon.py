@@ -133,12 +133,12 @@ def _classes_from_views(act: str, up, down) -> tuple | None:
     if live.size == 0:
         return ()
     U = U[live]
+    if (U == np.iinfo(np.int64).min).any():    # no int64 negation (-U or U * -1 stays -2^63:
+        return None                            # a GELU class got the wrong sign, absorb audit)
     lead_val = U[np.arange(live.size), nonzero[live].argmax(axis=1)]
     sgn = np.sign(lead_val)
     if act == "relu":
-        g = np.gcd.reduce(U, axis=1) if not (U == np.iinfo(np.int64).min).any() else None
-        if g is None:
-            return None
+        g = np.gcd.reduce(U, axis=1)
         keys = U // (g * sgn)[:, None]                      # exact: g divides the row
         scale, den = np.abs(lead_val), up.den * down.den
     else:

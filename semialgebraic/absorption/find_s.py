@@ -304,6 +304,8 @@ def degenerate_units(w_up: QMatrix, w_down: QMatrix, dcols: int):
             np.array(w_down.numer_denom()[0].tolist(), dtype=np.int64).reshape(w_down.shape)
     except OverflowError:
         return _degenerate_units_python(_rational(w_up), _rational(w_down), dcols)
+    if (N == np.iinfo(np.int64).min).any():    # gcd and // overflow at -2^63 (absorb audit)
+        return _degenerate_units_python(_rational(w_up), _rational(w_down), dcols)
     live = N[:, :dcols].any(axis=1)
     dead = np.flatnonzero(~live)
     zero_row = int(dead[0]) if dead.size else None

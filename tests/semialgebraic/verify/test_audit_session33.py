@@ -128,3 +128,17 @@ def test_a_linear_system_witness_with_x0_shifted_along_the_kernel_is_refused():
     honest["witness"]["x0"] = [1, 1, 0, 0, 0]
     ok, why = verify(_json(honest))
     assert not ok and "S = [0, 1] solves the system" in why
+
+
+def test_a_gelu_block_with_a_numerator_of_minus_two_to_the_63_is_decided():
+    """The absorb audit: -2^63 has no int64 negation, so a GELU class took the wrong sign and the
+    run stopped with an internal error (the re-check caught the certificate); such numerators now
+    take the exact Python route: absorbable (the auditor's independent search: classes
+    (-1, +1, 0)), the certificate VALID."""
+    from algebra.io.blocks import block_from_dict
+    from semialgebraic import absorbable
+    block = block_from_dict({"format": "netfibers.block", "version": 1, "activation": "gelu",
+                             "w_up": [["-9223372036854775808", -2], [2, 2], [2, 0], [-2, 1]],
+                             "w_down": [[1, -2, 1, 0], [1, -2, -2, 0]], "skip": [[-1, 0], [1, 0]]})
+    v = absorbable(block)
+    assert v.answer is True and verify(_json(v.certificate))[0]
