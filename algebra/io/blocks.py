@@ -70,7 +70,9 @@ def block_from_dict(data: object, source: str | None = None, *, activation: str 
             if "blocks" in m or "streams" in m:
                 raise InputError("members of 'blocks' must be plain blocks", source, f"blocks[{i}]")
             m = dict(m)
-            if "activation" not in m and default is not None:
+            if activation is not None:         # the caller's (--activation) replaces every
+                m["activation"] = activation   # member's, as a single block's (absorb audit: a
+            elif "activation" not in m and default is not None:   # stack's was kept silently)
                 m["activation"] = default
             try:
                 out.append(_plain_block(m, source, f"blocks[{i}].", parse_matrix, parse_vector, None))
@@ -258,6 +260,9 @@ def load_block(path, *, activation: str | None = None, skip="identity", prefix: 
     """
     p = require_regular_file(path, "a block file")
     if p.suffix.lower() == ".json":
+        if prefix is not None:         # (it was ignored silently: absorb audit)
+            raise InputError("--prefix chooses a block among a state_dict's; a netfibers.block "
+                             "JSON file is one block (or one stack): leave --prefix out", str(p))
         data = read_json_text(p)
         if isinstance(data, dict) and data.get("format") == BLOCK_FORMAT:
             return block_from_dict(data, str(p), activation=activation)

@@ -148,3 +148,22 @@ def test_a_skip_file_of_the_wrong_shape_is_named(tmp_path, capsys):
     err = capsys.readouterr().err
     assert err.startswith(f"netfibers: error: {skip}: skip has shape 3x3") and "d = 2" in err
     assert err.count("\n") == 1
+
+
+def test_activation_replaces_every_stack_members_and_prefix_is_refused_for_json(tmp_path, capsys):
+    """The session-33 absorb audit: for a stack whose members name their activation,
+    ``--activation tanh`` was ignored and the ReLU answer ("absorbable") given; it now replaces
+    every member's, as for a single block (tanh, every skip the identity: R18's bounded argument,
+    not absorbable).  ``--prefix`` on a JSON block was ignored; it is refused in one line."""
+    stack = {"format": "netfibers.block", "version": 1, "blocks": [
+        {"activation": "relu", "w_up": [[1, 0], [0, 1]], "w_down": [[-1, 0], [0, -1]]},
+        {"activation": "relu", "w_up": [[1, 0], [0, 1], [1, 1]], "w_down": [[-1, 0, 2], [0, -1, 3]]}]}
+    p = tmp_path / "stack.json"
+    p.write_text(json.dumps(stack))
+    assert main(["absorb", str(p)]) == 0
+    capsys.readouterr()
+    assert main(["absorb", str(p), "--activation", "tanh"]) == 1
+    assert "R18" in capsys.readouterr().out
+    assert main(["absorb", str(p), "--prefix", "mlp."]) == 2
+    err = capsys.readouterr().err
+    assert "--prefix" in err and len(err.strip().splitlines()) == 1
