@@ -165,7 +165,8 @@ def _classes_from_views(act: str, up, down) -> tuple | None:
     return tuple(sorted(out, key=lambda t: t[0]))
 
 
-def absorb_general(block: Block, *, budget: Budget | None = None, modular: bool = True):
+def absorb_general(block: Block, *, budget: Budget | None = None, modular: bool = True,
+                   max_nullity: int = 16):
     """ABSORB-GENERAL (R15) on the canonical form, also with ReLU biases (affine classes).
 
     Returns ``(True, absorbing_block)``, ``(False, {"canon": AbsorptionCanon, "per_T": [...]})`` (exhausted
@@ -183,7 +184,8 @@ def absorb_general(block: Block, *, budget: Budget | None = None, modular: bool 
     budget = budget or Budget()
     canon = canonical_form(block)
     record: list = []
-    found = _search_tau(canon, block.k, block.d, budget, record=record, modular=modular)
+    found = _search_tau(canon, block.k, block.d, budget, record=record, modular=modular,
+                        max_nullity=max_nullity)
     if found is None:
         return None, f"search stopped ({budget.reason or 'budget'})"
     if found is False:
@@ -198,7 +200,7 @@ def absorb_general(block: Block, *, budget: Budget | None = None, modular: bool 
 # private
 # ----------------------------------------------------------------------------------------------
 def _search_tau(canon: AbsorptionCanon, k: int, d: int, budget: Budget, max_tests: int = 50_000,
-                record: list | None = None, modular: bool = True):
+                record: list | None = None, modular: bool = True, max_nullity: int = 16):
     """Find (T, signs) of R15, False when none exists, None when the budget ran out.
 
     For each set T of paired classes: when no free pair is left (Fp = 0) the sign condition is
@@ -233,7 +235,7 @@ def _search_tau(canon: AbsorptionCanon, k: int, d: int, budget: Budget, max_test
                 ups = QMatrix.from_rows([list(cls[q][0]) for q in rest]) @ NT        # |rest| × dim
                 downs = QMatrix.from_rows([list(cls[q][2]) for q in rest]).T          # d × |rest|
                 target = ((downs @ ups) - base).scale(Q(1, 2))
-                res = find_s(ups, downs, target, budget=budget)
+                res = find_s(ups, downs, target, budget=budget, max_nullity=max_nullity)
                 if res.subsets:
                     neg = {rest[i] for i in res.subsets[0]}
                     return T, {q: (-1 if q in neg else 1) for q in rest}

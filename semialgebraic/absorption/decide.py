@@ -422,7 +422,7 @@ def _decide_relu_gelu(block, embed, budget, max_nullity, hyps):
             return Verdict(None, f"find-s ({tag})", f"undecided: {res.reason}", tuple(hyps), None, details)
         return Verdict(False, f"find-s ({tag})", f"no S with W_down[:,S] W_up[S,:] = -M: {res.reason}",
                        tuple(hyps), _cert(embed, "not absorbable", res.witness, competitor), details)
-    ok, data = absorb_general(block, budget=budget)
+    ok, data = absorb_general(block, budget=budget, max_nullity=max_nullity)
     if ok is None:
         return Verdict(None, "absorb-general (R15)", f"undecided: {data}", tuple(hyps))
     if ok:

@@ -364,8 +364,7 @@ def _system_linear(w_up: QMatrix, w_down: QMatrix, Z: QMatrix, w) -> tuple[bool,
             if reduce(sum((a * x for a, x in zip(row, v)), zero)) != 0:
                 return False, "a basis vector is not in the kernel of A"
     rejected = {tuple(sorted(s)) for s in w.get("rejected", [])}
-    for z in itertools.product((0, 1), repeat=len(free)):
-        xi = [reduce(x0[u] + sum((zz * v[u] for zz, v in zip(z, vecs)), zero)) for u in range(k)]
+    for xi in _zero_one_points(x0, vecs, free, k, reduce, zero, p):
         if all(x == 0 or x == 1 for x in xi):
             S = tuple(u for u in range(k) if xi[u] == 1)
             if p is None:
@@ -377,6 +376,45 @@ def _system_linear(w_up: QMatrix, w_down: QMatrix, Z: QMatrix, w) -> tuple[bool,
                 return False, f"S = {list(S)} is valid: the block is absorbable"
     where = "over Q" if p is None else f"mod {p}"
     return True, f"the solutions {where} form x0 + span(basis); none of the 2^{len(free)} 0/1 assignments works"
+
+
+def _zero_one_points(x0, vecs, free, k, reduce, zero, p):
+    """The points x0 + Σ_f z_f basis_f (z in {0, 1}^free) that may be 0/1, each as a list of k
+    entries: all of them in Python, or, when the entries fit (mod p, or over Q scaled to int64
+    integers by the common denominator), only those whose pivot entries are 0/1, found by numpy
+    in chunks of 2^16 assignments (the absorb audit: 2^16 assignments took 9.8 s one by one)."""
+    r = len(free)
+    piv = [u for u in range(k) if u not in set(free)]
+    try:
+        import numpy as np
+    except ImportError:                                 # pragma: no cover - numpy is optional
+        np = None
+    scaled = None
+    if np is not None and r and piv:
+        if p is not None:
+            scaled = ([int(x0[u]) for u in piv], [[int(v[u]) for u in piv] for v in vecs], [0, 1], p)
+        else:
+            den = math.lcm(*(int(Q(x).q) for x in [x0[u] for u in piv] + [v[u] for v in vecs for u in piv]))
+            X0 = [int(Q(x0[u]) * den) for u in piv]
+            B = [[int(Q(v[u]) * den) for u in piv] for v in vecs]
+            if max(map(abs, X0 + [x for row in B for x in row] + [den])) * (r + 2) < 2 ** 62:
+                scaled = (X0, B, [0, den], None)
+    if scaled is None:
+        for z in itertools.product((0, 1), repeat=r):
+            yield [reduce(x0[u] + sum((zz * v[u] for zz, v in zip(z, vecs)), zero)) for u in range(k)]
+        return
+    X0, B, (lo, hi), mod = scaled
+    X0, B = np.array(X0, dtype=np.int64), np.array(B, dtype=np.int64).reshape(r, len(piv))
+    bits = np.arange(r, dtype=np.int64)
+    for start in range(0, 1 << r, 1 << 16):
+        idx = np.arange(start, min(1 << r, start + (1 << 16)), dtype=np.int64)
+        Z = (idx[:, None] >> bits) & 1
+        vals = X0 + Z @ B
+        if mod is not None:
+            vals %= mod
+        for t in np.flatnonzero(((vals == lo) | (vals == hi)).all(axis=1)).tolist():
+            z = Z[t].tolist()
+            yield [reduce(x0[u] + sum((zz * v[u] for zz, v in zip(z, vecs)), zero)) for u in range(k)]
 
 
 def _mod(x, p):
