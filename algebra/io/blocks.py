@@ -231,8 +231,8 @@ def block_from_tensors(tensors: dict, *, activation: str, skip="identity", prefi
     w_up, w_down = mat(f"{p}{up}.weight"), mat(f"{p}{down}.weight")
     k, d = w_up.shape
     if w_down.shape != (d, k):
-        raise InputError(f"shape {w_down.shape} does not fit {p}{up}.weight of shape {(k, d)}",
-                         source, f"{p}{down}.weight")
+        raise InputError(f"shape {w_down.shape} does not fit {p}{up}.weight of shape {(k, d)}: "
+                         f"expected {(d, k)} (out, in)", source, f"{p}{down}.weight")
     w_gate = None
     gate_name = f"{p}{gate}.weight" if gate else None
     if gate_name and gate_name in tensors:

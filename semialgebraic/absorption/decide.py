@@ -495,8 +495,8 @@ def _decide_stack(stack: BlockStack, budget, max_nullity) -> Verdict:
         return composed
     if any(a.name in ("relu", "gelu") for a in acts):
         return Verdict(None, "open problem (R20)",
-                       f"compositions of {stack.depth} ReLU/GELU blocks: whether they can equal a "
-                       "residual-free stack is open; per-block verdicts do not settle it",
+                       f"a composition of {stack.depth} blocks with a ReLU or GELU one: whether it "
+                       "can equal a residual-free stack is open; per-block verdicts do not settle it",
                        tuple(hyps), None, {"per_block": partial})
     return Verdict(None, "not covered", "no result of the theory applies to this stack", tuple(hyps),
                    None, {"per_block": partial})

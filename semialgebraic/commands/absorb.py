@@ -23,6 +23,8 @@ from ..certificates import write_certificate
 from algebra.activations import supported_activations
 
 from ..cli import emit, fail
+from ..verdict import witness_text
+from . import display
 from .common import is_existing_file
 from .help import describe
 
@@ -85,7 +87,7 @@ def cmd_absorb(args) -> int:
         lines.append(f"  all S (0-based): {all_s}")
     failed = [h for h in v.hypotheses if h.holds is False]
     for h in failed:
-        lines.append(f"  hypothesis not met: {h.name}" + (f" ({h.witness})" if h.witness else ""))
+        lines.append(f"  hypothesis not met: {h.name}" + (f" ({witness_text(h.witness)})" if h.witness else ""))
     if args.certificate:
         lines.append(f"  certificate: {args.certificate}" if v.certificate is not None
                      else "  no certificate (undecided); nothing written")
@@ -95,9 +97,13 @@ def cmd_absorb(args) -> int:
         data["absorbing_block"] = absorbing
         shown = absorbing if isinstance(absorbing, dict) else None
         if shown is not None and len(shown.get("w_up", ())) * len(shown.get("w_down", ())) <= 64:
-            lines.append(f"  absorbing block (no skip): W_up' = {_rows(shown['w_up'])}, "
-                         f"W_down' = {_rows(shown['w_down'])}"
-                         + "".join(f", {key}' = {shown[key]}" for key in ("b_up", "b_down") if key in shown))
+            ex = getattr(args, "exact", False)    # long rationals as ≈ decimals (absorb audit)
+            lines.append(f"  absorbing block (no skip): W_up' = {_rows(shown['w_up'], ex)}, "
+                         f"W_down' = {_rows(shown['w_down'], ex)}"
+                         + "".join(f", {key}' = {_rows([shown[key]], ex)}" for key in ("b_up", "b_down")
+                                   if key in shown))
+            if display.text_needs_note(lines, ex):
+                lines.append(display.EXACT_NOTE)
         else:
             lines.append(f"  absorbing block{' (no skip)' if shown is not None else 's (one per block, no skip)'}: "
                          "--json key 'absorbing_block'"
@@ -125,8 +131,8 @@ def _absorbing_blocks(v):
     return None
 
 
-def _rows(matrix) -> str:
-    return "[" + "; ".join(", ".join(str(x) for x in row) for row in matrix) + "]"
+def _rows(matrix, exact: bool = True) -> str:
+    return "[" + "; ".join(", ".join(display.number(x, exact) for x in row) for row in matrix) + "]"
 
 
 def _load(args):

@@ -167,3 +167,25 @@ def test_activation_replaces_every_stack_members_and_prefix_is_refused_for_json(
     assert main(["absorb", str(p), "--prefix", "mlp."]) == 2
     err = capsys.readouterr().err
     assert "--prefix" in err and len(err.strip().splitlines()) == 1
+
+
+def test_absorbing_block_text_shows_long_rationals_as_decimals(tmp_path, capsys):
+    """The absorbing block's entries were printed in full (a 400-digit number for a weight
+    1e400): ≈ decimals, exact with --exact (absorb audit); the witness of a hypothesis as text."""
+    p = tmp_path / "h.json"
+    p.write_text(json.dumps({"format": "netfibers.block", "version": 1, "activation": "relu",
+                             "w_up": [["1e400"]], "w_down": [["-1e-400"]]}))
+    assert main(["absorb", str(p)]) == 0
+    out = capsys.readouterr().out
+    assert "W_up' = [≈ -1.0000e400]" in out and "(≈: decimal approximation" in out
+    assert "hypothesis not met: d >= 2 (d 1)" in out
+    assert main(["absorb", str(p), "--exact"]) == 0
+    assert "1" + "0" * 400 in capsys.readouterr().out
+
+
+def test_a_transposed_down_projection_names_the_shape_expected(tmp_path, capsys):
+    np = pytest.importorskip("numpy")
+    f = tmp_path / "w.npz"
+    np.savez(f, **{"fc1.weight": np.ones((3, 2), np.float32), "fc2.weight": np.ones((3, 2), np.float32)})
+    assert main(["absorb", str(f), "--activation", "relu"]) == 2
+    assert "expected (2, 3) (out, in)" in capsys.readouterr().err
