@@ -203,6 +203,10 @@ def block_from_tensors(tensors: dict, *, activation: str, skip="identity", prefi
         known = ", ".join(f"{u}/{d}" for u, d, _ in LAYOUTS)
         what = f" with prefix {prefix!r}" if prefix is not None else ""
         raise InputError(f"no MLP block found{what} (expected weight pairs {known})", source)
+    if len(candidates) > 1 and len({c[0] for c in candidates}) == 1:   # --prefix cannot choose
+        layouts = " and ".join(f"{c[1]}/{c[2]}" for c in candidates)
+        raise InputError(f"two MLP layouts under the prefix {candidates[0][0]!r} ({layouts}): "
+                         "save the one block to analyse on its own", source)
     if len(candidates) > 1:
         shown = ", ".join(repr(c[0]) for c in candidates[:6])
         raise InputError(f"{len(candidates)} MLP blocks found (prefixes {shown}{', …' if len(candidates) > 6 else ''}); "

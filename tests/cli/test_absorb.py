@@ -189,3 +189,17 @@ def test_a_transposed_down_projection_names_the_shape_expected(tmp_path, capsys)
     np.savez(f, **{"fc1.weight": np.ones((3, 2), np.float32), "fc2.weight": np.ones((3, 2), np.float32)})
     assert main(["absorb", str(f), "--activation", "relu"]) == 2
     assert "expected (2, 3) (out, in)" in capsys.readouterr().err
+
+
+def test_two_layouts_under_one_prefix_are_named(tmp_path, capsys):
+    """fc1/fc2 and up_proj/down_proj under one prefix: '--prefix' cannot choose, so the message
+    names both layouts instead of asking for --prefix (absorb audit F5)."""
+    np = pytest.importorskip("numpy")
+    f = tmp_path / "w.npz"
+    w = {f"mlp.{n}.weight": np.ones(s, np.float32) for n, s in
+         (("fc1", (3, 2)), ("fc2", (2, 3)), ("up_proj", (3, 2)), ("down_proj", (2, 3)))}
+    np.savez(f, **w)
+    for extra in ([], ["--prefix", "mlp."]):
+        assert main(["absorb", str(f), "--activation", "relu", *extra]) == 2
+        err = capsys.readouterr().err
+        assert "two MLP layouts under the prefix 'mlp.'" in err and "fc1/fc2" in err
