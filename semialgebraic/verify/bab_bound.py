@@ -37,7 +37,8 @@ b, "by": "symbolic"}`` (the leaf's interval of the output bounds the objective),
 layer], "alpha": [[...] per hidden layer], "beta": [[...] per hidden layer]}``: exact multipliers
 of the triangle relaxation (rows documented in :mod:`semialgebraic.bab.relaxation`), with
 ``"differential": "neurodiff"`` optionally also ``"gamma"``, ``"eta"`` (per hidden layer, one
-per pair of neurons ``j`` of a and ``j`` of b; also on ``{"empty": "dual", ...}`` leaves): the
+per pair of neurons ``j`` of a and ``j`` of b, so only when a and b have one shape and no
+``reduction``; also on ``{"empty": "dual", ...}`` leaves): the
 multipliers (``>= 0``) of the pair rows ``h_a − h_b − su·(z_a − z_b) <= tu`` and ``−(h_a − h_b) +
 sl·(z_a − z_b) <= −tl``, where ``(su, tu)``, ``(sl, tl)`` are the NeuroDiff lines of the pair at
 the leaf (below: from the leaf's intervals and its symbolic δ of that layer).  With
@@ -229,7 +230,8 @@ def _leaf_value(Ws, bs, box, ivs, c, leaf, pair_lines=None, halfspaces=(), cuts_
     zpair = hpair = None
     if "gamma" in keys:
         if pair_lines is None:
-            return "pair multipliers need the 'neurodiff' bounds of a difference of two networks"
+            return ("pair multipliers need the 'neurodiff' bounds of a difference of two networks "
+                    "of one shape, paired neuron by neuron (no reduction)")
         part = _pair_part(leaf, ivs, pair_lines())
         if isinstance(part, str):
             return part
@@ -340,8 +342,12 @@ def _split_of(node, n_hidden, d, box_here, path):
 
 
 def _pair_lines_of(net, key, here, ivs):
-    """A callable giving the node's replayed pair lines (cached), or None without 'neurodiff'."""
-    if not net["neurodiff"] or len(net["rows"]) < 2:
+    """A callable giving the node's replayed pair lines (cached), or None without 'neurodiff' or
+    when a and b are not of one shape paired neuron by neuron (the δ replay reads the
+    difference network as two equal block-diagonal halves: on other networks its intervals,
+    hence the pair rows, are not valid; session-33 bab audit: a false max |a − b| <= 0 on nets
+    of different widths was VALID)."""
+    if not net["neurodiff"] or not net["paired"] or len(net["rows"]) < 2:
         return None
 
     def lines():

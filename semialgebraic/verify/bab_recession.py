@@ -584,7 +584,8 @@ def _check_body_tail(cert, a, b, dom: Domain):
     ok, why = bab_bound.check(body)
     if not ok:
         return False, f"body certificate: {why}"
-    return True, f"max_o sup |a_o - b_o| <= {upper} on the domain (R29: body ‖x‖∞ <= {R}, tail {t})"
+    which = "R33" if isinstance(tail, dict) and tail.get("kind") == "homogenised" else "R29"
+    return True, f"max_o sup |a_o - b_o| <= {upper} on the domain ({which}: body ‖x‖∞ <= {R}, tail {t})"
 
 
 def check(cert: dict) -> tuple[bool, str]:

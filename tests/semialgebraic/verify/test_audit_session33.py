@@ -142,3 +142,26 @@ def test_a_gelu_block_with_a_numerator_of_minus_two_to_the_63_is_decided():
                              "w_down": [[1, -2, 1, 0], [1, -2, -2, 0]], "skip": [[-1, 0], [1, 0]]})
     v = absorbable(block)
     assert v.answer is True and verify(_json(v.certificate))[0]
+
+
+def test_pair_multipliers_on_networks_not_paired_are_refused():
+    """The session-33 bab audit: with bounds.differential 'neurodiff', a leaf's pair multipliers
+    (gamma, eta) were taken on a difference network whose halves do not pair a's neurons with
+    b's (different widths): the δ replay reads two equal block-diagonal halves, so its pair rows
+    were false, and "max |a − b| <= 0" (truth 1) was VALID."""
+    a = Network.from_rows([[[1]], [[0]], [[0]]], [[0], [0], [0]])                 # a = 0, widths 1, 1
+    b = Network.from_rows([[[1]], [[1], [0], [0]], [[1, 0, 0]]], [[0], [0, 0, 0], [0]])   # relu(relu(x))
+    r = diff_bounds(a, b, (Q(-1), Q(1)))
+    assert r.complete and r.upper == 1
+    c = _json(r.certificate)
+    assert c["bounds"]["differential"] == "neurodiff" and verify(c)[0]
+    for k in ("lower", "point", "output"):
+        c.pop(k, None)
+    c["upper"] = 0
+    c["objectives"] = [
+        {"output": 0, "sign": 1, "upper": 0, "tree": {"bound": 0, "by": "symbolic"}},
+        {"output": 0, "sign": -1, "upper": 0, "tree": {
+            "bound": 0, "mu": [[0, 0], [0, 0, 0, 0], [-1]], "alpha": [[0, 0], [0, 0, 0, 0]],
+            "beta": [[0, 0], [0, 0, 0, 0]], "gamma": [[0], [0, 1]], "eta": [[0], [0, 0]]}}]
+    ok, why = verify(c)
+    assert not ok and "of one shape, paired neuron by neuron" in why
