@@ -54,7 +54,8 @@ def test_batch_diff_and_equiv_text_summary(tmp_path, files, capsys):
     code, text, _ = run(capsys, "batch", "diff", files["pairs"], "--out", str(out), "--workers", "0",
                         "--quiet")
     assert code == 0 and "batch diff:" in text and "decided" in text
-    recs = {r["id"].rsplit("/", 1)[1]: r for r in map(json.loads, out.read_text().splitlines())}
+    recs = {r["id"].split(" | ")[1].rsplit("/", 1)[1]: r for r in map(json.loads, out.read_text().splitlines())}
+    assert all(r["id"].endswith(" | box=-1:1") for r in recs.values())    # the item's domain named
     assert recs["b.json"]["upper"] == "0" and recs["c.json"]["lower"] == recs["c.json"]["upper"] == \
         str(diff_bounds(A, C, (-1, 1)).upper)
     code, text, _ = run(capsys, "batch", "equiv", files["pairs"], "--out", str(tmp_path / "e.jsonl"),
