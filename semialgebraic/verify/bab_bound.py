@@ -120,7 +120,7 @@ from algebra.symmetries import step_from_json
 
 from .bab_integers import IntVec, _int_rows_of, _lcm, _q, int_bias, int_matrix, max_over
 from .bab_cuts import cut_terms
-from .bab_intermediate import leaf_deltas, leaf_intervals, split_leaf
+from .bab_intermediate import _records, leaf_deltas, leaf_intervals, split_leaf
 from .bab_replay import GRID, _cached, _np, _obj, pair_rows, paired_deltas
 from .region_cover import apply_reduction
 
@@ -443,6 +443,10 @@ def _check_leaves(net, box, c, tree, bound, start=None, leaves_too=True):
         if not leaves_too:
             continue
         node, refs = split_leaf(node)
+        if refs and not (net["neurodiff"] and net["paired"]) and \
+                any(k[0] == "pair" for k in _records(net, refs)):   # (unused ones too: bab audit)
+            raise InputError("pair records need the 'neurodiff' bounds of a difference of two "
+                             "networks of one shape")
         key = (tuple(here), tuple(sorted(path.items())), repr(refs))
         key = net.setdefault("leaf_keys", {}).setdefault(key, len(net["leaf_keys"]))   # hashed once
         net.setdefault("refs", {}).setdefault(key, refs)

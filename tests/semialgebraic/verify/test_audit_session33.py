@@ -165,3 +165,17 @@ def test_pair_multipliers_on_networks_not_paired_are_refused():
             "beta": [[0, 0], [0, 0, 0, 0]], "gamma": [[0], [0, 1]], "eta": [[0], [0, 0]]}}]
     ok, why = verify(c)
     assert not ok and "of one shape, paired neuron by neuron" in why
+
+
+def test_a_pair_record_on_networks_not_paired_is_refused_even_unused():
+    """The bab audit's D9: an inline pair record on a leaf bounded 'by symbolic' of an unpaired
+    certificate was accepted (never read: its claim stayed true); pair records are refused on
+    networks not paired neuron by neuron, used or not."""
+    a = Network.from_rows([[[1]], [[0]], [[0]]], [[0], [0], [0]])
+    b = Network.from_rows([[[1]], [[1], [0], [0]], [[1, 0, 0]]], [[0], [0, 0, 0], [0]])
+    c = _json(diff_bounds(a, b, (Q(-1), Q(1))).certificate)
+    c["objectives"][0]["tree"] = {"bound": c["objectives"][0]["upper"], "by": "symbolic",
+                                  "tightened": [{"pair": [0, 0], "hi": 0, "upper": {
+                                      "mu": [], "alpha": [], "beta": [], "gamma": [], "eta": []}}]}
+    with pytest.raises(InputError, match="pair records need"):
+        verify(c)
