@@ -374,8 +374,25 @@ def _flip_only(block, embed, budget, max_nullity, hyps, what):
                        tuple(hyps), _flip_cert(block, embed, S, res, comp),
                        {"all_S": [list(s) for s in res.subsets], "complete": res.complete})
     note = "no flip set S exists" if res.complete else "flip search incomplete"
+    act = block.activation
+    if act.is_odd_identity and act.name in ("silu", "gelu_tanh") and not block.has_nonzero_biases:
+        # σ(z) = z/2 + an even function, as GELU: R15's construction (flips and free pairs σ(u·x)
+        # − σ(−u·x) = u·x, R2) on GELU's canonical form gives a block with the same form, hence
+        # the same function (sufficiency; that no such block means 'no' is known for GELU only)
+        ok, g = absorb_general(block.replace(activation="gelu"), budget=budget, max_nullity=max_nullity)
+        if ok:
+            g = g.replace(activation=act.name)
+            return Verdict(True, "absorb-general (R15 construction, R2's identity)",
+                           "a residual-free block with the same canonical form exists (the form of "
+                           f"GELU's, valid for {act.name}: σ(z) − σ(−z) = z)", tuple(hyps),
+                           _cert(embed, "absorbable", {"kind": "general", "absorbing_block": g},
+                                 COMPETITOR), {"all_S": None})
+        if ok is None:
+            note += f"; the construction of R15 stopped ({g})"
+        else:
+            note += "; R15's construction (flips and free pairs) finds no block either"
     return Verdict(None, "outside the theory",
-                   f"{what}: {note}; only the flip certificate (sufficiency) is known here",
+                   f"{what}: {note}; only sufficient constructions are known here",
                    tuple(hyps), None, {"all_S": [], "complete": res.complete, "flip_search": res.reason})
 
 

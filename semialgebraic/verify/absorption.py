@@ -248,15 +248,21 @@ def _check_general(b: Block, w) -> tuple[bool, str]:
         return False, "absorbing block differs in activation or shape"
     if not _skip(g).is_zero():
         return False, "absorbing block has a skip"
-    if b.activation.name not in ("relu", "gelu") or (b.activation.name == "gelu" and (_nonzero_bias(b) or _nonzero_bias(g))):
-        return False, "canonical forms decide only ReLU blocks and bias-free GELU blocks"
+    name = b.activation.name
+    odd = name in ("gelu", "silu", "gelu_tanh")     # σ(z) − σ(−z) = z, no biases
+    if name != "relu" and not (odd and not _nonzero_bias(b) and not _nonzero_bias(g)):
+        return False, ("canonical forms compare only ReLU blocks and bias-free GELU, SiLU and "
+                       "tanh-GELU blocks")
     aff = _nonzero_bias(b) or _nonzero_bias(g)
     if _canon(b, aff) != _canon(g, aff):
         return False, "canonical forms differ"
-    if b.activation.name == "relu":
+    if name == "relu":
         for x in _points(b.d):
             if b(x) != g(x):
                 return False, f"values differ at {x}"
+    if name in ("silu", "gelu_tanh"):           # equal forms: equal functions (sufficiency only)
+        return True, (f"canonical forms are equal: {name} has σ(z) = z/2 + an even function, so "
+                      "2 f(x) = (2M + W_down W_up) x + Σ_classes 2 a ψ(w·x) for both (R2's identity)")
     return True, "canonical forms (R14) are equal"
 
 

@@ -53,6 +53,8 @@ def _canon(b: Block, affine: bool | None = None):
     """Own canonical form: (2M + W_down W_up, constant or None, {class: coefficient})."""
     name = b.activation.name
     biased = _nonzero_bias(b) if affine is None else affine
+    if name in ("silu", "gelu_tanh") and not biased:   # σ(z) − σ(−z) = z: GELU's algebra (the
+        name = "gelu"                                   # form of a sufficiency witness only)
     if name not in ("relu", "gelu") or (biased and name == "gelu"):
         raise InputError(f"no canonical form for {name}{' with biases' if biased else ''}")
     d, k = b.d, b.k
