@@ -7,8 +7,11 @@ by :func:`semialgebraic.dimension.jacobian_columns.exercise`) is a complete pref
 (layer-ordered) in which every leaf is refuted: by a Motzkin certificate that the strict system
 "domain rows, then the phases along the path" is infeasible (each pre-activation is affine in x
 once the earlier layers are fixed), optionally with an affine upper bound of a target, or, at a
-full pattern, by ``δ_l[i] = 0`` computed from the masks.  Then the unit vector of θ_p lies in the
-kernel of every Jacobian row: a proven upper-bound direction of the functional dimension.
+full pattern, by ``δ_l[i] = 0`` computed from the masks; no refuted path may hold a neuron whose
+pre-activation is identically zero under it (:func:`algebra.kernel.differentiability.
+vanishing_on_path`: '0 > 0' refutes both its signs while the inputs are there).  Then the unit
+vector of θ_p lies in the kernel of every Jacobian row: a proven upper-bound direction of the
+functional dimension.
 
 Schema (version 1; built by :func:`semialgebraic.certificates.exercise_certificate`)::
 
@@ -40,6 +43,7 @@ from algebra.exceptions import InputError
 from algebra.io.native import network_from_dict, parse_vector
 from algebra.kernel import (domain_from_json, domain_rows, exercise_spec, is_delta_zero, is_zero_neuron,
                             parameter_offsets)
+from algebra.kernel.differentiability import vanishing_on_path
 from algebra.linalg import QMatrix
 from algebra.kernel.certificate_schemas import check_header
 from algebra.network import Network
@@ -98,8 +102,17 @@ def check_proof(net: Network, proof: dict, domain="any") -> bool:
     except (KeyError, TypeError, ValueError, IndexError):
         return False
 
+    cache: dict = {}
+
     def complete(prefix) -> bool:
         if prefix in refuted:
+            # a neuron of the path identically zero under it ('0 > 0' refutes both its signs)
+            # leaves an open set of inputs, differentiable where the network above does not see
+            # it, that the proof says nothing of (the density argument of vanishing_on_path; the
+            # session-33 dimension audit: a parameter exercised at every x > 0 was certified
+            # 'never exercised')
+            if vanishing_on_path(net, prefix, cache) is not None:
+                return False
             return _check_refutation(net, dom, prefix, refuted[prefix], delta_of, len(prefix) == len(order),
                                      targets)
         if len(prefix) == len(order):

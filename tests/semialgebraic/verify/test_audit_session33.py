@@ -179,3 +179,23 @@ def test_a_pair_record_on_networks_not_paired_is_refused_even_unused():
                                       "mu": [], "alpha": [], "beta": [], "gamma": [], "eta": []}}]}
     with pytest.raises(InputError, match="pair records need"):
         verify(c)
+
+
+def test_an_exercise_proof_refuting_a_vanishing_neuron_is_refused():
+    """The session-33 dimension audit: h0 = h1 = relu(x), neuron (1, 0) = relu(h0 - h1) is 0 on
+    the whole domain and unread; an ``exercise`` proof refuted both of its signs by '0 > 0' and
+    certified W1[0,0] 'never exercised', while its Jacobian column is x at every x > 0 (θ ↦ f_θ(x)
+    differentiable there).  A path with an identically zero neuron now refutes nothing
+    (``vanishing_on_path``, as the other proofs)."""
+    from semialgebraic.dimension.jacobian import exact_jacobian_rows
+    net = Network.from_rows([[[1], [1]], [[1, -1], [1, 0]], [[0, 1]]], [[0, 0], [0, 0], [0]])
+    assert exact_jacobian_rows(net, [[Q(2)]])[0][0] == 2          # dF/dW1[0,0] = x at x = 2
+    proof = {"parameter": 0, "domain": None, "targets": [[0, 0, 1]], "delta_of": [0, 0],
+             "order": [[0, 0], [0, 1], [1, 0], [1, 1]],
+             "refuted": [{"path": [[0, 0, 1], [0, 1, -1]], "certificate": [1, 1]},
+                         {"path": [[0, 0, 1], [0, 1, 1], [1, 0, 1]], "certificate": [0, 0, 1]},
+                         {"path": [[0, 0, 1], [0, 1, 1], [1, 0, -1]], "certificate": [0, 0, 1]}]}
+    cert = {**header("exercise"), "claim": "parameter p is never exercised on the domain",
+            "network": net.to_dict(), "proof": proof}
+    ok, _ = verify(_json(cert))
+    assert not ok
