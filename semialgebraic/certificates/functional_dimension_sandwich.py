@@ -22,7 +22,8 @@ def functional_dimension_sandwich_certificate(net: Network, box, halfspaces, inn
     R37); *regions* ``(value, [region, ...])``: the linear regions of the cut domain itself
     (``region_cover`` format, a complete walk) on which the Jacobian rows have exact rank
     *value*, the upper bound then (``upper_regions``)."""
-    upper = net.n_parameters if outer is None else int(outer.get("value", outer.get("upper", net.n_parameters)))
+    upper = (net.n_parameters if outer is None else
+             int(outer.get("value", outer.get("upper", net.n_parameters))))
     if regions is not None:
         upper = min(upper, int(regions[0]))
     return {**header("functional_dimension_sandwich"),

@@ -87,7 +87,8 @@ def cmd_absorb(args) -> int:
         lines.append(f"  all S (0-based): {all_s}")
     failed = [h for h in v.hypotheses if h.holds is False]
     for h in failed:
-        lines.append(f"  hypothesis not met: {h.name}" + (f" ({witness_text(h.witness)})" if h.witness else ""))
+        lines.append(f"  hypothesis not met: {h.name}"
+                     + (f" ({witness_text(h.witness)})" if h.witness else ""))
     if args.certificate:
         lines.append(f"  certificate: {args.certificate}" if v.certificate is not None
                      else "  no certificate (undecided); nothing written")

@@ -180,7 +180,8 @@ def check(cert: dict) -> tuple[bool, str]:
     certified = (N if outer is None else outer["value"]
                  if outer["type"] == "one_hidden_layer_dimension" else outer.get("upper", N))
     if "upper_regions" in cert:
-        rank = _regions_rank(net, cert["upper_regions"], Domain([lo for lo, _ in box], [hi for _, hi in box], cuts))
+        cut = Domain([lo for lo, _ in box], [hi for _, hi in box], cuts)
+        rank = _regions_rank(net, cert["upper_regions"], cut)
         if isinstance(rank, str):
             return False, rank
         why_out = (f"the {len(cert['upper_regions'])} listed regions cover the domain and the Jacobian "
