@@ -132,8 +132,10 @@ def _targets(proof, targets: dict):
     neuron, or two neurons of different layers), else None."""
     want = sorted((t, j, s) for (t, j), s in targets.items())
     got = proof.get("targets")
-    if not isinstance(got, list) or sorted(tuple(v) for v in got if isinstance(v, list)) != want \
-            or len(got) != len(want):
+    if not isinstance(got, list) or len(got) != len(want) or not all(
+            isinstance(v, list) and len(v) == 3 and all(type(x) is int for x in v) for v in got):
+        return None                    # (entries of another shape: not these targets)
+    if sorted(tuple(v) for v in got) != want:
         return None
     if not 1 <= len(want) <= 2 or (len(want) == 2 and want[0][0] == want[1][0]):
         return None
