@@ -99,16 +99,17 @@ _DISTINCT = "; b is not a permutation and positive rescaling of a: a is not iden
 
 
 def outside_orbit(a, b) -> str:
-    """"" when *b* is provably not *a* permuted and positively rescaled (S1 + S2), else why not:
-    their normal forms differ.  The normal form, hidden layer by hidden layer from the input:
+    """"" when *b* is a parameter of *a*'s architecture (same widths) provably not *a* permuted
+    and positively rescaled (S1 + S2), else why not: their normal forms differ.  The normal form, hidden layer by hidden layer from the input:
     each neuron's row and bias divided by the absolute value of their first non-zero entry (its
     outgoing column multiplied by it), the neurons sorted by (row, bias) and the next layer's
     columns permuted alike; the last hidden layer sorts by (row, bias, outgoing column), the
     whole orbit invariant.  Earlier layers with two equal (row, bias), or a zero one, leave the
     order open: refused (the normal form would not decide)."""
-    if a.widths != b.widths:
-        return ""                         # other widths: not one orbit (the path decides the rest)
-    fa, fb = _normal_form(a), _normal_form(b)
+    if a.widths != b.widths:              # identifiability is about the parameters of a's own
+        return ("b has other widths than a: it is not a parameter of a's architecture, so it "
+                "shows nothing about a's identifiability")   # widths (session-33 audit: an
+    fa, fb = _normal_form(a), _normal_form(b)                 # inserted neuron was 'a witness')
     if fa is None or fb is None:
         return ("b is not shown outside a's orbit of permutations and positive rescalings: a "
                 "hidden layer before the last has equal or zero rows, so the normal form is open")

@@ -199,3 +199,24 @@ def test_an_exercise_proof_refuting_a_vanishing_neuron_is_refused():
             "network": net.to_dict(), "proof": proof}
     ok, _ = verify(_json(cert))
     assert not ok
+
+
+def test_a_non_identifiability_witness_of_other_widths_is_refused():
+    """The session-33 identifiability audit: a one-step insert_neuron path (an unread neuron
+    added) made a 'not identifiable' claim VALID for an identifiable net, since b of other
+    widths was taken as outside a's orbit; a witness must be a parameter of a's architecture."""
+    a = {"format": "netfibers.network", "version": 1, "activation": "relu",
+         "layers": [{"weight": [[1, 0], [0, 1], [1, 1]], "bias": [0, 0, 1]}, {"weight": [[1, 2, 3]], "bias": [0]}]}
+    from semialgebraic.verify.symmetry_path import outside_orbit
+    from algebra.io.native import network_from_dict
+    na = network_from_dict(a)
+    nb = network_from_dict({**a, "layers": [{"weight": [[1, 0], [0, 1], [1, 1], [5, 7]], "bias": [0, 0, 1, 1]},
+                                            {"weight": [[1, 2, 3, 0]], "bias": [0]}]})
+    assert na.evaluate([Q(1), Q(2)]) == nb.evaluate([Q(1), Q(2)])
+    assert "other widths" in outside_orbit(na, nb)
+    from algebra.kernel.certificate_schemas import CLAIMS
+    cert = {**header("symmetry_path"), "claim": CLAIMS["symmetry_path"][2], "domain": None, "a": a,
+            "b": nb.to_dict(), "steps": [{"step": "insert_neuron", "layer": 0, "position": 3, "weight": [5, 7],
+                                          "bias": 1, "output": [0], "domain": None}]}
+    ok, why = verify(_json(cert))
+    assert not ok and "other widths" in why
