@@ -23,7 +23,6 @@ point, certificate_verified).
 
 from __future__ import annotations
 
-import sys
 from importlib import resources
 
 from algebra.io.frameworks import roundings
@@ -46,7 +45,7 @@ from algebra.rationals import to_q
 from . import display
 from .bottleneck import Timeout, component_label, deadline, identifiability_text, structure_text
 from .help import describe
-from .common import bias_note, load_any
+from .common import load_any, reading_notes
 from .core import info_dict
 
 __all__ = ["register", "default_example", "analysis_bottleneck"]
@@ -300,10 +299,8 @@ def cmd_analyze(args) -> int:
     budget = Budget(timeout=args.timeout)          # loading NET counts too
     path = args.input or default_example()
     obj = load_any(path)
-    if isinstance(obj, Network) and obj.missing_biases:
-        print(f"netfibers: note: {bias_note(obj, path)}", file=sys.stderr)
-    for w in obj.reading_warnings if isinstance(obj, Network) else ():
-        print(f"netfibers: note: {path}: {w}", file=sys.stderr)
+    if isinstance(obj, Network):
+        reading_notes(obj, path)
     # a hard stop just inside the allowance (1.05 T + 2 s) for the work that no budget check
     # reaches (the exact fiber of a wide one-hidden-layer net: 64-256-64 ran past 100 s at
     # --timeout 5); the budget itself stops the searches that keep a partial result

@@ -15,7 +15,7 @@ from algebra.network import Network
 
 from ..cli import fail
 
-__all__ = ["bias_note", "check_output_dir", "load_network", "load_pair", "load_pair_in_units", "units_report", "load_any", "is_existing_file", "parse_point", "parse_box", "parse_box_domain", "parse_ball",
+__all__ = ["bias_note", "check_output_dir", "load_network", "reading_notes", "load_pair", "load_pair_in_units", "units_report", "load_any", "is_existing_file", "parse_point", "parse_box", "parse_box_domain", "parse_ball",
            "parse_domain", "load_data", "load_certificate"]
 
 
@@ -35,12 +35,19 @@ def load_network(path: str, *, parameters: bool = False, **options) -> Network:
     obj = load_any(path, **options)
     if not isinstance(obj, Network):
         fail(f"{path}: expected a network, got a {type(obj).__name__}")
-    if parameters and obj.missing_biases:
-        print(f"netfibers: note: {bias_note(obj, path)}", file=sys.stderr)
     if parameters:
-        for w in obj.reading_warnings:
-            print(f"netfibers: note: {path}: {w}", file=sys.stderr)
+        reading_notes(obj, path)
     return obj
+
+
+def reading_notes(net: Network, path: str) -> None:
+    """One ``netfibers: note:`` line on stderr per thing the file *path* cannot show that the
+    parameter counts depend on: missing biases (:func:`bias_note`), then the reader's warnings
+    (``Network.reading_warnings``)."""
+    if net.missing_biases:
+        print(f"netfibers: note: {bias_note(net, path)}", file=sys.stderr)
+    for w in net.reading_warnings:
+        print(f"netfibers: note: {path}: {w}", file=sys.stderr)
 
 
 def bias_note(net: Network, path: str) -> str:
