@@ -113,7 +113,8 @@ class LimbArith:
 
     def mul(self, x: list, y: list) -> list:
         """The elementwise product ``X · Y`` (numpy broadcasting, e.g. ``Y`` one row)."""
-        self._terms(x, y)
+        if min(len(x), len(y)) > MAX_TERMS:
+            return self._by_chunks(x, lambda part: self.mul(part, y))
         acc = [None] * (len(x) + len(y) - 1)
         for i, a in enumerate(x):
             for j, b in enumerate(y):
@@ -141,7 +142,7 @@ class LimbArith:
         if k << (2 * self.B) > 1 << 53:
             raise ValueError(f"inner dimension {k} exceeds the limb bound of {self.width}")
         if min(len(x), ny) > MAX_TERMS:
-            raise ValueError("too many limbs for int64 accumulators")
+            return self._by_chunks(x, lambda part: self.matmul(part, yp))
         rows = x[0].shape[0]
         per = max(1, ONE_THREAD // max(1, k * Yf.shape[1]))     # rows per float64 product
         acc = [None] * (len(x) + ny - 1)
@@ -233,6 +234,14 @@ class LimbArith:
             x.append(top >> self.B)
         return x
 
-    def _terms(self, x, y):
-        if min(len(x), len(y)) > MAX_TERMS:
-            raise ValueError("too many limbs for int64 accumulators")
+    def _by_chunks(self, x, product) -> list:
+        """``product(X)`` for a linear *product* when both operands have more than
+        :data:`MAX_TERMS` limbs (numbers above ~5 000 bits): ``X`` cut into runs of MAX_TERMS
+        limbs ``X_c`` (``X = Σ X_c 2^(B·MAX_TERMS·c)``), each product normalized, shifted by its
+        limbs and added (every accumulator stays within MAX_TERMS terms)."""
+        out = None
+        for c in range(0, len(x), MAX_TERMS):
+            part = product(x[c:c + MAX_TERMS])
+            part = [self.np.zeros_like(part[0])] * c + part
+            out = part if out is None else self.add(out, part)
+        return out

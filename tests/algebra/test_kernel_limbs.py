@@ -137,3 +137,20 @@ def test_floor_by_wide_odd_factors_in_chunks(values, s, bits, salt, width):
     assert A.ints(quo).tolist() == [[v // q for v in X[0]]]
     assert A.ints(rem).tolist() == [[v % q for v in X[0]]]
     assert all(((h >= 0) & (h < 2 ** A.B)).all() for h in quo[:-1] + rem[:-1])
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_numbers_beyond_max_terms_limbs_on_both_sides_are_chunked(seed):
+    """Both operands above MAX_TERMS limbs (~5 000 bits: a crafted certificate's box end and
+    weight, session-34 cuts audit: it raised, 'internal error'): cut into runs of MAX_TERMS limbs,
+    still equal to Python integers."""
+    rng = random.Random(seed)
+    A = LimbArith(np, 4)
+    bits = A.B * (MAX_TERMS + rng.randrange(1, 300))
+    X = _obj([[rng.randrange(-2 ** bits, 2 ** bits) for _ in range(3)] for _ in range(2)])
+    Y = _obj([[rng.randrange(-2 ** bits, 2 ** bits) for _ in range(2)] for _ in range(3)])
+    x, y = A.split(X), A.split(Y)
+    assert min(len(x), len(y)) > MAX_TERMS
+    assert A.ints(A.matmul(x, A.prepare(y))).tolist() == _ref_matmul(X, Y).tolist()
+    row = Y[:, :1].T
+    assert A.ints(A.mul(x, A.split(row))).tolist() == (X * row).tolist()
