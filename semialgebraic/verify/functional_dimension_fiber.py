@@ -58,6 +58,11 @@ def fiber_vectors(net, moves, lo_hi) -> list | str:
     bounds = interval_bounds([w.to_rows() for w in net.weights], [list(c) for c in net.biases],
                              net.n_inputs, lo_hi)
     moved = {(e[1], e[2]) for e in moves if e[0] in ("dead", "unread")}
+    both = {(e[1], e[2]) for e in moves if e[0] == "dead"} & {(e[1], e[2]) for e in moves if e[0] == "unread"}
+    if both:                              # (on R^d a first-layer dead neuron keeps w = 0, which
+        l, i = min(both)                  # unread's moves would free: their union is no fiber)
+        return (f"neuron ({l}, {i}) is listed both dead and unread: the two kinds' moves do not "
+                "compose (a dead first-layer neuron on R^d keeps w = 0)")
     split: dict = {}                      # layer -> neurons in its split groups
     for e in moves:
         if e[0] == "split_out":
