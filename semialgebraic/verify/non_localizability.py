@@ -14,7 +14,9 @@ Re-checked here, exactly and without the deciding code:
   no two proportional rows of [W1 | b1], a row of [W2 | b2] with every entry > 0 and a positive
   entry in every row — the hypotheses of the [derived] sufficient criterion;
 * f3∘f2 on all of ℝ^{n1}: every column of W3 and row of W2 non-zero, no two proportional rows
-  of [W2 | b2], and for every non-empty set S of second-layer neurons Σ_{j∈S} V_j W2_j ≠ 0;
+  of [W2 | b2], and for every non-empty set S of second-layer neurons Σ_{j∈S} V_j W2_j ≠ 0
+  (the 0/1 points of their dependencies walked, at most 2^16, else every subset compared as
+  the sums of two halves, at most 40 neurons: the R41 checker's own enumerations);
 * f3∘f2∘f1 not identifiable: the embedded symmetry path is valid (checked by
   :mod:`semialgebraic.verify.symmetry_path`), starts at the network, and ends at a parameter
   whose output bias b3 differs — permutations and positive rescalings never change b3.
@@ -27,7 +29,7 @@ from algebra.io.native import network_from_dict
 from algebra.linalg import QMatrix
 from algebra.kernel.certificate_schemas import check_header
 
-from . import symmetry_path
+from . import identifiability, symmetry_path
 
 __all__ = ["check"]
 
@@ -61,17 +63,14 @@ def _last_pair(net) -> str:
             return f"f3∘f2: neuron {j} has a zero output column or a zero weight row"
     if _pair_of_proportional([list(W2.row_at(j)) + [b2[j]] for j in range(n2)]):
         return "f3∘f2: two rows of [W2 | b2] are proportional"
-    if n2 > 20:
-        raise InputError("f3∘f2: more than 20 second-layer neurons (2^n2 flip sets)")
-    for mask in range(1, 2 ** n2):
-        total = None
-        for j in range(n2):
-            if mask >> j & 1:
-                t = QMatrix.column(W3.col_at(j)) @ QMatrix.row(W2.row_at(j))
-                total = t if total is None else total + t
-        if total.is_zero():
-            return f"f3∘f2: the flip set {[j for j in range(n2) if mask >> j & 1]} cancels"
-    return ""
+    kinks = [[x * y for x in W3.col_at(j) for y in W2.row_at(j)] for j in range(n2)]
+    S = identifiability._flip_set(kinks, n2)         # the 0/1 points of their dependencies
+    if isinstance(S, str):
+        S = identifiability._zero_sum(kinks)          # every subset, as sums of two halves
+    if isinstance(S, str):
+        raise InputError(f"f3∘f2: {n2} second-layer neurons with dependent products V_j W2_j: "
+                         "more flip sets than this checker compares")
+    return f"f3∘f2: the flip set {S} cancels" if S else ""
 
 
 def check(cert: dict) -> tuple[bool, str]:
@@ -82,21 +81,21 @@ def check(cert: dict) -> tuple[bool, str]:
     comp = cert["composite"]
     if not isinstance(comp, dict) or comp.get("type") != "symmetry_path":
         raise InputError("composite must be a symmetry_path certificate")
-    for why in (_first_pair(net), _last_pair(net)):
-        if why:
-            return False, why
-    ok, why = symmetry_path.check(comp)
-    if not ok:
-        return False, f"composite: {why}"
-    if comp.get("domain") is not None:
-        return False, "composite: the path holds on a restricted domain only"
-    a = network_from_dict(comp["a"], source="certificate[composite.a]")
-    b = network_from_dict(comp["b"], source="certificate[composite.b]")
+    a = network_from_dict(comp.get("a"), source="certificate[composite.a]")   # cheap checks first
+    b = network_from_dict(comp.get("b"), source="certificate[composite.b]")
     if a != net:
         return False, "composite: the path does not start at the network"
     if b.widths != net.widths:
         return False, "composite: the end point has other widths"
     if b.layer(2)[1] == net.layer(2)[1]:
         return False, "composite: b3 is unchanged, so the end point may be an S1 + S2 image"
+    if comp.get("domain") is not None:
+        return False, "composite: the path holds on a restricted domain only"
+    ok, why = symmetry_path.check(comp)
+    if not ok:
+        return False, f"composite: {why}"
+    for why in (_first_pair(net), _last_pair(net)):
+        if why:
+            return False, why
     return True, ("f2∘f1 and f3∘f2 meet their [derived] identifiability criteria; f3∘f2∘f1 has a "
                   "second parameter with another b3 (three-layer-fibers R19)")
