@@ -312,6 +312,27 @@ class Domain:
                              "a box with different bounds per coordinate")
         return c
 
+    def describe(self) -> str:
+        """The domain in words (a checker's reason names what it proved over):
+
+        >>> Domain.whole(2).describe(), Domain.orthant(2).describe(), Domain.cube(2, -1, 1).describe()
+        ('R^2', 'the orthant x >= 0 of R^2', 'the cube [-1, 1]^2')
+        >>> Domain([0, None], [1, 2], [([1, 1], 1)]).describe()
+        'the box [0, 1] x (-inf, 2] cut by 1 half-space'
+        """
+        d = self.dim
+        if all(v is None for v in self.lo + self.hi):
+            text = f"R^{d}"
+        elif all(v == 0 for v in self.lo) and all(v is None for v in self.hi):
+            text = f"the orthant x >= 0 of R^{d}"
+        elif len(set(zip(self.lo, self.hi))) == 1 and None not in self.lo + self.hi:
+            text = f"the cube [{self.lo[0]}, {self.hi[0]}]^{d}"
+        else:
+            text = "the box " + " x ".join(("(-inf" if a is None else f"[{a}") + ", " +
+                                           ("inf)" if b is None else f"{b}]") for a, b in zip(self.lo, self.hi))
+        k = len(self.halfspaces)
+        return text + (f" cut by {k} half-space{'s' * (k != 1)}" if k else "")
+
     def legacy_or_none(self):
         """:meth:`legacy`, or ``"other"`` for a domain that has no older form."""
         try:

@@ -281,6 +281,8 @@ def cmd_verify(args) -> int:
             path = dict(zip(keys, args.inputs)).get(why2.split("'")[1] if "'" in why2 else "", "")
             fail(f"{path or args.certificate}: not the network the certificate is about "
                  f"({why2}); the certificate itself is valid")
+        if len(objs) < len(keys):      # one file for an a/b certificate: b is not compared
+            why += f"; {args.inputs[0]} is its a (its b was not compared: give B too)"
     data = {"answer": ok, "valid": ok, "reason": why, "type": cert.get("type"),
             "method": "verify", "hypotheses": [], "certificate": args.certificate}
     shown = display.in_sentence(why, getattr(args, "exact", False))   # long rationals as ≈ decimals

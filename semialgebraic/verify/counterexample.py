@@ -52,10 +52,12 @@ def check(cert: dict) -> tuple[bool, str]:
     x = parse_vector(cert["x"], "x", length=a.n_inputs)
     ax = parse_vector(cert["a_x"], "a_x", length=a.n_outputs)
     bx = parse_vector(cert["b_x"], "b_x", length=b.n_outputs)
+    where = ""
     if "domain" in cert and cert["domain"] is not None:
         ok, why = _in_domain(x, cert["domain"])
         if not ok:
             return False, why
+        where = " in the domain"
     ra, rb = a(x), b(x)
     if list(ra) != ax:
         return False, "claimed a(x) is not the exact value of a at x"
@@ -63,7 +65,7 @@ def check(cert: dict) -> tuple[bool, str]:
         return False, "claimed b(x) is not the exact value of b at x"
     if ra == rb:
         return False, "a(x) equals b(x): not a counterexample"
-    return True, "a(x) != b(x) at the given exact input"
+    return True, f"a(x) != b(x) at the given exact input{where}"
 
 
 def _in_domain(x, domain) -> tuple[bool, str]:

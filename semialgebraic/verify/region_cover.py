@@ -220,29 +220,45 @@ def check(cert: dict) -> tuple[bool, str]:
         raise InputError("contract must be a list of steps")
     try:
         a, b = apply_contractions(a, b, contract, lo_hi)
+    except InputError:
+        raise                          # malformed (exit 2), not broken
     except ValueError as exc:
         return False, f"contract: {exc}"
     try:
         net = apply_reduction(difference_network(a, b), steps, lo_hi)
+    except InputError:
+        raise
     except ValueError as exc:
         return False, f"reduction: {exc}"
     regions = cert["regions"]
+    where = domain_words(lo_hi, d)
     if isinstance(regions, list) and not regions and is_collapsed(net):
         if any(v != 0 for v in net.biases[-1]):
             return False, "a - b reduces to a non-zero constant"
         return True, (f"{len(contract)} contractions and {len(steps)} exact reduction steps reduce a - b to "
                       "a network whose hidden neurons are all zero and whose output bias is zero: "
-                      "a - b = 0 on the domain")
+                      f"a - b = 0 on the domain, {where}")
     ok, why = _check_cover(net, regions, lo_hi, _zero_map)
     if not ok:
         return False, why
     if a == b:                        # `search regions`: a cover of one network's regions
-        return True, (f"{len(regions)} regions cover the domain (closed under facet crossing, "
+        return True, (f"{len(regions)} regions cover the domain, {where} (closed under facet crossing, "
                       "facet lists complete); a and b are the same network, so the certificate "
                       "is a region cover and claims no deviation")
     return True, (f"{len(contract)} contractions and {len(steps)} exact reduction steps, then {len(regions)} regions cover the "
-                  "domain (closed under facet crossing, facet lists complete) and a - b is zero "
+                  f"domain, {where} (closed under facet crossing, facet lists complete) and a - b is zero "
                   "on each")
+
+
+def domain_words(lo_hi, d: int) -> str:
+    """The parsed domain (:func:`_parse_domain`) in words, for the reason of a valid check."""
+    if isinstance(lo_hi, Domain):
+        return lo_hi.describe()
+    if lo_hi is None:
+        return Domain.whole(d).describe()
+    if lo_hi == "orthant":
+        return Domain.orthant(d).describe()
+    return Domain.cube(d, *lo_hi).describe()
 
 
 def is_collapsed(net: Network) -> bool:
@@ -274,8 +290,9 @@ def apply_reduction(net: Network, steps, lo_hi=None) -> Network:
         width = len(Ws[l])
         if st["step"] == "dead_cover":
             neurons = st.get("neurons")
-            if not isinstance(neurons, list) or not neurons or len(set(neurons)) != len(neurons) or \
-                    any(not isinstance(i, int) or isinstance(i, bool) or not 0 <= i < width for i in neurons):
+            if not isinstance(neurons, list) or not neurons or \
+                    any(not isinstance(i, int) or isinstance(i, bool) or not 0 <= i < width for i in neurons) \
+                    or len(set(neurons)) != len(neurons):
                 raise InputError(f"reduction[{k}]: neurons must be distinct neurons of layer {l}")
             prefix = Network([QMatrix.from_rows(W, ncols=(len(Ws[t - 1]) if t else net.n_inputs))
                               for t, W in enumerate(Ws[:l])]
@@ -357,6 +374,8 @@ def apply_contractions(a: Network, b: Network, steps, lo_hi=None) -> tuple[Netwo
             raise InputError(f"contract[{k}]: layer must be a hidden layer index of {st['net']}")
         try:
             nets[st["net"]] = contract_layer(Ws, bs, l, d, lo_hi)
+        except InputError:
+            raise
         except ValueError as exc:
             raise ValueError(f"step {k} ({st['net']}): {exc}") from None
     return tuple(Network([QMatrix.from_rows(W, ncols=(len(Ws[l - 1]) if l else d))
@@ -510,7 +529,9 @@ def _parse_domain(dom, d: int | None = None):
 def _check_cover(net, regions, lo_hi, value) -> tuple[bool, str]:
     """Regions of *net* that cover the domain (steps 1-4 of the module docstring), with
     ``value(net, r, reg, pattern, oriented, facets)`` checking the claim on each region."""
-    if not isinstance(regions, list) or not regions:
+    if not isinstance(regions, list):
+        raise InputError("regions must be a list")
+    if not regions:
         return False, "no regions listed"
     d = net.n_inputs
     dom = domain_rows(d, lo_hi)
@@ -520,7 +541,7 @@ def _check_cover(net, regions, lo_hi, value) -> tuple[bool, str]:
         if not isinstance(reg, dict) or "pattern" not in reg or "point" not in reg:
             raise InputError(f"region {r} lacks 'pattern' or 'point'")
         pat = reg["pattern"]
-        if not isinstance(pat, list) or len(pat) != n or any(s not in (-1, 0, 1) or isinstance(s, bool) for s in pat):
+        if not isinstance(pat, list) or len(pat) != n or any(type(s) is not int or s not in (-1, 0, 1) for s in pat):
             raise InputError(f"region {r}: pattern must list {n} entries in -1/0/1")
         patterns.append(tuple(pat))
     index = {p: i for i, p in enumerate(patterns)}

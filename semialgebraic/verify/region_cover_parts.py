@@ -44,6 +44,8 @@ def _prepared(cert: dict):
     try:
         a, b = _rc.apply_contractions(a, b, cert.get("contract", []), lo_hi)
         net = _rc.apply_reduction(difference_network(a, b), cert.get("reduction", []), lo_hi)
+    except InputError:
+        raise
     except ValueError as exc:
         return False, f"contract/reduction: {exc}", None, None, None
     regs = cert["regions"]

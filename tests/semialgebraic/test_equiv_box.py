@@ -105,7 +105,7 @@ def test_a_pair_that_differs_only_outside_the_box_is_equivalent_there():
     x = [to_q(t) for t in cert["x"]]
     assert _inside(x, [(-1, 1), (-1, 3)]) and x[1] > 2
     assert abs(A2(x)[0] - B2(x)[0]) > 0 and w.details["point"] == x
-    assert verify(cert) == (True, "a(x) != b(x) at the given exact input")
+    assert verify(cert) == (True, "a(x) != b(x) at the given exact input in the domain")
 
 
 # a = relu(relu(x0 - x1) - relu(x1 - x0)) + relu(x1) = relu(x0 - x1) + relu(x1) (needs the walk);
