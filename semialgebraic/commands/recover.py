@@ -88,7 +88,7 @@ def _text(rec, data, exact: bool) -> str:
         values += list(w) + [c]
         lines.append("  " + " + ".join(terms) + f" + ({number(c, exact)}) = 0   "
                      + {True: "[first layer: a whole hyperplane]", False: "[local piece of a deeper bend]",
-                        None: "[not classified: the search stopped]"}[whole])
+                        None: "[not classified]"}[whole])
     if rec.network is None:
         lines.append("  no one-hidden-layer network recovered; nothing written")
     else:

@@ -69,8 +69,9 @@ class Recovery:
     """Result of :func:`recover`: the bend hyperplanes ``(w, c)`` (lead(w) = 1, sorted), the
     output jump ``alpha`` of each, ``first_layer[i]``: the bend is a whole hyperplane (a
     first-layer bend; False: a local piece of a deeper layer's bent hyperplane; None: not
-    classified, the budget stopped first), the recovered network (one hidden layer; None when the
-    oracle is not one or the search is incomplete), the number of queries and ``complete``."""
+    classified: the budget stopped first, or no probe saw a clean jump), the recovered network
+    (one hidden layer; None when the oracle is not one or the search is incomplete), the number
+    of queries and ``complete``."""
 
     hyperplanes: list
     alphas: list
@@ -179,12 +180,22 @@ def _piece(f, x, delta):
     return J, c
 
 
-def _hyperplane_at(f, x, v):
-    """(w, c, alpha) of the bend through x (step 2), or None when no jump is seen."""
+NO_JUMP = "no jump"
+"""What :func:`_hyperplane_at` returns where the pieces on both sides agree (no bend there)."""
+
+
+def _hyperplane_at(f, x, v, gap=None):
+    """(w, c, alpha) of the bend through x (step 2), :data:`NO_JUMP` when the two sides' pieces
+    agree, or None when they cannot be read cleanly (a bend too close).  The probing
+    simplices stay within a quarter of *gap* (the distance in t to the nearest other break on
+    the line) of x, and the hyperplane read must pass through x: two bends closer than the probes
+    (relu(x0 + 1e-9·x1) − relu(x0): their jumps summed read as the bend x1 = 0, which f does
+    not have; session-34 audit) are not taken for one."""
+    eps = _EPS if gap is None else min(_EPS, gap / 4)
     pieces = []
     for sgn in (1, -1):
-        xs = [xi + sgn * _EPS * vi for xi, vi in zip(x, v)]
-        P1, P2 = _piece(f, xs, _EPS / 2 ** 10), _piece(f, xs, _EPS / 2 ** 12)
+        xs = [xi + sgn * eps * vi for xi, vi in zip(x, v)]
+        P1, P2 = _piece(f, xs, eps / 2 ** 10), _piece(f, xs, eps / 2 ** 12)
         if P1[0] != P2[0] or P1[1] != P2[1]:
             return None                       # another bend too close: try another line
         pieces.append(P1)
@@ -192,9 +203,11 @@ def _hyperplane_at(f, x, v):
     dJ = Jp - Jm
     o = next((o for o in range(dJ.nrows) if any(dJ.row_at(o))), None)
     if o is None:
-        return None
+        return NO_JUMP
     w = list(dJ.row_at(o))
     c = cp[o] - cm[o]
+    if sum((wi * xi for wi, xi in zip(w, x)), c) != 0:
+        return None                           # the jump of more than one bend: not through x
     lead = next(x for x in w if x != 0)
     w, c = [x / lead for x in w], c / lead
     # orientation: the u > 0 side; alpha = jump when crossing into u > 0
@@ -248,15 +261,18 @@ def recover(oracle, d: int, m: int, *, seed: int = 0, lines: int = 2,
     try:
         _search(f, d, lines, rng, found, notes)
         keys = sorted(found)
-        full = [_whole_hyperplane(f, w, c, rng) for w, c in keys]
+        full = [_whole_hyperplane(f, w, c, rng, [k for k in keys if k != (w, c)]) for w, c in keys]
         hyper = [(list(w), c) for w, c in keys]
         alphas = [list(found[k]) for k in keys]
         net = None
         if all(full):
             net = _one_hidden_layer(f, d, m, hyper, alphas, rng, notes)
-        else:
+        elif False in full:
             notes.append(f"{full.count(False)} bend(s) are not whole hyperplanes (bent hyperplanes "
                          "of a deeper layer): not a one-hidden-layer network")
+        else:
+            notes.append(f"{full.count(None)} bend(s) could not be probed away from the others "
+                         "(no clean jump): not classified, no network")
     except (_OutOfBudget, _Unconverged) as exc:
         keys = sorted(found)
         notes.append(f"stopped: {exc}; the bends found so far are reported, no network")
@@ -285,9 +301,11 @@ def _search(f, d, lines, rng, found, notes) -> None:
             if T > 2 ** 60:
                 break
             T *= 4
-        for t in _breaks(f, p, v, -T, T, ends[1], ends[2], rng):
-            h = _hyperplane_at(f, _on_line(p, v, t), v)
-            if h is None:
+        ts = _breaks(f, p, v, -T, T, ends[1], ends[2], rng)
+        for k, t in enumerate(ts):
+            gap = min([abs(t - u) for u in ts[:k] + ts[k + 1:]], default=None)
+            h = _hyperplane_at(f, _on_line(p, v, t), v, gap)
+            if h is None or h is NO_JUMP:
                 notes.append(f"no clean jump at t = {t} (another bend too close); skipped")
                 continue
             w, c, alpha = h
@@ -307,20 +325,28 @@ def _far_bend(f, p, v, T, ends) -> Q | None:
     return None
 
 
-def _whole_hyperplane(f, w, c, rng, probes: int = 3) -> bool:
+def _whole_hyperplane(f, w, c, rng, others=(), probes: int = 3) -> bool | None:
     """Is {w·x + c = 0} a bend at *probes* random far-apart points of it (a first-layer bend
-    hyperplane), rather than a piece of a bent hyperplane of a deeper layer?"""
-    d = len(w)
+    hyperplane), rather than a piece of a bent hyperplane of a deeper layer?  The probes stay
+    closer to the point than the *others* (the bends found) cross the same line."""
+    d, seen = len(w), 0
+
+    def crossing(w2, c2, p, v):
+        wv = sum((a * b for a, b in zip(w2, v)), Q(0))
+        return None if wv == 0 else -(sum((a * b for a, b in zip(w2, p)), Q(0)) + c2) / wv
     for _ in range(probes):
         p, v = _rand_vec(rng, d, scale=64), _rand_vec(rng, d)
-        wv = sum((a * b for a, b in zip(w, v)), Q(0))
-        if wv == 0:
+        t = crossing(w, c, p, v)
+        if t is None:
             continue
-        t = -(sum((a * b for a, b in zip(w, p)), Q(0)) + c) / wv
-        h = _hyperplane_at(f, _on_line(p, v, t), v)
-        if h is None or (list(h[0]), h[1]) != (list(w), c):
+        ts = [u for u in (crossing(w2, c2, p, v) for w2, c2 in others) if u is not None and u != t]
+        h = _hyperplane_at(f, _on_line(p, v, t), v, min((abs(t - u) for u in ts), default=None))
+        if h is None:
+            continue                      # no clean reading there: this probe says nothing
+        if h is NO_JUMP or (list(h[0]), h[1]) != (list(w), c):
             return False
-    return True
+        seen += 1
+    return True if seen else None
 
 
 def _one_hidden_layer(f, d, m, hyper, alphas, rng, notes) -> Network | None:

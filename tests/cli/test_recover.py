@@ -81,3 +81,19 @@ def test_recover_outsider_cases(tmp_path, capsys):
     code = main(["recover", str(tiny), "-o", str(out2)])
     text = capsys.readouterr().out
     assert code in (0, 3) and (code == 0 or "did not converge" in text) and (code == 0) == out2.exists()
+
+
+def test_two_bends_closer_than_the_probes_are_not_read_as_one(tmp_path, capsys):
+    """relu(x0 + 1e-9·x1) − relu(x0) (session-34 tools audit F2): the probes around a break took
+    both kinks' jumps for one bend, x1 = 0, which f does not have, and concluded 'not a
+    one-hidden-layer network'.  The probes now stay within a quarter of the gap to the next break
+    on the line, and a bend read must pass through its break."""
+    net = tmp_path / "near.json"
+    net.write_text(json.dumps({"format": "netfibers.network", "version": 1, "activation": "relu",
+                               "layers": [{"weight": [[1, "1e-9"], [1, 0]], "bias": [0, 0]},
+                                          {"weight": [[1, -1]], "bias": [0]}]}))
+    out = tmp_path / "rec.json"
+    assert main(["recover", str(net), "-o", str(out), "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert [h["w"] for h in data["hyperplanes"]] == [[1, 0], [1, "1/1000000000"]]
+    assert data["equal_to_file"] is True and all(data["first_layer"])
