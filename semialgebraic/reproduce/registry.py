@@ -8,7 +8,7 @@ documented value was obtained, ``False`` another one, ``None`` the item is not a
 (context: the detail says what stands for it).  ``tests/semialgebraic/test_reproduce.py``
 asserts that the registry covers every numbered item listed in docs/math.
 
-Three-layer side: three-layer-fibers R1–R41 (R16a–c too), G0–G8, S1–S8 (= R8–R15), T1–T11, P1–P16.
+Three-layer side: three-layer-fibers R1–R42 (R16a–c too), G0–G8, S1–S8 (= R8–R15), T1–T11, P1–P16.
 Skip-absorption side: skip-absorption R1–R20, the examples A … P6, pitfalls 1–12, the Cor. 11
 random experiment.  Documented deviations from the reference are the entries ``deviation …``.
 """
@@ -348,8 +348,17 @@ def _r41():
     return a.answer is True and b.answer is False, f"r21_shallow: {a.reason}; shallow_flip_set: {b.reason}"
 
 
+def _r42():
+    from ..shallow.identifiability import identifiability_shallow
+    from algebra.network import Network
+    a = Network.from_rows([[[1, 0], [-1, 0], [0, 1]], [[1, 1, 1]]], [[0, 0, 0], [0]])   # |x1| + σ(x2)
+    b = Network.from_rows([[[1], [-1], [1]], [[1, 1, 1]]], [[0, 0, -1], [0]])           # |x| + σ(x − 1)
+    va, vb = identifiability_shallow(a), identifiability_shallow(b)
+    return va.answer is True and vb.answer is False, f"|x1| + σ(x2): {va.reason}; |x| + σ(x − 1): {vb.reason}"
+
+
 def _later_entries():
-    """three-layer-fibers R28–R41 (§11): the results the engine added for branch and bound,
+    """three-layer-fibers R28–R42 (§11): the results the engine added for branch and bound,
     functional dimension and identifiability."""
     ctx = lambda text: (lambda: (None, text))
     return [
@@ -371,6 +380,7 @@ def _later_entries():
         ("R39", "[derived]", "the same with neurons active on the whole domain", _r39),
         ("R40", "[derived]", "a certified floor of the fiber's dimension: moves that compose", _r40),
         ("R41", "[derived]", "identifiability of one hidden layer on R^d", _r41),
+        ("R42", "[derived]", "one hidden layer with one shared hyperplane of opposite orientations", _r42),
     ]
 
 

@@ -123,11 +123,8 @@ def identifiability_shallow(net: Network, *, verify: bool = True, max_nullity: i
             return _planted(net, hyps, f"neurons {i} and {j} share a hyperplane with opposite "
                             "orientations and cancelling kinks (a linear pair): it moves with the "
                             "output bias", [with_hidden_neurons(net, 0, new, c2)], verify)
-    if pairs:
-        i, j, _ = pairs[0]
-        return Verdict(None, METHOD, f"non-generic: neurons {i} and {j} share a hyperplane with "
-                       "opposite orientations and a kink (as |x| = σ(x) + σ(−x)); R41 does not "
-                       "decide this case", tuple(hyps))
+    if pairs:                                      # opposite orientations, kinks that add
+        return _opposite_pairs(net, neurons, c, pairs, hyps, verify, max_nullity, budget)
     # I4: the kink matrices vec(v_i w_i^T), first by their rank without forming them
     W1, _ = net.layer(0)
     W2, _ = net.layer(1)
@@ -347,3 +344,209 @@ def _planted(net: Network, hyps: list, reason: str, copies: list, verify: bool) 
         return Verdict(False, METHOD, reason, tuple(hyps), cert, {"planted_copy": other.to_dict()})
     return Verdict(None, METHOD, f"undecided: {reason}, but every planted copy tried is in the "  # pragma: no cover
                    "S1 + S2 orbit", tuple(hyps))
+
+
+# ----------------------------------------------------------------------------------------------
+# two neurons on one hyperplane with opposite orientations whose kinks add (three-layer-fibers R42)
+# ----------------------------------------------------------------------------------------------
+def _opposite_pairs(net: Network, neurons, c, pairs, hyps, verify, max_nullity, budget) -> Verdict:
+    """I1, I2 hold, no pair shares a hyperplane with one orientation or cancels its kinks, and
+    *pairs* lists the pairs with opposite orientations (row j = −μ row i, v_i + μ v_j ≠ 0).
+
+    One pair (three-layer-fibers R42): another realisation exists iff (a) a non-empty flip set S
+    of the other neurons has ``Σ_S v_k w_kᵀ ∈ R^m w_iᵀ`` (the pair's second neuron pays the
+    remainder), or (b) for some other neuron q a set S of the remaining hyperplanes (the pair's
+    counted once, kink ``K = v_i + μ v_j``) has ``Σ_S M_k − μ v_j w_iᵀ ∈ R^m w_qᵀ`` (the second
+    neuron moves to q's hyperplane).  Each is a 0/1 problem on the kink matrices projected along
+    ``w_q`` (:func:`pair_problems`), decided as I4 is.  Two or more pairs: a planted copy when
+    their rows are linearly dependent or their linear remainder has rank ≤ 1 (a linear pair on a
+    new hyperplane pays it), otherwise undecided."""
+    if len(pairs) > 1:
+        copy, why = _pairs_copy(net, neurons, c, pairs)
+        if copy is not None:
+            hyps.append(Hypothesis(_PAIR_NAME, False, [list(p[:2]) for p in pairs[:4]]))
+            return _planted(net, hyps, why, [copy], verify)
+        (i, j, _), k = pairs[0], len(pairs)
+        return Verdict(None, METHOD, f"non-generic: {k} pairs of neurons (the first: {i} and {j}) "
+                       "share a hyperplane with opposite orientations and a kink (as |x| = σ(x) + "
+                       "σ(−x)); three-layer-fibers R42 decides one such pair", tuple(hyps))
+    i, j, lam = pairs[0]
+    open_ = []
+    for prob in pair_problems(neurons, i, j, -lam):
+        checkpoint()
+        S, how = _solve_problem(prob, max_nullity, budget)
+        if S is not None:
+            hyps.append(Hypothesis(_PAIR_NAME, False, {"hyperplane of": prob["q"], "S": S}))
+            copy = _pair_copy(net, neurons, c, i, j, -lam, prob, S)
+            where = ("the pair's second neuron pays the flips' linear part" if prob["q"] == i else
+                     f"the pair's second neuron moves to neuron {prob['q']}'s hyperplane")
+            flipped = [prob["members"][t] for t in S]
+            return _planted(net, hyps, f"neurons {i} and {j} share a hyperplane with opposite "
+                            f"orientations (their kinks add), and flipping {flipped} with {where} keeps "
+                            "the function (three-layer-fibers R42)", [copy], verify)
+        if how is not None:
+            open_.append(f"neuron {prob['q']}'s hyperplane: {how}")
+    if open_:
+        hyps.append(Hypothesis(_PAIR_NAME, None))
+        return Verdict(None, METHOD, f"undecided: neurons {i} and {j} share a hyperplane with "
+                       f"opposite orientations; R42's 0/1 problems not all decided ({open_[0]})",
+                       tuple(hyps))
+    n = len(neurons)
+    hyps.append(Hypothesis(_PAIR_NAME, True, [i, j]))
+    proof = {"kind": "opposite_pair", "pair": [i, j]}
+    cert = {**header("identifiability_hypotheses"), "claim": CLAIMS["identifiability_hypotheses"][2],
+            "network": net.to_dict(), "fiber_dimension": n, "flip_sets": proof}
+    v = Verdict(True, METHOD, f"identifiable up to permutation and positive scaling: neurons {i} "
+                f"and {j} share a hyperplane with opposite orientations (their kinks add), and no "
+                "flip of the other neurons, paid by the pair or by moving its second neuron, keeps "
+                "the function (three-layer-fibers R42)", tuple(hyps), cert,
+                {"fiber_dimension": n, "derived": True})
+    if verify:
+        from ..certificates import require_valid
+        from ..verify import verify as _verify
+        require_valid(cert, _verify)
+    return v
+
+
+_PAIR_NAME = "R42 no other realisation of a shared hyperplane with opposite orientations"
+
+
+def pair_problems(neurons, i: int, j: int, mu) -> list[dict]:
+    """The 0/1 problems of three-layer-fibers R42 for the pair (i, j), row j = −μ row i.
+
+    Hyperplanes: the pair's (neuron i, kink ``K = v_i + μ v_j``) and every other neuron's (kink
+    ``v_k``).  For each hyperplane q, the kink matrices ``u_e w_eᵀ`` of the others projected by
+    ``P_q = I − w_q w_qᵀ / (w_q·w_q)`` (``M P_q = 0`` iff ``M ∈ R^m w_qᵀ``) and the target: 0
+    (non-empty S) for the pair's own hyperplane, ``μ v_j (P_q w_i)ᵀ`` for another.  Each problem:
+    ``{"q", "members" (neuron indices, i for the pair), "rows" (P_q w_e), "cols" (u_e),
+    "target" (m x d rows), "nonempty"}``."""
+    wi, _, vi = neurons[i]
+    _, _, vj = neurons[j]
+    K = tuple(a + mu * b for a, b in zip(vi, vj))
+    hyper = [(i, wi, K)] + [(k, w, v) for k, (w, _, v) in enumerate(neurons) if k not in (i, j)]
+    out = []
+    for q, wq, _ in hyper:
+        nq = sum((x * x for x in wq), Q(0))
+
+        def proj(w):
+            t = sum((a * b for a, b in zip(w, wq)), Q(0)) / nq
+            return tuple(a - t * b for a, b in zip(w, wq))
+        pi = proj(wi)
+        target = ([[Q(0)] * len(wi) for _ in vi] if q == i else
+                  [[mu * a * b for b in pi] for a in vj])
+        members = [e for e in hyper if e[0] != q]
+        out.append({"q": q, "members": [e[0] for e in members], "rows": [proj(w) for _, w, _ in members],
+                    "cols": [u for _, _, u in members], "target": target, "nonempty": q == i})
+    return out
+
+
+def _solve_problem(prob, max_nullity, budget) -> tuple[list | None, str | None]:
+    """``(S, None)``: positions in ``members`` of a solution; ``(None, None)``: none (decided);
+    ``(None, why)``: not decided."""
+    k = len(prob["members"])
+    target = prob["target"]
+    zero = all(x == 0 for r in target for x in r)
+    if k == 0:
+        return (None, None) if prob["nonempty"] or not zero else ([], None)
+    m, d = len(target), len(target[0])
+    W1 = QMatrix.from_rows([list(r) for r in prob["rows"]], ncols=d)
+    W2 = QMatrix.from_rows([[u[o] for u in prob["cols"]] for o in range(m)], ncols=k)
+    res = find_s(W1, W2, QMatrix.from_rows(target, ncols=d), max_nullity=max_nullity, budget=budget,
+                 exact=True)
+    found = [list(S) for S in res.subsets if S or not prob["nonempty"]]
+    if found:
+        return found[0], None
+    if res.complete:
+        return None, None
+    if k > SPLIT_SUMS_MAX:
+        return None, f"{res.reason}; more than {SPLIT_SUMS_MAX} hyperplanes for the sums of two halves"
+    vecs = [[a * b for a in u for b in w] for w, u in zip(prob["rows"], prob["cols"])]
+    S = split_sums(vecs, None if prob["nonempty"] else [x for r in target for x in r])
+    return S, None
+
+
+def _pair_copy(net, neurons, c, i, j, mu, prob, S) -> Network:
+    """The other realisation of R42 for the solution *S* (positions in ``prob["members"]``)."""
+    q, flip = prob["q"], {prob["members"][t] for t in S}
+    wi, bi, vi = neurons[i]
+    wj, bj, vj = neurons[j]
+    m = len(vi)
+    K = tuple(a + mu * b for a, b in zip(vi, vj))
+    M = [[Q(0)] * len(wi) for _ in range(m)]                 # Σ_S M_e − target's matrix
+    for k in flip:
+        u, w = (K, wi) if k == i else (neurons[k][2], neurons[k][0])
+        for o in range(m):
+            for t, x in enumerate(w):
+                M[o][t] += u[o] * x
+    if q != i:
+        for o in range(m):
+            for t, x in enumerate(wi):
+                M[o][t] -= mu * vj[o] * x
+    wq = neurons[q][0]
+    t0 = next(t for t, x in enumerate(wq) if x != 0)
+    u = [M[o][t0] / wq[t0] for o in range(m)]                # M = u w_qᵀ
+    new = list(neurons)
+    for k in flip:
+        if k != i:
+            w, b, v = neurons[k]
+            new[k] = (tuple(-x for x in w), -b, v)
+    if q == i:                                                # the pair pays u h_i
+        new[i] = (wi, bi, tuple(a + b for a, b in zip(vi, u)))
+        new[j] = (wj, bj, tuple(a - b / mu for a, b in zip(vj, u)))
+    else:                                                     # its second neuron goes to H_q
+        new[i] = ((tuple(-x for x in wi), -bi, K) if i in flip else (wi, bi, K))
+        w, b, v = neurons[q]
+        new[q] = (w, b, tuple(a + x for a, x in zip(v, u)))
+        new[j] = (tuple(-x for x in w), -b, tuple(-x for x in u))
+    return _with_constant(net, neurons, c, new)
+
+
+def _pairs_copy(net, neurons, c, pairs) -> tuple[Network | None, str]:
+    """Two or more opposite pairs: another realisation when their rows w_i are linearly dependent
+    (the pairs' linear parts trade) or the linear remainder ``T = Σ μ v_j w_iᵀ`` has rank ≤ 1
+    (each hyperplane keeps one neuron, two spare ones form a linear pair ``u (t·x)``)."""
+    m, d = len(c), len(neurons[0][0])
+    mus = [-lam for _, _, lam in pairs]
+    A = QMatrix.from_rows([list(neurons[i][0]) for i, _, _ in pairs], ncols=d)
+    dep = A.T.nullspace()
+    if dep.nrows:
+        coef = dep.to_rows()[0]
+        new = list(neurons)
+        for (i, j, _), mu, ck in zip(pairs, mus, coef):
+            wi, bi, vi = neurons[i]
+            wj, bj, vj = neurons[j]
+            new[i] = (wi, bi, tuple(a - (ck if o == 0 else 0) for o, a in enumerate(vi)))
+            new[j] = (wj, bj, tuple(a + (ck / mu if o == 0 else 0) for o, a in enumerate(vj)))
+        return (_with_constant(net, neurons, c, new), "the rows of the pairs sharing a hyperplane with "
+                "opposite orientations are linearly dependent: their linear parts trade "
+                "(three-layer-fibers R42)")
+    T = [[sum((mu * neurons[j][2][o] * neurons[i][0][t] for (i, j, _), mu in zip(pairs, mus)), Q(0))
+          for t in range(d)] for o in range(m)]
+    if QMatrix.from_rows(T, ncols=d).rank() > 1:
+        return None, ""
+    o0 = next((o for o in range(m) if any(x != 0 for x in T[o])), None)
+    new = list(neurons)
+    for (i, j, _), mu in zip(pairs, mus):
+        wi, bi, vi = neurons[i]
+        wj, bj, vj = neurons[j]
+        new[i] = (wi, bi, tuple(a + mu * b for a, b in zip(vi, vj)))
+        new[j] = (wj, bj, tuple(Q(0) for _ in vj))
+    if o0 is not None:                                        # T = u tᵀ: −u σ(t·x) + u σ(−t·x)
+        t = T[o0]
+        t0 = next(k for k, x in enumerate(t) if x != 0)
+        u = tuple(T[o][t0] / t[t0] for o in range(m))
+        (_, j1, _), (_, j2, _) = pairs[0], pairs[1]
+        new[j1] = (tuple(t), Q(0), tuple(-x for x in u))
+        new[j2] = (tuple(-x for x in t), Q(0), u)
+    return (_with_constant(net, neurons, c, new), "every hyperplane shared with opposite orientations "
+            "keeps one neuron, and two spare neurons form a linear pair paying the linear part "
+            "(rank ≤ 1; three-layer-fibers R42)")
+
+
+def _with_constant(net, neurons, c, new) -> Network:
+    """*net* with hidden neurons *new*, the output bias moved so that both agree at x = 0 (the
+    moves of R42 change the function by a constant only)."""
+    def at0(ns):
+        return [sum((v[o] * max(b, Q(0)) for _, b, v in ns), Q(0)) for o in range(len(c))]
+    old0, new0 = at0(neurons), at0(new)
+    return with_hidden_neurons(net, 0, new, tuple(ci + a - b for ci, a, b in zip(c, old0, new0)))

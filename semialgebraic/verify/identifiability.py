@@ -100,13 +100,17 @@ def _check_shallow(cert: dict, net, fd) -> tuple[bool, str]:
     ``enumerated``: every 0/1 point of their dependencies, at most 2^16, re-enumerated here;
     ``split_sums``: every subset's sum, at most 40 neurons, compared here as the sums of two
     halves), and the fiber dimension n."""
-    if cert["claim"] != CLAIMS["identifiability_hypotheses"][1]:
-        return False, "the claim names R18 (two hidden layers), the network has one hidden layer"
     proof = cert.get("flip_sets")
     if not isinstance(proof, dict) or proof.get("kind") not in ("independent", "positive_functional",
-                                                                 "enumerated", "split_sums"):
+                                                                 "enumerated", "split_sums", "opposite_pair"):
         raise InputError("flip_sets must be an object of kind independent, positive_functional, "
-                         "enumerated or split_sums")
+                         "enumerated, split_sums or opposite_pair")
+    kind = proof["kind"]
+    if cert["claim"] != CLAIMS["identifiability_hypotheses"][2 if kind == "opposite_pair" else 1]:
+        return False, ("the claim names R18 (two hidden layers), the network has one hidden layer"
+                       if cert["claim"] == CLAIMS["identifiability_hypotheses"][0] else
+                       f"the claim does not match flip_sets of kind {kind} (R41: no shared hyperplane; "
+                       "R42: one pair with opposite orientations)")
     d, n, m = net.widths
     (W1, b1), (W2, _) = net.layer(0), net.layer(1)
     rows = [list(W1.row_at(i)) for i in range(n)]
@@ -116,10 +120,11 @@ def _check_shallow(cert: dict, net, fd) -> tuple[bool, str]:
             return False, f"I1 fails: neuron {i} is not read (zero column of W2): its row is free"
         if all(x == 0 for x in rows[i]):
             return False, f"I2 fails: neuron {i} has a zero row (constant or dead): not identifiable"
+    if kind == "opposite_pair":
+        return _check_opposite_pair(proof, rows, list(b1), cols, fd)
     pair = _proportional_pair([r + [b1[i]] for i, r in enumerate(rows)])
     if pair is not None:
         return False, f"I3 fails: rows {pair[0]} and {pair[1]} of [W1 | b1] are proportional"
-    kind = proof["kind"]
     if kind == "independent":
         if n > d * m:
             return False, "I4 not shown: more neurons than entries of an m x d matrix"
@@ -148,59 +153,159 @@ def _check_shallow(cert: dict, net, fd) -> tuple[bool, str]:
                   "(validity relative to three-layer-fibers R41, a [derived] result)")
 
 
+def _check_opposite_pair(proof, rows, b1, cols, fd) -> tuple[bool, str]:
+    """three-layer-fibers R42: exactly one pair of proportional rows of [W1 | b1], row j = −μ row i
+    (μ > 0), with v_i + μ v_j ≠ 0 (the kinks add); and none of R42's 0/1 problems has a solution
+    (re-derived here: for each hyperplane q — the pair's, kink K = v_i + μ v_j, and each other
+    neuron's — the others' kink matrices times ``P_q = I − w_q w_qᵀ/(w_q·w_q)`` summing to 0 over
+    a non-empty S for the pair's own, to ``μ v_j (P_q w_i)ᵀ`` for another q; every 0/1 point of
+    the solutions enumerated, or every subset compared as the sums of two halves)."""
+    n = len(rows)
+    ext = [r + [b] for r, b in zip(rows, b1)]
+    groups: dict = {}
+    for k, r in enumerate(ext):
+        lead = next(x for x in r if x != 0)
+        groups.setdefault(_key([x / lead for x in r]), []).append(k)
+    shared = [g for g in groups.values() if len(g) > 1]
+    claimed = proof.get("pair")
+    if not isinstance(claimed, list) or len(claimed) != 2 or any(type(x) is not int for x in claimed):
+        raise InputError("flip_sets.pair must be a list of two neuron indices")
+    if len(shared) != 1 or len(shared[0]) != 2:
+        return False, (f"R42 needs exactly one pair of proportional rows of [W1 | b1]; there are "
+                       f"{sum(len(g) - 1 for g in shared)} ({[g for g in shared][:3]})")
+    i, j = shared[0]
+    if sorted(claimed) != [i, j]:
+        return False, f"the proportional rows are {i} and {j}, not {claimed}"
+    lead = next(t for t, x in enumerate(ext[i]) if x != 0)
+    mu = -ext[j][lead] / ext[i][lead]
+    if mu < 0:
+        return False, f"I3 fails: rows {i} and {j} are proportional with the same orientation (a trade)"
+    K = [a + mu * b for a, b in zip(cols[i], cols[j])]
+    if all(x == 0 for x in K):
+        return False, f"rows {i} and {j} are a linear pair (their kinks cancel): not identifiable"
+    hyper = [(i, rows[i], K)] + [(k, rows[k], cols[k]) for k in range(n) if k not in (i, j)]
+    zero = 0 * mu
+    for q, wq, _ in hyper:
+        nq = sum((x * x for x in wq), zero)
+
+        def proj(w):
+            t = sum((a * b for a, b in zip(w, wq)), zero) / nq
+            return [a - t * b for a, b in zip(w, wq)]
+        vecs = [[a * b for a in u for b in proj(w)] for k, w, u in hyper if k != q]
+        pi = proj(rows[i])
+        target = [zero] * len(K) * len(pi) if q == i else [mu * a * b for a in cols[j] for b in pi]
+        S = _subset_with_sum(vecs, target, nonempty=q == i)
+        if isinstance(S, str):
+            return False, f"R42 not shown for neuron {q}'s hyperplane: {S}"
+        if S is not None:
+            return False, (f"R42 fails: another realisation (hyperplane of neuron {q}, positions {S} "
+                           "of the others flipped): not identifiable")
+    if fd != n:
+        return False, f"claimed fiber dimension {fd!r} != n = {n}"
+    return True, ("every hypothesis of the identifiability criterion holds exactly "
+                  "(validity relative to three-layer-fibers R42, a [derived] result)")
+
+
+def _subset_with_sum(vecs, target, nonempty) -> list | None | str:
+    """A set S of positions (non-empty if *nonempty*) with ``Σ_S vecs = target``, None when there
+    is none, a string when neither way here may decide: the 0/1 points of the affine solutions
+    (at most 2^:data:`MAX_ENUMERATED`), else every subset as the sums of two halves (at most
+    :data:`MAX_SPLIT` vectors)."""
+    if not nonempty and _is_zero(target):
+        return []
+    k = len(vecs)
+    if k == 0:
+        return None
+    R, piv = QMatrix.from_rows([list(c) + [t] for c, t in zip(zip(*vecs), target)], ncols=k + 1).rref()
+    if k in piv:
+        return None                                   # inconsistent over Q
+    free = [f for f in range(k) if f not in piv]
+    if len(free) <= MAX_ENUMERATED:
+        return _flip_set_points(R, piv, free, k, nonempty)
+    if k > MAX_SPLIT:
+        return f"{len(free)} free coordinates and {k} vectors: beyond this checker's enumerations"
+    return _zero_sum(vecs, target) or None
+
+
+def _is_zero(v) -> bool:
+    return all(x == 0 for x in v)
+
+
+def _flip_set_points(R, piv, free, rhs, nonempty) -> list | None:
+    """A 0/1 point of ``{t : R t = R[:, rhs]}`` (R in reduced echelon form; ``rhs`` the column of
+    the right-hand side, or None for 0) as the sorted set of its 1s, non-empty if *nonempty*;
+    None when there is none.  A Gray-code walk over the free coordinates' 0/1 values (integer
+    rows: pivot ``t_r = rhs_r − Σ_f R[r, f] t_f`` must be 0 or 1)."""
+    rows = []
+    for r, p in enumerate(piv):
+        vals = [R[r, f] for f in free] + ([R[r, rhs]] if rhs is not None else [])
+        den = 1
+        for x in vals:
+            q = int(x.q)
+            den = den * q // _gcd(den, q)
+        rows.append((den, [int((R[r, f] * den).p) for f in free],
+                     int((R[r, rhs] * den).p) if rhs is not None else 0))
+    sums = [-b for _, _, b in rows]               # Σ_f R[r, f] t_f − rhs_r, scaled: 0 or −den
+    t = [0] * len(free)
+
+    def found():
+        if all(s == 0 or s == -den for s, (den, _, _) in zip(sums, rows)):
+            S = sorted([free[q] for q in range(len(free)) if t[q]] +
+                       [piv[r] for r, (den, _, _) in enumerate(rows) if sums[r] == -den])
+            if S or not nonempty:
+                return S
+        return None
+    S = found()
+    if S is not None:
+        return S
+    for step in range(1, 1 << len(free)):
+        k = (step & -step).bit_length() - 1          # the bit that changes (Gray code)
+        t[k] ^= 1
+        sign = 1 if t[k] else -1
+        for r, (_, ints, _) in enumerate(rows):
+            sums[r] += sign * ints[k]
+        S = found()
+        if S is not None:
+            return S
+    return None
+
+
 def _flip_set(kinks, n) -> list | str:
-    """A non-empty S ⊆ range(n) whose kink vectors sum to 0 ([] when there is none), found by a
-    Gray-code walk over the 0/1 values of the free coordinates of their dependencies (integer
-    rows: pivot t_r = −Σ_f R[r, f] t_f must be 0 or 1); a string when there are too many."""
+    """A non-empty S ⊆ range(n) whose kink vectors sum to 0 ([] when there is none), by
+    :func:`_flip_set_points` on their dependencies; a string when there are too many."""
     R, piv = QMatrix.from_rows([list(c) for c in zip(*kinks)], ncols=n).rref()
     free = [j for j in range(n) if j not in piv]
     if len(free) > MAX_ENUMERATED:
         return (f"I4 not shown: {len(free)} free coordinates, more than the {MAX_ENUMERATED} this "
                 "checker enumerates")
-    rows = []
-    for r, p in enumerate(piv):
-        den = 1
-        for f in free:
-            q = int(R[r, f].q)
-            den = den * q // _gcd(den, q)
-        rows.append((den, [int((R[r, f] * den).p) for f in free]))
-    sums = [0] * len(rows)
-    t = [0] * len(free)
-    for step in range(1, 1 << len(free)):
-        k = (step & -step).bit_length() - 1          # the bit that changes (Gray code)
-        t[k] ^= 1
-        sign = 1 if t[k] else -1
-        ok = True
-        for r, (den, ints) in enumerate(rows):
-            sums[r] += sign * ints[k]
-            if sums[r] != 0 and sums[r] != -den:
-                ok = False
-        if ok:
-            S = sorted([free[q] for q in range(len(free)) if t[q]] +
-                       [piv[r] for r, (den, _) in enumerate(rows) if sums[r] == -den])
-            return S
-    return []
+    return _flip_set_points(R, piv, free, None, True) or []
 
 
 MAX_SPLIT = 40
 """Most neurons whose subsets this checker compares as the sums of two halves."""
 
 
-def _zero_sum(kinks) -> list | str:
-    """A non-empty S whose kink vectors sum to 0 ([] when none), by every subset of each half:
-    the integer sums keyed by a linear form mod 2^61 − 1 (a zero sum gives 0), a match of the
-    two halves re-checked exactly; a string when there are more than :data:`MAX_SPLIT`."""
+def _zero_sum(kinks, target=None) -> list | str:
+    """A non-empty S whose kink vectors sum to 0 (or to *target*; [] when none), by every subset
+    of each half: the integer sums keyed by a linear form mod 2^61 − 1 (a zero sum gives 0), a
+    match of the two halves re-checked exactly; a string when there are more than
+    :data:`MAX_SPLIT`."""
     n = len(kinks)
     if n > MAX_SPLIT:
         return f"I4 not shown: {n} neurons, more than the {MAX_SPLIT} whose subsets this checker compares"
+    if not kinks:
+        return []
+    goal = list(target) if target is not None else [0 * kinks[0][0]] * len(kinks[0])
     den = 1
-    for v in kinks:
+    for v in list(kinks) + [goal]:
         for x in v:
             q = int(x.q)
             den = den * q // _gcd(den, q)
     ints = [[int((x * den).p) for x in v] for v in kinks]
     prime = (1 << 61) - 1
     keys = [sum(pow(5, k + 1, prime) * x for k, x in enumerate(v)) % prime for v in ints]
+    want = [int((x * den).p) for x in goal]
+    hw = sum(pow(5, k + 1, prime) * x for k, x in enumerate(want)) % prime
 
     def sums(part):
         out = {0: 0}
@@ -212,9 +317,9 @@ def _zero_sum(kinks) -> list | str:
     for m, h in first.items():
         index.setdefault(h, []).append(m)
     for mb, h in sums(range(n // 2, n)).items():
-        for ma in index.get((-h) % prime, ()):
+        for ma in index.get((hw - h) % prime, ()):
             S = [i for i in range(n) if (ma | mb) >> i & 1]
-            if S and all(sum(ints[i][k] for i in S) == 0 for k in range(len(ints[0]))):
+            if S and all(sum(ints[i][k] for i in S) == want[k] for k in range(len(ints[0]))):
                 return S
     return []
 

@@ -69,8 +69,9 @@ def _checked(net, v, rng):
     copy computes the same function, is outside the orbit, and its path verifies."""
     d, n, _ = net.widths
     if v.answer is True:
-        F = fiber_shallow(net)
-        assert F.number_of_orbits == 1 and F.dimension.exact and F.dimension.value == n
+        if v.certificate["flip_sets"]["kind"] != "opposite_pair":   # (the fiber leaves R42's case open)
+            F = fiber_shallow(net)
+            assert F.number_of_orbits == 1 and F.dimension.exact and F.dimension.value == n
         assert verify(jsonable(v.certificate))[0]
         assert v.certificate["fiber_dimension"] == n
     elif v.answer is False:
@@ -90,8 +91,9 @@ def test_examples_each_way():
         "split": (_net([[1, 0], [2, 0]], [1, 2], [[1, 1]], [0]), False),
         "linear pair": (_net([[1, 0], [-2, 0]], [1, -2], [[1, "-1/2"]], [0]), False),
         "flip set": (_net([[1, 0], [1, 0], [0, 1]], [0, 1, 0], [[1, -1, 2]], [0]), False),
-        # |x| = σ(x) + σ(−x): a shared hyperplane with opposite orientations and a kink
-        "abs": (_net([[1], [-1]], [0, 0], [[1, 1]], [0]), None),
+        # |x| = σ(x) + σ(−x): a shared hyperplane with opposite orientations and a kink;
+        # three-layer-fibers R42: two neurons, nowhere else for the linear part: identifiable
+        "abs": (_net([[1], [-1]], [0, 0], [[1, 1]], [0]), True),
     }
     for name, (net, want) in cases.items():
         v = identifiability_shallow(net)

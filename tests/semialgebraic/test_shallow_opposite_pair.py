@@ -1,0 +1,244 @@
+"""``identify`` on one hidden layer with two neurons on one hyperplane of opposite orientations
+whose kinks add (three-layer-fibers R42): verdicts against the test's own enumeration of where
+θ' can put its neurons, planted copies against exact evaluation, S1 + S2 keep the verdict, and
+the certificate's checker with mutations."""
+
+import copy
+import json
+import random
+from fractions import Fraction
+from itertools import product
+
+import pytest
+from hypothesis import given, settings, strategies as st
+
+from algebra.io.native import network_from_dict
+from algebra.network import Network
+from semialgebraic.certificates import jsonable
+from semialgebraic.shallow.identifiability import identifiability_shallow
+from semialgebraic.verify import verify
+
+F = Fraction
+
+
+def _net(W1, b1, W2, b2=None):
+    return Network.from_rows([W1, W2], [b1, b2 if b2 is not None else [0] * len(W2)])
+
+
+def _eval(net, x):
+    """f(x) with Fractions (the test's own evaluation)."""
+    (W1, b1), (W2, b2) = net.layer(0), net.layer(1)
+    h = [max(sum(F(str(w)) * xi for w, xi in zip(W1.row_at(i), x)) + F(str(b1[i])), 0)
+         for i in range(W1.nrows)]
+    return [sum(F(str(W2[o, i])) * h[i] for i in range(len(h))) + F(str(b2[o])) for o in range(W2.nrows)]
+
+
+def _orbit(net):
+    """The test's own S1 + S2 normal form: each neuron scaled by |first non-zero of (w, b)|."""
+    (W1, b1), (W2, b2) = net.layer(0), net.layer(1)
+    out = []
+    for i in range(W1.nrows):
+        row = [F(str(x)) for x in W1.row_at(i)] + [F(str(b1[i]))]
+        v = [F(str(W2[o, i])) for o in range(W2.nrows)]
+        lead = next((abs(x) for x in row if x != 0), None)
+        if lead is None:
+            lv = next((abs(x) for x in v if x != 0), F(1))
+            out.append((tuple(row), tuple(x / lv for x in v)))
+        else:
+            out.append((tuple(x / lead for x in row), tuple(x * lead for x in v)))
+    return sorted(out), [F(str(c)) for c in b2]
+
+
+def _placements(W1, b1, W2):
+    """The test's own decision for exactly one opposite pair (three-layer-fibers R42's proof,
+    read directly): θ' has one neuron on each kink hyperplane and one spare.  Enumerate which
+    hyperplane (or none) carries two neurons of opposite orientations (its linear part B free)
+    and the orientation of every other (B = 0 or its kink); a placement matching the linear part
+    T = μ v_j w_iᵀ other than θ's own means not identifiable."""
+    n, m = len(W1), len(W2)
+    W1 = [[F(x) for x in r] for r in W1]
+    b1 = [F(x) for x in b1]
+    V = [[F(W2[o][i]) for o in range(m)] for i in range(n)]
+    ext = [r + [b] for r, b in zip(W1, b1)]
+    pair = [(i, j) for i in range(n) for j in range(i + 1, n)
+            if all(ext[i][a] * ext[j][c] == ext[i][c] * ext[j][a] for a in range(len(ext[i]))
+                   for c in range(len(ext[i])))]
+    assert len(pair) == 1
+    i, j = pair[0]
+    lead = next(t for t, x in enumerate(ext[i]) if x != 0)
+    mu = -ext[j][lead] / ext[i][lead]
+    assert mu > 0
+    K = [a + mu * b for a, b in zip(V[i], V[j])]
+    hyper = [(W1[i], K)] + [(W1[k], V[k]) for k in range(n) if k not in (i, j)]
+    T = [[mu * a * b for b in W1[i]] for a in V[j]]
+    r = len(hyper)
+    for double in [None] + list(range(r)):
+        for signs in product((0, 1), repeat=r):
+            if double is not None and signs[double]:
+                continue
+            R = [[T[o][t] - sum((hyper[k][1][o] * hyper[k][0][t] for k in range(r) if signs[k]), F(0))
+                  for t in range(len(W1[0]))] for o in range(m)]
+            if double is None:
+                ok = all(x == 0 for row in R for x in row)
+            else:
+                wq = hyper[double][0]
+                ok = all(row[a] * wq[c] == row[c] * wq[a] for row in R for a in range(len(wq))
+                         for c in range(len(wq)))
+            if ok and not (double == 0 and not any(signs)):
+                return False
+    return True
+
+
+def _random_pair_net(rng, d, n, m):
+    """A net with I1, I2 and one opposite pair with adding kinks (rows 0 and 1, then shuffled)."""
+    ws = tuple(range(-2, 3)) if d > 1 else tuple(range(-4, 5))     # one input: enough distinct lines
+    bs = (-1, 0, 1) if d > 1 else tuple(range(-3, 4))
+    while True:
+        vals = (-2, -1, 1, 2)
+        wi = [rng.choice(ws) for _ in range(d)]
+        if not any(wi):
+            continue
+        bi = rng.choice(bs)
+        mu = rng.choice((F(1), F(2), F(1, 2)))
+        rows = [wi + [bi], [-mu * x for x in wi] + [-mu * bi]]
+        for _ in range(n - 2):
+            rows.append([rng.choice(ws) for _ in range(d)] + [rng.choice(bs)])
+        cols = [[rng.choice(vals) for _ in range(m)] for _ in range(n)]
+        if any(not any(r[:d]) for r in rows):
+            continue
+        K = [a + mu * b for a, b in zip(cols[0], cols[1])]
+        if not any(K):
+            continue
+        prop = [(a, b) for a in range(n) for b in range(a + 1, n)
+                if all(rows[a][s] * rows[b][t] == rows[a][t] * rows[b][s]
+                       for s in range(d + 1) for t in range(d + 1))]
+        if prop != [(0, 1)]:
+            continue
+        perm = list(range(n))
+        rng.shuffle(perm)
+        W1 = [[str(x) for x in rows[p][:d]] for p in perm]
+        b1 = [str(rows[p][d]) for p in perm]
+        W2 = [[str(cols[p][o]) for p in perm] for o in range(m)]
+        return W1, b1, W2
+
+
+def _checked(net, v, rng, d):
+    if v.answer is True:
+        assert verify(jsonable(v.certificate))[0]
+        assert v.certificate["fiber_dimension"] == net.widths[1]
+        assert v.certificate["flip_sets"]["kind"] == "opposite_pair"
+    elif v.answer is False:
+        other = network_from_dict(v.details["planted_copy"])
+        for _ in range(40):
+            x = [F(rng.randint(-30, 30), rng.randint(1, 5)) for _ in range(d)]
+            assert _eval(net, x) == _eval(other, x)
+        assert _orbit(net) != _orbit(other)
+        assert verify(jsonable(v.certificate))[0]
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_random_pairs_against_the_placements(seed):
+    """Random nets with one planted opposite pair: every verdict is decided (one pair), agrees
+    with the test's own enumeration of placements, and its evidence re-checks."""
+    rng = random.Random(4200 + seed)
+    counts = {True: 0, False: 0}
+    for _ in range(30):
+        d, m = rng.choice((1, 2, 2, 3)), rng.choice((1, 1, 2))
+        n = rng.randint(2, 6)
+        W1, b1, W2 = _random_pair_net(rng, d, n, m)
+        net = _net(W1, b1, W2)
+        v = identifiability_shallow(net)
+        assert v.answer is _placements(W1, b1, W2), (W1, b1, W2, v.reason)
+        counts[v.answer] += 1
+        _checked(net, v, rng, d)
+    assert counts[True] and counts[False]
+
+
+@settings(max_examples=25, deadline=None)
+@given(st.integers(0, 10 ** 6))
+def test_planted_permutation_and_scaling_keep_the_verdict(seed):
+    rng = random.Random(seed)
+    d, m, n = rng.choice((2, 3)), rng.choice((1, 2)), rng.randint(3, 5)
+    W1, b1, W2 = _random_pair_net(rng, d, n, m)
+    perm = list(range(n))
+    rng.shuffle(perm)
+    s = [F(rng.randint(1, 5), rng.randint(1, 3)) for _ in range(n)]
+    W1b = [[str(F(x) * s[p]) for x in W1[p]] for p in perm]
+    b1b = [str(F(b1[p]) * s[p]) for p in perm]
+    W2b = [[str(F(r[p]) / s[p]) for p in perm] for r in W2]
+    a, b = identifiability_shallow(_net(W1, b1, W2)), identifiability_shallow(_net(W1b, b1b, W2b))
+    assert a.answer is b.answer is _placements(W1, b1, W2)
+
+
+def test_examples_each_way():
+    # |x1| + σ(x2): identifiable (the pair's linear part cannot move anywhere)
+    v = identifiability_shallow(_net([[1, 0], [-1, 0], [0, 1]], [0, 0, 0], [[1, 1, 1]]))
+    assert v.answer is True and "R42" in v.reason
+    # |x| alone, two neurons: identifiable
+    assert identifiability_shallow(_net([[1], [-1]], [0, 0], [[1, 1]])).answer is True
+    # |x| + σ(x − 1) = 2σ(x) + σ(1 − x) − 1: not identifiable (one input: the pair's linear part
+    # moves to any other hyperplane)
+    v = identifiability_shallow(_net([[1], [-1], [1]], [0, 0, -1], [[1, 1, 1]]))
+    assert v.answer is False
+    other = network_from_dict(v.details["planted_copy"])
+    for x in (-3, -1, 0, F(1, 2), 1, 2, 5):
+        assert _eval(other, [x]) == _eval(_net([[1], [-1], [1]], [0, 0, -1], [[1, 1, 1]]), [x])
+    # a parallel hyperplane (x1 = 1) takes the linear part too
+    v = identifiability_shallow(_net([[1, 0], [-1, 0], [2, 0], [0, 1]], [0, 0, -2, 0], [[1, 1, 1, 1]]))
+    assert v.answer is False
+    # two pairs, one output: |x1| + |x2| = 2σ(x1) + 2σ(x2) − (x1 + x2), a linear pair pays it
+    v = identifiability_shallow(_net([[1, 0], [-1, 0], [0, 1], [0, -1]], [0, 0, 0, 0], [[1, 1, 1, 1]]))
+    assert v.answer is False and "linear pair" in v.reason
+    # two parallel pairs: |x| + |x − 1|, their linear parts trade
+    v = identifiability_shallow(_net([[1], [-1], [1], [-1]], [0, 0, -1, 1], [[1, 1, 1, 1]]))
+    assert v.answer is False and "linearly dependent" in v.reason
+    # two pairs, two outputs, remainder of rank 2: undecided (linear pairs of spare neurons)
+    v = identifiability_shallow(_net([[1, 0], [-1, 0], [0, 1], [0, -1]], [0, 0, 0, 0],
+                                     [[1, 1, 1, 1], [1, 2, 3, 1]]))
+    assert v.answer is None and "R42" in v.reason
+
+
+def _identifiable_cert():
+    v = identifiability_shallow(_net([[1, 0], [-1, 0], [0, 1], [1, 1]], [0, 0, 0, 1],
+                                     [[1, 2, 1, 3], [2, 1, -1, 1]]))
+    assert v.answer is True
+    return jsonable(v.certificate)
+
+
+def test_mutated_certificates_are_rejected():
+    good = _identifiable_cert()
+    assert verify(good)[0]
+
+    def bad(edit):
+        c = copy.deepcopy(good)
+        edit(c)
+        try:
+            return not verify(c)[0]
+        except Exception:
+            return True
+    assert bad(lambda c: c.update(fiber_dimension=3))
+    assert bad(lambda c: c["flip_sets"].update(pair=[0, 2]))
+    assert bad(lambda c: c.update(flip_sets={"kind": "split_sums"}))     # R41's proof: I3 fails
+    assert bad(lambda c: c.update(claim=c["claim"].replace("R42", "R41")))
+    # neuron 3 made parallel to the pair's hyperplane: (a) has a solution
+    assert bad(lambda c: c["network"]["layers"][0]["weight"].__setitem__(3, [2, 0]))
+    # the pair's kinks made to cancel (a linear pair): not identifiable
+    assert bad(lambda c: c["network"]["layers"][1]["weight"].__setitem__(0, [1, -1, 1, 3]))
+    # the pair with one orientation: a trade
+    assert bad(lambda c: c["network"]["layers"][0]["weight"].__setitem__(1, [1, 0]))
+    # a second opposite pair
+    assert bad(lambda c: (c["network"]["layers"][0]["weight"].__setitem__(3, [0, -1]),
+                          c["network"]["layers"][0]["bias"].__setitem__(3, 0)))
+
+
+def test_cli_identify_an_abs_pair(tmp_path, capsys):
+    from semialgebraic.cli import main
+    path = tmp_path / "abs.json"
+    path.write_text(json.dumps({"format": "netfibers.network", "version": 1, "activation": "relu",
+                                "layers": [{"weight": [[1, 0], [-1, 0], [0, 1]], "bias": [0, 0, 0]},
+                                           {"weight": [[1, 1, 1]], "bias": [0]}]}))
+    cert = tmp_path / "c.json"
+    assert main(["identify", str(path), "--certificate", str(cert)]) == 0
+    out = capsys.readouterr().out
+    assert "R42" in out
+    assert main(["verify", str(cert)]) == 0
