@@ -57,7 +57,7 @@ from ..rationals import to_q
 from .qmatrix import QMatrix
 
 __all__ = ["PRIME", "PRIMES_24", "PRIME_31", "PRIME_61", "is_prime", "prime_for", "residue",
-           "outer_products_rank",
+           "outer_products_rank", "outer_products_ranks_modulo",
            "residues", "nmod_rank", "nmod_rref", "nmod_left_kernel_vector", "rank_lower_bound", "exact_rank",
            "rank_mod_p", "echelon_mod_p", "rref_mod_p", "kernel_mod_p", "shrink_kernel_mod_p",
            "shrink_kernel_free_mod_p", "kernel_rows_mod_p", "shrink_kernel_rows_mod_p", "expand_kernel",
@@ -967,3 +967,52 @@ def outer_products_rank(W: QMatrix, V: QMatrix, extra: int = 8, seed: int = 0) -
         if best == n:
             break
     return best
+
+
+def outer_products_ranks_modulo(W: QMatrix, V: QMatrix, U: QMatrix, extra: int = 8,
+                                seed: int = 0) -> tuple[int, list[int]]:
+    """Lower bounds over Q of (1) the rank of the n matrices ``B_k = V[:, k] W[k, :]`` (W n x d,
+    V m x n) and, when they are independent, (2) for each row u of U the rank of the m matrices
+    ``e_o uᵀ`` modulo their span (three-layer-fibers R42's independence test).  As
+    :func:`outer_products_rank`: every matrix paired with k = n + m + *extra* random rank-one
+    functionals ``a_j b_jᵀ`` mod a prime below 2^20; a kernel K of the base's k-vectors gives
+    the rank of a group modulo the base as the rank of its k-vectors times K (a projection or a
+    reduction mod p cannot raise a rank).  (2) is ``[]`` unless (1) is n.  The best of two primes.
+
+    >>> W = QMatrix.from_rows([[1, 0, 0], [0, 1, 0]])
+    >>> outer_products_ranks_modulo(W, QMatrix.from_rows([[1, 0], [0, 1]]), QMatrix.from_rows([[0, 0, 1], [1, 0, 0]]))
+    (2, [2, 1])
+    """
+    import numpy as np
+    n, d = W.shape
+    m, g = V.nrows, U.nrows
+    k = n + m + extra
+    best_base, best = 0, [0] * g
+    for p in (PRIME, 1048571):
+        rng = np.random.default_rng([seed, p, 42])
+        try:
+            w, v, u = residues_array(W, p), residues_array(V, p), residues_array(U, p)
+        except ZeroDivisionError:
+            continue
+        a = rng.integers(0, p, size=(k, m))
+        b = rng.integers(0, p, size=(k, d))
+        av = matmul_mod_p(a, v, p).astype(np.int64)          # k x n: a_j . v_i
+        bw = matmul_mod_p(b, w.T, p).astype(np.int64)        # k x n: b_j . w_i
+        P = (av * bw) % p                                     # k x n, products < 2^40
+        rank = nmod_mat(n, k, P.T.ravel().tolist(), p).rank() if n else 0
+        best_base = max(best_base, rank)
+        if rank < n:
+            continue
+        K = kernel_mod_p(P.T, p) if n else np.eye(k)          # k x (k - n): P.T K = 0
+        bu = matmul_mod_p(b, u.T, p).astype(np.int64)         # k x g: b_j . u_q
+        X = [matmul_mod_p((a[:, o:o + 1] * bu % p).T, K, p).astype(np.int64) for o in range(m)]
+        f = K.shape[1]
+        for q in range(g):
+            if best[q] == m:
+                continue
+            rows = [x[q] for x in X]                           # m x f
+            r = nmod_mat(m, f, np.concatenate(rows).tolist(), p).rank() if f else 0
+            best[q] = max(best[q], r)
+        if all(r >= m - 1 for r in best):
+            break
+    return best_base, (best if best_base == n else [])

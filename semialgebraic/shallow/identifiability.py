@@ -37,7 +37,7 @@ from math import gcd
 
 from algebra.kernel.certificate_schemas import CLAIMS, header
 from algebra.linalg import QMatrix
-from algebra.linalg.gfp import outer_products_rank, rank_lower_bound
+from algebra.linalg.gfp import outer_products_rank, outer_products_ranks_modulo, rank_lower_bound
 from algebra.network import Network
 from algebra.rationals import Q, q_json
 from algebra.symmetries.neurons import hidden_neurons, with_hidden_neurons
@@ -372,7 +372,8 @@ def _opposite_pairs(net: Network, neurons, c, pairs, hyps, verify, max_nullity, 
                        "σ(−x)); three-layer-fibers R42 decides one such pair", tuple(hyps))
     i, j, lam = pairs[0]
     open_ = []
-    for prob in pair_problems(neurons, i, j, -lam):
+    proven = independent_problems(neurons, i, j)
+    for prob in pair_problems(neurons, i, j, -lam, skip=proven):
         checkpoint()
         S, how = _solve_problem(prob, max_nullity, budget)
         if S is not None:
@@ -411,8 +412,38 @@ def _opposite_pairs(net: Network, neurons, c, pairs, hyps, verify, max_nullity, 
 _PAIR_NAME = "R42 no other realisation of a shared hyperplane with opposite orientations"
 
 
-def pair_problems(neurons, i: int, j: int, mu) -> list[dict]:
-    """The 0/1 problems of three-layer-fibers R42 for the pair (i, j), row j = −μ row i.
+def independent_problems(neurons, i: int, j: int) -> set:
+    """The hyperplanes q (neuron indices, i for the pair's) whose R42 problem has no solution
+    because its vectors are independent: B = {v_k w_kᵀ : k ≠ i, j} ∪ {e_o w_iᵀ} independent
+    (then (a) has none), and the m matrices e_o w_qᵀ of rank m − 1 modulo span B (then the
+    members of (b) for q, {v_k w_kᵀ : k ≠ i, j, q} ∪ {e_o w_iᵀ} ∪ {e_o w_qᵀ}, are independent
+    and K w_iᵀ, μ v_j w_iᵀ lie in span{e_o w_iᵀ}: only x_i K = μ v_j, i.e. v_i = 0 or v_j = 0,
+    both excluded).  Ranks mod p of random rank-one pairings
+    (:func:`~algebra.linalg.gfp.outer_products_ranks_modulo`): lower bounds, so each q returned
+    is proven; the others go to the 0/1 problems."""
+    others = [k for k in range(len(neurons)) if k not in (i, j)]
+    wi, _, vi = neurons[i]
+    m, d = len(vi), len(wi)
+    if len(others) + m > m * d:
+        return set()
+    W = QMatrix.from_rows([list(neurons[k][0]) for k in others] + [list(wi)] * m, ncols=d)
+    V = QMatrix.from_rows([[neurons[k][2][o] for k in others] + [int(o == t) for t in range(m)]
+                           for o in range(m)], ncols=len(others) + m)
+    U = QMatrix.from_rows([list(neurons[k][0]) for k in others], ncols=d)
+    base, ranks = outer_products_ranks_modulo(W, V, U)
+    if base < len(others) + m:
+        return set()
+    return {i} | {q for q, r in zip(others, ranks) if r >= m - 1}
+
+
+PROBLEM_MAX_ENTRIES = 200_000
+"""Largest R42 problem (members × m × d numbers) solved exactly; beyond, the problem is left
+open (an exact elimination is one FLINT call, which no budget stops)."""
+
+
+def pair_problems(neurons, i: int, j: int, mu, skip=()):
+    """The 0/1 problems of three-layer-fibers R42 for the pair (i, j), row j = −μ row i, one
+    at a time (those of the hyperplanes in *skip* left out).
 
     Hyperplanes: the pair's (neuron i, kink ``K = v_i + μ v_j``) and every other neuron's (kink
     ``v_k``).  For each hyperplane q, the kink matrices ``u_e w_eᵀ`` of the others projected by
@@ -424,8 +455,9 @@ def pair_problems(neurons, i: int, j: int, mu) -> list[dict]:
     _, _, vj = neurons[j]
     K = tuple(a + mu * b for a, b in zip(vi, vj))
     hyper = [(i, wi, K)] + [(k, w, v) for k, (w, _, v) in enumerate(neurons) if k not in (i, j)]
-    out = []
     for q, wq, _ in hyper:
+        if q in skip:
+            continue
         nq = sum((x * x for x in wq), Q(0))
 
         def proj(w):
@@ -435,15 +467,20 @@ def pair_problems(neurons, i: int, j: int, mu) -> list[dict]:
         target = ([[Q(0)] * len(wi) for _ in vi] if q == i else
                   [[mu * a * b for b in pi] for a in vj])
         members = [e for e in hyper if e[0] != q]
-        out.append({"q": q, "members": [e[0] for e in members], "rows": [proj(w) for _, w, _ in members],
-                    "cols": [u for _, _, u in members], "target": target, "nonempty": q == i})
-    return out
+        if len(members) * len(vi) * len(wi) > PROBLEM_MAX_ENTRIES:
+            yield {"q": q, "members": [e[0] for e in members], "too_large": len(members) * len(vi) * len(wi)}
+            continue
+        yield {"q": q, "members": [e[0] for e in members], "rows": [proj(w) for _, w, _ in members],
+               "cols": [u for _, _, u in members], "target": target, "nonempty": q == i}
 
 
 def _solve_problem(prob, max_nullity, budget) -> tuple[list | None, str | None]:
     """``(S, None)``: positions in ``members`` of a solution; ``(None, None)``: none (decided);
     ``(None, why)``: not decided."""
     k = len(prob["members"])
+    if prob.get("too_large"):
+        return None, (f"{k} hyperplanes, {prob['too_large']} numbers: beyond the "
+                      f"{PROBLEM_MAX_ENTRIES} solved exactly")
     target = prob["target"]
     zero = all(x == 0 for r in target for x in r)
     if k == 0:

@@ -32,7 +32,7 @@ from algebra.exceptions import InputError
 from algebra.io.native import network_from_dict
 from algebra.kernel.certificate_schemas import CLAIMS, check_header
 from algebra.linalg import QMatrix
-from algebra.linalg.gfp import outer_products_rank, rank_lower_bound
+from algebra.linalg.gfp import outer_products_rank, outer_products_ranks_modulo, rank_lower_bound
 from algebra.rationals import to_q
 
 __all__ = ["check"]
@@ -185,7 +185,13 @@ def _check_opposite_pair(proof, rows, b1, cols, fd) -> tuple[bool, str]:
         return False, f"rows {i} and {j} are a linear pair (their kinks cancel): not identifiable"
     hyper = [(i, rows[i], K)] + [(k, rows[k], cols[k]) for k in range(n) if k not in (i, j)]
     zero = 0 * mu
+    shown = _independent(rows, cols, i, j)
     for q, wq, _ in hyper:
+        if q in shown:
+            continue
+        if (len(hyper) - 1) * len(K) * len(wq) > MAX_PROBLEM_ENTRIES:
+            return False, (f"R42 not shown for neuron {q}'s hyperplane: its vectors are not "
+                           "independent and the problem is too large to enumerate here")
         nq = sum((x * x for x in wq), zero)
 
         def proj(w):
@@ -204,6 +210,28 @@ def _check_opposite_pair(proof, rows, b1, cols, fd) -> tuple[bool, str]:
         return False, f"claimed fiber dimension {fd!r} != n = {n}"
     return True, ("every hypothesis of the identifiability criterion holds exactly "
                   "(validity relative to three-layer-fibers R42, a [derived] result)")
+
+
+MAX_PROBLEM_ENTRIES = 200_000
+"""Largest R42 problem (vectors × m × d numbers) this checker eliminates exactly."""
+
+
+def _independent(rows, cols, i, j) -> set:
+    """The hyperplanes whose R42 problem has independent vectors, hence no solution: the base
+    {v_k w_kᵀ : k ≠ i, j} ∪ {e_o w_iᵀ} of full rank and, for q, the m matrices e_o w_qᵀ of rank
+    m − 1 modulo it (ranks mod p of random rank-one pairings: lower bounds over Q).  The pair's
+    own (i) with the base; the empty set when the base is dependent."""
+    others = [k for k in range(len(rows)) if k not in (i, j)]
+    m, d = len(cols[i]), len(rows[i])
+    if len(others) + m > m * d:
+        return set()
+    W = QMatrix.from_rows([rows[k] for k in others] + [rows[i]] * m, ncols=d)
+    V = QMatrix.from_rows([[cols[k][o] for k in others] + [int(o == t) for t in range(m)]
+                           for o in range(m)], ncols=len(others) + m)
+    base, ranks = outer_products_ranks_modulo(W, V, QMatrix.from_rows([rows[k] for k in others], ncols=d))
+    if base < len(others) + m:
+        return set()
+    return {i} | {q for q, r in zip(others, ranks) if r >= m - 1}
 
 
 def _subset_with_sum(vecs, target, nonempty) -> list | None | str:

@@ -242,3 +242,47 @@ def test_cli_identify_an_abs_pair(tmp_path, capsys):
     out = capsys.readouterr().out
     assert "R42" in out
     assert main(["verify", str(cert)]) == 0
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_the_independence_fast_path_agrees_with_the_problems(seed, monkeypatch):
+    """independent_problems (ranks mod p of random pairings) proves hyperplanes without their
+    0/1 problems: the verdicts with and without it agree, and with the placements."""
+    from semialgebraic.shallow import identifiability as ident
+    rng = random.Random(4300 + seed)
+    nets = []
+    for _ in range(25):
+        d, m = rng.choice((2, 3, 4)), rng.choice((1, 2, 3))
+        nets.append(_random_pair_net(rng, d, rng.randint(3, 7), m))
+    fast = [identifiability_shallow(_net(*n)).answer for n in nets]
+    used = sum(bool(ident.independent_problems(*_pair_of(n))) for n in nets)
+    monkeypatch.setattr(ident, "independent_problems", lambda *a: set())
+    slow = [identifiability_shallow(_net(*n), verify=False).answer for n in nets]
+    assert fast == slow == [_placements(*n) for n in nets]
+    assert used >= 3
+
+
+def _pair_of(n):
+    from algebra.symmetries.neurons import hidden_neurons
+    from semialgebraic.shallow.identifiability import _proportional_pairs
+    neurons, _ = hidden_neurons(_net(*n), 0)
+    i, j, _ = _proportional_pairs(neurons)[0]
+    return neurons, i, j
+
+
+def test_a_wide_net_with_one_pair_is_decided_by_independence():
+    """40-30-6 with one opposite pair: every hyperplane proven by the independence test (no 0/1
+    problem solved; 784-64-10: 1.2 s, 100-500-10: 2.3 s), checked the same way."""
+    rng = random.Random(7)
+    d, n, m = 40, 30, 6
+    W1 = [[rng.randint(-9, 9) for _ in range(d)] for _ in range(n)]
+    W1[1] = [-3 * x for x in W1[0]]
+    b1 = [rng.randint(-3, 3) for _ in range(n)]
+    b1[1] = -3 * b1[0]
+    W2 = [[rng.choice((-2, -1, 1, 2)) for _ in range(n)] for _ in range(m)]
+    v = identifiability_shallow(_net(W1, b1, W2))
+    assert v.answer is True and verify(jsonable(v.certificate))[0]
+    # neuron 5 moved onto a hyperplane parallel to the pair's: (a) has a solution
+    W1[5] = [2 * x for x in W1[0]]
+    v = identifiability_shallow(_net(W1, b1, W2))
+    assert v.answer is False and verify(jsonable(v.certificate))[0]
