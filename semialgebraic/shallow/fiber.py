@@ -234,6 +234,17 @@ polynomials (784-64-10, N = 50 890: 58 666 equalities, 62 s and 22 GB; digits 64
 0.9 s).  Past it the components are their labels and representatives (``systems=False``)."""
 
 
+def _one_orbit_by_r42(net) -> bool:
+    """Is *net* (one hidden layer, on R^d) identifiable by three-layer-fibers R42 (one pair of
+    neurons on a hyperplane with opposite orientations; its certificate checked)?"""
+    from .identifiability import identifiability_shallow
+    try:
+        v = identifiability_shallow(net)
+    except ValueError:
+        return False
+    return v.answer is True and (v.certificate or {}).get("flip_sets", {}).get("kind") == "opposite_pair"
+
+
 def fiber_shallow(net: Network, *, orthant: bool = False, systems: bool | None = None) -> ShallowFiber:
     """Explicit fiber of a one-hidden-layer net on R^d or on the closed orthant (module
     docstring).  *systems*: build each component's equalities and inequalities (default: when
@@ -300,7 +311,15 @@ def fiber_shallow(net: Network, *, orthant: bool = False, systems: bool | None =
         eqs, pos, nonneg = _component_system(ring, rep, cf, orthant) if systems else ((), (), ())
         comps.append(ShallowFiberComponent(ring, eqs, pos, nonneg, {"flipped_neurons": sorted(S)},
                                     dim, rep))
-    if irredundant:
+    if not irredundant and not orthant and _one_orbit_by_r42(net):
+        number, orbits = factorial(n), 1          # the fiber is θ's S1 + S2 orbit: n! copies
+        dim = Dimension.of(n, "one S1 + S2 orbit: identifiable (three-layer-fibers R42)")
+        comps = [ShallowFiberComponent(c.ring, c.equalities, c.positive, c.nonnegative, c.label, dim,
+                                       c.representative) for c in comps[:1]]
+        notes.append("one pair of neurons shares a hyperplane with opposite orientations and the "
+                     "network is identifiable (three-layer-fibers R42): the fiber is θ's orbit "
+                     "under permutations and positive scalings")
+    elif irredundant:
         number = factorial(n) * len(flip_sets)
         orbits = len(flip_sets)
     else:

@@ -286,3 +286,15 @@ def test_a_wide_net_with_one_pair_is_decided_by_independence():
     W1[5] = [2 * x for x in W1[0]]
     v = identifiability_shallow(_net(W1, b1, W2))
     assert v.answer is False and verify(jsonable(v.certificate))[0]
+
+
+def test_fiber_of_an_identifiable_pair_net_is_one_orbit():
+    """fiber on |x1| + σ(x2): R42 says identifiable, so the fiber is θ's S1 + S2 orbit, 3! copies
+    of dimension 3 (it was 'components not determined'); |x| + σ(x − 1) (not identifiable)
+    stays open."""
+    from semialgebraic.shallow import fiber_shallow
+    F = fiber_shallow(_net([[1, 0], [-1, 0], [0, 1]], [0, 0, 0], [[1, 1, 1]]))
+    assert (F.number_of_components, F.number_of_orbits, F.dimension.value) == (6, 1, 3)
+    assert "R42" in " ".join(F.notes)
+    G = fiber_shallow(_net([[1], [-1], [1]], [0, 0, -1], [[1, 1, 1]]))
+    assert G.number_of_orbits is None
