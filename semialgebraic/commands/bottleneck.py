@@ -423,7 +423,8 @@ def _symmetries_shallow(args, net: Network, budget: Budget) -> int:
         text.append("  a flip set S: (w_i, b_i) -> -(w_i, b_i) for i in S, the output bias + "
                     "sum v_i b_i, keeps the function since sum_S v_i w_i^T = 0 (σ(h) − σ(−h) = h)")
     why = v.reason.removeprefix("identifiable up to permutation and positive scaling: ")
-    text.append(f"identifiable up to S1 + S2 (three-layer-fibers R41): {word} ({why})")
+    which = "R42" if "R42" in v.reason else "R41"
+    text.append(f"identifiable up to S1 + S2 (three-layer-fibers {which}): {word} ({why})")
     text.append(f"fiber: dimension {F.dimension.value if F.dimension.exact else f'between {F.dimension.lower} and {F.dimension.upper}'}"
                 f"; components {display.number(F.number_of_components, args.exact) if F.number_of_components is not None else 'not determined'}"
                 f"; orbits {F.number_of_orbits if F.number_of_orbits is not None else 'not determined'}")

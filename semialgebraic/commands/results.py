@@ -90,6 +90,8 @@ RESULTS: dict[tuple[str, str], tuple[str, str]] = {
         '[derived]'),
     ('three-layer-fibers', 'R41'): ('identifiability of one hidden layer on ℝ^d',
         '[derived; literature context: Ram26 classifies the symmetries of one hidden layer, abstract only]'),
+    ('three-layer-fibers', 'R42'): ('one hidden layer with one shared hyperplane of opposite orientations',
+        '[derived]'),
     ('skip-absorption', 'R1'): ('Absorbable = exactly equal on all of ℝ^d to a residual-free block of the same width and activation, no biases',
         '[paper; literature: K26]'),
     ('skip-absorption', 'R2'): ('Width matters: 2d extra units always represent the identity',

@@ -81,7 +81,7 @@ def test_explain_a_result_number_reads_as_docs_math(capsys):
     """Outputs cite results by number, which explain did not know (session 32's audit); the
     package's table equals docs/math's, entry for entry."""
     from semialgebraic.commands.results import RESULTS
-    assert RESULTS == _results_from_docs() and len(RESULTS) == 61
+    assert RESULTS == _results_from_docs() and len(RESULTS) == 62
     assert main(["explain", "R41"]) == 0
     assert capsys.readouterr().out.startswith("three-layer-fibers R41: identifiability of one hidden layer")
     assert main(["explain", "r" + "16", "--json"]) == 0      # both references have one

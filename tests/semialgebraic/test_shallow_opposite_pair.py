@@ -242,6 +242,12 @@ def test_cli_identify_an_abs_pair(tmp_path, capsys):
     out = capsys.readouterr().out
     assert "R42" in out
     assert main(["verify", str(cert)]) == 0
+    capsys.readouterr()
+    assert main(["symmetries", str(path)]) == 0
+    out = capsys.readouterr().out
+    assert "(three-layer-fibers R42): yes" in out and "components 6; orbits 1" in out
+    assert main(["explain", "R42"]) == 0
+    assert "one shared hyperplane of opposite orientations" in capsys.readouterr().out
 
 
 @pytest.mark.parametrize("seed", range(3))
