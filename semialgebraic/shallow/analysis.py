@@ -68,7 +68,8 @@ def analysis_shallow(net: Network, *, seed: int = 1, out: dict | None = None) ->
     word = {True: "identifiable", False: "not identifiable", None: "undecided"}[ident.answer]
     out["identifiable"] = {"answer": ident.answer, "reason": ident.reason}
     why = ident.reason.removeprefix("identifiable up to permutation and positive scaling: ")
-    lines.append(f"[R^d] {word} up to permutation and positive scaling (R41): {why}")
+    which = "R42" if "R42" in ident.reason else "R41"
+    lines.append(f"[R^d] {word} up to permutation and positive scaling ({which}): {why}")
     checkpoint()
     twin = _planted_copy(net, seed)
     v = equivalent_shallow(net, twin)
