@@ -93,8 +93,8 @@ CLAIMS: dict[str, tuple[str, ...]] = {
                                    "identifiable up to permutation and positive scaling "
                                    "(three-layer-fibers R41, one hidden layer, a derived criterion)",
                                    "identifiable up to permutation and positive scaling "
-                                   "(three-layer-fibers R42, one hidden layer with one pair of neurons "
-                                   "on a hyperplane with opposite orientations, a derived criterion)"),
+                                   "(three-layer-fibers R42, one hidden layer with pairs of neurons "
+                                   "on hyperplanes with opposite orientations, a derived criterion)"),
     "functional_dimension": ("rank of the Jacobian of theta -> (f_theta(x))_x >= lower",
                              "lower <= functional dimension <= upper"),
     "exercise": ("parameter p is never exercised on the domain",),

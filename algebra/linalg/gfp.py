@@ -970,7 +970,7 @@ def outer_products_rank(W: QMatrix, V: QMatrix, extra: int = 8, seed: int = 0) -
 
 
 def outer_products_ranks_modulo(W: QMatrix, V: QMatrix, U: QMatrix, extra: int = 8,
-                                seed: int = 0) -> tuple[int, list[int]]:
+                                seed: int = 0, check=None) -> tuple[int, list[int]]:
     """Lower bounds over Q of (1) the rank of the n matrices ``B_k = V[:, k] W[k, :]`` (W n x d,
     V m x n) and, when they are independent, (2) for each row u of U the rank of the m matrices
     ``e_o uᵀ`` modulo their span (three-layer-fibers R42's independence test).  As
@@ -978,6 +978,7 @@ def outer_products_ranks_modulo(W: QMatrix, V: QMatrix, U: QMatrix, extra: int =
     functionals ``a_j b_jᵀ`` mod a prime below 2^20; a kernel K of the base's k-vectors gives
     the rank of a group modulo the base as the rank of its k-vectors times K (a projection or a
     reduction mod p cannot raise a rank).  (2) is ``[]`` unless (1) is n.  The best of two primes.
+    *check* (or None) is called between blocks of the products and eliminations and may raise.
 
     >>> W = QMatrix.from_rows([[1, 0, 0], [0, 1, 0]])
     >>> outer_products_ranks_modulo(W, QMatrix.from_rows([[1, 0], [0, 1]]), QMatrix.from_rows([[0, 0, 1], [1, 0, 0]]))
@@ -996,18 +997,24 @@ def outer_products_ranks_modulo(W: QMatrix, V: QMatrix, U: QMatrix, extra: int =
             continue
         a = rng.integers(0, p, size=(k, m))
         b = rng.integers(0, p, size=(k, d))
-        av = matmul_mod_p(a, v, p).astype(np.int64)          # k x n: a_j . v_i
-        bw = matmul_mod_p(b, w.T, p).astype(np.int64)        # k x n: b_j . w_i
+        av = matmul_mod_p(a, v, p, check=check).astype(np.int64)          # k x n: a_j . v_i
+        bw = matmul_mod_p(b, w.T, p, check=check).astype(np.int64)        # k x n: b_j . w_i
         P = (av * bw) % p                                     # k x n, products < 2^40
-        rank = nmod_mat(n, k, P.T.ravel().tolist(), p).rank() if n else 0
+        if n:
+            K = kernel_mod_p(P.T, p, check=check)             # k x (k - rank): P.T K = 0
+            rank = k - K.shape[1]
+        else:
+            K, rank = np.eye(k), 0
         best_base = max(best_base, rank)
         if rank < n:
             continue
-        K = kernel_mod_p(P.T, p) if n else np.eye(k)          # k x (k - n): P.T K = 0
-        bu = matmul_mod_p(b, u.T, p).astype(np.int64)         # k x g: b_j . u_q
-        X = [matmul_mod_p((a[:, o:o + 1] * bu % p).T, K, p).astype(np.int64) for o in range(m)]
+        bu = matmul_mod_p(b, u.T, p, check=check).astype(np.int64)         # k x g: b_j . u_q
+        X = [matmul_mod_p((a[:, o:o + 1] * bu % p).T, K, p, check=check).astype(np.int64)
+             for o in range(m)]
         f = K.shape[1]
         for q in range(g):
+            if check is not None and q % 64 == 0:
+                check()
             if best[q] == m:
                 continue
             rows = [x[q] for x in X]                           # m x f

@@ -13,8 +13,9 @@ and each of I1, I2, I3 with the same orientation (positively proportional rows),
 on one hyperplane (``v_i + μ v_j = 0`` for row j = −μ row i) and a flip set gives a different
 parameter with the same function (a planted copy, not in θ's S1 + S2 orbit, with a
 ``symmetry_path`` certificate of the shallow equivalence decision).  Two neurons on one
-hyperplane with opposite orientations whose kinks add up (``|x| = σ(x) + σ(−x)``) are left
-undecided: other realisations may exist, which this criterion does not enumerate.
+hyperplane with opposite orientations whose kinks add up (``|x| = σ(x) + σ(−x)``) are decided by
+three-layer-fibers R42 (one such pair: one 0/1 problem per hyperplane; several: every placement
+of the neurons, up to :data:`SEVERAL_MAX_CASES`).
 
 I4 is decided, in this order, by the rank of the kink matrices ``vec(v_i w_iᵀ)`` (n
 independent ones: only S = ∅; rank mod a prime of their pairings with random rank-one
@@ -360,16 +361,21 @@ def _opposite_pairs(net: Network, neurons, c, pairs, hyps, verify, max_nullity, 
     neuron moves to q's hyperplane).  Each is a 0/1 problem on the kink matrices projected along
     ``w_q`` (:func:`pair_problems`), decided as I4 is.  Two or more pairs: a planted copy when
     their rows are linearly dependent or their linear remainder has rank ≤ 1 (a linear pair on a
-    new hyperplane pays it), otherwise undecided."""
+    new hyperplane pays it), else every placement is tried (:func:`several_pairs_placements`,
+    at most :data:`SEVERAL_MAX_CASES`)."""
     if len(pairs) > 1:
         copy, why = _pairs_copy(net, neurons, c, pairs)
+        if copy is None:
+            copy, why = _several_pairs_copy(net, neurons, c, pairs)
         if copy is not None:
             hyps.append(Hypothesis(_PAIR_NAME, False, [list(p[:2]) for p in pairs[:4]]))
             return _planted(net, hyps, why, [copy], verify)
         (i, j, _), k = pairs[0], len(pairs)
-        return Verdict(None, METHOD, f"non-generic: {k} pairs of neurons (the first: {i} and {j}) "
-                       "share a hyperplane with opposite orientations and a kink (as |x| = σ(x) + "
-                       "σ(−x)); three-layer-fibers R42 decides one such pair", tuple(hyps))
+        if why:                                   # the enumeration did not run
+            return Verdict(None, METHOD, f"non-generic: {k} pairs of neurons (the first: {i} and "
+                           f"{j}) share a hyperplane with opposite orientations and a kink (as |x| = "
+                           f"σ(x) + σ(−x)); three-layer-fibers R42 not decided: {why}", tuple(hyps))
+        return _identifiable_pairs(net, hyps, pairs, verify)
     i, j, lam = pairs[0]
     open_ = []
     proven = independent_problems(neurons, i, j)
@@ -411,6 +417,150 @@ def _opposite_pairs(net: Network, neurons, c, pairs, hyps, verify, max_nullity, 
 
 _PAIR_NAME = "R42 no other realisation of a shared hyperplane with opposite orientations"
 
+SEVERAL_MAX_CASES = 1 << 17
+"""Most (Q, S) placements R42's enumeration for two or more pairs tries (each an exact rank)."""
+
+
+def _identifiable_pairs(net, hyps, pairs, verify) -> Verdict:
+    n = len(net.layer(0)[1])
+    hyps.append(Hypothesis(_PAIR_NAME, True, [list(p[:2]) for p in pairs]))
+    proof = {"kind": "opposite_pairs", "pairs": [[i, j] for i, j, _ in pairs]}
+    cert = {**header("identifiability_hypotheses"), "claim": CLAIMS["identifiability_hypotheses"][2],
+            "network": net.to_dict(), "fiber_dimension": n, "flip_sets": proof}
+    v = Verdict(True, METHOD, f"identifiable up to permutation and positive scaling: {len(pairs)} "
+                "pairs of neurons share hyperplanes with opposite orientations (their kinks add), "
+                "and no other placement of the neurons (flips, doubled hyperplanes, linear pairs "
+                "of spare neurons) matches the linear part (three-layer-fibers R42)", tuple(hyps),
+                cert, {"fiber_dimension": n, "derived": True})
+    if verify:
+        from ..certificates import require_valid
+        from ..verify import verify as _verify
+        require_valid(cert, _verify)
+    return v
+
+
+def _hyperplanes(neurons, pairs):
+    """``(hyper, P, T)``: one ``(w, b, K)`` per hyperplane (a pair counted once, K = v_i + μ v_j),
+    the positions of the pairs' hyperplanes, and the linear remainder ``T = Σ μ v_j w_iᵀ``."""
+    paired = {j for _, j, _ in pairs}
+    first = {i: (j, -lam) for i, j, lam in pairs}
+    hyper, P = [], []
+    for k, (w, b, v) in enumerate(neurons):
+        if k in paired:
+            continue
+        if k in first:
+            j, mu = first[k]
+            P.append(len(hyper))
+            v = tuple(a + mu * x for a, x in zip(v, neurons[j][2]))
+        hyper.append((w, b, v))
+    m, d = len(neurons[0][2]), len(neurons[0][0])
+    T = [[sum((mu * neurons[j][2][o] * neurons[i][0][t] for i, (j, mu) in first.items()), Q(0))
+          for t in range(d)] for o in range(m)]
+    return hyper, P, T
+
+
+def _complement_projector(rows, d) -> QMatrix:
+    """``I − Wᵀ (W Wᵀ)⁻¹ W`` for a row basis W of *rows*: ``M P = 0`` iff every row of M lies in
+    their span."""
+    if not rows:
+        return QMatrix.identity(d)
+    B = QMatrix.from_rows([list(r) for r in rows], ncols=d).row_space()
+    return QMatrix.identity(d) - B.T @ (B @ B.T).solve(B)
+
+
+def several_pairs_placements(hyper, P, T, p):
+    """Every placement of R42 with p pairs other than θ's own, as ``(Q, S, ell, Y)`` with
+    ``rank(Y) <= ell``: Q the hyperplanes carrying both orientations (|Q| <= p), ell =
+    (p − |Q|) // 2 linear pairs of spare neurons, S the other hyperplanes flipped, and ``Y =
+    (T − Σ_S K_k w_kᵀ) P_Q`` (P_Q: rows modulo span{w_k : k ∈ Q}).  A generator (stops at the
+    first the caller takes)."""
+    from itertools import combinations
+    r = len(hyper)
+    d = len(hyper[0][0]) if hyper else 0
+    Tm = QMatrix.from_rows(T, ncols=d)
+    kinks = [QMatrix.from_rows([[u * x for x in w] for u in K], ncols=d) for w, _, K in hyper]
+    own = tuple(P)
+    for size in range(p + 1):
+        ell = (p - size) // 2
+        for Qs in combinations(range(r), size):
+            checkpoint()
+            Pq = _complement_projector([hyper[k][0] for k in Qs], d)
+            rest = [k for k in range(r) if k not in Qs]
+            parts = [M @ Pq for M in (kinks[k] for k in rest)]
+            Y = Tm @ Pq
+            flips = [0] * len(rest)
+            for step in range(1 << len(rest)):
+                if step:
+                    t = (step & -step).bit_length() - 1      # Gray code: one flip changes
+                    flips[t] ^= 1
+                    Y = Y - parts[t] if flips[t] else Y + parts[t]
+                if Qs == own and not any(flips):
+                    continue
+                if Y.rank() <= ell:
+                    yield Qs, [rest[t] for t in range(len(rest)) if flips[t]], ell, Y
+
+
+def several_pairs_cases(r, p) -> int:
+    from math import comb
+    return sum(comb(r, s) << (r - s) for s in range(p + 1))
+
+
+def _several_pairs_copy(net, neurons, c, pairs) -> tuple[Network | None, str]:
+    """Two or more pairs (three-layer-fibers R42): another placement, built as a network, or
+    ``(None, "")`` when none exists, ``(None, why)`` when the enumeration is too large."""
+    hyper, P, T = _hyperplanes(neurons, pairs)
+    p, n = len(pairs), len(neurons)
+    cases = several_pairs_cases(len(hyper), p)
+    if cases > SEVERAL_MAX_CASES:
+        return None, f"{cases} placements to try, more than {SEVERAL_MAX_CASES}"
+    for Qs, S, ell, Y in several_pairs_placements(hyper, P, T, p):
+        d = len(hyper[0][0])
+        R = QMatrix.from_rows(T, ncols=d)
+        for k in S:
+            w, _, K = hyper[k]
+            R = R - QMatrix.from_rows([[u * x for x in w] for u in K], ncols=d)
+        X = R - Y                                           # rows in span{w_k : k in Q}
+        new = []
+        Bs = _row_coefficients(X, [hyper[k][0] for k in Qs])
+        for k, (w, b, K) in enumerate(hyper):
+            neg = (tuple(-x for x in w), -b)
+            if k in Qs:
+                B = Bs[Qs.index(k)]
+                new += [(w, b, tuple(a - x for a, x in zip(K, B))), neg + (tuple(B),)]
+            elif k in S:
+                new.append(neg + (K,))
+            else:
+                new.append((w, b, K))
+        F, piv = Y.rref()
+        for g, col in enumerate(piv):                      # Y = C F: linear pairs −A σ(t·x) + A σ(−t·x)
+            t = tuple(F[g, x] for x in range(d))
+            A = tuple(Y[o, col] for o in range(Y.nrows))
+            new += [(t, Q(0), tuple(-x for x in A)), (tuple(-x for x in t), Q(0), A)]
+        w0, b0, _ = neurons[0]
+        while len(new) < n:                                # spare neurons: unread
+            new.append((w0, b0 + 1 + len(new), tuple(Q(0) for _ in neurons[0][2])))
+        return (_with_constant(net, neurons, c, new),
+                f"{p} pairs of neurons share hyperplanes with opposite orientations, and another "
+                f"placement matches the linear part ({len(Qs)} hyperplane(s) with both orientations, "
+                f"{len(S)} flipped, {len(piv)} linear pair(s) of spare neurons; three-layer-fibers R42)")
+    return None, ""
+
+
+def _row_coefficients(X: QMatrix, ws) -> list:
+    """B_k (k over *ws*) with ``Σ_k B_k w_kᵀ = X`` (every row of X in their span)."""
+    if not ws:
+        return []
+    d = len(ws[0])
+    A = QMatrix.from_rows([list(w) for w in ws], ncols=d).T          # d x |Q|
+    out = [[Q(0)] * X.nrows for _ in ws]
+    for o in range(X.nrows):
+        sol = A.solve_general(list(X.row_at(o)))
+        if sol is None:                                                # pragma: no cover
+            raise AssertionError("a row of X outside span{w_k}")
+        for k, x in enumerate(sol[0]):
+            out[k][o] = x
+    return out
+
 
 def independent_problems(neurons, i: int, j: int) -> set:
     """The hyperplanes q (neuron indices, i for the pair's) whose R42 problem has no solution
@@ -430,7 +580,7 @@ def independent_problems(neurons, i: int, j: int) -> set:
     V = QMatrix.from_rows([[neurons[k][2][o] for k in others] + [int(o == t) for t in range(m)]
                            for o in range(m)], ncols=len(others) + m)
     U = QMatrix.from_rows([list(neurons[k][0]) for k in others], ncols=d)
-    base, ranks = outer_products_ranks_modulo(W, V, U)
+    base, ranks = outer_products_ranks_modulo(W, V, U, check=checkpoint)
     if base < len(others) + m:
         return set()
     return {i} | {q for q, r in zip(others, ranks) if r >= m - 1}
@@ -467,24 +617,26 @@ def pair_problems(neurons, i: int, j: int, mu, skip=()):
         target = ([[Q(0)] * len(wi) for _ in vi] if q == i else
                   [[mu * a * b for b in pi] for a in vj])
         members = [e for e in hyper if e[0] != q]
-        if len(members) * len(vi) * len(wi) > PROBLEM_MAX_ENTRIES:
-            yield {"q": q, "members": [e[0] for e in members], "too_large": len(members) * len(vi) * len(wi)}
-            continue
+        size = len(members) * len(vi) * len(wi)
         yield {"q": q, "members": [e[0] for e in members], "rows": [proj(w) for _, w, _ in members],
-               "cols": [u for _, _, u in members], "target": target, "nonempty": q == i}
+               "cols": [u for _, _, u in members], "target": target, "nonempty": q == i,
+               "too_large": size if size > PROBLEM_MAX_ENTRIES else 0}
 
 
 def _solve_problem(prob, max_nullity, budget) -> tuple[list | None, str | None]:
     """``(S, None)``: positions in ``members`` of a solution; ``(None, None)``: none (decided);
     ``(None, why)``: not decided."""
     k = len(prob["members"])
-    if prob.get("too_large"):
-        return None, (f"{k} hyperplanes, {prob['too_large']} numbers: beyond the "
-                      f"{PROBLEM_MAX_ENTRIES} solved exactly")
     target = prob["target"]
     zero = all(x == 0 for r in target for x in r)
     if k == 0:
         return (None, None) if prob["nonempty"] or not zero else ([], None)
+    S = _one_or_two(prob)                  # the common small solutions first, at any size
+    if S is not None:
+        return S, None
+    if prob["too_large"]:
+        return None, (f"{k} hyperplanes, {prob['too_large']} numbers: beyond the "
+                      f"{PROBLEM_MAX_ENTRIES} solved exactly (no solution of one or two members)")
     m, d = len(target), len(target[0])
     W1 = QMatrix.from_rows([list(r) for r in prob["rows"]], ncols=d)
     W2 = QMatrix.from_rows([[u[o] for u in prob["cols"]] for o in range(m)], ncols=k)
@@ -500,6 +652,33 @@ def _solve_problem(prob, max_nullity, budget) -> tuple[list | None, str | None]:
     vecs = [[a * b for a in u for b in w] for w, u in zip(prob["rows"], prob["cols"])]
     S = split_sums(vecs, None if prob["nonempty"] else [x for r in target for x in r])
     return S, None
+
+
+def _one_or_two(prob) -> list | None:
+    """A solution of *prob* with at most two members (positions), or None: each member's
+    projected kink matrix keyed exactly, the target's complement looked up (one input: every
+    projection is 0, so one member solves (a); a neuron parallel to the pair's hyperplane, a
+    two-neuron flip set).  O(members · m · d) numbers."""
+    target = [x for r in prob["target"] for x in r]
+    if not prob["nonempty"] and all(x == 0 for x in target):
+        return []
+
+    def key(v):
+        return tuple((int(x.p), int(x.q)) for x in v)
+    seen: dict = {}
+    want = key(target)
+    for t, (w, u) in enumerate(zip(prob["rows"], prob["cols"])):
+        vec = [a * b for a in u for b in w]
+        kv = key(vec)
+        if kv == want:
+            return [t]
+        other = seen.get(key([x - y for x, y in zip(target, vec)]))
+        if other is not None:
+            return [other, t]
+        seen.setdefault(kv, t)
+        if t & 63 == 63:
+            checkpoint()
+    return None
 
 
 def _pair_copy(net, neurons, c, i, j, mu, prob, S) -> Network:

@@ -102,11 +102,12 @@ def _check_shallow(cert: dict, net, fd) -> tuple[bool, str]:
     halves), and the fiber dimension n."""
     proof = cert.get("flip_sets")
     if not isinstance(proof, dict) or proof.get("kind") not in ("independent", "positive_functional",
-                                                                 "enumerated", "split_sums", "opposite_pair"):
+                                                                 "enumerated", "split_sums", "opposite_pair",
+                                                                 "opposite_pairs"):
         raise InputError("flip_sets must be an object of kind independent, positive_functional, "
-                         "enumerated, split_sums or opposite_pair")
+                         "enumerated, split_sums, opposite_pair or opposite_pairs")
     kind = proof["kind"]
-    if cert["claim"] != CLAIMS["identifiability_hypotheses"][2 if kind == "opposite_pair" else 1]:
+    if cert["claim"] != CLAIMS["identifiability_hypotheses"][2 if kind.startswith("opposite_pair") else 1]:
         return False, ("the claim names R18 (two hidden layers), the network has one hidden layer"
                        if cert["claim"] == CLAIMS["identifiability_hypotheses"][0] else
                        f"the claim does not match flip_sets of kind {kind} (R41: no shared hyperplane; "
@@ -122,6 +123,8 @@ def _check_shallow(cert: dict, net, fd) -> tuple[bool, str]:
             return False, f"I2 fails: neuron {i} has a zero row (constant or dead): not identifiable"
     if kind == "opposite_pair":
         return _check_opposite_pair(proof, rows, list(b1), cols, fd)
+    if kind == "opposite_pairs":
+        return _check_opposite_pairs(proof, rows, list(b1), cols, fd)
     pair = _proportional_pair([r + [b1[i]] for i, r in enumerate(rows)])
     if pair is not None:
         return False, f"I3 fails: rows {pair[0]} and {pair[1]} of [W1 | b1] are proportional"
@@ -206,6 +209,85 @@ def _check_opposite_pair(proof, rows, b1, cols, fd) -> tuple[bool, str]:
         if S is not None:
             return False, (f"R42 fails: another realisation (hyperplane of neuron {q}, positions {S} "
                            "of the others flipped): not identifiable")
+    if fd != n:
+        return False, f"claimed fiber dimension {fd!r} != n = {n}"
+    return True, ("every hypothesis of the identifiability criterion holds exactly "
+                  "(validity relative to three-layer-fibers R42, a [derived] result)")
+
+
+MAX_PLACEMENTS = 1 << 17
+"""Most placements (Q, S) this checker tries for two or more pairs (R42)."""
+
+
+def _check_opposite_pairs(proof, rows, b1, cols, fd) -> tuple[bool, str]:
+    """three-layer-fibers R42 with p >= 2 pairs: the proportional rows of [W1 | b1] are exactly
+    the claimed pairs, each with opposite orientations and kinks that add; the pairs' rows w_i
+    are linearly independent (their remainders do not trade); and no placement other than θ's
+    own has rank((T − Σ_S K_k w_kᵀ) P_Q) <= (p − |Q|) // 2 — Q (|Q| <= p) the hyperplanes with
+    both orientations, S the others flipped, P_Q the projector of rows modulo span{w_k : k ∈ Q},
+    T = Σ μ v_j w_iᵀ — each tried here, exactly."""
+    from itertools import combinations, product
+    n, d, m = len(rows), len(rows[0]), len(cols[0])
+    claimed = proof.get("pairs")
+    if not isinstance(claimed, list) or len(claimed) < 2 or any(
+            not isinstance(pr, list) or len(pr) != 2 or any(type(x) is not int for x in pr) for pr in claimed):
+        raise InputError("flip_sets.pairs must list two or more pairs of neuron indices")
+    ext = [r + [b] for r, b in zip(rows, b1)]
+    groups: dict = {}
+    for k, r in enumerate(ext):
+        lead = next(x for x in r if x != 0)
+        groups.setdefault(_key([x / lead for x in r]), []).append(k)
+    shared = sorted(sorted(g) for g in groups.values() if len(g) > 1)
+    if any(len(g) != 2 for g in shared) or shared != sorted(sorted(pr) for pr in claimed):
+        return False, f"the proportional rows of [W1 | b1] are {shared[:4]}, not the claimed pairs"
+    zero = 0 * ext[0][0]
+    hyper, P, T = [], [], [[zero] * d for _ in range(m)]
+    paired = {g[1] for g in shared}
+    first = {g[0]: g[1] for g in shared}
+    for k in range(n):
+        if k in paired:
+            continue
+        K = list(cols[k])
+        if k in first:
+            j = first[k]
+            lead = next(t for t, x in enumerate(ext[k]) if x != 0)
+            mu = -ext[j][lead] / ext[k][lead]
+            if mu < 0:
+                return False, f"I3 fails: rows {k} and {j} are proportional with the same orientation"
+            K = [a + mu * b for a, b in zip(cols[k], cols[j])]
+            if all(x == 0 for x in K):
+                return False, f"rows {k} and {j} are a linear pair (their kinks cancel): not identifiable"
+            for o in range(m):
+                for t in range(d):
+                    T[o][t] += mu * cols[j][o] * rows[k][t]
+            P.append(len(hyper))
+        hyper.append((rows[k], K))
+    p, r = len(P), len(hyper)
+    if QMatrix.from_rows([hyper[k][0] for k in P], ncols=d).rank() < p:
+        return False, "the pairs' rows are linearly dependent: their linear parts trade (not identifiable)"
+    from math import comb
+    cases = sum(comb(r, s) << (r - s) for s in range(p + 1))
+    if cases > MAX_PLACEMENTS:
+        return False, f"R42 not shown: {cases} placements, more than the {MAX_PLACEMENTS} this checker tries"
+    Tm = QMatrix.from_rows(T, ncols=d)
+    for size in range(p + 1):
+        for Qs in combinations(range(r), size):
+            if Qs:
+                Bq = QMatrix.from_rows([hyper[k][0] for k in Qs], ncols=d).row_space()
+                proj = QMatrix.identity(d) - Bq.T @ (Bq @ Bq.T).inverse() @ Bq
+            else:
+                proj = QMatrix.identity(d)
+            rest = [k for k in range(r) if k not in Qs]
+            for flips in product((0, 1), repeat=len(rest)):
+                if list(Qs) == P and not any(flips):
+                    continue                          # θ's own placement
+                R = Tm
+                for k, f in zip(rest, flips):
+                    if f:
+                        R = R - QMatrix.from_rows([[u * x for x in hyper[k][0]] for u in hyper[k][1]], ncols=d)
+                if (R @ proj).rank() <= (p - size) // 2:
+                    return False, (f"R42 fails: another placement ({size} hyperplane(s) with both "
+                                   f"orientations, {sum(flips)} flipped): not identifiable")
     if fd != n:
         return False, f"claimed fiber dimension {fd!r} != n = {n}"
     return True, ("every hypothesis of the identifiability criterion holds exactly "

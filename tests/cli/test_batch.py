@@ -222,8 +222,8 @@ def test_batch_conserved_item_gives_the_walk_a_share_and_stops_near_its_timeout(
 
 def test_batch_identify_one_hidden_layer(tmp_path, files, capsys):
     """three-layer-fibers R41 and R42 in batch: |x| (opposite orientations, one kink) is
-    identifiable (R42), two such pairs with a rank-2 remainder undecided, a flip set is not
-    identifiable, distinct hyperplanes with independent kinks are identifiable."""
+    identifiable (R42), two such pairs whose remainder a linear pair pays are not, a flip set is
+    not identifiable, distinct hyperplanes with independent kinks are identifiable."""
     flip = Network.from_rows([[[1, 0], [1, 0], [0, 1]], [[1, -1, 2]]], [[0, 1, 0], [0]])
     generic = Network.from_rows([[[1, 0], [0, 1]], [[1, -1]]], [[0, 1], [0]])
     two = Network.from_rows([[[1, 0], [-1, 0], [0, 1], [0, -1]], [[1, 1, 1, 1], [1, 2, 3, 1]]],
@@ -236,7 +236,7 @@ def test_batch_identify_one_hidden_layer(tmp_path, files, capsys):
     run(capsys, "batch", "identify", str(d / "*.json"), "--out", str(out), "--workers", "0", "--json")
     got = {r["id"].rsplit("/", 1)[1]: r["verdict"] for r in map(json.loads, out.read_text().splitlines())}
     assert got == {"abs.json": "identifiable", "flip.json": "not identifiable", "generic.json": "identifiable",
-                   "two.json": "undecided"}
+                   "two.json": "not identifiable"}
 
 
 def test_ctrl_c_stops_the_batch_and_leaves_the_cut_item_for_the_rerun(tmp_path, files, capsys,

@@ -89,6 +89,100 @@ def _placements(W1, b1, W2):
     return True
 
 
+def _frank(rows):
+    """Rank of a list of Fraction rows (the test's own elimination)."""
+    rows = [list(r) for r in rows if any(x != 0 for x in r)]
+    rank, col = 0, 0
+    while rows and rank < len(rows) and col < len(rows[0]):
+        piv = next((r for r in range(rank, len(rows)) if rows[r][col] != 0), None)
+        if piv is None:
+            col += 1
+            continue
+        rows[rank], rows[piv] = rows[piv], rows[rank]
+        for r in range(len(rows)):
+            if r != rank and rows[r][col] != 0:
+                f = rows[r][col] / rows[rank][col]
+                rows[r] = [a - f * b for a, b in zip(rows[r], rows[rank])]
+        rank, col = rank + 1, col + 1
+    return rank
+
+
+def _placements_general(W1, b1, W2):
+    """The test's own decision for p >= 1 opposite pairs (R42's proof read directly, with ranks
+    of stacked rows instead of projectors): θ' puts one neuron on each kink hyperplane, both
+    orientations on a set Q (|Q| <= p, linear part free along span{w_k : k in Q}), the others
+    flipped or not (S), and up to (p − |Q|) // 2 linear pairs of spare neurons (any rank-one
+    linear part each): feasible iff rank of the rows of T − Σ_S K_k w_kᵀ modulo span{w_k : k in
+    Q} is <= that; identifiable iff only θ's own placement is, and the pairs' rows are
+    independent."""
+    from itertools import combinations
+    n, m, d = len(W1), len(W2), len(W1[0])
+    W1 = [[F(x) for x in r] for r in W1]
+    b1 = [F(x) for x in b1]
+    V = [[F(W2[o][i]) for o in range(m)] for i in range(n)]
+    ext = [r + [b] for r, b in zip(W1, b1)]
+    pairs = [(i, j) for i in range(n) for j in range(i + 1, n)
+             if _frank([ext[i], ext[j]]) == 1]
+    seconds = {j for _, j in pairs}
+    firsts = {i: j for i, j in pairs}
+    hyper, P, T = [], [], [[F(0)] * d for _ in range(m)]
+    for k in range(n):
+        if k in seconds:
+            continue
+        K = V[k]
+        if k in firsts:
+            j = firsts[k]
+            lead = next(t for t, x in enumerate(ext[k]) if x != 0)
+            mu = -ext[j][lead] / ext[k][lead]
+            K = [a + mu * b for a, b in zip(V[k], V[j])]
+            T = [[T[o][t] + mu * V[j][o] * W1[k][t] for t in range(d)] for o in range(m)]
+            P.append(len(hyper))
+        hyper.append((W1[k], K))
+    p, r = len(P), len(hyper)
+    if _frank([hyper[k][0] for k in P]) < p:
+        return False
+    for size in range(p + 1):
+        for Qs in combinations(range(r), size):
+            base = _frank([hyper[k][0] for k in Qs])
+            rest = [k for k in range(r) if k not in Qs]
+            for signs in product((0, 1), repeat=len(rest)):
+                if list(Qs) == P and not any(signs):
+                    continue
+                R = [[T[o][t] - sum((hyper[k][1][o] * hyper[k][0][t] for k, s_ in zip(rest, signs) if s_), F(0))
+                      for t in range(d)] for o in range(m)]
+                if _frank(R + [hyper[k][0] for k in Qs]) - base <= (p - size) // 2:
+                    return False
+    return True
+
+
+def _random_pairs_net(rng, d, n, m, p):
+    """A net with I1, I2 and p opposite pairs with adding kinks, no other shared hyperplane."""
+    ws, bs = tuple(range(-2, 3)), (-1, 0, 1)
+    while True:
+        rows = []
+        for _ in range(p):
+            wi = [rng.choice(ws) for _ in range(d)]
+            bi = rng.choice(bs)
+            mu = rng.choice((F(1), F(2), F(1, 2)))
+            rows += [wi + [bi], [-mu * x for x in wi] + [-mu * bi]]
+        while len(rows) < n:
+            rows.append([rng.choice(ws) for _ in range(d)] + [rng.choice(bs)])
+        cols = [[rng.choice((-2, -1, 1, 2)) for _ in range(m)] for _ in range(n)]
+        if any(not any(r[:d]) for r in rows):
+            continue
+        if any(not any(a + (-rows[2 * q + 1][next(t for t in range(d + 1) if rows[2 * q][t])]
+                            / rows[2 * q][next(t for t in range(d + 1) if rows[2 * q][t])]) * b
+                       for a, b in zip(cols[2 * q], cols[2 * q + 1])) for q in range(p)):
+            continue                                   # a linear pair: another case of R41
+        prop = [(a, b) for a in range(n) for b in range(a + 1, n) if _frank([rows[a], rows[b]]) == 1]
+        if prop != [(2 * q, 2 * q + 1) for q in range(p)]:
+            continue
+        perm = list(range(n))
+        rng.shuffle(perm)
+        return ([[str(x) for x in rows[q][:d]] for q in perm], [str(rows[q][d]) for q in perm],
+                [[str(cols[q][o]) for q in perm] for o in range(m)])
+
+
 def _random_pair_net(rng, d, n, m):
     """A net with I1, I2 and one opposite pair with adding kinks (rows 0 and 1, then shuffled)."""
     ws = tuple(range(-2, 3)) if d > 1 else tuple(range(-4, 5))     # one input: enough distinct lines
@@ -192,10 +286,22 @@ def test_examples_each_way():
     # two parallel pairs: |x| + |x − 1|, their linear parts trade
     v = identifiability_shallow(_net([[1], [-1], [1], [-1]], [0, 0, -1, 1], [[1, 1, 1, 1]]))
     assert v.answer is False and "linearly dependent" in v.reason
-    # two pairs, two outputs, remainder of rank 2: undecided (linear pairs of spare neurons)
+    # two pairs, two outputs, remainder T of rank 2; flipping the x1 hyperplane leaves
+    # T − K w1ᵀ = [[-1, 1], [-1, 1]] of rank 1, which the two spare neurons pay as a linear pair
     v = identifiability_shallow(_net([[1, 0], [-1, 0], [0, 1], [0, -1]], [0, 0, 0, 0],
                                      [[1, 1, 1, 1], [1, 2, 3, 1]]))
-    assert v.answer is None and "R42" in v.reason
+    assert v.answer is False and "1 linear pair(s)" in v.reason
+    # two pairs and a third hyperplane in R^3, three outputs: identifiable
+    v = identifiability_shallow(_net([[1, 0, 0], [-1, 0, 0], [0, 1, 0], [0, -1, 0], [0, 0, 1], [1, 1, 1]],
+                                     [0, 0, 0, 0, 0, 1], [[1, 1, 1, 1, 1, 2], [1, 2, 3, 1, -1, 1],
+                                                          [0, 1, 2, 1, 1, 1]]))
+    assert v.answer is True and v.certificate["flip_sets"]["kind"] == "opposite_pairs"
+    # two pairs among 15 hyperplanes: more placements than enumerated, undecided
+    rng = random.Random(5)
+    W1 = [[1, 0, 0], [-1, 0, 0], [0, 1, 0], [0, -1, 0]] + [[rng.randint(1, 9) for _ in range(3)] for _ in range(13)]
+    W2 = [[1, 1, 1, 1] + [1] * 13, [1, 2, 3, 1] + [rng.randint(1, 5) for _ in range(13)]]
+    v = identifiability_shallow(_net(W1, [0, 0, 0, 0] + list(range(1, 14)), W2))
+    assert v.answer is None and "placements to try" in v.reason
 
 
 def _identifiable_cert():
@@ -304,3 +410,58 @@ def test_fiber_of_an_identifiable_pair_net_is_one_orbit():
     assert "R42" in " ".join(F.notes)
     G = fiber_shallow(_net([[1], [-1], [1]], [0, 0, -1], [[1, 1, 1]]))
     assert G.number_of_orbits is None
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_two_or_three_pairs_against_the_placements(seed):
+    """p = 2, 3 opposite pairs: every verdict agrees with the test's own placements (ranks of
+    stacked rows, no projector), planted copies are exact and outside the orbit, certificates
+    verify."""
+    rng = random.Random(4400 + seed)
+    counts = {True: 0, False: 0}
+    for _ in range(15):
+        d, m, p = rng.choice((2, 3)), rng.choice((1, 2, 3)), rng.choice((2, 2, 3))
+        n = 2 * p + rng.randint(0, 3)
+        W1, b1, W2 = _random_pairs_net(rng, d, n, m, p)
+        net = _net(W1, b1, W2)
+        v = identifiability_shallow(net)
+        assert v.answer is _placements_general(W1, b1, W2), (W1, b1, W2, v.reason)
+        counts[v.answer] += 1
+        if v.answer is True:
+            assert verify(jsonable(v.certificate))[0]
+        else:
+            _checked(net, v, rng, d)
+    assert counts[False]
+
+
+def test_the_general_placements_agree_with_one_pair():
+    rng = random.Random(4500)
+    for _ in range(40):
+        W1, b1, W2 = _random_pair_net(rng, rng.choice((1, 2, 3)), rng.randint(2, 6), rng.choice((1, 2)))
+        assert _placements_general(W1, b1, W2) is _placements(W1, b1, W2)
+
+
+def test_mutated_several_pairs_certificates_are_rejected():
+    v = identifiability_shallow(_net([[1, 0, 0], [-1, 0, 0], [0, 1, 0], [0, -1, 0], [0, 0, 1], [1, 1, 1]],
+                                     [0, 0, 0, 0, 0, 1], [[1, 1, 1, 1, 1, 2], [1, 2, 3, 1, -1, 1],
+                                                          [0, 1, 2, 1, 1, 1]]))
+    good = jsonable(v.certificate)
+    assert verify(good)[0]
+
+    def bad(edit):
+        c = copy.deepcopy(good)
+        edit(c)
+        try:
+            return not verify(c)[0]
+        except Exception:
+            return True
+    assert bad(lambda c: c["flip_sets"].update(pairs=[[0, 1]]))
+    assert bad(lambda c: c.update(fiber_dimension=5))
+    assert bad(lambda c: c.update(flip_sets={"kind": "opposite_pair", "pair": [0, 1]}))
+    # one output: T has rank <= 1, a linear pair of spare neurons pays it
+    assert bad(lambda c: c["network"]["layers"][1].update(weight=[[1, 1, 1, 1, 1, 2]], bias=[0]))
+    # the pairs made parallel: their linear parts trade
+    assert bad(lambda c: (c["network"]["layers"][0]["weight"].__setitem__(2, [2, 0, 0]),
+                          c["network"]["layers"][0]["weight"].__setitem__(3, [-2, 0, 0]),
+                          c["network"]["layers"][0]["bias"].__setitem__(2, 1),
+                          c["network"]["layers"][0]["bias"].__setitem__(3, -1)))
