@@ -490,6 +490,8 @@ def several_pairs_placements(hyper, P, T, p):
             Y = Tm @ Pq
             flips = [0] * len(rest)
             for step in range(1 << len(rest)):
+                if step & 1023 == 1023:
+                    checkpoint()
                 if step:
                     t = (step & -step).bit_length() - 1      # Gray code: one flip changes
                     flips[t] ^= 1

@@ -226,7 +226,7 @@ def _check_opposite_pairs(proof, rows, b1, cols, fd) -> tuple[bool, str]:
     own has rank((T − Σ_S K_k w_kᵀ) P_Q) <= (p − |Q|) // 2 — Q (|Q| <= p) the hyperplanes with
     both orientations, S the others flipped, P_Q the projector of rows modulo span{w_k : k ∈ Q},
     T = Σ μ v_j w_iᵀ — each tried here, exactly."""
-    from itertools import combinations, product
+    from itertools import combinations
     n, d, m = len(rows), len(rows[0]), len(cols[0])
     claimed = proof.get("pairs")
     if not isinstance(claimed, list) or len(claimed) < 2 or any(
@@ -278,14 +278,17 @@ def _check_opposite_pairs(proof, rows, b1, cols, fd) -> tuple[bool, str]:
             else:
                 proj = QMatrix.identity(d)
             rest = [k for k in range(r) if k not in Qs]
-            for flips in product((0, 1), repeat=len(rest)):
+            terms = [QMatrix.from_rows([[u * x for x in hyper[k][0]] for u in hyper[k][1]], ncols=d) @ proj
+                     for k in rest]
+            Y, flips = Tm @ proj, [0] * len(rest)
+            for step in range(1 << len(rest)):       # every S, one flip changing per step
+                if step:
+                    t = (step & -step).bit_length() - 1
+                    flips[t] ^= 1
+                    Y = Y - terms[t] if flips[t] else Y + terms[t]
                 if list(Qs) == P and not any(flips):
                     continue                          # θ's own placement
-                R = Tm
-                for k, f in zip(rest, flips):
-                    if f:
-                        R = R - QMatrix.from_rows([[u * x for x in hyper[k][0]] for u in hyper[k][1]], ncols=d)
-                if (R @ proj).rank() <= (p - size) // 2:
+                if Y.rank() <= (p - size) // 2:
                     return False, (f"R42 fails: another placement ({size} hyperplane(s) with both "
                                    f"orientations, {sum(flips)} flipped): not identifiable")
     if fd != n:
