@@ -514,7 +514,8 @@ def _several_pairs_copy(net, neurons, c, pairs) -> tuple[Network | None, str]:
     p, n = len(pairs), len(neurons)
     cases = several_pairs_cases(len(hyper), p)
     if cases > SEVERAL_MAX_CASES:
-        return None, f"{cases} placements to try, more than {SEVERAL_MAX_CASES}"
+        shown = cases if cases < 10 ** 6 else f"≈ {float(cases):.1e}"
+        return None, f"{shown} placements to try, more than {SEVERAL_MAX_CASES}"
     for Qs, S, ell, Y in several_pairs_placements(hyper, P, T, p):
         d = len(hyper[0][0])
         R = QMatrix.from_rows(T, ncols=d)

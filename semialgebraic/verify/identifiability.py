@@ -268,7 +268,8 @@ def _check_opposite_pairs(proof, rows, b1, cols, fd) -> tuple[bool, str]:
     from math import comb
     cases = sum(comb(r, s) << (r - s) for s in range(p + 1))
     if cases > MAX_PLACEMENTS:
-        return False, f"R42 not shown: {cases} placements, more than the {MAX_PLACEMENTS} this checker tries"
+        shown = cases if cases < 10 ** 6 else f"≈ {float(cases):.1e}"
+        return False, f"R42 not shown: {shown} placements, more than the {MAX_PLACEMENTS} this checker tries"
     Tm = QMatrix.from_rows(T, ncols=d)
     for size in range(p + 1):
         for Qs in combinations(range(r), size):
