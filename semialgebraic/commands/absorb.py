@@ -19,6 +19,7 @@ from algebra.exceptions import AlgebraError, InputError
 from algebra.io.native import parse_matrix, read_json_text
 
 from ..absorption import absorbable, random_experiment
+from ..budget import Budget
 from ..certificates import write_certificate
 from algebra.activations import supported_activations
 
@@ -73,8 +74,9 @@ def cmd_absorb(args) -> int:
         return _cmd_random(args)
     if not args.block:
         fail("absorb needs a BLOCK file (or --random d,k)")
+    budget = Budget(timeout=args.timeout)          # reading BLOCK counts too
     block = _load(args)
-    v = absorbable(block, timeout=args.timeout, max_nullity=args.max_nullity)
+    v = absorbable(block, budget=budget, max_nullity=args.max_nullity)
     if args.certificate and v.certificate is not None:
         try:
             write_certificate(v.certificate, args.certificate)

@@ -166,12 +166,12 @@ def register(sub, parent) -> None:
 
 def cmd_equiv(args) -> int:
     check_output_dir(args.certificate)
+    budget = _budget(args)                 # reading A and B counts too
     a, b, args.units = load_pair_in_units(args.a, args.b)
     if a.signature != b.signature:
         fail(f"{args.a} has (inputs, outputs) {a.signature} but {args.b} has {b.signature}")
     if args.epsilon is not None:
         return _cmd_equiv_epsilon(args, a, b)
-    budget = _budget(args)
     if args.ball is not None:          # exact equality on the box [x - R, x + R]
         dom = parse_domain(args, a.n_inputs, a)
         domain = dom.as_cube or dom.box

@@ -407,8 +407,8 @@ def _run_fast(fn, a, b, name, hyps, check=True) -> Verdict | None:
         hyps.append(Hypothesis(f"{name} fast path applies", False, str(exc)))
         return None
     hyps.extend(v.hypotheses)
-    if v.answer is None:
-        return None
+    if v.answer is None:                    # (decided, but the budget stopped its certificate)
+        return replace(v, hypotheses=tuple(hyps)) if v.details.get("uncertified") else None
     if v.certificate is not None and check:
         require_valid(jsonable(v.certificate, keep_networks=True), verify, name)
     return replace(v, hypotheses=tuple(hyps))

@@ -19,6 +19,7 @@ from algebra.network import Network
 from algebra.rationals import Q
 from algebra.symmetries.neurons import probe_vector
 
+from ..budget import BudgetExhausted
 from ..certificates import counterexample_certificate, require_valid, shorter_point
 from ..verdict import Hypothesis, Verdict
 from ..verify import verify as _verify
@@ -109,7 +110,10 @@ def _equivalent_shallow(a: Network, b: Network, orthant: bool, certify: bool) ->
     ca, cb = canonical_form(a, orthant=orthant), canonical_form(b, orthant=orthant)
     details = {}
     if ca == cb:
-        cert = symmetry_path(a, b, orthant=orthant, forms=(ca, cb)) if certify else None
+        try:
+            cert = symmetry_path(a, b, orthant=orthant, forms=(ca, cb)) if certify else None
+        except BudgetExhausted as exc:
+            return _uncertified(method, "canonical forms are equal", hyps, details, exc)
         return Verdict(True, method, "canonical forms are equal", tuple(hyps), cert, details)
     x = shorter_point(a, b, separating_point(ca, cb, nets=(a, b)), "orthant" if orthant else None)
     details["point"] = x
@@ -117,6 +121,15 @@ def _equivalent_shallow(a: Network, b: Network, orthant: bool, certify: bool) ->
             if certify else None)
     return Verdict(False, method, "canonical forms differ; the point separates the functions",
                    tuple(hyps), cert, details)
+
+
+def _uncertified(method, reason, hyps, details, exc) -> Verdict:
+    """Equal canonical forms whose ``symmetry_path`` certificate the budget stopped: no verdict
+    without its certificate, so undecided (exit 3), saying what was found (``uncertified``: the
+    dispatcher stops there rather than try the general method on a spent budget)."""
+    return Verdict(None, method, f"undecided: {reason}, but {exc} before the symmetry path "
+                   "certificate was built (a larger --timeout certifies it)", tuple(hyps), None,
+                   {**details, "uncertified": True, "complete": False})
 
 
 _PATHS = {compare_float32: "float32_path", compare_float64: "float64_path",
@@ -136,7 +149,10 @@ def _float32_decision(a: Network, b: Network, hyps: list, certify: bool,
     hyps = hyps + list(r.hypotheses)
     details = {_PATHS[compare]: r.details}
     if r.answer:
-        cert = symmetry_path(a, b) if certify else None
+        try:
+            cert = symmetry_path(a, b) if certify else None
+        except BudgetExhausted as exc:        # decided, but its certificate not built in time
+            return _uncertified(method, r.reason, hyps, details, exc)
         return Verdict(True, method, r.reason, tuple(hyps), cert, details)
     nets = (_SparseNet(a), _SparseNet(b))
     for x, fa, fb in _sparse_candidates(nets, a.n_inputs, r.hyperplane):

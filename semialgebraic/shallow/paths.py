@@ -20,6 +20,7 @@ from algebra.symmetries.elementary import Permute, Scale
 from algebra.symmetries.moves import LinearRefactor, Regroup
 from algebra.symmetries.neurons import hidden_neurons
 
+from ..budget import checkpoint
 from ..certificates import symmetry_path_certificate
 from ..exceptions import CertificateError
 from .canonical import ShallowCanonicalForm, canonical_form, is_switching_on_orthant, raw_keys
@@ -39,6 +40,7 @@ def symmetry_path(a: Network, b: Network, *, orthant: bool = False, forms=None) 
     fast = _array_certificate(a, b, orthant)
     if fast is not None:
         return fast
+    checkpoint()                             # an active budget (equiv --timeout) stops between parts
     steps = _direct_path(a, b, orthant)      # replayed below: a wrong path raises, never passes
     rep = None
     if steps is None:
@@ -60,6 +62,7 @@ def symmetry_path(a: Network, b: Network, *, orthant: bool = False, forms=None) 
                                          checkpoints=checkpoints)
     checkpoints, cur = [], a
     for s in steps:                 # every step's check is the checker's (verify/symmetry_path)
+        checkpoint()
         cur = s._apply(cur)
         checkpoints.append(network_digest(cur))
     if cur != b:  # pragma: no cover
@@ -240,12 +243,17 @@ def _direct_path(a: Network, b: Network, orthant: bool):
         return None
     sides = []
     for net in (a, b):
+        checkpoint()
         neurons, _ = hidden_neurons(net, 0)
+        checkpoint()
         leads = [next((x for x in w if x != 0), None) for w, _, _ in neurons]
         factors = [1 / abs(l) if l is not None else Q(1) for l in leads]
         keys = [k * f for k, f in zip(raw_keys(net), factors)]
-        normal = [(tuple(x * f for x in w), bb * f, tuple(x / f for x in v))
-                  for (w, bb, v), f in zip(neurons, factors)]
+        normal = []
+        for t, ((w, bb, v), f) in enumerate(zip(neurons, factors)):
+            if t & 255 == 255:
+                checkpoint()
+            normal.append((tuple(x * f for x in w), bb * f, tuple(x / f for x in v)))
         sides.append((factors, keys, normal))
     (fa, ka, na), (fb, kb, nb) = sides
     buckets: dict = {}

@@ -1,0 +1,35 @@
+"""Budgets from the session-34 audit of real material: reading the files counts, and a decided
+shallow equivalence whose certificate the budget stops is undecided (exit 3), not a late answer."""
+
+from __future__ import annotations
+
+import json
+
+from algebra.network import Network
+from semialgebraic.budget import BudgetExhausted
+from semialgebraic.cli import main
+
+
+def _write(path, net):
+    path.write_text(json.dumps(net.to_dict()))
+    return str(path)
+
+
+def test_equal_forms_whose_path_the_budget_stops_are_undecided(tmp_path, capsys, monkeypatch):
+    """equiv of two 768-3072-768 MLP blocks, --timeout 5: the canonical forms were equal after
+    1.6 s and the symmetry path took 10 s more, answered at 15 s (exit 0).  Now the path stops at
+    the budget: undecided, saying the forms are equal, exit 3."""
+    from semialgebraic.shallow import paths
+    a = Network.from_rows([[[1, 2], [3, -1]], [[1, -2]]], [[1, 0], [5]])
+    b = Network.from_rows([[[3, -1], [2, 4]], [[-2, "1/2"]]], [[0, 2], [5]])
+    pa, pb = _write(tmp_path / "a.json", a), _write(tmp_path / "b.json", b)
+    assert main(["equiv", pa, pb]) == 0
+    capsys.readouterr()
+
+    def spent():
+        raise BudgetExhausted("timeout of 5 s reached")
+    monkeypatch.setattr(paths, "checkpoint", spent)
+    assert main(["equiv", pa, pb, "--timeout", "5"]) == 3
+    out = capsys.readouterr().out
+    assert out.startswith("undecided") and "canonical forms are equal" in out
+    assert "before the symmetry path certificate was built" in out
