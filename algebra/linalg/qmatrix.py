@@ -42,6 +42,15 @@ def to_q_list(xs) -> list:
     return [to_q(x) for x in xs]
 
 
+def _entry_json(x):
+    """One rational as in :meth:`QMatrix.to_json`: an integer (as text from 14 000 bits) or
+    ``"p/q"``."""
+    if x.q == 1:
+        v = int(x.p)
+        return v if v.bit_length() < 14_000 else str(v)
+    return f"{x.p}/{x.q}"
+
+
 class QMatrix:
     """Immutable matrix over Q, backed by ``flint.fmpq_mat``."""
 
@@ -229,6 +238,19 @@ class QMatrix:
         """Row-major flat list of entries."""
         return list(self._rep.entries())
 
+    def _small_common_denominator(self, bits: int = 1024) -> bool:
+        """Is the lcm of the entries' denominators below 2^*bits*?  (A canonical form's entries
+        have many unrelated denominators: their lcm made a 256-1536-256 representative's
+        integer export take 1.4 GB, and a 768-4608-768 one more than 10 GB.)"""
+        D = 1
+        for x in self._rep.entries():
+            q = int(x.q)
+            if q != 1 and D % q:
+                D = D * q // gcd(D, q)
+                if D.bit_length() > bits:
+                    return False
+        return True
+
     def to_json(self) -> list[list[int | str]]:
         """Rows with each entry a JSON integer or ``"p/q"`` string (same values as
         :func:`~algebra.rationals.q_json`, computed from one integer export ``N / D``).
@@ -239,6 +261,9 @@ class QMatrix:
         n, c = self.shape
         if n == 0 or c == 0:
             return [[] for _ in range(n)]
+        if not self._small_common_denominator():   # entry by entry: N / D would hold every
+            flat = [_entry_json(x) for x in self._rep.entries()]   # numerator at D's size
+            return [flat[i * c:(i + 1) * c] for i in range(n)]
         N, D = self._rep.numer_denom()
         D = int(D)
         ints = [int(e) for e in N.entries()]
