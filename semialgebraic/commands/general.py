@@ -171,7 +171,7 @@ def cmd_equiv(args) -> int:
     if a.signature != b.signature:
         fail(f"{args.a} has (inputs, outputs) {a.signature} but {args.b} has {b.signature}")
     if args.epsilon is not None:
-        return _cmd_equiv_epsilon(args, a, b)
+        return _cmd_equiv_epsilon(args, a, b, budget)
     if args.ball is not None:          # exact equality on the box [x - R, x + R]
         dom = parse_domain(args, a.n_inputs, a)
         domain = dom.as_cube or dom.box
@@ -273,7 +273,7 @@ def equiv_text(v, exact: bool = False) -> str:
     return text
 
 
-def _cmd_equiv_epsilon(args, a, b) -> int:
+def _cmd_equiv_epsilon(args, a, b, budget: Budget) -> int:
     """``equiv --epsilon E``: decide ``max |a − b| <= E`` by exact branch and bound."""
     try:
         eps = to_q(args.epsilon)
@@ -282,7 +282,7 @@ def _cmd_equiv_epsilon(args, a, b) -> int:
     if eps < 0:
         fail("--epsilon must be >= 0")
     dom = parse_domain(args, a.n_inputs, a)
-    answer, r = epsilon_equivalent(a, b, dom, eps, budget=_budget(args), copies=True)
+    answer, r = epsilon_equivalent(a, b, dom, eps, budget=budget, copies=True)
     # undecided too: the certified interval so far (the bab_bound certificate `diff` writes)
     written = args.certificate if args.certificate and r.certificate is not None else None
     if written:
@@ -346,6 +346,7 @@ def _small(a, b) -> bool:
 def cmd_diff(args) -> int:
     check_output_dir(args.certificate)
     check_output_dir(args.plot, "--plot")
+    budget = _budget(args)                 # reading A and B counts too
     a, b, units = load_pair_in_units(args.a, args.b)
     if a.signature != b.signature:
         fail(f"{args.a} has (inputs, outputs) {a.signature} but {args.b} has {b.signature}")
@@ -365,13 +366,12 @@ def cmd_diff(args) -> int:
         walk_first = method == "walk" and args.max_regions is None
     units, line = units_report(units, dom, args.exact)
     if method == "bab":
-        return _cmd_diff_bab(args, a, b, dom, units, line)
+        return _cmd_diff_bab(args, a, b, dom, units, line, budget=budget)
     if not cube:                     # --method walk on a bounded polyhedron (its own sides, cuts)
         if args.plot is not None and box is None:
             fail("--plot needs a bounded box (--box or --ball) without half-spaces")
-        return _cmd_diff_walk(args, a, b, dom, units, line)
+        return _cmd_diff_walk(args, a, b, dom, units, line, budget)
     box = box[0]
-    budget = _budget(args)
     if walk_first:
         # auto: the walk first, on its share; a walk it does not finish hands over to branch and
         # bound with the rest of the budget, which always holds an interval (a 3-12-12-2 pair and
@@ -408,12 +408,12 @@ def cmd_diff(args) -> int:
     return 0 if dev.complete else 3
 
 
-def _cmd_diff_walk(args, a, b, dom, units: dict, line: str) -> int:
+def _cmd_diff_walk(args, a, b, dom, units: dict, line: str, budget: Budget) -> int:
     """``diff --method walk`` on a bounded polyhedron (a box with its own sides, box ∩
     half-spaces): the exact region walk of a − b inside it, one exact LP per region."""
     if interior_point(dom) is None:
         fail("--method walk needs a domain with an interior (use --method bab)")
-    dev = max_deviation(a, b, dom, budget=_budget(args))
+    dev = max_deviation(a, b, dom, budget=budget)
     at = f"x = {display.point(dev.point, args.exact)}, output {dev.output}"
     text = ((f"max |a - b| = {display.number(dev.value, args.exact)} at {at}" if dev.complete else
              f"max |a - b| >= {display.number(dev.value, args.exact)}; lower bound attained at {at} "
