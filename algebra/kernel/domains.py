@@ -357,10 +357,17 @@ class Domain:
         return out
 
     def contains(self, x) -> bool:
-        """Whether the point *x* lies in the (closed) domain, exactly."""
+        """Whether the point *x* lies in the (closed) domain, exactly: its sides coordinate by
+        coordinate, then each half-space (the inequalities of :meth:`rows`, without forming
+        them: 2d dense rows of d numbers per call cost 0.13 s at d = 784, 257 calls in a
+        recession search)."""
         x = [to_q(v) for v in x]
-        return len(x) == self.dim and all(
-            sum((r[i] * x[i] for i in range(self.dim)), Q(0)) + r[-1] >= 0 for r in self.rows())
+        if len(x) != self.dim:
+            return False
+        for v, lo, hi in zip(x, self.lo, self.hi):
+            if (lo is not None and v < lo) or (hi is not None and v > hi):
+                return False
+        return all(sum((c * v for c, v in zip(a, x)), Q(0)) <= b for a, b in self.halfspaces)
 
     def to_json(self) -> dict:
         """``{"lo": [...], "hi": [...], "halfspaces": [{"a": [...], "b": ...}]}``, exact strings

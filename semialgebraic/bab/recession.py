@@ -449,9 +449,11 @@ def _devs(a, b, x):
     return [abs(p - q) for p, q in zip(a.evaluate(x), b.evaluate(x))]
 
 
-def _primal(a, b, dom: Domain, x0, cone: Domain):
+def _primal(a, b, dom: Domain, x0, cone: Domain, budget: Budget | None = None):
     """The best exact value of ``max_o |a_o − b_o|`` at a few points of the domain: *x0* and
-    ``x0 + t r`` for the corners ``r`` of ``C ∩ [−1, 1]^d`` (when in C), ``t = 1, 10, 100``."""
+    ``x0 + t r`` for the corners ``r`` of ``C ∩ [−1, 1]^d`` (when in C), ``t = 1, 10, 100``;
+    *x0* only once *budget* is spent (exact evaluations of a 784-64-10 pair: 257 of them took
+    20 s past a 5 s timeout)."""
     cands = [tuple(x0)]
     d = dom.dim
     corners = [tuple(cone.hi[i] if (k >> i) & 1 else cone.lo[i] for i in range(d))
@@ -460,7 +462,9 @@ def _primal(a, b, dom: Domain, x0, cone: Domain):
         if cone.contains(r):
             cands += [tuple(x + t * ri for x, ri in zip(x0, r)) for t in (1, 10, 100)]
     best = None
-    for x in cands:
+    for k, x in enumerate(cands):
+        if k and budget is not None and budget.exhausted():
+            break
         if dom.contains(x):
             devs = _devs(a, b, x)
             o = max(range(len(devs)), key=devs.__getitem__)
@@ -482,7 +486,7 @@ def unbounded_diff(a: Network, b: Network, dom: Domain, budget: Budget, eps=None
     cone = cone_domain(dom)
     D = difference_network(a, b)
     sub = bounded_diff(bias_free(a), bias_free(b), cone, budget, Q(0), input_splits)
-    lower, point, out, devs = _primal(a, b, dom, x0, cone)
+    lower, point, out, devs = _primal(a, b, dom, x0, cone, budget)
     if sub.lower > 0:                                       # f_0 != 0 on C: unbounded
         r = sub.point
         t1, u, v = ray_start(D, x0, r)

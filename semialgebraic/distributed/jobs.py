@@ -43,7 +43,7 @@ from algebra.network import Network
 from algebra.rationals import Q, to_q
 from algebra.conservation import conservation_laws, samples_from_patterns
 
-from ..budget import Budget
+from ..budget import Budget, BudgetExhausted
 from ..exceptions import SemialgebraicError
 from ..bab import diff_bounds, epsilon_equivalent
 from ..bottleneck import identifiability
@@ -239,11 +239,17 @@ def _identify(item, blobs, timeout, box):
     (net,) = load_item(item, blobs)
     if net.depth != 2 and not is_bottleneck(net):
         raise SemialgebraicError(f"{item['paths'][0]}: identify needs one hidden layer, or two with n1 <= d")
-    if net.depth == 2:                  # one hidden layer: three-layer-fibers R41
-        from ..shallow.identifiability import identifiability_shallow
-        v = identifiability_shallow(net)
-    else:
-        v = identifiability(net)
+    budget = Budget(timeout=timeout)    # the item's budget (session-34 audit: it was not passed)
+    try:
+        with budget.active():
+            if net.depth == 2:          # one hidden layer: three-layer-fibers R41, R42
+                from ..shallow.identifiability import identifiability_shallow
+                v = identifiability_shallow(net, budget=budget)
+            else:
+                v = identifiability(net)
+    except BudgetExhausted as exc:
+        return {"status": "undecided", "verdict": WORDS[None], "answer": None, "method": "identify",
+                "reason": f"undecided: {exc or budget.reason}", "certificate": None}
     rec = _verdict(v)
     rec["verdict"] = {True: "identifiable", False: "not identifiable", None: "undecided"}[v.answer]
     return rec

@@ -237,7 +237,10 @@ polynomials (784-64-10, N = 50 890: 58 666 equalities, 62 s and 22 GB; digits 64
 def _one_orbit_by_r42(net) -> bool:
     """Is *net* (one hidden layer, on R^d) identifiable by three-layer-fibers R42 (one pair of
     neurons on a hyperplane with opposite orientations; its certificate checked)?"""
-    from .identifiability import identifiability_shallow
+    from .identifiability import _proportional_pairs, identifiability_shallow
+    neurons, _ = hidden_neurons(net, 0)
+    if not any(lam < 0 for _, _, lam in _proportional_pairs(neurons)):
+        return False                      # no opposite pair: not R42's case (and no work)
     try:
         v = identifiability_shallow(net)
     except ValueError:
@@ -275,7 +278,9 @@ def fiber_shallow(net: Network, *, orthant: bool = False, systems: bool | None =
         dim = Dimension.of(n, "irredundant: each component is n open half-lines (positive "
                               "scalings)" + ("" if upper is None else "; = N - rank J"))
     elif upper is None:
-        dim = Dimension.between(lower, None, "symmetry tangents (lower); Jacobian skipped (large)")
+        dim = Dimension.between(lower, net.n_parameters, "symmetry tangents (lower); at most the "
+                                "number of parameters: the Jacobian skipped (large; netfibers dim "
+                                "bounds the fiber more tightly)")
     elif lower == upper:
         dim = Dimension.of(lower, "symmetry tangents (lower) = N - rank J (upper)")
     else:

@@ -313,18 +313,17 @@ def _positive_functional(A: QMatrix) -> dict | None:
     return {"kind": "positive_functional", "y": [q_json(x) for x in y]}
 
 
-def _moved_rows(net: Network, neurons, c, i: int) -> list:
+def _moved_rows(net: Network, neurons, c, i: int):
     """Copies of *net* with the row of the unread neuron *i* moved (a few tries, so that one is
-    outside the orbit even when another neuron's row coincides)."""
+    outside the orbit even when another neuron's row coincides), made one at a time (the first
+    is almost always taken: all 3 (d + 1) of a 784-64-10 net took 18 s)."""
     d = len(neurons[i][0])
-    out = []
     w, b, v = neurons[i]
     for t in (1, 2, -1):
-        for k in range(d + 1):           # one weight, or the bias, moved by t
+        for k in (d, *range(d)):         # the bias, or one weight, moved by t
             new = list(neurons)
             new[i] = (tuple(x + (t if q == k else 0) for q, x in enumerate(w)), b + (t if k == d else 0), v)
-            out.append(with_hidden_neurons(net, 0, new, c))
-    return out
+            yield with_hidden_neurons(net, 0, new, c)
 
 
 def _planted(net: Network, hyps: list, reason: str, copies: list, verify: bool) -> Verdict:
