@@ -179,13 +179,10 @@ def _check_opposite_pair(proof, rows, b1, cols, fd) -> tuple[bool, str]:
     i, j = shared[0]
     if sorted(claimed) != [i, j]:
         return False, f"the proportional rows are {i} and {j}, not {claimed}"
-    lead = next(t for t, x in enumerate(ext[i]) if x != 0)
-    mu = -ext[j][lead] / ext[i][lead]
-    if mu < 0:
-        return False, f"I3 fails: rows {i} and {j} are proportional with the same orientation (a trade)"
-    K = [a + mu * b for a, b in zip(cols[i], cols[j])]
-    if all(x == 0 for x in K):
-        return False, f"rows {i} and {j} are a linear pair (their kinks cancel): not identifiable"
+    kink = _pair_kink(ext, cols, i, j)
+    if isinstance(kink, str):
+        return False, kink
+    mu, K = kink
     hyper = [(i, rows[i], K)] + [(k, rows[k], cols[k]) for k in range(n) if k not in (i, j)]
     zero = 0 * mu
     shown = _independent(rows, cols, i, j)
@@ -219,6 +216,20 @@ MAX_PLACEMENTS = 1 << 17
 """Most placements (Q, S) this checker tries for two or more pairs (R42)."""
 
 
+def _pair_kink(ext, cols, i, j):
+    """``(μ, K)`` for rows i, j of [W1 | b1] with row j = −μ row i, μ > 0, and the kink
+    ``K = v_i + μ v_j ≠ 0`` they make together; else the reason (same orientation: a trade;
+    K = 0: a linear pair)."""
+    lead = next(t for t, x in enumerate(ext[i]) if x != 0)
+    mu = -ext[j][lead] / ext[i][lead]
+    if mu < 0:
+        return f"I3 fails: rows {i} and {j} are proportional with the same orientation (a trade)"
+    K = [a + mu * b for a, b in zip(cols[i], cols[j])]
+    if all(x == 0 for x in K):
+        return f"rows {i} and {j} are a linear pair (their kinks cancel): not identifiable"
+    return mu, K
+
+
 def _check_opposite_pairs(proof, rows, b1, cols, fd) -> tuple[bool, str]:
     """three-layer-fibers R42 with p >= 2 pairs: the proportional rows of [W1 | b1] are exactly
     the claimed pairs, each with opposite orientations and kinks that add; the pairs' rows w_i
@@ -250,13 +261,10 @@ def _check_opposite_pairs(proof, rows, b1, cols, fd) -> tuple[bool, str]:
         K = list(cols[k])
         if k in first:
             j = first[k]
-            lead = next(t for t, x in enumerate(ext[k]) if x != 0)
-            mu = -ext[j][lead] / ext[k][lead]
-            if mu < 0:
-                return False, f"I3 fails: rows {k} and {j} are proportional with the same orientation"
-            K = [a + mu * b for a, b in zip(cols[k], cols[j])]
-            if all(x == 0 for x in K):
-                return False, f"rows {k} and {j} are a linear pair (their kinks cancel): not identifiable"
+            kink = _pair_kink(ext, cols, k, j)
+            if isinstance(kink, str):
+                return False, kink
+            mu, K = kink
             for o in range(m):
                 for t in range(d):
                     T[o][t] += mu * cols[j][o] * rows[k][t]

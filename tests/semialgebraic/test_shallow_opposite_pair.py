@@ -311,10 +311,8 @@ def _identifiable_cert():
     return jsonable(v.certificate)
 
 
-def test_mutated_certificates_are_rejected():
-    good = _identifiable_cert()
-    assert verify(good)[0]
-
+def _rejecter(good):
+    """``bad(edit)``: the certificate *good* edited by *edit* is refused (BROKEN or malformed)."""
     def bad(edit):
         c = copy.deepcopy(good)
         edit(c)
@@ -322,6 +320,13 @@ def test_mutated_certificates_are_rejected():
             return not verify(c)[0]
         except Exception:
             return True
+    return bad
+
+
+def test_mutated_certificates_are_rejected():
+    good = _identifiable_cert()
+    assert verify(good)[0]
+    bad = _rejecter(good)
     assert bad(lambda c: c.update(fiber_dimension=3))
     assert bad(lambda c: c["flip_sets"].update(pair=[0, 2]))
     assert bad(lambda c: c.update(flip_sets={"kind": "split_sums"}))     # R41's proof: I3 fails
@@ -447,14 +452,7 @@ def test_mutated_several_pairs_certificates_are_rejected():
                                                           [0, 1, 2, 1, 1, 1]]))
     good = jsonable(v.certificate)
     assert verify(good)[0]
-
-    def bad(edit):
-        c = copy.deepcopy(good)
-        edit(c)
-        try:
-            return not verify(c)[0]
-        except Exception:
-            return True
+    bad = _rejecter(good)
     assert bad(lambda c: c["flip_sets"].update(pairs=[[0, 1]]))
     assert bad(lambda c: c.update(fiber_dimension=5))
     assert bad(lambda c: c.update(flip_sets={"kind": "opposite_pair", "pair": [0, 1]}))
