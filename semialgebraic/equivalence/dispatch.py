@@ -365,7 +365,7 @@ def _on_box(a, b, box, method, budget, progress, samples, check) -> Verdict:
 def _decide(a, b, dom, method, budget, progress, samples=32, check=True) -> Verdict:
     hyps: list[Hypothesis] = list(reader_hypotheses(a, b))     # BatchNorm roundings of the readers
     if method in ("auto", "shallow", "bottleneck"):
-        fast = _fast_path(a, b, dom, method, hyps, check)
+        fast = _fast_path(a, b, dom, method, hyps, check, budget)
         if fast is not None:
             return fast
         if method != "auto":
@@ -373,7 +373,7 @@ def _decide(a, b, dom, method, budget, progress, samples=32, check=True) -> Verd
     return general_method(a, b, dom, budget, progress, tuple(hyps), samples, check)
 
 
-def _fast_path(a, b, dom, method, hyps, check=True) -> Verdict | None:
+def _fast_path(a, b, dom, method, hyps, check=True, budget=None) -> Verdict | None:
     shallow_ok = a.depth == 2 and b.depth == 2
     bott_ok = (a.depth == 3 and b.depth == 3 and a.widths[1] <= a.n_inputs
                and b.widths[1] <= b.n_inputs)
@@ -384,7 +384,7 @@ def _fast_path(a, b, dom, method, hyps, check=True) -> Verdict | None:
                                dom is None or dom == "orthant", witness))
         if shallow_ok and (dom is None or dom == "orthant"):
             v = _run_fast(partial(equivalent_shallow, orthant=dom == "orthant"), a, b, "shallow", hyps,
-                          check)
+                          check, budget)
             if v is not None:
                 return v
     if method in ("auto", "bottleneck"):
@@ -392,15 +392,16 @@ def _fast_path(a, b, dom, method, hyps, check=True) -> Verdict | None:
         hyps.append(Hypothesis("two hidden layers with n1 <= d each", bott_ok,
                                [list(a.widths), list(b.widths)]))
         if bott_ok and dom is None:
-            v = _run_fast(equivalent_bottleneck, a, b, "bottleneck", hyps, check)
+            v = _run_fast(equivalent_bottleneck, a, b, "bottleneck", hyps, check, budget)
             if v is not None:
                 return v
     return None
 
 
-def _run_fast(fn, a, b, name, hyps, check=True) -> Verdict | None:
-    """Run a fast path; its verdict if it decided (certificate verified here with *check*), else
-    None."""
+def _run_fast(fn, a, b, name, hyps, check=True, budget=None) -> Verdict | None:
+    """Run a fast path; its verdict if it decided (certificate verified here with *check*; with
+    a *budget* that has a timeout, in the time it has left: a check that does not finish is said
+    in the reason, as the general method's), else None."""
     try:
         v = fn(a, b, verify=False)
     except (SemialgebraicError, AlgebraError) as exc:   # the fast path could not decide
@@ -410,5 +411,9 @@ def _run_fast(fn, a, b, name, hyps, check=True) -> Verdict | None:
     if v.answer is None:                    # (decided, but the budget stopped its certificate)
         return replace(v, hypotheses=tuple(hyps)) if v.details.get("uncertified") else None
     if v.certificate is not None and check:
-        require_valid(jsonable(v.certificate, keep_networks=True), verify, name)
+        cert = jsonable(v.certificate, keep_networks=True)
+        if budget is None or budget.timeout is None:
+            require_valid(cert, verify, name)
+        elif valid_within(cert, budget, checker=verify) is None:   # (an invalid one raises)
+            v = replace(v, reason=v.reason + NOT_RECHECKED, details={**v.details, "certificate_checked": False})
     return replace(v, hypotheses=tuple(hyps))
