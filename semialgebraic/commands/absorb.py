@@ -24,7 +24,7 @@ from ..certificates import write_certificate
 from algebra.activations import supported_activations
 
 from ..cli import emit, fail
-from ..verdict import witness_text
+from ..verdict import Verdict, witness_text
 from . import display
 from .common import is_existing_file
 from .help import describe
@@ -76,7 +76,12 @@ def cmd_absorb(args) -> int:
         fail("absorb needs a BLOCK file (or --random d,k)")
     budget = Budget(timeout=args.timeout)          # reading BLOCK counts too
     block = _load(args)
-    v = absorbable(block, budget=budget, max_nullity=args.max_nullity)
+    try:
+        v = absorbable(block, budget=budget, max_nullity=args.max_nullity)
+    except KeyboardInterrupt:                      # Ctrl-C: the partial answer, exit 3
+        budget.interrupt()
+        v = Verdict(None, "absorb", f"undecided: {budget.reason or 'interrupted (Ctrl-C)'} before a "
+                    "decision", ())
     if args.certificate and v.certificate is not None:
         try:
             write_certificate(v.certificate, args.certificate)

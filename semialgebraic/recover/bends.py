@@ -273,9 +273,10 @@ def recover(oracle, d: int, m: int, *, seed: int = 0, lines: int = 2,
         else:
             notes.append(f"{full.count(None)} bend(s) could not be probed away from the others "
                          "(no clean jump): not classified, no network")
-    except (_OutOfBudget, _Unconverged) as exc:
+    except (_OutOfBudget, _Unconverged, KeyboardInterrupt) as exc:   # (Ctrl-C: the same report)
         keys = sorted(found)
-        notes.append(f"stopped: {exc}; the bends found so far are reported, no network")
+        why = exc if not isinstance(exc, KeyboardInterrupt) or str(exc) else "interrupted (Ctrl-C)"
+        notes.append(f"stopped: {why}; the bends found so far are reported, no network")
         return Recovery([(list(w), c) for w, c in keys], [list(found[k]) for k in keys], None,
                         f.n, notes, [None] * len(keys), False)
     return Recovery(hyper, alphas, net, f.n, notes, full)

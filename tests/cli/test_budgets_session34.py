@@ -33,3 +33,31 @@ def test_equal_forms_whose_path_the_budget_stops_are_undecided(tmp_path, capsys,
     out = capsys.readouterr().out
     assert out.startswith("undecided") and "canonical forms are equal" in out
     assert "before the symmetry path certificate was built" in out
+
+
+def test_ctrl_c_gives_absorb_and_recover_their_partial_report(tmp_path, capsys, monkeypatch):
+    """Budget audit M4: Ctrl-C during absorb or recover printed only 'interrupted (Ctrl-C)';
+    now the partial report, exit 3 (recover: the bends found so far)."""
+    from semialgebraic.commands import absorb as absorb_cmd
+    from semialgebraic.recover import bends
+    block = tmp_path / "blk.json"
+    block.write_text(json.dumps({"format": "netfibers.block", "version": 1, "activation": "relu",
+                                 "w_up": [[1, 0], [0, 1]], "w_down": [[1, 0], [0, 1]]}))
+
+    def interrupted(*a, **k):
+        raise KeyboardInterrupt
+    monkeypatch.setattr(absorb_cmd, "absorbable", interrupted)
+    assert main(["absorb", str(block)]) == 3
+    assert "undecided: interrupted (Ctrl-C)" in capsys.readouterr().out
+    net = Network.from_rows([[[1, 2], [3, -1]], [[1, -2]]], [[1, 0], [5]])
+    calls = [0]
+    real = bends._Counted.__call__
+
+    def counted(self, x):
+        calls[0] += 1
+        if calls[0] > 400:
+            raise KeyboardInterrupt
+        return real(self, x)
+    monkeypatch.setattr(bends._Counted, "__call__", counted)
+    r = bends.recover(bends.NetworkOracle(net), 2, 1)
+    assert not r.complete and r.network is None and any("interrupted (Ctrl-C)" in n for n in r.notes)
