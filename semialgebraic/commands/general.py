@@ -89,7 +89,9 @@ def register(sub, parent) -> None:
                              "decided on the enclosing box, then as max |a - b| <= 0 by branch "
                              "and bound); 'file': a .nnet file's input box (default: all of R^d)")
     _budget_args(p)
-    p.add_argument("--certificate", metavar="FILE", help="write the certificate (only when decided)")
+    p.add_argument("--certificate", metavar="FILE", help="write the certificate (exact equality: "
+                   "only when decided; with --epsilon also the certified interval of a budget "
+                   "that ran out)")
     p.add_argument("--epsilon", metavar="E", help="decide max |a - b| <= E on the domain (exact "
                    "branch and bound; --box in any form of diff, --ball, --orthant, or all of R^d): "
                    "exit 0 with a certificate, 1 with a point, 3 budget")
