@@ -137,6 +137,9 @@ def cmd_conserved(args) -> int:
         remaining = 0.0
     res = conservation_laws(net, samples, max_depth=args.max_depth, timeout=remaining,
                             complete=complete)
+    if budget.interrupted:          # the phases stopped at once because of Ctrl-C, not a timeout
+        res.notes = tuple("interrupted (Ctrl-C):" + n[len("timeout:"):] if n.startswith("timeout:") else n
+                          for n in res.notes)
     if res.fiber_dimension is not None:
         res = _fiber_checked(net, res, samples, None if not args.data and args.box is None else
                              parse_box(args.box) if not args.data else _data_box(points),
