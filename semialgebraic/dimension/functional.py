@@ -1011,6 +1011,8 @@ class _Sandwich:
                 reason += "; evidence from the sampled inputs (float guesses, unproven): " + "; ".join(hints)
         if self.skipped:
             reason += f"; {self.skipped}"
+        if not complete and self.budget.interrupted:     # say what stopped it (budget audit L2)
+            reason += "; interrupted (Ctrl-C)"
         if not npts and self.kink_inputs and not self.complete:
             reason += (f"; none of the {self.kink_inputs} sampled inputs is a differentiable point "
                        "of theta -> f_theta(x) (a neuron's pre-activation vanishes there and the "
