@@ -397,6 +397,9 @@ def test_a_wide_net_with_one_pair_is_decided_by_independence():
     b1 = [rng.randint(-3, 3) for _ in range(n)]
     b1[1] = -3 * b1[0]
     W2 = [[rng.choice((-2, -1, 1, 2)) for _ in range(n)] for _ in range(m)]
+    from semialgebraic.shallow.identifiability import independent_problems
+    neurons, i, j = _pair_of((W1, b1, W2))
+    assert independent_problems(neurons, i, j) == {k for k in range(n) if k != j}   # all proven
     v = identifiability_shallow(_net(W1, b1, W2))
     assert v.answer is True and verify(jsonable(v.certificate))[0]
     # neuron 5 moved onto a hyperplane parallel to the pair's: (a) has a solution
