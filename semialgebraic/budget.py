@@ -21,6 +21,7 @@ delay).
 
 from __future__ import annotations
 
+import functools
 import os
 import signal
 import sys
@@ -29,10 +30,13 @@ import time
 from contextlib import contextmanager
 
 __all__ = ["Budget", "Progress", "BudgetExhausted", "checkpoint", "alarm_at", "ctrl_c",
-           "ctrl_c_count", "note_ctrl_c", "memory_limit", "memory_reason", "resident_bytes", "MEMORY_SHARE"]
+           "ctrl_c_count", "note_ctrl_c", "heartbeat", "phase", "phased", "quiet", "memory_limit", "memory_reason", "resident_bytes", "MEMORY_SHARE"]
 
 _ACTIVE: list["Budget"] = []
 _CTRL_C = [0]          # Ctrl-Cs seen by :func:`ctrl_c`: a budget made before one is exhausted
+_PHASES: list[str] = []    # what the command is doing now (:func:`phase`), for :func:`heartbeat`
+_SHOWN = [0.0]             # ``time.monotonic()`` of the last progress text on stderr
+_QUIET = [False]           # the answer is being printed: no more heartbeat lines
 
 
 MEMORY_SHARE = 0.8
@@ -245,7 +249,7 @@ class Progress:
         now = time.monotonic()
         if now - self._last < 0.1:
             return
-        self._last = now
+        self._last = _SHOWN[0] = now
         tot = f"/{self.total}" if self.total else ""
         sys.stderr.write(f"\r{self.label}: {self.done}{tot} {note}\x1b[K")
         sys.stderr.flush()
@@ -254,6 +258,111 @@ class Progress:
         if self.enabled:
             sys.stderr.write("\r\x1b[K")
             sys.stderr.flush()
+
+
+@contextmanager
+def phase(text: str):
+    """Inside the block, :func:`heartbeat`'s lines say the command is *text* ("reading
+    net.json", "walking the regions"); phases nest, the innermost is shown.
+
+    >>> with phase("reading a.json"):
+    ...     with phase("the canonical form"):
+    ...         current_phase()
+    'the canonical form'
+    >>> current_phase() is None
+    True
+    """
+    _PHASES.append(text)
+    try:
+        yield
+    finally:
+        _PHASES.pop()
+
+
+def phased(text: str):
+    """Decorator: the function runs inside :func:`phase` (*text*).
+
+    >>> @phased("counting")
+    ... def f():
+    ...     return current_phase()
+    >>> f()
+    'counting'
+    """
+    def wrap(fn):
+        @functools.wraps(fn)
+        def inner(*args, **kwargs):
+            with phase(text):
+                return fn(*args, **kwargs)
+        return inner
+    return wrap
+
+
+def current_phase() -> str | None:
+    return _PHASES[-1] if _PHASES else None
+
+
+def quiet() -> None:
+    """No more :func:`heartbeat` lines: the command prints its answer (``cli.emit``)."""
+    _QUIET[0] = True
+
+
+HEARTBEAT = 5.0        # seconds without progress text on stderr before a heartbeat line
+
+
+def heartbeat_line(command: str, elapsed: float, what: str | None,
+                   timeout: float | None) -> str:
+    """The text of one heartbeat line.
+
+    >>> heartbeat_line("fiber", 12.3, "the canonical form", 60)
+    'netfibers fiber: still working (the canonical form), 12 s of the 60 s budget'
+    >>> heartbeat_line("dim", 7, None, None)
+    'netfibers dim: still working, 7 s'
+    """
+    line = f"netfibers {command}: still working" + (f" ({what})" if what else "") + \
+        f", {elapsed:.0f} s"
+    return line + (f" of the {timeout:g} s budget" if timeout is not None else "")
+
+
+@contextmanager
+def heartbeat(command: str, timeout: float | None = None, every: float | None = None):
+    """Inside the block, a daemon thread writes one line to stderr (``netfibers CMD: still
+    working (PHASE), 12 s of the 60 s budget``; *timeout* is the command's ``--timeout``) whenever no progress text has been
+    shown for *every* seconds (:data:`HEARTBEAT`): no long wait is silent, even in a phase
+    without its own progress bar (reading a large file, a canonical form, exact ranks, a
+    certificate's check).  Only when stderr is a terminal, like :class:`Progress`;
+    ``NETFIBERS_HEARTBEAT=SECONDS`` turns it on anywhere with that period (tests).  A single
+    long FLINT call that holds the interpreter delays the line until it returns."""
+    env = os.environ.get("NETFIBERS_HEARTBEAT")
+    try:
+        every = float(env) if env else (every or HEARTBEAT)
+    except ValueError:
+        every = every or HEARTBEAT
+    if not (env or sys.stderr.isatty()) or not every > 0:
+        yield
+        return
+    stop, start = threading.Event(), time.monotonic()
+    _QUIET[0] = False
+    _SHOWN[0] = start
+
+    def _beat():
+        while not stop.wait(min(0.5, every / 2)):
+            now = time.monotonic()
+            if _QUIET[0] or now - _SHOWN[0] < every:
+                continue
+            _SHOWN[0] = now
+            line = heartbeat_line(command, now - start, current_phase(), timeout)
+            try:
+                sys.stderr.write(f"\r\x1b[K{line}\n" if sys.stderr.isatty() else f"{line}\n")
+                sys.stderr.flush()
+            except (OSError, ValueError):       # stderr closed: nothing to say it on
+                return
+
+    thread = threading.Thread(target=_beat, name="netfibers-heartbeat", daemon=True)
+    thread.start()
+    try:
+        yield
+    finally:
+        stop.set()
 
 
 @contextmanager

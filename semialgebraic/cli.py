@@ -23,7 +23,7 @@ import time
 
 from algebra import __version__
 from algebra.exceptions import AlgebraError
-from .budget import ctrl_c, ctrl_c_count
+from .budget import ctrl_c, ctrl_c_count, heartbeat, quiet
 from .certificates import jsonable
 from .exceptions import BudgetExceededError, SemialgebraicError
 
@@ -53,6 +53,7 @@ def emit(args: argparse.Namespace, data: dict, text: str) -> None:
     """Print *data* as JSON with ``--json``, else *text*; a *text* that shows a ``≈`` decimal
     ends with the note saying how to get the exact rationals (once, whichever command printed
     it: README "Reading the answers")."""
+    quiet()                                   # no heartbeat line inside the answer
     if getattr(args, "json", False):
         print(json.dumps(jsonable(data), indent=1))
     else:
@@ -189,7 +190,8 @@ def _main(argv: list[str] | None, seen: int) -> int:
         print(f"{STARTUP_MARK} {time.monotonic():.6f} {time.process_time():.6f}", file=sys.stderr,
               flush=True)
     try:
-        with ctrl_c():                 # Ctrl-C: the partial report, or exit 3 within its grace
+        with ctrl_c(), heartbeat(args.command, args.timeout if timeout is not None else None):
+            # Ctrl-C: the partial report, or exit 3 within its grace; no silent long wait
             if ctrl_c_count() != seen:     # a Ctrl-C while the parser was built, swallowed
                 raise KeyboardInterrupt
             code = args.func(args)

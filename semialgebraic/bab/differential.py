@@ -159,6 +159,7 @@ class DifferentialNet:
         Tw, Tb = [], []
         m_prev = None
         for l, (W, b) in enumerate(zip(Ws, bs)):
+            checkpoint()
             if l == 0:
                 n = len(W) // 2
                 A, B = W[:n], W[n:]

@@ -83,7 +83,8 @@ class IntLayers:
         widths = [1] + [len(W) for W in Ws] + [len(W[0]) for W in Ws if W]
         self.arith = LimbArith(np, max(widths))
         self._limbs, self._right, self._boxes = [], [], None
-        for W, b in zip(Ws, bs):
+        for W, b in zip(Ws, bs):        # (a checkpoint between the steps: a 100-1000-10
+            checkpoint()                # pair of large common denominators takes seconds)
             d = _lcm_den(v for row in W for v in row)
             self.den.append(d)
             ints = [[int(v * d) for v in row] for row in W]
@@ -91,11 +92,16 @@ class IntLayers:
             e = _lcm_den(b)
             self.bden.append(e)
             self.bnum.append(np.array([int(v * e) for v in b], dtype=object))
+            checkpoint()
             # the right operand of a step: [N | bnum], so M·N and M·bnum are one product
             self._limbs.append(self.arith.split(self.Nrows[-1]))
+            checkpoint()
             both = np.concatenate([self.Nrows[-1], self.bnum[-1].reshape(-1, 1)], axis=1)
             self._right.append(self.arith.prepare(self.arith.split(both)))
-        self.images = [IntImage(self.arith, N, d) for N, d in zip(self.Nrows, self.den)]
+        self.images = []
+        for N, d in zip(self.Nrows, self.den):
+            checkpoint()
+            self.images.append(IntImage(self.arith, N, d))
 
     def box_ints(self, box):
         """``(lo, hi, E)``: the box as integer lists over one denominator ``E`` (remembered for

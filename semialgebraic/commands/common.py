@@ -13,6 +13,7 @@ from algebra.exceptions import AlgebraError, InputError
 from algebra.io.native import parse_vector, read_json_text
 from algebra.network import Network
 
+from ..budget import phase
 from ..cli import fail
 
 __all__ = ["bias_note", "check_output_dir", "load_network", "reading_notes", "load_pair", "load_pair_in_units", "units_report", "load_any", "is_existing_file", "parse_point", "parse_box", "parse_box_domain", "parse_ball",
@@ -22,7 +23,8 @@ __all__ = ["bias_note", "check_output_dir", "load_network", "reading_notes", "lo
 def load_any(path: str, **options):
     """Load a network or block; any problem becomes a one-line input error naming the file."""
     try:
-        return load(path, **options)
+        with phase(f"reading {Path(path).name}"):
+            return load(path, **options)
     except AlgebraError as exc:
         msg = str(exc)
         fail(msg if str(path) in msg else f"{path}: {msg}")
@@ -190,7 +192,8 @@ def load_data(path: str, n_inputs: int) -> list:
 
 def load_certificate(path: str) -> dict:
     try:
-        data = read_json_text(Path(path))
+        with phase(f"reading {Path(path).name}"):
+            data = read_json_text(Path(path))
     except AlgebraError as exc:
         fail(str(exc))
     if not isinstance(data, dict):

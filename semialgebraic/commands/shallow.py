@@ -40,6 +40,7 @@ from ..verify import check_inputs_match, resolve_sidecar, verify
 from . import display
 from .help import describe
 from .common import load_any, load_certificate, load_network
+from ..budget import phase
 
 __all__ = ["register"]
 
@@ -262,7 +263,8 @@ def cmd_verify(args) -> int:
     except AlgebraError as exc:
         fail(f"{args.certificate}: malformed certificate: {exc}")
     try:
-        ok, why = verify(cert)
+        with phase(f"checking the {cert.get('type')} certificate"):
+            ok, why = verify(cert)
     except AlgebraError as exc:
         fail(f"{args.certificate}: malformed certificate: {exc}")
     except (KeyError, TypeError, AttributeError, IndexError) as exc:

@@ -63,7 +63,7 @@ from algebra.linalg.gfp import BlockSpan, kernel_rows_mod_p, shrink_kernel_rows_
 from algebra.network import Network
 from algebra.rationals import Q
 
-from ..budget import Budget, BudgetExhausted
+from ..budget import Budget, BudgetExhausted, phased
 from .one_layer import one_layer_value
 from ..sets import normalize_domain
 from ..regions import joint_regions
@@ -505,6 +505,7 @@ class _Sandwich:
         self.rank_beside = False         # the exact rank taken off the proven directions' pivots
         self.span_seconds = 0.0          # the longest rank of the proven directions (seconds)
 
+    @phased("walking regions")
     def walk(self, timeout, max_regions, seed) -> None:
         """Walk the linear regions (when the first layer alone allows it) and set the upper bound."""
         net, state = self.net, {}
@@ -533,6 +534,7 @@ class _Sandwich:
                     self.kinks[r.pattern] = w
         self.symmetries()
 
+    @phased("symmetry directions (the upper bound)")
     def symmetries(self) -> None:
         """The proven directions, their rank and the upper bound N − rank.  When the budget
         stops the rank of a larger set of directions below the rank found before (a partial
@@ -792,6 +794,7 @@ class _Sandwich:
         self.budget.reason = self.budget.reason or "timeout: " + self.skipped
         return False
 
+    @phased("sampling inputs, exact Jacobian ranks")
     def sample(self, samples, seed, first_round, cover, again: bool = False) -> None:
         """Rounds of chosen inputs until the rank meets the upper bound, stalls or the budget ends.
         *again*: a later sampling phase under a timeout (:meth:`sample_again`): its batches double
@@ -902,6 +905,7 @@ class _Sandwich:
         except KeyboardInterrupt:      # Ctrl-C or BudgetExhausted outside the sampling
             self.budget.interrupt()
 
+    @phased("neurons never seen active, exactly")
     def decide_neurons(self, until: float) -> None:
         """The neurons never seen active / inactive among the sampled inputs, decided by
         :func:`prove_suspects` (no kernel here: no missing directions, no weights) until
@@ -926,6 +930,7 @@ class _Sandwich:
                 self.add_rows(Xw, masks)
                 self.rank = max(self.rank, self.rank_only)
 
+    @phased("what the samples flag, exactly")
     def decide_suspects(self) -> None:
         """Exact decisions for what the samples flag (:func:`prove_suspects`): witnesses raise
         the rank, proven facts lower the upper bound."""

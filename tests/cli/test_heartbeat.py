@@ -1,0 +1,91 @@
+"""No silent long waits (budget audit L1, session 34): while a command runs, a line on stderr
+says it is still working, in which phase and how much of its budget is spent, whenever no
+progress text was shown for a while (on a terminal; NETFIBERS_HEARTBEAT=SECONDS anywhere)."""
+
+from __future__ import annotations
+
+import io
+import sys
+import time
+
+from semialgebraic import budget as budget_mod
+from semialgebraic.budget import Budget, BudgetExhausted, Progress, heartbeat, phase, quiet
+from semialgebraic.cli import main
+
+
+def _run_in_heartbeat(monkeypatch, body, command="dim", timeout=None, period="0.2"):
+    err = io.StringIO()
+    monkeypatch.setattr(sys, "stderr", err)
+    monkeypatch.setenv("NETFIBERS_HEARTBEAT", period)
+    with heartbeat(command, timeout):
+        body()
+    time.sleep(0.3)                  # the thread has stopped: nothing more is written
+    return err.getvalue()
+
+
+def test_a_silent_phase_gets_heartbeat_lines_naming_it(monkeypatch):
+    def body():
+        with phase("reading big.pt"):
+            time.sleep(0.7)
+    text = _run_in_heartbeat(monkeypatch, body, timeout=60)
+    lines = text.splitlines()
+    assert len(lines) >= 2
+    assert all(line.startswith("netfibers dim: still working (reading big.pt), ") for line in lines)
+    assert all(line.endswith(" of the 60 s budget") for line in lines)
+    after = _run_in_heartbeat(monkeypatch, lambda: None)
+    assert after == ""               # a quick command says nothing
+
+
+def test_progress_text_and_the_answer_silence_the_heartbeat(monkeypatch):
+    def with_bar():
+        bar = Progress("regions", enabled=True)
+        for _ in range(8):           # a progress line every 0.1 s: no heartbeat needed
+            time.sleep(0.1)
+            bar._last = 0.0
+            bar.update()
+        bar.close()
+    text = _run_in_heartbeat(monkeypatch, with_bar, period="0.5")
+    assert "still working" not in text and "regions: 8" in text
+
+    def answered():
+        quiet()                      # cli.emit: the answer is printed, no line inside it
+        time.sleep(0.6)
+    assert _run_in_heartbeat(monkeypatch, answered) == ""
+
+
+def test_cli_heartbeat_in_a_long_verify(tmp_path, capsys, monkeypatch):
+    """`verify` of a large certificate was 30 s without a word: now it says it is checking."""
+    import json
+    from semialgebraic.commands import shallow
+    cert = tmp_path / "c.json"
+    cert.write_text(json.dumps({"type": "symmetry_path"}))
+
+    def slow(c):
+        time.sleep(0.7)
+        return True, "fine"
+    monkeypatch.setattr(shallow, "verify", slow)
+    monkeypatch.setenv("NETFIBERS_HEARTBEAT", "0.2")
+    assert main(["verify", str(cert)]) == 0
+    got = capsys.readouterr()
+    assert got.out.startswith("VALID symmetry_path certificate: fine")
+    assert "netfibers verify: still working (checking the symmetry_path certificate)" in got.err
+
+
+def test_integer_layers_stop_at_the_budget():
+    """diff --timeout 1 of a 100-1000-10 pair spent 3.3 s after reading the files, converting
+    its layers to integers (large common denominators) without a budget check; now each step of
+    the conversion checks it (the engine is then skipped and the partial answer returned)."""
+    from algebra.rationals import Q
+    from semialgebraic.bab.symbolic import IntLayers
+    Ws = [[[Q(1, 3), Q(2)], [Q(-1), Q(1, 7)]], [[Q(1), Q(1)]]]
+    bs = [[Q(0), Q(1)], [Q(0)]]
+    assert IntLayers(Ws, bs).den == [21, 1]
+    spent = Budget(timeout=0)
+    with spent.active():
+        try:
+            IntLayers(Ws, bs)
+        except BudgetExhausted as exc:
+            assert str(exc) == "timeout of 0 s reached"
+        else:
+            raise AssertionError("no budget check")
+    assert budget_mod.current_phase() is None
