@@ -19,7 +19,7 @@ from algebra.exceptions import AlgebraError, InputError
 from algebra.io.native import parse_matrix, read_json_text
 
 from ..absorption import absorbable, random_experiment
-from ..budget import Budget
+from ..budget import Budget, phase
 from ..certificates import write_certificate
 from algebra.activations import supported_activations
 
@@ -77,7 +77,8 @@ def cmd_absorb(args) -> int:
     budget = Budget(timeout=args.timeout)          # reading BLOCK counts too
     block = _load(args)
     try:
-        v = absorbable(block, budget=budget, max_nullity=args.max_nullity)
+        with phase("deciding absorption"):
+            v = absorbable(block, budget=budget, max_nullity=args.max_nullity)
     except KeyboardInterrupt:                      # Ctrl-C: the partial answer, exit 3
         budget.interrupt()
         v = Verdict(None, "absorb", f"undecided: {budget.reason or 'interrupted (Ctrl-C)'} before a "

@@ -26,7 +26,7 @@ from contextlib import contextmanager
 
 from algebra.network import Network
 
-from ..budget import Budget, BudgetExhausted, alarm_at
+from ..budget import Budget, BudgetExhausted, alarm_at, phase
 from ..bottleneck import Trace, fiber_bottleneck, identifiability, is_bottleneck, structure
 from ..certificates import jsonable, write_certificate
 from ..equivalence import equivalent
@@ -355,7 +355,7 @@ def cmd_identify(args) -> int:
         # checkpoint() in the loops that have one (CANON's), and an alarm at the deadline for
         # the others (the G0-G8 checks, the certificate's check): stopped anywhere, the trace
         # says what was established and no verdict is claimed
-        with budget.active(), alarm_at(end, "identify"):
+        with budget.active(), alarm_at(end, "identify"), phase("identifiability (bottleneck)"):
             v = identifiability(net, trace=trace)
     except KeyboardInterrupt:           # BudgetExhausted (the deadline) or Ctrl-C
         if trace.verdict is None:
@@ -378,7 +378,7 @@ def _identify_shallow(args, net: Network, budget: Budget, end) -> int:
     """``identify`` on one hidden layer (three-layer-fibers R41), under the same budget."""
     from ..shallow.identifiability import identifiability_shallow
     try:
-        with budget.active(), alarm_at(end, "identify"):
+        with budget.active(), alarm_at(end, "identify"), phase("identifiability (one hidden layer)"):
             v = identifiability_shallow(net, budget=budget)
     except KeyboardInterrupt:           # BudgetExhausted (the deadline) or Ctrl-C
         budget.exhausted()
@@ -400,7 +400,7 @@ def _symmetries_shallow(args, net: Network, budget: Budget) -> int:
     fiber's size."""
     from ..shallow.identifiability import identifiability_shallow, symmetry_facts
     try:
-        with deadline(budget.remaining()):
+        with deadline(budget.remaining()), phase("the fiber and identifiability"):
             F = fiber_of(net)           # one hidden layer: fiber_shallow on R^d
             v = identifiability_shallow(net, verify=False)
     except (Timeout, KeyboardInterrupt) as exc:
@@ -471,8 +471,9 @@ def cmd_fiber(args) -> int:
     budget = Budget(timeout=args.timeout)          # loading NET counts too
     net = load_network(args.net, parameters=True)
     try:
-        F, stop = fiber_in_time(net, budget.remaining(), args.timeout, orthant=args.orthant,
-                                source=args.net)
+        with phase("the fiber"):
+            F, stop = fiber_in_time(net, budget.remaining(), args.timeout, orthant=args.orthant,
+                                    source=args.net)
     except NonGenericError as exc:
         emit(args, {"dimension": None, "reason": str(exc)}, str(exc))
         return 3
@@ -502,7 +503,7 @@ def cmd_symmetries(args) -> int:
         fail(f"{args.net}: symmetries needs one hidden layer, or two with n1 <= d")
     trace = Trace()
     try:
-        with deadline(budget.remaining()):
+        with deadline(budget.remaining()), phase("the structure (bottleneck)"):
             s = structure(net, trace)
     except (Timeout, KeyboardInterrupt) as exc:
         why = ("interrupted (Ctrl-C)" if not isinstance(exc, Timeout) else

@@ -34,7 +34,7 @@ import re
 from algebra.conservation import conservation_laws, samples_from_patterns, samples_from_points
 from algebra.rationals import Q
 
-from ..budget import Budget
+from ..budget import Budget, phase
 from ..cli import emit, fail
 from ..sets import Polyhedron
 from .help import describe
@@ -122,7 +122,8 @@ def cmd_conserved(args) -> int:
         else:
             domain = None
             source = f"regions of R^{net.n_inputs}"
-        walk = _regions(net, domain=domain, budget=budget)
+        with phase("walking the regions"):
+            walk = _regions(net, domain=domain, budget=budget)
         patterns = [r.pattern for r in walk]
         complete = bool(getattr(walk, "complete", not budget.exhausted()))
         if not complete:
@@ -135,15 +136,17 @@ def cmd_conserved(args) -> int:
     remaining = total.remaining()
     if budget.interrupted:          # Ctrl-C stopped the walk: the partial report at once
         remaining = 0.0
-    res = conservation_laws(net, samples, max_depth=args.max_depth, timeout=remaining,
-                            complete=complete)
+    with phase("the laws: gradient fields, Lie brackets, exact ranks"):
+        res = conservation_laws(net, samples, max_depth=args.max_depth, timeout=remaining,
+                                complete=complete)
     if budget.interrupted:          # the phases stopped at once because of Ctrl-C, not a timeout
         res.notes = tuple("interrupted (Ctrl-C):" + n[len("timeout:"):] if n.startswith("timeout:") else n
                           for n in res.notes)
     if res.fiber_dimension is not None:
-        res = _fiber_checked(net, res, samples, None if not args.data and args.box is None else
-                             parse_box(args.box) if not args.data else _data_box(points),
-                             data=bool(args.data), budget=total)
+        with phase("checking the fiber dimension"):
+            res = _fiber_checked(net, res, samples, None if not args.data and args.box is None
+                                 else parse_box(args.box) if not args.data else _data_box(points),
+                                 data=bool(args.data), budget=total)
     why = _why(res, walk_reason, args.timeout)
     data = res.to_json()
     if not res.exact:

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from algebra.io.native import write_atomic
 
+from ..budget import phase
 from ..cli import emit, fail
 from ..recover import NetworkOracle, recover
 from .common import load_network
@@ -59,13 +60,15 @@ def cmd_recover(args) -> int:
     if args.timeout is not None and args.timeout <= 0:
         fail("--timeout must be positive")
     oracle = NetworkOracle(net)
-    rec = recover(oracle, net.n_inputs, net.n_outputs, seed=args.seed, lines=args.lines,
-                  timeout=args.timeout)
+    with phase("probing the bends"):
+        rec = recover(oracle, net.n_inputs, net.n_outputs, seed=args.seed, lines=args.lines,
+                      timeout=args.timeout)
     data = rec.to_json()
     data.update({"equal_to_file": None, "method": None, "output": None})
     code = 3
     if rec.network is not None:
-        v = equivalent(rec.network, net)
+        with phase("deciding that the recovered network equals the file"):
+            v = equivalent(rec.network, net)
         data["equal_to_file"], data["method"] = v.answer, v.method
         code = {True: 0, False: 1}.get(v.answer, 3)
         try:

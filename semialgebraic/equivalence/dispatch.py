@@ -66,7 +66,7 @@ from algebra.network import Network
 from algebra.rationals import Q, q_str, to_q
 
 from ..bottleneck import equivalent_bottleneck
-from ..budget import Budget, BudgetExhausted
+from ..budget import Budget, BudgetExhausted, phase
 from ..certificates import (counterexample_certificate, jsonable, on_box_certificate, require_valid,
                             shorter_point, valid_within)
 from ..exceptions import SemialgebraicError, UndecidedError
@@ -403,7 +403,8 @@ def _run_fast(fn, a, b, name, hyps, check=True, budget=None) -> Verdict | None:
     a *budget* that has a timeout, in the time it has left: a check that does not finish is said
     in the reason, as the general method's), else None."""
     try:
-        v = fn(a, b, verify=False)
+        with phase(f"the {name} path"):
+            v = fn(a, b, verify=False)
     except (SemialgebraicError, AlgebraError) as exc:   # the fast path could not decide
         hyps.append(Hypothesis(f"{name} fast path applies", False, str(exc)))
         return None
@@ -412,8 +413,10 @@ def _run_fast(fn, a, b, name, hyps, check=True, budget=None) -> Verdict | None:
         return replace(v, hypotheses=tuple(hyps)) if v.details.get("uncertified") else None
     if v.certificate is not None and check:
         cert = jsonable(v.certificate, keep_networks=True)
-        if budget is None or budget.timeout is None:
-            require_valid(cert, verify, name)
-        elif valid_within(cert, budget, checker=verify) is None:   # (an invalid one raises)
-            v = replace(v, reason=v.reason + NOT_RECHECKED, details={**v.details, "certificate_checked": False})
+        with phase(f"re-checking the {name} path's certificate"):
+            if budget is None or budget.timeout is None:
+                require_valid(cert, verify, name)
+            elif valid_within(cert, budget, checker=verify) is None:   # (an invalid one raises)
+                v = replace(v, reason=v.reason + NOT_RECHECKED,
+                            details={**v.details, "certificate_checked": False})
     return replace(v, hypotheses=tuple(hyps))

@@ -51,7 +51,7 @@ from functools import partial
 from algebra.kernel.domains import Domain
 from algebra.rationals import Q
 
-from ..budget import BudgetExhausted, Progress
+from ..budget import BudgetExhausted, Progress, phase
 from ..certificates import (counterexample_certificate, jsonable, region_cover_certificate, require_valid,
                             shorter_point, valid_within)
 from ..exceptions import CertificateError
@@ -78,7 +78,7 @@ def general_method(a, b, dom, budget, progress, hyps, samples=32, check=True) ->
     Ctrl-C before the walk propagates (``batch`` stops on it rather than record an item).
     """
     try:
-        with budget.timer().active():
+        with budget.timer().active(), phase("the general method: refutation, reduction, regions"):
             return _general(a, b, dom, budget, progress, hyps, samples, check)
     except BudgetExhausted:
         budget.interrupt()
