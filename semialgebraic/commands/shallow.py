@@ -24,11 +24,12 @@ from __future__ import annotations
 
 import hashlib
 import json
+import time
 from pathlib import Path
 
 from algebra import save
 from algebra.exceptions import AlgebraError, InvalidStepError
-from algebra.io.native import read_json_text
+from algebra.io.native import read_json_text, write_atomic
 from algebra.symmetries import apply_path, path_from_json
 
 from ..certificates._json import SIDECAR_THRESHOLD
@@ -39,8 +40,8 @@ from ..shallow.canonical import _affine_neurons
 from ..verify import check_inputs_match, resolve_sidecar, verify
 from . import display
 from .help import describe
-from .common import load_any, load_certificate, load_network
-from ..budget import phase
+from .common import check_output_dir, load_any, load_certificate, load_network
+from ..budget import Budget, alarm_at, phase
 
 __all__ = ["register"]
 
@@ -58,7 +59,8 @@ def register(sub, parent) -> None:
                            "canonical_form, number_of_kinks, linear_rank, representative_widths, "
                            "output; a large canonical_form is a summary with its sha256, and "
                            "--form FILE writes it in full.",
-                           exits=["0  computed", "2  also: NET does not have one hidden layer"],
+                           exits=["0  computed", "2  also: NET does not have one hidden layer",
+                                  "3  the timeout or Ctrl-C stopped it first (nothing written)"],
                            examples=["netfibers canon net.json",
                                      "netfibers canon net.json --orthant -o canonical.json",
                                      "netfibers canon big.safetensors --json --form form.json"]))
@@ -72,6 +74,8 @@ def register(sub, parent) -> None:
     p.add_argument("--form", metavar="FILE",
                    help="write the full canonical form as JSON to FILE (--json gives a large "
                         "form as a summary with its sha256)")
+    p.add_argument("--timeout", type=float, metavar="SECONDS",
+                   help="stop after SECONDS (exit 3, nothing written; reading NET counts)")
     p.set_defaults(func=cmd_canon)
 
     p = sub.add_parser("apply", parents=[parent], help="apply a JSON list of symmetry steps",
@@ -103,14 +107,24 @@ def register(sub, parent) -> None:
 
 
 def cmd_canon(args) -> int:
+    budget = Budget(timeout=args.timeout)          # reading NET counts too
+    check_output_dir(args.output, "-o")            # before any work: nothing half-written
+    check_output_dir(args.form, "--form")
     net = load_network(args.net)
+    end = None if args.timeout is None else time.monotonic() + budget.remaining()
     try:
-        cf = canonical_form(net, orthant=args.orthant)
-    except NotApplicableError as exc:
-        fail(f"{args.net}: {exc}")
-    form = cf.to_json()                   # once: the fingerprint hashes it (3 M numbers at 784-4096)
-    text = json.dumps(form, sort_keys=True, separators=(",", ":"))
-    digest = hashlib.sha256(text.encode()).hexdigest()
+        # an alarm at the deadline (the form's export and the representative's writing are
+        # long Python loops: 768-3072 takes 30 s): stopped, nothing is written (save is atomic;
+        # the form, computed before, is written after the alarm)
+        with budget.active(), alarm_at(end, "canon"):
+            cf, form, text, digest = _canonical(net, args)
+    except KeyboardInterrupt:                      # BudgetExhausted (the deadline) or Ctrl-C
+        budget.exhausted()
+        why = ("interrupted (Ctrl-C)" if budget.interrupted or args.timeout is None else
+               f"timeout of {args.timeout:g} s reached")
+        emit(args, {"fingerprint": None, "complete": False, "reason": why, "output": None},
+             f"{why} before the canonical form was complete; nothing written")
+        return 3
     fingerprint = digest[:16]             # = cf.fingerprint() (semialgebraic.canonical.json_fingerprint)
     widths = _representative_widths(cf)
     entries = cf.number_of_kinks * (cf.n_inputs + 1 + cf.n_outputs) + cf.n_outputs * (cf.n_inputs + 1)
@@ -126,16 +140,11 @@ def cmd_canon(args) -> int:
             "representative_widths": widths, "output": args.output}
     if args.form:
         data["form"] = args.form
-    if args.output:
-        try:
-            save(cf.representative(), args.output)
-        except AlgebraError as exc:
-            fail(str(exc))
     if args.form:
         try:
-            Path(args.form).write_text(text + "\n")
-        except OSError as exc:
-            fail(f"{args.form}: cannot write: {exc.strerror or exc}")
+            write_atomic(args.form, text + "\n")
+        except AlgebraError as exc:
+            fail(str(exc))
     lines = [f"fingerprint {fingerprint} ({cf.domain})",
              f"{cf.number_of_kinks} kink hyperplane(s); affine part of rank {cf.linear.rank()}"]
     ex, shown = args.exact, list(cf.offset)
@@ -168,6 +177,27 @@ def cmd_canon(args) -> int:
 
 
 _SHOWN = 20        # kinks, and entries of a vector, printed in the text output
+
+
+def _canonical(net, args) -> tuple:
+    """``(cf, form, text, digest)``: the canonical form, its JSON, canonical text and sha256;
+    with ``-o``, the representative is written (atomically) too."""
+    try:
+        with phase("the canonical form"):
+            cf = canonical_form(net, orthant=args.orthant)
+    except NotApplicableError as exc:
+        fail(f"{args.net}: {exc}")
+    with phase("the canonical form's export and fingerprint"):
+        form = cf.to_json()               # once: the fingerprint hashes it (3 M numbers at 784-4096)
+        text = json.dumps(form, sort_keys=True, separators=(",", ":"))
+        digest = hashlib.sha256(text.encode()).hexdigest()
+    if args.output:
+        try:
+            with phase(f"writing {args.output}"):
+                save(cf.representative(), args.output)
+        except AlgebraError as exc:
+            fail(str(exc))
+    return cf, form, text, digest
 
 
 def _vector(values, exact: bool) -> str:

@@ -89,3 +89,32 @@ def test_integer_layers_stop_at_the_budget():
         else:
             raise AssertionError("no budget check")
     assert budget_mod.current_phase() is None
+
+
+def test_canon_has_a_timeout_and_writes_nothing_when_stopped(tmp_path, capsys, monkeypatch):
+    """Budget audit L4/H1 leftover: canon of a 768-3072 block took 33 s with no --timeout.  Now
+    the timeout (or Ctrl-C) stops it with exit 3 and neither -o nor --form is written."""
+    import json
+    from algebra.network import Network
+    from semialgebraic.commands import shallow
+    net = Network.from_rows([[[1, 2], [3, -1]], [[1, -2]]], [[1, 0], [5]])
+    src = tmp_path / "n.json"
+    src.write_text(json.dumps(net.to_dict()))
+    out, form = tmp_path / "c.json", tmp_path / "f.json"
+    args = ["canon", str(src), "-o", str(out), "--form", str(form), "--timeout", "30"]
+    assert main(args) == 0
+    assert out.exists() and form.exists()
+    out.unlink()
+    form.unlink()
+    capsys.readouterr()
+
+    def slow(*a, **k):
+        raise BudgetExhausted("timeout of 30 s reached")
+    monkeypatch.setattr(shallow, "canonical_form", slow)
+    assert main(args) == 3
+    got = capsys.readouterr().out
+    assert got.strip() == "timeout of 30 s reached before the canonical form was complete; nothing written"
+    assert not out.exists() and not form.exists()
+    assert main(args + ["--json"]) == 3
+    data = json.loads(capsys.readouterr().out)
+    assert data["fingerprint"] is None and data["complete"] is False
