@@ -43,7 +43,7 @@ from algebra.network import Network
 from algebra.rationals import Q, to_q
 from algebra.conservation import conservation_laws, samples_from_patterns
 
-from ..budget import Budget, BudgetExhausted
+from ..budget import Budget, BudgetExhausted, checkpoint
 from ..exceptions import SemialgebraicError
 from ..bab import diff_bounds, epsilon_equivalent
 from ..bottleneck import identifiability
@@ -407,6 +407,7 @@ def _shallow_merge(rep: dict, net: Network):
         if cf != rep["form"]:                   # a fingerprint collision: the general route decides
             return None
         cert = shallow_symmetry_path(rep["net"], net, forms=(rep["form"], cf))
+        checkpoint()                            # (the check is not interruptible)
         return require_valid(jsonable(cert, keep_networks=True), verify, "dedup merge")
     except (SemialgebraicError, AlgebraError, ValueError):
         return None

@@ -46,6 +46,7 @@ from algebra.array_replay import (ArrayView, _fold, array_view, replay_path, rep
 from algebra.rationals import Q
 from algebra.symmetries import InsertNeuron, Permute, Regroup, RemoveNeuron, Scale
 
+from ..budget import checkpoint
 from ..bottleneck.canon import canonical_form as _bottleneck_canonical_form
 from ..bottleneck.canon import symmetry_path as _bottleneck_path
 from ..certificates import symmetry_path_certificate
@@ -266,6 +267,8 @@ def fingerprint_shallow(view: ArrayView, red=None) -> str | None:
     P, t = rows
     entries = []
     for i, key in enumerate(_keys(P)):
+        if i % 64 == 0:                   # a budget check (768-3072: 9 s a network)
+            checkpoint()
         v = view_column(rv, 0, i)
         entries.append((key, ",".join(str(abs(t[i]) * x) for x in v)))
     for key, K in sorted(entries):

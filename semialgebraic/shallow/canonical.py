@@ -75,6 +75,7 @@ from algebra.network import Network
 from algebra.rationals import Q, q_json, to_q
 from algebra.symmetries.neurons import merge_by_hyperplane, probe_vector
 
+from ..budget import checkpoint
 from ..canonical import json_fingerprint
 from ..exceptions import NotApplicableError
 
@@ -260,10 +261,13 @@ def canonical_form(net: Network, *, orthant: bool = False) -> ShallowCanonicalFo
     cols = V.T.to_rows()
     probe, probe0 = probe_vector(d)
     img = IntegerImage(W)                 # W = N / D once, shared by the two products below
-    proj = img.apply(probe)               # exact W r: one FLINT product, keys for grouping
-    keys = [p + bi * probe0 for p, bi in zip(proj, b)]
+    checkpoint()                          # (between the steps: a budget check, when one is
+    proj = img.apply(probe)               # active; 768-3072: 6 s in all) exact W r: one FLINT
+    keys = [p + bi * probe0 for p, bi in zip(proj, b)]        # product, keys for grouping
+    checkpoint()
     neurons = ((flat[i * d:(i + 1) * d], bi, v) for i, (bi, v) in enumerate(zip(b, cols)))
     merged, full, const = merge_by_hyperplane(neurons, m, orthant=orthant, keys=keys)
+    checkpoint()
     offset = [o + x for o, x in zip(c, const)]
     zero = Q(0)
     if full:
