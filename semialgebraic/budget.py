@@ -30,7 +30,7 @@ import time
 from contextlib import contextmanager
 
 __all__ = ["Budget", "Progress", "BudgetExhausted", "checkpoint", "alarm_at", "ctrl_c",
-           "ctrl_c_count", "note_ctrl_c", "heartbeat", "phase", "phased", "quiet", "memory_limit", "memory_reason", "resident_bytes", "MEMORY_SHARE"]
+           "ctrl_c_count", "note_ctrl_c", "heartbeat", "phase", "phased", "quiet", "shown", "memory_limit", "memory_reason", "resident_bytes", "MEMORY_SHARE"]
 
 _ACTIVE: list["Budget"] = []
 _CTRL_C = [0]          # Ctrl-Cs seen by :func:`ctrl_c`: a budget made before one is exhausted
@@ -299,6 +299,12 @@ def phased(text: str):
 
 def current_phase() -> str | None:
     return _PHASES[-1] if _PHASES else None
+
+
+def shown() -> None:
+    """Progress text was just written to stderr (a line of its own, not :class:`Progress`):
+    :func:`heartbeat` waits its period from now."""
+    _SHOWN[0] = time.monotonic()
 
 
 def quiet() -> None:

@@ -253,9 +253,11 @@ def cmd_search(args) -> int:
                 + display.note([v for v in (r.lower, r.upper) if v is not None], args.exact))
     else:
         how = (f"walk, {r.tasks} tasks" if r.method == "walk" else f"{r.cells} cells") + f", {r.where}"
-        text = (f"{r.number_of_regions} activation regions meet the box {_box_text(box)} ({how})"
+        text = (f"{r.number_of_regions} activation regions meet the box "
+                f"{_box_text(box, args.exact)} ({how})"
                 + ("" if r.complete else f" (partial: {r.reason}; rerun with --checkpoint to resume)")
-                + (f"; region_cover certificate checked: {r.verified}" if r.complete else ""))
+                + (f"; region_cover certificate checked: {r.verified}" if r.complete else "")
+                + display.note([v for side in box for v in side], args.exact))
     if args.json:
         print(json.dumps(data, indent=1, default=str))
     else:
@@ -281,11 +283,18 @@ def _search_box(args, d, net) -> list:
     return dom.box
 
 
-def _box_text(box) -> str:
-    """``[lo, hi]^d`` for a cube, else ``[lo_1, hi_1] x … x [lo_d, hi_d]``."""
+def _box_text(box, exact: bool = False) -> str:
+    """``[lo, hi]^d`` for a cube, else ``[lo_1, hi_1] x … x [lo_d, hi_d]``; long rationals as
+    ``≈`` decimals unless *exact* (an ACAS Xu ``--box file`` printed ``-157079650000/314159265359``).
+
+    >>> _box_text([(0, 1), (0, 1)])
+    '[0, 1]^2'
+    >>> _box_text([(0, 1), ("-157079650000/314159265359", "1/2")])
+    '[0, 1] x [≈ -0.50000, 1/2]'
+    """
     if len(set(box)) == 1:
-        return f"[{q_str(box[0][0])}, {q_str(box[0][1])}]^{len(box)}"
-    return " x ".join(f"[{q_str(lo)}, {q_str(hi)}]" for lo, hi in box)
+        return f"[{display.number(box[0][0], exact)}, {display.number(box[0][1], exact)}]^{len(box)}"
+    return " x ".join(f"[{display.number(lo, exact)}, {display.number(hi, exact)}]" for lo, hi in box)
 
 
 def _tree_diff(args, nets, box) -> int:

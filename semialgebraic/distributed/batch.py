@@ -28,7 +28,7 @@ from algebra.exceptions import InputError
 from algebra.io.domain_text import names_a_file, parse_ball_text, parse_box_text, read_domain_data
 from algebra.io.native import write_atomic
 
-from ..budget import ctrl_c_count
+from ..budget import ctrl_c_count, shown
 from ..certificates import write_certificate
 from .cluster import executor as make_executor
 from .jobs import (DEDUP_SIDECAR, DOMAIN_JOBS, PAIR_JOBS, certificate_stem,
@@ -101,6 +101,7 @@ class Progress:
             print(f"batch: {self.done - self.failed} done, {self.failed} failed, "
                   f"{self.total - self.done} remaining, {rate:.1f} items/s", end=end,
                   file=sys.stderr, flush=True)
+            shown()                 # (the heartbeat waits from here)
 
 
 class _Writer:

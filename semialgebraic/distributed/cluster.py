@@ -144,8 +144,10 @@ class DaskExecutor:
                                         # another cluster runs on the machine
                                         scheduler_kwargs={"dashboard_address": ":0"})
             self.client = Client(self.cluster)
-        from .worker_plugin import SingleThreaded
+        from .worker_plugin import IgnoreCtrlC, SingleThreaded
         self.client.register_plugin(SingleThreaded())
+        if self.cluster is not None:          # our own workers: Ctrl-C is the command's
+            self.client.register_plugin(IgnoreCtrlC())
         self.workers = len(self.client.scheduler_info().get("workers", {})) or (workers or 1)
 
     @classmethod

@@ -37,7 +37,7 @@ from algebra.network import Network
 from algebra.rationals import Q, q_json, to_q
 
 from ..bab import diff_bounds
-from ..budget import Budget
+from ..budget import Budget, shown
 from ..certificates import jsonable
 from ..bab.align import alignment
 from ..certificates.bab_bound import bab_bound_certificate
@@ -550,6 +550,7 @@ def _progress_diff(st, tasks) -> None:
     hi = "not bounded yet" if up is None else f"{float(up):.6g}"
     print(f"search diff: max |a - b| in [{float(st.lower):.6g}, {hi}]; {len(st.open)} open "
           f"cells, {len(st.leaves)} closed, {tasks} tasks run", file=sys.stderr, flush=True)
+    shown()                 # (the heartbeat waits from here)
 
 
 # -- regions ---------------------------------------------------------------------------------

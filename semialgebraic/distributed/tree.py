@@ -62,7 +62,7 @@ from ..bab.align import aligned
 from ..bab.diff import split_threshold
 from ..bab.primal import float_candidates, region_search
 from ..bab.search import Engine, _output_bound
-from ..budget import Budget, BudgetExhausted, alarm_at
+from ..budget import Budget, BudgetExhausted, alarm_at, shown
 from ..certificates import jsonable
 from ..certificates.bab_bound import bab_bound_certificate
 from ..exceptions import CertificateError
@@ -720,3 +720,4 @@ def _progress(st: _Tree, tasks: int, expansions: int) -> None:
     hi = "not bounded yet" if up is None else f"{float(up):.6g}"
     print(f"search diff: max |a - b| in [{float(st.lower):.6g}, {hi}]; {len(st.frontier)} open "
           f"nodes, {tasks} tasks, {expansions} node expansions", file=sys.stderr, flush=True)
+    shown()                 # (the heartbeat waits from here)

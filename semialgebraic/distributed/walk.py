@@ -58,7 +58,7 @@ from algebra.io.native import network_from_dict
 from algebra.network import Network
 from algebra.rationals import q_json, to_q
 
-from ..budget import Budget, BudgetExhausted
+from ..budget import Budget, BudgetExhausted, shown
 from ..certificates import jsonable
 from ..exceptions import CertificateError
 from ..regions import RegionSteps
@@ -551,6 +551,7 @@ def _walk(net, box, nj, bj, whole, key, log, ex, deadline, progress, most, strea
                 print(f"search regions: {len(log.regions)} regions walked, {len(frontier)} in the "
                       f"frontier, {len(pool)} tasks running, {tasks} tasks run", file=sys.stderr,
                       flush=True)
+                shown()                 # (the heartbeat waits from here)
         else:
             return seen, True, tasks, "", cpu
     except KeyboardInterrupt:           # Ctrl-C: the regions found so far (each with its point)

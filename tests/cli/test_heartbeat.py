@@ -118,3 +118,41 @@ def test_canon_has_a_timeout_and_writes_nothing_when_stopped(tmp_path, capsys, m
     assert main(args + ["--json"]) == 3
     data = json.loads(capsys.readouterr().out)
     assert data["fingerprint"] is None and data["complete"] is False
+
+
+def test_embedded_dask_workers_ignore_ctrl_c(monkeypatch):
+    """Budget audit M3: Ctrl-C in a terminal reaches the Dask worker processes too, and each
+    printed a KeyboardInterrupt traceback (about 60 lines) before the partial report.  The
+    embedded cluster's workers now ignore SIGINT (the plugin, run in each worker's main
+    thread); a worker of the user's own cluster (--scheduler) is left alone."""
+    import signal
+    pytest = __import__("pytest")
+    pytest.importorskip("distributed")
+    from semialgebraic.distributed import cluster
+    from semialgebraic.distributed.worker_plugin import IgnoreCtrlC
+    before = signal.getsignal(signal.SIGINT)
+    try:
+        IgnoreCtrlC().setup(None)
+        assert signal.getsignal(signal.SIGINT) is signal.SIG_IGN
+    finally:
+        signal.signal(signal.SIGINT, before)
+    registered = []
+
+    class FakeClient:
+        def __init__(self, *a, **k):
+            pass
+
+        def register_plugin(self, plugin):
+            registered.append(type(plugin).__name__)
+
+        def scheduler_info(self):
+            return {"workers": {"w": 1}}
+    import distributed
+    monkeypatch.setattr(distributed, "Client", FakeClient)
+    cluster.DaskExecutor(scheduler="tcp://127.0.0.1:1")
+    assert registered == ["SingleThreaded"]
+    monkeypatch.setattr(distributed, "LocalCluster", lambda *a, **k: object())
+    monkeypatch.setattr(cluster, "_fork_workers", lambda: None)
+    registered.clear()
+    cluster.DaskExecutor(workers=1)
+    assert registered == ["SingleThreaded", "IgnoreCtrlC"]
