@@ -15,6 +15,7 @@ equivalence decision.  JSON keys: ``hyperplanes`` (``w``, ``c`` with lead(w) = 1
 from __future__ import annotations
 
 from algebra.io.native import write_atomic
+from algebra.rationals import Q
 
 from ..budget import phase
 from ..cli import emit, fail
@@ -82,14 +83,38 @@ def cmd_recover(args) -> int:
     return code
 
 
+_SHORT = 12        # coefficients written term by term; of longer normals the first six
+
+
+def _shown_scale(w, c, exact: bool):
+    """The bend ``w·x + c = 0`` as printed: exact (``--exact``) as recovered, with lead(w) = ±1
+    (R21's normalisation, also in --json); else divided by its largest |coefficient|, the same
+    hyperplane and side (a digits 64-32-10 net with an always-zero pixel has lead ~1e-37: its
+    bends printed as 1.5 kB of ≈ 1e40 coefficients).
+
+    >>> _shown_scale([Q(1), Q(10) ** 40], Q(-5), False)
+    ([1/10000000000000000000000000000000000000000, 1], -1/2000000000000000000000000000000000000000)
+    >>> _shown_scale([Q(-1), Q(2)], Q(3), True)
+    ([-1, 2], 3)
+    """
+    if exact:
+        return list(w), c
+    big = max((abs(x) for x in w), default=Q(0))
+    return (list(w), c) if big == 0 else ([x / big for x in w], c / big)
+
+
 def _text(rec, data, exact: bool) -> str:
     lines = [f"{len(rec.hyperplanes)} bend hyperplane(s) recovered from {rec.queries} queries "
              "(three-layer-fibers R21)"]
     values = []
     for (w, c), whole in zip(rec.hyperplanes, rec.first_layer):
-        terms = [f"({number(x, exact)})·x{i}" for i, x in enumerate(w) if x != 0]
+        w, c = _shown_scale(w, c, exact)
         values += list(w) + [c]
-        lines.append("  " + " + ".join(terms) + f" + ({number(c, exact)}) = 0   "
+        form = (" + ".join(f"({number(x, exact)})·x{i}" for i, x in enumerate(w) if x != 0)
+                if len(w) <= _SHORT else
+                f"({', '.join(number(x, exact) for x in w[:6])}, … ({len(w)} entries; all in "
+                "--json)) . x")
+        lines.append("  " + form + f" + ({number(c, exact)}) = 0   "
                      + {True: "[first layer: a whole hyperplane]", False: "[local piece of a deeper bend]",
                         None: "[not classified]"}[whole])
     if rec.network is None:

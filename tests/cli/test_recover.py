@@ -97,3 +97,27 @@ def test_two_bends_closer_than_the_probes_are_not_read_as_one(tmp_path, capsys):
     data = json.loads(capsys.readouterr().out)
     assert [h["w"] for h in data["hyperplanes"]] == [[1, 0], [1, "1/1000000000"]]
     assert data["equal_to_file"] is True and all(data["first_layer"])
+
+
+def test_long_bends_print_short_and_scaled(tmp_path, capsys):
+    """Budget audit L3 (session 34): the digits net's bends printed as 1.5 kB lines of ≈ 1e40
+    coefficients (divided by a lead coefficient ~1e-37).  Now each bend is divided by its
+    largest |coefficient| and shows its first six entries; --json keeps R21's exact normal."""
+    import json
+    from algebra.network import Network
+    from semialgebraic.cli import main
+    d = 14
+    rows = [[("1/10000000000000000000000000000000000000" if k == 0 else (k + j + 1)) for k in range(d)]
+            for j in range(2)]
+    net = Network.from_rows([rows, [[1, -1]]], [[0, 1], [0]])
+    src = tmp_path / "n.json"
+    src.write_text(json.dumps(net.to_dict()))
+    out = tmp_path / "r.json"
+    assert main(["recover", str(src), "-o", str(out)]) == 0
+    text = capsys.readouterr().out
+    bends = [line for line in text.splitlines() if "entries; all in --json" in line]
+    assert len(bends) == 2 and all(len(line) < 200 for line in bends)
+    assert all("≈ 1.0000" not in line for line in bends) and "e40" not in text
+    assert main(["recover", str(src), "-o", str(out), "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["equal_to_file"] is True
