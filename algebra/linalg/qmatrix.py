@@ -47,8 +47,29 @@ def _entry_json(x):
     ``"p/q"``."""
     if x.q == 1:
         v = int(x.p)
-        return v if v.bit_length() < 14_000 else str(v)
+        return v if v.bit_length() < 14_000 else str(x.p)      # (FLINT's text: no digit limit)
     return f"{x.p}/{x.q}"
+
+
+def _int_json(v: int):
+    """A Python integer as in :meth:`QMatrix.to_json`: itself, or its text from 14 000 bits
+    (through FLINT: Python refuses ``str`` of integers of more than 4 300 digits).
+
+    >>> len(_int_json(10 ** 5000))
+    5001
+    """
+    return v if v.bit_length() < 14_000 else str(fmpz(v))
+
+
+def _ratio_text(p: int, q: int) -> str:
+    """``"p/q"`` for Python integers of any size.
+
+    >>> _ratio_text(-1, 3), len(_ratio_text(10 ** 5000, 3))
+    ('-1/3', 5003)
+    """
+    if p.bit_length() < 14_000 and q.bit_length() < 14_000:
+        return f"{p}/{q}"
+    return f"{fmpz(p)}/{fmpz(q)}"
 
 
 class QMatrix:
@@ -268,17 +289,16 @@ class QMatrix:
         D = int(D)
         ints = [int(e) for e in N.entries()]
         if D == 1:
-            flat = [v if v.bit_length() < 14_000 else str(v) for v in ints]
+            flat = [_int_json(v) for v in ints]
         else:
             flat = []
             append = flat.append
             for v in ints:
                 g = gcd(v, D)
                 if g == D:
-                    v //= D
-                    append(v if v.bit_length() < 14_000 else str(v))
+                    append(_int_json(v // D))
                 else:
-                    append(f"{v // g}/{D // g}")
+                    append(_ratio_text(v // g, D // g))
         return [flat[i * c:(i + 1) * c] for i in range(n)]
 
     def take_rows(self, rows: Sequence[int]) -> "QMatrix":
