@@ -64,16 +64,38 @@ def _open(p: Path):
                          source=str(p)) from None
 
 
-def _datasets(group, prefix: str = "") -> dict:
-    """``{path: numpy array}`` of every dataset under *group*, in the order h5py lists them."""
-    np = numpy_or_error()
+def _datasets(group, prefix: str = "", read: bool = True) -> dict:
+    """``{path: numpy array}`` of every dataset under *group*, in the order h5py lists them
+    (*read* False: the h5py datasets themselves, read by :func:`_read` when used)."""
     out = {}
     for name, item in group.items():
         if hasattr(item, "items"):
-            out.update(_datasets(item, f"{prefix}{name}/"))
+            out.update(_datasets(item, f"{prefix}{name}/", read))
         else:
-            out[f"{prefix}{name}"] = np.asarray(item[()])
+            out[f"{prefix}{name}"] = _read(item, f"{prefix}{name}", None) if read else item
     return out
+
+
+MAX_ENTRIES = 50_000_000
+"""The largest dataset read (its declared shape is checked first: a file can declare a
+200 000 × 200 000 kernel in a few kB, and h5py then fills 298 GB with zeros; 12 000 × 12 000
+took minutes to convert exactly).  ``NETFIBERS_MAX_ENTRIES`` sets another limit."""
+
+
+def _read(item, name: str, src: str | None):
+    """The numpy array of the h5py dataset *item*, after its declared size is checked."""
+    import os
+    np = numpy_or_error()
+    try:
+        limit = int(os.environ.get("NETFIBERS_MAX_ENTRIES") or MAX_ENTRIES)
+    except ValueError:
+        limit = MAX_ENTRIES
+    size = int(np.prod(item.shape, dtype=object)) if item.shape else 1
+    if size > limit:
+        raise InputError(f"dataset of shape {tuple(item.shape)} ({size} entries): more than "
+                         f"netfibers reads ({limit}; NETFIBERS_MAX_ENTRIES sets another limit)",
+                         source=src, where=name)
+    return np.asarray(item[()])
 
 
 def _weights_group(f):
@@ -83,7 +105,7 @@ def _weights_group(f):
 def keras_arrays(p: Path) -> dict:
     """Every weight array of a Keras ``.h5`` file: ``{"<layer>/<weight path>": numpy array}``."""
     with _open(Path(p)) as f:
-        return _datasets(_weights_group(f))
+        return _datasets(_weights_group(f))   # (every array: the reader of `info --block`)
 
 
 def _config(f, src: str) -> list:
@@ -94,11 +116,12 @@ def _config(f, src: str) -> list:
                          source=src)
     try:
         config = json.loads(_text(raw))
-    except ValueError as exc:
-        raise InputError(f"model_config is not valid JSON ({exc})", source=src) from None
+    except (ValueError, RecursionError) as exc:
+        raise InputError(f"model_config is not valid JSON ({str(exc)[:120]})", source=src) from None
     kind = config.get("class_name") if isinstance(config, dict) else None
     if kind != "Sequential":
-        raise InputError(f"a Keras {kind or 'model'} model; netfibers reads Sequential models of "
+        raise InputError(f"{'a Keras ' + str(kind)[:40] if kind else 'not a Keras Sequential'} "
+                         "model; netfibers reads Sequential models of "
                          "Dense layers (rebuild it as keras.Sequential, or export it to ONNX)",
                          source=src)
     layers = config.get("config")
@@ -113,14 +136,17 @@ def _dense_arrays(weights, name: str, src: str):
     if name not in weights:
         raise InputError("no weights stored for this Dense layer", source=src, where=name)
     group = weights[name]
-    stored = _datasets(group)
+    if not hasattr(group, "items"):
+        raise InputError("the weights of this Dense layer are not a group", source=src, where=name)
+    stored = _datasets(group, read=False)
     listed = [_text(w) for w in group.attrs.get("weight_names", ())] or list(stored)
     kernel = [w for w in listed if w.split("/")[-1].split(":")[0] == "kernel"]
     bias = [w for w in listed if w.split("/")[-1].split(":")[0] == "bias"]
     if len(kernel) != 1 or len(bias) > 1 or any(w not in stored for w in kernel + bias):
         raise InputError(f"expected one kernel and at most one bias, found {listed}",
                          source=src, where=name)
-    return stored[kernel[0]], (stored[bias[0]] if bias else None)
+    return (_read(stored[kernel[0]], f"{name}/{kernel[0]}", src),
+            _read(stored[bias[0]], f"{name}/{bias[0]}", src) if bias else None)
 
 
 def _steps(layers, weights, src: str) -> tuple[list, list[str]]:
@@ -129,8 +155,11 @@ def _steps(layers, weights, src: str) -> tuple[list, list[str]]:
     steps, notes = [], []
     for k, layer in enumerate(layers):
         kind = layer.get("class_name") if isinstance(layer, dict) else None
-        cfg = (layer.get("config") or {}) if isinstance(layer, dict) else {}
+        cfg = layer.get("config") if isinstance(layer, dict) else None
+        cfg = cfg if isinstance(cfg, dict) else {}
         name = str(cfg.get("name", f"layer {k}"))
+        if not isinstance(kind, str):
+            raise InputError(f"layer {k} of model_config has no class name", source=src)
         if kind in _SKIPPED:
             continue
         if kind == "Dense":
@@ -148,6 +177,8 @@ def _steps(layers, weights, src: str) -> tuple[list, list[str]]:
                                  source=src, where=name)
             steps.append(("affine", W, b, name, bias is not None))
             act = cfg.get("activation", "linear") or "linear"
+            if not isinstance(act, str):
+                raise InputError(f"activation {str(act)[:80]} is not a name", source=src, where=name)
             if act == "relu":
                 steps.append(("relu", name))
             elif act in _OUTPUT_ACTIVATIONS and k == len(layers) - 1:
@@ -159,6 +190,7 @@ def _steps(layers, weights, src: str) -> tuple[list, list[str]]:
                                  source=src, where=name)
         elif kind in ("Activation", "ReLU"):
             act = cfg.get("activation", "relu") if kind == "Activation" else "relu"
+            act = act if isinstance(act, str) else str(act)[:80]
             plain = all(not cfg.get(key) for key in ("max_value", "negative_slope", "threshold"))
             if act != "relu" or not plain:
                 raise InputError(f"{kind} layer other than a plain ReLU ({act!r})", source=src,

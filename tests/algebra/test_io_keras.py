@@ -165,3 +165,54 @@ def test_dense_layers_without_bias_are_marked(tmp_path):
     path = write_keras(tmp_path / "n.h5", [dense("a", 3), dense("b", 1, "linear", use_bias=False)],
                        {"a": (K1, B1), "b": (K2, None)})
     assert load(path).missing_biases == (1,)
+
+
+def _raw_config(path, config, weights=None):
+    """A file whose model_config is *config* (any JSON text) and whose weights are *weights*."""
+    with h5py.File(path, "w") as f:
+        f.attrs["model_config"] = config
+        g = f.create_group("model_weights")
+        for name, shape in (weights or {}).items():
+            lg = g.create_group(name)
+            lg.create_dataset(f"{name}/kernel:0", shape=shape, dtype="float64")   # unallocated
+            lg.create_dataset(f"{name}/bias:0", data=np.zeros(shape[1], np.float32))
+    return path
+
+
+@pytest.mark.parametrize("config, words", [
+    (json.dumps({"class_name": "Sequential", "config": {"layers": [
+        {"class_name": "Dense", "config": {"name": "d", "activation": {"class_name": "ReLU"}}}]}}),
+     "is not a name"),
+    (json.dumps({"class_name": "Sequential", "config": {"layers": [
+        {"class_name": "Dense", "config": {"name": "d", "activation": ["relu"]}}]}}),
+     "is not a name"),
+    (json.dumps({"class_name": "Sequential", "config": {"layers": [
+        {"class_name": "Dense", "config": ["d"]}]}}), "no weights stored"),
+    (json.dumps({"class_name": "Sequential", "config": {"layers": ["Dense"]}}), "has no class name"),
+    ("[" * 100_000 + "]" * 100_000, "model_config is not valid JSON"),
+    (json.dumps([1, 2]), "not a Keras Sequential model"),
+])
+def test_malformed_model_configs_are_input_errors(tmp_path, config, words):
+    """Input audit (session 35): an activation given as a dict or a list, a layer config that is
+    a list or a string, a config nested 10^5 deep ended in exit 4 (TypeError, AttributeError,
+    RecursionError)."""
+    with pytest.raises(InputError, match=words):
+        load(_raw_config(tmp_path / "m.h5", config, {"d": (2, 2)}))
+
+
+def test_a_declared_huge_kernel_is_refused_before_it_is_read(tmp_path, monkeypatch):
+    """A 4 kB file declaring a 200 000 x 200 000 kernel made h5py allocate 298 GB (exit 4,
+    MemoryError), a 12 000 x 12 000 one ran for minutes; a stray huge dataset beside the kernel
+    was read too.  Now only the layer's kernel and bias are read, after their shapes."""
+    config = json.dumps({"class_name": "Sequential", "config": {"layers": [dense("d", 2, "linear")]}})
+    path = _raw_config(tmp_path / "h.h5", config, {"d": (200_000, 200_000)})
+    with pytest.raises(InputError, match=r"\(200000, 200000\) \(40000000000 entries\): more than"):
+        load(path)
+    monkeypatch.setenv("NETFIBERS_MAX_ENTRIES", "3")
+    with pytest.raises(InputError, match=r"more than netfibers reads \(3;"):
+        load(_raw_config(tmp_path / "s.h5", config, {"d": (2, 2)}))
+    monkeypatch.delenv("NETFIBERS_MAX_ENTRIES")
+    small = _raw_config(tmp_path / "s.h5", config, {"d": (2, 2)})
+    with h5py.File(small, "a") as f:
+        f["model_weights/d/d"].create_dataset("junk", shape=(200_000, 200_000), dtype="float64")
+    assert load(small).widths == (2, 2)       # (zeros: the kernel was declared, not written)
