@@ -44,6 +44,11 @@ every worker (a stack sample every 10 ms), the event-loop health check (20 ms) a
 system monitor (500 ms).  On a loaded machine they were a sizeable part of the CPU of a batch."""
 
 
+CONNECT_TIMEOUT = 10
+"""Seconds to reach an existing scheduler (``--scheduler``) before the command fails (exit 2);
+Dask's default is 30."""
+
+
 def have_dask() -> bool:
     try:
         import distributed  # noqa: F401
@@ -132,7 +137,12 @@ class DaskExecutor:
                 print("netfibers: --memory-limit is not applied to an existing cluster (its "
                       "workers keep the limit they were started with: dask worker "
                       "--memory-limit)", file=sys.stderr)
-            self.client = Client(scheduler)
+            try:
+                self.client = Client(scheduler, timeout=CONNECT_TIMEOUT)
+            except (ValueError, OSError, TimeoutError) as exc:   # a bad address, none there
+                from algebra.exceptions import InputError
+                raise InputError(f"--scheduler {scheduler}: cannot connect "
+                                 f"({str(exc).splitlines()[0][:160]})") from None
         else:
             n = workers or os.cpu_count() or 1
             _fork_workers()
