@@ -59,6 +59,7 @@ from ..rationals import to_q
 __all__ = ["load_nnet", "nnet_normalisation", "nnet_input_box", "nnet_raw", "nnet_in_units_of", "nnet_common_units"]
 
 _KEY = "nnet_normalisation"
+_MAX_COUNT = 10 ** 8     # a layer count or size above it is a malformed header, not a network
 
 
 def load_nnet(path: str | Path, **options) -> Network:
@@ -99,6 +100,8 @@ def load_nnet(path: str | Path, **options) -> Network:
             raise InputError(f"line {lineno} ({what}): {exc}", source=src) from None
         if integer and any(v.q != 1 or v < 0 for v in vals):
             raise InputError(f"line {lineno} ({what}): expected non-negative integers", source=src)
+        if integer and any(v > _MAX_COUNT for v in vals):     # "1e9999" is an integer too
+            raise InputError(f"line {lineno} ({what}): a count above {_MAX_COUNT}", source=src)
         raw[what] = fields
         return vals
 

@@ -61,14 +61,22 @@ def read_torch(p: Path) -> dict:
         if not isinstance(t, torch.Tensor):
             raise InputError(f"expected a tensor, got a {type(t).__name__}", source=str(p),
                              where=str(name))
-        t = t.detach().cpu()
+        if t.is_meta:                # torch.device("meta"): a shape without values
+            raise InputError("a meta tensor (a shape without stored values: the model was built "
+                             "on the meta device, or its weights were never loaded)",
+                             source=str(p), where=str(name))
+        try:
+            t = t.detach().cpu()
+        except (RuntimeError, NotImplementedError) as exc:
+            raise InputError(f"unreadable tensor ({first_line(exc)})", source=str(p),
+                             where=str(name)) from None
         if t.dtype == torch.bfloat16:
             t = t.to(torch.float32)  # exact widening
         if t.is_complex() or t.dtype == torch.bool or t.is_quantized:
             raise InputError(f"unsupported tensor dtype {t.dtype}", source=str(p), where=str(name))
         try:
             arr = t.contiguous().numpy()
-        except (TypeError, RuntimeError) as exc:
+        except (TypeError, RuntimeError, NotImplementedError) as exc:
             raise InputError(f"unsupported tensor ({first_line(exc)})", source=str(p),
                              where=str(name)) from None
         out[str(name)] = check_dtype(np, arr, str(name), str(p))

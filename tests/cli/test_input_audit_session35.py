@@ -31,3 +31,25 @@ def test_a_bad_scheduler_address_is_an_input_error(pairs, tmp_path, capsys, addr
     err = capsys.readouterr().err
     assert err.startswith(f"netfibers: error: --scheduler {address}: cannot connect (")
     assert words in err and err.count("\n") == 1 and not out.exists()
+
+
+@pytest.mark.parametrize("header", ["1e9999,2,1,2,", "1,1e9999,1,2,", "1,2,1,2,\n2,1e9999,"])
+def test_nnet_counts_past_any_network_are_malformed(tmp_path, capsys, header):
+    """A .nnet header "1e9999,…" is an integer: the reader went on and failed to print it
+    (exit 4, Python's 4 300-digit str limit).  A count above 10^8 is now a malformed header."""
+    p = tmp_path / "h.nnet"
+    p.write_text(header + "\n2,2,1,\n0,\n-1,0,\n1,4,\n0,2,0,\n2,4,1,\n1,0.5,\n-1,0,\n0.25,\n")
+    assert main(["info", str(p)]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"netfibers: error: {p}: line ") and "a count above 100000000" in err
+
+
+def test_a_state_dict_of_meta_tensors_is_an_input_error(tmp_path, capsys):
+    """A state_dict saved from a model on the meta device (shapes, no values) ended in exit 4
+    (NotImplementedError: Cannot copy out of meta tensor)."""
+    torch = pytest.importorskip("torch")
+    p = tmp_path / "meta.pt"
+    torch.save({"0.weight": torch.empty(2, 2, device="meta"), "0.bias": torch.zeros(2)}, p)
+    assert main(["info", str(p)]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"netfibers: error: {p}: 0.weight: a meta tensor") and err.count("\n") == 1
