@@ -207,9 +207,10 @@ class RegionWalk:
         self.net, self.domain, self.budget = net, domain, budget
         self.complete = False
         self.count = 0
-        self._engine = _Engine(net, domain, multipliers)
-        self._engine.across = {}       # neighbours known from the other side (the walk cleans it)
-        self._progress = progress
+        self._multipliers = multipliers
+        self.keep_across = True
+        self._engine = None            # made at the first step, under the budget (a 4000-4000-1
+        self._progress = progress      # net's integer layers took 27 s)
         self._start = start
         self._gen = self._walk()
 
@@ -220,10 +221,13 @@ class RegionWalk:
         return next(self._gen)
 
     def _walk(self):
-        eng, budget = self._engine, self.budget
+        budget = self.budget
         prog = Progress("regions", enabled=self._progress)
         try:
             with budget.active():      # exact LPs inside stop via BudgetExhausted
+                eng = self._engine = _Engine(self.net, self.domain, self._multipliers)
+                # neighbours known from the other side (the walk cleans it; None: not kept)
+                eng.across = {} if self.keep_across else None
                 first = eng.start(self._start)
             if first is None:  # empty domain interior
                 self.complete = True
@@ -632,18 +636,75 @@ class _Forms:
 
 
 def _small(N):
-    """*N* as int64 when every entry fits comfortably (else the object array)."""
-    if N.size and max(abs(int(v)) for v in N.flat) < 2 ** 31:
+    """*N* as int64 when every entry fits comfortably (else the object array).
+
+    >>> _small(np.array([[1, -2]], dtype=object)).dtype, _small(np.array([[2 ** 40]], dtype=object)).dtype
+    (dtype('int64'), dtype('O'))
+    """
+    if N.size and max(abs(int(N.max())), abs(int(N.min()))) < 2 ** 31:
         return N.astype(np.int64)
     return N
 
 
-def _int_rows(M):
-    """``(N, den)``: the rational matrix as integers ``N / den`` (object array, den > 0)."""
-    ents = M.entries()
-    den = lcm(*(int(v.q) for v in ents)) if ents else 1
-    N = np.array([int(v.p) * (den // int(v.q)) for v in ents], dtype=object)
-    return N.reshape(M.nrows, M.ncols), den
+_CHUNK_WORK = 2 * 10 ** 8
+"""Products of int64 arrays above this many multiply-adds go by blocks of rows, the active
+budget checked between blocks (numpy's integer product has no BLAS: the first region's forms of
+a 4000-4000-1 net, 6.4e10 of them, ran minutes past --timeout 5 in one call)."""
+
+
+def _int64_product(W, F):
+    """``W @ F`` of int64 arrays (no entry can overflow: the caller's bound), by row blocks of
+    about :data:`_CHUNK_WORK` multiply-adds with :func:`checkpoint` between them.
+
+    >>> _int64_product(np.array([[1, 2], [3, 4]]), np.array([[5], [6]])).tolist()
+    [[17], [39]]
+    """
+    n, work = W.shape[0], W.shape[1] * F.shape[1]
+    if n * work <= _CHUNK_WORK:
+        return W @ F
+    step = max(1, _CHUNK_WORK // max(1, work))
+    out = np.empty((n, F.shape[1]), dtype=np.int64)
+    for r in range(0, n, step):
+        checkpoint()
+        out[r:r + step] = W[r:r + step] @ F
+    return out
+
+
+def _reduced_dyadic(N, D: int):
+    """``(N', D')`` = ``N / D`` in lowest common terms (*N* int64, *D* a power of two): the
+    denominator of :meth:`QMatrix.numer_denom`, from the array's common trailing zero bits.
+
+    >>> N, D = _reduced_dyadic(np.array([[4, -8], [12, 0]]), 16)
+    >>> N.tolist(), D
+    ([[1, -2], [3, 0]], 4)
+    """
+    D = int(D)
+    bits = int(np.bitwise_or.reduce(np.abs(N).ravel())) if N.size else 0
+    shift = (D.bit_length() - 1) if bits == 0 else min((bits & -bits).bit_length() - 1,
+                                                      D.bit_length() - 1)
+    return (N >> shift if shift else N.copy()), D >> shift
+
+
+def _int_layer(W, bias):
+    """``(N, c, den)``: the layer ``W x + bias`` as integers ``(N x + c) / den`` (object arrays,
+    den > 0, the least common denominator; one FLINT export of W: entry by entry, with the bias
+    stacked on, a 4000-4000-1 net took 13 s).
+
+    >>> N, c, den = _int_layer(QMatrix.from_rows([["1/2", 3], [-1, "1/3"]]), [Q(1, 4), Q(0)])
+    >>> N.tolist(), c.tolist(), den
+    ([[6, 36], [-12, 4]], [3, 0], 12)
+    """
+    if isinstance(W, tuple):           # (N, D) int64 over a power of two, kept by a reader
+        N, dw = _reduced_dyadic(*W)
+    else:
+        Nf, dw = W.numer_denom()
+        dw = int(dw)
+        N = np.array([int(v) for v in Nf.entries()], dtype=object).reshape(W.nrows, W.ncols)
+    den = lcm(dw, *(int(v.q) for v in bias))
+    if den != dw:
+        N = N.astype(object) * (den // dw)        # (int64 could overflow)
+    c = np.array([int(v.p) * (den // int(v.q)) for v in bias], dtype=object)
+    return N, c, den
 
 
 FORMS_BYTES = 1 << 30
@@ -713,10 +774,11 @@ class _Engine:
             self.dom_A, self.dom_c = None, ()
         self._ilayers = []             # (W, b) of each layer as integers N / den
         for l in range(net.depth):
-            W, bias = net.layer(l)
-            N, den = _int_rows(QMatrix.hstack([W, QMatrix.column(bias)]))
-            W = _small(N[:, :-1])
-            bias = N[:, -1]
+            checkpoint()               # (an active budget: the walk's; each step takes seconds
+            hint = net.integer_weights(l)   # on a 4000-4000-1 net)
+            W, bias = (hint, net.biases[l]) if hint is not None else net.layer(l)
+            N, bias, den = _int_layer(W, bias)
+            W = _small(N)
             self._ilayers.append((W, bias, den, _row_bound(W),
                                   max((abs(int(v)) for v in bias), default=0)))
         # the biases as int64 where they fit (forms() uses them only when no entry can overflow)
@@ -766,7 +828,7 @@ class _Engine:
         for l, (W, b, den, rb, bmax) in enumerate(self._ilayers):
             if (rb * bF + bmax * s <= _LIMIT and max(bF, s) <= _LIMIT
                     and W.dtype == np.int64):                 # no entry can overflow
-                Z = W @ (F if F.dtype == np.int64 else F.astype(np.int64))
+                Z = _int64_product(W, F if F.dtype == np.int64 else F.astype(np.int64))
                 Z[:, d] += self._bias64[l] * s
             else:
                 Z = _as_object(int_matmul(W, _as_object(F), rb))

@@ -34,7 +34,7 @@ def _no_reuse(m):
 
     def init(self, *a, **k):
         real_init(self, *a, **k)
-        self._engine.across = None
+        self.keep_across = False
 
     m.setattr(walk_module.RegionWalk, "__init__", init)
     real_pass = hull_module.hull_pass
