@@ -180,6 +180,9 @@ def _main(argv: list[str] | None, seen: int) -> int:
     max_regions = getattr(args, "max_regions", None)
     if max_regions is not None and max_regions < 0:
         parser.error(f"--max-regions must be non-negative, got {max_regions}")
+    workers = getattr(args, "workers", None)
+    if workers is not None and workers < 0:        # (negative: Dask waited for ever)
+        parser.error(f"--workers must be non-negative (0: in this process), got {workers}")
     max_nullity = getattr(args, "max_nullity", None)
     if max_nullity is not None and max_nullity < 0:
         parser.error(f"--max-nullity must be non-negative, got {max_nullity}")

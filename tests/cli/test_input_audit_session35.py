@@ -53,3 +53,12 @@ def test_a_state_dict_of_meta_tensors_is_an_input_error(tmp_path, capsys):
     assert main(["info", str(p)]) == 2
     err = capsys.readouterr().err
     assert err.startswith(f"netfibers: error: {p}: 0.weight: a meta tensor") and err.count("\n") == 1
+
+
+def test_negative_workers_is_a_usage_error(pairs, tmp_path, capsys):
+    """`search diff … --workers -3` waited for ever (a cluster of -3 workers)."""
+    out = tmp_path / "r.jsonl"
+    with pytest.raises(SystemExit) as stop:
+        main(["batch", "equiv", str(pairs), "--out", str(out), "--workers", "-3"])
+    assert stop.value.code == 2 and not out.exists()
+    assert "--workers must be non-negative (0: in this process), got -3" in capsys.readouterr().err
