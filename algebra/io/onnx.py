@@ -35,6 +35,9 @@ def load_onnx(p: Path) -> Network:
     for node in graph.node:
         op = node.op_type
         label = f"node {node.name or op} ({op})"
+        if node.domain not in ("", "ai.onnx"):     # a custom operator that shares a name
+            raise InputError(f"operator {op!r} of domain {node.domain!r} (only the standard "
+                             "ONNX operators are read)", source=src, where=label)
         if op == "Constant":
             continue
         data_inputs = [i for i in node.input if i and i not in names_init]
@@ -59,7 +62,9 @@ def load_onnx(p: Path) -> Network:
             bname = [i for i in node.input if i in names_init]
             if len(bname) != 1:
                 raise InputError("Add needs one initializer (the bias)", source=src, where=label)
-            bias = inits[bname[0]].reshape(-1) if inits[bname[0]].size == ws[-1].shape[0] else None
+            C = inits[bname[0]]
+            fits = C.size == ws[-1].shape[0] and (C.ndim == 1 or (C.ndim == 2 and C.shape[0] == 1))
+            bias = C.reshape(-1) if fits else None        # ((n, 1) broadcasts to (n, n))
             if bias is None:
                 raise InputError(f"bias shape {tuple(inits[bname[0]].shape)} does not fit "
                                  f"{ws[-1].shape[0]} outputs", source=src, where=bname[0])
@@ -199,9 +204,20 @@ def onnx_initializers(p: Path, model=None) -> dict:
             for a in node.attribute:
                 if a.name == "value":
                     tensors.append((node.output[0], a.t))
+                elif a.name in ("value_float", "value_floats", "value_int", "value_ints"):
+                    tensors.append((node.output[0], np.asarray(
+                        a.f if a.name == "value_float" else list(a.floats) if a.name == "value_floats"
+                        else a.i if a.name == "value_int" else list(a.ints),
+                        dtype=np.float32 if "float" in a.name else np.int64)))
+    seen = set()
+    for name, _ in tensors:
+        if name in seen:                      # which one a runtime uses is not defined
+            raise InputError("two initializers or constants share this name", source=str(p),
+                             where=name)
+        seen.add(name)
     for name, t in tensors:
         try:
-            arr = numpy_helper.to_array(t)
+            arr = t if isinstance(t, np.ndarray) else numpy_helper.to_array(t)
         except Exception as exc:
             raise InputError(f"unreadable initializer ({first_line(exc)})", source=str(p),
                              where=name) from None

@@ -26,6 +26,7 @@ from algebra.symmetries.bottleneck_paths import TailRefactor
 
 from ..certificates import identifiability_certificate, require_valid
 from ..shallow import fiber_shallow
+from ..shallow.identifiability import flip_sets
 from ..verdict import Hypothesis, Verdict, reader_hypotheses, witness_text
 from ..verify import verify as _verify
 from .canon import path_certificate
@@ -98,6 +99,10 @@ R18_CONDITIONS = ("R18.1 no dead row of [W2 | b2]", "R18.2 no linear row of [W2 
                   "R18.3 no masked column", "R18.4 not (n1 = 1 and every row (- | +))")
 """The sign conditions of three-layer-fibers R18, in the order of :func:`r18_reasons`."""
 
+R18_FLIP = "R18.5 no flip set of the second layer (no non-empty S with sum_{j in S} V_j W2_j = 0)"
+"""The fifth condition (session 35, an outside audit's counterexample): rows of [W2 | b2] whose
+kink matrices ``V_j W2_j`` sum to 0 flip together, ``σ(r·(h, 1)) = σ(−r·(h, 1)) + r·(h, 1)``."""
+
 
 def _identifiability(net: Network, trace: Trace) -> Verdict:
     s = structure(net, trace)
@@ -115,11 +120,28 @@ def _identifiability(net: Network, trace: Trace) -> Verdict:
     reasons = [r for r, _ in found]
     move = found[0][1] if found else None
     if not reasons:
-        cert = identifiability_certificate(net)
+        (W2, _), (W3, _) = net.layer(1), net.layer(2)
+        outcome, proof = flip_sets(W2, W3)      # R18.5, decided as R41's I4
+        trace.r18.append(Hypothesis(R18_FLIP, {"none": True, "found": False}.get(outcome),
+                                    proof if outcome == "found" else None))
+        if outcome == "undecided":
+            return Verdict(None, "bottleneck-R18", f"undecided: second-layer flip sets not "
+                           f"excluded ({proof})", s.hypotheses + trace.r18)
+        if outcome == "found":
+            other, steps = _flip_copy(net, proof)
+            cert = path_certificate(net, other, steps)
+            if cert is not None:
+                cert["claim"] = CLAIMS["symmetry_path"][2]
+            return Verdict(False, "bottleneck-R18",
+                           f"second-layer flip set {proof}: the kink matrices V_j W2_j of those rows "
+                           "of [W2 | b2] sum to 0, so flipping them (and moving their constants "
+                           "to b3) keeps the function (R18.5)", s.hypotheses, cert,
+                           {"planted_copy": other.to_dict(), "flip_set": proof})
+        cert = identifiability_certificate(net, proof)
         return Verdict(True, "bottleneck-R18",
                        "identifiable up to permutation and positive scaling: every row of "
-                       "[W2 | b2] has mixed signs and no column is masked", s.hypotheses, cert,
-                       {"fiber_dimension": n1 + n2, "derived": True})
+                       "[W2 | b2] has mixed signs, no column is masked, and no set of rows flips "
+                       "together", s.hypotheses, cert, {"fiber_dimension": n1 + n2, "derived": True})
     other, steps = _planted_copy(net, s, move)
     cert = path_certificate(net, other, steps)
     if cert is not None:          # the claim of non-identifiability: b outside a's S1 + S2 orbit
@@ -133,6 +155,15 @@ def _identifiability(net: Network, trace: Trace) -> Verdict:
 # =============================================================================================
 # private helpers
 # =============================================================================================
+
+def _flip_copy(net: Network, S) -> tuple[Network, list]:
+    """The rows *S* of ``[W2 | b2]`` negated, ``b3 += Σ_{j∈S} V_j b2_j`` (R18.5), as one
+    :class:`TailRefactor` step (valid because ``Σ_{j∈S} V_j W2_j = 0``)."""
+    P = Parts.of(net)
+    b3 = tuple(c + sum((P.V[j][o] * P.R2[j][-1] for j in S), Q(0)) for o, c in enumerate(P.b3))
+    step = TailRefactor({j: (tuple(-x for x in P.R2[j]), P.V[j]) for j in S}, b3)
+    return step.apply(net), [step]
+
 
 def _planted_copy(net: Network, s: Structure, move) -> tuple[Network, list]:
     """A different parameter with the same function, and the steps that produce it."""

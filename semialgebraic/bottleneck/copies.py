@@ -51,10 +51,15 @@ def discrete_move(net: Network, lab: dict):
         P = Parts.of(cur)
         L = list(s.linear)
         G, g = flipped_gamma(P, L, lab["flips"])
-        fac = positive_factorization(G, len(L))
-        if fac is None:
-            return None
-        Vn, Wn = fac
+        if not L:            # no linear row: the flipped kink matrices sum to 0 (R18.5)
+            if not G.is_zero():
+                return None
+            Vn, Wn = [[] for _ in range(P.m)], []
+        else:
+            fac = positive_factorization(G, len(L))
+            if fac is None:
+                return None
+            Vn, Wn = fac
         rep = {j: (tuple(-x for x in P.R2[j]), P.V[j]) for j in lab["flips"]}
         for k, j in enumerate(L):
             row = tuple(Wn[k]) + (Q(1),)

@@ -428,7 +428,7 @@ def _discrete_labels(net, P, types, cap) -> tuple[list, list]:
             return labels, notes
         pool_done = True
     flip_sets = [()]
-    if L and A:
+    if A:           # S5 flips; without a linear row, those whose V_j W2_j sum to 0 (R18.5)
         if len(A) <= cap:
             flip_sets = []
             for k in range(len(A) + 1):
@@ -436,7 +436,7 @@ def _discrete_labels(net, P, types, cap) -> tuple[list, list]:
                     G = flipped_gamma(P, L, S)[0]
                     if len(L) >= positive_factor_rank(G)[0]:
                         flip_sets.append(S)
-        else:
+        elif L or _zero_sum_flips(P, A) != "none":
             notes.append(f"{len(A)} switching neurons: S5 flip sets not enumerated")
     D = [j for j, t in enumerate(types) if t == DEAD]
     if P.n1 >= 2 and (A or L) and not pool_done and _other_block_sizes(P, L, D, A, flip_sets, cap):
@@ -454,6 +454,16 @@ def _discrete_labels(net, P, types, cap) -> tuple[list, list]:
     s8 = [False, True] if s.s8_applies else [False]
     labels = [{"flips": list(f), "s7": list(g), "s8": h} for f in flip_sets for g in s7_sets for h in s8]
     return labels, notes
+
+
+def _zero_sum_flips(P, A) -> str:
+    """:func:`semialgebraic.shallow.identifiability.flip_sets` on the switching rows *A* (their
+    W2 parts and output columns): ``"none"`` when no non-empty subset has Σ V_j W2_j = 0."""
+    from algebra.linalg import QMatrix
+    from ..shallow.identifiability import flip_sets
+    rows = QMatrix.from_rows([list(P.R2[j][:-1]) for j in A])
+    outs = QMatrix.from_rows([[P.V[j][o] for j in A] for o in range(P.m)])
+    return flip_sets(rows, outs)[0]
 
 
 def _other_block_sizes(P, L, D, A, flip_sets, cap) -> bool:

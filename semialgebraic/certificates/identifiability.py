@@ -9,18 +9,20 @@ from algebra.network import Network
 __all__ = ["identifiability_certificate"]
 
 
-def identifiability_certificate(net: Network) -> dict:
+def identifiability_certificate(net: Network, flip_sets: dict) -> dict:
     """Certificate that the two-hidden-layer bottleneck *net* meets every hypothesis of the
     identifiability criterion three-layer-fibers R18 (re-derived by the checker from the network
-    alone), with the fiber dimension ``n1 + n2`` it implies.
+    alone; R18.5, no flip set of the second layer, shown as *flip_sets* says: the proof of
+    :func:`semialgebraic.shallow.identifiability.flip_sets`), with the fiber dimension
+    ``n1 + n2`` it implies.
 
     >>> net = Network.from_rows([[[1, 0], [0, 1]], [[1, -1], [-1, 2]], [[1, 1]]],
     ...                         [[0, 0], [1, -1], [0]])
-    >>> identifiability_certificate(net)["fiber_dimension"]
+    >>> identifiability_certificate(net, {"kind": "independent"})["fiber_dimension"]
     4
     """
     if net.depth != 3:
         raise ValueError("R18 is about networks with two hidden layers")
     _, n1, n2, _ = net.widths
     return {**header("identifiability_hypotheses"), "claim": CLAIMS["identifiability_hypotheses"][0],
-            "network": net.to_dict(), "fiber_dimension": n1 + n2}
+            "network": net.to_dict(), "fiber_dimension": n1 + n2, "flip_sets": flip_sets}

@@ -126,39 +126,23 @@ def identifiability_shallow(net: Network, *, verify: bool = True, max_nullity: i
                             "output bias", [with_hidden_neurons(net, 0, new, c2)], verify)
     if pairs:                                      # opposite orientations, kinks that add
         return _opposite_pairs(net, neurons, c, pairs, hyps, verify, max_nullity, budget)
-    # I4: the kink matrices vec(v_i w_i^T), first by their rank without forming them
+    # I4: no flip set (the kink matrices vec(v_i w_i^T))
     W1, _ = net.layer(0)
     W2, _ = net.layer(1)
-    if n <= W1.ncols * W2.nrows and outer_products_rank(W1, W2) == n:
-        proof = {"kind": "independent"}
-    else:
-        cols = [[x * y for x in v for y in w] for w, _, v in neurons]
-        A = QMatrix.from_rows(cols)                              # n x md, row i = vec(v_i w_i^T)
-        proof = ({"kind": "independent"} if n <= A.ncols and rank_lower_bound(A) == n
-                 else _positive_functional(A))
-    if proof is None:
-        res = find_s(W1, W2, QMatrix.zeros(W2.nrows, W1.ncols), max_nullity=max_nullity, budget=budget)
-        found = [sorted(S) for S in res.subsets if S]
-        if found or res.complete:
-            proof = {"kind": "enumerated", "nullity": res.nullity}
-        elif n <= SPLIT_SUMS_MAX:                # every subset, as sums of two halves
-            S = split_sums(cols)
-            found = [S] if S else []
-            proof = {"kind": "split_sums"}
-        else:
-            hyps.append(Hypothesis(_NAMES[3], None))
-            return Verdict(None, METHOD, f"undecided: flip sets not excluded ({res.reason}; more "
-                           f"than {SPLIT_SUMS_MAX} neurons for the sums of two halves)", tuple(hyps))
-        if found:
-            S = found[0]
-            new = [((tuple(-x for x in w), -b, v) if i in S else (w, b, v))
-                   for i, (w, b, v) in enumerate(neurons)]
-            c2 = tuple(ci + sum((v[o] * b for i2, (w, b, v) in enumerate(neurons) if i2 in S), Q(0))
-                       for o, ci in enumerate(c))        # σ(h) = σ(−h) + h: the constants to c
-            hyps.append(Hypothesis(_NAMES[3], False, S))
-            return _planted(net, hyps, f"flip set {S}: the sum of v_i w_i^T over it is 0, so "
-                            "flipping those neurons keeps the function", [with_hidden_neurons(net, 0, new, c2)],
-                            verify)
+    outcome, proof = flip_sets(W1, W2, max_nullity=max_nullity, budget=budget)
+    if outcome == "undecided":
+        hyps.append(Hypothesis(_NAMES[3], None))
+        return Verdict(None, METHOD, f"undecided: flip sets not excluded ({proof})", tuple(hyps))
+    if outcome == "found":
+        S = proof
+        new = [((tuple(-x for x in w), -b, v) if i in S else (w, b, v))
+               for i, (w, b, v) in enumerate(neurons)]
+        c2 = tuple(ci + sum((v[o] * b for i2, (w, b, v) in enumerate(neurons) if i2 in S), Q(0))
+                   for o, ci in enumerate(c))        # σ(h) = σ(−h) + h: the constants to c
+        hyps.append(Hypothesis(_NAMES[3], False, S))
+        return _planted(net, hyps, f"flip set {S}: the sum of v_i w_i^T over it is 0, so "
+                        "flipping those neurons keeps the function", [with_hidden_neurons(net, 0, new, c2)],
+                        verify)
     hyps.append(Hypothesis(_NAMES[3], True, proof["kind"]))
     cert = {**header("identifiability_hypotheses"), "claim": CLAIMS["identifiability_hypotheses"][1],
             "network": net.to_dict(), "fiber_dimension": n, "flip_sets": proof}
@@ -170,6 +154,43 @@ def identifiability_shallow(net: Network, *, verify: bool = True, max_nullity: i
         from ..verify import verify as _verify
         require_valid(cert, _verify)
     return v
+
+
+def flip_sets(Win: QMatrix, Wout: QMatrix, *, max_nullity: int = MAX_NULLITY, budget=None):
+    """Is there a flip set: a non-empty S with ``Σ_{i∈S} v_i w_iᵀ = 0``, ``w_i`` the rows of *Win*
+    (n × d), ``v_i`` the columns of *Wout* (m × n)?  (three-layer-fibers R41's I4, and R18.5 for
+    the second layer of a bottleneck.)  ``("none", proof)`` with the proof a certificate's
+    ``flip_sets`` holds (kinds ``independent``, ``positive_functional``, ``enumerated``,
+    ``split_sums``), ``("found", S)`` (sorted indices) or ``("undecided", reason)``.
+
+    >>> W = QMatrix.from_rows([[1, -2], [-2, 4], [1, 1]])
+    >>> flip_sets(W, QMatrix.from_rows([[2, 1, 1]]))
+    ('found', [0, 1])
+    >>> flip_sets(W, QMatrix.from_rows([[2, -1, 1]]))[0]
+    'none'
+    """
+    n = Win.nrows
+    if n <= Win.ncols * Wout.nrows and outer_products_rank(Win, Wout) == n:
+        return "none", {"kind": "independent"}
+    rows, outs = Win.to_rows(), Wout.T.to_rows()
+    cols = [[x * y for x in v for y in w] for w, v in zip(rows, outs)]
+    A = QMatrix.from_rows(cols)                              # n x md, row i = vec(v_i w_i^T)
+    if n <= A.ncols and rank_lower_bound(A) == n:
+        return "none", {"kind": "independent"}
+    proof = _positive_functional(A)
+    if proof is not None:
+        return "none", proof
+    res = find_s(Win, Wout, QMatrix.zeros(Wout.nrows, Win.ncols), max_nullity=max_nullity,
+                 budget=budget)
+    found = [sorted(S) for S in res.subsets if S]
+    if found:
+        return "found", found[0]
+    if res.complete:
+        return "none", {"kind": "enumerated", "nullity": res.nullity}
+    if n <= SPLIT_SUMS_MAX:                # every subset, as sums of two halves
+        S = split_sums(cols)
+        return ("found", S) if S else ("none", {"kind": "split_sums"})
+    return "undecided", f"{res.reason}; more than {SPLIT_SUMS_MAX} neurons for the sums of two halves"
 
 
 _PROOF_TEXT = {"independent": "the kink matrices v_i w_i^T are linearly independent",

@@ -10,7 +10,8 @@ for one hidden layer by :func:`semialgebraic.shallow.identifiability.identifiabi
                a derived criterion)",   # or "(three-layer-fibers R41, one hidden layer, …)"
      "network": <network>,              # native network dict, two hidden layers (one for R41)
      "fiber_dimension": n1 + n2,        # JSON integer (n for R41)
-     "flip_sets": {"kind": …}}          # R41 only: how no flip set was shown (_check_shallow)
+     "flip_sets": {"kind": …}}          # how no flip set was shown: R41's I4 (_check_shallow),
+                                        # R18.5 for the rows of [W2 | b2] (_flip_set_failure)
 
 Nothing else: the hypotheses are re-derived here from the network (the decider's own list of
 checked hypotheses, with witnesses, is in its verdict, not in the certificate).
@@ -22,7 +23,9 @@ rank W1 = n1; G2 no zero entry in [W2 | b2]; G3 no zero column of W3; G4/G5 no t
 rows of [W1 | b1] / [W2 | b2]; and the R18 sign conditions: every row of [W2 | b2] has mixed signs
 (no dead, no linear neuron), no column i such that every row has the masking pattern for i, and
 not (n1 = n2 = 1 with row (− | +)); G8 (every first-layer neuron bends on its facet: cells listed
-exactly for n1 ≤ 2, the exact jump rule of §3.1 for n1 ≥ 3).  It also checks the claimed fiber dimension n1 + n2.  The
+exactly for n1 ≤ 2, the exact jump rule of §3.1 for n1 ≥ 3); R18.5, no non-empty set S of rows
+with Σ_{j∈S} V_j W2_j = 0 (such rows flip together: an outside audit's counterexample to the
+first four conditions alone, session 35), shown by ``flip_sets`` as for R41's I4.  It also checks the claimed fiber dimension n1 + n2.  The
 reason returned says that validity is relative to R18.
 """
 
@@ -46,8 +49,6 @@ def check(cert: dict) -> tuple[bool, str]:
     net = network_from_dict(cert["network"], source="certificate[network]")
     if net.depth == 2:
         return _check_shallow(cert, net, fd)
-    if "flip_sets" in cert:
-        raise InputError("flip_sets belongs to a one-hidden-layer certificate (R41)")
     if cert["claim"] != CLAIMS["identifiability_hypotheses"][0]:
         return False, "the claim names R41 (one hidden layer), the network has two hidden layers"
     if net.depth != 3:
@@ -81,6 +82,12 @@ def check(cert: dict) -> tuple[bool, str]:
     g8 = _g8_failure(rows2, [list(W3.col_at(j)) for j in range(n2)], n1)
     if g8 is not None:
         return False, g8
+    if "flip_sets" not in cert:           # (certificates before session 35 lack it: R18.5 unshown)
+        return False, ("R18.5 not shown: no flip_sets proof that no set of rows of [W2 | b2] "
+                       "flips together (sum of V_j W2_j over it = 0)")
+    why = _flip_set_failure(cert["flip_sets"], W2, W3, "R18.5")
+    if why is not None:
+        return False, why
     if fd != n1 + n2:
         return False, f"claimed fiber dimension {fd!r} != n1 + n2 = {n1 + n2}"
     return True, ("every hypothesis of the identifiability criterion holds exactly "
@@ -128,14 +135,39 @@ def _check_shallow(cert: dict, net, fd) -> tuple[bool, str]:
     pair = _proportional_pair([r + [b1[i]] for i, r in enumerate(rows)])
     if pair is not None:
         return False, f"I3 fails: rows {pair[0]} and {pair[1]} of [W1 | b1] are proportional"
+    why = _flip_set_failure(proof, W1, W2, "I4")
+    if why is not None:
+        return False, why
+    if fd != n:
+        return False, f"claimed fiber dimension {fd!r} != n = {n}"
+    return True, ("every hypothesis of the identifiability criterion holds exactly "
+                  "(validity relative to three-layer-fibers R41, a [derived] result)")
+
+
+def _flip_set_failure(proof: dict, W1, W2, name: str) -> str | None:
+    """Why *proof* does not show that no non-empty S has ``Σ_{i∈S} v_i w_iᵀ = 0`` (``w_i`` the
+    rows of *W1*, ``v_i`` the columns of *W2*), or None when it does (R41's I4; R18.5 with the
+    second layer's rows and the output columns): ``independent`` (rank n: random rank-one
+    functionals mod a prime, else the kink matrices mod a prime or over Q), ``positive_functional``
+    (⟨y, v_i w_iᵀ⟩ > 0 for every i), ``enumerated`` (every 0/1 point of their dependencies, at most
+    2^16, re-enumerated here), ``split_sums`` (every subset's sum, at most 40 rows, compared as the
+    sums of two halves)."""
+    kind = proof.get("kind") if isinstance(proof, dict) else None
+    if kind not in ("independent", "positive_functional", "enumerated", "split_sums"):
+        raise InputError("flip_sets must be an object of kind independent, positive_functional, "
+                         "enumerated or split_sums")
+    n, d, m = W1.nrows, W1.ncols, W2.nrows
+    rows = [list(W1.row_at(i)) for i in range(n)]
+    cols = [list(W2.col_at(i)) for i in range(n)]
     if kind == "independent":
         if n > d * m:
-            return False, "I4 not shown: more neurons than entries of an m x d matrix"
+            return f"{name} not shown: more neurons than entries of an m x d matrix"
         if outer_products_rank(W1, W2) < n:        # projected and mod p: a lower bound
             A = QMatrix.from_rows([[x * y for x in cols[i] for y in rows[i]] for i in range(n)])
             if rank_lower_bound(A) < n and A.rank() < n:
-                return False, "I4 not shown: the kink matrices v_i w_i^T are linearly dependent"
-    kinks = [[x * y for x in cols[i] for y in rows[i]] for i in range(n)] if kind != "independent" else []
+                return f"{name} not shown: the kink matrices v_i w_i^T are linearly dependent"
+        return None
+    kinks = [[x * y for x in cols[i] for y in rows[i]] for i in range(n)]
     if kind == "positive_functional":
         y = proof.get("y")
         if not isinstance(y, list) or len(y) != d * m:
@@ -143,17 +175,14 @@ def _check_shallow(cert: dict, net, fd) -> tuple[bool, str]:
         y = [to_q(v) for v in y]
         for i, k in enumerate(kinks):
             if sum((a * b for a, b in zip(k, y)), 0 * y[0]) <= 0:
-                return False, f"I4 not shown: <y, v_{i} w_{i}^T> <= 0"
-    else:
-        S = _flip_set(kinks, n) if kind == "enumerated" else _zero_sum(kinks)
-        if isinstance(S, str):
-            return False, S
-        if S:
-            return False, f"I4 fails: flip set {S} (its kink matrices sum to 0): not identifiable"
-    if fd != n:
-        return False, f"claimed fiber dimension {fd!r} != n = {n}"
-    return True, ("every hypothesis of the identifiability criterion holds exactly "
-                  "(validity relative to three-layer-fibers R41, a [derived] result)")
+                return f"{name} not shown: <y, v_{i} w_{i}^T> <= 0"
+        return None
+    S = _flip_set(kinks, n) if kind == "enumerated" else _zero_sum(kinks)
+    if isinstance(S, str):
+        return S
+    if S:
+        return f"{name} fails: flip set {S} (its kink matrices sum to 0): not identifiable"
+    return None
 
 
 def _check_opposite_pair(proof, rows, b1, cols, fd) -> tuple[bool, str]:

@@ -263,3 +263,51 @@ def test_batchnorm_after_relu_folds_into_the_next_linear(torch):
         y = model(x)[0]
     exact = net([Fraction(float(v)) for v in x[0]])
     assert all(abs(float(e) - float(t)) < 1e-5 for e, t in zip(exact, y))
+
+
+def _onnx_chain(tmp_path, *, bias_shape=(2,), domain="", dup=False, constant=False):
+    """x -> MatMul W1 -> Add b1 -> Relu -> MatMul W2 (2-2-1), with the given variations."""
+    onnx = pytest.importorskip("onnx")
+    from onnx import TensorProto, helper, numpy_helper
+    W1t = np.array([[1.0, -1.0], [2.0, 0.5]], np.float32)          # (in, out)
+    b1 = np.array([0.5, -1.0], np.float32).reshape(bias_shape)
+    W2t = np.array([[1.0], [3.0]], np.float32)
+    inits = [numpy_helper.from_array(W1t, "W1"), numpy_helper.from_array(W2t, "W2")]
+    nodes = [helper.make_node("MatMul", ["x", "W1"], ["h"])]
+    if constant:
+        nodes.append(helper.make_node("Constant", [], ["b1"], value_floats=[0.5, -1.0]))
+    else:
+        inits.append(numpy_helper.from_array(b1, "b1"))
+    nodes += [helper.make_node("Add", ["h", "b1"], ["a"]),
+              helper.make_node("Relu", ["a"], ["r"], domain=domain),
+              helper.make_node("MatMul", ["r", "W2"], ["y"])]
+    if dup:
+        inits.append(numpy_helper.from_array(W1t * 2, "W1"))
+    graph = helper.make_graph(nodes, "g", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 2])],
+                              [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, 1])], inits)
+    path = tmp_path / "m.onnx"
+    onnx.save(helper.make_model(graph), path)
+    return path
+
+
+@pytest.mark.parametrize("variation, words", [
+    ({"bias_shape": (2, 1)}, r"bias shape \(2, 1\) does not fit 2 outputs"),
+    ({"domain": "com.evil"}, "operator 'Relu' of domain 'com.evil'"),
+    ({"dup": True}, "two initializers or constants share this name"),
+])
+def test_onnx_graphs_that_would_be_misread_are_refused(tmp_path, variation, words):
+    """Input audit (session 35): an Add bias of shape (2, 1) (it broadcasts to (2, 2)), a Relu of
+    a custom domain, two initializers named W1 were read silently (exit 0)."""
+    from algebra import load
+    from algebra.exceptions import InputError
+    assert load(_onnx_chain(tmp_path)).widths == (2, 2, 1)
+    assert load(_onnx_chain(tmp_path, bias_shape=(1, 2))).widths == (2, 2, 1)
+    with pytest.raises(InputError, match=words):
+        load(_onnx_chain(tmp_path, **variation))
+
+
+def test_onnx_constant_value_floats_is_a_bias(tmp_path):
+    from algebra import load
+    net = load(_onnx_chain(tmp_path, constant=True))
+    assert [fr(v) for v in net.biases[0]] == [Fraction(1, 2), Fraction(-1)]
+    assert net.evaluate([1, 0]) == load(_onnx_chain(tmp_path)).evaluate([1, 0])

@@ -178,13 +178,18 @@ def test_checker_rejects_a_planted_cancellation_claimed_identifiable():
 
 
 def test_checker_rejects_a_removed_kink():
-    # removing the one row whose kink makes column 0 visible (mutating the witnessing cell away)
-    # turns an accepted certificate into a rejected one: FLIP2 plus a fifth row is identifiable
+    # FLIP2 plus a fifth row: its rows 0-3 have V_j W2_j summing to 0, so they flip together
+    # (R18.5; this test called it identifiable before session 35's audit), and an R18
+    # certificate claiming otherwise is rejected; removing the fifth row, whose kink makes
+    # column 0 visible (mutating the witnessing cell away), fails G8 first
+    from semialgebraic.certificates import identifiability_certificate
     extra = Network.from_rows([I3, [[1, 1, -1], [1, -1, 1], [-1, 2, 3], [-1, -2, -3], [2, -3, 5]],
                                [[1, 1, 1, 1, 1]]], [[0, 0, 0], [-1, 1, -1, 1, -7], [0]])
     v = B.identifiability(extra)
-    assert v.answer is True and verify(v.certificate)[0]
-    cert = copy.deepcopy(v.certificate)
+    assert v.answer is False and v.details["flip_set"] == [0, 1, 2, 3] and verify(v.certificate)[0]
+    cert = identifiability_certificate(extra, {"kind": "split_sums"})
+    ok, why = verify(cert)
+    assert not ok and why.startswith("R18.5 fails: flip set [0, 1, 2, 3]")
     layers = cert["network"]["layers"]
     del layers[1]["weight"][4], layers[1]["bias"][4], layers[2]["weight"][0][4]
     cert["fiber_dimension"] = 7

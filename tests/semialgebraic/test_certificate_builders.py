@@ -116,9 +116,9 @@ def test_counterexample_of_different_signatures_has_no_point():
 
 
 def test_identifiability_certificate_holds_only_checked_keys():
-    c = identifiability_certificate(IDENT)
+    c = identifiability_certificate(IDENT, {"kind": "independent"})
     assert set(c) == {"format", "type", "schema_version", "netfibers_version", "claim", "network",
-                      "fiber_dimension"}
+                      "fiber_dimension", "flip_sets"}
     assert verify(c)[0]
     with pytest.raises(InputError):
         verify(dict(c, hypotheses=[{"name": "G1", "holds": False, "witness": None}]))
