@@ -45,7 +45,7 @@ from algebra.rationals import to_q
 from . import display
 from .bottleneck import Timeout, component_label, deadline, identifiability_text, structure_text
 from .help import describe
-from .common import load_any, reading_notes
+from .common import load_any, reading_notes, refuse_empty_layers
 from .core import info_dict
 
 __all__ = ["register", "default_example", "analysis_bottleneck"]
@@ -300,6 +300,7 @@ def cmd_analyze(args) -> int:
     path = args.input or default_example()
     obj = load_any(path)
     if isinstance(obj, Network):
+        refuse_empty_layers(obj, path)
         reading_notes(obj, path)
     # a hard stop just inside the allowance (1.05 T + 2 s) for the work that no budget check
     # reaches (the exact fiber of a wide one-hidden-layer net: 64-256-64 ran past 100 s at

@@ -16,7 +16,7 @@ from algebra.network import Network
 from ..budget import phase
 from ..cli import fail
 
-__all__ = ["bias_note", "check_output_dir", "load_network", "reading_notes", "load_pair", "load_pair_in_units", "units_report", "load_any", "is_existing_file", "parse_point", "parse_box", "parse_box_domain", "parse_ball",
+__all__ = ["bias_note", "check_output_dir", "load_network", "reading_notes", "refuse_empty_layers", "load_pair", "load_pair_in_units", "units_report", "load_any", "is_existing_file", "parse_point", "parse_box", "parse_box_domain", "parse_ball",
            "parse_domain", "load_data", "load_certificate"]
 
 
@@ -30,16 +30,35 @@ def load_any(path: str, **options):
         fail(msg if str(path) in msg else f"{path}: {msg}")
 
 
-def load_network(path: str, *, parameters: bool = False, **options) -> Network:
+def load_network(path: str, *, parameters: bool = False, whole: bool = False, **options) -> Network:
     """The network in *path*; with *parameters* (a command that counts parameters: ``dim``,
     ``fiber``, ``conserved``, ``identify``, ``symmetries``, ``analyze``), a one-line note on
-    stderr when the file stores no bias for some layers (:func:`bias_note`)."""
+    stderr when the file stores no bias for some layers (:func:`bias_note`); with *parameters* or
+    *whole* (``regions``, ``plot``), a hidden layer of width 0 after the first is refused
+    (:func:`refuse_empty_layers`)."""
     obj = load_any(path, **options)
     if not isinstance(obj, Network):
         fail(f"{path}: expected a network, got a {type(obj).__name__}")
+    if parameters or whole:
+        refuse_empty_layers(obj, path)
     if parameters:
         reading_notes(obj, path)
     return obj
+
+
+def refuse_empty_layers(net: Network, path: str) -> None:
+    """A hidden layer of width 0 after the first (fully pruned, which the readers keep): the
+    network is the constant b_L and its earlier layers are unread; the commands that walk
+    regions or count parameters refuse it in one line (they ended in exit 4, and `identify`
+    in a failed internal check: input audit, session 35).  A first hidden layer of width 0 is
+    handled everywhere."""
+    widths = list(net.widths[2:-1])
+    if 0 in widths:
+        l = widths.index(0) + 2
+        unread = "layer 1 is" if l == 2 else f"layers 1-{l - 1} are"
+        fail(f"{path}: hidden layer {l} has width 0 (fully pruned): the network is the constant "
+             f"output bias and {unread} never read; remove them (a network whose first hidden "
+             "layer has width 0 is taken)")
 
 
 def reading_notes(net: Network, path: str) -> None:

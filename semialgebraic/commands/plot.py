@@ -163,7 +163,7 @@ def cmd_plot(args) -> int:
     budget = Budget(timeout=timeout, max_regions=max_regions)
     code = 0
     if args.kind == "regions":
-        net = load_network(args.net)
+        net = load_network(args.net, whole=True)
         sl = parse_slice(args.slice, net.n_inputs) if args.slice else None
         scene = regions_scene(net, _window(args.box), slice=sl, budget=budget)
         code = 0 if scene.data["complete"] else 3
@@ -172,7 +172,7 @@ def cmd_plot(args) -> int:
             print(f"netfibers: partial picture ({scene.data['regions_drawn']} regions drawn): "
                   f"{scene.data['reason']}", file=sys.stderr)
     elif args.kind in ("fiber", "symmetries"):
-        net = load_network(args.net)
+        net = load_network(args.net, whole=True)
         # no partial picture: every piece of the chart (the S6 interval, the free S3 axes, the
         # components, the title's dimension) is a statement of three-layer-fibers R13-R17,
         # which hold for generic θ only, so nothing is drawn before G0-G8 are all checked, and

@@ -183,7 +183,7 @@ def register(sub, parent) -> None:
 
 
 def cmd_regions(args) -> int:
-    net = load_network(args.net)
+    net = load_network(args.net, whole=True)
     if args.max_regions is not None and args.max_regions < 0:
         fail("--max-regions must be non-negative")
     if args.timeout is not None and not args.timeout >= 0:

@@ -92,3 +92,21 @@ def test_safetensors_offsets_must_tile_the_data(tmp_path, capsys):
     assert main(["info", path]) == 2
     err = capsys.readouterr().err
     assert "corrupt .safetensors header: data_offsets begin at" in err and err.count("\n") == 1
+
+
+@pytest.mark.parametrize("command", [["identify"], ["analyze"], ["regions", "--box=-1,1"], ["fiber"],
+                                     ["dim"], ["conserved"], ["symmetries"]])
+def test_a_fully_pruned_middle_layer_is_refused_in_one_line(tmp_path, capsys, command):
+    """widths 2-2-0-1, which the reader keeps: regions/fiber/dim/conserved/plot ended in exit 4,
+    identify and analyze in a failed internal certificate check."""
+    p = tmp_path / "z.json"
+    p.write_text(json.dumps({"format": "netfibers.network", "version": 1, "activation": "relu",
+                             "inputs": 2, "layers": [{"weight": [[1, 0], [0, 1]], "bias": [0, 0]},
+                                                     {"weight": [], "bias": []},
+                                                     {"weight": [[]], "bias": [3]}]}))
+    assert main(["eval", str(p), "--x", "1,2"]) == 0          # it reads, and is the constant 3
+    assert capsys.readouterr().out.strip().startswith("3")
+    assert main([command[0], str(p), *command[1:]]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"netfibers: error: {p}: hidden layer 2 has width 0 (fully pruned)")
+    assert err.count("\n") == 1
