@@ -132,6 +132,38 @@ NEGATIVE_VALUE_OPTIONS = ("--box", "--x", "--ball", "--slice")
 _NEGATIVE = re.compile(r"^-\.?\d[\d,./:;eE+\- ]*$")    # ":": per-coordinate lo:hi; ";": P;D1;D2
 
 
+INPUT_DESTS = ("net", "a", "b", "block", "input", "inputs", "manifest", "nets", "steps", "data")
+OUTPUT_DESTS = ("output", "form", "graphml", "plot", "out", "certificate")
+
+
+def _output_clash(args) -> str | None:
+    """An output file that is an input file, or two outputs that are one file: the input (a
+    user's only copy of a network) would be replaced (input audit, session 35: `equiv A B
+    --certificate A`, `convert X.npz -o X.npz --dtype float16`, `canon X -o X`)."""
+    def paths(dests, skip=()):
+        out = []
+        for dest in dests:
+            value = None if dest in skip else getattr(args, dest, None)
+            for v in (value if isinstance(value, list) else [value]):
+                if isinstance(v, str) and v and v != "-":
+                    out.append((dest, v, os.path.realpath(os.path.expanduser(v))))
+        return out
+    reading_certificate = getattr(args, "command", None) == "verify"
+    inputs = paths(INPUT_DESTS + (("certificate",) if reading_certificate else ()))
+    outputs = paths(OUTPUT_DESTS, ("certificate",) if reading_certificate else ())
+    seen: dict = {}
+    for dest, text, real in outputs:
+        flag = "-o" if dest == "output" else f"--{dest}"
+        for _, inp, real_in in inputs:
+            if real == real_in:
+                return (f"{flag} {text} is the input file {inp}: writing it would destroy the "
+                        "input; choose another output")
+        if real in seen:
+            return f"{flag} {text} is also the file of {seen[real]}: choose two different files"
+        seen[real] = flag
+    return None
+
+
 def _join_negative_values(argv: list[str]) -> list[str]:
     """``--box -1,1`` -> ``--box=-1,1`` so that negative values need no ``=``."""
     out: list[str] = []
@@ -189,6 +221,9 @@ def _main(argv: list[str] | None, seen: int) -> int:
     for dest in FILE_OPTIONS:              # "--certificate ''" (an unset variable): never silent
         if getattr(args, dest, None) == "":
             parser.error(f"--{dest}: empty file name")
+    clash = _output_clash(args)
+    if clash:
+        parser.error(clash)
     if os.environ.get("NETFIBERS_STARTUP_MARK") == "1":
         print(f"{STARTUP_MARK} {time.monotonic():.6f} {time.process_time():.6f}", file=sys.stderr,
               flush=True)

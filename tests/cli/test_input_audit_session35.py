@@ -110,3 +110,22 @@ def test_a_fully_pruned_middle_layer_is_refused_in_one_line(tmp_path, capsys, co
     err = capsys.readouterr().err
     assert err.startswith(f"netfibers: error: {p}: hidden layer 2 has width 0 (fully pruned)")
     assert err.count("\n") == 1
+
+
+def test_an_output_that_is_an_input_is_refused(tmp_path, capsys):
+    """`equiv A B --certificate A` replaced network A by the certificate; `convert X.npz -o
+    X.npz --dtype float16` replaced the only copy by a rounded one; `canon X -o X` too."""
+    a = tmp_path / "a.json"
+    a.write_text(json.dumps(A.to_dict()))
+    before = a.read_text()
+    for argv in (["equiv", str(a), str(a), "--certificate", str(a)],
+                 ["canon", str(a), "-o", str(tmp_path / "." / "a.json")],
+                 ["convert", str(a), "-o", str(a)]):
+        with pytest.raises(SystemExit) as stop:
+            main(argv)
+        assert stop.value.code == 2
+        assert "is the input file" in capsys.readouterr().err
+    with pytest.raises(SystemExit):
+        main(["canon", str(a), "-o", str(tmp_path / "c.json"), "--form", str(tmp_path / "c.json")])
+    assert "is also the file of -o" in capsys.readouterr().err
+    assert a.read_text() == before and not (tmp_path / "c.json").exists()

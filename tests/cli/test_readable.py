@@ -100,7 +100,8 @@ def test_identify_says_the_phrase_once(capsys, run):
     code, out, _ = run("identify", EX + "t5_perm_scale_a.json")
     assert code == 0
     assert out.strip() == ("identifiable up to permutation and positive scaling: every row of "
-                           "[W2 | b2] has mixed signs and no column is masked")
+                           "[W2 | b2] has mixed signs, no column is masked, and no set of rows "
+                           "flips together")
     code, out, _ = run("analyze", EX + "t5_perm_scale_a.json")
     assert "identifiable: yes - the function determines the weights up to permuting neurons" in out
     assert out.count("identifiable up to permutation and positive scaling") == 1
