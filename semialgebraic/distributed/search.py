@@ -36,6 +36,7 @@ from algebra.kernel.certificate_schemas import CLAIMS
 from algebra.network import Network
 from algebra.rationals import Q, q_json, to_q
 
+from .checkpoints import refuse_foreign
 from ..bab import diff_bounds
 from ..budget import Budget, shown
 from ..certificates import jsonable
@@ -81,6 +82,7 @@ class _Checkpoint:
         self.done: dict = {}
         if self.path is None:
             return
+        refuse_foreign(self.path)
         if self.path.exists():
             lines = self.path.read_bytes().splitlines(keepends=True)
             good = 0

@@ -57,6 +57,7 @@ from algebra.kernel import difference_network
 from algebra.network import Network
 from algebra.rationals import Q, q_json, to_q
 
+from .checkpoints import refuse_foreign
 from ..bab import bound_objective
 from ..bab.align import aligned
 from ..bab.diff import split_threshold
@@ -305,6 +306,7 @@ class _Log:
         self.path, self.done = (Path(path) if path else None), {}
         if self.path is None:
             return
+        refuse_foreign(self.path)
         keep = 0
         if self.path.exists():
             raw = self.path.read_bytes()

@@ -58,6 +58,7 @@ from algebra.io.native import network_from_dict
 from algebra.network import Network
 from algebra.rationals import q_json, to_q
 
+from .checkpoints import refuse_foreign
 from ..budget import Budget, BudgetExhausted, shown
 from ..certificates import jsonable
 from ..exceptions import CertificateError
@@ -162,6 +163,7 @@ class _Log:
         self.regions: dict = {}
         if self.path is None:
             return
+        refuse_foreign(self.path)
         good = []
         if self.path.exists():
             for k, line in enumerate(self.path.read_bytes().splitlines(keepends=True)):

@@ -129,3 +129,15 @@ def test_an_output_that_is_an_input_is_refused(tmp_path, capsys):
         main(["canon", str(a), "-o", str(tmp_path / "c.json"), "--form", str(tmp_path / "c.json")])
     assert "is also the file of -o" in capsys.readouterr().err
     assert a.read_text() == before and not (tmp_path / "c.json").exists()
+
+
+def test_search_checkpoint_refuses_a_file_that_is_not_one(tmp_path, capsys):
+    """`search --checkpoint notes.txt` replaced the user's notes by checkpoint lines."""
+    a = tmp_path / "a.json"
+    a.write_text(json.dumps(A.to_dict()))
+    notes = tmp_path / "notes.txt"
+    notes.write_text("my notes\n")
+    assert main(["search", "diff", str(a), str(a), "--box=-1,1", "--workers", "0",
+                 "--checkpoint", str(notes)]) == 2
+    assert "not a netfibers checkpoint" in capsys.readouterr().err
+    assert notes.read_text() == "my notes\n"
