@@ -45,7 +45,17 @@ def _single(path: str) -> dict:
     return {"id": path, "paths": [path], "box": None}
 
 
+KNOWN_KEYS = {"id", "a", "b", "model", "path", "file", "box", "ball", "orthant", "epsilon"}
+"""The columns / keys a manifest row may have; any other is refused (a misspelt ``epsilom``
+was ignored and an exact question decided instead: input audit, session 35)."""
+
+
 def _row_item(row: dict, base: Path, pairs: bool, source: str, where: str) -> dict:
+    unknown = sorted(set(row) - KNOWN_KEYS)
+    if unknown:
+        raise InputError(f"{where}: unknown column/key {unknown[0]!r} (known: "
+                         f"{', '.join(sorted(KNOWN_KEYS))})", source=source)
+
     def resolve(p):
         if not isinstance(p, str) or not p.strip():
             raise InputError(f"{where}: a path must be a non-empty string", source=source)
@@ -77,6 +87,14 @@ def _row_item(row: dict, base: Path, pairs: bool, source: str, where: str) -> di
     return {"id": str(ident), "paths": paths, "box": None, **dom}
 
 
+def _no_duplicates(pairs: list) -> dict:
+    keys = [k for k, _ in pairs]
+    twice = next((k for k in keys if keys.count(k) > 1), None)
+    if twice is not None:
+        raise ValueError(f"key {twice!r} given twice")
+    return dict(pairs)
+
+
 def read_manifest(spec: str, *, pairs: bool = False) -> list[dict]:
     """The items of the manifest *spec* (see the module docstring); pair jobs need a CSV or JSON
     Lines file.  Raises :class:`InputError` naming the manifest for any problem."""
@@ -105,7 +123,12 @@ def read_manifest(spec: str, *, pairs: bool = False) -> list[dict]:
         raise InputError(f"cannot read the manifest ({exc})", source=spec) from None
     suffix = p.suffix.lower()
     if suffix == ".csv":
-        rows = list(csv.DictReader(text.splitlines()))
+        reader = csv.DictReader(text.splitlines())
+        header = [h.strip() for h in (reader.fieldnames or [])]
+        twice = sorted({h for h in header if header.count(h) > 1})
+        if twice:
+            raise InputError(f"the header names column {twice[0]!r} twice", source=spec)
+        rows = list(reader)
         for k, row in enumerate(rows):
             row = {key.strip(): v for key, v in row.items() if key is not None and v not in (None, "")}
             items.append(_row_item(row, base, pairs, spec, f"row {k + 2}"))
@@ -114,9 +137,12 @@ def read_manifest(spec: str, *, pairs: bool = False) -> list[dict]:
             if not line.strip():
                 continue
             try:
-                row = json.loads(line, parse_float=Decimal)   # exact: 0.1 is 1/10
+                row = json.loads(line, parse_float=Decimal,       # exact: 0.1 is 1/10
+                                 object_pairs_hook=_no_duplicates)
             except json.JSONDecodeError as exc:
                 raise InputError(f"line {k + 1} is not JSON ({exc.msg})", source=spec) from None
+            except ValueError as exc:                              # a key given twice
+                raise InputError(f"line {k + 1}: {exc}", source=spec) from None
             if isinstance(row, str):
                 row = {"model": row}
             if not isinstance(row, dict):

@@ -141,3 +141,19 @@ def test_search_checkpoint_refuses_a_file_that_is_not_one(tmp_path, capsys):
                  "--checkpoint", str(notes)]) == 2
     assert "not a netfibers checkpoint" in capsys.readouterr().err
     assert notes.read_text() == "my notes\n"
+
+
+@pytest.mark.parametrize("name, text, words", [
+    ("t.jsonl", '{"a": "a.json", "b": "a.json", "epsilom": "100"}\n', "unknown column/key 'epsilom'"),
+    ("t.csv", "a,b,epsilom\na.json,a.json,100\n", "unknown column/key 'epsilom'"),
+    ("d.csv", "a,b,a\na.json,a.json,a.json\n", "the header names column 'a' twice"),
+    ("d.jsonl", '{"a": "a.json", "b": "a.json", "a": "a.json"}\n', "key 'a' given twice"),
+])
+def test_manifest_rows_with_unknown_or_repeated_keys_are_refused(tmp_path, capsys, name, text, words):
+    """A misspelt 'epsilom' was ignored and an exact question decided on R^d (exit 0) where the
+    user asked for ε = 100 on a box; a repeated column silently used its last value."""
+    (tmp_path / "a.json").write_text(json.dumps(A.to_dict()))
+    (tmp_path / name).write_text(text)
+    out = tmp_path / "r.jsonl"
+    assert main(["batch", "equiv", str(tmp_path / name), "--out", str(out), "--workers", "0"]) == 2
+    assert words in capsys.readouterr().err and not out.exists()
