@@ -125,6 +125,10 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 # options naming a file (their argparse dest): an empty value is a usage error, not "no file"
+NO_LIMIT = 1e9
+"""A ``--timeout`` of this many seconds (about 32 years) or more, or ``inf``, is no limit: 1e10
+made the deadline of identify/fiber/symmetries/analyze overflow (input audit, session 35)."""
+
 FILE_OPTIONS = ("certificate", "output", "graphml", "form", "checkpoint", "data")
 
 # options whose value may start with "-" (argparse would read "-1,1" as an option)
@@ -207,8 +211,8 @@ def _main(argv: list[str] | None, seen: int) -> int:
     timeout = getattr(args, "timeout", None)
     if timeout is not None and not timeout >= 0:          # negative or NaN
         parser.error(f"--timeout must be a non-negative number of seconds, got {timeout}")
-    if timeout == float("inf"):                            # no limit (an alarm cannot take inf)
-        args.timeout = None
+    if timeout is not None and timeout >= NO_LIMIT:        # no limit (an alarm cannot take inf,
+        args.timeout = None                                # a deadline not 1e10 s: time_t)
     max_regions = getattr(args, "max_regions", None)
     if max_regions is not None and max_regions < 0:
         parser.error(f"--max-regions must be non-negative, got {max_regions}")

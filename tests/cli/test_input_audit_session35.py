@@ -157,3 +157,13 @@ def test_manifest_rows_with_unknown_or_repeated_keys_are_refused(tmp_path, capsy
     out = tmp_path / "r.jsonl"
     assert main(["batch", "equiv", str(tmp_path / name), "--out", str(out), "--workers", "0"]) == 2
     assert words in capsys.readouterr().err and not out.exists()
+
+
+@pytest.mark.parametrize("timeout", ["1e10", "9e15", "1e308"])
+def test_a_huge_timeout_is_no_limit(tmp_path, capsys, timeout):
+    """identify/fiber/symmetries/analyze --timeout 1e10 failed with a message about float-range
+    weights (the deadline overflowed time_t)."""
+    a = tmp_path / "a.json"
+    a.write_text(json.dumps(A.to_dict()))
+    assert main(["identify", str(a), "--timeout", timeout]) in (0, 1)
+    assert "float64" not in capsys.readouterr().err
