@@ -40,3 +40,12 @@ def test_numbers_past_python_digit_limit_are_written_exactly():
     N = QMatrix.from_rows([[Fraction(big + 1, 3), 0]])
     assert N.to_json() == [[f"{fmpz(big + 1)}/3", 0]]
     assert QMatrix.from_rows([[x for x in r] for r in got]) == M
+
+
+def test_a_block_with_a_huge_entry_is_written_exactly():
+    """absorb on a block with an entry "1e-9999" ended in exit 4 writing the certificate's block
+    (algebra/blocks.py had its own export)."""
+    from algebra.blocks import _mjson
+    M = QMatrix.from_rows([[Fraction(1, 10 ** 5000), 1], [2, "1/3"]])
+    got = _mjson(M)
+    assert got[0][0] == "1/1" + "0" * 5000 and got[1] == [2, "1/3"]
