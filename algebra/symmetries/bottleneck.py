@@ -41,6 +41,7 @@ from ..exceptions import InputError
 from ..linalg import QMatrix
 from ..network import Network
 from ..rationals import Q, q_json, q_str, to_q
+from .neurons import _int, _ints
 from .step import Step, register_step
 
 __all__ = ["TranslateMasked", "SignFlip", "KinkSwap", "s6_interval", "masked_column",
@@ -201,7 +202,7 @@ class TranslateMasked(Step):
     @classmethod
     def from_json(cls, data: dict) -> "TranslateMasked":
         try:
-            return cls(data["neuron"], data["t"])
+            return cls(_int(data, "neuron"), data["t"])
         except KeyError as exc:
             raise InputError(f"S6 step lacks {exc.args[0]!r}") from None
 
@@ -285,7 +286,7 @@ class SignFlip(Step):
     @classmethod
     def from_json(cls, data: dict) -> "SignFlip":
         try:
-            return cls(data["masked"], data["flips"])
+            return cls(_int(data, "masked"), _ints(data, "flips"))
         except KeyError as exc:
             raise InputError(f"S7 step lacks {exc.args[0]!r}") from None
 

@@ -17,6 +17,7 @@ from ..exceptions import InputError
 from ..linalg import QMatrix
 from ..network import Network
 from ..rationals import Q, q_json, q_str, to_q
+from .neurons import _int, _ints
 from .step import Step, register_step
 
 __all__ = ["PermuteHidden", "RescaleHidden", "RescaleLayer", "TailRefactor", "FreeFirstLayer"]
@@ -66,7 +67,7 @@ class PermuteHidden(Step):
     @classmethod
     def from_json(cls, data: dict) -> "PermuteHidden":
         try:
-            return cls(data["layer"], data["perm"])
+            return cls(_int(data, "layer"), _ints(data, "perm"))
         except (KeyError, TypeError, ValueError) as exc:
             raise InputError(f"malformed {cls.name} step: {exc}") from None
 
@@ -127,7 +128,7 @@ class RescaleHidden(Step):
     @classmethod
     def from_json(cls, data: dict) -> "RescaleHidden":
         try:
-            return cls(data["layer"], data["neuron"], data["factor"])
+            return cls(_int(data, "layer"), _int(data, "neuron"), data["factor"])
         except (KeyError, TypeError, ValueError) as exc:
             raise InputError(f"malformed {cls.name} step: {exc}") from None
 
@@ -175,7 +176,7 @@ class RescaleLayer(Step):
     @classmethod
     def from_json(cls, data: dict) -> "RescaleLayer":
         try:
-            return cls(data["layer"], data["factors"])
+            return cls(_int(data, "layer"), data["factors"])
         except (KeyError, TypeError, ValueError) as exc:
             raise InputError(f"malformed {cls.name} step: {exc}") from None
 
@@ -267,7 +268,7 @@ class TailRefactor(Step):
     @classmethod
     def from_json(cls, data: dict) -> "TailRefactor":
         try:
-            rep = {e["neuron"]: (e["row"], e["out"]) for e in data["replace"]}
+            rep = {_int(e, "neuron"): (e["row"], e["out"]) for e in data["replace"]}
             return cls(rep, data["b3"])
         except (KeyError, TypeError, ValueError) as exc:
             raise InputError(f"malformed {cls.name} step: {exc}") from None

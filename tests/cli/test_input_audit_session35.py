@@ -167,3 +167,17 @@ def test_a_huge_timeout_is_no_limit(tmp_path, capsys, timeout):
     a.write_text(json.dumps(A.to_dict()))
     assert main(["identify", str(a), "--timeout", timeout]) in (0, 1)
     assert "float64" not in capsys.readouterr().err
+
+
+def test_bottleneck_steps_with_a_fractional_index_are_malformed(tmp_path, capsys):
+    """A symmetry_path certificate with "layer": 1.5 or "perm": [1.5, 0] was VALID (int()
+    truncated it); `apply` already refused such fields."""
+    from algebra.symmetries import step_from_json
+    from algebra.exceptions import InputError
+    for bad in ({"step": "bottleneck_permute", "layer": 1.5, "perm": [1, 0]},
+                {"step": "bottleneck_permute", "layer": 1, "perm": [1.5, 0]},
+                {"step": "bottleneck_rescale_layer", "layer": 2.0, "factors": [1, 2]},
+                {"step": "S6", "neuron": True, "t": 1}):
+        with pytest.raises(InputError, match="must be an integer|must be a list of integers"):
+            step_from_json(bad)
+    assert step_from_json({"step": "bottleneck_permute", "layer": 1, "perm": [1, 0]}).perm == (1, 0)
