@@ -57,7 +57,10 @@ def read_json_text(path: Path) -> object:
         raise InputError(f"cannot read: {exc.strerror}", source=str(path)) from None
     try:
         return json.loads(text, parse_float=Decimal, parse_constant=_bad_constant,
-                          parse_int=_parse_int)
+                          parse_int=_parse_int, object_pairs_hook=_unique_keys)
+    except _DuplicateKey as exc:
+        raise InputError(f"malformed JSON: the key {exc.args[0]!r} is given twice in one object "
+                         "(which one is meant?)", source=str(path)) from None
     except _ConstantError as exc:
         where = _constant_location(text)
         raise InputError(f"{exc.args[0]} is not a number netfibers accepts (only finite numbers "
@@ -71,6 +74,28 @@ def read_json_text(path: Path) -> object:
 
 class _ConstantError(ValueError):
     pass
+
+
+class _DuplicateKey(ValueError):
+    pass
+
+
+def _unique_keys(pairs: list) -> dict:
+    """A JSON object whose keys are all different (json keeps the last of repeated keys
+    silently: two "weight" keys, or "tanh" then "relu" as activation, were read without a
+    word; input audit, session 35).
+
+    >>> _unique_keys([("a", 1), ("b", 2)])
+    {'a': 1, 'b': 2}
+    """
+    out = dict(pairs)
+    if len(out) != len(pairs):
+        seen = set()
+        for k, _ in pairs:
+            if k in seen:
+                raise _DuplicateKey(k)
+            seen.add(k)
+    return out
 
 
 class _Constant:

@@ -181,3 +181,12 @@ def test_bottleneck_steps_with_a_fractional_index_are_malformed(tmp_path, capsys
         with pytest.raises(InputError, match="must be an integer|must be a list of integers"):
             step_from_json(bad)
     assert step_from_json({"step": "bottleneck_permute", "layer": 1, "perm": [1, 0]}).perm == (1, 0)
+
+
+def test_a_json_key_given_twice_is_malformed(tmp_path, capsys):
+    """Two "weight" keys, or "tanh" then "relu" as the activation: json keeps the last silently."""
+    p = tmp_path / "d.json"
+    p.write_text('{"format": "netfibers.network", "version": 1, "activation": "tanh", '
+                 '"activation": "relu", "layers": [{"weight": [[1]], "bias": [0]}]}')
+    assert main(["info", str(p)]) == 2
+    assert "the key 'activation' is given twice in one object" in capsys.readouterr().err
