@@ -393,9 +393,19 @@ def _functional_dimension(net, *, domain, timeout, max_regions, samples, seed, b
     if fd is not None:
         return fd
     if net.depth == 2 and net.n_parameters > min(RANK_ONLY, ONE_LAYER_FROM):   # the theorem,
-        fd = one_layer_value(net, dom)            # its hypotheses checked exactly (three-layer-
-        if fd is not None:                        # fibers R38, R39) where the rank is costly
+        try:                                      # its hypotheses checked exactly (three-layer-
+            with budget.active():                 # fibers R38, R39) where the rank is costly
+                fd = one_layer_value(net, dom)
+        except KeyboardInterrupt:                 # the budget or Ctrl-C: the partial answer
+            budget.interrupt()
+            fd = None
+        if fd is not None:
             return fd
+        if budget.exhausted() and net.n_parameters > SPENT_AT_ONCE:
+            # the sandwich's set-up alone walks every parameter (a 4000-4000-1 net: a minute)
+            return FunctionalDimension(net.n_parameters, 0, net.n_parameters,
+                                       f"not closed: {budget.reason} while R38/R39 classified "
+                                       "the neurons (nothing sampled)")
     run = _Sandwich(net, dom, budget)
     run.reserve = CERTIFICATE_RESERVE if reserve_for_certificate else 0.0
     with budget.active():              # every step counts its work; the timeout only stops
@@ -414,6 +424,12 @@ def _functional_dimension(net, *, domain, timeout, max_regions, samples, seed, b
         kinks = sorted(set(run.kinks.values())) or zero_neurons(net)
         fd = _nearby(net, dom, fd, kinks, budget) if kinks else fd
     return fd
+
+
+SPENT_AT_ONCE = 1_000_000
+"""Above this many parameters a budget spent in the one-hidden-layer classification returns
+bounds [0, N] at once: the sandwich's set-up (the Jacobian's structure, the first layer's kinks,
+the symmetry directions) walks every parameter without a budget check."""
 
 
 def _without_walk(net, dom, budget, nearby) -> FunctionalDimension | None:

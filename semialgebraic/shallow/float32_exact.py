@@ -69,6 +69,7 @@ from algebra.dyadic import network_float32_layers, network_float64_layers, two_p
 from algebra.network import Network
 from algebra.rationals import Q, from_float
 
+from ..budget import checkpoint
 from ..verdict import Hypothesis
 
 __all__ = ["Float32Comparison", "compare_float32", "compare_float64", "finish_exact", "row_ids",
@@ -183,8 +184,10 @@ def finish_exact(a, b, special, members, neuron, constants, hyps, details, equal
     first_diff = None
     for g in special:
         Ka, Kb, Da, Db = [Q(0)] * m, [Q(0)] * m, [Q(0)] * m, [Q(0)] * m
-        for i in members[g]:
-            side, lam, v, u, beta = neuron(i)
+        for t, i in enumerate(members[g]):
+            if t % 16 == 0:
+                checkpoint()      # (an active budget: equiv --timeout; 8000 neurons on one
+            side, lam, v, u, beta = neuron(i)          # hyperplane of a 4000-input net: 45 s)
             K_, D_ = (Ka, Da) if side == 0 else (Kb, Db)
             for o in range(m):
                 K_[o] += abs(lam) * v[o]

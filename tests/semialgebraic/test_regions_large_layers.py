@@ -49,3 +49,26 @@ def test_float_layers_give_the_same_integer_layers_as_the_rationals():
         W = QMatrix.from_rows([[Q(int(x), D) for x in r] for r in N])
         a, b = walk_module._int_layer((N, D), bias), walk_module._int_layer(W, bias)
         assert a[2] == b[2] and a[0].tolist() == b[0].tolist() and a[1].tolist() == b[1].tolist()
+
+
+def test_one_layer_classification_and_the_float32_comparison_check_the_budget(monkeypatch):
+    """dim --timeout 5 of a 4000-4000-1 net (every row on one hyperplane) took 46-63 s: the
+    one-hidden-layer classification hashed 16 M exact keys, then the sandwich's set-up walked
+    every parameter; equiv of it with itself 27 s in the float32 comparison's exact groups.
+    Now the classification checks the budget (probe keys, exact ones only inside a bucket), a
+    spent budget above SPENT_AT_ONCE parameters returns [0, N] at once, and the exact groups
+    check it too."""
+    from semialgebraic.dimension import functional as F
+    from semialgebraic.dimension.one_layer import one_layer_kernel
+    net = Network.from_rows([[[1, 2], [2, 4], [-1, -2], [1, 0]], [[1, 1, 1, 1]]],
+                            [[1, 2, -1, 0], [0]])
+    kernel, counts = one_layer_kernel(net, None)
+    assert counts["split"] == 3 and counts["opposite"] == 3 and counts["scalings"] == 1
+    with Budget(timeout=0).active():
+        with pytest.raises(BudgetExhausted):
+            one_layer_kernel(net, None)
+    monkeypatch.setattr(F, "SPENT_AT_ONCE", 1)
+    monkeypatch.setattr(F, "ONE_LAYER_FROM", 1)
+    fd = F.functional_dimension(net, timeout=0)
+    assert (fd.lower, fd.upper) == (0, net.n_parameters)
+    assert fd.reason.startswith("not closed: timeout of 0 s reached while R38/R39 classified")
