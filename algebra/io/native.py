@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import tempfile
 from decimal import Decimal
 from pathlib import Path
@@ -55,6 +56,11 @@ def read_json_text(path: Path) -> object:
         raise InputError("not a UTF-8 text file", source=str(path)) from None
     except OSError as exc:
         raise InputError(f"cannot read: {exc.strerror}", source=str(path)) from None
+    expanded = _exponent_digits(text)
+    if expanded > MAX_EXPONENT_DIGITS:
+        raise InputError(f"the numbers' exponents add up to {expanded} digits (more than "
+                         f"{MAX_EXPONENT_DIGITS}: each \"1e9999\" is a 10 000-digit number)",
+                         source=str(path))
     try:
         return json.loads(text, parse_float=Decimal, parse_constant=_bad_constant,
                           parse_int=_parse_int, object_pairs_hook=_unique_keys)
@@ -75,6 +81,23 @@ def read_json_text(path: Path) -> object:
 class _ConstantError(ValueError):
     pass
 
+
+MAX_EXPONENT_DIGITS = 10 ** 8
+"""The most digits a JSON file's exponents may expand to in all: "1e9999" is 6 bytes of text and
+a 10 000-digit number (about 8.5 kB in memory), so a 3.6 MB file of them took 3-6 GB before any
+budget (input audit, session 35); at this limit about 85 MB."""
+
+_EXPONENT = re.compile(r"[eE][+-]?([0-9]+)")      # (over-counts a word like "e5": harmless)
+
+
+def _exponent_digits(text: str) -> int:
+    """The sum of |exponent| over the number literals of *text* written with one (an upper
+    bound of the digits they add).
+
+    >>> _exponent_digits('[1e9999, "2.5E-3", 7]')
+    10002
+    """
+    return sum(int(e) if len(e) < 12 else 10 ** 12 for e in _EXPONENT.findall(text))
 
 class _DuplicateKey(ValueError):
     pass

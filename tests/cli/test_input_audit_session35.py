@@ -190,3 +190,18 @@ def test_a_json_key_given_twice_is_malformed(tmp_path, capsys):
                  '"activation": "relu", "layers": [{"weight": [[1]], "bias": [0]}]}')
     assert main(["info", str(p)]) == 2
     assert "the key 'activation' is given twice in one object" in capsys.readouterr().err
+
+
+def test_json_exponents_that_expand_past_the_limit_are_refused(tmp_path, capsys, monkeypatch):
+    """Each "1e9999" is 6 bytes of text and ~8.5 kB of memory: a 3.6 MB file took 3-6 GB before
+    any budget.  The exponents' total is checked before parsing."""
+    from algebra.io import native
+    monkeypatch.setattr(native, "MAX_EXPONENT_DIGITS", 30000)
+    p = tmp_path / "e.json"
+    row = ", ".join(['"1e9999"'] * 4)
+    p.write_text('{"format": "netfibers.network", "version": 1, "activation": "relu", '
+                 f'"layers": [{{"weight": [[{row}]], "bias": [0]}}]}}')
+    assert main(["info", str(p)]) == 2
+    assert "the numbers' exponents add up to 39996 digits (more than 30000" in capsys.readouterr().err
+    monkeypatch.setattr(native, "MAX_EXPONENT_DIGITS", 40000)
+    assert main(["info", str(p)]) == 0
