@@ -272,10 +272,12 @@ def _failed(args, exc: Exception) -> int:
     if isinstance(exc, OverflowError) and not args.debug:
         # an exact weight beyond float64's range (a JSON "1e400" means that number) met a float
         # guess: the exact commands (eval, equiv, canon, fiber, identify) take it, this one not
+        cmd = getattr(args, "command", None) or "this command"
+        others = [c for c in ("eval", "equiv", "canon") if c != cmd]
         print(f"netfibers: error: a number beyond float64's range (about 1e±308) reached a "
-              f"float-guided step of {getattr(args, 'command', 'this command')} ({exc}); eval, equiv, "
-              "canon, fiber and identify take such weights exactly; for this command rescale the "
-              "network (a positive rescaling of a neuron keeps its function, S2)", file=sys.stderr)
+              f"float-guided step of {cmd} ({exc}); {', '.join(others)} (and fiber and identify "
+              "on one hidden layer) take such weights exactly; here rescale the network (a "
+              "positive rescaling of a neuron keeps its function, S2)", file=sys.stderr)
         return 2
     return _internal_error(args, exc)          # a bug: one line unless --debug
 

@@ -587,7 +587,9 @@ def _float_array(np, values, shape, dtype, label, ncols, source):
                 ok = False
         if not ok:
             where = f"{label}[{k // ncols},{k % ncols}]" if ncols else f"{label}[{k}]"
-            raise InputError(f"{where} = {q_str(q)} is not exactly representable as {dtype}",
+            text = q_str(q)          # (a 5 001-digit number made a 5 kB one-line message)
+            text = text if len(text) <= 60 else f"{text[:24]}… ({len(text)} characters)"
+            raise InputError(f"{where} = {text} is not exactly representable as {dtype}",
                              source=source)
         floats.append(f)
     with np.errstate(over="ignore"):
