@@ -193,9 +193,15 @@ def parse_domain(args, d: int, net: Network | None = None) -> Domain:
     :mod:`algebra.io.domain_text`; a JSON file may add ``"halfspaces"``, leave sides open with
     ``null`` and leave out ``"box"``), ``--ball X,R``, ``--orthant``, or all of R^d when none is
     given.  A bad domain is a one-line input error (exit 2)."""
-    return _one_line(domain_text.parse_domain_text, d, box=getattr(args, "box", None),
-                     ball=getattr(args, "ball", None), orthant=getattr(args, "orthant", False),
-                     net=net)
+    box = getattr(args, "box", None)
+    try:
+        return domain_text.parse_domain_text(d, box=box, ball=getattr(args, "ball", None),
+                                             orthant=getattr(args, "orthant", False), net=net)
+    except AlgebraError as exc:
+        msg = str(exc)          # a box file's problem names the file (input audit, session 35)
+        if isinstance(box, str) and box.strip().endswith(".json") and box not in msg:
+            msg = f"--box {box}: {msg[len('--box: '):] if msg.startswith('--box: ') else msg}"
+        fail(msg)
 
 
 def load_data(path: str, n_inputs: int) -> list:

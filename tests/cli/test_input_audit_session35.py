@@ -205,3 +205,13 @@ def test_json_exponents_that_expand_past_the_limit_are_refused(tmp_path, capsys,
     assert "the numbers' exponents add up to 39996 digits (more than 30000" in capsys.readouterr().err
     monkeypatch.setattr(native, "MAX_EXPONENT_DIGITS", 40000)
     assert main(["info", str(p)]) == 0
+
+
+def test_a_bad_box_file_is_named(tmp_path, capsys):
+    a = tmp_path / "a.json"
+    a.write_text(json.dumps(A.to_dict()))
+    box = tmp_path / "box.json"
+    box.write_text('{"box": [[1, 0]]}')
+    assert main(["diff", str(a), str(a), "--box", str(box)]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"netfibers: error: --box {box}: ") and "exceeds upper bound" in err
