@@ -191,9 +191,10 @@ def _steps(layers, weights, src: str) -> tuple[list, list[str]]:
         elif kind in ("Activation", "ReLU"):
             act = cfg.get("activation", "relu") if kind == "Activation" else "relu"
             act = act if isinstance(act, str) else str(act)[:80]
-            plain = all(not cfg.get(key) for key in ("max_value", "negative_slope", "threshold"))
-            if act != "relu" or not plain:
-                raise InputError(f"{kind} layer other than a plain ReLU ({act!r})", source=src,
+            extra = [key for key in ("max_value", "negative_slope", "threshold") if cfg.get(key)]
+            if act != "relu" or extra:
+                what = f"{extra[0]}={str(cfg[extra[0]])[:20]}" if extra else repr(act)
+                raise InputError(f"{kind} layer other than a plain ReLU ({what})", source=src,
                                  where=name)
             steps.append(("relu", name))
         else:

@@ -216,3 +216,12 @@ def test_a_declared_huge_kernel_is_refused_before_it_is_read(tmp_path, monkeypat
     with h5py.File(small, "a") as f:
         f["model_weights/d/d"].create_dataset("junk", shape=(200_000, 200_000), dtype="float64")
     assert load(small).widths == (2, 2)       # (zeros: the kernel was declared, not written)
+
+
+def test_a_relu_with_options_names_the_option(tmp_path):
+    layers = [dense("d", 2, "linear"),
+              {"class_name": "ReLU", "config": {"name": "r", "max_value": 6.0}}, dense("e", 1, "linear")]
+    path = write_keras(tmp_path / "r6.h5", layers, {"d": (np.eye(2), np.zeros(2)),
+                                                    "e": (np.ones((2, 1)), np.zeros(1))})
+    with pytest.raises(InputError, match=r"other than a plain ReLU \(max_value=6.0\)"):
+        load(path)

@@ -54,6 +54,7 @@ from __future__ import annotations
 
 import argparse
 import copy
+import itertools
 import json
 import os
 import random
@@ -415,8 +416,9 @@ def kink_swap_oracle(L):
 
 
 def my_r18(L):
-    """Our R18 reading: G1–G5 (our ranks), every row of [W2 | b2] mixed, no masked column, and
-    not n1 = 1 with a single non-dead row; None when a hypothesis fails."""
+    """Our R18 reading: G1–G5 (our ranks), every row of [W2 | b2] mixed, no masked column,
+    not n1 = 1 with a single non-dead row, and no set of rows whose V_j W2_j sum to 0 (R18.5,
+    every subset); None when a hypothesis fails."""
     net = net_of(L)
     if not all(my_genericity(net).values()):
         return None
@@ -426,7 +428,11 @@ def my_r18(L):
     masked = any(all(r[i] > 0 and c < 0 and all(r[k] < 0 for k in range(n1) if k != i)
                      for r, c in zip(W2, b2)) for i in range(n1))
     s8 = n1 == 1 and all(r[0] < 0 < c for r, c in zip(W2, b2))     # every row (- | +)
-    return mixed and not masked and not s8
+    W3 = L[2][0]
+    n2, m = len(W2), len(W3)
+    flip = any(all(sum(W3[o][j] * W2[j][i] for j in S) == 0 for o in range(m) for i in range(n1))
+               for k in range(1, n2 + 1) for S in itertools.combinations(range(n2), k))
+    return mixed and not masked and not s8 and not flip    # R18.5: no zero-sum flip set
 
 
 def extra_mutations(rng, cert, judge, tag, stats, findings, n=3):
