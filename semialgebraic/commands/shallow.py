@@ -98,11 +98,14 @@ def register(sub, parent) -> None:
                            "that the networks or block embedded in CERT are exactly these files.",
                            exits=["0  valid", "1  the claim is broken (the reason is printed)",
                                   "2  malformed certificate or input, or an input file that is "
-                                  "not the network the certificate is about"],
+                                  "not the network the certificate is about",
+                                  "3  --timeout or Ctrl-C stopped the check (nothing decided)"],
                            examples=["netfibers verify cert.json",
                                      "netfibers verify cert.json a.json b.json"]))
     p.add_argument("certificate", metavar="CERT")
     p.add_argument("inputs", nargs="*", metavar="A", help="A [B]: the original inputs (one or two files)")
+    p.add_argument("--timeout", type=float, metavar="SECONDS",
+                   help="stop the check after SECONDS (exit 3, neither valid nor broken)")
     p.set_defaults(func=cmd_verify)
 
 
@@ -285,6 +288,7 @@ def _verify_input(cert: dict, key: str, path: str):
 
 
 def cmd_verify(args) -> int:
+    start = time.monotonic()                   # reading CERT counts too
     cert = load_certificate(args.certificate)
     if len(args.inputs) > 2:
         fail("verify takes at most two inputs (A B)")
@@ -292,9 +296,22 @@ def cmd_verify(args) -> int:
         cert = resolve_sidecar(cert, args.certificate)   # the binary payload of a large one
     except AlgebraError as exc:
         fail(f"{args.certificate}: malformed certificate: {exc}")
+    end = None if args.timeout is None else start + args.timeout
+    fired: list = []
     try:
-        with phase(f"checking the {cert.get('type')} certificate"):
+        with phase(f"checking the {cert.get('type')} certificate"), \
+                alarm_at(end, "the check") as fired:
             ok, why = verify(cert)
+        if fired:                              # a check the alarm reached is never trusted
+            raise KeyboardInterrupt
+    except KeyboardInterrupt:                  # the alarm (BudgetExhausted) or Ctrl-C
+        why = (f"timeout of {args.timeout:g} s reached" if fired or (
+            end is not None and time.monotonic() >= end) else "interrupted (Ctrl-C)")
+        emit(args, {"answer": None, "valid": None, "reason": f"{why} before the check ended",
+                    "type": cert.get("type"), "method": "verify", "hypotheses": [],
+                    "certificate": args.certificate},
+             f"UNCHECKED {cert.get('type')} certificate: {why} before the check ended")
+        return 3
     except AlgebraError as exc:
         fail(f"{args.certificate}: malformed certificate: {exc}")
     except (KeyError, TypeError, AttributeError, IndexError) as exc:

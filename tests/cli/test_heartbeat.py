@@ -156,3 +156,22 @@ def test_embedded_dask_workers_ignore_ctrl_c(monkeypatch):
     registered.clear()
     cluster.DaskExecutor(workers=1)
     assert registered == ["SingleThreaded", "IgnoreCtrlC"]
+
+
+def test_verify_has_a_timeout(tmp_path, capsys, monkeypatch):
+    """Input audit L8 (session 35): verify had no --timeout (a 1.3 MB bab_bound took 20 s, a
+    100 MB one would take 25 min).  Stopped, it says UNCHECKED and exits 3: neither valid nor
+    broken."""
+    import json
+    from semialgebraic.commands import shallow
+    cert = tmp_path / "c.json"
+    cert.write_text(json.dumps({"type": "bab_bound"}))
+
+    def slow(c):
+        for _ in range(200):
+            time.sleep(0.01)
+        return True, "fine"
+    monkeypatch.setattr(shallow, "verify", slow)
+    assert main(["verify", str(cert), "--timeout", "0.3"]) == 3
+    assert capsys.readouterr().out.startswith("UNCHECKED bab_bound certificate: timeout of 0.3 s")
+    assert main(["verify", str(cert), "--timeout", "30"]) == 0
