@@ -184,8 +184,8 @@ def register(sub, parent) -> None:
 
 def cmd_regions(args) -> int:
     net = load_network(args.net, whole=True)
-    if args.max_regions is not None and args.max_regions < 0:
-        fail("--max-regions must be non-negative")
+    if args.max_regions is not None and args.max_regions < 1:     # (0 walked nothing, exit 3;
+        fail("--max-regions must be at least 1")                  # diff refused it: input audit)
     if args.timeout is not None and not args.timeout >= 0:
         fail("--timeout must be a non-negative number of seconds")
     d = net.n_inputs

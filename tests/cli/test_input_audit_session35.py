@@ -215,3 +215,11 @@ def test_a_bad_box_file_is_named(tmp_path, capsys):
     assert main(["diff", str(a), str(a), "--box", str(box)]) == 2
     err = capsys.readouterr().err
     assert err.startswith(f"netfibers: error: --box {box}: ") and "exceeds upper bound" in err
+
+
+def test_regions_max_regions_zero_is_a_usage_error_as_in_diff(tmp_path, capsys):
+    a = tmp_path / "a.json"
+    a.write_text(json.dumps(A.to_dict()))
+    assert main(["regions", str(a), "--max-regions", "0"]) == 2
+    assert "--max-regions must be at least 1" in capsys.readouterr().err
+    assert main(["regions", str(a), "--max-regions", "1"]) == 3
