@@ -332,8 +332,9 @@ def heartbeat_line(command: str, elapsed: float, what: str | None,
 @contextmanager
 def heartbeat(command: str, timeout: float | None = None, every: float | None = None):
     """Inside the block, a daemon thread writes one line to stderr (``netfibers CMD: still
-    working (PHASE), 12 s of the 60 s budget``; *timeout* is the command's ``--timeout``) whenever no progress text has been
-    shown for *every* seconds (:data:`HEARTBEAT`): no long wait is silent, even in a phase
+    working (PHASE), 12 s of the 60 s budget``; *timeout* is the command's ``--timeout``)
+    whenever no progress text has been shown for *every* seconds (:data:`HEARTBEAT`): no long
+    wait is silent, even in a phase
     without its own progress bar (reading a large file, a canonical form, exact ranks, a
     certificate's check).  Only when stderr is a terminal, like :class:`Progress`;
     ``NETFIBERS_HEARTBEAT=SECONDS`` turns it on anywhere with that period (tests).  A single

@@ -124,11 +124,11 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-# options naming a file (their argparse dest): an empty value is a usage error, not "no file"
 NO_LIMIT = 1e9
 """A ``--timeout`` of this many seconds (about 32 years) or more, or ``inf``, is no limit: 1e10
 made the deadline of identify/fiber/symmetries/analyze overflow (input audit, session 35)."""
 
+# options naming a file (their argparse dest): an empty value is a usage error, not "no file"
 FILE_OPTIONS = ("certificate", "output", "graphml", "form", "checkpoint", "data")
 
 # options whose value may start with "-" (argparse would read "-1,1" as an option)
