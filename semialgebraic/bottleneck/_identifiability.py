@@ -130,8 +130,10 @@ def _identifiability(net: Network, trace: Trace) -> Verdict:
         if outcome == "found":
             other, steps = _flip_copy(net, proof)
             cert = path_certificate(net, other, steps)
-            if cert is not None:
-                cert["claim"] = CLAIMS["symmetry_path"][2]
+            if cert is None:      # never a verdict without its certificate
+                return Verdict(None, "bottleneck-R18", f"undecided: the flip of rows {proof} "
+                               "(R18.5) was not certified", s.hypotheses + trace.r18)
+            cert["claim"] = CLAIMS["symmetry_path"][2]
             return Verdict(False, "bottleneck-R18",
                            f"second-layer flip set {proof}: the kink matrices V_j W2_j of those rows "
                            "of [W2 | b2] sum to 0, so flipping them (and moving their constants "
