@@ -521,7 +521,7 @@ def _walk(net, box, nj, bj, whole, key, log, ex, deadline, progress, most, strea
     client = getattr(ex, "client", None)
     pool = _Inline() if client is None else _Futures(client, getattr(ex, "wait", None))
     slots = 1 if client is None else SLOTS * max(1, getattr(ex, "workers", 1))
-    tasks, reason, shown, cpu, free = 0, "", time.monotonic(), 0.0, None
+    tasks, reason, shown_at, cpu, free = 0, "", time.monotonic(), 0.0, None
     text = json.dumps(nj)
     try:
         while len(frontier) or len(pool):
@@ -548,8 +548,8 @@ def _walk(net, box, nj, bj, whole, key, log, ex, deadline, progress, most, strea
                 stream.done(res["regions"])
             for item in reversed(res["left"]):
                 frontier.add(item, free, first=True)
-            if progress and time.monotonic() - shown >= 2:
-                shown = time.monotonic()
+            if progress and time.monotonic() - shown_at >= 2:
+                shown_at = time.monotonic()
                 print(f"search regions: {len(log.regions)} regions walked, {len(frontier)} in the "
                       f"frontier, {len(pool)} tasks running, {tasks} tasks run", file=sys.stderr,
                       flush=True)

@@ -283,3 +283,15 @@ def test_ctrl_c_in_the_cells_method_gives_the_partial_regions(monkeypatch):
     r = cell_regions(net, box, cells=4, workers=0)
     assert walks == [1, 1] and not r.complete and r.reason == "interrupted (Ctrl-C)"
     assert set(map(tuple, r.patterns)) < serial
+
+
+def test_progress_lines_of_the_walk_run(monkeypatch, capsys):
+    """The walk's progress line (every 2 s) called the heartbeat's `shown()`, shadowed by a local
+    float of that name (a TypeError on the first line, missed because progress is off in tests)."""
+    import itertools
+    clock = itertools.count(0, 3.0)           # every reading 3 s later: a line each result
+    monkeypatch.setattr(walk.time, "monotonic", lambda: next(clock))
+    net = Network.from_rows([[[1, 0], [0, 1], [1, 1]], [[1, 1, -1]]], [[0, 0, -1], [0]])
+    r = walk.distributed_walk(net, [(-2, 2)] * 2, workers=0, batch=1, progress=True)
+    assert r.complete and r.number_of_regions > 2
+    assert "search regions:" in capsys.readouterr().err
