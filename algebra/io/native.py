@@ -51,7 +51,7 @@ def read_json_text(path: Path) -> object:
         p = Path(path)
         if p.exists() and not p.is_file() and not p.is_dir():   # a pipe would wait forever
             raise InputError("not a regular file (a pipe or a device?)", source=str(path))
-        text = p.read_text(encoding="utf-8")
+        text = p.read_text(encoding="utf-8-sig")   # a BOM (Excel, Notepad) is not data
     except UnicodeDecodeError:
         raise InputError("not a UTF-8 text file", source=str(path)) from None
     except OSError as exc:

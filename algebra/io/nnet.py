@@ -75,7 +75,7 @@ def load_nnet(path: str | Path, **options) -> Network:
         raise InputError(f"options {sorted(options)} do not apply to .nnet files", source=str(path))
     src = str(path)
     try:
-        text = Path(path).read_text(encoding="utf-8")
+        text = Path(path).read_text(encoding="utf-8-sig")   # a BOM (Excel, Notepad) is not data
     except (OSError, UnicodeDecodeError) as exc:
         raise InputError(f"cannot read: {exc}", source=src) from None
     lines = [(k + 1, ln) for k, ln in enumerate(text.splitlines())
@@ -106,13 +106,16 @@ def load_nnet(path: str | Path, **options) -> Network:
         return vals
 
     head = record("header (numLayers, inputSize, outputSize, maxLayerSize)", 4, integer=True)
-    n_layers, n_in, n_out = (int(v) for v in head[:3])
+    n_layers, n_in, n_out, max_size = (int(v) for v in head)
     if n_layers < 1 or n_in < 1 or n_out < 1:
         raise InputError("the header needs at least one layer, one input and one output", source=src)
     sizes = [int(v) for v in record("layer sizes", n_layers + 1, integer=True)]
     if sizes[0] != n_in or sizes[-1] != n_out or min(sizes) < 1:
         raise InputError(f"layer sizes {sizes} do not match inputSize {n_in} and outputSize {n_out}",
                          source=src)
+    if max_size != max(sizes):         # NNet's writers set it to the largest size, inputs included
+        raise InputError(f"maxLayerSize {max_size} in the header is not the largest layer size "
+                         f"{max(sizes)}", source=src)
     record("symmetric flag")
     mins = record("input minima", n_in)
     maxs = record("input maxima", n_in)

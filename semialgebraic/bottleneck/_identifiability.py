@@ -18,6 +18,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+from algebra.exceptions import InputError
 from algebra.kernel.certificate_schemas import CLAIMS
 from algebra.network import Network
 from algebra.rationals import Q
@@ -76,6 +77,8 @@ def identifiability(net: Network, *, verify: bool = True, trace: Trace | None = 
     ------
     CertificateError
         If *verify* and the certificate fails its check (a bug in netfibers).
+    InputError
+        If the second hidden layer has width 0 (the network is constant).
 
     Examples
     --------
@@ -85,6 +88,9 @@ def identifiability(net: Network, *, verify: bool = True, trace: Trace | None = 
     >>> v.answer, v.certificate["type"]
     (False, 'symmetry_path')
     """
+    if net.depth == 3 and net.widths[2] == 0:     # as the CLI (commands.common.refuse_empty_layers)
+        raise InputError("hidden layer 2 has width 0 (fully pruned): the network is the constant "
+                         "output bias and layer 1 is never read; remove them")
     trace = Trace() if trace is None else trace
     v = _identifiability(net, trace)
     if verify and v.certificate is not None:

@@ -195,13 +195,31 @@ def parse_domain(args, d: int, net: Network | None = None) -> Domain:
     given.  A bad domain is a one-line input error (exit 2)."""
     box = getattr(args, "box", None)
     try:
-        return domain_text.parse_domain_text(d, box=box, ball=getattr(args, "ball", None),
-                                             orthant=getattr(args, "orthant", False), net=net)
+        dom = domain_text.parse_domain_text(d, box=box, ball=getattr(args, "ball", None),
+                                            orthant=getattr(args, "orthant", False), net=net)
+        if dom.halfspaces:                  # an empty polyhedron is refused here, naming the file
+            from ..bab.diff import domain_point
+            domain_point(dom)
+        return dom
     except AlgebraError as exc:
         msg = str(exc)          # a box file's problem names the file (input audit, session 35)
         if isinstance(box, str) and box.strip().endswith(".json") and box not in msg:
             msg = f"--box {box}: {msg[len('--box: '):] if msg.startswith('--box: ') else msg}"
         fail(msg)
+
+
+def walk_domain(dom: Domain):
+    """The :class:`~semialgebraic.sets.Polyhedron` a region walk takes for *dom* (None: R^d)."""
+    from ..sets import Polyhedron
+    d = dom.dim
+    if dom.as_cube is not None:
+        return Polyhedron.box(d, *dom.as_cube)
+    if dom.legacy_or_none() == "orthant":
+        return Polyhedron.orthant(d)
+    rows = dom.rows()
+    if not rows:
+        return None
+    return Polyhedron([[-v for v in g[:d]] for g in rows], [g[d] for g in rows], d)
 
 
 def load_data(path: str, n_inputs: int) -> list:

@@ -36,9 +36,8 @@ from algebra.rationals import Q
 
 from ..budget import Budget, phase
 from ..cli import emit, fail
-from ..sets import Polyhedron
 from .help import describe
-from .common import load_data, load_network, parse_box
+from .common import load_data, load_network, parse_domain, walk_domain
 
 from ..regions import regions as _regions
 
@@ -66,7 +65,9 @@ def register(sub, parent) -> None:
     p.add_argument("net", metavar="NET")
     src = p.add_mutually_exclusive_group()
     src.add_argument("--data", metavar="FILE.json", help='training inputs {"inputs": [[...], ...]}')
-    src.add_argument("--box", metavar="LO,HI", help="all regions meeting the cube [lo, hi]^d (e.g. -1,1)")
+    src.add_argument("--box", metavar="LO,HI", help="all regions meeting the cube [lo, hi]^d (e.g. -1,1); "
+                     "lo1:hi1,lo2:hi2 (one interval per coordinate), 'file' (a .nnet input box) "
+                     "or FILE.json (a box, half-spaces too)")
     p.add_argument("--latex", action="store_true", help="print the laws as LaTeX")
     p.add_argument("--full", action="store_true",
                    help=f"list every law in full (the text shows the first {SHOWN_LAWS}, each "
@@ -116,11 +117,11 @@ def cmd_conserved(args) -> int:
         source = f"data ({len(points)} points)"
     else:
         if args.box is not None:           # "--box ''" is an error, never R^d
-            lo, hi = parse_box(args.box)
-            domain = Polyhedron.box(net.n_inputs, lo, hi)
-            source = f"regions of the box [{args.box}]^{net.n_inputs}"
+            dom = parse_domain(args, net.n_inputs, net)
+            domain = walk_domain(dom)
+            source = f"regions of {dom.describe()}"
         else:
-            domain = None
+            dom = domain = None
             source = f"regions of R^{net.n_inputs}"
         with phase("walking the regions"):
             walk = _regions(net, domain=domain, budget=budget)
@@ -129,7 +130,8 @@ def cmd_conserved(args) -> int:
         if not complete:
             walk_reason = _walk_reason(budget, args.timeout, len(patterns))
         if not patterns and complete:
-            fail("the domain contains no linear region with non-empty interior")
+            fail(f"{'the domain' if dom is None else dom.describe()} contains no linear region "
+                 "with non-empty interior" + (f" (--box {args.box})" if args.box else ""))
         # a budget that stops the walk before its first region leaves no pattern: the partial
         # result then rests on the global rescaling laws only (complete=False)
         samples = samples_from_patterns(patterns)
@@ -144,8 +146,7 @@ def cmd_conserved(args) -> int:
                           for n in res.notes)
     if res.fiber_dimension is not None:
         with phase("checking the fiber dimension"):
-            res = _fiber_checked(net, res, samples, None if not args.data and args.box is None
-                                 else parse_box(args.box) if not args.data else _data_box(points),
+            res = _fiber_checked(net, res, samples, _data_box(points) if args.data else dom,
                                  data=bool(args.data), budget=total)
     why = _why(res, walk_reason, args.timeout)
     data = res.to_json()
@@ -180,9 +181,9 @@ def _fiber_checked(net, res, samples, bounded, data: bool = False, budget=None):
     from ..dimension.directions import fiber_lower
     from ..dimension.functional import nearby_rank_jump
     lower, how = fiber_lower(net, bounded, [s.pattern for s in samples], None, res.fiber_dimension)
-    if how == "R22" and not data and nearby_rank_jump(net, bounded, net.n_parameters - res.fiber_dimension,
-                                                      budget):
-        how = ""
+    if how == "R22" and not data and (getattr(bounded, "halfspaces", ()) or nearby_rank_jump(
+            net, bounded, net.n_parameters - res.fiber_dimension, budget)):
+        how = ""                # (the nearby reading takes boxes, not half-spaces: bounds only)
     return res if how else replace(res, fiber_dimension_lower=lower)
 
 

@@ -33,7 +33,7 @@ from ..regions import regions
 from ..regions.hull import preload
 from . import display
 from .help import describe
-from .common import load_network, parse_domain
+from .common import load_network, parse_domain, walk_domain
 
 __all__ = ["register", "cmd_regions", "linear_pieces", "neighbour_entries", "neighbour_patterns",
            "pattern_text"]
@@ -195,17 +195,15 @@ def cmd_regions(args) -> int:
              if lo is not None and hi is not None and lo == hi}
     if fixed:                      # a box of width 0 in some coordinates: regions of the slice
         return _slice_regions(args, net, rows, fixed)
+    domain = walk_domain(dom)
     if dom.as_cube is not None:
         lo, hi = dom.as_cube
-        domain = Polyhedron.box(d, lo, hi)
         domain_json = {"type": "box", "lo": q_str(lo), "hi": q_str(hi)}
     elif dom.legacy_or_none() == "orthant":
-        domain = Polyhedron.orthant(d)
         domain_json = {"type": "orthant"}
     elif not rows:
-        domain, domain_json = None, {"type": "whole"}
+        domain_json = {"type": "whole"}
     else:                          # a box with per-coordinate bounds, a ball, box ∩ half-spaces
-        domain = Polyhedron([[-v for v in g[:d]] for g in rows], [g[d] for g in rows], d)
         domain_json = {"type": "polyhedron", **dom.to_json()}
     if args.timeout is not None:        # a one-time import, before the clock (not inside it)
         preload()

@@ -122,7 +122,7 @@ class DaskExecutor:
     kind = "dask"
     wait = None          # seconds one map_unordered may wait in all (None: no limit; tests set one)
 
-    def __init__(self, workers=None, scheduler=None, memory_limit=None):
+    def __init__(self, workers=None, scheduler=None, memory_limit=None, connect=None):
         import dask
         from distributed import Client, LocalCluster
         for k, v in THREAD_ENV.items():
@@ -137,8 +137,9 @@ class DaskExecutor:
                 print("netfibers: --memory-limit is not applied to an existing cluster (its "
                       "workers keep the limit they were started with: dask worker "
                       "--memory-limit)", file=sys.stderr)
+            wait = CONNECT_TIMEOUT if connect is None else max(1.0, min(CONNECT_TIMEOUT, connect))
             try:
-                self.client = Client(scheduler, timeout=CONNECT_TIMEOUT)
+                self.client = Client(scheduler, timeout=wait)
             except (ValueError, OSError, TimeoutError) as exc:   # a bad address, none there
                 from algebra.exceptions import InputError
                 raise InputError(f"--scheduler {scheduler}: cannot connect "
@@ -208,10 +209,12 @@ class DaskExecutor:
 
 
 def executor(workers: int | None = None, scheduler: str | None = None,
-             memory_limit: str | None = None, *, quiet: bool = False):
+             memory_limit: str | None = None, *, quiet: bool = False,
+             timeout: float | None = None):
     """A serial executor (``workers == 0``, or Dask missing: said once on stderr unless *quiet*)
     or a Dask one (an embedded ``LocalCluster`` of *workers* processes, default one per core, or
-    the cluster at *scheduler*)."""
+    the cluster at *scheduler*, waited for at most :data:`CONNECT_TIMEOUT` seconds, or the
+    command's *timeout* when shorter, one second at least)."""
     if workers == 0 and not scheduler:
         return SerialExecutor()
     if not have_dask():
@@ -221,4 +224,4 @@ def executor(workers: int | None = None, scheduler: str | None = None,
             print(f"netfibers: Dask is not installed; running serially ({INSTALL_HINT} to run "
                   "on several cores or a cluster)", file=sys.stderr)
         return SerialExecutor()
-    return DaskExecutor(workers, scheduler, memory_limit)
+    return DaskExecutor(workers, scheduler, memory_limit, connect=timeout)

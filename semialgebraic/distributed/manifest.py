@@ -118,7 +118,7 @@ def read_manifest(spec: str, *, pairs: bool = False) -> list[dict]:
     base = p.parent
     items: list[dict] = []
     try:
-        text = p.read_text(encoding="utf-8")
+        text = p.read_text(encoding="utf-8-sig")   # a BOM (Excel, Notepad) is not data
     except (OSError, UnicodeDecodeError) as exc:
         raise InputError(f"cannot read the manifest ({exc})", source=spec) from None
     suffix = p.suffix.lower()

@@ -128,14 +128,14 @@ def _progress(done: dict, n: int) -> None:
 
 
 def _run_cells(fn, static, cells, workers, scheduler, memory_limit, checkpoint, key,
-               executor=None, progress=False, after=()):
+               executor=None, progress=False, after=(), timeout=None):
     """Run the unfinished *cells* as tasks: ``(done, ex, reason)``, *done* the results by cell,
     *reason* ``"interrupted (Ctrl-C)"`` when Ctrl-C stopped them (else ""): the cells finished
     so far are kept (and a cell whose in-process walk Ctrl-C cut, with its regions so far,
     ``"interrupted"`` in its result; never written to the checkpoint, so a rerun walks it)."""
     ck = _Checkpoint(checkpoint, key)
     todo = [k for k in range(len(cells)) if k not in ck.done]
-    ex = executor or make_executor(workers, scheduler, memory_limit)
+    ex = executor or make_executor(workers, scheduler, memory_limit, timeout=timeout)
     try:
         calls = [(k, (*static, _cells_json([cells[k]])[0], *after)) for k in todo]
         try:
@@ -475,7 +475,7 @@ def distributed_diff(a: Network, b: Network, box, *, cells: int | None = None,
     ck = _Checkpoint(checkpoint, key)
     st = _Search(parts, a, b)
     st.start(a, b)
-    ex = executor or make_executor(workers, scheduler, memory_limit)
+    ex = executor or make_executor(workers, scheduler, memory_limit, timeout=timeout)
     tasks, reason = 0, ""
     from .tree import _deferred_sigint
     try:
@@ -645,7 +645,8 @@ def cell_regions(net: Network, box, *, cells: int | None = None,
         [q_json(v) for v in box[0]] if cube else [[q_json(lo) for lo, _ in box], [q_json(hi) for _, hi in box]])
     key = _digest("regions", nj, _cells_json(parts), whole)
     done, ex, reason = _run_cells(regions_cell, (nj, timeout), parts, workers, scheduler,
-                                  memory_limit, checkpoint, key, executor, progress, (whole,))
+                                  memory_limit, checkpoint, key, executor, progress, (whole,),
+                                  timeout=timeout)
     try:
         seen: dict = {}
         pieces: dict = {}

@@ -537,7 +537,7 @@ def tree_diff(a: Network, b: Network, box, *, workers: int | None = None,
     centre = [(lo + hi) / 2 for lo, hi in box]
     devs = [abs(u - v) for u, v in zip(a.evaluate(centre), b.evaluate(centre))]
     st.see(max(devs), centre, devs.index(max(devs)))
-    ex = executor or make_executor(workers, scheduler, memory_limit)
+    ex = executor or make_executor(workers, scheduler, memory_limit, timeout=timeout)
     tasks = expansions = submitted = 0
     reason = ""
     flying: deque = deque()              # waves submitted, not yet grafted (at most _PIPELINE)

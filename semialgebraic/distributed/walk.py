@@ -461,7 +461,7 @@ def distributed_walk(net: Network, box, *, workers: int | None = None,
     whole = certify and all(lo < hi for lo, hi in box) and net.depth > 1
     key = hashlib.sha256(json.dumps(["walk", 2, nj, bj, whole], sort_keys=True).encode()).hexdigest()[:32]
     log = _Log(checkpoint, key)
-    ex = executor or make_executor(workers, scheduler, memory_limit)
+    ex = executor or make_executor(workers, scheduler, memory_limit, timeout=timeout)
     stream = None
     try:
         widths = list(net.widths[1:-1])

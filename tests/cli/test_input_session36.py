@@ -1,0 +1,107 @@
+"""Input handling of session 36: a byte-order mark is not data, a .nnet header whose
+maxLayerSize contradicts its layer sizes is malformed, an empty polyhedron is refused naming
+its file, `conserved --box` takes the domain grammar of the other commands, and an unreachable
+`--scheduler` is waited for no longer than `--timeout`."""
+
+from __future__ import annotations
+
+import json
+import time
+
+import pytest
+
+from algebra.exceptions import InputError
+from algebra.io.nnet import load_nnet
+from algebra.linalg import QMatrix
+from algebra.network import Network
+from semialgebraic.cli import main
+
+NNET = "1,2,1,2,\n2,1,\n0,\n-1,0,\n1,4,\n0,2,0,\n2,4,1,\n1,0.5,\n0.25,\n"
+NET2 = Network.from_rows([[[1, 2], [-1, 1], [2, -1]], [[1, 1, -1], [0, 1, 1]], [[1, -2]]],
+                         [[0, 1, 0], [0, 1], [0]])
+
+
+def test_a_byte_order_mark_is_not_data(tmp_path, capsys):
+    """Excel and Notepad write a UTF-8 BOM: JSON, .nnet and CSV manifests were refused ("not a
+    number" on the first field, "Unexpected UTF-8 BOM")."""
+    (tmp_path / "a.nnet").write_bytes(b"\xef\xbb\xbf" + NNET.encode())
+    assert load_nnet(tmp_path / "a.nnet").evaluate([2, 4]) == load_nnet(
+        _write(tmp_path / "b.nnet", NNET)).evaluate([2, 4])
+    (tmp_path / "a.json").write_bytes(b"\xef\xbb\xbf" + json.dumps(NET2.to_dict()).encode())
+    assert main(["equiv", str(tmp_path / "a.json"), str(tmp_path / "a.json")]) == 0
+    (tmp_path / "pairs.csv").write_bytes(b"\xef\xbb\xbfa,b\na.json,a.json\n")
+    out = tmp_path / "r.jsonl"
+    assert main(["batch", "equiv", str(tmp_path / "pairs.csv"), "--out", str(out),
+                 "--workers", "0"]) == 0
+    assert json.loads(out.read_text().splitlines()[0])["verdict"] == "equivalent"
+
+
+def _write(p, text):
+    p.write_text(text)
+    return p
+
+
+@pytest.mark.parametrize("size", ["1", "3"])
+def test_nnet_max_layer_size_must_be_the_largest_layer(tmp_path, capsys, size):
+    """NNet's writers set maxLayerSize to the largest layer size (inputs included); another
+    value is a malformed header (the reference C reader sizes its buffers by it)."""
+    p = _write(tmp_path / "m.nnet", NNET.replace("1,2,1,2,", f"1,2,1,{size},", 1))
+    assert main(["info", str(p)]) == 2
+    err = capsys.readouterr().err
+    assert err == (f"netfibers: error: {p}: maxLayerSize {size} in the header is not the largest "
+                   "layer size 2\n")
+
+
+@pytest.mark.parametrize("command", [["diff", "N", "N"], ["equiv", "N", "N"], ["regions", "N"],
+                                     ["dim", "N"], ["conserved", "N"]])
+def test_an_empty_polyhedron_is_refused_naming_its_file(tmp_path, capsys, command):
+    """A box file whose half-spaces leave nothing: `regions` said "0 activation regions" (exit
+    0), `dim` "no interior", `diff` "the domain is empty" without the file."""
+    net = _write(tmp_path / "n.json", json.dumps(NET2.to_dict()))
+    box = _write(tmp_path / "e.json", json.dumps({"box": [[-1, 1], [-1, 1]],
+                                                  "halfspaces": [{"a": [1, 1], "b": -3}]}))
+    args = [str(net) if c == "N" else c for c in command]
+    assert main(args + ["--box", str(box)]) == 2
+    assert capsys.readouterr().err == (f"netfibers: error: --box {box}: the domain is empty (its "
+                                       "box and half-spaces have no common point)\n")
+
+
+def test_conserved_takes_the_box_grammar_of_the_other_commands(tmp_path, capsys):
+    """`conserved --box lo1:hi1,lo2:hi2` and a box file were refused ("not a number").  The laws
+    on the box [-1, 1]^2 written three ways are the same; half-spaces give the laws of the cut
+    (the fiber dimension then as bounds: R22's nearby reading takes boxes only)."""
+    net = _write(tmp_path / "n.json", json.dumps(NET2.to_dict()))
+    cube = _write(tmp_path / "c.json", json.dumps([[-1, 1], [-1, 1]]))
+    half = _write(tmp_path / "h.json", json.dumps({"box": [[-1, 1], [-1, 1]],
+                                                   "halfspaces": [{"a": [1, 1], "b": 0}]}))
+    got = []
+    for box in ["-1,1", "-1:1,-1:1", str(cube), str(half)]:
+        assert main(["conserved", str(net), "--box", box, "--json"]) == 0
+        got.append(json.loads(capsys.readouterr().out))
+    laws = [g["number_of_laws"] for g in got]
+    assert laws == [5, 5, 5, 5]
+    assert [g["patterns"] for g in got] == [8, 8, 8, 5]
+    assert got[0]["fiber_dimension"] == got[1]["fiber_dimension"] == 6
+    assert (got[3]["fiber_dimension_lower"], got[3]["fiber_dimension_upper"]) == (6, 7)
+
+
+def test_an_unreachable_scheduler_is_waited_for_within_the_timeout(tmp_path, capsys):
+    """`search … --scheduler ADDRESS --timeout 2` waited Dask's 10 s for a scheduler that is not
+    there; the wait is now the shorter of the two (one second at least)."""
+    pytest.importorskip("distributed")
+    net = _write(tmp_path / "n.json", json.dumps(NET2.to_dict()))
+    t0 = time.monotonic()
+    assert main(["search", "regions", str(net), "--box", "-1,1", "--scheduler",
+                 "tcp://127.0.0.1:1", "--timeout", "2"]) == 2
+    assert time.monotonic() - t0 < 8
+    assert "cannot connect" in capsys.readouterr().err
+
+
+def test_identifiability_of_a_constant_bottleneck_is_an_input_error():
+    """The library's `identifiability` on a second hidden layer of width 0 failed its own
+    certificate check (CertificateError); the CLI refused it already (input audit, session 35)."""
+    from netfibers import identifiability
+    net = Network([QMatrix([[1, 2], [-1, 1]]), QMatrix.zeros(0, 2), QMatrix.zeros(1, 0)],
+                  [[0, 1], [], [0]])
+    with pytest.raises(InputError, match="hidden layer 2 has width 0"):
+        identifiability(net)
