@@ -375,18 +375,25 @@ def _flip_only(block, embed, budget, max_nullity, hyps, what):
                        {"all_S": [list(s) for s in res.subsets], "complete": res.complete})
     note = "no flip set S exists" if res.complete else "flip search incomplete"
     act = block.activation
-    if act.is_odd_identity and act.name in ("silu", "gelu_tanh") and not block.has_nonzero_biases:
+    only_b_down = not any(b is not None and any(b) for b in (block.b_up, block.b_gate))
+    if act.is_odd_identity and act.name in ("gelu", "silu", "gelu_tanh") and only_b_down:
         # σ(z) = z/2 + an even function, as GELU: R15's construction (flips and free pairs σ(u·x)
         # − σ(−u·x) = u·x, R2) on GELU's canonical form gives a block with the same form, hence
-        # the same function (sufficiency; that no such block means 'no' is known for GELU only)
-        ok, g = absorb_general(block.replace(activation="gelu"), budget=budget, max_nullity=max_nullity)
+        # the same function (sufficiency; that no such block means 'no' is known for bias-free
+        # GELU only).  A b_down alone is a constant added to both sides: the construction on the
+        # bias-free part, with the same b_down (session 33 absorb audit: x + 3 was "outside")
+        bare = block.replace(activation="gelu", b_down=None)
+        ok, g = absorb_general(bare, budget=budget, max_nullity=max_nullity)
         if ok:
-            g = g.replace(activation=act.name)
+            g = g.replace(activation=act.name, b_down=block.b_down)
+            tail = "" if block.b_down is None else " and the same b_down"
             return Verdict(True, "absorb-general (R15 construction, R2's identity)",
-                           "a residual-free block with the same canonical form exists (the form of "
-                           f"GELU's, valid for {act.name}: σ(z) − σ(−z) = z)", tuple(hyps),
-                           _cert(embed, "absorbable", {"kind": "general", "absorbing_block": g},
-                                 COMPETITOR), {"all_S": None})
+                           "a residual-free block with the same canonical form" + tail + " exists "
+                           f"(the form of GELU's, valid for {act.name}: σ(z) − σ(−z) = z)",
+                           tuple(hyps), _cert(embed, "absorbable", {"kind": "general",
+                                                                    "absorbing_block": g},
+                                              COMPETITOR_BIASES if block.has_nonzero_biases
+                                              else COMPETITOR), {"all_S": None})
         if ok is None:
             note += f"; the construction of R15 stopped ({g})"
         else:

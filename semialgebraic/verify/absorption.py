@@ -250,9 +250,14 @@ def _check_general(b: Block, w) -> tuple[bool, str]:
         return False, "absorbing block has a skip"
     name = b.activation.name
     odd = name in ("gelu", "silu", "gelu_tanh")     # σ(z) − σ(−z) = z, no biases
+    if odd and _b_down_only(b) and _b_down_only(g):  # a constant b_down on both sides: it must be
+        bd, gd = _bias(b.b_down, b.d), _bias(g.b_down, g.d)   # the same, the rest compared bare
+        if bd != gd:
+            return False, "b_down differs (GELU, SiLU, tanh-GELU: b_down is compared, not formed)"
+        b, g = b.replace(b_down=None), g.replace(b_down=None)
     if name != "relu" and not (odd and not _nonzero_bias(b) and not _nonzero_bias(g)):
-        return False, ("canonical forms compare only ReLU blocks and bias-free GELU, SiLU and "
-                       "tanh-GELU blocks")
+        return False, ("canonical forms compare only ReLU blocks and GELU, SiLU and tanh-GELU "
+                       "blocks without b_up")
     aff = _nonzero_bias(b) or _nonzero_bias(g)
     if _canon(b, aff) != _canon(g, aff):
         return False, "canonical forms differ"
@@ -264,6 +269,14 @@ def _check_general(b: Block, w) -> tuple[bool, str]:
         return True, (f"canonical forms are equal: {name} has σ(z) = z/2 + an even function, so "
                       "2 f(x) = (2M + W_down W_up) x + Σ_classes 2 a ψ(w·x) for both (R2's identity)")
     return True, "canonical forms (R14) are equal"
+
+
+def _b_down_only(b: Block) -> bool:
+    return not any(v is not None and any(x != 0 for x in v) for v in (b.b_up, b.b_gate))
+
+
+def _bias(v, n: int) -> list:
+    return [Q(0)] * n if v is None else list(v)
 
 
 def _check_per_block(s: BlockStack, w, biased: bool) -> tuple[bool, str]:

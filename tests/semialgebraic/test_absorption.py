@@ -428,3 +428,68 @@ def test_silu_and_tanh_gelu_absorbable_by_the_r15_construction(act):
             x = [mp.mpf(rng.randint(-300, 300)) / 37 for _ in range(d)]
             assert all(abs(p - q) < mp.mpf(10) ** -40 for p, q in zip(_mp_block(b, x, mp), _mp_block(g, x, mp)))
     assert yes >= 5
+
+
+@pytest.mark.parametrize("act", ["gelu", "silu", "gelu_tanh"])
+def test_odd_activation_with_only_b_down_absorbed_by_the_bare_construction(act):
+    """skip-absorption R15 with R2's identity, a constant b_down added to both sides: x + 3 as a
+    GELU block with zero weights and b_down = 3 was "outside the theory" (session 33 absorb
+    audit, F5.1) although gelu(x) − gelu(−x) + 3 is it.  30 random blocks with b_down only: the
+    verdict of the bare block (b_down removed) carries over as a 'yes' with b_down' = b_down, each
+    absorbing block agrees with the block to 1e-40 at 8 points in 60-digit arithmetic (b_down
+    included), each certificate VALID; a mutated b_down' or an added b_up' is rejected.  With
+    b_up != 0 the construction does not apply (no 'yes' from it)."""
+    import random
+    mp = pytest.importorskip("mpmath").mp
+    mp.dps = 60
+    s = {"gelu": lambda z: z / 2 * (1 + mp.erf(z / mp.sqrt(2))),
+         "silu": lambda z: z / (1 + mp.e ** (-z)),
+         "gelu_tanh": lambda z: z / 2 * (1 + mp.tanh(mp.sqrt(2 / mp.pi) * (z + mp.mpf("0.044715") * z ** 3)))}[act]
+
+    def value(b, x):
+        h = [s(sum(mp.mpf(int(w.p)) / int(w.q) * xi for w, xi in zip(row, x))) for row in b.w_up.to_rows()]
+        out = [sum(mp.mpf(int(a.p)) / int(a.q) * hi for a, hi in zip(row, h)) for row in b.w_down.to_rows()]
+        bd = b.b_down or [Q(0)] * b.d
+        out = [o + mp.mpf(int(c.p)) / int(c.q) for o, c in zip(out, bd)]
+        if b.skip != "none":
+            M = b.skip_matrix.to_rows()
+            out = [o + sum(mp.mpf(int(m.p)) / int(m.q) * xi for m, xi in zip(row, x)) for o, row in zip(out, M)]
+        return out
+
+    assert absorbable(Block(act, [[0], [0]], [[0, 0]], b_down=[3])).answer is True
+    rng = random.Random({"gelu": 1, "silu": 2, "gelu_tanh": 3}[act])
+    yes = 0
+    for _ in range(30):
+        d, k = rng.randint(1, 2), rng.randint(2, 4)
+        W = [[rng.choice([0, 1, -1, 2]) for _ in range(d)] for _ in range(k)]
+        for i in range(1, k):
+            if rng.random() < 0.5:
+                W[i] = [-v for v in W[rng.randrange(i)]]
+        A = [[rng.choice([0, 1, -1, 2]) for _ in range(k)] for _ in range(d)]
+        bd = [Q(rng.randint(-9, 9), rng.randint(1, 4)) for _ in range(d)]
+        b = Block(act, W, A, b_down=bd)
+        bare = absorbable(Block(act, W, A))
+        v = absorbable(b)
+        if bare.answer is True:
+            assert v.answer is True, v.reason
+        assert v.answer in (True, None), v.reason
+        if v.answer is not True:
+            continue
+        yes += 1
+        c = _cert(v)
+        assert verify(c)[0], verify(c)[1]
+        g = block_from_dict(c["witness"]["absorbing_block"])
+        assert g.activation.name == act and list(g.b_down) == bd
+        for _ in range(8):
+            x = [mp.mpf(rng.randint(-300, 300)) / 37 for _ in range(d)]
+            assert all(abs(p - q) < mp.mpf(10) ** -40 for p, q in zip(value(b, x), value(g, x)))
+        if c["witness"]["kind"] == "general":
+            bad = copy.deepcopy(c)
+            bad["witness"]["absorbing_block"]["b_down"] = [str(q + 1) for q in bd]
+            assert verify(bad)[0] is False
+            bad = copy.deepcopy(c)
+            bad["witness"]["absorbing_block"]["b_up"] = ["1"] * g.k
+            assert verify(bad)[0] is False
+        up = absorbable(Block(act, W, A, b_up=[1] * k, b_down=bd))
+        assert up.answer is None or _cert(up)["witness"]["kind"] == "flip"
+    assert yes >= 5
