@@ -36,7 +36,7 @@ _SEMIALGEBRAIC = (
     "canonical_form", "equivalent_shallow", "equivalent_bottleneck", "identifiability",
     "structure", "Fiber", "fiber", "could_be_equivalent", "equivalent", "is_equivalent",
     "max_deviation", "functional_dimension", "functional_dimension_certificate", "absorbable",
-    "verify")
+    "verify", "diff_bounds", "epsilon_equivalent")
 _FROM = {**dict.fromkeys(_ALGEBRA, "algebra"), **dict.fromkeys(_SEMIALGEBRAIC, "semialgebraic")}
 
 __all__ = [name for name in _FROM if name != "__version__"] + ["__version__"]

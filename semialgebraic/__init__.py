@@ -18,6 +18,7 @@ from ._fiber import Fiber, fiber
 from .equivalence import could_be_equivalent, equivalent, is_equivalent, max_deviation
 from .dimension import functional_dimension, functional_dimension_certificate
 from .absorption import absorbable
+from .bab import diff_bounds, epsilon_equivalent
 from .verify import verify
 
 __all__ = [
@@ -28,5 +29,5 @@ __all__ = [
     "canonical_form", "equivalent_shallow", "equivalent_bottleneck", "identifiability",
     "structure", "Fiber", "fiber", "could_be_equivalent", "equivalent", "is_equivalent",
     "max_deviation", "functional_dimension", "functional_dimension_certificate", "absorbable",
-    "verify",
+    "verify", "diff_bounds", "epsilon_equivalent",
 ]

@@ -92,6 +92,8 @@ def test_readme_python_example_runs():
     assert namespace["v"].answer is True
     assert algebra.conservation_laws(a, namespace["patterns"]).number_of_laws == 4
     assert semialgebraic.number_of_regions(a, domain=semialgebraic.Polyhedron.box(2, -1, 1)) == 5
+    assert (namespace["ok"], namespace["r"].lower, namespace["r"].upper) == (True, 0, 0)
+    assert semialgebraic.verify(namespace["r"].certificate)[0]
 
 
 def test_analyze_without_argument_runs_the_bundled_example():
