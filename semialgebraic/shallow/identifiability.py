@@ -190,7 +190,11 @@ def flip_sets(Win: QMatrix, Wout: QMatrix, *, max_nullity: int = MAX_NULLITY, bu
     if n <= SPLIT_SUMS_MAX:                # every subset, as sums of two halves
         S = split_sums(cols)
         return ("found", S) if S else ("none", {"kind": "split_sums"})
-    return "undecided", f"{res.reason}; more than {SPLIT_SUMS_MAX} neurons for the sums of two halves"
+    S = window_sums(cols, budget)
+    if S:
+        return "found", S
+    return "undecided", (f"{res.reason}; more than {SPLIT_SUMS_MAX} neurons for the sums of two "
+                         f"halves (and no flip set among {WINDOWS} windows of {WINDOW} neurons)")
 
 
 _PROOF_TEXT = {"independent": "the kink matrices v_i w_i^T are linearly independent",
@@ -201,6 +205,30 @@ _PROOF_TEXT = {"independent": "the kink matrices v_i w_i^T are linearly independ
 SPLIT_SUMS_MAX = 40
 """Most neurons whose 2^n subsets are compared as the 2^(n/2) sums of each half (a one-input
 regression net 1-n-1 has n − 1 dependencies: FIND-S enumerates 2^(n−1))."""
+
+WINDOW, WINDOWS = 30, 8
+"""Past :data:`SPLIT_SUMS_MAX` neurons a flip set is still looked for (never ruled out) among
+the subsets of *WINDOWS* windows of *WINDOW* neurons each (the first, the last, then seeded
+random ones; 2^30 subsets each as two halves' sums, ~0.05 s): small integer weights have many
+zero sums (a 2-50-1 net with weights up to 20 in size: ~2^50 subsets, ~10^8 sums)."""
+
+
+def window_sums(vectors, budget=None) -> list | None:
+    """A non-empty S with ``Σ_{i∈S} vectors[i] = 0`` (sorted) inside one of the windows of
+    :data:`WINDOW` indices (:func:`split_sums` on each, exact), or None: a search, not a proof."""
+    import random
+    n = len(vectors)
+    rng = random.Random(n)
+    wins = [list(range(WINDOW)), list(range(n - WINDOW, n))]
+    wins += [sorted(rng.sample(range(n), WINDOW)) for _ in range(WINDOWS - 2)]
+    for win in wins:
+        if budget is not None and budget.exhausted():
+            return None
+        S = split_sums([vectors[i] for i in win])
+        if S:
+            return sorted(win[i] for i in S)
+    return None
+
 
 _P61 = (1 << 61) - 1
 

@@ -330,3 +330,30 @@ def test_fiber_takes_dims_proven_ends_on_opposite_rows():
     net = _net([["-10"], ["8/3"]], ["10", "-8/3"], [["15", "-1"]], ["-2"])
     F = fiber_shallow(net)
     assert F.dimension.exact and F.dimension.value == 2
+
+
+def test_flip_sets_past_the_sums_of_two_halves_are_looked_for_in_windows():
+    """R41 (I4) past 40 neurons and nullity 16: a 2-50-1 net of small integer weights (about 2^50
+    subsets against ~10^8 sums: zero sums abound) was "undecided"; a flip set is now found among
+    the subsets of windows of 30 neurons, exact, and the planted copy checked.  Windows only
+    find: a net without a zero sum (kinks of distinct powers of 2) stays undecided, never
+    "identifiable"."""
+    from semialgebraic.shallow.identifiability import window_sums
+    rng = random.Random(36)
+    n, d = 50, 2
+    W1 = [[rng.choice([i for i in range(-20, 21) if i]) for _ in range(d)] for _ in range(n)]
+    b1 = [rng.randint(-5, 5) for _ in range(n)]
+    V = [[rng.choice([i for i in range(-9, 10) if i]) for _ in range(n)]]
+    net = _net(W1, b1, V, [0])
+    v = identifiability_shallow(net)
+    assert v.answer is False and v.reason.startswith("flip set [")
+    S = [int(t) for t in v.reason[len("flip set ["):v.reason.index("]")].split(",")]
+    assert all(sum(Q(V[0][i]) * W1[i][k] for i in S) == 0 for k in range(d))
+    _checked(net, v, rng)
+    kinks = [[Q(2) ** i * rng.choice([-1, 1]), Q(3) ** (i % 7) * rng.choice([-1, 1])]
+             for i in range(n)]                     # the first coordinates: no zero sum
+    assert window_sums(kinks) is None
+    W1 = [[k[0], k[1]] for k in kinks]
+    net2 = _net(W1, [rng.randint(-5, 5) for _ in range(n)], [[1] * n], [0])
+    v2 = identifiability_shallow(net2)
+    assert v2.answer is None and "no flip set among 8 windows of 30 neurons" in v2.reason
