@@ -38,6 +38,8 @@ function-preserving move between architectures, not a fiber symmetry of a fixed 
   (dead → 0, linear → affine), which generalises S4;
 * ``remove_neuron`` / ``insert_neuron`` — a neuron with zero output column, with zero input row
   (its constant ``v σ(b)`` goes to the output bias), or dead on the orthant.
+* ``flip_set`` :class:`FlipSet` — neurons of any hidden layer whose kink matrices cancel,
+  ``Σ_S v_j w_jᵀ = 0``, flip together; the next bias gains ``Σ_S v_j b_j``;
 * ``composite`` — a list of steps (used by inverses of width-changing moves).
 
 Steps that remove neurons and add new ones put the new ones **after** the remaining neurons
@@ -65,7 +67,7 @@ Network.from_rows([[[-1], [1]], [[1, 1]]], [[1, 0], [0]])
 from .bottleneck import KinkSwap, SignFlip, TranslateMasked, masked_column, non_dead_rows, s6_interval
 from .bottleneck_paths import FreeFirstLayer, PermuteHidden, RescaleHidden, RescaleLayer, TailRefactor
 from .elementary import Composite, Permute, Scale, random_permute_scale
-from .moves import InsertNeuron, LinearRefactor, Regroup, RemoveNeuron
+from .moves import FlipSet, InsertNeuron, LinearRefactor, Regroup, RemoveNeuron
 from .neurons import (affine_contribution, hidden_neurons, is_dead_row, is_linear_row,
                       with_hidden_neurons)
 from .orthant import DeadNeuron, FlipAbsorbed, LinearBlock
@@ -76,7 +78,7 @@ __all__ = ["Step", "STEPS", "register_step", "step_from_json", "apply_path", "pa
            "path_from_json",
            "Permute", "Scale", "Composite", "random_permute_scale",
            "DeadNeuron", "LinearBlock", "FlipAbsorbed",
-           "Regroup", "LinearRefactor", "RemoveNeuron", "InsertNeuron",
+           "Regroup", "LinearRefactor", "RemoveNeuron", "InsertNeuron", "FlipSet",
            "hidden_neurons", "with_hidden_neurons", "affine_contribution", "is_dead_row",
            "is_linear_row",
            "TranslateMasked", "SignFlip", "KinkSwap", "PermuteHidden", "RescaleHidden",

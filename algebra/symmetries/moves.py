@@ -5,7 +5,8 @@
   hyperplane is affine and may be replaced by any other such set with the same affine map
   (with ``domain = "orthant"``: R3's classification, which generalises S4);
 * ``remove_neuron`` / ``insert_neuron`` — a neuron with zero output column, with zero input row,
-  or dead on the orthant.
+  or dead on the orthant;
+* ``flip_set`` :class:`FlipSet` — neurons whose kink matrices cancel flip together.
 
 They may change the width (function-preserving moves between architectures).  Steps that
 remove neurons and add new ones put the new ones after the remaining neurons (shared base
@@ -21,7 +22,7 @@ from .elementary import Composite, Permute
 from .neurons import (ZERO, _dense, _domain, _int, _ints, _km, _layer_ok, _num, _nums, _orthant_ok,
                       _removable, affine_contribution, hidden_neurons, with_hidden_neurons)
 
-__all__ = ["Regroup", "LinearRefactor", "RemoveNeuron", "InsertNeuron"]
+__all__ = ["Regroup", "LinearRefactor", "RemoveNeuron", "InsertNeuron", "FlipSet"]
 
 
 class _Replace(Step):
@@ -334,3 +335,62 @@ class InsertNeuron(Step):
     def from_json(cls, data):
         return cls(_int(data, "layer"), _int(data, "position"), _nums(data, "weight"),
                    _num(data, "bias"), _nums(data, "output"), _domain(data))
+
+
+@register_step
+class FlipSet(Step):
+    """Flip the neurons *indices* of hidden layer *layer* together: ``(w_j, b_j) → −(w_j, b_j)``
+    and the next bias gains ``Σ_{j∈S} v_j b_j``; valid on R^d at any depth when their kink
+    matrices cancel, ``Σ_{j∈S} v_j w_jᵀ = 0`` (three-layer-fibers R41's I4 and R18.5, for any
+    hidden layer: ``σ(s) = σ(−s) + s``, so the next layer's pre-activation changes by
+    ``Σ_S v_j (w_j·h + b_j) = Σ_S v_j b_j``, a constant, whatever the layer's input h).
+
+    >>> from algebra.network import Network
+    >>> net = Network.from_rows([[[1], [2]], [[2, -1]]], [[1, 0], [0]])   # 2·1 − 1·2 = 0
+    >>> s = FlipSet(0, [0, 1])
+    >>> s.check(net)[0], s.apply(net)([3]) == net([3]), s.apply(net)(["-5/2"]) == net(["-5/2"])
+    (True, True, True)
+    """
+
+    name = "flip_set"
+
+    def __init__(self, layer, indices):
+        self.layer, self.indices = int(layer), tuple(sorted(int(i) for i in indices))
+
+    def check(self, net):
+        ok, why = _layer_ok(net, self.layer)
+        if not ok:
+            return ok, why
+        neurons, _ = hidden_neurons(net, self.layer)
+        if not self.indices:
+            return False, "the flip set is empty"
+        if len(set(self.indices)) != len(self.indices):
+            return False, "repeated neuron index"
+        if any(not 0 <= i < len(neurons) for i in self.indices):
+            return False, "neuron index out of range"
+        d, m = net.widths[self.layer], net.widths[self.layer + 2]
+        for o in range(m):
+            for k in range(d):
+                if sum((neurons[j][2][o] * neurons[j][0][k] for j in self.indices), ZERO) != 0:
+                    return False, (f"the kink matrices do not cancel: entry ({o}, {k}) of "
+                                   "Σ_S v_j w_jᵀ is not 0")
+        return True, "Σ_S v_j w_jᵀ = 0: σ(s) = σ(−s) + s leaves the constant Σ_S v_j b_j"
+
+    def _apply(self, net):
+        neurons, c = hidden_neurons(net, self.layer)
+        c = list(c)
+        for j in self.indices:
+            w, b, v = neurons[j]
+            c = [ci + vi * b for ci, vi in zip(c, v)]
+            neurons[j] = (tuple(-x for x in w), -b, v)
+        return with_hidden_neurons(net, self.layer, neurons, tuple(c))
+
+    def inverse(self, net=None):
+        return FlipSet(self.layer, self.indices)
+
+    def to_json(self):
+        return {"step": self.name, "layer": self.layer, "indices": list(self.indices)}
+
+    @classmethod
+    def from_json(cls, data):
+        return cls(_int(data, "layer"), _ints(data, "indices"))

@@ -84,8 +84,11 @@ def register(sub, parent) -> None:
                            "flip set (three-layer-fibers R41). Two hidden layers, the first not "
                            "wider than the input: after checking the genericity conditions "
                            "G0-G8 exactly (three-layer-fibers R18). "
-                           "When not, a planted symmetric copy is the certificate. See "
-                           "'netfibers explain identifiable'.",
+                           "When not, a planted symmetric copy is the certificate. Any other "
+                           "network (deeper, or a bottleneck that is not generic): no theory "
+                           "says 'identifiable', but a copy outside the orbit (unread, constant "
+                           "or dead neurons, a flip set of any hidden layer) proves 'not "
+                           "identifiable'; else undecided. See 'netfibers explain identifiable'.",
                            exits=["0  identifiable", "1  not identifiable",
                                   "3  non-generic input or undecided (also: --timeout reached "
                                   "or Ctrl-C: what was checked, the symmetry directions found "
@@ -343,13 +346,11 @@ def cmd_identify(args) -> int:
         fail("--timeout must be positive")
     budget = Budget(timeout=args.timeout)          # loading NET counts too
     net = load_network(args.net, parameters=True)
-    if net.depth != 2 and not is_bottleneck(net):
-        fail(f"{args.net}: identify needs one hidden layer, or two with n1 <= d "
-             f"(widths {'-'.join(map(str, net.widths))}; `netfibers dim` gives the fiber "
-             "dimension of any network)")
     end = None if args.timeout is None else time.monotonic() + budget.remaining()
     if net.depth == 2:
         return _identify_shallow(args, net, budget, end)
+    if not is_bottleneck(net):
+        return _identify_deep(args, net, budget, end)
     trace = Trace()
     try:
         # checkpoint() in the loops that have one (CANON's), and an alarm at the deadline for
@@ -368,6 +369,33 @@ def cmd_identify(args) -> int:
                  "\n".join([reason] + partial_text(trace)))
             return 3
         v = trace.verdict               # decided and checked just before the stop: say it
+    if v.answer is None and not budget.exhausted():   # not generic: a planted copy may still show
+        return _identify_deep(args, net, budget, end, v)  # non-identifiability
+    if args.certificate and v.certificate is not None:
+        write_certificate(v.certificate, args.certificate)
+    emit(args, data := v.to_json(), display.with_roundings(data, identifiability_text(v), hypotheses=v.hypotheses))
+    return v.exit_code()
+
+
+def _identify_deep(args, net: Network, budget: Budget, end, first=None) -> int:
+    """``identify`` outside the exact theories (two or more hidden layers that are not a generic
+    three-layer bottleneck; *first* the bottleneck's undecided verdict): a planted copy outside
+    the S1 + S2 orbit, certified, or undecided (:mod:`semialgebraic.deep`)."""
+    from ..deep import identifiability_deep
+    context = "" if first is None else first.reason.removeprefix("undecided: ")
+    try:
+        with budget.active(), alarm_at(end, "identify"), phase("identifiability (planted copies)"):
+            v = identifiability_deep(net, budget=budget, context=context)
+    except KeyboardInterrupt:           # BudgetExhausted (the deadline) or Ctrl-C
+        budget.exhausted()
+        why = ("interrupted (Ctrl-C)" if budget.interrupted or args.timeout is None else
+               f"timeout of {args.timeout:g} s reached")
+        reason = f"undecided: {why} while looking for a planted copy" + (f" ({context})" if context else "")
+        emit(args, {"answer": None, "method": "planted-copy", "reason": reason, "complete": False,
+                    "certificate": None}, reason)
+        return 3
+    if first is not None and v.answer is None:
+        v = first                      # the bottleneck's own reason says more
     if args.certificate and v.certificate is not None:
         write_certificate(v.certificate, args.certificate)
     emit(args, data := v.to_json(), display.with_roundings(data, identifiability_text(v), hypotheses=v.hypotheses))

@@ -237,16 +237,19 @@ def _equiv(item, blobs, timeout, spec):
 
 def _identify(item, blobs, timeout, box):
     (net,) = load_item(item, blobs)
-    if net.depth != 2 and not is_bottleneck(net):
-        raise SemialgebraicError(f"{item['paths'][0]}: identify needs one hidden layer, or two with n1 <= d")
     budget = Budget(timeout=timeout)    # the item's budget (session-34 audit: it was not passed)
     try:
         with budget.active():
             if net.depth == 2:          # one hidden layer: three-layer-fibers R41, R42
                 from ..shallow.identifiability import identifiability_shallow
                 v = identifiability_shallow(net, budget=budget)
-            else:
-                v = identifiability(net)
+            else:                       # a generic bottleneck (R18), else planted copies
+                from ..deep import identifiability_deep
+                v = identifiability(net) if is_bottleneck(net) else None
+                if v is None or v.answer is None:
+                    w = identifiability_deep(net, budget=budget, context="" if v is None else
+                                             v.reason.removeprefix("undecided: "))
+                    v = w if v is None or w.answer is not None else v
     except BudgetExhausted as exc:
         return {"status": "undecided", "verdict": WORDS[None], "answer": None, "method": "identify",
                 "reason": f"undecided: {exc or budget.reason}", "certificate": None}

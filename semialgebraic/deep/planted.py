@@ -1,0 +1,95 @@
+"""Planted copies of any ReLU network: a parameter computing the same function outside the S1 +
+S2 orbit (permutations and positive rescalings), reached by steps valid at any depth.
+
+Per hidden layer (three-layer-fibers R41's I4 and R18.5 for every layer; R10 for dead neurons):
+
+* a neuron whose outgoing weights are all 0 takes another incoming row (``remove_neuron`` then
+  ``insert_neuron`` at its place);
+* a neuron whose incoming row is 0 is the constant ``v σ(b)``: another bias (``b > 0``, the next
+  bias pays the difference) or other outgoing weights (``b ≤ 0``);
+* from hidden layer 2 on, a neuron dead on the orthant (``w ≤ 0``, ``b ≤ 0``: its input is a
+  ReLU output) takes other outgoing weights;
+* a flip set ``S`` (``Σ_{j∈S} v_j w_jᵀ = 0``) flips together (:class:`~algebra.symmetries.FlipSet`).
+
+Each copy is certified by a ``symmetry_path`` whose claim adds "b is outside a's S1 + S2 orbit",
+re-checked by :mod:`semialgebraic.verify.symmetry_path` (its own normal form decides the orbit);
+a copy the checker does not accept is skipped.
+"""
+
+from __future__ import annotations
+
+from algebra.kernel.certificate_schemas import CLAIMS
+from algebra.network import Network
+from algebra.symmetries import FlipSet, InsertNeuron, RemoveNeuron, apply_path, hidden_neurons
+from algebra.symmetries.neurons import is_dead_row
+
+from ..budget import checkpoint
+from ..certificates import symmetry_path_certificate
+from ..shallow.identifiability import flip_sets
+from ..verdict import Hypothesis, Verdict
+from ..verify import verify as _verify
+
+__all__ = ["identifiability_deep", "planted_copies"]
+
+METHOD = "planted-copy"
+
+
+def planted_copies(net: Network, budget=None):
+    """Candidates ``(reason, steps)``, layer by layer from the input (the cheap ones of a layer
+    first, then its flip sets)."""
+    for l in range(net.depth - 1):
+        checkpoint()
+        neurons, _ = hidden_neurons(net, l)
+        for j, (w, b, v) in enumerate(neurons):
+            where = f"neuron {j} of hidden layer {l + 1}"
+            if all(x == 0 for x in v):
+                new = ((w[0] + 1,) + tuple(w[1:]) if w else w, b, v)
+                why = f"{where} is never read (its outgoing weights are 0): its incoming row is free"
+            elif all(x == 0 for x in w):
+                new = (w, 2 * b, v) if b > 0 else (w, b, (v[0] + 1,) + tuple(v[1:]))
+                why = (f"{where} has incoming row 0: it is the constant v σ(b), " +
+                       ("another bias with the next bias paying the difference" if b > 0 else
+                        "0, so its outgoing weights are free"))
+            elif l >= 1 and is_dead_row(w, b):
+                new = (w, b, (v[0] + 1,) + tuple(v[1:]))
+                why = (f"{where} is dead (incoming weights and bias <= 0 on a ReLU output): its "
+                       "outgoing weights are free")
+            else:
+                continue
+            if not w and not v:
+                continue
+            yield why, [RemoveNeuron(l, j), InsertNeuron(l, j, *new)]
+        (W, _), (V, _) = net.layer(l), net.layer(l + 1)
+        if W.nrows >= 2 and W.ncols and V.nrows:
+            outcome, S = flip_sets(W, V, budget=budget)
+            if outcome == "found":
+                yield (f"flip set {S} of hidden layer {l + 1}: the kink matrices v_j w_j^T of those "
+                       "neurons sum to 0, so flipping them (and moving their constants to the next "
+                       "bias) keeps the function", [FlipSet(l, S)])
+
+
+def identifiability_deep(net: Network, *, budget=None, context: str = "") -> Verdict:
+    """"Not identifiable" with the first planted copy (:func:`planted_copies`) that the
+    independent checker accepts as a symmetry path to a parameter outside the S1 + S2 orbit;
+    otherwise undecided (no identifiability theory covers *net*).  *context*: why the exact
+    theories did not decide (said in the undecided reason)."""
+    claim = CLAIMS["symmetry_path"][2]
+    tried = 0
+    for why, steps in planted_copies(net, budget):
+        tried += 1
+        other = apply_path(net, steps)
+        cert = symmetry_path_certificate(net, other, steps)
+        cert["claim"] = claim
+        try:
+            ok, _ = _verify(cert)
+        except Exception:           # a step the checker cannot rebuild: no verdict from it
+            ok = False
+        if ok:
+            return Verdict(False, METHOD, why, (Hypothesis("planted copy outside the S1 + S2 orbit",
+                                                           True),), cert,
+                           {"planted_copy": other.to_dict()})
+    head = context or (f"no identifiability theory covers widths {'-'.join(map(str, net.widths))} "
+                       "(one hidden layer: R41, R42; two with n1 <= d: R18)")
+    return Verdict(None, METHOD, f"undecided: {head}; no planted copy outside the orbit was found "
+                   f"({tried} tried: unread, constant and dead neurons, flip sets of every hidden "
+                   "layer); `netfibers dim` bounds the fiber's dimension", ())
