@@ -138,11 +138,12 @@ def register(sub, parent) -> None:
                            "symmetry graph (nodes: components up to permutation; edges: discrete "
                            "symmetries). With one hidden layer: the neuron types, the symmetries "
                            "beyond S1 + S2 its rows show (free rows, trades, linear pairs, flip "
-                           "sets), identifiability (R41) and the fiber's size, on R^d. "
-                           "'netfibers explain TERM' explains each term.",
+                           "sets), identifiability (R41) and the fiber's size, on R^d. Any "
+                           "other network: S1 + S2 and the steps valid at any depth that its "
+                           "weights show (unread, constant and dead neurons, flip sets of each "
+                           "hidden layer). 'netfibers explain TERM' explains each term.",
                            exits=["0  computed", "3  non-generic input, or --timeout reached",
-                                  "2  input error, or NET has more hidden layers, or two with "
-                                  "n1 > d"],
+                                  "2  input error"],
                            examples=["netfibers symmetries algebra/examples/masked_bottleneck.json",
                                      "netfibers symmetries net.json --graphml graph.graphml"]))
     p.add_argument("net", metavar="NET")
@@ -471,6 +472,42 @@ def _symmetries_shallow(args, net: Network, budget: Budget) -> int:
     return 0
 
 
+def _symmetries_deep(args, net: Network, budget: Budget) -> int:
+    """``symmetries`` outside the exact theories: S1 + S2, and the symmetry steps valid at any
+    depth that the weights show (unread, constant and dead neurons, flip sets of each hidden
+    layer), each said to go beyond S1 + S2 when the checker proves its copy outside the orbit;
+    identifiability follows (no when one does, else undecided)."""
+    from ..deep import symmetry_facts_deep
+    try:
+        with deadline(budget.remaining()), phase("symmetry steps (planted copies)"):
+            facts = symmetry_facts_deep(net, budget)
+    except (Timeout, KeyboardInterrupt) as exc:
+        why = ("interrupted (Ctrl-C)" if not isinstance(exc, Timeout) else
+               f"timeout of {args.timeout:g} s reached")
+        emit(args, {"kind": "no exact theory", "complete": False, "reason": why},
+             f"{why}; no symmetry report")
+        return 3
+    beyond = [f for f in facts if f["beyond_s1_s2"]]
+    text = [f"widths {'-'.join(map(str, net.widths))}: {net.depth - 1} hidden layers, outside the "
+            "exact theories (one hidden layer: R41; two with n1 <= d: R18)",
+            "symmetries: S1 (permutations), S2 (positive scalings)" +
+            (f"; {len(beyond)} more shown by the weights" if beyond else "")]
+    text += [f"  {f['reason']}" + ("" if f["beyond_s1_s2"] else " (its copy is not shown outside "
+                                   "the S1 + S2 orbit)") for f in facts]
+    word = "no" if beyond else "undecided"
+    why = (beyond[0]["reason"] if beyond else "no symmetry beyond S1 + S2 was found, and no "
+           "theorem covers these widths")
+    text.append(f"identifiable up to S1 + S2: {word} ({why})")
+    text.append("fiber: `netfibers dim` bounds its dimension (N - the functional dimension)")
+    data = {"kind": "no exact theory", "symmetries": ["S1", "S2"], "facts": facts,
+            "identifiable": {"answer": False if beyond else None, "reason": why}}
+    if getattr(args, "graphml", None):
+        text.append("no GraphML written: the symmetry graph is built for one hidden layer and "
+                    "three-layer bottlenecks only")
+    emit(args, data, "\n".join(text))
+    return 0
+
+
 def fiber_in_time(net: Network, seconds: float | None, timeout: float | None, *,
                   orthant: bool = False, trace: Trace | None = None, jacobian=None,
                   source: str | None = None):
@@ -528,7 +565,7 @@ def cmd_symmetries(args) -> int:
     if net.depth == 2:
         return _symmetries_shallow(args, net, budget)
     if not is_bottleneck(net):
-        fail(f"{args.net}: symmetries needs one hidden layer, or two with n1 <= d")
+        return _symmetries_deep(args, net, budget)
     trace = Trace()
     try:
         with deadline(budget.remaining()), phase("the structure (bottleneck)"):

@@ -6,6 +6,6 @@ with a copy outside the S1 + S2 orbit reached by valid symmetry steps (a ``symme
 certificate whose claim includes "b outside a's orbit") or "undecided".
 """
 
-from .planted import identifiability_deep, planted_copies
+from .planted import certified_copy, identifiability_deep, planted_copies, symmetry_facts_deep
 
-__all__ = ["identifiability_deep", "planted_copies"]
+__all__ = ["identifiability_deep", "planted_copies", "certified_copy", "symmetry_facts_deep"]

@@ -29,7 +29,7 @@ from ..shallow.identifiability import flip_sets
 from ..verdict import Hypothesis, Verdict
 from ..verify import verify as _verify
 
-__all__ = ["identifiability_deep", "planted_copies"]
+__all__ = ["identifiability_deep", "planted_copies", "certified_copy", "symmetry_facts_deep"]
 
 METHOD = "planted-copy"
 
@@ -68,23 +68,40 @@ def planted_copies(net: Network, budget=None):
                        "bias) keeps the function", [FlipSet(l, S)])
 
 
+def certified_copy(net: Network, steps) -> tuple[Network, dict | None]:
+    """The copy *steps* give and its ``symmetry_path`` certificate claiming "b outside a's S1 +
+    S2 orbit", or None when the independent checker does not accept that claim."""
+    other = apply_path(net, steps)
+    cert = symmetry_path_certificate(net, other, steps)
+    cert["claim"] = CLAIMS["symmetry_path"][2]
+    try:
+        ok, _ = _verify(cert)
+    except Exception:               # a step the checker cannot rebuild: no verdict from it
+        ok = False
+    return other, (cert if ok else None)
+
+
+def symmetry_facts_deep(net: Network, budget=None) -> list[dict]:
+    """The planted copies of *net* as facts for ``symmetries``: ``reason``, ``steps`` (JSON) and
+    ``beyond_s1_s2`` (the checker proved the copy outside the S1 + S2 orbit)."""
+    out = []
+    for why, steps in planted_copies(net, budget):
+        _, cert = certified_copy(net, steps)
+        out.append({"reason": why, "steps": [st.to_json() for st in steps],
+                    "beyond_s1_s2": cert is not None})
+    return out
+
+
 def identifiability_deep(net: Network, *, budget=None, context: str = "") -> Verdict:
     """"Not identifiable" with the first planted copy (:func:`planted_copies`) that the
     independent checker accepts as a symmetry path to a parameter outside the S1 + S2 orbit;
     otherwise undecided (no identifiability theory covers *net*).  *context*: why the exact
     theories did not decide (said in the undecided reason)."""
-    claim = CLAIMS["symmetry_path"][2]
     tried = 0
     for why, steps in planted_copies(net, budget):
         tried += 1
-        other = apply_path(net, steps)
-        cert = symmetry_path_certificate(net, other, steps)
-        cert["claim"] = claim
-        try:
-            ok, _ = _verify(cert)
-        except Exception:           # a step the checker cannot rebuild: no verdict from it
-            ok = False
-        if ok:
+        other, cert = certified_copy(net, steps)
+        if cert is not None:
             return Verdict(False, METHOD, why, (Hypothesis("planted copy outside the S1 + S2 orbit",
                                                            True),), cert,
                            {"planted_copy": other.to_dict()})

@@ -178,3 +178,24 @@ def test_cli_identify_on_deep_nets(tmp_path, capsys):
     main(["batch", "identify", str(tmp_path / "m.csv"), "--out", str(rec), "--workers", "0"])
     got = {json.loads(line)["id"]: json.loads(line)["verdict"] for line in rec.read_text().splitlines()}
     assert sorted(got.values()) == ["not identifiable", "undecided"]
+
+
+def test_cli_symmetries_on_deep_nets(tmp_path, capsys):
+    """`symmetries` on 2-4-4-4-1 refused the net (exit 2): now S1 + S2 and the steps the weights
+    show, each said to go beyond S1 + S2 only when its copy is proven outside the orbit."""
+    rng = random.Random(8)
+    W, b = _random(rng, [2, 4, 4, 4, 1])
+    gen = tmp_path / "generic.json"
+    gen.write_text(json.dumps(Network.from_rows(W, b).to_dict()))
+    _plant(rng, W, b, "flip", 1)
+    _plant(rng, W, b, "unread", 2)
+    two = tmp_path / "two.json"
+    two.write_text(json.dumps(Network.from_rows(W, b).to_dict()))
+    assert main(["symmetries", str(two), "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    kinds = sorted(f["reason"].split(" ")[0] for f in data["facts"] if f["beyond_s1_s2"])
+    assert {"flip", "neuron"} <= set(kinds) and data["identifiable"]["answer"] is False
+    assert main(["symmetries", str(gen)]) == 0
+    out = capsys.readouterr().out
+    assert "symmetries: S1 (permutations), S2 (positive scalings)\n" in out
+    assert "identifiable up to S1 + S2: undecided" in out
