@@ -105,6 +105,16 @@ R18_CONDITIONS = ("R18.1 no dead row of [W2 | b2]", "R18.2 no linear row of [W2 
                   "R18.3 no masked column", "R18.4 not (n1 = 1 and every row (- | +))")
 """The sign conditions of three-layer-fibers R18, in the order of :func:`r18_reasons`."""
 
+R18_FACET = ("R18.6 no first-layer neuron i with every W2[j, i] < 0 whose facet u_i = 0 the tail "
+             "maps to a constant")
+"""The sixth condition (session 36, an outside audit's counterexample, [derived]): when every row
+has ``W2[j, i] < 0`` and the tail is constant on the facet ``u_i = 0`` of the orthant, f is
+constant on both ends of every line in the ``u_i`` direction, as f of a (− | +) net with n1 = 1
+(S8): a first-layer hyperplane and a second-layer bend can trade roles (a 2-2-2-1 net with
+[W2 | b2] = [[−1, −1 | 1], [−3, −2 | 2]], W3 = [2, −1] has a copy whose first-layer hyperplanes
+are x1 = 1 and 3 x1 + 2 x2 = 2).  No construction of the copy is known in general, so a net
+where it fails is undecided, never identifiable."""
+
 R18_FLIP = "R18.5 no flip set of the second layer (no non-empty S with sum_{j in S} V_j W2_j = 0)"
 """The fifth condition (session 35, an outside audit's counterexample): rows of [W2 | b2] whose
 kink matrices ``V_j W2_j`` sum to 0 flip together, ``σ(r·(h, 1)) = σ(−r·(h, 1)) + r·(h, 1)``."""
@@ -132,19 +142,25 @@ def _identifiability(net: Network, trace: Trace) -> Verdict:
                                     proof if outcome == "found" else None))
         if outcome == "undecided":
             return Verdict(None, "bottleneck-R18", f"undecided: second-layer flip sets not "
-                           f"excluded ({proof})", s.hypotheses + trace.r18)
+                           f"excluded ({proof})", tuple(s.hypotheses) + tuple(trace.r18))
         if outcome == "found":
             other, steps = _flip_copy(net, proof)
             cert = path_certificate(net, other, steps)
             if cert is None:      # never a verdict without its certificate
                 return Verdict(None, "bottleneck-R18", f"undecided: the flip of rows {proof} "
-                               "(R18.5) was not certified", s.hypotheses + trace.r18)
+                               "(R18.5) was not certified", tuple(s.hypotheses) + tuple(trace.r18))
             cert["claim"] = CLAIMS["symmetry_path"][2]
             return Verdict(False, "bottleneck-R18",
                            f"second-layer flip set {proof}: the kink matrices V_j W2_j of those rows "
                            "of [W2 | b2] sum to 0, so flipping them (and moving their constants "
                            "to b3) keeps the function (R18.5)", s.hypotheses, cert,
                            {"planted_copy": other.to_dict(), "flip_set": proof})
+        facet = constant_facet(net)          # R18.6
+        trace.r18.append(Hypothesis(R18_FACET, facet is None, facet))
+        if facet is not None:
+            return Verdict(None, "bottleneck-R18", f"undecided: every W2[j, {facet}] < 0 and the tail "
+                           f"is constant on the facet u_{facet} = 0: a kink swap in the u_{facet} "
+                           "direction may give another parameter (R18.6)", tuple(s.hypotheses) + tuple(trace.r18))
         cert = identifiability_certificate(net, proof)
         return Verdict(True, "bottleneck-R18",
                        "identifiable up to permutation and positive scaling: every row of "
@@ -163,6 +179,28 @@ def _identifiability(net: Network, trace: Trace) -> Verdict:
 # =============================================================================================
 # private helpers
 # =============================================================================================
+
+def constant_facet(net: Network) -> int | None:
+    """The first first-layer neuron ``i`` (n1 ≥ 2) with every ``W2[j, i] < 0`` whose facet
+    ``u_i = 0`` of the orthant the tail maps to a constant (its restriction, a one-hidden-layer
+    net on the closed orthant of R^{n1−1}, has no kink and no linear part: its canonical form,
+    three-layer-fibers R2/R3), or None (R18.6 holds)."""
+    from ..shallow.canonical import canonical_form
+    (W2, b2), (W3, b3) = net.layer(1), net.layer(2)
+    n1 = W2.ncols
+    if n1 < 2:
+        return None                     # (n1 = 1: R18.4, the S8 kink swap)
+    rows = W2.to_rows()
+    for i in range(n1):
+        if not all(r[i] < 0 for r in rows):
+            continue
+        facet = Network.from_rows([[[x for k, x in enumerate(r) if k != i] for r in rows],
+                                   W3.to_rows()], [list(b2), list(b3)])
+        form = canonical_form(facet, orthant=True)
+        if not form.kinks and form.linear.is_zero():
+            return i
+    return None
+
 
 def _flip_copy(net: Network, S) -> tuple[Network, list]:
     """The rows *S* of ``[W2 | b2]`` negated, ``b3 += Σ_{j∈S} V_j b2_j`` (R18.5), as one

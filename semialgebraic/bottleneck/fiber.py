@@ -224,6 +224,12 @@ def fiber_bottleneck(net: Network, *, jacobian: bool | None = None,
             return F
         notes.append("n1 = 1 with more than 10 kinks: only the strata of S1-S8 are listed (R16a "
                      "not enumerated)")
+    from ._identifiability import constant_facet
+    facet = constant_facet(net)             # R18.6: components beyond S1-S8 may exist
+    if facet is not None:
+        notes.append(f"every W2[j, {facet}] < 0 and the tail is constant on the facet u_{facet} = 0: "
+                     f"a kink swap in the u_{facet} direction may give components beyond S1-S8, "
+                     "not listed (three-layer-fibers R18.6)")
     partial = bool(notes)       # so far every note leaves components out (S5/S7 sets, R16 gaps)
     pool = any("linear" in lab for lab in labels)     # R16c: strata with other n_L, n_D
     comps = []

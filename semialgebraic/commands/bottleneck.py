@@ -599,6 +599,10 @@ def cmd_symmetries(args) -> int:
             text.append(f"  node {n} {component_label(d['label'])}: generator span rank {d['generator_rank']}")
         for u, v, d in G.edges(data=True):
             text.append(f"  edge {u} -- {v}: {d['step']}" + (f" (neuron {d['neuron']})" if "neuron" in d else ""))
+        if getattr(F, "partial", False):      # components left out: the counts are of the listed
+            data.update({"listing": "partial", "notes": list(F.notes)})
+            text.append("  (components and orbits of the listed strata only: some are left out)")
+            text += [f"note: {n}" for n in F.notes]
         if args.graphml:
             write_graphml(G, args.graphml)
             text.append(f"GraphML written to {args.graphml}")

@@ -31,7 +31,8 @@ GLOSSARY: dict[str, tuple[str, tuple[str, str], str]] = {
     "identifiable": ("the weights are determined by the function, up to the symmetries every "
                      "network has (permuting neurons, rescaling a neuron's in/out weights by "
                      "c > 0 and 1/c); `identify` decides it for one hidden layer (R41) and "
-                     "for three-layer bottlenecks (R18)", (_T, "R18"),
+                     "for three-layer bottlenecks (R18); on other networks it can only show "
+                     "'not identifiable', by a certified copy outside the orbit", (_T, "R18"),
                      "identifiable up to S1 + S2 (dim Fib = n1 + n2 and no further discrete "
                      "copies)"),
     "flip set": ("neurons of one hidden layer whose orientations can all be reversed, (w, b) -> "

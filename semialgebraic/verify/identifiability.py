@@ -37,6 +37,7 @@ from algebra.kernel.certificate_schemas import CLAIMS, check_header
 from algebra.linalg import QMatrix
 from algebra.linalg.gfp import outer_products_rank, outer_products_ranks_modulo, rank_lower_bound
 from algebra.rationals import to_q
+from algebra.symmetries import affine_contribution
 
 __all__ = ["check"]
 
@@ -88,6 +89,12 @@ def check(cert: dict) -> tuple[bool, str]:
     why = _flip_set_failure(cert["flip_sets"], W2, W3, "R18.5")
     if why is not None:
         return False, why
+    cols3 = [tuple(W3.col_at(j)) for j in range(n2)]
+    for i in range(n1 if n1 >= 2 else 0):             # R18.6 (n1 = 1: R18.4 above)
+        if all(r[i] < 0 for r in rows2) and _constant_on_facet(rows2, cols3, i):
+            return False, (f"R18.6 fails: every W2[j, {i}] < 0 and the tail is constant on the "
+                           f"facet u_{i} = 0 (a kink swap in the u_{i} direction): not shown "
+                           "identifiable")
     if fd != n1 + n2:
         return False, f"claimed fiber dimension {fd!r} != n1 + n2 = {n1 + n2}"
     return True, ("every hypothesis of the identifiability criterion holds exactly "
@@ -96,6 +103,17 @@ def check(cert: dict) -> tuple[bool, str]:
 
 MAX_ENUMERATED = 16
 """Largest nullity of the kink matrices whose 0/1 points this checker enumerates."""
+
+
+def _constant_on_facet(rows2, cols3, i) -> bool:
+    """Is ``Σ_j V_j σ(r_j · (u, 1))`` constant on the facet ``u_i = 0`` of the closed orthant?
+    Its restriction is a one-hidden-layer net on the closed orthant of R^{n1−1}; constant iff its
+    kinks cancel and its affine part has no linear term (R3's classification of rows on the
+    orthant, :func:`algebra.symmetries.affine_contribution`)."""
+    neurons = [(tuple(x for k, x in enumerate(r[:-1]) if k != i), r[-1], v)
+               for r, v in zip(rows2, cols3)]
+    aff = affine_contribution(neurons, orthant=True)
+    return aff is not None and all(x == 0 for row in aff[0] for x in row)
 
 
 def _check_shallow(cert: dict, net, fd) -> tuple[bool, str]:

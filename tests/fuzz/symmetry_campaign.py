@@ -432,7 +432,35 @@ def my_r18(L):
     n2, m = len(W2), len(W3)
     flip = any(all(sum(W3[o][j] * W2[j][i] for j in S) == 0 for o in range(m) for i in range(n1))
                for k in range(1, n2 + 1) for S in itertools.combinations(range(n2), k))
+    if mixed and not masked and not s8 and not flip and _my_facet_swap(W2, b2, W3):
+        return None                  # R18.6: a kink swap in some u_i direction may exist
     return mixed and not masked and not s8 and not flip    # R18.5: no zero-sum flip set
+
+
+def _my_facet_swap(W2, b2, W3) -> bool:
+    """R18.6 read our way: some i with every W2[j][i] < 0 and the tail constant on the facet
+    u_i = 0 (n1 = 2: the restriction, piecewise linear on [0, ∞), is compared at 0, at every
+    breakpoint and past the last; n1 ≥ 3: algebra's affine_contribution on the orthant)."""
+    n1, m = len(W2[0]), len(W3)
+    for i in range(n1 if n1 >= 2 else 0):
+        if not all(r[i] < 0 for r in W2):
+            continue
+        rest = [[x for k, x in enumerate(r) if k != i] for r in W2]
+        if n1 == 2:
+            def g(y):
+                return [sum(W3[o][j] * max(F(0), rest[j][0] * y + b2[j]) for j in range(len(W2)))
+                        for o in range(m)]
+            cuts = sorted({-c / r[0] for r, c in zip(rest, b2) if r[0] != 0 and -c / r[0] > 0})
+            ys = [F(0)] + cuts + [(cuts[-1] if cuts else F(0)) + 1, (cuts[-1] if cuts else F(0)) + 2]
+            if all(g(y) == g(F(0)) for y in ys):
+                return True
+        else:
+            from algebra.symmetries import affine_contribution
+            aff = affine_contribution([(tuple(r), c, tuple(W3[o][j] for o in range(m)))
+                                       for j, (r, c) in enumerate(zip(rest, b2))], orthant=True)
+            if aff is not None and all(x == 0 for row in aff[0] for x in row):
+                return True
+    return False
 
 
 def extra_mutations(rng, cert, judge, tag, stats, findings, n=3):
