@@ -12,7 +12,6 @@ from fractions import Fraction
 
 import pytest
 
-from algebra.io.native import network_from_dict
 from algebra.network import Network
 from algebra.rationals import Q
 from semialgebraic.bottleneck import identifiability
@@ -135,3 +134,14 @@ def test_decider_and_checker_agree_on_the_facet_condition():
         assert got == mine
         seen[got is not None] += 1
     assert seen[True] >= 30 and seen[False] >= 100, seen
+
+
+def test_an_undecided_flip_set_search_is_an_undecided_verdict(monkeypatch):
+    """R18.5 undecided (past the search's limits) returned a verdict built as tuple + list: a
+    TypeError (exit 4) instead of "undecided"."""
+    import semialgebraic.bottleneck._identifiability as mod
+    net = Network.from_rows([I2, [[1, -2], [-2, -1]], [[1, 1]]], [[0, 0], [1, 3], [0]])
+    assert identifiability(net).answer is True
+    monkeypatch.setattr(mod, "flip_sets", lambda W2, W3: ("undecided", "nullity 99 > 16"))
+    v = identifiability(net)
+    assert v.answer is None and "nullity 99 > 16" in v.reason
