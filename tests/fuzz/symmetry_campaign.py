@@ -455,8 +455,12 @@ def _my_facet_swap(W2, b2, W3) -> bool:
             if all(g(y) == g(F(0)) for y in ys):
                 return True
         else:
+            from algebra.rationals import Q
             from algebra.symmetries import affine_contribution
-            aff = affine_contribution([(tuple(r), c, tuple(W3[o][j] for o in range(m)))
+
+            def q(x):
+                return Q(F(x).numerator, F(x).denominator)
+            aff = affine_contribution([(tuple(map(q, r)), q(c), tuple(q(W3[o][j]) for o in range(m)))
                                        for j, (r, c) in enumerate(zip(rest, b2))], orthant=True)
             if aff is not None and all(x == 0 for row in aff[0] for x in row):
                 return True
