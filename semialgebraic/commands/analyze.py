@@ -406,6 +406,17 @@ def cmd_analyze(args) -> int:
                  "parameters:\n" + display.clause_lines(fd.reason, fd.details.get("evidence_lines") or ()))
     for line in display.grouped_lines(getattr(fd, "deficits", ())):
         text += f"\n  {line}"
+    if d["hidden_widths"] and not budget.exhausted():   # a certified copy outside the orbit
+        from ..deep import identifiability_deep
+        try:
+            with budget.active(), alarm_at(end, "identifiability"):
+                iv = identifiability_deep(obj, budget=budget)
+            d["identifiability"] = {"answer": iv.answer, "reason": iv.reason}
+            text += ("\nidentifiable: no - " + iv.reason if iv.answer is False else
+                     "\nidentifiable: undecided (no theorem covers these widths; no symmetry "
+                     "beyond permutations and positive scalings was found)")
+        except KeyboardInterrupt:
+            pass
     if _ctrl_c_seen(budget):            # the dimension's search kept the Ctrl-C as its bounds
         d["complete"], d["reason"] = False, "interrupted (Ctrl-C)"
         text += "\n(interrupted (Ctrl-C): the bounds found so far)"

@@ -199,3 +199,17 @@ def test_cli_symmetries_on_deep_nets(tmp_path, capsys):
     out = capsys.readouterr().out
     assert "symmetries: S1 (permutations), S2 (positive scalings)\n" in out
     assert "identifiable up to S1 + S2: undecided" in out
+
+
+def test_analyze_on_deep_nets_says_identifiability(tmp_path, capsys):
+    """`analyze` on a deep net gave the functional dimension only; it now adds identifiability
+    (no, with the planted copy's reason; or undecided)."""
+    rng = random.Random(9)
+    W, b = _random(rng, [2, 3, 3, 3, 1])
+    _plant(rng, W, b, "unread", 1)
+    p = tmp_path / "n.json"
+    p.write_text(json.dumps(Network.from_rows(W, b).to_dict()))
+    main(["analyze", str(p), "--json"])
+    data = json.loads(capsys.readouterr().out)
+    assert data["identifiability"]["answer"] is False
+    assert "is never read" in data["identifiability"]["reason"]
