@@ -213,9 +213,10 @@ random ones; 2^30 subsets each as two halves' sums, ~0.05 s): small integer weig
 zero sums (a 2-50-1 net with weights up to 20 in size: ~2^50 subsets, ~10^8 sums)."""
 
 
-def window_sums(vectors, budget=None) -> list | None:
-    """A non-empty S with ``Σ_{i∈S} vectors[i] = 0`` (sorted) inside one of the windows of
-    :data:`WINDOW` indices (:func:`split_sums` on each, exact), or None: a search, not a proof."""
+def window_sums(vectors, budget=None, target=None) -> list | None:
+    """A non-empty S with ``Σ_{i∈S} vectors[i] = 0`` (with *target*: ``= target``) (sorted)
+    inside one of the windows of :data:`WINDOW` indices (:func:`split_sums` on each, exact), or
+    None: a search, not a proof."""
     import random
     n = len(vectors)
     rng = random.Random(n)
@@ -224,7 +225,7 @@ def window_sums(vectors, budget=None) -> list | None:
     for win in wins:
         if budget is not None and budget.exhausted():
             return None
-        S = split_sums([vectors[i] for i in win])
+        S = split_sums([vectors[i] for i in win], target)
         if S:
             return sorted(win[i] for i in S)
     return None
@@ -698,10 +699,15 @@ def _solve_problem(prob, max_nullity, budget) -> tuple[list | None, str | None]:
         return found[0], None
     if res.complete:
         return None, None
-    if k > SPLIT_SUMS_MAX:
-        return None, f"{res.reason}; more than {SPLIT_SUMS_MAX} hyperplanes for the sums of two halves"
     vecs = [[a * b for a in u for b in w] for w, u in zip(prob["rows"], prob["cols"])]
-    S = split_sums(vecs, None if prob["nonempty"] else [x for r in target for x in r])
+    goal = None if prob["nonempty"] else [x for r in target for x in r]
+    if k > SPLIT_SUMS_MAX:           # a solution in a window of members decides; none does not
+        S = window_sums(vecs, budget, goal)
+        if S:
+            return S, None
+        return None, (f"{res.reason}; more than {SPLIT_SUMS_MAX} hyperplanes for the sums of two "
+                      f"halves (and no solution among {WINDOWS} windows of {WINDOW})")
+    S = split_sums(vecs, goal)
     return S, None
 
 

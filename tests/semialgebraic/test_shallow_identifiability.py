@@ -357,3 +357,23 @@ def test_flip_sets_past_the_sums_of_two_halves_are_looked_for_in_windows():
     net2 = _net(W1, [rng.randint(-5, 5) for _ in range(n)], [[1] * n], [0])
     v2 = identifiability_shallow(net2)
     assert v2.answer is None and "no flip set among 8 windows of 30 neurons" in v2.reason
+
+
+def test_r42_problems_past_the_sums_of_two_halves_are_looked_for_in_windows():
+    """R42 with one opposite pair among 50 neurons of small integer weights: its 0/1 problems
+    were left undecided past 40 hyperplanes; a solution in a window of 30 now gives the other
+    realisation, checked as a planted copy."""
+    rng = random.Random(42)
+    n, d = 50, 3
+    nz = [i for i in range(-20, 21) if i]
+    W1 = [[rng.choice(nz) for _ in range(d)] for _ in range(n)]
+    b1 = [rng.randint(-5, 5) for _ in range(n)]
+    W1[n - 1] = [-2 * x for x in W1[n - 2]]                   # neurons 48, 49: one hyperplane,
+    b1[n - 1] = -2 * b1[n - 2]                                # opposite orientations
+    V = [[rng.choice([i for i in range(-9, 10) if i]) for _ in range(n)]]
+    V[0][n - 1] = abs(V[0][n - 2])                            # kinks that add: v_i + 2 v_j != 0
+    V[0][n - 2] = abs(V[0][n - 2])
+    net = _net(W1, b1, V, [0])
+    v = identifiability_shallow(net)
+    assert v.answer is False and "R42" in v.reason, v.reason
+    _checked(net, v, rng)
