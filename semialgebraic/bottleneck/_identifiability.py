@@ -105,15 +105,16 @@ R18_CONDITIONS = ("R18.1 no dead row of [W2 | b2]", "R18.2 no linear row of [W2 
                   "R18.3 no masked column", "R18.4 not (n1 = 1 and every row (- | +))")
 """The sign conditions of three-layer-fibers R18, in the order of :func:`r18_reasons`."""
 
-R18_FACET = ("R18.6 no first-layer neuron i with every W2[j, i] < 0 whose facet u_i = 0 the tail "
-             "maps to a constant")
-"""The sixth condition (session 36, an outside audit's counterexample, [derived]): when every row
-has ``W2[j, i] < 0`` and the tail is constant on the facet ``u_i = 0`` of the orthant, f is
-constant on both ends of every line in the ``u_i`` direction, as f of a (− | +) net with n1 = 1
-(S8): a first-layer hyperplane and a second-layer bend can trade roles (a 2-2-2-1 net with
-[W2 | b2] = [[−1, −1 | 1], [−3, −2 | 2]], W3 = [2, −1] has a copy whose first-layer hyperplanes
-are x1 = 1 and 3 x1 + 2 x2 = 2).  No construction of the copy is known in general, so a net
-where it fails is undecided, never identifiable."""
+R18_FACET = ("R18.6 no facet u_i = 0 that the tail maps to a constant while a column k of W2 has "
+             "every W2[j, k] < 0")
+"""The sixth condition (session 36, two outside audits' counterexamples, [derived]): when the tail
+is constant on the facet ``u_i = 0`` of the orthant (f constant where ``u_i ≤ 0``) and every row
+has ``W2[j, k] < 0`` for some k (f constant for large ``u_k``), f along ``u_k`` is a (− | +) net
+of one first-layer neuron (S8, R15) and a first-layer hyperplane can trade roles with a
+second-layer bend: [W2 | b2] = [[−1, −1 | 1], [−3, −2 | 2]], W3 = [2, −1] (k = i) and
+[[−1, −1 | 1], [1, −3 | 3]], W3 = [3, −1] (k ≠ i; the copy in a stratum of dimension 5) have
+copies outside the orbit.  No construction of the copy is known in general, so a net where it
+fails is undecided, never identifiable."""
 
 R18_FLIP = "R18.5 no flip set of the second layer (no non-empty S with sum_{j in S} V_j W2_j = 0)"
 """The fifth condition (session 35, an outside audit's counterexample): rows of [W2 | b2] whose
@@ -158,9 +159,9 @@ def _identifiability(net: Network, trace: Trace) -> Verdict:
         facet = constant_facet(net)          # R18.6
         trace.r18.append(Hypothesis(R18_FACET, facet is None, facet))
         if facet is not None:
-            return Verdict(None, "bottleneck-R18", f"undecided: every W2[j, {facet}] < 0 and the tail "
-                           f"is constant on the facet u_{facet} = 0: a kink swap in the u_{facet} "
-                           "direction may give another parameter (R18.6)", tuple(s.hypotheses) + tuple(trace.r18))
+            return Verdict(None, "bottleneck-R18", f"undecided: the tail is constant on the facet "
+                           f"u_{facet} = 0 and a column of W2 is all negative: a kink swap may give "
+                           "another parameter (R18.6)", tuple(s.hypotheses) + tuple(trace.r18))
         cert = identifiability_certificate(net, proof)
         return Verdict(True, "bottleneck-R18",
                        "identifiable up to permutation and positive scaling: every row of "
@@ -181,19 +182,23 @@ def _identifiability(net: Network, trace: Trace) -> Verdict:
 # =============================================================================================
 
 def constant_facet(net: Network) -> int | None:
-    """The first first-layer neuron ``i`` (n1 ≥ 2) with every ``W2[j, i] < 0`` whose facet
-    ``u_i = 0`` of the orthant the tail maps to a constant (its restriction, a one-hidden-layer
-    net on the closed orthant of R^{n1−1}, has no kink and no linear part: its canonical form,
-    three-layer-fibers R2/R3), or None (R18.6 holds)."""
+    """The first first-layer neuron ``i`` (n1 ≥ 2) whose facet ``u_i = 0`` of the orthant the
+    tail maps to a constant (its restriction, a one-hidden-layer net on the closed orthant of
+    R^{n1−1}, has no kink and no linear part: its canonical form, three-layer-fibers R2/R3)
+    while some row is not dead there, when some column k of W2 (k = i or another) has every
+    ``W2[j, k] < 0``; or None (R18.6 holds).  (Every row dead on the facet is the masking
+    pattern of column i: R18.3 and S6, the fiber of the paper's T1.)"""
     from ..shallow.canonical import canonical_form
     (W2, b2), (W3, b3) = net.layer(1), net.layer(2)
     n1 = W2.ncols
     if n1 < 2:
         return None                     # (n1 = 1: R18.4, the S8 kink swap)
     rows = W2.to_rows()
+    if not any(all(r[k] < 0 for r in rows) for k in range(n1)):
+        return None
     for i in range(n1):
-        if not all(r[i] < 0 for r in rows):
-            continue
+        if all(all(x <= 0 for k, x in enumerate(r) if k != i) and c <= 0 for r, c in zip(rows, b2)):
+            continue                    # every row dead on the facet: masked (R18.3, S6), not a swap
         facet = Network.from_rows([[[x for k, x in enumerate(r) if k != i] for r in rows],
                                    W3.to_rows()], [list(b2), list(b3)])
         form = canonical_form(facet, orthant=True)

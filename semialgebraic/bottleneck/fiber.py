@@ -227,9 +227,9 @@ def fiber_bottleneck(net: Network, *, jacobian: bool | None = None,
     from ._identifiability import constant_facet
     facet = constant_facet(net)             # R18.6: components beyond S1-S8 may exist
     if facet is not None:
-        notes.append(f"every W2[j, {facet}] < 0 and the tail is constant on the facet u_{facet} = 0: "
-                     f"a kink swap in the u_{facet} direction may give components beyond S1-S8, "
-                     "not listed (three-layer-fibers R18.6)")
+        notes.append(f"the tail is constant on the facet u_{facet} = 0 and a column of W2 is all "
+                     "negative: a kink swap may give components beyond S1-S8, possibly in a "
+                     "stratum of larger dimension, not listed (three-layer-fibers R18.6)")
     partial = bool(notes)       # so far every note leaves components out (S5/S7 sets, R16 gaps)
     pool = any("linear" in lab for lab in labels)     # R16c: strata with other n_L, n_D
     comps = []
@@ -265,6 +265,9 @@ def fiber_bottleneck(net: Network, *, jacobian: bool | None = None,
         if top != dim.value:
             dim = Dimension.of(top, f"R16c: the largest stratum (R17 gives {dim.value} at this "
                                     "network)")
+    if facet is not None and dim.exact:     # a swapped copy may lie in a larger stratum (R18.6)
+        dim = Dimension.between(dim.value, None, f"at least {dim.value} ({dim.reason}); a kink "
+                                "swap (R18.6) may reach a stratum of larger dimension")
     trace.components = (len(labels), len(labels))
     trace.phase = "graph"
     F = BottleneckFiber(net, comps, dim, 0, 0, None, fd, notes, membership)

@@ -134,7 +134,7 @@ def analysis_bottleneck(net: Network, *, seed: int = 1, data: dict | None = None
               f"{display.number(F.number_of_components, exact)}, orbits {F.number_of_orbits}"]
     data["fiber"] = fj
     lines += ["== fiber (R16, R17, R22)",
-              f"dimension {F.dimension.value} (R17 formula)"
+              f"dimension {F.dimension.words()} (R17 formula)"
               + (f" = {F.fibdim} (exact Jacobian rank, R22)" if F.fibdim is not None else ""),
               f"{len(F.components)} component(s) up to permutation, each a basic semi-algebraic set"]
     for c in F.components:

@@ -174,7 +174,7 @@ def fiber_text(F, exact: bool = False, full: bool = False) -> str:
     cap = None if full else FIBER_SHOWN
     dim = F.dimension
     lines = [f"fiber dimension: {dim.value}" if dim.exact else
-             f"fiber dimension: between {dim.lower} and {dim.upper} ({dim.reason})"]
+             f"fiber dimension: {dim.words()} ({dim.reason})"]
     fd = getattr(F, "fibdim", None)
     if fd is not None:
         lines.append(f"exact Jacobian rank check (FIBDIM, R22): {fd}")
@@ -454,7 +454,7 @@ def _symmetries_shallow(args, net: Network, budget: Budget) -> int:
     why = v.reason.removeprefix("identifiable up to permutation and positive scaling: ")
     which = "R42" if "R42" in v.reason else "R41"
     text.append(f"identifiable up to S1 + S2 (three-layer-fibers {which}): {word} ({why})")
-    text.append(f"fiber: dimension {F.dimension.value if F.dimension.exact else f'between {F.dimension.lower} and {F.dimension.upper}'}"
+    text.append(f"fiber: dimension {F.dimension.words()}"
                 f"; components {display.number(F.number_of_components, args.exact) if F.number_of_components is not None else 'not determined'}"
                 f"; orbits {F.number_of_orbits if F.number_of_orbits is not None else 'not determined'}")
     data = {"kind": "one hidden layer", "neuron_types": list(types), "symmetries": ["S1", "S2"],
@@ -590,11 +590,12 @@ def cmd_symmetries(args) -> int:
         G = F.graph
         data.update({"symmetries": F.to_json()["symmetries"], "graph": graph_to_json(G),
                      "number_of_components": F.number_of_components,
-                     "number_of_orbits": F.number_of_orbits, "dimension": F.dimension.value})
+                     "number_of_orbits": F.number_of_orbits, "dimension": F.dimension.value,
+                     "dimension_detail": F.dimension.to_json()})
         text.append(f"symmetries: {', '.join(data['symmetries'])}")
         text.append(f"symmetry graph: {G.number_of_nodes()} node(s), {G.number_of_edges()} "
                     f"edge(s); components {display.number(F.number_of_components, args.exact)}, orbits "
-                    f"{F.number_of_orbits}, dimension {F.dimension.value}")
+                    f"{F.number_of_orbits}, dimension {F.dimension.words()}")
         for n, d in G.nodes(data=True):
             text.append(f"  node {n} {component_label(d['label'])}: generator span rank {d['generator_rank']}")
         for u, v, d in G.edges(data=True):

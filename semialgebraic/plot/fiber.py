@@ -112,7 +112,7 @@ def fiber_scene(net: Network, fib=None, *, kinds=None, max_pieces: int = 8) -> S
     if fib is None:
         from .._fiber import fiber
         fib = fiber(net)
-    scene = Scene("fiber", title=f"fiber of θ: dimension {fib.dimension.value}, "
+    scene = Scene("fiber", title=f"fiber of θ: dimension {fib.dimension.words()}, "
                   f"{len(fib.components)} component(s) up to permutations")
     axes0 = fiber_axes(net, kinds)[:2]
     scene.xlabel = axes0[0].label if axes0 else ""

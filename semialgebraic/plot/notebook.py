@@ -50,7 +50,7 @@ def fiber_html(F) -> str:
                    for c in F.components[:20])
     notes = "".join(f"<li><i>{_esc(n)}</i></li>" for n in F.notes)
     return (f"<p><b>fiber</b> of a network with widths {'-'.join(map(str, F.net.widths))}: "
-            f"dimension {_esc(F.dimension.value)}, {_esc(F.number_of_components)} component(s), "
+            f"dimension {_esc(F.dimension.words())}, {_esc(F.number_of_components)} component(s), "
             f"{_esc(F.number_of_orbits)} orbit(s)</p><ul>{rows}{notes}</ul>")
 
 

@@ -97,6 +97,20 @@ class Dimension:
         return {"dimension": self.value, "exact": self.exact, "lower": self.lower,
                 "upper": self.upper, "reason": self.reason}
 
+    def words(self) -> str:
+        """``"4"``, ``"at least 4"``, ``"at most 5"``, ``"between 4 and 5"`` or ``"not known"``.
+
+        >>> Dimension.between(4, None).words(), Dimension.of(3).words()
+        ('at least 4', '3')
+        """
+        if self.exact:
+            return str(self.value)
+        if self.lower is not None and self.upper is not None:
+            return f"between {self.lower} and {self.upper}"
+        if self.lower is not None:
+            return f"at least {self.lower}"
+        return f"at most {self.upper}" if self.upper is not None else "not known"
+
     def __repr__(self) -> str:
         if self.exact:
             return f"Dimension({self.value}{': ' + self.reason if self.reason else ''})"

@@ -90,11 +90,11 @@ def check(cert: dict) -> tuple[bool, str]:
     if why is not None:
         return False, why
     cols3 = [tuple(W3.col_at(j)) for j in range(n2)]
-    for i in range(n1 if n1 >= 2 else 0):             # R18.6 (n1 = 1: R18.4 above)
-        if all(r[i] < 0 for r in rows2) and _constant_on_facet(rows2, cols3, i):
-            return False, (f"R18.6 fails: every W2[j, {i}] < 0 and the tail is constant on the "
-                           f"facet u_{i} = 0 (a kink swap in the u_{i} direction): not shown "
-                           "identifiable")
+    negative = [k for k in range(n1) if all(r[k] < 0 for r in rows2)]
+    for i in range(n1 if n1 >= 2 and negative else 0):   # R18.6 (n1 = 1: R18.4 above)
+        if _constant_on_facet(rows2, cols3, i):
+            return False, (f"R18.6 fails: the tail is constant on the facet u_{i} = 0 and every "
+                           f"W2[j, {negative[0]}] < 0 (a kink swap): not shown identifiable")
     if fd != n1 + n2:
         return False, f"claimed fiber dimension {fd!r} != n1 + n2 = {n1 + n2}"
     return True, ("every hypothesis of the identifiability criterion holds exactly "
@@ -106,12 +106,14 @@ MAX_ENUMERATED = 16
 
 
 def _constant_on_facet(rows2, cols3, i) -> bool:
-    """Is ``Σ_j V_j σ(r_j · (u, 1))`` constant on the facet ``u_i = 0`` of the closed orthant?
-    Its restriction is a one-hidden-layer net on the closed orthant of R^{n1−1}; constant iff its
+    """Is ``Σ_j V_j σ(r_j · (u, 1))`` constant on the facet ``u_i = 0`` of the closed orthant
+    with some row not dead there?  Its restriction is a one-hidden-layer net on the closed orthant of R^{n1−1}; constant iff its
     kinks cancel and its affine part has no linear term (R3's classification of rows on the
     orthant, :func:`algebra.symmetries.affine_contribution`)."""
     neurons = [(tuple(x for k, x in enumerate(r[:-1]) if k != i), r[-1], v)
                for r, v in zip(rows2, cols3)]
+    if all(all(x <= 0 for x in w) and b <= 0 for w, b, _ in neurons):
+        return False                     # every row dead there: the masking pattern (R18.3)
     aff = affine_contribution(neurons, orthant=True)
     return aff is not None and all(x == 0 for row in aff[0] for x in row)
 

@@ -438,14 +438,16 @@ def my_r18(L):
 
 
 def _my_facet_swap(W2, b2, W3) -> bool:
-    """R18.6 read our way: some i with every W2[j][i] < 0 and the tail constant on the facet
-    u_i = 0 (n1 = 2: the restriction, piecewise linear on [0, ∞), is compared at 0, at every
+    """R18.6 read our way: a column k with every W2[j][k] < 0, and some i whose facet u_i = 0
+    has a row not dead on it and the tail constant there (n1 = 2: the restriction, piecewise linear on [0, ∞), is compared at 0, at every
     breakpoint and past the last; n1 ≥ 3: algebra's affine_contribution on the orthant)."""
     n1, m = len(W2[0]), len(W3)
+    if not any(all(r[k] < 0 for r in W2) for k in range(n1)):
+        return False
     for i in range(n1 if n1 >= 2 else 0):
-        if not all(r[i] < 0 for r in W2):
-            continue
         rest = [[x for k, x in enumerate(r) if k != i] for r in W2]
+        if all(all(x <= 0 for x in r) and c <= 0 for r, c in zip(rest, b2)):
+            continue                 # every row dead on the facet: the masking pattern
         if n1 == 2:
             def g(y):
                 return [sum(W3[o][j] * max(F(0), rest[j][0] * y + b2[j]) for j in range(len(W2)))

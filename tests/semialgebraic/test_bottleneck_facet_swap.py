@@ -54,7 +54,7 @@ def test_an_r18_certificate_of_the_audit_net_is_rejected():
     """The certificate `identify` wrote before the fix (R18.1-R18.5 shown) is BROKEN now."""
     cert = jsonable(identifiability_certificate(F1A, {"kind": "independent"}))
     ok, why = verify(cert)
-    assert not ok and why.startswith("R18.6 fails: every W2[j, 0] < 0")
+    assert not ok and why.startswith("R18.6 fails: the tail is constant on the facet u_0 = 0")
 
 
 def test_fiber_cli_names_r18_6(tmp_path, capsys):
@@ -62,7 +62,7 @@ def test_fiber_cli_names_r18_6(tmp_path, capsys):
     strata, with the R18.6 note."""
     p = tmp_path / "f1a.json"
     p.write_text(json.dumps(F1A.to_dict()))
-    assert main(["fiber", str(p)]) == 0
+    assert main(["fiber", str(p)]) == 3          # the dimension is a lower bound
     out = capsys.readouterr().out
     assert "number of orbits: 1 (of the listed strata only" in out and "R18.6" in out
     assert main(["identify", str(p)]) == 3
@@ -91,14 +91,15 @@ def test_the_family_is_never_called_identifiable():
 @pytest.mark.parametrize("rows, b2, V, expect", [
     ([[-1, 1], [-2, 3]], [1, 1], [1, 2], True),          # facet tail affine, not constant
     ([[-1, 2], [-3, 1]], [1, 2], [1, -1], True),
-    ([[-1, -1], [-3, -2], [1, -1]], [1, 2, -1], [2, -1, 1], True),   # a row with W2[j, 0] > 0
+    ([[-1, -1], [-3, -2], [1, -1]], [1, 2, -1], [2, -1, 1], None),   # W2[j, 1] < 0: refused
     ([[-1, -1], [-3, -2], [-1, 2]], [1, 2, 1], [2, -1, 1], True),    # facet tail affine
 ])
 def test_controls_without_the_condition_keep_their_verdict(rows, b2, V, expect):
     """Nets next to the family where the audit's line search found no other frame: R18.6
-    holds and the verdict stays identifiable."""
+    holds and the verdict stays identifiable; the third has a constant facet and an all-negative
+    column 1 (the second audit's condition), so it is refused although no copy is known."""
     net = Network.from_rows([I2, rows, [V]], [[0, 0], b2, [0]])
-    assert constant_facet(net) is None
+    assert (constant_facet(net) is None) is (expect is True)
     assert identifiability(net).answer is expect
 
 
@@ -129,8 +130,8 @@ def test_decider_and_checker_agree_on_the_facet_condition():
         got = constant_facet(net)
         rows2 = [list(r) + [c] for r, c in zip(rows, b2)]
         cols = [(v,) for v in V]
-        mine = next((i for i in range(n1) if all(r[i] < 0 for r in rows2)
-                     and _constant_on_facet(rows2, cols, i)), None)
+        negative = any(all(r[k] < 0 for r in rows2) for k in range(n1))
+        mine = next((i for i in range(n1) if negative and _constant_on_facet(rows2, cols, i)), None)
         assert got == mine
         seen[got is not None] += 1
     assert seen[True] >= 30 and seen[False] >= 100, seen
@@ -145,3 +146,28 @@ def test_an_undecided_flip_set_search_is_an_undecided_verdict(monkeypatch):
     monkeypatch.setattr(mod, "flip_sets", lambda W2, W3: ("undecided", "nullity 99 > 16"))
     v = identifiability(net)
     assert v.answer is None and "nullity 99 > 16" in v.reason
+
+
+E2 = Network.from_rows([I2, [[-1, -1], [1, -3]], [[3, -1]]], [[0, 0], [1, 3], [0]])
+E2_COPY = Network.from_rows([[[1, 0], [1, 1]], [[1, -1], ["4/3", -1]], [[3, -3]]],
+                            [[0, -1], [-1, 0], [0]])
+
+
+def test_the_second_audit_net_constant_facet_and_another_negative_column(tmp_path, capsys):
+    """Second escape audit: the facet u_0 = 0 has a constant tail and column 1 is all negative
+    (column 0 mixed): a copy with the first-layer hyperplane u0 + u1 = 1, in a non-generic
+    stratum of dimension 5.  `identify` said identifiable, `fiber` dimension 4, 1 orbit,
+    complete; now undecided, and the fiber's dimension is at least 4 (exit 3)."""
+    rng = random.Random(3)
+    pts = [(Fraction(rng.randint(-400, 400), 97), Fraction(rng.randint(-400, 400), 89)) for _ in range(2000)]
+    pts += [(Fraction(i, 4), Fraction(j, 4)) for i in range(-12, 13) for j in range(-12, 13)]
+    assert all(_value(E2, x) == _value(E2_COPY, x) for x in pts)
+    assert outside_orbit(E2, E2_COPY) == ""
+    v = identifiability(E2)
+    assert v.answer is None and "R18.6" in v.reason
+    ok, why = verify(jsonable(identifiability_certificate(E2, {"kind": "independent"})))
+    assert not ok and "R18.6" in why
+    p = tmp_path / "e2.json"
+    p.write_text(json.dumps(E2.to_dict()))
+    assert main(["fiber", str(p)]) == 3
+    assert capsys.readouterr().out.startswith("fiber dimension: at least 4 (")
