@@ -38,7 +38,7 @@ from algebra.exceptions import InputError
 
 __all__ = ["read_manifest", "MODEL_SUFFIXES"]
 
-MODEL_SUFFIXES = (".json", ".safetensors", ".onnx", ".npz", ".pt", ".pth")
+MODEL_SUFFIXES = (".json", ".safetensors", ".onnx", ".npz", ".pt", ".pth", ".nnet", ".h5", ".hdf5")
 
 
 def _single(path: str) -> dict:
@@ -110,8 +110,15 @@ def read_manifest(spec: str, *, pairs: bool = False) -> list[dict]:
         if pairs:
             raise InputError("a pair job needs a CSV or JSON Lines manifest of pairs a,b", source=spec)
         files = sorted(str(f) for f in p.iterdir() if f.is_file() and f.suffix.lower() in MODEL_SUFFIXES)
+        other = sorted(f.name for f in p.iterdir() if f.is_file() and f.suffix.lower() not in MODEL_SUFFIXES
+                       and not f.name.startswith("."))
         if not files:
             raise InputError("the directory holds no model file", source=spec)
+        if other:                  # never silently: the files a directory item list leaves out
+            import sys
+            shown = ", ".join(other[:5]) + (f" and {len(other) - 5} more" if len(other) > 5 else "")
+            print(f"netfibers: note: {spec}: {len(other)} file{'s' * (len(other) != 1)} without a "
+                  f"model suffix ({', '.join(MODEL_SUFFIXES)}) left out: {shown}", file=sys.stderr)
         return [_single(f) for f in files]
     if not p.is_file():
         raise InputError("no such manifest (a directory, a glob, a .csv or a .jsonl file)", source=spec)

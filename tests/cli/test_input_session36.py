@@ -105,3 +105,18 @@ def test_identifiability_of_a_constant_bottleneck_is_an_input_error():
                   [[0, 1], [], [0]])
     with pytest.raises(InputError, match="hidden layer 2 has width 0"):
         identifiability(net)
+
+
+def test_batch_on_a_directory_reads_nnet_files_and_names_what_it_leaves_out(tmp_path, capsys):
+    """New-user audit (session 36, F2): `batch dedup DIR/` skipped .nnet files silently."""
+    d = tmp_path / "zoo"
+    d.mkdir()
+    _write(d / "a.nnet", NNET)
+    _write(d / "b.nnet", NNET)
+    _write(d / "notes.txt", "hello")
+    out = tmp_path / "d.jsonl"
+    assert main(["batch", "dedup", str(d), "--out", str(out), "--workers", "0"]) == 0
+    recs = [json.loads(line) for line in out.read_text().splitlines()]
+    assert len(recs) == 2
+    err = capsys.readouterr().err
+    assert "1 file without a model suffix" in err and "notes.txt" in err
