@@ -448,7 +448,8 @@ def _cmd_diff_bab(args, a, b, dom, units: dict, line: str, *, budget: Budget | N
     elif r.complete:
         text = f"max |a - b| = {_num(r.lower, args)}{at}"
     else:
-        text = (f"max |a - b| \u2208 [{_num(r.lower, args)}, {_upper(r, args)}]; lower bound attained{at}"
+        lo_text, hi_text = display.bounds(r.lower, r.upper, getattr(args, "exact", False))
+        text = (f"max |a - b| \u2208 [{lo_text}, {hi_text}]; lower bound attained{at}"
                 f" ({r.reason})")
     if (r.certificate or {}).get("type") == "symmetry_path":   # (bab.diff._symmetric_copy)
         text += " [decided by symmetry: b is a with neurons permuted and rescaled, S1, S2]"
