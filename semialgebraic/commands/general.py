@@ -502,8 +502,11 @@ def cmd_dim(args) -> int:
             text += f"\n  local upper value {fd.local_upper} (the largest certified nearby value)"
     elif fd.exact:
         fib = fd.fiber_dimension
+        reading = fd.fiber_exact_by == "R22" and fib.exact
         text = (f"functional dimension {fd.value} of {fd.n_parameters} parameters; "
                 + (f"fiber dimension {fib.value} ({fd.reason})"
+                   + (f"\n  fiber dimension {fib.value} by {fib.reason} (certified: between "
+                      f"{fd.fiber_floor or 0} and {fib.value})" if reading else "")
                    + ("" if fib.value == fd.n_parameters - fd.value else
                       f"\n  fiber dimension {fib.value} < N - {fd.value} = "
                       f"{fd.n_parameters - fd.value}: {fib.reason}") if fib.exact else

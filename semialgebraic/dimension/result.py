@@ -176,4 +176,7 @@ class FunctionalDimension:
         fib = self.fiber_dimension
         if not fib.exact:
             out.update(fiber_lower=fib.lower, fiber_upper=fib.upper)
+        elif self.fiber_exact_by == "R22":   # a reading, not a proof: the certified floor beside it
+            out.update(fiber_dimension_by="R22 reading (not certified)",
+                       fiber_lower=self.fiber_floor or 0, fiber_upper=fib.value)
         return out

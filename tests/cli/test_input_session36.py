@@ -120,3 +120,29 @@ def test_batch_on_a_directory_reads_nnet_files_and_names_what_it_leaves_out(tmp_
     assert len(recs) == 2
     err = capsys.readouterr().err
     assert "1 file without a model suffix" in err and "notes.txt" in err
+
+
+def test_dim_says_when_the_fiber_dimension_is_r22s_reading(tmp_path, capsys):
+    """New-user audit (session 36, F3): `dim` printed "fiber dimension 12" (JSON exact) where its
+    own certificate proves [11, 12]: the value is R22's reading at a generic theta.  The text and
+    the JSON now give the certified interval beside it."""
+    from semialgebraic.dimension import functional_dimension
+    rng = __import__("random").Random(5)
+    for _ in range(40):
+        W = [[[rng.choice([-2, -1, 1, 2]) for _ in range(2)] for _ in range(3)],
+             [[rng.choice([-2, -1, 1, 2]) for _ in range(3)] for _ in range(3)],
+             [[rng.choice([-2, -1, 1, 2]) for _ in range(3)]]]
+        b = [[rng.randint(-2, 2) for _ in range(3)], [rng.randint(-2, 2) for _ in range(3)], [0]]
+        net = Network.from_rows(W, b)
+        fd = functional_dimension(net)
+        if fd.exact and fd.fiber_exact_by == "R22" and (fd.fiber_floor or 0) < fd.fiber_dimension.value:
+            break
+    else:
+        pytest.skip("no net with an R22 reading above the moves in this sample")
+    p = _write(tmp_path / "n.json", json.dumps(net.to_dict()))
+    main(["dim", str(p), "--json"])
+    data = json.loads(capsys.readouterr().out)
+    assert data["fiber_dimension_by"] == "R22 reading (not certified)"
+    assert data["fiber_lower"] == fd.fiber_floor < data["fiber_upper"] == data["fiber_dimension"]
+    main(["dim", str(p)])
+    assert "(certified: between" in capsys.readouterr().out
