@@ -116,6 +116,26 @@ def checkpoint() -> None:
             raise BudgetExhausted(b.reason)
 
 
+_WALL_CLOCKS = (time.monotonic, time.perf_counter, time.time)
+
+
+def wall_seconds_left() -> float | None:
+    """The fewest wall-clock seconds left to an active budget with a timeout (None: no such
+    budget): the time limit handed to a single long library call that does not see signals or
+    :func:`checkpoint` (a HiGHS LP: :func:`semialgebraic.lp.floatlp.run_highs`).  Budgets on
+    another clock (CPU seconds) are not counted: their work must not depend on the machine's load.
+
+    >>> wall_seconds_left() is None
+    True
+    >>> with Budget(timeout=100).active():
+    ...     0 < wall_seconds_left() <= 100
+    True
+    """
+    left = [b.timeout - b.elapsed() for b in _ACTIVE
+            if b.timeout is not None and b.clock in _WALL_CLOCKS]
+    return min(left) if left else None
+
+
 class Budget:
     """Time and size limits of one computation.
 

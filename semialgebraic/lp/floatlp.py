@@ -81,12 +81,33 @@ def new_highs(**options):
 def run_highs(h):
     """``h.run()``; when HiGHS refuses to run because its global thread scheduler was built
     for another ``threads`` value (status ``kError``, model status ``kNotset``), reset the
-    scheduler and run once more.  Returns the run's status."""
+    scheduler and run once more.  Returns the run's status.
+
+    Under an active budget with a wall-clock timeout the run gets the seconds left as its
+    ``time_limit`` (one LP of a 784-input region took 15 s past a 5 s ``--timeout``: HiGHS does
+    not see signals); a run stopped by that limit raises
+    :class:`~semialgebraic.budget.BudgetExhausted`, never returns a non-optimal status a caller
+    could read as "infeasible".  The instance's own ``time_limit`` is restored afterwards."""
     from highspy import _core as hc
-    status = h.run()
-    if status == hc.HighsStatus.kError and h.getModelStatus() == hc.HighsModelStatus.kNotset:
-        hc._Highs.resetGlobalScheduler(True)
+    from ..budget import BudgetExhausted, wall_seconds_left
+    left = wall_seconds_left()
+    own = None
+    if left is not None:
+        own = h.getOptionValue("time_limit")[1]
+        if left < own:
+            h.setOptionValue("time_limit", max(0.01, left))
+        else:
+            own = None
+    try:
         status = h.run()
+        if status == hc.HighsStatus.kError and h.getModelStatus() == hc.HighsModelStatus.kNotset:
+            hc._Highs.resetGlobalScheduler(True)
+            status = h.run()
+    finally:
+        if own is not None:
+            h.setOptionValue("time_limit", own)
+    if own is not None and h.getModelStatus() == hc.HighsModelStatus.kTimeLimit:
+        raise BudgetExhausted(f"timeout reached (inside an LP, after {left:.3g} s)")
     return status
 
 

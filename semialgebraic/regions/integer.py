@@ -46,7 +46,13 @@ def _as_object(A):
 def _max_abs(A) -> int:
     if A.dtype != object:
         return int(np.abs(A).max(initial=0)) if A.size else 0
-    return int(max((abs(v) for v in A.flat), default=0))
+    from ..budget import checkpoint         # Python integers: ~1 s per 10^6 (a 784-1024-10
+    flat = A.reshape(-1)                    # region's forms), the budget checked between blocks
+    best = 0
+    for k in range(0, flat.size, 1 << 16):
+        checkpoint()
+        best = max(best, max((abs(v) for v in flat[k:k + (1 << 16)]), default=0))
+    return int(best)
 
 
 def _row_bound(A) -> int:

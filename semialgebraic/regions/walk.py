@@ -512,10 +512,12 @@ class _Forms:
                 stop = start
                 while stop < n and self.hs[stop] == s:
                     stop += 1
-                B = QMatrix.from_integers(stop - start, d + 1,
-                                          H[start:stop].ravel().tolist(), den=int(s))
-                blocks.append(B.submatrix(cols=list(range(d))))
-                consts.extend(B.col_at(d))
+                for lo in range(start, stop, 64):   # blocks of rows, the budget checked between
+                    checkpoint()                    # (1 024 rows of 785 long integers: seconds)
+                    hi = min(stop, lo + 64)
+                    B = QMatrix.from_integers(hi - lo, d + 1, H[lo:hi].ravel().tolist(), den=int(s))
+                    blocks.append(B.submatrix(cols=list(range(d))))
+                    consts.extend(B.col_at(d))
                 start = stop
             dom = self._dom
             if dom[0] is not None:

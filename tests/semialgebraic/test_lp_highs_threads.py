@@ -131,3 +131,26 @@ def test_worker_plugin_sets_one_highs_thread():
     assert out.returncode == 0, out.stderr
     before, after, option, reported, value = out.stdout.split()
     assert before == "None" and after == option == reported == "1" and float(value) == -1.0
+
+
+def test_an_active_wall_clock_budget_limits_a_highs_run():
+    """One HiGHS LP of a 784-input region ran 15 s past `regions --timeout 5` (new-user audit,
+    session 36): under an active wall-clock budget a run gets the seconds left as its time
+    limit, a run stopped by it raises BudgetExhausted (never a status read as "infeasible"),
+    and the instance's own time limit is restored."""
+    import numpy as np
+    import pytest
+    from semialgebraic.budget import Budget, BudgetExhausted
+    from semialgebraic.lp.floatlp import dense_max, new_highs, run_highs
+    rng = np.random.default_rng(0)
+    n = 400
+    A, r = rng.standard_normal((3 * n, n)), rng.random(3 * n) + 1
+    with Budget(timeout=1e-9).active():
+        with pytest.raises(BudgetExhausted):
+            dense_max(A, r, rng.standard_normal(n), -np.ones(n), np.ones(n))
+    h = new_highs()
+    with Budget(timeout=1000).active():
+        run_highs(h)
+    assert h.getOptionValue("time_limit")[1] == float("inf")
+    with Budget(timeout=1e-9, clock=__import__("time").process_time).active():   # CPU clock: not
+        assert dense_max(A[:5, :3], r[:5], np.ones(3), -np.ones(3), np.ones(3)) is not None
