@@ -30,6 +30,7 @@ from algebra.network import Network
 from algebra.rationals import q_str
 from algebra.symmetries.bottleneck import masking_column, s7_flippable
 
+from ..budget import checkpoint
 from ..certificates import jsonable
 from ..sets import Dimension
 from ..shallow import positive_factor_rank   # κ₊ (R6) by the exact LP, shared with shallow
@@ -237,6 +238,7 @@ def cancelled_facet(P: Parts, types, trace: Trace | None = None) -> dict | None:
 
     ratios = _row_ratios(P, live) if n1 >= 3 else None
     for i in range(n1):
+        checkpoint()
         if trace is not None:
             trace.g8_columns = i
         if i == masked:
@@ -311,6 +313,8 @@ def facet_jumps(P: Parts, live, i, ratios: dict | None = None) -> dict | None:
         ratios = _row_ratios(P, live)
     classes: dict = {}
     for j in live:
+        if j & 255 == 255:
+            checkpoint()
         r, b = P.R2[j], P.R2[j][n1]
         if not any(r[c] * b < 0 for c in others):
             continue                                  # constant sign on F_i°: no hyperplane there
@@ -324,6 +328,7 @@ def facet_jumps(P: Parts, live, i, ratios: dict | None = None) -> dict | None:
         if any(x != 0 for x in jump):
             return None
     for t in range(1, len(live) * (n1 - 1) + 2):      # each row vanishes at ≤ n1 − 1 of them
+        checkpoint()
         z = [zero] * n1
         for k, c in enumerate(others):
             z[c] = zero + t ** (k + 1)

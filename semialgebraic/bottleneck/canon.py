@@ -401,10 +401,14 @@ def _bridge(na: Network, nb: Network) -> list | None:
 
     kb = {}
     for j, t in enumerate(tb):
+        if j & 255 == 255:
+            checkpoint()
         if t == SWITCHING:
             kb[key(B, tb, j)[0]] = j
     slot = {}
     for j, t in enumerate(ta):
+        if j & 255 == 255:
+            checkpoint()
         if t == SWITCHING:
             k = key(A, ta, j)[0]
             if k not in kb:
