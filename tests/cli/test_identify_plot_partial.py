@@ -26,7 +26,9 @@ G_NAMES = [h.name for h in genericity(Network.from_rows(
     [[[1, 0], [0, 1]], [[1, -1], [-2, -1]], [[1, 1]]], [[0, 0], [-1, -3], [0]]))]
 R18 = ["R18.1 no dead row of [W2 | b2]", "R18.2 no linear row of [W2 | b2]",
        "R18.3 no masked column", "R18.4 not (n1 = 1 and every row (- | +))",
-       "R18.5 no flip set of the second layer (no non-empty S with sum_{j in S} V_j W2_j = 0)"]
+       "R18.5 no flip set of the second layer (no non-empty S with sum_{j in S} V_j W2_j = 0)",
+       "R18.6 no facet u_i = 0 that the tail maps to a constant while a column k of W2 has every "
+       "W2[j, k] < 0"]
 
 
 def _dead(tmp_path, n1=24, n2=1200):
