@@ -56,6 +56,9 @@ GLOSSARY: dict[str, tuple[str, tuple[str, str], str]] = {
                       "'activation region'; adjacent regions with the same J and c form one "
                       "linear piece)", (_T, "§3.2"),
                       "f_θ is affine on each top-dimensional cell (linear region)."),
+    "linear piece": ("adjacent linear regions on which the network is the same affine map "
+                     "x -> J x + c, joined (what `regions` counts as linear pieces)", (_T, "§3.2"),
+                     "f_θ is affine on each top-dimensional cell (linear region)."),
     "G0": ("two hidden layers, and the first is not wider than the input", (_T, "§3.1"),
            "G0 | two hidden layers and n1 ≤ d (the setting itself; checked first)"),
     "G1": ("the first layer's weight matrix has full row rank", (_T, "§3.1"),
@@ -112,6 +115,26 @@ GLOSSARY: dict[str, tuple[str, tuple[str, str], str]] = {
     "kappa+": ("κ₊(Γ), the fewest linear neurons (with positive weights) that can carry Γ",
                (_T, "§3.5"), "κ₊(Γ) := min{ k : Γ = V W with V ∈ ℝ^{m×k}, W ∈ ℝ^{k×n1}, "
                              "every entry of W > 0 },"),
+    "kink": ("the hyperplane where a ReLU neuron switches on or off, where the network's slope "
+             "changes; a kink vector or matrix is the change of slope across it",
+             (_T, "§3.3"), "switching neurons have a kink inside it."),
+    "orbit": ("all parameters reached from the network by permuting hidden neurons and "
+              "rescaling them by positive factors (S1 + S2); identifiable means the fiber is one "
+              "orbit", (_T, "R18"), "S1 + S2 orbit"),
+    "component": ("a connected piece of the fiber (the fiber can consist of several pieces, "
+                  "e.g. copies that differ by a flip set or a permutation)", (_T, "R12"),
+                  "further fiber components of the same dimension"),
+    "non-generic": ("a network on the exceptional set where a genericity condition fails (a zero "
+                    "weight, two proportional rows, ...): the theorems' fast paths do not apply, "
+                    "so netfibers answers with bounds, a general method or 'undecided'",
+                    (_T, "§2"), "a non-generic boundary point"),
+    "unread": ("a hidden neuron whose outgoing weights are all zero: nothing reads it, so its "
+               "incoming weights and bias are free", (_T, "R40"),
+               "unread* neurons, W_{l+1}[:, i] = 0,"),
+    "split": ("neurons of one layer whose rows and biases are positive multiples of each other: "
+              "one neuron split in several, whose outgoing weights can be traded", (_T, "R40"),
+              "split* groups of hidden layer l whose rows and biases are positive multiples of the "
+              "first's"),
     "absorbable": ("the block with its skip connection equals a block of the same width without "
                    "one", (_S, "R1"),
                    "Absorbable = exactly equal on all of ℝ^d to a residual-free block of the same "
@@ -120,9 +143,11 @@ GLOSSARY: dict[str, tuple[str, tuple[str, str], str]] = {
 
 ALIASES = {"Γ": "Gamma", "gamma": "Gamma", "κ₊": "kappa+", "kappa": "kappa+", "κ+": "kappa+",
            "region": "linear region", "regions": "linear region",
-           "activation region": "linear region", "linear piece": "linear region",
+           "activation region": "linear region",
            "fibre": "fiber", "identifiability": "identifiable", "symmetries": "symmetry",
-           "absorption": "absorbable", "fibdim": "fiber dimension"}
+           "absorption": "absorbable", "fibdim": "fiber dimension", "kinks": "kink",
+           "orbits": "orbit", "components": "component", "nongeneric": "non-generic",
+           "non generic": "non-generic", "split neuron": "split"}
 
 
 def lookup(term: str) -> str | None:

@@ -47,7 +47,10 @@ def test_explain_term(capsys):
     assert data["term"] == "Gamma" and data["source"] == "three-layer-fibers §2"
     assert data["definition"].startswith("Γ := W3[:, L] W2[L, :]")
     assert main(["explain", "linear", "piece"]) == 0        # several words
-    assert capsys.readouterr().out.startswith("linear region: ")
+    assert capsys.readouterr().out.startswith("linear piece: adjacent linear regions")
+    for term in ("kink", "unread", "split", "non-generic", "orbit", "component"):   # printed by
+        assert main(["explain", term]) == 0                 # symmetries/analyze/dim (session 36)
+        capsys.readouterr()
 
 
 def test_explain_lists_every_term_and_refuses_unknown(capsys):
