@@ -94,9 +94,10 @@ def cmd_absorb(args) -> int:
     if all_s:
         lines.append(f"  all S (0-based): {all_s}")
     failed = [h for h in v.hypotheses if h.holds is False]
-    for h in failed:
-        lines.append(f"  hypothesis not met: {h.name}"
-                     + (f" ({witness_text(h.witness)})" if h.witness else ""))
+    for h in failed:               # under a yes: the theorem's, which the construction used
+        lines.append(f"  hypothesis not met: {h.name}"   # does not need (new-user audit)
+                     + (f" ({witness_text(h.witness)})" if h.witness else "")
+                     + (" - not needed by this construction" if v.answer is True else ""))
     if args.certificate:
         lines.append(f"  certificate: {args.certificate}" if v.certificate is not None
                      else "  no certificate (undecided); nothing written")
