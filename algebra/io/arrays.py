@@ -243,11 +243,13 @@ def network_from_tensors(arrays: dict, source: str | None = None) -> Network:
     net = Network._from_integer_arrays(ws, bs, source)
     missing = tuple(l for l, (_, bkey) in enumerate(layers) if bkey is None)
     warnings = _reading_warnings(arrays, layers, net)
+    if "fits the shapes too" in note:     # square layers: every command says how it read them
+        warnings = (note[:1].upper() + note[1:],) + warnings
     net.derived("provenance", lambda: (f"{note} (layers in the order "
                                        f"{', '.join(k for k, _ in layers)})",)
                 + ((missing_bias_sentence(missing),) if missing else ())
                 + ((f"torch.nn.utils.prune masks applied exactly: {', '.join(pruned)} = "
-                    "*_orig * *_mask",) if pruned else ()) + warnings)
+                    "*_orig * *_mask",) if pruned else ()) + warnings[("fits the shapes too" in note):])
     net.derived("missing_biases", lambda: missing)
     net.derived("reading_warnings", lambda: warnings)
     return net

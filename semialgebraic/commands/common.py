@@ -41,8 +41,7 @@ def load_network(path: str, *, parameters: bool = False, whole: bool = False, **
         fail(f"{path}: expected a network, got a {type(obj).__name__}")
     if parameters or whole:
         refuse_empty_layers(obj, path)
-    if parameters:
-        reading_notes(obj, path)
+    reading_notes(obj, path, biases=parameters)   # every command: what the file cannot show
     return obj
 
 
@@ -61,11 +60,12 @@ def refuse_empty_layers(net: Network, path: str) -> None:
              "layer has width 0 is taken)")
 
 
-def reading_notes(net: Network, path: str) -> None:
-    """One ``netfibers: note:`` line on stderr per thing the file *path* cannot show that the
-    parameter counts depend on: missing biases (:func:`bias_note`), then the reader's warnings
-    (``Network.reading_warnings``)."""
-    if net.missing_biases:
+def reading_notes(net: Network, path: str, biases: bool = True) -> None:
+    """One ``netfibers: note:`` line on stderr per thing the file *path* cannot show: missing
+    biases (:func:`bias_note`; with *biases*, for the commands that count parameters), then
+    the reader's warnings (``Network.reading_warnings``: quantised codes, a residual module's
+    skip, a layout that square layers leave open), for every command."""
+    if biases and net.missing_biases:
         print(f"netfibers: note: {bias_note(net, path)}", file=sys.stderr)
     for w in net.reading_warnings:
         print(f"netfibers: note: {path}: {w}", file=sys.stderr)

@@ -146,3 +146,15 @@ def test_dim_says_when_the_fiber_dimension_is_r22s_reading(tmp_path, capsys):
     assert data["fiber_lower"] == fd.fiber_floor < data["fiber_upper"] == data["fiber_dimension"]
     main(["dim", str(p)])
     assert "(certified: between" in capsys.readouterr().out
+
+
+def test_an_open_layout_is_said_by_every_command(tmp_path, capsys):
+    """New-user audit (session 36, F4): square layers under W1/b1 names fit both layouts; only
+    `info` said which one was read, `eval` and `equiv` answered about it silently."""
+    np = pytest.importorskip("numpy")
+    p = tmp_path / "sq.npz"
+    np.savez(p, W1=np.eye(2, dtype=np.float32), b1=np.zeros(2, np.float32),
+             W2=np.array([[1, 2], [3, 4]], np.float32), b2=np.zeros(2, np.float32))
+    assert main(["eval", str(p), "--x", "1,2"]) == 0
+    err = capsys.readouterr().err
+    assert err.startswith(f"netfibers: note: {p}: Weights read as (out, in)") and "fits the shapes too" in err
