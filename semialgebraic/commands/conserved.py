@@ -150,6 +150,9 @@ def cmd_conserved(args) -> int:
                                  data=bool(args.data), budget=total)
     why = _why(res, walk_reason, args.timeout)
     data = res.to_json()
+    if data.get("fiber_dimension_lower") is not None:     # the keys `dim` uses, too (a user
+        data["fiber_lower"] = data["fiber_dimension_lower"]   # audit: one name per quantity)
+        data["fiber_upper"] = data.get("fiber_dimension_upper")
     if not res.exact:
         data["lower"], data["upper"] = res.lower, res.upper
     data.update({"patterns": len(samples), "patterns_used": res.number_of_samples,

@@ -83,6 +83,7 @@ def test_conserved_takes_the_box_grammar_of_the_other_commands(tmp_path, capsys)
     assert [g["patterns"] for g in got] == [8, 8, 8, 5]
     assert got[0]["fiber_dimension"] == got[1]["fiber_dimension"] == 6
     assert (got[3]["fiber_dimension_lower"], got[3]["fiber_dimension_upper"]) == (6, 7)
+    assert (got[3]["fiber_lower"], got[3]["fiber_upper"]) == (6, 7)      # dim's names, too
 
 
 def test_an_unreachable_scheduler_is_waited_for_within_the_timeout(tmp_path, capsys):
