@@ -21,7 +21,7 @@ Importing netfibers imports neither sympy nor any optional package (torch, onnx)
 True
 """
 
-import importlib
+import importlib as _importlib
 
 _ALGEBRA = ("AlgebraError", "DimensionMismatchError", "IncompatibleRingError",
             "InexactInputError", "InputError", "MissingDependencyError", "ParseError",
@@ -46,7 +46,7 @@ def __getattr__(name: str):
     """The re-exported object *name*, imported from its package on first use."""
     if name not in _FROM:
         raise AttributeError(f"module 'netfibers' has no attribute {name!r}")
-    value = getattr(importlib.import_module(_FROM[name]), name)
+    value = getattr(_importlib.import_module(_FROM[name]), name)
     globals()[name] = value
     return value
 

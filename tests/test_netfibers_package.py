@@ -69,3 +69,12 @@ def test_readme_import_netfibers_example():
         os.chdir(cwd)
     assert ns["v"].answer is True
     assert netfibers.verify(ns["v"].certificate)[0] is True
+
+
+def test_load_of_a_model_object_names_the_constructor():
+    """`netfibers.load(model)` raised a raw TypeError (new-user audit, session 36)."""
+    import pytest
+    from algebra.exceptions import InputError
+    with pytest.raises(InputError, match=r"load takes a file path, got a list; .*from_rows"):
+        netfibers.load([[1]])
+    assert "importlib" not in dir(netfibers)

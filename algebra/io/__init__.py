@@ -71,6 +71,12 @@ def load(path: str | Path, **options):
         For a missing, malformed or unsupported file; the message names the file and the
         problem.
     """
+    if not isinstance(path, (str, Path)) and not hasattr(path, "__fspath__"):
+        kind = type(path).__name__              # a model object, not a file (a user audit)
+        hint = ("Network.from_torch(model.eval())" if "torch" in type(path).__module__ else
+                "Network.from_sklearn(mlp)" if "sklearn" in type(path).__module__ else
+                "Network.from_rows(weights, biases)")
+        raise InputError(f"load takes a file path, got a {kind}; for a model object use {hint}")
     p = require_regular_file(path)
     suffix = p.suffix.lower()
     if suffix == ".json":
