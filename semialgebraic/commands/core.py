@@ -214,8 +214,10 @@ def _info_blocks(args) -> int:
     if not blocks:
         fail(f"{args.net}: no MLP block found (expected weight pairs up_proj/down_proj "
              "(+gate_proj), intermediate.dense/output.dense or fc1/fc2)")
+    form = ("x + W_down σ(W_up x + b_up) + b_down" if any(b.get("bias") for b in blocks)
+            else "x + W_down σ(W_up x)")        # (a user audit: biases were not in the form)
     lines = [f"{len(blocks)} MLP block{'s' if len(blocks) > 1 else ''}, each read as one block "
-             "x + W_down σ(W_up x) (the file does not store the activation: pass --activation "
+             f"{form} (the file does not store the activation: pass --activation "
              "to the block commands" + (", and --prefix to choose a block)" if len(blocks) > 1 else ")")]
     for b in blocks:
         desc = (f"d={b['d']}, k={b['k']}, {'gated, ' if b['gated'] else ''}"
