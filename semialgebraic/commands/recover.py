@@ -115,7 +115,8 @@ def _text(rec, data, exact: bool) -> str:
                 f"({', '.join(number(x, exact) for x in w[:6])}, … ({len(w)} entries; all in "
                 "--json)) . x")
         lines.append("  " + form + f" + ({number(c, exact)}) = 0   "
-                     + {True: "[first layer: a whole hyperplane]", False: "[local piece of a deeper bend]",
+                     + {True: "[a bend at every probe: a whole hyperplane, as a first layer's]",
+                        False: "[local piece of a deeper bend]",
                         None: "[not classified]"}[whole])
     if rec.network is None:
         lines.append("  no one-hidden-layer network recovered; nothing written")

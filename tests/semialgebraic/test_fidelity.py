@@ -280,3 +280,21 @@ def test_P15_bias_is_on_the_incoming_side():
     net = Network.from_rows([[[1, 2]], [[3]]], [[5], [0]])
     laws = [str(law.polynomial) for law in explicit_laws(net, [(1,)])]
     assert laws[0] == "W1[0,0]^2 + W1[0,1]^2 + b1[0]^2 - W2[0,0]^2"
+
+
+def test_r21_a_deeper_bend_straight_in_one_region_is_not_called_whole():
+    """Session 36 deep-net audit: on this 2-2-2-2-1 net the line x0 − 53/170 x1 + 73/170 = 0
+    (a deeper bend, straight across one unbounded region of the first layer, affine across the
+    line at half of its points) was labelled a whole first-layer hyperplane by 3 probes at scale
+    64; the probes now spread over scales 64 to 2^18."""
+    net = network_from_dict({"format": "netfibers.network", "version": 1, "activation": "relu",
+                             "layers": [{"weight": [["5/3", "4/3"], ["6", "-3/2"]], "bias": ["3/2", "3"]},
+                                        {"weight": [["-1", "5"], ["-6", "2"]], "bias": ["0", "-3"]},
+                                        {"weight": [["1/4", "-2/3"], ["-3/2", "1"]], "bias": ["2", "2"]},
+                                        {"weight": [["1/4", "-4"]], "bias": ["0"]}]})
+    bad = (Fraction(1), Fraction(-53, 170), Fraction(73, 170))
+    for seed in range(3):
+        r = recover(NetworkOracle(net), 2, 1, seed=seed)
+        whole = {tuple(Fraction(str(x)) for x in w) + (Fraction(str(c)),)
+                 for (w, c), flag in zip(r.hyperplanes, r.first_layer) if flag}
+        assert bad not in whole, seed
