@@ -514,8 +514,11 @@ def _symmetries_deep(args, net: Network, budget: Budget) -> int:
     text += [f"  {f['reason']}" + ("" if f["beyond_s1_s2"] else " (its copy is not shown outside "
                                    "the S1 + S2 orbit)") for f in facts]
     word = "no" if beyond else "undecided"
-    why = (beyond[0]["reason"] if beyond else "no symmetry beyond S1 + S2 was found, and no "
-           "theorem covers these widths")
+    why = (beyond[0]["reason"] if beyond else
+           f"{len(facts)} symmetry step(s) found, none proven to leave the S1 + S2 orbit (the "
+           "checker's normal form is open when an earlier layer has equal or zero rows), and no "
+           "theorem covers these widths" if facts else
+           "no symmetry beyond S1 + S2 was found, and no theorem covers these widths")
     text.append(f"identifiable up to S1 + S2: {word} ({why})")
     text.append("fiber: `netfibers dim` bounds its dimension (N - the functional dimension)")
     data = {"kind": "no exact theory", "symmetries": ["S1", "S2"], "facts": facts,

@@ -159,3 +159,23 @@ def test_an_open_layout_is_said_by_every_command(tmp_path, capsys):
     assert main(["eval", str(p), "--x", "1,2"]) == 0
     err = capsys.readouterr().err
     assert err.startswith(f"netfibers: note: {p}: Weights read as (out, in)") and "fits the shapes too" in err
+
+
+def test_epsilon_on_an_equal_pair_is_decided_by_equality(tmp_path, capsys):
+    """Deep-net audit (session 36, F2): `equiv --epsilon` ran branch and bound to the timeout
+    on pairs `equiv` proves equal in 2 s ([0, 3.6e28] after 30 s); exact equality is tried first
+    on a third of the budget, its certificate written and valid."""
+    from algebra.symmetries import random_permute_scale
+    rng = __import__("random").Random(3)
+    W = [[[rng.choice([-3, -2, -1, 1, 2, 3]) for _ in range(k)] for _ in range(n)]
+         for k, n in [(2, 5), (5, 4), (4, 5), (5, 1)]]
+    bs = [[rng.randint(-2, 2) for _ in range(n)] for n in (5, 4, 5, 1)]
+    a = Network.from_rows(W, bs)
+    b = random_permute_scale(a, rng)
+    pa, pb = _write(tmp_path / "a.json", json.dumps(a.to_dict())), _write(tmp_path / "b.json", json.dumps(b.to_dict()))
+    cert = tmp_path / "c.json"
+    assert main(["equiv", str(pa), str(pb), "--epsilon", "0", "--timeout", "30", "--json",
+                 "--certificate", str(cert)]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["answer"] is True and data["upper"] == "0" and data["method"].startswith("equality")
+    assert main(["verify", str(cert)]) == 0
