@@ -433,8 +433,7 @@ def _symmetries_shallow(args, net: Network, budget: Budget) -> int:
             F = fiber_of(net)           # one hidden layer: fiber_shallow on R^d
             v = identifiability_shallow(net, verify=False)
     except (Timeout, KeyboardInterrupt) as exc:
-        why = ("interrupted (Ctrl-C)" if not isinstance(exc, Timeout) else
-               f"timeout of {args.timeout:g} s reached")
+        why = _stop_why(exc, args)
         emit(args, {"structure": None, "complete": False, "reason": why}, f"{why}; no symmetry report")
         return 3
     facts = symmetry_facts(net)
@@ -472,6 +471,12 @@ def _symmetries_shallow(args, net: Network, budget: Budget) -> int:
     return 0
 
 
+def _stop_why(exc, args) -> str:
+    """Why a command stopped: Ctrl-C, or its ``--timeout`` (a :class:`Timeout` *exc*)."""
+    return ("interrupted (Ctrl-C)" if not isinstance(exc, Timeout) else
+            f"timeout of {args.timeout:g} s reached")
+
+
 def _type_runs(types) -> str:
     """``0:kink, 1:zero`` for a few neurons; runs of one type joined (``0-1023:kink``: a
     784-1024-10 net printed a 10 KB line, new-user audit, session 36).
@@ -501,8 +506,7 @@ def _symmetries_deep(args, net: Network, budget: Budget) -> int:
         with deadline(budget.remaining()), phase("symmetry steps (planted copies)"):
             facts = symmetry_facts_deep(net, budget)
     except (Timeout, KeyboardInterrupt) as exc:
-        why = ("interrupted (Ctrl-C)" if not isinstance(exc, Timeout) else
-               f"timeout of {args.timeout:g} s reached")
+        why = _stop_why(exc, args)
         emit(args, {"kind": "no exact theory", "complete": False, "reason": why},
              f"{why}; no symmetry report")
         return 3
@@ -593,8 +597,7 @@ def cmd_symmetries(args) -> int:
         with deadline(budget.remaining()), phase("the structure (bottleneck)"):
             s = structure(net, trace)
     except (Timeout, KeyboardInterrupt) as exc:
-        why = ("interrupted (Ctrl-C)" if not isinstance(exc, Timeout) else
-               f"timeout of {args.timeout:g} s reached")
+        why = _stop_why(exc, args)
         why = f"{why} during {PHASES[trace.phase]}; established: {partial_summary(trace)}"
         emit(args, {"structure": None, "complete": False, "reason": why, **partial_state(trace)},
              f"{why}; no structure report")
