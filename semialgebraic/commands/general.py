@@ -49,7 +49,7 @@ from ..bab import diff_bounds, epsilon_equivalent
 from .plot import diff_picture
 from ..dimension import functional_dimension, functional_dimension_certificate
 from ..dimension.certificate import box_certificate
-from ..equivalence import METHODS, equivalent, max_deviation
+from ..equivalence import METHODS, equal_first, equivalent, max_deviation
 from ..regions.hull import preload
 from ..sets import interior_point
 from ..verdict import Verdict
@@ -284,7 +284,7 @@ def _cmd_equiv_epsilon(args, a, b, budget: Budget) -> int:
     if eps < 0:
         fail("--epsilon must be >= 0")
     dom = parse_domain(args, a.n_inputs, a)
-    same = _equal_first(a, b, dom, budget)
+    same = equal_first(a, b, dom, budget)
     if same is not None:          # a = b on the domain, certified: max |a - b| = 0 <= E
         if args.certificate:
             write_certificate(same.certificate, args.certificate)
@@ -320,22 +320,6 @@ def _cmd_equiv_epsilon(args, a, b, budget: Budget) -> int:
     text += _checked_note(r, written)
     emit(args, data, text + line)
     return {True: 0, False: 1, None: 3}[answer]
-
-
-def _equal_first(a, b, dom, budget: Budget):
-    """``equiv``'s exact equality on a third of the budget left (10 s without one), before the
-    branch and bound of ``--epsilon``: a pair equal on the domain has max |a − b| = 0, which the
-    reductions of a − b prove at once where branch and bound ran to the timeout (a deep-net audit,
-    session 36: equal pairs proved in 2 s, [0, 3.6e28] after 30 s).  The verdict when it is
-    "equivalent" with a certificate, else None (then branch and bound on the budget left)."""
-    left = budget.remaining() if budget.timeout is not None else None
-    share = Budget(timeout=10.0 if left is None else left / 3)
-    try:
-        with share.active():
-            v = equivalent(a, b, domain=dom, budget=share, progress=False)
-    except (BudgetExhausted, AlgebraError):
-        return None
-    return v if v.answer is True and v.certificate is not None else None
 
 
 def _num(q, args) -> str:

@@ -50,7 +50,7 @@ from ..bottleneck import identifiability
 from ..bottleneck._structure import is_bottleneck
 from ..dimension import functional_dimension
 from ..absorption import absorbable
-from ..equivalence import equivalent
+from ..equivalence import equal_first, equivalent
 from ..regions import regions
 from ..shallow import canonical_form as shallow_canonical_form
 from ..shallow.paths import symmetry_path as shallow_symmetry_path
@@ -217,7 +217,15 @@ def _equiv(item, blobs, timeout, spec):
     dom = _item_domain(item, spec, a)
     if spec.get("epsilon") is not None:
         eps = parse_epsilon(spec["epsilon"])
-        answer, r = epsilon_equivalent(a, b, dom, eps, timeout=timeout, copies=True)
+        start = time.monotonic()
+        same = equal_first(a, b, dom, Budget(timeout=timeout))    # as `equiv --epsilon`
+        if same is not None:
+            return {"status": "ok", "verdict": f"max |a - b| <= {eps}", "answer": True,
+                    "lower": "0", "upper": "0", "complete": True, "max_deviation": "0",
+                    "method": f"equality ({same.method})", "reason": same.reason,
+                    "epsilon": str(eps), "domain": dom.to_json(), "certificate": same.certificate}
+        rest = None if timeout is None else max(0.0, timeout - (time.monotonic() - start))
+        answer, r = epsilon_equivalent(a, b, dom, eps, timeout=rest, copies=True)
         word = {True: f"max |a - b| <= {eps}", False: f"max |a - b| > {eps}", None: "undecided"}
         return {**r.to_json(), "status": "ok" if answer is not None else "undecided",
                 "verdict": word[answer], "answer": answer, "epsilon": str(eps),

@@ -10,10 +10,10 @@
 """
 
 from .deviation import Deviation, max_deviation
-from .dispatch import METHODS, could_be_equivalent, equivalent, is_equivalent
+from .dispatch import METHODS, could_be_equivalent, equal_first, equivalent, is_equivalent
 from .reduction import contract_affine_layers, preactivation_bounds, reduced_difference, simplify
 from .refutation import refutation_points
 
-__all__ = ["METHODS", "equivalent", "is_equivalent", "could_be_equivalent",
+__all__ = ["METHODS", "equal_first", "equivalent", "is_equivalent", "could_be_equivalent",
            "refutation_points", "simplify", "preactivation_bounds", "reduced_difference",
            "contract_affine_layers", "Deviation", "max_deviation"]
