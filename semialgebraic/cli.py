@@ -23,7 +23,7 @@ import time
 
 from algebra import __version__
 from algebra.exceptions import AlgebraError
-from .budget import ctrl_c, ctrl_c_count, heartbeat, quiet
+from .budget import alarm_at, ctrl_c, ctrl_c_count, heartbeat, quiet
 from .certificates import jsonable
 from .exceptions import BudgetExceededError, SemialgebraicError
 
@@ -200,6 +200,12 @@ def main(argv: list[str] | None = None) -> int:
     return code
 
 
+ALARMED = ("convert", "info", "eval", "apply", "explain")
+"""Commands without a budget of their own: ``--timeout`` is an alarm around the whole command
+(exit 3, nothing written: their outputs are atomic), so that a script can pass ``--timeout`` to
+every command (a user audit, session 36)."""
+
+
 def _main(argv: list[str] | None, seen: int) -> int:
     parser = build_parser()
     argv = _join_negative_values(list(sys.argv[1:] if argv is None else argv))
@@ -236,7 +242,10 @@ def _main(argv: list[str] | None, seen: int) -> int:
             # Ctrl-C: the partial report, or exit 3 within its grace; no silent long wait
             if ctrl_c_count() != seen:     # a Ctrl-C while the parser was built, swallowed
                 raise KeyboardInterrupt
-            code = args.func(args)
+            end = (time.monotonic() + args.timeout if args.command in ALARMED
+                   and getattr(args, "timeout", None) is not None else None)
+            with alarm_at(end, f"netfibers {args.command} (--timeout {timeout:g} s)" if end else ""):
+                code = args.func(args)
     except KeyboardInterrupt as exc:          # BudgetExhausted carries the budget's reason
         print(f"netfibers: {str(exc) or 'interrupted (Ctrl-C)'}", file=sys.stderr)
         return 3

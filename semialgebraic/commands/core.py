@@ -60,6 +60,8 @@ def register(sub, parent) -> None:
                    help="float type of .npz/.safetensors output (default float32; exact or "
                         "refused); float16: round every parameter to the nearest float16 first "
                         "(any output format)")
+    p.add_argument("--timeout", type=float, metavar="SECONDS",
+                   help="stop after SECONDS (exit 3, nothing written; reading the files counts)")
     p.set_defaults(func=cmd_convert)
 
     p = sub.add_parser("info", parents=[parent], help="architecture and sizes of a network",
@@ -77,6 +79,8 @@ def register(sub, parent) -> None:
     p.add_argument("--block", action="store_true",
                    help="read a weight file as MLP blocks (also fc1/fc2 pairs, which are "
                         "otherwise read as a two-layer network) and list them")
+    p.add_argument("--timeout", type=float, metavar="SECONDS",
+                   help="stop after SECONDS (exit 3, nothing written; reading the files counts)")
     p.set_defaults(func=cmd_info)
 
     p = sub.add_parser("eval", parents=[parent], help="exact output at one input or a batch",
@@ -95,6 +99,8 @@ def register(sub, parent) -> None:
                        help="input, comma separated exact numbers, e.g. -1,1/2,-3e-2")
     group.add_argument("--data", metavar="FILE",
                        help='batch of inputs: JSON {"inputs": [[x1, ...], ...]}')
+    p.add_argument("--timeout", type=float, metavar="SECONDS",
+                   help="stop after SECONDS (exit 3, nothing written; reading the files counts)")
     p.set_defaults(func=cmd_eval)
     if hasattr(p, "_negative_number_matcher"):  # let "--x -1,2" through as a value
         p._negative_number_matcher = re.compile(r"^-\.?\d[\d,./eE+\- ]*$")

@@ -25,6 +25,8 @@ def register(sub, parent) -> None:
                            examples=["netfibers explain", "netfibers explain S6", "netfibers explain R38",
                                      "netfibers explain masked --json"]))
     p.add_argument("term", nargs="*", metavar="TERM", help="the term (e.g. G2, S3, masked, Gamma)")
+    p.add_argument("--timeout", type=float, metavar="SECONDS",
+                   help="stop after SECONDS (exit 3, nothing written; reading the files counts)")
     p.set_defaults(func=cmd_explain)
 
 

@@ -89,6 +89,8 @@ def register(sub, parent) -> None:
     p.add_argument("steps", metavar="STEPS")
     p.add_argument("net", metavar="NET")
     p.add_argument("-o", "--output", required=True, metavar="OUT", help="output network")
+    p.add_argument("--timeout", type=float, metavar="SECONDS",
+                   help="stop after SECONDS (exit 3, nothing written; reading the files counts)")
     p.set_defaults(func=cmd_apply)
 
     p = sub.add_parser("verify", parents=[parent], help="re-check a certificate",

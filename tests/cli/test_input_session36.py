@@ -179,3 +179,24 @@ def test_epsilon_on_an_equal_pair_is_decided_by_equality(tmp_path, capsys):
     data = json.loads(capsys.readouterr().out)
     assert data["answer"] is True and data["upper"] == "0" and data["method"].startswith("equality")
     assert main(["verify", str(cert)]) == 0
+
+
+def test_every_command_takes_timeout(tmp_path, capsys):
+    """New-user audit (session 36, F10): `info`, `eval`, `convert`, `apply`, `explain` refused
+    `--timeout` ("unrecognized arguments"): a script passing it to every command failed.  It is
+    an alarm around the command: exit 3, nothing written."""
+    p = _write(tmp_path / "n.json", json.dumps(NET2.to_dict()))
+    assert main(["info", str(p), "--timeout", "60"]) == 0
+    assert main(["eval", str(p), "--x", "1,2", "--timeout", "60"]) == 0
+    assert main(["explain", "fiber", "--timeout", "60"]) == 0
+    big = tmp_path / "big.npz"
+    np = pytest.importorskip("numpy")
+    rng = np.random.default_rng(0)
+    np.savez(big, **{"0.weight": rng.standard_normal((300, 300)).astype(np.float32),
+                     "0.bias": np.zeros(300, np.float32),
+                     "2.weight": rng.standard_normal((2, 300)).astype(np.float32),
+                     "2.bias": np.zeros(2, np.float32)})
+    capsys.readouterr()
+    out = tmp_path / "out.json"
+    assert main(["convert", str(big), "-o", str(out), "--timeout", "0.001"]) == 3
+    assert not out.exists() and "--timeout 0.001 s" in capsys.readouterr().err
