@@ -27,7 +27,16 @@ LAYOUTS = (  # (up key, down key, gate key or None) relative to a common prefix
     ("up_proj", "down_proj", "gate_proj"),
     ("fc1", "fc2", None),
     ("intermediate.dense", "output.dense", None),
+    ("0", "2", None),        # nn.Sequential(Linear, activation, Linear): exactly these two
 )
+
+
+def _sequential_pair(names, p: str) -> bool:
+    """Are ``{p}0.weight`` and ``{p}2.weight`` the only numbered weights under *p* (a
+    ``Sequential(Linear, activation, Linear)``, not a deeper one: a user audit, session 36)?"""
+    numbered = {n[len(p):] for n in names if n.startswith(p) and n.endswith(".weight")
+                and n[len(p):-len(".weight")].isdigit()}
+    return numbered == {"0.weight", "2.weight"}
 
 _BLOCK_KEYS = {"format", "version", "activation", "w_up", "w_down", "w_gate", "skip", "b_up",
                "b_down", "b_gate", "name"}
@@ -153,13 +162,15 @@ def find_blocks(shapes: dict, *, include_fc: bool = False) -> list[dict]:
     out = []
     for name in shapes:
         for up, down, gate in LAYOUTS:
-            if gate is None and up == "fc1" and not include_fc:
+            if gate is None and up in ("fc1", "0") and not include_fc:
                 continue
             suffix = f"{up}.weight"
             if not (name == suffix or name.endswith("." + suffix)):
                 continue
             p = name[:-len(suffix)]
-            if f"{p}{down}.weight" not in shapes:
+            if p and not p.endswith("."):
+                continue
+            if f"{p}{down}.weight" not in shapes or (up == "0" and not _sequential_pair(shapes, p)):
                 continue
             su, sd = tuple(shapes[name]), tuple(shapes[f"{p}{down}.weight"])
             gated = gate is not None and f"{p}{gate}.weight" in shapes
@@ -181,8 +192,8 @@ def block_from_tensors(tensors: dict, *, activation: str, skip="identity", prefi
     """Block from a state_dict ``{name: (shape, flat list of exact values)}``.
 
     Recognised layouts (weights (out, in)): ``{P}up_proj/down_proj[/gate_proj]``,
-    ``{P}fc1/fc2``, ``{P}intermediate.dense/output.dense``, each ``.weight`` with optional
-    ``.bias``.  When several prefixes P match, *prefix* chooses one.
+    ``{P}fc1/fc2``, ``{P}intermediate.dense/output.dense``, ``{P}0/{P}2`` (a Sequential of two
+    Linear layers and an activation), each ``.weight`` with optional ``.bias``.  When several prefixes P match, *prefix* chooses one.
 
     >>> from algebra.rationals import to_q
     >>> t = {"fc1.weight": ((2, 1), [to_q(1), to_q(-1)]), "fc2.weight": ((1, 2), [to_q(1), to_q(1)])}
@@ -195,7 +206,7 @@ def block_from_tensors(tensors: dict, *, activation: str, skip="identity", prefi
         for name in tensors:
             if name.endswith(suffix) and (name == suffix or name[:-len(suffix)].endswith(".")):
                 p = name[:-len(suffix)]
-                if f"{p}{down}.weight" in tensors:
+                if f"{p}{down}.weight" in tensors and (up != "0" or _sequential_pair(tensors, p)):
                     candidates.append((p, up, down, gate))
     if prefix is not None:
         candidates = [c for c in candidates if c[0] == prefix or c[0] == prefix + "."]

@@ -200,3 +200,24 @@ def test_every_command_takes_timeout(tmp_path, capsys):
     out = tmp_path / "out.json"
     assert main(["convert", str(big), "-o", str(out), "--timeout", "0.001"]) == 3
     assert not out.exists() and "--timeout 0.001 s" in capsys.readouterr().err
+
+
+def test_absorb_reads_a_two_layer_sequential_state_dict(tmp_path, capsys):
+    """New-user audit (session 36, F10): `absorb` of nn.Sequential(Linear, GELU, Linear)'s
+    state_dict (keys 0.*, 2.*) said "no MLP block found" although Block.from_torch reads the
+    module; a deeper Sequential is still no block."""
+    torch = pytest.importorskip("torch")
+    from algebra.blocks import Block
+    from algebra.io import load_block
+    m = torch.nn.Sequential(torch.nn.Linear(2, 4), torch.nn.ReLU(), torch.nn.Linear(4, 2))
+    p = tmp_path / "seq.pt"
+    torch.save(m.state_dict(), p)
+    assert load_block(p, activation="relu") == Block.from_torch(m)
+    assert main(["absorb", str(p), "--activation", "relu"]) in (0, 1, 3)    # a verdict, read
+    deep = torch.nn.Sequential(torch.nn.Linear(2, 4), torch.nn.ReLU(), torch.nn.Linear(4, 2),
+                               torch.nn.ReLU(), torch.nn.Linear(2, 2))
+    q = tmp_path / "deep.pt"
+    torch.save(deep.state_dict(), q)
+    capsys.readouterr()
+    assert main(["absorb", str(q), "--activation", "relu"]) == 2
+    assert "no MLP block found" in capsys.readouterr().err
