@@ -581,7 +581,10 @@ def cmd_fiber(args) -> int:
         return code
     # only the form printed is rendered: a fiber's thousands of equalities take seconds to write
     # (digits 64-32-10: 3 050 polynomials, 2.5 s a form, the fiber itself 0.9 s)
-    emit(args, F.to_json() if args.json else {}, "" if args.json else fiber_text(F, args.exact, args.full))
+    data = F.to_json() if args.json else {}
+    if args.json:                # `dim`/`identify`/`conserved` name it fiber_dimension (a user audit)
+        data["fiber_dimension"] = data.get("dimension")
+    emit(args, data, "" if args.json else fiber_text(F, args.exact, args.full))
     return code
 
 
