@@ -209,7 +209,8 @@ regression net 1-n-1 has n − 1 dependencies: FIND-S enumerates 2^(n−1))."""
 WINDOW, WINDOWS = 30, 8
 """Past :data:`SPLIT_SUMS_MAX` neurons a flip set is still looked for (never ruled out) among
 the subsets of *WINDOWS* windows of *WINDOW* neurons each (the first, the last, then seeded
-random ones; 2^30 subsets each as two halves' sums, ~0.05 s): small integer weights have many
+random ones; the 2^30 subsets of each compared as two halves' 2^15 sums, ~0.1 s): small
+integer weights have many
 zero sums (a 2-50-1 net with weights up to 20 in size: ~2^50 subsets, ~10^8 sums)."""
 
 
