@@ -221,3 +221,16 @@ def test_absorb_reads_a_two_layer_sequential_state_dict(tmp_path, capsys):
     capsys.readouterr()
     assert main(["absorb", str(q), "--activation", "relu"]) == 2
     assert "no MLP block found" in capsys.readouterr().err
+
+
+def test_a_fiber_floor_is_at_least_the_scalings(tmp_path):
+    """New-user audit (session 36, F6): `dim --timeout 30` on 784-1024-10 gave the fiber floor
+    32 while listing 380 scalings: a move search cut short by the budget.  Every hidden neuron
+    with a non-zero row or bias is a scaling direction of its own: the floor is at least their
+    number, whatever the budget."""
+    from semialgebraic.dimension import functional_dimension
+    from semialgebraic.dimension.functional import scaling_floor
+    net = Network.from_rows([[[1, 2], [0, 0], [-1, 1]], [[1, 1, 1]]], [[0, 0, 1], [0]])
+    assert scaling_floor(net) == 2
+    fd = functional_dimension(net)
+    assert fd.fiber_dimension.lower >= 2
