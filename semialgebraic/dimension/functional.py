@@ -300,6 +300,7 @@ def functional_dimension(net: Network, *, domain: Any = None, timeout: float | N
         fd = replace(fd, fiber_floor=floor, fiber_exact_by=by, fiber_cap=cap,
                      details={**fd.details, "fiber_overcount": why} if why and not by else fd.details)
     elif fiber and fd.fiber_floor is None:
+        from dataclasses import replace
         fd = replace(fd, fiber_floor=scaling_floor(net))
     return fd
 
