@@ -38,6 +38,7 @@ def _sequential_pair(names, p: str) -> bool:
                 and n[len(p):-len(".weight")].isdigit()}
     return numbered == {"0.weight", "2.weight"}
 
+
 _BLOCK_KEYS = {"format", "version", "activation", "w_up", "w_down", "w_gate", "skip", "b_up",
                "b_down", "b_gate", "name"}
 _HC_KEYS = _BLOCK_KEYS - {"skip"} | {"streams", "mix_residual", "mix_read", "mix_write"}
@@ -168,8 +169,6 @@ def find_blocks(shapes: dict, *, include_fc: bool = False) -> list[dict]:
             if not (name == suffix or name.endswith("." + suffix)):
                 continue
             p = name[:-len(suffix)]
-            if p and not p.endswith("."):
-                continue
             if f"{p}{down}.weight" not in shapes or (up == "0" and not _sequential_pair(shapes, p)):
                 continue
             su, sd = tuple(shapes[name]), tuple(shapes[f"{p}{down}.weight"])
@@ -193,7 +192,8 @@ def block_from_tensors(tensors: dict, *, activation: str, skip="identity", prefi
 
     Recognised layouts (weights (out, in)): ``{P}up_proj/down_proj[/gate_proj]``,
     ``{P}fc1/fc2``, ``{P}intermediate.dense/output.dense``, ``{P}0/{P}2`` (a Sequential of two
-    Linear layers and an activation), each ``.weight`` with optional ``.bias``.  When several prefixes P match, *prefix* chooses one.
+    Linear layers and an activation), each ``.weight`` with optional ``.bias``.  When several
+    prefixes P match, *prefix* chooses one.
 
     >>> from algebra.rationals import to_q
     >>> t = {"fc1.weight": ((2, 1), [to_q(1), to_q(-1)]), "fc2.weight": ((1, 2), [to_q(1), to_q(1)])}
