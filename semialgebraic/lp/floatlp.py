@@ -93,9 +93,14 @@ def run_highs(h):
     left = wall_seconds_left()
     own = None
     if left is not None:
+        # HiGHS (< 2.0) compares time_limit with the instance's run time summed over all its
+        # runs (ERGO-Code/HiGHS#1477): an instance reused for many LPs would stop at once,
+        # long before the budget ends (a 5 s conserved walk read as interrupted); so the limit
+        # is the run time so far plus the seconds left
         own = h.getOptionValue("time_limit")[1]
-        if left < own:
-            h.setOptionValue("time_limit", max(0.01, left))
+        limit = h.getRunTime() + max(0.01, left)
+        if limit < own:
+            h.setOptionValue("time_limit", limit)
         else:
             own = None
     try:

@@ -154,3 +154,42 @@ def test_an_active_wall_clock_budget_limits_a_highs_run():
     assert h.getOptionValue("time_limit")[1] == float("inf")
     with Budget(timeout=1e-9, clock=__import__("time").process_time).active():   # CPU clock: not
         assert dense_max(A[:5, :3], r[:5], np.ones(3), -np.ones(3), np.ones(3)) is not None
+
+
+def test_a_reused_highs_instance_is_not_stopped_by_its_past_run_time():
+    """HiGHS compares time_limit with an instance's run time summed over all its runs
+    (ERGO-Code/HiGHS#1477): a region walk's reused instance stopped at once under a budget
+    with more seconds left than its past runs (CI, session 37: `conserved --timeout 5` read as
+    "interrupted (Ctrl-C) during the region walk").  The limit handed over is the run time so
+    far plus the seconds left."""
+    import numpy as np
+    from highspy import _core as hc
+    from semialgebraic.budget import Budget
+    from semialgebraic.lp.floatlp import new_highs, run_highs
+    rng = np.random.default_rng(0)
+    n, m = 300, 600
+    h = new_highs(time_limit=0.2)
+    h.passModel(_dense_lp(hc, rng.standard_normal((m, n)), np.ones(m), rng.standard_normal(n)))
+    h.run()                                     # 0.2 s of run time, stopped by its own limit
+    assert h.getRunTime() >= 0.2
+    h.setOptionValue("time_limit", float("inf"))
+    h.passModel(_dense_lp(hc, np.ones((1, 2)), np.ones(1), np.ones(2)))
+    with Budget(timeout=0.15).active():        # fewer seconds left than the past run time
+        run_highs(h)
+    assert h.getModelStatus() == hc.HighsModelStatus.kOptimal
+    assert h.getOptionValue("time_limit")[1] == float("inf")
+
+
+def _dense_lp(hc, A, r, cost):
+    """``min cost·x`` subject to ``A x <= r`` and ``-1 <= x <= 1`` as a HighsLp."""
+    import numpy as np
+    lp = hc.HighsLp()
+    m, n = A.shape
+    lp.num_col_, lp.num_row_ = n, m
+    lp.col_cost_, lp.col_lower_, lp.col_upper_ = cost, -np.ones(n), np.ones(n)
+    lp.row_lower_, lp.row_upper_ = np.full(m, -np.inf), r
+    lp.a_matrix_.format_ = hc.MatrixFormat.kColwise
+    lp.a_matrix_.start_ = np.arange(0, m * n + 1, m)
+    lp.a_matrix_.index_ = np.tile(np.arange(m), n)
+    lp.a_matrix_.value_ = A.T.ravel()
+    return lp
