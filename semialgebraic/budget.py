@@ -194,6 +194,10 @@ class Budget:
         if any(b is not self and b.exhausted() for b in _ACTIVE):
             self.reason = next(b.reason for b in _ACTIVE if b.reason is not None)
             return
+        exc = sys.exc_info()[1]      # called in an except: a budget's stop is not a Ctrl-C
+        if isinstance(exc, BudgetExhausted) and str(exc) and _CTRL_C[0] == self._ctrl_c:
+            self.reason = str(exc)  # (an inner budget, left by now, or a limit inside an LP)
+            return
         self.interrupted = True
         self.reason = "interrupted (Ctrl-C)"
 

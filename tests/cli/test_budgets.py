@@ -86,6 +86,20 @@ def test_interrupt_keeps_the_reason_of_a_spent_budget():
     assert c.reason == "interrupted (Ctrl-C)" and c.interrupted
 
 
+def test_interrupt_by_a_spent_inner_budget_is_not_a_ctrl_c():
+    """An inner budget (left by the time its BudgetExhausted is caught) or a HiGHS run stopped by
+    its time limit: the outer budget's reason is that stop, not "interrupted (Ctrl-C)" (CI,
+    session 37: `conserved --timeout 5` said Ctrl-C)."""
+    outer = Budget(timeout=1000)
+    with outer.active():
+        try:
+            with Budget(timeout=0).active():
+                checkpoint()
+        except BudgetExhausted:
+            outer.interrupt()
+    assert outer.reason == "timeout of 0 s reached" and not outer.interrupted
+
+
 def test_walk_stops_inside_a_region_with_the_partial_result():
     net = random_net([4, 12, 12, 1], 3)
     full = list(regions(net, max_regions=6))
