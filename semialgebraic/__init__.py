@@ -13,13 +13,14 @@ from .sets import BasicSet, Dimension, Polyhedron, SemialgebraicSet
 from .lp import feasible, is_feasible, optimize
 from .regions import Region, number_of_regions, regions
 from .shallow import canonical_form, equivalent_shallow
-from .bottleneck import equivalent_bottleneck, identifiability, structure
+from .bottleneck import equivalent_bottleneck, structure
 from ._fiber import Fiber, fiber
 from .equivalence import could_be_equivalent, equivalent, is_equivalent, max_deviation
 from .dimension import functional_dimension, functional_dimension_certificate
 from .absorption import absorbable
 from .bab import diff_bounds, epsilon_equivalent
 from .verify import verify
+from .deep import identifiability    # any network: R41/R42, R18, planted copies
 
 __all__ = [
     "BudgetExceededError", "CertificateError", "InfeasibleError", "NonGenericError",

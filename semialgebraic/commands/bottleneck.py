@@ -520,7 +520,7 @@ def _symmetries_deep(args, net: Network, budget: Budget) -> int:
     word = "no" if beyond else "undecided"
     why = (beyond[0]["reason"] if beyond else
            f"{len(facts)} symmetry step(s) found, none proven to leave the S1 + S2 orbit (the "
-           "checker's normal form is open when an earlier layer has equal or zero rows), and no "
+           "checker's orbit test is open when an earlier layer has a zero row), and no "
            "theorem covers these widths" if facts else
            "no symmetry beyond S1 + S2 was found, and no theorem covers these widths")
     text.append(f"identifiable up to S1 + S2: {word} ({why})")

@@ -9,6 +9,9 @@ Per hidden layer (three-layer-fibers R41's I4 and R18.5 for every layer; R10 for
   bias pays the difference) or other outgoing weights (``b ≤ 0``);
 * from hidden layer 2 on, a neuron dead on the orthant (``w ≤ 0``, ``b ≤ 0``: its input is a
   ReLU output) takes other outgoing weights;
+* neurons with positively proportional rows ``(w_k, b_k) = t (w_j, b_j)`` (a split neuron)
+  trade outgoing weights, ``t_j v_j + t_k v_k`` kept (:class:`~algebra.symmetries.Regroup`:
+  ``σ(t h) = t σ(h)`` for ``t > 0`` whatever the layer's input);
 * a flip set ``S`` (``Σ_{j∈S} v_j w_jᵀ = 0``) flips together (:class:`~algebra.symmetries.FlipSet`).
 
 Each copy is certified by a ``symmetry_path`` whose claim adds "b is outside a's S1 + S2 orbit",
@@ -20,7 +23,9 @@ from __future__ import annotations
 
 from algebra.kernel.certificate_schemas import CLAIMS
 from algebra.network import Network
-from algebra.symmetries import FlipSet, InsertNeuron, RemoveNeuron, apply_path, hidden_neurons
+from algebra.rationals import Q
+from algebra.symmetries import (FlipSet, InsertNeuron, Regroup, RemoveNeuron, apply_path,
+                                hidden_neurons)
 from algebra.symmetries.neurons import is_dead_row
 
 from ..budget import checkpoint
@@ -59,6 +64,7 @@ def planted_copies(net: Network, budget=None):
             if not w and not v:
                 continue
             yield why, [RemoveNeuron(l, j), InsertNeuron(l, j, *new)]
+        yield from _split_trades(l, neurons)
         (W, _), (V, _) = net.layer(l), net.layer(l + 1)
         if W.nrows >= 2 and W.ncols and V.nrows:
             outcome, S = flip_sets(W, V, budget=budget)
@@ -66,6 +72,33 @@ def planted_copies(net: Network, budget=None):
                 yield (f"flip set {S} of hidden layer {l + 1}: the kink matrices v_j w_j^T of those "
                        "neurons sum to 0, so flipping them (and moving their constants to the next "
                        "bias) keeps the function", [FlipSet(l, S)])
+
+
+def _split_trades(l: int, neurons):
+    """A trade of outgoing weights for each group of neurons of hidden layer *l* whose rows
+    ``(w, b)`` (not 0) are positive multiples of one another: the group's first two neurons,
+    ``v_j + e`` and ``v_k − e/t`` with ``e`` the first unit vector (then a third of it) and
+    ``(w_k, b_k) = t (w_j, b_j)``, so that ``Σ t v`` is kept (R41's split neurons, at any
+    depth)."""
+    groups: dict[tuple, list[tuple]] = {}
+    for j, (w, b, v) in enumerate(neurons):
+        row = tuple(w) + (b,)
+        lead = next((abs(x) for x in row if x != 0), None)
+        if lead is not None and w and v and any(x != 0 for x in w):
+            groups.setdefault(tuple(x / lead for x in row), []).append((j, lead, v))
+    for key, members in groups.items():
+        if len(members) < 2:
+            continue
+        checkpoint()
+        (j, tj, vj), (k, tk, vk) = members[:2]
+        t = tk / tj
+        for size in (1, Q(1, 3)):          # (a trade can land on a swap: 1, 1 -> 2, 1/2 at t = 2)
+            e = (size,) + (0,) * (len(vj) - 1)
+            new = [(tj, tuple(x + y for x, y in zip(vj, e))),
+                   (tk, tuple(x - y / t for x, y in zip(vk, e)))]
+            yield (f"neurons {j} and {k} of hidden layer {l + 1} have proportional rows (a split "
+                   f"neuron, factor {t}): their outgoing weights trade, t_j v_j + t_k v_k kept",
+                   [Regroup(l, [([j, k], key[:-1], key[-1], new)])])
 
 
 def certified_copy(net: Network, steps) -> tuple[Network, dict | None]:
@@ -84,12 +117,14 @@ def certified_copy(net: Network, steps) -> tuple[Network, dict | None]:
 def symmetry_facts_deep(net: Network, budget=None) -> list[dict]:
     """The planted copies of *net* as facts for ``symmetries``: ``reason``, ``steps`` (JSON) and
     ``beyond_s1_s2`` (the checker proved the copy outside the S1 + S2 orbit)."""
-    out = []
+    out: dict[str, dict] = {}
     for why, steps in planted_copies(net, budget):
+        if out.get(why, {}).get("beyond_s1_s2"):
+            continue                    # (a split's second trade: the first one showed it)
         _, cert = certified_copy(net, steps)
-        out.append({"reason": why, "steps": [st.to_json() for st in steps],
-                    "beyond_s1_s2": cert is not None})
-    return out
+        out[why] = {"reason": why, "steps": [st.to_json() for st in steps],
+                    "beyond_s1_s2": cert is not None}
+    return list(out.values())
 
 
 def identifiability_deep(net: Network, *, budget=None, context: str = "") -> Verdict:
@@ -108,5 +143,5 @@ def identifiability_deep(net: Network, *, budget=None, context: str = "") -> Ver
     head = context or (f"no identifiability theory covers widths {'-'.join(map(str, net.widths))} "
                        "(one hidden layer: R41, R42; two with n1 <= d: R18)")
     return Verdict(None, METHOD, f"undecided: {head}; no planted copy was proven outside the orbit "
-                   f"({tried} tried: unread, constant and dead neurons, flip sets of every hidden "
-                   "layer); `netfibers dim` bounds the fiber's dimension", ())
+                   f"({tried} tried: unread, constant and dead neurons, split neurons, flip sets "
+                   "of every hidden layer); `netfibers dim` bounds the fiber's dimension", ())

@@ -46,8 +46,7 @@ from algebra.conservation import conservation_laws, samples_from_patterns
 from ..budget import Budget, BudgetExhausted, checkpoint
 from ..exceptions import SemialgebraicError
 from ..bab import diff_bounds, epsilon_equivalent
-from ..bottleneck import identifiability
-from ..bottleneck._structure import is_bottleneck
+from ..deep import identifiability
 from ..dimension import functional_dimension
 from ..absorption import absorbable
 from ..equivalence import equal_first, equivalent
@@ -247,17 +246,8 @@ def _identify(item, blobs, timeout, box):
     (net,) = load_item(item, blobs)
     budget = Budget(timeout=timeout)    # the item's budget (session-34 audit: it was not passed)
     try:
-        with budget.active():
-            if net.depth == 2:          # one hidden layer: three-layer-fibers R41, R42
-                from ..shallow.identifiability import identifiability_shallow
-                v = identifiability_shallow(net, budget=budget)
-            else:                       # a generic bottleneck (R18), else planted copies
-                from ..deep import identifiability_deep
-                v = identifiability(net) if is_bottleneck(net) else None
-                if v is None or v.answer is None:
-                    w = identifiability_deep(net, budget=budget, context="" if v is None else
-                                             v.reason.removeprefix("undecided: "))
-                    v = w if v is None or w.answer is not None else v
+        with budget.active():           # R41/R42, a generic bottleneck (R18), planted copies
+            v = identifiability(net, budget=budget)
     except BudgetExhausted as exc:
         return {"status": "undecided", "verdict": WORDS[None], "answer": None, "method": "identify",
                 "reason": f"undecided: {exc or budget.reason}", "certificate": None}

@@ -28,6 +28,8 @@ certificate's domain is the orthant.  Imports ``algebra`` only.
 
 from __future__ import annotations
 
+import itertools
+
 from algebra.array_replay import replay_path, view_equals
 from algebra.exceptions import InputError, InvalidStepError
 from algebra.io.native import network_from_dict
@@ -100,57 +102,104 @@ _DISTINCT = "; b is not a permutation and positive rescaling of a: a is not iden
 
 def outside_orbit(a, b) -> str:
     """"" when *b* is a parameter of *a*'s architecture (same widths) provably not *a* permuted
-    and positively rescaled (S1 + S2), else why not: their normal forms differ.  The normal form, hidden layer by hidden layer from the input:
-    each neuron's row and bias divided by the absolute value of their first non-zero entry (its
-    outgoing column multiplied by it), the neurons sorted by (row, bias) and the next layer's
-    columns permuted alike; the last hidden layer sorts by (row, bias, outgoing column), the
-    whole orbit invariant.  Earlier layers with two equal (row, bias), or a zero one, leave the
-    order open: refused (the normal form would not decide)."""
+    and positively rescaled (S1 + S2), else why not (:func:`_orbit_match`)."""
     if a.widths != b.widths:              # identifiability is about the parameters of a's own
         return ("b has other widths than a: it is not a parameter of a's architecture, so it "
                 "shows nothing about a's identifiability")   # widths (session-33 audit: an
-    fa, fb = _normal_form(a), _normal_form(b)                 # inserted neuron was 'a witness')
-    if fa is None or fb is None:
+    same = _orbit_match(a, b)                                 # inserted neuron was 'a witness')
+    if same is None:
         return ("b is not shown outside a's orbit of permutations and positive rescalings: a "
-                "hidden layer before the last has equal or zero rows, so the normal form is open")
-    if fa == fb:
+                "hidden layer before the last has a zero row, or too many equal rows to match, "
+                "so the orbit test is open")
+    if same:
         return "b is a permutation and positive rescaling of a: the path shows no non-identifiability"
     return ""
 
 
-def _normal_form(net):
-    Ws = [[list(r) for r in W.to_rows()] for W in net.weights]
-    bs = [list(b) for b in net.biases]
-    L = len(Ws)
-    for l in range(L - 1):
-        n = len(Ws[l])
-        for i in range(n):
-            lead = next((x for x in Ws[l][i] + [bs[l][i]] if x != 0), None)
-            if lead is None:
-                if l < L - 2:
-                    return None
-                col = [Ws[l + 1][k][i] for k in range(len(Ws[l + 1]))]
-                lead = next((x for x in col if x != 0), None)
-                if lead is not None:      # a zero row's column: free in scale, normalised
-                    for k in range(len(Ws[l + 1])):
-                        Ws[l + 1][k][i] /= abs(lead)
-                continue
-            s = abs(lead)
-            Ws[l][i] = [x / s for x in Ws[l][i]]
-            bs[l][i] /= s
-            for k in range(len(Ws[l + 1])):
-                Ws[l + 1][k][i] *= s
-        last = l == L - 2
-        keys = [tuple(_pair(x) for x in Ws[l][i] + [bs[l][i]]
-                      + ([Ws[l + 1][k][i] for k in range(len(Ws[l + 1]))] if last else []))
-                for i in range(n)]
-        if not last and len(set(keys)) < n:
+ORBIT_BRANCHES = 20000
+"""Most matchings of equal rows :func:`_orbit_match` tries before it calls the test open."""
+
+
+def _orbit_match(a, b):
+    """Is *b* (same widths) *a* with its hidden neurons permuted and positively rescaled?  True,
+    False, or None (open).  Hidden layer by hidden layer from the input, each neuron's row and
+    bias are divided by the absolute value of their first non-zero entry (its outgoing column
+    multiplied by it), *a*'s rows read with their columns in the order of the neurons of *b*
+    they were matched to; a's neurons must match b's with equal (row, bias) — in the last hidden
+    layer (row, bias, outgoing column) — and the output biases must be equal.  Equal rows of an
+    earlier layer (a split neuron) may match in several ways: each is tried, at most
+    :data:`ORBIT_BRANCHES` in all (session 37: such copies were "open" before).  A zero row
+    before the last hidden layer (its outgoing column's scale is free) leaves the test open."""
+    A = ([[list(r) for r in W.to_rows()] for W in a.weights], [list(v) for v in a.biases])
+    B = ([[list(r) for r in W.to_rows()] for W in b.weights], [list(v) for v in b.biases])
+    budget = [ORBIT_BRANCHES]
+    return _match(0, A, B, budget)
+
+
+def _normalised(Ws, bs, l: int):
+    """Layer *l*'s neurons of (Ws, bs) divided by the absolute value of their lead (in place;
+    the outgoing columns multiplied); False when a row is zero before the last hidden layer."""
+    last = l == len(Ws) - 2
+    nxt = Ws[l + 1]
+    for i in range(len(Ws[l])):
+        lead = next((x for x in Ws[l][i] + [bs[l][i]] if x != 0), None)
+        if lead is None:
+            if not last:
+                return False
+            lead = next((r[i] for r in nxt if r[i] != 0), None)
+            if lead is not None:         # a zero row's column: free in scale, normalised
+                for r in nxt:
+                    r[i] /= abs(lead)
+            continue
+        s = abs(lead)
+        Ws[l][i] = [x / s for x in Ws[l][i]]
+        bs[l][i] /= s
+        for r in nxt:
+            r[i] *= s
+    return True
+
+
+def _match(l: int, A, B, budget):
+    (Wa, ba), (Wb, bb) = A, B
+    if l == len(Wa) - 1:
+        return ba[l] == bb[l]
+    Wa, Wb = [[list(r) for r in W] for W in Wa], [[list(r) for r in W] for W in Wb]
+    ba, bb = [list(v) for v in ba], [list(v) for v in bb]
+    if not (_normalised(Wa, ba, l) and _normalised(Wb, bb, l)):
+        return None
+    last = l == len(Wa) - 2
+
+    def key(W, bias, i):
+        return tuple(_pair(x) for x in W[l][i] + [bias[l][i]]
+                     + ([r[i] for r in W[l + 1]] if last else []))
+    groups_a, groups_b = {}, {}
+    for i in range(len(Wa[l])):
+        groups_a.setdefault(key(Wa, ba, i), []).append(i)
+        groups_b.setdefault(key(Wb, bb, i), []).append(i)
+    if {k: len(v) for k, v in groups_a.items()} != {k: len(v) for k, v in groups_b.items()}:
+        return False
+    if last:                                  # equal keys are interchangeable: one matching
+        return ba[l + 1] == bb[l + 1]
+    ties = [(groups_a[k], groups_b[k]) for k in groups_a]
+    open_ = False
+    for choice in itertools.product(*(itertools.permutations(ia) for ia, _ in ties)):
+        budget[0] -= 1
+        if budget[0] < 0:
             return None
-        order = sorted(range(n), key=keys.__getitem__)
-        Ws[l], bs[l] = [Ws[l][i] for i in order], [bs[l][i] for i in order]
-        Ws[l + 1] = [[row[i] for i in order] for row in Ws[l + 1]]
-    return tuple(tuple(tuple(_pair(x) for x in r) for r in W) for W in Ws), \
-        tuple(tuple(_pair(x) for x in b) for b in bs)
+        order = [0] * len(Wa[l])              # order[j]: the neuron of a matched to b's j
+        for perm, (_, ib) in zip(choice, ties):
+            for i, j in zip(perm, ib):
+                order[j] = i
+        Wa2 = [W if k not in (l, l + 1) else None for k, W in enumerate(Wa)]
+        Wa2[l] = [Wa[l][i] for i in order]
+        Wa2[l + 1] = [[r[i] for i in order] for r in Wa[l + 1]]
+        ba2 = [list(v) for v in ba]
+        ba2[l] = [ba[l][i] for i in order]
+        got = _match(l + 1, (Wa2, ba2), (Wb, bb), budget)
+        if got:
+            return True
+        open_ = open_ or got is None
+    return None if open_ else False
 
 
 def _pair(x) -> tuple:
