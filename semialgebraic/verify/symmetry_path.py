@@ -161,8 +161,8 @@ def _normalised(Ws, bs, l: int):
 
 def _match(l: int, A, B, budget):
     (Wa, ba), (Wb, bb) = A, B
-    if l == len(Wa) - 1:
-        return ba[l] == bb[l]
+    if l == len(Wa) - 1:                      # no hidden layer: the affine maps themselves
+        return Wa[l] == Wb[l] and ba[l] == bb[l]
     Wa, Wb = [[list(r) for r in W] for W in Wa], [[list(r) for r in W] for W in Wb]
     ba, bb = [list(v) for v in ba], [list(v) for v in bb]
     if not (_normalised(Wa, ba, l) and _normalised(Wb, bb, l)):
