@@ -177,7 +177,9 @@ def fiber_text(F, exact: bool = False, full: bool = False) -> str:
              f"fiber dimension: {dim.words()} ({dim.reason})"]
     fd = getattr(F, "fibdim", None)
     if fd is not None:
-        lines.append(f"exact Jacobian rank check (FIBDIM, R22): {fd}")
+        lines.append(f"exact Jacobian rank check (FIBDIM, R22): {fd}" + (
+            f" (the fiber's dimension near this network's own parameter, `netfibers dim`'s value; "
+            f"{dim.value} is that of its largest stratum)" if dim.exact and fd != dim.value else ""))
     listed = (" (of the listed strata only: some are left out, see the notes)"
               if getattr(F, "partial", False) else "")
     bound = "" if getattr(F, "components_exact", True) else "at most "
@@ -583,7 +585,9 @@ def cmd_fiber(args) -> int:
     # (digits 64-32-10: 3 050 polynomials, 2.5 s a form, the fiber itself 0.9 s)
     data = F.to_json() if args.json else {}
     if args.json:                # `dim`/`identify`/`conserved` name it fiber_dimension (a user audit)
-        data["fiber_dimension"] = data.get("dimension")
+        data["fiber_dimension"] = data.get("dimension")     # (of the largest stratum)
+        if data.get("jacobian_dimension") is not None:     # `dim`'s value: near θ (an audit,
+            data["fiber_dimension_at_theta"] = data["jacobian_dimension"]   # session 37)
     emit(args, data, "" if args.json else fiber_text(F, args.exact, args.full))
     return code
 

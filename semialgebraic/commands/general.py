@@ -141,8 +141,11 @@ def register(sub, parent) -> None:
     p = sub.add_parser("dim", parents=[parent], help="exact functional dimension and fiber dimension",
                        **describe(
                            "Compute the functional dimension of NET (how many parameters really "
-                           "matter) and its fiber dimension (how many directions the weights can "
-                           "move without changing the function), exactly when the bounds meet: "
+                           "matter) and its fiber dimension at NET's weights (how many directions "
+                           "the weights can move near them without changing the function; the "
+                           "fiber can have larger strata elsewhere, which `netfibers fiber` lists "
+                           "for one hidden layer and three-layer bottlenecks), exactly when the "
+                           "bounds meet: "
                            "lower bound from the exact rank of Jacobian rows sampled per "
                            "activation region, upper bound from the proven symmetry directions. "
                            "A parameter at which no input is a differentiable point is reported "
@@ -485,6 +488,11 @@ def cmd_dim(args) -> int:
         if dom_obj.halfspaces and None not in dom_obj.lo + dom_obj.hi:
             return _dim_on_cut(args, net, dom_obj)      # a box cut by half-spaces (R37)
         cs = box_input_map(dom_obj.lo, dom_obj.hi) if not dom_obj.halfspaces else None
+        flat = [k for k, (lo, hi) in enumerate(zip(dom_obj.lo, dom_obj.hi))
+                if lo is not None and lo == hi]
+        if cs is None and flat:         # (was "not a box with different bounds": an audit)
+            fail(f"dim: the box has width 0 in coordinate {flat[0] + 1} (lo = hi): no open set of "
+                 "inputs, so no functional dimension on it; fix that input in the network instead")
         if cs is None:
             what = ("half-spaces with open sides" if dom_obj.halfspaces else "open sides"
                     if None in dom_obj.lo + dom_obj.hi else None)

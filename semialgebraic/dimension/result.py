@@ -140,6 +140,8 @@ class FunctionalDimension:
     def to_json(self) -> dict:
         """The JSON form of the result (what the CLI prints)."""
         out = {"functional_dimension": self.value, "fiber_dimension": self.fiber_dimension.value,
+               # the dimension near θ; `fiber` names it alike beside its largest stratum's
+               "fiber_dimension_at_theta": self.fiber_dimension.value,
                "exact": self.exact, "n_parameters": self.n_parameters, "reason": self.reason,
                "deficits": list(self.deficits), "complete_regions": self.complete_regions,
                "samples": self.samples, "work": self.work}

@@ -96,6 +96,11 @@ def test_dim_takes_a_ball_and_a_box_with_its_own_sides(capsys, net, tmp_path):
     assert main(["dim", net, "--box", str(f)]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "not open sides" in err and "its own sides per coordinate" in err
+    # a side of width 0 (a slice): named as such, not "a box with different bounds" (an audit,
+    # session 37); a cube of width 0 is one point, a reading of its own
+    assert main(["dim", net, "--box=-2:2,1/2:1/2"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "width 0 in coordinate 2" in err
 
 
 # ------------------------------------------------------------------------------------------------
