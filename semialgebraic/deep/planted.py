@@ -8,7 +8,8 @@ Per hidden layer (three-layer-fibers R41's I4 and R18.5 for every layer; R10 for
 * a neuron whose incoming row is 0 is the constant ``v σ(b)``: another bias (``b > 0``, the next
   bias pays the difference) or other outgoing weights (``b ≤ 0``);
 * from hidden layer 2 on, a neuron dead on the orthant (``w ≤ 0``, ``b ≤ 0``: its input is a
-  ReLU output) takes other outgoing weights;
+  ReLU output) takes other outgoing weights, and one always active there (``w ≥ 0``, ``b ≥ 0``:
+  linear) another bias, the next bias paying (S4's bias trade, three-layer-fibers R11);
 * neurons with positively proportional rows ``(w_k, b_k) = t (w_j, b_j)`` (a split neuron)
   trade outgoing weights, ``t_j v_j + t_k v_k`` kept (:class:`~algebra.symmetries.Regroup`:
   ``σ(t h) = t σ(h)`` for ``t > 0`` whatever the layer's input);
@@ -26,7 +27,8 @@ from algebra.network import Network
 from algebra.rationals import Q
 from algebra.symmetries import (FlipSet, InsertNeuron, Regroup, RemoveNeuron, apply_path,
                                 hidden_neurons)
-from algebra.symmetries.neurons import is_dead_row
+from algebra.symmetries.neurons import is_dead_row, is_linear_row
+from algebra.symmetries.orthant import LinearBlock
 
 from ..budget import checkpoint
 from ..certificates import symmetry_path_certificate
@@ -59,6 +61,11 @@ def planted_copies(net: Network, budget=None):
                 new = (w, b, (v[0] + 1,) + tuple(v[1:]))
                 why = (f"{where} is dead (incoming weights and bias <= 0 on a ReLU output): its "
                        "outgoing weights are free")
+            elif l >= 1 and is_linear_row(w, b) and any(x != 0 for x in v):
+                yield (f"{where} is always active (incoming weights and bias >= 0 on a ReLU "
+                       "output, so linear): its bias trades with the next bias (S4, R11)",
+                       [LinearBlock(l, [j], [(w, b + 1, v)], tuple(-x for x in v))])
+                continue
             else:
                 continue
             if not w and not v:
@@ -143,5 +150,5 @@ def identifiability_deep(net: Network, *, budget=None, context: str = "") -> Ver
     head = context or (f"no identifiability theory covers widths {'-'.join(map(str, net.widths))} "
                        "(one hidden layer: R41, R42; two with n1 <= d: R18)")
     return Verdict(None, METHOD, f"undecided: {head}; no planted copy was proven outside the orbit "
-                   f"({tried} tried: unread, constant and dead neurons, split neurons, flip sets "
+                   f"({tried} tried: unread, constant, dead and always-active neurons, split neurons, flip sets "
                    "of every hidden layer); `netfibers dim` bounds the fiber's dimension", ())

@@ -71,6 +71,9 @@ def _plant(rng, W, b, kind, l):
         for r in W[l + 1]:
             r[j] = r[i] / mu
         b[l][j] = Q(rng.randint(-3, 3))
+    elif kind == "active":                 # always active on a ReLU output: linear
+        W[l][j] = [abs(x) for x in W[l][j]]
+        b[l][j] = abs(b[l][j])
     elif kind == "split":                  # neuron j a positive multiple t of neuron i
         i = (j + 1) % n
         t = Q(rng.choice([1, 2, 3]), rng.choice([1, 2]))
@@ -78,20 +81,21 @@ def _plant(rng, W, b, kind, l):
         b[l][j] = t * b[l][i]
 
 
-@pytest.mark.parametrize("kind", ["unread", "constant", "dead", "flip", "split"])
+@pytest.mark.parametrize("kind", ["unread", "constant", "dead", "flip", "split", "active"])
 def test_planted_structures_give_certified_copies_outside_the_orbit(kind):
     """60 random nets of 2-4 hidden layers (widths 2-4, entries in ±1..4) per kind, the kind
-    planted in a random hidden layer (dead neurons from layer 2 on): `identify` answers "not
-    identifiable" with a symmetry path the checker accepts; the copy computes the same function
-    at 60 exact points (the test's own evaluation) and is not the network itself.  (Measured:
-    unread 60, constant 46, dead 60, flip 57, split 59 of 60; before the checker matched
-    equal rows, session 37: 59, 41, 57, 54 and 17.)"""
-    rng = random.Random({"unread": 1, "constant": 2, "dead": 3, "flip": 4, "split": 6}[kind])
+    planted in a random hidden layer (dead and always-active neurons from layer 2 on):
+    `identify` answers "not identifiable" with a symmetry path the checker accepts; the copy
+    computes the same function at 60 exact points (the test's own evaluation) and is not the
+    network itself.  (Measured: unread 60, constant 46, dead 60, flip 57, split 59, active 60
+    of 60; before the checker matched equal rows, session 37: 59, 41, 57, 54 and 17.)"""
+    rng = random.Random({"unread": 1, "constant": 2, "dead": 3, "flip": 4, "split": 6,
+                         "active": 7}[kind])
     no = 0
     for _ in range(60):
         widths = [rng.randint(1, 3)] + [rng.randint(2, 4) for _ in range(rng.randint(2, 4))] + [1]
         W, b = _random(rng, widths)
-        l = rng.randrange(1 if kind == "dead" else 0, len(widths) - 2)
+        l = rng.randrange(1 if kind in ("dead", "active") else 0, len(widths) - 2)
         _plant(rng, W, b, kind, l)
         net = Network.from_rows(W, b)
         v = identifiability_deep(net)
@@ -191,6 +195,9 @@ def test_cli_symmetries_on_deep_nets(tmp_path, capsys):
     show, each said to go beyond S1 + S2 only when its copy is proven outside the orbit."""
     rng = random.Random(8)
     W, b = _random(rng, [2, 4, 4, 4, 1])
+    for l in (1, 2):                # rows of mixed signs: neither dead nor always active
+        for r in W[l]:
+            r[0], r[1] = -abs(r[0]), abs(r[1])
     gen = tmp_path / "generic.json"
     gen.write_text(json.dumps(Network.from_rows(W, b).to_dict()))
     _plant(rng, W, b, "flip", 1)
