@@ -568,7 +568,13 @@ def cmd_fiber(args) -> int:
             F, stop = fiber_in_time(net, budget.remaining(), args.timeout, orthant=args.orthant,
                                     source=args.net)
     except NonGenericError as exc:
-        emit(args, {"dimension": None, "reason": str(exc)}, str(exc))
+        text = str(exc)
+        if net.depth != 2 and not is_bottleneck(net):  # (a deep net got "non-generic: G0" only)
+            text = (f"no exact fiber listing for widths {'-'.join(map(str, net.widths))}: `fiber` "
+                    "lists the fibers of one hidden layer and of three-layer bottlenecks (n1 <= d) "
+                    f"({exc}); `netfibers dim` gives the fiber's dimension near these weights, "
+                    "`netfibers symmetries` the symmetries they show")
+        emit(args, {"dimension": None, "reason": text}, text)
         return 3
     if stop is not None:
         why, partial = stop

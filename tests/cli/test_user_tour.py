@@ -138,4 +138,8 @@ def test_fiber_outside_the_theory_says_non_generic_once_with_readable_witness(tm
     r = subprocess.run([sys.executable, "-m", "semialgebraic.cli", "fiber", str(p)],
                        capture_output=True, text=True)
     assert r.returncode == 3
-    assert r.stdout.strip() == "non-generic: G0 two hidden layers, n1 <= d at n1 = 8, d = 3"
+    assert r.stdout.strip() == (
+        "no exact fiber listing for widths 3-8-8-2: `fiber` lists the fibers of one hidden layer and "
+        "of three-layer bottlenecks (n1 <= d) (non-generic: G0 two hidden layers, n1 <= d at n1 = 8, "
+        "d = 3); `netfibers dim` gives the fiber's dimension near these weights, `netfibers "
+        "symmetries` the symmetries they show")        # (what to run instead: session 37)
