@@ -20,11 +20,13 @@ Nothing here decides anything: the certificate is accepted only after the indepe
 (:func:`semialgebraic.verify.verify`) has replayed it again.
 
 The same pass gives :func:`fingerprint_shallow`, an exact function invariant of a
-one-hidden-layer network: the SHA-256 of its kinks, ``{(P, Σ |t_i| v_i)}`` over the primitive
-hyperplane rows ``P`` with a non-zero kink vector (equal functions have equal kinks,
-three-layer-fibers R9 and :mod:`semialgebraic.shallow.canonical`).  It does not cover the affine
-part, so equal fingerprints only propose a merge; different fingerprints prove different
-functions.
+one-hidden-layer network on R^d: the SHA-256 of d, m and its kinks, ``{(P, Σ |t_i| v_i)}`` summed
+over the neurons on each primitive hyperplane row ``P`` (both orientations: σ(s) − σ(−s) = s),
+those with a non-zero sum only (equal functions have equal kinks, three-layer-fibers R9 and
+:mod:`semialgebraic.shallow.canonical`).  It does not cover the affine part, so equal
+fingerprints only propose a merge; different fingerprints prove different functions.  (Until
+session 37 it hashed the reduced widths and one entry per neuron, so that σ(x) − σ(−x) and
+σ(x + 1) − σ(−x − 1) − 1, both x, were called different by ``batch dedup``: an outside audit.)
 
 Bottleneck networks (two hidden layers): :func:`bottleneck_canon` is CANON (three-layer-fibers
 R20, :mod:`semialgebraic.bottleneck.canon`) of the *reduced* network, computed only when the
@@ -261,18 +263,22 @@ def fingerprint_shallow(view: ArrayView, red=None) -> str | None:
     rows = _rows(red, rv, 0) if rv.widths[1] else None
     if rv.widths[1] and rows is None:
         return None
-    h = hashlib.sha256(",".join(map(str, rv.widths)).encode())
+    # only d and m: the hidden width is no invariant (σ(x) − σ(−x) = x has two neurons, x none)
+    h = hashlib.sha256(f"{rv.widths[0]},{rv.widths[-1]}".encode())
     if rows is None:
         return h.hexdigest()[:16]
     P, t = rows
-    entries = []
+    kinks: dict = {}
     for i, key in enumerate(_keys(P)):
         if i % 64 == 0:                   # a budget check (768-3072: 9 s a network)
             checkpoint()
         v = view_column(rv, 0, i)
-        entries.append((key, ",".join(str(abs(t[i]) * x) for x in v)))
-    for key, K in sorted(entries):
-        h.update(key + K.encode() + b";")
+        prev = kinks.get(key)
+        kink = [abs(t[i]) * x for x in v]     # both orientations of a hyperplane add (R9)
+        kinks[key] = kink if prev is None else [a + b for a, b in zip(prev, kink)]
+    for key, K in sorted(kinks.items()):
+        if any(x != 0 for x in K):        # kinks that cancel: no hyperplane of the function
+            h.update(key + ",".join(map(str, K)).encode() + b";")
     return h.hexdigest()[:16]
 
 

@@ -465,3 +465,71 @@ def test_lazy_cluster_starts_only_for_work_worth_it(tmp_path, monkeypatch):
     lazy.close()
     assert len(out) == 40 and all(r["verdict"] == 3 for r in out.values())
     assert lazy.kind == "dask" and 1 <= fake.tasks <= 10    # the 38 or 39 calls left, chunks of 4
+
+
+def _affine_variant(Ws, bs, rng, kind):
+    """The same function as the one-hidden-layer (Ws, bs) with neurons that carry only an affine
+    part: ``pair`` adds σ(u·x + c) − σ(−u·x − c) (= u·x + c) and takes u·x + c off through a
+    second pair of another hyperplane (σ(s) − σ(−s) = s); ``cancel`` adds σ(s) twice with
+    outgoing weights v and −v."""
+    Ws = [[list(r) for r in W] for W in Ws]
+    bs = [list(b) for b in bs]
+    d, m = len(Ws[0][0]), len(Ws[1])
+    u = [Fraction(rng.randint(-3, 3) or 1) for _ in range(d)]
+    c = Fraction(rng.randint(-3, 3))
+    v = [Fraction(rng.randint(-3, 3) or 1) for _ in range(m)]
+    if kind == "pair":                     # + v (u·x + c) - v (u·x + c), split over two scales
+        rows = [(u, c, v), ([-x for x in u], -c, [-x for x in v]),
+                ([2 * x for x in u], 2 * c, [-x / 2 for x in v]),
+                ([-2 * x for x in u], -2 * c, [x / 2 for x in v])]
+    else:
+        rows = [(u, c, v), (u, c, [-x for x in v])]
+    for w, b, out in rows:
+        Ws[0].append([str(x) for x in w])
+        bs[0].append(str(b))
+        for k in range(m):
+            Ws[1][k].append(str(out[k]))
+    return Ws, bs
+
+
+def test_dedup_merges_equal_nets_whose_extra_neurons_carry_only_an_affine_part(tmp_path):
+    """An outside audit (session 37) found `batch dedup` splitting equal one-hidden-layer nets:
+    σ(x) − σ(−x) and σ(x + 1) − σ(−x − 1) − 1 (both x) in two classes, "decided".  Its kink
+    fingerprint hashed the reduced widths and one entry per neuron, so ± pairs and cancelling
+    kinks changed it; it now sums the kinks per hyperplane (both orientations) and keeps the
+    non-zero sums only.  Each base net with three affine-only variants and a near-miss: the
+    planted partition, every merge certified."""
+    from semialgebraic.distributed import jobs
+    from semialgebraic.distributed.merge import fingerprint_shallow
+    from algebra.array_replay import array_view
+    x1 = Network.from_rows([[[1], [-1]], [[1, -1]]], [[0, 0], [0]])
+    x2 = Network.from_rows([[[1], [-1]], [[1, -1]]], [[1, -1], [-1]])
+    assert fingerprint_shallow(array_view(x1)) == fingerprint_shallow(array_view(x2))
+    rng = random.Random(37)
+    files, truth, k = [], [], 0
+    for cls in range(4):
+        base = _net(rng, (2, 3, 2))
+        for j, kind in enumerate(("base", "pair", "cancel", "both", "nudge")):
+            if kind == "base":
+                Ws, bs = base
+            elif kind == "nudge":
+                Ws, bs = _nudge(*base)
+            else:
+                Ws, bs = _affine_variant(*base, rng, "pair" if kind != "cancel" else "cancel")
+                if kind == "both":
+                    Ws, bs = _affine_variant(Ws, bs, rng, "cancel")
+                Ws, bs = _variant(Ws, bs, rng)
+            p = tmp_path / f"m{k:03d}.json"
+            save(Network.from_rows(Ws, bs), str(p))
+            files.append(str(p))
+            truth.append(10 * cls + (1 if kind == "nudge" else 0))
+            k += 1
+    out = tmp_path / "classes.jsonl"
+    s = run_batch("dedup", str(tmp_path / "m*.json"), str(out), workers=0, progress=False)
+    recs = read_records(out)
+    _same_partition(recs, files, truth)
+    assert s["failed"] == 0 and s["undecided"] == 0
+    for r in recs:
+        if r["certificate"]:
+            assert verify(json.loads(open(r["certificate"]).read()))[0]
+    assert jobs.fingerprint_shallow is fingerprint_shallow
