@@ -68,10 +68,17 @@ def main(argv: list[str] | None = None) -> int:
         code = run(argv)
     except KeyboardInterrupt:
         return _interrupted(argv)
-    except Exception:
+    except Exception as exc:
         if _SEEN[0]:       # the echo of a swallowed Ctrl-C: numpy's import it interrupted
             return _interrupted(argv)      # raises ImportError (seen: a traceback, exit 1)
-        raise
+        # an error before the command ran (a broken or half-updated installation failing to
+        # import): exit 4 like any bug, never Python's exit 1, which `equiv` uses for "not
+        # equivalent" (an outside audit saw exit 1 without a verdict, session 37)
+        if "--debug" in (sys.argv[1:] if argv is None else argv):
+            raise
+        print(f"netfibers: internal error ({type(exc).__name__}: {exc}); rerun with --debug "
+              "and report it", file=sys.stderr)
+        return 4
     if argv is None:
         # the command is done and its report written: a Ctrl-C now would only interrupt the
         # interpreter's exit (seen: killed by SIGINT, exit -2, stdout's buffer possibly lost)

@@ -212,3 +212,18 @@ def test_a_ctrl_c_python_could_not_raise_prints_no_traceback():
             "A(ValueError('shown'))\n")
     r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT)
     assert "KeyboardInterrupt" not in r.stderr and "ValueError: shown" in r.stderr
+
+
+def test_an_import_failure_before_the_command_is_exit_4_never_exit_1():
+    """A broken installation (here: ``semialgebraic.cli`` fails to import) ended with Python's
+    traceback and exit 1, which `equiv` uses for "not equivalent" (an outside audit saw exit 1
+    without a verdict while the tree was being updated, session 37): one line, exit 4."""
+    code = ("import sys\nsys.modules['semialgebraic.cli'] = None\n"
+            "from netfibers.cli import main\nsys.exit(main())")
+    r = subprocess.run([sys.executable, "-c", code, "equiv", "a.json", "b.json"],
+                       capture_output=True, text=True, cwd=ROOT, timeout=120)
+    assert r.returncode == 4 and r.stdout == ""
+    assert r.stderr.count("\n") == 1 and r.stderr.startswith("netfibers: internal error (ModuleNotFoundError")
+    r = subprocess.run([sys.executable, "-c", code, "equiv", "a.json", "b.json", "--debug"],
+                       capture_output=True, text=True, cwd=ROOT, timeout=120)
+    assert r.returncode == 1 and "Traceback" in r.stderr        # --debug: the traceback
