@@ -109,8 +109,8 @@ def outside_orbit(a, b) -> str:
     same = _orbit_match(a, b)                                 # inserted neuron was 'a witness')
     if same is None:
         return ("b is not shown outside a's orbit of permutations and positive rescalings: a "
-                "hidden layer before the last has a zero row, or too many equal rows to match, "
-                "so the orbit test is open")
+                "neuron's row has its only non-zero entries where a zero neuron of the layer "
+                "before feeds it, or too many equal rows to match, so the orbit test is open")
     if same:
         return "b is a permutation and positive rescaling of a: the path shows no non-identifiability"
     return ""
@@ -128,44 +128,62 @@ def _orbit_match(a, b):
     they were matched to; a's neurons must match b's with equal (row, bias) — in the last hidden
     layer (row, bias, outgoing column) — and the output biases must be equal.  Equal rows of an
     earlier layer (a split neuron) may match in several ways: each is tried, at most
-    :data:`ORBIT_BRANCHES` in all (session 37: such copies were "open" before).  A zero row
-    before the last hidden layer (its outgoing column's scale is free) leaves the test open."""
+    :data:`ORBIT_BRANCHES` in all (session 37: such copies were "open" before).  A zero neuron
+    (row and bias 0) of an earlier layer outputs 0, so its outgoing column's scale is free: the
+    next layer's rows take their lead among the other columns and the bias, then each such
+    column is divided by the sum of its absolute values (an order-free normaliser); a row with
+    no such lead but entries in a free column leaves the test open."""
     A = ([[list(r) for r in W.to_rows()] for W in a.weights], [list(v) for v in a.biases])
     B = ([[list(r) for r in W.to_rows()] for W in b.weights], [list(v) for v in b.biases])
     budget = [ORBIT_BRANCHES]
-    return _match(0, A, B, budget)
+    return _match(0, A, B, budget, frozenset())
 
 
-def _normalised(Ws, bs, l: int):
+def _normalised(Ws, bs, l: int, free):
     """Layer *l*'s neurons of (Ws, bs) divided by the absolute value of their lead (in place;
-    the outgoing columns multiplied); False when a row is zero before the last hidden layer."""
+    the outgoing columns multiplied), the columns *free* (zero neurons of layer l - 1) by the
+    sum of their absolute values; the zero neurons of layer *l* (before the last hidden layer),
+    or None when a row's lead would be in a free column (open)."""
     last = l == len(Ws) - 2
     nxt = Ws[l + 1]
+    zero = []
     for i in range(len(Ws[l])):
-        lead = next((x for x in Ws[l][i] + [bs[l][i]] if x != 0), None)
+        row = Ws[l][i]
+        lead = next((x for c, x in enumerate(row) if x != 0 and c not in free), None)
+        if lead is None and bs[l][i] != 0:
+            lead = bs[l][i]
         if lead is None:
+            if any(row[c] != 0 for c in free):
+                return None
             if not last:
-                return False
+                zero.append(i)
+                continue
             lead = next((r[i] for r in nxt if r[i] != 0), None)
             if lead is not None:         # a zero row's column: free in scale, normalised
-                for r in nxt:
+                for r in nxt:            # (the output layer: rows in a fixed order)
                     r[i] /= abs(lead)
             continue
         s = abs(lead)
-        Ws[l][i] = [x / s for x in Ws[l][i]]
+        Ws[l][i] = [x / s for x in row]
         bs[l][i] /= s
         for r in nxt:
             r[i] *= s
-    return True
+    for c in free:
+        total = sum(abs(r[c]) for r in Ws[l])
+        if total:
+            for r in Ws[l]:
+                r[c] /= total
+    return zero
 
 
-def _match(l: int, A, B, budget):
+def _match(l: int, A, B, budget, free):
     (Wa, ba), (Wb, bb) = A, B
     if l == len(Wa) - 1:                      # no hidden layer: the affine maps themselves
         return Wa[l] == Wb[l] and ba[l] == bb[l]
     Wa, Wb = [[list(r) for r in W] for W in Wa], [[list(r) for r in W] for W in Wb]
     ba, bb = [list(v) for v in ba], [list(v) for v in bb]
-    if not (_normalised(Wa, ba, l) and _normalised(Wb, bb, l)):
+    zero_a, zero_b = _normalised(Wa, ba, l, free), _normalised(Wb, bb, l, free)
+    if zero_a is None or zero_b is None:
         return None
     last = l == len(Wa) - 2
 
@@ -195,7 +213,7 @@ def _match(l: int, A, B, budget):
         Wa2[l + 1] = [[r[i] for i in order] for r in Wa[l + 1]]
         ba2 = [list(v) for v in ba]
         ba2[l] = [ba[l][i] for i in order]
-        got = _match(l + 1, (Wa2, ba2), (Wb, bb), budget)
+        got = _match(l + 1, (Wa2, ba2), (Wb, bb), budget, frozenset(zero_b))
         if got:
             return True
         open_ = open_ or got is None
