@@ -129,8 +129,11 @@ def _competitor_mismatch(obj, kind: str, w: dict, biased: bool) -> str:
             if isinstance(g, Block) and _nonzero_bias(g):
                 return "the absorbing block has biases: the competitor class has none"
         return ""
-    if kind in ("skip_zero", "flip", "general", "bounded"):
-        return ""                             # yes: a larger class; bounded: R18 allows biases
+    if kind in ("skip_zero", "flip", "general", "per_block", "bounded"):
+        return ""                             # yes: a larger class (per_block: each member's
+        #                                       witness is checked alike); bounded: R18 allows
+        #                                       biases (a stack of blocks with biases was an
+        #                                       internal error: the absorb audit, session 37)
     if kind in ("left_null", "linear_system", "exhausted_search") and \
             all(_nonzero_bias(b) for b in blocks):
         return ""                             # R19: the affine classes of a block with biases

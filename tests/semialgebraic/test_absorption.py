@@ -233,6 +233,25 @@ def test_stacks_open_and_hc():
     _decide(hc1, True, "flip")
 
 
+def test_stacks_of_blocks_with_biases_compose_their_absorptions():
+    """A stack whose blocks are each absorbable, one with biases: the competitor class has
+    biases, and a per_block witness speaks about it (it was an internal error, exit 4: the absorb
+    audit, session 37); the bundled A-bias block twice, a ReLU pair with b_up and b_down, a SiLU
+    pair with b_down; each member's witness re-checked, a false member rejected."""
+    biased = Block("relu", I2, [[-1, 0], [0, -1]], b_up=[1, -2], b_down=[0, 0])
+    v, c = _decide(BlockStack([biased, biased]), True, "per_block")
+    assert all(p["kind"] in ("flip", "general") for p in c["witness"]["blocks"])
+    up = [[1, 0], [0, 1], [1, 1]]
+    first = Block("relu", up, [[-1, 0, 0], [0, -1, 0]], b_up=[1, -1, 2], b_down=["1/2", 0])
+    second = Block("relu", up, [[-1, 0, 2], [0, -1, 3]])
+    _decide(BlockStack([first, second]), True, "per_block")
+    silu = Block("silu", I2, [[-1, 0], [0, -1]], b_down=[1, 0])
+    _decide(BlockStack([silu, silu]), True, "per_block")
+    bad = copy.deepcopy(c)                      # a member's witness about another block: rejected
+    bad["witness"]["blocks"][1] = {"kind": "skip_zero"}
+    assert verify(bad)[0] is False
+
+
 # -- planted and random blocks --------------------------------------------------------------------
 def _wide(rng):
     return Q(rng.randint(-10 ** 6, 10 ** 6), rng.randint(1, 10 ** 6))
