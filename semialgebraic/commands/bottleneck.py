@@ -458,11 +458,13 @@ def _symmetries_shallow(args, net: Network, budget: Budget) -> int:
     text.append(f"fiber: dimension {F.dimension.words()}"
                 f"; components {display.number(F.number_of_components, args.exact) if F.number_of_components is not None else 'not determined'}"
                 f"; orbits {F.number_of_orbits if F.number_of_orbits is not None else 'not determined'}")
-    data = {"kind": "one hidden layer", "neuron_types": list(types), "symmetries": ["S1", "S2"],
+    data = {"kind": "one hidden layer", "widths": list(net.widths), "neuron_types": list(types),
+            "symmetries": ["S1", "S2"],
             "flip_sets": flips, "facts": facts,
             "identifiable": {"answer": v.answer, "reason": v.reason,
                              "hypotheses": [h.to_json() for h in v.hypotheses]},
-            "dimension": F.dimension.value, "number_of_components": F.number_of_components,
+            "dimension": F.dimension.value, "fiber_dimension": F.dimension.value,
+            "number_of_components": F.number_of_components,
             "number_of_orbits": F.number_of_orbits}
     if args.graphml:
         write_graphml(F.graph, args.graphml)
@@ -527,8 +529,9 @@ def _symmetries_deep(args, net: Network, budget: Budget) -> int:
            "no symmetry beyond S1 + S2 was found, and no theorem covers these widths")
     text.append(f"identifiable up to S1 + S2: {word} ({why})")
     text.append("fiber: `netfibers dim` bounds its dimension (N - the functional dimension)")
-    data = {"kind": "no exact theory", "symmetries": ["S1", "S2"], "facts": facts,
-            "identifiable": {"answer": False if beyond else None, "reason": why}}
+    data = {"kind": "no exact theory", "widths": list(net.widths), "symmetries": ["S1", "S2"],
+            "facts": facts, "identifiable": {"answer": False if beyond else None, "reason": why},
+            "dimension": None, "fiber_dimension": None}   # (the keys of the other kinds)
     if getattr(args, "graphml", None):
         text.append("no GraphML written: the symmetry graph is built for one hidden layer and "
                     "three-layer bottlenecks only")
@@ -615,7 +618,9 @@ def cmd_symmetries(args) -> int:
         emit(args, {"structure": None, "complete": False, "reason": why, **partial_state(trace)},
              f"{why}; no structure report")
         return 3
-    data = {"structure": s.to_json()}
+    # the keys every kind of `symmetries --json` has: kind, widths, symmetries, dimension (and
+    # fiber_dimension, as `dim` and `fiber` name it); identifiability is `identify`'s here
+    data = {"kind": "three-layer bottleneck", "widths": list(net.widths), "structure": s.to_json()}
     text = [structure_text(s, args.exact)]
     if s.is_generic:
         F, stop = fiber_in_time(net, budget.remaining(), args.timeout, trace=trace,
@@ -629,6 +634,7 @@ def cmd_symmetries(args) -> int:
         data.update({"symmetries": F.to_json()["symmetries"], "graph": graph_to_json(G),
                      "number_of_components": F.number_of_components,
                      "number_of_orbits": F.number_of_orbits, "dimension": F.dimension.value,
+                     "fiber_dimension": F.dimension.value,
                      "dimension_detail": F.dimension.to_json()})
         text.append(f"symmetries: {', '.join(data['symmetries'])}")
         text.append(f"symmetry graph: {G.number_of_nodes()} node(s), {G.number_of_edges()} "

@@ -25,3 +25,25 @@ def test_fiber_and_dim_name_the_dimension_at_theta_alike(tmp_path, capsys):
     assert dim["functional_dimension"] == 12 - 5
     main(["fiber", str(p)])
     assert "6 is that of its largest stratum" in capsys.readouterr().out
+
+
+def test_symmetries_json_has_common_keys_for_every_kind(tmp_path, capsys):
+    """`symmetries --json` of one hidden layer, a bottleneck and a deeper net: each has kind,
+    widths, symmetries, dimension and fiber_dimension (null where no theory gives it; a
+    session-36 gap: each kind had its own keys)."""
+    nets = {"one hidden layer": Network.from_rows([[[1, 2], [2, 4], [1, -1]], [[1, 1, 1]]],
+                                                  [[1, 2, 0], [0]]),
+            "three-layer bottleneck": Network.from_rows([[[1, 0], [0, 1]], [[1, -1], [-1, 2]],
+                                                         [[1, -2]]], [[0, 0], [1, -1], [0]]),
+            "no exact theory": Network.from_rows([[[1, -1], [2, 1], [-1, 3]],
+                                                  [[1, 2, -1], [2, 4, -2]], [[1, 1]]],
+                                                 [[0, 1, -1], [1, 2], [0]])}
+    for kind, net in nets.items():
+        p = tmp_path / "n.json"
+        p.write_text(json.dumps(net.to_dict()))
+        main(["symmetries", str(p), "--json"])
+        d = json.loads(capsys.readouterr().out)
+        assert d["kind"] == kind and d["widths"] == list(net.widths)
+        assert {"symmetries", "dimension", "fiber_dimension"} <= set(d)
+        assert d["dimension"] == d["fiber_dimension"]
+        assert (d["dimension"] is None) == (kind == "no exact theory")
