@@ -214,9 +214,11 @@ def test_cli_identify_one_hidden_layer(tmp_path, capsys):
     assert data["answer"] is True and data["method"] == "shallow-R41"
     deep = tmp_path / "deep.json"
     deep.write_text(json.dumps({"format": "netfibers.network", "version": 1, "activation": "relu",
-                                "layers": [{"weight": [[1]], "bias": [0]}, {"weight": [[1]], "bias": [0]},
-                                           {"weight": [[1]], "bias": [0]}, {"weight": [[1]], "bias": [0]}]}))
-    assert main(["identify", str(deep)]) == 3        # (session 36: planted copies, else undecided)
+                                "layers": [{"weight": [[1]], "bias": [0]}, {"weight": [[-1]], "bias": [1]},
+                                           {"weight": [[-1]], "bias": [1]}, {"weight": [[1]], "bias": [0]}]}))
+    # (session 36: planted copies, else undecided; all weights 1 would be always active from
+    # layer 2 on, a bias trade, session 37)
+    assert main(["identify", str(deep)]) == 3
     out = capsys.readouterr().out
     assert out.startswith("undecided: no identifiability theory covers widths 1-1-1-1-1")
 
