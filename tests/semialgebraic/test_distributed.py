@@ -9,10 +9,7 @@ checker for every certificate written.
 from __future__ import annotations
 
 import json
-import os
 import random
-import signal
-import time
 from fractions import Fraction
 
 import pytest
@@ -106,6 +103,19 @@ def _same_partition(records, files, truth):
     for i, f in enumerate(files):
         for j, g in enumerate(files):
             assert (cls[f] == cls[g]) == (truth[i] == truth[j]), (f, g)
+
+
+def _dedup_is_planted(tmp_path, files, truth):
+    """`batch dedup` of ``tmp_path/m*.json``: the planted partition *truth* of *files*, nothing
+    failed or undecided, every merge certificate VALID."""
+    out = tmp_path / "classes.jsonl"
+    s = run_batch("dedup", str(tmp_path / "m*.json"), str(out), workers=0, progress=False)
+    recs = read_records(out)
+    _same_partition(recs, files, truth)
+    assert s["failed"] == 0 and s["undecided"] == 0
+    for r in recs:
+        if r["certificate"]:
+            assert verify(json.loads(open(r["certificate"]).read()))[0]
 
 
 def _strip(records):
@@ -233,14 +243,7 @@ def test_dedup_fingerprint_collisions_never_merge_different_functions(tmp_path, 
     from semialgebraic.distributed import jobs
     monkeypatch.setattr(jobs, "fingerprint_shallow", lambda view, red=None: "collision")
     files, truth = planted_zoo(tmp_path, random.Random(3))
-    out = tmp_path / "classes.jsonl"
-    s = run_batch("dedup", str(tmp_path / "m*.json"), str(out), workers=0, progress=False)
-    recs = read_records(out)
-    _same_partition(recs, files, truth)
-    assert s["failed"] == 0 and s["undecided"] == 0
-    for r in recs:
-        if r["certificate"]:
-            assert verify(json.loads(open(r["certificate"]).read()))[0]
+    _dedup_is_planted(tmp_path, files, truth)
     # the merge itself, on a colliding pair: a different function is refused, a split copy merged
     base = _net(random.Random(4), (2, 3, 1))
     rep = {"net": Network.from_rows(*base)}
@@ -524,12 +527,5 @@ def test_dedup_merges_equal_nets_whose_extra_neurons_carry_only_an_affine_part(t
             files.append(str(p))
             truth.append(10 * cls + (1 if kind == "nudge" else 0))
             k += 1
-    out = tmp_path / "classes.jsonl"
-    s = run_batch("dedup", str(tmp_path / "m*.json"), str(out), workers=0, progress=False)
-    recs = read_records(out)
-    _same_partition(recs, files, truth)
-    assert s["failed"] == 0 and s["undecided"] == 0
-    for r in recs:
-        if r["certificate"]:
-            assert verify(json.loads(open(r["certificate"]).read()))[0]
+    _dedup_is_planted(tmp_path, files, truth)
     assert jobs.fingerprint_shallow is fingerprint_shallow
