@@ -12,4 +12,5 @@ layer (R41, R42), a bottleneck (R18), else the planted copies.
 from .dispatch import identifiability
 from .planted import certified_copy, identifiability_deep, planted_copies, symmetry_facts_deep
 
-__all__ = ["identifiability", "identifiability_deep", "planted_copies", "certified_copy", "symmetry_facts_deep"]
+__all__ = ["identifiability", "identifiability_deep", "planted_copies", "certified_copy",
+           "symmetry_facts_deep"]

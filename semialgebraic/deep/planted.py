@@ -150,5 +150,6 @@ def identifiability_deep(net: Network, *, budget=None, context: str = "") -> Ver
     head = context or (f"no identifiability theory covers widths {'-'.join(map(str, net.widths))} "
                        "(one hidden layer: R41, R42; two with n1 <= d: R18)")
     return Verdict(None, METHOD, f"undecided: {head}; no planted copy was proven outside the orbit "
-                   f"({tried} tried: unread, constant, dead and always-active neurons, split neurons, flip sets "
-                   "of every hidden layer); `netfibers dim` bounds the fiber's dimension", ())
+                   f"({tried} tried: unread, constant, dead and always-active neurons, split "
+                   "neurons, flip sets of every hidden layer); `netfibers dim` bounds the fiber's "
+                   "dimension", ())
