@@ -560,24 +560,28 @@ def bounded_diff(a: Network, b: Network, dom: Domain, budget: Budget, eps=None,
     rootless = (engine is None or any(ob.upper is None for ob in runs.values())
                 or (len(runs) < len(keys) and not refuted))   # a refutation stops the others
     complete = not rootless and all(ob.complete for ob in runs.values())
+    # an output's upper bound needs both signs' objectives bounded (|a_o − b_o| = the larger of
+    # a_o − b_o and b_o − a_o), and the overall one every output's: a node budget (or a
+    # refutation) that stopped before an objective leaves those ends null, every output still
+    # listed with its lower end (the diff audit, session 37: one sign's bound was reported as
+    # |a_o − b_o|'s, below the truth and even negative, and later outputs were left out)
     per_output, objectives = [], []
     for o in range(m):
-        pair = [runs[(o, s)] for s in (1, -1) if (o, s) in runs]
-        if not pair:
-            break
-        ups = [p.upper for p in pair]
-        per_output.append((max([p.lower for p in pair] + [dev_o[o]]),
+        pair = [runs.get((o, s)) for s in (1, -1)]
+        ups = [p.upper if p is not None else None for p in pair]
+        per_output.append((max([p.lower for p in pair if p is not None] + [dev_o[o]]),
                            None if None in ups else max(ups)))
         objectives += [{"output": o, "sign": s, "upper": runs[(o, s)].upper, "tree": runs[(o, s)].tree}
                        for s in (1, -1) if (o, s) in runs]
+    all_bounded = engine is not None and all(hi is not None for _, hi in per_output)
+    complete = complete and all_bounded
     lower, point, out = best
     unbounded = rootless             # no certified upper bound (budget before a root)
     if unbounded and not refuted:
         reasons.append(_NO_UPPER)
     if refuted or unbounded:
-        complete = False if (unbounded and not refuted) or not per_output else complete
-        # refuted before any objective ran (budget spent at once): only the lower bound is known
-        upper = None if unbounded or not per_output else max(max(hi for _, hi in per_output), lower)
+        # refuted before every objective was bounded: only the lower bound is known
+        upper = max(max(hi for _, hi in per_output), lower) if all_bounded and not unbounded else None
     else:
         upper = max(hi for _, hi in per_output)
     from ..certificates.bab_bound import bab_bound_certificate
