@@ -119,6 +119,10 @@ def outside_orbit(a, b) -> str:
 ORBIT_BRANCHES = 20000
 """Most matchings of equal rows :func:`_orbit_match` tries before it calls the test open."""
 
+ORBIT_WORK = 2 * 10 ** 7
+"""At most this many parameters copied over all matchings (each copies the network's later
+layers): a wide network with a large class of equal rows is open rather than slow."""
+
 
 def _orbit_match(a, b):
     """Is *b* (same widths) *a* with its hidden neurons permuted and positively rescaled?  True,
@@ -128,14 +132,15 @@ def _orbit_match(a, b):
     they were matched to; a's neurons must match b's with equal (row, bias) — in the last hidden
     layer (row, bias, outgoing column) — and the output biases must be equal.  Equal rows of an
     earlier layer (a split neuron) may match in several ways: each is tried, at most
-    :data:`ORBIT_BRANCHES` in all (session 37: such copies were "open" before).  A zero neuron
+    :data:`ORBIT_BRANCHES` in all, fewer on wide networks (:data:`ORBIT_WORK`; session 37:
+    such copies were "open" before).  A zero neuron
     (row and bias 0) of an earlier layer outputs 0, so its outgoing column's scale is free: the
     next layer's rows take their lead among the other columns and the bias, then each such
     column is divided by the sum of its absolute values (an order-free normaliser); a row with
     no such lead but entries in a free column leaves the test open."""
     A = ([[list(r) for r in W.to_rows()] for W in a.weights], [list(v) for v in a.biases])
     B = ([[list(r) for r in W.to_rows()] for W in b.weights], [list(v) for v in b.biases])
-    budget = [ORBIT_BRANCHES]
+    budget = [max(1, min(ORBIT_BRANCHES, ORBIT_WORK // max(1, a.n_parameters)))]
     return _match(0, A, B, budget, frozenset())
 
 
