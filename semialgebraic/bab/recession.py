@@ -680,7 +680,9 @@ def _body_and_tail(a, b, dom: Domain, x0, budget: Budget, eps, input_splits, rad
             eps is None or lower <= eps < upper):
         # the cover's interval bounds stay loose: the homogenised network's branch and bound
         # at the threshold max(body, lower) (or ε), R33
-        ht, extra, hwhy = _homog(a, b, dom, R, max(body.upper, lower), budget, eps, input_splits)
+        ht, pt, hwhy = _homog(a, b, dom, R, max(body.upper, lower), budget, eps, input_splits)
+        if pt is not None and (extra is None or pt[0] > extra[0]):
+            extra = pt                   # (a first search's point is kept: O1 of the s37 audit)
         if ht is not None and ht["bound"] < t:
             tail, t, hom = ht, ht["bound"], ht
         lower, point, out, per_lower = best_lower()

@@ -263,3 +263,34 @@ def test_cli_audit_example_exact_and_refuted(capsys):
     code = main(["equiv", a, b, "--epsilon", "1/2"])
     out = capsys.readouterr().out
     assert code == 1 and "> 1/2" in out
+
+
+# ---- s37 eps audit O1: a tail point of the first homogenised search was dropped ----
+
+def test_tail_point_of_a_first_homogenised_search_is_kept(monkeypatch):
+    # the audit's pair (same weights, one bias moved; sup |a - b| = 18 on R^2, z3): `diff
+    # --timeout 30` reported [0, 40] at (-1, -1): the homogenised tail at M = 0 found a point
+    # of deviation 18, the second search (at M = 18, stopped by the budget) returned no point,
+    # and its None replaced the first one.  Here the two searches are the budget's outcome,
+    # replayed: the first stops with the point, the second with none (three-layer-fibers R33)
+    import semialgebraic.bab.recession as rec
+    from algebra.io import load
+    cases = Path(__file__).resolve().parents[1] / "cases"
+    pa, pb = cases / "bias_far_2_3_3_2_2_a.json", cases / "bias_far_2_3_3_2_2_b.json"
+    a, b, la, lb = load(str(pa)), load(str(pb)), _raw(pa), _raw(pb)
+    x = (Q(1001), Q(1000))
+    assert _dev(la, lb, (1001, 1000)) == 18                  # the oracle's value there
+    calls = []
+
+    def homog(a_, b_, dom, radius, M, budget, eps=None, input_splits=None, stats=None):
+        calls.append(Q(M))
+        if stats is not None:
+            stats["stop"] = "budget"
+        devs = [abs(p - q) for p, q in zip(a_.evaluate(x), b_.evaluate(x))]
+        return None, ((max(devs), x, devs.index(max(devs)), devs) if len(calls) == 1 else None)
+    monkeypatch.setattr(rec, "homogenised_tail", homog)
+    r = diff_bounds(a, b, Domain.whole(2))
+    assert len(calls) >= 2 and calls[1] == 18                # the second search ran, at 18
+    assert r.lower == 18 and _dev(la, lb, r.point) == 18
+    assert r.upper is not None and r.upper >= 18 and r.certificate["type"] == "bab_recession"
+    assert verify(_js(r.certificate))[0]
