@@ -8,6 +8,7 @@ from __future__ import annotations
 import copy
 import json
 import random
+from pathlib import Path
 from fractions import Fraction
 
 import pytest
@@ -311,3 +312,24 @@ def test_a_fuzzed_face_with_a_leaf_emptied_by_its_parents_records_is_verified():
     leaves = [n for o in r.certificate["objectives"] for n in _empty_leaves(o["tree"])]
     assert any(n.get("empty") == "interval" and n.get("tightened") for n in leaves)
     assert verify(r.certificate)[0]
+
+
+def test_empty_region_in_exact_arithmetic_closes_a_face_s37_O2():
+    # s37 eps audit O2 (1-4-4-6-2 pair, one first-layer bias moved by 3/10^6; max |a - b| =
+    # 3/200000 on R, z3): `equiv --epsilon` decided at 1x the maximum, stayed undecided at 1.01x.
+    # A leaf of a face of R33's tail without unstable neurons had a float point from HiGHS but
+    # an empty region in exact arithmetic; it kept its LP bound 2^-40 above the threshold 0.
+    # Its region's exact LP now closes it with a Farkas vector
+    from algebra.io import load
+    cases = Path(__file__).resolve().parents[1] / "cases"
+    a = load(str(cases / "bias_tiny_1_4_4_6_2_a.json"))
+    b = load(str(cases / "bias_tiny_1_4_4_6_2_b.json"))
+    A, B = face_network(a, b, 0, 1, Q(303, 20000000))
+    r = diff_bounds(A, B, face_domain(Domain.whole(1), Q(1), 0, 1), epsilon=Q(0))
+    assert r.upper == 0 and verify(json.loads(json.dumps(jsonable(r.certificate))))[0]
+    for eps in (Q(3, 200000), Q(303, 20000000), Q(3, 100000)):
+        ok, res = epsilon_equivalent(a, b, Domain.whole(1), eps)
+        assert ok is True, (eps, res.reason)
+        assert verify(json.loads(json.dumps(jsonable(res.certificate))))[0]
+    ok, res = epsilon_equivalent(a, b, Domain.whole(1), Q(297, 20000000))     # 0.99x: refuted
+    assert ok is False and res.lower == Q(3, 200000)
