@@ -682,7 +682,7 @@ def bound_objective(Ws, bs, box, c, value, *, budget: Budget | None = None,
                         if bnd[1] is None and bnd[0] > cut():
                             # no exact optimum from HiGHS's point: the region may be empty in
                             # exact arithmetic where HiGHS found a point (s37 eps audit O2: a
-                            # face of R33's tail kept 2^-40 above its threshold 0, so `equiv
+                            # face of the homogenised tail kept 2^-40 above its threshold 0, so `equiv
                             # --epsilon` was undecided at 1.01x the maximum, decided at 1x):
                             # the whole region's exact LP, with its Farkas proof
                             fb = _exact_region(Ws, bs, nbox, ivs, c, engine.sym, value, holder, bnd[0])
