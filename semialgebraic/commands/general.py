@@ -536,7 +536,12 @@ def cmd_dim(args) -> int:
     else:                            # the reason's clauses one per line (JSON: one string)
         text = (f"functional dimension between {fd.lower} and {fd.upper} of {fd.n_parameters} "
                 f"parameters:\n" + display.clause_lines(fd.reason, fd.details.get("evidence_lines") or ()))
-    for line in display.grouped_lines(fd.deficits):
+    deficits = fd.deficits
+    if fd.exact and not fd.non_generic and fd.fiber_dimension.exact and \
+            fd.fiber_dimension.value == fd.n_parameters - fd.value:
+        # the fiber's moves explain them (e.g. opposite pairs traded against active neurons)
+        deficits = tuple(x for x in deficits if "not explained by the known symmetries" not in x)
+    for line in display.grouped_lines(deficits):
         text += f"\n  {line}"
     if fd.details.get("theorem") == "R38":      # no sampling: each neuron classified exactly
         kernel = fd.details["kernel"]           # R39: a linear block or neurons sharing a hyperplane

@@ -442,9 +442,12 @@ def fiber_moves(net: Network, domain: Any = None, patterns=None, proven: dict | 
                     silent.append(["silent", l, i])
                 g += 1
     # the order in which they compose (:func:`_structure_moves`); the free moves of dead and
-    # unread neurons after them, then the silent rows, the scalings (which act on the whole
-    # fiber) last
-    return structure + free_entries + silent + entries
+    # unread neurons after them, then the silent rows, the opposite pairs' trades (they change
+    # W_1[:, B], whose kernel a block's (f) directions need: .trades), the scalings (which act
+    # on the whole fiber) last
+    trades = [e for e in structure if e[0] == "opposite_trade"]
+    structure = [e for e in structure if e[0] != "opposite_trade"]
+    return structure + free_entries + silent + trades + entries
 
 
 def _robust_active(net: Network, dom, l: int, i: int, ever_on, starts) -> bool:
@@ -583,7 +586,12 @@ def _structure_moves(net: Network, dom, ever_on, always_on, silent, overcount) -
       trades, the GL moves of their linear block and (f)'s directions are moves; a block (two or
       more, read) with a member that does not (a first-layer neuron active on R^d has w = 0) is
       listed: its directions are two-sided in the kernel and can be one-sided or absent in the
-      fiber (two constant first-layer neurons on R^2: N − rank 7, fiber 5).
+      fiber (two constant first-layer neurons on R^2: N − rank 7, fiber 5);
+    * first-layer neurons of opposite rows traded against the first layer's neurons active with
+      a margin (:mod:`.trades`: outgoing weight moved so that the affine parts cancel, when the
+      stacked rows have rank d), listed last and applied after every other move but the
+      scalings (session-37 counts audit F3: a 1-5-2 net on a box, fiber [9, 11] where 11 is
+      its value).
 
     The order: the splits (they keep every pre-activation as a function; from the last layer
     back, so that each group's rows are still parallel, not only its functions), the linear
@@ -597,6 +605,7 @@ def _structure_moves(net: Network, dom, ever_on, always_on, silent, overcount) -
     A constant neuron's bias trade is a move even without a margin (its row stays 0).
     """
     from .upper import _ratio
+    from .trades import opposite_rows, opposite_trade
     from algebra.linalg import QMatrix
     from algebra.linalg.gfp import rank_lower_bound
     starts = [sum(net.widths[1:1 + t]) for t in range(net.depth)]
@@ -698,7 +707,14 @@ def _structure_moves(net: Network, dom, ever_on, always_on, silent, overcount) -
     _nongeneric_rows(net, ever_on, read, starts, robust_blocks, duplicate_ok, overcount)
     splits.sort(key=lambda e: -e[1])          # deeper layers first: a split of layer l moves
     constant.sort(key=lambda e: -e[1])        # rows of layer l + 1 (keeping their functions)
-    return splits + opposite + constant + robust_moves
+    trade = []                                # opposite first-layer pairs against the neurons
+    if net.depth > 1:                         # active with a margin (applied last: fiber_moves)
+        off = {i for i in range(net.widths[1]) if not ever_on[i] or not read[0][i] or always_on[i]}
+        got = opposite_trade(net, 0, opposite_rows(net, 0, off), robust_blocks[0])
+        if got is not None:
+            got["skip_rows"] = sorted(m for t, m in dup_members if t == 1)
+            trade.append(["opposite_trade", 0, got])
+    return splits + opposite + constant + robust_moves + trade
 
 
 BOTTLENECK_HIDDEN = 64

@@ -29,6 +29,17 @@ their vectors bounds the fiber's local dimension from below):
   function (h_i = z_i there), and on a bounded domain the neurons then keep z_i >= ε/2 under
   small moves (positive rows keep z_i >= b_i/2 without it).
 
+* ``["opposite_trade", 0, {"pairs", "block", "moves"}]``: first-layer neurons of opposite rows,
+  ``(w_q, b_q) = −s (w_p, b_p)``, traded against the always-active neurons ``block`` of the first
+  layer (the ones of its ``active_block`` entry, or on a cube with a margin ``z > 0``, and not
+  in a split group): per left-kernel vector ``(δ, X)`` of the stacked rows ``[w_p…; W_B]`` of
+  rank d (the input dimension) and per row k of layer 1 in no split group, outgoing weight
+  ``δ`` onto p, ``−δ/s`` onto q, ``X`` onto the block and the constant onto ``b_1[k]``
+  (:mod:`.trades`).  Listed last: these moves are applied after every other one but the
+  scalings (they change ``W_1[:, B]``, whose kernel the block's (f) directions need; their own
+  facts, the first layer's rows and rank d, hold at every point the others reach).  Pair
+  members are not dead, unread, in the block or in the active block's entry.
+
 Neither a dead nor an unread neuron may be in a split group (its moves would break the group's
 proportional rows), nor a member of an active block.  The claim is the rank of the vectors mod the network's prime, at most
 their rank over Q.  With the certified lower bound L of the functional dimension, the fiber's
@@ -42,6 +53,7 @@ from algebra.kernel import interval_bounds, parameter_offsets
 from algebra.network import Network
 from algebra.rationals import Q
 
+from .trades import opposite_rows, opposite_trade, trade_vectors
 from .upper import proportional_groups, same_mask_vectors
 
 __all__ = ["fiber_floor_moves", "fiber_floor_vectors", "certified_fiber_floor"]
@@ -71,6 +83,7 @@ def fiber_floor_moves(net: Network, dom, max_block_entries: int = BLOCK_ENTRIES)
     Ws = [w.to_rows() for w in net.weights]
     bounds = interval_bounds(Ws, [list(c) for c in net.biases], net.n_inputs, dom)
     entries: list = []
+    last = None                             # the opposite pairs' trade (module docstring)
     room = max_block_entries
     for l in range(net.depth - 1):
         entries += [["scale", l, i] for i in range(net.widths[l + 1])]
@@ -95,7 +108,17 @@ def fiber_floor_moves(net: Network, dom, max_block_entries: int = BLOCK_ENTRIES)
         if block and cost <= room:
             room -= cost
             entries.append(["active_block", l, block])
-    return entries
+        if l == 0:                          # applied after every other move (module docstring)
+            listed = block if entries[-1][0] == "active_block" and entries[-1][1] == 0 else []
+            if isinstance(dom, tuple):      # a member off the block's entry needs a margin
+                block = [i for i in block if i in listed or bounds[0][i][0] > 0]
+            splits = {i for e in entries if e[0] == "split_out" and e[1] == 0 for i in e[2]}
+            block = [i for i in block if i not in splits]
+            trade = opposite_trade(net, 0, opposite_rows(net, 0, set(dead) | set(unread) | set(block)
+                                                         | set(listed)), block)
+            if trade is not None:
+                last = ["opposite_trade", 0, trade]
+    return entries + ([last] if last is not None else [])
 
 
 def positive_row(w, b, l: int, dom) -> bool:
@@ -129,6 +152,9 @@ def fiber_floor_vectors(net: Network, entries, dom) -> list[dict]:
                 cm = (W[m, lead] if lead < n_in else b[m]) / ref
                 for k in free_rows:
                     out.append({offs[l + 1] + k * V.ncols + r: cm, offs[l + 1] + k * V.ncols + m: Q(-1)})
+            continue
+        if kind == "opposite_trade":
+            out += trade_vectors(net, l, e[2], free_rows)
             continue
         if kind == "active_block":
             B = e[2]

@@ -12,7 +12,7 @@ __all__ = ["FunctionalDimension"]
 
 MOVES = ("scalings, dead and unread neurons, outgoing weight moved between parallel neurons, bias "
          "trades of linear pairs, constant and always-active neurons, GL moves of linear blocks "
-         "with a margin")
+         "with a margin, opposite first-layer pairs traded against always-active neurons")
 """The kinds of move the fiber's lower end counts (:func:`~semialgebraic.dimension.directions.
 fiber_moves`), as the reasons name them."""
 

@@ -28,6 +28,7 @@ from ..certificates import dimension_bounds_certificate, jsonable
 from ..sets import domain_spec
 from .jacobian import network_prime
 from .jacobian_columns import active_span_perp
+from .trades import trade_vectors
 from ..verify import verify
 
 __all__ = ["entry_vectors", "sparse_entry_vectors", "fixed_successor_vectors", "duplicate_groups",
@@ -80,6 +81,10 @@ def sparse_entry_vectors(net: Network, entries) -> list[dict]:
             continue
         if kind == "opposite":
             out.append(opposite_vector(net, l, *e[2]))
+            continue
+        if kind == "opposite_trade":     # the fiber's moves only (directions.fiber_moves)
+            skip = set(e[2].get("skip_rows", ()))
+            out.extend(trade_vectors(net, l, e[2], [k for k in range(V.nrows) if k not in skip]))
             continue
         if kind == "constant":
             out.extend(constant_vectors(net, l, e[2]))

@@ -1,7 +1,8 @@
 """The fiber floor of a ``functional_dimension`` certificate (three-layer-fibers R40): the
 optional ``fiber_moves`` (entries ``["scale", l, i]``, ``["split_out", l, [r, m, …]]``,
 ``["dead", l, i]``, ``["unread", l, i]``, ``["active_block", l, [i, …]]``: on a cube always
-active by interval bounds, on the orthant or R^d a bias and incoming weights > 0 on inputs >= 0)
+active by interval bounds, on the orthant or R^d a bias and incoming weights > 0 on inputs >= 0;
+``["opposite_trade", 0, {"pairs", "block", "moves"}]``: :func:`_trade`)
 and the claim ``fiber_lower`` (the fiber's local
 dimension at θ is at least it).  Each entry's fact is re-checked from θ, the vectors are
 rebuilt here, and their rank mod the certificate's prime (at most the rank over Q) must reach
@@ -12,15 +13,19 @@ the claim.  Why the moves compose (so that the rank bounds the fiber's dimension
 from __future__ import annotations
 
 from algebra.exceptions import InputError
+from algebra.io.native import parse_vector
 from algebra.kernel import interval_bounds
+from algebra.linalg import QMatrix
+from algebra.linalg.gfp import exact_rank
 from algebra.rationals import Q
 
 from .functional_dimension_upper import _gl_direction, _one_mask_vectors, _param_offsets
 
 __all__: list[str] = []
 
-KINDS = ("scale", "split_out", "dead", "unread", "active_block")
+KINDS = ("scale", "split_out", "dead", "unread", "active_block", "opposite_trade")
 GROUPS = ("split_out", "active_block")
+SINGLE = ("scale", "dead", "unread")
 
 
 def _index(v, n, what) -> int:
@@ -41,6 +46,10 @@ def fiber_vectors(net, moves, lo_hi) -> list | str:
                              "and a neuron or a group)")
         l = _index(e[1], L, "layer")
         n = net.widths[l + 1]
+        if e[0] == "opposite_trade":
+            if l != 0:
+                return "an opposite_trade is a move of the first hidden layer (layer 0) only"
+            continue
         if e[0] in GROUPS:
             least = 2 if e[0] == "split_out" else 1
             if not isinstance(e[2], list) or len(e[2]) < least:
@@ -51,8 +60,8 @@ def fiber_vectors(net, moves, lo_hi) -> list | str:
                 raise InputError(f"fiber_moves: a {e[0]} group repeats a neuron: {e!r}")
         else:
             _index(e[2], n, "neuron")
-    if len({tuple(e[:2]) + (e[2],) for e in moves if e[0] not in GROUPS}) != \
-            sum(1 for e in moves if e[0] not in GROUPS):
+    if len({tuple(e[:2]) + (e[2],) for e in moves if e[0] in SINGLE}) != \
+            sum(1 for e in moves if e[0] in SINGLE) or sum(e[0] == "opposite_trade" for e in moves) > 1:
         raise InputError("fiber_moves: an entry is listed twice")
     offsets = _param_offsets(net)
     bounds = interval_bounds([w.to_rows() for w in net.weights], [list(c) for c in net.biases],
@@ -107,6 +116,12 @@ def fiber_vectors(net, moves, lo_hi) -> list | str:
         V = net.weights[l + 1]
         n_in = W.ncols
         rows = [k for k in range(V.nrows) if k not in split.get(l + 1, ())]
+        if kind == "opposite_trade":
+            got = _trade(net, e[2], lo_hi, bounds, moved, split, blocks, offsets, rows)
+            if isinstance(got, str):
+                return got
+            out += got
+            continue
         if kind == "split_out":
             r = e[2][0]
             ref = list(W.row_at(r)) + [b[r]]
@@ -157,3 +172,82 @@ def fiber_vectors(net, moves, lo_hi) -> list | str:
                 return f"neuron ({l}, {i}) is read (a non-zero outgoing weight): not unread"
             out += [{p: Q(1)} for p in win + [bias]]
     return [{p: w for p, w in v.items() if w != 0} for v in out]
+
+
+def _trade(net, spec, lo_hi, bounds, moved, split, blocks, offsets, rows) -> list | str:
+    """The vectors of an ``opposite_trade`` entry of layer 0 (three-layer-fibers R40, the
+    decider's :mod:`semialgebraic.dimension.trades`), or the reason it is rejected.  Facts:
+    every pair ``[p, q]`` has ``(w_q, b_q) = −s (w_p, b_p)`` with ``s > 0``, ``w_p != 0``, and
+    neither is dead, unread, in the trade's block or in the layer's active block entry; every
+    block neuron is active on the domain (a cube: ``z >= 0`` by interval bounds, with ``z > 0``
+    unless it is in the layer's ``active_block`` entry; the orthant: bias and weights > 0; not
+    on R^d), not dead, unread or split; the stacked rows ``[w_p…; W_B]`` have rank d; every move
+    ``(δ, X)`` has ``Σ δ_g w_{p_g} + X W_B = 0``.  Per move and row k (in no split group of
+    layer 1): ``δ_g`` onto ``W_1[k, p_g]``, ``−δ_g / s_g`` onto ``W_1[k, q_g]``, ``X`` onto
+    ``W_1[k, B]``, ``−(Σ δ_g b_{p_g} + X b_B)`` onto ``b_1[k]``."""
+    if not isinstance(spec, dict) or set(spec) - {"pairs", "block", "moves", "skip_rows"} or \
+            not all(isinstance(spec.get(k), list) for k in ("pairs", "block", "moves")):
+        raise InputError("fiber_moves: an opposite_trade holds a dict of lists pairs, block, moves")
+    W, b = net.layer(0)
+    V = net.weights[1]
+    n, d = W.nrows, W.ncols
+    pairs, block = spec["pairs"], spec["block"]
+    for pq in pairs:
+        if not isinstance(pq, list) or len(pq) != 2 or pq[0] == pq[1]:
+            raise InputError(f"fiber_moves: an opposite_trade pair is two neurons: {pq!r}")
+        for i in pq:
+            _index(i, n, "neuron")
+    for i in block:
+        _index(i, n, "neuron")
+    if len(set(block)) != len(block) or not pairs:
+        raise InputError("fiber_moves: an opposite_trade has pairs and a block without repeats")
+    listed = set(blocks.get(0, ()))
+    for i in block:
+        if (0, i) in moved or i in split.get(0, ()):
+            return f"neuron (0, {i}) of the trade's block is dead, unread or split"
+        if isinstance(lo_hi, tuple):
+            lo = bounds[0][i][0]
+            if lo is None or lo < 0 or (lo == 0 and i not in listed):
+                return (f"neuron (0, {i}) of the trade's block is not active on the cube with a margin "
+                        "(z > 0 by interval bounds) nor in the layer's active_block entry")
+        elif lo_hi == "orthant":
+            if b[i] <= 0 or any(W[i, c] <= 0 for c in range(d)):
+                return f"neuron (0, {i}) of the trade's block on the orthant needs a bias and weights > 0"
+        else:
+            return f"neuron (0, {i}) of the trade's block is in the first layer on R^d: it turns off far away"
+    ratios = []
+    for p, q in pairs:
+        for i in (p, q):
+            if (0, i) in moved or i in block or i in listed:
+                return f"neuron (0, {i}) of an opposite pair is dead, unread or always active: its row moves"
+        rp, rq = list(W.row_at(p)) + [b[p]], list(W.row_at(q)) + [b[q]]
+        c = next((c for c in range(d) if rp[c] != 0), None)
+        if c is None:
+            return f"neuron (0, {p}) has w = 0: no opposite pair"
+        s = -rq[c] / rp[c]
+        if s <= 0 or any(y != -s * x for x, y in zip(rp, rq)):
+            return f"neurons (0, {p}), (0, {q}) do not have opposite rows and biases"
+        ratios.append(s)
+    M = QMatrix.from_rows([list(W.row_at(p)) for p, _ in pairs] + [list(W.row_at(i)) for i in block], ncols=d)
+    if exact_rank(M) != d:
+        return (f"the trade's stacked rows have rank below the input dimension {d}: its kernel can "
+                "shrink under the block's moves")
+    P, nb = len(pairs), offsets[1] + V.nrows * V.ncols
+    out = []
+    for y in spec["moves"]:
+        y = parse_vector(y, "an opposite_trade move")
+        if len(y) != P + len(block):
+            raise InputError(f"fiber_moves: an opposite_trade move has {P + len(block)} entries")
+        if any(v != 0 for v in M.T.apply(y)):
+            return "an opposite_trade move leaves an affine part: Σ δ w_p + X W_B != 0"
+        const = sum((v * b[i] for v, i in zip(y, [p for p, _ in pairs] + list(block))), Q(0))
+        for k in rows:
+            v: dict = {nb + k: -const}
+            for j, (i, w) in enumerate(zip([p for p, _ in pairs] + list(block), y)):
+                at = offsets[1] + k * V.ncols + i
+                v[at] = v.get(at, Q(0)) + w
+                if j < P:
+                    at = offsets[1] + k * V.ncols + pairs[j][1]
+                    v[at] = v.get(at, Q(0)) - w / ratios[j]
+            out.append(v)
+    return out

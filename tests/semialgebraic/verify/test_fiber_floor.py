@@ -149,6 +149,19 @@ def _moved(net: Network, dom, entries, rng) -> Network:
                 col = [Ws[l + 1][k][i] for i in B]
                 for a, i in enumerate(B):
                     Ws[l + 1][k][i] = sum(col[c] * Mi[c, a] for c in range(len(B)))
+    for e in entries:
+        if e[0] == "opposite_trade":             # last: recomputed where the others led
+            from semialgebraic.dimension.trades import opposite_trade, trade_vectors
+            here = Network.from_rows(Ws, bs)
+            spec = opposite_trade(here, 0, e[2]["pairs"], e[2]["block"])
+            assert spec is not None and len(spec["moves"]) == len(e[2]["moves"])
+            free = [k for k in range(len(Ws[1])) if k not in split.get(1, ())]
+            flat = [x for W, b in zip(Ws, bs) for x in [w for r in W for w in r] + list(b)]
+            for v in trade_vectors(here, 0, spec, free):
+                t = step()
+                for k, w in v.items():
+                    flat[k] += t * w
+            return Network.from_parameters(net.widths, flat)
     return Network.from_rows(Ws, bs)
 
 
