@@ -28,6 +28,11 @@ __all__ = ["save_json", "read_json_text", "network_from_dict", "network_to_dict"
 KNOWN_ACTIVATIONS_NETWORK = {"relu"}
 
 
+
+MAX_INPUTS = 1 << 31
+"""The largest ``"inputs"`` width a network file may declare (FLINT matrices take word-size
+dimensions; a width pinned past it is a malformed file, session-38 forge F4)."""
+
 def require_regular_file(path, what: str = "a weight file") -> Path:
     """*path* as a Path, or InputError naming it: missing, a directory, a pipe or a device
     (reading could wait forever), or a name the system refuses (too long, …)."""
@@ -294,6 +299,9 @@ def network_from_dict(data: object, source: str | None = None) -> Network:
     inputs = data.get("inputs")
     if inputs is not None and (not isinstance(inputs, int) or isinstance(inputs, bool) or inputs < 1):
         raise InputError(f"'inputs' must be a positive integer, got {inputs!r}", source)
+    if inputs is not None and inputs > MAX_INPUTS:     # (10^40 reached FLINT as a matrix width:
+        raise InputError(f"'inputs' = {inputs} is not a width this tool can hold (at most "  # an
+                         f"{MAX_INPUTS})", source)     # OverflowError read as a float overflow)
     ws, bs = [], []
     prev = inputs
     for l, layer in enumerate(layers, start=1):

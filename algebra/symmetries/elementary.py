@@ -154,7 +154,35 @@ class Composite(Step):
         steps = data.get("steps")
         if not isinstance(steps, list):
             raise InputError("step composite: 'steps' must be a list")
+        depth = composite_depth(data)
+        if depth > MAX_COMPOSITE_DEPTH:     # (each level costs Python frames: a path 330 deep
+            raise InputError(               # was a RecursionError, exit 4; session-38 forge F1)
+                f"step composite: composites nested more than {MAX_COMPOSITE_DEPTH} deep (list the "
+                "steps flat instead)")
         return cls([step_from_json(s) for s in steps])
+
+
+MAX_COMPOSITE_DEPTH = 64
+"""Composite steps nested deeper than this are refused as malformed (a flat list of the same
+steps is the same path)."""
+
+
+def composite_depth(data) -> int:
+    """How deep composite steps nest in the JSON step *data* (1 for a composite of plain steps),
+    found without recursion.
+
+    >>> composite_depth({"step": "composite", "steps": [{"step": "composite", "steps": []}]})
+    2
+    """
+    best, stack = 0, [(data, 1)]
+    while stack:
+        node, d = stack.pop()
+        if isinstance(node, dict) and node.get("step") == "composite" and isinstance(node.get("steps"), list):
+            best = max(best, d)
+            if best > MAX_COMPOSITE_DEPTH:
+                return best
+            stack.extend((s, d + 1) for s in node["steps"])
+    return best
 
 
 def random_permute_scale(net: Network, rng, *, max_factor: int = 5) -> Network:

@@ -78,6 +78,8 @@ def verify(cert: Any) -> tuple[bool, str]:
         raise
     except (ParseError, InexactInputError) as exc:   # a number that is not one: malformed
         raise InputError(f"malformed certificate: {exc}") from None
+    except RecursionError:                           # (session-38 forge F1, F2: exit 4 before)
+        raise InputError("malformed certificate: nested too deeply for the checker") from None
 
 
 def verify_part(cert: Any, part) -> tuple[bool, str]:
@@ -161,7 +163,10 @@ def resolve_sidecar(cert: Any, path) -> Any:
                          f"{type(exc).__name__}", source=str(file)) from None
     used: set = set()
     body = {k: v for k, v in cert.items() if k != "sidecar"}
-    out = _resolve(body, arrays, used)
+    try:
+        out = _resolve(body, arrays, used)
+    except RecursionError:                # (session-38 forge F2: exit 4 at 500 levels)
+        raise InputError("lists or objects nested too deeply") from None
     if used != set(arrays):
         raise InputError(f"sidecar {name!r} holds arrays the certificate does not use: "
                          f"{sorted(set(arrays) - used)[:3]}")
