@@ -38,6 +38,7 @@ from algebra.network import Network
 from algebra.rationals import Q
 
 from ..sets import normalize_domain
+from .fiber_floor import unseen_neurons
 from ..equivalence import preactivation_bounds
 from .upper import (constant_neurons, constant_vectors, duplicate_groups, duplicate_vectors, fixed_successor_vectors,
                     inputs_dead_entries, masked_pairs, opposite_pairs, opposite_vector,
@@ -406,6 +407,9 @@ def fiber_moves(net: Network, domain: Any = None, patterns=None, proven: dict | 
     free: set = set()
     overcount: list = [] if overcounted is None else overcounted
     g = 0
+    starts = [sum(net.widths[1:1 + t]) for t in range(net.depth)]
+    unseen = unseen_neurons(net, [[i for i in range(net.widths[t + 1]) if not ever_on[starts[t] + i]]
+                                  for t in range(net.depth - 1)])
     for l in range(net.depth - 1):
         W, V, n_in = net.weights[l], net.weights[l + 1], net.widths[l]
         for i in range(W.nrows):
@@ -413,7 +417,7 @@ def fiber_moves(net: Network, domain: Any = None, patterns=None, proven: dict | 
             bias = offs[l] + W.nrows * n_in + i
             wout = [offs[l + 1] + j * W.nrows + i for j in range(V.nrows)]
             entries.append(["scale", l, i])
-            unread = all(V[j, i] == 0 for j in range(V.nrows))
+            unread = all(V[j, i] == 0 for j in range(V.nrows)) or i in unseen[l]
             moves, keep = [], []
             if not ever_on[g]:
                 if l == 0 and dom is None:          # dead on R^d: w = 0, b <= 0
@@ -422,8 +426,9 @@ def fiber_moves(net: Network, domain: Any = None, patterns=None, proven: dict | 
                                      "stay 0 in the fiber, the kernel frees them")
                 else:
                     moves = win + [bias] + wout
-            if unread and len(win) + 1 > len(moves):
-                moves, keep = win + [bias], wout
+            if unread and len(win) + 1 > len(moves):    # (unseen: its outgoing weights go only to
+                nxt = set(unseen[l + 1]) if l + 2 < net.depth else set()   # unseen rows, free)
+                moves, keep = win + [bias], [w for j, w in enumerate(wout) if j not in nxt]
             free.update(moves)
             fixed.update(keep)
             g += 1

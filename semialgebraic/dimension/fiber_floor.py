@@ -18,6 +18,10 @@ their vectors bounds the fiber's local dimension from below):
   full dimension at θ; a first-layer neuron on R^d has w = 0, which stays: its bias (b <= 0) and
   outgoing weights move;
 * ``["unread", l, i]``: W_{l+1}[:, i] = 0: its incoming weights and bias move (nobody reads it);
+* ``["unseen", l, i]``: not dead, and every non-zero outgoing weight goes to an unread or unseen
+  neuron of the next layer (:func:`unseen_neurons`): its incoming weights and bias move (the
+  change reaches only such neurons, whose outputs reach nobody); like unread neurons, in no
+  split group, active block or trade (whose moves could give it an outgoing weight to others);
 * ``["active_block", l, B]``: on a cube, the neurons B of hidden layer l always active on it
   (z >= 0 by interval bounds, not identically 0); on the orthant or R^d, neurons whose bias and
   incoming weights are all > 0 and whose inputs are >= 0 (post-ReLU from layer 1 on, the
@@ -56,7 +60,7 @@ from algebra.rationals import Q
 from .trades import opposite_rows, opposite_trade, trade_vectors
 from .upper import proportional_groups, same_mask_vectors
 
-__all__ = ["fiber_floor_moves", "fiber_floor_vectors", "certified_fiber_floor"]
+__all__ = ["fiber_floor_moves", "fiber_floor_vectors", "certified_fiber_floor", "unseen_neurons"]
 
 
 BLOCK_ENTRIES = 3 * 10 ** 4
@@ -87,11 +91,16 @@ def fiber_floor_moves(net: Network, dom, max_block_entries: int = BLOCK_ENTRIES)
     room = max_block_entries
     for l in range(net.depth - 1):
         entries += [["scale", l, i] for i in range(net.widths[l + 1])]
+    dead_at = [[i for i, (_, hi) in enumerate(bounds[l]) if hi is not None and hi <= 0]
+               for l in range(net.depth - 1)]
+    unseen_at = unseen_neurons(net, dead_at)
     for l in range(net.depth - 1):
         W, b, V = Ws[l], net.biases[l], net.weights[l + 1]
-        dead = [i for i, (_, hi) in enumerate(bounds[l]) if hi is not None and hi <= 0]
+        dead = dead_at[l]
         unread = [i for i in range(len(W)) if all(V[k, i] == 0 for k in range(V.nrows))
                   and i not in dead]
+        unseen = [i for i in unseen_at[l] if i not in unread]
+        unread = unread + unseen            # (moved alike: their rows are free)
         if isinstance(dom, tuple):
             block = [i for i, (lo, hi) in enumerate(bounds[l]) if lo is not None
                      and lo >= 0 and (hi is None or hi > 0) and i not in unread]
@@ -103,7 +112,8 @@ def fiber_floor_moves(net: Network, dom, max_block_entries: int = BLOCK_ENTRIES)
             g = [i for i in g if i not in moved]
             if len(g) >= 2:
                 entries.append(["split_out", l, g])
-        entries += [["dead", l, i] for i in dead] + [["unread", l, i] for i in unread]
+        entries += [["dead", l, i] for i in dead] + [["unread", l, i] for i in unread if i not in unseen] + \
+            [["unseen", l, i] for i in unseen]
         cost = len(block) ** 2 * (len(W[0]) + 1 + V.nrows) if block else 0
         if block and cost <= room:
             room -= cost
@@ -119,6 +129,27 @@ def fiber_floor_moves(net: Network, dom, max_block_entries: int = BLOCK_ENTRIES)
             if trade is not None:
                 last = ["opposite_trade", 0, trade]
     return entries + ([last] if last is not None else [])
+
+
+def unseen_neurons(net: Network, dead) -> list[list[int]]:
+    """Per hidden layer, the neurons not in *dead* (per layer) whose output reaches nobody: from
+    the last hidden layer down, a zero outgoing column (unread), or every non-zero outgoing
+    weight into such a neuron of the next layer.  Their rows and biases move freely: a change
+    reaches only neurons of the set, whose outputs reach nobody.  (A dead neuron is never in
+    it: its own moves free its outgoing weights, and its successor's would then see it.)
+
+    >>> net = Network.from_rows([[[1], [1]], [[1, 0], [0, 1]], [[0, 1]]], [[0, 0], [0, 0], [0]])
+    >>> unseen_neurons(net, [[], []])
+    [[0], [0]]
+    """
+    L = net.depth - 1
+    out: list = [[] for _ in range(L)]
+    for l in range(L - 1, -1, -1):
+        V = net.weights[l + 1]
+        nxt = set(out[l + 1]) if l + 1 < L else set()
+        out[l] = [i for i in range(net.widths[l + 1]) if i not in set(dead[l])
+                  and all(V[k, i] == 0 or k in nxt for k in range(V.nrows))]
+    return out
 
 
 def positive_row(w, b, l: int, dom) -> bool:
@@ -186,7 +217,7 @@ def fiber_floor_vectors(net: Network, entries, dom) -> list[dict]:
         elif kind == "dead":                  # (on R^d a first-layer one keeps w = 0)
             out += [{k: Q(1)} for k in (win if l or dom is not None else []) + [bias]]
             out += [{offs[l + 1] + k * V.ncols + i: Q(1)} for k in free_rows]
-        elif kind == "unread":
+        elif kind in ("unread", "unseen"):
             out += [{k: Q(1)} for k in win + [bias]]
         else:
             raise ValueError(f"unknown fiber move {kind!r}")

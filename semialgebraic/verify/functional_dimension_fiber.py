@@ -1,6 +1,7 @@
 """The fiber floor of a ``functional_dimension`` certificate (three-layer-fibers R40): the
 optional ``fiber_moves`` (entries ``["scale", l, i]``, ``["split_out", l, [r, m, …]]``,
-``["dead", l, i]``, ``["unread", l, i]``, ``["active_block", l, [i, …]]``: on a cube always
+``["dead", l, i]``, ``["unread", l, i]``, ``["unseen", l, i]`` (every non-zero outgoing weight
+into a neuron listed unread or unseen), ``["active_block", l, [i, …]]``: on a cube always
 active by interval bounds, on the orthant or R^d a bias and incoming weights > 0 on inputs >= 0;
 ``["opposite_trade", 0, {"pairs", "block", "moves"}]``: :func:`_trade`)
 and the claim ``fiber_lower`` (the fiber's local
@@ -23,9 +24,9 @@ from .functional_dimension_upper import _gl_direction, _one_mask_vectors, _param
 
 __all__: list[str] = []
 
-KINDS = ("scale", "split_out", "dead", "unread", "active_block", "opposite_trade")
+KINDS = ("scale", "split_out", "dead", "unread", "unseen", "active_block", "opposite_trade")
 GROUPS = ("split_out", "active_block")
-SINGLE = ("scale", "dead", "unread")
+SINGLE = ("scale", "dead", "unread", "unseen")
 
 
 def _index(v, n, what) -> int:
@@ -66,8 +67,12 @@ def fiber_vectors(net, moves, lo_hi) -> list | str:
     offsets = _param_offsets(net)
     bounds = interval_bounds([w.to_rows() for w in net.weights], [list(c) for c in net.biases],
                              net.n_inputs, lo_hi)
-    moved = {(e[1], e[2]) for e in moves if e[0] in ("dead", "unread")}
-    both = {(e[1], e[2]) for e in moves if e[0] == "dead"} & {(e[1], e[2]) for e in moves if e[0] == "unread"}
+    moved = {(e[1], e[2]) for e in moves if e[0] in ("dead", "unread", "unseen")}
+    both = {(e[1], e[2]) for e in moves if e[0] == "dead"} & {(e[1], e[2]) for e in moves if e[0] in ("unread", "unseen")}
+    if len({(e[1], e[2]) for e in moves if e[0] in ("unread", "unseen")}) < \
+            sum(e[0] in ("unread", "unseen") for e in moves):
+        raise InputError("fiber_moves: a neuron is listed both unread and unseen")
+    nobody = {(e[1], e[2]) for e in moves if e[0] in ("unread", "unseen")}   # rows free
     if both:                              # (on R^d a first-layer dead neuron keeps w = 0, which
         l, i = min(both)                  # unread's moves would free: their union is no fiber)
         return (f"neuron ({l}, {i}) is listed both dead and unread: the two kinds' moves do not "
@@ -167,6 +172,12 @@ def fiber_vectors(net, moves, lo_hi) -> list | str:
             # on R^d a first-layer dead neuron has w = 0, and w stays 0: its bias moves (b <= 0)
             out += [{p: Q(1)} for p in (win if l or lo_hi is not None else []) + [bias]]
             out += [{offsets[l + 1] + k * V.ncols + i: Q(1)} for k in rows]
+        elif kind == "unseen":             # every outgoing weight into unread / unseen ones
+            seen = [k for k in range(V.nrows) if V[k, i] != 0 and (l + 1 == L or (l + 1, k) not in nobody)]
+            if seen:
+                return (f"neuron ({l}, {i}) is seen: its outgoing weight reaches neuron ({l + 1}, {seen[0]}), "
+                        "listed neither unread nor unseen" if l + 1 < L else "an output")
+            out += [{p: Q(1)} for p in win + [bias]]
         else:                              # unread
             if any(V[k, i] != 0 for k in range(V.nrows)):
                 return f"neuron ({l}, {i}) is read (a non-zero outgoing weight): not unread"

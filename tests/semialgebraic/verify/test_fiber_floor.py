@@ -106,7 +106,7 @@ def _moved(net: Network, dom, entries, rng) -> Network:
                 Ws[l][i] = [w - abs(step()) for w in Ws[l][i]]
             for k in free:
                 Ws[l + 1][k][i] += step()
-        elif kind == "unread":
+        elif kind in ("unread", "unseen"):
             i = e[2]
             Ws[l][i] = [w + step() for w in Ws[l][i]]
             bs[l][i] += step()

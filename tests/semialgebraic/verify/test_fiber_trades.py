@@ -176,3 +176,76 @@ def test_the_audit_net_through_the_cli(tmp_path, capsys):
     assert main(["dim", str(src), "--box", "-2,2", "--timeout", "60"]) == 0
     text = capsys.readouterr().out
     assert "fiber dimension 11 " in text, text
+
+
+# ---- neurons whose output reaches nobody (unseen): their rows move on any domain ----
+
+# the counts audit's D16 (2-2-1-1-1, output weight 0, f = 1): every hidden neuron's output
+# reaches only the unread last one, so all 11 hidden parameters move; the floor was 5 on R^2
+D16 = Network.from_rows([[[1, 3], [0, 2]], [[-1, 2]], [[-1]], [[0]]], [[-3, -1], [-2], [3], [1]])
+
+
+def test_unseen_neurons_free_their_rows_on_r_d():
+    fd = functional_dimension(D16)
+    assert fd.lower == fd.upper == 2
+    assert (fd.fiber_dimension.lower, fd.fiber_dimension.upper) == (11, 11)     # was [5, 11]
+    cert = json.loads(json.dumps(jsonable(functional_dimension_certificate(D16, fd))))
+    assert ["unseen", 0, 0] in cert["fiber_moves"] and ["unseen", 1, 0] in cert["fiber_moves"]
+    assert ["unread", 2, 0] in cert["fiber_moves"] and cert["fiber_lower"] == 11
+    ok, why = verify(cert)
+    assert ok and "fiber dimension = 11" in why, why
+    moved = _moved(D16, None, cert["fiber_moves"], random.Random(1))
+    assert moved != D16 and equivalent(D16, moved).answer is True
+
+
+def test_false_unseen_entries_are_rejected():
+    from algebra.exceptions import InputError
+    # 1-2-1-1: neuron (0, 1) feeds the read neuron (1, 0); (1, 0) is read by the output
+    net = Network.from_rows([[[1], [2]], [[1, 1]], [[1]]], [[0, 1], [-1], [0]])
+    cert = _cert(net, (Q(-1), Q(1)))
+    assert not any(e[0] == "unseen" for e in cert["fiber_moves"]) and verify(cert)[0]
+    for entry, msg in ((["unseen", 0, 1], "reaches neuron (1, 0)"), (["unseen", 1, 0], "an output")):
+        bad = copy.deepcopy(cert)
+        bad["fiber_moves"].append(entry)
+        ok, why = verify(bad)
+        assert not ok and msg in why, why
+    cert = _cert(D16, None)
+    bad = copy.deepcopy(cert)
+    bad["fiber_moves"].append(["unread", 1, 0])           # listed unseen already
+    with pytest.raises(InputError):
+        verify(bad)
+    bad = copy.deepcopy(cert)                             # its successor not listed any more
+    bad["fiber_moves"] = [e for e in bad["fiber_moves"] if e != ["unseen", 1, 0]]
+    ok, why = verify(bad)
+    assert not ok and "reaches neuron (1, 0)" in why, why
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_planted_unseen_chains_keep_the_function(seed):
+    # a random 2-4-3-2-1 net on a box, the orthant or R^2 with neurons feeding only an unread one
+    rng = random.Random(seed)
+    dom = rng.choice([BOX, "orthant", None])
+
+    def q():
+        return F(rng.choice([-1, 1]) * rng.randint(1, 9), rng.choice([3, 5, 7]))
+    widths = [2, 4, 3, 2, 1]
+    Ws = [[[q() for _ in range(widths[l])] for _ in range(widths[l + 1])] for l in range(4)]
+    bs = [[q() for _ in range(widths[l + 1])] for l in range(4)]
+    Ws[3][0][1] = F(0)                                    # (2, 1) unread
+    Ws[2][0][2] = F(0)                                    # (1, 2) feeds only it
+    if seed % 2:                                          # (0, 3) feeds only (1, 2)
+        Ws[1][0][3] = Ws[1][1][3] = F(0)
+    bs[2][1] = bs[1][2] = bs[0][3] = F(1000)              # none of them dead
+    Ws[2][1] = [abs(w) for w in Ws[2][1]]
+    Ws[1][2] = [abs(w) for w in Ws[1][2]]
+    net = Network.from_rows(Ws, bs)
+    entries, floor = certified_fiber_floor(net, dom)
+    assert ["unread", 2, 1] in entries and ["unseen", 1, 2] in entries
+    assert (["unseen", 0, 3] in entries) == bool(seed % 2)
+    moved = _moved(net, dom, entries, random.Random(seed))
+    assert equivalent(net, moved, domain=dom).answer is True
+    fd = functional_dimension(net, domain=dom)
+    assert floor <= net.n_parameters - fd.lower
+    cert = json.loads(json.dumps(jsonable(functional_dimension_certificate(net, fd, domain=dom))))
+    ok, why = verify(cert)
+    assert ok and cert["fiber_lower"] == floor, why
