@@ -870,6 +870,10 @@ def homogenised_tail(a: Network, b: Network, dom: Domain, radius, M, budget: Bud
             if fdom is None:
                 faces.append(None)
                 continue
+            y = _empty_face(fdom)
+            if y is not None:         # the domain's rows leave no point on this face (s38 math
+                faces.append({"i": i, "sign": sign, "empty": y})    # audit: "the domain is
+                continue              # empty" was raised on a non-empty half-plane)
             while True:
                 if budget.exhausted() or raises > _HOMOG_RAISES:
                     stats["stop"] = "budget" if budget.exhausted() else "raises"
@@ -908,6 +912,23 @@ def homogenised_tail(a: Network, b: Network, dom: Domain, radius, M, budget: Bud
     return faces, best
 
 
+def _empty_face(fdom: Domain):
+    """None when the face's box and half-spaces have a common point, else multipliers ``y >= 0``
+    of its half-spaces ``a·v <= b`` with ``y·b < min_{v in box} (Σ_j y_j a_j)·v`` (an exact
+    Farkas vector: no point of the box satisfies them all)."""
+    from ..lp import feasible
+    if not fdom.halfspaces:
+        return None
+    hs = [(list(a), Q(c)) for a, c in fdom.halfspaces]
+    d = fdom.dim
+    unit = [[Q(int(k == j)) for k in range(d)] for j in range(d)]
+    res = feasible(A_le=[a for a, _ in hs] + unit + [[-v for v in u] for u in unit],
+                   b_le=[c for _, c in hs] + list(fdom.hi) + [-v for v in fdom.lo], n=d)
+    if res.feasible:
+        return None
+    return [Q(v) for v in res.certificate["y_le"][:len(hs)]]
+
+
 def _homog(a, b, dom: Domain, radius, M, budget: Budget, eps, input_splits):
     """``(tail, best, why)``: :func:`homogenised_tail` at *M* (or ε) with half of a timeout, the
     certificate's tail ``{"kind": "homogenised", "radius", "faces", "bound"}`` (None: not
@@ -922,7 +943,7 @@ def _homog(a, b, dom: Domain, radius, M, budget: Budget, eps, input_splits):
         budget.interrupt()
     if faces is None:
         return None, best, _HOMOG_WHY.get(st.get("stop"), "")
-    bound = max([f["M"] for f in faces if f is not None], default=_Z)
+    bound = max([f["M"] for f in faces if f is not None and "M" in f], default=_Z)
     return {"kind": "homogenised", "radius": Q(radius), "faces": faces, "bound": bound}, best, ""
 
 

@@ -22,6 +22,7 @@ def bab_recession_certificate(a: Network, b: Network, domain, *, ray=None, cone=
     ``bab_bound`` certificate on the domain's part ``‖x‖∞ <= R``), *tail* (``{"radius": R,
     "faces": [...], "bound": t}``, R29: same weights, or stable cells; or three-layer-fibers
     R33's ``{"kind": "homogenised", "radius": R, "faces": [{"i", "sign", "M", "certificate"} |
+    {"i", "sign", "empty"} |
     null], "bound": t}``) and *upper*: ``sup <=
     upper`` too; otherwise only ``>= lower`` at *point*.  *domain* is a :class:`~algebra.kernel.domains.Domain`."""
     claims = CLAIMS["bab_recession"]

@@ -496,6 +496,22 @@ def _face_box(dom: Domain, root, i, sign, sigma):
     return box, hs
 
 
+def _empty_face(y, box, hs) -> str:
+    """"" when the multipliers *y* (one per half-space ``a·v <= b`` of *hs*) prove that no
+    point of *box* satisfies them all — ``y >= 0`` and ``y·b < min_{v in box} (Σ_j y_j a_j)·v``
+    (every point of the box would give ``Σ y_j a_j·v <= y·b``) —, else what fails."""
+    if not isinstance(y, list) or len(y) != len(hs):
+        raise InputError(f"an empty face's multipliers are {len(hs)} numbers, one per half-space")
+    y = [_q(v, "empty face multiplier") for v in y]
+    if any(v < 0 for v in y):
+        return "a multiplier of its emptiness proof is negative"
+    g = [sum((w * a[k] for w, (a, _) in zip(y, hs)), _Z) for k in range(len(box))]
+    low = sum((gk * (lo if gk > 0 else hi) for gk, (lo, hi) in zip(g, box)), _Z)
+    if sum((w * c for w, (_, c) in zip(y, hs)), _Z) >= low:
+        return "its emptiness proof fails (a point of the face's box may satisfy its half-spaces)"
+    return ""
+
+
 def _check_homogenised(a, b, dom: Domain, tail):
     """``(ok, why, R, bound)``: the tail by branch and bound on the homogenised network (R33):
     per face ``(i, ±1)`` of :func:`_tail_roots`, a ``bab_bound`` certificate of ``max |A − B|
@@ -516,8 +532,15 @@ def _check_homogenised(a, b, dom: Domain, tail):
             if face is not None:
                 return False, f"tail face {k} is not a face of the domain's directions", R, t
             continue
+        if isinstance(face, dict) and set(face) == {"i", "sign", "empty"}:
+            if face["i"] != i or _q(face["sign"], "face sign") != sign:
+                return False, f"tail face {k} is not the face ({i}, {sign})", R, t
+            why = _empty_face(face["empty"], *_face_box(dom, root, i, sign, 1 / R))
+            if why:
+                return False, f"tail face {k}: {why}", R, t
+            continue
         if not isinstance(face, dict) or set(face) != {"i", "sign", "M", "certificate"}:
-            return False, f"tail face {k} has no proof (i, sign, M, certificate)", R, t
+            return False, f"tail face {k} has no proof (i, sign, M, certificate, or empty)", R, t
         if face["i"] != i or _q(face["sign"], "face sign") != sign:
             return False, f"tail face {k} is not the face ({i}, {sign})", R, t
         M = _q(face["M"], "face M")

@@ -333,3 +333,43 @@ def test_empty_region_in_exact_arithmetic_closes_a_face_s37_O2():
         assert verify(json.loads(json.dumps(jsonable(res.certificate))))[0]
     ok, res = epsilon_equivalent(a, b, Domain.whole(1), Q(297, 20000000))     # 0.99x: refuted
     assert ok is False and res.lower == Q(3, 200000)
+
+
+def test_a_face_the_domain_leaves_empty_is_proven_empty_s38():
+    # s38 math audit: relu(x1 − 1) against relu(x1) on the half-plane 2 x1 − x2 <= 0 (it holds
+    # 0; sup |a − b| = 1): the face u_1 = +1 of the tail needs u_2 >= 2, out of [−1, 1], and the
+    # face's branch and bound raised "the domain is empty" (exit 2).  Now that face carries a
+    # Farkas vector of its half-spaces, which the checker re-derives (three-layer-fibers R33)
+    from algebra.exceptions import InputError
+    from semialgebraic.bab.diff import bounded_diff
+    from semialgebraic.bab.recession import body_domain
+    from semialgebraic.certificates.bab_recession import bab_recession_certificate
+    a = Network.from_rows([[[1, 0]], [[1]]], [[-1], [0]])
+    b = Network.from_rows([[[1, 0]], [[1]]], [[0], [0]])
+    dom = Domain.whole(2).with_halfspaces([([Q(2), Q(-1)], Q(0))])
+    faces, best = homogenised_tail(a, b, dom, Q(1), Q(1), Budget(None))
+    assert faces is not None and faces[0]["empty"] and all(v >= 0 for v in faces[0]["empty"])
+    r = diff_bounds(a, b, dom)
+    assert r.upper == r.lower == 1
+    body = bounded_diff(a, b, body_domain(dom, Q(1)), Budget(None))
+    tail = {"kind": "homogenised", "radius": Q(1), "faces": faces,
+            "bound": max([f["M"] for f in faces if f is not None and "M" in f], default=Q(0))}
+    cert = json.loads(json.dumps(jsonable(bab_recession_certificate(
+        a, b, dom, body=body.certificate, tail=tail, upper=max(body.upper, tail["bound"])))))
+    ok, why = verify(cert)
+    assert ok, why
+    for bad_y, msg in ((["-1"], "negative"), (["0"], "emptiness proof fails")):
+        bad = copy.deepcopy(cert)
+        bad["tail"]["faces"][0]["empty"] = bad_y * len(faces[0]["empty"])
+        ok, why = verify(bad)
+        assert not ok and msg in why, why
+    k = next(k for k, f in enumerate(cert["tail"]["faces"]) if f is not None and "M" in f)
+    bad = copy.deepcopy(cert)                                # a non-empty face called empty
+    bad["tail"]["faces"][k] = {"i": k // 2, "sign": 1 if k % 2 == 0 else -1, "empty": []}
+    try:
+        ok, why = verify(bad)
+    except InputError:                                       # (a multiplier count that is wrong)
+        ok = False
+    assert not ok
+    for eps, want in ((Q(1), True), (Q(1, 2), False)):
+        assert epsilon_equivalent(a, b, dom, eps)[0] is want
