@@ -177,6 +177,12 @@ def cmd_canon(args) -> int:
     if args.form:
         lines.append(f"wrote the canonical form ({entries} numbers, sha256 {digest[:16]}…) to "
                      f"{args.form}")
+    from algebra.io.nnet import nnet_normalisation
+    if nnet_normalisation(net) is not None:   # (two files of one weight set and different means
+        data["input_space"] = "normalised"    # share a fingerprint: session-38 tools audit)
+        lines.append("note: a .nnet file's raw weight network (normalised inputs and outputs): "
+                     "files that normalise differently can share a fingerprint and define "
+                     "different maps; `netfibers info` shows the normalisation")
     emit(args, data, display.with_roundings(data, "\n".join(lines) + display.note(shown, ex), net))
     return 0
 
@@ -289,6 +295,29 @@ def _verify_input(cert: dict, key: str, path: str):
     return obj.replace(skip=given.skip) if isinstance(obj, Block) and isinstance(given, Block) else obj
 
 
+def _nnet_readings(objs: dict) -> list:
+    """The readings of the given inputs a certificate may be about, ``(clause, {key: object})``:
+    the files as read; a ``.nnet`` file also as the map it defines on raw inputs and outputs
+    (its normalisation composed in: ``batch dedup``'s reading); two ``.nnet`` files that normalise
+    differently as ``equiv`` reads them (the second's map in the first's normalised units) —
+    and then never as their raw weight networks, which act on different coordinates (a
+    certificate about one weight set was called VALID for two files of different maps: the
+    session-38 tools audit)."""
+    from algebra.io.nnet import nnet_common_units, nnet_normalisation, nnet_raw
+    from algebra.network import Network
+    norms = {k: nnet_normalisation(o) if isinstance(o, Network) else None for k, o in objs.items()}
+    if not any(v is not None for v in norms.values()):
+        return [("", objs)]
+    both = len(objs) == 2 and None not in norms.values()
+    out = [] if both and norms["a"] != norms["b"] else [("", objs)]
+    out.append(("; the .nnet files read as the maps they define (normalisation composed in)",
+                {k: nnet_raw(o) if norms[k] is not None else o for k, o in objs.items()}))
+    if both and norms["a"] != norms["b"]:
+        a, b, _ = nnet_common_units(objs["a"], objs["b"])
+        out.append(("; the .nnet files compared in the normalised units of the first", {"a": a, "b": b}))
+    return out
+
+
 def cmd_verify(args) -> int:
     start = time.monotonic()                   # reading CERT counts too
     cert = load_certificate(args.certificate)
@@ -325,7 +354,11 @@ def cmd_verify(args) -> int:
         keys = [single] if single is not None else ["a", "b"]
         objs = {k: _verify_input(cert, k, p) for k, p in zip(keys, args.inputs)}
         try:
-            same, why2 = check_inputs_match(cert, objs)
+            for reading, given in _nnet_readings(objs):
+                same, why2 = check_inputs_match(cert, given)
+                if same:
+                    why += reading
+                    break
         except AlgebraError as exc:
             fail(f"{args.certificate}: malformed certificate: {exc}")
         if not same:                   # a valid certificate about other files: an input problem

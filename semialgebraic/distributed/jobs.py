@@ -36,7 +36,7 @@ from algebra.exceptions import AlgebraError, InputError
 from algebra.io.domain_text import domain_from_data, parse_domain_text, read_domain_data
 from algebra.kernel import box_input_map, compose_input_map
 from algebra.kernel.domains import Domain
-from algebra.io.nnet import nnet_common_units
+from algebra.io.nnet import nnet_common_units, nnet_normalisation, nnet_raw
 from algebra.io.blocks import load_block
 from algebra.array_replay import array_view, exact_row_dot
 from algebra.network import Network
@@ -491,8 +491,14 @@ def _fingerprint(net: Network, view, red=None, holder=None) -> tuple[str, str]:
 
 
 def _prepared(item: dict, blobs=None) -> dict:
-    """``{"net", "view"}`` of a one-network *item*: loaded once, with its integer array view."""
+    """``{"net", "view"}`` of a one-network *item*: loaded once, with its integer array view.  A
+    ``.nnet`` file is its map on raw inputs and raw outputs (:func:`algebra.io.nnet.nnet_raw`,
+    its normalisation composed in exactly): a zoo's files may normalise differently, and their
+    raw weight networks act on different coordinates (the session-38 tools audit: one weight
+    set with two normalisations was put in one class, with a certificate about the weights)."""
     (net,) = load_item(item, blobs)
+    if nnet_normalisation(net) is not None:
+        net = nnet_raw(net)
     return {"net": net, "view": array_view(net, convert=net.n_parameters < 100_000)}
 
 

@@ -162,3 +162,32 @@ def test_eval_and_convert_of_a_nnet_file_say_its_units(tmp_path, capsys):
     assert "inputs normalised" in capsys.readouterr().out
     assert main(["convert", nnet, "-o", str(tmp_path / "a.json")]) == 0
     assert "normalisation (means, ranges, input box) is not kept" in capsys.readouterr().out
+
+
+def test_batch_dedup_compares_nnet_files_as_the_maps_they_define(run, tmp_path):
+    # session-38 tools audit: dedup compared the raw weight networks, so one weight set with two
+    # normalisations (two different maps) was one class, with a merge certificate about the
+    # weights that `verify CERT A B` called VALID for the two files.  n1: |x|; n2: the same
+    # weights on (x - 1) / 2, the map |x - 1| / 2; n3: the same weights on x / 2 with outputs
+    # times 2, the map 2 |x / 2| = |x|, n1's
+    zoo = tmp_path / "zoo"
+    zoo.mkdir()
+    write_nnet(zoo / "n1.nnet", ABS, [F(-1)], [F(1)], [F(0), F(0)], [F(1), F(1)])
+    write_nnet(zoo / "n2.nnet", ABS, [F(-4)], [F(4)], [F(1), F(0)], [F(2), F(1)])
+    write_nnet(zoo / "n3.nnet", ABS, [F(-2)], [F(2)], [F(0), F(0)], [F(2), F(2)])
+    out = tmp_path / "d.jsonl"
+    code, _, _ = run("batch", "dedup", zoo, "--out", out, "--workers", "0", "--timeout", "30", "--quiet")
+    recs = {Path(r["file"]).name: r for r in map(json.loads, out.read_text().splitlines())}
+    assert code == 0
+    assert recs["n1.nnet"]["class"] == recs["n3.nnet"]["class"] != recs["n2.nnet"]["class"]
+    cert = next((tmp_path / "d.certificates").glob("merge-*.json"))
+    code, text, _ = run("verify", cert, zoo / "n1.nnet", zoo / "n3.nnet")
+    assert code == 0 and "VALID" in text and "the maps they define" in text
+    code, _, err = run("verify", cert, zoo / "n1.nnet", zoo / "n2.nnet")
+    assert code == 2 and "not the network the certificate is about" in err
+    # equiv's certificate of two files that normalise differently is about the first's units
+    cert2 = tmp_path / "e.json"
+    code, _, _ = run("equiv", zoo / "n1.nnet", zoo / "n3.nnet", "--certificate", cert2)
+    assert code == 0
+    code, text, _ = run("verify", cert2, zoo / "n1.nnet", zoo / "n3.nnet")
+    assert code == 0 and "VALID" in text
