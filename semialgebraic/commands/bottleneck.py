@@ -346,7 +346,7 @@ def _stopped(why: str, trace: Trace) -> str:
 
 def cmd_identify(args) -> int:
     if args.timeout is not None and args.timeout <= 0:
-        fail("--timeout must be positive")
+        fail(f"--timeout must be > 0 for {args.command} (0 s leaves it nothing to report)")
     budget = Budget(timeout=args.timeout)          # loading NET counts too
     net = load_network(args.net, parameters=True)
     end = None if args.timeout is None else time.monotonic() + budget.remaining()

@@ -97,7 +97,7 @@ SHOWN_TERMS = 6
 def cmd_conserved(args) -> int:
     net = load_network(args.net, parameters=True)
     if args.timeout is not None and args.timeout <= 0:
-        fail("--timeout must be positive")
+        fail(f"--timeout must be > 0 for {args.command} (0 s leaves it nothing to report)")
     if args.max_depth < 0:
         fail("--max-depth must be >= 0")
     if args.max_regions is not None and args.max_regions < 1:

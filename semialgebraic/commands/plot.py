@@ -18,6 +18,7 @@ from __future__ import annotations
 import sys
 import time
 
+from algebra.exceptions import InputError
 from algebra.rationals import to_q
 
 from ..budget import Budget
@@ -164,8 +165,11 @@ def cmd_plot(args) -> int:
     code = 0
     if args.kind == "regions":
         net = load_network(args.net, whole=True)
-        sl = parse_slice(args.slice, net.n_inputs) if args.slice else None
-        scene = regions_scene(net, _window(args.box), slice=sl, budget=budget)
+        try:                            # (the file named: a d = 1 net's line did not, s38 audit)
+            sl = parse_slice(args.slice, net.n_inputs) if args.slice else None
+            scene = regions_scene(net, _window(args.box), slice=sl, budget=budget)
+        except InputError as exc:
+            fail(str(exc) if exc.source else f"{args.net}: {exc.problem}")
         code = 0 if scene.data["complete"] else 3
         text = scene.title + "".join(f"; {n}" for n in scene.notes)
         if code:
@@ -177,6 +181,9 @@ def cmd_plot(args) -> int:
         # components, the title's dimension) is a statement of three-layer-fibers R13-R17,
         # which hold for generic θ only, so nothing is drawn before G0-G8 are all checked, and
         # the components and the graph come last; one line says what was established
+        if net.depth > 3:               # (the fiber's message named method 'fiber': s38 audit)
+            fail(f"{args.net}: plot {args.kind} draws the fiber of one or two hidden layers, not "
+                 f"{net.depth - 1}; `netfibers symmetries` and `netfibers dim` answer for any network")
         fib, stop = fiber_in_time(net, budget.remaining(), timeout, source=args.net)
         if stop is not None:
             msg = f"{stop[0]}; no picture written"

@@ -59,7 +59,7 @@ def cmd_recover(args) -> int:
     if args.lines < 1:
         fail("--lines must be >= 1")
     if args.timeout is not None and args.timeout <= 0:
-        fail("--timeout must be positive")
+        fail(f"--timeout must be > 0 for {args.command} (0 s leaves it nothing to report)")
     oracle = NetworkOracle(net)
     with phase("probing the bends"):
         rec = recover(oracle, net.n_inputs, net.n_outputs, seed=args.seed, lines=args.lines,
@@ -72,6 +72,11 @@ def cmd_recover(args) -> int:
             v = equivalent(rec.network, net)
         data["equal_to_file"], data["method"] = v.answer, v.method
         code = {True: 0, False: 1}.get(v.answer, 3)
+        if v.answer is False:           # the probes missed a bend (a hat narrower than they are):
+            data["complete"] = False    # the search ran to its end, the recovery is not complete
+            data["notes"] = list(data["notes"]) + [
+                "the recovered network differs from NET: the probes missed a bend (narrower than "
+                "their spacing); more --lines or another --seed may find it"]
         try:
             import json
             write_atomic(args.output, json.dumps(rec.network.to_dict(), indent=1) + "\n")
@@ -125,5 +130,5 @@ def _text(rec, data, exact: bool) -> str:
                    None: "comparison undecided"}[data["equal_to_file"]]
         lines.append(f"  network of width {rec.network.widths[1]} written to {data['output']}: "
                      f"{verdict} ({data['method']})")
-    lines += [f"  note: {n}" for n in rec.notes]
+    lines += [f"  note: {n}" for n in data.get("notes", rec.notes)]
     return "\n".join(lines) + note(values, exact)

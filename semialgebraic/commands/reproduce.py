@@ -52,7 +52,7 @@ def cmd_reproduce(args) -> int:
     from ..reproduce import run
     from ..reproduce.report import html_report, markdown_report, summary, text_table
     if args.timeout is not None and args.timeout <= 0:
-        fail("--timeout must be positive")
+        fail(f"--timeout must be > 0 for {args.command} (0 s leaves it nothing to report)")
     suffix = Path(args.report).suffix.lower() if args.report else None
     if args.report and suffix not in (".md", ".html", ".htm"):
         fail(f"{args.report}: the report must end in .md or .html")

@@ -121,3 +121,18 @@ def test_long_bends_print_short_and_scaled(tmp_path, capsys):
     assert main(["recover", str(src), "-o", str(out), "--json"]) == 0
     data = json.loads(capsys.readouterr().out)
     assert data["equal_to_file"] is True
+
+
+def test_a_missed_bend_is_not_a_complete_recovery(tmp_path, capsys):
+    # session-38 tools audit: a hat of height 10^-9 (three kinks 10^-9 apart) is missed by the
+    # probes; the exit 1 "DIFFERENT from NET" was right, but --json said "complete": true
+    src, out = tmp_path / "hat.json", tmp_path / "rec.json"
+    src.write_text(json.dumps({"format": "netfibers.network", "version": 1, "activation": "relu", "layers": [
+        {"weight": [[1], [1], [1]], "bias": ["0", "-1/1000000000", "-2/1000000000"]},
+        {"weight": [[1, -2, 1]], "bias": [0]}]}))
+    assert main(["recover", str(src), "-o", str(out), "--json", "--timeout", "60"]) == 1
+    data = json.loads(capsys.readouterr().out)
+    assert data["equal_to_file"] is False and data["complete"] is False
+    assert any("missed a bend" in n for n in data["notes"])
+    assert main(["recover", str(src), "-o", str(out), "--timeout", "60"]) == 1
+    assert "note: the recovered network differs from NET: the probes missed a bend" in capsys.readouterr().out
