@@ -130,6 +130,7 @@ class BottleneckFiber:
         self.membership = membership
         self.number_of_components, self.number_of_orbits = number_of_components, number_of_orbits
         self.graph, self.fibdim, self.notes = graph, fibdim, list(notes)
+        self.at_theta = None        # the dimension near θ itself (R17), set by fiber_bottleneck
         self.partial = False        # True: some components are left out (the notes say which)
         self.number_of_strata = None  # n1 = 1 (R16a): labelled strata, glued into the components
         self.components_exact = True  # False: number_of_components is an upper bound (R16a)
@@ -221,6 +222,7 @@ def fiber_bottleneck(net: Network, *, jacobian: bool | None = None,
     elif P.n1 == 1:                          # R16a: every stratum, glued components
         F = _fiber_one_neuron(net, P, dim, fd, membership, generators)
         if F is not None:
+            F.at_theta = dim.value          # R17 at θ (F.dimension: the largest stratum)
             return F
         notes.append("n1 = 1 with more than 10 kinks: only the strata of S1-S8 are listed (R16a "
                      "not enumerated)")
@@ -271,6 +273,7 @@ def fiber_bottleneck(net: Network, *, jacobian: bool | None = None,
     trace.components = (len(labels), len(labels))
     trace.phase = "graph"
     F = BottleneckFiber(net, comps, dim, 0, 0, None, fd, notes, membership)
+    F.at_theta = trace.dimension            # R17 at θ (F.dimension: the largest stratum)
     F.partial = partial
     F.structure = structure(net)
     F.graph = symmetry_graph(F)

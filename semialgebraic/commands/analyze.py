@@ -133,8 +133,12 @@ def analysis_bottleneck(net: Network, *, seed: int = 1, data: dict | None = None
               f"{F.graph.number_of_edges()} discrete edge(s); topological components "
               f"{display.number(F.number_of_components, exact)}, orbits {F.number_of_orbits}"]
     data["fiber"] = fj
+    at = getattr(F, "at_theta", None)
+    fj["dimension_at_theta"] = at
     lines += ["== fiber (R16, R17, R22)",
-              f"dimension {F.dimension.words()} (R17 formula)"
+              (f"dimension {F.dimension.words()} (its largest stratum, R16)" if at is not None and
+               F.dimension.value != at else f"dimension {F.dimension.words()} (R17 formula)")
+              + (f"; at these weights {at} (R17)" if at is not None and F.dimension.value != at else "")
               + (f" = {F.fibdim} (exact Jacobian rank, R22)" if F.fibdim is not None else ""),
               f"{len(F.components)} component(s) up to permutation, each a basic semi-algebraic set"]
     for c in F.components:
@@ -473,7 +477,9 @@ def summary_bottleneck(net: Network, data: dict, bundled: bool = False) -> list[
     fib = data.get("fiber") or {}
     sym = data.get("symmetries") or {}
     if fib.get("dimension") is not None:
-        fdim = fib["dimension"]
+        # near these weights (R17, = dim's value), not the largest stratum's (the math audit of
+        # session 38: a 2-1-4-1 net read "functional dimension 9" where it is 10)
+        fdim = fib.get("dimension_at_theta") if fib.get("dimension_at_theta") is not None else fib["dimension"]
         gens = sym.get("generators") or []
         extra = [g for g in gens if g not in ("S1", "S2")]
         out.append("symmetries: permuting and rescaling neurons (S1, S2)"

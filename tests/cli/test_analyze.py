@@ -105,3 +105,21 @@ def test_deep_network_interval_is_printed_one_clause_per_line(tmp_path, run, mon
         "    neurons never active [(2, 1)]",
         "    3 weights never exercised"]
     assert "(not closed" not in out
+
+
+def test_analyze_reads_the_functional_dimension_at_these_weights(tmp_path, capsys):
+    # session-38 math audit: on this 2-1-4-1 bottleneck the fiber's largest stratum has dimension
+    # 7, the fiber near these weights 6 (R17 = the exact Jacobian rank); analyze printed
+    # "functional dimension 9" (16 − 7) where `dim` (and an exact region-by-region rank) gives 10
+    from semialgebraic.cli import main
+    net = tmp_path / "b.json"
+    net.write_text(json.dumps({"format": "netfibers.network", "version": 1, "activation": "relu", "layers": [
+        {"weight": [["1", "5"]], "bias": ["1/3"]},
+        {"weight": [["1"], ["2"], ["3/2"], ["1/2"]], "bias": ["-2", "-1", "-1", "-5/2"]},
+        {"weight": [["5", "-1", "-2", "-3/2"]], "bias": ["3/2"]}]}))
+    assert main(["analyze", str(net), "--timeout", "60"]) == 0
+    text = capsys.readouterr().out
+    assert "functional dimension 10 of 16 parameters" in text
+    assert "dimension 7 (its largest stratum, R16); at these weights 6 (R17) = 6" in text
+    assert main(["dim", str(net), "--timeout", "60", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["functional_dimension"] == 10
