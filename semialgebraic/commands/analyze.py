@@ -23,6 +23,7 @@ point, certificate_verified).
 
 from __future__ import annotations
 
+import sys
 from importlib import resources
 
 from algebra.io.frameworks import roundings
@@ -344,6 +345,10 @@ def cmd_analyze(args) -> int:
             text += "\n" + display.EXACT_NOTE
         emit(args, data, display.with_roundings(data, text, obj))
         return code
+    if args.certificate:                 # (silently ignored before: s38 tools audit)
+        print(f"netfibers: note: analyze writes --certificate for a three-layer bottleneck only; "
+              f"nothing written to {args.certificate} (`netfibers equiv`, `identify`, `dim` or "
+              "`absorb` with --certificate certify this input's answers)", file=sys.stderr)
     if isinstance(obj, Network) and obj.depth == 2:
         d, code = {}, 0
         try:

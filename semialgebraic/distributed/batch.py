@@ -207,8 +207,14 @@ def run_batch(job: str, manifest: str, out: str, *, workers: int | None = None,
         writer.close()
         if ex is not None and executor is None:
             ex.close()
+    where = getattr(ex, "kind", "none")
+    if isinstance(ex, LazyCluster) and ex.ran is None and ex.thread is not None:
+        # asked for (--start-cluster) or started, but the work ended first (s38 tools audit:
+        # "ran on serial (1 worker)" with no reason)
+        where = ("serial: the cluster failed to start" if ex.error is not None else
+                 "serial: the work ended before the cluster was up")
     return summary(job, old + new, len(items), len(old), time.perf_counter() - t0,
-                   getattr(ex, "kind", "none"), getattr(ex, "workers", 0))
+                   where, getattr(ex, "workers", 0))
 
 
 def _defaults(job, box, ball, orthant, epsilon) -> dict:
