@@ -244,6 +244,13 @@ def round_to_float(q, dtype: str = "float16"):
     return sign * value
 
 
+def _rounded(v, dtype: str, name: str):
+    try:
+        return round_to_float(v, dtype)
+    except InputError as exc:
+        raise InputError(f"{name} = {exc.problem}") from None
+
+
 def rounded_network(net, dtype: str = "float16"):
     """*net* with every weight and bias replaced by :func:`round_to_float` of it (the network a
     float16 copy computes, exactly).  :class:`InputError` naming the first parameter that
@@ -252,11 +259,11 @@ def rounded_network(net, dtype: str = "float16"):
     ws, bs = [], []
     for l in range(net.depth):
         w, b = net.layer(l)
-        try:
-            flat = [round_to_float(v, dtype) for v in w.entries()]
-            bias = [round_to_float(v, dtype) for v in b]
-        except InputError as exc:
-            raise InputError(f"layer {l + 1}: {exc.problem}") from None
+        flat, bias = [], []                   # (the parameter named, as the float32 refusal
+        for k, v in enumerate(w.entries()):  # names it: s38 tools audit)
+            flat.append(_rounded(v, dtype, f"W{l + 1}[{k // max(w.ncols, 1)},{k % max(w.ncols, 1)}]"))
+        for k, v in enumerate(b):
+            bias.append(_rounded(v, dtype, f"b{l + 1}[{k}]"))
         ws.append([flat[i * w.ncols:(i + 1) * w.ncols] for i in range(w.nrows)])
         bs.append(bias)
     return Network(ws, bs)

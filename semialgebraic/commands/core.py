@@ -132,7 +132,10 @@ def cmd_convert(args) -> int:
         if dtype == "float16":
             if not isinstance(obj, Network):
                 fail(f"{args.input}: --dtype float16 rounds a network, not a {type(obj).__name__}")
-            obj = rounded_network(obj, "float16")
+            try:                    # (the input named, not the output: s38 tools audit)
+                obj = rounded_network(obj, "float16")
+            except AlgebraError as exc:
+                fail(f"{args.input}: cannot make a float16 copy: {exc}")
         save(obj, out, **options)
     except AlgebraError as exc:
         msg = str(exc)

@@ -130,7 +130,8 @@ def _draw_fiber(fig, scene):
             ax.fill([x0, x1, x1, x0], [y0, y0, y1, y1], color="#80b1d3", alpha=0.25,
                     linewidth=0, label="fiber ∩ chart")
         ax.set_title(g, fontsize=8)
-        ax.legend(fontsize=7)
+        if ax.get_legend_handles_labels()[0]:     # (an empty legend warned on stderr)
+            ax.legend(fontsize=7)
         ax.set_xlabel(scene.xlabel, fontsize=7)
         if k == 0:
             ax.set_ylabel(scene.ylabel, fontsize=7)
