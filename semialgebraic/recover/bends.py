@@ -354,6 +354,25 @@ def _whole_hyperplane(f, w, c, rng, others=(), probes: int = 12) -> bool | None:
     return True if seen else None
 
 
+def _with_pairs(hyper, alphas, G, g0, d, m) -> Network:
+    """The recovered neurons as found (each relu(w·x + c) with its jump α) and, for every input j
+    the affine remainder ``G x + g0`` depends on, the pair relu(x_j), relu(−x_j) with outgoing
+    ``G[:, j]`` and ``−G[:, j]`` (their difference is x_j): a one-hidden-layer network computing
+    f exactly, of width n + 2·(the inputs G depends on) (session-38 tools audit: |x| was "no
+    network recovered")."""
+    cols = [j for j in range(d) if any(G[o, j] != 0 for o in range(m))]
+    rows = [list(w) for w, _ in hyper]
+    bias = [c for _, c in hyper]
+    out = [list(a) for a in alphas]                      # per neuron, its m outgoing weights
+    for j in cols:
+        for sg in (1, -1):
+            rows.append([Q(sg) if k == j else Q(0) for k in range(d)])
+            bias.append(Q(0))
+            out.append([sg * G[o, j] for o in range(m)])
+    return Network([QMatrix.from_rows(rows, ncols=d), QMatrix.from_rows(out, ncols=m).T],
+                   [bias, list(g0)])
+
+
 def _one_hidden_layer(f, d, m, hyper, alphas, rng, notes) -> Network | None:
     from ..absorption.find_s import find_s
 
@@ -378,9 +397,9 @@ def _one_hidden_layer(f, d, m, hyper, alphas, rng, notes) -> Network | None:
     n = len(hyper)
     if n == 0:
         if not G.is_zero():
-            notes.append("f is affine and not constant: no one-hidden-layer network without "
-                         "neurons represents it")
-            return None
+            notes.append("f is affine and not constant: it is carried by ± pairs relu(x_j) − "
+                         "relu(−x_j) = x_j, one per input it depends on")
+            return _with_pairs(hyper, alphas, G, g0, d, m)
         return Network([QMatrix.zeros(1, d), QMatrix.zeros(m, 1)], [[Q(-1)], g0])
     W = QMatrix.from_rows([w for w, _ in hyper])
     A = QMatrix.from_rows([list(a) for a in alphas]).T
@@ -393,16 +412,22 @@ def _one_hidden_layer(f, d, m, hyper, alphas, rng, notes) -> Network | None:
         res = None if S is not None else res
         if S is None:
             notes.append("no orientation of the recovered neurons cancels the affine remainder "
-                         f"(every subset of the {n} compared): a width-{n} one-hidden-layer "
-                         "network does not represent f")
-            return None
+                         f"(every subset of the {n} compared): no width-{n} one-hidden-layer "
+                         "network represents f; the remainder is carried by ± pairs relu(x_j) − "
+                         "relu(−x_j) = x_j (a wider network, not a minimal one)")
+            return _with_pairs(hyper, alphas, G, g0, d, m)
     if not subsets:
-        notes.append(("no orientation of the recovered neurons cancels the affine remainder; "
-                      f"a width-{n} one-hidden-layer network does not represent f ({res.reason})")
-                     if res.complete else
-                     f"undecided: the orientation search stopped ({res.reason}; more than "
-                     f"{SPLIT_SUMS_MAX} neurons for the sums of two halves): no network")
-        return None
+        if res.complete:
+            notes.append("no orientation of the recovered neurons cancels the affine remainder; no "
+                         f"width-{n} one-hidden-layer network represents f ({res.reason}); the "
+                         "remainder is carried by ± pairs relu(x_j) − relu(−x_j) = x_j (a wider "
+                         "network, not a minimal one)")
+        else:
+            notes.append(f"the orientation search stopped ({res.reason}; more than "
+                         f"{SPLIT_SUMS_MAX} neurons for the sums of two halves): the affine "
+                         "remainder is carried by ± pairs relu(x_j) − relu(−x_j) = x_j instead "
+                         "(a wider network, perhaps not a minimal one)")
+        return _with_pairs(hyper, alphas, G, g0, d, m)
     S = set(subsets[0])
     rows, bias, const = [], [], list(g0)
     for i, (w, c) in enumerate(hyper):

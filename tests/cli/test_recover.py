@@ -136,3 +136,20 @@ def test_a_missed_bend_is_not_a_complete_recovery(tmp_path, capsys):
     assert any("missed a bend" in n for n in data["notes"])
     assert main(["recover", str(src), "-o", str(out), "--timeout", "60"]) == 1
     assert "note: the recovered network differs from NET: the probes missed a bend" in capsys.readouterr().out
+
+
+def test_a_remainder_no_orientation_cancels_is_carried_by_pairs(tmp_path, capsys):
+    # session-38 tools audit: |x| (one bend, whose jump is recovered) and an affine f gave exit 3
+    # "no one-hidden-layer network recovered"; ± pairs relu(x_j) − relu(−x_j) = x_j carry the
+    # affine remainder: a wider network, certified equal to the file
+    cases = {"abs": ([[1], [-1]], [0, 0], [[1, 1]], [0]), "affine": ([[1, 2], [-1, -2]], [0, 0], [[3, -3]], [1])}
+    for name, (W, b, V, c) in cases.items():
+        src, out = tmp_path / f"{name}.json", tmp_path / f"{name}.rec.json"
+        src.write_text(json.dumps({"format": "netfibers.network", "version": 1, "activation": "relu",
+                                   "layers": [{"weight": W, "bias": b}, {"weight": V, "bias": c}]}))
+        assert main(["recover", str(src), "-o", str(out), "--json", "--timeout", "60"]) == 0
+        data = json.loads(capsys.readouterr().out)
+        assert data["equal_to_file"] is True and any("± pairs" in n for n in data["notes"])
+        rec = network_from_dict(json.loads(out.read_text()))
+        orig = network_from_dict(json.loads(src.read_text()))
+        assert equivalent(rec, orig).answer is True
