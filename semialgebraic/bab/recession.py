@@ -724,9 +724,9 @@ def _tail_reason(st: dict, t, R, far) -> str:
         return (f"; the tail's cover reached {_TAIL_CELLS} cells at bound {t} (a work limit, "
                 f"not the clock)")
     if stop == "point":
-        return (f"; the tail's bound {t} is that of a cell of one direction (it cannot be split; "
-                f"no budget was reached)" + (f"; radii up to {far} did not help" if far > R else ""))
-    return (f"; the tail's bound {t} stopped dropping (no budget was reached): its interval "
+        return (f"; the tail's cover stops at {t}, the bound of a cell of one direction (it cannot "
+                f"be split)" + (f"; radii up to {far} did not help" if far > R else ""))
+    return (f"; the tail's cover stopped dropping at {t} (not a budget stop): its interval "
             f"bounds stay loose, as a rule on the cells that a kink of a or b running to infinity "
             f"cuts (a neuron of a and its twin in b change sign on different sides of a strip)"
             + (f"; radii up to {far} did not help" if far > R else ""))

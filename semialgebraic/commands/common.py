@@ -108,6 +108,11 @@ def load_pair_in_units(path_a: str, path_b: str) -> tuple[Network, Network, str 
         a, b, space = nnet_common_units(load_network(path_a), load_network(path_b))
     except InputError as exc:
         fail(f"{path_a} and {path_b} {exc}")
+    if space is None and any(nnet_normalisation(n) is not None for n in (a, b)):
+        one = path_a if nnet_normalisation(a) is not None else path_b
+        print(f"netfibers: note: {one} is read as its raw weight network (normalised inputs and "
+              "outputs, as `eval` reads it), not as the map it defines on raw inputs; `netfibers "
+              "info` shows its normalisation", file=sys.stderr)
     if space == "normalised-first":
         print(f"netfibers: note: {path_a} and {path_b} normalise differently (.nnet means, ranges or "
               f"input bounds): the maps they define are compared in the normalised units of {path_a} "

@@ -309,7 +309,8 @@ def _nnet_readings(objs: dict) -> list:
     if not any(v is not None for v in norms.values()):
         return [("", objs)]
     both = len(objs) == 2 and None not in norms.values()
-    out = [] if both and norms["a"] != norms["b"] else [("", objs)]
+    out = [] if both and norms["a"] != norms["b"] else [
+        ("; the .nnet file(s) read as raw weight networks (normalised inputs and outputs)", objs)]
     out.append(("; the .nnet files read as the maps they define (normalisation composed in)",
                 {k: nnet_raw(o) if norms[k] is not None else o for k, o in objs.items()}))
     if both and norms["a"] != norms["b"]:

@@ -178,6 +178,10 @@ def run_batch(job: str, manifest: str, out: str, *, workers: int | None = None,
         raise
     done = {r["id"] for r in old}
     todo = [it for it in items if it["id"] not in done]
+    if job == "dedup" and _nnet_maps(items):
+        print("netfibers: note: the zoo's .nnet files normalise differently: every .nnet file is "
+              "compared as the map it defines (its normalisation composed in), against the other "
+              "files too", file=sys.stderr)
     prog = Progress(len(todo), progress)
     new: list[dict] = []
     if executor is not None or not todo:
@@ -215,6 +219,30 @@ def run_batch(job: str, manifest: str, out: str, *, workers: int | None = None,
                  "serial: the work ended before the cluster was up")
     return summary(job, old + new, len(items), len(old), time.perf_counter() - t0,
                    where, getattr(ex, "workers", 0))
+
+
+def _nnet_maps(items: list) -> bool:
+    """Whether a dedup reads its ``.nnet`` files as the maps they define: when they normalise
+    differently (their raw weight networks act on different coordinates), so that classes stay
+    classes; with one normalisation (or none) they are read as ``equiv`` reads them, as their raw
+    weight networks (normalised units), which a ``.json`` copy of the weights equals (the
+    session-38 review: a .nnet file and a .json file were one class by dedup and different by
+    ``equiv``).  Sets ``item["nnet"]`` (``"map"`` or ``"weights"``) on the ``.nnet`` items."""
+    from algebra import load
+    from algebra.io.nnet import nnet_normalisation
+    norms = {}
+    for it in items:
+        p = it["paths"][0]
+        if str(p).lower().endswith(".nnet") and Path(p).is_file():
+            try:
+                norms[it["id"]] = repr(nnet_normalisation(load(p)))
+            except Exception:       # noqa: BLE001 — the item's own load reports it
+                pass
+    maps = len(set(norms.values())) > 1
+    for it in items:
+        if it["id"] in norms:
+            it["nnet"] = "map" if maps else "weights"
+    return maps
 
 
 def _defaults(job, box, ball, orthant, epsilon) -> dict:

@@ -492,13 +492,13 @@ def _fingerprint(net: Network, view, red=None, holder=None) -> tuple[str, str]:
 
 def _prepared(item: dict, blobs=None) -> dict:
     """``{"net", "view"}`` of a one-network *item*: loaded once, with its integer array view.  A
-    ``.nnet`` file is its map on raw inputs and raw outputs (:func:`algebra.io.nnet.nnet_raw`,
-    its normalisation composed in exactly): a zoo's files may normalise differently, and their
-    raw weight networks act on different coordinates (the session-38 tools audit: one weight
-    set with two normalisations was put in one class, with a certificate about the weights)."""
+    ``.nnet`` file of a zoo whose files normalise differently is its map on raw inputs and raw
+    outputs (:func:`algebra.io.nnet.nnet_raw`, its normalisation composed in exactly): their raw
+    weight networks act on different coordinates (the session-38 tools audit: one weight set
+    with two normalisations was put in one class, with a certificate about the weights)."""
     (net,) = load_item(item, blobs)
-    if nnet_normalisation(net) is not None:
-        net = nnet_raw(net)
+    if item.get("nnet") == "map" and nnet_normalisation(net) is not None:
+        net = nnet_raw(net)                 # (chosen per run: batch._nnet_maps)
     return {"net": net, "view": array_view(net, convert=net.n_parameters < 100_000)}
 
 

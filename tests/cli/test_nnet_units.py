@@ -191,3 +191,25 @@ def test_batch_dedup_compares_nnet_files_as_the_maps_they_define(run, tmp_path):
     assert code == 0
     code, text, _ = run("verify", cert2, zoo / "n1.nnet", zoo / "n3.nnet")
     assert code == 0 and "VALID" in text
+
+
+def test_batch_dedup_of_one_normalisation_reads_nnet_files_as_equiv_does(run, tmp_path):
+    # session-38 review: a .nnet file and two .json files, B its raw weights, C the map it
+    # defines (output mean 3): equiv said A ~ B and A !~ C, dedup (maps) put A with C.  With one
+    # normalisation in the zoo, dedup now reads the .nnet file as equiv does: A with B
+    zoo = tmp_path / "zoo"
+    zoo.mkdir()
+    W = [([[F(1), F(-1)], [F(2), F(1)]], [F(0), F(1)]), ([[F(1), F(-2)]], [F(0)])]
+    write_nnet(zoo / "A.nnet", W, [F(-1), F(-1)], [F(1), F(1)], [F(0), F(0), F(3)], [F(1), F(1), F(1)])
+    for name, c in (("B", 0), ("C", 3)):
+        (zoo / f"{name}.json").write_text(json.dumps({"format": "netfibers.network", "version": 1,
+            "activation": "relu", "layers": [{"weight": [[1, -1], [2, 1]], "bias": [0, 1]},
+                                             {"weight": [[1, -2]], "bias": [c]}]}))
+    code, _, err = run("equiv", zoo / "A.nnet", zoo / "B.json")
+    assert code == 0 and "read as its raw weight network" in err
+    assert run("equiv", zoo / "A.nnet", zoo / "C.json")[0] == 1
+    out = tmp_path / "d.jsonl"
+    code, _, err = run("batch", "dedup", zoo, "--out", out, "--workers", "0", "--timeout", "30", "--quiet")
+    recs = {Path(r["file"]).name: r for r in map(json.loads, out.read_text().splitlines())}
+    assert code == 0 and "normalise differently" not in err
+    assert recs["A.nnet"]["class"] == recs["B.json"]["class"] != recs["C.json"]["class"]
