@@ -196,7 +196,7 @@ def _trade(net, spec, lo_hi, bounds, moved, split, blocks, offsets, rows) -> lis
     ``(δ, X)`` has ``Σ δ_g w_{p_g} + X W_B = 0``.  Per move and row k (in no split group of
     layer 1): ``δ_g`` onto ``W_1[k, p_g]``, ``−δ_g / s_g`` onto ``W_1[k, q_g]``, ``X`` onto
     ``W_1[k, B]``, ``−(Σ δ_g b_{p_g} + X b_B)`` onto ``b_1[k]``."""
-    if not isinstance(spec, dict) or set(spec) - {"pairs", "block", "moves", "skip_rows"} or \
+    if not isinstance(spec, dict) or set(spec) - {"pairs", "block", "moves"} or \
             not all(isinstance(spec.get(k), list) for k in ("pairs", "block", "moves")):
         raise InputError("fiber_moves: an opposite_trade holds a dict of lists pairs, block, moves")
     W, b = net.layer(0)
