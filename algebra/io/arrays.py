@@ -246,7 +246,7 @@ def network_from_tensors(arrays: dict, source: str | None = None) -> Network:
     if "fits the shapes too" in note:     # square layers: every command says how it read them
         warnings = (note[:1].upper() + note[1:],) + warnings
     net.derived("provenance", lambda: (f"{note} (layers in the order "
-                                       f"{', '.join(k for k, _ in layers)})",)
+                                       f"{', '.join(k for k, _ in layers)})", NO_ACTIVATION_STORED)
                 + ((missing_bias_sentence(missing),) if missing else ())
                 + ((f"torch.nn.utils.prune masks applied exactly: {', '.join(pruned)} = "
                     "*_orig * *_mask",) if pruned else ()) + warnings[("fits the shapes too" in note):])
@@ -254,6 +254,12 @@ def network_from_tensors(arrays: dict, source: str | None = None) -> Network:
     net.derived("reading_warnings", lambda: warnings)
     return net
 
+
+NO_ACTIVATION_STORED = ("the file stores no activation: read as ReLU between layers (a GELU or "
+                        "SiLU model's tensors read this way compute another function; MLP blocks "
+                        "of other activations: 'netfibers absorb FILE --activation gelu')")
+"""``info``'s line for a tensor file (state_dict, ``.npz``, ``.safetensors``): it printed
+"activation relu" as if the file said so (session 39, a GELU 768-3072-768 block)."""
 
 _BLOCK_NAMES = re.compile(r"(^|\.)(fc|mlp|ffn|dense|linear|lin)_?\d*\.", re.I)
 

@@ -429,14 +429,28 @@ def _symmetries_shallow(args, net: Network, budget: Budget) -> int:
     """``symmetries`` of one hidden layer on R^d: neuron types, the symmetries beyond S1 + S2
     that the rows show, the flip sets (the fiber's components), identifiability (R41) and the
     fiber's size."""
+    from ..shallow.canonical import neuron_types
     from ..shallow.identifiability import identifiability_shallow, symmetry_facts
+    types = None
     try:
         with deadline(budget.remaining()), phase("the fiber and identifiability"):
+            types = neuron_types(net)   # (first: a partial report names them)
             F = fiber_of(net)           # one hidden layer: fiber_shallow on R^d
             v = identifiability_shallow(net, verify=False)
     except (Timeout, KeyboardInterrupt) as exc:
         why = _stop_why(exc, args)
-        emit(args, {"structure": None, "complete": False, "reason": why}, f"{why}; no symmetry report")
+        # what holds without the fiber: S1 + S2 keep every network's function (a 768-3072-768
+        # block printed only "no symmetry report" at --timeout 20: session 39)
+        data = {"kind": "one hidden layer", "widths": list(net.widths),
+                "neuron_types": None if types is None else list(types),
+                "symmetries": ["S1", "S2"], "complete": False, "reason": why}
+        text = [f"widths {'-'.join(map(str, net.widths))}: one hidden layer, on R^d"]
+        if types is not None:
+            text.append("neuron types: " + _type_runs(types))
+        text.append("symmetries: S1 (permutations), S2 (positive scalings), and others not "
+                    "determined")
+        text.append(f"{why}: flip sets, identifiability and the fiber not determined")
+        emit(args, data, "\n".join(text))
         return 3
     facts = symmetry_facts(net)
     flips = [sorted(c.label.get("flipped_neurons") or []) for c in F.components

@@ -180,6 +180,31 @@ class ShallowFiberComponent:
         return r"\left\{\theta : " + r",\ ".join(parts) + r"\right\}"
 
 
+class _Details(dict):
+    """A fiber's ``details`` whose ``canonical_form`` (JSON) and ``fingerprint`` are made on first
+    use (``details[key]``, :meth:`force`, the fiber's ``to_json``): on a 256-1024-256 net they
+    were 9 of the 17 s of ``fiber_shallow``, which ``symmetries`` prints neither of (session 39,
+    a 768-3072-768 block: 165 s)."""
+
+    _LAZY = ("canonical_form", "fingerprint")
+
+    def __init__(self, data, cf):
+        super().__init__(data)
+        self._cf = cf
+
+    def __missing__(self, key):
+        if key in self._LAZY and self._cf is not None:
+            return self.force()[key]
+        raise KeyError(key)
+
+    def force(self) -> "_Details":
+        """Make the lazy entries (once); returns self."""
+        if self._cf is not None:
+            cf, self._cf = self._cf, None
+            self["canonical_form"], self["fingerprint"] = cf.to_json(), cf.fingerprint()
+        return self
+
+
 class ShallowFiber:
     """Fiber of a one-hidden-layer network: components (up to permutations), dimension, numbers
     of components and orbits (None when not determined, with the reason in ``notes``), symmetry
@@ -190,7 +215,8 @@ class ShallowFiber:
         self.net, self.domain, self.components = net, domain, list(components)
         self.dimension = dimension
         self.number_of_components, self.number_of_orbits = number_of_components, number_of_orbits
-        self.graph, self.notes, self.details = graph, list(notes), dict(details or {})
+        self.graph, self.notes = graph, list(notes)
+        self.details = details if isinstance(details, _Details) else dict(details or {})
 
     def contains(self, theta: Network) -> bool:
         """True iff *theta* (same architecture) computes the same function on the domain."""
@@ -199,6 +225,8 @@ class ShallowFiber:
         return equivalent_shallow(self.net, theta, orthant=self.domain == "orthant").answer
 
     def to_json(self) -> dict:
+        if isinstance(self.details, _Details):
+            self.details.force()
         return jsonable({"network": self.net.to_dict(), "domain": self.domain or "R^d",
                          "dimension": self.dimension.value,
                          "dimension_detail": self.dimension.to_json(),
@@ -268,8 +296,7 @@ def fiber_shallow(net: Network, *, orthant: bool = False, systems: bool | None =
         systems = net.n_parameters <= SYSTEM_MAX_PARAMETERS
     ring = Ring.get(net.parameter_names()) if systems else None
     notes: list[str] = []
-    details: dict = {"canonical_form": cf.to_json(), "fingerprint": cf.fingerprint(),
-                     "neuron_types": list(types), "n_parameters": net.n_parameters}
+    details: dict = _Details({"neuron_types": list(types), "n_parameters": net.n_parameters}, cf)
     lower = symmetry_tangent_rank(net, orthant=orthant)
     upper = jacobian_rank_bound(net, orthant=orthant)
     _, irredundant0 = _flip_sets(net, cf, orthant, types, [], enumerate_sets=False)

@@ -1,0 +1,82 @@
+"""Session 39 (real material: a transformer-sized one-hidden-layer block, 768-3072-768):
+``symmetries --timeout 20`` printed only "timeout of 20 s reached; no symmetry report" (the
+whole report took 165 s). Now a stop still reports what holds without the fiber — the widths,
+the neuron types when they were read, S1 + S2 — says what is not determined, exit 3; and the
+fiber's canonical-form JSON and fingerprint (9 of 17 s of ``fiber_shallow`` on 256-1024-256),
+which ``symmetries`` prints neither of, are made on first use."""
+
+from __future__ import annotations
+
+import json
+
+import semialgebraic.commands.bottleneck as bottleneck
+from algebra.network import Network
+from semialgebraic.commands.bottleneck import Timeout
+from semialgebraic.shallow.canonical import canonical_form
+from semialgebraic.shallow.fiber import fiber_shallow
+
+NET = Network.from_rows([[[1, 2], [-1, 3], [2, -1]], [[1, -2, 3], [0, 1, 1]]],
+                        [[1, 0, -1], [0, 2]])
+
+
+def _write(tmp_path):
+    p = tmp_path / "net.json"
+    p.write_text(json.dumps(NET.to_dict()))
+    return p
+
+
+def test_symmetries_stop_keeps_what_holds_without_the_fiber(tmp_path, run, monkeypatch):
+    def slow(*a, **k):
+        raise Timeout("timeout")             # the fiber does not finish in time
+    monkeypatch.setattr(bottleneck, "fiber_of", slow)
+    code, out, _ = run("symmetries", _write(tmp_path), "--timeout", 60)
+    assert code == 3
+    assert out.splitlines() == [
+        "widths 2-3-2: one hidden layer, on R^d",
+        "neuron types: 0:kink, 1:kink, 2:kink",
+        "symmetries: S1 (permutations), S2 (positive scalings), and others not determined",
+        "timeout of 60 s reached: flip sets, identifiability and the fiber not determined"]
+    code, out, _ = run("symmetries", _write(tmp_path), "--timeout", 60, "--json")
+    d = json.loads(out)
+    assert code == 3 and d["complete"] is False and d["symmetries"] == ["S1", "S2"]
+    assert d["neuron_types"] == ["kink"] * 3 and d["widths"] == [2, 3, 2]
+
+
+def test_symmetries_timeout_zero_before_the_types(tmp_path, run):
+    code, out, _ = run("symmetries", _write(tmp_path), "--timeout", 0, "--json")
+    d = json.loads(out)
+    assert code == 3 and d["neuron_types"] is None and d["symmetries"] == ["S1", "S2"]
+    assert d["reason"] == "timeout of 0 s reached"
+
+
+def test_symmetries_in_time_unchanged(tmp_path, run):
+    code, out, _ = run("symmetries", _write(tmp_path), "--timeout", 60)
+    assert code == 0 and "not determined" not in out
+    assert "symmetries: S1 (permutations), S2 (positive scalings)" in out
+
+
+def test_fiber_details_canonical_form_made_on_first_use():
+    F = fiber_shallow(NET)
+    cf = canonical_form(NET)
+    assert "fingerprint" not in F.details           # not made yet
+    assert F.details["fingerprint"] == cf.fingerprint()
+    assert F.details["canonical_form"] == cf.to_json()
+    G = fiber_shallow(NET)
+    d = G.to_json()                                  # the JSON has them, as before
+    assert d["fingerprint"] == cf.fingerprint() and d["canonical_form"] == cf.to_json()
+    assert d["neuron_types"] == ["kink"] * 3
+
+
+def test_info_of_a_tensor_file_says_the_activation_is_not_stored(tmp_path, run):
+    """``info`` printed "activation relu" for a state_dict as if the file said so (a GELU
+    768-3072-768 block's tensors read as a ReLU network)."""
+    import numpy as np
+    p = tmp_path / "w.npz"
+    np.savez(p, **{"fc1.weight": np.array([[1.0, 2.0], [3.0, -1.0]]), "fc1.bias": np.zeros(2),
+                   "fc2.weight": np.array([[1.0, 1.0]]), "fc2.bias": np.zeros(1)})
+    code, out, _ = run("info", p)
+    assert code == 0 and "activation relu" in out
+    assert ("the file stores no activation: read as ReLU between layers (a GELU or SiLU model's "
+            "tensors read this way compute another function") in out
+    code, out, _ = run("info", _write(tmp_path))
+    assert code == 0 and "stores no activation" not in out     # JSON says its activation
