@@ -67,7 +67,8 @@ __all__ = ["general_method"]
 _DEAD_COVER_REGIONS = 256   # at most this many regions per dead_cover attempt
 
 
-def general_method(a, b, dom, budget, progress, hyps, samples=32, check=True) -> Verdict:
+def general_method(a, b, dom, budget, progress, hyps, samples=32, check=True,
+                   refute_only: bool = False) -> Verdict:
     """The general method on the normalised domain *dom* (steps 1-5 of the module docstring).
 
     *hyps*: the hypotheses recorded so far (fast paths tried); *samples*: random points of the
@@ -76,10 +77,12 @@ def general_method(a, b, dom, budget, progress, hyps, samples=32, check=True) ->
     the budget ran out in the steps before it (refutation, reduction: their loops stop at
     :func:`checkpoint` while the budget's timeout is active; its region count is the walk's).
     Ctrl-C before the walk propagates (``batch`` stops on it rather than record an item).
+    *refute_only*: the random points alone, a verdict with answer None when they do not separate
+    the networks (the dispatcher's first step on large pairs).
     """
     try:
         with budget.timer().active(), phase("the general method: refutation, reduction, regions"):
-            return _general(a, b, dom, budget, progress, hyps, samples, check)
+            return _general(a, b, dom, budget, progress, hyps, samples, check, refute_only)
     except BudgetExhausted:
         budget.interrupt()
         return Verdict(None, "general", f"undecided: {budget.reason} before the walk; 0 regions "
@@ -87,7 +90,7 @@ def general_method(a, b, dom, budget, progress, hyps, samples=32, check=True) ->
                        {"regions_checked": 0, "complete": False})
 
 
-def _general(a, b, dom, budget, progress, hyps, samples, check) -> Verdict:
+def _general(a, b, dom, budget, progress, hyps, samples, check, refute_only=False) -> Verdict:
     _checked = partial(_checked_if, check=check, budget=budget)
     domj = domain_spec(dom)
     bounds = dom.sides() if isinstance(dom, Domain) else []     # a proved bounding box (sets.tighten)
@@ -100,6 +103,9 @@ def _general(a, b, dom, budget, progress, hyps, samples, check) -> Verdict:
         cert = counterexample_certificate(a, b, x, domain=domj)
         return _checked(Verdict(False, "general", "the networks differ at an exact point (cheap "
                                 "refutation)", hyps, cert, {**details, "point": list(x)}), json_ready=True)
+    if refute_only:
+        return Verdict(None, "general", "no random point separates the networks", hyps, None,
+                       {**details, "complete": False})
     if isinstance(dom, tuple) and dom[0] == dom[1]:
         p = tuple([dom[0]] * a.n_inputs)
         if a(p) != b(p):               # (refutation_samples=0 skips the random points)

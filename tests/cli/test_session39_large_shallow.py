@@ -80,3 +80,47 @@ def test_info_of_a_tensor_file_says_the_activation_is_not_stored(tmp_path, run):
             "tensors read this way compute another function") in out
     code, out, _ = run("info", _write(tmp_path))
     assert code == 0 and "stores no activation" not in out     # JSON says its activation
+
+
+def _large_pair(seed=0):
+    """A 100-150-100 net (30 250 parameters, above PRE_REFUTE_PARAMETERS) and a permuted, scaled
+    copy (equivalent) and a copy with one weight moved (not equivalent)."""
+    import random
+    rng = random.Random(seed)
+    d, n, m = 100, 150, 100
+    W1 = [[rng.randint(-9, 9) for _ in range(d)] for _ in range(n)]
+    b1 = [rng.randint(-9, 9) for _ in range(n)]
+    W2 = [[rng.randint(-9, 9) for _ in range(n)] for _ in range(m)]
+    b2 = [rng.randint(-9, 9) for _ in range(m)]
+    a = Network.from_rows([W1, W2], [b1, b2])
+    perm = list(range(n))
+    rng.shuffle(perm)
+    c = [rng.randint(1, 3) for _ in range(n)]
+    W1p = [[c[i] * v for v in W1[i]] for i in perm]
+    b1p = [c[i] * b1[i] for i in perm]
+    from fractions import Fraction
+    W2p = [[Fraction(row[i], c[i]) for i in perm] for row in W2]
+    same = Network.from_rows([W1p, W2p], [b1p, b2])
+    W2m = [list(r) for r in W2]
+    W2m[3][7] += Fraction(1, 10 ** 9)
+    moved = Network.from_rows([W1, W2m], [b1, b2])
+    return a, same, moved
+
+
+def test_equiv_auto_refutes_large_pairs_at_random_points_first():
+    """A 768-3072-768 block against its float16 copy: undecided at --timeout 20 (the shallow
+    path's exact canonical forms, ~40 s); the random points refute it in ~3 s. Equivalent large
+    pairs still go to the shallow path."""
+    from semialgebraic.equivalence.dispatch import PRE_REFUTE_PARAMETERS, equivalent
+    from semialgebraic.verify import verify
+    a, same, moved = _large_pair()
+    assert a.n_parameters > PRE_REFUTE_PARAMETERS
+    v = equivalent(a, moved)
+    assert v.answer is False and v.method == "general" and "cheap refutation" in v.reason
+    x = v.details["point"]
+    assert a(x) != moved(x) and verify(v.certificate)[0]
+    w = equivalent(a, same)
+    assert w.answer is True and w.method.startswith("shallow") and verify(w.certificate)[0]
+    small = Network.from_rows([[[1, 2], [3, 1]], [[1, 1]]], [[0, 1], [0]])
+    other = Network.from_rows([[[1, 2], [3, 1]], [[1, 2]]], [[0, 1], [0]])
+    assert equivalent(small, other).method.startswith("shallow")    # small pairs: unchanged
