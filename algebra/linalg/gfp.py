@@ -931,6 +931,11 @@ class BlockSpan:
         return self.add_matrix(row) > 0
 
 
+_FLINT_RANK_MAX = 512
+"""Above this many rows, :func:`outer_products_rank` ranks by :func:`echelon_mod_p` (as fast
+from ~1 000 rows on, and interruptible) instead of one flint call."""
+
+
 def outer_products_rank(W: QMatrix, V: QMatrix, extra: int = 8, seed: int = 0) -> int:
     """A lower bound of the rank over Q of the n matrices ``V[:, i] W[i, :]`` (W n x d, V m x n),
     without forming them (n x md numbers: 784-1 024-10 took 59 s and 1.8 GB): each is paired with
@@ -963,7 +968,12 @@ def outer_products_rank(W: QMatrix, V: QMatrix, extra: int = 8, seed: int = 0) -
         av = matmul_mod_p(a, v, p).astype(np.int64)          # k x n: a_j . v_i
         bw = matmul_mod_p(b, w.T, p).astype(np.int64)        # k x n: b_j . w_i
         P = (av * bw) % p                                     # products < 2^40
-        best = max(best, nmod_mat(n, k, P.T.ravel().tolist(), p).rank())
+        # flint for small n; above, the blocked elimination, which returns to Python between
+        # panels (a caller's alarm can stop it): flint's rank of 3072 x 3080 is one 7-12 s call
+        # that no signal interrupts (identify of a 768-3072-768 block overran --timeout 20 by
+        # 4 s; session 39)
+        best = max(best, nmod_mat(n, k, P.T.ravel().tolist(), p).rank() if n <= _FLINT_RANK_MAX
+                   else echelon_mod_p(P.T, p)[0])
         if best == n:
             break
     return best

@@ -443,3 +443,19 @@ def test_outer_products_rank_is_a_lower_bound_equal_to_the_exact_rank_on_random_
     exact = QMatrix.from_rows([[V[o][i] * W[i][k] for o in range(m) for k in range(d)] for i in range(n)]).rank()
     got = outer_products_rank(QMatrix.from_rows(W), QMatrix.from_rows(V))
     assert got <= exact and got == exact
+
+
+def test_outer_products_rank_large_route_equals_flint(monkeypatch):
+    """Above _FLINT_RANK_MAX rows the rank is the blocked elimination's (interruptible: one flint
+    call on 3072 x 3080 took 7-12 s and overran identify's --timeout by 4 s, session 39); both
+    routes agree, on independent and on dependent kink matrices."""
+    from algebra.linalg import gfp
+    rng = random.Random(39)
+    cases = [(600, 30, 30), (600, 20, 20), (530, 4, 200)]      # d * m >= n; 400 < n; 800 >= n
+    for n, d, m in cases:
+        W = QMatrix.from_rows([[rng.randint(-3, 3) for _ in range(d)] for _ in range(n)])
+        V = QMatrix.from_rows([[rng.randint(-3, 3) for _ in range(n)] for _ in range(m)])
+        big = gfp.outer_products_rank(W, V)
+        monkeypatch.setattr(gfp, "_FLINT_RANK_MAX", 10 ** 9)
+        assert gfp.outer_products_rank(W, V) == big == min(n, d * m)
+        monkeypatch.setattr(gfp, "_FLINT_RANK_MAX", 512)
