@@ -338,9 +338,17 @@ def _exact_points(net, dom, U, chosen, pool) -> list:
     else:
         out = [tuple(Q(*float(v).as_integer_ratio()) for v in U[t]) for t in chosen]
     walked = [out[c] for c, t in enumerate(chosen) if t >= pool]
+    # each walked base gets d more points of its region, for at most SIMPLEX_POINTS in all (64
+    # bases of R^784: 50 176 exact patterns, 40 of dim --timeout 60's seconds and no row at all;
+    # session 39); the others count as their base point alone
+    walked = walked[:max(1, SIMPLEX_POINTS // max(1, net.n_inputs))]
     if walked:
         out += batch_simplex(net, walked, dom)[len(walked):]
     return out
+
+
+SIMPLEX_POINTS = 4096
+"""At most this many extra points (d per walked base) in one round of :func:`_exact_points`."""
 
 
 def _walk_to_pairs(Ws, bs, Xf, A, nz, pairs, dom, starts=32, steps=10, max_steps=WALK_STEPS):
@@ -360,12 +368,14 @@ def _walk_to_pairs(Ws, bs, Xf, A, nz, pairs, dom, starts=32, steps=10, max_steps
     kept = set(walkable)
     missing = [t for t in pairs if t not in kept]
     pairs = walkable
+    zs = None                                  # the pool's pre-activations, once (session 39)
     for l, i, k in pairs[:64]:
         if done >= max_steps:
             missing.append((l, i, k))
             continue
         checkpoint()                           # an exhausted active budget stops here (a stop only)
-        zs = _pre_all(Ws, bs, Xf, l)
+        if zs is None:
+            zs = _pre_all(Ws, bs, Xf, max(t[0] for t in pairs[:64]))
         scale = 1.0 + np.abs(Xf).max(axis=1)
         score = np.minimum(zs[l - 1][:, k], zs[l][:, i]) / scale
         found = False
@@ -420,12 +430,13 @@ def _walk_to_signs(Ws, bs, Xf, target_sets, dom, max_steps, starts=8, steps=12) 
     recomputes every pattern exactly."""
     np = _np()
     out, done = [], 0
+    zs = None                                  # the pool's pre-activations, once (session 39)
     for T in target_sets:
         if done >= max_steps:                  # a count of work, never the clock
             break
         checkpoint()                           # an exhausted active budget stops here (a stop only)
-        top = max(t for t, _, _ in T)
-        zs = _pre_all(Ws, bs, Xf, top)
+        if zs is None:
+            zs = _pre_all(Ws, bs, Xf, max(t for S in target_sets for t, _, _ in S))
         scale = 1.0 + np.abs(Xf).max(axis=1)
         score = np.min(np.vstack([s * zs[t][:, j] for t, j, s in T]), axis=0) / scale
         for t0 in np.argsort(-score)[:starts]:
@@ -479,14 +490,22 @@ def _pre_all(Ws, bs, X, layer):
 
 
 def _pre_and_grad(Ws, bs, x, layer, k):
+    """``(z_layer[k](x), its gradient in x)`` (floats: a walk's guide): the forward pass to
+    layer *layer*, then one row carried back through the masks — not the full Jacobian, which
+    made each call 0.12 s on a 784-512-512-10 net and a ``dim --timeout 20`` sample nothing
+    (session 39)."""
     np = _np()
-    h, J = x, np.eye(len(x))
-    for l in range(layer + 1):
+    h, ons = x, []
+    for l in range(layer):
         z = Ws[l] @ h + bs[l]
-        Jz = Ws[l] @ J
         on = z > 0
-        h, J = np.where(on, z, 0.0), Jz * on[:, None]
-    return float(z[k]), Jz[k]
+        ons.append(on)
+        h = np.where(on, z, 0.0)
+    g = Ws[layer][k]
+    zk = float(g @ h + bs[layer][k])
+    for l in range(layer - 1, -1, -1):
+        g = (g * ons[l]) @ Ws[l]
+    return zk, g
 
 
 def _exercises(Ws, bs, x, l, i, k) -> bool:
@@ -592,7 +611,9 @@ def batch_simplex(net: Network, bases, dom=None, missing: list | None = None) ->
         if not todo:
             break
         cand, kept = [], []
-        for i, k in todo:
+        for c, (i, k) in enumerate(todo):
+            if c % 256 == 0:
+                checkpoint()                   # d points per base: 64 bases of R^784 are 50 176
             for step in (t, -t):
                 y = list(bases[i])
                 y[k] += step
@@ -613,8 +634,16 @@ def batch_simplex(net: Network, bases, dom=None, missing: list | None = None) ->
     return out
 
 
-def _patterns(net, pts) -> list:
-    """Exact activation patterns (-1/0/1) of many inputs: one FLINT product per layer."""
+def _patterns(net, pts, chunk: int = 512) -> list:
+    """Exact activation patterns (-1/0/1) of many inputs: one FLINT product per layer and chunk
+    of *chunk* inputs (a budget check between chunks: one product of 50 000 points of R^784 ran
+    past ``dim --timeout 20`` by minutes, session 39)."""
+    if len(pts) > chunk:
+        out = []
+        for s in range(0, len(pts), chunk):
+            checkpoint()
+            out += _patterns(net, pts[s:s + chunk], chunk)
+        return out
     H = QMatrix.from_rows(pts, ncols=net.n_inputs)
     cols = []
     for l in range(net.depth - 1):
