@@ -21,6 +21,8 @@ neurons and inputs from 0).
 
 from __future__ import annotations
 
+import operator
+
 from typing import Iterable, Sequence
 
 from .dyadic import FloatWeights
@@ -28,12 +30,32 @@ from .exceptions import DimensionMismatchError, InputError
 from .linalg import AffineReluChain, QMatrix, to_q_list
 from .rationals import Q as fmpq, q_json, q_str, to_q
 
-__all__ = ["Network", "relu"]
+__all__ = ["Network", "relu", "as_parameter_point"]
 
 
 def relu(q: fmpq) -> fmpq:
     """max(q, 0) for an exact rational."""
     return q if q > 0 else fmpq(0)
+
+
+def _weight_matrix(w, l: int) -> QMatrix:
+    """Layer *l*'s weight as a :class:`QMatrix`: a QMatrix, nested lists, or a 2-D numpy array
+    (its column count kept when it has no rows: a (0, d) array was a (0, 0) matrix, and the
+    network lost its d inputs; session 39 API audit); anything else an :class:`InputError`."""
+    if isinstance(w, QMatrix):
+        return w
+    shape = getattr(w, "shape", None)
+    if shape is not None and not isinstance(w, (list, tuple)):
+        if len(shape) != 2:
+            raise InputError(f"W{l} must be 2-D (out, in), got shape {tuple(shape)}",
+                             where=f"layer {l}")
+        return QMatrix.from_rows([list(r) for r in w], ncols=int(shape[1]))
+    if not isinstance(w, (list, tuple)) or any(
+            not isinstance(r, (list, tuple)) and getattr(r, "ndim", 1) != 1 for r in w):
+        raise InputError(f"W{l} must be a matrix (a list of rows), got {type(w).__name__}"
+                         + ("" if not isinstance(w, (list, tuple)) else " of non-rows"),
+                         where=f"layer {l}")
+    return QMatrix.from_rows(w)
 
 
 class Network:
@@ -50,10 +72,12 @@ class Network:
     __slots__ = ("_wq", "_shapes", "_biases", "_hash", "_chain", "_integer_weights", "_derived")
 
     def __init__(self, weights: Sequence[object], biases: Sequence[Sequence[object]]):
-        ws = tuple(w if isinstance(w, QMatrix) else QMatrix.from_rows(w) for w in weights)
+        ws = tuple(_weight_matrix(w, l) for l, w in enumerate(weights, start=1))
         bs = tuple(tuple(to_q_list(b)) for b in biases)
         if len(ws) == 0:
             raise InputError("a network needs at least one layer")
+        if ws[0].ncols == 0:            # (the readers refuse it too; session 39 API audit)
+            raise InputError("a network needs at least one input (W1 has 0 columns)")
         if len(ws) != len(bs):
             raise InputError(f"{len(ws)} weight matrices but {len(bs)} bias vectors")
         for l, (w, b) in enumerate(zip(ws, bs), start=1):
@@ -256,7 +280,17 @@ class Network:
     def with_parameter(self, key: int | str, value: object) -> "Network":
         """A copy with one parameter (flat index or display name) replaced."""
         params = list(self.parameters())
-        idx = self.parameter_names().index(key) if isinstance(key, str) else key
+        names = self.parameter_names()
+        if isinstance(key, str):
+            if key not in names:
+                raise InputError(f"no parameter named {key!r} (names like {names[0]!r}; "
+                                 "parameter_names() lists them)")
+            idx = names.index(key)
+        else:
+            idx = operator.index(key)
+            if not -len(params) <= idx < len(params):
+                raise InputError(f"parameter index {idx} out of range (the network has "
+                                 f"{len(params)} parameters)")
         params[idx] = to_q(value)
         return Network.from_parameters(self.widths, params)
 
@@ -459,3 +493,14 @@ class Network:
     def _repr_png_(self) -> bytes | None:
         from .display import network_png
         return network_png(self)
+
+
+def as_parameter_point(reference: Network, theta) -> Network:
+    """*theta* as a Network: a Network as it is, or a parameter vector (``parameters()`` order) as
+    the network of *reference*'s widths it denotes (the fibers' ``contains`` took only
+    networks and raised AttributeError on a vector; session 39 API audit)."""
+    if isinstance(theta, Network):
+        return theta
+    if isinstance(theta, (str, bytes, dict)) or not hasattr(theta, "__iter__"):
+        raise InputError(f"expected a Network or a parameter vector, got {type(theta).__name__}")
+    return Network.from_parameters(reference.widths, list(theta))

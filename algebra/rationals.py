@@ -100,9 +100,10 @@ def to_q(x: object) -> fmpq:
         _check_digits(x.numerator, x)
         _check_digits(x.denominator, x)
         return fmpq(x.numerator, x.denominator)
-    if isinstance(x, float):
+    if isinstance(x, float) and type(x) is float:
         if math.isfinite(x):
-            hint = f'pass "{float(x)!r}" or {Fraction(x).limit_denominator(10**6)!r}'
+            hint = (f'pass "{float(x)!r}" or {Fraction(x).limit_denominator(10**6)!r} for the '
+                    f'decimal, or from_float(x) for the binary value it holds')
         else:
             hint = "NaN and infinities have no exact value"
         raise InexactInputError(x, hint)
@@ -112,9 +113,15 @@ def to_q(x: object) -> fmpq:
         return _parse_str(str(x))
     if isinstance(x, str):
         return _parse_str(x)
-    if type(x).__name__.startswith(("float", "bfloat", "longdouble")):
-        raise InexactInputError(x, "binary floats are exact only when read from a weight file; "
-                                   "use algebra.rationals.from_float for that")
+    if isinstance(x, float) or type(x).__name__.startswith(("float", "bfloat", "longdouble")):
+        if not math.isfinite(float(x)):
+            raise InexactInputError(x, "NaN and infinities have no exact value")
+        # one hint for every numpy float (float64 said 'pass "0.1"', another number than the
+        # value the array holds; session 39 API audit)
+        raise InexactInputError(x, "a numpy float holds a binary value: from_float(x) gives it "
+                                   "exactly (algebra.io.network_from_tensors reads whole arrays "
+                                   "of them, as weight files are read); a string such as \"0.1\" "
+                                   "is the decimal it spells")
     if hasattr(x, "__index__"):  # numpy integer scalars
         return to_q(operator.index(x))
     raise ParseError(x, f"cannot read a {type(x).__name__} as a rational number")
@@ -205,6 +212,10 @@ def from_float(x: object) -> fmpq:
     >>> from_float(0.75), from_float(-1e-3) == to_q(Fraction(-1e-3))
     (3/4, True)
     """
+    if isinstance(x, (str, bytes, bool)):
+        # (a string read as the float nearest it: "0.1" is 1/10 everywhere else; API audit)
+        raise ParseError(x, "not a floating-point value" + ("" if isinstance(x, bool) else
+                            " (to_q reads a string as the decimal it spells)"))
     try:
         f = float(x)
     except (TypeError, ValueError):

@@ -94,6 +94,7 @@ def test_readme_python_example_runs():
     assert semialgebraic.number_of_regions(a, domain=semialgebraic.Polyhedron.box(2, -1, 1)) == 5
     assert (namespace["ok"], namespace["r"].lower, namespace["r"].upper) == (True, 0, 0)
     assert semialgebraic.verify(namespace["r"].certificate)[0]
+    assert semialgebraic.max_deviation(a, namespace["b"], (-1, 1)).value == 0
 
 
 def test_analyze_without_argument_runs_the_bundled_example():

@@ -193,13 +193,38 @@ def _box(box, d):
 
 
 def as_domain(domain, d: int) -> Domain:
-    """*domain* as a :class:`~algebra.kernel.domains.Domain`: a Domain, a cube ``(lo, hi)`` or a
-    list of per-coordinate ``(lo, hi)``."""
+    """*domain* as a :class:`~algebra.kernel.domains.Domain`: a Domain, a cube ``(lo, hi)``, a
+    list of per-coordinate ``(lo, hi)``, or the spellings :func:`~semialgebraic.equivalence.
+    equivalent` takes: None (R^d), ``"orthant"``, ``{"orthant": True}``, ``{"box": …}`` (the
+    session 39 API audit: ``diff_bounds(a, b, "orthant")`` raised a bare ValueError)."""
     if isinstance(domain, Domain):
         if domain.dim != d:
             raise InputError(f"the domain has dimension {domain.dim}, the networks take {d} inputs")
         return domain
-    return Domain.from_box(_box(domain, d))
+    if domain is None:
+        return Domain.whole(d)
+    if isinstance(domain, str):
+        if domain.strip().lower() != "orthant":
+            raise InputError(f"unknown domain {domain!r} (None for R^d, 'orthant', (lo, hi), "
+                             "per-coordinate [(lo, hi), …] or a Domain)")
+        return Domain.orthant(d)
+    if isinstance(domain, dict):
+        if domain == {"orthant": True}:
+            return Domain.orthant(d)
+        if set(domain) == {"box"}:
+            box = domain["box"]
+            return as_domain(tuple(box) if len(box) == 2 and not isinstance(box[0], (list, tuple))
+                             else box, d)
+        raise InputError(f"unknown domain {domain!r} (expected {{'box': [lo, hi]}} or "
+                         "{'orthant': True})")
+    if hasattr(domain, "tolist") and not isinstance(domain, (list, tuple)):
+        domain = domain.tolist()                     # a numpy array
+        if len(domain) == 2 and not isinstance(domain[0], (list, tuple)):
+            domain = tuple(domain)
+    try:
+        return Domain.from_box(_box(domain, d))
+    except (TypeError, ValueError) as exc:
+        raise InputError(f"cannot read {domain!r} as a domain ({exc})") from None
 
 
 def domain_point(dom: Domain):

@@ -18,7 +18,7 @@ from itertools import combinations
 import networkx as nx
 
 from algebra.linalg import QMatrix
-from algebra.network import Network
+from algebra.network import Network, as_parameter_point
 from algebra.polynomials import Ring
 from algebra.rationals import Q, q_str, to_q
 from algebra.symmetries.bottleneck import TranslateMasked, masking_column, s7_flippable
@@ -135,10 +135,16 @@ class BottleneckFiber:
         self.number_of_strata = None  # n1 = 1 (R16a): labelled strata, glued into the components
         self.components_exact = True  # False: number_of_components is an upper bound (R16a)
 
-    def contains(self, theta: Network) -> bool:
-        """Does *theta* realise the same function?  Generic θ': CANON equality (R20, with a
-        verified certificate); otherwise ``membership`` (the exact equivalence dispatcher, given
-        by :func:`semialgebraic._fiber.fiber`), else NonGenericError."""
+    def contains(self, theta) -> bool:
+        """Does *theta* (a Network of the same widths, or its parameter vector) realise the same
+        function?  Generic θ': CANON equality (R20, with a verified certificate); otherwise
+        ``membership`` (the exact equivalence dispatcher, given by
+        :func:`semialgebraic._fiber.fiber`), else NonGenericError.  A network of other widths is
+        not a point of this parameter space: False, as for one hidden layer (it said True for
+        a copy with one more dead neuron; session 39 API audit)."""
+        theta = as_parameter_point(self.net, theta)
+        if theta.widths != self.net.widths:
+            return False
         v = equivalent_bottleneck(self.net, theta)
         if v.answer is None and self.membership is not None:
             v = self.membership(self.net, theta)

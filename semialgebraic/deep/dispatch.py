@@ -13,6 +13,7 @@ A library user calling ``identifiability`` on a one-hidden-layer net got the bot
 
 from __future__ import annotations
 
+from algebra.exceptions import InputError
 from algebra.network import Network
 
 from ..verdict import Verdict
@@ -20,14 +21,16 @@ from ..verdict import Verdict
 __all__ = ["identifiability"]
 
 
-def identifiability(net: Network, *, verify: bool = True, trace=None, budget=None) -> Verdict:
+def identifiability(net: Network, *, verify: bool = True, trace=None, budget=None,
+                    timeout: float | None = None) -> Verdict:
     """Is *net* identifiable up to permutations and positive scalings of its hidden neurons (S1 +
     S2)?  ``answer`` True / False with a certificate, or None (undecided: the reason says why).
 
     *verify*: re-check the certificate of a theory's verdict before returning it (the planted
     copies are always checked); *trace*: the bottleneck's :class:`~semialgebraic.bottleneck.Trace`
     (what was established, for a caller stopped by a budget); *budget*: a
-    :class:`~semialgebraic.budget.Budget` for the searches that take one.
+    :class:`~semialgebraic.budget.Budget` for the searches that take one; *timeout*: seconds,
+    the same as ``budget=Budget(timeout)`` (as ``equivalent`` takes it).
 
     >>> from algebra.network import Network
     >>> identifiability(Network.from_rows([[[1, 2], [2, 4], [1, -1]], [[1, 1, 1]]],
@@ -35,7 +38,13 @@ def identifiability(net: Network, *, verify: bool = True, trace=None, budget=Non
     False
     """
     from ..bottleneck import identifiability as bottleneck_identifiability, is_bottleneck
+    from ..budget import Budget
     from .planted import identifiability_deep
+    if not isinstance(net, Network):         # (a Block gave an AttributeError: API audit)
+        raise InputError(f"identifiability takes a Network, got {type(net).__name__}"
+                         + (" (blocks: absorbable)" if type(net).__name__ == "Block" else ""))
+    if timeout is not None and budget is None:
+        budget = Budget(timeout)
     if net.depth == 2:
         from ..shallow.identifiability import identifiability_shallow
         return identifiability_shallow(net, verify=verify, budget=budget)

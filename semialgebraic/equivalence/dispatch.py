@@ -55,6 +55,7 @@ positively parallel neurons; the result computes exactly the same function on th
 
 from __future__ import annotations
 
+import numbers
 from dataclasses import replace
 from functools import partial
 from typing import Any
@@ -129,6 +130,12 @@ def equivalent(a: Network, b: Network, *, method: str = "auto", domain: Any = No
     """
     if method not in METHODS:
         raise InputError(f"unknown method {method!r}; choose one of {', '.join(METHODS)}")
+    for name, net in (("a", a), ("b", b)):
+        if not isinstance(net, Network):     # (a path gave an AttributeError: API audit)
+            raise InputError(f"{name} must be a Network, got {type(net).__name__}"
+                             + (" (netfibers.load reads a file)" if isinstance(net, str) else ""))
+    if timeout is not None and (isinstance(timeout, bool) or not isinstance(timeout, numbers.Real)):
+        raise InputError(f"timeout must be a number of seconds, got {timeout!r}")
     if a.signature != b.signature:
         raise InputError(f"the networks have different signatures (inputs, outputs) {a.signature} "
                          f"and {b.signature}")

@@ -20,7 +20,7 @@ import networkx as nx
 
 from algebra.linalg import QMatrix
 from algebra.linalg.gfp import outer_products_rank, rank_lower_bound
-from algebra.network import Network
+from algebra.network import Network, as_parameter_point
 from algebra.polynomials import Ring
 from algebra.rationals import Q
 from algebra.symmetries.neurons import hidden_neurons, is_dead_row, with_hidden_neurons
@@ -218,8 +218,11 @@ class ShallowFiber:
         self.graph, self.notes = graph, list(notes)
         self.details = details if isinstance(details, _Details) else dict(details or {})
 
-    def contains(self, theta: Network) -> bool:
-        """True iff *theta* (same architecture) computes the same function on the domain."""
+    def contains(self, theta) -> bool:
+        """True iff *theta* (a Network of the same widths, or its parameter vector) computes the
+        same function on the domain; False for a network of other widths (not a point of this
+        parameter space)."""
+        theta = as_parameter_point(self.net, theta)
         if theta.widths != self.net.widths:
             return False
         return equivalent_shallow(self.net, theta, orthant=self.domain == "orthant").answer
