@@ -57,13 +57,14 @@ True
 
 from __future__ import annotations
 
+import time
 from typing import Any, Protocol, runtime_checkable
 
 from algebra.network import Network
 
 from .bottleneck import fiber_bottleneck
 from .equivalence import equivalent
-from .exceptions import NotApplicableError
+from .exceptions import BudgetExceededError, NotApplicableError
 from .sets import Dimension
 from .shallow import fiber_shallow
 
@@ -139,7 +140,7 @@ class Fiber(Protocol):
         """The fiber as a LaTeX union of components."""
 
 
-def fiber(net: Network, *, domain=None) -> Fiber:
+def fiber(net: Network, *, domain=None, timeout: float | None = None) -> Fiber:
     """Fiber of *net* (dispatcher; see the module docstring).
 
     Parameters
@@ -149,6 +150,10 @@ def fiber(net: Network, *, domain=None) -> Fiber:
         §3.1).
     domain : None, "R^d" or "orthant"
         The input domain; the orthant for one hidden layer only.
+    timeout : float, optional
+        Seconds (main thread only, as the CLI's ``fiber --timeout``): past them
+        :class:`~semialgebraic.exceptions.BudgetExceededError` is raised (session 39 API audit:
+        the API had no budget for the fiber).
 
     Returns
     -------
@@ -162,7 +167,18 @@ def fiber(net: Network, *, domain=None) -> Fiber:
         For other depths or domains.
     NonGenericError
         For a bottleneck network outside the theory (a genericity condition fails).
+    BudgetExceededError
+        When *timeout* seconds pass first.
     """
+    if timeout is not None:
+        from .budget import BudgetExhausted, alarm_at
+        if timeout <= 0:
+            raise BudgetExceededError(f"timeout of {timeout:g} s reached before the fiber")
+        try:
+            with alarm_at(time.monotonic() + timeout, "the fiber"):
+                return fiber(net, domain=domain)
+        except BudgetExhausted:
+            raise BudgetExceededError(f"timeout of {timeout:g} s reached computing the fiber") from None
     if domain not in (None, "orthant", "R^d"):
         raise NotApplicableError("fiber", f"unknown domain {domain!r} (None or 'orthant')")
     if net.depth == 2:

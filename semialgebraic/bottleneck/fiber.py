@@ -28,6 +28,7 @@ from algebra.symmetries.step import InvalidStepError
 from ..certificates import jsonable
 from ..exceptions import NonGenericError
 from ..sets import BasicSet, Dimension
+from ..sets.basic import fiber_repr
 from ..shallow import positive_factor_rank
 from ..symmetry_graph import count_components, symmetry_graph
 from .canon import equivalent_bottleneck
@@ -134,6 +135,9 @@ class BottleneckFiber:
         self.partial = False        # True: some components are left out (the notes say which)
         self.number_of_strata = None  # n1 = 1 (R16a): labelled strata, glued into the components
         self.components_exact = True  # False: number_of_components is an upper bound (R16a)
+
+    def __repr__(self) -> str:
+        return fiber_repr('BottleneckFiber', self)
 
     def contains(self, theta) -> bool:
         """Does *theta* (a Network of the same widths, or its parameter vector) realise the same

@@ -45,7 +45,7 @@ from algebra.rationals import Q, q_json, q_str, to_q
 
 from ..lp import feasible
 
-__all__ = ["Dimension", "BasicSet", "SemialgebraicSet"]
+__all__ = ["Dimension", "BasicSet", "SemialgebraicSet", "fiber_repr"]
 
 GROEBNER_LIMITS = (200, 2000, 4096)
 """(basis length, polynomial length, coefficient bits) limits of the Gröbner upper bound; beyond
@@ -564,3 +564,15 @@ class SemialgebraicSet:
 
     def __hash__(self) -> int:
         return hash(self.components)
+
+
+def fiber_repr(kind: str, fib) -> str:
+    """A fiber's repr: its kind, the network's widths, the domain, dimension, components and
+    orbits (the fibers printed as ``<… object at 0x…>``; session 39 API audit)."""
+    num = fib.number_of_components
+    num = "not determined" if num is None else (str(num) if num < 10 ** 12 else f"a {len(str(num))}-digit number")
+    orbits = "not determined" if fib.number_of_orbits is None else fib.number_of_orbits
+    dom = getattr(fib, "domain", None) or "R^d"
+    dom = "the closed orthant" if dom == "orthant" else dom
+    return (f"<{kind} of a {'-'.join(map(str, fib.net.widths))} network on {dom}: dimension "
+            f"{fib.dimension.words()}, components {num}, orbits {orbits}>")

@@ -29,6 +29,7 @@ from .. import lp
 from ..certificates import jsonable
 from ..exceptions import NotApplicableError
 from ..sets import BasicSet, Dimension
+from ..sets.basic import fiber_repr
 from .canonical import canonical_form, hyperplane_key, is_switching_on_orthant, neuron_types, raw_keys
 from .dimension_bounds import jacobian_rank_bound, symmetry_tangent_rank
 from .equivalence import equivalent_shallow
@@ -217,6 +218,9 @@ class ShallowFiber:
         self.number_of_components, self.number_of_orbits = number_of_components, number_of_orbits
         self.graph, self.notes = graph, list(notes)
         self.details = details if isinstance(details, _Details) else dict(details or {})
+
+    def __repr__(self) -> str:
+        return fiber_repr('ShallowFiber', self)
 
     def contains(self, theta) -> bool:
         """True iff *theta* (a Network of the same widths, or its parameter vector) computes the

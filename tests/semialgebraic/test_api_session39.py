@@ -93,3 +93,18 @@ def test_equivalent_and_identifiability_arguments():
     with pytest.raises(InputError, match="takes a Network, got Block"):
         nf.identifiability(nf.load("algebra/examples/block_B.json"))
     assert nf.identifiability(A, timeout=30).answer is True
+
+
+def test_fiber_repr_is_readable():
+    assert repr(nf.fiber(nf.load("algebra/examples/t5_perm_scale_a.json"))) == (
+        "<BottleneckFiber of a 2-2-2-1 network on R^d: dimension 4, components 4, orbits 1>")
+    s = nf.Network.from_rows([[[1], [-1]], [[1, 1]]], [[0, 1], [0]])
+    assert repr(nf.fiber(s)).startswith("<ShallowFiber of a 1-2-1 network on R^d: dimension 2")
+    assert "on the closed orthant" in repr(nf.fiber(s, domain="orthant"))
+
+
+def test_fiber_takes_a_timeout():
+    s = nf.Network.from_rows([[[1], [-1]], [[1, 1]]], [[0, 1], [0]])
+    assert nf.fiber(s, timeout=60).dimension.value == nf.fiber(s).dimension.value
+    with pytest.raises(nf.BudgetExceededError, match="timeout of 0 s"):
+        nf.fiber(s, timeout=0)
