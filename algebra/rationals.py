@@ -120,8 +120,8 @@ def to_q(x: object) -> fmpq:
         # value the array holds; session 39 API audit)
         raise InexactInputError(x, "a numpy float holds a binary value: from_float(x) gives it "
                                    "exactly (algebra.io.network_from_tensors reads whole arrays "
-                                   "of them, as weight files are read); a string such as \"0.1\" "
-                                   "is the decimal it spells")
+                                   f"of them, as weight files are read); pass \"{float(x)!r}\" "
+                                   "for the decimal it prints as")
     if hasattr(x, "__index__"):  # numpy integer scalars
         return to_q(operator.index(x))
     raise ParseError(x, f"cannot read a {type(x).__name__} as a rational number")

@@ -16,7 +16,8 @@ The explicit laws (rescaling per hidden neuron R23, linear blocks R24, frozen pa
 are verified exactly and the count is certified by a sandwich against the Lie algebra generated
 by the gradient fields (``algebra.conservation``).  JSON keys: ``number_of_laws`` (null when not
 exact), ``exact``, ``laws`` (each ``name``, ``polynomial``, ``scope``, ``kind``, ``latex``;
-always all of them), ``lower``/``upper`` when not exact, ``n_parameters``, ``functional_rank``
+always all of them), when exact ``explicit_laws`` (the formulas) and ``laws_without_formula`` (the
+laws that exist by Frobenius only), ``lower``/``upper`` when not exact, ``n_parameters``, ``functional_rank``
 (``functional_rank_exact`` false: a certified lower bound, the rank mod a prime),
 ``fiber_dimension`` (null when not determined, then ``fiber_dimension_lower`` /
 ``fiber_dimension_upper``: the rank of the rescaling directions ≤ it ≤ N − the fields' rank
@@ -157,6 +158,9 @@ def cmd_conserved(args) -> int:
         data["lower"], data["upper"] = res.lower, res.upper
     data.update({"patterns": len(samples), "patterns_used": res.number_of_samples,
                  "source": source, "complete": complete})
+    if res.exact:       # laws that exist by Frobenius without a formula (s39 conserved audit F2:
+        data["explicit_laws"] = len(res.laws)                    # 9 laws, 8 formulas, no word)
+        data["laws_without_formula"] = res.number_of_laws - len(res.laws)
     if why:
         data["reason"] = why
     emit(args, data, _latex(res) if args.latex else
@@ -265,6 +269,10 @@ def _latex(res) -> str:
     rows = [f"  {_tex_name(law.name)} &= {law.to_latex()} \\\\" for law in res.laws]
     count = (f"% {res.number_of_laws} independent laws (exact)" if res.exact
              else f"% between {res.lower} and {res.upper} independent laws")
+    rest = res.number_of_laws - len(res.laws) if res.exact else 0
+    if rest > 0:          # (the audit: 9 announced, 8 formulas printed, no word of the ninth)
+        count += (f"; {len(res.laws)} given below, {rest} more by Frobenius (no polynomial "
+                  "formula; `netfibers conserved` explains)")
     return "\n".join([count, "\\begin{align*}", *rows, "\\end{align*}"])
 
 

@@ -124,3 +124,35 @@ def test_equiv_auto_refutes_large_pairs_at_random_points_first():
     small = Network.from_rows([[[1, 2], [3, 1]], [[1, 1]]], [[0, 1], [0]])
     other = Network.from_rows([[[1, 2], [3, 1]], [[1, 2]]], [[0, 1], [0]])
     assert equivalent(small, other).method.startswith("shallow")    # small pairs: unchanged
+
+
+def test_symmetries_graphml_on_a_non_generic_bottleneck_keeps_the_report(tmp_path, run):
+    """It exited 2 ("error") with no report; without --graphml the same net prints the table of
+    genericity conditions and exits 3 (session 39 conserved audit F1)."""
+    from pathlib import Path
+    case = Path(__file__).resolve().parents[1] / "cases" / "nongeneric_bottleneck_b504.json"
+    g = tmp_path / "g.graphml"
+    code, out, err = run("symmetries", case, "--graphml", g)
+    assert code == 3 and not g.exists() and err == ""
+    assert "rows of [W2 | b2] pairwise non-proportional: False at {'rows': [0, 1]}" in out
+    assert out.rstrip().endswith("no GraphML written: non-generic input (no symmetry graph)")
+    code2, out2, _ = run("symmetries", case)
+    assert code2 == 3 and out2.splitlines() == out.splitlines()[:-1]
+
+
+def test_conserved_says_how_many_laws_have_no_formula(run):
+    """9 laws, 8 formulas: the text said so, --latex and --json did not (s39 conserved audit F2;
+    the ninth, b3 − log(W3[0,1] + b2[1]), is not a polynomial)."""
+    import json as _json
+    from pathlib import Path
+    cases = Path(__file__).resolve().parents[1] / "cases"
+    net, data = cases / "conserved_frobenius_d2_112.json", cases / "conserved_frobenius_d2_112_data.json"
+    code, out, _ = run("conserved", net, "--data", data, "--json")
+    d = _json.loads(out)
+    assert code == 0 and (d["number_of_laws"], d["explicit_laws"], d["laws_without_formula"]) == (9, 8, 1)
+    assert len(d["laws"]) == 8
+    code, out, _ = run("conserved", net, "--data", data, "--latex")
+    assert code == 0 and out.splitlines()[0] == (
+        "% 9 independent laws (exact); 8 given below, 1 more by Frobenius (no polynomial formula; "
+        "`netfibers conserved` explains)")
+    assert out.count("&=") == 8
