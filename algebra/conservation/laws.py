@@ -297,10 +297,12 @@ def explicit_laws(net: Network, samples, *, scaling_only: bool = False, check=No
                                 "data_span"))
     # R25 generalised: parameters with an identically zero gradient component
     names = net.parameter_names()
+    where = ("on the data" if any(getattr(s, "points", None) for s in samples) else
+             "of the sampled regions")           # (region mode has no data: s39 audit F3)
     for k, why in _frozen_parameters(net, samples):
         name = names[k]
         laws.append(Law(f"frozen {name}", _gens(R)[name],
-                        f"while the activation patterns on the data stay fixed: {why} (R25)",
+                        f"while the activation patterns {where} stay fixed: {why} (R25)",
                         "frozen"))
     return laws
 
@@ -775,13 +777,14 @@ def _frozen_parameters(net, samples):
                             live[wo + i * n_in + j] = True
     out = []
     names_dead = _activity(net, samples)
+    data = any(getattr(s, "points", None) for s in samples)   # region mode: no data points
     for k in range(net.n_parameters):
         if not live[k]:
-            out.append((k, _why_frozen(net, k, names_dead)))
+            out.append((k, _why_frozen(net, k, names_dead, data)))
     return out
 
 
-def _why_frozen(net, k, act):
+def _why_frozen(net, k, act, data: bool = True):
     l, kind, i, j = _layer_of(net.widths, k)
     if l < net.depth and act[l - 1][i][1]:
         return f"neuron {i} of hidden layer {l} is inactive on every sample"
@@ -789,7 +792,7 @@ def _why_frozen(net, k, act):
         return f"neuron {j} of hidden layer {l - 1} is inactive on every sample"
     return ("no active path through this parameter to an output on any sample"
             + (" (or input coordinate j is 0 on every data point)".replace("j", str(j))
-               if kind == "W" and l == 1 else ""))
+               if kind == "W" and l == 1 and data else ""))
 
 
 # ------------------------------------------------------------------------------------------

@@ -156,3 +156,14 @@ def test_conserved_says_how_many_laws_have_no_formula(run):
         "% 9 independent laws (exact); 8 given below, 1 more by Frobenius (no polynomial formula; "
         "`netfibers conserved` explains)")
     assert out.count("&=") == 8
+
+
+def test_conserved_region_mode_frozen_scope_speaks_of_regions(run):
+    """Region mode (no --data) said "on the data" and "input coordinate 0 is 0 on every data
+    point" (s39 conserved audit F3)."""
+    from pathlib import Path
+    case = Path(__file__).resolve().parents[1] / "cases" / "conserved_frozen_r1_3.json"
+    code, out, _ = run("conserved", case)
+    frozen = [line for line in out.splitlines() if "frozen W1[0,0]" in line]
+    assert frozen and "while the activation patterns of the sampled regions stay fixed" in frozen[0]
+    assert "on every data point" not in out and "patterns on the data" not in out
