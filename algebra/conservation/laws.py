@@ -556,11 +556,15 @@ def _count(net, samples, max_depth, timeout, patience, seed, complete=True,
     if (N - span.rank > lower and N <= poly_max_n and complete and max_depth > 0
             and (timeout is None or time.monotonic() - t0 < timeout) and not dl.interrupted):
         limit = poly_seconds if timeout is None else min(poly_seconds, timeout - (time.monotonic() - t0))
-        pd = _poly_phase(net, samples, span, lower, rng, time.monotonic() + limit, max_depth)
+        t_poly = time.monotonic()
+        pd = _poly_phase(net, samples, span, lower, rng, t_poly + limit, max_depth)
         depth = max(depth, pd)
         if N - span.rank > lower and not reason.startswith(("timeout", "interrupted")):
+            used = time.monotonic() - t_poly      # (the cap was printed as the time: s39 F4)
+            how = (f"stopped at its cap of {limit:g} s" if used >= limit else
+                   f"{used:.1f} s, stopped after brackets gained no rank")
             reason = (f"brackets did not close the gap (jets to depth {jet_depth}, polynomial "
-                      f"brackets to depth {pd} of max {max_depth}, within {limit:g} s)")
+                      f"brackets to depth {pd} of max {max_depth}; {how})")
     implicit = 0
     if N - span.rank == lower:
         reason = ("closed at the generators" if depth == 0 else

@@ -167,3 +167,18 @@ def test_conserved_region_mode_frozen_scope_speaks_of_regions(run):
     frozen = [line for line in out.splitlines() if "frozen W1[0,0]" in line]
     assert frozen and "while the activation patterns of the sampled regions stay fixed" in frozen[0]
     assert "on every data point" not in out and "patterns on the data" not in out
+
+
+def test_conserved_gap_reason_says_the_time_used_not_the_cap(run):
+    """"within 10 s" was the polynomial phase's cap; the run ended in 3 s when brackets stopped
+    gaining rank (s39 conserved audit F4). The interval [19, 20] is the audit's, sound."""
+    import json as _json
+    from pathlib import Path
+    cases = Path(__file__).resolve().parents[1] / "cases"
+    code, out, _ = run("conserved", cases / "conserved_gap_m216.json", "--data",
+                       cases / "conserved_gap_m216_data.json", "--json")
+    d = _json.loads(out)
+    assert code == 3 and (d["lower"], d["upper"]) == (19, 20)
+    assert "within 10 s" not in d["reason"]
+    assert ("stopped after brackets gained no rank" in d["reason"]
+            or "stopped at its cap of" in d["reason"])
