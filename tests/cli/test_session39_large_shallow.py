@@ -182,3 +182,17 @@ def test_conserved_gap_reason_says_the_time_used_not_the_cap(run):
     assert "within 10 s" not in d["reason"]
     assert ("stopped after brackets gained no rank" in d["reason"]
             or "stopped at its cap of" in d["reason"])
+
+
+def test_epsilon_refuted_on_rd_reason_is_the_point(run):
+    """equiv --epsilon on R^d refuted through the |W| bound path: the JSON reason described the
+    upper bound ("bounded (the biases-free a - b is 0 …) upper bound from the biases …") instead of
+    why the claim fails (s39 near-miss audit F1). The pair differs by 2^-39 at most, on R^d."""
+    import json as _json
+    from pathlib import Path
+    cases = Path(__file__).resolve().parents[1] / "cases"
+    a, b = cases / "eps_refuted_rd_H0_a.json", cases / "eps_refuted_rd_H0_b.json"
+    code, out, _ = run("equiv", a, b, "--epsilon", "1/549755813889", "--json")
+    d = _json.loads(out)
+    assert code == 1 and d["answer"] is False and d["reason"] == "a point above the threshold"
+    assert d["lower"] == "1/549755813888"
