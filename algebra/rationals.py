@@ -84,7 +84,7 @@ def to_q(x: object) -> fmpq:
     >>> to_q(0.5)
     Traceback (most recent call last):
         ...
-    algebra.exceptions.InexactInputError: 0.5 is a float, not an exact rational; pass "0.5" or Fraction(1, 2)
+    algebra.exceptions.InexactInputError: 0.5 is a float, not an exact rational; pass "0.5" or Fraction(1, 2) for the decimal, or from_float(x) for the binary value it holds
     """
     if isinstance(x, fmpq):
         return x
