@@ -51,7 +51,8 @@ def _weight_matrix(w, l: int) -> QMatrix:
                              where=f"layer {l}")
         return QMatrix.from_rows([list(r) for r in w], ncols=int(shape[1]))
     if not isinstance(w, (list, tuple)) or any(
-            not isinstance(r, (list, tuple)) and getattr(r, "ndim", 1) != 1 for r in w):
+            isinstance(r, (str, bytes)) or not hasattr(r, "__iter__") or getattr(r, "ndim", 1) != 1
+            for r in w):
         raise InputError(f"W{l} must be a matrix (a list of rows), got {type(w).__name__}"
                          + ("" if not isinstance(w, (list, tuple)) else " of non-rows"),
                          where=f"layer {l}")

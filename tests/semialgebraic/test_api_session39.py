@@ -108,3 +108,11 @@ def test_fiber_takes_a_timeout():
     assert nf.fiber(s, timeout=60).dimension.value == nf.fiber(s).dimension.value
     with pytest.raises(nf.BudgetExceededError, match="timeout of 0 s"):
         nf.fiber(s, timeout=0)
+
+
+def test_a_flat_list_is_not_a_weight_matrix():
+    for w in ([1, 2], ["12"], [np.int64(3)]):
+        with pytest.raises(InputError, match="W1 must be a matrix"):
+            nf.Network([w, [[1]]], [[0], [0]])
+    for w in ([[1, 2]], [np.array([1, 2])], [(1, 2)]):
+        assert nf.Network([w, [[1]]], [[0], [0]]).widths == (2, 1, 1)
