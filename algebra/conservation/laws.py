@@ -185,6 +185,10 @@ class Laws:
     samples_given: int = 0
     part_of_next: bool = False
     interrupted: bool = False
+    brackets: tuple = ()          # the jet brackets whose batches raised the rank (certificate)
+    samples: tuple = ()           # the samples (normalised) the count is about
+    prime: int | None = None      # the prime of the span's rank (None: exact)
+    poly_brackets: bool = False   # polynomial-phase brackets raised the rank (not recorded)
 
     @property
     def exact(self) -> bool:
@@ -405,6 +409,7 @@ def _count(net, samples, max_depth, timeout, patience, seed, complete=True,
     t0 = time.monotonic()
     dl = _Deadline(None if timeout is None else t0 + timeout)
     samples = _normalize(net, samples)
+    all_samples = samples          # (the certificate's samples; the upper bound may use fewer)
     given = len(samples)
     N = net.n_parameters
     notes = []
@@ -523,6 +528,7 @@ def _count(net, samples, max_depth, timeout, patience, seed, complete=True,
             raise AssertionError(f"internal error: verified law {law.name} not orthogonal to a field")
     rng = random.Random(seed)
     depth, tried = 0, 0
+    recorded: list = []            # bracket expressions whose batch raised the span's rank
     jet_depth = min(max_depth, 4)  # jets grow like 2^depth: deeper brackets go polynomial
     try:
         ctx = _JetNet(net, samples) if samples and N - span.rank > lower and not reason else None
@@ -536,10 +542,11 @@ def _count(net, samples, max_depth, timeout, patience, seed, complete=True,
                 dl.check()
                 # a batch of as many brackets as the gap (amortises the exact span update)
                 k = max(1, min(N - span.rank - lower, 16))
-                vs = []
+                vs, exprs = [], []
                 for _ in range(k):
                     dl.check()
-                    vs.append(ctx.value(ctx.random_bracket(depth, rng)))
+                    exprs.append(ctx.random_bracket(depth, rng))
+                    vs.append(ctx.value(exprs[-1]))
                 tried += k
                 for law, g in zip(kept, grads):
                     for v in vs:
@@ -547,17 +554,22 @@ def _count(net, samples, max_depth, timeout, patience, seed, complete=True,
                             raise AssertionError(f"internal error: law {law.name} not orthogonal "
                                                  "to a bracket")
                 gain = span.add_matrix(QMatrix.vstack(vs))
+                if gain:                  # the certificate's brackets (a batch that raised it)
+                    recorded.extend(exprs)
                 fails = 0 if gain else fails + k
     except (_Stop, KeyboardInterrupt) as exc:
         if isinstance(exc, KeyboardInterrupt):
             dl.stop_now()
         reason = _stop_reason(dl, timeout)
         stopped = _phase(stopped, "brackets", dl)
+    poly_gain = False
     if (N - span.rank > lower and N <= poly_max_n and complete and max_depth > 0
             and (timeout is None or time.monotonic() - t0 < timeout) and not dl.interrupted):
         limit = poly_seconds if timeout is None else min(poly_seconds, timeout - (time.monotonic() - t0))
         t_poly = time.monotonic()
+        before = span.rank
         pd = _poly_phase(net, samples, span, lower, rng, t_poly + limit, max_depth)
+        poly_gain = span.rank > before         # (those brackets are not recorded)
         depth = max(depth, pd)
         if N - span.rank > lower and not reason.startswith(("timeout", "interrupted")):
             used = time.monotonic() - t_poly      # (the cap was printed as the time: s39 F4)
@@ -591,7 +603,9 @@ def _count(net, samples, max_depth, timeout, patience, seed, complete=True,
                brackets_tried=tried, elapsed=time.monotonic() - t0, implicit=implicit,
                fiber_dimension_lower=fd_lower, fiber_dimension_upper=fd_upper,
                functional_rank_exact=r0_exact, stopped_in=stopped, samples_given=given,
-               part_of_next=part, interrupted=dl.interrupted)
+               part_of_next=part, interrupted=dl.interrupted,
+               brackets=tuple(recorded), samples=tuple(all_samples),
+               prime=getattr(span, "P", None), poly_brackets=poly_gain)
     return res, span
 
 

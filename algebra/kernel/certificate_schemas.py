@@ -49,6 +49,7 @@ SCHEMA_VERSIONS: dict[str, int] = {
     "on_box": 1,
     "functional_dimension_sandwich": 1,
     "one_hidden_layer_dimension": 1,
+    "conservation_laws": 1,
 }
 
 HEADER_KEYS = ("format", "type", "schema_version", "netfibers_version")
@@ -77,6 +78,8 @@ SCHEMA_KEYS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
     "functional_dimension_sandwich": (("claim", "network", "domain", "lower", "upper"),
                                       ("inner", "outer", "upper_regions")),
     "one_hidden_layer_dimension": (("claim", "network", "domain", "value"), ("evidence",)),
+    "conservation_laws": (("claim", "network", "samples", "laws", "prime", "lower", "upper",
+                           "brackets"), ()),
 }
 
 # type -> the claims a certificate of that type may state (the checker decides which one fits)
@@ -112,6 +115,9 @@ CLAIMS: dict[str, tuple[str, ...]] = {
     "functional_dimension_sandwich": ("lower <= functional dimension <= upper on the box cut by the "
                                       "half-spaces (three-layer-fibers R37)",),
     "one_hidden_layer_dimension": ("functional dimension = N - kernel (three-layer-fibers R38)",),
+    "conservation_laws": ("lower <= number of independent conservation laws of gradient flow near "
+                          "theta for the gradient fields of these samples <= upper "
+                          "(three-layer-fibers R23-R26)",),
 }
 
 # the two competitor classes of an ``absorption`` certificate (skip-absorption R1 and R19)

@@ -31,6 +31,7 @@ type                               builder                                      
 ``on_box``                         :func:`on_box_certificate`                         ``verify/on_box.py``                         1     networks ``a``, ``b``; a box with its own sides; the ``region_cover`` of a, b read on the cube (R36)
 ``functional_dimension_sandwich``  :func:`functional_dimension_sandwich_certificate`  ``verify/functional_dimension_sandwich.py``  1     network; box and half-spaces; ``functional_dimension`` certificates at inputs inside (lower) and on the box (upper) (R37)
 ``one_hidden_layer_dimension``     :func:`one_hidden_layer_dimension_certificate`     ``verify/one_hidden_layer_dimension.py``     1     network (one hidden layer); domain (a box cut by half-spaces: with an interior point and the neurons' evidence); value N - kernel, the hypotheses of R38/R39 re-checked
+``conservation_laws``              :func:`conservation_laws_certificate`              ``verify/conservation_laws.py``              1     network; samples (patterns, points); laws (polynomials, identities re-derived); prime; jet brackets; [lower, upper] (R23-R26)
 =================================  =================================================  ===========================================  ====  ==========================================================
 
 ``CERTIFICATE_TYPES`` holds the same table as data (checked against the checkers and the schema
@@ -49,6 +50,7 @@ from .absorption import absorption_certificate
 from .bab_bound import bab_bound_certificate
 from .bab_cover import bab_cover_certificate
 from .bab_recession import bab_recession_certificate
+from .conservation_laws import conservation_laws_certificate
 from .counterexample import counterexample_certificate, shorter_point
 from .exercise import exercise_certificate
 from .functional_dimension import dimension_bounds_certificate
@@ -67,7 +69,7 @@ __all__ = ["CERTIFICATE_FORMAT", "CERTIFICATE_TYPES", "SCHEMA_VERSIONS", "header
            "dimension_bounds_certificate", "exercise_certificate", "bab_bound_certificate",
            "non_localizability_certificate", "absorbing_blocks_certificate", "bab_cover_certificate",
            "bab_recession_certificate", "on_box_certificate", "functional_dimension_sandwich_certificate",
-           "one_hidden_layer_dimension_certificate"]
+           "one_hidden_layer_dimension_certificate", "conservation_laws_certificate"]
 
 # type -> (builder, checker module under semialgebraic.verify, one-line content)
 CERTIFICATE_TYPES = {
@@ -100,6 +102,9 @@ CERTIFICATE_TYPES = {
                                       "cube's inside and the box's (R37)"),
     "one_hidden_layer_dimension": (one_hidden_layer_dimension_certificate, "one_hidden_layer_dimension",
                                    "functional dimension N - kernel of a one-hidden-layer net (R38, R39)"),
+    "conservation_laws": (conservation_laws_certificate, "conservation_laws",
+                          "the number of conservation laws of gradient flow near theta lies in "
+                          "[lower, upper] (R23-R26)"),
 }
 
 

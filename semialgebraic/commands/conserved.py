@@ -38,7 +38,7 @@ from algebra.rationals import Q
 from ..budget import Budget, phase
 from ..cli import emit, fail
 from .help import describe
-from .common import load_data, load_network, parse_domain, walk_domain
+from .common import check_output_dir, load_data, load_network, parse_domain, walk_domain
 
 from ..regions import regions as _regions
 
@@ -81,6 +81,9 @@ def register(sub, parent) -> None:
                    help="stop the region enumeration after K regions (partial result, exit 3)")
     p.add_argument("--max-depth", type=int, default=6, metavar="D",
                    help="largest Lie-bracket depth tried (default 6)")
+    p.add_argument("--certificate", metavar="FILE",
+                   help="write a conservation_laws certificate (the samples, the laws, the "
+                        "brackets at theta) that 'netfibers verify FILE' re-checks")
     p.set_defaults(func=cmd_conserved)
 
 
@@ -96,6 +99,7 @@ SHOWN_TERMS = 6
 
 
 def cmd_conserved(args) -> int:
+    check_output_dir(args.certificate)
     net = load_network(args.net, parameters=True)
     if args.timeout is not None and args.timeout <= 0:
         fail(f"--timeout must be > 0 for {args.command} (0 s leaves it nothing to report)")
@@ -163,9 +167,35 @@ def cmd_conserved(args) -> int:
         data["laws_without_formula"] = res.number_of_laws - len(res.laws)
     if why:
         data["reason"] = why
-    emit(args, data, _latex(res) if args.latex else
-         _text(res, source, len(samples), walk_reason, why, getattr(args, "full", False)))
+    text = (_latex(res) if args.latex else
+            _text(res, source, len(samples), walk_reason, why, getattr(args, "full", False)))
+    if args.certificate:
+        line, data["certificate"] = _certificate(net, res, args.certificate, total)
+        text += ("\n% " if args.latex else "\n") + line
+    emit(args, data, text)
     return 0 if res.exact and complete else 3
+
+
+def _certificate(net, res, path: str, budget: Budget) -> tuple[str, str | None]:
+    """Write the ``conservation_laws`` certificate of *res* to *path* (re-checked in the time
+    *budget* has left); the line the report adds, and the path written (None: none)."""
+    from ..certificates import conservation_laws_certificate, valid_within, write_certificate
+    cert = conservation_laws_certificate(net, res)
+    if cert is None:
+        return ("no certificate written: the upper bound rests on brackets of the polynomial "
+                "phase, which are not recorded"), None
+    checked = valid_within(cert, budget)
+    write_certificate(cert, path)
+    what = (f"[{len(res.laws)}, {res.upper}]" if len(res.laws) < res.upper else f"{res.upper}")
+    counted = res.lower - len(res.laws) - res.implicit      # R23 by rank (budget), not listed
+    parts = ([f"the {res.implicit} law(s) certified by Frobenius without a formula"]
+             if res.implicit else []) + (
+        [f"{counted} rescaling law(s) counted by the rank of their directions (R23), not verified "
+         "one by one within the budget"] if counted > 0 else [])
+    extra = f"; not in it: {' and '.join(parts)}" if parts else ""
+    return (f"certificate written to {path} (certifies {what}{extra}"
+            + ("" if checked else "; not re-checked in-process: run `netfibers verify` on it")
+            + ")"), path
 
 
 def _data_box(points):

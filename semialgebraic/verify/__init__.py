@@ -39,6 +39,7 @@ CHECKERS = {
     "on_box": "on_box",
     "functional_dimension_sandwich": "functional_dimension_sandwich",
     "one_hidden_layer_dimension": "one_hidden_layer_dimension",
+    "conservation_laws": "conservation_laws",
 }
 
 

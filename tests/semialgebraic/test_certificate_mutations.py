@@ -227,7 +227,20 @@ def _one_layer_cut():
     return _json(sandwich_certificate(net, cut))
 
 
-BUILDERS = {"one_hidden_layer_dimension": _one_layer, "one_hidden_layer_dimension_cut": _one_layer_cut, "functional_dimension_sandwich": _sandwich, "bab_bound": _bab_bound, "bab_bound_reduced": _bab_bound_reduced, "on_box": _on_box, "counterexample_box": _counterexample_box, "bab_cover": _bab_cover, "counterexample": _counterexample, "symmetry_path": _symmetry_path,
+def _conservation():
+    """The two-linear-neurons net (4 laws, the Lie rank 5 needs brackets), on its two
+    regions."""
+    from algebra.conservation import conservation_laws
+    from algebra.io import load
+    from semialgebraic import regions
+    from semialgebraic.certificates import conservation_laws_certificate
+    net = load("algebra/examples/t10_two_linear.json")
+    res = conservation_laws(net, [r.pattern for r in regions(net)])
+    assert res.exact and res.brackets
+    return _json(conservation_laws_certificate(net, res))
+
+
+BUILDERS = {"conservation_laws": _conservation, "one_hidden_layer_dimension": _one_layer, "one_hidden_layer_dimension_cut": _one_layer_cut, "functional_dimension_sandwich": _sandwich, "bab_bound": _bab_bound, "bab_bound_reduced": _bab_bound_reduced, "on_box": _on_box, "counterexample_box": _counterexample_box, "bab_cover": _bab_cover, "counterexample": _counterexample, "symmetry_path": _symmetry_path,
             "region_cover": _region_cover, "absorption": _absorption,
             "absorption_no": _absorption_no, "identifiability_hypotheses": _identifiability,
             "functional_dimension": _fd, "exercise": _exercise,
@@ -442,7 +455,20 @@ def _oracle_one_layer(c) -> bool:
     return fd.exact and fd.value == c["value"]
 
 
-ORACLES = {"one_hidden_layer_dimension": _oracle_one_layer, "one_hidden_layer_dimension_cut": _oracle_one_layer, "functional_dimension_sandwich": _oracle_sandwich, "bab_bound": _oracle_bab, "bab_bound_reduced": _oracle_bab, "on_box": _oracle_on_box, "counterexample_box": _oracle_counterexample, "bab_cover": _oracle_bab, "counterexample": _oracle_counterexample, "symmetry_path": _same_function,
+def _oracle_conservation(c) -> bool:
+    """The decider re-run on the certificate's network and samples: the claim [lower, upper]
+    must contain its interval (exact here: small nets)."""
+    from algebra.conservation import Sample, conservation_laws
+    from algebra.rationals import to_q
+    net = network_from_dict(c["network"])
+    samples = [tuple(s["pattern"]) if s["points"] is None else
+               Sample(tuple(s["pattern"]), tuple(tuple(to_q(v) for v in x) for x in s["points"]))
+               for s in c["samples"]]
+    res = conservation_laws(net, samples)
+    return c["lower"] <= res.lower and res.upper <= c["upper"]
+
+
+ORACLES = {"conservation_laws": _oracle_conservation, "one_hidden_layer_dimension": _oracle_one_layer, "one_hidden_layer_dimension_cut": _oracle_one_layer, "functional_dimension_sandwich": _oracle_sandwich, "bab_bound": _oracle_bab, "bab_bound_reduced": _oracle_bab, "on_box": _oracle_on_box, "counterexample_box": _oracle_counterexample, "bab_cover": _oracle_bab, "counterexample": _oracle_counterexample, "symmetry_path": _same_function,
            "region_cover": _same_function, "absorption": _oracle_absorption,
            "absorption_no": _oracle_absorption, "identifiability_hypotheses": _oracle_identifiability,
            "functional_dimension": _oracle_fd, "exercise": _oracle_exercise,
