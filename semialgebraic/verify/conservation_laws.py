@@ -412,12 +412,9 @@ def _generator(net, sample, A: QMatrix, P: dict) -> dict:
         grads[l - 1] = (gW, gb)
         if l > 1:
             Delta = _map(_mul(Delta, Wj[l - 1]), lambda M, l=l: M @ D[l - 2])
-    N = net.n_parameters
-    out = {}
-    for m in set().union(*(set(gW) | set(gb) for gW, gb in grads)):
-        ent = []
-        for l, (gW, gb) in enumerate(grads, start=1):
-            ent += gW[m].entries() if m in gW else [Q(0)] * (widths[l] * widths[l - 1])
-            ent += gb[m].entries() if m in gb else [Q(0)] * widths[l]
-        out[m] = QMatrix.from_flat(1, N, ent)
-    return out
+    blocks = [part for pair in grads for part in pair]          # W_1, b_1, W_2, b_2, …
+    sizes = [n for l in range(1, L + 1) for n in (widths[l] * widths[l - 1], widths[l])]
+    masks_used = set().union(*blocks)
+    return {m: QMatrix.from_flat(1, net.n_parameters, [
+        v for part, size in zip(blocks, sizes)
+        for v in (part[m].entries() if m in part else [Q(0)] * size)]) for m in masks_used}
