@@ -145,7 +145,11 @@ def check(cert: dict) -> tuple[bool, str]:
 
 
 def _rank(M: QMatrix, p: int) -> int:
-    return rank_lower_bound(M, p) if M.nrows else 0
+    """The rank mod *p* (0 when p divides a denominator: a smaller rank, never a larger one)."""
+    try:
+        return rank_lower_bound(M, p) if M.nrows else 0
+    except ZeroDivisionError:
+        return 0
 
 
 class _ModSpan:
@@ -273,8 +277,8 @@ def _laws(data, net) -> list:
 
 
 def _check_expr(e, samples, m, depth) -> None:
-    if depth > 16:
-        raise InputError("a bracket is nested more than 16 levels")
+    if depth > 8:                          # (jets cost 2^depth; the decider stops at 4)
+        raise InputError("a bracket is nested more than 8 levels")
     if not isinstance(e, dict) or len(e) != 1:
         raise InputError("a bracket expression is {'g': [...]} or {'b': [X, E]}")
     if "b" in e:

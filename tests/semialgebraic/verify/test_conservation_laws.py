@@ -97,6 +97,12 @@ def test_malformed_certificates_are_input_errors():
     m["brackets"] = [{"g": [[len(cert["samples"]), [[1]] * 3]]}]
     with pytest.raises(InputError, match="names sample"):
         verify(m)
+    g = {"g": [[0, [[1]] * len(cert["samples"][0]["points"])]]}
+    deep = g
+    for _ in range(9):                       # jets cost 2^depth: past 8 levels, malformed
+        deep = {"b": [g, deep]}
+    with pytest.raises(InputError, match="more than 8 levels"):
+        verify({**cert, "brackets": [deep]})
     for prime in (4, 1, "7"):
         with pytest.raises(InputError):
             verify({**cert, "prime": prime})
