@@ -97,7 +97,9 @@ CLAIMS: dict[str, tuple[str, ...]] = {
                                    "(three-layer-fibers R41, one hidden layer, a derived criterion)",
                                    "identifiable up to permutation and positive scaling "
                                    "(three-layer-fibers R42, one hidden layer with pairs of neurons "
-                                   "on hyperplanes with opposite orientations, a derived criterion)"),
+                                   "on hyperplanes with opposite orientations, a derived criterion)",
+                                   "identifiable: no hidden layer (x -> W x + b determines W and b; "
+                                   "the fiber is the point itself)"),
     "functional_dimension": ("rank of the Jacobian of theta -> (f_theta(x))_x >= lower",
                              "lower <= functional dimension <= upper"),
     "exercise": ("parameter p is never exercised on the domain",),

@@ -54,7 +54,7 @@ from .conservation_laws import conservation_laws_certificate
 from .counterexample import counterexample_certificate, shorter_point
 from .exercise import exercise_certificate
 from .functional_dimension import dimension_bounds_certificate
-from .identifiability import identifiability_certificate
+from .identifiability import affine_identifiability_certificate, identifiability_certificate
 from .non_localizability import non_localizability_certificate
 from .functional_dimension_sandwich import functional_dimension_sandwich_certificate
 from .one_hidden_layer_dimension import one_hidden_layer_dimension_certificate
@@ -69,7 +69,8 @@ __all__ = ["CERTIFICATE_FORMAT", "CERTIFICATE_TYPES", "SCHEMA_VERSIONS", "header
            "dimension_bounds_certificate", "exercise_certificate", "bab_bound_certificate",
            "non_localizability_certificate", "absorbing_blocks_certificate", "bab_cover_certificate",
            "bab_recession_certificate", "on_box_certificate", "functional_dimension_sandwich_certificate",
-           "one_hidden_layer_dimension_certificate", "conservation_laws_certificate"]
+           "one_hidden_layer_dimension_certificate", "conservation_laws_certificate",
+           "affine_identifiability_certificate"]
 
 # type -> (builder, checker module under semialgebraic.verify, one-line content)
 CERTIFICATE_TYPES = {

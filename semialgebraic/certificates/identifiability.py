@@ -6,7 +6,7 @@ from __future__ import annotations
 from algebra.kernel.certificate_schemas import CLAIMS, header
 from algebra.network import Network
 
-__all__ = ["identifiability_certificate"]
+__all__ = ["identifiability_certificate", "affine_identifiability_certificate"]
 
 
 def identifiability_certificate(net: Network, flip_sets: dict) -> dict:
@@ -26,3 +26,13 @@ def identifiability_certificate(net: Network, flip_sets: dict) -> dict:
     _, n1, n2, _ = net.widths
     return {**header("identifiability_hypotheses"), "claim": CLAIMS["identifiability_hypotheses"][0],
             "network": net.to_dict(), "fiber_dimension": n1 + n2, "flip_sets": flip_sets}
+
+
+def affine_identifiability_certificate(net: Network) -> dict:
+    """Certificate that a network without hidden layers is identifiable: x -> W x + b determines
+    W (its values at the unit vectors minus b) and b (its value at 0), so the fiber is the point
+    itself (fiber dimension 0; no S1 or S2 step exists)."""
+    if net.depth != 1:
+        raise ValueError("the network has hidden layers")
+    return {**header("identifiability_hypotheses"), "claim": CLAIMS["identifiability_hypotheses"][3],
+            "network": net.to_dict(), "fiber_dimension": 0}

@@ -520,6 +520,17 @@ def _symmetries_deep(args, net: Network, budget: Budget) -> int:
     layer), each said to go beyond S1 + S2 when the checker proves its copy outside the orbit;
     identifiability follows (no when one does, else undecided)."""
     from ..deep import symmetry_facts_deep
+    if net.depth == 1:                  # (s39 conserved audit F5: it listed S1 + S2, "undecided")
+        why = "x -> W x + b determines W and b"
+        text = [f"widths {'-'.join(map(str, net.widths))}: no hidden layer (an affine map)",
+                "symmetries: none (no hidden neuron: the identity only)",
+                f"identifiable: yes ({why})", "fiber: the point itself (dimension 0)"]
+        if getattr(args, "graphml", None):
+            text.append("no GraphML written: no hidden layer, no symmetry graph")
+        emit(args, {"kind": "no hidden layer", "widths": list(net.widths), "symmetries": [],
+                    "facts": [], "identifiable": {"answer": True, "reason": why},
+                    "dimension": 0, "fiber_dimension": 0}, "\n".join(text))
+        return 0
     try:
         with deadline(budget.remaining()), phase("symmetry steps (planted copies)"):
             facts = symmetry_facts_deep(net, budget)

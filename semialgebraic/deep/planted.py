@@ -138,7 +138,14 @@ def identifiability_deep(net: Network, *, budget=None, context: str = "") -> Ver
     """"Not identifiable" with the first planted copy (:func:`planted_copies`) that the
     independent checker accepts as a symmetry path to a parameter outside the S1 + S2 orbit;
     otherwise undecided (no identifiability theory covers *net*).  *context*: why the exact
-    theories did not decide (said in the undecided reason)."""
+    theories did not decide (said in the undecided reason).  A network without hidden layers is
+    identifiable: x -> W x + b determines W and b (session 39: it was "undecided")."""
+    if net.depth == 1:
+        from ..certificates import affine_identifiability_certificate
+        return Verdict(True, "affine", "no hidden layer: x -> W x + b determines W and b (the "
+                       "fiber is the point itself)",
+                       (Hypothesis("no hidden layer", True, list(net.widths)),),
+                       affine_identifiability_certificate(net))
     tried = 0
     for why, steps in planted_copies(net, budget):
         tried += 1

@@ -48,6 +48,16 @@ def check(cert: dict) -> tuple[bool, str]:
     if type(fd) is not int:
         raise InputError("fiber_dimension must be an integer")
     net = network_from_dict(cert["network"], source="certificate[network]")
+    if cert["claim"] == CLAIMS["identifiability_hypotheses"][3] or net.depth == 1:
+        # no hidden layer: f(0) = b and f(e_j) - f(0) = W[:, j], so f determines (W, b)
+        if net.depth != 1 or cert["claim"] != CLAIMS["identifiability_hypotheses"][3]:
+            return False, (f"the claim is about networks without hidden layers; the network has "
+                           f"{net.depth - 1}" if net.depth != 1 else
+                           "a network without hidden layers is identifiable by the affine claim only")
+        if fd != 0 or "flip_sets" in cert:
+            return False, "no hidden layer: the fiber dimension is 0 and there are no flip sets"
+        return True, ("identifiable: no hidden layer (x -> W x + b determines W and b; the fiber "
+                      "is the point itself)")
     if net.depth == 2:
         return _check_shallow(cert, net, fd)
     if cert["claim"] != CLAIMS["identifiability_hypotheses"][0]:

@@ -196,3 +196,36 @@ def test_epsilon_refuted_on_rd_reason_is_the_point(run):
     d = _json.loads(out)
     assert code == 1 and d["answer"] is False and d["reason"] == "a point above the threshold"
     assert d["lower"] == "1/549755813888"
+
+
+def test_no_hidden_layer_is_identifiable_with_a_certificate(run, tmp_path):
+    """identify and symmetries said "undecided" (and listed S1 + S2) for a network without hidden
+    layers, whose fiber `fiber` calls the point itself (s39 conserved audit F5)."""
+    import json as _json
+    from pathlib import Path
+    case = Path(__file__).resolve().parents[1] / "cases" / "no_hidden_layer_2_1.json"
+    cert = tmp_path / "c.json"
+    code, out, _ = run("identify", case, "--certificate", cert)
+    assert code == 0 and "no hidden layer: x -> W x + b determines W and b" in out
+    code, out, _ = run("verify", cert)
+    assert code == 0 and out.startswith("VALID identifiability_hypotheses certificate")
+    d = _json.loads(cert.read_text())
+    d["fiber_dimension"] = 1
+    cert.write_text(_json.dumps(d))
+    assert run("verify", cert)[0] == 1
+    code, out, _ = run("symmetries", case, "--json")
+    d = _json.loads(out)
+    assert code == 0 and d["symmetries"] == [] and d["identifiable"]["answer"] is True
+    assert d["fiber_dimension"] == 0
+
+
+def test_the_affine_claim_on_a_network_with_hidden_layers_is_broken():
+    from algebra.kernel.certificate_schemas import CLAIMS
+    from semialgebraic.certificates import affine_identifiability_certificate
+    from semialgebraic.verify import verify
+    lin = Network.from_rows([[[1, 2]]], [[1]])
+    cert = affine_identifiability_certificate(lin)
+    assert verify(cert)[0]
+    forged = {**cert, "network": NET.to_dict()}
+    assert verify(forged)[0] is False
+    assert CLAIMS["identifiability_hypotheses"][3] == cert["claim"]
