@@ -133,6 +133,12 @@ sampling only), and the sampling gets the time.  A 16-60-60-8 net on a ball of r
 0), and with ``--timeout 60`` 15 s at the start and 42 s again for the missing directions:
 [178, 604] after one batch; without it [321, 343] after four batches."""
 
+WALK_SKIP_ABOVE = 10 ** 12
+"""Without ``--max-regions``, no walk when the first layer alone may cut the domain into more
+regions than this (a 784-512-512-10 net: 2^512; its walk spent 30 % of ``dim --timeout 20`` on
+no region, and sampling got nothing; session 39).  The 8-32-32-32-1 and 5-50x6-5 benchmarks
+(~1.6 x 10^7 and ~2.3 x 10^6) still walk."""
+
 WALK_SHARE = 0.3
 """Under a timeout, the share of the time left that the region walk may take (the inputs it
 finds, d + 1 per region, are ranked in the rest)."""
@@ -556,7 +562,7 @@ class _Sandwich:
                              clock=self.budget.clock)
         n1, d = _switching_first_layer(net, self.dom), net.n_inputs
         first_layer_regions = sum(math.comb(n1, i) for i in range(min(n1, d) + 1))
-        if max_regions is None or first_layer_regions <= max_regions:
+        if first_layer_regions <= (WALK_SKIP_ABOVE if max_regions is None else max_regions):
             try:                        # the timeout (an active budget) only stops the walk
                 for r in joint_regions([net], domain=self.dom, budget=walk_budget, state=state,
                                        seed=seed, multipliers=False):

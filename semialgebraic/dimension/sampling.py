@@ -634,7 +634,7 @@ def batch_simplex(net: Network, bases, dom=None, missing: list | None = None) ->
     return out
 
 
-def _patterns(net, pts, chunk: int = 512) -> list:
+def _patterns(net, pts, chunk: int = 128) -> list:
     """Exact activation patterns (-1/0/1) of many inputs: one FLINT product per layer and chunk
     of *chunk* inputs (a budget check between chunks: one product of 50 000 points of R^784 ran
     past ``dim --timeout 20`` by minutes, session 39)."""

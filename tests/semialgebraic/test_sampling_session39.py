@@ -53,3 +53,18 @@ def test_exact_points_caps_the_simplex_points(monkeypatch):
     assert len(out) == 4 + 2 * 3
     monkeypatch.setattr(sampling, "SIMPLEX_POINTS", 4096)
     assert len(sampling._exact_points(net, None, U, [0, 1, 2, 3], pool=1)) == 4 + 3 * 3
+
+
+def test_no_walk_above_the_first_layer_bound(monkeypatch):
+    """Without --max-regions, dim does not walk when the first layer alone may cut the domain
+    into more than WALK_SKIP_ABOVE regions (2^512 for a 784-512-512-10 net, whose walk took 30 %
+    of the budget and found no region); the answer stays a certified interval around the value."""
+    from semialgebraic.dimension import functional as F
+    from semialgebraic.dimension import functional_dimension
+    net = Network.from_rows([[[1, -2], [3, 1], [-1, -1]], [[1, 1, -1], [2, -1, 1]], [[1, 1]]],
+                            [[0, -1, 1], [1, 0], [0]])
+    walked = functional_dimension(net, domain=(-1, 1))
+    monkeypatch.setattr(F, "WALK_SKIP_ABOVE", 0)
+    skipped = functional_dimension(net, domain=(-1, 1), timeout=30)
+    assert walked.exact
+    assert skipped.lower <= walked.value <= skipped.upper
