@@ -133,7 +133,8 @@ class Ring:
             terms[(0,) * self.nvars] = to_q(constant)
         return self.from_dict(terms)
 
-    def parse(self, text: str) -> "Polynomial":
+    def parse(self, text: str, max_degree: int | None = None,
+              max_terms: int | None = None) -> "Polynomial":
         """Parse a polynomial written with this ring's names, ``+ - * / ^ **``, parentheses and
         exact numbers (``3``, ``3/4``, ``0.125``, ``1e-3``).
 
@@ -148,8 +149,17 @@ class Ring:
         Traceback (most recent call last):
             ...
         algebra.exceptions.InputError: cannot parse polynomial 'x*z': unknown symbol at 'z'
+
+        *max_degree*, *max_terms* (a checker reading a certificate): refuse, before computing it, a
+        product or power of higher total degree, or whose number of terms could pass *max_terms*
+        (``(x + y + …)^400`` was expanded in one FLINT call that no budget stops: session 39).
+
+        >>> R.parse("(x + y)^400", max_degree=8)
+        Traceback (most recent call last):
+            ...
+        algebra.exceptions.InputError: cannot parse polynomial '(x + y)^400': a power of degree 400 (more than 8)
         """
-        return _Parser(self, text).parse()
+        return _Parser(self, text, max_degree, max_terms).parse()
 
     def __repr__(self) -> str:
         shown = ", ".join(self.names[:4]) + (", …" if self.nvars > 4 else "")
@@ -382,9 +392,29 @@ class _Parser:
     """Recursive descent: expr := term (± term)*; term := unary ((*|/) unary | implicit)*;
     unary := ± unary | power; power := atom ((^|**) integer)?; atom := number | name | (expr)."""
 
-    def __init__(self, ring: Ring, text: str):
+    def __init__(self, ring: Ring, text: str, max_degree=None, max_terms=None):
         self.ring, self.text, self.i = ring, text, 0
         self.names = sorted(ring.names, key=len, reverse=True)
+        self.max_degree, self.max_terms = max_degree, max_terms
+
+    def _product(self, p: Polynomial, q: Polynomial) -> Polynomial:
+        if self.max_degree is not None and p.total_degree() + q.total_degree() > self.max_degree:
+            self.fail(f"a product of degree {p.total_degree() + q.total_degree()} (more than "
+                      f"{self.max_degree})")
+        if self.max_terms is not None and len(p._rep) * len(q._rep) > self.max_terms:
+            self.fail(f"a product of up to {len(p._rep) * len(q._rep)} terms (more than "
+                      f"{self.max_terms})")
+        return p * q
+
+    def _power(self, p: Polynomial, e: int) -> Polynomial:
+        if not p.is_constant() and self.max_degree is not None and p.total_degree() * e > self.max_degree:
+            self.fail(f"a power of degree {p.total_degree() * e} (more than {self.max_degree})")
+        if (not p.is_constant() and self.max_terms is not None and e > 1
+                and len(p._rep) ** min(e, 64) > self.max_terms):
+            self.fail(f"a power of a {len(p._rep)}-term polynomial (more than {self.max_terms} terms)")
+        if p.is_constant() and self.max_degree is not None and e > 4096:
+            self.fail(f"a constant to the power {e}")
+        return p ** e
 
     def fail(self, why: str):
         raise InputError(f"cannot parse polynomial {self.text!r}: {why}")
@@ -418,7 +448,7 @@ class _Parser:
             c = self.peek()
             if c == "*" and not self.text.startswith("**", self.i):
                 self.i += 1
-                p = p * self.unary()
+                p = self._product(p, self.unary())
             elif c == "/":
                 self.i += 1
                 q = self.unary()
@@ -426,7 +456,7 @@ class _Parser:
                     self.fail("division by a non-constant or zero")
                 p = p / q.constant_value()
             elif c == "(" or (c and self._name_here() is not None):
-                p = p * self.power()          # implicit product: 2x, 3(x + 1), x y
+                p = self._product(p, self.power())   # implicit product: 2x, 3(x + 1), x y
             else:
                 return p
 
@@ -448,7 +478,7 @@ class _Parser:
             if not m:
                 self.fail("exponent must be a non-negative integer")
             self.i = m.end()
-            p = p ** int(m.group())
+            p = self._power(p, int(m.group()))
         return p
 
     def _name_here(self):

@@ -55,6 +55,12 @@ from algebra.rationals import Q
 
 __all__ = ["check"]
 
+LAW_MAX_DEGREE = 8
+"""A listed law of higher total degree is malformed (the decider's laws have degree 1 or 2)."""
+
+LAW_MAX_TERMS = 10 ** 6
+"""A product or power in a law that could have more terms than this is malformed."""
+
 
 def check(cert: dict) -> tuple[bool, str]:
     check_header(cert, "conservation_laws")
@@ -268,8 +274,9 @@ def _laws(data, net) -> list:
         if not isinstance(law, dict) or set(law) != {"name", "polynomial"} or not all(
                 isinstance(v, str) for v in law.values()):
             raise InputError(f"certificate[laws][{k}] must hold the strings 'name' and 'polynomial'")
-        try:
-            h = R.parse(law["polynomial"])
+        try:            # (laws of ReLU nets have degree <= 2: a (...)^400 forged law ran out of
+                        # memory inside one FLINT call, session 39 forge audit F1)
+            h = R.parse(law["polynomial"], max_degree=LAW_MAX_DEGREE, max_terms=LAW_MAX_TERMS)
         except Exception as exc:          # the parser's own error: malformed
             raise InputError(f"certificate[laws][{k}]: {exc}") from None
         out.append((law["name"], h))

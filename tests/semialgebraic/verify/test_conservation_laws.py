@@ -146,3 +146,17 @@ def test_a_live_parameter_claimed_frozen_is_rejected():
     m["laws"][k]["polynomial"] = "W1[1,0]"                           # neuron 1 is alive
     ok, why = verify(m)
     assert not ok and "law frozen W1[0,0] is not conserved" in why
+
+
+def test_a_law_of_huge_degree_is_malformed_before_it_is_expanded():
+    """A forged law (W1[0,0] + b1[0] + …)^400 ran out of memory inside one FLINT call, past any
+    --timeout (s39 forge audit F1): laws past degree 8, or products that could pass 10^6 terms,
+    are refused while parsing."""
+    net = load("algebra/examples/t10_two_linear.json")
+    _, cert = _certified(net, [r.pattern for r in regions(net)])
+    s = "(W1[0,0] + b1[0] + W2[0,0] + W2[1,0] + b2[0])"
+    for poly in (s + "^400", "*".join([s] * 9), "2^99999999 * W1[0,0]"):
+        forged = copy.deepcopy(cert)
+        forged["laws"].append({"name": "x", "polynomial": poly})
+        with pytest.raises(InputError, match="more than 8|to the power"):
+            verify(forged)
