@@ -272,7 +272,7 @@ def identifiability_text(v, prefix: str = "") -> str:
         if reason.startswith(lead):
             reason = reason[len(lead):]
             break
-    head = f"{word} {_UP_TO}" if v.answer is not None else word
+    head = f"{word} {_UP_TO}" if v.answer is not None and v.method != "affine" else word
     return f"{prefix}{head}: {reason}" if reason else f"{prefix}{head}"
 
 
@@ -591,6 +591,12 @@ def fiber_in_time(net: Network, seconds: float | None, timeout: float | None, *,
 def cmd_fiber(args) -> int:
     budget = Budget(timeout=args.timeout)          # loading NET counts too
     net = load_network(args.net, parameters=True)
+    if net.depth == 1:      # (exit 2 "error" before: s39 forge audit F3)
+        emit(args, {"kind": "no hidden layer", "dimension": 0, "fiber_dimension": 0,
+                    "number_of_components": 1, "number_of_orbits": 1},
+             "fiber dimension: 0 (no hidden layer: x -> W x + b determines W and b, so the "
+             "fiber is the point itself)")
+        return 0
     try:
         with phase("the fiber"):
             F, stop = fiber_in_time(net, budget.remaining(), args.timeout, orthant=args.orthant,

@@ -217,6 +217,10 @@ def test_no_hidden_layer_is_identifiable_with_a_certificate(run, tmp_path):
     d = _json.loads(out)
     assert code == 0 and d["symmetries"] == [] and d["identifiable"]["answer"] is True
     assert d["fiber_dimension"] == 0
+    code, out, _ = run("identify", case)
+    assert code == 0 and out.startswith("identifiable: no hidden layer")
+    code, out, _ = run("fiber", case, "--json")              # (exit 2 "error" before)
+    assert code == 0 and _json.loads(out)["fiber_dimension"] == 0
 
 
 def test_the_affine_claim_on_a_network_with_hidden_layers_is_broken():
