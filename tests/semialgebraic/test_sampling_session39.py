@@ -63,8 +63,9 @@ def test_no_walk_above_the_first_layer_bound(monkeypatch):
     from semialgebraic.dimension import functional_dimension
     net = Network.from_rows([[[1, -2], [3, 1], [-1, -1]], [[1, 1, -1], [2, -1, 1]], [[1, 1]]],
                             [[0, -1, 1], [1, 0], [0]])
-    walked = functional_dimension(net, domain=(-1, 1))
+    walked = functional_dimension(net, domain=(-1, 1), max_regions=None)   # (as the CLI calls it)
     monkeypatch.setattr(F, "WALK_SKIP_ABOVE", 0)
-    skipped = functional_dimension(net, domain=(-1, 1), timeout=30)
-    assert walked.exact
+    skipped = functional_dimension(net, domain=(-1, 1), max_regions=None, timeout=30)
+    assert walked.exact and walked.work["regions_walked"] > 0
+    assert skipped.work["regions_walked"] == 0
     assert skipped.lower <= walked.value <= skipped.upper
