@@ -49,7 +49,7 @@ def _weight_matrix(w, l: int) -> QMatrix:
         if len(shape) != 2:
             raise InputError(f"W{l} must be 2-D (out, in), got shape {tuple(shape)}",
                              where=f"layer {l}")
-        return QMatrix.from_rows([list(r) for r in w], ncols=int(shape[1]))
+        return QMatrix.from_rows(w, ncols=int(shape[1]))
     if not isinstance(w, (list, tuple)) or any(
             isinstance(r, (str, bytes)) or not hasattr(r, "__iter__") or getattr(r, "ndim", 1) != 1
             for r in w):
