@@ -393,6 +393,7 @@ far less)."""
 
 def _decide(a, b, dom, method, budget, progress, samples=32, check=True) -> Verdict:
     hyps: list[Hypothesis] = list(reader_hypotheses(a, b))     # BatchNorm roundings of the readers
+    random_done = False
     if method == "auto" and samples > 0 and max(a.n_parameters, b.n_parameters) > PRE_REFUTE_PARAMETERS:
         # large pairs: the random points first, before a fast path's exact canonical forms (a
         # 768-3072-768 block against its float16 copy: refuted in ~3 s, the shallow path
@@ -401,13 +402,15 @@ def _decide(a, b, dom, method, budget, progress, samples=32, check=True) -> Verd
                            refute_only=True)
         if v.answer is False or budget.exhausted():
             return v
+        random_done = True          # (the general method below does not draw them again)
     if method in ("auto", "shallow", "bottleneck"):
         fast = _fast_path(a, b, dom, method, hyps, check, budget)
         if fast is not None:
             return fast
         if method != "auto":
             return Verdict(None, method, f"the {method} method does not apply", tuple(hyps))
-    return general_method(a, b, dom, budget, progress, tuple(hyps), samples, check)
+    return general_method(a, b, dom, budget, progress, tuple(hyps), samples, check,
+                          random_done=random_done)
 
 
 def _fast_path(a, b, dom, method, hyps, check=True, budget=None) -> Verdict | None:

@@ -68,7 +68,7 @@ _DEAD_COVER_REGIONS = 256   # at most this many regions per dead_cover attempt
 
 
 def general_method(a, b, dom, budget, progress, hyps, samples=32, check=True,
-                   refute_only: bool = False) -> Verdict:
+                   refute_only: bool = False, random_done: bool = False) -> Verdict:
     """The general method on the normalised domain *dom* (steps 1-5 of the module docstring).
 
     *hyps*: the hypotheses recorded so far (fast paths tried); *samples*: random points of the
@@ -78,11 +78,13 @@ def general_method(a, b, dom, budget, progress, hyps, samples=32, check=True,
     :func:`checkpoint` while the budget's timeout is active; its region count is the walk's).
     Ctrl-C before the walk propagates (``batch`` stops on it rather than record an item).
     *refute_only*: the random points alone, a verdict with answer None when they do not separate
-    the networks (the dispatcher's first step on large pairs).
+    the networks (the dispatcher's first step on large pairs); *random_done*: those points were
+    tried already (by that first step), so they are not drawn again.
     """
     try:
         with budget.timer().active(), phase("the general method: refutation, reduction, regions"):
-            return _general(a, b, dom, budget, progress, hyps, samples, check, refute_only)
+            return _general(a, b, dom, budget, progress, hyps, samples, check, refute_only,
+                            random_done)
     except BudgetExhausted:
         budget.interrupt()
         return Verdict(None, "general", f"undecided: {budget.reason} before the walk; 0 regions "
@@ -90,13 +92,14 @@ def general_method(a, b, dom, budget, progress, hyps, samples=32, check=True,
                        {"regions_checked": 0, "complete": False})
 
 
-def _general(a, b, dom, budget, progress, hyps, samples, check, refute_only=False) -> Verdict:
+def _general(a, b, dom, budget, progress, hyps, samples, check, refute_only=False,
+             random_done=False) -> Verdict:
     _checked = partial(_checked_if, check=check, budget=budget)
     domj = domain_spec(dom)
     bounds = dom.sides() if isinstance(dom, Domain) else []     # a proved bounding box (sets.tighten)
     details: dict = {"regions_checked": 0}
     x = None
-    if samples > 0:                    # first, before any simplification: refuted pairs are cheap
+    if samples > 0 and not random_done:   # first, before any simplification: refuted pairs are cheap
         x = refute_random(a, b, dom, samples, 0, suspects=True)
     if x is not None:
         x = shorter_point(a, b, x, dom)

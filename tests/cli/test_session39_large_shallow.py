@@ -233,3 +233,25 @@ def test_the_affine_claim_on_a_network_with_hidden_layers_is_broken():
     forged = {**cert, "network": NET.to_dict()}
     assert verify(forged)[0] is False
     assert CLAIMS["identifiability_hypotheses"][3] == cert["claim"]
+
+
+def test_large_deep_pair_draws_the_random_points_once(monkeypatch):
+    """A large pair that no fast path takes met the same random points twice: the dispatcher's
+    first step, then the general method's own refutation (session 40). Now once, and the
+    general method still decides it (here a permuted copy: reduction merges every neuron)."""
+    from semialgebraic.equivalence import dispatch, general
+    calls = []
+    real = general.refute_random
+    monkeypatch.setattr(general, "refute_random", lambda *a, **k: calls.append(1) or real(*a, **k))
+    monkeypatch.setattr(dispatch, "PRE_REFUTE_PARAMETERS", 10)
+    a = Network.from_rows([[[1, 2], [3, -1], [-2, 1]], [[1, -1, 2], [2, 1, 1]], [[1, -3]]],
+                          [[0, 1, -1], [1, 0], [2]])
+    b = Network.from_rows([[[3, -1], [1, 2], [-2, 1]], [[-1, 1, 2], [1, 2, 1]], [[1, -3]]],
+                          [[1, 0, -1], [1, 0], [2]])
+    v = dispatch.equivalent(a, b)
+    assert v.answer is True and v.method == "general" and len(calls) == 1
+    calls.clear()
+    c = Network.from_rows([[[3, -1], [1, 2], [-2, 1]], [[-1, 1, 2], [1, 2, 1]], [[1, -2]]],
+                          [[1, 0, -1], [1, 0], [2]])
+    w = dispatch.equivalent(a, c)
+    assert w.answer is False and "cheap refutation" in w.reason and len(calls) == 1
