@@ -50,6 +50,7 @@ SCHEMA_VERSIONS: dict[str, int] = {
     "functional_dimension_sandwich": 1,
     "one_hidden_layer_dimension": 1,
     "conservation_laws": 1,
+    "symmetry_report": 1,
 }
 
 HEADER_KEYS = ("format", "type", "schema_version", "netfibers_version")
@@ -80,6 +81,7 @@ SCHEMA_KEYS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
     "one_hidden_layer_dimension": (("claim", "network", "domain", "value"), ("evidence",)),
     "conservation_laws": (("claim", "network", "samples", "laws", "prime", "lower", "upper",
                            "brackets"), ()),
+    "symmetry_report": (("claim", "network", "domain", "copies", "identifiability"), ()),
 }
 
 # type -> the claims a certificate of that type may state (the checker decides which one fits)
@@ -120,6 +122,9 @@ CLAIMS: dict[str, tuple[str, ...]] = {
     "conservation_laws": ("lower <= number of independent conservation laws of gradient flow near "
                           "theta for the gradient fields of these samples <= upper "
                           "(three-layer-fibers R23-R26)",),
+    "symmetry_report": ("every listed parameter computes the network's function on the domain "
+                        "(those claimed outside its S1 + S2 orbit are outside it), and the "
+                        "identifiability certificate, when given, holds",),
 }
 
 # the two competitor classes of an ``absorption`` certificate (skip-absorption R1 and R19)

@@ -32,6 +32,7 @@ type                               builder                                      
 ``functional_dimension_sandwich``  :func:`functional_dimension_sandwich_certificate`  ``verify/functional_dimension_sandwich.py``  1     network; box and half-spaces; ``functional_dimension`` certificates at inputs inside (lower) and on the box (upper) (R37)
 ``one_hidden_layer_dimension``     :func:`one_hidden_layer_dimension_certificate`     ``verify/one_hidden_layer_dimension.py``     1     network (one hidden layer); domain (a box cut by half-spaces: with an interior point and the neurons' evidence); value N - kernel, the hypotheses of R38/R39 re-checked
 ``conservation_laws``              :func:`conservation_laws_certificate`              ``verify/conservation_laws.py``              1     network; samples (patterns, points); laws (polynomials, identities re-derived); prime; jet brackets; [lower, upper] (R23-R26)
+``symmetry_report``                :func:`symmetry_report_certificate`                ``verify/symmetry_report.py``                1     network; the listed copies / component representatives, each a ``symmetry_path`` or ``region_cover`` from it; identify's certificate
 =================================  =================================================  ===========================================  ====  ==========================================================
 
 ``CERTIFICATE_TYPES`` holds the same table as data (checked against the checkers and the schema
@@ -61,6 +62,7 @@ from .one_hidden_layer_dimension import one_hidden_layer_dimension_certificate
 from .on_box import on_box_certificate
 from .region_cover import region_cover_certificate
 from .symmetry_path import symmetry_path_certificate
+from .symmetry_report import symmetry_report_certificate
 
 __all__ = ["CERTIFICATE_FORMAT", "CERTIFICATE_TYPES", "SCHEMA_VERSIONS", "header", "jsonable",
            "require_valid", "valid_within",
@@ -70,7 +72,7 @@ __all__ = ["CERTIFICATE_FORMAT", "CERTIFICATE_TYPES", "SCHEMA_VERSIONS", "header
            "non_localizability_certificate", "absorbing_blocks_certificate", "bab_cover_certificate",
            "bab_recession_certificate", "on_box_certificate", "functional_dimension_sandwich_certificate",
            "one_hidden_layer_dimension_certificate", "conservation_laws_certificate",
-           "affine_identifiability_certificate"]
+           "affine_identifiability_certificate", "symmetry_report_certificate"]
 
 # type -> (builder, checker module under semialgebraic.verify, one-line content)
 CERTIFICATE_TYPES = {
@@ -106,6 +108,9 @@ CERTIFICATE_TYPES = {
     "conservation_laws": (conservation_laws_certificate, "conservation_laws",
                           "the number of conservation laws of gradient flow near theta lies in "
                           "[lower, upper] (R23-R26)"),
+    "symmetry_report": (symmetry_report_certificate, "symmetry_report",
+                        "the parameters symmetries/fiber list compute the network's function; "
+                        "identify's certificate"),
 }
 
 

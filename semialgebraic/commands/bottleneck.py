@@ -116,7 +116,8 @@ def register(sub, parent) -> None:
                            exits=["0  computed", "3  non-generic input, the dimension only "
                                   "bounded (an interval), or --timeout reached"],
                            examples=["netfibers fiber algebra/examples/masked_bottleneck.json",
-                                     "netfibers fiber net.json --latex"]))
+                                     "netfibers fiber net.json --latex",
+                                     "netfibers fiber net.json --certificate cert.json"]))
     p.add_argument("net", metavar="NET")
     p.add_argument("--orthant", action="store_true",
                    help="one hidden layer: the fiber on the closed orthant")
@@ -124,6 +125,9 @@ def register(sub, parent) -> None:
     p.add_argument("--full", action="store_true",
                    help="list every component and every equality and inequality (the text shows "
                         "the first 12 of each; --json always has them all)")
+    p.add_argument("--certificate", metavar="FILE",
+                   help="write a symmetry_report certificate: each listed component's "
+                        "representative with a proof that it computes NET's function")
     p.add_argument("--timeout", type=float, metavar="SECONDS",
                    help="stop after SECONDS with a partial result (exit 3)")
     p.set_defaults(func=cmd_fiber)
@@ -145,9 +149,14 @@ def register(sub, parent) -> None:
                            exits=["0  computed", "3  non-generic input, or --timeout reached",
                                   "2  input error"],
                            examples=["netfibers symmetries algebra/examples/masked_bottleneck.json",
-                                     "netfibers symmetries net.json --graphml graph.graphml"]))
+                                     "netfibers symmetries net.json --graphml graph.graphml",
+                                     "netfibers symmetries net.json --certificate cert.json"]))
     p.add_argument("net", metavar="NET")
     p.add_argument("--graphml", metavar="FILE", help="write the symmetry graph as GraphML")
+    p.add_argument("--certificate", metavar="FILE",
+                   help="write a symmetry_report certificate: every listed component's "
+                        "representative or symmetric copy with a proof that it computes NET's "
+                        "function, and identify's certificate (one hidden layer, deeper nets)")
     p.add_argument("--timeout", type=float, metavar="SECONDS",
                    help="stop after SECONDS with a partial result (exit 3)")
     p.set_defaults(func=cmd_symmetries)
@@ -483,16 +492,43 @@ def _symmetries_shallow(args, net: Network, budget: Budget) -> int:
     if args.graphml:
         write_graphml(F.graph, args.graphml)
         text.append(f"GraphML written to {args.graphml}")
+
+    def make():
+        from .report_certificate import component_copies
+        certs, reps, _ = component_copies(net, F, budget=budget)
+        return certs, reps, v.certificate
+    line, data["certificate"] = _report_certificate(args, net, budget, make)
+    if line:
+        text.append(line)
+    else:
+        data.pop("certificate")
     if display.text_needs_note(text, args.exact):
         text.append(display.EXACT_NOTE)
     emit(args, data, "\n".join(text))
-    return 0
+    return 0 if data.get("certificate", True) else 3
 
 
 def _stop_why(exc, args) -> str:
     """Why a command stopped: Ctrl-C, or its ``--timeout`` (a :class:`Timeout` *exc*)."""
     return ("interrupted (Ctrl-C)" if not isinstance(exc, Timeout) else
             f"timeout of {args.timeout:g} s reached")
+
+
+def _report_certificate(args, net: Network, budget: Budget, make, *, orthant: bool = False):
+    """``--certificate``: *make()* gives ``(copies, total, identifiability)`` (in the time
+    *budget* has left), then the ``symmetry_report`` certificate is written and re-checked;
+    ``(the line the report adds, the path written or None)``; (None, None) without the
+    option."""
+    if not getattr(args, "certificate", None):
+        return None, None
+    from .report_certificate import write_report_certificate
+    try:
+        with deadline(budget.remaining()), phase("the certificate (the listed parameters)"):
+            copies, total, ident = make()
+    except (Timeout, KeyboardInterrupt) as exc:
+        return f"{_stop_why(exc, args)} making the certificate; no certificate written", None
+    return write_report_certificate(net, copies, args.certificate, budget, identifiability=ident,
+                                    orthant=orthant, total=total), args.certificate
 
 
 def _type_runs(types) -> str:
@@ -527,10 +563,14 @@ def _symmetries_deep(args, net: Network, budget: Budget) -> int:
                 f"identifiable: yes ({why})", "fiber: the point itself (dimension 0)"]
         if getattr(args, "graphml", None):
             text.append("no GraphML written: no hidden layer, no symmetry graph")
-        emit(args, {"kind": "no hidden layer", "widths": list(net.widths), "symmetries": [],
-                    "facts": [], "identifiable": {"answer": True, "reason": why},
-                    "dimension": 0, "fiber_dimension": 0}, "\n".join(text))
-        return 0
+        data = {"kind": "no hidden layer", "widths": list(net.widths), "symmetries": [],
+                "facts": [], "identifiable": {"answer": True, "reason": why},
+                "dimension": 0, "fiber_dimension": 0}
+
+        def make():
+            from ..certificates import affine_identifiability_certificate
+            return [], None, affine_identifiability_certificate(net)
+        return _emit_with_certificate(args, net, budget, make, data, text)
     try:
         with deadline(budget.remaining()), phase("symmetry steps (planted copies)"):
             facts = symmetry_facts_deep(net, budget)
@@ -560,8 +600,33 @@ def _symmetries_deep(args, net: Network, budget: Budget) -> int:
     if getattr(args, "graphml", None):
         text.append("no GraphML written: the symmetry graph is built for one hidden layer and "
                     "three-layer bottlenecks only")
+
+    def make():
+        from algebra.symmetries import apply_path, path_from_json
+        from .report_certificate import copy_certificate
+        certs, ident = [], None
+        for f in facts:
+            steps = path_from_json(f["steps"])
+            cert = copy_certificate(net, apply_path(net, steps), steps,
+                                    outside=f["beyond_s1_s2"], budget=budget)
+            if cert is not None:
+                certs.append(cert)
+                if ident is None and f["beyond_s1_s2"]:
+                    ident = cert            # identify's certificate: the first copy outside
+        return certs, len(facts), ident
+    return _emit_with_certificate(args, net, budget, make, data, text)
+
+
+def _emit_with_certificate(args, net, budget, make, data, text, code: int = 0,
+                           orthant: bool = False) -> int:
+    """Emit the report with ``--certificate``'s line (:func:`_report_certificate`) and JSON key
+    ``certificate`` (the path, or None when none was written: exit 3); *code* otherwise."""
+    line, path = _report_certificate(args, net, budget, make, orthant=orthant)
+    if line:
+        text = [*text, line]
+        data["certificate"] = path
     emit(args, data, "\n".join(text))
-    return 0
+    return code if not line or path else 3
 
 
 def fiber_in_time(net: Network, seconds: float | None, timeout: float | None, *,
@@ -592,11 +657,15 @@ def cmd_fiber(args) -> int:
     budget = Budget(timeout=args.timeout)          # loading NET counts too
     net = load_network(args.net, parameters=True)
     if net.depth == 1:      # (exit 2 "error" before: s39 forge audit F3)
-        emit(args, {"kind": "no hidden layer", "dimension": 0, "fiber_dimension": 0,
-                    "number_of_components": 1, "number_of_orbits": 1},
-             "fiber dimension: 0 (no hidden layer: x -> W x + b determines W and b, so the "
-             "fiber is the point itself)")
-        return 0
+        def make():
+            from ..certificates import affine_identifiability_certificate
+            return [], None, (None if args.orthant else affine_identifiability_certificate(net))
+        return _emit_with_certificate(
+            args, net, budget, make, {"kind": "no hidden layer", "dimension": 0,
+                                      "fiber_dimension": 0, "number_of_components": 1,
+                                      "number_of_orbits": 1},
+            ["fiber dimension: 0 (no hidden layer: x -> W x + b determines W and b, so the "
+             "fiber is the point itself)"], orthant=args.orthant)
     try:
         with phase("the fiber"):
             F, stop = fiber_in_time(net, budget.remaining(), args.timeout, orthant=args.orthant,
@@ -608,19 +677,26 @@ def cmd_fiber(args) -> int:
                     "lists the fibers of one hidden layer and of three-layer bottlenecks (n1 <= d) "
                     f"({exc}); `netfibers dim` gives the fiber's dimension near these weights, "
                     "`netfibers symmetries` the symmetries they show")
+        if args.certificate:
+            text += "\nno certificate written: no listing"
         emit(args, {"dimension": None, "reason": text}, text)
         return 3
     if stop is not None:
         why, partial = stop
         emit(args, {"dimension": partial.pop("dimension", None), "complete": False,
-                    "reason": why, **partial}, f"{why}; no fiber computed")
+                    "reason": why, **partial}, f"{why}; no fiber computed"
+             + ("; no certificate written" if args.certificate else ""))
         return 3
     # an interval for the dimension is a partial answer, as `dim`'s (the structure audit: exit 0
     # with "between 6 and 7")
     code = 0 if F.dimension.exact else 3
+    def make():
+        from .report_certificate import component_copies
+        certs, reps, _ = component_copies(net, F, orthant=args.orthant, budget=budget)
+        return certs, reps, None
     if args.latex and not args.json:
-        print(F.to_latex())
-        return code
+        return _emit_with_certificate(args, net, budget, make, {}, [F.to_latex()], code,
+                                      orthant=args.orthant)
     # only the form printed is rendered: a fiber's thousands of equalities take seconds to write
     # (digits 64-32-10: 3 050 polynomials, 2.5 s a form, the fiber itself 0.9 s)
     data = F.to_json() if args.json else {}
@@ -628,8 +704,9 @@ def cmd_fiber(args) -> int:
         data["fiber_dimension"] = data.get("dimension")     # (of the largest stratum)
         if data.get("jacobian_dimension") is not None:     # `dim`'s value: near θ (an audit,
             data["fiber_dimension_at_theta"] = data["jacobian_dimension"]   # session 37)
-    emit(args, data, "" if args.json else fiber_text(F, args.exact, args.full))
-    return code
+    return _emit_with_certificate(args, net, budget, make, data,
+                                  [] if args.json else [fiber_text(F, args.exact, args.full)],
+                                  code, orthant=args.orthant)
 
 
 def cmd_symmetries(args) -> int:
@@ -687,5 +764,15 @@ def cmd_symmetries(args) -> int:
         data["graphml"] = None      # exit 2 "error" and no report)
     if display.text_needs_note(text, args.exact):
         text.append(display.EXACT_NOTE)
-    emit(args, data, "\n".join(text))
-    return 0 if s.is_generic else 3
+    if not s.is_generic:
+        if args.certificate:
+            text.append("no certificate written: non-generic input (no listing)")
+            data["certificate"] = None
+        emit(args, data, "\n".join(text))
+        return 3
+
+    def make():
+        from .report_certificate import component_copies
+        certs, reps, _ = component_copies(net, F, budget=budget)
+        return certs, reps, None
+    return _emit_with_certificate(args, net, budget, make, data, text)

@@ -40,6 +40,7 @@ CHECKERS = {
     "functional_dimension_sandwich": "functional_dimension_sandwich",
     "one_hidden_layer_dimension": "one_hidden_layer_dimension",
     "conservation_laws": "conservation_laws",
+    "symmetry_report": "symmetry_report",
 }
 
 

@@ -47,7 +47,7 @@ def _of_type(certs, kind):
 
 # -- one table ----------------------------------------------------------------------------------
 def test_one_table_of_seven_types():
-    assert len(KINDS) == 16         # seven + bab_bound (issue 15) + non_localizability, absorbing_blocks (issue 18) + bab_cover (issue 19) + bab_recession, on_box, functional_dimension_sandwich, one_hidden_layer_dimension (issue 15) + conservation_laws (session 39)
+    assert len(KINDS) == 17         # seven + bab_bound (issue 15) + non_localizability, absorbing_blocks (issue 18) + bab_cover (issue 19) + bab_recession, on_box, functional_dimension_sandwich, one_hidden_layer_dimension (issue 15) + conservation_laws (session 39) + symmetry_report (session 40)
     assert sorted(CERTIFICATE_TYPES) == sorted(CHECKERS) == sorted(SCHEMA_KEYS) == sorted(CLAIMS) == KINDS
     for kind, (builder, checker, line) in CERTIFICATE_TYPES.items():
         assert CHECKERS[kind] == checker and line

@@ -240,7 +240,25 @@ def _conservation():
     return _json(conservation_laws_certificate(net, res))
 
 
-BUILDERS = {"conservation_laws": _conservation, "one_hidden_layer_dimension": _one_layer, "one_hidden_layer_dimension_cut": _one_layer_cut, "functional_dimension_sandwich": _sandwich, "bab_bound": _bab_bound, "bab_bound_reduced": _bab_bound_reduced, "on_box": _on_box, "counterexample_box": _counterexample_box, "bab_cover": _bab_cover, "counterexample": _counterexample, "symmetry_path": _symmetry_path,
+def _report(name, ident):
+    """``symmetries --certificate``'s report on a bundled example: its components'
+    representatives (a flip set / an S7 sign flip: their own steps) and, with *ident*, the
+    identifiability certificate (one hidden layer: a flipped copy outside the orbit)."""
+    from algebra.io import load
+    from semialgebraic import fiber
+    from semialgebraic.certificates import symmetry_report_certificate
+    from semialgebraic.commands.report_certificate import component_copies
+    from semialgebraic.shallow.identifiability import identifiability_shallow
+    net = load(f"algebra/examples/{name}.json")
+    copies, reps, left = component_copies(net, fiber(net))
+    assert len(copies) == reps == 2 and left == 0
+    inner = identifiability_shallow(net).certificate if ident else None
+    return _json(symmetry_report_certificate(net, copies, identifiability=inner))
+
+
+BUILDERS = {"symmetry_report": lambda: _report("shallow_flip_set", True),
+            "symmetry_report_bottleneck": lambda: _report("masked_bottleneck", False),
+            "conservation_laws": _conservation, "one_hidden_layer_dimension": _one_layer, "one_hidden_layer_dimension_cut": _one_layer_cut, "functional_dimension_sandwich": _sandwich, "bab_bound": _bab_bound, "bab_bound_reduced": _bab_bound_reduced, "on_box": _on_box, "counterexample_box": _counterexample_box, "bab_cover": _bab_cover, "counterexample": _counterexample, "symmetry_path": _symmetry_path,
             "region_cover": _region_cover, "absorption": _absorption,
             "absorption_no": _absorption_no, "identifiability_hypotheses": _identifiability,
             "functional_dimension": _fd, "exercise": _exercise,
@@ -468,7 +486,28 @@ def _oracle_conservation(c) -> bool:
     return c["lower"] <= res.lower and res.upper <= c["upper"]
 
 
-ORACLES = {"conservation_laws": _oracle_conservation, "one_hidden_layer_dimension": _oracle_one_layer, "one_hidden_layer_dimension_cut": _oracle_one_layer, "functional_dimension_sandwich": _oracle_sandwich, "bab_bound": _oracle_bab, "bab_bound_reduced": _oracle_bab, "on_box": _oracle_on_box, "counterexample_box": _oracle_counterexample, "bab_cover": _oracle_bab, "counterexample": _oracle_counterexample, "symmetry_path": _same_function,
+def _oracle_report(c) -> bool:
+    """Every copy's b computes the network's function (the decider, on the report's domain) and
+    is outside the orbit when it says so (one hidden layer: the decider's orbit key); the
+    identifiability part agrees with the decider re-run."""
+    from semialgebraic.shallow.identifiability import identifiability_shallow, orbit_key
+    net = network_from_dict(c["network"])
+    dom = "orthant" if c["domain"] == {"orthant": True} else None
+    for cp in c["copies"]:
+        b = network_from_dict(cp["b"])
+        if b.signature != net.signature or equivalent(net, b, domain=dom, verify=False).answer is not True:
+            return False
+        if cp.get("claim") == CLAIMS["symmetry_path"][2] and (net.depth != 2 or orbit_key(b) == orbit_key(net)):
+            return False
+    inner = c["identifiability"]
+    if inner is not None:
+        v = identifiability_shallow(net, verify=False) if net.depth == 2 else identifiability(net, verify=False)
+        return v.answer is (inner["type"] == "identifiability_hypotheses")
+    return True
+
+
+ORACLES = {"symmetry_report": _oracle_report, "symmetry_report_bottleneck": _oracle_report,
+           "conservation_laws": _oracle_conservation, "one_hidden_layer_dimension": _oracle_one_layer, "one_hidden_layer_dimension_cut": _oracle_one_layer, "functional_dimension_sandwich": _oracle_sandwich, "bab_bound": _oracle_bab, "bab_bound_reduced": _oracle_bab, "on_box": _oracle_on_box, "counterexample_box": _oracle_counterexample, "bab_cover": _oracle_bab, "counterexample": _oracle_counterexample, "symmetry_path": _same_function,
            "region_cover": _same_function, "absorption": _oracle_absorption,
            "absorption_no": _oracle_absorption, "identifiability_hypotheses": _oracle_identifiability,
            "functional_dimension": _oracle_fd, "exercise": _oracle_exercise,
