@@ -254,6 +254,12 @@ def fiber_bottleneck(net: Network, *, jacobian: bool | None = None,
             partial = True
             continue
         at = rep if rep is not None else net
+        if rep is not None and not pool and rep != net:
+            why = _unlike_theta(net, P, rep)
+            if why:                 # (s40 fiber audit F1: an S5 flip of the rows that a masked
+                notes.append(f"component {lab}: its representative {why}; left out")  # column
+                partial = True      # masks was listed with θ's masking signs, points outside
+                continue            # the fiber satisfying them)
         cdim = dim
         if pool:                                 # R16c: R17 at the stratum's own point
             cdim = dimension_formula(at)
@@ -570,6 +576,20 @@ def _labelled_strata(P, comps) -> int:
     from math import factorial
     return sum(factorial(P.n1) * factorial(P.n2) // (factorial(c.label["linear"])
                                                       * factorial(c.label["dead"])) for c in comps)
+
+
+def _unlike_theta(net: Network, P, rep: Network) -> str | None:
+    """Why a component's representative *rep* does not have θ's generic structure (its
+    masked column, G0-G8), so that the component's system — written with θ's masked column and
+    sign conditions — would not describe it; None when it does.  (A flip set of the rows a
+    masked column masks negates them: the column no longer masks them, and the flipped point
+    fails G8: session 40 fiber audit F1.)"""
+    istar, other = masking_column(P.R2), masking_column(Parts.of(rep).R2)
+    if other != istar:
+        return (f"has no masked first-layer column (θ's column {istar} is masked)" if other is None
+                else f"masks first-layer column {other} (θ: {'none' if istar is None else istar})")
+    bad = next((h for h in genericity(rep) if not h.holds), None)
+    return None if bad is None else f"is not generic ({bad.name})"
 
 
 def _representative(net: Network, lab: dict) -> Network | None:

@@ -29,3 +29,56 @@ def test_hex_digests_are_not_number_exponents(tmp_path, capsys):
     code = main(["verify", str(c)])
     err = capsys.readouterr().err
     assert "exponents add up" not in err and code in (0, 1)
+
+
+F3 = [([["4/5", "-5/6", "7/5"], ["-5/7", "8", "-3/2"]], ["3/2", "5/2"]),
+      ([["3/4", "-2/5"], ["3/4", "-2/5"]], ["-1", "-9/2"]),
+      ([["-1/3", "1/3"], ["-2/3", "2/3"]], ["-2/5", "-1"])]
+
+
+def test_flip_set_of_masked_rows_is_not_listed_with_the_masking_signs():
+    """A 3-2-2-2 bottleneck (G0-G8 hold) whose two rows of [W2 | b2] both have column 0's
+    masking pattern and form a flip set (V_0 = -V_1): the S5-flip components were listed with
+    θ's masking sign conditions (W2[0,0] > 0, b2[0] < 0), which their own representatives
+    violate, and a point satisfying them all computes another function (fiber audit F1).
+    Now those components are left out, said, the listing partial."""
+    from semialgebraic import fiber
+    net = Network.from_rows([w for w, _ in F3], [b for _, b in F3])
+    F = fiber(net)
+    assert F.partial and F.number_of_components == 8
+    assert sorted(str(c.label) for c in F.components) == [
+        "{'flips': [], 's7': [1], 's8': False}", "{'flips': [], 's7': [], 's8': False}"]
+    assert sum("its representative has no masked first-layer column" in n for n in F.notes) == 2
+    for c in F.components:
+        assert c.contains(c.representative)
+    # the auditor's point: θ with W3 negated and b3 moved satisfies the old component's system
+    P = Network.from_rows([w for w, _ in F3[:2]] + [[["1/3", "-1/3"], ["2/3", "-2/3"]]],
+                          [b for _, b in F3[:2]] + [["-47/30", "-10/3"]])
+    assert net([1, 0, 0]) != P([1, 0, 0])
+    assert not any(c.contains(P) for c in F.components) and F.contains(P) is False
+
+
+def test_listed_components_contain_their_representatives():
+    """Every listed bottleneck component's system holds at its own representative (examples and
+    random nets with planted masked columns and flip sets)."""
+    import glob
+    from algebra.io import load
+    from semialgebraic import fiber
+    from semialgebraic.exceptions import NonGenericError
+    seen = 0
+    for path in sorted(glob.glob("algebra/examples/*.json")):
+        try:
+            net = load(path)
+        except Exception:
+            continue
+        if not isinstance(net, Network) or net.depth != 3 or net.widths[1] > net.n_inputs:
+            continue
+        try:
+            F = fiber(net)
+        except NonGenericError:
+            continue
+        for c in F.components:
+            if c.representative is not None:
+                assert c.contains(c.representative), (path, c.label)
+                seen += 1
+    assert seen >= 10
