@@ -132,7 +132,7 @@ def analysis_bottleneck(net: Network, *, seed: int = 1, data: dict | None = None
               f"generators: {', '.join(fj['symmetries'])}",
               f"symmetry graph: {F.graph.number_of_nodes()} component(s) up to permutation, "
               f"{F.graph.number_of_edges()} discrete edge(s); topological components "
-              f"{display.number(F.number_of_components, exact)}, orbits {F.number_of_orbits}"]
+              f"{display.number(F.number_of_components, exact)}, orbits {display.number(F.number_of_orbits)}"]
     data["fiber"] = fj
     at = getattr(F, "at_theta", None)
     fj["dimension_at_theta"] = at
@@ -434,7 +434,10 @@ def cmd_analyze(args) -> int:
 
 
 def _plural(n: int, word: str) -> str:
-    """``1 orbit``, ``8 components``, ``≈5.5054e48 components`` (a long count as a decimal)."""
+    """``1 orbit``, ``8 components``, ``≈5.5054e48 components`` (a long count as a decimal);
+    a count left open: ``a number of components not determined``."""
+    if n is None:
+        return f"a number of {word}s not determined"
     return f"{display.numbers([n])} {word}{'' if n == 1 else 's'}"
 
 

@@ -747,7 +747,7 @@ def cmd_symmetries(args) -> int:
         text.append(f"symmetries: {', '.join(data['symmetries'])}")
         text.append(f"symmetry graph: {G.number_of_nodes()} node(s), {G.number_of_edges()} "
                     f"edge(s); components {display.number(F.number_of_components, args.exact)}, orbits "
-                    f"{F.number_of_orbits}, dimension {F.dimension.words()}")
+                    f"{display.number(F.number_of_orbits)}, dimension {F.dimension.words()}")
         for n, d in G.nodes(data=True):
             text.append(f"  node {n} {component_label(d['label'])}: generator span rank {d['generator_rank']}")
         for u, v, d in G.edges(data=True):

@@ -83,7 +83,15 @@ def is_small(value) -> bool:
 
 
 def number(value, exact: bool = False) -> str:
-    """One rational for a person: exact when small or when *exact*, else ``≈ 1.2230e-4``."""
+    """One rational for a person: exact when small or when *exact*, else ``≈ 1.2230e-4``;
+    None (a count the budget or the theory left open) is "not determined" (`symmetries` of a
+    bottleneck with more switching rows than it enumerates crashed on it: s40 fiber audit F2).
+
+    >>> number(None), number(3)
+    ('not determined', '3')
+    """
+    if value is None:
+        return "not determined"
     q = to_q(value)
     if exact or is_small(q):
         return q_str(q)

@@ -50,8 +50,12 @@ def fiber_html(F) -> str:
                    for c in F.components[:20])
     notes = "".join(f"<li><i>{_esc(n)}</i></li>" for n in F.notes)
     return (f"<p><b>fiber</b> of a network with widths {'-'.join(map(str, F.net.widths))}: "
-            f"dimension {_esc(F.dimension.words())}, {_esc(F.number_of_components)} component(s), "
-            f"{_esc(F.number_of_orbits)} orbit(s)</p><ul>{rows}{notes}</ul>")
+            f"dimension {_esc(F.dimension.words())}, {_esc(_count(F.number_of_components))} "
+            f"component(s), {_esc(_count(F.number_of_orbits))} orbit(s)</p><ul>{rows}{notes}</ul>")
+
+
+def _count(n) -> str:
+    return "not determined" if n is None else str(n)
 
 
 def fiber_latex(F) -> str | None:

@@ -82,3 +82,17 @@ def test_listed_components_contain_their_representatives():
                 assert c.contains(c.representative), (path, c.label)
                 seen += 1
     assert seen >= 10
+
+
+def test_a_count_left_open_is_said_not_determined(run):
+    """A generic 2-2-10-1 bottleneck with nine switching rows and a linear row: `fiber` says the
+    number of components is not determined; `symmetries` crashed on it as "input error" (exit 2,
+    no file named: fiber audit F2)."""
+    from pathlib import Path
+    case = Path(__file__).resolve().parents[1] / "cases" / "count_open_2_2_10_1.json"
+    code, out, err = run("symmetries", case)
+    assert code == 0 and err == "" and "components not determined, orbits 1, dimension 13" in out
+    code, out, _ = run("analyze", case)
+    assert code == 0 and "a number of components not determined and 1 orbit" in out
+    code, out, _ = run("fiber", case)
+    assert code == 0 and "number of components: not determined" in out
