@@ -471,8 +471,9 @@ def summary_bottleneck(net: Network, data: dict, bundled: bool = False) -> list[
             why.append(f"first-layer neuron {st['masked']} is masked (its kink never shows in the "
                        "output), so its bias can shift (S6)")
         if st.get("s7_applies"):
-            why.append("a single second-layer neuron is live, so first-layer neurons can flip "
-                       "sign (S7)")
+            why.append("the live second-layer rows weigh the masked neuron and another "
+                       "first-layer neuron in one ratio (or a single row is live), so first-layer "
+                       "neurons can flip sign (S7)")
         if st.get("s8_applies"):
             why.append("the two sides of the only first-layer kink can swap (S8)")
         if ident.get("answer") is True:
