@@ -37,7 +37,7 @@ F3 = [([["4/5", "-5/6", "7/5"], ["-5/7", "8", "-3/2"]], ["3/2", "5/2"]),
 
 
 def test_flip_set_of_masked_rows_is_not_listed_with_the_masking_signs():
-    """A 3-2-2-2 bottleneck (G0-G8 hold) whose two rows of [W2 | b2] both have column 0's
+    """A 3-2-2-2 bottleneck (generic) whose two rows of [W2 | b2] both have column 0's
     masking pattern and form a flip set (V_0 = -V_1): the S5-flip components were listed with
     θ's masking sign conditions (W2[0,0] > 0, b2[0] < 0), which their own representatives
     violate, and a point satisfying them all computes another function (fiber audit F1).
