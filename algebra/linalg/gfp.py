@@ -61,7 +61,7 @@ __all__ = ["PRIME", "PRIMES_24", "PRIME_31", "PRIME_61", "is_prime", "prime_for"
            "residues", "nmod_rank", "nmod_rref", "nmod_left_kernel_vector", "rank_lower_bound", "exact_rank",
            "rank_mod_p", "echelon_mod_p", "rref_mod_p", "kernel_mod_p", "shrink_kernel_mod_p",
            "shrink_kernel_free_mod_p", "kernel_rows_mod_p", "shrink_kernel_rows_mod_p", "expand_kernel",
-           "matmul_mod_p",
+           "matmul_mod_p", "product_is_zero", "word_primes",
            "inverse_mod_p", "reduce_mod_p", "kernel_free_mod_p", "residues_array", "sparse_rank_mod_p", "SparseEchelon",
            "peel_columns", "pivot_columns",
            "BlockSpan"]
@@ -771,6 +771,79 @@ def shrink_kernel_rows_mod_p(P, free, piv, R, p: int, check=None):
 MATMUL_ROWS = 512
 """Rows of A per product in :func:`matmul_mod_p` when a *check* is given (a bounded piece of
 work between two checks: 512 x 4 801 times 4 801 x 4 801 is ~2e10 operations)."""
+
+
+_WORD_PRIMES: list[int] = []
+
+
+def word_primes(count: int) -> list[int]:
+    """The *count* largest primes below 2^61 (FLINT ``nmod_mat``'s word size), largest first.
+
+    >>> word_primes(2) == [PRIME_61, word_primes(2)[1]] and is_prime(word_primes(2)[1])
+    True
+    """
+    cand = (_WORD_PRIMES[-1] - 2) if _WORD_PRIMES else PRIME_61
+    while len(_WORD_PRIMES) < count:
+        if is_prime(cand):
+            _WORD_PRIMES.append(cand)
+        cand -= 2
+    return _WORD_PRIMES[:count]
+
+
+PRODUCT_PRIMES_MAX = 96
+"""The most word primes :func:`product_is_zero` multiplies modulo (about 5 800 bits of entries);
+past it, the exact product over Q decides."""
+
+
+def product_is_zero(L: QMatrix, R: QMatrix, check=None) -> bool:
+    """Whether ``L @ R`` is the zero matrix, exactly.
+
+    With ``L = N_L / δ_L`` and ``R = N_R / δ_R`` (integer numerators over common denominators),
+    ``L @ R = 0`` iff the integer matrix ``X = N_L @ N_R`` is 0.  Every entry of X has
+    ``|X_ij| <= k max|N_L| max|N_R| =: B`` (k the inner dimension), so ``X ≡ 0`` modulo primes
+    whose product exceeds B forces ``X = 0`` (the Chinese remainder theorem); a non-zero residue
+    modulo any prime proves ``X ≠ 0``.  The products modulo word primes are FLINT ``nmod_mat``
+    products, one per prime (*check*, if given, is called between them and may raise); a bound
+    needing more than :data:`PRODUCT_PRIMES_MAX` primes falls back to the product over Q, in
+    blocks of rows.  (A 256-1024-256 canonical path's linear refactor compares two 256 x 256
+    linear maps of 2 048 neurons: minutes over Q, seconds this way; session 40.)
+
+    >>> L = QMatrix.from_rows([[1, "1/2"], [2, 1], ["-1/3", "-1/6"]])
+    >>> product_is_zero(L, QMatrix.from_rows([[1, 0], [-2, 0]]))
+    True
+    >>> product_is_zero(L, QMatrix.from_rows([[1, 0], [-2, "1e-30"]]))
+    False
+    """
+    if L.ncols != R.nrows:
+        raise ValueError(f"cannot multiply {L.shape} by {R.shape}")
+    if L.nrows == 0 or R.ncols == 0 or L.ncols == 0:
+        return True
+    NL, _ = L.numer_denom()
+    NR, _ = R.numer_denom()
+    bits = (max((abs(int(x)) for x in NL.entries()), default=0).bit_length()
+            + max((abs(int(x)) for x in NR.entries()), default=0).bit_length()
+            + L.ncols.bit_length() + 1)
+    primes, total = [], 0
+    for p in word_primes(PRODUCT_PRIMES_MAX):
+        if total > bits:
+            break
+        primes.append(p)
+        total += p.bit_length() - 1                  # (p >= 2^(bitlen - 1))
+    if total <= bits:                                # too many primes: the product over Q
+        step = max(1, 2_000_000 // max(1, L.ncols * R.ncols))
+        rows = L.to_rows()
+        for k in range(0, len(rows), step):
+            if check is not None:
+                check()
+            if not (QMatrix.from_rows(rows[k:k + step], ncols=L.ncols) @ R).is_zero():
+                return False
+        return True
+    for p in primes:
+        if check is not None:
+            check()
+        if any(int(x) for x in (nmod_mat(NL, p) * nmod_mat(NR, p)).entries()):
+            return False
+    return True
 
 
 def matmul_mod_p(A, B, p: int, chunk: int = 4096, check=None):

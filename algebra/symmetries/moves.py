@@ -19,8 +19,9 @@ from ..exceptions import InputError
 from ..rationals import q_json, to_q
 from .step import Step, register_step
 from .elementary import Composite, Permute
-from .neurons import (ZERO, _dense, _domain, _int, _ints, _km, _layer_ok, _num, _nums, _orthant_ok,
-                      _removable, affine_contribution, hidden_neurons, with_hidden_neurons)
+from .neurons import (ZERO, _domain, _int, _ints, _km, _layer_ok, _num, _nums, _orthant_ok,
+                      _removable, affine_parts, hidden_neurons, same_linear_part,
+                      with_hidden_neurons)
 
 __all__ = ["Regroup", "LinearRefactor", "RemoveNeuron", "InsertNeuron", "FlipSet"]
 
@@ -128,20 +129,28 @@ class LinearRefactor(_Replace):
             if not ok:
                 return ok, why
         neurons, c = parts
-        old = affine_contribution([neurons[i] for i in self.indices], orthant=orthant)
+        old = affine_parts([neurons[i] for i in self.indices], orthant=orthant)
         if old is None:
             return False, "the removed neurons do not form an affine map (some kink does not cancel)"
-        new = affine_contribution(list(self.new), orthant=orthant)
+        new = affine_parts(list(self.new), orthant=orthant)
         if new is None:
             return False, "the new neurons do not form an affine map (some kink does not cancel)"
         m, d = len(c), net.widths[self.layer]     # not from the neurons: the layer may be empty
-        A_old, c_old = _dense(old, d, m)
-        A_new, c_new = _dense(new, d, m)
-        if A_old != A_new:
+        if not same_linear_part(old[0], new[0], d, m):   # (exact, without forming both m x d maps)
             return False, "the linear parts differ"
+        c_old, c_new = (_constant(part, m) for part in (old, new))
         if [a - b for a, b in zip(c_old, c_new)] != list(self._dc(m)):
             return False, "bias_change does not equal the difference of the constants"
         return True, "both neuron sets compute the same affine map" + (" on the orthant" if orthant else "")
+
+
+def _constant(part, m):
+    """The constant of an affine map ``(full, c)`` of :func:`affine_parts`: ``c + Σ_full v b``."""
+    full, c = part
+    c = list(c) if c else [ZERO] * m
+    for _, b, v in full:
+        c = [ci + vi * b for ci, vi in zip(c, v)]
+    return c
 
 
 @register_step
