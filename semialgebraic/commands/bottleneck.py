@@ -217,16 +217,16 @@ def fiber_text(F, exact: bool = False, full: bool = False) -> str:
             lines.append(f"... and {len(F.components) - cap} more "
                          f"{'strata' if strata is not None else 'components'} (--full or --json lists them)")
             break
-        cj = c.to_json()
-        cd = cj.get("dimension_detail") or {}
-        shown = (cj.get("dimension") if cj.get("dimension") is not None or not cd else
-                 f"between {cd.get('lower')} and {cd.get('upper')}")
+        cdim = c.dimension
+        shown = (cdim.value if cdim.value is not None else
+                 f"between {cdim.lower} and {cdim.upper}")
         lines.append(f"{'stratum' if strata is not None else 'component'} {k} "
-                     f"{component_label(cj.get('label', ''))}: dimension {shown}")
-        eqs = [f"    {display.in_text(str(e), exact)} = 0" for e in cj.get("equalities", [])[:cap]]
-        ins = [f"    {display.in_text(str(q), exact)}" for q in cj.get("inequalities", [])[:cap]]
+                     f"{component_label(c.label if c.label is not None else '')}: dimension {shown}")
+        eq_text, in_text, n_eq, n_in = c.text_rows(cap)     # (only the rows shown are rendered)
+        eqs = [f"    {display.in_text(e, exact)} = 0" for e in eq_text]
+        ins = [f"    {display.in_text(q, exact)}" for q in in_text]
         lines += eqs + ins
-        more = len(cj.get("equalities", [])) - len(eqs), len(cj.get("inequalities", [])) - len(ins)
+        more = n_eq - len(eqs), n_in - len(ins)
         if any(more):
             hidden += 1
             lines.append(f"    ... and {more[0]} more equalities, {more[1]} more inequalities")

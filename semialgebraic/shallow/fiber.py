@@ -166,6 +166,14 @@ class ShallowFiberComponent:
     def sample(self):
         return self.representative.parameters()
 
+    def text_rows(self, cap: int | None = None) -> tuple[list, list, int, int]:
+        """The first *cap* equalities and inequalities as text, and how many of each there are
+        (only what is shown is rendered: a 10-560-3 fiber rendered its 4 233 equalities past
+        `fiber --timeout 5`; session 40 fiber audit)."""
+        ins = [(q, ">") for q in self.positive] + [(r, ">=") for r in self.nonnegative]
+        return ([str(p) for p in self.equalities[:cap]], [f"{q} {op} 0" for q, op in ins[:cap]],
+                len(self.equalities), len(ins))
+
     def to_json(self) -> dict:
         return jsonable({"label": self.label, "dimension": self._dim.value,
                          "dimension_detail": self._dim.to_json(),

@@ -96,3 +96,34 @@ def test_a_count_left_open_is_said_not_determined(run):
     assert code == 0 and "a number of components not determined and 1 orbit" in out
     code, out, _ = run("fiber", case)
     assert code == 0 and "number of components: not determined" in out
+
+
+def test_polynomials_of_large_rings_print_by_flint_and_read_back():
+    """Rings past RENDER_BY_FLINT_ABOVE variables print by FLINT's writer (a 10-560-3 fiber's
+    JSON took 35 s to text at `--timeout 5`: fiber audit): every printed polynomial reads back
+    as itself, mixed degrees included."""
+    import random
+    from algebra.polynomials import RENDER_BY_FLINT_ABOVE, Ring
+    names = [f"W1[{i},{j}]" for i in range(40) for j in range(15)] + ["b3[0]"]
+    assert len(names) > RENDER_BY_FLINT_ABOVE
+    R = Ring(names)
+    g = R.gens() if hasattr(R, "gens") else [R.gen(n) for n in names]
+    rng = random.Random(3)
+    for _ in range(20):
+        p = R.parse("0")
+        for _ in range(rng.randint(1, 6)):
+            t = R.parse(f"{rng.randint(-9, 9)}/{rng.randint(1, 9)}")
+            for _ in range(rng.randint(0, 3)):
+                t = t * g[rng.randrange(len(names))]
+            p = p + t
+        assert R.parse(str(p)) == p
+
+
+def test_fiber_text_renders_only_the_rows_it_shows():
+    from semialgebraic import fiber
+    net = Network.from_rows([[[1, 2, 3], [2, -1, 1], [-1, 1, 2], [3, 1, -2]],
+                             [[1, -2, 1, 3], [2, 1, -1, 1]]], [[1, 0, -1, 2], [0, 1]])
+    c = fiber(net).components[0]
+    eqs, ins, n_eq, n_in = c.text_rows(2)
+    assert len(eqs) == 2 and n_eq > 2 and n_eq == len(c.equalities)
+    assert eqs == [str(p) for p in c.equalities[:2]]
