@@ -184,6 +184,13 @@ def fiber_text(F, exact: bool = False, full: bool = False) -> str:
     dim = F.dimension
     lines = [f"fiber dimension: {dim.value}" if dim.exact else
              f"fiber dimension: {dim.words()} ({dim.reason})"]
+    from ..shallow.fiber import ShallowFiber
+    if isinstance(F, ShallowFiber) and F.number_of_components is None:
+        # one hidden layer with spare neurons: θ's strata only (another point of the fiber may
+        # lie in a larger stratum: s40 fiber audit)
+        lines[0] = (lines[0].replace("fiber dimension:", "fiber dimension near this network:")
+                    + " (its own stratum; spare neurons give the fiber other strata, possibly of "
+                    "larger dimension, not listed)")
     fd = getattr(F, "fibdim", None)
     if fd is not None:
         lines.append(f"exact Jacobian rank check (FIBDIM, R22): {fd}" + (
@@ -704,6 +711,8 @@ def cmd_fiber(args) -> int:
         data["fiber_dimension"] = data.get("dimension")     # (of the largest stratum)
         if data.get("jacobian_dimension") is not None:     # `dim`'s value: near θ (an audit,
             data["fiber_dimension_at_theta"] = data["jacobian_dimension"]   # session 37)
+        elif data.get("dimension_at_theta") is not None:  # one hidden layer (s40 fiber audit)
+            data["fiber_dimension_at_theta"] = data["dimension_at_theta"]
     return _emit_with_certificate(args, net, budget, make, data,
                                   [] if args.json else [fiber_text(F, args.exact, args.full)],
                                   code, orthant=args.orthant)

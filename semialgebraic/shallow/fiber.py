@@ -250,6 +250,13 @@ class ShallowFiber:
                          "components": [c.to_json() for c in self.components],
                          "symmetries": self.details.get("symmetries", []),
                          "notes": self.notes,
+                         # the components listed are θ's strata only when spare neurons leave the
+                         # count open: the dimension is then that of θ's stratum, and another
+                         # point of the fiber may lie in a larger one (σ(x) + σ(−x) + σ(x − 1):
+                         # 3 here, 4 at 2σ(x) + σ(1 − x) − 1 with a zero-output row; s40 audit)
+                         "listing": "complete" if self.number_of_components is not None else
+                         "strata of theta",
+                         "dimension_at_theta": self.dimension.value,
                          **{k: v for k, v in self.details.items() if k != "symmetries"}})
 
     def to_latex(self) -> str:

@@ -29,7 +29,7 @@ def test_fiber_of_an_all_zero_net_is_readable(run, tmp_path):
     p.write_text(json.dumps(ALL_ZERO.to_dict()))
     code, out, err = run("fiber", str(p))
     assert code == 3 and err == ""          # an interval: a partial answer (exit 3), as dim's
-    assert "fiber dimension: between 9 and 12" in out and "number of components: not determined" in out
+    assert "fiber dimension near this network: between 9 and 12" in out and "number of components: not determined" in out
     assert "Dimension(" not in out and "dimension None" not in out
 
 
@@ -86,7 +86,7 @@ def test_fiber_with_an_interval_for_its_dimension_exits_3(run, tmp_path):
                              "layers": [{"weight": [[-2], [0], [2]], "bias": [2, 2, 3]},
                                         {"weight": [[-1, -1, -3], [-1, 3, 3]], "bias": [1, -1]}]}))
     code, out, _ = run("fiber", str(p), "--orthant")
-    assert code == 3 and "fiber dimension: between 6 and 7" in out
+    assert code == 3 and "fiber dimension near this network: between 6 and 7" in out
     code, out, _ = run("fiber", "algebra/examples/masked_bottleneck.json")
     assert code == 0 and "fiber dimension: between" not in out
 

@@ -127,3 +127,23 @@ def test_fiber_text_renders_only_the_rows_it_shows():
     eqs, ins, n_eq, n_in = c.text_rows(2)
     assert len(eqs) == 2 and n_eq > 2 and n_eq == len(c.equalities)
     assert eqs == [str(p) for p in c.equalities[:2]]
+
+
+def test_one_hidden_layer_fiber_with_spare_neurons_says_near_this_network(run, tmp_path):
+    """σ(x) + σ(−x) + σ(x − 1) and 2σ(x) + σ(1 − x) − 1 (a zero-output row) compute one function;
+    `fiber` printed "fiber dimension: 3" and "4" (θ's stratum each): it now says "near this
+    network", JSON listing "strata of theta" and fiber_dimension_at_theta (fiber audit)."""
+    def net(w, b, v, c):
+        p = tmp_path / f"n{len(list(tmp_path.iterdir()))}.json"
+        p.write_text(json.dumps({"format": "netfibers.network", "version": 1, "activation": "relu",
+                                 "layers": [{"weight": [[x] for x in w], "bias": b},
+                                            {"weight": [v], "bias": [c]}]}))
+        return p
+    a, b = net([1, -1, 1], [0, 0, -1], [1, 1, 1], 0), net([1, -1, 5], [0, 1, 3], [2, 1, 0], -1)
+    assert run("equiv", a, b)[0] == 0
+    for p, dim in ((a, 3), (b, 4)):
+        code, out, _ = run("fiber", p)
+        assert out.startswith(f"fiber dimension near this network: {dim} (its own stratum")
+        code, out, _ = run("fiber", p, "--json")
+        d = json.loads(out)
+        assert d["listing"] == "strata of theta" and d["fiber_dimension_at_theta"] == dim

@@ -64,7 +64,7 @@ def test_deep_and_affine_reports(run, tmp_path):
         code, out, _ = run("verify", path, aff)
         assert code == 0 and "identifiable: no hidden layer" in out
     code, out, _ = run("fiber", EX / "shallow_flip_set.json", "--orthant", "--certificate", path)
-    assert code == 3 and "fiber dimension: between 3 and 10" in out    # (an interval: exit 3)
+    assert code == 3 and "fiber dimension near this network: between 3 and 10" in out   # exit 3
     code, out, _ = run("verify", path)
     assert code == 0 and "on the closed orthant" in out
 
