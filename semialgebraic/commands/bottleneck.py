@@ -673,6 +673,17 @@ def cmd_fiber(args) -> int:
                                       "number_of_orbits": 1},
             ["fiber dimension: 0 (no hidden layer: x -> W x + b determines W and b, so the "
              "fiber is the point itself)"], orthant=args.orthant)
+    if net.depth > 3 or (net.depth == 3 and args.orthant):
+        # no listing for these, as for n1 > d (exit 3), not an input error (exit 2 before: the
+        # s40 fiber audit)
+        text = (f"{args.net}: no exact fiber listing for widths {'-'.join(map(str, net.widths))}"
+                f"{' on the orthant' if args.orthant else ''}: `fiber` lists the fibers of one "
+                "hidden layer (R^d or the orthant) and of three-layer bottlenecks (n1 <= d, on "
+                "R^d); `netfibers dim` gives the fiber's dimension near these weights, `netfibers "
+                "symmetries` the symmetries they show"
+                + ("\nno certificate written: no listing" if args.certificate else ""))
+        emit(args, {"dimension": None, "reason": text}, text)
+        return 3
     try:
         with phase("the fiber"):
             F, stop = fiber_in_time(net, budget.remaining(), args.timeout, orthant=args.orthant,
