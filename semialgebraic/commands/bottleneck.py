@@ -113,8 +113,10 @@ def register(sub, parent) -> None:
                            "semi-algebraic set in the parameters, with its dimension (by the "
                            "formula R17 and, on small inputs, by the exact Jacobian rank R22) "
                            "and the numbers of components and orbits.",
-                           exits=["0  computed", "3  non-generic input, the dimension only "
-                                  "bounded (an interval), or --timeout reached"],
+                           exits=["0  computed", "3  non-generic input, no listing for these "
+                                  "widths (more hidden layers, n1 > d, a bottleneck on the "
+                                  "orthant), the dimension only bounded (an interval), or "
+                                  "--timeout reached"],
                            examples=["netfibers fiber algebra/examples/masked_bottleneck.json",
                                      "netfibers fiber net.json --latex",
                                      "netfibers fiber net.json --certificate cert.json"]))
