@@ -359,6 +359,8 @@ def fiber_shallow(net: Network, *, orthant: bool = False, systems: bool | None =
             symmetries.append("S4")
     details["symmetries"] = symmetries
     flip_sets, irredundant = _flip_sets(net, cf, orthant, types, notes)
+    if any(flip_sets):                  # (the JSON said S1, S2 only: s40 fiber audit)
+        symmetries.append("flip sets")
     comps = []
     for S in flip_sets:
         rep = _flipped_representative(net, cf, S, orthant)
