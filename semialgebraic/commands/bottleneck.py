@@ -502,19 +502,14 @@ def _symmetries_shallow(args, net: Network, budget: Budget) -> int:
         write_graphml(F.graph, args.graphml)
         text.append(f"GraphML written to {args.graphml}")
 
+    if display.text_needs_note(text, args.exact):
+        text.append(display.EXACT_NOTE)
+
     def make():
         from .report_certificate import component_copies
         certs, reps, _ = component_copies(net, F, budget=budget)
         return certs, reps, v.certificate
-    line, data["certificate"] = _report_certificate(args, net, budget, make)
-    if line:
-        text.append(line)
-    else:
-        data.pop("certificate")
-    if display.text_needs_note(text, args.exact):
-        text.append(display.EXACT_NOTE)
-    emit(args, data, "\n".join(text))
-    return 0 if data.get("certificate", True) else 3
+    return _emit_with_certificate(args, net, budget, make, data, text)
 
 
 def _stop_why(exc, args) -> str:
