@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from algebra.linalg import QMatrix
-from algebra.linalg.gfp import PRIME_31, rank_lower_bound
+from algebra.linalg.gfp import PRIME_31, exact_rank, rank_lower_bound
 from algebra.network import Network
 from algebra.rationals import q_str
 from algebra.symmetries.bottleneck import masking_column, s7_flippable
@@ -152,6 +152,24 @@ def genericity(net: Network, trace: Trace | None = None) -> tuple[Hypothesis, ..
     return _genericity(net, trace)
 
 
+def _rank_deficiency(W1):
+    """``(rank of W1, a row dependency or None)`` once W1's rank mod p fell short of its rows.
+    Zero rows (dead neurons with no incoming weight) first: the rank is that of the other rows,
+    full when their rank mod p is, and the dependency a unit vector — a 514 x 784 W1 with two
+    zero rows went to one exact FLINT rank over Q that no --timeout stops (s40 equivbig audit
+    F3, a 784-512-512-10 pair); otherwise the exact rank and a null vector over Q."""
+    rows = W1.to_rows()
+    zero = [i for i, row in enumerate(rows) if all(x == 0 for x in row)]
+    rest = [row for row in rows if any(x != 0 for x in row)]
+    if zero:
+        sub = QMatrix.from_rows(rest, ncols=W1.ncols) if rest else None
+        r = 0 if sub is None else (len(rest) if rank_lower_bound(sub, PRIME_31) == len(rest)
+                                   else exact_rank(sub))
+        return r, [1 if i == zero[0] else 0 for i in range(W1.nrows)]
+    r = exact_rank(W1)
+    return r, (list(W1.T.nullspace().row_at(0)) if r < W1.nrows else None)
+
+
 _G_NAMES = ("G0 two hidden layers, n1 <= d", "G1 rank W1 = n1", "G2 no zero entry in [W2 | b2]",
             "G3 no zero column of W3", "G4 rows of [W1 | b1] pairwise non-proportional",
             "G5 rows of [W2 | b2] pairwise non-proportional", "G6 rank Gamma = min(n_L, n1, m)",
@@ -172,11 +190,12 @@ def _genericity(net: Network, trace: Trace | None) -> tuple[Hypothesis, ...]:
     P = Parts.of(net)
     if trace is not None:
         trace.n1 = n1
-    r = n1 if rank_lower_bound(P.W1, PRIME_31) == n1 else P.W1.rank()
+    r, dependency = n1, None
+    if rank_lower_bound(P.W1, PRIME_31) != n1:
+        r, dependency = _rank_deficiency(P.W1)
     if r != n1:
-        null = P.W1.T.nullspace()
         out.append(Hypothesis(names[1], False, {"rank": r, "n1": n1,
-                                                "row_dependency": list(null.row_at(0))}))
+                                                "row_dependency": dependency}))
         return tuple(out + [Hypothesis(n, None) for n in names[2:]])
     out.append(Hypothesis(names[1], True))
     zero = next(((j, k) for j, row in enumerate(P.R2) for k, x in enumerate(row) if x == 0), None)

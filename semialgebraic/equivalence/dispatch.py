@@ -404,7 +404,7 @@ def _decide(a, b, dom, method, budget, progress, samples=32, check=True) -> Verd
             return v
         random_done = True          # (the general method below does not draw them again)
     if method in ("auto", "shallow", "bottleneck"):
-        fast = _fast_path(a, b, dom, method, hyps, check, budget)
+        fast = _fast_path(a, b, dom, method, hyps, check, budget, search=not random_done)
         if fast is not None:
             return fast
         if method != "auto":
@@ -413,7 +413,8 @@ def _decide(a, b, dom, method, budget, progress, samples=32, check=True) -> Verd
                           random_done=random_done)
 
 
-def _fast_path(a, b, dom, method, hyps, check=True, budget=None) -> Verdict | None:
+def _fast_path(a, b, dom, method, hyps, check=True, budget=None,
+               search: bool = True) -> Verdict | None:
     shallow_ok = a.depth == 2 and b.depth == 2
     bott_ok = (a.depth == 3 and b.depth == 3 and a.widths[1] <= a.n_inputs
                and b.widths[1] <= b.n_inputs)
@@ -432,7 +433,8 @@ def _fast_path(a, b, dom, method, hyps, check=True, budget=None) -> Verdict | No
         hyps.append(Hypothesis("two hidden layers with n1 <= d each", bott_ok,
                                [list(a.widths), list(b.widths)]))
         if bott_ok and dom is None:
-            v = _run_fast(equivalent_bottleneck, a, b, "bottleneck", hyps, check, budget)
+            v = _run_fast(partial(equivalent_bottleneck, search=search), a, b, "bottleneck",
+                          hyps, check, budget)
             if v is not None:
                 return v
     return None

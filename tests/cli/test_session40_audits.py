@@ -147,3 +147,25 @@ def test_one_hidden_layer_fiber_with_spare_neurons_says_near_this_network(run, t
         code, out, _ = run("fiber", p, "--json")
         d = json.loads(out)
         assert d["listing"] == "strata of theta" and d["fiber_dimension_at_theta"] == dim
+
+
+def test_large_non_generic_bottleneck_pair_goes_to_the_general_method(monkeypatch):
+    """784-512-512-10 against a copy with dead zero rows (equivalent): the bottleneck path's
+    exact rank of W1 and its targeted counterexample lines held --timeout 40 past 150 s; the
+    general method decides it (equivbig audit F3). Large pairs (random points already tried)
+    skip the bottleneck's counterexample search on non-generic input; W1's rank is decided by
+    zero rows / rank mod p first."""
+    from semialgebraic.bottleneck import canon
+    from semialgebraic.equivalence import dispatch
+    assert not canon._full_row_rank(Network.from_rows([[[1, 2], [0, 0]], [[1, 1]]], [[0, 0], [0]]).weights[0])
+    assert canon._full_row_rank(Network.from_rows([[[1, 2], [3, 1]], [[1, 1]]], [[0, 0], [0]]).weights[0])
+    searched = []
+    real = canon.counterexample
+    monkeypatch.setattr(canon, "counterexample", lambda *a, **k: searched.append(1) or real(*a, **k))
+    monkeypatch.setattr(dispatch, "PRE_REFUTE_PARAMETERS", 10)
+    a = Network.from_rows([[[1, 2, 0], [0, 1, -1]], [[1, -1], [2, 1]], [[1, -3]]],
+                          [[0, 1], [-1, 2], [2]])
+    b = Network.from_rows([[[1, 2, 0], [0, 1, -1], [0, 0, 0]], [[1, -1, 4], [2, 1, -3]], [[1, -3]]],
+                          [[0, 1, -1], [-1, 2], [2]])            # a dead zero row added
+    v = dispatch.equivalent(a, b)
+    assert v.answer is True and v.method == "general" and not searched
