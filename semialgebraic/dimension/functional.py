@@ -134,10 +134,11 @@ sampling only), and the sampling gets the time.  A 16-60-60-8 net on a ball of r
 [178, 604] after one batch; without it [321, 343] after four batches."""
 
 WALK_SKIP_ABOVE = 10 ** 12
-"""Without ``--max-regions``, no walk when the first layer alone may cut the domain into more
-regions than this (a 784-512-512-10 net: 2^512; its walk spent 30 % of ``dim --timeout 20`` on
-no region, and sampling got nothing; session 39).  The 8-32-32-32-1 and 5-50x6-5 benchmarks
-(~1.6 x 10^7 and ~2.3 x 10^6) still walk."""
+"""With ``max_regions=None`` (the API; the CLI and the API default to 400, where the gate is
+400), no walk when the first layer alone may cut the domain into more regions than this (a
+784-512-512-10 net: 2^512; its walk spent 30 % of a 20 s budget on no region, and sampling got
+nothing; session 39).  The 8-32-32-32-1 and 5-50x6-5 benchmarks (~1.6 x 10^7 and ~2.3 x 10^6)
+walk there."""
 
 WALK_SHARE = 0.3
 """Under a timeout, the share of the time left that the region walk may take (the inputs it
@@ -1057,8 +1058,9 @@ class _Sandwich:
             reason = f"{how} at {npts} inputs meets N - rank of the known symmetry directions"
         else:
             reason = (f"not closed: {how} at {npts} inputs gives {lower}, known symmetries give "
-                      f"<= {upper}; to close it sample more regions (--max-regions, --timeout) or "
-                      "find the missing symmetry")
+                      f"<= {upper}; to close it sample longer (--timeout, or --max-regions K, "
+                      "which walks the linear regions when the first layer cuts the domain into at "
+                      "most K) or find the missing symmetry")
             hints = _evidence_lines(net, self.evidence, self.proven, deficits)
             if hints:
                 reason += "; evidence from the sampled inputs (float guesses, unproven): " + "; ".join(hints)
