@@ -11,12 +11,13 @@ affine contributions) are shared by those steps.
 
 from __future__ import annotations
 
+import math
+
 from ..exceptions import InputError
 from ..io.native import parse_number
 from ..linalg import QMatrix
 from ..network import Network
 from ..rationals import Q, to_q
-from flint import fmpz
 
 __all__ = ["hidden_neurons", "with_hidden_neurons", "affine_contribution", "affine_parts",
            "same_linear_part", "merge_by_hyperplane",
@@ -232,9 +233,9 @@ def same_linear_part(full_a, full_b, d: int, m: int) -> bool:
     vs, ws = [], []
     for w, v in terms:
         w = [to_q(x) for x in w]
-        r = fmpz(1)
+        r = 1
         for x in w:
-            r = r.lcm(x.q) if x.q != 1 else r
+            r = math.lcm(r, int(x.q)) if x.q != 1 else r
         ws.append([x * r for x in w])
         vs.append([to_q(x) / r for x in v])
     V = QMatrix.from_rows(vs, ncols=m)
