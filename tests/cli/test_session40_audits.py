@@ -169,3 +169,26 @@ def test_large_non_generic_bottleneck_pair_goes_to_the_general_method(monkeypatc
                           [[0, 1, -1], [-1, 2], [2]])            # a dead zero row added
     v = dispatch.equivalent(a, b)
     assert v.answer is True and v.method == "general" and not searched
+
+
+def test_a_difference_at_the_origin_or_a_corner_is_found_first():
+    """b = a plus a neuron alive only within 2^-40 of the origin (on the orthant) or of the box
+    corner (1, 1): random points with short denominators missed it and the walk was left to
+    decide (deep pairs: undecided within the audit's budget; equivbig audit)."""
+    from fractions import Fraction
+    from semialgebraic.equivalence import equivalent
+    eps = Fraction(1, 2 ** 40)
+    W1, b1 = [[1, 2], [2, -1]], [1, 0]
+    W2, b2 = [[1, -1], [2, 1]], [0, 1]
+    a = Network.from_rows([W1, W2, [[1, -1]]], [b1, b2, [0]])
+    bump = Network.from_rows([W1 + [[-1, -1]], [[1, -1, 0], [2, 1, 0], [0, 0, 1]], [[1, -1, 5]]],
+                             [b1 + [eps], b2 + [0], [0]])
+    from semialgebraic.equivalence.refutation import refute_random
+    assert refute_random(a, bump, "orthant", 32, 0) == (0, 0)
+    v = equivalent(a, bump, domain="orthant")
+    assert v.answer is False and [str(x) for x in v.details["point"]] == ["0", "0"]
+    corner = Network.from_rows([W1 + [[1, 1]], [[1, -1, 0], [2, 1, 0], [0, 0, 1]], [[1, -1, 5]]],
+                               [b1 + [-2 + eps], b2 + [0], [0]])
+    assert refute_random(a, corner, (0, 1), 32, 0) == (1, 1)
+    v = equivalent(a, corner, domain=(0, 1))
+    assert v.answer is False and [str(x) for x in v.details["point"]] == ["1", "1"]
