@@ -175,8 +175,20 @@ def flip_sets(Win: QMatrix, Wout: QMatrix, *, max_nullity: int = MAX_NULLITY, bu
     rows, outs = Win.to_rows(), Wout.T.to_rows()
     cols = [[x * y for x in v for y in w] for w, v in zip(rows, outs)]
     A = QMatrix.from_rows(cols)                              # n x md, row i = vec(v_i w_i^T)
-    if n <= A.ncols and rank_lower_bound(A) == n:
+    r_low = rank_lower_bound(A)
+    if n <= A.ncols and r_low == n:
         return "none", {"kind": "independent"}
+    if n > ENUMERATE_FIRST_ABOVE and n - r_low <= ENUMERATE_FIRST_NULLITY:
+        # a few dependencies among many neurons: their 0/1 points first (the positive
+        # functional's exact LP on 500 kink matrices of dimension 630 ran > 15 min for a
+        # 210-500-3 net with one planted flip set; session 40)
+        res = find_s(Win, Wout, QMatrix.zeros(Wout.nrows, Win.ncols), max_nullity=max_nullity,
+                     budget=budget)
+        found = [sorted(S) for S in res.subsets if S]
+        if found:
+            return "found", found[0]
+        if res.complete:
+            return "none", {"kind": "enumerated", "nullity": res.nullity}
     proof = _positive_functional(A)
     if proof is not None:
         return "none", proof
@@ -201,6 +213,11 @@ _PROOF_TEXT = {"independent": "the kink matrices v_i w_i^T are linearly independ
                "positive_functional": "a linear functional is positive on every kink matrix",
                "enumerated": "every 0/1 point of their dependencies enumerated",
                "split_sums": "every subset's sum compared, as the sums of two halves"}
+
+ENUMERATE_FIRST_ABOVE, ENUMERATE_FIRST_NULLITY = 64, 8
+"""Past this many neurons, a nullity of the kink matrices of at most this (from their rank mod
+p, a lower bound: the nullity is at most n − it) is enumerated before the positive functional's
+exact LP is tried."""
 
 SPLIT_SUMS_MAX = 40
 """Most neurons whose 2^n subsets are compared as the 2^(n/2) sums of each half (a one-input

@@ -192,3 +192,25 @@ def test_a_difference_at_the_origin_or_a_corner_is_found_first():
     assert refute_random(a, corner, (0, 1), 32, 0) == (1, 1)
     v = equivalent(a, corner, domain=(0, 1))
     assert v.answer is False and [str(x) for x in v.details["point"]] == ["1", "1"]
+
+
+def test_few_dependencies_among_many_neurons_are_enumerated_before_the_lp(monkeypatch):
+    """A 30-70-3 net whose kink matrices have one dependency: the positive functional's exact LP
+    (500 neurons: > 15 min) is not tried; the 0/1 points of the dependency decide: a planted
+    flip set is found, a dependency with coefficients (1, 1, -1) is not a flip set."""
+    import random
+    from semialgebraic.shallow import identifiability as ident
+    monkeypatch.setattr(ident, "_positive_functional",
+                        lambda A: (_ for _ in ()).throw(AssertionError("the LP was tried")))
+    rng = random.Random(4)
+    d, n, m = 30, 70, 3
+    for sign, expect in ((-1, "found"), (1, "none")):
+        W1 = [[rng.randint(-9, 9) for _ in range(d)] for _ in range(n)]
+        W2 = [[rng.randint(-9, 9) for _ in range(n)] for _ in range(m)]
+        W1[2] = [sign * (x + y) for x, y in zip(W1[0], W1[1])]   # w2 = ±(w0 + w1), v equal
+        for row in W2:
+            row[1] = row[2] = row[0]
+        from algebra.linalg import QMatrix
+        kind, what = ident.flip_sets(QMatrix.from_rows(W1), QMatrix.from_rows(W2))
+        assert kind == expect
+        assert what == [0, 1, 2] if kind == "found" else what == {"kind": "enumerated", "nullity": 1}
