@@ -182,23 +182,15 @@ def flip_sets(Win: QMatrix, Wout: QMatrix, *, max_nullity: int = MAX_NULLITY, bu
         # a few dependencies among many neurons: their 0/1 points first (the positive
         # functional's exact LP on 500 kink matrices of dimension 630 ran > 15 min for a
         # 210-500-3 net with one planted flip set; session 40)
-        res = find_s(Win, Wout, QMatrix.zeros(Wout.nrows, Win.ncols), max_nullity=max_nullity,
-                     budget=budget)
-        found = [sorted(S) for S in res.subsets if S]
-        if found:
-            return "found", found[0]
-        if res.complete:
-            return "none", {"kind": "enumerated", "nullity": res.nullity}
+        answer, res = _enumerated(Win, Wout, max_nullity, budget)
+        if answer is not None:
+            return answer
     proof = _positive_functional(A)
     if proof is not None:
         return "none", proof
-    res = find_s(Win, Wout, QMatrix.zeros(Wout.nrows, Win.ncols), max_nullity=max_nullity,
-                 budget=budget)
-    found = [sorted(S) for S in res.subsets if S]
-    if found:
-        return "found", found[0]
-    if res.complete:
-        return "none", {"kind": "enumerated", "nullity": res.nullity}
+    answer, res = _enumerated(Win, Wout, max_nullity, budget)
+    if answer is not None:
+        return answer
     if n <= SPLIT_SUMS_MAX:                # every subset, as sums of two halves
         S = split_sums(cols)
         return ("found", S) if S else ("none", {"kind": "split_sums"})
@@ -207,6 +199,19 @@ def flip_sets(Win: QMatrix, Wout: QMatrix, *, max_nullity: int = MAX_NULLITY, bu
         return "found", S
     return "undecided", (f"{res.reason}; more than {SPLIT_SUMS_MAX} neurons for the sums of two "
                          f"halves (and no flip set among {WINDOWS} windows of {WINDOW} neurons)")
+
+
+def _enumerated(Win, Wout, max_nullity, budget):
+    """``(answer or None, the FIND-S result)``: the 0/1 points of the kink matrices'
+    dependencies (``("found", S)``, or ``("none", enumerated)`` when the search is complete)."""
+    res = find_s(Win, Wout, QMatrix.zeros(Wout.nrows, Win.ncols), max_nullity=max_nullity,
+                 budget=budget)
+    found = [sorted(S) for S in res.subsets if S]
+    if found:
+        return ("found", found[0]), res
+    if res.complete:
+        return ("none", {"kind": "enumerated", "nullity": res.nullity}), res
+    return None, res
 
 
 _PROOF_TEXT = {"independent": "the kink matrices v_i w_i^T are linearly independent",
