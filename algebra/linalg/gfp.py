@@ -818,18 +818,19 @@ def product_is_zero(L: QMatrix, R: QMatrix, check=None) -> bool:
         raise ValueError(f"cannot multiply {L.shape} by {R.shape}")
     if L.nrows == 0 or R.ncols == 0 or L.ncols == 0:
         return True
-    NL, _ = L.numer_denom()
-    NR, _ = R.numer_denom()
-    bits = (max((abs(int(x)) for x in NL.entries()), default=0).bit_length()
-            + max((abs(int(x)) for x in NR.entries()), default=0).bit_length()
-            + L.ncols.bit_length() + 1)
+    cap = PRODUCT_PRIMES_MAX * 60
+    # the bound's bits before any numerator matrix is formed: with many distinct denominators
+    # (rows over distinct primes) one common denominator has ~K log(den) bits and the cleared
+    # matrix m K^2 log(den) bits (2.7 GB on a valid 200 x 1 800 refactor: s40 forge audit F4)
+    sizes = [_cleared_bits(M, cap) for M in (L, R)]
+    bits = None if None in sizes else sizes[0] + sizes[1] + L.ncols.bit_length() + 1
     primes, total = [], 0
-    for p in word_primes(PRODUCT_PRIMES_MAX):
+    for p in word_primes(PRODUCT_PRIMES_MAX) if bits is not None else ():
         if total > bits:
             break
         primes.append(p)
         total += p.bit_length() - 1                  # (p >= 2^(bitlen - 1))
-    if total <= bits:                                # too many primes: the product over Q
+    if bits is None or total <= bits:                # too many primes: the product over Q
         step = max(1, 2_000_000 // max(1, L.ncols * R.ncols))
         rows = L.to_rows()
         for k in range(0, len(rows), step):
@@ -838,12 +839,32 @@ def product_is_zero(L: QMatrix, R: QMatrix, check=None) -> bool:
             if not (QMatrix.from_rows(rows[k:k + step], ncols=L.ncols) @ R).is_zero():
                 return False
         return True
+    NL, _ = L.numer_denom()
+    NR, _ = R.numer_denom()
     for p in primes:
         if check is not None:
             check()
         if any(int(x) for x in (nmod_mat(NL, p) * nmod_mat(NR, p)).entries()):
             return False
     return True
+
+
+def _cleared_bits(M: QMatrix, cap: int) -> int | None:
+    """An upper bound on the bits of the largest entry of ``δ M`` (δ the lcm of M's
+    denominators, as :meth:`QMatrix.numer_denom` clears them): the bits of the largest
+    numerator plus those of δ; None past *cap* (δ's lcm stopped as soon as it passes it)."""
+    import math
+    dens, top = set(), 0
+    for row in M.to_rows():
+        for x in row:
+            dens.add(int(x.q))
+            top = max(top, abs(int(x.p)).bit_length())
+    lcm = 1
+    for q in dens:
+        lcm = math.lcm(lcm, q)
+        if lcm.bit_length() + top > cap:
+            return None
+    return lcm.bit_length() + top
 
 
 def matmul_mod_p(A, B, p: int, chunk: int = 4096, check=None):

@@ -223,7 +223,7 @@ def same_linear_part(full_a, full_b, d: int, m: int) -> bool:
     >>> same_linear_part([((1, 2), 0, (3,))], [((3, 6), 5, (2,))], 2, 1)
     False
     """
-    from ..linalg.gfp import product_is_zero
+    from ..linalg.gfp import PRODUCT_PRIMES_MAX, _cleared_bits, product_is_zero
     terms = [(w, v) for w, _, v in full_a] + [(w, tuple(-x for x in v)) for w, _, v in full_b]
     if not terms:
         return True
@@ -232,18 +232,39 @@ def same_linear_part(full_a, full_b, d: int, m: int) -> bool:
     # products cancel; the integer bound of product_is_zero then stays small
     vs, ws = [], []
     for w, v in terms:
-        w = [to_q(x) for x in w]
-        r = 1
-        for x in w:
-            r = math.lcm(r, int(x.q)) if x.q != 1 else r
-        ws.append([x * r for x in w])
-        vs.append([to_q(x) / r for x in v])
+        w, v = [to_q(x) for x in w], [to_q(x) for x in v]
+        r = _lcm_den(w)
+        v2 = [x / r for x in v]
+        if r != 1 and (_lcm_den(v2) - 1).bit_length() < (_lcm_den(v) - 1).bit_length() + (r - 1).bit_length():
+            w, v = [x * r for x in w], v2      # (only when it shortens the term's denominators:
+        ws.append(w)                            # rows over distinct primes with integral outputs
+        vs.append(v)                            # would only move them; s40 forge audit F4)
     V = QMatrix.from_rows(vs, ncols=m)
     W = QMatrix.from_rows(ws, ncols=d)
-    return product_is_zero(V.T, W)
+    cap = PRODUCT_PRIMES_MAX * 60
+    if _cleared_bits(V, cap) is not None and _cleared_bits(W, cap) is not None:
+        return product_is_zero(V.T, W)
+    # denominators too diverse for the modular test (rows over distinct primes): the two linear
+    # parts over Q, each its own product in blocks of rows, as before session 40 (one stacked
+    # product let FLINT clear a common denominator per row: 1.3 GB on a 200 x 3 600 refactor)
+    k = len(full_a)
+    Va, Vb = QMatrix.from_rows(vs[:k], ncols=m), QMatrix.from_rows(vs[k:], ncols=m)
+    Wa, Wb = QMatrix.from_rows(ws[:k], ncols=d), QMatrix.from_rows(ws[k:], ncols=d)
+    A = _product_in_blocks(Va.T, Wa) if k else ((ZERO,) * d,) * m
+    B = _product_in_blocks(Vb.T, Wb) if len(vs) > k else ((ZERO,) * d,) * m
+    return all(x == -y for ra, rb in zip(A, B) for x, y in zip(ra, rb))
 
 
 # -- private helpers ------------------------------------------------------------------------------
+
+def _lcm_den(xs) -> int:
+    """The lcm of the denominators of the rationals *xs*."""
+    r = 1
+    for x in xs:
+        if x.q != 1:
+            r = math.lcm(r, int(x.q))
+    return r
+
 
 PRODUCT_BLOCK = 2_000_000
 """Multiply-adds per FLINT product in :func:`_product_in_blocks` (FLINT does not see signals:

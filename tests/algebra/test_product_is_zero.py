@@ -65,3 +65,24 @@ def test_same_linear_part_of_rescaled_neurons():
     w, bias, v = b[7]
     b[7] = (w, bias, (v[0] + Fraction(1, 2 ** 60),) + v[1:])
     assert not same_linear_part(a, b, 4, 3)
+
+
+def test_rows_over_distinct_primes_take_the_product_over_q(monkeypatch):
+    """Rows over 250 distinct large primes with integral outputs (the s40 forge audit's F4
+    shape): the modular test would clear one common denominator of ~7 700 bits per entry; the two
+    linear parts are compared over Q instead (and a moved output is still caught)."""
+    from algebra.linalg import gfp as g
+    from algebra.rationals import Q
+    primes, p = [], 2 ** 31
+    while len(primes) < 250:
+        p -= 1
+        if g.is_prime(p):
+            primes.append(p)
+    a = [((Q(1, q),), 0, (Q(k % 5 + 1), Q(2))) for k, q in enumerate(primes)]
+    b = list(reversed(a))
+    called = []
+    monkeypatch.setattr(g, "product_is_zero", lambda *x, **k: called.append(1))
+    assert same_linear_part(a, b, 1, 2) and not called
+    w, bias, v = b[3]
+    b[3] = (w, bias, (v[0] + 1, v[1]))
+    assert not same_linear_part(a, b, 1, 2)
