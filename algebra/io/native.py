@@ -108,10 +108,25 @@ def _exponent_digits(text: str) -> int:
     10002
     >>> _exponent_digits('["73e865043098656c", "ac5f1e63b34e9302", "sha e5", 1e99999999]')
     10001
+    >>> _exponent_digits(r'["\\t1e9999", "1\\u00659999", "\\u0031e9999"]')
+    29997
     """
     from algebra.rationals import MAX_DIGITS
+    if "\\" in text:                # strings are read unescaped: "\t1e9999" and "1\u00659999"
+        text = _ESCAPE.sub(_unescape, text)   # are 1e9999 (s40 forge audit F1)
     return sum(min(int(e), MAX_DIGITS + 1) if len(e) < 12 else MAX_DIGITS + 1
                for e in _EXPONENT.findall(text))
+
+
+_ESCAPE = re.compile(r"\\(u[0-9A-Fa-f]{4}|.)", re.S)
+
+
+def _unescape(m) -> str:
+    """One JSON string escape as the character it stands for (controls as a space)."""
+    e = m.group(1)
+    c = chr(int(e[1:], 16)) if len(e) == 5 else {"n": " ", "t": " ", "r": " ", "b": " ",
+                                                   "f": " "}.get(e, e)
+    return " " if not c.isprintable() else c
 
 class _DuplicateKey(ValueError):
     pass

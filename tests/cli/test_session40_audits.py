@@ -214,3 +214,17 @@ def test_few_dependencies_among_many_neurons_are_enumerated_before_the_lp(monkey
         kind, what = ident.flip_sets(QMatrix.from_rows(W1), QMatrix.from_rows(W2))
         assert kind == expect
         assert what == [0, 1, 2] if kind == "found" else what == {"kind": "enumerated", "nullity": 1}
+
+
+def test_escaped_exponents_count_toward_the_limit(tmp_path, capsys, monkeypatch):
+    """"\\t1e9999" and "1\\u00659999" are read as 1e9999 after unescaping; the pre-scan saw no
+    exponent in them (forge audit F1: a 664 kB file expanded to 6 x 10^8 digits, 570 MB)."""
+    from algebra.io import native
+    monkeypatch.setattr(native, "MAX_EXPONENT_DIGITS", 30000)
+    for entry in ('"\\t1e9999"', '"1\\u00659999"', '"\\u0031e9999"'):
+        p = tmp_path / "e.json"
+        row = ", ".join([entry] * 4)
+        p.write_text('{"format": "netfibers.network", "version": 1, "activation": "relu", '
+                     f'"layers": [{{"weight": [[{row}]], "bias": [0]}}]}}')
+        assert main(["info", str(p)]) == 2
+        assert "the numbers' exponents add up to 39996 digits" in capsys.readouterr().err
