@@ -362,8 +362,16 @@ def network_to_dict(net: Network) -> dict:
 
 def write_atomic(path: Path, text) -> None:
     """Write *text* (str, as UTF-8, or bytes, or a callable writing to a binary file object) to
-    *path* atomically (nothing is left behind on failure)."""
+    *path* atomically (nothing is left behind on failure).  A symbolic link is followed (its
+    target is written, the link kept); an existing path that is not a regular file (a device,
+    /dev/stdout, a directory) is refused: replacing it had turned /dev/full into a regular file
+    and said "written" (s40 forge audit F2)."""
     path = Path(path)
+    if path.is_symlink():
+        path = path.resolve()
+    if path.exists() and not path.is_file():
+        raise InputError("cannot write: not a regular file (a device or a directory); give a "
+                         "file path", source=str(path))
     try:
         fd, tmp = tempfile.mkstemp(dir=str(path.parent or "."), prefix=".nf-", suffix=".tmp")
     except OSError as exc:

@@ -228,3 +228,18 @@ def test_escaped_exponents_count_toward_the_limit(tmp_path, capsys, monkeypatch)
                      f'"layers": [{{"weight": [[{row}]], "bias": [0]}}]}}')
         assert main(["info", str(p)]) == 2
         assert "the numbers' exponents add up to 39996 digits" in capsys.readouterr().err
+
+
+def test_writing_through_a_symlink_keeps_the_link_and_refuses_devices(tmp_path, run):
+    """`--certificate link.json` replaced the link by a regular file (its target untouched) and
+    `--certificate /dev/full` replaced the device node, saying "written" (forge audit F2)."""
+    import os
+    target, link = tmp_path / "target.json", tmp_path / "link.json"
+    target.write_text("{}")
+    os.symlink(target, link)
+    code, out, _ = run("symmetries", "algebra/examples/shallow_flip_set.json", "--certificate", link)
+    assert code == 0 and link.is_symlink() and json.loads(target.read_text())["type"] == "symmetry_report"
+    fifo = tmp_path / "fifo"
+    os.mkfifo(fifo)
+    code, _, err = run("fiber", "algebra/examples/shallow_flip_set.json", "--certificate", fifo)
+    assert code == 2 and "not a regular file" in err and not fifo.is_file()
