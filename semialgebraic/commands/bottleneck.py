@@ -187,7 +187,8 @@ def fiber_text(F, exact: bool = False, full: bool = False) -> str:
     lines = [f"fiber dimension: {dim.value}" if dim.exact else
              f"fiber dimension: {dim.words()} ({dim.reason})"]
     from ..shallow.fiber import ShallowFiber
-    if isinstance(F, ShallowFiber) and F.number_of_components is None:
+    if isinstance(F, ShallowFiber) and F.number_of_components is None and \
+            F.details.get("listing", "strata of theta") == "strata of theta":
         # one hidden layer with spare neurons: θ's strata only (another point of the fiber may
         # lie in a larger stratum: s40 fiber audit)
         lines[0] = (lines[0].replace("fiber dimension:", "fiber dimension near this network:")

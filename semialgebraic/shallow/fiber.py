@@ -255,9 +255,10 @@ class ShallowFiber:
                          # point of the fiber may lie in a larger one (σ(x) + σ(−x) + σ(x − 1):
                          # 3 here, 4 at 2σ(x) + σ(1 − x) − 1 with a zero-output row; s40 audit)
                          "listing": "complete" if self.number_of_components is not None else
-                         "strata of theta",
+                         self.details.get("listing", "strata of theta"),
                          "dimension_at_theta": self.dimension.value,
-                         **{k: v for k, v in self.details.items() if k != "symmetries"}})
+                         **{k: v for k, v in self.details.items()
+                            if k not in ("symmetries", "listing")}})
 
     def to_latex(self) -> str:
         parts = [c.to_latex() for c in self.components]
@@ -361,6 +362,8 @@ def fiber_shallow(net: Network, *, orthant: bool = False, systems: bool | None =
     flip_sets, irredundant = _flip_sets(net, cf, orthant, types, notes)
     if any(flip_sets):                  # (the JSON said S1, S2 only: s40 fiber audit)
         symmetries.append("flip sets")
+    elif irredundant is None:
+        symmetries.append("flip sets (not enumerated)")
     comps = []
     for S in flip_sets:
         rep = _flipped_representative(net, cf, S, orthant)
@@ -378,8 +381,15 @@ def fiber_shallow(net: Network, *, orthant: bool = False, systems: bool | None =
     elif irredundant:
         number = factorial(n) * len(flip_sets)
         orbits = len(flip_sets)
+    elif irredundant is None:           # no spare neuron: the dimension is the fiber's
+        number = orbits = None
+        details["listing"] = "flip sets not enumerated"
+        notes.append("number of components not determined: the flip sets were not enumerated "
+                     "(every neuron has its own hyperplane, so the fiber's dimension is θ's; "
+                     "flipped components may be missing from the listing)")
     else:
         number = orbits = None
+        details["listing"] = "strata of theta"
         notes.append("number of components not determined: spare neurons (zero output, constant, "
                      "dead, linear or several on one hyperplane) connect permutation copies; "
                      "components listed are the strata of θ up to permutations")
@@ -468,9 +478,9 @@ def _flip_sets(net, cf, orthant, types, notes, *, enumerate_sets=True):
     # FLINT rank over Q of this k x md matrix took 80 s at 64-256-64, and no budget stops it
     if M is None or rank_lower_bound(M) == k or M.rank() == k:
         return [frozenset()], True
-    if k > MAX_ENUMERATED_FLIPS:
+    if k > MAX_ENUMERATED_FLIPS:         # (irredundant, but the components are not all known:
         notes.append(f"{k} hyperplanes with dependent kink matrices: flip sets not enumerated")
-        return [frozenset()], False
+        return [frozenset()], None       # None, not the spare neurons' False; s40 forge F5)
     out = []
     zero = [Q(0)] * len(mats[0])
     for r in range(k + 1):

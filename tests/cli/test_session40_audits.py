@@ -243,3 +243,22 @@ def test_writing_through_a_symlink_keeps_the_link_and_refuses_devices(tmp_path, 
     os.mkfifo(fifo)
     code, _, err = run("fiber", "algebra/examples/shallow_flip_set.json", "--certificate", fifo)
     assert code == 2 and "not a regular file" in err and not fifo.is_file()
+
+
+def test_flip_sets_not_enumerated_is_not_blamed_on_spare_neurons(tmp_path, run):
+    """A random 4-20-1 net (every neuron its own hyperplane, 20 > 16 dependent kink matrices):
+    the fiber said "spare neurons give the fiber other strata" (forge audit F5). Its dimension is
+    the fiber's; the components are open because the flip sets were not enumerated."""
+    import random
+    rng = random.Random(121)
+    W1 = [[rng.randint(-9, 9) or 1 for _ in range(4)] for _ in range(20)]
+    net = Network.from_rows([W1, [[rng.randint(1, 9) for _ in range(20)]]],
+                            [[rng.randint(-9, 9) for _ in range(20)], [0]])
+    p = tmp_path / "n.json"
+    p.write_text(json.dumps(net.to_dict()))
+    code, out, _ = run("fiber", p)
+    assert out.startswith("fiber dimension: 20\n") and "spare neurons" not in out
+    assert "the flip sets were not enumerated" in out
+    code, out, _ = run("fiber", p, "--json")
+    d = json.loads(out)
+    assert d["listing"] == "flip sets not enumerated" and "flip sets (not enumerated)" in d["symmetries"]
