@@ -286,7 +286,10 @@ def test_fiber_generic_dimension_components_and_contains(seed):
         assert F.number_of_components % factorial(n) == 0
         assert F.number_of_orbits == F.number_of_components // factorial(n)
     lo, hi = F.dimension.lower, F.dimension.upper
-    assert lo == symmetry_tangent_rank(net) and hi == jacobian_rank_bound(net) and lo <= hi
+    # (the upper bound is N - rank J, or below it the shared-kink cap of `dim` when two neurons
+    # share a hyperplane: seed 1, a 1-3-1 net, exact 3 under the Jacobian's 4; this test still
+    # asserted hi == N - rank J, and failed on the seeds that draw such a net: session 40)
+    assert lo == symmetry_tangent_rank(net) and lo <= hi <= jacobian_rank_bound(net)
     twin = plant(net, rng)
     if twin.widths == net.widths:
         assert F.contains(twin) == equivalent_shallow(net, twin).answer
