@@ -532,6 +532,9 @@ def _report_certificate(args, net: Network, budget: Budget, make, *, orthant: bo
             copies, total, ident = make()
     except (Timeout, KeyboardInterrupt) as exc:
         return f"{_stop_why(exc, args)} making the certificate; no certificate written", None
+    if not copies and ident is None:    # (an empty report certifies nothing: s40 forge audit F3)
+        return ("no certificate written: nothing listed to certify (no symmetric copy, no "
+                "identifiability verdict)"), None
     return write_report_certificate(net, copies, args.certificate, budget, identifiability=ident,
                                     orthant=orthant, total=total), args.certificate
 

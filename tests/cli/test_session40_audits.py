@@ -262,3 +262,20 @@ def test_flip_sets_not_enumerated_is_not_blamed_on_spare_neurons(tmp_path, run):
     code, out, _ = run("fiber", p, "--json")
     d = json.loads(out)
     assert d["listing"] == "flip sets not enumerated" and "flip sets (not enumerated)" in d["symmetries"]
+
+
+def test_no_empty_symmetry_report(tmp_path, run):
+    """A deeper net with no symmetric copy and identifiability undecided: `symmetries
+    --certificate` wrote a report of 0 copies (VALID, certifying nothing; forge audit F3)."""
+    import random
+    rng = random.Random(3)
+    net = Network.from_rows([[[rng.randint(-9, 9) for _ in range(4)] for _ in range(30)],
+                             [[rng.randint(-9, 9) for _ in range(30)] for _ in range(30)],
+                             [[rng.randint(-9, 9) for _ in range(30)] for _ in range(2)]],
+                            [[rng.randint(-9, 9) for _ in range(30)],
+                             [rng.randint(-9, 9) for _ in range(30)], [0, 0]])
+    p, c = tmp_path / "n.json", tmp_path / "c.json"
+    p.write_text(json.dumps(net.to_dict()))
+    code, out, _ = run("symmetries", p, "--certificate", c)
+    assert code == 3 and "no certificate written: nothing listed to certify" in out
+    assert not c.exists()
