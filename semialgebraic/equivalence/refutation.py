@@ -16,6 +16,7 @@ True
 from __future__ import annotations
 
 import random
+import time
 from typing import Any, Sequence
 
 from algebra.kernel.domains import Domain
@@ -198,12 +199,17 @@ def _first_difference(a, b, pts):
     in one call, which no budget would stop)."""
     rows = [tuple(pts.row_at(k)) for k in range(pts.nrows)] if isinstance(pts, QMatrix) else list(pts)
     m = a.n_outputs
-    for start in range(0, len(rows), _CHUNK):
-        checkpoint()
-        X = QMatrix.from_rows(rows[start:start + _CHUNK], ncols=a.n_inputs)
+    start, size = 0, 1            # batches grow from one point while each takes < 0.25 s: a net
+    while start < len(rows):      # of 1 800 rows over distinct primes took 25 s for one batch,
+        checkpoint()              # past --timeout 10 (s40 forge audit F6)
+        X = QMatrix.from_rows(rows[start:start + size], ncols=a.n_inputs)
+        t0 = time.monotonic()
         diff = (a.evaluate_batch(X) - b.evaluate_batch(X)).entries()
         k = next((k for k, v in enumerate(diff) if v), None)
         if k is not None:
             return X.row_at(k // m)
+        start += size
+        if time.monotonic() - t0 < 0.25:
+            size = min(2 * size, _CHUNK)
     return None
 
