@@ -286,7 +286,9 @@ def _failed(args, exc: Exception) -> int:
         print(f"netfibers: error: a number beyond float64's range (about 1e±308) reached a "
               f"float-guided step of {cmd} ({exc}); {', '.join(others)} (and fiber and identify "
               "on one hidden layer) take such weights exactly; here rescale the network (a "
-              "positive rescaling of a neuron keeps its function, S2)", file=sys.stderr)
+              "positive rescaling of a neuron keeps its function, S2) or the domain's "
+              "half-spaces (a positive multiple of a·x <= b is the same half-space)",
+              file=sys.stderr)
         return 2
     return _internal_error(args, exc)          # a bug: one line unless --debug
 

@@ -102,7 +102,9 @@ def read_domain_data(text: str, option: str = "--box"):
             return read_json_text(Path(text))
         except AlgebraError as exc:
             raise InputError(f"{option}: {exc}") from None
+    from .native import check_exponents
     try:
+        check_exponents(text, option)
         return json.loads(text, parse_float=Decimal)
     except (json.JSONDecodeError, RecursionError) as exc:
         raise InputError(f"{option}: {text!r} is not JSON ({getattr(exc, 'msg', exc)})") from None

@@ -61,11 +61,7 @@ def read_json_text(path: Path) -> object:
         raise InputError("not a UTF-8 text file", source=str(path)) from None
     except OSError as exc:
         raise InputError(f"cannot read: {exc.strerror}", source=str(path)) from None
-    expanded = _exponent_digits(text)
-    if expanded > MAX_EXPONENT_DIGITS:
-        raise InputError(f"the numbers' exponents add up to {expanded} digits (more than "
-                         f"{MAX_EXPONENT_DIGITS}: each \"1e9999\" is a 10 000-digit number)",
-                         source=str(path))
+    check_exponents(text, str(path))
     try:
         return json.loads(text, parse_float=Decimal, parse_constant=_bad_constant,
                           parse_int=_parse_int, object_pairs_hook=_unique_keys)
@@ -94,6 +90,17 @@ budget (input audit, session 35); at this limit about 85 MB."""
 
 _EXPONENT = re.compile(r"(?<![0-9A-Za-z_.])(?:[0-9]+\.?[0-9]*|\.[0-9]+)[eE][+-]?([0-9]+)"
                        r"(?![0-9A-Za-z_.])")
+
+
+def check_exponents(text: str, source: str | None = None) -> None:
+    """:class:`InputError` naming *source* when the numbers' exponents in the JSON *text* add up
+    to more than :data:`MAX_EXPONENT_DIGITS` digits (every JSON text read: files, batch
+    manifests, inline domains; s40 forge audit F1b)."""
+    expanded = _exponent_digits(text)
+    if expanded > MAX_EXPONENT_DIGITS:
+        raise InputError(f"the numbers' exponents add up to {expanded} digits (more than "
+                         f"{MAX_EXPONENT_DIGITS}: each \"1e9999\" is a 10 000-digit number)",
+                         source=source)
 
 
 def _exponent_digits(text: str) -> int:

@@ -362,6 +362,9 @@ def _guard(fn, item) -> dict:
         rec = {"status": "error", "error": str(exc) or type(exc).__name__}
     except MemoryError:
         rec = {"status": "error", "error": "out of memory"}
+    except OverflowError as exc:        # an exact number beyond float64's range met a float-guided
+        rec = {"status": "error", "error": f"a number beyond float64's range (about 1e±308) "  # step
+               f"reached a float-guided step ({exc}): rescale the network or the domain"}
     except Exception as exc:            # noqa: BLE001 — a bug on one item must not lose the run
         rec = {"status": "error", "error": f"internal error ({type(exc).__name__}: {exc}); "
                                             "please report it"}

@@ -140,6 +140,8 @@ def read_manifest(spec: str, *, pairs: bool = False) -> list[dict]:
             row = {key.strip(): v for key, v in row.items() if key is not None and v not in (None, "")}
             items.append(_row_item(row, base, pairs, spec, f"row {k + 2}"))
     elif suffix in (".jsonl", ".ndjson"):
+        from algebra.io.native import check_exponents
+        check_exponents(text, spec)              # (s40 forge audit F1b: rows were not limited)
         for k, line in enumerate(text.splitlines()):
             if not line.strip():
                 continue

@@ -279,3 +279,25 @@ def test_no_empty_symmetry_report(tmp_path, run):
     code, out, _ = run("symmetries", p, "--certificate", c)
     assert code == 3 and "no certificate written: nothing listed to certify" in out
     assert not c.exists()
+
+
+def test_manifests_and_inline_domains_are_held_to_the_exponent_limit(tmp_path, capsys, monkeypatch):
+    """A batch manifest row and an inline --box were read without the exponents' limit (a 259 kB
+    row of 1e9999: 280 MB), and a half-space coefficient 1e400 in a row was recorded as an
+    "internal error ... please report it" (forge audit F1b)."""
+    from algebra.io import native
+    monkeypatch.setattr(native, "MAX_EXPONENT_DIGITS", 30000)
+    a = tmp_path / "a.json"
+    a.write_text(json.dumps(Network.from_rows([[[1, 2], [2, -1]], [[1, 1]]], [[0, 1], [0]]).to_dict()))
+    box = '{"box": [[0, 1], [0, 1]], "halfspaces": [' + ", ".join(
+        ['{"a": [1e9999, 1], "b": 1}'] * 4) + ']}'
+    assert main(["equiv", str(a), str(a), "--box", box]) == 2
+    assert "exponents add up to 39996 digits" in capsys.readouterr().err
+    m = tmp_path / "m.jsonl"
+    m.write_text(json.dumps({"a": str(a), "b": str(a)})[:-1] + ', "box": ' + box + "}\n")
+    assert main(["batch", "equiv", str(m), "--out", str(tmp_path / "o.jsonl")]) == 2
+    assert "exponents add up to 39996 digits" in capsys.readouterr().err
+    from semialgebraic.distributed.jobs import _guard
+    rec = _guard(lambda: 10 ** 400 / 3, {"id": 0})
+    assert rec["status"] == "error" and "float64's range" in rec["error"]
+    assert "please report" not in rec["error"]
