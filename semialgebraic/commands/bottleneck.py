@@ -158,7 +158,7 @@ def register(sub, parent) -> None:
     p.add_argument("--certificate", metavar="FILE",
                    help="write a symmetry_report certificate: every listed component's "
                         "representative or symmetric copy with a proof that it computes NET's "
-                        "function, and identify's certificate (one hidden layer, deeper nets)")
+                        "function, and identify's certificate")
     p.add_argument("--timeout", type=float, metavar="SECONDS",
                    help="stop after SECONDS with a partial result (exit 3)")
     p.set_defaults(func=cmd_symmetries)
@@ -793,7 +793,9 @@ def cmd_symmetries(args) -> int:
         return 3
 
     def make():
+        from ..bottleneck import identifiability
         from .report_certificate import component_copies
         certs, reps, _ = component_copies(net, F, budget=budget)
-        return certs, reps, None
+        v = identifiability(net, verify=False)      # identify's verdict and certificate (R18)
+        return certs, reps, (v.certificate if v.answer is not None else None)
     return _emit_with_certificate(args, net, budget, make, data, text)
