@@ -30,7 +30,7 @@ DEEP = [([[1, 2], [3, -1], [0, 0]], [0, 1, -1]), ([[1, -1, 5], [2, 1, 1]], [1, 0
 
 @pytest.mark.parametrize("command,name,copies,ident", [
     ("symmetries", "shallow_flip_set", 2, True),     # a flip set: its FlipSet step; not identifiable
-    ("symmetries", "masked_bottleneck", 2, True),    # S7: a SignFlip step; identify's (R18)
+    ("symmetries", "masked_bottleneck", 2, True),    # S7: a SignFlip step; identify's too
     ("symmetries", "t6_flip_a", 2, True),            # S5: a TailRefactor
     ("symmetries", "t5_perm_scale_a", 1, True),
     ("fiber", "shallow_flip_set", 2, False),
