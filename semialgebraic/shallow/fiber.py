@@ -479,8 +479,18 @@ def _flip_sets(net, cf, orthant, types, notes, *, enumerate_sets=True):
     if M is None or rank_lower_bound(M) == k or M.rank() == k:
         return [frozenset()], True
     if k > MAX_ENUMERATED_FLIPS:         # (irredundant, but the components are not all known:
+        if not orthant:                  # None, not the spare neurons' False; s40 forge F5)
+            # identify's decision of R41's I4 (independent, a positive functional, the 0/1
+            # points of the dependencies, the sums of two halves): no flip set at all closes
+            # the count, n! components in one orbit (the 4-20-1 nets of the s40 forge audit)
+            from .identifiability import flip_sets as decide_flip_sets
+            outcome, _ = decide_flip_sets(
+                QMatrix.from_rows([list(w) for w, _, _ in neurons]),
+                QMatrix.from_rows([[v[o] for _, _, v in neurons] for o in range(len(neurons[0][2]))]))
+            if outcome == "none":
+                return [frozenset()], True
         notes.append(f"{k} hyperplanes with dependent kink matrices: flip sets not enumerated")
-        return [frozenset()], None       # None, not the spare neurons' False; s40 forge F5)
+        return [frozenset()], None
     out = []
     zero = [Q(0)] * len(mats[0])
     for r in range(k + 1):

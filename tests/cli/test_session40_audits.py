@@ -245,7 +245,7 @@ def test_writing_through_a_symlink_keeps_the_link_and_refuses_devices(tmp_path, 
     assert code == 2 and "not a regular file" in err and not fifo.is_file()
 
 
-def test_flip_sets_not_enumerated_is_not_blamed_on_spare_neurons(tmp_path, run):
+def test_flip_sets_not_enumerated_is_not_blamed_on_spare_neurons(tmp_path, run, monkeypatch):
     """A random 4-20-1 net (every neuron its own hyperplane, 20 > 16 dependent kink matrices):
     the fiber said "spare neurons give the fiber other strata" (forge audit F5). Its dimension is
     the fiber's; the components are open because the flip sets were not enumerated."""
@@ -256,6 +256,15 @@ def test_flip_sets_not_enumerated_is_not_blamed_on_spare_neurons(tmp_path, run):
                             [[rng.randint(-9, 9) for _ in range(20)], [0]])
     p = tmp_path / "n.json"
     p.write_text(json.dumps(net.to_dict()))
+    # identify's decision of the flip sets closes the count: none, so 20! components, one orbit
+    from math import factorial
+    code, out, _ = run("fiber", p, "--json")
+    d = json.loads(out)
+    assert code == 0 and d["listing"] == "complete" and d["dimension"] == 20
+    assert d["number_of_components"] == factorial(20) and d["number_of_orbits"] == 1
+    # when that decision is open too, the listing says so (not spare neurons)
+    from semialgebraic.shallow import identifiability
+    monkeypatch.setattr(identifiability, "flip_sets", lambda *a, **k: ("undecided", "forced"))
     code, out, _ = run("fiber", p)
     assert out.startswith("fiber dimension: 20\n") and "spare neurons" not in out
     assert "the flip sets were not enumerated" in out
