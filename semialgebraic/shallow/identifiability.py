@@ -407,6 +407,9 @@ def _planted(net: Network, hyps: list, reason: str, copies: list, verify: bool) 
         if orbit_key(other) == key:
             continue
         eq = equivalent_shallow(net, other, verify=verify)
+        if eq.answer is None:               # (a budget stopped its certificate: identify
+            return Verdict(None, METHOD, f"undecided: {reason}, but the planted copy's "  # --timeout
+                           f"certificate was not completed ({eq.reason})", tuple(hyps))  # 2: s40)
         if eq.answer is not True:           # pragma: no cover - the moves keep the function
             raise AssertionError(f"planted copy changed the function: {eq.reason}")
         cert = dict(eq.certificate, claim=CLAIMS["symmetry_path"][2])   # and b outside the orbit

@@ -310,3 +310,15 @@ def test_manifests_and_inline_domains_are_held_to_the_exponent_limit(tmp_path, c
     rec = _guard(lambda: 10 ** 400 / 3, {"id": 0})
     assert rec["status"] == "error" and "float64's range" in rec["error"]
     assert "please report" not in rec["error"]
+
+
+def test_identify_under_a_budget_with_an_unfinished_planted_certificate(monkeypatch):
+    """A flip set found, but the budget stopped the planted copy's certificate: identify said
+    "internal error (AssertionError: planted copy changed the function ...)", exit 4 (s40)."""
+    from semialgebraic.shallow import identifiability as ident
+    from semialgebraic.verdict import Verdict
+    monkeypatch.setattr(ident, "equivalent_shallow",
+                        lambda *a, **k: Verdict(None, "shallow", "undecided: budget", ()))
+    from algebra.io import load
+    v = ident.identifiability_shallow(load("algebra/examples/shallow_flip_set.json"))
+    assert v.answer is None and "certificate was not completed" in v.reason
