@@ -335,13 +335,6 @@ def _sum_affine(neurons, d, m):
     return A, list(Vt.T.apply([b for _, b, _ in neurons]))
 
 
-def _dense(contrib, d, m):
-    A, c = contrib
-    if not A:
-        return [[ZERO] * d for _ in range(m)], [ZERO] * m
-    return [list(r) for r in A], list(c)
-
-
 def _km(K, M, t, v):
     s = abs(t)
     K = [a + s * x for a, x in zip(K, v)]
