@@ -29,7 +29,8 @@ from ..certificates import (counterexample_certificate, jsonable, require_valid,
 from ..exceptions import NonGenericError
 from ..verdict import Hypothesis, Verdict, witness_text
 from ..verify import verify as _verify
-from ._structure import DEAD, LINEAR, SWITCHING, Parts, genericity, preimage_map, second_layer_types
+from ._structure import (DEAD, LINEAR, SWITCHING, Parts, full_row_rank, genericity, preimage_map,
+                         second_layer_types)
 
 __all__ = ["BottleneckCanon", "canonical_form", "equivalent_bottleneck", "counterexample",
            "symmetry_path", "path_certificate"]
@@ -500,16 +501,6 @@ def path_certificate(a: Network, b: Network, steps) -> dict | None:
     return cert if ok else None
 
 
-def _full_row_rank(W) -> bool:
-    """Whether W has full row rank, exactly: a zero row says no; rank mod p = rows says yes;
-    else the exact rank through a minor found mod p (one exact FLINT rank of a 514 x 784 W1 held
-    a 784-512-512-10 pair past its --timeout: session 40 equivbig audit F3)."""
-    from algebra.linalg.gfp import PRIME_31, exact_rank, rank_lower_bound
-    if any(all(x == 0 for x in W.row_at(i)) for i in range(W.nrows)):
-        return False
-    return rank_lower_bound(W, PRIME_31) == W.nrows or exact_rank(W) == W.nrows
-
-
 def _rq(rng: random.Random, scale: int) -> Q:
     return Q(rng.randint(-scale * 16, scale * 16), rng.randint(1, 16))
 
@@ -518,7 +509,7 @@ def _targeted_lines(net: Network, rng: random.Random) -> list:
     """Lines crossing each kink of *net* (first-layer hyperplanes where visible, second-layer
     bent hyperplanes inside the open orthant)."""
     P = Parts.of(net)
-    if not _full_row_rank(P.W1):
+    if not full_row_rank(P.W1):
         return []
     x_of, dx_of = preimage_map(P)
     n1 = P.n1

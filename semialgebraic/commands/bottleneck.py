@@ -35,7 +35,7 @@ from ..exceptions import NonGenericError, NotApplicableError
 from .._fiber import fiber
 from ..symmetry_graph import graph_to_json, write_graphml
 from . import display
-from .common import load_network
+from .common import check_output_dir, load_network
 from .help import describe
 
 __all__ = ["register", "fiber_of", "fiber_text", "structure_text", "component_label", "deadline", "Timeout",
@@ -364,6 +364,7 @@ def _stopped(why: str, trace: Trace) -> str:
 
 
 def cmd_identify(args) -> int:
+    check_output_dir(args.certificate)
     if args.timeout is not None and args.timeout <= 0:
         fail(f"--timeout must be > 0 for {args.command} (0 s leaves it nothing to report)")
     budget = Budget(timeout=args.timeout)          # loading NET counts too
@@ -662,6 +663,7 @@ def fiber_in_time(net: Network, seconds: float | None, timeout: float | None, *,
 
 
 def cmd_fiber(args) -> int:
+    check_output_dir(args.certificate)             # (before any work: not "cannot write" at the end)
     budget = Budget(timeout=args.timeout)          # loading NET counts too
     net = load_network(args.net, parameters=True)
     if net.depth == 1:      # (exit 2 "error" before: s39 forge audit F3)
@@ -731,6 +733,7 @@ def cmd_fiber(args) -> int:
 
 
 def cmd_symmetries(args) -> int:
+    check_output_dir(args.certificate)             # (before any work: not "cannot write" at the end)
     budget = Budget(timeout=args.timeout)          # loading NET counts too
     net = load_network(args.net, parameters=True)
     if net.depth == 2:

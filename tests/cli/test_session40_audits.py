@@ -157,8 +157,9 @@ def test_large_non_generic_bottleneck_pair_goes_to_the_general_method(monkeypatc
     zero rows / rank mod p first."""
     from semialgebraic.bottleneck import canon
     from semialgebraic.equivalence import dispatch
-    assert not canon._full_row_rank(Network.from_rows([[[1, 2], [0, 0]], [[1, 1]]], [[0, 0], [0]]).weights[0])
-    assert canon._full_row_rank(Network.from_rows([[[1, 2], [3, 1]], [[1, 1]]], [[0, 0], [0]]).weights[0])
+    from semialgebraic.bottleneck._structure import full_row_rank
+    assert not full_row_rank(Network.from_rows([[[1, 2], [0, 0]], [[1, 1]]], [[0, 0], [0]]).weights[0])
+    assert full_row_rank(Network.from_rows([[[1, 2], [3, 1]], [[1, 1]]], [[0, 0], [0]]).weights[0])
     searched = []
     real = canon.counterexample
     monkeypatch.setattr(canon, "counterexample", lambda *a, **k: searched.append(1) or real(*a, **k))
@@ -322,3 +323,10 @@ def test_identify_under_a_budget_with_an_unfinished_planted_certificate(monkeypa
     from algebra.io import load
     v = ident.identifiability_shallow(load("algebra/examples/shallow_flip_set.json"))
     assert v.answer is None and "certificate was not completed" in v.reason
+
+
+def test_a_certificate_into_a_missing_directory_fails_before_any_work(tmp_path, run):
+    for cmd in ("fiber", "symmetries", "identify"):
+        code, out, err = run(cmd, "algebra/examples/shallow_flip_set.json", "--certificate",
+                             tmp_path / "missing" / "c.json")
+        assert code == 2 and out == "" and "does not exist" in err and len(err.strip().splitlines()) == 1
