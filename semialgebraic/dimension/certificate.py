@@ -79,8 +79,10 @@ def functional_dimension_certificate(net: Network, fd: FunctionalDimension, *, d
         not fit the time left, and the upper bound left uncertified when ranking the proven
         directions does not (:data:`DIRECTIONS_CHECKS`): those are calls no budget stops.
     report : dict, optional
-        Gets ``"check"`` (the re-check's estimated seconds) and, when it was skipped,
-        ``"unchecked"`` (why, for the user: ``netfibers verify`` checks the file).
+        Gets ``"check"`` (the re-check's estimated seconds), when it was skipped ``"unchecked"``
+        (why, for the user: ``netfibers verify`` checks the file), and ``"upper"`` when the
+        certificate proves an upper bound below ``fd.upper`` (the run's rank of the proven
+        directions stopped by its budget, or facts proven by the certificate's own searches).
 
     Returns
     -------
@@ -110,6 +112,8 @@ def functional_dimension_certificate(net: Network, fd: FunctionalDimension, *, d
     cert = _certificate(net, fd, normalize_domain(domain, net.n_inputs), seconds, lps, cost)
     if report is not None:
         report["check"] = cost["check"]
+        if "upper" in cost:               # a tighter upper bound than fd's, certified
+            report["upper"] = cost["upper"]
     if verify and cert["inputs"] and _check_fits(start, seconds, cost, report):
         require_valid(cert, _verify)
     return cert
@@ -130,6 +134,8 @@ def box_certificate(net: Network, lo, hi, fd: FunctionalDimension, *, seconds: f
     start, cost = time.monotonic(), {}
     cert = functional_dimension_certificate(compose_input_map(net, *cs), fd, domain=(Q(-1), Q(1)),
                                             seconds=seconds, lps=lps, verify=False, report=cost)
+    if report is not None and "upper" in cost:
+        report["upper"] = cost["upper"]
     cert["network"] = net.to_dict()
     cert["domain"] = {**cert["domain"], "input_map": {"lo": [q_json(Q(v)) for v in lo],
                                                       "hi": [q_json(Q(v)) for v in hi]}}
@@ -218,9 +224,13 @@ def _certificate(net, fd, dom, seconds, lps, cost: dict) -> dict:
     entries = _UpperEntries(net, fd, dom, deadline, lps)
     dirs, bound, missing = entries.run()
     cost["check"] += entries.check_seconds
-    if bound <= fd.upper:       # re-checkable (lower than fd.upper when the run's rank of the
-                                # directions was cut by its budget: the claim stays fd.upper)
-        return certificate(upper=int(fd.upper), upper_directions=dirs)
+    if bound <= fd.upper:       # re-checkable; lower than fd.upper when the run's rank of the
+        # directions was cut by its budget or the searches here proved more facts: the claim is
+        # the bound the checker re-derives (the caller prints it: ``cost["upper"]``)
+        claim = int(bound) if fd.lower <= bound < fd.upper else int(fd.upper)
+        if claim < fd.upper:
+            cost["upper"] = claim
+        return certificate(upper=claim, upper_directions=dirs)
     regions = None
     if fd.complete_regions:        # the upper bound is the exact rank over every region
         rank_seconds = _regions_check_seconds(net, fd.details.get("patterns") or (), [], p)

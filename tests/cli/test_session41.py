@@ -1,0 +1,38 @@
+"""Regression tests of session 41's findings (each names its finding)."""
+
+import json
+from dataclasses import replace
+
+from semialgebraic.cli import main
+
+
+NET = {"format": "netfibers.network", "version": 1, "activation": "relu", "layers": [
+    {"weight": [[1, 2], [-1, 1], [3, -1], [1, 1]], "bias": [1, -2, "1/2", 0]},
+    {"weight": [[1, -1, 2, 1], [2, 1, -1, 1], [-1, 1, 1, 2]], "bias": [1, "1/3", -1]},
+    {"weight": [[1, 2, -1]], "bias": [0]}]}
+
+
+def test_dim_says_the_tighter_upper_bound_its_certificate_proves(tmp_path, capsys, monkeypatch):
+    """s40 dimscale audit: the run's rank of the proven directions stopped by its budget gave an
+    upper bound (939) above the one its certificate proves (527), and dim printed the looser one.
+    Simulated by a run whose upper bound is 3 too high: the certificate claims the bound it
+    re-derives, and the result says it (here it meets the lower bound: exact, exit 0)."""
+    import semialgebraic.commands.general as general
+    real = general.functional_dimension
+
+    def loose(*args, **kw):
+        fd = real(*args, **kw)
+        return replace(fd, upper=fd.upper + 3)
+    monkeypatch.setattr(general, "functional_dimension", loose)
+    net, cert = tmp_path / "n.json", tmp_path / "c.json"
+    net.write_text(json.dumps(NET))
+    code = main(["dim", str(net), "--certificate", str(cert), "--json"])
+    out = json.loads(capsys.readouterr().out)
+    from algebra.io import load
+    true_value = real(load(str(net))).value
+    assert out["functional_dimension"] == true_value and code == 0
+    c = json.loads(cert.read_text())
+    assert c["upper"] == c["lower"] == true_value
+    assert main(["verify", str(cert)]) == 0
+    capsys.readouterr()
+    monkeypatch.setattr(general, "functional_dimension", real)
