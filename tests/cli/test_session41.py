@@ -36,3 +36,20 @@ def test_dim_says_the_tighter_upper_bound_its_certificate_proves(tmp_path, capsy
     assert main(["verify", str(cert)]) == 0
     capsys.readouterr()
     monkeypatch.setattr(general, "functional_dimension", real)
+
+
+def test_verify_does_not_start_reading_what_cannot_be_read_in_time(tmp_path, capsys, monkeypatch):
+    """s40 forge audit: a 177 MB certificate spent 11.3 s in its JSON parse (no alarm stops it)
+    at --timeout 5.  A file whose reading at READ_RATE does not fit the timeout is not read:
+    UNCHECKED, exit 3 at once; without --timeout it is read and checked."""
+    import semialgebraic.commands.shallow as shallow
+    net, cert = tmp_path / "n.json", tmp_path / "c.json"
+    net.write_text(json.dumps(NET))
+    assert main(["equiv", str(net), str(net), "--certificate", str(cert)]) == 0
+    capsys.readouterr()
+    monkeypatch.setattr(shallow, "READ_RATE", cert.stat().st_size / 4)    # 4 s to read it
+    assert main(["verify", str(cert), "--timeout", "2", "--json"]) == 3
+    out = json.loads(capsys.readouterr().out)
+    assert out["valid"] is None and "past the timeout of 2 s" in out["reason"]
+    assert main(["verify", str(cert), "--timeout", "8"]) == 0
+    assert main(["verify", str(cert)]) == 0
