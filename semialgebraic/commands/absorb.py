@@ -138,6 +138,8 @@ def _absorbing_blocks(v):
     block = v.certificate.get("block")
     if isinstance(block, dict) and block.get("skip") == "none":
         return block   # already residual-free: the block itself
+    if isinstance(block, dict) and witness.get("kind") == "skip_zero":
+        return {**block, "skip": "none"}   # a zero skip matrix: the block without it (s41 absorb audit)
     return None
 
 

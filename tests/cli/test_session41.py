@@ -53,3 +53,20 @@ def test_verify_does_not_start_reading_what_cannot_be_read_in_time(tmp_path, cap
     assert out["valid"] is None and "past the timeout of 2 s" in out["reason"]
     assert main(["verify", str(cert), "--timeout", "8"]) == 0
     assert main(["verify", str(cert)]) == 0
+
+
+def test_a_zero_skip_matrix_gives_the_block_without_it_as_the_absorbing_block(tmp_path, capsys):
+    """s41 absorb audit: a block whose skip is the zero matrix was absorbable ("residual-free")
+    without an ``absorbing_block`` key, which every other yes has: it is the block without its
+    skip, equal to the block at every input."""
+    from algebra.io.blocks import block_from_dict
+    data = {"format": "netfibers.block", "version": 1, "activation": "relu",
+            "w_up": [[1, -2], [3, 1]], "w_down": [[1, "1/2"], [-1, 2]], "skip": [[0, 0], [0, 0]]}
+    p = tmp_path / "b.json"
+    p.write_text(json.dumps(data))
+    assert main(["absorb", str(p), "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["answer"] is True and out["absorbing_block"]["skip"] == "none"
+    given, absorbing = block_from_dict(data), block_from_dict(out["absorbing_block"])
+    for x in ([1, 2], [-3, "1/2"], [0, 0], ["2/3", -5]):
+        assert given(x) == absorbing(x)
