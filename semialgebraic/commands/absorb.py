@@ -117,7 +117,7 @@ def cmd_absorb(args) -> int:
         else:
             lines.append(f"  absorbing block{' (no skip)' if shown is not None else 's (one per block, no skip)'}: "
                          "--json key 'absorbing_block'"
-                         + (f" and the certificate" if args.certificate else ""))
+                         + (" and the certificate" if args.certificate else ""))
     if v.certificate is not None and args.certificate:
         data["certificate"] = args.certificate
     emit(args, data, "\n".join(lines))
