@@ -340,6 +340,27 @@ def _unreadable_in_time(args) -> str | None:
             f"timeout stops), past the timeout of {args.timeout:g} s")
 
 
+def _epsilon_answer(cert: dict) -> bool | None:
+    """What a valid certificate carrying the ε of ``equiv --epsilon`` (``epsilon``) shows of it:
+    True when its certified upper bound is <= ε, False when its attained lower bound is > ε,
+    None when its numbers show neither (the claim checked is only its bound: an ε edited below
+    the certified maximum left ``answer`` true, which a script could read as ε-equivalence; s41
+    equivhunt audit).  From the certified numbers, never from the field's name."""
+    from algebra.rationals import to_q
+    try:
+        eps = to_q(cert["epsilon"])
+        upper = None if cert.get("upper") in (None, "inf") else to_q(cert["upper"])
+        lower = None if cert.get("lower") is None or cert.get("point") is None else to_q(cert["lower"])
+    except (AlgebraError, TypeError, ValueError):
+        return None
+    if lower is not None and lower > eps:
+        return False
+    claim = str(cert.get("claim", ""))
+    if upper is not None and upper <= eps and "<= upper" in claim:
+        return True
+    return None
+
+
 def cmd_verify(args) -> int:
     start = time.monotonic()                   # reading CERT counts too
     late = _unreadable_in_time(args)
@@ -397,6 +418,8 @@ def cmd_verify(args) -> int:
             why += f"; {args.inputs[0]} is its a (its b was not compared: give B too)"
     data = {"answer": ok, "valid": ok, "reason": why, "type": cert.get("type"),
             "method": "verify", "hypotheses": [], "certificate": args.certificate}
+    if ok and cert.get("epsilon") is not None:
+        data["epsilon_answer"] = _epsilon_answer(cert)
     shown = display.in_sentence(why, getattr(args, "exact", False))   # long rationals as ≈ decimals
     emit(args, data, f"{'VALID' if ok else 'BROKEN'} {cert.get('type')} certificate: {shown}"
          + (f"\n{display.EXACT_NOTE}" if shown != why else ""))

@@ -70,3 +70,34 @@ def test_a_zero_skip_matrix_gives_the_block_without_it_as_the_absorbing_block(tm
     given, absorbing = block_from_dict(data), block_from_dict(out["absorbing_block"])
     for x in ([1, 2], [-3, "1/2"], [0, 0], ["2/3", -5]):
         assert given(x) == absorbing(x)
+
+
+def test_verify_says_what_an_epsilon_certificate_shows_of_its_epsilon(tmp_path, capsys):
+    """s41 equivhunt audit: an `equiv --epsilon` certificate whose epsilon field was edited below
+    the certified maximum stays VALID (its claim is its bound), with `answer` true, which a script
+    could read as epsilon-equivalence.  verify's JSON now says what the certified numbers show of
+    the epsilon: true (upper <= epsilon), false (an attained point above it), null (neither)."""
+    def net(w):
+        return {"format": "netfibers.network", "version": 1, "activation": "relu",
+                "layers": [{"weight": [[1]], "bias": [0]}, {"weight": [[w]], "bias": [0]}]}
+    a, b = tmp_path / "a.json", tmp_path / "b.json"
+    a.write_text(json.dumps(net(1)))
+    b.write_text(json.dumps(net("1/2")))           # max |a - b| on [0, 1] is 1/2 (at x = 1)
+    shown = {}
+    for eps, code in (("1", 0), ("1/4", 1)):
+        cert = tmp_path / f"c{code}.json"
+        assert main(["equiv", str(a), str(b), "--box", "0,1", "--epsilon", eps,
+                     "--certificate", str(cert)]) == code
+        capsys.readouterr()
+        assert main(["verify", str(cert), "--json"]) == 0
+        shown[eps] = json.loads(capsys.readouterr().out)["epsilon_answer"]
+    assert shown == {"1": True, "1/4": False}
+    c = json.loads((tmp_path / "c0.json").read_text())
+    c["epsilon"] = "1/4"                           # below the certified maximum 1/2
+    for edit, want in (({}, False), ({"drop": ("lower", "point", "output")}, None)):
+        d = {k: v for k, v in c.items() if k not in edit.get("drop", ())}
+        (tmp_path / "edited.json").write_text(json.dumps(d))
+        assert main(["verify", str(tmp_path / "edited.json"), "--json"]) == 0
+        out = json.loads(capsys.readouterr().out)
+        assert out["valid"] is True and out["epsilon_answer"] is want   # never true
+        assert "does not show |a - b| <= epsilon" in out["reason"]
