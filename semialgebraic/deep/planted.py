@@ -13,7 +13,10 @@ Per hidden layer (three-layer-fibers R41's I4 and R18.5 for every layer; R10 for
 * neurons with positively proportional rows ``(w_k, b_k) = t (w_j, b_j)`` (a split neuron)
   trade outgoing weights, ``t_j v_j + t_k v_k`` kept (:class:`~algebra.symmetries.Regroup`:
   ``σ(t h) = t σ(h)`` for ``t > 0`` whatever the layer's input);
-* a flip set ``S`` (``Σ_{j∈S} v_j w_jᵀ = 0``) flips together (:class:`~algebra.symmetries.FlipSet`).
+* a flip set ``S`` (``Σ_{j∈S} v_j w_jᵀ = 0``) flips together (:class:`~algebra.symmetries.FlipSet`);
+* neurons on one hyperplane, of both orientations, whose kinks cancel (an affine map, e.g. an
+  opposite pair ``v σ(z) − v σ(−z) = v z``) shift along it, the next bias paying
+  (:class:`~algebra.symmetries.LinearRefactor`).
 
 Each copy is certified by a ``symmetry_path`` whose claim adds "b is outside a's S1 + S2 orbit",
 re-checked by :mod:`semialgebraic.verify.symmetry_path` (its own normal form decides the orbit);
@@ -25,8 +28,8 @@ from __future__ import annotations
 from algebra.kernel.certificate_schemas import CLAIMS
 from algebra.network import Network
 from algebra.rationals import Q
-from algebra.symmetries import (FlipSet, InsertNeuron, Regroup, RemoveNeuron, apply_path,
-                                hidden_neurons)
+from algebra.symmetries import (FlipSet, InsertNeuron, LinearRefactor, Regroup, RemoveNeuron,
+                                apply_path, hidden_neurons)
 from algebra.symmetries.neurons import is_dead_row, is_linear_row
 from algebra.symmetries.orthant import LinearBlock
 
@@ -72,6 +75,7 @@ def planted_copies(net: Network, budget=None):
                 continue
             yield why, [RemoveNeuron(l, j), InsertNeuron(l, j, *new)]
         yield from _split_trades(l, neurons)
+        yield from _linear_shifts(l, neurons)
         (W, _), (V, _) = net.layer(l), net.layer(l + 1)
         if W.nrows >= 2 and W.ncols and V.nrows:
             outcome, S = flip_sets(W, V, budget=budget)
@@ -106,6 +110,44 @@ def _split_trades(l: int, neurons):
             yield (f"neurons {j} and {k} of hidden layer {l + 1} have proportional rows (a split "
                    f"neuron, factor {t}): their outgoing weights trade, t_j v_j + t_k v_k kept",
                    [Regroup(l, [([j, k], key[:-1], key[-1], new)])])
+
+
+def _linear_shifts(l: int, neurons):
+    """A shift along their hyperplane for neurons of hidden layer *l* on one hyperplane, of both
+    orientations, whose kinks cancel: rows ``s_j (u, β)`` with ``Σ_j |s_j| v_j = 0``, so that
+    ``Σ_j v_j σ(s_j z)`` is affine in ``z = u·h + β`` whatever the layer's input (an opposite pair
+    ``v σ(z) − v σ(−z) = v z``).  The rows become ``s_j (u, β + 1)``, the next bias paying
+    ``−Σ_{s_j > 0} s_j v_j`` (:class:`~algebra.symmetries.LinearRefactor`, re-checked; the
+    whole group on the hyperplane first, else each cancelling opposite pair).  Found by an
+    outside audit (s41): a planted opposite linear pair in a deep net was 'undecided'."""
+    groups: dict[tuple, list[tuple]] = {}
+    for j, (w, b, v) in enumerate(neurons):
+        lead = next((x for x in w if x != 0), None)
+        if lead is not None and v and any(x != 0 for x in v):
+            groups.setdefault(tuple(x / lead for x in tuple(w) + (b,)), []).append((j, lead, v))
+
+    def cancels(members) -> bool:
+        m = len(members[0][2])
+        return all(sum((abs(s) * v[o] for _, s, v in members), Q(0)) == 0 for o in range(m))
+
+    for key, members in groups.items():
+        if not (any(s > 0 for _, s, _ in members) and any(s < 0 for _, s, _ in members)):
+            continue
+        checkpoint()
+        pos = [mem for mem in members if mem[1] > 0]
+        neg = [mem for mem in members if mem[1] < 0]
+        choice = members if cancels(members) else next(
+            ([p, q] for p in pos for q in neg if cancels([p, q])), None)
+        if choice is None:
+            continue
+        m = len(choice[0][2])
+        new = [(tuple(s * x for x in key[:-1]), s * (key[-1] + 1), v) for _, s, v in choice]
+        dc = tuple(-sum((s * v[o] for _, s, v in choice if s > 0), Q(0)) for o in range(m))
+        idx = [j for j, _, _ in choice]
+        yield (f"neurons {', '.join(map(str, idx))} of hidden layer {l + 1} lie on one hyperplane "
+               "with opposite orientations and their kinks cancel (an affine map, e.g. "
+               "σ(z) - σ(-z) = z): shifted along it, the next bias paying the difference",
+               [LinearRefactor(l, idx, new, dc)])
 
 
 def certified_copy(net: Network, steps) -> tuple[Network, dict | None]:

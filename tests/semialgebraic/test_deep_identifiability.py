@@ -71,6 +71,15 @@ def _plant(rng, W, b, kind, l):
         for r in W[l + 1]:
             r[j] = r[i] / mu
         b[l][j] = Q(rng.randint(-3, 3))
+    elif kind in ("linear", "linear_near"):    # opposite pair v σ(z) − v σ(−z): affine (s41
+        i = (j + 1) % n                          # identify audit); the near miss breaks it
+        c = Q(rng.choice([1, 2, 3]), rng.choice([1, 2]))
+        W[l][j] = [-c * x for x in W[l][i]]
+        b[l][j] = -c * b[l][i]
+        for r in W[l + 1]:
+            r[j] = -r[i] / c
+        if kind == "linear_near":
+            W[l + 1][0][j] += Q(1, 10 ** 9)
     elif kind == "active":                 # always active on a ReLU output: linear
         W[l][j] = [abs(x) for x in W[l][j]]
         b[l][j] = abs(b[l][j])
@@ -81,17 +90,18 @@ def _plant(rng, W, b, kind, l):
         b[l][j] = t * b[l][i]
 
 
-@pytest.mark.parametrize("kind", ["unread", "constant", "dead", "flip", "split", "active"])
+@pytest.mark.parametrize("kind", ["unread", "constant", "dead", "flip", "split", "active", "linear"])
 def test_planted_structures_give_certified_copies_outside_the_orbit(kind):
     """60 random nets of 2-4 hidden layers (widths 2-4, entries in ±1..4) per kind, the kind
     planted in a random hidden layer (dead and always-active neurons from layer 2 on):
     `identify` answers "not identifiable" with a symmetry path the checker accepts; the copy
     computes the same function at 60 exact points (the test's own evaluation) and is not the
-    network itself.  (Measured: unread 60, constant 58, dead 60, flip 57, split 59, active 60
-    of 60; before the checker matched equal rows and zero neurons, session 37: 59, 41, 57, 54
-    and 17.)"""
+    network itself.  (Measured, session 41: unread 60, constant 58, dead 60, flip 55, split 60,
+    active 60, linear 60 of 60 (opposite linear pairs: 33 before the hyperplane shift, those by
+    other moves); before the checker matched equal rows and zero neurons, session 37: 59, 41,
+    57, 54 and 17.)"""
     rng = random.Random({"unread": 1, "constant": 2, "dead": 3, "flip": 4, "split": 6,
-                         "active": 7}[kind])
+                         "active": 7, "linear": 8}[kind])
     no = 0
     for _ in range(60):
         widths = [rng.randint(1, 3)] + [rng.randint(2, 4) for _ in range(rng.randint(2, 4))] + [1]
@@ -112,6 +122,23 @@ def test_planted_structures_give_certified_copies_outside_the_orbit(kind):
     # (a row whose only non-zero entries come from a zero neuron leaves the checker's orbit test
     # open: such copies are not claimed)
     assert no >= 55, no
+
+
+def test_an_opposite_pair_that_is_not_affine_gets_no_shift():
+    """The near miss of the planted opposite linear pair (one outgoing weight moved by 1e-9):
+    its kinks do not cancel, so no shift along the hyperplane is offered (a shift there would
+    change the function); whatever else is found, the copy computes the same function."""
+    from semialgebraic.deep.planted import planted_copies
+    rng = random.Random(9)
+    for _ in range(40):
+        widths = [rng.randint(1, 3)] + [rng.randint(2, 4) for _ in range(rng.randint(2, 3))] + [1]
+        W, b = _random(rng, widths)
+        _plant(rng, W, b, "linear_near", rng.randrange(0, len(widths) - 2))
+        net = Network.from_rows(W, b)
+        assert not any("lie on one hyperplane" in why for why, _ in planted_copies(net))
+        v = identifiability_deep(net)
+        if v.answer is False:
+            assert _same(net, network_from_dict(v.details["planted_copy"]), rng, widths[0])
 
 
 def test_generic_deep_nets_are_undecided_never_identifiable():
