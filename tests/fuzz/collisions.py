@@ -95,7 +95,7 @@ def permuted(layers, p1, p2):
     W1, b1 = [W1[i] for i in p1], [b1[i] for i in p1]
     W2 = [[W2[j][i] for i in p1] for j in p2]
     b2 = [b2[j] for j in p2]
-    W3 = [[W3[0][j] for j in p2]]
+    W3 = [[row[j] for j in p2] for row in W3]     # (every output: W3[0] alone broke m >= 2)
     return [(W1, b1), (W2, b2), (W3, b3)]
 
 
