@@ -596,10 +596,11 @@ def spread_points(net: Network, dom, witness, targets: dict, count: int | None =
 
 def batch_simplex(net: Network, bases, dom=None, missing: list | None = None) -> list:
     """Each base point and d points x ± t e_k of its region (patterns checked exactly, in batch;
-    t = 2^-20, then 2^-40, …, 2^-160; the step is −t where +t leaves the domain *dom*; points
-    whose region cannot be matched inside the domain are dropped, and the indices of their bases
-    are appended to *missing*: those regions hold fewer than d + 1 of the points, so their
-    Jacobian rows need not span the region's — dim campaign seed 7008, a region 1e-21 thin)."""
+    t = 2^-20, then 2^-40, …, 2^-160; the step is −t where +t leaves the domain *dom*, a smaller
+    t where both do; points whose region cannot be matched inside the domain are dropped, and
+    the indices of their bases are appended to *missing*: those regions hold fewer than d + 1 of
+    the points, so their Jacobian rows need not span the region's — dim campaign seed 7008, a
+    region 1e-21 thin; a domain narrower than 2^-20, session 41)."""
     if not bases:
         return []
     d = net.n_inputs
@@ -610,7 +611,7 @@ def batch_simplex(net: Network, bases, dom=None, missing: list | None = None) ->
     for _ in range(8):
         if not todo:
             break
-        cand, kept = [], []
+        cand, kept, rest = [], [], []
         for c, (i, k) in enumerate(todo):
             if c % 256 == 0:
                 checkpoint()                   # d points per base: 64 bases of R^784 are 50 176
@@ -621,8 +622,10 @@ def batch_simplex(net: Network, bases, dom=None, missing: list | None = None) ->
                     cand.append(tuple(y))
                     kept.append((i, k))
                     break
+            else:                 # both steps leave the domain: a smaller t next round (they
+                rest.append((i, k))   # were dropped, the region counted as holding d + 1 points:
+                                      # dim exact 1 on [0, 1e-6] where the value is 2; s41 audit)
         got = _patterns(net, cand) if cand else []
-        rest = []
         for (i, k), y, p in zip(kept, cand, got):
             if p == pats[i]:
                 out.append(y)

@@ -101,3 +101,62 @@ def test_verify_says_what_an_epsilon_certificate_shows_of_its_epsilon(tmp_path, 
         out = json.loads(capsys.readouterr().out)
         assert out["valid"] is True and out["epsilon_answer"] is want   # never true
         assert "does not show |a - b| <= epsilon" in out["reason"]
+
+
+def _layers(*layers):
+    return {"format": "netfibers.network", "version": 1, "activation": "relu",
+            "layers": [{"weight": w, "bias": b} for w, b in layers]}
+
+
+def _jacobian_rank(layers, points):
+    """The rank over Q of the stacked Jacobians of the outputs with respect to every parameter at
+    *points* (the test's own: forward differences are exact for these piecewise-linear maps on
+    one region, taken here analytically by the chain rule with Fractions)."""
+    from fractions import Fraction as F
+    rows = []
+    for x in points:
+        hs, zs = [[F(v) for v in x]], []
+        for k, (W, b) in enumerate(layers):
+            z = [sum(F(w) * h for w, h in zip(r, hs[-1])) + F(c) for r, c in zip(W, b)]
+            zs.append(z)
+            hs.append(z if k == len(layers) - 1 else [max(v, 0) for v in z])
+        for o in range(len(layers[-1][0])):
+            g = [F(int(i == o)) for i in range(len(layers[-1][0]))]   # d out / d z of the top layer
+            row = []
+            for k in range(len(layers) - 1, -1, -1):
+                W, _ = layers[k]
+                row = [gi * h for gi in g for h in hs[k]] + list(g) + row      # dW_k, db_k
+                if k:
+                    g = [sum(F(W[i][j]) * g[i] for i in range(len(g))) * (zs[k - 1][j] > 0)
+                         for j in range(len(W[0]))]
+            rows.append(row)
+    import sympy
+    return sympy.Matrix(rows).rank()
+
+
+def test_dim_on_a_domain_narrower_than_the_simplex_step(tmp_path, capsys):
+    """s41 domains audit F1/F2: on a cube narrower than 2^-20 both steps x +- t e_k of the
+    simplex points left the domain and were dropped, the region counted as holding d + 1 inputs:
+    `dim` exact with the rank at one input (relu(x + 1) on [0, 1e-6]: 1, the value is 2), and on
+    a slab of width 1e-9 an interval with lower > upper (an internal error with --certificate).
+    The values against the test's own Jacobian rank at points of the domain."""
+    from fractions import Fraction as F
+    one = [([[1]], [1]), ([[1]], [0])]
+    deep = [([[1, 2], [3, 1]], [1, 2]), ([[1, 1], [2, -1]], [1, 3]), ([[1, -2]], [0])]
+    slab = {"box": [[0, 1], [0, 1]], "halfspaces": [{"a": [1, 1], "b": 1},
+                                                   {"a": [-1, -1], "b": "-999999999/1000000000"}]}
+    (tmp_path / "slab.json").write_text(json.dumps(slab))
+    e = F(1, 10 ** 9)
+    cases = [(one, ["--box", "0,1/1000000"], [[0], [F(1, 10 ** 6)]]),
+             (one, ["--ball", "0,1/1000000000"], [[0], [e]]),
+             (deep, ["--box", "0,1/1000000000"], [[0, 0], [e, 0], [0, e]]),
+             (deep, ["--box", str(tmp_path / "slab.json")], [[1, 0], [1 - e, 0], [1 - e, e]])]
+    for k, (layers, domain, points) in enumerate(cases):
+        net, cert = tmp_path / f"n{k}.json", tmp_path / f"c{k}.json"
+        net.write_text(json.dumps(_layers(*layers)))
+        code = main(["dim", str(net), *domain, "--certificate", str(cert), "--json"])
+        out = json.loads(capsys.readouterr().out)
+        truth = _jacobian_rank(layers, points)
+        assert (code, out["functional_dimension"]) == (0, truth), (domain, out)
+        assert main(["verify", str(cert)]) == 0
+        capsys.readouterr()
