@@ -608,6 +608,9 @@ def batch_simplex(net: Network, bases, dom=None, missing: list | None = None) ->
     out = list(map(tuple, bases))
     todo = [(i, k) for i in range(len(bases)) for k in range(d)]
     t = Q(1, 2**20)
+    w = _narrowest(dom)
+    while w is not None and 0 < w < 4 * t:    # a domain narrower than 4 t: start below it (a
+        t /= 2                                 # cube of width 1e-60 was an interval, s41 audit)
     for _ in range(8):
         if not todo:
             break
@@ -635,6 +638,15 @@ def batch_simplex(net: Network, bases, dom=None, missing: list | None = None) ->
     if missing is not None:
         missing.extend(sorted({i for i, _ in todo}))
     return out
+
+
+def _narrowest(dom):
+    """The narrowest side of a cube or of a Domain's box part (None when no side is bounded)."""
+    if isinstance(dom, tuple):
+        return dom[1] - dom[0]
+    sides = [hi - lo for lo, hi in zip(getattr(dom, "lo", ()), getattr(dom, "hi", ()))
+             if lo is not None and hi is not None]
+    return min(sides) if sides else None
 
 
 def _patterns(net, pts, chunk: int = 128) -> list:

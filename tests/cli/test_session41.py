@@ -138,8 +138,9 @@ def test_dim_on_a_domain_narrower_than_the_simplex_step(tmp_path, capsys):
     """s41 domains audit F1/F2: on a cube narrower than 2^-20 both steps x +- t e_k of the
     simplex points left the domain and were dropped, the region counted as holding d + 1 inputs:
     `dim` exact with the rank at one input (relu(x + 1) on [0, 1e-6]: 1, the value is 2), and on
-    a slab of width 1e-9 an interval with lower > upper (an internal error with --certificate).
-    The values against the test's own Jacobian rank at points of the domain."""
+    a slab of width 1e-9 an interval with lower > upper (an internal error with --certificate);
+    a cube of width 1e-60 (below the smallest step) now starts the steps below its width.  The
+    values against the test's own Jacobian rank at points of the domain."""
     from fractions import Fraction as F
     one = [([[1]], [1]), ([[1]], [0])]
     deep = [([[1, 2], [3, 1]], [1, 2]), ([[1, 1], [2, -1]], [1, 3]), ([[1, -2]], [0])]
@@ -150,7 +151,8 @@ def test_dim_on_a_domain_narrower_than_the_simplex_step(tmp_path, capsys):
     cases = [(one, ["--box", "0,1/1000000"], [[0], [F(1, 10 ** 6)]]),
              (one, ["--ball", "0,1/1000000000"], [[0], [e]]),
              (deep, ["--box", "0,1/1000000000"], [[0, 0], [e, 0], [0, e]]),
-             (deep, ["--box", str(tmp_path / "slab.json")], [[1, 0], [1 - e, 0], [1 - e, e]])]
+             (deep, ["--box", str(tmp_path / "slab.json")], [[1, 0], [1 - e, 0], [1 - e, e]]),
+             (deep, ["--box", f"0,1/{10 ** 60}"], [[0, 0], [F(1, 10 ** 60), 0], [0, F(1, 10 ** 60)]])]
     for k, (layers, domain, points) in enumerate(cases):
         net, cert = tmp_path / f"n{k}.json", tmp_path / f"c{k}.json"
         net.write_text(json.dumps(_layers(*layers)))
