@@ -117,6 +117,10 @@ not by the rank of its Jacobian rows: a 16-200-8 net (5 008 parameters) on a bal
 its ~4 600 proven directions alone: 27 s); by the theorem exact in well under a second.  Below
 it the general method, whose certificate lists its inputs."""
 
+FIBER_GRACE = 0.5
+"""Seconds past the deadline the fiber's lower bound may take at most (at or below
+:data:`RANK_ONLY` parameters, where it runs even when the budget is spent)."""
+
 FIBER_SECONDS = 1e-5
 """Above :data:`RANK_ONLY` parameters the fiber's lower bound (:func:`~semialgebraic.dimension.
 directions.fiber_lower`: the moves' rank, peeled, mostly not stoppable) starts only with at
@@ -290,9 +294,14 @@ def functional_dimension(net: Network, *, domain: Any = None, timeout: float | N
         from dataclasses import replace
         from .directions import fiber_lower
         why: list = []
+        # below RANK_ONLY it runs even past the deadline, within FIBER_GRACE seconds (stopped
+        # there, the rank of the moves ranked so far: still a lower bound): the moves of a
+        # 64-48-24-10 net on a cube of width 1e-6 (most neurons always active, GL moves) took 4 s
+        # past `dim --timeout 2` (session 41)
+        small = None if budget.timeout is None else Budget(max(0.0, left or 0.0) + FIBER_GRACE)
         floor, by = fiber_lower(net, domain, fd.details.get("patterns"), fd.details.get("proven"),
                                 net.n_parameters - fd.upper,
-                                budget if net.n_parameters > RANK_ONLY else None,
+                                budget if net.n_parameters > RANK_ONLY else small,
                                 generic=not (fd.details.get("kink_regions") or fd.details.get("kinks")),
                                 why=why)
         if by == "R22" and fd.exact:

@@ -162,3 +162,25 @@ def test_dim_on_a_domain_narrower_than_the_simplex_step(tmp_path, capsys):
         assert (code, out["functional_dimension"]) == (0, truth), (domain, out)
         assert main(["verify", str(cert)]) == 0
         capsys.readouterr()
+
+
+def test_the_fiber_floor_of_a_small_net_is_held_to_the_budget(monkeypatch):
+    """Found trying `--timeout 2` on hard cases (session 41): below RANK_ONLY parameters the
+    fiber's lower bound ran without a budget after the deadline (the moves of a 64-48-24-10 net
+    on a cube of width 1e-6, most neurons always active: 4 s past `dim --timeout 2`).  It now
+    gets the time left plus FIBER_GRACE; without a timeout, none."""
+    import semialgebraic.dimension.directions as directions
+    from semialgebraic.dimension import functional_dimension
+    from semialgebraic.dimension.functional import FIBER_GRACE
+    from algebra.io.native import network_from_dict
+    seen = []
+    real = directions.fiber_lower
+
+    def spy(*args, **kw):
+        seen.append(args[5] if len(args) > 5 else kw.get("budget"))
+        return real(*args, **kw)
+    monkeypatch.setattr(directions, "fiber_lower", spy)
+    net = network_from_dict(NET)
+    functional_dimension(net, timeout=30)
+    functional_dimension(net)
+    assert seen[0] is not None and seen[0].timeout <= 30 + FIBER_GRACE and seen[1] is None
