@@ -187,16 +187,18 @@ def test_conserved_digits_300_data_points_timeout_10_holds():
 def test_conserved_digits_timeout_60_holds():
     r = _timed(["conserved", str(DIGITS), "--json"], 60)
     d = json.loads(r.stdout)
-    assert r.returncode == 3 and d["fiber_dimension"] is None
-    assert d["fiber_dimension_lower"] == 32 <= d["fiber_dimension_upper"] < 2410   # (1 321)
-    assert d["functional_rank"] >= 1 and d["lower"] >= 1                          # (1 089, 25)
+    assert r.returncode == 3 and d["complete"] is False
+    # the fiber of this one-hidden-layer net is its 32 scalings: exact 32 when the sampled
+    # patterns' fields reach rank N - 32 (session 41, near idle: 60 of 300 patterns, rank 2 378),
+    # else the interval from 32 (before: [32, 1 321], this test's old expectation)
+    assert d.get("fiber_dimension") == 32 or d["fiber_dimension_lower"] == 32 <= d["fiber_dimension_upper"]
+    assert 1 <= d["functional_rank"] <= 2410 - 32
 
 
 # -- identify -----------------------------------------------------------------------------------
 def _bottleneck(tmp_path, n1=24, n2=1200, seed=0) -> Path:
-    """d = n1, W1 = I, [W2 | b2] and W3 with random non-zero integers in [-9, 9]: identifiable
-    (every row mixed signs): ~2 s to decide at n1 = 24, n2 = 1200, ~8 s at 48, 2400 (~29 s at
-    24, 1200 before the checker keyed proportional rows, 2026-12-04: 28 s of it the check)."""
+    """d = n1, W1 = I, [W2 | b2] and W3 with random non-zero integers in [-9, 9] (every row mixed
+    signs; second-layer flip sets not excluded, R18.5): ~2 s to answer at n1 = 24, n2 = 1200."""
     rng = random.Random(seed)
 
     def nz():
@@ -220,8 +222,12 @@ def test_identify_with_a_timeout_that_lasts_is_unchanged(run):
 
 @pytest.mark.slow
 def test_identify_of_the_large_bottleneck_without_timeout(tmp_path, run):
+    """Returns in seconds without a timeout.  Since R18.5's second-layer flip sets are checked
+    (session 39) the answer is undecided, said why: 1 200 rows of small random integers leave a
+    null space of 1 152 dimensions, where flip sets (0/1 points) are to be expected, so the
+    'identifiable' this test asked for before is not what a sound decision can say."""
     code, out, _ = run("identify", _bottleneck(tmp_path))
-    assert code == 0 and out.startswith("identifiable up to permutation and positive scaling")
+    assert code == 3 and out.startswith("undecided: second-layer flip sets not excluded")
 
 
 # -- plot ---------------------------------------------------------------------------------------
