@@ -98,16 +98,24 @@ def register(sub, parent) -> None:
                            "Re-check the certificate CERT from its content alone, with code "
                            "independent of the code that produced it. With A (and B), also check "
                            "that the networks or block embedded in CERT are exactly these files.",
-                           exits=["0  valid", "1  the claim is broken (the reason is printed)",
+                           exits=["0  valid (with --epsilon E: and it proves max |a - b| <= E)",
+                                  "1  the claim is broken (the reason is printed); with --epsilon "
+                                  "E: or valid and it proves max |a - b| > E",
                                   "2  malformed certificate or input, or an input file that is "
                                   "not the network the certificate is about",
-                                  "3  --timeout or Ctrl-C stopped the check (nothing decided)"],
+                                  "3  --timeout or Ctrl-C stopped the check (nothing decided); "
+                                  "with --epsilon E: or valid and its numbers leave E open"],
                            examples=["netfibers verify cert.json",
-                                     "netfibers verify cert.json a.json b.json"]))
+                                     "netfibers verify cert.json a.json b.json",
+                                     "netfibers verify diff_cert.json --epsilon 1e-3"]))
     p.add_argument("certificate", metavar="CERT")
     p.add_argument("inputs", nargs="*", metavar="A", help="A [B]: the original inputs (one or two files)")
     p.add_argument("--timeout", type=float, metavar="SECONDS",
                    help="stop the check after SECONDS (exit 3, neither valid nor broken)")
+    p.add_argument("--epsilon", metavar="E",
+                   help="also ask whether the (valid) certificate proves max |a - b| <= E on its "
+                        "domain, E exact as written (0.1 is 1/10): exit 0 it does (a bound <= E, "
+                        "or a = b), 1 it shows a point above E, 3 its numbers leave E open")
     p.set_defaults(func=cmd_verify)
 
 
@@ -340,29 +348,68 @@ def _unreadable_in_time(args) -> str | None:
             f"timeout stops), past the timeout of {args.timeout:g} s")
 
 
+_EQUAL = {"symmetry_path", "region_cover", "on_box"}
+"""Types whose every claim says a and b compute the same function on the certificate's domain
+(its maximum deviation is 0 there)."""
+_ABOUT_A_AND_B = _EQUAL | {"counterexample", "bab_bound", "bab_cover", "bab_recession"}
+"""Types whose numbers may show something of ``max |a − b|`` (``verify --epsilon``)."""
+
+
+def _epsilon_verdict(cert: dict, eps) -> tuple[bool | None, str]:
+    """What a VALID certificate shows of ``max_o max_x |a_o − b_o| <= eps`` on its domain: True
+    (a = b there, or its certified upper bound is <= eps), False (a point it certifies, or its
+    +inf claim, is above eps), None (its numbers show neither), with the sentence saying which
+    number showed it.  From the certified numbers only: a bound certificate's ``upper`` counts
+    only under its upper-bound claim, its ``lower`` only with the ``point`` the checker
+    evaluated, a counterexample's deviation from the outputs ``a_x``, ``b_x`` it re-computed."""
+    from algebra.rationals import to_q
+    kind, claim = cert.get("type"), str(cert.get("claim", ""))
+    if kind in _EQUAL:
+        return True, f"a = b on its domain ({claim}): max |a - b| = 0 <= {eps}"
+    if kind == "counterexample":
+        if "a_x" not in cert:
+            return None, "a and b have different signatures: no deviation to compare"
+        dev = max((abs(to_q(u) - to_q(v)) for u, v in zip(cert["a_x"], cert["b_x"])), default=None)
+        if dev is not None and dev > eps:
+            return False, f"|a - b| = {dev} > {eps} at its point"
+        return None, f"its point's deviation {dev} is <= {eps}: it shows nothing of the maximum"
+    if kind not in _ABOUT_A_AND_B:
+        return None, f"a {kind} certificate says nothing of max |a - b|"
+    if "= +inf" in claim:
+        return False, f"sup |a - b| = +inf > {eps} on its domain"
+    lower = None if cert.get("point") is None or cert.get("lower") is None else to_q(cert["lower"])
+    if lower is not None and lower > eps:
+        return False, f"max |a - b| >= {lower} > {eps} (attained at its point)"
+    upper = (to_q(cert["upper"]) if "<= upper" in claim and cert.get("upper") not in (None, "inf")
+             else None)
+    if upper is not None and upper <= eps:
+        return True, f"max |a - b| <= {upper} <= {eps} on its domain"
+    shown = [f"{n} {v}" for n, v in (("lower", lower), ("upper", upper)) if v is not None]
+    return None, f"its certified {' and '.join(shown) or 'numbers'} leave {eps} open"
+
+
 def _epsilon_answer(cert: dict) -> bool | None:
-    """What a valid certificate carrying the ε of ``equiv --epsilon`` (``epsilon``) shows of it:
-    True when its certified upper bound is <= ε, False when its attained lower bound is > ε,
-    None when its numbers show neither (the claim checked is only its bound: an ε edited below
-    the certified maximum left ``answer`` true, which a script could read as ε-equivalence; s41
-    equivhunt audit).  From the certified numbers, never from the field's name."""
+    """What a valid certificate carrying the ε of ``equiv --epsilon`` (``epsilon``) shows of it
+    (:func:`_epsilon_verdict`; an ε edited below the certified maximum left ``answer`` true, which
+    a script could read as ε-equivalence: s41 equivhunt audit)."""
     from algebra.rationals import to_q
     try:
-        eps = to_q(cert["epsilon"])
-        upper = None if cert.get("upper") in (None, "inf") else to_q(cert["upper"])
-        lower = None if cert.get("lower") is None or cert.get("point") is None else to_q(cert["lower"])
-    except (AlgebraError, TypeError, ValueError):
+        return _epsilon_verdict(cert, to_q(cert["epsilon"]))[0]
+    except (AlgebraError, TypeError, ValueError, KeyError):
         return None
-    if lower is not None and lower > eps:
-        return False
-    claim = str(cert.get("claim", ""))
-    if upper is not None and upper <= eps and "<= upper" in claim:
-        return True
-    return None
 
 
 def cmd_verify(args) -> int:
     start = time.monotonic()                   # reading CERT counts too
+    eps = None
+    if getattr(args, "epsilon", None) is not None:
+        from algebra.rationals import to_q
+        try:
+            eps = to_q(args.epsilon)
+        except (AlgebraError, TypeError, ValueError) as exc:
+            fail(f"--epsilon: {exc}")
+        if eps < 0:
+            fail("--epsilon must be >= 0")
     late = _unreadable_in_time(args)
     if late is not None:
         emit(args, {"answer": None, "valid": None, "reason": f"not read: {late}", "type": None,
@@ -376,6 +423,9 @@ def cmd_verify(args) -> int:
         cert = resolve_sidecar(cert, args.certificate)   # the binary payload of a large one
     except AlgebraError as exc:
         fail(f"{args.certificate}: malformed certificate: {exc}")
+    if eps is not None and cert.get("type") not in _ABOUT_A_AND_B:
+        fail(f"{args.certificate}: --epsilon asks about max |a - b|: a {cert.get('type')} "
+             f"certificate is not about two networks a and b")
     end = None if args.timeout is None else start + args.timeout
     fired: list = []
     try:
@@ -421,6 +471,16 @@ def cmd_verify(args) -> int:
     if ok and cert.get("epsilon") is not None:
         data["epsilon_answer"] = _epsilon_answer(cert)
     shown = display.in_sentence(why, getattr(args, "exact", False))   # long rationals as ≈ decimals
-    emit(args, data, f"{'VALID' if ok else 'BROKEN'} {cert.get('type')} certificate: {shown}"
-         + (f"\n{display.EXACT_NOTE}" if shown != why else ""))
-    return 0 if ok else 1
+    text = f"{'VALID' if ok else 'BROKEN'} {cert.get('type')} certificate: {shown}"
+    code, abbreviated = (0 if ok else 1), shown != why
+    if eps is not None and ok:                 # the question of --epsilon E, from certified numbers
+        answer, how = _epsilon_verdict(cert, eps)
+        data.update({"epsilon": str(eps), "epsilon_answer": answer, "epsilon_reason": how})
+        code = {True: 0, False: 1, None: 3}[answer]
+        said = {True: f"it proves max |a - b| <= {eps}", False: f"it proves max |a - b| > {eps}",
+                None: f"it does not decide max |a - b| <= {eps}"}[answer]
+        shown2 = display.in_sentence(how, getattr(args, "exact", False))
+        text += f"\n{said}: {shown2}"
+        abbreviated = abbreviated or shown2 != how
+    emit(args, data, text + (f"\n{display.EXACT_NOTE}" if abbreviated else ""))
+    return code
