@@ -15,7 +15,8 @@ networks
     hidden layer that is affine on the domain), :func:`is_zero_neuron`, :func:`drop_zero_neurons`,
     :func:`parameter_offsets`, :func:`parameter_places`, :func:`network_digest` (checkpoints of symmetry paths),
     :func:`box_input_map` / :func:`compose_input_map` (a box as the image of the cube
-    ``[−1, 1]^d``; the network read on the cube: ``dim`` on a box).
+    ``[−1, 1]^d``; the network read on the cube: ``dim`` on a box), :func:`compose_slice_map`
+    (a box with sides of width 0: the network of its free coordinates on the cube).
 intervals
     :func:`interval_bounds` of every pre-activation over a domain (via
     :func:`algebra.linalg.interval_image`).
@@ -39,10 +40,10 @@ knapsack
 from .domains import domain_from_json, domain_json, domain_rows
 from .intervals import interval_bounds
 from .jacobian import exercise_spec, is_delta_zero
-from .networks import (box_input_map, compose_input_map, contract_layer, difference_network, drop_zero_neurons,
+from .networks import (box_input_map, compose_input_map, compose_slice_map, contract_layer, difference_network, drop_zero_neurons,
                        is_zero_neuron, network_digest, parameter_offsets, parameter_places)
 from .vectors import is_proportional
 
-__all__ = ["box_input_map", "compose_input_map", "contract_layer", "difference_network", "drop_zero_neurons", "domain_from_json", "domain_json", "domain_rows",
+__all__ = ["box_input_map", "compose_input_map", "compose_slice_map", "contract_layer", "difference_network", "drop_zero_neurons", "domain_from_json", "domain_json", "domain_rows",
            "exercise_spec", "interval_bounds", "is_delta_zero", "is_proportional", "is_zero_neuron",
            "network_digest", "parameter_offsets", "parameter_places"]

@@ -18,7 +18,7 @@ from algebra.rationals import Q, q_str
 from .intervals import interval_bounds
 
 __all__ = ["difference_network", "contract_layer", "is_zero_neuron", "drop_zero_neurons", "parameter_offsets",
-           "network_digest", "box_input_map", "compose_input_map"]
+           "network_digest", "box_input_map", "compose_input_map", "compose_slice_map"]
 
 
 def difference_network(a: Network, b: Network) -> Network:
@@ -256,6 +256,35 @@ def compose_input_map(net: Network, center, scale) -> Network:
     rows = W.to_rows()
     c, s = [Q(v) for v in center], [Q(v) for v in scale]
     W1 = [[w * sc for w, sc in zip(r, s)] for r in rows]
+    b1 = [bi + sum((w * ci for w, ci in zip(r, c)), Q(0)) for r, bi in zip(rows, b)]
+    return Network([QMatrix.from_rows(W1)] + list(net.weights[1:]), [b1] + list(net.biases[1:]))
+
+
+def compose_slice_map(net: Network, lo, hi) -> Network | None:
+    """The network ``u ↦ net(x)`` of the free coordinates ``F`` (``lo_i < hi_i``) of a box some
+    of whose sides have width 0 (a slice): ``x_F = c_F + s_F ⊙ u`` on ``[−1, 1]^|F|``, ``x_k =
+    lo_k`` on the others; first layer ``W1[:, F] diag(s_F)``, bias ``b1 + W1 c``.  None unless
+    every side is finite, ``lo <= hi``, and some but not all sides have width 0.  The map of
+    parameters is linear and onto (the weights of the fixed columns move the function only as
+    the biases do): the functional dimension on the slice is this network's on the cube, its
+    fiber dimension that of this network plus ``n1`` per fixed coordinate (three-layer-fibers
+    R36 (b)).
+
+    >>> net = Network.from_rows([[[2, 1]], [[1]]], [[1], [0]])
+    >>> s = compose_slice_map(net, [0, 3], [2, 3])
+    >>> s.weights[0].to_rows(), s.biases[0]
+    ([[2]], (6,))
+    """
+    if any(v is None for v in list(lo) + list(hi)):
+        return None
+    lo, hi = [Q(v) for v in lo], [Q(v) for v in hi]
+    free = [i for i, (l, h) in enumerate(zip(lo, hi)) if l < h]
+    if any(h < l for l, h in zip(lo, hi)) or not free or len(free) == len(lo):
+        return None
+    c = [(l + h) / 2 for l, h in zip(lo, hi)]
+    W, b = net.layer(0)
+    rows = W.to_rows()
+    W1 = [[r[i] * (hi[i] - lo[i]) / 2 for i in free] for r in rows]
     b1 = [bi + sum((w * ci for w, ci in zip(r, c)), Q(0)) for r, bi in zip(rows, b)]
     return Network([QMatrix.from_rows(W1)] + list(net.weights[1:]), [b1] + list(net.biases[1:]))
 

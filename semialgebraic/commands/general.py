@@ -37,13 +37,14 @@ import time
 from dataclasses import replace
 
 from algebra.exceptions import AlgebraError, InputError
-from algebra.kernel import box_input_map, compose_input_map
+from algebra.kernel import box_input_map, compose_input_map, compose_slice_map
 from algebra.kernel.domains import Domain
 from algebra.rationals import Q, q_str, to_q
 
 from ..budget import Budget, BudgetExhausted
 from ..certificates import write_certificate
 from ..cli import emit, fail
+from ..dimension.functional import on_slice
 from ..dimension.result import MOVES
 from ..bab import diff_bounds, epsilon_equivalent
 from .plot import diff_picture
@@ -480,7 +481,7 @@ def _cmd_diff_bab(args, a, b, dom, units: dict, line: str, *, budget: Budget | N
 def cmd_dim(args) -> int:
     check_output_dir(args.certificate)
     net = load_network(args.net, parameters=True)
-    user_net, box = net, None
+    user_net, box, sliced = net, None, None
     try:
         dom_obj = parse_domain(args, net.n_inputs, net)
         dom = dom_obj.legacy()
@@ -488,18 +489,23 @@ def cmd_dim(args) -> int:
         if dom_obj.halfspaces and None not in dom_obj.lo + dom_obj.hi:
             return _dim_on_cut(args, net, dom_obj)      # a box cut by half-spaces (R37)
         cs = box_input_map(dom_obj.lo, dom_obj.hi) if not dom_obj.halfspaces else None
+        sliced = (compose_slice_map(net, dom_obj.lo, dom_obj.hi)
+                  if cs is None and not dom_obj.halfspaces else None)
         flat = [k for k, (lo, hi) in enumerate(zip(dom_obj.lo, dom_obj.hi))
                 if lo is not None and lo == hi]
-        if cs is None and flat:         # (was "not a box with different bounds": an audit)
-            fail(f"dim: the box has width 0 in coordinate {flat[0] + 1} (lo = hi): no open set of "
-                 "inputs, so no functional dimension on it; fix that input in the network instead")
-        if cs is None:
+        if cs is None and sliced is None and len(flat) == net.n_inputs:   # one point
+            fail("dim: the box has width 0 in every coordinate (lo = hi), a point given per "
+                 "coordinate: give it as a cube --box v,v when all coordinates are equal, or fix "
+                 "the inputs in the network")
+        if cs is None and sliced is None:
             what = ("half-spaces with open sides" if dom_obj.halfspaces else "open sides"
                     if None in dom_obj.lo + dom_obj.hi else None)
             fail("dim: takes R^d, the orthant, a box (a cube or its own sides per coordinate) or a "
                  f"box cut by half-spaces, not {what}" if what else f"dim: {exc.problem}")
-        # a box with different sides: the network read on the cube (three-layer-fibers R36)
-        box, net, dom = (dom_obj.lo, dom_obj.hi), compose_input_map(net, *cs), (Q(-1), Q(1))
+        # a box with different sides: the network read on the cube (three-layer-fibers R36); a
+        # slice (some sides of width 0): the network of its free coordinates (R36 (b))
+        box, dom = (dom_obj.lo, dom_obj.hi), (Q(-1), Q(1))
+        net = compose_input_map(net, *cs) if cs is not None else sliced
     # with --certificate and --timeout, a fifth of the budget is kept for the certificate
     # (its ranks and re-check are not stopped by a timeout)
     timeout = args.timeout * 0.8 if args.certificate and args.timeout is not None else args.timeout
@@ -518,6 +524,10 @@ def cmd_dim(args) -> int:
         cert_text += ("\n  no certificate written: no input was sampled within the budget, and a "
                       "certificate without a differentiable input shows nothing (a larger --timeout "
                       "samples some)")
+    elif args.certificate and sliced is not None and fd.details.get("theorem") == "R38":
+        cert_text += ("\n  no certificate written: decided by three-layer-fibers R38 (one hidden "
+                      "layer), whose certificate takes a box with every side of width > 0, not a "
+                      "slice")
     elif args.certificate:           # proof searches count their work; a timeout only stops them
         seconds = None if args.timeout is None else max(0.5, args.timeout - (time.monotonic() - start))
         report: dict = {}
@@ -540,6 +550,8 @@ def cmd_dim(args) -> int:
         if "unchecked" in report:
             cert_text += (f"\n  certificate written, not re-checked here: {report['unchecked']}; "
                           f"`netfibers verify {args.certificate}` checks it")
+    if sliced is not None:           # the result of the free coordinates' network, as the user's
+        fd = on_slice(fd, user_net)
     if fd.non_generic:
         text = f"non-generic parameter: {fd.non_generic}"
         for e in fd.nearby:
@@ -580,10 +592,24 @@ def cmd_dim(args) -> int:
     else:
         text += f"\n  work done: {fd.work_text()} (deterministic given the seed and this work)"
     text += cert_text
-    if box is not None:
+    if sliced is not None:
+        fixed = [k + 1 for k, (lo, hi) in enumerate(zip(*box)) if lo == hi]
+        text += (f"\n  on the slice of the box (coordinate(s) {', '.join(map(str, fixed))} fixed), "
+                 f"computed for the network of the {sliced.n_inputs} free coordinate(s) read on "
+                 "[-1, 1]^d' (the fixed ones folded into the first layer's biases; the inputs, "
+                 "neurons' parameters and deficits above are that network's): the same functional "
+                 f"dimension, N and the fiber larger by the {fd.details['slice']['fixed_weights']} "
+                 "weights of the fixed columns (three-layer-fibers R36 (b))")
+    elif box is not None:
         text += ("\n  on the box, computed for the network read on [-1, 1]^d (x = centre + half-width * u: "
                  "the same functional dimension, three-layer-fibers R36)")
-    emit(args, data := fd.to_json(), display.with_roundings(data, text, user_net))
+    data = fd.to_json()
+    if sliced is not None:
+        data["slice"] = {"fixed": [{"coordinate": k + 1, "value": q_str(Q(lo))}     # as printed
+                                   for k, (lo, hi) in enumerate(zip(*box)) if lo == hi],
+                         "fixed_weights": fd.details["slice"]["fixed_weights"],
+                         "note": fd.details["slice"]["note"]}
+    emit(args, data, display.with_roundings(data, text, user_net))
     return 0 if fd.exact else 3
 
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 import time
 from typing import Any
 
-from algebra.kernel import box_input_map, compose_input_map, domain_json
+from algebra.kernel import box_input_map, compose_input_map, compose_slice_map, domain_json
 from algebra.linalg.gfp import PRIME, pivot_columns, rank_mod_p
 from algebra.network import Network
 from algebra.rationals import Q, q_json
@@ -124,18 +124,29 @@ def box_certificate(net: Network, lo, hi, fd: FunctionalDimension, *, seconds: f
     """The certificate of *fd* computed on the cube for the box ``∏ [lo_i, hi_i]`` (three-layer-fibers
     R36): *fd* is the result of :func:`functional_dimension` on ``compose_input_map(net, c, s)``
     and ``[−1, 1]^d``; the certificate embeds *net* itself and names the box in
-    ``domain.input_map``, the checker recomposing the network on the cube."""
+    ``domain.input_map``, the checker recomposing the network on the cube.  A box with some sides
+    of width 0 (a slice): *fd* is the result on ``compose_slice_map(net, lo, hi)`` (R36 (b),
+    before :func:`~semialgebraic.dimension.functional.on_slice`), and the certificate carries no
+    fiber moves (they would be that network's)."""
     cs = box_input_map(lo, hi)
-    if cs is None:
-        raise ValueError("box_certificate: a box with finite sides and lo < hi")
+    sliced = None if cs is not None else compose_slice_map(net, lo, hi)
+    if cs is None and sliced is None:
+        raise ValueError("box_certificate: a box with finite sides, lo <= hi, some lo < hi")
+    if fd.details.get("theorem") == "R38" and sliced is not None:
+        raise ValueError("box_certificate: R38's certificate (one_hidden_layer_dimension) takes a "
+                         "box whose every side has width > 0, not a slice")
     if fd.details.get("theorem") == "R38":        # the hypotheses hold on the box itself (R36)
         cert = one_hidden_layer_dimension_certificate(net, list(zip(lo, hi)), fd.value)
         return require_valid(cert, _verify) if verify else cert
     start, cost = time.monotonic(), {}
-    cert = functional_dimension_certificate(compose_input_map(net, *cs), fd, domain=(Q(-1), Q(1)),
-                                            seconds=seconds, lps=lps, verify=False, report=cost)
+    cert = functional_dimension_certificate(compose_input_map(net, *cs) if cs is not None else sliced,
+                                            fd, domain=(Q(-1), Q(1)), seconds=seconds, lps=lps,
+                                            verify=False, report=cost)
     if report is not None and "upper" in cost:
         report["upper"] = cost["upper"]
+    if sliced is not None:          # its fiber moves are the free coordinates' network's (R36 (b))
+        cert.pop("fiber_moves", None)
+        cert.pop("fiber_lower", None)
     cert["network"] = net.to_dict()
     cert["domain"] = {**cert["domain"], "input_map": {"lo": [q_json(Q(v)) for v in lo],
                                                       "hi": [q_json(Q(v)) for v in hi]}}

@@ -55,7 +55,7 @@ import math
 import time
 from typing import Any
 
-from algebra.kernel import box_input_map, compose_input_map
+from algebra.kernel import box_input_map, compose_input_map, compose_slice_map
 from algebra.kernel.differentiability import kink_witness
 from algebra.kernel.domains import Domain
 from algebra.linalg import QMatrix
@@ -321,6 +321,27 @@ def functional_dimension(net: Network, *, domain: Any = None, timeout: float | N
     return fd
 
 
+def on_slice(fd: FunctionalDimension, net: Network) -> FunctionalDimension:
+    """*fd*, the result for :func:`~algebra.kernel.compose_slice_map` of *net* on the cube, as
+    *net*'s on the slice (three-layer-fibers R36 (b)): the same functional dimension; N and the
+    fiber's bounds grow by the weights of the fixed columns (n1 per fixed coordinate), each
+    traded against its neuron's bias (``W1[j, k] += t``, ``b1[j] -= t x_k``: the function on the
+    slice unchanged).  Its inputs, deficits and reasons are those of the network of the free
+    coordinates (``details["slice"]`` says so)."""
+    from dataclasses import replace
+    extra = net.n_parameters - fd.n_parameters
+    return replace(fd, n_parameters=net.n_parameters,
+                   fiber_floor=(fd.fiber_floor or 0) + extra,
+                   fiber_cap=None if fd.fiber_cap is None else fd.fiber_cap + extra,
+                   details={**fd.details, "slice": {
+                       "fixed_weights": extra,
+                       "note": "computed for the network of the free coordinates on [-1, 1]^d' "
+                               "(the fixed ones folded into the first layer's biases; inputs, "
+                               "neurons' parameters and deficits are that network's): the same "
+                               "functional dimension, N and the fiber's dimension larger by the "
+                               f"{extra} weights of the fixed columns (three-layer-fibers R36 (b))"}})
+
+
 def scaling_floor(net: Network) -> int:
     """The hidden neurons whose incoming weights or bias are not all 0: each one's positive
     scaling (S2) moves θ inside its fiber along coordinates no other one touches, so their
@@ -423,13 +444,14 @@ def _functional_dimension(net, *, domain, timeout, max_regions, samples, seed, b
         domain = domain.legacy()
     elif isinstance(domain, Domain) and not domain.halfspaces:
         cs = box_input_map(domain.lo, domain.hi)
-        if cs is not None:             # a box with its own sides: read on the cube (R36)
-            return functional_dimension(compose_input_map(net, *cs), domain=(Q(-1), Q(1)),
-                                        timeout=timeout, max_regions=max_regions, samples=samples,
-                                        seed=seed, budget=budget, nearby=nearby, cover=cover,
-                                        first_round=first_round,
-                                        reserve_for_certificate=reserve_for_certificate,
-                                        fiber=fiber)
+        sliced = None if cs is not None else compose_slice_map(net, domain.lo, domain.hi)
+        if cs is not None or sliced is not None:   # a box with its own sides: read on the cube
+            fd = functional_dimension(         # (R36), a slice's free coordinates only (R36 (b))
+                compose_input_map(net, *cs) if cs is not None else sliced, domain=(Q(-1), Q(1)),
+                timeout=timeout, max_regions=max_regions, samples=samples, seed=seed,
+                budget=budget, nearby=nearby, cover=cover, first_round=first_round,
+                reserve_for_certificate=reserve_for_certificate, fiber=fiber)
+            return fd if cs is not None else on_slice(fd, net)
     dom = normalize_domain(domain, net.n_inputs)
     fd = _without_walk(net, dom, budget, nearby)
     if fd is not None:

@@ -237,7 +237,7 @@ from algebra.exceptions import InputError
 from algebra.io.native import network_from_dict, parse_number, parse_vector
 from algebra.linalg import QMatrix, nmod_rank
 from algebra.linalg.gfp import SparseEchelon, is_prime, peel_columns, rank_mod_p, residue
-from algebra.kernel import box_input_map, compose_input_map
+from algebra.kernel import box_input_map, compose_input_map, compose_slice_map
 from algebra.kernel.certificate_schemas import CLAIMS, check_header
 
 from .functional_dimension_fiber import fiber_vectors
@@ -461,7 +461,11 @@ def _read_on_cube(net, dom):
     {"lo": [...], "hi": [...]}}`` names the box; every other entry (inputs, directions, proofs)
     is about ``u ↦ net(c + s ⊙ u)`` on ``[−1, 1]^d`` (c, s: the box's centre and half-widths),
     whose functional dimension is the network's on the box (three-layer-fibers R36: θ ↦ θ' is a
-    linear bijection of the parameters and u ↦ x one of the domains)."""
+    linear bijection of the parameters and u ↦ x one of the domains).  A box with some sides of
+    width 0 (a slice; not all) is read over its free coordinates only, the fixed ones folded
+    into the first layer's biases (:func:`~algebra.kernel.compose_slice_map`, R36 (b): θ ↦ θ' is
+    linear and onto, the same functional dimension; a fiber bound of the certificate is then
+    one of θ' and, as N grows by n1 per fixed coordinate, still one of θ)."""
     if not (isinstance(dom, dict) and "input_map" in dom):
         return net, ""
     imap = dom["input_map"]
@@ -471,9 +475,14 @@ def _read_on_cube(net, dom):
         raise InputError("domain.input_map is {lo, hi} beside the box [-1, 1]")
     lo, hi = (parse_vector(imap[k], f"domain.input_map.{k}", length=net.n_inputs) for k in ("lo", "hi"))
     cs = box_input_map(lo, hi)
-    if cs is None:
-        raise InputError("domain.input_map: every side finite with lo < hi")
-    return compose_input_map(net, *cs), " (on the box, read on [-1, 1]^d: R36)"
+    if cs is not None:
+        return compose_input_map(net, *cs), " (on the box, read on [-1, 1]^d: R36)"
+    sliced = compose_slice_map(net, lo, hi)     # sides of width 0: the free coordinates (R36 (b))
+    if sliced is None:
+        raise InputError("domain.input_map: every side finite with lo <= hi, some with lo < hi")
+    fixed = sum(1 for a, b in zip(lo, hi) if a == b)
+    return sliced, (f" (on the slice of the box, {fixed} coordinate(s) fixed, read on [-1, 1]^"
+                    f"{sliced.n_inputs} over the free ones: R36 (b))")
 
 
 def _domain(dom):

@@ -96,11 +96,14 @@ def test_dim_takes_a_ball_and_a_box_with_its_own_sides(capsys, net, tmp_path):
     assert main(["dim", net, "--box", str(f)]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "not open sides" in err and "its own sides per coordinate" in err
-    # a side of width 0 (a slice): named as such, not "a box with different bounds" (an audit,
-    # session 37); a cube of width 0 is one point, a reading of its own
-    assert main(["dim", net, "--box=-2:2,1/2:1/2"]) == 2
+    # a side of width 0 (a slice): the network of the free coordinates (three-layer-fibers
+    # R36 (b), session 42; refused before); every side of width 0, one point given per
+    # coordinate: named as such (a cube of width 0 is one point, a reading of its own)
+    assert main(["dim", net, "--box=-2:2,1/2:1/2"]) in (0, 3)
+    assert "slice of the box (coordinate(s) 2 fixed)" in capsys.readouterr().out
+    assert main(["dim", net, "--box=-2:-2,1/2:1/2"]) == 2
     err = capsys.readouterr().err
-    assert err.count("\n") == 1 and "width 0 in coordinate 2" in err
+    assert err.count("\n") == 1 and "width 0 in every coordinate" in err
 
 
 # ------------------------------------------------------------------------------------------------

@@ -77,18 +77,24 @@ def test_the_cli_reads_a_box_with_different_sides_and_verify_accepts(tmp_path):
     v = subprocess.run([sys.executable, "-m", "semialgebraic.cli", "verify", str(cert)],
                        capture_output=True, text=True)
     assert v.returncode == 0 and v.stdout.startswith("VALID")
-    data["domain"]["input_map"]["lo"][0] = "1"                   # width 0: no bijection
+    data["domain"]["input_map"]["lo"][0] = "1"    # width 0: a slice (R36 (b)), one free input,
+    cert.write_text(json.dumps(data))              # which the certificate's inputs do not fit
+    v = subprocess.run([sys.executable, "-m", "semialgebraic.cli", "verify", str(cert)],
+                       capture_output=True, text=True)
+    assert v.returncode == 2 and "inputs[0]: expected 1 entries, got 2" in v.stderr
+    data["domain"]["input_map"]["hi"][1] = "-3"   # every side of width 0: refused
     cert.write_text(json.dumps(data))
     v = subprocess.run([sys.executable, "-m", "semialgebraic.cli", "verify", str(cert)],
                        capture_output=True, text=True)
     assert v.returncode == 2 and "input_map" in v.stderr
 
 
-def test_a_box_with_a_side_of_width_zero_is_refused_clearly(tmp_path):
+def test_a_box_with_every_side_of_width_zero_is_refused_clearly(tmp_path):
+    """(Some sides of width 0, not all, are a slice: tests/semialgebraic/test_dimension_slice.py.)"""
     raw = [([[F(1), F(2)]], [F(0)]), ([[F(1)]], [F(0)])]
     (tmp_path / "n.json").write_text(json.dumps(to_json(raw)))
     r = subprocess.run([sys.executable, "-m", "semialgebraic.cli", "dim", str(tmp_path / "n.json"),
-                        "--box", "0:1,2:2"], capture_output=True, text=True)
+                        "--box", "1:1,2:2"], capture_output=True, text=True)
     assert r.returncode == 2 and r.stderr.count("\n") == 1 and "dim:" in r.stderr
 
 
