@@ -34,7 +34,7 @@ from pathlib import Path
 from algebra import load
 from algebra.exceptions import AlgebraError, InputError
 from algebra.io.domain_text import domain_from_data, parse_domain_text, read_domain_data
-from algebra.kernel import box_input_map, compose_input_map
+from algebra.kernel import box_input_map, compose_input_map, compose_slice_map
 from algebra.kernel.domains import Domain
 from algebra.io.nnet import nnet_common_units, nnet_normalisation, nnet_raw
 from algebra.io.blocks import load_block
@@ -279,15 +279,25 @@ def _dim(item, blobs, timeout, spec):
         if dom.halfspaces and None not in dom.lo + dom.hi:
             return _dim_on_cut(net, dom, timeout)
         cs = box_input_map(dom.lo, dom.hi) if not dom.halfspaces else None
-        if cs is None:
+        sliced = compose_slice_map(net, dom.lo, dom.hi) if cs is None and not dom.halfspaces else None
+        if cs is None and sliced is None:
             raise SemialgebraicError(
                 "dim takes R^d, the orthant, a box (a cube or its own sides per coordinate) or a "
                 "box cut by half-spaces, not half-spaces with open sides" if dom.halfspaces
                 else f"dim: {exc.problem}") from None
+        if sliced is not None:           # some sides of width 0: a slice (R36 (b)), as `dim`
+            from ..dimension.functional import on_slice
+            r = on_slice(functional_dimension(sliced, domain=(Q(-1), Q(1)), timeout=timeout), net)
+            return _dim_record(r, dom, r.details["slice"]["note"])
         net, legacy, note = compose_input_map(net, *cs), (Q(-1), Q(1)), \
             "on the box, computed for the network read on [-1, 1]^d (three-layer-fibers R36)"
-    r = functional_dimension(net, domain=legacy, timeout=timeout)
-    exact = r.lower == r.upper
+    return _dim_record(functional_dimension(net, domain=legacy, timeout=timeout), dom, note)
+
+
+def _dim_record(r, dom, note) -> dict:
+    """The batch record of a ``functional_dimension`` result *r* on *dom* (with *note*); a value
+    only when *r* is exact (bounds met at a generic θ, as ``netfibers dim``)."""
+    exact = r.exact
     rec = {"status": "ok" if exact else "undecided",
            "verdict": r.lower if exact else f"{r.lower}..{r.upper}", "lower": r.lower,
            "upper": r.upper, "n_parameters": r.n_parameters, "reason": r.reason,

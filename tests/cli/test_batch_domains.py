@@ -133,6 +133,7 @@ def test_batch_dim_on_the_box_as_netfibers_dim(run, d):
                              "orthant,b.json,,,true\n"
                              "rd,b.json,,,\n"
                              "hs,b.json,hs.json,,\n"
+                             "slice,b.json,\"-3:1,1/2:1/2\",,\n"
                              "two,b.json,\"0,1\",\"0,0,1\",\n")
     code, out, _ = run("batch", "dim", d / "m.csv", "--out", d / "m.jsonl", "--workers", "0",
                        "--quiet", "--json")
@@ -140,13 +141,15 @@ def test_batch_dim_on_the_box_as_netfibers_dim(run, d):
     r = records(d / "m.jsonl")
     single = {}
     for k, opt in (("cube", "--box=-3,1"), ("sides", "--box=-3:1,0:1"), ("ball", "--ball=0,0,1"),
-                   ("orthant", "--orthant"), ("rd", None)):
+                   ("orthant", "--orthant"), ("rd", None), ("slice", "--box=-3:1,1/2:1/2")):
         code, out, _ = run("dim", d / "b.json", *([opt] if opt else []), "--json")
         single[k] = json.loads(out)["functional_dimension"]
     assert {k: r[k]["verdict"] for k in single} == single
     assert single["sides"] != single["cube"]          # the box is used, not R^d or the cube
     assert single["cube"] == functional_dimension(B, domain=(Q(-3), Q(1))).value
     assert "three-layer-fibers R36" in r["sides"]["note"]
+    assert "R36 (b)" in r["slice"]["note"] and r["slice"]["n_parameters"] == B.n_parameters
+    assert "R36 (b)" in r["slice"]["note"] and r["slice"]["n_parameters"] == B.n_parameters
     # a box cut by half-spaces: as `netfibers dim` (three-layer-fibers R37)
     code, out, _ = run("dim", d / "b.json", "--box", d / "hs.json", "--json")
     cut = json.loads(out)
