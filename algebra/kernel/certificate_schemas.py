@@ -67,7 +67,7 @@ SCHEMA_KEYS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
                               "upper_one_point", "upper_reason", "uncertified_upper_reason",
                               "shared_proofs", "fiber_moves", "fiber_lower")),
     "exercise": (("claim", "network", "proof"), ()),
-    "bab_bound": (("claim", "a", "b", "box", "upper"), ("bounds", "objectives", "lower", "point", "output",
+    "bab_bound": (("claim", "a", "b", "box"), ("upper", "bounds", "objectives", "lower", "point", "output",
                                                       "epsilon", "halfspaces", "intermediate",
                                                       "b_aligned_by", "cuts", "reduction")),
     "non_localizability": (("claim", "network", "composite"), ()),

@@ -58,15 +58,17 @@ def bab_bound_certificate(a: Network, b: Network, box, objectives, upper, lower=
                           halfspaces=(), b_steps=(), reduction=()) -> dict:
     """Certificate of ``max_o max_{x in box} |a_o − b_o| <= upper`` (the branch-and-bound trees
     in *objectives*) and, with *point*, ``>= lower``; with ``complete_cover`` False only the
-    lower bound is claimed (the point of a refuted ε-equivalence, ``upper`` = the threshold).
+    lower bound is claimed (the point of a refuted ε-equivalence, or a search stopped before an
+    upper bound): no ``upper`` is written then (it had been the threshold, or the lower bound,
+    which a script could read as certified: s42 nearcopy audit), *upper* is ignored.
     *halfspaces* ``[(a, b)]`` (``a·x <= b``) cut the domain out of the box.  *b_steps* (S1/S2
     symmetry steps, :mod:`..bab.align`): the trees bound ``a − b'`` with ``b'`` = *b* after them.
     *reduction* (exact reduction steps of ``a − b'`` on the box, :func:`..bab.diff.reduced`): the
     trees bound the reduced difference network, which the checker rebuilds by replaying them."""
     cert = {**header("bab_bound"), "claim": CLAIMS["bab_bound"][0 if complete_cover else 1],
-            "a": _embed(a), "b": _embed(b), "box": jsonable([[lo, hi] for lo, hi in box]),
-            "upper": jsonable(upper)}
+            "a": _embed(a), "b": _embed(b), "box": jsonable([[lo, hi] for lo, hi in box])}
     if complete_cover:
+        cert["upper"] = jsonable(upper)
         cert["bounds"] = dict(BOUNDS)
         table: list = []
         cuts: list = []
@@ -77,8 +79,6 @@ def bab_bound_certificate(a: Network, b: Network, box, objectives, upper, lower=
             cert["intermediate"] = jsonable(table)
         if cuts:
             cert["cuts"] = jsonable(cuts)
-    else:
-        cert["upper"] = jsonable(epsilon if epsilon is not None else upper)
     if point is not None:
         cert.update({"lower": jsonable(lower), "point": jsonable(list(point))})
         if output is not None:

@@ -8,7 +8,8 @@ Schema (version 2; built by :func:`semialgebraic.certificates.bab_bound_certific
               | "max_o max_x |a_o(x) - b_o(x)| >= lower on the box",
      "a": <network>, "b": <network>,
      "box": [[lo, hi], ...],                 # one exact interval per input
-     "upper": u,                             # exact (the bound claim)
+     "upper": u,                             # exact (the bound claim; absent from a lower-bound
+                                             #   claim, which proves none: an older one's is ignored)
      "bounds": {"intervals": "symbolic", "grid_bits": 40,
                 "differential": "paired" | "neurodiff"},
      "objectives": [{"output": o, "sign": 1 | -1, "upper": u_os, "tree": <node>}, ...],
@@ -598,7 +599,12 @@ def _claim(cert: dict):
     box = [(_q(lo, "box"), _q(hi, "box")) for lo, hi in box]
     if any(lo > hi for lo, hi in box):
         return False, "an empty box interval"
-    upper = _q(cert["upper"], "upper")
+    lower_claim = cert["claim"] == CLAIMS["bab_bound"][1]
+    if not lower_claim and "upper" not in cert:
+        raise InputError("an upper-bound claim needs 'upper'")
+    # a lower-bound claim proves no upper bound: its 'upper' (written as the ε threshold or the
+    # lower bound before session 42, now absent) is never read
+    upper = None if lower_claim else _q(cert["upper"], "upper")
     halfspaces = _halfspaces(cert.get("halfspaces", []), d)
     where = "on the box" + (f" ∩ {len(halfspaces)} half-space(s)" if halfspaces else "")
     lower = None

@@ -124,3 +124,19 @@ def test_verify_epsilon_agrees_with_the_exact_maximum(tmp_path_factory, w, delta
         code = main(["verify", cert, "--epsilon", f"{eps.numerator}/{eps.denominator}", "--json"])
     assert code == (0 if top <= eps else 1)
     assert json.loads(out.getvalue())["epsilon_answer"] is (top <= eps)
+
+
+def test_a_refuted_epsilon_certificate_claims_no_upper_bound(tmp_path, capsys):
+    """s42 nearcopy audit: the lower-bound certificate of a refuted ``equiv --epsilon E`` stored
+    ``"upper": E`` (below its own lower bound), which a script could read as a certified upper
+    bound.  It now has no ``upper``; ``verify`` reads an older one's and ignores it."""
+    a, b = _write(tmp_path, "a.json", A), _write(tmp_path, "b.json", B)
+    cert = str(tmp_path / "no.json")
+    assert main(["equiv", a, b, "--box", "0,1", "--epsilon", "1/1000", "--certificate", cert]) == 1
+    c = json.loads(open(cert).read())
+    assert c["claim"].endswith(">= lower on the box") and "upper" not in c
+    assert Fraction(c["lower"]) > Fraction(1, 1000) and c["epsilon"] == "1/1000"
+    got, out = _verify(capsys, cert, "1/1000")
+    assert got == 1 and out["valid"] is True
+    c["upper"] = "1/1000"                      # as written before session 42: still VALID, unread
+    assert _verify(capsys, _write(tmp_path, "old.json", c), "1")[0] == 3
