@@ -162,7 +162,31 @@ def layer_order(keys: list[str], source: str | None = None):
     if kernel and len(kernel) != len(weights):
         raise InputError(f"mixes Keras kernel and torch weight keys ({_key_list(keys)})", source)
     order = _order_prefixes(list(weights), keys, source)
+    _refuse_adjacent_linears(order, source)
     return [(weights[p], biases.get(p)) for p in order], bool(kernel)
+
+
+def _refuse_adjacent_linears(order: list[str], source) -> None:
+    """``nn.Sequential`` indices (``0.``, ``2.``, ``3.``; ``net.0.``, …) number every module,
+    parameter-free ones too: where consecutive layers are 2 or more apart a module (the
+    activation) sits between them, so two layers only 1 apart in the same numbering have none —
+    a Linear straight after a Linear, which reading ReLU between layers would change (a
+    projection head ``Linear(3, 5), ReLU, Linear(5, 4), Linear(4, 2)`` was read as a 3-5-4-2
+    ReLU network: s42 formats audit).  Refused, naming the layers.  Numbers all 1 apart are
+    left alone: a ``ModuleList`` of Linears applies its activations in ``forward``."""
+    parts = [re.fullmatch(r"((?:.*\.)?)(\d+)\.?", p) for p in order]   # a whole dotted number
+    if len(order) < 3 or None in parts or len({m.group(1) for m in parts}) != 1:
+        return
+    idx = [int(m.group(2)) for m in parts]
+    gaps = [b - a for a, b in zip(idx, idx[1:])]
+    if 1 in gaps and any(g >= 2 for g in gaps):
+        k = gaps.index(1)
+        raise InputError(
+            f"layers {order[k].rstrip('.')} and {order[k + 1].rstrip('.')} are adjacent modules of an "
+            "nn.Sequential (other layers have a module, the activation, between them): a Linear "
+            "straight after a Linear, which reading ReLU between layers would change; compose "
+            "them into one layer (W = W2 W1, b = W2 b1 + b2) or load the module itself with "
+            "Network.from_torch(model)", source)
 
 
 def _order_prefixes(prefixes: list[str], keys, source) -> list[str]:

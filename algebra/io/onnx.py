@@ -1,5 +1,6 @@
 """ONNX models (``.onnx``), read exactly: a chain of ``Gemm`` or ``MatMul`` (+ ``Add``) layers
-with ``Relu`` between them, optionally after a leading ``Flatten``; ``BatchNormalization`` after
+with ``Relu`` between them, optionally after a leading ``Flatten``; a ``Transpose`` of an
+initializer (an export without constant folding) is applied to the stored numbers; ``BatchNormalization`` after
 an affine layer is folded into it (its scale rounded to float32, a rounding listed in the
 network's provenance); ``Identity`` and ``Dropout`` are skipped; the initializers go through
 the exact conversion of :mod:`algebra.io.exact`.  onnx (extra ``netfibers[io]``) is imported only
@@ -39,6 +40,19 @@ def load_onnx(p: Path) -> Network:
             raise InputError(f"operator {op!r} of domain {node.domain!r} (only the standard "
                              "ONNX operators are read)", source=src, where=label)
         if op == "Constant":
+            continue
+        if op == "Transpose" and len(node.input) == 1 and node.input[0] in names_init \
+                and len(node.output) == 1:
+            # a weight transposed in the graph (torch.onnx.export without constant folding of a
+            # bias-free Linear: MatMul(x, Transpose(W)); it was refused as "not a chain": s42
+            # formats audit): a permutation of the stored numbers, exact, kept as a constant
+            perm = {a.name: _onnx_attr(a) for a in node.attribute}.get("perm")
+            A = inits[node.input[0]]
+            if perm is not None and sorted(perm) != list(range(A.ndim)):
+                raise InputError(f"Transpose perm {list(perm)} does not fit a {A.ndim}-D initializer",
+                                 source=src, where=label)
+            inits[node.output[0]] = A.transpose(perm) if perm is not None else A.T
+            names_init.add(node.output[0])
             continue
         data_inputs = [i for i in node.input if i and i not in names_init]
         if data_inputs != [current]:

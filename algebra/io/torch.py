@@ -42,11 +42,20 @@ def read_torch(p: Path) -> dict:
                       f"({type(exc).__name__}: {reason or 'no message'})")
         raise InputError(f"not a readable torch file (truncated or corrupt?): {reason}",
                          source=str(p)) from None
-    if isinstance(obj, dict):
+    if isinstance(obj, dict) and not all(isinstance(t, torch.Tensor) for t in obj.values()):
+        # a training checkpoint ({"model_state_dict": ..., "optimizer_state_dict": ..., "epoch":
+        # ...}, any number of entries): its model's tensors (a 5-entry one was refused naming
+        # model_state_dict as "not a tensor": s42 formats audit)
         for key in ("state_dict", "model_state_dict", "model"):
-            if isinstance(obj.get(key), dict) and len(obj) <= 4:
-                obj = obj[key]
+            sub = obj.get(key)
+            if isinstance(sub, dict) and sub and all(isinstance(t, torch.Tensor) for t in sub.values()):
+                obj = sub
                 break
+        else:                        # (a quantised model's packed entries are not tensors: read
+            for key in ("state_dict", "model_state_dict", "model"):   # on, refused by name below)
+                if isinstance(obj.get(key), dict) and len(obj) <= 4:
+                    obj = obj[key]
+                    break
     if not isinstance(obj, dict):
         raise InputError(f"expected a state_dict (a dict of tensors), got a {type(obj).__name__}",
                          source=str(p))

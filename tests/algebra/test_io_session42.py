@@ -1,0 +1,88 @@
+"""Readers: session 42's formats audit (each test names its finding)."""
+
+import numpy as np
+import pytest
+
+from algebra.exceptions import InputError
+from algebra.io import load
+from tests.algebra.test_io import assert_net_equals_floats, one_line, random_layers
+
+
+def test_onnx_transpose_of_an_initializer_is_applied_exactly(tmp_path):
+    """F1: torch.onnx.export without constant folding writes a bias-free Linear as
+    MatMul(x, Transpose(W)); it was refused as "not a chain".  The transposed initializer is
+    the stored numbers permuted: read exactly, the network the floats say."""
+    onnx = pytest.importorskip("onnx")
+    from onnx import TensorProto, helper, numpy_helper
+    layers = random_layers((3, 4, 2), seed=11, bias=False)
+    (W0, _), (W1, _) = layers
+    inits = [numpy_helper.from_array(W0, "W0"), numpy_helper.from_array(W1, "W1")]
+    nodes = [helper.make_node("Transpose", ["W0"], ["W0t"]),          # perm omitted: reversed
+             helper.make_node("MatMul", ["input", "W0t"], ["z0"]),
+             helper.make_node("Relu", ["z0"], ["r0"]),
+             helper.make_node("Transpose", ["W1"], ["W1t"], perm=[1, 0]),
+             helper.make_node("MatMul", ["r0", "W1t"], ["z1"])]
+    graph = helper.make_graph(nodes, "net", [helper.make_tensor_value_info("input", TensorProto.FLOAT, [None, 3])],
+                              [helper.make_tensor_value_info("z1", TensorProto.FLOAT, [None, 2])], inits)
+    path = tmp_path / "t.onnx"
+    onnx.save(helper.make_model(graph), str(path))
+    assert_net_equals_floats(load(path), layers)
+    bad = [helper.make_node("Transpose", ["W0"], ["W0t"], perm=[0, 0])] + nodes[1:]
+    graph = helper.make_graph(bad, "net", [helper.make_tensor_value_info("input", TensorProto.FLOAT, [None, 3])],
+                              [helper.make_tensor_value_info("z1", TensorProto.FLOAT, [None, 2])], inits)
+    onnx.save(helper.make_model(graph), str(path))
+    with pytest.raises(InputError) as info:
+        load(path)
+    one_line(info, "t.onnx", "perm")
+
+
+def test_a_training_checkpoint_of_any_size_is_read(tmp_path):
+    """F2: {"model_state_dict": ..., "optimizer_state_dict": ..., "epoch", "loss", "config"}
+    (five entries) was refused naming model_state_dict "not a tensor"."""
+    torch = pytest.importorskip("torch")
+    torch.manual_seed(1)
+    model = torch.nn.Sequential(torch.nn.Linear(3, 4), torch.nn.ReLU(), torch.nn.Linear(4, 2))
+    opt = torch.optim.SGD(model.parameters(), lr=0.1)
+    path = tmp_path / "ckpt.pt"
+    torch.save({"model_state_dict": model.state_dict(), "optimizer_state_dict": opt.state_dict(),
+                "epoch": 3, "loss": 0.25, "config": {"lr": 0.1}}, path)
+    layers = [(model[0].weight.detach().numpy(), model[0].bias.detach().numpy()),
+              (model[2].weight.detach().numpy(), model[2].bias.detach().numpy())]
+    assert_net_equals_floats(load(path), layers)
+
+
+@pytest.mark.parametrize("fmt", ["pt", "safetensors", "npz"])
+def test_adjacent_sequential_linears_are_refused_not_read_with_a_relu(tmp_path, fmt):
+    """F3 (a silent mis-read): Sequential(Linear(3, 5), ReLU, Linear(5, 4), Linear(4, 2)) has
+    keys 0, 2, 3: nothing sits between 2 and 3, yet a ReLU was read there (3-5-4-2, another
+    function).  Refused in one line naming both layers; gaps all of 2 (a ReLU module each) or
+    all of 1 (a ModuleList, activations in forward) are read as before."""
+    rng = np.random.default_rng(3)
+    arrays = {"0.weight": rng.standard_normal((5, 3)).astype(np.float32),
+              "0.bias": rng.standard_normal(5).astype(np.float32),
+              "2.weight": rng.standard_normal((4, 5)).astype(np.float32),
+              "2.bias": rng.standard_normal(4).astype(np.float32),
+              "3.weight": rng.standard_normal((2, 4)).astype(np.float32),
+              "3.bias": rng.standard_normal(2).astype(np.float32)}
+    path = tmp_path / f"consec.{fmt}"
+    if fmt == "pt":
+        torch = pytest.importorskip("torch")
+        torch.save({k: torch.from_numpy(v) for k, v in arrays.items()}, path)
+    elif fmt == "safetensors":
+        pytest.importorskip("safetensors.numpy").save_file(arrays, str(path))
+    else:
+        np.savez(path, **arrays)
+    with pytest.raises(InputError) as info:
+        load(path)
+    one_line(info, path.name, "layers 2 and 3 are adjacent", "compose")
+    ok = {k.replace("3.", "4.", 1) if k.startswith("3.") else k: v for k, v in arrays.items()}
+    np.savez(tmp_path / "gaps2.npz", **ok)
+    assert load(tmp_path / "gaps2.npz").widths == (3, 5, 4, 2)
+    ml = {f"layers.{k[0] if k[0] != '2' else '1'}{k[1:]}".replace("layers.3", "layers.2"): v
+          for k, v in arrays.items()}
+    np.savez(tmp_path / "modulelist.npz", **ml)
+    assert load(tmp_path / "modulelist.npz").widths == (3, 5, 4, 2)
+    named = {k.replace("0.", "fc1.").replace("2.", "fc2.").replace("3.", "fc4."): v
+             for k, v in arrays.items()}
+    np.savez(tmp_path / "named.npz", **named)
+    assert load(tmp_path / "named.npz").widths == (3, 5, 4, 2)      # fc numbers are names
