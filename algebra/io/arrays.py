@@ -191,8 +191,12 @@ class LazyTensors(Mapping):
         return name in self._index
 
 
-def network_from_tensors(arrays: dict, source: str | None = None) -> Network:
-    """Build a :class:`Network` from a dict of numpy arrays in one of the supported key layouts.
+def network_from_tensors(arrays: dict, source: str | None = None, *,
+                         described_as: tuple | None = None) -> Network:
+    """Build a :class:`Network` from a dict of numpy arrays in one of the supported key layouts;
+    *described_as*: the provenance's first lines instead of the layout read and
+    :data:`NO_ACTIVATION_STORED` (a reader whose file does store its layers and activations:
+    ONNX).
 
     Raises
     ------
@@ -245,8 +249,9 @@ def network_from_tensors(arrays: dict, source: str | None = None) -> Network:
     warnings = _reading_warnings(arrays, layers, net)
     if "fits the shapes too" in note:     # square layers: every command says how it read them
         warnings = (note[:1].upper() + note[1:],) + warnings
-    net.derived("provenance", lambda: (f"{note} (layers in the order "
-                                       f"{', '.join(k for k, _ in layers)})", NO_ACTIVATION_STORED)
+    head = described_as if described_as is not None else (
+        f"{note} (layers in the order {', '.join(k for k, _ in layers)})", NO_ACTIVATION_STORED)
+    net.derived("provenance", lambda: tuple(head)
                 + ((missing_bias_sentence(missing),) if missing else ())
                 + ((f"torch.nn.utils.prune masks applied exactly: {', '.join(pruned)} = "
                     "*_orig * *_mask",) if pruned else ()) + warnings[("fits the shapes too" in note):])
