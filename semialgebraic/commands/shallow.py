@@ -385,7 +385,8 @@ def _epsilon_verdict(cert: dict, eps) -> tuple[bool | None, str]:
     if upper is not None and upper <= eps:
         return True, f"max |a - b| <= {upper} <= {eps} on its domain"
     shown = [f"{n} {v}" for n, v in (("lower", lower), ("upper", upper)) if v is not None]
-    return None, f"its certified {' and '.join(shown) or 'numbers'} leave {eps} open"
+    verb = "leaves" if len(shown) == 1 else "leave"
+    return None, f"its certified {' and '.join(shown) or 'numbers'} {verb} {eps} open"
 
 
 def _epsilon_answer(cert: dict) -> bool | None:
@@ -453,11 +454,14 @@ def cmd_verify(args) -> int:
         keys = [single] if single is not None else ["a", "b"]
         objs = {k: _verify_input(cert, k, p) for k, p in zip(keys, args.inputs)}
         try:
-            for reading, given in _nnet_readings(objs):
-                same, why2 = check_inputs_match(cert, given)
+            first = None               # the mismatch of the first reading (the files as read):
+            for reading, given in _nnet_readings(objs):   # a later one's named the wrong file
+                same, why2 = check_inputs_match(cert, given)   # (a with B wrong: s42 nearcopy)
                 if same:
                     why += reading
                     break
+                first = first or why2
+            why2 = first if not same else why2
         except AlgebraError as exc:
             fail(f"{args.certificate}: malformed certificate: {exc}")
         if not same:                   # a valid certificate about other files: an input problem
