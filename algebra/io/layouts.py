@@ -174,15 +174,17 @@ def _refuse_adjacent_linears(order: list[str], source) -> None:
     projection head ``Linear(3, 5), ReLU, Linear(5, 4), Linear(4, 2)`` was read as a 3-5-4-2
     ReLU network: s42 formats audit).  Refused, naming the layers.  Numbers all 1 apart are
     left alone: a ``ModuleList`` of Linears applies its activations in ``forward``."""
-    parts = [re.fullmatch(r"((?:.*\.)?)(\d+)\.?", p) for p in order]   # a whole dotted number
-    if len(order) < 3 or None in parts or len({m.group(1) for m in parts}) != 1:
+    # the numbered layers of one Sequential (a first/last layer named 'input', 'head', … aside)
+    parts = [(p, re.fullmatch(r"((?:.*\.)?)(\d+)\.?", p)) for p in order]   # a whole dotted number
+    parts = [(p, m) for p, m in parts if m is not None]
+    if len(parts) < 3 or len({m.group(1) for _, m in parts}) != 1:
         return
-    idx = [int(m.group(2)) for m in parts]
+    idx = [int(m.group(2)) for _, m in parts]
     gaps = [b - a for a, b in zip(idx, idx[1:])]
     if 1 in gaps and any(g >= 2 for g in gaps):
         k = gaps.index(1)
         raise InputError(
-            f"layers {order[k].rstrip('.')} and {order[k + 1].rstrip('.')} are adjacent modules of an "
+            f"layers {parts[k][0].rstrip('.')} and {parts[k + 1][0].rstrip('.')} are adjacent modules of an "
             "nn.Sequential (other layers have a module, the activation, between them): a Linear "
             "straight after a Linear, which reading ReLU between layers would change; compose "
             "them into one layer (W = W2 W1, b = W2 b1 + b2) or load the module itself with "

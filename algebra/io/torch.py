@@ -51,11 +51,20 @@ def read_torch(p: Path) -> dict:
             if isinstance(sub, dict) and sub and all(isinstance(t, torch.Tensor) for t in sub.values()):
                 obj = sub
                 break
-        else:                        # (a quantised model's packed entries are not tensors: read
-            for key in ("state_dict", "model_state_dict", "model"):   # on, refused by name below)
-                if isinstance(obj.get(key), dict) and len(obj) <= 4:
-                    obj = obj[key]
-                    break
+        else:
+            inner = [k for k, v in obj.items() if isinstance(v, dict) and v
+                     and all(isinstance(t, torch.Tensor) for t in v.values())]
+            if len(inner) == 1:      # one dict of tensors under another name ({"net": sd, ...})
+                obj = obj[inner[0]]
+            elif len(inner) > 1:
+                raise InputError(f"a checkpoint with several dicts of tensors ({', '.join(map(repr, inner))}) "
+                                 "and none named state_dict, model_state_dict or model: save the "
+                                 "one model's state_dict alone", source=str(p))
+            else:                    # (a quantised model's packed entries are not tensors: read
+                for key in ("state_dict", "model_state_dict", "model"):   # on, refused below)
+                    if isinstance(obj.get(key), dict) and len(obj) <= 4:
+                        obj = obj[key]
+                        break
     if not isinstance(obj, dict):
         raise InputError(f"expected a state_dict (a dict of tensors), got a {type(obj).__name__}",
                          source=str(p))

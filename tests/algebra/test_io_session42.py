@@ -49,6 +49,12 @@ def test_a_training_checkpoint_of_any_size_is_read(tmp_path):
     layers = [(model[0].weight.detach().numpy(), model[0].bias.detach().numpy()),
               (model[2].weight.detach().numpy(), model[2].bias.detach().numpy())]
     assert_net_equals_floats(load(path), layers)
+    torch.save({"net": model.state_dict(), "epoch": 3}, path)       # one dict of tensors, any name
+    assert_net_equals_floats(load(path), layers)
+    torch.save({"net": model.state_dict(), "ema": model.state_dict(), "epoch": 3}, path)
+    with pytest.raises(InputError) as info:                          # two, none named: which?
+        load(path)
+    one_line(info, "ckpt.pt", "several dicts of tensors", "'net', 'ema'")
 
 
 @pytest.mark.parametrize("fmt", ["pt", "safetensors", "npz"])
@@ -82,6 +88,13 @@ def test_adjacent_sequential_linears_are_refused_not_read_with_a_relu(tmp_path, 
           for k, v in arrays.items()}
     np.savez(tmp_path / "modulelist.npz", **ml)
     assert load(tmp_path / "modulelist.npz").widths == (3, 5, 4, 2)
+    head = {("head" + k[1:]) if k.startswith("3.") else "body." + k: v for k, v in arrays.items()}
+    head = {k.replace("body.2.", "body.3.").replace("body.0.", "body.2."): v for k, v in head.items()}
+    head.update({"body.0.weight": rng.standard_normal((3, 3)).astype(np.float32)})
+    np.savez(tmp_path / "head.npz", **head)       # body.0, body.2, body.3 and a head: refused
+    with pytest.raises(InputError) as info:
+        load(tmp_path / "head.npz")
+    one_line(info, "layers body.2 and body.3 are adjacent")
     named = {k.replace("0.", "fc1.").replace("2.", "fc2.").replace("3.", "fc4."): v
              for k, v in arrays.items()}
     np.savez(tmp_path / "named.npz", **named)
