@@ -1,5 +1,5 @@
 """ONNX models (``.onnx``), read exactly: a chain of ``Gemm`` or ``MatMul`` (+ ``Add``) layers
-with ``Relu`` between them, optionally after a leading ``Flatten``; a ``Transpose`` of an
+with ``Relu`` between them, optionally after a leading ``Flatten`` (one later changes nothing); a ``Transpose`` of an
 initializer (an export without constant folding) is applied to the stored numbers; ``BatchNormalization`` after
 an affine layer is folded into it (its scale rounded to float32, a rounding listed in the
 network's provenance); ``Identity`` and ``Dropout`` are skipped; the initializers go through
@@ -60,9 +60,11 @@ def load_onnx(p: Path) -> Network:
                              "previous layer's output", source=src, where=label)
         attrs = {a.name: _onnx_attr(a) for a in node.attribute}
         if op == "Flatten":
-            if state != "start" or attrs.get("axis", 1) != 1:
-                raise InputError("Flatten is supported only first, with axis=1", source=src, where=label)
-            state = "flattened"
+            if attrs.get("axis", 1) != 1:
+                raise InputError("Flatten is supported only with axis=1", source=src, where=label)
+            # first: the input's features in one row; later: a layer's output is already one
+            # row per input, Flatten(axis=1) leaves it as it is (it was refused there)
+            state = "flattened" if state == "start" else state
         elif op in ("Gemm", "MatMul"):
             if state in ("affine", "bn"):
                 raise InputError("two affine layers without a Relu between them", source=src, where=label)

@@ -99,3 +99,23 @@ def test_adjacent_sequential_linears_are_refused_not_read_with_a_relu(tmp_path, 
              for k, v in arrays.items()}
     np.savez(tmp_path / "named.npz", **named)
     assert load(tmp_path / "named.npz").widths == (3, 5, 4, 2)      # fc numbers are names
+
+
+def test_onnx_flatten_after_a_layer_is_the_identity(tmp_path):
+    """F7: Flatten(axis=1) of a layer's output (one row per input already) was refused as
+    'supported only first'; it changes nothing there."""
+    onnx = pytest.importorskip("onnx")
+    from onnx import TensorProto, helper, numpy_helper
+    layers = random_layers((3, 4, 2), seed=12)
+    (W0, c0), (W1, c1) = layers
+    inits = [numpy_helper.from_array(a, n) for a, n in ((W0, "W0"), (c0, "c0"), (W1, "W1"), (c1, "c1"))]
+    nodes = [helper.make_node("Flatten", ["input"], ["f0"], axis=1),
+             helper.make_node("Gemm", ["f0", "W0", "c0"], ["z0"], transB=1),
+             helper.make_node("Relu", ["z0"], ["r0"]),
+             helper.make_node("Flatten", ["r0"], ["f1"], axis=1),
+             helper.make_node("Gemm", ["f1", "W1", "c1"], ["z1"], transB=1)]
+    graph = helper.make_graph(nodes, "net", [helper.make_tensor_value_info("input", TensorProto.FLOAT, [None, 3])],
+                              [helper.make_tensor_value_info("z1", TensorProto.FLOAT, [None, 2])], inits)
+    path = tmp_path / "f.onnx"
+    onnx.save(helper.make_model(graph), str(path))
+    assert_net_equals_floats(load(path), layers)
