@@ -1,10 +1,10 @@
 """ONNX models (``.onnx``), read exactly: a chain of ``Gemm`` or ``MatMul`` (+ ``Add``) layers
-with ``Relu`` between them, optionally after a leading ``Flatten`` (one later changes nothing); a ``Transpose`` of an
-initializer (an export without constant folding) is applied to the stored numbers; ``BatchNormalization`` after
-an affine layer is folded into it (its scale rounded to float32, a rounding listed in the
-network's provenance); ``Identity`` and ``Dropout`` are skipped; the initializers go through
-the exact conversion of :mod:`algebra.io.exact`.  onnx (extra ``netfibers[io]``) is imported only
-when such a file is read.
+with ``Relu`` between them, optionally after a leading ``Flatten`` (one later changes nothing);
+a ``Transpose`` of an initializer (an export without constant folding) is applied to the stored
+numbers; ``BatchNormalization`` after an affine layer is folded into it (its scale rounded to
+float32, a rounding listed in the network's provenance); ``Identity`` and ``Dropout`` are
+skipped; the initializers go through the exact conversion of :mod:`algebra.io.exact`.  onnx
+(extra ``netfibers[io]``) is imported only when such a file is read.
 """
 
 from __future__ import annotations
