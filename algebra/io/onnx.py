@@ -112,6 +112,10 @@ def load_onnx(p: Path) -> Network:
         current = node.output[0]
     if current != graph.output[0].name:
         raise InputError("the graph output is not the end of the layer chain", source=src)
+    declared = _declared_features(next(i for i in graph.input if i.name == inputs[0]))
+    if declared is not None and ws and declared != ws[0].shape[1]:
+        raise InputError(f"the graph input {inputs[0]!r} is declared with {declared} features but "
+                         f"the first layer takes {ws[0].shape[1]}", source=src)
     if state not in ("affine", "bn"):
         raise InputError("the graph must end with an affine layer (Gemm or MatMul + Add), not "
                          f"{'Relu' if state == 'relu' else 'nothing'}", source=src)
@@ -164,6 +168,22 @@ def _fold_batchnorms(net: Network, folds, src) -> Network:
     return net
 
 
+def _declared_features(value_info) -> int | None:
+    """The features per input the graph's input declares (the product of its dimensions after
+    the batch's), or None when a dimension is symbolic or not given."""
+    try:
+        dims = [d.dim_value if d.HasField("dim_value") else None
+                for d in value_info.type.tensor_type.shape.dim]
+    except AttributeError:
+        return None
+    if len(dims) < 2 or any(v is None or v <= 0 for v in dims[1:]):
+        return None
+    out = 1
+    for v in dims[1:]:
+        out *= v
+    return out
+
+
 def _onnx_affine(node, attrs, inits, src, label):
     """(W as (out, in) numpy array, bias array or None) of a Gemm/MatMul node."""
     np = numpy_or_error()
@@ -206,6 +226,8 @@ def _onnx_model(p: Path):
         raise MissingDependencyError("onnx", "io", f"reading {p.name} (an ONNX file)") from None
     if not p.exists():
         raise InputError("no such file", source=str(p))
+    if p.stat().st_size == 0:                # (onnx reads it as an empty model: "0 inputs")
+        raise InputError("empty file (0 bytes): not an ONNX model", source=str(p))
     try:
         return onnx.load(str(p))
     except Exception as exc:  # protobuf DecodeError, missing external data, …
@@ -230,6 +252,10 @@ def onnx_initializers(p: Path, model=None) -> dict:
                         a.f if a.name == "value_float" else list(a.floats) if a.name == "value_floats"
                         else a.i if a.name == "value_int" else list(a.ints),
                         dtype=np.float32 if "float" in a.name else np.int64)))
+    # a Dropout's training_mode (bool): true makes the graph random at inference (refused as
+    # such, not as "unsupported dtype bool": s42 formats audit); false is inference, skipped
+    modes = {n.input[2]: n for n in model.graph.node if n.op_type == "Dropout" and len(n.input) > 2
+             and n.input[2]}
     seen = set()
     for name, _ in tensors:
         if name in seen:                      # which one a runtime uses is not defined
@@ -244,5 +270,12 @@ def onnx_initializers(p: Path, model=None) -> dict:
                              where=name) from None
         if arr.dtype.name == "bfloat16":
             arr = arr.astype(np.float32)
+        if name in modes and np.asarray(arr).dtype == np.bool_:
+            if np.asarray(arr).any():
+                node = modes[name]
+                raise InputError("a Dropout in training mode (random at inference): export the "
+                                 "model in eval mode (model.eval())", source=str(p),
+                                 where=f"node {node.name or 'Dropout'} (Dropout)")
+            arr = np.asarray(arr, dtype=np.float32)         # inference: the node is skipped
         out[name] = check_dtype(np, np.asarray(arr), name, str(p))
     return out

@@ -31,6 +31,9 @@ def read_torch(p: Path) -> dict:
             warnings.simplefilter("ignore")
             obj = torch.load(str(p), map_location="cpu", weights_only=True)
     except Exception as exc:  # weights_only refusals, truncated zips, not a torch file at all
+        other = _other_format(p)
+        if other:                # (it was called a refused pickle: s42 formats audit)
+            raise InputError(f"not a torch file: {other}", source=str(p)) from None
         text = str(exc)
         if "WeightsUnpickler" in text or "Weights only load failed" in text:
             raise InputError(f"refused by torch.load(weights_only=True), nothing was executed: "
@@ -99,6 +102,23 @@ def read_torch(p: Path) -> dict:
                              where=str(name)) from None
         out[str(name)] = check_dtype(np, arr, str(name), str(p))
     return out
+
+
+def _other_format(p: Path) -> str:
+    """What *p* is when its first bytes say another format netfibers reads (safetensors, JSON,
+    HDF5), with the suffix to give it; "" otherwise."""
+    try:
+        with open(p, "rb") as fh:
+            head = fh.read(16)
+    except OSError:
+        return ""
+    if head.startswith(b"\x89HDF\r\n\x1a\n"):
+        return "an HDF5 file (Keras .h5): rename it .h5"
+    if len(head) >= 9 and head[8:9] == b"{" and 0 < int.from_bytes(head[:8], "little") < 1 << 32:
+        return "a safetensors file: rename it .safetensors"
+    if head.lstrip()[:1] in (b"{", b"["):
+        return "a JSON file: rename it .json"
+    return ""
 
 
 def torch_reason(exc: BaseException) -> str:

@@ -119,3 +119,51 @@ def test_onnx_flatten_after_a_layer_is_the_identity(tmp_path):
     path = tmp_path / "f.onnx"
     onnx.save(helper.make_model(graph), str(path))
     assert_net_equals_floats(load(path), layers)
+
+
+def test_refusals_name_their_real_cause(tmp_path):
+    """F7: a safetensors / JSON / HDF5 file named .pt was called a refused pickle; an empty
+    .onnx "0 inputs and 0 outputs"; a Dropout in training mode "unsupported dtype bool"; a graph
+    declaring 3 input features before a layer that takes 4 was read as a 4-input network."""
+    pytest.importorskip("torch")
+    st = tmp_path / "st.pt"
+    pytest.importorskip("safetensors.numpy").save_file({"0.weight": np.ones((2, 2), np.float32)}, str(st))
+    (tmp_path / "j.pt").write_text('{"format": "netfibers.network"}')
+    (tmp_path / "h.pt").write_bytes(b"\x89HDF\r\n\x1a\n" + bytes(64))
+    for name, words in (("st.pt", "a safetensors file"), ("j.pt", "a JSON file"), ("h.pt", "an HDF5 file")):
+        with pytest.raises(InputError) as info:
+            load(tmp_path / name)
+        one_line(info, name, "not a torch file", words)
+    onnx = pytest.importorskip("onnx")
+    from onnx import TensorProto, helper, numpy_helper
+    (tmp_path / "e.onnx").write_bytes(b"")
+    with pytest.raises(InputError) as info:
+        load(tmp_path / "e.onnx")
+    one_line(info, "e.onnx", "empty file")
+    (W0, c0), (W1, c1) = random_layers((4, 3, 2), seed=13)
+    inits = [numpy_helper.from_array(a, n) for a, n in ((W0, "W0"), (c0, "c0"), (W1, "W1"), (c1, "c1"))]
+
+    def save(nodes, extra=(), features=4, name="g.onnx"):
+        graph = helper.make_graph(nodes, "net", [helper.make_tensor_value_info("input", TensorProto.FLOAT, [None, features])],
+                                  [helper.make_tensor_value_info("z1", TensorProto.FLOAT, [None, 2])],
+                                  inits + list(extra))
+        onnx.save(helper.make_model(graph), str(tmp_path / name))
+        return tmp_path / name
+    chain = [helper.make_node("Gemm", ["input", "W0", "c0"], ["z0"], transB=1),
+             helper.make_node("Relu", ["z0"], ["r0"]),
+             helper.make_node("Dropout", ["r0", "ratio", "tm"], ["d0"]),
+             helper.make_node("Gemm", ["d0", "W1", "c1"], ["z1"], transB=1)]
+    for mode, ok in ((True, False), (False, True)):
+        extra = [numpy_helper.from_array(np.array(0.5, np.float32), "ratio"),
+                 numpy_helper.from_array(np.array(mode), "tm")]
+        path = save(chain, extra)
+        if ok:
+            assert_net_equals_floats(load(path), [(W0, c0), (W1, c1)])
+        else:
+            with pytest.raises(InputError) as info:
+                load(path)
+            one_line(info, "g.onnx", "Dropout in training mode")
+    plain = [chain[0], chain[1], helper.make_node("Gemm", ["r0", "W1", "c1"], ["z1"], transB=1)]
+    with pytest.raises(InputError) as info:
+        load(save(plain, features=3))
+    one_line(info, "g.onnx", "declared with 3 features but the first layer takes 4")
