@@ -400,6 +400,13 @@ def _epsilon_answer(cert: dict) -> bool | None:
         return None
 
 
+def _malformed(exc) -> str:
+    """``malformed certificate: <why>``, said once (``verify()`` already says it of a number
+    that is not one: "malformed certificate: malformed certificate: 'inf' …", s42 forge5)."""
+    text = str(exc)
+    return text if text.startswith("malformed certificate") else f"malformed certificate: {text}"
+
+
 def cmd_verify(args) -> int:
     start = time.monotonic()                   # reading CERT counts too
     eps = None
@@ -423,7 +430,7 @@ def cmd_verify(args) -> int:
     try:
         cert = resolve_sidecar(cert, args.certificate)   # the binary payload of a large one
     except AlgebraError as exc:
-        fail(f"{args.certificate}: malformed certificate: {exc}")
+        fail(f"{args.certificate}: {_malformed(exc)}")
     if eps is not None and cert.get("type") not in _ABOUT_A_AND_B:
         fail(f"{args.certificate}: --epsilon asks about max |a - b|: a {cert.get('type')} "
              f"certificate is not about two networks a and b")
@@ -444,7 +451,7 @@ def cmd_verify(args) -> int:
              f"UNCHECKED {cert.get('type')} certificate: {why} before the check ended")
         return 3
     except AlgebraError as exc:
-        fail(f"{args.certificate}: malformed certificate: {exc}")
+        fail(f"{args.certificate}: {_malformed(exc)}")
     except (KeyError, TypeError, AttributeError, IndexError) as exc:
         fail(f"{args.certificate}: malformed certificate: {type(exc).__name__}: {exc}")
     if ok and args.inputs:
@@ -463,7 +470,7 @@ def cmd_verify(args) -> int:
                 first = first or why2
             why2 = first if not same else why2
         except AlgebraError as exc:
-            fail(f"{args.certificate}: malformed certificate: {exc}")
+            fail(f"{args.certificate}: {_malformed(exc)}")
         if not same:                   # a valid certificate about other files: an input problem
             path = dict(zip(keys, args.inputs)).get(why2.split("'")[1] if "'" in why2 else "", "")
             fail(f"{path or args.certificate}: not the network the certificate is about "

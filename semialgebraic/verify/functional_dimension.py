@@ -266,7 +266,14 @@ def check(cert: dict) -> tuple[bool, str]:
         if key not in cert:
             raise InputError(f"functional_dimension certificate lacks {key!r}")
     net = network_from_dict(cert["network"], source="certificate[network]")
+    n_user = net.n_parameters
     net, box_note = _read_on_cube(net, cert.get("domain"))
+    if net.n_parameters != n_user and ("fiber_moves" in cert or "fiber_lower" in cert):
+        # a slice (R36 (b)): the moves would be the free coordinates' network's, whose fiber
+        # bounds are not the user's (N' for N: a forged file read "fiber dimension = 4" where it
+        # is 13; s42 forge5 audit); dim writes none there
+        raise InputError("a certificate on a slice carries no fiber_moves / fiber_lower (they "
+                         "would bound the fiber of the network of the free coordinates)")
     p, lower = cert["prime"], cert["lower"]
     if not isinstance(p, int) or isinstance(p, bool) or not isinstance(lower, int) or isinstance(lower, bool):
         raise InputError("prime and lower must be integers")
