@@ -283,7 +283,8 @@ def _reading_warnings(arrays, layers, net) -> tuple[str, ...]:
     if net.depth == 2 and net.n_inputs == net.n_outputs and all(_BLOCK_NAMES.search(w) for w, _ in layers):
         out.append("a one-hidden-layer map from R^d to R^d under MLP-block names: if the module "
                    "adds its input (x + fc2(relu(fc1(x)))), that skip is not in a state_dict and "
-                   "is not read; 'netfibers absorb FILE --activation relu' reads the file as a "
+                   "is not read, nor is its activation (read as ReLU; such blocks often use GELU); "
+                   "'netfibers absorb FILE --activation relu' (or gelu, …) reads the file as a "
                    "residual block")
     return tuple(out)
 
