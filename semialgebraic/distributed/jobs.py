@@ -286,8 +286,7 @@ def _dim(item, blobs, timeout, spec):
                 "box cut by half-spaces, not half-spaces with open sides" if dom.halfspaces
                 else f"dim: {exc.problem}") from None
         if sliced is not None:           # some sides of width 0: a slice (R36 (b)), as `dim`
-            from ..dimension.functional import on_slice
-            r = on_slice(functional_dimension(sliced, domain=(Q(-1), Q(1)), timeout=timeout), net)
+            r = functional_dimension(net, domain=dom, timeout=timeout)   # (the API folds and lifts)
             return _dim_record(r, dom, r.details["slice"]["note"])
         net, legacy, note = compose_input_map(net, *cs), (Q(-1), Q(1)), \
             "on the box, computed for the network read on [-1, 1]^d (three-layer-fibers R36)"

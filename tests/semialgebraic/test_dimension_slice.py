@@ -23,6 +23,7 @@ from semialgebraic.dimension.certificate import box_certificate
 from semialgebraic.verify import verify
 from tests.fuzz.bab_fuzz import to_algebra, to_json
 from tests.fuzz.dim_campaign import oracle
+from tests.semialgebraic.test_dimension_nongeneric import _rank   # exact Fraction rank
 
 
 def _net(rng, d, widths):
@@ -66,23 +67,6 @@ def _jacobian_rows(raw, x):
                 delta = [v if mk else F(0) for v, mk in zip(back, masks[l - 1])]
         rows.append([v for blk in reversed(blocks) for v in blk])
     return rows
-
-
-def _rank(rows):
-    rows = [list(r) for r in rows]
-    rank, col, n = 0, 0, len(rows[0]) if rows else 0
-    while rank < len(rows) and col < n:
-        piv = next((i for i in range(rank, len(rows)) if rows[i][col] != 0), None)
-        if piv is None:
-            col += 1
-            continue
-        rows[rank], rows[piv] = rows[piv], rows[rank]
-        for i in range(rank + 1, len(rows)):
-            if rows[i][col] != 0:
-                f = rows[i][col] / rows[rank][col]
-                rows[i] = [a - f * c for a, c in zip(rows[i], rows[rank])]
-        rank, col = rank + 1, col + 1
-    return rank
 
 
 def _slice(rng, d):
