@@ -191,6 +191,16 @@ class LazyTensors(Mapping):
         return name in self._index
 
 
+class TensorDict(dict):
+    """A reader's ``{name: array}`` with the *notes* of what it chose (e.g. which of a
+    checkpoint's state_dicts it read), which :func:`network_from_tensors` makes reading
+    warnings."""
+
+    def __init__(self, arrays: dict, notes=()):
+        super().__init__(arrays)
+        self.notes = tuple(notes)
+
+
 def network_from_tensors(arrays: dict, source: str | None = None, *,
                          described_as: tuple | None = None) -> Network:
     """Build a :class:`Network` from a dict of numpy arrays in one of the supported key layouts;
@@ -205,6 +215,7 @@ def network_from_tensors(arrays: dict, source: str | None = None, *,
     """
     if not arrays:
         raise InputError("the file holds no tensors", source)
+    chosen = tuple(getattr(arrays, "notes", ()))
     arrays, pruned = _apply_pruning_masks(arrays, source)
     layers, in_by_out = layer_order(list(arrays), source)
     strict = not in_by_out and not _WB.match(layers[0][0])   # torch .weight: always (out, in)
@@ -246,7 +257,7 @@ def network_from_tensors(arrays: dict, source: str | None = None, *,
     # the weights stay numpy integer arrays; a layer's QMatrix is made when an algorithm asks
     net = Network._from_integer_arrays(ws, bs, source)
     missing = tuple(l for l, (_, bkey) in enumerate(layers) if bkey is None)
-    warnings = _reading_warnings(arrays, layers, net)
+    warnings = chosen + _reading_warnings(arrays, layers, net)
     if "fits the shapes too" in note:     # square layers: every command says how it read them
         warnings = (note[:1].upper() + note[1:],) + warnings
     head = described_as if described_as is not None else (

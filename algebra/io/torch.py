@@ -12,7 +12,7 @@ import warnings
 from pathlib import Path
 
 from ..exceptions import InputError, MissingDependencyError
-from .arrays import first_line
+from .arrays import TensorDict, first_line
 from .exact import check_dtype, numpy_or_error
 
 __all__ = ["read_torch", "TORCH_SUFFIXES"]
@@ -45,18 +45,26 @@ def read_torch(p: Path) -> dict:
                       f"({type(exc).__name__}: {reason or 'no message'})")
         raise InputError(f"not a readable torch file (truncated or corrupt?): {reason}",
                          source=str(p)) from None
+    notes = []
     if isinstance(obj, dict) and not all(isinstance(t, torch.Tensor) for t in obj.values()):
         # a training checkpoint ({"model_state_dict": ..., "optimizer_state_dict": ..., "epoch":
         # ...}, any number of entries): its model's tensors (a 5-entry one was refused naming
         # model_state_dict as "not a tensor": s42 formats audit)
+        inner = [k for k, v in obj.items() if isinstance(v, dict) and v
+                 and all(isinstance(t, torch.Tensor) for t in v.values())]
         for key in ("state_dict", "model_state_dict", "model"):
             sub = obj.get(key)
             if isinstance(sub, dict) and sub and all(isinstance(t, torch.Tensor) for t in sub.values()):
+                others = [k for k in inner if k != key]
                 obj = sub
+                if others:           # {"model": sd, "ema_model": sd_ema}: say which was read
+                    many = len(others) > 1
+                    notes.append(f"a checkpoint: its {key!r} entry read; its "
+                                 f"{', '.join(map(repr, map(str, others)))} (also "
+                                 f"{'state_dicts' if many else 'a state_dict'}) not read: save "
+                                 f"{'one of them' if many else 'it'} alone to use it")
                 break
         else:
-            inner = [k for k, v in obj.items() if isinstance(v, dict) and v
-                     and all(isinstance(t, torch.Tensor) for t in v.values())]
             if len(inner) == 1:      # one dict of tensors under another name ({"net": sd, ...})
                 obj = obj[inner[0]]
             elif len(inner) > 1:
@@ -101,7 +109,7 @@ def read_torch(p: Path) -> dict:
             raise InputError(f"unsupported tensor ({first_line(exc)})", source=str(p),
                              where=str(name)) from None
         out[str(name)] = check_dtype(np, arr, str(name), str(p))
-    return out
+    return TensorDict(out, notes)
 
 
 def _other_format(p: Path) -> str:
