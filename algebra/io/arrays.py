@@ -217,7 +217,7 @@ def network_from_tensors(arrays: dict, source: str | None = None, *,
         raise InputError("the file holds no tensors", source)
     chosen = tuple(getattr(arrays, "notes", ()))
     arrays, pruned = _apply_pruning_masks(arrays, source)
-    layers, in_by_out = layer_order(list(arrays), source)
+    layers, in_by_out = layer_order(list(arrays), source, module_numbers=described_as is None)
     strict = not in_by_out and not _WB.match(layers[0][0])   # torch .weight: always (out, in)
     for wkey, bkey in layers:
         if arrays[wkey].ndim != 2:

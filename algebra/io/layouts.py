@@ -74,7 +74,7 @@ def block_prefixes(keys) -> list[str]:
     return out
 
 
-def layer_order(keys: list[str], source: str | None = None):
+def layer_order(keys: list[str], source: str | None = None, *, module_numbers: bool = True):
     """``([(weight_key, bias_key or None), …] in layer order, stored_in_by_out)``.
 
     The order comes from what the names mean, never from sorting text: ``W1, b1, W2, …``;
@@ -83,7 +83,9 @@ def layer_order(keys: list[str], source: str | None = None):
     ``fc2``; ``layers.0``, ``layers.1``; Keras ``dense``, ``dense_1``), optionally with one first
     (``input``) or last (``out``, ``head``, ``classifier``, …) layer named so.
     ``stored_in_by_out`` is True when the naming says weights are stored (in, out) (sklearn
-    ``coefs_``, Keras ``kernel``).
+    ``coefs_``, Keras ``kernel``).  *module_numbers*: numbered keys are a torch model's module
+    indices, whose gaps tell where activations sit (False for a reader that numbers the layers
+    it found itself: ONNX).
 
     Raises
     ------
@@ -162,7 +164,8 @@ def layer_order(keys: list[str], source: str | None = None):
     if kernel and len(kernel) != len(weights):
         raise InputError(f"mixes Keras kernel and torch weight keys ({_key_list(keys)})", source)
     order = _order_prefixes(list(weights), keys, source)
-    _refuse_adjacent_linears(order, source)
+    if module_numbers:
+        _refuse_adjacent_linears(order, source)
     return [(weights[p], biases.get(p)) for p in order], bool(kernel)
 
 
@@ -177,10 +180,21 @@ def _refuse_adjacent_linears(order: list[str], source) -> None:
     # the numbered layers of one Sequential (a first/last layer named 'input', 'head', … aside)
     parts = [(p, re.fullmatch(r"((?:.*\.)?)(\d+)\.?", p)) for p in order]   # a whole dotted number
     parts = [(p, m) for p, m in parts if m is not None]
-    if len(parts) < 3 or len({m.group(1) for _, m in parts}) != 1:
+    if len(parts) < 2 or len({m.group(1) for _, m in parts}) != 1:
         return
     idx = [int(m.group(2)) for _, m in parts]
     gaps = [b - a for a, b in zip(idx, idx[1:])]
+    if len(parts) == len(order) and parts[0][1].group(1) == "" and set(gaps) == {1}:
+        # bare numbers 0., 1., …: the state_dict of a model that IS an nn.Sequential (a
+        # ModuleList is an attribute, its keys prefixed: layers.0.), whose Linears follow each
+        # other with no module between: an affine map, not the ReLU net read before (a gap
+        # named in session 42's note)
+        raise InputError(
+            f"layers {', '.join(p.rstrip('.') for p, _ in parts)} are consecutive modules of an "
+            "nn.Sequential (keys without a prefix): Linears with no activation between them "
+            "compute an affine map, which reading ReLU between layers would change; compose them "
+            "into one layer (W = W2 W1, b = W2 b1 + b2), or, if a forward applies ReLU between "
+            "them (a ModuleList), name the keys with its prefix (layers.0.weight, …)", source)
     if 1 in gaps and any(g >= 2 for g in gaps):
         k = gaps.index(1)
         raise InputError(

@@ -30,3 +30,37 @@ def test_a_checkpoint_with_an_ema_copy_says_which_it_read(tmp_path, run):
             "read: save one of them alone to use it") in load(path).reading_warnings
     torch.save({"model": model.state_dict(), "epoch": 3}, path)      # one state_dict: no note
     assert load(path).reading_warnings == ()
+
+
+@pytest.mark.parametrize("fmt", ["pt", "safetensors", "npz"])
+def test_a_bare_sequential_of_adjacent_linears_is_refused(tmp_path, run, fmt):
+    """nn.Sequential(Linear(3, 5), Linear(5, 2)).state_dict() has keys 0., 1. without a prefix:
+    a model that IS a Sequential, no module between its Linears, an affine map; it was read as
+    a 3-5-2 ReLU net (another function; gap named in session 42's note).  Refused in one line,
+    exit 2, nothing written; the same numbers under a prefix (a ModuleList, activations in its
+    forward) and a Sequential with its ReLU module (keys 0., 2.) are read as before."""
+    import numpy as np
+    rng = np.random.default_rng(4)
+    arrays = {"0.weight": rng.standard_normal((5, 3)).astype(np.float32),
+              "0.bias": rng.standard_normal(5).astype(np.float32),
+              "1.weight": rng.standard_normal((2, 5)).astype(np.float32),
+              "1.bias": rng.standard_normal(2).astype(np.float32)}
+    path = tmp_path / f"linear.{fmt}"
+    if fmt == "pt":
+        torch = pytest.importorskip("torch")
+        torch.save({k: torch.from_numpy(v) for k, v in arrays.items()}, path)
+    elif fmt == "safetensors":
+        pytest.importorskip("safetensors.numpy").save_file(arrays, str(path))
+    else:
+        np.savez(path, **arrays)
+    out_json = tmp_path / "out.json"
+    code, out, err = run("convert", path, "-o", out_json)
+    assert code == 2 and not out_json.exists() and len(err.strip().splitlines()) == 1
+    assert str(path) in err and "layers 0, 1 are consecutive modules of an nn.Sequential" in err
+    assert "affine map" in err and "layers.0.weight" in err
+    np.savez(tmp_path / "modulelist.npz", **{f"layers.{k}": v for k, v in arrays.items()})
+    assert load(tmp_path / "modulelist.npz").widths == (3, 5, 2)
+    np.savez(tmp_path / "relu.npz", **{k.replace("1.", "2.", 1): v for k, v in arrays.items()})
+    assert load(tmp_path / "relu.npz").widths == (3, 5, 2)
+    np.savez(tmp_path / "one.npz", **{k: v for k, v in arrays.items() if k.startswith("0.")})
+    assert load(tmp_path / "one.npz").widths == (3, 5)             # one layer: nothing between
