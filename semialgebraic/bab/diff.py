@@ -6,6 +6,8 @@ exactly whether the supremum is finite (three-layer-fibers R28)."""
 
 from __future__ import annotations
 
+import time
+from contextlib import contextmanager
 from dataclasses import dataclass
 
 from algebra.exceptions import InputError
@@ -14,7 +16,7 @@ from algebra.kernel.domains import Domain
 from algebra.network import Network
 from algebra.rationals import Q, q_json, to_q
 
-from ..budget import Budget, Progress
+from ..budget import Budget, BudgetExhausted, Progress, alarm_at
 from .align import _WIDE as ALIGN_WIDE, aligned
 from .primal import float_candidates, many_candidates, region_search, sampled_candidates
 from .search import PAUSED, Engine, ObjectiveBound, _output_bound, bound_objective
@@ -279,7 +281,15 @@ def diff_bounds(a: Network, b: Network, box, *, timeout: float | None = None,
         # search, in what is left (a budget counting nodes, a distributed task's, is kept whole)
         budget = _Share(outer, _SEARCH_SHARE if verify else _ASSEMBLY_SHARE)
     eps = None if epsilon is None else to_q(epsilon)
-    same = _symmetric_copy(a, b, dom) if copies else None
+    alignment = stopped = None       # b's neurons paired with a's (once: 5 s on a 768-3072 pair)
+    if copies:
+        try:
+            with _preparing(budget):
+                alignment = aligned(a, b)
+        except KeyboardInterrupt:    # the budget (or Ctrl-C) inside exact conversions that see
+            budget.interrupt()       # no checkpoint (the budgets audit, session 43)
+            stopped = True
+    same = _symmetric_copy(a, b, dom, alignment) if alignment is not None else None
     if same is not None:             # b = a up to S1/S2: a − b = 0 on every domain
         if verify:
             same.checked = _self_check(same.certificate, outer)
@@ -288,8 +298,10 @@ def diff_bounds(a: Network, b: Network, box, *, timeout: float | None = None,
     if None in dom.lo or None in dom.hi:
         from .recession import unbounded_diff
         r = unbounded_diff(a, b, dom, budget, eps, input_splits)
+    elif stopped:
+        r = unprepared(a, b, dom, budget, eps)
     else:
-        r = bounded_diff(a, b, dom, budget, eps, input_splits, points)
+        r = bounded_diff(a, b, dom, budget, eps, input_splits, points, alignment=alignment)
     if budget.interrupted:
         outer.interrupt()
     if verify:
@@ -300,7 +312,7 @@ def diff_bounds(a: Network, b: Network, box, *, timeout: float | None = None,
     return r
 
 
-def _symmetric_copy(a: Network, b: Network, dom: Domain) -> BabResult | None:
+def _symmetric_copy(a: Network, b: Network, dom: Domain, alignment=None) -> BabResult | None:
     """Exact 0 when *b* is *a* with its hidden neurons permuted and positively rescaled (S1,
     S2: :func:`.align.aligned` brings it onto *a* exactly), with a ``symmetry_path``
     certificate from a to b (the alignment's steps inverted), whatever the domain; else None.
@@ -309,7 +321,7 @@ def _symmetric_copy(a: Network, b: Network, dom: Domain) -> BabResult | None:
     if a.widths != b.widths:
         return None
     try:
-        b2, steps = aligned(a, b)
+        b2, steps = alignment if alignment is not None else aligned(a, b)
     except (ValueError, ArithmeticError):
         return None
     if b2 != a:
@@ -360,8 +372,42 @@ def closed_sides(dom: Domain, budget: Budget | None = None) -> Domain:
 _NO_UPPER = "no upper bound within the budget"
 
 
+@contextmanager
+def _preparing(budget: Budget):
+    """Inside the block, :class:`~semialgebraic.budget.BudgetExhausted` at *budget*'s deadline
+    (a wall-clock budget, on the main thread: :func:`~semialgebraic.budget.alarm_at`): the
+    exact work before the search (the alignment, ``a − b``, its reduction, its rows) is pure
+    Python over every parameter and sees no checkpoint — a 768-3072-768 pair took 15-25 s in it
+    whatever ``--timeout`` said (the budgets audit, session 43)."""
+    left = budget.remaining()
+    if left is None or budget.clock is not time.monotonic:
+        yield
+        return
+    with alarm_at(time.monotonic() + left, "the preparation of the bounds", _ALARM_AGAIN):
+        yield
+
+
+def unprepared(a: Network, b: Network, dom: Domain, budget: Budget, eps=None) -> BabResult:
+    """The result of a search stopped before its bounds were prepared: ``|a − b|`` evaluated
+    exactly at a point of the domain (the certified lower bound, a lower-bound certificate), no
+    upper bound; with *eps*, refuted when that value is above it."""
+    from ..certificates.bab_bound import bab_bound_certificate
+    x = domain_point(dom)
+    devs = [abs(u - v) for u, v in zip(a.evaluate(x), b.evaluate(x))]
+    out = max(range(len(devs)), key=devs.__getitem__)
+    lower = devs[out]
+    box = list(zip(dom.lo, dom.hi))
+    cert = bab_bound_certificate(a, b, box, [], lower, lower, x, out, epsilon=eps,
+                                 complete_cover=False, halfspaces=dom.halfspaces)
+    refuted = eps is not None and lower > eps
+    reason = f"{budget.reason or 'budget'} before the bounds were prepared"
+    if not refuted:
+        reason += f"; {_NO_UPPER}"
+    return BabResult(lower, None, x, out, [(v, None) for v in devs], 0, False, reason, cert)
+
+
 def bounded_diff(a: Network, b: Network, dom: Domain, budget: Budget, eps=None,
-                 input_splits: bool | None = None, points=()) -> BabResult:
+                 input_splits: bool | None = None, points=(), *, alignment=None) -> BabResult:
     """Branch and bound on a bounded domain (a box, or a box ∩ half-spaces), no self-check.
 
     Without a timeout the ``2m`` objectives ``± (a_o − b_o)`` run one after another (with ε, in
@@ -380,17 +426,24 @@ def bounded_diff(a: Network, b: Network, dom: Domain, budget: Budget, eps=None,
     box = list(zip(dom.lo, dom.hi))
     halfspaces = dom.halfspaces
     given = b                        # b's neurons paired with a's (S1/S2: same function, :mod:`.align`)
-    b, b_steps = aligned(a, b)
-    x0 = domain_point(dom) if halfspaces else None
-    D = difference_network(a, b)
-    paired = a.widths == b.widths
-    reduction = []
-    if not paired or max(a.widths[1:-1], default=0) > ALIGN_WIDE:   # no pairing (other widths,
-        with budget.active():                                      # or too wide to align)
-            D, reduction = reduced(a, b, box, D, budget)
-    paired = paired and not reduction
-    Ws = [W.to_rows() for W in D.weights]
-    bs = [list(bv) for bv in D.biases]
+    try:
+        with _preparing(budget):
+            b, b_steps = alignment if alignment is not None else aligned(a, b)
+            x0 = domain_point(dom) if halfspaces else None
+            D = difference_network(a, b)
+            paired = a.widths == b.widths
+            reduction = []
+            if not paired or max(a.widths[1:-1], default=0) > ALIGN_WIDE:   # no pairing (other
+                with budget.active():                                      # widths, or too wide
+                    D, reduction = reduced(a, b, box, D, budget)           # to align)
+                if budget.exhausted():
+                    raise BudgetExhausted(budget.reason)
+            paired = paired and not reduction
+            Ws = [W.to_rows() for W in D.weights]
+            bs = [list(bv) for bv in D.biases]
+    except KeyboardInterrupt:        # the budget or Ctrl-C before the search (:func:`_preparing`)
+        budget.interrupt()
+        return unprepared(a, given, dom, budget, eps)
     runs: dict = {}                  # (o, s) -> the ObjectiveBound of least upper bound
     seeds: dict = {}                 # (o, s) -> the float search's start points
     walked: dict = {}                # (o, s) -> the best points of the walk over regions

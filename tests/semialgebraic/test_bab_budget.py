@@ -302,3 +302,38 @@ def test_general_equivalence_rechecks_its_certificate_within_the_budget(monkeypa
     assert time.monotonic() - t < 4
     assert v.answer is True and v.certificate["type"] == "region_cover"
     assert "not re-checked in-process" in v.reason and v.details["certificate_checked"] is False
+
+
+def _stalls(*args, **kwargs):
+    """Exact work that sees no checkpoint (pure Python, as the 768-3072 pair's conversions)."""
+    end = time.monotonic() + 30
+    while time.monotonic() < end:
+        sum(range(1000))
+    raise AssertionError("never stopped")
+
+
+@pytest.mark.parametrize("where, copies", [("difference_network", False), ("aligned", True),
+                                           ("aligned", False)])
+def test_preparation_before_the_search_stops_at_the_budget(monkeypatch, where, copies):
+    """The exact work before the search (alignment, a − b, its reduction and rows) saw no
+    checkpoint: ``diff --timeout 2`` on a 768-3072-768 pair returned after 18 s, 20 s at
+    ``--timeout 5`` (session 43's budgets audit).  It stops at the deadline now, by an alarm,
+    with the certified lower bound at a point of the domain and no upper bound; with ε, refuted
+    when that value is above it."""
+    import semialgebraic.bab.diff as bab_diff
+    a, b = near_pair([3, 6, 2], 4)
+    box = [(Q(-1), Q(1)), (Q(0), Q(2)), (Q(-1, 2), Q(1))]
+    monkeypatch.setattr(bab_diff, where, _stalls)
+    t = time.monotonic()
+    r = diff_bounds(a, b, box, timeout=0.5, copies=copies)
+    assert time.monotonic() - t < 2.5
+    assert r.upper is None and not r.complete and r.nodes == 0
+    assert "before the bounds were prepared; no upper bound within the budget" in r.reason
+    assert r.point == (Q(0), Q(1), Q(1, 4))                       # the box's centre
+    assert r.lower == max(abs(u - v) for u, v in zip(a.evaluate(r.point), b.evaluate(r.point)))
+    cert = json.loads(json.dumps(jsonable(r.certificate)))
+    assert "upper" not in cert and verify(cert)[0]
+    low = diff_bounds(a, b, box, timeout=0.5, copies=copies, epsilon=r.lower / 2)
+    cert = json.loads(json.dumps(jsonable(low.certificate)))
+    assert low.lower == r.lower and Q(cert["epsilon"]) == r.lower / 2 and verify(cert)[0]
+    assert "no upper bound" not in low.reason                      # refuted: the answer is known
