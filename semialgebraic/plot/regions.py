@@ -96,7 +96,10 @@ def regions_scene(net: Network, window=((-2, 2), (-2, 2)), *, slice: Slice | Non
     seen, bends_somewhere, has_segment = set(), set(), set()
     drawn = 0
     for r in found:
-        if budget.timeout is not None and budget.exhausted():
+        # the timeout alone stops the drawing: after a Ctrl-C that ended the walk, the regions
+        # it found are drawn (a blank picture said "timeout … reached while drawing" 7 s into
+        # a 30 s budget: session 43's budgets audit); a second Ctrl-C still ends the process
+        if budget.timeout is not None and budget.elapsed() >= budget.timeout:
             complete = False
             reason = (reason + "; " if reason else "") + (
                 f"timeout of {budget.timeout:g} s reached while drawing: {drawn} of the "

@@ -285,6 +285,23 @@ def test_ctrl_c_in_the_law_verification_gives_the_partial_report(tmp_path):
     assert d["stopped_in"] == "laws" and d["number_of_laws"] is None
 
 
+def test_ctrl_c_in_plot_regions_draws_the_regions_found(tmp_path):
+    """Ctrl-C in the walk of ``plot regions`` (an ACAS Xu slice, --timeout 60) wrote a blank
+    picture that said "timeout of 60 s reached while drawing: 0 of the 346 regions found
+    drawn" (session 43's budgets audit): the drawing stopped at the Ctrl-C too.  The regions
+    found are drawn, the reason is the Ctrl-C alone."""
+    out_png = tmp_path / "acas.png"
+    code, d, after = _interrupted(tmp_path, ["plot", "regions", str(ACAS), "--slice",
+                                             "0,0,0,0,0,1,0,0,0,0,0,1,0,0,0", "--box", "-0.5,0.5",
+                                             "-o", str(out_png), "--timeout", "60"], 3.0)
+    sc = d["scene"]
+    assert code == 3 and after <= 2 + 6, after
+    assert out_png.exists() and d["complete"] is False and len(sc["polygons"]) >= 2
+    assert sc["title"] == f"{len(sc['polygons'])} activation regions drawn (partial: more may exist)"
+    assert sc["notes"][0].startswith("partial picture: interrupted (Ctrl-C)")
+    assert "timeout" not in json.dumps(sc["notes"])
+
+
 def test_ctrl_c_in_the_walk_gives_the_partial_report_at_once(tmp_path):
     code, d, after = _interrupted(tmp_path, ["conserved", str(DIGITS)], 2.0)
     assert code == 3 and after <= 2 + 6, after
