@@ -170,7 +170,8 @@ class BottleneckFiber:
                          "number_of_components": self.number_of_components,
                          "number_of_orbits": self.number_of_orbits,
                          "number_of_strata": self.number_of_strata,
-                         "number_of_components_exact": self.components_exact,
+                         # a partial listing counts the listed strata only (s43 docs audit)
+                         "number_of_components_exact": self.components_exact and not self.partial,
                          "components": [c.to_json() for c in self.components],
                          "symmetries": _symmetry_names(self), "notes": self.notes,
                          "listing": "partial" if self.partial else "complete"})

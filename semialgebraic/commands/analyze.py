@@ -495,7 +495,8 @@ def summary_bottleneck(net: Network, data: dict, bundled: bool = False) -> list[
                    + (f", and also {', '.join(extra)}" if extra else ", and no others")
                    + f"; {_plural(sym.get('number_of_components', 0), 'component')} and "
                    + f"{_plural(sym.get('number_of_orbits', 0), 'orbit')} of equivalent weight "
-                   + "settings")
+                   + "settings" + (" among the strata listed (others are not: see the fiber's notes)"
+                                   if fib.get("listing") == "partial" else ""))
         out.append(f"functional dimension {net.n_parameters - fdim} of {net.n_parameters} "
                    f"parameters: the weights can move in {fdim} independent directions without "
                    "changing the function (fiber dimension)")

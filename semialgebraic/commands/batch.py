@@ -35,17 +35,19 @@ __all__ = ["register", "cmd_batch", "cmd_search"]
 JOBS = ("dedup", "equiv", "dim", "identify", "absorb", "conserved", "diff")
 
 
-def _where_args(p) -> None:
+def _where_args(p, search: bool = False) -> None:
     where = p.add_mutually_exclusive_group()
     where.add_argument("--workers", type=int, metavar="N",
                        help="worker processes of the embedded Dask LocalCluster (default: one "
-                            "per core; 0 runs serially in this process; batch: the cluster starts "
-                            "when the estimated work is worth it, or at once with --start-cluster)")
+                            "per core; 0 runs serially in this process" + (")" if search else
+                            "; the cluster starts when the estimated work is worth it, or at "
+                            "once with --start-cluster)"))
     where.add_argument("--scheduler", metavar="ADDRESS",
                        help="use the running Dask cluster at ADDRESS (tcp://host:8786)")
     p.add_argument("--memory-limit", metavar="M", help="memory limit per worker, passed to Dask "
                    "(e.g. 2GB; a worker above it is restarted and its task retried)")
-    p.add_argument("--timeout", type=float, metavar="SECONDS", help=TIMEOUT_HELP + " (per item/cell)")
+    p.add_argument("--timeout", type=float, metavar="SECONDS", help=TIMEOUT_HELP + (
+        " (the whole search: its certified result so far)" if search else " (per item)"))
 
 
 def register(sub, parent) -> None:
@@ -114,9 +116,9 @@ def register(sub, parent) -> None:
                            "verdict is the same serially and distributed; --checkpoint FILE "
                            "keeps the finished tasks so that a rerun resumes.",
                            exits=["0  complete", "3  partial: --timeout reached (diff: the "
-                                  "certified interval so far; regions: the whole walk), a cell "
-                                  "cut short, or interrupted (rerun with the same --checkpoint "
-                                  "to resume)"],
+                                  "certified interval so far; regions: the regions walked so "
+                                  "far), a cell cut short, or interrupted (rerun with the same "
+                                  "--checkpoint to resume)"],
                            examples=["netfibers search diff a.json b.json --box -1,1 "
                                      "--workers 2 --certificate bound.json",
                                      "netfibers search regions net.json --box -2,2 --workers 2 "
@@ -140,10 +142,12 @@ def register(sub, parent) -> None:
     p.add_argument("--nodes", type=int, default=None, metavar="N",
                    help="diff: node expansions per task (default 48; --split cells: before its "
                         "cell splits in two, default 400)")
-    _where_args(p)
-    p.add_argument("--checkpoint", metavar="FILE", help="finished cells (JSON Lines); resumed")
+    _where_args(p, search=True)
+    p.add_argument("--checkpoint", metavar="FILE", help="the finished tasks (JSON Lines: subtrees, "
+                   "batches of regions, or cells); a rerun resumes from them")
     p.add_argument("--certificate", metavar="FILE",
-                   help="write the certificate (diff: bab_cover; regions: region_cover)")
+                   help="write the certificate (diff: bab_bound, or bab_cover with --method "
+                        "cells; regions: region_cover)")
     p.set_defaults(func=cmd_search)
 
 

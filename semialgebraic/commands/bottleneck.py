@@ -93,8 +93,8 @@ def register(sub, parent) -> None:
                                   "3  non-generic input or undecided (also: --timeout reached "
                                   "or Ctrl-C: what was checked, the symmetry directions found "
                                   "and the phase, no verdict claimed)",
-                                  "2  input error, or NET has more hidden layers, or two with "
-                                  "n1 > d"],
+                                  "2  input error (a deeper network, or a bottleneck wider "
+                                  "than its input, is not one: 1 with a planted copy, else 3)"],
                            examples=["netfibers identify algebra/examples/t5_perm_scale_a.json",
                                      "netfibers identify net.json --certificate cert.json"]))
     p.add_argument("net", metavar="NET")

@@ -80,7 +80,9 @@ def register(sub, parent) -> None:
     p.add_argument("--max-regions", type=int, default=None, metavar="K",
                    help="stop the region enumeration after K regions (partial result, exit 3)")
     p.add_argument("--max-depth", type=int, default=6, metavar="D",
-                   help="largest Lie-bracket depth tried (default 6)")
+                   help="largest Lie-bracket depth tried (default 6; depths up to 4 on jets at "
+                        "theta, deeper ones as polynomials, only on small nets with all regions: "
+                        "a partial run says the depth it reached)")
     p.add_argument("--certificate", metavar="FILE",
                    help="write a conservation_laws certificate (the samples, the laws, the "
                         "brackets at theta) that 'netfibers verify FILE' re-checks")
@@ -106,7 +108,7 @@ def cmd_conserved(args) -> int:
     if args.max_depth < 0:
         fail("--max-depth must be >= 0")
     if args.max_regions is not None and args.max_regions < 1:
-        fail("--max-regions must be >= 1")
+        fail("--max-regions must be at least 1")
     total = Budget(timeout=args.timeout)
     # the region walk gets WALK_SHARE of the timeout: the fields of its patterns and the laws
     # need the rest (issue 15: after a walk that used it all, they ran ~3 s past the deadline of

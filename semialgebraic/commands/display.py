@@ -118,6 +118,27 @@ def number_above(value, bound, exact: bool = False) -> str:
     return q_str(q)
 
 
+def apart(u, w, exact: bool = False) -> tuple[str, str]:
+    """:func:`number` of two different values with the significant digits that tell them apart
+    (up to 40; then the exact rationals): "a(x) = 3, b(x) = ≈ 3.0000" hid a difference of 1e-6
+    (session 43's docs audit).
+
+    >>> apart(3, Q(3000001, 1000000))
+    ('3', '≈ 3.000001')
+    >>> apart(Q(1, 3), Q(2, 3))
+    ('1/3', '2/3')
+    """
+    a, b = to_q(u), to_q(w)
+    if exact or a == b:
+        return number(a, exact), number(b, exact)
+    for k in range(SIGNIFICANT, 41):
+        da, db = approx(a, k), approx(b, k)
+        if to_q(da) != to_q(db) or da != db:
+            return (q_str(a) if is_small(a) else "≈ " + da,
+                    q_str(b) if is_small(b) else "≈ " + db)
+    return q_str(a), q_str(b)
+
+
 def bounds(lo, hi, exact: bool = False) -> tuple[str, str]:
     """:func:`number` of the two ends of ``[lo, hi]`` (lo < hi) with the significant digits that
     tell them apart (up to 40; then the exact rationals): ``[≈ 0.055094, ≈ 0.055094]`` hid a gap

@@ -87,8 +87,9 @@ def register(sub, parent) -> None:
     _domain_args(p, box_help="LO,HI: the cube [lo, hi]^d; lo1:hi1,lo2:hi2: a box with its own sides "
                              "(decided for a, b read on the cube, three-layer-fibers R36); FILE.json "
                              "([[lo, hi], ...], or with half-spaces a.x <= b and open sides: "
-                             "decided on the enclosing box, then as max |a - b| <= 0 by branch "
-                             "and bound); 'file': a .nnet file's input box (default: all of R^d)")
+                             "decided on that polyhedron itself, by the region walk, else as "
+                             "max |a - b| <= 0 by branch and bound); 'file': a .nnet file's input "
+                             "box (default: all of R^d)")
     _budget_args(p)
     p.add_argument("--certificate", metavar="FILE", help="write the certificate (exact equality: "
                    "only when decided; with --epsilon also the certified interval of a budget "
@@ -134,7 +135,8 @@ def register(sub, parent) -> None:
                    help="bab: exact branch and bound; walk: exact region walk (small cases); "
                         "auto: the walk for small nets on a cube (then bab after 400 regions or "
                         "0.3 of --timeout), else bab")
-    p.add_argument("--certificate", metavar="FILE", help="write the bab_bound certificate (bab only)")
+    p.add_argument("--certificate", metavar="FILE", help="write the bab_bound certificate (auto "
+                   "then uses branch and bound; refused with --method walk, which writes none)")
     p.add_argument("--plot", metavar="FILE", help="also draw |a - b| on a 2-D slice (.png, .svg, .pdf)")
     _budget_args(p)
     p.set_defaults(func=cmd_diff)
@@ -271,8 +273,10 @@ def equiv_text(v, exact: bool = False) -> str:
         lines = [f"  x = {display.point(x, exact)}"]
         for o, (u, w) in enumerate(zip(ax, bx)):
             if u != w or len(ax) <= 4:
-                lines.append(f"  output {o}: a(x) = {display.number(u, exact)}, b(x) = "
-                             f"{display.number(w, exact)}, a(x) - b(x) = {display.number(u - w, exact)}")
+                # digits enough to tell a(x) from b(x) ("a(x) = 3, b(x) = ≈ 3.0000": s43 docs audit)
+                su, sw = display.apart(u, w, exact)
+                lines.append(f"  output {o}: a(x) = {su}, b(x) = {sw}, a(x) - b(x) = "
+                             f"{display.number(u - w, exact)}")
         if len(ax) > 4 and sum(u == w for u, w in zip(ax, bx)):
             lines.append(f"  ({sum(u == w for u, w in zip(ax, bx))} other output(s) agree at x)")
         text += "\n" + "\n".join(lines) + display.note([*x, *ax, *bx, *(u - w for u, w in zip(ax, bx))], exact)
@@ -361,6 +365,9 @@ def _small(a, b) -> bool:
 
 
 def cmd_diff(args) -> int:
+    if args.method == "walk" and args.certificate:      # (it was silently not written: s43 docs audit)
+        fail("--certificate: --method walk writes no certificate; use --method bab (or auto, "
+             "which takes branch and bound when a certificate is asked for)")
     check_output_dir(args.certificate)
     check_output_dir(args.plot, "--plot")
     budget = _budget(args)                 # reading A and B counts too

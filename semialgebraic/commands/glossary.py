@@ -48,17 +48,18 @@ GLOSSARY: dict[str, tuple[str, tuple[str, str], str]] = {
                         (_T, "R22"), "FIBDIM: exact local fiber dimension by Jacobian rank, "
                                      "inputs sampled per activation pattern"),
     "functional dimension": ("how many of the parameters really matter: the number of parameters "
-                             "minus the fiber dimension", (_T, "R22"),
-                             "FIBDIM: exact local fiber dimension by Jacobian rank, inputs "
-                             "sampled per activation pattern"),
+                             "minus the fiber dimension", (_T, "R37"),
+                             "fd_D(θ) is the largest rank of the Jacobian rows of θ ↦ "
+                             "(f_θ(x))_{x ∈ X} over finite sets X of differentiable inputs in D"),
     "linear region": ("a piece of input space on which every hidden neuron keeps its on/off "
                       "state, so the network is one affine map x -> J x + c there (also "
                       "'activation region'; adjacent regions with the same J and c form one "
                       "linear piece)", (_T, "§3.2"),
                       "f_θ is affine on each top-dimensional cell (linear region)."),
     "linear piece": ("adjacent linear regions on which the network is the same affine map "
-                     "x -> J x + c, joined (what `regions` counts as linear pieces)", (_T, "§3.2"),
-                     "f_θ is affine on each top-dimensional cell (linear region)."),
+                     "x -> J x + c, joined (what `regions` counts as linear pieces)", (_T, "§2"),
+                     "a linear piece is a maximal union of adjacent closed linear regions on which "
+                     "f_θ is the same affine map"),
     "G0": ("two hidden layers, and the first is not wider than the input", (_T, "§3.1"),
            "G0 | two hidden layers and n1 ≤ d (the setting itself; checked first)"),
     "G1": ("the first layer's weight matrix has full row rank", (_T, "§3.1"),
@@ -117,13 +118,14 @@ GLOSSARY: dict[str, tuple[str, tuple[str, str], str]] = {
                              "every entry of W > 0 },"),
     "kink": ("the hyperplane where a ReLU neuron switches on or off, where the network's slope "
              "changes; a kink vector or matrix is the change of slope across it",
-             (_T, "§3.3"), "switching neurons have a kink inside it."),
+             (_T, "R3"), "dead neurons vanish on the image of f1, linear neurons act affinely "
+                         "on it, switching neurons have a kink inside it."),
     "orbit": ("all parameters reached from the network by permuting hidden neurons and "
               "rescaling them by positive factors (S1 + S2); identifiable means the fiber is one "
               "orbit", (_T, "R18"), "S1 + S2 orbit"),
     "component": ("a connected piece of the fiber (the fiber can consist of several pieces, "
-                  "e.g. copies that differ by a flip set or a permutation)", (_T, "R12"),
-                  "further fiber components of the same dimension"),
+                  "e.g. copies that differ by a flip set or a permutation)", (_T, "§2"),
+                  "Component of a fiber: a connected component of Fib(θ) as a subset of Θ = ℝ^N"),
     "non-generic": ("a network on the exceptional set where a genericity condition fails (a zero "
                     "weight, two proportional rows, ...): the theorems' fast paths do not apply, "
                     "so netfibers answers with bounds, a general method or 'undecided'",

@@ -160,7 +160,7 @@ def cmd_plot(args) -> int:
         fail("--timeout must be non-negative")
     max_regions = getattr(args, "max_regions", None)
     if max_regions is not None and max_regions < 1:
-        fail("--max-regions must be >= 1")
+        fail("--max-regions must be at least 1")
     budget = Budget(timeout=timeout, max_regions=max_regions)
     code = 0
     if args.kind == "regions":

@@ -41,7 +41,9 @@ def register(sub, parent) -> None:
                                   "1  recovered network differs from NET (a bend was missed)",
                                   "3  only the bends were recovered (or the budget stopped the "
                                   "search), or the comparison is undecided"],
-                           examples=["netfibers recover algebra/examples/t6_control.json -o rec.json",
+                           examples=["netfibers recover algebra/examples/r21_shallow.json -o rec.json",
+                                     "netfibers recover algebra/examples/t6_control.json -o rec.json "
+                                     "(two hidden layers: the bends only, exit 3)",
                                      "netfibers recover net.json -o rec.json --json --seed 3"]))
     p.add_argument("net", metavar="NET")
     p.add_argument("-o", "--output", required=True, metavar="OUT.json",
@@ -115,7 +117,7 @@ def _text(rec, data, exact: bool) -> str:
     for (w, c), whole in zip(rec.hyperplanes, rec.first_layer):
         w, c = _shown_scale(w, c, exact)
         values += list(w) + [c]
-        form = (" + ".join(f"({number(x, exact)})·x{i}" for i, x in enumerate(w) if x != 0)
+        form = (" + ".join(f"({number(x, exact)})·x{i}" for i, x in enumerate(w, start=1) if x != 0)
                 if len(w) <= _SHORT else
                 f"({', '.join(number(x, exact) for x in w[:6])}, … ({len(w)} entries; all in "
                 "--json)) . x")

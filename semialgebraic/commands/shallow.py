@@ -162,7 +162,8 @@ def cmd_canon(args) -> int:
              f"{cf.number_of_kinks} kink hyperplane(s); affine part of rank {cf.linear.rank()}"]
     ex, shown = args.exact, list(cf.offset)
     for u, beta, K in cf.kinks[:_SHOWN]:
-        lines.append(f"  kink on {_form_dot(u, ex)} + {display.number(beta, ex)} = 0 : "
+        sign = "-" if beta < 0 else "+"          # ("… . x + -1 = 0": s43 docs audit)
+        lines.append(f"  kink on {_form_dot(u, ex)} {sign} {display.number(abs(beta), ex)} = 0 : "
                      f"[{_vector(K, ex)}]")
         shown += [*u[:_SHOWN], beta, *K[:_SHOWN]]
     if cf.number_of_kinks > _SHOWN:

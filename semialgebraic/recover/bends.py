@@ -192,12 +192,19 @@ def _hyperplane_at(f, x, v, gap=None):
     (relu(x0 + 1e-9·x1) − relu(x0): their jumps summed read as the bend x1 = 0, which f does
     not have; session-34 audit) are not taken for one."""
     eps = _EPS if gap is None else min(_EPS, gap / 4)
+    fine = eps / 2 ** 24
     pieces = []
     for sgn in (1, -1):
         xs = [xi + sgn * eps * vi for xi, vi in zip(x, v)]
         P1, P2 = _piece(f, xs, eps / 2 ** 10), _piece(f, xs, eps / 2 ** 12)
         if P1[0] != P2[0] or P1[1] != P2[1]:
             return None                       # another bend too close: try another line
+        # the same piece right beside x: else a bend lies between, and x may be where the two
+        # outer pieces meet without f bending there (relu(x) − 2 relu(x − 1e-9) + relu(x − 1):
+        # "x = 2e-9" was listed as recovered; session 43's audit)
+        P3 = _piece(f, [xi + sgn * fine * vi for xi, vi in zip(x, v)], fine / 2 ** 10)
+        if P3[0] != P1[0] or P3[1] != P1[1]:
+            return None
         pieces.append(P1)
     (Jp, cp), (Jm, cm) = pieces
     dJ = Jp - Jm

@@ -77,6 +77,9 @@ def _results_from_docs() -> dict:
             out[(ref, m.group(1))] = (m.group(2).strip().replace("\\|", "|"), m.group(3).strip())
         for m in re.finditer(r"^\* \*\*(R\d+) — (.+?)\*\* (\[[^\]]*\])", text, re.M | re.S):
             out.setdefault((ref, m.group(1)), (" ".join(m.group(2).split()), " ".join(m.group(3).split())))
+        for m in re.finditer(r"^\*\*(R\d+[a-c]) \((.+?)\)\*\* (\[[^\]]*\])", text, re.M | re.S):
+            # R16a-c: results of their own inside R16's text (the outputs cite them; s43 docs audit)
+            out.setdefault((ref, m.group(1)), (" ".join(m.group(2).split()), " ".join(m.group(3).split())))
     return out
 
 
@@ -84,7 +87,7 @@ def test_explain_a_result_number_reads_as_docs_math(capsys):
     """Outputs cite results by number, which explain did not know (session 32's audit); the
     package's table equals docs/math's, entry for entry."""
     from semialgebraic.commands.results import RESULTS
-    assert RESULTS == _results_from_docs() and len(RESULTS) == 62
+    assert RESULTS == _results_from_docs() and len(RESULTS) == 65
     assert main(["explain", "R41"]) == 0
     assert capsys.readouterr().out.startswith("three-layer-fibers R41: identifiability of one hidden layer")
     assert main(["explain", "r" + "16", "--json"]) == 0      # both references have one

@@ -5,6 +5,7 @@ import json
 from pathlib import Path
 
 from algebra.io.native import network_from_dict
+from algebra.rationals import Q
 from semialgebraic.cli import main
 from semialgebraic.equivalence import equivalent
 
@@ -97,6 +98,25 @@ def test_two_bends_closer_than_the_probes_are_not_read_as_one(tmp_path, capsys):
     data = json.loads(capsys.readouterr().out)
     assert [h["w"] for h in data["hyperplanes"]] == [[1, 0], [1, "1/1000000000"]]
     assert data["equal_to_file"] is True and all(data["first_layer"])
+
+
+def test_where_the_outer_pieces_meet_is_no_bend(tmp_path, capsys):
+    """relu(x) − 2 relu(x − 1e-9) + relu(x − 1) (session 43's audit): the pieces left of 0 and
+    right of 1e-9 meet at x = 2e-9, where f does not bend; the probes around that point read
+    the two outer pieces and listed "x = 2e-9" as a recovered whole hyperplane.  A bend read
+    must now show the same pieces right beside its point: every hyperplane listed is a bend of
+    f (here 1 only; the two bends 1e-9 apart are skipped with a note), exit 3, nothing written."""
+    net = tmp_path / "close.json"
+    net.write_text(json.dumps({"format": "netfibers.network", "version": 1, "activation": "relu",
+                               "layers": [{"weight": [[1], [1], [1]], "bias": [0, "-1e-9", -1]},
+                                          {"weight": [[1, -2, 1]], "bias": [0]}]}))
+    out = tmp_path / "rec.json"
+    assert main(["recover", str(net), "-o", str(out), "--json"]) == 3
+    data = json.loads(capsys.readouterr().out)
+    bends = {"0", "1/1000000000", "1"}                  # -c of each bend w x + c = 0, w = 1
+    assert data["hyperplanes"] and all(h["w"] == [1] and str(-Q(h["c"])) in bends
+                                       for h in data["hyperplanes"])
+    assert not out.exists()
 
 
 def test_long_bends_print_short_and_scaled(tmp_path, capsys):
