@@ -6,6 +6,7 @@ exactly whether the supremum is finite (three-layer-fibers R28)."""
 
 from __future__ import annotations
 
+import sys
 import time
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -287,7 +288,7 @@ def diff_bounds(a: Network, b: Network, box, *, timeout: float | None = None,
             with _preparing(budget):
                 alignment = aligned(a, b)
         except KeyboardInterrupt:    # the budget (or Ctrl-C) inside exact conversions that see
-            budget.interrupt()       # no checkpoint (the budgets audit, session 43)
+            _stopped(budget)         # no checkpoint (the budgets audit, session 43)
             stopped = True
     same = _symmetric_copy(a, b, dom, alignment) if alignment is not None else None
     if same is not None:             # b = a up to S1/S2: a − b = 0 on every domain
@@ -372,6 +373,15 @@ def closed_sides(dom: Domain, budget: Budget | None = None) -> Domain:
 _NO_UPPER = "no upper bound within the budget"
 
 
+def _stopped(budget: Budget) -> None:
+    """Record why the preparation stopped (called in its ``except KeyboardInterrupt``): a
+    Ctrl-C, or the deadline (:func:`_preparing`'s alarm, said as the timeout it is, not as the
+    alarm's own words)."""
+    if not budget.exhausted() and sys.exc_info()[0] is BudgetExhausted and budget.timeout is not None:
+        budget.reason = f"timeout of {budget.timeout:g} s reached"
+    budget.interrupt()
+
+
 @contextmanager
 def _preparing(budget: Budget):
     """Inside the block, :class:`~semialgebraic.budget.BudgetExhausted` at *budget*'s deadline
@@ -393,7 +403,11 @@ def unprepared(a: Network, b: Network, dom: Domain, budget: Budget, eps=None) ->
     upper bound; with *eps*, refuted when that value is above it."""
     from ..certificates.bab_bound import bab_bound_certificate
     x = domain_point(dom)
-    devs = [abs(u - v) for u, v in zip(a.evaluate(x), b.evaluate(x))]
+    try:
+        devs = [abs(u - v) for u, v in zip(a.evaluate(x), b.evaluate(x))]
+    except KeyboardInterrupt:        # a Ctrl-C now: the report needs this one point (bounded
+        budget.interrupt()           # work; a second Ctrl-C ends the process), not a lost result
+        devs = [abs(u - v) for u, v in zip(a.evaluate(x), b.evaluate(x))]
     out = max(range(len(devs)), key=devs.__getitem__)
     lower = devs[out]
     box = list(zip(dom.lo, dom.hi))
@@ -442,7 +456,7 @@ def bounded_diff(a: Network, b: Network, dom: Domain, budget: Budget, eps=None,
             Ws = [W.to_rows() for W in D.weights]
             bs = [list(bv) for bv in D.biases]
     except KeyboardInterrupt:        # the budget or Ctrl-C before the search (:func:`_preparing`)
-        budget.interrupt()
+        _stopped(budget)
         return unprepared(a, given, dom, budget, eps)
     runs: dict = {}                  # (o, s) -> the ObjectiveBound of least upper bound
     seeds: dict = {}                 # (o, s) -> the float search's start points
