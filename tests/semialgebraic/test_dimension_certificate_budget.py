@@ -165,3 +165,31 @@ def test_the_pattern_facts_are_not_checked_past_the_time_left():
     assert e.pattern_facts(patterns) == b == e.last_bound
     assert any("does not fit the time left" in m for m in e.missing)
     assert dc._UpperEntries(net, fd, (Q(-1), Q(1)), None, dc.CERTIFICATE_LPS).fits()
+
+
+def test_the_one_hidden_layer_theorem_certificate_recheck_stops_at_the_time_given(monkeypatch):
+    """R38's certificate (one hidden layer) was re-checked whole whatever the time left: a
+    768-3072-768 block's answer came at 1.5 s and its re-check took 10.8 s more (``dim --timeout
+    2 --certificate``: 12 s; s43 budgets audit F3).  The re-check stops at the time given (or a
+    Ctrl-C); the certificate is returned unchecked, said in ``report``, and still verifies."""
+    import time
+    net, fd = _fd([10, 200, 2], 2)                                   # > ONE_LAYER_FROM parameters
+    assert fd.details.get("theorem") == "R38"
+    real = dc._verify
+
+    def slow(cert):
+        end = time.monotonic() + 30
+        while time.monotonic() < end:
+            sum(range(1000))
+        return real(cert)
+    monkeypatch.setattr(dc, "_verify", slow)
+    report: dict = {}
+    t = time.monotonic()
+    cert = functional_dimension_certificate(net, fd, seconds=0.2, report=report)
+    assert time.monotonic() - t < 0.2 + dc.CHECK_GRACE + 1.5
+    assert report["unchecked"] == "its re-check (a loop over the neurons) was stopped at the timeout"
+    monkeypatch.setattr(dc, "_verify", real)
+    assert verify(json.loads(json.dumps(cert)))[0] and cert["value"] == fd.value
+    report = {}
+    functional_dimension_certificate(net, fd, seconds=30, report=report)      # time enough
+    assert "unchecked" not in report
